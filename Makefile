@@ -1,0 +1,65 @@
+# VulPy's user-facing commands. `make run` and `make test` do every set-up
+# step themselves on a fresh Debian 12 machine: system packages, the CMake
+# build, and a .venv with the Python packages pinned in pyproject.toml.
+SHELL := /bin/bash
+BUILD ?= build
+VENV ?= .venv
+PY := $(VENV)/bin/python
+JOBS ?= $(shell nproc)
+CMAKE ?= cmake
+CMAKE_FLAGS ?=
+
+# Debian 12 packages: the only list of system dependencies.
+DEB_PACKAGES := cmake ninja-build pkg-config gcc g++ python3-venv python3-dev \
+  glslang-dev glslang-tools spirv-tools spirv-headers libspirv-cross-c-shared-dev \
+  libvulkan-dev libvulkan-volk-dev libvulkan1 mesa-vulkan-drivers vulkan-validationlayers \
+  vulkan-tools libyaml-dev llvm-14-tools clang-14 libclang-rt-14-dev hipcc \
+  python3-matplotlib valgrind patchelf
+
+.PHONY: all deps venv configure build run test test-only bench fuzz clean wheel
+
+all: build
+
+deps:
+	@scripts/deps.sh $(DEB_PACKAGES)
+
+venv: $(VENV)/.stamp
+
+$(VENV)/.stamp: pyproject.toml scripts/pydeps.py
+	@test -x $(PY) || python3 -m venv $(VENV)
+	@$(PY) -m pip install -q --disable-pip-version-check $$(python3 scripts/pydeps.py dev)
+	@# import vulpy straight from the source tree (the extension is built into it)
+	@echo "$(CURDIR)/bindings/python" > $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/vulpy-dev.pth
+	@touch $@
+
+$(BUILD)/build.ninja: CMakeLists.txt | venv
+	$(CMAKE) -S . -B $(BUILD) -G Ninja -DVULPY_WERROR=ON -DPython3_EXECUTABLE=$(CURDIR)/$(PY) $(CMAKE_FLAGS)
+
+configure: $(BUILD)/build.ninja
+
+build: deps venv configure
+	$(CMAKE) --build $(BUILD) -j $(JOBS)
+
+run: build
+	@scripts/run-quickstart.sh
+
+test: build
+	@$(PY) scripts/run_tests.py --build $(BUILD)
+
+# Tests without the set-up steps (for a tree that is already built).
+test-only:
+	@$(PY) scripts/run_tests.py --build $(BUILD)
+
+bench: build
+	@$(PY) bench/run.py --build $(BUILD)
+
+# The libFuzzer targets (clang-14), for as long as FUZZ_SECONDS says.
+FUZZ_SECONDS ?= 60
+fuzz: deps venv
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
+
+wheel: deps venv
+	$(PY) -m pip wheel --no-deps -w dist .
+
+clean:
+	rm -rf $(BUILD) build-fuzz

@@ -1,0 +1,62 @@
+/* vulpy/passes.h - the VIR passes and the pipeline that runs them.
+ *
+ * A pass is one file in lib/Transforms with one public entry point,
+ * vir_opt_* (optimizes within a level) or vir_lower_* (changes level). All
+ * passes are listed once in vulpy/passes.def; that table drives
+ * `vulpy-opt --help`, its flags and the pipelines.
+ */
+#ifndef VULPY_PASSES_H
+#define VULPY_PASSES_H
+
+#include "vulpy/ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum vir_pass_result {
+  VIR_PASS_FAILURE,   /* diagnostics say why; the module may be half-changed */
+  VIR_PASS_UNCHANGED,
+  VIR_PASS_CHANGED,
+} vir_pass_result;
+
+typedef struct vir_pass_options {
+  bool fast_math; /* allow float reassociation and built-in math */
+} vir_pass_options;
+
+typedef vir_pass_result (*vir_pass_fn)(vir_module *m, const vir_pass_options *opts,
+                                       vp_diags *diags);
+
+typedef struct vir_pass_info {
+  const char *name;    /* the flag: --canonicalize */
+  const char *summary; /* one line for --help */
+  vir_pass_fn run;
+} vir_pass_info;
+
+/* Declares every pass's entry point. */
+#define VIR_PASS(FN, NAME, SUMMARY) \
+  vir_pass_result FN(vir_module *m, const vir_pass_options *opts, vp_diags *diags);
+#include "vulpy/passes.def"
+#undef VIR_PASS
+
+/* All registered passes, in the order of passes.def. */
+const vir_pass_info *vir_pass_table(size_t *count);
+const vir_pass_info *vir_pass_lookup(const char *name);
+
+typedef struct vir_pipeline_options {
+  vir_pass_options pass;
+  bool verify_each; /* run vir_verify after every pass */
+  /* Called after each pass when set (--print-after-all). */
+  void (*after_pass)(const vir_pass_info *pass, const vir_module *m, void *ctx);
+  void *ctx;
+} vir_pipeline_options;
+
+/* Runs the comma-separated pass names in order ("canonicalize,cse,dce").
+ * An unknown name is an error before anything runs. */
+vir_pass_result vir_run_pipeline(vir_module *m, const char *pipeline,
+                                 const vir_pipeline_options *opts, vp_diags *diags);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VULPY_PASSES_H */

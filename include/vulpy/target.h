@@ -1,0 +1,82 @@
+/* vulpy/target.h - VIR to GLSL, SPIR-V, CUDA, HIP, MSL, HLSL and manifests.
+ *
+ * Back ends are a table of emitters looked up by name (`--to=glsl`). GLSL,
+ * CUDA and HIP come from one C-family printer (lib/Target/CFamily); SPIR-V is
+ * the GLSL compiled in-process by glslang, always validated by SPIRV-Tools
+ * and optimized on request; MSL/HLSL/GLSL-from-SPIR-V and reflection go
+ * through SPIRV-Cross's C API; the manifest describes the kernel's
+ * interface (vulpy/manifest.h).
+ */
+#ifndef VULPY_TARGET_H
+#define VULPY_TARGET_H
+
+#include "vulpy/ir.h"
+#include "vulpy/manifest.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct vtg_options {
+  const char *kernel;      /* which kernel of the module; NULL = the first */
+  bool fast_math;          /* built-in sin/exp/... instead of precise helpers */
+  bool optimize;           /* -O: run the SPIRV-Tools optimizer */
+  uint32_t local_size[3];  /* overrides; 0 keeps the kernel's */
+  /* The device profile: VP_FEAT bits the target may use. A kernel needing
+   * more is an error naming the op and the feature. ~0u = everything. */
+  uint32_t features;
+  /* Vulkan version for SPIR-V (VK_MAKE_API_VERSION style major*10+minor:
+   * 11, 12, 13); 0 = 1.2 */
+  unsigned vulkan;
+} vtg_options;
+
+void vtg_options_init(vtg_options *o);
+
+/* An emitter writes text (or bytes, for binary targets) into `out`. */
+typedef bool (*vtg_emit_fn)(const vir_module *m, const vtg_options *o, vp_strbuf *out,
+                            vp_diags *diags);
+
+typedef struct vtg_target {
+  const char *name;    /* --to=NAME */
+  const char *summary; /* one line for --help */
+  bool binary;         /* output is bytes (written only with -o) */
+  vtg_emit_fn emit;
+} vtg_target;
+
+const vtg_target *vtg_target_table(size_t *count);
+const vtg_target *vtg_target_lookup(const char *name);
+
+/* --- the C-family printer (lib/Target/CFamily) ----------------------- */
+bool vtg_emit_glsl(const vir_module *m, const vtg_options *o, vp_strbuf *out, vp_diags *d);
+bool vtg_emit_cuda(const vir_module *m, const vtg_options *o, vp_strbuf *out, vp_diags *d);
+bool vtg_emit_hip(const vir_module *m, const vtg_options *o, vp_strbuf *out, vp_diags *d);
+
+/* --- SPIR-V (lib/Target/SPIRV) --------------------------------------- */
+/* Compiles GLSL compute source with glslang in-process, validates with
+ * SPIRV-Tools (and optimizes when o->optimize). `name` labels diagnostics.
+ * On success *words is a malloc'ed array of *nwords words. */
+bool vtg_glsl_to_spirv(const char *glsl, size_t len, const char *name, const vtg_options *o,
+                       uint32_t **words, size_t *nwords, vp_diags *d);
+bool vtg_spirv_validate(const uint32_t *words, size_t nwords, unsigned vulkan, vp_diags *d);
+bool vtg_spirv_optimize(const uint32_t *words, size_t nwords, unsigned vulkan,
+                        uint32_t **out, size_t *nout, vp_diags *d);
+bool vtg_spirv_disassemble(const uint32_t *words, size_t nwords, vp_strbuf *out, vp_diags *d);
+/* VIR -> GLSL -> SPIR-V; `out` receives the binary words as bytes. */
+bool vtg_emit_spirv(const vir_module *m, const vtg_options *o, vp_strbuf *out, vp_diags *d);
+
+/* --- SPIRV-Cross (lib/Target/Cross) ---------------------------------- */
+typedef enum vtg_cross_lang { VTG_CROSS_MSL, VTG_CROSS_HLSL, VTG_CROSS_GLSL } vtg_cross_lang;
+bool vtg_spirv_cross(const uint32_t *words, size_t nwords, vtg_cross_lang lang,
+                     vp_strbuf *out, vp_diags *d);
+/* Reflects any SPIR-V compute module into a manifest (bindings, push
+ * members with offsets, local size). Caller frees with vpm_free. */
+vpm_manifest *vtg_reflect_spirv(const uint32_t *words, size_t nwords, vp_diags *d);
+
+/* --- manifest (lib/Target/Manifest) ---------------------------------- */
+/* The interface of one kernel of a verified module. */
+vpm_manifest *vtg_manifest_from_vir(const vir_module *m, const vtg_options *o, vp_diags *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VULPY_TARGET_H */

@@ -1,0 +1,43 @@
+# lit configuration for VulPy's suites: test/IR, test/Frontend, test/Transforms,
+# test/Target, test/Tools, test/Runtime. Tools come from $VULPY_BUILD/bin
+# (default build/bin), FileCheck/not from LLVM 14.
+import os
+import shutil
+import sys
+
+import lit.formats
+
+config.name = "VulPy"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".vir", ".py", ".json", ".yaml", ".glsl", ".test", ".spvasm"]
+config.excludes = ["Inputs", "python", "unit", "fuzz", "lit.cfg.py", "__pycache__"]
+config.test_source_root = os.path.dirname(__file__)
+root = os.path.dirname(config.test_source_root)
+build = os.environ.get("VULPY_BUILD", os.path.join(root, "build"))
+if not os.path.isabs(build):
+    build = os.path.join(root, build)
+config.test_exec_root = os.path.join(build, "test")
+
+llvm_bin = "/usr/lib/llvm-14/bin"
+bin_dir = os.path.join(build, "bin")
+config.environment["PATH"] = os.pathsep.join([bin_dir, llvm_bin, os.environ.get("PATH", "")])
+for var in ("HOME", "XDG_CACHE_HOME", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "VULPY_DEVICE",
+            "VK_INSTANCE_LAYERS", "VULPY_VALIDATION", "PYTHONPATH", "LD_LIBRARY_PATH"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+# Every kernel run in a lit test goes through the Khronos validation layer.
+config.environment.setdefault("VULPY_VALIDATION", "1")
+config.environment["PYTHONPATH"] = os.pathsep.join(
+    [os.path.join(root, "bindings", "python"), config.environment.get("PYTHONPATH", "")])
+
+python = sys.executable
+config.substitutions.append(("%python", python))
+config.substitutions.append(("%dump-ast", f"{python} -m vulpy dump-ast"))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(("%root", root))
+config.substitutions.append(("%nvcc", "/usr/local/cuda/bin/nvcc"))
+
+if os.path.exists("/usr/local/cuda/bin/nvcc"):
+    config.available_features.add("nvcc")
+if shutil.which("hipcc"):
+    config.available_features.add("hipcc")
