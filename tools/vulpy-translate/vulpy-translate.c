@@ -1,0 +1,244 @@
+/* vulpy-translate - Python AST JSON or VIR in, VIR / GLSL / SPIR-V / CUDA /
+ * HIP / MSL / HLSL / manifest out.
+ *
+ *   vulpy-translate --from=ast|vir --to=TARGET [-O] [--fast-math]
+ *                   [--local-size=X,Y,Z] [--kernel=NAME] [-o OUT] FILE|-
+ *
+ * A thin driver: reading, the frontend, the passes and the emitters are
+ * library calls; this file parses flags and shows diagnostics.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vulpy/ir.h"
+#include "vulpy/passes.h"
+#ifdef VULPY_HAVE_FRONTEND
+#include "vulpy/frontend.h"
+#endif
+#ifdef VULPY_HAVE_TARGET
+#include "vulpy/target.h"
+#endif
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: vulpy-translate --from=ast|vir --to=TARGET [options] FILE|-\n"
+          "\n"
+          "options:\n"
+          "  --from=ast|vir        input: Python AST JSON (python -m vulpy dump-ast) or VIR\n"
+          "  --to=TARGET           output (below)\n"
+          "  -o OUT                write to OUT (required for binary targets)\n"
+          "  -O                    optimize (SPIRV-Tools performance passes)\n"
+          "  --fast-math           built-in transcendental functions instead of precise ones\n"
+          "  --local-size=X,Y,Z    override the kernel's local size\n"
+          "  --kernel=NAME         which kernel to translate\n"
+          "  --no-dispatch-guard   (ast) do not add the dispatch=N guard\n"
+          "  --debug-asserts       (ast) compile assert statements\n"
+          "  --features=a,b|all    (targets) the device profile, e.g. --features=int64\n"
+          "\n"
+          "targets:\n"
+          "  vir                   VIR text\n");
+#ifdef VULPY_HAVE_TARGET
+  size_t n;
+  const vtg_target *t = vtg_target_table(&n);
+  for (size_t i = 0; i < n; i++)
+    fprintf(f, "  %-21s %s\n", t[i].name, t[i].summary);
+#endif
+}
+
+static int show_diags(vp_diags *d, const char *source) {
+  char *text = vp_diags_format(d, source);
+  if (text)
+    fputs(text, stderr);
+  free(text);
+  return d->nerrors ? 1 : 0;
+}
+
+static bool parse_u32_list(const char *s, uint32_t out[3]) {
+  for (int i = 0; i < 3; i++) {
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (end == s || v == 0 || v > 65535)
+      return false;
+    out[i] = (uint32_t)v;
+    if (*end == 0) {
+      for (int j = i + 1; j < 3; j++)
+        out[j] = 1;
+      return true;
+    }
+    if (*end != ',')
+      return false;
+    s = end + 1;
+  }
+  return *s == 0;
+}
+
+int main(int argc, char **argv) {
+  const char *from = NULL, *to = NULL, *out_path = NULL, *in_path = NULL, *kernel = NULL;
+  const char *features = NULL;
+  bool optimize = false, fast_math = false, guard = true, asserts = false;
+  uint32_t local_size[3] = {0, 0, 0};
+
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage(stdout);
+      return 0;
+    } else if (strncmp(a, "--from=", 7) == 0) {
+      from = a + 7;
+    } else if (strncmp(a, "--to=", 5) == 0) {
+      to = a + 5;
+    } else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
+      out_path = argv[++i];
+    } else if (strcmp(a, "-O") == 0) {
+      optimize = true;
+    } else if (strcmp(a, "--fast-math") == 0) {
+      fast_math = true;
+    } else if (strcmp(a, "--no-dispatch-guard") == 0) {
+      guard = false;
+    } else if (strcmp(a, "--debug-asserts") == 0) {
+      asserts = true;
+    } else if (strncmp(a, "--kernel=", 9) == 0) {
+      kernel = a + 9;
+    } else if (strncmp(a, "--features=", 11) == 0) {
+      features = a + 11;
+    } else if (strncmp(a, "--local-size=", 13) == 0) {
+      if (!parse_u32_list(a + 13, local_size)) {
+        fprintf(stderr, "vulpy-translate: error: --local-size wants X[,Y[,Z]] with values 1..65535\n");
+        return 2;
+      }
+    } else if (a[0] == '-' && a[1] != 0) {
+      fprintf(stderr, "vulpy-translate: error: unknown option '%s' (see --help)\n", a);
+      return 2;
+    } else if (in_path) {
+      fprintf(stderr, "vulpy-translate: error: more than one input file ('%s', '%s')\n", in_path, a);
+      return 2;
+    } else {
+      in_path = a;
+    }
+  }
+  if (!in_path)
+    in_path = "-";
+  if (!from)
+    from = strstr(in_path, ".json") ? "ast" : "vir";
+  if (!to) {
+    fprintf(stderr, "vulpy-translate: error: --to=TARGET is required (see --help)\n");
+    return 2;
+  }
+
+  size_t len;
+  char *text = vp_read_file(in_path, &len);
+  if (!text) {
+    fprintf(stderr, "vulpy-translate: error: cannot read '%s': %s\n", in_path, strerror(errno));
+    return 1;
+  }
+  const char *display = strcmp(in_path, "-") == 0 ? "<stdin>" : in_path;
+
+  vp_diags diags = {0};
+  vir_module *m = NULL;
+  char *source = NULL; /* the Python source, for carets */
+  if (strcmp(from, "vir") == 0) {
+    m = vir_parse(text, len, display, &diags);
+    if (m && !vir_verify(m, &diags)) {
+      vir_module_destroy(m);
+      m = NULL;
+    }
+    source = text;
+    text = NULL;
+  } else if (strcmp(from, "ast") == 0) {
+#ifdef VULPY_HAVE_FRONTEND
+    vfe_options fo;
+    vfe_options_init(&fo);
+    fo.kernel = kernel;
+    memcpy(fo.local_size, local_size, sizeof local_size);
+    fo.dispatch_guard = guard;
+    fo.debug_asserts = asserts;
+    m = vfe_translate_json(text, len, display, &fo, &source, &diags);
+#else
+    fprintf(stderr, "vulpy-translate: error: this build has no frontend (--from=ast)\n");
+    free(text);
+    return 1;
+#endif
+  } else {
+    fprintf(stderr, "vulpy-translate: error: --from must be 'ast' or 'vir', not '%s'\n", from);
+    free(text);
+    return 2;
+  }
+  free(text);
+  if (!m) {
+    int rc = show_diags(&diags, source);
+    free(source);
+    vp_diags_free(&diags);
+    return rc ? rc : 1;
+  }
+  if (diags.count)
+    show_diags(&diags, source);
+  vp_diags_clear(&diags);
+
+  vp_strbuf out = {0};
+  bool ok = true, binary = false;
+  if (strcmp(to, "vir") == 0) {
+    vir_print(m, 0, &out);
+  } else {
+#ifdef VULPY_HAVE_TARGET
+    const vtg_target *t = vtg_target_lookup(to);
+    if (!t) {
+      fprintf(stderr, "vulpy-translate: error: unknown target '%s' (see --help)\n", to);
+      ok = false;
+    } else if (t->binary && !out_path) {
+      fprintf(stderr, "vulpy-translate: error: --to=%s writes binary output; give -o FILE\n", to);
+      ok = false;
+    } else {
+      vtg_options to_opts;
+      vtg_options_init(&to_opts);
+      to_opts.kernel = kernel;
+      to_opts.optimize = optimize;
+      to_opts.fast_math = fast_math;
+      memcpy(to_opts.local_size, local_size, sizeof local_size);
+      if (features && strcmp(features, "all") != 0) {
+        /* a named profile: only what is listed (the baseline needs nothing) */
+        to_opts.features = 0;
+        char *list = strdup(features);
+        for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+          int bit = vp_feature_lookup(tok);
+          if (bit < 0) {
+            fprintf(stderr, "vulpy-translate: error: unknown feature '%s'\n", tok);
+            ok = false;
+          } else {
+            to_opts.features |= 1u << bit;
+          }
+        }
+        free(list);
+      }
+      binary = t->binary;
+      if (ok)
+        ok = t->emit(m, &to_opts, &out, &diags);
+    }
+#else
+    fprintf(stderr, "vulpy-translate: error: this build has no back ends (--to=%s)\n", to);
+    ok = false;
+#endif
+  }
+  if (diags.count)
+    show_diags(&diags, source);
+
+  int rc = ok && !out.oom ? 0 : 1;
+  if (rc == 0) {
+    FILE *f = out_path ? fopen(out_path, binary ? "wb" : "w") : stdout;
+    if (!f) {
+      fprintf(stderr, "vulpy-translate: error: cannot write '%s': %s\n", out_path, strerror(errno));
+      rc = 1;
+    } else {
+      if (out.len && fwrite(out.data, 1, out.len, f) != out.len)
+        rc = 1;
+      if (f != stdout && fclose(f) != 0)
+        rc = 1;
+    }
+  }
+  vp_strbuf_free(&out);
+  free(source);
+  vp_diags_free(&diags);
+  vir_module_destroy(m);
+  return rc;
+}
