@@ -362,6 +362,8 @@ vir_func *vir_add_func(vir_module *m, const char *name, bool is_kernel, vir_type
                        const char *const *param_names, vp_loc loc);
 vir_sym *vir_func_add_local(vir_module *m, vir_func *f, const char *name, vir_type *t, vp_loc loc);
 vir_sym *vir_func_find_local(const vir_func *f, const char *name);
+/* Takes a local out of f->locals (its ops must be gone already). */
+void vir_func_remove_local(vir_module *m, vir_func *f, vir_sym *local);
 /* Recomputes vir_value.nuses for every value of the function. */
 void vir_func_count_uses(vir_func *f);
 

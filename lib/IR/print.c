@@ -97,7 +97,7 @@ static void put_sym(printer *p, const vir_sym *s) {
   put_name(p, s ? s->name : "<null>");
 }
 
-/* Shortest text that reads back as the same value of the type's width. */
+/* Does the text read back as the same value at the type's width? */
 static bool float_reads_back(const char *s, double d, unsigned bits) {
   double r = strtod(s, NULL);
   if (bits == 64)
@@ -114,6 +114,12 @@ void vir_format_float(char *buf, size_t size, double d, unsigned bits) {
   }
   if (isinf(d)) {
     snprintf(buf, size, d < 0 ? "-inf" : "inf");
+    return;
+  }
+  /* whole numbers as whole numbers (65504.0 reads better than 6.55e+04 for
+   * an f16), the rest as the shortest %g text that reads back */
+  if (d == trunc(d) && fabs(d) < 1e16) {
+    snprintf(buf, size, "%.1f", d);
     return;
   }
   for (int prec = 1; prec <= 17; prec++) {
