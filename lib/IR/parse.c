@@ -62,6 +62,12 @@ static void expected(parser *p, const char *what) {
     error_at(p, &p->tok, "%s", p->tok.err);
   else if (p->tok.kind == TK_EOF)
     error_at(p, &p->tok, "expected %s, found end of file", what);
+  else if (p->tok.kind == TK_VALUE || (p->tok.kind == TK_SYM && !p->tok.quoted))
+    error_at(p, &p->tok, "expected %s, found '%c%.*s'", what, p->tok.kind == TK_VALUE ? '%' : '@',
+             (int)p->tok.len, p->tok.s);
+  else if (p->tok.kind == TK_STRING || p->tok.kind == TK_SYM)
+    error_at(p, &p->tok, "expected %s, found %s\"%.*s\"", what, p->tok.kind == TK_SYM ? "@" : "",
+             (int)p->tok.len, p->tok.s);
   else
     error_at(p, &p->tok, "expected %s, found '%.*s'", what, (int)p->tok.len, p->tok.s);
 }
@@ -1074,6 +1080,7 @@ vir_module *vir_parse(const char *text, size_t len, const char *filename, vp_dia
       next(&p);
     } else {
       expected(&p, "the source file name");
+      recover_decl(&p);
     }
   }
   while (p.tok.kind != TK_EOF && p.nerrors <= MAX_ERRORS) {

@@ -110,8 +110,9 @@ static void check_syms(vctx *c) {
                    s->type ? s->type->str : "none");
         break;
       }
+      if (shared_bytes <= 16384 && shared_bytes + vir_type_size(s->type) > 16384)
+        shared_loc = s->loc; /* the declaration that goes past the limit */
       shared_bytes += vir_type_size(s->type);
-      shared_loc = s->loc;
       break;
     case VIR_SYM_CONST:
       if (!s->type || !vir_ty_is_scalar(s->type))
