@@ -60,7 +60,10 @@ static vir_value *make_const(canon *c, vir_op *before, vir_type *t, vir_literal 
   vir_builder_init(&b, c->m);
   vir_builder_before(&b, before);
   b.loc = before->loc;
-  return vir_build_const(&b, t, v);
+  vir_value *r = vir_build_const(&b, t, v);
+  if (r) /* the folded value keeps the name of what it replaces */
+    r->name = before->val.name;
+  return r;
 }
 
 /* x op x for ops where that is x (or a constant 0) */
