@@ -888,7 +888,7 @@ static bool parse_region(parser *p, vir_region *r) {
 /* ----------------------------------------------------------- declarations */
 
 static void reset_values(parser *p) {
-  p->values = (vp_map){0};
+  vp_map_clear(&p->values);
   if (p->maxnum)
     memset(p->numbered, 0, p->maxnum * sizeof *p->numbered);
   p->maxnum = 0;

@@ -225,6 +225,16 @@ void **vp_map_insert(vp_arena *a, vp_map *m, const char *key, size_t len, bool *
   return &s->val;
 }
 
+void vp_map_clear(vp_map *m) {
+  /* keep the table for the next use unless it is far bigger than what it
+   * held (clearing a huge table for a few entries would cost more) */
+  if (m->cap && m->len * 8 >= m->cap)
+    memset(m->slots, 0, m->cap * sizeof(vp_map_slot));
+  else
+    m->slots = NULL, m->cap = 0;
+  m->len = 0;
+}
+
 bool vp_map_put(vp_arena *a, vp_map *m, const char *key, size_t len, void *val) {
   bool found;
   void **slot = vp_map_insert(a, m, key, len, &found);
