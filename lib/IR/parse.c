@@ -868,11 +868,15 @@ static bool parse_local(parser *p) {
 
 /* region := '{' (op | local)* '}' ; locals only in a function body */
 static bool parse_region(parser *p, vir_region *r) {
+  vir_token open = p->tok;
   if (!expect(p, TK_LBRACE))
     return false;
   if (++p->depth > VIR_MAX_DEPTH) {
-    error_at(p, &p->tok, "regions nested more than %d deep", VIR_MAX_DEPTH);
+    error_at(p, &open, "regions nested more than %d deep", VIR_MAX_DEPTH);
     p->depth--;
+    /* skip the whole region: its contents would only repeat the error */
+    for (int depth = 1; depth > 0 && p->tok.kind != TK_EOF; next(p))
+      depth += p->tok.kind == TK_LBRACE ? 1 : p->tok.kind == TK_RBRACE ? -1 : 0;
     return false;
   }
   while (p->tok.kind != TK_RBRACE && p->tok.kind != TK_EOF && p->nerrors <= MAX_ERRORS) {
