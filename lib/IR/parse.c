@@ -226,6 +226,75 @@ static vir_type *parse_type(parser *p) {
   return t;
 }
 
+/* A scalar type by its name ("f32", "bool"), or NULL. */
+static vir_type *scalar_named(vir_module *m, const char *s, size_t n) {
+  if (n == 4 && memcmp(s, "bool", 4) == 0)
+    return vir_ty_bool(m);
+  if (n < 2 || n > 3 || (s[0] != 'i' && s[0] != 'u' && s[0] != 'f') || s[1] == '0')
+    return NULL;
+  unsigned bits = 0;
+  for (size_t i = 1; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9')
+      return NULL;
+    bits = bits * 10 + (unsigned)(s[i] - '0');
+  }
+  if (s[0] != 'f' && (bits == 8 || bits == 16 || bits == 32 || bits == 64))
+    return s[0] == 'i' ? vir_ty_int(m, bits) : vir_ty_uint(m, bits);
+  if (s[0] == 'f' && (bits == 16 || bits == 32 || bits == 64))
+    return vir_ty_float(m, bits);
+  return NULL;
+}
+
+/* tensor := 'tensor' '<' (INT 'x')* scalar '>'
+ * Read from the raw text after '<': the lexer would take `4x8xf32` as an
+ * INT and an identifier. `kw` is the 'tensor' token; the current one is '<'. */
+static vir_type *parse_tensor_rest(parser *p, const vir_token *kw) {
+  if (p->tok.kind != TK_LT) {
+    expected(p, "'<'");
+    return NULL;
+  }
+  const char *q = p->lx.p, *end = p->lx.end;
+  uint32_t dims[VIR_MAX_RANK];
+  unsigned rank = 0;
+  while (q < end && *q >= '0' && *q <= '9') {
+    uint64_t v = 0;
+    while (q < end && *q >= '0' && *q <= '9' && v <= UINT32_MAX)
+      v = v * 10 + (uint64_t)(*q++ - '0');
+    if (v > UINT32_MAX) {
+      error_at(p, kw, "tensor dimension too large");
+      return NULL;
+    }
+    if (q >= end || *q != 'x') {
+      error_at(p, kw, "expected 'x' after a tensor dimension");
+      return NULL;
+    }
+    q++;
+    if (rank == VIR_MAX_RANK) {
+      error_at(p, kw, "a tensor has at most %d dimensions", VIR_MAX_RANK);
+      return NULL;
+    }
+    dims[rank++] = (uint32_t)v;
+  }
+  const char *e0 = q;
+  while (q < end && ((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9')))
+    q++;
+  vir_type *e = scalar_named(p->m, e0, (size_t)(q - e0));
+  if (!e) {
+    error_at(p, kw, "expected a scalar element type in tensor<...>, found '%.*s'", (int)(q - e0), e0);
+    return NULL;
+  }
+  if (q >= end || *q != '>') {
+    error_at(p, kw, "expected '>' to end tensor<...>");
+    return NULL;
+  }
+  p->lx.p = q + 1;
+  next(p);
+  vir_type *t = vir_ty_tensor(p->m, e, rank, dims);
+  if (!t)
+    error_at(p, kw, "tensor has more than 2^32 - 1 elements");
+  return t;
+}
+
 static vir_type *parse_type_inner(parser *p) {
   vir_token t = p->tok;
   vir_module *m = p->m;
@@ -288,6 +357,8 @@ static vir_type *parse_type_inner(parser *p) {
     }
     return vir_ty_mat(m, e, cols, rows);
   }
+  if (is_kw(&t, "tensor"))
+    return parse_tensor_rest(p, &t);
   if (is_kw(&t, "array")) {
     uint32_t len;
     if (!expect(p, TK_LT))
@@ -635,6 +706,100 @@ static bool parse_scope_sem(parser *p, vir_attr *a) {
 
 static bool parse_region(parser *p, vir_region *r);
 
+/* ints := '(' (INT (',' INT)*)? ')' : at most VIR_MAX_RANK, into i64 or u8
+ * (axes: 0..VIR_MAX_RANK-1) or, for shape, u32 (through `i64`). */
+static bool parse_ints(parser *p, const char *what, int64_t *i64, uint8_t *u8, uint8_t *n) {
+  if (!expect(p, TK_LPAREN))
+    return false;
+  *n = 0;
+  if (p->tok.kind != TK_RPAREN) {
+    do {
+      bool neg = accept(p, TK_MINUS);
+      vir_token t = p->tok;
+      if (t.kind != TK_INT || t.len > 19) {
+        expected(p, "an integer");
+        return false;
+      }
+      int64_t v = 0;
+      for (uint32_t i = 0; i < t.len; i++)
+        if (t.s[i] >= '0' && t.s[i] <= '9')
+          v = v * 10 + (t.s[i] - '0');
+      if (t.s[0] == '-')
+        neg = !neg;
+      next(p);
+      if (*n == VIR_MAX_RANK) {
+        error_at(p, &t, "more than %d %s", VIR_MAX_RANK, what);
+        return false;
+      }
+      if (u8) {
+        if (neg || v >= VIR_MAX_RANK) {
+          error_at(p, &t, "%s must be between 0 and %d", what, VIR_MAX_RANK - 1);
+          return false;
+        }
+        u8[(*n)++] = (uint8_t)v;
+      } else {
+        i64[(*n)++] = neg ? -v : v;
+      }
+    } while (accept(p, TK_COMMA));
+  }
+  return expect(p, TK_RPAREN);
+}
+
+/* view := ('shape' ints)? ('offset' '(' INT ')')? ('strides' ints)?
+ * load   := access view
+ * store  := access view ',' value          scatter := access view ',' value ',' value
+ * slice  := value view */
+static bool parse_view_body(parser *p, vir_opcode code, uint32_t line, opnds *o, vir_attr *a) {
+  a->arr = vir_array_attr_new(p->m, NULL);
+  if (!a->arr)
+    return false;
+  vir_array_attr *v = a->arr;
+  if (code == VIR_OP_ARRAY_SLICE) {
+    opnds_push(o, parse_value(p));
+  } else {
+    if (p->tok.kind != TK_SYM) {
+      expected(p, "a buffer");
+      return false;
+    }
+    vir_token t = p->tok;
+    char *name = t.quoted ? tok_name(p, &t) : NULL;
+    a->sym = vp_map_get(&p->m->symtab, name ? name : t.s, name ? strlen(name) : t.len);
+    if (!a->sym) {
+      error_at(p, &t, "unknown symbol @%.*s", (int)t.len, t.s);
+      return false;
+    }
+    next(p);
+  }
+  if (accept_kw(p, "shape")) {
+    int64_t d[VIR_MAX_RANK];
+    if (!parse_ints(p, "dims", d, NULL, &v->ndims))
+      return false;
+    for (uint32_t i = 0; i < v->ndims; i++) {
+      if (d[i] < 0 || d[i] > UINT32_MAX) {
+        error_at(p, &p->tok, "shape dims must be between 0 and 2^32 - 1");
+        return false;
+      }
+      v->dims[i] = (uint32_t)d[i];
+    }
+  }
+  if (accept_kw(p, "offset")) {
+    int64_t off[1];
+    uint8_t n;
+    if (!parse_ints(p, "offsets", off, NULL, &n))
+      return false;
+    if (n != 1) {
+      error_at(p, &p->tok, "offset(...) takes one integer");
+      return false;
+    }
+    v->offset = off[0];
+  }
+  if (accept_kw(p, "strides") && !parse_ints(p, "strides", v->strides, NULL, &v->nstrides))
+    return false;
+  if (code == VIR_OP_ARRAY_LOAD || code == VIR_OP_ARRAY_SLICE)
+    return true;
+  return parse_values(p, o, line, true);
+}
+
 /* The op-specific part after the op name; fills `o`, `a`, the flags. */
 static bool parse_op_body(parser *p, vir_opcode code, uint32_t line, opnds *o, vir_attr *a,
                           vir_token *lit, bool *lit_neg, vir_token *callee, vir_token *ivar) {
@@ -707,6 +872,17 @@ static bool parse_op_body(parser *p, vir_opcode code, uint32_t line, opnds *o, v
       return false;
     }
     return true;
+  case VIR_ATTR_VIEW:
+    return parse_view_body(p, code, line, o, a);
+  case VIR_ATTR_AXES:
+    if (!parse_values(p, o, line, false))
+      return false;
+    a->arr = vir_array_attr_new(p->m, NULL);
+    if (!a->arr)
+      return false;
+    if (!expect_kw(p, "axes"))
+      return false;
+    return parse_ints(p, "axes", NULL, a->arr->axes, &a->arr->naxes);
   case VIR_ATTR_CALL:
     if (p->tok.kind != TK_SYM) {
       expected(p, "the callee");
@@ -958,6 +1134,30 @@ static bool parse_func(parser *p, bool kernel) {
   return ok;
 }
 
+/* array := 'array' SYM loc? region */
+static bool parse_array_func(parser *p) {
+  vir_token start = p->tok;
+  next(p);
+  if (p->tok.kind != TK_SYM) {
+    expected(p, "the function name");
+    return false;
+  }
+  vir_token name = p->tok;
+  next(p);
+  reset_values(p);
+  vp_loc loc = loc_of(p, &start);
+  if (!parse_loc(p, &loc))
+    return false;
+  char *fname = tok_name(p, &name);
+  vir_func *f = fname ? vir_add_array_func(p->m, fname, loc) : NULL;
+  if (!f)
+    return false;
+  p->f = f;
+  bool ok = parse_region(p, &f->body);
+  p->f = NULL;
+  return ok;
+}
+
 /* fields := '{' (NAME ':' type loc? (',' NAME ':' type loc?)*)? '}' */
 static bool parse_fields(parser *p, vir_struct *st) {
   if (!expect(p, TK_LBRACE))
@@ -1003,11 +1203,13 @@ static bool parse_decl(parser *p) {
   vir_token kw = p->tok;
   if (is_kw(&kw, "func") || is_kw(&kw, "kernel"))
     return parse_func(p, is_kw(&kw, "kernel"));
+  if (is_kw(&kw, "array"))
+    return parse_array_func(p);
   bool is_struct = is_kw(&kw, "struct"), is_push = is_kw(&kw, "push");
   bool is_buffer = is_kw(&kw, "buffer"), is_shared = is_kw(&kw, "shared");
   bool is_const = is_kw(&kw, "const");
   if (!is_struct && !is_push && !is_buffer && !is_shared && !is_const) {
-    expected(p, "a declaration (struct, push, buffer, shared, const, func, kernel)");
+    expected(p, "a declaration (struct, push, buffer, shared, const, func, kernel, array)");
     return false;
   }
   next(p);
@@ -1055,7 +1257,27 @@ static bool parse_decl(parser *p) {
     return true;
   }
   uint32_t set, binding;
-  if (!expect(p, TK_LBRACKET) || !expect(p, TK_RBRACKET) || !expect_kw(p, "binding") ||
+  uint64_t count = 0;
+  if (!expect(p, TK_LBRACKET))
+    return false;
+  if (p->tok.kind == TK_INT) {
+    vir_token ct = p->tok;
+    char buf[32];
+    if (ct.len >= sizeof buf || ct.s[0] == '-') {
+      error_at(p, &ct, "bad buffer size");
+      return false;
+    }
+    memcpy(buf, ct.s, ct.len);
+    buf[ct.len] = 0;
+    errno = 0;
+    count = strtoull(buf, NULL, 10);
+    if (errno || count == 0) {
+      error_at(p, &ct, "a buffer's size must be at least 1 element");
+      return false;
+    }
+    next(p);
+  }
+  if (!expect(p, TK_RBRACKET) || !expect_kw(p, "binding") ||
       !expect(p, TK_LPAREN) || !parse_u32(p, &set) || !expect(p, TK_COMMA) ||
       !parse_u32(p, &binding) || !expect(p, TK_RPAREN))
     return false;
@@ -1082,8 +1304,10 @@ static bool parse_decl(parser *p) {
   if (!parse_loc(p, &loc))
     return false;
   vir_sym *s = vir_add_buffer(p->m, name, t, set, binding, access, loc);
-  if (s)
+  if (s) {
     s->buf_flags = flags;
+    s->count = count;
+  }
   return true;
 }
 

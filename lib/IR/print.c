@@ -370,6 +370,35 @@ static void put_access(printer *p, const vir_op *op, uint32_t *next_opnd) {
 
 static void print_region_body(printer *p, const vir_region *r, int depth);
 
+/* view := (' shape(' dims ')')? (' offset(' K ')')? (' strides(' S, ... ')')? */
+static void put_view(printer *p, const vir_array_attr *a) {
+  if (!a)
+    return;
+  if (a->ndims) {
+    PUTS(p, " shape(");
+    for (uint32_t i = 0; i < a->ndims; i++) {
+      if (i)
+        PUTS(p, ", ");
+      put_u64(p, a->dims[i]);
+    }
+    putc_(p, ')');
+  }
+  if (a->offset) {
+    PUTS(p, " offset(");
+    put_i64(p, a->offset);
+    putc_(p, ')');
+  }
+  if (a->nstrides) {
+    PUTS(p, " strides(");
+    for (uint32_t i = 0; i < a->nstrides; i++) {
+      if (i)
+        PUTS(p, ", ");
+      put_i64(p, a->strides[i]);
+    }
+    putc_(p, ')');
+  }
+}
+
 static void put_operands(printer *p, const vir_op *op, uint32_t from, bool lead_comma) {
   for (uint32_t i = from; i < op->nopnd; i++) {
     puts_(p, i > from || lead_comma ? ", " : " ");
@@ -449,6 +478,27 @@ static void print_op(printer *p, const vir_op *op, int depth) {
                                                       : " all");
     put_operands(p, op, 0, true);
     break;
+  case VIR_ATTR_VIEW:
+    putc_(p, ' ');
+    if (op->code == VIR_OP_ARRAY_SLICE) {
+      put_value(p, op->nopnd ? op->opnd[0] : NULL);
+      k = 1;
+    } else {
+      put_sym(p, op->attr.sym);
+    }
+    put_view(p, op->attr.arr);
+    put_operands(p, op, k, true);
+    break;
+  case VIR_ATTR_AXES:
+    put_operands(p, op, 0, false);
+    PUTS(p, " axes(");
+    for (uint32_t i = 0; op->attr.arr && i < op->attr.arr->naxes; i++) {
+      if (i)
+        PUTS(p, ", ");
+      put_u64(p, op->attr.arr->axes[i]);
+    }
+    putc_(p, ')');
+    break;
   case VIR_ATTR_CALL:
     putc_(p, ' ');
     put_sym(p, op->attr.sym);
@@ -512,9 +562,11 @@ static void print_func(printer *p, const vir_func *f) {
   else
     p->nnames = 0;
 
-  puts_(p, f->is_kernel ? "kernel " : "func ");
+  puts_(p, f->is_array ? "array " : f->is_kernel ? "kernel " : "func ");
   put_sym(p, f->sym);
-  if (f->is_kernel) {
+  if (f->is_array) {
+    /* no parameters, no result: the arrays are the module's buffers */
+  } else if (f->is_kernel) {
     PUTS(p, " local_size(");
     for (int i = 0; i < 3; i++) {
       if (i)
@@ -564,7 +616,10 @@ static void print_decl(printer *p, const vir_sym *s) {
     put_sym(p, s);
     PUTS(p, " : ");
     put_type(p, s->type);
-    PUTS(p, "[] binding(");
+    putc_(p, '[');
+    if (s->count)
+      put_u64(p, s->count);
+    PUTS(p, "] binding(");
     put_u64(p, s->set);
     PUTS(p, ", ");
     put_u64(p, s->binding);
