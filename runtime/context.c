@@ -198,6 +198,7 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     return NULL;
   }
   ctx->push_descriptors = ctx->info.push_descriptors && !opt->no_push_descriptors;
+  ctx->no_device_mapping = opt->no_device_mapping;
   const char *spin = getenv("VULPY_SPIN_US");
   uint64_t spin_us = opt->spin_us ? opt->spin_us : spin && *spin ? strtoull(spin, NULL, 10) : 100;
   ctx->spin_ns = spin_us * 1000;
