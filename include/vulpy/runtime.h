@@ -137,7 +137,8 @@ typedef struct vrt_context_options {
    * "": no disk cache. */
   const char *cache_dir;
   /* How long a wait spins on the timeline before it blocks, in microseconds.
-   * 0: from VULPY_SPIN_US, default 100. */
+   * 0: from VULPY_SPIN_US, else 100 on GPUs and 0 on CPU devices (where the
+   * spinning thread would take a core from the work it waits for). */
   uint32_t spin_us;
   /* Bind buffers through descriptor sets from pools even where
    * VK_KHR_push_descriptor exists (tests use it to cover both paths). */
