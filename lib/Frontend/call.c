@@ -261,7 +261,7 @@ static vfe_val atomic(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi, v
                   (bi->op == VIR_OP_ATOMIC_ADD || bi->op == VIR_OP_ATOMIC_XCHG ||
                    bi->op == VIR_OP_ATOMIC_LOAD || bi->op == VIR_OP_ATOMIC_STORE ||
                    bi->op == VIR_OP_ATOMIC_MIN || bi->op == VIR_OP_ATOMIC_MAX);
-  if (!int_ok && !float_ok || (bi->fn == VFE_F_ATOMIC_SUB && !int_ok)) {
+  if ((!int_ok && !float_ok) || (bi->fn == VFE_F_ATOMIC_SUB && !int_ok)) {
     vfe_err(c, call, "%s() is not available on %s elements", bi->name, vfe_tyname(c, t));
     vfe_hint(c, "atomics work on 32- and 64-bit integers (and float add/min/max/exchange)");
     return (vfe_val){0};

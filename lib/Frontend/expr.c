@@ -30,13 +30,7 @@ vir_sym *vfe_temp(vfe_ctx *c, const char *what, vir_type *t) {
   return s;
 }
 
-void vfe_hoist(vir_region *r, vir_op *before) {
-  while (r->first) {
-    vir_op *op = r->first;
-    vir_op_unlink(op);
-    vir_region_insert(before->parent, before, op);
-  }
-}
+void vfe_hoist(vir_region *r, vir_op *before) { vir_region_splice(before->parent, before, r); }
 
 bool vfe_region_is_pure(const vir_region *r) {
   for (const vir_op *op = r->first; op; op = op->next) {
@@ -124,13 +118,18 @@ vir_value *vfe_use(vfe_ctx *c, const vfe_node *at, vfe_val v) {
   case VFE_V_INT:
   case VFE_V_FLOAT:
   case VFE_V_BOOL: return vfe_rvalue(c, at, v);
-  case VFE_V_PLACE:
+  case VFE_V_PLACE: {
     if (v.place.dims_left) {
       vfe_err(c, at, "'%s' has %u dimensions; index both", v.place.sym->name, 2);
       vfe_hint(c, "write %s[row, col]", v.place.sym->name);
       return NULL;
     }
-    return vfe_load(c, &v.place);
+    vp_loc saved = c->b.loc; /* the load is where the place is written */
+    vfe_set_loc(c, at);
+    vir_value *x = vfe_load(c, &v.place);
+    c->b.loc = saved;
+    return x;
+  }
   case VFE_V_IDVEC: {
     vir_op *op = vfe_build(c, VIR_OP_EXTRACT, vir_ty_uint(c->m, 32), 1, &v.v);
     op->attr.index = 0;
@@ -821,6 +820,11 @@ vfe_val vfe_expr(vfe_ctx *c, const vfe_node *e) {
   case VFE_AST_BinOp: {
     const vfe_node *ln = vfe_get(e, "left"), *rn = vfe_get(e, "right");
     vfe_val a = vfe_expr(c, ln);
+    if (a.kind == VFE_V_PLACE || a.kind == VFE_V_IDVEC) {
+      /* read before the right side runs (it may call or store) */
+      vir_value *x = vfe_use(c, ln, a);
+      a = x ? value_of(x) : (vfe_val){0};
+    }
     vfe_val b = vfe_expr(c, rn);
     vfe_set_loc(c, e);
     r = vfe_binop(c, e, vfe_ast_of(vfe_get(e, "op")), a, ln, b, rn);

@@ -324,6 +324,12 @@ struct vfe_ctx {
 
 /* ============================================================ helpers */
 
+/* A location naming a file only. */
+static inline vp_loc vfe_file_loc(const char *file) {
+  vp_loc l = {file, 0, 0};
+  return l;
+}
+
 void *vfe_alloc(vfe_ctx *c, size_t size);
 const char *vfe_strdup(vfe_ctx *c, const char *s);
 /* A copy in the module's arena: every name handed to VIR outlives ours. */

@@ -420,9 +420,14 @@ static vir_type *buffer_annotation(vfe_ctx *c, const vfe_node *ann, bool *is_buf
 static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
   vfe_global *pcg = vfe_map_get(&c->globals, "PushConstants");
   if (pcg && pcg->kind == VFE_G_CLASS) {
+    /* The class's struct is the push block's; scalar parameters and the
+     * guard's field are appended to it. */
     vir_struct *st = vfe_declare_class(c, pcg, "PushConstants");
     for (uint32_t i = 0; st && i < st->nfields; i++)
-      vfe_push_field(c, pcg->node, st->fields[i].name, st->fields[i].type);
+      if (vir_ty_is_bool(st->fields[i].type))
+        vfe_err(c, pcg->node, "push constant '%s' is a bool, which has no host layout",
+                st->fields[i].name);
+    c->push_st = st;
   }
   const vfe_node *args = vfe_get(def, "args");
   uint32_t n, extra = 0;
@@ -570,7 +575,7 @@ vir_module *vfe_translate_json(const char *json, size_t len, const char *json_na
     *source_out = NULL;
   vfe_ctx *c = calloc(1, sizeof *c);
   if (!c) {
-    vp_error(diags, (vp_loc){json_name, 0, 0}, "out of memory");
+    vp_error(diags, vfe_file_loc(json_name), "out of memory");
     return NULL;
   }
   c->diags = diags;
@@ -578,7 +583,7 @@ vir_module *vfe_translate_json(const char *json, size_t len, const char *json_na
   c->count_field = UINT32_MAX;
   uint32_t errors_before = diags->nerrors;
   if (setjmp(c->oom)) {
-    vp_error(diags, (vp_loc){json_name, 0, 0}, "out of memory");
+    vp_error(diags, vfe_file_loc(json_name), "out of memory");
     goto fail;
   }
   c->doc = vfe_json_read(&c->arena, json, len, json_name, diags);
@@ -606,7 +611,7 @@ vir_module *vfe_translate_json(const char *json, size_t len, const char *json_na
   vp_diags vd = {0};
   if (!vir_verify(c->m, &vd)) {
     /* A frontend bug, not the user's: say so, with the verifier's words. */
-    vp_error(diags, (vp_loc){c->file, 0, 0}, "internal error: the frontend built invalid VIR");
+    vp_error(diags, vfe_file_loc(c->file), "internal error: the frontend built invalid VIR");
     vp_diags_move(diags, &vd);
     vp_diags_free(&vd);
     goto fail;

@@ -235,7 +235,7 @@ vfe_node *vfe_json_read(vp_arena *arena, const char *text, size_t len, const cha
   reader r = {.arena = arena, .diags = diags, .name = json_name};
   yaml_parser_t p;
   if (!yaml_parser_initialize(&p)) {
-    vp_error(diags, (vp_loc){json_name, 0, 0}, "out of memory");
+    vp_error(diags, vfe_file_loc(json_name), "out of memory");
     return NULL;
   }
   yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
@@ -330,7 +330,7 @@ vfe_node *vfe_json_read(vp_arena *arena, const char *text, size_t len, const cha
     yaml_event_delete(&e);
   }
   if (r.oom)
-    vp_error(diags, (vp_loc){json_name, 0, 0}, "out of memory reading the JSON");
+    vp_error(diags, vfe_file_loc(json_name), "out of memory reading the JSON");
   if (ok && !root) {
     vp_loc loc = {json_name, 1, 1};
     vp_error(diags, loc, "malformed JSON: the document is empty");
