@@ -270,7 +270,7 @@ vfe_val vfe_attribute(vfe_ctx *c, const vfe_node *at, vfe_val base, const char *
   case VFE_V_ERR: return base;
   case VFE_V_VP: {
     const vfe_builtin *bi = vfe_builtin_find(attr);
-    if (!bi || bi->python) {
+    if (!bi || (bi->python && bi->kind == VFE_B_TYPE)) { /* int, float: Python's */
       vfe_err(c, at, "vulpy has no attribute '%s'", attr);
       const char *sug = vfe_builtin_suggest(attr);
       if (sug)
@@ -404,7 +404,10 @@ static vfe_val index_aggregate(vfe_ctx *c, const vfe_node *at, vir_value *v, con
 }
 
 static vfe_val subscript(vfe_ctx *c, const vfe_node *e) {
-  vfe_val base = vfe_expr(c, vfe_get(e, "value"));
+  return vfe_subscript_on(c, e, vfe_expr(c, vfe_get(e, "value")));
+}
+
+vfe_val vfe_subscript_on(vfe_ctx *c, const vfe_node *e, vfe_val base) {
   const vfe_node *sl = vfe_get(e, "slice");
   if (base.kind == VFE_V_ERR)
     return base;

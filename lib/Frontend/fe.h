@@ -411,6 +411,8 @@ void vfe_hoist(vir_region *r, vir_op *before);
 void vfe_name_value(vfe_ctx *c, vir_value *v, const char *name);
 /* Attribute of a value: swizzles, struct fields, pc.NAME, vp.NAME. */
 vfe_val vfe_attribute(vfe_ctx *c, const vfe_node *at, vfe_val base, const char *attr);
+/* base[slice] of the Subscript `e`, its base already evaluated. */
+vfe_val vfe_subscript_on(vfe_ctx *c, const vfe_node *e, vfe_val base);
 /* Resolves a name in the function, then the module, then the built-ins. */
 vfe_val vfe_name(vfe_ctx *c, const vfe_node *n, const char *id);
 /* Whether the ops of a region are free of effects and faults. */

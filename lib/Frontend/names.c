@@ -164,12 +164,14 @@ static bool ensure(vfe_ctx *c, const vfe_node *at, vfe_global *g, const char *na
   }
   if (!g->evaluated) {
     g->evaluating = true;
+    vp_loc saved = c->b.loc;
     vfe_fn *fn = c->fn;
     c->fn = NULL; /* a constant sees module names only */
     vir_type *t = NULL;
     g->value = eval_global(c, g, name, &t);
     g->typed = t != NULL;
     c->fn = fn;
+    c->b.loc = saved;
     g->evaluating = false;
     g->evaluated = true;
   }
@@ -184,6 +186,7 @@ vfe_val vfe_global_const(vfe_ctx *c, const vfe_node *at, vfe_global *g, const ch
   if (!c->fn)
     return vfe_err(c, at, "internal: typed constant outside a function");
   /* a typed constant: read by name */
+  vfe_set_loc(c, at);
   vir_op *op = vfe_build(c, VIR_OP_GCONST, g->sym->type, 0, NULL);
   op->attr.sym = g->sym;
   return (vfe_val){.kind = VFE_V_VAL, .v = vir_result(op), .type = g->sym->type};

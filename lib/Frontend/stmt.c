@@ -19,6 +19,7 @@ enum {
   A_NESTED = 1u << 24, /* assigned inside if/for/while */
   A_VAR = 1u << 25,    /* assigned from vp.var(...) */
   A_LOOP = 1u << 26,   /* a for-loop variable */
+  A_MUT = 1u << 27,    /* changed in part: v.x = ..., v[k] = ... (not counted) */
 };
 
 /* ---------------------------------------------------- assignment counts */
@@ -27,7 +28,7 @@ static void count_name(vfe_ctx *c, vfe_fn *fn, const char *id, uint32_t flags) {
   if (!id)
     return;
   uintptr_t v = (uintptr_t)vfe_map_get(&fn->assigns, id);
-  v = ((v & A_COUNT) + 1) | (v & ~(uintptr_t)A_COUNT) | flags;
+  v = ((v & A_COUNT) + !(flags & A_MUT)) | (v & ~(uintptr_t)A_COUNT) | flags;
   vfe_map_put(c, &fn->assigns, id, (void *)v);
 }
 
@@ -50,7 +51,7 @@ static void count_target(vfe_ctx *c, vfe_fn *fn, const vfe_node *t, uint32_t fla
     while (vfe_ast_of(base) == VFE_AST_Attribute || vfe_ast_of(base) == VFE_AST_Subscript)
       base = vfe_get(base, "value");
     if (vfe_ast_of(base) == VFE_AST_Name)
-      count_name(c, fn, vfe_get_str(base, "id"), flags | A_NESTED);
+      count_name(c, fn, vfe_get_str(base, "id"), flags | A_MUT);
     break;
   }
   default: break;
@@ -186,6 +187,7 @@ static void assign_name(vfe_ctx *c, const vfe_node *target, vfe_val value, const
   if (value.kind == VFE_V_ARRAY && !declared) {
     if ((flags & A_COUNT) != 1 || (flags & (A_NESTED | A_LOOP | A_VAR))) {
       vfe_err(c, target, "'%s' names an array here but is assigned elsewhere too", id);
+      vfe_hint(c, "an array name is bound once, at the top level of the function");
       return;
     }
     new_var(c, id, VFE_BIND_ARRAY, NULL, target)->arr = value.arr;
@@ -199,7 +201,7 @@ static void assign_name(vfe_ctx *c, const vfe_node *target, vfe_val value, const
     return;
   }
   vfe_set_loc(c, target);
-  bool single = (flags & A_COUNT) == 1 && !(flags & (A_NESTED | A_VAR | A_LOOP)) &&
+  bool single = (flags & A_COUNT) == 1 && !(flags & (A_NESTED | A_VAR | A_LOOP | A_MUT)) &&
                 c->b.region == &c->fn->f->body;
   if (x->type->kind == VIR_TY_VOID) {
     vfe_err(c, vnode, "this call returns nothing");
@@ -379,8 +381,7 @@ static void assign_subscript(vfe_ctx *c, const vfe_node *t, vfe_val value, const
     return;
   }
   /* buffers, shared arrays, matrix columns: the place of the subscript */
-  (void)base;
-  vfe_val dst = vfe_expr(c, t);
+  vfe_val dst = vfe_subscript_on(c, t, base);
   if (!writable(c, t, &dst))
     return;
   if (dst.place.dims_left) {
@@ -592,7 +593,7 @@ static void stmt_for(vfe_ctx *c, const vfe_node *s) {
     return;
   }
   uintptr_t flags = (uintptr_t)vfe_map_get(&c->fn->assigns, id);
-  if ((flags & A_COUNT) > 1 && (flags & ~(uintptr_t)A_COUNT) != A_LOOP) {
+  if ((flags & A_COUNT) > 1 && (flags & ~(uintptr_t)(A_COUNT | A_NESTED)) != A_LOOP) {
     /* assigned somewhere besides for-targets */
     vfe_err(c, target, "loop variable '%s' is assigned elsewhere in the function", id);
     vfe_hint(c, "give the loop its own name");
