@@ -542,11 +542,16 @@ static void stmt_for(vfe_ctx *c, const vfe_node *s) {
   }
   vfe_val lo = {.kind = VFE_V_INT, .i = 0}, hi, step = {.kind = VFE_V_INT, .i = 1};
   const vfe_node *lon = iter, *hin = args[n == 1 ? 0 : 1], *stn = iter;
+  /* evaluated in order, each read at once (a place is loaded where it is) */
   if (n >= 2) {
     lon = args[0];
     lo = vfe_expr(c, lon);
+    if (lo.kind == VFE_V_PLACE || lo.kind == VFE_V_IDVEC)
+      lo = val(vfe_use(c, lon, lo));
   }
   hi = vfe_expr(c, hin);
+  if (hi.kind == VFE_V_PLACE || hi.kind == VFE_V_IDVEC)
+    hi = val(vfe_use(c, hin, hi));
   if (n == 3) {
     stn = args[2];
     step = vfe_expr(c, stn);
