@@ -160,7 +160,8 @@ static void assign_name(vfe_ctx *c, const vfe_node *target, vfe_val value, const
         return;
       }
       vir_value *x = vfe_coerce(c, vnode, value, v->type,
-                                vp_arena_printf(&c->arena, "assignment to '%s'", id));
+                                vp_arena_printf(&c->arena, "assignment to '%s' (%s since line %u)", id,
+                                                vfe_tyname(c, v->type), v->line));
       if (x) {
         vfe_set_loc(c, target);
         vfe_place p = {.root = VFE_R_LOCAL, .sym = v->local, .type = v->type};
@@ -388,7 +389,8 @@ static void assign_subscript(vfe_ctx *c, const vfe_node *t, vfe_val value, const
     vfe_err(c, t, "'%s' has 2 dimensions; index both", dst.place.sym->name);
     return;
   }
-  vir_value *x = vfe_coerce(c, vnode, value, dst.place.type, "store");
+  vir_value *x = vfe_coerce(c, vnode, value, dst.place.type,
+                            vp_arena_printf(&c->arena, "store to '%s'", dst.place.sym->name));
   if (x) {
     vfe_set_loc(c, t);
     vfe_store(c, &dst.place, x);
@@ -592,7 +594,7 @@ static void stmt_for(vfe_ctx *c, const vfe_node *s) {
   if (!ops[0] || !ops[1] || !ops[2])
     return;
   vfe_var *old = vfe_map_get(&c->fn->vars, id);
-  if (old && old->bind != VFE_BIND_LOOP && old->bind != VFE_BIND_POISON) {
+  if (old && old->bind != VFE_BIND_DEAD && old->bind != VFE_BIND_POISON) {
     vfe_err(c, target, "loop variable '%s' is also a variable outside the loop", id);
     vfe_hint(c, "give the loop its own name");
     return;
@@ -617,7 +619,7 @@ static void stmt_for(vfe_ctx *c, const vfe_node *s) {
   c->fn->loop_depth--;
   /* After the loop the name is not a value (Python would keep the last one;
    * VulPy asks for an explicit variable instead). */
-  v->bind = VFE_BIND_POISON;
+  v->bind = VFE_BIND_DEAD;
 }
 
 static void stmt_while(vfe_ctx *c, const vfe_node *s) {
