@@ -203,7 +203,8 @@ def dump_function(fn, options=None, helpers=()):
     if not isinstance(fn, types.FunctionType):
         raise TypeError(f"vp.kernel expects a Python function, got {type(fn).__name__}")
     kernel_node, filename, whole = _function_source(fn)
-    body, constants, done = [], {}, {fn}
+    helpers = [inspect.unwrap(h) for h in helpers]
+    body, constants, done = [], {}, {fn, *helpers}
     imports = []
     todo = [(fn, kernel_node)] + [(h, None) for h in helpers]
     while todo:
