@@ -262,9 +262,13 @@ static void scan_module(vfe_ctx *c) {
   /* Numbers a decorated function reads from its live module. */
   const vfe_node *consts = vfe_get(c->doc, "constants");
   if (consts && consts->kind == VFE_J_OBJ)
-    for (uint32_t i = 0; i < consts->len; i++)
+    for (uint32_t i = 0; i < consts->len; i++) {
+      const char *kind = vfe_get_str(consts->items[i], "kind");
+      bool number = kind && (strcmp(kind, "int") == 0 || strcmp(kind, "float") == 0 ||
+                             strcmp(kind, "bool") == 0);
       if (!vfe_map_get(&c->globals, consts->keys[i]))
-        new_global(c, consts->keys[i], VFE_G_CONST, consts->items[i]);
+        new_global(c, consts->keys[i], number ? VFE_G_CONST : VFE_G_OTHER, consts->items[i]);
+    }
 }
 
 /* --------------------------------------------------------------- kernel */

@@ -26,7 +26,9 @@ Choices the C side relies on:
 - Fields whose value is None (returns, type_comment, ...) are left out:
   absent means None. Every other field is written, empty lists included.
 - "constants" (only for decorated functions) holds the values of the
-  module-level numbers the function reads, taken from the live module.
+  module-level numbers the function reads, taken from the live module;
+  other module values it reads appear as {"kind": "<type name>"} with no
+  value, so the frontend can name them in its error.
 - Strings are JSON with the few characters YAML does not take raw
   (C0/C1 controls, DEL, U+2028/2029, U+FEFF, non-characters) escaped,
   since the reader is a YAML parser.
@@ -230,6 +232,9 @@ def dump_function(fn, options=None, helpers=()):
                 if value not in done and _has_source(value):
                     done.add(value)
                     todo.append((value, None))
+            elif not callable(value) and not _is_vulpy(value) and name not in constants:
+                # not a number: named by its type, so the C side can say so
+                constants[name] = {"_type": "Constant", "kind": type(value).__name__}
     # `import vulpy as <name>` for each name the module binds to vulpy, so
     # the C side knows which prefix means the vulpy namespace.
     line = kernel_node.get("lineno", 1)
