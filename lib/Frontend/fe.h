@@ -275,8 +275,6 @@ typedef enum vfe_bind { VFE_BIND_LOCAL, VFE_BIND_SSA, VFE_BIND_LOOP, VFE_BIND_AR
 
 typedef struct vfe_var {
   uint8_t bind;     /* vfe_bind */
-  bool is_var;      /* made by vp.var */
-  bool single;      /* assigned exactly once at the top level: SSA */
   vir_sym *local;   /* LOCAL */
   vir_value *value; /* SSA, LOOP */
   vfe_array *arr;   /* ARRAY */
@@ -287,7 +285,6 @@ typedef struct vfe_var {
 
 /* The function being translated. */
 typedef struct vfe_fn {
-  struct vfe_fn *outer;
   vir_func *f;
   vfe_helper *helper; /* NULL for the kernel */
   bool is_kernel;
