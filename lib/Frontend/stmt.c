@@ -70,7 +70,7 @@ static void count_body(vfe_ctx *c, vfe_fn *fn, vfe_node **body, uint32_t n, uint
       list = vfe_get_list(s, "targets", &nt);
       uint32_t f = nested | (is_var_call(c, vfe_get(s, "value")) ? VFE_A_VAR : 0);
       for (uint32_t k = 0; k < nt; k++)
-        count_target(c, fn, list[k], f | (nt > 1 || vfe_ast_of(list[k]) != VFE_AST_Name ? 0 : 0));
+        count_target(c, fn, list[k], f);
       break;
     }
     case VFE_AST_AugAssign: count_target(c, fn, vfe_get(s, "target"), nested | VFE_A_VAR); break;
