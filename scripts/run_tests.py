@@ -56,7 +56,7 @@ def main():
     if "lit" in only:
         out = results / "lit.xml"
         out.unlink(missing_ok=True)
-        rc = run("lit", [py, "-m", "lit", "-sv", "--xunit-xml-output", str(out), str(ROOT / "test")], env)
+        rc = run("lit", [py, "-c", "from lit.main import main; main()", "-sv", "--xunit-xml-output", str(out), str(ROOT / "test")], env)
         suites.append(("lit", rc, out))
     if "ctest" in only:
         out = results / "ctest.xml"

@@ -138,6 +138,7 @@ struct vir_type {
   vir_type *elem; /* VEC: scalar; MAT: column vector; ARRAY: element */
   uint32_t len;   /* ARRAY */
   vir_struct *st; /* STRUCT */
+  const char *str; /* the text form, as vir_type_print writes it */
 };
 
 vir_type *vir_ty_void(vir_module *m);
@@ -187,6 +188,7 @@ struct vir_struct {
   vir_field *fields;
   uint32_t size, align; /* std430 */
   vp_loc loc;
+  vir_type *type; /* the struct type (vir_ty_struct) */
 };
 
 /* Creates an empty struct (registered in the module, declaration order). */
@@ -332,6 +334,13 @@ struct vir_region {
 void vir_region_insert(vir_region *r, vir_op *before, vir_op *op);
 /* Unlinks an op from its region (its memory stays in the arena). */
 void vir_op_unlink(vir_op *op);
+/* Moves every op of `from` (in order) before `before` in `to` (at its end
+ * when `before` is NULL); `from` becomes empty. */
+void vir_region_splice(vir_region *to, vir_op *before, vir_region *from);
+/* The function an op (or region) belongs to; NULL when not inserted. */
+vir_func *vir_op_func(const vir_op *op);
+/* Replaces every use of `from` by `to` in the function (one walk). */
+void vir_replace_all_uses(vir_func *f, vir_value *from, vir_value *to);
 
 /* ========================================================== functions */
 
@@ -344,6 +353,7 @@ struct vir_func {
   vp_ptrvec locals;        /* vir_sym* of kind VIR_SYM_LOCAL, in declaration order */
   uint32_t next_id;        /* next value id */
   vp_loc loc;
+  vp_map localtab;         /* name -> local vir_sym* (private to lib/IR) */
 };
 
 /* Creates a function (helper or kernel). Parameters become body.args. */
@@ -352,6 +362,8 @@ vir_func *vir_add_func(vir_module *m, const char *name, bool is_kernel, vir_type
                        const char *const *param_names, vp_loc loc);
 vir_sym *vir_func_add_local(vir_module *m, vir_func *f, const char *name, vir_type *t, vp_loc loc);
 vir_sym *vir_func_find_local(const vir_func *f, const char *name);
+/* Takes a local out of f->locals (its ops must be gone already). */
+void vir_func_remove_local(vir_module *m, vir_func *f, vir_sym *local);
 /* Recomputes vir_value.nuses for every value of the function. */
 void vir_func_count_uses(vir_func *f);
 
@@ -364,6 +376,14 @@ struct vir_module {
   vp_ptrvec syms;          /* module-level vir_sym*, declaration order */
   vir_sym *push;           /* the push-constant block, or NULL */
   vp_ptrvec types;         /* interned vir_type* */
+  /* Lookup tables, private to lib/IR. */
+  vir_type *ty_cache[16][4]; /* [scalar slot][0: scalar, 1..3: vec2..vec4] */
+  vp_map symtab;             /* name -> module-level vir_sym* */
+  vp_map filetab;            /* file name -> interned copy */
+  /* The .vir file the module was parsed from: ops written without loc(...)
+   * get their position in it, in a loc whose `file` is this pointer; the
+   * printer leaves such locations out (docs/ir.md, "Locations"). */
+  const char *text_file;
 };
 
 vir_module *vir_module_create(const char *source_name);
@@ -382,6 +402,8 @@ typedef struct vir_builder {
   vp_loc loc; /* stamped on every op built */
 } vir_builder;
 
+/* Sets b->m and clears the rest; then place it with one of the two below. */
+void vir_builder_init(vir_builder *b, vir_module *m);
 void vir_builder_at_end(vir_builder *b, vir_region *r);
 void vir_builder_before(vir_builder *b, vir_op *op);
 
@@ -396,11 +418,22 @@ vir_op *vir_build_auto(vir_builder *b, vir_opcode code, uint32_t nopnd, vir_valu
 vir_value *vir_build_const(vir_builder *b, vir_type *t, vir_literal v);
 vir_value *vir_build_int(vir_builder *b, vir_type *t, int64_t v);   /* int/uint/bool types */
 vir_value *vir_build_float(vir_builder *b, vir_type *t, double v);
-/* Result type for ops whose rule is not EXPLICIT, or NULL if it does not fit. */
+/* A literal brought into the range of type `t`: integers wrapped to the
+ * width (sign-extended for signed, zero-extended for unsigned), floats
+ * rounded to f32 or f16, bools 0/1. */
+vir_literal vir_lit_normalize(const vir_type *t, vir_literal v);
+/* Result type for ops whose rule is not EXPLICIT (and the EXPLICIT ops whose
+ * type is fixed: global_id, buffer.len, ...), or NULL if it does not fit. */
 vir_type *vir_infer_type(vir_module *m, vir_opcode code, uint32_t nopnd, vir_value *const *opnd);
 /* The type reached by following `path` from `t` (struct fields, vector
  * components, matrix columns); NULL when the path does not fit. */
 vir_type *vir_path_type(vir_type *t, uint32_t npath, const uint8_t *path);
+/* One step of a path: member `i` of a struct, component of a vector, column
+ * of a matrix, element of an array; NULL when out of range. */
+vir_type *vir_type_member(const vir_type *t, uint32_t i);
+/* The type a symbol's access path starts from: a buffer's element type, a
+ * shared array's element type, the push block's struct, a local's type. */
+const vir_type *vir_sym_path_base(const vir_sym *s);
 
 /* ============================================================= walker */
 
@@ -417,6 +450,8 @@ typedef vir_walk_result (*vir_walk_fn)(vir_op *op, void *ctx);
  * Returns false when a callback stopped the walk. */
 bool vir_walk_region(vir_region *r, vir_walk_fn fn, void *ctx);
 bool vir_walk_module(vir_module *m, vir_walk_fn fn, void *ctx);
+/* Every op of one function's body. */
+bool vir_walk_func(vir_func *f, vir_walk_fn fn, void *ctx);
 
 /* ====================================================== text and checks */
 
@@ -436,6 +471,11 @@ void vir_print_op(const vir_op *op, unsigned flags, vp_strbuf *out); /* one op, 
  * layout, symbol kinds per op, paths, intrinsic arity. Appends one error per
  * violation, located at the op; returns true when there was none. */
 bool vir_verify(const vir_module *m, vp_diags *diags);
+
+/* Names for messages and text: "buffer", "workgroup", "acq_rel". */
+const char *vir_sym_kind_name(vir_sym_kind k);
+const char *vir_scope_name(vir_scope s);
+const char *vir_semantics_name(vir_semantics s);
 
 /* Device features a module needs (VP_FEAT(...) bits, see support.h). */
 uint32_t vir_module_features(const vir_module *m);

@@ -50,6 +50,25 @@ typedef struct vp_ptrvec {
 } vp_ptrvec;
 bool vp_ptrvec_push(vp_arena *a, vp_ptrvec *v, void *p);
 
+/* Arena-backed hash map from byte strings to pointers (open addressing).
+ * Keys are not copied: they must live as long as the map (arena strings,
+ * the text being parsed). Zero-initialize to use. */
+typedef struct vp_map_slot {
+  const char *key; /* NULL: empty */
+  uint32_t len, hash;
+  void *val;
+} vp_map_slot;
+typedef struct vp_map {
+  vp_map_slot *slots;
+  uint32_t cap, len; /* cap is 0 or a power of two */
+} vp_map;
+/* The value stored under the key, or NULL. */
+void *vp_map_get(const vp_map *m, const char *key, size_t len);
+/* Inserts or replaces; false only when the arena is out of memory. */
+bool vp_map_put(vp_arena *a, vp_map *m, const char *key, size_t len, void *val);
+/* The hash vp_map uses (FNV-1a, 32-bit). */
+uint32_t vp_hash_str(const char *s, size_t len);
+
 /* ------------------------------------------------------------ strbuf */
 
 /* A heap string that grows; `data` is always NUL-terminated once used. */

@@ -97,6 +97,61 @@ bool vp_ptrvec_push(vp_arena *a, vp_ptrvec *v, void *p) {
   return true;
 }
 
+/* -------------------------------------------------------------------- map */
+
+uint32_t vp_hash_str(const char *s, size_t len) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < len; i++) {
+    h ^= (unsigned char)s[i];
+    h *= 16777619u;
+  }
+  return h;
+}
+
+/* Linear probing; the table is kept at most half full so probes stay short.
+ * There is no deletion, so no tombstones are needed. */
+static vp_map_slot *map_find(vp_map_slot *slots, uint32_t cap, const char *key, uint32_t len,
+                             uint32_t hash) {
+  uint32_t i = hash & (cap - 1);
+  for (;;) {
+    vp_map_slot *s = &slots[i];
+    if (!s->key || (s->hash == hash && s->len == len && memcmp(s->key, key, len) == 0))
+      return s;
+    i = (i + 1) & (cap - 1);
+  }
+}
+
+void *vp_map_get(const vp_map *m, const char *key, size_t len) {
+  if (!m->cap)
+    return NULL;
+  vp_map_slot *s = map_find(m->slots, m->cap, key, (uint32_t)len, vp_hash_str(key, len));
+  return s->key ? s->val : NULL;
+}
+
+bool vp_map_put(vp_arena *a, vp_map *m, const char *key, size_t len, void *val) {
+  if (2 * (m->len + 1) > m->cap) {
+    uint32_t cap = m->cap ? m->cap * 2 : 16;
+    vp_map_slot *slots = vp_arena_alloc(a, cap * sizeof(vp_map_slot));
+    if (!slots)
+      return false;
+    for (uint32_t i = 0; i < m->cap; i++)
+      if (m->slots[i].key)
+        *map_find(slots, cap, m->slots[i].key, m->slots[i].len, m->slots[i].hash) = m->slots[i];
+    m->slots = slots;
+    m->cap = cap;
+  }
+  uint32_t hash = vp_hash_str(key, len);
+  vp_map_slot *s = map_find(m->slots, m->cap, key, (uint32_t)len, hash);
+  if (!s->key) {
+    s->key = key;
+    s->len = (uint32_t)len;
+    s->hash = hash;
+    m->len++;
+  }
+  s->val = val;
+  return true;
+}
+
 /* ----------------------------------------------------------------- strbuf */
 
 static bool strbuf_reserve(vp_strbuf *b, size_t extra) {

@@ -118,6 +118,8 @@ int main(int argc, char **argv) {
       in_path = a;
     }
   }
+  /* Some options only matter to libraries this build may lack. */
+  (void)optimize, (void)fast_math, (void)guard, (void)asserts, (void)kernel, (void)features;
   if (!in_path)
     in_path = "-";
   if (!from)

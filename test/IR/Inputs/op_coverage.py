@@ -1,0 +1,23 @@
+"""Fails unless every op in ops.def appears in a round-trip test.
+
+usage: op_coverage.py OPS_DEF TEST_DIR
+An op counts as covered when some test/IR/roundtrip-*.vir uses it as an op
+(after `=` or at the start of a line), outside comments.
+"""
+import re
+import sys
+from pathlib import Path
+
+ops = re.findall(r'^VIR_OP\(\w+,\s*"([^"]+)"', Path(sys.argv[1]).read_text(), re.M)
+used = set()
+for path in Path(sys.argv[2]).glob("roundtrip-*.vir"):
+    for line in path.read_text().splitlines():
+        line = line.split("//")[0]
+        m = re.match(r'\s*(?:%[\w.$\u0080-\uffff]+\s*=\s*)?([a-z_][\w.]*)', line)
+        if m:
+            used.add(m.group(1))
+missing = [op for op in ops if op not in used]
+print(f"{len(ops)} ops, {len(ops) - len(missing)} covered by round-trip tests")
+if missing:
+    print("not covered:", " ".join(missing))
+    sys.exit(1)
