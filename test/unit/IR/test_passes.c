@@ -1,0 +1,57 @@
+/* test_passes.c - the pass registry and the pipeline runner's API:
+ * lookup, results (changed / unchanged / failure), after_pass. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "vulpy/passes.h"
+
+static const char *text = "func @f(%x: i32) -> i32 {\n"
+                          "  %zero = const 0 : i32\n"
+                          "  %a = add %x, %zero : i32\n"
+                          "  %b = add %x, %zero : i32\n"
+                          "  %c = mul %a, %b : i32\n"
+                          "  return %c\n"
+                          "}\n";
+
+static void count_pass(const vir_pass_info *p, const vir_module *m, void *ctx) {
+  (void)p;
+  (void)m;
+  (*(int *)ctx)++;
+}
+
+int main(void) {
+  size_t n;
+  const vir_pass_info *t = vir_pass_table(&n);
+  CHECK_EQ_U(n, 3);
+  CHECK_STR(t[0].name, "canonicalize");
+  CHECK(vir_pass_lookup("cse") == &t[1]);
+  CHECK(vir_pass_lookup("nope") == NULL);
+
+  vp_diags d = {0};
+  vir_module *m = vir_parse(text, strlen(text), "p.vir", &d);
+  CHECK(m != NULL);
+  if (!m)
+    CHECK_DONE();
+  int calls = 0;
+  vir_pipeline_options o = {.verify_each = true, .after_pass = count_pass, .ctx = &calls};
+  CHECK(vir_run_pipeline(m, "cse, dce", &o, &d) == VIR_PASS_CHANGED);
+  CHECK_EQ_U(calls, 2);
+  CHECK(vir_run_pipeline(m, "cse,dce", &o, &d) == VIR_PASS_UNCHANGED);
+  CHECK(vir_run_pipeline(m, "canonicalize,dce", NULL, &d) == VIR_PASS_CHANGED);
+  CHECK(vir_run_pipeline(m, "", NULL, &d) == VIR_PASS_UNCHANGED);
+  CHECK_EQ_U(d.count, 0);
+  calls = 0;
+  CHECK(vir_run_pipeline(m, "dce,bogus,cse", &o, &d) == VIR_PASS_FAILURE);
+  CHECK_EQ_U(calls, 0); /* nothing ran */
+  CHECK(diags_have(&d, "unknown pass 'bogus'"));
+  vp_diags_clear(&d);
+
+  vp_strbuf b = {0};
+  vir_print(m, 0, &b);
+  CHECK_STR(b.data, "func @f(%x: i32) -> i32 {\n  %c = mul %x, %x : i32\n  return %c\n}\n");
+  vp_strbuf_free(&b);
+  CHECK(vir_verify(m, &d));
+  vp_diags_free(&d);
+  vir_module_destroy(m);
+  CHECK_DONE();
+}
