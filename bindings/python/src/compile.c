@@ -27,12 +27,25 @@
 #include "vulpy/target.h"
 #endif
 
+#if defined(VULPY_HAVE_TARGET) || defined(VULPY_HAVE_SPIRV)
+/* vtg_options_init lives in the back-end registry (targets.c); a build with
+ * only the SPIR-V library fills the same defaults here. */
+static void options_init(vtg_options *o) {
+#ifdef VULPY_HAVE_TARGET
+  vtg_options_init(o);
+#else
+  memset(o, 0, sizeof *o);
+  o->features = ~0u;
+#endif
+}
+#endif
+
 static PyObject *not_built(const char *what) {
   return PyErr_Format(PyExc_NotImplementedError,
                       "this build of vulpy has no %s (rebuild once it has landed)", what);
 }
 
-#if defined(VULPY_HAVE_IR) && defined(VULPY_HAVE_TARGET)
+#if defined(VULPY_HAVE_IR)
 typedef struct emit_request {
   const char *kernel;
   uint32_t local_size[3];
@@ -54,14 +67,16 @@ static PyObject *emit_targets(vpy_state *st, vir_module *m, const emit_request *
     if (vir_run_pipeline(m, rq->passes, &po, &d) == VIR_PASS_FAILURE)
       return vpy_raise(st, &d, st->CompileError, NULL, source);
   }
+#ifdef VULPY_HAVE_TARGET
   vtg_options o;
-  vtg_options_init(&o);
+  options_init(&o);
   o.kernel = rq->kernel;
   o.fast_math = rq->fast_math;
   o.optimize = rq->optimize;
   memcpy(o.local_size, rq->local_size, sizeof o.local_size);
   o.features = (uint32_t)rq->features;
   o.vulkan = rq->vulkan;
+#endif
 
   PyObject *out = PyDict_New();
   PyObject *seq = out ? PySequence_Fast(rq->targets, "targets must be a sequence of str") : NULL;
@@ -71,6 +86,7 @@ static PyObject *emit_targets(vpy_state *st, vir_module *m, const emit_request *
   }
   vp_strbuf glsl = {0};
   bool have_glsl = false, ok = true;
+  (void)have_glsl;
   Py_ssize_t n = PySequence_Size(seq);
   for (Py_ssize_t i = 0; ok && i < n; i++) {
     PyObject *item = PySequence_GetItem(seq, i);
@@ -87,7 +103,14 @@ static PyObject *emit_targets(vpy_state *st, vir_module *m, const emit_request *
     if (strcmp(name, "vir") == 0) {
       vir_print(m, 0, &text);
       value = PyUnicode_DecodeUTF8(text.data ? text.data : "", (Py_ssize_t)text.len, "replace");
-    } else if (strcmp(name, "manifest") == 0) {
+    }
+#ifndef VULPY_HAVE_TARGET
+    else {
+      not_built("back ends (lib/Target)");
+      ok = false;
+    }
+#else
+    else if (strcmp(name, "manifest") == 0) {
       vpm_manifest *man = vtg_manifest_from_vir(m, &o, &d);
       char *yaml = man ? vpm_emit(man) : NULL;
       vpm_free(man);
@@ -123,6 +146,7 @@ static PyObject *emit_targets(vpy_state *st, vir_module *m, const emit_request *
                                                  (Py_ssize_t)text.len, "replace");
       }
     }
+#endif
     vp_strbuf_free(&text);
     if (ok && !value)
       ok = false;
@@ -162,7 +186,7 @@ static bool parse_request(PyObject *args, PyObject *kw, const char **text, Py_ss
   *asserts = 0;
   *name = "<kernel>";
   rq->targets = NULL;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "s#|szOpppkIOz", kwlist, text, len, name,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "s#|szOppppkIOz", kwlist, text, len, name,
                                    &rq->kernel, &local, guard, asserts, &rq->fast_math,
                                    &rq->optimize, &rq->features, &rq->vulkan, &rq->targets,
                                    &rq->passes))
@@ -184,7 +208,7 @@ static PyObject *default_targets(void) {
  *             optimize=False, features=0xffffffff, vulkan=0,
  *             targets=('vir','glsl','spirv','manifest'), passes=None) -> dict */
 static PyObject *compile_ast(PyObject *self, PyObject *args, PyObject *kw) {
-#if defined(VULPY_HAVE_FRONTEND) && defined(VULPY_HAVE_TARGET)
+#if defined(VULPY_HAVE_FRONTEND) && defined(VULPY_HAVE_IR)
   vpy_state *st = vpy_module_state(self);
   const char *text, *name;
   Py_ssize_t len;
@@ -225,7 +249,7 @@ static PyObject *compile_ast(PyObject *self, PyObject *args, PyObject *kw) {
 
 /* compile_vir(text, name='<vir>', kernel=None, local_size=None, ...) -> dict */
 static PyObject *compile_vir(PyObject *self, PyObject *args, PyObject *kw) {
-#if defined(VULPY_HAVE_IR) && defined(VULPY_HAVE_TARGET)
+#if defined(VULPY_HAVE_IR)
   vpy_state *st = vpy_module_state(self);
   const char *text, *name;
   Py_ssize_t len;
@@ -266,7 +290,7 @@ static PyObject *glsl_to_spirv(PyObject *self, PyObject *args, PyObject *kw) {
                                    &vulkan))
     return NULL;
   vtg_options o;
-  vtg_options_init(&o);
+  options_init(&o);
   o.optimize = optimize;
   o.vulkan = vulkan;
   vp_diags d = {0};

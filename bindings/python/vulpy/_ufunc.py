@@ -79,7 +79,7 @@ UNARY = {
     "absolute": {"fi": "abs(a)", "u": "a", "b": "a"},
     "sign": {"f": "vp.where(vp.isnan(a), a, vp.sign(a))", "i": "vp.sign(a)", "u": "min(a, 1)"},
     "reciprocal": {"f": "1.0 / a", "i": "vp.where(a == 1, 1, vp.where(a == -1, -1, 0))",
-                   "u": "vp.where(a == 1, 1, 0)"},
+                   "u": "vp.where(a == 1, a, a - a)"},
     "floor": {"f": "vp.floor(a)", "iub": "a"},
     "ceil": {"f": "vp.ceil(a)", "iub": "a"},
     "trunc": {"f": "vp.trunc(a)", "iub": "a"},
@@ -167,8 +167,7 @@ def _source(name, nin, expr, loop_in, out_dt, layout, storage, vec, ndim):
             params += [(f"t{k}_{d}", "vp.uint32") for d in range(ndim)]
     lines = ["import vulpy as vp", "", "",
              "def main(" + ", ".join(f"{p}: {t}" for p, t in params) + "):",
-             "    gid = vp.global_id()",
-             "    i = gid.y * row + gid.x",
+             "    i = vp.global_id(1) * row + vp.global_id(0)",
              "    if i >= n:",
              "        return"]
     if strided:
