@@ -40,7 +40,10 @@ def storage_dtype(dt):
     return _U32 if dt == _BOOL else dt
 
 
-def check_memory(memory):
+def check_memory(memory, ctx=None):
+    """The memory kind; None becomes the context's default_memory."""
+    if memory is None and ctx is not None:
+        return ctx.default_memory
     if memory not in MEMORY_KINDS:
         raise ValueError(f"memory must be one of {', '.join(map(repr, MEMORY_KINDS))}, "
                          f"not {memory!r}")
@@ -318,11 +321,11 @@ ndarray.__array_ufunc__ = __array_ufunc__
 # ---------------------------------------------------------------- creation
 
 
-def empty(shape, dtype=np.float32, *, memory="device", context=None):
+def empty(shape, dtype=np.float32, *, memory=None, context=None):
     """A new resident array (zeroed: Vulkan memory is cleared before use)."""
     ctx = _context.resolve(context)
     dt = check_dtype(dtype)
-    check_memory(memory)
+    memory = check_memory(memory, ctx)
     shape = _shape(shape)
     n = 1
     for s in shape:
@@ -331,12 +334,12 @@ def empty(shape, dtype=np.float32, *, memory="device", context=None):
     return ndarray(buf, shape, dt, ctx)
 
 
-def zeros(shape, dtype=np.float32, *, memory="device", context=None):
+def zeros(shape, dtype=np.float32, *, memory=None, context=None):
     """A resident array of zeros."""
     return empty(shape, dtype, memory=memory, context=context)
 
 
-def full(shape, fill_value, dtype=None, *, memory="device", context=None):
+def full(shape, fill_value, dtype=None, *, memory=None, context=None):
     """A resident array with every element `fill_value` (dtype as NumPy
     infers it from the value when not given)."""
     if dtype is None:
@@ -346,7 +349,7 @@ def full(shape, fill_value, dtype=None, *, memory="device", context=None):
     return out
 
 
-def ones(shape, dtype=np.float32, *, memory="device", context=None):
+def ones(shape, dtype=np.float32, *, memory=None, context=None):
     """A resident array of ones."""
     return full(shape, 1, dtype, memory=memory, context=context)
 
@@ -377,7 +380,7 @@ def empty_like(a, dtype=None, *, shape=None, memory=None, context=None):
     """A new resident array with a's shape and dtype (and, for a resident
     `a`, its context and memory kind)."""
     shp, dt, ctx, mem = _like(a, dtype, shape)
-    return empty(shp, dt, memory=memory or mem or "device", context=context or ctx)
+    return empty(shp, dt, memory=memory or mem, context=context or ctx)
 
 
 def zeros_like(a, dtype=None, *, shape=None, memory=None, context=None):
@@ -418,23 +421,25 @@ def _import_target(a, ctx):
     return None
 
 
-def asarray(obj, dtype=None, *, memory="device", context=None):
+def asarray(obj, dtype=None, *, memory=None, context=None):
     """A resident array of `obj` (a NumPy array, a list, a scalar, or a
     resident array, which comes back as is when nothing changes).
 
     With memory='host', a C-contiguous writable NumPy array whose data is
     page-aligned (vp.aligned_empty makes such arrays) is imported with no
     copy: the GPU then reads and writes the NumPy array's own pages."""
-    check_memory(memory)
+    if memory is not None:
+        check_memory(memory)
     if isinstance(obj, ndarray):
         ctx = obj._ctx if context is None else _context.resolve(context)
         if ctx is obj._ctx and (dtype is None or np.dtype(dtype) == obj.dtype) and \
-                memory in (obj.memory, "device"):
+                memory in (obj.memory, None):
             return obj
         if ctx is not obj._ctx:
             return asarray(obj.numpy(), dtype or obj.dtype, memory=memory, context=ctx)
         return obj.astype(dtype or obj.dtype, memory=memory)
     ctx = _context.resolve(context)
+    memory = check_memory(memory, ctx)
     a = np.asarray(obj)
     dt = check_dtype(dtype if dtype is not None else a.dtype, "vp.asarray")
     if memory == "host" and a.dtype == dt and ctx.has("external_memory_host"):
@@ -461,13 +466,13 @@ def aligned_empty(shape, dtype=np.float32):
     return np.frombuffer(mem, dt, n).reshape(shape)
 
 
-def arange(start, stop=None, step=1, dtype=None, *, memory="device", context=None):
+def arange(start, stop=None, step=1, dtype=None, *, memory=None, context=None):
     """Like numpy.arange, resident."""
     a = np.arange(start, stop, step, dtype=dtype)
     return asarray(a, memory=memory, context=context)
 
 
-def linspace(start, stop, num=50, endpoint=True, dtype=None, *, memory="device", context=None):
+def linspace(start, stop, num=50, endpoint=True, dtype=None, *, memory=None, context=None):
     """Like numpy.linspace, resident."""
     a = np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
     return asarray(a, memory=memory, context=context)

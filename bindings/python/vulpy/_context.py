@@ -105,6 +105,25 @@ class Context:
         """True once the device was lost; every later call raises DeviceLostError."""
         return self._native.lost
 
+    @property
+    def default_memory(self):
+        """The memory kind arrays get when memory= is not given: 'device' on
+        unified-memory devices (where it is host-visible anyway), 'rebar' on
+        discrete devices whose whole VRAM is host-visible (resizable BAR),
+        else 'device'. Either way the GPU works at full VRAM bandwidth; with
+        the first two numpy_view() also works."""
+        mem = self.__dict__.get("_default_memory")
+        if mem is None:
+            mem = "device"
+            m = self.info["memory"]
+            if not self.uma:
+                dl_heap = max((h["size"] for h in m["heaps"] if h["device_local"]), default=0)
+                for t in m["types"]:
+                    if t["flags"] & 0x7 == 0x7 and m["heaps"][t["heap"]]["size"] >= dl_heap // 2:
+                        mem = "rebar"
+            self._default_memory = mem
+        return mem
+
     def has(self, feature):
         """Whether the device has a feature ('float64', 'int64', ...)."""
         return feature in self._features

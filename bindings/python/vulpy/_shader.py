@@ -86,10 +86,10 @@ class Shader(_Inspect):
     """A compiled .vul.py kernel with its buffers (see the module docstring)."""
 
     def __init__(self, path, local_size_x=None, local_size_y=None, local_size_z=None,
-                 context=None, kernel=None, fast_math=False, memory="device"):
+                 context=None, kernel=None, fast_math=False, memory=None):
         self.path = os.fspath(path)
         self.context = _context.resolve(context)
-        self.memory = _array.check_memory(memory)
+        self.memory = _array.check_memory(memory, self.context)
         opts = {k: v for k, v in (("local_size_x", local_size_x), ("local_size_y", local_size_y),
                                   ("local_size_z", local_size_z)) if v is not None}
         self.fast_math = fast_math
@@ -226,7 +226,7 @@ class Shader(_Inspect):
 
 
 def compile(path, local_size_x=None, local_size_y=None, local_size_z=None, *, context=None,
-            kernel=None, fast_math=False, memory="device"):
+            kernel=None, fast_math=False, memory=None):
     """Compiles a .vul.py file into a Shader (see the module docstring)."""
     return Shader(path, local_size_x, local_size_y, local_size_z, context=context, kernel=kernel,
                   fast_math=fast_math, memory=memory)

@@ -304,7 +304,7 @@ def _apply(uf, args, out, context, sync, loop=None):
         if isinstance(a, _array.ndarray):
             if ctx is None:
                 ctx = a._ctx
-                resident = resident or a
+                resident = a if resident is None else resident
             elif a._ctx is not ctx:
                 raise ValueError(f"vp.{uf.name}: operands live on different contexts "
                                  f"({ctx.name} and {a._ctx.name})")
@@ -423,7 +423,7 @@ def _apply(uf, args, out, context, sync, loop=None):
 
     if dst is None:
         if resident is not None:
-            dst = _array.empty(oshape, out_dt, context=ctx)
+            dst = _array.empty(oshape, out_dt, memory=resident.memory, context=ctx)
             obuf = dst._buf
         else:
             osz = n * _array.storage_dtype(out_dt).itemsize
