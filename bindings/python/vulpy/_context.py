@@ -11,7 +11,7 @@ import threading
 import weakref
 
 from . import _native
-from ._errors import FeatureError
+from ._errors import DeviceLostError, FeatureError
 
 KINDS = ("dgpu", "igpu", "cpu", "virtual", "other", "any")
 
@@ -142,6 +142,8 @@ class Context:
 
     def synchronize(self):
         """Waits until every submitted dispatch and copy is done."""
+        if self._native.lost:
+            raise DeviceLostError(f"{self.name}: the device was lost; create a new vp.Context")
         self._native.wait_idle()
 
     def take_validation(self):
