@@ -12,6 +12,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_BINDINGS 64
 
@@ -290,6 +291,54 @@ static PyObject *kernel_dispatch_timed(PyObject *obj, PyObject *const *a, Py_ssi
   return PyFloat_FromDouble(ns);
 }
 
+/* time_dispatch(buffers, push, x, y, z, groups, iters) -> list of ns: the
+ * wall time of `iters` synchronous vrt_dispatch calls made from C, one
+ * after the other - the runtime's own round trip, which the Python
+ * overhead benchmark compares against. */
+static PyObject *kernel_time_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs) {
+  vpy_kernel *self = (vpy_kernel *)obj;
+  if (nargs != 7) {
+    PyErr_SetString(PyExc_TypeError, "time_dispatch(buffers, push, x, y, z, groups, iters)");
+    return NULL;
+  }
+  long iters = PyLong_AsLong(a[6]);
+  if (iters <= 0 || iters > 1000000) {
+    if (!PyErr_Occurred())
+      PyErr_SetString(PyExc_ValueError, "iters must be in 1..1000000");
+    return NULL;
+  }
+  vpy_state *st = vpy_state_of(obj);
+  dispatch_args da;
+  if (!parse_dispatch(st, a, &da)) {
+    Py_XDECREF(da.seq);
+    return NULL;
+  }
+  double *ns = PyMem_Malloc((size_t)iters * sizeof *ns);
+  if (!ns) {
+    Py_DECREF(da.seq);
+    return PyErr_NoMemory();
+  }
+  vp_diags d = {0};
+  bool ok = true;
+  Py_BEGIN_ALLOW_THREADS
+  for (long i = 0; ok && i < iters; i++) {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ok = vrt_dispatch(self->k, &da.args, da.grid, &d);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    ns[i] = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);
+  }
+  Py_END_ALLOW_THREADS
+  Py_DECREF(da.seq);
+  PyObject *list = ok ? PyList_New(iters) : NULL;
+  for (long i = 0; list && i < iters; i++)
+    PyList_SetItem(list, i, PyFloat_FromDouble(ns[i]));
+  PyMem_Free(ns);
+  if (!ok)
+    return vpy_raise(st, &d, NULL, ((vpy_context *)self->context)->ctx, NULL);
+  return list;
+}
+
 static PyObject *kernel_get_manifest(PyObject *obj, void *c) {
   vpy_kernel *self = (vpy_kernel *)obj;
   if (!self->manifest)
@@ -323,6 +372,8 @@ static PyMethodDef kernel_methods[] = {
      "dispatch(buffers, push, x, y, z, groups, sync) -> None or Ticket"},
     {"dispatch_timed", (PyCFunction)(void (*)(void))kernel_dispatch_timed, METH_FASTCALL,
      "dispatch_timed(buffers, push, x, y, z, groups) -> GPU time in ns"},
+    {"time_dispatch", (PyCFunction)(void (*)(void))kernel_time_dispatch, METH_FASTCALL,
+     "time_dispatch(buffers, push, x, y, z, groups, iters) -> wall ns of each C dispatch"},
     {NULL, NULL, 0, NULL},
 };
 
