@@ -260,11 +260,24 @@ class Ufunc:
         self.nin = nin
         self.np = np_ufunc
         self._resolved = {}
+        self.last_program = None
         self.__doc__ = (f"vp.{name}(*inputs, out=None, context=None, sync=True): numpy.{name} "
                         f"on the GPU. See docs/python-api.md.")
 
     def __repr__(self):
         return f"<vp ufunc {self.name!r}>"
+
+    @property
+    def glsl(self):
+        """The GLSL of the kernel this ufunc ran last (None before a call)."""
+        p = self.last_program
+        return p.artifacts["glsl"] if p is not None else None
+
+    @property
+    def vir(self):
+        """The VIR of the kernel this ufunc ran last."""
+        p = self.last_program
+        return p.artifacts["vir"] if p is not None else None
 
     def resolve(self, keys):
         """(input loop dtypes, output dtype) as NumPy resolves them."""
@@ -458,6 +471,7 @@ def _apply(uf, args, out, context, sync, loop=None):
     prog = _get_program(uf.name, uf.nin, tuple(loop_in), out_dt, tuple(layout),
                         tuple(storage), vec, ndim)
     kern = prog.native(ctx)
+    uf.last_program = prog
 
     # push constants and grid
     items = -(-n // lanes)
