@@ -36,7 +36,7 @@ typedef struct parser {
   vp_ptrvec calls; /* call ops whose callee is resolved at the end */
   vp_ptrvec callee_names;
   uint32_t nerrors;
-  int depth;
+  int depth, type_depth;
 } parser;
 
 /* ---------------------------------------------------------------- basics */
@@ -192,7 +192,20 @@ static vir_type *parse_elem_type(parser *p) {
 
 /* type := scalar | 'vec'N '<' scalar '>' | 'mat'C('x'R)? '<' float '>'
  *       | 'array' '<' type ',' INT '>' | SYM */
+static vir_type *parse_type_inner(parser *p);
+
 static vir_type *parse_type(parser *p) {
+  if (p->type_depth >= 32) {
+    error_at(p, &p->tok, "type nested more than 32 deep");
+    return NULL;
+  }
+  p->type_depth++;
+  vir_type *t = parse_type_inner(p);
+  p->type_depth--;
+  return t;
+}
+
+static vir_type *parse_type_inner(parser *p) {
   vir_token t = p->tok;
   vir_module *m = p->m;
   if (t.kind == TK_SYM) {
@@ -218,10 +231,14 @@ static vir_type *parse_type(parser *p) {
   if (is_kw(&t, "bool"))
     return vir_ty_bool(m);
   if (n >= 2 && n <= 3 && (s[0] == 'i' || s[0] == 'u' || s[0] == 'f')) {
-    unsigned bits = (unsigned)atoi(s + 1);
-    char buf[4];
-    snprintf(buf, sizeof buf, "%u", bits);
-    if (strlen(buf) == n - 1 && memcmp(buf, s + 1, n - 1) == 0) {
+    /* i8 .. f64: the width, digits only, no leading zero */
+    unsigned bits = 0;
+    bool digits = s[1] != '0';
+    for (uint32_t i = 1; i < n; i++) {
+      digits = digits && s[i] >= '0' && s[i] <= '9';
+      bits = bits * 10 + (unsigned)(s[i] - '0');
+    }
+    if (digits) {
       if (s[0] != 'f' && (bits == 8 || bits == 16 || bits == 32 || bits == 64))
         return s[0] == 'i' ? vir_ty_int(m, bits) : vir_ty_uint(m, bits);
       if (s[0] == 'f' && (bits == 16 || bits == 32 || bits == 64))
@@ -489,7 +506,7 @@ static bool parse_path(parser *p, const vir_type *t, vir_attr *a) {
             error_at(p, &name, "no field '%.*s' in %s", (int)n, s, t->str);
             return false;
           }
-        } else if (t && t->kind == VIR_TY_VEC && n == 1 && strchr(comps, *s)) {
+        } else if (t && t->kind == VIR_TY_VEC && n == 1 && *s && strchr(comps, *s)) {
           k = (int)(strchr(comps, *s) - comps);
           if (k >= t->n) {
             error_at(p, &name, "component '%c' is out of range for %s", *s, t->str);
@@ -635,7 +652,10 @@ static bool parse_op_body(parser *p, vir_opcode code, uint32_t line, opnds *o, v
     if (!expect(p, TK_DOT))
       return false;
     vir_token t = p->tok;
-    if (t.kind != TK_IDENT || t.len > 4 || strspn(t.s, comps) < t.len) {
+    bool comps_ok = t.kind == TK_IDENT && t.len <= 4;
+    for (uint32_t i = 0; comps_ok && i < t.len; i++)
+      comps_ok = t.s[i] && strchr(comps, t.s[i]);
+    if (!comps_ok) {
       expected(p, "1 to 4 components of xyzw");
       return false;
     }

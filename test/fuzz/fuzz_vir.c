@@ -1,0 +1,78 @@
+/* fuzz_vir.c - libFuzzer target: the VIR parser, verifier, printer and
+ * passes on arbitrary bytes.
+ *
+ * Bad input must give diagnostics, never a crash or a hang (ASan and
+ * UBSan watch). What parses must print to text that parses again and
+ * prints the same (the round trip), verify the same way, and survive the
+ * standard pipeline with the verifier after each pass.
+ *
+ * scripts/fuzz.sh reads the two lines below: the sources to compile with
+ * the target, and the seed corpus.
+ */
+// sources: lib/Support/support.c lib/IR/*.c lib/Transforms/*.c
+// seeds: test/**/*.vir examples/*.vir
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vulpy/ir.h"
+#include "vulpy/passes.h"
+
+static void fail(const char *what, const char *a, const char *b) {
+  fprintf(stderr, "fuzz_vir: %s\n--- first:\n%s\n--- second:\n%s\n", what, a ? a : "", b ? b : "");
+  abort();
+}
+
+/* print(m) must parse, print the same, and verify as m did */
+static char *round_trip(vir_module *m, bool verified) {
+  vp_strbuf a = {0}, b = {0};
+  vir_print(m, 0, &a);
+  vp_diags d = {0};
+  vir_module *m2 = vir_parse(a.data ? a.data : "", a.len, "printed.vir", &d);
+  if (!m2) {
+    char *msg = vp_diags_format(&d, a.data);
+    fail("printed text does not parse", a.data, msg);
+  }
+  vir_print(m2, 0, &b);
+  if (a.len != b.len || (a.len && memcmp(a.data, b.data, a.len) != 0))
+    fail("print(parse(print(m))) differs from print(m)", a.data, b.data);
+  if (vir_verify(m2, &d) != verified)
+    fail("the printed module verifies differently", a.data, NULL);
+  vp_diags_free(&d);
+  vir_module_destroy(m2);
+  vp_strbuf_free(&b);
+  return vp_strbuf_take(&a);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  vp_diags d = {0};
+  vir_module *m = vir_parse((const char *)data, size, "fuzz.vir", &d);
+  if (m) {
+    bool ok = vir_verify(m, &d);
+    char *before = round_trip(m, ok);
+    if (ok) {
+      (void)vir_module_features(m);
+      vir_pipeline_options o = {.verify_each = true};
+      if (vir_run_pipeline(m, "canonicalize,cse,dce", &o, &d) == VIR_PASS_FAILURE) {
+        vp_strbuf after = {0};
+        vir_print(m, 0, &after);
+        char *msg = vp_diags_format(&d, NULL);
+        fprintf(stderr, "%s\n", msg ? msg : "");
+        fail("the pipeline broke a verified module", before, after.data);
+      }
+      free(round_trip(m, true));
+    }
+    free(before);
+    vir_module_destroy(m);
+  }
+  /* the diagnostics with carets, over the input itself */
+  char *text = malloc(size + 1);
+  if (text) {
+    memcpy(text, data, size);
+    text[size] = 0;
+    free(vp_diags_format(&d, text));
+    free(text);
+  }
+  vp_diags_free(&d);
+  return 0;
+}
