@@ -417,10 +417,10 @@ def _apply(uf, args, out, context, sync, loop=None):
                 bufs.append(v.item() if loop_in[k] != _BOOL else int(v.item() != 0))
                 strides.append(None)
                 continue
-            sdt = _array.storage_dtype(loop_in[k])
-            host = np.ascontiguousarray(a, dtype=sdt if loop_in[k] != _BOOL else np.uint32) \
-                if not (loop_in[k] == _BOOL and a.dtype == _BOOL) else \
-                np.ascontiguousarray(a).astype(np.uint32)
+            if loop_in[k] == _BOOL:  # truthiness, as NumPy casts to bool
+                host = np.ascontiguousarray(a.astype(np.bool_).astype(np.uint32))
+            else:
+                host = np.ascontiguousarray(a, dtype=loop_in[k])
             buf = ctx._scratch("host" if not ctx.uma else "device", max(host.nbytes, 16))
             buf.upload(host)
             scratch.append(buf)
