@@ -23,7 +23,7 @@ import threading
 import numpy as np
 
 from . import _array, _compiler, _context, _native
-from ._errors import FeatureError
+from ._errors import CompileError
 from ._launch import Handle, Program, grid_2d
 
 LOCAL = 256
@@ -130,6 +130,7 @@ class _Plan:
 
 _plans = {}
 _plans_lock = threading.Lock()
+_no_vec = set()  # (ufunc name, dtype) whose vector variant did not compile
 
 
 def _source(name, nin, expr, loop_in, out_dt, layout, storage, vec, ndim):
@@ -467,9 +468,20 @@ def _apply(uf, args, out, context, sync, loop=None):
         expr = _expr(uf.name, loop_in[0]) if uf.name not in MATH else "vp.f(a)"
         vec = expr is not None and "where" not in expr and "\n" not in expr and \
             " and " not in expr and " or " not in expr and "not " not in expr
+    if vec and (uf.name, loop_in[0]) in _no_vec:
+        vec = False
+    try:
+        prog = _get_program(uf.name, uf.nin, tuple(loop_in), out_dt, tuple(layout),
+                            tuple(storage), vec, ndim)
+    except CompileError:
+        if not vec:
+            raise
+        # the back end has no vector form of this operation: scalar it is
+        _no_vec.add((uf.name, loop_in[0]))
+        vec = False
+        prog = _get_program(uf.name, uf.nin, tuple(loop_in), out_dt, tuple(layout),
+                            tuple(storage), vec, ndim)
     lanes = _VEC[loop_in[0]][1] if vec else 1
-    prog = _get_program(uf.name, uf.nin, tuple(loop_in), out_dt, tuple(layout),
-                        tuple(storage), vec, ndim)
     kern = prog.native(ctx)
     uf.last_program = prog
 
