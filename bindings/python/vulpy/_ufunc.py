@@ -352,6 +352,17 @@ def _apply(uf, args, out, context, sync, loop=None):
         if isinstance(a, _array.ndarray):
             ops.append(a)
             shapes.append(a.shape)
+        elif isinstance(a, (int, float)) and not isinstance(a, np.generic):
+            # a Python scalar: NumPy refuses values the loop type cannot hold
+            if loop_in[k] == _BOOL:
+                arr = np.array(int(bool(a)), np.uint32)
+            else:
+                try:
+                    arr = np.array(a, dtype=loop_in[k])
+                except OverflowError as e:
+                    raise OverflowError(f"vp.{uf.name}: argument {k + 1}: {e}") from None
+            ops.append(arr)
+            shapes.append(())
         else:
             arr = np.asarray(a)
             if arr.dtype.kind not in "fiub":
@@ -412,10 +423,10 @@ def _apply(uf, args, out, context, sync, loop=None):
             buf, st, shp = a._buf, a.dtype, a.shape
         elif isinstance(a, np.ndarray):
             if a.ndim == 0:
-                v = a.astype(loop_in[k]) if loop_in[k] != _BOOL else a.astype(np.uint32)
+                v = a.astype(loop_in[k]) if loop_in[k] != _BOOL else a.astype(np.bool_)
                 layout.append("s")
                 storage.append(loop_in[k])
-                bufs.append(v.item() if loop_in[k] != _BOOL else int(v.item() != 0))
+                bufs.append(v.item() if loop_in[k] != _BOOL else int(v.item()))
                 strides.append(None)
                 continue
             if loop_in[k] == _BOOL:  # truthiness, as NumPy casts to bool
