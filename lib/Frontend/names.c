@@ -240,10 +240,15 @@ vfe_val vfe_name(vfe_ctx *c, const vfe_node *n, const char *id) {
       return st ? (vfe_val){.kind = VFE_V_CLASS, .st = st} : (vfe_val){0};
     }
     case VFE_G_FUNC: return (vfe_val){.kind = VFE_V_FUNC, .helper = g->helper};
-    default:
-      vfe_err(c, n, "'%s' is a module-level value that is not a compile-time constant", id);
+    default: {
+      const char *kind = vfe_ast_of(g->node) == VFE_AST_Constant ? vfe_get_str(g->node, "kind") : NULL;
+      if (kind)
+        vfe_err(c, n, "'%s' is a module-level %s, not a compile-time constant", id, kind);
+      else
+        vfe_err(c, n, "'%s' is a module-level value that is not a compile-time constant", id);
       vfe_hint(c, "kernels see numbers, struct classes and functions of their module; pass other data in a buffer");
       return (vfe_val){0};
+    }
     }
   }
   if (vfe_map_get(&c->vp_names, id))

@@ -9,16 +9,62 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 /* ------------------------------------------------------------------ arena */
 
 struct vp_arena_chunk {
   vp_arena_chunk *next;
   size_t used, size;
+  size_t mapped; /* bytes mmap'd for this chunk, or 0 when it came from calloc */
   _Alignas(16) unsigned char data[];
 };
 
-enum { VP_ARENA_CHUNK = 64 * 1024, VP_ARENA_MAX_CHUNK = 4 * 1024 * 1024 };
+/* Chunks of 2 MiB and more are mapped on a 2 MiB boundary and marked for
+ * transparent huge pages: a big module then takes one page fault per 2 MiB
+ * instead of 512 (the kernel zeroes the memory either way). */
+enum { HUGE = 2 * 1024 * 1024 };
+
+static vp_arena_chunk *chunk_new(size_t size) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(VP_NO_HUGE_PAGES)
+  size_t bytes = sizeof(vp_arena_chunk) + size;
+  if (bytes >= HUGE) {
+    bytes = (bytes + HUGE - 1) / HUGE * HUGE;
+    size_t span = bytes + HUGE;
+    unsigned char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED)
+      return NULL;
+    unsigned char *base = (unsigned char *)(((uintptr_t)raw + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
+    if (base > raw)
+      munmap(raw, (size_t)(base - raw));
+    if (raw + span > base + bytes)
+      munmap(base + bytes, (size_t)(raw + span - (base + bytes)));
+    madvise(base, bytes, MADV_HUGEPAGE);
+    vp_arena_chunk *c = (vp_arena_chunk *)base; /* fresh mappings are zero */
+    c->mapped = bytes;
+    c->size = bytes - sizeof(vp_arena_chunk);
+    return c;
+  }
+#endif
+  vp_arena_chunk *c = calloc(1, sizeof(vp_arena_chunk) + size);
+  if (c)
+    c->size = size;
+  return c;
+}
+
+static void chunk_free(vp_arena_chunk *c) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(VP_NO_HUGE_PAGES)
+  if (c->mapped) {
+    munmap(c, c->mapped);
+    return;
+  }
+#endif
+  free(c);
+}
+
+enum { VP_ARENA_CHUNK = 64 * 1024, VP_ARENA_MAX_CHUNK = 4 * 1024 * 1024 - 4096 };
 
 /* Chunks come from calloc and are never reused before the arena is freed,
  * so the memory handed out is zero without a memset per allocation (for
@@ -36,14 +82,12 @@ void *vp_arena_alloc(vp_arena *a, size_t size) {
       want = VP_ARENA_MAX_CHUNK;
     if (size > want)
       want = size;
-    c = calloc(1, sizeof(vp_arena_chunk) + want);
+    c = chunk_new(want);
     if (!c)
       return NULL;
-    c->size = want;
-    c->used = 0;
     /* A big one-off request goes behind the current chunk so the space left
      * in the current chunk is not wasted. */
-    if (a->head && size > VP_ARENA_CHUNK && size == want) {
+    if (a->head && size > VP_ARENA_CHUNK && size >= want) {
       c->next = a->head->next;
       a->head->next = c;
     } else {
@@ -85,7 +129,7 @@ void vp_arena_free(vp_arena *a) {
   vp_arena_chunk *c = a->head;
   while (c) {
     vp_arena_chunk *next = c->next;
-    free(c);
+    chunk_free(c);
     c = next;
   }
   a->head = NULL;
@@ -179,6 +223,16 @@ void **vp_map_insert(vp_arena *a, vp_map *m, const char *key, size_t len, bool *
     m->len++;
   }
   return &s->val;
+}
+
+void vp_map_clear(vp_map *m) {
+  /* keep the table for the next use unless it is far bigger than what it
+   * held (clearing a huge table for a few entries would cost more) */
+  if (m->cap && m->len * 8 >= m->cap)
+    memset(m->slots, 0, m->cap * sizeof(vp_map_slot));
+  else
+    m->slots = NULL, m->cap = 0;
+  m->len = 0;
 }
 
 bool vp_map_put(vp_arena *a, vp_map *m, const char *key, size_t len, void *val) {
