@@ -11,6 +11,7 @@
  * butterfly fast path), a 64-lane wavefront on AMD's CDNA (RDNA may run
  * 32-lane waves: gl_SubgroupSize reads warpSize, as it should).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cfamily.h"

@@ -18,6 +18,7 @@
  * before any other access; otherwise it is declared (without a value) just
  * before the first access, outside any loop that the region is in.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "cfamily.h"
