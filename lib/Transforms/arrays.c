@@ -407,7 +407,27 @@ static bool has_kernels(const vir_func *f) {
   return false;
 }
 
+/* Tensor values nobody uses (a dead reduction would otherwise become a
+ * kernel of its own). */
+static void drop_dead(part *p) {
+  for (bool again = true; again;) {
+    again = false;
+    collect_users(p);
+    if (!p->users)
+      return;
+    for (vir_op *op = p->f->body.first, *next; op; op = next) {
+      next = op->next;
+      vir_value *v = vir_result(op);
+      if (is_array_value(v) && v->id < p->nids && !p->users[v->id].len) {
+        vir_op_unlink(op);
+        again = true;
+      }
+    }
+  }
+}
+
 static bool partition_func(part *p) {
+  drop_dead(p);
   collect_users(p);
   if (!p->users)
     return false;

@@ -69,6 +69,9 @@ typedef struct lw {
   uint32_t nscal;
   uint32_t nlocals;
   vp_ptrvec packed; /* 8-bit buffers retyped to u32 words (no 8-bit storage) */
+  vir_value *consts[128]; /* the kernel's constants */
+  uint32_t nconsts;
+  vir_value *ids[3]; /* global_id.x, workgroup_id.x, local_index */
   bool failed;
 } lw;
 
@@ -97,8 +100,15 @@ static vir_value *sel(lw *l, vir_value *c, vir_value *a, vir_value *b) {
   return op_(l, VIR_OP_SELECT, a->type, 3, v);
 }
 
-/* A constant in the kernel's prologue (visible everywhere in it). */
+/* A constant in the kernel's prologue (visible everywhere in it), made
+ * once per kernel. */
 static vir_value *konst(lw *l, vir_type *t, vir_literal v) {
+  v = vir_lit_normalize(t, v);
+  for (uint32_t i = 0; i < l->nconsts; i++) {
+    vir_value *c = l->consts[i];
+    if (c->type == t && c->def->attr.lit.u == v.u)
+      return c;
+  }
   vir_builder pb = l->b;
   pb.region = &l->k->body;
   pb.before = l->pro ? l->pro->next : l->k->body.first;
@@ -107,8 +117,10 @@ static vir_value *konst(lw *l, vir_type *t, vir_literal v) {
     l->failed = true;
     return NULL;
   }
-  op->attr.lit = vir_lit_normalize(t, v);
+  op->attr.lit = v;
   l->pro = op;
+  if (l->nconsts < sizeof l->consts / sizeof *l->consts)
+    l->consts[l->nconsts++] = &op->val;
   return &op->val;
 }
 static vir_value *ku(lw *l, uint64_t v) { return konst(l, u32t(l), (vir_literal){.u = v}); }
@@ -199,15 +211,29 @@ static vir_value *atomic(lw *l, vir_opcode c, vir_sym *s, vir_value *i, vir_valu
   return &op->val;
 }
 
+/* global_id.x, workgroup_id.x or local_index, once per kernel, in its prologue. */
 static vir_value *id_x(lw *l, vir_opcode c) {
-  vir_value *v = op_(l, c, vir_ty_vec(l->m, u32t(l), 3), 0, NULL);
-  vir_op *e = v ? vir_build(&l->b, VIR_OP_EXTRACT, u32t(l), 1, &v) : NULL;
+  int slot = c == VIR_OP_GLOBAL_ID ? 0 : c == VIR_OP_WORKGROUP_ID ? 1 : 2;
+  if (l->ids[slot])
+    return l->ids[slot];
+  vir_builder pb = l->b;
+  pb.region = &l->k->body;
+  pb.before = l->pro ? l->pro->next : l->k->body.first;
+  vir_op *e;
+  if (c == VIR_OP_LOCAL_INDEX) {
+    e = vir_build(&pb, c, u32t(l), 0, NULL);
+  } else {
+    vir_op *v = vir_build(&pb, c, vir_ty_vec(l->m, u32t(l), 3), 0, NULL);
+    e = v ? vir_build(&pb, VIR_OP_EXTRACT, u32t(l), 1, (vir_value *[]){&v->val}) : NULL;
+    if (e)
+      e->attr.index = 0;
+  }
   if (!e) {
     l->failed = true;
     return NULL;
   }
-  e->attr.index = 0;
-  return &e->val;
+  l->pro = e;
+  return l->ids[slot] = &e->val;
 }
 
 static void barrier(lw *l) { op_(l, VIR_OP_BARRIER, vir_ty_void(l->m), 0, NULL); }
@@ -638,7 +664,7 @@ static vir_opcode subgroup_op(vir_opcode c) {
  * shared memory, or every invocation writes its own; then a tree over
  * shared memory halves the live entries per step. *ri: the index (arg). */
 static vir_value *tree(lw *l, const red *r, accum a, vir_value **ri) {
-  vir_value *li = op_(l, VIR_OP_LOCAL_INDEX, u32t(l), 0, NULL);
+  vir_value *li = id_x(l, VIR_OP_LOCAL_INDEX);
   vir_value *v = lload(l, a.v), *n;
   saved sv;
   if (r->sg) {
@@ -777,7 +803,7 @@ static uint32_t kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stor
   emit_stores(l, stores, ns, ix);
   leave(l, sv);
   vir_value *ri, *res = tree(l, &r, a, &ri);
-  vir_value *li = op_(l, VIR_OP_LOCAL_INDEX, u32t(l), 0, NULL);
+  vir_value *li = id_x(l, VIR_OP_LOCAL_INDEX);
   vir_value *first = bin(l, VIR_OP_EQ, li, ku(l, 0));
   if (g == 1) {
     if_begin(l, first, &sv);
@@ -864,7 +890,7 @@ static uint32_t kernel_partial_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **s
   if (coop) {
     g = O > MAX_GROUPS ? MAX_GROUPS : (O ? (uint32_t)O : 1);
     vir_value *wg = id_x(l, VIR_OP_WORKGROUP_ID);
-    vir_value *li = op_(l, VIR_OP_LOCAL_INDEX, u32t(l), 0, NULL);
+    vir_value *li = id_x(l, VIR_OP_LOCAL_INDEX);
     vir_value *o = for_begin(l, wg, ku(l, O), ku(l, g), &so);
     accum a = acc_new(l, &r);
     vir_value *q = for_begin(l, li, ku(l, R), ku(l, WG), &si);
@@ -990,6 +1016,16 @@ static uint32_t kernel_elementwise(lw *l, vir_op **stores, uint32_t ns) {
 
 /* ---------------------------------------------------------------- driver */
 
+/* A u32 constant at the top of the array function, made once. */
+static vir_value *launch_const(lw *l, vir_builder *ab, uint32_t v) {
+  for (vir_op *op = l->af->body.first; op; op = op->next)
+    if (op->code == VIR_OP_CONST && op->val.type == u32t(l) && op->attr.lit.u == v)
+      return &op->val;
+  vir_builder top = *ab;
+  top.before = l->af->body.first;
+  return vir_build_int(&top, u32t(l), v);
+}
+
 static bool lower_kernel(lw *l, vir_op *K, uint32_t num) {
   char *name = vp_arena_printf(&l->m->arena, "%s_k%u", l->af->sym->name, num);
   vir_func *k = vir_add_func(l->m, name, true, NULL, 0, NULL, NULL, K->loc);
@@ -1000,6 +1036,8 @@ static bool lower_kernel(lw *l, vir_op *K, uint32_t num) {
   l->pro = NULL;
   l->nmemo = 0;
   l->nlocals = 0;
+  l->nconsts = 0;
+  memset(l->ids, 0, sizeof l->ids);
   memset(l->scal, 0, l->nscal * sizeof *l->scal);
   vir_builder_init(&l->b, l->m);
   vir_builder_at_end(&l->b, &k->body);
@@ -1049,7 +1087,7 @@ static bool lower_kernel(lw *l, vir_op *K, uint32_t num) {
   vir_builder_init(&ab, l->m);
   vir_builder_before(&ab, K);
   ab.loc = K->loc;
-  vir_value *gx = vir_build_int(&ab, u32t(l), g), *one = vir_build_int(&ab, u32t(l), 1);
+  vir_value *gx = launch_const(l, &ab, g), *one = launch_const(l, &ab, 1);
   vir_value *args[3] = {gx, one, one};
   vir_op *launch = vir_build(&ab, VIR_OP_ARRAY_LAUNCH, NULL, 3, args);
   if (!launch)
