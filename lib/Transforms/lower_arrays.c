@@ -733,7 +733,7 @@ static red red_info(lw *l, vir_op *op) {
   case VIR_OP_ARRAY_MIN:
   case VIR_OP_ARRAY_MAX:
   case VIR_OP_ARRAY_ARGMIN:
-  case VIR_OP_ARRAY_ARGMAX: r.acc = r.in; break;
+  case VIR_OP_ARRAY_ARGMAX: r.acc = r.in->kind == VIR_TY_BOOL ? u32t(l) : r.in; break;
   case VIR_OP_ARRAY_ANY:
   case VIR_OP_ARRAY_ALL: r.acc = u32t(l); break;
   default: r.acc = r.res; break;
@@ -883,6 +883,8 @@ static uint32_t kernel_partial_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **s
     r.arg = rop->code == VIR_OP_ARRAY_ARGMIN || rop->code == VIR_OP_ARRAY_ARGMAX;
     r.acc = r.arg || rop->code == VIR_OP_ARRAY_MIN || rop->code == VIR_OP_ARRAY_MAX ? r.in
             : rop->code == VIR_OP_ARRAY_ANY || rop->code == VIR_OP_ARRAY_ALL ? u32t(l) : r.res;
+    if (r.acc->kind == VIR_TY_BOOL) /* bool min/max accumulate as u32 0/1 */
+      r.acc = u32t(l);
   }
   r.count = R;
   saved so, si;

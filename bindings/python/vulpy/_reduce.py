@@ -55,6 +55,16 @@ def result_dtype(kind, dt, dtype=None):
     return f(z, dtype=dtype).dtype
 
 
+def _check_identity(kind, shape, axes):
+    """NumPy: min/max/argmin/argmax over an empty axis, into a non-empty
+    result, have no answer."""
+    if kind not in _NO_IDENTITY:
+        return
+    kept = [d for i, d in enumerate(shape) if i not in axes]
+    if builtins.any(shape[i] == 0 for i in axes) and int(np.prod(kept, dtype=np.int64)) > 0:
+        raise ValueError(f"zero-size array to reduction operation {kind} which has no identity")
+
+
 def _shape_of(x):
     if isinstance(x, (_array.ndarray, np.ndarray)):
         return x.shape
@@ -83,9 +93,7 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
     if kind in ("argmin", "argmax") and axis is not None and isinstance(axis, (tuple, list)):
         raise TypeError(f"vp.{kind}: axis must be an int or None")
     rdt = result_dtype(kind, a.dtype, dtype)
-    if kind in _NO_IDENTITY and builtins.any(shape[i] == 0 for i in axes) or \
-            (kind in _NO_IDENTITY and nd and not np.prod(shape)):
-        raise ValueError(f"zero-size array to reduction operation {kind} which has no identity")
+    _check_identity(kind, shape, axes)
     c = _arrayops.Call(kind, context=context)
     c.note(a)
     if isinstance(out, _array.ndarray):
@@ -120,8 +128,7 @@ def _trace(kind, a, axis, dtype, keepdims, scan):
         axes = _axes(0 if axis is None else axis, nd, kind)
         return Tracer(t.g.scan(kind, v, axes[0], result_dtype(kind, a.dtype, dtype)), t)
     axes = _axes(axis, nd, kind)
-    if kind in _NO_IDENTITY and builtins.any(a.shape[i] == 0 for i in axes):
-        raise ValueError(f"zero-size array to reduction operation {kind} which has no identity")
+    _check_identity(kind, a.shape, axes)
     return Tracer(t.g.reduce(kind, v, axes, keepdims, result_dtype(kind, a.dtype, dtype)), t)
 
 
