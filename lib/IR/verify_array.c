@@ -137,7 +137,10 @@ static void check_view_bounds(vctx *c, const vir_op *op, const vir_type *t, uint
 static const vir_sym *check_buffer(vctx *c, const vir_op *op, bool write) {
   const vir_sym *s = op->attr.sym;
   if (!s || s->kind != VIR_SYM_BUFFER) {
-    ERR(c, op, "'%s' needs a buffer, not %s", oname(op), s ? vir_sym_kind_name(s->kind) : "nothing");
+    if (s)
+      ERR(c, op, "'%s' needs a buffer, but @%s is a %s", oname(op), s->name, vir_sym_kind_name(s->kind));
+    else
+      ERR(c, op, "'%s' needs a buffer", oname(op));
     return NULL;
   }
   if (write && s->access == VIR_ACCESS_READONLY)

@@ -1110,6 +1110,7 @@ static void pack_bytes(lw *l) {
         s->type->bits == 8) {
       s->type = u32t(l);
       s->count = (s->count + 3) / 4;
+      s->access = VIR_ACCESS_READWRITE; /* bytes are written with atomic and/or */
       vp_ptrvec_push(&l->tmp, &l->packed, s);
     }
   }
