@@ -163,6 +163,7 @@ static bool materialize(part *p, vir_value *v) {
   if (st) {
     vir_op_unlink(st);
     vir_region_insert(&p->f->body, def->next, st);
+    st->attr.sym->access = VIR_ACCESS_READWRITE; /* the later kernels read it back */
   } else {
     vir_sym *buf = vir_array_temp(p->m, "tmp", v->type, def->loc);
     if (!buf)

@@ -1018,9 +1018,10 @@ static uint32_t kernel_elementwise(lw *l, vir_op **stores, uint32_t ns) {
 
 /* ---------------------------------------------------------------- driver */
 
-/* A u32 constant at the top of the array function, made once. */
+/* A u32 constant at the top of the array function, made once (reused
+ * only when it comes before the launch, ab->before). */
 static vir_value *launch_const(lw *l, vir_builder *ab, uint32_t v) {
-  for (vir_op *op = l->af->body.first; op; op = op->next)
+  for (vir_op *op = l->af->body.first; op && op != ab->before; op = op->next)
     if (op->code == VIR_OP_CONST && op->val.type == u32t(l) && op->attr.lit.u == v)
       return &op->val;
   vir_builder top = *ab;
