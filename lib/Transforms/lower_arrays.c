@@ -46,6 +46,8 @@ typedef struct idx {
   vir_value *flat;
   vir_value *multi[VIR_MAX_RANK];
   bool have_multi;
+  vir_value *quad; /* vec4 kernels: the vec4 index; flat = 4 * quad + lane */
+  uint32_t lane;
 } idx;
 
 typedef struct memo {
@@ -72,6 +74,13 @@ typedef struct lw {
   vir_value *consts[128]; /* the kernel's constants */
   uint32_t nconsts;
   vir_value *ids[3]; /* global_id.x, workgroup_id.x, local_index */
+  vp_ptrvec vec4;      /* buffers retyped to vec4 elements (vec4 kernels) */
+  struct {
+    const vir_sym *s;
+    const vir_value *quad;
+    vir_value *v;
+  } quads[64];         /* this loop body's vec4 loads */
+  uint32_t nquads;
   bool failed;
 } lw;
 
@@ -375,6 +384,33 @@ static bool is_packed8(lw *l, const vir_sym *s) {
   return false;
 }
 
+static bool is_vec4(lw *l, const vir_sym *s) {
+  for (uint32_t i = 0; i < l->vec4.len; i++)
+    if (l->vec4.data[i] == s)
+      return true;
+  return false;
+}
+
+/* Lane `lane` of the vec4 at `quad` of a vec4 buffer (one load per quad). */
+static vir_value *load_lane(lw *l, vir_sym *s, vir_value *quad, uint32_t lane) {
+  vir_value *v = NULL;
+  for (uint32_t i = 0; i < l->nquads && !v; i++)
+    if (l->quads[i].s == s && l->quads[i].quad == quad)
+      v = l->quads[i].v;
+  if (!v) {
+    v = mem_load(l, VIR_OP_BUFFER_LOAD, s, quad, s->type, false);
+    if (l->nquads < sizeof l->quads / sizeof *l->quads)
+      l->quads[l->nquads++] = (typeof(l->quads[0])){s, quad, v};
+  }
+  vir_op *e = v ? vir_build(&l->b, VIR_OP_EXTRACT, s->type->elem, 1, &v) : NULL;
+  if (!e) {
+    l->failed = true;
+    return NULL;
+  }
+  e->attr.index = lane;
+  return &e->val;
+}
+
 static vir_value *load_elem(lw *l, vir_sym *s, vir_value *off, vir_type *t) {
   if (is_packed8(l, s)) { /* a byte of a u32 word */
     vir_value *w = mem_load(l, VIR_OP_BUFFER_LOAD, s, bin(l, VIR_OP_SHR, off, ku(l, 2)), u32t(l), false);
@@ -453,6 +489,8 @@ static vir_value *emit_op(lw *l, vir_value *v, idx *ix) {
   vir_type *et = v->type->elem;
   switch (d->code) {
   case VIR_OP_ARRAY_LOAD:
+    if (ix->quad && is_vec4(l, d->attr.sym))
+      return load_lane(l, d->attr.sym, ix->quad, ix->lane);
     return load_elem(l, d->attr.sym, view_offset(l, v->type, d->attr.arr, ix), et);
   case VIR_OP_ARRAY_BROADCAST: {
     const vir_type *f = d->opnd[0]->type;
@@ -785,6 +823,17 @@ static void store_result(lw *l, vir_op *rs, vir_value *o, vir_value *x) {
     store_elem(l, rs->attr.sym, view_offset(l, v->type, rs->attr.arr, oi), x);
 }
 
+static void lanes(lw *l, const vir_type *S, vir_value *q, idx **ix);
+
+/* Whether a full reduction reads its input as vec4s (its loads' buffers
+ * were retyped by plan_vec4). */
+static bool vec4_reduction(lw *l, vir_op *rop) {
+  for (vir_op *op = rop->parent->first; op; op = op->next)
+    if (op->code == VIR_OP_ARRAY_LOAD)
+      return is_vec4(l, op->attr.sym);
+  return false;
+}
+
 /* A reduction over every axis: one dispatch (see the file comment). */
 static uint32_t kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores, uint32_t ns) {
   red r = red_info(l, rop);
@@ -795,12 +844,24 @@ static uint32_t kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stor
   accum a = acc_new(l, &r);
   vir_value *gid = id_x(l, VIR_OP_GLOBAL_ID);
   saved sv;
-  vir_value *i = for_begin(l, gid, ku(l, n), ku(l, (uint64_t)g * WG), &sv);
-  idx *ix = new_idx(l, in, i);
-  vir_value *x = emit(l, rop->opnd[0], ix);
-  if (x)
-    acc_add(l, &r, a, lift(l, &r, x), i);
-  emit_stores(l, stores, ns, ix);
+  if (vec4_reduction(l, rop)) {
+    /* four elements per iteration, the input read as vec4s */
+    vir_value *q = for_begin(l, gid, ku(l, n / 4), ku(l, (uint64_t)g * WG), &sv);
+    idx *ix[4];
+    lanes(l, in, q, ix);
+    for (uint32_t k = 0; k < 4 && ix[k]; k++) {
+      vir_value *x = emit(l, rop->opnd[0], ix[k]);
+      if (x)
+        acc_add(l, &r, a, lift(l, &r, x), ix[k]->flat);
+    }
+  } else {
+    vir_value *i = for_begin(l, gid, ku(l, n), ku(l, (uint64_t)g * WG), &sv);
+    idx *ix = new_idx(l, in, i);
+    vir_value *x = emit(l, rop->opnd[0], ix);
+    if (x)
+      acc_add(l, &r, a, lift(l, &r, x), i);
+    emit_stores(l, stores, ns, ix);
+  }
   leave(l, sv);
   vir_value *ri, *res = tree(l, &r, a, &ri);
   vir_value *li = id_x(l, VIR_OP_LOCAL_INDEX);
@@ -1002,8 +1063,51 @@ static uint32_t kernel_scatter(lw *l, vir_op *sc) {
   return g;
 }
 
+/* The four lane indices of vec4 index `q` of shape S. */
+static void lanes(lw *l, const vir_type *S, vir_value *q, idx **ix) {
+  vir_value *base = bin(l, VIR_OP_MUL, q, ku(l, 4));
+  for (uint32_t k = 0; k < 4; k++) {
+    ix[k] = new_idx(l, S, k ? bin(l, VIR_OP_ADD, base, ku(l, k)) : base);
+    if (ix[k]) {
+      ix[k]->quad = q;
+      ix[k]->lane = k;
+    }
+  }
+  l->nquads = 0;
+}
+
+/* An elementwise kernel whose buffers are all vec4: four elements per
+ * iteration, read and written as vec4s. */
+static uint32_t kernel_elementwise4(lw *l, vir_op **stores, uint32_t ns) {
+  const vir_type *S = stores[0]->opnd[0]->type;
+  uint64_t n4 = vir_ty_numel(S) / 4;
+  uint32_t g = groups_for(n4, WG, MAX_GROUPS);
+  vir_value *gid = id_x(l, VIR_OP_GLOBAL_ID);
+  saved so;
+  vir_value *q = for_begin(l, gid, ku(l, n4), ku(l, (uint64_t)g * WG), &so);
+  idx *ix[4];
+  lanes(l, S, q, ix);
+  for (uint32_t i = 0; i < ns && ix[3]; i++) {
+    vir_op *st = stores[i];
+    vir_value *x[4];
+    for (uint32_t k = 0; k < 4; k++)
+      x[k] = cast(l, emit(l, st->opnd[0], ix[k]), st->attr.sym->type->elem);
+    vir_op *c = x[0] && x[1] && x[2] && x[3] ? vir_build(&l->b, VIR_OP_CONSTRUCT, st->attr.sym->type, 4, x)
+                                             : NULL;
+    if (!c) {
+      l->failed = true;
+      break;
+    }
+    mem_store(l, VIR_OP_BUFFER_STORE, st->attr.sym, q, &c->val);
+  }
+  leave(l, so);
+  return g;
+}
+
 static uint32_t kernel_elementwise(lw *l, vir_op **stores, uint32_t ns) {
   const vir_type *S = stores[0]->opnd[0]->type;
+  if (is_vec4(l, stores[0]->attr.sym))
+    return kernel_elementwise4(l, stores, ns);
   uint64_t n = vir_ty_numel(S);
   uint32_t g = groups_for(n, WG, MAX_GROUPS);
   vir_value *gid = id_x(l, VIR_OP_GLOBAL_ID);
@@ -1100,6 +1204,130 @@ static bool lower_kernel(lw *l, vir_op *K, uint32_t num) {
   return true;
 }
 
+/* vec4 kernels. A kernel qualifies when it is elementwise (plain stores)
+ * or a reduction over every axis with no other stores, over a shape whose
+ * element count is a multiple of 4, and holds only identity-view loads and
+ * stores of that many 32-bit non-bool elements and elementwise ops (no
+ * broadcasts, views or gathers): then element 4q + k of every value comes
+ * from lane k of vec4 q of its buffer. A buffer becomes vec4 when every
+ * kernel that touches it qualifies; a kernel is emitted as vec4 when all
+ * of its buffers are. */
+static bool vec4_access(const vir_op *op, uint64_t n) {
+  const vir_sym *s = op->attr.sym;
+  const vir_type *t = op->code == VIR_OP_ARRAY_LOAD ? op->val.type : op->opnd[0]->type;
+  return s && vir_ty_is_scalar(s->type) && s->type->bits == 32 && s->type->kind != VIR_TY_BOOL &&
+         t->elem == s->type && vir_ty_numel(t) == n && vir_view_is_identity(t, op->attr.arr);
+}
+
+static bool vec4_kernel(const vir_op *K) {
+  const vir_op *red = NULL;
+  uint64_t n = 0;
+  uint32_t nstores = 0;
+  for (const vir_op *op = K->regions[0].first; op; op = op->next) {
+    if (vir_is_reduction(op->code))
+      red = op;
+    else if (op->code == VIR_OP_ARRAY_STORE)
+      nstores++;
+    else if (op->code != VIR_OP_ARRAY_LOAD && !vir_op_is_elementwise(op->code))
+      return false;
+  }
+  if (red) {
+    if (nstores != 1 || vir_ty_numel(red->val.type) != 1 || red->code == VIR_OP_ARRAY_ARGMIN ||
+        red->code == VIR_OP_ARRAY_ARGMAX)
+      return false;
+    n = vir_ty_numel(red->opnd[0]->type);
+  }
+  for (const vir_op *op = K->regions[0].first; op; op = op->next) {
+    if (op->code == VIR_OP_ARRAY_STORE && red && op->opnd[0] == &red->val)
+      continue;
+    if (op->code == VIR_OP_ARRAY_STORE && !n)
+      n = vir_ty_numel(op->opnd[0]->type);
+  }
+  if (!n || n % 4)
+    return false;
+  for (const vir_op *op = K->regions[0].first; op; op = op->next) {
+    bool red_store = op->code == VIR_OP_ARRAY_STORE && red && op->opnd[0] == &red->val;
+    if ((op->code == VIR_OP_ARRAY_LOAD || (op->code == VIR_OP_ARRAY_STORE && !red_store)) &&
+        !vec4_access(op, n))
+      return false;
+  }
+  return true;
+}
+
+/* The array.kernel regions of every array function, in order. */
+static void all_kernels(vir_module *m, vp_arena *a, vp_ptrvec *out) {
+  for (uint32_t i = 0; i < m->syms.len; i++) {
+    vir_sym *s = m->syms.data[i];
+    if (s->kind == VIR_SYM_FUNC && s->func && s->func->is_array)
+      for (vir_op *K = s->func->body.first; K; K = K->next)
+        if (K->code == VIR_OP_ARRAY_KERNEL)
+          vp_ptrvec_push(a, out, K);
+  }
+}
+
+/* Module-wide: a buffer may be shared by the kernels of several functions. */
+static void plan_vec4(lw *l) {
+  vp_ptrvec bad = {0}, cand = {0}, ks = {0};
+  all_kernels(l->m, &l->tmp, &ks);
+  for (uint32_t ki = 0; ki < ks.len; ki++) {
+    vir_op *K = ks.data[ki];
+    bool ok = vec4_kernel(K);
+    for (vir_op *op = K->regions[0].first; op; op = op->next) {
+      bool mem = op->code == VIR_OP_ARRAY_LOAD || op->code == VIR_OP_ARRAY_STORE ||
+                 op->code == VIR_OP_ARRAY_SCATTER;
+      if (!mem)
+        continue;
+      bool red_store = op->code == VIR_OP_ARRAY_STORE && op->opnd[0]->def &&
+                       vir_is_reduction(op->opnd[0]->def->code);
+      vp_ptrvec_push(&l->tmp, ok && !red_store ? &cand : &bad, op->attr.sym);
+    }
+  }
+  for (uint32_t i = 0; i < cand.len; i++) {
+    vir_sym *s = cand.data[i];
+    bool isbad = is_packed8(l, s) || is_vec4(l, s);
+    for (uint32_t j = 0; j < bad.len && !isbad; j++)
+      isbad = bad.data[j] == s;
+    if (isbad)
+      continue;
+    s->type = vir_ty_vec(l->m, s->type, 4);
+    s->count = (s->count + 3) / 4;
+    vp_ptrvec_push(&l->tmp, &l->vec4, s);
+  }
+  /* a kernel whose buffers did not all become vec4 stays scalar: its vec4
+   * buffers go back */
+  for (bool again = true; again;) {
+    again = false;
+    for (uint32_t ki = 0; ki < ks.len; ki++) {
+      vir_op *K = ks.data[ki];
+      bool any = false, all = true;
+      for (vir_op *op = K->regions[0].first; op; op = op->next) {
+        bool red_store = op->code == VIR_OP_ARRAY_STORE && op->opnd[0]->def &&
+                         vir_is_reduction(op->opnd[0]->def->code);
+        if ((op->code == VIR_OP_ARRAY_LOAD || op->code == VIR_OP_ARRAY_STORE) && !red_store) {
+          bool v = is_vec4(l, op->attr.sym);
+          any |= v;
+          all &= v;
+        }
+      }
+      if (any && !all) {
+        for (vir_op *op = K->regions[0].first; op; op = op->next) {
+          if (op->code != VIR_OP_ARRAY_LOAD && op->code != VIR_OP_ARRAY_STORE)
+            continue;
+          vir_sym *s = op->attr.sym;
+          for (uint32_t i = 0; i < l->vec4.len; i++)
+            if (l->vec4.data[i] == s) {
+              s->type = s->type->elem;
+              s->count *= 4;
+              l->vec4.data[i] = l->vec4.data[--l->vec4.len];
+              again = true;
+              break;
+            }
+        }
+      }
+    }
+  }
+}
+
 /* 8-bit buffers become u32 words when the device cannot store bytes. */
 static void pack_bytes(lw *l) {
   uint32_t miss = l->o ? l->o->missing_features : 0;
@@ -1138,6 +1366,7 @@ vir_pass_result vir_lower_arrays(vir_module *m, const vir_pass_options *opts, vp
     return VIR_PASS_FAILURE;
   lw l = {.m = m, .d = diags, .o = opts};
   pack_bytes(&l);
+  plan_vec4(&l);
   bool ok = true;
   uint32_t nsyms = m->syms.len; /* kernels added below are not array functions */
   for (uint32_t i = 0; ok && i < nsyms; i++) {

@@ -103,10 +103,7 @@ class Compiled:
                 self._temps[key] = t
             return t
 
-    def run(self, ctx, bind, push, sync=True):
-        """Submits the launches; `bind` maps buffer names to Buffers, `push`
-        field names to values. Returns None (sync) or something with
-        wait()/done (a Ticket, or a Recording's Ticket kept with it)."""
+    def _calls(self, ctx, bind, push):
         temps = None
         calls = []
         for name, gx, gy, gz in self.launches:
@@ -123,6 +120,25 @@ class Compiled:
             pk = prog.packer
             data = pk.pack({n: push[n] for n in pk.names}) if pk.names else None
             calls.append((k, bufs, data, gx, gy, gz))
+        return calls
+
+    def gpu_times(self, ctx, bind, push, iters):
+        """GPU nanoseconds of `iters` runs (one recording with timestamps,
+        submitted `iters` times; the sum of its dispatches' times)."""
+        rec = _native.ext().Recording(ctx._native, True)
+        for k, bufs, data, gx, gy, gz in self._calls(ctx, bind, push):
+            rec.dispatch(k, bufs, data, gx, gy, gz, True)
+        out = []
+        for _ in range(iters):
+            rec.run()
+            out.append(sum(rec.times()))
+        return out
+
+    def run(self, ctx, bind, push, sync=True):
+        """Submits the launches; `bind` maps buffer names to Buffers, `push`
+        field names to values. Returns None (sync) or something with
+        wait()/done (a Ticket, or a Recording's Ticket kept with it)."""
+        calls = self._calls(ctx, bind, push)
         if not calls:
             return None
         if len(calls) == 1:

@@ -547,7 +547,44 @@ class JitFunction:
         e.compiled = _engine.compile(t.g.text(), ctx, f"vp.jit {self.__name__}", self.fuse)
         return e
 
+    def gpu_times(self, *args, iters=10):
+        """GPU nanoseconds per call, `iters` calls (for benchmarks): the
+        kernels' own time, measured with timestamps."""
+        ctx = next((a._ctx for a in args if isinstance(a, _array.ndarray)), None) or \
+            _context.resolve(self.context)
+        self(*args)
+        e = self._last
+        bind, push, scratch, _ = self._bind(e, args, ctx)
+        try:
+            return e.compiled.gpu_times(ctx, bind, push, iters)
+        finally:
+            for b in scratch:
+                ctx._release(b)
+
     def _run(self, e, args, ctx, sync):
+        bind, push, scratch, results = self._bind(e, args, ctx)
+        ticket = e.compiled.run(ctx, bind, push, sync)
+
+        def finish():
+            outs = []
+            for r in results:
+                if isinstance(r, tuple):
+                    buf, shape, dt, sd, n = r
+                    h = np.empty(shape, sd)
+                    if n:
+                        buf.download(h)
+                    outs.append(h.view(np.bool_) if dt == _BOOL else h)
+                else:
+                    outs.append(r)
+            for b in scratch:
+                ctx._release(b)
+            return _rebuild(e.structure, outs)
+
+        return finish() if sync else Handle(ticket, finish)
+
+    def _bind(self, e, args, ctx):
+        """Buffers and push constants of one call: (bind, push, scratch,
+        results)."""
         bind, push, scratch = {}, {}, []
         resident = None
         for p, a in zip(e.params, args):
@@ -584,24 +621,7 @@ class JitFunction:
                 scratch.append(buf)
                 bind[name] = buf
                 results.append((buf, shape, dt, sd, n))
-        ticket = e.compiled.run(ctx, bind, push, sync)
-
-        def finish():
-            outs = []
-            for r in results:
-                if isinstance(r, tuple):
-                    buf, shape, dt, sd, n = r
-                    h = np.empty(shape, sd)
-                    if n:
-                        buf.download(h)
-                    outs.append(h.view(np.bool_) if dt == _BOOL else h)
-                else:
-                    outs.append(r)
-            for b in scratch:
-                ctx._release(b)
-            return _rebuild(e.structure, outs)
-
-        return finish() if sync else Handle(ticket, finish)
+        return bind, push, scratch, results
 
 
 def sig_is_array(a):
