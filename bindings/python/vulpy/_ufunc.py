@@ -208,7 +208,8 @@ def _get_program(name, nin, loop_in, out_dt, layout, storage, vec, ndim):
     if expr is None:
         raise TypeError(f"vp.{name}: no GPU loop for {', '.join(d.name for d in loop_in)}")
     src, _ = _source(name, nin, expr, loop_in, out_dt, layout, storage, vec, ndim)
-    arts = _compiler.compile_source(src, f"<vulpy.{name}>", "main", None, dispatch_guard=False)
+    arts = _compiler.compile_source(src, f"<vulpy.{name}>", "main", None, dispatch_guard=False,
+                                    local_size=(LOCAL, 1, 1))
     prog = Program(arts, f"vp.{name}", (LOCAL, 1, 1))
     with _plans_lock:
         _plans[key] = prog
