@@ -124,6 +124,50 @@ static bool clobbers(const cf_printer *p, const vir_op *x, const vir_op *op) {
   return false;
 }
 
+static uint32_t count_uses_in(const vir_op *op, const vir_value *v) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < op->nopnd; i++)
+    n += op->opnd[i] == v;
+  return n;
+}
+
+/* The statement that prints op when op is inlined (its user chain in r). */
+static const vir_op *anchor_of(const cf_func *fn, const vir_region *r, const vir_op *u) {
+  while (vir_result((vir_op *)u) && fn->inl[u->val.id] && fn->user[u->val.id] &&
+         fn->user[u->val.id]->parent == r)
+    u = fn->user[u->val.id];
+  return u;
+}
+
+/* A local.load used several times may be printed at each use when every
+ * use is in its region and no store to the local comes before the last
+ * statement that prints one of them. */
+static bool reload_local(const cf_printer *p, const cf_func *fn, const vir_region *r, const vir_op *op) {
+  uint32_t found = 0, nanchors = 0;
+  const vir_op *anchors[64];
+  for (const vir_op *b = op->next; b; b = b->next) {
+    uint32_t k = count_uses_in(b, &op->val);
+    if (!k)
+      continue;
+    if (b->code == VIR_OP_FOR || nanchors == 64)
+      return false;
+    found += k;
+    anchors[nanchors++] = anchor_of(fn, r, b);
+  }
+  if (found != fn->nuses[op->val.id])
+    return false;
+  /* walk forward until every anchor is reached; nothing on the way may
+   * store to the local */
+  uint32_t reached = 0;
+  for (const vir_op *b = op->next; b && reached < nanchors; b = b->next) {
+    for (uint32_t i = 0; i < nanchors; i++)
+      reached += anchors[i] == b;
+    if (reached < nanchors && clobbers(p, op, b))
+      return false;
+  }
+  return reached == nanchors;
+}
+
 /* Decides inlining for the ops of one region, last to first, so that a
  * user's own decision is known when its operands are decided. */
 static void decide_region(cf_printer *p, cf_func *fn, const vir_region *r) {
@@ -142,6 +186,12 @@ static void decide_region(cf_printer *p, cf_func *fn, const vir_region *r) {
         fn->inl[v->id] = 1;
       continue;
     }
+    if (!python_name && op->code == VIR_OP_LOCAL_LOAD && fn->nuses[v->id] > 1) {
+      /* reading a local again is as cheap as naming the value: `k * k` */
+      if (reload_local(p, fn, r, op))
+        fn->inl[v->id] = 1;
+      continue;
+    }
     if (python_name || fn->nuses[v->id] != 1 || never_inline(p, op))
       continue;
     const vir_op *u = fn->user[v->id];
@@ -151,10 +201,7 @@ static void decide_region(cf_printer *p, cf_func *fn, const vir_region *r) {
     if (u->code == VIR_OP_FOR && u->opnd[0] != v)
       continue;
     /* the statement that will print it */
-    const vir_op *anchor = u;
-    while (vir_result((vir_op *)anchor) && fn->inl[anchor->val.id] && fn->user[anchor->val.id] &&
-           fn->user[anchor->val.id]->parent == r)
-      anchor = fn->user[anchor->val.id];
+    const vir_op *anchor = anchor_of(fn, r, u);
     bool ok = true;
     for (const vir_op *b = op->next; b && b != anchor && ok; b = b->next)
       if (clobbers(p, op, b))
