@@ -68,8 +68,17 @@ static bool trivial(const vir_op *op) {
   case VIR_OP_BUFFER_LEN: return true;
   case VIR_OP_EXTRACT:
   case VIR_OP_SWIZZLE: {
-    const vir_op *d = op->opnd[0]->def;
-    return d && (trivial(d) || is_id_op(d->code));
+    /* v.x, v.xyz of something that prints as a name */
+    const vir_value *o = op->opnd[0];
+    const vir_op *d = o->def;
+    return !d || (o->name && *o->name) || trivial(d) || is_id_op(d->code);
+  }
+  case VIR_OP_CONSTRUCT: {
+    /* vec3(s): a splat of a name */
+    if (op->nopnd != 1 || op->val.type->kind != VIR_TY_VEC)
+      return false;
+    const vir_value *o = op->opnd[0];
+    return !o->def || (o->name && *o->name) || trivial(o->def);
   }
   default: return is_id_op(op->code);
   }
@@ -379,7 +388,9 @@ static const char *base_name(const char *path) {
 
 static void source_comment(cf_printer *p, const vir_op *op) {
   cf_func *fn = p->fn;
-  if (!op->loc.line || !op->loc.file)
+  /* positions in a .vir file (ops written without loc(...)) are not the
+   * Python source's */
+  if (!op->loc.line || !op->loc.file || op->loc.file == p->m->text_file)
     return;
   if (op->loc.line == fn->last_line && fn->last_file && strcmp(fn->last_file, op->loc.file) == 0)
     return;
