@@ -11,55 +11,65 @@
  * butterfly fast path), a 64-lane wavefront on AMD's CDNA (RDNA may run
  * 32-lane waves: gl_SubgroupSize reads warpSize, as it should).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cfamily.h"
 
 static const char pre_vec[] =
     "// GLSL vectors: tvec2/3/4 of any scalar, with GLSL's operators.\n"
-    "template <class T> struct __align__(2 * sizeof(T)) tvec2 {\n"
-    "  typedef T value_type;\n"
-    "  T x, y;\n"
-    "  __host__ __device__ tvec2() {}\n"
-    "  __host__ __device__ explicit tvec2(T s) : x(s), y(s) {}\n"
-    "  __host__ __device__ tvec2(T a, T b) : x(a), y(b) {}\n"
-    "  template <class U> __host__ __device__ explicit tvec2(tvec2<U> v) : x(T(v.x)), y(T(v.y)) {}\n"
-    "  __host__ __device__ T &operator[](int i) { return (&x)[i]; }\n"
+    "template <class T> struct tvec2;\n"
+    "template <class T> struct tvec3;\n"
+    "template <class T> struct tvec4;\n"
+    "// vp_put: lays scalars and vectors out one component after another\n"
+    "// (GLSL's vec4(v.xy, 0.0, 1.0) and mat2(1.0, 2.0, 3.0, 4.0) constructors)\n"
+    "template <class T, class S> __host__ __device__ inline void vp_put(T *&p, S s) { *p++ = T(s); }\n"
+    "template <class T, class U> __host__ __device__ inline void vp_put(T *&p, tvec2<U> v) { *p++ = T(v.x); *p++ = T(v.y); }\n"
+    "template <class T, class U> __host__ __device__ inline void vp_put(T *&p, tvec3<U> v) {\n"
+    "  *p++ = T(v.x); *p++ = T(v.y); *p++ = T(v.z); }\n"
+    "template <class T, class U> __host__ __device__ inline void vp_put(T *&p, tvec4<U> v) {\n"
+    "  *p++ = T(v.x); *p++ = T(v.y); *p++ = T(v.z); *p++ = T(v.w); }\n"
+    "template <class T, class... A> __host__ __device__ inline void vp_fill(T *p, A... a) {\n"
+    "  int unused[] = {0, (vp_put(p, a), 0)...};\n"
+    "  (void)unused;\n"
+    "}\n"
+    "#define VP_VEC_COMMON(V)                                                                        \\\n"
+    "  typedef T value_type;                                                                       \\\n"
+    "  __host__ __device__ V() {}                                                                  \\\n"
+    "  template <class A, class B, class... R> __host__ __device__ V(A a, B b, R... r) {           \\\n"
+    "    vp_fill(&x, a, b, r...); }                                                                \\\n"
+    "  __host__ __device__ T &operator[](int i) { return (&x)[i]; }                                \\\n"
     "  __host__ __device__ T operator[](int i) const { return (&x)[i]; }\n"
+    "template <class T> struct __align__(2 * sizeof(T)) tvec2 {\n"
+    "  T x, y;\n"
+    "  VP_VEC_COMMON(tvec2)\n"
+    "  __host__ __device__ explicit tvec2(T s) : x(s), y(s) {}\n"
+    "  template <class U> __host__ __device__ explicit tvec2(tvec2<U> v) : x(T(v.x)), y(T(v.y)) {}\n"
     "};\n"
     "template <class T> struct tvec3 {\n"
-    "  typedef T value_type;\n"
     "  T x, y, z;\n"
-    "  __host__ __device__ tvec3() {}\n"
+    "  VP_VEC_COMMON(tvec3)\n"
     "  __host__ __device__ explicit tvec3(T s) : x(s), y(s), z(s) {}\n"
-    "  __host__ __device__ tvec3(T a, T b, T c) : x(a), y(b), z(c) {}\n"
-    "  __host__ __device__ tvec3(tvec2<T> a, T b) : x(a.x), y(a.y), z(b) {}\n"
-    "  __host__ __device__ tvec3(T a, tvec2<T> b) : x(a), y(b.x), z(b.y) {}\n"
     "  template <class U> __host__ __device__ explicit tvec3(tvec3<U> v) : x(T(v.x)), y(T(v.y)), z(T(v.z)) {}\n"
-    "  __host__ __device__ T &operator[](int i) { return (&x)[i]; }\n"
-    "  __host__ __device__ T operator[](int i) const { return (&x)[i]; }\n"
     "};\n"
     "template <class T> struct __align__(4 * sizeof(T)) tvec4 {\n"
-    "  typedef T value_type;\n"
     "  T x, y, z, w;\n"
-    "  __host__ __device__ tvec4() {}\n"
+    "  VP_VEC_COMMON(tvec4)\n"
     "  __host__ __device__ explicit tvec4(T s) : x(s), y(s), z(s), w(s) {}\n"
-    "  __host__ __device__ tvec4(T a, T b, T c, T d) : x(a), y(b), z(c), w(d) {}\n"
-    "  __host__ __device__ tvec4(tvec3<T> a, T b) : x(a.x), y(a.y), z(a.z), w(b) {}\n"
-    "  __host__ __device__ tvec4(T a, tvec3<T> b) : x(a), y(b.x), z(b.y), w(b.z) {}\n"
-    "  __host__ __device__ tvec4(tvec2<T> a, tvec2<T> b) : x(a.x), y(a.y), z(b.x), w(b.y) {}\n"
-    "  __host__ __device__ tvec4(tvec2<T> a, T b, T c) : x(a.x), y(a.y), z(b), w(c) {}\n"
-    "  __host__ __device__ tvec4(T a, T b, tvec2<T> c) : x(a), y(b), z(c.x), w(c.y) {}\n"
     "  template <class U> __host__ __device__ explicit tvec4(tvec4<U> v)\n"
     "      : x(T(v.x)), y(T(v.y)), z(T(v.z)), w(T(v.w)) {}\n"
-    "  __host__ __device__ T &operator[](int i) { return (&x)[i]; }\n"
-    "  __host__ __device__ T operator[](int i) const { return (&x)[i]; }\n"
     "};\n"
     "#define VP_VEC_TYPES(P, T) typedef tvec2<T> P##vec2; typedef tvec3<T> P##vec3; typedef tvec4<T> P##vec4;\n"
     "VP_VEC_TYPES(, float) VP_VEC_TYPES(d, double) VP_VEC_TYPES(b, bool) VP_VEC_TYPES(i, int)\n"
     "VP_VEC_TYPES(u, uint) VP_VEC_TYPES(i8, int8_t) VP_VEC_TYPES(u8, uint8_t) VP_VEC_TYPES(i16, int16_t)\n"
     "VP_VEC_TYPES(u16, uint16_t) VP_VEC_TYPES(i64, int64_t) VP_VEC_TYPES(u64, uint64_t)\n"
     "// componentwise operators: vector op vector, vector op scalar, scalar op vector\n"
+    "// vector op scalar and scalar op vector (the scalar is not deduced: it converts)\n"
+    "#define VP_BINOP_S(V, OP)                                                                       \\\n"
+    "  template <class T> __host__ __device__ inline V<T> operator OP(V<T> a, typename V<T>::value_type b) { \\\n"
+    "    return a OP V<T>(b); }                                                                     \\\n"
+    "  template <class T> __host__ __device__ inline V<T> operator OP(typename V<T>::value_type a, V<T> b) { \\\n"
+    "    return V<T>(a) OP b; }\n"
     "#define VP_BINOP(OP)                                                                            \\\n"
     "  template <class T> __host__ __device__ inline tvec2<T> operator OP(tvec2<T> a, tvec2<T> b) {  \\\n"
     "    return tvec2<T>(a.x OP b.x, a.y OP b.y); }                                                 \\\n"
@@ -67,10 +77,7 @@ static const char pre_vec[] =
     "    return tvec3<T>(a.x OP b.x, a.y OP b.y, a.z OP b.z); }                                     \\\n"
     "  template <class T> __host__ __device__ inline tvec4<T> operator OP(tvec4<T> a, tvec4<T> b) {  \\\n"
     "    return tvec4<T>(a.x OP b.x, a.y OP b.y, a.z OP b.z, a.w OP b.w); }                         \\\n"
-    "  template <class T, class V> __host__ __device__ inline V operator OP(V a, T b) {               \\\n"
-    "    return a OP V(typename V::value_type(b)); }                                                \\\n"
-    "  template <class T, class V> __host__ __device__ inline V operator OP(T a, V b) {               \\\n"
-    "    return V(typename V::value_type(a)) OP b; }\n"
+    "  VP_BINOP_S(tvec2, OP) VP_BINOP_S(tvec3, OP) VP_BINOP_S(tvec4, OP)\n"
     "VP_BINOP(+) VP_BINOP(-) VP_BINOP(*) VP_BINOP(/) VP_BINOP(%) VP_BINOP(&) VP_BINOP(|) VP_BINOP(^)\n"
     "VP_BINOP(<<) VP_BINOP(>>)\n"
     "#define VP_MAP1(F)                                                                              \\\n"
@@ -136,7 +143,8 @@ static const char pre_mat[] =
     "  __host__ __device__ explicit tmat(typename V::value_type s) {\n"
     "    for (int i = 0; i < C; i++) { c[i] = V(typename V::value_type(0)); c[i][i] = s; }\n"
     "  }\n"
-    "  template <class... Cols> __host__ __device__ tmat(V a, Cols... rest) : c{a, rest...} {}\n"
+    "  template <class A, class B, class... R> __host__ __device__ tmat(A a, B b, R... r) {\n"
+    "    vp_fill(&c[0].x, a, b, r...); }\n"
     "  __host__ __device__ V &operator[](int i) { return c[i]; }\n"
     "  __host__ __device__ V operator[](int i) const { return c[i]; }\n"
     "};\n"
@@ -286,25 +294,34 @@ static const char pre_atomic[] =
     "template <class T> __device__ inline T atomicLoad(const T *p) { return *(const volatile T *)p; }\n"
     "template <class T> __device__ inline void atomicStore(T *p, T v) { *(volatile T *)p = v; }\n";
 
-static const char pre_atomic64[] =
-    "// 64-bit atomics on int64_t/uint64_t (long on Linux) through long long.\n"
-    "#define VP_ATOMIC64(F)                                                                        \\\n"
-    "  __device__ inline uint64_t F(uint64_t *p, uint64_t v) {                                   \\\n"
-    "    return (uint64_t)F((unsigned long long *)p, (unsigned long long)v); }                    \\\n"
-    "  __device__ inline int64_t F(int64_t *p, int64_t v) {                                      \\\n"
-    "    return (int64_t)F((unsigned long long *)p, (unsigned long long)v); }\n"
-    "VP_ATOMIC64(atomicAdd) VP_ATOMIC64(atomicAnd) VP_ATOMIC64(atomicOr) VP_ATOMIC64(atomicXor)\n"
-    "VP_ATOMIC64(atomicExch)\n"
-    "__device__ inline int64_t atomicMin(int64_t *p, int64_t v) { return (int64_t)atomicMin((long long *)p, (long long)v); }\n"
-    "__device__ inline int64_t atomicMax(int64_t *p, int64_t v) { return (int64_t)atomicMax((long long *)p, (long long)v); }\n"
-    "__device__ inline uint64_t atomicMin(uint64_t *p, uint64_t v) {\n"
-    "  return (uint64_t)atomicMin((unsigned long long *)p, (unsigned long long)v); }\n"
-    "__device__ inline uint64_t atomicMax(uint64_t *p, uint64_t v) {\n"
-    "  return (uint64_t)atomicMax((unsigned long long *)p, (unsigned long long)v); }\n"
+static const char pre_atomic_u64[] =
+    "// 64-bit atomics on uint64_t (unsigned long on Linux) through unsigned long long.\n"
+    "#define VP_ATOMIC_U64(F) __device__ inline uint64_t F(uint64_t *p, uint64_t v) { \\\n"
+    "    return (uint64_t)F((unsigned long long *)p, (unsigned long long)v); }\n"
+    "VP_ATOMIC_U64(atomicAdd) VP_ATOMIC_U64(atomicAnd) VP_ATOMIC_U64(atomicOr) VP_ATOMIC_U64(atomicXor)\n"
+    "VP_ATOMIC_U64(atomicExch) VP_ATOMIC_U64(atomicMin) VP_ATOMIC_U64(atomicMax)\n"
     "__device__ inline uint64_t atomicCAS(uint64_t *p, uint64_t c, uint64_t v) {\n"
-    "  return (uint64_t)atomicCAS((unsigned long long *)p, (unsigned long long)c, (unsigned long long)v); }\n"
+    "  return (uint64_t)atomicCAS((unsigned long long *)p, (unsigned long long)c, (unsigned long long)v); }\n";
+
+static const char pre_atomic_i64[] =
+    "// 64-bit atomics on int64_t through unsigned long long (two's complement);\n"
+    "// signed min/max as compare-and-swap loops.\n"
+    "#define VP_ATOMIC_I64(F) __device__ inline int64_t F(int64_t *p, int64_t v) { \\\n"
+    "    return (int64_t)F((unsigned long long *)p, (unsigned long long)v); }\n"
+    "VP_ATOMIC_I64(atomicAdd) VP_ATOMIC_I64(atomicAnd) VP_ATOMIC_I64(atomicOr) VP_ATOMIC_I64(atomicXor)\n"
+    "VP_ATOMIC_I64(atomicExch)\n"
     "__device__ inline int64_t atomicCAS(int64_t *p, int64_t c, int64_t v) {\n"
-    "  return (int64_t)atomicCAS((unsigned long long *)p, (unsigned long long)c, (unsigned long long)v); }\n";
+    "  return (int64_t)atomicCAS((unsigned long long *)p, (unsigned long long)c, (unsigned long long)v); }\n"
+    "__device__ inline int64_t atomicMin(int64_t *p, int64_t v) {\n"
+    "  int64_t old = *(volatile int64_t *)p, seen;\n"
+    "  while (v < old && (seen = atomicCAS(p, old, v)) != old) old = seen;\n"
+    "  return old;\n"
+    "}\n"
+    "__device__ inline int64_t atomicMax(int64_t *p, int64_t v) {\n"
+    "  int64_t old = *(volatile int64_t *)p, seen;\n"
+    "  while (v > old && (seen = atomicCAS(p, old, v)) != old) old = seen;\n"
+    "  return old;\n"
+    "}\n";
 
 static const char pre_bits[] =
     "// GLSL's bit casts.\n"
@@ -420,8 +437,11 @@ void cf_emit_prelude(cf_printer *p, vp_strbuf *out) {
     vp_strbuf_append(out, hip ? pre_subgroup_hip : pre_subgroup_cuda);
   if (pre & CF_PRE_ATOMIC) {
     vp_strbuf_append(out, pre_atomic);
-    if (p->ext & CF_EXT_ATOMIC64)
-      vp_strbuf_append(out, pre_atomic64);
+    if (p->ext & CF_EXT_ATOMIC64) {
+      if (!hip) /* HIP has the unsigned long forms */
+        vp_strbuf_append(out, pre_atomic_u64);
+      vp_strbuf_append(out, pre_atomic_i64);
+    }
   }
   if (pre & CF_PRE_BARRIER)
     vp_strbuf_append(out, "__device__ inline void barrier() { __syncthreads(); }\n");
