@@ -29,14 +29,14 @@ void *vfe_alloc(vfe_ctx *c, size_t size) {
 }
 
 const char *vfe_strdup(vfe_ctx *c, const char *s) {
-  char *p = vp_arena_strdup(&c->arena, s);
+  char *p = vp_arena_strdup(&c->arena, s ? s : "?"); /* NULL: a malformed node */
   if (!p)
     longjmp(c->oom, 1);
   return p;
 }
 
 const char *vfe_mstrdup(vfe_ctx *c, const char *s) {
-  char *p = vp_arena_strdup(&c->m->arena, s);
+  char *p = vp_arena_strdup(&c->m->arena, s ? s : "?");
   if (!p)
     longjmp(c->oom, 1);
   return p;

@@ -140,6 +140,9 @@ vfe_val vfe_call_helper(vfe_ctx *c, const vfe_node *call, vfe_helper *h) {
   }
   if (np > 64)
     return vfe_err(c, def, "helper '%s' has more than 64 parameters", h->name);
+  for (uint32_t i = 0; i < np; i++)
+    if (!vfe_get_str(params[i], "arg"))
+      return vfe_err(c, def, "malformed AST: a parameter of '%s' has no name", h->name);
   uint32_t nd_decos;
   vfe_node **decos = vfe_get_list(def, "decorator_list", &nd_decos);
   for (uint32_t i = 0; i < nd_decos; i++) {
