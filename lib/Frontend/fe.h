@@ -316,6 +316,7 @@ struct vfe_ctx {
   vfe_array *assert_buf; /* _vp_assert, when debug asserts are on */
   uint32_t nbindings;
   uint32_t depth;        /* expression nesting (a guard against deep trees) */
+  uint32_t helper_depth; /* helpers being translated, one inside another */
   vp_ptrvec arrays;      /* every vfe_array, for the access qualifiers */
   jmp_buf oom;
 };
