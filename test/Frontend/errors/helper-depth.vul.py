@@ -204,5 +204,5 @@ def main(a: vp.Buffer[vp.float32]):
 
 # Error class: helpers nested deeper than the translator's bound (64).
 # RUN: %dump-ast %s | not vulpy-translate --from=ast --to=vir - 2>&1 | FileCheck %s
-# CHECK: {{.*}}helper-depth.vul.py:130:12: error: helpers call each other more than 64 levels deep
+# CHECK: {{.*}}helper-depth.vul.py:193:12: error: helpers call each other more than 64 levels deep
 # CHECK-NOT: error
