@@ -434,6 +434,7 @@ static PyObject *manifest_parse(PyObject *self, PyObject *arg) {
 /* have() -> dict: which compiler parts this build contains; "kernels" is
  * true when Python kernels compile all the way to SPIR-V and a manifest. */
 static PyObject *have(PyObject *self, PyObject *noargs) {
+  (void)not_built; /* unused in a build that has everything */
   PyObject *d = PyDict_New();
   static const struct {
     const char *name;

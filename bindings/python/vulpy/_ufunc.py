@@ -315,7 +315,7 @@ class Ufunc:
         if context is not None and context is not ctx:
             return None
         plan = ctx._ufast.get((self.name,) + tuple(a.dtype for a in args) +
-                              (a0._size, out is None))
+                              (shape, out is None))
         if plan is None:
             return None
         kern, push, gx, gy, out_dt, oshape = plan
@@ -545,7 +545,7 @@ def _apply(uf, args, out, context, sync, loop=None):
     if not scratch and all(L == "c" for L in layout) and loop is None:
         # every operand resident and of the output's shape: remember the
         # whole decision for the next call with the same signature
-        sig = (uf.name,) + tuple(a.dtype for a in args) + (n, out is None)
+        sig = (uf.name,) + tuple(a.dtype for a in args) + (oshape, out is None)
         ctx._ufast[sig] = (kern, push, gx, gy, out_dt, oshape)
 
     if resident is not None:
