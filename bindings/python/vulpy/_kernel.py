@@ -94,7 +94,8 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
             if a.dtype == np.dtype(np.bool_):
                 host = a.astype(np.uint32)
             host = np.ascontiguousarray(host)
-            buf = ctx._scratch("host" if not ctx.uma else "device", max(host.nbytes, 16))
+            # a kernel may read an element many times: VRAM, not host memory
+            buf = ctx._scratch(ctx.default_memory, max(host.nbytes, 16))
             if host.nbytes:
                 buf.upload(host)
             scratch.append(buf)
