@@ -212,7 +212,7 @@ vfe_val vfe_call_helper(vfe_ctx *c, const vfe_node *call, vfe_helper *h) {
       if (!t)
         return (vfe_val){0};
       vfe_set_loc(c, given[i]);
-      x = vfe_coerce(c, given[i], a, t, vp_arena_printf(&c->arena, "argument '%s' of %s()", pname, h->name));
+      x = vfe_coerce(c, given[i], a, t, VFE_WHAT("argument '%s' of %s()", pname, h->name));
     } else {
       x = vfe_rvalue(c, given[i], a);
     }
