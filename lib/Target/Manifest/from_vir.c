@@ -109,6 +109,13 @@ static bool add_struct(vpm_manifest *mf, const vir_struct *st) {
   return s->name && fill_fields(st, &s->fields, &s->nfields);
 }
 
+static uint32_t struct_rank(const vir_module *m, const char *name) {
+  for (uint32_t i = 0; i < m->structs.len; i++)
+    if (strcmp(((const vir_struct *)m->structs.data[i])->name, name) == 0)
+      return i;
+  return UINT32_MAX;
+}
+
 static int by_binding(const void *pa, const void *pb) {
   const vpm_buffer *a = pa, *b = pb;
   if (a->set != b->set)
@@ -188,6 +195,13 @@ vpm_manifest *vtg_manifest_from_vir(const vir_module *m, const vtg_options *o, v
   }
   if (ok && mf->nbuffers)
     qsort(mf->buffers, mf->nbuffers, sizeof *mf->buffers, by_binding);
+  /* structs in declaration order, whatever order they were reached in */
+  for (uint32_t a = 1; ok && a < mf->nstructs; a++)
+    for (uint32_t b = a; b > 0 && struct_rank(m, mf->structs[b].name) < struct_rank(m, mf->structs[b - 1].name); b--) {
+      vpm_struct t = mf->structs[b];
+      mf->structs[b] = mf->structs[b - 1];
+      mf->structs[b - 1] = t;
+    }
   free(used);
   if (!ok) {
     vp_error(d, mloc, "out of memory while building the manifest");
