@@ -7,7 +7,8 @@
  *   context.c  Context (vrt_context)
  *   buffer.c   Buffer (vrt_buffer; the mapping through the buffer protocol)
  *              and HostMemory (page-aligned memory for zero-copy import)
- *   kernel.c   Kernel, dispatch, Ticket, Recording
+ *   kernel.c   Kernel and its dispatch
+ *   submit.c   dispatch arguments, Ticket, Recording
  *   compile.c  the compiler: AST JSON -> VIR -> GLSL/SPIR-V/CUDA/HIP/manifest,
  *              raw GLSL -> SPIR-V, reflection, manifests as dicts
  *   control.c  Control (vrt_control)
@@ -100,8 +101,25 @@ bool vpy_buffer_flush(vpy_buffer *b, vp_diags *d);
 bool vpy_buffer_invalidate(vpy_buffer *b, vp_diags *d);
 
 /* kernel.c */
-extern PyType_Spec vpy_kernel_spec, vpy_ticket_spec, vpy_recording_spec;
+extern PyType_Spec vpy_kernel_spec;
 PyObject *vpy_manifest_dict(const vpm_manifest *m);
+
+/* submit.c: the arguments every dispatch takes, (buffers, push, x, y, z,
+ * groups), parsed from a FASTCALL argument vector; Ticket; Recording. */
+#define VPY_MAX_BINDINGS 64
+typedef struct vpy_dispatch_args {
+  vrt_buffer *bufs[VPY_MAX_BINDINGS];
+  vpy_buffer *objs[VPY_MAX_BINDINGS];
+  vrt_args args;
+  vrt_grid grid;
+  PyObject *seq; /* the buffers as a fast sequence (a new reference, or NULL) */
+} vpy_dispatch_args;
+bool vpy_parse_dispatch(vpy_state *st, PyObject *const *a, vpy_dispatch_args *out);
+bool vpy_flush_all(vpy_dispatch_args *da, vp_diags *d);
+bool vpy_invalidate_all(vpy_dispatch_args *da, vp_diags *d);
+/* A Ticket for work submitted at `t`; `buffers` (a tuple) stays alive with it. */
+PyObject *vpy_ticket_new(vpy_state *st, PyObject *context, vrt_ticket t, PyObject *buffers);
+extern PyType_Spec vpy_ticket_spec, vpy_recording_spec;
 
 /* compile.c */
 extern PyMethodDef vpy_compile_methods[];

@@ -311,24 +311,37 @@ def trace_ufunc(uf, args):
 
 
 def _array_path(uf, args, out, context, sync):
-    """Ufunc hook (_ufunc.array_path): Tracers are recorded; strided views
-    (and out= views) run on the array path; the rest is _ufunc's."""
-    if any(isinstance(a, Tracer) for a in args):
-        if out is not None:
-            raise TracingError(f"{_where()}: out= inside vp.jit; return the result instead")
-        return trace_ufunc(uf, args)
-    if isinstance(out, tuple) and len(out) == 1:
-        out = out[0]
-    views = any(isinstance(a, _array.ndarray) and not a.contiguous for a in args) or \
-        (isinstance(out, _array.ndarray) and not out.contiguous)
-    if views or (uf.name != "cast" and _many_dims(args)):
+    """Ufunc hook (_ufunc.array_path), first on every ufunc call, so it is
+    kept cheap: Tracers are recorded; strided views (and out= views) and
+    broadcasts over more than four dims run on the array path; the rest is
+    _ufunc's (NotImplemented)."""
+    view = False
+    for a in args:
+        t = type(a)
+        if t is _array.ndarray:
+            view = view or a._estrides is not None or a._offset != 0
+        elif t is Tracer or t is _WeakScalar:
+            if out is not None:
+                raise TracingError(f"{_where()}: out= inside vp.jit; return the result instead")
+            return trace_ufunc(uf, args)
+    if out is not None:
+        if isinstance(out, tuple) and len(out) == 1:
+            out = out[0]
+        view = view or (type(out) is _array.ndarray and (out._estrides is not None or out._offset))
+    if view or (uf.name != "cast" and _many_dims(args)):
         return _arrayops.ufunc(uf, args, out, context, sync)
     return NotImplemented
 
 
 def _many_dims(args):
-    shapes = [getattr(a, "shape", ()) for a in args]
-    return max((len(s) for s in shapes), default=0) > 4 and len({tuple(s) for s in shapes}) > 1
+    nd = 0
+    for a in args:
+        s = getattr(a, "shape", None)
+        if s is not None and len(s) > nd:
+            nd = len(s)
+    if nd <= 4:
+        return False
+    return len({tuple(getattr(a, "shape", ())) for a in args}) > 1
 
 
 _ufunc.array_path = _array_path

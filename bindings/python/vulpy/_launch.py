@@ -5,7 +5,6 @@ push constants by name, and the Handle that `sync=False` returns.
 import struct
 
 from . import _native
-from ._errors import FeatureError
 
 # VIR scalar spellings -> struct codes (push constants are little-endian std430).
 _CODES = {"f32": "f", "f64": "d", "i32": "i", "u32": "I", "i64": "q", "u64": "Q",

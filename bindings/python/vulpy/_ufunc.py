@@ -2,7 +2,7 @@
 NumPy out) and on resident arrays (resident in, resident out, `out=`).
 
 Each call becomes one elementwise kernel written in the kernel language
-(the templates below), compiled by the C compiler like any user kernel and
+(the templates of _ufunc_src), compiled by the C compiler like any user kernel and
 cached in memory and on disk; Python only chooses the variant:
   - dtypes as NumPy resolves them (ufunc.resolve_dtypes: NEP 50 promotion,
     Python scalars are weak), then checked against the device's features;
@@ -22,9 +22,11 @@ import threading
 
 import numpy as np
 
-from . import _array, _compiler, _context, _native
+from . import _array, _compiler, _context
 from ._errors import CompileError
 from ._launch import Handle, Program, grid_2d
+from ._ufunc_src import ARITH, MATH, UNARY, KNAME as _KNAME, VEC as _VEC
+from ._ufunc_src import expr_of as _expr, source as _source
 
 LOCAL = 256
 MAXDIM = 4
@@ -33,163 +35,17 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _I32, _U32 = np.dtype(np.int32), np.dtype(np.uint32)
 _I64, _U64 = np.dtype(np.int64), np.dtype(np.uint64)
 _BOOL = np.dtype(np.bool_)
-_KNAME = {_F32: "float32", _F64: "float64", _I32: "int32", _U32: "uint32", _I64: "int64",
-          _U64: "uint64", _BOOL: "bool"}
 _FEATURE = {_F64: "float64", _I64: "int64", _U64: "int64"}
-_VEC = {_F32: ("vec4", 4), _I32: ("ivec4", 4), _U32: ("uvec4", 4), _F64: ("dvec2", 2)}
-
-# ------------------------------------------------------------- templates
-# An expression of the operands a, b, c in the loop's dtype; a dict picks by
-# the loop's input kind: 'f' float, 'i' signed, 'u' unsigned, 'b' bool.
-_NAN_MIN = "vp.where(vp.isnan(a), a, vp.where(vp.isnan(b), b, min(a, b)))"
-_NAN_MAX = "vp.where(vp.isnan(a), a, vp.where(vp.isnan(b), b, max(a, b)))"
-
-ARITH = {
-    "add": {"fiu": "a + b"},
-    "subtract": {"fiu": "a - b"},
-    "multiply": {"fiu": "a * b"},
-    "divide": {"f": "a / b"},
-    "floor_divide": {"f": "a // b", "iu": "vp.where(b == 0, 0, a // vp.where(b == 0, 1, b))"},
-    "remainder": {"f": "a % b", "iu": "vp.where(b == 0, 0, a % vp.where(b == 0, 1, b))"},
-    "power": {"f": "a ** b", "iu": None},  # ints: _INT_POWER
-    "minimum": {"f": _NAN_MIN, "iu": "min(a, b)", "b": "a and b"},
-    "maximum": {"f": _NAN_MAX, "iu": "max(a, b)", "b": "a or b"},
-    "arctan2": {"f": "vp.atan2(a, b)"},
-    "bitwise_and": {"iu": "a & b", "b": "a and b"},
-    "bitwise_or": {"iu": "a | b", "b": "a or b"},
-    "bitwise_xor": {"iu": "a ^ b", "b": "a != b"},
-    "less": {"fiu": "a < b"}, "less_equal": {"fiu": "a <= b"},
-    "greater": {"fiu": "a > b"}, "greater_equal": {"fiu": "a >= b"},
-    "equal": {"fiu": "a == b", "b": "a == b"}, "not_equal": {"fiu": "a != b", "b": "a != b"},
-    "logical_and": {"fiu": "(a != 0) and (b != 0)", "b": "a and b"},
-    "logical_or": {"fiu": "(a != 0) or (b != 0)", "b": "a or b"},
-    "logical_xor": {"fiu": "(a != 0) != (b != 0)", "b": "a != b"},
-}
-
-MATH = {  # numpy name -> kernel-language function
-    "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos",
-    "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "arcsinh": "asinh",
-    "arccosh": "acosh", "arctanh": "atanh", "exp": "exp", "exp2": "exp2", "expm1": "expm1",
-    "log": "log", "log2": "log2", "log10": "log10", "log1p": "log1p", "sqrt": "sqrt",
-    "cbrt": "cbrt",
-}
-
-UNARY = {
-    "negative": {"fi": "-a", "u": "0 - a"},
-    "absolute": {"fi": "abs(a)", "u": "a", "b": "a"},
-    "sign": {"f": "vp.where(vp.isnan(a), a, vp.sign(a))", "i": "vp.sign(a)", "u": "min(a, 1)"},
-    "reciprocal": {"f": "1.0 / a", "i": "vp.where(a == 1, 1, vp.where(a == -1, -1, 0))",
-                   "u": "vp.where(a == 1, a, a - a)"},
-    "floor": {"f": "vp.floor(a)", "iub": "a"},
-    "ceil": {"f": "vp.ceil(a)", "iub": "a"},
-    "trunc": {"f": "vp.trunc(a)", "iub": "a"},
-    "rint": {"f": "round(a)"},
-    "square": {"fiu": "a * a"},
-    "logical_not": {"fiu": "a == 0", "b": "not a"},
-    "invert": {"iu": "~a", "b": "not a"},
-    "isnan": {"f": "vp.isnan(a)", "iub": "False"},
-    "isinf": {"f": "vp.isinf(a)", "iub": "False"},
-    "isfinite": {"f": "not (vp.isnan(a) or vp.isinf(a))", "iub": "True"},
-}
-
-_INT_POWER = """\
-    r = vp.var(1 + 0 * a)
-    base = vp.var(a)
-    e = vp.var(b)
-    while e > 0:
-        if (e & 1) != 0:
-            r = r * base
-        base = base * base
-        e = e >> 1
-    r = vp.where(b < 0, 0 * a, r)"""
 
 _ALIASES = {"true_divide": "divide", "abs": "absolute", "asin": "arcsin", "acos": "arccos",
             "atan": "arctan", "atan2": "arctan2", "asinh": "arcsinh", "acosh": "arccosh",
             "atanh": "arctanh", "pow": "power", "mod": "remainder"}
 
 
-def _kind(dt):
-    return "b" if dt == _BOOL else dt.kind  # 'f', 'i', 'u'
-
-
-def _expr(name, loop_dt):
-    table = ARITH.get(name) or UNARY.get(name)
-    if table is None:
-        return None
-    k = _kind(loop_dt)
-    for kinds, expr in table.items():
-        if k in kinds:
-            return expr if expr is not None else _INT_POWER
-    return None
-
-
 # ------------------------------------------------------------- planning
-class _Plan:
-    __slots__ = ("program", "vec", "pushnames", "nbuf")
-
-
 _plans = {}
 _plans_lock = threading.Lock()
 _no_vec = set()  # (ufunc name, dtype) whose vector variant did not compile
-
-
-def _source(name, nin, expr, loop_in, out_dt, layout, storage, vec, ndim):
-    """Kernel-language source of one variant."""
-    lanes = 1
-    params, loads = [], []
-    vecname = None
-    if vec:
-        vecname, lanes = _VEC[loop_in[0]]
-    letters = "abc"
-    for k in range(nin):
-        L = layout[k]
-        if L == "s":
-            t = "uint32" if loop_in[k] == _BOOL else _KNAME[loop_in[k]]
-            params.append((f"s{k}", f"vp.{t}"))
-            src = f"s{k}"
-        else:
-            st = storage[k]
-            elem = vecname if vec else _KNAME[_array.storage_dtype(st)]
-            params.append((f"x{k}", f"vp.Buffer[vp.{elem}]"))
-            idx = "i" if L == "c" else f"j{k}"
-            src = f"x{k}[{idx}]"
-        if loop_in[k] == _BOOL:
-            src = f"({src} != 0)"
-        elif L != "s" and storage[k] != loop_in[k]:
-            src = f"vp.{_KNAME[loop_in[k]]}({src})"
-        loads.append(f"    {letters[k]} = {src}")
-    out_elem = vecname if vec else _KNAME[_array.storage_dtype(out_dt)]
-    params.append(("out", f"vp.Buffer[vp.{out_elem}]"))
-    params += [("n", "vp.uint32"), ("row", "vp.uint32")]
-    strided = [k for k in range(nin) if layout[k] == "b"]
-    if strided:
-        params += [(f"d{d}", "vp.uint32") for d in range(1, ndim)]
-        for k in strided:
-            params += [(f"t{k}_{d}", "vp.uint32") for d in range(ndim)]
-    lines = ["import vulpy as vp", "", "",
-             "def main(" + ", ".join(f"{p}: {t}" for p, t in params) + "):",
-             "    i = vp.global_id(1) * row + vp.global_id(0)",
-             "    if i >= n:",
-             "        return"]
-    if strided:
-        lines.append("    q = i")
-        for d in range(ndim - 1, 0, -1):
-            lines.append(f"    c{d} = q % d{d}")
-            lines.append(f"    q = q // d{d}")
-        lines.append("    c0 = q")
-        for k in strided:
-            terms = " + ".join(f"c{d} * t{k}_{d}" for d in range(ndim))
-            lines.append(f"    j{k} = {terms}")
-    lines += loads
-    if "\n" in expr:
-        lines.append(expr)
-    else:
-        lines.append(f"    r = {expr}")
-    if out_dt == _BOOL:
-        lines.append("    out[i] = vp.where(r, vp.uint32(1), vp.uint32(0))")
-    else:
-        lines.append("    out[i] = r")
-    return "\n".join(lines) + "\n", lanes
 
 
 def _get_program(name, nin, loop_in, out_dt, layout, storage, vec, ndim):
@@ -208,7 +64,8 @@ def _get_program(name, nin, loop_in, out_dt, layout, storage, vec, ndim):
     if expr is None:
         raise TypeError(f"vp.{name}: no GPU loop for {', '.join(d.name for d in loop_in)}")
     src, _ = _source(name, nin, expr, loop_in, out_dt, layout, storage, vec, ndim)
-    arts = _compiler.compile_source(src, f"<vulpy.{name}>", "main", None, dispatch_guard=False)
+    arts = _compiler.compile_source(src, f"<vulpy.{name}>", "main", None, dispatch_guard=False,
+                                    local_size=(LOCAL, 1, 1))
     prog = Program(arts, f"vp.{name}", (LOCAL, 1, 1))
     with _plans_lock:
         _plans[key] = prog
@@ -305,7 +162,36 @@ class Ufunc:
             r = array_path(self, args, out, context, sync)
             if r is not NotImplemented:
                 return r
+        if type(args[0]) is _array.ndarray:  # resident, same shape: a lookup and a dispatch
+            r = self._try_fast(args, out, context, sync)
+            if r is not None:
+                return r
         return _apply(self, args, out, context, sync)
+
+    def _try_fast(self, args, out, context, sync):
+        a0 = args[0]
+        ctx, shape = a0._ctx, a0.shape
+        for a in args:
+            if type(a) is not _array.ndarray or a._ctx is not ctx or a.shape != shape:
+                return None
+        if out is not None and (type(out) is not _array.ndarray or out._ctx is not ctx or
+                                out.shape != shape):
+            return None
+        if context is not None and context is not ctx:
+            return None
+        plan = ctx._ufast.get((self.name,) + tuple(a.dtype for a in args) +
+                              (shape, out is None))
+        if plan is None:
+            return None
+        kern, push, gx, gy, out_dt, oshape = plan
+        if out is None:
+            out = _array.empty(oshape, out_dt, memory=a0._buf.kind, context=ctx)
+        elif out.dtype != out_dt:
+            return None  # the slow path says what is wrong
+        binds = [a._buf for a in args]
+        binds.append(out._buf)
+        ticket = kern.dispatch(binds, push, gx, gy, 1, True, sync)
+        return out if sync else Handle(ticket, result=out)
 
 
 def _dtype_key(x):
@@ -521,6 +407,11 @@ def _apply(uf, args, out, context, sync, loop=None):
     push = prog.packer.pack(values)
     binds = [b for k, b in enumerate(bufs) if layout[k] != "s"] + [obuf]
     ticket = kern.dispatch(binds, push, gx, gy, 1, True, sync)
+    if not scratch and all(L == "c" for L in layout) and loop is None:
+        # every operand resident and of the output's shape: remember the
+        # whole decision for the next call with the same signature
+        sig = (uf.name,) + tuple(a.dtype for a in args) + (oshape, out is None)
+        ctx._ufast[sig] = (kern, push, gx, gy, out_dt, oshape)
 
     if resident is not None:
         if sync:

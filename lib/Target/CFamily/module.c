@@ -71,6 +71,19 @@ static void mark_region(cf_printer *p, const vir_region *r, bool *used, bool *le
   }
 }
 
+/* Writes memory other than its own locals (stores, atomics, barriers). */
+static bool writes_memory(const vir_region *r) {
+  for (const vir_op *op = r->first; op; op = op->next) {
+    uint32_t fl = vir_op_info_of(op->code)->flags;
+    if ((fl & VIR_F_WRITEMEM) && op->code != VIR_OP_LOCAL_STORE && op->code != VIR_OP_CALL)
+      return true;
+    for (uint32_t i = 0; i < vir_op_info_of(op->code)->nregion; i++)
+      if (writes_memory(&op->regions[i]))
+        return true;
+  }
+  return false;
+}
+
 /* Per function symbol: the module symbols it uses, directly or through
  * calls (a fixed point over the call graph). Row i of `uses` belongs to
  * symbol i (functions only). */
@@ -360,11 +373,18 @@ static bool assign_names(cf_printer *p) {
     const vir_struct *st = m->structs.data[i];
     p->struct_name[i] = cf_unique_name(p, &p->globals, st->name);
   }
+  /* The push block's type keeps the Python class name; an anonymous block
+   * (struct named like the symbol) is PushConstants. */
   p->pc_type = "PushConstants";
   if (m->push && m->push->type->kind == VIR_TY_STRUCT)
     for (uint32_t i = 0; i < m->structs.len; i++)
-      if (m->structs.data[i] == m->push->type->st)
-        p->pc_type = p->struct_name[i];
+      if (m->structs.data[i] == m->push->type->st) {
+        const char *sn = ((const vir_struct *)m->structs.data[i])->name;
+        if (strcmp(sn, m->push->name) != 0 && strcmp(sn, "pc") != 0)
+          p->pc_type = p->struct_name[i];
+        else
+          p->struct_name[i] = p->pc_type = cf_unique_name(p, &p->globals, "PushConstants");
+      }
   if (m->push)
     p->sym_name[cf_sym_index(p, m->push)] = p->pc_name;
   for (uint32_t i = 0; i < n; i++) {
@@ -466,6 +486,18 @@ bool cf_emit(const vir_module *m, const vtg_options *o, cf_dialect dialect, vp_s
     p->local_size[k] = o->local_size[k] ? o->local_size[k] : p->kernel->local_size[k] ? p->kernel->local_size[k] : 1;
 
   bool ok = cf_check_features(p) && assign_names(p);
+  /* An 8/16/64-bit SSA value needs GLSL's arithmetic-types extension even
+   * when it is printed inside a conversion; memory holding one needs the
+   * storage extension. */
+  uint32_t feats = vir_module_features(m);
+  static const struct { uint32_t feat, ext; } ext_of[] = {
+      {VP_FEAT(INT8), CF_EXT_INT8},       {VP_FEAT(INT16), CF_EXT_INT16},
+      {VP_FEAT(INT64), CF_EXT_INT64},     {VP_FEAT(FLOAT16), CF_EXT_FLOAT16},
+      {VP_FEAT(STORAGE8), CF_EXT_STORAGE8}, {VP_FEAT(STORAGE16), CF_EXT_STORAGE16},
+  };
+  for (unsigned i = 0; i < sizeof ext_of / sizeof ext_of[0]; i++)
+    if (feats & ext_of[i].feat)
+      p->ext |= ext_of[i].ext;
   uint32_t n = m->syms.len;
   bool **uses = NULL, **lens = NULL;
   if (ok) {
@@ -476,6 +508,21 @@ bool cf_emit(const vir_module *m, const vtg_options *o, cf_dialect dialect, vp_s
   }
   p->res_uses = uses;
   p->res_len = lens;
+  /* a function is pure when neither it nor any function it reaches writes */
+  p->func_pure = ok ? vp_arena_alloc(&p->arena, n ? n : 1) : NULL;
+  ok = ok && p->func_pure;
+  for (uint32_t i = 0; ok && i < n; i++) {
+    const vir_sym *s = m->syms.data[i];
+    if (s->kind != VIR_SYM_FUNC || s->func->is_kernel)
+      continue;
+    bool pure = !writes_memory(&s->func->body);
+    for (uint32_t j = 0; j < n && pure; j++) {
+      const vir_sym *t = m->syms.data[j];
+      if (uses[i][j] && t->kind == VIR_SYM_FUNC && writes_memory(&t->func->body))
+        pure = false;
+    }
+    p->func_pure[i] = pure;
+  }
   const vir_func **order = NULL;
   uint32_t norder = 0;
   if (ok) {

@@ -130,8 +130,15 @@ static void report_glslang_log(const char *log, const char *glsl, size_t glsl_le
       while (*msg == ' ')
         msg++;
       int mlen = (int)(p + ll - msg);
-      if (mlen > 0 && strncmp(msg, "compilation terminated", 22) != 0 &&
-          !(mlen > 10 && strstr(msg, "compilation errors.  No code generated") == msg)) {
+      /* glslang's closing lines say nothing about the error itself */
+      bool noise = false;
+      static const char *const closing[] = {"compilation terminated", "compilation errors.  No code generated"};
+      for (unsigned k = 0; k < 2; k++) {
+        const char *hit = strstr(msg, closing[k]);
+        if (hit && hit < p + ll)
+          noise = true;
+      }
+      if (mlen > 0 && !noise) {
         char file[256];
         vp_loc src = gline ? source_loc_above(glsl, glsl_len, gline, file, sizeof file)
                            : loc_at(NULL, 0);
