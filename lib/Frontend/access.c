@@ -145,7 +145,7 @@ static vir_value *index_value(vfe_ctx *c, const vfe_node *e, vfe_val v, vir_type
       vfe_err(c, e, "negative index %lld into a buffer or shared array", (long long)v.i);
       return NULL;
     }
-    return vfe_coerce(c, e, v, like ? like : vir_ty_uint(c->m, 32), "index");
+    return vfe_coerce(c, e, v, like ? like : vir_ty_uint(c->m, 32), VFE_WHAT("index"));
   }
   vir_value *x = vfe_use(c, e, v);
   if (!x)

@@ -54,9 +54,7 @@ static void assign_name(vfe_ctx *c, const vfe_node *target, vfe_val value, const
                 vfe_tyname(c, v->type), v->line, vfe_tyname(c, declared));
         return;
       }
-      vir_value *x = vfe_coerce(c, vnode, value, v->type,
-                                vp_arena_printf(&c->arena, "assignment to '%s' (%s since line %u)", id,
-                                                vfe_tyname(c, v->type), v->line));
+      vir_value *x = vfe_coerce(c, vnode, value, v->type, VFE_WHAT("assignment to '%s' (%s since line %u)", id, NULL, v->line, v->type));
       if (x) {
         vfe_set_loc(c, target);
         vfe_place p = {.root = VFE_R_LOCAL, .sym = v->local, .type = v->type};
@@ -89,8 +87,7 @@ static void assign_name(vfe_ctx *c, const vfe_node *target, vfe_val value, const
     vfe_bind_name(c, id, VFE_BIND_ARRAY, NULL, target)->arr = value.arr;
     return;
   }
-  vir_value *x = declared ? vfe_coerce(c, vnode, value, declared,
-                                       vp_arena_printf(&c->arena, "assignment to '%s'", id))
+  vir_value *x = declared ? vfe_coerce(c, vnode, value, declared, VFE_WHAT("assignment to '%s'", id))
                           : vfe_rvalue(c, vnode, value);
   if (!x) {
     vfe_bind_name(c, id, VFE_BIND_POISON, NULL, target);
@@ -122,7 +119,7 @@ static void store_swizzle(vfe_ctx *c, const vfe_node *at, const vfe_place *p, co
                           uint32_t count, vfe_val value, const vfe_node *vnode) {
   vir_type *vt = p->type, *s = vt->elem;
   vir_type *want = count == 1 ? s : vir_ty_vec(c->m, s, count);
-  vir_value *x = vfe_coerce(c, vnode, value, want, "swizzle assignment");
+  vir_value *x = vfe_coerce(c, vnode, value, want, VFE_WHAT("swizzle assignment"));
   if (!x)
     return;
   vfe_set_loc(c, at);
@@ -191,7 +188,7 @@ static void assign_attribute(vfe_ctx *c, const vfe_node *t, vfe_val value, const
     vfe_err(c, t, "cannot assign to this attribute");
     return;
   }
-  vir_value *x = vfe_coerce(c, vnode, value, dst.place.type, vp_arena_printf(&c->arena, "assignment to .%s", attr));
+  vir_value *x = vfe_coerce(c, vnode, value, dst.place.type, VFE_WHAT("assignment to .%s", attr));
   if (x) {
     vfe_set_loc(c, t);
     vfe_store(c, &dst.place, x);
@@ -215,7 +212,7 @@ static void assign_subscript(vfe_ctx *c, const vfe_node *t, vfe_val value, const
     }
     if (!writable(c, t, &base))
       return;
-    vir_value *x = vfe_coerce(c, vnode, value, base.place.type, "slice assignment");
+    vir_value *x = vfe_coerce(c, vnode, value, base.place.type, VFE_WHAT("slice assignment"));
     if (x) {
       vfe_set_loc(c, t);
       vfe_store(c, &base.place, x);
@@ -246,7 +243,7 @@ static void assign_subscript(vfe_ctx *c, const vfe_node *t, vfe_val value, const
       vfe_err(c, sl, "an index must be an integer scalar, not %s", vfe_tyname(c, j->type));
       return;
     }
-    vir_value *x = vfe_coerce(c, vnode, value, s, "element assignment");
+    vir_value *x = vfe_coerce(c, vnode, value, s, VFE_WHAT("element assignment"));
     if (!x)
       return;
     vfe_set_loc(c, t);
@@ -269,8 +266,7 @@ static void assign_subscript(vfe_ctx *c, const vfe_node *t, vfe_val value, const
     vfe_err(c, t, "'%s' has 2 dimensions; index both", dst.place.sym->name);
     return;
   }
-  vir_value *x = vfe_coerce(c, vnode, value, dst.place.type,
-                            vp_arena_printf(&c->arena, "store to '%s'", dst.place.sym->name));
+  vir_value *x = vfe_coerce(c, vnode, value, dst.place.type, VFE_WHAT("store to '%s'", dst.place.sym->name));
   if (x) {
     vfe_set_loc(c, t);
     vfe_store(c, &dst.place, x);
@@ -407,6 +403,10 @@ void vfe_stmt_annassign(vfe_ctx *c, const vfe_node *s) {
     return;
   }
   const char *id = vfe_get_str(target, "id");
+  if (!id) {
+    vfe_err(c, target, "malformed AST: a name without its id");
+    return;
+  }
   vir_type *t = vfe_type_of_annotation(c, vfe_get(s, "annotation"));
   if (!t) {
     if (id && !vfe_map_get(&c->fn->vars, id))
@@ -484,7 +484,7 @@ void vfe_stmt_augassign(vfe_ctx *c, const vfe_node *s) {
   vfe_val r = vfe_binop(c, s, op, vfe_value_of(cur), target, rhs, value);
   if (r.kind == VFE_V_ERR)
     return;
-  vir_value *x = vfe_coerce(c, s, r, dst.place.type, "augmented assignment");
+  vir_value *x = vfe_coerce(c, s, r, dst.place.type, VFE_WHAT("augmented assignment"));
   if (x) {
     vfe_set_loc(c, s);
     vfe_store(c, &dst.place, x);

@@ -40,7 +40,7 @@ static bool common_args(vfe_ctx *c, const vfe_node *call, const char *name, vfe_
     out[i] = vfe_use(c, nodes[i], v[i]);
     if (!out[i])
       return false;
-    t = t ? vfe_unify(c, call, t, out[i]->type, vp_arena_printf(&c->arena, "%s()", name))
+    t = t ? vfe_unify(c, call, t, out[i]->type, VFE_WHAT("%s()", name))
           : out[i]->type;
     if (!t)
       return false;
@@ -63,7 +63,7 @@ static bool common_args(vfe_ctx *c, const vfe_node *call, const char *name, vfe_
   }
   for (uint32_t i = 0; i < n; i++) {
     if (vfe_is_literal(&v[i]))
-      out[i] = vfe_coerce(c, nodes[i], v[i], (vir_type *)s, vp_arena_printf(&c->arena, "%s()", name));
+      out[i] = vfe_coerce(c, nodes[i], v[i], (vir_type *)s, VFE_WHAT("%s()", name));
     else if (vir_ty_scalar_of(out[i]->type) != s)
       out[i] = vfe_build1(c, VIR_OP_CAST, vir_ty_with_scalar(c->m, out[i]->type, (vir_type *)s), out[i]);
     if (!out[i])
@@ -89,7 +89,7 @@ static vfe_val atomic(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi, v
     if (n < 2)
       return vfe_err(c, call, "%s(%s, index, ...) needs an index", bi->name, first.arr->sym->name);
     vfe_val iv = vfe_expr(c, args[1]);
-    vir_value *idx = iv.kind == VFE_V_INT ? vfe_coerce(c, args[1], iv, vir_ty_uint(c->m, 32), "index")
+    vir_value *idx = iv.kind == VFE_V_INT ? vfe_coerce(c, args[1], iv, vir_ty_uint(c->m, 32), VFE_WHAT("index"))
                                           : vfe_use(c, args[1], iv);
     if (!idx)
       return (vfe_val){0};
@@ -127,7 +127,7 @@ static vfe_val atomic(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi, v
   }
   vir_value *ops[3] = {p.index};
   for (uint32_t i = 0; i < nval; i++) {
-    ops[1 + i] = vfe_expr_as(c, args[rest + i], t, bi->name);
+    ops[1 + i] = vfe_expr_as(c, args[rest + i], t, VFE_WHAT("%s", bi->name));
     if (!ops[1 + i])
       return (vfe_val){0};
   }
@@ -189,7 +189,7 @@ static vfe_val subgroup(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi,
   vfe_val lane = vfe_expr(c, args[1]);
   if (code == VIR_OP_SG_BROADCAST && lane.kind != VFE_V_INT && lane.kind != VFE_V_ERR)
     return vfe_err(c, args[1], "subgroup_broadcast() needs a constant lane");
-  vir_value *l = vfe_coerce(c, args[1], lane, vir_ty_uint(c->m, 32), bi->name);
+  vir_value *l = vfe_coerce(c, args[1], lane, vir_ty_uint(c->m, 32), VFE_WHAT("%s", bi->name));
   vfe_set_loc(c, call);
   return l ? vfe_value_of(vfe_build2(c, code, t, x[0], l)) : (vfe_val){0};
 }
@@ -316,7 +316,7 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
   case VFE_F_BALLOT: {
     if (!vfe_arity(c, call, bi->name, n, 1, 1))
       return (vfe_val){0};
-    vir_value *b = vfe_expr_as(c, args[0], vir_ty_bool(c->m), bi->name);
+    vir_value *b = vfe_expr_as(c, args[0], vir_ty_bool(c->m), VFE_WHAT("%s", bi->name));
     vir_type *u4 = vir_ty_vec(c->m, vir_ty_uint(c->m, 32), 4);
     return b ? vfe_value_of(vfe_build1(c, code, u4, b)) : (vfe_val){0};
   }

@@ -32,7 +32,7 @@ static vfe_val cast_scalar(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_no
   if (v.kind == VFE_V_BOOL && t->kind != VIR_TY_BOOL)
     v = (vfe_val){.kind = VFE_V_INT, .i = v.b};
   if (vfe_is_literal(&v))
-    return vfe_value_of(vfe_coerce(c, args[0], v, t, vp_arena_printf(&c->arena, "%s(...)", vfe_vpname(c, t))));
+    return vfe_value_of(vfe_coerce(c, args[0], v, t, VFE_WHAT("%s(...)", 0, 0, 0, 0, t)));
   vir_value *x = vfe_use(c, args[0], v);
   if (!x)
     return (vfe_val){0};
@@ -73,7 +73,7 @@ static vfe_val construct_vec(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_
       if (v.kind == VFE_V_FLOAT && s->kind != VIR_TY_FLOAT)
         return vfe_err(c, args[i], "%s() takes %s components; this is a float literal", name,
                        vfe_tyname(c, s));
-      ops[i] = vfe_coerce(c, args[i], v, s, name);
+      ops[i] = vfe_coerce(c, args[i], v, s, VFE_WHAT("%s", name));
       ncomp++;
     } else {
       vir_value *x = vfe_use(c, args[i], v);
@@ -111,7 +111,7 @@ static vfe_val construct_mat(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_
   vir_type *col = t->elem, *s = col->elem;
   const char *name = vfe_vpname(c, t);
   if (n == 1) {
-    vir_value *d = vfe_expr_as(c, args[0], s, name);
+    vir_value *d = vfe_expr_as(c, args[0], s, VFE_WHAT("%s", name));
     if (!d)
       return (vfe_val){0};
     vir_value *zero = vfe_const_float(c, s, 0), *cols[4], *comp[4];
@@ -128,7 +128,7 @@ static vfe_val construct_mat(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_
     return vfe_err(c, call, "%s() takes %u columns or %u scalars, got %u arguments", name, t->n,
                    t->n * col->n, n);
   for (uint32_t i = 0; i < n; i++) {
-    ops[i] = vfe_expr_as(c, args[i], want, name);
+    ops[i] = vfe_expr_as(c, args[i], want, VFE_WHAT("%s", name));
     if (!ops[i])
       return (vfe_val){0};
   }

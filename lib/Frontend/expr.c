@@ -288,7 +288,7 @@ static vfe_val ifexp(vfe_ctx *c, const vfe_node *e) {
     return (vfe_val){0};
   vir_type *t;
   if (v[0].kind == VFE_V_VAL && v[1].kind == VFE_V_VAL)
-    t = vfe_unify(c, e, v[0].v->type, v[1].v->type, "the two sides of `if`/`else`");
+    t = vfe_unify(c, e, v[0].v->type, v[1].v->type, VFE_WHAT("the two sides of `if`/`else`"));
   else if (v[0].kind == VFE_V_VAL)
     t = v[0].v->type;
   else if (v[1].kind == VFE_V_VAL)
@@ -309,7 +309,7 @@ static vfe_val ifexp(vfe_ctx *c, const vfe_node *e) {
   vir_value *x[2];
   for (int k = 0; k < 2; k++) {
     vir_builder_at_end(&c->b, &iff->regions[k]);
-    x[k] = vfe_coerce(c, side[k], v[k], t, "conditional expression");
+    x[k] = vfe_coerce(c, side[k], v[k], t, VFE_WHAT("conditional expression"));
   }
   c->b = save;
   if (!x[0] || !x[1])
@@ -434,7 +434,7 @@ vir_value *vfe_expr_value(vfe_ctx *c, const vfe_node *e) {
   return vfe_use(c, e, v);
 }
 
-vir_value *vfe_expr_as(vfe_ctx *c, const vfe_node *e, vir_type *t, const char *what) {
+vir_value *vfe_expr_as(vfe_ctx *c, const vfe_node *e, vir_type *t, vfe_what what) {
   vfe_val v = vfe_expr(c, e);
   vfe_set_loc(c, e);
   return vfe_coerce(c, e, v, t, what);

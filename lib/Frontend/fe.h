@@ -77,6 +77,11 @@ struct vfe_node {
 vfe_node *vfe_json_read(vp_arena *arena, const char *text, size_t len, const char *json_name,
                         vp_diags *diags);
 
+/* vfe_translate_json on a document already read (the benchmark times the
+ * translation apart from libyaml with it). */
+vir_module *vfe_translate_tree(const vfe_node *doc, const char *json_name, const vfe_options *opts,
+                               vp_diags *diags);
+
 /* An object's field, or NULL when absent (JSON null counts as absent). */
 vfe_node *vfe_get(const vfe_node *obj, const char *key);
 /* A string field's text, or NULL. */
@@ -316,6 +321,7 @@ struct vfe_ctx {
   vfe_array *assert_buf; /* _vp_assert, when debug asserts are on */
   uint32_t nbindings;
   uint32_t depth;        /* expression nesting (a guard against deep trees) */
+  uint32_t helper_depth; /* helpers being translated, one inside another */
   vp_ptrvec arrays;      /* every vfe_array, for the access qualifiers */
   jmp_buf oom;
 };
@@ -358,6 +364,23 @@ static inline bool vfe_is_literal(const vfe_val *v) {
   return v->kind == VFE_V_INT || v->kind == VFE_V_FLOAT || v->kind == VFE_V_BOOL;
 }
 
+/* What a conversion is for, named in its error message: formatted only
+ * when there is an error (printf(fmt, s1, s2, n)); `ty` fills s2 with a
+ * type's name, `vp` fills s1 with a type's vp spelling. */
+typedef struct vfe_what {
+  const char *fmt, *s1, *s2;
+  unsigned n;
+  const vir_type *ty, *vp;
+} vfe_what;
+/* VFE_WHAT(fmt [, s1 [, s2 [, n [, ty [, vp]]]]]): the missing ones are 0. */
+static inline vfe_what vfe_what_make(const char *fmt, const char *s1, const char *s2, unsigned n,
+                                     const vir_type *ty, const vir_type *vp, ...) {
+  vfe_what w = {fmt, s1, s2, n, ty, vp};
+  return w;
+}
+#define VFE_WHAT(...) vfe_what_make(__VA_ARGS__, 0, 0, 0, 0, 0)
+const char *vfe_what_text(vfe_ctx *c, vfe_what w);
+
 /* ================================================================ types */
 
 /* Resolves an annotation to a value type (scalars, vectors, matrices,
@@ -369,10 +392,10 @@ bool vfe_widens(const vir_type *from, const vir_type *to);
 /* The common type of two typed operands of an arithmetic op, or NULL with
  * an error (mixed sign, int and float, shapes). */
 vir_type *vfe_unify(vfe_ctx *c, const vfe_node *at, const vir_type *a, const vir_type *b,
-                    const char *what);
+                    vfe_what what);
 /* A value of the exact type `t`: literals adapt (checked to fit), typed
  * values widen; anything else is an error naming `what`. */
-vir_value *vfe_coerce(vfe_ctx *c, const vfe_node *at, vfe_val v, vir_type *t, const char *what);
+vir_value *vfe_coerce(vfe_ctx *c, const vfe_node *at, vfe_val v, vir_type *t, vfe_what what);
 /* Materializes a value with no context: int literal -> i32, float -> f32. */
 vir_value *vfe_rvalue(vfe_ctx *c, const vfe_node *at, vfe_val v);
 /* Whether a literal fits a scalar type exactly enough (ints: in range). */
@@ -388,7 +411,7 @@ vfe_val vfe_expr(vfe_ctx *c, const vfe_node *e);
  * their default types). NULL after an error. */
 vir_value *vfe_expr_value(vfe_ctx *c, const vfe_node *e);
 /* An expression converted to `t` (literals adapt). NULL after an error. */
-vir_value *vfe_expr_as(vfe_ctx *c, const vfe_node *e, vir_type *t, const char *what);
+vir_value *vfe_expr_as(vfe_ctx *c, const vfe_node *e, vir_type *t, vfe_what what);
 /* A condition: bool, or a scalar number compared with zero. */
 vir_value *vfe_expr_cond(vfe_ctx *c, const vfe_node *e);
 /* Loads a place. */

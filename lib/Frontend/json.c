@@ -364,7 +364,7 @@ vfe_node *vfe_get(const vfe_node *obj, const char *key) {
   if (!obj || obj->kind != VFE_J_OBJ)
     return NULL;
   for (uint32_t i = 0; i < obj->len; i++)
-    if (strcmp(obj->keys[i], key) == 0)
+    if (obj->keys[i][0] == key[0] && strcmp(obj->keys[i], key) == 0)
       return obj->items[i]->kind == VFE_J_NULL ? NULL : obj->items[i];
   return NULL;
 }

@@ -190,7 +190,7 @@ static vir_value *adapt(vfe_ctx *c, const vfe_node *at, vfe_val lit, const vfe_n
              vfe_cast_hint(c, vir_ty_with_scalar(c->m, other->type, vir_ty_float(c->m, 32)), on));
     return NULL;
   }
-  return vfe_coerce(c, ln, lit, (vir_type *)s, vp_arena_printf(&c->arena, "'%s'", op_text(op)));
+  return vfe_coerce(c, ln, lit, (vir_type *)s, VFE_WHAT("'%s'", op_text(op)));
 }
 
 /* x ** n for a constant n in 0..16: square and multiply. */
@@ -285,7 +285,7 @@ vfe_val vfe_binop(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, const v
                      .v = vfe_build2(c, op == VFE_AST_LShift ? VIR_OP_SHL : VIR_OP_SHR, x->type, x, y),
                      .type = x->type};
   }
-  vir_type *t = vfe_unify(c, at, tx, ty, vp_arena_printf(&c->arena, "'%s'", op_text(op)));
+  vir_type *t = vfe_unify(c, at, tx, ty, VFE_WHAT("'%s'", op_text(op)));
   if (!t)
     return (vfe_val){0};
   const vir_type *s = vir_ty_scalar_of(t);
@@ -388,7 +388,7 @@ vfe_val vfe_compare(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, const
     y = adapt(c, at, b, bn, x, an, op);
   if (!x || !y)
     return (vfe_val){0};
-  vir_type *t = vfe_unify(c, at, x->type, y->type, vp_arena_printf(&c->arena, "'%s'", op_text(op)));
+  vir_type *t = vfe_unify(c, at, x->type, y->type, VFE_WHAT("'%s'", op_text(op)));
   if (!t)
     return (vfe_val){0};
   if (ordered && vir_ty_is_bool(t))

@@ -185,7 +185,7 @@ static void stmt_for(vfe_ctx *c, const vfe_node *s) {
   vir_value *hiv = hi.kind == VFE_V_INT ? NULL : vfe_use(c, hin, hi);
   if ((lo.kind != VFE_V_INT && !lov) || (hi.kind != VFE_V_INT && !hiv))
     return;
-  vir_type *t = lov && hiv ? vfe_unify(c, iter, lov->type, hiv->type, "range()")
+  vir_type *t = lov && hiv ? vfe_unify(c, iter, lov->type, hiv->type, VFE_WHAT("range()"))
                 : lov ? lov->type : hiv ? hiv->type : vir_ty_int(c->m, 32);
   if (!t)
     return;
@@ -202,9 +202,9 @@ static void stmt_for(vfe_ctx *c, const vfe_node *s) {
   }
   vfe_set_loc(c, iter);
   vir_value *ops[3];
-  ops[0] = lov ? vfe_coerce(c, lon, vfe_value_of(lov), t, "range() start") : vfe_coerce(c, lon, lo, t, "range() start");
-  ops[1] = hiv ? vfe_coerce(c, hin, vfe_value_of(hiv), t, "range() stop") : vfe_coerce(c, hin, hi, t, "range() stop");
-  ops[2] = vfe_coerce(c, stn, step, t, "range() step");
+  ops[0] = lov ? vfe_coerce(c, lon, vfe_value_of(lov), t, VFE_WHAT("range() start")) : vfe_coerce(c, lon, lo, t, VFE_WHAT("range() start"));
+  ops[1] = hiv ? vfe_coerce(c, hin, vfe_value_of(hiv), t, VFE_WHAT("range() stop")) : vfe_coerce(c, hin, hi, t, VFE_WHAT("range() stop"));
+  ops[2] = vfe_coerce(c, stn, step, t, VFE_WHAT("range() step"));
   if (!ops[0] || !ops[1] || !ops[2])
     return;
   vfe_var *old = vfe_map_get(&c->fn->vars, id);
@@ -293,7 +293,7 @@ static void stmt_return(vfe_ctx *c, const vfe_node *s) {
     return;
   }
   if (fn->ret)
-    x = vfe_expr_as(c, v, fn->ret, vp_arena_printf(&c->arena, "return value of '%s'", fn->helper->name));
+    x = vfe_expr_as(c, v, fn->ret, VFE_WHAT("return value of '%s'", fn->helper->name));
   else
     x = vfe_rvalue(c, v, vfe_expr(c, v));
   if (!x)

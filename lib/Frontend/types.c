@@ -234,19 +234,25 @@ static const char *class_word(const vir_type *s) {
   }
 }
 
+const char *vfe_what_text(vfe_ctx *c, vfe_what w) {
+  const char *s1 = w.vp ? vfe_vpname(c, w.vp) : w.s1 ? w.s1 : "";
+  const char *s2 = w.ty ? vfe_tyname(c, w.ty) : w.s2 ? w.s2 : "";
+  return w.fmt ? vp_arena_printf(&c->arena, w.fmt, s1, s2, w.n) : "?";
+}
+
 vir_type *vfe_unify(vfe_ctx *c, const vfe_node *at, const vir_type *a, const vir_type *b,
-                    const char *what) {
+                    vfe_what what) {
   if (a == b)
     return (vir_type *)a;
   bool av = a->kind == VIR_TY_VEC, bv = b->kind == VIR_TY_VEC;
   if ((!av && !vir_ty_is_scalar(a)) || (!bv && !vir_ty_is_scalar(b)) || (av && bv && a->n != b->n)) {
-    vfe_err(c, at, "%s: operand types %s and %s do not match", what, vfe_tyname(c, a),
+    vfe_err(c, at, "%s: operand types %s and %s do not match", vfe_what_text(c, what), vfe_tyname(c, a),
             vfe_tyname(c, b));
     return NULL;
   }
   const vir_type *sa = vir_ty_scalar_of(a), *sb = vir_ty_scalar_of(b);
   if (scalar_class(sa) != scalar_class(sb)) {
-    vfe_err(c, at, "%s mixes %s (%s) and %s (%s) operands", what, class_word(sa),
+    vfe_err(c, at, "%s mixes %s (%s) and %s (%s) operands", vfe_what_text(c, what), class_word(sa),
             vfe_tyname(c, a), class_word(sb), vfe_tyname(c, b));
     const vir_type *to = scalar_class(sa) == 3 || scalar_class(sb) != 3 ? sa : sb;
     vfe_hint(c, "convert one side explicitly, e.g. %s(...)", vfe_vpname(c, to));
@@ -299,15 +305,15 @@ static const char *lit_text(vfe_ctx *c, const vfe_val *v) {
 /* A literal as a constant of scalar type `s`; NULL (with an error) when it
  * does not fit. */
 static vir_value *literal_as(vfe_ctx *c, const vfe_node *at, const vfe_val *v, vir_type *s,
-                             const char *what) {
+                             vfe_what what) {
   if (!vfe_literal_fits(v, s)) {
     if (v->kind == VFE_V_FLOAT && s->kind != VIR_TY_FLOAT) {
-      vfe_err(c, at, "%s: float literal %s where %s is expected", what, lit_text(c, v),
+      vfe_err(c, at, "%s: float literal %s where %s is expected", vfe_what_text(c, what), lit_text(c, v),
               vfe_tyname(c, s));
       vfe_hint(c, "the value must be %s here: write an integer, or convert: %s(...)",
                vfe_tyname(c, s), vfe_vpname(c, s));
     } else {
-      vfe_err(c, at, "%s: literal %s does not fit %s", what, lit_text(c, v), vfe_tyname(c, s));
+      vfe_err(c, at, "%s: literal %s does not fit %s", vfe_what_text(c, what), lit_text(c, v), vfe_tyname(c, s));
       if (v->kind == VFE_V_INT && s->kind == VIR_TY_UINT && !v->big && v->i < 0)
         vfe_hint(c, "unsigned values cannot be negative; VulPy never wraps silently");
       else if (v->kind != VFE_V_BOOL)
@@ -329,14 +335,14 @@ static vir_value *literal_as(vfe_ctx *c, const vfe_node *at, const vfe_val *v, v
   return vfe_const_int(c, s, v->i); /* same bits as u for big values */
 }
 
-vir_value *vfe_coerce(vfe_ctx *c, const vfe_node *at, vfe_val v, vir_type *t, const char *what) {
+vir_value *vfe_coerce(vfe_ctx *c, const vfe_node *at, vfe_val v, vir_type *t, vfe_what what) {
   switch (v.kind) {
   case VFE_V_ERR: return NULL;
   case VFE_V_INT:
   case VFE_V_FLOAT:
   case VFE_V_BOOL:
     if (!vir_ty_is_scalar(t)) {
-      vfe_err(c, at, "%s: a scalar literal where %s is expected", what, vfe_tyname(c, t));
+      vfe_err(c, at, "%s: a scalar literal where %s is expected", vfe_what_text(c, what), vfe_tyname(c, t));
       if (t->kind == VIR_TY_VEC)
         vfe_hint(c, "build the vector: %s(...)", vfe_vpname(c, t));
       return NULL;
@@ -354,10 +360,10 @@ vir_value *vfe_coerce(vfe_ctx *c, const vfe_node *at, vfe_val v, vir_type *t, co
   const vir_type *fs = vir_ty_scalar_of(x->type), *ts = vir_ty_scalar_of(t);
   bool same_shape = vir_ty_width(x->type) == vir_ty_width(t) && x->type->kind == t->kind;
   if (same_shape && scalar_class(fs) == scalar_class(ts))
-    vfe_err(c, at, "%s: %s does not fit %s without narrowing", what, vfe_tyname(c, x->type),
+    vfe_err(c, at, "%s: %s does not fit %s without narrowing", vfe_what_text(c, what), vfe_tyname(c, x->type),
             vfe_tyname(c, t));
   else
-    vfe_err(c, at, "%s: expected %s, got %s", what, vfe_tyname(c, t), vfe_tyname(c, x->type));
+    vfe_err(c, at, "%s: expected %s, got %s", vfe_what_text(c, what), vfe_tyname(c, t), vfe_tyname(c, x->type));
   if (same_shape || (vir_ty_is_scalar(t) && vir_ty_is_scalar(x->type)))
     vfe_hint(c, "convert explicitly: %s", vfe_cast_hint(c, t, at));
   return NULL;
@@ -367,7 +373,7 @@ vir_value *vfe_rvalue(vfe_ctx *c, const vfe_node *at, vfe_val v) {
   switch (v.kind) {
   case VFE_V_INT:
     if (v.gsym)
-      return literal_as(c, at, &v, v.gsym->type, "constant");
+      return literal_as(c, at, &v, v.gsym->type, VFE_WHAT("constant"));
     if (!v.big && v.i >= INT32_MIN && v.i <= INT32_MAX)
       return vfe_const_int(c, vir_ty_int(c->m, 32), v.i);
     vfe_err(c, at, "integer literal %s does not fit int32, the type of a literal on its own",
@@ -376,7 +382,7 @@ vir_value *vfe_rvalue(vfe_ctx *c, const vfe_node *at, vfe_val v) {
     return NULL;
   case VFE_V_FLOAT:
     if (v.gsym)
-      return literal_as(c, at, &v, v.gsym->type, "constant");
+      return literal_as(c, at, &v, v.gsym->type, VFE_WHAT("constant"));
     if (!vfe_literal_fits(&v, vir_ty_float(c->m, 32))) {
       vfe_err(c, at, "float literal %s does not fit float32, the type of a literal on its own",
               lit_text(c, &v));
@@ -452,6 +458,11 @@ vir_struct *vfe_declare_class(vfe_ctx *c, vfe_global *g, const char *name) {
       ok = false;
     }
     const char *fname = vfe_get_str(target, "id");
+    if (!fname) {
+      vfe_err(c, s, "malformed AST: a field without a name");
+      ok = false;
+      continue;
+    }
     vir_type *t = vfe_type_of_annotation(c, vfe_get(s, "annotation"));
     if (!t) {
       ok = false;
