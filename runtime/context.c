@@ -429,11 +429,27 @@ bool vrt_wait(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, vp_diags
       .pSemaphores = &ctx->timeline,
       .pValues = &ticket,
   };
-  uint64_t spent = vrt__now_ns() - start;
-  uint64_t left = timeout_ns == UINT64_MAX ? UINT64_MAX : timeout_ns > spent ? timeout_ns - spent : 0;
-  VkResult r = vrt__fault(ctx, "vkWaitSemaphores");
-  if (r == VK_SUCCESS)
-    r = ctx->vk.vkWaitSemaphores(ctx->device, &wi, left);
+  /* Block in slices of 50 ms, re-reading the counter between them: a
+   * wake-up lost in a driver or layer (seen with lavapipe under the
+   * validation layer and ASan) then costs one slice instead of a hang. */
+  VkResult r = VK_TIMEOUT;
+  for (;;) {
+    uint64_t spent = vrt__now_ns() - start;
+    if (timeout_ns != UINT64_MAX && spent >= timeout_ns)
+      break;
+    uint64_t left = timeout_ns == UINT64_MAX ? UINT64_MAX : timeout_ns - spent;
+    uint64_t slice = left < 50000000u ? left : 50000000u;
+    r = vrt__fault(ctx, "vkWaitSemaphores");
+    if (r == VK_SUCCESS)
+      r = ctx->vk.vkWaitSemaphores(ctx->device, &wi, slice);
+    if (r != VK_TIMEOUT)
+      break;
+    uint64_t v = 0;
+    r = ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &v);
+    if (r != VK_SUCCESS || v >= ticket)
+      break;
+    r = VK_TIMEOUT;
+  }
   if (r == VK_TIMEOUT) {
     vrt__error(ctx, d, "timed out after %.3f ms waiting for ticket %llu on device '%s'",
                (double)timeout_ns / 1e6, (unsigned long long)ticket, ctx->info.name);

@@ -4,6 +4,8 @@
  * pools as well as push descriptors, and GPU timestamps. */
 #include "rt_test.h"
 
+#include <pthread.h>
+
 
 static vrt_buffer *upload_f32(vrt_context *ctx, const float *v, uint32_t n, vrt_memory_kind kind) {
   vp_diags d = {0};
@@ -259,6 +261,56 @@ static void test_timestamps(void) {
   rt_context_done(ctx);
 }
 
+/* One context, one kernel, several threads dispatching at once (sync and
+ * async) on their own buffers: the context lock serializes the CPU side. */
+typedef struct worker {
+  vrt_context *ctx;
+  vrt_kernel *k;
+  uint32_t base, bad;
+} worker;
+
+static void *work(void *p) {
+  worker *w = p;
+  vrt_context *ctx = w->ctx;
+  vp_diags d = {0};
+  enum { LEN = 300 };
+  vrt_buffer *o = vrt_buffer_create(ctx, LEN * 4, VRT_DEVICE, &d);
+  for (uint32_t i = 0; o && i < 40; i++) {
+    uint32_t push[2] = {LEN, w->base + i};
+    vrt_args args = {&o, 1, push, sizeof push};
+    vrt_ticket t;
+    bool ok = i % 2 ? vrt_dispatch(w->k, &args, vrt_invocations(LEN, 1, 1), &d)
+                    : vrt_dispatch_async(w->k, &args, vrt_invocations(LEN, 1, 1), &t, &d) &&
+                          vrt_wait(ctx, t, UINT64_MAX, &d);
+    uint32_t v[LEN];
+    ok = ok && vrt_buffer_download(o, 0, v, sizeof v, &d);
+    w->bad += !ok || v[0] != w->base + i || v[LEN - 1] != 2 * (LEN - 1) + w->base + i;
+  }
+  w->bad += d.nerrors;
+  vrt_buffer_destroy(o);
+  vp_diags_free(&d);
+  return NULL;
+}
+
+static void test_threads(void) {
+  vrt_context *ctx = rt_context();
+  vrt_kernel *k = ctx ? rt_kernel(ctx, "fixed", NULL) : NULL;
+  if (k) {
+    pthread_t th[4];
+    worker w[4];
+    for (int i = 0; i < 4; i++) {
+      w[i] = (worker){ctx, k, (uint32_t)i * 1000, 0};
+      pthread_create(&th[i], NULL, work, &w[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+      pthread_join(th[i], NULL);
+      CHECK_EQ_U64(w[i].bad, 0);
+    }
+  }
+  vrt_kernel_destroy(k);
+  rt_context_done(ctx);
+}
+
 int main(void) {
   RT_RUN(test_saxpy_sizes);
   RT_RUN(test_grids);
@@ -266,5 +318,6 @@ int main(void) {
   RT_RUN(test_async_tickets);
   RT_RUN(test_descriptor_pools);
   RT_RUN(test_timestamps);
+  RT_RUN(test_threads);
   return rt_failures ? 1 : 0;
 }

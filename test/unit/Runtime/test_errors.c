@@ -85,7 +85,6 @@ static void test_manifest_mismatch(void) {
     vpm_free(c);
     c = vpm_clone(m);
     c->push_size = 12;
-    c->npush = 1;
     expect_kernel_error(ctx, spv, len, c, NULL,
                         "push-constant block is 16 bytes but the manifest says 12");
     c->push_size = 1024;
