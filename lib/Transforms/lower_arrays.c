@@ -430,8 +430,14 @@ static void store_elem(lw *l, vir_sym *s, vir_value *off, vir_value *v) {
     vir_value *sh = bin(l, VIR_OP_MUL, bin(l, VIR_OP_AND, off, ku(l, 3)), ku(l, 8));
     vir_value *mask = un(l, VIR_OP_NOT, bin(l, VIR_OP_SHL, ku(l, 0xff), sh));
     vir_value *byte = bin(l, VIR_OP_SHL, cast(l, v, u32t(l)), sh);
-    atomic(l, VIR_OP_ATOMIC_AND, s, w, mask);
-    atomic(l, VIR_OP_ATOMIC_OR, s, w, byte);
+    /* relaxed: each byte is written once per kernel, and the kernel's end
+     * orders it for later readers */
+    vir_value *a1 = atomic(l, VIR_OP_ATOMIC_AND, s, w, mask);
+    vir_value *a2 = atomic(l, VIR_OP_ATOMIC_OR, s, w, byte);
+    if (a1 && a2) {
+      a1->def->attr.sem = VIR_SEM_RELAXED;
+      a2->def->attr.sem = VIR_SEM_RELAXED;
+    }
     return;
   }
   mem_store(l, VIR_OP_BUFFER_STORE, s, off, cast(l, v, s->type));

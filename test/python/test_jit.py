@@ -175,3 +175,29 @@ def test_async_call():
     f = vp.jit(lambda a: a + 1)
     h = f(x, sync=False)
     np.testing.assert_array_equal(h.wait(), x + 1)
+
+
+def test_stores_join_a_trailing_reduction(ctx):
+    x = np.linspace(0, 1, 5000, dtype=np.float32)
+    f = vp.jit(lambda a: (vp.sin(a), vp.sin(a).sum()))
+    (y, s), n = dispatches(ctx, f, vp.asarray(x))
+    assert n == 1
+    np.testing.assert_allclose(y.numpy(), np.sin(x), atol=3e-7)
+    np.testing.assert_allclose(s.numpy(), np.sin(x).sum(), rtol=1e-5)
+
+
+def test_without_subgroups_or_byte_storage(ctx, monkeypatch):
+    """The lowering's fallbacks (shared-memory trees, bools as packed words)
+    give the same answers; the device is told it lacks the features."""
+    from vulpy import _engine
+    names = vp._native.ext().feature_names()
+    lack = sum(1 << i for i, n in enumerate(names)
+               if n in ("subgroup_arithmetic", "subgroup_vote", "storage8", "int8"))
+    monkeypatch.setattr(ctx, "_vp_feature_masks", (lack, _engine._masks(ctx)[1]))
+    x = np.linspace(-1, 1, 3001, dtype=np.float32)
+    f = vp.jit(lambda a: ((a > 0.25), vp.max(a * 2), vp.argmin(a), (a * a).sum()))
+    m, mx, am, s = f(x)
+    assert m.dtype == np.bool_ and np.array_equal(m, x > 0.25)
+    assert mx == np.float32(2.0) and am == 0
+    np.testing.assert_allclose(s, (x * x).sum(), rtol=1e-5)
+    assert "subgroup" not in f.lowered_vir and "atomic.or" in f.lowered_vir
