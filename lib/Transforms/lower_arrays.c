@@ -846,7 +846,7 @@ static uint32_t kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stor
   const vir_type *in = rop->opnd[0]->type;
   uint64_t n = vir_ty_numel(in);
   r.count = n;
-  uint32_t g = groups_for(n, WG * 8, RED_GROUPS);
+  uint32_t g = groups_for(n, WG * 64, RED_GROUPS);
   accum a = acc_new(l, &r);
   vir_value *gid = id_x(l, VIR_OP_GLOBAL_ID);
   saved sv;
