@@ -423,6 +423,11 @@ static bool parse_op(parser *p, vir_region *r) {
     pr_error(p, result.kind ? &result : &name, "'%s' has no result", info->name);
     goto poison;
   }
+  if (has_result && type && type->kind == VIR_TY_VOID && code != VIR_OP_CALL) {
+    /* it would print without its result and not read back (fuzz_vir) */
+    pr_error(p, &name, "'%s' has a result, which cannot be void", info->name);
+    goto poison;
+  }
   if (has_result && !type && code != VIR_OP_CALL) {
     type = vir_infer_type(p->m, code, o.n, o.data);
     if (!type) {
