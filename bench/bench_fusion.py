@@ -125,6 +125,13 @@ def run(ctx):
     ut = rec("where(a > b, sin(a), cos(b)) one kernel per op", n, "vulpy",
              _stats(unfused.gpu_times(a, b, iters=iters)), kernels=unfused.dispatches)
     ratio("seed expression: fused speed-up over unfused", n, ut, ft)
+    fast = vp.jit(seed_expr, fast_math=True)
+    fft = rec("where(a > b, sin(a), cos(b)) fused, fast_math", n, "vulpy",
+              _stats(fast.gpu_times(a, b, iters=iters)), kernels=fast.dispatches)
+    slow = vp.jit(seed_expr, fuse=False, fast_math=True)
+    ust = rec("where(a > b, sin(a), cos(b)) one kernel per op, fast_math", n, "vulpy",
+              _stats(slow.gpu_times(a, b, iters=iters)), kernels=slow.dispatches)
+    ratio("seed expression, fast_math: fused speed-up over unfused", n, ust, fft)
 
     # -- a 6-op chain ------------------------------------------------------------
     f6 = vp.jit(chain6)
@@ -134,6 +141,13 @@ def run(ctx):
     u6t = rec("6-op chain one kernel per op", n, "vulpy",
               _stats(u6.gpu_times(a, b, cc, iters=iters)), kernels=u6.dispatches)
     ratio("6-op chain: fused speed-up over unfused", n, u6t, f6t)
+    fast6 = vp.jit(chain6, fast_math=True)
+    ff6 = rec("6-op chain fused, fast_math", n, "vulpy",
+              _stats(fast6.gpu_times(a, b, cc, iters=iters)), kernels=fast6.dispatches)
+    slow6 = vp.jit(chain6, fuse=False, fast_math=True)
+    us6 = rec("6-op chain one kernel per op, fast_math", n, "vulpy",
+              _stats(slow6.gpu_times(a, b, cc, iters=iters)), kernels=slow6.dispatches)
+    ratio("6-op chain, fast_math: fused speed-up over unfused", n, us6, ff6)
 
     # -- sum vs copy bandwidth ----------------------------------------------------
     x = vp.asarray(rng.random(nsum, dtype=np.float32))
@@ -162,6 +176,7 @@ def run(ctx):
                  _stats(_cupy_time(lambda: cp_seed_fused(ca, cb), iters)))
         ratio("seed expression: vulpy fused vs cupy unfused", n, cu, ft, goal=1.5)
         ratio("seed expression: vulpy fused vs cupy.fuse", n, cf, ft, goal=1.0)
+        ratio("seed expression: vulpy fused fast_math vs cupy.fuse", n, cf, fft)
         c6 = cp.fuse(lambda p, q, r: cp.exp(cp.sin(p * q + r) * 0.5) - p)
         c6u = rec("6-op chain", n, "cupy",
                   _stats(_cupy_time(lambda: cp.exp(cp.sin(ca * cb + c3) * 0.5) - ca, iters)))
@@ -169,6 +184,7 @@ def run(ctx):
                   _stats(_cupy_time(lambda: c6(ca, cb, c3), iters)))
         ratio("6-op chain: vulpy fused vs cupy unfused", n, c6u, f6t, goal=1.5)
         ratio("6-op chain: vulpy fused vs cupy.fuse", n, c6f, f6t, goal=1.0)
+        ratio("6-op chain: vulpy fused fast_math vs cupy.fuse", n, c6f, ff6)
         cx = cp.asarray(x.numpy())
         cs = rec("sum float32", nsum, "cupy", _stats(_cupy_time(lambda: cp.sum(cx), iters)))
         ratio("sum: vulpy vs cupy.sum", nsum, cs, st, goal=1.0)

@@ -170,16 +170,17 @@ class _RecordingTicket:
         return self.ticket.done
 
 
-def compile(text, ctx, label="vp.jit", fuse=True):
+def compile(text, ctx, label="vp.jit", fuse=True, fast_math=False):
     """The Compiled of array-VIR `text` for `ctx`'s device (cached)."""
     missing, available = _masks(ctx)
-    key = (text, missing, fuse)
+    key = (text, missing, fuse, fast_math)
     with _lock:
         c = _cache.get(key)
         if c is not None:
             _cache.move_to_end(key)
             return c
-    art = _native.ext().jit_compile(text, label, fuse, missing, features=available)
+    art = _native.ext().jit_compile(text, label, fuse, missing, fast_math=fast_math,
+                                    features=available)
     c = Compiled(art, label)
     with _lock:
         _cache[key] = c

@@ -414,9 +414,10 @@ class JitFunction:
     .fused_vir, .lowered_vir, .glsl (its kernels), .dispatches (kernel
     launches per call)."""
 
-    def __init__(self, fn, fuse=True, context=None):
+    def __init__(self, fn, fuse=True, context=None, fast_math=False):
         self.fn = fn
         self.fuse = fuse
+        self.fast_math = fast_math
         self.context = context
         self._cache = {}
         self._last = None
@@ -557,7 +558,8 @@ class JitFunction:
         structure = collect(result)
         e = _Entry()
         e.params, e.outputs, e.structure, e.consts = params, outs, structure, t.consts
-        e.compiled = _engine.compile(t.g.text(), ctx, f"vp.jit {self.__name__}", self.fuse)
+        e.compiled = _engine.compile(t.g.text(), ctx, f"vp.jit {self.__name__}", self.fuse,
+                                     self.fast_math)
         return e
 
     def gpu_times(self, *args, iters=10):
@@ -650,15 +652,17 @@ def _rebuild(s, outs):
     return kind(_rebuild(x, outs) for x in s[1])
 
 
-def jit(fn=None, *, fuse=True, context=None):
+def jit(fn=None, *, fuse=True, context=None, fast_math=False):
     """vp.jit(fn): fusion mode. Traces `fn` on the first call per signature
     (dtypes, shapes, views, scalar types) into array-level VIR, fuses it,
     lowers it to kernels and caches them; every call then dispatches.
-    fuse=False runs one kernel per array op (for comparison). Works with
+    fuse=False runs one kernel per array op (for comparison); fast_math=True
+    uses the device's built-in sin/exp/... instead of the precise helpers
+    (docs/math.md). Works with
     resident arrays (results resident), NumPy arrays (results NumPy) and
     Python scalars (push constants: no retrace when they change)."""
     if fn is None:
-        return lambda f: JitFunction(f, fuse, context)
+        return lambda f: JitFunction(f, fuse, context, fast_math)
     if not callable(fn):
         raise TypeError(f"vp.jit expects a function, got {type(fn).__name__}")
-    return JitFunction(fn, fuse, context)
+    return JitFunction(fn, fuse, context, fast_math)
