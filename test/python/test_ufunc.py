@@ -374,3 +374,23 @@ def test_astype(ctx):
     check(xv.astype(np.float64).numpy() if xv.context.has("float64") else np.float64([0]),
           np.array([1.7, -2.2, 3.0], np.float32).astype(np.float64)
           if xv.context.has("float64") else np.float64([0]), what="astype f64")
+
+
+def test_repeated_calls_take_the_fast_path_correctly(ctx):
+    """Once a signature is planned, later calls skip planning: they must still
+    use each call's scalars, shapes and dtypes, and still raise errors."""
+    x = np.linspace(-1, 1, 100, dtype=np.float32)
+    xv = vp.asarray(x)
+    for v in (0.5, 2.0, -3.0, 7):
+        check((xv * v).numpy(), x * np.float32(v), what=f"x * {v}")
+        check(vp.add(v, xv).numpy(), np.add(v, x), what=f"{v} + x")
+    for n in (100, 101):  # same dtypes, other shapes
+        y = vp.asarray(np.arange(n, dtype=np.float32))
+        check(vp.sqrt(y).numpy(), np.sqrt(np.arange(n, dtype=np.float32)), 3, what="sqrt")
+    iv = vp.asarray(np.arange(5, dtype=np.int32))
+    check(vp.add(iv, 3).numpy(), np.arange(5, dtype=np.int32) + 3, what="int + 3")
+    for _ in range(2):
+        with pytest.raises(OverflowError):
+            vp.add(iv, 2 ** 40)
+        with pytest.raises(TypeError, match="dtype"):
+            vp.sqrt(xv, out=vp.empty(100, np.float64))
