@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "vulpy/target.h"
 
@@ -19,7 +20,12 @@ void vtg_options_init(vtg_options *o) {
  * GLSL is named after the source file in diagnostics. */
 static bool to_words(const vir_module *m, const vtg_options *o, uint32_t **w, size_t *n, vp_diags *d) {
   vp_strbuf glsl = {0};
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
   bool ok = vtg_emit_glsl(m, o, &glsl, d);
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  if (o && o->timings)
+    o->timings->print_ms += (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6;
   if (ok) {
     vp_strbuf name = {0};
     vp_strbuf_printf(&name, "%s.glsl", m->source_name ? m->source_name : "kernel");

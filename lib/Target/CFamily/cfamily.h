@@ -41,6 +41,7 @@ enum {
   CF_EXT_ATOMIC64 = 1u << 12,  /* GL_EXT_shader_atomic_int64 */
   CF_EXT_ATOMIC_FLOAT = 1u << 13, /* GL_EXT_shader_atomic_float */
   CF_EXT_SCOPE = 1u << 14,     /* GL_KHR_memory_scope_semantics */
+  CF_EXT_VMM = 1u << 15,       /* #pragma use_vulkan_memory_model */
 };
 
 /* Sections of the CUDA/HIP prelude (prelude.c), emitted only when used. */
@@ -127,7 +128,6 @@ typedef struct cf_printer {
   vp_ptrvec swizzles;      /* CUDA: "xyz" patterns used (arena strings) */
   uint64_t math[2];        /* per precision (0 = f32, 1 = f64): TRANSC ops used */
   uint64_t math_vec[2][3]; /* vector widths 2..4 per precision */
-  bool uses_buffer_len;
   /* globals */
   cf_names globals;        /* module-level names */
   const char **sym_name;   /* printed name of each module symbol (index in m->syms) */

@@ -173,16 +173,15 @@ void cf_lvalue(cf_printer *p, vp_strbuf *b, const vir_op *op, const vir_value *i
 
 /* ------------------------------------------------------------ atomics */
 
-static const char *glsl_scope(vir_scope s) {
+static const char *glsl_scope(const cf_printer *p, vir_scope s) {
   switch (s) {
   case VIR_SCOPE_INVOCATION: return "gl_ScopeInvocation";
   case VIR_SCOPE_SUBGROUP: return "gl_ScopeSubgroup";
   case VIR_SCOPE_WORKGROUP: return "gl_ScopeWorkgroup";
   case VIR_SCOPE_DEVICE: return "gl_ScopeDevice";
-  /* QueueFamily scope needs the Vulkan memory model; under GLSL450's,
-   * device scope with a coherent buffer is what makes writes reach the
-   * host (docs/glsl.md). */
-  case VIR_SCOPE_QUEUE_FAMILY: return "gl_ScopeDevice";
+  /* QueueFamily scope exists under the Vulkan memory model, which a kernel
+   * needing it gets (module.c); device scope otherwise */
+  case VIR_SCOPE_QUEUE_FAMILY: return p->ext & CF_EXT_VMM ? "gl_ScopeQueueFamily" : "gl_ScopeDevice";
   }
   return "gl_ScopeDevice";
 }
@@ -277,7 +276,7 @@ int cf_atomic_expr(cf_printer *p, vp_strbuf *b, const vir_op *op) {
     const char *storage = relaxed ? "0"
                           : op->attr.sym->kind == VIR_SYM_SHARED ? "gl_StorageSemanticsShared"
                                                                  : "gl_StorageSemanticsBuffer";
-    vp_strbuf_printf(b, ", %s, %s, %s", glsl_scope(op->attr.scope), storage,
+    vp_strbuf_printf(b, ", %s, %s, %s", glsl_scope(p, op->attr.scope), storage,
                      relaxed ? "0" : glsl_sem(op->attr.sem));
     if (op->code == VIR_OP_ATOMIC_CMPXCHG) /* the unequal case: a load */
       vp_strbuf_printf(b, ", %s, %s", storage,
@@ -682,7 +681,6 @@ int cf_op_expr(cf_printer *p, vp_strbuf *b, const vir_op *op) {
   case VIR_OP_BUFFER_LEN: {
     const char *name = cf_sym_name(p, op->attr.sym);
     if (gpu_c(p)) {
-      p->uses_buffer_len = true;
       vp_strbuf_printf(b, "%s_len", name);
     } else {
       vp_strbuf_printf(b, "uint(%s.length())", name);

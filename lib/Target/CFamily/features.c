@@ -89,11 +89,6 @@ uint32_t cf_op_features(const vir_op *op) {
   return f;
 }
 
-typedef struct find_ctx {
-  uint32_t bit;
-  const vir_op *found;
-} find_ctx;
-
 static const vir_op *find_op(const vir_region *r, uint32_t bit) {
   for (const vir_op *op = r->first; op; op = op->next) {
     if (cf_op_features(op) & bit)

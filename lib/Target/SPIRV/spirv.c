@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <glslang/Include/glslang_c_interface.h>
 #include <glslang/Public/resource_limits_c.h>
@@ -28,6 +29,12 @@
  * finalized: a long-running Python process may compile again at any time. */
 static pthread_once_t glslang_once = PTHREAD_ONCE_INIT;
 static void glslang_init(void) { glslang_initialize_process(); }
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
 
 /* Vulkan version (major*10+minor) to the SPIRV-Tools environment. */
 spv_target_env vtg_spirv_env(unsigned vulkan) {
@@ -195,6 +202,8 @@ bool vtg_glsl_to_spirv(const char *glsl, size_t len, const char *name, const vtg
   in.messages = GLSLANG_MSG_SPV_RULES_BIT | GLSLANG_MSG_VULKAN_RULES_BIT;
   in.resource = glslang_default_resource();
 
+  vtg_timings *tm = o ? o->timings : NULL;
+  double t0 = now_ms();
   bool ok = false;
   glslang_program_t *prog = NULL;
   glslang_shader_t *sh = glslang_shader_create(&in);
@@ -226,22 +235,36 @@ bool vtg_glsl_to_spirv(const char *glsl, size_t len, const char *name, const vtg
     goto done;
   }
   glslang_program_SPIRV_get(prog, w);
+  double t1 = now_ms();
+  if (tm)
+    tm->glslang_ms += t1 - t0;
 
-  if (!vtg_spirv_validate(w, n, vulkan, d)) {
+  bool valid = vtg_spirv_validate(w, n, vulkan, d);
+  double t2 = now_ms();
+  if (tm)
+    tm->validate_ms += t2 - t1;
+  if (!valid) {
     free(w);
     goto done;
   }
   if (o && o->optimize) {
     uint32_t *ow;
     size_t on;
-    if (!vtg_spirv_optimize(w, n, vulkan, &ow, &on, d)) {
+    bool optimized = vtg_spirv_optimize(w, n, vulkan, &ow, &on, d);
+    double t3 = now_ms();
+    if (tm)
+      tm->optimize_ms += t3 - t2;
+    if (!optimized) {
       free(w);
       goto done;
     }
     free(w);
     w = ow;
     n = on;
-    if (!vtg_spirv_validate(w, n, vulkan, d)) {
+    valid = vtg_spirv_validate(w, n, vulkan, d);
+    if (tm)
+      tm->validate_ms += now_ms() - t3;
+    if (!valid) {
       free(w);
       goto done;
     }
