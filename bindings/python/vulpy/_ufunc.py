@@ -162,33 +162,51 @@ class Ufunc:
             r = array_path(self, args, out, context, sync)
             if r is not NotImplemented:
                 return r
-        if type(args[0]) is _array.ndarray:  # resident, same shape: a lookup and a dispatch
-            r = self._try_fast(args, out, context, sync)
-            if r is not None:
-                return r
-        return _apply(self, args, out, context, sync)
+        r = self._try_fast(args, out, context, sync)
+        return r if r is not None else _apply(self, args, out, context, sync)
 
     def _try_fast(self, args, out, context, sync):
-        a0 = args[0]
-        ctx, shape = a0._ctx, a0.shape
+        """The common resident call - arrays of one shape on one context, and
+        Python scalars - as a dictionary lookup and a dispatch, once _apply
+        has planned the same signature. None: take the slow path."""
+        ctx = shape = a0 = None
+        sig = [self.name]
         for a in args:
-            if type(a) is not _array.ndarray or a._ctx is not ctx or a.shape != shape:
+            t = type(a)
+            if t is _array.ndarray:
+                if a0 is None:
+                    a0, ctx, shape = a, a._ctx, a.shape
+                elif a._ctx is not ctx or a.shape != shape:
+                    return None
+                sig.append(a.dtype)
+            elif t is float or t is int or t is bool:
+                sig.append(t)
+            else:
                 return None
+        if a0 is None or (context is not None and context is not ctx):
+            return None
         if out is not None and (type(out) is not _array.ndarray or out._ctx is not ctx or
                                 out.shape != shape):
             return None
-        if context is not None and context is not ctx:
-            return None
-        plan = ctx._ufast.get((self.name,) + tuple(a.dtype for a in args) +
-                              (shape, out is None))
+        sig.append(shape)
+        sig.append(out is None)
+        plan = ctx._ufast.get(tuple(sig))
         if plan is None:
             return None
-        kern, push, gx, gy, out_dt, oshape = plan
+        kern, push, gx, gy, out_dt, scalars, packer = plan
+        if scalars:  # push constants that change with every call
+            values = dict(push)
+            for k, name in scalars:
+                values[name] = args[k]
+            try:
+                push = packer.pack(values)
+            except (TypeError, OverflowError):
+                return None  # the slow path raises NumPy's error
         if out is None:
-            out = _array.empty(oshape, out_dt, memory=a0._buf.kind, context=ctx)
+            out = _array.empty(shape, out_dt, memory=a0._buf.kind, context=ctx)
         elif out.dtype != out_dt:
             return None  # the slow path says what is wrong
-        binds = [a._buf for a in args]
+        binds = [a._buf for a in args if type(a) is _array.ndarray]
         binds.append(out._buf)
         ticket = kern.dispatch(binds, push, gx, gy, 1, True, sync)
         return out if sync else Handle(ticket, result=out)
@@ -407,11 +425,16 @@ def _apply(uf, args, out, context, sync, loop=None):
     push = prog.packer.pack(values)
     binds = [b for k, b in enumerate(bufs) if layout[k] != "s"] + [obuf]
     ticket = kern.dispatch(binds, push, gx, gy, 1, True, sync)
-    if not scratch and all(L == "c" for L in layout) and loop is None:
-        # every operand resident and of the output's shape: remember the
-        # whole decision for the next call with the same signature
-        sig = (uf.name,) + tuple(a.dtype for a in args) + (oshape, out is None)
-        ctx._ufast[sig] = (kern, push, gx, gy, out_dt, oshape)
+    if not scratch and loop is None and resident is not None and all(
+            (L == "c" and type(a) is _array.ndarray) or
+            (L == "s" and type(a) in (float, int, bool)) for L, a in zip(layout, args)):
+        # resident arrays of the output's shape and Python scalars: remember
+        # the whole decision for the next call with the same signature
+        sig = (uf.name,) + tuple(a.dtype if type(a) is _array.ndarray else type(a)
+                                 for a in args) + (oshape, out is None)
+        scalars = [(k, f"s{k}") for k, L in enumerate(layout) if L == "s"]
+        ctx._ufast[sig] = (kern, values if scalars else push, gx, gy, out_dt, scalars,
+                           prog.packer)
 
     if resident is not None:
         if sync:

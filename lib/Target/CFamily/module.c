@@ -269,6 +269,26 @@ static void print_struct(cf_printer *p, vp_strbuf *b, const vir_struct *st, cons
     cf_decl(p, b, f->type, cf_member_name(p, f->name), true);
     vp_strbuf_append(b, ";\n");
   }
+  /* C++: a constructor taking the members, so that GLSL's Particle(a, b)
+   * reads the same (arrays cannot be passed by value: left out) */
+  bool arrays = false;
+  for (uint32_t i = 0; i < st->nfields; i++)
+    arrays |= st->fields[i].type->kind == VIR_TY_ARRAY;
+  if (gpu_c(p) && !arrays && st->nfields) {
+    vp_strbuf_printf(b, "  __host__ __device__ %s() {}\n  __host__ __device__ %s(", name, name);
+    for (uint32_t i = 0; i < st->nfields; i++) {
+      if (i)
+        vp_strbuf_append(b, ", ");
+      cf_type(p, b, st->fields[i].type, true);
+      vp_strbuf_printf(b, " %s_", cf_member_name(p, st->fields[i].name));
+    }
+    vp_strbuf_append(b, ")\n      : ");
+    for (uint32_t i = 0; i < st->nfields; i++) {
+      const char *mn = cf_member_name(p, st->fields[i].name);
+      vp_strbuf_printf(b, "%s%s(%s_)", i ? ", " : "", mn, mn);
+    }
+    vp_strbuf_append(b, " {}\n");
+  }
   vp_strbuf_append(b, "};\n");
 }
 
