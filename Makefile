@@ -58,8 +58,9 @@ FUZZ_SECONDS ?= 60
 fuzz: deps venv
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
+# One abi3 wheel (dist/), repaired by auditwheel into wheelhouse/.
 wheel: deps venv
-	$(PY) -m pip wheel --no-deps -w dist .
+	@PYTHON=$(PY) scripts/build-wheel.sh wheelhouse
 
 clean:
 	rm -rf $(BUILD) build-fuzz

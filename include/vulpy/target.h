@@ -17,6 +17,15 @@
 extern "C" {
 #endif
 
+/* Where the time of one VIR -> SPIR-V compile went (the compile-time
+ * figure, bench/bench_compile.py). Milliseconds, added to. */
+typedef struct vtg_timings {
+  double print_ms;    /* VIR -> GLSL (the C-family printer) */
+  double glslang_ms;  /* GLSL -> SPIR-V (glslang: parse, link, generate) */
+  double validate_ms; /* spvValidate, every time it runs */
+  double optimize_ms; /* spvOptimizer performance passes */
+} vtg_timings;
+
 typedef struct vtg_options {
   const char *kernel;      /* which kernel of the module; NULL = the first */
   bool fast_math;          /* built-in sin/exp/... instead of precise helpers */
@@ -28,6 +37,8 @@ typedef struct vtg_options {
   /* Vulkan version for SPIR-V (VK_MAKE_API_VERSION style major*10+minor:
    * 11, 12, 13); 0 = 1.2 */
   unsigned vulkan;
+  /* When set, the SPIR-V path adds the time of each phase here. */
+  vtg_timings *timings;
 } vtg_options;
 
 void vtg_options_init(vtg_options *o);

@@ -53,7 +53,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (ok) {
       (void)vir_module_features(m);
       vir_pipeline_options o = {.verify_each = true};
-      if (vir_run_pipeline(m, "canonicalize,cse,dce", &o, &d) == VIR_PASS_FAILURE) {
+      /* the array level's passes too (a no-op without array functions) */
+      if (vir_run_pipeline(m, "canonicalize,cse,dce,fuse,lower-arrays", &o, &d) ==
+          VIR_PASS_FAILURE) {
         vp_strbuf after = {0};
         vir_print(m, 0, &after);
         char *msg = vp_diags_format(&d, NULL);

@@ -1,0 +1,497 @@
+/* compile.c - the compiler, in-process: AST JSON or VIR -> every target.
+ *
+ *   compile_ast(json, ...)   the frontend (vfe_translate_json), then the
+ *                            requested targets of one kernel
+ *   compile_vir(text, ...)   the same from VIR text
+ *   glsl_to_spirv(glsl)      raw GLSL through glslang (no glslangValidator)
+ *   reflect_spirv(words)     SPIRV-Cross reflection as a manifest (YAML)
+ *   spirv_disassemble(words), manifest_parse(yaml)
+ *
+ * Compile errors become vulpy.CompileError whose message is the frontend's
+ * `file:line:col: error: ...` with the source line and a caret. Parts of the
+ * compiler that are not in this build raise NotImplementedError naming them.
+ */
+#include "ext.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef VULPY_HAVE_IR
+#include "vulpy/ir.h"
+#include "vulpy/passes.h"
+#endif
+#ifdef VULPY_HAVE_FRONTEND
+#include "vulpy/frontend.h"
+#endif
+#if defined(VULPY_HAVE_TARGET) || defined(VULPY_HAVE_SPIRV) || defined(VULPY_HAVE_CROSS) || \
+    defined(VULPY_HAVE_CFAMILY)
+#include "vulpy/target.h"
+#endif
+
+#if !defined(VULPY_HAVE_TARGET) && defined(VULPY_HAVE_CFAMILY)
+/* vtg_options_init lives in the back-end registry (lib/Target/targets.c);
+ * until a build has it, the C-family printer needs it from somewhere. */
+void vtg_options_init(vtg_options *o) {
+  memset(o, 0, sizeof *o);
+  o->features = ~0u;
+}
+#endif
+
+#if defined(VULPY_HAVE_TARGET) || defined(VULPY_HAVE_SPIRV) || defined(VULPY_HAVE_CFAMILY)
+static void options_init(vtg_options *o) {
+#if defined(VULPY_HAVE_TARGET) || defined(VULPY_HAVE_CFAMILY)
+  vtg_options_init(o);
+#else
+  memset(o, 0, sizeof *o);
+  o->features = ~0u;
+#endif
+}
+#endif
+
+static PyObject *not_built(const char *what) {
+  return PyErr_Format(PyExc_NotImplementedError,
+                      "this build of vulpy has no %s (rebuild once it has landed)", what);
+}
+
+#if defined(VULPY_HAVE_IR)
+typedef struct emit_request {
+  const char *kernel;
+  uint32_t local_size[3];
+  int fast_math, optimize;
+  unsigned long features;
+  unsigned vulkan;
+  const char *passes;
+  PyObject *targets;
+} emit_request;
+
+/* One module on its way to several targets: the GLSL and the SPIR-V are
+ * made once and shared (SPIR-V is the GLSL through glslang; the manifest
+ * may be the SPIR-V's reflection). */
+typedef struct emit_state {
+  vir_module *m;
+#if defined(VULPY_HAVE_CFAMILY)
+  vtg_options o;
+#endif
+  vp_strbuf glsl;
+  bool have_glsl;
+  uint32_t *spirv;
+  size_t nspirv;
+  vp_diags *d;
+} emit_state;
+
+#if defined(VULPY_HAVE_CFAMILY)
+static bool need_glsl(emit_state *es) {
+  if (!es->have_glsl)
+    es->have_glsl = vtg_emit_glsl(es->m, &es->o, &es->glsl, es->d);
+  return es->have_glsl;
+}
+#endif
+
+#if defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV)
+static bool need_spirv(emit_state *es) {
+  if (!es->spirv && need_glsl(es) &&
+      !vtg_glsl_to_spirv(es->glsl.data, es->glsl.len, "<kernel>", &es->o, &es->spirv,
+                         &es->nspirv, es->d))
+    es->spirv = NULL;
+  return es->spirv != NULL;
+}
+#endif
+
+static PyObject *text_value(const vp_strbuf *b) {
+  return PyUnicode_DecodeUTF8(b->data ? b->data : "", (Py_ssize_t)b->len, "replace");
+}
+
+/* The manifest of the kernel. Until lib/Target has the manifest of a VIR
+ * kernel, the SPIR-V's reflection stands in, with the dispatch guard named
+ * when the push block has the frontend's `_vp_count`. */
+static PyObject *emit_manifest(emit_state *es) {
+  vpm_manifest *man = NULL;
+#if defined(VULPY_HAVE_MANIFEST_VIR)
+  man = vtg_manifest_from_vir(es->m, &es->o, es->d);
+#elif defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV) && defined(VULPY_HAVE_CROSS)
+  if (need_spirv(es))
+    man = vtg_reflect_spirv(es->spirv, es->nspirv, es->d);
+  if (man && !man->dispatch_guard && vpm_find_push(man, "_vp_count") >= 0)
+    man->dispatch_guard = strdup("_vp_count");
+#else
+  return not_built("manifest back end (lib/Target)");
+#endif
+  if (!man)
+    return NULL;
+  char *yaml = vpm_emit(man);
+  vpm_free(man);
+  PyObject *v = yaml ? PyUnicode_FromString(yaml) : PyErr_NoMemory();
+  free(yaml);
+  return v;
+}
+
+/* One target's output (str, or bytes for binary targets), or NULL with
+ * diagnostics in es->d or a Python error set. */
+static PyObject *emit_one(emit_state *es, const char *name) {
+  if (strcmp(name, "vir") == 0) {
+    vp_strbuf text = {0};
+    vir_print(es->m, 0, &text);
+    PyObject *v = text_value(&text);
+    vp_strbuf_free(&text);
+    return v;
+  }
+  if (strcmp(name, "manifest") == 0)
+    return emit_manifest(es);
+#if defined(VULPY_HAVE_CFAMILY)
+  if (strcmp(name, "glsl") == 0)
+    return need_glsl(es) ? text_value(&es->glsl) : NULL;
+#if defined(VULPY_HAVE_SPIRV)
+  if (strcmp(name, "spirv") == 0)
+    return need_spirv(es) ? PyBytes_FromStringAndSize((const char *)es->spirv,
+                                                      (Py_ssize_t)(es->nspirv * 4))
+                          : NULL;
+#endif
+  bool (*emit)(const vir_module *, const vtg_options *, vp_strbuf *, vp_diags *) = NULL;
+  bool binary = false;
+  if (strcmp(name, "cuda") == 0)
+    emit = vtg_emit_cuda;
+  else if (strcmp(name, "hip") == 0)
+    emit = vtg_emit_hip;
+#if defined(VULPY_HAVE_TARGET)
+  else {
+    const vtg_target *t = vtg_target_lookup(name);
+    if (t) {
+      emit = t->emit;
+      binary = t->binary;
+    }
+  }
+#endif
+  if (!emit)
+    return PyErr_Format(PyExc_ValueError, "unknown target '%s'", name);
+  vp_strbuf text = {0};
+  PyObject *v = NULL;
+  if (emit(es->m, &es->o, &text, es->d))
+    v = binary ? PyBytes_FromStringAndSize(text.data, (Py_ssize_t)text.len) : text_value(&text);
+  vp_strbuf_free(&text);
+  return v;
+#else
+  return not_built("back ends (lib/Target)");
+#endif
+}
+
+/* Runs the passes and emits every requested target of `m` into a dict.
+ * On error raises CompileError (formatted against `source`). */
+static PyObject *emit_targets(vpy_state *st, vir_module *m, const emit_request *rq,
+                              const char *source) {
+  vp_diags d = {0};
+  if (rq->passes && *rq->passes) {
+    vir_pipeline_options po = {0};
+    po.pass.fast_math = rq->fast_math;
+    if (vir_run_pipeline(m, rq->passes, &po, &d) == VIR_PASS_FAILURE)
+      return vpy_raise(st, &d, st->CompileError, NULL, source);
+  }
+  emit_state es = {.m = m, .d = &d};
+#if defined(VULPY_HAVE_CFAMILY)
+  options_init(&es.o);
+  es.o.kernel = rq->kernel;
+  es.o.fast_math = rq->fast_math;
+  es.o.optimize = rq->optimize;
+  memcpy(es.o.local_size, rq->local_size, sizeof es.o.local_size);
+  es.o.features = (uint32_t)rq->features;
+  es.o.vulkan = rq->vulkan;
+#endif
+  PyObject *out = PyDict_New();
+  PyObject *seq = out ? PySequence_Fast(rq->targets, "targets must be a sequence of str") : NULL;
+  bool ok = seq != NULL;
+  Py_ssize_t n = ok ? PySequence_Size(seq) : 0;
+  for (Py_ssize_t i = 0; ok && i < n; i++) {
+    PyObject *item = PySequence_GetItem(seq, i);
+    const char *name = item && PyUnicode_Check(item) ? PyUnicode_AsUTF8AndSize(item, NULL) : NULL;
+    if (!name) {
+      if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_TypeError, "targets must be str");
+      ok = false;
+    } else {
+      ok = vpy_dict_set(out, name, emit_one(&es, name));
+    }
+    Py_XDECREF(item);
+  }
+  Py_XDECREF(seq);
+  vp_strbuf_free(&es.glsl);
+  free(es.spirv);
+  if (!ok) {
+    Py_XDECREF(out);
+    if (d.nerrors && !PyErr_Occurred())
+      return vpy_raise(st, &d, st->CompileError, NULL, source);
+    vp_diags_free(&d);
+    if (!PyErr_Occurred())
+      PyErr_NoMemory();
+    return NULL;
+  }
+  if (d.count) { /* warnings, for the caller to show */
+    char *text = vp_diags_format(&d, source);
+    vpy_dict_set(out, "warnings", PyUnicode_FromString(text ? text : ""));
+    free(text);
+  }
+  vp_diags_free(&d);
+  return out;
+}
+
+static bool parse_request(PyObject *args, PyObject *kw, const char **text, Py_ssize_t *len,
+                          const char **name, int *guard, int *asserts, emit_request *rq) {
+  static char *kwlist[] = {"text",     "name",     "kernel", "local_size", "dispatch_guard",
+                           "asserts",  "fast_math", "optimize", "features", "vulkan",
+                           "targets",  "passes",   NULL};
+  PyObject *local = Py_None;
+  memset(rq, 0, sizeof *rq);
+  rq->features = 0xffffffffUL;
+  *guard = 1;
+  *asserts = 0;
+  *name = "<kernel>";
+  rq->targets = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "s#|szOppppkIOz", kwlist, text, len, name,
+                                   &rq->kernel, &local, guard, asserts, &rq->fast_math,
+                                   &rq->optimize, &rq->features, &rq->vulkan, &rq->targets,
+                                   &rq->passes))
+    return false;
+  if (local != Py_None && !vpy_uint3(local, "local_size", 1, rq->local_size))
+    return false;
+  if (local == Py_None)
+    rq->local_size[0] = rq->local_size[1] = rq->local_size[2] = 0;
+  return true;
+}
+
+static PyObject *default_targets(void) {
+  return Py_BuildValue("(ssss)", "vir", "glsl", "spirv", "manifest");
+}
+#endif
+
+/* compile_ast(json, name='<kernel>', kernel=None, local_size=None,
+ *             dispatch_guard=True, asserts=False, fast_math=False,
+ *             optimize=False, features=0xffffffff, vulkan=0,
+ *             targets=('vir','glsl','spirv','manifest'), passes=None) -> dict */
+static PyObject *compile_ast(PyObject *self, PyObject *args, PyObject *kw) {
+#if defined(VULPY_HAVE_FRONTEND) && defined(VULPY_HAVE_IR)
+  vpy_state *st = vpy_module_state(self);
+  const char *text, *name;
+  Py_ssize_t len;
+  int guard, asserts;
+  emit_request rq;
+  if (!parse_request(args, kw, &text, &len, &name, &guard, &asserts, &rq))
+    return NULL;
+  vfe_options fo;
+  vfe_options_init(&fo);
+  fo.kernel = rq.kernel;
+  memcpy(fo.local_size, rq.local_size, sizeof fo.local_size);
+  fo.dispatch_guard = guard;
+  fo.debug_asserts = asserts;
+  vp_diags d = {0};
+  char *source = NULL;
+  vir_module *m;
+  Py_BEGIN_ALLOW_THREADS
+  m = vfe_translate_json(text, (size_t)len, name, &fo, &source, &d);
+  Py_END_ALLOW_THREADS
+  if (!m) {
+    PyObject *r = vpy_raise(st, &d, st->CompileError, NULL, source);
+    free(source);
+    return r;
+  }
+  vp_diags_free(&d);
+  PyObject *owned = NULL;
+  if (!rq.targets)
+    rq.targets = owned = default_targets();
+  PyObject *out = rq.targets ? emit_targets(st, m, &rq, source) : NULL;
+  Py_XDECREF(owned);
+  vir_module_destroy(m);
+  free(source);
+  return out;
+#else
+  return not_built("frontend or back ends");
+#endif
+}
+
+/* compile_vir(text, name='<vir>', kernel=None, local_size=None, ...) -> dict */
+static PyObject *compile_vir(PyObject *self, PyObject *args, PyObject *kw) {
+#if defined(VULPY_HAVE_IR)
+  vpy_state *st = vpy_module_state(self);
+  const char *text, *name;
+  Py_ssize_t len;
+  int guard, asserts;
+  emit_request rq;
+  if (!parse_request(args, kw, &text, &len, &name, &guard, &asserts, &rq))
+    return NULL;
+  vp_diags d = {0};
+  vir_module *m = vir_parse(text, (size_t)len, name, &d);
+  if (m && !vir_verify(m, &d)) {
+    vir_module_destroy(m);
+    m = NULL;
+  }
+  if (!m)
+    return vpy_raise(st, &d, st->CompileError, NULL, text);
+  vp_diags_free(&d);
+  PyObject *owned = NULL;
+  if (!rq.targets)
+    rq.targets = owned = default_targets();
+  PyObject *out = rq.targets ? emit_targets(st, m, &rq, text) : NULL;
+  Py_XDECREF(owned);
+  vir_module_destroy(m);
+  return out;
+#else
+  return not_built("IR library or back ends");
+#endif
+}
+
+/* glsl_to_spirv(glsl, name='<glsl>', optimize=False, vulkan=0) -> bytes */
+static PyObject *glsl_to_spirv(PyObject *self, PyObject *args, PyObject *kw) {
+#if defined(VULPY_HAVE_SPIRV)
+  static char *kwlist[] = {"glsl", "name", "optimize", "vulkan", NULL};
+  const char *glsl, *name = "<glsl>";
+  Py_ssize_t len;
+  int optimize = 0;
+  unsigned vulkan = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "s#|spI", kwlist, &glsl, &len, &name, &optimize,
+                                   &vulkan))
+    return NULL;
+  vtg_options o;
+  options_init(&o);
+  o.optimize = optimize;
+  o.vulkan = vulkan;
+  vp_diags d = {0};
+  uint32_t *words = NULL;
+  size_t nwords = 0;
+  bool ok;
+  Py_BEGIN_ALLOW_THREADS
+  ok = vtg_glsl_to_spirv(glsl, (size_t)len, name, &o, &words, &nwords, &d);
+  Py_END_ALLOW_THREADS
+  if (!ok)
+    return vpy_raise(vpy_module_state(self), &d, vpy_module_state(self)->CompileError, NULL, glsl);
+  vp_diags_free(&d);
+  PyObject *out = PyBytes_FromStringAndSize((const char *)words, (Py_ssize_t)(nwords * 4));
+  free(words);
+  return out;
+#else
+  return not_built("GLSL compiler (lib/Target/SPIRV)");
+#endif
+}
+
+/* reflect_spirv(words) -> manifest YAML (bindings, push fields, local size) */
+static PyObject *reflect_spirv(PyObject *self, PyObject *arg) {
+#if defined(VULPY_HAVE_CROSS)
+  Py_buffer view;
+  if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0)
+    return NULL;
+  vp_diags d = {0};
+  vpm_manifest *m = vtg_reflect_spirv(view.buf, (size_t)view.len / 4, &d);
+  PyBuffer_Release(&view);
+  if (!m)
+    return vpy_raise(vpy_module_state(self), &d, vpy_module_state(self)->CompileError, NULL, NULL);
+  vp_diags_free(&d);
+  char *yaml = vpm_emit(m);
+  vpm_free(m);
+  if (!yaml)
+    return PyErr_NoMemory();
+  PyObject *s = PyUnicode_FromString(yaml);
+  free(yaml);
+  return s;
+#else
+  return not_built("SPIR-V reflection (lib/Target/Cross)");
+#endif
+}
+
+static PyObject *spirv_disassemble(PyObject *self, PyObject *arg) {
+#if defined(VULPY_HAVE_SPIRV)
+  Py_buffer view;
+  if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0)
+    return NULL;
+  vp_diags d = {0};
+  vp_strbuf out = {0};
+  bool ok = vtg_spirv_disassemble(view.buf, (size_t)view.len / 4, &out, &d);
+  PyBuffer_Release(&view);
+  if (!ok) {
+    vp_strbuf_free(&out);
+    return vpy_raise(vpy_module_state(self), &d, vpy_module_state(self)->CompileError, NULL, NULL);
+  }
+  vp_diags_free(&d);
+  PyObject *s = PyUnicode_DecodeUTF8(out.data ? out.data : "", (Py_ssize_t)out.len, "replace");
+  vp_strbuf_free(&out);
+  return s;
+#else
+  return not_built("SPIR-V tools (lib/Target/SPIRV)");
+#endif
+}
+
+/* manifest_parse(yaml) -> dict */
+static PyObject *manifest_parse(PyObject *self, PyObject *arg) {
+  Py_ssize_t len;
+  const char *yaml = PyUnicode_AsUTF8AndSize(arg, &len);
+  if (!yaml)
+    return NULL;
+  vp_diags d = {0};
+  vpm_manifest *m = vpm_parse(yaml, (size_t)len, "<manifest>", &d);
+  if (!m)
+    return vpy_raise(vpy_module_state(self), &d, PyExc_ValueError, NULL, yaml);
+  vp_diags_free(&d);
+  PyObject *out = vpy_manifest_dict(m);
+  vpm_free(m);
+  return out;
+}
+
+/* have() -> dict: which compiler parts this build contains; "kernels" is
+ * true when Python kernels compile all the way to SPIR-V and a manifest. */
+static PyObject *have(PyObject *self, PyObject *noargs) {
+  (void)not_built; /* unused in a build that has everything */
+  PyObject *d = PyDict_New();
+  static const struct {
+    const char *name;
+    bool on;
+  } parts[] = {
+#define PART(NAME, FLAG) {NAME, FLAG}
+#ifdef VULPY_HAVE_FRONTEND
+      PART("frontend", true),
+#endif
+#ifdef VULPY_HAVE_IR
+      PART("ir", true),
+#endif
+#ifdef VULPY_HAVE_TARGET
+      PART("target", true),
+#endif
+#ifdef VULPY_HAVE_CFAMILY
+      PART("cfamily", true),
+#endif
+#ifdef VULPY_HAVE_SPIRV
+      PART("spirv", true),
+#endif
+#ifdef VULPY_HAVE_CROSS
+      PART("cross", true),
+#endif
+#ifdef VULPY_HAVE_MANIFEST_VIR
+      PART("manifest_vir", true),
+#endif
+#if defined(VULPY_HAVE_FRONTEND) && defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV) && \
+    (defined(VULPY_HAVE_MANIFEST_VIR) || defined(VULPY_HAVE_CROSS))
+      PART("kernels", true),
+#endif
+      PART(NULL, false),
+#undef PART
+  };
+  static const char *all[] = {"frontend", "ir",    "target",       "cfamily",
+                              "spirv",    "cross", "manifest_vir", "kernels"};
+  for (size_t i = 0; d && i < sizeof all / sizeof all[0]; i++) {
+    bool on = false;
+    for (size_t j = 0; parts[j].name; j++)
+      on = on || strcmp(parts[j].name, all[i]) == 0;
+    if (!vpy_dict_set(d, all[i], PyBool_FromLong(on)))
+      Py_CLEAR(d);
+  }
+  return d;
+}
+
+PyMethodDef vpy_compile_methods[] = {
+    {"compile_ast", (PyCFunction)(void (*)(void))compile_ast, METH_VARARGS | METH_KEYWORDS,
+     "compile_ast(json, name, kernel, local_size, dispatch_guard, asserts, fast_math, optimize, "
+     "features, vulkan, targets, passes) -> dict of target -> text/bytes"},
+    {"compile_vir", (PyCFunction)(void (*)(void))compile_vir, METH_VARARGS | METH_KEYWORDS,
+     "compile_vir(text, ...) -> dict of target -> text/bytes"},
+    {"glsl_to_spirv", (PyCFunction)(void (*)(void))glsl_to_spirv, METH_VARARGS | METH_KEYWORDS,
+     "glsl_to_spirv(glsl, name='<glsl>', optimize=False, vulkan=0) -> SPIR-V bytes"},
+    {"reflect_spirv", reflect_spirv, METH_O, "reflect_spirv(spirv) -> manifest YAML"},
+    {"spirv_disassemble", spirv_disassemble, METH_O, "spirv_disassemble(spirv) -> text"},
+    {"manifest_parse", manifest_parse, METH_O, "manifest_parse(yaml) -> dict"},
+    {"have", have, METH_NOARGS, "have() -> which compiler parts are built"},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,436 @@
+/* mathlib.c - transcendental functions: our precise helpers, GLSL's
+ * built-ins, or the vendor's math library.
+ *
+ * GLSL: by default every transcendental op calls a helper of ours
+ * (vp_sin, vp_exp, ...; mathlib_src.c), printed into the shader with the
+ * helpers it needs, for float and/or double as used, and componentwise
+ * overloads for vectors. With fast math, float ops use GLSL's built-ins
+ * where GLSL has one (there are no double built-ins: double always uses the
+ * helpers). CUDA and HIP call the vendor's math library (sin, expm1, ...),
+ * which is accurate to a few ULP already (docs/math.md); with fast math,
+ * float ops use the hardware intrinsics (__sinf, __expf, ...).
+ *
+ * The expander turns a template (mathlib_src.c) into text for one precision
+ * and dialect: placeholders, Horner polynomials from mathcoef.inc, and
+ * float literals with the right suffix (1.5 / 1.5lf in GLSL, 1.5f / 1.5 in
+ * C++).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfamily.h"
+#include "mathlib_src.h"
+#include "mathcoef.inc"
+
+/* ----------------------------------------------------- the op table */
+
+static const struct {
+  vir_opcode code;
+  const char *helper;  /* ours */
+  const char *glsl;    /* GLSL's float built-in, or NULL */
+  const char *c;       /* C / CUDA / HIP */
+  const char *fast_c;  /* CUDA/HIP float intrinsic for fast math, or NULL */
+  int arity;
+} ops[] = {
+    {VIR_OP_SIN, "vp_sin", "sin", "sin", "__sinf", 1},
+    {VIR_OP_COS, "vp_cos", "cos", "cos", "__cosf", 1},
+    {VIR_OP_TAN, "vp_tan", "tan", "tan", "__tanf", 1},
+    {VIR_OP_ASIN, "vp_asin", "asin", "asin", NULL, 1},
+    {VIR_OP_ACOS, "vp_acos", "acos", "acos", NULL, 1},
+    {VIR_OP_ATAN, "vp_atan", "atan", "atan", NULL, 1},
+    {VIR_OP_ATAN2, "vp_atan2", "atan", "atan2", NULL, 2},
+    {VIR_OP_SINH, "vp_sinh", "sinh", "sinh", NULL, 1},
+    {VIR_OP_COSH, "vp_cosh", "cosh", "cosh", NULL, 1},
+    {VIR_OP_TANH, "vp_tanh", "tanh", "tanh", NULL, 1},
+    {VIR_OP_ASINH, "vp_asinh", "asinh", "asinh", NULL, 1},
+    {VIR_OP_ACOSH, "vp_acosh", "acosh", "acosh", NULL, 1},
+    {VIR_OP_ATANH, "vp_atanh", "atanh", "atanh", NULL, 1},
+    {VIR_OP_EXP, "vp_exp", "exp", "exp", "__expf", 1},
+    {VIR_OP_EXP2, "vp_exp2", "exp2", "exp2", "exp2f", 1},
+    {VIR_OP_EXPM1, "vp_expm1", NULL, "expm1", NULL, 1},
+    {VIR_OP_LOG, "vp_log", "log", "log", "__logf", 1},
+    {VIR_OP_LOG2, "vp_log2", "log2", "log2", "__log2f", 1},
+    {VIR_OP_LOG10, "vp_log10", NULL, "log10", "__log10f", 1},
+    {VIR_OP_LOG1P, "vp_log1p", NULL, "log1p", NULL, 1},
+    {VIR_OP_POW, "vp_pow", "pow", "pow", "__powf", 2},
+    {VIR_OP_CBRT, "vp_cbrt", NULL, "cbrt", NULL, 1},
+};
+#define NOPS (sizeof ops / sizeof ops[0])
+
+static int op_index(vir_opcode c) {
+  for (unsigned i = 0; i < NOPS; i++)
+    if (ops[i].code == c)
+      return (int)i;
+  return -1;
+}
+
+const char *cf_need_math(cf_printer *p, vir_opcode code, const vir_type *t) {
+  int i = op_index(code);
+  const vir_type *s = vir_ty_scalar_of(t);
+  unsigned bits = s->bits;
+  if (i < 0)
+    return vir_op_info_of(code)->spell;
+  if (p->dialect != CF_GLSL) {
+    p->pre |= CF_PRE_MATH;
+    if (t->kind == VIR_TY_VEC)
+      p->pre |= CF_PRE_VEC;
+    /* the intrinsics take scalars only; vectors go through the prelude */
+    if (p->o->fast_math && bits == 32 && ops[i].fast_c && t->kind != VIR_TY_VEC)
+      return ops[i].fast_c;
+    return ops[i].c;
+  }
+  /* half precision: GLSL's built-ins (they take float16_t) */
+  if (bits == 16 && ops[i].glsl)
+    return ops[i].glsl;
+  if (bits == 32 && ops[i].glsl && p->o->fast_math)
+    return ops[i].glsl;
+  int prec = bits == 64 ? 1 : 0;
+  p->math[prec] |= 1ull << i;
+  if (t->kind == VIR_TY_VEC && t->n >= 2 && t->n <= 4)
+    p->math_vec[prec][t->n - 2] |= 1ull << i;
+  return ops[i].helper;
+}
+
+/* --------------------------------------------------------- expansion */
+
+typedef struct expander {
+  cf_dialect dialect;
+  unsigned bits;
+  bool emitted[2][64];
+  bool tables[3]; /* log2 f, log2 d, 2/pi */
+  vp_strbuf *out;
+} expander;
+
+static const char *const *poly_of(const char *name, size_t len, unsigned bits) {
+  static const struct {
+    const char *name;
+    const char *const *p32, *const *p64;
+  } polys[] = {
+      {"exp2", poly32_exp2, poly64_exp2}, {"expm1", poly32_expm1, poly64_expm1},
+      {"sin", poly32_sin, poly64_sin},    {"cos", poly32_cos, poly64_cos},
+      {"atan", poly32_atan, poly64_atan}, {"asin", poly32_asin, poly64_asin},
+      {"log1p", poly32_log1p, poly64_log1p},
+  };
+  for (unsigned i = 0; i < sizeof polys / sizeof polys[0]; i++)
+    if (strlen(polys[i].name) == len && strncmp(polys[i].name, name, len) == 0)
+      return bits == 64 ? polys[i].p64 : polys[i].p32;
+  return NULL;
+}
+
+static const char *const *konst_of(const char *name, size_t len, unsigned bits) {
+  static const struct {
+    const char *name;
+    const char *const *k32, *const *k64;
+  } ks[] = {
+      {"LN2", k32_LN2, k64_LN2},         {"LOG2E", k32_LOG2E, k64_LOG2E},
+      {"LOG10_2", k32_LOG10_2, k64_LOG10_2}, {"PIO2", k32_PIO2, k64_PIO2},
+      {"PI", k32_PI, k64_PI},            {"PIO4", k32_PIO4, k64_PIO4},
+      {"TWO_OVER_PI", k32_TWO_OVER_PI, k64_TWO_OVER_PI},
+      {"ATAN0", k32_ATAN0, k64_ATAN0},   {"ATAN1", k32_ATAN1, k64_ATAN1},
+      {"ATAN2", k32_ATAN2, k64_ATAN2},   {"ATAN3", k32_ATAN3, k64_ATAN3},
+  };
+  for (unsigned i = 0; i < sizeof ks / sizeof ks[0]; i++)
+    if (strlen(ks[i].name) == len && strncmp(ks[i].name, name, len) == 0)
+      return bits == 64 ? ks[i].k64 : ks[i].k32;
+  return NULL;
+}
+
+/* Per-precision names and limits. */
+static const char *xval(const expander *x, const char *name, size_t len) {
+  static const struct {
+    const char *name, *v32, *v64;
+  } xs[] = {
+      {"POW2", "vp_pow2f", "vp_pow2d"},
+      {"FREXP", "vp_frexpf", "vp_frexpd"},
+      {"REMPIO2", "vp_rem_pio2f", "vp_rem_pio2d"},
+      {"CBRT0", "vp_cbrt0f", "vp_cbrt0d"},
+      {"CBRT_UNSCALE", "vp_cbrt_unscalef", "vp_cbrt_unscaled"},
+      {"CBRT_STEPS", "3", "4"},
+      {"NAN", "uintBitsToFloat(0x7fc00000u)", "packDouble2x32(uvec2(0u, 0x7ff80000u))"},
+      {"INF", "uintBitsToFloat(0x7f800000u)", "packDouble2x32(uvec2(0u, 0x7ff00000u))"},
+      {"EXP2_MAX", "128.0", "1024.0"},
+      {"EXP2_MIN", "-150.0", "-1075.0"},
+      {"EXP_OVF", "88.7228394", "709.782712893384"},
+      {"EXPM1_MIN", "-17.5", "-38.0"},
+      {"MAXE", "127.0", "1023.0"},
+      {"LOG1P_TINY", "5.96046448e-8", "1.1102230246251565e-16"},
+      {"TANH_ONE", "9.01", "22.0"},
+      {"ASINH_BIG", "4096.0", "134217728.0"},
+      {"TRIG_TINY", "2.44140625e-4", "7.4505805969238281e-9"},
+      {"ATAN_BIG", "67108864.0", "7.3786976294838206e19"},
+      {"INT_LIMIT", "16777216.0", "9007199254740992.0"},
+  };
+  for (unsigned i = 0; i < sizeof xs / sizeof xs[0]; i++)
+    if (strlen(xs[i].name) == len && strncmp(xs[i].name, name, len) == 0)
+      return x->bits == 64 ? xs[i].v64 : xs[i].v32;
+  return NULL;
+}
+
+static bool ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static const char *suffix(const expander *x) {
+  if (x->dialect == CF_GLSL)
+    return x->bits == 64 ? "lf" : "";
+  return x->bits == 64 ? "" : "f";
+}
+
+/* Copies s to out, adding the float suffix to every floating literal. */
+static void put_literals(const expander *x, vp_strbuf *out, const char *s, size_t n) {
+  const char *sfx = suffix(x);
+  size_t i = 0;
+  while (i < n) {
+    char c = s[i];
+    bool starts = (c >= '0' && c <= '9') || (c == '.' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9');
+    if (!starts || (i > 0 && (ident_char(s[i - 1]) || s[i - 1] == '.'))) {
+      vp_strbuf_putc(out, c);
+      i++;
+      continue;
+    }
+    size_t j = i;
+    if (c == '0' && j + 1 < n && (s[j + 1] == 'x' || s[j + 1] == 'X')) {
+      while (j < n && ident_char(s[j]))
+        j++;
+      vp_strbuf_appendn(out, s + i, j - i);
+      i = j;
+      continue;
+    }
+    bool is_float = false;
+    while (j < n && s[j] >= '0' && s[j] <= '9')
+      j++;
+    if (j < n && s[j] == '.') {
+      is_float = true;
+      j++;
+      while (j < n && s[j] >= '0' && s[j] <= '9')
+        j++;
+    }
+    if (j < n && (s[j] == 'e' || s[j] == 'E')) {
+      size_t k = j + 1;
+      if (k < n && (s[k] == '+' || s[k] == '-'))
+        k++;
+      if (k < n && s[k] >= '0' && s[k] <= '9') {
+        is_float = true;
+        j = k;
+        while (j < n && s[j] >= '0' && s[j] <= '9')
+          j++;
+      }
+    }
+    vp_strbuf_appendn(out, s + i, j - i);
+    if (is_float && !(j < n && ident_char(s[j])))
+      vp_strbuf_append(out, sfx);
+    i = j;
+  }
+}
+
+/* Expands the placeholders (not the literals). */
+static void expand(expander *x, vp_strbuf *out, const char *t) {
+  const char *F = x->bits == 64 ? "double" : "float";
+  const char *V = x->bits == 64 ? "dvec2" : "vec2";
+  const char *V3 = x->bits == 64 ? "dvec3" : "vec3";
+  while (*t) {
+    if (*t != '$') {
+      vp_strbuf_putc(out, *t++);
+      continue;
+    }
+    t++;
+    if (strncmp(t, "V3", 2) == 0) {
+      vp_strbuf_append(out, V3);
+      t += 2;
+    } else if (*t == 'F') {
+      vp_strbuf_append(out, F);
+      t++;
+    } else if (*t == 'V') {
+      vp_strbuf_append(out, V);
+      t++;
+    } else if ((*t == 'P' || *t == 'K' || *t == 'X' || *t == 'T') && t[1] == '(') {
+      char kind = *t;
+      const char *a = t + 2, *close = strchr(a, ')');
+      const char *comma = memchr(a, ',', (size_t)(close - a));
+      size_t alen = (size_t)((comma ? comma : close) - a);
+      if (kind == 'P') {
+        /* Horner with fma: fma(fma(c_n, v, c_n-1), v, ...), c_0 last */
+        const char *const *c = poly_of(a, alen, x->bits);
+        const char *v = comma + 1;
+        size_t vlen = (size_t)(close - v);
+        size_t n = 0;
+        while (c && c[n])
+          n++;
+        if (n == 1) {
+          vp_strbuf_append(out, c[0]);
+        } else {
+          for (size_t k = 1; k < n; k++)
+            vp_strbuf_append(out, "fma(");
+          vp_strbuf_append(out, c[n - 1]);
+          for (size_t k = n - 1; k-- > 0;) {
+            vp_strbuf_append(out, ", ");
+            vp_strbuf_appendn(out, v, vlen);
+            vp_strbuf_printf(out, ", %s)", c[k]);
+          }
+        }
+      } else if (kind == 'K') {
+        const char *const *k = konst_of(a, alen, x->bits);
+        int part = comma ? atoi(comma + 1) : 0;
+        vp_strbuf_append(out, k ? k[part] : "0.0");
+      } else if (kind == 'X') {
+        const char *v = xval(x, a, alen);
+        vp_strbuf_append(out, v ? v : "0");
+      } else {
+        vp_strbuf_printf(out, "vp_log2_%.*s_%c", (int)alen, a, x->bits == 64 ? 'd' : 'f');
+      }
+      t = close + 1;
+    } else {
+      vp_strbuf_putc(out, '$');
+    }
+  }
+}
+
+static int helper_index(const char *name, size_t len) {
+  for (int i = 0; vtg_math_helpers[i].name; i++)
+    if (strlen(vtg_math_helpers[i].name) == len && strncmp(vtg_math_helpers[i].name, name, len) == 0)
+      return i;
+  return -1;
+}
+
+static void emit_array(expander *x, const char *type, const char *name, const char *const *vals) {
+  size_t n = 0;
+  while (vals[n])
+    n++;
+  vp_strbuf b = {0};
+  if (x->dialect == CF_GLSL)
+    vp_strbuf_printf(&b, "const %s %s[%zu] = %s[%zu](", type, name, n, type, n);
+  else
+    vp_strbuf_printf(&b, "static const %s %s[%zu] = {", type, name, n);
+  for (size_t i = 0; i < n; i++) {
+    vp_strbuf_append(&b, i ? (i % 4 == 0 ? ",\n    " : ", ") : "\n    ");
+    vp_strbuf_append(&b, vals[i]);
+  }
+  vp_strbuf_append(&b, x->dialect == CF_GLSL ? ");\n" : "};\n");
+  put_literals(x, x->out, b.data, b.len);
+  vp_strbuf_free(&b);
+}
+
+static void emit_table(expander *x, const char *name, size_t len) {
+  if (len == 8 && strncmp(name, "tab_2opi", 8) == 0) {
+    if (x->tables[2])
+      return;
+    x->tables[2] = true;
+    vp_strbuf_append(x->out, "// 2/pi, 32 bits a word, most significant first (Payne-Hanek reduction)\n");
+    vp_strbuf_append(x->out, x->dialect == CF_GLSL ? "const uint vp_two_over_pi[40] = uint[40](" : "static const uint vp_two_over_pi[40] = {");
+    for (int i = 0; i < 40; i++)
+      vp_strbuf_printf(x->out, "%s0x%08Xu", i ? (i % 6 == 0 ? ",\n    " : ", ") : "\n    ", two_over_pi_words[i]);
+    vp_strbuf_append(x->out, x->dialect == CF_GLSL ? ");\n" : "};\n");
+    return;
+  }
+  int k = x->bits == 64 ? 1 : 0;
+  if (x->tables[k])
+    return;
+  x->tables[k] = true;
+  const char *F = x->bits == 64 ? "double" : "float";
+  char c = x->bits == 64 ? 'd' : 'f';
+  char name1[32], name2[32], name3[32];
+  snprintf(name1, sizeof name1, "vp_log2_invc_%c", c);
+  snprintf(name2, sizeof name2, "vp_log2_logc_hi_%c", c);
+  snprintf(name3, sizeof name3, "vp_log2_logc_lo_%c", c);
+  vp_strbuf_append(x->out, "// log2: 1/c for 64 intervals of [1 - 2^-7, 2 - 2^-7), and -log2(1/c) as hi + lo\n");
+  emit_array(x, F, name1, x->bits == 64 ? tab64_invc : tab32_invc);
+  emit_array(x, F, name2, x->bits == 64 ? tab64_logc_hi : tab32_logc_hi);
+  emit_array(x, F, name3, x->bits == 64 ? tab64_logc_lo : tab32_logc_lo);
+}
+
+static void emit_helper(expander *x, int idx);
+
+static void emit_deps(expander *x, const char *deps) {
+  const char *d = deps;
+  while (*d) {
+    while (*d == ' ')
+      d++;
+    const char *e = d;
+    while (*e && *e != ' ')
+      e++;
+    if (e == d)
+      break;
+    size_t len = (size_t)(e - d);
+    if (len > 4 && d[0] == '$' && d[1] == 'X' && d[2] == '(') {
+      const char *v = xval(x, d + 3, len - 4);
+      if (v)
+        emit_helper(x, helper_index(v, strlen(v)));
+    } else if (len > 4 && strncmp(d, "tab_", 4) == 0) {
+      emit_table(x, d, len);
+    } else {
+      emit_helper(x, helper_index(d, len));
+    }
+    d = e;
+  }
+}
+
+static void emit_helper(expander *x, int idx) {
+  if (idx < 0)
+    return;
+  const vtg_math_helper *h = &vtg_math_helpers[idx];
+  unsigned saved = x->bits;
+  if (h->bits)
+    x->bits = (unsigned)h->bits;
+  int k = x->bits == 64 ? 1 : 0;
+  if (!x->emitted[k][idx]) {
+    x->emitted[k][idx] = true;
+    emit_deps(x, h->deps);
+    vp_strbuf t = {0};
+    expand(x, &t, h->text);
+    put_literals(x, x->out, t.data ? t.data : "", t.len);
+    vp_strbuf_free(&t);
+  }
+  x->bits = saved;
+}
+
+static void vector_overload(expander *x, const char *name, unsigned n, int arity) {
+  const char *pre = x->bits == 64 ? "dvec" : "vec";
+  vp_strbuf_printf(x->out, "%s%u %s(%s%u a%s", pre, n, name, pre, n, arity == 2 ? ", " : "");
+  if (arity == 2)
+    vp_strbuf_printf(x->out, "%s%u b", pre, n);
+  vp_strbuf_printf(x->out, ") { return %s%u(", pre, n);
+  for (unsigned i = 0; i < n; i++) {
+    char c = cf_comp[i];
+    if (arity == 2)
+      vp_strbuf_printf(x->out, "%s%s(a.%c, b.%c)", i ? ", " : "", name, c, c);
+    else
+      vp_strbuf_printf(x->out, "%s%s(a.%c)", i ? ", " : "", name, c);
+  }
+  vp_strbuf_append(x->out, "); }\n");
+}
+
+static void emit_ops(expander *x, uint64_t used[2], uint64_t vec[2][3]) {
+  for (int k = 0; k < 2; k++) {
+    x->bits = k ? 64 : 32;
+    for (unsigned i = 0; i < NOPS; i++) {
+      if (!(used[k] & (1ull << i)))
+        continue;
+      emit_helper(x, helper_index(ops[i].helper, strlen(ops[i].helper)));
+      for (unsigned n = 2; vec && n <= 4; n++)
+        if (vec[k][n - 2] & (1ull << i))
+          vector_overload(x, ops[i].helper, n, ops[i].arity);
+    }
+  }
+}
+
+void cf_emit_math(cf_printer *p, vp_strbuf *out) {
+  if (p->dialect != CF_GLSL || !(p->math[0] | p->math[1]))
+    return;
+  expander x;
+  memset(&x, 0, sizeof x);
+  x.dialect = p->dialect;
+  x.out = out;
+  vp_strbuf_append(out, "// Precise math (docs/math.md): range-reduced, <= 4 ULP (float), <= 8 ULP (double).\n");
+  emit_ops(&x, p->math, p->math_vec);
+}
+
+void vtg_mathlib_source(int dialect, unsigned which_bits, vp_strbuf *out) {
+  expander x;
+  memset(&x, 0, sizeof x);
+  x.dialect = (cf_dialect)dialect;
+  x.out = out;
+  uint64_t all = (1ull << NOPS) - 1;
+  uint64_t used[2] = {which_bits & 32 ? all : 0, which_bits & 64 ? all : 0};
+  emit_ops(&x, used, NULL);
+}

@@ -1,0 +1,49 @@
+# The seed's kernel-decorator example end to end.
+# RUN: %dump-ast %s > %t.json
+# RUN: vulpy-translate --from=ast --to=glsl %t.json | FileCheck %s
+# RUN: vulpy-translate --from=ast --to=spirv -O %t.json -o %t.spv && spirv-val --target-env vulkan1.2 %t.spv
+# RUN: vulpy-translate --from=ast --to=cuda %t.json | FileCheck %s --check-prefix=CUDA
+# RUN: vulpy-translate --from=ast --to=msl %t.json | FileCheck %s --check-prefix=MSL
+# RUN: vulpy-translate --from=ast --to=manifest %t.json | FileCheck %s --check-prefix=MANIFEST
+import vulpy as vp
+
+@vp.kernel(local_size_x=64)
+def push_particles(
+    pos: vp.Buffer[vp.vec4],
+    vel: vp.Buffer[vp.vec4],
+    n:   vp.uint32,
+    dt:  vp.float32,
+):
+    i    = vp.global_id()
+    x    = vp.var(pos[i].xyz)
+    v    = vp.var(vel[i].xyz)
+    x[:] = x + v * dt
+    pos[i] = vp.vec4(x, pos[i].w)
+
+# CHECK:      layout(push_constant, std430) uniform PushConstants {
+# CHECK-NEXT:   uint n;
+# CHECK-NEXT:   float dt;
+# CHECK:      layout(std430, set = 0, binding = 0) buffer pos_buf { vec4 pos[]; };
+# CHECK-NEXT: layout(std430, set = 0, binding = 1) readonly buffer vel_buf { vec4 vel[]; };
+# CHECK-LABEL: void main() {
+# CHECK:        // push_particles.vul.py:17
+# CHECK-NEXT:   uint i = gl_GlobalInvocationID.x;
+# CHECK-NEXT:   // push_particles.vul.py:18
+# CHECK-NEXT:   vec3 x = pos[i].xyz;
+# CHECK-NEXT:   // push_particles.vul.py:19
+# CHECK-NEXT:   vec3 v = vel[i].xyz;
+# CHECK-NEXT:   // push_particles.vul.py:20
+# CHECK-NEXT:   x = x + v * pc.dt;
+# CHECK-NEXT:   // push_particles.vul.py:21
+# CHECK-NEXT:   pos[i] = vec4(x, pos[i].w);
+# CHECK-NEXT: }
+
+# CUDA: extern "C" __global__ void push_particles(vec4 *pos, const vec4 *vel, PushConstants pc) {
+# CUDA:   vec3 x = vp_xyz(pos[i]);
+# CUDA:   pos[i] = vec4(x, pos[i].w);
+
+# MSL: kernel void main0(
+
+# MANIFEST: kernel: push_particles
+# MANIFEST: - {name: pos, set: 0, binding: 0, type: vec4<f32>, elem_size: 16, access: readwrite}
+# MANIFEST: features: []

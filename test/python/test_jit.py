@@ -1,0 +1,203 @@
+"""vp.jit (fusion mode): the seed's example, dispatch counts per call, the
+VIR before and after fusion, the GLSL, scalars, NumPy in/out, tracing
+errors that say what and where."""
+import numpy as np
+import pytest
+
+import vulpy as vp
+from conftest import needs_target
+
+pytestmark = needs_target
+
+
+def dispatches(ctx, f, *args):
+    d0 = ctx.stats()["dispatches"]
+    out = f(*args)
+    return out, ctx.stats()["dispatches"] - d0
+
+
+def test_seed_example(ctx):
+    x = np.linspace(0.0, 1.0, 1_000_000, dtype=np.float32)
+    xv = vp.asarray(x)
+    f = vp.jit(lambda a, b: vp.where(a > b, vp.sin(a), vp.cos(b)))
+    out = f(xv, xv * 0.5)
+    ref = np.where(x > x * 0.5, np.sin(x), np.cos(x * 0.5))
+    assert isinstance(out, vp.ndarray) and out.shape == x.shape and out.dtype == np.float32
+    np.testing.assert_allclose(out.numpy(), ref, rtol=0, atol=4e-7)
+    half = xv * 0.5
+    _, n = dispatches(ctx, f, xv, half)
+    assert n == 1 and f.dispatches == 1
+    # what it became: the traced VIR, the fused VIR, one GLSL kernel
+    assert "array.load @a : tensor<1000000xf32>" in f.vir
+    assert "select" in f.vir and "array.kernel" not in f.vir
+    assert f.fused_vir.count("array.kernel {") == 1
+    assert f.glsl.count("void main()") == 1 and "sin(" in f.glsl and "cos(" in f.glsl
+    assert "array.launch @jit_k0" in f.lowered_vir
+
+
+def test_six_op_chain_is_one_dispatch(ctx):
+    a = np.linspace(-2, 2, 4097, dtype=np.float32)
+    b = np.linspace(1, 3, 4097, dtype=np.float32)
+    av, bv = vp.asarray(a), vp.asarray(b)
+
+    def chain(a, b):
+        t = a * b + 1.0
+        u = vp.exp(-t * t)
+        return vp.sqrt(u + vp.abs(a)) - b
+
+    f = vp.jit(chain)
+    out, n = dispatches(ctx, f, av, bv)
+    assert n == 1
+    np.testing.assert_allclose(out.numpy(), chain(a, b), rtol=2e-6, atol=2e-6)
+    g = vp.jit(chain, fuse=False)
+    out2, n2 = dispatches(ctx, g, av, bv)
+    assert n2 > 5 and g.dispatches == n2
+    np.testing.assert_allclose(out2.numpy(), out.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("red", ["sum", "max", "mean", "min", "prod"])
+def test_chain_with_trailing_reduction_is_one_dispatch(ctx, red):
+    x = np.linspace(-1, 1, 100_003, dtype=np.float32)
+    xv = vp.asarray(x)
+    f = vp.jit(lambda a: getattr(vp, red)(vp.sin(a) * 0.5 + 0.25))
+    out, n = dispatches(ctx, f, xv)
+    assert n == 1
+    ref = getattr(np, red)((np.sin(x) * 0.5 + 0.25).astype(np.float64))
+    np.testing.assert_allclose(out.numpy(), ref, rtol=1e-4 if red != "prod" else 1e-2, atol=1e-6)
+
+
+def test_reduction_over_an_axis_in_jit(ctx):
+    x = np.random.default_rng(1).standard_normal((64, 300)).astype(np.float32)
+    f = vp.jit(lambda a: (a * a).sum(axis=1, keepdims=True))
+    out, n = dispatches(ctx, f, vp.asarray(x))
+    assert n == 1 and out.shape == (64, 1)
+    np.testing.assert_allclose(out.numpy(), (x * x).sum(axis=1, keepdims=True), rtol=1e-4)
+
+
+def test_centering_needs_two_kernels(ctx):
+    x = np.random.default_rng(2).standard_normal((32, 128)).astype(np.float32)
+    f = vp.jit(lambda a: a - a.mean(axis=1, keepdims=True))
+    out, n = dispatches(ctx, f, vp.asarray(x))
+    assert n == 2
+    np.testing.assert_allclose(out.numpy(), x - x.mean(axis=1, keepdims=True), atol=1e-5)
+
+
+def test_numpy_in_numpy_out_and_scalars_do_not_retrace():
+    x = np.arange(1000, dtype=np.float32)
+    f = vp.jit(lambda a, s: a * s + 1)
+    r1 = f(x, 2.0)
+    r2 = f(x, 3.5)
+    assert isinstance(r1, np.ndarray) and r1.dtype == np.float32
+    np.testing.assert_allclose(r1, x * 2 + 1)
+    np.testing.assert_allclose(r2, x * 3.5 + 1)
+    assert len(f._cache) == 1
+    f(x.astype(np.float64), 2.0)  # a new dtype: a new trace
+    assert len(f._cache) == 2
+
+
+def test_tuple_results_and_broadcasting():
+    a = np.random.default_rng(3).standard_normal((16, 40)).astype(np.float32)
+    row = np.linspace(0, 1, 40, dtype=np.float32)
+    f = vp.jit(lambda a, r: (a + r, (a * r).sum(axis=0), 7))
+    s, t, k = f(a, row)
+    np.testing.assert_allclose(s, a + row, rtol=1e-6)
+    np.testing.assert_allclose(t, (a * row).sum(axis=0), rtol=1e-4, atol=1e-5)
+    assert k == 7
+
+
+def test_bool_results_and_where():
+    x = np.linspace(-1, 1, 333, dtype=np.float32)
+    f = vp.jit(lambda a: (a > 0, vp.where(a > 0, a, 0.0), (a > 0.5).any(), (a < 2).all()))
+    m, w, an, al = f(x)
+    assert m.dtype == np.bool_ and np.array_equal(m, x > 0)
+    np.testing.assert_array_equal(w, np.where(x > 0, x, 0))
+    assert bool(an) and bool(al)
+
+
+def test_indexing_in_jit():
+    x = np.arange(60, dtype=np.float32).reshape(6, 10)
+    f = vp.jit(lambda a: a[1:5, ::-2] * 2)
+    np.testing.assert_array_equal(f(x), x[1:5, ::-2] * 2)
+    g = vp.jit(lambda a: a[np.array([4, 0, -1])].sum(axis=1))
+    np.testing.assert_array_equal(g(x), x[[4, 0, -1]].sum(axis=1))
+    h = vp.jit(lambda a: a.T + 1)
+    np.testing.assert_array_equal(h(x), x.T + 1)
+
+
+def test_strided_resident_inputs():
+    x = np.arange(200, dtype=np.float32)
+    xv = vp.asarray(x)
+    f = vp.jit(lambda a: a * 3)
+    np.testing.assert_array_equal(f(xv[::3]).numpy(), x[::3] * 3)
+    np.testing.assert_array_equal(f(xv[::-2]).numpy(), x[::-2] * 3)
+
+
+def test_glsl_comments_name_the_python_line():
+    f = vp.jit(lambda a: vp.sqrt(a))  # this line
+    f(np.ones(10, np.float32))
+    line = test_glsl_comments_name_the_python_line.__code__.co_firstlineno + 1
+    assert f"test_jit.py:{line}" in f.glsl
+
+
+def test_data_dependent_if_is_a_tracing_error():
+    def f(a):
+        if a.sum() > 0:  # line +1
+            return a
+        return -a
+
+    with pytest.raises(vp.TracingError) as e:
+        vp.jit(f)(np.ones(4, np.float32))
+    line = f.__code__.co_firstlineno + 1
+    assert f"test_jit.py:{line}" in str(e.value)
+    assert "data-dependent" in str(e.value) and "vp.where" in str(e.value)
+
+
+def test_unsupported_function_is_a_tracing_error():
+    with pytest.raises(vp.TracingError, match=r"numpy\.fft|numpy\.linalg|is not supported"):
+        vp.jit(lambda a: np.linalg.norm(a))(np.ones(4, np.float32))
+    with pytest.raises(vp.TracingError, match="numpy.sort is not supported in vp.jit"):
+        vp.jit(lambda a: np.sort(a))(np.ones(4, np.float32))
+
+
+def test_mask_indexing_in_jit_is_a_tracing_error():
+    with pytest.raises(vp.TracingError, match="data-dependent shape"):
+        vp.jit(lambda a: a[a > 0])(np.ones(4, np.float32))
+
+
+def test_numpy_ufuncs_on_tracers():
+    x = np.linspace(0, 1, 50, dtype=np.float32)
+    f = vp.jit(lambda a: np.sin(a) + np.maximum(a, 0.5))
+    np.testing.assert_allclose(f(x), np.sin(x) + np.maximum(x, 0.5), atol=3e-7)
+
+
+def test_async_call():
+    x = np.arange(10, dtype=np.float32)
+    f = vp.jit(lambda a: a + 1)
+    h = f(x, sync=False)
+    np.testing.assert_array_equal(h.wait(), x + 1)
+
+
+def test_stores_join_a_trailing_reduction(ctx):
+    x = np.linspace(0, 1, 5000, dtype=np.float32)
+    f = vp.jit(lambda a: (vp.sin(a), vp.sin(a).sum()))
+    (y, s), n = dispatches(ctx, f, vp.asarray(x))
+    assert n == 1
+    np.testing.assert_allclose(y.numpy(), np.sin(x), atol=3e-7)
+    np.testing.assert_allclose(s.numpy(), np.sin(x).sum(), rtol=1e-5)
+
+
+def test_without_subgroups_or_byte_storage(ctx, monkeypatch):
+    """The lowering's fallbacks (shared-memory trees, bools as packed words)
+    give the same answers; the device is told it lacks the features."""
+    from vulpy import _engine
+    names = vp._native.ext().feature_names()
+    lack = sum(1 << i for i, n in enumerate(names)
+               if n in ("subgroup_arithmetic", "subgroup_vote", "storage8", "int8"))
+    monkeypatch.setattr(ctx, "_vp_feature_masks", (lack, _engine._masks(ctx)[1]))
+    x = np.linspace(-1, 1, 3001, dtype=np.float32)
+    f = vp.jit(lambda a: ((a > 0.25), vp.max(a * 2), vp.argmin(a), (a * a).sum()))
+    m, mx, am, s = f(x)
+    assert m.dtype == np.bool_ and np.array_equal(m, x > 0.25)
+    assert mx == np.float32(2.0) and am == 0
+    np.testing.assert_allclose(s, (x * x).sum(), rtol=1e-5)
+    assert "subgroup" not in f.lowered_vir and "atomic.or" in f.lowered_vir
