@@ -1,0 +1,113 @@
+/* ext.h - the private header of the `vulpy._vulpy` extension.
+ *
+ * The extension is built on the stable ABI (Py_LIMITED_API 3.11: one .so for
+ * every CPython >= 3.11) and never touches NumPy's C API: arrays come and go
+ * through the buffer protocol. It is a thin skin over the C libraries:
+ *   module.c   module init, state, devices, diagnostics -> exceptions
+ *   context.c  Context (vrt_context)
+ *   buffer.c   Buffer (vrt_buffer; the mapping through the buffer protocol)
+ *              and HostMemory (page-aligned memory for zero-copy import)
+ *   kernel.c   Kernel, dispatch, Ticket, Recording
+ *   compile.c  the compiler: AST JSON -> VIR -> GLSL/SPIR-V/CUDA/HIP/manifest,
+ *              raw GLSL -> SPIR-V, reflection, manifests as dicts
+ *   control.c  Control (vrt_control)
+ * All per-interpreter data (types, exception classes) lives in the module
+ * state; types are heap types created with PyType_FromModuleAndSpec, and
+ * none may be subclassed, so Py_TYPE(self) always finds the module.
+ */
+#ifndef VULPY_PY_EXT_H
+#define VULPY_PY_EXT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vulpy/manifest.h"
+#include "vulpy/runtime.h"
+#include "vulpy/support.h"
+
+typedef struct vpy_state {
+  PyTypeObject *Context, *Buffer, *HostMemory, *Kernel, *Ticket, *Recording, *Control;
+  /* from vulpy._errors */
+  PyObject *VulkanError, *DeviceLostError, *OutOfMemoryError, *CompileError;
+} vpy_state;
+
+typedef struct vpy_context {
+  PyObject_HEAD
+  vrt_context *ctx;
+} vpy_context;
+
+typedef struct vpy_buffer {
+  PyObject_HEAD
+  vrt_buffer *buf;
+  PyObject *context; /* the vpy_context: outlives the buffer */
+  /* A buffer that is not ours to destroy (a control buffer's), or the
+   * object whose memory an imported buffer wraps; kept alive. */
+  PyObject *owner;
+  Py_buffer import_view; /* held while an import lives (pins the memory) */
+  bool imported, borrowed;
+  bool noncoherent; /* host-visible but not coherent: flush/invalidate */
+  void *map;
+  uint64_t size;
+} vpy_buffer;
+
+typedef struct vpy_kernel {
+  PyObject_HEAD
+  vrt_kernel *k;
+  PyObject *context;
+  PyObject *manifest; /* dict, made on first use */
+} vpy_kernel;
+
+typedef struct vpy_control {
+  PyObject_HEAD
+  vrt_control *c;
+  PyObject *context;
+  PyObject *buffer; /* the borrowed vpy_buffer, made on first use */
+  Py_ssize_t shape[1], strides[1];
+} vpy_control;
+
+/* module.c */
+vpy_state *vpy_state_of(PyObject *obj); /* from an object of one of our types */
+vpy_state *vpy_module_state(PyObject *module);
+/* Raises the diagnostics as `exc` (VulkanError when NULL; DeviceLostError
+ * when `ctx` is lost; OutOfMemoryError for out-of-memory results), the
+ * formatted text as message and a `diagnostics` list attribute; clears `d`.
+ * `source` gives carets. Always returns NULL. */
+PyObject *vpy_raise(vpy_state *st, vp_diags *d, PyObject *exc, vrt_context *ctx,
+                    const char *source);
+PyObject *vpy_device_info_dict(const vrt_device_info *info);
+/* A str from a C string that may be NULL (-> None). */
+PyObject *vpy_str_or_none(const char *s);
+/* Sets a dict item and drops the reference to `value`; false on error. */
+bool vpy_dict_set(PyObject *dict, const char *key, PyObject *value);
+/* Reads a (x[, y[, z]]) sequence or an int into out[3] (missing = `fill`). */
+bool vpy_uint3(PyObject *obj, const char *what, uint32_t fill, uint32_t out[3]);
+
+/* context.c */
+extern PyType_Spec vpy_context_spec;
+vrt_context *vpy_context_get(vpy_state *st, PyObject *obj); /* NULL + TypeError */
+
+/* buffer.c */
+extern PyType_Spec vpy_buffer_spec, vpy_host_memory_spec;
+/* A Buffer object around a vrt_buffer; `borrowed` buffers belong to `owner`. */
+PyObject *vpy_buffer_wrap(vpy_state *st, PyObject *context, vrt_buffer *b, PyObject *owner,
+                          bool borrowed);
+vrt_buffer *vpy_buffer_get(vpy_state *st, PyObject *obj); /* NULL + TypeError */
+/* Flushes host writes of a non-coherent mapping before the GPU reads it, and
+ * invalidates after the GPU wrote it. */
+bool vpy_buffer_flush(vpy_buffer *b, vp_diags *d);
+bool vpy_buffer_invalidate(vpy_buffer *b, vp_diags *d);
+
+/* kernel.c */
+extern PyType_Spec vpy_kernel_spec, vpy_ticket_spec, vpy_recording_spec;
+PyObject *vpy_manifest_dict(const vpm_manifest *m);
+
+/* compile.c */
+extern PyMethodDef vpy_compile_methods[];
+
+/* control.c */
+extern PyType_Spec vpy_control_spec;
+
+#endif /* VULPY_PY_EXT_H */

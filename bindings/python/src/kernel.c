@@ -1,0 +1,659 @@
+/* kernel.c - Kernel (SPIR-V + manifest on a device), dispatch, Ticket, Recording.
+ *
+ * dispatch() is the hot path of every ufunc and kernel call, so it takes its
+ * arguments positionally through METH_FASTCALL and does no keyword parsing:
+ *     kernel.dispatch(buffers, push, x, y, z, groups, sync)
+ * The Python layer has already checked names, counts and types. Host-visible
+ * memory that is not coherent is flushed before and invalidated after, so a
+ * NumPy view of it always shows what the GPU wrote. The GIL is released for
+ * the submission and the wait.
+ */
+#include "ext.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_BINDINGS 64
+
+typedef struct vpy_ticket {
+  PyObject_HEAD
+  PyObject *context;
+  vrt_ticket ticket;
+  PyObject *buffers; /* tuple: kept alive, invalidated after the wait */
+  bool waited;
+} vpy_ticket;
+
+typedef struct vpy_recording {
+  PyObject_HEAD
+  vrt_recording *r;
+  PyObject *context;
+  PyObject *refs; /* list: kernels and buffers used by the recording */
+} vpy_recording;
+
+/* ---------------------------------------------------------- manifest */
+
+static PyObject *fields_list(const vpm_field *f, uint32_t n) {
+  PyObject *list = PyList_New(0);
+  for (uint32_t i = 0; list && i < n; i++) {
+    PyObject *item = Py_BuildValue("{sssssIsI}", "name", f[i].name, "type", f[i].type, "offset",
+                                   f[i].offset, "size", f[i].size);
+    if (!item || PyList_Append(list, item) < 0)
+      Py_CLEAR(list);
+    Py_XDECREF(item);
+  }
+  return list;
+}
+
+PyObject *vpy_manifest_dict(const vpm_manifest *m) {
+  static const char *access[] = {"readwrite", "readonly", "writeonly"};
+  PyObject *d = PyDict_New(), *bufs = PyList_New(0), *structs = PyList_New(0);
+  bool ok = d && bufs && structs;
+  for (uint32_t i = 0; ok && i < m->nbuffers; i++) {
+    const vpm_buffer *b = &m->buffers[i];
+    PyObject *item = Py_BuildValue("{sssIsIsssIss}", "name", b->name, "set", b->set, "binding",
+                                   b->binding, "type", b->type, "elem_size", b->elem_size,
+                                   "access", access[b->access]);
+    ok = item && PyList_Append(bufs, item) == 0;
+    Py_XDECREF(item);
+  }
+  for (uint32_t i = 0; ok && i < m->nstructs; i++) {
+    const vpm_struct *s = &m->structs[i];
+    PyObject *item = Py_BuildValue("{sssIsIsN}", "name", s->name, "size", s->size, "align",
+                                   s->align, "fields", fields_list(s->fields, s->nfields));
+    ok = item && PyList_Append(structs, item) == 0;
+    Py_XDECREF(item);
+  }
+  PyObject *features = PyList_New(0);
+  for (unsigned i = 0; ok && features && i < VP_FEATURE_COUNT; i++) {
+    if (m->features & (1u << i)) {
+      PyObject *s = PyUnicode_FromString(vp_feature_name(i));
+      ok = s && PyList_Append(features, s) == 0;
+      Py_XDECREF(s);
+    }
+  }
+  ok = ok && features && vpy_dict_set(d, "kernel", vpy_str_or_none(m->kernel)) &&
+       vpy_dict_set(d, "entry_point", vpy_str_or_none(m->entry_point)) &&
+       vpy_dict_set(d, "source", vpy_str_or_none(m->source)) &&
+       vpy_dict_set(d, "local_size", Py_BuildValue("(III)", m->local_size[0], m->local_size[1],
+                                                   m->local_size[2])) &&
+       vpy_dict_set(d, "buffers", Py_NewRef(bufs)) &&
+       vpy_dict_set(d, "push_size", PyLong_FromUnsignedLong(m->push_size)) &&
+       vpy_dict_set(d, "push", fields_list(m->push, m->npush)) &&
+       vpy_dict_set(d, "structs", Py_NewRef(structs)) &&
+       vpy_dict_set(d, "shared_bytes", PyLong_FromUnsignedLong(m->shared_bytes)) &&
+       vpy_dict_set(d, "features", Py_NewRef(features)) &&
+       vpy_dict_set(d, "dispatch_guard", vpy_str_or_none(m->dispatch_guard));
+  Py_XDECREF(bufs);
+  Py_XDECREF(structs);
+  Py_XDECREF(features);
+  if (!ok)
+    Py_CLEAR(d);
+  return d;
+}
+
+/* ------------------------------------------------------------ Kernel */
+
+/* Kernel(context, spirv, manifest, local_size=(0, 0, 0), trusted=False) */
+static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"context", "spirv", "manifest", "local_size", "trusted", NULL};
+  PyObject *context, *spirv, *local = NULL;
+  const char *yaml;
+  Py_ssize_t yaml_len;
+  int trusted = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOs#|Op", kwlist, &context, &spirv, &yaml,
+                                   &yaml_len, &local, &trusted))
+    return NULL;
+  vpy_state *st = vpy_module_state(PyType_GetModule(type));
+  vrt_context *ctx = vpy_context_get(st, context);
+  if (!ctx)
+    return NULL;
+  vrt_kernel_options opt = {{0, 0, 0}, trusted != 0};
+  if (local && local != Py_None && !vpy_uint3(local, "local_size", 0, opt.local_size))
+    return NULL;
+  Py_buffer words;
+  if (PyObject_GetBuffer(spirv, &words, PyBUF_C_CONTIGUOUS) < 0)
+    return NULL;
+  vp_diags d = {0};
+  vpm_manifest *m = vpm_parse(yaml, (size_t)yaml_len, "<manifest>", &d);
+  vrt_kernel *k = NULL;
+  if (m) {
+    Py_BEGIN_ALLOW_THREADS
+    k = vrt_kernel_create(ctx, words.buf, (size_t)words.len, m, &opt, &d);
+    Py_END_ALLOW_THREADS
+    vpm_free(m);
+  }
+  PyBuffer_Release(&words);
+  if (!k)
+    return vpy_raise(st, &d, NULL, ctx, NULL);
+  vp_diags_free(&d);
+  vpy_kernel *self = PyObject_New(vpy_kernel, type);
+  if (!self) {
+    vrt_kernel_destroy(k);
+    return NULL;
+  }
+  self->k = k;
+  self->context = Py_NewRef(context);
+  self->manifest = NULL;
+  return (PyObject *)self;
+}
+
+static void kernel_dealloc(PyObject *obj) {
+  vpy_kernel *self = (vpy_kernel *)obj;
+  PyTypeObject *type = Py_TYPE(obj);
+  vrt_kernel_destroy(self->k);
+  Py_XDECREF(self->manifest);
+  Py_XDECREF(self->context);
+  PyObject_Free(obj);
+  Py_DECREF(type);
+}
+
+/* The arguments shared by dispatch, dispatch_timed and Recording.dispatch:
+ * (buffers, push, x, y, z, groups). */
+typedef struct dispatch_args {
+  vrt_buffer *bufs[MAX_BINDINGS];
+  vpy_buffer *objs[MAX_BINDINGS];
+  vrt_args args;
+  vrt_grid grid;
+  PyObject *seq; /* the buffers as a fast sequence (a new reference) */
+} dispatch_args;
+
+static bool parse_dispatch(vpy_state *st, PyObject *const *a, dispatch_args *out) {
+  out->seq = PySequence_Fast(a[0], "buffers must be a sequence of Buffers");
+  if (!out->seq)
+    return false;
+  Py_ssize_t n = PySequence_Size(out->seq);
+  if (n > MAX_BINDINGS) {
+    PyErr_Format(PyExc_ValueError, "at most %d buffers per kernel, got %zd", MAX_BINDINGS, n);
+    return false;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *item = PySequence_GetItem(out->seq, i); /* the seq holds it */
+    if (!item)
+      return false;
+    Py_DECREF(item);
+    if (!(out->bufs[i] = vpy_buffer_get(st, item)))
+      return false;
+    out->objs[i] = (vpy_buffer *)item;
+  }
+  out->args.buffers = out->bufs;
+  out->args.nbuffers = (uint32_t)n;
+  out->args.push = NULL;
+  out->args.push_size = 0;
+  if (a[1] != Py_None) {
+    char *p;
+    Py_ssize_t len;
+    if (PyBytes_AsStringAndSize(a[1], &p, &len) < 0)
+      return false;
+    out->args.push = p;
+    out->args.push_size = (uint32_t)len;
+  }
+  for (int i = 0; i < 3; i++) {
+    unsigned long v = PyLong_AsUnsignedLong(a[2 + i]);
+    if (PyErr_Occurred() || v > UINT32_MAX) {
+      PyErr_Clear();
+      PyErr_SetString(PyExc_ValueError, "dispatch sizes must be 32-bit non-negative integers");
+      return false;
+    }
+    out->grid.n[i] = (uint32_t)v;
+  }
+  out->grid.groups = PyObject_IsTrue(a[5]) == 1;
+  return true;
+}
+
+static bool flush_all(dispatch_args *da, vp_diags *d) {
+  for (uint32_t i = 0; i < da->args.nbuffers; i++)
+    if (!vpy_buffer_flush(da->objs[i], d))
+      return false;
+  return true;
+}
+
+static bool invalidate_all(dispatch_args *da, vp_diags *d) {
+  for (uint32_t i = 0; i < da->args.nbuffers; i++)
+    if (!vpy_buffer_invalidate(da->objs[i], d))
+      return false;
+  return true;
+}
+
+/* dispatch(buffers, push, x, y, z, groups, sync) -> None | Ticket */
+static PyObject *kernel_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs) {
+  vpy_kernel *self = (vpy_kernel *)obj;
+  if (nargs != 7) {
+    PyErr_SetString(PyExc_TypeError, "dispatch(buffers, push, x, y, z, groups, sync)");
+    return NULL;
+  }
+  vpy_state *st = vpy_state_of(obj);
+  dispatch_args da;
+  if (!parse_dispatch(st, a, &da)) {
+    Py_XDECREF(da.seq);
+    return NULL;
+  }
+  bool sync = PyObject_IsTrue(a[6]) == 1;
+  vrt_context *ctx = ((vpy_context *)self->context)->ctx;
+  vp_diags d = {0};
+  vrt_ticket t = 0;
+  bool ok;
+  Py_BEGIN_ALLOW_THREADS
+  ok = flush_all(&da, &d);
+  if (ok && sync)
+    ok = vrt_dispatch(self->k, &da.args, da.grid, &d) && invalidate_all(&da, &d);
+  else if (ok)
+    ok = vrt_dispatch_async(self->k, &da.args, da.grid, &t, &d);
+  Py_END_ALLOW_THREADS
+  if (!ok) {
+    Py_DECREF(da.seq);
+    return vpy_raise(st, &d, NULL, ctx, NULL);
+  }
+  if (sync) {
+    Py_DECREF(da.seq);
+    Py_RETURN_NONE;
+  }
+  vpy_ticket *tk = PyObject_New(vpy_ticket, st->Ticket);
+  if (!tk) {
+    Py_DECREF(da.seq);
+    return NULL;
+  }
+  tk->context = Py_NewRef(self->context);
+  tk->ticket = t;
+  tk->buffers = PySequence_Tuple(da.seq);
+  tk->waited = false;
+  Py_DECREF(da.seq);
+  if (!tk->buffers) {
+    Py_DECREF(tk);
+    return NULL;
+  }
+  return (PyObject *)tk;
+}
+
+/* dispatch_timed(buffers, push, x, y, z, groups) -> GPU nanoseconds */
+static PyObject *kernel_dispatch_timed(PyObject *obj, PyObject *const *a, Py_ssize_t nargs) {
+  vpy_kernel *self = (vpy_kernel *)obj;
+  if (nargs != 6) {
+    PyErr_SetString(PyExc_TypeError, "dispatch_timed(buffers, push, x, y, z, groups)");
+    return NULL;
+  }
+  vpy_state *st = vpy_state_of(obj);
+  dispatch_args da;
+  if (!parse_dispatch(st, a, &da)) {
+    Py_XDECREF(da.seq);
+    return NULL;
+  }
+  vp_diags d = {0};
+  double ns = 0;
+  bool ok;
+  Py_BEGIN_ALLOW_THREADS
+  ok = flush_all(&da, &d) && vrt_dispatch_timed(self->k, &da.args, da.grid, &ns, &d) &&
+       invalidate_all(&da, &d);
+  Py_END_ALLOW_THREADS
+  Py_DECREF(da.seq);
+  if (!ok)
+    return vpy_raise(st, &d, NULL, ((vpy_context *)self->context)->ctx, NULL);
+  return PyFloat_FromDouble(ns);
+}
+
+/* time_dispatch(buffers, push, x, y, z, groups, iters) -> list of ns: the
+ * wall time of `iters` synchronous vrt_dispatch calls made from C, one
+ * after the other - the runtime's own round trip, which the Python
+ * overhead benchmark compares against. */
+static PyObject *kernel_time_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs) {
+  vpy_kernel *self = (vpy_kernel *)obj;
+  if (nargs != 7) {
+    PyErr_SetString(PyExc_TypeError, "time_dispatch(buffers, push, x, y, z, groups, iters)");
+    return NULL;
+  }
+  long iters = PyLong_AsLong(a[6]);
+  if (iters <= 0 || iters > 1000000) {
+    if (!PyErr_Occurred())
+      PyErr_SetString(PyExc_ValueError, "iters must be in 1..1000000");
+    return NULL;
+  }
+  vpy_state *st = vpy_state_of(obj);
+  dispatch_args da;
+  if (!parse_dispatch(st, a, &da)) {
+    Py_XDECREF(da.seq);
+    return NULL;
+  }
+  double *ns = PyMem_Malloc((size_t)iters * sizeof *ns);
+  if (!ns) {
+    Py_DECREF(da.seq);
+    return PyErr_NoMemory();
+  }
+  vp_diags d = {0};
+  bool ok = true;
+  Py_BEGIN_ALLOW_THREADS
+  for (long i = 0; ok && i < iters; i++) {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ok = vrt_dispatch(self->k, &da.args, da.grid, &d);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    ns[i] = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);
+  }
+  Py_END_ALLOW_THREADS
+  Py_DECREF(da.seq);
+  PyObject *list = ok ? PyList_New(iters) : NULL;
+  for (long i = 0; list && i < iters; i++)
+    PyList_SetItem(list, i, PyFloat_FromDouble(ns[i]));
+  PyMem_Free(ns);
+  if (!ok)
+    return vpy_raise(st, &d, NULL, ((vpy_context *)self->context)->ctx, NULL);
+  return list;
+}
+
+static PyObject *kernel_get_manifest(PyObject *obj, void *c) {
+  vpy_kernel *self = (vpy_kernel *)obj;
+  if (!self->manifest)
+    self->manifest = vpy_manifest_dict(vrt_kernel_manifest(self->k));
+  return Py_XNewRef(self->manifest);
+}
+
+static PyObject *kernel_get_local_size(PyObject *obj, void *c) {
+  uint32_t ls[3];
+  vrt_kernel_local_size(((vpy_kernel *)obj)->k, ls);
+  return Py_BuildValue("(III)", ls[0], ls[1], ls[2]);
+}
+
+static PyObject *kernel_get_stats(PyObject *obj, void *c) {
+  vrt_kernel_stats s;
+  vrt_kernel_stats_get(((vpy_kernel *)obj)->k, &s);
+  return Py_BuildValue("{sOsOsOsOsisOss}", "memory_hit", s.memory_hit ? Py_True : Py_False,
+                       "disk_loaded", s.disk_loaded ? Py_True : Py_False, "disk_rejected",
+                       s.disk_rejected ? Py_True : Py_False, "disk_written",
+                       s.disk_written ? Py_True : Py_False, "driver_hit", s.driver_hit,
+                       "push_descriptors", s.push_descriptors ? Py_True : Py_False, "cache_path",
+                       s.cache_path);
+}
+
+static PyObject *kernel_get_context(PyObject *obj, void *c) {
+  return Py_NewRef(((vpy_kernel *)obj)->context);
+}
+
+static PyMethodDef kernel_methods[] = {
+    {"dispatch", (PyCFunction)(void (*)(void))kernel_dispatch, METH_FASTCALL,
+     "dispatch(buffers, push, x, y, z, groups, sync) -> None or Ticket"},
+    {"dispatch_timed", (PyCFunction)(void (*)(void))kernel_dispatch_timed, METH_FASTCALL,
+     "dispatch_timed(buffers, push, x, y, z, groups) -> GPU time in ns"},
+    {"time_dispatch", (PyCFunction)(void (*)(void))kernel_time_dispatch, METH_FASTCALL,
+     "time_dispatch(buffers, push, x, y, z, groups, iters) -> wall ns of each C dispatch"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef kernel_getset[] = {
+    {"manifest", kernel_get_manifest, NULL, "the manifest as a dict", NULL},
+    {"local_size", kernel_get_local_size, NULL, "(x, y, z) the pipeline was built with", NULL},
+    {"stats", kernel_get_stats, NULL, "pipeline cache statistics", NULL},
+    {"context", kernel_get_context, NULL, "the Context", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot kernel_slots[] = {
+    {Py_tp_new, kernel_new},
+    {Py_tp_dealloc, kernel_dealloc},
+    {Py_tp_methods, kernel_methods},
+    {Py_tp_getset, kernel_getset},
+    {Py_tp_doc, "Kernel(context, spirv, manifest_yaml, local_size=None, trusted=False)"},
+    {0, NULL},
+};
+
+PyType_Spec vpy_kernel_spec = {
+    .name = "vulpy._vulpy.Kernel",
+    .basicsize = sizeof(vpy_kernel),
+    .flags = Py_TPFLAGS_DEFAULT,
+    .slots = kernel_slots,
+};
+
+/* ------------------------------------------------------------ Ticket */
+
+static void ticket_dealloc(PyObject *obj) {
+  vpy_ticket *self = (vpy_ticket *)obj;
+  PyTypeObject *type = Py_TYPE(obj);
+  Py_XDECREF(self->buffers);
+  Py_XDECREF(self->context);
+  PyObject_Free(obj);
+  Py_DECREF(type);
+}
+
+static bool ticket_finish(vpy_ticket *self, vp_diags *d) {
+  Py_ssize_t n = PyTuple_Size(self->buffers);
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (!vpy_buffer_invalidate((vpy_buffer *)PyTuple_GetItem(self->buffers, i), d))
+      return false;
+  self->waited = true;
+  return true;
+}
+
+/* wait(timeout=None): blocks (GIL released) until the work is done. */
+static PyObject *ticket_wait(PyObject *obj, PyObject *args) {
+  vpy_ticket *self = (vpy_ticket *)obj;
+  PyObject *timeout = Py_None;
+  if (!PyArg_ParseTuple(args, "|O", &timeout))
+    return NULL;
+  uint64_t ns = UINT64_MAX;
+  if (timeout != Py_None) {
+    double s = PyFloat_AsDouble(timeout);
+    if (PyErr_Occurred())
+      return NULL;
+    ns = s <= 0 ? 0 : (uint64_t)(s * 1e9);
+  }
+  vrt_context *ctx = ((vpy_context *)self->context)->ctx;
+  vp_diags d = {0};
+  bool ok;
+  Py_BEGIN_ALLOW_THREADS
+  ok = vrt_wait(ctx, self->ticket, ns, &d);
+  Py_END_ALLOW_THREADS
+  if (!ok)
+    return vpy_raise(vpy_state_of(obj), &d, NULL, ctx, NULL);
+  if (!self->waited && !ticket_finish(self, &d))
+    return vpy_raise(vpy_state_of(obj), &d, NULL, ctx, NULL);
+  Py_RETURN_NONE;
+}
+
+static PyObject *ticket_get_done(PyObject *obj, void *c) {
+  vpy_ticket *self = (vpy_ticket *)obj;
+  return PyBool_FromLong(vrt_ticket_done(((vpy_context *)self->context)->ctx, self->ticket));
+}
+
+static PyObject *ticket_get_value(PyObject *obj, void *c) {
+  return PyLong_FromUnsignedLongLong(((vpy_ticket *)obj)->ticket);
+}
+
+static PyMethodDef ticket_methods[] = {
+    {"wait", ticket_wait, METH_VARARGS, "wait(timeout=None): block until the work is done"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef ticket_getset[] = {
+    {"done", ticket_get_done, NULL, "True once the work is done (never blocks)", NULL},
+    {"value", ticket_get_value, NULL, "the timeline value", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot ticket_slots[] = {
+    {Py_tp_dealloc, ticket_dealloc},
+    {Py_tp_methods, ticket_methods},
+    {Py_tp_getset, ticket_getset},
+    {Py_tp_doc, "A point on a context's timeline: work submitted before it"},
+    {0, NULL},
+};
+
+PyType_Spec vpy_ticket_spec = {
+    .name = "vulpy._vulpy.Ticket",
+    .basicsize = sizeof(vpy_ticket),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .slots = ticket_slots,
+};
+
+/* --------------------------------------------------------- Recording */
+
+static PyObject *recording_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"context", "timestamps", NULL};
+  PyObject *context;
+  int timestamps = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|p", kwlist, &context, &timestamps))
+    return NULL;
+  vpy_state *st = vpy_module_state(PyType_GetModule(type));
+  vrt_context *ctx = vpy_context_get(st, context);
+  if (!ctx)
+    return NULL;
+  vp_diags d = {0};
+  vrt_recording *r = vrt_record_begin(ctx, timestamps ? VRT_RECORD_TIMESTAMPS : 0, &d);
+  if (!r)
+    return vpy_raise(st, &d, NULL, ctx, NULL);
+  vpy_recording *self = PyObject_New(vpy_recording, type);
+  if (!self) {
+    vrt_record_destroy(r);
+    return NULL;
+  }
+  self->r = r;
+  self->context = Py_NewRef(context);
+  self->refs = PyList_New(0);
+  return (PyObject *)self;
+}
+
+static void recording_dealloc(PyObject *obj) {
+  vpy_recording *self = (vpy_recording *)obj;
+  PyTypeObject *type = Py_TYPE(obj);
+  vrt_recording *r = self->r;
+  Py_BEGIN_ALLOW_THREADS
+  vrt_record_destroy(r);
+  Py_END_ALLOW_THREADS
+  Py_XDECREF(self->refs);
+  Py_XDECREF(self->context);
+  PyObject_Free(obj);
+  Py_DECREF(type);
+}
+
+static vrt_context *rec_ctx(vpy_recording *self) { return ((vpy_context *)self->context)->ctx; }
+
+/* dispatch(kernel, buffers, push, x, y, z, groups) */
+static PyObject *recording_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs) {
+  vpy_recording *self = (vpy_recording *)obj;
+  vpy_state *st = vpy_state_of(obj);
+  if (nargs != 7 || !PyObject_TypeCheck(a[0], st->Kernel)) {
+    PyErr_SetString(PyExc_TypeError, "dispatch(kernel, buffers, push, x, y, z, groups)");
+    return NULL;
+  }
+  dispatch_args da;
+  if (!parse_dispatch(st, a + 1, &da)) {
+    Py_XDECREF(da.seq);
+    return NULL;
+  }
+  vp_diags d = {0};
+  bool ok = vrt_record_dispatch(self->r, ((vpy_kernel *)a[0])->k, &da.args, da.grid, &d);
+  if (ok)
+    ok = PyList_Append(self->refs, a[0]) == 0 && PyList_Append(self->refs, da.seq) == 0;
+  Py_DECREF(da.seq);
+  if (!ok)
+    return vpy_raise(st, &d, NULL, rec_ctx(self), NULL);
+  Py_RETURN_NONE;
+}
+
+/* copy(dst, dst_offset, src, src_offset, size) */
+static PyObject *recording_copy(PyObject *obj, PyObject *args) {
+  vpy_recording *self = (vpy_recording *)obj;
+  vpy_state *st = vpy_state_of(obj);
+  PyObject *dst, *src;
+  unsigned long long doff, soff, size;
+  if (!PyArg_ParseTuple(args, "OKOKK", &dst, &doff, &src, &soff, &size))
+    return NULL;
+  vrt_buffer *db = vpy_buffer_get(st, dst), *sb = db ? vpy_buffer_get(st, src) : NULL;
+  if (!sb)
+    return NULL;
+  vp_diags d = {0};
+  if (!vrt_record_copy(self->r, db, doff, sb, soff, size, &d))
+    return vpy_raise(st, &d, NULL, rec_ctx(self), NULL);
+  if (PyList_Append(self->refs, dst) < 0 || PyList_Append(self->refs, src) < 0)
+    return NULL;
+  Py_RETURN_NONE;
+}
+
+/* fill(buffer, offset, size, value) */
+static PyObject *recording_fill(PyObject *obj, PyObject *args) {
+  vpy_recording *self = (vpy_recording *)obj;
+  vpy_state *st = vpy_state_of(obj);
+  PyObject *buf;
+  unsigned long long off, size;
+  unsigned int value;
+  if (!PyArg_ParseTuple(args, "OKKI", &buf, &off, &size, &value))
+    return NULL;
+  vrt_buffer *b = vpy_buffer_get(st, buf);
+  if (!b)
+    return NULL;
+  vp_diags d = {0};
+  if (!vrt_record_fill(self->r, b, off, size, value, &d))
+    return vpy_raise(st, &d, NULL, rec_ctx(self), NULL);
+  if (PyList_Append(self->refs, buf) < 0)
+    return NULL;
+  Py_RETURN_NONE;
+}
+
+/* submit() -> Ticket */
+static PyObject *recording_submit(PyObject *obj, PyObject *noargs) {
+  vpy_recording *self = (vpy_recording *)obj;
+  vpy_state *st = vpy_state_of(obj);
+  vp_diags d = {0};
+  vrt_ticket t = 0;
+  bool ok;
+  Py_BEGIN_ALLOW_THREADS
+  ok = vrt_record_submit(self->r, &t, &d);
+  Py_END_ALLOW_THREADS
+  if (!ok)
+    return vpy_raise(st, &d, NULL, rec_ctx(self), NULL);
+  vpy_ticket *tk = PyObject_New(vpy_ticket, st->Ticket);
+  if (!tk)
+    return NULL;
+  tk->context = Py_NewRef(self->context);
+  tk->ticket = t;
+  tk->buffers = PyTuple_New(0);
+  tk->waited = false;
+  return (PyObject *)tk;
+}
+
+/* run(): submit and wait. */
+static PyObject *recording_run(PyObject *obj, PyObject *noargs) {
+  vpy_recording *self = (vpy_recording *)obj;
+  vp_diags d = {0};
+  bool ok;
+  Py_BEGIN_ALLOW_THREADS
+  ok = vrt_record_run(self->r, &d);
+  Py_END_ALLOW_THREADS
+  if (!ok)
+    return vpy_raise(vpy_state_of(obj), &d, NULL, rec_ctx(self), NULL);
+  Py_RETURN_NONE;
+}
+
+/* times() -> list of GPU ns per recorded dispatch. */
+static PyObject *recording_times(PyObject *obj, PyObject *noargs) {
+  vpy_recording *self = (vpy_recording *)obj;
+  double ns[1024];
+  uint32_t n = vrt_record_times(self->r, ns, 1024);
+  PyObject *list = PyList_New(n);
+  for (uint32_t i = 0; list && i < n; i++)
+    PyList_SetItem(list, i, PyFloat_FromDouble(ns[i]));
+  return list;
+}
+
+static PyMethodDef recording_methods[] = {
+    {"dispatch", (PyCFunction)(void (*)(void))recording_dispatch, METH_FASTCALL,
+     "dispatch(kernel, buffers, push, x, y, z, groups)"},
+    {"copy", recording_copy, METH_VARARGS, "copy(dst, dst_offset, src, src_offset, size)"},
+    {"fill", recording_fill, METH_VARARGS, "fill(buffer, offset, size, value)"},
+    {"submit", recording_submit, METH_NOARGS, "submit() -> Ticket"},
+    {"run", recording_run, METH_NOARGS, "run(): submit and wait"},
+    {"times", recording_times, METH_NOARGS, "times() -> GPU ns of each dispatch"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot recording_slots[] = {
+    {Py_tp_new, recording_new},
+    {Py_tp_dealloc, recording_dealloc},
+    {Py_tp_methods, recording_methods},
+    {Py_tp_doc, "Recording(context, timestamps=False): dispatches submitted together"},
+    {0, NULL},
+};
+
+PyType_Spec vpy_recording_spec = {
+    .name = "vulpy._vulpy.Recording",
+    .basicsize = sizeof(vpy_recording),
+    .flags = Py_TPFLAGS_DEFAULT,
+    .slots = recording_slots,
+};

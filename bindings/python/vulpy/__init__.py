@@ -1,0 +1,56 @@
+"""VulPy: write Python, run on any GPU, inspect the GLSL it generates.
+
+    import numpy as np
+    import vulpy as vp
+
+    x = np.linspace(0.0, 1.0, 1_000_000, dtype=np.float32)
+    y = vp.sin(x) + vp.exp(x)      # on the GPU; NumPy in, NumPy out
+
+The modes, from the seed's table (docs/python-api.md is the reference):
+  convenience   vp.sin, vp.add, ... on NumPy arrays           (_ufunc)
+  resident      vp.asarray, vp.empty, ..., .numpy_view()       (_array)
+  kernels       @vp.kernel, vp.kernel(GLSL_SOURCE, ...)        (_kernel)
+  .vul.py       vp.compile(path, ...)                          (_shader)
+  control       vp.ControlBuffer                               (_control)
+  devices       vp.list_devices(), vp.Context                  (_context)
+
+`import vulpy` works without the C extension (the AST dump, `python -m
+vulpy dump-ast`, is pure Python); anything that needs the GPU or the
+compiler then raises ExtensionMissingError saying how to build it.
+"""
+__version__ = "0.1.0"
+
+from ._astjson import dump_file, dump_function, dump_source, to_json  # noqa: F401
+from ._errors import (CompileError, DeviceLostError, ExtensionMissingError,  # noqa: F401
+                      FeatureError, OutOfMemoryError, VulkanError)
+from ._types import *  # noqa: F401,F403  (float32, vec4, Buffer, Control, ...)
+from ._types import Buffer, Control, Shared, KERNEL_STUBS as _KS, VECTORS as _VECS  # noqa: F401
+from ._context import (Context, default_context, list_devices,  # noqa: F401
+                       set_default_context)
+from ._array import (aligned_empty, arange, array, asarray, empty, empty_like,  # noqa: F401
+                     full, full_like, linspace, ndarray, ones, ones_like, zeros, zeros_like,
+                     MEMORY_KINDS)
+from ._launch import Handle  # noqa: F401
+from ._kernel import kernel  # noqa: F401
+from ._shader import Shader, compile  # noqa: F401
+from ._control import ControlBuffer  # noqa: F401
+from . import _ufunc
+
+# ufuncs: vp.sin, vp.add, vp.where, ... and their GLSL-style aliases
+for _n in _ufunc.ALL:
+    globals()[_n] = getattr(_ufunc, _n)
+# the kernel language's own names, where no host function has the name
+for _n, _f in _KS.items():
+    globals().setdefault(_n, _f)
+globals().update(_VECS)
+del _n, _f
+# Python's names that kernels use for min/max/abs/round are the builtins;
+# vp.min / vp.max are the NumPy-style two-argument forms on the host.
+min = _ufunc.minimum  # noqa: A001
+max = _ufunc.maximum  # noqa: A001
+bool = bool_  # noqa: A001,F405
+
+
+def _has_extension():
+    from . import _native
+    return _native.available()

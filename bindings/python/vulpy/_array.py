@@ -1,0 +1,478 @@
+"""Resident arrays: vp.ndarray and the functions that make them.
+
+A vp.ndarray is a C-contiguous block in one Vulkan buffer of one memory
+kind ('device', 'host', 'cached', 'rebar'), with a NumPy shape and dtype.
+Arrays stay on the device across calls; `.numpy()` copies out, and
+`.numpy_view()` is an ndarray whose data pointer is the buffer's persistent
+mapping (host-visible kinds only). reshape/ravel return views of the same
+buffer. Buffers are padded to 16 bytes so kernels may read whole vec4s.
+
+Supported dtypes: float32 everywhere; float64, int32, uint32, int64, uint64
+(storage works on every device; arithmetic on 64-bit types needs the
+device's float64 / int64 features); bool, stored as one uint32 word per
+element (no zero-copy bool view).
+"""
+import numpy as np
+
+from . import _context, _native
+
+MEMORY_KINDS = ("device", "host", "cached", "rebar")
+DTYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.uint32, np.int64,
+                                     np.uint64, np.bool_))
+_BOOL = np.dtype(np.bool_)
+_U32 = np.dtype(np.uint32)
+
+
+def check_dtype(dtype, what="dtype"):
+    """The np.dtype of `dtype` if VulPy supports it, else TypeError."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{what}: {dtype!r} is not a dtype") from None
+    if dt not in DTYPES:
+        names = ", ".join(d.name for d in DTYPES)
+        raise TypeError(f"{what}: {dt.name} is not supported on the GPU (supported: {names})")
+    return dt.newbyteorder("=") if dt.byteorder == ">" else dt
+
+
+def storage_dtype(dt):
+    """What one element is in the buffer: bool is a uint32 word."""
+    return _U32 if dt == _BOOL else dt
+
+
+def check_memory(memory, ctx=None):
+    """The memory kind; None becomes the context's default_memory."""
+    if memory is None and ctx is not None:
+        return ctx.default_memory
+    if memory not in MEMORY_KINDS:
+        raise ValueError(f"memory must be one of {', '.join(map(repr, MEMORY_KINDS))}, "
+                         f"not {memory!r}")
+    return memory
+
+
+def _shape(shape):
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    try:
+        shape = tuple(int(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
+    if any(s < 0 for s in shape):
+        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    return shape
+
+
+def _padded(nbytes):
+    return max(16, (nbytes + 15) & ~15)
+
+
+class ndarray:
+    """A resident array: data in a Vulkan buffer, kept there across calls.
+
+    Make one with vp.asarray, vp.empty/zeros/ones/full/arange/linspace or
+    the *_like functions. Arithmetic operators and vp ufuncs on resident
+    arrays return resident arrays; `out=` writes into an existing one."""
+
+    __slots__ = ("_buf", "_ctx", "shape", "dtype", "_sdtype", "_size", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, buf, shape, dtype, ctx):
+        self._buf, self._ctx, self.shape, self.dtype = buf, ctx, shape, dtype
+        self._sdtype = storage_dtype(dtype)
+        n = 1
+        for s in shape:
+            n *= s
+        self._size = n
+
+    # ------------------------------------------------------------ attributes
+    @property
+    def size(self):
+        """Number of elements."""
+        return self._size
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def nbytes(self):
+        """Bytes of the elements (bool counts 4 bytes an element, as stored)."""
+        return self._size * self._sdtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self._sdtype.itemsize
+
+    @property
+    def memory(self):
+        """The memory kind: 'device', 'host', 'cached' or 'rebar'."""
+        return self._buf.kind
+
+    @property
+    def context(self):
+        """The vp.Context the array lives on."""
+        return self._ctx
+
+    @property
+    def buffer(self):
+        """The underlying vulpy._vulpy.Buffer."""
+        return self._buf
+
+    @property
+    def mappable(self):
+        """True when numpy_view() works (the memory is host-visible)."""
+        return self._buf.mapped
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __repr__(self):
+        body = ""
+        if self._size <= 8:
+            body = np.array2string(self.numpy(), separator=", ") + ", "
+        return (f"vp.ndarray({body}shape={self.shape}, dtype={self.dtype.name}, "
+                f"memory={self.memory!r})")
+
+    # ------------------------------------------------------------- to NumPy
+    def numpy_view(self):
+        """An ndarray over the same bytes: its data pointer is the Vulkan
+        buffer's persistent mapping, so what a dispatch writes shows in the
+        view without another call. Needs host-visible memory ('host',
+        'cached', 'rebar'; 'device' only on unified-memory devices)."""
+        if not self._buf.mapped:
+            raise ValueError(
+                f"numpy_view() needs memory the CPU can map; this array is in "
+                f"memory={self.memory!r} on {self._ctx.name}, which is not host-visible. "
+                f"Allocate it with memory='host', 'cached' or 'rebar' (or use .numpy() "
+                f"for a copy)")
+        if self.dtype == _BOOL:
+            raise TypeError("resident bool arrays are stored as uint32 words, so there is no "
+                            "zero-copy bool view; use .numpy(), or .view_words() for the words")
+        if self._size == 0:
+            return np.empty(self.shape, self.dtype)
+        return np.frombuffer(self._buf, self.dtype, self._size).reshape(self.shape)
+
+    def view_words(self):
+        """numpy_view of the stored words (uint32 for bool arrays)."""
+        if self.dtype != _BOOL:
+            return self.numpy_view()
+        return np.frombuffer(self._buf, _U32, self._size).reshape(self.shape)
+
+    def numpy(self):
+        """A NumPy copy of the data (works for every memory kind)."""
+        out = np.empty(self.shape, self._sdtype)
+        if self._size:
+            self._buf.download(out)
+        return out.astype(np.bool_) if self.dtype == _BOOL else out
+
+    get = numpy  # CuPy's spelling
+
+    def __array__(self, dtype=None, copy=None):
+        if copy is False and self._buf.mapped and self.dtype != _BOOL:
+            a = self.numpy_view()
+        else:
+            a = self.numpy()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def tolist(self):
+        return self.numpy().tolist()
+
+    def item(self):
+        if self._size != 1:
+            raise ValueError("can only convert an array of size 1 to a Python scalar")
+        return self.numpy().reshape(()).item()
+
+    def __bool__(self):
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    # ------------------------------------------------------------- shape views
+    def reshape(self, *shape):
+        """A view with another shape (one dimension may be -1)."""
+        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+            shape = shape[0]
+        shape = tuple(int(s) for s in shape)
+        if shape.count(-1) > 1:
+            raise ValueError("only one dimension can be -1")
+        if -1 in shape:
+            rest = 1
+            for s in shape:
+                if s != -1:
+                    rest *= s
+            if rest == 0 or self._size % rest:
+                raise ValueError(f"cannot reshape array of size {self._size} into shape {shape}")
+            shape = tuple(self._size // rest if s == -1 else s for s in shape)
+        n = 1
+        for s in shape:
+            n *= s
+        if n != self._size or any(s < 0 for s in shape):
+            raise ValueError(f"cannot reshape array of size {self._size} into shape {shape}")
+        return ndarray(self._buf, shape, self.dtype, self._ctx)
+
+    def ravel(self):
+        """A 1-D view of the same buffer."""
+        return ndarray(self._buf, (self._size,), self.dtype, self._ctx)
+
+    def flatten(self):
+        """A 1-D copy."""
+        return self.copy().ravel()
+
+    # ------------------------------------------------------------- copies
+    def copy(self, memory=None):
+        """A new resident array with the same data (on the GPU)."""
+        out = empty(self.shape, self.dtype, memory=memory or self.memory, context=self._ctx)
+        if self._size:
+            out._buf.copy_from(self._buf, 0, 0, self.nbytes)
+        return out
+
+    def astype(self, dtype, memory=None):
+        """A converted copy (on the GPU)."""
+        dt = check_dtype(dtype)
+        if dt == self.dtype:
+            return self.copy(memory)
+        from . import _ufunc
+        out = empty(self.shape, dt, memory=memory or self.memory, context=self._ctx)
+        return _ufunc.cast(self, out)
+
+    def fill(self, value):
+        """Sets every element to `value`."""
+        _fill(self, value)
+
+    def set(self, array):
+        """Copies a NumPy array of the same shape in (CuPy's spelling)."""
+        a = np.asarray(array)
+        if a.shape != self.shape:
+            raise ValueError(f"set: shape {a.shape} does not match the array's {self.shape}")
+        a = np.ascontiguousarray(a, dtype=self._sdtype)
+        if self._size:
+            self._buf.upload(a)
+
+    __hash__ = None
+
+
+def _ufunc_op(name, reflected=False):
+    def op(self, other):
+        from . import _ufunc
+        f = getattr(_ufunc, name)
+        return f(other, self) if reflected else f(self, other)
+
+    op.__name__ = name
+    return op
+
+
+def _inplace_op(name):
+    def op(self, other):
+        from . import _ufunc
+        getattr(_ufunc, name)(self, other, out=self)
+        return self
+
+    return op
+
+
+for _dunder, _name in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
+                       ("truediv", "divide"), ("floordiv", "floor_divide"), ("mod", "remainder"),
+                       ("pow", "power"), ("and", "bitwise_and"), ("or", "bitwise_or"),
+                       ("xor", "bitwise_xor")):
+    setattr(ndarray, f"__{_dunder}__", _ufunc_op(_name))
+    setattr(ndarray, f"__r{_dunder}__", _ufunc_op(_name, True))
+    setattr(ndarray, f"__i{_dunder}__", _inplace_op(_name))
+for _dunder, _name in (("lt", "less"), ("le", "less_equal"), ("gt", "greater"),
+                       ("ge", "greater_equal"), ("eq", "equal"), ("ne", "not_equal")):
+    setattr(ndarray, f"__{_dunder}__", _ufunc_op(_name))
+
+
+def _unary(name):
+    def op(self):
+        from . import _ufunc
+        return getattr(_ufunc, name)(self)
+
+    return op
+
+
+ndarray.__neg__ = _unary("negative")
+ndarray.__pos__ = lambda self: self.copy()
+ndarray.__abs__ = _unary("absolute")
+ndarray.__invert__ = _unary("invert")
+
+
+def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+    """NumPy ufuncs on resident arrays run on the GPU when VulPy has them."""
+    from . import _ufunc
+    f = _ufunc.BY_NUMPY.get(ufunc.__name__)
+    if method != "__call__" or f is None or set(kwargs) - {"out"}:
+        return NotImplemented
+    out = kwargs.get("out")
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            return NotImplemented
+        out = out[0]
+    return f(*inputs, out=out)
+
+
+ndarray.__array_ufunc__ = __array_ufunc__
+
+# ---------------------------------------------------------------- creation
+
+
+def empty(shape, dtype=np.float32, *, memory=None, context=None):
+    """A new resident array (zeroed: Vulkan memory is cleared before use)."""
+    ctx = _context.resolve(context)
+    dt = check_dtype(dtype)
+    memory = check_memory(memory, ctx)
+    shape = _shape(shape)
+    n = 1
+    for s in shape:
+        n *= s
+    buf = _native.ext().Buffer(ctx._native, _padded(n * storage_dtype(dt).itemsize), memory)
+    return ndarray(buf, shape, dt, ctx)
+
+
+def zeros(shape, dtype=np.float32, *, memory=None, context=None):
+    """A resident array of zeros."""
+    return empty(shape, dtype, memory=memory, context=context)
+
+
+def full(shape, fill_value, dtype=None, *, memory=None, context=None):
+    """A resident array with every element `fill_value` (dtype as NumPy
+    infers it from the value when not given)."""
+    if dtype is None:
+        dtype = np.asarray(fill_value).dtype
+    out = empty(shape, dtype, memory=memory, context=context)
+    _fill(out, fill_value)
+    return out
+
+
+def ones(shape, dtype=np.float32, *, memory=None, context=None):
+    """A resident array of ones."""
+    return full(shape, 1, dtype, memory=memory, context=context)
+
+
+def _fill(arr, value):
+    if not arr._size:
+        return
+    word = np.asarray(value).astype(arr._sdtype if arr.dtype != _BOOL else np.bool_)
+    word = word.astype(arr._sdtype)
+    raw = word.tobytes()
+    if len(raw) == 4:
+        arr._buf.fill(int.from_bytes(raw, "little"), 0, _padded(arr.nbytes))
+    elif raw[:4] == raw[4:]:
+        arr._buf.fill(int.from_bytes(raw[:4], "little"), 0, _padded(arr.nbytes))
+    else:
+        arr._buf.upload(np.full(arr._size, word, arr._sdtype))
+
+
+def _like(a, dtype, shape):
+    if isinstance(a, ndarray):
+        return (a.shape if shape is None else shape, a.dtype if dtype is None else dtype,
+                a._ctx, a.memory)
+    a = np.asarray(a)
+    return (a.shape if shape is None else shape, a.dtype if dtype is None else dtype, None, None)
+
+
+def empty_like(a, dtype=None, *, shape=None, memory=None, context=None):
+    """A new resident array with a's shape and dtype (and, for a resident
+    `a`, its context and memory kind)."""
+    shp, dt, ctx, mem = _like(a, dtype, shape)
+    return empty(shp, dt, memory=memory or mem, context=context or ctx)
+
+
+def zeros_like(a, dtype=None, *, shape=None, memory=None, context=None):
+    return empty_like(a, dtype, shape=shape, memory=memory, context=context)
+
+
+def ones_like(a, dtype=None, *, shape=None, memory=None, context=None):
+    out = empty_like(a, dtype, shape=shape, memory=memory, context=context)
+    _fill(out, 1)
+    return out
+
+
+def full_like(a, fill_value, dtype=None, *, shape=None, memory=None, context=None):
+    out = empty_like(a, dtype, shape=shape, memory=memory, context=context)
+    _fill(out, fill_value)
+    return out
+
+
+def _import_target(a, ctx):
+    """The object whose memory can be imported for array `a` without a copy
+    (a itself, or the HostMemory under it), or None."""
+    align = ctx.info["limits"]["min_imported_host_pointer_alignment"]
+    if not align or not a.flags.c_contiguous or not a.flags.writeable or a.dtype == _BOOL:
+        return None
+    addr = a.__array_interface__["data"][0]
+    if addr % align:
+        return None
+    base = a
+    while isinstance(base, np.ndarray) and base.base is not None:
+        base = base.base
+    hm = _native.ext().HostMemory
+    if isinstance(base, memoryview):
+        base = base.obj
+    if isinstance(base, hm) and base.address == addr:
+        return base
+    if a.nbytes and a.nbytes % align == 0:
+        return a
+    return None
+
+
+def asarray(obj, dtype=None, *, memory=None, context=None):
+    """A resident array of `obj` (a NumPy array, a list, a scalar, or a
+    resident array, which comes back as is when nothing changes).
+
+    With memory='host', a C-contiguous writable NumPy array whose data is
+    page-aligned (vp.aligned_empty makes such arrays) is imported with no
+    copy: the GPU then reads and writes the NumPy array's own pages."""
+    if memory is not None:
+        check_memory(memory)
+    if isinstance(obj, ndarray):
+        ctx = obj._ctx if context is None else _context.resolve(context)
+        if ctx is obj._ctx and (dtype is None or np.dtype(dtype) == obj.dtype) and \
+                memory in (obj.memory, None):
+            return obj
+        if ctx is not obj._ctx:
+            return asarray(obj.numpy(), dtype or obj.dtype, memory=memory, context=ctx)
+        return obj.astype(dtype or obj.dtype, memory=memory)
+    ctx = _context.resolve(context)
+    memory = check_memory(memory, ctx)
+    a = np.asarray(obj)
+    dt = check_dtype(dtype if dtype is not None else a.dtype, "vp.asarray")
+    if memory == "host" and a.dtype == dt and ctx.has("external_memory_host"):
+        target = _import_target(a, ctx)
+        if target is not None:
+            buf = _native.ext().Buffer.import_host(ctx._native, target)
+            return ndarray(buf, a.shape, dt, ctx)
+    out = empty(a.shape, dt, memory=memory, context=ctx)
+    if out._size:
+        out._buf.upload(np.ascontiguousarray(a, dtype=out._sdtype))
+    return out
+
+
+array = asarray
+
+
+def aligned_empty(shape, dtype=np.float32):
+    """A NumPy array on page-aligned host memory, which
+    vp.asarray(a, memory='host') imports with no copy."""
+    dt = np.dtype(dtype)
+    shape = _shape(shape)
+    n = int(np.prod(shape, dtype=np.int64))
+    mem = _native.ext().HostMemory(n * dt.itemsize)
+    return np.frombuffer(mem, dt, n).reshape(shape)
+
+
+def arange(start, stop=None, step=1, dtype=None, *, memory=None, context=None):
+    """Like numpy.arange, resident."""
+    a = np.arange(start, stop, step, dtype=dtype)
+    return asarray(a, memory=memory, context=context)
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype=None, *, memory=None, context=None):
+    """Like numpy.linspace, resident."""
+    a = np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
+    return asarray(a, memory=memory, context=context)

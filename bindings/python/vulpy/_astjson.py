@@ -1,0 +1,254 @@
+"""The Python AST of a kernel as JSON, for the C frontend (lib/Frontend).
+
+This is the only compiler step written in Python: `ast.parse`, then every
+node becomes {"_type": "<ast class>", <fields>..., "lineno", "col_offset",
+"end_lineno", "end_col_offset"}. The C side reads it with libyaml and does
+all the checking, so this file stays small and needs nothing but the
+standard library (no C extension, no third-party import).
+
+The document (include/vulpy/frontend.h has the contract):
+
+    {"_vulpy_ast": 1, "filename": "k.vul.py", "source": "<the file's text>",
+     "kernel": "main" | "<decorated function>" | null,
+     "options": {"local_size_x": 64, ...},
+     "constants": {"N": {"_type": "Constant", "value": 1024, "kind": "int"}},
+     "module": {"_type": "Module", "body": [...]}}
+
+Choices the C side relies on:
+- Locations are Python's: `lineno` 1-based, `col_offset` 0-based in UTF-8
+  bytes. For a decorated function they are the lines of the real file.
+- Constants carry "kind": "int" | "float" | "bool" | "str" | "None" |
+  "bytes" | "complex" | "Ellipsis" (this replaces ast.Constant's own `kind`
+  field, the rarely used u-prefix marker). Floats are written with repr(),
+  which round-trips exactly; inf and nan, which JSON has no spelling for,
+  are the strings "inf", "-inf" and "nan" with kind "float". Ints of any
+  size are written in full; the C side rejects what does not fit 64 bits.
+- Fields whose value is None (returns, type_comment, ...) are left out:
+  absent means None. Every other field is written, empty lists included.
+- "constants" (only for decorated functions) holds the values of the
+  module-level numbers the function reads, taken from the live module.
+- Strings are JSON with the few characters YAML does not take raw
+  (C0/C1 controls, DEL, U+2028/2029, U+FEFF, non-characters) escaped,
+  since the reader is a YAML parser.
+"""
+import ast
+import inspect
+import json
+import linecache
+import math
+import re
+import textwrap
+import types
+
+FORMAT_VERSION = 1
+_LOC = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+# Characters a YAML double-quoted scalar cannot hold raw; json.dumps with
+# ensure_ascii=False already escapes U+0000..U+001F, '"' and '\\'.
+_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+
+
+def _escape_yaml(text):
+    return _YAML_UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
+
+
+def _constant(value):
+    """The typed form of a Python constant."""
+    if value is None:
+        return {"value": None, "kind": "None"}
+    if isinstance(value, bool):
+        return {"value": value, "kind": "bool"}
+    if isinstance(value, int):
+        return {"value": value, "kind": "int"}
+    if isinstance(value, float):
+        if math.isnan(value):
+            return {"value": "nan", "kind": "float"}
+        if math.isinf(value):
+            return {"value": "inf" if value > 0 else "-inf", "kind": "float"}
+        return {"value": value, "kind": "float"}
+    if isinstance(value, str):
+        return {"value": value, "kind": "str"}
+    if isinstance(value, bytes):
+        return {"value": value.decode("latin-1"), "kind": "bytes"}
+    if isinstance(value, complex):
+        return {"value": repr(value), "kind": "complex"}
+    if value is Ellipsis:
+        return {"value": None, "kind": "Ellipsis"}
+    return {"value": repr(value), "kind": type(value).__name__}
+
+
+def _node(node, dline, dcol):
+    """One ast node as a dict; `dline`/`dcol` shift locations (a dedented
+    function back to where it is in its file)."""
+    d = {"_type": type(node).__name__}
+    if isinstance(node, ast.Constant):
+        d.update(_constant(node.value))
+    else:
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if value is None:
+                continue
+            d[name] = _field(value, dline, dcol)
+    for name in _LOC:
+        value = getattr(node, name, None)
+        if value is None:
+            continue
+        if name.endswith("lineno"):
+            value += dline
+        elif value >= 0:
+            value += dcol
+        d[name] = value
+    return d
+
+
+def _field(value, dline, dcol):
+    if isinstance(value, ast.AST):
+        return _node(value, dline, dcol)
+    if isinstance(value, list):
+        return [_field(v, dline, dcol) for v in value]
+    return value  # identifiers (str), ints (ImportFrom.level)
+
+
+def _jsonable(value):
+    """Options travel only when JSON can carry them (a context object or a
+    helper function does not; the Python side keeps those)."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, (list, tuple)):
+        return all(_jsonable(v) for v in value)
+    return False
+
+
+def _document(filename, source, module, kernel, options, constants=None):
+    doc = {
+        "_vulpy_ast": FORMAT_VERSION,
+        "filename": filename,
+        "source": source,
+        "kernel": kernel,
+        "options": {k: v for k, v in (options or {}).items() if _jsonable(v)},
+    }
+    if constants:
+        doc["constants"] = constants
+    doc["module"] = module
+    return doc
+
+
+def to_json(doc):
+    """The document as text, as the C frontend reads it."""
+    return _escape_yaml(json.dumps(doc, ensure_ascii=False, allow_nan=False))
+
+
+def dump_source(text, filename="<string>", kernel=None, options=None):
+    """The JSON document (a dict) of a whole module's source text.
+
+    `kernel` names the entry function (None: `main`, or the only function
+    decorated with vp.kernel); `options` are compile options such as
+    local_size_x. Raises SyntaxError for text that is not Python."""
+    tree = ast.parse(text, filename=filename, type_comments=False)
+    return _document(filename, text, _node(tree, 0, 0), kernel, options)
+
+
+def dump_file(path, kernel=None, options=None):
+    """dump_source of a file (a .vul.py kernel file)."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    text = raw.decode("utf-8-sig")
+    return dump_source(text, str(path), kernel, options)
+
+
+# ------------------------------------------------------------ decorated functions
+
+
+def _function_source(obj):
+    """(module-level ast node with real file locations, file name, file text)
+    of a function or class defined in a file."""
+    lines, first = inspect.getsourcelines(obj)
+    filename = inspect.getsourcefile(obj) or inspect.getfile(obj)
+    text = "".join(lines)
+    dedented = textwrap.dedent(text)
+    # textwrap.dedent removes the same prefix from every line; find it from
+    # the first line so columns shift back by exactly that much.
+    indent = len(lines[0].encode("utf-8")) - len(dedented.splitlines(True)[0].encode("utf-8"))
+    tree = ast.parse(dedented, filename=filename)
+    node = tree.body[0]
+    dline = (first - 1) if first > 0 else 0
+    whole = "".join(linecache.getlines(filename)) or text
+    return _node(node, dline, indent), filename, whole
+
+
+def _is_vulpy(obj):
+    mod = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
+    return isinstance(mod, str) and (mod == "vulpy" or mod.startswith("vulpy."))
+
+
+def _names_read(fn_node):
+    """Names a function reads, in order, without repeats."""
+    seen = []
+    for n in ast.walk(fn_node):
+        if isinstance(n, ast.Name) and n.id not in seen:
+            seen.append(n.id)
+    return seen
+
+
+def dump_function(fn, options=None, helpers=()):
+    """The JSON document of a function decorated with @vp.kernel.
+
+    The module holds the kernel plus, from the function's module, every
+    helper function and annotated class (struct) it reaches by name, and
+    each `helpers` function; module-level numbers it reads arrive as
+    "constants". Locations are those of the real file."""
+    fn = inspect.unwrap(fn)
+    if not isinstance(fn, types.FunctionType):
+        raise TypeError(f"vp.kernel expects a Python function, got {type(fn).__name__}")
+    kernel_node, filename, whole = _function_source(fn)
+    body, constants, done = [], {}, {fn}
+    imports = []
+    todo = [(fn, kernel_node)] + [(h, None) for h in helpers]
+    while todo:
+        obj, node = todo.pop(0)
+        if node is None:
+            node, ofile, _ = _function_source(obj)
+            if ofile != filename:
+                node["filename"] = ofile
+        body.append(node)
+        scope = dict(getattr(obj, "__globals__", {}) or {})
+        if isinstance(obj, types.FunctionType):
+            scope.update(inspect.getclosurevars(obj).nonlocals)
+        for name in _names_read(ast.parse(textwrap.dedent(inspect.getsource(obj)))):
+            if name not in scope:
+                continue
+            value = scope[name]
+            if isinstance(value, types.ModuleType):
+                if value.__name__ == "vulpy" and name not in imports:
+                    imports.append(name)
+            elif isinstance(value, (bool, int, float)) and name not in constants:
+                constants[name] = dict({"_type": "Constant"}, **_constant(value))
+            elif isinstance(value, (types.FunctionType, type)) and not _is_vulpy(value):
+                if value not in done and _has_source(value):
+                    done.add(value)
+                    todo.append((value, None))
+    # `import vulpy as <name>` for each name the module binds to vulpy, so
+    # the C side knows which prefix means the vulpy namespace.
+    line = kernel_node.get("lineno", 1)
+    pre = [_import_node(name, line) for name in imports]
+    # Classes first (types are declared before use), then functions.
+    classes = [n for n in body if n["_type"] == "ClassDef"]
+    funcs = [n for n in body if n["_type"] != "ClassDef"]
+    module = {"_type": "Module", "body": pre + classes + funcs, "type_ignores": []}
+    return _document(filename, whole, module, fn.__name__, options, constants)
+
+
+def _has_source(obj):
+    try:
+        inspect.getsourcelines(obj)
+        return True
+    except (OSError, TypeError):
+        return False
+
+
+def _import_node(asname, line):
+    loc = {"lineno": line, "col_offset": 0, "end_lineno": line, "end_col_offset": 0}
+    alias = dict({"_type": "alias", "name": "vulpy", "asname": asname}, **loc)
+    return dict({"_type": "Import", "names": [alias]}, **loc)

@@ -1,0 +1,222 @@
+"""Devices and contexts: vp.list_devices(), vp.Context, the default context.
+
+A Context is one Vulkan device with its compute queue (the C runtime's
+vrt_context). Everything resident - arrays, kernels, control buffers -
+belongs to one. Functions that take `context=None` use the default context,
+created on first use from VULPY_DEVICE (an index, a kind, or part of a
+name) or the best device (dgpu > igpu > virtual > cpu).
+"""
+import os
+import threading
+import weakref
+
+from . import _native
+from ._errors import DeviceLostError, FeatureError
+
+KINDS = ("dgpu", "igpu", "cpu", "virtual", "other", "any")
+
+# Every live Context, so tests can collect validation messages from all.
+_live = weakref.WeakSet()
+_default = None
+_default_lock = threading.Lock()
+
+
+def list_devices():
+    """Every Vulkan device as a dict: index, name, kind ('dgpu', 'igpu',
+    'cpu', 'virtual', 'other'), vendor, api_version, memory (heaps and
+    types), features (['float64', 'int64', ...]), limits, uma, usable.
+
+    Raises VulkanError saying what to install when there is no Vulkan
+    loader or no device."""
+    return _native.ext().list_devices()
+
+
+class Context:
+    """A Vulkan device and its compute queue.
+
+        vp.Context()                   the default choice (VULPY_DEVICE, else the
+                                       best device: dgpu > igpu > virtual > cpu)
+        vp.Context(device_index=1)     by index, as vp.list_devices() numbers them
+        vp.Context(kind="dgpu")        the first device of a kind: dgpu, igpu, cpu,
+                                       virtual, other, any
+        vp.Context(device="RTX")       the first device whose name contains the text
+
+    `validation=True` enables the Khronos validation layer (default: on when
+    VULPY_VALIDATION=1); `cache_dir` is the pipeline cache folder (None:
+    $XDG_CACHE_HOME/vulpy; "": none).
+    """
+
+    def __init__(self, device_index=None, kind=None, *, device=None, validation=None,
+                 cache_dir=None):
+        given = [x is not None for x in (device_index, kind, device)]
+        if sum(given) > 1:
+            raise ValueError("give at most one of device_index=, kind= and device=")
+        if device_index is not None:
+            if isinstance(device_index, bool) or not isinstance(device_index, int) or device_index < 0:
+                raise TypeError(f"device_index must be a non-negative int, got {device_index!r}")
+            selector = str(device_index)
+        elif kind is not None:
+            if kind not in KINDS:
+                raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+            selector = kind
+        elif device is not None:
+            if not isinstance(device, str):
+                raise TypeError(f"device must be a str (a name, an index or a kind), got {device!r}")
+            selector = device
+        else:
+            selector = None  # the runtime reads VULPY_DEVICE
+        v = -1 if validation is None else int(bool(validation))
+        self._native = _native.ext().Context(selector, v, cache_dir)
+        self.info = self._native.info()
+        self._features = frozenset(self.info["features"])
+        self._kernels = {}  # compile key -> native Kernel on this device
+        self._pool = {}  # memory kind -> list of free scratch Buffers
+        self._pool_bytes = 0
+        _live.add(self)
+
+    # ---------------------------------------------------------- description
+    @property
+    def name(self):
+        """The device name."""
+        return self.info["name"]
+
+    @property
+    def kind(self):
+        """'dgpu', 'igpu', 'cpu', 'virtual' or 'other'."""
+        return self.info["kind"]
+
+    @property
+    def index(self):
+        """The device index, as vp.list_devices() numbers it."""
+        return self.info["index"]
+
+    @property
+    def features(self):
+        """The optional features the device has: 'float64', 'int64', ..."""
+        return self._features
+
+    @property
+    def uma(self):
+        """True when device and host memory are the same DRAM."""
+        return self.info["uma"]
+
+    @property
+    def lost(self):
+        """True once the device was lost; every later call raises DeviceLostError."""
+        return self._native.lost
+
+    @property
+    def default_memory(self):
+        """The memory kind arrays get when memory= is not given: 'device' on
+        unified-memory devices (where it is host-visible anyway), 'rebar' on
+        discrete devices whose whole VRAM is host-visible (resizable BAR),
+        else 'device'. Either way the GPU works at full VRAM bandwidth; with
+        the first two numpy_view() also works."""
+        mem = self.__dict__.get("_default_memory")
+        if mem is None:
+            mem = "device"
+            m = self.info["memory"]
+            if not self.uma:
+                dl_heap = max((h["size"] for h in m["heaps"] if h["device_local"]), default=0)
+                for t in m["types"]:
+                    if t["flags"] & 0x7 == 0x7 and m["heaps"][t["heap"]]["size"] >= dl_heap // 2:
+                        mem = "rebar"
+            self._default_memory = mem
+        return mem
+
+    def has(self, feature):
+        """Whether the device has a feature ('float64', 'int64', ...)."""
+        return feature in self._features
+
+    def require(self, feature, what):
+        """Raises FeatureError naming `feature` unless the device has it."""
+        if feature not in self._features:
+            vk = {"float64": "shaderFloat64", "int64": "shaderInt64", "int16": "shaderInt16",
+                  "float16": "shaderFloat16", "int8": "shaderInt8"}.get(feature, feature)
+            raise FeatureError(f"{what} needs the device feature '{feature}' ({vk}), which "
+                               f"{self.name} does not have")
+
+    def describe(self, verbose=True):
+        """The runtime's description of the device (limits, memory types)."""
+        return self._native.describe(verbose)
+
+    def synchronize(self):
+        """Waits until every submitted dispatch and copy is done."""
+        if self._native.lost:
+            raise DeviceLostError(f"{self.name}: the device was lost; create a new vp.Context")
+        self._native.wait_idle()
+
+    def take_validation(self):
+        """The validation layer's messages since the last call (a list of str)."""
+        return self._native.take_validation()
+
+    def stats(self):
+        """Counters: submits, memory blocks and bytes, cached pipelines."""
+        return self._native.stats()
+
+    def __repr__(self):
+        return f"<vp.Context {self.index}: {self.name} ({self.kind})>"
+
+    # ------------------------------------------------------ scratch buffers
+    # Convenience calls (NumPy in, NumPy out) stage their data in buffers of
+    # this pool instead of allocating (and zeroing) new ones on every call.
+    _POOL_LIMIT = 512 << 20
+
+    def _scratch(self, kind, nbytes):
+        free = self._pool.get(kind)
+        if free:
+            for i, b in enumerate(free):
+                if nbytes <= b.size <= 2 * nbytes + 4096:
+                    self._pool_bytes -= b.size
+                    return free.pop(i)
+        size = 256
+        while size < nbytes:
+            size *= 2
+        if size > 64 << 20:  # big: round to 1/16 steps, not to powers of two
+            step = max(size // 32, 4096)
+            size = (nbytes + step - 1) // step * step
+        return _native.ext().Buffer(self._native, size, kind)
+
+    def _release(self, buf):
+        if buf.size > self._POOL_LIMIT // 4:
+            return
+        free = self._pool.setdefault(buf.kind, [])
+        free.append(buf)
+        self._pool_bytes += buf.size
+        while self._pool_bytes > self._POOL_LIMIT and free:
+            self._pool_bytes -= free.pop(0).size
+
+
+def default_context():
+    """The context every call without `context=` uses; created on first use
+    (VULPY_DEVICE selects the device, as for vp.Context())."""
+    global _default
+    ctx = _default
+    if ctx is None:
+        with _default_lock:
+            if _default is None:
+                _default = Context()
+            ctx = _default
+    return ctx
+
+
+def set_default_context(ctx):
+    """Makes `ctx` (a Context, or None to forget it) the default context."""
+    global _default
+    if ctx is not None and not isinstance(ctx, Context):
+        raise TypeError(f"set_default_context expects a vp.Context or None, got {ctx!r}")
+    _default = ctx
+
+
+def resolve(context):
+    """`context` or the default one, checked."""
+    if context is None:
+        return _default if _default is not None else default_context()
+    if not isinstance(context, Context):
+        raise TypeError(f"context must be a vp.Context, got {type(context).__name__}")
+    return context
+
+
+def env_device():
+    """The VULPY_DEVICE selector, or None."""
+    return os.environ.get("VULPY_DEVICE") or None

@@ -1,0 +1,44 @@
+"""VulPy's exceptions.
+
+They live in Python, not in the C extension, so that they exist (and can be
+caught) on a machine where the extension failed to load. The extension
+raises them with the formatted diagnostic text as the message and the parts
+in a `diagnostics` attribute: a list of dicts with severity, file, line,
+col, message and hint.
+"""
+
+
+class VulkanError(RuntimeError):
+    """A Vulkan call failed, or no Vulkan device could be used.
+
+    The message names the call, the VkResult and the device."""
+
+    diagnostics = ()
+
+
+class DeviceLostError(VulkanError):
+    """The device was lost (VK_ERROR_DEVICE_LOST): a driver reset, a hung
+    kernel, or a removed GPU. Every later call on the same Context fails
+    with this error; create a new Context to continue."""
+
+
+class OutOfMemoryError(VulkanError, MemoryError):
+    """The device or the driver ran out of memory for an allocation."""
+
+
+class CompileError(Exception):
+    """A kernel did not compile.
+
+    The message is the compiler's `file:line:col: error: ...` with the source
+    line and a caret under the column; `diagnostics` has the parts."""
+
+    diagnostics = ()
+
+
+class FeatureError(TypeError):
+    """The device lacks a feature that the operation needs (shaderFloat64
+    for float64, shaderInt64 for int64, ...). The message names it."""
+
+
+class ExtensionMissingError(ImportError):
+    """The C extension `vulpy._vulpy` is not built or failed to load."""

@@ -1,0 +1,338 @@
+"""Kernels: @vp.kernel on a Python function, vp.kernel(GLSL_SOURCE, ...) for
+raw GLSL, and the call path they share with vp.compile's shaders.
+
+A call binds buffers positionally (resident arrays, NumPy arrays, control
+buffers) and push constants by keyword, then dispatches:
+    k(a, b, dispatch=N, n=N, dt=0.1)          N invocations (exactly N for
+                                              kernels compiled from Python)
+    k(a, b, dispatch=(nx, ny[, nz]), ...)     a 2-D / 3-D grid of invocations
+    k(a, b, groups=(gx, gy, gz), ...)         explicit workgroup counts
+    k(..., sync=False) -> vp.Handle           wait() later
+NumPy arguments are uploaded before and written back after (unless the
+kernel only reads them).
+"""
+import numpy as np
+
+from . import _array, _astjson, _compiler, _context, _native
+from ._launch import Handle, Program
+from ._types import python_name, vir_lanes, vir_scalar
+
+_PUSH_TYPES = {"float32": "f32", "float64": "f64", "int32": "i32", "uint32": "u32",
+               "int64": "i64", "uint64": "u64", "float16": "f16", "int16": "i16",
+               "uint16": "u16", "int8": "i8", "uint8": "u8", "bool": "bool"}
+
+
+def _grid(label, dispatch, groups):
+    if dispatch is not None and groups is not None:
+        raise TypeError(f"{label}: give dispatch= or groups=, not both")
+    if dispatch is None and groups is None:
+        raise TypeError(f"{label}: say how many invocations: dispatch=N, dispatch=(nx, ny[, nz]) "
+                        f"or groups=(gx, gy, gz)")
+    val = dispatch if dispatch is not None else groups
+    what = "dispatch" if dispatch is not None else "groups"
+    if isinstance(val, (int, np.integer)) and not isinstance(val, bool):
+        dims = (int(val), 1, 1)
+    elif isinstance(val, (tuple, list)) and 1 <= len(val) <= 3 and \
+            all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in val):
+        dims = tuple(int(v) for v in val) + (1,) * (3 - len(val))
+    else:
+        raise TypeError(f"{label}: {what}= must be an int or a tuple of 1 to 3 ints, got {val!r}")
+    if any(d < 0 or d > 0xFFFFFFFF for d in dims):
+        raise ValueError(f"{label}: {what}= values must be in 0..2**32-1, got {val!r}")
+    return dims, groups is not None
+
+
+def _check_elem(label, bname, btype, dtype, nbytes, elem_size):
+    """TypeError unless an array of `dtype` can back a buffer of `btype`."""
+    want = vir_scalar(btype)
+    if want is None:  # a struct: checked by the caller against the layout
+        return
+    have = _array.storage_dtype(dtype) if dtype != np.dtype(np.bool_) or btype != "bool" \
+        else np.dtype(np.uint32)
+    if dtype == np.dtype(np.bool_) and btype == "bool":
+        return
+    if have != want:
+        raise TypeError(f"{label}: buffer '{bname}' is vp.Buffer[vp.{python_name(btype)}] "
+                        f"({want.name} elements) but got a {dtype.name} array")
+    if elem_size and nbytes % elem_size and vir_lanes(btype) > 1:
+        raise ValueError(f"{label}: buffer '{bname}' holds {python_name(btype)} elements "
+                         f"({elem_size} bytes each) but the array has {nbytes} bytes")
+
+
+def launch(prog, args, push, dispatch, groups, sync, context, label):
+    """Binds `args` to prog's buffers, packs `push`, dispatches."""
+    bdefs = prog.buffers
+    if len(args) != len(bdefs):
+        names = ", ".join(b["name"] for b in bdefs)
+        raise TypeError(f"{label} takes {len(bdefs)} buffer(s) ({names}), got {len(args)}")
+    ctx = context
+    for a in args:
+        c = getattr(a, "_ctx", None)
+        if c is not None:
+            if ctx is None:
+                ctx = c
+            elif c is not ctx:
+                raise ValueError(f"{label}: buffers live on different contexts "
+                                 f"({ctx.name} and {c.name})")
+    ctx = _context.resolve(ctx)
+    grid, by_groups = _grid(label, dispatch, groups)
+    data = prog.packer.pack(push)
+    binds, back, scratch = [], [], []
+    for a, b in zip(args, bdefs):
+        if isinstance(a, _array.ndarray):
+            _check_elem(label, b["name"], b["type"], a.dtype, a.nbytes, b["elem_size"])
+            binds.append(a._buf)
+        elif isinstance(a, np.ndarray):
+            if a.dtype.fields is None:
+                _check_elem(label, b["name"], b["type"], a.dtype, a.nbytes, b["elem_size"])
+            host = a
+            if a.dtype == np.dtype(np.bool_):
+                host = a.astype(np.uint32)
+            host = np.ascontiguousarray(host)
+            buf = ctx._scratch("host" if not ctx.uma else "device", max(host.nbytes, 16))
+            if host.nbytes:
+                buf.upload(host)
+            scratch.append(buf)
+            binds.append(buf)
+            if b["access"] != "readonly" and a.flags.writeable:
+                back.append((a, host, buf))
+        elif hasattr(a, "_control"):  # a ControlBuffer
+            if b["type"] not in ("u32", "i32"):
+                raise TypeError(f"{label}: buffer '{b['name']}' is vp.Buffer[vp."
+                                f"{python_name(b['type'])}]; a ControlBuffer is uint32 words")
+            binds.append(a.buffer)
+        elif isinstance(a, _native.ext().Buffer):
+            binds.append(a)
+        else:
+            raise TypeError(f"{label}: buffer '{b['name']}' must be a vp.ndarray, a NumPy array "
+                            f"or a vp.ControlBuffer, not {type(a).__name__}")
+    kern = prog.native(ctx)
+    ticket = kern.dispatch(binds, data, grid[0], grid[1], grid[2], by_groups, sync)
+
+    def finish():
+        for a, host, buf in back:
+            buf.download(host)
+            if host is not a:
+                np.copyto(a, host.astype(a.dtype) if a.dtype != host.dtype else host)
+        for buf in scratch:
+            ctx._release(buf)
+        return None
+
+    if sync:
+        finish()
+        return None
+    return Handle(ticket, finish)
+
+
+def _rewrite_control(doc):
+    """`x: vp.Control` annotations become `vp.Buffer[vp.uint32]` (the frontend
+    knows buffers; a control buffer is a buffer of uint32 words)."""
+    def walk(node):
+        if isinstance(node, dict):
+            if node.get("_type") == "arg":
+                ann = node.get("annotation")
+                if isinstance(ann, dict) and ann.get("_type") == "Attribute" and \
+                        ann.get("attr") == "Control":
+                    loc = {k: ann[k] for k in ("lineno", "col_offset", "end_lineno",
+                                               "end_col_offset") if k in ann}
+                    base = ann["value"]
+                    buf = dict({"_type": "Attribute", "value": base, "attr": "Buffer",
+                                "ctx": {"_type": "Load"}}, **loc)
+                    u32 = dict({"_type": "Attribute", "value": base, "attr": "uint32",
+                                "ctx": {"_type": "Load"}}, **loc)
+                    node["annotation"] = dict({"_type": "Subscript", "value": buf, "slice": u32,
+                                               "ctx": {"_type": "Load"}}, **loc)
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+    walk(doc["module"])
+    return doc
+
+
+class _Inspect:
+    """The inspection attributes every compiled kernel has."""
+
+    def _artifacts(self):
+        raise NotImplementedError
+
+    def _extra(self, target):
+        raise NotImplementedError
+
+    @property
+    def glsl(self):
+        """The GLSL 450 source it compiles to (readable, Python names kept)."""
+        return self._artifacts()["glsl"]
+
+    @property
+    def vir(self):
+        """The VIR (VulPy IR) text."""
+        return self._artifacts().get("vir")
+
+    @property
+    def spirv(self):
+        """The SPIR-V binary (bytes)."""
+        return self._artifacts()["spirv"]
+
+    @property
+    def manifest(self):
+        """The manifest (YAML): bindings, push constants, local size, features."""
+        return self._artifacts()["manifest"]
+
+    @property
+    def cuda(self):
+        """A self-contained CUDA translation (.cu source)."""
+        return self._extra("cuda")
+
+    @property
+    def hip(self):
+        """A self-contained HIP translation."""
+        return self._extra("hip")
+
+
+class PyKernel(_Inspect):
+    """A kernel written as an annotated Python function (@vp.kernel)."""
+
+    def __init__(self, fn, options, fast_math=False, context=None):
+        self.fn = fn
+        self.__name__ = getattr(fn, "__name__", "kernel")
+        self.__doc__ = fn.__doc__
+        self.__wrapped__ = fn
+        self.options = dict(options)
+        self.fast_math = fast_math
+        self.context = context
+        self._prog = None
+        self._doc = None
+
+    def _document(self):
+        if self._doc is None:
+            self._doc = _rewrite_control(_astjson.dump_function(self.fn, self.options))
+        return self._doc
+
+    def _artifacts(self):
+        return self.program().artifacts
+
+    def _extra(self, target):
+        return _compiler.compile_document(self._document(), targets=(target,),
+                                          fast_math=self.fast_math)[target]
+
+    def program(self):
+        """Compiles on first use (then from the memory and disk caches)."""
+        if self._prog is None:
+            arts = _compiler.compile_document(self._document(), fast_math=self.fast_math)
+            self._prog = Program(arts, f"kernel {self.__name__}()")
+        return self._prog
+
+    def __call__(self, *buffers, dispatch=None, groups=None, sync=True, context=None, **push):
+        prog = self._prog or self.program()
+        return launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
+                      prog.label)
+
+    def __repr__(self):
+        return f"<vp.kernel {self.__name__}>"
+
+
+class GLSLKernel(_Inspect):
+    """A kernel from handwritten GLSL compute source, compiled in-process by
+    glslang; its bindings and push constants are checked against what the
+    caller declared, with SPIRV-Cross reflection."""
+
+    def __init__(self, source, buffers=None, push=(), local_size=None, name="glsl kernel",
+                 context=None):
+        ext = _native.ext()
+        self.source = source
+        self.__name__ = name
+        self.context = context
+        spirv = ext.glsl_to_spirv(source, name)
+        yaml = ext.reflect_spirv(spirv)
+        man = ext.manifest_parse(yaml)
+        self._check(man, buffers, push)
+        self._arts = {"glsl": source, "spirv": spirv, "manifest": yaml, "key": None}
+        self._prog = Program(self._arts, name, local_size)
+        self._prog.key = ("glsl", hash(source), tuple(local_size or ()))
+
+    def _check(self, man, buffers, push):
+        label = self.__name__
+        got = man["buffers"]
+        if buffers is not None:
+            names = None
+            if isinstance(buffers, int):
+                count = buffers
+            else:
+                names = list(buffers)
+                count = len(names)
+            if count != len(got):
+                have = ", ".join(f"{b['name']} (binding {b['binding']})" for b in got) or "none"
+                raise ValueError(f"{label}: declared buffers={count} but the shader has "
+                                 f"{len(got)} storage buffer(s): {have}")
+            if names:
+                for i, (want, b) in enumerate(zip(names, got)):
+                    if want != b["name"]:
+                        raise ValueError(f"{label}: buffer {i} is named '{b['name']}' in the "
+                                         f"shader (binding {b['binding']}), declared '{want}'")
+        fields = man["push"]
+        push = list(push or ())
+        if len(push) != len(fields):
+            have = ", ".join(f"{f['name']} ({python_name(f['type'])})" for f in fields) or "none"
+            raise ValueError(f"{label}: declared {len(push)} push constant(s) but the shader's "
+                             f"push block has {len(fields)}: {have}")
+        for i, (decl, f) in enumerate(zip(push, fields)):
+            if not (isinstance(decl, (tuple, list)) and len(decl) == 2):
+                raise TypeError(f"{label}: push= wants (name, type) pairs, got {decl!r}")
+            pname, ptype = decl
+            tname = getattr(ptype, "__name__", ptype)
+            tname = "bool" if tname == "bool_" else tname
+            vir = _PUSH_TYPES.get(tname, tname)
+            if pname != f["name"]:
+                raise ValueError(f"{label}: push constant {i} is '{f['name']}' "
+                                 f"({python_name(f['type'])}) in the shader, declared '{pname}'")
+            if vir != f["type"]:
+                raise TypeError(f"{label}: push constant '{pname}' is "
+                                f"{python_name(f['type'])} in the shader, declared {tname}")
+
+    def _artifacts(self):
+        return self._arts
+
+    def _extra(self, target):
+        raise NotImplementedError(f"{self.__name__}: raw GLSL kernels have no {target} "
+                                  "translation (it is made from VIR)")
+
+    @property
+    def vir(self):
+        return None
+
+    def __call__(self, *buffers, dispatch=None, groups=None, sync=True, context=None, **push):
+        return launch(self._prog, buffers, push, dispatch, groups, sync,
+                      context or self.context, self.__name__)
+
+    def __repr__(self):
+        return f"<vp.kernel {self.__name__} (GLSL)>"
+
+
+def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_size_z=None,
+           buffers=None, push=None, fast_math=False, context=None, name=None, **options):
+    """@vp.kernel(local_size_x=64) on an annotated Python function, or
+    vp.kernel(GLSL_SOURCE, buffers=2, push=[("n", "uint32"), ("dt", "float32")])
+    for handwritten GLSL. See the module docstring for calling."""
+    local = {k: v for k, v in (("local_size_x", local_size_x), ("local_size_y", local_size_y),
+                               ("local_size_z", local_size_z)) if v is not None}
+    if isinstance(fn_or_source, str):
+        if options:
+            raise TypeError(f"vp.kernel(GLSL): unknown option {next(iter(options))!r}")
+        ls = None
+        if local:
+            ls = (local.get("local_size_x", 1), local.get("local_size_y", 1),
+                  local.get("local_size_z", 1))
+        return GLSLKernel(fn_or_source, buffers, push, ls, name or "glsl kernel", context)
+    if buffers is not None or push is not None:
+        raise TypeError("buffers= and push= describe raw GLSL kernels; a Python kernel's "
+                        "parameters say it")
+    opts = dict(local, **options)
+
+    def wrap(fn):
+        if not callable(fn):
+            raise TypeError(f"vp.kernel expects a function or GLSL source, got {fn!r}")
+        return PyKernel(fn, opts, fast_math, context)
+
+    return wrap(fn_or_source) if fn_or_source is not None else wrap

@@ -1,0 +1,170 @@
+"""What every way of running a kernel shares: the compiled Program (SPIR-V,
+manifest and the texts it came from), its pipelines per Context, packing of
+push constants by name, and the Handle that `sync=False` returns.
+"""
+import struct
+
+from . import _native
+from ._errors import FeatureError
+
+# VIR scalar spellings -> struct codes (push constants are little-endian std430).
+_CODES = {"f32": "f", "f64": "d", "i32": "i", "u32": "I", "i64": "q", "u64": "Q",
+          "bool": "I", "f16": "e", "i16": "h", "u16": "H", "i8": "b", "u8": "B"}
+
+
+def _field_code(vtype):
+    """('code', lanes) of a push field type: 'f32' -> ('f', 1), 'vec3<u32>' -> ('I', 3)."""
+    if vtype in _CODES:
+        return _CODES[vtype], 1
+    if vtype.startswith("vec") and "<" in vtype:
+        inner = vtype[vtype.index("<") + 1:-1]
+        if inner in _CODES:
+            return _CODES[inner], int(vtype[3])
+    if vtype.startswith("mat") and "<" in vtype:
+        inner = vtype[vtype.index("<") + 1:-1]
+        if inner in _CODES:
+            return _CODES[inner], int(vtype[3]) * int(vtype[3])
+    return None, 0
+
+
+class PushPacker:
+    """Packs keyword values into a kernel's push-constant block, as the
+    manifest lays it out. The dispatch guard's field stays zero: the
+    runtime fills it."""
+
+    def __init__(self, manifest, label):
+        self.label = label
+        guard = manifest.get("dispatch_guard")
+        fields = sorted(manifest["push"], key=lambda f: f["offset"])
+        fmt, pos, names, lanes, types = "<", 0, [], [], {}
+        for f in fields:
+            if f["offset"] > pos:
+                fmt += f"{f['offset'] - pos}x"
+            if f["name"] == guard:
+                fmt += f"{f['size']}x"
+            else:
+                code, n = _field_code(f["type"])
+                if code is None:
+                    raise TypeError(f"{label}: push constant '{f['name']}' has type {f['type']}, "
+                                    "which VulPy cannot pack from Python")
+                fmt += f"{n}{code}" if n > 1 else code
+                names.append(f["name"])
+                lanes.append(n)
+                types[f["name"]] = f["type"]
+            pos = f["offset"] + f["size"]
+        size = manifest.get("push_size") or pos
+        if size > pos:
+            fmt += f"{size - pos}x"
+        self.names = tuple(names)
+        self.types = types
+        self._lanes = tuple(lanes)
+        self._vector = any(n > 1 for n in lanes)
+        self._struct = struct.Struct(fmt)
+        self.size = self._struct.size
+
+    def pack(self, values):
+        """bytes of the block from a dict name -> value; TypeError naming a
+        missing, unknown or unrepresentable constant."""
+        if not self.names:
+            if values:
+                self._unknown(values)
+            return None
+        try:
+            if self._vector:
+                flat = []
+                for name, n in zip(self.names, self._lanes):
+                    v = values[name]
+                    flat.extend(v if n > 1 else (v,))
+                data = self._struct.pack(*flat)
+            else:
+                data = self._struct.pack(*[values[n] for n in self.names])
+        except KeyError as e:
+            missing = [n for n in self.names if n not in values]
+            raise TypeError(f"{self.label}: missing push constant "
+                            f"{', '.join(repr(m) for m in missing)} "
+                            f"({', '.join(self.types[m] for m in missing)})") from e
+        except (struct.error, TypeError) as e:
+            for name in self.names:
+                code, n = _field_code(self.types[name])
+                v = values[name]
+                try:
+                    struct.pack("<" + code * n, *(v if n > 1 else (v,)))
+                except (struct.error, TypeError):
+                    raise TypeError(f"{self.label}: push constant '{name}' "
+                                    f"({self.types[name]}) cannot hold {values[name]!r}") from e
+            raise
+        if len(values) != len(self.names):
+            self._unknown(values)
+        return data
+
+    def _unknown(self, values):
+        extra = [k for k in values if k not in self.types]
+        if extra:
+            have = ", ".join(self.names) or "no push constants"
+            raise TypeError(f"{self.label}: unknown push constant {extra[0]!r} (it has: {have})")
+
+
+class Program:
+    """A compiled kernel: artifacts {'spirv', 'manifest', 'glsl', 'vir', ...}
+    and, per Context, its pipeline (made on first use)."""
+
+    def __init__(self, artifacts, label, local_size=None):
+        self.artifacts = artifacts
+        self.label = label
+        self.manifest = _native.ext().manifest_parse(artifacts["manifest"])
+        self.local_size = tuple(local_size) if local_size else None
+        self.packer = PushPacker(self.manifest, label)
+        self.buffers = self.manifest["buffers"]
+        self.key = artifacts.get("key") or id(self)
+
+    def native(self, ctx):
+        """The pipeline on `ctx` (cached in the context)."""
+        k = ctx._kernels.get(self.key)
+        if k is None:
+            for feat in self.manifest["features"]:
+                ctx.require(feat, f"{self.label}")
+            k = _native.ext().Kernel(ctx._native, self.artifacts["spirv"],
+                                     self.artifacts["manifest"], self.local_size, True)
+            ctx._kernels[self.key] = k
+        return k
+
+
+class Handle:
+    """What a call with sync=False returns: the work is submitted; wait()
+    blocks until it is done (the GIL is released meanwhile) and returns the
+    call's result."""
+
+    __slots__ = ("_ticket", "_finish", "_result", "_done")
+
+    def __init__(self, ticket, finish=None, result=None):
+        self._ticket, self._finish, self._result, self._done = ticket, finish, result, False
+
+    def wait(self, timeout=None):
+        """Blocks until the work is done; returns the result (the output
+        array, or None for kernels)."""
+        if not self._done:
+            if self._ticket is not None:
+                self._ticket.wait(timeout)
+            if self._finish is not None:
+                self._result = self._finish()
+            self._done = True
+        return self._result
+
+    @property
+    def done(self):
+        """True once the GPU finished (never blocks)."""
+        return self._done or self._ticket is None or self._ticket.done
+
+    def __repr__(self):
+        return f"<vp.Handle {'done' if self.done else 'pending'}>"
+
+
+def grid_2d(ctx, items, local):
+    """Groups (gx, gy) covering `items` invocations with `local` per group in
+    a 2-D grid (x first, up to the device limit), and the row pitch
+    gx * local that turns (x, y) back into a linear index."""
+    groups = -(-items // local)
+    maxx = ctx.info["limits"]["max_workgroup_count"][0] or 65535
+    gx = min(groups, maxx)
+    gy = -(-groups // gx) if gx else 0
+    return gx, gy, gx * local

@@ -1,0 +1,232 @@
+"""vp.compile: a .vul.py file as a shader with named, resident buffers.
+
+    shader = vp.compile("my_kernel.vul.py", local_size_x=256, context=ctx)
+    shader.allocate(pos=pos_array, vel=vel_array)   # sizes the buffers, moves no data
+    shader.upload("pos", pos_array)
+    shader.run(dispatch=N, N=N, dt=0.001)
+    shader.download("pos")                           # -> ndarray
+    shader.buffer("pos")                             # the resident array
+
+Buffers of struct types take NumPy structured arrays whose layout is the
+struct's std430 layout (shader.dtype(name) builds that dtype); a mismatch is
+an error that shows both layouts.
+"""
+import os
+
+import numpy as np
+
+from . import _array, _astjson, _compiler, _context, _native
+from ._kernel import _Inspect, _check_elem, launch
+from ._launch import Program
+from ._types import python_name, vir_lanes, vir_scalar
+
+
+def _field_dtype(vtype):
+    scalar = vir_scalar(vtype)
+    if scalar is None:
+        return None
+    lanes = vir_lanes(vtype)
+    if vtype.startswith("mat"):
+        n = int(vtype[3])
+        return np.dtype((scalar, (n, n)))
+    return np.dtype((scalar, (lanes,))) if lanes > 1 else scalar
+
+
+def describe_struct(s):
+    """A struct's std430 layout, one field a line."""
+    lines = [f"struct {s['name']} (std430, {s['size']} bytes):"]
+    for f in s["fields"]:
+        lines.append(f"    {f['name']}: {python_name(f['type'])} at offset {f['offset']} "
+                     f"({f['size']} bytes)")
+    return "\n".join(lines)
+
+
+def describe_dtype(dt):
+    lines = [f"numpy dtype ({dt.itemsize} bytes):"]
+    for name in dt.names or ():
+        fdt, off = dt.fields[name][:2]
+        lines.append(f"    {name}: {fdt} at offset {off} ({fdt.itemsize} bytes)")
+    return "\n".join(lines)
+
+
+def struct_dtype(s, structs):
+    """The NumPy structured dtype with the struct's std430 layout."""
+    names, formats, offsets = [], [], []
+    for f in s["fields"]:
+        t = f["type"]
+        if t.startswith("@"):
+            inner = next(x for x in structs if x["name"] == t[1:])
+            fdt = struct_dtype(inner, structs)
+        else:
+            fdt = _field_dtype(t)
+        names.append(f["name"])
+        formats.append(fdt)
+        offsets.append(f["offset"])
+    return np.dtype({"names": names, "formats": formats, "offsets": offsets,
+                     "itemsize": s["size"]})
+
+
+def _layout_matches(dt, want):
+    if dt.itemsize != want.itemsize or dt.names != want.names:
+        return False
+    for name in want.names:
+        a, oa = dt.fields[name][:2]
+        b, ob = want.fields[name][:2]
+        if oa != ob:
+            return False
+        if a.names or b.names:
+            if not _layout_matches(a, b):
+                return False
+        elif a.base != b.base or a.shape != b.shape:
+            return False
+    return True
+
+
+class Shader(_Inspect):
+    """A compiled .vul.py kernel with its buffers (see the module docstring)."""
+
+    def __init__(self, path, local_size_x=None, local_size_y=None, local_size_z=None,
+                 context=None, kernel=None, fast_math=False, memory=None):
+        self.path = os.fspath(path)
+        self.context = _context.resolve(context)
+        self.memory = _array.check_memory(memory, self.context)
+        opts = {k: v for k, v in (("local_size_x", local_size_x), ("local_size_y", local_size_y),
+                                  ("local_size_z", local_size_z)) if v is not None}
+        self.fast_math = fast_math
+        self._doc = _astjson.dump_file(self.path, kernel, opts)
+        from ._kernel import _rewrite_control
+        _rewrite_control(self._doc)
+        arts = _compiler.compile_document(self._doc, fast_math=fast_math)
+        self._prog = Program(arts, f"shader {os.path.basename(self.path)}")
+        self._prog.native(self.context)  # build the pipeline now: errors show here
+        self._bufs = {}
+        self._specs = {b["name"]: b for b in self._prog.buffers}
+
+    def _artifacts(self):
+        return self._prog.artifacts
+
+    def _extra(self, target):
+        return _compiler.compile_document(self._doc, targets=(target,),
+                                          fast_math=self.fast_math)[target]
+
+    @property
+    def buffer_names(self):
+        """The kernel's buffers, in binding order."""
+        return [b["name"] for b in self._prog.buffers]
+
+    @property
+    def push_names(self):
+        return list(self._prog.packer.names)
+
+    def _spec(self, name):
+        try:
+            return self._specs[name]
+        except KeyError:
+            raise KeyError(f"{self._prog.label} has no buffer {name!r} (buffers: "
+                           f"{', '.join(self.buffer_names)})") from None
+
+    def dtype(self, name):
+        """The NumPy dtype of one element of buffer `name` (a structured
+        dtype with the std430 layout for struct buffers)."""
+        b = self._spec(name)
+        t = b["type"]
+        if t.startswith("@"):
+            structs = self._prog.manifest["structs"]
+            s = next(x for x in structs if x["name"] == t[1:])
+            return struct_dtype(s, structs)
+        return _field_dtype(t)
+
+    def _check(self, name, arr):
+        b = self._spec(name)
+        if b["type"].startswith("@"):
+            want = self.dtype(name)
+            if arr.dtype.names is None or not _layout_matches(arr.dtype, want):
+                structs = self._prog.manifest["structs"]
+                s = next(x for x in structs if x["name"] == b["type"][1:])
+                raise TypeError(f"{self._prog.label}: buffer '{name}' holds "
+                                f"{describe_struct(s)}\nbut the array has "
+                                f"{describe_dtype(arr.dtype) if arr.dtype.names else arr.dtype}"
+                                f"\n(shader.dtype({name!r}) is the matching dtype)")
+        else:
+            _check_elem(self._prog.label, name, b["type"], arr.dtype, arr.nbytes,
+                        b["elem_size"])
+
+    def allocate(self, **arrays):
+        """Sizes buffers like the given arrays (NumPy or resident), or to a
+        given element count (an int); no data moves. Returns self."""
+        for name, a in arrays.items():
+            b = self._spec(name)
+            if isinstance(a, (int, np.integer)) and not isinstance(a, bool):
+                dt = self.dtype(name)
+                shape = (int(a),) if not dt.shape else (int(a),) + dt.shape
+                dt = dt.base if not dt.names else dt
+                arr_like = np.empty(0, dt)
+            else:
+                arr_like = a if isinstance(a, (np.ndarray, _array.ndarray)) else np.asarray(a)
+                shape = arr_like.shape
+                self._check(name, arr_like)
+            dt = arr_like.dtype
+            if dt.names:  # struct buffers: an ndarray of the structured dtype
+                n = int(np.prod(shape, dtype=np.int64))
+                buf = _native.ext().Buffer(self.context._native,
+                                           max(16, n * dt.itemsize + 15 & ~15), self.memory)
+                self._bufs[name] = _array.ndarray(buf, shape, dt, self.context)
+            else:
+                self._bufs[name] = _array.empty(shape, dt, memory=self.memory,
+                                                context=self.context)
+            del b
+        return self
+
+    def upload(self, name, array):
+        """Copies a NumPy array into buffer `name` (allocating it first if
+        allocate() did not)."""
+        a = np.asarray(array)
+        if name not in self._bufs:
+            self.allocate(**{name: a})
+        dst = self._bufs[name]
+        self._check(name, a)
+        if a.nbytes != dst.nbytes:
+            raise ValueError(f"{self._prog.label}: upload of {a.nbytes} bytes into buffer "
+                             f"'{name}' of {dst.nbytes} bytes (allocate() sized it)")
+        if a.nbytes:
+            dst._buf.upload(np.ascontiguousarray(a).view(np.uint8).reshape(-1))
+
+    def download(self, name):
+        """A NumPy copy of buffer `name`."""
+        return self.buffer(name).numpy()
+
+    def buffer(self, name):
+        """The resident array behind buffer `name`."""
+        self._spec(name)
+        try:
+            return self._bufs[name]
+        except KeyError:
+            raise KeyError(f"{self._prog.label}: buffer {name!r} is not allocated yet; call "
+                           f"allocate({name}=...) or upload({name!r}, ...)") from None
+
+    def bind(self, name, array):
+        """Uses an existing resident array as buffer `name`."""
+        if not isinstance(array, _array.ndarray):
+            raise TypeError(f"bind() takes a vp.ndarray, not {type(array).__name__}")
+        self._check(name, array)
+        self._bufs[name] = array
+
+    def run(self, dispatch=None, *, groups=None, sync=True, **push):
+        """Dispatches with the allocated buffers and push constants by name."""
+        missing = [n for n in self.buffer_names if n not in self._bufs]
+        if missing:
+            raise RuntimeError(f"{self._prog.label}: buffer(s) {', '.join(missing)} not "
+                               f"allocated; call allocate() or upload() first")
+        args = [self._bufs[n] for n in self.buffer_names]
+        return launch(self._prog, args, push, dispatch, groups, sync, self.context,
+                      self._prog.label)
+
+    def __repr__(self):
+        return f"<vp.Shader {self.path}: buffers {self.buffer_names}, push {self.push_names}>"
+
+
+def compile(path, local_size_x=None, local_size_y=None, local_size_z=None, *, context=None,
+            kernel=None, fast_math=False, memory=None):
+    """Compiles a .vul.py file into a Shader (see the module docstring)."""
+    return Shader(path, local_size_x, local_size_y, local_size_z, context=context, kernel=kernel,
+                  fast_math=fast_math, memory=memory)

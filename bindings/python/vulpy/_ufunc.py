@@ -1,0 +1,562 @@
+"""The ufuncs: vp.sin, vp.add, ... on NumPy arrays (convenience mode: NumPy in,
+NumPy out) and on resident arrays (resident in, resident out, `out=`).
+
+Each call becomes one elementwise kernel written in the kernel language
+(the templates below), compiled by the C compiler like any user kernel and
+cached in memory and on disk; Python only chooses the variant:
+  - dtypes as NumPy resolves them (ufunc.resolve_dtypes: NEP 50 promotion,
+    Python scalars are weak), then checked against the device's features;
+  - layout: 'c' operands have the output's shape and are read at i; 's'
+    operands (host scalars, 0-d arrays) are push constants; 'b' operands
+    are broadcast and read through strides (after merging dimensions);
+  - width: when every operand is 'c' or 's' and every array is stored in
+    the loop's dtype, 32-bit types read vec4s and float64 dvec2s (buffers
+    are padded to 16 bytes, so the tail needs no special case).
+The grid is 2-D (x up to the device limit), 256 invocations a group, with an
+explicit bound: ufunc kernels are compiled without the dispatch guard.
+
+Issue 7 replaces this module's planner with array-level VIR and fusion;
+the public functions stay.
+"""
+import threading
+
+import numpy as np
+
+from . import _array, _compiler, _context, _native
+from ._errors import FeatureError
+from ._launch import Handle, Program, grid_2d
+
+LOCAL = 256
+MAXDIM = 4
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_I32, _U32 = np.dtype(np.int32), np.dtype(np.uint32)
+_I64, _U64 = np.dtype(np.int64), np.dtype(np.uint64)
+_BOOL = np.dtype(np.bool_)
+_KNAME = {_F32: "float32", _F64: "float64", _I32: "int32", _U32: "uint32", _I64: "int64",
+          _U64: "uint64", _BOOL: "bool"}
+_FEATURE = {_F64: "float64", _I64: "int64", _U64: "int64"}
+_VEC = {_F32: ("vec4", 4), _I32: ("ivec4", 4), _U32: ("uvec4", 4), _F64: ("dvec2", 2)}
+
+# ------------------------------------------------------------- templates
+# An expression of the operands a, b, c in the loop's dtype; a dict picks by
+# the loop's input kind: 'f' float, 'i' signed, 'u' unsigned, 'b' bool.
+_NAN_MIN = "vp.where(vp.isnan(a), a, vp.where(vp.isnan(b), b, min(a, b)))"
+_NAN_MAX = "vp.where(vp.isnan(a), a, vp.where(vp.isnan(b), b, max(a, b)))"
+
+ARITH = {
+    "add": {"fiu": "a + b"},
+    "subtract": {"fiu": "a - b"},
+    "multiply": {"fiu": "a * b"},
+    "divide": {"f": "a / b"},
+    "floor_divide": {"f": "a // b", "iu": "vp.where(b == 0, 0, a // vp.where(b == 0, 1, b))"},
+    "remainder": {"f": "a % b", "iu": "vp.where(b == 0, 0, a % vp.where(b == 0, 1, b))"},
+    "power": {"f": "a ** b", "iu": None},  # ints: _INT_POWER
+    "minimum": {"f": _NAN_MIN, "iu": "min(a, b)", "b": "a and b"},
+    "maximum": {"f": _NAN_MAX, "iu": "max(a, b)", "b": "a or b"},
+    "arctan2": {"f": "vp.atan2(a, b)"},
+    "bitwise_and": {"iu": "a & b", "b": "a and b"},
+    "bitwise_or": {"iu": "a | b", "b": "a or b"},
+    "bitwise_xor": {"iu": "a ^ b", "b": "a != b"},
+    "less": {"fiu": "a < b"}, "less_equal": {"fiu": "a <= b"},
+    "greater": {"fiu": "a > b"}, "greater_equal": {"fiu": "a >= b"},
+    "equal": {"fiu": "a == b", "b": "a == b"}, "not_equal": {"fiu": "a != b", "b": "a != b"},
+    "logical_and": {"fiu": "(a != 0) and (b != 0)", "b": "a and b"},
+    "logical_or": {"fiu": "(a != 0) or (b != 0)", "b": "a or b"},
+    "logical_xor": {"fiu": "(a != 0) != (b != 0)", "b": "a != b"},
+}
+
+MATH = {  # numpy name -> kernel-language function
+    "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos",
+    "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "arcsinh": "asinh",
+    "arccosh": "acosh", "arctanh": "atanh", "exp": "exp", "exp2": "exp2", "expm1": "expm1",
+    "log": "log", "log2": "log2", "log10": "log10", "log1p": "log1p", "sqrt": "sqrt",
+    "cbrt": "cbrt",
+}
+
+UNARY = {
+    "negative": {"fi": "-a", "u": "0 - a"},
+    "absolute": {"fi": "abs(a)", "u": "a", "b": "a"},
+    "sign": {"f": "vp.where(vp.isnan(a), a, vp.sign(a))", "i": "vp.sign(a)", "u": "min(a, 1)"},
+    "reciprocal": {"f": "1.0 / a", "i": "vp.where(a == 1, 1, vp.where(a == -1, -1, 0))",
+                   "u": "vp.where(a == 1, a, a - a)"},
+    "floor": {"f": "vp.floor(a)", "iub": "a"},
+    "ceil": {"f": "vp.ceil(a)", "iub": "a"},
+    "trunc": {"f": "vp.trunc(a)", "iub": "a"},
+    "rint": {"f": "round(a)"},
+    "square": {"fiu": "a * a"},
+    "logical_not": {"fiu": "a == 0", "b": "not a"},
+    "invert": {"iu": "~a", "b": "not a"},
+    "isnan": {"f": "vp.isnan(a)", "iub": "False"},
+    "isinf": {"f": "vp.isinf(a)", "iub": "False"},
+    "isfinite": {"f": "not (vp.isnan(a) or vp.isinf(a))", "iub": "True"},
+}
+
+_INT_POWER = """\
+    r = vp.var(1 + 0 * a)
+    base = vp.var(a)
+    e = vp.var(b)
+    while e > 0:
+        if (e & 1) != 0:
+            r = r * base
+        base = base * base
+        e = e >> 1
+    r = vp.where(b < 0, 0 * a, r)"""
+
+_ALIASES = {"true_divide": "divide", "abs": "absolute", "asin": "arcsin", "acos": "arccos",
+            "atan": "arctan", "atan2": "arctan2", "asinh": "arcsinh", "acosh": "arccosh",
+            "atanh": "arctanh", "pow": "power", "mod": "remainder"}
+
+
+def _kind(dt):
+    return "b" if dt == _BOOL else dt.kind  # 'f', 'i', 'u'
+
+
+def _expr(name, loop_dt):
+    table = ARITH.get(name) or UNARY.get(name)
+    if table is None:
+        return None
+    k = _kind(loop_dt)
+    for kinds, expr in table.items():
+        if k in kinds:
+            return expr if expr is not None else _INT_POWER
+    return None
+
+
+# ------------------------------------------------------------- planning
+class _Plan:
+    __slots__ = ("program", "vec", "pushnames", "nbuf")
+
+
+_plans = {}
+_plans_lock = threading.Lock()
+
+
+def _source(name, nin, expr, loop_in, out_dt, layout, storage, vec, ndim):
+    """Kernel-language source of one variant."""
+    lanes = 1
+    params, loads = [], []
+    vecname = None
+    if vec:
+        vecname, lanes = _VEC[loop_in[0]]
+    letters = "abc"
+    for k in range(nin):
+        L = layout[k]
+        if L == "s":
+            t = "uint32" if loop_in[k] == _BOOL else _KNAME[loop_in[k]]
+            params.append((f"s{k}", f"vp.{t}"))
+            src = f"s{k}"
+        else:
+            st = storage[k]
+            elem = vecname if vec else _KNAME[_array.storage_dtype(st)]
+            params.append((f"x{k}", f"vp.Buffer[vp.{elem}]"))
+            idx = "i" if L == "c" else f"j{k}"
+            src = f"x{k}[{idx}]"
+        if loop_in[k] == _BOOL:
+            src = f"({src} != 0)"
+        elif L != "s" and storage[k] != loop_in[k]:
+            src = f"vp.{_KNAME[loop_in[k]]}({src})"
+        loads.append(f"    {letters[k]} = {src}")
+    out_elem = vecname if vec else _KNAME[_array.storage_dtype(out_dt)]
+    params.append(("out", f"vp.Buffer[vp.{out_elem}]"))
+    params += [("n", "vp.uint32"), ("row", "vp.uint32")]
+    strided = [k for k in range(nin) if layout[k] == "b"]
+    if strided:
+        params += [(f"d{d}", "vp.uint32") for d in range(1, ndim)]
+        for k in strided:
+            params += [(f"t{k}_{d}", "vp.uint32") for d in range(ndim)]
+    lines = ["import vulpy as vp", "", "",
+             "def main(" + ", ".join(f"{p}: {t}" for p, t in params) + "):",
+             "    i = vp.global_id(1) * row + vp.global_id(0)",
+             "    if i >= n:",
+             "        return"]
+    if strided:
+        lines.append("    q = i")
+        for d in range(ndim - 1, 0, -1):
+            lines.append(f"    c{d} = q % d{d}")
+            lines.append(f"    q = q // d{d}")
+        lines.append("    c0 = q")
+        for k in strided:
+            terms = " + ".join(f"c{d} * t{k}_{d}" for d in range(ndim))
+            lines.append(f"    j{k} = {terms}")
+    lines += loads
+    if "\n" in expr:
+        lines.append(expr)
+    else:
+        lines.append(f"    r = {expr}")
+    if out_dt == _BOOL:
+        lines.append("    out[i] = vp.where(r, vp.uint32(1), vp.uint32(0))")
+    else:
+        lines.append("    out[i] = r")
+    return "\n".join(lines) + "\n", lanes
+
+
+def _get_program(name, nin, loop_in, out_dt, layout, storage, vec, ndim):
+    key = (name, loop_in, out_dt, layout, storage, vec, ndim)
+    prog = _plans.get(key)
+    if prog is not None:
+        return prog
+    expr = _expr(name, loop_in[0]) if name != "where" and name != "cast" and name not in MATH \
+        else None
+    if name in MATH:
+        expr = f"vp.{MATH[name]}(a)" if loop_in[0].kind == "f" else None
+    elif name == "where":
+        expr = "vp.where(a, b, c)"
+    elif name == "cast":
+        expr = "a != 0" if out_dt == _BOOL else f"vp.{_KNAME[out_dt]}(a)"
+    if expr is None:
+        raise TypeError(f"vp.{name}: no GPU loop for {', '.join(d.name for d in loop_in)}")
+    src, _ = _source(name, nin, expr, loop_in, out_dt, layout, storage, vec, ndim)
+    arts = _compiler.compile_source(src, f"<vulpy.{name}>", "main", None, dispatch_guard=False)
+    prog = Program(arts, f"vp.{name}", (LOCAL, 1, 1))
+    with _plans_lock:
+        _plans[key] = prog
+    return prog
+
+
+def _merge_dims(shape, strides_list):
+    """Merges adjacent dimensions that every operand walks contiguously.
+    `strides_list` holds element strides (0 for broadcast); the output is
+    C-contiguous. Returns (shape, strides_list) with size-1 dims dropped."""
+    dims = [i for i, s in enumerate(shape) if s != 1]
+    shape = [shape[i] for i in dims]
+    strides_list = [[st[i] for i in dims] for st in strides_list]
+    d = len(shape) - 1
+    while d > 0:
+        ok = all(st[d - 1] == st[d] * shape[d] for st in strides_list)
+        if ok:
+            shape[d - 1] *= shape[d]
+            for st in strides_list:
+                st[d - 1] = st[d]
+                del st[d]
+            del shape[d]
+        d -= 1
+    return shape, strides_list
+
+
+def _bstrides(shape, oshape):
+    """Element strides that read an array of `shape` (C order) broadcast to
+    `oshape`."""
+    pad = len(oshape) - len(shape)
+    full = (1,) * pad + tuple(shape)
+    st, acc = [], 1
+    for s in reversed(full):
+        st.append(acc if s != 1 else 0)
+        acc *= s
+    return list(reversed(st))
+
+
+# ------------------------------------------------------------- calling
+class Ufunc:
+    """A VulPy ufunc: call it like the NumPy ufunc of the same name.
+
+    NumPy arrays in -> a NumPy array out (the work runs on the default or
+    given context); any resident operand -> a resident result. `out=`
+    takes a C-contiguous resident array (or a NumPy array in convenience
+    mode); `sync=False` returns a vp.Handle whose wait() gives the result."""
+
+    def __init__(self, name, nin, np_ufunc):
+        self.__name__ = self.name = name
+        self.nin = nin
+        self.np = np_ufunc
+        self._resolved = {}
+        self.last_program = None
+        self.__doc__ = (f"vp.{name}(*inputs, out=None, context=None, sync=True): numpy.{name} "
+                        f"on the GPU. See docs/python-api.md.")
+
+    def __repr__(self):
+        return f"<vp ufunc {self.name!r}>"
+
+    @property
+    def glsl(self):
+        """The GLSL of the kernel this ufunc ran last (None before a call)."""
+        p = self.last_program
+        return p.artifacts["glsl"] if p is not None else None
+
+    @property
+    def vir(self):
+        """The VIR of the kernel this ufunc ran last."""
+        p = self.last_program
+        return p.artifacts["vir"] if p is not None else None
+
+    def resolve(self, keys):
+        """(input loop dtypes, output dtype) as NumPy resolves them."""
+        r = self._resolved.get(keys)
+        if r is None:
+            try:
+                dts = self.np.resolve_dtypes(keys + (None,))
+            except Exception as e:  # numpy's own UFuncTypeError etc.
+                names = ", ".join(getattr(k, "name", getattr(k, "__name__", str(k))) for k in keys)
+                raise TypeError(f"vp.{self.name}: no loop for ({names}): {e}") from None
+            r = (tuple(dts[:-1]), dts[-1])
+            self._resolved[keys] = r
+        return r
+
+    def __call__(self, *args, out=None, context=None, sync=True):
+        if len(args) != self.nin:
+            raise TypeError(f"vp.{self.name} takes {self.nin} input(s), got {len(args)}")
+        return _apply(self, args, out, context, sync)
+
+
+def _dtype_key(x):
+    """The resolve_dtypes key of one operand: a dtype, or a Python scalar
+    type (weak, as NEP 50 says)."""
+    if isinstance(x, (_array.ndarray, np.ndarray, np.generic)):
+        return x.dtype
+    if isinstance(x, bool):
+        return _BOOL
+    if isinstance(x, (int, float)):
+        return type(x)
+    return np.asarray(x).dtype
+
+
+def _apply(uf, args, out, context, sync, loop=None):
+    resident = out if isinstance(out, _array.ndarray) else None
+    ctx = None
+    for a in args:
+        if isinstance(a, _array.ndarray):
+            if ctx is None:
+                ctx = a._ctx
+                resident = a if resident is None else resident
+            elif a._ctx is not ctx:
+                raise ValueError(f"vp.{uf.name}: operands live on different contexts "
+                                 f"({ctx.name} and {a._ctx.name})")
+    if resident is not None and out is not None and isinstance(out, _array.ndarray):
+        if ctx is not None and out._ctx is not ctx:
+            raise ValueError(f"vp.{uf.name}: out= lives on another context than the inputs")
+        ctx = out._ctx
+    if ctx is None:
+        ctx = _context.resolve(context)
+    elif context is not None and context is not ctx:
+        raise ValueError(f"vp.{uf.name}: context= differs from the operands' context")
+
+    # dtypes
+    if loop is None:
+        keys = tuple(_dtype_key(a) for a in args)
+        loop_in, out_dt = uf.resolve(keys)
+    else:
+        loop_in, out_dt = loop
+    for dt in loop_in + (out_dt,):
+        if dt not in _KNAME:
+            names = ", ".join(d.name for d in _array.DTYPES)
+            raise TypeError(f"vp.{uf.name}: dtype {dt.name} is not supported on the GPU "
+                            f"(supported: {names})")
+        feat = _FEATURE.get(dt)
+        if feat is not None and not ctx.has(feat):
+            ctx.require(feat, f"vp.{uf.name} on {dt.name}")
+
+    # operands: host values become arrays or push scalars
+    ops, shapes = [], []
+    for k, a in enumerate(args):
+        if isinstance(a, _array.ndarray):
+            ops.append(a)
+            shapes.append(a.shape)
+        else:
+            arr = np.asarray(a)
+            if arr.dtype.kind not in "fiub":
+                raise TypeError(f"vp.{uf.name}: argument {k + 1} has dtype {arr.dtype.name}, "
+                                f"which the GPU cannot use")
+            ops.append(arr)
+            shapes.append(arr.shape)
+    try:
+        oshape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(f"vp.{uf.name}: operands could not be broadcast together with shapes "
+                         f"{' '.join(str(s) for s in shapes)}") from None
+    n = 1
+    for s in oshape:
+        n *= s
+
+    # the output
+    host_out = None
+    if out is not None:
+        if isinstance(out, tuple) and len(out) == 1:
+            out = out[0]
+        if isinstance(out, _array.ndarray):
+            if out.shape != oshape:
+                raise ValueError(f"vp.{uf.name}: out= has shape {out.shape}, the result has "
+                                 f"shape {oshape}")
+            if out.dtype != out_dt:
+                raise TypeError(f"vp.{uf.name}: out= has dtype {out.dtype.name}, the result is "
+                                f"{out_dt.name} (VulPy does not cast into out=)")
+            dst = out
+        elif isinstance(out, np.ndarray):
+            if resident is not None:
+                raise TypeError(f"vp.{uf.name}: out= must be a resident vp.ndarray when an "
+                                "input is resident")
+            if out.shape != oshape:
+                raise ValueError(f"vp.{uf.name}: out= has shape {out.shape}, the result has "
+                                 f"shape {oshape}")
+            if not out.flags.c_contiguous:
+                raise ValueError(f"vp.{uf.name}: out= must be C-contiguous")
+            host_out = out
+            dst = None
+        else:
+            raise TypeError(f"vp.{uf.name}: out= must be a vp.ndarray or a NumPy array, "
+                            f"not {type(out).__name__}")
+    else:
+        dst = None
+
+    if n == 0:
+        if resident is not None:
+            return dst if dst is not None else _array.empty(oshape, out_dt, context=ctx)
+        res = host_out if host_out is not None else np.empty(oshape, out_dt)
+        return res if sync else Handle(None, result=res)
+
+    # buffers and layout
+    scratch = []
+    bufs, layout, storage, strides = [], [], [], []
+    for k, a in enumerate(ops):
+        if isinstance(a, _array.ndarray):
+            buf, st, shp = a._buf, a.dtype, a.shape
+        elif isinstance(a, np.ndarray):
+            if a.ndim == 0:
+                v = a.astype(loop_in[k]) if loop_in[k] != _BOOL else a.astype(np.uint32)
+                layout.append("s")
+                storage.append(loop_in[k])
+                bufs.append(v.item() if loop_in[k] != _BOOL else int(v.item() != 0))
+                strides.append(None)
+                continue
+            sdt = _array.storage_dtype(loop_in[k])
+            host = np.ascontiguousarray(a, dtype=sdt if loop_in[k] != _BOOL else np.uint32) \
+                if not (loop_in[k] == _BOOL and a.dtype == _BOOL) else \
+                np.ascontiguousarray(a).astype(np.uint32)
+            buf = ctx._scratch("host" if not ctx.uma else "device", max(host.nbytes, 16))
+            buf.upload(host)
+            scratch.append(buf)
+            st, shp = loop_in[k], a.shape
+        bufs.append(buf)
+        storage.append(st)
+        if shp == oshape:
+            layout.append("c")
+            strides.append(None)
+        else:
+            layout.append("b")
+            strides.append(_bstrides(shp, oshape))
+
+    if dst is None:
+        if resident is not None:
+            dst = _array.empty(oshape, out_dt, memory=resident.memory, context=ctx)
+            obuf = dst._buf
+        else:
+            osz = n * _array.storage_dtype(out_dt).itemsize
+            obuf = ctx._scratch("cached" if not ctx.uma else "device", max(osz, 16))
+            scratch.append(obuf)
+    else:
+        obuf = dst._buf
+
+    # the variant
+    ndim = 0
+    if "b" in layout:
+        bidx = [k for k in range(len(layout)) if layout[k] == "b"]
+        oshape_l = list(oshape)
+        merged, mst = _merge_dims(oshape_l, [strides[k] for k in bidx] +
+                                  [_bstrides(oshape, oshape)])
+        ndim = max(len(merged), 1)
+        if ndim > MAXDIM:
+            raise ValueError(f"vp.{uf.name}: broadcasting over {ndim} dimensions that cannot be "
+                             f"merged; VulPy handles up to {MAXDIM}")
+        if not merged:
+            merged, mst = [1], [[0] for _ in mst]
+        for j, k in enumerate(bidx):
+            strides[k] = mst[j]
+    vec = False
+    if "b" not in layout and loop_in[0] in _VEC and out_dt == loop_in[0] and \
+            all(lt == loop_in[0] for lt in loop_in) and \
+            all(storage[k] == loop_in[k] for k in range(len(layout))):
+        expr = _expr(uf.name, loop_in[0]) if uf.name not in MATH else "vp.f(a)"
+        vec = expr is not None and "where" not in expr and "\n" not in expr and \
+            " and " not in expr and " or " not in expr and "not " not in expr
+    lanes = _VEC[loop_in[0]][1] if vec else 1
+    prog = _get_program(uf.name, uf.nin, tuple(loop_in), out_dt, tuple(layout),
+                        tuple(storage), vec, ndim)
+    kern = prog.native(ctx)
+    uf.last_program = prog
+
+    # push constants and grid
+    items = -(-n // lanes)
+    gx, gy, row = grid_2d(ctx, items, LOCAL)
+    values = {"n": items, "row": row}
+    for k, L in enumerate(layout):
+        if L == "s":
+            values[f"s{k}"] = bufs[k]
+        elif L == "b":
+            for d, s in enumerate(strides[k]):
+                values[f"t{k}_{d}"] = s
+    if ndim:
+        for d in range(1, ndim):
+            values[f"d{d}"] = merged[d]
+    push = prog.packer.pack(values)
+    binds = [b for k, b in enumerate(bufs) if layout[k] != "s"] + [obuf]
+    ticket = kern.dispatch(binds, push, gx, gy, 1, True, sync)
+
+    if resident is not None:
+        if sync:
+            _release(ctx, scratch)
+            return dst
+        return Handle(ticket, lambda: (_release(ctx, scratch), dst)[1])
+
+    def finish():
+        res = np.empty(oshape, _array.storage_dtype(out_dt))
+        obuf.download(res)
+        _release(ctx, scratch)
+        if out_dt == _BOOL:
+            res = res.astype(np.bool_)
+        if host_out is not None:
+            np.copyto(host_out, res, casting="same_kind")
+            return host_out
+        return res
+
+    return finish() if sync else Handle(ticket, finish)
+
+
+def _release(ctx, bufs):
+    for b in bufs:
+        ctx._release(b)
+
+
+def cast(a, out):
+    """Converts resident `a` into resident `out` (astype)."""
+    _apply(_CAST, (a,), out, None, True, loop=((a.dtype,), out.dtype))
+    return out
+
+
+class _Where(Ufunc):
+    def resolve(self, keys):
+        r = self._resolved.get(keys)
+        if r is None:
+            dt = np.result_type(*(k if isinstance(k, np.dtype) else k(0) for k in keys[1:]))
+            r = ((_BOOL, dt, dt), dt)
+            self._resolved[keys] = r
+        return r
+
+
+class _Clip(Ufunc):
+    """clip(a, lo, hi) = minimum(maximum(a, lo), hi), NaN-propagating."""
+
+    def __call__(self, a, a_min, a_max, *, out=None, context=None, sync=True):
+        if a_min is None and a_max is None:
+            raise ValueError("vp.clip: give a_min, a_max or both")
+        lo = maximum(a, a_min, context=context) if a_min is not None else a
+        return minimum(lo, a_max, out=out, context=context, sync=sync) if a_max is not None \
+            else (maximum(a, a_min, out=out, context=context, sync=sync))
+
+
+_CAST = Ufunc("cast", 1, None)
+where = _Where("where", 3, None)
+where.__doc__ = ("vp.where(condition, x, y, out=None, context=None, sync=True): elementwise "
+                 "x where condition else y, like numpy.where with three arguments.")
+
+_NAMES_2 = list(ARITH)
+_NAMES_1 = list(MATH) + list(UNARY)
+BY_NUMPY = {}
+_g = globals()
+for _n in _NAMES_2:
+    _g[_n] = BY_NUMPY[_n] = Ufunc(_n, 2, getattr(np, _n))
+for _n in _NAMES_1:
+    _g[_n] = BY_NUMPY[_n] = Ufunc(_n, 1, getattr(np, _n))
+clip = _Clip("clip", 3, np.clip)
+for _a, _n in _ALIASES.items():
+    _g[_a] = _g[_n]
+BY_NUMPY["true_divide"] = divide
+ALL = _NAMES_2 + _NAMES_1 + ["clip", "where"] + list(_ALIASES)

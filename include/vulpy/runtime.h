@@ -1,0 +1,376 @@
+/* vulpy/runtime.h - the slim Vulkan runtime: devices, memory, kernels, dispatch.
+ *
+ * A context owns one Vulkan device (its own VkInstance and VkDevice, a compute
+ * queue and a timeline semaphore). Buffers live in one of four memory kinds;
+ * kernels are SPIR-V plus a manifest (vulpy/manifest.h); a dispatch is
+ * synchronous, asynchronous (a ticket to wait on), or part of a recording
+ * (many dispatches and copies in one submission). Control buffers are word
+ * arrays that host and GPU update atomically while a kernel runs.
+ *
+ * The Vulkan loader is opened at run time (volk): nothing here links
+ * libvulkan, and every failure - no loader, no device, a VkResult error, a lost
+ * device, out of memory - comes back as diagnostics in a caller-owned vp_diags
+ * with a false/NULL return. The library never prints and never exits.
+ *
+ * Threads: a context may be used from several threads at once; its CPU-side
+ * state is behind one mutex and GPU waits happen outside it. A recording is
+ * used by one thread at a time. docs/runtime.md has the details.
+ */
+#ifndef VULPY_RUNTIME_H
+#define VULPY_RUNTIME_H
+
+#include "vulpy/manifest.h"
+#include "vulpy/support.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct vrt_context vrt_context;
+typedef struct vrt_buffer vrt_buffer;
+typedef struct vrt_kernel vrt_kernel;
+typedef struct vrt_recording vrt_recording;
+typedef struct vrt_control vrt_control;
+
+/* A point on a context's timeline: work submitted before it is done once the
+ * ticket is reached. Tickets of one context only; 0 is always done. */
+typedef uint64_t vrt_ticket;
+
+/* =============================================================== devices */
+
+typedef enum vrt_device_kind {
+  VRT_DEVICE_OTHER,
+  VRT_DEVICE_DGPU,    /* discrete GPU */
+  VRT_DEVICE_IGPU,    /* integrated GPU */
+  VRT_DEVICE_VIRTUAL, /* a GPU seen through a hypervisor */
+  VRT_DEVICE_CPU,     /* a CPU implementation (Mesa's lavapipe, SwiftShader) */
+} vrt_device_kind;
+
+/* "dgpu", "igpu", "virtual", "cpu", "other". */
+const char *vrt_device_kind_name(vrt_device_kind kind);
+
+/* Memory property bits: the values of VkMemoryPropertyFlagBits. */
+enum {
+  VRT_MEM_DEVICE_LOCAL = 0x1,
+  VRT_MEM_HOST_VISIBLE = 0x2,
+  VRT_MEM_HOST_COHERENT = 0x4,
+  VRT_MEM_HOST_CACHED = 0x8,
+  VRT_MEM_LAZILY_ALLOCATED = 0x10,
+  VRT_MEM_PROTECTED = 0x20,
+  VRT_MEM_DEVICE_COHERENT_AMD = 0x40,
+  VRT_MEM_DEVICE_UNCACHED_AMD = 0x80,
+};
+enum { VRT_HEAP_DEVICE_LOCAL = 0x1 }; /* VkMemoryHeapFlagBits */
+
+#define VRT_MAX_MEMORY_TYPES 32
+#define VRT_MAX_MEMORY_HEAPS 16
+
+/* A device's memory types and heaps, as VkPhysicalDeviceMemoryProperties
+ * says, in plain C so that the memory-kind choice can be tested with the
+ * tables of devices that are not in the machine. */
+typedef struct vrt_memory_props {
+  uint32_t type_count, heap_count;
+  struct {
+    uint32_t flags; /* VRT_MEM_* */
+    uint32_t heap;
+  } types[VRT_MAX_MEMORY_TYPES];
+  struct {
+    uint64_t size;
+    uint32_t flags; /* VRT_HEAP_* */
+  } heaps[VRT_MAX_MEMORY_HEAPS];
+} vrt_memory_props;
+
+typedef struct vrt_device_info {
+  uint32_t index; /* in vkEnumeratePhysicalDevices order */
+  char name[256];
+  uint32_t vendor_id, device_id;
+  const char *vendor; /* "NVIDIA", "AMD", "Intel", "ARM", "Qualcomm", "Apple", "Mesa", ... */
+  vrt_device_kind kind;
+  char driver_name[256], driver_info[256];
+  uint32_t api_version, driver_version; /* VK_MAKE_API_VERSION encoding */
+  uint8_t device_uuid[16], pipeline_cache_uuid[16];
+  vrt_memory_props memory;
+  bool uma; /* unified memory: device and host memory are the same DRAM */
+  /* limits */
+  uint64_t max_storage_buffer_range, max_memory_allocation_size, max_buffer_size;
+  uint32_t max_workgroup_size[3], max_workgroup_invocations, max_workgroup_count[3];
+  uint32_t subgroup_size, min_subgroup_size, max_subgroup_size;
+  uint32_t max_shared_memory, max_push_constants_size;
+  uint64_t min_storage_buffer_offset_alignment, non_coherent_atom_size;
+  uint64_t min_imported_host_pointer_alignment; /* 0 without external_memory_host */
+  float timestamp_period;                       /* ns per timestamp tick */
+  bool timestamps;                              /* the compute queue writes timestamps */
+  /* features */
+  uint32_t features; /* VP_FEAT(...) bits the device supports */
+  bool push_descriptors, timeline_semaphores, pipeline_creation_feedback;
+  bool usable; /* Vulkan >= 1.2 with timeline semaphores and a compute queue */
+} vrt_device_info;
+
+/* Enumerates every Vulkan device. *out is a malloc'ed array (free() it).
+ * With no loader or no device: false and an error saying what to install. */
+bool vrt_list_devices(vrt_device_info **out, uint32_t *count, vp_diags *d);
+
+/* Appends a description: one line per device, or with `verbose` the limits,
+ * features and memory types as well. */
+void vrt_device_format(const vrt_device_info *info, bool verbose, vp_strbuf *out);
+
+/* Picks a device with a selector:
+ *   NULL or ""   VULPY_DEVICE when set, else the default (dgpu > igpu >
+ *                virtual > cpu > other, lowest index first);
+ *   "2"          the device of that index;
+ *   "dgpu", "igpu", "cpu", "virtual", "other", "any"   the first of that kind
+ *                ("any": the default order);
+ *   other text   the first device whose name contains it (case-insensitive).
+ * Returns the index into `devs`, or -1 with an error listing the devices. */
+int vrt_select_device(const vrt_device_info *devs, uint32_t n, const char *selector,
+                      vp_diags *d);
+
+/* ================================================================ context */
+
+typedef struct vrt_context_options {
+  const char *device; /* a selector, as vrt_select_device reads it */
+  /* -1: from VULPY_VALIDATION (on when "1"); 0: off; 1: on. With validation
+   * on, the Khronos validation layer is enabled and every message it sends is
+   * kept in the context (vrt_context_take_validation). */
+  int validation;
+  /* The pipeline cache folder. NULL: $XDG_CACHE_HOME/vulpy (or ~/.cache/vulpy);
+   * "": no disk cache. */
+  const char *cache_dir;
+  /* How long a wait spins on the timeline before it blocks, in microseconds.
+   * 0: from VULPY_SPIN_US, default 100. */
+  uint32_t spin_us;
+  /* Bind buffers through descriptor sets from pools even where
+   * VK_KHR_push_descriptor exists (tests use it to cover both paths). */
+  bool no_push_descriptors;
+} vrt_context_options;
+
+/* Creates a context; NULL `opt` means all defaults. */
+vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d);
+/* Waits for the context's work, then frees everything it owns (buffers,
+ * kernels, recordings and control buffers not destroyed yet included). */
+void vrt_context_destroy(vrt_context *ctx);
+/* vrt_context_destroy, keeping the validation messages sent up to the end
+ * of the teardown (objects left alive, ...): they move into `d`. Returns
+ * how many there were. */
+uint32_t vrt_context_destroy_checked(vrt_context *ctx, vp_diags *d);
+const vrt_device_info *vrt_context_device(const vrt_context *ctx);
+/* True once a call reported VK_ERROR_DEVICE_LOST: every later call fails. */
+bool vrt_context_lost(const vrt_context *ctx);
+/* Moves the validation messages recorded so far into `d` (as errors);
+ * returns how many there were. */
+uint32_t vrt_context_take_validation(vrt_context *ctx, vp_diags *d);
+/* Blocks until all submitted work is done. */
+bool vrt_context_wait_idle(vrt_context *ctx, vp_diags *d);
+
+typedef struct vrt_context_stats {
+  uint64_t submits;          /* vkQueueSubmit calls */
+  uint64_t reused_launches;  /* dispatches that resubmitted a recorded command buffer */
+  uint64_t blocks, block_bytes; /* VkDeviceMemory blocks held by the allocator */
+  uint64_t used_bytes;       /* bytes handed out of them */
+  uint64_t pipelines;        /* pipelines in the in-memory cache */
+} vrt_context_stats;
+void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out);
+
+/* Testing hook: the next call of the Vulkan function `call` (say
+ * "vkQueueSubmit") is not made and returns `vk_result` instead (a VkResult,
+ * say -4 for VK_ERROR_DEVICE_LOST). Not thread-safe; NULL clears it. */
+void vrt_context_inject_fault(vrt_context *ctx, const char *call, int vk_result);
+
+/* ========================================================== memory kinds */
+
+typedef enum vrt_memory_kind {
+  VRT_DEVICE, /* GPU-owned; mappable only on unified-memory devices */
+  VRT_HOST,   /* host-visible, write-combined where the device offers it */
+  VRT_CACHED, /* host-visible and host-cached: fast CPU reads */
+  VRT_REBAR,  /* device-local and host-visible (resizable BAR) */
+  VRT_MEMORY_KIND_COUNT
+} vrt_memory_kind;
+
+const char *vrt_memory_kind_name(vrt_memory_kind kind); /* "device", ... */
+int vrt_memory_kind_lookup(const char *name);            /* -1 if unknown */
+
+/* True when device and host memory are one DRAM: an integrated or CPU
+ * device, or one whose heaps are all device-local. */
+bool vrt_memory_is_uma(const vrt_memory_props *p, vrt_device_kind kind);
+
+/* The memory types acceptable for `kind`, best first: fills `types` (room for
+ * VRT_MAX_MEMORY_TYPES) and, when `tiers` is given, the preference tier of
+ * each (0 = what the kind asks for; higher = a documented fallback). Only
+ * types whose bit is set in `type_bits` count. Returns how many. */
+uint32_t vrt_memory_candidates(const vrt_memory_props *p, bool uma, vrt_memory_kind kind,
+                               uint32_t type_bits, uint32_t *types, uint32_t *tiers);
+
+/* =============================================================== buffers */
+
+/* A zeroed buffer of `size` bytes (0 is allowed) in memory of `kind`, from
+ * the context's sub-allocator. Buffers larger than maxStorageBufferRange can
+ * be created and copied but not bound to a kernel. */
+vrt_buffer *vrt_buffer_create(vrt_context *ctx, uint64_t size, vrt_memory_kind kind,
+                              vp_diags *d);
+/* Wraps `size` bytes of host memory at `ptr` (both aligned to the device's
+ * min_imported_host_pointer_alignment; vrt_host_alloc gives such memory)
+ * with VK_EXT_external_memory_host: no copy. The memory must outlive the
+ * buffer. The same memory may be imported into several contexts. */
+vrt_buffer *vrt_buffer_import_host(vrt_context *ctx, void *ptr, uint64_t size, vp_diags *d);
+/* Waits for the GPU work that uses the buffer, then frees it. NULL is fine. */
+void vrt_buffer_destroy(vrt_buffer *b);
+
+uint64_t vrt_buffer_size(const vrt_buffer *b);
+vrt_context *vrt_buffer_context(const vrt_buffer *b);
+vrt_memory_kind vrt_buffer_kind(const vrt_buffer *b);
+/* The VRT_MEM_* flags of the memory type that backs the buffer. */
+uint32_t vrt_buffer_memory_flags(const vrt_buffer *b);
+/* 0 when the buffer got what its kind asks for, else the fallback tier. */
+uint32_t vrt_buffer_fallback(const vrt_buffer *b);
+/* The persistently mapped address, or NULL when the memory is not
+ * host-visible. Host writes to non-coherent memory need vrt_buffer_flush
+ * before the GPU reads them, and vrt_buffer_invalidate before host reads. */
+void *vrt_buffer_map(const vrt_buffer *b);
+bool vrt_buffer_flush(vrt_buffer *b, vp_diags *d);
+bool vrt_buffer_invalidate(vrt_buffer *b, vp_diags *d);
+
+/* Copies between host memory and the buffer. Both wait for the GPU work
+ * submitted so far that uses the buffer; memory that is not host-visible goes
+ * through the context's staging ring. */
+bool vrt_buffer_upload(vrt_buffer *b, uint64_t offset, const void *src, uint64_t size,
+                       vp_diags *d);
+bool vrt_buffer_download(vrt_buffer *b, uint64_t offset, void *dst, uint64_t size, vp_diags *d);
+/* Sets `size` bytes at `offset` (both multiples of 4; size UINT64_MAX: to the
+ * end) to the 32-bit `value`, on the GPU, and waits. */
+bool vrt_buffer_fill(vrt_buffer *b, uint64_t offset, uint64_t size, uint32_t value,
+                     vp_diags *d);
+/* Copies `size` bytes between buffers of one context, on the GPU, and waits. */
+bool vrt_buffer_copy(vrt_buffer *dst, uint64_t dst_offset, vrt_buffer *src, uint64_t src_offset,
+                     uint64_t size, vp_diags *d);
+
+/* Page-aligned host memory for vrt_buffer_import_host: `size` is rounded up
+ * to 64 KiB (*alloc_size says the result); zeroed; NULL on failure. */
+void *vrt_host_alloc(size_t size, size_t *alloc_size);
+void vrt_host_free(void *ptr, size_t alloc_size);
+
+/* =============================================================== kernels */
+
+typedef struct vrt_kernel_options {
+  /* Local size when the SPIR-V takes it from specialization constants
+   * (GLSL layout(local_size_x_id = 0) ...); zeros: the manifest's. */
+  uint32_t local_size[3];
+  /* Skip SPIRV-Tools validation (for SPIR-V the VulPy compiler has just
+   * validated). The entry point, bindings and push size are still checked. */
+  bool trusted;
+} vrt_kernel_options;
+
+/* Creates a kernel from SPIR-V words and its manifest (copied), after
+ * checking them against each other and against the device. */
+vrt_kernel *vrt_kernel_create(vrt_context *ctx, const void *spirv, size_t spirv_bytes,
+                              const vpm_manifest *m, const vrt_kernel_options *opt, vp_diags *d);
+void vrt_kernel_destroy(vrt_kernel *k);
+const vpm_manifest *vrt_kernel_manifest(const vrt_kernel *k);
+/* The local size the pipeline was built with. */
+void vrt_kernel_local_size(const vrt_kernel *k, uint32_t out[3]);
+
+typedef struct vrt_kernel_stats {
+  bool memory_hit;    /* the pipeline came from the context's in-memory cache */
+  bool disk_loaded;   /* a cache file was found and accepted */
+  bool disk_rejected; /* a cache file was found but corrupt or stale: ignored */
+  bool disk_written;  /* the cache file was (re)written */
+  int driver_hit;     /* 1/0: the driver reports a pipeline cache hit; -1: unknown */
+  bool push_descriptors; /* bound with VK_KHR_push_descriptor */
+  char cache_path[512];  /* the cache file, or "" */
+} vrt_kernel_stats;
+void vrt_kernel_stats_get(const vrt_kernel *k, vrt_kernel_stats *out);
+
+/* ============================================================== dispatch */
+
+/* The grid of a dispatch: invocation counts (groups = ceil(n / local size);
+ * the kernel checks the bound, or its manifest's dispatch_guard field gets
+ * the counts), or explicit group counts. Unused dimensions are 1. */
+typedef struct vrt_grid {
+  uint32_t n[3];
+  bool groups;
+} vrt_grid;
+
+static inline vrt_grid vrt_invocations(uint32_t x, uint32_t y, uint32_t z) {
+  vrt_grid g = {{x, y, z}, false};
+  return g;
+}
+static inline vrt_grid vrt_groups(uint32_t x, uint32_t y, uint32_t z) {
+  vrt_grid g = {{x, y, z}, true};
+  return g;
+}
+
+/* What a dispatch binds: one buffer per manifest buffer, in manifest order,
+ * and the push-constant block laid out as the manifest says (push_size may
+ * be smaller than the manifest's; the rest is zero). */
+typedef struct vrt_args {
+  vrt_buffer *const *buffers;
+  uint32_t nbuffers;
+  const void *push;
+  uint32_t push_size;
+} vrt_args;
+
+/* Runs the kernel and waits for it. */
+bool vrt_dispatch(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vp_diags *d);
+/* Submits the kernel and returns at once with a ticket for vrt_wait. */
+bool vrt_dispatch_async(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vrt_ticket *ticket,
+                        vp_diags *d);
+/* Runs the kernel, waits, and measures it with GPU timestamps (*gpu_ns). */
+bool vrt_dispatch_timed(vrt_kernel *k, const vrt_args *args, vrt_grid grid, double *gpu_ns,
+                        vp_diags *d);
+
+/* Waits until the ticket is reached: a short spin, then a blocking wait.
+ * timeout_ns UINT64_MAX waits forever; a timeout is an error. */
+bool vrt_wait(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, vp_diags *d);
+/* True when the ticket is reached (never blocks). */
+bool vrt_ticket_done(vrt_context *ctx, vrt_ticket ticket);
+
+/* ============================================================= recording */
+
+enum { VRT_RECORD_TIMESTAMPS = 1 }; /* a GPU time per dispatch */
+
+/* Starts a recording: dispatches, copies and fills that run in one
+ * submission, with the pipeline barriers their buffer accesses need
+ * (manifest access: readonly / writeonly / readwrite). */
+vrt_recording *vrt_record_begin(vrt_context *ctx, uint32_t flags, vp_diags *d);
+bool vrt_record_dispatch(vrt_recording *r, vrt_kernel *k, const vrt_args *args, vrt_grid grid,
+                         vp_diags *d);
+bool vrt_record_copy(vrt_recording *r, vrt_buffer *dst, uint64_t dst_offset, vrt_buffer *src,
+                     uint64_t src_offset, uint64_t size, vp_diags *d);
+bool vrt_record_fill(vrt_recording *r, vrt_buffer *b, uint64_t offset, uint64_t size,
+                     uint32_t value, vp_diags *d);
+/* Submits the recording (ending it on the first call); a recording can be
+ * submitted again once its previous submission is done. */
+bool vrt_record_submit(vrt_recording *r, vrt_ticket *ticket, vp_diags *d);
+/* Submits and waits. */
+bool vrt_record_run(vrt_recording *r, vp_diags *d);
+/* After the last submission is done: the GPU time of each recorded dispatch
+ * in ns (VRT_RECORD_TIMESTAMPS); returns how many were written to `ns`. */
+uint32_t vrt_record_times(vrt_recording *r, double *ns, uint32_t max);
+/* Waits for the recording's submission, then frees it. NULL is fine. */
+void vrt_record_destroy(vrt_recording *r);
+
+/* ======================================================= control buffers */
+
+/* A buffer of `words` uint32 words (at least `nnames`) in host-coherent
+ * memory, zeroed; the first `nnames` words are named. Bind it like any other
+ * buffer (vrt_control_buffer). Host access is atomic and may happen while a
+ * kernel runs. */
+vrt_control *vrt_control_create(vrt_context *ctx, const char *const *names, uint32_t nnames,
+                                uint32_t words, vp_diags *d);
+void vrt_control_destroy(vrt_control *c);
+vrt_buffer *vrt_control_buffer(const vrt_control *c);
+uint32_t vrt_control_words(const vrt_control *c);
+/* Word index of a name, or -1. */
+int vrt_control_index(const vrt_control *c, const char *name);
+const char *vrt_control_name(const vrt_control *c, uint32_t word); /* NULL if unnamed */
+/* The words themselves (for a NumPy view). */
+uint32_t *vrt_control_data(const vrt_control *c);
+/* Acquire load, release store, and sequentially consistent add (returns the
+ * old value). `word` must be < vrt_control_words(c). */
+uint32_t vrt_control_load(const vrt_control *c, uint32_t word);
+void vrt_control_store(vrt_control *c, uint32_t word, uint32_t value);
+uint32_t vrt_control_add(vrt_control *c, uint32_t word, uint32_t delta);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VULPY_RUNTIME_H */

@@ -1,0 +1,444 @@
+/* fe.h - the frontend's inside: the JSON tree, the translation context, the
+ * value model and the functions the files of lib/Frontend share.
+ *
+ * json.c reads the document into a tree of vfe_node (one arena, freed when
+ * the translation ends). frontend.c finds the kernel and declares the
+ * module's interface; stmt.c, expr.c, call.c and func.c walk the Python AST
+ * and build VIR; types.c holds the names of the language (types and
+ * built-ins) and the typing rules. Out of memory anywhere longjmps back to
+ * vfe_translate_json, which frees everything and reports it.
+ */
+#ifndef VULPY_FE_H
+#define VULPY_FE_H
+
+#include <setjmp.h>
+
+#include "vulpy/frontend.h"
+
+/* ================================================================ JSON */
+
+typedef enum vfe_jkind {
+  VFE_J_NULL,
+  VFE_J_BOOL,
+  VFE_J_INT,   /* fits int64 or uint64 (big: > INT64_MAX) */
+  VFE_J_FLOAT,
+  VFE_J_STR,
+  VFE_J_LIST,
+  VFE_J_OBJ,
+} vfe_jkind;
+
+/* The Python ast classes the translator looks at; anything else is
+ * VFE_AST_OTHER and keeps its name for the "not supported" message. */
+#define VFE_AST_CLASSES(X)                                                               \
+  X(Module) X(FunctionDef) X(ClassDef) X(Return) X(Assign) X(AugAssign) X(AnnAssign)     \
+  X(For) X(While) X(If) X(Assert) X(Import) X(ImportFrom) X(Expr) X(Pass) X(Break)       \
+  X(Continue) X(BoolOp) X(BinOp) X(UnaryOp) X(IfExp) X(Compare) X(Call) X(Constant)      \
+  X(Attribute) X(Subscript) X(Name) X(Tuple) X(List) X(Slice) X(keyword) X(arg)          \
+  X(arguments) X(alias) X(And) X(Or) X(Add) X(Sub) X(Mult) X(MatMult) X(Div) X(Mod)      \
+  X(Pow) X(LShift) X(RShift) X(BitOr) X(BitXor) X(BitAnd) X(FloorDiv) X(Invert) X(Not)   \
+  X(UAdd) X(USub) X(Eq) X(NotEq) X(Lt) X(LtE) X(Gt) X(GtE) X(Is) X(IsNot) X(In) X(NotIn)  \
+  X(Lambda) X(GeneratorExp) X(ListComp) X(SetComp) X(DictComp) X(Try) X(With)           \
+  X(AsyncFunctionDef) X(Global) X(Nonlocal) X(Delete) X(Raise) X(Yield) X(Await)         \
+  X(JoinedStr) X(Starred) X(NamedExpr) X(Dict) X(Set) X(Match) X(YieldFrom) X(TryStar)   \
+  X(AsyncFor) X(AsyncWith)
+
+typedef enum vfe_ast {
+  VFE_AST_OTHER,
+#define VFE_AST_ENUM(N) VFE_AST_##N,
+  VFE_AST_CLASSES(VFE_AST_ENUM)
+#undef VFE_AST_ENUM
+  VFE_AST_COUNT
+} vfe_ast;
+
+typedef struct vfe_ctx vfe_ctx;
+typedef struct vfe_node vfe_node;
+struct vfe_node {
+  uint8_t kind;   /* vfe_jkind */
+  uint8_t ast;    /* OBJ: vfe_ast of its "_type" */
+  bool b;         /* BOOL */
+  bool big;       /* INT: the value is u (above INT64_MAX) */
+  uint32_t len;   /* STR: bytes; LIST, OBJ: entries */
+  uint32_t jline, jcol; /* where it starts in the JSON (1-based) */
+  /* OBJ: the Python location (lineno, col_offset + 1, ...), 0 = none */
+  uint32_t line, col, end_line, end_col;
+  union {
+    int64_t i;
+    uint64_t u;
+    double f;
+    const char *s; /* STR (NUL-terminated, may hold NULs inside) */
+  };
+  const char *type_name; /* OBJ: "_type" */
+  const char **keys;     /* OBJ */
+  vfe_node **items;      /* LIST items, OBJ values */
+};
+
+/* Reads JSON text into a tree in `arena`. Errors name `json_name` and the
+ * JSON line:col; returns NULL after adding them. */
+vfe_node *vfe_json_read(vp_arena *arena, const char *text, size_t len, const char *json_name,
+                        vp_diags *diags);
+
+/* An object's field, or NULL when absent (JSON null counts as absent). */
+vfe_node *vfe_get(const vfe_node *obj, const char *key);
+/* A string field's text, or NULL. */
+const char *vfe_get_str(const vfe_node *obj, const char *key);
+/* A list field's items (count in *n); absent = empty. */
+vfe_node **vfe_get_list(const vfe_node *obj, const char *key, uint32_t *n);
+/* The ast class of a field's object, VFE_AST_OTHER when not an object. */
+static inline vfe_ast vfe_ast_of(const vfe_node *n) {
+  return n && n->kind == VFE_J_OBJ ? (vfe_ast)n->ast : VFE_AST_OTHER;
+}
+const char *vfe_ast_name(vfe_ast a);
+
+/* ========================================================== name table */
+
+/* A small open-addressing string map (arena memory). */
+typedef struct vfe_map {
+  const char **keys;
+  void **vals;
+  uint32_t cap, len;
+} vfe_map;
+
+void *vfe_map_get(const vfe_map *m, const char *key);
+void vfe_map_put(vfe_ctx *c, vfe_map *m, const char *key, void *val);
+
+/* ============================================================ builtins */
+
+/* The language's predefined names: types and functions, reached as
+ * `vp.NAME` or bare `NAME` (and Python's own int/float/bool/abs/min/max/
+ * round/len/range). types.c has the table. */
+typedef enum vfe_bkind {
+  VFE_B_TYPE,   /* a scalar, vector or matrix type: cast or constructor */
+  VFE_B_BUFFER, /* vp.Buffer[T] */
+  VFE_B_SHARED, /* vp.Shared[T, N...] */
+  VFE_B_FUNC,   /* a built-in function; `op` says which */
+} vfe_bkind;
+
+typedef enum vfe_bfn {
+  VFE_F_MATH1,    /* one float operand: op */
+  VFE_F_MATH2,    /* two float operands of one type: op */
+  VFE_F_MATH3,    /* three: op (mix, fma, smoothstep) */
+  VFE_F_NUM1,     /* abs, sign: int or float */
+  VFE_F_MINMAX,   /* min, max */
+  VFE_F_CLAMP,
+  VFE_F_STEP,
+  VFE_F_ATAN,     /* atan(x) or atan(y, x) */
+  VFE_F_ROUND,
+  VFE_F_VEC1,     /* length, normalize (op) */
+  VFE_F_VEC2,     /* dot, cross, distance, reflect (op) */
+  VFE_F_TEST,     /* isnan, isinf */
+  VFE_F_ANYALL,   /* any, all */
+  VFE_F_WHERE,    /* where / select */
+  VFE_F_TRANSPOSE,
+  VFE_F_ID,       /* global_id & co.: op; with axis or .xyz */
+  VFE_F_ID1,      /* local_index, subgroup ids: a u32 */
+  VFE_F_SG1,      /* subgroup reductions, broadcast_first: op */
+  VFE_F_SG2,      /* subgroup broadcast and shuffles: op */
+  VFE_F_BALLOT,
+  VFE_F_ELECT,
+  VFE_F_ATOMIC,   /* op; atomic_sub is ADD of a negation */
+  VFE_F_ATOMIC_SUB,
+  VFE_F_BARRIER,
+  VFE_F_MEMBAR,
+  VFE_F_VAR,      /* vp.var(x) */
+  VFE_F_RANGE,
+  VFE_F_LEN,
+  VFE_F_BITCAST,  /* bitcast(x, T) */
+  VFE_F_KERNEL,   /* the decorators: vp.kernel, vp.func */
+} vfe_bfn;
+
+typedef struct vfe_builtin {
+  const char *name;
+  uint8_t kind;  /* vfe_bkind */
+  uint8_t fn;    /* vfe_bfn */
+  uint16_t op;   /* vir_opcode */
+  /* TYPE: scalar kind (VIR_TY_BOOL/INT/UINT/FLOAT), bits, vector width
+   * (1 = scalar), matrix columns (0 = not a matrix) */
+  uint8_t tkind, bits, n, cols;
+  bool python; /* also a bare Python built-in (abs, min, int, ...) */
+} vfe_builtin;
+
+/* By name, or NULL. `bare` names need no prefix except those marked
+ * vp-only (Buffer, Shared, var...), which are bare too: the seed writes
+ * bare `uint32`. */
+const vfe_builtin *vfe_builtin_find(const char *name);
+/* The vir_type of a TYPE built-in. */
+vir_type *vfe_builtin_type(vfe_ctx *c, const vfe_builtin *b);
+/* The closest known built-in name (for "did you mean"), or NULL. */
+const char *vfe_builtin_suggest(const char *name);
+
+/* ================================================================ values */
+
+typedef enum vfe_vkind {
+  VFE_V_ERR,     /* an error was reported: propagates without more messages */
+  VFE_V_VAL,     /* an SSA value */
+  VFE_V_INT,     /* an untyped integer literal (Python int), folded */
+  VFE_V_FLOAT,   /* an untyped float literal */
+  VFE_V_BOOL,    /* True / False */
+  VFE_V_NONE,
+  VFE_V_PLACE,   /* memory not yet read: buffer/shared element, local, push field */
+  VFE_V_ARRAY,   /* a buffer or shared array itself (name without index) */
+  VFE_V_PUSH,    /* the push block `pc` */
+  VFE_V_VP,      /* the vulpy module */
+  VFE_V_BUILTIN, /* a built-in type or function */
+  VFE_V_FUNC,    /* a helper function */
+  VFE_V_CLASS,   /* a struct class */
+  VFE_V_IDVEC,   /* global_id() & co. without an axis: x, or the vector by .xyz */
+  VFE_V_STR,
+  VFE_V_TUPLE,   /* (a, b): only for unpacking and multi-index */
+  VFE_V_TYPE,    /* a resolved non-builtin type (vp.Buffer[T] / class) */
+} vfe_vkind;
+
+typedef enum vfe_root { VFE_R_BUFFER, VFE_R_SHARED, VFE_R_LOCAL, VFE_R_PUSH } vfe_root;
+
+typedef struct vfe_place {
+  uint8_t root;     /* vfe_root */
+  uint8_t npath;
+  uint8_t path[VIR_MAX_PATH];
+  uint8_t dims_left;    /* shared arrays: indices still to come (2-D) */
+  vir_sym *sym;
+  vir_value *index;     /* BUFFER, SHARED: the element index */
+  vir_type *type;       /* of the place */
+  struct vfe_array *arr; /* BUFFER, SHARED: the frontend's record */
+} vfe_place;
+
+typedef struct vfe_val vfe_val;
+struct vfe_val {
+  uint8_t kind; /* vfe_vkind */
+  bool big;     /* INT: u is above INT64_MAX */
+  vir_value *v;        /* VAL; IDVEC: the vec3 */
+  vir_type *type;      /* VAL: v->type; TYPE: the type */
+  union {
+    int64_t i;
+    uint64_t u;
+    double f;
+    bool b;
+  };
+  const char *s;              /* STR */
+  vir_sym *gsym;              /* INT, FLOAT, BOOL: the module constant it came from */
+  vfe_place place;            /* PLACE */
+  struct vfe_array *arr;      /* ARRAY */
+  const vfe_builtin *bi;      /* BUILTIN */
+  struct vfe_helper *helper;  /* FUNC */
+  vir_struct *st;             /* CLASS */
+  vfe_val *elems;             /* TUPLE */
+  uint32_t nelems;
+};
+
+/* ===================================================== module and scopes */
+
+/* A buffer or shared array of the kernel. */
+typedef struct vfe_array {
+  vir_sym *sym;
+  vir_type *elem;
+  bool shared;
+  uint32_t dims[2]; /* shared: the declared shape (dims[1] = 0 for 1-D) */
+  uint32_t reads, writes;
+} vfe_array;
+
+/* A module-level name. */
+typedef enum vfe_gkind { VFE_G_CONST, VFE_G_CLASS, VFE_G_FUNC, VFE_G_VP, VFE_G_OTHER } vfe_gkind;
+
+typedef struct vfe_global {
+  uint8_t kind; /* vfe_gkind */
+  const vfe_node *node; /* the defining statement (CONST: the value expr) */
+  const vfe_node *ann;  /* CONST: its annotation, or NULL */
+  /* CONST, once evaluated */
+  bool evaluating, evaluated, typed;
+  vfe_val value;        /* the literal (untyped ones carry gsym) */
+  vir_sym *sym;         /* CONST: the VIR constant */
+  vir_struct *st;       /* CLASS, once declared */
+  bool declaring;
+  struct vfe_helper *helper; /* FUNC */
+} vfe_global;
+
+/* One specialization of a helper function. */
+typedef struct vfe_inst {
+  struct vfe_inst *next;
+  uint32_t nparams;
+  vfe_val *args;      /* per parameter: VAL (type only) or ARRAY */
+  vir_func *func;
+  bool done;
+} vfe_inst;
+
+typedef struct vfe_helper {
+  const char *name;
+  const vfe_node *def;   /* the FunctionDef */
+  const char *file;      /* where it is (a helper may come from another file) */
+  bool active;           /* being translated: a call now is recursion */
+  uint32_t ninst;
+  vfe_inst *insts;
+} vfe_helper;
+
+/* What a Python name is bound to inside a function. */
+typedef enum vfe_bind { VFE_BIND_LOCAL, VFE_BIND_SSA, VFE_BIND_LOOP, VFE_BIND_ARRAY,
+                        VFE_BIND_PUSH, VFE_BIND_POISON } vfe_bind;
+
+typedef struct vfe_var {
+  uint8_t bind;     /* vfe_bind */
+  bool is_var;      /* made by vp.var */
+  bool single;      /* assigned exactly once at the top level: SSA */
+  vir_sym *local;   /* LOCAL */
+  vir_value *value; /* SSA, LOOP */
+  vfe_array *arr;   /* ARRAY */
+  uint32_t field;   /* PUSH: field index */
+  vir_type *type;
+  uint32_t line;    /* where it got its type */
+} vfe_var;
+
+/* The function being translated. */
+typedef struct vfe_fn {
+  struct vfe_fn *outer;
+  vir_func *f;
+  vfe_helper *helper; /* NULL for the kernel */
+  bool is_kernel;
+  vfe_map vars;       /* name -> vfe_var* */
+  vfe_map assigns;    /* name -> (void*)(uintptr_t) assignment count (+ flags) */
+  vir_type *ret;      /* helpers: the return type once known */
+  bool ret_annotated;
+  uint32_t loop_depth;
+  uint32_t ntemps;
+  const char *file;
+} vfe_fn;
+
+struct vfe_ctx {
+  vp_arena arena;
+  vp_diags *diags;
+  const vfe_options *opts;
+  vir_module *m;
+  const char *file;      /* the Python file (module arena) */
+  const vfe_node *doc, *module;
+  vfe_map globals;       /* name -> vfe_global* */
+  vfe_map vp_names;      /* aliases of the vulpy module ("vp") */
+  vfe_map from_names;    /* `from vulpy import x as y`: y -> builtin */
+  vir_struct *push_st;   /* fields gathered before the push block is added */
+  vir_sym *push;         /* the push block, once declared */
+  uint32_t count_field;  /* index of _vp_count, or UINT32_MAX */
+  vfe_fn *fn;            /* the function being translated */
+  vir_builder b;
+  vfe_array *assert_buf; /* _vp_assert, when debug asserts are on */
+  uint32_t nbindings;
+  uint32_t depth;        /* expression nesting (a guard against deep trees) */
+  vp_ptrvec arrays;      /* every vfe_array, for the access qualifiers */
+  jmp_buf oom;
+};
+
+/* ============================================================ helpers */
+
+/* A location naming a file only. */
+static inline vp_loc vfe_file_loc(const char *file) {
+  vp_loc l = {file, 0, 0};
+  return l;
+}
+
+void *vfe_alloc(vfe_ctx *c, size_t size);
+const char *vfe_strdup(vfe_ctx *c, const char *s);
+/* A copy in the module's arena: every name handed to VIR outlives ours. */
+const char *vfe_mstrdup(vfe_ctx *c, const char *s);
+vp_loc vfe_loc(vfe_ctx *c, const vfe_node *n);
+/* An error at a node; returns an ERR value for convenience. */
+vfe_val vfe_err(vfe_ctx *c, const vfe_node *n, const char *fmt, ...) VP_PRINTF(3, 4);
+void vfe_warn(vfe_ctx *c, const vfe_node *n, const char *fmt, ...) VP_PRINTF(3, 4);
+#define vfe_hint(c, ...) vp_diag_hint((c)->diags, __VA_ARGS__)
+/* The text of a type for messages ("u32", "vec3<f32>"), arena memory. */
+const char *vfe_tyname(vfe_ctx *c, const vir_type *t);
+/* The vp spelling of a type for hints ("vp.uint32", "vp.vec3"). */
+const char *vfe_vpname(vfe_ctx *c, const vir_type *t);
+
+/* Builds an op at the builder (location set by the caller); longjmps on OOM. */
+vir_op *vfe_build(vfe_ctx *c, vir_opcode code, vir_type *t, uint32_t n, vir_value *const *ops);
+vir_value *vfe_build1(vfe_ctx *c, vir_opcode code, vir_type *t, vir_value *a);
+vir_value *vfe_build2(vfe_ctx *c, vir_opcode code, vir_type *t, vir_value *a, vir_value *b);
+vir_value *vfe_const_int(vfe_ctx *c, vir_type *t, int64_t v);
+vir_value *vfe_const_float(vfe_ctx *c, vir_type *t, double v);
+vir_value *vfe_const_bool(vfe_ctx *c, bool v);
+void vfe_set_loc(vfe_ctx *c, const vfe_node *n);
+
+/* ================================================================ types */
+
+/* Resolves an annotation to a value type (scalars, vectors, matrices,
+ * structs); NULL after an error. */
+vir_type *vfe_type_of_annotation(vfe_ctx *c, const vfe_node *ann);
+/* Whether a value of type `from` converts implicitly to `to` (same shape,
+ * same kind, no narrower). */
+bool vfe_widens(const vir_type *from, const vir_type *to);
+/* The common type of two typed operands of an arithmetic op, or NULL with
+ * an error (mixed sign, int and float, shapes). */
+vir_type *vfe_unify(vfe_ctx *c, const vfe_node *at, const vir_type *a, const vir_type *b,
+                    const char *what);
+/* A value of the exact type `t`: literals adapt (checked to fit), typed
+ * values widen; anything else is an error naming `what`. */
+vir_value *vfe_coerce(vfe_ctx *c, const vfe_node *at, vfe_val v, vir_type *t, const char *what);
+/* Materializes a value with no context: int literal -> i32, float -> f32. */
+vir_value *vfe_rvalue(vfe_ctx *c, const vfe_node *at, vfe_val v);
+/* Whether a literal fits a scalar type exactly enough (ints: in range). */
+bool vfe_literal_fits(const vfe_val *v, const vir_type *scalar);
+/* The struct a class names (declared on first use), or NULL. */
+vir_struct *vfe_declare_class(vfe_ctx *c, vfe_global *g, const char *name);
+
+/* ================================================================ walk */
+
+/* The value of an expression (places stay places, names stay names). */
+vfe_val vfe_expr(vfe_ctx *c, const vfe_node *e);
+/* An expression as a typed SSA value (places are loaded, literals get
+ * their default types). NULL after an error. */
+vir_value *vfe_expr_value(vfe_ctx *c, const vfe_node *e);
+/* An expression converted to `t` (literals adapt). NULL after an error. */
+vir_value *vfe_expr_as(vfe_ctx *c, const vfe_node *e, vir_type *t, const char *what);
+/* A condition: bool, or a scalar number compared with zero. */
+vir_value *vfe_expr_cond(vfe_ctx *c, const vfe_node *e);
+/* Loads a place. */
+vir_value *vfe_load(vfe_ctx *c, const vfe_place *p);
+void vfe_store(vfe_ctx *c, const vfe_place *p, vir_value *v);
+/* A value for use: loads places, materializes literals (NULL on error). */
+vir_value *vfe_use(vfe_ctx *c, const vfe_node *at, vfe_val v);
+/* Binary arithmetic on two values (also AugAssign); `an`, `bn` are the
+ * operand expressions, for hints (may be NULL). */
+vfe_val vfe_binop(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, const vfe_node *an,
+                  vfe_val b, const vfe_node *bn);
+/* A comparison (one link of a chain). */
+vfe_val vfe_compare(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, const vfe_node *an,
+                    vfe_val b, const vfe_node *bn);
+/* Short-circuit `a and rhs` / `a or rhs`: rhs runs only when needed; pure
+ * right sides become land/lor, others a local and an if. */
+typedef vir_value *(*vfe_rhs_fn)(vfe_ctx *c, const void *arg);
+vir_value *vfe_logic(vfe_ctx *c, const vfe_node *at, bool is_and, vir_value *a, vfe_rhs_fn rhs,
+                     const void *arg);
+/* A fresh hidden local (`_vp_t0`, ...). */
+vir_sym *vfe_temp(vfe_ctx *c, const char *what, vir_type *t);
+/* Moves every op of `r` in front of `before` (in before's region). */
+void vfe_hoist(vir_region *r, vir_op *before);
+/* Makes a value an SSA name hint (module arena copy). */
+void vfe_name_value(vfe_ctx *c, vir_value *v, const char *name);
+/* Attribute of a value: swizzles, struct fields, pc.NAME, vp.NAME. */
+vfe_val vfe_attribute(vfe_ctx *c, const vfe_node *at, vfe_val base, const char *attr);
+/* Resolves a name in the function, then the module, then the built-ins. */
+vfe_val vfe_name(vfe_ctx *c, const vfe_node *n, const char *id);
+/* Whether the ops of a region are free of effects and faults. */
+bool vfe_region_is_pure(const vir_region *r);
+
+/* A Constant node's value. */
+vfe_val vfe_constant(vfe_ctx *c, const vfe_node *e);
+/* A call expression (built-ins in call.c, helpers in func.c). */
+vfe_val vfe_call(vfe_ctx *c, const vfe_node *call);
+vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi);
+vfe_val vfe_call_helper(vfe_ctx *c, const vfe_node *call, vfe_helper *h);
+/* The value of a module-level constant (evaluated once). */
+vfe_val vfe_global_const(vfe_ctx *c, const vfe_node *at, vfe_global *g, const char *name);
+
+/* Statements of a body into the builder's region. */
+void vfe_stmts(vfe_ctx *c, vfe_node **body, uint32_t n);
+/* Counts assignments per name over a function body (decides SSA vs local). */
+void vfe_count_assigns(vfe_ctx *c, vfe_fn *fn, vfe_node **body, uint32_t n);
+/* Whether the last op built in the current region is a terminator. */
+bool vfe_region_terminated(vfe_ctx *c);
+
+/* Kernel set-up, in frontend.c. */
+vfe_array *vfe_declare_shared(vfe_ctx *c, const vfe_node *at, const char *name, vir_type *elem,
+                              uint32_t d0, uint32_t d1);
+/* Adds a field to the push block (before it is declared). */
+uint32_t vfe_push_field(vfe_ctx *c, const vfe_node *at, const char *name, vir_type *t);
+
+/* The hint for a missing cast: "vp.uint32(x)". */
+const char *vfe_cast_hint(vfe_ctx *c, const vir_type *to, const vfe_node *expr);
+
+#endif /* VULPY_FE_H */

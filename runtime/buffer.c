@@ -1,0 +1,290 @@
+/* buffer.c - buffers: creation in a memory kind, zeroing, fill, copy, destroy.
+ *
+ * Each buffer is its own VkBuffer bound at an offset of a sub-allocated
+ * block (alloc.c). The memory type comes from the kind's candidate list
+ * (memory.c); when a heap is full, the next candidate is tried, and the
+ * buffer remembers the tier it got (vrt_buffer_fallback).
+ *
+ * Nobody may read memory a buffer has not written (LeftoverLocals-class
+ * leaks), so every new buffer is zeroed: with memset through the mapping
+ * when the memory is host-visible, otherwise by a vkCmdFillBuffer in the
+ * context's pending zero-fill command buffer, which every submission sends
+ * first, before any command that could read the buffer.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  USAGE = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+          VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+};
+
+bool vrt__zero_later(vrt_context *ctx, vrt_buffer *b, vp_diags *d) {
+  if (ctx->zero_slot < 0) {
+    int slot;
+    VkCommandBuffer cb = vrt__cmd_begin(ctx, &slot, d);
+    if (!cb)
+      return false;
+    /* The memory may have belonged to a buffer the GPU wrote before. */
+    vrt__barrier(ctx, cb, true);
+    ctx->zero_slot = slot;
+  }
+  ctx->vk.vkCmdFillBuffer(ctx->ring[ctx->zero_slot].cb, b->buffer, 0, VK_WHOLE_SIZE, 0);
+  return true;
+}
+
+vrt_buffer *vrt__buffer_create(vrt_context *ctx, uint64_t size, vrt_memory_kind kind,
+                               uint32_t need, vp_diags *d) {
+  if ((unsigned)kind >= VRT_MEMORY_KIND_COUNT) {
+    vrt__error(ctx, d, "unknown memory kind %d", (int)kind);
+    return NULL;
+  }
+  uint64_t vk_size = size < 4 ? 4 : (size + 3) & ~(uint64_t)3;
+  if (size > UINT64_MAX - 4 || vk_size > ctx->info.max_buffer_size) {
+    vrt__error(ctx, d, "cannot create a buffer of %llu bytes: the device's maxBufferSize is %llu",
+               (unsigned long long)size, (unsigned long long)ctx->info.max_buffer_size);
+    return NULL;
+  }
+  vrt_buffer *b = calloc(1, sizeof *b);
+  if (!b) {
+    vrt__error(ctx, d, "out of host memory");
+    return NULL;
+  }
+  b->ctx = ctx;
+  b->id = ++ctx->next_id;
+  b->size = size;
+  b->vk_size = vk_size;
+  b->kind = kind;
+  VkBufferCreateInfo bi = {
+      .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+      .size = vk_size,
+      .usage = USAGE,
+      .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+  };
+  if (!VRT_VK(ctx, d, vkCreateBuffer, ctx->device, &bi, NULL, &b->buffer)) {
+    free(b);
+    return NULL;
+  }
+  VkMemoryRequirements req;
+  ctx->vk.vkGetBufferMemoryRequirements(ctx->device, b->buffer, &req);
+  uint32_t types[VRT_MAX_MEMORY_TYPES], tiers[VRT_MAX_MEMORY_TYPES];
+  uint32_t n = vrt_memory_candidates(&ctx->info.memory, ctx->info.uma, kind,
+                                     req.memoryTypeBits, types, tiers);
+  vp_diags tmp = {0};
+  uint32_t i;
+  bool got = false;
+  for (i = 0; i < n && !got; i++) {
+    if ((ctx->info.memory.types[types[i]].flags & need) != need)
+      continue;
+    vp_diags_clear(&tmp);
+    got = vrt__alloc(ctx, types[i], req.size, req.alignment, &b->alloc, &tmp);
+    if (!got && vrt_context_lost(ctx))
+      break;
+  }
+  if (!got) {
+    if (tmp.count)
+      vp_diags_move(d, &tmp);
+    else
+      vrt__error(ctx, d, "device '%s' has no memory type for kind '%s'%s", ctx->info.name,
+                 vrt_memory_kind_name(kind), need ? " that is host-coherent" : "");
+    vp_diags_free(&tmp);
+    ctx->vk.vkDestroyBuffer(ctx->device, b->buffer, NULL);
+    free(b);
+    return NULL;
+  }
+  vp_diags_free(&tmp);
+  i--;
+  b->mem_flags = ctx->info.memory.types[types[i]].flags;
+  b->fallback = tiers[i];
+  if (!VRT_VK(ctx, d, vkBindBufferMemory, ctx->device, b->buffer, b->alloc.block->memory,
+              b->alloc.offset)) {
+    vrt__free(ctx, &b->alloc);
+    ctx->vk.vkDestroyBuffer(ctx->device, b->buffer, NULL);
+    free(b);
+    return NULL;
+  }
+  VRT_LINK(ctx->buffers, b);
+  if (b->alloc.block->map) {
+    b->map = (char *)b->alloc.block->map + b->alloc.offset;
+    memset(b->map, 0, vk_size);
+    if (!(b->mem_flags & VRT_MEM_HOST_COHERENT) && !vrt_buffer_flush(b, d)) {
+      vrt__buffer_release(b);
+      return NULL;
+    }
+  } else if (!vrt__zero_later(ctx, b, d)) {
+    vrt__buffer_release(b);
+    return NULL;
+  }
+  return b;
+}
+
+vrt_buffer *vrt_buffer_create(vrt_context *ctx, uint64_t size, vrt_memory_kind kind,
+                              vp_diags *d) {
+  if (!vrt__alive(ctx, d))
+    return NULL;
+  pthread_mutex_lock(&ctx->lock);
+  vrt_buffer *b = vrt__buffer_create(ctx, size, kind, 0, d);
+  pthread_mutex_unlock(&ctx->lock);
+  return b;
+}
+
+void vrt__buffer_release(vrt_buffer *b) {
+  vrt_context *ctx = b->ctx;
+  VRT_UNLINK(ctx->buffers, b);
+  if (ctx->staging == b)
+    ctx->staging = NULL;
+  ctx->vk.vkDestroyBuffer(ctx->device, b->buffer, NULL);
+  if (b->own)
+    ctx->vk.vkFreeMemory(ctx->device, b->own, NULL);
+  else
+    vrt__free(ctx, &b->alloc);
+  free(b);
+}
+
+void vrt_buffer_destroy(vrt_buffer *b) {
+  if (!b)
+    return;
+  vrt_context *ctx = b->ctx;
+  vp_diags ignore = {0};
+  pthread_mutex_lock(&ctx->lock);
+  /* A pending zero fill may name this buffer: send it before the buffer goes. */
+  if (ctx->zero_slot >= 0 && !b->map) {
+    vrt_ticket t;
+    if (vrt__submit(ctx, NULL, 0, NULL, 0, &t, &ignore))
+      atomic_store(&b->last_use, t);
+    else
+      ctx->zero_slot = -1;
+  }
+  pthread_mutex_unlock(&ctx->lock);
+  if (!vrt_context_lost(ctx))
+    vrt_wait(ctx, atomic_load(&b->last_use), UINT64_MAX, &ignore);
+  vp_diags_free(&ignore);
+  pthread_mutex_lock(&ctx->lock);
+  vrt__buffer_release(b);
+  pthread_mutex_unlock(&ctx->lock);
+}
+
+uint64_t vrt_buffer_size(const vrt_buffer *b) { return b->size; }
+vrt_context *vrt_buffer_context(const vrt_buffer *b) { return b->ctx; }
+vrt_memory_kind vrt_buffer_kind(const vrt_buffer *b) { return b->kind; }
+uint32_t vrt_buffer_memory_flags(const vrt_buffer *b) { return b->mem_flags; }
+uint32_t vrt_buffer_fallback(const vrt_buffer *b) { return b->fallback; }
+void *vrt_buffer_map(const vrt_buffer *b) { return b->map; }
+
+static bool sync_range(vrt_buffer *b, bool flush, vp_diags *d) {
+  /* Imported host memory is not vkMapMemory'ed: the drivers that import it
+   * give coherent types, and there is no mapping to flush. */
+  if (!b->map || (b->mem_flags & VRT_MEM_HOST_COHERENT) || b->own)
+    return true;
+  vrt_context *ctx = b->ctx;
+  VkMappedMemoryRange r = {
+      .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+      .memory = b->alloc.block->memory,
+      .offset = b->alloc.offset,
+      .size = b->alloc.size,
+  };
+  return flush ? VRT_VK(ctx, d, vkFlushMappedMemoryRanges, ctx->device, 1, &r)
+               : VRT_VK(ctx, d, vkInvalidateMappedMemoryRanges, ctx->device, 1, &r);
+}
+
+bool vrt_buffer_flush(vrt_buffer *b, vp_diags *d) { return sync_range(b, true, d); }
+bool vrt_buffer_invalidate(vrt_buffer *b, vp_diags *d) { return sync_range(b, false, d); }
+
+/* Runs one recorded transfer command and waits (fill, copy). */
+typedef void (*record_fn)(vrt_context *ctx, VkCommandBuffer cb, void *arg);
+
+static bool run_transfer(vrt_context *ctx, vrt_buffer *a, vrt_buffer *b, record_fn fn, void *arg,
+                         vp_diags *d) {
+  if (!vrt__alive(ctx, d))
+    return false;
+  pthread_mutex_lock(&ctx->lock);
+  int slot;
+  vrt_ticket t = 0;
+  VkCommandBuffer cb = vrt__cmd_begin(ctx, &slot, d);
+  bool ok = cb != VK_NULL_HANDLE;
+  if (ok) {
+    vrt__barrier(ctx, cb, true);
+    fn(ctx, cb, arg);
+    vrt__barrier(ctx, cb, false);
+    ok = VRT_VK(ctx, d, vkEndCommandBuffer, cb) && vrt__submit(ctx, &cb, 1, &slot, 1, &t, d);
+    if (!ok)
+      ctx->ring[slot].value = 0;
+  }
+  if (ok) {
+    atomic_store(&a->last_use, t);
+    if (b)
+      atomic_store(&b->last_use, t);
+  }
+  pthread_mutex_unlock(&ctx->lock);
+  return ok && vrt_wait(ctx, t, UINT64_MAX, d);
+}
+
+static bool check_range(vrt_buffer *b, uint64_t offset, uint64_t size, const char *what,
+                        vp_diags *d) {
+  if (offset > b->size || size > b->size - offset) {
+    vrt__error(b->ctx, d, "%s: bytes [%llu, %llu) are outside the buffer of %llu bytes", what,
+               (unsigned long long)offset, (unsigned long long)(offset + size),
+               (unsigned long long)b->size);
+    return false;
+  }
+  return true;
+}
+
+typedef struct fill_arg {
+  VkBuffer buf;
+  uint64_t offset, size;
+  uint32_t value;
+} fill_arg;
+
+static void record_fill(vrt_context *ctx, VkCommandBuffer cb, void *p) {
+  fill_arg *f = p;
+  ctx->vk.vkCmdFillBuffer(cb, f->buf, f->offset, f->size, f->value);
+}
+
+bool vrt_buffer_fill(vrt_buffer *b, uint64_t offset, uint64_t size, uint32_t value,
+                     vp_diags *d) {
+  if (size == UINT64_MAX)
+    size = offset <= b->size ? b->size - offset : 0;
+  if (!check_range(b, offset, size, "fill", d))
+    return false;
+  if (offset % 4 || size % 4) {
+    vrt__error(b->ctx, d, "fill: offset %llu and size %llu must be multiples of 4",
+               (unsigned long long)offset, (unsigned long long)size);
+    return false;
+  }
+  if (!size)
+    return true;
+  fill_arg f = {b->buffer, offset, size, value};
+  return run_transfer(b->ctx, b, NULL, record_fill, &f, d);
+}
+
+typedef struct copy_arg {
+  VkBuffer dst, src;
+  VkBufferCopy region;
+} copy_arg;
+
+static void record_copy(vrt_context *ctx, VkCommandBuffer cb, void *p) {
+  copy_arg *c = p;
+  ctx->vk.vkCmdCopyBuffer(cb, c->src, c->dst, 1, &c->region);
+}
+
+bool vrt_buffer_copy(vrt_buffer *dst, uint64_t dst_offset, vrt_buffer *src, uint64_t src_offset,
+                     uint64_t size, vp_diags *d) {
+  if (dst->ctx != src->ctx) {
+    vrt__error(dst->ctx, d, "copy: the buffers belong to different contexts");
+    return false;
+  }
+  if (!check_range(dst, dst_offset, size, "copy destination", d) ||
+      !check_range(src, src_offset, size, "copy source", d))
+    return false;
+  if (dst == src && dst_offset < src_offset + size && src_offset < dst_offset + size) {
+    vrt__error(dst->ctx, d, "copy: source and destination ranges overlap");
+    return false;
+  }
+  if (!size)
+    return true;
+  copy_arg c = {dst->buffer, src->buffer, {src_offset, dst_offset, size}};
+  return run_transfer(dst->ctx, dst, src, record_copy, &c, d);
+}

@@ -1,0 +1,453 @@
+/* context.c - contexts: device creation, the submission path and waiting.
+ *
+ * One context = one VkInstance + VkDevice + compute queue + timeline
+ * semaphore. Every submission signals the next timeline value; that value is
+ * the ticket. One-off work (copies, fills, uncached dispatches) records into a
+ * ring of command buffers whose slots become free when their ticket is
+ * reached. Buffers in memory the host cannot map are zeroed by fills that
+ * collect in an open command buffer and ride along with the next submission.
+ *
+ * Waiting spins on vkGetSemaphoreCounterValue for spin_us (a tiny dispatch is
+ * done in a few microseconds on a GPU, and blocking costs a futex wake-up on
+ * top), then blocks in vkWaitSemaphores.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t pick_queue_family(vrt_context *ctx, bool *timestamps) {
+  uint32_t n = 0;
+  ctx->inst.fn.vkGetPhysicalDeviceQueueFamilyProperties(ctx->pdev, &n, NULL);
+  VkQueueFamilyProperties qs[32];
+  n = n > 32 ? 32 : n;
+  ctx->inst.fn.vkGetPhysicalDeviceQueueFamilyProperties(ctx->pdev, &n, qs);
+  uint32_t best = UINT32_MAX;
+  for (uint32_t i = 0; i < n; i++) {
+    if (!(qs[i].queueFlags & VK_QUEUE_COMPUTE_BIT))
+      continue;
+    /* A compute-only family (async compute) when there is one. */
+    if (best == UINT32_MAX || (!(qs[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) &&
+                               (qs[best].queueFlags & VK_QUEUE_GRAPHICS_BIT)))
+      best = i;
+  }
+  *timestamps = best != UINT32_MAX && qs[best].timestampValidBits > 0;
+  return best;
+}
+
+static bool create_device(vrt_context *ctx, vp_diags *d) {
+  const vrt_device_info *o = &ctx->info;
+  bool timestamps;
+  ctx->qfamily = pick_queue_family(ctx, &timestamps);
+  ctx->info.timestamps = timestamps;
+  bool api13 = o->api_version >= VK_API_VERSION_1_3 && ctx->inst.api_version >= VK_API_VERSION_1_3;
+
+  const char *exts[8];
+  uint32_t nexts = 0;
+  if (ctx->push_descriptors)
+    exts[nexts++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+  if (o->features & VP_FEAT(EXTERNAL_HOST)) {
+    exts[nexts++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+    ctx->external_host = true;
+  }
+  if (o->pipeline_creation_feedback) {
+    ctx->feedback = true;
+    if (!api13)
+      exts[nexts++] = VK_EXT_PIPELINE_CREATION_FEEDBACK_EXTENSION_NAME;
+  }
+  bool atomic_float = o->features & VP_FEAT(ATOMIC_FLOAT);
+  if (atomic_float)
+    exts[nexts++] = VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME;
+  if (vrt__has_extension(&ctx->inst, ctx->pdev, "VK_KHR_portability_subset"))
+    exts[nexts++] = "VK_KHR_portability_subset";
+
+  /* Only the features a VulPy kernel may use, and never robustBufferAccess,
+   * which slows every buffer access down. */
+  uint32_t f = o->features;
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT,
+      .shaderBufferFloat32Atomics = atomic_float,
+      .shaderBufferFloat32AtomicAdd = atomic_float,
+  };
+  VkPhysicalDeviceVulkan12Features f12 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+      .pNext = atomic_float ? &af : NULL,
+      .timelineSemaphore = VK_TRUE,
+      .shaderFloat16 = !!(f & VP_FEAT(FLOAT16)),
+      .shaderInt8 = !!(f & VP_FEAT(INT8)),
+      .storageBuffer8BitAccess = !!(f & VP_FEAT(STORAGE8)),
+      .shaderBufferInt64Atomics = !!(f & VP_FEAT(ATOMIC64)),
+      .vulkanMemoryModel = !!(f & VP_FEAT(MEMORY_MODEL)),
+      .vulkanMemoryModelDeviceScope = !!(f & VP_FEAT(MEMORY_MODEL)),
+  };
+  VkPhysicalDeviceVulkan11Features f11 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
+      .pNext = &f12,
+      .storageBuffer16BitAccess = !!(f & VP_FEAT(STORAGE16)),
+  };
+  VkPhysicalDeviceFeatures2 f2 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+      .pNext = &f11,
+      .features = {.shaderFloat64 = !!(f & VP_FEAT(FLOAT64)),
+                   .shaderInt64 = !!(f & VP_FEAT(INT64)),
+                   .shaderInt16 = !!(f & VP_FEAT(INT16))},
+  };
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo q = {
+      .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+      .queueFamilyIndex = ctx->qfamily,
+      .queueCount = 1,
+      .pQueuePriorities = &priority,
+  };
+  VkDeviceCreateInfo info = {
+      .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+      .pNext = &f2,
+      .queueCreateInfoCount = 1,
+      .pQueueCreateInfos = &q,
+      .enabledExtensionCount = nexts,
+      .ppEnabledExtensionNames = exts,
+  };
+  VkResult r = vrt__fault(ctx, "vkCreateDevice");
+  if (r == VK_SUCCESS)
+    r = ctx->inst.fn.vkCreateDevice(ctx->pdev, &info, NULL, &ctx->device);
+  if (!vrt__check(ctx, r, "vkCreateDevice", d))
+    return false;
+  volkLoadDeviceTable(&ctx->vk, ctx->device);
+  ctx->vk.vkGetDeviceQueue(ctx->device, ctx->qfamily, 0, &ctx->queue);
+
+  VkSemaphoreTypeCreateInfo st = {
+      .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+      .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
+  };
+  VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &st};
+  if (!VRT_VK(ctx, d, vkCreateSemaphore, ctx->device, &si, NULL, &ctx->timeline))
+    return false;
+  VkCommandPoolCreateInfo pi = {
+      .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+      .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+      .queueFamilyIndex = ctx->qfamily,
+  };
+  if (!VRT_VK(ctx, d, vkCreateCommandPool, ctx->device, &pi, NULL, &ctx->pool))
+    return false;
+  VkCommandBuffer cbs[VRT_RING];
+  VkCommandBufferAllocateInfo ai = {
+      .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+      .commandPool = ctx->pool,
+      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+      .commandBufferCount = VRT_RING,
+  };
+  if (!VRT_VK(ctx, d, vkAllocateCommandBuffers, ctx->device, &ai, cbs))
+    return false;
+  for (int i = 0; i < VRT_RING; i++)
+    ctx->ring[i].cb = cbs[i];
+  return true;
+}
+
+static char *default_cache_dir(void) {
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  char path[1024];
+  if (xdg && *xdg)
+    snprintf(path, sizeof path, "%s/vulpy", xdg);
+  else if (home && *home)
+    snprintf(path, sizeof path, "%s/.cache/vulpy", home);
+  else
+    return NULL;
+  return strdup(path);
+}
+
+vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
+  vrt_context_options defaults = {.validation = -1};
+  if (!opt)
+    opt = &defaults;
+  vrt_context *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) {
+    vp_error(d, (vp_loc){0}, "out of host memory");
+    return NULL;
+  }
+  pthread_mutex_init(&ctx->lock, NULL);
+  ctx->zero_slot = -1;
+  ctx->validation = opt->validation < 0 ? vrt__env_validation() : opt->validation > 0;
+  if (!vrt__instance_create(&ctx->inst, ctx->validation, d)) {
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx);
+    return NULL;
+  }
+  VkPhysicalDevice *pds = NULL;
+  vrt_device_info *infos = NULL;
+  uint32_t n = 0;
+  bool ok = vrt__enumerate(&ctx->inst, &pds, &infos, &n, d);
+  int index = ok ? vrt_select_device(infos, n, opt->device, d) : -1;
+  if (index >= 0) {
+    ctx->pdev = pds[index];
+    ctx->info = infos[index];
+  }
+  free(pds);
+  free(infos);
+  if (index < 0) {
+    vrt_context_destroy(ctx);
+    return NULL;
+  }
+  if (!ctx->info.usable) {
+    vp_error(d, (vp_loc){0},
+             "device '%s' cannot run VulPy kernels: it needs Vulkan 1.2 with timeline "
+             "semaphores and a compute queue",
+             ctx->info.name);
+    vp_diag_hint(d, "update the driver, or pick another device with VULPY_DEVICE");
+    vrt_context_destroy(ctx);
+    return NULL;
+  }
+  ctx->push_descriptors = ctx->info.push_descriptors && !opt->no_push_descriptors;
+  const char *spin = getenv("VULPY_SPIN_US");
+  uint64_t spin_us = opt->spin_us ? opt->spin_us : spin && *spin ? strtoull(spin, NULL, 10) : 100;
+  ctx->spin_ns = spin_us * 1000;
+  if (!opt->cache_dir)
+    ctx->cache_dir = default_cache_dir();
+  else if (*opt->cache_dir)
+    ctx->cache_dir = strdup(opt->cache_dir);
+  if (!create_device(ctx, d)) {
+    vrt_context_destroy(ctx);
+    return NULL;
+  }
+  return ctx;
+}
+
+void vrt_context_destroy(vrt_context *ctx) { vrt_context_destroy_checked(ctx, NULL); }
+
+uint32_t vrt_context_destroy_checked(vrt_context *ctx, vp_diags *d) {
+  if (!ctx)
+    return 0;
+  uint32_t before = d ? d->count : 0;
+  if (ctx->device) {
+    ctx->vk.vkDeviceWaitIdle(ctx->device);
+    while (ctx->recordings)
+      vrt__record_release(ctx->recordings);
+    while (ctx->controls)
+      vrt__control_release(ctx->controls);
+    while (ctx->kernels)
+      vrt__kernel_release(ctx->kernels);
+    while (ctx->buffers)
+      vrt__buffer_release(ctx->buffers);
+    vrt__pipeline_destroy_all(ctx);
+    for (uint32_t i = 0; i < ctx->ndesc_pools; i++)
+      ctx->vk.vkDestroyDescriptorPool(ctx->device, ctx->desc_pools[i], NULL);
+    if (ctx->timing)
+      ctx->vk.vkDestroyQueryPool(ctx->device, ctx->timing, NULL);
+    if (ctx->pool)
+      ctx->vk.vkDestroyCommandPool(ctx->device, ctx->pool, NULL);
+    if (ctx->timeline)
+      ctx->vk.vkDestroySemaphore(ctx->device, ctx->timeline, NULL);
+    vrt__alloc_destroy(ctx);
+    ctx->vk.vkDestroyDevice(ctx->device, NULL);
+  }
+  free(ctx->desc_pools);
+  free(ctx->cache_dir);
+  vrt__instance_destroy(&ctx->inst, d);
+  pthread_mutex_destroy(&ctx->lock);
+  free(ctx);
+  return d ? d->count - before : 0;
+}
+
+const vrt_device_info *vrt_context_device(const vrt_context *ctx) { return &ctx->info; }
+
+void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out) {
+  pthread_mutex_lock(&ctx->lock);
+  *out = ctx->stats;
+  out->pipelines = 0;
+  for (vrt_pipeline *p = ctx->pipelines; p; p = p->next)
+    out->pipelines++;
+  pthread_mutex_unlock(&ctx->lock);
+}
+
+/* ------------------------------------------------------------ submission */
+
+uint64_t vrt__poll(vrt_context *ctx) {
+  uint64_t v = 0;
+  VkResult r = vrt__fault(ctx, "vkGetSemaphoreCounterValue");
+  if (r == VK_SUCCESS)
+    r = ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &v);
+  if (r == VK_ERROR_DEVICE_LOST) {
+    vp_diags ignore = {0};
+    vrt__check(ctx, r, "vkGetSemaphoreCounterValue", &ignore);
+    vp_diags_free(&ignore);
+  }
+  uint64_t seen = atomic_load(&ctx->completed);
+  while (r == VK_SUCCESS && v > seen && !atomic_compare_exchange_weak(&ctx->completed, &seen, v))
+    ;
+  return atomic_load(&ctx->completed);
+}
+
+VkCommandBuffer vrt__cmd_begin(vrt_context *ctx, int *slot, vp_diags *d) {
+  int found = -1;
+  for (int pass = 0; pass < 2 && found < 0; pass++) {
+    uint64_t done = pass ? vrt__poll(ctx) : atomic_load(&ctx->completed);
+    for (int k = 0; k < VRT_RING && found < 0; k++) {
+      int i = (int)((ctx->ring_next + k) % VRT_RING);
+      if (ctx->ring[i].value <= done)
+        found = i;
+    }
+  }
+  if (found < 0) {
+    /* Every slot is in flight: wait for the oldest. */
+    uint64_t oldest = UINT64_MAX;
+    for (int i = 0; i < VRT_RING; i++)
+      if (ctx->ring[i].value < oldest) {
+        oldest = ctx->ring[i].value;
+        found = i;
+      }
+    if (oldest == UINT64_MAX) {
+      vrt__error(ctx, d, "internal error: every command buffer is being recorded");
+      return VK_NULL_HANDLE;
+    }
+    if (!vrt_wait(ctx, oldest, UINT64_MAX, d))
+      return VK_NULL_HANDLE;
+  }
+  VkCommandBufferBeginInfo bi = {
+      .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+      .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+  };
+  if (!VRT_VK(ctx, d, vkBeginCommandBuffer, ctx->ring[found].cb, &bi))
+    return VK_NULL_HANDLE;
+  ctx->ring[found].value = UINT64_MAX; /* busy until submitted */
+  ctx->ring_next = (uint32_t)(found + 1) % VRT_RING;
+  *slot = found;
+  return ctx->ring[found].cb;
+}
+
+void vrt__barrier(vrt_context *ctx, VkCommandBuffer cb, bool start) {
+  VkMemoryBarrier mb = {
+      .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+      .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+      .dstAccessMask = start ? VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                   VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT
+                             : VK_ACCESS_HOST_READ_BIT,
+  };
+  VkPipelineStageFlags src = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  VkPipelineStageFlags dst = start ? src : VK_PIPELINE_STAGE_HOST_BIT;
+  ctx->vk.vkCmdPipelineBarrier(cb, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const int *slots,
+                 uint32_t nslots, vrt_ticket *ticket, vp_diags *d) {
+  if (!vrt__alive(ctx, d))
+    return false;
+  VkCommandBuffer small[8], *all = small;
+  if (n + 1 > 8 && !(all = malloc((n + 1) * sizeof *all))) {
+    vrt__error(ctx, d, "out of host memory");
+    return false;
+  }
+  uint32_t k = 0;
+  int zero = ctx->zero_slot;
+  if (zero >= 0) {
+    ctx->zero_slot = -1;
+    if (!VRT_VK(ctx, d, vkEndCommandBuffer, ctx->ring[zero].cb)) {
+      ctx->ring[zero].value = 0;
+      if (all != small)
+        free(all);
+      return false;
+    }
+    all[k++] = ctx->ring[zero].cb;
+  }
+  for (uint32_t i = 0; i < n; i++)
+    all[k++] = cbs[i];
+  uint64_t value = ctx->submitted + 1;
+  VkTimelineSemaphoreSubmitInfo ts = {
+      .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+      .signalSemaphoreValueCount = 1,
+      .pSignalSemaphoreValues = &value,
+  };
+  VkSubmitInfo si = {
+      .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+      .pNext = &ts,
+      .commandBufferCount = k,
+      .pCommandBuffers = all,
+      .signalSemaphoreCount = 1,
+      .pSignalSemaphores = &ctx->timeline,
+  };
+  bool ok = VRT_VK(ctx, d, vkQueueSubmit, ctx->queue, 1, &si, VK_NULL_HANDLE);
+  if (all != small)
+    free(all);
+  if (zero >= 0)
+    ctx->ring[zero].value = ok ? value : 0;
+  if (!ok)
+    return false;
+  ctx->submitted = value;
+  ctx->stats.submits++;
+  for (uint32_t i = 0; i < nslots; i++)
+    ctx->ring[slots[i]].value = value;
+  if (ticket)
+    *ticket = value;
+  return true;
+}
+
+/* --------------------------------------------------------------- waiting */
+
+bool vrt_ticket_done(vrt_context *ctx, vrt_ticket ticket) {
+  return ticket <= atomic_load(&ctx->completed) || ticket <= vrt__poll(ctx);
+}
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ volatile("yield");
+#endif
+}
+
+bool vrt_wait(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, vp_diags *d) {
+  if (ticket <= atomic_load_explicit(&ctx->completed, memory_order_acquire))
+    return true;
+  if (!vrt__alive(ctx, d))
+    return false;
+  uint64_t start = vrt__now_ns();
+  for (;;) {
+    uint64_t v = 0;
+    VkResult r = ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &v);
+    if (!vrt__check(ctx, r, "vkGetSemaphoreCounterValue", d))
+      return false;
+    if (v >= ticket) {
+      uint64_t seen = atomic_load(&ctx->completed);
+      while (v > seen && !atomic_compare_exchange_weak(&ctx->completed, &seen, v))
+        ;
+      return true;
+    }
+    uint64_t now = vrt__now_ns();
+    if (now - start >= ctx->spin_ns || now - start >= timeout_ns)
+      break;
+    for (int i = 0; i < 16; i++)
+      cpu_relax();
+  }
+  VkSemaphoreWaitInfo wi = {
+      .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+      .semaphoreCount = 1,
+      .pSemaphores = &ctx->timeline,
+      .pValues = &ticket,
+  };
+  uint64_t spent = vrt__now_ns() - start;
+  uint64_t left = timeout_ns == UINT64_MAX ? UINT64_MAX : timeout_ns > spent ? timeout_ns - spent : 0;
+  VkResult r = vrt__fault(ctx, "vkWaitSemaphores");
+  if (r == VK_SUCCESS)
+    r = ctx->vk.vkWaitSemaphores(ctx->device, &wi, left);
+  if (r == VK_TIMEOUT) {
+    vrt__error(ctx, d, "timed out after %.3f ms waiting for ticket %llu on device '%s'",
+               (double)timeout_ns / 1e6, (unsigned long long)ticket, ctx->info.name);
+    return false;
+  }
+  if (!vrt__check(ctx, r, "vkWaitSemaphores", d))
+    return false;
+  uint64_t seen = atomic_load(&ctx->completed);
+  while (ticket > seen && !atomic_compare_exchange_weak(&ctx->completed, &seen, ticket))
+    ;
+  return true;
+}
+
+bool vrt_context_wait_idle(vrt_context *ctx, vp_diags *d) {
+  pthread_mutex_lock(&ctx->lock);
+  uint64_t last = ctx->submitted;
+  bool pending_zero = ctx->zero_slot >= 0;
+  bool ok = true;
+  if (pending_zero)
+    ok = vrt__submit(ctx, NULL, 0, NULL, 0, &last, d);
+  pthread_mutex_unlock(&ctx->lock);
+  return ok && vrt_wait(ctx, last, UINT64_MAX, d);
+}

@@ -1,0 +1,364 @@
+/* dispatch.c - running a kernel: synchronous, asynchronous, timed.
+ *
+ * A dispatch is checked (buffer count, context, size limits, grid limits),
+ * its groups computed (ceil(count / local size) per dimension), and its push
+ * block assembled, with the dispatch_guard field set to the invocation
+ * counts. The fast path is the launch cache: each kernel keeps the command
+ * buffers it recorded, keyed by (buffer ids, groups, push bytes); the same
+ * dispatch again - the common case in a loop - resubmits the recorded
+ * command buffer without recording anything. Each command buffer starts
+ * with a barrier against earlier GPU work and ends with one that makes its
+ * writes visible to the host.
+ *
+ * Buffers are bound with push descriptors where the device has them,
+ * otherwise with descriptor sets from the context's pools, which each cached
+ * launch keeps for as long as it lives.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_LAUNCHES = 64, KEY_MAX = 64 * 8 + 12 + 512 };
+
+bool vrt__prepare(vrt_kernel *k, const vrt_args *a, vrt_grid g, uint32_t groups[3],
+                  unsigned char *push, vp_diags *d) {
+  vrt_context *ctx = k->ctx;
+  const vpm_manifest *m = k->m;
+  if (a->nbuffers != m->nbuffers) {
+    vrt__error(ctx, d, "kernel '%s' takes %u buffer%s, got %u", m->kernel, m->nbuffers,
+               m->nbuffers == 1 ? "" : "s", a->nbuffers);
+    return false;
+  }
+  for (uint32_t i = 0; i < a->nbuffers; i++) {
+    vrt_buffer *b = a->buffers[i];
+    if (!b) {
+      vrt__error(ctx, d, "kernel '%s': buffer '%s' is missing", m->kernel, m->buffers[i].name);
+      return false;
+    }
+    if (b->ctx != ctx) {
+      vrt__error(ctx, d, "kernel '%s': buffer '%s' belongs to another context", m->kernel,
+                 m->buffers[i].name);
+      return false;
+    }
+    if (b->vk_size > ctx->info.max_storage_buffer_range) {
+      vrt__error(ctx, d, "kernel '%s': buffer '%s' is %llu bytes, more than the %llu bytes "
+                         "(maxStorageBufferRange) a kernel can bind on device '%s'",
+                 m->kernel, m->buffers[i].name, (unsigned long long)b->size,
+                 (unsigned long long)ctx->info.max_storage_buffer_range, ctx->info.name);
+      return false;
+    }
+  }
+  if (a->push_size > k->push_size) {
+    vrt__error(ctx, d, "kernel '%s': %u bytes of push constants given, the manifest has %u",
+               m->kernel, a->push_size, m->push_size);
+    return false;
+  }
+  memset(push, 0, k->push_size);
+  if (a->push_size)
+    memcpy(push, a->push, a->push_size);
+  uint32_t counts[3];
+  for (int i = 0; i < 3; i++) {
+    if (g.groups) {
+      groups[i] = g.n[i];
+      counts[i] = (uint32_t)((uint64_t)g.n[i] * k->local[i] > UINT32_MAX
+                                 ? UINT32_MAX
+                                 : (uint64_t)g.n[i] * k->local[i]);
+    } else {
+      groups[i] = (uint32_t)(((uint64_t)g.n[i] + k->local[i] - 1) / k->local[i]);
+      counts[i] = g.n[i];
+    }
+    if (groups[i] > ctx->info.max_workgroup_count[i]) {
+      vrt__error(ctx, d, "kernel '%s': %u workgroups in %c, more than the %u device '%s' "
+                         "allows", m->kernel, groups[i], "xyz"[i],
+                 ctx->info.max_workgroup_count[i], ctx->info.name);
+      return false;
+    }
+  }
+  if (k->guard_offset >= 0)
+    memcpy(push + k->guard_offset, counts, sizeof counts);
+  return true;
+}
+
+static bool new_desc_pool(vrt_context *ctx, vp_diags *d) {
+  VkDescriptorPool *pools = realloc(ctx->desc_pools, (ctx->ndesc_pools + 1) * sizeof *pools);
+  if (!pools) {
+    vrt__error(ctx, d, "out of host memory");
+    return false;
+  }
+  ctx->desc_pools = pools;
+  VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1024};
+  VkDescriptorPoolCreateInfo pi = {
+      .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+      .flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT,
+      .maxSets = 256,
+      .poolSizeCount = 1,
+      .pPoolSizes = &size,
+  };
+  if (!VRT_VK(ctx, d, vkCreateDescriptorPool, ctx->device, &pi, NULL,
+              &pools[ctx->ndesc_pools]))
+    return false;
+  ctx->ndesc_pools++;
+  return true;
+}
+
+bool vrt__alloc_sets(vrt_kernel *k, const vrt_args *a, VkDescriptorPool *pool,
+                     VkDescriptorSet *sets, vp_diags *d) {
+  vrt_context *ctx = k->ctx;
+  vrt_pipeline *p = k->p;
+  VkDescriptorSetAllocateInfo ai = {
+      .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+      .descriptorSetCount = p->nsets,
+      .pSetLayouts = p->sets,
+  };
+  VkResult r = VK_ERROR_OUT_OF_POOL_MEMORY;
+  /* Newest pool first; a full pool makes a new one. */
+  for (int tries = 0; r != VK_SUCCESS && tries < 2; tries++) {
+    if (!ctx->ndesc_pools || tries == 1)
+      if (!new_desc_pool(ctx, d))
+        return false;
+    ai.descriptorPool = ctx->desc_pools[ctx->ndesc_pools - 1];
+    r = ctx->vk.vkAllocateDescriptorSets(ctx->device, &ai, sets);
+    if (r != VK_SUCCESS && r != VK_ERROR_OUT_OF_POOL_MEMORY && r != VK_ERROR_FRAGMENTED_POOL)
+      return vrt__check(ctx, r, "vkAllocateDescriptorSets", d);
+  }
+  if (!vrt__check(ctx, r, "vkAllocateDescriptorSets", d))
+    return false;
+  *pool = ai.descriptorPool;
+  VkDescriptorBufferInfo infos[64];
+  VkWriteDescriptorSet writes[64];
+  for (uint32_t i = 0; i < a->nbuffers; i++) {
+    infos[i] = (VkDescriptorBufferInfo){a->buffers[i]->buffer, 0, VK_WHOLE_SIZE};
+    writes[i] = (VkWriteDescriptorSet){
+        .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+        .dstSet = sets[k->m->buffers[i].set],
+        .dstBinding = k->m->buffers[i].binding,
+        .descriptorCount = 1,
+        .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        .pBufferInfo = &infos[i],
+    };
+  }
+  ctx->vk.vkUpdateDescriptorSets(ctx->device, a->nbuffers, writes, 0, NULL);
+  return true;
+}
+
+void vrt__record_dispatch(vrt_kernel *k, VkCommandBuffer cb, const vrt_args *a,
+                          const uint32_t groups[3], const unsigned char *push,
+                          const VkDescriptorSet *sets) {
+  vrt_context *ctx = k->ctx;
+  vrt_pipeline *p = k->p;
+  ctx->vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
+  if (p->push_descriptors && a->nbuffers) {
+    VkDescriptorBufferInfo infos[64];
+    VkWriteDescriptorSet writes[64];
+    for (uint32_t i = 0; i < a->nbuffers; i++) {
+      infos[i] = (VkDescriptorBufferInfo){a->buffers[i]->buffer, 0, VK_WHOLE_SIZE};
+      writes[i] = (VkWriteDescriptorSet){
+          .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+          .dstBinding = k->m->buffers[i].binding,
+          .descriptorCount = 1,
+          .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+          .pBufferInfo = &infos[i],
+      };
+    }
+    ctx->vk.vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0,
+                                      a->nbuffers, writes);
+  } else if (p->nsets) {
+    ctx->vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, p->nsets,
+                                    sets, 0, NULL);
+  }
+  if (k->push_size)
+    ctx->vk.vkCmdPushConstants(cb, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, k->push_size,
+                               push);
+  ctx->vk.vkCmdDispatch(cb, groups[0], groups[1], groups[2]);
+}
+
+/* The launch-cache entry to record into: a free one, least recently used
+ * first; a new one while there is room; else the oldest, after a wait. */
+static vrt_launch *launch_slot(vrt_kernel *k, vp_diags *d) {
+  vrt_context *ctx = k->ctx;
+  uint64_t done = vrt__poll(ctx);
+  vrt_launch *best = NULL;
+  for (uint32_t i = 0; i < k->nlaunches; i++) {
+    vrt_launch *l = &k->launches[i];
+    if (l->value <= done && (!best || l->used < best->used))
+      best = l;
+  }
+  if (!best && k->nlaunches < MAX_LAUNCHES) {
+    vrt_launch *ls = realloc(k->launches, (k->nlaunches + 1) * sizeof *ls);
+    if (!ls) {
+      vrt__error(ctx, d, "out of host memory");
+      return NULL;
+    }
+    k->launches = ls;
+    best = &ls[k->nlaunches];
+    memset(best, 0, sizeof *best);
+    VkCommandBufferAllocateInfo ai = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = ctx->pool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 1,
+    };
+    if (!VRT_VK(ctx, d, vkAllocateCommandBuffers, ctx->device, &ai, &best->cb))
+      return NULL;
+    k->nlaunches++;
+  }
+  if (!best) {
+    for (uint32_t i = 0; i < k->nlaunches; i++)
+      if (!best || k->launches[i].value < best->value)
+        best = &k->launches[i];
+    if (!vrt_wait(ctx, best->value, UINT64_MAX, d))
+      return NULL;
+  }
+  return best;
+}
+
+static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, vrt_ticket *ticket,
+                   vp_diags *d) {
+  vrt_context *ctx = k->ctx;
+  if (!vrt__alive(ctx, d))
+    return false;
+  uint32_t groups[3];
+  unsigned char push[512], key[KEY_MAX];
+  if (!vrt__prepare(k, a, g, groups, push, d))
+    return false;
+  size_t len = 0;
+  for (uint32_t i = 0; i < a->nbuffers; i++, len += 8)
+    memcpy(key + len, &a->buffers[i]->id, 8);
+  memcpy(key + len, groups, 12);
+  len += 12;
+  memcpy(key + len, push, k->push_size);
+  len += k->push_size;
+  uint64_t hash = vp_hash64(key, len, 0);
+
+  pthread_mutex_lock(&ctx->lock);
+  vrt_launch *l = NULL;
+  uint64_t done = atomic_load(&ctx->completed);
+  for (uint32_t i = 0; i < k->nlaunches && !l; i++) {
+    vrt_launch *c = &k->launches[i];
+    if (c->recorded && c->hash == hash && c->key_len == len && memcmp(c->key, key, len) == 0 &&
+        (c->value <= done || c->value <= vrt__poll(ctx)))
+      l = c;
+  }
+  bool ok = true;
+  if (l) {
+    ctx->stats.reused_launches++;
+  } else {
+    l = launch_slot(k, d);
+    ok = l != NULL;
+    if (ok && !k->p->push_descriptors && k->p->nsets) {
+      if (l->set_pool)
+        ctx->vk.vkFreeDescriptorSets(ctx->device, l->set_pool, k->p->nsets, l->sets);
+      l->set_pool = VK_NULL_HANDLE;
+      ok = vrt__alloc_sets(k, a, &l->set_pool, l->sets, d);
+    }
+    if (ok) {
+      l->recorded = false;
+      unsigned char *nk = realloc(l->key, len);
+      ok = nk != NULL;
+      if (ok)
+        l->key = nk;
+      else
+        vrt__error(ctx, d, "out of host memory");
+    }
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    if (ok && (ok = VRT_VK(ctx, d, vkBeginCommandBuffer, l->cb, &bi))) {
+      vrt__barrier(ctx, l->cb, true);
+      vrt__record_dispatch(k, l->cb, a, groups, push, l->sets);
+      vrt__barrier(ctx, l->cb, false);
+      ok = VRT_VK(ctx, d, vkEndCommandBuffer, l->cb);
+    }
+    if (ok) {
+      memcpy(l->key, key, len);
+      l->key_len = len;
+      l->hash = hash;
+      l->recorded = true;
+    }
+  }
+  vrt_ticket t = 0;
+  if (ok && (ok = vrt__submit(ctx, &l->cb, 1, NULL, 0, &t, d))) {
+    l->value = t;
+    l->used = ++k->clock;
+    for (uint32_t i = 0; i < a->nbuffers; i++)
+      atomic_store(&a->buffers[i]->last_use, t);
+  }
+  pthread_mutex_unlock(&ctx->lock);
+  *ticket = t;
+  return ok;
+}
+
+bool vrt_dispatch_async(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vrt_ticket *ticket,
+                        vp_diags *d) {
+  vrt_ticket t = 0;
+  bool ok = launch(k, args, grid, &t, d);
+  if (ticket)
+    *ticket = t;
+  return ok;
+}
+
+bool vrt_dispatch(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vp_diags *d) {
+  vrt_ticket t;
+  return launch(k, args, grid, &t, d) && vrt_wait(k->ctx, t, UINT64_MAX, d);
+}
+
+bool vrt_dispatch_timed(vrt_kernel *k, const vrt_args *a, vrt_grid g, double *gpu_ns,
+                        vp_diags *d) {
+  vrt_context *ctx = k->ctx;
+  if (!vrt__alive(ctx, d))
+    return false;
+  if (!ctx->info.timestamps) {
+    vrt__error(ctx, d, "device '%s' cannot write timestamps on its compute queue",
+               ctx->info.name);
+    return false;
+  }
+  uint32_t groups[3];
+  unsigned char push[512];
+  if (!vrt__prepare(k, a, g, groups, push, d))
+    return false;
+  /* The lock is held to the end: the query pool is the context's. */
+  pthread_mutex_lock(&ctx->lock);
+  bool ok = true;
+  if (!ctx->timing) {
+    VkQueryPoolCreateInfo qi = {
+        .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+        .queryType = VK_QUERY_TYPE_TIMESTAMP,
+        .queryCount = 2,
+    };
+    ok = VRT_VK(ctx, d, vkCreateQueryPool, ctx->device, &qi, NULL, &ctx->timing);
+  }
+  VkDescriptorSet sets[VRT_MAX_SETS];
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  if (ok && !k->p->push_descriptors && k->p->nsets)
+    ok = vrt__alloc_sets(k, a, &pool, sets, d);
+  int slot = -1;
+  VkCommandBuffer cb = ok ? vrt__cmd_begin(ctx, &slot, d) : VK_NULL_HANDLE;
+  vrt_ticket t = 0;
+  if (cb) {
+    ctx->vk.vkCmdResetQueryPool(cb, ctx->timing, 0, 2);
+    vrt__barrier(ctx, cb, true);
+    ctx->vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, ctx->timing, 0);
+    vrt__record_dispatch(k, cb, a, groups, push, sets);
+    ctx->vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, ctx->timing, 1);
+    vrt__barrier(ctx, cb, false);
+    ok = VRT_VK(ctx, d, vkEndCommandBuffer, cb) && vrt__submit(ctx, &cb, 1, &slot, 1, &t, d);
+    if (!ok)
+      ctx->ring[slot].value = 0;
+  } else {
+    ok = false;
+  }
+  if (ok) {
+    for (uint32_t i = 0; i < a->nbuffers; i++)
+      atomic_store(&a->buffers[i]->last_use, t);
+    ok = vrt_wait(ctx, t, UINT64_MAX, d);
+  }
+  uint64_t ts[2] = {0, 0};
+  if (ok)
+    ok = VRT_VK(ctx, d, vkGetQueryPoolResults, ctx->device, ctx->timing, 0, 2, sizeof ts, ts, 8,
+                VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  if (pool)
+    ctx->vk.vkFreeDescriptorSets(ctx->device, pool, k->p->nsets, sets);
+  pthread_mutex_unlock(&ctx->lock);
+  if (ok && gpu_ns)
+    *gpu_ns = (double)(ts[1] - ts[0]) * ctx->info.timestamp_period;
+  return ok;
+}

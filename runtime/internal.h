@@ -1,0 +1,328 @@
+/* internal.h - the runtime's private structures and helpers.
+ *
+ * Vulkan comes through volk (VK_NO_PROTOTYPES): instance-level functions sit
+ * in a small table per VkInstance (vrt_instance_fns), device-level ones in a
+ * VolkDeviceTable per context, so several instances and devices live side by
+ * side without touching volk's global function pointers (which are set once,
+ * by vrt__loader_init, and never change).
+ *
+ * Every Vulkan call that returns a VkResult goes through VRT_VK, which checks
+ * for an injected fault (tests), makes the call, and turns an error into a
+ * diagnostic naming the call, the VkResult and the device.
+ */
+#ifndef VULPY_RUNTIME_INTERNAL_H
+#define VULPY_RUNTIME_INTERNAL_H
+
+#include "vulpy/runtime.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <volk.h>
+
+/* ---------------------------------------------------------- instance */
+
+#define VRT_INSTANCE_FNS(X)                                                  \
+  X(vkDestroyInstance)                                                       \
+  X(vkEnumeratePhysicalDevices)                                              \
+  X(vkGetPhysicalDeviceProperties)                                           \
+  X(vkGetPhysicalDeviceProperties2)                                          \
+  X(vkGetPhysicalDeviceFeatures2)                                            \
+  X(vkGetPhysicalDeviceMemoryProperties)                                     \
+  X(vkGetPhysicalDeviceQueueFamilyProperties)                                \
+  X(vkEnumerateDeviceExtensionProperties)                                    \
+  X(vkCreateDevice)                                                          \
+  X(vkGetDeviceProcAddr)                                                     \
+  X(vkCreateDebugUtilsMessengerEXT)                                          \
+  X(vkDestroyDebugUtilsMessengerEXT)
+
+typedef struct vrt_instance_fns {
+#define VRT_FN_FIELD(f) PFN_##f f;
+  VRT_INSTANCE_FNS(VRT_FN_FIELD)
+#undef VRT_FN_FIELD
+} vrt_instance_fns;
+
+/* Validation messages, filled by the debug messenger from any thread. */
+typedef struct vrt_messages {
+  pthread_mutex_t lock;
+  vp_diags list;
+} vrt_messages;
+
+typedef struct vrt_instance {
+  VkInstance instance;
+  vrt_instance_fns fn;
+  VkDebugUtilsMessengerEXT messenger;
+  vrt_messages *messages; /* NULL without validation */
+  uint32_t api_version;
+} vrt_instance;
+
+/* Opens the Vulkan loader once per process; false + hint when it is missing. */
+bool vrt__loader_init(vp_diags *d);
+bool vrt__instance_create(vrt_instance *inst, bool validation, vp_diags *d);
+/* Destroys the instance; its validation messages move to `sink` if given. */
+void vrt__instance_destroy(vrt_instance *inst, vp_diags *sink);
+/* The physical devices and their descriptions (malloc'ed arrays). */
+bool vrt__enumerate(vrt_instance *inst, VkPhysicalDevice **pdevs, vrt_device_info **infos,
+                    uint32_t *n, vp_diags *d);
+/* Whether the device has extension `name` (device.c). */
+bool vrt__has_extension(vrt_instance *inst, VkPhysicalDevice pd, const char *name);
+/* Reads VULPY_VALIDATION. */
+bool vrt__env_validation(void);
+
+/* ------------------------------------------------------------ memory */
+
+typedef struct vrt_range {
+  uint64_t offset, size;
+} vrt_range;
+
+/* One VkDeviceMemory, carved up by a first-fit free list (alloc.c). */
+typedef struct vrt_block vrt_block;
+struct vrt_block {
+  vrt_block *next;
+  VkDeviceMemory memory;
+  uint64_t size, used;
+  uint32_t type;
+  void *map; /* persistent mapping of the whole block, or NULL */
+  bool dedicated;
+  vrt_range *free; /* sorted by offset, never adjacent */
+  uint32_t nfree, capfree;
+};
+
+typedef struct vrt_alloc {
+  vrt_block *block;
+  uint64_t offset, size;
+} vrt_alloc;
+
+/* -------------------------------------------------------------- objects */
+
+struct vrt_buffer {
+  vrt_context *ctx;
+  vrt_buffer *prev, *next; /* the context's list */
+  uint64_t id;             /* unique in the context: launch-cache keys use it */
+  VkBuffer buffer;
+  uint64_t size;      /* what the caller asked for */
+  uint64_t vk_size;   /* the VkBuffer's size (>= 4, a multiple of 4) */
+  vrt_alloc alloc;    /* sub-allocated memory, or */
+  VkDeviceMemory own; /* imported host memory */
+  void *map;
+  uint32_t mem_flags, fallback;
+  vrt_memory_kind kind;
+  bool imported;
+  _Atomic uint64_t last_use; /* ticket of the last submission that used it */
+};
+
+#define VRT_MAX_SETS 4
+
+/* A pipeline with its layouts, shared through the in-memory cache. */
+typedef struct vrt_pipeline vrt_pipeline;
+struct vrt_pipeline {
+  vrt_pipeline *next;
+  uint64_t key;
+  VkPipeline pipeline;
+  VkPipelineLayout layout;
+  VkDescriptorSetLayout sets[VRT_MAX_SETS];
+  uint32_t nsets;
+  bool push_descriptors;
+  vrt_kernel_stats stats; /* how it was made */
+};
+
+/* A recorded single-dispatch command buffer, resubmitted when the same
+ * buffers, grid and push constants come again. */
+typedef struct vrt_launch {
+  VkCommandBuffer cb;
+  uint64_t value; /* ticket of its last submission */
+  VkDescriptorSet sets[VRT_MAX_SETS];
+  VkDescriptorPool set_pool; /* where `sets` came from, or null */
+  bool recorded;
+  uint64_t hash;
+  unsigned char *key; /* buffer ids, groups, push bytes */
+  size_t key_len;
+  uint64_t used; /* LRU clock */
+} vrt_launch;
+
+struct vrt_kernel {
+  vrt_context *ctx;
+  vrt_kernel *prev, *next;
+  vpm_manifest *m;
+  vrt_pipeline *p;
+  uint32_t local[3];
+  int guard_offset;   /* byte offset of the dispatch_guard field, or -1 */
+  uint32_t push_size; /* the pipeline layout's push range */
+  vrt_kernel_stats stats;
+  vrt_launch *launches;
+  uint32_t nlaunches;
+  uint64_t clock;
+};
+
+/* --------------------------------------------------------------- context */
+
+#define VRT_RING 32 /* command buffers for one-off submissions */
+
+typedef struct vrt_cmd {
+  VkCommandBuffer cb;
+  uint64_t value; /* ticket of its last submission; free once reached */
+} vrt_cmd;
+
+struct vrt_context {
+  vrt_instance inst;
+  VkPhysicalDevice pdev;
+  vrt_device_info info;
+  VkDevice device;
+  struct VolkDeviceTable vk;
+  VkQueue queue;
+  uint32_t qfamily;
+  bool validation, push_descriptors, feedback, external_host;
+  uint64_t spin_ns;
+  char *cache_dir; /* NULL: no disk cache */
+
+  pthread_mutex_t lock; /* everything below */
+  VkSemaphore timeline;
+  _Atomic uint64_t submitted;  /* last value a submission signals (written under lock) */
+  _Atomic uint64_t completed;  /* last value seen reached */
+  atomic_bool lost;
+  char lost_call[64];
+
+  VkCommandPool pool;
+  vrt_cmd ring[VRT_RING];
+  uint32_t ring_next;
+  int zero_slot; /* ring slot of the open zero-fill command buffer, or -1 */
+
+  vrt_block *blocks[VRT_MAX_MEMORY_TYPES];
+
+  vrt_buffer *staging; /* lazily made */
+  uint64_t staging_slot;
+  uint64_t staging_value[4];
+
+  vrt_pipeline *pipelines;
+  VkDescriptorPool *desc_pools;
+  uint32_t ndesc_pools;
+  VkQueryPool timing;
+
+  vrt_buffer *buffers;
+  vrt_kernel *kernels;
+  vrt_recording *recordings;
+  vrt_control *controls;
+  uint64_t next_id;
+  vrt_context_stats stats;
+
+  char fault_call[64];
+  VkResult fault_result;
+};
+
+/* ----------------------------------------------------------------- errors */
+
+const char *vrt__result_name(VkResult r);
+/* Returns the injected result for `call` (consuming it) or VK_SUCCESS. */
+VkResult vrt__fault(vrt_context *ctx, const char *call);
+/* false + a diagnostic when r < 0; VK_ERROR_DEVICE_LOST marks the context. */
+bool vrt__check(vrt_context *ctx, VkResult r, const char *call, vp_diags *d);
+/* false + a diagnostic when the context is lost. */
+bool vrt__alive(vrt_context *ctx, vp_diags *d);
+void vrt__error(vrt_context *ctx, vp_diags *d, const char *fmt, ...) VP_PRINTF(3, 4);
+
+#define VRT_VK(ctx, d, call, ...)                                            \
+  ({                                                                         \
+    VkResult vrt_r_ = vrt__fault((ctx), #call);                              \
+    if (vrt_r_ == VK_SUCCESS)                                                \
+      vrt_r_ = (ctx)->vk.call(__VA_ARGS__);                                  \
+    vrt__check((ctx), vrt_r_, #call, (d));                                   \
+  })
+
+/* ---------------------------------------------------- context internals */
+
+/* A free command buffer of the ring, begun (lock held). */
+VkCommandBuffer vrt__cmd_begin(vrt_context *ctx, int *slot, vp_diags *d);
+/* Submits command buffers (lock held), after the pending zero fills; the
+ * ring slots given get the new ticket. */
+bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const int *slots,
+                 uint32_t nslots, vrt_ticket *ticket, vp_diags *d);
+/* Records the barrier that starts (true) or ends (false) every submission's
+ * work: earlier GPU writes visible to compute/transfer; GPU writes visible
+ * to the host. */
+void vrt__barrier(vrt_context *ctx, VkCommandBuffer cb, bool start);
+/* Refreshes and returns the completed value (never blocks). */
+uint64_t vrt__poll(vrt_context *ctx);
+
+/* ----------------------------------------------------- memory internals */
+
+bool vrt__alloc(vrt_context *ctx, uint32_t type, uint64_t size, uint64_t align, vrt_alloc *out,
+                vp_diags *d);
+void vrt__free(vrt_context *ctx, vrt_alloc *a);
+void vrt__alloc_destroy(vrt_context *ctx);
+/* Records a zero fill of a buffer into the pending zero-fill command buffer. */
+bool vrt__zero_later(vrt_context *ctx, vrt_buffer *b, vp_diags *d);
+/* Frees a buffer's Vulkan objects (lock held; no waiting). */
+void vrt__buffer_release(vrt_buffer *b);
+/* Creates a zeroed buffer (lock held); `need` are VRT_MEM_* flags the memory
+ * type must have on top of what the kind asks for. */
+vrt_buffer *vrt__buffer_create(vrt_context *ctx, uint64_t size, vrt_memory_kind kind,
+                               uint32_t need, vp_diags *d);
+
+/* ------------------------------------------------------ kernel internals */
+
+typedef struct vrt_spirv_info {
+  bool found;             /* the entry point exists (GLCompute) */
+  uint32_t local[3];      /* literal local size */
+  int32_t spec_id[3];     /* specialization constant id per dimension, or -1 */
+  uint32_t nbindings;
+  struct {
+    uint32_t set, binding;
+    bool uniform; /* a uniform buffer (Block in Uniform storage) */
+  } bindings[64];
+  uint32_t push_bytes; /* size of the push-constant block, 0 if none */
+  char entries[256];   /* the GLCompute entry points, comma-separated */
+} vrt_spirv_info;
+
+/* Reads what the runtime needs from SPIR-V words; false + error if the
+ * module is malformed. */
+bool vrt__spirv_reflect(const uint32_t *words, size_t nwords, const char *entry,
+                        vrt_spirv_info *out, vp_diags *d);
+/* SPIRV-Tools validation for the device's Vulkan version. */
+bool vrt__spirv_validate(vrt_context *ctx, const uint32_t *words, size_t nwords, vp_diags *d);
+
+/* Finds or makes the pipeline (lock held). */
+vrt_pipeline *vrt__pipeline_get(vrt_context *ctx, const uint32_t *words, size_t nwords,
+                                const vpm_manifest *m, const uint32_t local[3],
+                                const int32_t spec_id[3], uint32_t push_size, bool trusted,
+                                vp_diags *d);
+void vrt__pipeline_destroy_all(vrt_context *ctx);
+
+/* Checks a dispatch's arguments and computes group counts and the push block
+ * (push_out has room for k->push_size bytes). */
+bool vrt__prepare(vrt_kernel *k, const vrt_args *a, vrt_grid g, uint32_t groups[3],
+                  unsigned char *push_out, vp_diags *d);
+/* Binds pipeline, buffers and push constants and dispatches (recording).
+ * `sets` are descriptor sets to use when the kernel does not push them. */
+void vrt__record_dispatch(vrt_kernel *k, VkCommandBuffer cb, const vrt_args *a,
+                          const uint32_t groups[3], const unsigned char *push,
+                          const VkDescriptorSet *sets);
+/* Allocates descriptor sets from the context's pools and writes the args'
+ * buffers into them (lock held); *pool says which pool they came from. */
+bool vrt__alloc_sets(vrt_kernel *k, const vrt_args *a, VkDescriptorPool *pool,
+                     VkDescriptorSet *sets, vp_diags *d);
+void vrt__kernel_release(vrt_kernel *k);
+
+void vrt__record_release(vrt_recording *r);
+void vrt__control_release(vrt_control *c);
+
+/* Links `o` at the head of a doubly linked list. */
+#define VRT_LINK(head, o)                                                    \
+  do {                                                                       \
+    (o)->prev = NULL;                                                        \
+    (o)->next = (head);                                                      \
+    if (head)                                                                \
+      (head)->prev = (o);                                                    \
+    (head) = (o);                                                            \
+  } while (0)
+#define VRT_UNLINK(head, o)                                                  \
+  do {                                                                       \
+    if ((o)->prev)                                                           \
+      (o)->prev->next = (o)->next;                                           \
+    else                                                                     \
+      (head) = (o)->next;                                                    \
+    if ((o)->next)                                                           \
+      (o)->next->prev = (o)->prev;                                           \
+  } while (0)
+
+uint64_t vrt__now_ns(void);
+
+#endif /* VULPY_RUNTIME_INTERNAL_H */

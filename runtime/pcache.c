@@ -1,0 +1,296 @@
+/* pcache.c - pipelines: creation, the in-memory cache and the disk cache.
+ *
+ * A pipeline's key hashes everything it is made from: the SPIR-V words, the
+ * entry point, the specialized local size, the descriptor layout and push
+ * size from the manifest, and the runtime's cache version. The context keeps
+ * every pipeline it made under its key (the in-memory cache), so a second
+ * kernel from the same SPIR-V and manifest costs a lookup.
+ *
+ * On disk each pipeline has one VkPipelineCache blob:
+ *   $XDG_CACHE_HOME/vulpy/pipelines/<pipelineCacheUUID>/<key>.bin
+ * behind a header of our own (magic, key, device identity, size and a hash
+ * of the blob). A file whose header, size or hash does not match - corrupt,
+ * truncated, or from another driver - is ignored and rewritten; files are
+ * written to a temporary name and renamed, so a reader never sees half a
+ * file. Disk failures are never errors: the cache is an optimization.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { CACHE_VERSION = 1 };
+
+typedef struct file_header {
+  char magic[8]; /* "VULPYPC1" */
+  uint64_t key;
+  uint8_t uuid[16];
+  uint32_t vendor, device, driver_version, pad;
+  uint64_t size, hash;
+} file_header;
+
+static void cache_path(vrt_context *ctx, uint64_t key, char *out, size_t n, bool dir_only) {
+  char uuid[33];
+  for (int i = 0; i < 16; i++)
+    snprintf(uuid + 2 * i, 3, "%02x", ctx->info.pipeline_cache_uuid[i]);
+  if (dir_only)
+    snprintf(out, n, "%s/pipelines/%s", ctx->cache_dir, uuid);
+  else
+    snprintf(out, n, "%s/pipelines/%s/%016llx.bin", ctx->cache_dir, uuid,
+             (unsigned long long)key);
+}
+
+static void mkdirs(const char *path) {
+  char tmp[1024];
+  snprintf(tmp, sizeof tmp, "%s", path);
+  for (char *p = tmp + 1; *p; p++)
+    if (*p == '/') {
+      *p = 0;
+      mkdir(tmp, 0755);
+      *p = '/';
+    }
+  mkdir(tmp, 0755);
+}
+
+/* Reads the blob for `key`; NULL when there is none or it is rejected. */
+static void *load_blob(vrt_context *ctx, uint64_t key, size_t *size, vrt_kernel_stats *st) {
+  size_t len;
+  char *file = vp_read_file(st->cache_path, &len);
+  if (!file)
+    return NULL;
+  file_header h;
+  bool ok = len >= sizeof h;
+  if (ok) {
+    memcpy(&h, file, sizeof h);
+    ok = memcmp(h.magic, "VULPYPC1", 8) == 0 && h.key == key &&
+         memcmp(h.uuid, ctx->info.pipeline_cache_uuid, 16) == 0 &&
+         h.vendor == ctx->info.vendor_id && h.device == ctx->info.device_id &&
+         h.driver_version == ctx->info.driver_version && h.size == len - sizeof h &&
+         h.hash == vp_hash64(file + sizeof h, h.size, key);
+  }
+  if (!ok) {
+    st->disk_rejected = true;
+    free(file);
+    return NULL;
+  }
+  void *blob = malloc(h.size ? h.size : 1);
+  if (blob)
+    memcpy(blob, file + sizeof h, h.size);
+  free(file);
+  *size = h.size;
+  st->disk_loaded = blob != NULL;
+  return blob;
+}
+
+static void save_blob(vrt_context *ctx, uint64_t key, VkPipelineCache cache,
+                      vrt_kernel_stats *st) {
+  size_t size = 0;
+  if (ctx->vk.vkGetPipelineCacheData(ctx->device, cache, &size, NULL) != VK_SUCCESS)
+    return;
+  char *buf = malloc(sizeof(file_header) + size);
+  if (!buf)
+    return;
+  if (ctx->vk.vkGetPipelineCacheData(ctx->device, cache, &size, buf + sizeof(file_header)) !=
+      VK_SUCCESS) {
+    free(buf);
+    return;
+  }
+  file_header h = {.key = key,
+                   .vendor = ctx->info.vendor_id,
+                   .device = ctx->info.device_id,
+                   .driver_version = ctx->info.driver_version,
+                   .size = size};
+  memcpy(h.magic, "VULPYPC1", 8);
+  memcpy(h.uuid, ctx->info.pipeline_cache_uuid, 16);
+  h.hash = vp_hash64(buf + sizeof h, size, key);
+  memcpy(buf, &h, sizeof h);
+  char dir[1024], tmp[1100];
+  cache_path(ctx, key, dir, sizeof dir, true);
+  mkdirs(dir);
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", st->cache_path, (long)getpid());
+  FILE *f = fopen(tmp, "wb");
+  bool ok = f && fwrite(buf, 1, sizeof h + size, f) == sizeof h + size;
+  if (f && fclose(f) != 0)
+    ok = false;
+  if (ok && rename(tmp, st->cache_path) == 0)
+    st->disk_written = true;
+  else
+    unlink(tmp);
+  free(buf);
+}
+
+static bool make_layouts(vrt_context *ctx, vrt_pipeline *p, const vpm_manifest *m,
+                         uint32_t push_size, vp_diags *d) {
+  uint32_t nsets = 0;
+  for (uint32_t i = 0; i < m->nbuffers; i++)
+    nsets = m->buffers[i].set + 1 > nsets ? m->buffers[i].set + 1 : nsets;
+  p->nsets = nsets;
+  p->push_descriptors = ctx->push_descriptors && nsets == 1 && m->nbuffers <= 32;
+  for (uint32_t s = 0; s < nsets; s++) {
+    VkDescriptorSetLayoutBinding binds[64];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->nbuffers && n < 64; i++)
+      if (m->buffers[i].set == s)
+        binds[n++] = (VkDescriptorSetLayoutBinding){
+            .binding = m->buffers[i].binding,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .descriptorCount = 1,
+            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+        };
+    VkDescriptorSetLayoutCreateInfo li = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .flags = p->push_descriptors ? VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR : 0,
+        .bindingCount = n,
+        .pBindings = binds,
+    };
+    if (!VRT_VK(ctx, d, vkCreateDescriptorSetLayout, ctx->device, &li, NULL, &p->sets[s]))
+      return false;
+  }
+  VkPushConstantRange range = {VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size};
+  VkPipelineLayoutCreateInfo pl = {
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+      .setLayoutCount = nsets,
+      .pSetLayouts = p->sets,
+      .pushConstantRangeCount = push_size ? 1 : 0,
+      .pPushConstantRanges = &range,
+  };
+  return VRT_VK(ctx, d, vkCreatePipelineLayout, ctx->device, &pl, NULL, &p->layout);
+}
+
+static void pipeline_free(vrt_context *ctx, vrt_pipeline *p) {
+  if (p->pipeline)
+    ctx->vk.vkDestroyPipeline(ctx->device, p->pipeline, NULL);
+  if (p->layout)
+    ctx->vk.vkDestroyPipelineLayout(ctx->device, p->layout, NULL);
+  for (uint32_t s = 0; s < p->nsets; s++)
+    if (p->sets[s])
+      ctx->vk.vkDestroyDescriptorSetLayout(ctx->device, p->sets[s], NULL);
+  free(p);
+}
+
+static uint64_t pipeline_key(vrt_context *ctx, const uint32_t *words, size_t nwords,
+                             const vpm_manifest *m, const uint32_t local[3],
+                             const int32_t spec_id[3], uint32_t push_size) {
+  uint64_t h = vp_hash64(words, nwords * 4, CACHE_VERSION);
+  h = vp_hash64(m->entry_point, strlen(m->entry_point), h);
+  h = vp_hash64(local, 12, h);
+  h = vp_hash64(spec_id, 12, h);
+  h = vp_hash64(&push_size, 4, h);
+  h = vp_hash64(&ctx->push_descriptors, sizeof ctx->push_descriptors, h);
+  for (uint32_t i = 0; i < m->nbuffers; i++) {
+    uint32_t sb[2] = {m->buffers[i].set, m->buffers[i].binding};
+    h = vp_hash64(sb, 8, h);
+  }
+  return h;
+}
+
+vrt_pipeline *vrt__pipeline_get(vrt_context *ctx, const uint32_t *words, size_t nwords,
+                                const vpm_manifest *m, const uint32_t local[3],
+                                const int32_t spec_id[3], uint32_t push_size, bool trusted,
+                                vp_diags *d) {
+  uint64_t key = pipeline_key(ctx, words, nwords, m, local, spec_id, push_size);
+  for (vrt_pipeline *p = ctx->pipelines; p; p = p->next)
+    if (p->key == key)
+      return p;
+  if (!trusted && !vrt__spirv_validate(ctx, words, nwords, d))
+    return NULL;
+  vrt_pipeline *p = calloc(1, sizeof *p);
+  if (!p) {
+    vrt__error(ctx, d, "out of host memory");
+    return NULL;
+  }
+  p->key = key;
+  p->stats.driver_hit = -1;
+  if (!make_layouts(ctx, p, m, push_size, d)) {
+    pipeline_free(ctx, p);
+    return NULL;
+  }
+  p->stats.push_descriptors = p->push_descriptors;
+
+  VkShaderModuleCreateInfo si = {
+      .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+      .codeSize = nwords * 4,
+      .pCode = words,
+  };
+  VkShaderModule module;
+  if (!VRT_VK(ctx, d, vkCreateShaderModule, ctx->device, &si, NULL, &module)) {
+    pipeline_free(ctx, p);
+    return NULL;
+  }
+  VkSpecializationMapEntry entries[3];
+  uint32_t nentries = 0;
+  for (uint32_t k = 0; k < 3; k++)
+    if (spec_id[k] >= 0)
+      entries[nentries++] = (VkSpecializationMapEntry){(uint32_t)spec_id[k], 4 * k, 4};
+  VkSpecializationInfo spec = {nentries, entries, 12, local};
+
+  void *blob = NULL;
+  size_t blob_size = 0;
+  if (ctx->cache_dir) {
+    cache_path(ctx, key, p->stats.cache_path, sizeof p->stats.cache_path, false);
+    blob = load_blob(ctx, key, &blob_size, &p->stats);
+  }
+  VkPipelineCacheCreateInfo ci = {
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
+      .initialDataSize = blob_size,
+      .pInitialData = blob,
+  };
+  VkPipelineCache cache = VK_NULL_HANDLE;
+  if (ctx->vk.vkCreatePipelineCache(ctx->device, &ci, NULL, &cache) != VK_SUCCESS) {
+    /* The driver refused the blob: start from an empty cache. */
+    ci.initialDataSize = 0;
+    ci.pInitialData = NULL;
+    p->stats.disk_loaded = false;
+    p->stats.disk_rejected = true;
+    if (ctx->vk.vkCreatePipelineCache(ctx->device, &ci, NULL, &cache) != VK_SUCCESS)
+      cache = VK_NULL_HANDLE;
+  }
+  free(blob);
+
+  VkPipelineCreationFeedback fb = {0}, stage_fb = {0};
+  VkPipelineCreationFeedbackCreateInfo fbi = {
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO,
+      .pPipelineCreationFeedback = &fb,
+      .pipelineStageCreationFeedbackCount = 1,
+      .pPipelineStageCreationFeedbacks = &stage_fb,
+  };
+  VkComputePipelineCreateInfo pi = {
+      .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+      .pNext = ctx->feedback ? &fbi : NULL,
+      .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                .module = module,
+                .pName = m->entry_point,
+                .pSpecializationInfo = nentries ? &spec : NULL},
+      .layout = p->layout,
+  };
+  bool ok = VRT_VK(ctx, d, vkCreateComputePipelines, ctx->device, cache, 1, &pi, NULL,
+                   &p->pipeline);
+  ctx->vk.vkDestroyShaderModule(ctx->device, module, NULL);
+  if (ok && ctx->feedback && (fb.flags & VK_PIPELINE_CREATION_FEEDBACK_VALID_BIT))
+    p->stats.driver_hit =
+        (fb.flags & VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT) != 0;
+  if (ok && cache && ctx->cache_dir && (!p->stats.disk_loaded || p->stats.driver_hit == 0))
+    save_blob(ctx, key, cache, &p->stats);
+  if (cache)
+    ctx->vk.vkDestroyPipelineCache(ctx->device, cache, NULL);
+  if (!ok) {
+    pipeline_free(ctx, p);
+    return NULL;
+  }
+  p->next = ctx->pipelines;
+  ctx->pipelines = p;
+  return p;
+}
+
+void vrt__pipeline_destroy_all(vrt_context *ctx) {
+  while (ctx->pipelines) {
+    vrt_pipeline *p = ctx->pipelines;
+    ctx->pipelines = p->next;
+    pipeline_free(ctx, p);
+  }
+}

@@ -1,0 +1,64 @@
+"""pytest set-up for the Python package: validation on, a private cache,
+and a check after every test that the validation layer said nothing.
+
+Tests run on whatever device the default context picks (lavapipe on a
+machine without a GPU). Any message from the Khronos validation layer, on
+any live Context, fails the test that caused it.
+"""
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("VULPY_VALIDATION", "1")
+if "XDG_CACHE_HOME" not in os.environ:
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="vulpy-test-cache-")
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bindings" / "python"))
+
+import pytest  # noqa: E402
+
+import vulpy as vp  # noqa: E402
+from vulpy import _context, _native  # noqa: E402
+
+
+def _have(part):
+    if not _native.available():
+        return False
+    return _native.ext().have().get(part, False)
+
+
+HAVE_EXT = _native.available()
+HAVE_TARGET = _have("target")
+HAVE_CROSS = _have("cross")
+
+needs_ext = pytest.mark.skipif(not HAVE_EXT, reason="the C extension is not built")
+needs_target = pytest.mark.skipif(not HAVE_TARGET, reason="the back ends (lib/Target) are not built")
+needs_cross = pytest.mark.skipif(not HAVE_CROSS, reason="SPIRV-Cross reflection is not built")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: takes more than a few seconds")
+
+
+@pytest.fixture(scope="session")
+def ctx():
+    """The default context (one VkDevice for the whole session)."""
+    if not HAVE_EXT:
+        pytest.skip("the C extension is not built")
+    return vp.default_context()
+
+
+@pytest.fixture(autouse=True)
+def _no_validation_messages():
+    """Fails the test when the validation layer reported anything."""
+    yield
+    msgs = []
+    for c in list(_context._live):
+        try:
+            msgs += c.take_validation()
+        except Exception:  # a context being torn down
+            pass
+    if msgs:
+        pytest.fail("validation layer messages:\n" + "\n".join(msgs[:10]), pytrace=False)

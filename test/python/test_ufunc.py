@@ -1,0 +1,348 @@
+"""Differential tests of every ufunc against NumPy (hypothesis drives the
+values): every dtype the device has, broadcasting, Python scalars, empty,
+1-element, odd and large arrays, NumPy in / NumPy out and resident.
+
+Tolerances are stated per function in ULPs of the result's dtype (and an
+absolute floor for results near zero, where ULPs shrink): exact for
+arithmetic that IEEE rounds correctly, a few ULPs for the math library.
+"""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import vulpy as vp
+from conftest import needs_target
+
+pytestmark = needs_target
+
+SETTINGS = settings(max_examples=6, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
+INTS = [np.dtype(np.int32), np.dtype(np.uint32), np.dtype(np.int64)]
+
+# name: (low, high, max ulp, absolute tolerance for float32; float64 uses the
+# same ulp with atol scaled by 1e-9)
+MATH = {
+    "sin": (-10, 10, 4, 2e-7), "cos": (-10, 10, 4, 2e-7), "tan": (-1.5, 1.5, 6, 2e-7),
+    "arcsin": (-1, 1, 4, 1e-7), "arccos": (-1, 1, 4, 1e-7), "arctan": (-20, 20, 4, 1e-7),
+    "sinh": (-8, 8, 4, 1e-7), "cosh": (-8, 8, 4, 1e-7), "tanh": (-8, 8, 4, 1e-7),
+    "arcsinh": (-50, 50, 4, 1e-7), "arccosh": (1, 50, 4, 1e-7), "arctanh": (-0.99, 0.99, 4, 1e-7),
+    "exp": (-20, 20, 4, 1e-30), "exp2": (-20, 20, 4, 1e-30), "expm1": (-5, 5, 4, 1e-8),
+    "log": (1e-3, 1e4, 4, 1e-7), "log2": (1e-3, 1e4, 4, 1e-7), "log10": (1e-3, 1e4, 4, 1e-7),
+    "log1p": (-0.9, 100, 4, 1e-8), "sqrt": (0, 1e4, 3, 0), "cbrt": (-1e3, 1e3, 4, 1e-7),
+    "reciprocal": (0.1, 100, 3, 0),
+    "floor": (-100, 100, 0, 0), "ceil": (-100, 100, 0, 0), "trunc": (-100, 100, 0, 0),
+    "rint": (-100, 100, 0, 0), "negative": (-100, 100, 0, 0), "absolute": (-100, 100, 0, 0),
+    "sign": (-100, 100, 0, 0), "square": (-100, 100, 1, 0),
+}
+BINARY = {  # name: (low, high, ulp, atol, second operand nonzero)
+    "add": (-100, 100, 0, 0, False), "subtract": (-100, 100, 0, 0, False),
+    "multiply": (-100, 100, 0, 0, False), "divide": (-100, 100, 3, 0, True),
+    "floor_divide": (-100, 100, 1, 0, True), "remainder": (-100, 100, 2, 1e-5, True),
+    "power": (0.5, 4, 6, 1e-7, False), "minimum": (-100, 100, 0, 0, False),
+    "maximum": (-100, 100, 0, 0, False), "arctan2": (-10, 10, 4, 1e-7, False),
+}
+COMPARE = ["less", "less_equal", "greater", "greater_equal", "equal", "not_equal",
+           "logical_and", "logical_or", "logical_xor"]
+
+
+def ulps(got, want):
+    """Distance in units in the last place (0 for equal values, NaN==NaN)."""
+    got, want = np.asarray(got), np.asarray(want)
+    it = np.int32 if got.dtype == F32 else np.int64
+    g = got.astype(got.dtype).view(it).astype(np.int64)
+    w = want.astype(got.dtype).view(it).astype(np.int64)
+    bias = 0x80000000 if it == np.int32 else 0x7FFFFFFFFFFFFFFF
+
+    def lin(v):
+        return np.where(v < 0, -bias - v if it == np.int32 else -(v & bias), v)
+    d = np.abs(lin(g) - lin(w))
+    both_nan = np.isnan(got) & np.isnan(want)
+    same = (got == want) | both_nan
+    return np.where(same, 0, d)
+
+
+def check(got, want, ulp=0, atol=0.0, what=""):
+    got = np.asarray(got)
+    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
+    if want.dtype.kind != "f" or want.size == 0:
+        np.testing.assert_array_equal(got, want, err_msg=what)
+        return
+    if want.dtype == F64:
+        atol *= 1e-9
+    near = np.abs(got.astype(np.float64) - want.astype(np.float64)) <= atol
+    bad = (ulps(got, want) > ulp) & ~near
+    if bad.any():
+        i = np.flatnonzero(bad)[:5]
+        raise AssertionError(f"{what}: {bad.sum()} of {want.size} off by more than {ulp} ulp: "
+                             f"got {got.ravel()[i]}, want {want.ravel()[i]}")
+
+
+def floats(dtype, lo, hi, shape):
+    return hnp.arrays(dtype, shape, elements=st.floats(lo, hi, width=32 if dtype == F32 else 64))
+
+
+SHAPES = [(), (1,), (7,), (33,), (4, 5), (2, 3, 4), (0,)]
+
+
+def _dtypes(ctx, kinds=("f32", "f64")):
+    out = [F32]
+    if "f64" in kinds and ctx.has("float64"):
+        out.append(F64)
+    return out
+
+
+# ------------------------------------------------------------ unary math
+@pytest.mark.parametrize("name", sorted(MATH))
+def test_unary_float(ctx, name):
+    lo, hi, ulp, atol = MATH[name]
+    vf, nf = getattr(vp, name), getattr(np, name)
+    for dt in _dtypes(ctx):
+        @SETTINGS
+        @given(x=floats(dt, lo, hi, st.sampled_from(SHAPES)))
+        def run(x):
+            check(vf(x), nf(x), ulp, atol, f"vp.{name}({dt.name}{x.shape})")
+            xv = vp.asarray(x)
+            check(vf(xv).numpy(), nf(x), ulp, atol, f"resident vp.{name}({dt.name})")
+        run()
+
+
+@pytest.mark.parametrize("name", ["negative", "absolute", "sign", "floor", "ceil", "trunc",
+                                  "square", "reciprocal", "invert", "logical_not"])
+def test_unary_int(ctx, name):
+    vf, nf = getattr(vp, name), getattr(np, name)
+    for dt in INTS:
+        if dt.itemsize == 8 and not ctx.has("int64"):
+            continue
+        if name in ("negative", "absolute", "sign") and dt.kind == "u" and name != "sign":
+            pass
+        lo = 0 if dt.kind == "u" else -1000
+        x = np.array([lo, 0, 1, 2, 7, 999, -1 if dt.kind != "u" else 5], dtype=dt)
+        with np.errstate(all="ignore"):
+            want = nf(x)
+        check(vf(x), want, what=f"vp.{name}({dt.name})")
+
+
+def test_special_values(ctx):
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e30], np.float32)
+    with np.errstate(all="ignore"):
+        for name in ("negative", "absolute", "sign", "floor", "ceil", "trunc", "rint", "sqrt",
+                     "exp", "log", "isnan", "isinf", "isfinite"):
+            check(getattr(vp, name)(x), getattr(np, name)(x), 4, 0, f"vp.{name}(special)")
+
+
+# ------------------------------------------------------------ binary
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_float(ctx, name):
+    lo, hi, ulp, atol, nonzero = BINARY[name]
+    vf, nf = getattr(vp, name), getattr(np, name)
+    for dt in _dtypes(ctx):
+        @SETTINGS
+        @given(x=floats(dt, lo, hi, (4, 5)), y=floats(dt, lo, hi, (4, 5)))
+        def run(x, y):
+            if nonzero:
+                y = np.where(np.abs(y) < 0.5, 1.5, y).astype(dt)
+            check(vf(x, y), nf(x, y), ulp, atol, f"vp.{name}({dt.name})")
+            xv, yv = vp.asarray(x), vp.asarray(y)
+            out = vp.empty_like(xv)
+            assert vf(xv, yv, out=out) is out
+            check(out.numpy(), nf(x, y), ulp, atol, f"resident vp.{name}({dt.name})")
+        run()
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "floor_divide", "remainder",
+                                  "minimum", "maximum", "power", "bitwise_and", "bitwise_or",
+                                  "bitwise_xor"])
+def test_binary_int(ctx, name):
+    vf, nf = getattr(vp, name), getattr(np, name)
+    rng = np.random.default_rng(1)
+    for dt in INTS:
+        if dt.itemsize == 8 and not ctx.has("int64"):
+            continue
+        lo = 0 if dt.kind == "u" else -50
+        x = rng.integers(lo, 50, 101).astype(dt)
+        y = rng.integers(1 if name in ("floor_divide", "remainder") else lo, 50, 101).astype(dt)
+        if name == "power":
+            x, y = rng.integers(0, 6, 101).astype(dt), rng.integers(0, 6, 101).astype(dt)
+        if dt.kind != "u" and name in ("floor_divide", "remainder"):
+            y = np.where(rng.random(101) < 0.5, -y, y).astype(dt)
+        check(vf(x, y), nf(x, y), what=f"vp.{name}({dt.name})")
+
+
+@pytest.mark.parametrize("name", COMPARE)
+def test_compare_and_logical(ctx, name):
+    vf, nf = getattr(vp, name), getattr(np, name)
+    x = np.array([0, 1, 2, 3, -1, 0.5, np.nan], np.float32)
+    y = np.array([0, 2, 2, 1, -1, 0.0, 1.0], np.float32)
+    check(vf(x, y), nf(x, y), what=f"vp.{name}")
+    check(vf(x.astype(np.int32), 1), nf(x.astype(np.int32), 1), what=f"vp.{name}(int, 1)")
+    xv = vp.asarray(x)
+    r = vf(xv, vp.asarray(y))
+    assert isinstance(r, vp.ndarray) and r.dtype == np.bool_
+    check(r.numpy(), nf(x, y), what=f"resident vp.{name}")
+
+
+def test_where_and_clip(ctx):
+    x = np.linspace(-2, 2, 41, dtype=np.float32)
+    y = np.cos(x)
+    check(vp.where(x > 0, x, y), np.where(x > 0, x, y), what="where")
+    check(vp.where(x > 0, x, 0.0), np.where(x > 0, x, np.float32(0)), what="where scalar")
+    check(vp.clip(x, -1, 1.5), np.clip(x, -1, 1.5), what="clip")
+    xv = vp.asarray(x)
+    check(vp.where(xv > 0, xv, vp.asarray(y)).numpy(), np.where(x > 0, x, y), what="where res")
+    check(vp.clip(xv, -0.5, 0.5).numpy(), np.clip(x, -0.5, 0.5), what="clip resident")
+
+
+# ------------------------------------------------------------ promotion, broadcasting
+BROADCAST = [((3, 4), (4,)), ((5, 1), (1, 6)), ((2, 1, 3), (4, 1)), ((), (7,)), ((1,), (9,)),
+             ((2, 3, 4, 5), (3, 1, 5)), ((4, 1, 1), (1, 3, 2)), ((0, 3), (3,))]
+
+
+@pytest.mark.parametrize("sa,sb", BROADCAST)
+def test_broadcasting(ctx, sa, sb):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(sa).astype(np.float32)
+    b = rng.standard_normal(sb).astype(np.float32)
+    check(vp.add(a, b), np.add(a, b), what=f"add {sa} {sb}")
+    check(vp.multiply(b, a), np.multiply(b, a), what=f"multiply {sb} {sa}")
+    av = vp.asarray(a)
+    check((av - b).numpy(), a - b, what="resident - host broadcast")
+    check(vp.maximum(av, vp.asarray(b)).numpy(), np.maximum(a, b), what="resident broadcast")
+
+
+def test_broadcast_mismatch_names_the_shapes(ctx):
+    with pytest.raises(ValueError, match=r"\(3,\) \(4,\)"):
+        vp.add(np.zeros(3, np.float32), np.zeros(4, np.float32))
+
+
+@pytest.mark.parametrize("a,b", [
+    (np.float32(1.5), 2), (np.arange(3, dtype=np.float32), 2.5),
+    (np.arange(3, dtype=np.int32), 2), (np.arange(3, dtype=np.int32), 2.5),
+    (np.arange(3, dtype=np.int32), np.arange(3, dtype=np.float32)),
+    (np.arange(3, dtype=np.uint32), np.arange(3, dtype=np.int32)),
+    (np.arange(3, dtype=np.int64), np.arange(3, dtype=np.float64)),
+    (True, np.arange(3, dtype=np.float32)),
+])
+def test_promotion_matches_numpy(ctx, a, b):
+    want = np.add(a, b)
+    got = vp.add(a, b)
+    assert np.asarray(got).dtype == want.dtype
+    check(np.asarray(got), np.asarray(want), what=f"add {type(a)} {type(b)}")
+
+
+def test_python_scalars_are_weak(ctx):
+    x = np.arange(5, dtype=np.float32)
+    assert vp.multiply(x, 0.5).dtype == np.float32
+    assert vp.add(x.astype(np.int32), 3).dtype == np.int32
+    xv = vp.asarray(x)
+    r = xv * 0.5 + 1
+    assert isinstance(r, vp.ndarray) and r.dtype == np.float32
+    check(r.numpy(), x * 0.5 + 1, what="resident scalars")
+    check((2.0 - xv).numpy(), 2.0 - x, what="reflected")
+    check((-xv).numpy(), -x, what="neg")
+    check(abs(vp.asarray(-x)).numpy(), x, what="abs")
+
+
+# ------------------------------------------------------------ sizes
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 5, 255, 256, 257, 1023, 4097])
+def test_sizes_and_tails(ctx, n):
+    x = np.linspace(-3, 3, n, dtype=np.float32)
+    check(vp.sin(x), np.sin(x), 4, 2e-7, f"sin n={n}")
+    xv = vp.asarray(x)
+    check((xv * xv + 1).numpy(), x * x + 1, what=f"resident n={n}")
+
+
+@pytest.mark.slow
+def test_large_array(ctx):
+    n = (1 << 24) + 5  # > 16M elements, not a multiple of anything
+    x = np.linspace(0, 1, n, dtype=np.float32)
+    check(vp.exp(x), np.exp(x), 4, 0, "exp 16M+5")
+    xv = vp.asarray(x)
+    y = vp.empty_like(xv)
+    vp.add(xv, xv, out=y)
+    check(y.numpy(), x + x, what="add 16M+5")
+
+
+# ------------------------------------------------------------ out=, async, errors
+def test_out_must_match(ctx):
+    xv = vp.asarray(np.ones(4, np.float32))
+    with pytest.raises(ValueError, match="shape"):
+        vp.sin(xv, out=vp.empty(5))
+    with pytest.raises(TypeError, match="dtype"):
+        vp.sin(xv, out=vp.empty(4, np.float64))
+    with pytest.raises(TypeError, match="out="):
+        vp.sin(xv, out=[0, 0, 0, 0])
+    nonc = np.zeros((4, 2), np.float32)[:, 0]
+    with pytest.raises(ValueError, match="C-contiguous"):
+        vp.sin(np.ones(4, np.float32), out=nonc)
+
+
+def test_numpy_out(ctx):
+    x = np.arange(6, dtype=np.float32)
+    out = np.empty(6, np.float32)
+    assert vp.sqrt(x, out=out) is out
+    check(out, np.sqrt(x), 3, what="numpy out")
+
+
+def test_unsupported_dtype_is_named(ctx):
+    with pytest.raises(TypeError, match="int16"):
+        vp.add(np.ones(3, np.int16), np.ones(3, np.int16))
+    with pytest.raises(TypeError, match="complex"):
+        vp.sin(np.ones(3, np.complex64))
+
+
+def test_float64_without_the_feature_is_named(ctx, monkeypatch):
+    monkeypatch.setattr(ctx, "_features", ctx.features - {"float64"})
+    with pytest.raises(vp.FeatureError, match="float64"):
+        vp.sin(np.ones(3, np.float64))
+
+
+def test_async(ctx):
+    x = np.linspace(0, 1, 1000, dtype=np.float32)
+    h = vp.cos(x, sync=False)
+    check(h.wait(), np.cos(x), 4, 2e-7, "async convenience")
+    xv = vp.asarray(x)
+    h = vp.cos(xv, sync=False)
+    r = h.wait()
+    assert isinstance(r, vp.ndarray) and h.done
+    check(r.numpy(), np.cos(x), 4, 2e-7, "async resident")
+
+
+def test_operands_on_two_contexts_are_refused(ctx):
+    other = vp.Context()
+    a = vp.zeros(3)
+    b = vp.zeros(3, context=other)
+    with pytest.raises(ValueError, match="different contexts"):
+        vp.add(a, b)
+
+
+def test_numpy_ufuncs_on_resident_arrays_stay_resident(ctx):
+    xv = vp.asarray(np.arange(4, dtype=np.float32))
+    r = np.sin(xv)
+    assert isinstance(r, vp.ndarray)
+    check(r.numpy(), np.sin(np.arange(4, dtype=np.float32)), 4, 2e-7, "np.sin(resident)")
+    r2 = np.arange(4, dtype=np.float32) + xv
+    assert isinstance(r2, vp.ndarray)
+
+
+def test_in_place_operators(ctx):
+    x = np.arange(8, dtype=np.float32)
+    xv = vp.asarray(x)
+    buf = xv.buffer
+    xv += 1
+    xv *= 2
+    assert xv.buffer is buf
+    check(xv.numpy(), (x + 1) * 2, what="in place")
+
+
+def test_astype(ctx):
+    xv = vp.asarray(np.array([1.7, -2.2, 3.0], np.float32))
+    check(xv.astype(np.int32).numpy(), np.array([1.7, -2.2, 3.0], np.float32).astype(np.int32),
+          what="astype int32")
+    check(xv.astype(np.float64).numpy() if xv.context.has("float64") else np.float64([0]),
+          np.array([1.7, -2.2, 3.0], np.float32).astype(np.float64)
+          if xv.context.has("float64") else np.float64([0]), what="astype f64")

@@ -1,0 +1,270 @@
+/* test_dispatch.c - kernels run and give the right answers: 1-3D grids,
+ * sizes that are not multiples of the local size, explicit groups, the
+ * dispatch guard, async tickets, the launch cache, descriptor sets from
+ * pools as well as push descriptors, and GPU timestamps. */
+#include "rt_test.h"
+
+
+static vrt_buffer *upload_f32(vrt_context *ctx, const float *v, uint32_t n, vrt_memory_kind kind) {
+  vp_diags d = {0};
+  vrt_buffer *b = vrt_buffer_create(ctx, (uint64_t)n * 4, kind, &d);
+  CHECK(b && vrt_buffer_upload(b, 0, v, (uint64_t)n * 4, &d));
+  CHECK_OK(d);
+  vp_diags_free(&d);
+  return b;
+}
+
+/* saxpy on n elements, for several n around the local size (64). */
+static void saxpy_case(vrt_context *ctx, vrt_kernel *k, uint32_t n, vrt_memory_kind kind) {
+  vp_diags d = {0};
+  float *x = malloc((n + 1) * 4), *y = malloc((n + 1) * 4), *out = malloc((n + 1) * 4);
+  for (uint32_t i = 0; i < n; i++) {
+    x[i] = (float)i * 0.5f;
+    y[i] = (float)(n - i);
+  }
+  vrt_buffer *bx = upload_f32(ctx, x, n, kind), *by = upload_f32(ctx, y, n, kind);
+  struct {
+    uint32_t count[3];
+    float alpha;
+  } push = {{0}, 3.0f};
+  vrt_buffer *bufs[2] = {bx, by};
+  vrt_args args = {bufs, 2, &push, sizeof push};
+  CHECK(vrt_dispatch(k, &args, vrt_invocations(n, 1, 1), &d));
+  CHECK_OK(d);
+  CHECK(vrt_buffer_download(by, 0, out, (uint64_t)n * 4, &d));
+  CHECK_OK(d);
+  uint32_t bad = 0;
+  for (uint32_t i = 0; i < n; i++)
+    bad += out[i] != 3.0f * x[i] + y[i];
+  CHECK_EQ_U64(bad, 0);
+  vrt_buffer_destroy(bx);
+  vrt_buffer_destroy(by);
+  free(x);
+  free(y);
+  free(out);
+  vp_diags_free(&d);
+}
+
+static void test_saxpy_sizes(void) {
+  vrt_context *ctx = rt_context();
+  if (!ctx)
+    return;
+  vrt_kernel *k = rt_kernel(ctx, "saxpy", NULL);
+  uint32_t sizes[] = {1, 63, 64, 65, 1000, 4097};
+  for (unsigned i = 0; k && i < sizeof sizes / sizeof sizes[0]; i++)
+    saxpy_case(ctx, k, sizes[i], i % 2 ? VRT_DEVICE : VRT_HOST);
+  vrt_kernel_destroy(k);
+  rt_context_done(ctx);
+}
+
+/* Every invocation of an nx x ny x nz grid writes its id at its index; the
+ * buffer is one larger than the grid, and the extra word must stay 0. */
+static void grid_case(vrt_kernel *k, vrt_context *ctx, uint32_t nx, uint32_t ny, uint32_t nz,
+                      bool explicit_groups) {
+  vp_diags d = {0};
+  uint32_t n = nx * ny * nz;
+  vrt_buffer *o = vrt_buffer_create(ctx, (uint64_t)(n + 1) * 4, VRT_DEVICE, &d);
+  CHECK_OK(d);
+  uint32_t local[3];
+  vrt_kernel_local_size(k, local);
+  vrt_grid g = vrt_invocations(nx, ny, nz);
+  uint32_t count[3] = {nx, ny, nz};
+  if (explicit_groups)
+    g = vrt_groups((nx + local[0] - 1) / local[0], (ny + local[1] - 1) / local[1],
+                   (nz + local[2] - 1) / local[2]);
+  vrt_args args = {&o, 1, count, sizeof count};
+  CHECK(vrt_dispatch(k, &args, g, &d));
+  CHECK_OK(d);
+  uint32_t *out = malloc((size_t)(n + 1) * 4);
+  CHECK(vrt_buffer_download(o, 0, out, (uint64_t)(n + 1) * 4, &d));
+  CHECK_OK(d);
+  uint32_t bad = 0;
+  for (uint32_t z = 0; z < nz; z++)
+    for (uint32_t y = 0; y < ny; y++)
+      for (uint32_t x = 0; x < nx; x++)
+        bad += out[(z * ny + y) * nx + x] != (0x80000000u | z << 20 | y << 10 | x);
+  CHECK_EQ_U64(bad, 0);
+  CHECK_EQ_U64(out[n], 0);
+  free(out);
+  vrt_buffer_destroy(o);
+  vp_diags_free(&d);
+}
+
+static void test_grids(void) {
+  vrt_context *ctx = rt_context();
+  if (!ctx)
+    return;
+  vrt_kernel *k1 = rt_kernel(ctx, "grid", &(vrt_kernel_options){{32, 1, 1}, false});
+  vrt_kernel *k2 = rt_kernel(ctx, "grid", &(vrt_kernel_options){{8, 8, 1}, false});
+  vrt_kernel *k3 = rt_kernel(ctx, "grid", NULL); /* 4 x 4 x 4 from the manifest */
+  if (k1 && k2 && k3) {
+    uint32_t l[3];
+    vrt_kernel_local_size(k3, l);
+    CHECK(l[0] == 4 && l[1] == 4 && l[2] == 4);
+    grid_case(k1, ctx, 1, 1, 1, false);
+    grid_case(k1, ctx, 1000, 1, 1, false);
+    grid_case(k1, ctx, 1024, 1, 1, true); /* explicit groups: the guard is the whole grid */
+    grid_case(k2, ctx, 17, 9, 1, false);
+    grid_case(k2, ctx, 64, 64, 1, true);
+    grid_case(k3, ctx, 5, 6, 7, false);
+    grid_case(k3, ctx, 12, 4, 8, true);
+    grid_case(k1, ctx, 31, 3, 2, false);
+  }
+  vrt_kernel_destroy(k1);
+  vrt_kernel_destroy(k2);
+  vrt_kernel_destroy(k3);
+  rt_context_done(ctx);
+}
+
+/* A literal local size, an explicit bound in the kernel, and the launch
+ * cache: the same dispatch again reuses its command buffer, a different
+ * push value records a new one. */
+static void test_fixed_and_launch_cache(void) {
+  vrt_context *ctx = rt_context();
+  vrt_kernel *k = ctx ? rt_kernel(ctx, "fixed", NULL) : NULL;
+  if (!k) {
+    rt_context_done(ctx);
+    return;
+  }
+  vp_diags d = {0};
+  vrt_buffer *o = vrt_buffer_create(ctx, 200 * 4, VRT_HOST, &d);
+  CHECK_OK(d);
+  uint32_t push[2] = {200, 7};
+  vrt_args args = {&o, 1, push, sizeof push};
+  vrt_context_stats s0, s1, s2;
+  vrt_context_stats_get(ctx, &s0);
+  for (int i = 0; i < 5; i++)
+    CHECK(vrt_dispatch(k, &args, vrt_invocations(200, 1, 1), &d));
+  vrt_context_stats_get(ctx, &s1);
+  CHECK_EQ_U64(s1.reused_launches - s0.reused_launches, 4);
+  push[1] = 9;
+  CHECK(vrt_dispatch(k, &args, vrt_invocations(200, 1, 1), &d));
+  vrt_context_stats_get(ctx, &s2);
+  CHECK_EQ_U64(s2.reused_launches, s1.reused_launches);
+  CHECK_OK(d);
+  const uint32_t *v = vrt_buffer_map(o);
+  CHECK(v != NULL);
+  uint32_t bad = 0;
+  for (uint32_t i = 0; v && i < 200; i++)
+    bad += v[i] != 2 * i + 9;
+  CHECK_EQ_U64(bad, 0);
+  vrt_buffer_destroy(o);
+  vrt_kernel_destroy(k);
+  vp_diags_free(&d);
+  rt_context_done(ctx);
+}
+
+/* Several asynchronous dispatches in flight, waited on out of order. */
+static void test_async_tickets(void) {
+  vrt_context *ctx = rt_context();
+  vrt_kernel *k = ctx ? rt_kernel(ctx, "fixed", NULL) : NULL;
+  if (!k) {
+    rt_context_done(ctx);
+    return;
+  }
+  vp_diags d = {0};
+  enum { N = 8, LEN = 4096 };
+  vrt_buffer *bufs[N];
+  vrt_ticket t[N];
+  for (int i = 0; i < N; i++) {
+    bufs[i] = vrt_buffer_create(ctx, LEN * 4, VRT_DEVICE, &d);
+    uint32_t push[2] = {LEN, (uint32_t)i * 100};
+    vrt_args args = {&bufs[i], 1, push, sizeof push};
+    CHECK(vrt_dispatch_async(k, &args, vrt_invocations(LEN, 1, 1), &t[i], &d));
+    CHECK(i == 0 || t[i] > t[i - 1]);
+  }
+  CHECK_OK(d);
+  CHECK(vrt_wait(ctx, t[N - 1], UINT64_MAX, &d));
+  for (int i = 0; i < N; i++)
+    CHECK(vrt_ticket_done(ctx, t[i]));
+  CHECK(vrt_wait(ctx, t[0], UINT64_MAX, &d));
+  CHECK(vrt_ticket_done(ctx, 0));
+  uint32_t *out = malloc(LEN * 4);
+  for (int i = 0; i < N; i++) {
+    CHECK(vrt_buffer_download(bufs[i], 0, out, LEN * 4, &d));
+    CHECK(out[0] == (uint32_t)i * 100 && out[LEN - 1] == 2 * (LEN - 1) + (uint32_t)i * 100);
+    vrt_buffer_destroy(bufs[i]);
+  }
+  CHECK_OK(d);
+  /* A ticket never issued times out instead of hanging. */
+  CHECK(!vrt_wait(ctx, t[N - 1] + 1000, 1000000, &d));
+  CHECK_ERROR(d, "timed out");
+  free(out);
+  vrt_kernel_destroy(k);
+  vp_diags_free(&d);
+  rt_context_done(ctx);
+}
+
+/* Descriptor sets from pools: a kernel with two sets, and saxpy with push
+ * descriptors turned off. */
+static void test_descriptor_pools(void) {
+  vrt_context *ctx = rt_context_with((vrt_context_options){.no_push_descriptors = true});
+  if (!ctx)
+    return;
+  vrt_kernel *k = rt_kernel(ctx, "twosets", NULL);
+  vrt_kernel *s = rt_kernel(ctx, "saxpy", NULL);
+  vp_diags d = {0};
+  if (k && s) {
+    vrt_kernel_stats st;
+    vrt_kernel_stats_get(k, &st);
+    CHECK(!st.push_descriptors);
+    uint32_t a[100];
+    for (int i = 0; i < 100; i++)
+      a[i] = (uint32_t)i;
+    vrt_buffer *ba = vrt_buffer_create(ctx, sizeof a, VRT_DEVICE, &d);
+    vrt_buffer *bb = vrt_buffer_create(ctx, sizeof a, VRT_DEVICE, &d);
+    CHECK(vrt_buffer_upload(ba, 0, a, sizeof a, &d));
+    vrt_buffer *bufs[2] = {ba, bb};
+    uint32_t n = 100;
+    vrt_args args = {bufs, 2, &n, 4};
+    for (int rep = 0; rep < 3; rep++)
+      CHECK(vrt_dispatch(k, &args, vrt_invocations(100, 1, 1), &d));
+    uint32_t out[100];
+    CHECK(vrt_buffer_download(bb, 0, out, sizeof out, &d));
+    CHECK(out[0] == 0 && out[99] == 297 && out[50] == 150);
+    CHECK_OK(d);
+    vrt_buffer_destroy(ba);
+    vrt_buffer_destroy(bb);
+    saxpy_case(ctx, s, 333, VRT_DEVICE);
+  }
+  vrt_kernel_destroy(k);
+  vrt_kernel_destroy(s);
+  vp_diags_free(&d);
+  rt_context_done(ctx);
+}
+
+static void test_timestamps(void) {
+  vrt_context *ctx = rt_context();
+  vrt_kernel *k = ctx ? rt_kernel(ctx, "fixed", NULL) : NULL;
+  if (!k) {
+    rt_context_done(ctx);
+    return;
+  }
+  vp_diags d = {0};
+  if (vrt_context_device(ctx)->timestamps) {
+    vrt_buffer *o = vrt_buffer_create(ctx, 1 << 16, VRT_DEVICE, &d);
+    uint32_t push[2] = {1 << 14, 1};
+    vrt_args args = {&o, 1, push, sizeof push};
+    double ns = -1;
+    CHECK(vrt_dispatch_timed(k, &args, vrt_invocations(1 << 14, 1, 1), &ns, &d));
+    CHECK(ns >= 0 && ns < 10e9);
+    uint32_t v;
+    CHECK(vrt_buffer_download(o, 4 * 100, &v, 4, &d));
+    CHECK_EQ_U64(v, 201);
+    vrt_buffer_destroy(o);
+  }
+  CHECK_OK(d);
+  vrt_kernel_destroy(k);
+  vp_diags_free(&d);
+  rt_context_done(ctx);
+}
+
+int main(void) {
+  RT_RUN(test_saxpy_sizes);
+  RT_RUN(test_grids);
+  RT_RUN(test_fixed_and_launch_cache);
+  RT_RUN(test_async_tickets);
+  RT_RUN(test_descriptor_pools);
+  RT_RUN(test_timestamps);
+  return rt_failures ? 1 : 0;
+}
