@@ -36,6 +36,14 @@
 
 #define LOCAL_STREAM 256u
 
+static const struct {
+  const uint32_t *code;
+  size_t bytes;
+} spv_of[VKREF_NKERNELS] = {{spv_copy, sizeof spv_copy},
+                            {spv_sinexp, sizeof spv_sinexp},
+                            {spv_copy4, sizeof spv_copy4},
+                            {spv_sinexp4, sizeof spv_sinexp4}};
+
 typedef struct buf {
   VkBuffer b;
   VkDeviceMemory m;
@@ -438,15 +446,8 @@ static bool setup(vkref *r, int index) {
   r->ds_stream = sets[0];
   r->ds_tiny = sets[1];
 
-  static const struct {
-    const uint32_t *code;
-    size_t bytes;
-  } spv[VKREF_NKERNELS] = {{spv_copy, sizeof spv_copy},
-                           {spv_sinexp, sizeof spv_sinexp},
-                           {spv_copy4, sizeof spv_copy4},
-                           {spv_sinexp4, sizeof spv_sinexp4}};
   for (int k = 0; k < VKREF_NKERNELS; k++)
-    if (!make_pipeline(r, spv[k].code, spv[k].bytes, &r->pipe[k]))
+    if (!make_pipeline(r, spv_of[k].code, spv_of[k].bytes, &r->pipe[k]))
       return false;
   if (!make_pipeline(r, spv_tiny, sizeof spv_tiny, &r->pipe_tiny))
     return false;
@@ -635,6 +636,20 @@ double vkref_stream_verify(vkref *r, int kernel) {
   }
   buf_free(r, &st);
   return sinexp ? worst : (double)bad;
+}
+
+int vkref_pipeline(vkref *r, int kernel, int iters, double *ns) {
+  if (kernel < 0 || kernel >= VKREF_NKERNELS)
+    return fail(r, "vkref_pipeline: bad kernel %d", kernel) - 1;
+  for (int i = 0; i < iters; i++) {
+    VkPipeline p;
+    double t0 = now_ns();
+    if (!make_pipeline(r, spv_of[kernel].code, spv_of[kernel].bytes, &p))
+      return -1;
+    ns[i] = now_ns() - t0;
+    vkDestroyPipeline(r->dev, p, NULL);
+  }
+  return 0;
 }
 
 /* ------------------------------------------------------------ dispatch */
@@ -985,6 +1000,18 @@ int main(int argc, char **argv) {
     }
   }
   vkref_stream_prepare(r, 4); /* frees the large buffers */
+
+  if (!status) {
+    double v[20];
+    int np_ = quick ? 5 : 20;
+    if (vkref_pipeline(r, VKREF_SINEXP, np_, v) < 0) {
+      fprintf(stderr, "vkref: %s\n", r->err);
+      status = 1;
+    } else {
+      emit(r, "pipeline creation (sin+exp float, no VkPipelineCache)", 1, v, np_, 1e-6, false,
+           "ms", NULL);
+    }
+  }
 
   int iters = quick ? 200 : 2000;
   static const char *lat[2] = {"tiny dispatch sync (fence wait)", "tiny dispatch sync (spin)"};

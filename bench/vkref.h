@@ -43,6 +43,11 @@ VKREF_API double vkref_stream_verify(vkref *r, int kernel);
 /* One dispatch of `kernel`, timed with GPU timestamps: ns, < 0 on failure. */
 VKREF_API double vkref_stream_run(vkref *r, int kernel);
 
+/* Creates (and destroys) the pipeline of `kernel` `iters` times from its
+ * SPIR-V, with no VkPipelineCache (a driver may still cache on its own):
+ * wall ns of each vkCreateShaderModule + vkCreateComputePipelines. */
+VKREF_API int vkref_pipeline(vkref *r, int kernel, int iters, double *ns);
+
 /* The tiny kernel's sync round trip, `iters` times from a prerecorded command
  * buffer: submit + vkWaitForFences (spin = 0) or submit + polling
  * vkGetFenceStatus (spin = 1). Writes each wall time into ns[]. */
