@@ -67,9 +67,13 @@ for src in "${targets[@]}"; do
     seeds="$out/seeds/$name"
     rm -rf "$seeds"
     mkdir -p "$corpus" "$seeds"
+    # Each `// -----` section of a lit test (--split-input-file) is a seed
+    # of its own, so the error tests seed every error path, not the first.
     for g in $(directive "$src" seeds); do
       for f in $g; do
-        [ -f "$f" ] && cp "$f" "$seeds/$(echo "$f" | tr / _)"
+        [ -f "$f" ] || continue
+        awk -v out="$seeds/$(echo "$f" | tr / _)" \
+          '/^[ \t]*\/\/ -----/ { n++; next } { print > (out "." n) }' n=0 "$f"
       done
     done
     before=$(ls "$out/crashes" | grep -c "^$name-" || true)

@@ -14,6 +14,21 @@
  * Every node: {"_type": "<ast class>", <fields>..., "lineno", "col_offset",
  * "end_lineno", "end_col_offset"}; constants as {"_type": "Constant",
  * "value": ..., "kind": "int"|"float"|"bool"|"str"|"None"}.
+ * Details the reader relies on: locations are Python's (lineno 1-based,
+ * col_offset 0-based in UTF-8 bytes; diagnostics print col_offset + 1);
+ * fields whose value is None are left out; floats are written with repr()
+ * (exact), inf and nan as the strings "inf", "-inf", "nan" with kind
+ * "float"; ints in full (more than 64 bits is an error where used).
+ * Optional: "constants": {"NAME": <Constant node>} (module numbers a
+ * decorated function reads), and "filename" on a FunctionDef/ClassDef that
+ * comes from another file than the document's.
+ *
+ * The interface the module gets: storage buffers for vp.Buffer parameters
+ * (set 0, bindings in parameter order, access readonly/writeonly/readwrite
+ * from the kernel's use); the push block @pc with the fields of
+ * `class PushConstants`, then the scalar parameters, then `_vp_count` when
+ * dispatch_guard is on; with debug_asserts, a last buffer `_vp_assert`
+ * (u32[]: element 0 is the line of the first failed assert, 0 = none).
  */
 #ifndef VULPY_FRONTEND_H
 #define VULPY_FRONTEND_H

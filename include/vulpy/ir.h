@@ -364,6 +364,8 @@ vir_sym *vir_func_add_local(vir_module *m, vir_func *f, const char *name, vir_ty
 vir_sym *vir_func_find_local(const vir_func *f, const char *name);
 /* Takes a local out of f->locals (its ops must be gone already). */
 void vir_func_remove_local(vir_module *m, vir_func *f, vir_sym *local);
+/* Keeps the locals i with keep[i] (one pass, for removing many at once). */
+void vir_func_filter_locals(vir_module *m, vir_func *f, const bool *keep);
 /* Recomputes vir_value.nuses for every value of the function. */
 void vir_func_count_uses(vir_func *f);
 
@@ -380,6 +382,7 @@ struct vir_module {
   vir_type *ty_cache[16][4]; /* [scalar slot][0: scalar, 1..3: vec2..vec4] */
   vp_map symtab;             /* name -> module-level vir_sym* */
   vp_map filetab;            /* file name -> interned copy */
+  vp_map typetab;            /* (kind, element, sizes) bytes -> matrix and array types */
   /* The .vir file the module was parsed from: ops written without loc(...)
    * get their position in it, in a loc whose `file` is this pointer; the
    * printer leaves such locations out (docs/ir.md, "Locations"). */

@@ -66,7 +66,12 @@ typedef struct vp_map {
 void *vp_map_get(const vp_map *m, const char *key, size_t len);
 /* Inserts or replaces; false only when the arena is out of memory. */
 bool vp_map_put(vp_arena *a, vp_map *m, const char *key, size_t len, void *val);
-/* The hash vp_map uses (FNV-1a, 32-bit). */
+/* Finds or adds the key in one probe: returns its value slot (NULL for a
+ * new key) and sets *found; NULL only when the arena is out of memory. */
+void **vp_map_insert(vp_arena *a, vp_map *m, const char *key, size_t len, bool *found);
+/* Empties the map; its table is reused when that is cheaper than a new one. */
+void vp_map_clear(vp_map *m);
+/* The hash vp_map uses. */
 uint32_t vp_hash_str(const char *s, size_t len);
 
 /* ------------------------------------------------------------ strbuf */

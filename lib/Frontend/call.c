@@ -257,13 +257,12 @@ static vfe_val atomic(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi, v
   vir_type *t = p.type;
   const vir_type *s = vir_ty_scalar_of(t);
   bool int_ok = vir_ty_is_scalar(t) && vir_ty_is_int(t) && s->bits >= 32;
-  bool float_ok = vir_ty_is_scalar(t) && s->kind == VIR_TY_FLOAT && s->bits >= 32 &&
+  bool float_ok = vir_ty_is_scalar(t) && s->kind == VIR_TY_FLOAT && s->bits == 32 &&
                   (bi->op == VIR_OP_ATOMIC_ADD || bi->op == VIR_OP_ATOMIC_XCHG ||
-                   bi->op == VIR_OP_ATOMIC_LOAD || bi->op == VIR_OP_ATOMIC_STORE ||
-                   bi->op == VIR_OP_ATOMIC_MIN || bi->op == VIR_OP_ATOMIC_MAX);
+                   bi->op == VIR_OP_ATOMIC_LOAD || bi->op == VIR_OP_ATOMIC_STORE);
   if ((!int_ok && !float_ok) || (bi->fn == VFE_F_ATOMIC_SUB && !int_ok)) {
     vfe_err(c, call, "%s() is not available on %s elements", bi->name, vfe_tyname(c, t));
-    vfe_hint(c, "atomics work on 32- and 64-bit integers (and float add/min/max/exchange)");
+    vfe_hint(c, "atomics work on 32- and 64-bit integers; float32 has add, exchange, load and store");
     return (vfe_val){0};
   }
   vir_value *ops[3] = {p.index};

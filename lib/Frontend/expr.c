@@ -270,7 +270,7 @@ vfe_val vfe_attribute(vfe_ctx *c, const vfe_node *at, vfe_val base, const char *
   case VFE_V_ERR: return base;
   case VFE_V_VP: {
     const vfe_builtin *bi = vfe_builtin_find(attr);
-    if (!bi || bi->python) {
+    if (!bi || (bi->python && bi->kind == VFE_B_TYPE)) { /* int, float: Python's */
       vfe_err(c, at, "vulpy has no attribute '%s'", attr);
       const char *sug = vfe_builtin_suggest(attr);
       if (sug)
@@ -404,7 +404,10 @@ static vfe_val index_aggregate(vfe_ctx *c, const vfe_node *at, vir_value *v, con
 }
 
 static vfe_val subscript(vfe_ctx *c, const vfe_node *e) {
-  vfe_val base = vfe_expr(c, vfe_get(e, "value"));
+  return vfe_subscript_on(c, e, vfe_expr(c, vfe_get(e, "value")));
+}
+
+vfe_val vfe_subscript_on(vfe_ctx *c, const vfe_node *e, vfe_val base) {
   const vfe_node *sl = vfe_get(e, "slice");
   if (base.kind == VFE_V_ERR)
     return base;
@@ -489,6 +492,8 @@ static vfe_val subscript(vfe_ctx *c, const vfe_node *e) {
   return index_aggregate(c, e, v, sl, iv);
 }
 
+static vir_value *cond_of(vfe_ctx *c, const vfe_node *e, vfe_val v);
+
 /* ------------------------------------------------------------- unary */
 
 static vfe_val unary(vfe_ctx *c, const vfe_node *e) {
@@ -500,7 +505,7 @@ static vfe_val unary(vfe_ctx *c, const vfe_node *e) {
       bool t = v.kind == VFE_V_BOOL ? v.b : v.kind == VFE_V_INT ? v.i != 0 : v.f != 0;
       return (vfe_val){.kind = VFE_V_BOOL, .b = !t};
     }
-    vir_value *x = vfe_expr_cond(c, on);
+    vir_value *x = cond_of(c, on, v);
     vfe_set_loc(c, e);
     return x ? value_of(vfe_build1(c, VIR_OP_LNOT, x->type, x)) : (vfe_val){0};
   }
@@ -620,8 +625,9 @@ static vfe_val compare(vfe_ctx *c, const vfe_node *e) {
   return x ? value_of(x) : (vfe_val){0};
 }
 
-vir_value *vfe_expr_cond(vfe_ctx *c, const vfe_node *e) {
-  vfe_val v = vfe_expr(c, e);
+vir_value *vfe_expr_cond(vfe_ctx *c, const vfe_node *e) { return cond_of(c, e, vfe_expr(c, e)); }
+
+static vir_value *cond_of(vfe_ctx *c, const vfe_node *e, vfe_val v) {
   if (v.kind == VFE_V_BOOL)
     return vfe_const_bool(c, v.b);
   if (v.kind == VFE_V_INT || v.kind == VFE_V_FLOAT)

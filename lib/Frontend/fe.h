@@ -271,7 +271,7 @@ typedef struct vfe_helper {
 
 /* What a Python name is bound to inside a function. */
 typedef enum vfe_bind { VFE_BIND_LOCAL, VFE_BIND_SSA, VFE_BIND_LOOP, VFE_BIND_ARRAY,
-                        VFE_BIND_PUSH, VFE_BIND_POISON } vfe_bind;
+                        VFE_BIND_PUSH, VFE_BIND_POISON, VFE_BIND_DEAD } vfe_bind;
 
 typedef struct vfe_var {
   uint8_t bind;     /* vfe_bind */
@@ -313,6 +313,7 @@ struct vfe_ctx {
   vir_struct *push_st;   /* fields gathered before the push block is added */
   vir_sym *push;         /* the push block, once declared */
   uint32_t count_field;  /* index of _vp_count, or UINT32_MAX */
+  const char *const_name; /* the module constant being evaluated */
   vfe_fn *fn;            /* the function being translated */
   vir_builder b;
   vfe_array *assert_buf; /* _vp_assert, when debug asserts are on */
@@ -411,6 +412,8 @@ void vfe_hoist(vir_region *r, vir_op *before);
 void vfe_name_value(vfe_ctx *c, vir_value *v, const char *name);
 /* Attribute of a value: swizzles, struct fields, pc.NAME, vp.NAME. */
 vfe_val vfe_attribute(vfe_ctx *c, const vfe_node *at, vfe_val base, const char *attr);
+/* base[slice] of the Subscript `e`, its base already evaluated. */
+vfe_val vfe_subscript_on(vfe_ctx *c, const vfe_node *e, vfe_val base);
 /* Resolves a name in the function, then the module, then the built-ins. */
 vfe_val vfe_name(vfe_ctx *c, const vfe_node *n, const char *id);
 /* Whether the ops of a region are free of effects and faults. */

@@ -128,8 +128,10 @@ static uint32_t hash_str(const char *s) {
   return h;
 }
 
+/* A NULL key (a malformed node without its name) is never found and
+ * never stored. */
 void *vfe_map_get(const vfe_map *m, const char *key) {
-  if (!m->cap)
+  if (!m->cap || !key)
     return NULL;
   for (uint32_t i = hash_str(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
     if (!m->keys[i])
@@ -140,6 +142,8 @@ void *vfe_map_get(const vfe_map *m, const char *key) {
 }
 
 void vfe_map_put(vfe_ctx *c, vfe_map *m, const char *key, void *val) {
+  if (!key)
+    return;
   if ((m->len + 1) * 2 > m->cap) {
     vfe_map old = *m;
     m->cap = old.cap ? old.cap * 2 : 16;
@@ -258,9 +262,13 @@ static void scan_module(vfe_ctx *c) {
   /* Numbers a decorated function reads from its live module. */
   const vfe_node *consts = vfe_get(c->doc, "constants");
   if (consts && consts->kind == VFE_J_OBJ)
-    for (uint32_t i = 0; i < consts->len; i++)
+    for (uint32_t i = 0; i < consts->len; i++) {
+      const char *kind = vfe_get_str(consts->items[i], "kind");
+      bool number = kind && (strcmp(kind, "int") == 0 || strcmp(kind, "float") == 0 ||
+                             strcmp(kind, "bool") == 0);
       if (!vfe_map_get(&c->globals, consts->keys[i]))
-        new_global(c, consts->keys[i], VFE_G_CONST, consts->items[i]);
+        new_global(c, consts->keys[i], number ? VFE_G_CONST : VFE_G_OTHER, consts->items[i]);
+    }
 }
 
 /* --------------------------------------------------------------- kernel */

@@ -28,10 +28,10 @@ static const char *const ast_names[VFE_AST_COUNT] = {
 const char *vfe_ast_name(vfe_ast a) { return a < VFE_AST_COUNT ? ast_names[a] : "?"; }
 
 static vfe_ast ast_lookup(const char *s) {
-  /* ~100 names, looked up once per object: a linear scan costs less than
-   * libyaml's own work on the same object. */
+  /* ~100 names, looked up once per object: a scan that compares first
+   * characters before strcmp costs little next to libyaml's own work. */
   for (unsigned i = 1; i < VFE_AST_COUNT; i++)
-    if (strcmp(ast_names[i], s) == 0)
+    if (ast_names[i][0] == s[0] && strcmp(ast_names[i], s) == 0)
       return (vfe_ast)i;
   return VFE_AST_OTHER;
 }
@@ -48,6 +48,8 @@ typedef struct reader {
   vp_arena *arena;
   vp_diags *diags;
   const char *name;
+  const char *text;
+  size_t len;
   frame *stack;
   uint32_t depth, cap;
   bool oom;
@@ -55,6 +57,21 @@ typedef struct reader {
 
 static void jerror(reader *r, const yaml_mark_t *mark, const char *fmt, const char *arg) {
   vp_loc loc = {r->name, (uint32_t)mark->line + 1, (uint32_t)mark->column + 1};
+  if (mark->index >= r->len) {
+    /* libyaml places the end of the stream past a final line break it
+     * imagines; a truncated document is reported where its text ends */
+    uint32_t line = 1, col = 1;
+    for (size_t i = 0; i < r->len; i++) {
+      if (r->text[i] == '\n') {
+        line++;
+        col = 1;
+      } else if (((unsigned char)r->text[i] & 0xC0) != 0x80) {
+        col++;
+      }
+    }
+    loc.line = line;
+    loc.col = col;
+  }
   vp_diag_add(r->diags, VP_ERROR, loc, fmt, arg);
 }
 
@@ -232,7 +249,7 @@ static bool add_value(reader *r, vfe_node *v, vfe_node **root, const yaml_event_
 
 vfe_node *vfe_json_read(vp_arena *arena, const char *text, size_t len, const char *json_name,
                         vp_diags *diags) {
-  reader r = {.arena = arena, .diags = diags, .name = json_name};
+  reader r = {.arena = arena, .diags = diags, .name = json_name, .text = text, .len = len};
   yaml_parser_t p;
   if (!yaml_parser_initialize(&p)) {
     vp_error(diags, vfe_file_loc(json_name), "out of memory");

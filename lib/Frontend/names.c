@@ -103,7 +103,9 @@ static vfe_val const_eval(vfe_ctx *c, const vfe_node *e, vir_type **type) {
   }
   default: break;
   }
-  return vfe_err(c, e, "a module-level constant must be a number computed from literals");
+  vfe_err(c, e, "module-level '%s' is not a compile-time constant", c->const_name ? c->const_name : "?");
+  vfe_hint(c, "kernels read module-level numbers (literals and arithmetic on them); pass other data in a buffer");
+  return (vfe_val){0};
 }
 
 /* Evaluates a constant's definition: a literal, its type in *type when it
@@ -164,12 +166,17 @@ static bool ensure(vfe_ctx *c, const vfe_node *at, vfe_global *g, const char *na
   }
   if (!g->evaluated) {
     g->evaluating = true;
+    vp_loc saved = c->b.loc;
     vfe_fn *fn = c->fn;
     c->fn = NULL; /* a constant sees module names only */
     vir_type *t = NULL;
+    const char *outer_name = c->const_name;
+    c->const_name = name;
     g->value = eval_global(c, g, name, &t);
+    c->const_name = outer_name;
     g->typed = t != NULL;
     c->fn = fn;
+    c->b.loc = saved;
     g->evaluating = false;
     g->evaluated = true;
   }
@@ -184,6 +191,7 @@ vfe_val vfe_global_const(vfe_ctx *c, const vfe_node *at, vfe_global *g, const ch
   if (!c->fn)
     return vfe_err(c, at, "internal: typed constant outside a function");
   /* a typed constant: read by name */
+  vfe_set_loc(c, at);
   vir_op *op = vfe_build(c, VIR_OP_GCONST, g->sym->type, 0, NULL);
   op->attr.sym = g->sym;
   return (vfe_val){.kind = VFE_V_VAL, .v = vir_result(op), .type = g->sym->type};
@@ -205,6 +213,10 @@ vfe_val vfe_name(vfe_ctx *c, const vfe_node *n, const char *id) {
       case VFE_BIND_SSA:
       case VFE_BIND_LOOP: return (vfe_val){.kind = VFE_V_VAL, .v = v->value, .type = v->type};
       case VFE_BIND_ARRAY: return (vfe_val){.kind = VFE_V_ARRAY, .arr = v->arr};
+      case VFE_BIND_DEAD:
+        vfe_err(c, n, "'%s' is a loop variable (line %u); it has no value after its loop", id, v->line);
+        vfe_hint(c, "copy it to a variable inside the loop if you need it afterwards");
+        return r;
       case VFE_BIND_PUSH:
         r.kind = VFE_V_PLACE;
         r.place = (vfe_place){.root = VFE_R_PUSH, .npath = 1, .sym = c->push, .type = v->type};
@@ -228,10 +240,15 @@ vfe_val vfe_name(vfe_ctx *c, const vfe_node *n, const char *id) {
       return st ? (vfe_val){.kind = VFE_V_CLASS, .st = st} : (vfe_val){0};
     }
     case VFE_G_FUNC: return (vfe_val){.kind = VFE_V_FUNC, .helper = g->helper};
-    default:
-      vfe_err(c, n, "'%s' is a module-level value that is not a compile-time constant", id);
+    default: {
+      const char *kind = vfe_ast_of(g->node) == VFE_AST_Constant ? vfe_get_str(g->node, "kind") : NULL;
+      if (kind)
+        vfe_err(c, n, "'%s' is a module-level %s, not a compile-time constant", id, kind);
+      else
+        vfe_err(c, n, "'%s' is a module-level value that is not a compile-time constant", id);
       vfe_hint(c, "kernels see numbers, struct classes and functions of their module; pass other data in a buffer");
       return (vfe_val){0};
+    }
     }
   }
   if (vfe_map_get(&c->vp_names, id))

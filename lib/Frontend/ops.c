@@ -250,6 +250,15 @@ vfe_val vfe_binop(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, const v
   if (op == VFE_AST_Pow && x && b.kind == VFE_V_INT && !b.big && b.i >= 0 && b.i <= 16 &&
       (vir_ty_is_int(x->type) || vir_ty_is_float(x->type)) && x->type->kind != VIR_TY_MAT)
     return (vfe_val){.kind = VFE_V_VAL, .v = power(c, x, (uint32_t)b.i), .type = x->type};
+  vir_value *typed = x ? x : y;
+  bool logic = op == VFE_AST_BitAnd || op == VFE_AST_BitOr || op == VFE_AST_BitXor;
+  if (vir_ty_is_bool(typed->type) && !logic) {
+    vfe_err(c, at, "arithmetic on bool ('%s'): Python treats True as 1; VulPy does not",
+            op_text(op));
+    vfe_hint(c, "convert first: %s", vfe_cast_hint(c, vir_ty_with_scalar(c->m, typed->type, vir_ty_uint(c->m, 32)),
+                                                   x ? an : bn));
+    return (vfe_val){0};
+  }
   if (!x)
     x = adapt(c, at, a, an, y, bn, op);
   else if (!y)

@@ -19,6 +19,7 @@ enum {
   A_NESTED = 1u << 24, /* assigned inside if/for/while */
   A_VAR = 1u << 25,    /* assigned from vp.var(...) */
   A_LOOP = 1u << 26,   /* a for-loop variable */
+  A_MUT = 1u << 27,    /* changed in part: v.x = ..., v[k] = ... (not counted) */
 };
 
 /* ---------------------------------------------------- assignment counts */
@@ -27,7 +28,7 @@ static void count_name(vfe_ctx *c, vfe_fn *fn, const char *id, uint32_t flags) {
   if (!id)
     return;
   uintptr_t v = (uintptr_t)vfe_map_get(&fn->assigns, id);
-  v = ((v & A_COUNT) + 1) | (v & ~(uintptr_t)A_COUNT) | flags;
+  v = ((v & A_COUNT) + !(flags & A_MUT)) | (v & ~(uintptr_t)A_COUNT) | flags;
   vfe_map_put(c, &fn->assigns, id, (void *)v);
 }
 
@@ -50,7 +51,7 @@ static void count_target(vfe_ctx *c, vfe_fn *fn, const vfe_node *t, uint32_t fla
     while (vfe_ast_of(base) == VFE_AST_Attribute || vfe_ast_of(base) == VFE_AST_Subscript)
       base = vfe_get(base, "value");
     if (vfe_ast_of(base) == VFE_AST_Name)
-      count_name(c, fn, vfe_get_str(base, "id"), flags | A_NESTED);
+      count_name(c, fn, vfe_get_str(base, "id"), flags | A_MUT);
     break;
   }
   default: break;
@@ -159,7 +160,8 @@ static void assign_name(vfe_ctx *c, const vfe_node *target, vfe_val value, const
         return;
       }
       vir_value *x = vfe_coerce(c, vnode, value, v->type,
-                                vp_arena_printf(&c->arena, "assignment to '%s'", id));
+                                vp_arena_printf(&c->arena, "assignment to '%s' (%s since line %u)", id,
+                                                vfe_tyname(c, v->type), v->line));
       if (x) {
         vfe_set_loc(c, target);
         vfe_place p = {.root = VFE_R_LOCAL, .sym = v->local, .type = v->type};
@@ -186,6 +188,7 @@ static void assign_name(vfe_ctx *c, const vfe_node *target, vfe_val value, const
   if (value.kind == VFE_V_ARRAY && !declared) {
     if ((flags & A_COUNT) != 1 || (flags & (A_NESTED | A_LOOP | A_VAR))) {
       vfe_err(c, target, "'%s' names an array here but is assigned elsewhere too", id);
+      vfe_hint(c, "an array name is bound once, at the top level of the function");
       return;
     }
     new_var(c, id, VFE_BIND_ARRAY, NULL, target)->arr = value.arr;
@@ -199,7 +202,7 @@ static void assign_name(vfe_ctx *c, const vfe_node *target, vfe_val value, const
     return;
   }
   vfe_set_loc(c, target);
-  bool single = (flags & A_COUNT) == 1 && !(flags & (A_NESTED | A_VAR | A_LOOP)) &&
+  bool single = (flags & A_COUNT) == 1 && !(flags & (A_NESTED | A_VAR | A_LOOP | A_MUT)) &&
                 c->b.region == &c->fn->f->body;
   if (x->type->kind == VIR_TY_VOID) {
     vfe_err(c, vnode, "this call returns nothing");
@@ -379,15 +382,15 @@ static void assign_subscript(vfe_ctx *c, const vfe_node *t, vfe_val value, const
     return;
   }
   /* buffers, shared arrays, matrix columns: the place of the subscript */
-  (void)base;
-  vfe_val dst = vfe_expr(c, t);
+  vfe_val dst = vfe_subscript_on(c, t, base);
   if (!writable(c, t, &dst))
     return;
   if (dst.place.dims_left) {
     vfe_err(c, t, "'%s' has 2 dimensions; index both", dst.place.sym->name);
     return;
   }
-  vir_value *x = vfe_coerce(c, vnode, value, dst.place.type, "store");
+  vir_value *x = vfe_coerce(c, vnode, value, dst.place.type,
+                            vp_arena_printf(&c->arena, "store to '%s'", dst.place.sym->name));
   if (x) {
     vfe_set_loc(c, t);
     vfe_store(c, &dst.place, x);
@@ -541,11 +544,16 @@ static void stmt_for(vfe_ctx *c, const vfe_node *s) {
   }
   vfe_val lo = {.kind = VFE_V_INT, .i = 0}, hi, step = {.kind = VFE_V_INT, .i = 1};
   const vfe_node *lon = iter, *hin = args[n == 1 ? 0 : 1], *stn = iter;
+  /* evaluated in order, each read at once (a place is loaded where it is) */
   if (n >= 2) {
     lon = args[0];
     lo = vfe_expr(c, lon);
+    if (lo.kind == VFE_V_PLACE || lo.kind == VFE_V_IDVEC)
+      lo = val(vfe_use(c, lon, lo));
   }
   hi = vfe_expr(c, hin);
+  if (hi.kind == VFE_V_PLACE || hi.kind == VFE_V_IDVEC)
+    hi = val(vfe_use(c, hin, hi));
   if (n == 3) {
     stn = args[2];
     step = vfe_expr(c, stn);
@@ -586,13 +594,13 @@ static void stmt_for(vfe_ctx *c, const vfe_node *s) {
   if (!ops[0] || !ops[1] || !ops[2])
     return;
   vfe_var *old = vfe_map_get(&c->fn->vars, id);
-  if (old && old->bind != VFE_BIND_LOOP && old->bind != VFE_BIND_POISON) {
+  if (old && old->bind != VFE_BIND_DEAD && old->bind != VFE_BIND_POISON) {
     vfe_err(c, target, "loop variable '%s' is also a variable outside the loop", id);
     vfe_hint(c, "give the loop its own name");
     return;
   }
   uintptr_t flags = (uintptr_t)vfe_map_get(&c->fn->assigns, id);
-  if ((flags & A_COUNT) > 1 && (flags & ~(uintptr_t)A_COUNT) != A_LOOP) {
+  if ((flags & A_COUNT) > 1 && (flags & ~(uintptr_t)(A_COUNT | A_NESTED)) != A_LOOP) {
     /* assigned somewhere besides for-targets */
     vfe_err(c, target, "loop variable '%s' is assigned elsewhere in the function", id);
     vfe_hint(c, "give the loop its own name");
@@ -611,7 +619,7 @@ static void stmt_for(vfe_ctx *c, const vfe_node *s) {
   c->fn->loop_depth--;
   /* After the loop the name is not a value (Python would keep the last one;
    * VulPy asks for an explicit variable instead). */
-  v->bind = VFE_BIND_POISON;
+  v->bind = VFE_BIND_DEAD;
 }
 
 static void stmt_while(vfe_ctx *c, const vfe_node *s) {

@@ -304,8 +304,8 @@ static vir_value *literal_as(vfe_ctx *c, const vfe_node *at, const vfe_val *v, v
     if (v->kind == VFE_V_FLOAT && s->kind != VIR_TY_FLOAT) {
       vfe_err(c, at, "%s: float literal %s where %s is expected", what, lit_text(c, v),
               vfe_tyname(c, s));
-      vfe_hint(c, "convert the integer side to a float, e.g. %s(...)",
-               vfe_vpname(c, vir_ty_float(c->m, 32)));
+      vfe_hint(c, "the value must be %s here: write an integer, or convert: %s(...)",
+               vfe_tyname(c, s), vfe_vpname(c, s));
     } else {
       vfe_err(c, at, "%s: literal %s does not fit %s", what, lit_text(c, v), vfe_tyname(c, s));
       if (v->kind == VFE_V_INT && s->kind == VIR_TY_UINT && !v->big && v->i < 0)

@@ -103,6 +103,8 @@ vir_value *vir_build_int(vir_builder *b, vir_type *t, int64_t v) {
   vir_literal l = {.i = v};
   if (t->kind == VIR_TY_FLOAT)
     l.f = (double)v;
+  else if (t->kind == VIR_TY_BOOL)
+    l = (vir_literal){.u = v != 0};
   return vir_build_const(b, t, l);
 }
 
@@ -130,7 +132,7 @@ double vir_round_f16(double d) {
 vir_literal vir_lit_normalize(const vir_type *t, vir_literal v) {
   vir_literal r = {0};
   switch (t->kind) {
-  case VIR_TY_BOOL: r.b = v.b; break;
+  case VIR_TY_BOOL: r.u = (v.u & 0xff) != 0; break; /* .b's byte, read without a _Bool load */
   case VIR_TY_INT:
     if (t->bits == 64)
       r.i = v.i;

@@ -34,7 +34,8 @@ typedef struct vir_lexer {
 } vir_lexer;
 
 void vir_lex_init(vir_lexer *lx, const char *text, size_t len);
-vir_token vir_lex_next(vir_lexer *lx);
+/* The next token, into *t. */
+void vir_lex_next(vir_lexer *lx, vir_token *t);
 const char *vir_tok_kind_name(vir_tok_kind k);
 
 #endif

@@ -159,20 +159,29 @@ vir_sym *vir_func_find_local(const vir_func *f, const char *name) {
   return vp_map_get(&f->localtab, name, strlen(name));
 }
 
-void vir_func_remove_local(vir_module *m, vir_func *f, vir_sym *local) {
+void vir_func_filter_locals(vir_module *m, vir_func *f, const bool *keep) {
   /* vp_map has no deletion: rebuild the list and the map */
   vp_ptrvec old = f->locals;
   f->locals = (vp_ptrvec){0};
   f->localtab = (vp_map){0};
   for (uint32_t i = 0; i < old.len; i++) {
     vir_sym *s = old.data[i];
-    if (s == local)
+    if (!keep[i])
       continue;
     vp_ptrvec_push(&m->arena, &f->locals, s);
     size_t n = strlen(s->name);
     if (!vp_map_get(&f->localtab, s->name, n))
       vp_map_put(&m->arena, &f->localtab, s->name, n, s);
   }
+}
+
+void vir_func_remove_local(vir_module *m, vir_func *f, vir_sym *local) {
+  bool *keep = vp_arena_alloc(&m->arena, f->locals.len + 1);
+  if (!keep)
+    return;
+  for (uint32_t i = 0; i < f->locals.len; i++)
+    keep[i] = f->locals.data[i] != local;
+  vir_func_filter_locals(m, f, keep);
 }
 
 /* Recursion over regions: nesting depth is bounded by the source program,

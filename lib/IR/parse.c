@@ -41,7 +41,7 @@ typedef struct parser {
 
 /* ---------------------------------------------------------------- basics */
 
-static void next(parser *p) { p->tok = vir_lex_next(&p->lx); }
+static void next(parser *p) { vir_lex_next(&p->lx, &p->tok); }
 
 static vp_loc loc_of(parser *p, const vir_token *t) { return (vp_loc){p->file, t->line, t->col}; }
 
@@ -155,9 +155,30 @@ static bool parse_u32(parser *p, uint32_t *out) {
 
 /* -------------------------------------------------------------- locations */
 
+/* `(L:C)` straight from the text after 'loc' when it is exactly that (the
+ * common case, one per op): digits, ':', digits, ')', no spaces. */
+static bool fast_loc(parser *p, vp_loc *loc) {
+  const char *s = p->lx.p, *end = p->lx.end;
+  uint64_t v[2] = {0, 0};
+  for (int k = 0; k < 2; k++) {
+    const char *start = s;
+    while (s < end && *s >= '0' && *s <= '9' && s - start < 9)
+      v[k] = v[k] * 10 + (uint64_t)(*s++ - '0');
+    if (s == start || s >= end || *s != (k ? ')' : ':'))
+      return false;
+    s++;
+  }
+  p->lx.p = s;
+  *loc = (vp_loc){p->m->source_name, (uint32_t)v[0], (uint32_t)v[1]};
+  next(p);
+  return true;
+}
+
 /* loc := 'loc' '(' (STRING ':')? INT ':' INT ')' */
 static bool parse_loc(parser *p, vp_loc *loc) {
   if (!accept_kw(p, "loc"))
+    return true;
+  if (p->tok.kind == TK_LPAREN && fast_loc(p, loc))
     return true;
   if (!expect(p, TK_LPAREN))
     return false;
@@ -394,11 +415,11 @@ static vir_value *lookup_value(parser *p, const vir_token *t) {
 /* Enters %name -> v. Names made only of digits get no name hint; they are
  * the printer's numbering. */
 static void define_value(parser *p, const vir_token *t, vir_value *v) {
-  if (lookup_value(p, t)) {
+  int64_t n = value_number(t);
+  if (n >= 0 ? lookup_value(p, t) != NULL : false) {
     error_at(p, t, "redefinition of %%%.*s", (int)t->len, t->s);
     return;
   }
-  int64_t n = value_number(t);
   if (n >= 0 && (uint64_t)n < 2 * (uint64_t)p->nnumbered + 1024) {
     if ((uint64_t)n >= p->nnumbered) {
       uint32_t cap = p->nnumbered ? p->nnumbered : 256;
@@ -417,7 +438,14 @@ static void define_value(parser *p, const vir_token *t, vir_value *v) {
       p->maxnum = (uint32_t)n + 1;
     return;
   }
-  vp_map_put(&p->tmp, &p->values, t->s, t->len, v);
+  bool found;
+  void **slot = vp_map_insert(&p->tmp, &p->values, t->s, t->len, &found);
+  if (found) {
+    error_at(p, t, "redefinition of %%%.*s", (int)t->len, t->s);
+    return;
+  }
+  if (slot)
+    *slot = v;
   if (v && n < 0)
     v->name = vp_arena_strndup(&p->m->arena, t->s, t->len);
 }
@@ -860,7 +888,7 @@ static bool parse_region(parser *p, vir_region *r) {
 /* ----------------------------------------------------------- declarations */
 
 static void reset_values(parser *p) {
-  p->values = (vp_map){0};
+  vp_map_clear(&p->values);
   if (p->maxnum)
     memset(p->numbered, 0, p->maxnum * sizeof *p->numbered);
   p->maxnum = 0;

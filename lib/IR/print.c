@@ -9,6 +9,7 @@
  */
 #include "ir_impl.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,9 +34,36 @@ typedef struct printer {
 
 /* ------------------------------------------------------------- primitives */
 
-static void put(printer *p, const char *s, size_t n) { vp_strbuf_appendn(p->out, s, n); }
-static void puts_(printer *p, const char *s) { vp_strbuf_append(p->out, s); }
-static void putc_(printer *p, char c) { vp_strbuf_putc(p->out, c); }
+/* Appends without the strbuf's NUL (vir_print adds it at the end): the
+ * common case is a memcpy into space that is already there. */
+static void put(printer *p, const char *s, size_t n) {
+  vp_strbuf *b = p->out;
+  if (b->len + n + 1 <= b->cap) {
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+  } else {
+    vp_strbuf_appendn(b, s, n);
+  }
+}
+static void puts_(printer *p, const char *s) { put(p, s, strlen(s)); }
+/* a string literal: its length is known, the memcpy is inlined */
+#define PUTS(p, lit) put((p), (lit), sizeof(lit) - 1)
+static void putc_(printer *p, char c) {
+  vp_strbuf *b = p->out;
+  if (b->len + 2 <= b->cap)
+    b->data[b->len++] = c;
+  else
+    vp_strbuf_putc(b, c);
+}
+static void indent(printer *p, int depth) {
+  for (int i = 0; i < depth; i++)
+    put(p, "  ", 2);
+}
+/* the strbuf's invariant, restored once at the end */
+static void terminate(printer *p) {
+  if (p->out->data && p->out->len < p->out->cap)
+    p->out->data[p->out->len] = 0;
+}
 
 static void put_u64(printer *p, uint64_t v) {
   char buf[24];
@@ -122,7 +150,12 @@ void vir_format_float(char *buf, size_t size, double d, unsigned bits) {
     snprintf(buf, size, "%.1f", d);
     return;
   }
-  for (int prec = 1; prec <= 17; prec++) {
+  /* %g drops trailing zeros, so when the shortest text has at most P
+   * digits, %.Pg finds it as long as 10^-P is coarser than the type's
+   * precision: start at 6 digits for f32 and 15 for f64 (from 1 for f16
+   * and subnormals, which have fewer digits) */
+  int start = bits == 64 && fabs(d) >= DBL_MIN ? 15 : bits == 32 && fabs(d) >= FLT_MIN ? 6 : 1;
+  for (int prec = start; prec <= 17; prec++) {
     snprintf(buf, size, "%.*g", prec, d);
     if (float_reads_back(buf, d, bits))
       break;
@@ -137,6 +170,11 @@ static void put_literal(printer *p, const vir_type *t, vir_literal v) {
   case VIR_TY_INT: put_i64(p, v.i); break;
   case VIR_TY_UINT: put_u64(p, v.u); break;
   case VIR_TY_FLOAT: {
+    if (v.f == trunc(v.f) && fabs(v.f) < 1e15 && !(v.f == 0 && signbit(v.f))) {
+      put_i64(p, (int64_t)v.f); /* whole numbers without printf */
+      put(p, ".0", 2);
+      break;
+    }
     char buf[40];
     vir_format_float(buf, sizeof buf, v.f, t->bits);
     puts_(p, buf);
@@ -154,7 +192,7 @@ static void put_loc(printer *p, vp_loc loc) {
   const char *src = p->m ? p->m->source_name : NULL;
   if (p->m && loc.file && loc.file == p->m->text_file)
     return;
-  puts_(p, " loc(");
+  PUTS(p, " loc(");
   if (loc.file && !(src && (loc.file == src || strcmp(loc.file, src) == 0))) {
     put_string(p, loc.file);
     putc_(p, ':');
@@ -169,17 +207,24 @@ static void put_loc(printer *p, vp_loc loc) {
 
 /* A name hint as the lexer reads it: identifier characters, and '.' only
  * before a digit (so `%v.xyz` stays a swizzle); anything else becomes '_'. */
-static char *sanitize(printer *p, const char *hint, uint32_t *len) {
-  size_t n = strlen(hint);
+static bool name_char_ok(const char *s, size_t i, size_t n) {
+  unsigned char c = (unsigned char)s[i];
+  return is_ident_char(c) || (c == '.' && i > 0 && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9');
+}
+
+static const char *sanitize(printer *p, const char *hint, uint32_t *len) {
+  size_t n = strlen(hint), i = 0;
+  *len = (uint32_t)n;
+  while (i < n && name_char_ok(hint, i, n))
+    i++;
+  if (i == n)
+    return hint; /* the usual case: nothing to replace, nothing to copy */
   char *s = vp_arena_strndup(&p->scratch, hint, n);
   if (!s)
     return NULL;
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    if (!is_ident_char(c) && !(c == '.' && i > 0 && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9'))
+  for (; i < n; i++)
+    if (!name_char_ok(hint, i, n))
       s[i] = '_';
-  }
-  *len = (uint32_t)n;
   return s;
 }
 
@@ -194,12 +239,14 @@ static void name_value(printer *p, const vir_value *v) {
     return;
   }
   uint32_t len;
-  char *s = sanitize(p, hint, &len);
+  const char *s = sanitize(p, hint, &len);
   if (!s) {
     e->num = p->counter++;
     return;
   }
-  if (vp_map_get(&p->used, s, len)) {
+  bool taken;
+  void **slot = vp_map_insert(&p->scratch, &p->used, s, len, &taken);
+  if (taken) {
     uintptr_t k = (uintptr_t)vp_map_get(&p->next_suffix, s, len);
     if (!k)
       k = 1;
@@ -216,8 +263,10 @@ static void name_value(printer *p, const vir_value *v) {
     }
     s = cand;
     len = (uint32_t)strlen(cand);
+    vp_map_put(&p->scratch, &p->used, s, len, (void *)1);
+  } else if (slot) {
+    *slot = (void *)1;
   }
-  vp_map_put(&p->scratch, &p->used, s, len, (void *)1);
   e->s = s;
   e->len = len;
 }
@@ -236,7 +285,7 @@ static void name_region(printer *p, const vir_region *r) {
 static void put_value(printer *p, const vir_value *v) {
   putc_(p, '%');
   if (!v) {
-    puts_(p, "<null>");
+    PUTS(p, "<null>");
     return;
   }
   if (v->id < p->nnames && p->names[v->id].v == v) {
@@ -251,7 +300,7 @@ static void put_value(printer *p, const vir_value *v) {
    * from elsewhere, which the verifier rejects): hint or id. */
   if (v->name && *v->name) {
     uint32_t len;
-    char *s = sanitize(p, v->name, &len);
+    const char *s = sanitize(p, v->name, &len);
     if (s) {
       put(p, s, len);
       return;
@@ -330,26 +379,26 @@ static void put_operands(printer *p, const vir_op *op, uint32_t from, bool lead_
 
 static void print_op(printer *p, const vir_op *op, int depth) {
   const vir_op_info *info = vir_op_info_of(op->code);
-  vp_strbuf_indent(p->out, depth);
+  indent(p, depth);
   bool has_result = op->val.type && op->val.type->kind != VIR_TY_VOID;
   if (has_result) {
     put_value(p, &op->val);
-    puts_(p, " = ");
+    PUTS(p, " = ");
   }
   puts_(p, info->name);
   if (op->flags & VIR_OPF_VOLATILE)
-    puts_(p, " volatile");
+    PUTS(p, " volatile");
   uint32_t k = 0;
   switch ((vir_attr_kind)info->attr) {
   case VIR_ATTR_NONE:
     if (op->code == VIR_OP_FOR && op->nopnd == 3) {
       putc_(p, ' ');
       put_value(p, op->regions[0].nargs ? op->regions[0].args[0] : NULL);
-      puts_(p, " = ");
+      PUTS(p, " = ");
       put_value(p, op->opnd[0]);
-      puts_(p, " to ");
+      PUTS(p, " to ");
       put_value(p, op->opnd[1]);
-      puts_(p, " step ");
+      PUTS(p, " step ");
       put_value(p, op->opnd[2]);
     } else {
       put_operands(p, op, 0, false);
@@ -406,14 +455,14 @@ static void print_op(printer *p, const vir_op *op, int depth) {
     putc_(p, '(');
     for (uint32_t i = 0; i < op->nopnd; i++) {
       if (i)
-        puts_(p, ", ");
+        PUTS(p, ", ");
       put_value(p, op->opnd[i]);
     }
     putc_(p, ')');
     break;
   }
   if (has_result) {
-    puts_(p, " : ");
+    PUTS(p, " : ");
     put_type(p, op->val.type);
   }
   put_loc(p, op->loc);
@@ -424,9 +473,9 @@ static void print_op(printer *p, const vir_op *op, int depth) {
       break;
     if (i == 1)
       puts_(p, op->code == VIR_OP_WHILE ? " do" : " else");
-    puts_(p, " {\n");
+    PUTS(p, " {\n");
     print_region_body(p, r, depth + 1);
-    vp_strbuf_indent(p->out, depth);
+    indent(p, depth);
     putc_(p, '}');
   }
   putc_(p, '\n');
@@ -440,11 +489,11 @@ static void print_region_body(printer *p, const vir_region *r, int depth) {
 /* ---------------------------------------------------------- declarations */
 
 static void print_fields(printer *p, const vir_struct *st) {
-  puts_(p, " {");
+  PUTS(p, " {");
   for (uint32_t i = 0; st && i < st->nfields; i++) {
     puts_(p, i ? ", " : " ");
     put_name(p, st->fields[i].name);
-    puts_(p, ": ");
+    PUTS(p, ": ");
     put_type(p, st->fields[i].type);
     put_loc(p, st->fields[i].loc);
   }
@@ -466,10 +515,10 @@ static void print_func(printer *p, const vir_func *f) {
   puts_(p, f->is_kernel ? "kernel " : "func ");
   put_sym(p, f->sym);
   if (f->is_kernel) {
-    puts_(p, " local_size(");
+    PUTS(p, " local_size(");
     for (int i = 0; i < 3; i++) {
       if (i)
-        puts_(p, ", ");
+        PUTS(p, ", ");
       put_u64(p, f->local_size[i]);
     }
     putc_(p, ')');
@@ -477,67 +526,67 @@ static void print_func(printer *p, const vir_func *f) {
     putc_(p, '(');
     for (uint32_t i = 0; i < f->body.nargs; i++) {
       if (i)
-        puts_(p, ", ");
+        PUTS(p, ", ");
       put_value(p, f->body.args[i]);
-      puts_(p, ": ");
+      PUTS(p, ": ");
       put_type(p, f->body.args[i]->type);
     }
     putc_(p, ')');
     if (f->ret && f->ret->kind != VIR_TY_VOID) {
-      puts_(p, " -> ");
+      PUTS(p, " -> ");
       put_type(p, f->ret);
     }
   }
   put_loc(p, f->loc);
-  puts_(p, " {\n");
+  PUTS(p, " {\n");
   for (uint32_t i = 0; i < f->locals.len; i++) {
     const vir_sym *s = f->locals.data[i];
-    puts_(p, "  local ");
+    PUTS(p, "  local ");
     put_sym(p, s);
-    puts_(p, " : ");
+    PUTS(p, " : ");
     put_type(p, s->type);
     put_loc(p, s->loc);
     putc_(p, '\n');
   }
   print_region_body(p, &f->body, 1);
-  puts_(p, "}\n");
+  PUTS(p, "}\n");
 }
 
 static void print_decl(printer *p, const vir_sym *s) {
   switch (s->kind) {
   case VIR_SYM_PUSH:
-    puts_(p, "push ");
+    PUTS(p, "push ");
     put_sym(p, s);
     print_fields(p, s->type && s->type->kind == VIR_TY_STRUCT ? s->type->st : NULL);
     break;
   case VIR_SYM_BUFFER:
-    puts_(p, "buffer ");
+    PUTS(p, "buffer ");
     put_sym(p, s);
-    puts_(p, " : ");
+    PUTS(p, " : ");
     put_type(p, s->type);
-    puts_(p, "[] binding(");
+    PUTS(p, "[] binding(");
     put_u64(p, s->set);
-    puts_(p, ", ");
+    PUTS(p, ", ");
     put_u64(p, s->binding);
     puts_(p, s->access == VIR_ACCESS_READONLY ? ") readonly"
              : s->access == VIR_ACCESS_WRITEONLY ? ") writeonly" : ") readwrite");
     if (s->buf_flags & VIR_BUF_COHERENT)
-      puts_(p, " coherent");
+      PUTS(p, " coherent");
     if (s->buf_flags & VIR_BUF_VOLATILE)
-      puts_(p, " volatile");
+      PUTS(p, " volatile");
     break;
   case VIR_SYM_SHARED:
-    puts_(p, "shared ");
+    PUTS(p, "shared ");
     put_sym(p, s);
-    puts_(p, " : ");
+    PUTS(p, " : ");
     put_type(p, s->type);
     break;
   case VIR_SYM_CONST:
-    puts_(p, "const ");
+    PUTS(p, "const ");
     put_sym(p, s);
-    puts_(p, " : ");
+    PUTS(p, " : ");
     put_type(p, s->type);
-    puts_(p, " = ");
+    PUTS(p, " = ");
     put_literal(p, s->type, s->lit);
     break;
   default: return;
@@ -550,7 +599,7 @@ void vir_print(const vir_module *m, unsigned flags, vp_strbuf *out) {
   printer p = {.out = out, .m = m, .flags = flags};
   bool any = false;
   if (m->source_name) {
-    puts_(&p, "module ");
+    PUTS(&p, "module ");
     put_string(&p, m->source_name);
     putc_(&p, '\n');
   }
@@ -571,7 +620,7 @@ void vir_print(const vir_module *m, unsigned flags, vp_strbuf *out) {
     if (!any && m->source_name)
       putc_(&p, '\n');
     any = true;
-    puts_(&p, "struct @");
+    PUTS(&p, "struct @");
     put_name(&p, st->name);
     print_fields(&p, st);
     put_loc(&p, st->loc);
@@ -598,10 +647,12 @@ void vir_print(const vir_module *m, unsigned flags, vp_strbuf *out) {
   }
   free(p.names);
   vp_arena_free(&p.scratch);
+  terminate(&p);
 }
 
 void vir_print_op(const vir_op *op, unsigned flags, vp_strbuf *out) {
   printer p = {.out = out, .flags = flags};
   print_op(&p, op, 0);
   vp_arena_free(&p.scratch);
+  terminate(&p);
 }

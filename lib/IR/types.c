@@ -2,8 +2,8 @@
  *
  * Types are interned per module so that equal types are equal pointers:
  * scalars and vectors through a fixed cache indexed by scalar slot and
- * width, matrices and arrays by a scan of the module's type list (a module
- * has a few dozen types at most), struct types once per struct. Each type
+ * width, matrices and arrays through a hash map keyed by their parts,
+ * struct types once per struct. Each type
  * carries its text (`vec4<f32>`) so the printer never formats a type twice.
  */
 #include "ir_impl.h"
@@ -75,32 +75,57 @@ vir_type *vir_ty_vec(vir_module *m, vir_type *s, unsigned n) {
   return t;
 }
 
+/* Matrices and arrays are found by their parts in m->typetab; the key is
+ * the bytes of this struct (zeroed first, so padding compares equal). */
+typedef struct type_key {
+  const vir_type *elem;
+  uint32_t kind, a, b;
+} type_key;
+
+static vir_type *lookup_composite(vir_module *m, const type_key *k) {
+  return vp_map_get(&m->typetab, (const char *)k, sizeof *k);
+}
+
+static void remember_composite(vir_module *m, const type_key *k, vir_type *t) {
+  type_key *stored = vp_arena_alloc(&m->arena, sizeof *stored);
+  if (stored && t) {
+    *stored = *k;
+    vp_map_put(&m->arena, &m->typetab, (const char *)stored, sizeof *stored, t);
+  }
+}
+
 vir_type *vir_ty_mat(vir_module *m, vir_type *s, unsigned cols, unsigned rows) {
   if (!s || s->kind != VIR_TY_FLOAT || cols < 2 || cols > 4 || rows < 2 || rows > 4)
     return NULL;
-  for (uint32_t i = 0; i < m->types.len; i++) {
-    vir_type *t = m->types.data[i];
-    if (t->kind == VIR_TY_MAT && t->elem->elem == s && t->n == cols && t->rows == rows)
-      return t;
-  }
+  type_key k;
+  memset(&k, 0, sizeof k);
+  k.elem = s, k.kind = VIR_TY_MAT, k.a = cols, k.b = rows;
+  vir_type *t = lookup_composite(m, &k);
+  if (t)
+    return t;
   const char *str = cols == rows ? vp_arena_printf(&m->arena, "mat%u<%s>", cols, s->str)
                                  : vp_arena_printf(&m->arena, "mat%ux%u<%s>", cols, rows, s->str);
-  return new_type(m,
-                  (vir_type){.kind = VIR_TY_MAT, .bits = s->bits, .n = (uint8_t)cols,
-                             .rows = (uint8_t)rows, .elem = vir_ty_vec(m, s, rows)},
-                  str);
+  t = new_type(m,
+               (vir_type){.kind = VIR_TY_MAT, .bits = s->bits, .n = (uint8_t)cols,
+                          .rows = (uint8_t)rows, .elem = vir_ty_vec(m, s, rows)},
+               str);
+  remember_composite(m, &k, t);
+  return t;
 }
 
 vir_type *vir_ty_array(vir_module *m, vir_type *elem, uint32_t len) {
   if (!elem || elem->kind == VIR_TY_VOID)
     return NULL;
-  for (uint32_t i = 0; i < m->types.len; i++) {
-    vir_type *t = m->types.data[i];
-    if (t->kind == VIR_TY_ARRAY && t->elem == elem && t->len == len)
-      return t;
-  }
-  return new_type(m, (vir_type){.kind = VIR_TY_ARRAY, .elem = elem, .len = len},
-                  vp_arena_printf(&m->arena, "array<%s, %u>", elem->str, len));
+  type_key k;
+  memset(&k, 0, sizeof k);
+  k.elem = elem, k.kind = VIR_TY_ARRAY, k.a = len;
+  vir_type *t = lookup_composite(m, &k);
+  if (t)
+    return t;
+  t = new_type(m, (vir_type){.kind = VIR_TY_ARRAY, .elem = elem, .len = len},
+               vp_arena_printf(&m->arena, "array<%s, %u>", elem->str, len));
+  remember_composite(m, &k, t);
+  return t;
 }
 
 /* "@Name", or @"..." with escapes when the name is not an identifier. */

@@ -24,6 +24,7 @@ void vir_verror(vctx *c, vp_loc loc, const char *fmt, ...) {
 
 static void check_layout(vctx *c, const vir_struct *st, const char *what) {
   uint32_t off = 0, align = 1;
+  vp_map names = {0};
   for (uint32_t i = 0; i < st->nfields; i++) {
     const vir_field *f = &st->fields[i];
     if (!f->type || f->type->kind == VIR_TY_VOID) {
@@ -31,10 +32,11 @@ static void check_layout(vctx *c, const vir_struct *st, const char *what) {
                  what, st->name);
       return;
     }
-    for (uint32_t j = 0; j < i; j++)
-      if (strcmp(st->fields[j].name, f->name) == 0)
-        vir_verror(c, f->loc.line ? f->loc : st->loc, "duplicate field '%s' in %s @%s", f->name,
-                   what, st->name);
+    bool dup;
+    vp_map_insert(&c->tmp, &names, f->name, strlen(f->name), &dup);
+    if (dup)
+      vir_verror(c, f->loc.line ? f->loc : st->loc, "duplicate field '%s' in %s @%s", f->name,
+                 what, st->name);
     uint32_t a = vir_type_align(f->type);
     off = (off + a - 1) / a * a;
     if (f->offset != off) {
@@ -57,7 +59,7 @@ static bool sized_type(const vir_type *t) { return t && t->kind != VIR_TY_VOID; 
 
 static void check_syms(vctx *c) {
   const vir_module *m = c->m;
-  vp_map names = {0};
+  vp_map names = {0}, bindings = {0};
   const vir_sym *push = NULL;
   uint64_t shared_bytes = 0;
   vp_loc shared_loc = {0};
@@ -78,11 +80,15 @@ static void check_syms(vctx *c) {
     case VIR_SYM_BUFFER:
       if (!sized_type(s->type))
         vir_verror(c, s->loc, "buffer @%s needs an element type", s->name);
-      for (uint32_t j = 0; j < i; j++) {
-        const vir_sym *o = m->syms.data[j];
-        if (o->kind == VIR_SYM_BUFFER && o->set == s->set && o->binding == s->binding)
+      {
+        /* keyed by the bytes of (set, binding); the key lives in the symbol */
+        bool taken;
+        void **slot = vp_map_insert(&c->tmp, &bindings, (const char *)&s->set, 2 * sizeof(uint32_t), &taken);
+        if (taken)
           vir_verror(c, s->loc, "binding(%u, %u) of @%s is already used by @%s", s->set, s->binding,
-                     s->name, o->name);
+                     s->name, ((const vir_sym *)*slot)->name);
+        else if (slot)
+          *slot = (void *)s;
       }
       break;
     case VIR_SYM_PUSH:
@@ -136,47 +142,66 @@ static void check_syms(vctx *c) {
 
 /* ------------------------------------------------------------- call graph */
 
-/* Reports each call cycle once, at the call that closes it. `state`: 0
- * unvisited, 1 on the current path, 2 done. */
-static void find_cycles(vctx *c, uint32_t fi, uint8_t *state, uint32_t *path, uint32_t depth) {
-  state[fi] = 1;
-  path[depth] = fi;
-  vp_ptrvec *calls = &c->calls[fi];
-  for (uint32_t k = 0; k < calls->len; k++) {
-    const vir_op *call = calls->data[k];
-    /* keyed by the vir_func pointer's bytes */
-    const vir_func *callee_f = call->attr.sym->func;
-    uint32_t callee =
-        (uint32_t)(uintptr_t)vp_map_get(&c->func_ids, (const char *)&callee_f, sizeof callee_f) - 1;
-    if (callee == UINT32_MAX)
-      continue;
-    if (state[callee] == 1) {
-      vp_strbuf b = {0};
-      uint32_t from = 0;
-      while (path[from] != callee)
-        from++;
-      for (uint32_t j = from; j <= depth; j++)
-        vp_strbuf_printf(&b, "@%s -> ", c->funcs[path[j]]->sym->name);
-      vp_strbuf_printf(&b, "@%s", c->funcs[callee]->sym->name);
-      vir_verror(c, call->loc, "recursive call: %s (GPUs have no call stack)", b.data ? b.data : "");
-      vp_strbuf_free(&b);
-    } else if (state[callee] == 0) {
-      find_cycles(c, callee, state, path, depth + 1);
-    }
-  }
-  state[fi] = 2;
+/* Depth-first search over the call graph, with an explicit stack (a long
+ * chain of calls must not overflow the C stack). Each call that reaches a
+ * function still on the path closes a cycle and is reported there, naming
+ * the cycle. state: 0 unvisited, 1 on the path, 2 done. */
+static uint32_t callee_index(vctx *c, const vir_op *call) {
+  const vir_func *f = call->attr.sym->func; /* keyed by the vir_func pointer's bytes */
+  return (uint32_t)(uintptr_t)vp_map_get(&c->func_ids, (const char *)&f, sizeof f) - 1;
+}
+
+static void report_cycle(vctx *c, const vir_op *call, const uint32_t *path, uint32_t depth,
+                         uint32_t callee) {
+  vp_strbuf b = {0};
+  uint32_t from = 0;
+  while (path[from] != callee)
+    from++;
+  for (uint32_t j = from; j <= depth; j++)
+    vp_strbuf_printf(&b, "@%s -> ", c->funcs[path[j]]->sym->name);
+  vp_strbuf_printf(&b, "@%s", c->funcs[callee]->sym->name);
+  vir_verror(c, call->loc, "recursive call: %s (GPUs have no call stack)", b.data ? b.data : "");
+  vp_strbuf_free(&b);
 }
 
 static void check_recursion(vctx *c) {
   uint32_t n = c->nfuncs;
   uint8_t *state = calloc(n ? n : 1, 1);
-  uint32_t *path = calloc(n ? n : 1, sizeof *path);
-  if (state && path)
-    for (uint32_t i = 0; i < n; i++)
-      if (!state[i])
-        find_cycles(c, i, state, path, 0);
+  uint32_t *path = calloc(n ? n : 1, sizeof *path); /* functions on the path */
+  uint32_t *next = calloc(n ? n : 1, sizeof *next); /* per path entry: next call to follow */
+  for (uint32_t root = 0; state && path && next && root < n; root++) {
+    if (state[root])
+      continue;
+    uint32_t depth = 0;
+    path[0] = root;
+    next[0] = 0;
+    state[root] = 1;
+    for (;;) {
+      uint32_t fi = path[depth];
+      vp_ptrvec *calls = &c->calls[fi];
+      if (next[depth] == calls->len) {
+        state[fi] = 2;
+        if (depth == 0)
+          break;
+        depth--;
+        continue;
+      }
+      const vir_op *call = calls->data[next[depth]++];
+      uint32_t callee = callee_index(c, call);
+      if (callee >= n)
+        continue;
+      if (state[callee] == 1) {
+        report_cycle(c, call, path, depth, callee);
+      } else if (state[callee] == 0) {
+        state[callee] = 1;
+        path[++depth] = callee;
+        next[depth] = 0;
+      }
+    }
+  }
   free(state);
   free(path);
+  free(next);
 }
 
 /* ---------------------------------------------------------- function body */

@@ -234,7 +234,7 @@ static void check_explicit(vctx *c, const vir_op *op) {
     }
     vir_literal n = vir_lit_normalize(rt, op->attr.lit);
     bool same = rt->kind == VIR_TY_FLOAT ? (n.f == op->attr.lit.f || n.f != n.f)
-                : rt->kind == VIR_TY_BOOL ? n.b == op->attr.lit.b : n.u == op->attr.lit.u;
+                : rt->kind == VIR_TY_BOOL ? (n.u & 0xff) == (op->attr.lit.u & 0xff) : n.u == op->attr.lit.u;
     if (!same)
       ERR(c, op, "'const' value does not fit %s", rt->str);
     break;

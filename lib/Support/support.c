@@ -9,30 +9,85 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 /* ------------------------------------------------------------------ arena */
 
 struct vp_arena_chunk {
   vp_arena_chunk *next;
   size_t used, size;
+  size_t mapped; /* bytes mmap'd for this chunk, or 0 when it came from calloc */
   _Alignas(16) unsigned char data[];
 };
 
-enum { VP_ARENA_CHUNK = 64 * 1024 };
+/* Chunks of 2 MiB and more are mapped on a 2 MiB boundary and marked for
+ * transparent huge pages: a big module then takes one page fault per 2 MiB
+ * instead of 512 (the kernel zeroes the memory either way). */
+enum { HUGE = 2 * 1024 * 1024 };
 
+static vp_arena_chunk *chunk_new(size_t size) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(VP_NO_HUGE_PAGES)
+  size_t bytes = sizeof(vp_arena_chunk) + size;
+  if (bytes >= HUGE) {
+    bytes = (bytes + HUGE - 1) / HUGE * HUGE;
+    size_t span = bytes + HUGE;
+    unsigned char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED)
+      return NULL;
+    unsigned char *base = (unsigned char *)(((uintptr_t)raw + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
+    if (base > raw)
+      munmap(raw, (size_t)(base - raw));
+    if (raw + span > base + bytes)
+      munmap(base + bytes, (size_t)(raw + span - (base + bytes)));
+    madvise(base, bytes, MADV_HUGEPAGE);
+    vp_arena_chunk *c = (vp_arena_chunk *)base; /* fresh mappings are zero */
+    c->mapped = bytes;
+    c->size = bytes - sizeof(vp_arena_chunk);
+    return c;
+  }
+#endif
+  vp_arena_chunk *c = calloc(1, sizeof(vp_arena_chunk) + size);
+  if (c)
+    c->size = size;
+  return c;
+}
+
+static void chunk_free(vp_arena_chunk *c) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(VP_NO_HUGE_PAGES)
+  if (c->mapped) {
+    munmap(c, c->mapped);
+    return;
+  }
+#endif
+  free(c);
+}
+
+enum { VP_ARENA_CHUNK = 64 * 1024, VP_ARENA_MAX_CHUNK = 4 * 1024 * 1024 - 4096 };
+
+/* Chunks come from calloc and are never reused before the arena is freed,
+ * so the memory handed out is zero without a memset per allocation (for
+ * big chunks calloc gets fresh zero pages from the kernel and skips its
+ * own memset too). Chunks grow with the arena, up to 4 MiB, so a module
+ * of a million ops is ~50 chunks, not thousands. */
 void *vp_arena_alloc(vp_arena *a, size_t size) {
   size = (size + 15) & ~(size_t)15;
   vp_arena_chunk *c = a->head;
   if (!c || c->size - c->used < size) {
-    size_t want = size > VP_ARENA_CHUNK ? size : VP_ARENA_CHUNK;
-    c = malloc(sizeof(vp_arena_chunk) + want);
+    size_t want = a->total / 4;
+    if (want < VP_ARENA_CHUNK)
+      want = VP_ARENA_CHUNK;
+    if (want > VP_ARENA_MAX_CHUNK)
+      want = VP_ARENA_MAX_CHUNK;
+    if (size > want)
+      want = size;
+    c = chunk_new(want);
     if (!c)
       return NULL;
-    c->size = want;
-    c->used = 0;
     /* A big one-off request goes behind the current chunk so the space left
      * in the current chunk is not wasted. */
-    if (a->head && size > VP_ARENA_CHUNK) {
+    if (a->head && size > VP_ARENA_CHUNK && size >= want) {
       c->next = a->head->next;
       a->head->next = c;
     } else {
@@ -43,7 +98,6 @@ void *vp_arena_alloc(vp_arena *a, size_t size) {
   void *p = c->data + c->used;
   c->used += size;
   a->total += size;
-  memset(p, 0, size);
   return p;
 }
 
@@ -75,7 +129,7 @@ void vp_arena_free(vp_arena *a) {
   vp_arena_chunk *c = a->head;
   while (c) {
     vp_arena_chunk *next = c->next;
-    free(c);
+    chunk_free(c);
     c = next;
   }
   a->head = NULL;
@@ -99,13 +153,24 @@ bool vp_ptrvec_push(vp_arena *a, vp_ptrvec *v, void *p) {
 
 /* -------------------------------------------------------------------- map */
 
+/* 8 bytes at a time, multiply and fold: names are short, and this is on
+ * the parser's path for every named value. */
 uint32_t vp_hash_str(const char *s, size_t len) {
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < len; i++) {
-    h ^= (unsigned char)s[i];
-    h *= 16777619u;
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)len;
+  while (len >= 8) {
+    uint64_t w;
+    memcpy(&w, s, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+    s += 8;
+    len -= 8;
   }
-  return h;
+  uint64_t w = 0;
+  for (size_t i = 0; i < len; i++)
+    w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 29;
+  return (uint32_t)h;
 }
 
 /* Linear probing; the table is kept at most half full so probes stay short.
@@ -128,28 +193,54 @@ void *vp_map_get(const vp_map *m, const char *key, size_t len) {
   return s->key ? s->val : NULL;
 }
 
-bool vp_map_put(vp_arena *a, vp_map *m, const char *key, size_t len, void *val) {
-  if (2 * (m->len + 1) > m->cap) {
-    uint32_t cap = m->cap ? m->cap * 2 : 16;
-    vp_map_slot *slots = vp_arena_alloc(a, cap * sizeof(vp_map_slot));
-    if (!slots)
-      return false;
-    for (uint32_t i = 0; i < m->cap; i++)
-      if (m->slots[i].key)
-        *map_find(slots, cap, m->slots[i].key, m->slots[i].len, m->slots[i].hash) = m->slots[i];
-    m->slots = slots;
-    m->cap = cap;
-  }
+/* Grows the table when one more entry would make it more than half full. */
+static bool map_reserve(vp_arena *a, vp_map *m) {
+  if (2 * (m->len + 1) <= m->cap)
+    return true;
+  uint32_t cap = m->cap ? m->cap * 2 : 16;
+  vp_map_slot *slots = vp_arena_alloc(a, cap * sizeof(vp_map_slot));
+  if (!slots)
+    return false;
+  for (uint32_t i = 0; i < m->cap; i++)
+    if (m->slots[i].key)
+      *map_find(slots, cap, m->slots[i].key, m->slots[i].len, m->slots[i].hash) = m->slots[i];
+  m->slots = slots;
+  m->cap = cap;
+  return true;
+}
+
+void **vp_map_insert(vp_arena *a, vp_map *m, const char *key, size_t len, bool *found) {
+  if (!map_reserve(a, m))
+    return NULL;
   uint32_t hash = vp_hash_str(key, len);
   vp_map_slot *s = map_find(m->slots, m->cap, key, (uint32_t)len, hash);
+  *found = s->key != NULL;
   if (!s->key) {
     s->key = key;
     s->len = (uint32_t)len;
     s->hash = hash;
+    s->val = NULL;
     m->len++;
   }
-  s->val = val;
-  return true;
+  return &s->val;
+}
+
+void vp_map_clear(vp_map *m) {
+  /* keep the table for the next use unless it is far bigger than what it
+   * held (clearing a huge table for a few entries would cost more) */
+  if (m->cap && m->len * 8 >= m->cap)
+    memset(m->slots, 0, m->cap * sizeof(vp_map_slot));
+  else
+    m->slots = NULL, m->cap = 0;
+  m->len = 0;
+}
+
+bool vp_map_put(vp_arena *a, vp_map *m, const char *key, size_t len, void *val) {
+  bool found;
+  void **slot = vp_map_insert(a, m, key, len, &found);
+  if (slot)
+    *slot = val;
+  return slot != NULL;
 }
 
 /* ----------------------------------------------------------------- strbuf */

@@ -49,21 +49,19 @@ static void dce_region(vir_region *r, bool *changed) {
 typedef struct local_ctx {
   vir_func *f;
   uint32_t *loads; /* by index in f->locals */
-  bool remove_stores;
+  vp_map index;    /* vir_sym* bytes -> index + 1 */
+  vp_arena tmp;
   bool changed;
 } local_ctx;
 
-static int local_index(vir_func *f, const vir_sym *s) {
-  for (uint32_t i = 0; i < f->locals.len; i++)
-    if (f->locals.data[i] == s)
-      return (int)i;
-  return -1;
+static int local_index(local_ctx *c, const vir_sym *s) {
+  return (int)(uintptr_t)vp_map_get(&c->index, (const char *)&s, sizeof s) - 1;
 }
 
 static vir_walk_result count_loads(vir_op *op, void *p) {
   local_ctx *c = p;
   if (op->code == VIR_OP_LOCAL_LOAD) {
-    int i = local_index(c->f, op->attr.sym);
+    int i = local_index(c, op->attr.sym);
     if (i >= 0)
       c->loads[i]++;
   }
@@ -73,7 +71,7 @@ static vir_walk_result count_loads(vir_op *op, void *p) {
 static vir_walk_result drop_stores(vir_op *op, void *p) {
   local_ctx *c = p;
   if (op->code == VIR_OP_LOCAL_STORE) {
-    int i = local_index(c->f, op->attr.sym);
+    int i = local_index(c, op->attr.sym);
     if (i >= 0 && !c->loads[i]) {
       vir_op_unlink(op); /* the walker allows unlinking the visited op */
       c->changed = true;
@@ -88,14 +86,28 @@ static bool dead_locals(vir_module *m, vir_func *f) {
   local_ctx c = {.f = f, .loads = calloc(f->locals.len, sizeof(uint32_t))};
   if (!c.loads)
     return false;
+  /* the keys are the pointers stored in f->locals, which stays put until
+   * the removals at the end */
+  for (uint32_t i = 0; i < f->locals.len; i++)
+    vp_map_put(&c.tmp, &c.index, (const char *)&f->locals.data[i], sizeof(void *),
+               (void *)(uintptr_t)(i + 1));
   vir_walk_func(f, count_loads, &c);
   vir_walk_func(f, drop_stores, &c);
-  for (uint32_t i = f->locals.len; i-- > 0;)
-    if (!c.loads[i]) {
-      vir_func_remove_local(m, f, f->locals.data[i]);
+  bool *keep = calloc(f->locals.len, sizeof(bool));
+  if (keep) {
+    bool drop = false;
+    for (uint32_t i = 0; i < f->locals.len; i++) {
+      keep[i] = c.loads[i] != 0;
+      drop |= !keep[i];
+    }
+    if (drop) {
+      vir_func_filter_locals(m, f, keep);
       c.changed = true;
     }
+    free(keep);
+  }
   free(c.loads);
+  vp_arena_free(&c.tmp);
   return c.changed;
 }
 

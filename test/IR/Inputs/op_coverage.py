@@ -1,8 +1,9 @@
 """Fails unless every op in ops.def appears in a round-trip test.
 
-usage: op_coverage.py OPS_DEF TEST_DIR
+usage: op_coverage.py OPS_DEF TEST_DIR [DOC]
 An op counts as covered when some test/IR/roundtrip-*.vir uses it as an op
-(after `=` or at the start of a line), outside comments.
+(after `=` or at the start of a line), outside comments. With DOC (the VIR
+reference, docs/ir.md), every op must also have a row in its op table.
 """
 import re
 import sys
@@ -21,3 +22,10 @@ print(f"{len(ops)} ops, {len(ops) - len(missing)} covered by round-trip tests")
 if missing:
     print("not covered:", " ".join(missing))
     sys.exit(1)
+if len(sys.argv) > 3:
+    doc = Path(sys.argv[3]).read_text()
+    undocumented = [op for op in ops if f"| `{op}` |" not in doc]
+    print(f"{len(ops) - len(undocumented)} ops documented in {Path(sys.argv[3]).name}")
+    if undocumented:
+        print("not documented:", " ".join(undocumented))
+        sys.exit(1)

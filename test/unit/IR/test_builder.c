@@ -96,6 +96,17 @@ static void saxpy(void) {
   CHECK_STR(text2, text);
   CHECK_EQ_U(vir_module_features(m), 0);
 
+  /* one op alone, for messages: hints, else ids; locations with the file */
+  vp_strbuf one = {0};
+  vir_print_op(st, 0, &one);
+  CHECK(one.data && strncmp(one.data, "buffer.store @y[%i], %", 22) == 0);
+  CHECK(one.data && strstr(one.data, " loc(\"saxpy.vul.py\":6:9)\n") != NULL);
+  vp_strbuf_free(&one);
+  vir_print_op(iff, VIR_PRINT_NO_LOCS, &one);
+  CHECK(one.data && strstr(one.data, "if %") == one.data && strstr(one.data, "  buffer.store") &&
+        !strstr(one.data, "loc("));
+  vp_strbuf_free(&one);
+
   vir_func_count_uses(k);
   CHECK_EQ_U(i->nuses, 4);
   CHECK_EQ_U(fma->val.nuses, 1);
