@@ -11,7 +11,7 @@ def reduce_sum(x: vp.Buffer[vp.uint32], partial: vp.Buffer[vp.uint32],
     t = vp.Shared[vp.uint32, 256]
     t[lid] = x[vp.global_id()]
     vp.barrier()
-    s = 128
+    s: vp.uint32 = 128
     while s > 0:
         if lid < s:
             t[lid] = t[lid] + t[lid + s]
