@@ -309,6 +309,9 @@ def vkref(ctx):
 
 # ---------------------------------------------------------------- records
 
+LIVE = []  # every Recorder of this process: run.py saves their records on a timeout
+
+
 class Recorder:
     """Collects a suite's records in bench/run.py's format."""
 
@@ -316,6 +319,7 @@ class Recorder:
         self.suite = suite
         self.device = device
         self.records = []
+        LIVE.append(self)
 
     def add(self, case, size, backend, samples, unit, scale=1.0, inverse=False, **extra):
         """A record from raw samples: value = scale * s, or scale / s when

@@ -22,6 +22,7 @@ import argparse
 import importlib.util
 import json
 import platform
+import signal
 import subprocess
 import sys
 import time
@@ -31,6 +32,23 @@ from types import SimpleNamespace
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+
+
+class SuiteTimeout(Exception):
+    """SIGTERM (bench/device.sh's `timeout`) arrived while a suite ran."""
+
+
+def on_term(signum, frame):
+    raise SuiteTimeout()
+
+
+def partial_records(name):
+    """What a suite interrupted by a timeout had recorded (benchlib.Recorder)."""
+    lib = sys.modules.get("benchlib")
+    if lib is None:
+        return []
+    return [r for rec in getattr(lib, "LIVE", []) for r in rec.records
+            if rec.suite == name or r.get("suite") == name]
 
 
 def load_suite(path):
@@ -53,11 +71,11 @@ def show(r):
     return f"{head} {val} {r.get('unit', '')}"
 
 
-def render(out_dir=None):
+def render():
     """Runs bench/report.py with a Python that has matplotlib (this one, or
     Debian's /usr/bin/python3 with python3-matplotlib); without one the
     tables are rendered and the plots left out."""
-    args = [str(HERE / "report.py")] + (["--results", str(out_dir)] if out_dir else [])
+    args = [str(HERE / "report.py")]
     for py in (sys.executable, "/usr/bin/python3"):
         if not Path(py).exists():
             continue
@@ -90,6 +108,8 @@ def main(argv=None):
 
     records, failed, timing = [], [], {}
     suites = sorted(HERE.glob("bench_*.py"))
+    signal.signal(signal.SIGTERM, on_term)
+    timed_out = False
     for path in suites:
         name = path.stem[len("bench_"):]
         if (args.suite and name not in args.suite) or name in args.skip:
@@ -98,6 +118,12 @@ def main(argv=None):
         t0 = time.perf_counter()
         try:
             got = load_suite(path).run(ctx) or []
+        except SuiteTimeout:
+            got = partial_records(name) + [dict(
+                suite=name, case="(suite)", size=0, backend="harness", median=None, p10=None,
+                p90=None, unit="", error=f"timed out after {time.perf_counter() - t0:.0f} s; "
+                                        "the records before it are kept")]
+            timed_out = True
         except Exception:
             traceback.print_exc()
             failed.append(name)
@@ -111,6 +137,8 @@ def main(argv=None):
         records.extend(got)
         timing[name] = round(time.perf_counter() - t0, 1)
         print(f"   ({timing[name]} s)", flush=True)
+        if timed_out:
+            break
 
     # Keep the records of suites that did not run this time.
     ran = {r["suite"] for r in records} | set(failed) | set(timing)
@@ -137,9 +165,9 @@ def main(argv=None):
             print(show(r))
     if failed:
         print(f"FAILED suites: {', '.join(failed)}")
-    if not args.no_report:
-        render(out_dir if args.out else None)
-    return 1 if failed else 0
+    if not args.no_report and not timed_out and not args.out:
+        render()
+    return 124 if timed_out else (1 if failed else 0)
 
 
 if __name__ == "__main__":
