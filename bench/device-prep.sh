@@ -64,6 +64,7 @@ for p in vkref runtime_bench ir_throughput frontend_time; do
   [ -x "$BUILD/bin/$p" ] && cp "$BUILD/bin/$p" .whl/build/bin/
 done
 [ -f "$BUILD/lib/libvkref.so" ] && cp "$BUILD/lib/libvkref.so" .whl/build/lib/
+strip .whl/build/bin/* .whl/build/lib/libvkref.so 2>/dev/null || true
 # Shared libraries beyond glibc, libgcc and libstdc++ go along.
 for f in .whl/build/bin/* .whl/build/lib/*.so; do
   ldd "$f" | awk '/=> \//{print $3}' | while read -r lib; do
