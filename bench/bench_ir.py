@@ -137,24 +137,37 @@ def run(ctx):
     exe = Path(ctx.build) / "bin" / "ir_throughput"
     if not exe.exists():
         raise RuntimeError(f"{exe} is missing: build first (make build)")
-    records = []
     sizes = SIZES[:2] if ctx.quick else SIZES
+    # The machine is shared and its load changes by the second: the sizes
+    # take turns (round-robin, several rounds) so that each size sees the
+    # same mix of quiet and busy moments, and the medians compare.
+    rounds = 2 if ctx.quick else 4
+    per_round = {1_000: 10, 100_000: 2, 1_000_000: 1}
+    runs = {size: [] for size in sizes}
+    ops = {}
+    nbytes = {}
     with tempfile.TemporaryDirectory() as tmp:
+        paths = {}
         for size in sizes:
-            path = Path(tmp) / f"bench_{size}.vir"
-            generate(path, size)
-            repeat = 3 if size >= 1_000_000 else 5 if size >= 100_000 else 30
-            res = json.loads(subprocess.run([str(exe), str(path), str(repeat)], check=True,
-                                            capture_output=True, text=True).stdout)
-            ops = res["ops"]
-            runs = res["runs"]
-            for case, key in [("parse+verify+print", None), ("parse", "parse"), ("verify", "verify"),
-                              ("print", "print")]:
-                rates = [ops / (sum(r.values()) if key is None else r[key]) for r in runs]
-                records.append({"suite": "ir", "case": case, "size": ops, "backend": "cpu",
-                                "median": statistics.median(rates), "p10": pct(rates, 0.1),
-                                "p90": pct(rates, 0.9), "unit": "ops/s",
-                                "bytes": res["bytes"]})
+            paths[size] = Path(tmp) / f"bench_{size}.vir"
+            generate(paths[size], size)
+        for _ in range(rounds):
+            for size in sizes:
+                res = json.loads(subprocess.run([str(exe), str(paths[size]), str(per_round[size])],
+                                                check=True, capture_output=True, text=True).stdout)
+                runs[size] += res["runs"]
+                ops[size] = res["ops"]
+                nbytes[size] = res["bytes"]
+    records = []
+    for size in sizes:
+        n = ops[size]
+        for case, key in [("parse+verify+print", None), ("parse", "parse"), ("verify", "verify"),
+                          ("print", "print")]:
+            rates = [n / (sum(r.values()) if key is None else r[key]) for r in runs[size]]
+            records.append({"suite": "ir", "case": case, "size": n, "backend": "cpu",
+                            "median": statistics.median(rates), "p10": pct(rates, 0.1),
+                            "p90": pct(rates, 0.9), "unit": "ops/s", "runs": len(rates),
+                            "bytes": nbytes[size]})
     return records
 
 

@@ -106,7 +106,7 @@ vrt_buffer *vrt__buffer_create(vrt_context *ctx, uint64_t size, vrt_memory_kind 
     return NULL;
   }
   VRT_LINK(ctx->buffers, b);
-  if (b->alloc.block->map) {
+  if (b->alloc.block->map && !(ctx->no_device_mapping && kind == VRT_DEVICE)) {
     b->map = (char *)b->alloc.block->map + b->alloc.offset;
     memset(b->map, 0, vk_size);
     if (!(b->mem_flags & VRT_MEM_HOST_COHERENT) && !vrt_buffer_flush(b, d)) {

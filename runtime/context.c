@@ -198,8 +198,14 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     return NULL;
   }
   ctx->push_descriptors = ctx->info.push_descriptors && !opt->no_push_descriptors;
+  ctx->no_device_mapping = opt->no_device_mapping;
+  /* Spinning pays on a GPU; on a CPU device the spinning thread takes a core
+   * from the threads doing the work, so there the wait blocks at once. */
   const char *spin = getenv("VULPY_SPIN_US");
-  uint64_t spin_us = opt->spin_us ? opt->spin_us : spin && *spin ? strtoull(spin, NULL, 10) : 100;
+  uint64_t spin_us = opt->spin_us                ? opt->spin_us
+                     : spin && *spin             ? strtoull(spin, NULL, 10)
+                     : ctx->info.kind == VRT_DEVICE_CPU ? 0
+                                                 : 100;
   ctx->spin_ns = spin_us * 1000;
   if (!opt->cache_dir)
     ctx->cache_dir = default_cache_dir();

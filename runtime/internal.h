@@ -170,7 +170,7 @@ struct vrt_context {
   struct VolkDeviceTable vk;
   VkQueue queue;
   uint32_t qfamily;
-  bool validation, push_descriptors, feedback, external_host;
+  bool validation, push_descriptors, feedback, external_host, no_device_mapping;
   uint64_t spin_ns;
   char *cache_dir; /* NULL: no disk cache */
 

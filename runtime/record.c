@@ -40,7 +40,7 @@ struct vrt_recording {
   VkDescriptorSet *sets;
   uint32_t nsets, capsets;
   VkQueryPool *queries;
-  uint32_t nquery_pools, ndispatches;
+  uint32_t nquery_pools, ndispatches, nbarriers;
 };
 
 static bool grow(void **p, uint32_t *cap, uint32_t need, size_t elem) {
@@ -118,6 +118,7 @@ static bool hazard(vrt_recording *r, const access *a, uint32_t n) {
   if (conflict) {
     vrt__barrier(r->ctx, r->cb, true);
     r->nacc = 0;
+    r->nbarriers++;
   }
   if (!grow((void **)&r->acc, &r->capacc, r->nacc + n, sizeof *r->acc))
     return false;
@@ -316,6 +317,8 @@ uint32_t vrt_record_times(vrt_recording *r, double *ns, uint32_t max) {
   }
   return n;
 }
+
+uint32_t vrt_record_barrier_count(const vrt_recording *r) { return r->nbarriers; }
 
 void vrt__record_release(vrt_recording *r) {
   vrt_context *ctx = r->ctx;

@@ -137,11 +137,16 @@ typedef struct vrt_context_options {
    * "": no disk cache. */
   const char *cache_dir;
   /* How long a wait spins on the timeline before it blocks, in microseconds.
-   * 0: from VULPY_SPIN_US, default 100. */
+   * 0: from VULPY_SPIN_US, else 100 on GPUs and 0 on CPU devices (where the
+   * spinning thread would take a core from the work it waits for). */
   uint32_t spin_us;
   /* Bind buffers through descriptor sets from pools even where
    * VK_KHR_push_descriptor exists (tests use it to cover both paths). */
   bool no_push_descriptors;
+  /* Never map `device` buffers, even where their memory is host-visible
+   * (UMA): uploads and downloads then take the staging ring, and zeroing
+   * the fill path, as on a discrete GPU (tests use it on lavapipe). */
+  bool no_device_mapping;
 } vrt_context_options;
 
 /* Creates a context; NULL `opt` means all defaults. */
@@ -345,6 +350,8 @@ bool vrt_record_run(vrt_recording *r, vp_diags *d);
 /* After the last submission is done: the GPU time of each recorded dispatch
  * in ns (VRT_RECORD_TIMESTAMPS); returns how many were written to `ns`. */
 uint32_t vrt_record_times(vrt_recording *r, double *ns, uint32_t max);
+/* How many pipeline barriers the recording placed between its commands. */
+uint32_t vrt_record_barrier_count(const vrt_recording *r);
 /* Waits for the recording's submission, then frees it. NULL is fine. */
 void vrt_record_destroy(vrt_recording *r);
 

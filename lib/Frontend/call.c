@@ -1,5 +1,5 @@
-/* call.c - calls of built-ins: casts and constructors, math, invocation
- * ids, subgroup operations, atomics, barriers.
+/* call.c - calls of built-ins: math, invocation ids, subgroup operations,
+ * atomics, barriers (casts and constructors are in construct.c).
  *
  * Arguments of one built-in meet like the operands of an operator: typed
  * ones widen to a common type, literals take it. Functions that GLSL
@@ -10,15 +10,7 @@
 
 #include "fe.h"
 
-static bool is_lit(const vfe_val *v) {
-  return v->kind == VFE_V_INT || v->kind == VFE_V_FLOAT || v->kind == VFE_V_BOOL;
-}
-
-static vfe_val val(vir_value *v) {
-  return v ? (vfe_val){.kind = VFE_V_VAL, .v = v, .type = v->type} : (vfe_val){0};
-}
-
-static bool arity(vfe_ctx *c, const vfe_node *call, const char *name, uint32_t n, uint32_t lo,
+bool vfe_arity(vfe_ctx *c, const vfe_node *call, const char *name, uint32_t n, uint32_t lo,
                   uint32_t hi) {
   if (n >= lo && n <= hi)
     return true;
@@ -27,10 +19,6 @@ static bool arity(vfe_ctx *c, const vfe_node *call, const char *name, uint32_t n
   else
     vfe_err(c, call, "%s() takes %u to %u arguments, got %u", name, lo, hi, n);
   return false;
-}
-
-static vir_value *splat(vfe_ctx *c, vir_value *s, vir_type *vec) {
-  return vir_result(vfe_build(c, VIR_OP_CONSTRUCT, vec, 1, &s));
 }
 
 enum need { NEED_ANY, NEED_NUM, NEED_FLOAT, NEED_INT, NEED_BOOL };
@@ -47,7 +35,7 @@ static bool common_args(vfe_ctx *c, const vfe_node *call, const char *name, vfe_
     if (v[i].kind == VFE_V_ERR)
       return false;
     any_float |= v[i].kind == VFE_V_FLOAT;
-    if (is_lit(&v[i]))
+    if (vfe_is_literal(&v[i]))
       continue;
     out[i] = vfe_use(c, nodes[i], v[i]);
     if (!out[i])
@@ -74,145 +62,17 @@ static bool common_args(vfe_ctx *c, const vfe_node *call, const char *name, vfe_
     return false;
   }
   for (uint32_t i = 0; i < n; i++) {
-    if (is_lit(&v[i]))
+    if (vfe_is_literal(&v[i]))
       out[i] = vfe_coerce(c, nodes[i], v[i], (vir_type *)s, vp_arena_printf(&c->arena, "%s()", name));
     else if (vir_ty_scalar_of(out[i]->type) != s)
       out[i] = vfe_build1(c, VIR_OP_CAST, vir_ty_with_scalar(c->m, out[i]->type, (vir_type *)s), out[i]);
     if (!out[i])
       return false;
     if (splat_all && out[i]->type != t)
-      out[i] = splat(c, out[i], t);
+      out[i] = vfe_splat(c, out[i], t);
   }
   *tout = t;
   return true;
-}
-
-/* --------------------------------------------------- casts, constructors */
-
-static vfe_val cast_scalar(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_node **args, uint32_t n) {
-  if (n == 0) /* int() is 0, as in Python */
-    return val(t->kind == VIR_TY_FLOAT ? vfe_const_float(c, t, 0) : vfe_const_int(c, t, 0));
-  if (!arity(c, call, vfe_vpname(c, t), n, 0, 1))
-    return (vfe_val){0};
-  vfe_val v = vfe_expr(c, args[0]);
-  vfe_set_loc(c, call);
-  if (v.kind == VFE_V_FLOAT && t->kind != VIR_TY_FLOAT && t->kind != VIR_TY_BOOL) {
-    /* int(2.7) == 2: truncation toward zero, checked to fit */
-    double f = v.f;
-    if (!(f > -9.3e18 && f < 1.85e19))
-      return vfe_err(c, args[0], "%g does not fit %s", f, vfe_tyname(c, t));
-    v = f < 0 ? (vfe_val){.kind = VFE_V_INT, .i = (int64_t)f}
-              : (vfe_val){.kind = VFE_V_INT, .u = (uint64_t)f, .big = f > 9.2e18};
-  }
-  if (is_lit(&v) && t->kind == VIR_TY_BOOL) {
-    bool b = v.kind == VFE_V_BOOL ? v.b : v.kind == VFE_V_INT ? v.i != 0 : v.f != 0;
-    return val(vfe_const_bool(c, b));
-  }
-  if (v.kind == VFE_V_BOOL && t->kind != VIR_TY_BOOL)
-    v = (vfe_val){.kind = VFE_V_INT, .i = v.b};
-  if (is_lit(&v))
-    return val(vfe_coerce(c, args[0], v, t, vp_arena_printf(&c->arena, "%s(...)", vfe_vpname(c, t))));
-  vir_value *x = vfe_use(c, args[0], v);
-  if (!x)
-    return (vfe_val){0};
-  if (!vir_ty_is_scalar(x->type)) {
-    vfe_err(c, call, "%s() converts scalars, not %s", vfe_vpname(c, t), vfe_tyname(c, x->type));
-    if (x->type->kind == VIR_TY_VEC)
-      vfe_hint(c, "convert a vector with its vector type: %s(...)",
-               vfe_vpname(c, vir_ty_with_scalar(c->m, x->type, t)));
-    return (vfe_val){0};
-  }
-  if (x->type == t)
-    return val(x);
-  if (t->kind == VIR_TY_BOOL) {
-    vir_value *zero = vir_ty_is_float(x->type) ? vfe_const_float(c, x->type, 0)
-                                               : vfe_const_int(c, x->type, 0);
-    return val(vfe_build2(c, VIR_OP_NE, t, x, zero));
-  }
-  return val(vfe_build1(c, VIR_OP_CAST, t, x));
-}
-
-/* vecN(...): components from scalars and vectors adding up to N, one
- * scalar (splat), or one vector (conversion, or truncation as in GLSL). */
-static vfe_val construct_vec(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_node **args, uint32_t n) {
-  vir_type *s = t->elem;
-  const char *name = vfe_vpname(c, t);
-  if (n == 0)
-    return vfe_err(c, call, "%s() needs components", name);
-  vir_value *ops[16];
-  uint32_t ncomp = 0;
-  if (n > 16)
-    return vfe_err(c, call, "%s() takes at most %u components", name, t->n);
-  for (uint32_t i = 0; i < n; i++) {
-    vfe_val v = vfe_expr(c, args[i]);
-    if (v.kind == VFE_V_ERR)
-      return v;
-    vfe_set_loc(c, call);
-    if (is_lit(&v)) {
-      if (v.kind == VFE_V_FLOAT && s->kind != VIR_TY_FLOAT)
-        return vfe_err(c, args[i], "%s() takes %s components; this is a float literal", name,
-                       vfe_tyname(c, s));
-      ops[i] = vfe_coerce(c, args[i], v, s, name);
-      ncomp++;
-    } else {
-      vir_value *x = vfe_use(c, args[i], v);
-      if (!x)
-        return (vfe_val){0};
-      if (x->type->kind != VIR_TY_VEC && !vir_ty_is_scalar(x->type))
-        return vfe_err(c, args[i], "%s() takes scalars and vectors, not %s", name, vfe_tyname(c, x->type));
-      if (n == 1 && x->type->kind == VIR_TY_VEC && x->type->n > t->n) {
-        vir_op *op = vfe_build(c, VIR_OP_SWIZZLE, vir_ty_vec(c->m, x->type->elem, t->n), 1, &x);
-        op->attr.nswz = (uint8_t)t->n;
-        for (uint8_t k = 0; k < t->n; k++)
-          op->attr.swz[k] = k;
-        x = vir_result(op);
-      }
-      if (vir_ty_scalar_of(x->type) != s) /* constructors convert, as in GLSL */
-        x = vfe_build1(c, VIR_OP_CAST, vir_ty_with_scalar(c->m, x->type, s), x);
-      ops[i] = x;
-      ncomp += vir_ty_width(x->type);
-    }
-    if (!ops[i])
-      return (vfe_val){0};
-  }
-  if (n == 1 && ops[0]->type == t)
-    return val(ops[0]);
-  if (!(n == 1 && ncomp == 1) && ncomp != t->n) {
-    vfe_err(c, call, "%s() needs %u components, got %u", name, t->n, ncomp);
-    return (vfe_val){0};
-  }
-  return val(vir_result(vfe_build(c, VIR_OP_CONSTRUCT, t, n, ops)));
-}
-
-/* matN(...): N columns, N*N scalars in column order, or one scalar (the
- * diagonal, as GLSL's mat4(1.0)). */
-static vfe_val construct_mat(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_node **args, uint32_t n) {
-  vir_type *col = t->elem, *s = col->elem;
-  const char *name = vfe_vpname(c, t);
-  if (n == 1) {
-    vir_value *d = vfe_expr_as(c, args[0], s, name);
-    if (!d)
-      return (vfe_val){0};
-    vir_value *zero = vfe_const_float(c, s, 0), *cols[4], *comp[4];
-    for (uint32_t i = 0; i < t->n; i++) {
-      for (uint32_t r = 0; r < col->n; r++)
-        comp[r] = r == i ? d : zero;
-      cols[i] = vir_result(vfe_build(c, VIR_OP_CONSTRUCT, col, col->n, comp));
-    }
-    return val(vir_result(vfe_build(c, VIR_OP_CONSTRUCT, t, t->n, cols)));
-  }
-  vir_value *ops[16];
-  vir_type *want = n == t->n ? col : n == t->n * col->n ? s : NULL;
-  if (!want)
-    return vfe_err(c, call, "%s() takes %u columns or %u scalars, got %u arguments", name, t->n,
-                   t->n * col->n, n);
-  for (uint32_t i = 0; i < n; i++) {
-    ops[i] = vfe_expr_as(c, args[i], want, name);
-    if (!ops[i])
-      return (vfe_val){0};
-  }
-  vfe_set_loc(c, call);
-  return val(vir_result(vfe_build(c, VIR_OP_CONSTRUCT, t, n, ops)));
 }
 
 /* ------------------------------------------------------------ atomics */
@@ -285,13 +145,13 @@ static vfe_val atomic(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi, v
     p.arr->reads++;
     p.arr->writes += bi->op != VIR_OP_ATOMIC_LOAD;
   }
-  return store ? (vfe_val){.kind = VFE_V_NONE} : val(vir_result(op));
+  return store ? (vfe_val){.kind = VFE_V_NONE} : vfe_value_of(vir_result(op));
 }
 
 /* ---------------------------------------------------------- dispatch */
 
 static vfe_val idvec(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi, vfe_node **args, uint32_t n) {
-  if (!arity(c, call, bi->name, n, 0, 1))
+  if (!vfe_arity(c, call, bi->name, n, 0, 1))
     return (vfe_val){0};
   vir_type *v3 = vir_ty_vec(c->m, vir_ty_uint(c->m, 32), 3);
   vfe_val axis = n ? vfe_expr(c, args[0]) : (vfe_val){.kind = VFE_V_NONE};
@@ -306,13 +166,13 @@ static vfe_val idvec(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi, vf
     return (vfe_val){.kind = VFE_V_IDVEC, .v = v, .type = v3};
   vir_op *op = vfe_build(c, VIR_OP_EXTRACT, v3->elem, 1, &v);
   op->attr.index = (uint32_t)axis.i;
-  return val(vir_result(op));
+  return vfe_value_of(vir_result(op));
 }
 
 static vfe_val subgroup(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi, vfe_node **args, uint32_t n) {
   vir_opcode code = (vir_opcode)bi->op;
   uint32_t want = bi->fn == VFE_F_SG2 ? 2 : 1;
-  if (!arity(c, call, bi->name, n, want, want))
+  if (!vfe_arity(c, call, bi->name, n, want, want))
     return (vfe_val){0};
   enum need need = code == VIR_OP_SG_ALL || code == VIR_OP_SG_ANY ? NEED_BOOL
                    : code == VIR_OP_SG_AND || code == VIR_OP_SG_OR || code == VIR_OP_SG_XOR ? NEED_ANY
@@ -325,25 +185,25 @@ static vfe_val subgroup(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi,
   if ((code == VIR_OP_SG_AND || code == VIR_OP_SG_OR || code == VIR_OP_SG_XOR) && vir_ty_is_float(t))
     return vfe_err(c, call, "%s() takes integers or bools, not %s", bi->name, vfe_tyname(c, t));
   if (want == 1)
-    return val(vfe_build1(c, code, t, x[0]));
+    return vfe_value_of(vfe_build1(c, code, t, x[0]));
   vfe_val lane = vfe_expr(c, args[1]);
   if (code == VIR_OP_SG_BROADCAST && lane.kind != VFE_V_INT && lane.kind != VFE_V_ERR)
     return vfe_err(c, args[1], "subgroup_broadcast() needs a constant lane");
   vir_value *l = vfe_coerce(c, args[1], lane, vir_ty_uint(c->m, 32), bi->name);
   vfe_set_loc(c, call);
-  return l ? val(vfe_build2(c, code, t, x[0], l)) : (vfe_val){0};
+  return l ? vfe_value_of(vfe_build2(c, code, t, x[0], l)) : (vfe_val){0};
 }
 
 /* One-type math: `n` arguments of the kind `need`, splatted to one type. */
 static vfe_val math(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi, vfe_node **args,
                     uint32_t n, uint32_t want, enum need need, vir_opcode code) {
-  if (!arity(c, call, bi->name, n, want, want))
+  if (!vfe_arity(c, call, bi->name, n, want, want))
     return (vfe_val){0};
   vir_value *x[4];
   vir_type *t;
   if (!common_args(c, call, bi->name, args, n, need, true, x, &t))
     return (vfe_val){0};
-  return val(vir_result(vfe_build(c, code, t, n, x)));
+  return vfe_value_of(vir_result(vfe_build(c, code, t, n, x)));
 }
 
 vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi) {
@@ -356,12 +216,7 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
   if (nk)
     return vfe_err(c, call, "%s() takes no keyword arguments", bi->name);
   if (bi->kind == VFE_B_TYPE) {
-    vir_type *t = vfe_builtin_type(c, bi);
-    if (t->kind == VIR_TY_MAT)
-      return construct_mat(c, call, t, args, n);
-    if (t->kind == VIR_TY_VEC)
-      return construct_vec(c, call, t, args, n);
-    return cast_scalar(c, call, t, args, n);
+    return vfe_construct(c, call, vfe_builtin_type(c, bi), args, n);
   }
   if (bi->kind != VFE_B_FUNC)
     return vfe_err(c, call, "vp.%s is used as vp.%s[...], not called", bi->name, bi->name);
@@ -379,12 +234,12 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
   case VFE_F_ATAN:
     return math(c, call, bi, args, n, n == 2 ? 2 : 1, NEED_FLOAT, n == 2 ? VIR_OP_ATAN2 : code);
   case VFE_F_NUM1: {
-    if (!arity(c, call, bi->name, n, 1, 1) || !common_args(c, call, bi->name, args, 1, NEED_NUM, false, x, &t))
+    if (!vfe_arity(c, call, bi->name, n, 1, 1) || !common_args(c, call, bi->name, args, 1, NEED_NUM, false, x, &t))
       return (vfe_val){0};
     if (vir_ty_scalar_of(t)->kind == VIR_TY_UINT)
-      return code == VIR_OP_ABS ? val(x[0]) /* already non-negative */
+      return code == VIR_OP_ABS ? vfe_value_of(x[0]) /* already non-negative */
                                 : vfe_err(c, call, "sign() of an unsigned value");
-    return val(vfe_build1(c, code, t, x[0]));
+    return vfe_value_of(vfe_build1(c, code, t, x[0]));
   }
   case VFE_F_MINMAX: {
     if (n < 2)
@@ -394,12 +249,12 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
     if (!common_args(c, call, bi->name, args, n, NEED_NUM, true, x, &t))
       return (vfe_val){0};
     vir_value *r = vfe_build2(c, code, t, x[0], x[1]);
-    return val(n == 3 ? vfe_build2(c, code, t, r, x[2]) : r);
+    return vfe_value_of(n == 3 ? vfe_build2(c, code, t, r, x[2]) : r);
   }
   case VFE_F_VEC1:
   case VFE_F_VEC2: {
     uint32_t want = bi->fn == VFE_F_VEC1 ? 1 : 2;
-    if (!arity(c, call, bi->name, n, want, want) ||
+    if (!vfe_arity(c, call, bi->name, n, want, want) ||
         !common_args(c, call, bi->name, args, n, NEED_FLOAT, false, x, &t))
       return (vfe_val){0};
     for (uint32_t i = 0; i < n; i++)
@@ -409,18 +264,18 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
                        vfe_tyname(c, x[i]->type));
     vir_type *rt = code == VIR_OP_DOT || code == VIR_OP_LENGTH || code == VIR_OP_DISTANCE
                        ? (vir_type *)vir_ty_scalar_of(t) : t;
-    return val(vir_result(vfe_build(c, code, rt, n, x)));
+    return vfe_value_of(vir_result(vfe_build(c, code, rt, n, x)));
   }
   case VFE_F_TEST:
-    if (!arity(c, call, bi->name, n, 1, 1) || !common_args(c, call, bi->name, args, 1, NEED_FLOAT, false, x, &t))
+    if (!vfe_arity(c, call, bi->name, n, 1, 1) || !common_args(c, call, bi->name, args, 1, NEED_FLOAT, false, x, &t))
       return (vfe_val){0};
-    return val(vfe_build1(c, code, vir_ty_with_scalar(c->m, t, vir_ty_bool(c->m)), x[0]));
+    return vfe_value_of(vfe_build1(c, code, vir_ty_with_scalar(c->m, t, vir_ty_bool(c->m)), x[0]));
   case VFE_F_ANYALL:
-    if (!arity(c, call, bi->name, n, 1, 1) || !common_args(c, call, bi->name, args, 1, NEED_BOOL, false, x, &t))
+    if (!vfe_arity(c, call, bi->name, n, 1, 1) || !common_args(c, call, bi->name, args, 1, NEED_BOOL, false, x, &t))
       return (vfe_val){0};
-    return t->kind == VIR_TY_VEC ? val(vfe_build1(c, code, vir_ty_bool(c->m), x[0])) : val(x[0]);
+    return t->kind == VIR_TY_VEC ? vfe_value_of(vfe_build1(c, code, vir_ty_bool(c->m), x[0])) : vfe_value_of(x[0]);
   case VFE_F_WHERE: {
-    if (!arity(c, call, bi->name, n, 3, 3))
+    if (!vfe_arity(c, call, bi->name, n, 3, 3))
       return (vfe_val){0};
     vir_value *cond = vfe_expr_value(c, args[0]);
     if (!cond)
@@ -431,17 +286,17 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
       return (vfe_val){0};
     if (cond->type->kind == VIR_TY_VEC && t->kind != VIR_TY_VEC) {
       t = vir_ty_vec(c->m, t, cond->type->n);
-      x[1] = splat(c, x[1], t);
-      x[2] = splat(c, x[2], t);
+      x[1] = vfe_splat(c, x[1], t);
+      x[2] = vfe_splat(c, x[2], t);
     }
     if (cond->type->kind == VIR_TY_VEC && cond->type->n != t->n)
       return vfe_err(c, call, "%s(): the condition has %u components, the values %u", bi->name,
                      cond->type->n, t->n);
     x[0] = cond;
-    return val(vir_result(vfe_build(c, VIR_OP_SELECT, t, 3, x)));
+    return vfe_value_of(vir_result(vfe_build(c, VIR_OP_SELECT, t, 3, x)));
   }
   case VFE_F_TRANSPOSE: {
-    if (!arity(c, call, bi->name, n, 1, 1))
+    if (!vfe_arity(c, call, bi->name, n, 1, 1))
       return (vfe_val){0};
     vir_value *m = vfe_expr_value(c, args[0]);
     if (!m)
@@ -449,35 +304,35 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
     if (m->type->kind != VIR_TY_MAT)
       return vfe_err(c, args[0], "transpose() takes a matrix, not %s", vfe_tyname(c, m->type));
     vir_type *rt = vir_ty_mat(c->m, m->type->elem->elem, m->type->rows, m->type->n);
-    return val(vfe_build1(c, VIR_OP_TRANSPOSE, rt, m));
+    return vfe_value_of(vfe_build1(c, VIR_OP_TRANSPOSE, rt, m));
   }
   case VFE_F_ID: return idvec(c, call, bi, args, n);
   case VFE_F_ID1:
-    if (!arity(c, call, bi->name, n, 0, 0))
+    if (!vfe_arity(c, call, bi->name, n, 0, 0))
       return (vfe_val){0};
-    return val(vir_result(vfe_build(c, code, vir_ty_uint(c->m, 32), 0, NULL)));
+    return vfe_value_of(vir_result(vfe_build(c, code, vir_ty_uint(c->m, 32), 0, NULL)));
   case VFE_F_SG1:
   case VFE_F_SG2: return subgroup(c, call, bi, args, n);
   case VFE_F_BALLOT: {
-    if (!arity(c, call, bi->name, n, 1, 1))
+    if (!vfe_arity(c, call, bi->name, n, 1, 1))
       return (vfe_val){0};
     vir_value *b = vfe_expr_as(c, args[0], vir_ty_bool(c->m), bi->name);
     vir_type *u4 = vir_ty_vec(c->m, vir_ty_uint(c->m, 32), 4);
-    return b ? val(vfe_build1(c, code, u4, b)) : (vfe_val){0};
+    return b ? vfe_value_of(vfe_build1(c, code, u4, b)) : (vfe_val){0};
   }
   case VFE_F_ELECT:
-    if (!arity(c, call, bi->name, n, 0, 0))
+    if (!vfe_arity(c, call, bi->name, n, 0, 0))
       return (vfe_val){0};
-    return val(vir_result(vfe_build(c, code, vir_ty_bool(c->m), 0, NULL)));
+    return vfe_value_of(vir_result(vfe_build(c, code, vir_ty_bool(c->m), 0, NULL)));
   case VFE_F_ATOMIC:
   case VFE_F_ATOMIC_SUB: return atomic(c, call, bi, args, n);
   case VFE_F_BARRIER:
-    if (!arity(c, call, bi->name, n, 0, 0))
+    if (!vfe_arity(c, call, bi->name, n, 0, 0))
       return (vfe_val){0};
     vfe_build(c, VIR_OP_BARRIER, NULL, 0, NULL);
     return (vfe_val){.kind = VFE_V_NONE};
   case VFE_F_MEMBAR: {
-    if (!arity(c, call, bi->name, n, 0, 0))
+    if (!vfe_arity(c, call, bi->name, n, 0, 0))
       return (vfe_val){0};
     vir_op *op = vfe_build(c, VIR_OP_MEMORY_BARRIER, NULL, 0, NULL);
     op->attr.scope = VIR_SCOPE_DEVICE;
@@ -486,21 +341,21 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
     return (vfe_val){.kind = VFE_V_NONE};
   }
   case VFE_F_VAR:
-    if (!arity(c, call, bi->name, n, 1, 1))
+    if (!vfe_arity(c, call, bi->name, n, 1, 1))
       return (vfe_val){0};
-    return val(vfe_expr_value(c, args[0]));
+    return vfe_value_of(vfe_expr_value(c, args[0]));
   case VFE_F_RANGE:
     vfe_err(c, call, "range() is only for `for` loops");
     return (vfe_val){0};
   case VFE_F_LEN: {
-    if (!arity(c, call, bi->name, n, 1, 1))
+    if (!vfe_arity(c, call, bi->name, n, 1, 1))
       return (vfe_val){0};
     vfe_val a = vfe_expr(c, args[0]);
     vfe_set_loc(c, call);
     if (a.kind == VFE_V_ARRAY && !a.arr->shared) {
       vir_op *op = vfe_build(c, VIR_OP_BUFFER_LEN, vir_ty_uint(c->m, 32), 0, NULL);
       op->attr.sym = a.arr->sym;
-      return val(vir_result(op));
+      return vfe_value_of(vir_result(op));
     }
     if (a.kind == VFE_V_ARRAY)
       return (vfe_val){.kind = VFE_V_INT, .i = a.arr->dims[0]};
@@ -512,7 +367,7 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
     return (vfe_val){0};
   }
   case VFE_F_BITCAST: {
-    if (!arity(c, call, bi->name, n, 2, 2))
+    if (!vfe_arity(c, call, bi->name, n, 2, 2))
       return (vfe_val){0};
     vir_value *x0 = vfe_expr_value(c, args[0]);
     vir_type *to = vfe_type_of_annotation(c, args[1]);
@@ -522,7 +377,7 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
         (!vir_ty_is_scalar(to) && to->kind != VIR_TY_VEC))
       return vfe_err(c, call, "bitcast() from %s to %s: sizes differ or the type has no bits",
                      vfe_tyname(c, x0->type), vfe_tyname(c, to));
-    return val(vfe_build1(c, VIR_OP_BITCAST, to, x0));
+    return vfe_value_of(vfe_build1(c, VIR_OP_BITCAST, to, x0));
   }
   case VFE_F_KERNEL:
     return vfe_err(c, call, "vp.%s is a decorator, not something to call in a kernel", bi->name);

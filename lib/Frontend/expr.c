@@ -1,176 +1,16 @@
-/* expr.c - Python expressions to VIR values.
+/* expr.c - Python expressions: the dispatch over expression nodes,
+ * constants, unary operators, comparisons (chained ones too), and/or/not,
+ * and `a if c else b`.
  *
  * vfe_expr returns a vfe_val, not yet a VIR value: a name may be a buffer,
- * `pc`, a built-in or a helper; `buf[i].pos` is a place in memory that
- * becomes a load only when read (or a store when assigned); literals stay
- * untyped until the other operand or the target gives them a type. Places
- * carry a symbol and a member path, so `parts[i].vel.x` is one
- * `buffer.load @parts[%i].1.0`. and/or and `a if c else b` first build
- * their right sides inside an `if`; when the ops turn out pure they move
- * out and become land/lor/select.
+ * `pc`, a built-in or a helper; a place in memory is read only when used;
+ * literals stay untyped until the other operand or the target gives them a
+ * type (types.c). `a if c else b` builds both sides inside an `if` and
+ * turns it into a select when both are pure, as vfe_logic does for and/or.
  */
 #include <string.h>
 
 #include "fe.h"
-
-/* ------------------------------------------------------------- helpers */
-
-void vfe_name_value(vfe_ctx *c, vir_value *v, const char *name) {
-  if (v && !v->name)
-    v->name = vfe_mstrdup(c, name);
-}
-
-vir_sym *vfe_temp(vfe_ctx *c, const char *what, vir_type *t) {
-  const char *name = vp_arena_printf(&c->m->arena, "_vp_%s%u", what, c->fn->ntemps++);
-  if (!name)
-    longjmp(c->oom, 1);
-  vir_sym *s = vir_func_add_local(c->m, c->fn->f, name, t, c->b.loc);
-  if (!s)
-    longjmp(c->oom, 1);
-  return s;
-}
-
-void vfe_hoist(vir_region *r, vir_op *before) { vir_region_splice(before->parent, before, r); }
-
-bool vfe_region_is_pure(const vir_region *r) {
-  for (const vir_op *op = r->first; op; op = op->next) {
-    if (vir_op_infos[op->code].flags & VIR_F_PURE)
-      continue;
-    if (op->code == VIR_OP_LOCAL_LOAD)
-      continue;
-    return false;
-  }
-  return true;
-}
-
-static vir_value *local_load(vfe_ctx *c, vir_sym *s) {
-  vir_op *op = vfe_build(c, VIR_OP_LOCAL_LOAD, s->type, 0, NULL);
-  op->attr.sym = s;
-  return vir_result(op);
-}
-
-static void local_store(vfe_ctx *c, vir_sym *s, vir_value *v) {
-  vir_op *op = vfe_build(c, VIR_OP_LOCAL_STORE, NULL, 1, &v);
-  op->attr.sym = s;
-}
-
-vir_value *vfe_logic(vfe_ctx *c, const vfe_node *at, bool is_and, vir_value *a, vfe_rhs_fn rhs,
-                     const void *arg) {
-  vir_op *iff = vfe_build(c, VIR_OP_IF, NULL, 1, &a);
-  vir_builder save = c->b;
-  vir_region *r = &iff->regions[is_and ? 0 : 1];
-  vir_builder_at_end(&c->b, r);
-  vir_value *b = rhs(c, arg);
-  c->b = save;
-  vfe_set_loc(c, at);
-  if (!b)
-    return NULL;
-  if (vfe_region_is_pure(r)) {
-    vfe_hoist(r, iff);
-    vir_op_unlink(iff);
-    return vfe_build2(c, is_and ? VIR_OP_LAND : VIR_OP_LOR, a->type, a, b);
-  }
-  /* The right side loads or calls: it must not run when the left side
-   * already decides, so the result lives in a local. */
-  vir_sym *t = vfe_temp(c, is_and ? "and" : "or", a->type);
-  vir_builder_before(&c->b, iff);
-  local_store(c, t, a);
-  vir_builder_at_end(&c->b, r);
-  local_store(c, t, b);
-  c->b = save;
-  return local_load(c, t);
-}
-
-/* ------------------------------------------------------------- memory */
-
-vir_value *vfe_load(vfe_ctx *c, const vfe_place *p) {
-  static const vir_opcode load[] = {VIR_OP_BUFFER_LOAD, VIR_OP_SHARED_LOAD, VIR_OP_LOCAL_LOAD,
-                                    VIR_OP_PUSH_LOAD};
-  vir_value *idx = p->index;
-  vir_op *op = vfe_build(c, load[p->root], p->type, idx ? 1 : 0, idx ? &idx : NULL);
-  op->attr.sym = p->sym;
-  op->attr.npath = p->npath;
-  memcpy(op->attr.path, p->path, p->npath);
-  if (p->arr)
-    p->arr->reads++;
-  return vir_result(op);
-}
-
-void vfe_store(vfe_ctx *c, const vfe_place *p, vir_value *v) {
-  vir_value *ops[2] = {p->index, v};
-  vir_op *op;
-  if (p->root == VFE_R_LOCAL)
-    op = vfe_build(c, VIR_OP_LOCAL_STORE, NULL, 1, &v);
-  else
-    op = vfe_build(c, p->root == VFE_R_BUFFER ? VIR_OP_BUFFER_STORE : VIR_OP_SHARED_STORE, NULL,
-                   2, ops);
-  op->attr.sym = p->sym;
-  op->attr.npath = p->npath;
-  memcpy(op->attr.path, p->path, p->npath);
-  if (p->arr)
-    p->arr->writes++;
-}
-
-vir_value *vfe_use(vfe_ctx *c, const vfe_node *at, vfe_val v) {
-  switch (v.kind) {
-  case VFE_V_ERR: return NULL;
-  case VFE_V_VAL: return v.v;
-  case VFE_V_INT:
-  case VFE_V_FLOAT:
-  case VFE_V_BOOL: return vfe_rvalue(c, at, v);
-  case VFE_V_PLACE: {
-    if (v.place.dims_left) {
-      vfe_err(c, at, "'%s' has %u dimensions; index both", v.place.sym->name, 2);
-      vfe_hint(c, "write %s[row, col]", v.place.sym->name);
-      return NULL;
-    }
-    vp_loc saved = c->b.loc; /* the load is where the place is written */
-    vfe_set_loc(c, at);
-    vir_value *x = vfe_load(c, &v.place);
-    c->b.loc = saved;
-    return x;
-  }
-  case VFE_V_IDVEC: {
-    vir_op *op = vfe_build(c, VIR_OP_EXTRACT, vir_ty_uint(c->m, 32), 1, &v.v);
-    op->attr.index = 0;
-    return vir_result(op);
-  }
-  case VFE_V_ARRAY:
-    vfe_err(c, at, "%s '%s' is not a value", v.arr->shared ? "shared array" : "buffer",
-            v.arr->sym->name);
-    vfe_hint(c, "index it: %s[i]", v.arr->sym->name);
-    return NULL;
-  case VFE_V_PUSH:
-    vfe_err(c, at, "'pc' is the push-constant block, not a value");
-    vfe_hint(c, "read one field: pc.NAME");
-    return NULL;
-  case VFE_V_VP: vfe_err(c, at, "the vulpy module is not a value"); return NULL;
-  case VFE_V_BUILTIN:
-    if (v.bi->kind == VFE_B_FUNC) {
-      vfe_err(c, at, "'%s' is a function, not a value", v.bi->name);
-      vfe_hint(c, "call it: %s(...)", v.bi->name);
-    } else {
-      vfe_err(c, at, "'%s' is a type, not a value", v.bi->name);
-    }
-    return NULL;
-  case VFE_V_FUNC:
-    vfe_err(c, at, "'%s' is a function, not a value", v.helper->name);
-    vfe_hint(c, "functions are called, not stored or passed");
-    return NULL;
-  case VFE_V_CLASS:
-  case VFE_V_TYPE: vfe_err(c, at, "a type is not a value"); return NULL;
-  case VFE_V_NONE: vfe_err(c, at, "None is not a value in a kernel"); return NULL;
-  case VFE_V_STR:
-    vfe_err(c, at, "strings are not supported in kernels");
-    vfe_hint(c, "kernels compute numbers; strings may appear only as docstrings and assert messages");
-    return NULL;
-  case VFE_V_TUPLE:
-    vfe_err(c, at, "a tuple is not a value in a kernel");
-    vfe_hint(c, "build a vector instead: vp.vec3(a, b, c)");
-    return NULL;
-  }
-  return NULL;
-}
 
 /* ---------------------------------------------------------- constants */
 
@@ -220,278 +60,6 @@ vfe_val vfe_constant(vfe_ctx *c, const vfe_node *e) {
   return r;
 }
 
-/* --------------------------------------------------------- attributes */
-
-/* xyzw, rgba or stpq, one set at a time; -1 when not a swizzle. */
-static int swizzle(const char *s, uint8_t out[4]) {
-  static const char *const sets[3] = {"xyzw", "rgba", "stpq"};
-  size_t n = strlen(s);
-  if (n < 1 || n > 4)
-    return -1;
-  for (int k = 0; k < 3; k++) {
-    size_t i;
-    for (i = 0; i < n; i++) {
-      const char *p = strchr(sets[k], s[i]);
-      if (!p || !s[i])
-        break;
-      out[i] = (uint8_t)(p - sets[k]);
-    }
-    if (i == n)
-      return (int)n;
-  }
-  return -1;
-}
-
-static vfe_val value_of(vir_value *v) { return (vfe_val){.kind = VFE_V_VAL, .v = v, .type = v->type}; }
-
-static vfe_val swizzle_value(vfe_ctx *c, const vfe_node *at, vir_value *v, const char *attr) {
-  uint8_t comp[4];
-  int n = swizzle(attr, comp);
-  const vir_type *t = v->type;
-  if (n < 0)
-    return vfe_err(c, at, "%s has no attribute '%s'", vfe_tyname(c, t), attr);
-  for (int i = 0; i < n; i++)
-    if (comp[i] >= t->n)
-      return vfe_err(c, at, "component '%c' is out of range for %s", attr[i], vfe_tyname(c, t));
-  vir_type *s = t->elem;
-  if (n == 1) {
-    vir_op *op = vfe_build(c, VIR_OP_EXTRACT, s, 1, &v);
-    op->attr.index = comp[0];
-    return value_of(vir_result(op));
-  }
-  vir_op *op = vfe_build(c, VIR_OP_SWIZZLE, vir_ty_vec(c->m, s, (unsigned)n), 1, &v);
-  op->attr.nswz = (uint8_t)n;
-  memcpy(op->attr.swz, comp, (size_t)n);
-  return value_of(vir_result(op));
-}
-
-vfe_val vfe_attribute(vfe_ctx *c, const vfe_node *at, vfe_val base, const char *attr) {
-  switch (base.kind) {
-  case VFE_V_ERR: return base;
-  case VFE_V_VP: {
-    const vfe_builtin *bi = vfe_builtin_find(attr);
-    if (!bi || (bi->python && bi->kind == VFE_B_TYPE)) { /* int, float: Python's */
-      vfe_err(c, at, "vulpy has no attribute '%s'", attr);
-      const char *sug = vfe_builtin_suggest(attr);
-      if (sug)
-        vfe_hint(c, "did you mean 'vp.%s'?", sug);
-      return (vfe_val){0};
-    }
-    return (vfe_val){.kind = VFE_V_BUILTIN, .bi = bi};
-  }
-  case VFE_V_PUSH: {
-    int f = c->push_st ? vir_struct_find(c->push_st, attr) : -1;
-    if (f < 0 || (uint32_t)f == c->count_field) {
-      vfe_err(c, at, "no push constant named '%s'", attr);
-      vfe_hint(c, "declare it in `class PushConstants:` as %s: vp.uint32 (or its type)", attr);
-      return (vfe_val){0};
-    }
-    vfe_val r = {.kind = VFE_V_PLACE};
-    r.place = (vfe_place){.root = VFE_R_PUSH, .npath = 1, .sym = c->push,
-                          .type = c->push_st->fields[f].type};
-    r.place.path[0] = (uint8_t)f;
-    return r;
-  }
-  case VFE_V_IDVEC: return swizzle_value(c, at, base.v, attr);
-  case VFE_V_PLACE: {
-    vfe_place p = base.place;
-    if (p.dims_left)
-      break;
-    if (p.type->kind == VIR_TY_STRUCT) {
-      int f = vir_struct_find(p.type->st, attr);
-      if (f < 0) {
-        vfe_err(c, at, "struct %s has no field '%s'", p.type->st->name, attr);
-        return (vfe_val){0};
-      }
-      if (p.npath < VIR_MAX_PATH) {
-        p.path[p.npath++] = (uint8_t)f;
-        p.type = p.type->st->fields[f].type;
-        base.place = p;
-        return base;
-      }
-    } else if (p.type->kind == VIR_TY_VEC) {
-      uint8_t comp[4];
-      if (swizzle(attr, comp) == 1 && comp[0] < p.type->n && p.npath < VIR_MAX_PATH &&
-          p.root != VFE_R_PUSH) {
-        p.path[p.npath++] = comp[0];
-        p.type = p.type->elem;
-        base.place = p;
-        return base;
-      }
-    }
-    vir_value *v = vfe_use(c, at, base);
-    return v ? vfe_attribute(c, at, value_of(v), attr) : (vfe_val){0};
-  }
-  case VFE_V_VAL: {
-    vir_type *t = base.v->type;
-    if (t->kind == VIR_TY_VEC)
-      return swizzle_value(c, at, base.v, attr);
-    if (t->kind == VIR_TY_STRUCT) {
-      int f = vir_struct_find(t->st, attr);
-      if (f < 0)
-        return vfe_err(c, at, "struct %s has no field '%s'", t->st->name, attr);
-      vir_op *op = vfe_build(c, VIR_OP_EXTRACT, t->st->fields[f].type, 1, &base.v);
-      op->attr.index = (uint32_t)f;
-      return value_of(vir_result(op));
-    }
-    return vfe_err(c, at, "%s has no attribute '%s'", vfe_tyname(c, t), attr);
-  }
-  case VFE_V_ARRAY:
-    vfe_err(c, at, "%s '%s' has no attribute '%s'", base.arr->shared ? "shared array" : "buffer",
-            base.arr->sym->name, attr);
-    if (!base.arr->shared)
-      vfe_hint(c, "index it first: %s[i].%s; its length is len(%s)", base.arr->sym->name, attr,
-               base.arr->sym->name);
-    return (vfe_val){0};
-  default: break;
-  }
-  return vfe_err(c, at, "this has no attribute '%s'", attr);
-}
-
-/* ---------------------------------------------------------- subscripts */
-
-/* An index as an integer scalar; literals become u32. */
-static vir_value *index_value(vfe_ctx *c, const vfe_node *e, vfe_val v, vir_type *like) {
-  if (v.kind == VFE_V_INT) {
-    if (!v.big && v.i < 0) {
-      vfe_err(c, e, "negative index %lld into a buffer or shared array", (long long)v.i);
-      return NULL;
-    }
-    return vfe_coerce(c, e, v, like ? like : vir_ty_uint(c->m, 32), "index");
-  }
-  vir_value *x = vfe_use(c, e, v);
-  if (!x)
-    return NULL;
-  if (!vir_ty_is_scalar(x->type) || !vir_ty_is_int(x->type)) {
-    vfe_err(c, e, "an index must be an integer scalar, not %s", vfe_tyname(c, x->type));
-    if (vir_ty_is_float(x->type))
-      vfe_hint(c, "convert it: %s", vfe_cast_hint(c, vir_ty_uint(c->m, 32), e));
-    return NULL;
-  }
-  if (like && x->type != like) {
-    if (vir_ty_is_signed(x->type) != vir_ty_is_signed(like) || x->type->bits > like->bits) {
-      vfe_err(c, e, "the indices mix %s and %s", vfe_tyname(c, like), vfe_tyname(c, x->type));
-      vfe_hint(c, "convert one: %s", vfe_cast_hint(c, like, e));
-      return NULL;
-    }
-    x = vfe_build1(c, VIR_OP_CAST, like, x);
-  }
-  return x;
-}
-
-/* Index into a vector or matrix value (constant: extract, else extract_dyn). */
-static vfe_val index_aggregate(vfe_ctx *c, const vfe_node *at, vir_value *v, const vfe_node *ie,
-                               vfe_val iv) {
-  vir_type *t = v->type;
-  vir_type *et = t->elem;
-  uint32_t n = t->n;
-  if (iv.kind == VFE_V_ERR)
-    return iv;
-  if (iv.kind == VFE_V_INT) {
-    int64_t k = iv.big ? INT64_MAX : iv.i;
-    if (k < 0)
-      k += n; /* Python's v[-1] */
-    if (k < 0 || k >= (int64_t)n)
-      return vfe_err(c, ie, "index %lld is out of range for %s", (long long)iv.i, vfe_tyname(c, t));
-    vir_op *op = vfe_build(c, VIR_OP_EXTRACT, et, 1, &v);
-    op->attr.index = (uint32_t)k;
-    return value_of(vir_result(op));
-  }
-  vir_value *x = index_value(c, ie, iv, NULL);
-  if (!x)
-    return (vfe_val){0};
-  return value_of(vfe_build2(c, VIR_OP_EXTRACT_DYN, et, v, x));
-}
-
-static vfe_val subscript(vfe_ctx *c, const vfe_node *e) {
-  return vfe_subscript_on(c, e, vfe_expr(c, vfe_get(e, "value")));
-}
-
-vfe_val vfe_subscript_on(vfe_ctx *c, const vfe_node *e, vfe_val base) {
-  const vfe_node *sl = vfe_get(e, "slice");
-  if (base.kind == VFE_V_ERR)
-    return base;
-  if (vfe_ast_of(sl) == VFE_AST_Slice) {
-    if (vfe_get(sl, "lower") || vfe_get(sl, "upper") || vfe_get(sl, "step"))
-      return vfe_err(c, sl, "slices other than [:] are not supported");
-    return base; /* x[:] reads the whole value */
-  }
-  if (base.kind == VFE_V_BUILTIN && (base.bi->kind == VFE_B_BUFFER || base.bi->kind == VFE_B_SHARED))
-    return vfe_err(c, e, "vp.%s[...] declares %s; it is not a value here", base.bi->name,
-                   base.bi->kind == VFE_B_BUFFER ? "a kernel parameter's type" : "a shared array");
-  if (base.kind == VFE_V_ARRAY) {
-    vfe_array *a = base.arr;
-    vfe_val r = {.kind = VFE_V_PLACE};
-    r.place.root = a->shared ? VFE_R_SHARED : VFE_R_BUFFER;
-    r.place.sym = a->sym;
-    r.place.arr = a;
-    r.place.type = a->elem;
-    if (a->shared && a->dims[1]) {
-      /* tile[row, col] or tile[row][col]: row * ncols + col */
-      uint32_t n;
-      vfe_node **items = vfe_ast_of(sl) == VFE_AST_Tuple ? vfe_get_list(sl, "elts", &n) : NULL;
-      if (items && n != 2)
-        return vfe_err(c, sl, "'%s' has 2 dimensions, not %u", a->sym->name, n);
-      const vfe_node *first = items ? items[0] : sl;
-      vir_value *row = index_value(c, first, vfe_expr(c, first), NULL);
-      if (!row)
-        return (vfe_val){0};
-      r.place.index = vfe_build2(c, VIR_OP_MUL, row->type, row, vfe_const_int(c, row->type, a->dims[1]));
-      r.place.dims_left = 1;
-      if (!items)
-        return r;
-      vir_value *col = index_value(c, items[1], vfe_expr(c, items[1]), row->type);
-      if (!col)
-        return (vfe_val){0};
-      r.place.index = vfe_build2(c, VIR_OP_ADD, row->type, r.place.index, col);
-      r.place.dims_left = 0;
-      return r;
-    }
-    if (vfe_ast_of(sl) == VFE_AST_Tuple)
-      return vfe_err(c, sl, "'%s' has one dimension", a->sym->name);
-    r.place.index = index_value(c, sl, vfe_expr(c, sl), NULL);
-    return r.place.index ? r : (vfe_val){0};
-  }
-  if (base.kind == VFE_V_PLACE && base.place.dims_left) {
-    vir_value *col = index_value(c, sl, vfe_expr(c, sl), base.place.index->type);
-    if (!col)
-      return (vfe_val){0};
-    base.place.index = vfe_build2(c, VIR_OP_ADD, col->type, base.place.index, col);
-    base.place.dims_left = 0;
-    return base;
-  }
-  /* A place is read after its index is computed; the same value unless the
-   * index expression itself writes that memory. */
-  vfe_val iv = vfe_expr(c, sl);
-  if (iv.kind == VFE_V_ERR)
-    return iv;
-  if (base.kind == VFE_V_PLACE &&
-      (base.place.type->kind == VIR_TY_VEC || base.place.type->kind == VIR_TY_MAT) &&
-      base.place.root != VFE_R_PUSH && base.place.npath < VIR_MAX_PATH) {
-    /* A constant component or column extends the path (one load). */
-    if (iv.kind == VFE_V_INT && !iv.big) {
-      int64_t k = iv.i < 0 ? iv.i + base.place.type->n : iv.i;
-      if (k < 0 || k >= base.place.type->n)
-        return vfe_err(c, sl, "index %lld is out of range for %s", (long long)iv.i,
-                       vfe_tyname(c, base.place.type));
-      base.place.path[base.place.npath++] = (uint8_t)k;
-      base.place.type = base.place.type->elem;
-      return base;
-    }
-  }
-  if (base.kind == VFE_V_IDVEC)
-    base = value_of(base.v);
-  vir_value *v = base.kind == VFE_V_PLACE || base.kind == VFE_V_VAL ? vfe_use(c, e, base) : NULL;
-  if (!v) {
-    if (base.kind != VFE_V_PLACE && base.kind != VFE_V_VAL)
-      vfe_use(c, e, base); /* says what it is */
-    return (vfe_val){0};
-  }
-  if (v->type->kind != VIR_TY_VEC && v->type->kind != VIR_TY_MAT)
-    return vfe_err(c, e, "%s cannot be indexed", vfe_tyname(c, v->type));
-  return index_aggregate(c, e, v, sl, iv);
-}
-
 static vir_value *cond_of(vfe_ctx *c, const vfe_node *e, vfe_val v);
 
 /* ------------------------------------------------------------- unary */
@@ -507,7 +75,7 @@ static vfe_val unary(vfe_ctx *c, const vfe_node *e) {
     }
     vir_value *x = cond_of(c, on, v);
     vfe_set_loc(c, e);
-    return x ? value_of(vfe_build1(c, VIR_OP_LNOT, x->type, x)) : (vfe_val){0};
+    return x ? vfe_value_of(vfe_build1(c, VIR_OP_LNOT, x->type, x)) : (vfe_val){0};
   }
   vfe_val v = vfe_expr(c, on);
   vfe_set_loc(c, e);
@@ -553,19 +121,19 @@ static vfe_val unary(vfe_ctx *c, const vfe_node *e) {
   if (op == VFE_AST_Invert) {
     if (!vir_ty_is_int(x->type))
       return vfe_err(c, e, "~ needs an integer, not %s", vfe_tyname(c, x->type));
-    return value_of(vfe_build1(c, VIR_OP_NOT, x->type, x));
+    return vfe_value_of(vfe_build1(c, VIR_OP_NOT, x->type, x));
   }
   if (x->type->kind == VIR_TY_MAT || s->kind == VIR_TY_BOOL || x->type->kind == VIR_TY_STRUCT)
     return vfe_err(c, e, "unary %s needs a number, not %s", op == VFE_AST_USub ? "-" : "+",
                    vfe_tyname(c, x->type));
   if (op == VFE_AST_UAdd)
-    return value_of(x);
+    return vfe_value_of(x);
   if (s->kind == VIR_TY_UINT) {
     vfe_err(c, e, "negating an unsigned value (%s)", vfe_tyname(c, x->type));
     vfe_hint(c, "convert to a signed type first: %s", vfe_cast_hint(c, vir_ty_int(c->m, s->bits), on));
     return (vfe_val){0};
   }
-  return value_of(vfe_build1(c, VIR_OP_NEG, x->type, x));
+  return vfe_value_of(vfe_build1(c, VIR_OP_NEG, x->type, x));
 }
 
 /* ----------------------------------------------------- compare, and/or */
@@ -585,7 +153,7 @@ static vir_value *chain_rest(vfe_ctx *c, const void *arg) {
   if (right.kind == VFE_V_PLACE || right.kind == VFE_V_IDVEC) {
     /* evaluated once even when it takes part in two comparisons */
     vir_value *v = vfe_use(c, ch.comps[ch.at], right);
-    right = v ? value_of(v) : (vfe_val){0};
+    right = v ? vfe_value_of(v) : (vfe_val){0};
   }
   vfe_set_loc(c, ch.e);
   vfe_val r = vfe_compare(c, ch.e, vfe_ast_of(ch.ops[ch.at]), ch.left, ch.left_node, right,
@@ -622,7 +190,7 @@ static vfe_val compare(vfe_ctx *c, const vfe_node *e) {
     return vfe_compare(c, e, vfe_ast_of(ch.ops[0]), ch.left, ch.left_node, right, ch.comps[0]);
   }
   vir_value *x = chain_rest(c, &ch);
-  return x ? value_of(x) : (vfe_val){0};
+  return x ? vfe_value_of(x) : (vfe_val){0};
 }
 
 vir_value *vfe_expr_cond(vfe_ctx *c, const vfe_node *e) { return cond_of(c, e, vfe_expr(c, e)); }
@@ -693,7 +261,7 @@ static vfe_val boolop(vfe_ctx *c, const vfe_node *e) {
     return (vfe_val){0};
   bc.at = 1;
   vir_value *r = vfe_logic(c, e, bc.is_and, x, bool_rest, &bc);
-  return r ? value_of(r) : (vfe_val){0};
+  return r ? vfe_value_of(r) : (vfe_val){0};
 }
 
 /* body if test else orelse */
@@ -712,7 +280,7 @@ static vfe_val ifexp(vfe_ctx *c, const vfe_node *e) {
     bool lit = v[k].kind == VFE_V_INT || v[k].kind == VFE_V_FLOAT || v[k].kind == VFE_V_BOOL;
     if (!lit && v[k].kind != VFE_V_ERR) {
       vir_value *x = vfe_use(c, side[k], v[k]);
-      v[k] = x ? value_of(x) : (vfe_val){0};
+      v[k] = x ? vfe_value_of(x) : (vfe_val){0};
     }
   }
   c->b = save;
@@ -751,15 +319,15 @@ static vfe_val ifexp(vfe_ctx *c, const vfe_node *e) {
     vfe_hoist(&iff->regions[1], iff);
     vir_op_unlink(iff);
     vir_value *ops[3] = {cond, x[0], x[1]};
-    return value_of(vir_result(vfe_build(c, VIR_OP_SELECT, t, 3, ops)));
+    return vfe_value_of(vir_result(vfe_build(c, VIR_OP_SELECT, t, 3, ops)));
   }
   vir_sym *tmp = vfe_temp(c, "sel", t);
   for (int k = 0; k < 2; k++) {
     vir_builder_at_end(&c->b, &iff->regions[k]);
-    local_store(c, tmp, x[k]);
+    vfe_local_store(c, tmp, x[k]);
   }
   c->b = save;
-  return value_of(local_load(c, tmp));
+  return vfe_value_of(vfe_local_load(c, tmp));
 }
 
 /* ------------------------------------------------------------- dispatch */
@@ -822,14 +390,14 @@ vfe_val vfe_expr(vfe_ctx *c, const vfe_node *e) {
     r = attr ? vfe_attribute(c, e, base, attr) : vfe_err(c, e, "malformed AST: Attribute");
     break;
   }
-  case VFE_AST_Subscript: r = subscript(c, e); break;
+  case VFE_AST_Subscript: r = vfe_subscript_on(c, e, vfe_expr(c, vfe_get(e, "value"))); break;
   case VFE_AST_BinOp: {
     const vfe_node *ln = vfe_get(e, "left"), *rn = vfe_get(e, "right");
     vfe_val a = vfe_expr(c, ln);
     if (a.kind == VFE_V_PLACE || a.kind == VFE_V_IDVEC) {
       /* read before the right side runs (it may call or store) */
       vir_value *x = vfe_use(c, ln, a);
-      a = x ? value_of(x) : (vfe_val){0};
+      a = x ? vfe_value_of(x) : (vfe_val){0};
     }
     vfe_val b = vfe_expr(c, rn);
     vfe_set_loc(c, e);
@@ -850,7 +418,7 @@ vfe_val vfe_expr(vfe_ctx *c, const vfe_node *e) {
       r.elems[i] = vfe_expr(c, elts[i]);
       if (r.elems[i].kind == VFE_V_PLACE || r.elems[i].kind == VFE_V_IDVEC) {
         vir_value *v = vfe_use(c, elts[i], r.elems[i]);
-        r.elems[i] = v ? value_of(v) : (vfe_val){0};
+        r.elems[i] = v ? vfe_value_of(v) : (vfe_val){0};
       }
     }
     break;

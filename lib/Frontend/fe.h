@@ -275,8 +275,6 @@ typedef enum vfe_bind { VFE_BIND_LOCAL, VFE_BIND_SSA, VFE_BIND_LOOP, VFE_BIND_AR
 
 typedef struct vfe_var {
   uint8_t bind;     /* vfe_bind */
-  bool is_var;      /* made by vp.var */
-  bool single;      /* assigned exactly once at the top level: SSA */
   vir_sym *local;   /* LOCAL */
   vir_value *value; /* SSA, LOOP */
   vfe_array *arr;   /* ARRAY */
@@ -287,7 +285,6 @@ typedef struct vfe_var {
 
 /* The function being translated. */
 typedef struct vfe_fn {
-  struct vfe_fn *outer;
   vir_func *f;
   vfe_helper *helper; /* NULL for the kernel */
   bool is_kernel;
@@ -354,6 +351,13 @@ vir_value *vfe_const_float(vfe_ctx *c, vir_type *t, double v);
 vir_value *vfe_const_bool(vfe_ctx *c, bool v);
 void vfe_set_loc(vfe_ctx *c, const vfe_node *n);
 
+static inline vfe_val vfe_value_of(vir_value *v) {
+  return v ? (vfe_val){.kind = VFE_V_VAL, .v = v, .type = v->type} : (vfe_val){.kind = VFE_V_ERR};
+}
+static inline bool vfe_is_literal(const vfe_val *v) {
+  return v->kind == VFE_V_INT || v->kind == VFE_V_FLOAT || v->kind == VFE_V_BOOL;
+}
+
 /* ================================================================ types */
 
 /* Resolves an annotation to a value type (scalars, vectors, matrices,
@@ -408,6 +412,14 @@ vir_value *vfe_logic(vfe_ctx *c, const vfe_node *at, bool is_and, vir_value *a, 
 vir_sym *vfe_temp(vfe_ctx *c, const char *what, vir_type *t);
 /* Moves every op of `r` in front of `before` (in before's region). */
 void vfe_hoist(vir_region *r, vir_op *before);
+/* Reads and writes a whole local. */
+vir_value *vfe_local_load(vfe_ctx *c, vir_sym *s);
+void vfe_local_store(vfe_ctx *c, vir_sym *s, vir_value *v);
+/* Component indices of a swizzle in one of xyzw/rgba/stpq: its length, or
+ * -1 when `s` is not one. */
+int vfe_swizzle(const char *s, uint8_t out[4]);
+/* A splat of a scalar to a vector type. */
+vir_value *vfe_splat(vfe_ctx *c, vir_value *s, vir_type *vec);
 /* Makes a value an SSA name hint (module arena copy). */
 void vfe_name_value(vfe_ctx *c, vir_value *v, const char *name);
 /* Attribute of a value: swizzles, struct fields, pc.NAME, vp.NAME. */
@@ -427,6 +439,35 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
 vfe_val vfe_call_helper(vfe_ctx *c, const vfe_node *call, vfe_helper *h);
 /* The value of a module-level constant (evaluated once). */
 vfe_val vfe_global_const(vfe_ctx *c, const vfe_node *at, vfe_global *g, const char *name);
+
+/* Casts and constructors: a call of a type built-in (construct.c). */
+vfe_val vfe_construct(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_node **args, uint32_t n);
+/* Checks a built-in's argument count, with the error. */
+bool vfe_arity(vfe_ctx *c, const vfe_node *call, const char *name, uint32_t n, uint32_t lo, uint32_t hi);
+
+/* Assignment counts per name (vfe_fn.assigns), decided before a body is
+ * translated: */
+enum {
+  VFE_A_COUNT = 0xffffff,  /* whole assignments */
+  VFE_A_NESTED = 1u << 24, /* one is inside if/for/while */
+  VFE_A_VAR = 1u << 25,    /* one is from vp.var(...), or augmented */
+  VFE_A_LOOP = 1u << 26,   /* a for-loop variable */
+  VFE_A_MUT = 1u << 27,    /* changed in part: v.x = ..., v[k] = ... */
+};
+/* The assignment statements (assign.c). */
+void vfe_stmt_assign(vfe_ctx *c, const vfe_node *s);
+void vfe_stmt_annassign(vfe_ctx *c, const vfe_node *s);
+void vfe_stmt_augassign(vfe_ctx *c, const vfe_node *s);
+/* Binds a name in the current function. */
+vfe_var *vfe_bind_name(vfe_ctx *c, const char *id, vfe_bind bind, vir_type *t, const vfe_node *at);
+
+/* Module and kernel (kernel.c): the module's names, the entry, and the
+ * kernel's translation with its interface. */
+void vfe_scan_module(vfe_ctx *c);
+const vfe_node *vfe_find_kernel(vfe_ctx *c, const char **name_out);
+void vfe_translate_kernel(vfe_ctx *c, const vfe_node *def, const char *name);
+/* Sets each buffer's access qualifier from its reads and writes. */
+void vfe_buffer_access(vfe_ctx *c);
 
 /* Statements of a body into the builder's region. */
 void vfe_stmts(vfe_ctx *c, vfe_node **body, uint32_t n);

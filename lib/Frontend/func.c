@@ -57,7 +57,7 @@ static void translate_inst(vfe_ctx *c, const vfe_node *call, vfe_helper *h, vfe_
   for (uint32_t k = h->ninst; k == h->ninst || vir_module_find(c->m, name); k++)
     name = k ? vp_arena_printf(&c->arena, "%s_%u", h->name, k) : h->name;
   h->ninst++;
-  vfe_fn fn = {.outer = c->fn, .helper = h, .file = h->file};
+  vfe_fn fn = {.helper = h, .file = h->file};
   const vfe_node *ret = vfe_get(def, "returns");
   vir_builder saved = c->b;
   vfe_fn *outer = c->fn;

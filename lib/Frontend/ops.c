@@ -165,10 +165,6 @@ static vfe_val fold(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, vfe_v
 
 /* ------------------------------------------------------------- typed */
 
-static vir_value *splat(vfe_ctx *c, vir_value *s, vir_type *vec) {
-  return vir_result(vfe_build(c, VIR_OP_CONSTRUCT, vec, 1, &s));
-}
-
 /* Converts a typed value to `t`'s scalar, keeping its shape. */
 static vir_value *to_scalar(vfe_ctx *c, vir_value *v, const vir_type *s) {
   if (vir_ty_scalar_of(v->type) == s)
@@ -203,7 +199,7 @@ static vir_value *power(vfe_ctx *c, vir_value *x, uint32_t n) {
     const vir_type *s = vir_ty_scalar_of(x->type);
     vir_value *one = s->kind == VIR_TY_FLOAT ? vfe_const_float(c, (vir_type *)s, 1)
                                              : vfe_const_int(c, (vir_type *)s, 1);
-    return x->type->kind == VIR_TY_VEC ? splat(c, one, x->type) : one;
+    return x->type->kind == VIR_TY_VEC ? vfe_splat(c, one, x->type) : one;
   }
   vir_value *result = NULL, *sq = x;
   for (;;) {
@@ -319,9 +315,9 @@ vfe_val vfe_binop(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, const v
       return (vfe_val){0};
     }
     if (x->type != t)
-      x = splat(c, x, t);
+      x = vfe_splat(c, x, t);
     if (y->type != t)
-      y = splat(c, y, t);
+      y = vfe_splat(c, y, t);
     code = VIR_OP_POW;
     break;
   case VFE_AST_BitAnd: code = is_bool ? VIR_OP_LAND : VIR_OP_AND; break;
@@ -345,9 +341,9 @@ vfe_val vfe_binop(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, const v
     return vfe_err(c, at, "'%s' needs integers, not %s", op_text(op), vfe_tyname(c, t));
   if ((code == VIR_OP_LAND || code == VIR_OP_LOR) && (x->type != t || y->type != t)) {
     if (x->type != t)
-      x = splat(c, x, t);
+      x = vfe_splat(c, x, t);
     if (y->type != t)
-      y = splat(c, y, t);
+      y = vfe_splat(c, y, t);
   }
   return (vfe_val){.kind = VFE_V_VAL, .v = vfe_build2(c, code, t, x, y), .type = t};
 }
@@ -401,9 +397,9 @@ vfe_val vfe_compare(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, const
   x = to_scalar(c, x, s);
   y = to_scalar(c, y, s);
   if (x->type != t)
-    x = splat(c, x, t);
+    x = vfe_splat(c, x, t);
   if (y->type != t)
-    y = splat(c, y, t);
+    y = vfe_splat(c, y, t);
   static const struct { vfe_ast py; vir_opcode op; } map[] = {
       {VFE_AST_Eq, VIR_OP_EQ}, {VFE_AST_NotEq, VIR_OP_NE}, {VFE_AST_Lt, VIR_OP_LT},
       {VFE_AST_LtE, VIR_OP_LE}, {VFE_AST_Gt, VIR_OP_GT}, {VFE_AST_GtE, VIR_OP_GE}};

@@ -430,10 +430,9 @@ vir_struct *vfe_declare_class(vfe_ctx *c, vfe_global *g, const char *name) {
   for (uint32_t i = 0; i < nbody; i++) {
     const vfe_node *s = body[i];
     vfe_ast k = vfe_ast_of(s);
-    if (k == VFE_AST_Expr && vfe_get(vfe_get(s, "value"), "kind") &&
-        vfe_ast_of(vfe_get(s, "value")) == VFE_AST_Constant) {
+    const char *ck = k == VFE_AST_Expr ? vfe_get_str(vfe_get(s, "value"), "kind") : NULL;
+    if (ck && strcmp(ck, "str") == 0)
       continue; /* docstring */
-    }
     if (k == VFE_AST_Pass)
       continue;
     if (k == VFE_AST_FunctionDef || k == VFE_AST_AsyncFunctionDef) {

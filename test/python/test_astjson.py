@@ -222,6 +222,18 @@ def test_dump_function_explicit_helpers():
     assert [n.get("name") for n in doc["module"]["body"]][-2:] == ["kernel", "other"]
 
 
+def test_dump_function_helpers_option():
+    def kernel(a):
+        a[0] = other2(a[0])  # noqa: F821
+
+    def other2(x):
+        return x + 1
+
+    doc = _astjson.dump_function(kernel, {"local_size_x": 8, "helpers": [other2]})
+    assert [n.get("name") for n in doc["module"]["body"]][-2:] == ["kernel", "other2"]
+    assert doc["options"] == {"local_size_x": 8}
+
+
 def test_dump_function_rejects_non_functions():
     with pytest.raises(TypeError):
         _astjson.dump_function(len)

@@ -248,6 +248,7 @@ static PyObject *buffer_flush(PyObject *obj, PyObject *noargs) {
   vp_diags d = {0};
   if (!vpy_buffer_flush(self, &d))
     return vpy_raise(vpy_state_of(obj), &d, NULL, ctx_of(self), NULL);
+  vp_diags_free(&d);
   Py_RETURN_NONE;
 }
 
@@ -256,6 +257,7 @@ static PyObject *buffer_invalidate(PyObject *obj, PyObject *noargs) {
   vp_diags d = {0};
   if (!vpy_buffer_invalidate(self, &d))
     return vpy_raise(vpy_state_of(obj), &d, NULL, ctx_of(self), NULL);
+  vp_diags_free(&d);
   Py_RETURN_NONE;
 }
 

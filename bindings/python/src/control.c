@@ -45,6 +45,7 @@ static PyObject *control_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     return NULL;
   if (!c)
     return vpy_raise(st, &d, NULL, ctx, NULL);
+  vp_diags_free(&d);
   vpy_control *self = PyObject_New(vpy_control, type);
   if (!self) {
     vrt_control_destroy(c);
@@ -52,7 +53,6 @@ static PyObject *control_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   }
   self->c = c;
   self->context = Py_NewRef(context);
-  self->buffer = NULL;
   self->shape[0] = (Py_ssize_t)vrt_control_words(c);
   self->strides[0] = 4;
   return (PyObject *)self;

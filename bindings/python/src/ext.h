@@ -64,7 +64,6 @@ typedef struct vpy_control {
   PyObject_HEAD
   vrt_control *c;
   PyObject *context;
-  PyObject *buffer; /* the borrowed vpy_buffer, made on first use */
   Py_ssize_t shape[1], strides[1];
 } vpy_control;
 
@@ -73,7 +72,7 @@ vpy_state *vpy_state_of(PyObject *obj); /* from an object of one of our types */
 vpy_state *vpy_module_state(PyObject *module);
 /* Raises the diagnostics as `exc` (VulkanError when NULL; DeviceLostError
  * when `ctx` is lost; OutOfMemoryError for out-of-memory results), the
- * formatted text as message and a `diagnostics` list attribute; clears `d`.
+ * formatted text as message and a `diagnostics` list attribute; frees `d`.
  * `source` gives carets. Always returns NULL. */
 PyObject *vpy_raise(vpy_state *st, vp_diags *d, PyObject *exc, vrt_context *ctx,
                     const char *source);

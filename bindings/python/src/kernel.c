@@ -244,6 +244,7 @@ static PyObject *kernel_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_t n
     Py_DECREF(da.seq);
     return vpy_raise(st, &d, NULL, ctx, NULL);
   }
+  vp_diags_free(&d);
   if (sync) {
     Py_DECREF(da.seq);
     Py_RETURN_NONE;
@@ -288,6 +289,7 @@ static PyObject *kernel_dispatch_timed(PyObject *obj, PyObject *const *a, Py_ssi
   Py_DECREF(da.seq);
   if (!ok)
     return vpy_raise(st, &d, NULL, ((vpy_context *)self->context)->ctx, NULL);
+  vp_diags_free(&d);
   return PyFloat_FromDouble(ns);
 }
 
@@ -336,6 +338,7 @@ static PyObject *kernel_time_dispatch(PyObject *obj, PyObject *const *a, Py_ssiz
   PyMem_Free(ns);
   if (!ok)
     return vpy_raise(st, &d, NULL, ((vpy_context *)self->context)->ctx, NULL);
+  vp_diags_free(&d);
   return list;
 }
 
@@ -444,6 +447,7 @@ static PyObject *ticket_wait(PyObject *obj, PyObject *args) {
     return vpy_raise(vpy_state_of(obj), &d, NULL, ctx, NULL);
   if (!self->waited && !ticket_finish(self, &d))
     return vpy_raise(vpy_state_of(obj), &d, NULL, ctx, NULL);
+  vp_diags_free(&d);
   Py_RETURN_NONE;
 }
 
@@ -498,6 +502,7 @@ static PyObject *recording_new(PyTypeObject *type, PyObject *args, PyObject *kw)
   vrt_recording *r = vrt_record_begin(ctx, timestamps ? VRT_RECORD_TIMESTAMPS : 0, &d);
   if (!r)
     return vpy_raise(st, &d, NULL, ctx, NULL);
+  vp_diags_free(&d);
   vpy_recording *self = PyObject_New(vpy_recording, type);
   if (!self) {
     vrt_record_destroy(r);
@@ -544,6 +549,7 @@ static PyObject *recording_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_
   Py_DECREF(da.seq);
   if (!ok)
     return vpy_raise(st, &d, NULL, rec_ctx(self), NULL);
+  vp_diags_free(&d);
   Py_RETURN_NONE;
 }
 
@@ -561,6 +567,7 @@ static PyObject *recording_copy(PyObject *obj, PyObject *args) {
   vp_diags d = {0};
   if (!vrt_record_copy(self->r, db, doff, sb, soff, size, &d))
     return vpy_raise(st, &d, NULL, rec_ctx(self), NULL);
+  vp_diags_free(&d);
   if (PyList_Append(self->refs, dst) < 0 || PyList_Append(self->refs, src) < 0)
     return NULL;
   Py_RETURN_NONE;
@@ -581,6 +588,7 @@ static PyObject *recording_fill(PyObject *obj, PyObject *args) {
   vp_diags d = {0};
   if (!vrt_record_fill(self->r, b, off, size, value, &d))
     return vpy_raise(st, &d, NULL, rec_ctx(self), NULL);
+  vp_diags_free(&d);
   if (PyList_Append(self->refs, buf) < 0)
     return NULL;
   Py_RETURN_NONE;
@@ -598,6 +606,7 @@ static PyObject *recording_submit(PyObject *obj, PyObject *noargs) {
   Py_END_ALLOW_THREADS
   if (!ok)
     return vpy_raise(st, &d, NULL, rec_ctx(self), NULL);
+  vp_diags_free(&d);
   vpy_ticket *tk = PyObject_New(vpy_ticket, st->Ticket);
   if (!tk)
     return NULL;
@@ -618,6 +627,7 @@ static PyObject *recording_run(PyObject *obj, PyObject *noargs) {
   Py_END_ALLOW_THREADS
   if (!ok)
     return vpy_raise(vpy_state_of(obj), &d, NULL, rec_ctx(self), NULL);
+  vp_diags_free(&d);
   Py_RETURN_NONE;
 }
 

@@ -92,7 +92,7 @@ static PyObject *diags_list(const vp_diags *d) {
 PyObject *vpy_raise(vpy_state *st, vp_diags *d, PyObject *exc, vrt_context *ctx,
                     const char *source) {
   if (PyErr_Occurred()) { /* a Python error came first: keep it */
-    vp_diags_clear(d);
+    vp_diags_free(d);
     return NULL;
   }
   char *text = vp_diags_format(d, source);
@@ -110,7 +110,7 @@ PyObject *vpy_raise(vpy_state *st, vp_diags *d, PyObject *exc, vrt_context *ctx,
                       : PyUnicode_FromString("unknown error (no diagnostic)");
   free(text);
   PyObject *list = diags_list(d);
-  vp_diags_clear(d);
+  vp_diags_free(d);
   if (!msg || !list) {
     Py_XDECREF(msg);
     Py_XDECREF(list);

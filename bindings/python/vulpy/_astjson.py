@@ -218,9 +218,11 @@ def dump_function(fn, options=None, helpers=()):
 
     The module holds the kernel plus, from the function's module, every
     helper function and annotated class (struct) it reaches by name, and
-    each `helpers` function; module-level numbers it reads arrive as
+    each `helpers` function (also taken from options["helpers"], the
+    decorator's keyword); module-level numbers it reads arrive as
     "constants". Locations are those of the real file."""
     fn = inspect.unwrap(fn)
+    helpers = list(helpers) + list((options or {}).get("helpers", ()) or ())
     if not isinstance(fn, types.FunctionType):
         raise TypeError(f"vp.kernel expects a Python function, got {type(fn).__name__}")
     kernel_node, filename, whole = _function_source(fn)

@@ -72,6 +72,7 @@ class Context:
         self._kernels = {}  # compile key -> native Kernel on this device
         self._pool = {}  # memory kind -> list of free scratch Buffers
         self._pool_bytes = 0
+        self._pool_lock = threading.Lock()
         _live.add(self)
 
     # ---------------------------------------------------------- description
@@ -163,12 +164,13 @@ class Context:
     _POOL_LIMIT = 512 << 20
 
     def _scratch(self, kind, nbytes):
-        free = self._pool.get(kind)
-        if free:
-            for i, b in enumerate(free):
-                if nbytes <= b.size <= 2 * nbytes + 4096:
-                    self._pool_bytes -= b.size
-                    return free.pop(i)
+        with self._pool_lock:
+            free = self._pool.get(kind)
+            if free:
+                for i, b in enumerate(free):
+                    if nbytes <= b.size <= 2 * nbytes + 4096:
+                        self._pool_bytes -= b.size
+                        return free.pop(i)
         size = 256
         while size < nbytes:
             size *= 2
@@ -180,11 +182,12 @@ class Context:
     def _release(self, buf):
         if buf.size > self._POOL_LIMIT // 4:
             return
-        free = self._pool.setdefault(buf.kind, [])
-        free.append(buf)
-        self._pool_bytes += buf.size
-        while self._pool_bytes > self._POOL_LIMIT and free:
-            self._pool_bytes -= free.pop(0).size
+        with self._pool_lock:
+            free = self._pool.setdefault(buf.kind, [])
+            free.append(buf)
+            self._pool_bytes += buf.size
+            while self._pool_bytes > self._POOL_LIMIT and free:
+                self._pool_bytes -= free.pop(0).size
 
 
 def default_context():

@@ -107,7 +107,9 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
             raise TypeError(f"{label}: buffer '{b['name']}' must be a vp.ndarray, a NumPy array "
                             f"or a vp.ControlBuffer, not {type(a).__name__}")
     kern = prog.native(ctx)
-    ticket = kern.dispatch(binds, data, grid[0], grid[1], grid[2], by_groups, sync)
+    ticket = None
+    if grid[0] and grid[1] and grid[2]:  # an empty grid runs nothing
+        ticket = kern.dispatch(binds, data, grid[0], grid[1], grid[2], by_groups, sync)
 
     def finish():
         for a, host, buf in back:

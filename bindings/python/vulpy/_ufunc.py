@@ -23,7 +23,7 @@ import threading
 import numpy as np
 
 from . import _array, _compiler, _context, _native
-from ._errors import FeatureError
+from ._errors import CompileError
 from ._launch import Handle, Program, grid_2d
 
 LOCAL = 256
@@ -130,6 +130,7 @@ class _Plan:
 
 _plans = {}
 _plans_lock = threading.Lock()
+_no_vec = set()  # (ufunc name, dtype) whose vector variant did not compile
 
 
 def _source(name, nin, expr, loop_in, out_dt, layout, storage, vec, ndim):
@@ -351,6 +352,17 @@ def _apply(uf, args, out, context, sync, loop=None):
         if isinstance(a, _array.ndarray):
             ops.append(a)
             shapes.append(a.shape)
+        elif isinstance(a, (int, float)) and not isinstance(a, np.generic):
+            # a Python scalar: NumPy refuses values the loop type cannot hold
+            if loop_in[k] == _BOOL:
+                arr = np.array(int(bool(a)), np.uint32)
+            else:
+                try:
+                    arr = np.array(a, dtype=loop_in[k])
+                except OverflowError as e:
+                    raise OverflowError(f"vp.{uf.name}: argument {k + 1}: {e}") from None
+            ops.append(arr)
+            shapes.append(())
         else:
             arr = np.asarray(a)
             if arr.dtype.kind not in "fiub":
@@ -411,16 +423,16 @@ def _apply(uf, args, out, context, sync, loop=None):
             buf, st, shp = a._buf, a.dtype, a.shape
         elif isinstance(a, np.ndarray):
             if a.ndim == 0:
-                v = a.astype(loop_in[k]) if loop_in[k] != _BOOL else a.astype(np.uint32)
+                v = a.astype(loop_in[k]) if loop_in[k] != _BOOL else a.astype(np.bool_)
                 layout.append("s")
                 storage.append(loop_in[k])
-                bufs.append(v.item() if loop_in[k] != _BOOL else int(v.item() != 0))
+                bufs.append(v.item() if loop_in[k] != _BOOL else int(v.item()))
                 strides.append(None)
                 continue
-            sdt = _array.storage_dtype(loop_in[k])
-            host = np.ascontiguousarray(a, dtype=sdt if loop_in[k] != _BOOL else np.uint32) \
-                if not (loop_in[k] == _BOOL and a.dtype == _BOOL) else \
-                np.ascontiguousarray(a).astype(np.uint32)
+            if loop_in[k] == _BOOL:  # truthiness, as NumPy casts to bool
+                host = np.ascontiguousarray(a.astype(np.bool_).astype(np.uint32))
+            else:
+                host = np.ascontiguousarray(a, dtype=loop_in[k])
             buf = ctx._scratch("host" if not ctx.uma else "device", max(host.nbytes, 16))
             buf.upload(host)
             scratch.append(buf)
@@ -467,9 +479,20 @@ def _apply(uf, args, out, context, sync, loop=None):
         expr = _expr(uf.name, loop_in[0]) if uf.name not in MATH else "vp.f(a)"
         vec = expr is not None and "where" not in expr and "\n" not in expr and \
             " and " not in expr and " or " not in expr and "not " not in expr
+    if vec and (uf.name, loop_in[0]) in _no_vec:
+        vec = False
+    try:
+        prog = _get_program(uf.name, uf.nin, tuple(loop_in), out_dt, tuple(layout),
+                            tuple(storage), vec, ndim)
+    except CompileError:
+        if not vec:
+            raise
+        # the back end has no vector form of this operation: scalar it is
+        _no_vec.add((uf.name, loop_in[0]))
+        vec = False
+        prog = _get_program(uf.name, uf.nin, tuple(loop_in), out_dt, tuple(layout),
+                            tuple(storage), vec, ndim)
     lanes = _VEC[loop_in[0]][1] if vec else 1
-    prog = _get_program(uf.name, uf.nin, tuple(loop_in), out_dt, tuple(layout),
-                        tuple(storage), vec, ndim)
     kern = prog.native(ctx)
     uf.last_program = prog
 

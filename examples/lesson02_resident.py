@@ -1,0 +1,46 @@
+"""Lesson 2 - resident arrays: data stays on the device (docs/tutorials/02-resident.md)."""
+import numpy as np
+
+import vulpy as vp
+
+ctx = vp.default_context()
+x = np.linspace(0.0, 1.0, 1_000_000, dtype=np.float32)
+
+# The seed's resident example.
+xv = vp.asarray(x)
+yv = vp.empty_like(xv)
+vp.sin(xv, out=yv)
+print("memory kind:", yv.memory, "| mappable:", yv.mappable)
+
+if yv.mappable:
+    result = yv.numpy_view()          # NumPy data pointer == Vulkan buffer pointer
+    assert result.__array_interface__["data"][0] == yv.buffer.address
+    # the view is live: the next dispatch shows in it without another call
+    vp.cos(xv, out=yv)
+    np.testing.assert_allclose(result, np.cos(x), rtol=1e-6, atol=1e-7)
+else:
+    result = yv.numpy()               # device memory on a discrete GPU: copy out
+
+# Operators on resident arrays return resident arrays; out= reuses memory.
+zv = xv * 2.0 + 1.0
+assert isinstance(zv, vp.ndarray)
+zv += xv                              # in place: same buffer
+np.testing.assert_allclose(zv.numpy(), x * 3 + 1, rtol=1e-6)
+
+# The four memory kinds (they collapse on unified-memory devices).
+for kind in vp.MEMORY_KINDS:
+    a = vp.zeros(1024, memory=kind)
+    print(f"{kind:>7}: mappable={a.mappable}")
+
+# Reshape and ravel are views of the same buffer.
+m = vp.arange(12, dtype=np.float32).reshape(3, 4)
+assert m.ravel().buffer is m.buffer
+
+# Page-aligned host memory is imported with no copy (VK_EXT_external_memory_host).
+if ctx.has("external_memory_host"):
+    host = vp.aligned_empty(4096, np.float32)
+    host[:] = 1.0
+    hv = vp.asarray(host, memory="host")
+    vp.multiply(hv, 3.0, out=hv)      # the GPU writes the NumPy array's own pages
+    assert (host == 3.0).all()
+print("lesson 2: OK")

@@ -1,0 +1,145 @@
+/* construct.c - calls of types: casts of scalars (vp.float32(i),
+ * int(x) truncating, bool(x) as x != 0, literals folded and checked to fit)
+ * and constructors of vectors (components adding up, a splat, conversion or
+ * truncation of one vector) and matrices (columns, scalars in column order,
+ * or one scalar for the diagonal).
+ */
+#include <string.h>
+
+#include "fe.h"
+
+/* --------------------------------------------------- casts, constructors */
+
+static vfe_val cast_scalar(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_node **args, uint32_t n) {
+  if (n == 0) /* int() is 0, as in Python */
+    return vfe_value_of(t->kind == VIR_TY_FLOAT ? vfe_const_float(c, t, 0) : vfe_const_int(c, t, 0));
+  if (!vfe_arity(c, call, vfe_vpname(c, t), n, 0, 1))
+    return (vfe_val){0};
+  vfe_val v = vfe_expr(c, args[0]);
+  vfe_set_loc(c, call);
+  if (v.kind == VFE_V_FLOAT && t->kind != VIR_TY_FLOAT && t->kind != VIR_TY_BOOL) {
+    /* int(2.7) == 2: truncation toward zero, checked to fit */
+    double f = v.f;
+    if (!(f > -9.3e18 && f < 1.85e19))
+      return vfe_err(c, args[0], "%g does not fit %s", f, vfe_tyname(c, t));
+    v = f < 0 ? (vfe_val){.kind = VFE_V_INT, .i = (int64_t)f}
+              : (vfe_val){.kind = VFE_V_INT, .u = (uint64_t)f, .big = f > 9.2e18};
+  }
+  if (vfe_is_literal(&v) && t->kind == VIR_TY_BOOL) {
+    bool b = v.kind == VFE_V_BOOL ? v.b : v.kind == VFE_V_INT ? v.i != 0 : v.f != 0;
+    return vfe_value_of(vfe_const_bool(c, b));
+  }
+  if (v.kind == VFE_V_BOOL && t->kind != VIR_TY_BOOL)
+    v = (vfe_val){.kind = VFE_V_INT, .i = v.b};
+  if (vfe_is_literal(&v))
+    return vfe_value_of(vfe_coerce(c, args[0], v, t, vp_arena_printf(&c->arena, "%s(...)", vfe_vpname(c, t))));
+  vir_value *x = vfe_use(c, args[0], v);
+  if (!x)
+    return (vfe_val){0};
+  if (!vir_ty_is_scalar(x->type)) {
+    vfe_err(c, call, "%s() converts scalars, not %s", vfe_vpname(c, t), vfe_tyname(c, x->type));
+    if (x->type->kind == VIR_TY_VEC)
+      vfe_hint(c, "convert a vector with its vector type: %s(...)",
+               vfe_vpname(c, vir_ty_with_scalar(c->m, x->type, t)));
+    return (vfe_val){0};
+  }
+  if (x->type == t)
+    return vfe_value_of(x);
+  if (t->kind == VIR_TY_BOOL) {
+    vir_value *zero = vir_ty_is_float(x->type) ? vfe_const_float(c, x->type, 0)
+                                               : vfe_const_int(c, x->type, 0);
+    return vfe_value_of(vfe_build2(c, VIR_OP_NE, t, x, zero));
+  }
+  return vfe_value_of(vfe_build1(c, VIR_OP_CAST, t, x));
+}
+
+/* vecN(...): components from scalars and vectors adding up to N, one
+ * scalar (splat), or one vector (conversion, or truncation as in GLSL). */
+static vfe_val construct_vec(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_node **args, uint32_t n) {
+  vir_type *s = t->elem;
+  const char *name = vfe_vpname(c, t);
+  if (n == 0)
+    return vfe_err(c, call, "%s() needs components", name);
+  vir_value *ops[16];
+  uint32_t ncomp = 0;
+  if (n > 16)
+    return vfe_err(c, call, "%s() takes at most %u components", name, t->n);
+  for (uint32_t i = 0; i < n; i++) {
+    vfe_val v = vfe_expr(c, args[i]);
+    if (v.kind == VFE_V_ERR)
+      return v;
+    vfe_set_loc(c, call);
+    if (vfe_is_literal(&v)) {
+      if (v.kind == VFE_V_FLOAT && s->kind != VIR_TY_FLOAT)
+        return vfe_err(c, args[i], "%s() takes %s components; this is a float literal", name,
+                       vfe_tyname(c, s));
+      ops[i] = vfe_coerce(c, args[i], v, s, name);
+      ncomp++;
+    } else {
+      vir_value *x = vfe_use(c, args[i], v);
+      if (!x)
+        return (vfe_val){0};
+      if (x->type->kind != VIR_TY_VEC && !vir_ty_is_scalar(x->type))
+        return vfe_err(c, args[i], "%s() takes scalars and vectors, not %s", name, vfe_tyname(c, x->type));
+      if (n == 1 && x->type->kind == VIR_TY_VEC && x->type->n > t->n) {
+        vir_op *op = vfe_build(c, VIR_OP_SWIZZLE, vir_ty_vec(c->m, x->type->elem, t->n), 1, &x);
+        op->attr.nswz = (uint8_t)t->n;
+        for (uint8_t k = 0; k < t->n; k++)
+          op->attr.swz[k] = k;
+        x = vir_result(op);
+      }
+      if (vir_ty_scalar_of(x->type) != s) /* constructors convert, as in GLSL */
+        x = vfe_build1(c, VIR_OP_CAST, vir_ty_with_scalar(c->m, x->type, s), x);
+      ops[i] = x;
+      ncomp += vir_ty_width(x->type);
+    }
+    if (!ops[i])
+      return (vfe_val){0};
+  }
+  if (n == 1 && ops[0]->type == t)
+    return vfe_value_of(ops[0]);
+  if (!(n == 1 && ncomp == 1) && ncomp != t->n) {
+    vfe_err(c, call, "%s() needs %u components, got %u", name, t->n, ncomp);
+    return (vfe_val){0};
+  }
+  return vfe_value_of(vir_result(vfe_build(c, VIR_OP_CONSTRUCT, t, n, ops)));
+}
+
+/* matN(...): N columns, N*N scalars in column order, or one scalar (the
+ * diagonal, as GLSL's mat4(1.0)). */
+static vfe_val construct_mat(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_node **args, uint32_t n) {
+  vir_type *col = t->elem, *s = col->elem;
+  const char *name = vfe_vpname(c, t);
+  if (n == 1) {
+    vir_value *d = vfe_expr_as(c, args[0], s, name);
+    if (!d)
+      return (vfe_val){0};
+    vir_value *zero = vfe_const_float(c, s, 0), *cols[4], *comp[4];
+    for (uint32_t i = 0; i < t->n; i++) {
+      for (uint32_t r = 0; r < col->n; r++)
+        comp[r] = r == i ? d : zero;
+      cols[i] = vir_result(vfe_build(c, VIR_OP_CONSTRUCT, col, col->n, comp));
+    }
+    return vfe_value_of(vir_result(vfe_build(c, VIR_OP_CONSTRUCT, t, t->n, cols)));
+  }
+  vir_value *ops[16];
+  vir_type *want = n == t->n ? col : n == t->n * col->n ? s : NULL;
+  if (!want)
+    return vfe_err(c, call, "%s() takes %u columns or %u scalars, got %u arguments", name, t->n,
+                   t->n * col->n, n);
+  for (uint32_t i = 0; i < n; i++) {
+    ops[i] = vfe_expr_as(c, args[i], want, name);
+    if (!ops[i])
+      return (vfe_val){0};
+  }
+  vfe_set_loc(c, call);
+  return vfe_value_of(vir_result(vfe_build(c, VIR_OP_CONSTRUCT, t, n, ops)));
+}
+
+vfe_val vfe_construct(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_node **args, uint32_t n) {
+  if (t->kind == VIR_TY_MAT)
+    return construct_mat(c, call, t, args, n);
+  if (t->kind == VIR_TY_VEC)
+    return construct_vec(c, call, t, args, n);
+  return cast_scalar(c, call, t, args, n);
+}

@@ -1,0 +1,84 @@
+/* parse.h - what the files of the VIR parser share (private to lib/IR).
+ *
+ * The parser is three files: parse.c (tokens, locations, declarations,
+ * functions, the module), parse_type.c (types and literals), parse_op.c
+ * (values, ops, access paths, regions). Functions shared between them are
+ * prefixed pr_.
+ */
+#ifndef VULPY_IR_PARSE_H
+#define VULPY_IR_PARSE_H
+
+#include "ir_impl.h"
+#include "lex.h"
+
+#include <string.h>
+
+enum { MAX_ERRORS = 20 };
+
+typedef struct parser {
+  vir_lexer lx;
+  vir_token tok;
+  vir_module *m;
+  vp_diags *diags;
+  const char *file; /* m->text_file */
+  vp_arena tmp;     /* parse-time tables; freed at the end */
+  vp_map opnames;   /* op name -> opcode + 1 */
+  vp_map structs;   /* struct name -> vir_struct* */
+  vir_func *f;      /* the function being parsed */
+  vp_map values;    /* value name -> vir_value*, for names that are not numbers */
+  vir_value **numbered; /* %N -> value, N < nnumbered */
+  uint32_t nnumbered, maxnum;
+  vp_ptrvec calls; /* call ops whose callee is resolved at the end */
+  vp_ptrvec callee_names;
+  uint32_t nerrors;
+  int depth, type_depth;
+} parser;
+
+/* ---------------------------------------------------------------- tokens */
+
+static inline void pr_next(parser *p) { vir_lex_next(&p->lx, &p->tok); }
+static inline vp_loc pr_loc_of(parser *p, const vir_token *t) { return (vp_loc){p->file, t->line, t->col}; }
+static inline bool pr_is_kw(const vir_token *t, const char *kw) {
+  return t->kind == TK_IDENT && strlen(kw) == t->len && memcmp(t->s, kw, t->len) == 0;
+}
+static inline bool pr_accept(parser *p, vir_tok_kind k) {
+  if (p->tok.kind != k)
+    return false;
+  pr_next(p);
+  return true;
+}
+static inline bool pr_accept_kw(parser *p, const char *kw) {
+  if (!pr_is_kw(&p->tok, kw))
+    return false;
+  pr_next(p);
+  return true;
+}
+
+VP_PRINTF(3, 4) void pr_error(parser *p, const vir_token *t, const char *fmt, ...);
+/* "expected WHAT, found TOKEN" at the current token */
+void pr_expected(parser *p, const char *what);
+bool pr_expect(parser *p, vir_tok_kind k);
+bool pr_expect_kw(parser *p, const char *kw);
+/* a name token (symbol, identifier, string, decoded) as an arena string */
+char *pr_tok_name(parser *p, const vir_token *t);
+/* INT as a uint32 */
+bool pr_u32(parser *p, uint32_t *out);
+/* loc := 'loc' '(' (STRING ':')? INT ':' INT ')'; nothing when absent */
+bool pr_loc(parser *p, vp_loc *loc);
+
+/* ------------------------------------------------- types and literals */
+
+vir_type *pr_type(parser *p);
+bool pr_read_literal(parser *p, vir_token *lt, bool *neg);
+bool pr_convert_literal(parser *p, const vir_token *lt, bool neg, const vir_type *t, vir_literal *out);
+
+/* ------------------------------------------------------ values and ops */
+
+vir_value *pr_lookup_value(parser *p, const vir_token *t);
+void pr_define_value(parser *p, const vir_token *t, vir_value *v);
+/* forgets the values of the previous function */
+void pr_reset_values(parser *p);
+/* region := '{' (op | local)* '}' */
+bool pr_region(parser *p, vir_region *r);
+
+#endif

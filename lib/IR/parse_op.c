@@ -1,0 +1,518 @@
+/* parse_op.c - values, ops, access paths and regions of the VIR text.
+ *
+ * Values are found by name in a per-function table (numbered values %N in
+ * an array, named ones in a hash map). An op is parsed into local buffers,
+ * then built with vir_new_op; the op-specific syntax follows its attribute
+ * kind from ops.def.
+ */
+#include "parse.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ----------------------------------------------------------------- values */
+
+/* %N with N small enough for the array, or -1. */
+static int64_t value_number(const vir_token *t) {
+  if (t->len > 9 || t->s[0] < '0' || t->s[0] > '9' || (t->s[0] == '0' && t->len > 1))
+    return -1;
+  int64_t v = 0;
+  for (uint32_t i = 0; i < t->len; i++) {
+    if (t->s[i] < '0' || t->s[i] > '9')
+      return -1;
+    v = v * 10 + (t->s[i] - '0');
+  }
+  return v;
+}
+
+vir_value *pr_lookup_value(parser *p, const vir_token *t) {
+  int64_t n = value_number(t);
+  if (n >= 0 && (uint64_t)n < p->nnumbered && p->numbered[n])
+    return p->numbered[n];
+  return vp_map_get(&p->values, t->s, t->len);
+}
+
+/* Enters %name -> v. Names made only of digits get no name hint; they are
+ * the printer's numbering. */
+void pr_define_value(parser *p, const vir_token *t, vir_value *v) {
+  int64_t n = value_number(t);
+  if (n >= 0 ? pr_lookup_value(p, t) != NULL : false) {
+    pr_error(p, t, "redefinition of %%%.*s", (int)t->len, t->s);
+    return;
+  }
+  if (n >= 0 && (uint64_t)n < 2 * (uint64_t)p->nnumbered + 1024) {
+    if ((uint64_t)n >= p->nnumbered) {
+      uint32_t cap = p->nnumbered ? p->nnumbered : 256;
+      while (cap <= (uint64_t)n)
+        cap *= 2;
+      vir_value **a = vp_arena_alloc(&p->tmp, cap * sizeof *a);
+      if (!a)
+        return;
+      if (p->nnumbered)
+        memcpy(a, p->numbered, p->nnumbered * sizeof *a);
+      p->numbered = a;
+      p->nnumbered = cap;
+    }
+    p->numbered[n] = v;
+    if ((uint32_t)n + 1 > p->maxnum)
+      p->maxnum = (uint32_t)n + 1;
+    return;
+  }
+  bool found;
+  void **slot = vp_map_insert(&p->tmp, &p->values, t->s, t->len, &found);
+  if (found) {
+    pr_error(p, t, "redefinition of %%%.*s", (int)t->len, t->s);
+    return;
+  }
+  if (slot)
+    *slot = v;
+  if (v && n < 0)
+    v->name = vp_arena_strndup(&p->m->arena, t->s, t->len);
+}
+
+static vir_value *parse_value(parser *p) {
+  if (p->tok.kind != TK_VALUE) {
+    pr_expected(p, "a value");
+    return NULL;
+  }
+  vir_value *v = pr_lookup_value(p, &p->tok);
+  if (!v)
+    pr_error(p, &p->tok, "use of undefined value %%%.*s", (int)p->tok.len, p->tok.s);
+  pr_next(p);
+  return v;
+}
+
+void pr_reset_values(parser *p) {
+  vp_map_clear(&p->values);
+  if (p->maxnum)
+    memset(p->numbered, 0, p->maxnum * sizeof *p->numbered);
+  p->maxnum = 0;
+}
+
+/* ------------------------------------------------------------------- ops */
+
+typedef struct opnds {
+  vir_value *v[8];
+  vir_value **data;
+  uint32_t n, cap;
+  parser *p;
+} opnds;
+
+static void opnds_push(opnds *o, vir_value *v) {
+  if (o->n == o->cap) {
+    uint32_t cap = o->cap * 2;
+    vir_value **d = vp_arena_alloc(&o->p->tmp, cap * sizeof *d);
+    if (!d)
+      return;
+    memcpy(d, o->data, o->n * sizeof *d);
+    o->data = d;
+    o->cap = cap;
+  }
+  o->data[o->n++] = v;
+}
+
+/* values := value (',' value)* ; only on the op's own line, so that an
+ * operand-less op is not followed into the next line's result name */
+static bool parse_values(parser *p, opnds *o, uint32_t line, bool lead_comma) {
+  if (lead_comma) {
+    if (p->tok.kind != TK_COMMA || p->tok.line != line)
+      return true;
+    pr_next(p);
+  } else if (p->tok.kind != TK_VALUE || p->tok.line != line) {
+    return true;
+  }
+  do {
+    if (p->tok.kind != TK_VALUE) {
+      pr_expected(p, "a value");
+      return false;
+    }
+    vir_value *v = parse_value(p);
+    opnds_push(o, v);
+  } while (pr_accept(p, TK_COMMA));
+  return true;
+}
+
+static const char comps[] = "xyzw";
+
+/* path := ('.' NAME | '[' INT ']')* ; names are struct fields or vector
+ * components, each checked against the type reached so far */
+static bool parse_path(parser *p, const vir_type *t, vir_attr *a) {
+  for (;;) {
+    vir_token start = p->tok;
+    if (pr_accept(p, TK_DOT)) {
+      if (p->tok.kind != TK_IDENT && p->tok.kind != TK_STRING) {
+        pr_expected(p, "a field or component name");
+        return false;
+      }
+      /* a dotted identifier is several steps */
+      vir_token name = p->tok;
+      const char *s = name.s, *end = name.s + name.len;
+      pr_next(p);
+      while (s < end) {
+        const char *e = name.kind == TK_STRING ? end : memchr(s, '.', (size_t)(end - s));
+        if (!e)
+          e = end;
+        size_t n = (size_t)(e - s);
+        int k = -1;
+        if (t && t->kind == VIR_TY_STRUCT) {
+          char *fname = name.kind == TK_STRING ? pr_tok_name(p, &name) : vp_arena_strndup(&p->tmp, s, n);
+          k = fname ? vir_struct_find(t->st, fname) : -1;
+          if (k < 0) {
+            pr_error(p, &name, "no field '%.*s' in %s", (int)n, s, t->str);
+            return false;
+          }
+        } else if (t && t->kind == VIR_TY_VEC && n == 1 && *s && strchr(comps, *s)) {
+          k = (int)(strchr(comps, *s) - comps);
+          if (k >= t->n) {
+            pr_error(p, &name, "component '%c' is out of range for %s", *s, t->str);
+            return false;
+          }
+        } else {
+          pr_error(p, &name, "'.%.*s' does not name a member of %s", (int)n, s, t ? t->str : "?");
+          return false;
+        }
+        if (a->npath == VIR_MAX_PATH) {
+          pr_error(p, &start, "access path longer than %d steps", VIR_MAX_PATH);
+          return false;
+        }
+        a->path[a->npath++] = (uint8_t)k;
+        t = vir_type_member(t, (uint32_t)k);
+        s = e + 1;
+      }
+    } else if (p->tok.kind == TK_LBRACKET) {
+      pr_next(p);
+      uint32_t k;
+      if (!pr_u32(p, &k) || !pr_expect(p, TK_RBRACKET))
+        return false;
+      if (!t || (t->kind != VIR_TY_ARRAY && t->kind != VIR_TY_MAT) || !vir_type_member(t, k)) {
+        pr_error(p, &start, "'[%u]' does not index %s", k, t ? t->str : "?");
+        return false;
+      }
+      if (a->npath == VIR_MAX_PATH) {
+        pr_error(p, &start, "access path longer than %d steps", VIR_MAX_PATH);
+        return false;
+      }
+      a->path[a->npath++] = (uint8_t)k;
+      t = vir_type_member(t, k);
+    } else {
+      return true;
+    }
+  }
+}
+
+static bool op_has_index(vir_opcode c) {
+  switch (c) {
+  case VIR_OP_BUFFER_LOAD:
+  case VIR_OP_BUFFER_STORE:
+  case VIR_OP_SHARED_LOAD:
+  case VIR_OP_SHARED_STORE: return true;
+  default: return vir_op_info_of(c)->attr == VIR_ATTR_ATOMIC;
+  }
+}
+
+/* access := SYM ('[' value ']')? path */
+static bool parse_access(parser *p, vir_opcode code, vir_attr *a, opnds *o) {
+  if (p->tok.kind != TK_SYM) {
+    pr_expected(p, "a symbol");
+    return false;
+  }
+  vir_token t = p->tok;
+  char *name = t.quoted ? pr_tok_name(p, &t) : NULL;
+  const char *s = name ? name : t.s;
+  size_t n = name ? strlen(name) : t.len;
+  bool local_op = code == VIR_OP_LOCAL_LOAD || code == VIR_OP_LOCAL_STORE;
+  vir_sym *sym = NULL;
+  if (local_op && p->f)
+    sym = vp_map_get(&p->f->localtab, s, n);
+  if (!sym)
+    sym = vp_map_get(&p->m->symtab, s, n);
+  if (!sym && !local_op && p->f)
+    sym = vp_map_get(&p->f->localtab, s, n);
+  if (!sym) {
+    pr_error(p, &t, "unknown symbol @%.*s", (int)n, s);
+    return false;
+  }
+  pr_next(p);
+  a->sym = sym;
+  if (op_has_index(code)) {
+    if (!pr_expect(p, TK_LBRACKET))
+      return false;
+    opnds_push(o, parse_value(p));
+    if (!pr_expect(p, TK_RBRACKET))
+      return false;
+  }
+  return parse_path(p, vir_sym_path_base(sym), a);
+}
+
+static bool parse_scope_sem(parser *p, vir_attr *a) {
+  for (int s = 0; s <= VIR_SCOPE_QUEUE_FAMILY; s++)
+    if (pr_accept_kw(p, vir_scope_name((vir_scope)s))) {
+      a->scope = (vir_scope)s;
+      for (int m = 0; m <= VIR_SEM_SEQ_CST; m++)
+        if (pr_accept_kw(p, vir_semantics_name((vir_semantics)m))) {
+          a->sem = (vir_semantics)m;
+          return true;
+        }
+      pr_expected(p, "memory semantics (relaxed, acquire, release, acq_rel, seq_cst)");
+      return false;
+    }
+  pr_expected(p, "a scope (invocation, subgroup, workgroup, device, queue_family)");
+  return false;
+}
+
+/* The op-specific part after the op name; fills `o`, `a`, the flags. */
+static bool parse_op_body(parser *p, vir_opcode code, uint32_t line, opnds *o, vir_attr *a,
+                          vir_token *lit, bool *lit_neg, vir_token *callee, vir_token *ivar) {
+  const vir_op_info *info = vir_op_info_of(code);
+  switch ((vir_attr_kind)info->attr) {
+  case VIR_ATTR_NONE:
+    if (code == VIR_OP_FOR) {
+      /* for %i = %lo to %hi step %s */
+      if (p->tok.kind != TK_VALUE) {
+        pr_expected(p, "the induction variable");
+        return false;
+      }
+      *ivar = p->tok;
+      pr_next(p);
+      if (!pr_expect(p, TK_EQ))
+        return false;
+      opnds_push(o, parse_value(p));
+      if (!pr_expect_kw(p, "to"))
+        return false;
+      opnds_push(o, parse_value(p));
+      if (!pr_expect_kw(p, "step"))
+        return false;
+      opnds_push(o, parse_value(p));
+      return true;
+    }
+    return parse_values(p, o, line, false);
+  case VIR_ATTR_CONST: return pr_read_literal(p, lit, lit_neg);
+  case VIR_ATTR_SYM:
+  case VIR_ATTR_ATOMIC:
+    if (!parse_access(p, code, a, o) || !parse_values(p, o, line, true))
+      return false;
+    return info->attr == VIR_ATTR_SYM || parse_scope_sem(p, a);
+  case VIR_ATTR_INDEX: {
+    opnds_push(o, parse_value(p));
+    uint32_t k;
+    if (!pr_expect(p, TK_LBRACKET) || !pr_u32(p, &k) || !pr_expect(p, TK_RBRACKET))
+      return false;
+    a->index = k;
+    return parse_values(p, o, line, true);
+  }
+  case VIR_ATTR_SWIZZLE: {
+    opnds_push(o, parse_value(p));
+    if (!pr_expect(p, TK_DOT))
+      return false;
+    vir_token t = p->tok;
+    bool comps_ok = t.kind == TK_IDENT && t.len <= 4;
+    for (uint32_t i = 0; comps_ok && i < t.len; i++)
+      comps_ok = t.s[i] && strchr(comps, t.s[i]);
+    if (!comps_ok) {
+      pr_expected(p, "1 to 4 components of xyzw");
+      return false;
+    }
+    for (uint32_t i = 0; i < t.len; i++)
+      a->swz[i] = (uint8_t)(strchr(comps, t.s[i]) - comps);
+    a->nswz = (uint8_t)t.len;
+    pr_next(p);
+    return true;
+  }
+  case VIR_ATTR_SCOPE:
+    if (!parse_scope_sem(p, a))
+      return false;
+    if (pr_accept_kw(p, "buffer"))
+      a->storage = VIR_STORAGE_BUFFER;
+    else if (pr_accept_kw(p, "shared"))
+      a->storage = VIR_STORAGE_SHARED;
+    else if (pr_accept_kw(p, "all"))
+      a->storage = VIR_STORAGE_BUFFER | VIR_STORAGE_SHARED;
+    else {
+      pr_expected(p, "'buffer', 'shared' or 'all'");
+      return false;
+    }
+    return true;
+  case VIR_ATTR_CALL:
+    if (p->tok.kind != TK_SYM) {
+      pr_expected(p, "the callee");
+      return false;
+    }
+    *callee = p->tok;
+    pr_next(p);
+    if (!pr_expect(p, TK_LPAREN))
+      return false;
+    if (p->tok.kind != TK_RPAREN) {
+      do
+        opnds_push(o, parse_value(p));
+      while (pr_accept(p, TK_COMMA));
+    }
+    return pr_expect(p, TK_RPAREN);
+  }
+  return false;
+}
+
+/* op := (VALUE '=')? NAME 'volatile'? body (':' type)? loc? region* */
+static bool parse_op(parser *p, vir_region *r) {
+  vir_token start = p->tok, result = {0};
+  if (p->tok.kind == TK_VALUE) {
+    result = p->tok;
+    pr_next(p);
+    if (!pr_expect(p, TK_EQ))
+      return false;
+  }
+  vir_token name = p->tok;
+  if (name.kind != TK_IDENT) {
+    pr_expected(p, "an op");
+    goto poison;
+  }
+  uintptr_t c = (uintptr_t)vp_map_get(&p->opnames, name.s, name.len);
+  if (!c) {
+    pr_error(p, &name, "unknown op '%.*s'", (int)name.len, name.s);
+    goto poison;
+  }
+  vir_opcode code = (vir_opcode)(c - 1);
+  const vir_op_info *info = vir_op_info_of(code);
+  pr_next(p);
+  uint32_t flags = pr_accept_kw(p, "volatile") ? VIR_OPF_VOLATILE : 0;
+  vir_value *inline_v[8];
+  opnds o = {.data = inline_v, .cap = 8, .p = p};
+  vir_attr a = {0};
+  vir_token lit = {0}, callee = {0}, ivar = {0};
+  bool lit_neg = false;
+  if (!parse_op_body(p, code, name.line, &o, &a, &lit, &lit_neg, &callee, &ivar))
+    goto poison;
+  vir_type *type = NULL;
+  if (pr_accept(p, TK_COLON) && !(type = pr_type(p)))
+    goto poison;
+  bool has_result = info->result != VIR_RES_VOID;
+  if (!has_result && (type || result.kind)) {
+    pr_error(p, result.kind ? &result : &name, "'%s' has no result", info->name);
+    goto poison;
+  }
+  if (has_result && !type && code != VIR_OP_CALL) {
+    type = vir_infer_type(p->m, code, o.n, o.data);
+    if (!type) {
+      pr_error(p, &name, "missing ': TYPE' after '%s'", info->name);
+      goto poison;
+    }
+  }
+  if (code == VIR_OP_CALL && !type && result.kind) {
+    pr_error(p, &result, "missing ': TYPE' after 'call' with a result");
+    goto poison;
+  }
+  vir_literal litv = {0};
+  if (info->attr == VIR_ATTR_CONST && !pr_convert_literal(p, &lit, lit_neg, type, &litv))
+    goto poison;
+  vp_loc loc = pr_loc_of(p, &start);
+  if (!pr_loc(p, &loc))
+    goto poison;
+
+  vir_op *op = vir_new_op(p->m, p->f, code, type, o.n, o.data);
+  if (!op)
+    return false;
+  op->flags = flags;
+  op->attr = a;
+  op->attr.lit = litv;
+  op->loc = loc;
+  vir_region_insert(r, NULL, op);
+  if (callee.kind) {
+    vp_ptrvec_push(&p->tmp, &p->calls, op);
+    vir_token *ct = vp_arena_alloc(&p->tmp, sizeof *ct);
+    if (ct)
+      *ct = callee;
+    vp_ptrvec_push(&p->tmp, &p->callee_names, ct);
+  }
+  if (result.kind)
+    pr_define_value(p, &result, &op->val);
+  if (ivar.kind)
+    pr_define_value(p, &ivar, op->regions[0].args[0]);
+
+  if (!info->nregion && p->tok.line == name.line && p->tok.kind != TK_RBRACE &&
+      p->tok.kind != TK_EOF) {
+    pr_expected(p, "the end of the line");
+    return false;
+  }
+  /* regions: if { } (else { })?, while { } do { }, loop/for { } */
+  for (uint32_t i = 0; i < info->nregion; i++) {
+    if (i == 1) {
+      if (code == VIR_OP_IF && !pr_accept_kw(p, "else"))
+        break;
+      if (code == VIR_OP_WHILE && !pr_expect_kw(p, "do"))
+        return false;
+    }
+    if (!pr_region(p, &op->regions[i]))
+      return false;
+  }
+  return true;
+
+poison:
+  /* Keep the name defined so that its uses do not each report an error. */
+  if (result.kind && !pr_lookup_value(p, &result))
+    pr_define_value(p, &result, vir_new_value(p->f, &p->tmp, NULL, NULL));
+  return false;
+}
+
+/* Skips the rest of the erroneous line, and any region it opened (up to
+ * and including the line its closing brace is on). */
+static void recover(parser *p, uint32_t line) {
+  int depth = 0;
+  while (p->tok.kind != TK_EOF && (p->tok.line == line || depth > 0)) {
+    if (p->tok.kind == TK_LBRACE) {
+      depth++;
+    } else if (p->tok.kind == TK_RBRACE) {
+      if (depth == 0)
+        return; /* the enclosing region's end */
+      depth--;
+    }
+    line = p->tok.line;
+    pr_next(p);
+  }
+}
+
+/* local := 'local' SYM ':' type loc? */
+static bool parse_local(parser *p) {
+  vir_token t = p->tok;
+  pr_next(p);
+  if (p->tok.kind != TK_SYM) {
+    pr_expected(p, "a symbol");
+    return false;
+  }
+  vir_token name = p->tok;
+  pr_next(p);
+  vir_type *ty;
+  if (!pr_expect(p, TK_COLON) || !(ty = pr_type(p)))
+    return false;
+  vp_loc loc = pr_loc_of(p, &t);
+  if (!pr_loc(p, &loc))
+    return false;
+  char *s = pr_tok_name(p, &name);
+  if (p->f && s)
+    vir_func_add_local(p->m, p->f, s, ty, loc);
+  return true;
+}
+
+/* region := '{' (op | local)* '}' ; locals only in a function body */
+bool pr_region(parser *p, vir_region *r) {
+  vir_token open = p->tok;
+  if (!pr_expect(p, TK_LBRACE))
+    return false;
+  if (++p->depth > VIR_MAX_DEPTH) {
+    pr_error(p, &open, "regions nested more than %d deep", VIR_MAX_DEPTH);
+    p->depth--;
+    /* skip the whole region: its contents would only repeat the error */
+    for (int depth = 1; depth > 0 && p->tok.kind != TK_EOF; pr_next(p))
+      depth += p->tok.kind == TK_LBRACE ? 1 : p->tok.kind == TK_RBRACE ? -1 : 0;
+    return false;
+  }
+  while (p->tok.kind != TK_RBRACE && p->tok.kind != TK_EOF && p->nerrors <= MAX_ERRORS) {
+    uint32_t line = p->tok.line;
+    bool ok = r->parent_op == NULL && pr_is_kw(&p->tok, "local") ? parse_local(p) : parse_op(p, r);
+    if (!ok)
+      recover(p, line);
+  }
+  p->depth--;
+  return pr_expect(p, TK_RBRACE);
+}

@@ -1,0 +1,204 @@
+/* parse_type.c - types and literals of the VIR text.
+ *
+ * Types are interned as they are read; literals are read as tokens first
+ * (the type comes after them: `const 1.5 : f32`) and converted once the
+ * type is known, with range checks per width.
+ */
+#include "parse.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ types */
+
+/* '<' type '>' */
+static vir_type *parse_elem_type(parser *p) {
+  if (!pr_expect(p, TK_LT))
+    return NULL;
+  vir_type *t = pr_type(p);
+  if (!t || !pr_expect(p, TK_GT))
+    return NULL;
+  return t;
+}
+
+/* type := scalar | 'vec'N '<' scalar '>' | 'mat'C('x'R)? '<' float '>'
+ *       | 'array' '<' type ',' INT '>' | SYM */
+static vir_type *parse_type_inner(parser *p);
+
+vir_type *pr_type(parser *p) {
+  if (p->type_depth >= 32) {
+    pr_error(p, &p->tok, "type nested more than 32 deep");
+    return NULL;
+  }
+  p->type_depth++;
+  vir_type *t = parse_type_inner(p);
+  p->type_depth--;
+  return t;
+}
+
+static vir_type *parse_type_inner(parser *p) {
+  vir_token t = p->tok;
+  vir_module *m = p->m;
+  if (t.kind == TK_SYM) {
+    char *name = t.quoted ? pr_tok_name(p, &t) : NULL;
+    vir_struct *st = name ? vp_map_get(&p->structs, name, strlen(name))
+                          : vp_map_get(&p->structs, t.s, t.len);
+    if (!st) {
+      pr_error(p, &t, "unknown struct @%.*s", (int)t.len, t.s);
+      return NULL;
+    }
+    pr_next(p);
+    return vir_ty_struct(m, st);
+  }
+  if (t.kind != TK_IDENT) {
+    pr_expected(p, "a type");
+    return NULL;
+  }
+  pr_next(p);
+  const char *s = t.s;
+  uint32_t n = t.len;
+  if (pr_is_kw(&t, "void"))
+    return vir_ty_void(m);
+  if (pr_is_kw(&t, "bool"))
+    return vir_ty_bool(m);
+  if (n >= 2 && n <= 3 && (s[0] == 'i' || s[0] == 'u' || s[0] == 'f')) {
+    /* i8 .. f64: the width, digits only, no leading zero */
+    unsigned bits = 0;
+    bool digits = s[1] != '0';
+    for (uint32_t i = 1; i < n; i++) {
+      digits = digits && s[i] >= '0' && s[i] <= '9';
+      bits = bits * 10 + (unsigned)(s[i] - '0');
+    }
+    if (digits) {
+      if (s[0] != 'f' && (bits == 8 || bits == 16 || bits == 32 || bits == 64))
+        return s[0] == 'i' ? vir_ty_int(m, bits) : vir_ty_uint(m, bits);
+      if (s[0] == 'f' && (bits == 16 || bits == 32 || bits == 64))
+        return vir_ty_float(m, bits);
+    }
+  }
+  if (n == 4 && memcmp(s, "vec", 3) == 0 && s[3] >= '2' && s[3] <= '4') {
+    vir_type *e = parse_elem_type(p);
+    if (!e)
+      return NULL;
+    if (!vir_ty_is_scalar(e)) {
+      pr_error(p, &t, "vector elements must be scalars, not %s", e->str);
+      return NULL;
+    }
+    return vir_ty_vec(m, e, (unsigned)(s[3] - '0'));
+  }
+  if ((n == 4 || (n == 6 && s[4] == 'x')) && memcmp(s, "mat", 3) == 0 && s[3] >= '2' &&
+      s[3] <= '4' && (n == 4 || (s[5] >= '2' && s[5] <= '4'))) {
+    unsigned cols = (unsigned)(s[3] - '0'), rows = n == 4 ? cols : (unsigned)(s[5] - '0');
+    vir_type *e = parse_elem_type(p);
+    if (!e)
+      return NULL;
+    if (e->kind != VIR_TY_FLOAT) {
+      pr_error(p, &t, "matrix elements must be floats, not %s", e->str);
+      return NULL;
+    }
+    return vir_ty_mat(m, e, cols, rows);
+  }
+  if (pr_is_kw(&t, "array")) {
+    uint32_t len;
+    if (!pr_expect(p, TK_LT))
+      return NULL;
+    vir_type *e = pr_type(p);
+    if (!e || !pr_expect(p, TK_COMMA) || !pr_u32(p, &len) || !pr_expect(p, TK_GT))
+      return NULL;
+    if (e->kind == VIR_TY_VOID) {
+      pr_error(p, &t, "array of void");
+      return NULL;
+    }
+    return vir_ty_array(m, e, len);
+  }
+  pr_error(p, &t, "unknown type '%.*s'", (int)t.len, t.s);
+  return NULL;
+}
+
+/* --------------------------------------------------------------- literals */
+
+/* literal := INT | FLOAT | '-'? ('inf' | 'nan') | 'true' | 'false', read
+ * as a value of type `t` (the token `lt` was read before the type). */
+bool pr_convert_literal(parser *p, const vir_token *lt, bool neg, const vir_type *t,
+                            vir_literal *out) {
+  char buf[64];
+  *out = (vir_literal){0};
+  if (!t || !vir_ty_is_scalar(t)) {
+    pr_error(p, lt, "a constant must have a scalar type, not %s", t ? t->str : "?");
+    return false;
+  }
+  if (t->kind == VIR_TY_BOOL) {
+    if (pr_is_kw(lt, "true") || pr_is_kw(lt, "false")) {
+      out->b = pr_is_kw(lt, "true");
+      return true;
+    }
+    pr_error(p, lt, "expected 'true' or 'false' for a bool constant");
+    return false;
+  }
+  bool special = pr_is_kw(lt, "inf") || pr_is_kw(lt, "nan");
+  if (t->kind == VIR_TY_FLOAT && special) {
+    out->f = pr_is_kw(lt, "nan") ? NAN : neg ? -INFINITY : INFINITY;
+    return true;
+  }
+  if (lt->kind != TK_INT && !(lt->kind == TK_FLOAT && t->kind == VIR_TY_FLOAT)) {
+    pr_error(p, lt, "expected %s literal for type %s",
+             t->kind == VIR_TY_FLOAT ? "a number" : "an integer", t->str);
+    return false;
+  }
+  if (lt->len >= sizeof buf) {
+    pr_error(p, lt, "literal too long");
+    return false;
+  }
+  memcpy(buf, lt->s, lt->len);
+  buf[lt->len] = 0;
+  errno = 0;
+  if (t->kind == VIR_TY_FLOAT) {
+    double d = strtod(buf, NULL);
+    if (t->bits == 32)
+      d = strtof(buf, NULL);
+    else if (t->bits == 16)
+      d = vir_round_f16(d);
+    if (isinf(d)) {
+      pr_error(p, lt, "literal %s is out of range for %s", buf, t->str);
+      return false;
+    }
+    out->f = d;
+    return true;
+  }
+  bool ok;
+  if (t->kind == VIR_TY_INT) {
+    long long v = strtoll(buf, NULL, 10);
+    int64_t lo = t->bits == 64 ? INT64_MIN : -(INT64_C(1) << (t->bits - 1));
+    int64_t hi = t->bits == 64 ? INT64_MAX : (INT64_C(1) << (t->bits - 1)) - 1;
+    ok = errno == 0 && v >= lo && v <= hi;
+    out->i = v;
+  } else {
+    unsigned long long v = strtoull(buf, NULL, 10);
+    uint64_t hi = t->bits == 64 ? UINT64_MAX : (UINT64_C(1) << t->bits) - 1;
+    ok = errno == 0 && buf[0] != '-' && v <= hi;
+    out->u = v;
+  }
+  if (!ok)
+    pr_error(p, lt, "literal %s is out of range for %s", buf, t->str);
+  return ok;
+}
+
+/* Reads the literal tokens; returns the (last) token and whether a '-'
+ * came before `inf`. */
+bool pr_read_literal(parser *p, vir_token *lt, bool *neg) {
+  *neg = pr_accept(p, TK_MINUS);
+  *lt = p->tok;
+  if (p->tok.kind == TK_INT || p->tok.kind == TK_FLOAT || p->tok.kind == TK_IDENT) {
+    if (*neg && !pr_is_kw(lt, "inf")) {
+      pr_expected(p, "'inf' after '-'");
+      return false;
+    }
+    pr_next(p);
+    return true;
+  }
+  pr_expected(p, "a literal");
+  return false;
+}

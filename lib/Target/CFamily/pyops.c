@@ -1,0 +1,208 @@
+/* pyops.c - helpers for Python's operators where C's differ.
+ *
+ * Python's // and % round toward minus infinity (C truncates), % on floats
+ * follows NumPy's remainder, shifting by the width or more gives 0 (or -1
+ * for negative numbers shifted right) as in NumPy, and round() is half away
+ * from zero for VIR's `round` (GLSL leaves halfway cases open). GLSL's % is
+ * undefined for negative operands, so C's remainder is spelled out too.
+ * Each helper is one small function per scalar type the kernel uses, named
+ * vp_<op> (overloaded), with componentwise overloads for vectors.
+ */
+#include <string.h>
+
+#include "cfamily.h"
+
+/* scalar slots: int 8..64, uint 8..64, float 16..64 */
+static int slot_of(const vir_type *s) {
+  int lg = s->bits == 8 ? 0 : s->bits == 16 ? 1 : s->bits == 32 ? 2 : 3;
+  switch (s->kind) {
+  case VIR_TY_INT: return lg;
+  case VIR_TY_UINT: return 4 + lg;
+  case VIR_TY_FLOAT: return 8 + (s->bits == 16 ? 0 : s->bits == 32 ? 1 : 2);
+  default: return -1;
+  }
+}
+
+static const char *const slot_type[11] = {"int8_t",  "int16_t",  "int",  "int64_t",   "uint8_t", "uint16_t",
+                                          "uint",    "uint64_t", "float16_t", "float", "double"};
+static const char *const slot_vec[11] = {"i8vec", "i16vec", "ivec", "i64vec", "u8vec", "u16vec",
+                                         "uvec",  "u64vec", "f16vec", "vec", "dvec"};
+static const unsigned slot_bits[11] = {8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64};
+
+static const char *const names[CF_PY_COUNT] = {"vp_floordiv", "vp_mod", "vp_rem",
+                                               "vp_shl",      "vp_shr", "vp_round"};
+
+const char *cf_need_pyop(cf_printer *p, cf_pyop k, const vir_type *t) {
+  const vir_type *s = vir_ty_scalar_of(t);
+  int slot = slot_of(s);
+  if (slot < 0)
+    return names[k];
+  p->pyops[k] |= 1u << slot;
+  if (t->kind == VIR_TY_VEC)
+    p->pyops_vec[k][slot] |= (uint8_t)(1u << t->n);
+  /* float // and % are built on the exact remainder */
+  if (slot >= 8 && (k == CF_PY_FLOORDIV || k == CF_PY_MOD))
+    p->pyops[CF_PY_REM] |= 1u << slot;
+  if (p->dialect != CF_GLSL) {
+    p->pre |= CF_PRE_MATH;
+    if (t->kind == VIR_TY_VEC)
+      p->pre |= CF_PRE_VEC;
+  }
+  return names[k];
+}
+
+static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
+  const char *T = slot_type[slot];
+  unsigned bits = slot_bits[slot];
+  bool is_float = slot >= 8, is_signed = slot < 4;
+  bool gpu = p->dialect != CF_GLSL;
+  const char *dev = gpu ? "__device__ inline " : "";
+  switch (k) {
+  case CF_PY_FLOORDIV:
+    if (is_float)
+      vp_strbuf_printf(b,
+                       "// Python's a // b on floats (NumPy's floor_divide).\n"
+                       "%s%s vp_floordiv(%s a, %s b) {\n"
+                       "  if (b == %s(0)) return a / b;\n"
+                       "  %s m = vp_rem(a, b);\n"
+                       "  %s d = (a - m) / b;\n"
+                       "  if (m != %s(0) && ((b < %s(0)) != (m < %s(0)))) d -= %s(1);\n"
+                       "  %s f = floor(d);\n"
+                       "  if (d - f > %s(0.5)) f += %s(1);\n"
+                       "  return f;\n"
+                       "}\n",
+                       dev, T, T, T, T, T, T, T, T, T, T, T, T, T);
+    else
+      vp_strbuf_printf(b,
+                       "// Python's a // b: the quotient rounded down (C's / truncates).\n"
+                       "%s%s vp_floordiv(%s a, %s b) {\n"
+                       "  %s q = a / b;\n"
+                       "  if (q * b != a && ((a < %s(0)) != (b < %s(0)))) q -= %s(1);\n"
+                       "  return q;\n"
+                       "}\n",
+                       dev, T, T, T, T, T, T, T);
+    break;
+  case CF_PY_MOD:
+    if (is_float)
+      vp_strbuf_printf(b,
+                       "// Python's a %% b on floats: the sign of b (NumPy's remainder).\n"
+                       "%s%s vp_mod(%s a, %s b) {\n"
+                       "  %s m = vp_rem(a, b);\n"
+                       "  if (m == %s(0)) return b < %s(0) ? -%s(0) : %s(0);\n"
+                       "  if ((b < %s(0)) != (m < %s(0))) m += b;\n"
+                       "  return m;\n"
+                       "}\n",
+                       dev, T, T, T, T, T, T, T, T, T, T);
+    else
+      vp_strbuf_printf(b,
+                       "// Python's a %% b: the remainder has the sign of b.\n"
+                       "%s%s vp_mod(%s a, %s b) {\n"
+                       "  %s r = a - (a / b) * b;\n"
+                       "  if (r != %s(0) && ((r < %s(0)) != (b < %s(0)))) r += b;\n"
+                       "  return r;\n"
+                       "}\n",
+                       dev, T, T, T, T, T, T, T);
+    break;
+  case CF_PY_REM:
+    if (is_float && gpu)
+      vp_strbuf_printf(b, "%s%s vp_rem(%s a, %s b) { return fmod(a, b); }\n", dev, T, T, T);
+    else if (is_float)
+      vp_strbuf_printf(b,
+                       "// C's fmod(a, b): exact while |a / b| < 2^%u.\n"
+                       "%s vp_rem(%s a, %s b) {\n"
+                       "  %s q = trunc(a / b);\n"
+                       "  %s r = fma(-q, b, a);\n"
+                       "  // a / b may have rounded to the next integer: step back by |b|\n"
+                       "  if (r != %s(0) && ((r < %s(0)) != (a < %s(0)))) r += a < %s(0) ? -abs(b) : abs(b);\n"
+                       "  else if (abs(r) >= abs(b)) r -= a < %s(0) ? -abs(b) : abs(b);\n"
+                       "  return r;\n"
+                       "}\n",
+                       bits == 64 ? 53u : bits == 32 ? 24u : 11u, T, T, T, T, T, T, T, T, T, T);
+    else
+      vp_strbuf_printf(b,
+                       "// C's a %% b for signed a, b (GLSL's %% is undefined for negatives).\n"
+                       "%s%s vp_rem(%s a, %s b) { return a - (a / b) * b; }\n",
+                       dev, T, T, T);
+    break;
+  case CF_PY_SHL: break; /* shl_body */
+  case CF_PY_SHR:
+    if (is_signed)
+      vp_strbuf_printf(b,
+                       "// a >> n, all sign bits once n reaches the width (NumPy).\n"
+                       "%s%s vp_shr(%s a, %s n) {\n"
+                       "  return (n >= %s(0) && n < %s(%u)) ? a >> n : (a < %s(0) ? %s(-1) : %s(0));\n"
+                       "}\n",
+                       dev, T, T, T, T, T, bits, T, T, T);
+    else
+      vp_strbuf_printf(b,
+                       "// a >> n, 0 once n reaches the width (NumPy).\n"
+                       "%s%s vp_shr(%s a, %s n) { return n < %s(%u) ? a >> n : %s(0); }\n",
+                       dev, T, T, T, T, bits, T);
+    break;
+  case CF_PY_ROUND:
+    vp_strbuf_printf(b,
+                     "// round half away from zero (GLSL's round() leaves .5 open).\n"
+                     "%s%s vp_round(%s x) {\n"
+                     "  %s t = trunc(x);\n"
+                     "  if (abs(x - t) >= %s(0.5)) t += sign(x);\n"
+                     "  return t;\n"
+                     "}\n",
+                     dev, T, T, T, T);
+    break;
+  default: break;
+  }
+}
+
+static void shl_body(cf_printer *p, vp_strbuf *b, int slot) {
+  const char *T = slot_type[slot];
+  unsigned bits = slot_bits[slot];
+  const char *dev = p->dialect != CF_GLSL ? "__device__ inline " : "";
+  if (slot < 4)
+    vp_strbuf_printf(b,
+                     "// a << n, 0 once n reaches the width (NumPy).\n"
+                     "%s%s vp_shl(%s a, %s n) { return (n >= %s(0) && n < %s(%u)) ? a << n : %s(0); }\n",
+                     dev, T, T, T, T, T, bits, T);
+  else
+    vp_strbuf_printf(b,
+                     "// a << n, 0 once n reaches the width (NumPy).\n"
+                     "%s%s vp_shl(%s a, %s n) { return n < %s(%u) ? a << n : %s(0); }\n",
+                     dev, T, T, T, T, bits, T);
+}
+
+static void vector_overload(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot, unsigned n) {
+  const char *name = names[k];
+  const char *dev = p->dialect != CF_GLSL ? "__device__ inline " : "";
+  bool unary = k == CF_PY_ROUND;
+  vp_strbuf_printf(b, "%s%s%u %s(%s%u a%s", dev, slot_vec[slot], n, name, slot_vec[slot], n,
+                   unary ? "" : ", ");
+  if (!unary)
+    vp_strbuf_printf(b, "%s%u b", slot_vec[slot], n);
+  vp_strbuf_printf(b, ") { return %s%u(", slot_vec[slot], n);
+  for (unsigned i = 0; i < n; i++) {
+    char c = cf_comp[i];
+    if (unary)
+      vp_strbuf_printf(b, "%s%s(a.%c)", i ? ", " : "", name, c);
+    else
+      vp_strbuf_printf(b, "%s%s(a.%c, b.%c)", i ? ", " : "", name, c, c);
+  }
+  vp_strbuf_append(b, "); }\n");
+}
+
+void cf_emit_pyops(cf_printer *p, vp_strbuf *out) {
+  /* vp_rem first: the float helpers call it */
+  static const cf_pyop order[] = {CF_PY_REM, CF_PY_FLOORDIV, CF_PY_MOD, CF_PY_SHL, CF_PY_SHR, CF_PY_ROUND};
+  for (unsigned oi = 0; oi < sizeof order / sizeof order[0]; oi++) {
+    cf_pyop k = order[oi];
+    for (int slot = 0; slot < 11; slot++) {
+      if (!(p->pyops[k] & (1u << slot)))
+        continue;
+      if (k == CF_PY_SHL)
+        shl_body(p, out, slot);
+      else
+        body(p, out, k, slot);
+      for (unsigned n = 2; n <= 4; n++)
+        if (p->pyops_vec[k][slot] & (1u << n))
+          vector_overload(p, out, k, slot, n);
+    }
+  }
+}

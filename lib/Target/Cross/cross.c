@@ -1,0 +1,95 @@
+/* cross.c - SPIR-V to MSL, HLSL and GLSL through SPIRV-Cross's C API.
+ *
+ * One context per call (SPIRV-Cross keeps all its allocations in it), error
+ * messages collected through its callback and returned as diagnostics.
+ * Options: MSL 2.1 (threadgroup memory, simd-group functions), HLSL shader
+ * model 6.0 (wave intrinsics for subgroup ops), GLSL 450 with Vulkan
+ * semantics (a readable round trip of any module, raw GLSL included).
+ */
+#include <spirv_cross/spirv_cross_c.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cross_internal.h"
+#include "vulpy/target.h"
+
+static void on_error(void *userdata, const char *error) {
+  vp_strbuf *b = userdata;
+  if (b->len)
+    vp_strbuf_append(b, "; ");
+  vp_strbuf_append(b, error);
+}
+
+bool vtg_cross_open(vtg_cross *x, const uint32_t *words, size_t nwords, spvc_backend backend,
+                    vp_diags *d) {
+  memset(x, 0, sizeof *x);
+  if (spvc_context_create(&x->ctx) != SPVC_SUCCESS) {
+    vp_error(d, vtg_cross_loc(), "out of memory");
+    return false;
+  }
+  spvc_context_set_error_callback(x->ctx, on_error, &x->errors);
+  spvc_parsed_ir ir;
+  if (spvc_context_parse_spirv(x->ctx, words, nwords, &ir) != SPVC_SUCCESS ||
+      spvc_context_create_compiler(x->ctx, backend, ir, SPVC_CAPTURE_MODE_TAKE_OWNERSHIP,
+                                   &x->comp) != SPVC_SUCCESS) {
+    vp_error(d, vtg_cross_loc(), "SPIRV-Cross cannot read the module: %s",
+             x->errors.len ? x->errors.data : "(no message)");
+    vtg_cross_close(x);
+    return false;
+  }
+  return true;
+}
+
+void vtg_cross_close(vtg_cross *x) {
+  if (x->ctx)
+    spvc_context_destroy(x->ctx);
+  vp_strbuf_free(&x->errors);
+  memset(x, 0, sizeof *x);
+}
+
+vp_loc vtg_cross_loc(void) {
+  vp_loc l = {"<spirv>", 0, 0};
+  return l;
+}
+
+bool vtg_spirv_cross(const uint32_t *words, size_t nwords, vtg_cross_lang lang, vp_strbuf *out,
+                     vp_diags *d) {
+  static const spvc_backend backends[] = {
+      [VTG_CROSS_MSL] = SPVC_BACKEND_MSL,
+      [VTG_CROSS_HLSL] = SPVC_BACKEND_HLSL,
+      [VTG_CROSS_GLSL] = SPVC_BACKEND_GLSL,
+  };
+  static const char *const names[] = {"MSL", "HLSL", "GLSL"};
+  vtg_cross x;
+  if (!vtg_cross_open(&x, words, nwords, backends[lang], d))
+    return false;
+  spvc_compiler_options opts;
+  bool ok = spvc_compiler_create_compiler_options(x.comp, &opts) == SPVC_SUCCESS;
+  if (ok) {
+    switch (lang) {
+    case VTG_CROSS_MSL:
+      spvc_compiler_options_set_uint(opts, SPVC_COMPILER_OPTION_MSL_VERSION,
+                                     SPVC_MAKE_MSL_VERSION(2, 1, 0));
+      break;
+    case VTG_CROSS_HLSL:
+      spvc_compiler_options_set_uint(opts, SPVC_COMPILER_OPTION_HLSL_SHADER_MODEL, 60);
+      break;
+    case VTG_CROSS_GLSL:
+      spvc_compiler_options_set_uint(opts, SPVC_COMPILER_OPTION_GLSL_VERSION, 450);
+      spvc_compiler_options_set_bool(opts, SPVC_COMPILER_OPTION_GLSL_ES, SPVC_FALSE);
+      spvc_compiler_options_set_bool(opts, SPVC_COMPILER_OPTION_GLSL_VULKAN_SEMANTICS, SPVC_TRUE);
+      break;
+    }
+    ok = spvc_compiler_install_compiler_options(x.comp, opts) == SPVC_SUCCESS;
+  }
+  const char *src = NULL;
+  if (ok)
+    ok = spvc_compiler_compile(x.comp, &src) == SPVC_SUCCESS && src;
+  if (ok)
+    vp_strbuf_append(out, src);
+  else
+    vp_error(d, vtg_cross_loc(), "SPIRV-Cross cannot express this module in %s: %s", names[lang],
+             x.errors.len ? x.errors.data : "(no message)");
+  vtg_cross_close(&x);
+  return ok;
+}
