@@ -238,8 +238,8 @@ int cf_atomic_expr(cf_printer *p, vp_strbuf *b, const vir_op *op) {
     bool acq = op->attr.sem == VIR_SEM_ACQUIRE || op->attr.sem >= VIR_SEM_ACQ_REL;
     bool rel = op->attr.sem == VIR_SEM_RELEASE || op->attr.sem >= VIR_SEM_ACQ_REL;
     const char *suffix = "";
-    if (op->attr.scope <= VIR_SCOPE_WORKGROUP)
-      suffix = "_block";
+    if (op->attr.scope <= VIR_SCOPE_WORKGROUP && p->dialect == CF_CUDA)
+      suffix = "_block"; /* HIP has no _block forms: device scope is stronger */
     else if (op->attr.scope == VIR_SCOPE_QUEUE_FAMILY)
       suffix = "_system";
     if (is_load || is_store)

@@ -360,11 +360,18 @@ static bool assign_names(cf_printer *p) {
     const vir_struct *st = m->structs.data[i];
     p->struct_name[i] = cf_unique_name(p, &p->globals, st->name);
   }
+  /* The push block's type keeps the Python class name; an anonymous block
+   * (struct named like the symbol) is PushConstants. */
   p->pc_type = "PushConstants";
   if (m->push && m->push->type->kind == VIR_TY_STRUCT)
     for (uint32_t i = 0; i < m->structs.len; i++)
-      if (m->structs.data[i] == m->push->type->st)
-        p->pc_type = p->struct_name[i];
+      if (m->structs.data[i] == m->push->type->st) {
+        const char *sn = ((const vir_struct *)m->structs.data[i])->name;
+        if (strcmp(sn, m->push->name) != 0 && strcmp(sn, "pc") != 0)
+          p->pc_type = p->struct_name[i];
+        else
+          p->struct_name[i] = p->pc_type = cf_unique_name(p, &p->globals, "PushConstants");
+      }
   if (m->push)
     p->sym_name[cf_sym_index(p, m->push)] = p->pc_name;
   for (uint32_t i = 0; i < n; i++) {
@@ -466,6 +473,18 @@ bool cf_emit(const vir_module *m, const vtg_options *o, cf_dialect dialect, vp_s
     p->local_size[k] = o->local_size[k] ? o->local_size[k] : p->kernel->local_size[k] ? p->kernel->local_size[k] : 1;
 
   bool ok = cf_check_features(p) && assign_names(p);
+  /* An 8/16/64-bit SSA value needs GLSL's arithmetic-types extension even
+   * when it is printed inside a conversion; memory holding one needs the
+   * storage extension. */
+  uint32_t feats = vir_module_features(m);
+  static const struct { uint32_t feat, ext; } ext_of[] = {
+      {VP_FEAT(INT8), CF_EXT_INT8},       {VP_FEAT(INT16), CF_EXT_INT16},
+      {VP_FEAT(INT64), CF_EXT_INT64},     {VP_FEAT(FLOAT16), CF_EXT_FLOAT16},
+      {VP_FEAT(STORAGE8), CF_EXT_STORAGE8}, {VP_FEAT(STORAGE16), CF_EXT_STORAGE16},
+  };
+  for (unsigned i = 0; i < sizeof ext_of / sizeof ext_of[0]; i++)
+    if (feats & ext_of[i].feat)
+      p->ext |= ext_of[i].ext;
   uint32_t n = m->syms.len;
   bool **uses = NULL, **lens = NULL;
   if (ok) {

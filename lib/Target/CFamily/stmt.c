@@ -18,6 +18,7 @@
  * before any other access; otherwise it is declared (without a value) just
  * before the first access, outside any loop that the region is in.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "cfamily.h"
@@ -120,7 +121,12 @@ static void decide_region(cf_printer *p, cf_func *fn, const vir_region *r) {
     if (!v || v->id >= fn->nvals)
       continue;
     if (trivial(op)) {
-      fn->inl[v->id] = 1;
+      /* a Python name used more than once stays a name (`uint i = ...`),
+       * except for what already reads as a name (constants, pc.x) */
+      bool named = v->name && *v->name && fn->nuses[v->id] > 1 && op->code != VIR_OP_CONST &&
+                   op->code != VIR_OP_GCONST && op->code != VIR_OP_PUSH_LOAD;
+      if (!named)
+        fn->inl[v->id] = 1;
       continue;
     }
     if (fn->nuses[v->id] != 1 || never_inline(op))
@@ -604,6 +610,9 @@ static void print_region(cf_printer *p, const vir_region *r) {
   cf_func *fn = p->fn;
   for (const vir_op *op = r->first; op; op = op->next) {
     if (silent(p, op))
+      continue;
+    /* `return` closing a void function says nothing */
+    if (op->code == VIR_OP_RETURN && !op->nopnd && !op->next && r == &fn->f->body)
       continue;
     source_comment(p, op);
     for (uint32_t i = 0; i < fn->f->locals.len; i++)

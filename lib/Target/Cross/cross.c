@@ -3,7 +3,8 @@
  * One context per call (SPIRV-Cross keeps all its allocations in it), error
  * messages collected through its callback and returned as diagnostics.
  * Options: MSL 2.1 (threadgroup memory, simd-group functions), HLSL shader
- * model 6.0 (wave intrinsics for subgroup ops), GLSL 450 with Vulkan
+ * model 6.0 (wave intrinsics for subgroup ops; 6.2 with native 16-bit types
+ * when the module has 8/16/64-bit data), GLSL 450 with Vulkan
  * semantics (a readable round trip of any module, raw GLSL included).
  */
 #include <spirv_cross/spirv_cross_c.h>
@@ -72,7 +73,14 @@ bool vtg_spirv_cross(const uint32_t *words, size_t nwords, vtg_cross_lang lang, 
                                      SPVC_MAKE_MSL_VERSION(2, 1, 0));
       break;
     case VTG_CROSS_HLSL:
-      spvc_compiler_options_set_uint(opts, SPVC_COMPILER_OPTION_HLSL_SHADER_MODEL, 60);
+      /* 6.0 for wave intrinsics; 6.2 with native 16-bit types for 8/16/64-bit data */
+      if (vtg_cross_features(words, nwords) & (VP_FEAT(FLOAT64) | VP_FEAT(INT64) | VP_FEAT(INT16) |
+                                               VP_FEAT(FLOAT16) | VP_FEAT(STORAGE16) | VP_FEAT(STORAGE8))) {
+        spvc_compiler_options_set_uint(opts, SPVC_COMPILER_OPTION_HLSL_SHADER_MODEL, 62);
+        spvc_compiler_options_set_bool(opts, SPVC_COMPILER_OPTION_HLSL_ENABLE_16BIT_TYPES, SPVC_TRUE);
+      } else {
+        spvc_compiler_options_set_uint(opts, SPVC_COMPILER_OPTION_HLSL_SHADER_MODEL, 60);
+      }
       break;
     case VTG_CROSS_GLSL:
       spvc_compiler_options_set_uint(opts, SPVC_COMPILER_OPTION_GLSL_VERSION, 450);

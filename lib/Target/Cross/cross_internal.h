@@ -17,6 +17,8 @@ typedef struct vtg_cross {
 bool vtg_cross_open(vtg_cross *x, const uint32_t *words, size_t nwords, spvc_backend backend,
                     vp_diags *d);
 void vtg_cross_close(vtg_cross *x);
+/* The VP_FEAT bits of the module's capabilities (0 when malformed). */
+uint32_t vtg_cross_features(const uint32_t *words, size_t nwords);
 /* The location diagnostics about a SPIR-V module carry. */
 vp_loc vtg_cross_loc(void);
 

@@ -167,6 +167,14 @@ static bool scan_module(const uint32_t *w, size_t n, scan *s, vp_diags *d) {
   return true;
 }
 
+uint32_t vtg_cross_features(const uint32_t *words, size_t nwords) {
+  scan s;
+  vp_diags d = {0};
+  bool ok = scan_module(words, nwords, &s, &d);
+  vp_diags_free(&d);
+  return ok ? s.features : 0;
+}
+
 /* ------------------------------------------------ SPIRV-Cross reflection */
 
 static char *dup(const char *s) {
