@@ -679,7 +679,7 @@ def case_compile(env, rec):
     """Each sample is a new process (bench/compile_probe.py) timing the path
     from a Python kernel to a ready pipeline: cold with empty caches, warm
     with the disk caches a cold run filled."""
-    reps = 2 if env.quick else 5
+    reps = 2 if env.quick else (5 if env.cpu else 3)
     probe = HERE / "compile_probe.py"
     backends = [("vulpy kernel", "vulpy"), ("cupy ElementwiseKernel", "cupy-ek"),
                 ("cupy RawKernel", "cupy-raw"), ("taichi vulkan", "taichi")]

@@ -137,10 +137,10 @@ say "machine: $(grep -m1 '^GPU' "$OUT/env.txt" || echo 'no nvidia-smi')"
 
 # -- 4. suites
 if [ -z "$SUITES" ]; then
-  SUITES="vkref cuda compare python runtime fusion"
+  SUITES="vkref runtime python fusion cuda compare"
 fi
 # Each suite's share of the time left (seconds), in run order.
-declare -A CAP=([vkref]=90 [cuda]=150 [compare]=420 [python]=90 [runtime]=120 [fusion]=150)
+declare -A CAP=([vkref]=60 [runtime]=60 [python]=60 [fusion]=90 [cuda]=120 [compare]=420)
 fresh=--fresh
 for s in $SUITES; do
   if [ ! -f bench/bench_$s.py ]; then
