@@ -424,13 +424,11 @@ def _resident_ratios(rec, case, n, samples):
     """Throughput ratios of each VulPy variant over the references."""
     at_goal = n == 1 << 28
     refs = [("vulkan-raw vec4", {"resident sin+exp": 0.95}),
-            ("vulkan-raw float", {}),
             ("cupy ElementwiseKernel", {"resident sin+exp": 2.4}),
             ("cupy unfused", {"resident sin+exp": 7.0}),
             ("cupy fuse", {}),
             ("cupy memcpy", {}),
-            ("taichi vulkan", {}),
-            ("numpy", {})]
+            ("taichi vulkan", {})]
     for v in ("vulpy kernel float", "vulpy kernel vec4", "vulpy jit", "vulpy ufuncs"):
         num = _ok(samples, v)
         if not num:

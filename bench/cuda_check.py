@@ -202,6 +202,15 @@ def push_align(src, size):
     return int(m.group(1)) if m else (16 if size >= 16 else 4)
 
 
+def launch_block(src, manifest):
+    """blockDim.x: the CUDA text's "Launch with blockDim = (X, 1, 1)", else
+    the manifest's local size."""
+    m = re.search(r"blockDim = \((\d+), 1, 1\)", src)
+    if m:
+        return int(m.group(1))
+    return int((manifest.get("local_size") or (64, 1, 1))[0])
+
+
 def find_nvcc():
     for c in (os.environ.get("NVCC"), shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
         if c and os.path.isfile(c) and os.access(c, os.X_OK):
@@ -238,7 +247,8 @@ class CudaLauncher:
             params += struct.pack("<Q", p)
         if push:
             pad = (-len(params)) % align
-            params += b"\0" * pad + push
+            # sizeof the struct is a multiple of its alignment (std430 may end earlier)
+            params += b"\0" * pad + push + b"\0" * ((-len(push)) % align)
         buf = ctypes.create_string_buffer(bytes(params), max(1, len(params)))
         size = ctypes.c_size_t(len(params))
         extra = (ctypes.c_void_p * 5)(1, ctypes.addressof(buf), 2, ctypes.addressof(size), 0)
@@ -363,8 +373,7 @@ def check_all(quick=False, arch="sm_90", keep=None, log=print, only=None):
                    for b in sh.buffer_names}
             ptrs = [dev[b].data.ptr for b in sh.buffer_names]
             push = push_bytes(prog, spec["push"], n)
-            local = prog.manifest.get("local_size") or [64, 1, 1]
-            lx = int(local[0])
+            lx = launch_block(src, prog.manifest)
             grid = ((n + lx - 1) // lx, 1, 1)
             launcher.launch(ptrs, push, push_align(src, len(push)), grid, (lx, 1, 1))
             cp.cuda.get_current_stream().synchronize()
