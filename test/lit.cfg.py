@@ -39,5 +39,12 @@ config.substitutions.append(("%nvcc", "/usr/local/cuda/bin/nvcc"))
 
 if os.path.exists("/usr/local/cuda/bin/nvcc"):
     config.available_features.add("nvcc")
-if shutil.which("hipcc"):
+# Debian's hipcc picks the NVIDIA platform whenever nvcc is installed; the
+# HIP tests target AMD (gfx90a), so %hipcc pins the AMD platform and the
+# clang Debian's hipcc was built with (clang-15, a dependency of hipcc).
+hipcc = shutil.which("hipcc")
+hip_clang = next((d for d in ("/usr/lib/llvm-15/bin", "/usr/lib/llvm-16/bin", "/usr/lib/llvm-17/bin")
+                  if os.path.exists(os.path.join(d, "clang++"))), None)
+if hipcc and hip_clang:
     config.available_features.add("hipcc")
+    config.substitutions.append(("%hipcc", f"env HIP_PLATFORM=amd HIP_CLANG_PATH={hip_clang} {hipcc}"))

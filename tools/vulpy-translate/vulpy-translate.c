@@ -222,8 +222,10 @@ int main(int argc, char **argv) {
     ok = false;
 #endif
   }
+  /* Back-end diagnostics point into the Python source: with VIR input the
+   * text at hand is not that file, so no source lines are shown. */
   if (diags.count)
-    show_diags(&diags, source);
+    show_diags(&diags, strcmp(from, "ast") == 0 ? source : NULL);
 
   int rc = ok && !out.oom ? 0 : 1;
   if (rc == 0) {

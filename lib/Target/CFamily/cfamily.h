@@ -137,6 +137,7 @@ typedef struct cf_printer {
   bool *sym_used;          /* per module symbol: used by the kernel or its callees */
   bool **res_uses;         /* per function symbol: module symbols it reaches */
   bool **res_len;          /* per function symbol: buffers whose length it reads */
+  bool *func_pure;         /* per function symbol: writes no memory (calls inline) */
   const char **block_names;/* GLSL: per buffer symbol, its block's name */
   const char *pc_name;     /* "pc" */
   const char *pc_type;     /* the push block's struct type name */

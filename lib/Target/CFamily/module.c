@@ -71,6 +71,19 @@ static void mark_region(cf_printer *p, const vir_region *r, bool *used, bool *le
   }
 }
 
+/* Writes memory other than its own locals (stores, atomics, barriers). */
+static bool writes_memory(const vir_region *r) {
+  for (const vir_op *op = r->first; op; op = op->next) {
+    uint32_t fl = vir_op_info_of(op->code)->flags;
+    if ((fl & VIR_F_WRITEMEM) && op->code != VIR_OP_LOCAL_STORE && op->code != VIR_OP_CALL)
+      return true;
+    for (uint32_t i = 0; i < vir_op_info_of(op->code)->nregion; i++)
+      if (writes_memory(&op->regions[i]))
+        return true;
+  }
+  return false;
+}
+
 /* Per function symbol: the module symbols it uses, directly or through
  * calls (a fixed point over the call graph). Row i of `uses` belongs to
  * symbol i (functions only). */
@@ -495,6 +508,21 @@ bool cf_emit(const vir_module *m, const vtg_options *o, cf_dialect dialect, vp_s
   }
   p->res_uses = uses;
   p->res_len = lens;
+  /* a function is pure when neither it nor any function it reaches writes */
+  p->func_pure = ok ? vp_arena_alloc(&p->arena, n ? n : 1) : NULL;
+  ok = ok && p->func_pure;
+  for (uint32_t i = 0; ok && i < n; i++) {
+    const vir_sym *s = m->syms.data[i];
+    if (s->kind != VIR_SYM_FUNC || s->func->is_kernel)
+      continue;
+    bool pure = !writes_memory(&s->func->body);
+    for (uint32_t j = 0; j < n && pure; j++) {
+      const vir_sym *t = m->syms.data[j];
+      if (uses[i][j] && t->kind == VIR_SYM_FUNC && writes_memory(&t->func->body))
+        pure = false;
+    }
+    p->func_pure[i] = pure;
+  }
   const vir_func **order = NULL;
   uint32_t norder = 0;
   if (ok) {

@@ -294,25 +294,34 @@ static const char pre_atomic[] =
     "template <class T> __device__ inline T atomicLoad(const T *p) { return *(const volatile T *)p; }\n"
     "template <class T> __device__ inline void atomicStore(T *p, T v) { *(volatile T *)p = v; }\n";
 
-static const char pre_atomic64[] =
-    "// 64-bit atomics on int64_t/uint64_t (long on Linux) through long long.\n"
-    "#define VP_ATOMIC64(F)                                                                        \\\n"
-    "  __device__ inline uint64_t F(uint64_t *p, uint64_t v) {                                   \\\n"
-    "    return (uint64_t)F((unsigned long long *)p, (unsigned long long)v); }                    \\\n"
-    "  __device__ inline int64_t F(int64_t *p, int64_t v) {                                      \\\n"
-    "    return (int64_t)F((unsigned long long *)p, (unsigned long long)v); }\n"
-    "VP_ATOMIC64(atomicAdd) VP_ATOMIC64(atomicAnd) VP_ATOMIC64(atomicOr) VP_ATOMIC64(atomicXor)\n"
-    "VP_ATOMIC64(atomicExch)\n"
-    "__device__ inline int64_t atomicMin(int64_t *p, int64_t v) { return (int64_t)atomicMin((long long *)p, (long long)v); }\n"
-    "__device__ inline int64_t atomicMax(int64_t *p, int64_t v) { return (int64_t)atomicMax((long long *)p, (long long)v); }\n"
-    "__device__ inline uint64_t atomicMin(uint64_t *p, uint64_t v) {\n"
-    "  return (uint64_t)atomicMin((unsigned long long *)p, (unsigned long long)v); }\n"
-    "__device__ inline uint64_t atomicMax(uint64_t *p, uint64_t v) {\n"
-    "  return (uint64_t)atomicMax((unsigned long long *)p, (unsigned long long)v); }\n"
+static const char pre_atomic_u64[] =
+    "// 64-bit atomics on uint64_t (unsigned long on Linux) through unsigned long long.\n"
+    "#define VP_ATOMIC_U64(F) __device__ inline uint64_t F(uint64_t *p, uint64_t v) { \\\n"
+    "    return (uint64_t)F((unsigned long long *)p, (unsigned long long)v); }\n"
+    "VP_ATOMIC_U64(atomicAdd) VP_ATOMIC_U64(atomicAnd) VP_ATOMIC_U64(atomicOr) VP_ATOMIC_U64(atomicXor)\n"
+    "VP_ATOMIC_U64(atomicExch) VP_ATOMIC_U64(atomicMin) VP_ATOMIC_U64(atomicMax)\n"
     "__device__ inline uint64_t atomicCAS(uint64_t *p, uint64_t c, uint64_t v) {\n"
-    "  return (uint64_t)atomicCAS((unsigned long long *)p, (unsigned long long)c, (unsigned long long)v); }\n"
+    "  return (uint64_t)atomicCAS((unsigned long long *)p, (unsigned long long)c, (unsigned long long)v); }\n";
+
+static const char pre_atomic_i64[] =
+    "// 64-bit atomics on int64_t through unsigned long long (two's complement);\n"
+    "// signed min/max as compare-and-swap loops.\n"
+    "#define VP_ATOMIC_I64(F) __device__ inline int64_t F(int64_t *p, int64_t v) { \\\n"
+    "    return (int64_t)F((unsigned long long *)p, (unsigned long long)v); }\n"
+    "VP_ATOMIC_I64(atomicAdd) VP_ATOMIC_I64(atomicAnd) VP_ATOMIC_I64(atomicOr) VP_ATOMIC_I64(atomicXor)\n"
+    "VP_ATOMIC_I64(atomicExch)\n"
     "__device__ inline int64_t atomicCAS(int64_t *p, int64_t c, int64_t v) {\n"
-    "  return (int64_t)atomicCAS((unsigned long long *)p, (unsigned long long)c, (unsigned long long)v); }\n";
+    "  return (int64_t)atomicCAS((unsigned long long *)p, (unsigned long long)c, (unsigned long long)v); }\n"
+    "__device__ inline int64_t atomicMin(int64_t *p, int64_t v) {\n"
+    "  int64_t old = *(volatile int64_t *)p, seen;\n"
+    "  while (v < old && (seen = atomicCAS(p, old, v)) != old) old = seen;\n"
+    "  return old;\n"
+    "}\n"
+    "__device__ inline int64_t atomicMax(int64_t *p, int64_t v) {\n"
+    "  int64_t old = *(volatile int64_t *)p, seen;\n"
+    "  while (v > old && (seen = atomicCAS(p, old, v)) != old) old = seen;\n"
+    "  return old;\n"
+    "}\n";
 
 static const char pre_bits[] =
     "// GLSL's bit casts.\n"
@@ -428,8 +437,11 @@ void cf_emit_prelude(cf_printer *p, vp_strbuf *out) {
     vp_strbuf_append(out, hip ? pre_subgroup_hip : pre_subgroup_cuda);
   if (pre & CF_PRE_ATOMIC) {
     vp_strbuf_append(out, pre_atomic);
-    if (p->ext & CF_EXT_ATOMIC64)
-      vp_strbuf_append(out, pre_atomic64);
+    if (p->ext & CF_EXT_ATOMIC64) {
+      if (!hip) /* HIP has the unsigned long forms */
+        vp_strbuf_append(out, pre_atomic_u64);
+      vp_strbuf_append(out, pre_atomic_i64);
+    }
   }
   if (pre & CF_PRE_BARRIER)
     vp_strbuf_append(out, "__device__ inline void barrier() { __syncthreads(); }\n");

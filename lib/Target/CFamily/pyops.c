@@ -169,6 +169,47 @@ static void shl_body(cf_printer *p, vp_strbuf *b, int slot) {
                      dev, T, T, T, T, bits, T);
 }
 
+/* The helpers are written with T(0)-style constants; for the common types
+ * they read better as literals (0, 0u, 0.0, 0.0lf / 0.0f in CUDA). */
+static void literals(cf_printer *p, vp_strbuf *b, size_t from, int slot) {
+  const char *T = slot_type[slot];
+  size_t tl = strlen(T);
+  bool gpu = p->dialect != CF_GLSL;
+  const char *suffix = slot == 6 ? "u" : slot == 9 ? (gpu ? "f" : "") : slot == 10 ? (gpu ? "" : "lf") : NULL;
+  if (!suffix && slot != 2)
+    return;
+  vp_strbuf out = {0};
+  const char *s = b->data + from, *end = b->data + b->len;
+  while (s < end) {
+    if ((size_t)(end - s) > tl + 2 && strncmp(s, T, tl) == 0 && s[tl] == '(' &&
+        (s == b->data || !(s[-1] == '_' || (s[-1] >= 'a' && s[-1] <= 'z') || (s[-1] >= '0' && s[-1] <= '9')))) {
+      const char *q = s + tl + 1, *c = q;
+      if (*c == '-')
+        c++;
+      while (c < end && ((*c >= '0' && *c <= '9') || *c == '.'))
+        c++;
+      if (c < end && *c == ')' && c > q) {
+        bool is_float = slot >= 8;
+        bool has_dot = memchr(q, '.', (size_t)(c - q)) != NULL;
+        if (*q == '-')
+          vp_strbuf_putc(&out, '(');
+        vp_strbuf_appendn(&out, q, (size_t)(c - q));
+        if (is_float && !has_dot)
+          vp_strbuf_append(&out, ".0");
+        vp_strbuf_append(&out, suffix ? suffix : "");
+        if (*q == '-')
+          vp_strbuf_putc(&out, ')');
+        s = c + 1;
+        continue;
+      }
+    }
+    vp_strbuf_putc(&out, *s++);
+  }
+  b->len = from;
+  vp_strbuf_appendn(b, out.data ? out.data : "", out.len);
+  vp_strbuf_free(&out);
+}
+
 static void vector_overload(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot, unsigned n) {
   const char *name = names[k];
   const char *dev = p->dialect != CF_GLSL ? "__device__ inline " : "";
@@ -196,10 +237,12 @@ void cf_emit_pyops(cf_printer *p, vp_strbuf *out) {
     for (int slot = 0; slot < 11; slot++) {
       if (!(p->pyops[k] & (1u << slot)))
         continue;
+      size_t from = out->len;
       if (k == CF_PY_SHL)
         shl_body(p, out, slot);
       else
         body(p, out, k, slot);
+      literals(p, out, from, slot);
       for (unsigned n = 2; n <= 4; n++)
         if (p->pyops_vec[k][slot] & (1u << n))
           vector_overload(p, out, k, slot, n);

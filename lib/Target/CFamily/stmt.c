@@ -10,8 +10,9 @@
  * side effects (atomics, calls), volatile loads and `insert` are always
  * statements. Constants, push constants, buffer lengths and invocation ids
  * are printed where used, however often (they are names, not work); so are
- * components/swizzles of them. Every other value gets a name: its Python
- * name hint if it has one, otherwise tN.
+ * components/swizzles of them. A value with a Python name hint is a Python
+ * variable assigned once: it is never inlined and keeps its name. Every
+ * other value that is not inlined is named tN.
  *
  * Locals keep their Python names. A local is declared at its first store
  * when that store comes, in the innermost region holding every access,
@@ -67,8 +68,17 @@ static bool trivial(const vir_op *op) {
   case VIR_OP_BUFFER_LEN: return true;
   case VIR_OP_EXTRACT:
   case VIR_OP_SWIZZLE: {
-    const vir_op *d = op->opnd[0]->def;
-    return d && (trivial(d) || is_id_op(d->code));
+    /* v.x, v.xyz of something that prints as a name */
+    const vir_value *o = op->opnd[0];
+    const vir_op *d = o->def;
+    return !d || (o->name && *o->name) || trivial(d) || is_id_op(d->code);
+  }
+  case VIR_OP_CONSTRUCT: {
+    /* vec3(s): a splat of a name */
+    if (op->nopnd != 1 || op->val.type->kind != VIR_TY_VEC)
+      return false;
+    const vir_value *o = op->opnd[0];
+    return !o->def || (o->name && *o->name) || trivial(o->def);
   }
   default: return is_id_op(op->code);
   }
@@ -81,16 +91,29 @@ static bool has_effect(const vir_op *op) {
          vir_op_info_of(op->code)->nregion > 0;
 }
 
-static bool never_inline(const vir_op *op) {
+/* A call of a function that writes no memory (it may read buffers). */
+static bool pure_call(const cf_printer *p, const vir_op *op) {
+  if (op->code != VIR_OP_CALL)
+    return false;
+  int i = cf_sym_index((cf_printer *)p, op->attr.sym);
+  return i >= 0 && p->func_pure && p->func_pure[i];
+}
+
+static bool never_inline(const cf_printer *p, const vir_op *op) {
   uint32_t fl = vir_op_info_of(op->code)->flags;
+  if (pure_call(p, op))
+    return false;
   return op->code == VIR_OP_INSERT || op->code == VIR_OP_CALL || is_atomic(op->code) ||
          (fl & VIR_F_WRITEMEM) || (op->flags & VIR_OPF_VOLATILE) ||
          vir_op_info_of(op->code)->nregion > 0;
 }
 
-/* Does op (or anything inside it) write what `x` reads? */
-static bool clobbers(const vir_op *x, const vir_op *op) {
+/* Does op (or anything inside it) write what `x` reads? A pure call reads
+ * like a buffer load and writes nothing. */
+static bool clobbers(const cf_printer *p, const vir_op *x, const vir_op *op) {
   uint32_t xf = vir_op_info_of(x->code)->flags;
+  if (pure_call(p, op))
+    return false;
   bool conv = xf & VIR_F_CONV;
   uint32_t nr = vir_op_info_of(op->code)->nregion;
   if (conv && (nr || (vir_op_info_of(op->code)->flags & (VIR_F_CONTROL | VIR_F_CONV))))
@@ -105,9 +128,53 @@ static bool clobbers(const vir_op *x, const vir_op *op) {
   }
   for (uint32_t i = 0; i < nr; i++)
     for (const vir_op *in = op->regions[i].first; in; in = in->next)
-      if (clobbers(x, in))
+      if (clobbers(p, x, in))
         return true;
   return false;
+}
+
+static uint32_t count_uses_in(const vir_op *op, const vir_value *v) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < op->nopnd; i++)
+    n += op->opnd[i] == v;
+  return n;
+}
+
+/* The statement that prints op when op is inlined (its user chain in r). */
+static const vir_op *anchor_of(const cf_func *fn, const vir_region *r, const vir_op *u) {
+  while (vir_result((vir_op *)u) && fn->inl[u->val.id] && fn->user[u->val.id] &&
+         fn->user[u->val.id]->parent == r)
+    u = fn->user[u->val.id];
+  return u;
+}
+
+/* A local.load used several times may be printed at each use when every
+ * use is in its region and no store to the local comes before the last
+ * statement that prints one of them. */
+static bool reload_local(const cf_printer *p, const cf_func *fn, const vir_region *r, const vir_op *op) {
+  uint32_t found = 0, nanchors = 0;
+  const vir_op *anchors[64];
+  for (const vir_op *b = op->next; b; b = b->next) {
+    uint32_t k = count_uses_in(b, &op->val);
+    if (!k)
+      continue;
+    if (b->code == VIR_OP_FOR || nanchors == 64)
+      return false;
+    found += k;
+    anchors[nanchors++] = anchor_of(fn, r, b);
+  }
+  if (found != fn->nuses[op->val.id])
+    return false;
+  /* walk forward until every anchor is reached; nothing on the way may
+   * store to the local */
+  uint32_t reached = 0;
+  for (const vir_op *b = op->next; b && reached < nanchors; b = b->next) {
+    for (uint32_t i = 0; i < nanchors; i++)
+      reached += anchors[i] == b;
+    if (reached < nanchors && clobbers(p, op, b))
+      return false;
+  }
+  return reached == nanchors;
 }
 
 /* Decides inlining for the ops of one region, last to first, so that a
@@ -120,16 +187,21 @@ static void decide_region(cf_printer *p, cf_func *fn, const vir_region *r) {
     const vir_value *v = vir_result((vir_op *)op);
     if (!v || v->id >= fn->nvals)
       continue;
+    /* a value with a Python name is a variable the user wrote: it keeps
+     * its name (`uint i = gl_GlobalInvocationID.x;`) */
+    bool python_name = v->name && *v->name && fn->nuses[v->id] > 0;
     if (trivial(op)) {
-      /* a Python name used more than once stays a name (`uint i = ...`),
-       * except for what already reads as a name (constants, pc.x) */
-      bool named = v->name && *v->name && fn->nuses[v->id] > 1 && op->code != VIR_OP_CONST &&
-                   op->code != VIR_OP_GCONST && op->code != VIR_OP_PUSH_LOAD;
-      if (!named)
+      if (!python_name)
         fn->inl[v->id] = 1;
       continue;
     }
-    if (fn->nuses[v->id] != 1 || never_inline(op))
+    if (!python_name && op->code == VIR_OP_LOCAL_LOAD && fn->nuses[v->id] > 1) {
+      /* reading a local again is as cheap as naming the value: `k * k` */
+      if (reload_local(p, fn, r, op))
+        fn->inl[v->id] = 1;
+      continue;
+    }
+    if (python_name || fn->nuses[v->id] != 1 || never_inline(p, op))
       continue;
     const vir_op *u = fn->user[v->id];
     if (!u || u->parent != op->parent)
@@ -138,13 +210,10 @@ static void decide_region(cf_printer *p, cf_func *fn, const vir_region *r) {
     if (u->code == VIR_OP_FOR && u->opnd[0] != v)
       continue;
     /* the statement that will print it */
-    const vir_op *anchor = u;
-    while (vir_result((vir_op *)anchor) && fn->inl[anchor->val.id] && fn->user[anchor->val.id] &&
-           fn->user[anchor->val.id]->parent == r)
-      anchor = fn->user[anchor->val.id];
+    const vir_op *anchor = anchor_of(fn, r, u);
     bool ok = true;
     for (const vir_op *b = op->next; b && b != anchor && ok; b = b->next)
-      if (clobbers(op, b))
+      if (clobbers(p, op, b))
         ok = false;
     if (ok)
       fn->inl[v->id] = 1;
@@ -319,7 +388,9 @@ static const char *base_name(const char *path) {
 
 static void source_comment(cf_printer *p, const vir_op *op) {
   cf_func *fn = p->fn;
-  if (!op->loc.line || !op->loc.file)
+  /* positions in a .vir file (ops written without loc(...)) are not the
+   * Python source's */
+  if (!op->loc.line || !op->loc.file || op->loc.file == p->m->text_file)
     return;
   if (op->loc.line == fn->last_line && fn->last_file && strcmp(fn->last_file, op->loc.file) == 0)
     return;
@@ -359,42 +430,33 @@ static bool is_const_int(const vir_value *v, int64_t *out) {
   return true;
 }
 
+/* A for loop with a constant step: `i++`, `i--`, `i += 3`, `i -= 2`. */
 static void print_for(cf_printer *p, const vir_op *op) {
   vp_strbuf *b = &p->body;
   const vir_region *body = &op->regions[0];
   const vir_value *iv = body->nargs ? body->args[0] : NULL;
   const char *name = iv ? value_name(p, iv) : "i";
-  int64_t step;
-  bool known = is_const_int(op->opnd[2], &step);
-  if (op->opnd[2]->type->kind == VIR_TY_UINT && known && step < 0)
-    known = false; /* a huge unsigned step: keep it general */
+  int64_t step = 1;
+  bool known = is_const_int(op->opnd[2], &step); /* print_op checked */
   vp_strbuf_append(b, "for (");
   cf_decl(p, b, iv ? iv->type : op->opnd[0]->type, name, false);
   vp_strbuf_append(b, " = ");
   cf_expr(p, b, op->opnd[0], CF_PREC_LOWEST);
   vp_strbuf_printf(b, "; %s ", name);
-  if (known) {
-    vp_strbuf_append(b, step > 0 ? "< " : "> ");
-    cf_expr(p, b, op->opnd[1], CF_PREC_REL + 1);
-  } else {
-    vp_strbuf_append(b, "< ");
-    cf_expr(p, b, op->opnd[1], CF_PREC_REL + 1);
-    vp_strbuf_append(b, " /* step > 0 */");
-  }
+  vp_strbuf_append(b, step > 0 ? "< " : "> ");
+  cf_expr(p, b, op->opnd[1], CF_PREC_REL + 1);
   vp_strbuf_append(b, "; ");
   if (known && step == 1)
     vp_strbuf_printf(b, "%s++", name);
   else if (known && step == -1)
     vp_strbuf_printf(b, "%s--", name);
+  else if (known && step < 0 && step != INT64_MIN)
+    vp_strbuf_printf(b, "%s -= %lld", name, (long long)-step);
   else {
     vp_strbuf_printf(b, "%s += ", name);
     cf_expr(p, b, op->opnd[2], CF_PREC_LOWEST);
   }
   vp_strbuf_putc(b, ')');
-  if (!known) {
-    /* the step's sign decides the comparison: print both loops */
-    /* (rare: a step that is not a constant) */
-  }
   block(p, body);
 }
 
