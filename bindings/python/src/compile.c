@@ -23,15 +23,23 @@
 #ifdef VULPY_HAVE_FRONTEND
 #include "vulpy/frontend.h"
 #endif
-#if defined(VULPY_HAVE_TARGET) || defined(VULPY_HAVE_SPIRV) || defined(VULPY_HAVE_CROSS)
+#if defined(VULPY_HAVE_TARGET) || defined(VULPY_HAVE_SPIRV) || defined(VULPY_HAVE_CROSS) || \
+    defined(VULPY_HAVE_CFAMILY)
 #include "vulpy/target.h"
 #endif
 
-#if defined(VULPY_HAVE_TARGET) || defined(VULPY_HAVE_SPIRV)
-/* vtg_options_init lives in the back-end registry (targets.c); a build with
- * only the SPIR-V library fills the same defaults here. */
+#if !defined(VULPY_HAVE_TARGET) && defined(VULPY_HAVE_CFAMILY)
+/* vtg_options_init lives in the back-end registry (lib/Target/targets.c);
+ * until a build has it, the C-family printer needs it from somewhere. */
+void vtg_options_init(vtg_options *o) {
+  memset(o, 0, sizeof *o);
+  o->features = ~0u;
+}
+#endif
+
+#if defined(VULPY_HAVE_TARGET) || defined(VULPY_HAVE_SPIRV) || defined(VULPY_HAVE_CFAMILY)
 static void options_init(vtg_options *o) {
-#ifdef VULPY_HAVE_TARGET
+#if defined(VULPY_HAVE_TARGET) || defined(VULPY_HAVE_CFAMILY)
   vtg_options_init(o);
 #else
   memset(o, 0, sizeof *o);
@@ -56,6 +64,116 @@ typedef struct emit_request {
   PyObject *targets;
 } emit_request;
 
+/* One module on its way to several targets: the GLSL and the SPIR-V are
+ * made once and shared (SPIR-V is the GLSL through glslang; the manifest
+ * may be the SPIR-V's reflection). */
+typedef struct emit_state {
+  vir_module *m;
+#if defined(VULPY_HAVE_CFAMILY)
+  vtg_options o;
+#endif
+  vp_strbuf glsl;
+  bool have_glsl;
+  uint32_t *spirv;
+  size_t nspirv;
+  vp_diags *d;
+} emit_state;
+
+#if defined(VULPY_HAVE_CFAMILY)
+static bool need_glsl(emit_state *es) {
+  if (!es->have_glsl)
+    es->have_glsl = vtg_emit_glsl(es->m, &es->o, &es->glsl, es->d);
+  return es->have_glsl;
+}
+#endif
+
+#if defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV)
+static bool need_spirv(emit_state *es) {
+  if (!es->spirv && need_glsl(es) &&
+      !vtg_glsl_to_spirv(es->glsl.data, es->glsl.len, "<kernel>", &es->o, &es->spirv,
+                         &es->nspirv, es->d))
+    es->spirv = NULL;
+  return es->spirv != NULL;
+}
+#endif
+
+static PyObject *text_value(const vp_strbuf *b) {
+  return PyUnicode_DecodeUTF8(b->data ? b->data : "", (Py_ssize_t)b->len, "replace");
+}
+
+/* The manifest of the kernel. Until lib/Target has the manifest of a VIR
+ * kernel, the SPIR-V's reflection stands in, with the dispatch guard named
+ * when the push block has the frontend's `_vp_count`. */
+static PyObject *emit_manifest(emit_state *es) {
+  vpm_manifest *man = NULL;
+#if defined(VULPY_HAVE_MANIFEST_VIR)
+  man = vtg_manifest_from_vir(es->m, &es->o, es->d);
+#elif defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV) && defined(VULPY_HAVE_CROSS)
+  if (need_spirv(es))
+    man = vtg_reflect_spirv(es->spirv, es->nspirv, es->d);
+  if (man && !man->dispatch_guard && vpm_find_push(man, "_vp_count") >= 0)
+    man->dispatch_guard = strdup("_vp_count");
+#else
+  return not_built("manifest back end (lib/Target)");
+#endif
+  if (!man)
+    return NULL;
+  char *yaml = vpm_emit(man);
+  vpm_free(man);
+  PyObject *v = yaml ? PyUnicode_FromString(yaml) : PyErr_NoMemory();
+  free(yaml);
+  return v;
+}
+
+/* One target's output (str, or bytes for binary targets), or NULL with
+ * diagnostics in es->d or a Python error set. */
+static PyObject *emit_one(emit_state *es, const char *name) {
+  if (strcmp(name, "vir") == 0) {
+    vp_strbuf text = {0};
+    vir_print(es->m, 0, &text);
+    PyObject *v = text_value(&text);
+    vp_strbuf_free(&text);
+    return v;
+  }
+  if (strcmp(name, "manifest") == 0)
+    return emit_manifest(es);
+#if defined(VULPY_HAVE_CFAMILY)
+  if (strcmp(name, "glsl") == 0)
+    return need_glsl(es) ? text_value(&es->glsl) : NULL;
+#if defined(VULPY_HAVE_SPIRV)
+  if (strcmp(name, "spirv") == 0)
+    return need_spirv(es) ? PyBytes_FromStringAndSize((const char *)es->spirv,
+                                                      (Py_ssize_t)(es->nspirv * 4))
+                          : NULL;
+#endif
+  bool (*emit)(const vir_module *, const vtg_options *, vp_strbuf *, vp_diags *) = NULL;
+  bool binary = false;
+  if (strcmp(name, "cuda") == 0)
+    emit = vtg_emit_cuda;
+  else if (strcmp(name, "hip") == 0)
+    emit = vtg_emit_hip;
+#if defined(VULPY_HAVE_TARGET)
+  else {
+    const vtg_target *t = vtg_target_lookup(name);
+    if (t) {
+      emit = t->emit;
+      binary = t->binary;
+    }
+  }
+#endif
+  if (!emit)
+    return PyErr_Format(PyExc_ValueError, "unknown target '%s'", name);
+  vp_strbuf text = {0};
+  PyObject *v = NULL;
+  if (emit(es->m, &es->o, &text, es->d))
+    v = binary ? PyBytes_FromStringAndSize(text.data, (Py_ssize_t)text.len) : text_value(&text);
+  vp_strbuf_free(&text);
+  return v;
+#else
+  return not_built("back ends (lib/Target)");
+#endif
+}
+
 /* Runs the passes and emits every requested target of `m` into a dict.
  * On error raises CompileError (formatted against `source`). */
 static PyObject *emit_targets(vpy_state *st, vir_module *m, const emit_request *rq,
@@ -67,105 +185,45 @@ static PyObject *emit_targets(vpy_state *st, vir_module *m, const emit_request *
     if (vir_run_pipeline(m, rq->passes, &po, &d) == VIR_PASS_FAILURE)
       return vpy_raise(st, &d, st->CompileError, NULL, source);
   }
-#ifdef VULPY_HAVE_TARGET
-  vtg_options o;
-  options_init(&o);
-  o.kernel = rq->kernel;
-  o.fast_math = rq->fast_math;
-  o.optimize = rq->optimize;
-  memcpy(o.local_size, rq->local_size, sizeof o.local_size);
-  o.features = (uint32_t)rq->features;
-  o.vulkan = rq->vulkan;
+  emit_state es = {.m = m, .d = &d};
+#if defined(VULPY_HAVE_CFAMILY)
+  options_init(&es.o);
+  es.o.kernel = rq->kernel;
+  es.o.fast_math = rq->fast_math;
+  es.o.optimize = rq->optimize;
+  memcpy(es.o.local_size, rq->local_size, sizeof es.o.local_size);
+  es.o.features = (uint32_t)rq->features;
+  es.o.vulkan = rq->vulkan;
 #endif
-
   PyObject *out = PyDict_New();
   PyObject *seq = out ? PySequence_Fast(rq->targets, "targets must be a sequence of str") : NULL;
-  if (!seq) {
-    Py_XDECREF(out);
-    return NULL;
-  }
-  vp_strbuf glsl = {0};
-  bool have_glsl = false, ok = true;
-  (void)have_glsl;
-  Py_ssize_t n = PySequence_Size(seq);
+  bool ok = seq != NULL;
+  Py_ssize_t n = ok ? PySequence_Size(seq) : 0;
   for (Py_ssize_t i = 0; ok && i < n; i++) {
     PyObject *item = PySequence_GetItem(seq, i);
     const char *name = item && PyUnicode_Check(item) ? PyUnicode_AsUTF8AndSize(item, NULL) : NULL;
-    Py_XDECREF(item);
     if (!name) {
       if (!PyErr_Occurred())
         PyErr_SetString(PyExc_TypeError, "targets must be str");
       ok = false;
-      break;
-    }
-    vp_strbuf text = {0};
-    PyObject *value = NULL;
-    if (strcmp(name, "vir") == 0) {
-      vir_print(m, 0, &text);
-      value = PyUnicode_DecodeUTF8(text.data ? text.data : "", (Py_ssize_t)text.len, "replace");
-    }
-#ifndef VULPY_HAVE_TARGET
-    else {
-      not_built("back ends (lib/Target)");
-      ok = false;
-    }
-#else
-    else if (strcmp(name, "manifest") == 0) {
-      vpm_manifest *man = vtg_manifest_from_vir(m, &o, &d);
-      char *yaml = man ? vpm_emit(man) : NULL;
-      vpm_free(man);
-      if (yaml)
-        value = PyUnicode_FromString(yaml);
-      free(yaml);
-      ok = man != NULL;
-    } else if (strcmp(name, "spirv") == 0) {
-      /* from the GLSL, printed once for both */
-      if (!have_glsl)
-        have_glsl = ok = vtg_emit_glsl(m, &o, &glsl, &d);
-      uint32_t *words = NULL;
-      size_t nwords = 0;
-      if (ok && vtg_glsl_to_spirv(glsl.data, glsl.len, source ? "<kernel>" : "<vir>", &o, &words,
-                                  &nwords, &d))
-        value = PyBytes_FromStringAndSize((const char *)words, (Py_ssize_t)(nwords * 4));
-      else
-        ok = false;
-      free(words);
-    } else if (strcmp(name, "glsl") == 0) {
-      if (!have_glsl)
-        have_glsl = ok = vtg_emit_glsl(m, &o, &glsl, &d);
-      if (ok)
-        value = PyUnicode_DecodeUTF8(glsl.data ? glsl.data : "", (Py_ssize_t)glsl.len, "replace");
     } else {
-      const vtg_target *t = vtg_target_lookup(name);
-      if (!t) {
-        PyErr_Format(PyExc_ValueError, "unknown target '%s'", name);
-        ok = false;
-      } else if ((ok = t->emit(m, &o, &text, &d))) {
-        value = t->binary ? PyBytes_FromStringAndSize(text.data, (Py_ssize_t)text.len)
-                          : PyUnicode_DecodeUTF8(text.data ? text.data : "",
-                                                 (Py_ssize_t)text.len, "replace");
-      }
+      ok = vpy_dict_set(out, name, emit_one(&es, name));
     }
-#endif
-    vp_strbuf_free(&text);
-    if (ok && !value)
-      ok = false;
-    if (ok)
-      ok = vpy_dict_set(out, name, value);
+    Py_XDECREF(item);
   }
-  vp_strbuf_free(&glsl);
-  Py_DECREF(seq);
+  Py_XDECREF(seq);
+  vp_strbuf_free(&es.glsl);
+  free(es.spirv);
   if (!ok) {
-    Py_DECREF(out);
-    if (d.nerrors)
+    Py_XDECREF(out);
+    if (d.nerrors && !PyErr_Occurred())
       return vpy_raise(st, &d, st->CompileError, NULL, source);
     vp_diags_free(&d);
     if (!PyErr_Occurred())
       PyErr_NoMemory();
     return NULL;
   }
-  /* warnings, for the caller to show */
-  if (d.count) {
+  if (d.count) { /* warnings, for the caller to show */
     char *text = vp_diags_format(&d, source);
     vpy_dict_set(out, "warnings", PyUnicode_FromString(text ? text : ""));
     free(text);
@@ -373,27 +431,53 @@ static PyObject *manifest_parse(PyObject *self, PyObject *arg) {
   return out;
 }
 
-/* have() -> dict: which compiler parts this build contains. */
+/* have() -> dict: which compiler parts this build contains; "kernels" is
+ * true when Python kernels compile all the way to SPIR-V and a manifest. */
 static PyObject *have(PyObject *self, PyObject *noargs) {
-  bool frontend = false, ir = false, target = false, spirv = false, cross = false;
+  PyObject *d = PyDict_New();
+  static const struct {
+    const char *name;
+    bool on;
+  } parts[] = {
+#define PART(NAME, FLAG) {NAME, FLAG}
 #ifdef VULPY_HAVE_FRONTEND
-  frontend = true;
+      PART("frontend", true),
 #endif
 #ifdef VULPY_HAVE_IR
-  ir = true;
+      PART("ir", true),
 #endif
 #ifdef VULPY_HAVE_TARGET
-  target = true;
+      PART("target", true),
+#endif
+#ifdef VULPY_HAVE_CFAMILY
+      PART("cfamily", true),
 #endif
 #ifdef VULPY_HAVE_SPIRV
-  spirv = true;
+      PART("spirv", true),
 #endif
 #ifdef VULPY_HAVE_CROSS
-  cross = true;
+      PART("cross", true),
 #endif
-  return Py_BuildValue("{sOsOsOsOsO}", "frontend", frontend ? Py_True : Py_False, "ir",
-                       ir ? Py_True : Py_False, "target", target ? Py_True : Py_False, "spirv",
-                       spirv ? Py_True : Py_False, "cross", cross ? Py_True : Py_False);
+#ifdef VULPY_HAVE_MANIFEST_VIR
+      PART("manifest_vir", true),
+#endif
+#if defined(VULPY_HAVE_FRONTEND) && defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV) && \
+    (defined(VULPY_HAVE_MANIFEST_VIR) || defined(VULPY_HAVE_CROSS))
+      PART("kernels", true),
+#endif
+      PART(NULL, false),
+#undef PART
+  };
+  static const char *all[] = {"frontend", "ir",    "target",       "cfamily",
+                              "spirv",    "cross", "manifest_vir", "kernels"};
+  for (size_t i = 0; d && i < sizeof all / sizeof all[0]; i++) {
+    bool on = false;
+    for (size_t j = 0; parts[j].name; j++)
+      on = on || strcmp(parts[j].name, all[i]) == 0;
+    if (!vpy_dict_set(d, all[i], PyBool_FromLong(on)))
+      Py_CLEAR(d);
+  }
+  return d;
 }
 
 PyMethodDef vpy_compile_methods[] = {

@@ -70,6 +70,7 @@ class Context:
         self.info = self._native.info()
         self._features = frozenset(self.info["features"])
         self._kernels = {}  # compile key -> native Kernel on this device
+        self._ufast = {}  # ufunc call signature -> a ready dispatch (_ufunc's fast path)
         self._pool = {}  # memory kind -> list of free scratch Buffers
         self._pool_bytes = 0
         self._pool_lock = threading.Lock()

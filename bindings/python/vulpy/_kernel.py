@@ -78,9 +78,14 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
     grid, by_groups = _grid(label, dispatch, groups)
     data = prog.packer.pack(push)
     binds, back, scratch = [], [], []
-    for a, b in zip(args, bdefs):
-        if isinstance(a, _array.ndarray):
-            _check_elem(label, b["name"], b["type"], a.dtype, a.nbytes, b["elem_size"])
+    want = prog.__dict__.get("_want")
+    if want is None:  # per buffer: the storage dtype an array must have
+        want = prog._want = [vir_scalar(b["type"]) if vir_lanes(b["type"]) == 1 else None
+                             for b in bdefs]
+    for a, b, w in zip(args, bdefs, want):
+        if type(a) is _array.ndarray:
+            if a._sdtype is not w and a._sdtype != w:
+                _check_elem(label, b["name"], b["type"], a.dtype, a.nbytes, b["elem_size"])
             binds.append(a._buf)
         elif isinstance(a, np.ndarray):
             if a.dtype.fields is None:

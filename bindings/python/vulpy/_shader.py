@@ -32,9 +32,10 @@ def _field_dtype(vtype):
     return np.dtype((scalar, (lanes,))) if lanes > 1 else scalar
 
 
-def describe_struct(s):
-    """A struct's std430 layout, one field a line."""
-    lines = [f"struct {s['name']} (std430, {s['size']} bytes):"]
+def describe_struct(s, stride=None):
+    """A struct's std430 layout, one field a line (`stride`: its array stride)."""
+    align = max(s.get("align") or 1, 1)
+    lines = [f"struct {s['name']} (std430, {stride or -(-s['size'] // align) * align} bytes):"]
     for f in s["fields"]:
         lines.append(f"    {f['name']}: {python_name(f['type'])} at offset {f['offset']} "
                      f"({f['size']} bytes)")
@@ -62,8 +63,11 @@ def struct_dtype(s, structs):
         names.append(f["name"])
         formats.append(fdt)
         offsets.append(f["offset"])
+    # std430: a struct's array stride (and size as a member) is its size
+    # rounded up to its alignment
+    align = max(s.get("align") or 1, 1)
     return np.dtype({"names": names, "formats": formats, "offsets": offsets,
-                     "itemsize": s["size"]})
+                     "itemsize": -(-s["size"] // align) * align})
 
 
 def _layout_matches(dt, want):
@@ -133,7 +137,12 @@ class Shader(_Inspect):
         if t.startswith("@"):
             structs = self._prog.manifest["structs"]
             s = next(x for x in structs if x["name"] == t[1:])
-            return struct_dtype(s, structs)
+            dt = struct_dtype(s, structs)
+            if b["elem_size"] and b["elem_size"] != dt.itemsize:  # the array stride rules
+                dt = np.dtype({"names": dt.names, "formats": [dt.fields[n][0] for n in dt.names],
+                               "offsets": [dt.fields[n][1] for n in dt.names],
+                               "itemsize": b["elem_size"]})
+            return dt
         return _field_dtype(t)
 
     def _check(self, name, arr):
@@ -144,7 +153,7 @@ class Shader(_Inspect):
                 structs = self._prog.manifest["structs"]
                 s = next(x for x in structs if x["name"] == b["type"][1:])
                 raise TypeError(f"{self._prog.label}: buffer '{name}' holds "
-                                f"{describe_struct(s)}\nbut the array has "
+                                f"{describe_struct(s, want.itemsize)}\nbut the array has "
                                 f"{describe_dtype(arr.dtype) if arr.dtype.names else arr.dtype}"
                                 f"\n(shader.dtype({name!r}) is the matching dtype)")
         else:
