@@ -407,6 +407,10 @@ void vfe_stmt_annassign(vfe_ctx *c, const vfe_node *s) {
     return;
   }
   const char *id = vfe_get_str(target, "id");
+  if (!id) {
+    vfe_err(c, target, "malformed AST: a name without its id");
+    return;
+  }
   vir_type *t = vfe_type_of_annotation(c, vfe_get(s, "annotation"));
   if (!t) {
     if (id && !vfe_map_get(&c->fn->vars, id))

@@ -77,6 +77,11 @@ struct vfe_node {
 vfe_node *vfe_json_read(vp_arena *arena, const char *text, size_t len, const char *json_name,
                         vp_diags *diags);
 
+/* vfe_translate_json on a document already read (the benchmark times the
+ * translation apart from libyaml with it). */
+vir_module *vfe_translate_tree(const vfe_node *doc, const char *json_name, const vfe_options *opts,
+                               vp_diags *diags);
+
 /* An object's field, or NULL when absent (JSON null counts as absent). */
 vfe_node *vfe_get(const vfe_node *obj, const char *key);
 /* A string field's text, or NULL. */
@@ -316,6 +321,7 @@ struct vfe_ctx {
   vfe_array *assert_buf; /* _vp_assert, when debug asserts are on */
   uint32_t nbindings;
   uint32_t depth;        /* expression nesting (a guard against deep trees) */
+  uint32_t helper_depth; /* helpers being translated, one inside another */
   vp_ptrvec arrays;      /* every vfe_array, for the access qualifiers */
   jmp_buf oom;
 };

@@ -29,14 +29,14 @@ void *vfe_alloc(vfe_ctx *c, size_t size) {
 }
 
 const char *vfe_strdup(vfe_ctx *c, const char *s) {
-  char *p = vp_arena_strdup(&c->arena, s);
+  char *p = vp_arena_strdup(&c->arena, s ? s : "?"); /* NULL: a malformed node */
   if (!p)
     longjmp(c->oom, 1);
   return p;
 }
 
 const char *vfe_mstrdup(vfe_ctx *c, const char *s) {
-  char *p = vp_arena_strdup(&c->m->arena, s);
+  char *p = vp_arena_strdup(&c->m->arena, s ? s : "?");
   if (!p)
     longjmp(c->oom, 1);
   return p;
@@ -184,8 +184,43 @@ static const vfe_node *check_header(vfe_ctx *c, const vfe_node *doc, const char 
   return mod;
 }
 
-vir_module *vfe_translate_json(const char *json, size_t len, const char *json_name,
-                               const vfe_options *opts, char **source_out, vp_diags *diags) {
+/* Translates a read document (c->doc); owns nothing but c->m. */
+static vir_module *translate(vfe_ctx *c, const char *json_name, char **source_out) {
+  vp_diags *diags = c->diags;
+  uint32_t errors_before = diags->nerrors;
+  c->module = check_header(c, c->doc, json_name);
+  if (!c->module)
+    return NULL;
+  const char *filename = vfe_get_str(c->doc, "filename");
+  const char *source = vfe_get_str(c->doc, "source");
+  if (source_out && source)
+    *source_out = strdup(source);
+  c->m = vir_module_create(filename ? filename : json_name);
+  if (!c->m)
+    longjmp(c->oom, 1);
+  c->file = vir_intern_file(c->m, filename ? filename : json_name);
+  vfe_scan_module(c);
+  const char *kname = NULL;
+  const vfe_node *kdef = vfe_find_kernel(c, &kname);
+  if (kdef)
+    vfe_translate_kernel(c, kdef, kname);
+  if (diags->nerrors != errors_before)
+    return NULL;
+  vfe_buffer_access(c);
+  vp_diags vd = {0};
+  bool ok = vir_verify(c->m, &vd);
+  if (!ok) {
+    /* A frontend bug, not the user's: say so, with the verifier's words. */
+    vp_error(diags, vfe_file_loc(c->file), "internal error: the frontend built invalid VIR");
+    vp_diags_move(diags, &vd);
+  }
+  vp_diags_free(&vd);
+  return ok ? c->m : NULL;
+}
+
+/* The context of one translation; `doc` is read into its arena when NULL. */
+static vir_module *run(const char *json, size_t len, const vfe_node *doc, const char *json_name,
+                       const vfe_options *opts, char **source_out, vp_diags *diags) {
   vfe_options defaults;
   if (!opts) {
     vfe_options_init(&defaults);
@@ -201,50 +236,27 @@ vir_module *vfe_translate_json(const char *json, size_t len, const char *json_na
   c->diags = diags;
   c->opts = opts;
   c->count_field = UINT32_MAX;
-  uint32_t errors_before = diags->nerrors;
+  vir_module *m = NULL;
   if (setjmp(c->oom)) {
     vp_error(diags, vfe_file_loc(json_name), "out of memory");
-    goto fail;
+  } else {
+    c->doc = doc ? doc : vfe_json_read(&c->arena, json, len, json_name, diags);
+    if (c->doc)
+      m = translate(c, json_name, source_out);
   }
-  c->doc = vfe_json_read(&c->arena, json, len, json_name, diags);
-  if (!c->doc)
-    goto fail;
-  c->module = check_header(c, c->doc, json_name);
-  if (!c->module)
-    goto fail;
-  const char *filename = vfe_get_str(c->doc, "filename");
-  const char *source = vfe_get_str(c->doc, "source");
-  if (source_out && source)
-    *source_out = strdup(source);
-  c->m = vir_module_create(filename ? filename : json_name);
-  if (!c->m)
-    longjmp(c->oom, 1);
-  c->file = vir_intern_file(c->m, filename ? filename : json_name);
-  vfe_scan_module(c);
-  const char *kname = NULL;
-  const vfe_node *kdef = vfe_find_kernel(c, &kname);
-  if (kdef)
-    vfe_translate_kernel(c, kdef, kname);
-  if (diags->nerrors != errors_before)
-    goto fail;
-  vfe_buffer_access(c);
-  vp_diags vd = {0};
-  if (!vir_verify(c->m, &vd)) {
-    /* A frontend bug, not the user's: say so, with the verifier's words. */
-    vp_error(diags, vfe_file_loc(c->file), "internal error: the frontend built invalid VIR");
-    vp_diags_move(diags, &vd);
-    vp_diags_free(&vd);
-    goto fail;
-  }
-  vp_diags_free(&vd);
-  vir_module *m = c->m;
-  vp_arena_free(&c->arena);
-  free(c);
-  return m;
-fail:
-  if (c->m)
+  if (!m && c->m)
     vir_module_destroy(c->m);
   vp_arena_free(&c->arena);
   free(c);
-  return NULL;
+  return m;
+}
+
+vir_module *vfe_translate_json(const char *json, size_t len, const char *json_name,
+                               const vfe_options *opts, char **source_out, vp_diags *diags) {
+  return run(json, len, NULL, json_name, opts, source_out, diags);
+}
+
+vir_module *vfe_translate_tree(const vfe_node *doc, const char *json_name, const vfe_options *opts,
+                               vp_diags *diags) {
+  return run(NULL, 0, doc, json_name, opts, NULL, diags);
 }

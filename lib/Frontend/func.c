@@ -140,6 +140,9 @@ vfe_val vfe_call_helper(vfe_ctx *c, const vfe_node *call, vfe_helper *h) {
   }
   if (np > 64)
     return vfe_err(c, def, "helper '%s' has more than 64 parameters", h->name);
+  for (uint32_t i = 0; i < np; i++)
+    if (!vfe_get_str(params[i], "arg"))
+      return vfe_err(c, def, "malformed AST: a parameter of '%s' has no name", h->name);
   uint32_t nd_decos;
   vfe_node **decos = vfe_get_list(def, "decorator_list", &nd_decos);
   for (uint32_t i = 0; i < nd_decos; i++) {
@@ -221,6 +224,11 @@ vfe_val vfe_call_helper(vfe_ctx *c, const vfe_node *call, vfe_helper *h) {
   vfe_inst *in = h->insts;
   while (in && !same_key(in, key, np))
     in = in->next;
+  if (!in && c->helper_depth >= 64) {
+    /* each level is a translation on the C stack: keep it bounded */
+    vfe_err(c, call, "helpers call each other more than 64 levels deep");
+    return (vfe_val){0};
+  }
   if (!in) {
     in = vfe_alloc(c, sizeof *in);
     in->nparams = np;
@@ -229,7 +237,9 @@ vfe_val vfe_call_helper(vfe_ctx *c, const vfe_node *call, vfe_helper *h) {
     in->next = h->insts;
     h->insts = in;
     h->active = true;
+    c->helper_depth++;
     translate_inst(c, call, h, in, params);
+    c->helper_depth--;
     h->active = false;
   }
   if (!in->func || !in->done)

@@ -452,6 +452,11 @@ vir_struct *vfe_declare_class(vfe_ctx *c, vfe_global *g, const char *name) {
       ok = false;
     }
     const char *fname = vfe_get_str(target, "id");
+    if (!fname) {
+      vfe_err(c, s, "malformed AST: a field without a name");
+      ok = false;
+      continue;
+    }
     vir_type *t = vfe_type_of_annotation(c, vfe_get(s, "annotation"));
     if (!t) {
       ok = false;
