@@ -277,6 +277,7 @@ static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, vrt_ticket *tic
   }
   vrt_ticket t = 0;
   if (ok && (ok = vrt__submit(ctx, &l->cb, 1, NULL, 0, &t, d))) {
+    ctx->stats.dispatches++;
     l->value = t;
     l->used = ++k->clock;
     for (uint32_t i = 0; i < a->nbuffers; i++)
@@ -347,6 +348,7 @@ bool vrt_dispatch_timed(vrt_kernel *k, const vrt_args *a, vrt_grid g, double *gp
     ok = false;
   }
   if (ok) {
+    ctx->stats.dispatches++;
     for (uint32_t i = 0; i < a->nbuffers; i++)
       atomic_store(&a->buffers[i]->last_use, t);
     ok = vrt_wait(ctx, t, UINT64_MAX, d);

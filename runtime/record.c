@@ -286,6 +286,7 @@ bool vrt_record_submit(vrt_recording *r, vrt_ticket *ticket, vp_diags *d) {
   vrt_ticket t = 0;
   bool ok = vrt__submit(ctx, &r->cb, 1, NULL, 0, &t, d);
   if (ok) {
+    ctx->stats.dispatches += r->ndispatches;
     r->value = t;
     for (uint32_t i = 0; i < r->nbufs; i++)
       atomic_store(&r->bufs[i]->last_use, t);

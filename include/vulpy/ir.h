@@ -78,6 +78,8 @@ typedef enum vir_attr_kind {
   VIR_ATTR_ATOMIC,  /* attr.sym, attr.path, attr.scope, attr.sem */
   VIR_ATTR_SCOPE,   /* attr.scope, attr.sem, attr.storage */
   VIR_ATTR_CALL,    /* attr.sym: the callee */
+  VIR_ATTR_VIEW,    /* attr.sym (memory ops), attr.arr: offset, strides, shape */
+  VIR_ATTR_AXES,    /* attr.arr: axes (reductions, scans, take, transpose) */
 } vir_attr_kind;
 
 typedef enum vir_op_flags {
@@ -114,6 +116,10 @@ extern const vir_op_info vir_op_infos[VIR_OP_COUNT];
 static inline const vir_op_info *vir_op_info_of(vir_opcode c) { return &vir_op_infos[c]; }
 /* Looks an op up by its textual name; returns VIR_OP_COUNT when unknown. */
 vir_opcode vir_opcode_lookup(const char *name, size_t len);
+/* Elementwise ops: the scalar ops that also apply to tensors, element by
+ * element (pure, no regions, a shape-preserving result rule, and cast /
+ * bitcast; not the vector-only ones like cross or dot). docs/fusion.md. */
+bool vir_op_is_elementwise(vir_opcode c);
 
 /* ============================================================== types */
 
@@ -127,7 +133,11 @@ typedef enum vir_type_kind {
   VIR_TY_MAT,   /* n columns of elem (a float vector of `rows` components) */
   VIR_TY_ARRAY, /* len elements of elem (shared memory, struct members) */
   VIR_TY_STRUCT,
+  VIR_TY_TENSOR, /* array level: a shaped array of scalars, `tensor<4x8xf32>` (docs/fusion.md) */
 } vir_type_kind;
+
+/* Most dimensions of a tensor. */
+#define VIR_MAX_RANK 8
 
 /* Types are interned per module: two types are equal iff their pointers are. */
 struct vir_type {
@@ -139,6 +149,7 @@ struct vir_type {
   uint32_t len;   /* ARRAY */
   vir_struct *st; /* STRUCT */
   const char *str; /* the text form, as vir_type_print writes it */
+  const uint32_t *dims; /* TENSOR: n (the rank) dimensions, row-major; elem is the scalar */
 };
 
 vir_type *vir_ty_void(vir_module *m);
@@ -150,6 +161,14 @@ vir_type *vir_ty_vec(vir_module *m, vir_type *scalar, unsigned n);
 vir_type *vir_ty_mat(vir_module *m, vir_type *scalar, unsigned cols, unsigned rows);
 vir_type *vir_ty_array(vir_module *m, vir_type *elem, uint32_t len);
 vir_type *vir_ty_struct(vir_module *m, vir_struct *st);
+/* A tensor of `rank` (0..VIR_MAX_RANK) dims of a scalar; NULL when the
+ * element is not a scalar or the element count does not fit 32 bits. */
+vir_type *vir_ty_tensor(vir_module *m, vir_type *scalar, unsigned rank, const uint32_t *dims);
+static inline bool vir_ty_is_tensor(const vir_type *t) { return t && t->kind == VIR_TY_TENSOR; }
+/* Elements of a tensor (1 for rank 0), or 1 for any other type. */
+uint64_t vir_ty_numel(const vir_type *t);
+/* The element type of a tensor, the type itself otherwise. */
+static inline vir_type *vir_ty_elem_of(vir_type *t) { return vir_ty_is_tensor(t) ? t->elem : t; }
 
 static inline bool vir_ty_is_scalar(const vir_type *t) {
   return t->kind == VIR_TY_BOOL || t->kind == VIR_TY_INT || t->kind == VIR_TY_UINT ||
@@ -234,6 +253,8 @@ struct vir_sym {
   uint32_t set, binding;
   vir_access access;
   uint32_t buf_flags;
+  /* BUFFER: element count when the size is fixed (`f32[1024]`), else 0 */
+  uint64_t count;
   /* CONST */
   vir_literal lit;
   /* FUNC */
@@ -285,6 +306,22 @@ enum { VIR_STORAGE_BUFFER = 1u << 0, VIR_STORAGE_SHARED = 1u << 1 };
 
 #define VIR_MAX_PATH 4
 
+/* The array level's attribute (attr.arr, from the module arena).
+ * VIEW: a strided view: element (i_0..i_r) of the value is element
+ *   offset + sum(i_k * strides[k]) of the buffer (array.load / array.store /
+ *   array.scatter) or of the operand in row-major order (array.slice);
+ *   nstrides == 0 means row-major contiguous. array.scatter also names the
+ *   target's shape in dims (ndims of them).
+ * AXES: the axes an op works on, ascending for reductions, a permutation
+ *   for array.transpose, one axis for scans and array.take. */
+typedef struct vir_array_attr {
+  int64_t offset;
+  uint8_t nstrides, ndims, naxes;
+  int64_t strides[VIR_MAX_RANK];
+  uint32_t dims[VIR_MAX_RANK];
+  uint8_t axes[VIR_MAX_RANK];
+} vir_array_attr;
+
 typedef struct vir_attr {
   vir_literal lit;          /* CONST */
   vir_sym *sym;             /* SYM, ATOMIC, CALL */
@@ -295,6 +332,7 @@ typedef struct vir_attr {
   vir_scope scope;          /* ATOMIC, SCOPE */
   vir_semantics sem;        /* ATOMIC, SCOPE */
   uint8_t storage;          /* SCOPE */
+  vir_array_attr *arr;      /* VIEW, AXES (NULL: offset 0, contiguous, no axes) */
 } vir_attr;
 
 /* Per-op flags. */
@@ -347,6 +385,11 @@ void vir_replace_all_uses(vir_func *f, vir_value *from, vir_value *to);
 struct vir_func {
   vir_sym *sym;            /* name; kind VIR_SYM_FUNC */
   bool is_kernel;
+  /* An array function (`array @f { ... }`, docs/fusion.md): no parameters,
+   * no result; its body works on tensors read from and written to the
+   * module's buffers with array.load / array.store, and lower-arrays turns it
+   * into kernels and a list of launches. */
+  bool is_array;
   uint32_t local_size[3];  /* kernels */
   vir_type *ret;           /* void for kernels */
   vir_region body;         /* args: the parameters (helpers only) */
@@ -360,6 +403,10 @@ struct vir_func {
 vir_func *vir_add_func(vir_module *m, const char *name, bool is_kernel, vir_type *ret,
                        uint32_t nparams, vir_type *const *param_types,
                        const char *const *param_names, vp_loc loc);
+/* An array function (see vir_func.is_array). */
+vir_func *vir_add_array_func(vir_module *m, const char *name, vp_loc loc);
+/* An arena copy of `a` (or a zeroed one when NULL) for attr.arr. */
+vir_array_attr *vir_array_attr_new(vir_module *m, const vir_array_attr *a);
 vir_sym *vir_func_add_local(vir_module *m, vir_func *f, const char *name, vir_type *t, vp_loc loc);
 vir_sym *vir_func_find_local(const vir_func *f, const char *name);
 /* Takes a local out of f->locals (its ops must be gone already). */
@@ -437,6 +484,29 @@ vir_type *vir_type_member(const vir_type *t, uint32_t i);
 /* The type a symbol's access path starts from: a buffer's element type, a
  * shared array's element type, the push block's struct, a local's type. */
 const vir_type *vir_sym_path_base(const vir_sym *s);
+
+/* ======================================================== array level */
+
+/* The shape rules of the array ops (docs/fusion.md), shared by the
+ * verifier, the parser and the passes. */
+/* The result type of an elementwise op with tensor operands (the scalar
+ * rule on the element types, in their common shape); NULL if none fits. */
+vir_type *vir_elementwise_type(vir_module *m, vir_opcode code, uint32_t nopnd, vir_value *const *opnd);
+/* The common shape of the tensor operands (NULL when there is none); sets
+ * *mismatch when two tensor operands differ in shape. */
+const vir_type *vir_elementwise_shape(uint32_t nopnd, vir_value *const *opnd, bool *mismatch);
+bool vir_is_reduction(vir_opcode c); /* array.sum .. array.all */
+bool vir_is_scan(vir_opcode c);      /* array.cumsum, array.cumprod */
+/* `r` is `in` reduced over a->axes (dropped, or kept as 1: keepdims). */
+bool vir_reduced_shape_ok(const vir_type *in, const vir_array_attr *a, const vir_type *r);
+/* NumPy broadcasting of `from` (a tensor or a scalar) to the tensor `to`. */
+bool vir_broadcast_ok(const vir_type *from, const vir_type *to);
+/* Row-major strides (in elements) of a tensor type. */
+void vir_row_major(const vir_type *t, int64_t *strides);
+/* The lowest and highest element index a view of shape `t` reaches. */
+void vir_view_extent(const vir_type *t, const vir_array_attr *a, int64_t *lo, int64_t *hi);
+/* A view that is the contiguous row-major layout from element 0. */
+bool vir_view_is_identity(const vir_type *t, const vir_array_attr *a);
 
 /* ============================================================= walker */
 

@@ -22,6 +22,9 @@ typedef enum vir_pass_result {
 
 typedef struct vir_pass_options {
   bool fast_math; /* allow float reassociation and built-in math */
+  /* VP_FEAT bits the target device lacks; lower-arrays works around them
+   * (no subgroup ops, 8-bit buffers as packed words). 0: it has them all. */
+  uint32_t missing_features;
 } vir_pass_options;
 
 typedef vir_pass_result (*vir_pass_fn)(vir_module *m, const vir_pass_options *opts,

@@ -169,6 +169,7 @@ bool vrt_context_wait_idle(vrt_context *ctx, vp_diags *d);
 
 typedef struct vrt_context_stats {
   uint64_t submits;          /* vkQueueSubmit calls */
+  uint64_t dispatches;       /* compute dispatches submitted (a recording counts each of its own) */
   uint64_t reused_launches;  /* dispatches that resubmitted a recorded command buffer */
   uint64_t blocks, block_bytes; /* VkDeviceMemory blocks held by the allocator */
   uint64_t used_bytes;       /* bytes handed out of them */

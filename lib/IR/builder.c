@@ -173,6 +173,11 @@ vir_type *vir_infer_type(vir_module *m, vir_opcode code, uint32_t nopnd, vir_val
     if (!opnd[i] || !opnd[i]->type)
       return NULL;
   vir_type *t0 = nopnd ? opnd[0]->type : NULL;
+  if (vir_op_is_elementwise(code)) {
+    bool mismatch;
+    if (vir_elementwise_shape(nopnd, opnd, &mismatch))
+      return vir_elementwise_type(m, code, nopnd, opnd);
+  }
   switch ((vir_result_rule)info->result) {
   case VIR_RES_VOID: return vir_ty_void(m);
   case VIR_RES_SAME:

@@ -27,7 +27,8 @@ static uint32_t value_features(const vir_type *t, int depth) {
   case VIR_TY_FLOAT: return t->bits == 64 ? VP_FEAT(FLOAT64) : t->bits == 16 ? VP_FEAT(FLOAT16) : 0;
   case VIR_TY_VEC:
   case VIR_TY_MAT:
-  case VIR_TY_ARRAY: return value_features(t->elem, depth + 1);
+  case VIR_TY_ARRAY:
+  case VIR_TY_TENSOR: return value_features(t->elem, depth + 1);
   case VIR_TY_STRUCT: {
     uint32_t f = 0;
     for (uint32_t i = 0; i < t->st->nfields; i++)

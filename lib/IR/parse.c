@@ -253,10 +253,10 @@ static bool parse_fields(parser *p, vir_struct *st) {
   return true;
 }
 
-/* decl := struct | push | buffer | shared | const | func | kernel
+/* decl := struct | push | buffer | shared | const | func | kernel | array
  *   struct := 'struct' SYM fields loc?
  *   push   := 'push' SYM fields loc?
- *   buffer := 'buffer' SYM ':' type '[' ']' 'binding' '(' INT ',' INT ')'
+ *   buffer := 'buffer' SYM ':' type '[' INT? ']' 'binding' '(' INT ',' INT ')'
  *             ('readwrite' | 'readonly' | 'writeonly') ('coherent' | 'volatile')* loc?
  *   shared := 'shared' SYM ':' type loc?
  *   const  := 'const' SYM ':' type '=' literal loc? */
@@ -264,11 +264,13 @@ static bool parse_decl(parser *p) {
   vir_token kw = p->tok;
   if (pr_is_kw(&kw, "func") || pr_is_kw(&kw, "kernel"))
     return parse_func(p, pr_is_kw(&kw, "kernel"));
+  if (pr_is_kw(&kw, "array"))
+    return pr_array_func(p);
   bool is_struct = pr_is_kw(&kw, "struct"), is_push = pr_is_kw(&kw, "push");
   bool is_buffer = pr_is_kw(&kw, "buffer"), is_shared = pr_is_kw(&kw, "shared");
   bool is_const = pr_is_kw(&kw, "const");
   if (!is_struct && !is_push && !is_buffer && !is_shared && !is_const) {
-    pr_expected(p, "a declaration (struct, push, buffer, shared, const, func, kernel)");
+    pr_expected(p, "a declaration (struct, push, buffer, shared, const, func, kernel, array)");
     return false;
   }
   pr_next(p);
@@ -315,8 +317,11 @@ static bool parse_decl(parser *p) {
     vir_add_const(p->m, name, t, v, loc);
     return true;
   }
-  uint32_t set, binding;
-  if (!pr_expect(p, TK_LBRACKET) || !pr_expect(p, TK_RBRACKET) || !pr_expect_kw(p, "binding") ||
+  uint32_t set, binding, count = 0;
+  /* a fixed size, `f32[1024]` (array functions' buffers), or none */
+  if (!pr_expect(p, TK_LBRACKET) || (p->tok.kind == TK_INT && !pr_u32(p, &count)))
+    return false;
+  if (!pr_expect(p, TK_RBRACKET) || !pr_expect_kw(p, "binding") ||
       !pr_expect(p, TK_LPAREN) || !pr_u32(p, &set) || !pr_expect(p, TK_COMMA) ||
       !pr_u32(p, &binding) || !pr_expect(p, TK_RPAREN))
     return false;
@@ -343,8 +348,10 @@ static bool parse_decl(parser *p) {
   if (!pr_loc(p, &loc))
     return false;
   vir_sym *s = vir_add_buffer(p->m, name, t, set, binding, access, loc);
-  if (s)
+  if (s) {
     s->buf_flags = flags;
+    s->count = count;
+  }
   return true;
 }
 

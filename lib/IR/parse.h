@@ -81,4 +81,15 @@ void pr_reset_values(parser *p);
 /* region := '{' (op | local)* '}' */
 bool pr_region(parser *p, vir_region *r);
 
+/* ------------------------------------------- the array level (parse_array.c) */
+
+/* tensor<...> after the 'tensor' keyword `kw` (the current token is '<') */
+vir_type *pr_tensor_rest(parser *p, const vir_token *kw);
+/* ints := '(' (INT (',' INT)*)? ')' into i64, or u8 (axes) when given */
+bool pr_ints(parser *p, const char *what, int64_t *i64, uint8_t *u8, uint8_t *n);
+/* view := ('shape' ints)? ('offset' '(' INT ')')? ('strides' ints)? */
+bool pr_view(parser *p, vir_array_attr *v);
+/* array := 'array' SYM loc? region */
+bool pr_array_func(parser *p);
+
 #endif

@@ -335,6 +335,37 @@ static bool parse_op_body(parser *p, vir_opcode code, uint32_t line, opnds *o, v
       return false;
     }
     return true;
+  case VIR_ATTR_VIEW: {
+    /* load := access view ; store := access view ',' value ;
+     * scatter := access view ',' value ',' value ; slice := value view */
+    if (!(a->arr = vir_array_attr_new(p->m, NULL)))
+      return false;
+    if (code == VIR_OP_ARRAY_SLICE) {
+      opnds_push(o, parse_value(p));
+    } else {
+      if (p->tok.kind != TK_SYM) {
+        pr_expected(p, "a buffer");
+        return false;
+      }
+      vir_token t = p->tok;
+      char *name = t.quoted ? pr_tok_name(p, &t) : NULL;
+      a->sym = vp_map_get(&p->m->symtab, name ? name : t.s, name ? strlen(name) : t.len);
+      if (!a->sym) {
+        pr_error(p, &t, "unknown symbol @%.*s", (int)t.len, t.s);
+        return false;
+      }
+      pr_next(p);
+    }
+    if (!pr_view(p, a->arr))
+      return false;
+    return code == VIR_OP_ARRAY_LOAD || code == VIR_OP_ARRAY_SLICE || parse_values(p, o, line, true);
+  }
+  case VIR_ATTR_AXES:
+    /* values 'axes' ints */
+    if (!parse_values(p, o, line, false) || !(a->arr = vir_array_attr_new(p->m, NULL)) ||
+        !pr_expect_kw(p, "axes"))
+      return false;
+    return pr_ints(p, "axes", NULL, a->arr->axes, &a->arr->naxes);
   case VIR_ATTR_CALL:
     if (p->tok.kind != TK_SYM) {
       pr_expected(p, "the callee");

@@ -101,6 +101,8 @@ static vir_type *parse_type_inner(parser *p) {
     }
     return vir_ty_mat(m, e, cols, rows);
   }
+  if (pr_is_kw(&t, "tensor"))
+    return pr_tensor_rest(p, &t);
   if (pr_is_kw(&t, "array")) {
     uint32_t len;
     if (!pr_expect(p, TK_LT))

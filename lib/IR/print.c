@@ -94,6 +94,21 @@ static void print_op(printer *p, const vir_op *op, int depth) {
                                                       : " all");
     put_operands(p, op, 0, true);
     break;
+  case VIR_ATTR_VIEW:
+    putc_(p, ' ');
+    if (op->code == VIR_OP_ARRAY_SLICE) {
+      prt_value(p, op->nopnd ? op->opnd[0] : NULL);
+      k = 1;
+    } else {
+      prt_sym(p, op->attr.sym);
+    }
+    prt_view(p, op->attr.arr);
+    put_operands(p, op, k, true);
+    break;
+  case VIR_ATTR_AXES:
+    put_operands(p, op, 0, false);
+    prt_axes(p, op->attr.arr);
+    break;
   case VIR_ATTR_CALL:
     putc_(p, ' ');
     prt_sym(p, op->attr.sym);
@@ -157,9 +172,11 @@ static void print_func(printer *p, const vir_func *f) {
   else
     p->nnames = 0;
 
-  puts_(p, f->is_kernel ? "kernel " : "func ");
+  puts_(p, f->is_array ? "array " : f->is_kernel ? "kernel " : "func ");
   prt_sym(p, f->sym);
-  if (f->is_kernel) {
+  if (f->is_array) {
+    /* no parameters, no result: its arrays are the module's buffers */
+  } else if (f->is_kernel) {
     PUTS(p, " local_size(");
     for (int i = 0; i < 3; i++) {
       if (i)
@@ -209,7 +226,10 @@ static void print_decl(printer *p, const vir_sym *s) {
     prt_sym(p, s);
     PUTS(p, " : ");
     put_type(p, s->type);
-    PUTS(p, "[] binding(");
+    putc_(p, '[');
+    if (s->count)
+      prt_u64(p, s->count);
+    PUTS(p, "] binding(");
     prt_u64(p, s->set);
     PUTS(p, ", ");
     prt_u64(p, s->binding);

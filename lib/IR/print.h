@@ -80,6 +80,10 @@ void prt_path(printer *p, const vir_type *t, uint32_t npath, const uint8_t *path
 /* @sym[%index].path of a memory op; *next_opnd moves past the index */
 void prt_access(printer *p, const vir_op *op, uint32_t *next_opnd);
 
+/* the array level's attributes: " shape(..) offset(K) strides(..)", " axes(..)" */
+void prt_view(printer *p, const vir_array_attr *a);
+void prt_axes(printer *p, const vir_array_attr *a);
+
 extern const char vir_comp_names[];
 
 #endif

@@ -309,3 +309,38 @@ void prt_access(printer *p, const vir_op *op, uint32_t *next_opnd) {
   }
   prt_path(p, vir_sym_path_base(op->attr.sym), op->attr.npath, op->attr.path);
 }
+
+/* ------------------------------------------------------------ array level */
+
+static void put_list(printer *p, const char *kw, uint32_t n, const int64_t *i64, const uint32_t *u32,
+                     const uint8_t *u8) {
+  puts_(p, kw);
+  putc_(p, '(');
+  for (uint32_t i = 0; i < n; i++) {
+    if (i)
+      PUTS(p, ", ");
+    if (i64)
+      prt_i64(p, i64[i]);
+    else
+      prt_u64(p, u32 ? u32[i] : u8[i]);
+  }
+  putc_(p, ')');
+}
+
+void prt_view(printer *p, const vir_array_attr *a) {
+  if (!a)
+    return;
+  if (a->ndims)
+    put_list(p, " shape", a->ndims, NULL, a->dims, NULL);
+  if (a->offset) {
+    PUTS(p, " offset(");
+    prt_i64(p, a->offset);
+    putc_(p, ')');
+  }
+  if (a->nstrides)
+    put_list(p, " strides", a->nstrides, a->strides, NULL, NULL);
+}
+
+void prt_axes(printer *p, const vir_array_attr *a) {
+  put_list(p, " axes", a ? a->naxes : 0, NULL, NULL, a ? a->axes : NULL);
+}

@@ -128,6 +128,46 @@ vir_type *vir_ty_array(vir_module *m, vir_type *elem, uint32_t len) {
   return t;
 }
 
+vir_type *vir_ty_tensor(vir_module *m, vir_type *elem, unsigned rank, const uint32_t *dims) {
+  if (!elem || !vir_ty_is_scalar(elem) || rank > VIR_MAX_RANK)
+    return NULL;
+  uint64_t n = 1;
+  for (unsigned i = 0; i < rank; i++)
+    n *= dims[i];
+  if (n > UINT32_MAX)
+    return NULL;
+  for (uint32_t i = 0; i < m->types.len; i++) {
+    vir_type *t = m->types.data[i];
+    if (t->kind == VIR_TY_TENSOR && t->elem == elem && t->n == rank &&
+        (rank == 0 || memcmp(t->dims, dims, rank * sizeof *dims) == 0))
+      return t;
+  }
+  uint32_t *d = rank ? vp_arena_alloc(&m->arena, rank * sizeof *d) : NULL;
+  if (rank && !d)
+    return NULL;
+  if (rank)
+    memcpy(d, dims, rank * sizeof *d);
+  vp_strbuf b = {0};
+  vp_strbuf_append(&b, "tensor<");
+  for (unsigned i = 0; i < rank; i++)
+    vp_strbuf_printf(&b, "%ux", dims[i]);
+  vp_strbuf_printf(&b, "%s>", elem->str);
+  const char *str = b.data ? vp_arena_strdup(&m->arena, b.data) : NULL;
+  vp_strbuf_free(&b);
+  vir_type *t = new_type(m, (vir_type){.kind = VIR_TY_TENSOR, .elem = elem, .n = (uint8_t)rank}, str);
+  if (t)
+    t->dims = d;
+  return t;
+}
+
+uint64_t vir_ty_numel(const vir_type *t) {
+  uint64_t n = 1;
+  if (t && t->kind == VIR_TY_TENSOR)
+    for (unsigned i = 0; i < t->n; i++)
+      n *= t->dims[i];
+  return n;
+}
+
 /* "@Name", or @"..." with escapes when the name is not an identifier. */
 static const char *struct_type_text(vir_module *m, const char *name) {
   bool bare = *name != 0;
@@ -214,6 +254,7 @@ uint32_t vir_type_align(const vir_type *t) {
   case VIR_TY_MAT: return vir_type_align(t->elem); /* a column */
   case VIR_TY_ARRAY: return vir_type_align(t->elem);
   case VIR_TY_STRUCT: return t->st->align ? t->st->align : 1;
+  case VIR_TY_TENSOR: return vir_type_align(t->elem); /* not in memory; for completeness */
   }
   return 1;
 }
@@ -234,6 +275,7 @@ uint32_t vir_type_size(const vir_type *t) {
   case VIR_TY_MAT: return stride_of(t->elem) * t->n;
   case VIR_TY_ARRAY: return stride_of(t->elem) * t->len;
   case VIR_TY_STRUCT: return t->st->size;
+  case VIR_TY_TENSOR: return (uint32_t)(vir_type_size(t->elem) * vir_ty_numel(t));
   }
   return 0;
 }

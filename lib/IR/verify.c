@@ -78,7 +78,7 @@ static void check_syms(vctx *c) {
       vp_map_put(&c->tmp, &names, s->name, n, (void *)s);
     switch (s->kind) {
     case VIR_SYM_BUFFER:
-      if (!sized_type(s->type))
+      if (!sized_type(s->type) || s->type->kind == VIR_TY_TENSOR)
         vir_verror(c, s->loc, "buffer @%s needs an element type", s->name);
       {
         /* keyed by the bytes of (set, binding); the key lives in the symbol */
@@ -270,8 +270,10 @@ static void verify_op(vctx *c, const vir_op *op, const vir_region *r) {
   if (op->val.id >= c->nvis)
     vir_verror(c, op->loc, "'%s' has value id %u, past the function's %u", info->name, op->val.id,
                c->nvis);
-  if (operands_ok)
+  if (operands_ok) {
+    vir_verify_placement(c, op, r);
     vir_verify_op_types(c, op);
+  }
 
   switch (op->code) {
   case VIR_OP_BREAK:
@@ -365,6 +367,9 @@ static void verify_func(vctx *c, const vir_func *f) {
       if (!f->local_size[i])
         vir_verror(c, f->loc, "kernel @%s: local_size must be at least 1 in each dimension", name);
   }
+  if (f->is_array && (f->is_kernel || f->body.nargs || (f->ret && f->ret->kind != VIR_TY_VOID)))
+    vir_verror(c, f->loc, "array function @%s takes no parameters and returns nothing (its "
+               "arrays are buffers)", name);
   if (f->body.func != f)
     vir_verror(c, f->loc, "the body of @%s does not point back to it", name);
   for (uint32_t i = 0; i < f->body.nargs; i++)

@@ -22,5 +22,10 @@ typedef struct vctx {
 void vir_verror(vctx *c, vp_loc loc, const char *fmt, ...) VP_PRINTF(3, 4);
 /* The type rules of one op whose operands are all present. */
 void vir_verify_op_types(vctx *c, const vir_op *op);
+/* verify_array.c: where array-level ops may appear, and their types;
+ * vir_verify_array_types returns false for ops it does not cover. */
+void vir_verify_placement(vctx *c, const vir_op *op, const vir_region *r);
+bool vir_verify_array_types(vctx *c, const vir_op *op);
+void vir_verify_array_op(vctx *c, const vir_op *op);
 
 #endif

@@ -244,7 +244,9 @@ static void canon_region(canon *c, vir_region *r) {
       op = next;
       continue;
     }
-    if ((info->flags & VIR_F_PURE) && vir_result(op)) {
+    /* Tensor ops are the array level's (docs/fusion.md): their folds would
+     * build scalar constants of tensor type, so they are left alone. */
+    if ((info->flags & VIR_F_PURE) && vir_result(op) && !vir_ty_is_tensor(op->val.type)) {
       vir_value *v = fold_constants(c, op);
       if (!v)
         v = identity(c, op);

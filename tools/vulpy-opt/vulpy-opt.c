@@ -28,6 +28,8 @@ static void usage(FILE *f) {
           "  --no-locs             leave loc(...) out of the output\n"
           "  --split-input-file    treat each '// -----' section as its own module\n"
           "  --features            print the device features the module needs, not the module\n"
+          "  --device-lacks=a,b    device features the passes must do without (lower-arrays:\n"
+          "                        subgroup_arithmetic, subgroup_vote, storage8, int8, ...)\n"
           "  -o OUT                write to OUT instead of standard output\n"
           "  -h, --help            this text\n"
           "\n"
@@ -41,6 +43,7 @@ static void usage(FILE *f) {
 typedef struct options {
   vp_strbuf pipeline;
   bool verify_each, print_after_all, no_locs, split, features;
+  uint32_t lacks; /* VP_FEAT bits (--device-lacks) */
 } options;
 
 static void show_diags(vp_diags *d, const char *source) {
@@ -66,6 +69,7 @@ static bool process(const char *text, size_t len, const char *name, const char *
   bool ok = m && vir_verify(m, &diags);
   if (ok && o->pipeline.len) {
     vir_pipeline_options po = {.verify_each = o->verify_each, .ctx = (void *)o};
+    po.pass.missing_features = o->lacks;
     if (o->print_after_all)
       po.after_pass = dump_after;
     ok = vir_run_pipeline(m, o->pipeline.data, &po, &diags) != VIR_PASS_FAILURE &&
@@ -115,6 +119,24 @@ int main(int argc, char **argv) {
       o.split = true;
     } else if (strcmp(a, "--features") == 0) {
       o.features = true;
+    } else if (strncmp(a, "--device-lacks=", 15) == 0) {
+      for (const char *s = a + 15; *s;) {
+        const char *e = strchr(s, ',');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        char name[64];
+        int bit = -1;
+        if (n < sizeof name) {
+          memcpy(name, s, n);
+          name[n] = 0;
+          bit = vp_feature_lookup(name);
+        }
+        if (bit < 0) {
+          fprintf(stderr, "vulpy-opt: error: unknown device feature '%.*s'\n", (int)n, s);
+          return 2;
+        }
+        o.lacks |= 1u << bit;
+        s = e ? e + 1 : s + n;
+      }
     } else if (strncmp(a, "--", 2) == 0 && a[2] && vir_pass_lookup(a + 2)) {
       if (o.pipeline.len)
         vp_strbuf_putc(&o.pipeline, ',');

@@ -116,7 +116,8 @@ static PyObject *context_wait_idle(PyObject *obj, PyObject *noargs) {
 static PyObject *context_stats(PyObject *obj, PyObject *noargs) {
   vrt_context_stats s;
   vrt_context_stats_get(((vpy_context *)obj)->ctx, &s);
-  return Py_BuildValue("{sKsKsKsKsKsK}", "submits", (unsigned long long)s.submits,
+  return Py_BuildValue("{sKsKsKsKsKsKsK}", "submits", (unsigned long long)s.submits,
+                       "dispatches", (unsigned long long)s.dispatches,
                        "reused_launches", (unsigned long long)s.reused_launches, "blocks",
                        (unsigned long long)s.blocks, "block_bytes",
                        (unsigned long long)s.block_bytes, "used_bytes",

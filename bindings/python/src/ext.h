@@ -106,6 +106,9 @@ PyObject *vpy_manifest_dict(const vpm_manifest *m);
 /* compile.c */
 extern PyMethodDef vpy_compile_methods[];
 
+/* jit.c: array-level VIR through fuse and lower-arrays to kernels */
+extern PyMethodDef vpy_jit_methods[];
+
 /* control.c */
 extern PyType_Spec vpy_control_spec;
 

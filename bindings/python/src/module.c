@@ -302,7 +302,8 @@ static int module_exec(PyObject *m) {
       !(st->Recording = (PyTypeObject *)add_type(m, &vpy_recording_spec)) ||
       !(st->Control = (PyTypeObject *)add_type(m, &vpy_control_spec)))
     return -1;
-  if (PyModule_AddFunctions(m, vpy_compile_methods) < 0)
+  if (PyModule_AddFunctions(m, vpy_compile_methods) < 0 ||
+      PyModule_AddFunctions(m, vpy_jit_methods) < 0)
     return -1;
   static const char *kinds[] = {"device", "host", "cached", "rebar"};
   PyObject *tuple = PyTuple_New(VRT_MEMORY_KIND_COUNT);

@@ -35,6 +35,11 @@ from ._kernel import kernel  # noqa: F401
 from ._shader import Shader, compile  # noqa: F401
 from ._control import ControlBuffer  # noqa: F401
 from . import _ufunc
+from ._jit import JitFunction, TracingError, jit  # noqa: F401  (fusion mode)
+from . import _reduce, _indexing  # noqa: F401  (reductions, indexing, views on ndarray)
+from ._reduce import (all, any, argmax, argmin, cumprod, cumsum, mean, prod,  # noqa: F401,A004
+                      sum)
+from ._indexing import transpose  # noqa: F401
 
 # ufuncs: vp.sin, vp.add, vp.where, ... and their GLSL-style aliases
 for _n in _ufunc.ALL:
@@ -46,8 +51,11 @@ globals().update(_VECS)
 del _n, _f
 # Python's names that kernels use for min/max/abs/round are the builtins;
 # vp.min / vp.max are the NumPy-style two-argument forms on the host.
-min = _ufunc.minimum  # noqa: A001
-max = _ufunc.maximum  # noqa: A001
+# vp.min(a) / vp.max(a) reduce like NumPy's; with a second array operand they
+# are the elementwise minimum / maximum (_reduce.py).
+min = _reduce.min  # noqa: A001
+max = _reduce.max  # noqa: A001
+amin, amax = _reduce.amin, _reduce.amax
 bool = bool_  # noqa: A001,F405
 
 

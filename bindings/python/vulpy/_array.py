@@ -73,16 +73,38 @@ class ndarray:
     the *_like functions. Arithmetic operators and vp ufuncs on resident
     arrays return resident arrays; `out=` writes into an existing one."""
 
-    __slots__ = ("_buf", "_ctx", "shape", "dtype", "_sdtype", "_size", "__weakref__")
+    __slots__ = ("_buf", "_ctx", "shape", "dtype", "_sdtype", "_size", "_offset", "_estrides",
+                 "__weakref__")
     __array_priority__ = 100
 
-    def __init__(self, buf, shape, dtype, ctx):
+    def __init__(self, buf, shape, dtype, ctx, offset=0, strides=None):
         self._buf, self._ctx, self.shape, self.dtype = buf, ctx, shape, dtype
         self._sdtype = storage_dtype(dtype)
         n = 1
         for s in shape:
             n *= s
         self._size = n
+        # a strided view (basic slicing, .T): first element and strides in
+        # elements of the buffer; strides None = C-contiguous (_indexing.py)
+        self._offset = offset
+        self._estrides = strides
+
+    @property
+    def contiguous(self):
+        """True when the array is the C-contiguous start of its buffer."""
+        return self._offset == 0 and self._estrides is None
+
+    @property
+    def strides(self):
+        """Strides in bytes, as NumPy's."""
+        from ._graph import c_strides
+        st = self._estrides if self._estrides is not None else c_strides(self.shape)
+        return tuple(x * self._sdtype.itemsize for x in st)
+
+    @property
+    def base(self):
+        """None for an array that owns its buffer; views say so with True."""
+        return None if self.contiguous else True
 
     # ------------------------------------------------------------ attributes
     @property
@@ -152,6 +174,9 @@ class ndarray:
                             "zero-copy bool view; use .numpy(), or .view_words() for the words")
         if self._size == 0:
             return np.empty(self.shape, self.dtype)
+        if not self.contiguous:
+            whole = np.frombuffer(self._buf, self.dtype, self._buf.size // self.itemsize)
+            return _strided(whole, self)
         return np.frombuffer(self._buf, self.dtype, self._size).reshape(self.shape)
 
     def view_words(self):
@@ -162,6 +187,11 @@ class ndarray:
 
     def numpy(self):
         """A NumPy copy of the data (works for every memory kind)."""
+        if not self.contiguous:
+            whole = np.empty(self._buf.size // self.itemsize, self._sdtype)
+            self._buf.download(whole)
+            out = np.array(_strided(whole, self))
+            return out.astype(np.bool_) if self.dtype == _BOOL else out
         out = np.empty(self.shape, self._sdtype)
         if self._size:
             self._buf.download(out)
@@ -170,7 +200,7 @@ class ndarray:
     get = numpy  # CuPy's spelling
 
     def __array__(self, dtype=None, copy=None):
-        if copy is False and self._buf.mapped and self.dtype != _BOOL:
+        if copy is False and self._buf.mapped and self.dtype != _BOOL and self.contiguous:
             a = self.numpy_view()
         else:
             a = self.numpy()
@@ -214,10 +244,14 @@ class ndarray:
             n *= s
         if n != self._size or any(s < 0 for s in shape):
             raise ValueError(f"cannot reshape array of size {self._size} into shape {shape}")
+        if not self.contiguous:  # a strided view: NumPy copies too
+            return self.copy().reshape(shape)
         return ndarray(self._buf, shape, self.dtype, self._ctx)
 
     def ravel(self):
-        """A 1-D view of the same buffer."""
+        """A 1-D view of the same buffer (a copy for a strided view)."""
+        if not self.contiguous:
+            return self.copy().ravel()
         return ndarray(self._buf, (self._size,), self.dtype, self._ctx)
 
     def flatten(self):
@@ -227,6 +261,10 @@ class ndarray:
     # ------------------------------------------------------------- copies
     def copy(self, memory=None):
         """A new resident array with the same data (on the GPU)."""
+        if not self.contiguous:
+            from . import _arrayops
+            c = _arrayops.materialize(self)
+            return c if memory in (None, c.memory) else c.copy(memory)
         out = empty(self.shape, self.dtype, memory=memory or self.memory, context=self._ctx)
         if self._size:
             out._buf.copy_from(self._buf, 0, 0, self.nbytes)
@@ -237,12 +275,19 @@ class ndarray:
         dt = check_dtype(dtype)
         if dt == self.dtype:
             return self.copy(memory)
+        if not self.contiguous:
+            from . import _arrayops
+            return _arrayops.astype(self, dt, memory)
         from . import _ufunc
         out = empty(self.shape, dt, memory=memory or self.memory, context=self._ctx)
         return _ufunc.cast(self, out)
 
     def fill(self, value):
         """Sets every element to `value`."""
+        if not self.contiguous:
+            from . import _arrayops
+            _arrayops.fill(self, value)
+            return
         _fill(self, value)
 
     def set(self, array):
@@ -250,11 +295,23 @@ class ndarray:
         a = np.asarray(array)
         if a.shape != self.shape:
             raise ValueError(f"set: shape {a.shape} does not match the array's {self.shape}")
+        if not self.contiguous:
+            from . import _arrayops
+            _arrayops.assign(self, a)
+            return
         a = np.ascontiguousarray(a, dtype=self._sdtype)
         if self._size:
             self._buf.upload(a)
 
     __hash__ = None
+
+
+def _strided(whole, a):
+    """The view `a` of NumPy array `whole` (its buffer's elements)."""
+    from ._graph import c_strides
+    st = a._estrides if a._estrides is not None else c_strides(a.shape)
+    isz = whole.itemsize
+    return np.lib.stride_tricks.as_strided(whole[a._offset:], a.shape, [x * isz for x in st])
 
 
 def _ufunc_op(name, reflected=False):

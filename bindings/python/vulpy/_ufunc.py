@@ -249,6 +249,11 @@ def _bstrides(shape, oshape):
 
 
 # ------------------------------------------------------------- calling
+# Set by _jit.py: called first by every ufunc; returns NotImplemented for
+# the calls this module's planner runs.
+array_path = None
+
+
 class Ufunc:
     """A VulPy ufunc: call it like the NumPy ufunc of the same name.
 
@@ -297,6 +302,10 @@ class Ufunc:
     def __call__(self, *args, out=None, context=None, sync=True):
         if len(args) != self.nin:
             raise TypeError(f"vp.{self.name} takes {self.nin} input(s), got {len(args)}")
+        if array_path is not None:  # vp.jit tracing, strided views (_jit.py)
+            r = array_path(self, args, out, context, sync)
+            if r is not NotImplemented:
+                return r
         if type(args[0]) is _array.ndarray:  # resident, same shape: a lookup and a dispatch
             r = self._try_fast(args, out, context, sync)
             if r is not None:

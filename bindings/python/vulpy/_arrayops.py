@@ -1,0 +1,257 @@
+"""Eager array operations on the array path: one graph per call, compiled
+(and cached by its text) by the C compiler, run at once.
+
+The ufuncs use it when their own planner cannot (strided views as inputs
+or as out=, more than four broadcast dimensions); reductions, indexing,
+copies of views and fills of views always do. Convenience mode holds as
+for the ufuncs: NumPy arrays in, NumPy arrays out (staged in the context's
+scratch buffers); any resident operand makes the results resident.
+"""
+import numpy as np
+
+from . import _array, _context, _engine, _graph
+from ._launch import Handle
+
+_BOOL = np.dtype(np.bool_)
+_U8 = np.dtype(np.uint8)
+
+
+def storage_of(a):
+    """The element type of a resident array's buffer."""
+    return _array.storage_dtype(a.dtype)
+
+
+def extent(a):
+    """Elements of a's buffer that its view reaches (from 0): the buffer's
+    size in the VIR, so that the text, and the cache key, do not depend on
+    how big the allocation happens to be."""
+    if a._estrides is None:
+        return a._offset + a._size
+    if a._size == 0:
+        return a._offset + 1
+    return a._offset + 1 + sum((d - 1) * s for d, s in zip(a.shape, a._estrides) if s > 0)
+
+
+class Call:
+    """One eager operation: a graph, what its buffers are bound to, its
+    push constants and scratch buffers, and where results go."""
+
+    def __init__(self, name, ctx=None, context=None):
+        self.name = name
+        self.ctx = ctx
+        self.context = context
+        self.g = _graph.Graph(name.replace(".", "_"))
+        self.bind = {}
+        self.push = {}
+        self.scratch = []
+        self.resident = None  # the first resident operand
+        self.finishers = []
+
+    # ---------------------------------------------------------- operands
+    def note(self, x):
+        """Records the context of a resident operand (all must agree)."""
+        if isinstance(x, _array.ndarray):
+            if self.ctx is None:
+                self.ctx = x._ctx
+            elif x._ctx is not self.ctx:
+                raise ValueError(f"vp.{self.name}: operands live on different contexts "
+                                 f"({self.ctx.name} and {x._ctx.name})")
+            if self.resident is None:
+                self.resident = x
+
+    def context_(self):
+        if self.ctx is None:
+            self.ctx = _context.resolve(self.context)
+        return self.ctx
+
+    def array(self, a, dtype=None):
+        """A tensor value of a resident array (through its view) or of a
+        NumPy array (staged)."""
+        ctx = self.context_()
+        if isinstance(a, _array.ndarray):
+            sd = storage_of(a)
+            b = self.g.buffer(("r", id(a._buf)), sd, extent(a), a._buf, "a")
+            self.bind[b.name] = a._buf
+            v = self.g.load(b, a.dtype, a.shape, a._offset, a._estrides)
+        else:
+            h = np.asarray(a)
+            if dtype is not None and h.dtype != dtype:
+                h = h.astype(dtype)
+            _array.check_dtype(h.dtype, f"vp.{self.name}")
+            h = np.ascontiguousarray(h)
+            sd = _U8 if h.dtype == _BOOL else h.dtype
+            buf = ctx._scratch("host" if not ctx.uma else "device", max(h.nbytes, 16))
+            if h.size:
+                buf.upload(h.view(sd) if h.dtype == _BOOL else h)
+            self.scratch.append(buf)
+            b = self.g.buffer(("n", id(buf)), sd, max(h.size, 1), buf, "h")
+            self.bind[b.name] = buf
+            v = self.g.load(b, h.dtype, h.shape)
+        return v
+
+    def scalar(self, value, dtype):
+        """A push-constant scalar."""
+        v = self.g.scalar(dtype)
+        field = self.g.push[-1][0]
+        dt = np.dtype(dtype)
+        self.push[field] = bool(value) if dt == _BOOL else (
+            float(value) if dt.kind == "f" else int(np.asarray(value).astype(dt)))
+        if dt == _BOOL:
+            self.push[field] = int(self.push[field])
+        return v
+
+    def operand(self, x, dtype=None):
+        """A graph value of any operand: resident/NumPy array or scalar."""
+        if isinstance(x, _array.ndarray):
+            return self.array(x)
+        if isinstance(x, (bool, int, float)) or (isinstance(x, np.ndarray) and x.ndim == 0) or \
+                isinstance(x, np.generic):
+            dt = np.dtype(dtype) if dtype is not None else np.asarray(x).dtype
+            return self.scalar(np.asarray(x).item(), dt)
+        return self.array(x, dtype)
+
+    # ---------------------------------------------------------- results
+    def result(self, value, out=None):
+        """Where `value` goes: `out` (resident, possibly a view, or NumPy),
+        or a new array (resident when an operand was). Returns a function
+        giving the result after the run."""
+        ctx = self.context_()
+        shape = value.shape if value.shape is not None else ()
+        dt = value.dtype
+        if isinstance(out, _array.ndarray):
+            if out.shape != shape:
+                raise ValueError(f"vp.{self.name}: out= has shape {out.shape}, the result has "
+                                 f"shape {shape}")
+            if out._ctx is not ctx:
+                raise ValueError(f"vp.{self.name}: out= lives on another context")
+            v = self.g.cast(value, out.dtype) if out.dtype != dt else value
+            b = self.g.buffer(("r", id(out._buf)), storage_of(out), extent(out), out._buf,
+                              "out")
+            self.bind[b.name] = out._buf
+            self.g.store(b, v, out._offset, out._estrides)
+            return lambda: out
+        if out is None and self.resident is not None:
+            res = _array.empty(shape, dt, memory=self.resident.memory, context=ctx)
+            return self.result(value, res)
+        # NumPy out
+        sd = _U8 if dt == _BOOL else dt
+        n = int(np.prod(shape, dtype=np.int64))
+        buf = ctx._scratch("cached" if not ctx.uma else "device", max(n * sd.itemsize, 16))
+        self.scratch.append(buf)
+        b = self.g.buffer(("n", id(buf)), sd, max(n, 1), buf, "out")
+        self.bind[b.name] = buf
+        self.g.store(b, value)
+
+        def finish():
+            r = np.empty(shape, sd)
+            if n:
+                buf.download(r)
+            if dt == _BOOL:
+                r = r.view(np.bool_)
+            if isinstance(out, np.ndarray):
+                np.copyto(out, r, casting="same_kind")
+                return out
+            return r
+
+        return finish
+
+    # ---------------------------------------------------------- running
+    def run(self, finish, sync=True):
+        """Compiles (cached), dispatches, and returns finish() or a Handle."""
+        ctx = self.context_()
+        comp = _engine.compile(self.g.text(), ctx, f"vp.{self.name}")
+        self.compiled = comp
+        t = comp.run(ctx, self.bind, self.push, sync)
+
+        def done():
+            for b in self.scratch:
+                ctx._release(b)
+            return finish()
+
+        if sync:
+            return done()
+        return Handle(t, done)
+
+
+def materialize(a):
+    """A C-contiguous resident copy of a (strided) resident array."""
+    c = Call("copy")
+    c.note(a)
+    v = c.array(a)
+    out = _array.empty(a.shape, a.dtype, memory=a.memory, context=a._ctx)
+    return c.run(c.result(v, out))
+
+
+def fill(a, value):
+    """Sets every element of the resident array (or view) `a`."""
+    c = Call("fill")
+    c.note(a)
+    v = c.scalar(value, a.dtype)
+    return c.run(c.result(c.g.broadcast(v, a.shape), a))
+
+
+def assign(a, src):
+    """a[...] = src (broadcast), for a resident array or view `a`."""
+    c = Call("assign")
+    c.note(a)
+    c.note(src)
+    v = c.operand(src, a.dtype)
+    if v.dtype != a.dtype:
+        v = c.g.cast(v, a.dtype) if a.dtype != _BOOL else c.g.op(
+            "ne", [v, c.g.const(0, v.dtype)], _BOOL)
+    try:
+        np.broadcast_shapes(v.shape or (), a.shape)
+    except ValueError:
+        raise ValueError(f"could not broadcast input array from shape {v.shape} into shape "
+                         f"{a.shape}") from None
+    if v.shape is None or v.shape != a.shape:
+        v = c.g.broadcast(v, a.shape)
+    return c.run(c.result(v, a))
+
+
+def astype(a, dtype, memory=None):
+    c = Call("astype")
+    c.note(a)
+    v = c.array(a)
+    dt = np.dtype(dtype)
+    r = c.g.op("ne", [v, c.g.const(0, v.dtype)], _BOOL) if dt == _BOOL and v.dtype != _BOOL \
+        else c.g.cast(v, dt)
+    out = _array.empty(a.shape, dt, memory=memory or a.memory, context=a._ctx)
+    return c.run(c.result(r, out))
+
+
+def ufunc(uf, args, out, context, sync):
+    """A vulpy Ufunc on the array path (views, out= views, any number of
+    broadcast dimensions)."""
+    from . import _ufunc
+    c = Call(uf.name, context=context)
+    for a in args:
+        c.note(a)
+    if isinstance(out, tuple) and len(out) == 1:
+        out = out[0]
+    if isinstance(out, _array.ndarray):
+        c.note(out)
+    keys = tuple(_ufunc._dtype_key(a) for a in args)
+    loop_in, out_dt = uf.resolve(keys) if uf.name != "cast" else ((args[0].dtype,), out.dtype)
+    ctx = c.context_()
+    for dt in tuple(loop_in) + (out_dt,):
+        feat = _graph.FEATURE.get(dt)
+        if feat is not None and not ctx.has(feat):
+            ctx.require(feat, f"vp.{uf.name} on {dt.name}")
+    vals = [c.operand(a, dt if not isinstance(a, (_array.ndarray, np.ndarray)) else None)
+            for a, dt in zip(args, loop_in)]
+    shapes = [v.shape for v in vals if v.shape is not None]
+    try:
+        oshape = np.broadcast_shapes(*shapes) if shapes else ()
+    except ValueError:
+        raise ValueError(f"vp.{uf.name}: operands could not be broadcast together with shapes "
+                         f"{' '.join(str(v.shape or ()) for v in vals)}") from None
+    r = _graph.apply_ufunc(c.g, uf, vals, loop_in, out_dt)
+    if r.shape is None:
+        r = c.g.broadcast(r, oshape)
+    if isinstance(out, _array.ndarray) and out.dtype != r.dtype:
+        raise TypeError(f"vp.{uf.name}: out= has dtype {out.dtype.name}, the result is "
+                        f"{r.dtype.name} (VulPy does not cast into out=)")
+    res = c.run(c.result(r, out), sync)
+    uf.last_program = next(iter(c.compiled.programs.values()), None)
+    return res

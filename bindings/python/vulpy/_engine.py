@@ -1,0 +1,172 @@
+"""Compiling and running array-level VIR (vp.jit and the eager array API).
+
+compile(text, ctx) hands the array function to the C compiler
+(vulpy._vulpy.jit_compile: fuse, lower-arrays, GLSL, SPIR-V, manifests)
+and caches the result by its text and the device's missing features.
+Compiled.run binds the graph's buffers by name, gives the temporaries the
+lowering made (intermediates, reduction partials and counters) buffers of
+their own, once per context, and submits the launches: a single kernel
+through Kernel.dispatch, several through one Recording (one submission,
+barriers between the kernels).
+"""
+import collections
+import threading
+
+from . import _native
+from ._launch import Program
+
+_SIZES = {"f32": 4, "u32": 4, "i32": 4, "bool": 4, "f64": 8, "i64": 8, "u64": 8,
+          "u8": 1, "i8": 1, "f16": 2, "u16": 2, "i16": 2}
+# device features the lowering can do without (it works around their absence)
+_LOWERING_FEATURES = ("subgroup_basic", "subgroup_arithmetic", "subgroup_vote", "storage8", "int8")
+
+_cache = collections.OrderedDict()
+_CACHE_MAX = 512
+_lock = threading.Lock()
+
+
+def _masks(ctx):
+    """(missing, available) VP_FEAT masks of the device."""
+    m = getattr(ctx, "_vp_feature_masks", None)
+    if m is None:
+        names = _native.ext().feature_names()
+        missing = available = 0
+        for bit, n in enumerate(names):
+            if ctx.has(n):
+                available |= 1 << bit
+            elif n in _LOWERING_FEATURES:
+                missing |= 1 << bit
+        m = ctx._vp_feature_masks = (missing, available)
+    return m
+
+
+class Compiled:
+    """One compiled array function: its texts, kernels and launches."""
+
+    def __init__(self, art, label):
+        self.art = art
+        self.label = label
+        self.launches = [tuple(x) for x in art["launches"]]
+        self.buffers = {b["name"]: b for b in art["buffers"]}
+        self.programs = {}
+        for name, k in art["kernels"].items():
+            a = dict(k)
+            a["vir"] = art["lowered"]
+            a["key"] = ("jit", hash(bytes(k["spirv"])), name)
+            self.programs[name] = Program(a, f"{label} ({name})")
+        self._temps = {}
+        self._temps_lock = threading.Lock()
+
+    # ------------------------------------------------------------ inspection
+    @property
+    def vir(self):
+        """The array function as traced (before fusion)."""
+        return self.art["vir"]
+
+    @property
+    def fused_vir(self):
+        return self.art["fused"]
+
+    @property
+    def lowered_vir(self):
+        return self.art["lowered"]
+
+    @property
+    def glsl(self):
+        """The GLSL of every kernel, in launch order."""
+        seen, parts = set(), []
+        for name, *_ in self.launches:
+            if name not in seen:
+                seen.add(name)
+                parts.append(self.art["kernels"][name]["glsl"])
+        return "\n".join(parts)
+
+    @property
+    def dispatches(self):
+        """Kernel launches per call."""
+        return len(self.launches)
+
+    # ------------------------------------------------------------ running
+    def temps(self, ctx, bound):
+        """Buffers for the module's buffers nobody binds (made zeroed, once
+        per context: the kernels leave their counters at zero)."""
+        key = id(ctx)
+        with self._temps_lock:
+            t = self._temps.get(key)
+            if t is None:
+                t = {}
+                for name, b in self.buffers.items():
+                    if name in bound:
+                        continue
+                    size = max(16, (b["count"] * _SIZES.get(b["type"], 4) + 15) & ~15)
+                    t[name] = _native.ext().Buffer(ctx._native, size, "device")
+                self._temps[key] = t
+            return t
+
+    def run(self, ctx, bind, push, sync=True):
+        """Submits the launches; `bind` maps buffer names to Buffers, `push`
+        field names to values. Returns None (sync) or something with
+        wait()/done (a Ticket, or a Recording's Ticket kept with it)."""
+        temps = None
+        calls = []
+        for name, gx, gy, gz in self.launches:
+            prog = self.programs[name]
+            k = prog.native(ctx)
+            bufs = []
+            for b in prog.buffers:
+                buf = bind.get(b["name"])
+                if buf is None:
+                    if temps is None:
+                        temps = self.temps(ctx, bind)
+                    buf = temps[b["name"]]
+                bufs.append(buf)
+            pk = prog.packer
+            data = pk.pack({n: push[n] for n in pk.names}) if pk.names else None
+            calls.append((k, bufs, data, gx, gy, gz))
+        if not calls:
+            return None
+        if len(calls) == 1:
+            k, bufs, data, gx, gy, gz = calls[0]
+            return k.dispatch(bufs, data, gx, gy, gz, True, sync)
+        rec = _native.ext().Recording(ctx._native, False)
+        for k, bufs, data, gx, gy, gz in calls:
+            rec.dispatch(k, bufs, data, gx, gy, gz, True)
+        if sync:
+            rec.run()
+            return None
+        return _RecordingTicket(rec, rec.submit())
+
+
+class _RecordingTicket:
+    """A Recording's ticket that keeps the recording alive until waited on."""
+
+    __slots__ = ("rec", "ticket")
+
+    def __init__(self, rec, ticket):
+        self.rec, self.ticket = rec, ticket
+
+    def wait(self, timeout=None):
+        self.ticket.wait(timeout)
+        self.rec = None
+
+    @property
+    def done(self):
+        return self.ticket.done
+
+
+def compile(text, ctx, label="vp.jit", fuse=True):
+    """The Compiled of array-VIR `text` for `ctx`'s device (cached)."""
+    missing, available = _masks(ctx)
+    key = (text, missing, fuse)
+    with _lock:
+        c = _cache.get(key)
+        if c is not None:
+            _cache.move_to_end(key)
+            return c
+    art = _native.ext().jit_compile(text, label, fuse, missing, features=available)
+    c = Compiled(art, label)
+    with _lock:
+        _cache[key] = c
+        while len(_cache) > _CACHE_MAX:
+            _cache.popitem(last=False)
+    return c

@@ -1,0 +1,438 @@
+"""Array-level VIR from Python: the graph that vp.jit's tracer and the eager
+array API (reductions, indexing, strided views) record, printed as the text
+of one `array` function (docs/fusion.md).
+
+A Graph holds buffers (each bound, when the graph runs, to a vulpy Buffer),
+push-constant scalars, and a list of VIR lines; a Value is one SSA value of
+it: a tensor (shape is a tuple) or a scalar (shape is None). Everything
+after the text - fusion, lowering, code generation - is the C compiler's
+(vulpy._vulpy.jit_compile). The only logic here is NumPy's: dtype rules
+(numpy's own resolve_dtypes), broadcasting, and which VIR ops spell each
+ufunc.
+"""
+import math
+
+import numpy as np
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_I32, _U32 = np.dtype(np.int32), np.dtype(np.uint32)
+_I64, _U64 = np.dtype(np.int64), np.dtype(np.uint64)
+_U8 = np.dtype(np.uint8)
+_BOOL = np.dtype(np.bool_)
+
+VTYPE = {_F32: "f32", _F64: "f64", _I32: "i32", _U32: "u32", _I64: "i64", _U64: "u64",
+         _BOOL: "bool", _U8: "u8", np.dtype(np.int8): "i8", np.dtype(np.int16): "i16",
+         np.dtype(np.uint16): "u16", np.dtype(np.float16): "f16"}
+FEATURE = {_F64: "float64", _I64: "int64", _U64: "int64"}
+
+
+def vtype(dt):
+    try:
+        return VTYPE[np.dtype(dt)]
+    except KeyError:
+        raise TypeError(f"dtype {np.dtype(dt).name} is not supported on the GPU") from None
+
+
+def tensor_type(shape, dt):
+    return "tensor<" + "".join(f"{d}x" for d in shape) + vtype(dt) + ">"
+
+
+def literal(value, dt):
+    """VIR literal text of a Python value at dtype dt."""
+    dt = np.dtype(dt)
+    if dt == _BOOL:
+        return "true" if value else "false"
+    if dt.kind == "f":
+        v = float(np.asarray(value, dt))
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        r = repr(v)
+        return r if ("." in r or "e" in r) else r + ".0"
+    return str(int(np.asarray(value).astype(dt)))
+
+
+class Value:
+    """One SSA value of a graph: a tensor (shape: tuple) or a scalar
+    (shape None) of a NumPy dtype."""
+
+    __slots__ = ("g", "name", "dtype", "shape")
+
+    def __init__(self, g, name, dtype, shape):
+        self.g, self.name, self.dtype, self.shape = g, name, dtype, shape
+
+    @property
+    def is_scalar(self):
+        return self.shape is None
+
+    def __repr__(self):
+        return f"<{self.name} {self.dtype.name} {self.shape}>"
+
+
+class BufferSym:
+    """A module buffer of the graph; `source` says what it is bound to when
+    the graph runs (the caller's business)."""
+
+    __slots__ = ("name", "elem", "count", "source", "loaded", "stored")
+
+    def __init__(self, name, elem, count, source):
+        self.name, self.elem, self.count, self.source = name, elem, count, source
+        self.loaded = self.stored = False
+
+
+class Graph:
+    """An array function under construction. `name` names it (and its
+    kernels: NAME_k0, ...)."""
+
+    def __init__(self, name="f", source_file=None):
+        self.name = name
+        self.source_file = source_file
+        self.lines = []
+        self.buffers = []
+        self.by_source = {}
+        self.push = []  # (field, dtype)
+        self._n = 0
+        self.loc = None  # (file, line, col) stamped on the ops added next
+
+    # ---------------------------------------------------------------- plumbing
+    def _value(self, dtype, shape, text, hint=None):
+        self._n += 1
+        name = f"%{hint}{self._n}" if hint else f"%{self._n}"
+        v = Value(self, name, np.dtype(dtype), None if shape is None else tuple(shape))
+        ty = vtype(v.dtype) if v.shape is None else tensor_type(v.shape, v.dtype)
+        self.lines.append(f"{name} = {text} : {ty}{self._loc()}")
+        return v
+
+    def _loc(self):
+        if not self.loc:
+            return ""
+        file, line, col = self.loc
+        return f" loc({_quote(file)}:{line}:{col})"
+
+    def buffer(self, key, elem, count, source, name="b"):
+        """The buffer symbol bound to `key` (made on first use, named
+        `name`, or name0, name1, ... when taken)."""
+        b = self.by_source.get(key)
+        if b is None:
+            b = BufferSym(self._fresh(name), np.dtype(elem), max(int(count), 1), source)
+            self.buffers.append(b)
+            self.by_source[key] = b
+        else:
+            b.count = max(b.count, int(count))
+        return b
+
+    def _fresh(self, prefix):
+        names = {b.name for b in self.buffers}
+        if not prefix.isidentifier():
+            prefix = "b"
+        if prefix not in names and not prefix[-1].isdigit():
+            return prefix
+        k = 0
+        while f"{prefix}{k}" in names:
+            k += 1
+        return f"{prefix}{k}"
+
+    # ---------------------------------------------------------------- leaves
+    def load(self, buf, dtype, shape, offset=0, strides=None):
+        """A tensor read from `buf` through a view (element offset and
+        strides; None = C-contiguous)."""
+        buf.loaded = True
+        text = f"array.load @{buf.name}{_view(shape, offset, strides)}"
+        return self._value(dtype, shape, text)
+
+    def store(self, buf, value, offset=0, strides=None):
+        buf.stored = True
+        value = self.broadcast(value, value.shape if value.shape is not None else ())
+        self.lines.append(f"array.store @{buf.name}{_view(value.shape, offset, strides)}, "
+                          f"{value.name}{self._loc()}")
+
+    def scatter(self, buf, shape, idx, value, offset=0, strides=None):
+        """target[idx[j], ...] = value[j, ...] along axis 0 of the view."""
+        buf.stored = True
+        view = _view(shape, offset, strides)
+        dims = ", ".join(str(d) for d in shape)
+        self.lines.append(f"array.scatter @{buf.name} shape({dims}){view}, {idx.name}, "
+                          f"{value.name}{self._loc()}")
+
+    def scalar(self, dtype, name=None):
+        """A push-constant scalar (its value is given at each run)."""
+        field = name or f"s{len(self.push)}"
+        self.push.append((field, np.dtype(dtype)))
+        return self._value(dtype, None, f"push.load @pc.{field}")
+
+    def const(self, value, dtype):
+        dtype = np.dtype(dtype)
+        return self._value(dtype, None, f"const {literal(value, dtype)}")
+
+    # ---------------------------------------------------------------- ops
+    def cast(self, v, dtype):
+        dtype = np.dtype(dtype)
+        if v.dtype == dtype:
+            return v
+        return self._value(dtype, v.shape, f"cast {v.name}")
+
+    def broadcast(self, v, shape):
+        shape = tuple(shape)
+        if v.shape == shape:
+            return v
+        return self._value(v.dtype, shape, f"array.broadcast {v.name}")
+
+    def op(self, name, args, dtype):
+        """An elementwise VIR op; tensor operands are broadcast to their
+        common shape, scalars stay scalars."""
+        shapes = [a.shape for a in args if a.shape is not None]
+        shape = np.broadcast_shapes(*shapes) if shapes else None
+        if shape is not None:
+            args = [a if a.shape is None else self.broadcast(a, shape) for a in args]
+        return self._value(dtype, shape, f"{name} " + ", ".join(a.name for a in args))
+
+    def reshape(self, v, shape):
+        return v if v.shape == tuple(shape) else \
+            self._value(v.dtype, shape, f"array.reshape {v.name}")
+
+    def transpose(self, v, axes):
+        shape = tuple(v.shape[a] for a in axes)
+        return self._value(v.dtype, shape,
+                           f"array.transpose {v.name} axes({', '.join(map(str, axes))})")
+
+    def slice(self, v, shape, offset, strides):
+        return self._value(v.dtype, shape, f"array.slice {v.name}{_view(shape, offset, strides)}")
+
+    def take(self, v, idx, axis):
+        shape = v.shape[:axis] + idx.shape + v.shape[axis + 1:]
+        return self._value(v.dtype, shape, f"array.take {v.name}, {idx.name} axes({axis})")
+
+    def reduce(self, kind, v, axes, keepdims, dtype):
+        axes = tuple(sorted(axes))
+        shape = tuple(1 if i in axes else d for i, d in enumerate(v.shape)) if keepdims else \
+            tuple(d for i, d in enumerate(v.shape) if i not in axes)
+        return self._value(dtype, shape,
+                           f"array.{kind} {v.name} axes({', '.join(map(str, axes))})")
+
+    def scan(self, kind, v, axis, dtype):
+        return self._value(dtype, v.shape, f"array.{kind} {v.name} axes({axis})")
+
+    # ---------------------------------------------------------------- text
+    def text(self):
+        """The module: push block, buffers, the array function."""
+        out = []
+        if self.source_file:
+            out.append(f"module {_quote(self.source_file)}")
+        if self.push:
+            fields = ", ".join(f"{n}: {vtype(dt)}" for n, dt in self.push)
+            out.append(f"push @pc {{ {fields} }}")
+        for k, b in enumerate(self.buffers):
+            access = "readwrite" if b.loaded and b.stored else "readonly" if b.loaded else \
+                "writeonly"
+            out.append(f"buffer @{b.name} : {vtype(b.elem)}[{b.count}] binding(0, {k}) {access}")
+        out.append(f"array @{self.name} {{")
+        out.extend("  " + line for line in self.lines)
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+
+def _quote(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _view(shape, offset, strides):
+    s = ""
+    if offset:
+        s += f" offset({int(offset)})"
+    if strides is not None and tuple(strides) != c_strides(shape):
+        s += " strides(" + ", ".join(str(int(x)) for x in strides) + ")"
+    return s
+
+
+def c_strides(shape):
+    """Row-major strides in elements."""
+    st, acc = [], 1
+    for d in reversed(tuple(shape)):
+        st.append(acc)
+        acc *= d
+    return tuple(reversed(st))
+
+
+# ------------------------------------------------------------- the ufuncs
+# Each builder gets the graph and the operands already cast to the loop
+# dtype, and returns the result (numpy's output dtype).
+
+def _isnan(g, a):
+    return g.op("isnan", [a], _BOOL)
+
+
+def _nan_pick(g, a, b, op):
+    """NumPy's minimum/maximum: NaN wins."""
+    m = g.op(op, [a, b], a.dtype)
+    return g.op("select", [_isnan(g, a), a, g.op("select", [_isnan(g, b), b, m], a.dtype)], a.dtype)
+
+
+def _nonzero(g, a):
+    if a.dtype == _BOOL:
+        return a
+    return g.op("ne", [a, g.const(0, a.dtype)], _BOOL)
+
+
+def _int_safe(g, a, b, op):
+    """a op b for integers, 0 where b == 0 (the GPU leaves it undefined)."""
+    zero, one = g.const(0, a.dtype), g.const(1, a.dtype)
+    bz = g.op("eq", [b, zero], _BOOL)
+    safe = g.op("select", [bz, g.broadcast(one, b.shape) if b.shape is not None else one, b],
+                b.dtype)
+    r = g.op(op, [a, safe], a.dtype)
+    zb = zero if r.shape is None else g.broadcast(zero, r.shape)
+    return g.op("select", [bz, zb, r], a.dtype)
+
+
+def _int_power(g, a, b):
+    """Square and multiply over the exponent's bits (0 for negative exponents)."""
+    bits = a.dtype.itemsize * 8
+    shape = np.broadcast_shapes(*[x.shape for x in (a, b) if x.shape is not None]) \
+        if (a.shape is not None or b.shape is not None) else None
+
+    def full(v):
+        return v if shape is None or v.shape == shape else g.broadcast(v, shape)
+
+    r = full(g.const(1, a.dtype))
+    base, e = full(a), full(b)
+    one, zero = g.const(1, b.dtype), g.const(0, b.dtype)
+    for i in range(bits):
+        odd = g.op("ne", [g.op("and", [e, one], b.dtype), zero], _BOOL)
+        r = g.op("select", [odd, g.op("mul", [r, base], a.dtype), r], a.dtype)
+        if i + 1 < bits:
+            base = g.op("mul", [base, base], a.dtype)
+            e = g.op("shr", [e, one], b.dtype)
+    if b.dtype.kind == "i":
+        neg = g.op("lt", [full(b), zero], _BOOL)
+        r = g.op("select", [neg, full(g.const(0, a.dtype)), r], a.dtype)
+    return r
+
+
+def _binary(name):
+    def build(g, a, b, out_dt):
+        k = "b" if a.dtype == _BOOL else a.dtype.kind
+        if name in ("add", "subtract", "multiply"):
+            if k == "b":
+                return g.op({"add": "lor", "multiply": "land", "subtract": "ne"}[name], [a, b],
+                            _BOOL)
+            return g.op({"add": "add", "subtract": "sub", "multiply": "mul"}[name], [a, b], out_dt)
+        if name == "divide":
+            return g.op("div", [a, b], out_dt)
+        if name == "floor_divide":
+            return g.op("floordiv", [a, b], out_dt) if k == "f" else \
+                _int_safe(g, a, b, "floordiv")
+        if name == "remainder":
+            return g.op("mod", [a, b], out_dt) if k == "f" else _int_safe(g, a, b, "mod")
+        if name == "power":
+            return g.op("pow", [a, b], out_dt) if k == "f" else _int_power(g, a, b)
+        if name in ("minimum", "maximum"):
+            op = "min" if name == "minimum" else "max"
+            if k == "f":
+                return _nan_pick(g, a, b, op)
+            if k == "b":
+                return g.op("land" if op == "min" else "lor", [a, b], _BOOL)
+            return g.op(op, [a, b], out_dt)
+        if name == "arctan2":
+            return g.op("atan2", [a, b], out_dt)
+        if name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+            if k == "b":
+                return g.op({"bitwise_and": "land", "bitwise_or": "lor",
+                             "bitwise_xor": "ne"}[name], [a, b], _BOOL)
+            return g.op(name[8:], [a, b], out_dt)
+        if name in _CMP:
+            if k == "b" and name not in ("equal", "not_equal"):
+                a, b = g.cast(a, _U32), g.cast(b, _U32)
+            return g.op(_CMP[name], [a, b], _BOOL)
+        if name in ("logical_and", "logical_or", "logical_xor"):
+            a, b = _nonzero(g, a), _nonzero(g, b)
+            return g.op({"logical_and": "land", "logical_or": "lor",
+                         "logical_xor": "ne"}[name], [a, b], _BOOL)
+        raise TypeError(f"vp.{name} is not supported here")
+
+    return build
+
+
+_CMP = {"less": "lt", "less_equal": "le", "greater": "gt", "greater_equal": "ge",
+        "equal": "eq", "not_equal": "ne"}
+_MATH = {"sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos",
+         "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "arcsinh": "asinh",
+         "arccosh": "acosh", "arctanh": "atanh", "exp": "exp", "exp2": "exp2", "expm1": "expm1",
+         "log": "log", "log2": "log2", "log10": "log10", "log1p": "log1p", "sqrt": "sqrt",
+         "cbrt": "cbrt"}
+
+
+def _unary(name):
+    def build(g, a, out_dt):
+        k = "b" if a.dtype == _BOOL else a.dtype.kind
+        if name in _MATH:
+            return g.op(_MATH[name], [a], out_dt)
+        if name == "negative":
+            return g.op("neg", [a], out_dt)
+        if name == "absolute":
+            return a if k in "ub" else g.op("abs", [a], out_dt)
+        if name == "sign":
+            if k == "f":
+                return g.op("select", [_isnan(g, a), a, g.op("sign", [a], out_dt)], out_dt)
+            if k == "u":
+                return g.op("min", [a, g.const(1, a.dtype)], out_dt)
+            return g.op("sign", [a], out_dt)
+        if name == "reciprocal":
+            if k == "f":
+                return g.op("div", [g.const(1, a.dtype), a], out_dt)
+            one = g.const(1, a.dtype)
+            r = g.op("select", [g.op("eq", [a, one], _BOOL), a, g.op("sub", [a, a], a.dtype)],
+                     a.dtype)
+            if k == "i":
+                m1 = g.const(-1, a.dtype)
+                r = g.op("select", [g.op("eq", [a, m1], _BOOL), a, r], a.dtype)
+            return r
+        if name in ("floor", "ceil", "trunc", "rint"):
+            return g.op(name, [a], out_dt) if k == "f" else a
+        if name == "square":
+            return g.op("mul", [a, a], out_dt) if k != "b" else a
+        if name == "logical_not":
+            return g.op("lnot", [_nonzero(g, a)], _BOOL)
+        if name == "invert":
+            return g.op("lnot" if k == "b" else "not", [a], out_dt)
+        if name in ("isnan", "isinf", "isfinite"):
+            if k != "f":
+                c = g.const(name == "isfinite", _BOOL)
+                return c if a.shape is None else g.broadcast(c, a.shape)
+            if name == "isfinite":
+                bad = g.op("lor", [g.op("isnan", [a], _BOOL), g.op("isinf", [a], _BOOL)], _BOOL)
+                return g.op("lnot", [bad], _BOOL)
+            return g.op(name, [a], _BOOL)
+        raise TypeError(f"vp.{name} is not supported here")
+
+    return build
+
+
+BINARY = {n: _binary(n) for n in (
+    "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "power", "minimum",
+    "maximum", "arctan2", "bitwise_and", "bitwise_or", "bitwise_xor", "less", "less_equal",
+    "greater", "greater_equal", "equal", "not_equal", "logical_and", "logical_or",
+    "logical_xor")}
+UNARY = {n: _unary(n) for n in list(_MATH) + [
+    "negative", "absolute", "sign", "reciprocal", "floor", "ceil", "trunc", "rint", "square",
+    "logical_not", "invert", "isnan", "isinf", "isfinite"]}
+
+
+def apply_ufunc(g, uf, args, loop_in, out_dt):
+    """The graph value of ufunc `uf` (a vulpy Ufunc) on graph values
+    `args`, whose loop dtypes numpy resolved as loop_in -> out_dt."""
+    name = uf.name
+    if name == "where":
+        c, x, y = args
+        c = _nonzero(g, c)
+        x, y = g.cast(x, out_dt), g.cast(y, out_dt)
+        return g.op("select", [c, x, y], out_dt)
+    if name == "cast":
+        (a,) = args
+        if out_dt == _BOOL:
+            return _nonzero(g, a)
+        return g.cast(a, out_dt)
+    args = [g.cast(a, dt) for a, dt in zip(args, loop_in)]
+    if uf.nin == 2:
+        return BINARY[name](g, args[0], args[1], out_dt)
+    return UNARY[name](g, args[0], out_dt)

@@ -1,0 +1,379 @@
+"""Indexing resident arrays and vp.jit tracers, NumPy's way.
+
+  x[2:10:3, ::-1], x[1], x[..., None], x.T      basic: a strided *view* of the
+                                                same buffer (no copy, no kernel)
+  x[idx], x[:, idx], x[i, j]                    integer arrays: a gather
+                                                (array.take), one kernel
+  x[mask]                                       a boolean mask: a cumsum kernel,
+                                                the count read back, a scatter
+  x[...] = v, x[idx] = v, x[mask] = v           writes: a store through the view,
+                                                a scatter, or a select
+
+Views carry an element offset and element strides (vp.ndarray._offset,
+_estrides); every array-path operation reads and writes through them
+(array.load / array.store views), so views work as inputs and as out=.
+Indices out of range raise IndexError when the index array is on the host;
+resident index arrays are clamped on reads and dropped on writes (the GPU
+cannot raise).
+"""
+import numpy as np
+
+from . import _array, _arrayops, _graph
+
+_BOOL = np.dtype(np.bool_)
+_I32 = np.dtype(np.int32)
+
+
+class _Basic:
+    """The view a basic index makes: shape, element offset, element strides,
+    and where the advanced (array) indices sit."""
+
+    def __init__(self, shape, offset, strides):
+        self.shape, self.offset, self.strides = list(shape), offset, list(strides)
+
+
+def _expand(key, ndim):
+    """key as a list of entries, Ellipsis expanded."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    used = sum(1 for k in key if k is not None and k is not Ellipsis and
+               not (_is_mask(k)))
+    used += sum(np.ndim(k) for k in key if _is_mask(k))
+    out = []
+    seen = False
+    for k in key:
+        if k is Ellipsis:
+            if seen:
+                raise IndexError("an index can only have a single ellipsis ('...')")
+            seen = True
+            out.extend([slice(None)] * (ndim - used))
+        else:
+            out.append(k)
+    if used > ndim:
+        raise IndexError(f"too many indices for array: array is {ndim}-dimensional, but "
+                         f"{used} were indexed")
+    out.extend([slice(None)] * (ndim - used))
+    return out
+
+
+def _is_array_index(k):
+    from ._jit import Tracer
+    return isinstance(k, (list, np.ndarray, _array.ndarray, Tracer)) and not np.isscalar(k)
+
+
+def _is_mask(k):
+    from ._jit import Tracer
+    if isinstance(k, (_array.ndarray, Tracer, np.ndarray)):
+        return k.dtype == _BOOL
+    if isinstance(k, list) and k and all(isinstance(e, bool) for e in k):
+        return True
+    return False
+
+
+def _basic(shape, offset, strides, entries):
+    """Applies the basic entries; array entries keep their dim and are
+    returned with the dim they index."""
+    v = _Basic([], offset, [])
+    adv = []
+    d = 0
+    for k in entries:
+        if k is None:
+            v.shape.append(1)
+            v.strides.append(0)
+            continue
+        if _is_array_index(k):
+            adv.append((len(v.shape), k))
+            v.shape.append(shape[d])
+            v.strides.append(strides[d])
+            d += 1
+            continue
+        if isinstance(k, slice):
+            start, stop, step = k.indices(shape[d])
+            n = len(range(start, stop, step))
+            v.offset += start * strides[d] if n else 0
+            v.shape.append(n)
+            v.strides.append(strides[d] * step)
+            d += 1
+            continue
+        try:
+            i = int(k) if not isinstance(k, (bool, np.bool_)) else None
+        except TypeError:
+            i = None
+        if i is None or isinstance(k, float):
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                             "(`None`) and integer or boolean arrays are valid indices")
+        if not -shape[d] <= i < shape[d]:
+            raise IndexError(f"index {i} is out of bounds for axis {d} with size {shape[d]}")
+        v.offset += (i % shape[d]) * strides[d]
+        d += 1
+    return v, adv
+
+
+def _view(a, b):
+    st = tuple(b.strides)
+    shape = tuple(b.shape)
+    contiguous = b.offset == 0 and st == _graph.c_strides(shape)
+    return _array.ndarray(a._buf, shape, a.dtype, a._ctx, b.offset, None if contiguous else st)
+
+
+def _strides_of(a):
+    return list(a._estrides) if a._estrides is not None else list(_graph.c_strides(a.shape))
+
+
+def _host_index(k, dim):
+    """A host index array as int32 (int64 when needed), bounds checked."""
+    h = np.asarray(k)
+    if h.dtype == _BOOL:
+        raise IndexError("boolean index arrays mixed with other indices are not supported")
+    if h.dtype.kind not in "iu":
+        raise IndexError("arrays used as indices must be of integer (or boolean) type")
+    if h.size:
+        lo, hi = int(h.min()), int(h.max())
+        if lo < -dim or hi >= dim:
+            bad = lo if lo < -dim else hi
+            raise IndexError(f"index {bad} is out of bounds for axis with size {dim}")
+    if h.dtype != _I32 and (not h.size or (-2**31 <= int(h.min()) and int(h.max()) < 2**31)):
+        h = h.astype(_I32)
+    return h
+
+
+# ---------------------------------------------------------------- reading
+
+
+def getitem(a, key):
+    if _is_mask(key) and not isinstance(key, tuple):
+        return _mask_get(a, key)
+    entries = _expand(key, a.ndim)
+    b, adv = _basic(a.shape, a._offset, _strides_of(a), entries)
+    view = _view(a, b)
+    if not adv:
+        return view
+    return _gather(view, adv)
+
+
+def _adv_group(adv, name):
+    pos = [p for p, _ in adv]
+    if pos != list(range(pos[0], pos[0] + len(pos))):
+        raise IndexError(f"{name}: integer-array indices on axes that are not next to each other "
+                         f"are not supported (NumPy moves their dims to the front)")
+    return pos[0], len(pos)
+
+
+def _gather(view, adv):
+    """view[..., idx, ...]: array.take along the advanced axes (merged into
+    one when there are several, adjacent)."""
+    k, n = _adv_group(adv, "indexing")
+    c = _arrayops.Call("take")
+    c.note(view)
+    for _, i in adv:
+        c.note(i)
+    v = c.array(view)
+    dims = view.shape[k:k + n]
+    idx = None
+    for j, (_, i) in enumerate(adv):
+        iv = c.array(i) if isinstance(i, _array.ndarray) else c.array(_host_index(i, dims[j]))
+        if iv.dtype.kind not in "iu":
+            raise IndexError("arrays used as indices must be of integer (or boolean) type")
+        if n > 1:
+            # negative indices wrap per axis before they are combined
+            if iv.dtype.kind == "i":
+                dimc = c.g.const(dims[j], iv.dtype)
+                neg = c.g.op("lt", [iv, c.g.const(0, iv.dtype)], _BOOL)
+                iv = c.g.op("select", [neg, c.g.op("add", [iv, dimc], iv.dtype), iv], iv.dtype)
+            mult = int(np.prod(dims[j + 1:], dtype=np.int64))
+            term = iv if mult == 1 else c.g.op("mul", [iv, c.g.const(mult, iv.dtype)], iv.dtype)
+            if idx is not None and idx.dtype != term.dtype:
+                dt = np.promote_types(idx.dtype, term.dtype)
+                idx, term = c.g.cast(idx, dt), c.g.cast(term, dt)
+            idx = term if idx is None else c.g.op("add", [idx, term], term.dtype)
+        else:
+            idx = iv
+    if n > 1:
+        merged = view.shape[:k] + (int(np.prod(dims, dtype=np.int64)),) + view.shape[k + n:]
+        v = c.g.reshape(v, merged)
+    r = c.g.take(v, idx, k)
+    return c.run(c.result(r))
+
+
+def _mask_prefix(a, mask):
+    m = mask if isinstance(mask, _array.ndarray) else np.asarray(mask, dtype=bool)
+    if tuple(m.shape) != tuple(a.shape[:m.ndim]):
+        raise IndexError(f"boolean index did not match indexed array: array shape {a.shape}, "
+                         f"mask shape {m.shape}")
+    return m
+
+
+def _positions(a, m):
+    """(cumsum of the flattened mask as a resident int32 array, count)."""
+    c = _arrayops.Call("mask_positions")
+    c.note(a)
+    c.note(m)
+    mv = c.array(m)
+    M = int(np.prod(m.shape, dtype=np.int64))
+    flat = c.g.reshape(mv, (M,))
+    cs = c.g.scan("cumsum", c.g.cast(flat, _I32), 0, _I32)
+    pos = _array.empty((M,), _I32, context=c.context_())
+    cum = c.run(c.result(cs, pos))
+    count = int(cum[M - 1:].numpy()[0]) if M else 0
+    return cum, count
+
+
+def _mask_get(a, mask):
+    m = _mask_prefix(a, mask)
+    cum, count = _positions(a, m)
+    M = cum.shape[0]
+    rest = a.shape[m.ndim:]
+    c = _arrayops.Call("compress")
+    c.note(a)
+    c.note(m)
+    mv = c.g.reshape(c.array(m), (M,))
+    cv = c.array(cum)
+    xv = c.g.reshape(c.array(a), (M,) + rest)
+    one = c.g.const(1, _I32)
+    idx = c.g.op("select", [mv, c.g.op("sub", [cv, one], _I32),
+                            c.g.const(count, _I32)], _I32)
+    res = _array.empty((count,) + rest, a.dtype, memory=a.memory, context=a._ctx)
+    if count:
+        b = c.g.buffer(("r", id(res._buf)), _array.storage_dtype(res.dtype),
+                       _arrayops.extent(res), res._buf, "out")
+        c.bind[b.name] = res._buf
+        c.g.scatter(b, (count,) + rest, idx, xv)
+        c.run(lambda: None)
+    return res
+
+
+# ---------------------------------------------------------------- writing
+
+
+def setitem(a, key, value):
+    if _is_mask(key) and not isinstance(key, tuple):
+        return _mask_set(a, key, value)
+    entries = _expand(key, a.ndim)
+    b, adv = _basic(a.shape, a._offset, _strides_of(a), entries)
+    view = _view(a, b)
+    if not adv:
+        _arrayops.assign(view, value)
+        return
+    k, n = _adv_group(adv, "index assignment")
+    if k != 0 or n != 1:
+        raise IndexError("index assignment: an integer array is supported on the first axis of "
+                         "the (sliced) array")
+    i = adv[0][1]
+    c = _arrayops.Call("scatter")
+    c.note(view)
+    c.note(i)
+    c.note(value)
+    iv = c.array(i) if isinstance(i, _array.ndarray) else c.array(_host_index(i, view.shape[0]))
+    vv = c.operand(value, view.dtype)
+    vv = c.g.cast(vv, view.dtype) if view.dtype != _BOOL else (
+        vv if vv.dtype == _BOOL else c.g.op("ne", [vv, c.g.const(0, vv.dtype)], _BOOL))
+    vshape = tuple(iv.shape) + tuple(view.shape[1:])
+    try:
+        np.broadcast_shapes(vv.shape or (), vshape)
+    except ValueError:
+        raise ValueError(f"shape mismatch: value array of shape {vv.shape} could not be "
+                         f"broadcast to indexing result of shape {vshape}") from None
+    vv = c.g.broadcast(vv, vshape)
+    bsym = c.g.buffer(("r", id(view._buf)), _array.storage_dtype(view.dtype),
+                      _arrayops.extent(view), view._buf, "out")
+    c.bind[bsym.name] = view._buf
+    c.g.scatter(bsym, view.shape, iv, vv, view._offset, view._estrides)
+    c.run(lambda: None)
+
+
+def _mask_set(a, mask, value):
+    m = _mask_prefix(a, mask)
+    rest = a.shape[m.ndim:]
+    scalar = np.ndim(value) == 0 and not isinstance(value, _array.ndarray) or \
+        (isinstance(value, _array.ndarray) and value.ndim == 0)
+    if not scalar:
+        cum, count = _positions(a, m)
+    c = _arrayops.Call("mask_assign")
+    c.note(a)
+    c.note(m)
+    c.note(value)
+    mv = c.array(m)
+    mb = c.g.broadcast(c.g.reshape(mv, tuple(m.shape) + (1,) * len(rest)), a.shape)
+    xv = c.array(a)
+    if scalar:
+        vv = c.operand(value if not isinstance(value, _array.ndarray) else value, a.dtype)
+        vv = c.g.cast(vv, a.dtype) if a.dtype != _BOOL else vv
+    else:
+        M = cum.shape[0]
+        src = c.operand(value, a.dtype)
+        src = c.g.cast(src, a.dtype)
+        want = (count,) + rest
+        try:
+            np.broadcast_shapes(src.shape, want)
+        except ValueError:
+            raise ValueError(f"NumPy boolean array indexing assignment cannot assign "
+                             f"{src.shape} input values to the {count} output values where the "
+                             f"mask is true") from None
+        src = c.g.broadcast(src, want)
+        cv = c.g.reshape(c.array(cum), tuple(m.shape))
+        j = c.g.op("max", [c.g.op("sub", [cv, c.g.const(1, _I32)], _I32), c.g.const(0, _I32)], _I32)
+        vv = c.g.take(src, j, 0) if count else c.g.broadcast(c.g.const(0, a.dtype), a.shape)
+    r = c.g.op("select", [mb, vv, xv], a.dtype)
+    c.run(c.result(r, a))
+
+
+# ---------------------------------------------------------------- tracers
+
+
+def trace_getitem(t, key):
+    from ._jit import Tracer, TracingError, _where
+    if _is_mask(key) or (isinstance(key, tuple) and any(_is_mask(k) for k in key)):
+        raise TracingError(f"{_where()}: boolean-mask indexing inside vp.jit has a data-dependent "
+                           f"shape; use vp.where(mask, x, 0) (or index outside vp.jit)")
+    tr = t._t
+    tr.stamp()
+    entries = _expand(key, t.ndim)
+    b, adv = _basic(t.shape, 0, list(_graph.c_strides(t.shape)), entries)
+    v = t._v
+    if (tuple(b.shape), b.offset, tuple(b.strides)) != (t.shape, 0, _graph.c_strides(t.shape)):
+        v = tr.g.slice(v, tuple(b.shape), b.offset, tuple(b.strides))
+    if not adv:
+        return Tracer(v, tr)
+    k, n = _adv_group(adv, "indexing")
+    if n != 1:
+        raise TracingError(f"{_where()}: several integer-array indices inside vp.jit are not "
+                           f"supported; index one axis at a time")
+    i = adv[0][1]
+    if isinstance(i, Tracer):
+        iv = i._v
+    else:
+        from ._jit import _capture
+        iv = _capture(tr, _host_index(i, b.shape[k]))
+    return Tracer(tr.g.take(v, iv, k), tr)
+
+
+# ---------------------------------------------------------------- transpose
+
+
+def transpose(a, axes=None):
+    """A transposed view (resident arrays: no copy)."""
+    from ._jit import Tracer, transpose as ttranspose
+    if isinstance(a, Tracer):
+        return ttranspose(a, axes)
+    if isinstance(a, np.ndarray):
+        return np.transpose(a, axes)
+    nd = a.ndim
+    axes = tuple(reversed(range(nd))) if axes is None else tuple(int(x) % nd for x in axes)
+    if sorted(axes) != list(range(nd)):
+        raise ValueError("axes don't match array")
+    st = _strides_of(a)
+    b = _Basic([a.shape[x] for x in axes], a._offset, [st[x] for x in axes])
+    return _view(a, b)
+
+
+def _install():
+    nd = _array.ndarray
+    nd.__getitem__ = getitem
+    nd.__setitem__ = setitem
+    nd.transpose = lambda self, *axes: transpose(self, axes if axes and axes[0] is not None
+                                                 else None) if len(axes) != 1 or \
+        not isinstance(axes[0], (tuple, list)) else transpose(self, axes[0])
+    nd.T = property(lambda self: transpose(self))
+
+
+_install()

@@ -1,0 +1,631 @@
+"""Fusion mode: vp.jit traces a Python function into one array function and
+runs it as few kernels as fusion allows (docs/fusion.md).
+
+    f = vp.jit(lambda a, b: vp.where(a > b, vp.sin(a), vp.cos(b)))
+    out = f(xv, xv * 0.5)          # one dispatch
+    print(f.glsl)                  # the shader it became
+
+On the first call with a new signature (each argument's dtype and shape,
+and the view of a resident array; a Python scalar's type, not its value)
+the function runs once on Tracers: every ufunc, operator, reduction,
+indexing and shape operation on them records an array op in a
+_graph.Graph, with the Python line that made it. The graph's VIR goes to
+the C compiler (fuse, lower-arrays, GLSL, SPIR-V), and the result is
+cached per signature; later calls bind the arguments and dispatch.
+
+The tracer is the only compiler logic in Python: it records, it does not
+optimize. A Python `if` on a traced value, or a NumPy function the array
+level does not have, is a TracingError that names it and the line.
+"""
+import inspect
+import os
+import threading
+
+import numpy as np
+
+from . import _array, _arrayops, _context, _engine, _graph, _ufunc
+from ._launch import Handle
+
+_BOOL = np.dtype(np.bool_)
+_PKG = os.path.dirname(os.path.abspath(__file__))
+
+
+class TracingError(TypeError):
+    """vp.jit could not trace the function: a Python `if`/`while`/`bool()`
+    on a traced array (data-dependent control flow), an unsupported NumPy
+    function, or a value with a data-dependent shape (boolean-mask
+    indexing). The message says what and where."""
+
+
+def _user_frame():
+    """(file, line, col) of the innermost frame outside the vulpy package."""
+    f = inspect.currentframe()
+    while f is not None:
+        fn = os.path.abspath(f.f_code.co_filename)
+        if not fn.startswith(_PKG + os.sep):
+            col = 0
+            try:
+                pos = inspect.getframeinfo(f).positions
+                col = (pos.col_offset or 0) if pos else 0
+            except Exception:
+                pass
+            return f.f_code.co_filename, f.f_lineno, col
+        f = f.f_back
+    return "<unknown>", 0, 0
+
+
+def _where():
+    file, line, _ = _user_frame()
+    return f"{file}:{line}"
+
+
+class _Trace:
+    """The graph being recorded, and the trace-time state."""
+
+    local = threading.local()
+
+    def __init__(self, name, file):
+        self.g = _graph.Graph(name, source_file=file)
+        self.file = file
+        self.consts = []  # (buffer name, resident array) captured NumPy constants
+
+    def stamp(self):
+        """Stamps the next ops with the user's line (GLSL comments show it)."""
+        file, line, col = _user_frame()
+        self.g.loc = (os.path.basename(file), line, col + 1) if line else None
+
+
+def _active():
+    return getattr(_Trace.local, "trace", None)
+
+
+class Tracer:
+    """A traced array inside vp.jit: behaves like a vp.ndarray for every
+    operation the array level has; its data does not exist yet."""
+
+    __slots__ = ("_v", "_t")
+    __array_priority__ = 200
+
+    def __init__(self, v, t):
+        self._v, self._t = v, t
+
+    # ------------------------------------------------------------ attributes
+    @property
+    def shape(self):
+        return self._v.shape
+
+    @property
+    def dtype(self):
+        return self._v.dtype
+
+    @property
+    def ndim(self):
+        return len(self._v.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self._v.shape, dtype=np.int64))
+
+    def __len__(self):
+        if not self._v.shape:
+            raise TypeError("len() of a 0-d array")
+        return self._v.shape[0]
+
+    def __repr__(self):
+        return f"<vp.jit tracer {self.dtype.name}{list(self.shape)}>"
+
+    # ------------------------------------------------------------ no data yet
+    def _no_value(self, what):
+        raise TracingError(
+            f"{_where()}: {what} of a traced array: its value is not known while vp.jit "
+            f"traces (data-dependent control flow); use vp.where(cond, a, b) instead of "
+            f"if/else on arrays")
+
+    def __bool__(self):
+        self._no_value("bool() (a Python if, while, and, or, not)")
+
+    def __float__(self):
+        self._no_value("float()")
+
+    def __int__(self):
+        self._no_value("int()")
+
+    def __index__(self):
+        self._no_value("use as an index")
+
+    def __iter__(self):
+        raise TracingError(f"{_where()}: iterating over a traced array is not supported in "
+                           f"vp.jit (index it, or use array operations)")
+
+    def item(self):
+        self._no_value("item()")
+
+    def tolist(self):
+        self._no_value("tolist()")
+
+    def numpy(self):
+        self._no_value("numpy()")
+
+    __array__ = None  # np.asarray(tracer) must not silently make an object array
+
+    # ------------------------------------------------------------ NumPy protocols
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        f = _ufunc.BY_NUMPY.get(ufunc.__name__)
+        if method != "__call__" or f is None or kwargs.get("out") is not None:
+            raise TracingError(f"{_where()}: numpy.{ufunc.__name__}"
+                               f"{'.' + method if method != '__call__' else ''} is not "
+                               f"supported in vp.jit")
+        return f(*inputs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from . import _reduce
+        name = func.__name__
+        mine = {"where": _ufunc.where, "clip": _ufunc.clip, "transpose": transpose,
+                "reshape": reshape}
+        mine.update({n: getattr(_reduce, n) for n in _reduce.NAMES})
+        f = mine.get(name)
+        if f is None:
+            raise TracingError(f"{_where()}: numpy.{name} is not supported in vp.jit "
+                               f"(the array level has ufuncs, where, reductions, cumsum, "
+                               f"indexing, reshape and transpose)")
+        return f(*args, **kwargs)
+
+    # ------------------------------------------------------------ shape ops
+    def reshape(self, *shape):
+        return reshape(self, *shape)
+
+    def transpose(self, *axes):
+        return transpose(self, axes if axes else None)
+
+    @property
+    def T(self):
+        return transpose(self)
+
+    def astype(self, dtype):
+        dt = np.dtype(dtype)
+        t = self._t
+        t.stamp()
+        if dt == _BOOL and self.dtype != _BOOL:
+            v = t.g.op("ne", [self._v, t.g.const(0, self.dtype)], _BOOL)
+        else:
+            v = t.g.cast(self._v, dt)
+        return Tracer(v, t)
+
+    def ravel(self):
+        return reshape(self, -1)
+
+    def flatten(self):
+        return reshape(self, -1)
+
+    def copy(self):
+        return self
+
+    def __getitem__(self, key):
+        from . import _indexing
+        return _indexing.trace_getitem(self, key)
+
+    def __setitem__(self, key, value):
+        raise TracingError(f"{_where()}: assigning into a traced array is not supported in "
+                           f"vp.jit (build the result with vp.where, or return it)")
+
+
+def _binop(name, reflected=False):
+    def op(self, other):
+        f = getattr(_ufunc, name)
+        return f(other, self) if reflected else f(self, other)
+
+    op.__name__ = name
+    return op
+
+
+for _d, _n in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "divide"),
+               ("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "power"),
+               ("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor")):
+    setattr(Tracer, f"__{_d}__", _binop(_n))
+    setattr(Tracer, f"__r{_d}__", _binop(_n, True))
+for _d, _n in (("lt", "less"), ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal"),
+               ("eq", "equal"), ("ne", "not_equal")):
+    setattr(Tracer, f"__{_d}__", _binop(_n))
+Tracer.__neg__ = lambda self: _ufunc.negative(self)
+Tracer.__pos__ = lambda self: self
+Tracer.__abs__ = lambda self: _ufunc.absolute(self)
+Tracer.__invert__ = lambda self: _ufunc.invert(self)
+Tracer.__hash__ = None
+
+
+class _WeakScalar(Tracer):
+    """A Python scalar argument: weak in NumPy's promotion (NEP 50), a push
+    constant of the loop's dtype wherever it is used."""
+
+    __slots__ = ("pyval", "param", "fields")
+
+    def __init__(self, pyval, param, t):
+        super().__init__(None, t)
+        self.pyval, self.param, self.fields = pyval, param, {}
+
+    @property
+    def dtype(self):
+        return np.asarray(self.pyval).dtype
+
+    @property
+    def shape(self):
+        return ()
+
+    def value_as(self, dt):
+        dt = np.dtype(dt)
+        v = self.fields.get(dt)
+        if v is None:
+            v = self._t.g.scalar(dt, f"{self.param}_{_graph.vtype(dt)}")
+            self.fields[dt] = v
+        return v
+
+
+# ---------------------------------------------------------------- ufuncs
+
+
+def _key(x):
+    if isinstance(x, _WeakScalar):
+        return type(x.pyval)
+    if isinstance(x, Tracer):
+        return x.dtype
+    return _ufunc._dtype_key(x)
+
+
+def _trace_value(t, x, dt):
+    """A graph value of operand x (as dtype dt when it is a constant)."""
+    if isinstance(x, _WeakScalar):
+        return x.value_as(dt)
+    if isinstance(x, Tracer):
+        return x._v
+    if isinstance(x, _array.ndarray):
+        raise TracingError(f"{_where()}: a resident array that is not an argument (a global or "
+                           f"a closure variable) is used in vp.jit; pass it as an argument")
+    a = np.asarray(x)
+    if a.ndim == 0:
+        return t.g.const(a.item(), dt)
+    return _capture(t, a)
+
+
+def _capture(t, a):
+    """A NumPy array constant of the traced function: uploaded once, bound
+    at every call."""
+    a = np.ascontiguousarray(a)
+    _array.check_dtype(a.dtype, "vp.jit constant")
+    ctx = _context.resolve(None)
+    r = _array.asarray(a, context=ctx)
+    sd = _array.storage_dtype(r.dtype)
+    b = t.g.buffer(("c", id(r._buf)), sd, max(a.size, 1), r._buf, "k")
+    t.consts.append((b.name, r))
+    return t.g.load(b, a.dtype, a.shape)
+
+
+def trace_ufunc(uf, args):
+    t = next(a._t for a in args if isinstance(a, Tracer))
+    t.stamp()
+    keys = tuple(_key(a) for a in args)
+    if uf.name == "cast":
+        raise TracingError("cast while tracing")
+    loop_in, out_dt = uf.resolve(keys)
+    vals = [_trace_value(t, a, dt) for a, dt in zip(args, loop_in)]
+    return Tracer(_graph.apply_ufunc(t.g, uf, vals, loop_in, out_dt), t)
+
+
+def _array_path(uf, args, out, context, sync):
+    """Ufunc hook (_ufunc.array_path): Tracers are recorded; strided views
+    (and out= views) run on the array path; the rest is _ufunc's."""
+    if any(isinstance(a, Tracer) for a in args):
+        if out is not None:
+            raise TracingError(f"{_where()}: out= inside vp.jit; return the result instead")
+        return trace_ufunc(uf, args)
+    if isinstance(out, tuple) and len(out) == 1:
+        out = out[0]
+    views = any(isinstance(a, _array.ndarray) and not a.contiguous for a in args) or \
+        (isinstance(out, _array.ndarray) and not out.contiguous)
+    if views or (uf.name != "cast" and _many_dims(args)):
+        return _arrayops.ufunc(uf, args, out, context, sync)
+    return NotImplemented
+
+
+def _many_dims(args):
+    shapes = [getattr(a, "shape", ()) for a in args]
+    return max((len(s) for s in shapes), default=0) > 4 and len({tuple(s) for s in shapes}) > 1
+
+
+_ufunc.array_path = _array_path
+
+
+# ---------------------------------------------------------------- shape ops
+
+
+def reshape(a, *shape):
+    if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+        shape = tuple(shape[0])
+    if not isinstance(a, Tracer):
+        return a.reshape(*shape)
+    n = a.size
+    shape = tuple(int(s) for s in shape)
+    if -1 in shape:
+        rest = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+        shape = tuple(n // rest if s == -1 and rest else s for s in shape)
+    if int(np.prod(shape, dtype=np.int64)) != n:
+        raise ValueError(f"cannot reshape array of size {n} into shape {shape}")
+    a._t.stamp()
+    return Tracer(a._t.g.reshape(a._v, shape), a._t)
+
+
+def transpose(a, axes=None):
+    if not isinstance(a, Tracer):
+        from . import _indexing
+        return _indexing.transpose(a, axes)
+    nd = a.ndim
+    axes = tuple(reversed(range(nd))) if axes is None else tuple(int(x) % nd for x in axes)
+    if sorted(axes) != list(range(nd)):
+        raise ValueError("axes don't match array")
+    if axes == tuple(range(nd)):
+        return a
+    a._t.stamp()
+    return Tracer(a._t.g.transpose(a._v, axes), a._t)
+
+
+# ---------------------------------------------------------------- vp.jit
+
+
+class _Entry:
+    """One traced and compiled signature."""
+
+    __slots__ = ("compiled", "params", "outputs", "structure", "consts", "ctx_key")
+
+
+def _sig_of(x):
+    if isinstance(x, _array.ndarray):
+        return ("r", x.dtype.str, x.shape, x._offset, x._estrides, x._ctx._native)
+    if isinstance(x, np.ndarray) or isinstance(x, (list, tuple)) and x and \
+            all(isinstance(e, (int, float, bool)) for e in x):
+        a = np.asarray(x)
+        return ("n", a.dtype.str, a.shape)
+    if isinstance(x, (bool, int, float)):
+        return ("s", type(x).__name__)
+    if isinstance(x, np.generic):
+        return ("g", x.dtype.str)
+    try:
+        hash(x)
+    except TypeError:
+        raise TypeError(f"vp.jit: cannot use an argument of type {type(x).__name__} "
+                        f"(arrays, scalars and hashable constants are)") from None
+    return ("k", type(x).__name__, x)
+
+
+class JitFunction:
+    """What vp.jit returns: call it like the function. Attributes of the
+    last signature it ran: .vir (the traced array VIR, before fusion),
+    .fused_vir, .lowered_vir, .glsl (its kernels), .dispatches (kernel
+    launches per call)."""
+
+    def __init__(self, fn, fuse=True, context=None):
+        self.fn = fn
+        self.fuse = fuse
+        self.context = context
+        self._cache = {}
+        self._last = None
+        self._lock = threading.Lock()
+        self.__name__ = getattr(fn, "__name__", "jit")
+        self.__doc__ = getattr(fn, "__doc__", None)
+        try:
+            self._params = list(inspect.signature(fn).parameters)
+        except (TypeError, ValueError):
+            self._params = []
+
+    def __repr__(self):
+        return f"<vp.jit {self.__name__}>"
+
+    # ------------------------------------------------------------ inspection
+    def _need(self):
+        if self._last is None:
+            raise AttributeError(f"vp.jit {self.__name__}: call it first (the code depends on "
+                                 f"the arguments' dtypes and shapes)")
+        return self._last.compiled
+
+    @property
+    def vir(self):
+        """The traced array function (before fusion)."""
+        return self._need().vir
+
+    @property
+    def fused_vir(self):
+        """After `vulpy-opt --fuse`."""
+        return self._need().fused_vir
+
+    @property
+    def lowered_vir(self):
+        """After lower-arrays: the kernels and their launches."""
+        return self._need().lowered_vir
+
+    @property
+    def glsl(self):
+        return self._need().glsl
+
+    @property
+    def dispatches(self):
+        return self._need().dispatches
+
+    # ------------------------------------------------------------ calling
+    def __call__(self, *args, sync=True):
+        ctx = None
+        for a in args:
+            if isinstance(a, _array.ndarray):
+                if ctx is None:
+                    ctx = a._ctx
+                elif a._ctx is not ctx:
+                    raise ValueError(f"vp.jit {self.__name__}: arguments live on different "
+                                     f"contexts")
+        ctx = ctx or _context.resolve(self.context)
+        sig = tuple(_sig_of(a) for a in args)
+        e = self._cache.get(sig)
+        if e is None:
+            with self._lock:
+                e = self._cache.get(sig)
+                if e is None:
+                    e = self._trace(args, ctx)
+                    self._cache[sig] = e
+        self._last = e
+        return self._run(e, args, ctx, sync)
+
+    def _name(self, i):
+        n = self._params[i] if i < len(self._params) else f"arg{i}"
+        return n if n.isidentifier() and n.isascii() else f"arg{i}"
+
+    def _trace(self, args, ctx):
+        name = self.__name__ if self.__name__.isidentifier() else "jit"
+        file = getattr(getattr(self.fn, "__code__", None), "co_filename", None)
+        t = _Trace(name if name != "<lambda>" else "jit", file)
+        params = []
+        tracers = []
+        code = getattr(self.fn, "__code__", None)
+        if code is not None:  # loads and stores: the function's line
+            t.g.loc = (os.path.basename(code.co_filename), code.co_firstlineno, 1)
+        for i, a in enumerate(args):
+            pname = self._name(i)
+            if isinstance(a, _array.ndarray):
+                sd = _array.storage_dtype(a.dtype)
+                b = t.g.buffer(("p", i), sd, _arrayops.extent(a), None, pname)
+                params.append(("r", b.name))
+                tracers.append(Tracer(t.g.load(b, a.dtype, a.shape, a._offset, a._estrides), t))
+            elif isinstance(a, (np.ndarray, list, tuple)) and sig_is_array(a):
+                h = np.asarray(a)
+                _array.check_dtype(h.dtype, f"vp.jit {self.__name__} argument {pname}")
+                sd = np.dtype(np.uint8) if h.dtype == _BOOL else h.dtype
+                b = t.g.buffer(("p", i), sd, max(h.size, 1), None, pname)
+                params.append(("n", b.name, h.dtype))
+                tracers.append(Tracer(t.g.load(b, h.dtype, h.shape), t))
+            elif isinstance(a, (bool, int, float)):
+                w = _WeakScalar(a, pname, t)
+                params.append(("s", w))
+                tracers.append(w)
+            elif isinstance(a, np.generic):
+                v = t.g.scalar(a.dtype, pname)
+                params.append(("g", pname, a.dtype))
+                tracers.append(Tracer(v, t))
+            else:
+                params.append(("k",))
+                tracers.append(a)
+        prev = _active()
+        _Trace.local.trace = t
+        try:
+            result = self.fn(*tracers)
+        finally:
+            _Trace.local.trace = prev
+        outs = []
+        resident = any(isinstance(a, _array.ndarray) for a in args)
+
+        def collect(r):
+            if isinstance(r, _WeakScalar):
+                return ("const", r.pyval)
+            if isinstance(r, Tracer):
+                if r._t is not t:
+                    raise TracingError(f"vp.jit {self.__name__}: returns a value of another trace")
+                if code is not None:
+                    t.g.loc = (os.path.basename(code.co_filename), code.co_firstlineno, 1)
+                v = r._v
+                shape = v.shape if v.shape is not None else ()
+                dt = v.dtype
+                # resident results are stored as resident arrays are; NumPy
+                # results as NumPy's bytes
+                sd = _array.storage_dtype(dt) if resident else \
+                    (np.dtype(np.uint8) if dt == _BOOL else dt)
+                b = t.g.buffer(("o", len(outs)), sd, max(int(np.prod(shape, dtype=np.int64)), 1),
+                               None, "out")
+                t.g.store(b, v)
+                outs.append((b.name, shape, dt))
+                return ("out", len(outs) - 1)
+            if isinstance(r, (tuple, list)):
+                return (type(r), [collect(x) for x in r])
+            return ("const", r)
+
+        structure = collect(result)
+        e = _Entry()
+        e.params, e.outputs, e.structure, e.consts = params, outs, structure, t.consts
+        e.compiled = _engine.compile(t.g.text(), ctx, f"vp.jit {self.__name__}", self.fuse)
+        return e
+
+    def _run(self, e, args, ctx, sync):
+        bind, push, scratch = {}, {}, []
+        resident = None
+        for p, a in zip(e.params, args):
+            kind = p[0]
+            if kind == "r":
+                bind[p[1]] = a._buf
+                resident = a if resident is None else resident
+            elif kind == "n":
+                h = np.ascontiguousarray(np.asarray(a, dtype=p[2]))
+                buf = ctx._scratch("host" if not ctx.uma else "device", max(h.nbytes, 16))
+                if h.size:
+                    buf.upload(h.view(np.uint8) if h.dtype == _BOOL else h)
+                scratch.append(buf)
+                bind[p[1]] = buf
+            elif kind == "s":
+                w = p[1]
+                for dt in w.fields:
+                    push[f"{w.param}_{_graph.vtype(dt)}"] = (
+                        int(bool(a)) if dt == _BOOL else float(a) if dt.kind == "f" else int(a))
+            elif kind == "g":
+                push[p[1]] = a.item() if p[2] != _BOOL else int(a)
+        for name, r in e.consts:
+            bind[name] = r._buf
+        results = []
+        for name, shape, dt in e.outputs:
+            if resident is not None:
+                r = _array.empty(shape, dt, memory=resident.memory, context=ctx)
+                bind[name] = r._buf
+                results.append(r)
+            else:
+                n = int(np.prod(shape, dtype=np.int64))
+                sd = np.dtype(np.uint8) if dt == _BOOL else dt
+                buf = ctx._scratch("cached" if not ctx.uma else "device", max(n * sd.itemsize, 16))
+                scratch.append(buf)
+                bind[name] = buf
+                results.append((buf, shape, dt, sd, n))
+        ticket = e.compiled.run(ctx, bind, push, sync)
+
+        def finish():
+            outs = []
+            for r in results:
+                if isinstance(r, tuple):
+                    buf, shape, dt, sd, n = r
+                    h = np.empty(shape, sd)
+                    if n:
+                        buf.download(h)
+                    outs.append(h.view(np.bool_) if dt == _BOOL else h)
+                else:
+                    outs.append(r)
+            for b in scratch:
+                ctx._release(b)
+            return _rebuild(e.structure, outs)
+
+        return finish() if sync else Handle(ticket, finish)
+
+
+def sig_is_array(a):
+    return isinstance(a, np.ndarray) or all(isinstance(e, (int, float, bool)) for e in a)
+
+
+def _rebuild(s, outs):
+    kind = s[0]
+    if kind == "out":
+        return outs[s[1]]
+    if kind == "const":
+        return s[1]
+    return kind(_rebuild(x, outs) for x in s[1])
+
+
+def jit(fn=None, *, fuse=True, context=None):
+    """vp.jit(fn): fusion mode. Traces `fn` on the first call per signature
+    (dtypes, shapes, views, scalar types) into array-level VIR, fuses it,
+    lowers it to kernels and caches them; every call then dispatches.
+    fuse=False runs one kernel per array op (for comparison). Works with
+    resident arrays (results resident), NumPy arrays (results NumPy) and
+    Python scalars (push constants: no retrace when they change)."""
+    if fn is None:
+        return lambda f: JitFunction(f, fuse, context)
+    if not callable(fn):
+        raise TypeError(f"vp.jit expects a function, got {type(fn).__name__}")
+    return JitFunction(fn, fuse, context)

@@ -1,0 +1,206 @@
+"""Reductions and scans: vp.sum, prod, min, max, mean, argmin, argmax, any,
+all, cumsum, cumprod (NumPy's semantics: axis= None, an int or a tuple,
+negative axes, keepdims=, dtype=, out=), and the same names as methods of
+vp.ndarray and of vp.jit's tracers.
+
+Each call is an array.<kind> op on the array path (_arrayops): one kernel
+(docs/fusion.md, "Lowering" says which shape of kernel), NumPy in -> NumPy
+out, resident in -> resident out. Inside vp.jit they are recorded, and a
+reduction at the end of an elementwise chain fuses into its kernel.
+"""
+import builtins
+
+import numpy as np
+
+from . import _array, _arrayops, _graph
+
+_BOOL = np.dtype(np.bool_)
+NAMES = ("sum", "prod", "min", "max", "mean", "argmin", "argmax", "any", "all", "cumsum",
+         "cumprod", "amin", "amax")
+_KIND = {"amin": "min", "amax": "max"}
+_NO_IDENTITY = ("min", "max", "argmin", "argmax")
+
+
+def _axes(axis, ndim, name):
+    if axis is None:
+        return tuple(range(ndim))
+    items = axis if isinstance(axis, (tuple, list)) else (axis,)
+    out = []
+    for a in items:
+        a = int(a)
+        if not -ndim <= a < builtins.max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+            raise np.exceptions.AxisError(a, ndim) if hasattr(np, "exceptions") else \
+                ValueError(f"axis {a} is out of bounds for array of dimension {ndim}")
+        a = a % ndim if ndim else 0
+        if a in out:
+            raise ValueError(f"vp.{name}: duplicate value in 'axis'")
+        out.append(a)
+    return tuple(sorted(out)) if ndim else ()
+
+
+def result_dtype(kind, dt, dtype=None):
+    """NumPy's result dtype of a reduction of dtype dt."""
+    dt = np.dtype(dt)
+    if kind in ("min", "max"):
+        return dt
+    if kind in ("argmin", "argmax"):
+        return np.dtype(np.int64)
+    if kind in ("any", "all"):
+        return _BOOL
+    z = np.zeros(1, dt)
+    if kind == "mean":
+        return np.dtype(dtype) if dtype is not None else np.mean(z).dtype if dt.kind in "fc" \
+            else np.dtype(np.float64)
+    f = {"sum": np.sum, "prod": np.prod, "cumsum": np.cumsum, "cumprod": np.cumprod}[kind]
+    return f(z, dtype=dtype).dtype
+
+
+def _shape_of(x):
+    if isinstance(x, (_array.ndarray, np.ndarray)):
+        return x.shape
+    return np.shape(x)
+
+
+def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=None, sync=True):
+    """A reduction (or, for cumsum/cumprod, a scan) of `a`."""
+    from ._jit import Tracer
+    kind = _KIND.get(kind, kind)
+    scan = kind in ("cumsum", "cumprod")
+    if isinstance(a, Tracer):
+        return _trace(kind, a, axis, dtype, keepdims, scan)
+    if isinstance(a, (list, tuple)) or np.isscalar(a):
+        a = np.asarray(a)
+    shape = tuple(_shape_of(a))
+    nd = len(shape)
+    if scan:
+        if axis is None and nd != 1:
+            # NumPy flattens; so do we (a copy of a view)
+            a = a.reshape(-1) if isinstance(a, _array.ndarray) else np.ravel(a)
+            shape, nd = tuple(_shape_of(a)), 1
+        axes = _axes(0 if axis is None else axis, nd, kind)
+    else:
+        axes = _axes(axis, nd, kind)
+    if kind in ("argmin", "argmax") and axis is not None and isinstance(axis, (tuple, list)):
+        raise TypeError(f"vp.{kind}: axis must be an int or None")
+    rdt = result_dtype(kind, a.dtype, dtype)
+    if kind in _NO_IDENTITY and builtins.any(shape[i] == 0 for i in axes) or \
+            (kind in _NO_IDENTITY and nd and not np.prod(shape)):
+        raise ValueError(f"zero-size array to reduction operation {kind} which has no identity")
+    c = _arrayops.Call(kind, context=context)
+    c.note(a)
+    if isinstance(out, _array.ndarray):
+        c.note(out)
+    ctx = c.context_()
+    for dt in (np.dtype(a.dtype), rdt):
+        feat = _graph.FEATURE.get(dt)
+        if feat is not None and not ctx.has(feat):
+            ctx.require(feat, f"vp.{kind} on {dt.name}")
+    v = c.operand(a)
+    if v.shape is None:
+        v = c.g.broadcast(v, ())
+    if scan:
+        r = c.g.scan(kind, v, axes[0], rdt)
+    else:
+        # argmin/argmax over all axes of a matrix: the flat index (NumPy)
+        r = c.g.reduce(kind, v, axes, keepdims, rdt)
+    res = c.run(c.result(r, out), sync)
+    return res
+
+
+def _trace(kind, a, axis, dtype, keepdims, scan):
+    from ._jit import Tracer
+    t = a._t
+    t.stamp()
+    nd = a.ndim
+    v = a._v
+    if scan:
+        if axis is None and nd != 1:
+            v = t.g.reshape(v, (a.size,))
+            nd = 1
+        axes = _axes(0 if axis is None else axis, nd, kind)
+        return Tracer(t.g.scan(kind, v, axes[0], result_dtype(kind, a.dtype, dtype)), t)
+    axes = _axes(axis, nd, kind)
+    if kind in _NO_IDENTITY and builtins.any(a.shape[i] == 0 for i in axes):
+        raise ValueError(f"zero-size array to reduction operation {kind} which has no identity")
+    return Tracer(t.g.reduce(kind, v, axes, keepdims, result_dtype(kind, a.dtype, dtype)), t)
+
+
+def _make(kind):
+    if kind in ("argmin", "argmax"):
+        def f(a, axis=None, out=None, *, keepdims=False, context=None, sync=True):
+            return reduce(kind, a, axis, None, out, keepdims, context=context, sync=sync)
+    elif kind in ("cumsum", "cumprod"):
+        def f(a, axis=None, dtype=None, out=None, *, context=None, sync=True):
+            return reduce(kind, a, axis, dtype, out, False, context=context, sync=sync)
+    elif kind in ("min", "max", "amin", "amax", "any", "all"):
+        def f(a, axis=None, out=None, keepdims=False, *, context=None, sync=True):
+            return reduce(kind, a, axis, None, out, keepdims, context=context, sync=sync)
+    else:
+        def f(a, axis=None, dtype=None, out=None, keepdims=False, *, context=None, sync=True):
+            return reduce(kind, a, axis, dtype, out, keepdims, context=context, sync=sync)
+    f.__name__ = kind
+    f.__doc__ = (f"vp.{kind}(a, axis=None, ...): numpy.{kind} on the GPU (one kernel). "
+                 f"NumPy in -> NumPy out, resident in -> resident out.")
+    return f
+
+
+sum = _make("sum")  # noqa: A001
+prod = _make("prod")
+mean = _make("mean")
+argmin = _make("argmin")
+argmax = _make("argmax")
+any = _make("any")  # noqa: A001
+all = _make("all")  # noqa: A001
+cumsum = _make("cumsum")
+cumprod = _make("cumprod")
+amin = _make("amin")
+amax = _make("amax")
+_min_r, _max_r = _make("min"), _make("max")
+
+
+def _is_operand(x):
+    """A second positional argument that is an array or a float is an operand
+    (elementwise); an int, a tuple or None is an axis (NumPy's np.min)."""
+    from ._jit import Tracer
+    return isinstance(x, (_array.ndarray, np.ndarray, Tracer, float, list)) and \
+        not isinstance(x, bool)
+
+
+def min(a, *args, **kwargs):  # noqa: A001
+    """vp.min(a, axis=None, ...) reduces like numpy.min; vp.min(a, b) is the
+    elementwise minimum (what vp.min meant before reductions)."""
+    if args and _is_operand(args[0]):
+        from . import _ufunc
+        return _ufunc.minimum(a, *args, **kwargs)
+    return _min_r(a, *args, **kwargs)
+
+
+def max(a, *args, **kwargs):  # noqa: A001
+    """vp.max(a, axis=None, ...) reduces like numpy.max; vp.max(a, b) is the
+    elementwise maximum."""
+    if args and _is_operand(args[0]):
+        from . import _ufunc
+        return _ufunc.maximum(a, *args, **kwargs)
+    return _max_r(a, *args, **kwargs)
+
+
+# methods: x.sum(axis=0), ... on resident arrays and tracers
+def _method(f):
+    def m(self, *args, **kwargs):
+        return f(self, *args, **kwargs)
+
+    m.__name__ = f.__name__
+    m.__doc__ = f.__doc__
+    return m
+
+
+def _install():
+    from ._jit import Tracer
+    for cls in (_array.ndarray, Tracer):
+        for name, f in (("sum", sum), ("prod", prod), ("mean", mean), ("min", _min_r),
+                        ("max", _max_r), ("argmin", argmin), ("argmax", argmax), ("any", any),
+                        ("all", all), ("cumsum", cumsum), ("cumprod", cumprod)):
+            setattr(cls, name, _method(f))
+
+
+_install()

@@ -1,0 +1,1170 @@
+/* lower_arrays.c - the `lower-arrays` pass: array functions into kernels.
+ *
+ * An array function that `fuse` has not partitioned is first partitioned
+ * one op per kernel (arrays.c, SPLIT mode). Then each array.kernel region
+ * becomes a kernel `@F_kN` (local size 256) and, in the array function, an
+ * `array.launch @F_kN(gx, gy, gz)`: the list of launches is what the host
+ * runs, in order.
+ *
+ * Code is generated per element (docs/fusion.md, "Lowering"): emit(v, I)
+ * gives the scalar value of tensor v at index I, recursively: a load reads
+ * its buffer at offset + sum(I_k * stride_k); an elementwise op applies
+ * the scalar op to its operands at I; broadcast, reshape, transpose and
+ * slice rewrite I; take reads its indices at part of I and its source at
+ * the gathered index. An index is a flat row-major position, a
+ * multi-index, or both, each computed from the other only when needed, so
+ * a chain over contiguous arrays reads `@a[%i]` with no index arithmetic.
+ * Within one loop body a value is emitted once per index (a memo).
+ *
+ * Kernel shapes, by what the region stores:
+ *   elementwise  a grid-stride loop over the stored shape;
+ *   reduction over all axes: a grid-stride loop accumulating per
+ *     invocation, a workgroup tree (subgroup ops, then a shared-memory tree
+ *     over the subgroups' results; shared memory only without subgroup
+ *     arithmetic), each workgroup's result in a partials buffer, and the
+ *     last workgroup to finish (an atomic counter) reduces the partials and
+ *     writes the result: one dispatch;
+ *   reduction over trailing axes (at least 64 elements each): a workgroup
+ *     per output element, the same tree;
+ *   other reductions: an invocation per output element, a loop;
+ *   scan: an invocation per line along the axis, a loop;
+ *   scatter: a grid-stride loop over the values.
+ * Bools are stored as u32 words or bytes; 8-bit buffers on devices without
+ * 8-bit storage are read as u32 words and written with atomic and/or.
+ */
+#include "arrays.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { WG = 256, MAX_GROUPS = 65535, RED_GROUPS = 1024, COOP_MIN = 64 };
+
+typedef struct idx {
+  const vir_type *shape;
+  vir_value *flat;
+  vir_value *multi[VIR_MAX_RANK];
+  bool have_multi;
+} idx;
+
+typedef struct memo {
+  const vir_value *v;
+  const idx *ix;
+  vir_value *r;
+} memo;
+
+typedef struct lw {
+  vir_module *m;
+  vp_diags *d;
+  const vir_pass_options *o;
+  vir_func *af;  /* the array function */
+  vir_func *k;   /* the kernel being built */
+  vir_builder b; /* where the kernel's code goes */
+  vir_op *pro;   /* the last prologue op (constants, push loads), or NULL */
+  vp_arena tmp;
+  memo *memo;
+  uint32_t nmemo, capmemo;
+  vir_value **scal; /* by array-function value id: the kernel's copy of a scalar */
+  uint32_t nscal;
+  uint32_t nlocals;
+  vp_ptrvec packed; /* 8-bit buffers retyped to u32 words (no 8-bit storage) */
+  vir_value *consts[128]; /* the kernel's constants */
+  uint32_t nconsts;
+  vir_value *ids[3]; /* global_id.x, workgroup_id.x, local_index */
+  bool failed;
+} lw;
+
+/* ------------------------------------------------------------- building */
+
+static vir_type *u32t(lw *l) { return vir_ty_uint(l->m, 32); }
+
+static vir_value *op_(lw *l, vir_opcode c, vir_type *t, uint32_t n, vir_value *const *a) {
+  vir_op *op = t ? vir_build(&l->b, c, t, n, a) : vir_build_auto(&l->b, c, n, a);
+  if (!op) {
+    l->failed = true;
+    return NULL;
+  }
+  return vir_result(op) ? &op->val : NULL;
+}
+static vir_value *bin(lw *l, vir_opcode c, vir_value *a, vir_value *b) {
+  vir_value *v[2] = {a, b};
+  return op_(l, c, NULL, 2, v);
+}
+static vir_value *un(lw *l, vir_opcode c, vir_value *a) { return op_(l, c, NULL, 1, &a); }
+static vir_value *cast(lw *l, vir_value *a, vir_type *t) {
+  return a->type == t ? a : op_(l, VIR_OP_CAST, t, 1, &a);
+}
+static vir_value *sel(lw *l, vir_value *c, vir_value *a, vir_value *b) {
+  vir_value *v[3] = {c, a, b};
+  return op_(l, VIR_OP_SELECT, a->type, 3, v);
+}
+
+/* A constant in the kernel's prologue (visible everywhere in it), made
+ * once per kernel. */
+static vir_value *konst(lw *l, vir_type *t, vir_literal v) {
+  v = vir_lit_normalize(t, v);
+  for (uint32_t i = 0; i < l->nconsts; i++) {
+    vir_value *c = l->consts[i];
+    if (c->type == t && c->def->attr.lit.u == v.u)
+      return c;
+  }
+  vir_builder pb = l->b;
+  pb.region = &l->k->body;
+  pb.before = l->pro ? l->pro->next : l->k->body.first;
+  vir_op *op = vir_build(&pb, VIR_OP_CONST, t, 0, NULL);
+  if (!op) {
+    l->failed = true;
+    return NULL;
+  }
+  op->attr.lit = v;
+  l->pro = op;
+  if (l->nconsts < sizeof l->consts / sizeof *l->consts)
+    l->consts[l->nconsts++] = &op->val;
+  return &op->val;
+}
+static vir_value *ku(lw *l, uint64_t v) { return konst(l, u32t(l), (vir_literal){.u = v}); }
+
+/* The largest / smallest value of a scalar type (float: +-inf). */
+static vir_value *extreme(lw *l, vir_type *t, bool max) {
+  vir_literal v = {0};
+  if (t->kind == VIR_TY_FLOAT)
+    v.f = max ? INFINITY : -INFINITY;
+  else if (t->kind == VIR_TY_INT)
+    v.i = max ? (t->bits == 64 ? INT64_MAX : (INT64_C(1) << (t->bits - 1)) - 1)
+              : (t->bits == 64 ? INT64_MIN : -(INT64_C(1) << (t->bits - 1)));
+  else if (t->kind == VIR_TY_UINT)
+    v.u = max ? (t->bits == 64 ? UINT64_MAX : (UINT64_C(1) << t->bits) - 1) : 0;
+  else
+    v.b = max;
+  return konst(l, t, v);
+}
+
+static vir_value *num(lw *l, vir_type *t, double x) {
+  vir_literal v = {0};
+  if (t->kind == VIR_TY_FLOAT)
+    v.f = x;
+  else if (t->kind == VIR_TY_BOOL)
+    v.b = x != 0;
+  else
+    v.i = (int64_t)x;
+  return konst(l, t, v);
+}
+
+/* A local of the kernel (accumulators live across loop iterations). */
+static vir_sym *local(lw *l, const char *base, vir_type *t) {
+  char name[48];
+  snprintf(name, sizeof name, "%s%u", base, l->nlocals++);
+  vir_sym *s = vir_func_add_local(l->m, l->k, name, t, l->b.loc);
+  if (!s)
+    l->failed = true;
+  return s;
+}
+static vir_value *lload(lw *l, vir_sym *s) {
+  vir_op *op = vir_build(&l->b, VIR_OP_LOCAL_LOAD, s->type, 0, NULL);
+  if (!op) {
+    l->failed = true;
+    return NULL;
+  }
+  op->attr.sym = s;
+  return &op->val;
+}
+static void lstore(lw *l, vir_sym *s, vir_value *v) {
+  vir_op *op = vir_build(&l->b, VIR_OP_LOCAL_STORE, NULL, 1, &v);
+  if (!op) {
+    l->failed = true;
+    return;
+  }
+  op->attr.sym = s;
+}
+
+static vir_value *mem_load(lw *l, vir_opcode c, vir_sym *s, vir_value *i, vir_type *t, bool vol) {
+  vir_op *op = vir_build(&l->b, c, t, 1, &i);
+  if (!op) {
+    l->failed = true;
+    return NULL;
+  }
+  op->attr.sym = s;
+  if (vol)
+    op->flags |= VIR_OPF_VOLATILE;
+  return &op->val;
+}
+static void mem_store(lw *l, vir_opcode c, vir_sym *s, vir_value *i, vir_value *v) {
+  vir_value *a[2] = {i, v};
+  vir_op *op = vir_build(&l->b, c, NULL, 2, a);
+  if (!op) {
+    l->failed = true;
+    return;
+  }
+  op->attr.sym = s;
+}
+static vir_value *atomic(lw *l, vir_opcode c, vir_sym *s, vir_value *i, vir_value *v) {
+  vir_value *a[2] = {i, v};
+  vir_op *op = vir_build(&l->b, c, s->type, 2, a);
+  if (!op) {
+    l->failed = true;
+    return NULL;
+  }
+  op->attr.sym = s;
+  op->attr.scope = VIR_SCOPE_DEVICE;
+  op->attr.sem = VIR_SEM_ACQ_REL;
+  return &op->val;
+}
+
+/* global_id.x, workgroup_id.x or local_index, once per kernel, in its prologue. */
+static vir_value *id_x(lw *l, vir_opcode c) {
+  int slot = c == VIR_OP_GLOBAL_ID ? 0 : c == VIR_OP_WORKGROUP_ID ? 1 : 2;
+  if (l->ids[slot])
+    return l->ids[slot];
+  vir_builder pb = l->b;
+  pb.region = &l->k->body;
+  pb.before = l->pro ? l->pro->next : l->k->body.first;
+  vir_op *e;
+  if (c == VIR_OP_LOCAL_INDEX) {
+    e = vir_build(&pb, c, u32t(l), 0, NULL);
+  } else {
+    vir_op *v = vir_build(&pb, c, vir_ty_vec(l->m, u32t(l), 3), 0, NULL);
+    e = v ? vir_build(&pb, VIR_OP_EXTRACT, u32t(l), 1, (vir_value *[]){&v->val}) : NULL;
+    if (e)
+      e->attr.index = 0;
+  }
+  if (!e) {
+    l->failed = true;
+    return NULL;
+  }
+  l->pro = e;
+  return l->ids[slot] = &e->val;
+}
+
+static void barrier(lw *l) { op_(l, VIR_OP_BARRIER, vir_ty_void(l->m), 0, NULL); }
+
+static void mbarrier(lw *l) {
+  vir_op *op = vir_build(&l->b, VIR_OP_MEMORY_BARRIER, NULL, 0, NULL);
+  if (!op) {
+    l->failed = true;
+    return;
+  }
+  op->attr.scope = VIR_SCOPE_DEVICE;
+  op->attr.sem = VIR_SEM_ACQ_REL;
+  op->attr.storage = VIR_STORAGE_BUFFER;
+}
+
+/* Control flow: the builder moves into the new region; *_end moves back. */
+typedef struct saved {
+  vir_region *region;
+  vir_op *before;
+  uint32_t nmemo;
+} saved;
+
+static saved enter(lw *l, vir_region *r) {
+  saved s = {l->b.region, l->b.before, l->nmemo};
+  vir_builder_at_end(&l->b, r);
+  return s;
+}
+static void leave(lw *l, saved s) {
+  l->b.region = s.region;
+  l->b.before = s.before;
+  l->nmemo = s.nmemo; /* values emitted inside are not visible after it */
+}
+
+/* for %i = lo to hi step st { ... }: returns %i */
+static vir_value *for_begin(lw *l, vir_value *lo, vir_value *hi, vir_value *st, saved *sv) {
+  vir_value *a[3] = {lo, hi, st};
+  *sv = (saved){l->b.region, l->b.before, l->nmemo};
+  vir_op *op = vir_build(&l->b, VIR_OP_FOR, NULL, 3, a);
+  if (!op) {
+    l->failed = true;
+    return NULL;
+  }
+  *sv = enter(l, &op->regions[0]);
+  return op->regions[0].args[0];
+}
+
+static void if_begin(lw *l, vir_value *c, saved *sv) {
+  *sv = (saved){l->b.region, l->b.before, l->nmemo};
+  vir_op *op = vir_build(&l->b, VIR_OP_IF, NULL, 1, &c);
+  if (!op) {
+    l->failed = true;
+    return;
+  }
+  *sv = enter(l, &op->regions[0]);
+}
+
+/* ---------------------------------------------------------------- index */
+
+static idx *new_idx(lw *l, const vir_type *shape, vir_value *flat) {
+  idx *ix = vp_arena_alloc(&l->tmp, sizeof *ix);
+  if (!ix) {
+    l->failed = true;
+    return NULL;
+  }
+  memset(ix, 0, sizeof *ix);
+  ix->shape = shape;
+  ix->flat = flat;
+  return ix;
+}
+
+static vir_value *dim_index(lw *l, idx *ix, uint32_t i);
+
+static vir_value *flat_of(lw *l, idx *ix) {
+  if (ix->flat)
+    return ix->flat;
+  int64_t st[VIR_MAX_RANK];
+  vir_row_major(ix->shape, st);
+  vir_value *f = NULL;
+  for (uint32_t i = 0; i < ix->shape->n; i++) {
+    if (ix->shape->dims[i] == 1)
+      continue;
+    vir_value *t = dim_index(l, ix, i);
+    if (st[i] != 1)
+      t = bin(l, VIR_OP_MUL, t, ku(l, (uint64_t)st[i]));
+    f = f ? bin(l, VIR_OP_ADD, f, t) : t;
+  }
+  ix->flat = f ? f : ku(l, 0);
+  return ix->flat;
+}
+
+/* The index along dim i (from the flat index when not given). */
+static vir_value *dim_index(lw *l, idx *ix, uint32_t i) {
+  if (ix->multi[i])
+    return ix->multi[i];
+  const vir_type *s = ix->shape;
+  if (s->dims[i] == 1)
+    return ix->multi[i] = ku(l, 0);
+  int64_t st[VIR_MAX_RANK];
+  vir_row_major(s, st);
+  vir_value *f = flat_of(l, ix);
+  vir_value *q = st[i] == 1 ? f : bin(l, VIR_OP_DIV, f, ku(l, (uint64_t)st[i]));
+  bool outer = true; /* no dim before i above 1: no remainder needed */
+  for (uint32_t j = 0; j < i; j++)
+    outer &= s->dims[j] == 1;
+  return ix->multi[i] = outer ? q : bin(l, VIR_OP_REM, q, ku(l, s->dims[i]));
+}
+
+/* offset + sum(I_k * stride_k), in u32 arithmetic (wrapping is exact: the
+ * sum is in range even when partial sums with negative strides are not). */
+static vir_value *view_offset(lw *l, const vir_type *t, const vir_array_attr *a, idx *ix) {
+  if (vir_view_is_identity(t, a))
+    return flat_of(l, ix);
+  int64_t st[VIR_MAX_RANK];
+  const int64_t *s = st;
+  if (a->nstrides)
+    s = a->strides;
+  else
+    vir_row_major(t, st);
+  vir_value *f = NULL;
+  for (uint32_t i = 0; i < t->n; i++) {
+    if (t->dims[i] == 1 || s[i] == 0)
+      continue;
+    vir_value *d = dim_index(l, ix, i);
+    if (s[i] != 1)
+      d = bin(l, VIR_OP_MUL, d, ku(l, (uint32_t)s[i]));
+    f = f ? bin(l, VIR_OP_ADD, f, d) : d;
+  }
+  if (a->offset)
+    f = f ? bin(l, VIR_OP_ADD, f, ku(l, (uint32_t)a->offset)) : ku(l, (uint32_t)a->offset);
+  return f ? f : ku(l, 0);
+}
+
+/* ------------------------------------------------------------- storage */
+
+static bool is_packed8(lw *l, const vir_sym *s) {
+  for (uint32_t i = 0; i < l->packed.len; i++)
+    if (l->packed.data[i] == s)
+      return true;
+  return false;
+}
+
+static vir_value *load_elem(lw *l, vir_sym *s, vir_value *off, vir_type *t) {
+  if (is_packed8(l, s)) { /* a byte of a u32 word */
+    vir_value *w = mem_load(l, VIR_OP_BUFFER_LOAD, s, bin(l, VIR_OP_SHR, off, ku(l, 2)), u32t(l), false);
+    vir_value *sh = bin(l, VIR_OP_MUL, bin(l, VIR_OP_AND, off, ku(l, 3)), ku(l, 8));
+    vir_value *byte = bin(l, VIR_OP_AND, bin(l, VIR_OP_SHR, w, sh), ku(l, 0xff));
+    return bin(l, VIR_OP_NE, byte, ku(l, 0));
+  }
+  vir_value *x = mem_load(l, VIR_OP_BUFFER_LOAD, s, off, s->type, false);
+  if (t->kind == VIR_TY_BOOL && s->type->kind != VIR_TY_BOOL)
+    return bin(l, VIR_OP_NE, x, num(l, s->type, 0));
+  return x;
+}
+
+static void store_elem(lw *l, vir_sym *s, vir_value *off, vir_value *v) {
+  if (is_packed8(l, s)) {
+    vir_value *w = bin(l, VIR_OP_SHR, off, ku(l, 2));
+    vir_value *sh = bin(l, VIR_OP_MUL, bin(l, VIR_OP_AND, off, ku(l, 3)), ku(l, 8));
+    vir_value *mask = un(l, VIR_OP_NOT, bin(l, VIR_OP_SHL, ku(l, 0xff), sh));
+    vir_value *byte = bin(l, VIR_OP_SHL, cast(l, v, u32t(l)), sh);
+    atomic(l, VIR_OP_ATOMIC_AND, s, w, mask);
+    atomic(l, VIR_OP_ATOMIC_OR, s, w, byte);
+    return;
+  }
+  mem_store(l, VIR_OP_BUFFER_STORE, s, off, cast(l, v, s->type));
+}
+
+/* --------------------------------------------------------------- emit */
+
+/* The kernel's copy of a scalar value of the array function (its ops are
+ * cloned into the prologue, operands first). */
+static vir_value *scalar(lw *l, vir_value *v) {
+  if (v->id < l->nscal && l->scal[v->id])
+    return l->scal[v->id];
+  vir_op *d = v->def;
+  if (!d || d->nopnd > 4) {
+    l->failed = true;
+    return v;
+  }
+  vir_value *ops[4];
+  for (uint32_t i = 0; i < d->nopnd; i++)
+    ops[i] = scalar(l, d->opnd[i]);
+  vir_builder pb = l->b;
+  pb.region = &l->k->body;
+  pb.before = l->pro ? l->pro->next : l->k->body.first;
+  pb.loc = d->loc;
+  vir_op *c = vir_build(&pb, d->code, v->type, d->nopnd, ops);
+  if (!c) {
+    l->failed = true;
+    return v;
+  }
+  c->attr = d->attr;
+  c->val.name = v->name;
+  l->pro = c;
+  if (v->id < l->nscal)
+    l->scal[v->id] = &c->val;
+  return &c->val;
+}
+
+static vir_value *emit(lw *l, vir_value *v, idx *ix);
+
+static vir_value *gathered_index(lw *l, vir_value *j, uint32_t dim) {
+  /* NumPy: negative indices count from the end; the rest are clamped so a
+   * bad index never reads outside the buffer (the host checks bounds). */
+  vir_type *t = j->type;
+  if (t->kind == VIR_TY_INT) {
+    vir_value *neg = bin(l, VIR_OP_LT, j, num(l, t, 0));
+    j = sel(l, neg, bin(l, VIR_OP_ADD, j, num(l, t, dim)), j);
+    j = bin(l, VIR_OP_MAX, j, num(l, t, 0));
+  }
+  j = cast(l, j, u32t(l));
+  return bin(l, VIR_OP_MIN, j, ku(l, dim ? dim - 1 : 0));
+}
+
+static vir_value *emit_op(lw *l, vir_value *v, idx *ix) {
+  vir_op *d = v->def;
+  vir_type *et = v->type->elem;
+  switch (d->code) {
+  case VIR_OP_ARRAY_LOAD:
+    return load_elem(l, d->attr.sym, view_offset(l, v->type, d->attr.arr, ix), et);
+  case VIR_OP_ARRAY_BROADCAST: {
+    const vir_type *f = d->opnd[0]->type;
+    if (!vir_ty_is_tensor(f))
+      return scalar(l, d->opnd[0]);
+    if (f->n == v->type->n && !memcmp(f->dims, v->type->dims, f->n * sizeof *f->dims))
+      return emit(l, d->opnd[0], ix);
+    idx *s = new_idx(l, f, NULL);
+    for (uint32_t i = 0; s && i < f->n; i++)
+      s->multi[i] = f->dims[i] == 1 ? ku(l, 0) : dim_index(l, ix, i + (v->type->n - f->n));
+    return s ? emit(l, d->opnd[0], s) : NULL;
+  }
+  case VIR_OP_ARRAY_RESHAPE: {
+    idx *s = new_idx(l, d->opnd[0]->type, flat_of(l, ix));
+    return s ? emit(l, d->opnd[0], s) : NULL;
+  }
+  case VIR_OP_ARRAY_TRANSPOSE: {
+    idx *s = new_idx(l, d->opnd[0]->type, NULL);
+    for (uint32_t i = 0; s && i < v->type->n; i++)
+      s->multi[d->attr.arr->axes[i]] = dim_index(l, ix, i);
+    return s ? emit(l, d->opnd[0], s) : NULL;
+  }
+  case VIR_OP_ARRAY_SLICE: {
+    idx *s = new_idx(l, d->opnd[0]->type, view_offset(l, v->type, d->attr.arr, ix));
+    return s ? emit(l, d->opnd[0], s) : NULL;
+  }
+  case VIR_OP_ARRAY_TAKE: {
+    const vir_type *x = d->opnd[0]->type, *it = d->opnd[1]->type;
+    uint32_t k = d->attr.arr->axes[0], ri = it->n;
+    idx *ii = new_idx(l, it, NULL), *xi = new_idx(l, x, NULL);
+    if (!ii || !xi)
+      return NULL;
+    for (uint32_t i = 0; i < ri; i++)
+      ii->multi[i] = dim_index(l, ix, k + i);
+    for (uint32_t i = 0; i < k; i++)
+      xi->multi[i] = dim_index(l, ix, i);
+    xi->multi[k] = gathered_index(l, emit(l, d->opnd[1], ii), x->dims[k]);
+    for (uint32_t i = k + 1; i < x->n; i++)
+      xi->multi[i] = dim_index(l, ix, i - 1 + ri);
+    return emit(l, d->opnd[0], xi);
+  }
+  default: break;
+  }
+  if (!vir_op_is_elementwise(d->code) || d->nopnd > 4) {
+    vp_error(l->d, d->loc, "lower-arrays: '%s' cannot be computed per element here (run fuse first?)",
+             vir_op_info_of(d->code)->name);
+    l->failed = true;
+    return NULL;
+  }
+  vir_value *ops[4];
+  for (uint32_t i = 0; i < d->nopnd; i++) {
+    vir_value *o = d->opnd[i];
+    ops[i] = vir_ty_is_tensor(o->type) ? emit(l, o, ix) : scalar(l, o);
+    if (!ops[i])
+      return NULL;
+  }
+  vir_op *c = vir_build(&l->b, d->code, et, d->nopnd, ops);
+  if (!c) {
+    l->failed = true;
+    return NULL;
+  }
+  c->attr = d->attr;
+  c->loc = d->loc;
+  c->val.name = v->name;
+  return &c->val;
+}
+
+static vir_value *emit(lw *l, vir_value *v, idx *ix) {
+  if (!vir_ty_is_tensor(v->type))
+    return scalar(l, v);
+  for (uint32_t i = l->nmemo; i-- > 0;)
+    if (l->memo[i].v == v && l->memo[i].ix == ix)
+      return l->memo[i].r;
+  vp_loc saved_loc = l->b.loc;
+  l->b.loc = v->def ? v->def->loc : saved_loc;
+  vir_value *r = emit_op(l, v, ix);
+  l->b.loc = saved_loc;
+  if (!r)
+    return NULL;
+  if (l->nmemo == l->capmemo) {
+    uint32_t cap = l->capmemo ? 2 * l->capmemo : 64;
+    memo *nm = realloc(l->memo, cap * sizeof *nm);
+    if (!nm) {
+      l->failed = true;
+      return r;
+    }
+    l->memo = nm;
+    l->capmemo = cap;
+  }
+  l->memo[l->nmemo++] = (memo){v, ix, r};
+  return r;
+}
+
+/* Stores the region's plain array.stores at index ix (their value shape). */
+static void emit_stores(lw *l, vir_op **stores, uint32_t n, idx *ix) {
+  for (uint32_t i = 0; i < n; i++) {
+    vir_op *st = stores[i];
+    vir_value *v = st->opnd[st->nopnd - 1];
+    vir_value *x = emit(l, v, ix);
+    if (x)
+      store_elem(l, st->attr.sym, view_offset(l, v->type, st->attr.arr, ix), x);
+  }
+}
+
+/* ----------------------------------------------------------- reductions */
+
+typedef struct red {
+  vir_opcode code;
+  vir_type *in, *acc, *res; /* element types: input, accumulator, result */
+  bool arg;                 /* argmin / argmax: (value, index) pairs */
+  bool sg;                  /* the tree starts with subgroup ops */
+  vir_sym *sv, *si;         /* shared memory for the tree (si: indices) */
+  uint64_t count;           /* elements per result (mean) */
+} red;
+
+static bool is_min(vir_opcode c) { return c == VIR_OP_ARRAY_MIN || c == VIR_OP_ARRAY_ARGMIN; }
+
+static vir_value *identity(lw *l, const red *r) {
+  switch (r->code) {
+  case VIR_OP_ARRAY_PROD:
+  case VIR_OP_ARRAY_ALL: return num(l, r->acc, 1);
+  case VIR_OP_ARRAY_MIN:
+  case VIR_OP_ARRAY_ARGMIN: return extreme(l, r->acc, true);
+  case VIR_OP_ARRAY_MAX:
+  case VIR_OP_ARRAY_ARGMAX: return extreme(l, r->acc, false);
+  default: return num(l, r->acc, 0);
+  }
+}
+
+/* An input element as an accumulator value. */
+static vir_value *lift(lw *l, const red *r, vir_value *x) {
+  if (r->code == VIR_OP_ARRAY_ANY || r->code == VIR_OP_ARRAY_ALL) {
+    if (x->type->kind != VIR_TY_BOOL)
+      x = bin(l, VIR_OP_NE, x, num(l, x->type, 0));
+    return cast(l, x, r->acc);
+  }
+  return cast(l, x, r->acc);
+}
+
+/* a (+) b; min/max propagate NaN like NumPy. */
+static vir_value *combine(lw *l, const red *r, vir_value *a, vir_value *b) {
+  switch (r->code) {
+  case VIR_OP_ARRAY_SUM:
+  case VIR_OP_ARRAY_MEAN: return bin(l, VIR_OP_ADD, a, b);
+  case VIR_OP_ARRAY_PROD: return bin(l, VIR_OP_MUL, a, b);
+  case VIR_OP_ARRAY_ANY: return bin(l, VIR_OP_MAX, a, b);
+  case VIR_OP_ARRAY_ALL: return bin(l, VIR_OP_MIN, a, b);
+  default: break;
+  }
+  bool mn = is_min(r->code);
+  if (r->acc->kind != VIR_TY_FLOAT)
+    return bin(l, mn ? VIR_OP_MIN : VIR_OP_MAX, a, b);
+  vir_value *better = bin(l, mn ? VIR_OP_LT : VIR_OP_GT, b, a);
+  return sel(l, bin(l, VIR_OP_LOR, better, un(l, VIR_OP_ISNAN, b)), b, a);
+}
+
+/* Whether (bv, bi) beats (av, ai) in argmin/argmax: the smaller (larger)
+ * value, NaN first (NumPy), ties to the smaller index. */
+static vir_value *arg_better(lw *l, const red *r, vir_value *av, vir_value *ai, vir_value *bv,
+                             vir_value *bi) {
+  vir_value *cmp = bin(l, is_min(r->code) ? VIR_OP_LT : VIR_OP_GT, bv, av);
+  vir_value *ilt = bin(l, VIR_OP_LT, bi, ai);
+  vir_value *plain = bin(l, VIR_OP_LOR, cmp, bin(l, VIR_OP_LAND, bin(l, VIR_OP_EQ, bv, av), ilt));
+  if (r->acc->kind != VIR_TY_FLOAT)
+    return plain;
+  vir_value *an = un(l, VIR_OP_ISNAN, av), *bn = un(l, VIR_OP_ISNAN, bv);
+  vir_value *not_an = un(l, VIR_OP_LNOT, an);
+  return sel(l, bn, bin(l, VIR_OP_LOR, not_an, ilt), bin(l, VIR_OP_LAND, not_an, plain));
+}
+
+typedef struct accum {
+  vir_sym *v, *i; /* locals */
+} accum;
+
+static accum acc_new(lw *l, const red *r) {
+  accum a = {local(l, "acc", r->acc), r->arg ? local(l, "acci", u32t(l)) : NULL};
+  if (a.v)
+    lstore(l, a.v, identity(l, r));
+  if (a.i)
+    lstore(l, a.i, ku(l, UINT32_MAX));
+  return a;
+}
+
+static void acc_add(lw *l, const red *r, accum a, vir_value *x, vir_value *xi) {
+  vir_value *av = lload(l, a.v);
+  if (!r->arg) {
+    lstore(l, a.v, combine(l, r, av, x));
+    return;
+  }
+  vir_value *ai = lload(l, a.i);
+  vir_value *b = arg_better(l, r, av, ai, x, xi);
+  lstore(l, a.v, sel(l, b, x, av));
+  lstore(l, a.i, sel(l, b, xi, ai));
+}
+
+static vir_opcode subgroup_op(vir_opcode c) {
+  switch (c) {
+  case VIR_OP_ARRAY_SUM:
+  case VIR_OP_ARRAY_MEAN: return VIR_OP_SG_ADD;
+  case VIR_OP_ARRAY_PROD: return VIR_OP_SG_MUL;
+  case VIR_OP_ARRAY_MIN:
+  case VIR_OP_ARRAY_ALL: return VIR_OP_SG_MIN;
+  default: return VIR_OP_SG_MAX;
+  }
+}
+
+/* The workgroup's combined accumulator, seen by every invocation: the
+ * subgroups reduce theirs (subgroup ops) and write one value each to
+ * shared memory, or every invocation writes its own; then a tree over
+ * shared memory halves the live entries per step. *ri: the index (arg). */
+static vir_value *tree(lw *l, const red *r, accum a, vir_value **ri) {
+  vir_value *li = id_x(l, VIR_OP_LOCAL_INDEX);
+  vir_value *v = lload(l, a.v), *n;
+  saved sv;
+  if (r->sg) {
+    vir_value *s = un(l, subgroup_op(r->code), v);
+    if (r->acc->kind == VIR_TY_FLOAT && (r->code == VIR_OP_ARRAY_MIN || r->code == VIR_OP_ARRAY_MAX)) {
+      vir_value *nan = un(l, VIR_OP_SG_ANY, un(l, VIR_OP_ISNAN, v));
+      s = sel(l, nan, num(l, r->acc, NAN), s);
+    }
+    vir_value *sid = op_(l, VIR_OP_SUBGROUP_ID, u32t(l), 0, NULL);
+    n = op_(l, VIR_OP_NUM_SUBGROUPS, u32t(l), 0, NULL);
+    if_begin(l, op_(l, VIR_OP_SG_ELECT, vir_ty_bool(l->m), 0, NULL), &sv);
+    mem_store(l, VIR_OP_SHARED_STORE, r->sv, sid, s);
+    leave(l, sv);
+  } else {
+    n = NULL;
+    mem_store(l, VIR_OP_SHARED_STORE, r->sv, li, v);
+    if (r->arg)
+      mem_store(l, VIR_OP_SHARED_STORE, r->si, li, lload(l, a.i));
+  }
+  barrier(l);
+  for (uint32_t s = WG / 2; s >= 1; s /= 2) {
+    vir_value *ks = ku(l, s), *c = bin(l, VIR_OP_LT, li, ks);
+    vir_value *other = bin(l, VIR_OP_ADD, li, ks);
+    if (n)
+      c = bin(l, VIR_OP_LAND, c, bin(l, VIR_OP_LT, other, n));
+    if_begin(l, c, &sv);
+    vir_value *x = mem_load(l, VIR_OP_SHARED_LOAD, r->sv, li, r->acc, false);
+    vir_value *y = mem_load(l, VIR_OP_SHARED_LOAD, r->sv, other, r->acc, false);
+    if (r->arg) {
+      vir_value *xi = mem_load(l, VIR_OP_SHARED_LOAD, r->si, li, u32t(l), false);
+      vir_value *yi = mem_load(l, VIR_OP_SHARED_LOAD, r->si, other, u32t(l), false);
+      vir_value *b = arg_better(l, r, x, xi, y, yi);
+      mem_store(l, VIR_OP_SHARED_STORE, r->sv, li, sel(l, b, y, x));
+      mem_store(l, VIR_OP_SHARED_STORE, r->si, li, sel(l, b, yi, xi));
+    } else {
+      mem_store(l, VIR_OP_SHARED_STORE, r->sv, li, combine(l, r, x, y));
+    }
+    leave(l, sv);
+    barrier(l);
+  }
+  if (ri)
+    *ri = r->arg ? mem_load(l, VIR_OP_SHARED_LOAD, r->si, ku(l, 0), u32t(l), false) : NULL;
+  return mem_load(l, VIR_OP_SHARED_LOAD, r->sv, ku(l, 0), r->acc, false);
+}
+
+/* The result element from the accumulator. */
+static vir_value *finish(lw *l, const red *r, vir_value *v, vir_value *i) {
+  switch (r->code) {
+  case VIR_OP_ARRAY_MEAN: return bin(l, VIR_OP_DIV, v, num(l, r->acc, (double)r->count));
+  case VIR_OP_ARRAY_ARGMIN:
+  case VIR_OP_ARRAY_ARGMAX: return cast(l, i, r->res);
+  case VIR_OP_ARRAY_ANY:
+  case VIR_OP_ARRAY_ALL: return bin(l, VIR_OP_NE, v, ku(l, 0));
+  default: return cast(l, v, r->res);
+  }
+}
+
+static char *kname(lw *l, const char *suffix) {
+  return vp_arena_printf(&l->m->arena, "%s_%s", l->k->sym->name, suffix);
+}
+
+static red red_info(lw *l, vir_op *op) {
+  red r = {.code = op->code, .in = op->opnd[0]->type->elem, .res = op->val.type->elem};
+  r.arg = op->code == VIR_OP_ARRAY_ARGMIN || op->code == VIR_OP_ARRAY_ARGMAX;
+  switch (op->code) {
+  case VIR_OP_ARRAY_MIN:
+  case VIR_OP_ARRAY_MAX:
+  case VIR_OP_ARRAY_ARGMIN:
+  case VIR_OP_ARRAY_ARGMAX: r.acc = r.in; break;
+  case VIR_OP_ARRAY_ANY:
+  case VIR_OP_ARRAY_ALL: r.acc = u32t(l); break;
+  default: r.acc = r.res; break;
+  }
+  uint32_t miss = l->o ? l->o->missing_features : 0;
+  bool float_minmax = r.acc->kind == VIR_TY_FLOAT && (op->code == VIR_OP_ARRAY_MIN || op->code == VIR_OP_ARRAY_MAX);
+  r.sg = !r.arg && r.acc->bits == 32 && r.acc->kind != VIR_TY_BOOL &&
+         !(miss & (VP_FEAT(SUBGROUP_BASIC) | VP_FEAT(SUBGROUP_ARITH))) &&
+         !(float_minmax && (miss & VP_FEAT(SUBGROUP_VOTE)));
+  vir_type *arr = vir_ty_array(l->m, r.acc, WG);
+  r.sv = vir_add_shared(l->m, kname(l, "red"), arr, l->b.loc);
+  if (r.arg)
+    r.si = vir_add_shared(l->m, kname(l, "redi"), vir_ty_array(l->m, u32t(l), WG), l->b.loc);
+  return r;
+}
+
+/* The input index of output element o and reduced element q. */
+static idx *split_index(lw *l, const vir_type *in, const vir_array_attr *ax, vir_value *o, vir_value *q) {
+  uint32_t kd[VIR_MAX_RANK], rd[VIR_MAX_RANK], nk = 0, nr = 0;
+  bool isred[VIR_MAX_RANK] = {0};
+  for (uint32_t i = 0; ax && i < ax->naxes; i++)
+    isred[ax->axes[i]] = true;
+  for (uint32_t i = 0; i < in->n; i++) {
+    if (isred[i])
+      rd[nr++] = in->dims[i];
+    else
+      kd[nk++] = in->dims[i];
+  }
+  idx *oi = new_idx(l, vir_ty_tensor(l->m, in->elem, nk, kd), o);
+  idx *qi = new_idx(l, vir_ty_tensor(l->m, in->elem, nr, rd), q);
+  idx *ix = new_idx(l, in, NULL);
+  if (!oi || !qi || !ix)
+    return NULL;
+  nk = nr = 0;
+  for (uint32_t i = 0; i < in->n; i++)
+    ix->multi[i] = isred[i] ? dim_index(l, qi, nr++) : dim_index(l, oi, nk++);
+  return ix;
+}
+
+static uint32_t groups_for(uint64_t n, uint64_t per_group, uint32_t cap) {
+  uint64_t g = (n + per_group - 1) / per_group;
+  return g < 1 ? 1 : g > cap ? cap : (uint32_t)g;
+}
+
+static void store_result(lw *l, vir_op *rs, vir_value *o, vir_value *x) {
+  vir_value *v = rs->opnd[0];
+  idx *oi = new_idx(l, v->type, o);
+  if (oi)
+    store_elem(l, rs->attr.sym, view_offset(l, v->type, rs->attr.arr, oi), x);
+}
+
+/* A reduction over every axis: one dispatch (see the file comment). */
+static uint32_t kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores, uint32_t ns) {
+  red r = red_info(l, rop);
+  const vir_type *in = rop->opnd[0]->type;
+  uint64_t n = vir_ty_numel(in);
+  r.count = n;
+  uint32_t g = groups_for(n, WG * 8, RED_GROUPS);
+  accum a = acc_new(l, &r);
+  vir_value *gid = id_x(l, VIR_OP_GLOBAL_ID);
+  saved sv;
+  vir_value *i = for_begin(l, gid, ku(l, n), ku(l, (uint64_t)g * WG), &sv);
+  idx *ix = new_idx(l, in, i);
+  vir_value *x = emit(l, rop->opnd[0], ix);
+  if (x)
+    acc_add(l, &r, a, lift(l, &r, x), i);
+  emit_stores(l, stores, ns, ix);
+  leave(l, sv);
+  vir_value *ri, *res = tree(l, &r, a, &ri);
+  vir_value *li = id_x(l, VIR_OP_LOCAL_INDEX);
+  vir_value *first = bin(l, VIR_OP_EQ, li, ku(l, 0));
+  if (g == 1) {
+    if_begin(l, first, &sv);
+    store_result(l, rs, ku(l, 0), finish(l, &r, res, ri));
+    leave(l, sv);
+    return g;
+  }
+  /* partials, and the last workgroup to finish reduces them */
+  vir_sym *part = vir_add_buffer(l->m, kname(l, "part"), r.acc, 0, 0, VIR_ACCESS_READWRITE, l->b.loc);
+  vir_sym *parti = r.arg ? vir_add_buffer(l->m, kname(l, "parti"), u32t(l), 0, 0, VIR_ACCESS_READWRITE, l->b.loc) : NULL;
+  vir_sym *cnt = vir_add_buffer(l->m, kname(l, "count"), u32t(l), 0, 0, VIR_ACCESS_READWRITE, l->b.loc);
+  vir_sym *flag = vir_add_shared(l->m, kname(l, "last"), vir_ty_array(l->m, u32t(l), 1), l->b.loc);
+  vir_sym *bufs[3] = {part, parti, cnt};
+  for (int k = 0; k < 3; k++) {
+    if (!bufs[k])
+      continue;
+    vir_sym *b = bufs[k];
+    b->count = k == 2 ? 1 : g;
+    b->buf_flags = VIR_BUF_COHERENT;
+    b->binding = 0;
+    for (uint32_t q = 0; q < l->m->syms.len; q++) {
+      const vir_sym *o = l->m->syms.data[q];
+      if (o != b && o->kind == VIR_SYM_BUFFER && o->set == 0 && o->binding >= b->binding)
+        b->binding = o->binding + 1;
+    }
+  }
+  vir_value *wg = id_x(l, VIR_OP_WORKGROUP_ID);
+  if_begin(l, first, &sv);
+  mem_store(l, VIR_OP_BUFFER_STORE, part, wg, res);
+  if (parti)
+    mem_store(l, VIR_OP_BUFFER_STORE, parti, wg, ri);
+  mbarrier(l);
+  vir_value *old = atomic(l, VIR_OP_ATOMIC_ADD, cnt, ku(l, 0), ku(l, 1));
+  mem_store(l, VIR_OP_SHARED_STORE, flag, ku(l, 0), cast(l, bin(l, VIR_OP_EQ, old, ku(l, g - 1)), u32t(l)));
+  leave(l, sv);
+  barrier(l);
+  vir_value *last = bin(l, VIR_OP_NE, mem_load(l, VIR_OP_SHARED_LOAD, flag, ku(l, 0), u32t(l), false), ku(l, 0));
+  if_begin(l, last, &sv);
+  mbarrier(l);
+  accum a2 = acc_new(l, &r);
+  saved sv2;
+  vir_value *j = for_begin(l, li, ku(l, g), ku(l, WG), &sv2);
+  vir_value *pv = mem_load(l, VIR_OP_BUFFER_LOAD, part, j, r.acc, true);
+  vir_value *pi = parti ? mem_load(l, VIR_OP_BUFFER_LOAD, parti, j, u32t(l), true) : NULL;
+  acc_add(l, &r, a2, pv, pi);
+  leave(l, sv2);
+  vir_value *ri2, *res2 = tree(l, &r, a2, &ri2);
+  saved sv3;
+  if_begin(l, first, &sv3);
+  store_result(l, rs, ku(l, 0), finish(l, &r, res2, ri2));
+  mem_store(l, VIR_OP_BUFFER_STORE, cnt, ku(l, 0), ku(l, 0)); /* ready for the next launch */
+  leave(l, sv3);
+  leave(l, sv);
+  return g;
+}
+
+/* A reduction over some axes: a workgroup per output element when the
+ * reduced axes are the trailing ones and long enough, else an invocation
+ * per output element. */
+static uint32_t kernel_partial_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores, uint32_t ns) {
+  const vir_type *in = rop->opnd[0]->type;
+  const vir_array_attr *ax = rop->attr.arr;
+  uint64_t R = 1;
+  for (uint32_t i = 0; i < ax->naxes; i++)
+    R *= in->dims[ax->axes[i]];
+  uint64_t O = R ? vir_ty_numel(in) / R : vir_ty_numel(rop->val.type);
+  bool suffix = true;
+  for (uint32_t i = 0; i < ax->naxes; i++)
+    suffix &= ax->axes[i] == in->n - ax->naxes + i;
+  bool coop = suffix && R >= COOP_MIN;
+  red r = {0};
+  if (coop)
+    r = red_info(l, rop);
+  else {
+    /* no tree: red_info without shared memory */
+    r = (red){.code = rop->code, .in = in->elem, .res = rop->val.type->elem};
+    r.arg = rop->code == VIR_OP_ARRAY_ARGMIN || rop->code == VIR_OP_ARRAY_ARGMAX;
+    r.acc = r.arg || rop->code == VIR_OP_ARRAY_MIN || rop->code == VIR_OP_ARRAY_MAX ? r.in
+            : rop->code == VIR_OP_ARRAY_ANY || rop->code == VIR_OP_ARRAY_ALL ? u32t(l) : r.res;
+  }
+  r.count = R;
+  saved so, si;
+  uint32_t g;
+  if (coop) {
+    g = O > MAX_GROUPS ? MAX_GROUPS : (O ? (uint32_t)O : 1);
+    vir_value *wg = id_x(l, VIR_OP_WORKGROUP_ID);
+    vir_value *li = id_x(l, VIR_OP_LOCAL_INDEX);
+    vir_value *o = for_begin(l, wg, ku(l, O), ku(l, g), &so);
+    accum a = acc_new(l, &r);
+    vir_value *q = for_begin(l, li, ku(l, R), ku(l, WG), &si);
+    idx *ix = split_index(l, in, ax, o, q);
+    vir_value *x = ix ? emit(l, rop->opnd[0], ix) : NULL;
+    if (x)
+      acc_add(l, &r, a, lift(l, &r, x), q);
+    emit_stores(l, stores, ns, ix);
+    leave(l, si);
+    vir_value *ri, *res = tree(l, &r, a, &ri);
+    saved sf;
+    if_begin(l, bin(l, VIR_OP_EQ, li, ku(l, 0)), &sf);
+    store_result(l, rs, o, finish(l, &r, res, ri));
+    leave(l, sf);
+    barrier(l); /* the next output reuses the shared memory */
+    leave(l, so);
+    return g;
+  }
+  g = groups_for(O, WG, MAX_GROUPS);
+  vir_value *gid = id_x(l, VIR_OP_GLOBAL_ID);
+  vir_value *o = for_begin(l, gid, ku(l, O), ku(l, (uint64_t)g * WG), &so);
+  accum a = acc_new(l, &r);
+  vir_value *q = for_begin(l, ku(l, 0), ku(l, R), ku(l, 1), &si);
+  idx *ix = split_index(l, in, ax, o, q);
+  vir_value *x = ix ? emit(l, rop->opnd[0], ix) : NULL;
+  if (x)
+    acc_add(l, &r, a, lift(l, &r, x), q);
+  emit_stores(l, stores, ns, ix);
+  leave(l, si);
+  store_result(l, rs, o, finish(l, &r, lload(l, a.v), a.i ? lload(l, a.i) : NULL));
+  leave(l, so);
+  return g;
+}
+
+/* ------------------------------------------------------- other kernels */
+
+static uint32_t kernel_scan(lw *l, vir_op *sop, vir_op *rs) {
+  const vir_type *in = sop->opnd[0]->type;
+  uint32_t k = sop->attr.arr->axes[0], D = in->dims[k], ld[VIR_MAX_RANK], nl = 0;
+  for (uint32_t i = 0; i < in->n; i++)
+    if (i != k)
+      ld[nl++] = in->dims[i];
+  const vir_type *lines = vir_ty_tensor(l->m, in->elem, nl, ld);
+  uint64_t L = vir_ty_numel(lines);
+  if (!D)
+    L = 0;
+  red r = {.code = sop->code == VIR_OP_ARRAY_CUMSUM ? VIR_OP_ARRAY_SUM : VIR_OP_ARRAY_PROD,
+           .in = in->elem, .res = sop->val.type->elem};
+  r.acc = r.res;
+  uint32_t g = groups_for(L, WG, MAX_GROUPS);
+  vir_value *gid = id_x(l, VIR_OP_GLOBAL_ID);
+  saved so, si;
+  vir_value *line = for_begin(l, gid, ku(l, L), ku(l, (uint64_t)g * WG), &so);
+  accum a = acc_new(l, &r);
+  idx *li = new_idx(l, lines, line);
+  vir_value *j = for_begin(l, ku(l, 0), ku(l, D), ku(l, 1), &si);
+  idx *ix = new_idx(l, in, NULL);
+  if (li && ix) {
+    for (uint32_t i = 0, q = 0; i < in->n; i++)
+      ix->multi[i] = i == k ? j : dim_index(l, li, q++);
+    vir_value *x = emit(l, sop->opnd[0], ix);
+    if (x) {
+      vir_value *s = combine(l, &r, lload(l, a.v), lift(l, &r, x));
+      lstore(l, a.v, s);
+      store_elem(l, rs->attr.sym, view_offset(l, rs->opnd[0]->type, rs->attr.arr, ix), s);
+    }
+  }
+  leave(l, si);
+  leave(l, so);
+  return g;
+}
+
+static uint32_t kernel_scatter(lw *l, vir_op *sc) {
+  vir_value *iv = sc->opnd[0], *vv = sc->opnd[1];
+  const vir_type *V = vv->type, *I = iv->type;
+  const vir_array_attr *a = sc->attr.arr;
+  const vir_type *T = vir_ty_tensor(l->m, V->elem, a->ndims, a->dims);
+  uint64_t n = vir_ty_numel(V);
+  uint32_t g = groups_for(n, WG, MAX_GROUPS);
+  vir_value *gid = id_x(l, VIR_OP_GLOBAL_ID);
+  saved so, sf;
+  vir_value *i = for_begin(l, gid, ku(l, n), ku(l, (uint64_t)g * WG), &so);
+  idx *vi = new_idx(l, V, i), *ii = new_idx(l, I, NULL), *ti = new_idx(l, T, NULL);
+  if (vi && ii && ti) {
+    for (uint32_t q = 0; q < I->n; q++)
+      ii->multi[q] = dim_index(l, vi, q);
+    vir_value *j = emit(l, iv, ii);
+    if (j) {
+      /* negative indices count from the end; out-of-range ones are dropped */
+      if (j->type->kind == VIR_TY_INT) {
+        vir_value *neg = bin(l, VIR_OP_LT, j, num(l, j->type, 0));
+        j = sel(l, neg, bin(l, VIR_OP_ADD, j, num(l, j->type, T->dims[0])), j);
+        j = sel(l, bin(l, VIR_OP_LT, j, num(l, j->type, 0)), num(l, j->type, T->dims[0]), j);
+      }
+      vir_value *ju = cast(l, j, u32t(l));
+      if_begin(l, bin(l, VIR_OP_LT, ju, ku(l, T->dims[0])), &sf);
+      ti->multi[0] = ju;
+      for (uint32_t q = 1; q < T->n; q++)
+        ti->multi[q] = dim_index(l, vi, I->n + q - 1);
+      vir_value *x = emit(l, vv, vi);
+      if (x)
+        store_elem(l, sc->attr.sym, view_offset(l, T, a, ti), x);
+      leave(l, sf);
+    }
+  }
+  leave(l, so);
+  return g;
+}
+
+static uint32_t kernel_elementwise(lw *l, vir_op **stores, uint32_t ns) {
+  const vir_type *S = stores[0]->opnd[0]->type;
+  uint64_t n = vir_ty_numel(S);
+  uint32_t g = groups_for(n, WG, MAX_GROUPS);
+  vir_value *gid = id_x(l, VIR_OP_GLOBAL_ID);
+  saved so;
+  vir_value *i = for_begin(l, gid, ku(l, n), ku(l, (uint64_t)g * WG), &so);
+  idx *ix = new_idx(l, S, i);
+  if (ix)
+    emit_stores(l, stores, ns, ix);
+  leave(l, so);
+  return g;
+}
+
+/* ---------------------------------------------------------------- driver */
+
+/* A u32 constant at the top of the array function, made once. */
+static vir_value *launch_const(lw *l, vir_builder *ab, uint32_t v) {
+  for (vir_op *op = l->af->body.first; op; op = op->next)
+    if (op->code == VIR_OP_CONST && op->val.type == u32t(l) && op->attr.lit.u == v)
+      return &op->val;
+  vir_builder top = *ab;
+  top.before = l->af->body.first;
+  return vir_build_int(&top, u32t(l), v);
+}
+
+static bool lower_kernel(lw *l, vir_op *K, uint32_t num) {
+  char *name = vp_arena_printf(&l->m->arena, "%s_k%u", l->af->sym->name, num);
+  vir_func *k = vir_add_func(l->m, name, true, NULL, 0, NULL, NULL, K->loc);
+  if (!k)
+    return false;
+  k->local_size[0] = WG;
+  l->k = k;
+  l->pro = NULL;
+  l->nmemo = 0;
+  l->nlocals = 0;
+  l->nconsts = 0;
+  memset(l->ids, 0, sizeof l->ids);
+  memset(l->scal, 0, l->nscal * sizeof *l->scal);
+  vir_builder_init(&l->b, l->m);
+  vir_builder_at_end(&l->b, &k->body);
+  l->b.loc = K->loc;
+
+  vir_op *stores[64], *rop = NULL, *rs = NULL, *scatter = NULL;
+  uint32_t ns = 0;
+  for (vir_op *op = K->regions[0].first; op; op = op->next) {
+    if (vir_is_reduction(op->code) || vir_is_scan(op->code))
+      rop = op;
+    else if (op->code == VIR_OP_ARRAY_SCATTER)
+      scatter = op;
+    else if (op->code == VIR_OP_ARRAY_STORE) {
+      vir_op *d = op->opnd[0]->def;
+      if (d && (vir_is_reduction(d->code) || vir_is_scan(d->code)))
+        rs = op;
+      else if (ns < 64)
+        stores[ns++] = op;
+    }
+  }
+  uint32_t g;
+  if (rop && !rs) {
+    vp_error(l->d, rop->loc, "lower-arrays: the result of '%s' is not stored", vir_op_info_of(rop->code)->name);
+    return false;
+  }
+  if (rop && vir_is_scan(rop->code))
+    g = kernel_scan(l, rop, rs);
+  else if (rop && rop->val.type->n + rop->attr.arr->naxes == rop->opnd[0]->type->n &&
+           vir_ty_numel(rop->val.type) == 1)
+    g = kernel_full_reduce(l, rop, rs, stores, ns);
+  else if (rop && vir_ty_numel(rop->val.type) == 1 && rop->attr.arr->naxes == rop->opnd[0]->type->n)
+    g = kernel_full_reduce(l, rop, rs, stores, ns);
+  else if (rop)
+    g = kernel_partial_reduce(l, rop, rs, stores, ns);
+  else if (scatter)
+    g = kernel_scatter(l, scatter);
+  else if (ns)
+    g = kernel_elementwise(l, stores, ns);
+  else
+    g = 0;
+  vir_build(&l->b, VIR_OP_RETURN, NULL, 0, NULL);
+  if (l->failed)
+    return false;
+
+  /* in the array function: array.launch @k(g, 1, 1) in place of the region */
+  vir_builder ab;
+  vir_builder_init(&ab, l->m);
+  vir_builder_before(&ab, K);
+  ab.loc = K->loc;
+  vir_value *gx = launch_const(l, &ab, g), *one = launch_const(l, &ab, 1);
+  vir_value *args[3] = {gx, one, one};
+  vir_op *launch = vir_build(&ab, VIR_OP_ARRAY_LAUNCH, NULL, 3, args);
+  if (!launch)
+    return false;
+  launch->attr.sym = k->sym;
+  vir_op_unlink(K);
+  return true;
+}
+
+/* 8-bit buffers become u32 words when the device cannot store bytes. */
+static void pack_bytes(lw *l) {
+  uint32_t miss = l->o ? l->o->missing_features : 0;
+  if (!(miss & (VP_FEAT(STORAGE8) | VP_FEAT(INT8))))
+    return;
+  for (uint32_t i = 0; i < l->m->syms.len; i++) {
+    vir_sym *s = l->m->syms.data[i];
+    if (s->kind == VIR_SYM_BUFFER && vir_ty_is_scalar(s->type) && s->type->kind != VIR_TY_BOOL &&
+        s->type->bits == 8) {
+      s->type = u32t(l);
+      s->count = (s->count + 3) / 4;
+      vp_ptrvec_push(&l->tmp, &l->packed, s);
+    }
+  }
+}
+
+/* Scalar ops of the array function that nothing uses any more. */
+static void drop_dead_scalars(vir_func *f) {
+  for (bool again = true; again;) {
+    again = false;
+    vir_func_count_uses(f);
+    for (vir_op *op = f->body.first, *next; op; op = next) {
+      next = op->next;
+      if ((vir_op_info_of(op->code)->flags & VIR_F_PURE) && vir_result(op) && !op->val.nuses) {
+        vir_op_unlink(op);
+        again = true;
+      }
+    }
+  }
+}
+
+vir_pass_result vir_lower_arrays(vir_module *m, const vir_pass_options *opts, vp_diags *diags) {
+  bool changed = false;
+  if (!vir_partition_arrays(m, VIR_PARTITION_SPLIT, diags, &changed))
+    return VIR_PASS_FAILURE;
+  lw l = {.m = m, .d = diags, .o = opts};
+  pack_bytes(&l);
+  bool ok = true;
+  uint32_t nsyms = m->syms.len; /* kernels added below are not array functions */
+  for (uint32_t i = 0; ok && i < nsyms; i++) {
+    vir_sym *s = m->syms.data[i];
+    if (s->kind != VIR_SYM_FUNC || !s->func || !s->func->is_array)
+      continue;
+    l.af = s->func;
+    l.nscal = s->func->next_id;
+    l.scal = calloc(l.nscal ? l.nscal : 1, sizeof *l.scal);
+    if (!l.scal) {
+      ok = false;
+      break;
+    }
+    uint32_t num = 0;
+    for (vir_op *op = s->func->body.first, *next; ok && op; op = next) {
+      next = op->next;
+      if (op->code != VIR_OP_ARRAY_KERNEL)
+        continue;
+      ok = lower_kernel(&l, op, num++);
+      changed = true;
+    }
+    drop_dead_scalars(s->func);
+    free(l.scal);
+    l.scal = NULL;
+  }
+  free(l.memo);
+  vp_arena_free(&l.tmp);
+  if (!ok) {
+    if (!diags->nerrors)
+      vp_error(diags, (vp_loc){0}, "lower-arrays failed (out of memory)");
+    return VIR_PASS_FAILURE;
+  }
+  return changed ? VIR_PASS_CHANGED : VIR_PASS_UNCHANGED;
+}
