@@ -259,6 +259,7 @@ def _resident_op(env, rec, op, n, x, b_host, want, bpe):
         # The call forms fusion may offer, most asynchronous first.
         forms = [(lambda: f(*args, out=out, sync=False), _wait, out),
                  (lambda: f(*args, out=out), None, out),
+                 (lambda: f(*args, sync=False), _wait, None),  # a new output each call
                  (lambda: f(*args), None, None)]
         for call, waiter, res in forms:
             try:
@@ -266,7 +267,8 @@ def _resident_op(env, rec, op, n, x, b_host, want, bpe):
             except TypeError:
                 continue
             if waiter is not None:
-                _wait(got)
+                done = got.wait() if hasattr(got, "wait") else got
+                res = res if res is not None else done
             res = res if res is not None else got
             check(np.asarray(res.numpy() if hasattr(res, "numpy") else res), "vp.jit")
             if waiter is not None:
