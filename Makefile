@@ -16,7 +16,7 @@ DEB_PACKAGES := cmake ninja-build pkg-config gcc g++ python3-venv python3-dev \
   vulkan-tools libyaml-dev llvm-14-tools clang-14 libclang-rt-14-dev hipcc \
   python3-matplotlib valgrind patchelf
 
-.PHONY: all deps venv configure build run test test-only bench fuzz clean wheel
+.PHONY: all deps venv configure build run test test-only bench bench-report fuzz clean wheel
 
 all: build
 
@@ -50,8 +50,15 @@ test: build
 test-only:
 	@$(PY) scripts/run_tests.py --build $(BUILD)
 
+# Every suite here (lavapipe: a few minutes), then docs/performance.md (the
+# report runs under a Python with matplotlib: Debian's python3-matplotlib).
+# BENCH_FLAGS=--quick for a short run, BENCH_FLAGS="--suite compare" for one.
+BENCH_FLAGS ?=
 bench: build
-	@$(PY) bench/run.py --build $(BUILD)
+	@$(PY) bench/run.py --build $(BUILD) $(BENCH_FLAGS)
+
+bench-report:
+	@$(PY) -c 'import sys; sys.path.insert(0, "bench"); import run; sys.exit(run.render())'
 
 # The libFuzzer targets (clang-14), for as long as FUZZ_SECONDS says.
 FUZZ_SECONDS ?= 60

@@ -1,0 +1,107 @@
+#!/bin/bash
+# Prepares, here, what bench/device.sh needs on the H200, in git-ignored
+# folders that the device call names in `carry`:
+#
+#   .gl/           Debian's libvulkan1 .deb (the device image has no Vulkan
+#                  loader); kept if already there, else fetched with
+#                  `apt-get download` for amd64 as the device README shows
+#   .whl/          the VulPy wheel (scripts/build-wheel.sh: abi3, auditwheel
+#                  repaired), and .whl/build/{bin,lib}: the bench programs
+#                  (vkref, libvkref.so and the other suites' programs) with
+#                  the non-system shared libraries they need, and
+#                  vkref-src.tar.xz (vkref's sources, SPIR-V headers, volk and
+#                  the Vulkan headers) for a rebuild there if the binary fails
+#   .whl-taichi/   with --taichi: taichi 1.7.4 and dill, cp312 wheels
+#
+#   bench/device-prep.sh [--taichi] [--no-wheel]
+#
+# Then, through the device tool (bench/notes/device.md has the details):
+#   run(command="bash bench/device.sh", carry=[".gl", ".whl"])
+#   run(command="bash bench/device.sh --label h200-taichi --suites compare",
+#       carry=[".gl", ".whl", ".whl-taichi"])
+set -euo pipefail
+cd "$(dirname "$0")/.."
+taichi=0 wheel=1
+for a in "$@"; do
+  case $a in
+    --taichi) taichi=1 ;;
+    --no-wheel) wheel=0 ;;
+    *) echo "usage: bench/device-prep.sh [--taichi] [--no-wheel]" >&2; exit 2 ;;
+  esac
+done
+BUILD=${BUILD:-build}
+
+# git must ignore the carried folders, or they would travel twice (and count).
+for d in .gl .whl .whl-taichi; do
+  git check-ignore -q "$d/x" || echo "/$d/" >> "$(git rev-parse --git-common-dir)/info/exclude"
+done
+
+# -- .gl: the Vulkan loader for the device
+mkdir -p .gl
+if ! ls .gl/libvulkan1_*.deb > /dev/null 2>&1; then
+  src=$(ls /work/main/.gl/libvulkan1_*.deb 2>/dev/null | head -1 || true)
+  if [ -n "$src" ]; then
+    cp "$src" .gl/
+  else
+    o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+    mkdir -p /tmp/amd64/partial
+    apt-get $o update -qq
+    (cd .gl && apt-get $o download libvulkan1)
+  fi
+fi
+
+# -- .whl: the wheel
+mkdir -p .whl
+if [ $wheel = 1 ]; then
+  rm -f .whl/vulpy-*.whl
+  scripts/build-wheel.sh .whl > /dev/null
+fi
+
+# -- .whl/build: the bench programs and their libraries
+cmake --build "$BUILD" > /dev/null
+rm -rf .whl/build && mkdir -p .whl/build/bin .whl/build/lib
+for p in vkref runtime_bench ir_throughput frontend_time; do
+  [ -x "$BUILD/bin/$p" ] && cp "$BUILD/bin/$p" .whl/build/bin/
+done
+[ -f "$BUILD/lib/libvkref.so" ] && cp "$BUILD/lib/libvkref.so" .whl/build/lib/
+strip .whl/build/bin/* .whl/build/lib/libvkref.so 2>/dev/null || true
+# Shared libraries beyond glibc, libgcc and libstdc++ go along.
+for f in .whl/build/bin/* .whl/build/lib/*.so; do
+  ldd "$f" | awk '/=> \//{print $3}' | while read -r lib; do
+    case $(basename "$lib") in
+      libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libgcc_s.so*|libstdc++.so*) ;;
+      *) cp -n "$lib" .whl/build/lib/ ;;
+    esac
+  done
+done
+
+# -- vkref's sources, for a rebuild on the device (cc is there, Vulkan headers are not)
+tmp=$(mktemp -d)
+mkdir -p "$tmp/vkref-src/spv"
+cp bench/vkref.c bench/vkref.h "$tmp/vkref-src/"
+cp "$BUILD"/bench/vkref_spv/*.h "$tmp/vkref-src/spv/"
+cp /usr/include/volk.c /usr/include/volk.h "$tmp/vkref-src/"
+cp -r /usr/include/vulkan /usr/include/vk_video "$tmp/vkref-src/" 2>/dev/null || \
+  cp -r /usr/include/vulkan "$tmp/vkref-src/"
+tar -C "$tmp" -cJf .whl/vkref-src.tar.xz vkref-src
+rm -rf "$tmp"
+
+# -- .whl-taichi
+if [ $taichi = 1 ]; then
+  mkdir -p .whl-taichi
+  for spec in taichi==1.7.4 dill==0.3.9; do
+    name=${spec%%==*}
+    ls .whl-taichi/"$name"-*.whl > /dev/null 2>&1 && continue
+    python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+      --implementation cp --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 \
+      --platform manylinux2014_x86_64 --platform any -d .whl-taichi "$spec"
+  done
+fi
+
+size() { du -sb "$@" 2>/dev/null | awk '{s += $1} END {printf "%.1f", s / 1048576}'; }
+tree=$(git ls-files -z | xargs -0 du -cb 2>/dev/null | tail -1 | awk '{printf "%.1f", $1 / 1048576}')
+echo "carry sizes (MiB): tree $tree, .gl $(size .gl), .whl $(size .whl)" \
+     "$( [ -d .whl-taichi ] && echo ", .whl-taichi $(size .whl-taichi)")"
+total=$(echo "$tree $(size .gl) $(size .whl) $(size .whl-taichi)" | awk '{print $1+$2+$3+$4}')
+echo "total with everything: $total MiB (the device tool takes at most 64 MiB a call)"
+ls -la .whl .whl/build/bin .whl/build/lib
