@@ -16,7 +16,7 @@ DEB_PACKAGES := cmake ninja-build pkg-config gcc g++ python3-venv python3-dev \
   vulkan-tools libyaml-dev llvm-14-tools clang-14 libclang-rt-14-dev hipcc \
   python3-matplotlib valgrind patchelf
 
-.PHONY: all deps venv configure build run test test-only bench bench-report fuzz clean wheel
+.PHONY: all deps venv configure build run test test-only bench bench-report bench-extra fuzz clean wheel
 
 all: build
 
@@ -59,6 +59,11 @@ bench: build
 
 bench-report:
 	@$(PY) -c 'import sys; sys.path.insert(0, "bench"); import run; sys.exit(run.render())'
+
+# The benchmarks' optional peers (Taichi), pinned in pyproject.toml's
+# bench-extra group; `make test` does not need them.
+bench-extra: venv
+	@$(PY) -m pip install -q --disable-pip-version-check $$(python3 scripts/pydeps.py bench-extra)
 
 # The libFuzzer targets (clang-14), for as long as FUZZ_SECONDS says.
 FUZZ_SECONDS ?= 60

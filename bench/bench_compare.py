@@ -40,6 +40,61 @@ extern "C" __global__ void tiny(const float *x, float *y, float a, unsigned n) {
 """
 
 
+TAICHI_PROBE = r"""
+import sys
+import numpy as np
+import taichi as ti
+ti.init(arch=ti.vulkan, offline_cache=False, log_level=ti.WARN)
+arch = ti.lang.impl.current_cfg().arch
+if arch != ti.vulkan:
+    print(f"VULPY_PROBE: Taichi fell back to {arch} (no usable Vulkan device for it)")
+    sys.exit(3)
+a = ti.ndarray(ti.f32, 64)
+a.from_numpy(np.arange(64, dtype=np.float32))
+
+
+@ti.kernel
+def k(x: ti.types.ndarray()):
+    for i in x:
+        x[i] = 2.0 * x[i]
+
+
+k(a)
+ti.sync()
+if not (a.to_numpy() == 2 * np.arange(64, dtype=np.float32)).all():
+    print("VULPY_PROBE: Taichi's tiny Vulkan kernel gave a wrong result")
+    sys.exit(4)
+print("VULPY_PROBE: ok")
+"""
+
+
+def taichi_probe(timeout=180):
+    """None when Taichi's Vulkan backend runs a tiny kernel in a new
+    process; else why not, from the probe's last words."""
+    # A file, not `python -c`: Taichi reads a kernel's source from its file.
+    with tempfile.TemporaryDirectory(prefix="vulpy-taichi-probe-") as d:
+        probe = Path(d) / "taichi_probe.py"
+        probe.write_text(TAICHI_PROBE)
+        try:
+            # unbuffered: a probe that crashes still says how far it got
+            p = subprocess.run([sys.executable, str(probe)], capture_output=True, text=True,
+                               timeout=timeout, cwd=d,
+                               env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        except subprocess.TimeoutExpired:
+            return (f"the probe (import, ti.init(arch=ti.vulkan), a tiny kernel) took over "
+                    f"{timeout} s")
+    out = (p.stdout or "") + "\n" + (p.stderr or "")
+    if p.returncode == 0 and "VULPY_PROBE: ok" in out:
+        return None
+    said = [ln.strip() for ln in out.splitlines() if ln.strip()]
+    mine = [ln[len("VULPY_PROBE: "):] for ln in said if ln.startswith("VULPY_PROBE: ")]
+    if mine:
+        return mine[-1]
+    how = f"exit {p.returncode}" if p.returncode >= 0 else f"killed by signal {-p.returncode}"
+    tail = " | ".join(said[-3:])[-240:]
+    return f"the probe died ({how}): {tail or 'no output'}"
+
+
 class Env:
     """The libraries of this run, each loaded on first use (Skip if absent)."""
 
@@ -86,8 +141,18 @@ class Env:
 
     @property
     def ti(self):
+        """Taichi on its Vulkan backend, or Skip saying why not. A new
+        process tries it first (import, ti.init(arch=ti.vulkan), one tiny
+        kernel): a Taichi that falls back to another arch, raises, or
+        crashes the interpreter (a missing Vulkan driver can abort inside
+        ti.init) then costs this suite one skip record per case, not its
+        life."""
         if self._ti is None:
             try:
+                optional("taichi")
+                why = taichi_probe()
+                if why:
+                    raise Skip(f"taichi vulkan unusable here: {why}")
                 ti = optional("taichi")
                 ti.init(arch=ti.vulkan, offline_cache=False, log_level=ti.WARN)
                 arch = ti.lang.impl.current_cfg().arch
@@ -96,7 +161,9 @@ class Env:
                 else:
                     self._ti = ti
             except Skip as e:
-                self._ti = e
+                # bench/device.sh says why the carried Taichi wheels did not install
+                note = os.environ.get("VULPY_BENCH_TAICHI_NOTE")
+                self._ti = Skip(f"{e}; {note}"[:300]) if note else e
             except Exception as e:  # noqa: BLE001
                 self._ti = Skip(f"taichi: {type(e).__name__}: {e}"[:200])
         if isinstance(self._ti, Skip):
@@ -338,8 +405,11 @@ def _resident_op(env, rec, op, n, x, b_host, want, bpe):
             elif kind == "unfused":
                 fn = {"sin+exp": lambda: cp.add(cp.sin(xd), cp.exp(xd), out=yd)}.get(
                     op, lambda: cp.copyto(yd, cp.where(xd > bd, cp.sin(xd), cp.cos(bd))))
-            else:  # cupy.fuse
-                f = cp.fuse(lambda a, b: cp.where(a > b, cp.sin(a), cp.cos(b)))
+            else:  # cupy.fuse of a named def: CuPy names the CUDA kernel after the
+                # function, and `<lambda>` is no C identifier (NVRTC rejects it)
+                def seed_where(a, b):
+                    return cp.where(a > b, cp.sin(a), cp.cos(b))
+                f = cp.fuse(seed_where)
                 fn = lambda: f(xd, bd)  # noqa: E731
                 check(cp.asnumpy(f(xd, bd)), "cupy.fuse")
             if kind != "fuse":
@@ -406,7 +476,7 @@ def _resident_op(env, rec, op, n, x, b_host, want, bpe):
 
     if not runners:
         return
-    samples = interleave(runners, env.reps(n), warmup=2, budget_s=60)
+    samples = interleave(runners, env.reps(n), warmup=2, budget_s=60, block_warmup=1)
     record_runs(rec, case, n, samples, "GB/s", bpe * n, True, methods,
                 bytes_per_element=bpe)
     _resident_ratios(rec, case, n, samples)
@@ -497,7 +567,8 @@ def case_convenience(env, rec):
 
     if not runners:
         return
-    samples = interleave(runners, 10 if env.quick else 40, warmup=3, budget_s=60)
+    samples = interleave(runners, 10 if env.quick else 40, warmup=3, budget_s=60,
+                         block_warmup=1)
     record_runs(rec, case, n, samples, "ms", 1e-6, False, {b: "wall" for b in runners})
     vpv = _ok(samples, "vulpy")
     if vpv:
@@ -577,9 +648,16 @@ def case_dispatch(env, rec):
     add("taichi vulkan", make_ti)
 
     if runners:
-        iters = 200 if env.quick else 2000
-        samples = gc_quiet(interleave)(runners, iters, warmup=20, budget_s=60)
-        record_runs(rec, case, TINY, samples, "us", 1e-3, False, methods)
+        # Blocks: per backend, 20 untimed round trips (the GPU switches to
+        # this backend's context, clocks settle), then `block` timed ones
+        # back to back; the backends take turns block by block. Timing single
+        # calls round-robin instead measured the context switch between
+        # CUDA and two VkDevices (~150 us) into every figure.
+        rounds, block = (4, 50) if env.quick else (10, 200)
+        samples = gc_quiet(interleave)(runners, rounds, warmup=1, budget_s=60, block=block,
+                                       block_warmup=20)
+        record_runs(rec, case, TINY, samples, "us", 1e-3, False, methods,
+                    block=block, block_warmup=20)
         vpv = _ok(samples, "vulpy kernel")
         if vpv:
             for ref, g in (("cupy RawKernel", 1.0), ("vulkan-raw fence wait", None),
@@ -662,7 +740,8 @@ def case_dispatch(env, rec):
     add2("taichi vulkan", make_ti_async)
 
     if runners:
-        samples = interleave(runners, 3 if env.quick else 7, warmup=1, budget_s=60)
+        samples = interleave(runners, 3 if env.quick else 7, warmup=1, budget_s=60,
+                             block_warmup=1)
         record_runs(rec, case, count, samples, "dispatch/s", 1e9 * count, True,
                     {b: "wall" for b in runners})
         vpv = _ok(samples, "vulpy kernel")
@@ -821,7 +900,7 @@ def case_reductions(env, rec):
         add("taichi vulkan", make_ti)
 
         if runners:
-            samples = interleave(runners, env.reps(n), warmup=2, budget_s=60)
+            samples = interleave(runners, env.reps(n), warmup=2, budget_s=60, block_warmup=1)
             record_runs(rec, case, n, samples, "GB/s", 4.0 * n, True,
                         {b: "wall, result on the host" for b in runners})
             vpv = _ok(samples, "vulpy")

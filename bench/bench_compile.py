@@ -27,9 +27,18 @@ KERNELS = [
 
 
 def to_vir(ctx, src, out):
+    """The kernel as VIR: vulpy-translate over the AST dump where the build
+    has it, else `python -m vulpy emit-vir` (the same frontend, inside the
+    installed package: the H200 run carries the bench programs, not the
+    compiler's tools)."""
     translate = ctx.build / "bin" / "vulpy-translate"
     if src.suffix == ".vir":
         out.write_text(src.read_text())
+        return
+    if not translate.exists():
+        vir = subprocess.run([sys.executable, "-m", "vulpy", "emit-vir", str(src)], check=True,
+                             capture_output=True, text=True, cwd=ctx.root)
+        out.write_text(vir.stdout)
         return
     ast = subprocess.run([sys.executable, "-m", "vulpy", "dump-ast", str(src)], check=True,
                          capture_output=True, text=True, cwd=ctx.root)

@@ -63,24 +63,35 @@ def wall(fn):
     return run
 
 
-def interleave(runners, reps, warmup=2, budget_s=None):
-    """Runs each runner warmup + reps times, round-robin; returns
-    {name: [ns, ...]}. A runner that raises is dropped (its exception is
-    kept in the returned dict under name as the exception). `budget_s`
-    stops early (at least 3 samples each) when the case runs long."""
+def interleave(runners, reps, warmup=2, budget_s=None, block=1, block_warmup=0):
+    """Runs the runners round-robin; returns {name: [ns, ...]}.
+
+    Each round gives every runner a block: `block_warmup` untimed calls,
+    then `block` timed calls back to back. The untimed calls absorb what
+    switching backends costs the first call after the switch (on a GPU
+    shared by several APIs and VkDevices the driver switches contexts, some
+    100 us; a clock that dropped while another backend ran), so a block
+    measures the backend's steady state while the rounds still interleave
+    the backends over the same stretch of machine time. The first `warmup`
+    rounds are not recorded; `reps` rounds are. A runner that raises is
+    dropped (its exception is kept in the returned dict under its name).
+    `budget_s` stops early (after at least 3 recorded rounds) when the case
+    runs long."""
     out = {name: [] for name in runners}
     live = dict(runners)
     t_end = None if budget_s is None else time.perf_counter() + budget_s
     for i in range(warmup + reps):
         for name, fn in list(live.items()):
             try:
-                t = fn()
+                for _ in range(block_warmup):
+                    fn()
+                ts = [fn() for _ in range(block)]
             except Exception as e:  # noqa: BLE001 - reported as the backend's error
                 out[name] = e
                 del live[name]
                 continue
             if i >= warmup:
-                out[name].append(t)
+                out[name].extend(ts)
         if t_end and i >= warmup + 2 and time.perf_counter() > t_end:
             break
     return out

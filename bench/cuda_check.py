@@ -15,7 +15,7 @@ reduction and structs):
      CuPy's RawModule and launch it on the same inputs: buffers as device
      pointers in binding order, the push-constant block by value (packed from
      the manifest's offsets, the dispatch guard's count filled in), through
-     cuLaunchKernel's packed parameter buffer;
+     cuLaunchKernel's kernelParams (CudaLauncher says how);
   4. compare: bit-exact for integer outputs, |cuda - vulkan| <= tol * (1 +
      |vulkan|) for float outputs (TOLERANCE below, documented in
      bench/notes/cuda.md), and time one launch of each (CUDA events vs the
@@ -231,32 +231,80 @@ def nvcc_compile(nvcc, src, out_dir, name, arch):
     return cubin, dt, (p.stderr or "").strip()[-300:]
 
 
+def kernel_params(ptrs, push, align):
+    """cuLaunchKernel's kernelParams for pointers + one struct by value: an
+    array of addresses, one per parameter, each pointing at that parameter's
+    value (the driver reads each one's size and offset from the cubin, so no
+    layout is guessed here). Returns (the array, what must stay alive while
+    it is used)."""
+    keep = [ctypes.c_uint64(p) for p in ptrs]
+    if push:
+        # sizeof the struct is a multiple of its alignment (std430 may end earlier)
+        data = bytes(push) + b"\0" * ((-len(push)) % align)
+        keep.append(ctypes.create_string_buffer(data, len(data)))
+    arr = (ctypes.c_void_p * max(1, len(keep)))(*[ctypes.addressof(k) for k in keep])
+    return arr, keep
+
+
+def function_pointer(kernel):
+    """The CUfunction of what RawModule.get_function returned: a RawKernel
+    (CuPy >= 8: its `.kernel` is the loaded cupy.cuda.Function) or a
+    Function (older CuPy); None when neither has a pointer."""
+    fn = getattr(kernel, "kernel", kernel)
+    ptr = getattr(fn, "ptr", None)
+    return int(ptr) if ptr else None
+
+
 class CudaLauncher:
-    """Launches a kernel of a cubin with pointers + one struct by value,
-    through cuLaunchKernel's packed parameter buffer (CU_LAUNCH_PARAM_*):
-    no guessing how a binding lays out a struct argument."""
+    """Launches a kernel of a cubin with pointers + one struct by value.
+
+    The cubin is loaded with CuPy's RawModule(path=...) and the kernel taken
+    with get_function(name). The launch goes through cuLaunchKernel with
+    kernelParams (cupy.cuda.driver.launchKernel; the function pointer from
+    the RawKernel's loaded Function): the driver takes each parameter's size
+    from the cubin, so the by-value push struct needs no layout here. Where
+    that is unavailable, the documented call kernel(grid, block, args) with
+    the struct as a NumPy void scalar. `how` names the path that worked."""
 
     def __init__(self, cp, cubin, name):
         self.cp = cp
         self.mod = cp.RawModule(path=str(cubin))
-        self.fn = self.mod.get_function(name)
+        self.kernel = self.mod.get_function(name)
+        self.how = None
+        self._keep = None
+
+    def _driver(self, ptrs, push, align, grid, block):
+        f = function_pointer(self.kernel)
+        if f is None:
+            raise AttributeError(f"no CUfunction pointer on {type(self.kernel).__name__}")
+        params, keep = kernel_params(ptrs, push, align)
+        stream = self.cp.cuda.get_current_stream()
+        self.cp.cuda.driver.launchKernel(f, grid[0], grid[1], grid[2], block[0], block[1],
+                                         block[2], 0, stream.ptr, ctypes.addressof(params), 0)
+        self._keep = (params, keep)  # until the next launch: the driver copied them already
+
+    def _documented(self, ptrs, push, align, grid, block):
+        args = [np.uint64(p) for p in ptrs]
+        if push:
+            data = bytes(push) + b"\0" * ((-len(push)) % align)
+            args.append(np.frombuffer(data, np.dtype((np.void, len(data))))[0])
+        self.kernel(tuple(grid), tuple(block), tuple(args))
 
     def launch(self, ptrs, push, align, grid, block):
-        params = bytearray()
-        for p in ptrs:
-            params += struct.pack("<Q", p)
-        if push:
-            pad = (-len(params)) % align
-            # sizeof the struct is a multiple of its alignment (std430 may end earlier)
-            params += b"\0" * pad + push + b"\0" * ((-len(push)) % align)
-        buf = ctypes.create_string_buffer(bytes(params), max(1, len(params)))
-        size = ctypes.c_size_t(len(params))
-        extra = (ctypes.c_void_p * 5)(1, ctypes.addressof(buf), 2, ctypes.addressof(size), 0)
-        stream = self.cp.cuda.get_current_stream()
-        self.cp.cuda.driver.launchKernel(self.fn.ptr, grid[0], grid[1], grid[2], block[0],
-                                         block[1], block[2], 0, stream.ptr, 0,
-                                         ctypes.addressof(extra))
-        self._keep = (buf, size, extra)
+        if self.how == "documented":
+            return self._documented(ptrs, push, align, grid, block)
+        try:
+            self._driver(ptrs, push, align, grid, block)
+            self.how = "cuLaunchKernel(kernelParams)"
+        except (AttributeError, TypeError) as e:
+            if self.how is not None:
+                raise
+            try:
+                self._documented(ptrs, push, align, grid, block)
+            except Exception as e2:  # noqa: BLE001
+                raise RuntimeError(f"cuLaunchKernel path: {type(e).__name__}: {e}; documented "
+                                   f"call: {type(e2).__name__}: {e2}") from e2
+            self.how = "documented"
 
 
 # ---------------------------------------------------------------- the check
@@ -377,6 +425,7 @@ def check_all(quick=False, arch="sm_90", keep=None, log=print, only=None):
             grid = ((n + lx - 1) // lx, 1, 1)
             launcher.launch(ptrs, push, push_align(src, len(push)), grid, (lx, 1, 1))
             cp.cuda.get_current_stream().synchronize()
+            res["steps"].append(f"cuda launched through {launcher.how}")
             cu_out = {o: cp.asnumpy(dev[o]).view(vk_out[o].dtype).reshape(vk_out[o].shape)
                       for o in spec["outputs"]}
         except Exception as e:  # noqa: BLE001

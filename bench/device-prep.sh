@@ -6,12 +6,16 @@
 #                  loader); kept if already there, else fetched with
 #                  `apt-get download` for amd64 as the device README shows
 #   .whl/          the VulPy wheel (scripts/build-wheel.sh: abi3, auditwheel
-#                  repaired), and .whl/build/{bin,lib}: the bench programs
-#                  (vkref, libvkref.so and the other suites' programs) with
-#                  the non-system shared libraries they need, and
+#                  repaired), .whl/build.tar.xz: the bench programs (vkref,
+#                  libvkref.so, runtime_bench, ir_throughput, frontend_time,
+#                  compile_bench; stripped) in bin/ and lib/ with the
+#                  non-system shared libraries they need, and
 #                  vkref-src.tar.xz (vkref's sources, SPIR-V headers, volk and
 #                  the Vulkan headers) for a rebuild there if the binary fails
-#   .whl-taichi/   with --taichi: taichi 1.7.4 and dill, cp312 wheels
+#   .whl-taichi/   with --taichi: taichi 1.7.4 (slimmed: the C API library,
+#                  the headers and the examples left out, 56 -> 35 MB), dill
+#                  and colorama (taichi imports both), cp312 wheels for the
+#                  device's Python 3.12
 #
 #   bench/device-prep.sh [--taichi] [--no-wheel]
 #
@@ -57,23 +61,28 @@ if [ $wheel = 1 ]; then
   scripts/build-wheel.sh .whl > /dev/null
 fi
 
-# -- .whl/build: the bench programs and their libraries
+# -- .whl/build.tar.xz: the bench programs and their libraries (xz: the
+# programs are a third of their size packed, and the carry has 64 MiB)
 cmake --build "$BUILD" > /dev/null
-rm -rf .whl/build && mkdir -p .whl/build/bin .whl/build/lib
-for p in vkref runtime_bench ir_throughput frontend_time; do
-  [ -x "$BUILD/bin/$p" ] && cp "$BUILD/bin/$p" .whl/build/bin/
+pk=$(mktemp -d)
+mkdir -p "$pk/bin" "$pk/lib"
+for p in vkref runtime_bench ir_throughput frontend_time compile_bench; do
+  if [ -x "$BUILD/bin/$p" ]; then cp "$BUILD/bin/$p" "$pk/bin/"; else echo "note: no $BUILD/bin/$p"; fi
 done
-[ -f "$BUILD/lib/libvkref.so" ] && cp "$BUILD/lib/libvkref.so" .whl/build/lib/
-strip .whl/build/bin/* .whl/build/lib/libvkref.so 2>/dev/null || true
+[ -f "$BUILD/lib/libvkref.so" ] && cp "$BUILD/lib/libvkref.so" "$pk/lib/"
+strip "$pk"/bin/* "$pk"/lib/libvkref.so 2>/dev/null || true
 # Shared libraries beyond glibc, libgcc and libstdc++ go along.
-for f in .whl/build/bin/* .whl/build/lib/*.so; do
+for f in "$pk"/bin/* "$pk"/lib/*.so; do
   ldd "$f" | awk '/=> \//{print $3}' | while read -r lib; do
     case $(basename "$lib") in
       libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libgcc_s.so*|libstdc++.so*) ;;
-      *) cp -n "$lib" .whl/build/lib/ ;;
+      *) cp -n "$lib" "$pk/lib/" ;;
     esac
   done
 done
+rm -rf .whl/build .whl/build.tar.xz
+tar -C "$pk" -cJf .whl/build.tar.xz bin lib
+rm -rf "$pk"
 
 # -- vkref's sources, for a rebuild on the device (cc is there, Vulkan headers are not)
 tmp=$(mktemp -d)
@@ -86,22 +95,28 @@ cp -r /usr/include/vulkan /usr/include/vk_video "$tmp/vkref-src/" 2>/dev/null ||
 tar -C "$tmp" -cJf .whl/vkref-src.tar.xz vkref-src
 rm -rf "$tmp"
 
-# -- .whl-taichi
+# -- .whl-taichi (the versions bench-extra in pyproject.toml pins)
 if [ $taichi = 1 ]; then
   mkdir -p .whl-taichi
-  for spec in taichi==1.7.4 dill==0.3.9; do
+  for spec in taichi==1.7.4 dill==0.4.1 colorama==0.4.6; do
     name=${spec%%==*}
     ls .whl-taichi/"$name"-*.whl > /dev/null 2>&1 && continue
     python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
       --implementation cp --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 \
       --platform manylinux2014_x86_64 --platform any -d .whl-taichi "$spec"
   done
+  # Slim the Taichi wheel once: the Python module needs neither the C API
+  # library (libtaichi_c_api.so, 55 MB) nor the CMake files, headers and
+  # examples; RECORD loses their lines so pip installs the rest as usual.
+  python3 bench/slim_wheel.py .whl-taichi/taichi-*.whl
 fi
 
 size() { du -sb "$@" 2>/dev/null | awk '{s += $1} END {printf "%.1f", s / 1048576}'; }
 tree=$(git ls-files -z | xargs -0 du -cb 2>/dev/null | tail -1 | awk '{printf "%.1f", $1 / 1048576}')
+# (the device tool counts the tree, untracked files git does not ignore,
+# and the carried folders: keep untracked clutter out of the tree)
 echo "carry sizes (MiB): tree $tree, .gl $(size .gl), .whl $(size .whl)" \
      "$( [ -d .whl-taichi ] && echo ", .whl-taichi $(size .whl-taichi)")"
 total=$(echo "$tree $(size .gl) $(size .whl) $(size .whl-taichi)" | awk '{print $1+$2+$3+$4}')
 echo "total with everything: $total MiB (the device tool takes at most 64 MiB a call)"
-ls -la .whl .whl/build/bin .whl/build/lib
+ls -la .whl; tar -tvJf .whl/build.tar.xz

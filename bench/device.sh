@@ -12,19 +12,26 @@
 #   1. the Vulkan loader: unpacks .gl/*.deb into / when no libvulkan.so.1 is
 #      installed, and points VK_DRIVER_FILES at NVIDIA's ICD when the loader
 #      finds no driver by itself;
-#   2. the wheels: .whl/*.whl (and .whl-taichi/*.whl) into /tmp/site
-#      (pip --no-index --no-deps --target), the tree's source copy of the
-#      vulpy package moved aside so every suite imports the wheel;
-#   3. the bench programs: .whl/build (carried, built here), else rebuilt
-#      from .whl/vkref-src.tar.xz with the machine's cc;
+#   2. the wheels: .whl/*.whl into /tmp/site (pip --no-index --no-deps
+#      --target), the tree's source copy of the vulpy package moved aside so
+#      every suite imports the wheel; then .whl-taichi/*.whl, in a pip call
+#      of its own (a Taichi that does not install leaves VulPy installed, and
+#      the compare suite's Taichi rows say why in their skip records);
+#   3. the bench programs: .whl/build.tar.xz (or a .whl/build folder)
+#      carried, built here, else vkref rebuilt from .whl/vkref-src.tar.xz
+#      with the machine's cc;
 #   4. the suites, one bench/run.py call each under its own time limit, all
 #      writing $OUT/<label>.json (records are kept suite by suite, so a suite
-#      that runs out of time loses only itself);
-#   5. the goals table for the label, printed last (the device tool returns
-#      the output's tail).
-# $OUT gets <label>.json, device.log and env.txt (the tool returns at most 8
-# files). Here, `OUT=/tmp/x bash bench/device.sh --quick` runs the same
-# steps against lavapipe.
+#      that runs out of time loses only itself), while nvidia-smi samples the
+#      GPU's clocks, power and throttle reasons every 200 ms into
+#      $OUT/gpu-clocks.csv;
+#   5. per suite, what the GPU's clocks did (bench/gpu_clocks.py), then the
+#      goals table for the label, printed last (the device tool returns the
+#      output's tail).
+# $OUT gets <label>.json, device.log, env.txt, gpu-clocks.csv and
+# suites.tsv (the tool returns at most 8 files). Here,
+# `OUT=/tmp/x bash bench/device.sh --quick` runs the same steps against
+# lavapipe.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -62,9 +69,14 @@ fi
 
 # -- 2. wheels
 SITE=/tmp/site
-restore() { [ -d bindings/python/vulpy.source ] && mv bindings/python/vulpy.source bindings/python/vulpy; }
+SAMPLER=""
+restore() {
+  [ -d bindings/python/vulpy.source ] && mv bindings/python/vulpy.source bindings/python/vulpy
+  [ -n "$SAMPLER" ] && kill "$SAMPLER" 2> /dev/null
+  SAMPLER=""
+}
 trap restore EXIT
-wheels=$(ls .whl/*.whl .whl-taichi/*.whl 2>/dev/null)
+wheels=$(ls .whl/*.whl 2>/dev/null)
 if [ -n "$wheels" ]; then
   # shellcheck disable=SC2086
   if $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
@@ -80,9 +92,28 @@ if [ -n "$wheels" ]; then
     say "WARNING: pip install of the wheels failed (see device.log)"
   fi
 fi
+taichi=$(ls .whl-taichi/*.whl 2>/dev/null)
+if [ -n "$taichi" ]; then
+  # shellcheck disable=SC2086
+  if $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+       --target $SITE $taichi > /tmp/taichi-pip.log 2>&1; then
+    export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH}
+    say "installed: $(echo $taichi | xargs -n1 basename | tr '\n' ' ')"
+  else
+    cat /tmp/taichi-pip.log >> "$LOG"
+    why=$(grep -m1 -iE "error|not a supported" /tmp/taichi-pip.log | cut -c1-200)
+    export VULPY_BENCH_TAICHI_NOTE="pip could not install .whl-taichi here: ${why:-see device.log}"
+    say "WARNING: $VULPY_BENCH_TAICHI_NOTE"
+  fi
+fi
 
 # -- 3. bench programs
 BUILD=$ROOT/.whl/build
+if [ -f .whl/build.tar.xz ]; then
+  BUILD=/tmp/vulpy-bench-build
+  rm -rf "$BUILD" && mkdir -p "$BUILD"
+  tar -C "$BUILD" -xJf .whl/build.tar.xz && say "bench programs: $(ls "$BUILD/bin" | tr '\n' ' ')"
+fi
 export LD_LIBRARY_PATH=$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 vkref_ok() { "$BUILD/bin/vkref" --quick --max-log2 12 --no-transfers --reps 3 > /dev/null 2>> "$LOG"; }
 if [ -x "$BUILD/bin/vkref" ] && ! vkref_ok; then
@@ -137,10 +168,22 @@ say "machine: $(grep -m1 '^GPU' "$OUT/env.txt" || echo 'no nvidia-smi')"
 
 # -- 4. suites
 if [ -z "$SUITES" ]; then
-  SUITES="vkref runtime python fusion cuda compare"
+  SUITES="ir frontend compile vkref runtime python fusion cuda compare"
 fi
 # Each suite's share of the time left (seconds), in run order.
-declare -A CAP=([vkref]=60 [runtime]=60 [python]=60 [fusion]=90 [cuda]=120 [compare]=420)
+declare -A CAP=([ir]=60 [frontend]=40 [compile]=60 [vkref]=60 [runtime]=60 [python]=60
+                [fusion]=90 [cuda]=120 [compare]=420)
+# The GPU's clocks, power and throttle reasons while the suites run (a GPU
+# that clocks down between or during suites explains odd figures).
+if command -v nvidia-smi > /dev/null; then
+  q=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu
+  for r in clocks_event_reasons.active clocks_throttle_reasons.active; do
+    if nvidia-smi --query-gpu=$r --format=csv,noheader > /dev/null 2>&1; then q=$q,$r; break; fi
+  done
+  nvidia-smi --query-gpu=$q --format=csv -lms 200 > "$OUT/gpu-clocks.csv" 2>> "$LOG" &
+  SAMPLER=$!
+fi
+printf 'suite\tstart\tend\n' > "$OUT/suites.tsv"
 fresh=--fresh
 for s in $SUITES; do
   if [ ! -f bench/bench_$s.py ]; then
@@ -155,17 +198,23 @@ for s in $SUITES; do
     continue
   fi
   say "suite $s (limit ${cap}s)"
+  t_start=$(date +%s.%N)
+  n0=$(wc -l < "$LOG")
   timeout -k 5 $cap $PY bench/run.py --build "$BUILD" --label "$LABEL" --out "$OUT" \
     --suite "$s" --no-report $fresh $QUICK >> "$LOG" 2>&1
   rc=$?
+  printf '%s\t%s\t%s\n' "$s" "$t_start" "$(date +%s.%N)" >> "$OUT/suites.tsv"
   fresh=""
   [ $rc = 124 ] || [ $rc = 137 ] && say "suite $s: TIMED OUT after ${cap}s"
   [ $rc != 0 ] && [ $rc != 124 ] && [ $rc != 137 ] && say "suite $s: exit $rc (errors are in device.log)"
-  grep -E "ERROR|WRONG|Traceback" "$LOG" | tail -5 | sed 's/^/    /'
+  tail -n +$((n0 + 1)) "$LOG" | grep -E "ERROR|WRONG|Traceback" | tail -5 | cut -c1-240 | sed 's/^/    /'
 done
 
 # -- 5. summary
 restore
 say "done; results in $OUT"
+if [ -s "$OUT/gpu-clocks.csv" ]; then
+  $PY bench/gpu_clocks.py "$OUT/gpu-clocks.csv" "$OUT/suites.tsv" 2>&1 | tee -a "$LOG"
+fi
 $PY bench/report.py --results "$OUT" --summary "$LABEL" 2>&1 | tee -a "$LOG"
 ls -la "$OUT"

@@ -15,6 +15,7 @@ PLOTS. Run it with a Python that has matplotlib (Debian's python3-matplotlib:
 import argparse
 import json
 import re
+import subprocess
 import sys
 from collections import OrderedDict, defaultdict
 from pathlib import Path
@@ -138,32 +139,55 @@ def suite_tables(recs):
     return lines
 
 
+def _where(r):
+    where = f"{r.get('suite')}: {r['case']}" + (f" @ {fmt_size(r.get('size'))}"
+                                              if r.get("size") else "")
+    if r.get("backend") and r.get("backend") != "ratio" and r["backend"] != goals.variant(r):
+        where += f" [{r['backend']}]"
+    return where
+
+
+def _others(others):
+    """The other variants' figures of a goal's group, short."""
+    parts = []
+    for o in others:
+        name = goals.variant(o) or o.get("case", "")
+        if o.get("error"):
+            parts.append(f"{name}: error")
+        elif o.get("skipped"):
+            parts.append(f"{name}: skipped")
+        elif isinstance(o.get("median"), (int, float)):
+            parts.append(f"{name} {fmt(o['median'])}")
+    return "; ".join(parts)
+
+
 def goals_table(results):
     lines = ["## Goals", "",
-             "Each goal issues 2–8 set, with the figure measured for it on each machine "
-             "(bench/goals.py says where each is found). ✓ met, ✗ missed; a goal with no "
-             "figure says so.", "",
-             "| issue | goal | target | machine | measured | | where |",
-             "| ---: | --- | ---: | --- | ---: | :---: | --- |"]
+             "Each goal issues 2–8 set, with the best figure measured for it on each machine "
+             "and the VulPy variant that measured it (the other variants' figures beside it; "
+             "bench/goals.py says where each is found). ✓ met, ✗ missed; a goal no run "
+             "measured says *not measured*.", "",
+             "| issue | goal | target | machine | best measured | | VulPy variant | "
+             "other variants | where |",
+             "| ---: | --- | ---: | --- | ---: | :---: | --- | --- | --- |"]
     for label, doc in results.items():
-        for g, r in goals.rows(doc["records"]):
+        for g, r, others in goals.rows(doc["records"]):
             tgt = f"{'≥' if g['op'] == '>=' else '≤'} {fmt(float(g['target']))} {g['unit']}"
             if r is None:
-                lines.append(f"| {g['issue']} | {g['text']} | {tgt} | {label} | not measured | | |")
+                lines.append(f"| {g['issue']} | {g['text']} | {tgt} | {label} | not measured "
+                             f"| | | | |")
                 continue
-            where = f"{r.get('suite')}: {r['case']}" + (f" @ {fmt_size(r.get('size'))}"
-                                                          if r.get("size") else "")
-            if r.get("backend") and r.get("backend") != "ratio":
-                where += f" [{r['backend']}]"
+            var, also, where = goals.variant(r), _others(others), _where(r)
             if r.get("error") or r.get("skipped"):
                 what = "error" if r.get("error") else "skipped"
                 lines.append(f"| {g['issue']} | {g['text']} | {tgt} | {label} | {what} | | "
-                             f"{where} |")
+                             f"{var} | {also} | {where} |")
                 continue
             v = r.get("median")
             ok = goals.met(g["op"], float(g["target"]), v)
             lines.append(f"| {g['issue']} | {g['text']} | {tgt} | {label} | {fmt(v)} "
-                         f"{r.get('unit', '')} | {'✓' if ok else '✗'} | {where} |")
+                         f"{r.get('unit', '')} | {'✓' if ok else '✗'} | {var} | {also} | "
+                         f"{where} |")
     lines.append("")
     return lines
 
@@ -208,11 +232,13 @@ def plot_lines(recs, case_re, title, path, logy=False):
     return True
 
 
-def plot_bars(recs, case_re, title, path, logx=False):
-    """Horizontal bars: one per (case, backend) matching case_re."""
+def plot_bars(recs, case_re, title, path, logx=False, unit=None, backend=None):
+    """Horizontal bars: one per (case, backend) matching case_re (and the
+    unit and backend regex, when given)."""
     plt = _plt()
     rows = [r for r in recs if r.get("backend") != "ratio" and r.get("median") is not None
-            and re.search(case_re, r["case"])]
+            and re.search(case_re, r["case"]) and (unit is None or r.get("unit") == unit)
+            and (backend is None or re.search(backend, str(r.get("backend", ""))))]
     if not rows:
         return False
     labels = [f"{r['case']} [{r['backend']}]" if len({x['case'] for x in rows}) > 1
@@ -247,16 +273,24 @@ PLOTS = {
                 ("compile", "bars", r"^compile|^pipeline creation", "compile to a ready kernel (ms)"),
                 ("transfers", "bars", r"^(upload|download)", "transfers (GB/s)")],
     "vkref": [("vkref-stream", "lines", r"^(copy|sin\+exp) (float|vec4)$", "raw Vulkan streaming, GB/s")],
+    "runtime": [("runtime-dispatch", "bars", r"^tiny dispatch",
+                 "runtime vs raw Vulkan: tiny dispatch round trip (us)", {"unit": "us"}),
+                ("runtime-throughput", "bars", r"^1000 dispatches",
+                 "runtime vs raw Vulkan: 1000 dispatches (dispatch/s)", {"unit": "dispatch/s"})],
+    "cuda": [("cuda-time", "bars", r"^printed CUDA", "printed CUDA vs Vulkan, one launch (us)",
+              {"unit": "us"})],
+    "compile": [("compile-total", "bars", r".", "VIR -> validated SPIR-V per kernel (ms)",
+                 {"backend": r"^total(-O)?$"})],
 }
 
 
 def plots_for(suite, label, recs, img_dir):
     out = []
-    for stem, kind, case_re, title in PLOTS.get(suite, []):
+    for stem, kind, case_re, title, *opts in PLOTS.get(suite, []):
         path = img_dir / f"perf-{label}-{stem}.png"
         fn = plot_lines if kind == "lines" else plot_bars
         try:
-            if fn(recs, case_re, f"{title} — {label}", path):
+            if fn(recs, case_re, f"{title} — {label}", path, **(opts[0] if opts else {})):
                 out.append(path)
         except Exception as e:  # noqa: BLE001 - a plot never breaks the page
             print(f"report: plot {path.name} failed: {e}", file=sys.stderr)
@@ -328,7 +362,7 @@ def summary(results_dir, label):
     n_skip = sum(1 for r in recs if r.get("skipped"))
     print(f"== {label}: {len(recs)} records, {n_err} errors, {n_skip} skipped; "
           f"device {device_of(doc)}")
-    for g, r in goals.rows(recs):
+    for g, r, others in goals.rows(recs):
         tgt = f"{'>=' if g['op'] == '>=' else '<='} {fmt(float(g['target']))}"
         if r is None:
             val = "not measured"
@@ -337,7 +371,13 @@ def summary(results_dir, label):
         else:
             ok = goals.met(g["op"], float(g["target"]), r.get("median"))
             val = f"{fmt(r.get('median'))} {r.get('unit', '')} {'MET' if ok else 'missed'}"
-        where = "" if r is None else f"  [{r['case'][:60]}]"
+        where = ""
+        if r is not None:
+            var = goals.variant(r)
+            where = f"  [{var + ': ' if var and var not in r['case'] else ''}{r['case'][:60]}]"
+            also = _others(others)
+            if also:
+                where += f" (also {also[:80]})"
         print(f"  #{g['issue']} {g['text'][:58]:<58} {tgt:>9}: {val}{where}")
     for r in recs:
         if r.get("error"):
@@ -361,7 +401,14 @@ def main(argv=None):
         try:
             _plt()
         except ImportError:
-            print("report: no matplotlib here; tables only (run with /usr/bin/python3 for "
+            # The venv has no matplotlib: Debian's python3-matplotlib draws them.
+            py = "/usr/bin/python3"
+            if Path(py).exists() and Path(py).resolve() != Path(sys.executable).resolve() and \
+                    subprocess.run([py, "-c", "import matplotlib"],
+                                   capture_output=True).returncode == 0:
+                argv = sys.argv[1:] if argv is None else list(argv)
+                return subprocess.run([py, str(Path(__file__).resolve())] + argv).returncode
+            print("report: no matplotlib here; tables only (install python3-matplotlib for "
                   "the plots)", file=sys.stderr)
             plots = False
     render(args.results, Path(args.out), plots)

@@ -1,10 +1,15 @@
 """The benchmark harness (bench/): checks that fail on wrong answers, the
 statistics, the raw-Vulkan reference (libvkref.so and the vkref program),
 the printed-CUDA comparison rules, the goals table and the report."""
+import ctypes
 import json
 import subprocess
 import sys
+import time
+import zipfile
+from datetime import datetime
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -13,10 +18,13 @@ ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
 sys.path.insert(0, str(BENCH))
 
+import bench_compare  # noqa: E402
 import benchlib  # noqa: E402
 import cuda_check  # noqa: E402
 import goals  # noqa: E402
+import gpu_clocks  # noqa: E402
 import report  # noqa: E402
+import slim_wheel  # noqa: E402
 
 BUILD = ROOT / "build"
 VKREF = BUILD / "bin" / "vkref"
@@ -84,6 +92,26 @@ def test_quantiles_and_interleave():
                               warmup=1)
     assert order == ["a", "b"] * 4  # round-robin, warm-up included
     assert out["a"] == [1.0] * 3 and isinstance(out["c"], RuntimeError)
+
+
+def test_interleave_runs_blocks_with_untimed_warmup():
+    calls = []
+
+    def runner(name):
+        n = [0]
+
+        def run():
+            n[0] += 1
+            calls.append(name)
+            return float(n[0])
+        return run
+
+    out = benchlib.interleave({"a": runner("a"), "b": runner("b")}, reps=2, warmup=1, block=3,
+                              block_warmup=2)
+    # each turn: 2 untimed calls then 3 timed ones, backends alternating by block
+    assert calls == (["a"] * 5 + ["b"] * 5) * 3
+    # round 0 is warm-up; rounds 1 and 2 keep their timed calls only
+    assert out["a"] == [8.0, 9.0, 10.0, 13.0, 14.0, 15.0] and out["b"] == out["a"]
 
 
 def test_ratio_is_median_of_pairs():
@@ -186,6 +214,82 @@ def test_cuda_source_helpers():
     assert cuda_check.push_align("no struct", 8) == 4
 
 
+def test_cuda_kernel_params_point_at_each_value():
+    push = bytes(range(20))
+    arr, keep = cuda_check.kernel_params([0x1000, 0xDEAD0000BEEF], push, 16)
+    assert len(arr) == 3
+    assert ctypes.c_uint64.from_address(arr[0]).value == 0x1000
+    assert ctypes.c_uint64.from_address(arr[1]).value == 0xDEAD0000BEEF
+    # the struct: its bytes, padded to a multiple of its alignment
+    assert ctypes.string_at(arr[2], 32) == push + bytes(12)
+    arr, _ = cuda_check.kernel_params([0x10], b"", 16)
+    assert len(arr) == 1
+
+
+class _FakeCupy:
+    """What cuda_check's launcher touches of CuPy 14: RawModule(path=)
+    .get_function() gives a RawKernel, which has no `.ptr` (the first H200
+    run died on that) but a `.kernel` (the loaded Function) that has one."""
+
+    def __init__(self, with_pointer=True):
+        self.launches, self.calls = [], []
+        fake = self
+
+        class Function:
+            ptr = 0xF00D
+
+        class RawKernel:
+            @property
+            def kernel(self):
+                if not with_pointer:
+                    raise AttributeError("no kernel here")
+                return Function()
+
+            def __call__(self, grid, block, args):
+                fake.calls.append((grid, block, args))
+
+        class RawModule:
+            def __init__(self, path):
+                self.path = path
+
+            def get_function(self, name):
+                return RawKernel()
+
+        def launch_kernel(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+            arr = (ctypes.c_void_p * 3).from_address(params)
+            fake.launches.append(dict(f=f, grid=(gx, gy, gz), block=(bx, by, bz), extra=extra,
+                                      ptrs=[ctypes.c_uint64.from_address(arr[i]).value
+                                            for i in range(2)],
+                                      push=ctypes.string_at(arr[2], 16)))
+
+        self.RawModule = RawModule
+        self.cuda = SimpleNamespace(driver=SimpleNamespace(launchKernel=launch_kernel),
+                                    get_current_stream=lambda: SimpleNamespace(ptr=0))
+
+
+def test_cuda_launcher_takes_the_function_of_cupy14s_rawkernel(tmp_path):
+    cp = _FakeCupy()
+    launcher = cuda_check.CudaLauncher(cp, tmp_path / "k.cubin", "k")
+    push = np.array([1.5, 2.5, 0, 0], np.float32).tobytes()
+    launcher.launch([0x100, 0x200], push, 16, (4, 1, 1), (64, 1, 1))
+    (got,) = cp.launches
+    assert got["f"] == 0xF00D and got["grid"] == (4, 1, 1) and got["block"] == (64, 1, 1)
+    assert got["ptrs"] == [0x100, 0x200] and got["push"] == push and got["extra"] == 0
+    assert launcher.how == "cuLaunchKernel(kernelParams)" and not cp.calls
+
+
+def test_cuda_launcher_falls_back_to_the_documented_call(tmp_path):
+    cp = _FakeCupy(with_pointer=False)
+    launcher = cuda_check.CudaLauncher(cp, tmp_path / "k.cubin", "k")
+    push = bytes(range(12))
+    launcher.launch([0x100, 0x200], push, 16, (4, 1, 1), (64, 1, 1))
+    assert launcher.how == "documented" and not cp.launches
+    (grid, block, args), = cp.calls
+    assert grid == (4, 1, 1) and block == (64, 1, 1)
+    assert [int(a) for a in args[:2]] == [0x100, 0x200]
+    assert args[2].tobytes() == push + bytes(4)  # by value, padded to its alignment
+
+
 # ---------------------------------------------------------------- goals and report
 
 def _doc(records):
@@ -208,15 +312,63 @@ def test_goals_rows_match_and_report_missing():
              goal={"op": "<=", "target": 2.0, "issue": 9}),
     ]
     rows = goals.rows(recs)
-    by = {(g["text"], (r or {}).get("case")): (g, r) for g, r in rows}
+    by = {(g["text"], (r or {}).get("case")): (g, r) for g, r, _ in rows}
     g, r = next(v for k, v in by.items() if k[0].startswith("tiny sync"))
     assert goals.met(g["op"], g["target"], r["median"]) is True
     g, r = next(v for k, v in by.items() if k[0].startswith("cold compile"))
     assert goals.met(g["op"], g["target"], r["median"]) is False
     g, r = next(v for k, v in by.items() if k[0].startswith("printed CUDA"))
     assert r["median"] == 0.5 and "1 of 2 ran" in r["case"]
-    assert any(g["issue"] == 9 and r["case"] == "declared" for g, r in rows)
-    assert any(r is None for g, r in rows if g["issue"] == 2)  # not measured
+    assert any(g["issue"] == 9 and r["case"] == "declared" for g, r, _ in rows)
+    assert any(r is None for g, r, _ in rows if g["issue"] == 2)  # not measured
+
+
+def test_goals_pick_the_best_variant_and_keep_the_others():
+    def ratio(v, ref, m, size=1 << 28):
+        return dict(suite="compare", case=f"resident sin+exp: {v} / {ref}", size=size,
+                    backend="ratio", median=m, unit="x", numerator=v)
+    recs = [ratio("vulpy kernel float", "vulkan-raw vec4", 0.39),
+            ratio("vulpy kernel vec4", "vulkan-raw vec4", 0.61),
+            ratio("vulpy jit", "vulkan-raw vec4", 0.03),
+            ratio("vulpy kernel vec4", "vulkan-raw vec4", 0.99, size=1 << 24),  # not 2^28
+            dict(suite="runtime", case="overhead: upload", size=1, backend="vulpy vs raw",
+                 median=3.0, unit="%"),
+            dict(suite="runtime", case="overhead: download", size=1, backend="vulpy vs raw",
+                 median=13.0, unit="%"),
+            dict(suite="compile", case="saxpy", size="35 GLSL lines", backend="total",
+                 median=3.0, unit="ms"),
+            dict(suite="compile", case="saxpy", size="35 GLSL lines", backend="glslang",
+                 median=2.0, unit="ms")]
+    rows = goals.rows(recs)
+    (g, r, others), = [x for x in rows if x[0]["text"].endswith("raw-Vulkan vec4 kernel")]
+    assert r["median"] == 0.61 and goals.variant(r) == "vulpy kernel vec4"
+    assert sorted(goals.variant(o) for o in others) == ["vulpy jit", "vulpy kernel float"]
+    # a goal over several operations: one row each, the missed one shows
+    over = [(r["case"], goals.met(g["op"], g["target"], r["median"]))
+            for g, r, _ in rows if g["issue"] == 5]
+    assert over == [("overhead: upload", True), ("overhead: download", False)]
+    (g, r, _), = [x for x in rows if x[0]["issue"] == 4]
+    assert r["backend"] == "total" and r["median"] == 3.0
+    # what no record measures is said so, once
+    assert [r for g, r, _ in rows if g["issue"] == 3] == [None]
+
+
+def test_goals_find_the_ir_frontend_and_compile_figures():
+    recs = [dict(suite="ir", case="parse+verify+print", size=1_000_001, backend="cpu",
+                 median=2.5e6, unit="ops/s"),
+            dict(suite="ir", case="parse+verify+print", size=1007, backend="cpu", median=9e6,
+                 unit="ops/s"),
+            dict(suite="frontend", case="JSON -> verified VIR (whole frontend)",
+                 size="297 lines", backend="C", median=800.0, unit="us"),
+            dict(suite="compile", case="my_kernel", size="32 GLSL lines", backend="total",
+                 median=2.0, unit="ms"),
+            dict(suite="compile", case="push_particles", size="33 GLSL lines", backend="total",
+                 median=6.0, unit="ms")]
+    got = {(g["issue"], r["case"]): (r["median"], goals.met(g["op"], g["target"], r["median"]))
+           for g, r, _ in goals.rows(recs) if r is not None}
+    assert got[(2, "parse+verify+print")] == (2.5e6, True)  # the 1M-op module, not the small one
+    assert got[(3, "JSON -> verified VIR (whole frontend)")] == (800.0, True)
+    assert got[(4, "my_kernel")] == (2.0, True) and got[(4, "push_particles")] == (6.0, False)
 
 
 def test_report_renders_tables_goals_and_errors(tmp_path):
@@ -243,5 +395,65 @@ def test_report_renders_tables_goals_and_errors(tmp_path):
     assert "| resident sin+exp | 2^20 | 3.5 <sub>3–4</sub> | 1 <sub>0.9–1.1</sub> |" in md
     assert "cupy unfused: cupy not importable" in md
     assert "**ERROR** resident copy [vulpy kernel float]: WRONG RESULT" in md
-    assert "| 8 | resident sin+exp at 2^28 vs the raw-Vulkan vec4 kernel | ≥ 0.95 x | t | 0.5 x | ✗ |" in md
+    assert "| 8 | resident sin+exp at 2^28 vs the raw-Vulkan vec4 kernel | ≥ 0.95 x | t | 0.5 x | ✗ " \
+           "| vulpy kernel float |" in md
     assert "| 2 | VIR parse + verify + print of a ≥ 1M-op module | ≥ 2e+06 ops/s | t | not measured |" in md
+
+
+# ---------------------------------------------------------------- device run helpers
+
+def test_gpu_clocks_summarises_each_suite(tmp_path, capsys):
+    csv_text = (
+        "timestamp, clocks.current.sm [MHz], clocks.current.memory [MHz], power.draw [W], "
+        "temperature.gpu, utilization.gpu [%], clocks_event_reasons.active\n"
+        "2026/12/01 00:05:51.100, 1980 MHz, 3201 MHz, 120.50 W, 40, 0 %, 0x0000000000000001\n"
+        "2026/12/01 00:05:51.300, 1410 MHz, 3201 MHz, 690.10 W, 61, 100 %, 0x0000000000000004\n"
+        "2026/12/01 00:05:53.500, 1980 MHz, 3201 MHz, 300.00 W, 50, 100 %, 0x0000000000000000\n")
+    (tmp_path / "c.csv").write_text(csv_text)
+    t0 = time.mktime(datetime(2026, 12, 1, 0, 5, 51).timetuple())
+    (tmp_path / "s.tsv").write_text(f"suite\tstart\tend\nvkref\t{t0}\t{t0 + 1}\n"
+                                    f"compare\t{t0 + 2}\t{t0 + 3}\nir\t{t0 + 9}\t{t0 + 10}\n")
+    assert gpu_clocks.main(["x", str(tmp_path / "c.csv"), str(tmp_path / "s.tsv")]) == 0
+    out = capsys.readouterr().out
+    vk = next(ln for ln in out.splitlines() if ln.strip().startswith("vkref"))
+    assert "SM 1410/1695/1980 MHz" in vk and "power max 690 W" in vk and "SW power cap" in vk
+    cmp_ = next(ln for ln in out.splitlines() if ln.strip().startswith("compare"))
+    assert "1 samples" in cmp_ and "reasons: none" in cmp_
+    assert "no samples" in next(ln for ln in out.splitlines() if ln.strip().startswith("ir"))
+
+
+def test_slim_wheel_drops_the_c_api_and_keeps_record_consistent(tmp_path):
+    whl = tmp_path / "taichi-1.7.4-cp312-cp312-manylinux_2_27_x86_64.whl"
+    files = {"taichi/__init__.py": b"x = 1\n",
+             "taichi/_lib/core/taichi_python.so": b"\0" * 100,
+             "taichi/_lib/c_api/lib/libtaichi_c_api.so": b"\0" * 1000,
+             "taichi/examples/a.py": b"pass\n",
+             "taichi-1.7.4.data/data/include/x.h": b"//\n"}
+    record = "".join(f"{n},sha256=x,{len(d)}\n" for n, d in files.items())
+    record += "taichi-1.7.4.dist-info/RECORD,,\n"
+    with zipfile.ZipFile(whl, "w") as z:
+        for n, d in files.items():
+            z.writestr(n, d)
+        z.writestr("taichi-1.7.4.dist-info/RECORD", record)
+    slim_wheel.slim(whl)
+    with zipfile.ZipFile(whl) as z:
+        names = set(z.namelist())
+        rec = z.read("taichi-1.7.4.dist-info/RECORD").decode()
+    assert names == {"taichi/__init__.py", "taichi/_lib/core/taichi_python.so",
+                     "taichi-1.7.4.dist-info/RECORD", "taichi-1.7.4.dist-info/VULPY_SLIM"}
+    assert "c_api" not in rec and "examples" not in rec and ".data/" not in rec
+    assert "taichi/_lib/core/taichi_python.so" in rec and "VULPY_SLIM" in rec
+    before = whl.read_bytes()
+    slim_wheel.slim(whl)  # already slim: unchanged
+    assert whl.read_bytes() == before
+
+
+def test_taichi_probe_fails_soft(monkeypatch):
+    monkeypatch.setattr(bench_compare, "TAICHI_PROBE",
+                        "print('VULPY_PROBE: Taichi fell back to x64')\nraise SystemExit(3)\n")
+    assert bench_compare.taichi_probe() == "Taichi fell back to x64"
+    monkeypatch.setattr(bench_compare, "TAICHI_PROBE", "import os\nprint('loading')\nos.abort()\n")
+    why = bench_compare.taichi_probe()
+    assert why.startswith("the probe died (killed by signal 6)") and "loading" in why
+    monkeypatch.setattr(bench_compare, "TAICHI_PROBE", "print('VULPY_PROBE: ok')\n")
+    assert bench_compare.taichi_probe() is None
