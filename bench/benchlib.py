@@ -196,7 +196,8 @@ def versions():
     for name in ("vulpy", "cupy", "taichi"):
         try:
             mod = vulpy() if name == "vulpy" else optional(name)
-            v[name] = getattr(mod, "__version__", "?")
+            ver = getattr(mod, "__version__", "?")
+            v[name] = ".".join(map(str, ver)) if isinstance(ver, (list, tuple)) else str(ver)
         except Skip:
             pass
     try:

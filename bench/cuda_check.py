@@ -92,7 +92,8 @@ def _spec_shared_reduce(n, rng):
                         "total": np.zeros(1, np.uint32)},
                 push={}, dispatch=n, outputs=["partial", "total"],
                 reference={"partial": part,
-                           "total": np.array([x.sum(dtype=np.uint64) & 0xFFFFFFFF], np.uint32)})
+                           "total": np.array([int(x.sum(dtype=np.uint64)) & 0xFFFFFFFF],
+                                             np.uint32)})
 
 
 def _spec_structs(n, rng, shader=None):
@@ -356,7 +357,12 @@ def check_all(quick=False, arch="sm_90", keep=None, log=print, only=None):
             continue
         big = name == "sinexp"
         n = (1 << 16 if cpu or quick else 1 << 24) if big else (4096 if cpu else 1 << 16)
-        spec = spec_fn(n, rng, shader=sh) if name == "structs" else spec_fn(n, rng)
+        try:
+            spec = spec_fn(n, rng, shader=sh) if name == "structs" else spec_fn(n, rng)
+        except Exception as e:  # noqa: BLE001 - one broken spec must not hide the others
+            res.update(status="error", detail=f"inputs: {type(e).__name__}: {e}"[:600])
+            log(f"  {name:<22} error: {res['detail'][:200]}")
+            continue
         n = spec["dispatch"]
         prog = sh._prog
 

@@ -69,6 +69,7 @@ fi
 
 # -- 2. wheels
 SITE=/tmp/site
+rm -rf "$SITE"  # a machine kept warm between calls keeps /tmp: no wheels of an earlier call
 SAMPLER=""
 restore() {
   [ -d bindings/python/vulpy.source ] && mv bindings/python/vulpy.source bindings/python/vulpy
