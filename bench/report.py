@@ -171,11 +171,12 @@ def goals_table(results):
              "other variants | where |",
              "| ---: | --- | ---: | --- | ---: | :---: | --- | --- | --- |"]
     for label, doc in results.items():
+        ran = {str(r.get("suite")) for r in doc["records"]}
         for g, r, others in goals.rows(doc["records"]):
             tgt = f"{'≥' if g['op'] == '>=' else '≤'} {fmt(float(g['target']))} {g['unit']}"
             if r is None:
                 lines.append(f"| {g['issue']} | {g['text']} | {tgt} | {label} | not measured "
-                             f"| | | | |")
+                             f"| | | | {why_not(g, ran)} |")
                 continue
             var, also, where = goals.variant(r), _others(others), _where(r)
             if r.get("error") or r.get("skipped"):
@@ -190,6 +191,16 @@ def goals_table(results):
                          f"{where} |")
     lines.append("")
     return lines
+
+
+def why_not(g, ran):
+    """Why a goal has no figure on a machine: its suite left no records
+    there (not run, or failed before recording), or it ran without a record
+    that matches the goal."""
+    suites = g.get("suite", "")
+    if not any(re.fullmatch(suites, x) for x in ran):
+        return f"no `{suites.replace('|', '` or `')}` records on this machine"
+    return f"`{suites.replace('|', '` or `')}` ran; no record matches this goal"
 
 
 # ---------------------------------------------------------------- plots
@@ -365,7 +376,7 @@ def summary(results_dir, label):
     for g, r, others in goals.rows(recs):
         tgt = f"{'>=' if g['op'] == '>=' else '<='} {fmt(float(g['target']))}"
         if r is None:
-            val = "not measured"
+            val = f"not measured ({why_not(g, {str(x.get('suite')) for x in recs})})"
         elif r.get("error") or r.get("skipped"):
             val = "error" if r.get("error") else "skipped"
         else:

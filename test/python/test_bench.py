@@ -386,6 +386,8 @@ def test_report_renders_tables_goals_and_errors(tmp_path):
              goal={"op": ">=", "target": 0.95, "issue": 8}),
         dict(suite="compare", case="resident copy", size=1 << 20, backend="vulpy kernel float",
              median=None, unit="", error="WRONG RESULT: 3 of 8 elements differ"),
+        dict(suite="ir", case="parse+verify+print", size=1007, backend="cpu", median=9e5,
+             unit="ops/s"),  # the ir suite ran, but not on a 1M-op module
     ]
     (res / "t.json").write_text(json.dumps(_doc(recs)))
     out = tmp_path / "perf.md"
@@ -398,6 +400,9 @@ def test_report_renders_tables_goals_and_errors(tmp_path):
     assert "| 8 | resident sin+exp at 2^28 vs the raw-Vulkan vec4 kernel | ≥ 0.95 x | t | 0.5 x | ✗ " \
            "| vulpy kernel float |" in md
     assert "| 2 | VIR parse + verify + print of a ≥ 1M-op module | ≥ 2e+06 ops/s | t | not measured |" in md
+    # and why: the suite ran without a matching record, or left no records at all
+    assert "| t | not measured | | | | `ir` ran; no record matches this goal |" in md
+    assert "| t | not measured | | | | no `frontend` records on this machine |" in md
 
 
 # ---------------------------------------------------------------- device run helpers
