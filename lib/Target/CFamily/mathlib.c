@@ -97,7 +97,7 @@ const char *cf_need_math(cf_printer *p, vir_opcode code, const vir_type *t) {
 typedef struct expander {
   cf_dialect dialect;
   unsigned bits;
-  bool emitted[2][64];
+  bool emitted[2][128];
   bool tables[3]; /* log2 f, log2 d, 2/pi */
   vp_strbuf *out;
 } expander;
@@ -107,6 +107,7 @@ static const char *const *poly_of(const char *name, size_t len, unsigned bits) {
     const char *name;
     const char *const *p32, *const *p64;
   } polys[] = {
+      {"exp", poly32_exp, poly64_exp},    {"logf", poly32_logf, poly64_logf},
       {"exp2", poly32_exp2, poly64_exp2}, {"expm1", poly32_expm1, poly64_expm1},
       {"sin", poly32_sin, poly64_sin},    {"cos", poly32_cos, poly64_cos},
       {"atan", poly32_atan, poly64_atan}, {"asin", poly32_asin, poly64_asin},
@@ -129,6 +130,7 @@ static const char *const *konst_of(const char *name, size_t len, unsigned bits) 
       {"TWO_OVER_PI", k32_TWO_OVER_PI, k64_TWO_OVER_PI},
       {"ATAN0", k32_ATAN0, k64_ATAN0},   {"ATAN1", k32_ATAN1, k64_ATAN1},
       {"ATAN2", k32_ATAN2, k64_ATAN2},   {"ATAN3", k32_ATAN3, k64_ATAN3},
+      {"PIO2CW", k32_PIO2CW, k64_PIO2CW}, {"LN2CW", k32_LN2CW, k64_LN2CW},
   };
   for (unsigned i = 0; i < sizeof ks / sizeof ks[0]; i++)
     if (strlen(ks[i].name) == len && strncmp(ks[i].name, name, len) == 0)
@@ -143,7 +145,15 @@ static const char *xval(const expander *x, const char *name, size_t len) {
   } xs[] = {
       {"POW2", "vp_pow2f", "vp_pow2d"},
       {"FREXP", "vp_frexpf", "vp_frexpd"},
-      {"REMPIO2", "vp_rem_pio2f", "vp_rem_pio2d"},
+      {"REMPIO2BIG", "vp_rem_pio2f_big", "vp_rem_pio2d_big"},
+      {"SPLITM", "vp_split_mf", "vp_split_md"},
+      {"SIGNBIT", "vp_signbitf", "vp_signbitd"},
+      {"SPLIT", "4097.0", "134217729.0"},
+      {"DIV_BIG", "1.0e30", "1.0e300"},
+      {"TRIG_FAST", "3216.0", "1600000.0"},
+      {"EXP_LO", "-104.0", "-746.0"},
+      {"EXP_HI", "89.0", "710.0"},
+      {"POW_YMAX", "1099511627776.0", "1.0e20"},
       {"CBRT0", "vp_cbrt0f", "vp_cbrt0d"},
       {"CBRT_UNSCALE", "vp_cbrt_unscalef", "vp_cbrt_unscaled"},
       {"CBRT_STEPS", "3", "4"},
@@ -244,6 +254,10 @@ static void expand(expander *x, vp_strbuf *out, const char *t) {
     } else if (*t == 'V') {
       vp_strbuf_append(out, V);
       t++;
+    } else if (*t == 'W' && t[1] == '(') {
+      /* a word of 2/pi, as a literal (Payne-Hanek without an indexed table) */
+      vp_strbuf_printf(out, "0x%08Xu", two_over_pi_words[atoi(t + 2)]);
+      t = strchr(t, ')') + 1;
     } else if ((*t == 'P' || *t == 'K' || *t == 'X' || *t == 'T') && t[1] == '(') {
       char kind = *t;
       const char *a = t + 2, *close = strchr(a, ')');
@@ -286,11 +300,23 @@ static void expand(expander *x, vp_strbuf *out, const char *t) {
   }
 }
 
-static int helper_index(const char *name, size_t len) {
-  for (int i = 0; vtg_math_helpers[i].name; i++)
-    if (strlen(vtg_math_helpers[i].name) == len && strncmp(vtg_math_helpers[i].name, name, len) == 0)
+/* The helper `name` for the precision being printed: the entry written for
+ * that precision, else the one for both, else one for the other precision
+ * (vp_funnel is 32-bit but serves double's reduction too). */
+static int helper_index(const char *name, size_t len, unsigned bits) {
+  int any = -1, both = -1;
+  for (int i = 0; vtg_math_helpers[i].name; i++) {
+    const vtg_math_helper *h = &vtg_math_helpers[i];
+    if (strlen(h->name) != len || strncmp(h->name, name, len) != 0)
+      continue;
+    if ((unsigned)h->bits == bits)
       return i;
-  return -1;
+    if (h->bits == 0)
+      both = i;
+    else if (any < 0)
+      any = i;
+  }
+  return both >= 0 ? both : any;
 }
 
 static void emit_array(expander *x, const char *type, const char *name, const char *const *vals) {
@@ -355,11 +381,11 @@ static void emit_deps(expander *x, const char *deps) {
     if (len > 4 && d[0] == '$' && d[1] == 'X' && d[2] == '(') {
       const char *v = xval(x, d + 3, len - 4);
       if (v)
-        emit_helper(x, helper_index(v, strlen(v)));
+        emit_helper(x, helper_index(v, strlen(v), x->bits));
     } else if (len > 4 && strncmp(d, "tab_", 4) == 0) {
       emit_table(x, d, len);
     } else {
-      emit_helper(x, helper_index(d, len));
+      emit_helper(x, helper_index(d, len, x->bits));
     }
     d = e;
   }
@@ -406,7 +432,7 @@ static void emit_ops(expander *x, uint64_t used[2], uint64_t vec[2][3]) {
     for (unsigned i = 0; i < NOPS; i++) {
       if (!(used[k] & (1ull << i)))
         continue;
-      emit_helper(x, helper_index(ops[i].helper, strlen(ops[i].helper)));
+      emit_helper(x, helper_index(ops[i].helper, strlen(ops[i].helper), x->bits));
       for (unsigned n = 2; vec && n <= 4; n++)
         if (vec[k][n - 2] & (1ull << i))
           vector_overload(x, ops[i].helper, n, ops[i].arity);

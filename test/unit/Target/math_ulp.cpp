@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <string>
 
 // ---- GLSL's names in C++ -------------------------------------------------
@@ -29,7 +30,16 @@ typedef unsigned int uint;
 #define precise
 using std::abs;
 using std::floor;
+#ifdef VP_UNFUSED_FMA
+// A device whose fma() is a multiply and an add, each rounded (lavapipe:
+// Vulkan does not require fma to be fused): the helpers must keep their
+// bounds there too.
+static inline float vp_unfused_fma(float a, float b, float c) { volatile float p = a * b; return p + c; }
+static inline double vp_unfused_fma(double a, double b, double c) { volatile double p = a * b; return p + c; }
+#define fma vp_unfused_fma
+#else
 using std::fma;
+#endif
 using std::isinf;
 using std::isnan;
 using std::sqrt;
@@ -52,6 +62,12 @@ typedef tv2<double> dvec2;
 typedef tv3<float> vec3;
 typedef tv3<double> dvec3;
 typedef tv2<uint> uvec2;
+struct uvec4 {
+  uint x, y, z, w;
+  uvec4(uint a, uint b, uint c, uint d) : x(a), y(b), z(c), w(d) {}
+};
+using std::max;
+template <class T> static inline T clamp(T x, T lo, T hi) { return std::min(std::max(x, lo), hi); }
 
 static inline uint floatBitsToUint(float f) { uint u; memcpy(&u, &f, 4); return u; }
 static inline float uintBitsToFloat(uint u) { float f; memcpy(&f, &u, 4); return f; }
