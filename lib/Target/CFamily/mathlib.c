@@ -147,6 +147,7 @@ static const char *xval(const expander *x, const char *name, size_t len) {
       {"FREXP", "vp_frexpf", "vp_frexpd"},
       {"REMPIO2BIG", "vp_rem_pio2f_big", "vp_rem_pio2d_big"},
       {"SPLITM", "vp_split_mf", "vp_split_md"},
+      {"LOGTAB", "vp_log2_tab_f", "vp_log2_tab_d"},
       {"SIGNBIT", "vp_signbitf", "vp_signbitd"},
       {"SPLIT", "4097.0", "134217729.0"},
       {"DIV_BIG", "1.0e30", "1.0e300"},
@@ -319,24 +320,6 @@ static int helper_index(const char *name, size_t len, unsigned bits) {
   return both >= 0 ? both : any;
 }
 
-static void emit_array(expander *x, const char *type, const char *name, const char *const *vals) {
-  size_t n = 0;
-  while (vals[n])
-    n++;
-  vp_strbuf b = {0};
-  if (x->dialect == CF_GLSL)
-    vp_strbuf_printf(&b, "const %s %s[%zu] = %s[%zu](", type, name, n, type, n);
-  else
-    vp_strbuf_printf(&b, "static const %s %s[%zu] = {", type, name, n);
-  for (size_t i = 0; i < n; i++) {
-    vp_strbuf_append(&b, i ? (i % 4 == 0 ? ",\n    " : ", ") : "\n    ");
-    vp_strbuf_append(&b, vals[i]);
-  }
-  vp_strbuf_append(&b, x->dialect == CF_GLSL ? ");\n" : "};\n");
-  put_literals(x, x->out, b.data, b.len);
-  vp_strbuf_free(&b);
-}
-
 static void emit_table(expander *x, const char *name, size_t len) {
   if (len == 8 && strncmp(name, "tab_2opi", 8) == 0) {
     if (x->tables[2])
@@ -353,16 +336,28 @@ static void emit_table(expander *x, const char *name, size_t len) {
   if (x->tables[k])
     return;
   x->tables[k] = true;
-  const char *F = x->bits == 64 ? "double" : "float";
-  char c = x->bits == 64 ? 'd' : 'f';
-  char name1[32], name2[32], name3[32];
-  snprintf(name1, sizeof name1, "vp_log2_invc_%c", c);
-  snprintf(name2, sizeof name2, "vp_log2_logc_hi_%c", c);
-  snprintf(name3, sizeof name3, "vp_log2_logc_lo_%c", c);
-  vp_strbuf_append(x->out, "// log2: 1/c for 64 intervals of [1 - 2^-7, 2 - 2^-7), and -log2(1/c) as hi + lo\n");
-  emit_array(x, F, name1, x->bits == 64 ? tab64_invc : tab32_invc);
-  emit_array(x, F, name2, x->bits == 64 ? tab64_logc_hi : tab32_logc_hi);
-  emit_array(x, F, name3, x->bits == 64 ? tab64_logc_lo : tab32_logc_lo);
+  /* A tree of selects on the bits of i, not an indexed array: drivers that
+   * lower indexed constant arrays to branches (Mesa's lavapipe) take tens of
+   * seconds to compile four of them in a vec4 overload. */
+  const char *V3 = x->bits == 64 ? "dvec3" : "vec3";
+  const char *const *inv = x->bits == 64 ? tab64_invc : tab32_invc;
+  const char *const *hi = x->bits == 64 ? tab64_logc_hi : tab32_logc_hi;
+  const char *const *lo = x->bits == 64 ? tab64_logc_lo : tab32_logc_lo;
+  vp_strbuf b = {0};
+  vp_strbuf_printf(&b,
+                   "// log2's table, entry i of 16: (1/c, -log2(c) as hi + lo) for the interval\n"
+                   "// [1 - 2^-5 + i/16, 1 - 2^-5 + (i+1)/16), as a tree of selects on the bits of i\n"
+                   "%s vp_log2_tab_%c(int i) {\n"
+                   "  bool b0 = (i & 1) != 0, b1 = (i & 2) != 0, b2 = (i & 4) != 0, b3 = (i & 8) != 0;\n",
+                   V3, x->bits == 64 ? 'd' : 'f');
+  for (int j = 0; j < 16; j += 2)
+    vp_strbuf_printf(&b, "  %s t%d = b0 ? %s(%s, %s, %s)\n  %*s: %s(%s, %s, %s);\n", V3, j / 2, V3, inv[j + 1],
+                     hi[j + 1], lo[j + 1], (int)strlen(V3) + (j / 2 >= 10 ? 7 : 6), "", V3, inv[j], hi[j], lo[j]);
+  vp_strbuf_printf(&b, "  %s u0 = b1 ? t1 : t0, u1 = b1 ? t3 : t2, u2 = b1 ? t5 : t4, u3 = b1 ? t7 : t6;\n", V3);
+  vp_strbuf_printf(&b, "  %s v0 = b2 ? u1 : u0, v1 = b2 ? u3 : u2;\n", V3);
+  vp_strbuf_append(&b, "  return b3 ? v1 : v0;\n}\n");
+  put_literals(x, x->out, b.data, b.len);
+  vp_strbuf_free(&b);
 }
 
 static void emit_helper(expander *x, int idx);

@@ -10,7 +10,6 @@
  *   $P(name,v)    the polynomial `name` (mathcoef.inc) in v, Horner with fma
  *   $K(NAME,i)    part i of a constant split into non-overlapping parts
  *   $X(NAME)      a per-precision constant or helper name (mathlib.c)
- *   $T(name)      a table (mathcoef.inc) by its per-precision name
  *   $W(i)         word i of 2/pi (32 bits, most significant first) as a literal
  *   1.5           a float literal: suffixed for the precision and dialect
  *
@@ -80,7 +79,7 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  if (!(abs(q) < $X(DIV_BIG)) || q == 0.0 || abs(b) > $X(DIV_BIG)) return q;\n"
      "  $V p = vp_two_prod(q, b);\n"
      "  precise $F r = (a - p.x) - p.y;\n"
-     "  return fma(r, 1.0 / b, q);\n"
+     "  return q + r / b; // not r * (1 / b): 1 / b overflows for denormal b\n"
      "}\n"},
     {"vp_sqrt", 0, "vp_two_prod",
      "// sqrt(x) to within about half an ULP: one Newton step with the exact\n"
@@ -115,7 +114,7 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  return r;\n"
      "}\n"},
     {"vp_frexpf", 32, "",
-     "// x = m * 2^e with m in [1 - 2^-7, 2 - 2^-7), as vec2(m, e); x > 0 finite\n"
+     "// x = m * 2^e with m in [1 - 2^-5, 2 - 2^-5), as vec2(m, e); x > 0 finite\n"
      "vec2 vp_frexpf(float x) {\n"
      "  float e = 0.0;\n"
      "  if (x < 1.17549435e-38) {\n"
@@ -125,7 +124,7 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  uint b = floatBitsToUint(x);\n"
      "  e += float(int(b >> 23) - 127);\n"
      "  float m = uintBitsToFloat((b & 0x7fffffu) | 0x3f800000u);\n"
-     "  if (m >= 1.9921875) {\n"
+     "  if (m >= 1.96875) {\n"
      "    m *= 0.5;\n"
      "    e += 1.0;\n"
      "  }\n"
@@ -137,7 +136,7 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  return vec2(mh, m - mh);\n"
      "}\n"},
     {"vp_frexpd", 64, "",
-     "// x = m * 2^e with m in [1 - 2^-7, 2 - 2^-7), as dvec2(m, e); x > 0 finite\n"
+     "// x = m * 2^e with m in [1 - 2^-5, 2 - 2^-5), as dvec2(m, e); x > 0 finite\n"
      "dvec2 vp_frexpd(double x) {\n"
      "  double e = 0.0;\n"
      "  if (x < 2.2250738585072014e-308) {\n"
@@ -147,7 +146,7 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  uvec2 w = unpackDouble2x32(x);\n"
      "  e += double(int(w.y >> 20) - 1023);\n"
      "  double m = packDouble2x32(uvec2(w.x, (w.y & 0xfffffu) | 0x3ff00000u));\n"
-     "  if (m >= 1.9921875) {\n"
+     "  if (m >= 1.96875) {\n"
      "    m *= 0.5;\n"
      "    e += 1.0;\n"
      "  }\n"
@@ -162,21 +161,20 @@ const vtg_math_helper vtg_math_helpers[] = {
     /* ------------------------------------------------ log2 and exp2 */
     {"vp_log2_df", 0, "$X(FREXP) vp_fast_two_sum vp_two_prod vp_df_mul vp_df_add tab_log2",
      "// log2(x) as hi + lo for x > 0 finite. x = m 2^e; m is brought near 1\n"
-     "// by a table of 64 reciprocals c with 7 significant bits, so that\n"
-     "// r = m c - 1 is exact (|r| < 2^-6); log2(x) = e - log2(c) + log1p(r) / ln 2.\n"
+     "// by a table of 16 reciprocals c with 5 significant bits, so that\n"
+     "// r = m c - 1 is exact (|r| < 2^-4); log2(x) = e - log2(c) + log1p(r) / ln 2.\n"
      "$V vp_log2_df($F x) {\n"
      "  $V me = $X(FREXP)(x);\n"
-     "  int i = int((me.x - 0.9921875) * 64.0);\n"
-     "  $F c = $T(invc)[i];\n"
+     "  $V3 c = $X(LOGTAB)(int((me.x - 0.96875) * 16.0)); // 1/c, -log2(c) as hi + lo\n"
      "  // m = mh + ml with mh c and ml c exact: r is exact without a fused fma\n"
      "  $V m = $X(SPLITM)(me.x);\n"
-     "  precise $F r = (m.x * c - 1.0) + m.y * c;\n"
+     "  precise $F r = (m.x * c.x - 1.0) + m.y * c.x;\n"
      "  // log1p(r) = r - r^2/2 + r^3 T(r)\n"
      "  $V r2 = vp_two_prod(r, r);\n"
      "  $V l = vp_fast_two_sum(r, -0.5 * r2.x);\n"
      "  l.y += r * r2.x * $P(log1p,r) - 0.5 * r2.y;\n"
      "  l = vp_df_mul(l, $V($K(LOG2E,0), $K(LOG2E,1)));\n"
-     "  $V t = vp_df_add($V(me.y, 0.0), $V($T(logc_hi)[i], $T(logc_lo)[i]));\n"
+     "  $V t = vp_df_add($V(me.y, 0.0), $V(c.y, c.z));\n"
      "  return vp_df_add(t, l);\n"
      "}\n"},
     {"vp_exp2_df", 0, "vp_scale",

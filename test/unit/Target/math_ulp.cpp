@@ -223,7 +223,9 @@ template <class T> static stat run1(const fn1 &f, int bits, long n) {
 
 template <class T> static stat run_atan2(int bits, long n) {
   stat s;
-  T sp[] = {0, -0.0, 1, -1, (T)INFINITY, (T)-INFINITY, (T)NAN, (T)1e-30, (T)1e30};
+  T sp[] = {0, -0.0, 1, -1, (T)INFINITY, (T)-INFINITY, (T)NAN, (T)1e-30, (T)1e30,
+            std::numeric_limits<T>::denorm_min(), -std::numeric_limits<T>::denorm_min(),
+            std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), (T)1.66e-24};
   for (T y : sp)
     for (T x : sp) record<T>(s, vp_atan2(y, x), atan2l((long double)y, (long double)x), bits, y, x);
   for (long i = 0; i < n; i++) {

@@ -114,21 +114,22 @@ def main():
             vals = ", ".join(f'"{fmt(c, bits)}"' for c in coeffs)
             print(f"/* {name}: degree {len(coeffs) - 1}, weighted fit error 2^{float(mp.log(err, 2)):.1f} */")
             print(f"static const char *const poly{bits}_{name}[] = {{{vals}, NULL}};")
-        # log1p(r) = r - r^2/2 + r^3 T(r), |r| < 2^-6: Taylor is near-minimax here
-        n = 5 if bits == 32 else 10
+        # log1p(r) = r - r^2/2 + r^3 T(r), |r| < 2^-4: Taylor is near-minimax here
+        n = 7 if bits == 32 else 14
         taylor = [mpf((-1) ** k) / (k + 3) for k in range(n)]
         vals = ", ".join(f'"{fmt(c, bits)}"' for c in taylor)
-        print(f"/* log1p tail: Taylor, {n} terms (|r| < 2^-6) */")
+        print(f"/* log1p tail: Taylor, {n} terms (|r| < 2^-4) */")
         print(f"static const char *const poly{bits}_log1p[] = {{{vals}, NULL}};")
-        # the log2 table: 64 intervals of [1 - 2^-7, 2 - 2^-7), 1/c with 7 bits
-        c0 = 1 - mpf(2) ** -7
+        # the log2 table: 16 intervals of [1 - 2^-5, 2 - 2^-5), 1/c with 5 bits
+        # (so that m c - 1 is exact: docs/math.md); small enough to be looked
+        # up by a tree of selects rather than an indexed array
+        c0 = 1 - mpf(2) ** -5
         inv, th, tl = [], [], []
-        for i in range(64):
-            c = c0 + (i + mpf(0.5)) / 64
-            ic = mp.nint((1 / c) * 128) / 128 if i else mpf(1)
-            # check |m*ic - 1| < 2^-6 over the interval: r is then exact
-            for m in (c0 + mpf(i) / 64, c0 + mpf(i + 1) / 64):
-                assert abs(m * ic - 1) < mpf(2) ** -6, (i, m, ic)
+        for i in range(16):
+            c = c0 + (i + mpf(0.5)) / 16
+            ic = mp.nint((1 / c) * 32) / 32 if i else mpf(1)
+            for m in (c0 + mpf(i) / 16, c0 + mpf(i + 1) / 16):
+                assert abs(m * ic - 1) < mpf(2) ** -4, (i, m, ic)
             t = -mp.log(ic, 2)
             h, l = split(t, bits, 2)
             inv.append(fmt(ic, bits))
