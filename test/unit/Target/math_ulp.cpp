@@ -71,6 +71,8 @@ template <class T> static inline T clamp(T x, T lo, T hi) { return std::min(std:
 
 static inline uint floatBitsToUint(float f) { uint u; memcpy(&u, &f, 4); return u; }
 static inline float uintBitsToFloat(uint u) { float f; memcpy(&f, &u, 4); return f; }
+static inline int floatBitsToInt(float f) { int i; memcpy(&i, &f, 4); return i; }
+static inline float intBitsToFloat(int i) { float f; memcpy(&f, &i, 4); return f; }
 static inline uvec2 unpackDouble2x32(double d) {
   uint64_t u; memcpy(&u, &d, 8);
   return uvec2(uint(u), uint(u >> 32));
