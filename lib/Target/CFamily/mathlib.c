@@ -65,6 +65,8 @@ static int op_index(vir_opcode c) {
   return -1;
 }
 
+bool cf_is_math_op(vir_opcode code) { return op_index(code) >= 0; }
+
 const char *cf_need_math(cf_printer *p, vir_opcode code, const vir_type *t) {
   int i = op_index(code);
   const vir_type *s = vir_ty_scalar_of(t);
