@@ -677,6 +677,16 @@ int cf_op_expr(cf_printer *p, vp_strbuf *b, const vir_op *op) {
     cf_lvalue(p, b, op, NULL);
     return CF_PREC_PRIMARY;
   case VIR_OP_BUFFER_LOAD:
+    if (gpu_c(p) && t->kind == VIR_TY_VEC && t->n == 3) {
+      /* the element may be a vec3_std430 (16-byte stride): make it a vec3 */
+      cf_type(p, b, t, false);
+      vp_strbuf_putc(b, '(');
+      cf_lvalue(p, b, op, op->opnd[0]);
+      vp_strbuf_putc(b, ')');
+      return CF_PREC_PRIMARY;
+    }
+    cf_lvalue(p, b, op, op->opnd[0]);
+    return CF_PREC_PRIMARY;
   case VIR_OP_SHARED_LOAD:
     cf_lvalue(p, b, op, op->opnd[0]);
     return CF_PREC_PRIMARY;
