@@ -13,11 +13,15 @@
  *   $W(i)         word i of 2/pi (32 bits, most significant first) as a literal
  *   1.5           a float literal: suffixed for the precision and dialect
  *
- * The helpers compute exactly with fma-based error-free transformations
- * (vp_two_sum, products through fma); `precise` keeps the driver from
- * re-associating or contracting those. Divisions and square roots that
- * matter are corrected by one fma step (vp_div, vp_sqrt): Vulkan allows
- * 2.5 ULP for a division and 3 ULP for sqrt.
+ * Nothing here relies on fma being fused: Vulkan does not require it, and
+ * lavapipe's is a multiply and an add. Exact products are Dekker's
+ * (vp_two_prod), Cody-Waite constants are split so that k times a part is
+ * exact, and every fma would be just as right unfused. `precise` keeps the
+ * driver from re-associating or contracting the error-free steps. Divisions
+ * and square roots that matter get one Newton step with an exact residual
+ * (vp_div, vp_sqrt): Vulkan allows 2.5 ULP for a division and 3 for sqrt.
+ * The float fast paths (sin, cos, exp, log) have no table, no array and no
+ * float-to-int conversion; rare arguments take a branch.
  */
 #include <stddef.h>
 
