@@ -268,7 +268,7 @@ static void expand(expander *x, vp_strbuf *out, const char *t) {
       /* a word of 2/pi, as a literal (Payne-Hanek without an indexed table) */
       vp_strbuf_printf(out, "0x%08Xu", two_over_pi_words[atoi(t + 2)]);
       t = strchr(t, ')') + 1;
-    } else if ((*t == 'P' || *t == 'K' || *t == 'X' || *t == 'T') && t[1] == '(') {
+    } else if ((*t == 'P' || *t == 'K' || *t == 'X') && t[1] == '(') {
       char kind = *t;
       const char *a = t + 2, *close = strchr(a, ')');
       const char *comma = memchr(a, ',', (size_t)(close - a));
@@ -297,11 +297,9 @@ static void expand(expander *x, vp_strbuf *out, const char *t) {
         const char *const *k = konst_of(a, alen, x->bits);
         int part = comma ? atoi(comma + 1) : 0;
         vp_strbuf_append(out, k ? k[part] : "0.0");
-      } else if (kind == 'X') {
+      } else {
         const char *v = xval(x, a, alen);
         vp_strbuf_append(out, v ? v : "0");
-      } else {
-        vp_strbuf_printf(out, "vp_log2_%.*s_%c", (int)alen, a, x->bits == 64 ? 'd' : 'f');
       }
       t = close + 1;
     } else {
