@@ -12,7 +12,12 @@
  */
 #include "internal.h"
 
+/* libspirv.h defines `const uint32_t kDefaultMaxIdBound` (an external
+ * definition in C): renamed so that a program can link this library and
+ * lib/Target/SPIRV, which includes it too. */
+#define kDefaultMaxIdBound vrt_spirv_kDefaultMaxIdBound
 #include <spirv-tools/libspirv.h>
+#undef kDefaultMaxIdBound
 #include <stdio.h>
 #include <spirv/unified1/spirv.h>
 #include <stdlib.h>

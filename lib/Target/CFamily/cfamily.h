@@ -66,6 +66,7 @@ typedef enum cf_pyop {
   CF_PY_SHL,      /* << with counts >= width giving 0 */
   CF_PY_SHR,      /* >> with counts >= width giving 0 or -1 */
   CF_PY_ROUND,    /* half away from zero */
+  CF_PY_RINT,     /* double's roundEven, spelled out (Mesa 22's is wrong) */
   CF_PY_COUNT
 } cf_pyop;
 
@@ -217,6 +218,9 @@ void cf_need_swizzle(cf_printer *p, const uint8_t *swz, unsigned n);
 /* ---- mathlib.c ---- */
 /* The function name for a TRANSC op on type t (notes the helper). */
 const char *cf_need_math(cf_printer *p, vir_opcode code, const vir_type *t);
+/* Whether op is one of the transcendental functions the math library
+ * prints (a helper call in GLSL, a library call in CUDA/HIP). */
+bool cf_is_math_op(vir_opcode code);
 void cf_emit_math(cf_printer *p, vp_strbuf *out);
 /* The whole precise library (every function, both precisions) in a dialect:
  * the accuracy test compiles the CF_HOSTC text on the CPU. */

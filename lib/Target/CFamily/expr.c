@@ -527,6 +527,8 @@ static int float_fn(cf_printer *p, vp_strbuf *b, const vir_op *op) {
       spell = "round"; /* C's round is half away from zero, as VIR's */
   } else if (op->code == VIR_OP_ROUND) {
     spell = cf_need_pyop(p, CF_PY_ROUND, op->val.type); /* GLSL leaves .5 open */
+  } else if (op->code == VIR_OP_RINT && vir_ty_scalar_of(op->val.type)->bits == 64) {
+    spell = cf_need_pyop(p, CF_PY_RINT, op->val.type); /* lavapipe's is wrong */
   }
   bool splat = op->code != VIR_OP_MIX && op->code != VIR_OP_STEP && op->code != VIR_OP_SMOOTHSTEP &&
                op->code != VIR_OP_CLAMP && op->code != VIR_OP_MIN && op->code != VIR_OP_MAX;
@@ -675,6 +677,16 @@ int cf_op_expr(cf_printer *p, vp_strbuf *b, const vir_op *op) {
     cf_lvalue(p, b, op, NULL);
     return CF_PREC_PRIMARY;
   case VIR_OP_BUFFER_LOAD:
+    if (gpu_c(p) && t->kind == VIR_TY_VEC && t->n == 3) {
+      /* the element may be a vec3_std430 (16-byte stride): make it a vec3 */
+      cf_type(p, b, t, false);
+      vp_strbuf_putc(b, '(');
+      cf_lvalue(p, b, op, op->opnd[0]);
+      vp_strbuf_putc(b, ')');
+      return CF_PREC_PRIMARY;
+    }
+    cf_lvalue(p, b, op, op->opnd[0]);
+    return CF_PREC_PRIMARY;
   case VIR_OP_SHARED_LOAD:
     cf_lvalue(p, b, op, op->opnd[0]);
     return CF_PREC_PRIMARY;

@@ -65,6 +65,8 @@ static int op_index(vir_opcode c) {
   return -1;
 }
 
+bool cf_is_math_op(vir_opcode code) { return op_index(code) >= 0; }
+
 const char *cf_need_math(cf_printer *p, vir_opcode code, const vir_type *t) {
   int i = op_index(code);
   const vir_type *s = vir_ty_scalar_of(t);
@@ -97,7 +99,7 @@ const char *cf_need_math(cf_printer *p, vir_opcode code, const vir_type *t) {
 typedef struct expander {
   cf_dialect dialect;
   unsigned bits;
-  bool emitted[2][64];
+  bool emitted[2][128];
   bool tables[3]; /* log2 f, log2 d, 2/pi */
   vp_strbuf *out;
 } expander;
@@ -107,6 +109,7 @@ static const char *const *poly_of(const char *name, size_t len, unsigned bits) {
     const char *name;
     const char *const *p32, *const *p64;
   } polys[] = {
+      {"exp", poly32_exp, poly64_exp},    {"logf", poly32_logf, poly64_logf},
       {"exp2", poly32_exp2, poly64_exp2}, {"expm1", poly32_expm1, poly64_expm1},
       {"sin", poly32_sin, poly64_sin},    {"cos", poly32_cos, poly64_cos},
       {"atan", poly32_atan, poly64_atan}, {"asin", poly32_asin, poly64_asin},
@@ -129,6 +132,7 @@ static const char *const *konst_of(const char *name, size_t len, unsigned bits) 
       {"TWO_OVER_PI", k32_TWO_OVER_PI, k64_TWO_OVER_PI},
       {"ATAN0", k32_ATAN0, k64_ATAN0},   {"ATAN1", k32_ATAN1, k64_ATAN1},
       {"ATAN2", k32_ATAN2, k64_ATAN2},   {"ATAN3", k32_ATAN3, k64_ATAN3},
+      {"PIO2CW", k32_PIO2CW, k64_PIO2CW}, {"LN2CW", k32_LN2CW, k64_LN2CW},
   };
   for (unsigned i = 0; i < sizeof ks / sizeof ks[0]; i++)
     if (strlen(ks[i].name) == len && strncmp(ks[i].name, name, len) == 0)
@@ -143,7 +147,23 @@ static const char *xval(const expander *x, const char *name, size_t len) {
   } xs[] = {
       {"POW2", "vp_pow2f", "vp_pow2d"},
       {"FREXP", "vp_frexpf", "vp_frexpd"},
-      {"REMPIO2", "vp_rem_pio2f", "vp_rem_pio2d"},
+      {"REMPIO2BIG", "vp_rem_pio2f_big", "vp_rem_pio2d_big"},
+      {"SPLITM", "vp_split_mf", "vp_split_md"},
+      {"LOGTAB", "vp_log2_tab_f", "vp_log2_tab_d"},
+      {"SIGNBIT", "vp_signbitf", "vp_signbitd"},
+      {"SPLIT", "4097.0", "134217729.0"},
+      {"DIV_BIG", "1.0e30", "1.0e300"},
+      {"TRIG_FAST", "3216.0", "1600000.0"},
+      {"EXP_LO", "-104.0", "-746.0"},
+      {"EXP_FAST", "86.0", "707.0"},
+      {"MANT", "23", "52"},
+      {"MAGIC", "12582912.0", "6755399441055744.0"},
+      {"LOWBITS", "floatBitsToInt(t)", "int(unpackDouble2x32(t).x)"},
+      {"KINT", "floatBitsToInt(t) - 0x4b400000", "int(unpackDouble2x32(t).x)"},
+      {"ADDEXP", "uintBitsToFloat(floatBitsToUint(e) + (floatBitsToUint(t) << 23))",
+       "packDouble2x32(uvec2(unpackDouble2x32(e).x, unpackDouble2x32(e).y + (unpackDouble2x32(t).x << 20)))"},
+      {"EXP_HI", "89.0", "710.0"},
+      {"POW_YMAX", "1099511627776.0", "1.0e20"},
       {"CBRT0", "vp_cbrt0f", "vp_cbrt0d"},
       {"CBRT_UNSCALE", "vp_cbrt_unscalef", "vp_cbrt_unscaled"},
       {"CBRT_STEPS", "3", "4"},
@@ -244,7 +264,11 @@ static void expand(expander *x, vp_strbuf *out, const char *t) {
     } else if (*t == 'V') {
       vp_strbuf_append(out, V);
       t++;
-    } else if ((*t == 'P' || *t == 'K' || *t == 'X' || *t == 'T') && t[1] == '(') {
+    } else if (*t == 'W' && t[1] == '(') {
+      /* a word of 2/pi, as a literal (Payne-Hanek without an indexed table) */
+      vp_strbuf_printf(out, "0x%08Xu", two_over_pi_words[atoi(t + 2)]);
+      t = strchr(t, ')') + 1;
+    } else if ((*t == 'P' || *t == 'K' || *t == 'X') && t[1] == '(') {
       char kind = *t;
       const char *a = t + 2, *close = strchr(a, ')');
       const char *comma = memchr(a, ',', (size_t)(close - a));
@@ -273,11 +297,9 @@ static void expand(expander *x, vp_strbuf *out, const char *t) {
         const char *const *k = konst_of(a, alen, x->bits);
         int part = comma ? atoi(comma + 1) : 0;
         vp_strbuf_append(out, k ? k[part] : "0.0");
-      } else if (kind == 'X') {
+      } else {
         const char *v = xval(x, a, alen);
         vp_strbuf_append(out, v ? v : "0");
-      } else {
-        vp_strbuf_printf(out, "vp_log2_%.*s_%c", (int)alen, a, x->bits == 64 ? 'd' : 'f');
       }
       t = close + 1;
     } else {
@@ -286,29 +308,23 @@ static void expand(expander *x, vp_strbuf *out, const char *t) {
   }
 }
 
-static int helper_index(const char *name, size_t len) {
-  for (int i = 0; vtg_math_helpers[i].name; i++)
-    if (strlen(vtg_math_helpers[i].name) == len && strncmp(vtg_math_helpers[i].name, name, len) == 0)
+/* The helper `name` for the precision being printed: the entry written for
+ * that precision, else the one for both, else one for the other precision
+ * (vp_funnel is 32-bit but serves double's reduction too). */
+static int helper_index(const char *name, size_t len, unsigned bits) {
+  int any = -1, both = -1;
+  for (int i = 0; vtg_math_helpers[i].name; i++) {
+    const vtg_math_helper *h = &vtg_math_helpers[i];
+    if (strlen(h->name) != len || strncmp(h->name, name, len) != 0)
+      continue;
+    if ((unsigned)h->bits == bits)
       return i;
-  return -1;
-}
-
-static void emit_array(expander *x, const char *type, const char *name, const char *const *vals) {
-  size_t n = 0;
-  while (vals[n])
-    n++;
-  vp_strbuf b = {0};
-  if (x->dialect == CF_GLSL)
-    vp_strbuf_printf(&b, "const %s %s[%zu] = %s[%zu](", type, name, n, type, n);
-  else
-    vp_strbuf_printf(&b, "static const %s %s[%zu] = {", type, name, n);
-  for (size_t i = 0; i < n; i++) {
-    vp_strbuf_append(&b, i ? (i % 4 == 0 ? ",\n    " : ", ") : "\n    ");
-    vp_strbuf_append(&b, vals[i]);
+    if (h->bits == 0)
+      both = i;
+    else if (any < 0)
+      any = i;
   }
-  vp_strbuf_append(&b, x->dialect == CF_GLSL ? ");\n" : "};\n");
-  put_literals(x, x->out, b.data, b.len);
-  vp_strbuf_free(&b);
+  return both >= 0 ? both : any;
 }
 
 static void emit_table(expander *x, const char *name, size_t len) {
@@ -327,16 +343,28 @@ static void emit_table(expander *x, const char *name, size_t len) {
   if (x->tables[k])
     return;
   x->tables[k] = true;
-  const char *F = x->bits == 64 ? "double" : "float";
-  char c = x->bits == 64 ? 'd' : 'f';
-  char name1[32], name2[32], name3[32];
-  snprintf(name1, sizeof name1, "vp_log2_invc_%c", c);
-  snprintf(name2, sizeof name2, "vp_log2_logc_hi_%c", c);
-  snprintf(name3, sizeof name3, "vp_log2_logc_lo_%c", c);
-  vp_strbuf_append(x->out, "// log2: 1/c for 64 intervals of [1 - 2^-7, 2 - 2^-7), and -log2(1/c) as hi + lo\n");
-  emit_array(x, F, name1, x->bits == 64 ? tab64_invc : tab32_invc);
-  emit_array(x, F, name2, x->bits == 64 ? tab64_logc_hi : tab32_logc_hi);
-  emit_array(x, F, name3, x->bits == 64 ? tab64_logc_lo : tab32_logc_lo);
+  /* A tree of selects on the bits of i, not an indexed array: drivers that
+   * lower indexed constant arrays to branches (Mesa's lavapipe) take tens of
+   * seconds to compile four of them in a vec4 overload. */
+  const char *V3 = x->bits == 64 ? "dvec3" : "vec3";
+  const char *const *inv = x->bits == 64 ? tab64_invc : tab32_invc;
+  const char *const *hi = x->bits == 64 ? tab64_logc_hi : tab32_logc_hi;
+  const char *const *lo = x->bits == 64 ? tab64_logc_lo : tab32_logc_lo;
+  vp_strbuf b = {0};
+  vp_strbuf_printf(&b,
+                   "// log2's table, entry i of 16: (1/c, -log2(c) as hi + lo) for the interval\n"
+                   "// [1 - 2^-5 + i/16, 1 - 2^-5 + (i+1)/16), as a tree of selects on the bits of i\n"
+                   "%s vp_log2_tab_%c(int i) {\n"
+                   "  bool b0 = (i & 1) != 0, b1 = (i & 2) != 0, b2 = (i & 4) != 0, b3 = (i & 8) != 0;\n",
+                   V3, x->bits == 64 ? 'd' : 'f');
+  for (int j = 0; j < 16; j += 2)
+    vp_strbuf_printf(&b, "  %s t%d = b0 ? %s(%s, %s, %s)\n  %*s: %s(%s, %s, %s);\n", V3, j / 2, V3, inv[j + 1],
+                     hi[j + 1], lo[j + 1], (int)strlen(V3) + (j / 2 >= 10 ? 7 : 6), "", V3, inv[j], hi[j], lo[j]);
+  vp_strbuf_printf(&b, "  %s u0 = b1 ? t1 : t0, u1 = b1 ? t3 : t2, u2 = b1 ? t5 : t4, u3 = b1 ? t7 : t6;\n", V3);
+  vp_strbuf_printf(&b, "  %s v0 = b2 ? u1 : u0, v1 = b2 ? u3 : u2;\n", V3);
+  vp_strbuf_append(&b, "  return b3 ? v1 : v0;\n}\n");
+  put_literals(x, x->out, b.data, b.len);
+  vp_strbuf_free(&b);
 }
 
 static void emit_helper(expander *x, int idx);
@@ -355,11 +383,11 @@ static void emit_deps(expander *x, const char *deps) {
     if (len > 4 && d[0] == '$' && d[1] == 'X' && d[2] == '(') {
       const char *v = xval(x, d + 3, len - 4);
       if (v)
-        emit_helper(x, helper_index(v, strlen(v)));
+        emit_helper(x, helper_index(v, strlen(v), x->bits));
     } else if (len > 4 && strncmp(d, "tab_", 4) == 0) {
       emit_table(x, d, len);
     } else {
-      emit_helper(x, helper_index(d, len));
+      emit_helper(x, helper_index(d, len, x->bits));
     }
     d = e;
   }
@@ -406,7 +434,7 @@ static void emit_ops(expander *x, uint64_t used[2], uint64_t vec[2][3]) {
     for (unsigned i = 0; i < NOPS; i++) {
       if (!(used[k] & (1ull << i)))
         continue;
-      emit_helper(x, helper_index(ops[i].helper, strlen(ops[i].helper)));
+      emit_helper(x, helper_index(ops[i].helper, strlen(ops[i].helper), x->bits));
       for (unsigned n = 2; vec && n <= 4; n++)
         if (vec[k][n - 2] & (1ull << i))
           vector_overload(x, ops[i].helper, n, ops[i].arity);

@@ -10,14 +10,18 @@
  *   $P(name,v)    the polynomial `name` (mathcoef.inc) in v, Horner with fma
  *   $K(NAME,i)    part i of a constant split into non-overlapping parts
  *   $X(NAME)      a per-precision constant or helper name (mathlib.c)
- *   $T(name)      a table (mathcoef.inc) by its per-precision name
+ *   $W(i)         word i of 2/pi (32 bits, most significant first) as a literal
  *   1.5           a float literal: suffixed for the precision and dialect
  *
- * The helpers compute exactly with fma-based error-free transformations
- * (vp_two_sum, products through fma); `precise` keeps the driver from
- * re-associating or contracting those. Divisions and square roots that
- * matter are corrected by one fma step (vp_div, vp_sqrt): Vulkan allows
- * 2.5 ULP for a division and 3 ULP for sqrt.
+ * Nothing here relies on fma being fused: Vulkan does not require it, and
+ * lavapipe's is a multiply and an add. Exact products are Dekker's
+ * (vp_two_prod), Cody-Waite constants are split so that k times a part is
+ * exact, and every fma would be just as right unfused. `precise` keeps the
+ * driver from re-associating or contracting the error-free steps. Divisions
+ * and square roots that matter get one Newton step with an exact residual
+ * (vp_div, vp_sqrt): Vulkan allows 2.5 ULP for a division and 3 for sqrt.
+ * The float fast paths (sin, cos, exp, log) have no table, no array and no
+ * float-to-int conversion; rare arguments take a branch.
  */
 #include <stddef.h>
 
@@ -42,6 +46,21 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  precise $F e = b - (s - a);\n"
      "  return $V(s, e);\n"
      "}\n"},
+    {"vp_two_prod", 0, "",
+     "// a * b = p + e exactly (Dekker's product, Veltkamp's split), for\n"
+     "// |a|, |b| < 2^100 (float) / 2^900 (double). Not fma(a, b, -p): Vulkan\n"
+     "// does not require fma to be fused, and lavapipe's is not.\n"
+     "$V vp_two_prod($F a, $F b) {\n"
+     "  precise $F p = a * b;\n"
+     "  precise $F ca = $X(SPLIT) * a;\n"
+     "  precise $F ah = ca - (ca - a);\n"
+     "  precise $F al = a - ah;\n"
+     "  precise $F cb = $X(SPLIT) * b;\n"
+     "  precise $F bh = cb - (cb - b);\n"
+     "  precise $F bl = b - bh;\n"
+     "  precise $F e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;\n"
+     "  return $V(p, e);\n"
+     "}\n"},
     {"vp_df_add", 0, "vp_two_sum vp_fast_two_sum",
      "// (a.x + a.y) + (b.x + b.y) as a normalized hi + lo pair\n"
      "$V vp_df_add($V a, $V b) {\n"
@@ -49,28 +68,39 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  precise $F lo = s.y + a.y + b.y;\n"
      "  return vp_fast_two_sum(s.x, lo);\n"
      "}\n"},
-    {"vp_df_mul", 0, "vp_fast_two_sum",
+    {"vp_df_mul", 0, "vp_two_prod vp_fast_two_sum",
      "// (a.x + a.y) * (b.x + b.y) as a normalized hi + lo pair\n"
      "$V vp_df_mul($V a, $V b) {\n"
-     "  precise $F p = a.x * b.x;\n"
-     "  precise $F e = fma(a.x, b.x, -p);\n"
-     "  e = fma(a.x, b.y, fma(a.y, b.x, e));\n"
-     "  return vp_fast_two_sum(p, e);\n"
+     "  $V p = vp_two_prod(a.x, b.x);\n"
+     "  precise $F e = p.y + (a.x * b.y + a.y * b.x);\n"
+     "  return vp_fast_two_sum(p.x, e);\n"
      "}\n"},
-    {"vp_div", 0, "",
-     "// a / b to within about half an ULP (one Newton step on the quotient)\n"
+    {"vp_div", 0, "vp_two_prod",
+     "// a / b to within about half an ULP: one Newton step with the exact\n"
+     "// residual a - q b (Vulkan allows 2.5 ULP for a division)\n"
      "$F vp_div($F a, $F b) {\n"
      "  $F q = a / b;\n"
-     "  if (isinf(q) || isnan(q) || q == 0.0) return q;\n"
-     "  return fma(fma(-q, b, a), 1.0 / b, q);\n"
+     "  if (!(abs(q) < $X(DIV_BIG)) || q == 0.0 || abs(b) > $X(DIV_BIG)) return q;\n"
+     "  $V p = vp_two_prod(q, b);\n"
+     "  precise $F r = (a - p.x) - p.y;\n"
+     "  return q + r / b; // not r * (1 / b): 1 / b overflows for denormal b\n"
      "}\n"},
-    {"vp_sqrt", 0, "",
-     "// sqrt(x) to within about half an ULP (one Newton step)\n"
+    {"vp_sqrt", 0, "vp_two_prod",
+     "// sqrt(x) to within about half an ULP: one Newton step with the exact\n"
+     "// residual x - s^2 (Vulkan allows 3 ULP for sqrt)\n"
      "$F vp_sqrt($F x) {\n"
      "  $F s = sqrt(x);\n"
      "  if (s == 0.0 || isinf(s) || isnan(s)) return s;\n"
-     "  return fma(fma(-s, s, x), 0.5 / s, s);\n"
+     "  $V p = vp_two_prod(s, s);\n"
+     "  precise $F r = (x - p.x) - p.y;\n"
+     "  return fma(r, 0.5 / s, s);\n"
      "}\n"},
+    {"vp_signbitf", 32, "",
+     "// the sign bit (-0.0 too): never 1.0 / x, whose value at 0 Vulkan leaves undefined\n"
+     "bool vp_signbitf(float x) { return floatBitsToUint(x) >= 0x80000000u; }\n"},
+    {"vp_signbitd", 64, "",
+     "// the sign bit (-0.0 too): never 1.0 / x, whose value at 0 Vulkan leaves undefined\n"
+     "bool vp_signbitd(double x) { return unpackDouble2x32(x).y >= 0x80000000u; }\n"},
 
     /* ------------------------------------------------ powers of two */
     {"vp_pow2f", 32, "",
@@ -82,13 +112,13 @@ const vtg_math_helper vtg_math_helpers[] = {
     {"vp_scale", 0, "$X(POW2)",
      "// x * 2^k in two exact steps and one rounding (denormal results too)\n"
      "$F vp_scale($F x, int k) {\n"
-     "  int k1 = k / 2;\n"
+     "  int k1 = k >> 1;\n"
      "  precise $F y = x * $X(POW2)(k1);\n"
      "  precise $F r = y * $X(POW2)(k - k1);\n"
      "  return r;\n"
      "}\n"},
     {"vp_frexpf", 32, "",
-     "// x = m * 2^e with m in [1 - 2^-7, 2 - 2^-7), as vec2(m, e); x > 0 finite\n"
+     "// x = m * 2^e with m in [1 - 2^-5, 2 - 2^-5), as vec2(m, e); x > 0 finite\n"
      "vec2 vp_frexpf(float x) {\n"
      "  float e = 0.0;\n"
      "  if (x < 1.17549435e-38) {\n"
@@ -98,14 +128,19 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  uint b = floatBitsToUint(x);\n"
      "  e += float(int(b >> 23) - 127);\n"
      "  float m = uintBitsToFloat((b & 0x7fffffu) | 0x3f800000u);\n"
-     "  if (m >= 1.9921875) {\n"
+     "  if (m >= 1.96875) {\n"
      "    m *= 0.5;\n"
      "    e += 1.0;\n"
      "  }\n"
      "  return vec2(m, e);\n"
+     "}\n"
+     "// m = mh + ml exactly, mh with 8 significant bits (so that mh c is exact)\n"
+     "vec2 vp_split_mf(float m) {\n"
+     "  float mh = uintBitsToFloat(floatBitsToUint(m) & 0xffff0000u);\n"
+     "  return vec2(mh, m - mh);\n"
      "}\n"},
     {"vp_frexpd", 64, "",
-     "// x = m * 2^e with m in [1 - 2^-7, 2 - 2^-7), as dvec2(m, e); x > 0 finite\n"
+     "// x = m * 2^e with m in [1 - 2^-5, 2 - 2^-5), as dvec2(m, e); x > 0 finite\n"
      "dvec2 vp_frexpd(double x) {\n"
      "  double e = 0.0;\n"
      "  if (x < 2.2250738585072014e-308) {\n"
@@ -115,30 +150,36 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  uvec2 w = unpackDouble2x32(x);\n"
      "  e += double(int(w.y >> 20) - 1023);\n"
      "  double m = packDouble2x32(uvec2(w.x, (w.y & 0xfffffu) | 0x3ff00000u));\n"
-     "  if (m >= 1.9921875) {\n"
+     "  if (m >= 1.96875) {\n"
      "    m *= 0.5;\n"
      "    e += 1.0;\n"
      "  }\n"
      "  return dvec2(m, e);\n"
+     "}\n"
+     "// m = mh + ml exactly, mh with 21 significant bits (so that mh c is exact)\n"
+     "dvec2 vp_split_md(double m) {\n"
+     "  double mh = packDouble2x32(uvec2(0u, unpackDouble2x32(m).y));\n"
+     "  return dvec2(mh, m - mh);\n"
      "}\n"},
 
     /* ------------------------------------------------ log2 and exp2 */
-    {"vp_log2_df", 0, "$X(FREXP) vp_fast_two_sum vp_df_mul vp_df_add tab_log2",
+    {"vp_log2_df", 0, "$X(FREXP) vp_fast_two_sum vp_two_prod vp_df_mul vp_df_add tab_log2",
      "// log2(x) as hi + lo for x > 0 finite. x = m 2^e; m is brought near 1\n"
-     "// by a table of 64 reciprocals c with 7 significant bits, so that\n"
-     "// r = m c - 1 is exact (|r| < 2^-6); log2(x) = e - log2(c) + log1p(r) / ln 2.\n"
+     "// by a table of 16 reciprocals c with 5 significant bits, so that\n"
+     "// r = m c - 1 is exact (|r| < 2^-4); log2(x) = e - log2(c) + log1p(r) / ln 2.\n"
      "$V vp_log2_df($F x) {\n"
      "  $V me = $X(FREXP)(x);\n"
-     "  int i = int((me.x - 0.9921875) * 64.0);\n"
-     "  $F r = fma(me.x, $T(invc)[i], -1.0);\n"
+     "  $V3 c = $X(LOGTAB)(int((me.x - 0.96875) * 16.0)); // 1/c, -log2(c) as hi + lo\n"
+     "  // m = mh + ml with mh c and ml c exact: r is exact without a fused fma\n"
+     "  $V m = $X(SPLITM)(me.x);\n"
+     "  precise $F r = (m.x * c.x - 1.0) + m.y * c.x;\n"
      "  // log1p(r) = r - r^2/2 + r^3 T(r)\n"
-     "  $F r2 = r * r;\n"
-     "  $F r2lo = fma(r, r, -r2);\n"
-     "  $V l = vp_fast_two_sum(r, -0.5 * r2);\n"
-     "  l.y += r * r2 * $P(log1p,r) - 0.5 * r2lo;\n"
+     "  $V r2 = vp_two_prod(r, r);\n"
+     "  $V l = vp_fast_two_sum(r, -0.5 * r2.x);\n"
+     "  l.y += r * r2.x * $P(log1p,r) - 0.5 * r2.y;\n"
      "  l = vp_df_mul(l, $V($K(LOG2E,0), $K(LOG2E,1)));\n"
-     "  $V c = vp_df_add($V(me.y, 0.0), $V($T(logc_hi)[i], $T(logc_lo)[i]));\n"
-     "  return vp_df_add(c, l);\n"
+     "  $V t = vp_df_add($V(me.y, 0.0), $V(c.y, c.z));\n"
+     "  return vp_df_add(t, l);\n"
      "}\n"},
     {"vp_exp2_df", 0, "vp_scale",
      "// 2^(h + l) with |l| <= ulp(h): 2^h = 2^k 2^r, |r| <= 1/2, 2^r = 1 + r Q(r)\n"
@@ -152,25 +193,43 @@ const vtg_math_helper vtg_math_helpers[] = {
      "}\n"},
 
     /* ---------------------------------------------- exp and log family */
-    {"vp_exp", 0, "vp_exp2_df",
-     "// e^x = 2^(x log2 e), the product kept as hi + lo\n"
+    {"vp_exp", 0, "vp_scale",
+     "// e^x = 2^k e^r. k = round(x log2 e) by adding 1.5 2^$X(MANT): it lands in\n"
+     "// the low bits of t (no float-to-int conversion); r = x - k ln2 by\n"
+     "// Cody-Waite, ln2 in two parts, the first short enough that k times it is\n"
+     "// exact, fused fma or not; e^r = 1 + r + r^2 E(r) on |r| <= ln2/2. 2^k goes\n"
+     "// straight into the exponent bits unless the result is near or past the\n"
+     "// ends of the range (x is clamped to where it is already 0 or inf).\n"
      "$F vp_exp($F x) {\n"
-     "  precise $F h = x * $K(LOG2E,0);\n"
-     "  $F l = fma(x, $K(LOG2E,0), -h) + x * $K(LOG2E,1);\n"
-     "  return vp_exp2_df(h, l);\n"
+     "  $F a = clamp(x, $X(EXP_LO), $X(EXP_HI));\n"
+     "  precise $F t = fma(a, $K(LOG2E,0), $X(MAGIC));\n"
+     "  precise $F k = t - $X(MAGIC);\n"
+     "  $F r = fma(-k, $K(LN2CW,0), a);\n"
+     "  r = fma(-k, $K(LN2CW,1), r);\n"
+     "  $F e = 1.0 + fma(r * r, $P(exp,r), r);\n"
+     "  if (abs(x) < $X(EXP_FAST)) return $X(ADDEXP);\n"
+     "  $F s = vp_scale(e, $X(KINT));\n"
+     "  return isnan(x) ? x : s;\n"
      "}\n"},
-    {"vp_exp2", 0, "vp_exp2_df", "$F vp_exp2($F x) { return vp_exp2_df(x, 0.0); }\n"},
+    {"vp_exp2", 0, "vp_scale",
+     "// 2^x = 2^k 2^r, r = x - k exactly, 2^r = 1 + r Q(r) on |r| <= 1/2\n"
+     "$F vp_exp2($F x) {\n"
+     "  $F a = clamp(x, $X(EXP2_MIN), $X(EXP2_MAX));\n"
+     "  $F k = floor(a + 0.5);\n"
+     "  $F r = a - k;\n"
+     "  return isnan(x) ? x : vp_scale(fma(r, $P(exp2,r), 1.0), int(k));\n"
+     "}\n"},
     {"vp_expm1", 0, "vp_scale $X(POW2)",
      "// e^x - 1: a polynomial near 0; otherwise 2^k (1 + q) - 1 with\n"
-     "// q = expm1(x - k ln 2) and one rounding\n"
+     "// q = expm1(x - k ln2) (Cody-Waite as in vp_exp) and one rounding\n"
      "$F vp_expm1($F x) {\n"
      "  if (isnan(x)) return x;\n"
      "  if (x > $X(EXP_OVF)) return $X(INF);\n"
      "  if (x < $X(EXPM1_MIN)) return -1.0;\n"
      "  if (abs(x) < 0.34) return x + fma(x * x, 0.5, x * x * x * $P(expm1,x));\n"
      "  $F k = floor(fma(x, $K(LOG2E,0), 0.5));\n"
-     "  $F r = fma(-k, $K(LN2,0), x);\n"
-     "  r = fma(-k, $K(LN2,1), r);\n"
+     "  $F r = fma(-k, $K(LN2CW,0), x);\n"
+     "  r = fma(-k, $K(LN2CW,1), r);\n"
      "  $F q = r + fma(r * r, 0.5, r * r * r * $P(expm1,r));\n"
      "  if (k > $X(MAXE)) return vp_scale(q + 1.0, int(k));\n"
      "  $F t = $X(POW2)(int(k));\n"
@@ -184,12 +243,28 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  $V l = vp_log2_df(x);\n"
      "  return l.x + l.y;\n"
      "}\n"},
-    {"vp_log", 0, "vp_log2_df vp_df_mul",
-     "$F vp_log($F x) {\n"
+    {"vp_log", 32, "",
+     "// log(x) = e ln2 + log1p(f) with x = (1 + f) 2^e, 1 + f in [2/3, 4/3)\n"
+     "// (e from the bits), log1p(f) = f - f^2/2 + f^3 L(f); ln2 in two parts,\n"
+     "// the first short enough that e times it is exact. No table, no branch.\n"
+     "float vp_log(float x) {\n"
+     "  bool tiny = x < 1.17549435e-38;\n"
+     "  uint b = floatBitsToUint(tiny ? x * 8388608.0 : x); // denormals: times 2^23\n"
+     "  int e = int(b - 0x3f2aaaabu) >> 23;\n"
+     "  float f = uintBitsToFloat(b - (uint(e) << 23)) - 1.0;\n"
+     "  // float(e) without a conversion: e in the low bits of 1.5 2^23\n"
+     "  float fe = intBitsToFloat(e + 0x4b400000) - (tiny ? 12582935.0 : 12582912.0);\n"
+     "  float p = f * f * fma(f, $P(logf,f), -0.5);\n"
+     "  float l = fma(fe, $K(LN2CW,0), f) + fma(fe, $K(LN2CW,1), p);\n"
+     "  if (x > 0.0 && x < $X(INF)) return l;\n"
+     "  return x == 0.0 ? -$X(INF) : x < 0.0 ? $X(NAN) : x;\n"
+     "}\n"},
+    {"vp_log", 64, "vp_log2_df vp_df_mul",
+     "double vp_log(double x) {\n"
      "  if (isnan(x) || x < 0.0) return $X(NAN);\n"
      "  if (x == 0.0) return -$X(INF);\n"
      "  if (isinf(x)) return x;\n"
-     "  $V l = vp_df_mul(vp_log2_df(x), $V($K(LN2,0), $K(LN2,1)));\n"
+     "  dvec2 l = vp_df_mul(vp_log2_df(x), dvec2($K(LN2,0), $K(LN2,1)));\n"
      "  return l.x + l.y;\n"
      "}\n"},
     {"vp_log10", 0, "vp_log2_df vp_df_mul",
@@ -210,7 +285,7 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  $V l = vp_df_mul(vp_log2_df(u.x), $V($K(LN2,0), $K(LN2,1)));\n"
      "  return l.x + (l.y + u.y / u.x);\n"
      "}\n"},
-    {"vp_pow", 0, "vp_log2_df vp_exp2_df",
+    {"vp_pow", 0, "vp_log2_df vp_two_prod vp_exp2_df $X(SIGNBIT)",
      "// x^y = 2^(y log2 x) with log2 x and the product as hi + lo pairs;\n"
      "// the special cases of C99 (and NumPy) first\n"
      "$F vp_pow($F x, $F y) {\n"
@@ -223,7 +298,7 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  bool yint = floor(y) == y;\n"
      "  bool odd = yint && abs(y) < $X(INT_LIMIT) && trunc(y * 0.5) * 2.0 != y;\n"
      "  if (x == 0.0) {\n"
-     "    bool neg = odd && 1.0 / x < 0.0;\n"
+     "    bool neg = odd && $X(SIGNBIT)(x);\n"
      "    $F r = y < 0.0 ? $X(INF) : 0.0;\n"
      "    return neg ? -r : r;\n"
      "  }\n"
@@ -233,9 +308,9 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  }\n"
      "  if (x < 0.0 && !yint) return $X(NAN);\n"
      "  $V l = vp_log2_df(abs(x));\n"
-     "  precise $F h = y * l.x;\n"
-     "  $F lo = fma(y, l.x, -h) + y * l.y;\n"
-     "  $F r = vp_exp2_df(h, lo);\n"
+     "  // past this |y| the result is 0 or inf for every x != 1\n"
+     "  $V h = vp_two_prod(clamp(y, -$X(POW_YMAX), $X(POW_YMAX)), l.x);\n"
+     "  $F r = vp_exp2_df(h.x, h.y + y * l.y);\n"
      "  return x < 0.0 && odd ? -r : r;\n"
      "}\n"},
 
@@ -332,7 +407,7 @@ const vtg_math_helper vtg_math_helpers[] = {
      "}\n"},
 
     /* ------------------------------------------------------------ cbrt */
-    {"vp_cbrt", 0, "$X(CBRT0)",
+    {"vp_cbrt", 0, "$X(CBRT0) vp_two_prod",
      "// a first guess from the bits, Newton steps, and a last step with the\n"
      "// exact residual a - y^3\n"
      "$F vp_cbrt($F x) {\n"
@@ -341,11 +416,9 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  $F a = g.x;\n"
      "  $F y = g.y;\n"
      "  for (int i = 0; i < $X(CBRT_STEPS); i++) y = y + (a / (y * y) - y) * 0.333333333333333333;\n"
-     "  $F y2 = y * y;\n"
-     "  $F y2lo = fma(y, y, -y2);\n"
-     "  $F y3 = y2 * y;\n"
-     "  $F y3lo = fma(y2, y, -y3) + y2lo * y;\n"
-     "  y = y + ((a - y3) - y3lo) / (3.0 * y2);\n"
+     "  $V y2 = vp_two_prod(y, y);\n"
+     "  $V y3 = vp_two_prod(y2.x, y);\n"
+     "  y = y + ((a - y3.x) - (y3.y + y2.y * y)) / (3.0 * y2.x);\n"
      "  y *= $X(CBRT_UNSCALE)(x);\n"
      "  return x < 0.0 ? -y : y;\n"
      "}\n"},
@@ -375,41 +448,42 @@ const vtg_math_helper vtg_math_helpers[] = {
     {"vp_funnel", 32, "",
      "// bits sh..sh+31 of the 64-bit number hi:lo\n"
      "uint vp_funnel(uint lo, uint hi, int sh) { return sh == 0 ? lo : (lo >> sh) | (hi << (32 - sh)); }\n"},
-    {"vp_rem_pio2f", 32, "vp_two_sum vp_fast_two_sum vp_df_mul vp_funnel vp_pow2f tab_2opi",
-     "// x - q pi/2 = hi + lo with |hi + lo| <= pi/4, as vec3(q, hi, lo).\n"
-     "// |x| < 2^16: Cody-Waite, pi/2 in three floats, each step exact by fma.\n"
-     "// Otherwise Payne-Hanek: the mantissa times 128 bits of 2/pi, from the\n"
-     "// bit where the product's integer part starts to matter.\n"
-     "vec3 vp_rem_pio2f(float x) {\n"
-     "  if (abs(x) < 65536.0) {\n"
-     "    float k = floor(fma(x, $K(TWO_OVER_PI,0), 0.5));\n"
-     "    float r = fma(-k, $K(PIO2,0), x);\n"
-     "    float p = k * $K(PIO2,1);\n"
-     "    float plo = fma(k, $K(PIO2,1), -p);\n"
-     "    vec2 s = vp_two_sum(r, -p);\n"
-     "    vec2 rr = vp_fast_two_sum(s.x, s.y - plo - k * $K(PIO2,2));\n"
-     "    return vec3(k, rr.x, rr.y);\n"
-     "  }\n"
+    {"vp_rem_pio2f_big", 32, "vp_fast_two_sum vp_df_mul vp_funnel vp_pow2f",
+     "// Payne-Hanek for |x| > 3216: x - q pi/2 = hi + lo, |hi + lo| <= pi/4, as\n"
+     "// vec3(q mod 4, hi, lo). The 24-bit mantissa times 128 bits of 2/pi from\n"
+     "// the word where the product's integer part starts to matter (words 0..6\n"
+     "// cover every float), in integers; no arrays, so nothing spills to memory.\n"
+     "vec3 vp_rem_pio2f_big(float x) {\n"
+     "  if (isinf(x) || isnan(x)) return vec3(0.0, $X(NAN), 0.0);\n"
      "  uint b = floatBitsToUint(abs(x));\n"
-     "  int e = int(b >> 23) - 150; // |x| = m 2^e, m < 2^24\n"
+     "  int e = int(b >> 23) - 150; // |x| = m 2^e, m < 2^24, e >= -12\n"
      "  uint m = (b & 0x7fffffu) | 0x800000u;\n"
-     "  int j0 = e >= 2 ? (e - 2) >> 5 : 0; // earlier words only add multiples of 4\n"
-     "  uint w[6];\n"
-     "  uint c = 0u;\n"
-     "  for (int t = 0; t < 4; t++) {\n"
-     "    uint hi, lo;\n"
-     "    umulExtended(m, vp_two_over_pi[j0 + 3 - t], hi, lo);\n"
-     "    w[t] = lo + c;\n"
-     "    c = hi + (w[t] < lo ? 1u : 0u);\n"
-     "  }\n"
-     "  w[4] = c;\n"
-     "  w[5] = 0u;\n"
+     "  int j0 = max(e - 2, 0) >> 5; // earlier words only add multiples of 4\n"
+     "  uvec4 t = j0 == 0 ? uvec4($W(0), $W(1), $W(2), $W(3))\n"
+     "          : j0 == 1 ? uvec4($W(1), $W(2), $W(3), $W(4))\n"
+     "          : j0 == 2 ? uvec4($W(2), $W(3), $W(4), $W(5))\n"
+     "                    : uvec4($W(3), $W(4), $W(5), $W(6));\n"
+     "  // w4:w3:w2:w1:w0 = m * t.x:t.y:t.z:t.w\n"
+     "  uint hi, lo;\n"
+     "  umulExtended(m, t.w, hi, lo);\n"
+     "  uint w0 = lo, c = hi;\n"
+     "  umulExtended(m, t.z, hi, lo);\n"
+     "  uint w1 = lo + c;\n"
+     "  c = hi + (w1 < lo ? 1u : 0u);\n"
+     "  umulExtended(m, t.y, hi, lo);\n"
+     "  uint w2 = lo + c;\n"
+     "  c = hi + (w2 < lo ? 1u : 0u);\n"
+     "  umulExtended(m, t.x, hi, lo);\n"
+     "  uint w3 = lo + c;\n"
+     "  uint w4 = hi + (w3 < lo ? 1u : 0u);\n"
      "  // the binary point is bit 128 + 32 j0 - e; take 64 fraction bits and 2 more\n"
      "  int s = 64 + 32 * j0 - e;\n"
      "  int wi = s >> 5, sh = s & 31;\n"
-     "  uint f1 = vp_funnel(w[wi], w[wi + 1], sh);\n"
-     "  uint f0 = vp_funnel(w[wi + 1], w[wi + 2], sh);\n"
-     "  int q = int(vp_funnel(w[wi + 2], w[wi + 3], sh) & 3u);\n"
+     "  uvec4 v = wi == 0 ? uvec4(w0, w1, w2, w3) : wi == 1 ? uvec4(w1, w2, w3, w4) : uvec4(w2, w3, w4, 0u);\n"
+     "  uint v4 = wi == 0 ? w4 : 0u;\n"
+     "  uint f1 = vp_funnel(v.x, v.y, sh);\n"
+     "  uint f0 = vp_funnel(v.y, v.z, sh);\n"
+     "  int q = int(vp_funnel(v.z, v.w, sh) & 3u);\n"
      "  float sg = 1.0;\n"
      "  if (f0 >= 0x80000000u) { // fraction >= 1/2: take 1 - fraction, next quadrant\n"
      "    f0 = ~f0 + (f1 == 0u ? 1u : 0u);\n"
@@ -437,22 +511,13 @@ const vtg_math_helper vtg_math_helpers[] = {
      "    q = -q;\n"
      "    r = -r;\n"
      "  }\n"
-     "  return vec3(float(q), r.x, r.y);\n"
+     "  return vec3(float(q & 3), r.x, r.y);\n"
      "}\n"},
-    {"vp_rem_pio2d", 64, "vp_two_sum vp_fast_two_sum vp_df_add vp_df_mul vp_funnel vp_pow2d tab_2opi",
-     "// x - q pi/2 = hi + lo with |hi + lo| <= pi/4, as dvec3(q, hi, lo).\n"
-     "// |x| < 2^20: Cody-Waite with pi/2 in four doubles as a hi + lo sum.\n"
-     "// Otherwise Payne-Hanek: the 53-bit mantissa times 192 bits of 2/pi.\n"
-     "dvec3 vp_rem_pio2d(double x) {\n"
-     "  if (abs(x) < 1048576.0) {\n"
-     "    double k = floor(fma(x, $K(TWO_OVER_PI,0), 0.5));\n"
-     "    dvec2 r = dvec2(fma(-k, $K(PIO2,0), x), 0.0);\n"
-     "    double p = k * $K(PIO2,1);\n"
-     "    r = vp_df_add(r, dvec2(-p, -fma(k, $K(PIO2,1), -p)));\n"
-     "    p = k * $K(PIO2,2);\n"
-     "    r = vp_df_add(r, dvec2(-p, -fma(k, $K(PIO2,2), -p)));\n"
-     "    return dvec3(k, r.x, r.y);\n"
-     "  }\n"
+    {"vp_rem_pio2d_big", 64, "vp_fast_two_sum vp_df_mul vp_funnel vp_pow2d tab_2opi",
+     "// Payne-Hanek for |x| >= 2^20 pi/2: x - q pi/2 = hi + lo, |hi + lo| <= pi/4,\n"
+     "// as dvec3(q mod 4, hi, lo): the 53-bit mantissa times 192 bits of 2/pi.\n"
+     "dvec3 vp_rem_pio2d_big(double x) {\n"
+     "  if (isinf(x) || isnan(x)) return dvec3(0.0, $X(NAN), 0.0);\n"
      "  uvec2 bits = unpackDouble2x32(abs(x));\n"
      "  int e = int(bits.y >> 20) - 1075; // |x| = m 2^e, m < 2^53\n"
      "  uint mhi = (bits.y & 0xfffffu) | 0x100000u, mlo = bits.x;\n"
@@ -523,7 +588,53 @@ const vtg_math_helper vtg_math_helpers[] = {
      "    q = -q;\n"
      "    r = -r;\n"
      "  }\n"
-     "  return dvec3(double(q), r.x, r.y);\n"
+     "  return dvec3(double(q & 3), r.x, r.y);\n"
+     "}\n"},
+    {"vp_sincos", 0, "$X(REMPIO2BIG)",
+     "// sin(x) (c = 0) or cos(x) (c = 1). |x| <= $X(TRIG_FAST): k = round(x 2/pi)\n"
+     "// by adding 1.5 2^$X(MANT) (the quadrant is then the low bits of t), and\n"
+     "// Cody-Waite with pi/2 in four parts, the first three short enough that\n"
+     "// k times them is exact, fused fma or not; beyond, Payne-Hanek in a branch\n"
+     "// rarely taken. Then sin(r) = r + r z S(z) or cos(r) = 1 - z/2 + z^2 C(z),\n"
+     "// z = r^2, |r| <= pi/4, and the quadrant's sign.\n"
+     "$F vp_sincos($F x, int c) {\n"
+     "  $F r;\n"
+     "  int n;\n"
+     "  if (abs(x) <= $X(TRIG_FAST)) {\n"
+     "    precise $F t = fma(x, $K(TWO_OVER_PI,0), $X(MAGIC));\n"
+     "    precise $F k = t - $X(MAGIC);\n"
+     "    r = fma(-k, $K(PIO2CW,0), x);\n"
+     "    r = fma(-k, $K(PIO2CW,1), r);\n"
+     "    r = fma(-k, $K(PIO2CW,2), r);\n"
+     "    r = fma(-k, $K(PIO2CW,3), r);\n"
+     "    n = $X(LOWBITS);\n"
+     "  } else {\n"
+     "    $V3 q = $X(REMPIO2BIG)(x); // NaN for inf and NaN\n"
+     "    r = q.y + q.z;\n"
+     "    n = int(q.x);\n"
+     "  }\n"
+     "  n += c;\n"
+     "  $F z = r * r;\n"
+     "  $F s = fma(r * z, $P(sin,z), r);\n"
+     "  $F co = fma(z, fma(z, $P(cos,z), -0.5), 1.0);\n"
+     "  $F v = (n & 1) == 0 ? s : co;\n"
+     "  $F w = -v;\n"
+     "  return (n & 2) == 0 ? v : w;\n"
+     "}\n"},
+    {"vp_sin", 0, "vp_sincos", "$F vp_sin($F x) { return vp_sincos(x, 0); }\n"},
+    {"vp_cos", 0, "vp_sincos", "$F vp_cos($F x) { return vp_sincos(x, 1); }\n"},
+    {"vp_rem_pio2", 0, "vp_two_sum vp_fast_two_sum $X(REMPIO2BIG)",
+     "// x - q pi/2 = hi + lo with |hi + lo| <= pi/4, as ($F q, hi, lo): the\n"
+     "// reduction of vp_sincos with the rounding errors of each step kept\n"
+     "$V3 vp_rem_pio2($F x) {\n"
+     "  if (!(abs(x) <= $X(TRIG_FAST))) return $X(REMPIO2BIG)(x);\n"
+     "  $F k = floor(fma(x, $K(TWO_OVER_PI,0), 0.5));\n"
+     "  $F r = fma(-k, $K(PIO2CW,0), x);\n"
+     "  $V a = vp_two_sum(r, -k * $K(PIO2CW,1));\n"
+     "  $V b = vp_two_sum(a.x, -k * $K(PIO2CW,2));\n"
+     "  $V d = vp_two_sum(b.x, -k * $K(PIO2CW,3));\n"
+     "  $V h = vp_fast_two_sum(d.x, a.y + b.y + d.y);\n"
+     "  return $V3(k, h.x, h.y);\n"
      "}\n"},
     {"vp_sin_kernel", 0, "",
      "// sin(x + y) for |x| <= pi/4, y a correction below ulp(x)\n"
@@ -540,29 +651,11 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  precise $F c = ((1.0 - w) - hz) + (z * z * $P(cos,z) - x * y);\n"
      "  return w + c;\n"
      "}\n"},
-    {"vp_sin", 0, "$X(REMPIO2) vp_sin_kernel vp_cos_kernel",
-     "$F vp_sin($F x) {\n"
-     "  if (isinf(x) || isnan(x)) return $X(NAN);\n"
-     "  if (abs(x) < $X(TRIG_TINY)) return x;\n"
-     "  $V3 q = $X(REMPIO2)(x);\n"
-     "  int n = int(q.x) & 3;\n"
-     "  $F s = (n & 1) == 0 ? vp_sin_kernel(q.y, q.z) : vp_cos_kernel(q.y, q.z);\n"
-     "  return n >= 2 ? -s : s;\n"
-     "}\n"},
-    {"vp_cos", 0, "$X(REMPIO2) vp_sin_kernel vp_cos_kernel",
-     "$F vp_cos($F x) {\n"
-     "  if (isinf(x) || isnan(x)) return $X(NAN);\n"
-     "  if (abs(x) < $X(TRIG_TINY)) return 1.0;\n"
-     "  $V3 q = $X(REMPIO2)(x);\n"
-     "  int n = int(q.x) & 3;\n"
-     "  $F c = (n & 1) == 0 ? vp_cos_kernel(q.y, q.z) : vp_sin_kernel(q.y, q.z);\n"
-     "  return n == 1 || n == 2 ? -c : c;\n"
-     "}\n"},
-    {"vp_tan", 0, "$X(REMPIO2) vp_sin_kernel vp_cos_kernel vp_div",
+    {"vp_tan", 0, "vp_rem_pio2 vp_sin_kernel vp_cos_kernel vp_div",
      "$F vp_tan($F x) {\n"
      "  if (isinf(x) || isnan(x)) return $X(NAN);\n"
      "  if (abs(x) < $X(TRIG_TINY)) return x;\n"
-     "  $V3 q = $X(REMPIO2)(x);\n"
+     "  $V3 q = vp_rem_pio2(x);\n"
      "  $F s = vp_sin_kernel(q.y, q.z);\n"
      "  $F c = vp_cos_kernel(q.y, q.z);\n"
      "  return (int(q.x) & 1) == 0 ? vp_div(s, c) : -vp_div(c, s);\n"
@@ -603,12 +696,12 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  }\n"
      "  return x < 0.0 ? -r : r;\n"
      "}\n"},
-    {"vp_atan2", 0, "vp_atan vp_div",
+    {"vp_atan2", 0, "vp_atan vp_div $X(SIGNBIT)",
      "// atan2(y, x) with C99's special cases\n"
      "$F vp_atan2($F y, $F x) {\n"
      "  if (isnan(x) || isnan(y)) return x + y;\n"
-     "  bool yneg = y < 0.0 || (y == 0.0 && 1.0 / y < 0.0);\n"
-     "  bool xneg = x < 0.0 || (x == 0.0 && 1.0 / x < 0.0);\n"
+     "  bool yneg = $X(SIGNBIT)(y);\n"
+     "  bool xneg = $X(SIGNBIT)(x);\n"
      "  $F r;\n"
      "  if (y == 0.0) {\n"
      "    r = xneg ? $K(PI,0) : 0.0;\n"
@@ -622,7 +715,7 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  }\n"
      "  return yneg ? -r : r;\n"
      "}\n"},
-    {"vp_asin", 0, "vp_two_sum vp_sqrt vp_div",
+    {"vp_asin", 0, "vp_two_sum vp_two_prod vp_sqrt vp_div",
      "// asin: a polynomial up to 1/2; beyond, asin(a) = pi/2 - 2 asin(s) with\n"
      "// s = sqrt((1 - a)/2) carried as s + ds\n"
      "$F vp_asin($F x) {\n"
@@ -642,7 +735,7 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  }\n"
      "  return x < 0.0 ? -r : r;\n"
      "}\n"},
-    {"vp_acos", 0, "vp_two_sum vp_sqrt vp_div",
+    {"vp_acos", 0, "vp_two_sum vp_two_prod vp_sqrt vp_div",
      "// acos: pi/2 - asin(x) up to |x| = 1/2; beyond, 2 asin(sqrt((1 - |x|)/2))\n"
      "// (and pi minus that for x < 0)\n"
      "$F vp_acos($F x) {\n"
@@ -654,7 +747,8 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  }\n"
      "  $F z = 0.5 * (1.0 - abs(x));\n"
      "  $F s = vp_sqrt(z);\n"
-     "  $F ds = s == 0.0 ? 0.0 : vp_div(fma(-s, s, z), 2.0 * s);\n"
+     "  $V s2 = vp_two_prod(s, s);\n"
+     "  $F ds = s == 0.0 ? 0.0 : vp_div((z - s2.x) - s2.y, 2.0 * s);\n"
      "  $F t = 2.0 * (s + (ds + s * z * $P(asin,z)));\n"
      "  if (x > 0.0) return t;\n"
      "  $V h = vp_two_sum($K(PI,0), -t);\n"

@@ -138,12 +138,17 @@ static uint32_t sorted_buffers(cf_printer *p, const vir_sym **out) {
   return n;
 }
 
+static bool is_vec3(const vir_type *t) { return t->kind == VIR_TY_VEC && t->n == 3; }
+
 static void buffer_param(cf_printer *p, vp_strbuf *b, const vir_sym *s) {
   if (s->buf_flags & VIR_BUF_VOLATILE)
     vp_strbuf_append(b, "volatile ");
   if (s->access == VIR_ACCESS_READONLY)
     vp_strbuf_append(b, "const ");
   cf_type(p, b, s->type, true);
+  /* std430: an array of vec3 has a stride of four components (prelude) */
+  if (is_vec3(s->type))
+    vp_strbuf_append(b, "_std430");
   vp_strbuf_printf(b, " *%s", cf_sym_name(p, s));
 }
 
@@ -222,7 +227,7 @@ static uint32_t c_align(const vir_type *t) {
   switch (t->kind) {
   case VIR_TY_VEC: return t->n == 3 ? t->bits / 8 : (t->bits / 8) * t->n;
   case VIR_TY_MAT: return c_align(t->elem);
-  case VIR_TY_ARRAY: return c_align(t->elem);
+  case VIR_TY_ARRAY: return is_vec3(t->elem) ? (t->elem->bits / 8) * 4 : c_align(t->elem);
   case VIR_TY_STRUCT: return t->st->align;
   case VIR_TY_BOOL: return 1;
   default: return t->bits / 8 ? t->bits / 8 : 1;
@@ -238,7 +243,7 @@ static uint32_t c_size(const vir_type *t) {
     return (col + a - 1) / a * a * t->n;
   }
   case VIR_TY_ARRAY: {
-    uint32_t e = c_size(t->elem), a = c_align(t->elem);
+    uint32_t e = c_size(t->elem), a = c_align(t);
     return (e + a - 1) / a * a * t->len;
   }
   case VIR_TY_STRUCT: return t->st->size;
@@ -266,7 +271,13 @@ static void print_struct(cf_printer *p, vp_strbuf *b, const vir_struct *st, cons
       off += c_size(f->type);
     }
     vp_strbuf_append(b, "  ");
-    cf_decl(p, b, f->type, cf_member_name(p, f->name), true);
+    if (gpu_c(p) && f->type->kind == VIR_TY_ARRAY && is_vec3(f->type->elem)) {
+      /* std430: four components a vec3 in an array (prelude) */
+      cf_type(p, b, f->type->elem, true);
+      vp_strbuf_printf(b, "_std430 %s[%u]", cf_member_name(p, f->name), f->type->len);
+    } else {
+      cf_decl(p, b, f->type, cf_member_name(p, f->name), true);
+    }
     vp_strbuf_append(b, ";\n");
   }
   /* C++: a constructor taking the members, so that GLSL's Particle(a, b)
@@ -290,6 +301,9 @@ static void print_struct(cf_printer *p, vp_strbuf *b, const vir_struct *st, cons
     vp_strbuf_append(b, " {}\n");
   }
   vp_strbuf_append(b, "};\n");
+  /* the compiler checks that the padding above gives the std430 layout */
+  if (gpu_c(p) && st->size)
+    vp_strbuf_printf(b, "static_assert(sizeof(%s) == %u, \"%s: std430 size\");\n", name, st->size, name);
 }
 
 static void print_declarations(cf_printer *p, vp_strbuf *b) {

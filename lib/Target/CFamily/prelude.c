@@ -5,7 +5,9 @@
  * barrier(), subgroupAdd, ... exactly as the GLSL does, and the file
  * compiles with `nvcc -c` / `hipcc --genco` and no other header. Vectors are
  * C++ templates (tvec2/3/4 of any scalar; vec2 and vec4 aligned to their
- * size as in std430, vec3 to its element); matrices are columns of them.
+ * size as in std430, vec3 to its element, and vec3_std430 for a vec3 in an
+ * array in memory, whose std430 stride is four components); matrices are
+ * columns of them.
  * Subgroup operations are warp operations: 32 lanes on CUDA (every
  * reduction and scan works on the active lanes only; a full warp takes the
  * butterfly fast path), a 64-lane wavefront on AMD's CDNA (RDNA may run
@@ -59,7 +61,17 @@ static const char pre_vec[] =
     "  template <class U> __host__ __device__ explicit tvec4(tvec4<U> v)\n"
     "      : x(T(v.x)), y(T(v.y)), z(T(v.z)), w(T(v.w)) {}\n"
     "};\n"
-    "#define VP_VEC_TYPES(P, T) typedef tvec2<T> P##vec2; typedef tvec3<T> P##vec3; typedef tvec4<T> P##vec4;\n"
+    "// A vec3 as an element of a buffer array (or of an array in a buffer's\n"
+    "// struct): std430 gives it a stride of four components, as Vulkan reads it;\n"
+    "// it converts to and from vec3.\n"
+    "template <class T> struct __align__(4 * sizeof(T)) tvec3_std430 {\n"
+    "  T x, y, z;\n"
+    "  __host__ __device__ tvec3_std430() {}\n"
+    "  __host__ __device__ tvec3_std430(tvec3<T> v) : x(v.x), y(v.y), z(v.z) {}\n"
+    "  __host__ __device__ operator tvec3<T>() const { return tvec3<T>(x, y, z); }\n"
+    "};\n"
+    "#define VP_VEC_TYPES(P, T) typedef tvec2<T> P##vec2; typedef tvec3<T> P##vec3; typedef tvec4<T> P##vec4; \\\n"
+    "  typedef tvec3_std430<T> P##vec3_std430;\n"
     "VP_VEC_TYPES(, float) VP_VEC_TYPES(d, double) VP_VEC_TYPES(b, bool) VP_VEC_TYPES(i, int)\n"
     "VP_VEC_TYPES(u, uint) VP_VEC_TYPES(i8, int8_t) VP_VEC_TYPES(u8, uint8_t) VP_VEC_TYPES(i16, int16_t)\n"
     "VP_VEC_TYPES(u16, uint16_t) VP_VEC_TYPES(i64, int64_t) VP_VEC_TYPES(u64, uint64_t)\n"

@@ -29,8 +29,8 @@ static const char *const slot_vec[11] = {"i8vec", "i16vec", "ivec", "i64vec", "u
                                          "uvec",  "u64vec", "f16vec", "vec", "dvec"};
 static const unsigned slot_bits[11] = {8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64};
 
-static const char *const names[CF_PY_COUNT] = {"vp_floordiv", "vp_mod", "vp_rem",
-                                               "vp_shl",      "vp_shr", "vp_round"};
+static const char *const names[CF_PY_COUNT] = {"vp_floordiv", "vp_mod",   "vp_rem", "vp_shl",
+                                               "vp_shr",      "vp_round", "vp_rint"};
 
 const char *cf_need_pyop(cf_printer *p, cf_pyop k, const vir_type *t) {
   const vir_type *s = vir_ty_scalar_of(t);
@@ -111,13 +111,22 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
                        "// C's fmod(a, b): exact while |a / b| < 2^%u.\n"
                        "%s vp_rem(%s a, %s b) {\n"
                        "  %s q = trunc(a / b);\n"
-                       "  %s r = fma(-q, b, a);\n"
+                       "  // a - q b exactly, by Dekker's product: fma(-q, b, a) would be exact\n"
+                       "  // only where fma is fused, which Vulkan does not require\n"
+                       "  precise %s cq = q * %s(%s), cb = b * %s(%s);\n"
+                       "  precise %s qh = cq - (cq - q), bh = cb - (cb - b);\n"
+                       "  precise %s ql = q - qh, bl = b - bh;\n"
+                       "  precise %s p = q * b;\n"
+                       "  precise %s e = ((qh * bh - p) + qh * bl + ql * bh) + ql * bl;\n"
+                       "  precise %s r = (a - p) - e;\n"
                        "  // a / b may have rounded to the next integer: step back by |b|\n"
                        "  if (r != %s(0) && ((r < %s(0)) != (a < %s(0)))) r += a < %s(0) ? -abs(b) : abs(b);\n"
                        "  else if (abs(r) >= abs(b)) r -= a < %s(0) ? -abs(b) : abs(b);\n"
                        "  return r;\n"
                        "}\n",
-                       bits == 64 ? 53u : bits == 32 ? 24u : 11u, T, T, T, T, T, T, T, T, T, T);
+                       bits == 64 ? 53u : bits == 32 ? 24u : 11u, T, T, T, T, T, T,
+                       bits == 64 ? "134217729" : bits == 32 ? "4097" : "65", T,
+                       bits == 64 ? "134217729" : bits == 32 ? "4097" : "65", T, T, T, T, T, T, T, T, T, T);
     else
       vp_strbuf_printf(b,
                        "// C's a %% b for signed a, b (GLSL's %% is undefined for negatives).\n"
@@ -148,6 +157,22 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
                      "  return t;\n"
                      "}\n",
                      dev, T, T, T, T);
+    break;
+  case CF_PY_RINT:
+    /* 2^52 (2^23) + |x| rounds |x| to an integer, ties to even, as IEEE
+     * addition must; the sign bit is put back, so -0.5 gives -0.0 */
+    vp_strbuf_printf(b,
+                     "// x rounded to an integer, ties to even (NumPy's rint). Not roundEven():\n"
+                     "// Mesa 22's lavapipe rounds double ties toward zero.\n"
+                     "%s vp_rint(%s x) {\n"
+                     "  if (!(abs(x) < %s(%s))) return x;\n"
+                     "  precise %s t = abs(x) + %s(%s);\n"
+                     "  precise %s r = t - %s(%s);\n"
+                     "  return %s ? -r : r;\n"
+                     "}\n",
+                     T, T, T, bits == 64 ? "4503599627370496" : "8388608", T, T,
+                     bits == 64 ? "4503599627370496" : "8388608", T, T, bits == 64 ? "4503599627370496" : "8388608",
+                     bits == 64 ? "unpackDouble2x32(x).y >= 0x80000000u" : "floatBitsToUint(x) >= 0x80000000u");
     break;
   default: break;
   }
@@ -213,7 +238,7 @@ static void literals(cf_printer *p, vp_strbuf *b, size_t from, int slot) {
 static void vector_overload(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot, unsigned n) {
   const char *name = names[k];
   const char *dev = p->dialect != CF_GLSL ? "__device__ inline " : "";
-  bool unary = k == CF_PY_ROUND;
+  bool unary = k == CF_PY_ROUND || k == CF_PY_RINT;
   vp_strbuf_printf(b, "%s%s%u %s(%s%u a%s", dev, slot_vec[slot], n, name, slot_vec[slot], n,
                    unary ? "" : ", ");
   if (!unary)
@@ -231,7 +256,8 @@ static void vector_overload(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot, un
 
 void cf_emit_pyops(cf_printer *p, vp_strbuf *out) {
   /* vp_rem first: the float helpers call it */
-  static const cf_pyop order[] = {CF_PY_REM, CF_PY_FLOORDIV, CF_PY_MOD, CF_PY_SHL, CF_PY_SHR, CF_PY_ROUND};
+  static const cf_pyop order[] = {CF_PY_REM, CF_PY_FLOORDIV, CF_PY_MOD, CF_PY_SHL,
+                                  CF_PY_SHR, CF_PY_ROUND,    CF_PY_RINT};
   for (unsigned oi = 0; oi < sizeof order / sizeof order[0]; oi++) {
     cf_pyop k = order[oi];
     for (int slot = 0; slot < 11; slot++) {

@@ -177,6 +177,39 @@ static bool reload_local(const cf_printer *p, const cf_func *fn, const vir_regio
   return reached == nanchors;
 }
 
+/* What goes inside `c ? a : b`. GLSL's ?: evaluates one side only, so
+ * glslang turns a side that is more than a plain value into an if/else and
+ * a phi; a SIMT GPU (and lavapipe) then runs divergent lanes through both
+ * sides one after the other, masked, plus the branch. VIR's select has both
+ * values computed anyway: a side that calls something (a math helper, a
+ * Python-semantics helper, a function) anywhere in what would be inlined is
+ * printed as a named value before the statement instead, and the select
+ * of two names becomes OpSelect. A side that reads memory stays inline, so
+ * that ?: keeps the read under its condition (`i < n ? x[i] : 0.0` may guard
+ * an index that is out of bounds otherwise). Returns 1 (hoist), 0 (cheap:
+ * inline) or -1 (reads memory: inline). */
+static int select_side(const cf_func *fn, const vir_region *r, const vir_op *op, int depth) {
+  uint32_t fl = vir_op_info_of(op->code)->flags;
+  if ((fl & VIR_F_READMEM) && op->code != VIR_OP_LOCAL_LOAD)
+    return -1;
+  int cost = op->code == VIR_OP_CALL || cf_is_math_op(op->code) || op->code == VIR_OP_FLOORDIV ||
+             op->code == VIR_OP_MOD || op->code == VIR_OP_REM;
+  if (depth > 16)
+    return cost;
+  for (uint32_t i = 0; i < op->nopnd; i++) {
+    const vir_value *v = op->opnd[i];
+    const vir_op *d = v->def;
+    /* only what would be printed inside this expression */
+    if (!d || d->parent != r || v->id >= fn->nvals || fn->nuses[v->id] != 1 || (v->name && *v->name))
+      continue;
+    int c = select_side(fn, r, d, depth + 1);
+    if (c < 0)
+      return -1;
+    cost |= c;
+  }
+  return cost;
+}
+
 /* Decides inlining for the ops of one region, last to first, so that a
  * user's own decision is known when its operands are decided. */
 static void decide_region(cf_printer *p, cf_func *fn, const vir_region *r) {
@@ -208,6 +241,10 @@ static void decide_region(cf_printer *p, cf_func *fn, const vir_region *r) {
       continue;
     /* `for`'s bound and step are evaluated every iteration */
     if (u->code == VIR_OP_FOR && u->opnd[0] != v)
+      continue;
+    /* an expensive side of a scalar select gets a name (select_side) */
+    if (u->code == VIR_OP_SELECT && u->opnd[0] != v && u->opnd[0]->type->kind != VIR_TY_VEC &&
+        select_side(fn, r, op, 0) > 0)
       continue;
     /* the statement that will print it */
     const vir_op *anchor = anchor_of(fn, r, u);

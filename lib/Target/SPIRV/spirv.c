@@ -18,9 +18,8 @@
 
 #include <glslang/Include/glslang_c_interface.h>
 #include <glslang/Public/resource_limits_c.h>
-#include <spirv-tools/libspirv.h>
 
-#include "spirv_internal.h"
+#include "spirv_internal.h" /* libspirv.h, with its one definition renamed */
 #include "vulpy/target.h"
 
 /* glslang keeps process-wide tables that glslang_initialize_process builds;

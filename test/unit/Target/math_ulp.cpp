@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <string>
 
 // ---- GLSL's names in C++ -------------------------------------------------
@@ -29,7 +30,16 @@ typedef unsigned int uint;
 #define precise
 using std::abs;
 using std::floor;
+#ifdef VP_UNFUSED_FMA
+// A device whose fma() is a multiply and an add, each rounded (lavapipe:
+// Vulkan does not require fma to be fused): the helpers must keep their
+// bounds there too.
+static inline float vp_unfused_fma(float a, float b, float c) { volatile float p = a * b; return p + c; }
+static inline double vp_unfused_fma(double a, double b, double c) { volatile double p = a * b; return p + c; }
+#define fma vp_unfused_fma
+#else
 using std::fma;
+#endif
 using std::isinf;
 using std::isnan;
 using std::sqrt;
@@ -52,9 +62,17 @@ typedef tv2<double> dvec2;
 typedef tv3<float> vec3;
 typedef tv3<double> dvec3;
 typedef tv2<uint> uvec2;
+struct uvec4 {
+  uint x, y, z, w;
+  uvec4(uint a, uint b, uint c, uint d) : x(a), y(b), z(c), w(d) {}
+};
+using std::max;
+template <class T> static inline T clamp(T x, T lo, T hi) { return std::min(std::max(x, lo), hi); }
 
 static inline uint floatBitsToUint(float f) { uint u; memcpy(&u, &f, 4); return u; }
 static inline float uintBitsToFloat(uint u) { float f; memcpy(&f, &u, 4); return f; }
+static inline int floatBitsToInt(float f) { int i; memcpy(&i, &f, 4); return i; }
+static inline float intBitsToFloat(int i) { float f; memcpy(&f, &i, 4); return f; }
 static inline uvec2 unpackDouble2x32(double d) {
   uint64_t u; memcpy(&u, &d, 8);
   return uvec2(uint(u), uint(u >> 32));
@@ -207,7 +225,9 @@ template <class T> static stat run1(const fn1 &f, int bits, long n) {
 
 template <class T> static stat run_atan2(int bits, long n) {
   stat s;
-  T sp[] = {0, -0.0, 1, -1, (T)INFINITY, (T)-INFINITY, (T)NAN, (T)1e-30, (T)1e30};
+  T sp[] = {0, -0.0, 1, -1, (T)INFINITY, (T)-INFINITY, (T)NAN, (T)1e-30, (T)1e30,
+            std::numeric_limits<T>::denorm_min(), -std::numeric_limits<T>::denorm_min(),
+            std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), (T)1.66e-24};
   for (T y : sp)
     for (T x : sp) record<T>(s, vp_atan2(y, x), atan2l((long double)y, (long double)x), bits, y, x);
   for (long i = 0; i < n; i++) {

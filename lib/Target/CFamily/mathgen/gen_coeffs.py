@@ -37,6 +37,11 @@ def removable(f, series0):
 
 
 POLYS = {
+    # e^r = 1 + r + r^2 * E(r), |r| <= ln2/2 (+4%); an error d in E moves the result by r^2 d
+    "exp": (lambda r: (mp.exp(r) - 1 - r) / r ** 2, mpf(1) / 2, -0.361, 0.361, 0.131),
+    # log1p(f) = f - f^2/2 + f^3 * L(f), f in [2/3 - 1, 4/3 - 1] (float's log); the error
+    # relative to the result (about f) is f^2 d
+    "logf": (lambda f: (mp.log1p(f) - f + f * f / 2) / f ** 3, mpf(1) / 3, -0.34, 0.34, 0.116),
     # 2^r = 1 + r * Q(r), |r| <= 1/2; an error d in Q moves the result by r*d <= d/2
     "exp2": (lambda r: (mpf(2) ** r - 1) / r, log(2), -0.5, 0.5, 0.5),
     # expm1(x) = x + x^2/2 + x^3 * E(x), |x| <= ln2/2 (+1%); weighted by x^2
@@ -70,6 +75,26 @@ def rounded(v, bits):
     return mp.nint(v / q) * q
 
 
+def rounded_to(v, sig):
+    """v rounded to `sig` significant bits, as an mpf."""
+    if v == 0:
+        return mpf(0)
+    e = int(floor(mp.log(abs(v), 2)))
+    q = mpf(2) ** (e - sig + 1)
+    return mp.nint(v / q) * q
+
+
+def split_short(v, sigs):
+    """v as a sum of parts of sigs[i] significant bits each (Cody-Waite
+    constants: k * part is exact while k has at most `width - sig` bits)."""
+    out = []
+    for sig in sigs:
+        h = rounded_to(v, sig)
+        out.append(h)
+        v -= h
+    return out
+
+
 def split(v, bits, parts):
     out = []
     for _ in range(parts):
@@ -89,21 +114,22 @@ def main():
             vals = ", ".join(f'"{fmt(c, bits)}"' for c in coeffs)
             print(f"/* {name}: degree {len(coeffs) - 1}, weighted fit error 2^{float(mp.log(err, 2)):.1f} */")
             print(f"static const char *const poly{bits}_{name}[] = {{{vals}, NULL}};")
-        # log1p(r) = r - r^2/2 + r^3 T(r), |r| < 2^-6: Taylor is near-minimax here
-        n = 5 if bits == 32 else 10
+        # log1p(r) = r - r^2/2 + r^3 T(r), |r| < 2^-4: Taylor is near-minimax here
+        n = 7 if bits == 32 else 14
         taylor = [mpf((-1) ** k) / (k + 3) for k in range(n)]
         vals = ", ".join(f'"{fmt(c, bits)}"' for c in taylor)
-        print(f"/* log1p tail: Taylor, {n} terms (|r| < 2^-6) */")
+        print(f"/* log1p tail: Taylor, {n} terms (|r| < 2^-4) */")
         print(f"static const char *const poly{bits}_log1p[] = {{{vals}, NULL}};")
-        # the log2 table: 64 intervals of [1 - 2^-7, 2 - 2^-7), 1/c with 7 bits
-        c0 = 1 - mpf(2) ** -7
+        # the log2 table: 16 intervals of [1 - 2^-5, 2 - 2^-5), 1/c with 5 bits
+        # (so that m c - 1 is exact: docs/math.md); small enough to be looked
+        # up by a tree of selects rather than an indexed array
+        c0 = 1 - mpf(2) ** -5
         inv, th, tl = [], [], []
-        for i in range(64):
-            c = c0 + (i + mpf(0.5)) / 64
-            ic = mp.nint((1 / c) * 128) / 128 if i else mpf(1)
-            # check |m*ic - 1| < 2^-6 over the interval: r is then exact
-            for m in (c0 + mpf(i) / 64, c0 + mpf(i + 1) / 64):
-                assert abs(m * ic - 1) < mpf(2) ** -6, (i, m, ic)
+        for i in range(16):
+            c = c0 + (i + mpf(0.5)) / 16
+            ic = mp.nint((1 / c) * 32) / 32 if i else mpf(1)
+            for m in (c0 + mpf(i) / 16, c0 + mpf(i + 1) / 16):
+                assert abs(m * ic - 1) < mpf(2) ** -4, (i, m, ic)
             t = -mp.log(ic, 2)
             h, l = split(t, bits, 2)
             inv.append(fmt(ic, bits))
@@ -119,6 +145,18 @@ def main():
         for nm, v in consts:
             h, l, t = split(v, bits, 3)
             print(f'static const char *const k{bits}_{nm}[] = {{"{fmt(h, bits)}", "{fmt(l, bits)}", "{fmt(t, bits)}"}};')
+        # Cody-Waite constants whose leading parts are short enough that k * part
+        # is exact with or without a fused fma (Vulkan does not require fma to
+        # be fused): pi/2 for |k| <= 2^11 (float) / 2^20 (double), ln2 for the
+        # exponents of exp and log (|k| <= 2^8 / 2^11)
+        full = 24 if bits == 32 else 53
+        cw = [("PIO2CW", pi / 2, [13] * 3 if bits == 32 else [33] * 3),
+              ("LN2CW", log(2), [16] if bits == 32 else [42])]
+        for nm, v, sigs in cw:
+            parts = split_short(v, sigs + [full])
+            vals = ", ".join(f'"{fmt(x, bits)}"' for x in parts)
+            print(f"/* {nm}: parts of {', '.join(str(x) for x in sigs)} and {full} bits */")
+            print(f'static const char *const k{bits}_{nm}[] = {{{vals}}};')
         # atan breakpoints: atan(0.5), atan(1), atan(1.5), atan(inf) as hi/lo
         for j, v in enumerate((atan(mpf(0.5)), pi / 4, atan(mpf(1.5)), pi / 2)):
             h, l = split(v, bits, 2)
