@@ -11,8 +11,7 @@
  *
  * One parallel copy at a time per context: a caller that finds the workers
  * busy copies alone rather than waiting. The thread count comes from the
- * context options, VULPY_COPY_THREADS, or half the online CPUs (at most 4;
- * 1 on CPU devices, whose cores run the kernels).
+ * context options, VULPY_COPY_THREADS, or half the online CPUs (at most 4).
  */
 #include "internal.h"
 
@@ -75,8 +74,7 @@ uint32_t vrt__copy_threads_default(vrt_device_kind kind) {
     long n = strtol(env, NULL, 10);
     return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (uint32_t)n;
   }
-  if (kind == VRT_DEVICE_CPU)
-    return 1;
+  (void)kind; /* copies and kernels rarely overlap, so CPU devices too */
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   long n = cpus / 2;
   return n < 1 ? 1 : n > 4 ? 4 : (uint32_t)n;

@@ -164,7 +164,7 @@ typedef struct vrt_context_options {
   vrt_wait_mode wait;
   /* Threads that share large host-side copies (uploads, downloads, staging
    * slots of 4 MiB or more). 0: VULPY_COPY_THREADS, else half the online
-   * CPUs, at most 4 (1 on CPU devices). */
+   * CPUs, at most 4. */
   uint32_t copy_threads;
   /* Bind buffers through descriptor sets from pools even where
    * VK_KHR_push_descriptor exists (tests use it to cover both paths). */

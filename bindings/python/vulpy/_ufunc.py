@@ -346,8 +346,10 @@ def _apply(uf, args, out, context, sync, loop=None):
                 host = np.ascontiguousarray(a.astype(np.bool_).astype(np.uint32))
             else:
                 host = np.ascontiguousarray(a, dtype=loop_in[k])
-            buf = ctx._scratch("host" if not ctx.uma else "device", max(host.nbytes, 16))
-            buf.upload(host)
+            # the caller's own array (not a converted temporary) is read in
+            # place when it can be; an asynchronous call takes a copy, so the
+            # caller may change the array before waiting
+            buf = ctx._host_input(host, allow_import=sync and host is args[k])
             scratch.append(buf)
             st, shp = loop_in[k], a.shape
         bufs.append(buf)
@@ -443,15 +445,24 @@ def _apply(uf, args, out, context, sync, loop=None):
         return Handle(ticket, lambda: (_release(ctx, scratch), dst)[1])
 
     def finish():
-        res = np.empty(oshape, _array.storage_dtype(out_dt))
-        obuf.download(res)
-        _release(ctx, scratch)
-        if out_dt == _BOOL:
-            res = res.astype(np.bool_)
+        sdt = _array.storage_dtype(out_dt)
         if host_out is not None:
-            np.copyto(host_out, res, casting="same_kind")
+            if host_out.dtype == sdt:  # straight into the caller's array
+                obuf.download(host_out)
+                return host_out
+            res = np.empty(oshape, sdt)
+            obuf.download(res)
+            np.copyto(host_out, res.astype(np.bool_) if out_dt == _BOOL else res,
+                      casting="same_kind")
             return host_out
-        return res
+        if obuf.mapped and out_dt != _BOOL:
+            # The result IS the mapped output buffer (host-cached memory):
+            # no copy, no page faults. The buffer returns to the context's
+            # pool when the last view of it dies.
+            return np.frombuffer(obuf, sdt, n).reshape(oshape)
+        res = np.empty(oshape, sdt)
+        obuf.download(res)
+        return res.astype(np.bool_) if out_dt == _BOOL else res
 
     return finish() if sync else Handle(ticket, finish)
 
