@@ -233,6 +233,20 @@ def _is_vulpy(obj):
     return isinstance(mod, str) and (mod == "vulpy" or mod.startswith("vulpy."))
 
 
+def _summary(name, v, todo):
+    """What the document can depend on in the value bound to `name`."""
+    if isinstance(v, types.ModuleType):
+        return (name, "module", v.__name__)
+    if isinstance(v, (bool, int, float)):
+        return (name, type(v).__name__, repr(v))
+    if isinstance(v, (types.FunctionType, type)) and not _is_vulpy(v):
+        todo.append(v)
+        return (name, "code", getattr(v, "__module__", ""), getattr(v, "__qualname__", ""))
+    if _is_vulpy(v):
+        return (name, "vulpy", getattr(v, "__name__", type(v).__name__))
+    return (name, "other", type(v).__name__, callable(v))
+
+
 def function_key(fn, options, kw):
     """A key for what _astjson.dump_function(fn, options) would produce,
     computed without tokenizing or parsing: for fn and every function or
@@ -248,29 +262,28 @@ def function_key(fn, options, kw):
         helpers = list((options or {}).get("helpers", ()) or ())
         parts = ["function", _plain(options), fn.__name__]
         todo = [fn] + [inspect.unwrap(h) for h in helpers]
-        done = set()
+        done, scopes = set(), set()
         while todo:
             obj = todo.pop(0)
             if id(obj) in done:
                 continue
             done.add(id(obj))
+            closure = {}
             if isinstance(obj, types.FunctionType):
                 code = obj.__code__
                 filename = inspect.getsourcefile(obj) or code.co_filename
-                first = code.co_firstlineno
-                scope, closure = obj.__globals__, {}
-                if obj.__closure__:
-                    for name, cell in zip(code.co_freevars, obj.__closure__):
-                        try:
-                            closure[name] = cell.cell_contents
-                        except ValueError:
-                            closure[name] = None
+                first, scope = code.co_firstlineno, obj.__globals__
+                for name, cell in zip(code.co_freevars, obj.__closure__ or ()):
+                    try:
+                        closure[name] = cell.cell_contents
+                    except ValueError:
+                        closure[name] = None
             elif isinstance(obj, type):
                 mod = sys.modules.get(obj.__module__)
                 filename = getattr(mod, "__file__", None)
                 if not filename:
                     return None
-                first, scope, closure = -1, vars(mod), {}
+                first, scope = -1, vars(mod)
             else:
                 return None
             facts = _file(filename)
@@ -278,20 +291,15 @@ def function_key(fn, options, kw):
                 return None
             digest, idents = facts
             parts.append((filename, digest, getattr(obj, "__qualname__", ""), first))
-            for name in sorted((idents & scope.keys()) | (idents & closure.keys())):
-                v = closure[name] if name in closure else scope[name]
-                if isinstance(v, types.ModuleType):
-                    parts.append((name, "module", v.__name__))
-                elif isinstance(v, (bool, int, float)):
-                    parts.append((name, type(v).__name__, repr(v)))
-                elif isinstance(v, (types.FunctionType, type)) and not _is_vulpy(v):
-                    parts.append((name, "code", getattr(v, "__module__", ""),
-                                  getattr(v, "__qualname__", "")))
-                    todo.append(v)
-                elif _is_vulpy(v):
-                    parts.append((name, "vulpy", getattr(v, "__name__", type(v).__name__)))
-                else:
-                    parts.append((name, "other", type(v).__name__, callable(v)))
+            for name in sorted(idents & closure.keys()):
+                parts.append(("closure",) + _summary(name, closure[name], todo))
+            # the module's values once per (file, module): its functions
+            # share them
+            if (filename, id(scope)) in scopes:
+                continue
+            scopes.add((filename, id(scope)))
+            for name in sorted(idents & scope.keys()):
+                parts.append(_summary(name, scope[name], todo))
         return _fast_key(tuple(parts), kw)
     except (TypeError, OSError, AttributeError):
         return None

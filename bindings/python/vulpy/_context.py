@@ -215,6 +215,8 @@ class Context:
         base = a.base
         while isinstance(base, np.ndarray):
             base = base.base
+        if isinstance(base, memoryview):  # np.frombuffer's base
+            base = base.obj
         ext = _native.ext()
         if isinstance(base, ext.Buffer) and base.context is self._native and base.mapped and \
                 a.__array_interface__["data"][0] == base.address:
