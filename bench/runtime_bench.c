@@ -696,14 +696,16 @@ static int transfers_of(bench *b, vrt_memory_kind kind, unsigned char *host, uin
       emit(cas, "raw-vulkan", "GB/s", tr, reps, b->dev, (double)bytes);
     }
     snprintf(cas, sizeof cas, "%s %u MiB, memory=%s", what, mib, kn);
-    snprintf(be, sizeof be, "vulpy (%u copy threads)", threads);
+    snprintf(be, sizeof be, "vulpy (%u copy thread%s)", threads, threads > 1 ? "s" : "");
     emit(cas, be, "GB/s", t, reps, b->dev, (double)bytes);
-    emit(cas, "vulpy (1 copy thread)", "GB/s", t1, reps, b->dev, (double)bytes);
+    if (threads > 1)
+      emit(cas, "vulpy (1 copy thread)", "GB/s", t1, reps, b->dev, (double)bytes);
     emit(cas, "raw-vulkan", "GB/s", tr, reps, b->dev, (double)bytes);
     if (!up) {
       snprintf(cas, sizeof cas, "download %u MiB into fresh memory, memory=%s", mib, kn);
       emit(cas, be, "GB/s", tf, reps, b->dev, (double)bytes);
-      emit(cas, "vulpy (1 copy thread)", "GB/s", tf1, reps, b->dev, (double)bytes);
+      if (threads > 1)
+        emit(cas, "vulpy (1 copy thread)", "GB/s", tf1, reps, b->dev, (double)bytes);
     }
   }
   raw_xfer_close(&b->r, &rx);
