@@ -86,7 +86,11 @@ class Context:
         self._ufast = {}  # ufunc call signature -> a ready dispatch (_ufunc's fast path)
         self._imports = {}  # id(ndarray) -> (weakref, address, nbytes, Buffer): _host_input
         self._imports_lock = threading.Lock()
+        # Convenience calls read NumPy inputs in place (imported pages) and
+        # return results that are views of mapped buffers; either can be
+        # turned off (the copy paths then run, as for odd cases anyway).
         self.host_import = "external_memory_host" in self._features
+        self.zero_copy_results = True
         _live.add(self)
 
     # ---------------------------------------------------------- description
@@ -204,6 +208,10 @@ class Context:
 
     # Arrays of at least this many bytes are imported rather than copied.
     _IMPORT_MIN = 256 << 10
+    # Results up to this size are views of their (pooled) buffer; larger
+    # ones are copied into an ordinary NumPy array, so that no result holds
+    # a large block of the driver's (often pinned) memory.
+    _ZERO_COPY_MAX = 128 << 20
     _IMPORTS_MAX = 32
 
     def _host_input(self, a, allow_import=True):

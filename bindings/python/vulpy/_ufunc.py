@@ -455,7 +455,8 @@ def _apply(uf, args, out, context, sync, loop=None):
             np.copyto(host_out, res.astype(np.bool_) if out_dt == _BOOL else res,
                       casting="same_kind")
             return host_out
-        if obuf.mapped and out_dt != _BOOL:
+        if obuf.mapped and out_dt != _BOOL and ctx.zero_copy_results and \
+                obuf.size <= ctx._ZERO_COPY_MAX:
             # The result IS the mapped output buffer (host-cached memory):
             # no copy, no page faults. The buffer returns to the context's
             # pool when the last view of it dies.
