@@ -12,7 +12,8 @@
  *                              barriers, the runtime's default wait
  *               raw-vulkan timeline|fence spin|block, and without barriers
  *             plus the same two resubmitted alternately, call by call, to
- *             show the cost of switching devices;
+ *             show the cost of switching devices, and single calls after
+ *             50 ms of idling (clocks that drop while a program sleeps);
  *   batch     1000 tiny dispatches in one submission with a barrier between
  *             each: a vrt recording (recorded + run, and replayed) vs one
  *             command buffer (recorded + run, and replayed)
@@ -566,6 +567,18 @@ static int latency(bench *b, vp_diags *d) {
        b->dev, 64);
   emit("tiny dispatch round trip, alternating devices call by call", "raw-vulkan", "us", vb,
        iters, b->dev, 64);
+  /* After the device sat idle: a GPU that clocks down (or a driver that
+   * parks its threads) shows here, against the rows above. */
+  int idle = b->quick ? 5 : 20;
+  for (int i = 0; i < idle; i++) {
+    struct timespec nap = {0, 50 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    double t0 = now_ns();
+    if (!round_trip(b, &LAT[0], d))
+      return fail("vrt_dispatch", d);
+    va[i] = (now_ns() - t0) / 1e3;
+  }
+  emit("tiny dispatch round trip after 50 ms idle", "vulpy", "us", va, idle, b->dev, 64);
   free(va);
   free(vb);
   for (int s = 0; s < NLAT; s++)
