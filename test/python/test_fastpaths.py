@@ -113,6 +113,25 @@ def test_convenience_imports_cached_per_array(ctx):
     assert len(ctx._imports) == 0
 
 
+def test_convenience_fast_path_per_signature(ctx):
+    a = np.linspace(0, 1, 5000, dtype=np.float32)
+    b = np.linspace(1, 2, 5000, dtype=np.float32)
+    np.testing.assert_allclose(vp.add(a, b), a + b)
+    assert ("np", "add", a.dtype, b.dtype, a.shape) in ctx._ufast
+    # the planned call again, with other arrays of the same signature
+    for k in range(3):
+        c = a * k
+        np.testing.assert_allclose(vp.add(c, b), c + b)
+        np.testing.assert_allclose(vp.add(b, c, sync=False).wait(), b + c)
+    # anything else takes the planning path
+    np.testing.assert_allclose(vp.add(a, b[:1]), a + b[0])
+    np.testing.assert_allclose(vp.add(a, b.astype(np.float64)), a + b.astype(np.float64))
+    np.testing.assert_allclose(vp.add(a[::2], b[::2]), a[::2] + b[::2])
+    o = np.empty_like(a)
+    assert vp.add(a, b, out=o) is o
+    np.testing.assert_allclose(o, a + b)
+
+
 def test_convenience_async_snapshots_its_inputs(ctx):
     x = np.full(1 << 18, 3.0, np.float32)
     h = vp.negative(x, sync=False)
