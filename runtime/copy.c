@@ -35,6 +35,7 @@ struct vrt_copier {
   uint32_t pending; /* workers still copying the current job */
   bool quit;
   uint32_t nthreads;
+  pid_t pid; /* a forked child has no workers: it copies alone */
   pthread_t threads[MAX_THREADS];
   part parts[MAX_THREADS];
 };
@@ -89,6 +90,7 @@ static vrt_copier *copier_start(uint32_t nthreads) {
   pthread_mutex_init(&c->m, NULL);
   pthread_cond_init(&c->go, NULL);
   pthread_cond_init(&c->done, NULL);
+  c->pid = getpid();
   for (uint32_t i = 0; i + 1 < nthreads && i < MAX_THREADS; i++) {
     worker_arg *a = malloc(sizeof *a);
     if (!a)
@@ -110,7 +112,7 @@ void vrt__copier_destroy(vrt_copier *c) {
   c->quit = true;
   pthread_cond_broadcast(&c->go);
   pthread_mutex_unlock(&c->m);
-  for (uint32_t i = 0; i < c->nthreads; i++)
+  for (uint32_t i = 0; i < c->nthreads && c->pid == getpid(); i++)
     pthread_join(c->threads[i], NULL);
   pthread_cond_destroy(&c->go);
   pthread_cond_destroy(&c->done);
@@ -131,7 +133,7 @@ void vrt__memcpy(vrt_context *ctx, void *dst, const void *src, size_t n) {
     ctx->copier = copier_start(want);
   vrt_copier *c = ctx->copier;
   pthread_mutex_unlock(&ctx->copier_lock);
-  if (!c || !c->nthreads || pthread_mutex_trylock(&c->busy) != 0) {
+  if (!c || !c->nthreads || c->pid != getpid() || pthread_mutex_trylock(&c->busy) != 0) {
     memcpy(dst, src, n);
     return;
   }
