@@ -71,7 +71,7 @@ try:
             k = vp.kernel(local_size_x=256)(mod.sinexp)
             prog = k.program()
             t1 = time.perf_counter_ns()
-            prog.native(ctx)
+            kern = prog.native(ctx)
             t2 = time.perf_counter_ns()
         except (NotImplementedError, AttributeError) as e:
             out(skip=f"vulpy: {type(e).__name__}: {e}"[:300])
@@ -79,7 +79,18 @@ try:
         yv = vp.empty_like(xv)
         k(xv, yv, dispatch=N)
         check(yv.numpy())
-        out(ns=t2 - t0, compile_ns=t1 - t0, pipeline_ns=t2 - t1)
+        # where the pipeline's time went (runtime stats, ms -> ns), and
+        # whether the compile came from the cache before the AST dump
+        parts = {}
+        st = getattr(kern, "stats", {}) or {}
+        for name in ("validate", "layout", "cache_load", "create", "cache_save"):
+            if f"{name}_ms" in st:
+                parts[f"pipeline {name}_ns"] = int(st[f"{name}_ms"] * 1e6)
+        from vulpy import _compiler
+        cs = getattr(_compiler, "stats", {})
+        out(ns=t2 - t0, compile_ns=t1 - t0, pipeline_ns=t2 - t1, **parts,
+            fast_hit=bool(cs.get("fast_disk_hits")), compiled=cs.get("compiled"),
+            driver_hit=st.get("driver_hit"), prewarm=os.environ.get("VULPY_PREWARM") != "0")
     elif which.startswith("cupy"):
         try:
             import cupy as cp

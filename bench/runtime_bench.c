@@ -1,24 +1,35 @@
 /* runtime_bench.c - the runtime's figures, each beside a raw-Vulkan loop doing
  * the same work in the same process run:
  *
- *   latency   one tiny dispatch (1 workgroup of 64), submit + wait, in a loop:
- *             vrt_dispatch vs a prerecorded command buffer resubmitted
- *             (same barriers, same wait: spin then block; and a plain
- *             blocking wait for reference)
+ *   latency   one tiny dispatch (1 workgroup of 64), submit + wait. Each
+ *             strategy runs in blocks of calls on its own device (a GPU
+ *             switching between two VkDevices - or a CUDA context - pays a
+ *             context switch on every call, which is what per-call
+ *             interleaving measured on the H200: ~190 us), blocks of the
+ *             strategies alternating so drift hits all:
+ *               vulpy <mode>   vrt_dispatch with each vrt_wait_mode
+ *               raw-vulkan     a prerecorded command buffer, the runtime's
+ *                              barriers, the runtime's default wait
+ *               raw-vulkan timeline|fence spin|block, and without barriers
+ *             plus the same two resubmitted alternately, call by call, to
+ *             show the cost of switching devices, and single calls after
+ *             50 ms of idling (clocks that drop while a program sleeps);
  *   batch     1000 tiny dispatches in one submission with a barrier between
  *             each: a vrt recording (recorded + run, and replayed) vs one
  *             command buffer (recorded + run, and replayed)
- *   upload / download   256 MiB to/from a `device` buffer: vrt_buffer_upload
- *             / download vs memcpy through the mapping (host-visible device
- *             memory) or a 256 MiB staging buffer + one copy (otherwise);
- *             rounds alternate between the two
+ *   upload / download   256 MiB to/from a `device` buffer (the overhead
+ *             rows), then per memory kind, with the runtime's copy threads
+ *             and with one, into memory touched before and into fresh
+ *             memory; raw: memcpy through the mapping (host-visible memory)
+ *             or a staging buffer of the same size and one copy; and a
+ *             plain host memcpy for the machine's own bandwidth
  *
  * Prints one JSON object per line: case, backend, unit, and the samples'
  * median, p10, p90, p99. The raw side uses its own VkInstance and VkDevice
  * (volk's global function pointers) on the device the runtime picked.
  * Runs on any Vulkan device: lavapipe here, NVIDIA on the H200.
  *
- *   runtime_bench [--quick] [--device SELECTOR]
+ *   runtime_bench [--quick] [--device SELECTOR] [--only latency,batch,transfer]
  */
 #include "vulpy/runtime.h"
 
@@ -99,6 +110,7 @@ typedef struct raw {
   VkDescriptorSet set;
   VkPipelineLayout layout;
   VkPipeline pipeline;
+  VkFence fence;
 } raw;
 
 static bool has_ext(VkPhysicalDevice pd, const char *name) {
@@ -189,6 +201,8 @@ static int raw_open(raw *r, const vrt_device_info *info) {
                                 .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                 .queueFamilyIndex = r->qfamily};
   VKCHECK(vkCreateCommandPool(r->device, &pi, NULL, &r->pool));
+  VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VKCHECK(vkCreateFence(r->device, &fi, NULL, &r->fence));
 
   uint32_t dev_type = kind_type(r, info, VRT_DEVICE);
   VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
@@ -277,8 +291,9 @@ static void raw_dispatch(raw *r, VkCommandBuffer cb) {
   vkCmdDispatch(cb, 1, 1, 1);
 }
 
-/* Records `count` dispatches (barrier between each) into a new command buffer. */
-static int raw_record(raw *r, int count, VkCommandBuffer *out) {
+/* Records `count` dispatches (barrier between each, and the runtime's pair
+ * around them when `barriers`) into a new command buffer. */
+static int raw_record_b(raw *r, int count, bool barriers, VkCommandBuffer *out) {
   VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                     .commandPool = r->pool,
                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
@@ -286,18 +301,46 @@ static int raw_record(raw *r, int count, VkCommandBuffer *out) {
   VKCHECK(vkAllocateCommandBuffers(r->device, &ai, out));
   VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   VKCHECK(vkBeginCommandBuffer(*out, &bi));
-  raw_barrier(*out, true);
+  if (barriers)
+    raw_barrier(*out, true);
   for (int i = 0; i < count; i++) {
     if (i)
       raw_barrier(*out, true);
     raw_dispatch(r, *out);
   }
-  raw_barrier(*out, false);
+  if (barriers)
+    raw_barrier(*out, false);
   VKCHECK(vkEndCommandBuffer(*out));
   return 0;
 }
 
-/* Submit + wait on the timeline; spin_ns > 0 polls first, like vrt_wait. */
+static int raw_record(raw *r, int count, VkCommandBuffer *out) {
+  return raw_record_b(r, count, true, out);
+}
+
+/* How a raw loop waits: on the timeline semaphore (spin for spin_ns, then
+ * block; or only one of them), or on a fence (spin on vkGetFenceStatus, or
+ * vkWaitForFences). */
+typedef enum raw_wait { TL_SPIN_BLOCK, TL_BLOCK, TL_SPIN, FENCE_SPIN, FENCE_BLOCK } raw_wait;
+
+/* Submit + wait with a fence instead of the timeline. */
+static int raw_run_fence(raw *r, VkCommandBuffer cb, bool spin) {
+  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
+                     .pCommandBuffers = &cb};
+  VKCHECK(vkQueueSubmit(r->queue, 1, &si, r->fence));
+  VkResult vr;
+  if (spin)
+    while ((vr = vkGetFenceStatus(r->device, r->fence)) == VK_NOT_READY)
+      ;
+  else
+    vr = vkWaitForFences(r->device, 1, &r->fence, VK_TRUE, UINT64_MAX);
+  VKCHECK(vr);
+  VKCHECK(vkResetFences(r->device, 1, &r->fence));
+  return 0;
+}
+
+/* Submit + wait on the timeline; spin_ns > 0 polls first, like vrt_wait
+ * (< 0: polls until done). */
 static int raw_run(raw *r, VkCommandBuffer cb, double spin_ns) {
   uint64_t value = ++r->value;
   VkTimelineSemaphoreSubmitInfo ts = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
@@ -309,7 +352,7 @@ static int raw_run(raw *r, VkCommandBuffer cb, double spin_ns) {
   VKCHECK(vkQueueSubmit(r->queue, 1, &si, VK_NULL_HANDLE));
   double start = now_ns();
   uint64_t v = 0;
-  while (spin_ns > 0 && now_ns() - start < spin_ns) {
+  while (spin_ns != 0 && (spin_ns < 0 || now_ns() - start < spin_ns)) {
     VKCHECK(vkGetSemaphoreCounterValue(r->device, r->timeline, &v));
     if (v >= value)
       return 0;
@@ -335,6 +378,7 @@ static void raw_close(raw *r) {
   vkFreeMemory(r->device, r->ym, NULL);
   vkDestroyCommandPool(r->device, r->pool, NULL);
   vkDestroySemaphore(r->device, r->timeline, NULL);
+  vkDestroyFence(r->device, r->fence, NULL);
   vkDestroyDevice(r->device, NULL);
   vkDestroyInstance(r->instance, NULL);
 }
@@ -366,10 +410,11 @@ static int record_copy(raw *r, VkBuffer src, VkBuffer dst, uint64_t bytes, VkCom
   return 0;
 }
 
-static int raw_xfer_open(raw *r, const vrt_device_info *info, uint64_t bytes, raw_xfer *x) {
+static int raw_xfer_open(raw *r, const vrt_device_info *info, uint64_t bytes,
+                         vrt_memory_kind kind, raw_xfer *x) {
   memset(x, 0, sizeof *x);
   x->bytes = bytes;
-  uint32_t dev_type = kind_type(r, info, VRT_DEVICE);
+  uint32_t dev_type = kind_type(r, info, kind);
   VkBufferUsageFlags usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   if (raw_buffer(r, bytes, usage, dev_type, &x->dst, &x->dm))
     return 1;
@@ -422,178 +467,360 @@ static const char tiny_manifest[] =
     "    - {name: n, type: u32, offset: 0, size: 4}\n"
     "    - {name: row, type: u32, offset: 4, size: 4}\n";
 
-int main(int argc, char **argv) {
-  bool quick = false;
-  const char *device = NULL;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--quick") == 0)
-      quick = true;
-    else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
-      device = argv[++i];
-  }
-  int iters = quick ? 300 : 3000, batches = quick ? 5 : 20, reps = quick ? 3 : 8;
-  const int BATCH = 1000;
-  const uint64_t BYTES = 256ull << 20;
-
-  vp_diags d = {0};
-  vrt_context *ctx =
-      vrt_context_create(&(vrt_context_options){.device = device, .validation = 0}, &d);
-  if (!ctx)
-    return fail("vrt_context_create", &d);
-  const vrt_device_info *info = vrt_context_device(ctx);
-  const char *dev = info->name;
-  vpm_manifest *m = vpm_parse(tiny_manifest, sizeof tiny_manifest - 1, "tiny", &d);
-  vrt_kernel *k = m ? vrt_kernel_create(ctx, runtime_tiny_spv, sizeof runtime_tiny_spv, m,
-                                        NULL, &d)
-                    : NULL;
-  vrt_buffer *x = vrt_buffer_create(ctx, 256, VRT_DEVICE, &d);
-  vrt_buffer *y = vrt_buffer_create(ctx, 256, VRT_DEVICE, &d);
-  if (!k || !x || !y)
-    return fail("kernel setup", &d);
+/* Everything the figures share. */
+typedef struct bench {
+  vrt_context *ctx;
+  const vrt_device_info *info;
+  const char *dev;
+  vrt_kernel *k;
+  vrt_args args;
   raw r;
-  if (raw_open(&r, info))
-    return fail("raw Vulkan setup", NULL);
-  /* The raw loop waits the way vrt_wait does by default. */
-  double spin = info->kind == VRT_DEVICE_CPU ? 0 : 100e3;
-  uint32_t push[2] = {64, 0};
-  vrt_buffer *bufs[2] = {x, y};
-  vrt_args args = {bufs, 2, push, 8};
-  double *v = malloc(sizeof(double) * (size_t)(iters > batches ? iters : batches));
+  VkCommandBuffer one, bare; /* one tiny dispatch, with and without barriers */
+  double spin;               /* the runtime's default spin on this device, ns */
+  vrt_wait_mode mode;        /* the runtime's default wait here */
+  uint32_t spin_us;
+  bool quick;
+} bench;
 
-  /* --- latency: alternate blocks of the two loops so drift hits both */
-  VkCommandBuffer one;
-  if (raw_record(&r, 1, &one))
-    return 1;
-  double *vr = malloc(sizeof(double) * (size_t)iters), *vb = malloc(sizeof(double) * (size_t)iters);
-  for (int i = 0; i < 50; i++) { /* warm-up */
-    vrt_dispatch(k, &args, vrt_groups(1, 1, 1), &d);
-    raw_run(&r, one, spin);
+/* One tiny round trip by strategy `s` (see LAT below); false on failure. */
+typedef struct strategy {
+  const char *backend;
+  int vrt_mode;   /* >= 0: vrt_dispatch with this vrt_wait_mode */
+  raw_wait raw;   /* else the raw loop's wait */
+  bool barriers;  /* raw: the runtime's barrier pair */
+  bool cpu_too;   /* also on CPU devices (spinning there takes a core) */
+} strategy;
+
+static const strategy LAT[] = {
+    {"vulpy", VRT_WAIT_DEFAULT, 0, true, true},
+    {"raw-vulkan", -1, TL_SPIN_BLOCK, true, true},
+    {"vulpy spin-block", VRT_WAIT_SPIN_BLOCK, 0, true, false},
+    {"vulpy block", VRT_WAIT_BLOCK, 0, true, true},
+    {"vulpy spin", VRT_WAIT_SPIN, 0, true, false},
+    {"raw-vulkan timeline block", -1, TL_BLOCK, true, true},
+    {"raw-vulkan timeline spin", -1, TL_SPIN, true, false},
+    {"raw-vulkan fence block", -1, FENCE_BLOCK, true, true},
+    {"raw-vulkan fence spin", -1, FENCE_SPIN, true, false},
+    {"raw-vulkan timeline spin, no barriers", -1, TL_SPIN, false, false},
+    {"raw-vulkan fence spin, no barriers", -1, FENCE_SPIN, false, false},
+};
+enum { NLAT = sizeof LAT / sizeof LAT[0] };
+
+static bool round_trip(bench *b, const strategy *s, vp_diags *d) {
+  if (s->vrt_mode >= 0)
+    return vrt_dispatch(b->k, &b->args, vrt_groups(1, 1, 1), d);
+  VkCommandBuffer cb = s->barriers ? b->one : b->bare;
+  switch (s->raw) {
+  case TL_SPIN_BLOCK:
+    /* the runtime's default: its spin, or a blocking wait on CPU devices */
+    return raw_run(&b->r, cb, b->mode == VRT_WAIT_BLOCK ? 0 : b->spin) == 0;
+  case TL_BLOCK: return raw_run(&b->r, cb, 0) == 0;
+  case TL_SPIN: return raw_run(&b->r, cb, -1) == 0;
+  case FENCE_SPIN: return raw_run_fence(&b->r, cb, true) == 0;
+  case FENCE_BLOCK: return raw_run_fence(&b->r, cb, false) == 0;
   }
+  return false;
+}
+
+static int latency(bench *b, vp_diags *d) {
+  int rounds = b->quick ? 3 : 10, block = b->quick ? 60 : 250, skip = 10;
+  bool cpu = b->info->kind == VRT_DEVICE_CPU;
+  double *v[NLAT];
+  int n[NLAT] = {0};
+  for (int s = 0; s < NLAT; s++)
+    v[s] = malloc(sizeof(double) * (size_t)(rounds * block));
+  /* Blocks of each strategy, strategies in turn, `rounds` times. */
+  for (int round = 0; round < rounds; round++)
+    for (int s = 0; s < NLAT; s++) {
+      if (cpu && !LAT[s].cpu_too)
+        continue;
+      vrt_context_set_wait(b->ctx, LAT[s].vrt_mode > 0 ? (vrt_wait_mode)LAT[s].vrt_mode : b->mode,
+                           b->spin_us);
+      for (int i = 0; i < block; i++) {
+        double t0 = now_ns();
+        if (!round_trip(b, &LAT[s], d))
+          return fail(LAT[s].backend, d);
+        double t1 = now_ns();
+        if (i >= skip) /* the first calls after a switch pay for it */
+          v[s][n[s]++] = (t1 - t0) / 1e3;
+      }
+    }
+  vrt_context_set_wait(b->ctx, b->mode, b->spin_us);
+  for (int s = 0; s < NLAT; s++)
+    if (n[s])
+      emit("tiny dispatch round trip", LAT[s].backend, "us", v[s], n[s], b->dev, 64);
+  /* Call by call between the two devices: each call after a switch. */
+  int iters = b->quick ? 200 : 1000;
+  double *va = malloc(sizeof(double) * (size_t)iters), *vb = malloc(sizeof(double) * (size_t)iters);
   for (int i = 0; i < iters; i++) {
     double t0 = now_ns();
-    if (!vrt_dispatch(k, &args, vrt_groups(1, 1, 1), &d))
-      return fail("vrt_dispatch", &d);
+    if (!round_trip(b, &LAT[0], d))
+      return fail("vrt_dispatch", d);
     double t1 = now_ns();
-    if (raw_run(&r, one, spin))
+    if (!round_trip(b, &LAT[1], d))
       return 1;
     double t2 = now_ns();
-    if (raw_run(&r, one, 0))
-      return 1;
-    double t3 = now_ns();
-    v[i] = (t1 - t0) / 1e3;
-    vr[i] = (t2 - t1) / 1e3;
-    vb[i] = (t3 - t2) / 1e3;
+    va[i] = (t1 - t0) / 1e3;
+    vb[i] = (t2 - t1) / 1e3;
   }
-  emit("tiny dispatch round trip", "vulpy", "us", v, iters, dev, 64);
-  emit("tiny dispatch round trip", "raw-vulkan", "us", vr, iters, dev, 64);
-  if (spin > 0)
-    emit("tiny dispatch round trip", "raw-vulkan-blocking", "us", vb, iters, dev, 64);
+  emit("tiny dispatch round trip, alternating devices call by call", "vulpy", "us", va, iters,
+       b->dev, 64);
+  emit("tiny dispatch round trip, alternating devices call by call", "raw-vulkan", "us", vb,
+       iters, b->dev, 64);
+  /* After the device sat idle: a GPU that clocks down (or a driver that
+   * parks its threads) shows here, against the rows above. */
+  int idle = b->quick ? 5 : 20;
+  for (int i = 0; i < idle; i++) {
+    struct timespec nap = {0, 50 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    double t0 = now_ns();
+    if (!round_trip(b, &LAT[0], d))
+      return fail("vrt_dispatch", d);
+    va[i] = (now_ns() - t0) / 1e3;
+  }
+  emit("tiny dispatch round trip after 50 ms idle", "vulpy", "us", va, idle, b->dev, 64);
+  free(va);
+  free(vb);
+  for (int s = 0; s < NLAT; s++)
+    free(v[s]);
+  return 0;
+}
 
-  /* --- batch: 1000 dispatches, one submission */
+static int batch(bench *b, vp_diags *d) {
+  const int BATCH = 1000;
+  int batches = b->quick ? 5 : 20;
   double *w = malloc(sizeof(double) * (size_t)batches);
   double *wr = malloc(sizeof(double) * (size_t)batches);
   double *x1 = malloc(sizeof(double) * (size_t)batches);
   double *x2 = malloc(sizeof(double) * (size_t)batches);
   vrt_recording *keep = NULL;
   VkCommandBuffer keep_raw = VK_NULL_HANDLE;
-  for (int b = 0; b <= batches; b++) {
+  for (int i = 0; i <= batches; i++) {
     double t0 = now_ns();
-    vrt_recording *rec = vrt_record_begin(ctx, 0, &d);
-    for (int i = 0; rec && i < BATCH; i++)
-      if (!vrt_record_dispatch(rec, k, &args, vrt_groups(1, 1, 1), &d))
-        return fail("vrt_record_dispatch", &d);
-    if (!rec || !vrt_record_run(rec, &d))
-      return fail("vrt_record_run", &d);
+    vrt_recording *rec = vrt_record_begin(b->ctx, 0, d);
+    for (int j = 0; rec && j < BATCH; j++)
+      if (!vrt_record_dispatch(rec, b->k, &b->args, vrt_groups(1, 1, 1), d))
+        return fail("vrt_record_dispatch", d);
+    if (!rec || !vrt_record_run(rec, d))
+      return fail("vrt_record_run", d);
     double t1 = now_ns();
     VkCommandBuffer cb;
-    if (raw_record(&r, BATCH, &cb) || raw_run(&r, cb, spin))
+    if (raw_record(&b->r, BATCH, &cb) || raw_run(&b->r, cb, b->spin))
       return 1;
     double t2 = now_ns();
-    if (b) {
-      w[b - 1] = BATCH / ((t1 - t0) / 1e9);
-      wr[b - 1] = BATCH / ((t2 - t1) / 1e9);
+    if (i) {
+      w[i - 1] = BATCH / ((t1 - t0) / 1e9);
+      wr[i - 1] = BATCH / ((t2 - t1) / 1e9);
     }
     if (!keep) {
       keep = rec;
       keep_raw = cb;
     } else {
       vrt_record_destroy(rec);
-      vkFreeCommandBuffers(r.device, r.pool, 1, &cb);
+      vkFreeCommandBuffers(b->r.device, b->r.pool, 1, &cb);
     }
   }
-  emit("1000 dispatches, recorded + run", "vulpy", "dispatch/s", w, batches, dev, BATCH);
-  emit("1000 dispatches, recorded + run", "raw-vulkan", "dispatch/s", wr, batches, dev, BATCH);
-  for (int b = 0; b <= batches; b++) {
+  emit("1000 dispatches, recorded + run", "vulpy", "dispatch/s", w, batches, b->dev, BATCH);
+  emit("1000 dispatches, recorded + run", "raw-vulkan", "dispatch/s", wr, batches, b->dev, BATCH);
+  for (int i = 0; i <= batches; i++) {
     double t0 = now_ns();
-    if (!vrt_record_run(keep, &d))
-      return fail("vrt_record_run", &d);
+    if (!vrt_record_run(keep, d))
+      return fail("vrt_record_run", d);
     double t1 = now_ns();
-    if (raw_run(&r, keep_raw, spin))
+    if (raw_run(&b->r, keep_raw, b->spin))
       return 1;
     double t2 = now_ns();
-    if (b) {
-      x1[b - 1] = BATCH / ((t1 - t0) / 1e9);
-      x2[b - 1] = BATCH / ((t2 - t1) / 1e9);
+    if (i) {
+      x1[i - 1] = BATCH / ((t1 - t0) / 1e9);
+      x2[i - 1] = BATCH / ((t2 - t1) / 1e9);
     }
   }
-  emit("1000 dispatches, replayed", "vulpy", "dispatch/s", x1, batches, dev, BATCH);
-  emit("1000 dispatches, replayed", "raw-vulkan", "dispatch/s", x2, batches, dev, BATCH);
+  emit("1000 dispatches, replayed", "vulpy", "dispatch/s", x1, batches, b->dev, BATCH);
+  emit("1000 dispatches, replayed", "raw-vulkan", "dispatch/s", x2, batches, b->dev, BATCH);
   vrt_record_destroy(keep);
+  free(w);
+  free(wr);
+  free(x1);
+  free(x2);
+  return 0;
+}
 
-  /* --- 256 MiB upload / download */
+/* A fresh host allocation (mmap'ed, never touched) of `bytes`. */
+static unsigned char *fresh(uint64_t bytes) { return malloc(bytes); }
+
+/* Transfers of one memory kind: vulpy with its copy threads and with one,
+ * raw Vulkan, rounds interleaved; downloads also into fresh memory. The
+ * first kind (device) also gives the plain "upload/download 256 MiB" rows
+ * the overhead is computed from. */
+static int transfers_of(bench *b, vrt_memory_kind kind, unsigned char *host, uint64_t bytes,
+                        bool overhead_rows, vp_diags *d) {
+  int reps = b->quick ? 3 : 6;
+  const char *kn = vrt_memory_kind_name(kind);
+  vrt_buffer *big = vrt_buffer_create(b->ctx, bytes, kind, d);
+  if (!big)
+    return fail("transfer buffer", d);
+  raw_xfer rx;
+  if (raw_xfer_open(&b->r, b->info, bytes, kind, &rx))
+    return 1;
+  uint32_t threads = vrt_context_copy_threads(b->ctx);
+  double *t = malloc(sizeof(double) * (size_t)reps), *t1 = malloc(sizeof(double) * (size_t)reps);
+  double *tr = malloc(sizeof(double) * (size_t)reps), *tf = malloc(sizeof(double) * (size_t)reps);
+  double *tf1 = malloc(sizeof(double) * (size_t)reps);
+  char cas[128], be[128];
+  for (int up = 1; up >= 0; up--) {
+    for (int i = 0; i <= reps; i++) { /* the first round is a warm-up */
+      double s[5] = {0};
+      for (int variant = 0; variant < (up ? 3 : 5); variant++) {
+        vrt_context_set_copy_threads(b->ctx, variant == 1 || variant == 4 ? 1 : threads);
+        unsigned char *dst = variant >= 3 ? fresh(bytes) : host;
+        if (!dst)
+          return fail("malloc", NULL);
+        double t0 = now_ns();
+        bool ok = true;
+        if (variant == 2) {
+          ok = raw_xfer_once(&b->r, &rx, up, host) == 0;
+        } else if (up) {
+          /* an upload returns once its copies are queued: count them in */
+          ok = vrt_buffer_upload(big, 0, host, bytes, d) && vrt_context_wait_idle(b->ctx, d);
+        } else {
+          ok = vrt_buffer_download(big, 0, dst, bytes, d);
+        }
+        double t2 = now_ns();
+        if (!ok)
+          return fail("transfer", d);
+        s[variant] = (double)bytes / (t2 - t0);
+        if (dst != host)
+          free(dst);
+      }
+      if (i) {
+        t[i - 1] = s[0];
+        t1[i - 1] = s[1];
+        tr[i - 1] = s[2];
+        tf[i - 1] = s[3];
+        tf1[i - 1] = s[4];
+      }
+    }
+    vrt_context_set_copy_threads(b->ctx, threads);
+    const char *what = up ? "upload" : "download";
+    unsigned mib = (unsigned)(bytes >> 20);
+    if (overhead_rows) {
+      snprintf(cas, sizeof cas, "%s %u MiB", what, mib);
+      emit(cas, "vulpy", "GB/s", t, reps, b->dev, (double)bytes);
+      emit(cas, "raw-vulkan", "GB/s", tr, reps, b->dev, (double)bytes);
+    }
+    snprintf(cas, sizeof cas, "%s %u MiB, memory=%s", what, mib, kn);
+    snprintf(be, sizeof be, "vulpy (%u copy thread%s)", threads, threads > 1 ? "s" : "");
+    emit(cas, be, "GB/s", t, reps, b->dev, (double)bytes);
+    if (threads > 1)
+      emit(cas, "vulpy (1 copy thread)", "GB/s", t1, reps, b->dev, (double)bytes);
+    emit(cas, "raw-vulkan", "GB/s", tr, reps, b->dev, (double)bytes);
+    if (!up) {
+      snprintf(cas, sizeof cas, "download %u MiB into fresh memory, memory=%s", mib, kn);
+      emit(cas, be, "GB/s", tf, reps, b->dev, (double)bytes);
+      if (threads > 1)
+        emit(cas, "vulpy (1 copy thread)", "GB/s", tf1, reps, b->dev, (double)bytes);
+    }
+  }
+  raw_xfer_close(&b->r, &rx);
+  vrt_buffer_destroy(big);
+  free(t);
+  free(t1);
+  free(tr);
+  free(tf);
+  free(tf1);
+  return 0;
+}
+
+/* The host's own copy bandwidth: one memcpy by one thread. */
+static int host_memcpy(bench *b, unsigned char *host, uint64_t bytes, vp_diags *d) {
+  int reps = b->quick ? 3 : 6;
+  unsigned char *dst = malloc(bytes);
+  if (!dst)
+    return fail("malloc", NULL);
+  memset(dst, 1, bytes);
+  double *t = malloc(sizeof(double) * (size_t)reps);
+  for (int i = 0; i <= reps; i++) {
+    double t0 = now_ns();
+    memcpy(dst, host, bytes);
+    double t1 = now_ns();
+    if (i)
+      t[i - 1] = (double)bytes / (t1 - t0);
+  }
+  emit("host memcpy 256 MiB", "memcpy (1 thread)", "GB/s", t, reps, b->dev, (double)bytes);
+  free(t);
+  free(dst);
+  (void)d;
+  return 0;
+}
+
+static int transfers(bench *b, vp_diags *d) {
+  const uint64_t BYTES = 256ull << 20;
   unsigned char *host = malloc(BYTES);
   if (!host)
     return fail("malloc 256 MiB", NULL);
   for (uint64_t i = 0; i < BYTES; i += 4096)
     host[i] = (unsigned char)i;
-  vrt_buffer *big = vrt_buffer_create(ctx, BYTES, VRT_DEVICE, &d);
-  if (!big)
-    return fail("256 MiB buffer", &d);
-  raw_xfer rx;
-  if (raw_xfer_open(&r, info, BYTES, &rx))
-    return 1;
-  double *t = malloc(sizeof(double) * (size_t)reps), *tr = malloc(sizeof(double) * (size_t)reps);
-  for (int up = 1; up >= 0; up--) {
-    for (int i = 0; i <= reps; i++) { /* the first round is a warm-up */
-      double t0 = now_ns();
-      bool ok = up ? vrt_buffer_upload(big, 0, host, BYTES, &d)
-                   : vrt_buffer_download(big, 0, host, BYTES, &d);
-      /* an upload returns once its copies are queued: count them in */
-      if (ok && up)
-        ok = vrt_context_wait_idle(ctx, &d);
-      if (!ok)
-        return fail("transfer", &d);
-      double t1 = now_ns();
-      if (raw_xfer_once(&r, &rx, up, host))
-        return 1;
-      double t2 = now_ns();
-      if (i) {
-        t[i - 1] = (double)BYTES / (t1 - t0);
-        tr[i - 1] = (double)BYTES / (t2 - t1);
-      }
-    }
-    emit(up ? "upload 256 MiB" : "download 256 MiB", "vulpy", "GB/s", t, reps, dev, (double)BYTES);
-    emit(up ? "upload 256 MiB" : "download 256 MiB", "raw-vulkan", "GB/s", tr, reps, dev,
-         (double)BYTES);
+  memset(host, 7, BYTES);
+  int rc = host_memcpy(b, host, BYTES, d);
+  for (int kind = 0; !rc && kind < VRT_MEMORY_KIND_COUNT; kind++) {
+    /* The CPU reads BAR memory through uncached PCIe reads (~50 MB/s on
+     * the H200): 16 MiB is enough to see it. */
+    uint64_t bytes = kind == VRT_REBAR && b->info->kind == VRT_DEVICE_DGPU ? 16ull << 20 : BYTES;
+    rc = transfers_of(b, (vrt_memory_kind)kind, host, bytes, kind == VRT_DEVICE, d);
   }
-  raw_xfer_close(&r, &rx);
-  vrt_buffer_destroy(big);
   free(host);
-  free(t);
-  free(tr);
-  free(v);
-  free(vr);
-  free(vb);
-  free(w);
-  free(wr);
-  free(x1);
-  free(x2);
-  raw_close(&r);
-  vrt_kernel_destroy(k);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  bench b = {0};
+  const char *device = NULL, *only = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--quick") == 0)
+      b.quick = true;
+    else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
+      device = argv[++i];
+    else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+      only = argv[++i];
+  }
+  vp_diags d = {0};
+  b.ctx = vrt_context_create(&(vrt_context_options){.device = device, .validation = 0}, &d);
+  if (!b.ctx)
+    return fail("vrt_context_create", &d);
+  b.info = vrt_context_device(b.ctx);
+  b.dev = b.info->name;
+  b.mode = vrt_context_wait_mode(b.ctx, &b.spin_us);
+  b.spin = b.spin_us * 1e3;
+  vpm_manifest *m = vpm_parse(tiny_manifest, sizeof tiny_manifest - 1, "tiny", &d);
+  b.k = m ? vrt_kernel_create(b.ctx, runtime_tiny_spv, sizeof runtime_tiny_spv, m, NULL, &d)
+          : NULL;
+  vrt_buffer *x = vrt_buffer_create(b.ctx, 256, VRT_DEVICE, &d);
+  vrt_buffer *y = vrt_buffer_create(b.ctx, 256, VRT_DEVICE, &d);
+  if (!b.k || !x || !y)
+    return fail("kernel setup", &d);
+  if (raw_open(&b.r, b.info))
+    return fail("raw Vulkan setup", NULL);
+  uint32_t push[2] = {64, 0};
+  vrt_buffer *bufs[2] = {x, y};
+  b.args = (vrt_args){bufs, 2, push, 8};
+  if (raw_record_b(&b.r, 1, true, &b.one) || raw_record_b(&b.r, 1, false, &b.bare))
+    return 1;
+  for (int i = 0; i < 50; i++) /* warm-up */
+    if (!vrt_dispatch(b.k, &b.args, vrt_groups(1, 1, 1), &d) || raw_run(&b.r, b.one, b.spin))
+      return fail("warm-up", &d);
+  int rc = 0;
+  if (!only || strstr(only, "latency"))
+    rc = latency(&b, &d);
+  if (!rc && (!only || strstr(only, "batch")))
+    rc = batch(&b, &d);
+  if (!rc && (!only || strstr(only, "transfer")))
+    rc = transfers(&b, &d);
+  raw_close(&b.r);
+  vrt_kernel_destroy(b.k);
   vrt_buffer_destroy(x);
   vrt_buffer_destroy(y);
   vpm_free(m);
-  vrt_context_destroy(ctx);
+  vrt_context_destroy(b.ctx);
   vp_diags_free(&d);
-  return 0;
+  return rc;
 }

@@ -256,7 +256,7 @@ bool vrt_buffer_fill(vrt_buffer *b, uint64_t offset, uint64_t size, uint32_t val
   }
   if (!size)
     return true;
-  fill_arg f = {b->buffer, offset, size, value};
+  fill_arg f = {b->buffer, b->offset + offset, size, value};
   return run_transfer(b->ctx, b, NULL, record_fill, &f, d);
 }
 
@@ -285,6 +285,6 @@ bool vrt_buffer_copy(vrt_buffer *dst, uint64_t dst_offset, vrt_buffer *src, uint
   }
   if (!size)
     return true;
-  copy_arg c = {dst->buffer, src->buffer, {src_offset, dst_offset, size}};
+  copy_arg c = {dst->buffer, src->buffer, {src->offset + src_offset, dst->offset + dst_offset, size}};
   return run_transfer(dst->ctx, dst, src, record_copy, &c, d);
 }

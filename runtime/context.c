@@ -7,9 +7,11 @@
  * reached. Buffers in memory the host cannot map are zeroed by fills that
  * collect in an open command buffer and ride along with the next submission.
  *
- * Waiting spins on vkGetSemaphoreCounterValue for spin_us (a tiny dispatch is
- * done in a few microseconds on a GPU, and blocking costs a futex wake-up on
- * top), then blocks in vkWaitSemaphores.
+ * Waiting follows the context's wait mode: spin on vkGetSemaphoreCounterValue
+ * for spin_us, then block in vkWaitSemaphores (GPUs: a tiny dispatch is done
+ * within the spin, and blocking costs the driver's wake-up on top); block at
+ * once (CPU devices, where a spinning thread takes a core from the work); or
+ * spin until done. bench/runtime_bench.c measures each on the same context.
  */
 #include "internal.h"
 
@@ -166,10 +168,12 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     return NULL;
   }
   pthread_mutex_init(&ctx->lock, NULL);
+  pthread_mutex_init(&ctx->copier_lock, NULL);
   ctx->zero_slot = -1;
   ctx->validation = opt->validation < 0 ? vrt__env_validation() : opt->validation > 0;
   if (!vrt__instance_create(&ctx->inst, ctx->validation, d)) {
     pthread_mutex_destroy(&ctx->lock);
+    pthread_mutex_destroy(&ctx->copier_lock);
     free(ctx);
     return NULL;
   }
@@ -202,11 +206,23 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
   /* Spinning pays on a GPU; on a CPU device the spinning thread takes a core
    * from the threads doing the work, so there the wait blocks at once. */
   const char *spin = getenv("VULPY_SPIN_US");
-  uint64_t spin_us = opt->spin_us                ? opt->spin_us
-                     : spin && *spin             ? strtoull(spin, NULL, 10)
-                     : ctx->info.kind == VRT_DEVICE_CPU ? 0
-                                                 : 100;
-  ctx->spin_ns = spin_us * 1000;
+  uint64_t spin_us = opt->spin_us    ? opt->spin_us
+                     : spin && *spin ? strtoull(spin, NULL, 10)
+                                     : 100;
+  vrt_wait_mode mode = opt->wait;
+  const char *wait = getenv("VULPY_WAIT");
+  if (mode == VRT_WAIT_DEFAULT && wait && *wait)
+    for (int m = VRT_WAIT_SPIN_BLOCK; m <= VRT_WAIT_SPIN; m++)
+      if (strcmp(wait, vrt_wait_mode_name((vrt_wait_mode)m)) == 0)
+        mode = (vrt_wait_mode)m;
+  if (mode == VRT_WAIT_DEFAULT)
+    mode = ctx->info.kind == VRT_DEVICE_CPU || (spin && *spin && spin_us == 0)
+               ? VRT_WAIT_BLOCK
+               : VRT_WAIT_SPIN_BLOCK;
+  atomic_store(&ctx->wait_mode, (int)mode);
+  atomic_store(&ctx->spin_ns, spin_us * 1000);
+  atomic_store(&ctx->copy_threads,
+               opt->copy_threads ? opt->copy_threads : vrt__copy_threads_default(ctx->info.kind));
   if (!opt->cache_dir)
     ctx->cache_dir = default_cache_dir();
   else if (*opt->cache_dir)
@@ -248,8 +264,10 @@ uint32_t vrt_context_destroy_checked(vrt_context *ctx, vp_diags *d) {
   }
   free(ctx->desc_pools);
   free(ctx->cache_dir);
+  vrt__copier_destroy(ctx->copier);
   vrt__instance_destroy(&ctx->inst, d);
   pthread_mutex_destroy(&ctx->lock);
+  pthread_mutex_destroy(&ctx->copier_lock);
   free(ctx);
   return d ? d->count - before : 0;
 }
@@ -400,28 +418,43 @@ static inline void cpu_relax(void) {
 #endif
 }
 
+static void note_completed(vrt_context *ctx, uint64_t v) {
+  uint64_t seen = atomic_load(&ctx->completed);
+  while (v > seen && !atomic_compare_exchange_weak(&ctx->completed, &seen, v))
+    ;
+}
+
 bool vrt_wait(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, vp_diags *d) {
   if (ticket <= atomic_load_explicit(&ctx->completed, memory_order_acquire))
     return true;
   if (!vrt__alive(ctx, d))
     return false;
+  vrt_wait_mode mode = (vrt_wait_mode)atomic_load(&ctx->wait_mode);
+  uint64_t spin_ns = mode == VRT_WAIT_SPIN        ? UINT64_MAX
+                     : mode == VRT_WAIT_SPIN_BLOCK ? atomic_load(&ctx->spin_ns)
+                                                   : 0;
   uint64_t start = vrt__now_ns();
-  for (;;) {
+  /* Poll. The pause between polls is short (a few hundred cycles): the
+   * point of spinning is to notice completion at once. */
+  while (spin_ns) {
     uint64_t v = 0;
     VkResult r = ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &v);
     if (!vrt__check(ctx, r, "vkGetSemaphoreCounterValue", d))
       return false;
     if (v >= ticket) {
-      uint64_t seen = atomic_load(&ctx->completed);
-      while (v > seen && !atomic_compare_exchange_weak(&ctx->completed, &seen, v))
-        ;
+      note_completed(ctx, v);
       return true;
     }
-    uint64_t now = vrt__now_ns();
-    if (now - start >= ctx->spin_ns || now - start >= timeout_ns)
+    uint64_t spent = vrt__now_ns() - start;
+    if (spent >= spin_ns || spent >= timeout_ns)
       break;
-    for (int i = 0; i < 16; i++)
+    for (int i = 0; i < 2; i++)
       cpu_relax();
+  }
+  if (mode == VRT_WAIT_SPIN) {
+    vrt__error(ctx, d, "timed out after %.3f ms waiting for ticket %llu on device '%s'",
+               (double)timeout_ns / 1e6, (unsigned long long)ticket, ctx->info.name);
+    return false;
   }
   VkSemaphoreWaitInfo wi = {
       .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
@@ -457,13 +490,14 @@ bool vrt_wait(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, vp_diags
   }
   if (!vrt__check(ctx, r, "vkWaitSemaphores", d))
     return false;
-  uint64_t seen = atomic_load(&ctx->completed);
-  while (ticket > seen && !atomic_compare_exchange_weak(&ctx->completed, &seen, ticket))
-    ;
+  note_completed(ctx, ticket);
   return true;
 }
 
 bool vrt_context_wait_idle(vrt_context *ctx, vp_diags *d) {
+  /* Lost means the device's results cannot be trusted, done or not. */
+  if (!vrt__alive(ctx, d))
+    return false;
   pthread_mutex_lock(&ctx->lock);
   uint64_t last = ctx->submitted;
   bool pending_zero = ctx->zero_slot >= 0;
@@ -472,4 +506,37 @@ bool vrt_context_wait_idle(vrt_context *ctx, vp_diags *d) {
     ok = vrt__submit(ctx, NULL, 0, NULL, 0, &last, d);
   pthread_mutex_unlock(&ctx->lock);
   return ok && vrt_wait(ctx, last, UINT64_MAX, d);
+}
+
+/* ------------------------------------------------------------- tuning */
+
+const char *vrt_wait_mode_name(vrt_wait_mode mode) {
+  switch (mode) {
+  case VRT_WAIT_SPIN_BLOCK: return "spin-block";
+  case VRT_WAIT_BLOCK: return "block";
+  case VRT_WAIT_SPIN: return "spin";
+  default: return "default";
+  }
+}
+
+void vrt_context_set_wait(vrt_context *ctx, vrt_wait_mode mode, uint32_t spin_us) {
+  if (mode == VRT_WAIT_DEFAULT)
+    mode = ctx->info.kind == VRT_DEVICE_CPU ? VRT_WAIT_BLOCK : VRT_WAIT_SPIN_BLOCK;
+  if (spin_us)
+    atomic_store(&ctx->spin_ns, (uint64_t)spin_us * 1000);
+  atomic_store(&ctx->wait_mode, (int)mode);
+}
+
+vrt_wait_mode vrt_context_wait_mode(const vrt_context *ctx, uint32_t *spin_us) {
+  if (spin_us)
+    *spin_us = (uint32_t)(atomic_load(&((vrt_context *)ctx)->spin_ns) / 1000);
+  return (vrt_wait_mode)atomic_load(&((vrt_context *)ctx)->wait_mode);
+}
+
+void vrt_context_set_copy_threads(vrt_context *ctx, uint32_t n) {
+  atomic_store(&ctx->copy_threads, n ? n : 1);
+}
+
+uint32_t vrt_context_copy_threads(const vrt_context *ctx) {
+  return atomic_load(&((vrt_context *)ctx)->copy_threads);
 }

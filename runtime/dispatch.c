@@ -128,7 +128,7 @@ bool vrt__alloc_sets(vrt_kernel *k, const vrt_args *a, VkDescriptorPool *pool,
   VkDescriptorBufferInfo infos[64];
   VkWriteDescriptorSet writes[64];
   for (uint32_t i = 0; i < a->nbuffers; i++) {
-    infos[i] = (VkDescriptorBufferInfo){a->buffers[i]->buffer, 0, VK_WHOLE_SIZE};
+    infos[i] = vrt__descriptor(a->buffers[i]);
     writes[i] = (VkWriteDescriptorSet){
         .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
         .dstSet = sets[k->m->buffers[i].set],
@@ -152,7 +152,7 @@ void vrt__record_dispatch(vrt_kernel *k, VkCommandBuffer cb, const vrt_args *a,
     VkDescriptorBufferInfo infos[64];
     VkWriteDescriptorSet writes[64];
     for (uint32_t i = 0; i < a->nbuffers; i++) {
-      infos[i] = (VkDescriptorBufferInfo){a->buffers[i]->buffer, 0, VK_WHOLE_SIZE};
+      infos[i] = vrt__descriptor(a->buffers[i]);
       writes[i] = (VkWriteDescriptorSet){
           .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
           .dstBinding = k->m->buffers[i].binding,

@@ -7,6 +7,12 @@
  * minImportedHostPointerAlignment (4 KiB on the drivers we know);
  * vrt_host_alloc hands out memory aligned to 64 KiB, which covers them.
  * Imported memory is the caller's: it is not zeroed.
+ *
+ * Memory at any address (a NumPy array's data sits 16 bytes into an mmap'ed
+ * page) is imported by its pages: the VkBuffer covers the whole pages and
+ * the buffer starts at the array inside them (vrt_buffer.offset, which
+ * descriptors and copies add). The bytes around the array on its first and
+ * last page are pinned too, never written.
  */
 #include "internal.h"
 
@@ -39,23 +45,10 @@ void vrt_host_free(void *ptr, size_t alloc_size) {
     munmap(ptr, alloc_size);
 }
 
-vrt_buffer *vrt_buffer_import_host(vrt_context *ctx, void *ptr, uint64_t size, vp_diags *d) {
-  if (!vrt__alive(ctx, d))
-    return NULL;
-  if (!ctx->external_host) {
-    vrt__error(ctx, d, "device '%s' cannot import host memory: it lacks "
-                       "VK_EXT_external_memory_host", ctx->info.name);
-    return NULL;
-  }
-  uint64_t align = ctx->info.min_imported_host_pointer_alignment;
-  if (!ptr || !size || (align && ((uintptr_t)ptr % align || size % align))) {
-    vrt__error(ctx, d,
-               "cannot import host memory at %p (%llu bytes): the pointer and the size must "
-               "be non-zero multiples of %llu bytes on device '%s'",
-               ptr, (unsigned long long)size, (unsigned long long)align, ctx->info.name);
-    vp_diag_hint(d, "allocate it with vrt_host_alloc (64 KiB-aligned pages)");
-    return NULL;
-  }
+/* Imports [base, base + span) and makes a buffer of `size` bytes (a
+ * `vk_size`-byte VkBuffer range) starting `offset` bytes into it. */
+static vrt_buffer *import_pages(vrt_context *ctx, char *base, uint64_t span, uint64_t offset,
+                                uint64_t size, uint64_t vk_size, vp_diags *d) {
   vrt_buffer *b = calloc(1, sizeof *b);
   if (!b) {
     vrt__error(ctx, d, "out of host memory");
@@ -69,16 +62,18 @@ vrt_buffer *vrt_buffer_import_host(vrt_context *ctx, void *ptr, uint64_t size, v
       .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
       .handleTypes = handle,
   };
+  /* The VkBuffer covers the imported pages; descriptors and copies start at
+   * b->offset. */
   VkBufferCreateInfo bi = {
       .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
       .pNext = &ext,
-      .size = size,
+      .size = span,
       .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                VK_BUFFER_USAGE_TRANSFER_DST_BIT,
       .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
   };
   pthread_mutex_lock(&ctx->lock);
-  bool ok = VRT_VK(ctx, d, vkGetMemoryHostPointerPropertiesEXT, ctx->device, handle, ptr, &hp) &&
+  bool ok = VRT_VK(ctx, d, vkGetMemoryHostPointerPropertiesEXT, ctx->device, handle, base, &hp) &&
             VRT_VK(ctx, d, vkCreateBuffer, ctx->device, &bi, NULL, &b->buffer);
   uint32_t type = UINT32_MAX;
   if (ok) {
@@ -99,12 +94,12 @@ vrt_buffer *vrt_buffer_import_host(vrt_context *ctx, void *ptr, uint64_t size, v
     VkImportMemoryHostPointerInfoEXT imp = {
         .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
         .handleType = handle,
-        .pHostPointer = ptr,
+        .pHostPointer = base,
     };
     VkMemoryAllocateInfo ai = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
         .pNext = &imp,
-        .allocationSize = size,
+        .allocationSize = span,
         .memoryTypeIndex = type,
     };
     ok = VRT_VK(ctx, d, vkAllocateMemory, ctx->device, &ai, NULL, &b->own) &&
@@ -121,12 +116,66 @@ vrt_buffer *vrt_buffer_import_host(vrt_context *ctx, void *ptr, uint64_t size, v
   }
   b->ctx = ctx;
   b->id = ++ctx->next_id;
-  b->size = b->vk_size = size;
-  b->map = ptr;
+  b->offset = offset;
+  b->size = size;
+  b->vk_size = vk_size;
+  b->map = base + offset;
   b->kind = VRT_HOST;
   b->imported = true;
   b->mem_flags = ctx->info.memory.types[type].flags;
   VRT_LINK(ctx->buffers, b);
   pthread_mutex_unlock(&ctx->lock);
   return b;
+}
+
+static bool can_import(vrt_context *ctx, vp_diags *d) {
+  if (!vrt__alive(ctx, d))
+    return false;
+  if (!ctx->external_host) {
+    vrt__error(ctx, d, "device '%s' cannot import host memory: it lacks "
+                       "VK_EXT_external_memory_host", ctx->info.name);
+    return false;
+  }
+  return true;
+}
+
+vrt_buffer *vrt_buffer_import_host(vrt_context *ctx, void *ptr, uint64_t size, vp_diags *d) {
+  if (!can_import(ctx, d))
+    return NULL;
+  uint64_t align = ctx->info.min_imported_host_pointer_alignment;
+  if (!ptr || !size || (align && ((uintptr_t)ptr % align || size % align))) {
+    vrt__error(ctx, d,
+               "cannot import host memory at %p (%llu bytes): the pointer and the size must "
+               "be non-zero multiples of %llu bytes on device '%s'",
+               ptr, (unsigned long long)size, (unsigned long long)align, ctx->info.name);
+    vp_diag_hint(d, "allocate it with vrt_host_alloc (64 KiB-aligned pages), or import it "
+                    "with vrt_buffer_import_host_range");
+    return NULL;
+  }
+  return import_pages(ctx, ptr, size, 0, size, size, d);
+}
+
+vrt_buffer *vrt_buffer_import_host_range(vrt_context *ctx, void *ptr, uint64_t size,
+                                         vp_diags *d) {
+  if (!can_import(ctx, d))
+    return NULL;
+  uint64_t page = ctx->info.min_imported_host_pointer_alignment;
+  uint64_t salign = ctx->info.min_storage_buffer_offset_alignment;
+  page = page ? page : 4096;
+  salign = salign ? salign : 1;
+  uintptr_t p = (uintptr_t)ptr;
+  if (!ptr || !size || p % salign || p % 4 || size > UINT64_MAX - 2 * page) {
+    vrt__error(ctx, d,
+               "cannot import host memory at %p (%llu bytes): the address must be a multiple "
+               "of %llu bytes (minStorageBufferOffsetAlignment) on device '%s'",
+               ptr, (unsigned long long)size, (unsigned long long)(salign < 4 ? 4 : salign),
+               ctx->info.name);
+    return NULL;
+  }
+  uintptr_t base = p / page * page;
+  uint64_t span = ((uint64_t)(p - base) + size + page - 1) / page * page;
+  uint64_t vk_size = (size + 15) & ~(uint64_t)15;
+  if (vk_size > span - (p - base))
+    vk_size = span - (p - base);
+  return import_pages(ctx, (char *)base, span, p - base, size, vk_size, d);
 }

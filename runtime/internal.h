@@ -99,6 +99,7 @@ struct vrt_buffer {
   vrt_buffer *prev, *next; /* the context's list */
   uint64_t id;             /* unique in the context: launch-cache keys use it */
   VkBuffer buffer;
+  uint64_t offset;    /* where the buffer starts in its VkBuffer (imported ranges) */
   uint64_t size;      /* what the caller asked for */
   uint64_t vk_size;   /* the VkBuffer's size (>= 4, a multiple of 4) */
   vrt_alloc alloc;    /* sub-allocated memory, or */
@@ -109,6 +110,12 @@ struct vrt_buffer {
   bool imported;
   _Atomic uint64_t last_use; /* ticket of the last submission that used it */
 };
+
+/* What a descriptor binds for a buffer: its whole range. */
+static inline VkDescriptorBufferInfo vrt__descriptor(const vrt_buffer *b) {
+  VkDescriptorBufferInfo info = {b->buffer, b->offset, b->offset ? b->vk_size : VK_WHOLE_SIZE};
+  return info;
+}
 
 #define VRT_MAX_SETS 4
 
@@ -153,6 +160,16 @@ struct vrt_kernel {
   uint64_t clock;
 };
 
+/* ------------------------------------------------------------ copies */
+
+typedef struct vrt_copier vrt_copier;
+/* memcpy, split over the context's copy threads when it is large (copy.c). */
+void vrt__memcpy(vrt_context *ctx, void *dst, const void *src, size_t n);
+/* Joins the workers and frees them (NULL is fine). */
+void vrt__copier_destroy(vrt_copier *c);
+/* The default thread count: VULPY_COPY_THREADS, else half the CPUs (<= 4). */
+uint32_t vrt__copy_threads_default(vrt_device_kind kind);
+
 /* --------------------------------------------------------------- context */
 
 #define VRT_RING 32 /* command buffers for one-off submissions */
@@ -171,7 +188,11 @@ struct vrt_context {
   VkQueue queue;
   uint32_t qfamily;
   bool validation, push_descriptors, feedback, external_host, no_device_mapping;
-  uint64_t spin_ns;
+  _Atomic int wait_mode;      /* vrt_wait_mode, never DEFAULT */
+  _Atomic uint64_t spin_ns;
+  _Atomic uint32_t copy_threads;
+  pthread_mutex_t copier_lock; /* guards starting `copier` */
+  vrt_copier *copier;          /* copy.c's workers, started on first use */
   char *cache_dir; /* NULL: no disk cache */
 
   pthread_mutex_t lock; /* everything below */

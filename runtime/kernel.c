@@ -119,6 +119,7 @@ vrt_kernel *vrt_kernel_create(vrt_context *ctx, const void *spirv, size_t spirv_
                               vp_diags *d) {
   if (!vrt__alive(ctx, d))
     return NULL;
+  double t0 = vrt__now_ns() / 1e6;
   if (spirv_bytes % 4) {
     vrt__error(ctx, d, "not SPIR-V: its size (%zu bytes) is not a multiple of 4", spirv_bytes);
     return NULL;
@@ -160,6 +161,7 @@ vrt_kernel *vrt_kernel_create(vrt_context *ctx, const void *spirv, size_t spirv_
       k = NULL;
     }
   }
+  double t1 = vrt__now_ns() / 1e6;
   if (k) {
     pthread_mutex_lock(&ctx->lock);
     vrt_pipeline *before = ctx->pipelines;
@@ -172,6 +174,8 @@ vrt_kernel *vrt_kernel_create(vrt_context *ctx, const void *spirv, size_t spirv_
         k->stats = (vrt_kernel_stats){.memory_hit = true, .driver_hit = -1,
                                       .push_descriptors = k->p->push_descriptors};
       }
+      k->stats.reflect_ms = t1 - t0;
+      k->stats.total_ms = vrt__now_ns() / 1e6 - t0;
       VRT_LINK(ctx->kernels, k);
     }
     pthread_mutex_unlock(&ctx->lock);

@@ -196,14 +196,17 @@ vrt_pipeline *vrt__pipeline_get(vrt_context *ctx, const uint32_t *words, size_t 
   for (vrt_pipeline *p = ctx->pipelines; p; p = p->next)
     if (p->key == key)
       return p;
+  double t0 = vrt__now_ns() / 1e6;
   if (!trusted && !vrt__spirv_validate(ctx, words, nwords, d))
     return NULL;
+  double t1 = vrt__now_ns() / 1e6;
   vrt_pipeline *p = calloc(1, sizeof *p);
   if (!p) {
     vrt__error(ctx, d, "out of host memory");
     return NULL;
   }
   p->key = key;
+  p->stats.validate_ms = t1 - t0;
   p->stats.driver_hit = -1;
   if (!make_layouts(ctx, p, m, push_size, d)) {
     pipeline_free(ctx, p);
@@ -228,6 +231,8 @@ vrt_pipeline *vrt__pipeline_get(vrt_context *ctx, const uint32_t *words, size_t 
       entries[nentries++] = (VkSpecializationMapEntry){(uint32_t)spec_id[k], 4 * k, 4};
   VkSpecializationInfo spec = {nentries, entries, 12, local};
 
+  double t2 = vrt__now_ns() / 1e6;
+  p->stats.layout_ms = t2 - t1;
   void *blob = NULL;
   size_t blob_size = 0;
   if (ctx->cache_dir) {
@@ -250,6 +255,8 @@ vrt_pipeline *vrt__pipeline_get(vrt_context *ctx, const uint32_t *words, size_t 
       cache = VK_NULL_HANDLE;
   }
   free(blob);
+  double t3 = vrt__now_ns() / 1e6;
+  p->stats.cache_load_ms = t3 - t2;
 
   VkPipelineCreationFeedback fb = {0}, stage_fb = {0};
   VkPipelineCreationFeedbackCreateInfo fbi = {
@@ -271,6 +278,8 @@ vrt_pipeline *vrt__pipeline_get(vrt_context *ctx, const uint32_t *words, size_t 
   bool ok = VRT_VK(ctx, d, vkCreateComputePipelines, ctx->device, cache, 1, &pi, NULL,
                    &p->pipeline);
   ctx->vk.vkDestroyShaderModule(ctx->device, module, NULL);
+  double t4 = vrt__now_ns() / 1e6;
+  p->stats.create_ms = t4 - t3;
   if (ok && ctx->feedback && (fb.flags & VK_PIPELINE_CREATION_FEEDBACK_VALID_BIT))
     p->stats.driver_hit =
         (fb.flags & VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT) != 0;
@@ -278,6 +287,7 @@ vrt_pipeline *vrt__pipeline_get(vrt_context *ctx, const uint32_t *words, size_t 
     save_blob(ctx, key, cache, &p->stats);
   if (cache)
     ctx->vk.vkDestroyPipelineCache(ctx->device, cache, NULL);
+  p->stats.cache_save_ms = vrt__now_ns() / 1e6 - t4;
   if (!ok) {
     pipeline_free(ctx, p);
     return NULL;

@@ -237,7 +237,7 @@ bool vrt_record_copy(vrt_recording *r, vrt_buffer *dst, uint64_t dst_offset, vrt
   access acc[2] = {{src->id, true, false}, {dst->id, false, true}};
   if (!note_buffer(r, src) || !note_buffer(r, dst) || !hazard(r, acc, 2))
     return oom(r, d);
-  VkBufferCopy region = {src_offset, dst_offset, size};
+  VkBufferCopy region = {src->offset + src_offset, dst->offset + dst_offset, size};
   r->ctx->vk.vkCmdCopyBuffer(r->cb, src->buffer, dst->buffer, 1, &region);
   return true;
 }
@@ -260,7 +260,7 @@ bool vrt_record_fill(vrt_recording *r, vrt_buffer *b, uint64_t offset, uint64_t 
   access acc = {b->id, false, true};
   if (!note_buffer(r, b) || !hazard(r, &acc, 1))
     return oom(r, d);
-  r->ctx->vk.vkCmdFillBuffer(r->cb, b->buffer, offset, size, value);
+  r->ctx->vk.vkCmdFillBuffer(r->cb, b->buffer, b->offset + offset, size, value);
   return true;
 }
 

@@ -9,7 +9,8 @@
  * overlap; it returns once the last copy is submitted (later GPU work is
  * ordered after it, and a download waits for it). A download keeps up to 4
  * copies in flight and copies each slot out as soon as its copy is done.
- * The context lock is held for the whole transfer.
+ * The context lock is held for the whole transfer. Every host-side copy
+ * of 4 MiB or more is split over the context's copy threads (copy.c).
  */
 #include "internal.h"
 
@@ -41,12 +42,12 @@ static bool submit_copy(vrt_context *ctx, vrt_buffer *b, int slot, uint64_t offs
   VkCommandBuffer cb = vrt__cmd_begin(ctx, &cs, d);
   if (!cb)
     return false;
-  VkBufferCopy region = {(uint64_t)slot * ctx->staging_slot, offset, n};
+  VkBufferCopy region = {(uint64_t)slot * ctx->staging_slot, b->offset + offset, n};
   vrt__barrier(ctx, cb, true);
   if (upload) {
     ctx->vk.vkCmdCopyBuffer(cb, ctx->staging->buffer, b->buffer, 1, &region);
   } else {
-    region = (VkBufferCopy){offset, (uint64_t)slot * ctx->staging_slot, n};
+    region = (VkBufferCopy){b->offset + offset, (uint64_t)slot * ctx->staging_slot, n};
     ctx->vk.vkCmdCopyBuffer(cb, b->buffer, ctx->staging->buffer, 1, &region);
   }
   vrt__barrier(ctx, cb, false);
@@ -84,7 +85,7 @@ bool vrt_buffer_upload(vrt_buffer *b, uint64_t offset, const void *src, uint64_t
   if (b->map) {
     if (!vrt_wait(ctx, atomic_load(&b->last_use), UINT64_MAX, d))
       return false;
-    memcpy((char *)b->map + offset, src, size);
+    vrt__memcpy(ctx, (char *)b->map + offset, src, size);
     return vrt_buffer_flush(b, d);
   }
   pthread_mutex_lock(&ctx->lock);
@@ -96,7 +97,7 @@ bool vrt_buffer_upload(vrt_buffer *b, uint64_t offset, const void *src, uint64_t
     ok = vrt_wait(ctx, ctx->staging_value[slot], UINT64_MAX, d);
     if (!ok)
       break;
-    memcpy((char *)ctx->staging->map + slot * ctx->staging_slot, p + done, n);
+    vrt__memcpy(ctx, (char *)ctx->staging->map + slot * ctx->staging_slot, p + done, n);
     ok = vrt_buffer_flush(ctx->staging, d) && submit_copy(ctx, b, slot, offset + done, n, true, d);
     done += n;
   }
@@ -115,7 +116,7 @@ bool vrt_buffer_download(vrt_buffer *b, uint64_t offset, void *dst, uint64_t siz
   if (b->map) {
     if (!vrt_wait(ctx, atomic_load(&b->last_use), UINT64_MAX, d) || !vrt_buffer_invalidate(b, d))
       return false;
-    memcpy(dst, (const char *)b->map + offset, size);
+    vrt__memcpy(ctx, dst, (const char *)b->map + offset, size);
     return true;
   }
   pthread_mutex_lock(&ctx->lock);
@@ -140,7 +141,7 @@ bool vrt_buffer_download(vrt_buffer *b, uint64_t offset, void *dst, uint64_t siz
     ok = vrt_wait(ctx, ctx->staging_value[slot], UINT64_MAX, d) &&
          vrt_buffer_invalidate(ctx->staging, d);
     if (ok)
-      memcpy(p + at, (const char *)ctx->staging->map + slot * ctx->staging_slot, n);
+      vrt__memcpy(ctx, p + at, (const char *)ctx->staging->map + slot * ctx->staging_slot, n);
   }
   pthread_mutex_unlock(&ctx->lock);
   return ok;

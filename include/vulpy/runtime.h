@@ -127,6 +127,26 @@ int vrt_select_device(const vrt_device_info *devs, uint32_t n, const char *selec
 
 /* ================================================================ context */
 
+/* How vrt_wait waits for the GPU.
+ *   SPIN_BLOCK  poll the timeline for spin_us, then block in the driver
+ *               (a tiny dispatch finishes within the spin; long work does
+ *               not burn a core for long);
+ *   BLOCK       block in the driver at once (costs the driver's wake-up
+ *               latency; the right choice on CPU devices, where a spinning
+ *               thread takes a core from the work it waits for);
+ *   SPIN        poll until done (lowest latency; burns a core meanwhile).
+ * DEFAULT: VULPY_WAIT ("spin-block", "block", "spin") when set, else BLOCK on
+ * CPU devices and SPIN_BLOCK on GPUs. */
+typedef enum vrt_wait_mode {
+  VRT_WAIT_DEFAULT,
+  VRT_WAIT_SPIN_BLOCK,
+  VRT_WAIT_BLOCK,
+  VRT_WAIT_SPIN,
+} vrt_wait_mode;
+
+/* "spin-block", "block", "spin" ("default" for VRT_WAIT_DEFAULT). */
+const char *vrt_wait_mode_name(vrt_wait_mode mode);
+
 typedef struct vrt_context_options {
   const char *device; /* a selector, as vrt_select_device reads it */
   /* -1: from VULPY_VALIDATION (on when "1"); 0: off; 1: on. With validation
@@ -140,6 +160,12 @@ typedef struct vrt_context_options {
    * 0: from VULPY_SPIN_US, else 100 on GPUs and 0 on CPU devices (where the
    * spinning thread would take a core from the work it waits for). */
   uint32_t spin_us;
+  /* The wait strategy (see vrt_wait_mode). */
+  vrt_wait_mode wait;
+  /* Threads that share large host-side copies (uploads, downloads, staging
+   * slots of 4 MiB or more). 0: VULPY_COPY_THREADS, else half the online
+   * CPUs, at most 4. */
+  uint32_t copy_threads;
   /* Bind buffers through descriptor sets from pools even where
    * VK_KHR_push_descriptor exists (tests use it to cover both paths). */
   bool no_push_descriptors;
@@ -164,8 +190,19 @@ bool vrt_context_lost(const vrt_context *ctx);
 /* Moves the validation messages recorded so far into `d` (as errors);
  * returns how many there were. */
 uint32_t vrt_context_take_validation(vrt_context *ctx, vp_diags *d);
-/* Blocks until all submitted work is done. */
+/* Blocks until all submitted work is done. False with an error on a lost
+ * device (even when nothing was pending): the caller must not trust data
+ * the device wrote. */
 bool vrt_context_wait_idle(vrt_context *ctx, vp_diags *d);
+
+/* Changes how the context waits (benchmarks compare the strategies on one
+ * context); spin_us 0 keeps the current spin time. Safe from any thread. */
+void vrt_context_set_wait(vrt_context *ctx, vrt_wait_mode mode, uint32_t spin_us);
+/* The strategy in use (never VRT_WAIT_DEFAULT) and its spin time. */
+vrt_wait_mode vrt_context_wait_mode(const vrt_context *ctx, uint32_t *spin_us);
+/* Changes how many threads share large host copies (1: the caller alone). */
+void vrt_context_set_copy_threads(vrt_context *ctx, uint32_t n);
+uint32_t vrt_context_copy_threads(const vrt_context *ctx);
 
 typedef struct vrt_context_stats {
   uint64_t submits;          /* vkQueueSubmit calls */
@@ -218,6 +255,15 @@ vrt_buffer *vrt_buffer_create(vrt_context *ctx, uint64_t size, vrt_memory_kind k
  * with VK_EXT_external_memory_host: no copy. The memory must outlive the
  * buffer. The same memory may be imported into several contexts. */
 vrt_buffer *vrt_buffer_import_host(vrt_context *ctx, void *ptr, uint64_t size, vp_diags *d);
+/* Wraps host memory at any address (a NumPy array's data, say) with no copy:
+ * the pages that hold [ptr, ptr + size) are imported, and the buffer starts
+ * at `ptr` inside them (bound at that offset). Needs external_memory_host,
+ * `ptr` a multiple of the device's minStorageBufferOffsetAlignment, and
+ * writable memory that outlives the buffer. The buffer's bound range is
+ * `size` rounded up to 16 bytes (vec4 loads of the tail stay inside the
+ * imported pages); the GPU must not write past `size`. */
+vrt_buffer *vrt_buffer_import_host_range(vrt_context *ctx, void *ptr, uint64_t size,
+                                         vp_diags *d);
 /* Waits for the GPU work that uses the buffer, then frees it. NULL is fine. */
 void vrt_buffer_destroy(vrt_buffer *b);
 
@@ -282,6 +328,11 @@ typedef struct vrt_kernel_stats {
   int driver_hit;     /* 1/0: the driver reports a pipeline cache hit; -1: unknown */
   bool push_descriptors; /* bound with VK_KHR_push_descriptor */
   char cache_path[512];  /* the cache file, or "" */
+  /* Where the creation's time went, in ms (0 for an in-memory hit):
+   * reflection and checks, SPIRV-Tools validation (0 when trusted), layouts
+   * + shader module, reading the cache file + vkCreatePipelineCache,
+   * vkCreateComputePipelines, writing the cache file; and the whole call. */
+  double reflect_ms, validate_ms, layout_ms, cache_load_ms, create_ms, cache_save_ms, total_ms;
 } vrt_kernel_stats;
 void vrt_kernel_stats_get(const vrt_kernel *k, vrt_kernel_stats *out);
 

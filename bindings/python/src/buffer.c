@@ -7,7 +7,11 @@
  *
  * An imported Buffer wraps the memory of another Python object (a NumPy array
  * or a HostMemory) with VK_EXT_external_memory_host; it holds that object's
- * buffer view for its whole life, which pins the memory.
+ * buffer view for its whole life, which pins the memory (import_range with
+ * hold=False leaves the lifetime to the caller).
+ *
+ * A pooled Buffer (Context.scratch) gives its vrt_buffer back to the
+ * context's pool when it dies, instead of freeing it.
  */
 #include "ext.h"
 
@@ -26,6 +30,7 @@ PyObject *vpy_buffer_wrap(vpy_state *st, PyObject *context, vrt_buffer *b, PyObj
   self->owner = Py_XNewRef(owner);
   self->imported = false;
   self->borrowed = borrowed;
+  self->pooled = false;
   memset(&self->import_view, 0, sizeof self->import_view);
   self->map = vrt_buffer_map(b);
   self->size = vrt_buffer_size(b);
@@ -109,9 +114,48 @@ static PyObject *buffer_import_host(PyObject *cls, PyObject *args) {
   return (PyObject *)self;
 }
 
+/* Buffer.import_range(context, obj, hold=True): zero-copy import of any
+ * writable C-contiguous object's memory by its pages (the object's data need
+ * only be 16-byte aligned, as NumPy's is). With hold=False the Buffer does
+ * not keep the object alive: the caller must drop the Buffer before the
+ * object's memory goes (a weakref callback does, in vulpy._context). */
+static PyObject *buffer_import_range(PyObject *cls, PyObject *args) {
+  PyObject *context, *obj;
+  int hold = 1;
+  if (!PyArg_ParseTuple(args, "OO|p", &context, &obj, &hold))
+    return NULL;
+  vpy_state *st = vpy_module_state(PyType_GetModule((PyTypeObject *)cls));
+  vrt_context *ctx = vpy_context_get(st, context);
+  if (!ctx)
+    return NULL;
+  Py_buffer view;
+  if (PyObject_GetBuffer(obj, &view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+    return NULL;
+  vp_diags d = {0};
+  vrt_buffer *b;
+  Py_BEGIN_ALLOW_THREADS
+  b = vrt_buffer_import_host_range(ctx, view.buf, (uint64_t)view.len, &d);
+  Py_END_ALLOW_THREADS
+  if (!b) {
+    PyBuffer_Release(&view);
+    return vpy_raise(st, &d, NULL, ctx, NULL);
+  }
+  vp_diags_free(&d);
+  vpy_buffer *self = (vpy_buffer *)vpy_buffer_wrap(st, context, b, hold ? obj : NULL, false);
+  if (!self || !hold) {
+    PyBuffer_Release(&view);
+    return (PyObject *)self;
+  }
+  self->import_view = view;
+  self->imported = true;
+  return (PyObject *)self;
+}
+
 static void buffer_dealloc(PyObject *obj) {
   vpy_buffer *self = (vpy_buffer *)obj;
   PyTypeObject *type = Py_TYPE(obj);
+  if (self->pooled && self->buf && vpy_pool_put((vpy_context *)self->context, self->buf))
+    self->buf = NULL; /* the context's pool has it now */
   if (!self->borrowed && self->buf) {
     vrt_buffer *b = self->buf;
     Py_BEGIN_ALLOW_THREADS
@@ -288,6 +332,9 @@ static PyObject *buffer_get_fallback(PyObject *o, void *c) {
 static PyObject *buffer_get_imported(PyObject *o, void *c) {
   return PyBool_FromLong(((vpy_buffer *)o)->imported);
 }
+static PyObject *buffer_get_pooled(PyObject *o, void *c) {
+  return PyBool_FromLong(((vpy_buffer *)o)->pooled);
+}
 static PyObject *buffer_get_owner(PyObject *o, void *c) {
   PyObject *owner = ((vpy_buffer *)o)->owner;
   return Py_NewRef(owner ? owner : Py_None);
@@ -296,6 +343,9 @@ static PyObject *buffer_get_owner(PyObject *o, void *c) {
 static PyMethodDef buffer_methods[] = {
     {"import_host", buffer_import_host, METH_VARARGS | METH_CLASS,
      "Buffer.import_host(context, obj): wrap obj's aligned host memory with no copy"},
+    {"import_range", buffer_import_range, METH_VARARGS | METH_CLASS,
+     "Buffer.import_range(context, obj, hold=True): wrap obj's memory (any 16-byte-aligned "
+     "address) with no copy"},
     {"upload", buffer_upload, METH_VARARGS, "upload(src, offset=0): copy bytes in"},
     {"download", buffer_download, METH_VARARGS, "download(dst, offset=0): copy bytes out"},
     {"fill", buffer_fill, METH_VARARGS, "fill(value, offset=0, size=-1): fill with a 32-bit word"},
@@ -317,6 +367,8 @@ static PyGetSetDef buffer_getset[] = {
     {"fallback", buffer_get_fallback, NULL, "0, or the fallback tier the kind got", NULL},
     {"imported", buffer_get_imported, NULL, "True for imported host memory", NULL},
     {"owner", buffer_get_owner, NULL, "the object whose memory this is, or None", NULL},
+    {"pooled", buffer_get_pooled, NULL, "True for a scratch buffer from the context's pool",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -481,7 +481,78 @@ static PyObject *have(PyObject *self, PyObject *noargs) {
   return d;
 }
 
+/* ------------------------------------------------------------ prewarm */
+
+/* glslang builds its built-in symbol tables (thousands of GLSL built-in
+ * declarations, parsed) on the first shader of a process: most of a cold
+ * compile. prewarm() compiles a tiny compute shader with the options every
+ * kernel uses on a background thread, so that the tables are ready by the
+ * time the first real kernel comes (Context creation starts it: Vulkan
+ * device creation takes as long). glslang's own lock makes a compile that
+ * comes early wait for the tables rather than build them twice.
+ * prewarm_join() (at exit) waits for the thread, so that the process never
+ * unloads glslang under it. */
+#if defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV)
+#include <pthread.h>
+#include <stdatomic.h>
+
+static const char prewarm_glsl[] =
+    "#version 450\n"
+    "layout(local_size_x = 64) in;\n"
+    "layout(local_size_x_id = 0) in;\n"
+    "layout(push_constant, std430) uniform P { uvec3 n; } pc;\n"
+    "layout(std430, set = 0, binding = 0) buffer B { float b[]; };\n"
+    "void main() {\n"
+    "  uint i = gl_GlobalInvocationID.x;\n"
+    "  if (i < pc.n.x) b[i] = sin(b[i]) + exp(b[i]);\n"
+    "}\n";
+
+/* Process-wide by nature (glslang's tables are): started once. */
+static atomic_int prewarm_state; /* 0 never, 1 running or done */
+static pthread_t prewarm_thread;
+
+static void *prewarm_main(void *arg) {
+  (void)arg;
+  vtg_options o;
+  options_init(&o);
+  uint32_t *words = NULL;
+  size_t n = 0;
+  vp_diags d = {0};
+  if (vtg_glsl_to_spirv(prewarm_glsl, sizeof prewarm_glsl - 1, "<prewarm>", &o, &words, &n, &d))
+    free(words);
+  vp_diags_free(&d);
+  return NULL;
+}
+#endif
+
+static PyObject *prewarm(PyObject *m, PyObject *noargs) {
+#if defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV)
+  int expected = 0;
+  if (atomic_compare_exchange_strong(&prewarm_state, &expected, 1) &&
+      pthread_create(&prewarm_thread, NULL, prewarm_main, NULL) != 0)
+    atomic_store(&prewarm_state, 0);
+  else if (expected == 0)
+    Py_RETURN_TRUE;
+#endif
+  Py_RETURN_FALSE;
+}
+
+static PyObject *prewarm_join(PyObject *m, PyObject *noargs) {
+#if defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV)
+  int expected = 1;
+  if (atomic_compare_exchange_strong(&prewarm_state, &expected, 2)) {
+    Py_BEGIN_ALLOW_THREADS
+    pthread_join(prewarm_thread, NULL);
+    Py_END_ALLOW_THREADS
+  }
+#endif
+  Py_RETURN_NONE;
+}
+
 PyMethodDef vpy_compile_methods[] = {
+    {"prewarm", prewarm, METH_NOARGS,
+     "prewarm() -> True if it started glslang's one-time set-up on a background thread"},
+    {"prewarm_join", prewarm_join, METH_NOARGS, "prewarm_join(): waits for prewarm's thread"},
     {"compile_ast", (PyCFunction)(void (*)(void))compile_ast, METH_VARARGS | METH_KEYWORDS,
      "compile_ast(json, name, kernel, local_size, dispatch_guard, asserts, fast_math, optimize, "
      "features, vulkan, targets, passes) -> dict of target -> text/bytes"},

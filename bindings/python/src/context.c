@@ -4,6 +4,13 @@
  * reference to their Context object, so the vrt_context is destroyed only
  * after everything made from it (vrt_context_destroy would otherwise free
  * them under their Python objects). Waits release the GIL.
+ *
+ * The context also keeps the scratch pool: buffers that convenience calls
+ * stage data in, or whose mapping a convenience result is a NumPy view of.
+ * scratch() hands one out as a Buffer; when that Buffer dies (the last
+ * NumPy view of it included), its vrt_buffer comes back here instead of
+ * being freed, so the next call reuses it without allocating or zeroing.
+ * Reused memory only ever held this process's own results.
  */
 #include "ext.h"
 
@@ -17,16 +24,32 @@ vrt_context *vpy_context_get(vpy_state *st, PyObject *obj) {
   return ((vpy_context *)obj)->ctx;
 }
 
+enum { POOL_BYTES = 512u << 20, POOL_ENTRY_MAX = 128u << 20, POOL_ENTRIES = 64 };
+
+static int wait_mode_lookup(const char *name) {
+  if (!name)
+    return VRT_WAIT_DEFAULT;
+  for (int m = VRT_WAIT_DEFAULT; m <= VRT_WAIT_SPIN; m++)
+    if (strcmp(name, vrt_wait_mode_name((vrt_wait_mode)m)) == 0)
+      return m;
+  PyErr_Format(PyExc_ValueError,
+               "wait must be 'spin-block', 'block', 'spin' or 'default', not '%s'", name);
+  return -1;
+}
+
 /* Context(device=None, validation=-1, cache_dir=None, spin_us=0,
- *         no_push_descriptors=False) */
+ *         no_push_descriptors=False, wait=None, copy_threads=0) */
 static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"device", "validation", "cache_dir", "spin_us", "no_push_descriptors",
-                           NULL};
-  const char *device = NULL, *cache_dir = NULL;
+  static char *kwlist[] = {"device",  "validation", "cache_dir",    "spin_us",
+                           "no_push_descriptors", "wait", "copy_threads", NULL};
+  const char *device = NULL, *cache_dir = NULL, *wait = NULL;
   int validation = -1, no_push = 0;
-  unsigned int spin_us = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zizIp", kwlist, &device, &validation, &cache_dir,
-                                   &spin_us, &no_push))
+  unsigned int spin_us = 0, copy_threads = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zizIpzI", kwlist, &device, &validation,
+                                   &cache_dir, &spin_us, &no_push, &wait, &copy_threads))
+    return NULL;
+  int mode = wait_mode_lookup(wait);
+  if (mode < 0)
     return NULL;
   vpy_state *st = vpy_module_state(PyType_GetModule(type));
   vrt_context_options opt = {0};
@@ -35,6 +58,8 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   opt.cache_dir = cache_dir;
   opt.spin_us = spin_us;
   opt.no_push_descriptors = no_push;
+  opt.wait = (vrt_wait_mode)mode;
+  opt.copy_threads = copy_threads;
   vp_diags d = {0};
   vrt_context *ctx;
   Py_BEGIN_ALLOW_THREADS
@@ -49,6 +74,9 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     return NULL;
   }
   self->ctx = ctx;
+  self->pool = NULL;
+  self->npool = self->cappool = 0;
+  self->pool_bytes = 0;
   return (PyObject *)self;
 }
 
@@ -57,13 +85,144 @@ static void context_dealloc(PyObject *obj) {
   PyTypeObject *type = Py_TYPE(obj);
   vrt_context *ctx = self->ctx;
   self->ctx = NULL;
+  vpy_pooled *pool = self->pool;
+  uint32_t npool = self->npool;
   if (ctx) {
     Py_BEGIN_ALLOW_THREADS
+    for (uint32_t i = 0; i < npool; i++)
+      vrt_buffer_destroy(pool[i].b);
     vrt_context_destroy(ctx);
     Py_END_ALLOW_THREADS
   }
+  PyMem_Free(pool);
   PyObject_Free(obj);
   Py_DECREF(type);
+}
+
+/* ------------------------------------------------------ scratch pool */
+
+bool vpy_pool_put(vpy_context *c, vrt_buffer *b) {
+  uint64_t size = vrt_buffer_size(b);
+  if (!c->ctx || vrt_context_lost(c->ctx) || size > POOL_ENTRY_MAX)
+    return false;
+  /* Room: drop the oldest entries (destroying waits for their GPU work). */
+  while (c->npool && (c->npool >= POOL_ENTRIES || c->pool_bytes + size > POOL_BYTES)) {
+    vrt_buffer *old = c->pool[0].b;
+    c->pool_bytes -= c->pool[0].size;
+    memmove(c->pool, c->pool + 1, (c->npool - 1) * sizeof *c->pool);
+    c->npool--;
+    Py_BEGIN_ALLOW_THREADS
+    vrt_buffer_destroy(old);
+    Py_END_ALLOW_THREADS
+  }
+  if (c->npool == c->cappool) {
+    uint32_t cap = c->cappool ? c->cappool * 2 : 16;
+    vpy_pooled *p = PyMem_Realloc(c->pool, cap * sizeof *p);
+    if (!p)
+      return false;
+    c->pool = p;
+    c->cappool = cap;
+  }
+  c->pool[c->npool++] = (vpy_pooled){b, size, (int)vrt_buffer_kind(b)};
+  c->pool_bytes += size;
+  return true;
+}
+
+/* scratch(size, kind) -> Buffer: a pooled buffer of at least `size` bytes
+ * (at most about twice that), reused or new. Its contents are whatever the
+ * last user left (zeros when new). */
+static PyObject *context_scratch(PyObject *obj, PyObject *args) {
+  vpy_context *self = (vpy_context *)obj;
+  unsigned long long size;
+  const char *kind_name;
+  if (!PyArg_ParseTuple(args, "Ks", &size, &kind_name))
+    return NULL;
+  int kind = vrt_memory_kind_lookup(kind_name);
+  if (kind < 0)
+    return PyErr_Format(PyExc_ValueError,
+                        "memory must be one of 'device', 'host', 'cached', 'rebar', not '%s'",
+                        kind_name);
+  vpy_state *st = vpy_state_of(obj);
+  vrt_buffer *b = NULL;
+  /* Newest first: its pages are the likeliest to be in cache. */
+  for (uint32_t i = self->npool; i-- > 0 && !b;) {
+    vpy_pooled *e = &self->pool[i];
+    if (e->kind == kind && e->size >= size && e->size <= 2 * size + 4096) {
+      b = e->b;
+      self->pool_bytes -= e->size;
+      memmove(e, e + 1, (self->npool - i - 1) * sizeof *e);
+      self->npool--;
+    }
+  }
+  if (!b) {
+    /* Sizes in steps, so that buffers fit the next call of a similar size:
+     * powers of two up to 64 MiB, then 1/32 steps. */
+    uint64_t want = 256;
+    while (want < size)
+      want *= 2;
+    if (want > (64u << 20)) {
+      uint64_t step = want / 32 > 4096 ? want / 32 : 4096;
+      want = (size + step - 1) / step * step;
+    }
+    vp_diags d = {0};
+    Py_BEGIN_ALLOW_THREADS
+    b = vrt_buffer_create(self->ctx, want, (vrt_memory_kind)kind, &d);
+    Py_END_ALLOW_THREADS
+    if (!b)
+      return vpy_raise(st, &d, NULL, self->ctx, NULL);
+    vp_diags_free(&d);
+  }
+  vpy_buffer *buf = (vpy_buffer *)vpy_buffer_wrap(st, obj, b, NULL, false);
+  if (buf)
+    buf->pooled = true;
+  return (PyObject *)buf;
+}
+
+static PyObject *context_pool_info(PyObject *obj, PyObject *noargs) {
+  vpy_context *self = (vpy_context *)obj;
+  return Py_BuildValue("{sIsK}", "buffers", self->npool, "bytes",
+                       (unsigned long long)self->pool_bytes);
+}
+
+/* -------------------------------------------------------------- tuning */
+
+static PyObject *context_get_wait(PyObject *obj, void *closure) {
+  uint32_t spin = 0;
+  vrt_wait_mode m = vrt_context_wait_mode(((vpy_context *)obj)->ctx, &spin);
+  return Py_BuildValue("(sI)", vrt_wait_mode_name(m), spin);
+}
+
+/* set_wait(mode, spin_us=0) */
+static PyObject *context_set_wait(PyObject *obj, PyObject *args) {
+  const char *name;
+  unsigned int spin = 0;
+  if (!PyArg_ParseTuple(args, "s|I", &name, &spin))
+    return NULL;
+  int mode = wait_mode_lookup(name);
+  if (mode < 0)
+    return NULL;
+  vrt_context_set_wait(((vpy_context *)obj)->ctx, (vrt_wait_mode)mode, spin);
+  Py_RETURN_NONE;
+}
+
+static PyObject *context_get_copy_threads(PyObject *obj, void *closure) {
+  return PyLong_FromUnsignedLong(vrt_context_copy_threads(((vpy_context *)obj)->ctx));
+}
+
+static int context_set_copy_threads(PyObject *obj, PyObject *value, void *closure) {
+  if (!value) {
+    PyErr_SetString(PyExc_AttributeError, "copy_threads cannot be deleted");
+    return -1;
+  }
+  long n = PyLong_AsLong(value);
+  if (n == -1 && PyErr_Occurred())
+    return -1;
+  if (n < 1 || n > 64) {
+    PyErr_SetString(PyExc_ValueError, "copy_threads must be in 1..64");
+    return -1;
+  }
+  vrt_context_set_copy_threads(((vpy_context *)obj)->ctx, (uint32_t)n);
+  return 0;
 }
 
 static PyObject *context_info(PyObject *obj, PyObject *noargs) {
@@ -147,6 +306,12 @@ static PyMethodDef context_methods[] = {
      "take_validation() -> list of validation-layer messages since the last call"},
     {"wait_idle", context_wait_idle, METH_NOARGS, "wait_idle(): waits for all submitted work"},
     {"stats", context_stats, METH_NOARGS, "stats() -> dict of submission and memory counters"},
+    {"scratch", context_scratch, METH_VARARGS,
+     "scratch(size, kind) -> Buffer: a reusable buffer from the context's pool"},
+    {"pool_info", context_pool_info, METH_NOARGS,
+     "pool_info() -> {'buffers', 'bytes'} of the free scratch buffers"},
+    {"set_wait", context_set_wait, METH_VARARGS,
+     "set_wait(mode, spin_us=0): 'spin-block', 'block', 'spin' or 'default'"},
     {"inject_fault", context_inject_fault, METH_VARARGS,
      "inject_fault(call, vk_result): the next `call` fails with `vk_result` (tests)"},
     {NULL, NULL, 0, NULL},
@@ -155,6 +320,9 @@ static PyMethodDef context_methods[] = {
 static PyGetSetDef context_getset[] = {
     {"lost", context_lost, NULL, "True once the device was lost", NULL},
     {"address", context_address, NULL, "the vrt_context pointer", NULL},
+    {"wait", context_get_wait, NULL, "(mode, spin_us): how waits wait", NULL},
+    {"copy_threads", context_get_copy_threads, context_set_copy_threads,
+     "threads that share large host copies", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -164,7 +332,8 @@ static PyType_Slot context_slots[] = {
     {Py_tp_methods, context_methods},
     {Py_tp_getset, context_getset},
     {Py_tp_doc, "Context(device=None, validation=-1, cache_dir=None, spin_us=0, "
-                "no_push_descriptors=False): a Vulkan device and its compute queue"},
+                "no_push_descriptors=False, wait=None, copy_threads=0): a Vulkan device and "
+                "its compute queue"},
     {0, NULL},
 };
 

@@ -35,9 +35,20 @@ typedef struct vpy_state {
   PyObject *VulkanError, *DeviceLostError, *OutOfMemoryError, *CompileError;
 } vpy_state;
 
+/* A free scratch buffer kept for reuse (context.c's pool). */
+typedef struct vpy_pooled {
+  vrt_buffer *b;
+  uint64_t size;
+  int kind;
+} vpy_pooled;
+
 typedef struct vpy_context {
   PyObject_HEAD
   vrt_context *ctx;
+  /* Scratch buffers whose Buffer objects died, oldest first (GIL held). */
+  vpy_pooled *pool;
+  uint32_t npool, cappool;
+  uint64_t pool_bytes;
 } vpy_context;
 
 typedef struct vpy_buffer {
@@ -49,6 +60,7 @@ typedef struct vpy_buffer {
   PyObject *owner;
   Py_buffer import_view; /* held while an import lives (pins the memory) */
   bool imported, borrowed;
+  bool pooled; /* a scratch buffer: back to the context's pool when it dies */
   bool noncoherent; /* host-visible but not coherent: flush/invalidate */
   void *map;
   uint64_t size;
@@ -88,6 +100,8 @@ bool vpy_uint3(PyObject *obj, const char *what, uint32_t fill, uint32_t out[3]);
 /* context.c */
 extern PyType_Spec vpy_context_spec;
 vrt_context *vpy_context_get(vpy_state *st, PyObject *obj); /* NULL + TypeError */
+/* Takes a pooled buffer back (false: the pool is full, destroy it). */
+bool vpy_pool_put(vpy_context *c, vrt_buffer *b);
 
 /* buffer.c */
 extern PyType_Spec vpy_buffer_spec, vpy_host_memory_spec;

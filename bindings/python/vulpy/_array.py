@@ -186,7 +186,10 @@ class ndarray:
         return np.frombuffer(self._buf, _U32, self._size).reshape(self.shape)
 
     def numpy(self):
-        """A NumPy copy of the data (works for every memory kind)."""
+        """A NumPy copy of the data (works for every memory kind). One copy:
+        a memcpy from the mapping for host-visible memory, or through the
+        staging ring; large copies are split over the context's copy
+        threads (which also share the page faults of the new array)."""
         if not self.contiguous:
             whole = np.empty(self._buf.size // self.itemsize, self._sdtype)
             self._buf.download(whole)
@@ -197,7 +200,24 @@ class ndarray:
             self._buf.download(out)
         return out.astype(np.bool_) if self.dtype == _BOOL else out
 
-    get = numpy  # CuPy's spelling
+    def get(self, out=None):
+        """A NumPy copy of the data, into `out` when given (a C-contiguous,
+        writable ndarray of the same shape and dtype: no allocation, so no
+        page faults). CuPy's spelling."""
+        if out is None:
+            return self.numpy()
+        if not isinstance(out, np.ndarray):
+            raise TypeError(f"get: out= must be a NumPy array, not {type(out).__name__}")
+        if out.shape != self.shape or out.dtype != self.dtype:
+            raise ValueError(f"get: out= is {out.dtype.name}{list(out.shape)}, the array is "
+                             f"{self.dtype.name}{list(self.shape)}")
+        if not out.flags.c_contiguous or not out.flags.writeable:
+            raise ValueError("get: out= must be C-contiguous and writable")
+        if not self.contiguous or self.dtype == _BOOL:
+            np.copyto(out, self.numpy())
+        elif self._size:
+            self._buf.download(out)
+        return out
 
     def __array__(self, dtype=None, copy=None):
         if copy is False and self._buf.mapped and self.dtype != _BOOL and self.contiguous:

@@ -6,13 +6,26 @@ and keeps the results. The cache key is the JSON document, the options and
 the extension's build identity, so a rebuilt compiler never reuses stale
 SPIR-V. Disk entries live in $XDG_CACHE_HOME/vulpy/kernels (or
 ~/.cache/vulpy/kernels); VULPY_NO_DISK_CACHE=1 turns them off.
+
+Making the JSON document costs milliseconds (inspect's tokenizer, ast.parse),
+so a warm start looks first under a key computed without it
+(function_key, source_key): the text of the source file(s), where the
+function starts, the values of the names it may read, the options and the
+build. A hit there skips the dump, the frontend, glslang and validation;
+a miss compiles and stores the result under both keys. `stats` counts
+what happened (tests check that a second process compiles nothing).
 """
 import base64
 import hashlib
+import inspect
 import json
+import linecache
 import os
+import re
+import sys
 import tempfile
 import threading
+import types
 
 from . import _astjson, _native
 
@@ -21,6 +34,11 @@ TARGETS = ("vir", "glsl", "spirv", "manifest")
 _memory = {}
 _lock = threading.Lock()
 _build_id = None
+
+# compiled: compile_ast calls; memory_hits / disk_hits: full-key hits;
+# fast_memory_hits / fast_disk_hits: hits before the dump
+stats = {"compiled": 0, "memory_hits": 0, "disk_hits": 0, "fast_memory_hits": 0,
+         "fast_disk_hits": 0}
 
 
 def build_id():
@@ -91,23 +109,197 @@ def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispat
                           build_id()).encode("utf-8")).hexdigest()
     hit = _memory.get(key)
     if hit is not None:
+        stats["memory_hits"] += 1
         return hit
     out = _disk_load(key)
     if out is None or any(t not in out for t in targets):
+        stats["compiled"] += 1
         out = _native.ext().compile_ast(text, name or doc.get("filename") or "<kernel>",
                                         doc.get("kernel"), opts["local_size"],
                                         opts["dispatch_guard"], opts["asserts"],
                                         opts["fast_math"], opts["optimize"], opts["features"],
                                         0, opts["targets"], None)
         _disk_store(key, out)
+    else:
+        stats["disk_hits"] += 1
     out["key"] = key
     with _lock:
         _memory[key] = out
     return out
 
 
+def _cached(fkey, targets):
+    """The artifacts under a fast key (memory, then disk), or None."""
+    if fkey is None:
+        return None
+    hit = _memory.get(fkey)
+    if hit is not None:
+        stats["fast_memory_hits"] += 1
+        return hit
+    out = _disk_load(fkey)
+    if out is None or any(t not in out for t in targets) or "key" not in out:
+        return None
+    stats["fast_disk_hits"] += 1
+    with _lock:
+        _memory[fkey] = out
+    return out
+
+
+def _remember(fkey, out):
+    if fkey is None:
+        return
+    with _lock:
+        _memory[fkey] = out
+    _disk_store(fkey, out)
+
+
+def _fast_key(parts, kw):
+    kw = dict(kw)
+    kw.setdefault("targets", TARGETS)
+    kw = {k: (tuple(v) if isinstance(v, list) else v) for k, v in kw.items()}
+    text = repr(parts) + "\0" + repr(sorted(kw.items())) + "\0" + build_id()
+    return "f" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[1:]
+
+
 def compile_source(text, filename, kernel=None, options=None, **kw):
     """compile_document of Python source text (a .vul.py file's, or a
-    template's)."""
+    template's); a known text comes from the cache without being parsed."""
+    fkey = _fast_key(("source", text, filename, kernel, _plain(options)), kw)
+    out = _cached(fkey, kw.get("targets", TARGETS))
+    if out is not None:
+        return out
     doc = _astjson.dump_source(text, filename, kernel, options)
-    return compile_document(doc, **kw)
+    out = compile_document(doc, **kw)
+    _remember(fkey, out)
+    return out
+
+
+def compile_file(path, kernel, options, document, **kw):
+    """compile_document of a .vul.py file's document (made by `document()`
+    only on a miss), looked up first by the file's text."""
+    with open(path, "rb") as f:
+        text = f.read()
+    fkey = _fast_key(("file", os.fspath(path), text, kernel, _plain(options)), kw)
+    out = _cached(fkey, kw.get("targets", TARGETS))
+    if out is not None:
+        return out
+    out = compile_document(document(), **kw)
+    _remember(fkey, out)
+    return out
+
+
+def compile_function(fn, options, document, **kw):
+    """compile_document of a decorated function's document (made by
+    `document()` only on a miss), looked up first by function_key."""
+    fkey = function_key(fn, options, kw)
+    out = _cached(fkey, kw.get("targets", TARGETS))
+    if out is not None:
+        return out
+    out = compile_document(document(), **kw)
+    _remember(fkey, out)
+    return out
+
+
+# ------------------------------------------------------------ fast keys
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_file_facts = {}  # (filename, len, hash of text) -> (digest, identifiers)
+
+
+def _plain(options):
+    """The options as _astjson sends them (JSON-able values only)."""
+    return tuple(sorted((k, repr(v)) for k, v in (options or {}).items()
+                        if _astjson._jsonable(v)))
+
+
+def _file(filename):
+    """(digest of the file's text as linecache has it, the identifiers in
+    it), or None when the text is not available."""
+    lines = linecache.getlines(filename)
+    if not lines:
+        return None
+    text = "".join(lines)
+    h = hash(text)
+    facts = _file_facts.get((filename, len(text), h))
+    if facts is None:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        facts = (digest, frozenset(_IDENT.findall(text)))
+        _file_facts[(filename, len(text), h)] = facts
+    return facts
+
+
+def _is_vulpy(obj):
+    mod = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
+    return isinstance(mod, str) and (mod == "vulpy" or mod.startswith("vulpy."))
+
+
+def _summary(name, v, todo):
+    """What the document can depend on in the value bound to `name`."""
+    if isinstance(v, types.ModuleType):
+        return (name, "module", v.__name__)
+    if isinstance(v, (bool, int, float)):
+        return (name, type(v).__name__, repr(v))
+    if isinstance(v, (types.FunctionType, type)) and not _is_vulpy(v):
+        todo.append(v)
+        return (name, "code", getattr(v, "__module__", ""), getattr(v, "__qualname__", ""))
+    if _is_vulpy(v):
+        return (name, "vulpy", getattr(v, "__name__", type(v).__name__))
+    return (name, "other", type(v).__name__, callable(v))
+
+
+def function_key(fn, options, kw):
+    """A key for what _astjson.dump_function(fn, options) would produce,
+    computed without tokenizing or parsing: for fn and every function or
+    class it may reach, the text of its file, its name and first line, and,
+    for every identifier in that file bound in its scope, a summary of the
+    value (numbers by value, functions and classes by the same facts,
+    modules by name, anything else by type). Identifiers are taken from the
+    whole file - a superset of the names the function reads, so a change
+    that could change the document changes the key. None when a source file
+    cannot be read (the slow path then decides)."""
+    try:
+        fn = inspect.unwrap(fn)
+        helpers = list((options or {}).get("helpers", ()) or ())
+        parts = ["function", _plain(options), fn.__name__]
+        todo = [fn] + [inspect.unwrap(h) for h in helpers]
+        done, scopes = set(), set()
+        while todo:
+            obj = todo.pop(0)
+            if id(obj) in done:
+                continue
+            done.add(id(obj))
+            closure = {}
+            if isinstance(obj, types.FunctionType):
+                code = obj.__code__
+                filename = inspect.getsourcefile(obj) or code.co_filename
+                first, scope = code.co_firstlineno, obj.__globals__
+                for name, cell in zip(code.co_freevars, obj.__closure__ or ()):
+                    try:
+                        closure[name] = cell.cell_contents
+                    except ValueError:
+                        closure[name] = None
+            elif isinstance(obj, type):
+                mod = sys.modules.get(obj.__module__)
+                filename = getattr(mod, "__file__", None)
+                if not filename:
+                    return None
+                first, scope = -1, vars(mod)
+            else:
+                return None
+            facts = _file(filename)
+            if facts is None:
+                return None
+            digest, idents = facts
+            parts.append((filename, digest, getattr(obj, "__qualname__", ""), first))
+            for name in sorted(idents & closure.keys()):
+                parts.append(("closure",) + _summary(name, closure[name], todo))
+            # the module's values once per (file, module): its functions
+            # share them
+            if (filename, id(scope)) in scopes:
+                continue
+            scopes.add((filename, id(scope)))
+            for name in sorted(idents & scope.keys()):
+                parts.append(_summary(name, scope[name], todo))
+        return _fast_key(tuple(parts), kw)
+    except (TypeError, OSError, AttributeError):
+        return None

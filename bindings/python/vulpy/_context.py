@@ -6,9 +6,12 @@ belongs to one. Functions that take `context=None` use the default context,
 created on first use from VULPY_DEVICE (an index, a kind, or part of a
 name) or the best device (dgpu > igpu > virtual > cpu).
 """
+import atexit
 import os
 import threading
 import weakref
+
+import numpy as np
 
 from . import _native
 from ._errors import DeviceLostError, FeatureError
@@ -43,11 +46,15 @@ class Context:
 
     `validation=True` enables the Khronos validation layer (default: on when
     VULPY_VALIDATION=1); `cache_dir` is the pipeline cache folder (None:
-    $XDG_CACHE_HOME/vulpy; "": none).
+    $XDG_CACHE_HOME/vulpy; "": none). `wait` is how a synchronous call waits
+    for the GPU: 'spin-block' (poll, then sleep: the default on GPUs),
+    'block' (sleep at once: the default on CPU devices), 'spin' (poll until
+    done); `copy_threads` is how many threads share large host copies
+    (default: VULPY_COPY_THREADS, else half the CPUs, at most 4).
     """
 
     def __init__(self, device_index=None, kind=None, *, device=None, validation=None,
-                 cache_dir=None):
+                 cache_dir=None, wait=None, copy_threads=None):
         given = [x is not None for x in (device_index, kind, device)]
         if sum(given) > 1:
             raise ValueError("give at most one of device_index=, kind= and device=")
@@ -66,14 +73,24 @@ class Context:
         else:
             selector = None  # the runtime reads VULPY_DEVICE
         v = -1 if validation is None else int(bool(validation))
-        self._native = _native.ext().Context(selector, v, cache_dir)
+        _prewarm()
+        if copy_threads is not None and (isinstance(copy_threads, bool) or
+                                         not isinstance(copy_threads, int) or
+                                         not 1 <= copy_threads <= 64):
+            raise ValueError(f"copy_threads must be an int in 1..64, got {copy_threads!r}")
+        self._native = _native.ext().Context(selector, v, cache_dir, wait=wait,
+                                             copy_threads=copy_threads or 0)
         self.info = self._native.info()
         self._features = frozenset(self.info["features"])
         self._kernels = {}  # compile key -> native Kernel on this device
         self._ufast = {}  # ufunc call signature -> a ready dispatch (_ufunc's fast path)
-        self._pool = {}  # memory kind -> list of free scratch Buffers
-        self._pool_bytes = 0
-        self._pool_lock = threading.Lock()
+        self._imports = {}  # id(ndarray) -> (weakref, address, nbytes, Buffer): _host_input
+        self._imports_lock = threading.Lock()
+        # Convenience calls read NumPy inputs in place (imported pages) and
+        # return results that are views of mapped buffers; either can be
+        # turned off (the copy paths then run, as for odd cases anyway).
+        self.host_import = "external_memory_host" in self._features
+        self.zero_copy_results = True
         _live.add(self)
 
     # ---------------------------------------------------------- description
@@ -143,10 +160,28 @@ class Context:
         return self._native.describe(verbose)
 
     def synchronize(self):
-        """Waits until every submitted dispatch and copy is done."""
-        if self._native.lost:
-            raise DeviceLostError(f"{self.name}: the device was lost; create a new vp.Context")
+        """Waits until every submitted dispatch and copy is done (raises
+        DeviceLostError on a lost device)."""
         self._native.wait_idle()
+
+    @property
+    def wait(self):
+        """How synchronous calls wait for the GPU: 'spin-block', 'block' or
+        'spin'. Assign one of them (or 'default') to change it."""
+        return self._native.wait[0]
+
+    @wait.setter
+    def wait(self, mode):
+        self._native.set_wait(mode)
+
+    @property
+    def copy_threads(self):
+        """Threads that share large host copies (uploads, downloads)."""
+        return self._native.copy_threads
+
+    @copy_threads.setter
+    def copy_threads(self, n):
+        self._native.copy_threads = n
 
     def take_validation(self):
         """The validation layer's messages since the last call (a list of str)."""
@@ -161,34 +196,101 @@ class Context:
 
     # ------------------------------------------------------ scratch buffers
     # Convenience calls (NumPy in, NumPy out) stage their data in buffers of
-    # this pool instead of allocating (and zeroing) new ones on every call.
-    _POOL_LIMIT = 512 << 20
+    # the native context's pool instead of allocating (and zeroing) new ones
+    # on every call; a Buffer goes back to the pool when it dies, so _release
+    # has nothing to do (it stays for the callers that use it).
 
     def _scratch(self, kind, nbytes):
-        with self._pool_lock:
-            free = self._pool.get(kind)
-            if free:
-                for i, b in enumerate(free):
-                    if nbytes <= b.size <= 2 * nbytes + 4096:
-                        self._pool_bytes -= b.size
-                        return free.pop(i)
-        size = 256
-        while size < nbytes:
-            size *= 2
-        if size > 64 << 20:  # big: round to 1/16 steps, not to powers of two
-            step = max(size // 32, 4096)
-            size = (nbytes + step - 1) // step * step
-        return _native.ext().Buffer(self._native, size, kind)
+        return self._native.scratch(nbytes, kind)
 
     def _release(self, buf):
-        if buf.size > self._POOL_LIMIT // 4:
-            return
-        with self._pool_lock:
-            free = self._pool.setdefault(buf.kind, [])
-            free.append(buf)
-            self._pool_bytes += buf.size
-            while self._pool_bytes > self._POOL_LIMIT and free:
-                self._pool_bytes -= free.pop(0).size
+        pass
+
+    # Arrays of at least this many bytes are imported rather than copied.
+    _IMPORT_MIN = 256 << 10
+    # Results up to this size are views of their (pooled) buffer; larger
+    # ones are copied into an ordinary NumPy array, so that no result holds
+    # a large block of the driver's (often pinned) memory.
+    _ZERO_COPY_MAX = 128 << 20
+    _IMPORTS_MAX = 32
+
+    def _host_input(self, a, allow_import=True):
+        """A Buffer the GPU can read C-contiguous ndarray `a` from: the
+        vulpy Buffer `a` is a view of (a convenience result), `a`'s own pages
+        imported with no copy (kept for the array's lifetime, so a second call
+        on the same array costs a dictionary lookup), or a pooled 'host'
+        buffer with a copy of it."""
+        base = a.base
+        while isinstance(base, np.ndarray):
+            base = base.base
+        if isinstance(base, memoryview):  # np.frombuffer's base
+            base = base.obj
+        ext = _native.ext()
+        if isinstance(base, ext.Buffer) and base.context is self._native and base.mapped and \
+                a.__array_interface__["data"][0] == base.address:
+            return base
+        n = a.nbytes
+        if allow_import and self.host_import and n >= self._IMPORT_MIN and \
+                a.flags.writeable and a.flags.c_contiguous:
+            buf = self._imported(a)
+            if buf is not None:
+                return buf
+        buf = self._scratch("host" if not self.uma else "device", max(n, 16))
+        if n:
+            buf.upload(a)
+        return buf
+
+    def _imported(self, a):
+        addr = a.__array_interface__["data"][0]
+        key = id(a)
+        with self._imports_lock:
+            hit = self._imports.get(key)
+        if hit is not None:
+            ref, haddr, hn, buf = hit
+            if ref() is a and haddr == addr and hn == a.nbytes:
+                return buf
+            self._forget(key, ref)
+        if addr % 16:
+            return None
+        try:
+            buf = _native.ext().Buffer.import_range(self._native, a, False)
+        except Exception:  # noqa: BLE001 - not importable: the copy path
+            return None
+        imports = self._imports
+
+        def gone(ref, key=key, imports=imports, lock=self._imports_lock):
+            # The array is being freed: drop its import first (this waits for
+            # the GPU work that reads it).
+            with lock:
+                entry = imports.get(key)
+                if entry is not None and entry[0] is ref:
+                    del imports[key]
+        try:
+            ref = weakref.ref(a, gone)
+        except TypeError:
+            return None
+        with self._imports_lock:
+            self._imports[key] = (ref, addr, a.nbytes, buf)
+            while len(self._imports) > self._IMPORTS_MAX:
+                del self._imports[next(iter(self._imports))]
+        return buf
+
+    def _forget(self, key, ref):
+        with self._imports_lock:
+            entry = self._imports.get(key)
+            if entry is not None and entry[0] is ref:
+                del self._imports[key]
+
+
+def _prewarm():
+    """Starts glslang's one-time set-up (most of a process's first compile)
+    on a background thread while the Vulkan device is being created;
+    VULPY_PREWARM=0 turns it off. The thread is joined at exit."""
+    if os.environ.get("VULPY_PREWARM") == "0":
+        return
+    ext = _native.ext()
+    if hasattr(ext, "prewarm") and ext.prewarm():
+        atexit.register(ext.prewarm_join)
 
 
 def default_context():

@@ -222,13 +222,15 @@ class PyKernel(_Inspect):
         return self.program().artifacts
 
     def _extra(self, target):
-        return _compiler.compile_document(self._document(), targets=(target,),
-                                          fast_math=self.fast_math)[target]
+        return _compiler.compile_function(self.fn, self.options, self._document,
+                                          targets=(target,), fast_math=self.fast_math)[target]
 
     def program(self):
-        """Compiles on first use (then from the memory and disk caches)."""
+        """Compiles on first use (then from the memory and disk caches,
+        looked up before the function's source is even parsed)."""
         if self._prog is None:
-            arts = _compiler.compile_document(self._document(), fast_math=self.fast_math)
+            arts = _compiler.compile_function(self.fn, self.options, self._document,
+                                              fast_math=self.fast_math)
             self._prog = Program(arts, f"kernel {self.__name__}()")
         return self._prog
 

@@ -97,10 +97,9 @@ class Shader(_Inspect):
         opts = {k: v for k, v in (("local_size_x", local_size_x), ("local_size_y", local_size_y),
                                   ("local_size_z", local_size_z)) if v is not None}
         self.fast_math = fast_math
-        self._doc = _astjson.dump_file(self.path, kernel, opts)
-        from ._kernel import _rewrite_control
-        _rewrite_control(self._doc)
-        arts = _compiler.compile_document(self._doc, fast_math=fast_math)
+        self._kernel, self._opts, self._doc = kernel, opts, None
+        arts = _compiler.compile_file(self.path, kernel, opts, self._document,
+                                      fast_math=fast_math)
         self._prog = Program(arts, f"shader {os.path.basename(self.path)}")
         self._prog.native(self.context)  # build the pipeline now: errors show here
         self._bufs = {}
@@ -109,9 +108,15 @@ class Shader(_Inspect):
     def _artifacts(self):
         return self._prog.artifacts
 
+    def _document(self):
+        if self._doc is None:
+            from ._kernel import _rewrite_control
+            self._doc = _rewrite_control(_astjson.dump_file(self.path, self._kernel, self._opts))
+        return self._doc
+
     def _extra(self, target):
-        return _compiler.compile_document(self._doc, targets=(target,),
-                                          fast_math=self.fast_math)[target]
+        return _compiler.compile_file(self.path, self._kernel, self._opts, self._document,
+                                      targets=(target,), fast_math=self.fast_math)[target]
 
     @property
     def buffer_names(self):

@@ -162,8 +162,42 @@ class Ufunc:
             r = array_path(self, args, out, context, sync)
             if r is not NotImplemented:
                 return r
-        r = self._try_fast(args, out, context, sync)
+        if args and type(args[0]) is np.ndarray:
+            r = self._try_fast_np(args, out, context, sync)
+        else:
+            r = self._try_fast(args, out, context, sync)
         return r if r is not None else _apply(self, args, out, context, sync)
+
+    def _try_fast_np(self, args, out, context, sync):
+        """The common convenience call - C-contiguous NumPy arrays of one
+        shape, already of the loop's dtypes - once _apply has planned the
+        same signature: the inputs' buffers (imported or staged), a pooled
+        output, a dispatch. None: take the slow path."""
+        if out is not None:
+            return None
+        shape = None
+        sig = ["np", self.name]
+        for a in args:
+            if type(a) is not np.ndarray or not a.flags.c_contiguous:
+                return None
+            if shape is None:
+                shape = a.shape
+            elif a.shape != shape:
+                return None
+            sig.append(a.dtype)
+        sig.append(shape)
+        ctx = _context.resolve(context)
+        plan = ctx._ufast.get(tuple(sig))
+        if plan is None:
+            return None
+        kern, push, gx, gy, out_dt, n, osize, okind = plan
+        binds = [ctx._host_input(a, allow_import=sync) for a in args]
+        obuf = ctx._scratch(okind, osize)
+        binds.append(obuf)
+        ticket = kern.dispatch(binds, push, gx, gy, 1, True, sync)
+        if sync:
+            return _numpy_result(ctx, obuf, out_dt, n, shape)
+        return Handle(ticket, lambda: _numpy_result(ctx, obuf, out_dt, n, shape))
 
     def _try_fast(self, args, out, context, sync):
         """The common resident call - arrays of one shape on one context, and
@@ -346,8 +380,10 @@ def _apply(uf, args, out, context, sync, loop=None):
                 host = np.ascontiguousarray(a.astype(np.bool_).astype(np.uint32))
             else:
                 host = np.ascontiguousarray(a, dtype=loop_in[k])
-            buf = ctx._scratch("host" if not ctx.uma else "device", max(host.nbytes, 16))
-            buf.upload(host)
+            # the caller's own array (not a converted temporary) is read in
+            # place when it can be; an asynchronous call takes a copy, so the
+            # caller may change the array before waiting
+            buf = ctx._host_input(host, allow_import=sync and host is args[k])
             scratch.append(buf)
             st, shp = loop_in[k], a.shape
         bufs.append(buf)
@@ -364,8 +400,9 @@ def _apply(uf, args, out, context, sync, loop=None):
             dst = _array.empty(oshape, out_dt, memory=resident.memory, context=ctx)
             obuf = dst._buf
         else:
-            osz = n * _array.storage_dtype(out_dt).itemsize
-            obuf = ctx._scratch("cached" if not ctx.uma else "device", max(osz, 16))
+            osz = max(n * _array.storage_dtype(out_dt).itemsize, 16)
+            okind = "cached" if not ctx.uma else "device"
+            obuf = ctx._scratch(okind, osz)
             scratch.append(obuf)
     else:
         obuf = dst._buf
@@ -435,6 +472,13 @@ def _apply(uf, args, out, context, sync, loop=None):
         scalars = [(k, f"s{k}") for k, L in enumerate(layout) if L == "s"]
         ctx._ufast[sig] = (kern, values if scalars else push, gx, gy, out_dt, scalars,
                            prog.packer)
+    elif resident is None and out is None and loop is None and all(
+            L == "c" and type(a) is np.ndarray and a.dtype == lt and lt != _BOOL and
+            a.flags.c_contiguous for L, a, lt in zip(layout, args, loop_in)):
+        # NumPy arrays of the output's shape, no conversion: the convenience
+        # fast path (Ufunc._try_fast_np) takes the next call
+        sig = ("np", uf.name) + tuple(a.dtype for a in args) + (oshape,)
+        ctx._ufast[sig] = (kern, push, gx, gy, out_dt, n, osz, okind)
 
     if resident is not None:
         if sync:
@@ -443,17 +487,34 @@ def _apply(uf, args, out, context, sync, loop=None):
         return Handle(ticket, lambda: (_release(ctx, scratch), dst)[1])
 
     def finish():
-        res = np.empty(oshape, _array.storage_dtype(out_dt))
-        obuf.download(res)
-        _release(ctx, scratch)
-        if out_dt == _BOOL:
-            res = res.astype(np.bool_)
+        sdt = _array.storage_dtype(out_dt)
         if host_out is not None:
-            np.copyto(host_out, res, casting="same_kind")
+            if host_out.dtype == sdt:  # straight into the caller's array
+                obuf.download(host_out)
+                return host_out
+            res = np.empty(oshape, sdt)
+            obuf.download(res)
+            np.copyto(host_out, res.astype(np.bool_) if out_dt == _BOOL else res,
+                      casting="same_kind")
             return host_out
-        return res
+        return _numpy_result(ctx, obuf, out_dt, n, oshape)
 
     return finish() if sync else Handle(ticket, finish)
+
+
+def _numpy_result(ctx, obuf, out_dt, n, oshape):
+    """The NumPy result of a convenience call from its output buffer."""
+    sdt = _array.storage_dtype(out_dt)
+    if obuf.mapped and out_dt != _BOOL and ctx.zero_copy_results and \
+            obuf.size <= ctx._ZERO_COPY_MAX:
+        # The result IS the mapped output buffer (host-cached memory): no
+        # copy, no page faults. The buffer returns to the context's pool
+        # when the last view of it dies.
+        return np.frombuffer(obuf, sdt, n).reshape(oshape)
+    res = np.empty(oshape, sdt)
+    if n:
+        obuf.download(res)
+    return res.astype(np.bool_) if out_dt == _BOOL else res
 
 
 def _release(ctx, bufs):

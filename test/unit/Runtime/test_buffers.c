@@ -1,5 +1,6 @@
 /* test_buffers.c - buffer round trips (sizes 0, 1, odd, 256 MiB) in every
- * memory kind, directly mapped and through the staging ring; zeroing of new
+ * memory kind, directly mapped and through the staging ring, with one copy
+ * thread and with several; zeroing of new
  * and reused memory; fill and copy; range errors; the sub-allocator's
  * blocks. */
 #include "rt_test.h"
@@ -69,6 +70,21 @@ static void test_round_trips(void) { round_trips((vrt_context_options){0}); }
 /* Device buffers that are not mapped: the staging ring and zero fills. */
 static void test_round_trips_staged(void) {
   round_trips((vrt_context_options){.no_device_mapping = true});
+}
+
+/* Large copies split over copy threads (mapped and staged), odd sizes. */
+static void test_round_trips_threads(void) {
+  round_trips((vrt_context_options){.copy_threads = 3});
+  round_trips((vrt_context_options){.copy_threads = 3, .no_device_mapping = true});
+  vrt_context *ctx = rt_context_with((vrt_context_options){.copy_threads = 3});
+  if (ctx) {
+    CHECK_EQ_U64(vrt_context_copy_threads(ctx), 3);
+    vrt_context_set_copy_threads(ctx, 0);
+    CHECK_EQ_U64(vrt_context_copy_threads(ctx), 1);
+    vrt_context_set_copy_threads(ctx, 2);
+    round_trip(ctx, (12 << 20) + 7, VRT_CACHED);
+  }
+  rt_context_done(ctx);
 }
 
 static void test_256mib(void) {
@@ -207,6 +223,7 @@ static void test_suballocation(void) {
 int main(void) {
   RT_RUN(test_round_trips);
   RT_RUN(test_round_trips_staged);
+  RT_RUN(test_round_trips_threads);
   RT_RUN(test_256mib);
   RT_RUN(test_zeroing);
   RT_RUN(test_fill_copy);

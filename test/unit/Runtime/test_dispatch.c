@@ -197,6 +197,60 @@ static void test_async_tickets(void) {
   rt_context_done(ctx);
 }
 
+/* Each wait strategy gives the same results, a never-reached ticket times
+ * out in each (spinning included), and the default on a CPU device blocks
+ * at once. */
+static void test_wait_modes(void) {
+  vrt_context *ctx = rt_context();
+  vrt_kernel *k = ctx ? rt_kernel(ctx, "fixed", NULL) : NULL;
+  if (!k) {
+    rt_context_done(ctx);
+    return;
+  }
+  vp_diags d = {0};
+  uint32_t spin = 0;
+  vrt_wait_mode def = vrt_context_wait_mode(ctx, &spin);
+  CHECK(def != VRT_WAIT_DEFAULT);
+  if (vrt_context_device(ctx)->kind == VRT_DEVICE_CPU)
+    CHECK(def == VRT_WAIT_BLOCK);
+  else
+    CHECK(def == VRT_WAIT_SPIN_BLOCK && spin == 100);
+  vrt_buffer *o = vrt_buffer_create(ctx, 1024 * 4, VRT_HOST, &d);
+  vrt_wait_mode modes[] = {VRT_WAIT_SPIN, VRT_WAIT_BLOCK, VRT_WAIT_SPIN_BLOCK, VRT_WAIT_DEFAULT};
+  for (uint32_t m = 0; o && m < 4; m++) {
+    vrt_context_set_wait(ctx, modes[m], m == 2 ? 5 : 0);
+    CHECK(vrt_context_wait_mode(ctx, NULL) == (m == 3 ? def : modes[m]));
+    for (uint32_t r = 0; r < 20; r++) {
+      uint32_t push[2] = {1024, m * 1000 + r};
+      CHECK(vrt_dispatch(k, &(vrt_args){&o, 1, push, 8}, vrt_invocations(1024, 1, 1), &d));
+      uint32_t *v = vrt_buffer_map(o);
+      CHECK(v[0] == m * 1000 + r && v[1023] == 2046 + m * 1000 + r);
+    }
+    vrt_ticket t;
+    uint32_t push[2] = {1024, 1};
+    CHECK(vrt_dispatch_async(k, &(vrt_args){&o, 1, push, 8}, vrt_invocations(1024, 1, 1), &t,
+                             &d));
+    CHECK(!vrt_wait(ctx, t + 1000, 2000000, &d));
+    CHECK_ERROR(d, "timed out");
+    CHECK(vrt_wait(ctx, t, UINT64_MAX, &d));
+  }
+  CHECK(strcmp(vrt_wait_mode_name(VRT_WAIT_SPIN_BLOCK), "spin-block") == 0);
+  CHECK_OK(d);
+  vrt_buffer_destroy(o);
+  vrt_kernel_destroy(k);
+  vp_diags_free(&d);
+  rt_context_done(ctx);
+  /* The option and VULPY_WAIT choose it at creation. */
+  ctx = rt_context_with((vrt_context_options){.wait = VRT_WAIT_SPIN});
+  CHECK(ctx && vrt_context_wait_mode(ctx, NULL) == VRT_WAIT_SPIN);
+  rt_context_done(ctx);
+  setenv("VULPY_WAIT", "block", 1);
+  ctx = rt_context();
+  CHECK(ctx && vrt_context_wait_mode(ctx, NULL) == VRT_WAIT_BLOCK);
+  rt_context_done(ctx);
+  unsetenv("VULPY_WAIT");
+}
+
 /* Descriptor sets from pools: a kernel with two sets, and saxpy with push
  * descriptors turned off. */
 static void test_descriptor_pools(void) {
@@ -316,6 +370,7 @@ int main(void) {
   RT_RUN(test_grids);
   RT_RUN(test_fixed_and_launch_cache);
   RT_RUN(test_async_tickets);
+  RT_RUN(test_wait_modes);
   RT_RUN(test_descriptor_pools);
   RT_RUN(test_timestamps);
   RT_RUN(test_threads);

@@ -233,6 +233,9 @@ static void test_device_lost(void) {
   CHECK_ERROR(d, "was lost");
   CHECK(!vrt_record_begin(a, 0, &d));
   CHECK_ERROR(d, "was lost");
+  /* Waiting for idle fails too, though nothing is pending. */
+  CHECK(!vrt_context_wait_idle(a, &d));
+  CHECK_ERROR(d, "was lost");
   /* The other context goes on. */
   CHECK(!vrt_context_lost(b));
   CHECK(vrt_dispatch(kb, &(vrt_args){&ob, 1, push, 8}, vrt_invocations(64, 1, 1), &d));

@@ -1,6 +1,7 @@
 /* test_hostimport.c - host memory imported into two contexts at once: each
  * context's kernels see what the other wrote, and so does the host, through
- * the same pages; misaligned imports are refused with a clear error. */
+ * the same pages; misaligned imports are refused with a clear error; memory
+ * at any 16-byte-aligned address is imported by its pages. */
 #include "rt_test.h"
 
 enum { N = 4096 };
@@ -94,8 +95,71 @@ static void test_import_errors(void) {
   rt_context_done(ctx);
 }
 
+/* Memory at any 16-byte-aligned address (a NumPy array's data) imported by
+ * its pages: kernels, copies and fills see exactly the range, at its offset,
+ * and nothing around it changes. */
+static void test_import_range(void) {
+  vrt_context *ctx = rt_context();
+  if (!ctx)
+    return;
+  if (!(vrt_context_device(ctx)->features & VP_FEAT(EXTERNAL_HOST))) {
+    fprintf(stderr, "skipped: no VK_EXT_external_memory_host\n");
+    rt_context_done(ctx);
+    return;
+  }
+  vp_diags d = {0};
+  size_t alloc;
+  uint32_t *host = vrt_host_alloc(3 * 4096, &alloc);
+  for (uint32_t i = 0; i < 3 * 1024; i++)
+    host[i] = 0xDEAD0000u + i;
+  /* 1001 words starting 16 bytes before a page boundary: two pages. */
+  uint32_t *arr = host + 1020, n = 1001;
+  vrt_buffer *b = vrt_buffer_import_host_range(ctx, arr, n * 4, &d);
+  vrt_kernel *fixed = rt_kernel(ctx, "fixed", NULL);
+  vrt_kernel *incr = rt_kernel(ctx, "incr", NULL);
+  CHECK_OK(d);
+  if (b && fixed && incr) {
+    CHECK(vrt_buffer_map(b) == arr && vrt_buffer_size(b) == n * 4);
+    /* The GPU writes o[i] = 2i + 7 at the array, not at the page. */
+    uint32_t push[2] = {n, 7};
+    CHECK(vrt_dispatch(fixed, &(vrt_args){&b, 1, push, 8}, vrt_invocations(n, 1, 1), &d));
+    CHECK(arr[0] == 7 && arr[n - 1] == 2 * (n - 1) + 7 && arr[500] == 1007);
+    CHECK(arr[-1] == 0xDEAD0000u + 1019 && arr[n] == 0xDEAD0000u + 1020 + n);
+    /* It reads the array too: out[i] += a[i] + 1. */
+    vrt_buffer *out = vrt_buffer_create(ctx, n * 4, VRT_DEVICE, &d);
+    vrt_buffer *bufs[2] = {b, out};
+    CHECK(out && vrt_dispatch(incr, &(vrt_args){bufs, 2, NULL, 0}, vrt_invocations(n, 1, 1),
+                              &d));
+    uint32_t *v = calloc(n, 4);
+    CHECK(vrt_buffer_download(out, 0, v, n * 4, &d) && v[0] == 8 && v[n - 1] == 2 * (n - 1) + 8);
+    /* Copies and fills take the offset into account. */
+    CHECK(vrt_buffer_fill(b, 8, 16, 0x55555555u, &d));
+    CHECK(arr[1] == 9 && arr[2] == 0x55555555u && arr[5] == 0x55555555u && arr[6] == 19);
+    CHECK(vrt_buffer_copy(out, 0, b, 4, 8, &d));
+    CHECK(vrt_buffer_download(out, 0, v, 8, &d) && v[0] == 9 && v[1] == 0x55555555u);
+    CHECK(vrt_buffer_copy(b, 0, out, 4, 4, &d) && arr[0] == 0x55555555u);
+    CHECK(arr[-1] == 0xDEAD0000u + 1019 && arr[n] == 0xDEAD0000u + 1020 + n);
+    CHECK_OK(d);
+    free(v);
+    vrt_buffer_destroy(out);
+  }
+  vrt_buffer_destroy(b);
+  /* Addresses the device cannot bind at are refused. */
+  CHECK(!vrt_buffer_import_host_range(ctx, (char *)host + 2, 64, &d));
+  CHECK_ERROR(d, "minStorageBufferOffsetAlignment");
+  CHECK(!vrt_buffer_import_host_range(ctx, host, 0, &d));
+  CHECK_ERROR(d, "cannot import host memory");
+  vrt_kernel_destroy(fixed);
+  vrt_kernel_destroy(incr);
+  CHECK_VALIDATION(ctx);
+  rt_context_done(ctx);
+  vrt_host_free(host, alloc);
+  vp_diags_free(&d);
+}
+
 int main(void) {
   RT_RUN(test_shared_pages);
   RT_RUN(test_import_errors);
+  RT_RUN(test_import_range);
   return rt_failures ? 1 : 0;
 }
