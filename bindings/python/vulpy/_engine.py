@@ -173,14 +173,17 @@ class _RecordingTicket:
 def compile(text, ctx, label="vp.jit", fuse=True, fast_math=False):
     """The Compiled of array-VIR `text` for `ctx`'s device (cached)."""
     missing, available = _masks(ctx)
-    key = (text, missing, fuse, fast_math)
+    # on a CPU device a branch per element runs both sides under masks:
+    # compute both and choose (docs/fusion.md, "Selects")
+    eager = ctx.kind == "cpu"
+    key = (text, missing, fuse, fast_math, eager)
     with _lock:
         c = _cache.get(key)
         if c is not None:
             _cache.move_to_end(key)
             return c
     art = _native.ext().jit_compile(text, label, fuse, missing, fast_math=fast_math,
-                                    features=available)
+                                    features=available, eager_select=eager)
     c = Compiled(art, label)
     with _lock:
         _cache[key] = c
