@@ -626,7 +626,7 @@ static vir_value *emit_op(lw *l, vir_value *v, idx *ix) {
     if (!ops[i])
       return NULL;
   }
-  if (d->code == VIR_OP_SELECT && l->o && l->o->eager_select) {
+  if (d->code == VIR_OP_SELECT && l->o && l->o->cpu_device) {
     /* a named value is a variable of its own in the printed code, never
      * inlined into the `c ? a : b` */
     for (uint32_t i = 1; i < 3; i++)
@@ -1410,9 +1410,10 @@ static void all_kernels(vir_module *m, vp_arena *a, vp_ptrvec *out) {
 static void plan_vec4(lw *l) {
   vp_ptrvec bad = {0}, cand = {0}, ks = {0};
   all_kernels(l->m, &l->tmp, &ks);
+  bool cpu = l->o && l->o->cpu_device;
   for (uint32_t ki = 0; ki < ks.len; ki++) {
     vir_op *K = ks.data[ki];
-    bool ok = vec4_kernel(K);
+    bool ok = vec4_kernel(K) && !(cpu && !cheap_region(&K->regions[0]));
     for (vir_op *op = K->regions[0].first; op; op = op->next) {
       bool mem = op->code == VIR_OP_ARRAY_LOAD || op->code == VIR_OP_ARRAY_STORE ||
                  op->code == VIR_OP_ARRAY_SCATTER;

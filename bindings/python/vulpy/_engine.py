@@ -122,17 +122,23 @@ class Compiled:
             calls.append((k, bufs, data, gx, gy, gz))
         return calls
 
-    def gpu_times(self, ctx, bind, push, iters):
-        """GPU nanoseconds of `iters` runs (one recording with timestamps,
-        submitted `iters` times; the sum of its dispatches' times)."""
+    def timer(self, ctx, bind, push):
+        """A function running the launches once and returning their GPU
+        nanoseconds (one recording with timestamps, made here, submitted at
+        each call; the sum of its dispatches' times)."""
         rec = _native.ext().Recording(ctx._native, True)
         for k, bufs, data, gx, gy, gz in self._calls(ctx, bind, push):
             rec.dispatch(k, bufs, data, gx, gy, gz, True)
-        out = []
-        for _ in range(iters):
+
+        def run():
             rec.run()
-            out.append(sum(rec.times()))
-        return out
+            return sum(rec.times())
+        return run
+
+    def gpu_times(self, ctx, bind, push, iters):
+        """GPU nanoseconds of `iters` runs (see timer)."""
+        t = self.timer(ctx, bind, push)
+        return [t() for _ in range(iters)]
 
     def run(self, ctx, bind, push, sync=True):
         """Submits the launches; `bind` maps buffer names to Buffers, `push`
@@ -173,17 +179,16 @@ class _RecordingTicket:
 def compile(text, ctx, label="vp.jit", fuse=True, fast_math=False):
     """The Compiled of array-VIR `text` for `ctx`'s device (cached)."""
     missing, available = _masks(ctx)
-    # on a CPU device a branch per element runs both sides under masks:
-    # compute both and choose (docs/fusion.md, "Selects")
-    eager = ctx.kind == "cpu"
-    key = (text, missing, fuse, fast_math, eager)
+    # a CPU device runs invocations as SIMD lanes (docs/fusion.md, "CPU devices")
+    cpu = ctx.kind == "cpu"
+    key = (text, missing, fuse, fast_math, cpu)
     with _lock:
         c = _cache.get(key)
         if c is not None:
             _cache.move_to_end(key)
             return c
     art = _native.ext().jit_compile(text, label, fuse, missing, fast_math=fast_math,
-                                    features=available, eager_select=eager)
+                                    features=available, cpu_device=cpu)
     c = Compiled(art, label)
     with _lock:
         _cache[key] = c

@@ -602,16 +602,21 @@ class JitFunction:
     def gpu_times(self, *args, iters=10, out=None):
         """GPU nanoseconds per call, `iters` calls (for benchmarks): the
         kernels' own time, measured with timestamps."""
+        t = self.timer(*args, out=out)
+        return [t() for _ in range(iters)]
+
+    def timer(self, *args, out=None):
+        """For benchmarks: a function that runs this call's kernels once
+        (one recording with timestamps, made here) and returns their GPU
+        nanoseconds. The arguments stay bound to it: NumPy arguments are
+        uploaded once; a new result array is made once."""
         ctx = next((a._ctx for a in args if isinstance(a, _array.ndarray)), None) or \
             _context.resolve(self.context)
         self(*args, out=out)
         e = self._last
-        bind, push, scratch, _ = self._bind(e, args, ctx, _outs(out, self.__name__))
-        try:
-            return e.compiled.gpu_times(ctx, bind, push, iters)
-        finally:
-            for b in scratch:
-                ctx._release(b)
+        bind, push, scratch, results = self._bind(e, args, ctx, _outs(out, self.__name__))
+        run = e.compiled.timer(ctx, bind, push)
+        return lambda keep=(scratch, results): run()
 
     def _run(self, e, args, ctx, sync, outs=()):
         bind, push, scratch, results = self._bind(e, args, ctx, outs)
