@@ -179,8 +179,11 @@ class _RecordingTicket:
 def compile(text, ctx, label="vp.jit", fuse=True, fast_math=False):
     """The Compiled of array-VIR `text` for `ctx`'s device (cached)."""
     missing, available = _masks(ctx)
-    # a CPU device runs invocations as SIMD lanes (docs/fusion.md, "CPU devices")
-    cpu = ctx.kind == "cpu"
+    # a CPU device runs invocations as SIMD lanes (docs/fusion.md, "CPU
+    # devices"); tests set ctx._vp_cpu_lowering to lower for the other kind
+    cpu = getattr(ctx, "_vp_cpu_lowering", None)
+    if cpu is None:
+        cpu = ctx.kind == "cpu"
     key = (text, missing, fuse, fast_math, cpu)
     with _lock:
         c = _cache.get(key)
