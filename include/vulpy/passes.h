@@ -25,6 +25,14 @@ typedef struct vir_pass_options {
   /* VP_FEAT bits the target device lacks; lower-arrays works around them
    * (no subgroup ops, 8-bit buffers as packed words). 0: it has them all. */
   uint32_t missing_features;
+  /* lower-arrays: the device is a CPU running invocations as SIMD lanes
+   * (lavapipe). A select then computes both operands as values before
+   * choosing (a branch on a per-element condition runs both sides under
+   * masks anyway; on a GPU it skips the side no invocation of a warp
+   * takes), and only kernels without costly math read vec4s (the SIMD is
+   * across invocations: four elements per invocation only lengthen each
+   * lane's work, while wide accesses still help memory-bound kernels). */
+  bool cpu_device;
 } vir_pass_options;
 
 typedef vir_pass_result (*vir_pass_fn)(vir_module *m, const vir_pass_options *opts,

@@ -39,7 +39,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { WG = 256, MAX_GROUPS = 65535, RED_GROUPS = 1024, COOP_MIN = 64 };
+/* WG: the local size. MAX_GROUPS: the X group count every device takes.
+ * ROW_GROUPS: the X count of a 2-D grid (a power of two, so the grid's
+ * last index, rows * ROW_GROUPS * WG - 1, stays below 2^32). RED_GROUPS:
+ * the workgroups of a full reduction (an H200 holds 132 x 8 of 256).
+ * UNROLL: independent vec4 loads per iteration of a full reduction. */
+enum {
+  WG = 256,
+  MAX_GROUPS = 65535,
+  ROW_GROUPS = 32768,
+  RED_GROUPS = 1024,
+  COOP_MIN = 64,
+  UNROLL = 4,
+};
 
 typedef struct idx {
   const vir_type *shape;
@@ -73,7 +85,8 @@ typedef struct lw {
   vp_ptrvec packed; /* 8-bit buffers retyped to u32 words (no 8-bit storage) */
   vir_value *consts[128]; /* the kernel's constants */
   uint32_t nconsts;
-  vir_value *ids[3]; /* global_id.x, workgroup_id.x, local_index */
+  vir_value *ids[4]; /* global_id.x, workgroup_id.x, local_index, global_id.y */
+  uint32_t gy;       /* the launch's Y group count (2-D elementwise grids) */
   vp_ptrvec vec4;      /* buffers retyped to vec4 elements (vec4 kernels) */
   struct {
     const vir_sym *s;
@@ -220,9 +233,10 @@ static vir_value *atomic(lw *l, vir_opcode c, vir_sym *s, vir_value *i, vir_valu
   return &op->val;
 }
 
-/* global_id.x, workgroup_id.x or local_index, once per kernel, in its prologue. */
-static vir_value *id_x(lw *l, vir_opcode c) {
-  int slot = c == VIR_OP_GLOBAL_ID ? 0 : c == VIR_OP_WORKGROUP_ID ? 1 : 2;
+/* global_id.x, workgroup_id.x or local_index (or global_id.y: y set),
+ * once per kernel, in its prologue. */
+static vir_value *id_xy(lw *l, vir_opcode c, bool y) {
+  int slot = y ? 3 : c == VIR_OP_GLOBAL_ID ? 0 : c == VIR_OP_WORKGROUP_ID ? 1 : 2;
   if (l->ids[slot])
     return l->ids[slot];
   vir_builder pb = l->b;
@@ -235,7 +249,7 @@ static vir_value *id_x(lw *l, vir_opcode c) {
     vir_op *v = vir_build(&pb, c, vir_ty_vec(l->m, u32t(l), 3), 0, NULL);
     e = v ? vir_build(&pb, VIR_OP_EXTRACT, u32t(l), 1, (vir_value *[]){&v->val}) : NULL;
     if (e)
-      e->attr.index = 0;
+      e->attr.index = y ? 1 : 0;
   }
   if (!e) {
     l->failed = true;
@@ -244,6 +258,7 @@ static vir_value *id_x(lw *l, vir_opcode c) {
   l->pro = e;
   return l->ids[slot] = &e->val;
 }
+static vir_value *id_x(lw *l, vir_opcode c) { return id_xy(l, c, false); }
 
 static void barrier(lw *l) { op_(l, VIR_OP_BARRIER, vir_ty_void(l->m), 0, NULL); }
 
@@ -299,6 +314,45 @@ static void if_begin(lw *l, vir_value *c, saved *sv) {
   *sv = enter(l, &op->regions[0]);
 }
 
+static uint32_t groups_for(uint64_t n, uint64_t per_group, uint32_t cap) {
+  uint64_t g = (n + per_group - 1) / per_group;
+  return g < 1 ? 1 : g > cap ? cap : (uint32_t)g;
+}
+
+/* One item (an element, or a vec4 of them) per invocation, like a
+ * hand-written kernel: a 1-D grid up to MAX_GROUPS workgroups, else rows
+ * of ROW_GROUPS workgroups (item = x + y * row). No loop: a grid-stride
+ * loop costs a loop per invocation where the back end cannot prove it
+ * runs once (masked loops on CPU devices). `if (i < items)` only when
+ * the grid is larger than the items. Sets *gx and l->gy; *open says
+ * whether item_end must close the `if`. */
+static vir_value *item_begin(lw *l, uint64_t items, uint32_t *gx, saved *sv, bool *open) {
+  vir_value *i;
+  uint64_t cover;
+  if (items <= (uint64_t)MAX_GROUPS * WG) {
+    *gx = groups_for(items, WG, MAX_GROUPS);
+    l->gy = 1;
+    i = id_x(l, VIR_OP_GLOBAL_ID);
+    cover = (uint64_t)*gx * WG;
+  } else {
+    uint64_t row = (uint64_t)ROW_GROUPS * WG;
+    *gx = ROW_GROUPS;
+    l->gy = (uint32_t)((items + row - 1) / row);
+    vir_value *y = bin(l, VIR_OP_MUL, id_xy(l, VIR_OP_GLOBAL_ID, true), ku(l, row));
+    i = bin(l, VIR_OP_ADD, id_x(l, VIR_OP_GLOBAL_ID), y);
+    cover = row * l->gy;
+  }
+  *open = cover != items;
+  if (*open)
+    if_begin(l, bin(l, VIR_OP_LT, i, ku(l, items)), sv);
+  return i;
+}
+
+static void item_end(lw *l, saved sv, bool open) {
+  if (open)
+    leave(l, sv);
+}
+
 /* ---------------------------------------------------------------- index */
 
 static idx *new_idx(lw *l, const vir_type *shape, vir_value *flat) {
@@ -318,6 +372,10 @@ static vir_value *dim_index(lw *l, idx *ix, uint32_t i);
 static vir_value *flat_of(lw *l, idx *ix) {
   if (ix->flat)
     return ix->flat;
+  if (ix->quad) {
+    vir_value *f = bin(l, VIR_OP_MUL, ix->quad, ku(l, 4));
+    return ix->flat = ix->lane ? bin(l, VIR_OP_ADD, f, ku(l, ix->lane)) : f;
+  }
   int64_t st[VIR_MAX_RANK];
   vir_row_major(ix->shape, st);
   vir_value *f = NULL;
@@ -391,17 +449,20 @@ static bool is_vec4(lw *l, const vir_sym *s) {
   return false;
 }
 
-/* Lane `lane` of the vec4 at `quad` of a vec4 buffer (one load per quad). */
-static vir_value *load_lane(lw *l, vir_sym *s, vir_value *quad, uint32_t lane) {
-  vir_value *v = NULL;
-  for (uint32_t i = 0; i < l->nquads && !v; i++)
+/* The vec4 at `quad` of a vec4 buffer (one load per quad and loop body). */
+static vir_value *quad_load(lw *l, vir_sym *s, vir_value *quad) {
+  for (uint32_t i = 0; i < l->nquads; i++)
     if (l->quads[i].s == s && l->quads[i].quad == quad)
-      v = l->quads[i].v;
-  if (!v) {
-    v = mem_load(l, VIR_OP_BUFFER_LOAD, s, quad, s->type, false);
-    if (l->nquads < sizeof l->quads / sizeof *l->quads)
-      l->quads[l->nquads++] = (typeof(l->quads[0])){s, quad, v};
-  }
+      return l->quads[i].v;
+  vir_value *v = mem_load(l, VIR_OP_BUFFER_LOAD, s, quad, s->type, false);
+  if (v && l->nquads < sizeof l->quads / sizeof *l->quads)
+    l->quads[l->nquads++] = (typeof(l->quads[0])){s, quad, v};
+  return v;
+}
+
+/* Lane `lane` of the vec4 at `quad` of a vec4 buffer. */
+static vir_value *load_lane(lw *l, vir_sym *s, vir_value *quad, uint32_t lane) {
+  vir_value *v = quad_load(l, s, quad);
   vir_op *e = v ? vir_build(&l->b, VIR_OP_EXTRACT, s->type->elem, 1, &v) : NULL;
   if (!e) {
     l->failed = true;
@@ -490,6 +551,18 @@ static vir_value *gathered_index(lw *l, vir_value *j, uint32_t dim) {
   return bin(l, VIR_OP_MIN, j, ku(l, dim ? dim - 1 : 0));
 }
 
+/* Whether v is work, not a name for data (a constant, a load, a lane). */
+static bool computed(const vir_value *v) {
+  switch (v->def ? v->def->code : VIR_OP_CONST) {
+  case VIR_OP_CONST:
+  case VIR_OP_EXTRACT:
+  case VIR_OP_BUFFER_LOAD:
+  case VIR_OP_PUSH_LOAD:
+  case VIR_OP_LOCAL_LOAD: return false;
+  default: return true;
+  }
+}
+
 static vir_value *emit_op(lw *l, vir_value *v, idx *ix) {
   vir_op *d = v->def;
   vir_type *et = v->type->elem;
@@ -552,6 +625,13 @@ static vir_value *emit_op(lw *l, vir_value *v, idx *ix) {
     ops[i] = vir_ty_is_tensor(o->type) ? emit(l, o, ix) : scalar(l, o);
     if (!ops[i])
       return NULL;
+  }
+  if (d->code == VIR_OP_SELECT && l->o && l->o->cpu_device) {
+    /* a named value is a variable of its own in the printed code, never
+     * inlined into the `c ? a : b` */
+    for (uint32_t i = 1; i < 3; i++)
+      if (!ops[i]->name && computed(ops[i]))
+        ops[i]->name = i == 1 ? "if_true" : "if_false";
   }
   vir_op *c = vir_build(&l->b, d->code, et, d->nopnd, ops);
   if (!c) {
@@ -817,11 +897,6 @@ static idx *split_index(lw *l, const vir_type *in, const vir_array_attr *ax, vir
   return ix;
 }
 
-static uint32_t groups_for(uint64_t n, uint64_t per_group, uint32_t cap) {
-  uint64_t g = (n + per_group - 1) / per_group;
-  return g < 1 ? 1 : g > cap ? cap : (uint32_t)g;
-}
-
 static void store_result(lw *l, vir_op *rs, vir_value *o, vir_value *x) {
   vir_value *v = rs->opnd[0];
   idx *oi = new_idx(l, v->type, o);
@@ -840,6 +915,42 @@ static bool vec4_reduction(lw *l, vir_op *rop) {
   return false;
 }
 
+/* Whether every op of a kernel region is cheap (no transcendental,
+ * division, ...): then unrolling its loop costs little code. */
+static bool cheap_region(const vir_region *K) {
+  for (const vir_op *op = K->first; op; op = op->next)
+    if (vir_array_op_cost(op) >= VIR_COST_HEAVY)
+      return false;
+  return true;
+}
+
+/* Adds the four elements of vec4 `q` to accumulator a: lanes combined
+ * pairwise, ((x0 + x1) + (x2 + x3)), so only one op waits for a. */
+static void add_quad(lw *l, const red *r, vir_op *rop, accum a, vir_value *q) {
+  idx *ix[4];
+  vir_value *x[4];
+  lanes(l, rop->opnd[0]->type, q, ix);
+  for (uint32_t k = 0; k < 4; k++) {
+    x[k] = ix[k] ? emit(l, rop->opnd[0], ix[k]) : NULL;
+    if (!x[k])
+      return;
+    x[k] = lift(l, r, x[k]);
+  }
+  vir_value *lo = combine(l, r, x[0], x[1]);
+  vir_value *hi = combine(l, r, x[2], x[3]);
+  acc_add(l, r, a, combine(l, r, lo, hi), NULL);
+}
+
+/* Issues the vec4 loads of the region's inputs at each of the quads
+ * first, so they are in flight together before any of them is used. */
+static void load_quads(lw *l, const vir_region *K, vir_value **q, uint32_t n) {
+  l->nquads = 0;
+  for (uint32_t u = 0; u < n; u++)
+    for (const vir_op *op = K->first; op; op = op->next)
+      if (op->code == VIR_OP_ARRAY_LOAD && is_vec4(l, op->attr.sym))
+        quad_load(l, op->attr.sym, q[u]);
+}
+
 /* A reduction over every axis: one dispatch (see the file comment). */
 static uint32_t kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores, uint32_t ns) {
   red r = red_info(l, rop);
@@ -851,14 +962,37 @@ static uint32_t kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stor
   vir_value *gid = id_x(l, VIR_OP_GLOBAL_ID);
   saved sv;
   if (vec4_reduction(l, rop)) {
-    /* four elements per iteration, the input read as vec4s */
-    vir_value *q = for_begin(l, gid, ku(l, n / 4), ku(l, (uint64_t)g * WG), &sv);
-    idx *ix[4];
-    lanes(l, in, q, ix);
-    for (uint32_t k = 0; k < 4 && ix[k]; k++) {
-      vir_value *x = emit(l, rop->opnd[0], ix[k]);
-      if (x)
-        acc_add(l, &r, a, lift(l, &r, x), ix[k]->flat);
+    /* The input read as vec4s: UNROLL independent loads per iteration
+     * (when the expression is cheap), each into its own accumulator, the
+     * lanes of a vec4 combined pairwise first; then the remaining vec4s
+     * one per iteration. Several loads in flight per invocation is what
+     * a reduction needs to reach copy bandwidth. */
+    uint64_t n4 = n / 4, S = (uint64_t)g * WG;
+    uint32_t U = cheap_region(rop->parent) ? UNROLL : 1;
+    uint64_t main_end = U > 1 ? n4 / (U * S) * (U * S) : 0;
+    accum acc[UNROLL] = {a};
+    for (uint32_t u = 1; u < U; u++)
+      acc[u] = acc_new(l, &r);
+    if (main_end) {
+      vir_value *q0 = for_begin(l, gid, ku(l, main_end), ku(l, U * S), &sv);
+      vir_value *q[UNROLL];
+      for (uint32_t u = 0; u < U; u++)
+        q[u] = u ? bin(l, VIR_OP_ADD, q0, ku(l, u * S)) : q0;
+      load_quads(l, rop->parent, q, U);
+      for (uint32_t u = 0; u < U; u++)
+        add_quad(l, &r, rop, acc[u], q[u]);
+      leave(l, sv);
+    }
+    if (main_end < n4) {
+      vir_value *lo = main_end ? bin(l, VIR_OP_ADD, gid, ku(l, main_end)) : gid;
+      vir_value *q = for_begin(l, lo, ku(l, n4), ku(l, S), &sv);
+      l->nquads = 0;
+      add_quad(l, &r, rop, a, q);
+      leave(l, sv);
+    }
+    for (uint32_t u = 1; u < U; u++) {
+      vir_value *x = lload(l, a.v);
+      lstore(l, a.v, combine(l, &r, x, lload(l, acc[u].v)));
     }
   } else {
     vir_value *i = for_begin(l, gid, ku(l, n), ku(l, (uint64_t)g * WG), &sv);
@@ -867,8 +1001,8 @@ static uint32_t kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stor
     if (x)
       acc_add(l, &r, a, lift(l, &r, x), i);
     emit_stores(l, stores, ns, ix);
+    leave(l, sv);
   }
-  leave(l, sv);
   vir_value *ri, *res = tree(l, &r, a, &ri);
   vir_value *li = id_x(l, VIR_OP_LOCAL_INDEX);
   vir_value *first = bin(l, VIR_OP_EQ, li, ku(l, 0));
@@ -1071,15 +1205,13 @@ static uint32_t kernel_scatter(lw *l, vir_op *sc) {
 
 /* The four lane indices of vec4 index `q` of shape S. */
 static void lanes(lw *l, const vir_type *S, vir_value *q, idx **ix) {
-  vir_value *base = bin(l, VIR_OP_MUL, q, ku(l, 4));
   for (uint32_t k = 0; k < 4; k++) {
-    ix[k] = new_idx(l, S, k ? bin(l, VIR_OP_ADD, base, ku(l, k)) : base);
+    ix[k] = new_idx(l, S, NULL); /* the flat index 4q + k only when needed */
     if (ix[k]) {
       ix[k]->quad = q;
       ix[k]->lane = k;
     }
   }
-  l->nquads = 0;
 }
 
 /* An elementwise kernel whose buffers are all vec4: four elements per
@@ -1087,11 +1219,12 @@ static void lanes(lw *l, const vir_type *S, vir_value *q, idx **ix) {
 static uint32_t kernel_elementwise4(lw *l, vir_op **stores, uint32_t ns) {
   const vir_type *S = stores[0]->opnd[0]->type;
   uint64_t n4 = vir_ty_numel(S) / 4;
-  uint32_t g = groups_for(n4, WG, MAX_GROUPS);
-  vir_value *gid = id_x(l, VIR_OP_GLOBAL_ID);
+  uint32_t g;
   saved so;
-  vir_value *q = for_begin(l, gid, ku(l, n4), ku(l, (uint64_t)g * WG), &so);
+  bool open;
+  vir_value *q = item_begin(l, n4, &g, &so, &open);
   idx *ix[4];
+  l->nquads = 0;
   lanes(l, S, q, ix);
   for (uint32_t i = 0; i < ns && ix[3]; i++) {
     vir_op *st = stores[i];
@@ -1106,7 +1239,7 @@ static uint32_t kernel_elementwise4(lw *l, vir_op **stores, uint32_t ns) {
     }
     mem_store(l, VIR_OP_BUFFER_STORE, st->attr.sym, q, &c->val);
   }
-  leave(l, so);
+  item_end(l, so, open);
   return g;
 }
 
@@ -1115,14 +1248,14 @@ static uint32_t kernel_elementwise(lw *l, vir_op **stores, uint32_t ns) {
   if (is_vec4(l, stores[0]->attr.sym))
     return kernel_elementwise4(l, stores, ns);
   uint64_t n = vir_ty_numel(S);
-  uint32_t g = groups_for(n, WG, MAX_GROUPS);
-  vir_value *gid = id_x(l, VIR_OP_GLOBAL_ID);
+  uint32_t g;
   saved so;
-  vir_value *i = for_begin(l, gid, ku(l, n), ku(l, (uint64_t)g * WG), &so);
+  bool open;
+  vir_value *i = item_begin(l, n, &g, &so, &open);
   idx *ix = new_idx(l, S, i);
   if (ix)
     emit_stores(l, stores, ns, ix);
-  leave(l, so);
+  item_end(l, so, open);
   return g;
 }
 
@@ -1151,6 +1284,7 @@ static bool lower_kernel(lw *l, vir_op *K, uint32_t num) {
   l->nlocals = 0;
   l->nconsts = 0;
   memset(l->ids, 0, sizeof l->ids);
+  l->gy = 1;
   memset(l->scal, 0, l->nscal * sizeof *l->scal);
   vir_builder_init(&l->b, l->m);
   vir_builder_at_end(&l->b, &k->body);
@@ -1201,7 +1335,8 @@ static bool lower_kernel(lw *l, vir_op *K, uint32_t num) {
   vir_builder_before(&ab, K);
   ab.loc = K->loc;
   vir_value *gx = launch_const(l, &ab, g), *one = launch_const(l, &ab, 1);
-  vir_value *args[3] = {gx, one, one};
+  vir_value *gy = l->gy == 1 ? one : launch_const(l, &ab, l->gy);
+  vir_value *args[3] = {gx, gy, one};
   vir_op *launch = vir_build(&ab, VIR_OP_ARRAY_LAUNCH, NULL, 3, args);
   if (!launch)
     return false;
@@ -1275,9 +1410,10 @@ static void all_kernels(vir_module *m, vp_arena *a, vp_ptrvec *out) {
 static void plan_vec4(lw *l) {
   vp_ptrvec bad = {0}, cand = {0}, ks = {0};
   all_kernels(l->m, &l->tmp, &ks);
+  bool cpu = l->o && l->o->cpu_device;
   for (uint32_t ki = 0; ki < ks.len; ki++) {
     vir_op *K = ks.data[ki];
-    bool ok = vec4_kernel(K);
+    bool ok = vec4_kernel(K) && !(cpu && !cheap_region(&K->regions[0]));
     for (vir_op *op = K->regions[0].first; op; op = op->next) {
       bool mem = op->code == VIR_OP_ARRAY_LOAD || op->code == VIR_OP_ARRAY_STORE ||
                  op->code == VIR_OP_ARRAY_SCATTER;

@@ -201,3 +201,129 @@ def test_without_subgroups_or_byte_storage(ctx, monkeypatch):
     assert mx == np.float32(2.0) and am == 0
     np.testing.assert_allclose(s, (x * x).sum(), rtol=1e-5)
     assert "subgroup" not in f.lowered_vir and "atomic.or" in f.lowered_vir
+
+
+def test_out_arrays():
+    """out= receives the results (and is returned), also as a view, also
+    the argument itself (in place, through a reversed view too)."""
+    x = np.arange(64, dtype=np.float32)
+    xv = vp.asarray(x)
+    f = vp.jit(lambda a: a * 2.0 + 1.0)
+    o = vp.empty(64, np.float32)
+    assert f(xv, out=o) is o
+    np.testing.assert_array_equal(o.numpy(), x * 2 + 1)
+    h = f(xv, out=o, sync=False)
+    assert h.wait() is o if hasattr(h, "wait") else h is o
+    # in place, and in place through a reversed view (read before written)
+    y = vp.asarray(x)
+    f(y, out=y)
+    np.testing.assert_array_equal(y.numpy(), x * 2 + 1)
+    y = vp.asarray(x)
+    f(y[::-1], out=y)
+    np.testing.assert_array_equal(y.numpy(), x[::-1] * 2 + 1)
+    # a strided view as out=; the rest of the array is untouched
+    z = vp.asarray(np.zeros(128, np.float32))
+    f(xv, out=z[::2])
+    np.testing.assert_array_equal(z.numpy()[::2], x * 2 + 1)
+    assert not z.numpy()[1::2].any()
+    # several results; a cast into out='s dtype (same_kind)
+    g = vp.jit(lambda a: (a > 10, a.sum()))
+    m, s = vp.empty(64, np.int32), vp.empty((), np.float32)
+    r = g(xv, out=(m, s))
+    assert r[0] is m and r[1] is s
+    np.testing.assert_array_equal(m.numpy(), (x > 10).astype(np.int32))
+    assert float(s.numpy()) == x.sum()
+
+
+def test_out_errors():
+    xv = vp.asarray(np.arange(64, dtype=np.float32))
+    f = vp.jit(lambda a: a + 1.0)
+    with pytest.raises(ValueError, match="shape"):
+        f(xv, out=vp.empty(32, np.float32))
+    with pytest.raises(ValueError, match="returns 1"):
+        f(xv, out=(vp.empty(64, np.float32), vp.empty(64, np.float32)))
+    with pytest.raises(TypeError, match="resident"):
+        f(xv, out=np.empty(64, np.float32))
+    with pytest.raises(TypeError, match="same_kind"):
+        f(xv, out=vp.empty(64, np.int32))
+
+
+@pytest.fixture
+def gpu_lowering(ctx, monkeypatch):
+    """Lower as for a GPU (vec4 everywhere, selects as branches) on this
+    device, so that the kernels a GPU gets run and are checked here."""
+    monkeypatch.setattr(ctx, "_vp_cpu_lowering", False, raising=False)
+    return ctx
+
+
+def test_contiguous_kernel_is_the_hand_written_one(gpu_lowering):
+    """A contiguous elementwise chain prints like a hand-written vec4
+    kernel: one vec4 per invocation, no loop, no bounds check when the grid
+    fits, no index arithmetic."""
+    n = 1 << 16
+    a = np.linspace(-3, 3, n, dtype=np.float32)
+    b = a[::-1].copy()
+    f = vp.jit(lambda a, b: vp.where(a > b, vp.sin(a), vp.cos(b)))
+    out = f(vp.asarray(a), vp.asarray(b))
+    np.testing.assert_allclose(out.numpy(), np.where(a > b, np.sin(a), np.cos(b)), atol=4e-7)
+    main = f.glsl.split("void main()")[1]
+    assert "vec4 a[]" in f.glsl and "vec4 out_[]" in f.glsl
+    assert "a[gl_GlobalInvocationID.x]" in main and "out_[gl_GlobalInvocationID.x] = vec4(" in main
+    for bad in ("for (", "if (", " / ", " % "):
+        assert bad not in main, bad
+    # a size the grid does not divide: one bounds check, nothing else
+    g = vp.jit(lambda a: vp.exp(a) - 1.0)
+    m = 1000
+    np.testing.assert_allclose(g(vp.asarray(a[:m])).numpy(), np.exp(a[:m]) - 1, rtol=2e-6)
+    main = g.glsl.split("void main()")[1]
+    assert main.count("if (") == 1 and "for (" not in main and "vec4" in main
+
+
+def test_cpu_lowering(ctx):
+    """On a CPU device a select computes both sides first, and costly
+    kernels stay scalar (docs/fusion.md, "CPU devices")."""
+    if ctx.kind != "cpu":
+        pytest.skip("CPU devices only")
+    a = np.linspace(-3, 3, 4096, dtype=np.float32)
+    f = vp.jit(lambda a, b: vp.where(a > b, vp.sin(a), vp.cos(b)))
+    out = f(vp.asarray(a), vp.asarray(a[::-1].copy()))
+    np.testing.assert_allclose(out.numpy(), np.where(a > a[::-1], np.sin(a), np.cos(a[::-1])),
+                               atol=4e-7)
+    assert "? if_true : if_false" in f.glsl and "vec4" not in f.glsl.split("void main()")[1]
+
+
+def test_two_dimensional_grid(ctx):
+    """Past 65535 workgroups of items the grid has rows (x + y * row)."""
+    n = 65535 * 256 + 1  # odd: scalar items, 2 rows, the last one partial
+    x = np.arange(n, dtype=np.uint32)
+    xv = vp.asarray(x)
+    f = vp.jit(lambda a: a * 3 + 1)
+    out = f(xv)
+    assert [tuple(l[1:]) for l in f._last.compiled.launches] == [(32768, 2, 1)]
+    got = out.numpy()
+    np.testing.assert_array_equal(got[:1000], x[:1000] * 3 + 1)
+    np.testing.assert_array_equal(got[-70000:], x[-70000:] * 3 + 1)
+    assert "gl_GlobalInvocationID.y" in f.glsl
+
+
+@pytest.mark.parametrize("lowering", ["device", "gpu"])
+@pytest.mark.parametrize("n", [4, 4100, (1 << 20) + 12, 3 << 18])
+@pytest.mark.parametrize("red", ["sum", "max", "min", "mean"])
+def test_full_reductions_unrolled(ctx, monkeypatch, lowering, n, red):
+    """The vec4 full reduction: four loads per iteration into four
+    accumulators, then the vec4s the unrolled loop leaves (n / 4 = 1025,
+    2^18 + 3, 3 x 2^16 ...), NaN propagating through every lane."""
+    if lowering == "gpu":
+        monkeypatch.setattr(ctx, "_vp_cpu_lowering", False, raising=False)
+    rng = np.random.default_rng(n)
+    x = rng.random(n, dtype=np.float32) - 0.25
+    f = vp.jit(lambda a: getattr(vp, red)(a))
+    got = f(vp.asarray(x))
+    want = getattr(np, red)(x.astype(np.float64))
+    np.testing.assert_allclose(float(got.numpy()), want, rtol=2e-5, atol=1e-6)
+    if n > 4 and red in ("max", "min"):
+        x[n - 3] = np.nan
+        assert np.isnan(float(f(vp.asarray(x)).numpy()))
+        x[n - 3] = 0
+        x[1] = np.nan
+        assert np.isnan(float(f(vp.asarray(x)).numpy()))

@@ -30,6 +30,8 @@ static void usage(FILE *f) {
           "  --features            print the device features the module needs, not the module\n"
           "  --device-lacks=a,b    device features the passes must do without (lower-arrays:\n"
           "                        subgroup_arithmetic, subgroup_vote, storage8, int8, ...)\n"
+          "  --cpu-device          lower-arrays targets a CPU device (eager selects, vec4 only\n"
+          "                        for kernels without costly math)\n"
           "  -o OUT                write to OUT instead of standard output\n"
           "  -h, --help            this text\n"
           "\n"
@@ -42,7 +44,7 @@ static void usage(FILE *f) {
 
 typedef struct options {
   vp_strbuf pipeline;
-  bool verify_each, print_after_all, no_locs, split, features;
+  bool verify_each, print_after_all, no_locs, split, features, cpu_device;
   uint32_t lacks; /* VP_FEAT bits (--device-lacks) */
 } options;
 
@@ -70,6 +72,7 @@ static bool process(const char *text, size_t len, const char *name, const char *
   if (ok && o->pipeline.len) {
     vir_pipeline_options po = {.verify_each = o->verify_each, .ctx = (void *)o};
     po.pass.missing_features = o->lacks;
+    po.pass.cpu_device = o->cpu_device;
     if (o->print_after_all)
       po.after_pass = dump_after;
     ok = vir_run_pipeline(m, o->pipeline.data, &po, &diags) != VIR_PASS_FAILURE &&
@@ -119,6 +122,8 @@ int main(int argc, char **argv) {
       o.split = true;
     } else if (strcmp(a, "--features") == 0) {
       o.features = true;
+    } else if (strcmp(a, "--cpu-device") == 0) {
+      o.cpu_device = true;
     } else if (strncmp(a, "--device-lacks=", 15) == 0) {
       for (const char *s = a + 15; *s;) {
         const char *e = strchr(s, ',');

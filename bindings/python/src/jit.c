@@ -1,7 +1,8 @@
 /* jit.c - array-level VIR to kernels, for vp.jit and the array API.
  *
  *   jit_compile(text, name='<jit>', fuse=True, missing=0, fast_math=False,
- *               optimize=False, features=0xffffffff, vulkan=0, targets=True)
+ *               optimize=False, features=0xffffffff, vulkan=0, targets=True,
+ *               cpu_device=False)
  *     -> {'vir': the array function as parsed (before fusion),
  *         'fused': after `fuse` (None with fuse=False),
  *         'lowered': after `lower-arrays` (kernels and launches),
@@ -106,16 +107,17 @@ static PyObject *emit_kernel(vir_module *m, const char *kernel, const vtg_option
 #endif
 
 static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"text",     "name",   "fuse",   "missing", "fast_math",
-                           "optimize", "features", "vulkan", "targets", NULL};
+  static char *kwlist[] = {"text",     "name",     "fuse",   "missing", "fast_math",
+                           "optimize", "features", "vulkan", "targets", "cpu_device", NULL};
   vpy_state *st = vpy_module_state(self);
   const char *text, *name = "<jit>";
   Py_ssize_t len;
-  int fuse = 1, fast_math = 0, optimize = 0, targets = 1;
+  int fuse = 1, fast_math = 0, optimize = 0, targets = 1, cpu_device = 0;
   unsigned long missing = 0, features = 0xffffffffUL;
   unsigned vulkan = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "s#|spkppkIp", kwlist, &text, &len, &name, &fuse,
-                                   &missing, &fast_math, &optimize, &features, &vulkan, &targets))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "s#|spkppkIpp", kwlist, &text, &len, &name, &fuse,
+                                   &missing, &fast_math, &optimize, &features, &vulkan, &targets,
+                                   &cpu_device))
     return NULL;
   vp_diags d = {0};
   vir_module *m = vir_parse(text, (size_t)len, name, &d);
@@ -129,6 +131,7 @@ static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
   vir_pipeline_options po = {.verify_each = true};
   po.pass.fast_math = fast_math;
   po.pass.missing_features = (uint32_t)missing;
+  po.pass.cpu_device = cpu_device;
   bool ok = out && before && vpy_dict_set(out, "vir", before);
   if (ok && fuse) {
     ok = vir_run_pipeline(m, "fuse", &po, &d) != VIR_PASS_FAILURE;
@@ -197,7 +200,8 @@ static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
 
 PyMethodDef vpy_jit_methods[] = {
     {"jit_compile", (PyCFunction)(void (*)(void))jit_compile, METH_VARARGS | METH_KEYWORDS,
-     "jit_compile(text, name, fuse, missing, fast_math, optimize, features, vulkan, targets) -> "
+     "jit_compile(text, name, fuse, missing, fast_math, optimize, features, vulkan, targets, "
+     "cpu_device) -> "
      "dict: vir, fused, lowered, launches, buffers, kernels"},
     {NULL, NULL, 0, NULL},
 };

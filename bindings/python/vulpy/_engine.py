@@ -122,17 +122,23 @@ class Compiled:
             calls.append((k, bufs, data, gx, gy, gz))
         return calls
 
-    def gpu_times(self, ctx, bind, push, iters):
-        """GPU nanoseconds of `iters` runs (one recording with timestamps,
-        submitted `iters` times; the sum of its dispatches' times)."""
+    def timer(self, ctx, bind, push):
+        """A function running the launches once and returning their GPU
+        nanoseconds (one recording with timestamps, made here, submitted at
+        each call; the sum of its dispatches' times)."""
         rec = _native.ext().Recording(ctx._native, True)
         for k, bufs, data, gx, gy, gz in self._calls(ctx, bind, push):
             rec.dispatch(k, bufs, data, gx, gy, gz, True)
-        out = []
-        for _ in range(iters):
+
+        def run():
             rec.run()
-            out.append(sum(rec.times()))
-        return out
+            return sum(rec.times())
+        return run
+
+    def gpu_times(self, ctx, bind, push, iters):
+        """GPU nanoseconds of `iters` runs (see timer)."""
+        t = self.timer(ctx, bind, push)
+        return [t() for _ in range(iters)]
 
     def run(self, ctx, bind, push, sync=True):
         """Submits the launches; `bind` maps buffer names to Buffers, `push`
@@ -173,14 +179,19 @@ class _RecordingTicket:
 def compile(text, ctx, label="vp.jit", fuse=True, fast_math=False):
     """The Compiled of array-VIR `text` for `ctx`'s device (cached)."""
     missing, available = _masks(ctx)
-    key = (text, missing, fuse, fast_math)
+    # a CPU device runs invocations as SIMD lanes (docs/fusion.md, "CPU
+    # devices"); tests set ctx._vp_cpu_lowering to lower for the other kind
+    cpu = getattr(ctx, "_vp_cpu_lowering", None)
+    if cpu is None:
+        cpu = ctx.kind == "cpu"
+    key = (text, missing, fuse, fast_math, cpu)
     with _lock:
         c = _cache.get(key)
         if c is not None:
             _cache.move_to_end(key)
             return c
     art = _native.ext().jit_compile(text, label, fuse, missing, fast_math=fast_math,
-                                    features=available)
+                                    features=available, cpu_device=cpu)
     c = Compiled(art, label)
     with _lock:
         _cache[key] = c

@@ -463,9 +463,13 @@ class JitFunction:
         return self._need().dispatches
 
     # ------------------------------------------------------------ calling
-    def __call__(self, *args, sync=True):
+    def __call__(self, *args, out=None, sync=True):
+        """Runs the function. out= (a resident array, or a tuple of them, one
+        per array the function returns, views allowed) receives the results
+        instead of new arrays and is returned; sync=False returns a Handle."""
         ctx = None
-        for a in args:
+        outs = _outs(out, self.__name__)
+        for a in args + outs:
             if isinstance(a, _array.ndarray):
                 if ctx is None:
                     ctx = a._ctx
@@ -474,21 +478,23 @@ class JitFunction:
                                      f"contexts")
         ctx = ctx or _context.resolve(self.context)
         sig = tuple(_sig_of(a) for a in args)
+        if outs:
+            sig += (("out",) + tuple(_out_sig(o, args) for o in outs),)
         e = self._cache.get(sig)
         if e is None:
             with self._lock:
                 e = self._cache.get(sig)
                 if e is None:
-                    e = self._trace(args, ctx)
+                    e = self._trace(args, ctx, outs)
                     self._cache[sig] = e
         self._last = e
-        return self._run(e, args, ctx, sync)
+        return self._run(e, args, ctx, sync, outs)
 
     def _name(self, i):
         n = self._params[i] if i < len(self._params) else f"arg{i}"
         return n if n.isidentifier() and n.isascii() else f"arg{i}"
 
-    def _trace(self, args, ctx):
+    def _trace(self, args, ctx, outs=()):
         name = self.__name__ if self.__name__.isidentifier() else "jit"
         file = getattr(getattr(self.fn, "__code__", None), "co_filename", None)
         t = _Trace(name if name != "<lambda>" else "jit", file)
@@ -528,7 +534,7 @@ class JitFunction:
             result = self.fn(*tracers)
         finally:
             _Trace.local.trace = prev
-        outs = []
+        results = []
         resident = any(isinstance(a, _array.ndarray) for a in args)
 
         def collect(r):
@@ -542,42 +548,78 @@ class JitFunction:
                 v = r._v
                 shape = v.shape if v.shape is not None else ()
                 dt = v.dtype
+                k = len(results)
+                if outs:
+                    if k >= len(outs):
+                        raise ValueError(f"vp.jit {self.__name__}: out= has {len(outs)} "
+                                         f"array(s), the function returns more")
+                    b = self._store_out(t, v, shape, outs[k], args)
+                    results.append((b.name, shape, dt, k))
+                    return ("out", k)
                 # resident results are stored as resident arrays are; NumPy
                 # results as NumPy's bytes
                 sd = _array.storage_dtype(dt) if resident else \
                     (np.dtype(np.uint8) if dt == _BOOL else dt)
-                b = t.g.buffer(("o", len(outs)), sd, max(int(np.prod(shape, dtype=np.int64)), 1),
+                b = t.g.buffer(("o", k), sd, max(int(np.prod(shape, dtype=np.int64)), 1),
                                None, "out")
                 t.g.store(b, v)
-                outs.append((b.name, shape, dt))
-                return ("out", len(outs) - 1)
+                results.append((b.name, shape, dt, None))
+                return ("out", k)
             if isinstance(r, (tuple, list)):
                 return (type(r), [collect(x) for x in r])
             return ("const", r)
 
         structure = collect(result)
+        if outs and len(results) != len(outs):
+            raise ValueError(f"vp.jit {self.__name__}: out= has {len(outs)} array(s), the "
+                             f"function returns {len(results)}")
         e = _Entry()
-        e.params, e.outputs, e.structure, e.consts = params, outs, structure, t.consts
+        e.params, e.outputs, e.structure, e.consts = params, results, structure, t.consts
         e.compiled = _engine.compile(t.g.text(), ctx, f"vp.jit {self.__name__}", self.fuse,
                                      self.fast_math)
         return e
 
-    def gpu_times(self, *args, iters=10):
+    def _store_out(self, t, v, shape, o, args):
+        """Stores traced value v into the out= array o (through its view):
+        the buffer is the argument's own when o shares one with an argument,
+        so fusion sees the in-place update."""
+        if tuple(o.shape) != tuple(shape):
+            raise ValueError(f"vp.jit {self.__name__}: out= has shape {tuple(o.shape)}, the "
+                             f"result has shape {tuple(shape)}")
+        if o.dtype != v.dtype:
+            if not np.can_cast(v.dtype, o.dtype, "same_kind"):
+                raise TypeError(f"vp.jit {self.__name__}: cannot store a {v.dtype.name} result "
+                                f"into out= of dtype {o.dtype.name} (same_kind casting)")
+            v = t.g.op("ne", [v, t.g.const(0, v.dtype)], _BOOL) if o.dtype == _BOOL else \
+                t.g.cast(v, o.dtype)
+        sd = _array.storage_dtype(o.dtype)
+        alias = _alias(o, args)
+        key = ("p", alias) if alias is not None else ("out", id(o))
+        b = t.g.buffer(key, sd, _arrayops.extent(o), None, "out")
+        t.g.store(b, v, o._offset, o._estrides)
+        return b
+
+    def gpu_times(self, *args, iters=10, out=None):
         """GPU nanoseconds per call, `iters` calls (for benchmarks): the
         kernels' own time, measured with timestamps."""
+        t = self.timer(*args, out=out)
+        return [t() for _ in range(iters)]
+
+    def timer(self, *args, out=None):
+        """For benchmarks: a function that runs this call's kernels once
+        (one recording with timestamps, made here) and returns their GPU
+        nanoseconds. The arguments stay bound to it: NumPy arguments are
+        uploaded once; a new result array is made once."""
         ctx = next((a._ctx for a in args if isinstance(a, _array.ndarray)), None) or \
             _context.resolve(self.context)
-        self(*args)
+        self(*args, out=out)
         e = self._last
-        bind, push, scratch, _ = self._bind(e, args, ctx)
-        try:
-            return e.compiled.gpu_times(ctx, bind, push, iters)
-        finally:
-            for b in scratch:
-                ctx._release(b)
+        bind, push, scratch, results = self._bind(e, args, ctx, _outs(out, self.__name__))
+        run = e.compiled.timer(ctx, bind, push)
+        return lambda keep=(scratch, results): run()
 
-    def _run(self, e, args, ctx, sync):
-        bind, push, scratch, results = self._bind(e, args, ctx)
+    def _run(self, e, args, ctx, sync, outs=()):
+        bind, push, scratch, results = self._bind(e, args, ctx, outs)
         ticket = e.compiled.run(ctx, bind, push, sync)
 
         def finish():
@@ -597,7 +639,7 @@ class JitFunction:
 
         return finish() if sync else Handle(ticket, finish)
 
-    def _bind(self, e, args, ctx):
+    def _bind(self, e, args, ctx, outs):
         """Buffers and push constants of one call: (bind, push, scratch,
         results)."""
         bind, push, scratch = {}, {}, []
@@ -624,8 +666,11 @@ class JitFunction:
         for name, r in e.consts:
             bind[name] = r._buf
         results = []
-        for name, shape, dt in e.outputs:
-            if resident is not None:
+        for name, shape, dt, k in e.outputs:
+            if k is not None:
+                bind[name] = outs[k]._buf
+                results.append(outs[k])
+            elif resident is not None:
                 r = _array.empty(shape, dt, memory=resident.memory, context=ctx)
                 bind[name] = r._buf
                 results.append(r)
@@ -637,6 +682,32 @@ class JitFunction:
                 bind[name] = buf
                 results.append((buf, shape, dt, sd, n))
         return bind, push, scratch, results
+
+
+def _outs(out, name):
+    """out= as a tuple of resident arrays."""
+    if out is None:
+        return ()
+    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    for o in outs:
+        if not isinstance(o, _array.ndarray):
+            raise TypeError(f"vp.jit {name}: out= must be resident vp.ndarray(s), got "
+                            f"{type(o).__name__}")
+    return outs
+
+
+def _alias(o, args):
+    """The index of the resident argument whose buffer (and element type)
+    out= array o shares, or None."""
+    for i, a in enumerate(args):
+        if isinstance(a, _array.ndarray) and a._buf is o._buf and \
+                _array.storage_dtype(a.dtype) == _array.storage_dtype(o.dtype):
+            return i
+    return None
+
+
+def _out_sig(o, args):
+    return (o.dtype.str, o.shape, o._offset, o._estrides, _alias(o, args))
 
 
 def sig_is_array(a):
