@@ -147,6 +147,7 @@ struct vir_type {
   uint8_t rows;   /* MAT: rows */
   vir_type *elem; /* VEC: scalar; MAT: column vector; ARRAY: element */
   uint32_t len;   /* ARRAY */
+  uint32_t str_len; /* strlen(str), for the printer */
   vir_struct *st; /* STRUCT */
   const char *str; /* the text form, as vir_type_print writes it */
   const uint32_t *dims; /* TENSOR: n (the rank) dimensions, row-major; elem is the scalar */

@@ -46,9 +46,7 @@ void pr_expected(parser *p, const char *what) {
     pr_error(p, &p->tok, "expected %s, found '%.*s'", what, (int)p->tok.len, p->tok.s);
 }
 
-bool pr_expect(parser *p, vir_tok_kind k) {
-  if (pr_accept(p, k))
-    return true;
+bool pr_expect_slow(parser *p, vir_tok_kind k) {
   pr_expected(p, vir_tok_kind_name(k));
   return false;
 }
@@ -64,7 +62,7 @@ bool pr_expect_kw(parser *p, const char *kw) {
 
 /* A name token (symbol, identifier, quoted string) as an arena string. */
 char *pr_tok_name(parser *p, const vir_token *t) {
-  if (!t->quoted && t->kind != TK_STRING)
+  if (!(t->kind == TK_SYM && t->quoted) && t->kind != TK_STRING)
     return vp_arena_strndup(&p->m->arena, t->s, t->len);
   char *s = vp_arena_alloc(&p->m->arena, t->len + 1);
   if (!s)
@@ -132,7 +130,7 @@ static bool fast_loc(parser *p, vp_loc *loc) {
 
 /* loc := 'loc' '(' (STRING ':')? INT ':' INT ')' */
 bool pr_loc(parser *p, vp_loc *loc) {
-  if (!pr_accept_kw(p, "loc"))
+  if (!pr_accept_k(p, KW_LOC))
     return true;
   if (p->tok.kind == TK_LPAREN && fast_loc(p, loc))
     return true;
@@ -376,18 +374,31 @@ static void resolve_calls(parser *p) {
 
 /* module := ('module' STRING loc?)? decl* */
 vir_module *vir_parse(const char *text, size_t len, const char *filename, vp_diags *diags) {
-  parser p = {.diags = diags};
+  parser p = {.diags = diags, .gen = 1};
   p.m = vir_module_create(NULL);
   if (!p.m)
     return NULL;
   /* Not interned: ops without loc(...) point here, which tells the printer
    * to leave their (text) position out. */
   p.file = p.m->text_file = vp_arena_strdup(&p.m->arena, filename ? filename : "<input>");
-  for (int c = 0; c < VIR_OP_COUNT; c++) {
-    const char *n = vir_op_infos[c].name;
-    vp_map_put(&p.tmp, &p.opnames, n, strlen(n), (void *)(uintptr_t)(c + 1));
+  /* The lexer scans a copy with zero padding after it (VIR_LEX_PAD): its
+   * loops stop at the NUL instead of checking the end at every byte. */
+  char *buf = len + VIR_LEX_PAD > len ? malloc(len + VIR_LEX_PAD) : NULL;
+  p.kw = vp_arena_alloc(&p.tmp, sizeof *p.kw);
+  if (!p.kw || !buf) {
+    free(buf);
+    vp_arena_free(&p.tmp);
+    vp_loc where = {p.file, 0, 0};
+    vp_error(diags, where, "out of memory reading the VIR text");
+    vir_module_destroy(p.m);
+    return NULL;
   }
-  vir_lex_init(&p.lx, text, len);
+  if (len)
+    memcpy(buf, text, len);
+  memset(buf + len, 0, VIR_LEX_PAD);
+  vir_kwtab_init(p.kw);
+  vir_lex_init(&p.lx, buf, len);
+  p.lx.kw = p.kw;
   pr_next(&p);
   if (pr_accept_kw(&p, "module")) {
     if (p.tok.kind == TK_STRING) {
@@ -408,6 +419,7 @@ vir_module *vir_parse(const char *text, size_t len, const char *filename, vp_dia
   if (p.nerrors > MAX_ERRORS)
     vp_diag_add(diags, VP_NOTE, (vp_loc){0}, "too many errors; stopped after %d", MAX_ERRORS);
   vp_arena_free(&p.tmp);
+  free(buf);
   if (p.nerrors) {
     vir_module_destroy(p.m);
     return NULL;

@@ -15,38 +15,74 @@
 
 /* ----------------------------------------------------------------- values */
 
-/* %N with N small enough for the array, or -1. */
-static int64_t value_number(const vir_token *t) {
-  if (t->len > 9 || t->s[0] < '0' || t->s[0] > '9' || (t->s[0] == '0' && t->len > 1))
-    return -1;
-  int64_t v = 0;
-  for (uint32_t i = 0; i < t->len; i++) {
-    if (t->s[i] < '0' || t->s[i] > '9')
-      return -1;
-    v = v * 10 + (t->s[i] - '0');
+/* The slot of a named value in the current generation, or the empty slot
+ * where it would go. */
+static pr_vslot *vslot_find(parser *p, const vir_token *t) {
+  uint32_t mask = p->vcap - 1;
+  for (uint32_t i = t->hash & mask;; i = (i + 1) & mask) {
+    pr_vslot *e = &p->vtab[i];
+    if (e->gen != p->gen ||
+        (e->hash == t->hash && e->len == t->len && memcmp(e->s, t->s, t->len) == 0))
+      return e;
   }
-  return v;
+}
+
+/* Keeps the table at most half full (it starts at 256 slots). */
+static bool vtab_reserve(parser *p) {
+  if (2 * (p->vlen + 1) <= p->vcap)
+    return true;
+  uint32_t cap = p->vcap ? 2 * p->vcap : 256;
+  pr_vslot *t = vp_arena_alloc(&p->tmp, cap * sizeof *t);
+  if (!t)
+    return false;
+  for (uint32_t i = 0; i < p->vcap; i++) {
+    pr_vslot *e = &p->vtab[i];
+    if (e->gen != p->gen)
+      continue;
+    uint32_t j = e->hash & (cap - 1);
+    while (t[j].gen == p->gen)
+      j = (j + 1) & (cap - 1);
+    t[j] = *e;
+  }
+  p->vtab = t;
+  p->vcap = cap;
+  return true;
+}
+
+/* A %N token whose number is past the index table goes into the name
+ * table like a name; it needs the hash the lexer left out. */
+static const vir_token *by_name(const vir_token *t, vir_token *copy) {
+  if (t->num < 0)
+    return t;
+  *copy = *t;
+  copy->hash = vir_lex_hash(t->s, t->len);
+  return copy;
 }
 
 vir_value *pr_lookup_value(parser *p, const vir_token *t) {
-  int64_t n = value_number(t);
-  if (n >= 0 && (uint64_t)n < p->nnumbered && p->numbered[n])
+  int32_t n = t->num;
+  if (n >= 0 && (uint32_t)n < p->nnumbered && p->numbered[n])
     return p->numbered[n];
-  return vp_map_get(&p->values, t->s, t->len);
+  if (!p->vlen || (n >= 0 && !p->nbig))
+    return NULL;
+  vir_token copy;
+  pr_vslot *e = vslot_find(p, by_name(t, &copy));
+  return e->gen == p->gen ? e->v : NULL;
 }
 
 /* Enters %name -> v. Names made only of digits get no name hint; they are
- * the printer's numbering. */
+ * the printer's numbering, and go into an array indexed by the number
+ * (unless the number is far past the others: a table, then). */
 void pr_define_value(parser *p, const vir_token *t, vir_value *v) {
-  int64_t n = value_number(t);
-  if (n >= 0 ? pr_lookup_value(p, t) != NULL : false) {
+  int32_t n = t->num;
+  if (n >= 0 && pr_lookup_value(p, t)) {
     pr_error(p, t, "redefinition of %%%.*s", (int)t->len, t->s);
     return;
   }
   if (n >= 0 && (uint64_t)n < 2 * (uint64_t)p->nnumbered + 1024) {
-    if ((uint64_t)n >= p->nnumbered) {
+    if ((uint32_t)n >= p->nnumbered) {
       uint32_t cap = p->nnumbered ? p->nnumbered : 256;
-      while (cap <= (uint64_t)n)
+      while (cap <= (uint32_t)n)
         cap *= 2;
       vir_value **a = vp_arena_alloc(&p->tmp, cap * sizeof *a);
       if (!a)
@@ -61,15 +97,20 @@ void pr_define_value(parser *p, const vir_token *t, vir_value *v) {
       p->maxnum = (uint32_t)n + 1;
     return;
   }
-  bool found;
-  void **slot = vp_map_insert(&p->tmp, &p->values, t->s, t->len, &found);
-  if (found) {
+  if (!vtab_reserve(p))
+    return;
+  vir_token copy;
+  const vir_token *k = by_name(t, &copy);
+  pr_vslot *e = vslot_find(p, k);
+  if (e->gen == p->gen) {
     pr_error(p, t, "redefinition of %%%.*s", (int)t->len, t->s);
     return;
   }
-  if (slot)
-    *slot = v;
-  if (v && n < 0)
+  *e = (pr_vslot){t->s, t->len, k->hash, p->gen, v};
+  p->vlen++;
+  if (n >= 0)
+    p->nbig++;
+  else if (v)
     v->name = vp_arena_strndup(&p->m->arena, t->s, t->len);
 }
 
@@ -86,7 +127,8 @@ static vir_value *parse_value(parser *p) {
 }
 
 void pr_reset_values(parser *p) {
-  vp_map_clear(&p->values);
+  p->gen++;
+  p->vlen = p->nbig = 0;
   if (p->maxnum)
     memset(p->numbered, 0, p->maxnum * sizeof *p->numbered);
   p->maxnum = 0;
@@ -247,20 +289,23 @@ static bool parse_access(parser *p, vir_opcode code, vir_attr *a, opnds *o) {
   return parse_path(p, vir_sym_path_base(sym), a);
 }
 
+/* scope_sem := SCOPE SEMANTICS (both keywords of lex.h, in enum order) */
 static bool parse_scope_sem(parser *p, vir_attr *a) {
-  for (int s = 0; s <= VIR_SCOPE_QUEUE_FAMILY; s++)
-    if (pr_accept_kw(p, vir_scope_name((vir_scope)s))) {
-      a->scope = (vir_scope)s;
-      for (int m = 0; m <= VIR_SEM_SEQ_CST; m++)
-        if (pr_accept_kw(p, vir_semantics_name((vir_semantics)m))) {
-          a->sem = (vir_semantics)m;
-          return true;
-        }
-      pr_expected(p, "memory semantics (relaxed, acquire, release, acq_rel, seq_cst)");
-      return false;
-    }
-  pr_expected(p, "a scope (invocation, subgroup, workgroup, device, queue_family)");
-  return false;
+  unsigned k = p->tok.kind == TK_IDENT ? p->tok.kw : KW_NONE;
+  if (k < KW_INVOCATION || k > KW_QUEUE_FAMILY) {
+    pr_expected(p, "a scope (invocation, subgroup, workgroup, device, queue_family)");
+    return false;
+  }
+  a->scope = (vir_scope)(k - KW_INVOCATION);
+  pr_next(p);
+  k = p->tok.kind == TK_IDENT ? p->tok.kw : KW_NONE;
+  if (k < KW_RELAXED || k > KW_SEQ_CST) {
+    pr_expected(p, "memory semantics (relaxed, acquire, release, acq_rel, seq_cst)");
+    return false;
+  }
+  a->sem = (vir_semantics)(k - KW_RELAXED);
+  pr_next(p);
+  return true;
 }
 
 /* The op-specific part after the op name; fills `o`, `a`, the flags. */
@@ -280,10 +325,10 @@ static bool parse_op_body(parser *p, vir_opcode code, uint32_t line, opnds *o, v
       if (!pr_expect(p, TK_EQ))
         return false;
       opnds_push(o, parse_value(p));
-      if (!pr_expect_kw(p, "to"))
+      if (!pr_accept_k(p, KW_TO) && !pr_expect_kw(p, "to"))
         return false;
       opnds_push(o, parse_value(p));
-      if (!pr_expect_kw(p, "step"))
+      if (!pr_accept_k(p, KW_STEP) && !pr_expect_kw(p, "step"))
         return false;
       opnds_push(o, parse_value(p));
       return true;
@@ -324,11 +369,11 @@ static bool parse_op_body(parser *p, vir_opcode code, uint32_t line, opnds *o, v
   case VIR_ATTR_SCOPE:
     if (!parse_scope_sem(p, a))
       return false;
-    if (pr_accept_kw(p, "buffer"))
+    if (pr_accept_k(p, KW_BUFFER))
       a->storage = VIR_STORAGE_BUFFER;
-    else if (pr_accept_kw(p, "shared"))
+    else if (pr_accept_k(p, KW_SHARED))
       a->storage = VIR_STORAGE_SHARED;
-    else if (pr_accept_kw(p, "all"))
+    else if (pr_accept_k(p, KW_ALL))
       a->storage = VIR_STORAGE_BUFFER | VIR_STORAGE_SHARED;
     else {
       pr_expected(p, "'buffer', 'shared' or 'all'");
@@ -399,15 +444,14 @@ static bool parse_op(parser *p, vir_region *r) {
     pr_expected(p, "an op");
     goto poison;
   }
-  uintptr_t c = (uintptr_t)vp_map_get(&p->opnames, name.s, name.len);
-  if (!c) {
+  if (name.op >= VIR_OP_COUNT) {
     pr_error(p, &name, "unknown op '%.*s'", (int)name.len, name.s);
     goto poison;
   }
-  vir_opcode code = (vir_opcode)(c - 1);
+  vir_opcode code = (vir_opcode)name.op;
   const vir_op_info *info = vir_op_info_of(code);
   pr_next(p);
-  uint32_t flags = pr_accept_kw(p, "volatile") ? VIR_OPF_VOLATILE : 0;
+  uint32_t flags = pr_accept_k(p, KW_VOLATILE) ? VIR_OPF_VOLATILE : 0;
   vir_value *inline_v[8];
   opnds o = {.data = inline_v, .cap = 8, .p = p};
   vir_attr a = {0};
@@ -474,9 +518,9 @@ static bool parse_op(parser *p, vir_region *r) {
   /* regions: if { } (else { })?, while { } do { }, loop/for { } */
   for (uint32_t i = 0; i < info->nregion; i++) {
     if (i == 1) {
-      if (code == VIR_OP_IF && !pr_accept_kw(p, "else"))
+      if (code == VIR_OP_IF && !pr_accept_k(p, KW_ELSE))
         break;
-      if (code == VIR_OP_WHILE && !pr_expect_kw(p, "do"))
+      if (code == VIR_OP_WHILE && !pr_accept_k(p, KW_DO) && !pr_expect_kw(p, "do"))
         return false;
     }
     if (!pr_region(p, &op->regions[i]))
@@ -545,7 +589,7 @@ bool pr_region(parser *p, vir_region *r) {
   }
   while (p->tok.kind != TK_RBRACE && p->tok.kind != TK_EOF && p->nerrors <= MAX_ERRORS) {
     uint32_t line = p->tok.line;
-    bool ok = r->parent_op == NULL && pr_is_kw(&p->tok, "local") ? parse_local(p) : parse_op(p, r);
+    bool ok = r->parent_op == NULL && pr_is(&p->tok, KW_LOCAL) ? parse_local(p) : parse_op(p, r);
     if (!ok)
       recover(p, line);
   }

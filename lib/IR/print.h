@@ -17,14 +17,23 @@ typedef struct vname {
   uint32_t len, num;
 } vname;
 
+/* A name taken in the function being printed (open addressing; an entry
+ * counts only in the current generation, so a new function is `gen++`). */
+typedef struct taken_name {
+  const char *s;
+  uint32_t len, hash, gen;
+  uint32_t suffix; /* the next .N to try when the name comes again */
+} taken_name;
+
 typedef struct printer {
   vp_strbuf *out;
   const vir_module *m; /* NULL for vir_print_op */
   unsigned flags;
   vname *names; /* by value id, for the function being printed */
-  uint32_t nnames;
-  vp_arena scratch;
-  vp_map used, next_suffix;
+  uint32_t nnames, names_cap;
+  vp_arena scratch; /* names made here (sanitized, suffixed); lives through the print */
+  taken_name *taken;
+  uint32_t taken_cap, ntaken, gen;
   uint32_t counter;
 } printer;
 
@@ -60,9 +69,44 @@ static inline void terminate(printer *p) {
   if (p->out->data && p->out->len < p->out->cap)
     p->out->data[p->out->len] = 0;
 }
-static inline void put_type(printer *p, const vir_type *t) { puts_(p, t ? t->str : "<null>"); }
+static inline void put_type(printer *p, const vir_type *t) {
+  if (t)
+    put(p, t->str, t->str_len);
+  else
+    PUTS(p, "<null>");
+}
 
-void prt_u64(printer *p, uint64_t v);
+void prt_u64_slow(printer *p, uint64_t v);
+/* Decimal digits, two at a time from a table; the common small numbers
+ * (value ids, lines, columns) written straight into the buffer. */
+extern const char prt_digit_pairs[200];
+static inline void prt_u64(printer *p, uint64_t v) {
+  vp_strbuf *b = p->out;
+  if (v < 10000 && b->len + 5 <= b->cap) {
+    char *d = b->data + b->len;
+    if (v < 10) {
+      d[0] = (char)('0' + v);
+      b->len += 1;
+    } else if (v < 100) {
+      memcpy(d, prt_digit_pairs + 2 * v, 2);
+      b->len += 2;
+    } else if (v < 1000) {
+      d[0] = (char)('0' + v / 100);
+      memcpy(d + 1, prt_digit_pairs + 2 * (v % 100), 2);
+      b->len += 3;
+    } else {
+      memcpy(d, prt_digit_pairs + 2 * (v / 100), 2);
+      memcpy(d + 2, prt_digit_pairs + 2 * (v % 100), 2);
+      b->len += 4;
+    }
+    return;
+  }
+  prt_u64_slow(p, v);
+}
+/* the printer's tables, freed at the end of a print */
+void prt_free(printer *p);
+/* starts naming the values of a function with `nvalues` ids */
+void prt_begin_func(printer *p, uint32_t nvalues);
 void prt_i64(printer *p, int64_t v);
 /* "..." with escapes */
 void prt_string(printer *p, const char *s);

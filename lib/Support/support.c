@@ -71,9 +71,11 @@ enum { VP_ARENA_CHUNK = 64 * 1024, VP_ARENA_MAX_CHUNK = 4 * 1024 * 1024 - 4096 }
  * big chunks calloc gets fresh zero pages from the kernel and skips its
  * own memset too). Chunks grow with the arena, up to 4 MiB, so a module
  * of a million ops is ~50 chunks, not thousands. */
-void *vp_arena_alloc(vp_arena *a, size_t size) {
+void *vp_arena_alloc_slow(vp_arena *a, size_t size) {
   size = (size + 15) & ~(size_t)15;
   vp_arena_chunk *c = a->head;
+  if (c)
+    c->used = (size_t)(a->cur - c->data); /* the inline path bumps only cur */
   if (!c || c->size - c->used < size) {
     size_t want = a->total / 4;
     if (want < VP_ARENA_CHUNK)
@@ -98,6 +100,10 @@ void *vp_arena_alloc(vp_arena *a, size_t size) {
   void *p = c->data + c->used;
   c->used += size;
   a->total += size;
+  if (c == a->head) {
+    a->cur = c->data + c->used;
+    a->lim = c->data + c->size;
+  }
   return p;
 }
 
@@ -134,6 +140,7 @@ void vp_arena_free(vp_arena *a) {
   }
   a->head = NULL;
   a->total = 0;
+  a->cur = a->lim = NULL;
 }
 
 bool vp_ptrvec_push(vp_arena *a, vp_ptrvec *v, void *p) {
