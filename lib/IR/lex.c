@@ -117,6 +117,14 @@ void vir_lex_init(vir_lexer *lx, const char *text, size_t len) {
   lx->line = 1;
   lx->kw = NULL;
   lx->no_op = VIR_OP_COUNT;
+  lx->split = lx->tail = lx->tail_end = NULL;
+}
+
+void vir_lex_split(vir_lexer *lx, const char *text, size_t split, const char *tail, size_t tail_len) {
+  vir_lex_init(lx, text, split);
+  lx->split = text + split;
+  lx->tail = tail;
+  lx->tail_end = tail + tail_len;
 }
 
 static void error_tok(vir_lexer *lx, vir_token *t, const char *s, const char *msg) {
@@ -217,6 +225,28 @@ static void lex_name(vir_lexer *lx, vir_token *t, const char *s, vir_tok_kind k)
     t->hash = vir_lex_hash(s + 1, len);
 }
 
+/* `loc(L:C)` exactly (digits, no spaces, up to 9 digits each), as one
+ * token: every op has one. Anything else is left to the identifier path
+ * and the parser's general rule. */
+static bool lex_loc(vir_lexer *lx, vir_token *t, const char *s) {
+  const char *q = s + 4;
+  uint32_t v[2] = {0, 0};
+  for (int k = 0; k < 2; k++) {
+    const char *start = q;
+    while (is_digit((unsigned char)*q) && q - start < 9)
+      v[k] = v[k] * 10 + (uint32_t)(*q++ - '0');
+    if (q == start || *q != (k ? ')' : ':'))
+      return false;
+    q++;
+  }
+  lx->p = q;
+  t->kind = TK_LOC;
+  t->len = (uint32_t)(q - s);
+  t->num = (int32_t)v[0];
+  t->hash = v[1];
+  return true;
+}
+
 /* One token. The fields every token has are written first; the cases
  * fill in kind and length. */
 void vir_lex_next(vir_lexer *lx, vir_token *t) {
@@ -228,6 +258,10 @@ void vir_lex_next(vir_lexer *lx, vir_token *t) {
     if (*p == '\n') {
       p++;
       lx->line++;
+      if (p == lx->split) { /* on into the padded copy of the last lines */
+        p = lx->tail;
+        lx->end = lx->tail_end;
+      }
       lx->line_start = p;
     } else if (*p == '\t' || *p == '\r') {
       p++;
@@ -246,6 +280,8 @@ void vir_lex_next(vir_lexer *lx, vir_token *t) {
   t->kw = KW_NONE;
   t->op = lx->no_op;
   t->quoted = false;
+  if (c == 'l' && p[1] == 'o' && p[2] == 'c' && p[3] == '(' && lex_loc(lx, t, p))
+    return;
   if (is_alpha(c)) {
     /* identifier, possibly dotted */
     for (;;) {
@@ -327,6 +363,6 @@ const char *vir_tok_kind_name(vir_tok_kind k) {
   static const char *const names[] = {
       "end of file", "invalid token", "identifier", "value", "symbol", "integer", "number",
       "string", "'{'", "'}'", "'('", "')'", "'['", "']'", "'<'", "'>'", "','", "':'", "'='",
-      "'.'", "'->'", "'-'"};
+      "'.'", "'->'", "'-'", "a location"};
   return names[k];
 }

@@ -18,6 +18,7 @@ typedef enum vir_tok_kind {
   TK_STRING, /* "...", s/len between the quotes, escapes not yet decoded */
   TK_LBRACE, TK_RBRACE, TK_LPAREN, TK_RPAREN, TK_LBRACKET, TK_RBRACKET,
   TK_LT, TK_GT, TK_COMMA, TK_COLON, TK_EQ, TK_DOT, TK_ARROW, TK_MINUS,
+  TK_LOC,    /* loc(L:C) in one token (one per op): num = L, hash = C */
 } vir_tok_kind;
 
 /* The words the parser looks for on its hot path. The lexer recognizes
@@ -71,23 +72,33 @@ typedef struct vir_token {
   const char *s;
   uint32_t len;
   uint32_t line, col;
-  uint32_t hash;   /* TK_VALUE: vir_lex_hash(s, len) */
-  int32_t num;     /* TK_VALUE: N of %N (digits, no leading zero, < 10^9), else -1 */
+  uint32_t hash;   /* TK_VALUE: vir_lex_hash(s, len); TK_LOC: the column */
+  int32_t num;     /* TK_VALUE: N of %N (digits, no leading zero, < 10^9), else -1;
+                      TK_LOC: the line */
   const char *err; /* TK_ERROR */
 } vir_token;
 
 typedef struct vir_lexer {
   const char *p, *end, *line_start;
+  /* The text's last lines may be lexed from a padded copy (vir_lex_split):
+   * the newline that ends at `split` continues at `tail`. */
+  const char *split, *tail, *tail_end;
   uint32_t line;
   const vir_kwtab *kw; /* NULL: identifiers are not looked up */
   uint16_t no_op;      /* the `op` of an identifier that is no op (VIR_OP_COUNT) */
 } vir_lexer;
 
 /* The lexer reads up to VIR_LEX_PAD bytes past the end of the text, which
- * must be zero: a NUL ends every scanning loop without a bounds check
- * (vir_parse works on a padded copy). */
+ * must be zero: a NUL ends every scanning loop without a bounds check.
+ * Reads stay within a line and the VIR_LEX_PAD bytes after it, so only the
+ * last lines of a text need the padding: vir_lex_split lexes `text` up to
+ * a line end `split` and then the rest from a padded copy. */
 enum { VIR_LEX_PAD = 32 };
 void vir_lex_init(vir_lexer *lx, const char *text, size_t len);
+/* Lexes text[0, split) (which ends with '\n' and is followed by at least
+ * VIR_LEX_PAD more bytes of text) in place, then `tail` (a copy of the
+ * rest, tail_len bytes, padded). */
+void vir_lex_split(vir_lexer *lx, const char *text, size_t split, const char *tail, size_t tail_len);
 /* The next token, into *t. */
 void vir_lex_next(vir_lexer *lx, vir_token *t);
 const char *vir_tok_kind_name(vir_tok_kind k);

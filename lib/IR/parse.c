@@ -42,8 +42,9 @@ void pr_expected(parser *p, const char *what) {
   else if (p->tok.kind == TK_STRING || p->tok.kind == TK_SYM)
     pr_error(p, &p->tok, "expected %s, found %s\"%.*s\"", what, p->tok.kind == TK_SYM ? "@" : "",
              (int)p->tok.len, p->tok.s);
-  else
-    pr_error(p, &p->tok, "expected %s, found '%.*s'", what, (int)p->tok.len, p->tok.s);
+  else /* a loc(L:C) token is named by its word */
+    pr_error(p, &p->tok, "expected %s, found '%.*s'", what,
+             (int)(p->tok.kind == TK_LOC ? 3 : p->tok.len), p->tok.s);
 }
 
 bool pr_expect_slow(parser *p, vir_tok_kind k) {
@@ -129,7 +130,7 @@ static bool fast_loc(parser *p, vp_loc *loc) {
 }
 
 /* loc := 'loc' '(' (STRING ':')? INT ':' INT ')' */
-bool pr_loc(parser *p, vp_loc *loc) {
+bool pr_loc_slow(parser *p, vp_loc *loc) {
   if (!pr_accept_k(p, KW_LOC))
     return true;
   if (p->tok.kind == TK_LPAREN && fast_loc(p, loc))
@@ -381,9 +382,18 @@ vir_module *vir_parse(const char *text, size_t len, const char *filename, vp_dia
   /* Not interned: ops without loc(...) point here, which tells the printer
    * to leave their (text) position out. */
   p.file = p.m->text_file = vp_arena_strdup(&p.m->arena, filename ? filename : "<input>");
-  /* The lexer scans a copy with zero padding after it (VIR_LEX_PAD): its
-   * loops stop at the NUL instead of checking the end at every byte. */
-  char *buf = len + VIR_LEX_PAD > len ? malloc(len + VIR_LEX_PAD) : NULL;
+  /* The lexer needs zero padding after the text (VIR_LEX_PAD): the last
+   * lines (at least 64 bytes) are lexed from a padded copy, the rest in
+   * place. */
+  size_t split = 0;
+  if (len > 4096) {
+    size_t i = len - 64;
+    while (i > 0 && text[i - 1] != '\n')
+      i--;
+    split = i;
+  }
+  size_t tail_len = len - split;
+  char *buf = tail_len + VIR_LEX_PAD > tail_len ? malloc(tail_len + VIR_LEX_PAD) : NULL;
   p.kw = vp_arena_alloc(&p.tmp, sizeof *p.kw);
   if (!p.kw || !buf) {
     free(buf);
@@ -393,11 +403,14 @@ vir_module *vir_parse(const char *text, size_t len, const char *filename, vp_dia
     vir_module_destroy(p.m);
     return NULL;
   }
-  if (len)
-    memcpy(buf, text, len);
-  memset(buf + len, 0, VIR_LEX_PAD);
+  if (tail_len)
+    memcpy(buf, text + split, tail_len);
+  memset(buf + tail_len, 0, VIR_LEX_PAD);
   vir_kwtab_init(p.kw);
-  vir_lex_init(&p.lx, buf, len);
+  if (split)
+    vir_lex_split(&p.lx, text, split, buf, tail_len);
+  else
+    vir_lex_init(&p.lx, buf, len);
   p.lx.kw = p.kw;
   pr_next(&p);
   if (pr_accept_kw(&p, "module")) {

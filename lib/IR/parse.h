@@ -89,7 +89,15 @@ char *pr_tok_name(parser *p, const vir_token *t);
 /* INT as a uint32 */
 bool pr_u32(parser *p, uint32_t *out);
 /* loc := 'loc' '(' (STRING ':')? INT ':' INT ')'; nothing when absent */
-bool pr_loc(parser *p, vp_loc *loc);
+bool pr_loc_slow(parser *p, vp_loc *loc);
+static inline bool pr_loc(parser *p, vp_loc *loc) {
+  if (p->tok.kind == TK_LOC) { /* `loc(L:C)`, read by the lexer */
+    *loc = (vp_loc){p->m->source_name, (uint32_t)p->tok.num, p->tok.hash};
+    pr_next(p);
+    return true;
+  }
+  return pr_loc_slow(p, loc);
+}
 
 /* ------------------------------------------------- types and literals */
 
