@@ -17,12 +17,23 @@
 
 /* The slot of a named value in the current generation, or the empty slot
  * where it would go. */
+/* Two names of equal length, both in the lexer's text (which is readable
+ * VIR_LEX_PAD bytes past any name): short ones compare as one word. */
+static inline bool same_name(const char *a, const char *b, uint32_t len) {
+  if (len <= 8) {
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    return ((x ^ y) & (~0ull >> (64 - 8 * len))) == 0;
+  }
+  return memcmp(a, b, len) == 0;
+}
+
 static pr_vslot *vslot_find(parser *p, const vir_token *t) {
   uint32_t mask = p->vcap - 1;
   for (uint32_t i = t->hash & mask;; i = (i + 1) & mask) {
     pr_vslot *e = &p->vtab[i];
-    if (e->gen != p->gen ||
-        (e->hash == t->hash && e->len == t->len && memcmp(e->s, t->s, t->len) == 0))
+    if (e->gen != p->gen || (e->hash == t->hash && e->len == t->len && same_name(e->s, t->s, t->len)))
       return e;
   }
 }
@@ -432,7 +443,9 @@ static bool parse_op_body(parser *p, vir_opcode code, uint32_t line, opnds *o, v
 
 /* op := (VALUE '=')? NAME 'volatile'? body (':' type)? loc? region* */
 static bool parse_op(parser *p, vir_region *r) {
-  vir_token start = p->tok, result = {0};
+  vp_loc start = pr_loc_of(p, &p->tok);
+  vir_token result;
+  result.kind = TK_EOF; /* none; the tokens below are read only when set */
   if (p->tok.kind == TK_VALUE) {
     result = p->tok;
     pr_next(p);
@@ -455,7 +468,8 @@ static bool parse_op(parser *p, vir_region *r) {
   vir_value *inline_v[8];
   opnds o = {.data = inline_v, .cap = 8, .p = p};
   vir_attr a = {0};
-  vir_token lit = {0}, callee = {0}, ivar = {0};
+  vir_token lit, callee, ivar;
+  lit.kind = callee.kind = ivar.kind = TK_EOF;
   bool lit_neg = false;
   if (!parse_op_body(p, code, name.line, &o, &a, &lit, &lit_neg, &callee, &ivar))
     goto poison;
@@ -486,7 +500,7 @@ static bool parse_op(parser *p, vir_region *r) {
   vir_literal litv = {0};
   if (info->attr == VIR_ATTR_CONST && !pr_convert_literal(p, &lit, lit_neg, type, &litv))
     goto poison;
-  vp_loc loc = pr_loc_of(p, &start);
+  vp_loc loc = start;
   if (!pr_loc(p, &loc))
     goto poison;
 

@@ -112,6 +112,43 @@ static vir_type *parse_type_inner(parser *p) {
 
 /* --------------------------------------------------------------- literals */
 
+/* `D.F` with few digits (what kernels write) without strtod: the digits
+ * as an integer m and the places k; m / 10^k in the literal's own
+ * precision is correctly rounded when m and 10^k are exact in it (the
+ * classic fast path: m < 2^53 and k <= 22 for f64, m < 2^24 and k <= 10
+ * for f32; f16 rounds the f64 value, as strtod's result would be). */
+static bool short_float(const vir_token *lt, unsigned bits, double *out) {
+  static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10};
+  const char *s = lt->s, *end = lt->s + lt->len;
+  bool neg = *s == '-';
+  s += neg;
+  uint64_t m = 0;
+  int digits = 0, k = -1;
+  for (; s < end; s++) {
+    if (*s == '.' && k < 0) {
+      k = 0;
+      continue;
+    }
+    if (*s < '0' || *s > '9' || ++digits > 15)
+      return false; /* an exponent, or too long: strtod */
+    m = m * 10 + (uint64_t)(*s - '0');
+    k += k >= 0;
+  }
+  if (k < 0)
+    k = 0;
+  if (k > 10 || (bits == 32 && m >= (1u << 24)))
+    return false;
+  double d;
+  if (bits == 32)
+    d = (float)m / (float)p10[k];
+  else
+    d = (double)m / p10[k];
+  if (bits == 16)
+    d = vir_round_f16(d);
+  *out = neg ? -d : d;
+  return true;
+}
+
 /* literal := INT | FLOAT | '-'? ('inf' | 'nan') | 'true' | 'false', read
  * as a value of type `t` (the token `lt` was read before the type). */
 bool pr_convert_literal(parser *p, const vir_token *lt, bool neg, const vir_type *t,
@@ -147,6 +184,8 @@ bool pr_convert_literal(parser *p, const vir_token *lt, bool neg, const vir_type
   memcpy(buf, lt->s, lt->len);
   buf[lt->len] = 0;
   errno = 0;
+  if (t->kind == VIR_TY_FLOAT && short_float(lt, t->bits, &out->f))
+    return true;
   if (t->kind == VIR_TY_FLOAT) {
     double d = strtod(buf, NULL);
     if (t->bits == 32)
