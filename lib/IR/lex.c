@@ -47,10 +47,11 @@ static inline void name_words(const char *s, uint32_t len, uint64_t w[3]) {
     w[1] = 0;
 }
 
+/* For a name of at most 8 bytes (w[1] = w[2] = 0) this is one multiply. */
 static inline uint32_t words_hash(const uint64_t w[3], uint32_t len) {
-  uint64_t h = (w[0] * 0xff51afd7ed558ccdull) ^ (w[1] * 0xc4ceb9fe1a85ec53ull) ^
-               (w[2] * 0x9e3779b97f4a7c15ull) ^ len;
-  return (uint32_t)((h ^ (h >> 29)) * 0x9e3779b97f4a7c15ull >> 40);
+  uint64_t h = (w[0] ^ (w[1] * 0xc4ceb9fe1a85ec53ull) ^ (w[2] * 0x9e3779b97f4a7c15ull)) *
+               0xff51afd7ed558ccdull;
+  return (uint32_t)(h >> 40) ^ len;
 }
 
 static void kw_put(vir_kwtab *t, const char *s, uint16_t kw, uint16_t op) {
@@ -92,6 +93,24 @@ void vir_kwtab_init(vir_kwtab *t) {
 
 static inline void lookup_ident(const vir_kwtab *t, vir_token *tok) {
   uint32_t len = tok->len;
+  if (len <= 8) {
+    /* most names: one word, one multiply, one compare per probe (an entry
+     * of this length has its other words zero) */
+    uint64_t w0;
+    memcpy(&w0, tok->s, 8);
+    w0 &= ~0ull >> (64 - 8 * len);
+    uint64_t w[3] = {w0, 0, 0};
+    for (uint32_t i = words_hash(w, len) & (VIR_KWTAB_SIZE - 1);; i = (i + 1) & (VIR_KWTAB_SIZE - 1)) {
+      const vir_kwent *e = &t->e[i];
+      if (!e->len)
+        return;
+      if (e->w[0] == w0 && e->len == len) {
+        tok->kw = e->kw;
+        tok->op = e->op;
+        return;
+      }
+    }
+  }
   if (len > VIR_KW_MAXLEN)
     return;
   uint64_t w[3];
@@ -188,7 +207,8 @@ static void lex_number(vir_lexer *lx, vir_token *t, const char *s) {
 }
 
 /* %name or @name after the sigil at s. */
-static void lex_name(vir_lexer *lx, vir_token *t, const char *s, vir_tok_kind k) {
+static inline __attribute__((always_inline)) void lex_name(vir_lexer *lx, vir_token *t, const char *s,
+                                                            vir_tok_kind k) {
   const char *p = s + 1;
   for (;;) {
     if (is_name((unsigned char)*p))
@@ -224,6 +244,8 @@ static void lex_name(vir_lexer *lx, vir_token *t, const char *s, vir_tok_kind k)
   if (num < 0)
     t->hash = vir_lex_hash(s + 1, len);
 }
+
+static void lex_sym(vir_lexer *lx, vir_token *t, const char *s) { lex_name(lx, t, s, TK_SYM); }
 
 /* `loc(L:C)` exactly (digits, no spaces, up to 9 digits each), as one
  * token: every op has one. Anything else is left to the identifier path
@@ -305,7 +327,7 @@ void vir_lex_next(vir_lexer *lx, vir_token *t) {
   }
   vir_tok_kind k;
   switch (c) {
-  case '%': lex_name(lx, t, s, TK_VALUE); return; /* col: at the sigil */
+  case '%': lex_name(lx, t, s, TK_VALUE); return; /* col: at the sigil; inlined: the common token */
   case '@':
     if (p[1] == '"' && p + 1 < lx->end) {
       t->col++; /* at the quote */
@@ -313,7 +335,7 @@ void vir_lex_next(vir_lexer *lx, vir_token *t) {
       t->quoted = t->kind == TK_SYM;
       return;
     }
-    lex_name(lx, t, s, TK_SYM);
+    lex_sym(lx, t, s);
     return;
   case '0' ... '9': lex_number(lx, t, s); return;
   case '"': lex_string(lx, t, s, TK_STRING); return;

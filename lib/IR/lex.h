@@ -103,29 +103,26 @@ void vir_lex_split(vir_lexer *lx, const char *text, size_t split, const char *ta
 void vir_lex_next(vir_lexer *lx, vir_token *t);
 const char *vir_tok_kind_name(vir_tok_kind k);
 
-/* The hash of a name: a word at a time, the last word overlapping. */
+/* The hash of a name in the lexer's text: a word at a time, the last word
+ * overlapping; a name of up to 8 bytes is one masked load (the text is
+ * readable VIR_LEX_PAD bytes past any name in it). */
 static inline uint32_t vir_lex_hash(const char *s, uint32_t len) {
+  uint64_t w;
+  if (len <= 8) {
+    memcpy(&w, s, 8);
+    w &= ~0ull >> (64 - 8 * len); /* len >= 1 */
+    return (uint32_t)((w * 0xff51afd7ed558ccdull) >> 32) ^ len;
+  }
   uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
-  if (len >= 8) {
-    uint32_t i = 0;
-    uint64_t w;
-    for (; i + 8 <= len; i += 8) {
-      memcpy(&w, s + i, 8);
-      h = (h ^ w) * 0xff51afd7ed558ccdull;
-      h ^= h >> 32;
-    }
-    if (i < len) {
-      memcpy(&w, s + len - 8, 8);
-      h = (h ^ w) * 0xff51afd7ed558ccdull;
-    }
-  } else if (len >= 4) {
-    uint32_t a, b;
-    memcpy(&a, s, 4);
-    memcpy(&b, s + len - 4, 4);
-    h ^= ((uint64_t)a << 32 | b) * 0xff51afd7ed558ccdull;
-  } else if (len) {
-    h ^= ((uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[len >> 1] << 8 |
-          (uint64_t)(unsigned char)s[len - 1] << 16) * 0xff51afd7ed558ccdull;
+  uint32_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    memcpy(&w, s + i, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  if (i < len) {
+    memcpy(&w, s + len - 8, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
   }
   h *= 0xc4ceb9fe1a85ec53ull;
   return (uint32_t)(h >> 32);

@@ -29,7 +29,7 @@ static inline bool same_name(const char *a, const char *b, uint32_t len) {
   return memcmp(a, b, len) == 0;
 }
 
-static pr_vslot *vslot_find(parser *p, const vir_token *t) {
+static inline pr_vslot *vslot_find(parser *p, const vir_token *t) {
   uint32_t mask = p->vcap - 1;
   for (uint32_t i = t->hash & mask;; i = (i + 1) & mask) {
     pr_vslot *e = &p->vtab[i];
@@ -70,16 +70,28 @@ static const vir_token *by_name(const vir_token *t, vir_token *copy) {
   return copy;
 }
 
-vir_value *pr_lookup_value(parser *p, const vir_token *t) {
-  int32_t n = t->num;
-  if (n >= 0 && (uint32_t)n < p->nnumbered && p->numbered[n])
-    return p->numbered[n];
-  if (!p->vlen || (n >= 0 && !p->nbig))
-    return NULL;
+/* %N past the index table, looked up by name. */
+static vir_value *lookup_big(parser *p, const vir_token *t) {
   vir_token copy;
   pr_vslot *e = vslot_find(p, by_name(t, &copy));
   return e->gen == p->gen ? e->v : NULL;
 }
+
+/* Inline: every operand goes through here. */
+static inline vir_value *lookup_value(parser *p, const vir_token *t) {
+  int32_t n = t->num;
+  if (n >= 0) {
+    if ((uint32_t)n < p->nnumbered && p->numbered[n])
+      return p->numbered[n];
+    return p->nbig ? lookup_big(p, t) : NULL;
+  }
+  if (!p->vlen)
+    return NULL;
+  pr_vslot *e = vslot_find(p, t);
+  return e->gen == p->gen ? e->v : NULL;
+}
+
+vir_value *pr_lookup_value(parser *p, const vir_token *t) { return lookup_value(p, t); }
 
 /* Enters %name -> v. Names made only of digits get no name hint; they are
  * the printer's numbering, and go into an array indexed by the number
@@ -125,12 +137,12 @@ void pr_define_value(parser *p, const vir_token *t, vir_value *v) {
     v->name = vp_arena_strndup(&p->m->arena, t->s, t->len);
 }
 
-static vir_value *parse_value(parser *p) {
+static inline vir_value *parse_value(parser *p) {
   if (p->tok.kind != TK_VALUE) {
     pr_expected(p, "a value");
     return NULL;
   }
-  vir_value *v = pr_lookup_value(p, &p->tok);
+  vir_value *v = lookup_value(p, &p->tok);
   if (!v)
     pr_error(p, &p->tok, "use of undefined value %%%.*s", (int)p->tok.len, p->tok.s);
   pr_next(p);
@@ -154,17 +166,20 @@ typedef struct opnds {
   parser *p;
 } opnds;
 
-static void opnds_push(opnds *o, vir_value *v) {
-  if (o->n == o->cap) {
-    uint32_t cap = o->cap * 2;
-    vir_value **d = vp_arena_alloc(&o->p->tmp, cap * sizeof *d);
-    if (!d)
-      return;
-    memcpy(d, o->data, o->n * sizeof *d);
-    o->data = d;
-    o->cap = cap;
-  }
-  o->data[o->n++] = v;
+static bool opnds_grow(opnds *o) {
+  uint32_t cap = o->cap * 2;
+  vir_value **d = vp_arena_alloc(&o->p->tmp, cap * sizeof *d);
+  if (!d)
+    return false;
+  memcpy(d, o->data, o->n * sizeof *d);
+  o->data = d;
+  o->cap = cap;
+  return true;
+}
+
+static inline void opnds_push(opnds *o, vir_value *v) {
+  if (o->n < o->cap || opnds_grow(o))
+    o->data[o->n++] = v;
 }
 
 /* values := value (',' value)* ; only on the op's own line, so that an
