@@ -206,18 +206,43 @@ static void lex_number(vir_lexer *lx, vir_token *t, const char *s) {
   t->len = (uint32_t)(p - s);
 }
 
+/* The end of a value (or symbol) name that starts at s. */
+static inline const char *name_end(const char *s, bool value) {
+  for (;;) {
+    if (is_name((unsigned char)*s))
+      s++;
+    else if (value && *s == '.' && is_digit((unsigned char)s[1]))
+      s++;
+    else
+      return s;
+  }
+}
+
+/* The parts of a TK_VALUE token past its text: the number of %N, the hash
+ * of a name. */
+static inline void value_key(vir_token *t) {
+  const char *s = t->s;
+  uint32_t len = t->len;
+  int32_t num = -1;
+  if (len <= 9 && (s[0] != '0' || len == 1)) {
+    num = 0;
+    for (uint32_t i = 0; i < len; i++) {
+      if (!is_digit((unsigned char)s[i])) {
+        num = -1;
+        break;
+      }
+      num = num * 10 + (s[i] - '0');
+    }
+  }
+  t->num = num;
+  if (num < 0)
+    t->hash = vir_lex_hash(s, len);
+}
+
 /* %name or @name after the sigil at s. */
 static inline __attribute__((always_inline)) void lex_name(vir_lexer *lx, vir_token *t, const char *s,
                                                             vir_tok_kind k) {
-  const char *p = s + 1;
-  for (;;) {
-    if (is_name((unsigned char)*p))
-      p++;
-    else if (k == TK_VALUE && *p == '.' && is_digit((unsigned char)p[1]))
-      p++;
-    else
-      break;
-  }
+  const char *p = name_end(s + 1, k == TK_VALUE);
   if (p == s + 1 || p > lx->end) {
     error_tok(lx, t, s, k == TK_VALUE ? "expected a value name after '%'" : "expected a symbol name after '@'");
     return;
@@ -225,24 +250,45 @@ static inline __attribute__((always_inline)) void lex_name(vir_lexer *lx, vir_to
   lx->p = p;
   t->kind = k;
   t->s = s + 1;
-  uint32_t len = t->len = (uint32_t)(p - s - 1);
-  if (k != TK_VALUE)
-    return;
-  /* %N: the printer's numbering, found by index rather than by name */
-  int32_t num = -1;
-  if (len <= 9 && (s[1] != '0' || len == 1)) {
-    num = 0;
-    for (const char *q = s + 1; q < p; q++) {
-      if (!is_digit((unsigned char)*q)) {
-        num = -1;
-        break;
-      }
-      num = num * 10 + (*q - '0');
-    }
+  t->len = (uint32_t)(p - s - 1);
+  if (k == TK_VALUE)
+    value_key(t);
+}
+
+/* ------------------------------------------------- the parser's fast path */
+
+const char *vir_lex_scan_value(const char *s, vir_token *t) {
+  if (*s != '%')
+    return NULL;
+  const char *e = name_end(s + 1, true);
+  if (e == s + 1)
+    return NULL;
+  t->kind = TK_VALUE;
+  t->s = s + 1;
+  t->len = (uint32_t)(e - s - 1);
+  value_key(t);
+  return e;
+}
+
+const char *vir_lex_scan_word(const vir_lexer *lx, const char *s, vir_token *t) {
+  if (!is_alpha((unsigned char)*s) || !lx->kw)
+    return NULL;
+  const char *p = s;
+  for (;;) {
+    while (is_name((unsigned char)*p))
+      p++;
+    if (*p == '.' && is_alpha((unsigned char)p[1]))
+      p++;
+    else
+      break;
   }
-  t->num = num;
-  if (num < 0)
-    t->hash = vir_lex_hash(s + 1, len);
+  t->kind = TK_IDENT;
+  t->s = s;
+  t->len = (uint32_t)(p - s);
+  t->kw = KW_NONE;
+  t->op = lx->no_op;
+  lookup_ident(lx->kw, t);
+  return p;
 }
 
 static void lex_sym(vir_lexer *lx, vir_token *t, const char *s) { lex_name(lx, t, s, TK_SYM); }
@@ -250,7 +296,9 @@ static void lex_sym(vir_lexer *lx, vir_token *t, const char *s) { lex_name(lx, t
 /* `loc(L:C)` exactly (digits, no spaces, up to 9 digits each), as one
  * token: every op has one. Anything else is left to the identifier path
  * and the parser's general rule. */
-static bool lex_loc(vir_lexer *lx, vir_token *t, const char *s) {
+const char *vir_lex_scan_loc(const char *s, uint32_t *line, uint32_t *col) {
+  if (s[0] != 'l' || s[1] != 'o' || s[2] != 'c' || s[3] != '(')
+    return NULL;
   const char *q = s + 4;
   uint32_t v[2] = {0, 0};
   for (int k = 0; k < 2; k++) {
@@ -258,14 +306,24 @@ static bool lex_loc(vir_lexer *lx, vir_token *t, const char *s) {
     while (is_digit((unsigned char)*q) && q - start < 9)
       v[k] = v[k] * 10 + (uint32_t)(*q++ - '0');
     if (q == start || *q != (k ? ')' : ':'))
-      return false;
+      return NULL;
     q++;
   }
+  *line = v[0];
+  *col = v[1];
+  return q;
+}
+
+static bool lex_loc(vir_lexer *lx, vir_token *t, const char *s) {
+  uint32_t line, col;
+  const char *q = vir_lex_scan_loc(s, &line, &col);
+  if (!q)
+    return false;
   lx->p = q;
   t->kind = TK_LOC;
   t->len = (uint32_t)(q - s);
-  t->num = (int32_t)v[0];
-  t->hash = v[1];
+  t->num = (int32_t)line;
+  t->hash = col;
   return true;
 }
 
@@ -302,7 +360,7 @@ void vir_lex_next(vir_lexer *lx, vir_token *t) {
   t->kw = KW_NONE;
   t->op = lx->no_op;
   t->quoted = false;
-  if (c == 'l' && p[1] == 'o' && p[2] == 'c' && p[3] == '(' && lex_loc(lx, t, p))
+  if (c == 'l' && p[3] == '(' && lex_loc(lx, t, p))
     return;
   if (is_alpha(c)) {
     /* identifier, possibly dotted */

@@ -103,6 +103,15 @@ void vir_lex_split(vir_lexer *lx, const char *text, size_t split, const char *ta
 void vir_lex_next(vir_lexer *lx, vir_token *t);
 const char *vir_tok_kind_name(vir_tok_kind k);
 
+/* For the parser's fast path, which reads common lines straight from the
+ * text (parse_op.c): a value name `%x` at s, or an identifier at s (looked
+ * up like the lexer does), into *t (kind, s, len and the value key or
+ * kw/op; no position). Return the end, or NULL when there is none at s. */
+const char *vir_lex_scan_value(const char *s, vir_token *t);
+const char *vir_lex_scan_word(const vir_lexer *lx, const char *s, vir_token *t);
+/* `loc(L:C)` exactly (no spaces, up to 9 digits each) at s. */
+const char *vir_lex_scan_loc(const char *s, uint32_t *line, uint32_t *col);
+
 /* The hash of a name in the lexer's text: a word at a time, the last word
  * overlapping; a name of up to 8 bytes is one masked load (the text is
  * readable VIR_LEX_PAD bytes past any name in it). */

@@ -375,7 +375,12 @@ static void resolve_calls(parser *p) {
 
 /* module := ('module' STRING loc?)? decl* */
 vir_module *vir_parse(const char *text, size_t len, const char *filename, vp_diags *diags) {
-  parser p = {.diags = diags, .gen = 1};
+  return vir_parse_ex(text, len, filename, 0, diags);
+}
+
+vir_module *vir_parse_ex(const char *text, size_t len, const char *filename, unsigned flags,
+                         vp_diags *diags) {
+  parser p = {.diags = diags, .gen = 1, .no_fast = flags & VIR_PARSE_NO_FAST};
   p.m = vir_module_create(NULL);
   if (!p.m)
     return NULL;

@@ -42,6 +42,7 @@ typedef struct parser {
   vp_ptrvec callee_names;
   uint32_t nerrors;
   int depth, type_depth;
+  bool no_fast; /* VIR_PARSE_NO_FAST */
 } parser;
 
 /* ---------------------------------------------------------------- tokens */

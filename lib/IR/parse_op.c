@@ -456,8 +456,222 @@ static bool parse_op_body(parser *p, vir_opcode code, uint32_t line, opnds *o, v
   return false;
 }
 
+/* A scalar or vector type straight from the text (`f32`, `vec4<f32>`), or
+ * NULL: left to pr_type. */
+static vir_type *fast_type(parser *p, const char **qp) {
+  vir_token w;
+  const char *q = vir_lex_scan_word(&p->lx, *qp, &w);
+  if (!q)
+    return NULL;
+  unsigned n = 1;
+  if (w.kw >= KW_VEC2 && w.kw <= KW_VEC4) {
+    n = 2u + (w.kw - KW_VEC2);
+    if (*q != '<' || !(q = vir_lex_scan_word(&p->lx, q + 1, &w)) || *q != '>')
+      return NULL;
+    q++;
+  }
+  vir_module *m = p->m;
+  vir_type *t;
+  switch ((vir_kw)w.kw) {
+  case KW_BOOL: t = vir_ty_bool(m); break;
+  case KW_I8: case KW_I16: case KW_I32: case KW_I64: t = vir_ty_int(m, 8u << (w.kw - KW_I8)); break;
+  case KW_U8: case KW_U16: case KW_U32: case KW_U64: t = vir_ty_uint(m, 8u << (w.kw - KW_U8)); break;
+  case KW_F16: case KW_F32: case KW_F64: t = vir_ty_float(m, 16u << (w.kw - KW_F16)); break;
+  default: return NULL;
+  }
+  *qp = q;
+  return n > 1 ? vir_ty_vec(m, t, n) : t;
+}
+
+/* `, %a, %b ...` straight from the text into ops[*n]; false when a value
+ * is unknown or there are more than `cap`. */
+static bool fast_values(parser *p, const char **qp, vir_value **ops, uint32_t *n, uint32_t cap) {
+  const char *q = *qp;
+  while (q[0] == ',' && q[1] == ' ') {
+    vir_token v;
+    if (*n == cap || !(q = vir_lex_scan_value(q + 2, &v)) || !(ops[*n] = lookup_value(p, &v)))
+      return false;
+    ++*n;
+  }
+  *qp = q;
+  return true;
+}
+
+/* The end of a plain name (symbol, field) at s: what the printer writes
+ * bare; anything else is left to the general path. */
+static const char *plain_name_end(const char *s) {
+  while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')
+    s++;
+  return s;
+}
+
+/* `@sym[%i].field.x` of a memory op straight from the text: plain names,
+ * struct fields and vector components only. */
+static bool fast_access(parser *p, vir_opcode code, const char **qp, vir_attr *a, vir_value **ops,
+                        uint32_t *n) {
+  const char *s = *qp + 1;
+  if (**qp != '@')
+    return false;
+  const char *q = plain_name_end(s);
+  size_t len = (size_t)(q - s);
+  if (!len)
+    return false;
+  bool local_op = code == VIR_OP_LOCAL_LOAD || code == VIR_OP_LOCAL_STORE;
+  vir_sym *sym = NULL;
+  if (local_op && p->f)
+    sym = vp_map_get(&p->f->localtab, s, len);
+  if (!sym)
+    sym = vp_map_get(&p->m->symtab, s, len);
+  if (!sym && !local_op && p->f)
+    sym = vp_map_get(&p->f->localtab, s, len);
+  if (!sym)
+    return false;
+  a->sym = sym;
+  if (op_has_index(code)) {
+    vir_token v;
+    if (*q != '[' || !(q = vir_lex_scan_value(q + 1, &v)) || *q != ']' || !(ops[*n] = lookup_value(p, &v)))
+      return false;
+    ++*n;
+    q++;
+  }
+  const vir_type *t = vir_sym_path_base(sym);
+  while (*q == '.' && !(q[1] >= '0' && q[1] <= '9')) {
+    const char *f = q + 1;
+    q = plain_name_end(f);
+    size_t fl = (size_t)(q - f);
+    int k = -1;
+    if (t && t->kind == VIR_TY_STRUCT) {
+      for (uint32_t i = 0; i < t->st->nfields && k < 0; i++)
+        if (strncmp(t->st->fields[i].name, f, fl) == 0 && !t->st->fields[i].name[fl])
+          k = (int)i;
+    } else if (t && t->kind == VIR_TY_VEC && fl == 1 && strchr(comps, *f)) {
+      k = (int)(strchr(comps, *f) - comps);
+      if (k >= t->n)
+        k = -1;
+    }
+    if (k < 0 || !fl || a->npath == VIR_MAX_PATH)
+      return false;
+    a->path[a->npath++] = (uint8_t)k;
+    t = vir_type_member(t, (uint32_t)k);
+  }
+  *qp = q;
+  return true;
+}
+
+/* The common lines, read straight from the text with no tokens:
+ *
+ *   %r = OP %a, %b, ... : TYPE loc(L:C)           (no attribute)
+ *   %r = extract %v[2], ... : TYPE loc(L:C)       (an index)
+ *   %r = buffer.load @x[%i].pos.y, ... : TYPE ... (memory ops)
+ *   %r = atomic.add @c[%i], %v device relaxed : TYPE ...
+ *   buffer.store @y[%i], %v loc(L:C)              (no result)
+ *
+ * for ops without regions, TYPE a scalar or vector, exactly one space
+ * where the printer puts one. The current token is %r, or the op's name
+ * when there is no result. Anything else on the line, and anything wrong
+ * with it (an unknown name, a redefinition, a missing type), leaves the
+ * parser untouched and returns false: the general path below then reads
+ * the line, builds the same op, and reports what is wrong. */
+static bool fast_op(parser *p, vir_region *r) {
+  const char *q = p->lx.p;
+  vir_token w;
+  bool has_result = p->tok.kind == TK_VALUE;
+  if (has_result) {
+    if (q[0] != ' ' || q[1] != '=' || q[2] != ' ' || !(q = vir_lex_scan_word(&p->lx, q + 3, &w)))
+      return false;
+  } else {
+    w = p->tok;
+  }
+  if (w.op >= VIR_OP_COUNT)
+    return false;
+  vir_opcode code = (vir_opcode)w.op;
+  const vir_op_info *info = vir_op_info_of(code);
+  if (info->nregion || (info->result == VIR_RES_VOID) == has_result || code == VIR_OP_CALL)
+    return false;
+  vir_value *ops[8];
+  uint32_t n = 0;
+  vir_attr a = {0};
+  switch ((vir_attr_kind)info->attr) {
+  case VIR_ATTR_NONE:
+    /* values := value (',' value)* */
+    if (q[0] == ' ' && q[1] == '%') {
+      vir_token v;
+      if (!(q = vir_lex_scan_value(q + 1, &v)) || !(ops[n++] = lookup_value(p, &v)) ||
+          !fast_values(p, &q, ops, &n, 8))
+        return false;
+    }
+    break;
+  case VIR_ATTR_INDEX: {
+    /* value '[' INT ']' */
+    vir_token v;
+    if (q[0] != ' ' || !(q = vir_lex_scan_value(q + 1, &v)) || !(ops[n++] = lookup_value(p, &v)) || *q != '[')
+      return false;
+    uint32_t k = 0;
+    const char *d = ++q;
+    while (*q >= '0' && *q <= '9' && q - d < 9)
+      k = k * 10 + (uint32_t)(*q++ - '0');
+    if (q == d || *q != ']')
+      return false;
+    q++;
+    a.index = k;
+    break;
+  }
+  case VIR_ATTR_SYM:
+  case VIR_ATTR_ATOMIC:
+    q++;
+    if (q[-1] != ' ' || !fast_access(p, code, &q, &a, ops, &n))
+      return false;
+    break;
+  default: return false;
+  }
+  if (info->attr != VIR_ATTR_NONE && !fast_values(p, &q, ops, &n, 8))
+    return false;
+  if (info->attr == VIR_ATTR_ATOMIC) {
+    /* scope semantics */
+    vir_token sc, se;
+    if (q[0] != ' ' || !(q = vir_lex_scan_word(&p->lx, q + 1, &sc)) || q[0] != ' ' ||
+        !(q = vir_lex_scan_word(&p->lx, q + 1, &se)) || sc.kw < KW_INVOCATION || sc.kw > KW_QUEUE_FAMILY ||
+        se.kw < KW_RELAXED || se.kw > KW_SEQ_CST)
+      return false;
+    a.scope = (vir_scope)(sc.kw - KW_INVOCATION);
+    a.sem = (vir_semantics)(se.kw - KW_RELAXED);
+  }
+  vir_type *type = NULL;
+  if (has_result) {
+    if (q[0] != ' ' || q[1] != ':' || q[2] != ' ')
+      return false;
+    q += 3;
+    if (!(type = fast_type(p, &q)))
+      return false;
+  }
+  vp_loc loc = pr_loc_of(p, &p->tok);
+  if (q[0] == ' ' && q[1] == 'l') {
+    uint32_t line, col;
+    if (!(q = vir_lex_scan_loc(q + 1, &line, &col)))
+      return false;
+    loc = (vp_loc){p->m->source_name, line, col};
+  }
+  while (*q == ' ')
+    q++;
+  if (!(*q == '\n' || (*q == 0 && q >= p->lx.end)) || (has_result && lookup_value(p, &p->tok)))
+    return false;
+  vir_op *op = vir_new_op(p->m, p->f, code, type, n, ops);
+  if (!op)
+    return false;
+  op->attr = a;
+  op->loc = loc;
+  vir_region_insert(r, NULL, op);
+  if (has_result)
+    pr_define_value(p, &p->tok, &op->val);
+  p->lx.p = q; /* the line break: the lexer goes on from there */
+  pr_next(p);
+  return true;
+}
+
 /* op := (VALUE '=')? NAME 'volatile'? body (':' type)? loc? region* */
 static bool parse_op(parser *p, vir_region *r) {
+  if ((p->tok.kind == TK_VALUE || p->tok.kind == TK_IDENT) && !p->no_fast && fast_op(p, r))
+    return true;
   vp_loc start = pr_loc_of(p, &p->tok);
   vir_token result;
   result.kind = TK_EOF; /* none; the tokens below are read only when set */
