@@ -97,6 +97,9 @@ typedef struct vp_strbuf {
   bool oom; /* set when an allocation failed; further appends are dropped */
 } vp_strbuf;
 
+/* Room for `extra` more bytes and the NUL (growing by doubling); false
+ * when out of memory (and b->oom is set). */
+bool vp_strbuf_reserve(vp_strbuf *b, size_t extra);
 void vp_strbuf_append(vp_strbuf *b, const char *s);
 void vp_strbuf_appendn(vp_strbuf *b, const char *s, size_t n);
 void vp_strbuf_printf(vp_strbuf *b, const char *fmt, ...) VP_PRINTF(2, 3);

@@ -27,6 +27,9 @@ typedef struct taken_name {
 
 typedef struct printer {
   vp_strbuf *out;
+  /* The free part of out's buffer, written directly: out->len is brought
+   * up to date when the buffer grows and at the end (prt_sync). */
+  char *cur, *lim;
   const vir_module *m; /* NULL for vir_print_op */
   unsigned flags;
   vname *names; /* by value id, for the function being printed */
@@ -39,35 +42,40 @@ typedef struct printer {
 
 /* ------------------------------------------------------------- primitives */
 
-/* Appends without the strbuf's NUL (vir_print adds it at the end): the
- * common case is a memcpy into space that is already there. */
+/* Makes room for n more bytes (and the final NUL); false when out of
+ * memory, after which appends are dropped. */
+bool prt_grow(printer *p, size_t n);
+/* out->len from the write position; the NUL after it (once, at the end) */
+static inline void prt_sync(printer *p) {
+  if (p->cur)
+    p->out->len = (size_t)(p->cur - p->out->data);
+}
+static inline void terminate(printer *p) {
+  prt_sync(p);
+  if (p->out->data && p->out->len < p->out->cap)
+    p->out->data[p->out->len] = 0;
+}
+/* At least n bytes free, for the writes that follow without checks. */
+static inline bool room(printer *p, size_t n) { return (size_t)(p->lim - p->cur) >= n || prt_grow(p, n); }
+
+/* Appends without the strbuf's NUL: the common case is a memcpy into
+ * space that is already there. */
 static inline void put(printer *p, const char *s, size_t n) {
-  vp_strbuf *b = p->out;
-  if (b->len + n + 1 <= b->cap) {
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-  } else {
-    vp_strbuf_appendn(b, s, n);
+  if (room(p, n)) {
+    memcpy(p->cur, s, n);
+    p->cur += n;
   }
 }
 static inline void puts_(printer *p, const char *s) { put(p, s, strlen(s)); }
 /* a string literal: its length is known, the memcpy is inlined */
 #define PUTS(p, lit) put((p), (lit), sizeof(lit) - 1)
 static inline void putc_(printer *p, char c) {
-  vp_strbuf *b = p->out;
-  if (b->len + 2 <= b->cap)
-    b->data[b->len++] = c;
-  else
-    vp_strbuf_putc(b, c);
+  if (room(p, 1))
+    *p->cur++ = c;
 }
 static inline void indent(printer *p, int depth) {
   for (int i = 0; i < depth; i++)
     put(p, "  ", 2);
-}
-/* the strbuf's invariant, restored once at the end */
-static inline void terminate(printer *p) {
-  if (p->out->data && p->out->len < p->out->cap)
-    p->out->data[p->out->len] = 0;
 }
 static inline void put_type(printer *p, const vir_type *t) {
   if (t)
@@ -81,23 +89,22 @@ void prt_u64_slow(printer *p, uint64_t v);
  * (value ids, lines, columns) written straight into the buffer. */
 extern const char prt_digit_pairs[200];
 static inline void prt_u64(printer *p, uint64_t v) {
-  vp_strbuf *b = p->out;
-  if (v < 10000 && b->len + 5 <= b->cap) {
-    char *d = b->data + b->len;
+  if (v < 10000 && room(p, 4)) {
+    char *d = p->cur;
     if (v < 10) {
       d[0] = (char)('0' + v);
-      b->len += 1;
+      p->cur += 1;
     } else if (v < 100) {
       memcpy(d, prt_digit_pairs + 2 * v, 2);
-      b->len += 2;
+      p->cur += 2;
     } else if (v < 1000) {
       d[0] = (char)('0' + v / 100);
       memcpy(d + 1, prt_digit_pairs + 2 * (v % 100), 2);
-      b->len += 3;
+      p->cur += 3;
     } else {
       memcpy(d, prt_digit_pairs + 2 * (v / 100), 2);
       memcpy(d + 2, prt_digit_pairs + 2 * (v % 100), 2);
-      b->len += 4;
+      p->cur += 4;
     }
     return;
   }

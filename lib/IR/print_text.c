@@ -16,6 +16,19 @@ const char prt_digit_pairs[200] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
+bool prt_grow(printer *p, size_t n) {
+  prt_sync(p);
+  vp_strbuf *b = p->out;
+  /* at least doubling (vp_strbuf_reserve does), so appends stay linear */
+  if (!vp_strbuf_reserve(b, n)) {
+    p->cur = p->lim = NULL; /* dropped from now on, as the strbuf does */
+    return false;
+  }
+  p->cur = b->data + b->len;
+  p->lim = b->data + b->cap - 1; /* the NUL's place */
+  return true;
+}
+
 void prt_u64_slow(printer *p, uint64_t v) {
   char buf[24];
   int i = sizeof buf;

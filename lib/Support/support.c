@@ -252,7 +252,7 @@ bool vp_map_put(vp_arena *a, vp_map *m, const char *key, size_t len, void *val) 
 
 /* ----------------------------------------------------------------- strbuf */
 
-static bool strbuf_reserve(vp_strbuf *b, size_t extra) {
+bool vp_strbuf_reserve(vp_strbuf *b, size_t extra) {
   if (b->oom)
     return false;
   if (b->len + extra + 1 <= b->cap)
@@ -271,7 +271,7 @@ static bool strbuf_reserve(vp_strbuf *b, size_t extra) {
 }
 
 void vp_strbuf_appendn(vp_strbuf *b, const char *s, size_t n) {
-  if (!strbuf_reserve(b, n))
+  if (!vp_strbuf_reserve(b, n))
     return;
   memcpy(b->data + b->len, s, n);
   b->len += n;
@@ -281,7 +281,7 @@ void vp_strbuf_appendn(vp_strbuf *b, const char *s, size_t n) {
 void vp_strbuf_append(vp_strbuf *b, const char *s) { vp_strbuf_appendn(b, s, strlen(s)); }
 
 void vp_strbuf_putc(vp_strbuf *b, char c) {
-  if (!strbuf_reserve(b, 1))
+  if (!vp_strbuf_reserve(b, 1))
     return;
   b->data[b->len++] = c;
   b->data[b->len] = 0;
@@ -298,7 +298,7 @@ void vp_strbuf_vprintf(vp_strbuf *b, const char *fmt, va_list ap) {
   }
   if ((size_t)n < sizeof small) {
     vp_strbuf_appendn(b, small, (size_t)n);
-  } else if (strbuf_reserve(b, (size_t)n)) {
+  } else if (vp_strbuf_reserve(b, (size_t)n)) {
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
     b->len += (size_t)n;
   }
