@@ -222,21 +222,20 @@ static inline const char *name_end(const char *s, bool value) {
  * of a name. */
 static inline void value_key(vir_token *t) {
   const char *s = t->s;
-  uint32_t len = t->len;
-  int32_t num = -1;
-  if (len <= 9 && (s[0] != '0' || len == 1)) {
-    num = 0;
-    for (uint32_t i = 0; i < len; i++) {
-      if (!is_digit((unsigned char)s[i])) {
-        num = -1;
-        break;
-      }
-      num = num * 10 + (s[i] - '0');
+  uint32_t len = t->len, d = (uint32_t)(unsigned char)s[0] - '0';
+  if (d < 10 && len <= 9 && (d || len == 1)) {
+    uint32_t x = 0, i = 0;
+    while (i < len && (d = (uint32_t)(unsigned char)s[i] - '0') < 10) {
+      x = x * 10 + d;
+      i++;
+    }
+    if (i == len) {
+      t->num = (int32_t)x;
+      return;
     }
   }
-  t->num = num;
-  if (num < 0)
-    t->hash = vir_lex_hash(s, len);
+  t->num = -1;
+  t->hash = vir_lex_hash(s, len);
 }
 
 /* %name or @name after the sigil at s. */
@@ -296,22 +295,27 @@ static void lex_sym(vir_lexer *lx, vir_token *t, const char *s) { lex_name(lx, t
 /* `loc(L:C)` exactly (digits, no spaces, up to 9 digits each), as one
  * token: every op has one. Anything else is left to the identifier path
  * and the parser's general rule. */
+/* 1 to 9 decimal digits at s into *v; the end, or NULL. */
+static inline const char *digits9(const char *s, uint32_t *v) {
+  const char *q = s;
+  uint32_t x = 0, d;
+  while ((d = (uint32_t)(unsigned char)*q - '0') < 10) {
+    x = x * 10 + d;
+    q++;
+  }
+  if (q == s || q - s > 9)
+    return NULL;
+  *v = x;
+  return q;
+}
+
 const char *vir_lex_scan_loc(const char *s, uint32_t *line, uint32_t *col) {
   if (s[0] != 'l' || s[1] != 'o' || s[2] != 'c' || s[3] != '(')
     return NULL;
-  const char *q = s + 4;
-  uint32_t v[2] = {0, 0};
-  for (int k = 0; k < 2; k++) {
-    const char *start = q;
-    while (is_digit((unsigned char)*q) && q - start < 9)
-      v[k] = v[k] * 10 + (uint32_t)(*q++ - '0');
-    if (q == start || *q != (k ? ')' : ':'))
-      return NULL;
-    q++;
-  }
-  *line = v[0];
-  *col = v[1];
-  return q;
+  const char *q = digits9(s + 4, line);
+  if (!q || *q != ':' || !(q = digits9(q + 1, col)) || *q != ')')
+    return NULL;
+  return q + 1;
 }
 
 static bool lex_loc(vir_lexer *lx, vir_token *t, const char *s) {

@@ -133,8 +133,8 @@ void pr_define_value(parser *p, const vir_token *t, vir_value *v) {
   p->vlen++;
   if (n >= 0)
     p->nbig++;
-  else if (v)
-    v->name = vp_arena_strndup(&p->m->arena, t->s, t->len);
+  else if (v && (v->name = vp_arena_alloc(&p->m->arena, t->len + 1)) != NULL)
+    memcpy((char *)v->name, t->s, t->len); /* the arena's memory is zero: NUL-terminated */
 }
 
 static inline vir_value *parse_value(parser *p) {

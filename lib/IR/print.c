@@ -15,7 +15,13 @@
 
 static void print_region_body(printer *p, const vir_region *r, int depth);
 
-/* Op name lengths, known at compile time. */
+/* Op names, zero-padded to 32 bytes so that one fixed-size copy prints
+ * any of them, and their lengths. */
+static const char op_name_pad[VIR_OP_COUNT][32] = {
+#define VIR_OP(ID, NAME, NOPND, NREGION, RESULT, ATTR, FLAGS, SPELL) NAME,
+#include "vulpy/ir/ops.def"
+#undef VIR_OP
+};
 static const uint8_t op_name_len[VIR_OP_COUNT] = {
 #define VIR_OP(ID, NAME, NOPND, NREGION, RESULT, ATTR, FLAGS, SPELL) sizeof(NAME) - 1,
 #include "vulpy/ir/ops.def"
@@ -40,7 +46,10 @@ static void print_op(printer *p, const vir_op *op, int depth) {
     prt_value(p, &op->val);
     PUTS(p, " = ");
   }
-  put(p, info->name, op_name_len[op->code]);
+  if (room(p, 32)) {
+    memcpy(p->cur, op_name_pad[op->code], 32);
+    p->cur += op_name_len[op->code];
+  }
   if (op->flags & VIR_OPF_VOLATILE)
     PUTS(p, " volatile");
   uint32_t k = 0;

@@ -15,6 +15,10 @@ typedef struct vname {
   const vir_value *v; /* the value this entry names (ids are per function) */
   const char *s;      /* the name, or NULL: print `num` */
   uint32_t len, num;
+  /* `%name` zero-padded when it fits (len < 15), so that printing it is
+   * one 16-byte copy rather than a memcpy call */
+  bool small;
+  char text[16];
 } vname;
 
 /* A name taken in the function being printed (open addressing; an entry
@@ -122,10 +126,59 @@ void prt_name(printer *p, const char *s);
 void prt_sym(printer *p, const vir_sym *s);
 void prt_literal(printer *p, const vir_type *t, vir_literal v);
 /* " loc(...)", or nothing (no line, a .vir position, VIR_PRINT_NO_LOCS) */
-void prt_loc(printer *p, vp_loc loc);
+void prt_loc_slow(printer *p, vp_loc loc);
+/* The decimal digits of v at d (room for 10); the end. */
+static inline char *put_u32(char *d, uint32_t v) {
+  unsigned n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5 :
+               v < 1000000 ? 6 : v < 10000000 ? 7 : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
+  char *end = d + n, *w = end;
+  while (v >= 100) {
+    w -= 2;
+    memcpy(w, prt_digit_pairs + 2 * (v % 100), 2);
+    v /= 100;
+  }
+  if (v >= 10)
+    memcpy(w - 2, prt_digit_pairs + 2 * v, 2);
+  else
+    w[-1] = (char)('0' + v);
+  return end;
+}
+/* " loc(L:C)", or nothing (no line, a .vir position, VIR_PRINT_NO_LOCS);
+ * the usual one (in the module's source file) written straight out */
+static inline void prt_loc(printer *p, vp_loc loc) {
+  if (p->m && loc.file == p->m->source_name && loc.file != p->m->text_file && loc.line &&
+      !(p->flags & VIR_PRINT_NO_LOCS) && room(p, 27)) {
+    char *d = p->cur;
+    memcpy(d, " loc(", 5);
+    d = put_u32(d + 5, loc.line);
+    *d++ = ':';
+    d = put_u32(d, loc.col);
+    *d++ = ')';
+    p->cur = d;
+    return;
+  }
+  prt_loc_slow(p, loc);
+}
 /* names every value of the region, in definition order */
 void prt_name_region(printer *p, const vir_region *r);
-void prt_value(printer *p, const vir_value *v);
+void prt_value_slow(printer *p, const vir_value *v);
+/* %name or %N of a value named by the function being printed */
+static inline void prt_value(printer *p, const vir_value *v) {
+  if (v && v->id < p->nnames && p->names[v->id].v == v && room(p, 16)) {
+    const vname *e = &p->names[v->id];
+    if (e->small) {
+      memcpy(p->cur, e->text, 16);
+      p->cur += e->len + 1;
+      return;
+    }
+    if (!e->s && room(p, 11)) {
+      *p->cur = '%';
+      p->cur = put_u32(p->cur + 1, e->num);
+      return;
+    }
+  }
+  prt_value_slow(p, v);
+}
 /* `.field`, `.x`, `[N]` for each step of the path from type t */
 void prt_path(printer *p, const vir_type *t, uint32_t npath, const uint8_t *path);
 /* @sym[%index].path of a memory op; *next_opnd moves past the index */

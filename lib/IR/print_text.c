@@ -193,7 +193,7 @@ void prt_literal(printer *p, const vir_type *t, vir_literal v) {
   }
 }
 
-void prt_loc(printer *p, vp_loc loc) {
+void prt_loc_slow(printer *p, vp_loc loc) {
   if ((p->flags & VIR_PRINT_NO_LOCS) || !loc.line)
     return;
   const char *src = p->m ? p->m->source_name : NULL;
@@ -327,6 +327,7 @@ static void name_value(printer *p, const vir_value *v) {
   vname *e = &p->names[v->id];
   e->v = v;
   e->s = NULL;
+  e->small = false;
   const char *hint = v->name;
   if (!hint || !*hint || (hint[0] >= '0' && hint[0] <= '9')) {
     e->num = p->counter++;
@@ -369,6 +370,12 @@ static void name_value(printer *p, const vir_value *v) {
   p->ntaken++;
   e->s = s;
   e->len = len;
+  if (len < 15) {
+    memset(e->text, 0, sizeof e->text);
+    e->text[0] = '%';
+    memcpy(e->text + 1, s, len);
+    e->small = true;
+  }
 }
 
 void prt_name_region(printer *p, const vir_region *r) {
@@ -382,7 +389,7 @@ void prt_name_region(printer *p, const vir_region *r) {
   }
 }
 
-void prt_value(printer *p, const vir_value *v) {
+void prt_value_slow(printer *p, const vir_value *v) {
   putc_(p, '%');
   if (!v) {
     PUTS(p, "<null>");
