@@ -43,6 +43,9 @@ typedef struct parser {
   uint32_t nerrors;
   int depth, type_depth;
   bool no_fast; /* VIR_PARSE_NO_FAST */
+  /* the fast path's types: scalar keywords, and vec2..4 of them */
+  vir_type *kwtype[KW_COUNT];
+  vir_type *vectype[KW_F64 - KW_BOOL + 1][3];
 } parser;
 
 /* ---------------------------------------------------------------- tokens */

@@ -470,17 +470,28 @@ static vir_type *fast_type(parser *p, const char **qp) {
       return NULL;
     q++;
   }
-  vir_module *m = p->m;
-  vir_type *t;
-  switch ((vir_kw)w.kw) {
-  case KW_BOOL: t = vir_ty_bool(m); break;
-  case KW_I8: case KW_I16: case KW_I32: case KW_I64: t = vir_ty_int(m, 8u << (w.kw - KW_I8)); break;
-  case KW_U8: case KW_U16: case KW_U32: case KW_U64: t = vir_ty_uint(m, 8u << (w.kw - KW_U8)); break;
-  case KW_F16: case KW_F32: case KW_F64: t = vir_ty_float(m, 16u << (w.kw - KW_F16)); break;
-  default: return NULL;
+  if (w.kw < KW_BOOL || w.kw > KW_F64)
+    return NULL;
+  /* the scalar keywords' types, interned once per parse */
+  vir_type *t = p->kwtype[w.kw];
+  if (!t) {
+    vir_module *m = p->m;
+    switch ((vir_kw)w.kw) {
+    case KW_BOOL: t = vir_ty_bool(m); break;
+    case KW_I8: case KW_I16: case KW_I32: case KW_I64: t = vir_ty_int(m, 8u << (w.kw - KW_I8)); break;
+    case KW_U8: case KW_U16: case KW_U32: case KW_U64: t = vir_ty_uint(m, 8u << (w.kw - KW_U8)); break;
+    default: t = vir_ty_float(m, 16u << (w.kw - KW_F16)); break;
+    }
+    p->kwtype[w.kw] = t;
+  }
+  if (n > 1) {
+    vir_type **vt = &p->vectype[w.kw - KW_BOOL][n - 2];
+    if (!*vt)
+      *vt = vir_ty_vec(p->m, t, n);
+    t = *vt;
   }
   *qp = q;
-  return n > 1 ? vir_ty_vec(m, t, n) : t;
+  return t;
 }
 
 /* `, %a, %b ...` straight from the text into ops[*n]; false when a value

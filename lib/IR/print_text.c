@@ -248,7 +248,19 @@ static const char *sanitize(printer *p, const char *hint, uint32_t *len) {
   return s;
 }
 
+/* A name of up to 15 bytes is hashed as two zero-padded words (which the
+ * naming's fast path has at hand), longer ones a word at a time. */
+static inline uint32_t words_hash(uint64_t w0, uint64_t w1, uint32_t len) {
+  uint64_t h = (w0 ^ (w1 * 0xc4ceb9fe1a85ec53ull) ^ len) * 0xff51afd7ed558ccdull;
+  return (uint32_t)(h >> 32);
+}
+
 static uint32_t name_hash(const char *s, uint32_t len) {
+  if (len < 16) {
+    uint64_t w[2] = {0, 0};
+    memcpy(w, s, len);
+    return words_hash(w[0], w[1], len);
+  }
   uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
   while (len >= 8) {
     uint64_t w;
@@ -333,13 +345,33 @@ static void name_value(printer *p, const vir_value *v) {
     e->num = p->counter++;
     return;
   }
-  uint32_t len;
-  const char *s = sanitize(p, hint, &len);
-  if (!s || !taken_reserve(p)) {
+  if (!taken_reserve(p)) {
     e->num = p->counter++;
     return;
   }
-  uint32_t hash = name_hash(s, len);
+  /* The usual hint: short and plain. Copied into the `%name` text while
+   * checked, and hashed from that copy. */
+  union {
+    uint64_t w[2];
+    char c[16];
+  } k = {{0, 0}};
+  uint32_t len = 0;
+  while (len < 15 && ident_cls[(unsigned char)hint[len]]) {
+    k.c[len] = hint[len];
+    len++;
+  }
+  const char *s = hint;
+  uint32_t hash;
+  if (!hint[len]) {
+    hash = words_hash(k.w[0], k.w[1], len);
+  } else {
+    s = sanitize(p, hint, &len);
+    if (!s) {
+      e->num = p->counter++;
+      return;
+    }
+    hash = name_hash(s, len);
+  }
   taken_name *t = taken_find(p, s, len, hash);
   if (t->gen == p->gen) {
     /* taken: the first free `name.N`, counting on from the last one given */
