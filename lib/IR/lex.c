@@ -91,7 +91,7 @@ void vir_kwtab_init(vir_kwtab *t) {
     kw_put(t, vir_op_infos[c].name, KW_NONE, (uint16_t)c);
 }
 
-static inline void lookup_ident(const vir_kwtab *t, vir_token *tok) {
+static inline __attribute__((always_inline)) void lookup_ident(const vir_kwtab *t, vir_token *tok) {
   uint32_t len = tok->len;
   if (len <= 8) {
     /* most names: one word, one multiply, one compare per probe (an entry

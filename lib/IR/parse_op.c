@@ -601,7 +601,7 @@ static bool fast_op(parser *p, vir_region *r) {
     return false;
   vir_value *ops[8];
   uint32_t n = 0;
-  vir_attr a = {0};
+  vir_attr a; /* zeroed below for the kinds that have one */
   switch ((vir_attr_kind)info->attr) {
   case VIR_ATTR_NONE:
     /* values := value (',' value)* */
@@ -614,6 +614,7 @@ static bool fast_op(parser *p, vir_region *r) {
     break;
   case VIR_ATTR_INDEX: {
     /* value '[' INT ']' */
+    a = (vir_attr){0};
     vir_token v;
     if (q[0] != ' ' || !(q = vir_lex_scan_value(q + 1, &v)) || !(ops[n++] = lookup_value(p, &v)) || *q != '[')
       return false;
@@ -629,6 +630,7 @@ static bool fast_op(parser *p, vir_region *r) {
   }
   case VIR_ATTR_SYM:
   case VIR_ATTR_ATOMIC:
+    a = (vir_attr){0};
     q++;
     if (q[-1] != ' ' || !fast_access(p, code, &q, &a, ops, &n))
       return false;
@@ -669,7 +671,8 @@ static bool fast_op(parser *p, vir_region *r) {
   vir_op *op = vir_new_op(p->m, p->f, code, type, n, ops);
   if (!op)
     return false;
-  op->attr = a;
+  if (info->attr != VIR_ATTR_NONE)
+    op->attr = a; /* else it stays zero, as the arena gave it */
   op->loc = loc;
   vir_region_insert(r, NULL, op);
   if (has_result)
