@@ -439,6 +439,10 @@ struct vir_module {
 
 vir_module *vir_module_create(const char *source_name);
 void vir_module_destroy(vir_module *m);
+/* Forgets the module-level symbols declared after the first `nsyms` and
+ * the structs after the first `nstructs` (a frontend that built something
+ * only to check it); their memory stays in the arena. */
+void vir_module_truncate(vir_module *m, uint32_t nsyms, uint32_t nstructs);
 /* An arena copy of a file name, shared by every location that names it. */
 const char *vir_intern_file(vir_module *m, const char *file);
 

@@ -139,6 +139,8 @@ def _jsonable(value):
         return math.isfinite(value)
     if isinstance(value, (list, tuple)):
         return all(_jsonable(v) for v in value)
+    if isinstance(value, dict):  # e.g. control_words={"ctrl": ["mode", "hot_count"]}
+        return all(isinstance(k, str) and _jsonable(v) for k, v in value.items())
     return False
 
 
