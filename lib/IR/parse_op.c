@@ -658,7 +658,8 @@ static bool fast_op(parser *p, vir_region *r) {
       return false;
   }
   vp_loc loc = pr_loc_of(p, &p->tok);
-  if (q[0] == ' ' && q[1] == 'l') {
+  bool has_loc = q[0] == ' ' && q[1] == 'l';
+  if (has_loc) {
     uint32_t line, col;
     if (!(q = vir_lex_scan_loc(q + 1, &line, &col)))
       return false;
@@ -668,6 +669,17 @@ static bool fast_op(parser *p, vir_region *r) {
     q++;
   if (!(*q == '\n' || (*q == 0 && q >= p->lx.end)) || (has_result && lookup_value(p, &p->tok)))
     return false;
+  if (!has_loc) {
+    /* The general parser looks past the line end for the `: TYPE` and the
+     * `loc(...)` it has not seen yet; where the next token is one of
+     * them, it reads the line (usually to report it). */
+    vir_lexer peek = p->lx;
+    vir_token next;
+    peek.p = q;
+    vir_lex_next(&peek, &next);
+    if (next.kind == TK_LOC || next.kind == TK_COLON || (next.kind == TK_IDENT && next.kw == KW_LOC))
+      return false;
+  }
   vir_op *op = vir_new_op(p->m, p->f, code, type, n, ops);
   if (!op)
     return false;
