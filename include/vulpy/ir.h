@@ -147,6 +147,7 @@ struct vir_type {
   uint8_t rows;   /* MAT: rows */
   vir_type *elem; /* VEC: scalar; MAT: column vector; ARRAY: element */
   uint32_t len;   /* ARRAY */
+  uint32_t str_len; /* strlen(str), for the printer */
   vir_struct *st; /* STRUCT */
   const char *str; /* the text form, as vir_type_print writes it */
   const uint32_t *dims; /* TENSOR: n (the rank) dimensions, row-major; elem is the scalar */
@@ -438,6 +439,10 @@ struct vir_module {
 
 vir_module *vir_module_create(const char *source_name);
 void vir_module_destroy(vir_module *m);
+/* Forgets the module-level symbols declared after the first `nsyms` and
+ * the structs after the first `nstructs` (a frontend that built something
+ * only to check it); their memory stays in the arena. */
+void vir_module_truncate(vir_module *m, uint32_t nsyms, uint32_t nstructs);
 /* An arena copy of a file name, shared by every location that names it. */
 const char *vir_intern_file(vir_module *m, const char *file);
 

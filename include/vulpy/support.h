@@ -32,10 +32,24 @@ typedef struct vp_arena_chunk vp_arena_chunk;
 typedef struct vp_arena {
   vp_arena_chunk *head;
   size_t total; /* bytes handed out, for statistics */
+  unsigned char *cur, *lim; /* the free part of the head chunk */
 } vp_arena;
 
-/* Returns zeroed memory aligned to 16 bytes; NULL only when malloc fails. */
-void *vp_arena_alloc(vp_arena *a, size_t size);
+/* The arena's refill: a new chunk (vp_arena_alloc's slow path). */
+void *vp_arena_alloc_slow(vp_arena *a, size_t size);
+/* Returns zeroed memory aligned to 16 bytes; NULL only when malloc fails.
+ * Inline: most allocations are a pointer bump in the current chunk. */
+static inline void *vp_arena_alloc(vp_arena *a, size_t size) {
+  size = (size + 15) & ~(size_t)15;
+  /* size - 1 wraps for 0, which then takes the slow path like a full chunk */
+  if (size - 1 < (size_t)(a->lim - a->cur)) {
+    void *p = a->cur;
+    a->cur += size;
+    a->total += size;
+    return p;
+  }
+  return vp_arena_alloc_slow(a, size);
+}
 /* Copies `n` bytes of `s` and appends a NUL. */
 char *vp_arena_strndup(vp_arena *a, const char *s, size_t n);
 char *vp_arena_strdup(vp_arena *a, const char *s);
@@ -83,6 +97,9 @@ typedef struct vp_strbuf {
   bool oom; /* set when an allocation failed; further appends are dropped */
 } vp_strbuf;
 
+/* Room for `extra` more bytes and the NUL (growing by doubling); false
+ * when out of memory (and b->oom is set). */
+bool vp_strbuf_reserve(vp_strbuf *b, size_t extra);
 void vp_strbuf_append(vp_strbuf *b, const char *s);
 void vp_strbuf_appendn(vp_strbuf *b, const char *s, size_t n);
 void vp_strbuf_printf(vp_strbuf *b, const char *fmt, ...) VP_PRINTF(2, 3);

@@ -125,6 +125,8 @@ vfe_val vfe_attribute(vfe_ctx *c, const vfe_node *at, vfe_val base, const char *
     return vfe_err(c, at, "%s has no attribute '%s'", vfe_tyname(c, t), attr);
   }
   case VFE_V_ARRAY:
+    if (base.arr->control)
+      return vfe_control_word(c, at, base.arr, attr);
     vfe_err(c, at, "%s '%s' has no attribute '%s'", base.arr->shared ? "shared array" : "buffer",
             base.arr->sym->name, attr);
     if (!base.arr->shared)
@@ -134,6 +136,34 @@ vfe_val vfe_attribute(vfe_ctx *c, const vfe_node *at, vfe_val base, const char *
   default: break;
   }
   return vfe_err(c, at, "this has no attribute '%s'", attr);
+}
+
+/* `ctrl.NAME`: the word the decorator's control_words name NAME, a place
+ * read and written atomically. */
+vfe_val vfe_control_word(vfe_ctx *c, const vfe_node *at, vfe_array *a, const char *attr) {
+  for (uint32_t i = 0; i < a->nwords; i++) {
+    if (strcmp(a->words[i], attr) != 0)
+      continue;
+    vfe_set_loc(c, at);
+    vfe_val r = {.kind = VFE_V_PLACE};
+    r.place = (vfe_place){.root = VFE_R_BUFFER, .sym = a->sym, .type = a->elem, .arr = a,
+                          .atomic = true, .index = vfe_const_int(c, vir_ty_uint(c->m, 32), i)};
+    return r;
+  }
+  const char *name = a->sym->name;
+  if (!a->nwords) {
+    vfe_err(c, at, "control buffer '%s' has no named words", name);
+    vfe_hint(c, "name them in the decorator: control_words={\"%s\": [\"%s\", ...]}, or index "
+                "the words: %s[i]", name, attr, name);
+    return (vfe_val){0};
+  }
+  vp_strbuf b = {0};
+  for (uint32_t i = 0; i < a->nwords && i < 8; i++)
+    vp_strbuf_printf(&b, "%s%s", i ? ", " : "", a->words[i]);
+  vfe_err(c, at, "control buffer '%s' has no word '%s'", name, attr);
+  vfe_hint(c, "its words: %s%s", b.data ? b.data : "", a->nwords > 8 ? ", ..." : "");
+  vp_strbuf_free(&b);
+  return (vfe_val){0};
 }
 
 /* ---------------------------------------------------------- subscripts */
@@ -191,14 +221,89 @@ static vfe_val index_aggregate(vfe_ctx *c, const vfe_node *at, vir_value *v, con
   return vfe_value_of(vfe_build2(c, VIR_OP_EXTRACT_DYN, et, v, x));
 }
 
+/* A bound of a vector slice: absent, or an integer constant. */
+static bool slice_bound(vfe_ctx *c, const vfe_node *b, bool *given, int64_t *v) {
+  *given = b != NULL;
+  if (!b)
+    return true;
+  vfe_val x = vfe_expr(c, b);
+  if (x.kind == VFE_V_ERR)
+    return false;
+  if (x.kind != VFE_V_INT || x.big || x.i < -64 || x.i > 64) {
+    vfe_err(c, b, "a vector slice's bounds are integer constants");
+    vfe_hint(c, "write v[0:2], v[1:], v[::-1]; for an index known only at run time use v[i]");
+    return false;
+  }
+  *v = x.i;
+  return true;
+}
+
+int vfe_vector_slice(vfe_ctx *c, const vfe_node *sl, const vir_type *t, uint8_t comp[4]) {
+  bool glo, ghi, gst;
+  int64_t lo = 0, hi = 0, st = 1, n = t->n;
+  if (!slice_bound(c, vfe_get(sl, "lower"), &glo, &lo) || !slice_bound(c, vfe_get(sl, "upper"), &ghi, &hi) ||
+      !slice_bound(c, vfe_get(sl, "step"), &gst, &st))
+    return -1;
+  if (!gst)
+    st = 1;
+  if (st == 0) {
+    vfe_err(c, sl, "slice step cannot be zero");
+    return -1;
+  }
+  /* Python's slice.indices(n) */
+  if (st > 0) {
+    lo = !glo ? 0 : lo < 0 ? (lo + n < 0 ? 0 : lo + n) : (lo > n ? n : lo);
+    hi = !ghi ? n : hi < 0 ? (hi + n < 0 ? 0 : hi + n) : (hi > n ? n : hi);
+  } else {
+    lo = !glo ? n - 1 : lo < 0 ? (lo + n < 0 ? -1 : lo + n) : (lo >= n ? n - 1 : lo);
+    hi = !ghi ? -1 : hi < 0 ? (hi + n < 0 ? -1 : hi + n) : (hi >= n ? n - 1 : hi);
+  }
+  int count = 0;
+  for (int64_t k = lo; st > 0 ? k < hi : k > hi; k += st) {
+    if (count == 4)
+      break;
+    comp[count++] = (uint8_t)k;
+  }
+  if (count < 2) {
+    vfe_err(c, sl, "this slice of a %s has %d component%s; a vector has 2 to 4", vfe_tyname(c, t), count,
+            count == 1 ? "" : "s");
+    if (count == 1)
+      vfe_hint(c, "for one component write v[%d]", comp[0]);
+    return -1;
+  }
+  return count;
+}
+
 vfe_val vfe_subscript_on(vfe_ctx *c, const vfe_node *e, vfe_val base) {
   const vfe_node *sl = vfe_get(e, "slice");
   if (base.kind == VFE_V_ERR)
     return base;
   if (vfe_ast_of(sl) == VFE_AST_Slice) {
-    if (vfe_get(sl, "lower") || vfe_get(sl, "upper") || vfe_get(sl, "step"))
-      return vfe_err(c, sl, "slices other than [:] are not supported");
-    return base; /* x[:] reads the whole value */
+    if (!vfe_get(sl, "lower") && !vfe_get(sl, "upper") && !vfe_get(sl, "step"))
+      return base; /* x[:] reads the whole value */
+    /* v[a:b:c] of a vector: a swizzle of constant components */
+    if (base.kind == VFE_V_IDVEC)
+      base = vfe_value_of(base.v);
+    if (base.kind == VFE_V_ARRAY)
+      return vfe_err(c, e, "%s '%s' cannot be sliced", base.arr->shared ? "shared array" : "buffer",
+                     base.arr->sym->name);
+    vir_value *v = base.kind == VFE_V_PLACE || base.kind == VFE_V_VAL ? vfe_use(c, e, base) : NULL;
+    if (!v) {
+      if (base.kind != VFE_V_PLACE && base.kind != VFE_V_VAL)
+        vfe_err(c, e, "only vectors can be sliced");
+      return (vfe_val){0};
+    }
+    if (v->type->kind != VIR_TY_VEC)
+      return vfe_err(c, e, "only vectors can be sliced, not %s", vfe_tyname(c, v->type));
+    uint8_t comp[4];
+    int n = vfe_vector_slice(c, sl, v->type, comp);
+    if (n < 0)
+      return (vfe_val){0};
+    vfe_set_loc(c, e);
+    vir_op *op = vfe_build(c, VIR_OP_SWIZZLE, vir_ty_vec(c->m, v->type->elem, (unsigned)n), 1, &v);
+    op->attr.nswz = (uint8_t)n;
+    memcpy(op->attr.swz, comp, (size_t)n);
+    return vfe_value_of(vir_result(op));
   }
   if (base.kind == VFE_V_BUILTIN && (base.bi->kind == VFE_B_BUFFER || base.bi->kind == VFE_B_SHARED))
     return vfe_err(c, e, "vp.%s[...] declares %s; it is not a value here", base.bi->name,

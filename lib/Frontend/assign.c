@@ -160,6 +160,18 @@ static void assign(vfe_ctx *c, const vfe_node *target, vfe_val value, const vfe_
 static void assign_attribute(vfe_ctx *c, const vfe_node *t, vfe_val value, const vfe_node *vnode) {
   vfe_val base = vfe_expr(c, vfe_get(t, "value"));
   const char *attr = vfe_get_str(t, "attr");
+  if (attr && base.kind == VFE_V_ARRAY && base.arr->control) {
+    /* ctrl.mode = v: an atomic store of the named word */
+    vfe_val dst = vfe_control_word(c, t, base.arr, attr);
+    vir_value *x = dst.kind == VFE_V_PLACE
+                       ? vfe_coerce(c, vnode, value, dst.place.type, VFE_WHAT("assignment to .%s", attr))
+                       : NULL;
+    if (x) {
+      vfe_set_loc(c, t);
+      vfe_store(c, &dst.place, x);
+    }
+    return;
+  }
   if (!attr || !writable(c, t, &base))
     return;
   vfe_place p = base.place;
@@ -207,7 +219,17 @@ static void assign_subscript(vfe_ctx *c, const vfe_node *t, vfe_val value, const
       return;
     }
     if (vfe_get(sl, "lower") || vfe_get(sl, "upper") || vfe_get(sl, "step")) {
-      vfe_err(c, sl, "slices other than [:] are not supported");
+      /* v[0:2] = ...: the components, as a swizzle assignment */
+      if (!writable(c, t, &base))
+        return;
+      if (base.place.type->kind != VIR_TY_VEC || base.place.dims_left) {
+        vfe_err(c, sl, "only vectors can be assigned by slice, not %s", vfe_tyname(c, base.place.type));
+        return;
+      }
+      uint8_t comp[4];
+      int n = vfe_vector_slice(c, sl, base.place.type, comp);
+      if (n > 0)
+        store_swizzle(c, t, &base.place, comp, (uint32_t)n, value, vnode);
       return;
     }
     if (!writable(c, t, &base))
@@ -453,6 +475,12 @@ void vfe_stmt_augassign(vfe_ctx *c, const vfe_node *s) {
   } else if (vfe_ast_of(target) == VFE_AST_Attribute) {
     vfe_val base = vfe_expr(c, vfe_get(target, "value"));
     const char *attr = vfe_get_str(target, "attr");
+    if (attr && base.kind == VFE_V_ARRAY && base.arr->control) {
+      vfe_err(c, target, "'%s.%s' %s= ... would be a load and a store, not one atomic step",
+              base.arr->sym->name, attr, vfe_op_text(op));
+      vfe_hint(c, "use vp.atomic_add(%s.%s, ...) (or atomic_sub, atomic_or, ...)", base.arr->sym->name, attr);
+      return;
+    }
     if (!attr || !writable(c, target, &base))
       return;
     uint8_t comp[4];

@@ -392,10 +392,7 @@ vfe_val vfe_call(vfe_ctx *c, const vfe_node *call) {
   case VFE_V_ERR: return f;
   case VFE_V_BUILTIN: return vfe_call_builtin(c, call, f.bi);
   case VFE_V_FUNC: return vfe_call_helper(c, call, f.helper);
-  case VFE_V_CLASS:
-    vfe_err(c, call, "struct %s cannot be built by a call", f.st->name);
-    vfe_hint(c, "load one from a buffer, or assign its fields one by one");
-    return (vfe_val){0};
+  case VFE_V_CLASS: return vfe_construct_struct(c, call, f.st);
   default:
     vfe_err(c, call, "this is not a function");
     return (vfe_val){0};

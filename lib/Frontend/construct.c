@@ -143,3 +143,52 @@ vfe_val vfe_construct(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_node **
     return construct_vec(c, call, t, args, n);
   return cast_scalar(c, call, t, args, n);
 }
+
+/* Particle(pos=..., mass=...) or Particle(pos, mass): a struct value from
+ * every field, in order or by name (no defaults: a field left out is an
+ * error), each converted to its field's type. */
+vfe_val vfe_construct_struct(vfe_ctx *c, const vfe_node *call, vir_struct *st) {
+  uint32_t n, nk, nf = st->nfields;
+  vfe_node **args = vfe_get_list(call, "args", &n);
+  vfe_node **kws = vfe_get_list(call, "keywords", &nk);
+  const vfe_node **given = vfe_alloc(c, (nf + 1) * sizeof *given);
+  for (uint32_t i = 0; i < n; i++) {
+    if (vfe_ast_of(args[i]) == VFE_AST_Starred)
+      return vfe_err(c, args[i], "*arguments are not supported in kernels");
+    if (i >= nf)
+      return vfe_err(c, args[i], "%s() takes %u field%s, got %u", st->name, nf, nf == 1 ? "" : "s", n);
+    given[i] = args[i];
+  }
+  for (uint32_t k = 0; k < nk; k++) {
+    const char *name = vfe_get_str(kws[k], "arg");
+    if (!name)
+      return vfe_err(c, kws[k], "**arguments are not supported in kernels");
+    int f = vir_struct_find(st, name);
+    if (f < 0) {
+      vfe_err(c, kws[k], "struct %s has no field '%s'", st->name, name);
+      return (vfe_val){0};
+    }
+    if (given[f])
+      return vfe_err(c, kws[k], "%s() gets field '%s' twice", st->name, name);
+    given[f] = vfe_get(kws[k], "value");
+  }
+  for (uint32_t f = 0; f < nf; f++)
+    if (!given[f]) {
+      vfe_err(c, call, "%s() needs every field; '%s' is missing", st->name, st->fields[f].name);
+      vfe_hint(c, "a struct built by a call has no default values");
+      return (vfe_val){0};
+    }
+  if (!nf)
+    return vfe_err(c, call, "struct %s has no fields to build", st->name);
+  vir_value **x = vfe_alloc(c, nf * sizeof *x);
+  bool ok = true;
+  for (uint32_t f = 0; f < nf; f++) {
+    x[f] = vfe_expr_as(c, given[f], st->fields[f].type,
+                       VFE_WHAT("field '%s' of %s", st->fields[f].name, st->name));
+    ok = ok && x[f];
+  }
+  if (!ok)
+    return (vfe_val){0};
+  vfe_set_loc(c, call);
+  return vfe_value_of(vir_result(vfe_build(c, VIR_OP_CONSTRUCT, vir_ty_struct(c->m, st), nf, x)));
+}

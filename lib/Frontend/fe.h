@@ -115,6 +115,7 @@ typedef enum vfe_bkind {
   VFE_B_TYPE,   /* a scalar, vector or matrix type: cast or constructor */
   VFE_B_BUFFER, /* vp.Buffer[T] */
   VFE_B_SHARED, /* vp.Shared[T, N...] */
+  VFE_B_CONTROL, /* vp.Control: a control buffer (uint32 words, some named) */
   VFE_B_FUNC,   /* a built-in function; `op` says which */
 } vfe_bkind;
 
@@ -204,6 +205,7 @@ typedef struct vfe_place {
   vir_value *index;     /* BUFFER, SHARED: the element index */
   vir_type *type;       /* of the place */
   struct vfe_array *arr; /* BUFFER, SHARED: the frontend's record */
+  bool atomic;          /* a control word by name: atomic loads and stores */
 } vfe_place;
 
 typedef struct vfe_val vfe_val;
@@ -238,6 +240,10 @@ typedef struct vfe_array {
   bool shared;
   uint32_t dims[2]; /* shared: the declared shape (dims[1] = 0 for 1-D) */
   uint32_t reads, writes;
+  /* a control buffer (vp.Control): its named words, word i at index i */
+  bool control;
+  const char **words;
+  uint32_t nwords;
 } vfe_array;
 
 /* A module-level name. */
@@ -447,6 +453,13 @@ vir_value *vfe_splat(vfe_ctx *c, vir_value *s, vir_type *vec);
 void vfe_name_value(vfe_ctx *c, vir_value *v, const char *name);
 /* Attribute of a value: swizzles, struct fields, pc.NAME, vp.NAME. */
 vfe_val vfe_attribute(vfe_ctx *c, const vfe_node *at, vfe_val base, const char *attr);
+/* The components a constant slice v[a:b:c] of a vector of type t picks
+ * (Python's rules), 2 to 4 of them; -1 after an error. */
+int vfe_vector_slice(vfe_ctx *c, const vfe_node *sl, const vir_type *t, uint8_t comp[4]);
+/* The Python spelling of an operator ("+", "//", "<="). */
+const char *vfe_op_text(vfe_ast op);
+/* `ctrl.NAME` of a control buffer (vp.Control): the named word's place. */
+vfe_val vfe_control_word(vfe_ctx *c, const vfe_node *at, vfe_array *a, const char *attr);
 /* base[slice] of the Subscript `e`, its base already evaluated. */
 vfe_val vfe_subscript_on(vfe_ctx *c, const vfe_node *e, vfe_val base);
 /* Resolves a name in the function, then the module, then the built-ins. */
@@ -465,6 +478,10 @@ vfe_val vfe_global_const(vfe_ctx *c, const vfe_node *at, vfe_global *g, const ch
 
 /* Casts and constructors: a call of a type built-in (construct.c). */
 vfe_val vfe_construct(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_node **args, uint32_t n);
+/* Checks the helpers the kernel never called (func.c). */
+void vfe_check_unused_helpers(vfe_ctx *c, const vfe_node *kdef);
+/* A struct value from a call of its class: Particle(pos=..., mass=...). */
+vfe_val vfe_construct_struct(vfe_ctx *c, const vfe_node *call, vir_struct *st);
 /* Checks a built-in's argument count, with the error. */
 bool vfe_arity(vfe_ctx *c, const vfe_node *call, const char *name, uint32_t n, uint32_t lo, uint32_t hi);
 

@@ -202,8 +202,10 @@ static vir_module *translate(vfe_ctx *c, const char *json_name, char **source_ou
   vfe_scan_module(c);
   const char *kname = NULL;
   const vfe_node *kdef = vfe_find_kernel(c, &kname);
-  if (kdef)
+  if (kdef) {
     vfe_translate_kernel(c, kdef, kname);
+    vfe_check_unused_helpers(c, kdef);
+  }
   if (diags->nerrors != errors_before)
     return NULL;
   vfe_buffer_access(c);

@@ -86,6 +86,8 @@ static void translate_inst(vfe_ctx *c, const vfe_node *call, vfe_helper *h, vfe_
     if (in->args[i].kind == VFE_V_ARRAY) {
       v->bind = VFE_BIND_ARRAY;
       v->arr = in->args[i].arr;
+    } else if (in->args[i].kind == VFE_V_ERR) {
+      v->bind = VFE_BIND_POISON; /* a check of an unused helper: unknown, silent */
     } else {
       vir_value *arg = fn.f->body.args[k++];
       v->type = arg->type;
@@ -251,4 +253,93 @@ vfe_val vfe_call_helper(vfe_ctx *c, const vfe_node *call, vfe_helper *h) {
   if (rt->kind == VIR_TY_VOID)
     return (vfe_val){.kind = VFE_V_NONE};
   return (vfe_val){.kind = VFE_V_VAL, .v = vir_result(op), .type = rt};
+}
+
+/* Helpers the kernel never calls are checked all the same, so that their
+ * errors are not a surprise on the day they are called: each is
+ * translated once, annotated parameters with their types and the others
+ * as unknown values (which stay silent wherever they are used), and then
+ * dropped from the module, with whatever the check declared (other
+ * helpers' specializations, shared arrays, constants, structs). Buffers'
+ * read and write counts are kept as the kernel left them. */
+void vfe_check_unused_helpers(vfe_ctx *c, const vfe_node *kdef) {
+  uint32_t nsyms = c->m->syms.len, nstructs = c->m->structs.len, narr = c->arrays.len;
+  uint32_t *counts = vfe_alloc(c, (2 * narr + 1) * sizeof *counts);
+  for (uint32_t i = 0; i < narr; i++) {
+    vfe_array *a = c->arrays.data[i];
+    counts[2 * i] = a->reads;
+    counts[2 * i + 1] = a->writes;
+  }
+  uint32_t n;
+  vfe_node **body = vfe_get_list(c->module, "body", &n);
+  for (uint32_t i = 0; i < n; i++) {
+    const vfe_node *def = body[i];
+    const char *name = vfe_get_str(def, "name");
+    if (vfe_ast_of(def) != VFE_AST_FunctionDef || def == kdef || !name)
+      continue;
+    vfe_global *g = vfe_map_get(&c->globals, name);
+    if (!g || g->kind != VFE_G_FUNC || !g->helper || g->helper->def != def || g->helper->ninst)
+      continue;
+    /* other kernels of the file are not helpers: @vp.kernel, or main */
+    bool kernel = strcmp(name, "main") == 0;
+    uint32_t nd;
+    vfe_node **decos = vfe_get_list(def, "decorator_list", &nd);
+    for (uint32_t k = 0; k < nd; k++) {
+      const vfe_node *d = vfe_ast_of(decos[k]) == VFE_AST_Call ? vfe_get(decos[k], "func") : decos[k];
+      const char *a = vfe_get_str(d, "attr"), *id = vfe_get_str(d, "id");
+      kernel = kernel || (a && strcmp(a, "kernel") == 0) || (id && strcmp(id, "kernel") == 0);
+    }
+    if (kernel)
+      continue;
+    vfe_helper *h = g->helper;
+    const vfe_node *args = vfe_get(def, "args");
+    uint32_t np, extra = 0, tmp;
+    vfe_node **params = vfe_get_list(args, "args", &np);
+    vfe_get_list(args, "posonlyargs", &tmp);
+    extra += tmp;
+    vfe_get_list(args, "kwonlyargs", &tmp);
+    extra += tmp;
+    if (extra || vfe_get(args, "vararg") || vfe_get(args, "kwarg")) {
+      vfe_err(c, def, "helper '%s' takes plain named parameters only (no *args, **kwargs, / or *)", name);
+      continue;
+    }
+    if (np > 64) {
+      vfe_err(c, def, "helper '%s' has more than 64 parameters", name);
+      continue;
+    }
+    vfe_inst *in = vfe_alloc(c, sizeof *in);
+    in->nparams = np;
+    in->args = vfe_alloc(c, (np ? np : 1) * sizeof *in->args);
+    bool ok = true;
+    for (uint32_t k = 0; k < np && ok; k++) {
+      const vfe_node *ann = vfe_get(params[k], "annotation");
+      ok = vfe_get_str(params[k], "arg") != NULL;
+      if (!ok)
+        vfe_err(c, def, "malformed AST: a parameter of '%s' has no name", name);
+      in->args[k] = (vfe_val){.kind = VFE_V_ERR};
+      if (!ann || vfe_ast_of(ann) == VFE_AST_Subscript) /* vp.Buffer[...]: no array to bind */
+        continue;
+      vfe_fn *outer = c->fn;
+      vfe_fn scope = {.file = h->file};
+      c->fn = &scope;
+      vir_type *t = vfe_type_of_annotation(c, ann);
+      c->fn = outer;
+      if (t)
+        in->args[k] = (vfe_val){.kind = VFE_V_VAL, .type = t};
+    }
+    if (!ok)
+      continue;
+    h->active = true;
+    c->helper_depth++;
+    translate_inst(c, def, h, in, params);
+    c->helper_depth--;
+    h->active = false;
+  }
+  vir_module_truncate(c->m, nsyms, nstructs);
+  for (uint32_t i = 0; i < narr; i++) {
+    vfe_array *a = c->arrays.data[i];
+    a->reads = counts[2 * i];
+    a->writes = counts[2 * i + 1];
+  }
+  c->arrays.len = narr;
 }

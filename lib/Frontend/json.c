@@ -27,21 +27,87 @@ static const char *const ast_names[VFE_AST_COUNT] = {
 
 const char *vfe_ast_name(vfe_ast a) { return a < VFE_AST_COUNT ? ast_names[a] : "?"; }
 
-static vfe_ast ast_lookup(const char *s) {
-  /* ~100 names, looked up once per object: a scan that compares first
-   * characters before strcmp costs little next to libyaml's own work. */
-  for (unsigned i = 1; i < VFE_AST_COUNT; i++)
-    if (ast_names[i][0] == s[0] && strcmp(ast_names[i], s) == 0)
-      return (vfe_ast)i;
-  return VFE_AST_OTHER;
+/* ------------------------------------------------------- known strings */
+
+/* The object keys of Python's ast (and of the document's header) and the
+ * ast class names, found by one hash probe: a key that is one of them is
+ * not copied (the node points at the table's string), a "_type" gives its
+ * class at once, and the location keys are recognized without strcmp. */
+enum {
+  KEY_OTHER,
+  KEY_TYPE,     /* "_type" */
+  KEY_LINENO,   /* "lineno" */
+  KEY_COL,      /* "col_offset" */
+  KEY_END_LINE, /* "end_lineno" */
+  KEY_END_COL,  /* "end_col_offset" */
+  KEY_PLAIN,    /* another known key */
+};
+
+static const char *const plain_keys[] = {
+    "ctx", "id", "value", "body", "args", "targets", "func", "keywords", "attr", "left", "right",
+    "op", "ops", "comparators", "slice", "elts", "annotation", "arg", "name", "orelse", "test",
+    "target", "iter", "decorator_list", "returns", "kind", "values", "operand", "type_ignores",
+    "simple", "level", "module", "names", "asname", "bases", "posonlyargs", "kwonlyargs",
+    "kw_defaults", "defaults", "vararg", "kwarg", "lower", "upper", "step", "msg", "type_comment",
+    "_vulpy_ast", "filename", "source", "kernel", "options", "constants"};
+
+enum { KNOWN_SIZE = 512 };
+typedef struct known {
+  const char *s; /* NULL: empty */
+  uint32_t len;
+  uint8_t key;   /* KEY_* when it is a key */
+  uint8_t ast;   /* vfe_ast when it is a class name, else 0 */
+} known;
+
+/* Length and three characters: enough to spread ~150 names (the probe
+ * compares the whole string). */
+static uint32_t known_hash(const char *s, size_t len) {
+  if (!len)
+    return 0;
+  uint32_t h = (uint32_t)len * 0x9e3779b1u ^ (unsigned char)s[0] * 0x85ebca6bu ^
+               (unsigned char)s[len - 1] * 0xc2b2ae35u ^ (unsigned char)s[len / 2] * 0x27d4eb2fu;
+  return h ^ (h >> 13);
 }
 
-/* A container being filled: entries collect in a growable array and move
- * into the node when it closes. */
+static known *known_find(known *t, const char *s, size_t len) {
+  for (uint32_t i = known_hash(s, len) & (KNOWN_SIZE - 1);; i = (i + 1) & (KNOWN_SIZE - 1))
+    if (!t[i].s || (t[i].len == len && memcmp(t[i].s, s, len) == 0))
+      return &t[i];
+}
+
+static void known_add(known *t, const char *s, uint8_t key, uint8_t ast) {
+  known *k = known_find(t, s, strlen(s));
+  if (!k->s)
+    *k = (known){s, (uint32_t)strlen(s), 0, 0};
+  if (key)
+    k->key = key;
+  if (ast)
+    k->ast = ast;
+}
+
+static void known_init(known *t) {
+  memset(t, 0, KNOWN_SIZE * sizeof *t);
+  known_add(t, "_type", KEY_TYPE, 0);
+  known_add(t, "lineno", KEY_LINENO, 0);
+  known_add(t, "col_offset", KEY_COL, 0);
+  known_add(t, "end_lineno", KEY_END_LINE, 0);
+  known_add(t, "end_col_offset", KEY_END_COL, 0);
+  for (size_t i = 0; i < sizeof plain_keys / sizeof *plain_keys; i++)
+    known_add(t, plain_keys[i], KEY_PLAIN, 0);
+  for (unsigned i = 1; i < VFE_AST_COUNT; i++)
+    known_add(t, ast_names[i], 0, (uint8_t)i);
+}
+
+/* ----------------------------------------------------------- the reader */
+
+/* A container being filled: its entries wait on the reader's stack (one
+ * growable array for the whole document) and move into the node, in one
+ * arena allocation of the exact size, when it closes. */
 typedef struct frame {
   vfe_node *node;
-  const char *key; /* OBJ: the key waiting for its value */
-  vp_ptrvec keys, vals;
+  uint32_t start;   /* its first entry on the stack */
+  const char *key;  /* OBJ: the key waiting for its value */
+  uint8_t key_kind; /* KEY_* of that key */
 } frame;
 
 typedef struct reader {
@@ -52,6 +118,11 @@ typedef struct reader {
   size_t len;
   frame *stack;
   uint32_t depth, cap;
+  const char **pkeys; /* pending entries of the open containers */
+  vfe_node **pvals;
+  uint32_t npend, pcap;
+  known *known;
+  known *last;  /* the table entry of the last string scalar, or NULL */
   bool oom;
 } reader;
 
@@ -109,7 +180,8 @@ static bool json_number(const char *s, bool *is_int) {
   return *p == 0;
 }
 
-/* A scalar event as a node; NULL after an error. */
+/* A scalar event as a node; NULL after an error. A string that is a known
+ * key or class name points at the table's copy. */
 static vfe_node *scalar(reader *r, const yaml_event_t *e) {
   vfe_node *n = vp_arena_alloc(r->arena, sizeof *n);
   if (!n)
@@ -125,8 +197,22 @@ static vfe_node *scalar(reader *r, const yaml_event_t *e) {
     }
     n->kind = VFE_J_STR;
     n->len = (uint32_t)len;
-    n->s = vp_arena_strndup(r->arena, v, len);
+    known *k = len <= 32 ? known_find(r->known, v, len) : NULL;
+    r->last = k && k->s ? k : NULL;
+    n->s = r->last ? k->s : vp_arena_strndup(r->arena, v, len);
     return n->s ? n : NULL;
+  }
+  /* numbers first: they are most of the plain scalars (locations) */
+  if (v[0] >= '0' && v[0] <= '9' && len <= 18) {
+    uint64_t x = 0;
+    size_t i = 0;
+    while (i < len && v[i] >= '0' && v[i] <= '9')
+      x = x * 10 + (uint64_t)(v[i++] - '0');
+    if (i == len && (v[0] != '0' || len == 1)) {
+      n->kind = VFE_J_INT;
+      n->u = x;
+      return n;
+    }
   }
   if (strcmp(v, "null") == 0) {
     n->kind = VFE_J_NULL;
@@ -178,9 +264,25 @@ static bool push_frame(reader *r, vfe_node *node) {
     r->stack = s;
     r->cap = cap;
   }
-  frame *f = &r->stack[r->depth++];
-  memset(f, 0, sizeof *f);
-  f->node = node;
+  r->stack[r->depth++] = (frame){.node = node, .start = r->npend};
+  return true;
+}
+
+static bool push_entry(reader *r, const char *key, vfe_node *v) {
+  if (r->npend == r->pcap) {
+    uint32_t cap = r->pcap ? r->pcap * 2 : 256;
+    const char **k = realloc(r->pkeys, cap * sizeof *k);
+    if (k)
+      r->pkeys = k;
+    vfe_node **vv = realloc(r->pvals, cap * sizeof *vv);
+    if (vv)
+      r->pvals = vv;
+    if (!k || !vv)
+      return false;
+    r->pcap = cap;
+  }
+  r->pkeys[r->npend] = key;
+  r->pvals[r->npend++] = v;
   return true;
 }
 
@@ -190,41 +292,29 @@ static uint32_t loc_field(const vfe_node *v) {
   return (uint32_t)v->i;
 }
 
-/* Moves a closed container's entries into its node; lifts "_type" and
- * the Python location of an object. */
+/* Moves a closed container's entries into its node. */
 static bool close_frame(reader *r, frame *f) {
   vfe_node *n = f->node;
-  n->len = f->vals.len;
-  n->items = (vfe_node **)f->vals.data;
-  if (n->kind != VFE_J_OBJ)
-    return true;
-  n->keys = (const char **)f->keys.data;
-  uint32_t kept = 0;
-  for (uint32_t i = 0; i < n->len; i++) {
-    const char *k = n->keys[i];
-    vfe_node *v = n->items[i];
-    if (k[0] == '_' && strcmp(k, "_type") == 0 && v->kind == VFE_J_STR) {
-      n->type_name = v->s;
-      n->ast = (uint8_t)ast_lookup(v->s);
-    } else if (k[0] == 'l' && strcmp(k, "lineno") == 0) {
-      n->line = loc_field(v);
-    } else if (k[0] == 'c' && strcmp(k, "col_offset") == 0) {
-      n->col = loc_field(v) + 1; /* Python's 0-based byte offset -> 1-based */
-    } else if (k[0] == 'e' && strcmp(k, "end_lineno") == 0) {
-      n->end_line = loc_field(v);
-    } else if (k[0] == 'e' && strcmp(k, "end_col_offset") == 0) {
-      n->end_col = loc_field(v) + 1;
-    } else {
-      n->keys[kept] = k;
-      n->items[kept] = v;
-      kept++;
+  uint32_t count = r->npend - f->start;
+  n->len = count;
+  if (count) {
+    n->items = vp_arena_alloc(r->arena, count * sizeof *n->items);
+    if (!n->items)
+      return false;
+    memcpy(n->items, r->pvals + f->start, count * sizeof *n->items);
+    if (n->kind == VFE_J_OBJ) {
+      n->keys = vp_arena_alloc(r->arena, count * sizeof *n->keys);
+      if (!n->keys)
+        return false;
+      memcpy((void *)n->keys, r->pkeys + f->start, count * sizeof *n->keys);
     }
   }
-  n->len = kept;
+  r->npend = f->start;
   return true;
 }
 
-/* Adds a finished value to the container on top of the stack. */
+/* Adds a finished value to the container on top of the stack; an object's
+ * "_type" and Python location are lifted into the node itself. */
 static bool add_value(reader *r, vfe_node *v, vfe_node **root, const yaml_event_t *e) {
   if (r->depth == 0) {
     *root = v;
@@ -232,29 +322,46 @@ static bool add_value(reader *r, vfe_node *v, vfe_node **root, const yaml_event_
   }
   frame *f = &r->stack[r->depth - 1];
   if (f->node->kind == VFE_J_LIST)
-    return vp_ptrvec_push(r->arena, &f->vals, v);
+    return push_entry(r, NULL, v);
   if (!f->key) {
     if (v->kind != VFE_J_STR) {
       jerror(r, &e->start_mark, "malformed JSON: %s", "object keys must be strings");
       return false;
     }
     f->key = v->s;
+    f->key_kind = r->last && r->last->s == v->s ? r->last->key : KEY_OTHER;
     return true;
   }
-  bool ok = vp_ptrvec_push(r->arena, &f->keys, (void *)f->key) &&
-            vp_ptrvec_push(r->arena, &f->vals, v);
+  vfe_node *n = f->node;
+  const char *key = f->key;
+  uint8_t kind = f->key_kind;
   f->key = NULL;
-  return ok;
+  switch (kind) {
+  case KEY_TYPE:
+    if (v->kind != VFE_J_STR)
+      break;
+    n->type_name = v->s;
+    n->ast = r->last && r->last->s == v->s ? r->last->ast : VFE_AST_OTHER;
+    return true;
+  case KEY_LINENO: n->line = loc_field(v); return true;
+  case KEY_COL: n->col = loc_field(v) + 1; return true; /* 0-based byte offset -> 1-based */
+  case KEY_END_LINE: n->end_line = loc_field(v); return true;
+  case KEY_END_COL: n->end_col = loc_field(v) + 1; return true;
+  default: break;
+  }
+  return push_entry(r, key, v);
 }
 
 vfe_node *vfe_json_read(vp_arena *arena, const char *text, size_t len, const char *json_name,
                         vp_diags *diags) {
   reader r = {.arena = arena, .diags = diags, .name = json_name, .text = text, .len = len};
+  r.known = vp_arena_alloc(arena, KNOWN_SIZE * sizeof *r.known);
   yaml_parser_t p;
-  if (!yaml_parser_initialize(&p)) {
+  if (!r.known || !yaml_parser_initialize(&p)) {
     vp_error(diags, vfe_file_loc(json_name), "out of memory");
     return NULL;
   }
+  known_init(r.known);
   yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
   yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING);
   vfe_node *root = NULL;
@@ -301,6 +408,8 @@ vfe_node *vfe_json_read(vp_arena *arena, const char *text, size_t len, const cha
       }
       n = scalar(&r, &e);
       ok = n && add_value(&r, n, &root, &e);
+      if (n && !ok && !diags->nerrors)
+        r.oom = true;
       break;
     case YAML_SEQUENCE_START_EVENT:
     case YAML_MAPPING_START_EVENT: {
@@ -355,6 +464,8 @@ vfe_node *vfe_json_read(vp_arena *arena, const char *text, size_t len, const cha
   }
   yaml_parser_delete(&p);
   free(r.stack);
+  free(r.pkeys);
+  free(r.pvals);
   return ok ? root : NULL;
 }
 

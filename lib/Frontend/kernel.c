@@ -270,6 +270,56 @@ static vir_type *buffer_annotation(vfe_ctx *c, const vfe_node *ann, bool *is_buf
   return t;
 }
 
+/* Whether `ann` is vp.Control (or a bare Control imported from vulpy). */
+static bool control_annotation(vfe_ctx *c, const vfe_node *ann) {
+  vfe_ast k = vfe_ast_of(ann);
+  if (k == VFE_AST_Name) { /* bare: `Control`, or an alias from `from vulpy import` */
+    const char *id = vfe_get_str(ann, "id");
+    const vfe_builtin *bi = id ? vfe_map_get(&c->from_names, id) : NULL;
+    return (bi && bi->kind == VFE_B_CONTROL) || (id && strcmp(id, "Control") == 0 && !bi &&
+                                                 !vfe_map_get(&c->globals, id));
+  }
+  const char *attr = vfe_get_str(ann, "attr");
+  if (k != VFE_AST_Attribute || !attr || strcmp(attr, "Control") != 0)
+    return false;
+  vfe_val v = vfe_expr(c, ann);
+  return v.kind == VFE_V_BUILTIN && v.bi->kind == VFE_B_CONTROL;
+}
+
+/* The words of control buffer `name` from the options' control_words
+ * ({"ctrl": ["mode", "hot_count"]}: word 0 is ctrl.mode, ...). */
+static void control_words(vfe_ctx *c, const vfe_node *p, const char *name, vfe_array *a) {
+  const vfe_node *cw = vfe_get(vfe_get(c->doc, "options"), "control_words");
+  if (!cw)
+    return;
+  vp_loc loc = {c->file, 0, 0};
+  if (cw->kind != VFE_J_OBJ) {
+    vp_error(c->diags, loc, "option control_words must map parameter names to lists of word names");
+    return;
+  }
+  const vfe_node *list = vfe_get(cw, name);
+  if (!list)
+    return;
+  if (list->kind != VFE_J_LIST) {
+    vfe_err(c, p, "control_words[\"%s\"] must be a list of word names", name);
+    return;
+  }
+  a->words = vfe_alloc(c, (list->len + 1) * sizeof *a->words);
+  for (uint32_t i = 0; i < list->len; i++) {
+    const vfe_node *w = list->items[i];
+    if (w->kind != VFE_J_STR || !w->len || strlen(w->s) != w->len) {
+      vfe_err(c, p, "control_words[\"%s\"] must be a list of word names (strings)", name);
+      return;
+    }
+    for (uint32_t k = 0; k < a->nwords; k++)
+      if (strcmp(a->words[k], w->s) == 0) {
+        vfe_err(c, p, "control buffer '%s' names word '%s' twice", name, w->s);
+        return;
+      }
+    a->words[a->nwords++] = w->s;
+  }
+}
+
 /* Declares the kernel's interface and binds its parameter names. */
 static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
   vfe_global *pcg = vfe_map_get(&c->globals, "PushConstants");
@@ -305,11 +355,20 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
                  name, name);
         continue;
       }
-      bool is_buffer;
-      vir_type *elem = buffer_annotation(c, ann, &is_buffer);
+      bool is_buffer = false, is_control = control_annotation(c, ann);
+      vir_type *elem = is_control ? vir_ty_uint(c->m, 32) : buffer_annotation(c, ann, &is_buffer);
+      is_buffer = is_buffer || is_control;
       vfe_var *v = vfe_alloc(c, sizeof *v);
       v->line = p->line;
-      if (is_buffer) {
+      if (is_control) {
+        /* a buffer of uint32 words that the host reads and writes while the
+         * kernel runs: coherent, so plain accesses see the others' writes */
+        v->bind = VFE_BIND_ARRAY;
+        v->arr = add_buffer(c, p, name, elem);
+        v->arr->control = true;
+        v->arr->sym->buf_flags |= VIR_BUF_COHERENT;
+        control_words(c, p, name, v->arr);
+      } else if (is_buffer) {
         if (!elem) {
           v->bind = VFE_BIND_POISON;
         } else {

@@ -41,7 +41,7 @@ static vfe_val make_int(vfe_ctx *c, const vfe_node *at, i128 x) {
 
 static vfe_val make_float(double f) { return (vfe_val){.kind = VFE_V_FLOAT, .f = f}; }
 
-static const char *op_text(vfe_ast op) {
+const char *vfe_op_text(vfe_ast op) {
   switch (op) {
   case VFE_AST_Add: return "+";
   case VFE_AST_Sub: return "-";
@@ -92,7 +92,7 @@ static vfe_val fold(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, vfe_v
         return (vfe_val){.kind = VFE_V_BOOL, .b = a.b != b.b};
     }
     return vfe_err(c, at, "arithmetic on bool ('%s'): Python treats True as 1; VulPy does not",
-                   op_text(op));
+                   vfe_op_text(op));
   }
   if (a.kind == VFE_V_INT && b.kind == VFE_V_INT && op != VFE_AST_Div) {
     i128 x = lit_i(&a), y = lit_i(&b), r = 0;
@@ -136,7 +136,7 @@ static vfe_val fold(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, vfe_v
     case VFE_AST_BitAnd: r = x & y; break;
     case VFE_AST_BitOr: r = x | y; break;
     case VFE_AST_BitXor: r = x ^ y; break;
-    default: return vfe_err(c, at, "'%s' is not defined for numbers", op_text(op));
+    default: return vfe_err(c, at, "'%s' is not defined for numbers", vfe_op_text(op));
     }
     return make_int(c, at, r);
   }
@@ -159,7 +159,7 @@ static vfe_val fold(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, vfe_v
       return vfe_err(c, at, "a negative number to a fractional power is complex");
     return make_float(pow(x, y));
   default:
-    return vfe_err(c, at, "'%s' needs integers, not floats", op_text(op));
+    return vfe_err(c, at, "'%s' needs integers, not floats", vfe_op_text(op));
   }
 }
 
@@ -178,19 +178,19 @@ static vir_value *adapt(vfe_ctx *c, const vfe_node *at, vfe_val lit, const vfe_n
   const vir_type *s = vir_ty_scalar_of(other->type);
   if (other->type->kind == VIR_TY_MAT || other->type->kind == VIR_TY_STRUCT ||
       other->type->kind == VIR_TY_ARRAY) {
-    vfe_err(c, at, "'%s' is not defined between %s and a number", op_text(op),
+    vfe_err(c, at, "'%s' is not defined between %s and a number", vfe_op_text(op),
             vfe_tyname(c, other->type));
     if (other->type->kind == VIR_TY_MAT)
       vfe_hint(c, "matrices take part in @ (matrix products) only");
     return NULL;
   }
   if (lit.kind == VFE_V_FLOAT && s->kind != VIR_TY_FLOAT) {
-    vfe_err(c, at, "'%s' mixes %s and a float literal", op_text(op), vfe_tyname(c, other->type));
+    vfe_err(c, at, "'%s' mixes %s and a float literal", vfe_op_text(op), vfe_tyname(c, other->type));
     vfe_hint(c, "convert the integer side: %s",
              vfe_cast_hint(c, vir_ty_with_scalar(c->m, other->type, vir_ty_float(c->m, 32)), on));
     return NULL;
   }
-  return vfe_coerce(c, ln, lit, (vir_type *)s, VFE_WHAT("'%s'", op_text(op)));
+  return vfe_coerce(c, ln, lit, (vir_type *)s, VFE_WHAT("'%s'", vfe_op_text(op)));
 }
 
 /* x ** n for a constant n in 0..16: square and multiply. */
@@ -250,7 +250,7 @@ vfe_val vfe_binop(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, const v
   bool logic = op == VFE_AST_BitAnd || op == VFE_AST_BitOr || op == VFE_AST_BitXor;
   if (vir_ty_is_bool(typed->type) && !logic) {
     vfe_err(c, at, "arithmetic on bool ('%s'): Python treats True as 1; VulPy does not",
-            op_text(op));
+            vfe_op_text(op));
     vfe_hint(c, "convert first: %s", vfe_cast_hint(c, vir_ty_with_scalar(c->m, typed->type, vir_ty_uint(c->m, 32)),
                                                    x ? an : bn));
     return (vfe_val){0};
@@ -266,7 +266,7 @@ vfe_val vfe_binop(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, const v
   const vir_type *tx = x->type, *ty = y->type;
   if (tx->kind == VIR_TY_MAT || ty->kind == VIR_TY_MAT || tx->kind == VIR_TY_STRUCT ||
       ty->kind == VIR_TY_STRUCT) {
-    vfe_err(c, at, "'%s' is not defined for %s and %s", op_text(op), vfe_tyname(c, tx),
+    vfe_err(c, at, "'%s' is not defined for %s and %s", vfe_op_text(op), vfe_tyname(c, tx),
             vfe_tyname(c, ty));
     if (tx->kind == VIR_TY_MAT || ty->kind == VIR_TY_MAT)
       vfe_hint(c, "use @ for matrix products");
@@ -285,7 +285,7 @@ vfe_val vfe_binop(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, const v
                      .v = vfe_build2(c, op == VFE_AST_LShift ? VIR_OP_SHL : VIR_OP_SHR, x->type, x, y),
                      .type = x->type};
   }
-  vir_type *t = vfe_unify(c, at, tx, ty, VFE_WHAT("'%s'", op_text(op)));
+  vir_type *t = vfe_unify(c, at, tx, ty, VFE_WHAT("'%s'", vfe_op_text(op)));
   if (!t)
     return (vfe_val){0};
   const vir_type *s = vir_ty_scalar_of(t);
@@ -329,16 +329,16 @@ vfe_val vfe_binop(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, const v
     break;
   case VFE_AST_LShift:
   case VFE_AST_RShift:
-    return vfe_err(c, at, "'%s' needs integers, not %s", op_text(op), vfe_tyname(c, t));
+    return vfe_err(c, at, "'%s' needs integers, not %s", vfe_op_text(op), vfe_tyname(c, t));
   default: return vfe_err(c, at, "this operator is not supported");
   }
   if (is_bool && code != VIR_OP_LAND && code != VIR_OP_LOR) {
-    vfe_err(c, at, "arithmetic on bool ('%s')", op_text(op));
+    vfe_err(c, at, "arithmetic on bool ('%s')", vfe_op_text(op));
     vfe_hint(c, "convert first: vp.uint32(flag)");
     return (vfe_val){0};
   }
   if (is_float && (code == VIR_OP_AND || code == VIR_OP_OR || code == VIR_OP_XOR))
-    return vfe_err(c, at, "'%s' needs integers, not %s", op_text(op), vfe_tyname(c, t));
+    return vfe_err(c, at, "'%s' needs integers, not %s", vfe_op_text(op), vfe_tyname(c, t));
   if ((code == VIR_OP_LAND || code == VIR_OP_LOR) && (x->type != t || y->type != t)) {
     if (x->type != t)
       x = vfe_splat(c, x, t);
@@ -388,11 +388,11 @@ vfe_val vfe_compare(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, const
     y = adapt(c, at, b, bn, x, an, op);
   if (!x || !y)
     return (vfe_val){0};
-  vir_type *t = vfe_unify(c, at, x->type, y->type, VFE_WHAT("'%s'", op_text(op)));
+  vir_type *t = vfe_unify(c, at, x->type, y->type, VFE_WHAT("'%s'", vfe_op_text(op)));
   if (!t)
     return (vfe_val){0};
   if (ordered && vir_ty_is_bool(t))
-    return vfe_err(c, at, "'%s' is not defined for bool", op_text(op));
+    return vfe_err(c, at, "'%s' is not defined for bool", vfe_op_text(op));
   const vir_type *s = vir_ty_scalar_of(t);
   x = to_scalar(c, x, s);
   y = to_scalar(c, y, s);

@@ -41,6 +41,7 @@ static const vfe_builtin builtins[] = {
     /* declarations */
     {"Buffer", VFE_B_BUFFER, 0, 0, 0, 0, 0, 0, false},
     {"Shared", VFE_B_SHARED, 0, 0, 0, 0, 0, 0, false},
+    {"Control", VFE_B_CONTROL, 0, 0, 0, 0, 0, 0, false},
     /* math */
     F("sin", MATH1, SIN), F("cos", MATH1, COS), F("tan", MATH1, TAN), F("asin", MATH1, ASIN),
     F("acos", MATH1, ACOS), F("atan", ATAN, ATAN), F("atan2", MATH2, ATAN2),

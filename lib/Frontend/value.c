@@ -87,7 +87,14 @@ vir_value *vfe_load(vfe_ctx *c, const vfe_place *p) {
   static const vir_opcode load[] = {VIR_OP_BUFFER_LOAD, VIR_OP_SHARED_LOAD, VIR_OP_LOCAL_LOAD,
                                     VIR_OP_PUSH_LOAD};
   vir_value *idx = p->index;
-  vir_op *op = vfe_build(c, load[p->root], p->type, idx ? 1 : 0, idx ? &idx : NULL);
+  /* a named control word: the host or other workgroups write it while the
+   * kernel runs, so every read is an atomic load (acquire, device scope) */
+  vir_op *op = vfe_build(c, p->atomic ? VIR_OP_ATOMIC_LOAD : load[p->root], p->type, idx ? 1 : 0,
+                         idx ? &idx : NULL);
+  if (p->atomic) {
+    op->attr.scope = VIR_SCOPE_DEVICE;
+    op->attr.sem = VIR_SEM_ACQUIRE;
+  }
   op->attr.sym = p->sym;
   op->attr.npath = p->npath;
   memcpy(op->attr.path, p->path, p->npath);
@@ -99,9 +106,13 @@ vir_value *vfe_load(vfe_ctx *c, const vfe_place *p) {
 void vfe_store(vfe_ctx *c, const vfe_place *p, vir_value *v) {
   vir_value *ops[2] = {p->index, v};
   vir_op *op;
-  if (p->root == VFE_R_LOCAL)
+  if (p->root == VFE_R_LOCAL) {
     op = vfe_build(c, VIR_OP_LOCAL_STORE, NULL, 1, &v);
-  else
+  } else if (p->atomic) { /* a named control word: atomic store (release, device scope) */
+    op = vfe_build(c, VIR_OP_ATOMIC_STORE, NULL, 2, ops);
+    op->attr.scope = VIR_SCOPE_DEVICE;
+    op->attr.sem = VIR_SEM_RELEASE;
+  } else
     op = vfe_build(c, p->root == VFE_R_BUFFER ? VIR_OP_BUFFER_STORE : VIR_OP_SHARED_STORE, NULL,
                    2, ops);
   op->attr.sym = p->sym;

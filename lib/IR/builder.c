@@ -58,8 +58,9 @@ vir_op *vir_new_op(vir_module *m, vir_func *f, vir_opcode code, vir_type *type, 
   op->regions = (vir_region *)(op + 1);
   op->opnd = (vir_value **)(op->regions + info->nregion);
   op->nopnd = nopnd;
-  if (nopnd && opnd)
-    memcpy(op->opnd, opnd, nopnd * sizeof(vir_value *));
+  if (opnd) /* a loop: most ops have 1 to 3 operands, too few for a memcpy call */
+    for (uint32_t i = 0; i < nopnd; i++)
+      op->opnd[i] = opnd[i];
   for (uint32_t i = 0; i < info->nregion; i++) {
     op->regions[i].parent_op = op;
     op->regions[i].func = f;

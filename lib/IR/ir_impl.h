@@ -20,4 +20,10 @@ vir_type *vir_matmul_type(vir_module *m, const vir_type *a, const vir_type *b);
  * always with a '.' or an exponent, or inf / -inf / nan. */
 void vir_format_float(char *buf, size_t size, double d, unsigned bits);
 
+/* vir_parse with options: VIR_PARSE_NO_FAST reads every line with the
+ * general parser, for tests that compare it with the fast path. */
+enum { VIR_PARSE_NO_FAST = 1u << 0 };
+vir_module *vir_parse_ex(const char *text, size_t len, const char *filename, unsigned flags,
+                         vp_diags *diags);
+
 #endif

@@ -67,6 +67,21 @@ static vir_sym *add_global(vir_module *m, vir_sym *s) {
   return s;
 }
 
+void vir_module_truncate(vir_module *m, uint32_t nsyms, uint32_t nstructs) {
+  for (uint32_t i = nsyms; i < m->syms.len; i++) {
+    vir_sym *s = m->syms.data[i];
+    size_t n = strlen(s->name);
+    if (vp_map_get(&m->symtab, s->name, n) == s)
+      vp_map_put(&m->arena, &m->symtab, s->name, n, NULL); /* absent again */
+    if (s == m->push)
+      m->push = NULL;
+  }
+  if (nsyms < m->syms.len)
+    m->syms.len = nsyms;
+  if (nstructs < m->structs.len)
+    m->structs.len = nstructs;
+}
+
 vir_sym *vir_add_buffer(vir_module *m, const char *name, vir_type *elem, uint32_t set,
                         uint32_t binding, vir_access access, vp_loc loc) {
   vir_sym *s = new_sym(m, VIR_SYM_BUFFER, name, elem, loc);

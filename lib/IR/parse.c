@@ -42,13 +42,12 @@ void pr_expected(parser *p, const char *what) {
   else if (p->tok.kind == TK_STRING || p->tok.kind == TK_SYM)
     pr_error(p, &p->tok, "expected %s, found %s\"%.*s\"", what, p->tok.kind == TK_SYM ? "@" : "",
              (int)p->tok.len, p->tok.s);
-  else
-    pr_error(p, &p->tok, "expected %s, found '%.*s'", what, (int)p->tok.len, p->tok.s);
+  else /* a loc(L:C) token is named by its word */
+    pr_error(p, &p->tok, "expected %s, found '%.*s'", what,
+             (int)(p->tok.kind == TK_LOC ? 3 : p->tok.len), p->tok.s);
 }
 
-bool pr_expect(parser *p, vir_tok_kind k) {
-  if (pr_accept(p, k))
-    return true;
+bool pr_expect_slow(parser *p, vir_tok_kind k) {
   pr_expected(p, vir_tok_kind_name(k));
   return false;
 }
@@ -64,7 +63,7 @@ bool pr_expect_kw(parser *p, const char *kw) {
 
 /* A name token (symbol, identifier, quoted string) as an arena string. */
 char *pr_tok_name(parser *p, const vir_token *t) {
-  if (!t->quoted && t->kind != TK_STRING)
+  if (!(t->kind == TK_SYM && t->quoted) && t->kind != TK_STRING)
     return vp_arena_strndup(&p->m->arena, t->s, t->len);
   char *s = vp_arena_alloc(&p->m->arena, t->len + 1);
   if (!s)
@@ -131,8 +130,8 @@ static bool fast_loc(parser *p, vp_loc *loc) {
 }
 
 /* loc := 'loc' '(' (STRING ':')? INT ':' INT ')' */
-bool pr_loc(parser *p, vp_loc *loc) {
-  if (!pr_accept_kw(p, "loc"))
+bool pr_loc_slow(parser *p, vp_loc *loc) {
+  if (!pr_accept_k(p, KW_LOC))
     return true;
   if (p->tok.kind == TK_LPAREN && fast_loc(p, loc))
     return true;
@@ -376,18 +375,48 @@ static void resolve_calls(parser *p) {
 
 /* module := ('module' STRING loc?)? decl* */
 vir_module *vir_parse(const char *text, size_t len, const char *filename, vp_diags *diags) {
-  parser p = {.diags = diags};
+  return vir_parse_ex(text, len, filename, 0, diags);
+}
+
+vir_module *vir_parse_ex(const char *text, size_t len, const char *filename, unsigned flags,
+                         vp_diags *diags) {
+  parser p = {.diags = diags, .gen = 1, .no_fast = flags & VIR_PARSE_NO_FAST};
   p.m = vir_module_create(NULL);
   if (!p.m)
     return NULL;
   /* Not interned: ops without loc(...) point here, which tells the printer
    * to leave their (text) position out. */
   p.file = p.m->text_file = vp_arena_strdup(&p.m->arena, filename ? filename : "<input>");
-  for (int c = 0; c < VIR_OP_COUNT; c++) {
-    const char *n = vir_op_infos[c].name;
-    vp_map_put(&p.tmp, &p.opnames, n, strlen(n), (void *)(uintptr_t)(c + 1));
+  /* The lexer needs zero padding after the text (VIR_LEX_PAD): the last
+   * lines (at least 64 bytes) are lexed from a padded copy, the rest in
+   * place. */
+  size_t split = 0;
+  if (len > 4096) {
+    size_t i = len - 64;
+    while (i > 0 && text[i - 1] != '\n')
+      i--;
+    split = i;
   }
-  vir_lex_init(&p.lx, text, len);
+  size_t tail_len = len - split;
+  char *buf = tail_len + VIR_LEX_PAD > tail_len ? malloc(tail_len + VIR_LEX_PAD) : NULL;
+  p.kw = vp_arena_alloc(&p.tmp, sizeof *p.kw);
+  if (!p.kw || !buf) {
+    free(buf);
+    vp_arena_free(&p.tmp);
+    vp_loc where = {p.file, 0, 0};
+    vp_error(diags, where, "out of memory reading the VIR text");
+    vir_module_destroy(p.m);
+    return NULL;
+  }
+  if (tail_len)
+    memcpy(buf, text + split, tail_len);
+  memset(buf + tail_len, 0, VIR_LEX_PAD);
+  vir_kwtab_init(p.kw);
+  if (split)
+    vir_lex_split(&p.lx, text, split, buf, tail_len);
+  else
+    vir_lex_init(&p.lx, buf, len);
+  p.lx.kw = p.kw;
   pr_next(&p);
   if (pr_accept_kw(&p, "module")) {
     if (p.tok.kind == TK_STRING) {
@@ -408,6 +437,7 @@ vir_module *vir_parse(const char *text, size_t len, const char *filename, vp_dia
   if (p.nerrors > MAX_ERRORS)
     vp_diag_add(diags, VP_NOTE, (vp_loc){0}, "too many errors; stopped after %d", MAX_ERRORS);
   vp_arena_free(&p.tmp);
+  free(buf);
   if (p.nerrors) {
     vir_module_destroy(p.m);
     return NULL;

@@ -15,6 +15,12 @@
 
 enum { MAX_ERRORS = 20 };
 
+typedef struct pr_vslot {
+  const char *s;
+  uint32_t len, hash, gen;
+  vir_value *v;
+} pr_vslot;
+
 typedef struct parser {
   vir_lexer lx;
   vir_token tok;
@@ -22,16 +28,24 @@ typedef struct parser {
   vp_diags *diags;
   const char *file; /* m->text_file */
   vp_arena tmp;     /* parse-time tables; freed at the end */
-  vp_map opnames;   /* op name -> opcode + 1 */
+  vir_kwtab *kw;    /* keywords and op names, for the lexer */
   vp_map structs;   /* struct name -> vir_struct* */
   vir_func *f;      /* the function being parsed */
-  vp_map values;    /* value name -> vir_value*, for names that are not numbers */
+  /* value name -> vir_value*, for names that are not numbers: open
+   * addressing on the lexer's hash; an entry counts only in the current
+   * generation, so starting a function is `gen++` */
+  struct pr_vslot *vtab;
+  uint32_t vcap, vlen, gen, nbig; /* nbig: %N entries among them */
   vir_value **numbered; /* %N -> value, N < nnumbered */
   uint32_t nnumbered, maxnum;
   vp_ptrvec calls; /* call ops whose callee is resolved at the end */
   vp_ptrvec callee_names;
   uint32_t nerrors;
   int depth, type_depth;
+  bool no_fast; /* VIR_PARSE_NO_FAST */
+  /* the fast path's types: scalar keywords, and vec2..4 of them */
+  vir_type *kwtype[KW_COUNT];
+  vir_type *vectype[KW_F64 - KW_BOOL + 1][3];
 } parser;
 
 /* ---------------------------------------------------------------- tokens */
@@ -53,18 +67,41 @@ static inline bool pr_accept_kw(parser *p, const char *kw) {
   pr_next(p);
   return true;
 }
+/* The keywords of lex.h, by number (no string compare). */
+static inline bool pr_is(const vir_token *t, vir_kw kw) { return t->kind == TK_IDENT && t->kw == kw; }
+static inline bool pr_accept_k(parser *p, vir_kw kw) {
+  if (!pr_is(&p->tok, kw))
+    return false;
+  pr_next(p);
+  return true;
+}
 
 VP_PRINTF(3, 4) void pr_error(parser *p, const vir_token *t, const char *fmt, ...);
 /* "expected WHAT, found TOKEN" at the current token */
 void pr_expected(parser *p, const char *what);
-bool pr_expect(parser *p, vir_tok_kind k);
+bool pr_expect_slow(parser *p, vir_tok_kind k);
+static inline bool pr_expect(parser *p, vir_tok_kind k) {
+  if (p->tok.kind == k) {
+    pr_next(p);
+    return true;
+  }
+  return pr_expect_slow(p, k);
+}
 bool pr_expect_kw(parser *p, const char *kw);
 /* a name token (symbol, identifier, string, decoded) as an arena string */
 char *pr_tok_name(parser *p, const vir_token *t);
 /* INT as a uint32 */
 bool pr_u32(parser *p, uint32_t *out);
 /* loc := 'loc' '(' (STRING ':')? INT ':' INT ')'; nothing when absent */
-bool pr_loc(parser *p, vp_loc *loc);
+bool pr_loc_slow(parser *p, vp_loc *loc);
+static inline bool pr_loc(parser *p, vp_loc *loc) {
+  if (p->tok.kind == TK_LOC) { /* `loc(L:C)`, read by the lexer */
+    *loc = (vp_loc){p->m->source_name, (uint32_t)p->tok.num, p->tok.hash};
+    pr_next(p);
+    return true;
+  }
+  return pr_loc_slow(p, loc);
+}
 
 /* ------------------------------------------------- types and literals */
 

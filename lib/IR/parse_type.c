@@ -60,26 +60,14 @@ static vir_type *parse_type_inner(parser *p) {
   pr_next(p);
   const char *s = t.s;
   uint32_t n = t.len;
-  if (pr_is_kw(&t, "void"))
-    return vir_ty_void(m);
-  if (pr_is_kw(&t, "bool"))
-    return vir_ty_bool(m);
-  if (n >= 2 && n <= 3 && (s[0] == 'i' || s[0] == 'u' || s[0] == 'f')) {
-    /* i8 .. f64: the width, digits only, no leading zero */
-    unsigned bits = 0;
-    bool digits = s[1] != '0';
-    for (uint32_t i = 1; i < n; i++) {
-      digits = digits && s[i] >= '0' && s[i] <= '9';
-      bits = bits * 10 + (unsigned)(s[i] - '0');
-    }
-    if (digits) {
-      if (s[0] != 'f' && (bits == 8 || bits == 16 || bits == 32 || bits == 64))
-        return s[0] == 'i' ? vir_ty_int(m, bits) : vir_ty_uint(m, bits);
-      if (s[0] == 'f' && (bits == 16 || bits == 32 || bits == 64))
-        return vir_ty_float(m, bits);
-    }
-  }
-  if (n == 4 && memcmp(s, "vec", 3) == 0 && s[3] >= '2' && s[3] <= '4') {
+  /* the common types by their keyword number: no string compare */
+  switch ((vir_kw)t.kw) {
+  case KW_VOID: return vir_ty_void(m);
+  case KW_BOOL: return vir_ty_bool(m);
+  case KW_I8: case KW_I16: case KW_I32: case KW_I64: return vir_ty_int(m, 8u << (t.kw - KW_I8));
+  case KW_U8: case KW_U16: case KW_U32: case KW_U64: return vir_ty_uint(m, 8u << (t.kw - KW_U8));
+  case KW_F16: case KW_F32: case KW_F64: return vir_ty_float(m, 16u << (t.kw - KW_F16));
+  case KW_VEC2: case KW_VEC3: case KW_VEC4: {
     vir_type *e = parse_elem_type(p);
     if (!e)
       return NULL;
@@ -87,7 +75,9 @@ static vir_type *parse_type_inner(parser *p) {
       pr_error(p, &t, "vector elements must be scalars, not %s", e->str);
       return NULL;
     }
-    return vir_ty_vec(m, e, (unsigned)(s[3] - '0'));
+    return vir_ty_vec(m, e, 2u + (t.kw - KW_VEC2));
+  }
+  default: break;
   }
   if ((n == 4 || (n == 6 && s[4] == 'x')) && memcmp(s, "mat", 3) == 0 && s[3] >= '2' &&
       s[3] <= '4' && (n == 4 || (s[5] >= '2' && s[5] <= '4'))) {
@@ -121,6 +111,43 @@ static vir_type *parse_type_inner(parser *p) {
 }
 
 /* --------------------------------------------------------------- literals */
+
+/* `D.F` with few digits (what kernels write) without strtod: the digits
+ * as an integer m and the places k; m / 10^k in the literal's own
+ * precision is correctly rounded when m and 10^k are exact in it (the
+ * classic fast path: m < 2^53 and k <= 22 for f64, m < 2^24 and k <= 10
+ * for f32; f16 rounds the f64 value, as strtod's result would be). */
+static bool short_float(const vir_token *lt, unsigned bits, double *out) {
+  static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10};
+  const char *s = lt->s, *end = lt->s + lt->len;
+  bool neg = *s == '-';
+  s += neg;
+  uint64_t m = 0;
+  int digits = 0, k = -1;
+  for (; s < end; s++) {
+    if (*s == '.' && k < 0) {
+      k = 0;
+      continue;
+    }
+    if (*s < '0' || *s > '9' || ++digits > 15)
+      return false; /* an exponent, or too long: strtod */
+    m = m * 10 + (uint64_t)(*s - '0');
+    k += k >= 0;
+  }
+  if (k < 0)
+    k = 0;
+  if (k > 10 || (bits == 32 && m >= (1u << 24)))
+    return false;
+  double d;
+  if (bits == 32)
+    d = (float)m / (float)p10[k];
+  else
+    d = (double)m / p10[k];
+  if (bits == 16)
+    d = vir_round_f16(d);
+  *out = neg ? -d : d;
+  return true;
+}
 
 /* literal := INT | FLOAT | '-'? ('inf' | 'nan') | 'true' | 'false', read
  * as a value of type `t` (the token `lt` was read before the type). */
@@ -157,6 +184,8 @@ bool pr_convert_literal(parser *p, const vir_token *lt, bool neg, const vir_type
   memcpy(buf, lt->s, lt->len);
   buf[lt->len] = 0;
   errno = 0;
+  if (t->kind == VIR_TY_FLOAT && short_float(lt, t->bits, &out->f))
+    return true;
   if (t->kind == VIR_TY_FLOAT) {
     double d = strtod(buf, NULL);
     if (t->bits == 32)

@@ -15,9 +15,25 @@
 
 static void print_region_body(printer *p, const vir_region *r, int depth);
 
+/* Op names, zero-padded to 32 bytes so that one fixed-size copy prints
+ * any of them, and their lengths. */
+static const char op_name_pad[VIR_OP_COUNT][32] = {
+#define VIR_OP(ID, NAME, NOPND, NREGION, RESULT, ATTR, FLAGS, SPELL) NAME,
+#include "vulpy/ir/ops.def"
+#undef VIR_OP
+};
+static const uint8_t op_name_len[VIR_OP_COUNT] = {
+#define VIR_OP(ID, NAME, NOPND, NREGION, RESULT, ATTR, FLAGS, SPELL) sizeof(NAME) - 1,
+#include "vulpy/ir/ops.def"
+#undef VIR_OP
+};
+
 static void put_operands(printer *p, const vir_op *op, uint32_t from, bool lead_comma) {
   for (uint32_t i = from; i < op->nopnd; i++) {
-    puts_(p, i > from || lead_comma ? ", " : " ");
+    if (i > from || lead_comma)
+      PUTS(p, ", ");
+    else
+      putc_(p, ' ');
     prt_value(p, op->opnd[i]);
   }
 }
@@ -30,7 +46,10 @@ static void print_op(printer *p, const vir_op *op, int depth) {
     prt_value(p, &op->val);
     PUTS(p, " = ");
   }
-  puts_(p, info->name);
+  if (room(p, 32)) {
+    memcpy(p->cur, op_name_pad[op->code], 32);
+    p->cur += op_name_len[op->code];
+  }
   if (op->flags & VIR_OPF_VOLATILE)
     PUTS(p, " volatile");
   uint32_t k = 0;
@@ -161,16 +180,8 @@ static void print_fields(printer *p, const vir_struct *st) {
 }
 
 static void print_func(printer *p, const vir_func *f) {
-  free(p->names);
-  p->nnames = f->next_id;
-  p->names = calloc(p->nnames ? p->nnames : 1, sizeof(vname));
-  p->counter = 0;
-  p->used = (vp_map){0};
-  p->next_suffix = (vp_map){0};
-  if (p->names)
-    prt_name_region(p, &f->body);
-  else
-    p->nnames = 0;
+  prt_begin_func(p, f->next_id);
+  prt_name_region(p, &f->body);
 
   puts_(p, f->is_array ? "array " : f->is_kernel ? "kernel " : "func ");
   prt_sym(p, f->sym);
@@ -307,17 +318,15 @@ void vir_print(const vir_module *m, unsigned flags, vp_strbuf *out) {
     if (any || m->source_name)
       putc_(&p, '\n');
     any = true;
-    vp_arena_free(&p.scratch);
     print_func(&p, s->func);
   }
-  free(p.names);
-  vp_arena_free(&p.scratch);
+  prt_free(&p);
   terminate(&p);
 }
 
 void vir_print_op(const vir_op *op, unsigned flags, vp_strbuf *out) {
   printer p = {.out = out, .flags = flags};
   print_op(&p, op, 0);
-  vp_arena_free(&p.scratch);
+  prt_free(&p);
   terminate(&p);
 }

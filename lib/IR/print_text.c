@@ -11,13 +11,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void prt_u64(printer *p, uint64_t v) {
+const char prt_digit_pairs[200] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+bool prt_grow(printer *p, size_t n) {
+  prt_sync(p);
+  vp_strbuf *b = p->out;
+  /* at least doubling (vp_strbuf_reserve does), so appends stay linear */
+  if (!vp_strbuf_reserve(b, n)) {
+    p->cur = p->lim = NULL; /* dropped from now on, as the strbuf does */
+    return false;
+  }
+  p->cur = b->data + b->len;
+  p->lim = b->data + b->cap - 1; /* the NUL's place */
+  return true;
+}
+
+void prt_u64_slow(printer *p, uint64_t v) {
   char buf[24];
   int i = sizeof buf;
-  do {
-    buf[--i] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v);
+  while (v >= 100) {
+    i -= 2;
+    memcpy(buf + i, prt_digit_pairs + 2 * (v % 100), 2);
+    v /= 100;
+  }
+  if (v >= 10) {
+    i -= 2;
+    memcpy(buf + i, prt_digit_pairs + 2 * v, 2);
+  } else {
+    buf[--i] = (char)('0' + v);
+  }
   put(p, buf + i, sizeof buf - (size_t)i);
 }
 
@@ -110,6 +135,42 @@ void vir_format_float(char *buf, size_t size, double d, unsigned bits) {
     strncat(buf, ".0", size - strlen(buf) - 1);
 }
 
+/* A float that is exactly a decimal with at most 6 places (1.5, 0.125,
+ * 124.875: what kernels write), printed without printf when that decimal
+ * is also the shortest text that reads back, i.e. what vir_format_float
+ * would print: every other decimal with fewer places is at least 10^-k
+ * away from it, more than half an ulp when an ulp is below 10^-k. */
+static bool short_decimal(printer *p, double d, unsigned bits) {
+  static const double pow10[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
+  double a = fabs(d);
+  if (!(a >= 1e-4 && a < 1e9) || bits < 16)
+    return false;
+  int e;
+  frexp(a, &e);
+  double ulp = ldexp(1.0, e - (bits == 64 ? 53 : bits == 32 ? 24 : 11));
+  for (int k = 1; k <= 6; k++) {
+    double x = a * pow10[k];
+    if (x != trunc(x))
+      continue;
+    /* exact: d * 10^k is x with nothing rounded away */
+    if (fma(a, pow10[k], -x) != 0 || ulp >= 1 / pow10[k])
+      return false;
+    uint64_t n = (uint64_t)x, ip = n / (uint64_t)pow10[k], fp = n % (uint64_t)pow10[k];
+    char frac[8];
+    for (int i = k - 1; i >= 0; i--) {
+      frac[i] = (char)('0' + fp % 10);
+      fp /= 10;
+    }
+    if (d < 0)
+      putc_(p, '-');
+    prt_u64(p, ip);
+    putc_(p, '.');
+    put(p, frac, (size_t)k);
+    return true;
+  }
+  return false;
+}
+
 void prt_literal(printer *p, const vir_type *t, vir_literal v) {
   switch (t ? t->kind : VIR_TY_VOID) {
   case VIR_TY_BOOL: puts_(p, v.b ? "true" : "false"); break;
@@ -121,6 +182,8 @@ void prt_literal(printer *p, const vir_type *t, vir_literal v) {
       put(p, ".0", 2);
       break;
     }
+    if (short_decimal(p, v.f, t->bits))
+      break;
     char buf[40];
     vir_format_float(buf, sizeof buf, v.f, t->bits);
     puts_(p, buf);
@@ -130,7 +193,7 @@ void prt_literal(printer *p, const vir_type *t, vir_literal v) {
   }
 }
 
-void prt_loc(printer *p, vp_loc loc) {
+void prt_loc_slow(printer *p, vp_loc loc) {
   if ((p->flags & VIR_PRINT_NO_LOCS) || !loc.line)
     return;
   const char *src = p->m ? p->m->source_name : NULL;
@@ -156,13 +219,26 @@ static bool name_char_ok(const char *s, size_t i, size_t n) {
   return is_ident_char(c) || (c == '.' && i > 0 && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9');
 }
 
+/* Identifier characters (is_ident_char) by table. */
+static const unsigned char ident_cls[256] = {
+    ['a' ... 'z'] = 1, ['A' ... 'Z'] = 1, ['0' ... '9'] = 1, ['_'] = 1, ['$'] = 1, [0x80 ... 0xff] = 1,
+};
+
+/* The hint as printed, and its length: the hint itself when every
+ * character reads back (the usual case: no copy), else a copy with '_'. */
 static const char *sanitize(printer *p, const char *hint, uint32_t *len) {
-  size_t n = strlen(hint), i = 0;
-  *len = (uint32_t)n;
-  while (i < n && name_char_ok(hint, i, n))
+  size_t i = 0;
+  while (ident_cls[(unsigned char)hint[i]])
     i++;
+  size_t n = i;
+  if (hint[i]) {
+    n = strlen(hint);
+    while (i < n && name_char_ok(hint, i, n))
+      i++;
+  }
+  *len = (uint32_t)n;
   if (i == n)
-    return hint; /* the usual case: nothing to replace, nothing to copy */
+    return hint;
   char *s = vp_arena_strndup(&p->scratch, hint, n);
   if (!s)
     return NULL;
@@ -172,47 +248,166 @@ static const char *sanitize(printer *p, const char *hint, uint32_t *len) {
   return s;
 }
 
+/* A name of up to 15 bytes is hashed as two zero-padded words (which the
+ * naming's fast path has at hand), longer ones a word at a time. */
+static inline uint32_t words_hash(uint64_t w0, uint64_t w1, uint32_t len) {
+  uint64_t h = (w0 ^ (w1 * 0xc4ceb9fe1a85ec53ull) ^ len) * 0xff51afd7ed558ccdull;
+  return (uint32_t)(h >> 32);
+}
+
+static uint32_t name_hash(const char *s, uint32_t len) {
+  if (len < 16) {
+    uint64_t w[2] = {0, 0};
+    memcpy(w, s, len);
+    return words_hash(w[0], w[1], len);
+  }
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
+  while (len >= 8) {
+    uint64_t w;
+    memcpy(&w, s, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+    s += 8;
+    len -= 8;
+  }
+  uint64_t w = 0;
+  memcpy(&w, s, len);
+  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  return (uint32_t)(h >> 32);
+}
+
+/* The slot of a taken name, or the empty one where it would go. */
+static taken_name *taken_find(printer *p, const char *s, uint32_t len, uint32_t hash) {
+  uint32_t mask = p->taken_cap - 1;
+  for (uint32_t i = hash & mask;; i = (i + 1) & mask) {
+    taken_name *e = &p->taken[i];
+    if (e->gen != p->gen || (e->hash == hash && e->len == len && memcmp(e->s, s, len) == 0))
+      return e;
+  }
+}
+
+/* Room for one more name (the table stays at most half full). */
+static bool taken_reserve(printer *p) {
+  if (2 * (p->ntaken + 1) <= p->taken_cap)
+    return true;
+  uint32_t cap = p->taken_cap ? 2 * p->taken_cap : 1024;
+  taken_name *t = calloc(cap, sizeof *t);
+  if (!t)
+    return false;
+  for (uint32_t i = 0; i < p->taken_cap; i++) {
+    taken_name *e = &p->taken[i];
+    if (e->gen != p->gen)
+      continue;
+    uint32_t j = e->hash & (cap - 1);
+    while (t[j].gen == p->gen)
+      j = (j + 1) & (cap - 1);
+    t[j] = *e;
+  }
+  free(p->taken);
+  p->taken = t;
+  p->taken_cap = cap;
+  return true;
+}
+
+void prt_begin_func(printer *p, uint32_t nvalues) {
+  p->gen++; /* forgets the names of the previous function */
+  p->ntaken = 0;
+  p->counter = 0;
+  if (nvalues > p->names_cap) {
+    vname *n = realloc(p->names, nvalues * sizeof *n);
+    if (!n) {
+      p->nnames = 0;
+      return;
+    }
+    /* zeroed, so that an entry names a value only once it was set */
+    memset(n + p->names_cap, 0, (nvalues - p->names_cap) * sizeof *n);
+    p->names = n;
+    p->names_cap = nvalues;
+  }
+  p->nnames = nvalues;
+}
+
+void prt_free(printer *p) {
+  free(p->names);
+  free(p->taken);
+  vp_arena_free(&p->scratch);
+}
+
 static void name_value(printer *p, const vir_value *v) {
   if (!v || v->id >= p->nnames)
     return;
   vname *e = &p->names[v->id];
   e->v = v;
+  e->s = NULL;
+  e->small = false;
   const char *hint = v->name;
   if (!hint || !*hint || (hint[0] >= '0' && hint[0] <= '9')) {
     e->num = p->counter++;
     return;
   }
-  uint32_t len;
-  const char *s = sanitize(p, hint, &len);
-  if (!s) {
+  if (!taken_reserve(p)) {
     e->num = p->counter++;
     return;
   }
-  bool taken;
-  void **slot = vp_map_insert(&p->scratch, &p->used, s, len, &taken);
-  if (taken) {
-    uintptr_t k = (uintptr_t)vp_map_get(&p->next_suffix, s, len);
-    if (!k)
-      k = 1;
-    char *cand;
-    for (;; k++) {
-      cand = vp_arena_printf(&p->scratch, "%s.%lu", s, (unsigned long)k);
-      if (!cand || !vp_map_get(&p->used, cand, strlen(cand)))
-        break;
+  /* The usual hint: short and plain. Copied into the `%name` text while
+   * checked, and hashed from that copy. */
+  union {
+    uint64_t w[2];
+    char c[16];
+  } k = {{0, 0}};
+  uint32_t len = 0;
+  while (len < 15 && ident_cls[(unsigned char)hint[len]]) {
+    k.c[len] = hint[len];
+    len++;
+  }
+  const char *s = hint;
+  uint32_t hash;
+  if (!hint[len]) {
+    hash = words_hash(k.w[0], k.w[1], len);
+  } else {
+    s = sanitize(p, hint, &len);
+    if (!s) {
+      e->num = p->counter++;
+      return;
     }
-    vp_map_put(&p->scratch, &p->next_suffix, s, len, (void *)(k + 1));
+    hash = name_hash(s, len);
+  }
+  taken_name *t = taken_find(p, s, len, hash);
+  if (t->gen == p->gen) {
+    /* taken: the first free `name.N`, counting on from the last one given */
+    taken_name *base = t;
+    char *cand = NULL;
+    uint32_t clen = 0, chash = 0;
+    for (uint32_t k = base->suffix ? base->suffix : 1;; k++) {
+      cand = vp_arena_printf(&p->scratch, "%.*s.%u", (int)len, s, k);
+      if (!cand)
+        break;
+      clen = (uint32_t)strlen(cand);
+      chash = name_hash(cand, clen);
+      t = taken_find(p, cand, clen, chash);
+      if (t->gen != p->gen) {
+        base->suffix = k + 1;
+        break;
+      }
+    }
     if (!cand) {
       e->num = p->counter++;
       return;
     }
     s = cand;
-    len = (uint32_t)strlen(cand);
-    vp_map_put(&p->scratch, &p->used, s, len, (void *)1);
-  } else if (slot) {
-    *slot = (void *)1;
+    len = clen;
+    hash = chash;
   }
+  *t = (taken_name){s, len, hash, p->gen, 0};
+  p->ntaken++;
   e->s = s;
   e->len = len;
+  if (len < 15) {
+    memset(e->text, 0, sizeof e->text);
+    e->text[0] = '%';
+    memcpy(e->text + 1, s, len);
+    e->small = true;
+  }
 }
 
 void prt_name_region(printer *p, const vir_region *r) {
@@ -226,7 +421,7 @@ void prt_name_region(printer *p, const vir_region *r) {
   }
 }
 
-void prt_value(printer *p, const vir_value *v) {
+void prt_value_slow(printer *p, const vir_value *v) {
   putc_(p, '%');
   if (!v) {
     PUTS(p, "<null>");

@@ -30,6 +30,7 @@ static vir_type *new_type(vir_module *m, vir_type proto, const char *str) {
     return NULL;
   *t = proto;
   t->str = str;
+  t->str_len = str ? (uint32_t)strlen(str) : 0;
   vp_ptrvec_push(&m->arena, &m->types, t);
   return t;
 }

@@ -271,7 +271,8 @@ static void verify_op(vctx *c, const vir_op *op, const vir_region *r) {
     vir_verror(c, op->loc, "'%s' has value id %u, past the function's %u", info->name, op->val.id,
                c->nvis);
   if (operands_ok) {
-    vir_verify_placement(c, op, r);
+    if (c->array_level || vir_is_array_opcode(op->code))
+      vir_verify_placement(c, op, r);
     vir_verify_op_types(c, op);
   }
 
@@ -397,6 +398,12 @@ static void verify_func(vctx *c, const vir_func *f) {
 bool vir_verify(const vir_module *m, vp_diags *diags) {
   vctx c = {.m = m, .mm = (vir_module *)m, .d = diags};
   uint32_t errors0 = diags->nerrors;
+  for (uint32_t i = 0; i < m->types.len && !c.array_level; i++)
+    c.array_level = vir_ty_is_tensor(m->types.data[i]);
+  for (uint32_t i = 0; i < m->syms.len && !c.array_level; i++) {
+    const vir_sym *s = m->syms.data[i];
+    c.array_level = s->kind == VIR_SYM_FUNC && s->func && s->func->is_array;
+  }
   check_syms(&c);
   for (uint32_t i = 0; i < m->syms.len; i++) {
     const vir_sym *s = m->syms.data[i];

@@ -17,7 +17,14 @@ typedef struct vctx {
   vp_ptrvec *calls;
   uint32_t nfuncs, fi;
   vp_map func_ids; /* vir_func* bytes -> index + 1 */
+  /* The module has array functions or tensor types: without them, only
+   * array.* ops themselves need verify_array.c's rules (the others cannot
+   * meet a tensor), which keeps two calls per op off the common path. */
+  bool array_level;
 } vctx;
+
+/* An array.* op (ops.def keeps them together). */
+static inline bool vir_is_array_opcode(vir_opcode c) { return c >= VIR_OP_ARRAY_LOAD && c <= VIR_OP_ARRAY_LAUNCH; }
 
 void vir_verror(vctx *c, vp_loc loc, const char *fmt, ...) VP_PRINTF(3, 4);
 /* The type rules of one op whose operands are all present. */

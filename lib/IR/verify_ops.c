@@ -346,7 +346,7 @@ void vir_verify_op_types(vctx *c, const vir_op *op) {
     ERR(c, op, "'%s' needs a result type", info->name);
     return;
   }
-  if (vir_verify_array_types(c, op))
+  if ((c->array_level || vir_is_array_opcode(op->code)) && vir_verify_array_types(c, op))
     return;
   /* operand classes: all operands for the shape rules, operand 0 for SAME0 */
   uint32_t nclass = info->result == VIR_RES_SAME0 ? 1 : info->result == VIR_RES_EXPLICIT &&

@@ -71,9 +71,11 @@ enum { VP_ARENA_CHUNK = 64 * 1024, VP_ARENA_MAX_CHUNK = 4 * 1024 * 1024 - 4096 }
  * big chunks calloc gets fresh zero pages from the kernel and skips its
  * own memset too). Chunks grow with the arena, up to 4 MiB, so a module
  * of a million ops is ~50 chunks, not thousands. */
-void *vp_arena_alloc(vp_arena *a, size_t size) {
+void *vp_arena_alloc_slow(vp_arena *a, size_t size) {
   size = (size + 15) & ~(size_t)15;
   vp_arena_chunk *c = a->head;
+  if (c)
+    c->used = (size_t)(a->cur - c->data); /* the inline path bumps only cur */
   if (!c || c->size - c->used < size) {
     size_t want = a->total / 4;
     if (want < VP_ARENA_CHUNK)
@@ -98,6 +100,10 @@ void *vp_arena_alloc(vp_arena *a, size_t size) {
   void *p = c->data + c->used;
   c->used += size;
   a->total += size;
+  if (c == a->head) {
+    a->cur = c->data + c->used;
+    a->lim = c->data + c->size;
+  }
   return p;
 }
 
@@ -134,6 +140,7 @@ void vp_arena_free(vp_arena *a) {
   }
   a->head = NULL;
   a->total = 0;
+  a->cur = a->lim = NULL;
 }
 
 bool vp_ptrvec_push(vp_arena *a, vp_ptrvec *v, void *p) {
@@ -245,7 +252,7 @@ bool vp_map_put(vp_arena *a, vp_map *m, const char *key, size_t len, void *val) 
 
 /* ----------------------------------------------------------------- strbuf */
 
-static bool strbuf_reserve(vp_strbuf *b, size_t extra) {
+bool vp_strbuf_reserve(vp_strbuf *b, size_t extra) {
   if (b->oom)
     return false;
   if (b->len + extra + 1 <= b->cap)
@@ -264,7 +271,7 @@ static bool strbuf_reserve(vp_strbuf *b, size_t extra) {
 }
 
 void vp_strbuf_appendn(vp_strbuf *b, const char *s, size_t n) {
-  if (!strbuf_reserve(b, n))
+  if (!vp_strbuf_reserve(b, n))
     return;
   memcpy(b->data + b->len, s, n);
   b->len += n;
@@ -274,7 +281,7 @@ void vp_strbuf_appendn(vp_strbuf *b, const char *s, size_t n) {
 void vp_strbuf_append(vp_strbuf *b, const char *s) { vp_strbuf_appendn(b, s, strlen(s)); }
 
 void vp_strbuf_putc(vp_strbuf *b, char c) {
-  if (!strbuf_reserve(b, 1))
+  if (!vp_strbuf_reserve(b, 1))
     return;
   b->data[b->len++] = c;
   b->data[b->len] = 0;
@@ -291,7 +298,7 @@ void vp_strbuf_vprintf(vp_strbuf *b, const char *fmt, va_list ap) {
   }
   if ((size_t)n < sizeof small) {
     vp_strbuf_appendn(b, small, (size_t)n);
-  } else if (strbuf_reserve(b, (size_t)n)) {
+  } else if (vp_strbuf_reserve(b, (size_t)n)) {
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
     b->len += (size_t)n;
   }

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vulpy/ir.h"
+#include "../../lib/IR/ir_impl.h"
 #include "vulpy/passes.h"
 
 static void fail(const char *what, const char *a, const char *b) {
@@ -44,9 +44,33 @@ static char *round_trip(vir_module *m, bool verified) {
   return vp_strbuf_take(&a);
 }
 
+/* The parser's fast path (common lines read straight from the text) must
+ * give what the general parser gives: the same module, the same errors. */
+static void same_as_general_parser(const uint8_t *data, size_t size, vir_module *m, vp_diags *d) {
+  vp_diags d2 = {0};
+  vir_module *m2 = vir_parse_ex((const char *)data, size, "fuzz.vir", VIR_PARSE_NO_FAST, &d2);
+  char *e1 = vp_diags_format(d, NULL), *e2 = vp_diags_format(&d2, NULL);
+  if (!m != !m2 || strcmp(e1 ? e1 : "", e2 ? e2 : "") != 0)
+    fail("the fast path and the general parser disagree on errors", e1, e2);
+  if (m) {
+    vp_strbuf a = {0}, b = {0};
+    vir_print(m, 0, &a);
+    vir_print(m2, 0, &b);
+    if (a.len != b.len || (a.len && memcmp(a.data, b.data, a.len) != 0))
+      fail("the fast path and the general parser read different modules", a.data, b.data);
+    vp_strbuf_free(&a);
+    vp_strbuf_free(&b);
+  }
+  free(e1);
+  free(e2);
+  vir_module_destroy(m2);
+  vp_diags_free(&d2);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   vp_diags d = {0};
   vir_module *m = vir_parse((const char *)data, size, "fuzz.vir", &d);
+  same_as_general_parser(data, size, m, &d);
   if (m) {
     bool ok = vir_verify(m, &d);
     char *before = round_trip(m, ok);

