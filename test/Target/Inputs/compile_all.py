@@ -6,9 +6,13 @@ if any failed. Used by test/Target/{CUDA,HIP,SPIRV}/compile-all.test.
 
 .vir files are read as VIR; .vul.py files go through `python -m vulpy
 dump-ast` first. Files with `// XFAIL-TARGET: cuda` (or hip, ...) or whose
-RUN lines expect an error (`not vulpy-translate`) are skipped.
+RUN lines expect an error (`not vulpy-translate`) are skipped. A .vul.py
+whose RUN line dumps it with compile options (`dump_opts.py %s 'JSON'`) is
+dumped with the same options.
 """
 import argparse
+import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,8 +43,15 @@ def main():
             continue
         src = out / (f.name + args.suffix)
         if f.suffix == ".py":
-            ast = subprocess.run([sys.executable, "-m", "vulpy", "dump-ast", str(f)],
-                                 capture_output=True, text=True)
+            m = re.search(r"dump_opts\.py %s '([^']*)'", text)
+            if m:
+                from vulpy import _astjson
+                opts = json.loads(m.group(1))
+                ast = subprocess.CompletedProcess([], 0, _astjson.to_json(
+                    _astjson.dump_file(str(f), options=opts)), "")
+            else:
+                ast = subprocess.run([sys.executable, "-m", "vulpy", "dump-ast", str(f)],
+                                     capture_output=True, text=True)
             tr = subprocess.run(["vulpy-translate", "--from=ast", f"--to={args.to}", *args.flag, "-", "-o", str(src)],
                                 input=ast.stdout, capture_output=True, text=True)
         else:
