@@ -42,9 +42,19 @@ def push_particles(
 # CHECK-NEXT:   pos[i] = vec4(x, pos[i].w);
 # CHECK-NEXT: }
 
-# CUDA: extern "C" __global__ void push_particles(vec4 *pos, const vec4 *vel, PushConstants pc) {
-# CUDA:   vec3 x = vp_xyz(pos[i]);
-# CUDA:   pos[i] = vec4(x, pos[i].w);
+# The same names and comments as the GLSL:
+# CUDA-LABEL: extern "C" __global__ void push_particles(vec4 *pos, const vec4 *vel, PushConstants pc) {
+# CUDA:        // push_particles.vul.py:21
+# CUDA-NEXT:   uint i = gl_GlobalInvocationID.x;
+# CUDA-NEXT:   // push_particles.vul.py:22
+# CUDA-NEXT:   vec3 x = vp_xyz(pos[i]);
+# CUDA-NEXT:   // push_particles.vul.py:23
+# CUDA-NEXT:   vec3 v = vp_xyz(vel[i]);
+# CUDA-NEXT:   // push_particles.vul.py:24
+# CUDA-NEXT:   x = x + v * pc.dt;
+# CUDA-NEXT:   // push_particles.vul.py:25
+# CUDA-NEXT:   pos[i] = vec4(x, pos[i].w);
+# CUDA-NEXT: }
 
 # ASM: OpEntryPoint GLCompute %main "main"
 # ASM: OpExecutionMode %main LocalSize 64 1 1
