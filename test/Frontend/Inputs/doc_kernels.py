@@ -42,7 +42,8 @@ def main():
                 print(f"FAIL {doc.name}:{line}: {r.stderr.strip()}")
                 failed += 1
             else:
-                print(f"ok {doc.name}:{line}")
+                fn = re.search(r"^def (\w+)\(", src, re.M)
+                print(f"ok {doc.name}:{line} {fn.group(1) if fn else ''}")
     print(f"{count} examples, {failed} failed")
     sys.exit(1 if failed else 0)
 
