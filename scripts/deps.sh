@@ -9,7 +9,7 @@ for p in "$@"; do
   fi
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
-echo "deps: installing Debian packages: ${missing[*]}"
+echo "deps: missing Debian packages: ${missing[*]}"
 if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
     SUDO=sudo
@@ -21,6 +21,7 @@ if [ "$(id -u)" -ne 0 ]; then
 else
   SUDO=
 fi
+echo "deps: installing them with apt-get"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

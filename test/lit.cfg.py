@@ -22,7 +22,8 @@ llvm_bin = "/usr/lib/llvm-14/bin"
 bin_dir = os.path.join(build, "bin")
 config.environment["PATH"] = os.pathsep.join([bin_dir, llvm_bin, os.environ.get("PATH", "")])
 for var in ("HOME", "XDG_CACHE_HOME", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "VULPY_DEVICE",
-            "VK_INSTANCE_LAYERS", "VULPY_VALIDATION", "PYTHONPATH", "LD_LIBRARY_PATH"):
+            "VK_INSTANCE_LAYERS", "VULPY_VALIDATION", "PYTHONPATH", "LD_LIBRARY_PATH",
+            "LD_PRELOAD", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"):  # sanitizer runs
     if var in os.environ:
         config.environment[var] = os.environ[var]
 # Every kernel run in a lit test goes through the Khronos validation layer.

@@ -214,7 +214,7 @@ static void assign_subscript(vfe_ctx *c, const vfe_node *t, vfe_val value, const
     /* x[:] = v: the whole value (the seed's vp.var idiom) */
     vfe_val base = vfe_expr(c, vfe_get(t, "value"));
     if (base.kind == VFE_V_ARRAY) {
-      vfe_err(c, t, "whole-buffer assignment %s[:] = ... is not supported", base.arr->sym->name);
+      vfe_err(c, t, "slice assignment to array '%s' is not supported", base.arr->sym->name);
       vfe_hint(c, "store one element per invocation: %s[i] = ...", base.arr->sym->name);
       return;
     }

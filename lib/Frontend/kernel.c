@@ -286,12 +286,82 @@ static bool control_annotation(vfe_ctx *c, const vfe_node *ann) {
   return v.kind == VFE_V_BUILTIN && v.bi->kind == VFE_B_CONTROL;
 }
 
+/* Appends word `w` to control buffer `name`'s names; false (after an error)
+ * when it is not a name or comes twice. */
+static bool add_control_word(vfe_ctx *c, const vfe_node *p, const char *name, vfe_array *a,
+                             const vfe_node *w) {
+  if (!w || w->kind != VFE_J_STR || !w->len || strlen(w->s) != w->len) {
+    vfe_err(c, p, "control_words[\"%s\"] must be a list of word names (strings)", name);
+    return false;
+  }
+  for (uint32_t k = 0; k < a->nwords; k++)
+    if (strcmp(a->words[k], w->s) == 0) {
+      vfe_err(c, p, "control buffer '%s' names word '%s' twice", name, w->s);
+      return false;
+    }
+  a->words[a->nwords++] = w->s;
+  return true;
+}
+
+/* The decorator's `control_words={"ctrl": ["mode", ...]}` keyword (a .vul.py
+ * file's @vp.kernel, which no Python call evaluates): the literal list for
+ * `name`, or NULL. */
+static const vfe_node *decorator_words(vfe_ctx *c, const vfe_node *def, const char *name,
+                                       uint32_t *n) {
+  uint32_t nd;
+  vfe_node **decos = vfe_get_list(def, "decorator_list", &nd);
+  for (uint32_t d = 0; d < nd; d++) {
+    uint32_t nk;
+    vfe_node **kws = vfe_get_list(decos[d], "keywords", &nk);
+    for (uint32_t k = 0; k < nk; k++) {
+      const char *arg = vfe_get_str(kws[k], "arg");
+      if (!arg || strcmp(arg, "control_words") != 0)
+        continue;
+      const vfe_node *v = vfe_get(kws[k], "value");
+      uint32_t nkeys, nvals;
+      vfe_node **keys = vfe_get_list(v, "keys", &nkeys);
+      vfe_node **vals = vfe_get_list(v, "values", &nvals);
+      if (vfe_ast_of(v) != VFE_AST_Dict || nkeys != nvals) {
+        vfe_err(c, v, "control_words must be a dict literal of parameter names to lists of word names");
+        return NULL;
+      }
+      for (uint32_t i = 0; i < nkeys; i++) {
+        const vfe_node *key = vfe_get(keys[i], "value");
+        if (vfe_ast_of(keys[i]) != VFE_AST_Constant || !key || key->kind != VFE_J_STR ||
+            strcmp(key->s, name) != 0)
+          continue;
+        vfe_ast ak = vfe_ast_of(vals[i]);
+        if (ak != VFE_AST_List && ak != VFE_AST_Tuple) {
+          vfe_err(c, vals[i], "control_words[\"%s\"] must be a list of word names", name);
+          return NULL;
+        }
+        vfe_get_list(vals[i], "elts", n);
+        return vals[i];
+      }
+    }
+  }
+  return NULL;
+}
+
 /* The words of control buffer `name` from the options' control_words
- * ({"ctrl": ["mode", "hot_count"]}: word 0 is ctrl.mode, ...). */
-static void control_words(vfe_ctx *c, const vfe_node *p, const char *name, vfe_array *a) {
+ * ({"ctrl": ["mode", "hot_count"]}: word 0 is ctrl.mode, ...), else from
+ * the decorator's keyword of that name. */
+static void control_words(vfe_ctx *c, const vfe_node *def, const vfe_node *p, const char *name,
+                          vfe_array *a) {
   const vfe_node *cw = vfe_get(vfe_get(c->doc, "options"), "control_words");
-  if (!cw)
+  if (!cw) {
+    uint32_t n = 0;
+    const vfe_node *list = decorator_words(c, def, name, &n);
+    if (!list)
+      return;
+    vfe_node **elts = vfe_get_list(list, "elts", &n);
+    a->words = vfe_alloc(c, (n + 1) * sizeof *a->words);
+    for (uint32_t i = 0; i < n; i++)
+      if (vfe_ast_of(elts[i]) != VFE_AST_Constant ||
+          !add_control_word(c, elts[i], name, a, vfe_get(elts[i], "value")))
+        return;
     return;
+  }
   vp_loc loc = {c->file, 0, 0};
   if (cw->kind != VFE_J_OBJ) {
     vp_error(c->diags, loc, "option control_words must map parameter names to lists of word names");
@@ -305,19 +375,9 @@ static void control_words(vfe_ctx *c, const vfe_node *p, const char *name, vfe_a
     return;
   }
   a->words = vfe_alloc(c, (list->len + 1) * sizeof *a->words);
-  for (uint32_t i = 0; i < list->len; i++) {
-    const vfe_node *w = list->items[i];
-    if (w->kind != VFE_J_STR || !w->len || strlen(w->s) != w->len) {
-      vfe_err(c, p, "control_words[\"%s\"] must be a list of word names (strings)", name);
+  for (uint32_t i = 0; i < list->len; i++)
+    if (!add_control_word(c, p, name, a, list->items[i]))
       return;
-    }
-    for (uint32_t k = 0; k < a->nwords; k++)
-      if (strcmp(a->words[k], w->s) == 0) {
-        vfe_err(c, p, "control buffer '%s' names word '%s' twice", name, w->s);
-        return;
-      }
-    a->words[a->nwords++] = w->s;
-  }
 }
 
 /* Declares the kernel's interface and binds its parameter names. */
@@ -367,7 +427,7 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
         v->arr = add_buffer(c, p, name, elem);
         v->arr->control = true;
         v->arr->sym->buf_flags |= VIR_BUF_COHERENT;
-        control_words(c, p, name, v->arr);
+        control_words(c, def, p, name, v->arr);
       } else if (is_buffer) {
         if (!elem) {
           v->bind = VFE_BIND_POISON;

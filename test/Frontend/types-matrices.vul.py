@@ -1,4 +1,4 @@
-# Matrices: constructors from columns, from scalars (column order) and from one
+# Matrices (mat2, mat3, mat4): constructors from columns, from scalars (column order) and from one
 # scalar (the diagonal); @ for matrix-matrix, matrix-vector and vector-matrix
 # products; m[c] is a column; transpose().
 # RUN: %dump-ast %s | vulpy-translate --from=ast --to=vir --no-dispatch-guard - | FileCheck %s
@@ -15,7 +15,9 @@ def main(mats: vp.Buffer[vp.mat4], out: vp.Buffer[vp.vec4]):
     rr = r @ q @ ident
     col = m[2]
     e = m[1][3]
-    out[i] = v + w + col * e + vp.vec4(rr[0], 0.0, 0.0) + vp.transpose(m)[0]
+    n = vp.mat3(2.0)
+    t = n @ vp.vec3(1.0, 2.0, 3.0)
+    out[i] = v + w + col * e + vp.vec4(rr[0], 0.0, 0.0) + vp.transpose(m)[0] + vp.vec4(t, 0.0)
 
 # CHECK: %m = buffer.load @mats[%i] : mat4<f32>
 # CHECK: %[[Z:[0-9]+]] = const 0.0 : f32
@@ -31,6 +33,8 @@ def main(mats: vp.Buffer[vp.mat4], out: vp.Buffer[vp.vec4]):
 # CHECK-NEXT: %col = extract %m[2] : vec4<f32>
 # CHECK-NEXT: %[[C:[0-9]+]] = extract %m[1] : vec4<f32>
 # CHECK-NEXT: %e = extract %[[C]][3] : f32
+# CHECK: %n = construct %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} : mat3<f32>
+# CHECK: %t = matmul %n, %{{[0-9]+}} : vec3<f32>
 # CHECK: extract %rr[0] : vec2<f32>
 # CHECK: %[[T:[0-9]+]] = transpose %m : mat4<f32>
 # CHECK-NEXT: extract %[[T]][0] : vec4<f32>

@@ -2,8 +2,12 @@
 # RUN: %dump-ast %s > %t.json
 # RUN: vulpy-translate --from=ast --to=glsl %t.json | FileCheck %s
 # RUN: vulpy-translate --from=ast --to=spirv -O %t.json -o %t.spv && spirv-val --target-env vulkan1.2 %t.spv
+# RUN: vulpy-translate --from=ast --to=spirv %t.json -o %t.plain.spv && spirv-val --target-env vulkan1.2 %t.plain.spv
+# RUN: vulpy-translate --from=ast --to=spirv-asm %t.json | FileCheck %s --check-prefix=ASM
 # RUN: vulpy-translate --from=ast --to=cuda %t.json | FileCheck %s --check-prefix=CUDA
+# RUN: vulpy-translate --from=ast --to=hip %t.json | FileCheck %s --check-prefix=HIP
 # RUN: vulpy-translate --from=ast --to=msl %t.json | FileCheck %s --check-prefix=MSL
+# RUN: vulpy-translate --from=ast --to=hlsl %t.json | FileCheck %s --check-prefix=HLSL
 # RUN: vulpy-translate --from=ast --to=manifest %t.json | FileCheck %s --check-prefix=MANIFEST
 import vulpy as vp
 
@@ -26,23 +30,47 @@ def push_particles(
 # CHECK:      layout(std430, set = 0, binding = 0) buffer pos_buf { vec4 pos[]; };
 # CHECK-NEXT: layout(std430, set = 0, binding = 1) readonly buffer vel_buf { vec4 vel[]; };
 # CHECK-LABEL: void main() {
-# CHECK:        // push_particles.vul.py:17
+# CHECK:        // push_particles.vul.py:21
 # CHECK-NEXT:   uint i = gl_GlobalInvocationID.x;
-# CHECK-NEXT:   // push_particles.vul.py:18
+# CHECK-NEXT:   // push_particles.vul.py:22
 # CHECK-NEXT:   vec3 x = pos[i].xyz;
-# CHECK-NEXT:   // push_particles.vul.py:19
+# CHECK-NEXT:   // push_particles.vul.py:23
 # CHECK-NEXT:   vec3 v = vel[i].xyz;
-# CHECK-NEXT:   // push_particles.vul.py:20
+# CHECK-NEXT:   // push_particles.vul.py:24
 # CHECK-NEXT:   x = x + v * pc.dt;
-# CHECK-NEXT:   // push_particles.vul.py:21
+# CHECK-NEXT:   // push_particles.vul.py:25
 # CHECK-NEXT:   pos[i] = vec4(x, pos[i].w);
 # CHECK-NEXT: }
 
-# CUDA: extern "C" __global__ void push_particles(vec4 *pos, const vec4 *vel, PushConstants pc) {
-# CUDA:   vec3 x = vp_xyz(pos[i]);
-# CUDA:   pos[i] = vec4(x, pos[i].w);
+# The same names and comments as the GLSL:
+# CUDA-LABEL: extern "C" __global__ void push_particles(vec4 *pos, const vec4 *vel, PushConstants pc) {
+# CUDA:        // push_particles.vul.py:21
+# CUDA-NEXT:   uint i = gl_GlobalInvocationID.x;
+# CUDA-NEXT:   // push_particles.vul.py:22
+# CUDA-NEXT:   vec3 x = vp_xyz(pos[i]);
+# CUDA-NEXT:   // push_particles.vul.py:23
+# CUDA-NEXT:   vec3 v = vp_xyz(vel[i]);
+# CUDA-NEXT:   // push_particles.vul.py:24
+# CUDA-NEXT:   x = x + v * pc.dt;
+# CUDA-NEXT:   // push_particles.vul.py:25
+# CUDA-NEXT:   pos[i] = vec4(x, pos[i].w);
+# CUDA-NEXT: }
 
-# MSL: kernel void main0(
+# ASM: OpEntryPoint GLCompute %main "main"
+# ASM: OpExecutionMode %main LocalSize 64 1 1
+# ASM: OpMemberName %PushConstants 0 "n"
+# ASM: OpMemberName %PushConstants 1 "dt"
+
+# HIP: #include <hip/hip_runtime.h>
+# HIP: extern "C" __global__ void push_particles(vec4 *pos, const vec4 *vel, PushConstants pc) {
+# HIP:   vec3 x = vp_xyz(pos[i]);
+# HIP:   pos[i] = vec4(x, pos[i].w);
+
+# MSL: kernel void main0(constant PushConstants& pc {{\[\[}}buffer(0)]], device pos_buf& {{.*}}, const device vel_buf& {{.*}})
+
+# HLSL: cbuffer PushConstants
+# HLSL: [numthreads(SPIRV_CROSS_CONSTANT_ID_0, SPIRV_CROSS_CONSTANT_ID_1, SPIRV_CROSS_CONSTANT_ID_2)]
+# HLSL: void main(SPIRV_Cross_Input stage_input)
 
 # MANIFEST: kernel: push_particles
 # MANIFEST: - {name: pos, set: 0, binding: 0, type: vec4<f32>, elem_size: 16, access: readwrite}

@@ -143,6 +143,29 @@ int main(void) {
   iff->regions[1].parent_op = NULL;
   EXPECT(&x, "region 2 of 'if' does not point back to its op and function");
 
+  setup(&x); /* a push block whose type is not a struct */
+  st = vir_struct_create(x.m, "pc", (vp_loc){0});
+  vir_struct_add_field(x.m, st, "a", vir_ty_float(x.m, 32), (vp_loc){0});
+  vir_struct_layout(st);
+  vir_sym *pc = vir_add_push(x.m, "pc", st, (vp_loc){0});
+  pc->type = vir_ty_float(x.m, 32);
+  EXPECT(&x, "push-constant block @pc must have a struct type");
+
+  setup(&x); /* a local among the module's symbols */
+  buf = vir_add_buffer(x.m, "b", vir_ty_float(x.m, 32), 0, 0, VIR_ACCESS_READWRITE, (vp_loc){0});
+  buf->kind = VIR_SYM_LOCAL;
+  EXPECT(&x, "local @b is declared at module level");
+
+  setup(&x); /* a function symbol that lost its function */
+  g = vir_add_func(x.m, "g", false, NULL, 0, NULL, NULL, (vp_loc){0});
+  g->sym->func = NULL;
+  EXPECT(&x, "function symbol @g has no function");
+
+  setup(&x); /* an array function with a result */
+  vir_func *af = vir_add_array_func(x.m, "a", (vp_loc){0});
+  af->ret = vir_ty_float(x.m, 32);
+  EXPECT(&x, "array function @a takes no parameters and returns nothing");
+
   setup(&x); /* several errors in one run */
   i32 = vir_ty_int(x.m, 32);
   vir_build(&x.b, VIR_OP_BREAK, NULL, 0, NULL);
