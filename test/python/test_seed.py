@@ -154,7 +154,7 @@ def test_resident(ctx, tmp_path):
     assert result.__array_interface__["data"][0] == yv.buffer.address
 
 
-@pytest.mark.skipif(not hasattr(vp, "jit"), reason="vp.jit (fusion mode) is issue 7")
+@needs_target
 def test_fusion(ctx, tmp_path):
     x = np.linspace(0.0, 1.0, 1000, dtype=np.float32)
     g = run_snippet(tmp_path, FUSION, xv=vp.asarray(x))
