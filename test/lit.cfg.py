@@ -40,6 +40,8 @@ config.substitutions.append(("%nvcc", "/usr/local/cuda/bin/nvcc"))
 
 if os.path.exists("/usr/local/cuda/bin/nvcc"):
     config.available_features.add("nvcc")
+if shutil.which("valgrind"):
+    config.available_features.add("valgrind")
 # Debian's hipcc picks the NVIDIA platform whenever nvcc is installed; the
 # HIP tests target AMD (gfx90a), so %hipcc pins the AMD platform and the
 # clang Debian's hipcc was built with (clang-15, a dependency of hipcc).

@@ -20,3 +20,18 @@ def test_example_runs(name):
                        text=True, env=env, cwd=ROOT, timeout=300)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     assert "Validation Error" not in r.stderr
+
+
+@needs_target
+def test_make_run_runs_the_quickstart():
+    """`make run` (scripts/run-quickstart.sh) runs the seed's first example,
+    checked against NumPy, and prints the device, the timing and the GLSL."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "bindings" / "python"), PYTHON=sys.executable)
+    r = subprocess.run(["bash", str(ROOT / "scripts" / "run-quickstart.sh")], capture_output=True,
+                       text=True, env=env, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    out = r.stdout
+    assert out.startswith("device: ")
+    assert "y = vp.sin(x) + vp.exp(x) on 1,000,000 float32: first call" in out
+    assert "-> OK" in out
+    assert "#version 450" in out and "void main()" in out

@@ -56,6 +56,27 @@ def test_basic_slicing_is_a_view(ctx, dt):
     run()
 
 
+def test_ellipsis_reads_and_writes():
+    """x[...], x[..., i], x[i, ..., j] (an Ellipsis stands for the missing
+    dims, once) on resident arrays and inside vp.jit."""
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    xv = vp.asarray(a)
+    keys = [Ellipsis, (Ellipsis, 1), (1, Ellipsis), (0, Ellipsis, 2), (Ellipsis, None),
+            (None, Ellipsis, 1, 2, 3), (Ellipsis, slice(None, None, -2)), (Ellipsis, [2, 0])]
+    for k in keys:
+        np.testing.assert_array_equal(xv[k].numpy(), a[k], err_msg=repr(k))
+        f = vp.jit(lambda t, k=k: t[k] * 1)
+        np.testing.assert_array_equal(np.asarray(f(a)), a[k], err_msg=repr(k))
+    xv[..., 1] = 3
+    a[..., 1] = 3
+    np.testing.assert_array_equal(xv.numpy(), a)
+    xv[...] = -1
+    a[...] = -1
+    np.testing.assert_array_equal(xv.numpy(), a)
+    with pytest.raises(IndexError, match="single ellipsis"):
+        xv[..., ...]
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.int32, np.bool_], ids=lambda d: np.dtype(d).name)
 def test_views_as_out(ctx, dt):
     x = _data((6, 8), dt)
@@ -174,3 +195,59 @@ def test_mask_shape_mismatch():
     xv = vp.asarray(np.zeros((3, 4), np.float32))
     with pytest.raises(IndexError, match="boolean index did not match"):
         xv[np.ones(4, bool)]
+
+
+# ---------------------------------------------------------------- vp.take
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_take_matches_numpy(ctx, dt):
+    """vp.take(a, idx, axis) == np.take for every axis form (None, int,
+    negative), empty and single-element axes, empty and scalar indices; NumPy
+    in / NumPy out, resident in / resident out, and the method."""
+    _skip(ctx, dt)
+
+    @SETTINGS
+    @given(st.lists(st.integers(0, 4), min_size=1, max_size=3), st.data())
+    def run(shape, data):
+        shape = tuple(shape)
+        x = _data(shape, dt)
+        nd = len(shape)
+        axis = data.draw(st.sampled_from([None] + list(range(-nd, nd))))
+        n = x.size if axis is None else shape[axis]
+        if n == 0:
+            idx = np.zeros(0, np.int64)
+        else:
+            idx = np.array(data.draw(st.lists(st.integers(-n, n - 1), max_size=6)), np.int64)
+            if data.draw(st.booleans()):
+                idx = idx[:1].reshape(()) if idx.size else np.int64(0)
+        want = np.take(x, idx, axis=axis)
+        got = vp.take(x, idx, axis=axis)
+        assert isinstance(got, np.ndarray) and got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+        xv = vp.asarray(x)
+        r = xv.take(idx, axis=axis)
+        assert isinstance(r, vp.ndarray)
+        np.testing.assert_array_equal(r.numpy(), want)
+
+    run()
+
+
+def test_take_in_jit_out_and_errors(ctx):
+    x = np.arange(20, dtype=np.float32).reshape(4, 5)
+    idx = np.array([4, 0, -1, 2])
+    f = vp.jit(lambda a: vp.take(a, idx, axis=1) * 2)
+    np.testing.assert_array_equal(np.asarray(f(x)), np.take(x, idx, axis=1) * 2)
+    g = vp.jit(lambda a: a.take(idx[:2]))  # flattened, as a method
+    np.testing.assert_array_equal(np.asarray(g(x)), np.take(x, idx[:2]))
+    out = vp.empty((4, 4), np.float32)
+    assert vp.take(vp.asarray(x), idx, axis=1, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), np.take(x, idx, axis=1))
+    with pytest.raises(IndexError, match="out of bounds"):
+        vp.take(x, [5], axis=1)
+    with pytest.raises(np.exceptions.AxisError):
+        vp.take(x, [0], axis=2)
+    with pytest.raises(ValueError, match="mode='clip' is not supported"):
+        vp.take(x, [0], mode="clip")
+    with pytest.raises(ValueError, match="out has shape"):
+        vp.take(x, [0], axis=0, out=np.empty((2, 5), np.float32))

@@ -327,3 +327,80 @@ def test_full_reductions_unrolled(ctx, monkeypatch, lowering, n, red):
         x[n - 3] = 0
         x[1] = np.nan
         assert np.isnan(float(f(vp.asarray(x)).numpy()))
+
+
+# ------------------------------------------------------------ differential
+
+
+def _jit_case(dt):
+    from hypothesis import strategies as st
+    from hypothesis.extra import numpy as hnp
+
+    @st.composite
+    def case(draw):
+        nd = draw(st.integers(1, 3))
+        shape = tuple(draw(st.lists(st.integers(0, 6), min_size=nd, max_size=nd)))
+        if np.dtype(dt).kind == "f":
+            el = st.floats(-3, 3, width=np.dtype(dt).itemsize * 8)
+        else:
+            el = st.integers(-4, 4)
+        a = draw(hnp.arrays(dt, shape, elements=el))
+        b = draw(hnp.arrays(dt, shape[draw(st.integers(0, nd)):], elements=el))  # broadcast
+        red = draw(st.sampled_from(["none", "sum", "max", "min", "mean", "argmax", "any", "all"]))
+        axes = [None] + list(range(-nd, nd)) + ([(0, nd - 1)] if nd > 1 else [])
+        axis = draw(st.sampled_from(axes))
+        return a, b, red, axis, draw(st.booleans())
+
+    return case()
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.int32, np.float64], ids=lambda d: np.dtype(d).name)
+def test_chain_and_reduction_match_numpy_in_one_dispatch(ctx, dt):
+    """hypothesis: an elementwise chain (with a broadcast operand) and an
+    optional trailing reduction over any axis, keepdims or not, on shapes
+    with empty and single-element axes: NumPy's values, and one dispatch."""
+    from hypothesis import HealthCheck, given, settings
+    if np.dtype(dt) == np.float64 and not ctx.has("float64"):
+        pytest.skip("no float64")
+
+    @settings(max_examples=12, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(_jit_case(dt))
+    def run(c):
+        a, b, red, axis, keepdims = c
+        if red == "argmax" and isinstance(axis, tuple):
+            axis = None
+        if red == "mean" and np.dtype(dt).kind != "f":
+            red = "sum"
+
+        def chain(x, y, mod):
+            t = mod.maximum(x * 2 - y, x) + 1
+            if red == "none":
+                return t
+            if red in ("any", "all"):
+                return getattr(mod, red)(t > y, axis=axis, keepdims=keepdims)
+            if red == "argmax":
+                return mod.argmax(t, axis=axis, keepdims=keepdims)
+            return getattr(mod, red)(t, axis=axis, keepdims=keepdims)
+
+        try:
+            with np.errstate(all="ignore"):
+                want = np.asarray(chain(a, b, np))
+        except ValueError:  # max/argmax of an empty axis
+            with pytest.raises(ValueError):
+                vp.jit(lambda x, y: chain(x, y, vp))(a, b)
+            return
+        f = vp.jit(lambda x, y: chain(x, y, vp))
+        av, bv = vp.asarray(a), vp.asarray(b)
+        got, n = dispatches(ctx, f, av, bv)
+        got = got.numpy()
+        assert got.shape == want.shape and got.dtype == want.dtype, (red, axis, keepdims)
+        if a.size and want.size:
+            assert n == 1, (red, a.shape, axis)
+        if want.dtype.kind == "f":
+            tol = 1e-5 if want.dtype == np.float64 else 1e-4
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+        else:
+            np.testing.assert_array_equal(got, want)
+
+    run()

@@ -224,6 +224,46 @@ def test_shader_errors(ctx, tmp_path):
         vp.compile(bad, context=ctx)
 
 
+SHADER_3D = """import vulpy as vp
+
+class PushConstants:
+    nx: uint32
+    ny: uint32
+    nz: uint32
+
+def main(out: vp.Buffer[vp.uint32]):
+    x = vp.global_id(0)
+    y = vp.global_id(1)
+    z = vp.global_id(2)
+    if x >= pc.nx or y >= pc.ny or z >= pc.nz:
+        return
+    out[(z * pc.ny + y) * pc.nx + x] = z * 10000 + y * 100 + x
+"""
+
+
+@pytest.mark.parametrize("dims", [(13, 7), (5, 6, 3)])
+def test_shader_2d_3d_and_inspection(ctx, tmp_path, dims):
+    """vp.compile(..., local_size_y/z=) and .run(dispatch=(nx, ny[, nz])):
+    every id written once, none past the counts; and the inspection
+    attributes of the issue (.glsl .vir .spirv .cuda .manifest)."""
+    path = tmp_path / "grid.vul.py"
+    path.write_text(SHADER_3D)
+    nx, ny, nz = (dims + (1,))[:3]
+    sh = vp.compile(str(path), local_size_x=4, local_size_y=4,
+                    local_size_z=2 if len(dims) == 3 else 1, context=ctx)
+    assert "local_size_x = 4, local_size_y = 4" in sh.glsl
+    assert "kernel @main" in sh.vir and sh.spirv[:4] == b"\x03\x02\x23\x07"
+    assert "__global__" in sh.cuda and "name: out" in sh.manifest
+    n = nx * ny * nz
+    sh.allocate(out=np.zeros(n + 5, np.uint32))
+    sh.upload("out", np.full(n + 5, 7, np.uint32))
+    sh.run(dispatch=dims, nx=nx, ny=ny, nz=nz)
+    z, y, x = np.meshgrid(np.arange(nz), np.arange(ny), np.arange(nx), indexing="ij")
+    want = np.concatenate([(z * 10000 + y * 100 + x).ravel(), np.full(5, 7)]).astype(np.uint32)
+    np.testing.assert_array_equal(sh.download("out"), want)
+    np.testing.assert_array_equal(sh.buffer("out").numpy(), want)
+
+
 # ------------------------------------------------------------ raw GLSL
 GLSL = """#version 450
 layout(local_size_x = 64) in;

@@ -80,8 +80,6 @@ def _check(name, a, axis, keepdims, got):
 @pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_reduction_matches_numpy(ctx, name, dt):
     _skip(ctx, dt)
-    if name in ("argmin", "argmax") and np.dtype(dt) == np.bool_:
-        pytest.skip("argmin of bools")
 
     @SETTINGS
     @given(case(dt))

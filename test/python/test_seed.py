@@ -154,7 +154,7 @@ def test_resident(ctx, tmp_path):
     assert result.__array_interface__["data"][0] == yv.buffer.address
 
 
-@pytest.mark.skipif(not hasattr(vp, "jit"), reason="vp.jit (fusion mode) is issue 7")
+@needs_target
 def test_fusion(ctx, tmp_path):
     x = np.linspace(0.0, 1.0, 1000, dtype=np.float32)
     g = run_snippet(tmp_path, FUSION, xv=vp.asarray(x))
@@ -188,6 +188,13 @@ def test_vul_py_source_mode(ctx, tmp_path):
     g = run_snippet(tmp_path, VUL_HOST, ctx=ctx, N=N, pos_array=pos_array, vel_array=vel_array)
     want = pos_array + vel_array * np.float64(np.float32(0.001))
     np.testing.assert_allclose(g["shader"].download("pos"), want, rtol=1e-15)
+    # the comment's promise: allocate() sizes the buffers, no data moves
+    first = VUL_HOST.strip().splitlines()[:2]
+    g = run_snippet(tmp_path, "\n".join(first), name="alloc", ctx=ctx, pos_array=pos_array,
+                    vel_array=vel_array)
+    for name in ("pos", "vel"):
+        got = g["shader"].download(name)
+        assert got.shape == (N,) and got.dtype == np.float64 and not got.any()
     # inspect the shader: python -m vulpy emit-glsl my_kernel.vul.py
     out = subprocess.run([sys.executable, "-m", "vulpy", "emit-glsl", "my_kernel.vul.py"],
                          cwd=tmp_path, capture_output=True, text=True,

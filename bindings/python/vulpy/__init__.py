@@ -39,7 +39,7 @@ from ._jit import JitFunction, TracingError, jit  # noqa: F401  (fusion mode)
 from . import _reduce, _indexing  # noqa: F401  (reductions, indexing, views on ndarray)
 from ._reduce import (all, any, argmax, argmin, cumprod, cumsum, mean, prod,  # noqa: F401,A004
                       sum)
-from ._indexing import transpose  # noqa: F401
+from ._indexing import take, transpose  # noqa: F401
 
 # ufuncs: vp.sin, vp.add, vp.where, ... and their GLSL-style aliases
 for _n in _ufunc.ALL:

@@ -46,13 +46,14 @@ def _expand(key, ndim):
             if seen:
                 raise IndexError("an index can only have a single ellipsis ('...')")
             seen = True
-            out.extend([slice(None)] * (ndim - used))
+            out.extend([slice(None)] * max(ndim - used, 0))
         else:
             out.append(k)
     if used > ndim:
         raise IndexError(f"too many indices for array: array is {ndim}-dimensional, but "
                          f"{used} were indexed")
-    out.extend([slice(None)] * (ndim - used))
+    if not seen:  # an ellipsis already stood for the missing dims
+        out.extend([slice(None)] * (ndim - used))
     return out
 
 
@@ -347,6 +348,52 @@ def trace_getitem(t, key):
     return Tracer(tr.g.take(v, iv, k), tr)
 
 
+# ---------------------------------------------------------------- take
+
+
+def take(a, indices, axis=None, out=None, mode="raise", *, context=None):
+    """numpy.take on the GPU: a gather (array.take) along `axis`, of the
+    flattened array when axis is None. NumPy in -> NumPy out, resident in ->
+    resident out; inside vp.jit it traces to array.take. Out-of-range host
+    indices raise IndexError (mode='raise', the only mode)."""
+    from ._jit import Tracer
+    if mode != "raise":
+        raise ValueError(f"vp.take: mode={mode!r} is not supported (only mode='raise': an "
+                         f"out-of-range index raises IndexError)")
+    host = not isinstance(a, (_array.ndarray, Tracer))
+    if host:
+        a = _array.asarray(np.asarray(a), context=context)
+    if isinstance(indices, (list, tuple)) or np.isscalar(indices):
+        indices = np.asarray(indices)
+    if axis is None:
+        a = a.reshape(-1)
+        ax = 0
+    else:
+        ax = int(axis)
+        if not -a.ndim <= ax < a.ndim:
+            raise np.exceptions.AxisError(ax, a.ndim, "vp.take: axis")
+        ax %= a.ndim
+    idx = indices if isinstance(indices, (_array.ndarray, Tracer)) or np.ndim(indices) \
+        else int(indices)
+    r = a[(slice(None),) * ax + (idx,)]
+    if isinstance(r, Tracer):
+        if out is not None:
+            raise TypeError("vp.take: out= is not supported inside vp.jit (return the result)")
+        return r
+    if not isinstance(r, _array.ndarray):
+        r = _array.asarray(r)
+    if out is not None:
+        if tuple(out.shape) != tuple(r.shape):
+            raise ValueError(f"vp.take: out has shape {tuple(out.shape)}, the result "
+                             f"{tuple(r.shape)}")
+        if isinstance(out, np.ndarray):
+            np.copyto(out, r.numpy(), casting="same_kind")
+        else:
+            out[...] = r
+        return out
+    return r.numpy() if host else r
+
+
 # ---------------------------------------------------------------- transpose
 
 
@@ -374,6 +421,8 @@ def _install():
                                                  else None) if len(axes) != 1 or \
         not isinstance(axes[0], (tuple, list)) else transpose(self, axes[0])
     nd.T = property(lambda self: transpose(self))
+    nd.take = lambda self, indices, axis=None, out=None, mode="raise": \
+        take(self, indices, axis, out, mode)
 
 
 _install()

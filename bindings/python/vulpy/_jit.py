@@ -160,8 +160,9 @@ class Tracer:
     def __array_function__(self, func, types, args, kwargs):
         from . import _reduce
         name = func.__name__
+        from ._indexing import take
         mine = {"where": _ufunc.where, "clip": _ufunc.clip, "transpose": transpose,
-                "reshape": reshape}
+                "reshape": reshape, "take": take}
         mine.update({n: getattr(_reduce, n) for n in _reduce.NAMES})
         f = mine.get(name)
         if f is None:
@@ -193,6 +194,10 @@ class Tracer:
 
     def ravel(self):
         return reshape(self, -1)
+
+    def take(self, indices, axis=None):
+        from ._indexing import take
+        return take(self, indices, axis)
 
     def flatten(self):
         return reshape(self, -1)

@@ -106,6 +106,7 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
     v = c.operand(a)
     if v.shape is None:
         v = c.g.broadcast(v, ())
+    v = _arg_operand(c.g, kind, v)
     if scan:
         r = c.g.scan(kind, v, axes[0], rdt)
     else:
@@ -129,7 +130,16 @@ def _trace(kind, a, axis, dtype, keepdims, scan):
         return Tracer(t.g.scan(kind, v, axes[0], result_dtype(kind, a.dtype, dtype)), t)
     axes = _axes(axis, nd, kind)
     _check_identity(kind, a.shape, axes)
+    v = _arg_operand(t.g, kind, v)
     return Tracer(t.g.reduce(kind, v, axes, keepdims, result_dtype(kind, a.dtype, dtype)), t)
+
+
+def _arg_operand(g, kind, v):
+    """argmin/argmax of bools: of the bools as int32 (False < True, as
+    NumPy orders them; the array level orders numbers only)."""
+    if kind in ("argmin", "argmax") and np.dtype(v.dtype) == np.dtype(np.bool_):
+        return g.cast(v, np.dtype(np.int32))
+    return v
 
 
 def _make(kind):
