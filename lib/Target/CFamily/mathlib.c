@@ -101,6 +101,7 @@ typedef struct expander {
   unsigned bits;
   bool emitted[2][128];
   bool tables[3]; /* log2 f, log2 d, 2/pi */
+  bool spec_fma;  /* VP_FMA_FUSED declared */
   vp_strbuf *out;
 } expander;
 
@@ -369,6 +370,20 @@ static void emit_table(expander *x, const char *name, size_t len) {
 
 static void emit_helper(expander *x, int idx);
 
+/* The specialization constant the helpers branch on where a fused fma is
+ * cheaper; the runtime sets it per device, the driver folds the branch.
+ * C++ (the CPU accuracy test) defines VP_FMA_FUSED in its prelude. */
+static void emit_spec_fma(expander *x) {
+  if (x->spec_fma || x->dialect != CF_GLSL)
+    return;
+  x->spec_fma = true;
+  vp_strbuf_printf(x->out,
+                   "// true where the device's fma() is fused (set by the runtime per device;\n"
+                   "// VULPY_FMA=fused|unfused overrides): the helpers then take the shorter path\n"
+                   "layout(constant_id = %d) const bool VP_FMA_FUSED = false;\n",
+                   VTG_FMA_SPEC_ID);
+}
+
 static void emit_deps(expander *x, const char *deps) {
   const char *d = deps;
   while (*d) {
@@ -386,6 +401,8 @@ static void emit_deps(expander *x, const char *deps) {
         emit_helper(x, helper_index(v, strlen(v), x->bits));
     } else if (len > 4 && strncmp(d, "tab_", 4) == 0) {
       emit_table(x, d, len);
+    } else if (len == 8 && strncmp(d, "spec_fma", 8) == 0) {
+      emit_spec_fma(x);
     } else {
       emit_helper(x, helper_index(d, len, x->bits));
     }

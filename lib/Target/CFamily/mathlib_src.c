@@ -16,7 +16,11 @@
  * Nothing here relies on fma being fused: Vulkan does not require it, and
  * lavapipe's is a multiply and an add. Exact products are Dekker's
  * (vp_two_prod), Cody-Waite constants are split so that k times a part is
- * exact, and every fma would be just as right unfused. `precise` keeps the
+ * exact, and every fma would be just as right unfused. Where a fused fma
+ * is much cheaper (an exact product is one fma instead of 17 operations),
+ * the helper branches on the specialization constant VP_FMA_FUSED, which
+ * the runtime sets per device (docs/runtime.md) and the driver folds; its
+ * default, false, is the path that is right everywhere. `precise` keeps the
  * driver from re-associating or contracting the error-free steps. Divisions
  * and square roots that matter get one Newton step with an exact residual
  * (vp_div, vp_sqrt): Vulkan allows 2.5 ULP for a division and 3 for sqrt.
@@ -46,12 +50,14 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  precise $F e = b - (s - a);\n"
      "  return $V(s, e);\n"
      "}\n"},
-    {"vp_two_prod", 0, "",
-     "// a * b = p + e exactly (Dekker's product, Veltkamp's split), for\n"
-     "// |a|, |b| < 2^100 (float) / 2^900 (double). Not fma(a, b, -p): Vulkan\n"
-     "// does not require fma to be fused, and lavapipe's is not.\n"
+    {"vp_two_prod", 0, "spec_fma",
+     "// a * b = p + e exactly: fma(a, b, -p) where fma is fused (VP_FMA_FUSED),\n"
+     "// else Dekker's product with Veltkamp's split, for |a|, |b| < 2^100 (float)\n"
+     "// / 2^900 (double): Vulkan does not require fma to be fused, and\n"
+     "// lavapipe's is not.\n"
      "$V vp_two_prod($F a, $F b) {\n"
      "  precise $F p = a * b;\n"
+     "  if (VP_FMA_FUSED) return $V(p, fma(a, b, -p));\n"
      "  precise $F ca = $X(SPLIT) * a;\n"
      "  precise $F ah = ca - (ca - a);\n"
      "  precise $F al = a - ah;\n"
@@ -590,23 +596,30 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  }\n"
      "  return dvec3(double(q & 3), r.x, r.y);\n"
      "}\n"},
-    {"vp_sincos", 0, "$X(REMPIO2BIG)",
+    {"vp_sincos", 0, "$X(REMPIO2BIG) spec_fma",
      "// sin(x) (c = 0) or cos(x) (c = 1). |x| <= $X(TRIG_FAST): k = round(x 2/pi)\n"
      "// by adding 1.5 2^$X(MANT) (the quadrant is then the low bits of t), and\n"
      "// Cody-Waite with pi/2 in four parts, the first three short enough that\n"
-     "// k times them is exact, fused fma or not; beyond, Payne-Hanek in a branch\n"
-     "// rarely taken. Then sin(r) = r + r z S(z) or cos(r) = 1 - z/2 + z^2 C(z),\n"
-     "// z = r^2, |r| <= pi/4, and the quadrant's sign.\n"
+     "// k times them is exact, fused fma or not (with a fused fma, three\n"
+     "// full-width parts: x - k p0 is exact, one rounding each after);\n"
+     "// beyond, Payne-Hanek in a branch rarely taken. Then sin(r) = r + r z S(z)\n"
+     "// or cos(r) = 1 - z/2 + z^2 C(z), z = r^2, |r| <= pi/4, and the quadrant's sign.\n"
      "$F vp_sincos($F x, int c) {\n"
      "  $F r;\n"
      "  int n;\n"
      "  if (abs(x) <= $X(TRIG_FAST)) {\n"
      "    precise $F t = fma(x, $K(TWO_OVER_PI,0), $X(MAGIC));\n"
      "    precise $F k = t - $X(MAGIC);\n"
-     "    r = fma(-k, $K(PIO2CW,0), x);\n"
-     "    r = fma(-k, $K(PIO2CW,1), r);\n"
-     "    r = fma(-k, $K(PIO2CW,2), r);\n"
-     "    r = fma(-k, $K(PIO2CW,3), r);\n"
+     "    if (VP_FMA_FUSED) {\n"
+     "      r = fma(-k, $K(PIO2,0), x);\n"
+     "      r = fma(-k, $K(PIO2,1), r);\n"
+     "      r = fma(-k, $K(PIO2,2), r);\n"
+     "    } else {\n"
+     "      r = fma(-k, $K(PIO2CW,0), x);\n"
+     "      r = fma(-k, $K(PIO2CW,1), r);\n"
+     "      r = fma(-k, $K(PIO2CW,2), r);\n"
+     "      r = fma(-k, $K(PIO2CW,3), r);\n"
+     "    }\n"
      "    n = $X(LOWBITS);\n"
      "  } else {\n"
      "    $V3 q = $X(REMPIO2BIG)(x); // NaN for inf and NaN\n"
