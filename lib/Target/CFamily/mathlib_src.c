@@ -199,22 +199,32 @@ const vtg_math_helper vtg_math_helpers[] = {
      "}\n"},
 
     /* ---------------------------------------------- exp and log family */
-    {"vp_exp", 0, "vp_scale",
-     "// e^x = 2^k e^r. k = round(x log2 e) by adding 1.5 2^$X(MANT): it lands in\n"
-     "// the low bits of t (no float-to-int conversion); r = x - k ln2 by\n"
-     "// Cody-Waite, ln2 in two parts, the first short enough that k times it is\n"
-     "// exact, fused fma or not; e^r = 1 + r + r^2 E(r) on |r| <= ln2/2. 2^k goes\n"
-     "// straight into the exponent bits unless the result is near or past the\n"
-     "// ends of the range (x is clamped to where it is already 0 or inf).\n"
-     "$F vp_exp($F x) {\n"
-     "  $F a = clamp(x, $X(EXP_LO), $X(EXP_HI));\n"
-     "  precise $F t = fma(a, $K(LOG2E,0), $X(MAGIC));\n"
+    {"vp_exp_core", 0, "",
+     "// e^x = 2^k e^r, as (e^r, t). k = round(x log2 e) by adding 1.5 2^$X(MANT):\n"
+     "// it lands in the low bits of t (no float-to-int conversion); r = x - k ln2\n"
+     "// by Cody-Waite, ln2 in two parts, the first short enough that k times it\n"
+     "// is exact, fused fma or not; e^r = 1 + r + r^2 E(r) on |r| <= ln2/2.\n"
+     "$V vp_exp_core($F x) {\n"
+     "  precise $F t = fma(x, $K(LOG2E,0), $X(MAGIC));\n"
      "  precise $F k = t - $X(MAGIC);\n"
-     "  $F r = fma(-k, $K(LN2CW,0), a);\n"
+     "  $F r = fma(-k, $K(LN2CW,0), x);\n"
      "  r = fma(-k, $K(LN2CW,1), r);\n"
-     "  $F e = 1.0 + fma(r * r, $P(exp,r), r);\n"
-     "  if (abs(x) < $X(EXP_FAST)) return $X(ADDEXP);\n"
-     "  $F s = vp_scale(e, $X(KINT));\n"
+     "  return $V(1.0 + fma(r * r, $P(exp,r), r), t);\n"
+     "}\n"},
+    {"vp_exp", 0, "vp_exp_core vp_scale",
+     "// e^x: 2^k goes straight into the exponent bits of e^r while the result\n"
+     "// is normal; near or past the ends of the range (a branch ordinary\n"
+     "// arguments do not take), x is clamped to where the result is already\n"
+     "// 0 or inf and 2^k applied in two exact steps and one rounding.\n"
+     "$F vp_exp($F x) {\n"
+     "  if (abs(x) < $X(EXP_FAST)) {\n"
+     "    $V et = vp_exp_core(x);\n"
+     "    $F e = et.x, t = et.y;\n"
+     "    return $X(ADDEXP);\n"
+     "  }\n"
+     "  $V et = vp_exp_core(clamp(x, $X(EXP_LO), $X(EXP_HI)));\n"
+     "  $F t = et.y;\n"
+     "  $F s = vp_scale(et.x, $X(KINT));\n"
      "  return isnan(x) ? x : s;\n"
      "}\n"},
     {"vp_exp2", 0, "vp_scale",
