@@ -209,7 +209,9 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  precise $F k = t - $X(MAGIC);\n"
      "  $F r = fma(-k, $K(LN2CW,0), x);\n"
      "  r = fma(-k, $K(LN2CW,1), r);\n"
-     "  return $V(1.0 + fma(r * r, $P(exp,r), r), t);\n"
+     "  // precise: lavapipe otherwise re-associates 1 + (r + r^2 E) (1.7 ULP)\n"
+     "  precise $F e = 1.0 + fma(r * r, $P(exp,r), r);\n"
+     "  return $V(e, t);\n"
      "}\n"},
     {"vp_exp", 0, "vp_exp_core vp_scale",
      "// e^x: 2^k goes straight into the exponent bits of e^r while the result\n"
