@@ -4,7 +4,7 @@ with GLSL's built-ins (--fast-math), in the same run.
 
 1. SPIR-V instructions (after the SPIRV-Tools performance passes, function
    bodies, the kernel's own load/store included) of a float32 kernel
-   y[i] = f(x[i]) for f in sin, cos, exp, log, and of the vec4 sin+exp
+   y[i] = f(x[i]) for f in sin, cos, exp, log, log2, cbrt, and of the vec4 sin+exp
    kernel of bench/compare_kernels.py: `static` counts everything printed,
    `common path` replaces the helpers that only run for rare inputs
    (Payne-Hanek reduction past |x| = 3216) with a stub, so it is what an
@@ -51,6 +51,8 @@ def k(x: vp.Buffer[vp.{elem}], y: vp.Buffer[vp.{elem}]):
 """
 CASES = [("sin", "float32", "vp.sin(x[i])"), ("cos", "float32", "vp.cos(x[i])"),
          ("exp", "float32", "vp.exp(x[i])"), ("log", "float32", "vp.log(x[i])"),
+         # built on exact products (vp_two_prod): where VP_FMA_FUSED pays most
+         ("log2", "float32", "vp.log2(x[i])"), ("cbrt", "float32", "vp.cbrt(x[i])"),
          ("sin+exp vec4", "vec4", "vp.sin(x[i]) + vp.exp(x[i])")]
 RARE = ["vp_rem_pio2f_big"]  # helpers only rare arguments reach
 FMA_SPEC_ID = 2046  # VP_FMA_FUSED (include/vulpy/target.h)
