@@ -164,6 +164,10 @@ static const char *xval(const expander *x, const char *name, size_t len) {
       {"ADDEXP", "uintBitsToFloat(floatBitsToUint(e) + (floatBitsToUint(t) << 23))",
        "packDouble2x32(uvec2(unpackDouble2x32(e).x, unpackDouble2x32(e).y + (unpackDouble2x32(t).x << 20)))"},
       {"EXP_HI", "89.0", "710.0"},
+      /* v, negated in quadrants 2 and 3: for float the sign bit flipped by
+       * bit 1 of n (a shift and a xor rather than a compare and a select) */
+      {"QUADSIGN", "uintBitsToFloat(floatBitsToUint(v) ^ ((uint(n) << 30) & 0x80000000u))",
+       "(n & 2) == 0 ? v : -v"},
       {"POW_YMAX", "1099511627776.0", "1.0e20"},
       {"CBRT0", "vp_cbrt0f", "vp_cbrt0d"},
       {"CBRT_UNSCALE", "vp_cbrt_unscalef", "vp_cbrt_unscaled"},

@@ -643,8 +643,7 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  $F s = fma(r * z, $P(sin,z), r);\n"
      "  $F co = fma(z, fma(z, $P(cos,z), -0.5), 1.0);\n"
      "  $F v = (n & 1) == 0 ? s : co;\n"
-     "  $F w = -v;\n"
-     "  return (n & 2) == 0 ? v : w;\n"
+     "  return $X(QUADSIGN);\n"
      "}\n"},
     {"vp_sin", 0, "vp_sincos", "$F vp_sin($F x) { return vp_sincos(x, 0); }\n"},
     {"vp_cos", 0, "vp_sincos", "$F vp_cos($F x) { return vp_sincos(x, 1); }\n"},
