@@ -253,8 +253,12 @@ def run(ctx):
         timing(ctx, rec)
     except Skip as e:
         rec.skip("sin+exp vec4 kernel", 0, "vulpy", e)
-    try:
-        static_counts(ctx, rec)
-    except (OSError, subprocess.CalledProcessError) as e:
-        rec.error("SPIR-V instructions", "static", "precise", e)
+    # the SPIR-V counts are the same on every machine: measured where the
+    # suite runs on a CPU device, left out on a GPU (device.sh gives the
+    # suite 40 s there)
+    if vulpy().default_context().kind == "cpu":
+        try:
+            static_counts(ctx, rec)
+        except (OSError, subprocess.CalledProcessError) as e:
+            rec.error("SPIR-V instructions", "static", "precise", e)
     return rec.records
