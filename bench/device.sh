@@ -169,11 +169,11 @@ say "machine: $(grep -m1 '^GPU' "$OUT/env.txt" || echo 'no nvidia-smi')"
 
 # -- 4. suites
 if [ -z "$SUITES" ]; then
-  SUITES="ir frontend compile vkref runtime python fusion cuda compare"
+  SUITES="ir frontend compile vkref runtime python fusion mathcost cuda compare"
 fi
 # Each suite's share of the time left (seconds), in run order.
 declare -A CAP=([ir]=60 [frontend]=40 [compile]=60 [vkref]=60 [runtime]=60 [python]=60
-                [fusion]=90 [cuda]=120 [compare]=420)
+                [fusion]=90 [mathcost]=40 [cuda]=120 [compare]=420)
 # The GPU's clocks, power and throttle reasons while the suites run (a GPU
 # that clocks down between or during suites explains odd figures).
 if command -v nvidia-smi > /dev/null; then

@@ -202,6 +202,13 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     return NULL;
   }
   ctx->push_descriptors = ctx->info.push_descriptors && !opt->no_push_descriptors;
+  /* VULPY_FMA=fused|unfused overrides the detected fma (testing the other
+   * path of the math helpers); auto or unset keeps the detection. */
+  const char *fma = getenv("VULPY_FMA");
+  if (fma && strcmp(fma, "fused") == 0)
+    ctx->info.fma_fused = true;
+  else if (fma && strcmp(fma, "unfused") == 0)
+    ctx->info.fma_fused = false;
   ctx->no_device_mapping = opt->no_device_mapping;
   /* Spinning pays on a GPU; on a CPU device the spinning thread takes a core
    * from the threads doing the work, so there the wait blocks at once. */

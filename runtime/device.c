@@ -125,6 +125,7 @@ static void fill_info(vrt_instance *inst, VkPhysicalDevice pd, uint32_t index,
       o->max_memory_allocation_size = p11.maxMemoryAllocationSize;
       snprintf(o->driver_name, sizeof o->driver_name, "%s", p12.driverName);
       snprintf(o->driver_info, sizeof o->driver_info, "%s", p12.driverInfo);
+      o->driver_id = (uint32_t)p12.driverID;
     } else {
       o->subgroup_size = sub.subgroupSize;
       o->max_memory_allocation_size = m3.maxMemoryAllocationSize;
@@ -194,6 +195,11 @@ static void fill_info(vrt_instance *inst, VkPhysicalDevice pd, uint32_t index,
     o->memory.heaps[i].flags = mp.memoryHeaps[i].flags;
   }
   o->uma = vrt_memory_is_uma(&o->memory, o->kind);
+  /* fma() fused or not, by what the driver is rather than by a probe
+   * kernel: a probe costs a pipeline at every start, and the drivers that
+   * lower fma are software rasterizers on the CPU (docs/runtime.md). */
+  o->fma_fused = o->kind != VRT_DEVICE_CPU && o->driver_id != VK_DRIVER_ID_MESA_LLVMPIPE &&
+                 o->driver_id != VK_DRIVER_ID_GOOGLE_SWIFTSHADER;
 
   uint32_t nq = 0;
   inst->fn.vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
@@ -323,9 +329,9 @@ void vrt_device_format(const vrt_device_info *o, bool verbose, vp_strbuf *out) {
   for (unsigned f = 0; f < VP_FEATURE_COUNT; f++)
     if (o->features & (1u << f))
       vp_strbuf_printf(out, " %s", vp_feature_name(f));
-  vp_strbuf_printf(out, "%s%s%s\n", o->push_descriptors ? " push_descriptors" : "",
+  vp_strbuf_printf(out, "%s%s%s%s\n", o->push_descriptors ? " push_descriptors" : "",
                    o->timeline_semaphores ? " timeline_semaphores" : "",
-                   o->timestamps ? " timestamps" : "");
+                   o->timestamps ? " timestamps" : "", o->fma_fused ? " fma_fused" : "");
 }
 
 /* The default order: discrete, integrated, virtual, CPU, other. */

@@ -1,8 +1,9 @@
 /* pcache.c - pipelines: creation, the in-memory cache and the disk cache.
  *
  * A pipeline's key hashes everything it is made from: the SPIR-V words, the
- * entry point, the specialized local size, the descriptor layout and push
- * size from the manifest, and the runtime's cache version. The context keeps
+ * entry point, the specialized local size, the VP_FMA_FUSED specialization
+ * (the device's fma, or VULPY_FMA), the descriptor layout and push size
+ * from the manifest, and the runtime's cache version. The context keeps
  * every pipeline it made under its key (the in-memory cache), so a second
  * kernel from the same SPIR-V and manifest costs a lookup.
  *
@@ -181,6 +182,8 @@ static uint64_t pipeline_key(vrt_context *ctx, const uint32_t *words, size_t nwo
   h = vp_hash64(spec_id, 12, h);
   h = vp_hash64(&push_size, 4, h);
   h = vp_hash64(&ctx->push_descriptors, sizeof ctx->push_descriptors, h);
+  uint32_t fma = ctx->info.fma_fused; /* the VP_FMA_FUSED specialization */
+  h = vp_hash64(&fma, 4, h);
   for (uint32_t i = 0; i < m->nbuffers; i++) {
     uint32_t sb[2] = {m->buffers[i].set, m->buffers[i].binding};
     h = vp_hash64(sb, 8, h);
@@ -224,12 +227,21 @@ vrt_pipeline *vrt__pipeline_get(vrt_context *ctx, const uint32_t *words, size_t 
     pipeline_free(ctx, p);
     return NULL;
   }
-  VkSpecializationMapEntry entries[3];
+  /* The local size (when the module reads it from specialization constants)
+   * and VP_FMA_FUSED, which every pipeline gets: an ID the module does not
+   * use is ignored (Vulkan), so raw GLSL kernels may declare it too. */
+  uint32_t values[4] = {local[0], local[1], local[2], ctx->info.fma_fused ? VK_TRUE : VK_FALSE};
+  VkSpecializationMapEntry entries[4];
   uint32_t nentries = 0;
+  bool fma_taken = false;
   for (uint32_t k = 0; k < 3; k++)
-    if (spec_id[k] >= 0)
+    if (spec_id[k] >= 0) {
       entries[nentries++] = (VkSpecializationMapEntry){(uint32_t)spec_id[k], 4 * k, 4};
-  VkSpecializationInfo spec = {nentries, entries, 12, local};
+      fma_taken |= spec_id[k] == VRT_FMA_SPEC_ID;
+    }
+  if (!fma_taken)
+    entries[nentries++] = (VkSpecializationMapEntry){VRT_FMA_SPEC_ID, 12, 4};
+  VkSpecializationInfo spec = {nentries, entries, sizeof values, values};
 
   double t2 = vrt__now_ns() / 1e6;
   p->stats.layout_ms = t2 - t1;
@@ -272,7 +284,7 @@ vrt_pipeline *vrt__pipeline_get(vrt_context *ctx, const uint32_t *words, size_t 
                 .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                 .module = module,
                 .pName = m->entry_point,
-                .pSpecializationInfo = nentries ? &spec : NULL},
+                .pSpecializationInfo = &spec},
       .layout = p->layout,
   };
   bool ok = VRT_VK(ctx, d, vkCreateComputePipelines, ctx->device, cache, 1, &pi, NULL,

@@ -104,7 +104,21 @@ typedef struct vrt_device_info {
   uint32_t features; /* VP_FEAT(...) bits the device supports */
   bool push_descriptors, timeline_semaphores, pipeline_creation_feedback;
   bool usable; /* Vulkan >= 1.2 with timeline semaphores and a compute queue */
+  /* VkDriverId (Vulkan 1.2), 0 when unknown. */
+  uint32_t driver_id;
+  /* GLSL fma() is one fused operation on this device: false for CPU devices
+   * and the drivers known to lower it to a multiply and an add (Mesa's
+   * llvmpipe/lavapipe, SwiftShader), true otherwise. In a context's info,
+   * the value its pipelines get: VULPY_FMA=fused|unfused|auto overrides the
+   * detection (docs/runtime.md). */
+  bool fma_fused;
 } vrt_device_info;
+
+/* The SpecId of the bool specialization constant VP_FMA_FUSED that the
+ * precise math helpers branch on (lib/Target/CFamily/mathlib_src.c; the
+ * same value as VTG_FMA_SPEC_ID in target.h). Every pipeline gets it set to
+ * its context's info.fma_fused; a module without it ignores the entry. */
+#define VRT_FMA_SPEC_ID 2046
 
 /* Enumerates every Vulkan device. *out is a malloc'ed array (free() it).
  * With no loader or no device: false and an error saying what to install. */

@@ -26,6 +26,10 @@ typedef struct vtg_timings {
   double optimize_ms; /* spvOptimizer performance passes */
 } vtg_timings;
 
+/* The SpecId of the precise math's `const bool VP_FMA_FUSED` (the runtime
+ * sets it per device: VRT_FMA_SPEC_ID in runtime.h, docs/math.md). */
+#define VTG_FMA_SPEC_ID 2046 /* glslang accepts ids up to 2046 */
+
 typedef struct vtg_options {
   const char *kernel;      /* which kernel of the module; NULL = the first */
   bool fast_math;          /* built-in sin/exp/... instead of precise helpers */

@@ -202,6 +202,8 @@ PyObject *vpy_device_info_dict(const vrt_device_info *info) {
             vpy_dict_set(d, "features", features_list(info->features)) &&
             vpy_dict_set(d, "feature_bits", PyLong_FromUnsignedLong(info->features)) &&
             vpy_dict_set(d, "push_descriptors", PyBool_FromLong(info->push_descriptors)) &&
+            vpy_dict_set(d, "driver_id", PyLong_FromUnsignedLong(info->driver_id)) &&
+            vpy_dict_set(d, "fma_fused", PyBool_FromLong(info->fma_fused)) &&
             vpy_dict_set(d, "memory", memory_dict(&info->memory)) &&
             vpy_dict_set(d, "limits", limits) &&
             vpy_dict_set(d, "description",

@@ -120,6 +120,15 @@ class Context:
         return self.info["uma"]
 
     @property
+    def fma_fused(self):
+        """True when this context's pipelines take the fused-fma paths of the
+        precise math (the VP_FMA_FUSED specialization constant): detected per
+        device (False on CPU devices such as lavapipe, whose fma() is a
+        multiply and an add), overridden by VULPY_FMA=fused|unfused when the
+        context is made. docs/math.md, docs/runtime.md."""
+        return self.info["fma_fused"]
+
+    @property
     def lost(self):
         """True once the device was lost; every later call raises DeviceLostError."""
         return self._native.lost

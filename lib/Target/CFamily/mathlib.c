@@ -101,6 +101,7 @@ typedef struct expander {
   unsigned bits;
   bool emitted[2][128];
   bool tables[3]; /* log2 f, log2 d, 2/pi */
+  bool spec_fma;  /* VP_FMA_FUSED declared */
   vp_strbuf *out;
 } expander;
 
@@ -163,6 +164,10 @@ static const char *xval(const expander *x, const char *name, size_t len) {
       {"ADDEXP", "uintBitsToFloat(floatBitsToUint(e) + (floatBitsToUint(t) << 23))",
        "packDouble2x32(uvec2(unpackDouble2x32(e).x, unpackDouble2x32(e).y + (unpackDouble2x32(t).x << 20)))"},
       {"EXP_HI", "89.0", "710.0"},
+      /* v, negated in quadrants 2 and 3: for float the sign bit flipped by
+       * bit 1 of n (a shift and a xor rather than a compare and a select) */
+      {"QUADSIGN", "uintBitsToFloat(floatBitsToUint(v) ^ ((uint(n) << 30) & 0x80000000u))",
+       "(n & 2) == 0 ? v : -v"},
       {"POW_YMAX", "1099511627776.0", "1.0e20"},
       {"CBRT0", "vp_cbrt0f", "vp_cbrt0d"},
       {"CBRT_UNSCALE", "vp_cbrt_unscalef", "vp_cbrt_unscaled"},
@@ -369,6 +374,20 @@ static void emit_table(expander *x, const char *name, size_t len) {
 
 static void emit_helper(expander *x, int idx);
 
+/* The specialization constant the helpers branch on where a fused fma is
+ * cheaper; the runtime sets it per device, the driver folds the branch.
+ * C++ (the CPU accuracy test) defines VP_FMA_FUSED in its prelude. */
+static void emit_spec_fma(expander *x) {
+  if (x->spec_fma || x->dialect != CF_GLSL)
+    return;
+  x->spec_fma = true;
+  vp_strbuf_printf(x->out,
+                   "// true where the device's fma() is fused (set by the runtime per device;\n"
+                   "// VULPY_FMA=fused|unfused overrides): the helpers then take the shorter path\n"
+                   "layout(constant_id = %d) const bool VP_FMA_FUSED = false;\n",
+                   VTG_FMA_SPEC_ID);
+}
+
 static void emit_deps(expander *x, const char *deps) {
   const char *d = deps;
   while (*d) {
@@ -386,6 +405,8 @@ static void emit_deps(expander *x, const char *deps) {
         emit_helper(x, helper_index(v, strlen(v), x->bits));
     } else if (len > 4 && strncmp(d, "tab_", 4) == 0) {
       emit_table(x, d, len);
+    } else if (len == 8 && strncmp(d, "spec_fma", 8) == 0) {
+      emit_spec_fma(x);
     } else {
       emit_helper(x, helper_index(d, len, x->bits));
     }

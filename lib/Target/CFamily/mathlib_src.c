@@ -16,7 +16,11 @@
  * Nothing here relies on fma being fused: Vulkan does not require it, and
  * lavapipe's is a multiply and an add. Exact products are Dekker's
  * (vp_two_prod), Cody-Waite constants are split so that k times a part is
- * exact, and every fma would be just as right unfused. `precise` keeps the
+ * exact, and every fma would be just as right unfused. Where a fused fma
+ * is much cheaper (an exact product is one fma instead of 17 operations),
+ * the helper branches on the specialization constant VP_FMA_FUSED, which
+ * the runtime sets per device (docs/runtime.md) and the driver folds; its
+ * default, false, is the path that is right everywhere. `precise` keeps the
  * driver from re-associating or contracting the error-free steps. Divisions
  * and square roots that matter get one Newton step with an exact residual
  * (vp_div, vp_sqrt): Vulkan allows 2.5 ULP for a division and 3 for sqrt.
@@ -46,12 +50,14 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  precise $F e = b - (s - a);\n"
      "  return $V(s, e);\n"
      "}\n"},
-    {"vp_two_prod", 0, "",
-     "// a * b = p + e exactly (Dekker's product, Veltkamp's split), for\n"
-     "// |a|, |b| < 2^100 (float) / 2^900 (double). Not fma(a, b, -p): Vulkan\n"
-     "// does not require fma to be fused, and lavapipe's is not.\n"
+    {"vp_two_prod", 0, "spec_fma",
+     "// a * b = p + e exactly: fma(a, b, -p) where fma is fused (VP_FMA_FUSED),\n"
+     "// else Dekker's product with Veltkamp's split, for |a|, |b| < 2^100 (float)\n"
+     "// / 2^900 (double): Vulkan does not require fma to be fused, and\n"
+     "// lavapipe's is not.\n"
      "$V vp_two_prod($F a, $F b) {\n"
      "  precise $F p = a * b;\n"
+     "  if (VP_FMA_FUSED) return $V(p, fma(a, b, -p));\n"
      "  precise $F ca = $X(SPLIT) * a;\n"
      "  precise $F ah = ca - (ca - a);\n"
      "  precise $F al = a - ah;\n"
@@ -193,22 +199,34 @@ const vtg_math_helper vtg_math_helpers[] = {
      "}\n"},
 
     /* ---------------------------------------------- exp and log family */
-    {"vp_exp", 0, "vp_scale",
-     "// e^x = 2^k e^r. k = round(x log2 e) by adding 1.5 2^$X(MANT): it lands in\n"
-     "// the low bits of t (no float-to-int conversion); r = x - k ln2 by\n"
-     "// Cody-Waite, ln2 in two parts, the first short enough that k times it is\n"
-     "// exact, fused fma or not; e^r = 1 + r + r^2 E(r) on |r| <= ln2/2. 2^k goes\n"
-     "// straight into the exponent bits unless the result is near or past the\n"
-     "// ends of the range (x is clamped to where it is already 0 or inf).\n"
-     "$F vp_exp($F x) {\n"
-     "  $F a = clamp(x, $X(EXP_LO), $X(EXP_HI));\n"
-     "  precise $F t = fma(a, $K(LOG2E,0), $X(MAGIC));\n"
+    {"vp_exp_core", 0, "",
+     "// e^x = 2^k e^r, as (e^r, t). k = round(x log2 e) by adding 1.5 2^$X(MANT):\n"
+     "// it lands in the low bits of t (no float-to-int conversion); r = x - k ln2\n"
+     "// by Cody-Waite, ln2 in two parts, the first short enough that k times it\n"
+     "// is exact, fused fma or not; e^r = 1 + r + r^2 E(r) on |r| <= ln2/2.\n"
+     "$V vp_exp_core($F x) {\n"
+     "  precise $F t = fma(x, $K(LOG2E,0), $X(MAGIC));\n"
      "  precise $F k = t - $X(MAGIC);\n"
-     "  $F r = fma(-k, $K(LN2CW,0), a);\n"
+     "  $F r = fma(-k, $K(LN2CW,0), x);\n"
      "  r = fma(-k, $K(LN2CW,1), r);\n"
-     "  $F e = 1.0 + fma(r * r, $P(exp,r), r);\n"
-     "  if (abs(x) < $X(EXP_FAST)) return $X(ADDEXP);\n"
-     "  $F s = vp_scale(e, $X(KINT));\n"
+     "  // precise: lavapipe otherwise re-associates 1 + (r + r^2 E) (1.7 ULP)\n"
+     "  precise $F e = 1.0 + fma(r * r, $P(exp,r), r);\n"
+     "  return $V(e, t);\n"
+     "}\n"},
+    {"vp_exp", 0, "vp_exp_core vp_scale",
+     "// e^x: 2^k goes straight into the exponent bits of e^r while the result\n"
+     "// is normal; near or past the ends of the range (a branch ordinary\n"
+     "// arguments do not take), x is clamped to where the result is already\n"
+     "// 0 or inf and 2^k applied in two exact steps and one rounding.\n"
+     "$F vp_exp($F x) {\n"
+     "  if (abs(x) < $X(EXP_FAST)) {\n"
+     "    $V et = vp_exp_core(x);\n"
+     "    $F e = et.x, t = et.y;\n"
+     "    return $X(ADDEXP);\n"
+     "  }\n"
+     "  $V et = vp_exp_core(clamp(x, $X(EXP_LO), $X(EXP_HI)));\n"
+     "  $F t = et.y;\n"
+     "  $F s = vp_scale(et.x, $X(KINT));\n"
      "  return isnan(x) ? x : s;\n"
      "}\n"},
     {"vp_exp2", 0, "vp_scale",
@@ -590,23 +608,30 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  }\n"
      "  return dvec3(double(q & 3), r.x, r.y);\n"
      "}\n"},
-    {"vp_sincos", 0, "$X(REMPIO2BIG)",
+    {"vp_sincos", 0, "$X(REMPIO2BIG) spec_fma",
      "// sin(x) (c = 0) or cos(x) (c = 1). |x| <= $X(TRIG_FAST): k = round(x 2/pi)\n"
      "// by adding 1.5 2^$X(MANT) (the quadrant is then the low bits of t), and\n"
      "// Cody-Waite with pi/2 in four parts, the first three short enough that\n"
-     "// k times them is exact, fused fma or not; beyond, Payne-Hanek in a branch\n"
-     "// rarely taken. Then sin(r) = r + r z S(z) or cos(r) = 1 - z/2 + z^2 C(z),\n"
-     "// z = r^2, |r| <= pi/4, and the quadrant's sign.\n"
+     "// k times them is exact, fused fma or not (with a fused fma, three\n"
+     "// full-width parts: x - k p0 is exact, one rounding each after);\n"
+     "// beyond, Payne-Hanek in a branch rarely taken. Then sin(r) = r + r z S(z)\n"
+     "// or cos(r) = 1 - z/2 + z^2 C(z), z = r^2, |r| <= pi/4, and the quadrant's sign.\n"
      "$F vp_sincos($F x, int c) {\n"
      "  $F r;\n"
      "  int n;\n"
      "  if (abs(x) <= $X(TRIG_FAST)) {\n"
      "    precise $F t = fma(x, $K(TWO_OVER_PI,0), $X(MAGIC));\n"
      "    precise $F k = t - $X(MAGIC);\n"
-     "    r = fma(-k, $K(PIO2CW,0), x);\n"
-     "    r = fma(-k, $K(PIO2CW,1), r);\n"
-     "    r = fma(-k, $K(PIO2CW,2), r);\n"
-     "    r = fma(-k, $K(PIO2CW,3), r);\n"
+     "    if (VP_FMA_FUSED) {\n"
+     "      r = fma(-k, $K(PIO2,0), x);\n"
+     "      r = fma(-k, $K(PIO2,1), r);\n"
+     "      r = fma(-k, $K(PIO2,2), r);\n"
+     "    } else {\n"
+     "      r = fma(-k, $K(PIO2CW,0), x);\n"
+     "      r = fma(-k, $K(PIO2CW,1), r);\n"
+     "      r = fma(-k, $K(PIO2CW,2), r);\n"
+     "      r = fma(-k, $K(PIO2CW,3), r);\n"
+     "    }\n"
      "    n = $X(LOWBITS);\n"
      "  } else {\n"
      "    $V3 q = $X(REMPIO2BIG)(x); // NaN for inf and NaN\n"
@@ -618,8 +643,7 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  $F s = fma(r * z, $P(sin,z), r);\n"
      "  $F co = fma(z, fma(z, $P(cos,z), -0.5), 1.0);\n"
      "  $F v = (n & 1) == 0 ? s : co;\n"
-     "  $F w = -v;\n"
-     "  return (n & 2) == 0 ? v : w;\n"
+     "  return $X(QUADSIGN);\n"
      "}\n"},
     {"vp_sin", 0, "vp_sincos", "$F vp_sin($F x) { return vp_sincos(x, 0); }\n"},
     {"vp_cos", 0, "vp_sincos", "$F vp_cos($F x) { return vp_sincos(x, 1); }\n"},

@@ -37,8 +37,10 @@ using std::floor;
 static inline float vp_unfused_fma(float a, float b, float c) { volatile float p = a * b; return p + c; }
 static inline double vp_unfused_fma(double a, double b, double c) { volatile double p = a * b; return p + c; }
 #define fma vp_unfused_fma
+static const bool VP_FMA_FUSED = false; // the helpers' Dekker paths
 #else
 using std::fma;
+static const bool VP_FMA_FUSED = true; // the helpers' fused-fma paths
 #endif
 using std::isinf;
 using std::isnan;
