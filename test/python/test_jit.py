@@ -350,3 +350,16 @@ def test_big_full_reduction_grid_and_finish(ctx, monkeypatch, red):
         np.testing.assert_allclose(float(got), want, rtol=1e-5, atol=1e-3)
     unrolled = re.search(r"_part\[t\d+ \+ 256u\]", f.glsl) is not None
     assert unrolled == (red != "argmax")
+
+
+def test_timer_runs_repeat_calls_back_to_back(ctx):
+    """f.timer(..., repeat=k): one recording of k calls (the benchmarks'
+    back-to-back samples), GPU ns per call; here each call adds 1 in place,
+    so k runs of the timer add k * runs."""
+    x = vp.asarray(np.zeros(4096, np.float32))
+    f = vp.jit(lambda a: a + 1.0)
+    t = f.timer(x, out=x, repeat=3)  # timer() makes one call itself
+    np.testing.assert_array_equal(x.numpy(), 1.0)
+    ns = [t(), t()]
+    assert all(v > 0 for v in ns)
+    np.testing.assert_array_equal(x.numpy(), 7.0)
