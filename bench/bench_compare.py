@@ -261,13 +261,17 @@ def batch_for(n):
 def case_resident(env, rec):
     for n in env.sizes():
         x = np.linspace(0.0, 1.0, n, dtype=np.float32)
-        b_host = (x * np.float32(0.5)).astype(np.float32)
-        want = {"copy": x,
-                "sin+exp": np.sin(x) + np.exp(x),
-                "jit where(a > b, sin a, cos b)": np.where(x > b_host, np.sin(x), np.cos(b_host))}
-        nbytes = {"copy": 8, "sin+exp": 8, "jit where(a > b, sin a, cos b)": 12}
-        for op in want:
-            _resident_op(env, rec, op, n, x, b_host, want[op], nbytes[op])
+        _resident_op(env, rec, "copy", n, x, x, x, 8)
+        _resident_op(env, rec, "sin+exp", n, x, x, np.sin(x) + np.exp(x), 8)
+        # The seed's expression on random a and b, as the fusion suite runs
+        # it: a > b differs between neighbours, so a warp runs both sides
+        # of the select. (Until the second H200 run b was 0.5 * a with a
+        # ramp: a > b everywhere, only sin ran, and the figure flattered
+        # every library's where; bench/notes/compare.md.)
+        rng = np.random.default_rng(n)
+        a, b = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+        _resident_op(env, rec, "jit where(a > b, sin a, cos b)", n, a, b,
+                     np.where(a > b, np.sin(a), np.cos(b)), 12)
 
 
 def _resident_op(env, rec, op, n, x, b_host, want, bpe):
@@ -338,12 +342,19 @@ def _resident_op(env, rec, op, n, x, b_host, want, bpe):
                 res = res if res is not None else done
             res = res if res is not None else got
             check(np.asarray(res.numpy() if hasattr(res, "numpy") else res), "vp.jit")
+            if hasattr(f, "timer"):
+                # GPU time, like the kernel rows (timestamps) and CuPy's
+                # (CUDA events, batch_for(n) calls a sample)
+                try:
+                    return f.timer(*args, out=out, repeat=batch_for(n))
+                except TypeError:  # a vp.jit without timer(repeat=)
+                    return f.timer(*args, out=out)
             if waiter is not None:
                 return pipelined(call, waiter, batch_for(n))
             return wall(call)
         raise Skip("vp.jit: no call form worked")
     if op != "copy":
-        add("vulpy jit", "pipelined wall", make_jit)
+        add("vulpy jit", "timestamps", make_jit)
 
     def make_ufuncs():
         vp = env.vp
@@ -402,9 +413,12 @@ def _resident_op(env, rec, op, n, x, b_host, want, bpe):
                 ek = cp.ElementwiseKernel("float32 x, float32 b", "float32 y", body,
                                           "vb_" + str(abs(hash(body))))
                 fn = lambda: ek(xd, bd, yd)  # noqa: E731
-            elif kind == "unfused":
-                fn = {"sin+exp": lambda: cp.add(cp.sin(xd), cp.exp(xd), out=yd)}.get(
-                    op, lambda: cp.copyto(yd, cp.where(xd > bd, cp.sin(xd), cp.cos(bd))))
+            elif kind == "unfused" and op == "sin+exp":
+                fn = lambda: cp.add(cp.sin(xd), cp.exp(xd), out=yd)  # noqa: E731
+            elif kind == "unfused":  # cp.where has no out=: it allocates (the
+                # memory pool), as cupy.fuse does; no extra copy into yd
+                fn = lambda: cp.where(xd > bd, cp.sin(xd), cp.cos(bd))  # noqa: E731
+                check(cp.asnumpy(fn()), "cupy unfused")
             else:  # cupy.fuse of a named def: CuPy names the CUDA kernel after the
                 # function, and `<lambda>` is no C identifier (NVRTC rejects it)
                 def seed_where(a, b):
@@ -412,7 +426,7 @@ def _resident_op(env, rec, op, n, x, b_host, want, bpe):
                 f = cp.fuse(seed_where)
                 fn = lambda: f(xd, bd)  # noqa: E731
                 check(cp.asnumpy(f(xd, bd)), "cupy.fuse")
-            if kind != "fuse":
+            if kind in ("memcpy", "ElementwiseKernel") or op == "sin+exp":
                 fn()
                 check(cp.asnumpy(yd), f"cupy {kind}")
             return cuda_events(cp, fn, batch_for(n))
@@ -878,25 +892,63 @@ def case_reductions(env, rec):
         add("numpy", make_np)
 
         def make_ti(op=op):
+            # `s += a[i]` over the whole array, Taichi's one-line reduction,
+            # is one float32 atomic add per element into one accumulator:
+            # it stops growing at 2^24 (adding 0.5 to 2^24 rounds to 2^24),
+            # so the second H200 run's Taichi sum was 16777216.0, and its
+            # max took 0.2 s. A Taichi user who needs the right sum writes
+            # partials: each invocation reduces a grid-stride slice
+            # (coalesced reads) into its own slot, three stages (2^18,
+            # 2^10, 32 partials), then 32 atomic adds: float32 only, the
+            # error of a tree.
             ti = env.ti
             xt = ti.ndarray(ti.f32, n)
             xt.from_numpy(x)
+            widths = [w for w in (1 << 18, 1 << 10, 32) if w < n] or [1]
+            parts = [ti.ndarray(ti.f32, w) for w in widths]
             if op == "sum":
                 @ti.kernel
-                def k(a: ti.types.ndarray()) -> ti.f32:
+                def stage(a: ti.types.ndarray(), p: ti.types.ndarray(), m: ti.i32, t: ti.i32):
+                    for k in range(t):
+                        acc = 0.0
+                        i = k
+                        while i < m:
+                            acc += a[i]
+                            i += t
+                        p[k] = acc
+
+                @ti.kernel
+                def fin(p: ti.types.ndarray(), t: ti.i32) -> ti.f32:
                     s = 0.0
-                    for i in a:
-                        s += a[i]
+                    for k in range(t):
+                        s += p[k]
                     return s
             else:
                 @ti.kernel
-                def k(a: ti.types.ndarray()) -> ti.f32:
-                    m = -1e30
-                    for i in a:
-                        ti.atomic_max(m, a[i])
-                    return m
-            check(k(xt), f"taichi {op}")
-            return wall(lambda: float(k(xt)))
+                def stage(a: ti.types.ndarray(), p: ti.types.ndarray(), m: ti.i32, t: ti.i32):
+                    for k in range(t):
+                        acc = -3.0e38
+                        i = k
+                        while i < m:
+                            acc = ti.max(acc, a[i])
+                            i += t
+                        p[k] = acc
+
+                @ti.kernel
+                def fin(p: ti.types.ndarray(), t: ti.i32) -> ti.f32:
+                    s = -3.0e38
+                    for k in range(t):
+                        ti.atomic_max(s, p[k])
+                    return s
+
+            def k():
+                src, m = xt, n
+                for w, p in zip(widths, parts):
+                    stage(src, p, m, w)
+                    src, m = p, w
+                return fin(src, m)
+            check(k(), f"taichi {op}")
+            return wall(lambda: float(k()))
         add("taichi vulkan", make_ti)
 
         if runners:

@@ -41,16 +41,27 @@
 
 /* WG: the local size. MAX_GROUPS: the X group count every device takes.
  * ROW_GROUPS: the X count of a 2-D grid (a power of two, so the grid's
- * last index, rows * ROW_GROUPS * WG - 1, stays below 2^32). RED_GROUPS:
- * the workgroups of a full reduction (an H200 holds 132 x 8 of 256).
+ * last index, rows * ROW_GROUPS * WG - 1, stays below 2^32). RED_TILE:
+ * elements per invocation of a full reduction (four iterations of UNROLL
+ * vec4s) until RED_GROUPS workgroups; past that the tile grows. Many
+ * short workgroups, not one per SM slot: a grid of about as many groups
+ * as a device holds at once (the former 1024, an H200's 132 x 8 of 256)
+ * runs a second, partial wave whenever registers let fewer be resident,
+ * and Vulkan does not say how many are. 8192 partials are cheap to finish
+ * (FIN_UNROLL loads in flight per invocation of the last workgroup).
+ * RED_GROUPS_CPU: the cap on a CPU device, which pays per workgroup for
+ * the tree and has no waves to fill.
  * UNROLL: independent vec4 loads per iteration of a full reduction. */
 enum {
   WG = 256,
   MAX_GROUPS = 65535,
   ROW_GROUPS = 32768,
-  RED_GROUPS = 1024,
+  RED_GROUPS = 8192,
+  RED_GROUPS_CPU = 1024,
+  RED_TILE = 64,
   COOP_MIN = 64,
   UNROLL = 4,
+  FIN_UNROLL = 8,
 };
 
 typedef struct idx {
@@ -812,8 +823,14 @@ static vir_value *tree(lw *l, const red *r, accum a, vir_value **ri) {
   for (uint32_t s = WG / 2; s >= 1; s /= 2) {
     vir_value *ks = ku(l, s), *c = bin(l, VIR_OP_LT, li, ks);
     vir_value *other = bin(l, VIR_OP_ADD, li, ks);
-    if (n)
+    saved live;
+    if (n) {
+      /* A step pairs entries only below n (the subgroups): skip it, and
+       * its barrier, when s >= n (uniform: n is the workgroup's). With
+       * 32-wide subgroups 3 of the 8 steps remain. */
+      if_begin(l, bin(l, VIR_OP_LT, ks, n), &live);
       c = bin(l, VIR_OP_LAND, c, bin(l, VIR_OP_LT, other, n));
+    }
     if_begin(l, c, &sv);
     vir_value *x = mem_load(l, VIR_OP_SHARED_LOAD, r->sv, li, r->acc, false);
     vir_value *y = mem_load(l, VIR_OP_SHARED_LOAD, r->sv, other, r->acc, false);
@@ -828,6 +845,8 @@ static vir_value *tree(lw *l, const red *r, accum a, vir_value **ri) {
     }
     leave(l, sv);
     barrier(l);
+    if (n)
+      leave(l, live);
   }
   if (ri)
     *ri = r->arg ? mem_load(l, VIR_OP_SHARED_LOAD, r->si, ku(l, 0), u32t(l), false) : NULL;
@@ -957,7 +976,8 @@ static uint32_t kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stor
   const vir_type *in = rop->opnd[0]->type;
   uint64_t n = vir_ty_numel(in);
   r.count = n;
-  uint32_t g = groups_for(n, WG * 64, RED_GROUPS);
+  uint32_t cap = l->o && l->o->cpu_device ? RED_GROUPS_CPU : RED_GROUPS;
+  uint32_t g = groups_for(n, WG * RED_TILE, cap);
   accum a = acc_new(l, &r);
   vir_value *gid = id_x(l, VIR_OP_GLOBAL_ID);
   saved sv;
@@ -1046,11 +1066,32 @@ static uint32_t kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stor
   mbarrier(l);
   accum a2 = acc_new(l, &r);
   saved sv2;
-  vir_value *j = for_begin(l, li, ku(l, g), ku(l, WG), &sv2);
-  vir_value *pv = mem_load(l, VIR_OP_BUFFER_LOAD, part, j, r.acc, true);
-  vir_value *pi = parti ? mem_load(l, VIR_OP_BUFFER_LOAD, parti, j, u32t(l), true) : NULL;
-  acc_add(l, &r, a2, pv, pi);
-  leave(l, sv2);
+  /* The partials: F independent loads per iteration (all issued before
+   * the first is used, combined pairwise), then one per iteration. */
+  uint32_t F = 1;
+  while (!parti && F < FIN_UNROLL && (uint64_t)F * 2 * WG <= g)
+    F *= 2;
+  uint32_t fin_end = F > 1 ? g / (F * WG) * (F * WG) : 0;
+  if (fin_end) {
+    vir_value *j0 = for_begin(l, li, ku(l, fin_end), ku(l, F * WG), &sv2);
+    vir_value *pv[FIN_UNROLL];
+    for (uint32_t u = 0; u < F; u++)
+      pv[u] = mem_load(l, VIR_OP_BUFFER_LOAD, part, u ? bin(l, VIR_OP_ADD, j0, ku(l, u * WG)) : j0,
+                       r.acc, true);
+    for (uint32_t w = F; w > 1; w /= 2)
+      for (uint32_t u = 0; u < w / 2; u++)
+        pv[u] = combine(l, &r, pv[2 * u], pv[2 * u + 1]);
+    acc_add(l, &r, a2, pv[0], NULL);
+    leave(l, sv2);
+  }
+  if (fin_end < g) {
+    vir_value *lo = fin_end ? bin(l, VIR_OP_ADD, li, ku(l, fin_end)) : li;
+    vir_value *j = for_begin(l, lo, ku(l, g), ku(l, WG), &sv2);
+    vir_value *pv = mem_load(l, VIR_OP_BUFFER_LOAD, part, j, r.acc, true);
+    vir_value *pi = parti ? mem_load(l, VIR_OP_BUFFER_LOAD, parti, j, u32t(l), true) : NULL;
+    acc_add(l, &r, a2, pv, pi);
+    leave(l, sv2);
+  }
   vir_value *ri2, *res2 = tree(l, &r, a2, &ri2);
   saved sv3;
   if_begin(l, first, &sv3);

@@ -1,6 +1,8 @@
 """vp.jit (fusion mode): the seed's example, dispatch counts per call, the
 VIR before and after fusion, the GLSL, scalars, NumPy in/out, tracing
 errors that say what and where."""
+import re
+
 import numpy as np
 import pytest
 
@@ -404,3 +406,37 @@ def test_chain_and_reduction_match_numpy_in_one_dispatch(ctx, dt):
             np.testing.assert_array_equal(got, want)
 
     run()
+
+
+@pytest.mark.parametrize("red", ["sum", "max", "argmax", "mean"])
+def test_big_full_reduction_grid_and_finish(ctx, monkeypatch, red):
+    """A GPU's full reduction: one workgroup per 64 x 256 elements (514
+    here), and the last workgroup reads the partials two at a time (512)
+    and then the two left one by one; argmax, which carries indices,
+    reads them one by one. Checked against NumPy in float64."""
+    monkeypatch.setattr(ctx, "_vp_cpu_lowering", False, raising=False)
+    n = (1 << 23) + (1 << 14) + 8
+    x = np.random.default_rng(7).random(n, dtype=np.float32) - 0.5
+    f = vp.jit(lambda a: getattr(vp, red)(a))
+    got = f(vp.asarray(x)).numpy()
+    assert [tuple(l[1:]) for l in f._last.compiled.launches] == [(514, 1, 1)]
+    if red == "argmax":
+        assert int(got) == int(np.argmax(x))
+    else:
+        want = getattr(np, red)(x.astype(np.float64))
+        np.testing.assert_allclose(float(got), want, rtol=1e-5, atol=1e-3)
+    unrolled = re.search(r"_part\[t\d+ \+ 256u\]", f.glsl) is not None
+    assert unrolled == (red != "argmax")
+
+
+def test_timer_runs_repeat_calls_back_to_back(ctx):
+    """f.timer(..., repeat=k): one recording of k calls (the benchmarks'
+    back-to-back samples), GPU ns per call; here each call adds 1 in place,
+    so k runs of the timer add k * runs."""
+    x = vp.asarray(np.zeros(4096, np.float32))
+    f = vp.jit(lambda a: a + 1.0)
+    t = f.timer(x, out=x, repeat=3)  # timer() makes one call itself
+    np.testing.assert_array_equal(x.numpy(), 1.0)
+    ns = [t(), t()]
+    assert all(v > 0 for v in ns)
+    np.testing.assert_array_equal(x.numpy(), 7.0)

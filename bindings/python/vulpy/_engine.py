@@ -122,17 +122,23 @@ class Compiled:
             calls.append((k, bufs, data, gx, gy, gz))
         return calls
 
-    def timer(self, ctx, bind, push):
-        """A function running the launches once and returning their GPU
-        nanoseconds (one recording with timestamps, made here, submitted at
-        each call; the sum of its dispatches' times)."""
+    def timer(self, ctx, bind, push, repeat=1):
+        """A function running the launches `repeat` times back to back and
+        returning their GPU nanoseconds per run (one recording with
+        timestamps, made here, submitted at each call; the sum of its
+        dispatches' times over `repeat`). Back-to-back runs keep the GPU
+        busy, so its clocks stay up: a single short dispatch after an idle
+        host sync can be timed at idle clocks (bench/notes/fusion.md)."""
         rec = _native.ext().Recording(ctx._native, True)
-        for k, bufs, data, gx, gy, gz in self._calls(ctx, bind, push):
-            rec.dispatch(k, bufs, data, gx, gy, gz, True)
+        calls = self._calls(ctx, bind, push)
+        for _ in range(max(1, int(repeat))):
+            for k, bufs, data, gx, gy, gz in calls:
+                rec.dispatch(k, bufs, data, gx, gy, gz, True)
+        n = max(1, int(repeat))
 
         def run():
             rec.run()
-            return sum(rec.times())
+            return sum(rec.times()) / n
         return run
 
     def gpu_times(self, ctx, bind, push, iters):

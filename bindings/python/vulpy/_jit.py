@@ -610,17 +610,18 @@ class JitFunction:
         t = self.timer(*args, out=out)
         return [t() for _ in range(iters)]
 
-    def timer(self, *args, out=None):
-        """For benchmarks: a function that runs this call's kernels once
-        (one recording with timestamps, made here) and returns their GPU
-        nanoseconds. The arguments stay bound to it: NumPy arguments are
-        uploaded once; a new result array is made once."""
+    def timer(self, *args, out=None, repeat=1):
+        """For benchmarks: a function that runs this call's kernels
+        `repeat` times back to back (one recording with timestamps, made
+        here) and returns their GPU nanoseconds per call. The arguments
+        stay bound to it: NumPy arguments are uploaded once; a new result
+        array is made once."""
         ctx = next((a._ctx for a in args if isinstance(a, _array.ndarray)), None) or \
             _context.resolve(self.context)
         self(*args, out=out)
         e = self._last
         bind, push, scratch, results = self._bind(e, args, ctx, _outs(out, self.__name__))
-        run = e.compiled.timer(ctx, bind, push)
+        run = e.compiled.timer(ctx, bind, push, repeat)
         return lambda keep=(scratch, results): run()
 
     def _run(self, e, args, ctx, sync, outs=()):
