@@ -231,6 +231,7 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     vrt_context_destroy(ctx);
     return NULL;
   }
+  vrt__prewarm_start(ctx);
   return ctx;
 }
 
@@ -241,6 +242,7 @@ uint32_t vrt_context_destroy_checked(vrt_context *ctx, vp_diags *d) {
     return 0;
   uint32_t before = d ? d->count : 0;
   if (ctx->device) {
+    vrt__prewarm_join(ctx);
     ctx->vk.vkDeviceWaitIdle(ctx->device);
     while (ctx->recordings)
       vrt__record_release(ctx->recordings);
