@@ -146,7 +146,12 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
   return true;
 }
 
+/* $VULPY_CACHE_DIR, else $XDG_CACHE_HOME/vulpy, else ~/.cache/vulpy (the
+ * Python package keeps its kernel cache in the same folder). */
 static char *default_cache_dir(void) {
+  const char *root = getenv("VULPY_CACHE_DIR");
+  if (root && *root)
+    return strdup(root);
   const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
   char path[1024];
   if (xdg && *xdg)
