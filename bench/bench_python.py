@@ -274,7 +274,10 @@ def _compile(ctx, dev):
                 parts[k[:-3]] = statistics.median(g.get(k, 0) for g in got) * 1e-6
         r = dict(case=f"compile {key} (new process)", size=1, backend="vulpy kernel",
                  device=dev, **_stats([g["ns"] for g in got], "ms"), parts_ms=parts,
-                 fast_hit=got[-1].get("fast_hit"), driver_hit=got[-1].get("driver_hit"))
+                 fast_hit=got[-1].get("fast_hit"), driver_hit=got[-1].get("driver_hit"),
+                 outside_ms={k: statistics.median(g.get("outside_ms", {}).get(k, 0)
+                                                 for g in got)
+                             for k in got[0].get("outside_ms", {})})
         if key != "cold, no prewarm":
             r["goal"] = {"op": "<=", "target": 1.0 if key == "warm" else 20.0, "issue": 8}
         recs.append(r)
