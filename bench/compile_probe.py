@@ -89,7 +89,9 @@ try:
         # outside the timed path, reported apart: what the process paid
         # before the kernel's source was reached, and the first launch
         outside = {"import numpy": (t_imp - T_START) / 1e6, "import vulpy": (t_ctx - t_imp) / 1e6,
-                   "context": (t_ready - t_ctx) / 1e6, "first launch": (t4 - t3) / 1e6}
+                   "context": (t_ready - t_ctx) / 1e6, "first launch": (t4 - t3) / 1e6,
+                   # the runtime's driver warm-up thread (0: off, or not done yet)
+                   "driver warm-up": ctx._native.stats().get("prewarm_ms", 0.0)}
         # where the pipeline's time went (runtime stats, ms -> ns), and
         # whether the compile came from the cache before the AST dump
         parts = {}

@@ -285,6 +285,7 @@ void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out) {
   pthread_mutex_lock(&ctx->lock);
   *out = ctx->stats;
   out->pipelines = 0;
+  out->prewarm_ms = atomic_load(&ctx->prewarm_ns) / 1e6;
   for (vrt_pipeline *p = ctx->pipelines; p; p = p->next)
     out->pipelines++;
   pthread_mutex_unlock(&ctx->lock);

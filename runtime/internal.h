@@ -196,6 +196,7 @@ struct vrt_context {
   char *cache_dir; /* NULL: no disk cache */
   pthread_t prewarm_thread; /* prewarm.c's driver warm-up, joined before the device goes */
   bool prewarm_running;
+  _Atomic uint64_t prewarm_ns; /* the warm-up's duration, once done */
 
   pthread_mutex_t lock; /* everything below */
   VkSemaphore timeline;

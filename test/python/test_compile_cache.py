@@ -219,14 +219,19 @@ def test_vulpy_cache_dir_holds_both_caches(tmp_path):
 def test_contexts_come_and_go_with_and_without_the_warm_up(tmp_path, prewarm):
     # a context destroyed at once joins its warm-up thread first
     code = textwrap.dedent(f"""
-        import sys, gc
+        import sys, gc, time
         sys.path.insert(0, {str(ROOT / 'bindings' / 'python')!r})
         import vulpy as vp
         for _ in range(3):
             c = vp.Context()
             del c
             gc.collect()
-        print("ok")
+        c = vp.Context()
+        deadline = time.time() + 60
+        while c.stats()["prewarm_ms"] == 0 and time.time() < deadline and {prewarm!r} == "1":
+            time.sleep(0.01)
+        ms = c.stats()["prewarm_ms"]
+        print("ok" if (ms > 0) == ({prewarm!r} == "1") else f"prewarm_ms {{ms}}")
         """)
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env=_env(VULPY_PREWARM=prewarm, XDG_CACHE_HOME=str(tmp_path)),
