@@ -1,9 +1,10 @@
 /* prewarm.c - the driver's one-time set-up, on a background thread.
  *
- * A process's first compute pipeline costs the driver far more than later
- * ones: lavapipe initializes LLVM (5-9 ms here), NVIDIA loads and starts
- * its shader compiler (about 25 ms on the H200: a fresh sin+exp pipeline
- * takes 5-6 ms in a warmed process, the first one 31 ms). Right after
+ * A process's first compute pipeline can cost the driver far more than
+ * later ones: NVIDIA loads and starts its shader compiler (on the H200 a
+ * fresh sin+exp pipeline takes 5-6 ms in a warmed process, the first one
+ * 31 ms); lavapipe has little of this (its LLVM compile waits for the first
+ * dispatch; this warm-up takes it under 1 ms). Right after
  * device creation a thread creates and destroys one small pipeline (no
  * VkPipelineCache, so nothing is written anywhere), so that the set-up
  * overlaps whatever the program does before its first kernel: the Python
