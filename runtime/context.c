@@ -146,7 +146,12 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
   return true;
 }
 
+/* $VULPY_CACHE_DIR, else $XDG_CACHE_HOME/vulpy, else ~/.cache/vulpy (the
+ * Python package keeps its kernel cache in the same folder). */
 static char *default_cache_dir(void) {
+  const char *root = getenv("VULPY_CACHE_DIR");
+  if (root && *root)
+    return strdup(root);
   const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
   char path[1024];
   if (xdg && *xdg)
@@ -238,6 +243,7 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     vrt_context_destroy(ctx);
     return NULL;
   }
+  vrt__prewarm_start(ctx);
   return ctx;
 }
 
@@ -248,6 +254,7 @@ uint32_t vrt_context_destroy_checked(vrt_context *ctx, vp_diags *d) {
     return 0;
   uint32_t before = d ? d->count : 0;
   if (ctx->device) {
+    vrt__prewarm_join(ctx);
     ctx->vk.vkDeviceWaitIdle(ctx->device);
     while (ctx->recordings)
       vrt__record_release(ctx->recordings);
@@ -285,6 +292,7 @@ void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out) {
   pthread_mutex_lock(&ctx->lock);
   *out = ctx->stats;
   out->pipelines = 0;
+  out->prewarm_ms = atomic_load(&ctx->prewarm_ns) / 1e6;
   for (vrt_pipeline *p = ctx->pipelines; p; p = p->next)
     out->pipelines++;
   pthread_mutex_unlock(&ctx->lock);

@@ -194,6 +194,9 @@ struct vrt_context {
   pthread_mutex_t copier_lock; /* guards starting `copier` */
   vrt_copier *copier;          /* copy.c's workers, started on first use */
   char *cache_dir; /* NULL: no disk cache */
+  pthread_t prewarm_thread; /* prewarm.c's driver warm-up, joined before the device goes */
+  bool prewarm_running;
+  _Atomic uint64_t prewarm_ns; /* the warm-up's duration, once done */
 
   pthread_mutex_t lock; /* everything below */
   VkSemaphore timeline;
@@ -345,5 +348,10 @@ void vrt__control_release(vrt_control *c);
   } while (0)
 
 uint64_t vrt__now_ns(void);
+
+/* prewarm.c: starts the driver warm-up thread (unless VULPY_PREWARM=0) /
+ * waits for it. */
+void vrt__prewarm_start(vrt_context *ctx);
+void vrt__prewarm_join(vrt_context *ctx);
 
 #endif /* VULPY_RUNTIME_INTERNAL_H */

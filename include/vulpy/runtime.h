@@ -225,6 +225,7 @@ typedef struct vrt_context_stats {
   uint64_t blocks, block_bytes; /* VkDeviceMemory blocks held by the allocator */
   uint64_t used_bytes;       /* bytes handed out of them */
   uint64_t pipelines;        /* pipelines in the in-memory cache */
+  double prewarm_ms;         /* the driver warm-up's time (prewarm.c); 0 while it runs, or off */
 } vrt_context_stats;
 void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out);
 

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 os.environ.setdefault("VULPY_VALIDATION", "1")
+os.environ.pop("VULPY_CACHE_DIR", None)  # the tests keep their caches private
 if "XDG_CACHE_HOME" not in os.environ:
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="vulpy-test-cache-")
 

@@ -98,7 +98,7 @@ def test_kernel_cache_in_memory_and_on_disk(ctx, tmp_path):
     folder = _compiler.cache_dir()
     assert (tmp_path / "x").parent.exists() and folder
     import os
-    assert os.path.exists(os.path.join(folder, key[:2], key + ".json"))
+    assert os.path.exists(_compiler._entry_path(folder, key))
 
 
 # ------------------------------------------------------------ errors

@@ -275,13 +275,13 @@ static PyObject *context_wait_idle(PyObject *obj, PyObject *noargs) {
 static PyObject *context_stats(PyObject *obj, PyObject *noargs) {
   vrt_context_stats s;
   vrt_context_stats_get(((vpy_context *)obj)->ctx, &s);
-  return Py_BuildValue("{sKsKsKsKsKsKsK}", "submits", (unsigned long long)s.submits,
+  return Py_BuildValue("{sKsKsKsKsKsKsKsd}", "submits", (unsigned long long)s.submits,
                        "dispatches", (unsigned long long)s.dispatches,
                        "reused_launches", (unsigned long long)s.reused_launches, "blocks",
                        (unsigned long long)s.blocks, "block_bytes",
                        (unsigned long long)s.block_bytes, "used_bytes",
                        (unsigned long long)s.used_bytes, "pipelines",
-                       (unsigned long long)s.pipelines);
+                       (unsigned long long)s.pipelines, "prewarm_ms", s.prewarm_ms);
 }
 
 /* inject_fault(call, vk_result) or inject_fault(None): the testing hook. */

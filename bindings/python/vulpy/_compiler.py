@@ -4,8 +4,9 @@ The pipeline is all C (the extension's compile_ast: frontend -> VIR ->
 GLSL -> SPIR-V -> manifest); Python only dumps the AST as JSON (_astjson)
 and keeps the results. The cache key is the JSON document, the options and
 the extension's build identity, so a rebuilt compiler never reuses stale
-SPIR-V. Disk entries live in $XDG_CACHE_HOME/vulpy/kernels (or
-~/.cache/vulpy/kernels); VULPY_NO_DISK_CACHE=1 turns them off.
+SPIR-V. Disk entries live in $VULPY_CACHE_DIR/kernels, else
+$XDG_CACHE_HOME/vulpy/kernels (or ~/.cache/vulpy/kernels), one binary file
+each; VULPY_NO_DISK_CACHE=1 turns them off.
 
 Making the JSON document costs milliseconds (inspect's tokenizer, ast.parse),
 so a warm start looks first under a key computed without it
@@ -15,7 +16,6 @@ build. A hit there skips the dump, the frontend, glslang and validation;
 a miss compiles and stores the result under both keys. `stats` counts
 what happened (tests check that a second process compiles nothing).
 """
-import base64
 import hashlib
 import inspect
 import json
@@ -26,6 +26,7 @@ import sys
 import tempfile
 import threading
 import types
+import zlib
 
 from . import _astjson, _native
 
@@ -54,11 +55,29 @@ def build_id():
 
 
 def cache_dir():
-    """The folder of the on-disk kernel cache, or None when disabled."""
+    """The folder of the on-disk kernel cache, or None when disabled:
+    $VULPY_CACHE_DIR/kernels, else $XDG_CACHE_HOME/vulpy/kernels, else
+    ~/.cache/vulpy/kernels (the runtime keeps its pipeline cache beside it)."""
     if os.environ.get("VULPY_NO_DISK_CACHE") == "1":
         return None
+    root = os.environ.get("VULPY_CACHE_DIR")
+    if root:
+        return os.path.join(root, "kernels")
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "vulpy", "kernels")
+
+
+# A disk entry is one file, read with one read and no decoding of the
+# payload: a magic line, a JSON header line (the build, and for each
+# artifact its name, kind - "b" bytes, "s" text - and length, and the CRC-32
+# of the payload), then the artifacts' bytes back to back. The CRC matters:
+# the SPIR-V of a hit goes to the driver without validation (it was
+# validated when the entry was written), so a damaged file must not pass.
+_MAGIC = b"VULPYK2\n"
+
+
+def _entry_path(folder, key):
+    return os.path.join(folder, key[:2], key + ".vpk")
 
 
 def _disk_load(key):
@@ -66,15 +85,25 @@ def _disk_load(key):
     if not folder:
         return None
     try:
-        with open(os.path.join(folder, key[:2], key + ".json"), encoding="utf-8") as f:
-            doc = json.load(f)
-        if doc.get("build") != build_id():
+        with open(_entry_path(folder, key), "rb") as f:
+            data = f.read()
+        if not data.startswith(_MAGIC):
             return None
-        out = doc["artifacts"]
-        for name in doc.get("binary", ()):
-            out[name] = base64.b64decode(out[name])
+        end = data.index(b"\n", len(_MAGIC))
+        head = json.loads(data[len(_MAGIC):end])
+        if head["build"] != build_id():
+            return None
+        body = memoryview(data)[end + 1:]
+        if len(body) != sum(n for _, _, n in head["parts"]) or \
+                zlib.crc32(body) != head["crc"]:
+            return None
+        out, at = {}, 0
+        for name, kind, n in head["parts"]:
+            chunk = body[at:at + n]
+            out[name] = bytes(chunk) if kind == "b" else str(chunk, "utf-8")
+            at += n
         return out
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):
         return None  # missing or damaged: compile again
 
 
@@ -82,17 +111,28 @@ def _disk_store(key, artifacts):
     folder = cache_dir()
     if not folder:
         return
-    binary = [k for k, v in artifacts.items() if isinstance(v, bytes)]
-    doc = {"build": build_id(), "binary": binary,
-           "artifacts": {k: (base64.b64encode(v).decode("ascii") if isinstance(v, bytes) else v)
-                         for k, v in artifacts.items()}}
+    parts, chunks = [], []
+    for name, v in artifacts.items():
+        if isinstance(v, bytes):
+            parts.append((name, "b", len(v)))
+            chunks.append(v)
+        elif isinstance(v, str):
+            b = v.encode("utf-8", "replace")
+            parts.append((name, "s", len(b)))
+            chunks.append(b)
+    body = b"".join(chunks)
+    head = json.dumps({"build": build_id(), "parts": parts, "crc": zlib.crc32(body)})
     sub = os.path.join(folder, key[:2])
     try:
         os.makedirs(sub, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=sub, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(doc, f)
-        os.replace(tmp, os.path.join(sub, key + ".json"))
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(_MAGIC + head.encode("ascii") + b"\n" + body)
+            os.replace(tmp, _entry_path(folder, key))  # atomic: readers see all or nothing
+        except BaseException:
+            os.unlink(tmp)
+            raise
     except OSError:
         pass  # a read-only cache folder only costs compile time
 

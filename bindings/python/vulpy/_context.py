@@ -293,9 +293,10 @@ class Context:
 
 def _prewarm():
     """Starts glslang's one-time set-up (most of a process's first compile)
-    on a background thread while the Vulkan device is being created;
+    on a background thread while the Vulkan device is being created (or at
+    the first @vp.kernel decoration, whichever comes first);
     VULPY_PREWARM=0 turns it off. The thread is joined at exit."""
-    if os.environ.get("VULPY_PREWARM") == "0":
+    if os.environ.get("VULPY_PREWARM") == "0" or not _native.available():
         return
     ext = _native.ext()
     if hasattr(ext, "prewarm") and ext.prewarm():

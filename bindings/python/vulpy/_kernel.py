@@ -212,6 +212,10 @@ class PyKernel(_Inspect):
         self.context = context
         self._prog = None
         self._doc = None
+        # Decoration comes long before the first call in most programs: a
+        # good moment to start glslang's one-time set-up (a no-op once
+        # started, or with VULPY_PREWARM=0).
+        _context._prewarm()
 
     def _document(self):
         if self._doc is None:
