@@ -9,6 +9,7 @@
  *              and HostMemory (page-aligned memory for zero-copy import)
  *   kernel.c   Kernel and its dispatch
  *   submit.c   dispatch arguments, Ticket, Recording
+ *   launch.c   Launcher: a kernel's common call (checks, push block, dispatch) in C
  *   compile.c  the compiler: AST JSON -> VIR -> GLSL/SPIR-V/CUDA/HIP/manifest,
  *              raw GLSL -> SPIR-V, reflection, manifests as dicts
  *   control.c  Control (vrt_control)
@@ -30,7 +31,8 @@
 #include "vulpy/support.h"
 
 typedef struct vpy_state {
-  PyTypeObject *Context, *Buffer, *HostMemory, *Kernel, *Ticket, *Recording, *Control;
+  PyTypeObject *Context, *Buffer, *HostMemory, *Kernel, *Ticket, *Recording, *Control,
+      *Launcher;
   /* from vulpy._errors */
   PyObject *VulkanError, *DeviceLostError, *OutOfMemoryError, *CompileError;
 } vpy_state;
@@ -134,6 +136,9 @@ bool vpy_invalidate_all(vpy_dispatch_args *da, vp_diags *d);
 /* A Ticket for work submitted at `t`; `buffers` (a tuple) stays alive with it. */
 PyObject *vpy_ticket_new(vpy_state *st, PyObject *context, vrt_ticket t, PyObject *buffers);
 extern PyType_Spec vpy_ticket_spec, vpy_recording_spec;
+
+/* launch.c */
+extern PyType_Spec vpy_launcher_spec;
 
 /* compile.c */
 extern PyMethodDef vpy_compile_methods[];

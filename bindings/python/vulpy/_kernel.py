@@ -132,6 +132,19 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
     return Handle(ticket, finish)
 
 
+def _fast_path(prog, buffers, bound):
+    """After a call that went the Python way: the Launcher's `call` for the
+    context of its resident arrays (the extension does the next such calls
+    whole), or None while no call has shown a context, or when the program
+    needs the Python path for every call. A kernel bound to a context gets
+    the launcher of that context only."""
+    ctx = next((a._ctx for a in buffers if type(a) is _array.ndarray), None)
+    if ctx is None or (bound is not None and bound is not ctx):
+        return None
+    launcher = prog.launcher(ctx)
+    return launcher.call if launcher is not None else False
+
+
 def _rewrite_control(doc):
     """`x: vp.Control` annotations become `vp.Buffer[vp.uint32]` (the frontend
     knows buffers; a control buffer is a buffer of uint32 words)."""
@@ -212,6 +225,7 @@ class PyKernel(_Inspect):
         self.context = context
         self._prog = None
         self._doc = None
+        self._fast = None  # Launcher.call: the common call in C (made after a first call)
 
     def _document(self):
         if self._doc is None:
@@ -234,10 +248,22 @@ class PyKernel(_Inspect):
             self._prog = Program(arts, f"kernel {self.__name__}()")
         return self._prog
 
-    def __call__(self, *buffers, dispatch=None, groups=None, sync=True, context=None, **push):
+    def __call__(self, *buffers, **kw):
+        fast = self._fast
+        if fast:  # None: not made yet; False: never
+            r = fast(buffers, kw)
+            if r is not NotImplemented:
+                return r
+        return self._call(buffers, **kw)
+
+    def _call(self, buffers, dispatch=None, groups=None, sync=True, context=None, **push):
+        """The Python path: every check, every kind of argument, its errors."""
         prog = self._prog or self.program()
-        return launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
-                      prog.label)
+        r = launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
+                   prog.label)
+        if self._fast is None:
+            self._fast = _fast_path(prog, buffers, self.context)
+        return r
 
     def __repr__(self):
         return f"<vp.kernel {self.__name__}>"
@@ -261,6 +287,7 @@ class GLSLKernel(_Inspect):
         self._arts = {"glsl": source, "spirv": spirv, "manifest": yaml, "key": None}
         self._prog = Program(self._arts, name, local_size)
         self._prog.key = ("glsl", hash(source), tuple(local_size or ()))
+        self._fast = None
 
     def _check(self, man, buffers, push):
         label = self.__name__
@@ -312,9 +339,20 @@ class GLSLKernel(_Inspect):
     def vir(self):
         return None
 
-    def __call__(self, *buffers, dispatch=None, groups=None, sync=True, context=None, **push):
-        return launch(self._prog, buffers, push, dispatch, groups, sync,
-                      context or self.context, self.__name__)
+    def __call__(self, *buffers, **kw):
+        fast = self._fast
+        if fast:  # None: not made yet; False: never
+            r = fast(buffers, kw)
+            if r is not NotImplemented:
+                return r
+        return self._call(buffers, **kw)
+
+    def _call(self, buffers, dispatch=None, groups=None, sync=True, context=None, **push):
+        r = launch(self._prog, buffers, push, dispatch, groups, sync,
+                   context or self.context, self.__name__)
+        if self._fast is None:
+            self._fast = _fast_path(self._prog, buffers, self.context)
+        return r
 
     def __repr__(self):
         return f"<vp.kernel {self.__name__} (GLSL)>"
