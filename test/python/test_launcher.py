@@ -224,3 +224,57 @@ void main() {
         want[:50] *= a
         np.testing.assert_array_equal(y.numpy(), want)
     assert _launcher(k).calls == 2
+
+
+# ------------------------------------------------------------- ufuncs
+def _ufunc_launcher(uf):
+    assert uf._fast is not None, "no ufunc launcher after a planned out= call"
+    return uf._fast.__self__
+
+
+def test_ufunc_out_takes_the_fast_path(ctx):
+    x = vp.asarray(np.linspace(0, 1, 1000, dtype=np.float32))
+    y = vp.empty_like(x)
+    assert vp.cos(x, out=y) is y  # plans (Python path), makes the launcher
+    L = _ufunc_launcher(vp.cos)
+    before = L.calls
+    x.set(np.linspace(1, 2, 1000, dtype=np.float32))
+    assert vp.cos(x, out=y) is y
+    np.testing.assert_allclose(y.numpy(), np.cos(np.linspace(1, 2, 1000, dtype=np.float32)),
+                               rtol=1e-6, atol=1e-6)
+    h = vp.cos(x, out=y, sync=False)
+    assert isinstance(h, vp.Handle) and h.wait() is y
+    assert L.calls == before + 2
+
+
+def test_ufunc_other_operands_rebind(ctx):
+    a = [vp.asarray(np.full(300, i, np.float32)) for i in range(3)]
+    b = vp.asarray(np.full(300, 10, np.float32))
+    outs = [vp.empty_like(b) for _ in range(3)]
+    for rep in range(2):
+        for i in range(3):
+            vp.add(a[i], b, out=outs[i])
+    for i in range(3):
+        np.testing.assert_array_equal(outs[i].numpy(), np.full(300, 10 + i, np.float32))
+    assert _ufunc_launcher(vp.add).calls >= 5
+
+
+def test_ufunc_other_signatures_fall_back(ctx):
+    x = vp.asarray(np.linspace(0, 1, 256, dtype=np.float32))
+    y = vp.empty_like(x)
+    vp.exp(x, out=y)
+    vp.exp(x, out=y)
+    L = _ufunc_launcher(vp.exp)
+    f0 = L.fallbacks
+    # another shape, a view, another dtype: each falls back and is right
+    x2 = vp.asarray(np.linspace(0, 1, 100, dtype=np.float32))
+    y2 = vp.empty_like(x2)
+    vp.exp(x2, out=y2)
+    np.testing.assert_allclose(y2.numpy(), np.exp(x2.numpy()), rtol=1e-6)
+    vp.exp(x[::2], out=y[:128])
+    np.testing.assert_allclose(y.numpy()[:128], np.exp(x.numpy()[::2]), rtol=1e-6)
+    with pytest.raises(ValueError, match="out= has shape"):
+        vp.exp(x, out=y2)
+    with pytest.raises(TypeError, match="out= has dtype int32"):
+        vp.exp(x, out=vp.zeros(256, np.int32))
+    assert L.fallbacks >= f0 + 1

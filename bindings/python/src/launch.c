@@ -24,6 +24,11 @@
  * (the runtime's launch cache resubmits the recorded command buffer) and
  * its spin-block wait with the GIL released, invalidate.
  *
+ * A ufunc's launcher (as_ufunc) serves `vp.sin(x, out=y)` on resident
+ * arrays the same way for one signature: operands and out C-contiguous
+ * resident arrays of the planned dtypes (identity) and shape, the push
+ * block and grid fixed by the plan.
+ *
  * `calls` and `fallbacks` count what happened (tests read them);
  * `last_fallback` says why the last fallback fell back.
  */
@@ -55,6 +60,11 @@ typedef struct vpy_launcher {
   PyObject *s_dispatch, *s_groups, *s_sync, *s_context, *s_ctx, *s_sdtype, *s_buf;
   unsigned long long calls, fallbacks;
   const char *why; /* the last fallback's reason (a static string) */
+  /* ufunc mode (as_ufunc): a fixed push block and grid, one shape */
+  PyObject *ushape; /* tuple, or NULL: not a ufunc launcher */
+  PyObject *s_shape, *s_dtype, *s_offset, *s_estrides;
+  unsigned char upush[MAX_PUSH_BYTES];
+  uint32_t ugrid[2];
 } vpy_launcher;
 
 static PyObject *fall(vpy_launcher *self, const char *why) {
@@ -113,8 +123,14 @@ static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
   self->s_ctx = PyUnicode_InternFromString("_ctx");
   self->s_sdtype = PyUnicode_InternFromString("_sdtype");
   self->s_buf = PyUnicode_InternFromString("_buf");
+  self->ushape = NULL;
+  self->s_shape = PyUnicode_InternFromString("shape");
+  self->s_dtype = PyUnicode_InternFromString("dtype");
+  self->s_offset = PyUnicode_InternFromString("_offset");
+  self->s_estrides = PyUnicode_InternFromString("_estrides");
   bool ok = self->s_dispatch && self->s_groups && self->s_sync && self->s_context &&
-            self->s_ctx && self->s_sdtype && self->s_buf;
+            self->s_ctx && self->s_sdtype && self->s_buf && self->s_shape && self->s_dtype &&
+            self->s_offset && self->s_estrides;
   for (Py_ssize_t i = 0; ok && i < nf; i++) {
     PyObject *name;
     const char *code;
@@ -154,6 +170,11 @@ static void launcher_dealloc(PyObject *obj) {
   Py_XDECREF(self->s_ctx);
   Py_XDECREF(self->s_sdtype);
   Py_XDECREF(self->s_buf);
+  Py_XDECREF(self->ushape);
+  Py_XDECREF(self->s_shape);
+  Py_XDECREF(self->s_dtype);
+  Py_XDECREF(self->s_offset);
+  Py_XDECREF(self->s_estrides);
   Py_XDECREF(self->wants);
   Py_XDECREF(self->handle_type);
   Py_XDECREF(self->array_type);
@@ -418,6 +439,139 @@ static PyObject *launcher_call(PyObject *obj, PyObject *const *a, Py_ssize_t nar
   return launch(obj, a, nargs, false);
 }
 
+/* as_ufunc(push: bytes, gx, gy, shape): makes this a ufunc's launcher for
+ * one signature (operand dtypes are `wants`, the output's last). */
+static PyObject *launcher_as_ufunc(PyObject *obj, PyObject *args) {
+  vpy_launcher *self = (vpy_launcher *)obj;
+  const char *push;
+  Py_ssize_t len;
+  unsigned int gx, gy;
+  PyObject *shape;
+  if (!PyArg_ParseTuple(args, "y#IIO!", &push, &len, &gx, &gy, &PyTuple_Type, &shape))
+    return NULL;
+  if ((uint32_t)len != self->push_size || self->npush) {
+    PyErr_SetString(PyExc_ValueError, "as_ufunc: the push block must fill push_size, "
+                                      "with no named fields");
+    return NULL;
+  }
+  memcpy(self->upush, push, (size_t)len);
+  self->ugrid[0] = gx;
+  self->ugrid[1] = gy;
+  PyObject *old = self->ushape;
+  self->ushape = Py_NewRef(shape);
+  Py_XDECREF(old);
+  Py_RETURN_NONE;
+}
+
+/* The Buffer of operand `item` when it is a C-contiguous resident array of
+ * dtype `want` (identity), shape `shape` and the kernel's context: a new
+ * reference, or NULL (no exception) when the Python path must look. */
+static PyObject *ufunc_operand(vpy_launcher *self, vpy_state *st, PyObject *item,
+                               PyObject *want) {
+  if ((PyObject *)Py_TYPE(item) != self->array_type)
+    return NULL;
+  PyObject *v = PyObject_GetAttr(item, self->s_dtype);
+  Py_XDECREF(v);
+  if (v != want)
+    return NULL;
+  v = PyObject_GetAttr(item, self->s_estrides);
+  Py_XDECREF(v);
+  if (v != Py_None)
+    return NULL;
+  v = PyObject_GetAttr(item, self->s_offset);
+  long off = v ? PyLong_AsLong(v) : -1;
+  Py_XDECREF(v);
+  if (off != 0)
+    return NULL;
+  v = PyObject_GetAttr(item, self->s_shape);
+  int same = v == self->ushape ? 1 : v ? PyObject_RichCompareBool(v, self->ushape, Py_EQ) : -1;
+  Py_XDECREF(v);
+  if (same != 1)
+    return NULL;
+  PyObject *buf = PyObject_GetAttr(item, self->s_buf);
+  if (!buf || Py_TYPE(buf) != st->Buffer ||
+      ((vpy_buffer *)buf)->context != ((vpy_kernel *)self->kernel)->context) {
+    Py_XDECREF(buf);
+    return NULL;
+  }
+  return buf;
+}
+
+/* ufunc(inputs: tuple, out, sync) -> out | Handle | NotImplemented */
+static PyObject *launcher_ufunc(PyObject *obj, PyObject *const *a, Py_ssize_t nargs) {
+  vpy_launcher *self = (vpy_launcher *)obj;
+  if (nargs != 3 || !PyTuple_Check(a[0]) || !self->ushape) {
+    PyErr_SetString(PyExc_TypeError, "ufunc(inputs: tuple, out, sync) on a ufunc launcher");
+    return NULL;
+  }
+  vpy_state *st = vpy_state_of(obj);
+  vpy_kernel *kern = (vpy_kernel *)self->kernel;
+  PyObject *inputs = a[0], *out = a[1];
+  if (a[2] != Py_True && a[2] != Py_False)
+    return fall(self, "sync= not a bool");
+  bool sync = a[2] == Py_True;
+  Py_ssize_t n = PyTuple_Size(inputs);
+  if ((uint32_t)n + 1 != self->nbuf)
+    return fall(self, "the operand count");
+  vpy_dispatch_args da;
+  PyObject *held[VPY_MAX_BINDINGS];
+  Py_ssize_t nheld = 0;
+  for (Py_ssize_t i = 0; i <= n; i++) {
+    PyObject *item = i < n ? PyTuple_GetItem(inputs, i) : out;
+    PyObject *buf = ufunc_operand(self, st, item, PyTuple_GetItem(self->wants, i));
+    if (!buf) {
+      PyErr_Clear();
+      for (Py_ssize_t j = 0; j < nheld; j++)
+        Py_DECREF(held[j]);
+      return fall(self, "an operand that is not this signature's");
+    }
+    held[nheld++] = buf;
+    da.objs[i] = (vpy_buffer *)buf;
+    da.bufs[i] = ((vpy_buffer *)buf)->buf;
+  }
+  da.args.buffers = da.bufs;
+  da.args.nbuffers = (uint32_t)n + 1;
+  da.args.push = self->push_size ? self->upush : NULL;
+  da.args.push_size = self->push_size;
+  da.grid.n[0] = self->ugrid[0];
+  da.grid.n[1] = self->ugrid[1];
+  da.grid.n[2] = 1;
+  da.grid.groups = true;
+  da.seq = NULL;
+  self->calls++;
+  vrt_context *ctx = ((vpy_context *)kern->context)->ctx;
+  vp_diags d = {0};
+  vrt_ticket t = 0;
+  bool ok;
+  Py_BEGIN_ALLOW_THREADS
+  ok = vpy_flush_all(&da, &d);
+  if (ok && sync)
+    ok = vrt_dispatch(kern->k, &da.args, da.grid, &d) && vpy_invalidate_all(&da, &d);
+  else if (ok)
+    ok = vrt_dispatch_async(kern->k, &da.args, da.grid, &t, &d);
+  Py_END_ALLOW_THREADS
+  PyObject *result = NULL;
+  if (!ok) {
+    vpy_raise(st, &d, NULL, ctx, NULL);
+  } else if (sync) {
+    vp_diags_free(&d);
+    result = Py_NewRef(out);
+  } else {
+    vp_diags_free(&d);
+    PyObject *tuple = PyTuple_New(nheld);
+    for (Py_ssize_t i = 0; tuple && i < nheld; i++)
+      PyTuple_SetItem(tuple, i, Py_NewRef(held[i]));
+    PyObject *tk = tuple ? vpy_ticket_new(st, kern->context, t, tuple) : NULL;
+    Py_XDECREF(tuple);
+    if (tk)
+      result = PyObject_CallFunctionObjArgs(self->handle_type, tk, Py_None, out, NULL);
+    Py_XDECREF(tk);
+  }
+  for (Py_ssize_t i = 0; i < nheld; i++)
+    Py_DECREF(held[i]);
+  return result;
+}
+
 static PyObject *launcher_dry(PyObject *obj, PyObject *const *a, Py_ssize_t nargs) {
   return launch(obj, a, nargs, true);
 }
@@ -442,6 +596,10 @@ static PyMethodDef launcher_methods[] = {
     {"call", (PyCFunction)(void (*)(void))launcher_call, METH_FASTCALL,
      "call(buffers: tuple, kwargs: dict) -> None, a Handle, or NotImplemented (take the "
      "Python path)"},
+    {"as_ufunc", launcher_as_ufunc, METH_VARARGS,
+     "as_ufunc(push: bytes, gx, gy, shape): a ufunc's launcher for one signature"},
+    {"ufunc", (PyCFunction)(void (*)(void))launcher_ufunc, METH_FASTCALL,
+     "ufunc(inputs: tuple, out, sync) -> out, a Handle, or NotImplemented"},
     {"dry", (PyCFunction)(void (*)(void))launcher_dry, METH_FASTCALL,
      "dry(buffers, kwargs): call() without the dispatch (None or NotImplemented); for "
      "measuring the binding's own cost"},
