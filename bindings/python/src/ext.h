@@ -9,13 +9,15 @@
  *              and HostMemory (page-aligned memory for zero-copy import)
  *   kernel.c   Kernel and its dispatch
  *   submit.c   dispatch arguments, Ticket, Recording
- *   launch.c   Launcher: a kernel's common call (checks, push block, dispatch) in C
+ *   launch.c   Launcher: a kernel's common call (checks, push block, dispatch) in C;
+ *              KernelCall, the base class of vp.kernel objects that calls it
  *   compile.c  the compiler: AST JSON -> VIR -> GLSL/SPIR-V/CUDA/HIP/manifest,
  *              raw GLSL -> SPIR-V, reflection, manifests as dicts
  *   control.c  Control (vrt_control)
  * All per-interpreter data (types, exception classes) lives in the module
  * state; types are heap types created with PyType_FromModuleAndSpec, and
- * none may be subclassed, so Py_TYPE(self) always finds the module.
+ * none may be subclassed (KernelCall aside: it never looks for the module),
+ * so Py_TYPE(self) always finds the module.
  */
 #ifndef VULPY_PY_EXT_H
 #define VULPY_PY_EXT_H
@@ -32,7 +34,7 @@
 
 typedef struct vpy_state {
   PyTypeObject *Context, *Buffer, *HostMemory, *Kernel, *Ticket, *Recording, *Control,
-      *Launcher;
+      *Launcher, *KernelCall;
   /* from vulpy._errors */
   PyObject *VulkanError, *DeviceLostError, *OutOfMemoryError, *CompileError;
 } vpy_state;
@@ -138,7 +140,7 @@ PyObject *vpy_ticket_new(vpy_state *st, PyObject *context, vrt_ticket t, PyObjec
 extern PyType_Spec vpy_ticket_spec, vpy_recording_spec;
 
 /* launch.c */
-extern PyType_Spec vpy_launcher_spec;
+extern PyType_Spec vpy_launcher_spec, vpy_kernel_call_spec;
 
 /* compile.c */
 extern PyMethodDef vpy_compile_methods[];

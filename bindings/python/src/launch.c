@@ -60,6 +60,7 @@ typedef struct vpy_launcher {
   PyObject *s_dispatch, *s_groups, *s_sync, *s_context, *s_ctx, *s_sdtype, *s_buf;
   unsigned long long calls, fallbacks;
   const char *why; /* the last fallback's reason (a static string) */
+  bool dry_run;    /* checks and push block, no dispatch (benchmarks) */
   /* ufunc mode (as_ufunc): a fixed push block and grid, one shape */
   PyObject *ushape; /* tuple, or NULL: not a ufunc launcher */
   PyObject *s_shape, *s_dtype, *s_offset, *s_estrides;
@@ -116,6 +117,7 @@ static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
   self->push_size = push_size;
   self->calls = self->fallbacks = 0;
   self->why = "";
+  self->dry_run = false;
   self->s_dispatch = PyUnicode_InternFromString("dispatch");
   self->s_groups = PyUnicode_InternFromString("groups");
   self->s_sync = PyUnicode_InternFromString("sync");
@@ -295,8 +297,8 @@ static bool is_name(PyObject *key, PyObject *interned) {
 }
 
 /* call(buffers: tuple, kwargs: dict) -> None | Handle | NotImplemented;
- * `dry` does everything but the dispatch (the benchmark's measure of the
- * binding's own cost). */
+ * `dry` (or dry_run) does everything but the dispatch (the benchmark's
+ * measure of the binding's own cost). */
 static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, bool dry) {
   vpy_launcher *self = (vpy_launcher *)obj;
   if (nargs != 2 || !PyTuple_Check(a[0]) || !PyDict_Check(a[1])) {
@@ -394,7 +396,7 @@ static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, boo
   da.args.push_size = self->push_size;
   da.seq = NULL;
 
-  if (dry) {
+  if (dry || self->dry_run) {
     for (Py_ssize_t i = 0; i < nheld; i++)
       Py_DECREF(held[i]);
     Py_RETURN_NONE;
@@ -572,8 +574,16 @@ static PyObject *launcher_ufunc(PyObject *obj, PyObject *const *a, Py_ssize_t na
   return result;
 }
 
-static PyObject *launcher_dry(PyObject *obj, PyObject *const *a, Py_ssize_t nargs) {
-  return launch(obj, a, nargs, true);
+static PyObject *launcher_get_dry(PyObject *obj, void *c) {
+  return PyBool_FromLong(((vpy_launcher *)obj)->dry_run);
+}
+
+static int launcher_set_dry(PyObject *obj, PyObject *value, void *c) {
+  int v = value ? PyObject_IsTrue(value) : 0;
+  if (v < 0)
+    return -1;
+  ((vpy_launcher *)obj)->dry_run = v != 0;
+  return 0;
 }
 
 static PyObject *launcher_get_calls(PyObject *obj, void *c) {
@@ -600,9 +610,6 @@ static PyMethodDef launcher_methods[] = {
      "as_ufunc(push: bytes, gx, gy, shape): a ufunc's launcher for one signature"},
     {"ufunc", (PyCFunction)(void (*)(void))launcher_ufunc, METH_FASTCALL,
      "ufunc(inputs: tuple, out, sync) -> out, a Handle, or NotImplemented"},
-    {"dry", (PyCFunction)(void (*)(void))launcher_dry, METH_FASTCALL,
-     "dry(buffers, kwargs): call() without the dispatch (None or NotImplemented); for "
-     "measuring the binding's own cost"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -611,6 +618,9 @@ static PyGetSetDef launcher_getset[] = {
     {"fallbacks", launcher_get_fallbacks, NULL, "calls sent back to the Python path", NULL},
     {"last_fallback", launcher_get_why, NULL, "why the last fallback fell back", NULL},
     {"kernel", launcher_get_kernel, NULL, "the Kernel it dispatches", NULL},
+    {"dry_run", launcher_get_dry, launcher_set_dry,
+     "True: calls check and pack everything but dispatch nothing (for measuring the "
+     "binding's own cost)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -629,4 +639,98 @@ PyType_Spec vpy_launcher_spec = {
     .basicsize = sizeof(vpy_launcher),
     .flags = Py_TPFLAGS_DEFAULT,
     .slots = launcher_slots,
+};
+
+/* -------------------------------------------------------- KernelCall */
+
+/* The base class of vp.kernel objects (PyKernel, GLSLKernel subclass it in
+ * Python): its tp_call hands (args, kwargs) straight to the Launcher in
+ * `_fast`, so the common call runs no Python frame at all; when the
+ * launcher declines (or there is none yet) it calls self._call(args,
+ * **kwargs), the Python path. The one base type subclassed in Python, so it
+ * never looks for the module through Py_TYPE(self): the Launcher carries it. */
+typedef struct vpy_kernel_call {
+  PyObject_HEAD
+  PyObject *fast; /* a Launcher, None (not made yet) or False (never) */
+} vpy_kernel_call;
+
+static void kcall_dealloc(PyObject *obj) {
+  vpy_kernel_call *self = (vpy_kernel_call *)obj;
+  PyTypeObject *type = Py_TYPE(obj);
+  Py_CLEAR(self->fast);
+  freefunc f = (freefunc)PyType_GetSlot(type, Py_tp_free);
+  f(obj);
+  Py_DECREF(type);
+}
+
+static bool is_launcher(PyObject *v) {
+  PyObject *mod = PyType_GetModule(Py_TYPE(v));
+  if (!mod) {
+    PyErr_Clear();
+    return false;
+  }
+  vpy_state *st = vpy_module_state(mod);
+  return st && Py_TYPE(v) == st->Launcher;
+}
+
+static PyObject *kcall_call(PyObject *obj, PyObject *args, PyObject *kwargs) {
+  vpy_kernel_call *self = (vpy_kernel_call *)obj;
+  PyObject *fast = self->fast;
+  if (fast && fast != Py_None && fast != Py_False && kwargs) {
+    Py_INCREF(fast); /* a call may replace it */
+    PyObject *a[2] = {args, kwargs};
+    PyObject *r = launch(fast, a, 2, false);
+    Py_DECREF(fast);
+    if (r != Py_NotImplemented)
+      return r;
+    Py_DECREF(r);
+  }
+  PyObject *meth = PyObject_GetAttrString(obj, "_call");
+  if (!meth)
+    return NULL;
+  PyObject *pargs = PyTuple_Pack(1, args);
+  PyObject *r = pargs ? PyObject_Call(meth, pargs, kwargs) : NULL;
+  Py_XDECREF(pargs);
+  Py_DECREF(meth);
+  return r;
+}
+
+static PyObject *kcall_get_fast(PyObject *obj, void *c) {
+  PyObject *f = ((vpy_kernel_call *)obj)->fast;
+  return Py_NewRef(f ? f : Py_None);
+}
+
+static int kcall_set_fast(PyObject *obj, PyObject *value, void *c) {
+  vpy_kernel_call *self = (vpy_kernel_call *)obj;
+  if (value && value != Py_None && value != Py_False && !is_launcher(value)) {
+    PyErr_SetString(PyExc_TypeError, "_fast must be a Launcher, None or False");
+    return -1;
+  }
+  PyObject *old = self->fast;
+  self->fast = value ? Py_NewRef(value) : NULL;
+  Py_XDECREF(old);
+  return 0;
+}
+
+static PyGetSetDef kcall_getset[] = {
+    {"_fast", kcall_get_fast, kcall_set_fast,
+     "the Launcher of the common call (None: not made yet; False: never)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot kcall_slots[] = {
+    {Py_tp_new, PyType_GenericNew},
+    {Py_tp_dealloc, kcall_dealloc},
+    {Py_tp_call, kcall_call},
+    {Py_tp_getset, kcall_getset},
+    {Py_tp_doc, "The base of vp.kernel objects: calls go to the Launcher in _fast, else to "
+                "self._call(args, **kwargs)"},
+    {0, NULL},
+};
+
+PyType_Spec vpy_kernel_call_spec = {
+    .name = "vulpy._vulpy.KernelCall",
+    .basicsize = sizeof(vpy_kernel_call),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .slots = kcall_slots,
 };

@@ -133,7 +133,7 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
 
 
 def _fast_path(prog, buffers, bound):
-    """After a call that went the Python way: the Launcher's `call` for the
+    """After a call that went the Python way: the Launcher for the
     context of its resident arrays (the extension does the next such calls
     whole), or None while no call has shown a context, or when the program
     needs the Python path for every call. A kernel bound to a context gets
@@ -142,7 +142,7 @@ def _fast_path(prog, buffers, bound):
     if ctx is None or (bound is not None and bound is not ctx):
         return None
     launcher = prog.launcher(ctx)
-    return launcher.call if launcher is not None else False
+    return launcher if launcher is not None else False
 
 
 def _rewrite_control(doc):
@@ -212,7 +212,28 @@ class _Inspect:
         return self._extra("hip")
 
 
-class PyKernel(_Inspect):
+class _PyCall:
+    """What KernelCall (the extension's base class) does, in Python: for a
+    bare checkout without the extension, where every call fails anyway."""
+
+    _fast = None
+
+    def __call__(self, *buffers, **kw):
+        fast = self._fast
+        if fast:
+            r = fast.call(buffers, kw)
+            if r is not NotImplemented:
+                return r
+        return self._call(buffers, **kw)
+
+
+# A kernel call goes to the Launcher in `_fast` (made after the first call)
+# with no Python frame; it declines what it does not handle, and
+# self._call(buffers, **kw) - the Python path - runs.
+_CallBase = _native.ext().KernelCall if _native.available() else _PyCall
+
+
+class PyKernel(_CallBase, _Inspect):
     """A kernel written as an annotated Python function (@vp.kernel)."""
 
     def __init__(self, fn, options, fast_math=False, context=None):
@@ -225,7 +246,7 @@ class PyKernel(_Inspect):
         self.context = context
         self._prog = None
         self._doc = None
-        self._fast = None  # Launcher.call: the common call in C (made after a first call)
+        self._fast = None  # the Launcher of the common call (made after a first call)
 
     def _document(self):
         if self._doc is None:
@@ -248,16 +269,9 @@ class PyKernel(_Inspect):
             self._prog = Program(arts, f"kernel {self.__name__}()")
         return self._prog
 
-    def __call__(self, *buffers, **kw):
-        fast = self._fast
-        if fast:  # None: not made yet; False: never
-            r = fast(buffers, kw)
-            if r is not NotImplemented:
-                return r
-        return self._call(buffers, **kw)
-
     def _call(self, buffers, dispatch=None, groups=None, sync=True, context=None, **push):
-        """The Python path: every check, every kind of argument, its errors."""
+        """The Python path: every check, every kind of argument, its errors
+        (calls arrive here from _CallBase when its Launcher declines)."""
         prog = self._prog or self.program()
         r = launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
                    prog.label)
@@ -269,7 +283,7 @@ class PyKernel(_Inspect):
         return f"<vp.kernel {self.__name__}>"
 
 
-class GLSLKernel(_Inspect):
+class GLSLKernel(_CallBase, _Inspect):
     """A kernel from handwritten GLSL compute source, compiled in-process by
     glslang; its bindings and push constants are checked against what the
     caller declared, with SPIRV-Cross reflection."""
@@ -338,14 +352,6 @@ class GLSLKernel(_Inspect):
     @property
     def vir(self):
         return None
-
-    def __call__(self, *buffers, **kw):
-        fast = self._fast
-        if fast:  # None: not made yet; False: never
-            r = fast(buffers, kw)
-            if r is not NotImplemented:
-                return r
-        return self._call(buffers, **kw)
 
     def _call(self, buffers, dispatch=None, groups=None, sync=True, context=None, **push):
         r = launch(self._prog, buffers, push, dispatch, groups, sync,
