@@ -128,7 +128,7 @@ def run(ctx):
     rec("ufunc overhead ratio (python / C)", n, "ratio",
         {"median": py_ufunc["median"] / c_ufunc["median"], "p10": None, "p90": None,
          "unit": "x"}, goal=1.5)
-    rec("ufunc overhead ratio, Python path (python / C)", n, "ratio",
+    rec("ufunc Python path (no Launcher) / C round trip", n, "ratio",
         {"median": py_uslow["median"] / c_ufunc["median"], "p10": None, "p90": None,
          "unit": "x"})
 
@@ -153,7 +153,7 @@ def run(ctx):
     rec("@vp.kernel overhead ratio (python / C)", n, "ratio",
         {"median": py_k["median"] / c_k["median"], "p10": None, "p90": None, "unit": "x"},
         goal=1.5)
-    rec("@vp.kernel overhead ratio, Python path (python / C)", n, "ratio",
+    rec("@vp.kernel Python path (no Launcher) / C round trip", n, "ratio",
         {"median": py_s["median"] / c_k["median"], "p10": None, "p90": None, "unit": "x"})
     recs.extend(_binding_only(c, xv, yv, n, iters, rec))
 

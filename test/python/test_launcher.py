@@ -278,3 +278,28 @@ def test_ufunc_other_signatures_fall_back(ctx):
     with pytest.raises(TypeError, match="out= has dtype int32"):
         vp.exp(x, out=vp.zeros(256, np.int32))
     assert L.fallbacks >= f0 + 1
+
+
+@vp.kernel(local_size_x=64)
+def _push_particles(pos: vp.Buffer[vp.vec4], vel: vp.Buffer[vp.vec4], dt: vp.float32):
+    i = vp.global_id()
+    pos[i] = pos[i] + vel[i] * dt
+
+
+def test_vector_buffers_take_the_fast_path(ctx):
+    """The seed's kernel shape: vec4 buffers of float32 arrays."""
+    p = np.zeros((128, 4), np.float32)
+    v = np.random.default_rng(1).random((128, 4), dtype=np.float32)
+    pv, vv = vp.asarray(p), vp.asarray(v)
+    _push_particles(pv, vv, dispatch=128, dt=0.5)
+    L = _launcher(_push_particles)
+    before = L.calls
+    _push_particles(pv, vv, dispatch=128, dt=0.25)
+    np.testing.assert_allclose(pv.numpy(), 0.75 * v, rtol=1e-6)
+    assert L.calls == before + 1
+    # not whole vec4s: the Python path says so
+    with pytest.raises(ValueError, match="buffer 'vel' holds vec4 elements"):
+        _push_particles(pv, vp.zeros(6), dispatch=1, dt=0.5)
+    with pytest.raises(TypeError, match="buffer 'pos'"):
+        _push_particles(vp.zeros((4, 4), np.int32), vv, dispatch=1, dt=0.5)
+    assert L.calls == before + 1

@@ -9,7 +9,8 @@
  *     launcher.call(buffers_tuple, kwargs_dict) -> None | Handle | NotImplemented
  * does the same work with pointer compares and no allocation:
  *   - each buffer is a vp.ndarray (type identity) whose `_sdtype` IS the
- *     dtype the binding wants and whose Buffer belongs to the kernel's
+ *     dtype the binding wants (for a vector buffer: its component dtype,
+ *     and whole elements) and whose Buffer belongs to the kernel's
  *     context, or a raw Buffer of that context (at least one ndarray);
  *   - keywords are dispatch= / groups= (an int or a tuple of 1 to 3 ints,
  *     none zero), sync= (True or False), context= (None or the kernel's),
@@ -57,7 +58,7 @@ typedef struct vpy_launcher {
   uint32_t npush, push_size;
   vpy_push_field push[MAX_PUSH_FIELDS];
   /* interned names compared by pointer first */
-  PyObject *s_dispatch, *s_groups, *s_sync, *s_context, *s_ctx, *s_sdtype, *s_buf;
+  PyObject *s_dispatch, *s_groups, *s_sync, *s_context, *s_ctx, *s_sdtype, *s_buf, *s_size;
   unsigned long long calls, fallbacks;
   const char *why; /* the last fallback's reason (a static string) */
   bool dry_run;    /* checks and push block, no dispatch (benchmarks) */
@@ -125,14 +126,15 @@ static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
   self->s_ctx = PyUnicode_InternFromString("_ctx");
   self->s_sdtype = PyUnicode_InternFromString("_sdtype");
   self->s_buf = PyUnicode_InternFromString("_buf");
+  self->s_size = PyUnicode_InternFromString("_size");
   self->ushape = NULL;
   self->s_shape = PyUnicode_InternFromString("shape");
   self->s_dtype = PyUnicode_InternFromString("dtype");
   self->s_offset = PyUnicode_InternFromString("_offset");
   self->s_estrides = PyUnicode_InternFromString("_estrides");
   bool ok = self->s_dispatch && self->s_groups && self->s_sync && self->s_context &&
-            self->s_ctx && self->s_sdtype && self->s_buf && self->s_shape && self->s_dtype &&
-            self->s_offset && self->s_estrides;
+            self->s_ctx && self->s_sdtype && self->s_buf && self->s_size && self->s_shape &&
+            self->s_dtype && self->s_offset && self->s_estrides;
   for (Py_ssize_t i = 0; ok && i < nf; i++) {
     PyObject *name;
     const char *code;
@@ -172,6 +174,7 @@ static void launcher_dealloc(PyObject *obj) {
   Py_XDECREF(self->s_ctx);
   Py_XDECREF(self->s_sdtype);
   Py_XDECREF(self->s_buf);
+  Py_XDECREF(self->s_size);
   Py_XDECREF(self->ushape);
   Py_XDECREF(self->s_shape);
   Py_XDECREF(self->s_dtype);
@@ -260,17 +263,27 @@ static bool push_value(char code, PyObject *v, unsigned char *dst) {
   Py_DECREF(iv);
   if (!ok)
     return false;
+  /* the range of each code, as struct checks it */
+  bool fits;
+  size_t width;
   switch (code) {
-  case 'b': if (s < INT8_MIN || s > INT8_MAX) return false; *(int8_t *)dst = (int8_t)s; return true;
-  case 'B': if (neg || u > UINT8_MAX) return false; *dst = (uint8_t)u; return true;
-  case 'h': if (s < INT16_MIN || s > INT16_MAX) return false; {int16_t x = (int16_t)s; memcpy(dst, &x, 2);} return true;
-  case 'H': if (neg || u > UINT16_MAX) return false; {uint16_t x = (uint16_t)u; memcpy(dst, &x, 2);} return true;
-  case 'i': if (s < INT32_MIN || s > INT32_MAX) return false; {int32_t x = (int32_t)s; memcpy(dst, &x, 4);} return true;
-  case 'I': if (neg || u > UINT32_MAX) return false; {uint32_t x = (uint32_t)u; memcpy(dst, &x, 4);} return true;
-  case 'q': if (overflow) return false; memcpy(dst, &s, 8); return true;
-  case 'Q': if (neg) return false; memcpy(dst, &u, 8); return true;
+  case 'b': fits = s >= INT8_MIN && s <= INT8_MAX, width = 1; break;
+  case 'B': fits = !neg && u <= UINT8_MAX, width = 1; break;
+  case 'h': fits = s >= INT16_MIN && s <= INT16_MAX, width = 2; break;
+  case 'H': fits = !neg && u <= UINT16_MAX, width = 2; break;
+  case 'i': fits = s >= INT32_MIN && s <= INT32_MAX, width = 4; break;
+  case 'I': fits = !neg && u <= UINT32_MAX, width = 4; break;
+  case 'q': fits = overflow == 0, width = 8; break;
+  case 'Q': fits = !neg, width = 8; break;
   default: return false;
   }
+  if (!fits)
+    return false;
+  /* little-endian: the low `width` bytes of the two's complement value */
+  uint64_t bits = overflow > 0 ? u : (uint64_t)s;
+  for (size_t i = 0; i < width; i++)
+    dst[i] = (unsigned char)(bits >> (8 * i));
+  return true;
 }
 
 /* Which push field `key` names (pointer compare first), or -1. */
@@ -359,11 +372,27 @@ static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, boo
     PyObject *item = PyTuple_GetItem(buffers, i), *buf;
     if ((PyObject *)Py_TYPE(item) == self->array_type) {
       PyObject *want = PyTuple_GetItem(self->wants, i);
+      /* a vector buffer: (scalar dtype, itemsize, elem_size): the array's
+       * bytes must be whole elements */
+      PyObject *vec = want && PyTuple_Check(want) ? want : NULL;
+      if (vec)
+        want = PyTuple_GetItem(vec, 0);
       PyObject *sd = PyObject_GetAttr(item, self->s_sdtype);
       Py_XDECREF(sd); /* the array holds it: only its identity matters */
       if (!sd || want == Py_None || sd != want) {
         why = "an array's dtype";
         break;
+      }
+      if (vec) {
+        PyObject *size = PyObject_GetAttr(item, self->s_size);
+        long long count = size ? PyLong_AsLongLong(size) : -1;
+        long long isz = PyLong_AsLongLong(PyTuple_GetItem(vec, 1));
+        long long esz = PyLong_AsLongLong(PyTuple_GetItem(vec, 2));
+        Py_XDECREF(size);
+        if (count < 0 || isz <= 0 || esz <= 0 || (count * isz) % esz) {
+          why = "a vector buffer's size";
+          break;
+        }
       }
       buf = PyObject_GetAttr(item, self->s_buf);
       arrays = true;

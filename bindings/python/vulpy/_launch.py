@@ -145,8 +145,13 @@ class Program:
             fields.append((f["name"], code, f["offset"]))
         if self.packer.size > 512 or len(fields) > 64 or len(self.buffers) > 64:
             return None
-        wants = tuple(vir_scalar(b["type"]) if vir_lanes(b["type"]) == 1 else None
-                      for b in self.buffers)
+        wants = []
+        for b in self.buffers:  # as launch() checks them (_kernel._check_elem)
+            want = vir_scalar(b["type"])
+            if want is not None and vir_lanes(b["type"]) > 1:
+                want = (want, want.itemsize, b["elem_size"] or want.itemsize)
+            wants.append(want)
+        wants = tuple(wants)
         return _native.ext().Launcher(self.native(ctx), _array.ndarray, Handle, wants,
                                       fields, self.packer.size)
 
