@@ -11,6 +11,8 @@ buffers) and push constants by keyword, then dispatches:
 NumPy arguments are uploaded before and written back after (unless the
 kernel only reads them).
 """
+import functools
+
 import numpy as np
 
 from . import _array, _astjson, _compiler, _context, _native
@@ -213,8 +215,9 @@ class _Inspect:
 
 
 class _PyCall:
-    """What KernelCall (the extension's base class) does, in Python: for a
-    bare checkout without the extension, where every call fails anyway."""
+    """What KernelCall (the extension's base class, put before this one by
+    _with_c_call) does, in Python: for a bare checkout without the
+    extension, where every call fails anyway."""
 
     _fast = None
 
@@ -227,13 +230,21 @@ class _PyCall:
         return self._call(buffers, **kw)
 
 
-# A kernel call goes to the Launcher in `_fast` (made after the first call)
-# with no Python frame; it declines what it does not handle, and
-# self._call(buffers, **kw) - the Python path - runs.
-_CallBase = _native.ext().KernelCall if _native.available() else _PyCall
+@functools.lru_cache(maxsize=None)
+def _with_c_call(cls):
+    """`cls` with the extension's KernelCall first in its bases: a call then
+    goes to the Launcher in `_fast` (made after the first call) with no
+    Python frame; the Launcher declines what it does not handle, and
+    self._call(buffers, **kw) - the Python path - runs. Made on the first
+    vp.kernel(), not at import: `import vulpy` loads no compiled module."""
+    if not _native.available():
+        return cls
+    return type(cls.__name__, (_native.ext().KernelCall, cls),
+                {"__module__": cls.__module__, "__qualname__": cls.__qualname__,
+                 "__doc__": cls.__doc__})
 
 
-class PyKernel(_CallBase, _Inspect):
+class PyKernel(_PyCall, _Inspect):
     """A kernel written as an annotated Python function (@vp.kernel)."""
 
     def __init__(self, fn, options, fast_math=False, context=None):
@@ -283,7 +294,7 @@ class PyKernel(_CallBase, _Inspect):
         return f"<vp.kernel {self.__name__}>"
 
 
-class GLSLKernel(_CallBase, _Inspect):
+class GLSLKernel(_PyCall, _Inspect):
     """A kernel from handwritten GLSL compute source, compiled in-process by
     glslang; its bindings and push constants are checked against what the
     caller declared, with SPIRV-Cross reflection."""
@@ -378,7 +389,8 @@ def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_siz
         if local:
             ls = (local.get("local_size_x", 1), local.get("local_size_y", 1),
                   local.get("local_size_z", 1))
-        return GLSLKernel(fn_or_source, buffers, push, ls, name or "glsl kernel", context)
+        return _with_c_call(GLSLKernel)(fn_or_source, buffers, push, ls, name or "glsl kernel",
+                                        context)
     if buffers is not None or push is not None:
         raise TypeError("buffers= and push= describe raw GLSL kernels; a Python kernel's "
                         "parameters say it")
@@ -387,6 +399,6 @@ def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_siz
     def wrap(fn):
         if not callable(fn):
             raise TypeError(f"vp.kernel expects a function or GLSL source, got {fn!r}")
-        return PyKernel(fn, opts, fast_math, context)
+        return _with_c_call(PyKernel)(fn, opts, fast_math, context)
 
     return wrap(fn_or_source) if fn_or_source is not None else wrap
