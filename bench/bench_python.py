@@ -47,6 +47,44 @@ def _tiny(x: vp.Buffer[vp.float32], y: vp.Buffer[vp.float32], a: vp.float32):
     y[i] = a * x[i]
 
 
+@vp.kernel(local_size_x=64)
+def _tiny_py(x: vp.Buffer[vp.float32], y: vp.Buffer[vp.float32], a: vp.float32):
+    i = vp.global_id()
+    y[i] = a * x[i]
+
+
+class _NoDispatch:
+    """A native kernel stand-in whose dispatch does nothing."""
+
+    def dispatch(self, *args):
+        return None
+
+
+def _binding_only(c, xv, yv, n, iters, rec):
+    """The call's own cost with the GPU out of it: the Launcher's checks and
+    push block without its dispatch (Launcher.dry_run), and the Python path with
+    a kernel whose dispatch does nothing. On this noisy machine these are the
+    figures that show the binding's cost; the round trips above carry the
+    driver's and the device's time as well."""
+    launcher = _tiny._fast
+    prog = _tiny_py.program()
+    launcher.dry_run = True
+    prog.native = lambda ctx: _NoDispatch()
+    try:
+        f, s = [], []
+        for _ in range(max(iters // 100, 4)):  # blocks that take turns
+            f += _timed(lambda: _tiny(xv, yv, dispatch=n, a=2.0), 100)
+            s += _timed(lambda: _tiny_py(xv, yv, dispatch=n, a=2.0), 100)
+    finally:
+        launcher.dry_run = False
+        del prog.native
+    a = rec("@vp.kernel call, binding only (no dispatch)", n, "C Launcher", _stats(f))
+    b = rec("@vp.kernel call, binding only (no dispatch)", n, "Python path", _stats(s))
+    rec("@vp.kernel binding cost: Python path / C Launcher", n, "ratio",
+        {"median": b["median"] / a["median"], "p10": None, "p90": None, "unit": "x"})
+    return []
+
+
 def run(ctx):
     iters = 200 if ctx.quick else 2000
     c = vp.default_context()
@@ -58,15 +96,9 @@ def run(ctx):
         recs.append(r)
         return r
 
-    # The Python calls and the C loop alternate in blocks, so that drift in
-    # this shared machine's load hits both alike.
-    def interleaved(py_call, c_call, blocks):
-        py, c = [], []
-        for _ in range(blocks):
-            py += _timed(py_call, 50)
-            c += c_call(50)
-        return py, c
-
+    # The Python calls (the Launcher's and the Python path's) and the C loop
+    # alternate in blocks, so that drift in this shared machine's load hits
+    # them alike.
     blocks = iters // 50
 
     # -- a tiny resident ufunc: vp.sin(xv, out=yv), 1024 elements ---------
@@ -82,28 +114,48 @@ def run(ctx):
     items = -(-n // 4)
     gx, gy, row = vp._launch.grid_2d(c, items, _ufunc.LOCAL)
     push = prog.packer.pack({"n": items, "row": row})
-    py_ns, c_ns = interleaved(
-        lambda: vp.sin(xv, out=yv),
-        lambda k: kern.time_dispatch([xv.buffer, yv.buffer], push, gx, gy, 1, True, k), blocks)
+    # vp.sin(x, out=y) runs through the ufunc's Launcher; with context=
+    # given it takes the Python path (_try_fast), timed in the same blocks
+    py_ns, slow_ns, c_ns = [], [], []
+    for _ in range(blocks):
+        py_ns += _timed(lambda: vp.sin(xv, out=yv), 50)
+        slow_ns += _timed(lambda: vp.sin(xv, out=yv, context=c), 50)
+        c_ns += kern.time_dispatch([xv.buffer, yv.buffer], push, gx, gy, 1, True, 50)
     py_ufunc = rec("resident vp.sin(x, out=y) per call", n, "python", _stats(py_ns))
+    py_uslow = rec("resident vp.sin(x, out=y) per call, Python path (no Launcher)", n,
+                   "python", _stats(slow_ns))
     c_ufunc = rec("C vrt_dispatch round trip (same ufunc kernel)", n, "C", _stats(c_ns))
     rec("ufunc overhead ratio (python / C)", n, "ratio",
         {"median": py_ufunc["median"] / c_ufunc["median"], "p10": None, "p90": None,
          "unit": "x"}, goal=1.5)
+    rec("ufunc Python path (no Launcher) / C round trip", n, "ratio",
+        {"median": py_uslow["median"] / c_ufunc["median"], "p10": None, "p90": None,
+         "unit": "x"})
 
     # -- a tiny @vp.kernel ---------------------------------------------------
+    # `_tiny` takes the extension's Launcher (the call done in C) from its
+    # second call on; `_tiny_py` is the same kernel held to the Python path
+    # (the path of every call before the Launcher), timed in the same blocks.
     _tiny(xv, yv, dispatch=n, a=2.0)
+    _tiny_py(xv, yv, dispatch=n, a=2.0)
+    _tiny_py._fast = False
     kp = _tiny.program()
     kk = kp.native(c)
     kpush = kp.packer.pack({"a": 2.0})
-    py_ns, c_ns = interleaved(
-        lambda: _tiny(xv, yv, dispatch=n, a=2.0),
-        lambda k: kk.time_dispatch([xv.buffer, yv.buffer], kpush, n, 1, 1, False, k), blocks)
-    py_k = rec("@vp.kernel call per call", n, "python", _stats(py_ns))
-    c_k = rec("C vrt_dispatch round trip (same @vp.kernel)", n, "C", _stats(c_ns))
+    py, pyslow, cl = [], [], []
+    for _ in range(blocks):
+        py += _timed(lambda: _tiny(xv, yv, dispatch=n, a=2.0), 50)
+        pyslow += _timed(lambda: _tiny_py(xv, yv, dispatch=n, a=2.0), 50)
+        cl += kk.time_dispatch([xv.buffer, yv.buffer], kpush, n, 1, 1, False, 50)
+    py_k = rec("@vp.kernel call per call", n, "python", _stats(py))
+    py_s = rec("@vp.kernel call per call, Python path (no Launcher)", n, "python", _stats(pyslow))
+    c_k = rec("C vrt_dispatch round trip (same @vp.kernel)", n, "C", _stats(cl))
     rec("@vp.kernel overhead ratio (python / C)", n, "ratio",
         {"median": py_k["median"] / c_k["median"], "p10": None, "p90": None, "unit": "x"},
         goal=1.5)
+    rec("@vp.kernel Python path (no Launcher) / C round trip", n, "ratio",
+        {"median": py_s["median"] / c_k["median"], "p10": None, "p90": None, "unit": "x"})
+    recs.extend(_binding_only(c, xv, yv, n, iters, rec))
 
     # -- the tiny @vp.kernel per wait strategy (Python and C alike) ----------
     cpu = c.kind == "cpu"

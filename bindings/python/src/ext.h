@@ -9,12 +9,15 @@
  *              and HostMemory (page-aligned memory for zero-copy import)
  *   kernel.c   Kernel and its dispatch
  *   submit.c   dispatch arguments, Ticket, Recording
+ *   launch.c   Launcher: a kernel's common call (checks, push block, dispatch) in C;
+ *              KernelCall, the base class of vp.kernel objects that calls it
  *   compile.c  the compiler: AST JSON -> VIR -> GLSL/SPIR-V/CUDA/HIP/manifest,
  *              raw GLSL -> SPIR-V, reflection, manifests as dicts
  *   control.c  Control (vrt_control)
  * All per-interpreter data (types, exception classes) lives in the module
  * state; types are heap types created with PyType_FromModuleAndSpec, and
- * none may be subclassed, so Py_TYPE(self) always finds the module.
+ * none may be subclassed (KernelCall aside: it never looks for the module),
+ * so Py_TYPE(self) always finds the module.
  */
 #ifndef VULPY_PY_EXT_H
 #define VULPY_PY_EXT_H
@@ -30,7 +33,8 @@
 #include "vulpy/support.h"
 
 typedef struct vpy_state {
-  PyTypeObject *Context, *Buffer, *HostMemory, *Kernel, *Ticket, *Recording, *Control;
+  PyTypeObject *Context, *Buffer, *HostMemory, *Kernel, *Ticket, *Recording, *Control,
+      *Launcher, *KernelCall;
   /* from vulpy._errors */
   PyObject *VulkanError, *DeviceLostError, *OutOfMemoryError, *CompileError;
 } vpy_state;
@@ -134,6 +138,9 @@ bool vpy_invalidate_all(vpy_dispatch_args *da, vp_diags *d);
 /* A Ticket for work submitted at `t`; `buffers` (a tuple) stays alive with it. */
 PyObject *vpy_ticket_new(vpy_state *st, PyObject *context, vrt_ticket t, PyObject *buffers);
 extern PyType_Spec vpy_ticket_spec, vpy_recording_spec;
+
+/* launch.c */
+extern PyType_Spec vpy_launcher_spec, vpy_kernel_call_spec;
 
 /* compile.c */
 extern PyMethodDef vpy_compile_methods[];

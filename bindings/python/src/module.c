@@ -302,7 +302,9 @@ static int module_exec(PyObject *m) {
       !(st->Kernel = (PyTypeObject *)add_type(m, &vpy_kernel_spec)) ||
       !(st->Ticket = (PyTypeObject *)add_type(m, &vpy_ticket_spec)) ||
       !(st->Recording = (PyTypeObject *)add_type(m, &vpy_recording_spec)) ||
-      !(st->Control = (PyTypeObject *)add_type(m, &vpy_control_spec)))
+      !(st->Control = (PyTypeObject *)add_type(m, &vpy_control_spec)) ||
+      !(st->Launcher = (PyTypeObject *)add_type(m, &vpy_launcher_spec)) ||
+      !(st->KernelCall = (PyTypeObject *)add_type(m, &vpy_kernel_call_spec)))
     return -1;
   if (PyModule_AddFunctions(m, vpy_compile_methods) < 0 ||
       PyModule_AddFunctions(m, vpy_jit_methods) < 0)
@@ -325,6 +327,8 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg) {
   Py_VISIT(st->HostMemory);
   Py_VISIT(st->Kernel);
   Py_VISIT(st->Ticket);
+  Py_VISIT(st->Launcher);
+  Py_VISIT(st->KernelCall);
   Py_VISIT(st->Recording);
   Py_VISIT(st->Control);
   Py_VISIT(st->VulkanError);
@@ -341,6 +345,8 @@ static int module_clear(PyObject *m) {
   Py_CLEAR(st->HostMemory);
   Py_CLEAR(st->Kernel);
   Py_CLEAR(st->Ticket);
+  Py_CLEAR(st->Launcher);
+  Py_CLEAR(st->KernelCall);
   Py_CLEAR(st->Recording);
   Py_CLEAR(st->Control);
   Py_CLEAR(st->VulkanError);

@@ -11,6 +11,8 @@ buffers) and push constants by keyword, then dispatches:
 NumPy arguments are uploaded before and written back after (unless the
 kernel only reads them).
 """
+import functools
+
 import numpy as np
 
 from . import _array, _astjson, _compiler, _context, _native
@@ -132,6 +134,19 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
     return Handle(ticket, finish)
 
 
+def _fast_path(prog, buffers, bound):
+    """After a call that went the Python way: the Launcher for the
+    context of its resident arrays (the extension does the next such calls
+    whole), or None while no call has shown a context, or when the program
+    needs the Python path for every call. A kernel bound to a context gets
+    the launcher of that context only."""
+    ctx = next((a._ctx for a in buffers if type(a) is _array.ndarray), None)
+    if ctx is None or (bound is not None and bound is not ctx):
+        return None
+    launcher = prog.launcher(ctx)
+    return launcher if launcher is not None else False
+
+
 def _rewrite_control(doc):
     """`x: vp.Control` annotations become `vp.Buffer[vp.uint32]` (the frontend
     knows buffers; a control buffer is a buffer of uint32 words)."""
@@ -199,7 +214,37 @@ class _Inspect:
         return self._extra("hip")
 
 
-class PyKernel(_Inspect):
+class _PyCall:
+    """What KernelCall (the extension's base class, put before this one by
+    _with_c_call) does, in Python: for a bare checkout without the
+    extension, where every call fails anyway."""
+
+    _fast = None
+
+    def __call__(self, *buffers, **kw):
+        fast = self._fast
+        if fast:
+            r = fast.call(buffers, kw)
+            if r is not NotImplemented:
+                return r
+        return self._call(buffers, **kw)
+
+
+@functools.lru_cache(maxsize=None)
+def _with_c_call(cls):
+    """`cls` with the extension's KernelCall first in its bases: a call then
+    goes to the Launcher in `_fast` (made after the first call) with no
+    Python frame; the Launcher declines what it does not handle, and
+    self._call(buffers, **kw) - the Python path - runs. Made on the first
+    vp.kernel(), not at import: `import vulpy` loads no compiled module."""
+    if not _native.available():
+        return cls
+    return type(cls.__name__, (_native.ext().KernelCall, cls),
+                {"__module__": cls.__module__, "__qualname__": cls.__qualname__,
+                 "__doc__": cls.__doc__})
+
+
+class PyKernel(_PyCall, _Inspect):
     """A kernel written as an annotated Python function (@vp.kernel)."""
 
     def __init__(self, fn, options, fast_math=False, context=None):
@@ -216,6 +261,7 @@ class PyKernel(_Inspect):
         # good moment to start glslang's one-time set-up (a no-op once
         # started, or with VULPY_PREWARM=0).
         _context._prewarm()
+        self._fast = None  # the Launcher of the common call (made after a first call)
 
     def _document(self):
         if self._doc is None:
@@ -238,16 +284,21 @@ class PyKernel(_Inspect):
             self._prog = Program(arts, f"kernel {self.__name__}()")
         return self._prog
 
-    def __call__(self, *buffers, dispatch=None, groups=None, sync=True, context=None, **push):
+    def _call(self, buffers, dispatch=None, groups=None, sync=True, context=None, **push):
+        """The Python path: every check, every kind of argument, its errors
+        (calls arrive here from _CallBase when its Launcher declines)."""
         prog = self._prog or self.program()
-        return launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
-                      prog.label)
+        r = launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
+                   prog.label)
+        if self._fast is None:
+            self._fast = _fast_path(prog, buffers, self.context)
+        return r
 
     def __repr__(self):
         return f"<vp.kernel {self.__name__}>"
 
 
-class GLSLKernel(_Inspect):
+class GLSLKernel(_PyCall, _Inspect):
     """A kernel from handwritten GLSL compute source, compiled in-process by
     glslang; its bindings and push constants are checked against what the
     caller declared, with SPIRV-Cross reflection."""
@@ -265,6 +316,7 @@ class GLSLKernel(_Inspect):
         self._arts = {"glsl": source, "spirv": spirv, "manifest": yaml, "key": None}
         self._prog = Program(self._arts, name, local_size)
         self._prog.key = ("glsl", hash(source), tuple(local_size or ()))
+        self._fast = None
 
     def _check(self, man, buffers, push):
         label = self.__name__
@@ -316,9 +368,12 @@ class GLSLKernel(_Inspect):
     def vir(self):
         return None
 
-    def __call__(self, *buffers, dispatch=None, groups=None, sync=True, context=None, **push):
-        return launch(self._prog, buffers, push, dispatch, groups, sync,
-                      context or self.context, self.__name__)
+    def _call(self, buffers, dispatch=None, groups=None, sync=True, context=None, **push):
+        r = launch(self._prog, buffers, push, dispatch, groups, sync,
+                   context or self.context, self.__name__)
+        if self._fast is None:
+            self._fast = _fast_path(self._prog, buffers, self.context)
+        return r
 
     def __repr__(self):
         return f"<vp.kernel {self.__name__} (GLSL)>"
@@ -338,7 +393,8 @@ def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_siz
         if local:
             ls = (local.get("local_size_x", 1), local.get("local_size_y", 1),
                   local.get("local_size_z", 1))
-        return GLSLKernel(fn_or_source, buffers, push, ls, name or "glsl kernel", context)
+        return _with_c_call(GLSLKernel)(fn_or_source, buffers, push, ls, name or "glsl kernel",
+                                        context)
     if buffers is not None or push is not None:
         raise TypeError("buffers= and push= describe raw GLSL kernels; a Python kernel's "
                         "parameters say it")
@@ -347,6 +403,6 @@ def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_siz
     def wrap(fn):
         if not callable(fn):
             raise TypeError(f"vp.kernel expects a function or GLSL source, got {fn!r}")
-        return PyKernel(fn, opts, fast_math, context)
+        return _with_c_call(PyKernel)(fn, opts, fast_math, context)
 
     return wrap(fn_or_source) if fn_or_source is not None else wrap

@@ -5,6 +5,7 @@ push constants by name, and the Handle that `sync=False` returns.
 import struct
 
 from . import _native
+from ._types import vir_lanes, vir_scalar
 
 # VIR scalar spellings -> struct codes (push constants are little-endian std430).
 _CODES = {"f32": "f", "f64": "d", "i32": "i", "u32": "I", "i64": "q", "u64": "Q",
@@ -82,13 +83,13 @@ class PushPacker:
             raise TypeError(f"{self.label}: missing push constant "
                             f"{', '.join(repr(m) for m in missing)} "
                             f"({', '.join(self.types[m] for m in missing)})") from e
-        except (struct.error, TypeError) as e:
+        except (struct.error, TypeError, OverflowError) as e:
             for name in self.names:
                 code, n = _field_code(self.types[name])
                 v = values[name]
                 try:
                     struct.pack("<" + code * n, *(v if n > 1 else (v,)))
-                except (struct.error, TypeError):
+                except (struct.error, TypeError, OverflowError):
                     raise TypeError(f"{self.label}: push constant '{name}' "
                                     f"({self.types[name]}) cannot hold {values[name]!r}") from e
             raise
@@ -126,6 +127,33 @@ class Program:
                                      self.artifacts["manifest"], self.local_size, True)
             ctx._kernels[self.key] = k
         return k
+
+    def launcher(self, ctx):
+        """The extension's Launcher for this program on `ctx`: the common call
+        (resident arrays of the bound dtypes, scalar push constants) done in
+        C; anything else it hands back to the Python path. None when every
+        call needs the Python path (a vector or float16 push constant)."""
+        from . import _array
+        guard = self.manifest.get("dispatch_guard")
+        fields = []
+        for f in self.manifest["push"]:
+            if f["name"] == guard:
+                continue
+            code, lanes = _field_code(f["type"])
+            if code is None or lanes != 1 or code == "e":
+                return None
+            fields.append((f["name"], code, f["offset"]))
+        if self.packer.size > 512 or len(fields) > 64 or len(self.buffers) > 64:
+            return None
+        wants = []
+        for b in self.buffers:  # as launch() checks them (_kernel._check_elem)
+            want = vir_scalar(b["type"])
+            if want is not None and vir_lanes(b["type"]) > 1:
+                want = (want, want.itemsize, b["elem_size"] or want.itemsize)
+            wants.append(want)
+        wants = tuple(wants)
+        return _native.ext().Launcher(self.native(ctx), _array.ndarray, Handle, wants,
+                                      fields, self.packer.size)
 
 
 class Handle:

@@ -124,6 +124,7 @@ class Ufunc:
         self.np = np_ufunc
         self._resolved = {}
         self.last_program = None
+        self._fast = None  # Launcher.ufunc of the last resident out= signature
         self.__doc__ = (f"vp.{name}(*inputs, out=None, context=None, sync=True): numpy.{name} "
                         f"on the GPU. See docs/python-api.md.")
 
@@ -156,6 +157,12 @@ class Ufunc:
         return r
 
     def __call__(self, *args, out=None, context=None, sync=True):
+        fast = self._fast
+        if fast is not None and out is not None and context is None:
+            # resident operands and out= of the last planned signature: in C
+            r = fast(args, out, sync)
+            if r is not NotImplemented:
+                return r
         if len(args) != self.nin:
             raise TypeError(f"vp.{self.name} takes {self.nin} input(s), got {len(args)}")
         if array_path is not None:  # vp.jit tracing, strided views (_jit.py)
@@ -227,7 +234,9 @@ class Ufunc:
         plan = ctx._ufast.get(tuple(sig))
         if plan is None:
             return None
-        kern, push, gx, gy, out_dt, scalars, packer = plan
+        kern, push, gx, gy, out_dt, scalars, packer, fast = plan
+        if fast is not None and out is not None:
+            self._fast = fast
         if scalars:  # push constants that change with every call
             values = dict(push)
             for k, name in scalars:
@@ -470,8 +479,17 @@ def _apply(uf, args, out, context, sync, loop=None):
         sig = (uf.name,) + tuple(a.dtype if type(a) is _array.ndarray else type(a)
                                  for a in args) + (oshape, out is None)
         scalars = [(k, f"s{k}") for k, L in enumerate(layout) if L == "s"]
+        fast = None
+        if out is not None and not scalars and len(binds) <= 64 and (push is None or
+                                                                      len(push) <= 512):
+            # the C path of the next such call (Launcher.ufunc)
+            from . import _native
+            launcher = _native.ext().Launcher(kern, _array.ndarray, Handle, tuple(
+                a.dtype for a in args) + (out_dt,), (), len(push) if push else 0)
+            launcher.as_ufunc(push or b"", gx, gy, tuple(oshape))
+            fast = uf._fast = launcher.ufunc
         ctx._ufast[sig] = (kern, values if scalars else push, gx, gy, out_dt, scalars,
-                           prog.packer)
+                           prog.packer, fast)
     elif resident is None and out is None and loop is None and all(
             L == "c" and type(a) is np.ndarray and a.dtype == lt and lt != _BOOL and
             a.flags.c_contiguous for L, a, lt in zip(layout, args, loop_in)):

@@ -1,0 +1,765 @@
+/* launch.c - Launcher: the common call of a kernel, done whole in C.
+ *
+ * `k(x, y, dispatch=N, a=2.0)` on resident arrays is the hot path of every
+ * kernel loop. In Python it checks the argument count, each array's context
+ * and dtype, the grid, packs the push block with struct and builds a list of
+ * buffers before the dispatch: several microseconds, more than the GPU
+ * round trip on some devices. A Launcher is made once per (kernel, context)
+ * by the Python layer after a call that went the slow way, and from then on
+ *     launcher.call(buffers_tuple, kwargs_dict) -> None | Handle | NotImplemented
+ * does the same work with pointer compares and no allocation:
+ *   - each buffer is a vp.ndarray (type identity) whose `_sdtype` IS the
+ *     dtype the binding wants (for a vector buffer: its component dtype,
+ *     and whole elements) and whose Buffer belongs to the kernel's
+ *     context, or a raw Buffer of that context (at least one ndarray);
+ *   - keywords are dispatch= / groups= (an int or a tuple of 1 to 3 ints,
+ *     none zero), sync= (True or False), context= (None or the kernel's),
+ *     and every push constant, each a value its struct code holds;
+ *   - the push block is filled at the manifest's offsets (the dispatch
+ *     guard stays zero: the runtime fills it).
+ * Anything else - a NumPy argument, a wrong dtype, a missing constant, an
+ * out-of-range value, an odd keyword - returns NotImplemented before any
+ * side effect, and the Python path runs, raising its error that names the
+ * argument. So errors stay exactly what they were, and only the common call
+ * is duplicated here. The dispatch itself is kernel.c's: flush, vrt_dispatch
+ * (the runtime's launch cache resubmits the recorded command buffer) and
+ * its spin-block wait with the GIL released, invalidate.
+ *
+ * A ufunc's launcher (as_ufunc) serves `vp.sin(x, out=y)` on resident
+ * arrays the same way for one signature: operands and out C-contiguous
+ * resident arrays of the planned dtypes (identity) and shape, the push
+ * block and grid fixed by the plan.
+ *
+ * `calls` and `fallbacks` count what happened (tests read them);
+ * `last_fallback` says why the last fallback fell back.
+ */
+#include "ext.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_PUSH_FIELDS = 64, MAX_PUSH_BYTES = 512 };
+
+typedef struct vpy_push_field {
+  PyObject *name; /* interned str */
+  char code;      /* struct code: f d b B h H i I q Q */
+  uint32_t offset;
+} vpy_push_field;
+
+typedef struct vpy_launcher {
+  PyObject_HEAD
+  PyObject *kernel;      /* vpy_kernel */
+  PyObject *array_type;  /* vulpy.ndarray */
+  PyObject *handle_type; /* vulpy._launch.Handle: Handle(ticket) for sync=False */
+  PyObject *wants;       /* tuple: per buffer the storage dtype, or None (slow path) */
+  uint32_t nbuf;
+  uint32_t npush, push_size;
+  vpy_push_field push[MAX_PUSH_FIELDS];
+  /* interned names compared by pointer first */
+  PyObject *s_dispatch, *s_groups, *s_sync, *s_context, *s_ctx, *s_sdtype, *s_buf, *s_size;
+  unsigned long long calls, fallbacks;
+  const char *why; /* the last fallback's reason (a static string) */
+  bool dry_run;    /* checks and push block, no dispatch (benchmarks) */
+  /* ufunc mode (as_ufunc): a fixed push block and grid, one shape */
+  PyObject *ushape; /* tuple, or NULL: not a ufunc launcher */
+  PyObject *s_shape, *s_dtype, *s_offset, *s_estrides;
+  unsigned char upush[MAX_PUSH_BYTES];
+  uint32_t ugrid[2];
+} vpy_launcher;
+
+static PyObject *fall(vpy_launcher *self, const char *why) {
+  self->fallbacks++;
+  self->why = why;
+  Py_RETURN_NOTIMPLEMENTED;
+}
+
+/* Launcher(kernel, array_type, handle_type, wants, fields, push_size)
+ * fields: a sequence of (name, code, offset). */
+static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+  PyObject *kernel, *array_type, *handle_type, *wants, *fields;
+  unsigned int push_size;
+  if (!PyArg_ParseTuple(args, "OOOOOI", &kernel, &array_type, &handle_type, &wants, &fields,
+                        &push_size))
+    return NULL;
+  vpy_state *st = vpy_module_state(PyType_GetModule(type));
+  if (!PyObject_TypeCheck(kernel, st->Kernel) || !PyType_Check(array_type) ||
+      !PyTuple_Check(wants)) {
+    PyErr_SetString(PyExc_TypeError,
+                    "Launcher(kernel, array_type, handle_type, wants: tuple, fields, push_size)");
+    return NULL;
+  }
+  Py_ssize_t nbuf = PyTuple_Size(wants);
+  if (nbuf > VPY_MAX_BINDINGS || push_size > MAX_PUSH_BYTES) {
+    PyErr_SetString(PyExc_ValueError, "Launcher: too many buffers or push bytes");
+    return NULL;
+  }
+  PyObject *seq = PySequence_Fast(fields, "fields must be a sequence of (name, code, offset)");
+  if (!seq)
+    return NULL;
+  Py_ssize_t nf = PySequence_Size(seq);
+  if (nf > MAX_PUSH_FIELDS) {
+    Py_DECREF(seq);
+    PyErr_SetString(PyExc_ValueError, "Launcher: too many push constants");
+    return NULL;
+  }
+  vpy_launcher *self = PyObject_New(vpy_launcher, type);
+  if (!self) {
+    Py_DECREF(seq);
+    return NULL;
+  }
+  self->kernel = Py_NewRef(kernel);
+  self->array_type = Py_NewRef(array_type);
+  self->handle_type = Py_NewRef(handle_type);
+  self->wants = Py_NewRef(wants);
+  self->nbuf = (uint32_t)nbuf;
+  self->npush = 0;
+  self->push_size = push_size;
+  self->calls = self->fallbacks = 0;
+  self->why = "";
+  self->dry_run = false;
+  self->s_dispatch = PyUnicode_InternFromString("dispatch");
+  self->s_groups = PyUnicode_InternFromString("groups");
+  self->s_sync = PyUnicode_InternFromString("sync");
+  self->s_context = PyUnicode_InternFromString("context");
+  self->s_ctx = PyUnicode_InternFromString("_ctx");
+  self->s_sdtype = PyUnicode_InternFromString("_sdtype");
+  self->s_buf = PyUnicode_InternFromString("_buf");
+  self->s_size = PyUnicode_InternFromString("_size");
+  self->ushape = NULL;
+  self->s_shape = PyUnicode_InternFromString("shape");
+  self->s_dtype = PyUnicode_InternFromString("dtype");
+  self->s_offset = PyUnicode_InternFromString("_offset");
+  self->s_estrides = PyUnicode_InternFromString("_estrides");
+  bool ok = self->s_dispatch && self->s_groups && self->s_sync && self->s_context &&
+            self->s_ctx && self->s_sdtype && self->s_buf && self->s_size && self->s_shape &&
+            self->s_dtype && self->s_offset && self->s_estrides;
+  for (Py_ssize_t i = 0; ok && i < nf; i++) {
+    PyObject *name;
+    const char *code;
+    unsigned int offset;
+    PyObject *item = PySequence_GetItem(seq, i);
+    ok = item && PyArg_ParseTuple(item, "UsI", &name, &code, &offset);
+    Py_XDECREF(item);
+    if (ok && (strlen(code) != 1 || !strchr("fdbBhHiIqQ", code[0]) ||
+               offset + 8 > MAX_PUSH_BYTES)) {
+      PyErr_Format(PyExc_ValueError, "Launcher: push field %R: unsupported code or offset",
+                   name);
+      ok = false;
+    }
+    if (ok) {
+      Py_INCREF(name);
+      PyUnicode_InternInPlace(&name);
+      self->push[self->npush++] = (vpy_push_field){name, code[0], offset};
+    }
+  }
+  Py_DECREF(seq);
+  if (!ok) {
+    Py_DECREF(self);
+    return NULL;
+  }
+  return (PyObject *)self;
+}
+
+static void launcher_dealloc(PyObject *obj) {
+  vpy_launcher *self = (vpy_launcher *)obj;
+  PyTypeObject *type = Py_TYPE(obj);
+  for (uint32_t i = 0; i < self->npush; i++)
+    Py_DECREF(self->push[i].name);
+  Py_XDECREF(self->s_dispatch);
+  Py_XDECREF(self->s_groups);
+  Py_XDECREF(self->s_sync);
+  Py_XDECREF(self->s_context);
+  Py_XDECREF(self->s_ctx);
+  Py_XDECREF(self->s_sdtype);
+  Py_XDECREF(self->s_buf);
+  Py_XDECREF(self->s_size);
+  Py_XDECREF(self->ushape);
+  Py_XDECREF(self->s_shape);
+  Py_XDECREF(self->s_dtype);
+  Py_XDECREF(self->s_offset);
+  Py_XDECREF(self->s_estrides);
+  Py_XDECREF(self->wants);
+  Py_XDECREF(self->handle_type);
+  Py_XDECREF(self->array_type);
+  Py_XDECREF(self->kernel);
+  PyObject_Free(obj);
+  Py_DECREF(type);
+}
+
+/* A positive 32-bit int (not a bool); false for anything else. */
+static bool grid_int(PyObject *v, uint32_t *out) {
+  if (!PyLong_Check(v) || PyBool_Check(v))
+    return false;
+  int overflow = 0;
+  long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+  if (overflow || x <= 0 || x > (long long)UINT32_MAX) {
+    PyErr_Clear();
+    return false;
+  }
+  *out = (uint32_t)x;
+  return true;
+}
+
+/* dispatch=N / groups=(x, y, z): n[3], every entry 1..2**32-1. */
+static bool grid_of(PyObject *v, uint32_t n[3]) {
+  n[0] = n[1] = n[2] = 1;
+  if (PyLong_Check(v))
+    return grid_int(v, &n[0]);
+  if (!PyTuple_Check(v))
+    return false;
+  Py_ssize_t len = PyTuple_Size(v);
+  if (len < 1 || len > 3)
+    return false;
+  for (Py_ssize_t i = 0; i < len; i++)
+    if (!grid_int(PyTuple_GetItem(v, i), &n[i]))
+      return false;
+  return true;
+}
+
+/* Writes `v` into the push block as struct would pack it with `code`; false
+ * (no exception set) where struct would fail or the value does not fit, so
+ * the Python path raises its own error. */
+static bool push_value(char code, PyObject *v, unsigned char *dst) {
+  if (code == 'f' || code == 'd') {
+    double x = PyFloat_AsDouble(v);
+    if (x == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    if (code == 'd') {
+      memcpy(dst, &x, 8);
+      return true;
+    }
+    float y = (float)x;
+    if (isinf(y) && !isinf(x))
+      return false; /* struct: "float too large to pack with f format" */
+    memcpy(dst, &y, 4);
+    return true;
+  }
+  if (PyFloat_Check(v))
+    return false; /* struct: "required argument is not an integer" */
+  PyObject *iv = PyLong_Check(v) ? Py_NewRef(v) : PyNumber_Index(v);
+  if (!iv) {
+    PyErr_Clear();
+    return false;
+  }
+  int overflow = 0;
+  long long s = 0;
+  unsigned long long u = 0;
+  bool neg = false, ok = true;
+  s = PyLong_AsLongLongAndOverflow(iv, &overflow);
+  if (overflow > 0) { /* beyond int64: only Q may hold it */
+    u = PyLong_AsUnsignedLongLong(iv);
+    ok = !(u == (unsigned long long)-1 && PyErr_Occurred()) && code == 'Q';
+  } else if (overflow < 0 || (s == -1 && PyErr_Occurred())) {
+    ok = false;
+  } else {
+    neg = s < 0;
+    u = (unsigned long long)s;
+  }
+  PyErr_Clear();
+  Py_DECREF(iv);
+  if (!ok)
+    return false;
+  /* the range of each code, as struct checks it */
+  bool fits;
+  size_t width;
+  switch (code) {
+  case 'b': fits = s >= INT8_MIN && s <= INT8_MAX, width = 1; break;
+  case 'B': fits = !neg && u <= UINT8_MAX, width = 1; break;
+  case 'h': fits = s >= INT16_MIN && s <= INT16_MAX, width = 2; break;
+  case 'H': fits = !neg && u <= UINT16_MAX, width = 2; break;
+  case 'i': fits = s >= INT32_MIN && s <= INT32_MAX, width = 4; break;
+  case 'I': fits = !neg && u <= UINT32_MAX, width = 4; break;
+  case 'q': fits = overflow == 0, width = 8; break;
+  case 'Q': fits = !neg, width = 8; break;
+  default: return false;
+  }
+  if (!fits)
+    return false;
+  /* little-endian: the low `width` bytes of the two's complement value */
+  uint64_t bits = overflow > 0 ? u : (uint64_t)s;
+  for (size_t i = 0; i < width; i++)
+    dst[i] = (unsigned char)(bits >> (8 * i));
+  return true;
+}
+
+/* Which push field `key` names (pointer compare first), or -1. */
+static int field_index(vpy_launcher *self, PyObject *key) {
+  for (uint32_t i = 0; i < self->npush; i++)
+    if (self->push[i].name == key)
+      return (int)i;
+  if (!PyUnicode_Check(key))
+    return -1;
+  for (uint32_t i = 0; i < self->npush; i++)
+    if (PyUnicode_Compare(self->push[i].name, key) == 0)
+      return (int)i;
+  PyErr_Clear();
+  return -1;
+}
+
+static bool is_name(PyObject *key, PyObject *interned) {
+  if (key == interned)
+    return true;
+  int r = PyUnicode_Compare(key, interned);
+  if (r == -1 && PyErr_Occurred())
+    PyErr_Clear();
+  return r == 0;
+}
+
+/* call(buffers: tuple, kwargs: dict) -> None | Handle | NotImplemented;
+ * `dry` (or dry_run) does everything but the dispatch (the benchmark's
+ * measure of the binding's own cost). */
+static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, bool dry) {
+  vpy_launcher *self = (vpy_launcher *)obj;
+  if (nargs != 2 || !PyTuple_Check(a[0]) || !PyDict_Check(a[1])) {
+    PyErr_SetString(PyExc_TypeError, "call(buffers: tuple, kwargs: dict)");
+    return NULL;
+  }
+  vpy_state *st = vpy_state_of(obj);
+  vpy_kernel *kern = (vpy_kernel *)self->kernel;
+  PyObject *buffers = a[0], *kw = a[1];
+
+  /* keywords */
+  PyObject *dispatch = NULL, *groups = NULL;
+  bool sync = true;
+  unsigned char push[MAX_PUSH_BYTES];
+  uint64_t seen = 0;
+  memset(push, 0, self->push_size);
+  Py_ssize_t pos = 0;
+  PyObject *key, *value;
+  while (PyDict_Next(kw, &pos, &key, &value)) {
+    int f = field_index(self, key);
+    if (f >= 0) {
+      if (!push_value(self->push[f].code, value, push + self->push[f].offset))
+        return fall(self, "a push constant's value");
+      seen |= 1ull << f;
+    } else if (is_name(key, self->s_dispatch)) {
+      dispatch = value == Py_None ? NULL : value;
+    } else if (is_name(key, self->s_groups)) {
+      groups = value == Py_None ? NULL : value;
+    } else if (is_name(key, self->s_sync)) {
+      if (value != Py_True && value != Py_False)
+        return fall(self, "sync= not a bool");
+      sync = value == Py_True;
+    } else if (is_name(key, self->s_context)) {
+      if (value != Py_None && value != kern->context)
+        return fall(self, "context= given");
+    } else {
+      return fall(self, "an unknown keyword");
+    }
+  }
+  if (self->npush && seen != (self->npush == 64 ? ~0ull : (1ull << self->npush) - 1))
+    return fall(self, "a push constant missing");
+  if ((dispatch != NULL) == (groups != NULL))
+    return fall(self, "dispatch= and groups= (both or neither)");
+  vpy_dispatch_args da;
+  if (!grid_of(dispatch ? dispatch : groups, da.grid.n))
+    return fall(self, "the grid");
+  da.grid.groups = groups != NULL;
+
+  /* buffers */
+  Py_ssize_t n = PyTuple_Size(buffers);
+  if ((uint32_t)n != self->nbuf)
+    return fall(self, "the buffer count");
+  PyObject *held[VPY_MAX_BINDINGS];
+  Py_ssize_t nheld = 0;
+  bool arrays = false;
+  const char *why = NULL;
+  for (Py_ssize_t i = 0; i < n && !why; i++) {
+    PyObject *item = PyTuple_GetItem(buffers, i), *buf;
+    if ((PyObject *)Py_TYPE(item) == self->array_type) {
+      PyObject *want = PyTuple_GetItem(self->wants, i);
+      /* a vector buffer: (scalar dtype, itemsize, elem_size): the array's
+       * bytes must be whole elements */
+      PyObject *vec = want && PyTuple_Check(want) ? want : NULL;
+      if (vec)
+        want = PyTuple_GetItem(vec, 0);
+      PyObject *sd = PyObject_GetAttr(item, self->s_sdtype);
+      Py_XDECREF(sd); /* the array holds it: only its identity matters */
+      if (!sd || want == Py_None || sd != want) {
+        why = "an array's dtype";
+        break;
+      }
+      if (vec) {
+        PyObject *size = PyObject_GetAttr(item, self->s_size);
+        long long count = size ? PyLong_AsLongLong(size) : -1;
+        long long isz = PyLong_AsLongLong(PyTuple_GetItem(vec, 1));
+        long long esz = PyLong_AsLongLong(PyTuple_GetItem(vec, 2));
+        Py_XDECREF(size);
+        if (count < 0 || isz <= 0 || esz <= 0 || (count * isz) % esz) {
+          why = "a vector buffer's size";
+          break;
+        }
+      }
+      buf = PyObject_GetAttr(item, self->s_buf);
+      arrays = true;
+    } else if (Py_TYPE(item) == st->Buffer) {
+      buf = Py_NewRef(item);
+    } else {
+      why = "an argument that is not a resident array";
+      break;
+    }
+    if (!buf || Py_TYPE(buf) != st->Buffer || ((vpy_buffer *)buf)->context != kern->context) {
+      Py_XDECREF(buf);
+      why = "a buffer of another context";
+      break;
+    }
+    held[nheld++] = buf;
+    da.objs[i] = (vpy_buffer *)buf;
+    da.bufs[i] = ((vpy_buffer *)buf)->buf;
+  }
+  if (!why && !arrays)
+    why = "no resident array (the context is the default one)";
+  if (why) {
+    PyErr_Clear();
+    for (Py_ssize_t i = 0; i < nheld; i++)
+      Py_DECREF(held[i]);
+    return fall(self, why);
+  }
+  da.args.buffers = da.bufs;
+  da.args.nbuffers = (uint32_t)n;
+  da.args.push = self->push_size ? push : NULL;
+  da.args.push_size = self->push_size;
+  da.seq = NULL;
+
+  if (dry || self->dry_run) {
+    for (Py_ssize_t i = 0; i < nheld; i++)
+      Py_DECREF(held[i]);
+    Py_RETURN_NONE;
+  }
+
+  /* dispatch, as kernel.c's */
+  self->calls++;
+  vrt_context *ctx = ((vpy_context *)kern->context)->ctx;
+  vp_diags d = {0};
+  vrt_ticket t = 0;
+  bool ok;
+  Py_BEGIN_ALLOW_THREADS
+  ok = vpy_flush_all(&da, &d);
+  if (ok && sync)
+    ok = vrt_dispatch(kern->k, &da.args, da.grid, &d) && vpy_invalidate_all(&da, &d);
+  else if (ok)
+    ok = vrt_dispatch_async(kern->k, &da.args, da.grid, &t, &d);
+  Py_END_ALLOW_THREADS
+  PyObject *result = NULL;
+  if (!ok) {
+    vpy_raise(st, &d, NULL, ctx, NULL);
+  } else if (sync) {
+    vp_diags_free(&d);
+    result = Py_NewRef(Py_None);
+  } else {
+    vp_diags_free(&d);
+    PyObject *tuple = PyTuple_New(n);
+    for (Py_ssize_t i = 0; tuple && i < n; i++)
+      PyTuple_SetItem(tuple, i, Py_NewRef(held[i]));
+    PyObject *tk = tuple ? vpy_ticket_new(st, kern->context, t, tuple) : NULL;
+    Py_XDECREF(tuple);
+    if (tk)
+      result = PyObject_CallFunctionObjArgs(self->handle_type, tk, NULL);
+    Py_XDECREF(tk);
+  }
+  for (Py_ssize_t i = 0; i < nheld; i++)
+    Py_DECREF(held[i]);
+  return result;
+}
+
+static PyObject *launcher_call(PyObject *obj, PyObject *const *a, Py_ssize_t nargs) {
+  return launch(obj, a, nargs, false);
+}
+
+/* as_ufunc(push: bytes, gx, gy, shape): makes this a ufunc's launcher for
+ * one signature (operand dtypes are `wants`, the output's last). */
+static PyObject *launcher_as_ufunc(PyObject *obj, PyObject *args) {
+  vpy_launcher *self = (vpy_launcher *)obj;
+  const char *push;
+  Py_ssize_t len;
+  unsigned int gx, gy;
+  PyObject *shape;
+  if (!PyArg_ParseTuple(args, "y#IIO!", &push, &len, &gx, &gy, &PyTuple_Type, &shape))
+    return NULL;
+  if ((uint32_t)len != self->push_size || self->npush) {
+    PyErr_SetString(PyExc_ValueError, "as_ufunc: the push block must fill push_size, "
+                                      "with no named fields");
+    return NULL;
+  }
+  memcpy(self->upush, push, (size_t)len);
+  self->ugrid[0] = gx;
+  self->ugrid[1] = gy;
+  PyObject *old = self->ushape;
+  self->ushape = Py_NewRef(shape);
+  Py_XDECREF(old);
+  Py_RETURN_NONE;
+}
+
+/* The Buffer of operand `item` when it is a C-contiguous resident array of
+ * dtype `want` (identity), shape `shape` and the kernel's context: a new
+ * reference, or NULL (no exception) when the Python path must look. */
+static PyObject *ufunc_operand(vpy_launcher *self, vpy_state *st, PyObject *item,
+                               PyObject *want) {
+  if ((PyObject *)Py_TYPE(item) != self->array_type)
+    return NULL;
+  PyObject *v = PyObject_GetAttr(item, self->s_dtype);
+  Py_XDECREF(v);
+  if (v != want)
+    return NULL;
+  v = PyObject_GetAttr(item, self->s_estrides);
+  Py_XDECREF(v);
+  if (v != Py_None)
+    return NULL;
+  v = PyObject_GetAttr(item, self->s_offset);
+  long off = v ? PyLong_AsLong(v) : -1;
+  Py_XDECREF(v);
+  if (off != 0)
+    return NULL;
+  v = PyObject_GetAttr(item, self->s_shape);
+  int same = v == self->ushape ? 1 : v ? PyObject_RichCompareBool(v, self->ushape, Py_EQ) : -1;
+  Py_XDECREF(v);
+  if (same != 1)
+    return NULL;
+  PyObject *buf = PyObject_GetAttr(item, self->s_buf);
+  if (!buf || Py_TYPE(buf) != st->Buffer ||
+      ((vpy_buffer *)buf)->context != ((vpy_kernel *)self->kernel)->context) {
+    Py_XDECREF(buf);
+    return NULL;
+  }
+  return buf;
+}
+
+/* ufunc(inputs: tuple, out, sync) -> out | Handle | NotImplemented */
+static PyObject *launcher_ufunc(PyObject *obj, PyObject *const *a, Py_ssize_t nargs) {
+  vpy_launcher *self = (vpy_launcher *)obj;
+  if (nargs != 3 || !PyTuple_Check(a[0]) || !self->ushape) {
+    PyErr_SetString(PyExc_TypeError, "ufunc(inputs: tuple, out, sync) on a ufunc launcher");
+    return NULL;
+  }
+  vpy_state *st = vpy_state_of(obj);
+  vpy_kernel *kern = (vpy_kernel *)self->kernel;
+  PyObject *inputs = a[0], *out = a[1];
+  if (a[2] != Py_True && a[2] != Py_False)
+    return fall(self, "sync= not a bool");
+  bool sync = a[2] == Py_True;
+  Py_ssize_t n = PyTuple_Size(inputs);
+  if ((uint32_t)n + 1 != self->nbuf)
+    return fall(self, "the operand count");
+  vpy_dispatch_args da;
+  PyObject *held[VPY_MAX_BINDINGS];
+  Py_ssize_t nheld = 0;
+  for (Py_ssize_t i = 0; i <= n; i++) {
+    PyObject *item = i < n ? PyTuple_GetItem(inputs, i) : out;
+    PyObject *buf = ufunc_operand(self, st, item, PyTuple_GetItem(self->wants, i));
+    if (!buf) {
+      PyErr_Clear();
+      for (Py_ssize_t j = 0; j < nheld; j++)
+        Py_DECREF(held[j]);
+      return fall(self, "an operand that is not this signature's");
+    }
+    held[nheld++] = buf;
+    da.objs[i] = (vpy_buffer *)buf;
+    da.bufs[i] = ((vpy_buffer *)buf)->buf;
+  }
+  da.args.buffers = da.bufs;
+  da.args.nbuffers = (uint32_t)n + 1;
+  da.args.push = self->push_size ? self->upush : NULL;
+  da.args.push_size = self->push_size;
+  da.grid.n[0] = self->ugrid[0];
+  da.grid.n[1] = self->ugrid[1];
+  da.grid.n[2] = 1;
+  da.grid.groups = true;
+  da.seq = NULL;
+  self->calls++;
+  vrt_context *ctx = ((vpy_context *)kern->context)->ctx;
+  vp_diags d = {0};
+  vrt_ticket t = 0;
+  bool ok;
+  Py_BEGIN_ALLOW_THREADS
+  ok = vpy_flush_all(&da, &d);
+  if (ok && sync)
+    ok = vrt_dispatch(kern->k, &da.args, da.grid, &d) && vpy_invalidate_all(&da, &d);
+  else if (ok)
+    ok = vrt_dispatch_async(kern->k, &da.args, da.grid, &t, &d);
+  Py_END_ALLOW_THREADS
+  PyObject *result = NULL;
+  if (!ok) {
+    vpy_raise(st, &d, NULL, ctx, NULL);
+  } else if (sync) {
+    vp_diags_free(&d);
+    result = Py_NewRef(out);
+  } else {
+    vp_diags_free(&d);
+    PyObject *tuple = PyTuple_New(nheld);
+    for (Py_ssize_t i = 0; tuple && i < nheld; i++)
+      PyTuple_SetItem(tuple, i, Py_NewRef(held[i]));
+    PyObject *tk = tuple ? vpy_ticket_new(st, kern->context, t, tuple) : NULL;
+    Py_XDECREF(tuple);
+    if (tk)
+      result = PyObject_CallFunctionObjArgs(self->handle_type, tk, Py_None, out, NULL);
+    Py_XDECREF(tk);
+  }
+  for (Py_ssize_t i = 0; i < nheld; i++)
+    Py_DECREF(held[i]);
+  return result;
+}
+
+static PyObject *launcher_get_dry(PyObject *obj, void *c) {
+  return PyBool_FromLong(((vpy_launcher *)obj)->dry_run);
+}
+
+static int launcher_set_dry(PyObject *obj, PyObject *value, void *c) {
+  int v = value ? PyObject_IsTrue(value) : 0;
+  if (v < 0)
+    return -1;
+  ((vpy_launcher *)obj)->dry_run = v != 0;
+  return 0;
+}
+
+static PyObject *launcher_get_calls(PyObject *obj, void *c) {
+  return PyLong_FromUnsignedLongLong(((vpy_launcher *)obj)->calls);
+}
+
+static PyObject *launcher_get_fallbacks(PyObject *obj, void *c) {
+  return PyLong_FromUnsignedLongLong(((vpy_launcher *)obj)->fallbacks);
+}
+
+static PyObject *launcher_get_why(PyObject *obj, void *c) {
+  return PyUnicode_FromString(((vpy_launcher *)obj)->why);
+}
+
+static PyObject *launcher_get_kernel(PyObject *obj, void *c) {
+  return Py_NewRef(((vpy_launcher *)obj)->kernel);
+}
+
+static PyMethodDef launcher_methods[] = {
+    {"call", (PyCFunction)(void (*)(void))launcher_call, METH_FASTCALL,
+     "call(buffers: tuple, kwargs: dict) -> None, a Handle, or NotImplemented (take the "
+     "Python path)"},
+    {"as_ufunc", launcher_as_ufunc, METH_VARARGS,
+     "as_ufunc(push: bytes, gx, gy, shape): a ufunc's launcher for one signature"},
+    {"ufunc", (PyCFunction)(void (*)(void))launcher_ufunc, METH_FASTCALL,
+     "ufunc(inputs: tuple, out, sync) -> out, a Handle, or NotImplemented"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef launcher_getset[] = {
+    {"calls", launcher_get_calls, NULL, "calls dispatched here", NULL},
+    {"fallbacks", launcher_get_fallbacks, NULL, "calls sent back to the Python path", NULL},
+    {"last_fallback", launcher_get_why, NULL, "why the last fallback fell back", NULL},
+    {"kernel", launcher_get_kernel, NULL, "the Kernel it dispatches", NULL},
+    {"dry_run", launcher_get_dry, launcher_set_dry,
+     "True: calls check and pack everything but dispatch nothing (for measuring the "
+     "binding's own cost)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot launcher_slots[] = {
+    {Py_tp_new, launcher_new},
+    {Py_tp_dealloc, launcher_dealloc},
+    {Py_tp_methods, launcher_methods},
+    {Py_tp_getset, launcher_getset},
+    {Py_tp_doc, "Launcher(kernel, array_type, handle_type, wants, fields, push_size): a "
+                "kernel's common call in C"},
+    {0, NULL},
+};
+
+PyType_Spec vpy_launcher_spec = {
+    .name = "vulpy._vulpy.Launcher",
+    .basicsize = sizeof(vpy_launcher),
+    .flags = Py_TPFLAGS_DEFAULT,
+    .slots = launcher_slots,
+};
+
+/* -------------------------------------------------------- KernelCall */
+
+/* The base class of vp.kernel objects (PyKernel, GLSLKernel subclass it in
+ * Python): its tp_call hands (args, kwargs) straight to the Launcher in
+ * `_fast`, so the common call runs no Python frame at all; when the
+ * launcher declines (or there is none yet) it calls self._call(args,
+ * **kwargs), the Python path. The one base type subclassed in Python, so it
+ * never looks for the module through Py_TYPE(self): the Launcher carries it. */
+typedef struct vpy_kernel_call {
+  PyObject_HEAD
+  PyObject *fast; /* a Launcher, None (not made yet) or False (never) */
+} vpy_kernel_call;
+
+static void kcall_dealloc(PyObject *obj) {
+  vpy_kernel_call *self = (vpy_kernel_call *)obj;
+  PyTypeObject *type = Py_TYPE(obj);
+  Py_CLEAR(self->fast);
+  freefunc f = (freefunc)PyType_GetSlot(type, Py_tp_free);
+  f(obj);
+  Py_DECREF(type);
+}
+
+static bool is_launcher(PyObject *v) {
+  PyObject *mod = PyType_GetModule(Py_TYPE(v));
+  if (!mod) {
+    PyErr_Clear();
+    return false;
+  }
+  vpy_state *st = vpy_module_state(mod);
+  return st && Py_TYPE(v) == st->Launcher;
+}
+
+static PyObject *kcall_call(PyObject *obj, PyObject *args, PyObject *kwargs) {
+  vpy_kernel_call *self = (vpy_kernel_call *)obj;
+  PyObject *fast = self->fast;
+  if (fast && fast != Py_None && fast != Py_False && kwargs) {
+    Py_INCREF(fast); /* a call may replace it */
+    PyObject *a[2] = {args, kwargs};
+    PyObject *r = launch(fast, a, 2, false);
+    Py_DECREF(fast);
+    if (r != Py_NotImplemented)
+      return r;
+    Py_DECREF(r);
+  }
+  PyObject *meth = PyObject_GetAttrString(obj, "_call");
+  if (!meth)
+    return NULL;
+  PyObject *pargs = PyTuple_Pack(1, args);
+  PyObject *r = pargs ? PyObject_Call(meth, pargs, kwargs) : NULL;
+  Py_XDECREF(pargs);
+  Py_DECREF(meth);
+  return r;
+}
+
+static PyObject *kcall_get_fast(PyObject *obj, void *c) {
+  PyObject *f = ((vpy_kernel_call *)obj)->fast;
+  return Py_NewRef(f ? f : Py_None);
+}
+
+static int kcall_set_fast(PyObject *obj, PyObject *value, void *c) {
+  vpy_kernel_call *self = (vpy_kernel_call *)obj;
+  if (value && value != Py_None && value != Py_False && !is_launcher(value)) {
+    PyErr_SetString(PyExc_TypeError, "_fast must be a Launcher, None or False");
+    return -1;
+  }
+  PyObject *old = self->fast;
+  self->fast = value ? Py_NewRef(value) : NULL;
+  Py_XDECREF(old);
+  return 0;
+}
+
+static PyGetSetDef kcall_getset[] = {
+    {"_fast", kcall_get_fast, kcall_set_fast,
+     "the Launcher of the common call (None: not made yet; False: never)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot kcall_slots[] = {
+    {Py_tp_new, PyType_GenericNew},
+    {Py_tp_dealloc, kcall_dealloc},
+    {Py_tp_call, kcall_call},
+    {Py_tp_getset, kcall_getset},
+    {Py_tp_doc, "The base of vp.kernel objects: calls go to the Launcher in _fast, else to "
+                "self._call(args, **kwargs)"},
+    {0, NULL},
+};
+
+PyType_Spec vpy_kernel_call_spec = {
+    .name = "vulpy._vulpy.KernelCall",
+    .basicsize = sizeof(vpy_kernel_call),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .slots = kcall_slots,
+};
