@@ -26,6 +26,11 @@
 #if defined(VULPY_HAVE_TARGET) || defined(VULPY_HAVE_SPIRV) || defined(VULPY_HAVE_CROSS) || \
     defined(VULPY_HAVE_CFAMILY)
 #include "vulpy/target.h"
+
+/* The compiler names the fma specialization constant and the runtime sets
+ * it: both must mean the same SpecId. */
+_Static_assert(VTG_FMA_SPEC_ID == VRT_FMA_SPEC_ID,
+               "target.h and runtime.h disagree on VP_FMA_FUSED's SpecId");
 #endif
 
 #if !defined(VULPY_HAVE_TARGET) && defined(VULPY_HAVE_CFAMILY)
