@@ -671,13 +671,15 @@ static bool fast_op(parser *p, vir_region *r) {
     return false;
   if (!has_loc) {
     /* The general parser looks past the line end for the `: TYPE` and the
-     * `loc(...)` it has not seen yet; where the next token is one of
-     * them, it reads the line (usually to report it). */
+     * `loc(...)` it has not seen yet, and a `,` there continues an
+     * operand list (`return %a` then `, %b` on the next line); where the
+     * next token is one of them, it reads the line (usually to report it). */
     vir_lexer peek = p->lx;
     vir_token next;
     peek.p = q;
     vir_lex_next(&peek, &next);
-    if (next.kind == TK_LOC || next.kind == TK_COLON || (next.kind == TK_IDENT && next.kw == KW_LOC))
+    if (next.kind == TK_LOC || next.kind == TK_COLON || next.kind == TK_COMMA ||
+        (next.kind == TK_IDENT && next.kw == KW_LOC))
       return false;
   }
   vir_op *op = vir_new_op(p->m, p->f, code, type, n, ops);
