@@ -312,6 +312,42 @@ static bool is_name(PyObject *key, PyObject *interned) {
 /* call(buffers: tuple, kwargs: dict) -> None | Handle | NotImplemented;
  * `dry` (or dry_run) does everything but the dispatch (the benchmark's
  * measure of the binding's own cost). */
+/* Runs a filled-in dispatch the way kernel.c's dispatch does: flush,
+ * dispatch (sync: wait and invalidate), then the call's result. `out` is
+ * the ufunc's result array (NULL for a kernel call): a sync call returns it
+ * (else None), an async one hands it to the handle type after the ticket.
+ * The ticket keeps keep[0..nkeep) alive. */
+static PyObject *run_dispatch(vpy_launcher *self, vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *da,
+                              bool sync, PyObject **keep, Py_ssize_t nkeep, PyObject *out) {
+  self->calls++;
+  vrt_context *ctx = ((vpy_context *)kern->context)->ctx;
+  vp_diags d = {0};
+  vrt_ticket t = 0;
+  bool ok;
+  Py_BEGIN_ALLOW_THREADS
+  ok = vpy_flush_all(da, &d);
+  if (ok && sync)
+    ok = vrt_dispatch(kern->k, &da->args, da->grid, &d) && vpy_invalidate_all(da, &d);
+  else if (ok)
+    ok = vrt_dispatch_async(kern->k, &da->args, da->grid, &t, &d);
+  Py_END_ALLOW_THREADS
+  if (!ok)
+    return vpy_raise(st, &d, NULL, ctx, NULL);
+  vp_diags_free(&d);
+  if (sync)
+    return Py_NewRef(out ? out : Py_None);
+  PyObject *tuple = PyTuple_New(nkeep), *result = NULL;
+  for (Py_ssize_t i = 0; tuple && i < nkeep; i++)
+    PyTuple_SetItem(tuple, i, Py_NewRef(keep[i]));
+  PyObject *tk = tuple ? vpy_ticket_new(st, kern->context, t, tuple) : NULL;
+  Py_XDECREF(tuple);
+  if (tk)
+    result = out ? PyObject_CallFunctionObjArgs(self->handle_type, tk, Py_None, out, NULL)
+                 : PyObject_CallFunctionObjArgs(self->handle_type, tk, NULL);
+  Py_XDECREF(tk);
+  return result;
+}
+
 static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, bool dry) {
   vpy_launcher *self = (vpy_launcher *)obj;
   if (nargs != 2 || !PyTuple_Check(a[0]) || !PyDict_Check(a[1])) {
@@ -431,36 +467,7 @@ static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, boo
     Py_RETURN_NONE;
   }
 
-  /* dispatch, as kernel.c's */
-  self->calls++;
-  vrt_context *ctx = ((vpy_context *)kern->context)->ctx;
-  vp_diags d = {0};
-  vrt_ticket t = 0;
-  bool ok;
-  Py_BEGIN_ALLOW_THREADS
-  ok = vpy_flush_all(&da, &d);
-  if (ok && sync)
-    ok = vrt_dispatch(kern->k, &da.args, da.grid, &d) && vpy_invalidate_all(&da, &d);
-  else if (ok)
-    ok = vrt_dispatch_async(kern->k, &da.args, da.grid, &t, &d);
-  Py_END_ALLOW_THREADS
-  PyObject *result = NULL;
-  if (!ok) {
-    vpy_raise(st, &d, NULL, ctx, NULL);
-  } else if (sync) {
-    vp_diags_free(&d);
-    result = Py_NewRef(Py_None);
-  } else {
-    vp_diags_free(&d);
-    PyObject *tuple = PyTuple_New(n);
-    for (Py_ssize_t i = 0; tuple && i < n; i++)
-      PyTuple_SetItem(tuple, i, Py_NewRef(held[i]));
-    PyObject *tk = tuple ? vpy_ticket_new(st, kern->context, t, tuple) : NULL;
-    Py_XDECREF(tuple);
-    if (tk)
-      result = PyObject_CallFunctionObjArgs(self->handle_type, tk, NULL);
-    Py_XDECREF(tk);
-  }
+  PyObject *result = run_dispatch(self, st, kern, &da, sync, held, n, NULL);
   for (Py_ssize_t i = 0; i < nheld; i++)
     Py_DECREF(held[i]);
   return result;
@@ -569,35 +576,7 @@ static PyObject *launcher_ufunc(PyObject *obj, PyObject *const *a, Py_ssize_t na
   da.grid.n[2] = 1;
   da.grid.groups = true;
   da.seq = NULL;
-  self->calls++;
-  vrt_context *ctx = ((vpy_context *)kern->context)->ctx;
-  vp_diags d = {0};
-  vrt_ticket t = 0;
-  bool ok;
-  Py_BEGIN_ALLOW_THREADS
-  ok = vpy_flush_all(&da, &d);
-  if (ok && sync)
-    ok = vrt_dispatch(kern->k, &da.args, da.grid, &d) && vpy_invalidate_all(&da, &d);
-  else if (ok)
-    ok = vrt_dispatch_async(kern->k, &da.args, da.grid, &t, &d);
-  Py_END_ALLOW_THREADS
-  PyObject *result = NULL;
-  if (!ok) {
-    vpy_raise(st, &d, NULL, ctx, NULL);
-  } else if (sync) {
-    vp_diags_free(&d);
-    result = Py_NewRef(out);
-  } else {
-    vp_diags_free(&d);
-    PyObject *tuple = PyTuple_New(nheld);
-    for (Py_ssize_t i = 0; tuple && i < nheld; i++)
-      PyTuple_SetItem(tuple, i, Py_NewRef(held[i]));
-    PyObject *tk = tuple ? vpy_ticket_new(st, kern->context, t, tuple) : NULL;
-    Py_XDECREF(tuple);
-    if (tk)
-      result = PyObject_CallFunctionObjArgs(self->handle_type, tk, Py_None, out, NULL);
-    Py_XDECREF(tk);
-  }
+  PyObject *result = run_dispatch(self, st, kern, &da, sync, held, nheld, out);
   for (Py_ssize_t i = 0; i < nheld; i++)
     Py_DECREF(held[i]);
   return result;
