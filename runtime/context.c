@@ -214,6 +214,12 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     ctx->info.fma_fused = true;
   else if (fma && strcmp(fma, "unfused") == 0)
     ctx->info.fma_fused = false;
+  /* VULPY_DENORM=preserve|default|auto: whether precise-math kernels get
+   * DenormPreserve (auto: wherever the device can keep subnormals). */
+  if (!vrt__denorm_choose(&ctx->info, getenv("VULPY_DENORM"), d)) {
+    vrt_context_destroy(ctx);
+    return NULL;
+  }
   ctx->no_device_mapping = opt->no_device_mapping;
   /* Spinning pays on a GPU; on a CPU device the spinning thread takes a core
    * from the threads doing the work, so there the wait blocks at once. */

@@ -303,11 +303,19 @@ bool vrt__spirv_reflect(const uint32_t *words, size_t nwords, const char *entry,
 /* SPIRV-Tools validation for the device's Vulkan version. */
 bool vrt__spirv_validate(vrt_context *ctx, const uint32_t *words, size_t nwords, vp_diags *d);
 
+/* What VULPY_DENORM=auto keeps on a device (denorm.c): the VRT_DENORM_*
+ * mask for its support bits and denormBehaviorIndependence. */
+uint32_t vrt__denorm_auto(uint32_t support, uint32_t independence);
+/* Applies VULPY_DENORM (`env`: NULL, "auto", "default" or "preserve") to a
+ * context's info.denorm_preserve; false with an error for "preserve" on a
+ * device that cannot keep float32 subnormals, or an unknown value. */
+bool vrt__denorm_choose(vrt_device_info *info, const char *env, vp_diags *d);
+
 /* Finds or makes the pipeline (lock held). */
 vrt_pipeline *vrt__pipeline_get(vrt_context *ctx, const uint32_t *words, size_t nwords,
                                 const vpm_manifest *m, const uint32_t local[3],
                                 const int32_t spec_id[3], uint32_t push_size, bool trusted,
-                                vp_diags *d);
+                                uint32_t denorm, vp_diags *d);
 void vrt__pipeline_destroy_all(vrt_context *ctx);
 
 /* Checks a dispatch's arguments and computes group counts and the push block

@@ -112,7 +112,46 @@ typedef struct vrt_device_info {
    * the value its pipelines get: VULPY_FMA=fused|unfused|auto overrides the
    * detection (docs/runtime.md). */
   bool fma_fused;
+  /* Float controls (Vulkan 1.2): the widths whose subnormals a shader can
+   * keep with the SPIR-V execution mode DenormPreserve
+   * (shaderDenormPreserveFloat16/32/64, as VRT_DENORM_F* bits), and
+   * denormBehaviorIndependence (a VkShaderFloatControlsIndependence). */
+  uint32_t denorm_support, denorm_independence;
+  /* The widths whose subnormals VulPy's precise-math kernels keep
+   * (vrt_kernel_options.preserve_denorms), VRT_DENORM_* bits. In a device's
+   * description, what VULPY_DENORM=auto chooses: float32 and each other
+   * supported width, as the independence rules allow, or 0 where float32
+   * cannot be kept (lavapipe: it keeps subnormals without being asked). In
+   * a context's info, the choice after VULPY_DENORM=preserve|default|auto
+   * (docs/runtime.md). */
+  uint32_t denorm_preserve;
 } vrt_device_info;
+
+/* Width bits of the denormal masks above. */
+enum {
+  VRT_DENORM_F16 = 1,
+  VRT_DENORM_F32 = 2,
+  VRT_DENORM_F64 = 4,
+  /* The device wants one denormal mode for float16 and float64 (or for all
+   * three widths): every width of the mask is set, whether the module uses
+   * it or not. */
+  VRT_DENORM_TIED = 8,
+};
+
+/* Adds `OpExecutionMode %entry DenormPreserve <width>` to every entry point
+ * of a SPIR-V module, for the widths of `widths` (VRT_DENORM_* bits): 32,
+ * and 16 / 64 where the module declares the Float16 / Float64 capability
+ * (with VRT_DENORM_TIED, always), along with `OpCapability DenormPreserve`
+ * and, below SPIR-V 1.4, `OpExtension "SPV_KHR_float_controls"` where the
+ * module lacks them. A width that already has a denormal mode
+ * (DenormPreserve or DenormFlushToZero) keeps it; under VRT_DENORM_TIED an
+ * entry point with any denormal mode is left alone. Returns the widths
+ * given the mode (VRT_DENORM_F* bits, in any entry point): when > 0, *out is
+ * the patched module (malloc'ed, *nout words; free() it), else *out is NULL
+ * and the module stays as it is; -1 with an error for words that are not a
+ * well-formed module. */
+int vrt_spirv_preserve_denorms(const uint32_t *words, size_t nwords, uint32_t widths,
+                               uint32_t **out, size_t *nout, vp_diags *d);
 
 /* The SpecId of the bool specialization constant VP_FMA_FUSED that the
  * precise math helpers branch on (lib/Target/CFamily/mathlib_src.c; the
@@ -324,6 +363,11 @@ typedef struct vrt_kernel_options {
   /* Skip SPIRV-Tools validation (for SPIR-V the VulPy compiler has just
    * validated). The entry point, bindings and push size are still checked. */
   bool trusted;
+  /* Keep subnormals: the module gets DenormPreserve for the widths of the
+   * context's info.denorm_preserve (vrt_spirv_preserve_denorms). VulPy sets
+   * it for the kernels it compiled with precise math; SPIR-V without it runs
+   * as written, with the device's own subnormal handling. */
+  bool preserve_denorms;
 } vrt_kernel_options;
 
 /* Creates a kernel from SPIR-V words and its manifest (copied), after
@@ -342,6 +386,7 @@ typedef struct vrt_kernel_stats {
   bool disk_written;  /* the cache file was (re)written */
   int driver_hit;     /* 1/0: the driver reports a pipeline cache hit; -1: unknown */
   bool push_descriptors; /* bound with VK_KHR_push_descriptor */
+  uint32_t denorm_preserve; /* the widths (VRT_DENORM_F*) given DenormPreserve */
   char cache_path[512];  /* the cache file, or "" */
   /* Where the creation's time went, in ms (0 for an in-memory hit):
    * reflection and checks, SPIRV-Tools validation (0 when trusted), layouts

@@ -443,7 +443,7 @@ static int run(const options *o) {
   vrt_kernel *k = NULL;
   if (ok) {
     ctx = vrt_context_create(&(vrt_context_options){.device = o->device, .validation = -1}, &d);
-    vrt_kernel_options kopt = {{local[0], local[1], local[2]}, false};
+    vrt_kernel_options kopt = {{local[0], local[1], local[2]}, false, false};
     k = ctx ? vrt_kernel_create(ctx, spv, spv_len, m, &kopt, &d) : NULL;
     ok = k != NULL;
   }

@@ -129,6 +129,19 @@ class Context:
         return self.info["fma_fused"]
 
     @property
+    def denorm_preserve(self):
+        """The float widths, as a tuple such as (16, 32, 64), whose
+        subnormals this context's precise-math kernels keep: the runtime adds
+        the SPIR-V execution mode DenormPreserve to them where the device
+        allows it (shaderDenormPreserveFloat32 ...; NVIDIA flushes float32
+        subnormals otherwise). () leaves subnormals to the device: lavapipe
+        keeps them anyway; VULPY_DENORM=default asks for it; VULPY_DENORM=
+        preserve makes a device that cannot keep them an error.
+        fast_math kernels and raw GLSL/SPIR-V always run as written.
+        docs/math.md, docs/runtime.md."""
+        return tuple(self.info["denorm_preserve"])
+
+    @property
     def lost(self):
         """True once the device was lost; every later call raises DeviceLostError."""
         return self._native.lost
