@@ -216,7 +216,9 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     ctx->info.fma_fused = false;
   /* VULPY_DENORM=preserve|default|auto: whether precise-math kernels get
    * DenormPreserve (auto: wherever the device can keep subnormals). */
-  if (!vrt__denorm_choose(&ctx->info, getenv("VULPY_DENORM"), d)) {
+  if (opt->force_denorm) {
+    ctx->info.denorm_preserve = opt->force_denorm;
+  } else if (!vrt__denorm_choose(&ctx->info, getenv("VULPY_DENORM"), d)) {
     vrt_context_destroy(ctx);
     return NULL;
   }

@@ -226,6 +226,12 @@ typedef struct vrt_context_options {
    * (UMA): uploads and downloads then take the staging ring, and zeroing
    * the fill path, as on a discrete GPU (tests use it on lavapipe). */
   bool no_device_mapping;
+  /* Testing: the DenormPreserve widths (VRT_DENORM_* bits) that
+   * precise-math kernels get, whatever the device reports and VULPY_DENORM
+   * says; 0: the normal choice. Tests use it to run the patched path on
+   * lavapipe, with validation off (the layer rightly objects to a mode the
+   * device does not report). */
+  uint32_t force_denorm;
 } vrt_context_options;
 
 /* Creates a context; NULL `opt` means all defaults. */

@@ -38,15 +38,17 @@ static int wait_mode_lookup(const char *name) {
 }
 
 /* Context(device=None, validation=-1, cache_dir=None, spin_us=0,
- *         no_push_descriptors=False, wait=None, copy_threads=0) */
+ *         no_push_descriptors=False, wait=None, copy_threads=0, force_denorm=0)
+ * force_denorm: VRT_DENORM_* bits, a testing hook (runtime.h). */
 static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"device",  "validation", "cache_dir",    "spin_us",
-                           "no_push_descriptors", "wait", "copy_threads", NULL};
+                           "no_push_descriptors", "wait", "copy_threads", "force_denorm", NULL};
   const char *device = NULL, *cache_dir = NULL, *wait = NULL;
   int validation = -1, no_push = 0;
-  unsigned int spin_us = 0, copy_threads = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zizIpzI", kwlist, &device, &validation,
-                                   &cache_dir, &spin_us, &no_push, &wait, &copy_threads))
+  unsigned int spin_us = 0, copy_threads = 0, force_denorm = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zizIpzII", kwlist, &device, &validation,
+                                   &cache_dir, &spin_us, &no_push, &wait, &copy_threads,
+                                   &force_denorm))
     return NULL;
   int mode = wait_mode_lookup(wait);
   if (mode < 0)
@@ -60,6 +62,7 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   opt.no_push_descriptors = no_push;
   opt.wait = (vrt_wait_mode)mode;
   opt.copy_threads = copy_threads;
+  opt.force_denorm = force_denorm;
   vp_diags d = {0};
   vrt_context *ctx;
   Py_BEGIN_ALLOW_THREADS
@@ -332,7 +335,7 @@ static PyType_Slot context_slots[] = {
     {Py_tp_methods, context_methods},
     {Py_tp_getset, context_getset},
     {Py_tp_doc, "Context(device=None, validation=-1, cache_dir=None, spin_us=0, "
-                "no_push_descriptors=False, wait=None, copy_threads=0): a Vulkan device and "
+                "no_push_descriptors=False, wait=None, copy_threads=0, force_denorm=0): a Vulkan device and "
                 "its compute queue"},
     {0, NULL},
 };
