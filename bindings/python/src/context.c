@@ -335,8 +335,8 @@ static PyType_Slot context_slots[] = {
     {Py_tp_methods, context_methods},
     {Py_tp_getset, context_getset},
     {Py_tp_doc, "Context(device=None, validation=-1, cache_dir=None, spin_us=0, "
-                "no_push_descriptors=False, wait=None, copy_threads=0, force_denorm=0): a Vulkan device and "
-                "its compute queue"},
+                "no_push_descriptors=False, wait=None, copy_threads=0, force_denorm=0): "
+                "a Vulkan device and its compute queue"},
     {0, NULL},
 };
 
