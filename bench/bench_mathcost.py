@@ -23,7 +23,12 @@ with GLSL's built-ins (--fast-math), in the same run.
    treated ("DenormPreserve f32..." where the runtime added the execution
    mode, "device subnormals" where it left them to the device; the record
    `subnormals: DenormPreserve float32` says it too); `worst` is the largest
-   of them, the figure bench/goals.py checks against 4 ULP (issue 4). Where
+   of them. Issue 4 bounds it "including denormals where the device
+   preserves them": the suite measures whether the precise kernels keep a
+   float32 subnormal (`subnormals: kept by the precise kernels`) and only
+   then records `max ULP, subnormals kept: ...`, the figure bench/goals.py
+   checks against 4 ULP; on every device `max ULP, no subnormals: ...` is
+   checked against 4 ULP too. Where
    DenormPreserve was in effect, the same functions run again on a context
    made with VULPY_DENORM=default (`max ULP, VULPY_DENORM=default: ...`):
    the device's own subnormal handling, before and after in one run.
@@ -131,6 +136,16 @@ def denorm_label(c):
     return "device subnormals"
 
 
+def keeps_subnormals(c):
+    """True when a precise kernel on context `c` keeps a float32 subnormal
+    through a multiply (the factor comes from a buffer, so nothing folds)."""
+    vp = vulpy()
+    x = np.full(64, np.float32(2.0 ** -140), np.float32)
+    one = np.ones(64, np.float32)
+    got = vp.multiply(vp.asarray(x, context=c), vp.asarray(one, context=c)).numpy()
+    return bool(np.all(got == x))
+
+
 def _measure(c, rec, path, prefix, with_normal_only=True):
     """The max ULP of every function on context `c`, recorded as
     `<prefix>: <name>`; returns (worst, its function, worst without
@@ -189,6 +204,21 @@ def accuracy(ctx, rec):
               env=os.environ.get("VULPY_DENORM", "auto"))
     worst, worst_fn, worst_n, worst_nfn = _measure(c, rec, path, "max ULP")
     rec.value("max ULP: worst float32 function", 0, path, worst, "ULP", function=worst_fn)
+    # Issue 4 bounds the error "including denormals where the device
+    # preserves them". Whether this device's precise kernels keep float32
+    # subnormals is measured, not assumed: 2^-140 * 1 is 2^-140 there and 0
+    # on a device that flushes (NVIDIA reports shaderDenormPreserveFloat32 =
+    # false, so no execution mode can keep them).
+    kept = keeps_subnormals(c)
+    rec.value("subnormals: kept by the precise kernels", 0, path, 1.0 if kept else 0.0, "kept")
+    if kept:
+        rec.value("max ULP, subnormals kept: worst float32 function", 0, path, worst, "ULP",
+                  function=worst_fn)
+    else:
+        rec.skip("max ULP, subnormals kept: worst float32 function", 0, path,
+                 "this device flushes float32 subnormals in precise kernels and reports no "
+                 f"shaderDenormPreserveFloat32 (DenormPreserve widths it supports: "
+                 f"{list(c.info.get('denorm_support', ())) or 'none'})")
     rec.value("max ULP, no subnormals: worst float32 function", 0, path, worst_n, "ULP",
               function=worst_nfn)
     if 32 not in tuple(c.denorm_preserve):
