@@ -15,10 +15,11 @@
  * word of host-coherent memory after the closing barrier (a fill, then a
  * transfer-to-host barrier), and its wait spins on plain loads of that word
  * (vrt__wait_flag). Each launch-cache entry has its own word, set to 0
- * before each submission; an entry is resubmitted only once the semaphore
- * says its last submission completed, so the word is never reset under a
- * write in flight. A synchronous loop thus alternates between two recorded
- * command buffers when the flag is seen before the semaphore.
+ * before each submission; an entry is resubmitted once the semaphore says
+ * its last submission completed or once its word is set (the flag's command
+ * buffers are recorded for simultaneous use: one may be pending still), so
+ * the word is never reset under a write in flight, and a synchronous loop
+ * resubmits one command buffer without polling the semaphore.
  *
  * Buffers are bound with push descriptors where the device has them,
  * otherwise with descriptor sets from the context's pools, which each cached
@@ -240,6 +241,19 @@ static bool flags_ready(vrt_kernel *k) {
   return k->flags != NULL;
 }
 
+/* Whether a launch with a done flag may be resubmitted before the semaphore
+ * says its last run completed: its command buffer is recorded for
+ * simultaneous use, and a set word means that run's flag write is done (the
+ * host set it to 0 before the submission), so resetting it cannot race the
+ * write. This spares the synchronous loop a semaphore poll per call: its
+ * wait ended on the flag, not the semaphore. */
+static bool flag_seen(vrt_kernel *k, const vrt_launch *l) {
+  if (!l->flag)
+    return false;
+  const _Atomic uint32_t *word = (const _Atomic uint32_t *)k->flags->map + (l - k->launches);
+  return atomic_load_explicit(word, memory_order_acquire) != 0;
+}
+
 /* Records the done-flag write after the closing barrier: the fill runs once
  * the dispatch's writes are available to the host (that barrier's second
  * scope has the transfer stage), and its own barrier makes the word
@@ -293,7 +307,7 @@ static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, vrt_ticket *tic
   for (uint32_t i = 0; i < k->nlaunches && !l; i++) {
     vrt_launch *c = &k->launches[i];
     if (c->recorded && c->hash == hash && c->key_len == len && memcmp(c->key, key, len) == 0 &&
-        (c->value <= done || c->value <= vrt__poll(ctx)))
+        (c->value <= done || flag_seen(k, c) || c->value <= vrt__poll(ctx)))
       l = c;
   }
   bool ok = true;
@@ -319,7 +333,10 @@ static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, vrt_ticket *tic
     }
     /* No opening barrier: whatever was submitted before ended with
      * vrt__barrier(false), which orders it before this dispatch. */
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VkCommandBufferBeginInfo bi = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = want ? VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT : 0,
+    };
     if (ok && (ok = VRT_VK(ctx, d, vkBeginCommandBuffer, l->cb, &bi))) {
       vrt__record_dispatch(k, l->cb, a, groups, push, l->sets);
       vrt__barrier(ctx, l->cb, false);
@@ -337,10 +354,10 @@ static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, vrt_ticket *tic
   }
   const uint32_t *word = NULL;
   if (ok && l->flag) {
-    /* The launch's last submission is complete (the semaphore said so), so
-     * its flag write landed long ago; this one sets the word again. The
-     * store is ordered before the GPU's write by the submission (host writes
-     * before vkQueueSubmit are visible to it). */
+    /* The launch's last submission completed or wrote its flag (see
+     * flag_seen), so no write to the word is in flight; this one sets it
+     * again. The store is ordered before the GPU's write by the submission
+     * (host writes before vkQueueSubmit are visible to it). */
     word = (const uint32_t *)k->flags->map + (l - k->launches);
     atomic_store_explicit((_Atomic uint32_t *)word, 0, memory_order_release);
   }

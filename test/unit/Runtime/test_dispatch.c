@@ -442,6 +442,8 @@ static void test_done_flag(void) {
   chain c;
   chain_init(ctx, &c, 1.0f);
   uint64_t fb0, w0 = flag_waits(ctx, &fb0), fb1, w1;
+  vrt_context_stats s0, s1;
+  vrt_context_stats_get(ctx, &s0);
   uint32_t bad = 0;
   for (int r = 0; r < 300; r++) {
     CHECK(chain_step(k, &c, true, NULL, &d));
@@ -451,6 +453,10 @@ static void test_done_flag(void) {
   w1 = flag_waits(ctx, &fb1);
   CHECK_EQ_U64((w1 - w0) + (fb1 - fb0), 300);
   CHECK(w1 - w0 > 0);
+  /* One recording, then the same command buffer again and again: a set
+   * flag lets it be resubmitted before the semaphore signals. */
+  vrt_context_stats_get(ctx, &s1);
+  CHECK_EQ_U64(s1.reused_launches - s0.reused_launches, 299);
   /* Async calls queued ahead of a synchronous one: its flag comes after
    * all of them (the closing barriers order them), so y has every step. */
   for (int r = 0; r < 50; r++) {
