@@ -232,6 +232,13 @@ typedef struct vrt_context_options {
    * lavapipe, with validation off (the layer rightly objects to a mode the
    * device does not report). */
   uint32_t force_denorm;
+  /* The done flag of synchronous dispatches (vrt_dispatch): the GPU writes
+   * a word of host-coherent memory after the dispatch, and the wait spins on
+   * plain loads of it (for at most the spin time, then falls back to the
+   * timeline semaphore), instead of polling the semaphore through the
+   * driver. 0: VULPY_DONE_FLAG ("on"/"off"), else on for GPUs and off for
+   * CPU devices; 1: on; -1: off. Only spinning waits use it. */
+  int done_flag;
 } vrt_context_options;
 
 /* Creates a context; NULL `opt` means all defaults. */
@@ -262,6 +269,12 @@ vrt_wait_mode vrt_context_wait_mode(const vrt_context *ctx, uint32_t *spin_us);
 /* Changes how many threads share large host copies (1: the caller alone). */
 void vrt_context_set_copy_threads(vrt_context *ctx, uint32_t n);
 uint32_t vrt_context_copy_threads(const vrt_context *ctx);
+/* Turns the done flag of synchronous dispatches on or off (see
+ * vrt_context_options.done_flag); it is part of the launch-cache key, so
+ * the change holds from the next dispatch. Benchmarks compare both on one
+ * context. Safe from any thread. */
+void vrt_context_set_done_flag(vrt_context *ctx, bool on);
+bool vrt_context_done_flag(const vrt_context *ctx);
 
 typedef struct vrt_context_stats {
   uint64_t submits;          /* vkQueueSubmit calls */
@@ -271,6 +284,8 @@ typedef struct vrt_context_stats {
   uint64_t used_bytes;       /* bytes handed out of them */
   uint64_t pipelines;        /* pipelines in the in-memory cache */
   double prewarm_ms;         /* the driver warm-up's time (prewarm.c); 0 while it runs, or off */
+  uint64_t flag_waits;       /* synchronous dispatches whose wait ended on the GPU-written done flag */
+  uint64_t flag_fallbacks;   /* ... that spun on the flag in vain and waited on the semaphore */
 } vrt_context_stats;
 void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out);
 
@@ -431,7 +446,8 @@ typedef struct vrt_args {
   uint32_t push_size;
 } vrt_args;
 
-/* Runs the kernel and waits for it. */
+/* Runs the kernel and waits for it (on the done flag where the context has
+ * it on: vrt_context_options.done_flag). */
 bool vrt_dispatch(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vp_diags *d);
 /* Submits the kernel and returns at once with a ticket for vrt_wait. */
 bool vrt_dispatch_async(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vrt_ticket *ticket,

@@ -228,6 +228,22 @@ static int context_set_copy_threads(PyObject *obj, PyObject *value, void *closur
   return 0;
 }
 
+static PyObject *context_get_done_flag(PyObject *obj, void *closure) {
+  return PyBool_FromLong(vrt_context_done_flag(((vpy_context *)obj)->ctx));
+}
+
+static int context_set_done_flag(PyObject *obj, PyObject *value, void *closure) {
+  if (!value) {
+    PyErr_SetString(PyExc_AttributeError, "done_flag cannot be deleted");
+    return -1;
+  }
+  int on = PyObject_IsTrue(value);
+  if (on < 0)
+    return -1;
+  vrt_context_set_done_flag(((vpy_context *)obj)->ctx, on);
+  return 0;
+}
+
 static PyObject *context_info(PyObject *obj, PyObject *noargs) {
   return vpy_device_info_dict(vrt_context_device(((vpy_context *)obj)->ctx));
 }
@@ -278,13 +294,15 @@ static PyObject *context_wait_idle(PyObject *obj, PyObject *noargs) {
 static PyObject *context_stats(PyObject *obj, PyObject *noargs) {
   vrt_context_stats s;
   vrt_context_stats_get(((vpy_context *)obj)->ctx, &s);
-  return Py_BuildValue("{sKsKsKsKsKsKsKsd}", "submits", (unsigned long long)s.submits,
+  return Py_BuildValue("{sKsKsKsKsKsKsKsdsKsK}", "submits", (unsigned long long)s.submits,
                        "dispatches", (unsigned long long)s.dispatches,
                        "reused_launches", (unsigned long long)s.reused_launches, "blocks",
                        (unsigned long long)s.blocks, "block_bytes",
                        (unsigned long long)s.block_bytes, "used_bytes",
                        (unsigned long long)s.used_bytes, "pipelines",
-                       (unsigned long long)s.pipelines, "prewarm_ms", s.prewarm_ms);
+                       (unsigned long long)s.pipelines, "prewarm_ms", s.prewarm_ms,
+                       "flag_waits", (unsigned long long)s.flag_waits, "flag_fallbacks",
+                       (unsigned long long)s.flag_fallbacks);
 }
 
 /* inject_fault(call, vk_result) or inject_fault(None): the testing hook. */
@@ -326,6 +344,8 @@ static PyGetSetDef context_getset[] = {
     {"wait", context_get_wait, NULL, "(mode, spin_us): how waits wait", NULL},
     {"copy_threads", context_get_copy_threads, context_set_copy_threads,
      "threads that share large host copies", NULL},
+    {"done_flag", context_get_done_flag, context_set_done_flag,
+     "whether synchronous dispatches wait on a GPU-written done flag", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -205,6 +205,19 @@ class Context:
     def copy_threads(self, n):
         self._native.copy_threads = n
 
+    @property
+    def done_flag(self):
+        """Whether a synchronous call waits on a done flag the GPU writes into
+        host memory after the kernel (plain loads instead of polling the
+        driver's semaphore; a bounded spin that falls back to the semaphore).
+        Default: VULPY_DONE_FLAG=on|off, else on for GPUs, off for CPU
+        devices. Only spinning waits use it. docs/runtime.md."""
+        return self._native.done_flag
+
+    @done_flag.setter
+    def done_flag(self, on):
+        self._native.done_flag = bool(on)
+
     def take_validation(self):
         """The validation layer's messages since the last call (a list of str)."""
         return self._native.take_validation()
