@@ -288,7 +288,7 @@ static vfe_val ifexp(vfe_ctx *c, const vfe_node *e) {
     return (vfe_val){0};
   vir_type *t;
   if (v[0].kind == VFE_V_VAL && v[1].kind == VFE_V_VAL)
-    t = vfe_unify(c, e, v[0].v->type, v[1].v->type, VFE_WHAT("the two sides of `if`/`else`"));
+    t = vfe_unify(c, e, v[0].v->type, v[1].v->type, VFE_WHAT("a conditional expression"));
   else if (v[0].kind == VFE_V_VAL)
     t = v[0].v->type;
   else if (v[1].kind == VFE_V_VAL)
@@ -309,7 +309,7 @@ static vfe_val ifexp(vfe_ctx *c, const vfe_node *e) {
   vir_value *x[2];
   for (int k = 0; k < 2; k++) {
     vir_builder_at_end(&c->b, &iff->regions[k]);
-    x[k] = vfe_coerce(c, side[k], v[k], t, VFE_WHAT("conditional expression"));
+    x[k] = vfe_coerce(c, side[k], v[k], t, VFE_WHAT("a conditional expression"));
   }
   c->b = save;
   if (!x[0] || !x[1])

@@ -57,7 +57,7 @@ static vfe_val const_eval(vfe_ctx *c, const vfe_node *e, vir_type **type) {
     vfe_val neg = vfe_binop(c, e, VFE_AST_Sub, zero, NULL, v, NULL);
     if (op == VFE_AST_Invert)
       return v.kind == VFE_V_INT ? vfe_binop(c, e, VFE_AST_Sub, neg, NULL, one, NULL)
-                                 : vfe_err(c, e, "~ needs an integer");
+                                 : vfe_err(c, e, "~ needs an integer, not %s", v.kind == VFE_V_BOOL ? "a bool" : "a float");
     return neg;
   }
   case VFE_AST_BinOp: {
@@ -225,9 +225,13 @@ vfe_val vfe_name(vfe_ctx *c, const vfe_node *n, const char *id) {
       default: return r;
       }
     }
-    if (vfe_map_get(&fn->assigns, id)) {
+    /* only whole assignments make a name the function's own; pc.N = 1 or
+     * vp.x = 1 change a part (VFE_A_MUT) and are reported where they are */
+    if ((uintptr_t)vfe_map_get(&fn->assigns, id) & VFE_A_COUNT) {
       vfe_err(c, n, "'%s' is read before it is assigned", id);
       vfe_hint(c, "assign it first; a name assigned anywhere in a function is that function's variable");
+      /* once per name: later reads until its assignment stay quiet */
+      vfe_bind_name(c, id, VFE_BIND_POISON, NULL, n);
       return (vfe_val){0};
     }
   }
@@ -268,7 +272,7 @@ vfe_val vfe_name(vfe_ctx *c, const vfe_node *n, const char *id) {
   }
   if (strcmp(id, "pc") == 0) {
     vfe_err(c, n, "'pc' names the push constants, but this kernel has none");
-    vfe_hint(c, "declare them: class PushConstants:\\n    N: vp.uint32");
+    vfe_hint(c, "declare them in `class PushConstants:`, e.g. N: vp.uint32");
     return (vfe_val){0};
   }
   vfe_err(c, n, "unknown name '%s'", id);

@@ -296,8 +296,16 @@ bool vfe_literal_fits(const vfe_val *v, const vir_type *s) {
 static const char *lit_text(vfe_ctx *c, const vfe_val *v) {
   if (v->kind == VFE_V_BOOL)
     return v->b ? "True" : "False";
-  if (v->kind == VFE_V_FLOAT)
+  if (v->kind == VFE_V_FLOAT) {
+    /* the shortest text that reads back as the value: 2.5e+39, as the
+     * user wrote it, rather than 2.5000000000000001e+39 */
+    for (int prec = 1; prec < 17; prec++) {
+      const char *t = vp_arena_printf(&c->arena, "%.*g", prec, v->f);
+      if (strtod(t, NULL) == v->f)
+        return t;
+    }
     return vp_arena_printf(&c->arena, "%.17g", v->f);
+  }
   if (v->big)
     return vp_arena_printf(&c->arena, "%llu", (unsigned long long)v->u);
   return vp_arena_printf(&c->arena, "%lld", (long long)v->i);

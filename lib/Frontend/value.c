@@ -170,7 +170,12 @@ vir_value *vfe_use(vfe_ctx *c, const vfe_node *at, vfe_val v) {
     return NULL;
   case VFE_V_CLASS:
   case VFE_V_TYPE: vfe_err(c, at, "a type is not a value"); return NULL;
-  case VFE_V_NONE: vfe_err(c, at, "None is not a value in a kernel"); return NULL;
+  case VFE_V_NONE:
+    if (vfe_ast_of(at) == VFE_AST_Call) /* a helper without `return value` */
+      vfe_err(c, at, "this call returns nothing");
+    else
+      vfe_err(c, at, "None is not a value in a kernel");
+    return NULL;
   case VFE_V_STR:
     vfe_err(c, at, "strings are not supported in kernels");
     vfe_hint(c, "kernels compute numbers; strings may appear only as docstrings and assert messages");
