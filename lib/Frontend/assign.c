@@ -39,8 +39,10 @@ static vir_sym *new_local(vfe_ctx *c, const char *id, vir_type *t, const vfe_nod
 static void assign_name(vfe_ctx *c, const vfe_node *target, vfe_val value, const vfe_node *vnode,
                         vir_type *declared) {
   const char *id = vfe_get_str(target, "id");
-  if (!id)
+  if (!id) {
+    vfe_err(c, target, "malformed AST: a name without its id");
     return;
+  }
   if (strncmp(id, "_vp_", 4) == 0) {
     vfe_err(c, target, "names starting with _vp_ are reserved for VulPy");
     return;
@@ -196,8 +198,9 @@ static void assign_attribute(vfe_ctx *c, const vfe_node *t, vfe_val value, const
   vfe_val dst = vfe_attribute(c, t, base, attr);
   if (dst.kind == VFE_V_ERR)
     return;
-  if (dst.kind != VFE_V_PLACE) {
-    vfe_err(c, t, "cannot assign to this attribute");
+  if (dst.kind != VFE_V_PLACE) { /* a guard: a place's attribute is a place or an error */
+    vfe_err(c, t, "cannot assign to this");
+    vfe_hint(c, "assign to a variable, a buffer or shared element, or a part of one");
     return;
   }
   vir_value *x = vfe_coerce(c, vnode, value, dst.place.type, VFE_WHAT("assignment to .%s", attr));

@@ -372,6 +372,9 @@ vfe_val vfe_expr(vfe_ctx *c, const vfe_node *e) {
     return vfe_err(c, e, "malformed AST: expected an expression");
   if (++c->depth > 400) {
     c->depth--;
+    if (c->too_deep)
+      return (vfe_val){0};
+    c->too_deep = true;
     return vfe_err(c, e, "expression nested too deeply");
   }
   vfe_set_loc(c, e);
@@ -425,7 +428,8 @@ vfe_val vfe_expr(vfe_ctx *c, const vfe_node *e) {
   }
   default: r = unsupported(c, e); break;
   }
-  c->depth--;
+  if (--c->depth == 0)
+    c->too_deep = false; /* the next statement's expressions may say it again */
   return r;
 }
 

@@ -183,6 +183,25 @@ static bool ensure(vfe_ctx *c, const vfe_node *at, vfe_global *g, const char *na
   return true;
 }
 
+bool vfe_module_int(vfe_ctx *c, const vfe_node *e, int64_t *out) {
+  *out = -1;
+  if (vfe_ast_of(e) != VFE_AST_Name)
+    return true;
+  vfe_fn *fn = c->fn;
+  c->fn = NULL; /* module names only */
+  vir_type *t = NULL;
+  const char *outer_name = c->const_name;
+  c->const_name = vfe_get_str(e, "id");
+  vfe_val v = const_eval(c, e, &t);
+  c->const_name = outer_name;
+  c->fn = fn;
+  if (v.kind == VFE_V_ERR)
+    return false;
+  if (v.kind == VFE_V_INT && !v.big)
+    *out = v.i;
+  return true;
+}
+
 vfe_val vfe_global_const(vfe_ctx *c, const vfe_node *at, vfe_global *g, const char *name) {
   if (!ensure(c, at, g, name))
     return (vfe_val){0};

@@ -325,9 +325,20 @@ static vir_value *literal_as(vfe_ctx *c, const vfe_node *at, const vfe_val *v, v
       vfe_err(c, at, "%s: literal %s does not fit %s", vfe_what_text(c, what), lit_text(c, v), vfe_tyname(c, s));
       if (v->kind == VFE_V_INT && s->kind == VIR_TY_UINT && !v->big && v->i < 0)
         vfe_hint(c, "unsigned values cannot be negative; VulPy never wraps silently");
-      else if (v->kind != VFE_V_BOOL)
+      else if (v->kind != VFE_V_BOOL) {
+        /* the narrowest wider type of the same kind that holds it */
+        vir_type *w = NULL;
+        for (unsigned bits = s->bits * 2; bits <= 64 && !w; bits *= 2) {
+          vir_type *t = s->kind == VIR_TY_FLOAT ? vir_ty_float(c->m, bits)
+                        : s->kind == VIR_TY_UINT ? vir_ty_uint(c->m, bits)
+                                                 : vir_ty_int(c->m, bits);
+          if (vfe_literal_fits(v, t))
+            w = t;
+        }
         vfe_hint(c, "use a wider type, e.g. %s(...)",
-                 s->kind == VIR_TY_FLOAT ? "vp.float64" : s->kind == VIR_TY_UINT ? "vp.uint64" : "vp.int64");
+                 w ? vfe_vpname(c, w)
+                   : s->kind == VIR_TY_FLOAT ? "vp.float64" : s->kind == VIR_TY_UINT ? "vp.uint64" : "vp.int64");
+      }
     }
     return NULL;
   }

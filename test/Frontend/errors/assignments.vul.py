@@ -95,7 +95,7 @@ def main(a: vp.Buffer[vp.float32], b: vp.Buffer[P], n: vp.int32):
 # CHECK: {{.*}}assignments.vul.py:45:13: error: augmented assignment: f64 does not fit f32 without narrowing
 # CHECK: {{^}}  hint: convert explicitly: vp.float32(vp.float64(1.0))
 # CHECK: {{.*}}assignments.vul.py:46:35: error: a conditional expression: literal 300 does not fit u8
-# CHECK: {{^}}  hint: use a wider type, e.g. vp.uint64(...)
+# CHECK: {{^}}  hint: use a wider type, e.g. vp.uint16(...)
 # CHECK: {{.*}}assignments.vul.py:47:10: error: a conditional expression mixes float (f32) and signed (i32) operands
 # CHECK: {{^}}  hint: convert one side explicitly, e.g. vp.float32(...)
 # CHECK: {{.*}}assignments.vul.py:48:9: error: loop variable 'j' is assigned elsewhere in the function
