@@ -113,7 +113,7 @@ static vfe_val unary(vfe_ctx *c, const vfe_node *e) {
   }
   if (v.kind == VFE_V_BOOL)
     return vfe_err(c, e, "%s on a bool: Python turns it into an int; VulPy refuses to guess",
-                   op == VFE_AST_Invert ? "~" : "unary +/-");
+                   op == VFE_AST_Invert ? "~" : op == VFE_AST_USub ? "unary -" : "unary +");
   vir_value *x = vfe_use(c, on, v);
   if (!x)
     return (vfe_val){0};

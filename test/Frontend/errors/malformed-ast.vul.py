@@ -27,9 +27,11 @@ def main(a: vp.Buffer[vp.float32], b: vp.Buffer[P], n: vp.int32):
 # RUN:   'BoolOp@14:set=values=[]' 'Name@15#2:del=id' 'Attribute@16:del=attr' \
 # RUN:   'Name@17:del=id' 'BinOp@18:set=op={"_type": "Eq"}' 'Name@19:del=id' \
 # RUN:   | not vulpy-translate --from=ast --to=vir - 2>&1 | FileCheck %s
-# A parameter, a struct field and an expression that are not what they must be:
+# A parameter, a struct field and expressions that are not what they must be
+# (a number, a class the frontend does not know):
 # RUN: %dump-ast %s | %python %S/../Inputs/break_ast.py 'arg@6:del=arg' 'Name@4:del=id' \
 # RUN:   'Assign@11:set=value=5' \
+# RUN:   'Assign@12:set=value={"_type": "Frobnicate", "lineno": 12, "col_offset": 8}' \
 # RUN:   | not vulpy-translate --from=ast --to=vir - 2>&1 | FileCheck %s --check-prefix=DEF
 # CHECK: {{.*}}malformed-ast.vul.py:11:9: error: malformed AST: a Constant without "kind"
 # CHECK: {{.*}}malformed-ast.vul.py:12:9: error: malformed AST: float constant out of range
@@ -45,5 +47,6 @@ def main(a: vp.Buffer[vp.float32], b: vp.Buffer[P], n: vp.int32):
 # parameter once, not again by the check of unused helpers.
 # DEF: {{.*}}malformed-ast.vul.py:4:5: error: malformed AST: a field without a name
 # DEF: {{.*}}malformed-ast.vul.py:11:5: error: malformed AST: expected an expression
+# DEF: {{.*}}malformed-ast.vul.py:12:9: error: Frobnicate expressions are not supported in kernels
 # DEF: {{.*}}malformed-ast.vul.py:6:1: error: malformed AST: a parameter of 'helper' has no name
 # DEF-NOT: error:

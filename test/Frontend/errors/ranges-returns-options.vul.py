@@ -38,3 +38,6 @@ def options(a: vp.Buffer[vp.float32]):
 # OPT: {{^}}  hint: declare them in `class PushConstants:`, e.g. N: vp.uint32
 # OPT: {{.*}}ranges-returns-options.vul.py:6:12: error: return value of 'h': expected f32, got i32
 # OPT-NOT: error:
+# A local size given as an option (dump-ast -D, the Python layer) out of range:
+# RUN: %dump-ast -D local_size_x=0 %s | not vulpy-translate --from=ast --to=vir --kernel=bad - 2>&1 | FileCheck %s --check-prefix=DOPT
+# DOPT: {{.*}}ranges-returns-options.vul.py: error: option local_size_x must be an integer from 1 to 65535
