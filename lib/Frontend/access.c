@@ -370,12 +370,11 @@ vfe_val vfe_subscript_on(vfe_ctx *c, const vfe_node *e, vfe_val base) {
   }
   if (base.kind == VFE_V_IDVEC)
     base = vfe_value_of(base.v);
-  vir_value *v = base.kind == VFE_V_PLACE || base.kind == VFE_V_VAL ? vfe_use(c, e, base) : NULL;
-  if (!v) {
-    if (base.kind != VFE_V_PLACE && base.kind != VFE_V_VAL)
-      vfe_use(c, e, base); /* says what it is */
+  /* a literal becomes a scalar (and is told it cannot be indexed); anything
+   * else that is not a value says what it is */
+  vir_value *v = vfe_use(c, e, base);
+  if (!v)
     return (vfe_val){0};
-  }
   if (v->type->kind != VIR_TY_VEC && v->type->kind != VIR_TY_MAT)
     return vfe_err(c, e, "%s cannot be indexed", vfe_tyname(c, v->type));
   return index_aggregate(c, e, v, sl, iv);

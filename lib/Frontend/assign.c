@@ -39,8 +39,10 @@ static vir_sym *new_local(vfe_ctx *c, const char *id, vir_type *t, const vfe_nod
 static void assign_name(vfe_ctx *c, const vfe_node *target, vfe_val value, const vfe_node *vnode,
                         vir_type *declared) {
   const char *id = vfe_get_str(target, "id");
-  if (!id)
+  if (!id) {
+    vfe_err(c, target, "malformed AST: a name without its id");
     return;
+  }
   if (strncmp(id, "_vp_", 4) == 0) {
     vfe_err(c, target, "names starting with _vp_ are reserved for VulPy");
     return;
@@ -116,10 +118,10 @@ static void assign_name(vfe_ctx *c, const vfe_node *target, vfe_val value, const
 
 /* Writes `x` into `count` components (comp) of the vector at place p. */
 static void store_swizzle(vfe_ctx *c, const vfe_node *at, const vfe_place *p, const uint8_t *comp,
-                          uint32_t count, vfe_val value, const vfe_node *vnode) {
+                          uint32_t count, vfe_val value, const vfe_node *vnode, const char *what) {
   vir_type *vt = p->type, *s = vt->elem;
   vir_type *want = count == 1 ? s : vir_ty_vec(c->m, s, count);
-  vir_value *x = vfe_coerce(c, vnode, value, want, VFE_WHAT("swizzle assignment"));
+  vir_value *x = vfe_coerce(c, vnode, value, want, VFE_WHAT("%s", what));
   if (!x)
     return;
   vfe_set_loc(c, at);
@@ -142,7 +144,7 @@ static void store_swizzle(vfe_ctx *c, const vfe_node *at, const vfe_place *p, co
 static bool writable(vfe_ctx *c, const vfe_node *at, const vfe_val *base) {
   if (base->kind == VFE_V_ERR)
     return false;
-  if (base->kind == VFE_V_PLACE && base->place.root == VFE_R_PUSH) {
+  if (base->kind == VFE_V_PUSH || (base->kind == VFE_V_PLACE && base->place.root == VFE_R_PUSH)) {
     vfe_err(c, at, "push constants are read-only");
     return false;
   }
@@ -190,14 +192,15 @@ static void assign_attribute(vfe_ctx *c, const vfe_node *t, vfe_val value, const
         vfe_err(c, t, "component '%c' is out of range for %s", attr[k], vfe_tyname(c, p.type));
         return;
       }
-    store_swizzle(c, t, &p, comp, (uint32_t)n, value, vnode);
+    store_swizzle(c, t, &p, comp, (uint32_t)n, value, vnode, "swizzle assignment");
     return;
   }
   vfe_val dst = vfe_attribute(c, t, base, attr);
   if (dst.kind == VFE_V_ERR)
     return;
-  if (dst.kind != VFE_V_PLACE) {
-    vfe_err(c, t, "cannot assign to this attribute");
+  if (dst.kind != VFE_V_PLACE) { /* a guard: a place's attribute is a place or an error */
+    vfe_err(c, t, "cannot assign to this");
+    vfe_hint(c, "assign to a variable, a buffer or shared element, or a part of one");
     return;
   }
   vir_value *x = vfe_coerce(c, vnode, value, dst.place.type, VFE_WHAT("assignment to .%s", attr));
@@ -229,7 +232,7 @@ static void assign_subscript(vfe_ctx *c, const vfe_node *t, vfe_val value, const
       uint8_t comp[4];
       int n = vfe_vector_slice(c, sl, base.place.type, comp);
       if (n > 0)
-        store_swizzle(c, t, &base.place, comp, (uint32_t)n, value, vnode);
+        store_swizzle(c, t, &base.place, comp, (uint32_t)n, value, vnode, "slice assignment");
       return;
     }
     if (!writable(c, t, &base))
@@ -253,7 +256,7 @@ static void assign_subscript(vfe_ctx *c, const vfe_node *t, vfe_val value, const
         return;
       }
       uint8_t comp = (uint8_t)k;
-      store_swizzle(c, t, &base.place, &comp, 1, value, vnode);
+      store_swizzle(c, t, &base.place, &comp, 1, value, vnode, "element assignment");
       return;
     }
     /* v[j] = x with j unknown: rebuild v with a select per component */
@@ -304,9 +307,15 @@ static void assign(vfe_ctx *c, const vfe_node *target, vfe_val value, const vfe_
   case VFE_AST_List: {
     uint32_t n;
     vfe_node **elts = vfe_get_list(target, "elts", &n);
+    for (uint32_t i = 0; i < n; i++)
+      if (vfe_ast_of(elts[i]) == VFE_AST_Starred) {
+        /* a, *rest = v: say so at the star, not "cannot unpack" */
+        vfe_err(c, elts[i], "*unpacking is not supported in kernels");
+        return;
+      }
     if (value.kind == VFE_V_TUPLE) {
       if (value.nelems != n) {
-        vfe_err(c, target, "cannot unpack %u values into %u names", value.nelems, n);
+        vfe_err(c, target, "cannot unpack %u values into %u name%s", value.nelems, n, n == 1 ? "" : "s");
         return;
       }
       for (uint32_t i = 0; i < n; i++)
@@ -317,7 +326,7 @@ static void assign(vfe_ctx *c, const vfe_node *target, vfe_val value, const vfe_
     if (!v)
       return;
     if (v->type->kind != VIR_TY_VEC || v->type->n != n) {
-      vfe_err(c, target, "cannot unpack %s into %u names", vfe_tyname(c, v->type), n);
+      vfe_err(c, target, "cannot unpack %s into %u name%s", vfe_tyname(c, v->type), n, n == 1 ? "" : "s");
       return;
     }
     for (uint32_t i = 0; i < n; i++) {
@@ -492,7 +501,7 @@ void vfe_stmt_augassign(vfe_ctx *c, const vfe_node *s) {
       vfe_set_loc(c, s);
       vfe_val r = vfe_binop(c, s, op, cur, target, rhs, value);
       if (r.kind != VFE_V_ERR)
-        store_swizzle(c, s, &base.place, comp, (uint32_t)n, r, s);
+        store_swizzle(c, s, &base.place, comp, (uint32_t)n, r, s, "augmented assignment");
       return;
     }
     dst = vfe_attribute(c, target, base, attr);
@@ -512,7 +521,8 @@ void vfe_stmt_augassign(vfe_ctx *c, const vfe_node *s) {
   vfe_val r = vfe_binop(c, s, op, vfe_value_of(cur), target, rhs, value);
   if (r.kind == VFE_V_ERR)
     return;
-  vir_value *x = vfe_coerce(c, s, r, dst.place.type, VFE_WHAT("augmented assignment"));
+  /* at the right side: its conversion is the fix the hint names */
+  vir_value *x = vfe_coerce(c, value, r, dst.place.type, VFE_WHAT("augmented assignment"));
   if (x) {
     vfe_set_loc(c, s);
     vfe_store(c, &dst.place, x);

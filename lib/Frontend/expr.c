@@ -113,7 +113,7 @@ static vfe_val unary(vfe_ctx *c, const vfe_node *e) {
   }
   if (v.kind == VFE_V_BOOL)
     return vfe_err(c, e, "%s on a bool: Python turns it into an int; VulPy refuses to guess",
-                   op == VFE_AST_Invert ? "~" : "unary +/-");
+                   op == VFE_AST_Invert ? "~" : op == VFE_AST_USub ? "unary -" : "unary +");
   vir_value *x = vfe_use(c, on, v);
   if (!x)
     return (vfe_val){0};
@@ -288,7 +288,7 @@ static vfe_val ifexp(vfe_ctx *c, const vfe_node *e) {
     return (vfe_val){0};
   vir_type *t;
   if (v[0].kind == VFE_V_VAL && v[1].kind == VFE_V_VAL)
-    t = vfe_unify(c, e, v[0].v->type, v[1].v->type, VFE_WHAT("the two sides of `if`/`else`"));
+    t = vfe_unify(c, e, v[0].v->type, v[1].v->type, VFE_WHAT("a conditional expression"));
   else if (v[0].kind == VFE_V_VAL)
     t = v[0].v->type;
   else if (v[1].kind == VFE_V_VAL)
@@ -309,7 +309,7 @@ static vfe_val ifexp(vfe_ctx *c, const vfe_node *e) {
   vir_value *x[2];
   for (int k = 0; k < 2; k++) {
     vir_builder_at_end(&c->b, &iff->regions[k]);
-    x[k] = vfe_coerce(c, side[k], v[k], t, VFE_WHAT("conditional expression"));
+    x[k] = vfe_coerce(c, side[k], v[k], t, VFE_WHAT("a conditional expression"));
   }
   c->b = save;
   if (!x[0] || !x[1])
@@ -372,6 +372,9 @@ vfe_val vfe_expr(vfe_ctx *c, const vfe_node *e) {
     return vfe_err(c, e, "malformed AST: expected an expression");
   if (++c->depth > 400) {
     c->depth--;
+    if (c->too_deep)
+      return (vfe_val){0};
+    c->too_deep = true;
     return vfe_err(c, e, "expression nested too deeply");
   }
   vfe_set_loc(c, e);
@@ -425,7 +428,8 @@ vfe_val vfe_expr(vfe_ctx *c, const vfe_node *e) {
   }
   default: r = unsupported(c, e); break;
   }
-  c->depth--;
+  if (--c->depth == 0)
+    c->too_deep = false; /* the next statement's expressions may say it again */
   return r;
 }
 

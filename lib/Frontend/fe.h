@@ -276,6 +276,7 @@ typedef struct vfe_helper {
   const vfe_node *def;   /* the FunctionDef */
   const char *file;      /* where it is (a helper may come from another file) */
   bool active;           /* being translated: a call now is recursion */
+  bool bad_sig;          /* its parameter list was reported: later calls stay quiet */
   uint32_t ninst;
   vfe_inst *insts;
 } vfe_helper;
@@ -327,6 +328,7 @@ struct vfe_ctx {
   vfe_array *assert_buf; /* _vp_assert, when debug asserts are on */
   uint32_t nbindings;
   uint32_t depth;        /* expression nesting (a guard against deep trees) */
+  bool too_deep;         /* reported in this expression: the deep node's siblings stay quiet */
   uint32_t helper_depth; /* helpers being translated, one inside another */
   vp_ptrvec arrays;      /* every vfe_array, for the access qualifiers */
   jmp_buf oom;
@@ -473,6 +475,10 @@ vfe_val vfe_constant(vfe_ctx *c, const vfe_node *e);
 vfe_val vfe_call(vfe_ctx *c, const vfe_node *call);
 vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi);
 vfe_val vfe_call_helper(vfe_ctx *c, const vfe_node *call, vfe_helper *h);
+/* A decorator option's integer when `e` names a module-level constant:
+ * *out is the value, or -1 when it is not an integer; false after an
+ * error (an unknown name, say). Other nodes: true with -1. */
+bool vfe_module_int(vfe_ctx *c, const vfe_node *e, int64_t *out);
 /* The value of a module-level constant (evaluated once). */
 vfe_val vfe_global_const(vfe_ctx *c, const vfe_node *at, vfe_global *g, const char *name);
 

@@ -44,6 +44,8 @@ const char *vfe_mstrdup(vfe_ctx *c, const char *s) {
 
 vp_loc vfe_loc(vfe_ctx *c, const vfe_node *n) {
   const char *file = c->fn && c->fn->file ? c->fn->file : c->file;
+  if ((!n || !n->line) && c->fn && c->b.loc.line)
+    return c->b.loc; /* a node without a place (malformed): the statement's */
   vp_loc l = {file, n ? n->line : 0, n && n->line ? n->col : 0};
   return l;
 }

@@ -136,6 +136,9 @@ vfe_val vfe_call_helper(vfe_ctx *c, const vfe_node *call, vfe_helper *h) {
   nx += tmp;
   vfe_get_list(args, "kwonlyargs", &tmp);
   nx += tmp;
+  if (h->bad_sig)
+    return (vfe_val){0};
+  h->bad_sig = true; /* until the checks below pass */
   if (nx || vfe_get(args, "vararg") || vfe_get(args, "kwarg")) {
     vfe_err(c, def, "helper '%s' takes plain named parameters only (no *args, **kwargs, / or *)", h->name);
     return (vfe_val){0};
@@ -145,6 +148,7 @@ vfe_val vfe_call_helper(vfe_ctx *c, const vfe_node *call, vfe_helper *h) {
   for (uint32_t i = 0; i < np; i++)
     if (!vfe_get_str(params[i], "arg"))
       return vfe_err(c, def, "malformed AST: a parameter of '%s' has no name", h->name);
+  h->bad_sig = false;
   uint32_t nd_decos;
   vfe_node **decos = vfe_get_list(def, "decorator_list", &nd_decos);
   for (uint32_t i = 0; i < nd_decos; i++) {
@@ -278,7 +282,8 @@ void vfe_check_unused_helpers(vfe_ctx *c, const vfe_node *kdef) {
     if (vfe_ast_of(def) != VFE_AST_FunctionDef || def == kdef || !name)
       continue;
     vfe_global *g = vfe_map_get(&c->globals, name);
-    if (!g || g->kind != VFE_G_FUNC || !g->helper || g->helper->def != def || g->helper->ninst)
+    if (!g || g->kind != VFE_G_FUNC || !g->helper || g->helper->def != def || g->helper->ninst ||
+        g->helper->bad_sig)
       continue;
     /* other kernels of the file are not helpers: @vp.kernel, or main */
     bool kernel = strcmp(name, "main") == 0;

@@ -185,12 +185,16 @@ static void local_size(vfe_ctx *c, const vfe_node *def, uint32_t ls[3]) {
         if (!arg || strcmp(arg, keys[a]) != 0)
           continue;
         const vfe_node *val = vfe_get(v, "value");
-        if (vfe_ast_of(v) != VFE_AST_Constant || !val || val->kind != VFE_J_INT || val->big ||
-            val->i < 1 || val->i > 65535) {
+        int64_t n = -1;
+        if (vfe_ast_of(v) == VFE_AST_Constant && val && val->kind == VFE_J_INT && !val->big)
+          n = val->i;
+        else if (!vfe_module_int(c, v, &n)) /* TILE = 64; @vp.kernel(local_size_x=TILE) */
+          continue;
+        if (n < 1 || n > 65535) {
           vfe_err(c, v, "%s must be an integer constant from 1 to 65535", keys[a]);
           continue;
         }
-        ls[a] = (uint32_t)val->i;
+        ls[a] = (uint32_t)n;
       }
     }
   }

@@ -57,7 +57,7 @@ static vfe_val const_eval(vfe_ctx *c, const vfe_node *e, vir_type **type) {
     vfe_val neg = vfe_binop(c, e, VFE_AST_Sub, zero, NULL, v, NULL);
     if (op == VFE_AST_Invert)
       return v.kind == VFE_V_INT ? vfe_binop(c, e, VFE_AST_Sub, neg, NULL, one, NULL)
-                                 : vfe_err(c, e, "~ needs an integer");
+                                 : vfe_err(c, e, "~ needs an integer, not %s", v.kind == VFE_V_BOOL ? "a bool" : "a float");
     return neg;
   }
   case VFE_AST_BinOp: {
@@ -183,6 +183,25 @@ static bool ensure(vfe_ctx *c, const vfe_node *at, vfe_global *g, const char *na
   return true;
 }
 
+bool vfe_module_int(vfe_ctx *c, const vfe_node *e, int64_t *out) {
+  *out = -1;
+  if (vfe_ast_of(e) != VFE_AST_Name)
+    return true;
+  vfe_fn *fn = c->fn;
+  c->fn = NULL; /* module names only */
+  vir_type *t = NULL;
+  const char *outer_name = c->const_name;
+  c->const_name = vfe_get_str(e, "id");
+  vfe_val v = const_eval(c, e, &t);
+  c->const_name = outer_name;
+  c->fn = fn;
+  if (v.kind == VFE_V_ERR)
+    return false;
+  if (v.kind == VFE_V_INT && !v.big)
+    *out = v.i;
+  return true;
+}
+
 vfe_val vfe_global_const(vfe_ctx *c, const vfe_node *at, vfe_global *g, const char *name) {
   if (!ensure(c, at, g, name))
     return (vfe_val){0};
@@ -225,9 +244,13 @@ vfe_val vfe_name(vfe_ctx *c, const vfe_node *n, const char *id) {
       default: return r;
       }
     }
-    if (vfe_map_get(&fn->assigns, id)) {
+    /* only whole assignments make a name the function's own; pc.N = 1 or
+     * vp.x = 1 change a part (VFE_A_MUT) and are reported where they are */
+    if ((uintptr_t)vfe_map_get(&fn->assigns, id) & VFE_A_COUNT) {
       vfe_err(c, n, "'%s' is read before it is assigned", id);
       vfe_hint(c, "assign it first; a name assigned anywhere in a function is that function's variable");
+      /* once per name: later reads until its assignment stay quiet */
+      vfe_bind_name(c, id, VFE_BIND_POISON, NULL, n);
       return (vfe_val){0};
     }
   }
@@ -268,7 +291,7 @@ vfe_val vfe_name(vfe_ctx *c, const vfe_node *n, const char *id) {
   }
   if (strcmp(id, "pc") == 0) {
     vfe_err(c, n, "'pc' names the push constants, but this kernel has none");
-    vfe_hint(c, "declare them: class PushConstants:\\n    N: vp.uint32");
+    vfe_hint(c, "declare them in `class PushConstants:`, e.g. N: vp.uint32");
     return (vfe_val){0};
   }
   vfe_err(c, n, "unknown name '%s'", id);

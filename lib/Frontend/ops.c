@@ -333,8 +333,9 @@ vfe_val vfe_binop(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, const v
   default: return vfe_err(c, at, "this operator is not supported");
   }
   if (is_bool && code != VIR_OP_LAND && code != VIR_OP_LOR) {
-    vfe_err(c, at, "arithmetic on bool ('%s')", vfe_op_text(op));
-    vfe_hint(c, "convert first: vp.uint32(flag)");
+    /* a guard: the check of bool operands above sees these first */
+    vfe_err(c, at, "arithmetic on bool ('%s'): Python treats True as 1; VulPy does not", vfe_op_text(op));
+    vfe_hint(c, "convert first: %s", vfe_cast_hint(c, vir_ty_with_scalar(c->m, t, vir_ty_uint(c->m, 32)), an));
     return (vfe_val){0};
   }
   if (is_float && (code == VIR_OP_AND || code == VIR_OP_OR || code == VIR_OP_XOR))

@@ -218,6 +218,7 @@ static void stmt_for(vfe_ctx *c, const vfe_node *s) {
     /* assigned somewhere besides for-targets */
     vfe_err(c, target, "loop variable '%s' is assigned elsewhere in the function", id);
     vfe_hint(c, "give the loop its own name");
+    vfe_bind_name(c, id, VFE_BIND_POISON, NULL, target); /* its other uses stay quiet */
     return;
   }
   vfe_set_loc(c, s);

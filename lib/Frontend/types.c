@@ -296,8 +296,16 @@ bool vfe_literal_fits(const vfe_val *v, const vir_type *s) {
 static const char *lit_text(vfe_ctx *c, const vfe_val *v) {
   if (v->kind == VFE_V_BOOL)
     return v->b ? "True" : "False";
-  if (v->kind == VFE_V_FLOAT)
+  if (v->kind == VFE_V_FLOAT) {
+    /* the shortest text that reads back as the value: 2.5e+39, as the
+     * user wrote it, rather than 2.5000000000000001e+39 */
+    for (int prec = 1; prec < 17; prec++) {
+      const char *t = vp_arena_printf(&c->arena, "%.*g", prec, v->f);
+      if (strtod(t, NULL) == v->f)
+        return t;
+    }
     return vp_arena_printf(&c->arena, "%.17g", v->f);
+  }
   if (v->big)
     return vp_arena_printf(&c->arena, "%llu", (unsigned long long)v->u);
   return vp_arena_printf(&c->arena, "%lld", (long long)v->i);
@@ -317,9 +325,20 @@ static vir_value *literal_as(vfe_ctx *c, const vfe_node *at, const vfe_val *v, v
       vfe_err(c, at, "%s: literal %s does not fit %s", vfe_what_text(c, what), lit_text(c, v), vfe_tyname(c, s));
       if (v->kind == VFE_V_INT && s->kind == VIR_TY_UINT && !v->big && v->i < 0)
         vfe_hint(c, "unsigned values cannot be negative; VulPy never wraps silently");
-      else if (v->kind != VFE_V_BOOL)
+      else if (v->kind != VFE_V_BOOL) {
+        /* the narrowest wider type of the same kind that holds it */
+        vir_type *w = NULL;
+        for (unsigned bits = s->bits * 2; bits <= 64 && !w; bits *= 2) {
+          vir_type *t = s->kind == VIR_TY_FLOAT ? vir_ty_float(c->m, bits)
+                        : s->kind == VIR_TY_UINT ? vir_ty_uint(c->m, bits)
+                                                 : vir_ty_int(c->m, bits);
+          if (vfe_literal_fits(v, t))
+            w = t;
+        }
         vfe_hint(c, "use a wider type, e.g. %s(...)",
-                 s->kind == VIR_TY_FLOAT ? "vp.float64" : s->kind == VIR_TY_UINT ? "vp.uint64" : "vp.int64");
+                 w ? vfe_vpname(c, w)
+                   : s->kind == VIR_TY_FLOAT ? "vp.float64" : s->kind == VIR_TY_UINT ? "vp.uint64" : "vp.int64");
+      }
     }
     return NULL;
   }

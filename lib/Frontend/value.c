@@ -168,9 +168,14 @@ vir_value *vfe_use(vfe_ctx *c, const vfe_node *at, vfe_val v) {
     vfe_err(c, at, "'%s' is a function, not a value", v.helper->name);
     vfe_hint(c, "functions are called, not stored or passed");
     return NULL;
-  case VFE_V_CLASS:
-  case VFE_V_TYPE: vfe_err(c, at, "a type is not a value"); return NULL;
-  case VFE_V_NONE: vfe_err(c, at, "None is not a value in a kernel"); return NULL;
+  case VFE_V_CLASS: vfe_err(c, at, "'%s' is a type, not a value", v.st->name); return NULL;
+  case VFE_V_TYPE: vfe_err(c, at, "'%s' is a type, not a value", vfe_tyname(c, v.type)); return NULL;
+  case VFE_V_NONE:
+    if (vfe_ast_of(at) == VFE_AST_Call) /* a helper without `return value` */
+      vfe_err(c, at, "this call returns nothing");
+    else
+      vfe_err(c, at, "None is not a value in a kernel");
+    return NULL;
   case VFE_V_STR:
     vfe_err(c, at, "strings are not supported in kernels");
     vfe_hint(c, "kernels compute numbers; strings may appear only as docstrings and assert messages");

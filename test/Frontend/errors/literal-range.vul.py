@@ -15,7 +15,7 @@ def main(a: vp.Buffer[vp.float32], u: vp.Buffer[vp.uint32], n: vp.uint32):
 # CHECK-NEXT: {{.*}}literal-range.vul.py:6:23: error: assignment to 'small': literal 256 does not fit u8
 # CHECK-NEXT: {{^}}    small: vp.uint8 = 256
 # CHECK-NEXT: {{^}}                      ^
-# CHECK-NEXT: {{^}}  hint: use a wider type, e.g. vp.uint64(...)
+# CHECK-NEXT: {{^}}  hint: use a wider type, e.g. vp.uint16(...)
 # CHECK-NEXT: {{.*}}literal-range.vul.py:7:11: error: integer literal 3000000000 does not fit int32, the type of a literal on its own
 # CHECK-NEXT: {{^}}    big = 3000000000
 # CHECK-NEXT: {{^}}          ^
