@@ -141,6 +141,15 @@ extern PyType_Spec vpy_ticket_spec, vpy_recording_spec;
 
 /* launch.c */
 extern PyType_Spec vpy_launcher_spec, vpy_kernel_call_spec;
+/* Runs a filled-in dispatch: flush, dispatch (sync: wait, then invalidate),
+ * with the GIL released; then the call's result. Sync: `out`, or None when
+ * `out` is NULL. Async: a Ticket that keeps the Buffers (da->seq, else
+ * da->objs) alive, returned as it is when `handle_type` is NULL
+ * (Kernel.dispatch), else handed to handle_type(ticket) or, with an `out`
+ * (a ufunc's result), handle_type(ticket, None, out). Errors raise with the
+ * runtime's diags. The caller holds the Buffers for the call. */
+PyObject *vpy_run_dispatch(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *da, bool sync,
+                           PyObject *handle_type, PyObject *out);
 
 /* compile.c */
 extern PyMethodDef vpy_compile_methods[];
