@@ -132,6 +132,8 @@ typedef struct vpy_dispatch_args {
   vrt_grid grid;
   PyObject *seq; /* the buffers as a fast sequence (a new reference, or NULL) */
 } vpy_dispatch_args;
+/* False with an exception set and nothing held (out->seq NULL); true with
+ * out->seq a new reference the caller releases. */
 bool vpy_parse_dispatch(vpy_state *st, PyObject *const *a, vpy_dispatch_args *out);
 bool vpy_flush_all(vpy_dispatch_args *da, vp_diags *d);
 bool vpy_invalidate_all(vpy_dispatch_args *da, vp_diags *d);

@@ -132,8 +132,6 @@ static void kernel_dealloc(PyObject *obj) {
   Py_DECREF(type);
 }
 
-/* The arguments shared by dispatch, dispatch_timed and Recording.dispatch:
- * (buffers, push, x, y, z, groups). */
 /* dispatch(buffers, push, x, y, z, groups, sync) -> None | Ticket */
 static PyObject *kernel_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs) {
   vpy_kernel *self = (vpy_kernel *)obj;
@@ -143,10 +141,8 @@ static PyObject *kernel_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_t n
   }
   vpy_state *st = vpy_state_of(obj);
   vpy_dispatch_args da;
-  if (!vpy_parse_dispatch(st, a, &da)) {
-    Py_XDECREF(da.seq);
+  if (!vpy_parse_dispatch(st, a, &da))
     return NULL;
-  }
   bool sync = PyObject_IsTrue(a[6]) == 1;
   PyObject *r = vpy_run_dispatch(st, self, &da, sync, NULL, NULL);
   Py_DECREF(da.seq);
@@ -162,10 +158,8 @@ static PyObject *kernel_dispatch_timed(PyObject *obj, PyObject *const *a, Py_ssi
   }
   vpy_state *st = vpy_state_of(obj);
   vpy_dispatch_args da;
-  if (!vpy_parse_dispatch(st, a, &da)) {
-    Py_XDECREF(da.seq);
+  if (!vpy_parse_dispatch(st, a, &da))
     return NULL;
-  }
   vp_diags d = {0};
   double ns = 0;
   bool ok;
@@ -198,10 +192,8 @@ static PyObject *kernel_time_dispatch(PyObject *obj, PyObject *const *a, Py_ssiz
   }
   vpy_state *st = vpy_state_of(obj);
   vpy_dispatch_args da;
-  if (!vpy_parse_dispatch(st, a, &da)) {
-    Py_XDECREF(da.seq);
+  if (!vpy_parse_dispatch(st, a, &da))
     return NULL;
-  }
   double *ns = PyMem_Malloc((size_t)iters * sizeof *ns);
   if (!ns) {
     Py_DECREF(da.seq);
