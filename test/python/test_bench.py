@@ -475,3 +475,12 @@ def test_goals_show_the_worst_math_ulp():
     # the no-subnormals row reads its own record (none here: not measured)
     (gn, rn, _), = [x for x in rows if "subnormal" in x[0]["text"]]
     assert rn is None or rn["case"].startswith("max ULP, no subnormals")
+
+
+def test_stats_ns_scales_and_takes_deciles():
+    # the python and fusion suites' records (benchlib.stats_ns)
+    r = benchlib.stats_ns([i * 1000 for i in range(1, 101)], "us")
+    assert r["unit"] == "us" and r["median"] == 50.5
+    assert r["p10"] == pytest.approx(10.1) and r["p90"] == pytest.approx(90.9)
+    assert benchlib.stats_ns([2_000_000], "ms") == {"median": 2.0, "p10": 2.0, "p90": 2.0,
+                                                     "unit": "ms"}
