@@ -265,6 +265,18 @@ static PyObject *default_targets(void) {
   return Py_BuildValue("(ssss)", "vir", "glsl", "spirv", "manifest");
 }
 
+vir_module *vpy_parse_vir(vpy_state *st, const char *text, size_t len, const char *name,
+                          vp_diags *d) {
+  vir_module *m = vir_parse(text, len, name, d);
+  if (m && !vir_verify(m, d)) {
+    vir_module_destroy(m);
+    m = NULL;
+  }
+  if (!m)
+    vpy_raise(st, d, st->CompileError, NULL, text);
+  return m;
+}
+
 /* emit_targets for the request's targets (the default set when it names
  * none), then destroys `m`: the end of compile_ast and compile_vir. */
 static PyObject *emit_and_destroy(vpy_state *st, vir_module *m, emit_request *rq,
@@ -329,13 +341,9 @@ static PyObject *compile_vir(PyObject *self, PyObject *args, PyObject *kw) {
   if (!parse_request(args, kw, &text, &len, &name, &guard, &asserts, &rq))
     return NULL;
   vp_diags d = {0};
-  vir_module *m = vir_parse(text, (size_t)len, name, &d);
-  if (m && !vir_verify(m, &d)) {
-    vir_module_destroy(m);
-    m = NULL;
-  }
+  vir_module *m = vpy_parse_vir(st, text, (size_t)len, name, &d);
   if (!m)
-    return vpy_raise(st, &d, st->CompileError, NULL, text);
+    return NULL;
   vp_diags_free(&d);
   return emit_and_destroy(st, m, &rq, text);
 #else
