@@ -36,11 +36,12 @@ bool vpy_parse_dispatch(vpy_state *st, PyObject *const *a, vpy_dispatch_args *ou
     PyErr_Format(PyExc_ValueError, "at most %d buffers per kernel, got %zd", VPY_MAX_BINDINGS, n);
     goto fail;
   }
+  /* borrowed references: the list or tuple from PySequence_Fast holds them */
+  bool list = PyList_Check(out->seq);
   for (Py_ssize_t i = 0; i < n; i++) {
-    PyObject *item = PySequence_GetItem(out->seq, i); /* the seq holds it */
+    PyObject *item = list ? PyList_GetItem(out->seq, i) : PyTuple_GetItem(out->seq, i);
     if (!item)
       goto fail;
-    Py_DECREF(item);
     if (!(out->bufs[i] = vpy_buffer_get(st, item)))
       goto fail;
     out->objs[i] = (vpy_buffer *)item;
@@ -59,7 +60,7 @@ bool vpy_parse_dispatch(vpy_state *st, PyObject *const *a, vpy_dispatch_args *ou
   }
   for (int i = 0; i < 3; i++) {
     unsigned long v = PyLong_AsUnsignedLong(a[2 + i]);
-    if (PyErr_Occurred() || v > UINT32_MAX) {
+    if ((v == (unsigned long)-1 && PyErr_Occurred()) || v > UINT32_MAX) {
       PyErr_Clear();
       PyErr_SetString(PyExc_ValueError, "dispatch sizes must be 32-bit non-negative integers");
       goto fail;
