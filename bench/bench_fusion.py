@@ -26,7 +26,6 @@ of the select). Sizes: 2^26 elements (expressions) and 2^28 float32 (sum)
 on a real GPU; on a CPU device (lavapipe) 2^20 and 2^22, which say how the
 kernels compare, not what a GPU does.
 """
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -37,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bindings" / "python"))
 
 import vulpy as vp  # noqa: E402
+from benchlib import stats_ns  # noqa: E402
 
 # GPU timers: calls per sample (back to back) and the warm-up per case
 REPEAT = 10
@@ -50,11 +50,7 @@ except Exception:  # no CuPy, or no CUDA device
 
 
 def _stats(ns, unit="ms"):
-    scale = {"us": 1e-3, "ms": 1e-6}[unit]
-    s = sorted(ns)
-    q = statistics.quantiles(s, n=10) if len(s) >= 10 else [s[0]] * 9
-    return {"median": statistics.median(s) * scale, "p10": q[0] * scale, "p90": q[-1] * scale,
-            "unit": unit}
+    return stats_ns(ns, unit)
 
 
 # ------------------------------------------------------------- expressions

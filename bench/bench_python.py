@@ -22,14 +22,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bindings" / "python"))
 
 import vulpy as vp  # noqa: E402
+from benchlib import stats_ns  # noqa: E402
 
 
 def _stats(samples_ns, unit="us"):
-    scale = {"us": 1e-3, "ms": 1e-6}[unit]
-    s = sorted(samples_ns)
-    q = statistics.quantiles(s, n=10) if len(s) >= 10 else [s[0]] * 9
-    return {"median": statistics.median(s) * scale, "p10": q[0] * scale, "p90": q[-1] * scale,
-            "unit": unit}
+    return stats_ns(samples_ns, unit)
 
 
 def _timed(fn, iters):

@@ -50,6 +50,16 @@ def quantiles(samples):
     return statistics.median(s), q[0], q[-1]
 
 
+def stats_ns(samples_ns, unit):
+    """A record's median/p10/p90 of ns samples, in "us" or "ms" (the python
+    and fusion suites' figures; statistics.quantiles' default method)."""
+    scale = {"us": 1e-3, "ms": 1e-6}[unit]
+    s = sorted(samples_ns)
+    q = statistics.quantiles(s, n=10) if len(s) >= 10 else [s[0]] * 9
+    return {"median": statistics.median(s) * scale, "p10": q[0] * scale, "p90": q[-1] * scale,
+            "unit": unit}
+
+
 def now_ns():
     return time.perf_counter_ns()
 

@@ -13,22 +13,14 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bindings" / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 
+# the python suite's tiny kernel and no-op dispatch: one definition of both
+# (bench_python puts bindings/python on sys.path before it imports vulpy)
+from bench_python import _NoDispatch, _tiny as tiny  # noqa: E402
 import vulpy as vp  # noqa: E402
 from vulpy import _array, _context, _kernel  # noqa: E402
-
-
-@vp.kernel(local_size_x=64)
-def tiny(x: vp.Buffer[vp.float32], y: vp.Buffer[vp.float32], a: vp.float32):
-    i = vp.global_id()
-    y[i] = a * x[i]
-
-
-class _NoDispatch:
-    def dispatch(self, *args):
-        return None
 
 
 def loop(fn, it=20000, rounds=9):

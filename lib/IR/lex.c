@@ -31,6 +31,19 @@ static inline bool is_alpha(unsigned char c) { return cls[c] & C_ALPHA; }
 static inline bool is_digit(unsigned char c) { return cls[c] & C_DIGIT; }
 static inline bool is_name(unsigned char c) { return cls[c] & C_NAME; }
 
+/* The end of a possibly dotted identifier starting at `p` (a letter):
+ * name characters, and '.' where a letter follows it. */
+static inline const char *scan_dotted(const char *p) {
+  for (;;) {
+    while (is_name((unsigned char)*p))
+      p++;
+    if (*p == '.' && is_alpha((unsigned char)p[1]))
+      p++;
+    else
+      return p;
+  }
+}
+
 /* ------------------------------------------------------------- keywords */
 
 /* The name as three zero-padded words (len <= VIR_KW_MAXLEN), loaded
@@ -272,15 +285,7 @@ const char *vir_lex_scan_value(const char *s, vir_token *t) {
 const char *vir_lex_scan_word(const vir_lexer *lx, const char *s, vir_token *t) {
   if (!is_alpha((unsigned char)*s) || !lx->kw)
     return NULL;
-  const char *p = s;
-  for (;;) {
-    while (is_name((unsigned char)*p))
-      p++;
-    if (*p == '.' && is_alpha((unsigned char)p[1]))
-      p++;
-    else
-      break;
-  }
+  const char *p = scan_dotted(s);
   t->kind = TK_IDENT;
   t->s = s;
   t->len = (uint32_t)(p - s);
@@ -367,15 +372,7 @@ void vir_lex_next(vir_lexer *lx, vir_token *t) {
   if (c == 'l' && p[3] == '(' && lex_loc(lx, t, p))
     return;
   if (is_alpha(c)) {
-    /* identifier, possibly dotted */
-    for (;;) {
-      while (is_name((unsigned char)*p))
-        p++;
-      if (*p == '.' && is_alpha((unsigned char)p[1]))
-        p++;
-      else
-        break;
-    }
+    p = scan_dotted(p); /* identifier, possibly dotted */
     if (p > lx->end) { /* the padding is no name */
       error_tok(lx, t, lx->end, "unexpected character");
       return;

@@ -157,15 +157,9 @@ bool pr_loc_slow(parser *p, vp_loc *loc) {
 /* func := 'func' SYM '(' (VALUE ':' type (',' VALUE ':' type)*)? ')' ('->' type)? loc? region
  * kernel := 'kernel' SYM 'local_size' '(' INT ',' INT ',' INT ')' loc? region */
 static bool parse_func(parser *p, bool kernel) {
-  vir_token start = p->tok;
-  pr_next(p);
-  if (p->tok.kind != TK_SYM) {
-    pr_expected(p, "the function name");
+  vir_token start, name;
+  if (!pr_decl_head(p, &start, &name))
     return false;
-  }
-  vir_token name = p->tok;
-  pr_next(p);
-  pr_reset_values(p);
   vir_token pnames[64];
   vir_type *ptypes[64];
   uint32_t np = 0, ls[3] = {1, 1, 1};

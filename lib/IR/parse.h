@@ -115,6 +115,10 @@ vir_value *pr_lookup_value(parser *p, const vir_token *t);
 void pr_define_value(parser *p, const vir_token *t, vir_value *v);
 /* forgets the values of the previous function */
 void pr_reset_values(parser *p);
+/* The head of a function-like declaration ('func', 'kernel', 'array'):
+ * *start is the keyword, *name the SYM after it; the values of the
+ * previous function are forgotten. False (reported) without a name. */
+bool pr_decl_head(parser *p, vir_token *start, vir_token *name);
 /* region := '{' (op | local)* '}' */
 bool pr_region(parser *p, vir_region *r);
 

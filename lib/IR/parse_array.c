@@ -149,15 +149,9 @@ bool pr_view(parser *p, vir_array_attr *v) {
 
 /* array := 'array' SYM loc? region */
 bool pr_array_func(parser *p) {
-  vir_token start = p->tok;
-  pr_next(p);
-  if (p->tok.kind != TK_SYM) {
-    pr_expected(p, "the function name");
+  vir_token start, name;
+  if (!pr_decl_head(p, &start, &name))
     return false;
-  }
-  vir_token name = p->tok;
-  pr_next(p);
-  pr_reset_values(p);
   vp_loc loc = pr_loc_of(p, &start);
   if (!pr_loc(p, &loc))
     return false;

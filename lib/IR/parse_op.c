@@ -157,6 +157,19 @@ void pr_reset_values(parser *p) {
   p->maxnum = 0;
 }
 
+bool pr_decl_head(parser *p, vir_token *start, vir_token *name) {
+  *start = p->tok;
+  pr_next(p);
+  if (p->tok.kind != TK_SYM) {
+    pr_expected(p, "the function name");
+    return false;
+  }
+  *name = p->tok;
+  pr_next(p);
+  pr_reset_values(p);
+  return true;
+}
+
 /* ------------------------------------------------------------------- ops */
 
 typedef struct opnds {

@@ -484,3 +484,12 @@ def test_goals_show_the_worst_math_ulp():
     rows = [x for x in goals.rows(recs[:2]) if x[0]["suite"] == "mathcost"]
     (g, r, _), = [x for x in rows if "kept" in x[0]["case"]]
     assert r is None
+
+
+def test_stats_ns_scales_and_takes_deciles():
+    # the python and fusion suites' records (benchlib.stats_ns)
+    r = benchlib.stats_ns([i * 1000 for i in range(1, 101)], "us")
+    assert r["unit"] == "us" and r["median"] == 50.5
+    assert r["p10"] == pytest.approx(10.1) and r["p90"] == pytest.approx(90.9)
+    assert benchlib.stats_ns([2_000_000], "ms") == {"median": 2.0, "p10": 2.0, "p90": 2.0,
+                                                     "unit": "ms"}

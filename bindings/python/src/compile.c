@@ -264,6 +264,31 @@ static bool parse_request(PyObject *args, PyObject *kw, const char **text, Py_ss
 static PyObject *default_targets(void) {
   return Py_BuildValue("(ssss)", "vir", "glsl", "spirv", "manifest");
 }
+
+vir_module *vpy_parse_vir(vpy_state *st, const char *text, size_t len, const char *name,
+                          vp_diags *d) {
+  vir_module *m = vir_parse(text, len, name, d);
+  if (m && !vir_verify(m, d)) {
+    vir_module_destroy(m);
+    m = NULL;
+  }
+  if (!m)
+    vpy_raise(st, d, st->CompileError, NULL, text);
+  return m;
+}
+
+/* emit_targets for the request's targets (the default set when it names
+ * none), then destroys `m`: the end of compile_ast and compile_vir. */
+static PyObject *emit_and_destroy(vpy_state *st, vir_module *m, emit_request *rq,
+                                  const char *source) {
+  PyObject *owned = NULL;
+  if (!rq->targets)
+    rq->targets = owned = default_targets();
+  PyObject *out = rq->targets ? emit_targets(st, m, rq, source) : NULL;
+  Py_XDECREF(owned);
+  vir_module_destroy(m);
+  return out;
+}
 #endif
 
 /* compile_ast(json, name='<kernel>', kernel=None, local_size=None,
@@ -297,12 +322,7 @@ static PyObject *compile_ast(PyObject *self, PyObject *args, PyObject *kw) {
     return r;
   }
   vp_diags_free(&d);
-  PyObject *owned = NULL;
-  if (!rq.targets)
-    rq.targets = owned = default_targets();
-  PyObject *out = rq.targets ? emit_targets(st, m, &rq, source) : NULL;
-  Py_XDECREF(owned);
-  vir_module_destroy(m);
+  PyObject *out = emit_and_destroy(st, m, &rq, source);
   free(source);
   return out;
 #else
@@ -321,21 +341,11 @@ static PyObject *compile_vir(PyObject *self, PyObject *args, PyObject *kw) {
   if (!parse_request(args, kw, &text, &len, &name, &guard, &asserts, &rq))
     return NULL;
   vp_diags d = {0};
-  vir_module *m = vir_parse(text, (size_t)len, name, &d);
-  if (m && !vir_verify(m, &d)) {
-    vir_module_destroy(m);
-    m = NULL;
-  }
+  vir_module *m = vpy_parse_vir(st, text, (size_t)len, name, &d);
   if (!m)
-    return vpy_raise(st, &d, st->CompileError, NULL, text);
+    return NULL;
   vp_diags_free(&d);
-  PyObject *owned = NULL;
-  if (!rq.targets)
-    rq.targets = owned = default_targets();
-  PyObject *out = rq.targets ? emit_targets(st, m, &rq, text) : NULL;
-  Py_XDECREF(owned);
-  vir_module_destroy(m);
-  return out;
+  return emit_and_destroy(st, m, &rq, text);
 #else
   return not_built("IR library or back ends");
 #endif

@@ -134,6 +134,8 @@ typedef struct vpy_dispatch_args {
   vrt_grid grid;
   PyObject *seq; /* the buffers as a fast sequence (a new reference, or NULL) */
 } vpy_dispatch_args;
+/* False with an exception set and nothing held (out->seq NULL); true with
+ * out->seq a new reference the caller releases. */
 bool vpy_parse_dispatch(vpy_state *st, PyObject *const *a, vpy_dispatch_args *out);
 bool vpy_flush_all(vpy_dispatch_args *da, vp_diags *d);
 bool vpy_invalidate_all(vpy_dispatch_args *da, vp_diags *d);
@@ -143,9 +145,25 @@ extern PyType_Spec vpy_ticket_spec, vpy_recording_spec;
 
 /* launch.c */
 extern PyType_Spec vpy_launcher_spec, vpy_kernel_call_spec;
+/* Runs a filled-in dispatch: flush, dispatch (sync: wait, then invalidate),
+ * with the GIL released; then the call's result. Sync: `out`, or None when
+ * `out` is NULL. Async: a Ticket that keeps the Buffers (da->seq, else
+ * da->objs) alive, returned as it is when `handle_type` is NULL
+ * (Kernel.dispatch), else handed to handle_type(ticket) or, with an `out`
+ * (a ufunc's result), handle_type(ticket, None, out). Errors raise with the
+ * runtime's diags. The caller holds the Buffers for the call. */
+PyObject *vpy_run_dispatch(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *da, bool sync,
+                           PyObject *handle_type, PyObject *out);
 
 /* compile.c */
 extern PyMethodDef vpy_compile_methods[];
+#ifdef VULPY_HAVE_IR
+/* VIR text parsed and verified (compile_vir, jit_compile): the module, or
+ * NULL with CompileError raised against the text (*d then released). */
+typedef struct vir_module vir_module;
+vir_module *vpy_parse_vir(vpy_state *st, const char *text, size_t len, const char *name,
+                          vp_diags *d);
+#endif
 
 /* jit.c: array-level VIR through fuse and lower-arrays to kernels */
 extern PyMethodDef vpy_jit_methods[];

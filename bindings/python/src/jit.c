@@ -120,13 +120,9 @@ static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
                                    &cpu_device))
     return NULL;
   vp_diags d = {0};
-  vir_module *m = vir_parse(text, (size_t)len, name, &d);
-  if (m && !vir_verify(m, &d)) {
-    vir_module_destroy(m);
-    m = NULL;
-  }
+  vir_module *m = vpy_parse_vir(st, text, (size_t)len, name, &d);
   if (!m)
-    return vpy_raise(st, &d, st->CompileError, NULL, text);
+    return NULL;
   PyObject *out = PyDict_New(), *before = module_text(m), *fused = NULL;
   vir_pipeline_options po = {.verify_each = true};
   po.pass.fast_math = fast_math;

@@ -3,10 +3,11 @@
  * dispatch() is the hot path of every ufunc and kernel call, so it takes its
  * arguments positionally through METH_FASTCALL and does no keyword parsing:
  *     kernel.dispatch(buffers, push, x, y, z, groups, sync)
- * The Python layer has already checked names, counts and types. Host-visible
+ * The Python layer has already checked names, counts and types. The
+ * dispatch is launch.c's vpy_run_dispatch, the Launcher's too: host-visible
  * memory that is not coherent is flushed before and invalidated after, so a
- * NumPy view of it always shows what the GPU wrote. The GIL is released for
- * the submission and the wait.
+ * NumPy view of it always shows what the GPU wrote, and the GIL is released
+ * for the submission and the wait.
  */
 #include "ext.h"
 
@@ -133,8 +134,6 @@ static void kernel_dealloc(PyObject *obj) {
   Py_DECREF(type);
 }
 
-/* The arguments shared by dispatch, dispatch_timed and Recording.dispatch:
- * (buffers, push, x, y, z, groups). */
 /* dispatch(buffers, push, x, y, z, groups, sync) -> None | Ticket */
 static PyObject *kernel_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs) {
   vpy_kernel *self = (vpy_kernel *)obj;
@@ -144,38 +143,12 @@ static PyObject *kernel_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_t n
   }
   vpy_state *st = vpy_state_of(obj);
   vpy_dispatch_args da;
-  if (!vpy_parse_dispatch(st, a, &da)) {
-    Py_XDECREF(da.seq);
+  if (!vpy_parse_dispatch(st, a, &da))
     return NULL;
-  }
   bool sync = PyObject_IsTrue(a[6]) == 1;
-  vrt_context *ctx = ((vpy_context *)self->context)->ctx;
-  vp_diags d = {0};
-  vrt_ticket t = 0;
-  bool ok;
-  Py_BEGIN_ALLOW_THREADS
-  ok = vpy_flush_all(&da, &d);
-  if (ok && sync)
-    ok = vrt_dispatch(self->k, &da.args, da.grid, &d) && vpy_invalidate_all(&da, &d);
-  else if (ok)
-    ok = vrt_dispatch_async(self->k, &da.args, da.grid, &t, &d);
-  Py_END_ALLOW_THREADS
-  if (!ok) {
-    Py_DECREF(da.seq);
-    return vpy_raise(st, &d, NULL, ctx, NULL);
-  }
-  vp_diags_free(&d);
-  if (sync) {
-    Py_DECREF(da.seq);
-    Py_RETURN_NONE;
-  }
-  PyObject *buffers = PySequence_Tuple(da.seq);
+  PyObject *r = vpy_run_dispatch(st, self, &da, sync, NULL, NULL);
   Py_DECREF(da.seq);
-  if (!buffers)
-    return NULL;
-  PyObject *tk = vpy_ticket_new(st, self->context, t, buffers);
-  Py_DECREF(buffers);
-  return tk;
+  return r;
 }
 
 /* dispatch_timed(buffers, push, x, y, z, groups) -> GPU nanoseconds */
@@ -187,10 +160,8 @@ static PyObject *kernel_dispatch_timed(PyObject *obj, PyObject *const *a, Py_ssi
   }
   vpy_state *st = vpy_state_of(obj);
   vpy_dispatch_args da;
-  if (!vpy_parse_dispatch(st, a, &da)) {
-    Py_XDECREF(da.seq);
+  if (!vpy_parse_dispatch(st, a, &da))
     return NULL;
-  }
   vp_diags d = {0};
   double ns = 0;
   bool ok;
@@ -223,10 +194,8 @@ static PyObject *kernel_time_dispatch(PyObject *obj, PyObject *const *a, Py_ssiz
   }
   vpy_state *st = vpy_state_of(obj);
   vpy_dispatch_args da;
-  if (!vpy_parse_dispatch(st, a, &da)) {
-    Py_XDECREF(da.seq);
+  if (!vpy_parse_dispatch(st, a, &da))
     return NULL;
-  }
   double *ns = PyMem_Malloc((size_t)iters * sizeof *ns);
   if (!ns) {
     Py_DECREF(da.seq);

@@ -21,9 +21,10 @@
  * out-of-range value, an odd keyword - returns NotImplemented before any
  * side effect, and the Python path runs, raising its error that names the
  * argument. So errors stay exactly what they were, and only the common call
- * is duplicated here. The dispatch itself is kernel.c's: flush, vrt_dispatch
- * (the runtime's launch cache resubmits the recorded command buffer) and
- * its spin-block wait with the GIL released, invalidate.
+ * is duplicated here. The dispatch itself is vpy_run_dispatch below, the
+ * one Kernel.dispatch runs too: flush, vrt_dispatch (the runtime's launch
+ * cache resubmits the recorded command buffer) and its spin-block wait with
+ * the GIL released, invalidate.
  *
  * A ufunc's launcher (as_ufunc) serves `vp.sin(x, out=y)` on resident
  * arrays the same way for one signature: operands and out C-contiguous
@@ -309,17 +310,10 @@ static bool is_name(PyObject *key, PyObject *interned) {
   return r == 0;
 }
 
-/* call(buffers: tuple, kwargs: dict) -> None | Handle | NotImplemented;
- * `dry` (or dry_run) does everything but the dispatch (the benchmark's
- * measure of the binding's own cost). */
-/* Runs a filled-in dispatch the way kernel.c's dispatch does: flush,
- * dispatch (sync: wait and invalidate), then the call's result. `out` is
- * the ufunc's result array (NULL for a kernel call): a sync call returns it
- * (else None), an async one hands it to the handle type after the ticket.
- * The ticket keeps keep[0..nkeep) alive. */
-static PyObject *run_dispatch(vpy_launcher *self, vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *da,
-                              bool sync, PyObject **keep, Py_ssize_t nkeep, PyObject *out) {
-  self->calls++;
+/* Declared in ext.h: the one dispatch sequence of Kernel.dispatch and of
+ * the Launcher's kernel and ufunc calls. */
+PyObject *vpy_run_dispatch(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *da, bool sync,
+                           PyObject *handle_type, PyObject *out) {
   vrt_context *ctx = ((vpy_context *)kern->context)->ctx;
   vp_diags d = {0};
   vrt_ticket t = 0;
@@ -336,18 +330,24 @@ static PyObject *run_dispatch(vpy_launcher *self, vpy_state *st, vpy_kernel *ker
   vp_diags_free(&d);
   if (sync)
     return Py_NewRef(out ? out : Py_None);
-  PyObject *tuple = PyTuple_New(nkeep), *result = NULL;
-  for (Py_ssize_t i = 0; tuple && i < nkeep; i++)
-    PyTuple_SetItem(tuple, i, Py_NewRef(keep[i]));
+  /* the Buffers: Kernel.dispatch's parsed sequence, else the array */
+  PyObject *tuple = da->seq ? PySequence_Tuple(da->seq) : PyTuple_New(da->args.nbuffers);
+  PyObject *result = NULL;
+  for (uint32_t i = 0; tuple && !da->seq && i < da->args.nbuffers; i++)
+    PyTuple_SetItem(tuple, i, Py_NewRef((PyObject *)da->objs[i]));
   PyObject *tk = tuple ? vpy_ticket_new(st, kern->context, t, tuple) : NULL;
   Py_XDECREF(tuple);
   if (tk)
-    result = out ? PyObject_CallFunctionObjArgs(self->handle_type, tk, Py_None, out, NULL)
-                 : PyObject_CallFunctionObjArgs(self->handle_type, tk, NULL);
+    result = !handle_type ? Py_NewRef(tk)
+             : out        ? PyObject_CallFunctionObjArgs(handle_type, tk, Py_None, out, NULL)
+                          : PyObject_CallFunctionObjArgs(handle_type, tk, NULL);
   Py_XDECREF(tk);
   return result;
 }
 
+/* call(buffers: tuple, kwargs: dict) -> None | Handle | NotImplemented;
+ * `dry` (or dry_run) does everything but the dispatch (the benchmark's
+ * measure of the binding's own cost). */
 static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, bool dry) {
   vpy_launcher *self = (vpy_launcher *)obj;
   if (nargs != 2 || !PyTuple_Check(a[0]) || !PyDict_Check(a[1])) {
@@ -467,7 +467,8 @@ static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, boo
     Py_RETURN_NONE;
   }
 
-  PyObject *result = run_dispatch(self, st, kern, &da, sync, held, n, NULL);
+  self->calls++;
+  PyObject *result = vpy_run_dispatch(st, kern, &da, sync, self->handle_type, NULL);
   for (Py_ssize_t i = 0; i < nheld; i++)
     Py_DECREF(held[i]);
   return result;
@@ -576,7 +577,8 @@ static PyObject *launcher_ufunc(PyObject *obj, PyObject *const *a, Py_ssize_t na
   da.grid.n[2] = 1;
   da.grid.groups = true;
   da.seq = NULL;
-  PyObject *result = run_dispatch(self, st, kern, &da, sync, held, nheld, out);
+  self->calls++;
+  PyObject *result = vpy_run_dispatch(st, kern, &da, sync, self->handle_type, out);
   for (Py_ssize_t i = 0; i < nheld; i++)
     Py_DECREF(held[i]);
   return result;

@@ -34,15 +34,16 @@ bool vpy_parse_dispatch(vpy_state *st, PyObject *const *a, vpy_dispatch_args *ou
   Py_ssize_t n = PySequence_Size(out->seq);
   if (n > VPY_MAX_BINDINGS) {
     PyErr_Format(PyExc_ValueError, "at most %d buffers per kernel, got %zd", VPY_MAX_BINDINGS, n);
-    return false;
+    goto fail;
   }
+  /* borrowed references: the list or tuple from PySequence_Fast holds them */
+  bool list = PyList_Check(out->seq);
   for (Py_ssize_t i = 0; i < n; i++) {
-    PyObject *item = PySequence_GetItem(out->seq, i); /* the seq holds it */
+    PyObject *item = list ? PyList_GetItem(out->seq, i) : PyTuple_GetItem(out->seq, i);
     if (!item)
-      return false;
-    Py_DECREF(item);
+      goto fail;
     if (!(out->bufs[i] = vpy_buffer_get(st, item)))
-      return false;
+      goto fail;
     out->objs[i] = (vpy_buffer *)item;
   }
   out->args.buffers = out->bufs;
@@ -53,21 +54,24 @@ bool vpy_parse_dispatch(vpy_state *st, PyObject *const *a, vpy_dispatch_args *ou
     char *p;
     Py_ssize_t len;
     if (PyBytes_AsStringAndSize(a[1], &p, &len) < 0)
-      return false;
+      goto fail;
     out->args.push = p;
     out->args.push_size = (uint32_t)len;
   }
   for (int i = 0; i < 3; i++) {
     unsigned long v = PyLong_AsUnsignedLong(a[2 + i]);
-    if (PyErr_Occurred() || v > UINT32_MAX) {
+    if ((v == (unsigned long)-1 && PyErr_Occurred()) || v > UINT32_MAX) {
       PyErr_Clear();
       PyErr_SetString(PyExc_ValueError, "dispatch sizes must be 32-bit non-negative integers");
-      return false;
+      goto fail;
     }
     out->grid.n[i] = (uint32_t)v;
   }
   out->grid.groups = PyObject_IsTrue(a[5]) == 1;
   return true;
+fail:
+  Py_CLEAR(out->seq);
+  return false;
 }
 
 bool vpy_flush_all(vpy_dispatch_args *da, vp_diags *d) {
@@ -229,10 +233,8 @@ static PyObject *recording_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_
     return NULL;
   }
   vpy_dispatch_args da;
-  if (!vpy_parse_dispatch(st, a + 1, &da)) {
-    Py_XDECREF(da.seq);
+  if (!vpy_parse_dispatch(st, a + 1, &da))
     return NULL;
-  }
   vp_diags d = {0};
   bool ok = vrt_record_dispatch(self->r, ((vpy_kernel *)a[0])->k, &da.args, da.grid, &d);
   if (ok)

@@ -18,6 +18,28 @@ import sys
 from . import _astjson
 
 
+def _document(file, kernel, options):
+    """The AST document of a .vul.py file, or of standard input for '-'."""
+    if file == "-":
+        return _astjson.dump_source(sys.stdin.read(), "<stdin>", kernel, options)
+    return _astjson.dump_file(file, kernel, options)
+
+
+def _syntax_error(e):
+    """Prints a SyntaxError in the C frontend's diagnostic shape; returns 1."""
+    print(f"{e.filename}:{e.lineno}:{e.offset or 0}: error: {e.msg}", file=sys.stderr)
+    return 1
+
+
+def _write_text(output, text):
+    """Writes `text` to the file `output`, or to standard output (None or '-')."""
+    if output and output != "-":
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+
+
 def cmd_dump_ast(args):
     options = {}
     for item in args.option or []:
@@ -27,23 +49,13 @@ def cmd_dump_ast(args):
         except ValueError:
             options[key] = value
     try:
-        if args.file == "-":
-            doc = _astjson.dump_source(sys.stdin.read(), "<stdin>", args.kernel, options)
-        else:
-            doc = _astjson.dump_file(args.file, args.kernel, options)
+        doc = _document(args.file, args.kernel, options)
     except SyntaxError as e:
-        # The same shape as the C frontend's diagnostics.
-        print(f"{e.filename}:{e.lineno}:{e.offset or 0}: error: {e.msg}", file=sys.stderr)
-        return 1
+        return _syntax_error(e)
     except OSError as e:
         print(f"vulpy dump-ast: error: cannot read '{args.file}': {e.strerror}", file=sys.stderr)
         return 1
-    text = _astjson.to_json(doc)
-    if args.output and args.output != "-":
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
-    else:
-        sys.stdout.write(text + "\n")
+    _write_text(args.output, _astjson.to_json(doc) + "\n")
     return 0
 
 
@@ -72,18 +84,14 @@ def _emit(args, target):
                                             args.fast_math, args.optimize, 0xFFFFFFFF, 0,
                                             (target,), None)
         else:
-            if args.file == "-":
-                doc = _astjson.dump_source(sys.stdin.read(), "<stdin>", args.kernel, options)
-            else:
-                doc = _astjson.dump_file(args.file, args.kernel, options)
+            doc = _document(args.file, args.kernel, options)
             from ._kernel import _rewrite_control
             _rewrite_control(doc)
             out = _compiler.compile_document(doc, targets=(target,),
                                              dispatch_guard=not args.no_dispatch_guard,
                                              fast_math=args.fast_math, optimize=args.optimize)
     except SyntaxError as e:
-        print(f"{e.filename}:{e.lineno}:{e.offset or 0}: error: {e.msg}", file=sys.stderr)
-        return 1
+        return _syntax_error(e)
     except OSError as e:
         print(f"vulpy: error: cannot read '{args.file}': {e.strerror}", file=sys.stderr)
         return 1
@@ -102,11 +110,8 @@ def _emit(args, target):
             return 1
         with open(args.output, "wb") as f:
             f.write(data)
-    elif args.output and args.output != "-":
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(data)
     else:
-        sys.stdout.write(data)
+        _write_text(args.output, data)
     return 0
 
 

@@ -201,17 +201,23 @@ def _fast_key(parts, kw):
     return "f" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[1:]
 
 
+def _compile_cached(fkey, document, kw):
+    """The artifacts under `fkey` (memory, then disk), else
+    compile_document(document(), **kw) remembered under it: the document is
+    made only on a miss."""
+    out = _cached(fkey, kw.get("targets", TARGETS))
+    if out is None:
+        out = compile_document(document(), **kw)
+        _remember(fkey, out)
+    return out
+
+
 def compile_source(text, filename, kernel=None, options=None, **kw):
     """compile_document of Python source text (a .vul.py file's, or a
     template's); a known text comes from the cache without being parsed."""
     fkey = _fast_key(("source", text, filename, kernel, _plain(options)), kw)
-    out = _cached(fkey, kw.get("targets", TARGETS))
-    if out is not None:
-        return out
-    doc = _astjson.dump_source(text, filename, kernel, options)
-    out = compile_document(doc, **kw)
-    _remember(fkey, out)
-    return out
+    return _compile_cached(fkey, lambda: _astjson.dump_source(text, filename, kernel, options),
+                           kw)
 
 
 def compile_file(path, kernel, options, document, **kw):
@@ -220,24 +226,13 @@ def compile_file(path, kernel, options, document, **kw):
     with open(path, "rb") as f:
         text = f.read()
     fkey = _fast_key(("file", os.fspath(path), text, kernel, _plain(options)), kw)
-    out = _cached(fkey, kw.get("targets", TARGETS))
-    if out is not None:
-        return out
-    out = compile_document(document(), **kw)
-    _remember(fkey, out)
-    return out
+    return _compile_cached(fkey, document, kw)
 
 
 def compile_function(fn, options, document, **kw):
     """compile_document of a decorated function's document (made by
     `document()` only on a miss), looked up first by function_key."""
-    fkey = function_key(fn, options, kw)
-    out = _cached(fkey, kw.get("targets", TARGETS))
-    if out is not None:
-        return out
-    out = compile_document(document(), **kw)
-    _remember(fkey, out)
-    return out
+    return _compile_cached(function_key(fn, options, kw), document, kw)
 
 
 # ------------------------------------------------------------ fast keys

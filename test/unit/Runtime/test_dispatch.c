@@ -8,6 +8,25 @@
 
 #include <pthread.h>
 
+/* Most tests below run the "fixed" kernel (out[i] = 2 * i + push[1] for
+ * i < push[0]) on a context of their own: fixed_open makes both, or makes
+ * neither and says false (the failure is reported); fixed_close destroys
+ * them, failing the test on validation messages at the caller's line. */
+static bool fixed_open(vrt_context **ctx, vrt_kernel **k) {
+  *ctx = rt_context();
+  *k = *ctx ? rt_kernel(*ctx, "fixed", NULL) : NULL;
+  if (!*k) {
+    rt_context_done(*ctx);
+    *ctx = NULL;
+  }
+  return *k != NULL;
+}
+
+static void fixed_close_at(vrt_context *ctx, vrt_kernel *k, const char *file, int line) {
+  vrt_kernel_destroy(k);
+  rt_context_done_at(ctx, file, line);
+}
+#define fixed_close(ctx, k) fixed_close_at((ctx), (k), __FILE__, __LINE__)
 
 static vrt_buffer *upload_f32(vrt_context *ctx, const float *v, uint32_t n, vrt_memory_kind kind) {
   vp_diags d = {0};
@@ -124,12 +143,10 @@ static void test_grids(void) {
  * cache: the same dispatch again reuses its command buffer, a different
  * push value records a new one. */
 static void test_fixed_and_launch_cache(void) {
-  vrt_context *ctx = rt_context();
-  vrt_kernel *k = ctx ? rt_kernel(ctx, "fixed", NULL) : NULL;
-  if (!k) {
-    rt_context_done(ctx);
+  vrt_context *ctx;
+  vrt_kernel *k;
+  if (!fixed_open(&ctx, &k))
     return;
-  }
   vp_diags d = {0};
   vrt_buffer *o = vrt_buffer_create(ctx, 200 * 4, VRT_HOST, &d);
   CHECK_OK(d);
@@ -153,19 +170,16 @@ static void test_fixed_and_launch_cache(void) {
     bad += v[i] != 2 * i + 9;
   CHECK_EQ_U64(bad, 0);
   vrt_buffer_destroy(o);
-  vrt_kernel_destroy(k);
   vp_diags_free(&d);
-  rt_context_done(ctx);
+  fixed_close(ctx, k);
 }
 
 /* Several asynchronous dispatches in flight, waited on out of order. */
 static void test_async_tickets(void) {
-  vrt_context *ctx = rt_context();
-  vrt_kernel *k = ctx ? rt_kernel(ctx, "fixed", NULL) : NULL;
-  if (!k) {
-    rt_context_done(ctx);
+  vrt_context *ctx;
+  vrt_kernel *k;
+  if (!fixed_open(&ctx, &k))
     return;
-  }
   vp_diags d = {0};
   enum { N = 8, LEN = 4096 };
   vrt_buffer *bufs[N];
@@ -194,21 +208,18 @@ static void test_async_tickets(void) {
   CHECK(!vrt_wait(ctx, t[N - 1] + 1000, 1000000, &d));
   CHECK_ERROR(d, "timed out");
   free(out);
-  vrt_kernel_destroy(k);
   vp_diags_free(&d);
-  rt_context_done(ctx);
+  fixed_close(ctx, k);
 }
 
 /* Each wait strategy gives the same results, a never-reached ticket times
  * out in each (spinning included), and the default on a CPU device blocks
  * at once. */
 static void test_wait_modes(void) {
-  vrt_context *ctx = rt_context();
-  vrt_kernel *k = ctx ? rt_kernel(ctx, "fixed", NULL) : NULL;
-  if (!k) {
-    rt_context_done(ctx);
+  vrt_context *ctx;
+  vrt_kernel *k;
+  if (!fixed_open(&ctx, &k))
     return;
-  }
   vp_diags d = {0};
   uint32_t spin = 0;
   vrt_wait_mode def = vrt_context_wait_mode(ctx, &spin);
@@ -239,9 +250,8 @@ static void test_wait_modes(void) {
   CHECK(strcmp(vrt_wait_mode_name(VRT_WAIT_SPIN_BLOCK), "spin-block") == 0);
   CHECK_OK(d);
   vrt_buffer_destroy(o);
-  vrt_kernel_destroy(k);
   vp_diags_free(&d);
-  rt_context_done(ctx);
+  fixed_close(ctx, k);
   /* The option and VULPY_WAIT choose it at creation. */
   ctx = rt_context_with((vrt_context_options){.wait = VRT_WAIT_SPIN});
   CHECK(ctx && vrt_context_wait_mode(ctx, NULL) == VRT_WAIT_SPIN);
@@ -292,12 +302,10 @@ static void test_descriptor_pools(void) {
 }
 
 static void test_timestamps(void) {
-  vrt_context *ctx = rt_context();
-  vrt_kernel *k = ctx ? rt_kernel(ctx, "fixed", NULL) : NULL;
-  if (!k) {
-    rt_context_done(ctx);
+  vrt_context *ctx;
+  vrt_kernel *k;
+  if (!fixed_open(&ctx, &k))
     return;
-  }
   vp_diags d = {0};
   if (vrt_context_device(ctx)->timestamps) {
     vrt_buffer *o = vrt_buffer_create(ctx, 1 << 16, VRT_DEVICE, &d);
@@ -312,9 +320,8 @@ static void test_timestamps(void) {
     vrt_buffer_destroy(o);
   }
   CHECK_OK(d);
-  vrt_kernel_destroy(k);
   vp_diags_free(&d);
-  rt_context_done(ctx);
+  fixed_close(ctx, k);
 }
 
 /* One context, one kernel, several threads dispatching at once (sync and
@@ -353,20 +360,21 @@ static void threads_case(bool flag) {
                                                            .wait = flag ? VRT_WAIT_SPIN_BLOCK
                                                                         : VRT_WAIT_DEFAULT});
   vrt_kernel *k = ctx ? rt_kernel(ctx, "fixed", NULL) : NULL;
-  if (k) {
-    pthread_t th[4];
-    worker w[4];
-    for (int i = 0; i < 4; i++) {
-      w[i] = (worker){ctx, k, (uint32_t)i * 1000, 0};
-      pthread_create(&th[i], NULL, work, &w[i]);
-    }
-    for (int i = 0; i < 4; i++) {
-      pthread_join(th[i], NULL);
-      CHECK_EQ_U64(w[i].bad, 0);
-    }
+  if (!k) {
+    rt_context_done(ctx);
+    return;
   }
-  vrt_kernel_destroy(k);
-  rt_context_done(ctx);
+  pthread_t th[4];
+  worker w[4];
+  for (int i = 0; i < 4; i++) {
+    w[i] = (worker){ctx, k, (uint32_t)i * 1000, 0};
+    pthread_create(&th[i], NULL, work, &w[i]);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    CHECK_EQ_U64(w[i].bad, 0);
+  }
+  fixed_close(ctx, k);
 }
 
 static void test_threads(void) {
