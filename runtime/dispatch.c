@@ -8,7 +8,9 @@
  * dispatch again - the common case in a loop - resubmits the recorded
  * command buffer without recording anything. Each command buffer starts
  * with a barrier against earlier GPU work and ends with one that makes its
- * writes visible to the host.
+ * writes visible to the host. vrt_dispatch_readback appends a copy (after a
+ * barrier) to the same command buffer: a small result read back into
+ * host-visible memory in the dispatch's own submission.
  *
  * Buffers are bound with push descriptors where the device has them,
  * otherwise with descriptor sets from the context's pools, which each cached
@@ -19,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_LAUNCHES = 64, KEY_MAX = 64 * 8 + 12 + 512 };
+enum { MAX_LAUNCHES = 64, KEY_MAX = 64 * 8 + 12 + 512 + 40 };
 
 bool vrt__prepare(vrt_kernel *k, const vrt_args *a, vrt_grid g, uint32_t groups[3],
                   unsigned char *push, vp_diags *d) {
@@ -213,14 +215,39 @@ static vrt_launch *launch_slot(vrt_kernel *k, vp_diags *d) {
   return best;
 }
 
-static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, vrt_ticket *ticket,
-                   vp_diags *d) {
+/* The readback's buffers: of the kernel's context, distinct, in range. */
+static bool check_readback(vrt_kernel *k, const vrt_readback *rb, vp_diags *d) {
+  vrt_context *ctx = k->ctx;
+  if (!rb->dst || !rb->src || rb->dst->ctx != ctx || rb->src->ctx != ctx) {
+    vrt__error(ctx, d, "kernel '%s': the readback's buffers must belong to the kernel's "
+                       "context", k->m->kernel);
+    return false;
+  }
+  if (rb->dst == rb->src || !rb->size || rb->src_offset > rb->src->size ||
+      rb->size > rb->src->size - rb->src_offset || rb->dst_offset > rb->dst->size ||
+      rb->size > rb->dst->size - rb->dst_offset) {
+    vrt__error(ctx, d, "kernel '%s': readback of %llu bytes from [%llu] of %llu bytes to [%llu] "
+                       "of %llu bytes does not fit (or copies a buffer onto itself)",
+               k->m->kernel, (unsigned long long)rb->size, (unsigned long long)rb->src_offset,
+               (unsigned long long)rb->src->size, (unsigned long long)rb->dst_offset,
+               (unsigned long long)rb->dst->size);
+    return false;
+  }
+  return true;
+}
+
+/* A launch: the cached command buffer of the same (buffers, groups, push,
+ * readback), or a new recording of them; then one submission. */
+static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, const vrt_readback *rb,
+                   vrt_ticket *ticket, vp_diags *d) {
   vrt_context *ctx = k->ctx;
   if (!vrt__alive(ctx, d))
     return false;
   uint32_t groups[3];
   unsigned char push[512], key[KEY_MAX];
   if (!vrt__prepare(k, a, g, groups, push, d))
+    return false;
+  if (rb && !check_readback(k, rb, d))
     return false;
   size_t len = 0;
   for (uint32_t i = 0; i < a->nbuffers; i++, len += 8)
@@ -229,6 +256,11 @@ static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, vrt_ticket *tic
   len += 12;
   memcpy(key + len, push, k->push_size);
   len += k->push_size;
+  if (rb) {
+    uint64_t r[5] = {rb->dst->id, rb->dst_offset, rb->src->id, rb->src_offset, rb->size};
+    memcpy(key + len, r, sizeof r);
+    len += sizeof r;
+  }
   uint64_t hash = vp_hash64(key, len, 0);
 
   pthread_mutex_lock(&ctx->lock);
@@ -265,6 +297,12 @@ static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, vrt_ticket *tic
     if (ok && (ok = VRT_VK(ctx, d, vkBeginCommandBuffer, l->cb, &bi))) {
       vrt__barrier(ctx, l->cb, true);
       vrt__record_dispatch(k, l->cb, a, groups, push, l->sets);
+      if (rb) {
+        VkBufferCopy region = {rb->src->offset + rb->src_offset,
+                               rb->dst->offset + rb->dst_offset, rb->size};
+        vrt__barrier(ctx, l->cb, true);
+        ctx->vk.vkCmdCopyBuffer(l->cb, rb->src->buffer, rb->dst->buffer, 1, &region);
+      }
       vrt__barrier(ctx, l->cb, false);
       ok = VRT_VK(ctx, d, vkEndCommandBuffer, l->cb);
     }
@@ -282,6 +320,10 @@ static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, vrt_ticket *tic
     l->used = ++k->clock;
     for (uint32_t i = 0; i < a->nbuffers; i++)
       atomic_store(&a->buffers[i]->last_use, t);
+    if (rb) {
+      atomic_store(&rb->dst->last_use, t);
+      atomic_store(&rb->src->last_use, t);
+    }
   }
   pthread_mutex_unlock(&ctx->lock);
   *ticket = t;
@@ -291,7 +333,16 @@ static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, vrt_ticket *tic
 bool vrt_dispatch_async(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vrt_ticket *ticket,
                         vp_diags *d) {
   vrt_ticket t = 0;
-  bool ok = launch(k, args, grid, &t, d);
+  bool ok = launch(k, args, grid, NULL, &t, d);
+  if (ticket)
+    *ticket = t;
+  return ok;
+}
+
+bool vrt_dispatch_readback(vrt_kernel *k, const vrt_args *args, vrt_grid grid,
+                           const vrt_readback *rb, vrt_ticket *ticket, vp_diags *d) {
+  vrt_ticket t = 0;
+  bool ok = launch(k, args, grid, rb, &t, d);
   if (ticket)
     *ticket = t;
   return ok;
@@ -299,7 +350,7 @@ bool vrt_dispatch_async(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vrt_
 
 bool vrt_dispatch(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vp_diags *d) {
   vrt_ticket t;
-  return launch(k, args, grid, &t, d) && vrt_wait(k->ctx, t, UINT64_MAX, d);
+  return launch(k, args, grid, NULL, &t, d) && vrt_wait(k->ctx, t, UINT64_MAX, d);
 }
 
 bool vrt_dispatch_timed(vrt_kernel *k, const vrt_args *a, vrt_grid g, double *gpu_ns,

@@ -38,15 +38,18 @@ static int wait_mode_lookup(const char *name) {
 }
 
 /* Context(device=None, validation=-1, cache_dir=None, spin_us=0,
- *         no_push_descriptors=False, wait=None, copy_threads=0) */
+ *         no_push_descriptors=False, wait=None, copy_threads=0,
+ *         no_device_mapping=False) */
 static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"device",  "validation", "cache_dir",    "spin_us",
-                           "no_push_descriptors", "wait", "copy_threads", NULL};
+                           "no_push_descriptors", "wait", "copy_threads",
+                           "no_device_mapping", NULL};
   const char *device = NULL, *cache_dir = NULL, *wait = NULL;
-  int validation = -1, no_push = 0;
+  int validation = -1, no_push = 0, no_map = 0;
   unsigned int spin_us = 0, copy_threads = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zizIpzI", kwlist, &device, &validation,
-                                   &cache_dir, &spin_us, &no_push, &wait, &copy_threads))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zizIpzIp", kwlist, &device, &validation,
+                                   &cache_dir, &spin_us, &no_push, &wait, &copy_threads,
+                                   &no_map))
     return NULL;
   int mode = wait_mode_lookup(wait);
   if (mode < 0)
@@ -60,6 +63,7 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   opt.no_push_descriptors = no_push;
   opt.wait = (vrt_wait_mode)mode;
   opt.copy_threads = copy_threads;
+  opt.no_device_mapping = no_map;
   vp_diags d = {0};
   vrt_context *ctx;
   Py_BEGIN_ALLOW_THREADS

@@ -19,6 +19,12 @@ NAMES = ("sum", "prod", "min", "max", "mean", "argmin", "argmax", "any", "all", 
          "cumprod", "amin", "amax")
 _KIND = {"amin": "min", "amax": "max"}
 _NO_IDENTITY = ("min", "max", "argmin", "argmax")
+# A new resident result of a reduction up to this many bytes (a 0-d result,
+# a short row of sums), in memory the host cannot map, is also copied into
+# a host-visible mirror in the reduction's own submission: reading it
+# (float(), .item(), .numpy()) then needs no second submission
+# (_arrayops.Call._mirrored, docs/python-api.md).
+MIRROR_MAX = 4096
 
 
 def _axes(axis, ndim, name):
@@ -95,6 +101,7 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
     rdt = result_dtype(kind, a.dtype, dtype)
     _check_identity(kind, shape, axes)
     c = _arrayops.Call(kind, context=context)
+    c.mirror_max = MIRROR_MAX
     c.note(a)
     if isinstance(out, _array.ndarray):
         c.note(out)
