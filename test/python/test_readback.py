@@ -204,3 +204,52 @@ def test_reduction_into_out_is_not_mirrored(nomap):
     out = vp.empty((), np.float32, memory="device", context=nomap)
     r = vp.sum(xv, out=out)
     assert r is out and r._mirror is None and float(r) == 64.0
+
+
+# --------------------------------------------------------------- plans
+
+@pytest.mark.parametrize("name", ["sum", "max", "argmin", "mean", "any"])
+def test_plan_rebinds_other_arrays(anyctx, name, monkeypatch):
+    """A second full reduction of the same kind, dtype, shape and memory
+    runs the first call's plan (no graph built) on the new arrays; each
+    answer is its own array's, and with plans off the answers are the same."""
+    rng = np.random.default_rng(11)
+    f = getattr(vp, name)
+    arrays = [rng.random(777, dtype=np.float32) - 0.5 for _ in range(4)]
+    views = [vp.asarray(a, memory="device", context=anyctx) for a in arrays]
+    f(views[0])
+    plans = anyctx.__dict__.get("_vp_reduce_plans", {})
+    assert any(k[0] == name and k[2] == (777,) for k in plans)
+    got = [f(v) for v in views]
+    monkeypatch.setattr(_reduce, "PLANS", False)
+    slow = [f(v) for v in views]
+    for a, g, s in zip(arrays, got, slow):
+        ref = getattr(np, name)(a)
+        assert g.dtype == s.dtype == np.asarray(ref).dtype and g.memory == "device"
+        np.testing.assert_allclose(g.item(), ref, rtol=2e-5)
+        assert g.item() == s.item()
+
+
+def test_plan_keys(nomap):
+    """Plans are per memory kind, dtype and shape: other arrays get theirs."""
+    a = np.arange(12, dtype=np.int32).reshape(3, 4)
+    for kind in ("device", "host"):
+        for shape in ((3, 4), (12,), (4, 3)):
+            for dt in (np.int32, np.float32):
+                v = vp.asarray(a.reshape(shape).astype(dt), memory=kind, context=nomap)
+                for _ in range(2):
+                    r = vp.sum(v)
+                    assert r.memory == kind and r.item() == 66
+                    assert r.dtype == np.sum(a.astype(dt)).dtype
+    # views, keepdims, axis, out= and dtype= take the general path
+    v = vp.asarray(a, memory="device", context=nomap)
+    assert vp.sum(v[:, ::2]).item() == a[:, ::2].sum()
+    assert vp.sum(v, keepdims=True).shape == (1, 1)
+    assert vp.sum(v, dtype=np.float32).dtype == np.float32
+
+
+def test_plan_sync_false(nomap):
+    xv = vp.asarray(np.arange(10, dtype=np.float32), memory="device", context=nomap)
+    vp.sum(xv)
+    hs = [vp.sum(xv, sync=False) for _ in range(3)]
+    assert [float(h.wait()) for h in hs] == [45.0] * 3
