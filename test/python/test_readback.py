@@ -253,3 +253,25 @@ def test_plan_sync_false(nomap):
     vp.sum(xv)
     hs = [vp.sum(xv, sync=False) for _ in range(3)]
     assert [float(h.wait()) for h in hs] == [45.0] * 3
+
+
+# --------------------------------------------------------------- vp.jit
+
+def test_jit_sum_one_submission(nomap):
+    """vp.jit's 0-d results (new, or out=) are mirrored the same way; with
+    two small results only the first is."""
+    x = np.random.default_rng(2).random(5000, dtype=np.float32)
+    xv = vp.asarray(x, memory="device", context=nomap)
+    f = vp.jit(lambda v: vp.sum(v * 2))
+    g = vp.jit(lambda v: (vp.sum(v), vp.max(v)))
+    s = vp.empty((), np.float32, memory="device", context=nomap)
+    float(f(xv))
+    n, v = _submits(nomap, lambda: float(f(xv)))
+    assert n == 1
+    np.testing.assert_allclose(v, 2 * x.sum(), rtol=2e-5)
+    n, v = _submits(nomap, lambda: float(f(xv, out=s)))
+    assert n == 1 and s._mirror is not None
+    np.testing.assert_allclose(v, 2 * x.sum(), rtol=2e-5)
+    a, b = g(xv)
+    assert a._mirror is not None and b._mirror is None
+    np.testing.assert_allclose((float(a), float(b)), (x.sum(), x.max()), rtol=2e-5)
