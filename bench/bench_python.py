@@ -241,9 +241,10 @@ def _readback(c, quick, rec):
     (_reduce.MIRROR_MAX = 0: a second submission, the staging copy), against
     the call that leaves the result on the device and the C round trip of
     the same reduction kernel alone (Kernel.time_dispatch); "before" is
-    also without the reduction plan (_reduce.PLANS = False: the graph and
-    its text built on every call, as before), and one variant has the
-    mirror without the plan. The submissions per float(vp.sum(x)) come
+    also without the reduction plan and the pooled result (_reduce.PLANS =
+    POOLED = False: the graph and its text built and a new result buffer
+    made on every call, as before), and one variant has the mirror
+    without them. The submissions per float(vp.sum(x)) come
     from the context's counter. On a unified-memory
     device 'device' memory is mapped and needs no copy at all, so there the
     discrete GPU's path is measured on a context with no_device_mapping."""
@@ -273,11 +274,11 @@ def _readback(c, quick, rec):
         def before(mirror, plans):
             def f():
                 _reduce.MIRROR_MAX = mirror_max if mirror else 0
-                _reduce.PLANS = plans
+                _reduce.PLANS = _reduce.POOLED = plans
                 try:
                     return float(vp.sum(xv))
                 finally:
-                    _reduce.MIRROR_MAX, _reduce.PLANS = mirror_max, True
+                    _reduce.MIRROR_MAX, _reduce.PLANS, _reduce.POOLED = mirror_max, True, True
             return f
         variants = {"mirror": lambda: float(vp.sum(xv)), "copy": before(False, False),
                     "mirror, no plan": before(True, False), "call": lambda: vp.sum(xv)}

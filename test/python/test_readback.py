@@ -275,3 +275,22 @@ def test_jit_sum_one_submission(nomap):
     a, b = g(xv)
     assert a._mirror is not None and b._mirror is None
     np.testing.assert_allclose((float(a), float(b)), (x.sum(), x.max()), rtol=2e-5)
+
+
+def test_plan_reuses_the_launch(nomap):
+    """float(vp.sum(x)) in a loop: the pooled 0-d result comes back each
+    time, so the dispatch resubmits its recorded command buffer; results
+    kept alive get buffers of their own."""
+    x = np.arange(300, dtype=np.float32)
+    xv = vp.asarray(x, memory="device", context=nomap)
+    float(vp.sum(xv))
+    float(vp.sum(xv))
+    s0 = nomap.stats()
+    vals = [float(vp.sum(xv)) for _ in range(5)]
+    s1 = nomap.stats()
+    assert vals == [44850.0] * 5
+    assert s1["reused_launches"] - s0["reused_launches"] == 5
+    assert s1["submits"] - s0["submits"] == 5
+    kept = [vp.sum(vp.asarray(x + i, memory="device", context=nomap)) for i in range(4)]
+    assert len({id(r.buffer) for r in kept}) == 4
+    assert [float(r) for r in kept] == [44850.0 + 300 * i for i in range(4)]
