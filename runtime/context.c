@@ -11,7 +11,10 @@
  * for spin_us, then block in vkWaitSemaphores (GPUs: a tiny dispatch is done
  * within the spin, and blocking costs the driver's wake-up on top); block at
  * once (CPU devices, where a spinning thread takes a core from the work); or
- * spin until done. bench/runtime_bench.c measures each on the same context.
+ * spin until done. A synchronous dispatch with the done flag on spins on a
+ * word the GPU writes instead of the semaphore (vrt__wait_flag), bounded by
+ * the same spin time. bench/runtime_bench.c measures each on the same
+ * context.
  */
 #include "internal.h"
 
@@ -214,6 +217,14 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     ctx->info.fma_fused = true;
   else if (fma && strcmp(fma, "unfused") == 0)
     ctx->info.fma_fused = false;
+  /* VULPY_DENORM=preserve|default|auto: whether precise-math kernels get
+   * DenormPreserve (auto: wherever the device can keep subnormals). */
+  if (opt->force_denorm) {
+    ctx->info.denorm_preserve = opt->force_denorm;
+  } else if (!vrt__denorm_choose(&ctx->info, getenv("VULPY_DENORM"), d)) {
+    vrt_context_destroy(ctx);
+    return NULL;
+  }
   ctx->no_device_mapping = opt->no_device_mapping;
   /* Spinning pays on a GPU; on a CPU device the spinning thread takes a core
    * from the threads doing the work, so there the wait blocks at once. */
@@ -233,6 +244,14 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
                : VRT_WAIT_SPIN_BLOCK;
   atomic_store(&ctx->wait_mode, (int)mode);
   atomic_store(&ctx->spin_ns, spin_us * 1000);
+  /* The done flag pays where a semaphore poll is a driver call and the
+   * dispatch finishes within the spin: GPUs. On a CPU device the wait
+   * blocks anyway. */
+  const char *flag = getenv("VULPY_DONE_FLAG");
+  bool done_flag = opt->done_flag    ? opt->done_flag > 0
+                   : flag && *flag ? strcmp(flag, "on") == 0 || strcmp(flag, "1") == 0
+                                   : ctx->info.kind != VRT_DEVICE_CPU;
+  atomic_store(&ctx->done_flag, done_flag);
   atomic_store(&ctx->copy_threads,
                opt->copy_threads ? opt->copy_threads : vrt__copy_threads_default(ctx->info.kind));
   if (!opt->cache_dir)
@@ -293,6 +312,8 @@ void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out) {
   *out = ctx->stats;
   out->pipelines = 0;
   out->prewarm_ms = atomic_load(&ctx->prewarm_ns) / 1e6;
+  out->flag_waits = atomic_load(&ctx->flag_waits);
+  out->flag_fallbacks = atomic_load(&ctx->flag_fallbacks);
   for (vrt_pipeline *p = ctx->pipelines; p; p = p->next)
     out->pipelines++;
   pthread_mutex_unlock(&ctx->lock);
@@ -354,15 +375,15 @@ VkCommandBuffer vrt__cmd_begin(vrt_context *ctx, int *slot, vp_diags *d) {
 }
 
 void vrt__barrier(vrt_context *ctx, VkCommandBuffer cb, bool start) {
+  VkAccessFlags device = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                         VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   VkMemoryBarrier mb = {
       .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
       .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-      .dstAccessMask = start ? VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                                   VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT
-                             : VK_ACCESS_HOST_READ_BIT,
+      .dstAccessMask = start ? device : device | VK_ACCESS_HOST_READ_BIT,
   };
   VkPipelineStageFlags src = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-  VkPipelineStageFlags dst = start ? src : VK_PIPELINE_STAGE_HOST_BIT;
+  VkPipelineStageFlags dst = start ? src : src | VK_PIPELINE_STAGE_HOST_BIT;
   ctx->vk.vkCmdPipelineBarrier(cb, src, dst, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
@@ -379,6 +400,9 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
   int zero = ctx->zero_slot;
   if (zero >= 0) {
     ctx->zero_slot = -1;
+    /* Ends like every command buffer: the fills are ordered before what
+     * follows, which may open without a barrier (cached launches). */
+    vrt__barrier(ctx, ctx->ring[zero].cb, false);
     if (!VRT_VK(ctx, d, vkEndCommandBuffer, ctx->ring[zero].cb)) {
       ctx->ring[zero].value = 0;
       if (all != small)
@@ -439,6 +463,47 @@ static void note_completed(vrt_context *ctx, uint64_t v) {
     ;
 }
 
+/* The blocking part of a wait, its time counted from `start`: vkWaitSemaphores
+ * in slices of 50 ms, re-reading the counter between them: a wake-up lost in
+ * a driver or layer (seen with lavapipe under the validation layer and ASan)
+ * then costs one slice instead of a hang. */
+static bool block(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, uint64_t start,
+                  vp_diags *d) {
+  VkSemaphoreWaitInfo wi = {
+      .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+      .semaphoreCount = 1,
+      .pSemaphores = &ctx->timeline,
+      .pValues = &ticket,
+  };
+  VkResult r = VK_TIMEOUT;
+  for (;;) {
+    uint64_t spent = vrt__now_ns() - start;
+    if (timeout_ns != UINT64_MAX && spent >= timeout_ns)
+      break;
+    uint64_t left = timeout_ns == UINT64_MAX ? UINT64_MAX : timeout_ns - spent;
+    uint64_t slice = left < 50000000u ? left : 50000000u;
+    r = vrt__fault(ctx, "vkWaitSemaphores");
+    if (r == VK_SUCCESS)
+      r = ctx->vk.vkWaitSemaphores(ctx->device, &wi, slice);
+    if (r != VK_TIMEOUT)
+      break;
+    uint64_t v = 0;
+    r = ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &v);
+    if (r != VK_SUCCESS || v >= ticket)
+      break;
+    r = VK_TIMEOUT;
+  }
+  if (r == VK_TIMEOUT) {
+    vrt__error(ctx, d, "timed out after %.3f ms waiting for ticket %llu on device '%s'",
+               (double)timeout_ns / 1e6, (unsigned long long)ticket, ctx->info.name);
+    return false;
+  }
+  if (!vrt__check(ctx, r, "vkWaitSemaphores", d))
+    return false;
+  note_completed(ctx, ticket);
+  return true;
+}
+
 bool vrt_wait(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, vp_diags *d) {
   if (ticket <= atomic_load_explicit(&ctx->completed, memory_order_acquire))
     return true;
@@ -471,42 +536,47 @@ bool vrt_wait(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, vp_diags
                (double)timeout_ns / 1e6, (unsigned long long)ticket, ctx->info.name);
     return false;
   }
-  VkSemaphoreWaitInfo wi = {
-      .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
-      .semaphoreCount = 1,
-      .pSemaphores = &ctx->timeline,
-      .pValues = &ticket,
-  };
-  /* Block in slices of 50 ms, re-reading the counter between them: a
-   * wake-up lost in a driver or layer (seen with lavapipe under the
-   * validation layer and ASan) then costs one slice instead of a hang. */
-  VkResult r = VK_TIMEOUT;
-  for (;;) {
-    uint64_t spent = vrt__now_ns() - start;
-    if (timeout_ns != UINT64_MAX && spent >= timeout_ns)
-      break;
-    uint64_t left = timeout_ns == UINT64_MAX ? UINT64_MAX : timeout_ns - spent;
-    uint64_t slice = left < 50000000u ? left : 50000000u;
-    r = vrt__fault(ctx, "vkWaitSemaphores");
-    if (r == VK_SUCCESS)
-      r = ctx->vk.vkWaitSemaphores(ctx->device, &wi, slice);
-    if (r != VK_TIMEOUT)
-      break;
-    uint64_t v = 0;
-    r = ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &v);
-    if (r != VK_SUCCESS || v >= ticket)
-      break;
-    r = VK_TIMEOUT;
-  }
-  if (r == VK_TIMEOUT) {
-    vrt__error(ctx, d, "timed out after %.3f ms waiting for ticket %llu on device '%s'",
-               (double)timeout_ns / 1e6, (unsigned long long)ticket, ctx->info.name);
+  return block(ctx, ticket, timeout_ns, start, d);
+}
+
+/* The flag is a plain word the GPU writes (vkCmdFillBuffer after the
+ * dispatch's closing barrier, then a transfer-to-host barrier of its own),
+ * so once it reads non-zero the dispatch's writes were made available to the
+ * host before it; the acquire load keeps the caller's later reads of the
+ * results after it. A load costs nanoseconds where a semaphore poll is a
+ * driver call, so the loop notices completion sooner. The spin is bounded
+ * in every mode: a flag that never comes (a lost device, a driver that
+ * drops the write, another thread that resubmitted the launch and reset
+ * the word) ends in the semaphore wait, which reports loss and timeouts. */
+bool vrt__wait_flag(vrt_context *ctx, vrt_ticket ticket, const uint32_t *flag, vp_diags *d) {
+  if (!flag)
+    return vrt_wait(ctx, ticket, UINT64_MAX, d);
+  if (ticket <= atomic_load_explicit(&ctx->completed, memory_order_acquire))
+    return true;
+  if (!vrt__alive(ctx, d))
     return false;
+  vrt_wait_mode mode = (vrt_wait_mode)atomic_load(&ctx->wait_mode);
+  if (mode == VRT_WAIT_BLOCK)
+    return vrt_wait(ctx, ticket, UINT64_MAX, d);
+  uint64_t spin_ns = atomic_load(&ctx->spin_ns), start = vrt__now_ns();
+  const _Atomic uint32_t *word = (const _Atomic uint32_t *)flag;
+  for (uint32_t i = 1;; i++) {
+    if (atomic_load_explicit(word, memory_order_acquire)) {
+      atomic_fetch_add_explicit(&ctx->flag_waits, 1, memory_order_relaxed);
+      return true;
+    }
+    if (i % 64 == 0) {
+      if (ticket <= atomic_load_explicit(&ctx->completed, memory_order_acquire))
+        return true;
+      if (vrt__now_ns() - start >= spin_ns)
+        break;
+    }
+    cpu_relax();
   }
-  if (!vrt__check(ctx, r, "vkWaitSemaphores", d))
-    return false;
-  note_completed(ctx, ticket);
-  return true;
+  atomic_fetch_add_explicit(&ctx->flag_fallbacks, 1, memory_order_relaxed);
+  if (mode == VRT_WAIT_SPIN)
+    return vrt_wait(ctx, ticket, UINT64_MAX, d);
+  return block(ctx, ticket, UINT64_MAX, vrt__now_ns(), d);
 }
 
 bool vrt_context_wait_idle(vrt_context *ctx, vp_diags *d) {
@@ -554,4 +624,10 @@ void vrt_context_set_copy_threads(vrt_context *ctx, uint32_t n) {
 
 uint32_t vrt_context_copy_threads(const vrt_context *ctx) {
   return atomic_load(&((vrt_context *)ctx)->copy_threads);
+}
+
+void vrt_context_set_done_flag(vrt_context *ctx, bool on) { atomic_store(&ctx->done_flag, on); }
+
+bool vrt_context_done_flag(const vrt_context *ctx) {
+  return atomic_load(&((vrt_context *)ctx)->done_flag);
 }

@@ -126,6 +126,10 @@ static void fill_info(vrt_instance *inst, VkPhysicalDevice pd, uint32_t index,
       snprintf(o->driver_name, sizeof o->driver_name, "%s", p12.driverName);
       snprintf(o->driver_info, sizeof o->driver_info, "%s", p12.driverInfo);
       o->driver_id = (uint32_t)p12.driverID;
+      o->denorm_support = (p12.shaderDenormPreserveFloat16 ? VRT_DENORM_F16 : 0) |
+                          (p12.shaderDenormPreserveFloat32 ? VRT_DENORM_F32 : 0) |
+                          (p12.shaderDenormPreserveFloat64 ? VRT_DENORM_F64 : 0);
+      o->denorm_independence = (uint32_t)p12.denormBehaviorIndependence;
     } else {
       o->subgroup_size = sub.subgroupSize;
       o->max_memory_allocation_size = m3.maxMemoryAllocationSize;
@@ -200,6 +204,8 @@ static void fill_info(vrt_instance *inst, VkPhysicalDevice pd, uint32_t index,
    * lower fma are software rasterizers on the CPU (docs/runtime.md). */
   o->fma_fused = o->kind != VRT_DEVICE_CPU && o->driver_id != VK_DRIVER_ID_MESA_LLVMPIPE &&
                  o->driver_id != VK_DRIVER_ID_GOOGLE_SWIFTSHADER;
+  /* Subnormals kept where the shader can ask for it (denorm.c). */
+  o->denorm_preserve = vrt__denorm_auto(o->denorm_support, o->denorm_independence);
 
   uint32_t nq = 0;
   inst->fn.vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
@@ -332,6 +338,16 @@ void vrt_device_format(const vrt_device_info *o, bool verbose, vp_strbuf *out) {
   vp_strbuf_printf(out, "%s%s%s%s\n", o->push_descriptors ? " push_descriptors" : "",
                    o->timeline_semaphores ? " timeline_semaphores" : "",
                    o->timestamps ? " timestamps" : "", o->fma_fused ? " fma_fused" : "");
+  /* what precise-math kernels get (docs/runtime.md, VULPY_DENORM) */
+  vp_strbuf_append(out, "    DenormPreserve for precise math:");
+  static const struct { uint32_t bit; const char *name; } widths[] = {
+      {VRT_DENORM_F16, "float16"}, {VRT_DENORM_F32, "float32"}, {VRT_DENORM_F64, "float64"}};
+  for (int k = 0; k < 3; k++)
+    if (o->denorm_preserve & widths[k].bit)
+      vp_strbuf_printf(out, " %s", widths[k].name);
+  if (!(o->denorm_preserve & VRT_DENORM_F32))
+    vp_strbuf_append(out, " none (subnormals as the device handles them)");
+  vp_strbuf_putc(out, '\n');
 }
 
 /* The default order: discrete, integrated, virtual, CPU, other. */

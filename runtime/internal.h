@@ -140,6 +140,7 @@ typedef struct vrt_launch {
   VkDescriptorSet sets[VRT_MAX_SETS];
   VkDescriptorPool set_pool; /* where `sets` came from, or null */
   bool recorded;
+  bool flag; /* ends with the done-flag write (word: its index in the kernel's flags) */
   uint64_t hash;
   unsigned char *key; /* buffer ids, groups, push bytes */
   size_t key_len;
@@ -158,6 +159,11 @@ struct vrt_kernel {
   vrt_launch *launches;
   uint32_t nlaunches;
   uint64_t clock;
+  /* The launches' done flags: one host-coherent word per launch-cache
+   * entry, made with the first launch that writes one; no_flags once that
+   * failed (no host-coherent memory): the kernel then waits on the timeline. */
+  vrt_buffer *flags;
+  bool no_flags;
 };
 
 /* ------------------------------------------------------------ copies */
@@ -190,6 +196,8 @@ struct vrt_context {
   bool validation, push_descriptors, feedback, external_host, no_device_mapping;
   _Atomic int wait_mode;      /* vrt_wait_mode, never DEFAULT */
   _Atomic uint64_t spin_ns;
+  atomic_bool done_flag;       /* vrt_context_options.done_flag, resolved */
+  _Atomic uint64_t flag_waits, flag_fallbacks;
   _Atomic uint32_t copy_threads;
   pthread_mutex_t copier_lock; /* guards starting `copier` */
   vrt_copier *copier;          /* copy.c's workers, started on first use */
@@ -260,11 +268,21 @@ VkCommandBuffer vrt__cmd_begin(vrt_context *ctx, int *slot, vp_diags *d);
 bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const int *slots,
                  uint32_t nslots, vrt_ticket *ticket, vp_diags *d);
 /* Records the barrier that starts (true) or ends (false) every submission's
- * work: earlier GPU writes visible to compute/transfer; GPU writes visible
- * to the host. */
+ * work: earlier GPU writes visible to compute/transfer; at the end, GPU
+ * writes visible to the host and to every later compute/transfer command
+ * (a barrier's second scope runs on in submission order, into later
+ * submissions: so a command buffer submitted after one that ended this way
+ * needs no opening barrier). Every submitted command buffer ends with it. */
 void vrt__barrier(vrt_context *ctx, VkCommandBuffer cb, bool start);
 /* Refreshes and returns the completed value (never blocks). */
 uint64_t vrt__poll(vrt_context *ctx);
+/* Waits until the results of submission `ticket` are visible to the host:
+ * spins on `flag` (a host-coherent word the submission sets to non-zero
+ * after its last barrier) for at most the spin time, then falls back to
+ * vrt_wait's semaphore. NULL `flag`: vrt_wait. Returning true does not mark
+ * the ticket completed: the submission's command buffer may still be
+ * pending until the semaphore says so. */
+bool vrt__wait_flag(vrt_context *ctx, vrt_ticket ticket, const uint32_t *flag, vp_diags *d);
 
 /* ----------------------------------------------------- memory internals */
 
@@ -303,11 +321,19 @@ bool vrt__spirv_reflect(const uint32_t *words, size_t nwords, const char *entry,
 /* SPIRV-Tools validation for the device's Vulkan version. */
 bool vrt__spirv_validate(vrt_context *ctx, const uint32_t *words, size_t nwords, vp_diags *d);
 
+/* What VULPY_DENORM=auto keeps on a device (denorm.c): the VRT_DENORM_*
+ * mask for its support bits and denormBehaviorIndependence. */
+uint32_t vrt__denorm_auto(uint32_t support, uint32_t independence);
+/* Applies VULPY_DENORM (`env`: NULL, "auto", "default" or "preserve") to a
+ * context's info.denorm_preserve; false with an error for "preserve" on a
+ * device that cannot keep float32 subnormals, or an unknown value. */
+bool vrt__denorm_choose(vrt_device_info *info, const char *env, vp_diags *d);
+
 /* Finds or makes the pipeline (lock held). */
 vrt_pipeline *vrt__pipeline_get(vrt_context *ctx, const uint32_t *words, size_t nwords,
                                 const vpm_manifest *m, const uint32_t local[3],
                                 const int32_t spec_id[3], uint32_t push_size, bool trusted,
-                                vp_diags *d);
+                                uint32_t denorm, vp_diags *d);
 void vrt__pipeline_destroy_all(vrt_context *ctx);
 
 /* Checks a dispatch's arguments and computes group counts and the push block

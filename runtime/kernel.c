@@ -161,18 +161,38 @@ vrt_kernel *vrt_kernel_create(vrt_context *ctx, const void *spirv, size_t spirv_
       k = NULL;
     }
   }
+  /* Precise-math kernels keep subnormals where the context says so: the
+   * module gets DenormPreserve before anything hashes or validates it. */
+  uint32_t denorm = 0;
+  if (k && opt && opt->preserve_denorms && (ctx->info.denorm_preserve & VRT_DENORM_F32)) {
+    uint32_t *patched;
+    size_t npatched;
+    int added = vrt_spirv_preserve_denorms(words, nwords, ctx->info.denorm_preserve, &patched,
+                                           &npatched, d);
+    if (added < 0) {
+      vpm_free(k->m);
+      free(k);
+      k = NULL;
+    } else if (added > 0) {
+      free(words);
+      words = patched;
+      nwords = npatched;
+      denorm = (uint32_t)added;
+    }
+  }
   double t1 = vrt__now_ns() / 1e6;
   if (k) {
     pthread_mutex_lock(&ctx->lock);
     vrt_pipeline *before = ctx->pipelines;
     k->p = vrt__pipeline_get(ctx, words, nwords, k->m, local, si.spec_id, k->push_size,
-                             opt && opt->trusted, d);
+                             opt && opt->trusted, denorm, d);
     if (k->p) {
       bool hit = ctx->pipelines == before;
       k->stats = k->p->stats;
       if (hit) {
         k->stats = (vrt_kernel_stats){.memory_hit = true, .driver_hit = -1,
-                                      .push_descriptors = k->p->push_descriptors};
+                                      .push_descriptors = k->p->push_descriptors,
+                                      .denorm_preserve = k->p->stats.denorm_preserve};
       }
       k->stats.reflect_ms = t1 - t0;
       k->stats.total_ms = vrt__now_ns() / 1e6 - t0;
@@ -201,6 +221,8 @@ void vrt__kernel_release(vrt_kernel *k) {
     free(l->key);
   }
   free(k->launches);
+  if (k->flags)
+    vrt__buffer_release(k->flags);
   vpm_free(k->m);
   free(k);
 }

@@ -2,8 +2,10 @@
  *
  * A pipeline's key hashes everything it is made from: the SPIR-V words, the
  * entry point, the specialized local size, the VP_FMA_FUSED specialization
- * (the device's fma, or VULPY_FMA), the descriptor layout and push size
- * from the manifest, and the runtime's cache version. The context keeps
+ * (the device's fma, or VULPY_FMA), the DenormPreserve widths the module
+ * was given (denorm.c: the device's, or VULPY_DENORM; the patched words
+ * differ too), the descriptor layout and push size from the manifest, and
+ * the runtime's cache version. The context keeps
  * every pipeline it made under its key (the in-memory cache), so a second
  * kernel from the same SPIR-V and manifest costs a lookup.
  *
@@ -175,7 +177,7 @@ static void pipeline_free(vrt_context *ctx, vrt_pipeline *p) {
 
 static uint64_t pipeline_key(vrt_context *ctx, const uint32_t *words, size_t nwords,
                              const vpm_manifest *m, const uint32_t local[3],
-                             const int32_t spec_id[3], uint32_t push_size) {
+                             const int32_t spec_id[3], uint32_t push_size, uint32_t denorm) {
   uint64_t h = vp_hash64(words, nwords * 4, CACHE_VERSION);
   h = vp_hash64(m->entry_point, strlen(m->entry_point), h);
   h = vp_hash64(local, 12, h);
@@ -184,6 +186,7 @@ static uint64_t pipeline_key(vrt_context *ctx, const uint32_t *words, size_t nwo
   h = vp_hash64(&ctx->push_descriptors, sizeof ctx->push_descriptors, h);
   uint32_t fma = ctx->info.fma_fused; /* the VP_FMA_FUSED specialization */
   h = vp_hash64(&fma, 4, h);
+  h = vp_hash64(&denorm, 4, h); /* the widths given DenormPreserve */
   for (uint32_t i = 0; i < m->nbuffers; i++) {
     uint32_t sb[2] = {m->buffers[i].set, m->buffers[i].binding};
     h = vp_hash64(sb, 8, h);
@@ -194,8 +197,8 @@ static uint64_t pipeline_key(vrt_context *ctx, const uint32_t *words, size_t nwo
 vrt_pipeline *vrt__pipeline_get(vrt_context *ctx, const uint32_t *words, size_t nwords,
                                 const vpm_manifest *m, const uint32_t local[3],
                                 const int32_t spec_id[3], uint32_t push_size, bool trusted,
-                                vp_diags *d) {
-  uint64_t key = pipeline_key(ctx, words, nwords, m, local, spec_id, push_size);
+                                uint32_t denorm, vp_diags *d) {
+  uint64_t key = pipeline_key(ctx, words, nwords, m, local, spec_id, push_size, denorm);
   for (vrt_pipeline *p = ctx->pipelines; p; p = p->next)
     if (p->key == key)
       return p;
@@ -211,6 +214,7 @@ vrt_pipeline *vrt__pipeline_get(vrt_context *ctx, const uint32_t *words, size_t 
   p->key = key;
   p->stats.validate_ms = t1 - t0;
   p->stats.driver_hit = -1;
+  p->stats.denorm_preserve = denorm;
   if (!make_layouts(ctx, p, m, push_size, d)) {
     pipeline_free(ctx, p);
     return NULL;

@@ -112,7 +112,46 @@ typedef struct vrt_device_info {
    * the value its pipelines get: VULPY_FMA=fused|unfused|auto overrides the
    * detection (docs/runtime.md). */
   bool fma_fused;
+  /* Float controls (Vulkan 1.2): the widths whose subnormals a shader can
+   * keep with the SPIR-V execution mode DenormPreserve
+   * (shaderDenormPreserveFloat16/32/64, as VRT_DENORM_F* bits), and
+   * denormBehaviorIndependence (a VkShaderFloatControlsIndependence). */
+  uint32_t denorm_support, denorm_independence;
+  /* The widths whose subnormals VulPy's precise-math kernels keep
+   * (vrt_kernel_options.preserve_denorms), VRT_DENORM_* bits. In a device's
+   * description, what VULPY_DENORM=auto chooses: float32 and each other
+   * supported width, as the independence rules allow, or 0 where float32
+   * cannot be kept (lavapipe: it keeps subnormals without being asked). In
+   * a context's info, the choice after VULPY_DENORM=preserve|default|auto
+   * (docs/runtime.md). */
+  uint32_t denorm_preserve;
 } vrt_device_info;
+
+/* Width bits of the denormal masks above. */
+enum {
+  VRT_DENORM_F16 = 1,
+  VRT_DENORM_F32 = 2,
+  VRT_DENORM_F64 = 4,
+  /* The device wants one denormal mode for float16 and float64 (or for all
+   * three widths): every width of the mask is set, whether the module uses
+   * it or not. */
+  VRT_DENORM_TIED = 8,
+};
+
+/* Adds `OpExecutionMode %entry DenormPreserve <width>` to every entry point
+ * of a SPIR-V module, for the widths of `widths` (VRT_DENORM_* bits): 32,
+ * and 16 / 64 where the module declares the Float16 / Float64 capability
+ * (with VRT_DENORM_TIED, always), along with `OpCapability DenormPreserve`
+ * and, below SPIR-V 1.4, `OpExtension "SPV_KHR_float_controls"` where the
+ * module lacks them. A width that already has a denormal mode
+ * (DenormPreserve or DenormFlushToZero) keeps it; under VRT_DENORM_TIED an
+ * entry point with any denormal mode is left alone. Returns the widths
+ * given the mode (VRT_DENORM_F* bits, in any entry point): when > 0, *out is
+ * the patched module (malloc'ed, *nout words; free() it), else *out is NULL
+ * and the module stays as it is; -1 with an error for words that are not a
+ * well-formed module. */
+int vrt_spirv_preserve_denorms(const uint32_t *words, size_t nwords, uint32_t widths,
+                               uint32_t **out, size_t *nout, vp_diags *d);
 
 /* The SpecId of the bool specialization constant VP_FMA_FUSED that the
  * precise math helpers branch on (lib/Target/CFamily/mathlib_src.c; the
@@ -187,6 +226,19 @@ typedef struct vrt_context_options {
    * (UMA): uploads and downloads then take the staging ring, and zeroing
    * the fill path, as on a discrete GPU (tests use it on lavapipe). */
   bool no_device_mapping;
+  /* Testing: the DenormPreserve widths (VRT_DENORM_* bits) that
+   * precise-math kernels get, whatever the device reports and VULPY_DENORM
+   * says; 0: the normal choice. Tests use it to run the patched path on
+   * lavapipe, with validation off (the layer rightly objects to a mode the
+   * device does not report). */
+  uint32_t force_denorm;
+  /* The done flag of synchronous dispatches (vrt_dispatch): the GPU writes
+   * a word of host-coherent memory after the dispatch, and the wait spins on
+   * plain loads of it (for at most the spin time, then falls back to the
+   * timeline semaphore), instead of polling the semaphore through the
+   * driver. 0: VULPY_DONE_FLAG ("on"/"off"), else on for GPUs and off for
+   * CPU devices; 1: on; -1: off. Only spinning waits use it. */
+  int done_flag;
 } vrt_context_options;
 
 /* Creates a context; NULL `opt` means all defaults. */
@@ -217,6 +269,12 @@ vrt_wait_mode vrt_context_wait_mode(const vrt_context *ctx, uint32_t *spin_us);
 /* Changes how many threads share large host copies (1: the caller alone). */
 void vrt_context_set_copy_threads(vrt_context *ctx, uint32_t n);
 uint32_t vrt_context_copy_threads(const vrt_context *ctx);
+/* Turns the done flag of synchronous dispatches on or off (see
+ * vrt_context_options.done_flag); it is part of the launch-cache key, so
+ * the change holds from the next dispatch. Benchmarks compare both on one
+ * context. Safe from any thread. */
+void vrt_context_set_done_flag(vrt_context *ctx, bool on);
+bool vrt_context_done_flag(const vrt_context *ctx);
 
 typedef struct vrt_context_stats {
   uint64_t submits;          /* vkQueueSubmit calls */
@@ -226,6 +284,8 @@ typedef struct vrt_context_stats {
   uint64_t used_bytes;       /* bytes handed out of them */
   uint64_t pipelines;        /* pipelines in the in-memory cache */
   double prewarm_ms;         /* the driver warm-up's time (prewarm.c); 0 while it runs, or off */
+  uint64_t flag_waits;       /* synchronous dispatches whose wait ended on the GPU-written done flag */
+  uint64_t flag_fallbacks;   /* ... that spun on the flag in vain and waited on the semaphore */
 } vrt_context_stats;
 void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out);
 
@@ -329,6 +389,11 @@ typedef struct vrt_kernel_options {
   /* Skip SPIRV-Tools validation (for SPIR-V the VulPy compiler has just
    * validated). The entry point, bindings and push size are still checked. */
   bool trusted;
+  /* Keep subnormals: the module gets DenormPreserve for the widths of the
+   * context's info.denorm_preserve (vrt_spirv_preserve_denorms). VulPy sets
+   * it for the kernels it compiled with precise math; SPIR-V without it runs
+   * as written, with the device's own subnormal handling. */
+  bool preserve_denorms;
 } vrt_kernel_options;
 
 /* Creates a kernel from SPIR-V words and its manifest (copied), after
@@ -347,6 +412,7 @@ typedef struct vrt_kernel_stats {
   bool disk_written;  /* the cache file was (re)written */
   int driver_hit;     /* 1/0: the driver reports a pipeline cache hit; -1: unknown */
   bool push_descriptors; /* bound with VK_KHR_push_descriptor */
+  uint32_t denorm_preserve; /* the widths (VRT_DENORM_F*) given DenormPreserve */
   char cache_path[512];  /* the cache file, or "" */
   /* Where the creation's time went, in ms (0 for an in-memory hit):
    * reflection and checks, SPIRV-Tools validation (0 when trusted), layouts
@@ -385,7 +451,8 @@ typedef struct vrt_args {
   uint32_t push_size;
 } vrt_args;
 
-/* Runs the kernel and waits for it. */
+/* Runs the kernel and waits for it (on the done flag where the context has
+ * it on: vrt_context_options.done_flag). */
 bool vrt_dispatch(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vp_diags *d);
 /* Submits the kernel and returns at once with a ticket for vrt_wait. */
 bool vrt_dispatch_async(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vrt_ticket *ticket,
@@ -401,12 +468,13 @@ typedef struct vrt_readback {
   uint64_t size;
 } vrt_readback;
 
-/* vrt_dispatch_async with `rb`'s copy after the dispatch, in the same
- * submission (a barrier between them): a small result the kernel writes to
- * device memory is copied into a host-visible buffer with no second
- * submission, so the host reads it once the ticket is reached (after
- * vrt_buffer_invalidate for non-coherent memory). Both buffers' last use is
- * the ticket. rb NULL: vrt_dispatch_async. */
+/* The dispatch with `rb`'s copy after it, in the same submission (a barrier
+ * between them): a small result the kernel writes to device memory is
+ * copied into a host-visible buffer with no second submission, so the host
+ * reads it once the ticket is reached (after vrt_buffer_invalidate for
+ * non-coherent memory). Both buffers' last use is the ticket. With
+ * `ticket`: submits and returns (vrt_dispatch_async); NULL: runs and waits
+ * (vrt_dispatch, done flag included). rb NULL: no copy. */
 bool vrt_dispatch_readback(vrt_kernel *k, const vrt_args *args, vrt_grid grid,
                            const vrt_readback *rb, vrt_ticket *ticket, vp_diags *d);
 /* Runs the kernel, waits, and measures it with GPU timestamps (*gpu_ns). */

@@ -3,12 +3,16 @@
  *   vulpy-run kernel.spv --manifest k.yaml --buf pos=pos.npy --buf out=zeros:1000
  *             --push N=1000 --dispatch 1000[,Y[,Z]] | --groups X[,Y[,Z]]
  *             --out pos=pos_out.npy [--device SEL] [--local-size X[,Y,Z]] [--time]
+ *             [--preserve-denorms]
  *   vulpy-run --devices [-v]
  *   vulpy-run --manifest k.yaml --print-manifest
  *
  * A thin driver over vulpy_runtime: it reads the inputs, checks them against
  * the manifest (names, element sizes, dtypes, push fields), runs, and writes
  * the outputs. Every mistake is one `error:` line naming the thing at fault.
+ * The SPIR-V runs as written unless --preserve-denorms asks the runtime to
+ * add DenormPreserve, as it does for VulPy's precise-math kernels
+ * (docs/runtime.md, "Subnormals").
  */
 #include "npy.h"
 #include "vulpy/runtime.h"
@@ -30,7 +34,7 @@ typedef struct options {
   item bufs[MAX_ITEMS], pushes[MAX_ITEMS], outs[MAX_ITEMS];
   int nbufs, npushes, nouts;
   const char *dispatch, *groups, *local_size;
-  bool devices, verbose, print_manifest, time;
+  bool devices, verbose, print_manifest, time, preserve_denorms;
 } options;
 
 static int error(const char *fmt, ...) VP_PRINTF(1, 2);
@@ -55,7 +59,7 @@ static const char usage[] =
     "usage: vulpy-run KERNEL.spv --manifest K.yaml [--buf NAME=FILE.npy|NAME=zeros:COUNT]...\n"
     "                 [--push FIELD=VALUE]... (--dispatch X[,Y[,Z]] | --groups X[,Y[,Z]])\n"
     "                 [--out NAME=FILE.npy]... [--device SELECTOR] [--local-size X[,Y[,Z]]]\n"
-    "                 [--time]\n"
+    "                 [--time] [--preserve-denorms]\n"
     "       vulpy-run --devices [-v]\n"
     "       vulpy-run --manifest K.yaml --print-manifest\n";
 
@@ -90,6 +94,8 @@ static int parse_args(int argc, char **argv, options *o) {
       o->print_manifest = true;
     } else if (strcmp(a, "--time") == 0) {
       o->time = true;
+    } else if (strcmp(a, "--preserve-denorms") == 0) {
+      o->preserve_denorms = true;
     } else if (strcmp(a, "--manifest") == 0) {
       o->manifest = VALUE();
     } else if (strcmp(a, "--device") == 0) {
@@ -443,7 +449,7 @@ static int run(const options *o) {
   vrt_kernel *k = NULL;
   if (ok) {
     ctx = vrt_context_create(&(vrt_context_options){.device = o->device, .validation = -1}, &d);
-    vrt_kernel_options kopt = {{local[0], local[1], local[2]}, false};
+    vrt_kernel_options kopt = {{local[0], local[1], local[2]}, false, o->preserve_denorms};
     k = ctx ? vrt_kernel_create(ctx, spv, spv_len, m, &kopt, &d) : NULL;
     ok = k != NULL;
   }

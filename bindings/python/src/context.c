@@ -38,18 +38,19 @@ static int wait_mode_lookup(const char *name) {
 }
 
 /* Context(device=None, validation=-1, cache_dir=None, spin_us=0,
- *         no_push_descriptors=False, wait=None, copy_threads=0,
- *         no_device_mapping=False) */
+ *         no_push_descriptors=False, wait=None, copy_threads=0, force_denorm=0,
+ *         no_device_mapping=False)
+ * force_denorm: VRT_DENORM_* bits, a testing hook (runtime.h). */
 static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"device",  "validation", "cache_dir",    "spin_us",
-                           "no_push_descriptors", "wait", "copy_threads",
+                           "no_push_descriptors", "wait", "copy_threads", "force_denorm",
                            "no_device_mapping", NULL};
   const char *device = NULL, *cache_dir = NULL, *wait = NULL;
   int validation = -1, no_push = 0, no_map = 0;
-  unsigned int spin_us = 0, copy_threads = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zizIpzIp", kwlist, &device, &validation,
+  unsigned int spin_us = 0, copy_threads = 0, force_denorm = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zizIpzIIp", kwlist, &device, &validation,
                                    &cache_dir, &spin_us, &no_push, &wait, &copy_threads,
-                                   &no_map))
+                                   &force_denorm, &no_map))
     return NULL;
   int mode = wait_mode_lookup(wait);
   if (mode < 0)
@@ -64,6 +65,7 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   opt.wait = (vrt_wait_mode)mode;
   opt.copy_threads = copy_threads;
   opt.no_device_mapping = no_map;
+  opt.force_denorm = force_denorm;
   vp_diags d = {0};
   vrt_context *ctx;
   Py_BEGIN_ALLOW_THREADS
@@ -229,6 +231,22 @@ static int context_set_copy_threads(PyObject *obj, PyObject *value, void *closur
   return 0;
 }
 
+static PyObject *context_get_done_flag(PyObject *obj, void *closure) {
+  return PyBool_FromLong(vrt_context_done_flag(((vpy_context *)obj)->ctx));
+}
+
+static int context_set_done_flag(PyObject *obj, PyObject *value, void *closure) {
+  if (!value) {
+    PyErr_SetString(PyExc_AttributeError, "done_flag cannot be deleted");
+    return -1;
+  }
+  int on = PyObject_IsTrue(value);
+  if (on < 0)
+    return -1;
+  vrt_context_set_done_flag(((vpy_context *)obj)->ctx, on);
+  return 0;
+}
+
 static PyObject *context_info(PyObject *obj, PyObject *noargs) {
   return vpy_device_info_dict(vrt_context_device(((vpy_context *)obj)->ctx));
 }
@@ -279,13 +297,15 @@ static PyObject *context_wait_idle(PyObject *obj, PyObject *noargs) {
 static PyObject *context_stats(PyObject *obj, PyObject *noargs) {
   vrt_context_stats s;
   vrt_context_stats_get(((vpy_context *)obj)->ctx, &s);
-  return Py_BuildValue("{sKsKsKsKsKsKsKsd}", "submits", (unsigned long long)s.submits,
+  return Py_BuildValue("{sKsKsKsKsKsKsKsdsKsK}", "submits", (unsigned long long)s.submits,
                        "dispatches", (unsigned long long)s.dispatches,
                        "reused_launches", (unsigned long long)s.reused_launches, "blocks",
                        (unsigned long long)s.blocks, "block_bytes",
                        (unsigned long long)s.block_bytes, "used_bytes",
                        (unsigned long long)s.used_bytes, "pipelines",
-                       (unsigned long long)s.pipelines, "prewarm_ms", s.prewarm_ms);
+                       (unsigned long long)s.pipelines, "prewarm_ms", s.prewarm_ms,
+                       "flag_waits", (unsigned long long)s.flag_waits, "flag_fallbacks",
+                       (unsigned long long)s.flag_fallbacks);
 }
 
 /* inject_fault(call, vk_result) or inject_fault(None): the testing hook. */
@@ -327,6 +347,8 @@ static PyGetSetDef context_getset[] = {
     {"wait", context_get_wait, NULL, "(mode, spin_us): how waits wait", NULL},
     {"copy_threads", context_get_copy_threads, context_set_copy_threads,
      "threads that share large host copies", NULL},
+    {"done_flag", context_get_done_flag, context_set_done_flag,
+     "whether synchronous dispatches wait on a GPU-written done flag", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -336,8 +358,8 @@ static PyType_Slot context_slots[] = {
     {Py_tp_methods, context_methods},
     {Py_tp_getset, context_getset},
     {Py_tp_doc, "Context(device=None, validation=-1, cache_dir=None, spin_us=0, "
-                "no_push_descriptors=False, wait=None, copy_threads=0): a Vulkan device and "
-                "its compute queue"},
+                "no_push_descriptors=False, wait=None, copy_threads=0, force_denorm=0): "
+                "a Vulkan device and its compute queue"},
     {0, NULL},
 };
 

@@ -94,6 +94,8 @@ vpy_state *vpy_module_state(PyObject *module);
 PyObject *vpy_raise(vpy_state *st, vp_diags *d, PyObject *exc, vrt_context *ctx,
                     const char *source);
 PyObject *vpy_device_info_dict(const vrt_device_info *info);
+/* The widths of a VRT_DENORM_* mask as a tuple of bit counts: (16, 32, 64). */
+PyObject *vpy_denorm_widths(uint32_t mask);
 /* A str from a C string that may be NULL (-> None). */
 PyObject *vpy_str_or_none(const char *s);
 /* Sets a dict item and drops the reference to `value`; false on error. */

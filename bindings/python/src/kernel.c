@@ -77,21 +77,23 @@ PyObject *vpy_manifest_dict(const vpm_manifest *m) {
 
 /* ------------------------------------------------------------ Kernel */
 
-/* Kernel(context, spirv, manifest, local_size=(0, 0, 0), trusted=False) */
+/* Kernel(context, spirv, manifest, local_size=(0, 0, 0), trusted=False,
+ *        preserve_denorms=False) */
 static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"context", "spirv", "manifest", "local_size", "trusted", NULL};
+  static char *kwlist[] = {"context",  "spirv", "manifest", "local_size",
+                           "trusted", "preserve_denorms", NULL};
   PyObject *context, *spirv, *local = NULL;
   const char *yaml;
   Py_ssize_t yaml_len;
-  int trusted = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOs#|Op", kwlist, &context, &spirv, &yaml,
-                                   &yaml_len, &local, &trusted))
+  int trusted = 0, preserve = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOs#|Opp", kwlist, &context, &spirv, &yaml,
+                                   &yaml_len, &local, &trusted, &preserve))
     return NULL;
   vpy_state *st = vpy_module_state(PyType_GetModule(type));
   vrt_context *ctx = vpy_context_get(st, context);
   if (!ctx)
     return NULL;
-  vrt_kernel_options opt = {{0, 0, 0}, trusted != 0};
+  vrt_kernel_options opt = {{0, 0, 0}, trusted != 0, preserve != 0};
   if (local && local != Py_None && !vpy_uint3(local, "local_size", 0, opt.local_size))
     return NULL;
   Py_buffer words;
@@ -181,10 +183,9 @@ static PyObject *kernel_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_t n
   Py_BEGIN_ALLOW_THREADS
   ok = vpy_flush_all(&da, &d);
   if (ok && rb) {
-    ok = vrt_dispatch_readback(self->k, &da.args, da.grid, rb, &t, &d);
+    ok = vrt_dispatch_readback(self->k, &da.args, da.grid, rb, sync ? NULL : &t, &d);
     if (ok && sync)
-      ok = vrt_wait(ctx, t, UINT64_MAX, &d) && vpy_invalidate_all(&da, &d) &&
-           vpy_buffer_invalidate(rdst, &d);
+      ok = vpy_invalidate_all(&da, &d) && vpy_buffer_invalidate(rdst, &d);
   } else if (ok && sync)
     ok = vrt_dispatch(self->k, &da.args, da.grid, &d) && vpy_invalidate_all(&da, &d);
   else if (ok)
@@ -308,13 +309,14 @@ static PyObject *kernel_get_stats(PyObject *obj, void *c) {
   vrt_kernel_stats s;
   vrt_kernel_stats_get(((vpy_kernel *)obj)->k, &s);
   return Py_BuildValue(
-      "{sOsOsOsOsisOsssdsdsdsdsdsdsd}", "memory_hit", s.memory_hit ? Py_True : Py_False,
+      "{sOsOsOsOsisOsssdsdsdsdsdsdsdsN}", "memory_hit", s.memory_hit ? Py_True : Py_False,
       "disk_loaded", s.disk_loaded ? Py_True : Py_False, "disk_rejected",
       s.disk_rejected ? Py_True : Py_False, "disk_written", s.disk_written ? Py_True : Py_False,
       "driver_hit", s.driver_hit, "push_descriptors", s.push_descriptors ? Py_True : Py_False,
       "cache_path", s.cache_path, "reflect_ms", s.reflect_ms, "validate_ms", s.validate_ms,
       "layout_ms", s.layout_ms, "cache_load_ms", s.cache_load_ms, "create_ms", s.create_ms,
-      "cache_save_ms", s.cache_save_ms, "total_ms", s.total_ms);
+      "cache_save_ms", s.cache_save_ms, "total_ms", s.total_ms, "denorm_preserve",
+      vpy_denorm_widths(s.denorm_preserve));
 }
 
 static PyObject *kernel_get_context(PyObject *obj, void *c) {
@@ -344,7 +346,8 @@ static PyType_Slot kernel_slots[] = {
     {Py_tp_dealloc, kernel_dealloc},
     {Py_tp_methods, kernel_methods},
     {Py_tp_getset, kernel_getset},
-    {Py_tp_doc, "Kernel(context, spirv, manifest_yaml, local_size=None, trusted=False)"},
+    {Py_tp_doc, "Kernel(context, spirv, manifest_yaml, local_size=None, trusted=False, "
+                "preserve_denorms=False)"},
     {0, NULL},
 };
 

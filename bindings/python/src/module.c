@@ -161,6 +161,22 @@ static PyObject *features_list(uint32_t bits) {
   return list;
 }
 
+PyObject *vpy_denorm_widths(uint32_t mask) {
+  static const uint32_t bits[3] = {VRT_DENORM_F16, VRT_DENORM_F32, VRT_DENORM_F64};
+  PyObject *list = PyList_New(0);
+  for (int k = 0; list && k < 3; k++) {
+    if (!(mask & bits[k]))
+      continue;
+    PyObject *w = PyLong_FromLong(16L << k); /* 16, 32, 64 */
+    if (!w || PyList_Append(list, w) < 0)
+      Py_CLEAR(list);
+    Py_XDECREF(w);
+  }
+  PyObject *t = list ? PyList_AsTuple(list) : NULL;
+  Py_XDECREF(list);
+  return t;
+}
+
 PyObject *vpy_device_info_dict(const vrt_device_info *info) {
   PyObject *d = PyDict_New();
   if (!d)
@@ -204,6 +220,8 @@ PyObject *vpy_device_info_dict(const vrt_device_info *info) {
             vpy_dict_set(d, "push_descriptors", PyBool_FromLong(info->push_descriptors)) &&
             vpy_dict_set(d, "driver_id", PyLong_FromUnsignedLong(info->driver_id)) &&
             vpy_dict_set(d, "fma_fused", PyBool_FromLong(info->fma_fused)) &&
+            vpy_dict_set(d, "denorm_support", vpy_denorm_widths(info->denorm_support)) &&
+            vpy_dict_set(d, "denorm_preserve", vpy_denorm_widths(info->denorm_preserve)) &&
             vpy_dict_set(d, "memory", memory_dict(&info->memory)) &&
             vpy_dict_set(d, "limits", limits) &&
             vpy_dict_set(d, "description",

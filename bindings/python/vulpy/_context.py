@@ -133,6 +133,19 @@ class Context:
         return self.info["fma_fused"]
 
     @property
+    def denorm_preserve(self):
+        """The float widths, as a tuple such as (16, 32, 64), whose
+        subnormals this context's precise-math kernels keep: the runtime adds
+        the SPIR-V execution mode DenormPreserve to them where the device
+        allows it (shaderDenormPreserveFloat32 ...; NVIDIA flushes float32
+        subnormals otherwise). () leaves subnormals to the device: lavapipe
+        keeps them anyway; VULPY_DENORM=default asks for it; VULPY_DENORM=
+        preserve makes a device that cannot keep them an error.
+        fast_math kernels and raw GLSL/SPIR-V always run as written.
+        docs/math.md, docs/runtime.md."""
+        return tuple(self.info["denorm_preserve"])
+
+    @property
     def lost(self):
         """True once the device was lost; every later call raises DeviceLostError."""
         return self._native.lost
@@ -195,6 +208,19 @@ class Context:
     @copy_threads.setter
     def copy_threads(self, n):
         self._native.copy_threads = n
+
+    @property
+    def done_flag(self):
+        """Whether a synchronous call waits on a done flag the GPU writes into
+        host memory after the kernel (plain loads instead of polling the
+        driver's semaphore; a bounded spin that falls back to the semaphore).
+        Default: VULPY_DONE_FLAG=on|off, else on for GPUs, off for CPU
+        devices. Only spinning waits use it. docs/runtime.md."""
+        return self._native.done_flag
+
+    @done_flag.setter
+    def done_flag(self, on):
+        self._native.done_flag = bool(on)
 
     def take_validation(self):
         """The validation layer's messages since the last call (a list of str)."""

@@ -43,7 +43,7 @@ def _masks(ctx):
 class Compiled:
     """One compiled array function: its texts, kernels and launches."""
 
-    def __init__(self, art, label):
+    def __init__(self, art, label, fast_math=False):
         self.art = art
         self.label = label
         self.launches = [tuple(x) for x in art["launches"]]
@@ -53,7 +53,7 @@ class Compiled:
             a = dict(k)
             a["vir"] = art["lowered"]
             a["key"] = ("jit", hash(bytes(k["spirv"])), name)
-            self.programs[name] = Program(a, f"{label} ({name})")
+            self.programs[name] = Program(a, f"{label} ({name})", precise=not fast_math)
         self._temps = {}
         self._temps_lock = threading.Lock()
 
@@ -203,7 +203,7 @@ def compile(text, ctx, label="vp.jit", fuse=True, fast_math=False):
             return c
     art = _native.ext().jit_compile(text, label, fuse, missing, fast_math=fast_math,
                                     features=available, cpu_device=cpu)
-    c = Compiled(art, label)
+    c = Compiled(art, label, fast_math)
     with _lock:
         _cache[key] = c
         while len(_cache) > _CACHE_MAX:

@@ -281,7 +281,7 @@ class PyKernel(_PyCall, _Inspect):
         if self._prog is None:
             arts = _compiler.compile_function(self.fn, self.options, self._document,
                                               fast_math=self.fast_math)
-            self._prog = Program(arts, f"kernel {self.__name__}()")
+            self._prog = Program(arts, f"kernel {self.__name__}()", precise=not self.fast_math)
         return self._prog
 
     def _call(self, buffers, dispatch=None, groups=None, sync=True, context=None, **push):

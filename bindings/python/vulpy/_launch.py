@@ -106,11 +106,15 @@ class PushPacker:
 
 class Program:
     """A compiled kernel: artifacts {'spirv', 'manifest', 'glsl', 'vir', ...}
-    and, per Context, its pipeline (made on first use)."""
+    and, per Context, its pipeline (made on first use). `precise`: VulPy
+    compiled it with precise math, so its pipelines keep subnormals where
+    the context says so (Context.denorm_preserve, VULPY_DENORM); raw GLSL
+    and SPIR-V leave it False and run as written."""
 
-    def __init__(self, artifacts, label, local_size=None):
+    def __init__(self, artifacts, label, local_size=None, precise=False):
         self.artifacts = artifacts
         self.label = label
+        self.precise = bool(precise)
         self.manifest = _native.ext().manifest_parse(artifacts["manifest"])
         self.local_size = tuple(local_size) if local_size else None
         self.packer = PushPacker(self.manifest, label)
@@ -124,7 +128,8 @@ class Program:
             for feat in self.manifest["features"]:
                 ctx.require(feat, f"{self.label}")
             k = _native.ext().Kernel(ctx._native, self.artifacts["spirv"],
-                                     self.artifacts["manifest"], self.local_size, True)
+                                     self.artifacts["manifest"], self.local_size, True,
+                                     self.precise)
             ctx._kernels[self.key] = k
         return k
 

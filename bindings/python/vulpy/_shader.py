@@ -100,7 +100,8 @@ class Shader(_Inspect):
         self._kernel, self._opts, self._doc = kernel, opts, None
         arts = _compiler.compile_file(self.path, kernel, opts, self._document,
                                       fast_math=fast_math)
-        self._prog = Program(arts, f"shader {os.path.basename(self.path)}")
+        self._prog = Program(arts, f"shader {os.path.basename(self.path)}",
+                             precise=not fast_math)
         self._prog.native(self.context)  # build the pipeline now: errors show here
         self._bufs = {}
         self._specs = {b["name"]: b for b in self._prog.buffers}

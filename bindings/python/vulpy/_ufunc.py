@@ -66,7 +66,7 @@ def _get_program(name, nin, loop_in, out_dt, layout, storage, vec, ndim):
     src, _ = _source(name, nin, expr, loop_in, out_dt, layout, storage, vec, ndim)
     arts = _compiler.compile_source(src, f"<vulpy.{name}>", "main", None, dispatch_guard=False,
                                     local_size=(LOCAL, 1, 1))
-    prog = Program(arts, f"vp.{name}", (LOCAL, 1, 1))
+    prog = Program(arts, f"vp.{name}", (LOCAL, 1, 1), precise=True)
     with _plans_lock:
         _plans[key] = prog
     return prog

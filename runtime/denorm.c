@@ -1,0 +1,251 @@
+/* denorm.c - keeping subnormals: the DenormPreserve execution mode.
+ *
+ * Vulkan lets a driver flush subnormal floats to zero unless the shader asks
+ * for the SPIR-V execution mode DenormPreserve (SPV_KHR_float_controls, core
+ * in SPIR-V 1.4), and NVIDIA's driver flushes float32 by default: exp of a
+ * large negative number becomes 0 and log of a subnormal -inf (docs/math.md,
+ * "Subnormals"). The precise math promises NumPy's results there, so the
+ * runtime adds the mode to the kernels VulPy compiled with precise math,
+ * for the widths the device can keep (shaderDenormPreserveFloat16/32/64).
+ * It is an execution mode, not a specialization constant, so the module
+ * itself is patched when its pipeline is made: one OpCapability, one
+ * OpExtension below SPIR-V 1.4, and one OpExecutionMode per entry point and
+ * width, each in the section where SPIR-V's logical layout wants it.
+ *
+ * The per-device choice (what VULPY_DENORM=auto means) lives here too: a
+ * device whose denormal modes are tied across widths
+ * (denormBehaviorIndependence) gets either every tied width or none.
+ */
+#include "internal.h"
+
+#include <spirv/unified1/spirv.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ----------------------------------------------------------- the choice */
+
+uint32_t vrt__denorm_auto(uint32_t support, uint32_t independence) {
+  if (!(support & VRT_DENORM_F32))
+    return 0;
+  uint32_t pair = VRT_DENORM_F16 | VRT_DENORM_F64;
+  switch (independence) {
+  case VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_ALL:
+    return support & (pair | VRT_DENORM_F32);
+  case VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_32_BIT_ONLY:
+    /* 16 and 64 bits share one mode: both kept, or neither given one. */
+    return VRT_DENORM_F32 | ((support & pair) == pair ? pair | VRT_DENORM_TIED : 0);
+  default: /* NONE: one mode for all three widths */
+    return (support & (pair | VRT_DENORM_F32)) == (pair | VRT_DENORM_F32)
+               ? pair | VRT_DENORM_F32 | VRT_DENORM_TIED
+               : 0;
+  }
+}
+
+bool vrt__denorm_choose(vrt_device_info *info, const char *env, vp_diags *d) {
+  if (!env || !*env || strcmp(env, "auto") == 0)
+    return true; /* info->denorm_preserve is the device's auto choice */
+  if (strcmp(env, "default") == 0) {
+    info->denorm_preserve = 0;
+    return true;
+  }
+  if (strcmp(env, "preserve") != 0) {
+    vp_error(d, (vp_loc){0}, "VULPY_DENORM='%s' is not one of preserve, default, auto", env);
+    vp_diag_hint(d, "unset it for auto: subnormals kept wherever the device can keep them");
+    return false;
+  }
+  if (info->denorm_preserve & VRT_DENORM_F32)
+    return true;
+  if (!(info->denorm_support & VRT_DENORM_F32))
+    vp_error(d, (vp_loc){0},
+             "VULPY_DENORM=preserve: device '%s' cannot keep float32 subnormals in a shader "
+             "(it reports shaderDenormPreserveFloat32 = false)",
+             info->name);
+  else
+    vp_error(d, (vp_loc){0},
+             "VULPY_DENORM=preserve: device '%s' keeps float32 subnormals only with the same "
+             "mode for float16 and float64, which it cannot keep",
+             info->name);
+  vp_diag_hint(d, "unset VULPY_DENORM (or set it to auto or default): the device's own "
+                  "handling of subnormals then applies (docs/runtime.md)");
+  return false;
+}
+
+/* ------------------------------------------------------------ the patch */
+
+enum {
+  EXT_WORDS = 7, /* OpExtension "SPV_KHR_float_controls" (22 chars + NUL: 6 words) */
+  CAP_WORDS = 2,
+  MODE_WORDS = 4,
+  SPIRV_1_4 = 0x00010400,
+};
+static const char float_controls[] = "SPV_KHR_float_controls";
+
+typedef struct entry {
+  uint32_t id;
+  uint32_t have; /* widths with a denormal mode already (VRT_DENORM_F*) */
+  uint32_t add;  /* widths to add */
+} entry;
+
+static uint32_t width_bit(uint32_t width) {
+  return width == 16 ? VRT_DENORM_F16 : width == 32 ? VRT_DENORM_F32
+                                      : width == 64 ? VRT_DENORM_F64
+                                                    : 0;
+}
+
+static int bad(vp_diags *d, const char *what, size_t word) {
+  vp_error(d, (vp_loc){0}, "malformed SPIR-V: %s (word %zu)", what, word);
+  return -1;
+}
+
+/* Appends OpExecutionMode %id DenormPreserve <w> for each width in `add`,
+ * 16, 32, 64 in that order. */
+static uint32_t *put_modes(uint32_t *o, uint32_t id, uint32_t add) {
+  static const uint32_t widths[3] = {16, 32, 64};
+  for (int k = 0; k < 3; k++)
+    if (add & width_bit(widths[k])) {
+      *o++ = (MODE_WORDS << 16) | SpvOpExecutionMode;
+      *o++ = id;
+      *o++ = SpvExecutionModeDenormPreserve;
+      *o++ = widths[k];
+    }
+  return o;
+}
+
+int vrt_spirv_preserve_denorms(const uint32_t *words, size_t nwords, uint32_t widths,
+                               uint32_t **out, size_t *nout, vp_diags *d) {
+  *out = NULL;
+  *nout = 0;
+  if (nwords < 5 || words[0] != SpvMagicNumber) {
+    vp_error(d, (vp_loc){0}, "not SPIR-V: no module header");
+    return -1;
+  }
+  /* One pass over the sections before the first function: where each of
+   * the three insertions goes, what is declared already. */
+  size_t cap_end = 5, ext_end = 0, mode_end = 0;
+  bool have_cap = false, have_ext = false, float16 = false, float64 = false;
+  entry *entries = NULL;
+  uint32_t nentries = 0;
+  for (size_t i = 5; i < nwords;) {
+    uint32_t wc = words[i] >> 16, op = words[i] & 0xffff;
+    if (wc == 0 || wc > nwords - i) {
+      free(entries);
+      return bad(d, "an instruction runs past the end of the module", i);
+    }
+    const uint32_t *ins = words + i;
+    if (op == SpvOpFunction)
+      break;
+    switch (op) {
+    case SpvOpCapability:
+      if (wc >= 2) {
+        have_cap |= ins[1] == SpvCapabilityDenormPreserve;
+        float16 |= ins[1] == SpvCapabilityFloat16;
+        float64 |= ins[1] == SpvCapabilityFloat64;
+      }
+      cap_end = i + wc;
+      break;
+    case SpvOpExtension:
+      have_ext |= (wc - 1) * 4 >= sizeof float_controls &&
+                  memcmp(ins + 1, float_controls, sizeof float_controls) == 0;
+      ext_end = i + wc;
+      break;
+    case SpvOpEntryPoint: {
+      if (wc < 4) {
+        free(entries);
+        return bad(d, "OpEntryPoint is too short", i);
+      }
+      entry *e = realloc(entries, (nentries + 1) * sizeof *e);
+      if (!e) {
+        free(entries);
+        vp_error(d, (vp_loc){0}, "out of host memory");
+        return -1;
+      }
+      entries = e;
+      entries[nentries++] = (entry){ins[2], 0, 0};
+      mode_end = i + wc;
+      break;
+    }
+    case SpvOpExecutionMode:
+      if (wc >= 4 && (ins[2] == SpvExecutionModeDenormPreserve ||
+                      ins[2] == SpvExecutionModeDenormFlushToZero))
+        for (uint32_t k = 0; k < nentries; k++)
+          if (entries[k].id == ins[1])
+            entries[k].have |= width_bit(ins[3]);
+      mode_end = i + wc;
+      break;
+    case SpvOpExecutionModeId:
+      mode_end = i + wc;
+      break;
+    default:
+      break;
+    }
+    i += wc;
+  }
+  /* float32 always; float16/float64 where the module has them, or always
+   * when the device ties their mode to the others'. */
+  bool tied = widths & VRT_DENORM_TIED;
+  uint32_t want = widths & VRT_DENORM_F32;
+  if (tied || float16)
+    want |= widths & VRT_DENORM_F16;
+  if (tied || float64)
+    want |= widths & VRT_DENORM_F64;
+  uint32_t added = 0, added_widths = 0;
+  for (uint32_t k = 0; k < nentries; k++) {
+    /* Tied widths must share one mode: an entry that chose one for some
+     * width already is left as it is. */
+    entries[k].add = tied && entries[k].have ? 0 : want & ~entries[k].have;
+    added_widths |= entries[k].add;
+    for (uint32_t b = entries[k].add; b; b &= b - 1)
+      added++;
+  }
+  if (!added) {
+    free(entries);
+    return 0;
+  }
+  bool need_ext = words[1] < SPIRV_1_4 && !have_ext;
+  size_t ext_at = ext_end ? ext_end : cap_end;
+  size_t n = nwords + (have_cap ? 0 : CAP_WORDS) + (need_ext ? EXT_WORDS : 0) +
+             (size_t)added * MODE_WORDS;
+  uint32_t *o = malloc(n * sizeof *o), *p = o;
+  if (!o) {
+    free(entries);
+    vp_error(d, (vp_loc){0}, "out of host memory");
+    return -1;
+  }
+  /* Copy, inserting at instruction boundaries: the capability after the
+   * last OpCapability, the extension after the last OpExtension (or the
+   * capabilities), the modes after the last entry point or mode. The scan
+   * checked every instruction up to the last of these points; the rest of
+   * the module is copied as it is. */
+  size_t last = mode_end > ext_at ? mode_end : ext_at;
+  last = last > cap_end ? last : cap_end;
+  memcpy(p, words, 5 * sizeof *p);
+  p += 5;
+  for (size_t i = 5;;) {
+    if (i == cap_end && !have_cap) {
+      *p++ = (CAP_WORDS << 16) | SpvOpCapability;
+      *p++ = SpvCapabilityDenormPreserve;
+    }
+    if (i == ext_at && need_ext) {
+      *p++ = (EXT_WORDS << 16) | SpvOpExtension;
+      memset(p, 0, (EXT_WORDS - 1) * sizeof *p);
+      memcpy(p, float_controls, sizeof float_controls);
+      p += EXT_WORDS - 1;
+    }
+    if (i == mode_end)
+      for (uint32_t k = 0; k < nentries; k++)
+        p = put_modes(p, entries[k].id, entries[k].add);
+    if (i >= last) {
+      memcpy(p, words + i, (nwords - i) * sizeof *p);
+      p += nwords - i;
+      break;
+    }
+    uint32_t wc = words[i] >> 16;
+    memcpy(p, words + i, wc * sizeof *p);
+    p += wc;
+    i += wc;
+  }
+  free(entries);
+  *out = o;
+  *nout = n;
+  return (int)added_widths;
+}
