@@ -252,9 +252,94 @@ def run(ctx):
     rec("resident sin(x) + exp(x) (3 kernels, out=)", m, "vulpy",
         _stats(_timed(resident, reps), "ms"))
 
+    _readback(c, ctx.quick, rec)
     recs += _transfers(c, ctx, rec)
     recs += _compile(ctx, dev)
     return recs
+
+
+def _readback(c, quick, rec):
+    """float(vp.sum(x)) of a 'device' array: the wall time of the call with
+    its answer on the host, with the result's readback mirror (the copy into
+    host-visible memory rides in the reduction's submission) and without it
+    (_reduce.MIRROR_MAX = 0: a second submission, the staging copy), against
+    the call that leaves the result on the device and the C round trip of
+    the same reduction kernel alone (Kernel.time_dispatch); "before" is
+    also without the reduction plan and the pooled result (_reduce.PLANS =
+    POOLED = False: the graph and its text built and a new result buffer
+    made on every call, as before), and one variant has the mirror
+    without them. The submissions per float(vp.sum(x)) come
+    from the context's counter. On a unified-memory
+    device 'device' memory is mapped and needs no copy at all, so there the
+    discrete GPU's path is measured on a context with no_device_mapping."""
+    from vulpy import _arrayops, _reduce
+    if c.uma:
+        c = vp.Context(device=str(c.index), no_device_mapping=True)
+    mirror_max = _reduce.MIRROR_MAX
+    for n in (1024, 1 << 16):
+        x = np.random.default_rng(9).random(n, dtype=np.float32)
+        xv = vp.asarray(x, memory="device", context=c)
+        want = float(np.sum(x, dtype=np.float64))
+        # the reduction's kernel, buffers and push block, as vp.sum runs them
+        seen = {}
+        run0 = _arrayops.Call.run
+
+        def grab(self, finish, sync=True):
+            out = run0(self, finish, sync)
+            seen.update(comp=self.compiled, bind=dict(self.bind), push=dict(self.push))
+            return out
+        _arrayops.Call.run = grab
+        try:
+            keep = vp.sum(xv)
+        finally:
+            _arrayops.Call.run = run0
+        (k, bufs, data, gx, gy, gz), = seen["comp"]._calls(c, seen["bind"], seen["push"])
+
+        def before(mirror, plans):
+            def f():
+                _reduce.MIRROR_MAX = mirror_max if mirror else 0
+                _reduce.PLANS = _reduce.POOLED = plans
+                try:
+                    return float(vp.sum(xv))
+                finally:
+                    _reduce.MIRROR_MAX, _reduce.PLANS, _reduce.POOLED = mirror_max, True, True
+            return f
+        variants = {"mirror": lambda: float(vp.sum(xv)), "copy": before(False, False),
+                    "mirror, no plan": before(True, False), "call": lambda: vp.sum(xv)}
+        subs = {}
+        for name in ("mirror", "copy", "mirror, no plan"):
+            fn = variants[name]
+            got = fn()
+            if abs(got - want) > 1e-4 * abs(want):
+                raise AssertionError(f"float(vp.sum(x)) ({name}): {got}, want {want}")
+            s0 = c.stats()["submits"]
+            fn()
+            subs[name] = c.stats()["submits"] - s0
+        it = 50 if n <= 1 << 12 else 10
+        blocks = 4 if quick else 20
+        t = {name: [] for name in list(variants) + ["C"]}
+        for _ in range(blocks):  # blocks that take turns: the same load for each
+            for name, fn in variants.items():
+                t[name] += _timed(fn, it)
+            t["C"] += k.time_dispatch(bufs, data, gx, gy, gz, True, it)
+        del keep
+        st = {name: _stats(v) for name, v in t.items()}
+        rec("float(vp.sum(x)), device memory, readback mirror", n, "vulpy", st["mirror"],
+            submits=subs["mirror"])
+        rec("float(vp.sum(x)), device memory, copy submission (before)", n, "vulpy",
+            st["copy"], submits=subs["copy"])
+        rec("float(vp.sum(x)), device memory, readback mirror, graph built per call", n,
+            "vulpy", st["mirror, no plan"], submits=subs["mirror, no plan"])
+        rec("vp.sum(x), device memory, result left on the device", n, "vulpy", st["call"])
+        rec("C vrt_dispatch round trip (the same sum kernel)", n, "C", st["C"])
+        for name, case in (("mirror", "float(vp.sum(x)) / sum dispatch alone, readback mirror"),
+                           ("copy", "float(vp.sum(x)) / sum dispatch alone, copy (before)")):
+            rec(case, n, "ratio", {"median": st[name]["median"] / st["C"]["median"],
+                                   "p10": None, "p90": None, "unit": "x"})
+        for name in ("mirror", "copy"):
+            rec(f"submissions per float(vp.sum(x)), "
+                f"{'readback mirror' if name == 'mirror' else 'copy (before)'}", n, "count",
+                {"median": float(subs[name]), "p10": None, "p90": None, "unit": "submits"})
 
 
 def _gbs(samples_ns, nbytes):

@@ -172,6 +172,7 @@ vrt_memory_kind vrt_buffer_kind(const vrt_buffer *b) { return b->kind; }
 uint32_t vrt_buffer_memory_flags(const vrt_buffer *b) { return b->mem_flags; }
 uint32_t vrt_buffer_fallback(const vrt_buffer *b) { return b->fallback; }
 void *vrt_buffer_map(const vrt_buffer *b) { return b->map; }
+vrt_ticket vrt_buffer_last_use(const vrt_buffer *b) { return atomic_load(&b->last_use); }
 
 static bool sync_range(vrt_buffer *b, bool flush, vp_diags *d) {
   /* Imported host memory is not vkMapMemory'ed: the drivers that import it

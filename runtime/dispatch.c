@@ -21,6 +21,10 @@
  * the word is never reset under a write in flight, and a synchronous loop
  * resubmits one command buffer without polling the semaphore.
  *
+ * vrt_dispatch_readback appends a copy (after a barrier) to the dispatch's
+ * command buffer, before the closing barrier: a small result read back
+ * into host-visible memory in the dispatch's own submission.
+ *
  * Buffers are bound with push descriptors where the device has them,
  * otherwise with descriptor sets from the context's pools, which each cached
  * launch keeps for as long as it lives.
@@ -30,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_LAUNCHES = 64, KEY_MAX = 64 * 8 + 12 + 512 + 1 };
+enum { MAX_LAUNCHES = 64, KEY_MAX = 64 * 8 + 12 + 512 + 1 + 40 };
 
 bool vrt__prepare(vrt_kernel *k, const vrt_args *a, vrt_grid g, uint32_t groups[3],
                   unsigned char *push, vp_diags *d) {
@@ -272,17 +276,41 @@ static void record_flag(vrt_kernel *k, VkCommandBuffer cb, uint32_t index) {
                                1, &mb, 0, NULL, 0, NULL);
 }
 
-/* Submits the dispatch through the launch cache. With `flag` (a synchronous
- * dispatch), the launch also writes a done flag where the context has them
- * on and the wait spins: *flag is then its word, else NULL. */
-static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, vrt_ticket *ticket,
-                   const uint32_t **flag, vp_diags *d) {
+/* The readback's buffers: of the kernel's context, distinct, in range. */
+static bool check_readback(vrt_kernel *k, const vrt_readback *rb, vp_diags *d) {
+  vrt_context *ctx = k->ctx;
+  if (!rb->dst || !rb->src || rb->dst->ctx != ctx || rb->src->ctx != ctx) {
+    vrt__error(ctx, d, "kernel '%s': the readback's buffers must belong to the kernel's "
+                       "context", k->m->kernel);
+    return false;
+  }
+  if (rb->dst == rb->src || !rb->size || rb->src_offset > rb->src->size ||
+      rb->size > rb->src->size - rb->src_offset || rb->dst_offset > rb->dst->size ||
+      rb->size > rb->dst->size - rb->dst_offset) {
+    vrt__error(ctx, d, "kernel '%s': readback of %llu bytes from [%llu] of %llu bytes to [%llu] "
+                       "of %llu bytes does not fit (or copies a buffer onto itself)",
+               k->m->kernel, (unsigned long long)rb->size, (unsigned long long)rb->src_offset,
+               (unsigned long long)rb->src->size, (unsigned long long)rb->dst_offset,
+               (unsigned long long)rb->dst->size);
+    return false;
+  }
+  return true;
+}
+
+/* Submits the dispatch (and `rb`'s copy after it, when given) through the
+ * launch cache. With `flag` (a synchronous dispatch), the launch also
+ * writes a done flag where the context has them on and the wait spins:
+ * *flag is then its word, else NULL. */
+static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, const vrt_readback *rb,
+                   vrt_ticket *ticket, const uint32_t **flag, vp_diags *d) {
   vrt_context *ctx = k->ctx;
   if (!vrt__alive(ctx, d))
     return false;
   uint32_t groups[3];
   unsigned char push[512], key[KEY_MAX];
   if (!vrt__prepare(k, a, g, groups, push, d))
+    return false;
+  if (rb && !check_readback(k, rb, d))
     return false;
   bool want = flag && !k->no_flags && atomic_load(&ctx->done_flag) &&
               atomic_load(&ctx->wait_mode) != VRT_WAIT_BLOCK;
@@ -294,6 +322,11 @@ static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, vrt_ticket *tic
   memcpy(key + len, push, k->push_size);
   len += k->push_size;
   key[len++] = want; /* with and without the flag are two command buffers */
+  if (rb) {
+    uint64_t r[5] = {rb->dst->id, rb->dst_offset, rb->src->id, rb->src_offset, rb->size};
+    memcpy(key + len, r, sizeof r);
+    len += sizeof r;
+  }
   uint64_t hash = vp_hash64(key, len, 0);
 
   pthread_mutex_lock(&ctx->lock);
@@ -339,6 +372,12 @@ static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, vrt_ticket *tic
     };
     if (ok && (ok = VRT_VK(ctx, d, vkBeginCommandBuffer, l->cb, &bi))) {
       vrt__record_dispatch(k, l->cb, a, groups, push, l->sets);
+      if (rb) {
+        VkBufferCopy region = {rb->src->offset + rb->src_offset,
+                               rb->dst->offset + rb->dst_offset, rb->size};
+        vrt__barrier(ctx, l->cb, true);
+        ctx->vk.vkCmdCopyBuffer(l->cb, rb->src->buffer, rb->dst->buffer, 1, &region);
+      }
       vrt__barrier(ctx, l->cb, false);
       if (want)
         record_flag(k, l->cb, (uint32_t)(l - k->launches));
@@ -368,6 +407,10 @@ static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, vrt_ticket *tic
     l->used = ++k->clock;
     for (uint32_t i = 0; i < a->nbuffers; i++)
       atomic_store(&a->buffers[i]->last_use, t);
+    if (rb) {
+      atomic_store(&rb->dst->last_use, t);
+      atomic_store(&rb->src->last_use, t);
+    }
   }
   pthread_mutex_unlock(&ctx->lock);
   *ticket = t;
@@ -379,7 +422,7 @@ static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, vrt_ticket *tic
 bool vrt_dispatch_async(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vrt_ticket *ticket,
                         vp_diags *d) {
   vrt_ticket t = 0;
-  bool ok = launch(k, args, grid, &t, NULL, d);
+  bool ok = launch(k, args, grid, NULL, &t, NULL, d);
   if (ticket)
     *ticket = t;
   return ok;
@@ -388,7 +431,19 @@ bool vrt_dispatch_async(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vrt_
 bool vrt_dispatch(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vp_diags *d) {
   vrt_ticket t;
   const uint32_t *flag;
-  return launch(k, args, grid, &t, &flag, d) && vrt__wait_flag(k->ctx, t, flag, d);
+  return launch(k, args, grid, NULL, &t, &flag, d) && vrt__wait_flag(k->ctx, t, flag, d);
+}
+
+bool vrt_dispatch_readback(vrt_kernel *k, const vrt_args *args, vrt_grid grid,
+                           const vrt_readback *rb, vrt_ticket *ticket, vp_diags *d) {
+  vrt_ticket t = 0;
+  if (!ticket) { /* synchronous: as vrt_dispatch, with the done flag where it is on */
+    const uint32_t *flag;
+    return launch(k, args, grid, rb, &t, &flag, d) && vrt__wait_flag(k->ctx, t, flag, d);
+  }
+  bool ok = launch(k, args, grid, rb, &t, NULL, d);
+  *ticket = t;
+  return ok;
 }
 
 bool vrt_dispatch_timed(vrt_kernel *k, const vrt_args *a, vrt_grid g, double *gpu_ns,

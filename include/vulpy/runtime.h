@@ -355,6 +355,11 @@ uint32_t vrt_buffer_fallback(const vrt_buffer *b);
 void *vrt_buffer_map(const vrt_buffer *b);
 bool vrt_buffer_flush(vrt_buffer *b, vp_diags *d);
 bool vrt_buffer_invalidate(vrt_buffer *b, vp_diags *d);
+/* The ticket of the last submission that used the buffer (read or wrote it:
+ * a dispatch that binds it, a copy, fill or staged transfer); 0 when none
+ * has. Every submission gets a new, larger ticket, so an unchanged value
+ * means the GPU has not touched the buffer since (vrt_dispatch_readback). */
+vrt_ticket vrt_buffer_last_use(const vrt_buffer *b);
 
 /* Copies between host memory and the buffer. Both wait for the GPU work
  * submitted so far that uses the buffer; memory that is not host-visible goes
@@ -452,6 +457,26 @@ bool vrt_dispatch(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vp_diags *
 /* Submits the kernel and returns at once with a ticket for vrt_wait. */
 bool vrt_dispatch_async(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vrt_ticket *ticket,
                         vp_diags *d);
+/* A copy recorded after a dispatch in the same command buffer: `size` bytes
+ * of `src` at src_offset into `dst` at dst_offset (both buffers of the
+ * kernel's context; different buffers). */
+typedef struct vrt_readback {
+  vrt_buffer *dst;
+  uint64_t dst_offset;
+  vrt_buffer *src;
+  uint64_t src_offset;
+  uint64_t size;
+} vrt_readback;
+
+/* The dispatch with `rb`'s copy after it, in the same submission (a barrier
+ * between them): a small result the kernel writes to device memory is
+ * copied into a host-visible buffer with no second submission, so the host
+ * reads it once the ticket is reached (after vrt_buffer_invalidate for
+ * non-coherent memory). Both buffers' last use is the ticket. With
+ * `ticket`: submits and returns (vrt_dispatch_async); NULL: runs and waits
+ * (vrt_dispatch, done flag included). rb NULL: no copy. */
+bool vrt_dispatch_readback(vrt_kernel *k, const vrt_args *args, vrt_grid grid,
+                           const vrt_readback *rb, vrt_ticket *ticket, vp_diags *d);
 /* Runs the kernel, waits, and measures it with GPU timestamps (*gpu_ns). */
 bool vrt_dispatch_timed(vrt_kernel *k, const vrt_args *args, vrt_grid grid, double *gpu_ns,
                         vp_diags *d);

@@ -335,6 +335,9 @@ static PyObject *buffer_get_imported(PyObject *o, void *c) {
 static PyObject *buffer_get_pooled(PyObject *o, void *c) {
   return PyBool_FromLong(((vpy_buffer *)o)->pooled);
 }
+static PyObject *buffer_get_last_use(PyObject *o, void *c) {
+  return PyLong_FromUnsignedLongLong(vrt_buffer_last_use(((vpy_buffer *)o)->buf));
+}
 static PyObject *buffer_get_owner(PyObject *o, void *c) {
   PyObject *owner = ((vpy_buffer *)o)->owner;
   return Py_NewRef(owner ? owner : Py_None);
@@ -367,6 +370,8 @@ static PyGetSetDef buffer_getset[] = {
     {"fallback", buffer_get_fallback, NULL, "0, or the fallback tier the kind got", NULL},
     {"imported", buffer_get_imported, NULL, "True for imported host memory", NULL},
     {"owner", buffer_get_owner, NULL, "the object whose memory this is, or None", NULL},
+    {"last_use", buffer_get_last_use, NULL,
+     "the ticket of the last submission that used the buffer (0: none)", NULL},
     {"pooled", buffer_get_pooled, NULL, "True for a scratch buffer from the context's pool",
      NULL},
     {NULL, NULL, NULL, NULL, NULL},

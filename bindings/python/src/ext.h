@@ -151,9 +151,13 @@ extern PyType_Spec vpy_launcher_spec, vpy_kernel_call_spec;
  * da->objs) alive, returned as it is when `handle_type` is NULL
  * (Kernel.dispatch), else handed to handle_type(ticket) or, with an `out`
  * (a ufunc's result), handle_type(ticket, None, out). Errors raise with the
- * runtime's diags. The caller holds the Buffers for the call. */
+ * runtime's diags. The caller holds the Buffers for the call. A non-NULL
+ * `rb` (Kernel.dispatch's readback=) copies rb->src into rb->dst in the same
+ * submission (vrt_dispatch_readback); `rdst` is rb->dst's Buffer, which a
+ * sync call invalidates and an async call's Ticket keeps alive too. */
 PyObject *vpy_run_dispatch(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *da, bool sync,
-                           PyObject *handle_type, PyObject *out);
+                           PyObject *handle_type, PyObject *out, const vrt_readback *rb,
+                           vpy_buffer *rdst);
 
 /* compile.c */
 extern PyMethodDef vpy_compile_methods[];

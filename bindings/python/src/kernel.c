@@ -134,19 +134,46 @@ static void kernel_dealloc(PyObject *obj) {
   Py_DECREF(type);
 }
 
-/* dispatch(buffers, push, x, y, z, groups, sync) -> None | Ticket */
+/* The readback argument of dispatch: None, or (dst, dst_offset, src,
+ * src_offset, size) with Buffers of the kernel's context. */
+static bool parse_readback(vpy_state *st, PyObject *o, vrt_readback *rb, vpy_buffer **dst) {
+  PyObject *db, *sb;
+  unsigned long long doff, soff, size;
+  if (!PyArg_ParseTuple(o, "OKOKK;readback: (dst, dst_offset, src, src_offset, size)", &db,
+                        &doff, &sb, &soff, &size))
+    return false;
+  rb->dst = vpy_buffer_get(st, db);
+  rb->src = rb->dst ? vpy_buffer_get(st, sb) : NULL;
+  if (!rb->src)
+    return false;
+  rb->dst_offset = doff;
+  rb->src_offset = soff;
+  rb->size = size;
+  *dst = (vpy_buffer *)db;
+  return true;
+}
+
+/* dispatch(buffers, push, x, y, z, groups, sync, readback=None) -> None | Ticket */
 static PyObject *kernel_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs) {
   vpy_kernel *self = (vpy_kernel *)obj;
-  if (nargs != 7) {
-    PyErr_SetString(PyExc_TypeError, "dispatch(buffers, push, x, y, z, groups, sync)");
+  if (nargs != 7 && nargs != 8) {
+    PyErr_SetString(PyExc_TypeError, "dispatch(buffers, push, x, y, z, groups, sync, "
+                                     "readback=None)");
     return NULL;
   }
   vpy_state *st = vpy_state_of(obj);
+  vrt_readback rbv, *rb = NULL;
+  vpy_buffer *rdst = NULL;
+  if (nargs == 8 && a[7] != Py_None) {
+    if (!parse_readback(st, a[7], &rbv, &rdst))
+      return NULL;
+    rb = &rbv;
+  }
   vpy_dispatch_args da;
   if (!vpy_parse_dispatch(st, a, &da))
     return NULL;
   bool sync = PyObject_IsTrue(a[6]) == 1;
-  PyObject *r = vpy_run_dispatch(st, self, &da, sync, NULL, NULL);
+  PyObject *r = vpy_run_dispatch(st, self, &da, sync, NULL, NULL, rb, rdst);
   Py_DECREF(da.seq);
   return r;
 }
@@ -256,7 +283,7 @@ static PyObject *kernel_get_context(PyObject *obj, void *c) {
 
 static PyMethodDef kernel_methods[] = {
     {"dispatch", (PyCFunction)(void (*)(void))kernel_dispatch, METH_FASTCALL,
-     "dispatch(buffers, push, x, y, z, groups, sync) -> None or Ticket"},
+     "dispatch(buffers, push, x, y, z, groups, sync, readback=None) -> None or Ticket"},
     {"dispatch_timed", (PyCFunction)(void (*)(void))kernel_dispatch_timed, METH_FASTCALL,
      "dispatch_timed(buffers, push, x, y, z, groups) -> GPU time in ns"},
     {"time_dispatch", (PyCFunction)(void (*)(void))kernel_time_dispatch, METH_FASTCALL,

@@ -313,14 +313,19 @@ static bool is_name(PyObject *key, PyObject *interned) {
 /* Declared in ext.h: the one dispatch sequence of Kernel.dispatch and of
  * the Launcher's kernel and ufunc calls. */
 PyObject *vpy_run_dispatch(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *da, bool sync,
-                           PyObject *handle_type, PyObject *out) {
+                           PyObject *handle_type, PyObject *out, const vrt_readback *rb,
+                           vpy_buffer *rdst) {
   vrt_context *ctx = ((vpy_context *)kern->context)->ctx;
   vp_diags d = {0};
   vrt_ticket t = 0;
   bool ok;
   Py_BEGIN_ALLOW_THREADS
   ok = vpy_flush_all(da, &d);
-  if (ok && sync)
+  if (ok && rb) {
+    ok = vrt_dispatch_readback(kern->k, &da->args, da->grid, rb, sync ? NULL : &t, &d);
+    if (ok && sync)
+      ok = vpy_invalidate_all(da, &d) && vpy_buffer_invalidate(rdst, &d);
+  } else if (ok && sync)
     ok = vrt_dispatch(kern->k, &da->args, da->grid, &d) && vpy_invalidate_all(da, &d);
   else if (ok)
     ok = vrt_dispatch_async(kern->k, &da->args, da->grid, &t, &d);
@@ -330,11 +335,21 @@ PyObject *vpy_run_dispatch(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *d
   vp_diags_free(&d);
   if (sync)
     return Py_NewRef(out ? out : Py_None);
-  /* the Buffers: Kernel.dispatch's parsed sequence, else the array */
-  PyObject *tuple = da->seq ? PySequence_Tuple(da->seq) : PyTuple_New(da->args.nbuffers);
+  /* the Buffers (Kernel.dispatch's parsed sequence, else the array) and
+   * the readback's target */
+  Py_ssize_t n = da->seq ? PySequence_Size(da->seq) : (Py_ssize_t)da->args.nbuffers;
+  PyObject *tuple = n < 0 ? NULL : PyTuple_New(n + (rdst != NULL));
+  for (Py_ssize_t i = 0; tuple && i < n; i++) {
+    PyObject *b = da->seq ? PySequence_GetItem(da->seq, i) : Py_NewRef((PyObject *)da->objs[i]);
+    if (!b) {
+      Py_CLEAR(tuple);
+      break;
+    }
+    PyTuple_SET_ITEM(tuple, i, b);
+  }
+  if (tuple && rdst)
+    PyTuple_SET_ITEM(tuple, n, Py_NewRef((PyObject *)rdst));
   PyObject *result = NULL;
-  for (uint32_t i = 0; tuple && !da->seq && i < da->args.nbuffers; i++)
-    PyTuple_SetItem(tuple, i, Py_NewRef((PyObject *)da->objs[i]));
   PyObject *tk = tuple ? vpy_ticket_new(st, kern->context, t, tuple) : NULL;
   Py_XDECREF(tuple);
   if (tk)
@@ -468,7 +483,7 @@ static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, boo
   }
 
   self->calls++;
-  PyObject *result = vpy_run_dispatch(st, kern, &da, sync, self->handle_type, NULL);
+  PyObject *result = vpy_run_dispatch(st, kern, &da, sync, self->handle_type, NULL, NULL, NULL);
   for (Py_ssize_t i = 0; i < nheld; i++)
     Py_DECREF(held[i]);
   return result;
@@ -578,7 +593,7 @@ static PyObject *launcher_ufunc(PyObject *obj, PyObject *const *a, Py_ssize_t na
   da.grid.groups = true;
   da.seq = NULL;
   self->calls++;
-  PyObject *result = vpy_run_dispatch(st, kern, &da, sync, self->handle_type, out);
+  PyObject *result = vpy_run_dispatch(st, kern, &da, sync, self->handle_type, out, NULL, NULL);
   for (Py_ssize_t i = 0; i < nheld; i++)
     Py_DECREF(held[i]);
   return result;

@@ -74,7 +74,7 @@ class ndarray:
     arrays return resident arrays; `out=` writes into an existing one."""
 
     __slots__ = ("_buf", "_ctx", "shape", "dtype", "_sdtype", "_size", "_offset", "_estrides",
-                 "__weakref__")
+                 "_mirror", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, buf, shape, dtype, ctx, offset=0, strides=None):
@@ -88,6 +88,10 @@ class ndarray:
         # elements of the buffer; strides None = C-contiguous (_indexing.py)
         self._offset = offset
         self._estrides = strides
+        # (host-visible Buffer, ticket): a copy of the data the GPU made in
+        # the submission that wrote it, valid while the buffer's last use is
+        # still that ticket (_arrayops.Call._mirrored)
+        self._mirror = None
 
     @property
     def contiguous(self):
@@ -197,8 +201,21 @@ class ndarray:
             return out.astype(np.bool_) if self.dtype == _BOOL else out
         out = np.empty(self.shape, self._sdtype)
         if self._size:
-            self._buf.download(out)
+            self._download(out)
         return out.astype(np.bool_) if self.dtype == _BOOL else out
+
+    def _download(self, out):
+        """Copies the (contiguous) data into ndarray `out`: from the readback
+        mirror while the GPU has not used the buffer since it made it (a wait
+        for that submission and a memcpy), else from the buffer (for memory
+        the host cannot map: a copy submission through the staging ring)."""
+        m = self._mirror
+        if m is not None:
+            if self._buf.last_use == m[1]:
+                m[0].download(out)
+                return
+            self._mirror = None
+        self._buf.download(out)
 
     def get(self, out=None):
         """A NumPy copy of the data, into `out` when given (a C-contiguous,
@@ -216,7 +233,7 @@ class ndarray:
         if not self.contiguous or self.dtype == _BOOL:
             np.copyto(out, self.numpy())
         elif self._size:
-            self._buf.download(out)
+            self._download(out)
         return out
 
     def __array__(self, dtype=None, copy=None):

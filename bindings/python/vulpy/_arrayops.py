@@ -46,6 +46,10 @@ class Call:
         self.scratch = []
         self.resident = None  # the first resident operand
         self.finishers = []
+        # New resident results up to this many bytes, in memory the host
+        # cannot map, get a readback mirror (see _mirrored); 0: none.
+        self.mirror_max = 0
+        self.readback = None
 
     # ---------------------------------------------------------- operands
     def note(self, x):
@@ -132,7 +136,11 @@ class Call:
             return lambda: out
         if out is None and self.resident is not None:
             res = _array.empty(shape, dt, memory=self.resident.memory, context=ctx)
-            return self.result(value, res)
+            fin = self.result(value, res)
+            if 0 < res.nbytes <= self.mirror_max and not res._buf.mapped and \
+                    self.readback is None:
+                return self._mirrored(res)
+            return fin
         # NumPy out
         sd = _U8 if dt == _BOOL else dt
         n = int(np.prod(shape, dtype=np.int64))
@@ -155,13 +163,30 @@ class Call:
 
         return finish
 
+    def _mirrored(self, res):
+        """A small new result in memory the host cannot map ('device' on a
+        discrete GPU): the run copies it, in its own submission, into a
+        pooled 'cached' buffer (the mirror), so reading it back (float(),
+        .item(), .numpy()) is a wait and a memcpy instead of a second
+        submission. The result itself stays in its memory kind; the mirror
+        is used only while the GPU has not touched the result since
+        (ndarray._download)."""
+        ctx = self.context_()
+        m = ctx._scratch("cached", _array._padded(res.nbytes))
+        self.readback = (m, 0, res._buf, 0, res.nbytes)
+
+        def finish():
+            res._mirror = (m, res._buf.last_use)
+            return res
+        return finish
+
     # ---------------------------------------------------------- running
     def run(self, finish, sync=True):
         """Compiles (cached), dispatches, and returns finish() or a Handle."""
         ctx = self.context_()
         comp = _engine.compile(self.g.text(), ctx, f"vp.{self.name}")
         self.compiled = comp
-        t = comp.run(ctx, self.bind, self.push, sync)
+        t = comp.run(ctx, self.bind, self.push, sync, self.readback)
 
         def done():
             for b in self.scratch:

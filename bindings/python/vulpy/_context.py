@@ -51,10 +51,13 @@ class Context:
     'block' (sleep at once: the default on CPU devices), 'spin' (poll until
     done); `copy_threads` is how many threads share large host copies
     (default: VULPY_COPY_THREADS, else half the CPUs, at most 4).
+    `no_device_mapping=True` never maps 'device' memory, even where it is
+    host-visible (unified memory): a CPU or integrated device then takes a
+    discrete GPU's paths (staging copies, readback mirrors); tests use it.
     """
 
     def __init__(self, device_index=None, kind=None, *, device=None, validation=None,
-                 cache_dir=None, wait=None, copy_threads=None):
+                 cache_dir=None, wait=None, copy_threads=None, no_device_mapping=False):
         given = [x is not None for x in (device_index, kind, device)]
         if sum(given) > 1:
             raise ValueError("give at most one of device_index=, kind= and device=")
@@ -79,7 +82,8 @@ class Context:
                                          not 1 <= copy_threads <= 64):
             raise ValueError(f"copy_threads must be an int in 1..64, got {copy_threads!r}")
         self._native = _native.ext().Context(selector, v, cache_dir, wait=wait,
-                                             copy_threads=copy_threads or 0)
+                                             copy_threads=copy_threads or 0,
+                                             no_device_mapping=bool(no_device_mapping))
         self.info = self._native.info()
         self._features = frozenset(self.info["features"])
         self._kernels = {}  # compile key -> native Kernel on this device

@@ -146,19 +146,24 @@ class Compiled:
         t = self.timer(ctx, bind, push)
         return [t() for _ in range(iters)]
 
-    def run(self, ctx, bind, push, sync=True):
+    def run(self, ctx, bind, push, sync=True, readback=None):
         """Submits the launches; `bind` maps buffer names to Buffers, `push`
-        field names to values. Returns None (sync) or something with
-        wait()/done (a Ticket, or a Recording's Ticket kept with it)."""
+        field names to values. `readback` (dst, dst_offset, src, src_offset,
+        size): a copy after the last launch in the same submission (a small
+        result into host-visible memory, read with no second submission).
+        Returns None (sync) or something with wait()/done (a Ticket, or a
+        Recording's Ticket kept with it)."""
         calls = self._calls(ctx, bind, push)
         if not calls:
             return None
         if len(calls) == 1:
             k, bufs, data, gx, gy, gz = calls[0]
-            return k.dispatch(bufs, data, gx, gy, gz, True, sync)
+            return k.dispatch(bufs, data, gx, gy, gz, True, sync, readback)
         rec = _native.ext().Recording(ctx._native, False)
         for k, bufs, data, gx, gy, gz in calls:
             rec.dispatch(k, bufs, data, gx, gy, gz, True)
+        if readback is not None:
+            rec.copy(*readback)
         if sync:
             rec.run()
             return None

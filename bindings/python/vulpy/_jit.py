@@ -626,9 +626,21 @@ class JitFunction:
 
     def _run(self, e, args, ctx, sync, outs=()):
         bind, push, scratch, results = self._bind(e, args, ctx, outs)
-        ticket = e.compiled.run(ctx, bind, push, sync)
+        from . import _reduce
+        # a small resident result the host cannot map (a 0-d sum on a
+        # discrete GPU's device memory) is copied into a host-visible
+        # mirror in the same submission (_arrayops.Call._mirrored)
+        mres = next((r for r in results if isinstance(r, _array.ndarray) and r.contiguous and
+                     0 < r.nbytes <= _reduce.MIRROR_MAX and not r._buf.mapped), None)
+        rb = None
+        if mres is not None:
+            m = ctx._scratch("cached", _array._padded(mres.nbytes))
+            rb = (m, 0, mres._buf, 0, mres.nbytes)
+        ticket = e.compiled.run(ctx, bind, push, sync, rb)
 
         def finish():
+            if rb is not None:
+                mres._mirror = (m, mres._buf.last_use)
             outs = []
             for r in results:
                 if isinstance(r, tuple):

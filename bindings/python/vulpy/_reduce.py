@@ -19,6 +19,12 @@ NAMES = ("sum", "prod", "min", "max", "mean", "argmin", "argmax", "any", "all", 
          "cumprod", "amin", "amax")
 _KIND = {"amin": "min", "amax": "max"}
 _NO_IDENTITY = ("min", "max", "argmin", "argmax")
+# A new resident result of a reduction up to this many bytes (a 0-d result,
+# a short row of sums), in memory the host cannot map, is also copied into
+# a host-visible mirror in the reduction's own submission: reading it
+# (float(), .item(), .numpy()) then needs no second submission
+# (_arrayops.Call._mirrored, docs/python-api.md).
+MIRROR_MAX = 4096
 
 
 def _axes(axis, ndim, name):
@@ -75,6 +81,15 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
     """A reduction (or, for cumsum/cumprod, a scan) of `a`."""
     from ._jit import Tracer
     kind = _KIND.get(kind, kind)
+    fast = PLANS and axis is None and dtype is None and out is None and not keepdims and \
+        type(a) is _array.ndarray and a._estrides is None and a._offset == 0 and a._size and \
+        (context is None or context is a._ctx)
+    if fast:
+        key = (kind, a.dtype, a.shape, a._buf.kind, getattr(a._ctx, "_vp_feature_masks", None),
+               getattr(a._ctx, "_vp_cpu_lowering", None))
+        plan = a._ctx.__dict__.get("_vp_reduce_plans", _NO_PLANS).get(key)
+        if plan is not None:
+            return _run_plan(plan, a, sync)
     scan = kind in ("cumsum", "cumprod")
     if isinstance(a, Tracer):
         return _trace(kind, a, axis, dtype, keepdims, scan)
@@ -95,6 +110,7 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
     rdt = result_dtype(kind, a.dtype, dtype)
     _check_identity(kind, shape, axes)
     c = _arrayops.Call(kind, context=context)
+    c.mirror_max = MIRROR_MAX
     c.note(a)
     if isinstance(out, _array.ndarray):
         c.note(out)
@@ -113,7 +129,63 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
         # argmin/argmax over all axes of a matrix: the flat index (NumPy)
         r = c.g.reduce(kind, v, axes, keepdims, rdt)
     res = c.run(c.result(r, out), sync)
+    if fast and kind not in ("cumsum", "cumprod") and len(c.bind) == 2 and not c.push and \
+            not c.scratch:
+        _keep_plan(c, a, key, rdt)
     return res
+
+
+# ----------------------------------------------------- the full-reduction plan
+# vp.sum(x) of a whole resident array, again: the same graph text, so the
+# same compiled kernel, bound to other buffers. The plan keeps what the
+# first call worked out (the Compiled, which graph buffer is the input and
+# which the result, the result dtype), per context, by (kind, dtype, shape,
+# memory kind, and what the lowering depends on); later calls skip
+# building the graph and its text (most of the Python time of a call).
+# The result's buffer comes from the context's scratch pool (POOLED): the
+# kernel writes all of it, and `float(vp.sum(x))` in a loop then gets the
+# same buffer back each time, so the dispatch resubmits the command buffer
+# it recorded (the launch cache keys on buffer ids) instead of recording
+# a new one, and no buffer is created, zeroed and destroyed per call.
+POOLED = True  # False: a new buffer per result (benchmarks compare)
+PLANS = True  # False: every call builds its graph (tests and benchmarks compare)
+_NO_PLANS = {}
+_PLANS_MAX = 256
+
+
+def _keep_plan(c, a, key, rdt):
+    names = {id(b): n for n, b in c.bind.items()}
+    iname = names.get(id(a._buf))
+    oname = next((n for n in c.bind if n != iname), None)
+    if iname is None or oname is None:
+        return
+    plans = a._ctx.__dict__.setdefault("_vp_reduce_plans", {})
+    if len(plans) >= _PLANS_MAX:
+        plans.clear()
+    plans[key] = (c.compiled, iname, oname, rdt)
+
+
+def _run_plan(plan, a, sync):
+    comp, iname, oname, rdt = plan
+    ctx = a._ctx
+    if POOLED:
+        res = _array.ndarray(ctx._scratch(a._buf.kind, 16), (), rdt, ctx)
+    else:
+        res = _array.empty((), rdt, memory=a._buf.kind, context=ctx)
+    rb = m = None
+    if 0 < res.nbytes <= MIRROR_MAX and not res._buf.mapped:
+        m = ctx._scratch("cached", 16)
+        rb = (m, 0, res._buf, 0, res.nbytes)
+    t = comp.run(ctx, {iname: a._buf, oname: res._buf}, {}, sync, rb)
+
+    def done():
+        if m is not None:
+            res._mirror = (m, res._buf.last_use)
+        return res
+    if sync:
+        return done()
+    from ._launch import Handle
+    return Handle(t, done)
 
 
 def _trace(kind, a, axis, dtype, keepdims, scan):

@@ -1,9 +1,10 @@
 /* test_dispatch.c - kernels run and give the right answers: 1-3D grids,
  * sizes that are not multiples of the local size, explicit groups, the
  * dispatch guard, async tickets, the launch cache, descriptor sets from
- * pools as well as push descriptors, GPU timestamps, and the done flag of
+ * pools as well as push descriptors, GPU timestamps, the done flag of
  * synchronous dispatches (its results, its fallback to the semaphore, a
- * lost device behind it). */
+ * lost device behind it), and readbacks (a copy in the dispatch's own
+ * submission). */
 #include "rt_test.h"
 
 #include <pthread.h>
@@ -172,6 +173,91 @@ static void test_fixed_and_launch_cache(void) {
   vrt_buffer_destroy(o);
   vp_diags_free(&d);
   fixed_close(ctx, k);
+}
+
+/* vrt_dispatch_readback: the kernel writes device memory (not mapped, as
+ * on a discrete GPU), the copy in the same submission brings the words to a
+ * host-visible buffer; one submission; the launch cache keys on the
+ * readback; the buffers' last use is the ticket; bad readbacks are errors. */
+static void readback_case(vrt_context_options opt) {
+  opt.no_device_mapping = true;
+  vrt_context *ctx = rt_context_with(opt);
+  vrt_kernel *k = ctx ? rt_kernel(ctx, "fixed", NULL) : NULL;
+  if (!k) {
+    rt_context_done(ctx);
+    return;
+  }
+  vp_diags d = {0};
+  vrt_buffer *o = vrt_buffer_create(ctx, 200 * 4, VRT_DEVICE, &d);
+  vrt_buffer *m = vrt_buffer_create(ctx, 16 * 4, VRT_CACHED, &d);
+  CHECK_OK(d);
+  CHECK(o && !vrt_buffer_map(o) && m && vrt_buffer_map(m));
+  if (!o || vrt_buffer_map(o) || !m || !vrt_buffer_map(m))
+    return;
+  uint32_t push[2] = {200, 7};
+  vrt_args args = {&o, 1, push, sizeof push};
+  vrt_readback rb = {m, 4, o, 100 * 4, 8 * 4}; /* words 100..107 to m[1..8] */
+  for (uint32_t round = 0; round < 3; round++) {
+    vrt_context_stats s0, s1;
+    vrt_context_stats_get(ctx, &s0);
+    vrt_ticket t = 0;
+    CHECK(vrt_dispatch_readback(k, &args, vrt_invocations(200, 1, 1), &rb, &t, &d));
+    CHECK(vrt_wait(ctx, t, UINT64_MAX, &d) && vrt_buffer_invalidate(m, &d));
+    CHECK_OK(d);
+    vrt_context_stats_get(ctx, &s1);
+    CHECK_EQ_U64(s1.submits - s0.submits, 1);
+    CHECK_EQ_U64(s1.reused_launches - s0.reused_launches, (uint64_t)(round == 1));
+    CHECK_EQ_U64(vrt_buffer_last_use(o), t);
+    CHECK_EQ_U64(vrt_buffer_last_use(m), t);
+    const uint32_t *v = vrt_buffer_map(m);
+    uint32_t bad = v[0] != 0 || v[9] != 0;
+    for (uint32_t i = 0; i < 8; i++)
+      bad += v[1 + i] != 2 * (100 + i) + push[1];
+    CHECK_EQ_U64(bad, 0);
+    push[1] += round; /* round 1 reuses round 0's command buffer; round 2 does not */
+  }
+  /* synchronous (no ticket): waits itself, on the done flag where it is on */
+  push[1] = 40;
+  vrt_context_stats f0, f1;
+  vrt_context_stats_get(ctx, &f0);
+  CHECK(vrt_dispatch_readback(k, &args, vrt_invocations(200, 1, 1), &rb, NULL, &d));
+  vrt_context_stats_get(ctx, &f1);
+  CHECK_EQ_U64((f1.flag_waits - f0.flag_waits) + (f1.flag_fallbacks - f0.flag_fallbacks),
+               (uint64_t)(opt.done_flag == 1));
+  CHECK(vrt_buffer_invalidate(m, &d));
+  CHECK_OK(d);
+  const uint32_t *w = vrt_buffer_map(m);
+  CHECK_EQ_U64(w[1], 2 * 100 + 40);
+  CHECK_EQ_U64(w[8], 2 * 107 + 40);
+  CHECK_EQ_U64(vrt_buffer_last_use(o), vrt_buffer_last_use(m));
+  /* a plain dispatch of the same arguments is another launch (no copy) */
+  vrt_context_stats s2, s3;
+  vrt_context_stats_get(ctx, &s2);
+  CHECK(vrt_dispatch(k, &args, vrt_invocations(200, 1, 1), &d));
+  vrt_context_stats_get(ctx, &s3);
+  CHECK_EQ_U64(s3.reused_launches, s2.reused_launches);
+  CHECK(vrt_buffer_last_use(o) > vrt_buffer_last_use(m));
+  CHECK_OK(d);
+  vrt_readback self = {o, 0, o, 4, 4};
+  CHECK(!vrt_dispatch_readback(k, &args, vrt_invocations(200, 1, 1), &self, NULL, &d));
+  CHECK_ERROR(d, "copies a buffer onto itself");
+  vp_diags_clear(&d);
+  vrt_readback big = {m, 0, o, 0, 200 * 4};
+  CHECK(!vrt_dispatch_readback(k, &args, vrt_invocations(200, 1, 1), &big, NULL, &d));
+  CHECK_ERROR(d, "readback of 800 bytes");
+  vp_diags_clear(&d);
+  CHECK_VALIDATION(ctx);
+  vrt_buffer_destroy(o);
+  vrt_buffer_destroy(m);
+  vrt_kernel_destroy(k);
+  vp_diags_free(&d);
+  rt_context_done(ctx);
+}
+
+static void test_readback(void) {
+  readback_case((vrt_context_options){.done_flag = -1});
+  readback_case((vrt_context_options){.done_flag = 1, .wait = VRT_WAIT_SPIN_BLOCK,
+                                      .spin_us = 20000});
 }
 
 /* Several asynchronous dispatches in flight, waited on out of order. */
@@ -581,6 +667,7 @@ int main(void) {
   RT_RUN(test_saxpy_sizes);
   RT_RUN(test_grids);
   RT_RUN(test_fixed_and_launch_cache);
+  RT_RUN(test_readback);
   RT_RUN(test_async_tickets);
   RT_RUN(test_wait_modes);
   RT_RUN(test_descriptor_pools);
