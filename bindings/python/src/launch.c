@@ -345,10 +345,10 @@ PyObject *vpy_run_dispatch(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *d
       Py_CLEAR(tuple);
       break;
     }
-    PyTuple_SET_ITEM(tuple, i, b);
+    PyTuple_SetItem(tuple, i, b);
   }
   if (tuple && rdst)
-    PyTuple_SET_ITEM(tuple, n, Py_NewRef((PyObject *)rdst));
+    PyTuple_SetItem(tuple, n, Py_NewRef((PyObject *)rdst));
   PyObject *result = NULL;
   PyObject *tk = tuple ? vpy_ticket_new(st, kern->context, t, tuple) : NULL;
   Py_XDECREF(tuple);
