@@ -236,8 +236,8 @@ typedef struct vrt_context_options {
    * a word of host-coherent memory after the dispatch, and the wait spins on
    * plain loads of it (for at most the spin time, then falls back to the
    * timeline semaphore), instead of polling the semaphore through the
-   * driver. 0: VULPY_DONE_FLAG ("on"/"off"), else on for GPUs and off for
-   * CPU devices; 1: on; -1: off. Only spinning waits use it. */
+   * driver. 0: VULPY_DONE_FLAG ("on"/"off"), else off (it lost on
+   * the H200: docs/runtime.md); 1: on; -1: off. Only spinning waits use it. */
   int done_flag;
 } vrt_context_options;
 

@@ -214,8 +214,8 @@ class Context:
         """Whether a synchronous call waits on a done flag the GPU writes into
         host memory after the kernel (plain loads instead of polling the
         driver's semaphore; a bounded spin that falls back to the semaphore).
-        Default: VULPY_DONE_FLAG=on|off, else on for GPUs, off for CPU
-        devices. Only spinning waits use it. docs/runtime.md."""
+        Default: VULPY_DONE_FLAG=on|off, else off (it lost on the H200).
+        Only spinning waits use it. docs/runtime.md."""
         return self._native.done_flag
 
     @done_flag.setter
