@@ -13,16 +13,9 @@ import pytest
 
 import vulpy as vp
 from conftest import needs_target
+from test_launcher import _saxpy  # a new saxpy kernel object per call
 
 pytestmark = needs_target
-
-
-def _saxpy():
-    @vp.kernel(local_size_x=64)
-    def saxpy(x: vp.Buffer[vp.float32], y: vp.Buffer[vp.float32], a: vp.float32):
-        i = vp.global_id()
-        y[i] = a * x[i] + y[i]
-    return saxpy
 
 
 @pytest.fixture

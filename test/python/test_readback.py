@@ -14,6 +14,7 @@ from hypothesis.extra import numpy as hnp
 import vulpy as vp
 from vulpy import _reduce
 from conftest import needs_target
+from test_reduce import _values  # the same element strategy as the reduction tests
 
 pytestmark = needs_target
 
@@ -43,15 +44,6 @@ def _skip(c, dt):
         pytest.skip("no float64")
     if dt.itemsize == 8 and dt.kind in "iu" and not c.has("int64"):
         pytest.skip("no int64")
-
-
-def _values(dt):
-    dt = np.dtype(dt)
-    if dt == np.bool_:
-        return st.booleans()
-    if dt.kind == "f":
-        return st.floats(-4, 4, width=dt.itemsize * 8, allow_nan=False)
-    return st.integers(-5 if dt.kind == "i" else 0, 5)
 
 
 def _expect(name, a):

@@ -8,15 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(c)                                                             \
-  do {                                                                       \
-    if (!(c)) {                                                              \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);  \
-      failures++;                                                            \
-    }                                                                        \
-  } while (0)
+#include "../IR/check.h"
 
 static vpm_field field(const char *name, const char *type, uint32_t offset, uint32_t size) {
   vpm_field f = {strdup(name), strdup(type), offset, size};
@@ -81,7 +73,7 @@ static void test_round_trip(void) {
     CHECK(vpm_find_push(c, "dt") == 1 && vpm_find_push(c, "pos") == -1);
     vpm_free(c);
   }
-  if (failures)
+  if (check_failures)
     fprintf(stderr, "%s", a);
   free(a);
   vpm_free(p);
@@ -107,6 +99,6 @@ static void test_errors(void) {
 int main(void) {
   test_round_trip();
   test_errors();
-  fprintf(stderr, "%s test_manifest\n", failures ? "FAIL" : "PASS");
-  return failures ? 1 : 0;
+  fprintf(stderr, "%s test_manifest\n", check_failures ? "FAIL" : "PASS");
+  return check_failures ? 1 : 0;
 }

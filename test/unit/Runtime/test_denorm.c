@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../IR/check.h"
+
 #include "vulpy/ir.h"
 #include "vulpy/runtime.h"
 #include "vulpy/target.h"
@@ -17,21 +19,12 @@
 uint32_t vrt__denorm_auto(uint32_t support, uint32_t independence);
 bool vrt__denorm_choose(vrt_device_info *info, const char *env, vp_diags *d);
 
-static int failures;
-
 static void print_diags(const vp_diags *d) {
   char *s = vp_diags_format(d, NULL);
   if (s)
     fputs(s, stderr);
   free(s);
 }
-#define CHECK(c)                                                              \
-  do {                                                                        \
-    if (!(c)) {                                                               \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
-      failures++;                                                             \
-    }                                                                         \
-  } while (0)
 
 enum { F16 = VRT_DENORM_F16, F32 = VRT_DENORM_F32, F64 = VRT_DENORM_F64, TIED = VRT_DENORM_TIED };
 enum { OP_EXTENSION = 10, OP_EXT_INST_IMPORT = 11, OP_EXECUTION_MODE = 16, OP_CAPABILITY = 17 };
@@ -291,9 +284,9 @@ int main(void) {
   test_existing_mode();
   test_malformed();
   test_choice();
-  if (failures)
-    fprintf(stderr, "%d check(s) failed\n", failures);
+  if (check_failures)
+    fprintf(stderr, "%d check(s) failed\n", check_failures);
   else
     printf("denorm: all checks passed\n");
-  return failures ? 1 : 0;
+  return check_failures ? 1 : 0;
 }

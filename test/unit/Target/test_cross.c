@@ -4,16 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vulpy/target.h"
+#include "../IR/check.h"
 
-static int failures;
-#define CHECK(c)                                                              \
-  do {                                                                        \
-    if (!(c)) {                                                               \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
-      failures++;                                                             \
-    }                                                                         \
-  } while (0)
+#include "vulpy/target.h"
 
 static const char raw[] =
     "#version 450\n"
@@ -143,8 +136,8 @@ int main(void) {
   test_reflect();
   test_msl();
   test_bad_module();
-  if (failures) {
-    fprintf(stderr, "%d failure(s)\n", failures);
+  if (check_failures) {
+    fprintf(stderr, "%d failure(s)\n", check_failures);
     return 1;
   }
   printf("ok\n");

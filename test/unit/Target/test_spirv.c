@@ -4,16 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vulpy/target.h"
+#include "../IR/check.h"
 
-static int failures;
-#define CHECK(c)                                                              \
-  do {                                                                        \
-    if (!(c)) {                                                               \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
-      failures++;                                                             \
-    }                                                                         \
-  } while (0)
+#include "vulpy/target.h"
 
 static const char good[] =
     "#version 450\n"
@@ -68,7 +61,7 @@ static void test_error_mapping(void) {
   CHECK(text && strstr(text, "k.vul.py:7:0: error: internal error: the generated GLSL does not compile"));
   CHECK(text && strstr(text, "'nope' : undeclared identifier"));
   CHECK(text && strstr(text, "hint: bad.glsl:6: i = nope + 1u;"));
-  if (failures)
+  if (check_failures)
     fprintf(stderr, "%s", text ? text : "(null)\n");
   free(text);
   vp_diags_free(&d);
@@ -90,8 +83,8 @@ int main(void) {
   test_compile(13, true);
   test_error_mapping();
   test_invalid_binary();
-  if (failures) {
-    fprintf(stderr, "%d failure(s)\n", failures);
+  if (check_failures) {
+    fprintf(stderr, "%d failure(s)\n", check_failures);
     return 1;
   }
   printf("ok\n");
