@@ -8,8 +8,15 @@ lowering made (intermediates, reduction partials and counters) buffers of
 their own, once per context, and submits the launches: a single kernel
 through Kernel.dispatch, several through one Recording (one submission,
 barriers between the kernels).
+
+VULPY_REDUCE_GROUPS=<n> caps the workgroups of a full reduction at n (a
+power of two, 64..32768; unset: the lowering's default, 8192 on a GPU,
+1024 on a CPU device). It is read at each call and is part of the compile
+cache key (and of the vp.jit and vp.sum plan keys), so a benchmark can
+sweep it in one process.
 """
 import collections
+import os
 import threading
 
 from . import _native
@@ -23,6 +30,34 @@ _LOWERING_FEATURES = ("subgroup_basic", "subgroup_arithmetic", "subgroup_vote", 
 _cache = collections.OrderedDict()
 _CACHE_MAX = 512
 _lock = threading.Lock()
+
+
+REDUCE_GROUPS_ENV = "VULPY_REDUCE_GROUPS"
+_env_get = os.environ.get
+_groups_memo = ("", 0)  # (the variable's text, its value): parsed once per text
+
+
+def reduce_groups():
+    """The cap on a full reduction's workgroups from VULPY_REDUCE_GROUPS
+    (0: unset, the lowering's default). A ValueError names the variable
+    when it is not a power of two from 64 to 32768."""
+    global _groups_memo
+    raw = _env_get(REDUCE_GROUPS_ENV)
+    if not raw:
+        return 0
+    memo = _groups_memo
+    if raw == memo[0]:
+        return memo[1]
+    try:
+        v = int(raw.strip())
+    except ValueError:
+        v = -1
+    if v < 64 or v > 32768 or v & (v - 1):
+        raise ValueError(f"{REDUCE_GROUPS_ENV}={raw!r}: the cap on a full reduction's "
+                         f"workgroups must be a power of two from 64 to 32768 (unset it for "
+                         f"the default)")
+    _groups_memo = (raw, v)
+    return v
 
 
 def _masks(ctx):
@@ -195,14 +230,16 @@ def compile(text, ctx, label="vp.jit", fuse=True, fast_math=False):
     cpu = getattr(ctx, "_vp_cpu_lowering", None)
     if cpu is None:
         cpu = ctx.kind == "cpu"
-    key = (text, missing, fuse, fast_math, cpu)
+    groups = reduce_groups()
+    key = (text, missing, fuse, fast_math, cpu, groups)
     with _lock:
         c = _cache.get(key)
         if c is not None:
             _cache.move_to_end(key)
             return c
     art = _native.ext().jit_compile(text, label, fuse, missing, fast_math=fast_math,
-                                    features=available, cpu_device=cpu)
+                                    features=available, cpu_device=cpu,
+                                    reduce_groups=groups)
     c = Compiled(art, label, fast_math)
     with _lock:
         _cache[key] = c
