@@ -400,8 +400,13 @@ def run(ctx):
                  method=f"CUDA events, {repeat} back-to-back calls per sample")
         ratio("sum: vulpy vs cupy.sum", nsum, cs, st, goal=1.0)
     if gpu:
-        _sweep_groups(x, want_sum, repeat, 2 * rounds, warm, rec, ratio, method,
-                      cx if cp is not None else None)
+        try:  # a failure here costs the sweep's records, not the suite's
+            _sweep_groups(x, want_sum, repeat, 2 * rounds, warm, rec, ratio, method,
+                          cx if cp is not None else None)
+        except Exception as e:
+            recs.append(dict(case="sum float32, reduce groups sweep", size=nsum,
+                             backend="vulpy", device=dev, median=None, p10=None, p90=None,
+                             unit="", error=f"{type(e).__name__}: {e}"[:500]))
     else:
         recs.append(dict(case="sum float32, reduce groups sweep", size=nsum, backend="vulpy",
                          device=dev, median=None, p10=None, p90=None, unit="",
