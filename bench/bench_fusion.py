@@ -26,6 +26,7 @@ of the select). Sizes: 2^26 elements (expressions) and 2^28 float32 (sum)
 on a real GPU; on a CPU device (lavapipe) 2^20 and 2^22, which say how the
 kernels compare, not what a GPU does.
 """
+import os
 import sys
 import time
 from pathlib import Path
@@ -41,6 +42,10 @@ from benchlib import stats_ns  # noqa: E402
 # GPU timers: calls per sample (back to back) and the warm-up per case
 REPEAT = 10
 WARM_S = 0.3
+# the sweep of the full reduction's workgroup cap (VULPY_REDUCE_GROUPS) on
+# a GPU: the 2^28 float32 sum at each cap, interleaved with cupy.sum, twice
+# the rounds of the other cases (the caps differ by about a percent)
+SWEEP_GROUPS = (2048, 4096, 8192, 16384, 32768)
 
 try:  # the H200 comparison
     import cupy as cp  # noqa: E402
@@ -394,4 +399,61 @@ def run(ctx):
                  gbs=nsum * 4 / (_stats(gpu_t["cp sum"])["median"] * 1e6),
                  method=f"CUDA events, {repeat} back-to-back calls per sample")
         ratio("sum: vulpy vs cupy.sum", nsum, cs, st, goal=1.0)
+    if gpu:
+        try:  # a failure here costs the sweep's records, not the suite's
+            _sweep_groups(x, want_sum, repeat, 2 * rounds, warm, rec, ratio, method,
+                          cx if cp is not None else None)
+        except Exception as e:
+            recs.append(dict(case="sum float32, reduce groups sweep", size=nsum,
+                             backend="vulpy", device=dev, median=None, p10=None, p90=None,
+                             unit="", error=f"{type(e).__name__}: {e}"[:500]))
+    else:
+        recs.append(dict(case="sum float32, reduce groups sweep", size=nsum, backend="vulpy",
+                         device=dev, median=None, p10=None, p90=None, unit="",
+                         skipped="the group-cap sweep runs on a GPU only"))
     return recs
+
+
+def _sweep_groups(x, want_sum, repeat, rounds, warm, rec, ratio, method, cx):
+    """The 2^28 float32 sum at each cap of SWEEP_GROUPS (VULPY_REDUCE_GROUPS
+    set while each one is compiled and its timer recorded; the compile
+    cache and vp.jit's entries key on it), interleaved with cupy.sum when
+    CuPy is present, `rounds` rounds; rec() and ratio() keep the records. The
+    records carry the groups the kernel launched (2^28 at 64 x 256
+    elements a workgroup: 16384 at most, so caps 16384 and 32768 launch
+    the same grid)."""
+    nsum = x.size
+    timers, launched = {}, {}
+    saved = os.environ.get("VULPY_REDUCE_GROUPS")
+    try:
+        for g in SWEEP_GROUPS:
+            os.environ["VULPY_REDUCE_GROUPS"] = str(g)
+            f = vp.jit(lambda v: vp.sum(v))
+            s = vp.empty((), np.float32)
+            f(x, out=s)
+            got = float(s.numpy())
+            if not abs(got - want_sum) <= 1e-5 * abs(want_sum):
+                raise AssertionError(f"vp.jit sum, reduce groups {g}: {got!r}, want {want_sum!r}")
+            launched[g] = f._last.compiled.launches[0][1]
+            timers[g] = f.timer(x, out=s, repeat=repeat)
+    finally:
+        if saved is None:
+            os.environ.pop("VULPY_REDUCE_GROUPS", None)
+        else:
+            os.environ["VULPY_REDUCE_GROUPS"] = saved
+    if cx is not None:
+        timers["cp sum"] = _cupy_timer(lambda: cp.sum(cx), repeat)
+    gpu_t = _interleaved(timers, rounds, warm)
+    cs = None
+    if cx is not None:
+        cst = _stats(gpu_t["cp sum"])
+        cs = rec("sum float32, reduce groups sweep", nsum, "cupy", cst,
+                 gbs=nsum * 4 / (cst["median"] * 1e6),
+                 method=f"CUDA events, {repeat} back-to-back calls per sample")
+    for g in SWEEP_GROUPS:
+        st = _stats(gpu_t[g])
+        r = rec(f"sum float32, reduce groups {g}", nsum, "vulpy", st,
+                gbs=nsum * 4 / (st["median"] * 1e6), reduce_groups=g, groups=launched[g],
+                **method())
+        if cs is not None:
+            ratio(f"sum float32, reduce groups {g} / cupy.sum", nsum, cs, r)

@@ -33,6 +33,10 @@ typedef struct vir_pass_options {
    * across invocations: four elements per invocation only lengthen each
    * lane's work, while wide accesses still help memory-bound kernels). */
   bool cpu_device;
+  /* lower-arrays: the cap on the workgroups of a full reduction (a power
+   * of two, 64..32768); 0: the built-in default (RED_GROUPS on a GPU,
+   * RED_GROUPS_CPU on a CPU device). Benchmarks sweep it. */
+  uint32_t reduce_groups;
 } vir_pass_options;
 
 typedef vir_pass_result (*vir_pass_fn)(vir_module *m, const vir_pass_options *opts,

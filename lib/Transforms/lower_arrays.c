@@ -977,6 +977,8 @@ static uint32_t kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stor
   uint64_t n = vir_ty_numel(in);
   r.count = n;
   uint32_t cap = l->o && l->o->cpu_device ? RED_GROUPS_CPU : RED_GROUPS;
+  if (l->o && l->o->reduce_groups)
+    cap = l->o->reduce_groups;
   uint32_t g = groups_for(n, WG * RED_TILE, cap);
   accum a = acc_new(l, &r);
   vir_value *gid = id_x(l, VIR_OP_GLOBAL_ID);

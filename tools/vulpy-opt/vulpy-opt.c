@@ -32,6 +32,8 @@ static void usage(FILE *f) {
           "                        subgroup_arithmetic, subgroup_vote, storage8, int8, ...)\n"
           "  --cpu-device          lower-arrays targets a CPU device (eager selects, vec4 only\n"
           "                        for kernels without costly math)\n"
+          "  --reduce-groups=N     lower-arrays caps a full reduction at N workgroups (a power\n"
+          "                        of two, 64..32768; default 8192, 1024 on a CPU device)\n"
           "  -o OUT                write to OUT instead of standard output\n"
           "  -h, --help            this text\n"
           "\n"
@@ -45,7 +47,8 @@ static void usage(FILE *f) {
 typedef struct options {
   vp_strbuf pipeline;
   bool verify_each, print_after_all, no_locs, split, features, cpu_device;
-  uint32_t lacks; /* VP_FEAT bits (--device-lacks) */
+  uint32_t lacks;         /* VP_FEAT bits (--device-lacks) */
+  uint32_t reduce_groups; /* --reduce-groups; 0: the default */
 } options;
 
 static void show_diags(vp_diags *d, const char *source) {
@@ -73,6 +76,7 @@ static bool process(const char *text, size_t len, const char *name, const char *
     vir_pipeline_options po = {.verify_each = o->verify_each, .ctx = (void *)o};
     po.pass.missing_features = o->lacks;
     po.pass.cpu_device = o->cpu_device;
+    po.pass.reduce_groups = o->reduce_groups;
     if (o->print_after_all)
       po.after_pass = dump_after;
     ok = vir_run_pipeline(m, o->pipeline.data, &po, &diags) != VIR_PASS_FAILURE &&
@@ -124,6 +128,17 @@ int main(int argc, char **argv) {
       o.features = true;
     } else if (strcmp(a, "--cpu-device") == 0) {
       o.cpu_device = true;
+    } else if (strncmp(a, "--reduce-groups=", 16) == 0) {
+      char *end;
+      unsigned long v = strtoul(a + 16, &end, 10);
+      if (*end || end == a + 16 || v < 64 || v > 32768 || (v & (v - 1))) {
+        fprintf(stderr,
+                "vulpy-opt: error: --reduce-groups must be a power of two from 64 to 32768, "
+                "not '%s'\n",
+                a + 16);
+        return 2;
+      }
+      o.reduce_groups = (uint32_t)v;
     } else if (strncmp(a, "--device-lacks=", 15) == 0) {
       for (const char *s = a + 15; *s;) {
         const char *e = strchr(s, ',');

@@ -2,7 +2,7 @@
  *
  *   jit_compile(text, name='<jit>', fuse=True, missing=0, fast_math=False,
  *               optimize=False, features=0xffffffff, vulkan=0, targets=True,
- *               cpu_device=False)
+ *               cpu_device=False, reduce_groups=0)
  *     -> {'vir': the array function as parsed (before fusion),
  *         'fused': after `fuse` (None with fuse=False),
  *         'lowered': after `lower-arrays` (kernels and launches),
@@ -108,17 +108,26 @@ static PyObject *emit_kernel(vir_module *m, const char *kernel, const vtg_option
 
 static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"text",     "name",     "fuse",   "missing", "fast_math",
-                           "optimize", "features", "vulkan", "targets", "cpu_device", NULL};
+                           "optimize", "features", "vulkan", "targets", "cpu_device", "reduce_groups", NULL};
   vpy_state *st = vpy_module_state(self);
   const char *text, *name = "<jit>";
   Py_ssize_t len;
   int fuse = 1, fast_math = 0, optimize = 0, targets = 1, cpu_device = 0;
   unsigned long missing = 0, features = 0xffffffffUL;
-  unsigned vulkan = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "s#|spkppkIpp", kwlist, &text, &len, &name, &fuse,
+  unsigned vulkan = 0, reduce_groups = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "s#|spkppkIppI", kwlist, &text, &len, &name, &fuse,
                                    &missing, &fast_math, &optimize, &features, &vulkan, &targets,
-                                   &cpu_device))
+                                   &cpu_device, &reduce_groups))
     return NULL;
+  /* the cap of a full reduction's grid (vulpy/_engine.py validates the
+   * VULPY_REDUCE_GROUPS it comes from) */
+  if (reduce_groups && (reduce_groups < 64 || reduce_groups > 32768 ||
+                        (reduce_groups & (reduce_groups - 1)))) {
+    PyErr_Format(PyExc_ValueError,
+                 "jit_compile: reduce_groups must be 0 or a power of two from 64 to 32768, not %u",
+                 reduce_groups);
+    return NULL;
+  }
   vp_diags d = {0};
   vir_module *m = vpy_parse_vir(st, text, (size_t)len, name, &d);
   if (!m)
@@ -128,6 +137,7 @@ static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
   po.pass.fast_math = fast_math;
   po.pass.missing_features = (uint32_t)missing;
   po.pass.cpu_device = cpu_device;
+  po.pass.reduce_groups = reduce_groups;
   bool ok = out && before && vpy_dict_set(out, "vir", before);
   if (ok && fuse) {
     ok = vir_run_pipeline(m, "fuse", &po, &d) != VIR_PASS_FAILURE;
@@ -197,7 +207,7 @@ static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
 PyMethodDef vpy_jit_methods[] = {
     {"jit_compile", (PyCFunction)(void (*)(void))jit_compile, METH_VARARGS | METH_KEYWORDS,
      "jit_compile(text, name, fuse, missing, fast_math, optimize, features, vulkan, targets, "
-     "cpu_device) -> "
+     "cpu_device, reduce_groups) -> "
      "dict: vir, fused, lowered, launches, buffers, kernels"},
     {NULL, NULL, 0, NULL},
 };

@@ -8,8 +8,16 @@ lowering made (intermediates, reduction partials and counters) buffers of
 their own, once per context, and submits the launches: a single kernel
 through Kernel.dispatch, several through one Recording (one submission,
 barriers between the kernels).
+
+VULPY_REDUCE_GROUPS=<n> caps the workgroups of a full reduction at n (a
+power of two, 64..32768; unset: the lowering's default, 8192 on a GPU,
+1024 on a CPU device). It is read at each call and is part of the compile
+cache key (and of the vp.jit and vp.sum plan keys), so a benchmark can
+sweep it in one process.
 """
 import collections
+import functools
+import os
 import threading
 
 from . import _native
@@ -23,6 +31,40 @@ _LOWERING_FEATURES = ("subgroup_basic", "subgroup_arithmetic", "subgroup_vote", 
 _cache = collections.OrderedDict()
 _CACHE_MAX = 512
 _lock = threading.Lock()
+
+
+REDUCE_GROUPS_ENV = "VULPY_REDUCE_GROUPS"
+# read at every vp.sum call: os.environ.get of an unset variable takes
+# ~1.2 us (a KeyError inside), its encoded-key mapping's get ~50 ns
+try:
+    _env_raw = functools.partial(os.environ._data.get, os.environ.encodekey(REDUCE_GROUPS_ENV))
+except AttributeError:  # not CPython's os._Environ
+    _env_raw = functools.partial(os.environ.get, REDUCE_GROUPS_ENV)
+_groups_memo = ("", 0)  # (the variable's raw value, its cap): parsed once per value
+
+
+def reduce_groups():
+    """The cap on a full reduction's workgroups from VULPY_REDUCE_GROUPS
+    (0: unset, the lowering's default). A ValueError names the variable
+    when it is not a power of two from 64 to 32768."""
+    global _groups_memo
+    raw = _env_raw()
+    if not raw:
+        return 0
+    memo = _groups_memo
+    if raw == memo[0]:
+        return memo[1]
+    text = os.environ.get(REDUCE_GROUPS_ENV, "")
+    try:
+        v = int(text.strip())
+    except ValueError:
+        v = -1
+    if v < 64 or v > 32768 or v & (v - 1):
+        raise ValueError(f"{REDUCE_GROUPS_ENV}={text!r}: the cap on a full reduction's "
+                         f"workgroups must be a power of two from 64 to 32768 (unset it for "
+                         f"the default)")
+    _groups_memo = (raw, v)
+    return v
 
 
 def _masks(ctx):
@@ -195,14 +237,16 @@ def compile(text, ctx, label="vp.jit", fuse=True, fast_math=False):
     cpu = getattr(ctx, "_vp_cpu_lowering", None)
     if cpu is None:
         cpu = ctx.kind == "cpu"
-    key = (text, missing, fuse, fast_math, cpu)
+    groups = reduce_groups()
+    key = (text, missing, fuse, fast_math, cpu, groups)
     with _lock:
         c = _cache.get(key)
         if c is not None:
             _cache.move_to_end(key)
             return c
     art = _native.ext().jit_compile(text, label, fuse, missing, fast_math=fast_math,
-                                    features=available, cpu_device=cpu)
+                                    features=available, cpu_device=cpu,
+                                    reduce_groups=groups)
     c = Compiled(art, label, fast_math)
     with _lock:
         _cache[key] = c

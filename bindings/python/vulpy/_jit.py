@@ -483,6 +483,9 @@ class JitFunction:
                                      f"contexts")
         ctx = ctx or _context.resolve(self.context)
         sig = tuple(_sig_of(a) for a in args)
+        groups = _engine.reduce_groups()  # VULPY_REDUCE_GROUPS changes the lowering
+        if groups:
+            sig += (("reduce_groups", groups),)
         if outs:
             sig += (("out",) + tuple(_out_sig(o, args) for o in outs),)
         e = self._cache.get(sig)

@@ -12,7 +12,7 @@ import builtins
 
 import numpy as np
 
-from . import _array, _arrayops, _graph
+from . import _array, _arrayops, _engine, _graph
 
 _BOOL = np.dtype(np.bool_)
 NAMES = ("sum", "prod", "min", "max", "mean", "argmin", "argmax", "any", "all", "cumsum",
@@ -86,7 +86,7 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
         (context is None or context is a._ctx)
     if fast:
         key = (kind, a.dtype, a.shape, a._buf.kind, getattr(a._ctx, "_vp_feature_masks", None),
-               getattr(a._ctx, "_vp_cpu_lowering", None))
+               getattr(a._ctx, "_vp_cpu_lowering", None), _engine.reduce_groups())
         plan = a._ctx.__dict__.get("_vp_reduce_plans", _NO_PLANS).get(key)
         if plan is not None:
             return _run_plan(plan, a, sync)
@@ -140,8 +140,8 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
 # same compiled kernel, bound to other buffers. The plan keeps what the
 # first call worked out (the Compiled, which graph buffer is the input and
 # which the result, the result dtype), per context, by (kind, dtype, shape,
-# memory kind, and what the lowering depends on); later calls skip
-# building the graph and its text (most of the Python time of a call).
+# memory kind, and what the lowering depends on, VULPY_REDUCE_GROUPS too);
+# later calls skip building the graph and its text (most of the Python time of a call).
 # The result's buffer comes from the context's scratch pool (POOLED): the
 # kernel writes all of it, and `float(vp.sum(x))` in a loop then gets the
 # same buffer back each time, so the dispatch resubmits the command buffer
