@@ -37,7 +37,7 @@ def test_cap_changes_the_group_count(ctx, monkeypatch):
     assert seen == {64: 64, 128: 128, 256: 256, 1024: 256}
     monkeypatch.delenv(ENV)
     f(x, out=s)
-    assert _groups(f) == 256  # under both defaults (8192, 1024 on a CPU)
+    assert _groups(f) == 256  # under both defaults (4096, 1024 on a CPU)
 
 
 def test_glsl_shows_the_grid(ctx, monkeypatch):

@@ -10,7 +10,7 @@ through Kernel.dispatch, several through one Recording (one submission,
 barriers between the kernels).
 
 VULPY_REDUCE_GROUPS=<n> caps the workgroups of a full reduction at n (a
-power of two, 64..32768; unset: the lowering's default, 8192 on a GPU,
+power of two, 64..32768; unset: the lowering's default, 4096 on a GPU,
 1024 on a CPU device). It is read at each call and is part of the compile
 cache key (and of the vp.jit and vp.sum plan keys), so a benchmark can
 sweep it in one process.
