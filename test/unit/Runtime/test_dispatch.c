@@ -13,14 +13,19 @@
  * i < push[0]) on a context of their own: fixed_open makes both, or makes
  * neither and says false (the failure is reported); fixed_close destroys
  * them, failing the test on validation messages at the caller's line. */
-static bool fixed_open(vrt_context **ctx, vrt_kernel **k) {
-  *ctx = rt_context();
-  *k = *ctx ? rt_kernel(*ctx, "fixed", NULL) : NULL;
+static bool kernel_open(vrt_context_options opt, const char *name, vrt_context **ctx,
+                        vrt_kernel **k) {
+  *ctx = rt_context_with(opt);
+  *k = *ctx ? rt_kernel(*ctx, name, NULL) : NULL;
   if (!*k) {
     rt_context_done(*ctx);
     *ctx = NULL;
   }
   return *k != NULL;
+}
+
+static bool fixed_open(vrt_context **ctx, vrt_kernel **k) {
+  return kernel_open((vrt_context_options){0}, "fixed", ctx, k);
 }
 
 static void fixed_close_at(vrt_context *ctx, vrt_kernel *k, const char *file, int line) {
@@ -181,12 +186,10 @@ static void test_fixed_and_launch_cache(void) {
  * readback; the buffers' last use is the ticket; bad readbacks are errors. */
 static void readback_case(vrt_context_options opt) {
   opt.no_device_mapping = true;
-  vrt_context *ctx = rt_context_with(opt);
-  vrt_kernel *k = ctx ? rt_kernel(ctx, "fixed", NULL) : NULL;
-  if (!k) {
-    rt_context_done(ctx);
+  vrt_context *ctx;
+  vrt_kernel *k;
+  if (!kernel_open(opt, "fixed", &ctx, &k))
     return;
-  }
   vp_diags d = {0};
   vrt_buffer *o = vrt_buffer_create(ctx, 200 * 4, VRT_DEVICE, &d);
   vrt_buffer *m = vrt_buffer_create(ctx, 16 * 4, VRT_CACHED, &d);
@@ -442,14 +445,12 @@ static void *work(void *p) {
 }
 
 static void threads_case(bool flag) {
-  vrt_context *ctx = rt_context_with((vrt_context_options){.done_flag = flag ? 1 : -1,
-                                                           .wait = flag ? VRT_WAIT_SPIN_BLOCK
-                                                                        : VRT_WAIT_DEFAULT});
-  vrt_kernel *k = ctx ? rt_kernel(ctx, "fixed", NULL) : NULL;
-  if (!k) {
-    rt_context_done(ctx);
+  vrt_context *ctx;
+  vrt_kernel *k;
+  vrt_context_options opt = {.done_flag = flag ? 1 : -1,
+                             .wait = flag ? VRT_WAIT_SPIN_BLOCK : VRT_WAIT_DEFAULT};
+  if (!kernel_open(opt, "fixed", &ctx, &k))
     return;
-  }
   pthread_t th[4];
   worker w[4];
   for (int i = 0; i < 4; i++) {
@@ -523,14 +524,11 @@ static void chain_free(chain *c) {
 /* Many back-to-back synchronous calls, each result read at once through the
  * mapping; asynchronous calls mixed in; the flag ended the waits. */
 static void test_done_flag(void) {
-  vrt_context *ctx = rt_context_with((vrt_context_options){.done_flag = 1,
-                                                           .wait = VRT_WAIT_SPIN_BLOCK,
-                                                           .spin_us = 20000});
-  vrt_kernel *k = ctx ? rt_kernel(ctx, "saxpy", NULL) : NULL;
-  if (!k) {
-    rt_context_done(ctx);
+  vrt_context *ctx;
+  vrt_kernel *k;
+  vrt_context_options opt = {.done_flag = 1, .wait = VRT_WAIT_SPIN_BLOCK, .spin_us = 20000};
+  if (!kernel_open(opt, "saxpy", &ctx, &k))
     return;
-  }
   CHECK(vrt_context_done_flag(ctx));
   vp_diags d = {0};
   chain c;
@@ -600,14 +598,11 @@ static void test_done_flag(void) {
  * wait spins for its short budget, then the semaphore ends it, with the
  * right results; in spin mode too. */
 static void test_done_flag_fallback(void) {
-  vrt_context *ctx = rt_context_with((vrt_context_options){.done_flag = 1,
-                                                           .wait = VRT_WAIT_SPIN_BLOCK,
-                                                           .spin_us = 5});
-  vrt_kernel *k = ctx ? rt_kernel(ctx, "saxpy", NULL) : NULL;
-  if (!k) {
-    rt_context_done(ctx);
+  vrt_context *ctx;
+  vrt_kernel *k;
+  vrt_context_options opt = {.done_flag = 1, .wait = VRT_WAIT_SPIN_BLOCK, .spin_us = 5};
+  if (!kernel_open(opt, "saxpy", &ctx, &k))
     return;
-  }
   vp_diags d = {0};
   chain c;
   chain_init(ctx, &c, 2.0f);
@@ -636,14 +631,11 @@ static void test_done_flag_fallback(void) {
 
 /* The flag never comes and the device is lost: an error, not a hang. */
 static void test_done_flag_lost(void) {
-  vrt_context *ctx = rt_context_with((vrt_context_options){.done_flag = 1,
-                                                           .wait = VRT_WAIT_SPIN_BLOCK,
-                                                           .spin_us = 5});
-  vrt_kernel *k = ctx ? rt_kernel(ctx, "saxpy", NULL) : NULL;
-  if (!k) {
-    rt_context_done(ctx);
+  vrt_context *ctx;
+  vrt_kernel *k;
+  vrt_context_options opt = {.done_flag = 1, .wait = VRT_WAIT_SPIN_BLOCK, .spin_us = 5};
+  if (!kernel_open(opt, "saxpy", &ctx, &k))
     return;
-  }
   vp_diags d = {0};
   chain c;
   chain_init(ctx, &c, 3.0f);
