@@ -386,6 +386,9 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
 }
 
 vfe_val vfe_call(vfe_ctx *c, const vfe_node *call) {
+  vfe_val ms;
+  if (vfe_memsock_call(c, call, &ms)) /* pipe.fire(...): memsock.c */
+    return ms;
   vfe_val f = vfe_expr(c, vfe_get(call, "func"));
   vfe_set_loc(c, call);
   switch (f.kind) {

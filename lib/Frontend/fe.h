@@ -244,6 +244,9 @@ typedef struct vfe_array {
   bool control;
   const char **words;
   uint32_t nwords;
+  /* a MemSock's frames (vp.MemSock[T]); `ring` its ring words (memsock.c) */
+  bool memsock;
+  vir_sym *ring;
 } vfe_array;
 
 /* A module-level name. */
@@ -277,6 +280,7 @@ typedef struct vfe_helper {
   const char *file;      /* where it is (a helper may come from another file) */
   bool active;           /* being translated: a call now is recursion */
   bool bad_sig;          /* its parameter list was reported: later calls stay quiet */
+  bool fire_body;        /* named by a pipe.fire: inlined there, not a helper (memsock.c) */
   uint32_t ninst;
   vfe_inst *insts;
 } vfe_helper;
@@ -331,6 +335,11 @@ struct vfe_ctx {
   bool too_deep;         /* reported in this expression: the deep node's siblings stay quiet */
   uint32_t helper_depth; /* helpers being translated, one inside another */
   vp_ptrvec arrays;      /* every vfe_array, for the access qualifiers */
+  /* MemSock (memsock.c): fire bodies defined in the kernel, by name; the
+   * fire bodies being translated; whether the kernel has a MemSock */
+  vfe_map fire_bodies;
+  uint32_t fire_depth;
+  bool has_memsock;
   jmp_buf oom;
 };
 
@@ -527,6 +536,21 @@ vfe_array *vfe_declare_shared(vfe_ctx *c, const vfe_node *at, const char *name, 
                               uint32_t d0, uint32_t d1);
 /* Adds a field to the push block (before it is declared). */
 uint32_t vfe_push_field(vfe_ctx *c, const vfe_node *at, const char *name, vir_type *t);
+
+/* A buffer parameter of the kernel (kernel.c). */
+vfe_array *vfe_add_buffer(vfe_ctx *c, const vfe_node *at, const char *name, vir_type *elem);
+
+/* MemSock (memsock.c). A `vp.MemSock[T]` parameter: true when `ann` is one
+ * (v is bound: the frames buffer, its ring after it). */
+bool vfe_memsock_param(vfe_ctx *c, const vfe_node *p, const char *name, const vfe_node *ann,
+                       vfe_var *v);
+/* A def inside the kernel: recorded as a fire body (true), else false. */
+bool vfe_memsock_def(vfe_ctx *c, const vfe_node *s);
+/* `pipe.fire(...)`: true with *out when `call` is one. */
+bool vfe_memsock_call(vfe_ctx *c, const vfe_node *call, vfe_val *out);
+/* Errors for pipe[i] outside a fire body, and for reads of a pipe. */
+void vfe_memsock_check_access(vfe_ctx *c, const vfe_node *at, vfe_array *a);
+void vfe_memsock_check_read(vfe_ctx *c, const vfe_place *p);
 
 /* The hint for a missing cast: "vp.uint32(x)". */
 const char *vfe_cast_hint(vfe_ctx *c, const vir_type *to, const vfe_node *expr);

@@ -232,7 +232,7 @@ uint32_t vfe_push_field(vfe_ctx *c, const vfe_node *at, const char *name, vir_ty
   return c->push_st->nfields - 1;
 }
 
-static vfe_array *add_buffer(vfe_ctx *c, const vfe_node *at, const char *name, vir_type *elem) {
+vfe_array *vfe_add_buffer(vfe_ctx *c, const vfe_node *at, const char *name, vir_type *elem) {
   vfe_array *a = vfe_alloc(c, sizeof *a);
   a->elem = elem;
   a->sym = vir_add_buffer(c->m, vfe_mstrdup(c, name), elem, 0, c->nbindings++,
@@ -419,6 +419,12 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
                  name, name);
         continue;
       }
+      vfe_var *ms = vfe_alloc(c, sizeof *ms);
+      ms->line = p->line;
+      if (vfe_memsock_param(c, p, name, ann, ms)) { /* memsock.c */
+        vfe_map_put(c, &fn->vars, name, ms);
+        continue;
+      }
       bool is_buffer = false, is_control = control_annotation(c, ann);
       vir_type *elem = is_control ? vir_ty_uint(c->m, 32) : buffer_annotation(c, ann, &is_buffer);
       is_buffer = is_buffer || is_control;
@@ -428,7 +434,7 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
         /* a buffer of uint32 words that the host reads and writes while the
          * kernel runs: coherent, so plain accesses see the others' writes */
         v->bind = VFE_BIND_ARRAY;
-        v->arr = add_buffer(c, p, name, elem);
+        v->arr = vfe_add_buffer(c, p, name, elem);
         v->arr->control = true;
         v->arr->sym->buf_flags |= VIR_BUF_COHERENT;
         control_words(c, def, p, name, v->arr);
@@ -437,7 +443,7 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
           v->bind = VFE_BIND_POISON;
         } else {
           v->bind = VFE_BIND_ARRAY;
-          v->arr = add_buffer(c, p, name, elem);
+          v->arr = vfe_add_buffer(c, p, name, elem);
         }
       } else {
         vir_type *t = vfe_type_of_annotation(c, ann);
@@ -497,7 +503,9 @@ void vfe_translate_kernel(vfe_ctx *c, const vfe_node *def, const char *name) {
   memcpy(fn.f->local_size, ls, sizeof ls);
   c->b = (vir_builder){.m = c->m, .f = fn.f, .loc = vfe_loc(c, def)};
   vir_builder_at_end(&c->b, &fn.f->body);
-  if (c->opts->dispatch_guard)
+  /* A kernel with a MemSock gets no early return: every invocation must
+   * reach each fire (docs/memsock.md) */
+  if (c->opts->dispatch_guard && !c->has_memsock)
     dispatch_guard(c, def);
   uint32_t n;
   vfe_node **body = vfe_get_list(def, "body", &n);
