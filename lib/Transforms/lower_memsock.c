@@ -7,7 +7,7 @@
  *   1. the fire's sequence number is s = ring[BASE] + (fires so far in this
  *      invocation), the same in every invocation because fires sit in
  *      grid-uniform control flow (checked here: an error otherwise);
- *   2. each workgroup's leader waits until the slot's previous frame is
+ *   2. each workgroup's leader (local invocation 0) waits until the slot's previous frame is
  *      finalized and, under `block`, until the host has credit for s; then
  *      the first leader to get there decides for the whole grid whether the
  *      frame is written or dropped (a compare-and-swap on the slot's
@@ -168,7 +168,7 @@ static void uni_region(uni *u, vir_region *r, bool ctx, vir_op *loop) {
 
 typedef struct pipe {
   vir_sym *frames, *ring;
-  vir_sym *fires, *seq, *slot, *go, *cur; /* locals */
+  vir_sym *fires, *seq, *slot, *go, *cur, *spin; /* locals */
   vir_sym *wg;                            /* shared: decision, frame base */
 } pipe;
 
@@ -202,6 +202,12 @@ static vir_value *ring_atomic(lctx *c, pipe *p, vir_opcode code, vir_value *idx,
   op->attr.scope = sc;
   op->attr.sem = sem;
   return vir_result(op);
+}
+
+/* A word another agent changes while the kernel runs (the host's ack and
+ * closed flag, the other workgroups' published count): an atomic load. */
+static vir_value *poll(lctx *c, pipe *p, uint32_t w, vir_scope sc) {
+  return ring_atomic(c, p, VIR_OP_ATOMIC_LOAD, k32(c, w), NULL, NULL, sc, VIR_SEM_ACQUIRE);
 }
 
 /* A header word the host wrote before the dispatch: a plain load. */
@@ -282,11 +288,12 @@ static bool get_pipe(lctx *c, vir_op *fire, pipe *p) {
   p->slot = add_local(c, pn, "slot");
   p->go = add_local(c, pn, "go");
   p->cur = add_local(c, pn, "decision");
+  p->spin = add_local(c, pn, "spin");
   const char *wn = vp_arena_printf(&c->m->arena, "_vp_%s_wg", pn);
   p->wg = vir_module_find(c->m, wn);
   if (!p->wg)
     p->wg = vir_add_shared(c->m, wn, vir_ty_array(c->m, c->u32, 2), fire->loc);
-  return p->fires && p->seq && p->slot && p->go && p->cur && p->wg;
+  return p->fires && p->seq && p->slot && p->go && p->cur && p->spin && p->wg;
 }
 
 /* Moves the stores to the frames buffer under `if idx < frame_elems` with
@@ -323,6 +330,7 @@ static void lower_fire(lctx *c, pipe *p, vir_op *fire) {
   vir_value *magic = hdr(c, p, VMS_HDR_MAGIC);
   vir_op *open = build_if(c, bin(c, VIR_OP_EQ, magic, k32(c, VMS_MAGIC)));
   IN_REGION(c, &open->regions[0], {
+    /* the workgroup's leader: local invocation 0 */
     vir_value *lid = vir_result(vir_build(&c->b, VIR_OP_LOCAL_INDEX, c->u32, 0, NULL));
     vir_value *leader = named(bin(c, VIR_OP_EQ, lid, k32(c, 0)), "leader");
     vir_op *lead = build_if(c, leader);
@@ -340,34 +348,32 @@ static void lower_fire(lctx *c, pipe *p, vir_op *fire) {
       /* 2. wait: the slot's previous frame (s - capacity) finalized, and
        * under block the host's credit (or close) */
       vir_value *prev = named(bin(c, VIR_OP_SUB, bin(c, VIR_OP_ADD, s, k32(c, 1)), cap), "prev_done");
-      vir_value *lim = hdr(c, p, VMS_HDR_SPIN);
-      vir_value *fo[3] = {k32(c, 0), lim, k32(c, 1)};
-      vir_op *spin = vir_build(&c->b, VIR_OP_FOR, NULL, 3, fo);
-      named(spin->regions[0].args[0], "spin");
+      vir_value *lim = named(hdr(c, p, VMS_HDR_SPIN), "spin_limit");
+      /* a while loop with no break: lavapipe lost the enclosing loop's
+       * invocations after a break out of a spin that had gone round */
+      lstore(c, p->spin, k32(c, 0));
+      vir_op *spin = vir_build(&c->b, VIR_OP_WHILE, NULL, 0, NULL);
       IN_REGION(c, &spin->regions[0], {
-        vir_value *pub = ring_atomic(c, p, VIR_OP_ATOMIC_LOAD, k32(c, VMS_HDR_PUBLISHED), NULL,
-                                     NULL, VIR_SCOPE_DEVICE, VIR_SEM_ACQUIRE);
+        vir_value *pub = poll(c, p, VMS_HDR_PUBLISHED, VIR_SCOPE_DEVICE);
         vir_value *fin = bin(c, VIR_OP_LT, bin(c, VIR_OP_SUB, pub, prev), k32(c, 0x80000000u));
-        vir_value *ack = ring_atomic(c, p, VIR_OP_ATOMIC_LOAD, k32(c, VMS_HDR_ACK), NULL, NULL,
-                                     VIR_SCOPE_QUEUE_FAMILY, VIR_SEM_ACQUIRE);
+        vir_value *ack = poll(c, p, VMS_HDR_ACK, VIR_SCOPE_QUEUE_FAMILY);
         vir_value *credit = bin(c, VIR_OP_LT, bin(c, VIR_OP_SUB, s, ack), cap);
-        vir_value *closed = ring_atomic(c, p, VIR_OP_ATOMIC_LOAD, k32(c, VMS_HDR_CLOSED), NULL,
-                                        NULL, VIR_SCOPE_QUEUE_FAMILY, VIR_SEM_ACQUIRE);
+        vir_value *closed = poll(c, p, VMS_HDR_CLOSED, VIR_SCOPE_QUEUE_FAMILY);
         vir_value *ready = bin(c, VIR_OP_LOR, bin(c, VIR_OP_LOR, credit, bin(c, VIR_OP_NE, closed, k32(c, 0))),
                                vir_result(vir_build(&c->b, VIR_OP_LNOT, c->b1, 1, &block)));
-        vir_op *done = build_if(c, bin(c, VIR_OP_LAND, fin, ready));
-        IN_REGION(c, &done->regions[0], vir_build(&c->b, VIR_OP_BREAK, NULL, 0, NULL));
+        vir_value *both = bin(c, VIR_OP_LAND, fin, ready);
+        vir_value *waiting = vir_result(vir_build(&c->b, VIR_OP_LNOT, c->b1, 1, &both));
+        vir_value *more = bin(c, VIR_OP_LAND, waiting, bin(c, VIR_OP_LT, lload(c, p->spin), lim));
+        vir_build(&c->b, VIR_OP_CONDITION, NULL, 1, &more);
       });
+      IN_REGION(c, &spin->regions[1], lstore(c, p->spin, bin(c, VIR_OP_ADD, lload(c, p->spin), k32(c, 1))));
       /* the decision this leader proposes */
-      vir_value *pub = ring_atomic(c, p, VIR_OP_ATOMIC_LOAD, k32(c, VMS_HDR_PUBLISHED), NULL,
-                                   NULL, VIR_SCOPE_DEVICE, VIR_SEM_ACQUIRE);
+      vir_value *pub = poll(c, p, VMS_HDR_PUBLISHED, VIR_SCOPE_DEVICE);
       vir_value *fin = named(bin(c, VIR_OP_LT, bin(c, VIR_OP_SUB, pub, prev), k32(c, 0x80000000u)),
                              "slot_free");
-      vir_value *ack = ring_atomic(c, p, VIR_OP_ATOMIC_LOAD, k32(c, VMS_HDR_ACK), NULL, NULL,
-                                   VIR_SCOPE_QUEUE_FAMILY, VIR_SEM_ACQUIRE);
+      vir_value *ack = poll(c, p, VMS_HDR_ACK, VIR_SCOPE_QUEUE_FAMILY);
       vir_value *credit = named(bin(c, VIR_OP_LT, bin(c, VIR_OP_SUB, s, ack), cap), "credit");
-      vir_value *closed = ring_atomic(c, p, VIR_OP_ATOMIC_LOAD, k32(c, VMS_HDR_CLOSED), NULL, NULL,
-                                      VIR_SCOPE_QUEUE_FAMILY, VIR_SEM_ACQUIRE);
+      vir_value *closed = poll(c, p, VMS_HDR_CLOSED, VIR_SCOPE_QUEUE_FAMILY);
       vir_value *isopen = bin(c, VIR_OP_EQ, closed, k32(c, 0));
       vir_value *over = bin(c, VIR_OP_EQ, policy, k32(c, VMS_POLICY_OVERWRITE));
       vir_value *want = named(bin(c, VIR_OP_LAND, bin(c, VIR_OP_LAND, fin, isopen),
