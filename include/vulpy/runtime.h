@@ -609,7 +609,8 @@ int vrt_memsock_next(vrt_memsock *ms, uint64_t timeout_ns, vrt_memsock_frame *f,
 /* Returns the frame's slot to the GPU (its credit, under `block`). */
 void vrt_memsock_release(vrt_memsock *ms, const vrt_memsock_frame *f);
 /* From now on the GPU neither writes frames nor waits for credit (its
- * fires are dropped); published frames can still be consumed. */
+ * fires are dropped); frames not consumed yet are dropped (counted) once
+ * no dispatch has the pipe and no frame is out; next() then returns -1. */
 void vrt_memsock_close(vrt_memsock *ms);
 bool vrt_memsock_closed(vrt_memsock *ms);
 /* Waits until every frame published so far is consumed (or the pipe is

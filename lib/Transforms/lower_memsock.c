@@ -57,7 +57,10 @@ static bool is_div(uni *u, const void *p) {
 static void set_div(uni *u, const void *p) {
   if (!p || is_div(u, p))
     return;
-  vp_map_put(u->a, &u->div, (const char *)&p, sizeof p, (void *)1);
+  /* the map keeps the key's bytes by reference: they live in the arena */
+  const void **key = vp_arena_alloc(u->a, sizeof *key);
+  *key = p;
+  vp_map_put(u->a, &u->div, (const char *)key, sizeof *key, (void *)1);
   u->changed = true;
 }
 
@@ -529,7 +532,9 @@ static vir_pass_result lower_func(vir_module *m, vir_func *f, vp_diags *diags) {
     }
     /* the fire count starts at 0 in every invocation (once per pipe) */
     if (!vp_map_get(&u.div, (const char *)&p.fires, sizeof p.fires)) {
-      vp_map_put(&tmp, &u.div, (const char *)&p.fires, sizeof p.fires, (void *)2);
+      vir_sym **key = vp_arena_alloc(&tmp, sizeof *key);
+      *key = p.fires;
+      vp_map_put(&tmp, &u.div, (const char *)key, sizeof *key, (void *)2);
       vir_builder_before(&c.b, f->body.first);
       c.b.loc = f->loc;
       lstore(&c, p.fires, k32(&c, 0));

@@ -20,9 +20,11 @@ callbacks; an exception raised by a callback stops the pipe and is raised
 again by that dispatch (or by close()).
 """
 import asyncio
+import atexit
 import collections
 import struct
 import threading
+import weakref
 
 import numpy as np
 
@@ -32,6 +34,17 @@ _PAYLOAD = {np.dtype(np.uint32): ("u32", "I"), np.dtype(np.int32): ("i32", "i"),
             np.dtype(np.float32): ("f32", "f")}
 _POLICIES = ("block", "skip", "overwrite")
 _CTRL_WORDS = 2  # ctrl_view[ctrl_offset]: frames delivered; [+1]: 1 once closed
+_END = object()
+_OPEN = weakref.WeakSet()  # pipes closed at exit, so their poller threads end
+
+
+@atexit.register
+def _close_all():
+    for pipe in list(_OPEN):
+        try:
+            pipe._native.close()
+        except Exception:  # noqa: BLE001 - exiting anyway
+            pass
 
 
 class _MemSockAnnotation:
@@ -87,7 +100,7 @@ class MemSock:
             raise ValueError("MemSock(payload=...) has at most 64 fields")
         self.payload = dict(fields)
         self._fmt = "<" + "".join(_PAYLOAD[dt][1] for _, dt in fields)
-        self._Payload = collections.namedtuple("Payload", [n for n, _ in fields] or ["_none"])
+        self._Payload = collections.namedtuple("Payload", [n for n, _ in fields])
         self._sig_fields = [(n, _PAYLOAD[dt][0]) for n, dt in fields]
         self._handlers = {"message": [], "close": []}
         self._native = None
@@ -145,6 +158,7 @@ class MemSock:
         self._native = ext.MemSock(ctx._native, self.dtype.itemsize, self.frame_elems,
                                    len(self._sig_fields), int(capacity), policy, memory, sig)
         self._ctx = ctx
+        _OPEN.add(self)
         self.capacity = int(capacity)
         self.policy = policy
         self.memory = memory
@@ -288,7 +302,7 @@ class MemSock:
             if got is False:
                 raise StopIteration
             _, frame, values = self._frame(got)
-            return frame, self._Payload(*values) if self._sig_fields else self._Payload(None)
+            return frame, self._Payload(*values)
 
     def __iter__(self):
         while True:
@@ -303,9 +317,9 @@ class MemSock:
     async def _aiter(self):
         loop = asyncio.get_running_loop()
         while True:
-            try:
-                item = await loop.run_in_executor(None, self._next_or_none)
-            except StopIteration:
+            # the wait runs on an executor thread, without the GIL
+            item = await loop.run_in_executor(None, self._next_or_none)
+            if item is _END:
                 return
             if item is not None:
                 yield item
@@ -315,8 +329,8 @@ class MemSock:
             return self.next(0.05)
         except TimeoutError:
             return None
-        except StopIteration:
-            raise
+        except StopIteration:  # cannot cross a Future
+            return _END
 
     # -------------------------------------------------------------- state
 
@@ -335,10 +349,15 @@ class MemSock:
         return self._native is not None and not self._native.stats()["closed"]
 
     def close(self, timeout=10.0):
-        """Closes the pipe: the kernel stops writing and waiting; frames
-        published before are still delivered. Raises a callback's error."""
+        """Closes the pipe, like a socket: the kernel stops writing frames
+        and waiting for credit (its fires are dropped), frames not yet
+        delivered are dropped (counted), iterators end, the poller thread
+        stops. Raises the error a callback raised, if any."""
         if self._native is None:
             return
+        if self._thread is None:
+            with self._lock:  # the iterator's last frame goes back
+                self._native.release()
         self._native.close()
         self._ctrl_store(1, 1)
         t = self._thread
