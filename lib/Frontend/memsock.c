@@ -129,8 +129,6 @@ static vfe_val fire(vfe_ctx *c, const vfe_node *call, vfe_array *a) {
                                "kernel or at module level (the fire body)", pname);
   if (c->fire_depth)
     return vfe_err(c, call, "a fire inside a fire body");
-  if (!c->fn->is_kernel)
-    return vfe_err(c, call, "pipe.fire is allowed in kernels only, not in helper functions");
   const vfe_node *fargs = vfe_get(def, "args");
   vfe_node **params = vfe_get_list(fargs, "args", &nparams);
   uint32_t extra;
