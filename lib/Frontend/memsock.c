@@ -76,7 +76,9 @@ bool vfe_memsock_param(vfe_ctx *c, const vfe_node *p, const char *name, const vf
 }
 
 bool vfe_memsock_def(vfe_ctx *c, const vfe_node *s) {
-  if (vfe_ast_of(s) != VFE_AST_FunctionDef || !c->fn || !c->fn->is_kernel)
+  /* only a kernel with a MemSock has fire bodies; elsewhere a nested def
+   * stays the error it was */
+  if (vfe_ast_of(s) != VFE_AST_FunctionDef || !c->fn || !c->fn->is_kernel || !c->has_memsock)
     return false;
   const char *name = vfe_get_str(s, "name");
   if (!name)
