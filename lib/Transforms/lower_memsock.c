@@ -396,21 +396,18 @@ static void lower_fire(lctx *c, pipe *p, vir_op *fire) {
       vir_value *dw = bin(c, VIR_OP_ADD, sw, k32(c, VMS_SLOT_DECIDE));
       lstore(c, p->cur, ring_atomic(c, p, VIR_OP_ATOMIC_LOAD, dw, NULL, NULL, VIR_SCOPE_DEVICE,
                                     VIR_SEM_ACQUIRE));
-      vir_op *cas = vir_build(&c->b, VIR_OP_LOOP, NULL, 0, NULL);
-      IN_REGION(c, &cas->regions[0], {
-        vir_value *cur = lload(c, p->cur);
-        vir_value *decided = bin(c, VIR_OP_EQ, bin(c, VIR_OP_SHR, cur, k32(c, 1)),
+      /* No loop: once the slot's previous frame is finalized, only
+       * proposals for s change the word, so one failed swap means another
+       * workgroup's decision for s is in it. */
+      vir_value *cur0 = lload(c, p->cur);
+      vir_value *undecided = bin(c, VIR_OP_NE, bin(c, VIR_OP_SHR, cur0, k32(c, 1)),
                                  bin(c, VIR_OP_ADD, s, k32(c, 1)));
-        vir_op *dd = build_if(c, decided);
-        IN_REGION(c, &dd->regions[0], vir_build(&c->b, VIR_OP_BREAK, NULL, 0, NULL));
-        vir_value *old = ring_atomic(c, p, VIR_OP_ATOMIC_CMPXCHG, dw, cur, mine, VIR_SCOPE_DEVICE,
+      vir_op *propose = build_if(c, undecided);
+      IN_REGION(c, &propose->regions[0], {
+        vir_value *old = ring_atomic(c, p, VIR_OP_ATOMIC_CMPXCHG, dw, cur0, mine, VIR_SCOPE_DEVICE,
                                      VIR_SEM_ACQ_REL);
-        lstore(c, p->cur, old);
-        vir_op *won = build_if(c, bin(c, VIR_OP_EQ, old, cur));
-        IN_REGION(c, &won->regions[0], {
-          lstore(c, p->cur, mine);
-          vir_build(&c->b, VIR_OP_BREAK, NULL, 0, NULL);
-        });
+        vir_value *o3c[3] = {bin(c, VIR_OP_EQ, old, cur0), mine, old};
+        lstore(c, p->cur, named(vir_result(vir_build(&c->b, VIR_OP_SELECT, c->u32, 3, o3c)), "decision"));
       });
       vir_value *go = named(bin(c, VIR_OP_EQ, bin(c, VIR_OP_AND, lload(c, p->cur), k32(c, 1)), k32(c, 0)),
                             "go");
