@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT, needs_target
 
 EXAMPLES = ["quickstart.py", "lesson01_convenience.py", "lesson02_resident.py",
-            "lesson03_kernels.py"]
+            "lesson03_kernels.py", "memsock_live_view.py"]
 
 
 @needs_target
