@@ -3,7 +3,9 @@ host memory, delivered to a callback, in GB/s for 64 KiB, 1 MiB and 16 MiB
 frames, beside the plain device -> host copy rate of the same bytes measured
 in the same run; and the host -> GPU -> host round trip of one small frame
 (the kernel waits for a control word the host sets, fires, the callback
-stamps it): an upper bound of publish -> callback latency, median and p99.
+stamps it): an upper bound of publish -> callback latency, median and p99;
+and the cost to a bandwidth-bound kernel of firing a 1 MiB frame every 8
+steps (step time with and without the pipe).
 
     bash bench/device.sh --suites memsock      (the H200)
     python bench/run.py --suite memsock --quick (here, lavapipe: 64 KiB only)
@@ -49,7 +51,25 @@ def _kernels(vp):
             vp.barrier()
             pipe.fire(body, seq=j)
 
-    return fill, pingpong
+    @vp.kernel(local_size_x=256)
+    def scale_plain(src: vp.Buffer[vp.float32], dst: vp.Buffer[vp.float32], a: vp.float32):
+        i = vp.global_id()
+        dst[i] = src[i] * a
+
+    @vp.kernel(local_size_x=256)
+    def scale_piped(src: vp.Buffer[vp.float32], dst: vp.Buffer[vp.float32],
+                    pipe: vp.MemSock[vp.float32], a: vp.float32, t: vp.uint32,
+                    every: vp.uint32):
+        i = vp.global_id()
+        dst[i] = src[i] * a
+
+        def body(step: vp.uint32):
+            pipe[i] = dst[i]  # the first frame_elems elements; the rest are dropped
+
+        if t % every == 0:
+            pipe.fire(body, step=t)
+
+    return fill, pingpong, scale_plain, scale_piped
 
 
 def _throughput(vp, rec, fill, ctx, label, nbytes, quick, cpu):
@@ -134,12 +154,47 @@ def _latency(vp, rec, pingpong, ctx, quick, cpu):
             p99=round(p99, 2), goal={"op": "<=", "target": 20, "issue": 16})
 
 
+def _kernel_cost(vp, rec, plain, piped, ctx, quick, cpu):
+    """A bandwidth-bound step (dst = src * a) with and without a 1 MiB frame
+    fired every `every` steps: the slowdown the pipe costs the kernel."""
+    n = (1 << 18) if (quick or cpu) else (1 << 26)
+    every, steps = 8, (16 if (quick or cpu) else 256)
+    frame = min(n, (1 << 20) // 4)
+    src = vp.asarray(np.ones(n, np.float32))
+    dst = vp.empty(n, dtype=np.float32)
+    pipe = vp.MemSock(dtype=vp.float32, frame_shape=(frame,), payload={"step": vp.uint32})
+    seen = []
+    pipe.on("message", lambda f, step: seen.append(step))
+    pipe.open(ctx, capacity=4, policy="skip")
+    plain(src, dst, dispatch=n, a=2.0)
+    piped(src, dst, pipe, dispatch=n, a=2.0, t=1, every=every)
+    a_s, b_s = [], []
+    for _ in range(3 if quick else 5):
+        t0 = time.perf_counter_ns()
+        for t in range(steps):
+            plain(src, dst, dispatch=n, a=2.0)
+        a_s.append((time.perf_counter_ns() - t0) / steps)
+        t0 = time.perf_counter_ns()
+        for t in range(steps):
+            piped(src, dst, pipe, dispatch=n, a=2.0, t=t, every=every)
+        b_s.append((time.perf_counter_ns() - t0) / steps)
+    pipe.close()
+    if not seen or seen[0] != 0:
+        rec.error("memsock kernel cost", f"{n} f32", "vulpy", f"no frames: {pipe.stats}")
+        return
+    label = f"{n} f32, 1 MiB frame every {every} steps"
+    rec.add("memsock kernel cost: step time", label, "without pipe", a_s, "us", scale=1e-3)
+    rec.add("memsock kernel cost: step time", label, "with pipe", b_s, "us", scale=1e-3)
+    rec.value("memsock kernel cost: slowdown", label, "vulpy",
+              float(f"{statistics.median(b_s) / statistics.median(a_s):.3g}"), "x")
+
+
 def run(ctx):
     vp = benchlib.vulpy()
     rec = benchlib.Recorder("memsock", ctx.device_label)
     context = vp.default_context()
     cpu = context.info.get("kind") == "cpu"
-    fill, pingpong = _kernels(vp)
+    fill, pingpong, plain, piped = _kernels(vp)
     for label, nbytes in SIZES.items():
         if (ctx.quick or cpu) and nbytes > (64 << 10):
             rec.skip("memsock throughput", label, "vulpy", "quick run / CPU device: 64 KiB only")
@@ -152,4 +207,8 @@ def run(ctx):
         _latency(vp, rec, pingpong, context, ctx.quick, cpu)
     except Exception as e:  # noqa: BLE001
         rec.error("memsock round trip", "64 u32", "vulpy", repr(e))
+    try:
+        _kernel_cost(vp, rec, plain, piped, context, ctx.quick, cpu)
+    except Exception as e:  # noqa: BLE001
+        rec.error("memsock kernel cost", "", "vulpy", repr(e))
     return rec.records
