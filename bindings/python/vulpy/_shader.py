@@ -15,10 +15,13 @@ import os
 
 import numpy as np
 
-from . import _array, _astjson, _compiler, _context, _native
+from . import _array, _astjson, _compiler, _context, _memsock, _native
 from ._kernel import _Inspect, _check_elem, launch
 from ._launch import Program
 from ._types import python_name, vir_lanes, vir_scalar
+
+
+_MEMSOCK_RING = object()  # a MemSock's ring binding: the pipe binds it
 
 
 def _field_dtype(vtype):
@@ -220,7 +223,14 @@ class Shader(_Inspect):
                            f"allocate({name}=...) or upload({name!r}, ...)") from None
 
     def bind(self, name, array):
-        """Uses an existing resident array as buffer `name`."""
+        """Uses an existing resident array as buffer `name`, or an open
+        vp.MemSock as the kernel's `vp.MemSock[T]` parameter `name`."""
+        if type(array) is _memsock.MemSock:
+            if name not in self.buffer_names or name + "_ring" not in self.buffer_names:
+                raise KeyError(f"{self._prog.label} has no vp.MemSock parameter {name!r}")
+            self._bufs[name] = array
+            self._bufs[name + "_ring"] = _MEMSOCK_RING  # bound with the pipe
+            return
         if not isinstance(array, _array.ndarray):
             raise TypeError(f"bind() takes a vp.ndarray, not {type(array).__name__}")
         self._check(name, array)
@@ -232,7 +242,7 @@ class Shader(_Inspect):
         if missing:
             raise RuntimeError(f"{self._prog.label}: buffer(s) {', '.join(missing)} not "
                                f"allocated; call allocate() or upload() first")
-        args = [self._bufs[n] for n in self.buffer_names]
+        args = [self._bufs[n] for n in self.buffer_names if self._bufs[n] is not _MEMSOCK_RING]
         return launch(self._prog, args, push, dispatch, groups, sync, self.context,
                       self._prog.label)
 
