@@ -488,3 +488,34 @@ def test_seed_snippet_vul_py(tmp_path):
     assert sorted(rows) == sorted(want)
     for t in want:
         np.testing.assert_allclose(rows[t], want[t], rtol=1e-6)
+
+
+@vp.kernel(local_size_x=64)
+def burst_other(pipe: vp.MemSock[vp.uint32], first: vp.uint32, n: vp.uint32):
+    """The same payload as burst, another kernel: frames hold seq + 7."""
+    p = vp.global_id()
+
+    def body(seq: vp.uint32, check: vp.uint32):
+        pipe[p] = seq + 7
+
+    for j in range(n):
+        pipe.fire(body, seq=first + j, check=(first + j) * 2654435761)
+
+
+def test_two_kernels_one_pipe():
+    """Two kernels take turns on one pipe: their frames form one sequence;
+    a dispatch while another has the pipe is refused."""
+    pipe = vp.MemSock(dtype=vp.uint32, frame_shape=(W,),
+                      payload={"seq": vp.uint32, "check": vp.uint32})
+    seen = []
+    pipe.on("message", lambda f, s, c: seen.append((s, int(f[3]))))
+    pipe.open(capacity=4)
+    burst(pipe, dispatch=W, first=0, n=3)
+    burst_other(pipe, dispatch=W, first=3, n=2)
+    burst(pipe, dispatch=W, first=5, n=1)
+    h = burst(pipe, dispatch=W, first=6, n=1, sync=False)
+    with pytest.raises(vp.VulkanError, match="one dispatch at a time"):
+        burst_other(pipe, dispatch=W, first=7, n=1)
+    h.wait()
+    pipe.close()
+    assert seen == [(0, 3), (1, 67), (2, 131), (3, 10), (4, 11), (5, 323), (6, 387)]
