@@ -68,7 +68,7 @@ bool vfe_memsock_param(vfe_ctx *c, const vfe_node *p, const char *name, const vf
   v->arr->sym->buf_flags |= VIR_BUF_COHERENT;
   const char *rn = vp_arena_printf(&c->arena, "%s_ring", name);
   vfe_array *ring = vfe_add_buffer(c, p, rn, vir_ty_uint(c->m, 32));
-  ring->sym->buf_flags |= VIR_BUF_COHERENT | VIR_BUF_VOLATILE; /* the host writes ack and closed while it runs */
+  ring->sym->buf_flags |= VIR_BUF_COHERENT; /* the host writes ack and closed while it runs */
   ring->reads = ring->writes = 1;
   v->arr->ring = ring->sym;
   c->has_memsock = true;

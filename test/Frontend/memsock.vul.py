@@ -24,7 +24,7 @@ def main(efield: vp.Buffer[vp.float32], pipe: vp.MemSock[vp.float32]):
 
 # CHECK: buffer @efield : f32[] binding(0, 0) readonly
 # CHECK: buffer @pipe : f32[] binding(0, 1) writeonly coherent
-# CHECK: buffer @pipe_ring : u32[] binding(0, 2) readwrite coherent volatile
+# CHECK: buffer @pipe_ring : u32[] binding(0, 2) readwrite coherent
 # CHECK: kernel @main
 # CHECK: %t = push.load @pc.t : u32
 # CHECK: if %{{.*}} loc(22:5) {
@@ -36,7 +36,7 @@ def main(efield: vp.Buffer[vp.float32], pipe: vp.MemSock[vp.float32]):
 # CHECK-NEXT: }
 
 # GLSL: layout(std430, set = 0, binding = 1) coherent writeonly buffer pipe_buf { float pipe[]; };
-# GLSL: layout(std430, set = 0, binding = 2) coherent volatile buffer pipe_ring_buf { uint pipe_ring[]; };
+# GLSL: layout(std430, set = 0, binding = 2) coherent buffer pipe_ring_buf { uint pipe_ring[]; };
 # GLSL: shared uint _vp_pipe_wg[2];
 # GLSL: if (t % pc.snap_interval == 0u) {
 # GLSL: if (pipe_ring[0u] == 1263750486u) {
@@ -52,6 +52,6 @@ def main(efield: vp.Buffer[vp.float32], pipe: vp.MemSock[vp.float32]):
 # GLSL: atomicStore(pipe_ring[{{.*}}], {{.*}} * 2u, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
 # GLSL: atomicMax(pipe_ring[7u], {{.*}}, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
 
-# CUDA: __global__ void main_kernel(const float *efield, float *pipe, volatile uint *pipe_ring, PushConstants pc) {
+# CUDA: __global__ void main_kernel(const float *efield, float *pipe, uint *pipe_ring, PushConstants pc) {
 # CUDA: if (pipe_ring[0u] == 1263750486u) {
 # CUDA: barrier();
