@@ -74,10 +74,10 @@ class ndarray:
     arrays return resident arrays; `out=` writes into an existing one."""
 
     __slots__ = ("_buf", "_ctx", "shape", "dtype", "_sdtype", "_size", "_offset", "_estrides",
-                 "_mirror", "__weakref__")
+                 "_whole", "_mirror", "__weakref__")
     __array_priority__ = 100
 
-    def __init__(self, buf, shape, dtype, ctx, offset=0, strides=None):
+    def __init__(self, buf, shape, dtype, ctx, offset=0, strides=None, whole=True):
         self._buf, self._ctx, self.shape, self.dtype = buf, ctx, shape, dtype
         self._sdtype = storage_dtype(dtype)
         n = 1
@@ -88,6 +88,10 @@ class ndarray:
         # elements of the buffer; strides None = C-contiguous (_indexing.py)
         self._offset = offset
         self._estrides = strides
+        # True when the array is all of its buffer (element 0 on, every
+        # element): what a kernel can bind as it is. Views made by indexing
+        # say False unless they cover the whole array (_indexing._view).
+        self._whole = whole and offset == 0 and strides is None
         # (host-visible Buffer, ticket): a copy of the data the GPU made in
         # the submission that wrote it, valid while the buffer's last use is
         # still that ticket (_arrayops.Call._mirrored)
@@ -283,13 +287,13 @@ class ndarray:
             raise ValueError(f"cannot reshape array of size {self._size} into shape {shape}")
         if not self.contiguous:  # a strided view: NumPy copies too
             return self.copy().reshape(shape)
-        return ndarray(self._buf, shape, self.dtype, self._ctx)
+        return ndarray(self._buf, shape, self.dtype, self._ctx, whole=self._whole)
 
     def ravel(self):
         """A 1-D view of the same buffer (a copy for a strided view)."""
         if not self.contiguous:
             return self.copy().ravel()
-        return ndarray(self._buf, (self._size,), self.dtype, self._ctx)
+        return ndarray(self._buf, (self._size,), self.dtype, self._ctx, whole=self._whole)
 
     def flatten(self):
         """A 1-D copy."""
@@ -341,6 +345,69 @@ class ndarray:
             self._buf.upload(a)
 
     __hash__ = None
+
+
+def span(a):
+    """(first, last) byte of a's buffer that the view `a` reaches, or None
+    for an empty array."""
+    if a._size == 0:
+        return None
+    lo = hi = a._offset
+    if a._estrides is None:
+        hi += a._size - 1
+    else:
+        for d, s in zip(a.shape, a._estrides):
+            if s > 0:
+                hi += (d - 1) * s
+            else:
+                lo += (d - 1) * s
+    isz = a._sdtype.itemsize
+    return lo * isz, (hi + 1) * isz - 1
+
+
+def _same_view(a, b):
+    if a.shape != b.shape or a._offset != b._offset or a._sdtype != b._sdtype:
+        return False
+    if a._estrides == b._estrides:
+        return True
+    from ._graph import c_strides
+    sa = a._estrides if a._estrides is not None else c_strides(a.shape)
+    sb = b._estrides if b._estrides is not None else c_strides(b.shape)
+    return all(x == y or d == 1 for x, y, d in zip(sa, sb, a.shape))
+
+
+def overlaps(a, b):
+    """True when resident arrays a and b reach common bytes of one buffer
+    (by byte range: interleaved views count as overlapping)."""
+    if type(a) is not ndarray or type(b) is not ndarray or a._buf is not b._buf:
+        return False
+    ra, rb = span(a), span(b)
+    return ra is not None and rb is not None and ra[0] <= rb[1] and rb[0] <= ra[1]
+
+
+def write_hazard(out, a):
+    """True when an elementwise write of `out` that reads `a` may read an
+    element the write has already changed: the same buffer, overlapping
+    bytes, and not the very same view (element i read, element i written,
+    which is safe). NumPy's rule is then to compute as if `a` had been
+    copied first; the callers copy it."""
+    return overlaps(out, a) and not _same_view(out, a)
+
+
+def unalias(args, outs):
+    """`args` with each resident input that write_hazard says overlaps one
+    of `outs` replaced by a copy (the tuple itself when none does)."""
+    res = None
+    for k, a in enumerate(args):
+        if type(a) is not ndarray:
+            continue
+        for o in outs:
+            if type(o) is ndarray and o._buf is a._buf and write_hazard(o, a):
+                if res is None:
+                    res = list(args)
+                res[k] = a.copy()
+                break
+    return args if res is None else tuple(res)
 
 
 def _strided(whole, a):

@@ -165,6 +165,14 @@ class Ufunc:
                 return r
         if len(args) != self.nin:
             raise TypeError(f"vp.{self.name} takes {self.nin} input(s), got {len(args)}")
+        if out is not None:
+            # an input that overlaps out= other than element for element
+            # (v[1:] += v[:-1]) is read as it was before the call: NumPy's
+            # rule, by a copy (the C path above only takes whole arrays of
+            # one shape, which cannot overlap that way)
+            o = out[0] if type(out) is tuple and len(out) == 1 else out
+            if type(o) is _array.ndarray:
+                args = _array.unalias(args, (o,))
         if array_path is not None:  # vp.jit tracing, strided views (_jit.py)
             r = array_path(self, args, out, context, sync)
             if r is not NotImplemented:
