@@ -347,6 +347,15 @@ class ndarray:
     __hash__ = None
 
 
+def c_contiguous(a):
+    """True when the elements of view `a` are one C-ordered run of its
+    buffer (at any offset)."""
+    if a._estrides is None:
+        return True
+    from ._graph import c_strides
+    return all(s == c or d == 1 for s, c, d in zip(a._estrides, c_strides(a.shape), a.shape))
+
+
 def span(a):
     """(first, last) byte of a's buffer that the view `a` reaches, or None
     for an empty array."""

@@ -10,6 +10,16 @@ buffers) and push constants by keyword, then dispatches:
     k(..., sync=False) -> vp.Handle           wait() later
 NumPy arguments are uploaded before and written back after (unless the
 kernel only reads them).
+
+Views: a kernel binds a buffer from its first byte, so a resident view that
+is not all of its buffer (x[4:], x[:n], a row x[3]) is bound as a copy of its
+own elements, made before the dispatch and copied back after it (on wait()
+for sync=False) unless the kernel only reads it. A strided view (x[::2],
+x.T) is a ValueError naming the parameter. The same memory bound to two
+parameters, one of them written (k(x, x), overlapping views, one NumPy
+array twice), is a ValueError naming both: each invocation would see the
+other binding's writes in an unspecified order. A read-only NumPy array
+bound where the kernel writes is a ValueError too (its writes would be lost).
 """
 import functools
 
@@ -79,7 +89,8 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
     ctx = _context.resolve(ctx)
     grid, by_groups = _grid(label, dispatch, groups)
     data = prog.packer.pack(push)
-    binds, back, scratch = [], [], []
+    binds, back, scratch, views = [], [], [], []
+    _check_aliasing(label, args, bdefs)
     want = prog.__dict__.get("_want")
     if want is None:  # per buffer: the storage dtype an array must have
         want = prog._want = [vir_scalar(b["type"]) if vir_lanes(b["type"]) == 1 else None
@@ -88,10 +99,14 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
         if type(a) is _array.ndarray:
             if a._sdtype is not w and a._sdtype != w:
                 _check_elem(label, b["name"], b["type"], a.dtype, a.nbytes, b["elem_size"])
-            binds.append(a._buf)
+            binds.append(a._buf if a._whole else _bind_view(label, b, a, views))
         elif isinstance(a, np.ndarray):
             if a.dtype.fields is None:
                 _check_elem(label, b["name"], b["type"], a.dtype, a.nbytes, b["elem_size"])
+            if b["access"] != "readonly" and not a.flags.writeable:
+                raise ValueError(f"{label}: buffer '{b['name']}' is written by the kernel but "
+                                 f"got a read-only NumPy array; pass a writable copy "
+                                 f"(np.array(x)) to see the results")
             host = a
             if a.dtype == np.dtype(np.bool_):
                 host = a.astype(np.uint32)
@@ -102,7 +117,7 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
                 buf.upload(host)
             scratch.append(buf)
             binds.append(buf)
-            if b["access"] != "readonly" and a.flags.writeable:
+            if b["access"] != "readonly":
                 back.append((a, host, buf))
         elif hasattr(a, "_control"):  # a ControlBuffer
             if b["type"] not in ("u32", "i32"):
@@ -120,6 +135,9 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
         ticket = kern.dispatch(binds, data, grid[0], grid[1], grid[2], by_groups, sync)
 
     def finish():
+        for a, own, isz in views:  # written views: their elements go back
+            if a.nbytes:
+                a._buf.copy_from(own._buf, a._offset * isz, 0, a.nbytes)
         for a, host, buf in back:
             buf.download(host)
             if host is not a:
@@ -132,6 +150,73 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
         finish()
         return None
     return Handle(ticket, finish)
+
+
+def _bind_view(label, b, a, views):
+    """The Buffer that binds resident view `a` to buffer `b`: a new array
+    holding a copy of the view's elements (written back by the caller's
+    finish when the kernel writes `b`). A buffer binding starts at byte 0
+    of its Buffer, so binding a's own would expose (and write) the
+    elements before the view."""
+    if not _array.c_contiguous(a):
+        raise ValueError(f"{label}: buffer '{b['name']}' got a strided view (shape "
+                         f"{a.shape}, strides {a.strides}) that is not contiguous; a kernel "
+                         f"binds contiguous memory: pass a contiguous copy (x.copy()) and "
+                         f"assign the result back")
+    own = _array.empty(a.shape, a.dtype, memory=a.memory, context=a._ctx)
+    isz = a._sdtype.itemsize
+    if a.nbytes:
+        own._buf.copy_from(a._buf, 0, a._offset * isz, a.nbytes)
+    if b["access"] != "readonly":
+        views.append((a, own, isz))
+    return own._buf
+
+
+def _memory_of(a):
+    """(kind, object, byte range) of a buffer argument's memory, for the
+    aliasing check: resident arrays by Buffer and span, NumPy arrays by
+    their data (np.may_share_memory decides), else None."""
+    if type(a) is _array.ndarray:
+        return a
+    if isinstance(a, np.ndarray):
+        return a
+    if hasattr(a, "_control"):
+        return a.buffer
+    if isinstance(a, _native.ext().Buffer):
+        return a
+    return None
+
+
+def _share(x, y):
+    if type(x) is _array.ndarray and type(y) is _array.ndarray:
+        return _array.overlaps(x, y)
+    if type(x) is _array.ndarray or type(y) is _array.ndarray:
+        # a raw Buffer or a ControlBuffer's Buffer against an array
+        arr, other = (x, y) if type(x) is _array.ndarray else (y, x)
+        return arr._buf is other
+    if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
+        return np.may_share_memory(x, y)
+    return x is y
+
+
+def _check_aliasing(label, args, bdefs):
+    """ValueError naming both parameters when one memory is bound twice and
+    the kernel writes one of the two bindings."""
+    mems = [(_memory_of(a), b) for a, b in zip(args, bdefs)]
+    for j in range(1, len(mems)):
+        mj, bj = mems[j]
+        if mj is None:
+            continue
+        for i in range(j):
+            mi, bi = mems[i]
+            if mi is None or (bi["access"] == "readonly" and bj["access"] == "readonly"):
+                continue
+            if _share(mi, mj):
+                raise ValueError(f"{label}: buffers '{bi['name']}' and '{bj['name']}' are the "
+                                 f"same memory and the kernel writes "
+                                 f"'{bi['name'] if bi['access'] != 'readonly' else bj['name']}'"
+                                 f"; the invocations would see each other's writes in no "
+                                 f"defined order. Pass a copy of one of them")
 
 
 def _fast_path(prog, buffers, bound):
