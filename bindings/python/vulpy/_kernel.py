@@ -232,33 +232,6 @@ def _fast_path(prog, buffers, bound):
     return launcher if launcher is not None else False
 
 
-def _rewrite_control(doc):
-    """`x: vp.Control` annotations become `vp.Buffer[vp.uint32]` (the frontend
-    knows buffers; a control buffer is a buffer of uint32 words)."""
-    def walk(node):
-        if isinstance(node, dict):
-            if node.get("_type") == "arg":
-                ann = node.get("annotation")
-                if isinstance(ann, dict) and ann.get("_type") == "Attribute" and \
-                        ann.get("attr") == "Control":
-                    loc = {k: ann[k] for k in ("lineno", "col_offset", "end_lineno",
-                                               "end_col_offset") if k in ann}
-                    base = ann["value"]
-                    buf = dict({"_type": "Attribute", "value": base, "attr": "Buffer",
-                                "ctx": {"_type": "Load"}}, **loc)
-                    u32 = dict({"_type": "Attribute", "value": base, "attr": "uint32",
-                                "ctx": {"_type": "Load"}}, **loc)
-                    node["annotation"] = dict({"_type": "Subscript", "value": buf, "slice": u32,
-                                               "ctx": {"_type": "Load"}}, **loc)
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-    walk(doc["module"])
-    return doc
-
-
 class _Inspect:
     """The inspection attributes every compiled kernel has."""
 
@@ -350,7 +323,9 @@ class PyKernel(_PyCall, _Inspect):
 
     def _document(self):
         if self._doc is None:
-            self._doc = _rewrite_control(_astjson.dump_function(self.fn, self.options))
+            # vp.Control parameters reach the frontend as they are: it makes
+            # them coherent uint32 buffers whose words control_words names
+            self._doc = _astjson.dump_function(self.fn, self.options)
         return self._doc
 
     def _artifacts(self):
