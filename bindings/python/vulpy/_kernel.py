@@ -439,6 +439,29 @@ class GLSLKernel(_PyCall, _Inspect):
         return f"<vp.kernel {self.__name__} (GLSL)>"
 
 
+# The keywords of @vp.kernel that go to the frontend as document options
+# (docs/language.md): anything else is a TypeError, never silently ignored.
+_OPTIONS = ("control_words", "helpers")
+_KEYWORDS = ("local_size_x", "local_size_y", "local_size_z", "buffers", "push", "fast_math",
+             "context", "name") + _OPTIONS
+
+
+def _check_options(options):
+    for key in options:
+        if key in _OPTIONS:
+            continue
+        if key == "debug_asserts":
+            raise TypeError("vp.kernel: debug_asserts= is not available from Python yet: the "
+                            "call path does not bind or read the assert buffer, so failed "
+                            "asserts would go unseen (assert statements are type-checked and "
+                            "not compiled; docs/language.md#assert)")
+        import difflib
+        close = difflib.get_close_matches(key, _KEYWORDS, 1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise TypeError(f"vp.kernel: unknown keyword argument {key!r}{hint}; it takes "
+                        f"{', '.join(_KEYWORDS)}")
+
+
 def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_size_z=None,
            buffers=None, push=None, fast_math=False, context=None, name=None, **options):
     """@vp.kernel(local_size_x=64) on an annotated Python function, or
@@ -458,6 +481,7 @@ def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_siz
     if buffers is not None or push is not None:
         raise TypeError("buffers= and push= describe raw GLSL kernels; a Python kernel's "
                         "parameters say it")
+    _check_options(options)
     opts = dict(local, **options)
 
     def wrap(fn):
