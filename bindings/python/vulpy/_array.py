@@ -7,6 +7,15 @@ Arrays stay on the device across calls; `.numpy()` copies out, and
 mapping (host-visible kinds only). reshape/ravel return views of the same
 buffer. Buffers are padded to 16 bytes so kernels may read whole vec4s.
 
+Default dtypes, one rule for every creation function: when VulPy picks the
+dtype (no dtype= given), Python data - floats, lists, tuples, ranges - that
+NumPy would make float64 is float32 (the convenience path's compute type,
+and the one every device has); data that carries a dtype (NumPy arrays and
+scalars, resident arrays) keeps it. Integers and bools follow NumPy (int64,
+bool). So vp.zeros(3), vp.full(3, 2.5), vp.asarray([1.0]),
+vp.arange(0, 1, 0.25) and vp.linspace(0, 1) are float32;
+vp.asarray(np.zeros(3)) stays float64.
+
 Supported dtypes: float32 everywhere; float64, int32, uint32, int64, uint64
 (storage works on every device; arithmetic on 64-bit types needs the
 device's float64 / int64 features); bool, stored as one uint32 word per
@@ -48,6 +57,20 @@ def check_memory(memory, ctx=None):
         raise ValueError(f"memory must be one of {', '.join(map(repr, MEMORY_KINDS))}, "
                          f"not {memory!r}")
     return memory
+
+
+_F64 = np.dtype(np.float64)
+
+
+def default_dtype(inferred, *values):
+    """The dtype of a creation function that was given no dtype, from
+    NumPy's `inferred` one and the `values` it came from: float32 for
+    Python float data that NumPy infers as float64 (see the module
+    docstring), else `inferred`."""
+    if inferred == _F64 and not any(isinstance(v, (np.ndarray, np.generic, ndarray))
+                                    for v in values):
+        return np.dtype(np.float32)
+    return inferred
 
 
 def _shape(shape):
@@ -510,10 +533,11 @@ def zeros(shape, dtype=np.float32, *, memory=None, context=None):
 
 
 def full(shape, fill_value, dtype=None, *, memory=None, context=None):
-    """A resident array with every element `fill_value` (dtype as NumPy
-    infers it from the value when not given)."""
+    """A resident array with every element `fill_value` (without dtype=:
+    float32 for a Python float, int64 for an int, bool for a bool, the
+    value's own dtype for a NumPy scalar)."""
     if dtype is None:
-        dtype = np.asarray(fill_value).dtype
+        dtype = default_dtype(np.asarray(fill_value).dtype, fill_value)
     out = empty(shape, dtype, memory=memory, context=context)
     _fill(out, fill_value)
     return out
@@ -542,8 +566,9 @@ def _like(a, dtype, shape):
     if isinstance(a, ndarray):
         return (a.shape if shape is None else shape, a.dtype if dtype is None else dtype,
                 a._ctx, a.memory)
-    a = np.asarray(a)
-    return (a.shape if shape is None else shape, a.dtype if dtype is None else dtype, None, None)
+    h = np.asarray(a)
+    return (h.shape if shape is None else shape,
+            default_dtype(h.dtype, a) if dtype is None else dtype, None, None)
 
 
 def empty_like(a, dtype=None, *, shape=None, memory=None, context=None):
@@ -597,7 +622,10 @@ def asarray(obj, dtype=None, *, memory=None, context=None):
 
     With memory='host', a C-contiguous writable NumPy array whose data is
     page-aligned (vp.aligned_empty makes such arrays) is imported with no
-    copy: the GPU then reads and writes the NumPy array's own pages."""
+    copy: the GPU then reads and writes the NumPy array's own pages.
+
+    Without dtype=, Python float data (lists, scalars) becomes float32 and
+    NumPy data keeps its dtype (module docstring)."""
     if memory is not None:
         check_memory(memory)
     if isinstance(obj, ndarray):
@@ -611,7 +639,7 @@ def asarray(obj, dtype=None, *, memory=None, context=None):
     ctx = _context.resolve(context)
     memory = check_memory(memory, ctx)
     a = np.asarray(obj)
-    dt = check_dtype(dtype if dtype is not None else a.dtype, "vp.asarray")
+    dt = check_dtype(dtype if dtype is not None else default_dtype(a.dtype, obj), "vp.asarray")
     if memory == "host" and a.dtype == dt and ctx.has("external_memory_host"):
         target = _import_target(a, ctx)
         if target is not None:
@@ -637,12 +665,18 @@ def aligned_empty(shape, dtype=np.float32):
 
 
 def arange(start, stop=None, step=1, dtype=None, *, memory=None, context=None):
-    """Like numpy.arange, resident."""
+    """Like numpy.arange, resident; float32 for Python float bounds unless
+    dtype= says otherwise (the values are NumPy's, rounded to float32)."""
     a = np.arange(start, stop, step, dtype=dtype)
+    if dtype is None:
+        a = a.astype(default_dtype(a.dtype, start, stop, step), copy=False)
     return asarray(a, memory=memory, context=context)
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None, *, memory=None, context=None):
-    """Like numpy.linspace, resident."""
+    """Like numpy.linspace, resident; float32 unless dtype= (or NumPy
+    bounds of another dtype) say otherwise."""
     a = np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
+    if dtype is None:
+        a = a.astype(default_dtype(a.dtype, start, stop), copy=False)
     return asarray(a, memory=memory, context=context)
