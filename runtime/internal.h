@@ -338,17 +338,17 @@ void vrt__pipeline_destroy_all(vrt_context *ctx);
 
 /* Checks a dispatch's arguments and computes group counts and the push block
  * (push_out has room for k->push_size bytes). */
-bool vrt__prepare(vrt_kernel *k, const vrt_args *a, vrt_grid g, uint32_t groups[3],
-                  unsigned char *push_out, vp_diags *d);
+bool vrt__prepare(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *ranges, vrt_grid g,
+                  uint32_t groups[3], unsigned char *push_out, vp_diags *d);
 /* Binds pipeline, buffers and push constants and dispatches (recording).
  * `sets` are descriptor sets to use when the kernel does not push them. */
 void vrt__record_dispatch(vrt_kernel *k, VkCommandBuffer cb, const vrt_args *a,
-                          const uint32_t groups[3], const unsigned char *push,
-                          const VkDescriptorSet *sets);
+                          const vrt_bind_range *ranges, const uint32_t groups[3],
+                          const unsigned char *push, const VkDescriptorSet *sets);
 /* Allocates descriptor sets from the context's pools and writes the args'
  * buffers into them (lock held); *pool says which pool they came from. */
-bool vrt__alloc_sets(vrt_kernel *k, const vrt_args *a, VkDescriptorPool *pool,
-                     VkDescriptorSet *sets, vp_diags *d);
+bool vrt__alloc_sets(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *ranges,
+                     VkDescriptorPool *pool, VkDescriptorSet *sets, vp_diags *d);
 void vrt__kernel_release(vrt_kernel *k);
 
 void vrt__record_release(vrt_recording *r);

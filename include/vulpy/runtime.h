@@ -451,12 +451,25 @@ typedef struct vrt_args {
   uint32_t push_size;
 } vrt_args;
 
+/* Part of a buffer that a dispatch binds (a view of an array):
+ * `size` bytes from `offset`, which must be a multiple of the device's
+ * min_storage_buffer_offset_alignment; the kernel's len(buf) is the range's.
+ * size 0: the whole buffer. */
+typedef struct vrt_bind_range {
+  uint64_t offset, size;
+} vrt_bind_range;
+
 /* Runs the kernel and waits for it (on the done flag where the context has
  * it on: vrt_context_options.done_flag). */
 bool vrt_dispatch(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vp_diags *d);
 /* Submits the kernel and returns at once with a ticket for vrt_wait. */
 bool vrt_dispatch_async(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vrt_ticket *ticket,
                         vp_diags *d);
+/* As vrt_dispatch (ticket NULL) or vrt_dispatch_async, binding buffer i
+ * at ranges[i] (one vrt_bind_range per buffer; NULL: all whole). A range
+ * outside its buffer or at a misaligned offset is an error. */
+bool vrt_dispatch_ranges(vrt_kernel *k, const vrt_args *args, const vrt_bind_range *ranges,
+                         vrt_grid grid, vrt_ticket *ticket, vp_diags *d);
 /* A copy recorded after a dispatch in the same command buffer: `size` bytes
  * of `src` at src_offset into `dst` at dst_offset (both buffers of the
  * kernel's context; different buffers). */

@@ -215,3 +215,51 @@ def test_shader_bind_view(tmp_path):
     s.bind("x", v[::2])
     with pytest.raises(ValueError, match="'x'"):
         s.run(dispatch=16)
+
+
+@vp.kernel(local_size_x=64)
+def add_one_bounded(x: vp.Buffer[vp.float32]):
+    i = vp.global_id()
+    if i < len(x):
+        x[i] = x[i] + 1.0
+
+
+def _align(ctx):
+    return max(ctx.info["limits"]["min_storage_buffer_offset_alignment"], 4) // 4
+
+
+@pytest.mark.parametrize("sync", [True, False])
+@pytest.mark.parametrize("aligned", [True, False])
+def test_aligned_views_bind_at_their_offset_others_copy(ctx, aligned, sync):
+    # aligned: a descriptor range of the array's own Buffer; misaligned: a
+    # copy in and out. Either way exactly the view's elements change, and
+    # len() is the view's.
+    start = 2 * _align(ctx) + (0 if aligned else 1)
+    h = np.arange(256, dtype=np.float32)
+    v = vp.asarray(h)
+    r = add_one_bounded(v[start:start + 40], dispatch=256, sync=sync)
+    if not sync:
+        r.wait()
+    h[start:start + 40] += 1
+    np.testing.assert_array_equal(v.numpy(), h)
+
+
+def test_bound_ranges_in_kernel_dispatch(ctx):
+    # the extension's Kernel.dispatch takes (Buffer, offset, size) items; the
+    # runtime checks the range against the buffer and the alignment
+    prog = add_one_bounded.program()
+    k = prog.native(ctx)
+    a = _align(ctx) * 4
+    v = vp.asarray(np.zeros(64, np.float32))
+    k.dispatch([(v.buffer, a, 8)], prog.packer.pack({}), 64, 1, 1, False, True)
+    want = np.zeros(64, np.float32)
+    want[a // 4:a // 4 + 2] = 1
+    np.testing.assert_array_equal(v.numpy(), want)
+    with pytest.raises(vp.VulkanError, match="must lie inside it"):
+        k.dispatch([(v.buffer, a, 4096)], None, 1, 1, 1, False, True)
+    if a > 4:
+        with pytest.raises(vp.VulkanError, match="minStorageBufferOffsetAlignment"):
+            k.dispatch([(v.buffer, 4, 8)], None, 1, 1, 1, False, True)
+    with pytest.raises(ValueError, match="bound range"):
+        k.dispatch([(v.buffer, -1, 8)], None, 1, 1, 1, False, True)
+    np.testing.assert_array_equal(v.numpy(), want)

@@ -326,6 +326,9 @@ PyObject *vpy_run_dispatch(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *d
     ok = vrt_dispatch_readback(kern->k, &da->args, da->grid, rb, sync ? NULL : &t, &d);
     if (ok && sync)
       ok = vpy_invalidate_all(da, &d) && vpy_buffer_invalidate(rdst, &d);
+  } else if (ok && da->ranged) {
+    ok = vrt_dispatch_ranges(kern->k, &da->args, da->ranges, da->grid, sync ? NULL : &t, &d) &&
+         (!sync || vpy_invalidate_all(da, &d));
   } else if (ok && sync)
     ok = vrt_dispatch(kern->k, &da->args, da->grid, &d) && vpy_invalidate_all(da, &d);
   else if (ok)
@@ -341,12 +344,9 @@ PyObject *vpy_run_dispatch(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *d
   Py_ssize_t n = da->seq ? PySequence_Size(da->seq) : (Py_ssize_t)da->args.nbuffers;
   PyObject *tuple = n < 0 ? NULL : PyTuple_New(n + (rdst != NULL));
   for (Py_ssize_t i = 0; tuple && i < n; i++) {
-    PyObject *b = da->seq ? PySequence_GetItem(da->seq, i) : Py_NewRef((PyObject *)da->objs[i]);
-    if (!b) {
-      Py_CLEAR(tuple);
-      break;
-    }
-    PyTuple_SetItem(tuple, i, b);
+    /* the Buffers themselves (an item of the sequence may be a bound range,
+     * whose Buffer the sequence keeps alive until here) */
+    PyTuple_SetItem(tuple, i, Py_NewRef((PyObject *)da->objs[i]));
   }
   if (tuple && rdst)
     PyTuple_SetItem(tuple, n, Py_NewRef((PyObject *)rdst));
@@ -486,6 +486,7 @@ static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, boo
   }
   da.args.buffers = da.bufs;
   da.args.nbuffers = (uint32_t)n;
+  da.ranged = false;
   da.args.push = self->push_size ? push : NULL;
   da.args.push_size = self->push_size;
   da.seq = NULL;
@@ -596,6 +597,7 @@ static PyObject *launcher_ufunc(PyObject *obj, PyObject *const *a, Py_ssize_t na
   }
   da.args.buffers = da.bufs;
   da.args.nbuffers = (uint32_t)n + 1;
+  da.ranged = false;
   da.args.push = self->push_size ? self->upush : NULL;
   da.args.push_size = self->push_size;
   da.grid.n[0] = self->ugrid[0];

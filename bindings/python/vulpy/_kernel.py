@@ -11,9 +11,10 @@ buffers) and push constants by keyword, then dispatches:
 NumPy arguments are uploaded before and written back after (unless the
 kernel only reads them).
 
-Views: a kernel binds a buffer from its first byte, so a resident view that
-is not all of its buffer (x[4:], x[:n], a row x[3]) is bound as a copy of its
-own elements, made before the dispatch and copied back after it (on wait()
+Views: a resident view that is not all of its buffer (x[4:], x[:n], a row
+x[3]) binds its own bytes: the byte range of the Buffer where its offset is
+a multiple of the device's minStorageBufferOffsetAlignment, else a copy of
+its elements, made before the dispatch and copied back after it (on wait()
 for sync=False) unless the kernel only reads it. A strided view (x[::2],
 x.T) is a ValueError naming the parameter. The same memory bound to two
 parameters, one of them written (k(x, x), overlapping views, one NumPy
@@ -99,7 +100,7 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
         if type(a) is _array.ndarray:
             if a._sdtype is not w and a._sdtype != w:
                 _check_elem(label, b["name"], b["type"], a.dtype, a.nbytes, b["elem_size"])
-            binds.append(a._buf if a._whole else _bind_view(label, b, a, views))
+            binds.append(a._buf if a._whole else _bind_view(label, b, a, ctx, views))
         elif isinstance(a, np.ndarray):
             if a.dtype.fields is None:
                 _check_elem(label, b["name"], b["type"], a.dtype, a.nbytes, b["elem_size"])
@@ -152,19 +153,23 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
     return Handle(ticket, finish)
 
 
-def _bind_view(label, b, a, views):
-    """The Buffer that binds resident view `a` to buffer `b`: a new array
-    holding a copy of the view's elements (written back by the caller's
-    finish when the kernel writes `b`). A buffer binding starts at byte 0
-    of its Buffer, so binding a's own would expose (and write) the
-    elements before the view."""
+def _bind_view(label, b, a, ctx, views):
+    """What binds resident view `a` to buffer `b`: its own bytes, as a
+    bound range (Buffer, offset, size), where its offset is a multiple of
+    the device's minStorageBufferOffsetAlignment; else a new array holding
+    a copy of the view's elements (written back by the caller's finish when
+    the kernel writes `b`). Binding a's whole Buffer would expose (and
+    write) the elements before the view."""
     if not _array.c_contiguous(a):
         raise ValueError(f"{label}: buffer '{b['name']}' got a strided view (shape "
                          f"{a.shape}, strides {a.strides}) that is not contiguous; a kernel "
                          f"binds contiguous memory: pass a contiguous copy (x.copy()) and "
                          f"assign the result back")
-    own = _array.empty(a.shape, a.dtype, memory=a.memory, context=a._ctx)
     isz = a._sdtype.itemsize
+    align = ctx.info["limits"]["min_storage_buffer_offset_alignment"] or 1
+    if a.nbytes and (a._offset * isz) % align == 0:
+        return (a._buf, a._offset * isz, a.nbytes)
+    own = _array.empty(a.shape, a.dtype, memory=a.memory, context=a._ctx)
     if a.nbytes:
         own._buf.copy_from(a._buf, 0, a._offset * isz, a.nbytes)
     if b["access"] != "readonly":
