@@ -177,3 +177,13 @@ def test_jit_reduction_of_its_own_out():
     h2, v2 = _both(4099)
     f(v2, v2, out=v2)
     np.testing.assert_allclose(v2.numpy(), h2 * 2 + h2.sum(), rtol=1e-6)
+
+
+def test_convenience_mode_numpy_overlap():
+    # NumPy in, NumPy out=: the output is computed into its own buffer first
+    for n in (10, 5000):
+        h = np.arange(n, dtype=np.float32)
+        g = h.copy()
+        vp.add(h[1:], h[:-1], out=h[1:])
+        np.add(g[1:], g[:-1], out=g[1:])
+        np.testing.assert_array_equal(h, g)
