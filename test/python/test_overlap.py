@@ -187,3 +187,17 @@ def test_convenience_mode_numpy_overlap():
         vp.add(h[1:], h[:-1], out=h[1:])
         np.add(g[1:], g[:-1], out=g[1:])
         np.testing.assert_array_equal(h, g)
+
+
+def test_writes_into_views_land_at_their_elements():
+    h = np.zeros(20, np.float32)
+    v = vp.asarray(h)
+    x = vp.arange(5, dtype=np.float32)
+    f = vp.jit(lambda a: a * 2 + 1)
+    f(x, out=v[3:8])
+    f(x, out=v[10::2])
+    vp.sin(x, out=v[-5:][::-1])
+    h[3:8] = np.arange(5) * 2 + 1
+    h[10::2] = np.arange(5) * 2 + 1
+    h[-5:][::-1] = np.sin(np.arange(5, dtype=np.float32))
+    np.testing.assert_allclose(v.numpy(), h, rtol=1e-6)
