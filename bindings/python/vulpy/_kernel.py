@@ -22,6 +22,7 @@ array twice), is a ValueError naming both: each invocation would see the
 other binding's writes in an unspecified order. A read-only NumPy array
 bound where the kernel writes is a ValueError too (its writes would be lost).
 """
+import difflib
 import functools
 
 import numpy as np
@@ -178,9 +179,10 @@ def _bind_view(label, b, a, ctx, views):
 
 
 def _memory_of(a):
-    """(kind, object, byte range) of a buffer argument's memory, for the
-    aliasing check: resident arrays by Buffer and span, NumPy arrays by
-    their data (np.may_share_memory decides), else None."""
+    """What identifies a buffer argument's memory for the aliasing check:
+    the resident array (its Buffer and byte span), the NumPy array
+    (np.may_share_memory decides), a ControlBuffer's or a raw Buffer; None
+    for anything else (launch raises its own error for those)."""
     if type(a) is _array.ndarray:
         return a
     if isinstance(a, np.ndarray):
@@ -460,7 +462,6 @@ def _check_options(options):
                             "call path does not bind or read the assert buffer, so failed "
                             "asserts would go unseen (assert statements are type-checked and "
                             "not compiled; docs/language.md#assert)")
-        import difflib
         close = difflib.get_close_matches(key, _KEYWORDS, 1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise TypeError(f"vp.kernel: unknown keyword argument {key!r}{hint}; it takes "
