@@ -263,3 +263,10 @@ def test_bound_ranges_in_kernel_dispatch(ctx):
     with pytest.raises(ValueError, match="bound range"):
         k.dispatch([(v.buffer, -1, 8)], None, 1, 1, 1, False, True)
     np.testing.assert_array_equal(v.numpy(), want)
+
+
+def test_base_says_view_for_every_view():
+    v = vp.zeros(16)
+    assert v.base is None and v.reshape(4, 4).base is None and v[...].base is None
+    assert v[:8].base is True and v[4:].base is True and v[::2].base is True
+    assert v.reshape(4, 4)[1].base is True and v.reshape(4, 4).T.base is True

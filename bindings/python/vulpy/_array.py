@@ -134,8 +134,9 @@ class ndarray:
 
     @property
     def base(self):
-        """None for an array that owns its buffer; views say so with True."""
-        return None if self.contiguous else True
+        """None for an array that is all of its buffer; views (a prefix
+        x[:n] included) say so with True."""
+        return None if self._whole else True
 
     # ------------------------------------------------------------ attributes
     @property
