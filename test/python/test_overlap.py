@@ -201,3 +201,19 @@ def test_writes_into_views_land_at_their_elements():
     h[10::2] = np.arange(5) * 2 + 1
     h[-5:][::-1] = np.sin(np.arange(5, dtype=np.float32))
     np.testing.assert_allclose(v.numpy(), h, rtol=1e-6)
+
+
+def test_mask_and_scatter_assignment_read_the_old_values():
+    n = 4099
+    h, v = _both(n)
+    m = (np.arange(n) % 3) == 0
+    h[m] = h[::-1][m]
+    v[m] = v[::-1][m]
+    np.testing.assert_array_equal(v.numpy(), h)
+    idx = np.arange(0, n - 1, 2)
+    h[idx] = h[1::2][: len(idx)]
+    v[idx] = v[1::2][: len(idx)]
+    np.testing.assert_array_equal(v.numpy(), h)
+    h[1:] = h[:-1][::-1]
+    v[1:] = v[:-1][::-1]
+    np.testing.assert_array_equal(v.numpy(), h)
