@@ -263,6 +263,13 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     vrt_context_destroy(ctx);
     return NULL;
   }
+  /* Cached bytes the pool keeps (pool.c): a quarter of the largest heap,
+   * at most 1 GiB on CPU devices, whose heap is the machine's RAM. */
+  for (uint32_t i = 0; i < ctx->info.memory.heap_count; i++)
+    if (ctx->info.memory.heaps[i].size / 4 > ctx->pool_cache_max)
+      ctx->pool_cache_max = ctx->info.memory.heaps[i].size / 4;
+  if (ctx->info.kind == VRT_DEVICE_CPU && ctx->pool_cache_max > (1ull << 30))
+    ctx->pool_cache_max = 1ull << 30;
   vrt__prewarm_start(ctx);
   return ctx;
 }
@@ -284,6 +291,10 @@ uint32_t vrt_context_destroy_checked(vrt_context *ctx, vp_diags *d) {
       vrt__kernel_release(ctx->kernels);
     while (ctx->buffers)
       vrt__buffer_release(ctx->buffers);
+    ctx->zero_slot = -1; /* the device is idle: its fills are moot */
+    vp_diags ignore = {0};
+    vrt__pool_release_all(ctx, &ignore);
+    vp_diags_free(&ignore);
     vrt__pipeline_destroy_all(ctx);
     for (uint32_t i = 0; i < ctx->ndesc_pools; i++)
       ctx->vk.vkDestroyDescriptorPool(ctx->device, ctx->desc_pools[i], NULL);
@@ -315,6 +326,7 @@ void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out) {
   out->prewarm_ms = atomic_load(&ctx->prewarm_ns) / 1e6;
   out->flag_waits = atomic_load(&ctx->flag_waits);
   out->flag_fallbacks = atomic_load(&ctx->flag_fallbacks);
+  out->pool_limit = ctx->pool_limit;
   for (vrt_pipeline *p = ctx->pipelines; p; p = p->next)
     out->pipelines++;
   pthread_mutex_unlock(&ctx->lock);
@@ -435,6 +447,10 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
     ctx->ring[zero].value = ok ? value : 0;
   if (!ok)
     return false;
+  if (zero >= 0) {
+    ctx->zero_sent[ctx->zero_serial % 64].serial = ctx->zero_serial;
+    ctx->zero_sent[ctx->zero_serial % 64].ticket = value;
+  }
   ctx->submitted = value;
   ctx->stats.submits++;
   for (uint32_t i = 0; i < nslots; i++)
