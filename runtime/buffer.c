@@ -286,10 +286,7 @@ bool vrt_buffer_host_ready(vrt_buffer *b, vp_diags *d) {
   vrt_ticket t;
   bool ok = vrt__zero_ticket(ctx, b, &t, d);
   pthread_mutex_unlock(&ctx->lock);
-  if (!ok)
-    return false;
-  vrt_ticket last = atomic_load(&b->last_use);
-  return !last || vrt_wait(ctx, last, UINT64_MAX, d);
+  return ok && (!t || vrt_wait(ctx, t, UINT64_MAX, d));
 }
 
 uint64_t vrt_buffer_size(const vrt_buffer *b) { return b->size; }

@@ -567,10 +567,10 @@ uint32_t vrt_control_add(vrt_control *c, uint32_t word, uint32_t delta);
  * the next submission; of 'host' and 'cached' memory, a memset. */
 vrt_buffer *vrt_buffer_create_ex(vrt_context *ctx, uint64_t size, vrt_memory_kind kind,
                                  uint64_t written, vp_diags *d);
-/* Call before the host reads or writes the buffer through its mapping
- * (vrt_buffer_map): sends and waits for the buffer's pending GPU zero fill,
- * if any, and for the GPU work that used the buffer. Upload and download
- * do it themselves. */
+/* Call before the host first reads or writes a new buffer through its
+ * mapping (vrt_buffer_map): sends and waits for the buffer's pending GPU
+ * zero fill, if any (it does not wait for other work on the buffer). Upload
+ * and download do it themselves. */
 bool vrt_buffer_host_ready(vrt_buffer *b, vp_diags *d);
 /* Frees every cached buffer (after the GPU work that used them) and returns
  * the allocator's empty memory blocks to the driver. */
