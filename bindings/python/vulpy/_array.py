@@ -454,8 +454,9 @@ def full(shape, fill_value, dtype=None, *, memory=None, context=None):
     infers it from the value when not given)."""
     if dtype is None:
         dtype = np.asarray(fill_value).dtype
-    out = empty(shape, dtype, memory=memory, context=context)
-    _fill(out, fill_value)
+    ctx = _context.resolve(context)
+    out = _result(_shape(shape), check_dtype(dtype), check_memory(memory, ctx), ctx)
+    _fill(out, fill_value)  # writes every element: no zeroing first
     return out
 
 
