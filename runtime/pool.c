@@ -102,6 +102,18 @@ static bool idle(vrt_context *ctx, vrt_buffer *b, uint64_t done) {
 }
 
 void vrt__pool_trim(vrt_context *ctx, uint64_t keep) {
+  if (ctx->stats.pool_cached_bytes <= keep)
+    return;
+  /* A cached buffer named by the zero fills not sent yet cannot go before
+   * they are: send them (the GPU runs them soon after). */
+  for (vrt_buffer *b = ctx->pool_head; b && ctx->zero_slot >= 0; b = b->next)
+    if (b->zero_serial == ctx->zero_serial) {
+      vp_diags ignore = {0};
+      vrt_ticket t;
+      vrt__submit(ctx, NULL, 0, NULL, 0, &t, &ignore);
+      vp_diags_free(&ignore);
+      break;
+    }
   uint64_t done = vrt__poll(ctx);
   for (vrt_buffer *b = ctx->pool_tail; b && ctx->stats.pool_cached_bytes > keep;) {
     vrt_buffer *older = b->prev;

@@ -4,6 +4,7 @@ as zeros; a buffer that queued GPU work still uses is not handed out
 again; 8 threads; free_all_blocks; set_limit and vp.OutOfMemoryError;
 results written whole are not zeroed, vp.zeros is zeroed on the GPU.
 Values are always checked against NumPy."""
+import re
 import threading
 
 import numpy as np
@@ -216,3 +217,23 @@ def test_set_limit_then_out_of_memory(mctx):
     assert pool.get_limit() == 0
     c = vp.empty(4 << 20, context=mctx)
     assert c.size == 4 << 20
+
+
+def test_driver_out_of_memory_names_the_sizes(mctx):
+    """The driver refuses (an injected VK_ERROR_OUT_OF_DEVICE_MEMORY) with
+    nothing cached to free: vp.OutOfMemoryError with the size and the heap."""
+    pool = mctx.memory_pool
+    pool.free_all_blocks()
+    heap = max(h["size"] for h in mctx.info["memory"]["heaps"])
+    mctx._native.inject_fault("vkAllocateMemory", -2)
+    try:
+        with pytest.raises(vp.OutOfMemoryError) as ei:
+            vp.empty(50 << 18, context=mctx)  # 50 MiB: a block of its own
+    finally:
+        mctx._native.inject_fault(None)
+    msg = str(ei.value)
+    assert "cannot allocate 52428800 bytes of" in msg
+    assert f"its heap has {heap} bytes" in msg
+    # the next request goes through
+    a = vp.full(50 << 18, 2.0, context=mctx)
+    assert float(a[-1:].numpy()[0]) == 2.0

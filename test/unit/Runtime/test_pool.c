@@ -136,6 +136,35 @@ static void test_limit(void) {
   rt_context_done(ctx);
 }
 
+/* The driver refuses an allocation (an injected VK_ERROR_OUT_OF_DEVICE_MEMORY):
+ * the pool frees what it caches and retries; with nothing cached, the error
+ * names the size and the heap. */
+static void test_driver_out_of_memory(void) {
+  vrt_context *ctx = rt_context();
+  if (!ctx)
+    return;
+  vp_diags d = {0};
+  vrt_buffer *big = vrt_buffer_create(ctx, 40 << 20, VRT_DEVICE, &d);
+  vrt_buffer_destroy(big); /* cached, in a block of its own */
+  CHECK(vrt_context_wait_idle(ctx, &d)); /* its zero fill done: it can go */
+  CHECK_EQ_U64(stats(ctx).pool_cached_bytes, 40 << 20);
+  vrt_context_inject_fault(ctx, "vkAllocateMemory", -2);
+  vrt_buffer *other = vrt_buffer_create(ctx, 50 << 20, VRT_DEVICE, &d);
+  CHECK(other != NULL); /* the retry after freeing the cache got it */
+  CHECK_OK(d);
+  CHECK_EQ_U64(stats(ctx).pool_cached_bytes, 0);
+  vrt_buffer_destroy(other);
+  CHECK(vrt_pool_free_all(ctx, &d));
+  vrt_context_inject_fault(ctx, "vkAllocateMemory", -2);
+  vrt_buffer *none = vrt_buffer_create(ctx, 50 << 20, VRT_DEVICE, &d);
+  CHECK(none == NULL);
+  CHECK_ERROR(d, "out of device memory: cannot allocate 52428800 bytes of 'device' memory on "
+                 "device");
+  vrt_context_inject_fault(ctx, NULL, 0);
+  vp_diags_free(&d);
+  rt_context_done(ctx);
+}
+
 typedef struct worker {
   vrt_context *ctx;
   int id, bad;
@@ -191,6 +220,7 @@ int main(void) {
   RT_RUN(test_reuse);
   RT_RUN(test_zero_after_reuse);
   RT_RUN(test_limit);
+  RT_RUN(test_driver_out_of_memory);
   RT_RUN(test_threads);
   return rt_failures ? 1 : 0;
 }
