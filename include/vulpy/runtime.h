@@ -332,8 +332,9 @@ uint32_t vrt_memory_candidates(const vrt_memory_props *p, bool uma, vrt_memory_k
 /* =============================================================== buffers */
 
 /* A zeroed buffer of `size` bytes (0 is allowed) in memory of `kind`, from
- * the context's sub-allocator. Buffers larger than maxStorageBufferRange can
- * be created and copied but not bound to a kernel. */
+ * the context's memory pool (see "The memory pool" below). Buffers larger
+ * than maxStorageBufferRange can be created and copied but not bound to a
+ * kernel. */
 vrt_buffer *vrt_buffer_create(vrt_context *ctx, uint64_t size, vrt_memory_kind kind,
                               vp_diags *d);
 /* Wraps `size` bytes of host memory at `ptr` (both aligned to the device's
