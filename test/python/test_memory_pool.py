@@ -123,11 +123,11 @@ def test_buffer_used_by_queued_work_is_not_handed_out(mctx):
     n = 1 << 22
     x = np.linspace(0, 1, n, dtype=np.float32)
     seen_busy = False
-    for _ in range(6):
+    for attempt in range(6):
         a = vp.asarray(x, context=mctx)
         out = vp.empty(n, context=mctx)
         vp.sin(a, out=out)  # plan the signature (the fast path follows)
-        for _ in range(4):
+        for _ in range(4 << attempt):  # longer chains until one outlasts the allocation
             vp.sin(a, out=out, sync=False)  # the handle dies at once
         last = a.buffer.last_use
         addr, hits = a.buffer.address, _stats(mctx)["pool_hits"]
