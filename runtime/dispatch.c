@@ -215,13 +215,18 @@ void vrt__record_dispatch(vrt_kernel *k, VkCommandBuffer cb, const vrt_args *a,
   ctx->vk.vkCmdDispatch(cb, groups[0], groups[1], groups[2]);
 }
 
-/* The launch-cache entry to record into: a free one, least recently used
- * first; a new one while there is room; else the oldest, after a wait. */
+/* The launch-cache entry to record into: a new one while the kernel has
+ * fewer than KEEP_LAUNCHES (so that synchronous code alternating between a
+ * few buffer sets - `c = a + b` with the memory pool handing the last two
+ * results' buffers out in turn - finds each recorded); then a free one,
+ * least recently used first; a new one while there is room; else the
+ * oldest, after a wait. */
+enum { KEEP_LAUNCHES = 4 };
 static vrt_launch *launch_slot(vrt_kernel *k, vp_diags *d) {
   vrt_context *ctx = k->ctx;
   uint64_t done = vrt__poll(ctx);
   vrt_launch *best = NULL;
-  for (uint32_t i = 0; i < k->nlaunches; i++) {
+  for (uint32_t i = 0; i < k->nlaunches && k->nlaunches >= KEEP_LAUNCHES; i++) {
     vrt_launch *l = &k->launches[i];
     if (l->value <= done && (!best || l->used < best->used))
       best = l;

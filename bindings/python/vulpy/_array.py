@@ -330,7 +330,7 @@ class ndarray:
             from . import _arrayops
             c = _arrayops.materialize(self)
             return c if memory in (None, c.memory) else c.copy(memory)
-        out = empty(self.shape, self.dtype, memory=memory or self.memory, context=self._ctx)
+        out = _result(self.shape, self.dtype, check_memory(memory or self.memory), self._ctx)
         if self._size:
             out._buf.copy_from(self._buf, 0, 0, self.nbytes)
         return out
@@ -516,7 +516,9 @@ ndarray.__array_ufunc__ = __array_ufunc__
 
 
 def empty(shape, dtype=np.float32, *, memory=None, context=None):
-    """A new resident array (zeroed: Vulkan memory is cleared before use)."""
+    """A new resident array (zeroed: Vulkan memory is cleared before use;
+    for 'device' and 'rebar' memory by a fill on the GPU, sent with the next
+    submission, so it costs the host nothing)."""
     ctx = _context.resolve(context)
     dt = check_dtype(dtype)
     memory = check_memory(memory, ctx)
@@ -525,6 +527,20 @@ def empty(shape, dtype=np.float32, *, memory=None, context=None):
     for s in shape:
         n *= s
     buf = _native.ext().Buffer(ctx._native, _padded(n * storage_dtype(dt).itemsize), memory)
+    return ndarray(buf, shape, dt, ctx)
+
+
+def _result(shape, dt, memory, ctx):
+    """A new array whose every element the caller's next operation writes
+    on the GPU (a ufunc's or vp.jit's result, a full copy): its memory comes
+    from the pool as is, with only the padding past the elements zeroed, so
+    a temporary costs no zeroing (docs/python-api.md, "Memory"). `shape` a
+    tuple, `dt` a checked dtype, `memory` a kind, `ctx` a Context."""
+    n = 1
+    for s in shape:
+        n *= s
+    nbytes = n * storage_dtype(dt).itemsize
+    buf = _native.ext().Buffer(ctx._native, _padded(nbytes), memory, nbytes)
     return ndarray(buf, shape, dt, ctx)
 
 
@@ -539,8 +555,9 @@ def full(shape, fill_value, dtype=None, *, memory=None, context=None):
     value's own dtype for a NumPy scalar)."""
     if dtype is None:
         dtype = default_dtype(np.asarray(fill_value).dtype, fill_value)
-    out = empty(shape, dtype, memory=memory, context=context)
-    _fill(out, fill_value)
+    ctx = _context.resolve(context)
+    out = _result(_shape(shape), check_dtype(dtype), check_memory(memory, ctx), ctx)
+    _fill(out, fill_value)  # writes every element: no zeroing first
     return out
 
 
@@ -646,7 +663,7 @@ def asarray(obj, dtype=None, *, memory=None, context=None):
         if target is not None:
             buf = _native.ext().Buffer.import_host(ctx._native, target)
             return ndarray(buf, a.shape, dt, ctx)
-    out = empty(a.shape, dt, memory=memory, context=ctx)
+    out = _result(_shape(a.shape), dt, memory, ctx)  # the upload writes every element
     if out._size:
         out._buf.upload(np.ascontiguousarray(a, dtype=out._sdtype))
     return out

@@ -715,7 +715,7 @@ class JitFunction:
                 bind[name] = outs[k]._buf
                 results.append(outs[k])
             elif resident is not None:
-                r = _array.empty(shape, dt, memory=resident.memory, context=ctx)
+                r = _array._result(tuple(shape), dt, resident.memory, ctx)  # written whole
                 bind[name] = r._buf
                 results.append(r)
             else:

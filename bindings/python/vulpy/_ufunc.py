@@ -254,7 +254,7 @@ class Ufunc:
             except (TypeError, OverflowError):
                 return None  # the slow path raises NumPy's error
         if out is None:
-            out = _array.empty(shape, out_dt, memory=a0._buf.kind, context=ctx)
+            out = _array._result(shape, out_dt, a0._buf.kind, ctx)  # written whole: not zeroed
         elif out.dtype != out_dt:
             return None  # the slow path says what is wrong
         binds = [a._buf for a in args if type(a) is _array.ndarray]
@@ -414,7 +414,7 @@ def _apply(uf, args, out, context, sync, loop=None):
 
     if dst is None:
         if resident is not None:
-            dst = _array.empty(oshape, out_dt, memory=resident.memory, context=ctx)
+            dst = _array._result(oshape, out_dt, resident.memory, ctx)  # written whole
             obuf = dst._buf
         else:
             osz = max(n * _array.storage_dtype(out_dt).itemsize, 16)
