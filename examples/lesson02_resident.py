@@ -7,13 +7,14 @@ ctx = vp.default_context()
 x = np.linspace(0.0, 1.0, 1_000_000, dtype=np.float32)
 
 # The seed's resident example.
-xv = vp.asarray(x)
+xv = vp.asarray(x)             # one upload
 yv = vp.empty_like(xv)
-vp.sin(xv, out=yv)
+vp.sin(xv, out=yv)             # no transfer at all
+if yv.mappable:
+    result = yv.numpy_view()   # NumPy data pointer == Vulkan buffer pointer
 print("memory kind:", yv.memory, "| mappable:", yv.mappable)
 
 if yv.mappable:
-    result = yv.numpy_view()          # NumPy data pointer == Vulkan buffer pointer
     assert result.__array_interface__["data"][0] == yv.buffer.address
     # the view is live: the next dispatch shows in it without another call
     vp.cos(xv, out=yv)
@@ -35,6 +36,20 @@ for kind in vp.MEMORY_KINDS:
 # Reshape and ravel are views of the same buffer.
 m = vp.arange(12, dtype=np.float32).reshape(3, 4)
 assert m.ravel().buffer is m.buffer
+
+# Slicing makes strided views of the same buffer, as NumPy's does; views are
+# ufunc inputs and out= targets, and assignments write through them.
+v = m[1:, ::2]                 # rows 1-2, every other column: no copy
+assert v.buffer is m.buffer and not v.contiguous
+m[0, :] = 0                    # one kernel writes through the view
+vp.multiply(m[:, 1], 10.0, out=m[:, 1])
+big = m[m > 5]                 # a boolean mask gathers (a new array)
+want = np.arange(12, dtype=np.float32).reshape(3, 4)
+want[0, :] = 0
+want[:, 1] *= 10
+np.testing.assert_array_equal(m.numpy(), want)
+np.testing.assert_array_equal(v.numpy(), want[1:, ::2])
+np.testing.assert_array_equal(big.numpy(), want[want > 5])
 
 # Page-aligned host memory is imported with no copy (VK_EXT_external_memory_host).
 if ctx.has("external_memory_host"):

@@ -9,12 +9,8 @@ import vulpy as vp
 
 # A kernel is an annotated Python function: buffers, then push constants.
 @vp.kernel(local_size_x=64)
-def push_particles(
-    pos: vp.Buffer[vp.vec4],
-    vel: vp.Buffer[vp.vec4],
-    n:   vp.uint32,
-    dt:  vp.float32,
-):
+def push_particles(pos: vp.Buffer[vp.vec4], vel: vp.Buffer[vp.vec4],
+                   n: vp.uint32, dt: vp.float32):
     i    = vp.global_id()
     x    = vp.var(pos[i].xyz)
     v    = vp.var(vel[i].xyz)
@@ -26,6 +22,7 @@ N = 1000                               # not a multiple of 64: the guard makes i
 pos = np.random.default_rng(0).standard_normal((N, 4)).astype(np.float32)
 vel = np.ones((N, 4), np.float32)
 pos_v, vel_v = vp.asarray(pos), vp.asarray(vel)
+
 push_particles(pos_v, vel_v, dispatch=N, n=N, dt=0.001)
 want = pos.copy()
 want[:, :3] += 0.001
@@ -53,13 +50,15 @@ def main(pos: vp.Buffer[vp.float32], vel: vp.Buffer[vp.float32]):
 path = os.path.join(tempfile.mkdtemp(), "my_kernel.vul.py")
 with open(path, "w") as f:
     f.write(src)
-p = np.zeros(N, np.float32)
-shader = vp.compile(path, local_size_x=256)
-shader.allocate(pos=p, vel=p)          # sizes the buffers, no data moves
-shader.upload("pos", p)
-shader.upload("vel", np.ones(N, np.float32))
+pos_array = np.zeros(N, np.float32)
+vel_array = np.ones(N, np.float32)
+shader = vp.compile(path, local_size_x=256)     # path: "my_kernel.vul.py"
+shader.allocate(pos=pos_array, vel=vel_array)   # sizes the buffers, moves no data
+shader.upload("pos", pos_array)                 # allocate() moved nothing:
+shader.upload("vel", vel_array)                 # upload every input
 shader.run(dispatch=N, N=N, dt=0.5)
-np.testing.assert_array_equal(shader.download("pos"), np.full(N, 0.5, np.float32))
+new_pos = shader.download("pos")
+np.testing.assert_array_equal(new_pos, np.full(N, 0.5, np.float32))
 
 # A control buffer: words the CPU and the GPU change atomically.
 control = vp.ControlBuffer(["mode", "hot_count"], words=16)
@@ -90,8 +89,8 @@ void main() {
     pos[i].xyz += vel[i].xyz * pc.dt;
 }
 """
-k = vp.kernel(GLSL_SOURCE, buffers=2, push=[("n", "uint32"), ("dt", "float32")])
 before = pos_v.numpy()
+k = vp.kernel(GLSL_SOURCE, buffers=2, push=[("n", "uint32"), ("dt", "float32")])
 k(pos_v, vel_v, dispatch=N, n=N, dt=0.001)
 want = before.copy()
 want[:, :3] += 0.001
