@@ -109,7 +109,8 @@ def commands(md):
     for block in blocks(md, "sh"):
         for line in block.splitlines():
             if line.startswith("python -m vulpy "):
-                yield line.split("  #")[0].strip()
+                # run it; a `> FILE` redirection is left out (nothing is written)
+                yield line.split("  #")[0].split(" > ")[0].strip()
 
 
 def printed_by_the_example(md):
@@ -126,10 +127,12 @@ def printed_by_the_example(md):
 
 @needs_target
 @pytest.mark.parametrize("md", [md for md in LESSONS if list(commands(md)) or blocks(md, "glsl")
-                                or blocks(md, "output")], ids=lambda p: p.name)
+                                or blocks(md, "cuda") or blocks(md, "output")],
+                         ids=lambda p: p.name)
 def test_commands_run_and_output_blocks_are_their_output(md):
-    """```glsl blocks: printed by the lesson's commands (or its program, or
-    in its source: raw GLSL); ```output blocks: printed by its program."""
+    """```glsl and ```cuda blocks: printed by the lesson's commands (or by
+    its program, or in its source: raw GLSL); ```output blocks: printed by
+    its program."""
     printed = []
     for cmd in commands(md):
         argv = [sys.executable] + cmd.split()[1:]
@@ -138,9 +141,9 @@ def test_commands_run_and_output_blocks_are_their_output(md):
         printed.append(r.stdout)
     text = "\n".join(printed + [p.read_text() for p in sources(md)])
     example = None
-    for lang in ("glsl", "output"):
+    for lang in ("glsl", "cuda", "output"):
         for block in blocks(md, lang):
-            if lang == "glsl" and not missing_paragraphs(block, text):
+            if lang != "output" and not missing_paragraphs(block, text):
                 continue
             if example is None:
                 example = printed_by_the_example(md)
