@@ -24,7 +24,8 @@ control = vp.ControlBuffer(["mode", "hot", "groups_done", "total"], words=16)
 defines = "\n".join(f"#define {k} {v}" for k, v in control.words_as_constants().items())
 print(defines)
 
-HISTOGRAM_GLSL = """#version 450
+HISTOGRAM_GLSL = """\
+#version 450
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) coherent buffer Control { uint words[]; };
 layout(std430, binding = 1) readonly buffer X { float x[]; };
