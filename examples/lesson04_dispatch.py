@@ -1,12 +1,17 @@
 """Lesson 4 - @vp.kernel: invocation ids, the dispatch grid, push constants
 (docs/tutorials/04-dispatch.md).
 
-    python examples/lesson04_dispatch.py [--size 256] [--steps 200]
+    python examples/lesson04_dispatch.py [--size 256] [--steps 200] [--png FILE]
 
---size is the side of the 2-D image, --steps the number of calls timed.
+--size is the side of the 2-D image, --steps the number of calls timed,
+--png draws the ids of part 1 (which workgroup ran each pixel).
 Exits non-zero when a result disagrees with NumPy.
 """
 import argparse
+import os
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
@@ -16,6 +21,7 @@ import vulpy as vp
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument("--size", type=int, default=256, help="image side (pixels)")
 ap.add_argument("--steps", type=int, default=200, help="calls timed")
+ap.add_argument("--png", help="draw the workgroup of each pixel here")
 args = ap.parse_args()
 
 
@@ -120,4 +126,41 @@ print(f"device: {vp.default_context().name}")
 print(f"tiny @vp.kernel call (64 invocations, synchronous): {t_tiny * 1e6:.1f} us")
 print(f"blob {n}x{n}: vulpy {t_gpu * 1e3:.3f} ms, numpy {t_np * 1e3:.3f} ms "
       f"({t_np / t_gpu:.2f}x)")
+
+# 5. The picture: each pixel coloured by the workgroup that ran it; the
+# launched grid is 3 x 3 groups of 8 x 4 (24 x 12), the guard cut it to 20 x 10.
+PLOT = """
+import sys, numpy as np, matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from matplotlib.patches import Rectangle
+wid = np.load(sys.argv[1]); H, W = wid.shape[:2]
+group = wid[..., 1] * 3 + wid[..., 0]
+fig, ax = plt.subplots(figsize=(7, 3.8), dpi=100)
+ax.imshow(group, cmap="tab10", vmin=0, vmax=10, alpha=0.45,
+          extent=(-0.5, W - 0.5, H - 0.5, -0.5))
+for x0, y0, w, h in ((W - 0.5, -0.5, 24 - W, 12), (-0.5, H - 0.5, W, 12 - H)):
+    ax.add_patch(Rectangle((x0, y0), w, h, facecolor="0.93", edgecolor="0.6", hatch="//", lw=0))
+for gy in range(3):
+    for gx in range(3):
+        ax.add_patch(Rectangle((gx * 8 - 0.5, gy * 4 - 0.5), 8, 4, fill=False, lw=1.5))
+        ax.text(gx * 8 + 3.5, gy * 4 + 1.5, f"workgroup ({gx},{gy})", ha="center", va="center",
+                fontsize=8)
+ax.set_xlim(-0.5, 23.5); ax.set_ylim(11.5, -0.5)
+ax.set_xticks(range(0, 24, 2)); ax.set_yticks(range(0, 12, 2))
+ax.set_xlabel("global_id(0) = x"); ax.set_ylabel("global_id(1) = y")
+ax.set_title("dispatch=(20, 10), local size 8 x 4: 3 x 3 workgroups; the guard returns in the hatched part",
+             fontsize=9)
+fig.tight_layout(); fig.savefig(sys.argv[2])
+"""
+if args.png:
+    npy = os.path.join(tempfile.mkdtemp(), "wid.npy")
+    np.save(npy, wg.reshape(H, W, 2))
+    try:
+        import matplotlib  # noqa: F401
+        py = sys.executable
+    except ImportError:    # the .venv has none: Debian's python3-matplotlib draws it
+        py = "/usr/bin/python3"
+    subprocess.run([py, "-c", PLOT, npy, args.png], check=True)
+    print("wrote", args.png)
 print("lesson 4: OK")
