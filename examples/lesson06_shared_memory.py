@@ -1,12 +1,17 @@
 """Lesson 6 - shared memory and barriers: a workgroup tree reduction
 (docs/tutorials/06-shared-memory.md).
 
-    python examples/lesson06_shared_memory.py [--size 1000000] [--steps 20]
+    python examples/lesson06_shared_memory.py [--size 1000000] [--steps 20] [--png FILE]
 
---size is the number of float32 values summed, --steps the calls timed.
+--size is the number of float32 values summed, --steps the calls timed,
+--png draws the tree of kernel 4 for a 16-wide workgroup.
 Exits non-zero when a sum disagrees with NumPy's.
 """
 import argparse
+import os
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
@@ -16,6 +21,7 @@ import vulpy as vp
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument("--size", type=int, default=1_000_000, help="values summed")
 ap.add_argument("--steps", type=int, default=20, help="calls timed")
+ap.add_argument("--png", help="draw kernel 4's tree here")
 args = ap.parse_args()
 
 TILE = 256                        # invocations per workgroup
@@ -151,4 +157,53 @@ tn = timed(lambda: float(np.sum(x)), args.steps)
 print(f"device: {vp.default_context().name}")
 print(f"{args.size:,} floats: kernel 4 {t4 * 1e3:.3f} ms, kernel 1 {t1 * 1e3:.3f} ms "
       f"({t1 / t4:.2f}x slower), subgroups {ts * 1e3:.3f} ms, vp.sum {tv * 1e3:.3f} ms, numpy {tn * 1e3:.3f} ms")
+
+# The picture: kernel 4's tree for a 16-wide workgroup (32 values), each row
+# one level of tile between two barriers, computed as the kernel does.
+PLOT = r"""
+import sys, numpy as np, matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+levels = np.load(sys.argv[1]); T = levels.shape[1]
+fig, ax = plt.subplots(figsize=(8, 3.6), dpi=100)
+for r, row in enumerate(levels):
+    live = T if r == 0 else T >> r
+    for c in range(T):
+        on = c < live
+        ax.add_patch(plt.Rectangle((c, -r - 0.4), 0.9, 0.8, color="#9ecae1" if on else "0.93"))
+        if on:
+            ax.text(c + 0.45, -r, f"{row[c]:g}", ha="center", va="center", fontsize=7)
+    if r + 1 < len(levels):
+        s = T >> (r + 1)
+        for c in range(s):
+            for src in (c, c + s):
+                ax.annotate("", xy=(c + 0.45, -r - 1 + 0.4), xytext=(src + 0.45, -r - 0.4),
+                            arrowprops=dict(arrowstyle="->", lw=0.6, color="0.4"))
+        ax.text(T + 0.2, -r - 0.5, "barrier", fontsize=7, color="firebrick", va="center")
+ax.text(-0.3, 0, "tile after load\n(x[i] + x[i+16])", ha="right", va="center", fontsize=7)
+ax.set_xlim(-4, T + 2); ax.set_ylim(-len(levels) + 0.3, 0.7); ax.axis("off")
+ax.set_title("kernel 4, sequential addressing: lanes 0..s-1 add tile[lid + s], s = 8, 4, 2, 1",
+             fontsize=9)
+fig.tight_layout(); fig.savefig(sys.argv[2])
+"""
+if args.png:
+    T = 16
+    vals = np.arange(2 * T, dtype=np.float32) % 5
+    tile = vals[:T] + vals[T:]            # first add during load
+    levels = [tile.copy()]
+    s = T // 2
+    while s > 0:
+        tile[:s] = tile[:s] + tile[s:2 * s]
+        levels.append(tile.copy())
+        s >>= 1
+    assert levels[-1][0] == vals.sum()
+    npy = os.path.join(tempfile.mkdtemp(), "levels.npy")
+    np.save(npy, np.array(levels))
+    try:
+        import matplotlib  # noqa: F401
+        py = sys.executable
+    except ImportError:    # the .venv has none: Debian's python3-matplotlib draws it
+        py = "/usr/bin/python3"
+    subprocess.run([py, "-c", PLOT, npy, args.png], check=True)
+    print("wrote", args.png)
 print("lesson 6: OK")
