@@ -1,5 +1,7 @@
 """Lesson 3 - kernels: @vp.kernel, .vul.py files, raw GLSL (docs/tutorials/03-kernels.md)."""
+import atexit
 import os
+import shutil
 import tempfile
 
 import numpy as np
@@ -47,7 +49,9 @@ def main(pos: vp.Buffer[vp.float32], vel: vp.Buffer[vp.float32]):
         return
     pos[i] = pos[i] + vel[i] * pc.dt
 '''
-path = os.path.join(tempfile.mkdtemp(), "my_kernel.vul.py")
+tmp = tempfile.mkdtemp()
+atexit.register(shutil.rmtree, tmp, True)
+path = os.path.join(tmp, "my_kernel.vul.py")
 with open(path, "w") as f:
     f.write(src)
 pos_array = np.zeros(N, np.float32)

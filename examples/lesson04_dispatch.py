@@ -8,7 +8,9 @@
 Exits non-zero when a result disagrees with NumPy.
 """
 import argparse
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -154,7 +156,9 @@ ax.set_title("dispatch=(20, 10), local size 8 x 4: 3 x 3 workgroups; the guard r
 fig.tight_layout(); fig.savefig(sys.argv[2])
 """
 if args.png:
-    npy = os.path.join(tempfile.mkdtemp(), "wid.npy")
+    tmp = tempfile.mkdtemp()
+    atexit.register(shutil.rmtree, tmp, True)
+    npy = os.path.join(tmp, "wid.npy")
     np.save(npy, wg.reshape(H, W, 2))
     try:
         import matplotlib  # noqa: F401

@@ -7,7 +7,9 @@ CUDA and HIP output (docs/tutorials/05-vul-files.md).
 Exits non-zero when a result disagrees with NumPy.
 """
 import argparse
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -87,6 +89,7 @@ print(f"edited GLSL: heat entering from the left wall, {u.numpy().sum():.4f} aft
 
 # 4. The same kernel as CUDA C++ and HIP: self-contained sources for nvcc / hipcc.
 out = tempfile.mkdtemp()
+atexit.register(shutil.rmtree, out, True)
 for to, ext, marker in (("cuda", "cu", "__global__ void main_kernel"),
                         ("hip", "hip", "#include <hip/hip_runtime.h>")):
     src = vulpy_cli(f"emit-{to}", KERNEL)

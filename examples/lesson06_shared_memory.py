@@ -8,7 +8,9 @@
 Exits non-zero when a sum disagrees with NumPy's.
 """
 import argparse
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -197,7 +199,9 @@ if args.png:
         levels.append(tile.copy())
         s >>= 1
     assert levels[-1][0] == vals.sum()
-    npy = os.path.join(tempfile.mkdtemp(), "levels.npy")
+    tmp = tempfile.mkdtemp()
+    atexit.register(shutil.rmtree, tmp, True)
+    npy = os.path.join(tmp, "levels.npy")
     np.save(npy, np.array(levels))
     try:
         import matplotlib  # noqa: F401

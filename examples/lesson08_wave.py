@@ -9,8 +9,10 @@ with the discrete dispersion relation, with energy conservation, or with the
 NumPy implementation of the same update.
 """
 import argparse
+import atexit
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -167,7 +169,9 @@ fig.colorbar(im, ax=ax, shrink=0.85)
 fig.tight_layout(); fig.savefig(sys.argv[2])
 """
 if args.png:
-    npy = os.path.join(tempfile.mkdtemp(), "ez.npy")
+    tmp = tempfile.mkdtemp()
+    atexit.register(shutil.rmtree, tmp, True)
+    npy = os.path.join(tmp, "ez.npy")
     np.save(npy, u_gpu)
     try:
         import matplotlib  # noqa: F401
