@@ -79,7 +79,7 @@ def blob(img: vp.Buffer[vp.float32], w: vp.uint32, center: vp.vec2,
 
 
 n = args.size
-img = vp.empty((n, n))
+img = vp.empty((n, n), dtype=np.float32)
 blob(img, dispatch=(n, n), w=n, center=(0.3 * n, 0.6 * n), sigma=0.1 * n, amp=2.0)
 
 yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)

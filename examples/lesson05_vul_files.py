@@ -74,8 +74,8 @@ print(glsl[glsl.index("void main()"):])
 edited = glsl.replace("unew[i] = u[i];", "unew[i] = (i == 0u) ? 1.0 : u[i];")
 assert edited != glsl
 heater = vp.kernel(edited, buffers=["u", "unew"], push=[("n", "uint32"), ("r", "float32")])
-u = vp.zeros(N)
-unew = vp.zeros(N)
+u = vp.zeros(N, dtype=np.float32)
+unew = vp.zeros(N, dtype=np.float32)
 for step in range(STEPS):
     heater(u, unew, dispatch=N, n=N, r=R)
     u, unew = unew, u

@@ -103,7 +103,7 @@ def gpu_sum(xv, kernel=block_sum, per_group=2 * TILE):
     """Sums a resident float32 array: one pass per level, until one value is left."""
     while xv.size > 1:
         groups = -(-xv.size // per_group)
-        partial = vp.empty(groups)
+        partial = vp.empty(groups, dtype=np.float32)
         kernel(xv, partial, groups=(groups, 1, 1), n=xv.size)
         xv = partial
     return float(xv.numpy()[0])
