@@ -34,7 +34,38 @@ def numpy_step(u, r):
     return unew
 
 
-# 1. Compile the file and run it: named buffers, push constants by keyword.
+# 0. The seed's .vul.py file, compiled into a shader with named buffers.
+src = '''
+import vulpy as vp
+
+class PushConstants:
+    N:  uint32
+    dt: float32
+
+def main(pos: vp.Buffer[vp.float32], vel: vp.Buffer[vp.float32]):
+    i: uint32 = vp.global_id()
+    if i >= pc.N:
+        return
+    pos[i] = pos[i] + vel[i] * pc.dt
+'''
+tmp = tempfile.mkdtemp()
+atexit.register(shutil.rmtree, tmp, True)
+path = os.path.join(tmp, "my_kernel.vul.py")
+with open(path, "w") as f:
+    f.write(src)
+pos_array = np.zeros(N, np.float32)
+vel_array = np.ones(N, np.float32)
+shader = vp.compile(path, local_size_x=256)     # path: "my_kernel.vul.py"
+shader.allocate(pos=pos_array, vel=vel_array)   # sizes the buffers, moves no data
+shader.upload("pos", pos_array)                 # allocate() moved nothing:
+shader.upload("vel", vel_array)                 # upload every input
+shader.run(dispatch=N, N=N, dt=0.5)
+new_pos = shader.download("pos")
+np.testing.assert_array_equal(new_pos, np.full(N, 0.5, np.float32))
+print("my_kernel.vul.py: pos += vel * dt with both inputs uploaded")
+
+
+# 1. Compile the lesson's file and run it: named buffers, push constants by keyword.
 shader = vp.compile(KERNEL)
 u0 = np.zeros(N, np.float32)
 u0[N // 2 - 5:N // 2 + 5] = 1.0                # a hot stripe in the middle
