@@ -9,7 +9,9 @@ import pytest
 from conftest import ROOT, needs_target
 
 EXAMPLES = ["quickstart.py", "lesson01_convenience.py", "lesson02_resident.py",
-            "lesson03_kernels.py", "memsock_live_view.py"]
+            "lesson03_fusion.py", "lesson04_dispatch.py", "lesson05_vul_files.py",
+            "lesson06_shared_memory.py", "lesson07_atomics.py", "lesson08_wave.py",
+            "memsock_live_view.py"]
 
 
 @needs_target
