@@ -176,9 +176,9 @@ vrt_memsock *vrt_memsock_create(vrt_context *ctx, const vrt_memsock_desc *desc, 
   atomic_store(word(ms, VMS_HDR_SIG), desc->signature);
   bool cpu = vrt_context_device(ctx)->kind == VRT_DEVICE_CPU;
   /* Lavapipe ends every loop of an invocation silently once its loops took
-   * 65535 back-edges in all: a wait there gives up after 16384 polls (about
-   * a millisecond), counted in gpu_timeouts, so that the kernel's own loops
-   * keep most of that budget. docs/memsock.md says more. */
+   * 65535 back-edges in all: a wait there gives up after 16384 polls (well
+   * under a millisecond), counted in gpu_timeouts, so that the kernel's own
+   * loops keep most of that budget. docs/memsock.md says more. */
   atomic_store(word(ms, VMS_HDR_SPIN),
                desc->spin_limit ? desc->spin_limit : cpu ? 16384u : 0x7FFFFFFFu);
   atomic_store_explicit(word(ms, VMS_HDR_MAGIC), VMS_MAGIC, memory_order_release);

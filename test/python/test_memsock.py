@@ -519,3 +519,23 @@ def test_two_kernels_one_pipe():
     h.wait()
     pipe.close()
     assert seen == [(0, 3), (1, 67), (2, 131), (3, 10), (4, 11), (5, 323), (6, 387)]
+
+
+def test_block_wait_that_gives_up_is_counted_and_warned():
+    """A block wait bounded to zero polls (the ring's spin word set to 0):
+    with the ring full, each later fire gives up at once, is dropped and
+    counted, and the dispatch warns; the host's counts agree."""
+    pipe = vp.MemSock(dtype=vp.uint32, frame_shape=(W,),
+                      payload={"seq": vp.uint32, "check": vp.uint32})
+    pipe.open(capacity=1, policy="block")
+    np.frombuffer(pipe._native.ring, np.uint32)[12] = 0  # VMS_HDR_SPIN
+    with pytest.warns(RuntimeWarning, match="gave up waiting for a free slot 2 time"):
+        burst(pipe, dispatch=W, first=0, n=3)
+    frame, pl = pipe.next(timeout=0)
+    assert pl.seq == 0 and _frame_ok(frame, 0)
+    with pytest.raises(TimeoutError):
+        pipe.next(timeout=0)
+    st = pipe.stats
+    assert (st["published"], st["delivered"], st["dropped"]) == (3, 1, 2)
+    assert (st["gpu_timeouts"], st["gpu_dropped"]) == (2, 2)
+    pipe.close()

@@ -24,6 +24,7 @@ import atexit
 import collections
 import struct
 import threading
+import warnings
 import weakref
 
 import numpy as np
@@ -108,6 +109,7 @@ class MemSock:
         self._thread = None
         self._error = None
         self._ctrl = None
+        self._timeouts = 0
         self._views = []
         self._lock = threading.Lock()
 
@@ -278,6 +280,13 @@ class MemSock:
         """After the GPU finished a dispatch: account for its frames and, with
         callbacks, wait until they were delivered."""
         self._native.end_dispatch()
+        timeouts = self._native.stats()["gpu_timeouts"]
+        if timeouts != self._timeouts and self.policy == "block":
+            warnings.warn(f"vp.MemSock: the kernel gave up waiting for a free slot "
+                          f"{timeouts - self._timeouts} time(s) and dropped those frames "
+                          f"(a block pipe on a device that cannot wait long, or a consumer "
+                          f"that stalled: docs/memsock.md)", RuntimeWarning, stacklevel=4)
+        self._timeouts = timeouts
         if self._thread is not None:
             while not self._native.flush(0.1):
                 if not self._thread.is_alive():
