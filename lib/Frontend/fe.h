@@ -531,4 +531,8 @@ uint32_t vfe_push_field(vfe_ctx *c, const vfe_node *at, const char *name, vir_ty
 /* The hint for a missing cast: "vp.uint32(x)". */
 const char *vfe_cast_hint(vfe_ctx *c, const vir_type *to, const vfe_node *expr);
 
+/* guard.c: in a kernel that calls vp.barrier(), the dispatch guard's early
+ * return (`guard_if`) becomes predication of the buffer accesses. */
+void vfe_guard_barriers(vfe_ctx *c, vir_func *kernel, vir_op *guard_if);
+
 #endif /* VULPY_FE_H */

@@ -464,9 +464,9 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
 
 /* if any(global_id >= _vp_count) { return }: dispatch=N runs N invocations
  * even when N is not a multiple of the local size. */
-static void dispatch_guard(vfe_ctx *c, const vfe_node *def) {
+static vir_op *dispatch_guard(vfe_ctx *c, const vfe_node *def) {
   if (!c->push || c->count_field == UINT32_MAX)
-    return;
+    return NULL;
   vfe_set_loc(c, def);
   vir_type *u32 = vir_ty_uint(c->m, 32), *v3 = vir_ty_vec(c->m, u32, 3);
   vir_value *gid = vir_result(vfe_build(c, VIR_OP_GLOBAL_ID, v3, 0, NULL));
@@ -482,6 +482,7 @@ static void dispatch_guard(vfe_ctx *c, const vfe_node *def) {
   vir_builder_at_end(&c->b, &iff->regions[0]);
   vfe_build(c, VIR_OP_RETURN, NULL, 0, NULL);
   c->b = save;
+  return iff;
 }
 
 void vfe_translate_kernel(vfe_ctx *c, const vfe_node *def, const char *name) {
@@ -497,12 +498,12 @@ void vfe_translate_kernel(vfe_ctx *c, const vfe_node *def, const char *name) {
   memcpy(fn.f->local_size, ls, sizeof ls);
   c->b = (vir_builder){.m = c->m, .f = fn.f, .loc = vfe_loc(c, def)};
   vir_builder_at_end(&c->b, &fn.f->body);
-  if (c->opts->dispatch_guard)
-    dispatch_guard(c, def);
+  vir_op *guard = c->opts->dispatch_guard ? dispatch_guard(c, def) : NULL;
   uint32_t n;
   vfe_node **body = vfe_get_list(def, "body", &n);
   vfe_count_assigns(c, &fn, body, n);
   vfe_stmts(c, body, n);
+  vfe_guard_barriers(c, fn.f, guard); /* no early return before a barrier */
   c->fn = NULL;
 }
 
