@@ -114,6 +114,13 @@ bool vrt__prepare(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *ranges
       vrt__error(ctx, d, "kernel '%s': %u workgroups in %c, more than the %u device '%s' "
                          "allows", m->kernel, groups[i], "xyz"[i],
                  ctx->info.max_workgroup_count[i], ctx->info.name);
+      /* maxComputeWorkGroupCount is per axis (65535 on many devices): a
+       * larger 1-D problem needs a loop or a second axis in the kernel. */
+      vp_diag_hint(d, "maxComputeWorkGroupCount[%d] is %u: dispatch at most %llu invocations "
+                      "along %c with this local size and reach the other elements with a "
+                      "grid-stride loop in the kernel (or a 2-D dispatch)",
+                   i, ctx->info.max_workgroup_count[i],
+                   (unsigned long long)ctx->info.max_workgroup_count[i] * k->local[i], "xyz"[i]);
       return false;
     }
   }

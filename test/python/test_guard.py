@@ -147,3 +147,32 @@ def test_emit_glsl_still_checks_helpers_that_are_called(tmp_path):
     r = _vulpy("emit-glsl", str(f), "--kernel", "k")
     assert r.returncode == 1
     assert "'time' is a module-level value" in r.stderr and "f.py:6:" in r.stderr
+
+
+# ---------------------------------------------------- large 1-D dispatches
+
+@vp.kernel(local_size_x=1)
+def ones(a: vp.Buffer[vp.float32]):
+    a[vp.global_id()] = 1.0
+
+
+def test_too_many_workgroups_names_the_limit(ctx):
+    maxx = ctx.info["limits"]["max_workgroup_count"][0]
+    a = vp.zeros(maxx + 1, np.float32)
+    ones(a, dispatch=maxx)  # at the limit: fine
+    with pytest.raises(vp.VulkanError, match=rf"maxComputeWorkGroupCount\[0\] is {maxx}.*grid-stride"):
+        ones(a, dispatch=maxx + 1)
+
+
+@pytest.mark.slow
+def test_library_kernels_past_the_x_group_limit(ctx):
+    """Ufuncs, jit, reductions and scans lay out their own 2-D grids: 2^24 + 3
+    elements need more than 65,535 workgroups of 256."""
+    n = (1 << 24) + 3
+    x = np.random.default_rng(0).random(n, dtype=np.float32)
+    xv = vp.asarray(x)
+    np.testing.assert_array_equal((xv + np.float32(1)).numpy(), x + np.float32(1))
+    np.testing.assert_allclose(vp.jit(lambda a: a * 2.0 + 1.0)(xv).numpy(), x * 2 + 1, rtol=1e-6)
+    assert float(vp.max(xv)) == x.max()
+    np.testing.assert_allclose(float(vp.sum(xv)), x.sum(dtype=np.float64), rtol=1e-5)
+    np.testing.assert_allclose(vp.sin(xv).numpy()[-5:], np.sin(x[-5:]), rtol=1e-6)
