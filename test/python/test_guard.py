@@ -176,3 +176,22 @@ def test_library_kernels_past_the_x_group_limit(ctx):
     assert float(vp.max(xv)) == x.max()
     np.testing.assert_allclose(float(vp.sum(xv)), x.sum(dtype=np.float64), rtol=1e-5)
     np.testing.assert_allclose(vp.sin(xv).numpy()[-5:], np.sin(x[-5:]), rtol=1e-6)
+
+
+@vp.kernel(local_size_x=64)
+def double_strided(a: vp.Buffer[vp.float32], n: vp.uint32):
+    stride = vp.num_workgroups().x * 64
+    i = vp.global_id()
+    while i < n:
+        a[i] = a[i] * 2.0
+        i += stride
+
+
+def test_grid_stride_loop_from_the_docs(ctx):
+    """docs/language.md's way past the limit: a grid-stride loop."""
+    maxx = ctx.info["limits"]["max_workgroup_count"][0]
+    n = 64 * min(maxx, 65535) + 7
+    x = np.arange(n, dtype=np.float32)
+    xv = vp.asarray(x)
+    double_strided(xv, groups=4096, n=n)
+    np.testing.assert_array_equal(xv.numpy(), x * 2)
