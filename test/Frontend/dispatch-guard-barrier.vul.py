@@ -5,6 +5,7 @@
 # value comes through a local; a helper recomputes the flag.
 # RUN: %dump-ast %s | vulpy-translate --from=ast --to=vir - | FileCheck %s
 # RUN: %dump-ast %s | vulpy-translate --from=ast --to=glsl - | FileCheck %s --check-prefix=GLSL
+# RUN: %dump-ast %s > %t.json && vulpy-translate --from=ast --to=spirv %t.json -o %t.spv && spirv-val --target-env vulkan1.2 %t.spv
 import vulpy as vp
 
 def put(dst: vp.Buffer[vp.uint32], i: vp.uint32, v: vp.uint32):
