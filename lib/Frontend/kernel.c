@@ -2,8 +2,9 @@
  * constants, classes and functions; which function is the kernel; its local
  * size; its interface (storage buffers in parameter order, the push block
  * from `class PushConstants`, then the scalar parameters, then the hidden
- * `_vp_count` of the dispatch guard); the guard itself; and the buffers'
- * access qualifiers from their use.
+ * `_vp_count` of the dispatch guard); the guard itself (an early return;
+ * guard.c replaces it in kernels with a barrier); and the buffers' access
+ * qualifiers from their use.
  */
 #include <string.h>
 
