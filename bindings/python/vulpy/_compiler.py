@@ -158,7 +158,7 @@ def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispat
                                         doc.get("kernel"), opts["local_size"],
                                         opts["dispatch_guard"], opts["asserts"],
                                         opts["fast_math"], opts["optimize"], opts["features"],
-                                        0, opts["targets"], None)
+                                        0, opts["targets"], "lower-persistent")
         _disk_store(key, out)
     else:
         stats["disk_hits"] += 1
