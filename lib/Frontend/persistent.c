@@ -213,7 +213,7 @@ bool vfe_persistent_for(vfe_ctx *c, const vfe_node *s) {
   vir_type *u32 = vir_ty_uint(c->m, 32);
   vir_value *ext[3], *total = NULL;
   for (uint32_t i = 0; i < n; i++) {
-    ext[i] = vfe_expr_as(c, args[i], u32, VFE_WHAT("vp.grid_range() extent %u", 0, 0, i + 1));
+    ext[i] = vfe_expr_as(c, args[i], u32, VFE_WHAT("vp.grid_range() extent %s", i == 0 ? "nx" : i == 1 ? "ny" : "nz"));
     if (!ext[i])
       return true;
   }

@@ -14,4 +14,5 @@ def main(a: vp.Buffer[vp.float32], n: vp.uint32):
 # reaches it.
 # RUN: %dump-ast %s | not vulpy-translate --from=ast --to=vir - 2>&1 | FileCheck %s
 # CHECK: {{.*}}persistent-helper.vul.py:5:5: error: vp.grid_sync() in a helper function
+# CHECK: {{^}}  hint: call it in the persistent kernel itself, where the compiler can check that every invocation reaches it
 # CHECK-NOT: error:
