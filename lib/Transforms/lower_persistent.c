@@ -44,7 +44,11 @@
 /* @_vp_grid words (device-local) */
 enum { G_JOIN, G_ADMITTED, G_ARRIVE, G_GEN, G_STEPS, G_STOP, G_ABORT, G_SNAP = 8 };
 /* @_vp_host words (host-coherent; bindings/python/vulpy/_persistent.py) */
-enum { H_STOP, H_STEPS, H_ADMITTED, H_STATUS, H_CANARY, H_SPIN, H_BARRIERS, H_WORDS = 8 };
+enum { H_STOP, H_STEPS, H_ADMITTED, H_STATUS, H_CANARY, H_SPIN, H_BARRIERS, H_FLAGS, H_JOIN_SPIN,
+       H_WORDS = 16 };
+/* H_FLAGS bits: poll with atomic.or x, 0 instead of atomic.load (lavapipe
+ * moves atomic loads out of spin loops: the spin never sees the change) */
+enum { F_RMW_POLL = 1 };
 enum { ST_TIMEOUT = 2, ST_BUDGET = 4, ST_ABORTED = 8 };
 #define CLOSED 0x80000000u
 #define NO_GROUP 0xffffffffu
@@ -58,6 +62,7 @@ typedef struct pl {
   vir_builder b;
   vir_sym *grid, *host, *sh;
   vir_value *li, *gid, *ng;         /* local_index, virtual group id and count */
+  vir_value *rmw;                   /* bool: poll with a read-modify-write */
   vir_sym *slot_sym[MAX_SLOTS];     /* control snapshot slots: (buffer, word) */
   vir_value *slot_word[MAX_SLOTS];  /* the word index value (a const) */
   uint64_t slot_lit[MAX_SLOTS];
@@ -121,6 +126,30 @@ static void fence(pl *l) {
   }
 }
 static void wg_barrier(pl *l) { op(l, VIR_OP_BARRIER, NULL, 0, NULL); }
+static vir_sym *local(pl *l, const char *name, vir_value *init);
+static vir_value *lload(pl *l, vir_sym *s);
+static void lstore(pl *l, vir_sym *s, vir_value *v);
+
+/* A poll of word `w` inside a spin loop: a relaxed load, or where the
+ * host asked for it (H_FLAGS) an atomic or with 0, which no compiler moves
+ * out of the loop. Relaxed, with a fence after the loop: lavapipe (Mesa
+ * 22.3) drops the whole dispatch when an atomic with acquire semantics
+ * sits in a loop under a branch that only some invocations take. */
+static vir_value *poll(pl *l, vir_sym *s, uint32_t w) {
+  vir_sym *t = local(l, "_vp_poll", ku(l, 0));
+  vir_op *o = op(l, VIR_OP_IF, NULL, 1, &l->rmw);
+  vir_region *save_r = l->b.region;
+  vir_op *save_b = l->b.before;
+  if (!o)
+    return NULL;
+  vir_builder_at_end(&l->b, &o->regions[0]);
+  lstore(l, t, atom(l, VIR_OP_ATOMIC_OR, s, w, ku(l, 0), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED));
+  vir_builder_at_end(&l->b, &o->regions[1]);
+  lstore(l, t, atom(l, VIR_OP_ATOMIC_LOAD, s, w, NULL, VIR_SCOPE_DEVICE, VIR_SEM_RELAXED));
+  l->b.region = save_r;
+  l->b.before = save_b;
+  return lload(l, t);
+}
 
 /* Structured control: `iff` builds `if c { ... } else { ... }` and moves the
  * builder into region `r` of it; `leave` moves back. */
@@ -244,13 +273,13 @@ static void grid_barrier(pl *l, vir_value *limit, bool step) {
     vir_op *loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
     at a = here(l);
     into(l, loop, 0);
-    vir_op *moved = iff(l, bin(l, VIR_OP_NE, load(l, l->grid, G_GEN, VIR_SEM_ACQUIRE), gen));
+    vir_op *moved = iff(l, bin(l, VIR_OP_NE, poll(l, l->grid, G_GEN), gen));
     at b = here(l);
     into(l, moved, 0);
     term(l, VIR_OP_BREAK);
     back(l, b);
-    vir_value *ab = load(l, l->grid, G_ABORT, VIR_SEM_RELAXED);
-    vir_value *hs = load(l, l->host, H_STOP, VIR_SEM_RELAXED);
+    vir_value *ab = poll(l, l->grid, G_ABORT);
+    vir_value *hs = poll(l, l->host, H_STOP);
     vir_op *quit = iff(l, bin(l, VIR_OP_LOR, bin(l, VIR_OP_NE, ab, ku(l, 0)),
                               bin(l, VIR_OP_GE, hs, ku(l, 2))));
     b = here(l);
@@ -260,6 +289,7 @@ static void grid_barrier(pl *l, vir_value *limit, bool step) {
     back(l, b);
     spin_tick(l, k, limit, true);
     back(l, a);
+    fence(l); /* acquire: what the last arriver released */
   }
   back(l, in);
   sh_store(l, S_ABORT, load(l, l->grid, G_ABORT, VIR_SEM_ACQUIRE));
@@ -275,7 +305,7 @@ static void grid_barrier(pl *l, vir_value *limit, bool step) {
 }
 
 /* Occupancy discovery at the top of the kernel; sets l->gid, l->ng. */
-static void discovery(pl *l, vir_value *limit) {
+static void discovery(pl *l, vir_value *limit, vir_value *join_limit) {
   vir_type *v3 = vir_ty_vec(l->m, u32(l), 3);
   vir_value *nwg = val(op(l, VIR_OP_NUM_WORKGROUPS, v3, 0, NULL));
   vir_value *nx = val(op(l, VIR_OP_EXTRACT, u32(l), 1, &nwg));
@@ -297,7 +327,7 @@ static void discovery(pl *l, vir_value *limit) {
     vir_op *loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
     at a = here(l);
     into(l, loop, 0);
-    vir_value *w = load(l, l->grid, G_JOIN, VIR_SEM_ACQUIRE);
+    vir_value *w = poll(l, l->grid, G_JOIN);
     vir_value *done = bin(l, VIR_OP_LOR, bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, w, ku(l, CLOSED)), ku(l, 0)),
                           bin(l, VIR_OP_GE, bin(l, VIR_OP_AND, w, ku(l, ~CLOSED)), dispatched));
     vir_op *stop = iff(l, done);
@@ -305,7 +335,7 @@ static void discovery(pl *l, vir_value *limit) {
     into(l, stop, 0);
     term(l, VIR_OP_BREAK);
     back(l, b);
-    spin_tick(l, k, limit, false);
+    spin_tick(l, k, join_limit, false);
     back(l, a);
     vir_value *prev = atom(l, VIR_OP_ATOMIC_OR, l->grid, G_JOIN, ku(l, CLOSED), VIR_SCOPE_DEVICE,
                            VIR_SEM_ACQ_REL);
@@ -321,7 +351,7 @@ static void discovery(pl *l, vir_value *limit) {
     vir_sym *n = local(l, "_vp_admitted", ku(l, 0));
     loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
     into(l, loop, 0);
-    vir_value *c = load(l, l->grid, G_ADMITTED, VIR_SEM_ACQUIRE);
+    vir_value *c = poll(l, l->grid, G_ADMITTED);
     lstore(l, n, c);
     stop = iff(l, bin(l, VIR_OP_NE, c, ku(l, 0)));
     b = here(l);
@@ -330,6 +360,7 @@ static void discovery(pl *l, vir_value *limit) {
     back(l, b);
     spin_tick(l, k, limit, true);
     back(l, a);
+    fence(l);
     vir_value *nv = lload(l, n);
     /* a joiner that never saw the count leaves (the run reports a timeout) */
     vir_op *ok = iff(l, bin(l, VIR_OP_NE, nv, ku(l, 0)));
@@ -475,7 +506,10 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
   l->b.loc = k->loc;
   l->li = val(op(l, VIR_OP_LOCAL_INDEX, u32(l), 0, NULL));
   vir_value *limit = load(l, l->host, H_SPIN, VIR_SEM_RELAXED);
-  discovery(l, limit);
+  vir_value *join_limit = load(l, l->host, H_JOIN_SPIN, VIR_SEM_RELAXED);
+  vir_value *flags = load(l, l->host, H_FLAGS, VIR_SEM_RELAXED);
+  l->rmw = bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, flags, ku(l, F_RMW_POLL)), ku(l, 0));
+  discovery(l, limit, join_limit);
   grid_barrier(l, limit, false);
   vir_type *v3 = vir_ty_vec(l->m, u32(l), 3);
   vir_value *lid = val(op(l, VIR_OP_LOCAL_ID, v3, 0, NULL));

@@ -15,7 +15,7 @@ import functools
 
 import numpy as np
 
-from . import _array, _astjson, _compiler, _context, _native
+from . import _array, _astjson, _compiler, _context, _native, _persistent
 from ._launch import Handle, Program
 from ._types import python_name, vir_lanes, vir_scalar
 
@@ -288,6 +288,10 @@ class PyKernel(_PyCall, _Inspect):
         """The Python path: every check, every kind of argument, its errors
         (calls arrive here from _CallBase when its Launcher declines)."""
         prog = self._prog or self.program()
+        if _persistent.is_persistent(prog):  # one dispatch that owns its loop
+            self._fast = False
+            return _persistent.call(prog, buffers, push, dispatch, groups, sync,
+                                    context or self.context)
         r = launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
                    prog.label)
         if self._fast is None:

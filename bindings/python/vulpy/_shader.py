@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from . import _array, _astjson, _compiler, _context, _native
+from . import _array, _astjson, _compiler, _context, _native, _persistent
 from ._kernel import _Inspect, _check_elem, launch
 from ._launch import Program
 from ._types import python_name, vir_lanes, vir_scalar
@@ -228,10 +228,14 @@ class Shader(_Inspect):
 
     def run(self, dispatch=None, *, groups=None, sync=True, **push):
         """Dispatches with the allocated buffers and push constants by name."""
-        missing = [n for n in self.buffer_names if n not in self._bufs]
+        missing = [n for n in self.buffer_names if n not in self._bufs and
+                   n not in _persistent.HIDDEN]
         if missing:
             raise RuntimeError(f"{self._prog.label}: buffer(s) {', '.join(missing)} not "
                                f"allocated; call allocate() or upload() first")
+        if _persistent.is_persistent(self._prog):
+            args = [self._bufs[n] for n in self.buffer_names[:-len(_persistent.HIDDEN)]]
+            return _persistent.call(self._prog, args, push, dispatch, groups, sync, self.context)
         args = [self._bufs[n] for n in self.buffer_names]
         return launch(self._prog, args, push, dispatch, groups, sync, self.context,
                       self._prog.label)

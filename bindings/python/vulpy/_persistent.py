@@ -1,0 +1,236 @@
+"""Persistent programs: one dispatch that owns its time loop (docs/persistent.md).
+
+    @vp.kernel(persistent=True, control_words={"ctrl": ["mode"]})
+    def heat(u: vp.Buffer[vp.float32], v: vp.Buffer[vp.float32], ctrl: vp.Control,
+             n: vp.uint32, steps: vp.uint32):
+        for t in range(steps):                 # the time loop, on the GPU
+            for p in vp.grid_range(n):         # any number of resident groups
+                v[p] = ...
+            vp.grid_sync()                     # every invocation, then go on
+            ...
+
+    h = heat(u, v, ctrl, n=N, steps=10_000, sync=False)   # returns at once
+    h.steps              # steps done so far (the GPU publishes it)
+    ctrl["mode"] = 1     # steering: seen at the next step boundary
+    h.stop()             # ends after the current step
+    h.wait(timeout=5.0)  # vp.TimeoutError if not done by then
+
+The compiler (lower-persistent) adds two hidden buffers: device words for
+discovery and the grid barrier (_vp_grid) and host-coherent words the host
+reads and writes while the kernel runs (_vp_host). This module allocates
+them, picks the number of groups and the mode, and checks the status words
+after the run: a barrier timeout or lavapipe's loop budget is an error,
+never a silent wrong result.
+"""
+import os
+import time
+
+import numpy as np
+
+from . import _array, _context, _errors
+from ._control import ControlBuffer
+
+# @_vp_host words (lib/Transforms/lower_persistent.c)
+(H_STOP, H_STEPS, H_ADMITTED, H_STATUS, H_CANARY, H_SPIN, H_BARRIERS, H_FLAGS,
+ H_JOIN_SPIN) = range(9)
+HOST_WORDS = 16
+F_RMW_POLL = 1  # poll with atomic or-0: lavapipe moves atomic loads out of spin loops
+GRID_WORDS = 8 + 64
+ST_TIMEOUT, ST_BUDGET = 2, 4
+CANARY = 3
+HIDDEN = ("_vp_grid", "_vp_host")
+
+
+class PersistentError(_errors.VulkanError):
+    """A persistent run failed in a way the GPU reported: its grid barrier
+    timed out (groups that were not co-resident, or a deadlock), or a loop of
+    the run was cut short (lavapipe's per-invocation loop budget)."""
+
+
+def is_persistent(prog):
+    names = [b["name"] for b in prog.buffers]
+    return names[-2:] == list(HIDDEN)
+
+
+def _lavapipe(ctx):
+    return ctx.info.get("driver_name") == "llvmpipe"
+
+
+def _threads(ctx):
+    """Lavapipe's worker threads (LP_NUM_THREADS, else the CPU count, at most 32)."""
+    try:
+        n = int(os.environ.get("LP_NUM_THREADS", "0"))
+    except ValueError:
+        n = 0
+    return max(1, min(n or os.cpu_count() or 1, 32))
+
+
+def default_groups(ctx, local):
+    """How many groups to dispatch: discovery trims it to what is resident.
+    VULPY_PERSISTENT_GROUPS overrides the estimate."""
+    env = os.environ.get("VULPY_PERSISTENT_GROUPS")
+    if env:
+        return max(1, int(env))
+    if _lavapipe(ctx):
+        return _threads(ctx)
+    # Without a core count from the driver: 8 groups of <= 256 invocations a
+    # core on the largest GPUs VulPy knows (132 SMs), trimmed by discovery.
+    per = max(1, 2048 // max(local, 1))
+    return min(132 * per, 4096)
+
+
+def spin_limit(ctx):
+    """Polls of a waiting group before it reports a barrier timeout. On
+    lavapipe every poll draws on the 65,535 back-edges an invocation has."""
+    env = os.environ.get("VULPY_PERSISTENT_SPIN")
+    if env:
+        return max(1, int(env))
+    return 4000 if _lavapipe(ctx) else 1 << 26
+
+
+def choose_mode(ctx, groups, mode):
+    """'persistent' or 'stepped', and why. Lavapipe runs groups in chunks
+    per thread: a grid barrier over more groups than threads cannot work
+    there (discovery admits at most one per thread anyway)."""
+    if mode not in ("auto", "persistent", "stepped"):
+        raise ValueError(f"mode= must be 'auto', 'persistent' or 'stepped', not {mode!r}")
+    return "persistent" if mode == "auto" else mode
+
+
+class PersistentHandle:
+    """A running persistent program (what a persistent kernel's call with
+    sync=False returns). steps, admitted and status read the words the GPU
+    publishes; stop() asks it to end after the current step; wait() blocks
+    (raising vp.TimeoutError after `timeout` seconds) and checks the run."""
+
+    def __init__(self, inner, host, grid, mode, groups, label, steering=()):
+        self._inner, self._host, self._grid = inner, host, grid
+        self.mode, self.groups, self._label = mode, groups, label
+        self._done = False
+        self._steering = steering
+
+    @property
+    def steps(self):
+        """Steps of the time loop done so far (published at each step boundary)."""
+        return self._host[H_STEPS]
+
+    @property
+    def admitted(self):
+        """Groups that discovery admitted (0 until it ran)."""
+        return self._host[H_ADMITTED]
+
+    @property
+    def barriers(self):
+        """Grid barriers passed so far."""
+        return self._host[H_BARRIERS]
+
+    @property
+    def done(self):
+        return self._done or self._inner.done
+
+    def stop(self):
+        """Asks the program to stop at the next step boundary (the time loop
+        ends there; the rest of the kernel runs). Returns at once."""
+        self._host[H_STOP] = 1
+
+    def abort(self):
+        """Asks every group to leave at once, at its next grid barrier or
+        spin; results are partial. wait() then raises PersistentError."""
+        self._host[H_STOP] = 2
+
+    def wait(self, timeout=None):
+        """Blocks until the program ends; raises vp.TimeoutError after
+        `timeout` seconds (the program keeps running: stop(), abort() or
+        wait again), PersistentError when the GPU reported a failure."""
+        if self._done:
+            return None
+        if timeout is not None:
+            deadline = time.monotonic() + float(timeout)
+            pause = 1e-4
+            while not self._inner.done:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise _errors.TimeoutError(f"{self._label}: still running after {timeout} s "
+                                       f"({self.steps} steps done); call stop() or abort(), "
+                                       f"or wait again")
+                time.sleep(min(pause, left))
+                pause = min(pause * 2, 0.01)
+        self._inner.wait()
+        self._done = True
+        status = self._host[H_STATUS]
+        if status & ST_TIMEOUT or self._host[H_STOP] >= 2:
+            raise PersistentError(
+                f"{self._label}: a grid barrier timed out or the run was aborted after "
+                f"{self.steps} steps ({self.admitted} groups admitted): groups that are not "
+                f"co-resident, or a grid sync that not every invocation reaches; results are "
+                f"partial")
+        if status & ST_BUDGET:
+            raise PersistentError(
+                f"{self._label}: a loop of the run was cut short by the device's loop budget "
+                f"(lavapipe stops loops silently after 65,535 back-edges an invocation, spins "
+                f"included); results are wrong. Run fewer steps a launch, or mode='stepped'")
+        return None
+
+    def __repr__(self):
+        state = "done" if self.done else "running"
+        return (f"<vp.PersistentHandle {self._label} {state}, {self.mode}, "
+                f"{self.steps} steps, {self.admitted}/{self.groups} groups>")
+
+
+def call(prog, buffers, push, dispatch, groups, sync, context):
+    """A persistent kernel's call: k(bufs..., sync=False, groups=G,
+    mode='auto'|'persistent'|'stepped', timeout=None, **push)."""
+    label = prog.label
+    if dispatch is not None:
+        raise TypeError(f"{label} is persistent: it loops over its domain itself "
+                        f"(vp.grid_range); give groups= (workgroups to start) or nothing, "
+                        f"not dispatch=")
+    push = dict(push)
+    mode = push.pop("mode", "auto")
+    timeout = push.pop("timeout", None)
+    if push.pop("persistent", True) is False:
+        mode = "stepped"
+    return launch(prog, buffers, push, groups, sync, context, label, mode, timeout)
+
+
+def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeout=None):
+    """Runs a persistent program: buffers are the kernel's own (the hidden
+    ones are added here); groups= the groups to dispatch (an estimate by
+    default). Returns a PersistentHandle (sync=False) or None after a
+    checked run (sync=True)."""
+    from ._kernel import launch as kernel_launch
+    want = len(prog.buffers) - len(HIDDEN)
+    if len(buffers) != want:
+        names = ", ".join(b["name"] for b in prog.buffers[:want])
+        raise TypeError(f"{label} takes {want} buffer(s) ({names}), got {len(buffers)}")
+    ctx = context
+    for a in buffers:
+        c = getattr(a, "_ctx", None)
+        if c is not None and ctx is None:
+            ctx = c
+    ctx = _context.resolve(ctx)
+    local = int(np.prod(prog.manifest.get("local_size") or (64, 1, 1)))
+    if groups is None:
+        groups = default_groups(ctx, local)
+    elif isinstance(groups, (tuple, list)):
+        groups = int(np.prod(groups))
+    if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
+        raise ValueError(f"{label}: groups= must be a positive int, got {groups!r}")
+    groups = int(groups)
+    mode = choose_mode(ctx, groups, mode)
+    host = ControlBuffer([], words=HOST_WORDS, context=ctx)
+    host[H_SPIN] = spin_limit(ctx)
+    # joiners wait this long for the rest of the dispatch (all resident
+    # groups start within microseconds on a GPU; lavapipe's later chunks
+    # never start while the first ones spin)
+    host[H_JOIN_SPIN] = 2000 if _lavapipe(ctx) else 20000
+    host[H_FLAGS] = F_RMW_POLL if _lavapipe(ctx) else 0
+    host[H_CANARY] = CANARY
+    grid = _array.zeros(GRID_WORDS, np.uint32, context=ctx)
+    inner = kernel_launch(prog, list(buffers) + [grid, host], push, None, (groups, 1, 1), False,
+                          ctx, label)
+    h = PersistentHandle(inner, host, grid, mode, groups, label)
+    if sync:
+        h.wait(timeout)
+        return None
+    return h
