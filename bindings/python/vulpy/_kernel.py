@@ -265,7 +265,9 @@ class PyKernel(_PyCall, _Inspect):
 
     def _document(self):
         if self._doc is None:
-            self._doc = _rewrite_control(_astjson.dump_function(self.fn, self.options))
+            doc = _astjson.dump_function(self.fn, self.options)
+            # named control words (ctrl.mode) need the frontend to see vp.Control
+            self._doc = doc if self.options.get("control_words") else _rewrite_control(doc)
         return self._doc
 
     def _artifacts(self):

@@ -72,7 +72,10 @@ def default_groups(ctx, local):
     if env:
         return max(1, int(env))
     if _lavapipe(ctx):
-        return _threads(ctx)
+        # one group: lavapipe's groups wait for each other by spinning, and
+        # every poll draws on the 65,535 back-edges an invocation has; a
+        # thread the OS parks makes the others spin for milliseconds
+        return 1
     # Without a core count from the driver: 8 groups of <= 256 invocations a
     # core on the largest GPUs VulPy knows (132 SMs), trimmed by discovery.
     per = max(1, 2048 // max(local, 1))
@@ -85,7 +88,7 @@ def spin_limit(ctx):
     env = os.environ.get("VULPY_PERSISTENT_SPIN")
     if env:
         return max(1, int(env))
-    return 4000 if _lavapipe(ctx) else 1 << 26
+    return 20000 if _lavapipe(ctx) else 1 << 26
 
 
 def choose_mode(ctx, groups, mode):
