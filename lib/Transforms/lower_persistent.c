@@ -21,7 +21,9 @@
  *  - Grid barrier: fence, barrier(); one invocation per group reads the
  *    generation, arrives on the counter (acq_rel, device scope); the last
  *    arriver snapshots the stop request and the control words the kernel
- *    reads into @_vp_grid, publishes the steps done, resets the counter and
+ *    reads into @_vp_grid (at the entry and at step boundaries: control
+ *    words change at step boundaries only), publishes the steps done,
+ *    resets the counter and
  *    bumps the generation (release); the others spin on the generation
  *    (acquire) with a bounded spin that also watches for an abort. A
  *    timed-out or aborted group sets the abort word and returns; the
@@ -41,20 +43,12 @@
 
 #include "vulpy/passes.h"
 
-/* @_vp_grid words (device-local) */
-enum { G_JOIN, G_ADMITTED, G_ARRIVE, G_GEN, G_STEPS, G_STOP, G_ABORT, G_SNAP = 8 };
-/* @_vp_host words (host-coherent; bindings/python/vulpy/_persistent.py) */
-enum { H_STOP, H_STEPS, H_ADMITTED, H_STATUS, H_CANARY, H_SPIN, H_BARRIERS, H_FLAGS, H_JOIN_SPIN,
-       H_WORDS = 16 };
-/* H_FLAGS bits: poll with atomic.or x, 0 instead of atomic.load (lavapipe
- * moves atomic loads out of spin loops: the spin never sees the change) */
-enum { F_RMW_POLL = 1 };
-enum { ST_TIMEOUT = 2, ST_BUDGET = 4, ST_ABORTED = 8 };
+#include "persistent.h"
+
 #define CLOSED 0x80000000u
 #define NO_GROUP 0xffffffffu
 /* @_vp_psh: [0] group id, [1] group count, [2] abort */
 enum { S_GID, S_NG, S_ABORT, S_WORDS = 4 };
-enum { MAX_SLOTS = 64 };
 
 typedef struct pl {
   vir_module *m;
@@ -228,8 +222,10 @@ static int slot_of(pl *l, vir_sym *s, uint64_t w) {
   return (int)l->nslots++;
 }
 
-/* The grid barrier at the builder; `step`: also count the step. */
-static void grid_barrier(pl *l, vir_value *limit, bool step) {
+/* The grid barrier at the builder; `step`: also count the step; `snap`:
+ * also snapshot the stop request and the control words (at the entry and
+ * at step boundaries only, as the stepped form does). */
+static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
   fence(l);
   wg_barrier(l);
   vir_op *lead = iff(l, bin(l, VIR_OP_EQ, l->li, ku(l, 0)));
@@ -242,9 +238,10 @@ static void grid_barrier(pl *l, vir_value *limit, bool step) {
   at in = here(l);
   into(l, last, 0);
   { /* the last arriver: snapshot, publish, release the others */
-    vir_value *stop = load(l, l->host, H_STOP, VIR_SEM_ACQUIRE);
-    store(l, l->grid, G_STOP, stop, VIR_SEM_RELAXED);
-    for (uint32_t i = 0; i < l->nslots; i++) {
+    vir_value *stop = snap ? load(l, l->host, H_STOP, VIR_SEM_ACQUIRE) : NULL;
+    if (snap)
+      store(l, l->grid, G_STOP, stop, VIR_SEM_RELAXED);
+    for (uint32_t i = 0; snap && i < l->nslots; i++) {
       vir_value *w = ku(l, (uint32_t)l->slot_lit[i]);
       vir_op *o = op(l, VIR_OP_ATOMIC_LOAD, u32(l), 1, &w);
       if (o) {
@@ -510,7 +507,7 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
   vir_value *flags = load(l, l->host, H_FLAGS, VIR_SEM_RELAXED);
   l->rmw = bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, flags, ku(l, F_RMW_POLL)), ku(l, 0));
   discovery(l, limit, join_limit);
-  grid_barrier(l, limit, false);
+  grid_barrier(l, limit, false, true);
   vir_type *v3 = vir_ty_vec(l->m, u32(l), 3);
   vir_value *lid = val(op(l, VIR_OP_LOCAL_ID, v3, 0, NULL));
   vir_value *lx = val(op(l, VIR_OP_EXTRACT, u32(l), 1, &lid));
@@ -549,7 +546,7 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
       r = load(l, l->grid, G_SNAP + (uint32_t)s, VIR_SEM_RELAXED);
       break;
     }
-    case VIR_OP_PERSIST_GRID_SYNC: grid_barrier(l, limit, false); break;
+    case VIR_OP_PERSIST_GRID_SYNC: grid_barrier(l, limit, false, false); break;
     case VIR_OP_PERSIST_STEP: {
       vir_op *loop = time_loop_of(o);
       if (!loop || !(loop->code == VIR_OP_FOR || loop->code == VIR_OP_WHILE || loop->code == VIR_OP_LOOP)) {
@@ -557,7 +554,7 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
         l->failed = true;
         return;
       }
-      grid_barrier(l, limit, true);
+      grid_barrier(l, limit, true, true);
       vir_op *stop = iff(l, bin(l, VIR_OP_NE, load(l, l->grid, G_STOP, VIR_SEM_RELAXED), ku(l, 0)));
       at a = here(l);
       into(l, stop, 0);

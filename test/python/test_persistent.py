@@ -245,3 +245,63 @@ def test_message_passing_litmus_both_ways():
         assert seen[-1] <= ack
     assert violations == 0
     assert rounds > 100
+
+
+# ---------------------------------------------------------------- stepped
+
+
+def test_stepped_form_counts_like_the_persistent_one():
+    n = 1000
+    a = vp.zeros(n, np.uint32)
+    h = count(a, n=n, steps=7, mode="stepped", sync=False)
+    h.wait(timeout=60)
+    assert h.mode == "stepped" and h.steps == 7
+    np.testing.assert_array_equal(a.numpy(), np.full(n, expected_count(7), np.uint32))
+
+
+def test_stepped_and_persistent_heat_are_bit_identical():
+    ny, nx, steps = 16, 24, 80
+    rng = np.random.default_rng(9)
+    u0 = rng.random(nx * ny, dtype=np.float32)
+    out = {}
+    for mode, groups in (("persistent", None), ("stepped", 1), ("stepped", 5)):
+        u = vp.asarray(u0)
+        v = vp.zeros(nx * ny, np.float32)
+        heat(u, v, nx=nx, ny=ny, alpha=0.23, steps=steps, mode=mode, groups=groups)
+        out[(mode, groups)] = u.numpy()
+    base = out[("persistent", None)]
+    assert not np.array_equal(base, u0)
+    for key, got in out.items():
+        assert got.tobytes() == base.tobytes(), key
+
+
+def test_stepped_stop_and_steering():
+    n, steps = 64, 4000
+    ctrl = vp.ControlBuffer(["mode"])
+    seen = vp.zeros(n * steps, np.uint32)
+    h = record_mode(seen, ctrl, n=n, steps=steps, mode="stepped", sync=False)
+    deadline = time.monotonic() + 30
+    while h.steps < 40 and not h.done and time.monotonic() < deadline:
+        time.sleep(0.001)
+    ctrl["mode"] = 1
+    while h.steps < 120 and not h.done and time.monotonic() < deadline:
+        time.sleep(0.001)
+    h.stop()
+    h.wait(timeout=60)
+    done = h.steps
+    assert 120 <= done < steps
+    rows = seen.numpy().reshape(steps, n)
+    assert (rows == rows[:, :1]).all()
+    col = rows[:, 0]
+    assert (col[done:] == 0).all()      # steps after the stop never ran
+    ran = col[:done]
+    switch = int(np.argmax(ran == 2))
+    assert switch >= 40 and (ran[:switch] == 1).all() and (ran[switch:] == 2).all()
+
+
+def test_mode_names_are_checked():
+    a = vp.zeros(10, np.uint32)
+    with pytest.raises(ValueError, match="mode="):
+        count(a, n=10, steps=1, mode="fast")
+    with pytest.raises(TypeError, match="not dispatch="):
+        count(a, n=10, steps=1, dispatch=10)

@@ -293,7 +293,8 @@ class PyKernel(_PyCall, _Inspect):
         if _persistent.is_persistent(prog):  # one dispatch that owns its loop
             self._fast = False
             return _persistent.call(prog, buffers, push, dispatch, groups, sync,
-                                    context or self.context)
+                                    context or self.context,
+                                    lambda: _persistent.stepped_program(self))
         r = launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
                    prog.label)
         if self._fast is None:

@@ -23,11 +23,12 @@ after the run: a barrier timeout or lavapipe's loop budget is an error,
 never a silent wrong result.
 """
 import os
+import threading
 import time
 
 import numpy as np
 
-from . import _array, _context, _errors
+from . import _array, _context, _errors, _native
 from ._control import ControlBuffer
 
 # @_vp_host words (lib/Transforms/lower_persistent.c)
@@ -36,7 +37,11 @@ from ._control import ControlBuffer
 HOST_WORDS = 16
 F_RMW_POLL = 1  # poll with atomic or-0: lavapipe moves atomic loads out of spin loops
 GRID_WORDS = 8 + 64
-ST_TIMEOUT, ST_BUDGET = 2, 4
+ST_TIMEOUT, ST_BUDGET, ST_DONE = 2, 4, 16
+SNAP = 0xFFFF  # the stepped form's step-boundary phase
+# vendors without the occupancy-bound guarantee a grid barrier needs
+# (Sorensen et al., OOPSLA 2021): Apple, ARM; Qualcomm untested
+_NO_FORWARD_PROGRESS = {0x106B: "Apple", 0x13B5: "ARM", 0x5143: "Qualcomm"}
 CANARY = 3
 HIDDEN = ("_vp_grid", "_vp_host")
 
@@ -91,13 +96,21 @@ def spin_limit(ctx):
     return 20000 if _lavapipe(ctx) else 1 << 26
 
 
-def choose_mode(ctx, groups, mode):
-    """'persistent' or 'stepped', and why. Lavapipe runs groups in chunks
-    per thread: a grid barrier over more groups than threads cannot work
-    there (discovery admits at most one per thread anyway)."""
+def choose_mode(ctx, mode):
+    """('persistent' | 'stepped', why). 'auto' runs stepped where a grid
+    barrier is unsafe: GPUs without the occupancy-bound guarantee (Apple,
+    ARM, Qualcomm) or VULPY_PERSISTENT_MODE=stepped."""
     if mode not in ("auto", "persistent", "stepped"):
         raise ValueError(f"mode= must be 'auto', 'persistent' or 'stepped', not {mode!r}")
-    return "persistent" if mode == "auto" else mode
+    if mode != "auto":
+        return mode, "asked for"
+    env = os.environ.get("VULPY_PERSISTENT_MODE")
+    if env in ("persistent", "stepped"):
+        return env, "VULPY_PERSISTENT_MODE"
+    vendor = _NO_FORWARD_PROGRESS.get(ctx.info.get("vendor_id"))
+    if vendor:
+        return "stepped", f"{vendor} GPUs do not keep co-resident groups running"
+    return "persistent", "the device keeps resident groups running"
 
 
 class PersistentHandle:
@@ -106,11 +119,11 @@ class PersistentHandle:
     publishes; stop() asks it to end after the current step; wait() blocks
     (raising vp.TimeoutError after `timeout` seconds) and checks the run."""
 
-    def __init__(self, inner, host, grid, mode, groups, label, steering=()):
+    def __init__(self, inner, host, grid, mode, groups, label, why=""):
         self._inner, self._host, self._grid = inner, host, grid
         self.mode, self.groups, self._label = mode, groups, label
+        self.why = why  # why this mode ran
         self._done = False
-        self._steering = steering
 
     @property
     def steps(self):
@@ -119,8 +132,9 @@ class PersistentHandle:
 
     @property
     def admitted(self):
-        """Groups that discovery admitted (0 until it ran)."""
-        return self._host[H_ADMITTED]
+        """Groups that discovery admitted (0 until it ran); stepped: the
+        groups of each dispatch."""
+        return self._host[H_ADMITTED] if self.mode == "persistent" else self.groups
 
     @property
     def barriers(self):
@@ -180,7 +194,7 @@ class PersistentHandle:
                 f"{self.steps} steps, {self.admitted}/{self.groups} groups>")
 
 
-def call(prog, buffers, push, dispatch, groups, sync, context):
+def call(prog, buffers, push, dispatch, groups, sync, context, stepped=None):
     """A persistent kernel's call: k(bufs..., sync=False, groups=G,
     mode='auto'|'persistent'|'stepped', timeout=None, **push)."""
     label = prog.label
@@ -193,10 +207,109 @@ def call(prog, buffers, push, dispatch, groups, sync, context):
     timeout = push.pop("timeout", None)
     if push.pop("persistent", True) is False:
         mode = "stepped"
-    return launch(prog, buffers, push, groups, sync, context, label, mode, timeout)
+    return launch(prog, buffers, push, groups, sync, context, label, mode, timeout, stepped)
 
 
-def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeout=None):
+def stepped_program(owner):
+    """The stepped form of a persistent @vp.kernel or Shader (compiled once,
+    then cached like any kernel)."""
+    from . import _compiler
+    from ._launch import Program
+    prog = owner.__dict__.get("_stepped_prog")
+    if prog is None:
+        if hasattr(owner, "fn"):
+            arts = _compiler.compile_function(owner.fn, owner.options, owner._document,
+                                              fast_math=owner.fast_math,
+                                              passes="lower-persistent-stepped")
+        else:
+            arts = _compiler.compile_file(owner.path, owner._kernel, owner._opts, owner._document,
+                                          fast_math=owner.fast_math,
+                                          passes="lower-persistent-stepped")
+        prog = owner._stepped_prog = Program(arts, owner._prog.label + " (stepped)",
+                                             precise=not owner.fast_math)
+    return prog
+
+
+class _SteppedRun:
+    """The stepped form running on a host thread: per batch of steps one
+    recorded command buffer (the step-boundary dispatch, then each phase),
+    submitted and waited for (GIL released), until the boundary dispatch
+    reports the end (ST_DONE) or a stop."""
+
+    BATCH = 32
+
+    def __init__(self, prog, buffers, push, groups, ctx, host, grid):
+        self._error = None
+        names = [f["name"] for f in prog.manifest["push"]]
+        phase = next(n for n in names if n.startswith("_vp_phase_"))
+        self.pre, self.loop, self.post = (int(x) for x in phase.split("_")[3:6])
+        self._phase = phase
+        self._kern = prog.native(ctx)
+        self._packer = prog.packer
+        self._push = dict(push)
+        self._groups = groups
+        self._ctx, self._host = ctx, host
+        self._bufs, self._back = [], []
+        for a in list(buffers) + [grid, host]:
+            if isinstance(a, _array.ndarray):
+                self._bufs.append(a._buf)
+            elif hasattr(a, "_control"):
+                self._bufs.append(a.buffer)
+            elif isinstance(a, np.ndarray):
+                tmp = _array.asarray(np.ascontiguousarray(a), context=ctx)
+                self._bufs.append(tmp._buf)
+                if a.flags.writeable:
+                    self._back.append((a, tmp))
+            else:
+                self._bufs.append(a)
+        self._packer.pack(self._values(0, 0))  # argument errors here, not on the thread
+        self._thread = threading.Thread(target=self._main, daemon=True)
+        self._thread.start()
+
+    def _values(self, phase, k):
+        return dict(self._push, **{self._phase: phase, "_vp_k": k})
+
+    def _record(self, rec, phase, k, groups):
+        rec.dispatch(self._kern, self._bufs, self._packer.pack(self._values(phase, k)), groups,
+                     1, 1, True)
+
+    def _submit(self, items):
+        rec = _native.ext().Recording(self._ctx._native, False)
+        for phase, k in items:
+            self._record(rec, phase, k, 1 if phase == SNAP else self._groups)
+        rec.run()
+
+    def _main(self):
+        try:
+            self._submit([(SNAP, 0)] + [(p, 0) for p in range(self.pre)])
+            k = 0
+            while self.loop and not self._host[H_STATUS] & ST_DONE:
+                items = []
+                for j in range(k, k + self.BATCH):
+                    if j:
+                        items.append((SNAP, j))
+                    items += [(self.pre + p, j) for p in range(self.loop)]
+                self._submit(items)
+                k += self.BATCH
+            post = self.pre + self.loop
+            self._submit([(post + p, 0) for p in range(self.post)])
+            for a, tmp in self._back:
+                np.copyto(a, tmp.numpy())
+        except BaseException as e:  # re-raised by wait()
+            self._error = e
+
+    @property
+    def done(self):
+        return not self._thread.is_alive()
+
+    def wait(self, timeout=None):
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+
+
+def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeout=None,
+           stepped=None):
     """Runs a persistent program: buffers are the kernel's own (the hidden
     ones are added here); groups= the groups to dispatch (an estimate by
     default). Returns a PersistentHandle (sync=False) or None after a
@@ -220,7 +333,7 @@ def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeo
     if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
         raise ValueError(f"{label}: groups= must be a positive int, got {groups!r}")
     groups = int(groups)
-    mode = choose_mode(ctx, groups, mode)
+    mode, why = choose_mode(ctx, mode)
     host = ControlBuffer([], words=HOST_WORDS, context=ctx)
     host[H_SPIN] = spin_limit(ctx)
     # joiners wait this long for the rest of the dispatch (all resident
@@ -230,9 +343,14 @@ def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeo
     host[H_FLAGS] = F_RMW_POLL if _lavapipe(ctx) else 0
     host[H_CANARY] = CANARY
     grid = _array.zeros(GRID_WORDS, np.uint32, context=ctx)
-    inner = kernel_launch(prog, list(buffers) + [grid, host], push, None, (groups, 1, 1), False,
-                          ctx, label)
-    h = PersistentHandle(inner, host, grid, mode, groups, label)
+    if mode == "stepped":
+        if stepped is None:
+            raise TypeError(f"{label}: no stepped form to run (compile it from Python source)")
+        inner = _SteppedRun(stepped(), buffers, push, groups, ctx, host, grid)
+    else:
+        inner = kernel_launch(prog, list(buffers) + [grid, host], push, None, (groups, 1, 1),
+                              False, ctx, label)
+    h = PersistentHandle(inner, host, grid, mode, groups, label, why)
     if sync:
         h.wait(timeout)
         return None

@@ -235,7 +235,8 @@ class Shader(_Inspect):
                                f"allocated; call allocate() or upload() first")
         if _persistent.is_persistent(self._prog):
             args = [self._bufs[n] for n in self.buffer_names[:-len(_persistent.HIDDEN)]]
-            return _persistent.call(self._prog, args, push, dispatch, groups, sync, self.context)
+            return _persistent.call(self._prog, args, push, dispatch, groups, sync, self.context,
+                                    lambda: _persistent.stepped_program(self))
         args = [self._bufs[n] for n in self.buffer_names]
         return launch(self._prog, args, push, dispatch, groups, sync, self.context,
                       self._prog.label)
