@@ -305,3 +305,17 @@ def test_mode_names_are_checked():
         count(a, n=10, steps=1, mode="fast")
     with pytest.raises(TypeError, match="not dispatch="):
         count(a, n=10, steps=1, dispatch=10)
+
+
+def test_bench_suite_runs_quick_and_both_forms_agree():
+    import importlib.util
+    from pathlib import Path
+    from types import SimpleNamespace
+    path = Path(__file__).resolve().parents[2] / "bench" / "bench_persistent.py"
+    spec = importlib.util.spec_from_file_location("bench_persistent", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    recs = mod.run(SimpleNamespace(quick=True, build=None))
+    assert not [r for r in recs if r.get("error")], recs
+    cases = {r["case"] for r in recs}
+    assert "grid barrier" in cases and any(c.startswith("speed-up") for c in cases)
