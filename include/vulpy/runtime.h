@@ -536,6 +536,12 @@ uint32_t vrt_control_load(const vrt_control *c, uint32_t word);
 void vrt_control_store(vrt_control *c, uint32_t word, uint32_t value);
 uint32_t vrt_control_add(vrt_control *c, uint32_t word, uint32_t delta);
 
+/* ---- persistent programs (runtime/persistent.c) ------------------------ */
+/* The device's cores (NVIDIA SMs, AMD CUs) and the warps (wavefronts) each
+ * keeps resident, from VK_NV_shader_sm_builtins or
+ * VK_AMD_shader_core_properties; false (both 0) where neither is there. */
+bool vrt_device_cores(vrt_context *ctx, uint32_t *cores, uint32_t *warps_per_core);
+
 #ifdef __cplusplus
 }
 #endif

@@ -319,3 +319,39 @@ def test_bench_suite_runs_quick_and_both_forms_agree():
     assert not [r for r in recs if r.get("error")], recs
     cases = {r["case"] for r in recs}
     assert "grid barrier" in cases and any(c.startswith("speed-up") for c in cases)
+
+
+@vp.kernel(persistent=True, local_size_x=64, control_words={"ctrl": ["stop", "rate"]})
+def until_told(acc: vp.Buffer[vp.uint32], ctrl: vp.Control, n: vp.uint32):
+    while ctrl.stop == 0:
+        for p in vp.grid_range(n):
+            acc[p] = acc[p] + ctrl.rate
+        vp.grid_sync()
+
+
+def test_while_time_loop_ends_on_a_host_control_word():
+    n = 64
+    ctrl = vp.ControlBuffer(["stop", "rate"])
+    ctrl["rate"] = 3
+    a = vp.zeros(n, np.uint32)
+    h = until_told(a, ctrl, n=n, sync=False)
+    deadline = time.monotonic() + 30
+    while h.steps < 5 and not h.done and time.monotonic() < deadline:
+        time.sleep(0)
+    ctrl["stop"] = 1
+    h.wait(timeout=60)
+    done = h.steps
+    assert done >= 5
+    # every step added the rate, grid-wide; the word stopped it at a boundary
+    np.testing.assert_array_equal(a.numpy(), np.full(n, 3 * done, np.uint32))
+
+
+def test_device_cores_and_default_groups():
+    ctx = vp.default_context()
+    cores, warps = ctx._native.cores()
+    assert isinstance(cores, int) and isinstance(warps, int)
+    groups = vp._persistent.default_groups(ctx, 256)
+    if ctx.info.get("driver_name") == "llvmpipe":
+        assert (cores, warps) == (0, 0) and groups == 1
+    elif cores:
+        assert groups >= cores

@@ -81,8 +81,17 @@ def default_groups(ctx, local):
         # every poll draws on the 65,535 back-edges an invocation has; a
         # thread the OS parks makes the others spin for milliseconds
         return 1
-    # Without a core count from the driver: 8 groups of <= 256 invocations a
-    # core on the largest GPUs VulPy knows (132 SMs), trimmed by discovery.
+    # As many groups as the cores hold (VK_NV_shader_sm_builtins or the AMD
+    # core properties: cores x resident warps); without them, 8 groups of
+    # <= 256 invocations a core on the largest GPU VulPy knows (132 SMs).
+    # Discovery trims what does not fit (registers, shared memory).
+    try:
+        cores, warps = ctx._native.cores()
+    except AttributeError:
+        cores, warps = 0, 0
+    if cores and warps:
+        lanes = warps * max(ctx.info["limits"].get("subgroup_size") or 32, 1)
+        return max(1, cores * max(1, lanes // max(local, 1)))
     per = max(1, 2048 // max(local, 1))
     return min(132 * per, 4096)
 
