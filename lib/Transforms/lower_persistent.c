@@ -226,8 +226,12 @@ static int slot_of(pl *l, vir_sym *s, uint64_t w) {
  * also snapshot the stop request and the control words (at the entry and
  * at step boundaries only, as the stepped form does). */
 static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
+  /* fence, barrier, fence: each invocation releases its writes, and the
+   * leader's own fence after the barrier makes its arrival cumulative over
+   * what the group wrote (CUDA's cooperative grid sync does the same) */
   fence(l);
   wg_barrier(l);
+  fence(l);
   vir_op *lead = iff(l, bin(l, VIR_OP_EQ, l->li, ku(l, 0)));
   at out = here(l);
   into(l, lead, 0);

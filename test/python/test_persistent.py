@@ -355,3 +355,29 @@ def test_device_cores_and_default_groups():
         assert (cores, warps) == (0, 0) and groups == 1
     elif cores:
         assert groups >= cores
+
+
+SHADER = '''import vulpy as vp
+
+
+@vp.kernel(persistent=True, local_size_x=64)
+def main(acc: vp.Buffer[vp.uint32], n: vp.uint32, steps: vp.uint32):
+    for t in range(steps):
+        for p in vp.grid_range(n):
+            acc[p] = acc[p] + 2
+        vp.grid_sync()
+'''
+
+
+def test_vul_py_file_through_vp_compile_both_forms(tmp_path):
+    path = tmp_path / "tick.vul.py"
+    path.write_text(SHADER)
+    sh = vp.compile(str(path))
+    assert sh.buffer_names == ["acc"]
+    sh.allocate(acc=np.zeros(100, np.uint32))
+    h = sh.run(n=100, steps=9, sync=False)
+    h.wait(timeout=60)
+    assert h.steps == 9 and h.mode == "persistent"
+    np.testing.assert_array_equal(sh.download("acc"), np.full(100, 18, np.uint32))
+    sh.run(n=100, steps=3, mode="stepped")
+    np.testing.assert_array_equal(sh.download("acc"), np.full(100, 24, np.uint32))

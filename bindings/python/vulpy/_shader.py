@@ -121,8 +121,9 @@ class Shader(_Inspect):
 
     @property
     def buffer_names(self):
-        """The kernel's buffers, in binding order."""
-        return [b["name"] for b in self._prog.buffers]
+        """The kernel's buffers, in binding order (a persistent kernel's
+        hidden ones left out: each run makes its own)."""
+        return [b["name"] for b in self._prog.buffers if b["name"] not in _persistent.HIDDEN]
 
     @property
     def push_names(self):
@@ -228,13 +229,12 @@ class Shader(_Inspect):
 
     def run(self, dispatch=None, *, groups=None, sync=True, **push):
         """Dispatches with the allocated buffers and push constants by name."""
-        missing = [n for n in self.buffer_names if n not in self._bufs and
-                   n not in _persistent.HIDDEN]
+        missing = [n for n in self.buffer_names if n not in self._bufs]
         if missing:
             raise RuntimeError(f"{self._prog.label}: buffer(s) {', '.join(missing)} not "
                                f"allocated; call allocate() or upload() first")
         if _persistent.is_persistent(self._prog):
-            args = [self._bufs[n] for n in self.buffer_names[:-len(_persistent.HIDDEN)]]
+            args = [self._bufs[n] for n in self.buffer_names]
             return _persistent.call(self._prog, args, push, dispatch, groups, sync, self.context,
                                     lambda: _persistent.stepped_program(self))
         args = [self._bufs[n] for n in self.buffer_names]
