@@ -244,7 +244,9 @@ def test_message_passing_litmus_both_ways():
         assert (np.diff(seen.astype(np.int64)) >= 0).all()
         assert seen[-1] <= ack
     assert violations == 0
-    assert rounds > 100
+    # 3.3e5 rounds measured here (4 launches, 4.5 s); a floor that a loaded
+    # machine still clears
+    assert rounds > 10_000
 
 
 # ---------------------------------------------------------------- stepped
@@ -381,3 +383,11 @@ def test_vul_py_file_through_vp_compile_both_forms(tmp_path):
     np.testing.assert_array_equal(sh.download("acc"), np.full(100, 18, np.uint32))
     sh.run(n=100, steps=3, mode="stepped")
     np.testing.assert_array_equal(sh.download("acc"), np.full(100, 24, np.uint32))
+
+
+def test_wait_shows_progress(capsys):
+    a = vp.zeros(64, np.uint32)
+    h = count(a, n=64, steps=10, sync=False)
+    h.wait(timeout=60, progress=10)
+    err = capsys.readouterr().err
+    assert "10/10" in err

@@ -164,23 +164,32 @@ class PersistentHandle:
         spin; results are partial. wait() then raises PersistentError."""
         self._host[H_STOP] = 2
 
-    def wait(self, timeout=None):
+    def wait(self, timeout=None, progress=False):
         """Blocks until the program ends; raises vp.TimeoutError after
         `timeout` seconds (the program keeps running: stop(), abort() or
-        wait again), PersistentError when the GPU reported a failure."""
+        wait again), PersistentError when the GPU reported a failure.
+        progress=True (or the expected step count) shows the steps done:
+        a tqdm bar when tqdm is installed, a line on stderr otherwise."""
         if self._done:
             return None
-        if timeout is not None:
-            deadline = time.monotonic() + float(timeout)
+        bar = _Progress(progress, self._label) if progress else None
+        if timeout is not None or bar:
+            deadline = time.monotonic() + float(timeout) if timeout is not None else None
             pause = 1e-4
             while not self._inner.done:
-                left = deadline - time.monotonic()
+                left = deadline - time.monotonic() if deadline is not None else 0.05
                 if left <= 0:
+                    if bar:
+                        bar.close(self.steps)
                     raise _errors.TimeoutError(f"{self._label}: still running after {timeout} s "
-                                       f"({self.steps} steps done); call stop() or abort(), "
-                                       f"or wait again")
+                                               f"({self.steps} steps done); call stop() or "
+                                               f"abort(), or wait again")
+                if bar:
+                    bar.update(self.steps)
                 time.sleep(min(pause, left))
-                pause = min(pause * 2, 0.01)
+                pause = min(pause * 2, 0.05 if bar else 0.01)
+        if bar:
+            bar.close(self.steps)
         self._inner.wait()
         self._done = True
         status = self._host[H_STATUS]
@@ -237,6 +246,40 @@ def stepped_program(owner):
         prog = owner._stepped_prog = Program(arts, owner._prog.label + " (stepped)",
                                              precise=not owner.fast_math)
     return prog
+
+
+class _Progress:
+    """Steps done, shown while wait() waits: tqdm when installed, else one
+    line on stderr rewritten in place."""
+
+    def __init__(self, total, label):
+        import sys
+        self._total = None if total is True else int(total)
+        self._out, self._last = sys.stderr, -1
+        try:
+            from tqdm import tqdm
+            self._bar = tqdm(total=self._total, desc=label, unit="step")
+        except ImportError:
+            self._bar = None
+        self._label = label
+
+    def update(self, steps):
+        if steps == self._last:
+            return
+        if self._bar is not None:
+            self._bar.update(steps - max(self._last, 0))
+        else:
+            of = f"/{self._total}" if self._total else ""
+            self._out.write(f"\r{self._label}: {steps}{of} steps")
+            self._out.flush()
+        self._last = steps
+
+    def close(self, steps):
+        self.update(steps)
+        if self._bar is not None:
+            self._bar.close()
+        else:
+            self._out.write("\n")
 
 
 class _SteppedRun:
