@@ -456,7 +456,7 @@ class GLSLKernel(_PyCall, _Inspect):
 
 # The keywords of @vp.kernel that go to the frontend as document options
 # (docs/language.md): anything else is a TypeError, never silently ignored.
-_OPTIONS = ("control_words", "helpers")
+_OPTIONS = ("control_words", "helpers", "persistent")
 _KEYWORDS = ("local_size_x", "local_size_y", "local_size_z", "buffers", "push", "fast_math",
              "context", "name") + _OPTIONS
 
