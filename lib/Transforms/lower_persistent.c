@@ -323,14 +323,24 @@ static void discovery(pl *l, vir_value *limit, vir_value *join_limit) {
   at in = here(l);
   into(l, joined, 0);
   {
-    /* wait (bounded) for every dispatched group, then close the poll */
+    /* wait for every dispatched group, or until the count stopped growing
+     * for join_limit polls (the groups that fit all start within
+     * microseconds of each other), then close the poll */
     vir_sym *k = local(l, "_vp_join", ku(l, 0));
+    vir_sym *seen = local(l, "_vp_seen", ku(l, 0));
     vir_op *loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
     at a = here(l);
     into(l, loop, 0);
     vir_value *w = poll(l, l->grid, G_JOIN);
+    vir_value *cnt = bin(l, VIR_OP_AND, w, ku(l, ~CLOSED));
+    vir_op *grew = iff(l, bin(l, VIR_OP_NE, cnt, lload(l, seen)));
+    at g = here(l);
+    into(l, grew, 0);
+    lstore(l, seen, cnt);
+    lstore(l, k, ku(l, 0));
+    back(l, g);
     vir_value *done = bin(l, VIR_OP_LOR, bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, w, ku(l, CLOSED)), ku(l, 0)),
-                          bin(l, VIR_OP_GE, bin(l, VIR_OP_AND, w, ku(l, ~CLOSED)), dispatched));
+                          bin(l, VIR_OP_GE, cnt, dispatched));
     vir_op *stop = iff(l, done);
     at b = here(l);
     into(l, stop, 0);

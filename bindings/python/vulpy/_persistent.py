@@ -388,10 +388,10 @@ def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeo
     mode, why = choose_mode(ctx, mode)
     host = ControlBuffer([], words=HOST_WORDS, context=ctx)
     host[H_SPIN] = spin_limit(ctx)
-    # joiners wait this long for the rest of the dispatch (all resident
-    # groups start within microseconds on a GPU; lavapipe's later chunks
-    # never start while the first ones spin)
-    host[H_JOIN_SPIN] = 2000 if _lavapipe(ctx) else 20000
+    # joiners close the poll once the join count stopped growing for this
+    # many polls (all resident groups start within microseconds on a GPU;
+    # lavapipe's later chunks never start while the first ones spin)
+    host[H_JOIN_SPIN] = 2000 if _lavapipe(ctx) else 512
     host[H_FLAGS] = F_RMW_POLL if _lavapipe(ctx) else 0
     host[H_CANARY] = CANARY
     grid = _array.zeros(GRID_WORDS, np.uint32, context=ctx)
