@@ -594,6 +594,12 @@ bool vrt_pool_free_all(vrt_context *ctx, vp_diags *d);
  * fails with an out-of-memory error naming the sizes. */
 void vrt_pool_set_limit(vrt_context *ctx, uint64_t bytes);
 
+/* ---- persistent programs (runtime/persistent.c) ------------------------ */
+/* The device's cores (NVIDIA SMs, AMD CUs) and the warps (wavefronts) each
+ * keeps resident, from VK_NV_shader_sm_builtins or
+ * VK_AMD_shader_core_properties; false (both 0) where neither is there. */
+bool vrt_device_cores(vrt_context *ctx, uint32_t *cores, uint32_t *warps_per_core);
+
 #ifdef __cplusplus
 }
 #endif

@@ -326,6 +326,8 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
     return vfe_value_of(vir_result(vfe_build(c, code, vir_ty_bool(c->m), 0, NULL)));
   case VFE_F_ATOMIC:
   case VFE_F_ATOMIC_SUB: return atomic(c, call, bi, args, n);
+  case VFE_F_GRID_SYNC:
+  case VFE_F_GRID_RANGE: return vfe_persistent_call(c, call, bi);
   case VFE_F_BARRIER:
     if (!vfe_arity(c, call, bi->name, n, 0, 0))
       return (vfe_val){0};

@@ -150,6 +150,8 @@ typedef enum vfe_bfn {
   VFE_F_LEN,
   VFE_F_BITCAST,  /* bitcast(x, T) */
   VFE_F_KERNEL,   /* the decorators: vp.kernel, vp.func */
+  VFE_F_GRID_SYNC,  /* persistent programs (persistent.c) */
+  VFE_F_GRID_RANGE,
 } vfe_bfn;
 
 typedef struct vfe_builtin {
@@ -309,6 +311,8 @@ typedef struct vfe_fn {
   const char *file;
 } vfe_fn;
 
+#define VFE_MAX_TIME_LOOPS 16
+
 struct vfe_ctx {
   vp_arena arena;
   vp_diags *diags;
@@ -331,6 +335,10 @@ struct vfe_ctx {
   bool too_deep;         /* reported in this expression: the deep node's siblings stay quiet */
   uint32_t helper_depth; /* helpers being translated, one inside another */
   vp_ptrvec arrays;      /* every vfe_array, for the access qualifiers */
+  /* persistent programs (persistent.c): persistent=True, and the time loops */
+  bool persistent;
+  uint32_t ntime_loops;
+  const vfe_node *time_loops[VFE_MAX_TIME_LOOPS];
   jmp_buf oom;
 };
 
@@ -527,6 +535,15 @@ vfe_array *vfe_declare_shared(vfe_ctx *c, const vfe_node *at, const char *name, 
                               uint32_t d0, uint32_t d1);
 /* Adds a field to the push block (before it is declared). */
 uint32_t vfe_push_field(vfe_ctx *c, const vfe_node *at, const char *name, vir_type *t);
+
+/* Persistent programs (persistent.c): reads persistent=True and checks
+ * where grid_sync stands (before the body is translated); persistent.step
+ * at the top of a time loop's body; grid_sync and grid_range calls; a
+ * `for ... in vp.grid_range(...)` loop (false when `s` is not one). */
+void vfe_persistent_setup(vfe_ctx *c, const vfe_node *def);
+void vfe_persistent_loop_body(vfe_ctx *c, const vfe_node *s, vir_region *body);
+vfe_val vfe_persistent_call(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi);
+bool vfe_persistent_for(vfe_ctx *c, const vfe_node *s);
 
 /* The hint for a missing cast: "vp.uint32(x)". */
 const char *vfe_cast_hint(vfe_ctx *c, const vir_type *to, const vfe_node *expr);

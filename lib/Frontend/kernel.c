@@ -453,7 +453,7 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
   const vfe_node *ret = vfe_get(def, "returns");
   if (ret && !(vfe_ast_of(ret) == VFE_AST_Constant && !vfe_get(ret, "value")))
     vfe_err(c, ret, "a kernel returns nothing; results go to its buffers");
-  if (c->opts->dispatch_guard) {
+  if (c->opts->dispatch_guard && !c->persistent) { /* every invocation joins a grid sync */
     vir_type *u32 = vir_ty_uint(c->m, 32);
     c->count_field = vfe_push_field(c, def, "_vp_count", vir_ty_vec(c->m, u32, 3));
   }
@@ -491,6 +491,7 @@ void vfe_translate_kernel(vfe_ctx *c, const vfe_node *def, const char *name) {
   c->fn = &fn;
   uint32_t ls[3];
   local_size(c, def, ls);
+  vfe_persistent_setup(c, def);
   declare_interface(c, def, &fn);
   fn.f = vir_add_func(c->m, vfe_mstrdup(c, name), true, vir_ty_void(c->m), 0, NULL, NULL,
                       vfe_loc(c, def));
@@ -499,7 +500,7 @@ void vfe_translate_kernel(vfe_ctx *c, const vfe_node *def, const char *name) {
   memcpy(fn.f->local_size, ls, sizeof ls);
   c->b = (vir_builder){.m = c->m, .f = fn.f, .loc = vfe_loc(c, def)};
   vir_builder_at_end(&c->b, &fn.f->body);
-  vir_op *guard = c->opts->dispatch_guard ? dispatch_guard(c, def) : NULL;
+  vir_op *guard = c->opts->dispatch_guard && !c->persistent ? dispatch_guard(c, def) : NULL;
   uint32_t n;
   vfe_node **body = vfe_get_list(def, "body", &n);
   vfe_count_assigns(c, &fn, body, n);

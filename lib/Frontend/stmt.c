@@ -139,6 +139,8 @@ static void stmt_for(vfe_ctx *c, const vfe_node *s) {
     vfe_err(c, s, "for ... else is not supported");
     return;
   }
+  if (vfe_persistent_for(c, s))
+    return;
   const char *id = vfe_ast_of(target) == VFE_AST_Name ? vfe_get_str(target, "id") : NULL;
   if (!id) {
     vfe_err(c, target, "a for loop's target is one name");
@@ -230,6 +232,7 @@ static void stmt_for(vfe_ctx *c, const vfe_node *s) {
   uint32_t nb;
   vfe_node **body = vfe_get_list(s, "body", &nb);
   c->fn->loop_depth++;
+  vfe_persistent_loop_body(c, s, &loop->regions[0]);
   body_into(c, &loop->regions[0], body, nb);
   c->fn->loop_depth--;
   /* After the loop the name is not a value (Python would keep the last one;
@@ -251,6 +254,7 @@ static void stmt_while(vfe_ctx *c, const vfe_node *s) {
   if (vfe_ast_of(test) == VFE_AST_Constant && tv && tv->kind == VFE_J_BOOL && tv->b) {
     /* while True: a loop left by break or return */
     vir_op *loop = vfe_build(c, VIR_OP_LOOP, NULL, 0, NULL);
+    vfe_persistent_loop_body(c, s, &loop->regions[0]);
     body_into(c, &loop->regions[0], body, nb);
   } else {
     vir_op *loop = vfe_build(c, VIR_OP_WHILE, NULL, 0, NULL);
@@ -262,6 +266,7 @@ static void stmt_while(vfe_ctx *c, const vfe_node *s) {
     vfe_set_loc(c, test);
     vfe_build(c, VIR_OP_CONDITION, NULL, 1, &cond);
     c->b = save;
+    vfe_persistent_loop_body(c, s, &loop->regions[1]);
     body_into(c, &loop->regions[1], body, nb);
   }
   c->fn->loop_depth--;

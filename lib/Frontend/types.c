@@ -90,6 +90,8 @@ static const vfe_builtin builtins[] = {
     /* the rest */
     F("var", VAR, CONST), PY("range", RANGE, FOR), PY("len", LEN, BUFFER_LEN),
     F("bitcast", BITCAST, BITCAST), F("kernel", KERNEL, CONST), F("func", KERNEL, CONST),
+    /* persistent programs */
+    F("grid_sync", GRID_SYNC, PERSIST_GRID_SYNC), F("grid_range", GRID_RANGE, FOR),
 };
 
 #undef T

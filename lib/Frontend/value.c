@@ -89,8 +89,10 @@ vir_value *vfe_load(vfe_ctx *c, const vfe_place *p) {
   vir_value *idx = p->index;
   /* a named control word: the host or other workgroups write it while the
    * kernel runs, so every read is an atomic load (acquire, device scope) */
-  vir_op *op = vfe_build(c, p->atomic ? VIR_OP_ATOMIC_LOAD : load[p->root], p->type, idx ? 1 : 0,
-                         idx ? &idx : NULL);
+  vir_opcode code = p->atomic ? VIR_OP_ATOMIC_LOAD : load[p->root];
+  if (p->atomic && c->persistent) /* the grid-uniform snapshot of the last grid sync */
+    code = VIR_OP_PERSIST_CONTROL;
+  vir_op *op = vfe_build(c, code, p->type, idx ? 1 : 0, idx ? &idx : NULL);
   if (p->atomic) {
     op->attr.scope = VIR_SCOPE_DEVICE;
     op->attr.sem = VIR_SEM_ACQUIRE;

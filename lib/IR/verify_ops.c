@@ -321,6 +321,10 @@ static void check_explicit(vctx *c, const vir_op *op) {
   case VIR_OP_ATOMIC_XCHG:
   case VIR_OP_ATOMIC_CMPXCHG:
   case VIR_OP_ATOMIC_LOAD: check_atomic(c, op); break;
+  case VIR_OP_PERSIST_CONTROL: /* a word of a u32 buffer, as atomic.load reads it */
+    check_atomic(c, op);
+    want_result(c, op, vir_ty_uint(m, 32), " (a control word)");
+    break;
   default:
     /* invocation ids and the like: fixed types */
     want_result(c, op, vir_infer_type(m, op->code, op->nopnd, op->opnd), "");

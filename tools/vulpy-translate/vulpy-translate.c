@@ -184,8 +184,15 @@ int main(int argc, char **argv) {
     vir_print(m, 0, &out);
   } else {
 #ifdef VULPY_HAVE_TARGET
-    const vtg_target *t = vtg_target_lookup(to);
-    if (!t) {
+    /* back ends print kernel ops only: persistent.* ops are lowered first
+     * (a no-op for other modules) */
+    ok = vir_run_pipeline(m, "lower-persistent", NULL, &diags) != VIR_PASS_FAILURE;
+    if (!ok)
+      show_diags(&diags, source);
+    const vtg_target *t = ok ? vtg_target_lookup(to) : NULL;
+    if (!ok) {
+      /* reported above */
+    } else if (!t) {
       fprintf(stderr, "vulpy-translate: error: unknown target '%s' (see --help)\n", to);
       ok = false;
     } else if (t->binary && !out_path) {

@@ -294,6 +294,13 @@ static PyObject *context_wait_idle(PyObject *obj, PyObject *noargs) {
   Py_RETURN_NONE;
 }
 
+/* cores() -> (cores, warps_per_core): (0, 0) when the driver does not say. */
+static PyObject *context_cores(PyObject *obj, PyObject *noargs) {
+  uint32_t cores, warps;
+  vrt_device_cores(((vpy_context *)obj)->ctx, &cores, &warps);
+  return Py_BuildValue("(II)", cores, warps);
+}
+
 static PyObject *context_stats(PyObject *obj, PyObject *noargs) {
   vrt_context_stats s;
   vrt_context_stats_get(((vpy_context *)obj)->ctx, &s);
@@ -392,6 +399,8 @@ static PyMethodDef context_methods[] = {
      "take_validation() -> list of validation-layer messages since the last call"},
     {"wait_idle", context_wait_idle, METH_NOARGS, "wait_idle(): waits for all submitted work"},
     {"stats", context_stats, METH_NOARGS, "stats() -> dict of submission and memory counters"},
+    {"cores", context_cores, METH_NOARGS,
+     "cores() -> (cores, warps_per_core) of the device, (0, 0) when unknown"},
     {"scratch", context_scratch, METH_VARARGS,
      "scratch(size, kind) -> Buffer: a reusable buffer from the context's pool"},
     {"memory_free_all", context_memory_free_all, METH_NOARGS,

@@ -138,13 +138,15 @@ def _disk_store(key, artifacts):
 
 
 def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispatch_guard=True,
-                     fast_math=False, optimize=False, asserts=False, features=0xFFFFFFFF):
+                     fast_math=False, optimize=False, asserts=False, features=0xFFFFFFFF,
+                     passes="lower-persistent"):
     """Compiles an AST document (from _astjson) to the named targets; returns
     {target: text or bytes}. Raises CompileError with file:line:col."""
     text = _astjson.to_json(doc)
     opts = dict(targets=tuple(targets), local_size=tuple(local_size) if local_size else None,
                 dispatch_guard=bool(dispatch_guard), fast_math=bool(fast_math),
-                optimize=bool(optimize), asserts=bool(asserts), features=int(features))
+                optimize=bool(optimize), asserts=bool(asserts), features=int(features),
+                passes=str(passes))
     key = hashlib.sha256((text + "\0" + repr(sorted(opts.items())) + "\0" +
                           build_id()).encode("utf-8")).hexdigest()
     hit = _memory.get(key)
@@ -158,7 +160,7 @@ def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispat
                                         doc.get("kernel"), opts["local_size"],
                                         opts["dispatch_guard"], opts["asserts"],
                                         opts["fast_math"], opts["optimize"], opts["features"],
-                                        0, opts["targets"], None)
+                                        0, opts["targets"], opts["passes"])
         _disk_store(key, out)
     else:
         stats["disk_hits"] += 1

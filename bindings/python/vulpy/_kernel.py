@@ -27,7 +27,7 @@ import functools
 
 import numpy as np
 
-from . import _array, _astjson, _compiler, _context, _native
+from . import _array, _astjson, _compiler, _context, _native, _persistent
 from ._launch import Handle, Program
 from ._types import python_name, vir_lanes, vir_scalar
 
@@ -358,6 +358,11 @@ class PyKernel(_PyCall, _Inspect):
         """The Python path: every check, every kind of argument, its errors
         (calls arrive here from _CallBase when its Launcher declines)."""
         prog = self._prog or self.program()
+        if _persistent.is_persistent(prog):  # one dispatch that owns its loop
+            self._fast = False
+            return _persistent.call(prog, buffers, push, dispatch, groups, sync,
+                                    context or self.context,
+                                    lambda: _persistent.stepped_program(self))
         r = launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
                    prog.label)
         if self._fast is None:
@@ -451,7 +456,7 @@ class GLSLKernel(_PyCall, _Inspect):
 
 # The keywords of @vp.kernel that go to the frontend as document options
 # (docs/language.md): anything else is a TypeError, never silently ignored.
-_OPTIONS = ("control_words", "helpers")
+_OPTIONS = ("control_words", "helpers", "persistent")
 _KEYWORDS = ("local_size_x", "local_size_y", "local_size_z", "buffers", "push", "fast_math",
              "context", "name") + _OPTIONS
 

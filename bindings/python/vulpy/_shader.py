@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from . import _array, _astjson, _compiler, _context, _native
+from . import _array, _astjson, _compiler, _context, _native, _persistent
 from ._kernel import _Inspect, _check_elem, launch
 from ._launch import Program
 from ._types import python_name, vir_lanes, vir_scalar
@@ -120,8 +120,9 @@ class Shader(_Inspect):
 
     @property
     def buffer_names(self):
-        """The kernel's buffers, in binding order."""
-        return [b["name"] for b in self._prog.buffers]
+        """The kernel's buffers, in binding order (a persistent kernel's
+        hidden ones left out: each run makes its own)."""
+        return [b["name"] for b in self._prog.buffers if b["name"] not in _persistent.HIDDEN]
 
     @property
     def push_names(self):
@@ -241,6 +242,10 @@ class Shader(_Inspect):
         if missing:
             raise RuntimeError(f"{self._prog.label}: buffer(s) {', '.join(missing)} not "
                                f"allocated; call allocate() or upload() first")
+        if _persistent.is_persistent(self._prog):
+            args = [self._bufs[n] for n in self.buffer_names]
+            return _persistent.call(self._prog, args, push, dispatch, groups, sync, self.context,
+                                    lambda: _persistent.stepped_program(self))
         args = [self._bufs[n] for n in self.buffer_names]
         return launch(self._prog, args, push, dispatch, groups, sync, self.context,
                       self._prog.label)
