@@ -81,6 +81,7 @@ vfe_val vfe_attribute(vfe_ctx *c, const vfe_node *at, vfe_val base, const char *
     return r;
   }
   case VFE_V_IDVEC: return swizzle_value(c, at, base.v, attr);
+  case VFE_V_MATH: return vfe_math_attr(c, at, attr);
   case VFE_V_PLACE: {
     vfe_place p = base.place;
     if (p.dims_left)
@@ -278,6 +279,8 @@ vfe_val vfe_subscript_on(vfe_ctx *c, const vfe_node *e, vfe_val base) {
   const vfe_node *sl = vfe_get(e, "slice");
   if (base.kind == VFE_V_ERR)
     return base;
+  if (base.kind == VFE_V_TUPLE && vfe_ast_of(sl) != VFE_AST_Slice) /* tuples.c */
+    return vfe_tuple_index(c, e, base, vfe_expr(c, sl));
   if (vfe_ast_of(sl) == VFE_AST_Slice) {
     if (!vfe_get(sl, "lower") && !vfe_get(sl, "upper") && !vfe_get(sl, "step"))
       return base; /* x[:] reads the whole value */

@@ -72,6 +72,9 @@ static void assign_name(vfe_ctx *c, const vfe_node *target, vfe_val value, const
       vfe_err(c, target, "cannot assign to %s '%s' itself", v->arr->shared ? "shared array" : "buffer", id);
       vfe_hint(c, "store an element: %s[i] = ...", id);
       return;
+    case VFE_BIND_VALUE: /* a guard: such names are assigned once (static_loops.c, tuples) */
+      vfe_err(c, target, "cannot assign to the loop variable '%s'", id);
+      return;
     case VFE_BIND_PUSH:
       vfe_err(c, target, "cannot assign to push constant '%s'", id);
       vfe_hint(c, "push constants are read-only; copy it: my_%s = %s", id, id);
@@ -87,6 +90,21 @@ static void assign_name(vfe_ctx *c, const vfe_node *target, vfe_val value, const
       return;
     }
     vfe_bind_name(c, id, VFE_BIND_ARRAY, NULL, target)->arr = value.arr;
+    return;
+  }
+  if (value.kind == VFE_V_TUPLE && !declared) {
+    /* t = (a, b) or t = split(x): the name holds the group (tuples.c) */
+    if ((flags & VFE_A_COUNT) != 1 || (flags & (VFE_A_NESTED | VFE_A_LOOP | VFE_A_VAR | VFE_A_MUT))) {
+      if (v) /* reported at its first assignment */
+        return;
+      vfe_err(c, target, "'%s' holds a tuple here but is assigned elsewhere too", id);
+      vfe_hint(c, "a tuple is bound once, at the top level of the function; or unpack it: a, b = ...");
+      vfe_bind_name(c, id, VFE_BIND_POISON, NULL, target);
+      return;
+    }
+    vfe_var *tv = vfe_bind_name(c, id, VFE_BIND_VALUE, NULL, target);
+    tv->val = vfe_alloc(c, sizeof *tv->val);
+    *tv->val = value;
     return;
   }
   vir_value *x = declared ? vfe_coerce(c, vnode, value, declared, VFE_WHAT("assignment to '%s'", id))

@@ -27,7 +27,7 @@ enum need { NEED_ANY, NEED_NUM, NEED_FLOAT, NEED_INT, NEED_BOOL };
  * the vector type when `splat_all`. Returns false after an error. */
 static bool common_args(vfe_ctx *c, const vfe_node *call, const char *name, vfe_node **nodes,
                         uint32_t n, enum need need, bool splat_all, vir_value **out, vir_type **tout) {
-  vfe_val v[4];
+  vfe_val v[8];
   vir_type *t = NULL;
   bool any_float = false;
   for (uint32_t i = 0; i < n; i++) {
@@ -220,7 +220,7 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
   }
   if (bi->kind != VFE_B_FUNC)
     return vfe_err(c, call, "vp.%s is used as vp.%s[...], not called", bi->name, bi->name);
-  vir_value *x[3];
+  vir_value *x[8];
   vir_type *t;
   vir_opcode code = (vir_opcode)bi->op;
   switch ((vfe_bfn)bi->fn) {
@@ -244,12 +244,14 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
   case VFE_F_MINMAX: {
     if (n < 2)
       return vfe_err(c, call, "%s() takes at least 2 arguments, got %u", bi->name, n);
-    if (n > 3)
-      return vfe_err(c, call, "%s() takes at most 3 arguments in kernels", bi->name);
+    if (n > 8)
+      return vfe_err(c, call, "%s() takes at most 8 arguments in kernels", bi->name);
     if (!common_args(c, call, bi->name, args, n, NEED_NUM, true, x, &t))
       return (vfe_val){0};
     vir_value *r = vfe_build2(c, code, t, x[0], x[1]);
-    return vfe_value_of(n == 3 ? vfe_build2(c, code, t, r, x[2]) : r);
+    for (uint32_t k = 2; k < n; k++) /* left to right, as Python compares */
+      r = vfe_build2(c, code, t, r, x[k]);
+    return vfe_value_of(r);
   }
   case VFE_F_VEC1:
   case VFE_F_VEC2: {
@@ -359,6 +361,8 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
     }
     if (a.kind == VFE_V_ARRAY)
       return (vfe_val){.kind = VFE_V_INT, .i = a.arr->dims[0]};
+    if (a.kind == VFE_V_TUPLE)
+      return (vfe_val){.kind = VFE_V_INT, .i = a.nelems};
     vir_value *v = a.kind == VFE_V_ERR ? NULL : vfe_use(c, args[0], a);
     if (v && v->type->kind == VIR_TY_VEC)
       return (vfe_val){.kind = VFE_V_INT, .i = v->type->n};
@@ -381,6 +385,11 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
   }
   case VFE_F_KERNEL:
     return vfe_err(c, call, "vp.%s is a decorator, not something to call in a kernel", bi->name);
+  case VFE_F_PY: return vfe_call_py(c, call, bi); /* builtins.c */
+  case VFE_F_STATIC:
+    vfe_err(c, call, "vp.static(...) is only for `for` loops");
+    vfe_hint(c, "write for i in vp.static(range(4)): ... to unroll the loop at compile time");
+    return (vfe_val){0};
   }
   return vfe_err(c, call, "%s() is not supported here", bi->name);
 }
@@ -391,7 +400,7 @@ vfe_val vfe_call(vfe_ctx *c, const vfe_node *call) {
   switch (f.kind) {
   case VFE_V_ERR: return f;
   case VFE_V_BUILTIN: return vfe_call_builtin(c, call, f.bi);
-  case VFE_V_FUNC: return vfe_call_helper(c, call, f.helper);
+  case VFE_V_FUNC: return vfe_tuple_result(c, call, vfe_call_helper(c, call, f.helper));
   case VFE_V_CLASS: return vfe_construct_struct(c, call, f.st);
   default:
     vfe_err(c, call, "this is not a function");

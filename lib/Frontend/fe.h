@@ -117,6 +117,7 @@ typedef enum vfe_bkind {
   VFE_B_SHARED, /* vp.Shared[T, N...] */
   VFE_B_CONTROL, /* vp.Control: a control buffer (uint32 words, some named) */
   VFE_B_FUNC,   /* a built-in function; `op` says which */
+  VFE_B_LOCAL,  /* vp.Local[T, N]: a thread-private array (pylang.c) */
 } vfe_bkind;
 
 typedef enum vfe_bfn {
@@ -150,6 +151,8 @@ typedef enum vfe_bfn {
   VFE_F_LEN,
   VFE_F_BITCAST,  /* bitcast(x, T) */
   VFE_F_KERNEL,   /* the decorators: vp.kernel, vp.func */
+  VFE_F_PY,       /* Python's round/pow and math.*: `op` is a vfe_pyfn (pylang.c) */
+  VFE_F_STATIC,   /* vp.static(...): only as a for loop's iterable */
 } vfe_bfn;
 
 typedef struct vfe_builtin {
@@ -192,6 +195,7 @@ typedef enum vfe_vkind {
   VFE_V_STR,
   VFE_V_TUPLE,   /* (a, b): only for unpacking and multi-index */
   VFE_V_TYPE,    /* a resolved non-builtin type (vp.Buffer[T] / class) */
+  VFE_V_MATH,    /* Python's math module (pylang.c) */
 } vfe_vkind;
 
 typedef enum vfe_root { VFE_R_BUFFER, VFE_R_SHARED, VFE_R_LOCAL, VFE_R_PUSH } vfe_root;
@@ -283,7 +287,9 @@ typedef struct vfe_helper {
 
 /* What a Python name is bound to inside a function. */
 typedef enum vfe_bind { VFE_BIND_LOCAL, VFE_BIND_SSA, VFE_BIND_LOOP, VFE_BIND_ARRAY,
-                        VFE_BIND_PUSH, VFE_BIND_POISON, VFE_BIND_DEAD } vfe_bind;
+                        VFE_BIND_PUSH, VFE_BIND_POISON, VFE_BIND_DEAD,
+                        VFE_BIND_VALUE /* a compile-time value: a static loop's variable, a tuple */
+} vfe_bind;
 
 typedef struct vfe_var {
   uint8_t bind;     /* vfe_bind */
@@ -293,6 +299,7 @@ typedef struct vfe_var {
   uint32_t field;   /* PUSH: field index */
   vir_type *type;
   uint32_t line;    /* where it got its type */
+  vfe_val *val;     /* VALUE */
 } vfe_var;
 
 /* The function being translated. */
@@ -307,6 +314,7 @@ typedef struct vfe_fn {
   uint32_t loop_depth;
   uint32_t ntemps;
   const char *file;
+  uint32_t static_base; /* loop_depth + 1 where a static loop's body began (0: none) */
 } vfe_fn;
 
 struct vfe_ctx {
@@ -331,6 +339,7 @@ struct vfe_ctx {
   bool too_deep;         /* reported in this expression: the deep node's siblings stay quiet */
   uint32_t helper_depth; /* helpers being translated, one inside another */
   vp_ptrvec arrays;      /* every vfe_array, for the access qualifiers */
+  vfe_map math_names;    /* aliases of Python's math module (pylang.c) */
   jmp_buf oom;
 };
 
@@ -530,5 +539,25 @@ uint32_t vfe_push_field(vfe_ctx *c, const vfe_node *at, const char *name, vir_ty
 
 /* The hint for a missing cast: "vp.uint32(x)". */
 const char *vfe_cast_hint(vfe_ctx *c, const vir_type *to, const vfe_node *expr);
+
+/* ============================================ language patterns (pylang.c) */
+
+/* Python's own built-ins (round, pow) with Python's semantics, by their
+ * bare name; NULL for others. vp.round and vp.pow stay GLSL's. */
+const vfe_builtin *vfe_py_builtin(const char *name);
+/* `math.NAME` (also `from math import NAME`): a function, or a constant
+ * literal (pi, e, tau, inf, nan); ERR with a message when unknown. */
+vfe_val vfe_math_attr(vfe_ctx *c, const vfe_node *at, const char *name);
+/* A call of a VFE_F_PY built-in. */
+vfe_val vfe_call_py(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi);
+/* `for` over a compile-time sequence (vp.static(range(..)), a tuple,
+ * enumerate, zip): unrolled; false when `s` is an ordinary loop. */
+bool vfe_static_for(vfe_ctx *c, const vfe_node *s);
+/* `return a, b` in a helper: the tuple packed into its return struct. */
+vir_value *vfe_tuple_return(vfe_ctx *c, const vfe_node *at, vfe_val v);
+/* A helper's result: a returned tuple is unpacked back into a tuple. */
+vfe_val vfe_tuple_result(vfe_ctx *c, const vfe_node *call, vfe_val r);
+/* t[k] of a tuple with a constant k. */
+vfe_val vfe_tuple_index(vfe_ctx *c, const vfe_node *e, vfe_val t, vfe_val k);
 
 #endif /* VULPY_FE_H */

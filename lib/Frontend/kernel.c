@@ -37,6 +37,8 @@ void vfe_scan_module(vfe_ctx *c) {
         const char *as = vfe_get_str(names[k], "asname");
         if (is_vulpy(mod))
           vfe_map_put(c, &c->vp_names, as ? as : mod, (void *)1);
+        else if (mod && strcmp(mod, "math") == 0) /* Python's math (builtins.c) */
+          vfe_map_put(c, &c->math_names, as ? as : mod, (void *)1);
         else if (as || mod)
           new_global(c, as ? as : mod, VFE_G_OTHER, s);
       }
@@ -49,6 +51,21 @@ void vfe_scan_module(vfe_ctx *c) {
         if (!nm)
           continue;
         if (!is_vulpy(vfe_get_str(s, "module"))) {
+          const char *from = vfe_get_str(s, "module");
+          if (from && strcmp(from, "math") == 0 && strcmp(nm, "*") != 0) {
+            /* from math import sqrt, pi: a function or a literal */
+            vfe_val mv = vfe_math_attr(c, names[k], nm);
+            vfe_global *g = new_global(c, as ? as : nm, VFE_G_OTHER, s);
+            if (mv.kind == VFE_V_BUILTIN) {
+              vfe_map_put(c, &c->from_names, as ? as : nm, (void *)mv.bi);
+              vfe_map_put(c, &c->globals, as ? as : nm, NULL);
+            } else if (mv.kind == VFE_V_FLOAT) {
+              g->kind = VFE_G_CONST;
+              g->evaluated = true;
+              g->value = mv;
+            }
+            continue;
+          }
           if (strcmp(nm, "*") != 0)
             new_global(c, as ? as : nm, VFE_G_OTHER, s);
           continue;
@@ -110,8 +127,9 @@ void vfe_scan_module(vfe_ctx *c) {
   if (consts && consts->kind == VFE_J_OBJ)
     for (uint32_t i = 0; i < consts->len; i++) {
       const char *kind = vfe_get_str(consts->items[i], "kind");
-      bool number = kind && (strcmp(kind, "int") == 0 || strcmp(kind, "float") == 0 ||
-                             strcmp(kind, "bool") == 0);
+      bool number = (kind && (strcmp(kind, "int") == 0 || strcmp(kind, "float") == 0 ||
+                              strcmp(kind, "bool") == 0)) ||
+                    vfe_ast_of(consts->items[i]) == VFE_AST_Tuple; /* a tuple of numbers */
       if (!vfe_map_get(&c->globals, consts->keys[i]))
         new_global(c, consts->keys[i], number ? VFE_G_CONST : VFE_G_OTHER, consts->items[i]);
     }

@@ -133,6 +133,8 @@ static void stmt_if(vfe_ctx *c, const vfe_node *s) {
 /* for NAME in range(stop) | range(start, stop[, step]) */
 static void stmt_for(vfe_ctx *c, const vfe_node *s) {
   const vfe_node *target = vfe_get(s, "target"), *iter = vfe_get(s, "iter");
+  if (vfe_static_for(c, s)) /* unrolled at compile time (static_loops.c) */
+    return;
   uint32_t n, nk, nelse;
   vfe_get_list(s, "orelse", &nelse);
   if (nelse) {
@@ -293,10 +295,14 @@ static void stmt_return(vfe_ctx *c, const vfe_node *s) {
             fn->ret_annotated ? "is annotated to return" : "returned");
     return;
   }
-  if (fn->ret)
-    x = vfe_expr_as(c, v, fn->ret, VFE_WHAT("return value of '%s'", fn->helper->name));
+  vfe_val rv = vfe_expr(c, v);
+  vfe_set_loc(c, v);
+  if (rv.kind == VFE_V_TUPLE) /* return a, b (tuples.c) */
+    x = vfe_tuple_return(c, v, rv);
+  else if (fn->ret)
+    x = vfe_coerce(c, v, rv, fn->ret, VFE_WHAT("return value of '%s'", fn->helper->name));
   else
-    x = vfe_rvalue(c, v, vfe_expr(c, v));
+    x = vfe_rvalue(c, v, rv);
   if (!x)
     return;
   if (!fn->ret) {
@@ -408,8 +414,13 @@ static void stmt(vfe_ctx *c, const vfe_node *s) {
   case VFE_AST_Pass: break;
   case VFE_AST_Break:
   case VFE_AST_Continue:
-    if (!c->fn->loop_depth) {
+    if (!c->fn->loop_depth && c->fn->static_base != 1) {
       vfe_err(c, s, "'%s' outside a loop", vfe_ast_of(s) == VFE_AST_Break ? "break" : "continue");
+      break;
+    }
+    if (c->fn->static_base == c->fn->loop_depth + 1) { /* static_loops.c */
+      vfe_err(c, s, "'%s' in a loop unrolled at compile time", vfe_ast_of(s) == VFE_AST_Break ? "break" : "continue");
+      vfe_hint(c, "the unrolled copies are not a loop; guard the rest of the body with if");
       break;
     }
     vfe_build(c, vfe_ast_of(s) == VFE_AST_Break ? VIR_OP_BREAK : VIR_OP_CONTINUE, NULL, 0, NULL);

@@ -90,6 +90,8 @@ static const vfe_builtin builtins[] = {
     /* the rest */
     F("var", VAR, CONST), PY("range", RANGE, FOR), PY("len", LEN, BUFFER_LEN),
     F("bitcast", BITCAST, BITCAST), F("kernel", KERNEL, CONST), F("func", KERNEL, CONST),
+    /* the kernel-language patterns (static_loops.c) */
+    F("static", STATIC, CONST),
 };
 
 #undef T

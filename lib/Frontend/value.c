@@ -156,6 +156,7 @@ vir_value *vfe_use(vfe_ctx *c, const vfe_node *at, vfe_val v) {
     vfe_hint(c, "read one field: pc.NAME");
     return NULL;
   case VFE_V_VP: vfe_err(c, at, "the vulpy module is not a value"); return NULL;
+  case VFE_V_MATH: vfe_err(c, at, "the math module is not a value"); return NULL;
   case VFE_V_BUILTIN:
     if (v.bi->kind == VFE_B_FUNC) {
       vfe_err(c, at, "'%s' is a function, not a value", v.bi->name);

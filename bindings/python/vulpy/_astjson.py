@@ -249,10 +249,13 @@ def dump_function(fn, options=None, helpers=()):
                 continue
             value = scope[name]
             if isinstance(value, types.ModuleType):
-                if value.__name__ == "vulpy" and name not in imports:
-                    imports.append(name)
+                if value.__name__ in ("vulpy", "math") and (name, value.__name__) not in imports:
+                    imports.append((name, value.__name__))
             elif isinstance(value, (bool, int, float)) and name not in constants:
                 constants[name] = dict({"_type": "Constant"}, **_constant(value))
+            elif _number_tuple(value) and name not in constants:
+                # a tuple of numbers: kernels unroll loops over it and index it
+                constants[name] = _tuple_node(value)
             elif isinstance(value, (types.FunctionType, type)) and not _is_vulpy(value):
                 if value not in done and _has_source(value):
                     done.add(value)
@@ -261,9 +264,9 @@ def dump_function(fn, options=None, helpers=()):
                 # not a number: named by its type, so the C side can say so
                 constants[name] = {"_type": "Constant", "kind": type(value).__name__}
     # `import vulpy as <name>` for each name the module binds to vulpy, so
-    # the C side knows which prefix means the vulpy namespace.
+    # the C side knows which prefix means the vulpy namespace (and math).
     line = kernel_node.get("lineno", 1)
-    pre = [_import_node(name, line) for name in imports]
+    pre = [_import_node(name, line, module) for name, module in imports]
     # Classes first (types are declared before use), then functions.
     classes = [n for n in body if n["_type"] == "ClassDef"]
     funcs = [n for n in body if n["_type"] != "ClassDef"]
@@ -279,7 +282,18 @@ def _has_source(obj):
         return False
 
 
-def _import_node(asname, line):
+def _number_tuple(value):
+    return isinstance(value, tuple) and len(value) <= 1024 and all(
+        isinstance(v, (bool, int, float)) or _number_tuple(v) for v in value)
+
+
+def _tuple_node(value):
+    return {"_type": "Tuple", "ctx": {"_type": "Load"}, "elts": [
+        _tuple_node(v) if isinstance(v, tuple) else dict({"_type": "Constant"}, **_constant(v))
+        for v in value]}
+
+
+def _import_node(asname, line, module="vulpy"):
     loc = {"lineno": line, "col_offset": 0, "end_lineno": line, "end_col_offset": 0}
-    alias = dict({"_type": "alias", "name": "vulpy", "asname": asname}, **loc)
+    alias = dict({"_type": "alias", "name": module, "asname": asname}, **loc)
     return dict({"_type": "Import", "names": [alias]}, **loc)
