@@ -263,11 +263,15 @@ static vfe_val call_math(vfe_ctx *c, const vfe_node *call, const mathfn *m, vfe_
   case M_F2: return vfe_value_of(vfe_build2(c, (vir_opcode)m->vop, t, x[0], x[1]));
   case M_LOG: {
     vir_value *l = vfe_build1(c, VIR_OP_LOG, t, x[0]);
-    return vfe_value_of(n == 2 ? vfe_build2(c, VIR_OP_DIV, t, l, vfe_build1(c, VIR_OP_LOG, t, x[1])) : l);
+    if (n == 1)
+      return vfe_value_of(l);
+    vir_value *lb = vfe_build1(c, VIR_OP_LOG, t, x[1]);
+    return vfe_value_of(vfe_build2(c, VIR_OP_DIV, t, l, lb));
   }
   case M_HYPOT: {
-    vir_value *s2 = vfe_build2(c, VIR_OP_ADD, t, vfe_build2(c, VIR_OP_MUL, t, x[0], x[0]),
-                               vfe_build2(c, VIR_OP_MUL, t, x[1], x[1]));
+    vir_value *xx = vfe_build2(c, VIR_OP_MUL, t, x[0], x[0]);
+    vir_value *yy = vfe_build2(c, VIR_OP_MUL, t, x[1], x[1]);
+    vir_value *s2 = vfe_build2(c, VIR_OP_ADD, t, xx, yy);
     return vfe_value_of(vfe_build1(c, VIR_OP_SQRT, t, s2));
   }
   case M_DEGREES:
@@ -280,22 +284,25 @@ static vfe_val call_math(vfe_ctx *c, const vfe_node *call, const mathfn *m, vfe_
   case M_COPYSIGN: {
     /* |x| with y's sign bit: -0.0 counts as negative, as in C */
     vir_type *ut = vir_ty_with_scalar(c->m, t, vir_ty_uint(c->m, s->bits));
-    vir_value *ax = vfe_build1(c, VIR_OP_BITCAST, ut, x[0]), *by = vfe_build1(c, VIR_OP_BITCAST, ut, x[1]);
-    vir_value *sign = vfe_const_int(c, (vir_type *)vir_ty_scalar_of(ut), (int64_t)(1ull << (s->bits - 1)));
+    vir_value *ax = vfe_build1(c, VIR_OP_BITCAST, ut, x[0]);
+    vir_value *by = vfe_build1(c, VIR_OP_BITCAST, ut, x[1]);
     vir_value *mag = vfe_const_int(c, (vir_type *)vir_ty_scalar_of(ut), (int64_t)((1ull << (s->bits - 1)) - 1));
+    vir_value *sign = vfe_const_int(c, (vir_type *)vir_ty_scalar_of(ut), (int64_t)(1ull << (s->bits - 1)));
     if (t->kind == VIR_TY_VEC) {
-      sign = vfe_splat(c, sign, ut);
       mag = vfe_splat(c, mag, ut);
+      sign = vfe_splat(c, sign, ut);
     }
-    vir_value *r = vfe_build2(c, VIR_OP_OR, ut, vfe_build2(c, VIR_OP_AND, ut, ax, mag),
-                              vfe_build2(c, VIR_OP_AND, ut, by, sign));
+    vir_value *m = vfe_build2(c, VIR_OP_AND, ut, ax, mag);
+    vir_value *sg = vfe_build2(c, VIR_OP_AND, ut, by, sign);
+    vir_value *r = vfe_build2(c, VIR_OP_OR, ut, m, sg);
     return vfe_value_of(vfe_build1(c, VIR_OP_BITCAST, t, r));
   }
   case M_ISNAN:
   case M_ISINF: return vfe_value_of(vfe_build1(c, (vir_opcode)m->vop, bt, x[0]));
   case M_ISFINITE: {
-    vir_value *bad = vfe_build2(c, VIR_OP_LOR, bt, vfe_build1(c, VIR_OP_ISNAN, bt, x[0]),
-                                vfe_build1(c, VIR_OP_ISINF, bt, x[0]));
+    vir_value *nan = vfe_build1(c, VIR_OP_ISNAN, bt, x[0]);
+    vir_value *inf = vfe_build1(c, VIR_OP_ISINF, bt, x[0]);
+    vir_value *bad = vfe_build2(c, VIR_OP_LOR, bt, nan, inf);
     return vfe_value_of(vfe_build1(c, VIR_OP_LNOT, bt, bad));
   }
   default: /* M_F1 */

@@ -26,11 +26,10 @@ static bool struct_named(const vir_module *m, const char *name) {
 }
 
 /* The struct for a tuple of these element types. */
-static vir_type *tuple_struct(vfe_ctx *c, const vfe_node *at, vir_value **x, uint32_t n) {
-  const char *base = c->fn && c->fn->helper ? c->fn->helper->name : "tuple";
-  const char *name = vp_arena_printf(&c->m->arena, "_vp_ret_%s", base);
+static vir_type *tuple_struct(vfe_ctx *c, const vfe_node *at, vir_value **x, uint32_t n, const char *base) {
+  const char *name = base;
   for (uint32_t k = 1; struct_named(c->m, name); k++)
-    name = vp_arena_printf(&c->m->arena, "_vp_ret_%s_%u", base, k);
+    name = vp_arena_printf(&c->m->arena, "%s_%u", base, k);
   vir_struct *st = vir_struct_create(c->m, name, vfe_loc(c, at));
   if (!st)
     longjmp(c->oom, 1);
@@ -42,7 +41,7 @@ static vir_type *tuple_struct(vfe_ctx *c, const vfe_node *at, vir_value **x, uin
 
 /* Packs a tuple into a value of type `want` (a tuple struct), or into a new
  * tuple struct when `want` is NULL. */
-static vir_value *pack(vfe_ctx *c, const vfe_node *at, vfe_val v, vir_type *want) {
+static vir_value *pack(vfe_ctx *c, const vfe_node *at, vfe_val v, vir_type *want, const char *name) {
   if (v.nelems == 0 || v.nelems > 16) {
     vfe_err(c, at, "a returned tuple has 1 to 16 elements, not %u", v.nelems);
     return NULL;
@@ -55,7 +54,8 @@ static vir_value *pack(vfe_ctx *c, const vfe_node *at, vfe_val v, vir_type *want
   for (uint32_t i = 0; i < v.nelems; i++) {
     vir_type *ft = want ? want->st->fields[i].type : NULL;
     if (v.elems[i].kind == VFE_V_TUPLE && (!ft || is_tuple_struct(ft))) {
-      x[i] = pack(c, at, v.elems[i], ft); /* a tuple in a tuple: a struct in the struct */
+      /* a tuple in a tuple: a struct in the struct, named after its place */
+      x[i] = pack(c, at, v.elems[i], ft, vp_arena_printf(&c->m->arena, "%s_%u", name, i));
     } else if (ft) {
       x[i] = vfe_coerce(c, at, v.elems[i], ft, VFE_WHAT("return value of '%s'", c->fn->helper->name));
     } else {
@@ -68,7 +68,7 @@ static vir_value *pack(vfe_ctx *c, const vfe_node *at, vfe_val v, vir_type *want
     if (!x[i])
       return NULL;
   }
-  vir_type *t = want ? want : tuple_struct(c, at, x, v.nelems);
+  vir_type *t = want ? want : tuple_struct(c, at, x, v.nelems, name);
   vfe_set_loc(c, at);
   return vir_result(vfe_build(c, VIR_OP_CONSTRUCT, t, v.nelems, x));
 }
@@ -81,7 +81,7 @@ vir_value *vfe_tuple_return(vfe_ctx *c, const vfe_node *at, vfe_val v) {
       vfe_hint(c, "leave the return type out: a helper returning a tuple takes its types from its first return");
     return NULL;
   }
-  vir_value *x = pack(c, at, v, fn->ret);
+  vir_value *x = pack(c, at, v, fn->ret, vp_arena_printf(&c->m->arena, "_vp_ret_%s", fn->helper->name));
   if (x && !fn->ret) {
     fn->ret = x->type;
     fn->f->ret = x->type;
