@@ -1,0 +1,131 @@
+"""The kernel-language patterns a Taichi or Warp user writes
+(docs/language.md, docs/coming-from.md), run on the device and checked
+against NumPy and Python's own math: loops unrolled over a module tuple,
+tuples returned by helpers, Python's math module and built-ins."""
+import math
+
+import numpy as np
+import pytest
+
+import vulpy as vp
+from conftest import needs_target
+
+pytestmark = needs_target
+
+TAPS = (0.0625, 0.25, 0.375, 0.25, 0.0625)
+
+
+@vp.kernel
+def filter5(x: vp.Buffer[vp.float32], y: vp.Buffer[vp.float32], n: vp.uint32):
+    i = vp.global_id()
+    acc = vp.var(0.0)
+    for j, w in enumerate(TAPS):
+        acc += w * x[min(i + j, n - 1)]
+    y[i] = acc
+
+
+def test_five_tap_filter_unrolled_from_a_tuple(ctx):
+    n = 1000
+    x = np.random.default_rng(1).random(n, dtype=np.float32)
+    y = np.zeros(n, np.float32)
+    filter5(x, y, dispatch=n, n=n)
+    xp = np.concatenate([x, np.full(4, x[-1], np.float32)])
+    want = sum(np.float32(w) * xp[j:j + n] for j, w in enumerate(TAPS))
+    np.testing.assert_allclose(y, want, rtol=1e-6)
+    assert "for" not in filter5.glsl.split("void main")[1]  # unrolled
+    assert "0.375" in filter5.glsl
+
+
+@vp.kernel
+def zip_static(x: vp.Buffer[vp.float32], y: vp.Buffer[vp.float32]):
+    i = vp.global_id()
+    acc = vp.var(0.0)
+    for w, k in zip(TAPS, vp.static(range(10, 15))):
+        acc += w * vp.float32(k)
+    for k in vp.static(range(3)):
+        acc += x[i] * vp.float32(k)
+    y[i] = acc
+
+
+def test_zip_and_static_range(ctx):
+    x = np.arange(64, dtype=np.float32)
+    y = np.zeros(64, np.float32)
+    zip_static(x, y, dispatch=64)
+    want = sum(w * k for w, k in zip(TAPS, range(10, 15))) + x * 3
+    np.testing.assert_allclose(y, want, rtol=1e-6)
+
+
+def polar(x, y):
+    return math.hypot(x, y), math.atan2(y, x)
+
+
+def divmod_floor(a, b):
+    return a // b, a % b
+
+
+@vp.kernel
+def tuples(x: vp.Buffer[vp.float32], r: vp.Buffer[vp.float32], t: vp.Buffer[vp.float32],
+           k: vp.Buffer[vp.int32], q: vp.Buffer[vp.int32], m: vp.Buffer[vp.int32]):
+    i = vp.global_id()
+    rad, ang = polar(x[i], 1.0)
+    r[i] = rad
+    t[i] = ang
+    d, rem = divmod_floor(k[i], 7)
+    q[i], m[i] = d, rem
+
+
+def test_helpers_return_tuples(ctx):
+    x = np.linspace(-3, 3, 64, dtype=np.float32)
+    k = np.arange(-32, 32, dtype=np.int32)
+    r, t = np.zeros(64, np.float32), np.zeros(64, np.float32)
+    q, m = np.zeros(64, np.int32), np.zeros(64, np.int32)
+    tuples(x, r, t, k, q, m, dispatch=64)
+    np.testing.assert_allclose(r, np.hypot(x, 1), rtol=1e-6)
+    np.testing.assert_allclose(t, np.arctan2(1, x), rtol=1e-5)
+    np.testing.assert_array_equal(q, k // 7)
+    np.testing.assert_array_equal(m, k % 7)
+
+
+@vp.kernel
+def mathk(x: vp.Buffer[vp.float32], f: vp.Buffer[vp.float32], k: vp.Buffer[vp.int32]):
+    i = vp.global_id()
+    v = x[i]
+    j = i * 8
+    f[j + 0] = math.sqrt(abs(v)) + math.pi
+    f[j + 1] = math.exp(v / 4.0) * math.e
+    f[j + 2] = math.log(abs(v) + 1.0, 2.0)
+    f[j + 3] = round(v, 1)
+    f[j + 4] = pow(v, 2) + pow(abs(v), 0.5)
+    f[j + 5] = math.copysign(3.0, v) + math.degrees(v)
+    f[j + 6] = max(v, 0.5, -v, 1.5 * v) + min(v, 2.0, -1.0)
+    f[j + 7] = math.fmod(v, 1.5) + math.tau
+    k[j + 0] = round(v)
+    k[j + 1] = math.floor(v)
+    k[j + 2] = math.ceil(v)
+    k[j + 3] = math.trunc(v)
+    k[j + 4] = round(v * 2.0)
+    k[j + 5] = abs(math.floor(v)) + max(1, 2, 3, 4, 5)
+    k[j + 6] = pow(math.floor(v), 2)
+    k[j + 7] = round(2.5) + round(3.5) + round(-2.5)
+
+
+def test_math_and_builtins_match_python(ctx):
+    # halves included: round() is half to even, as Python's
+    x = np.array([-3.5, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, -2.25, -0.1, 0.0, 0.3, 1.75, 2.05, 4.4, 7.5],
+                 np.float32)
+    n = len(x)
+    f = np.zeros(8 * n, np.float32)
+    k = np.zeros(8 * n, np.int32)
+    mathk(x, f, k, dispatch=n)
+    f, k = f.reshape(n, 8), k.reshape(n, 8)
+    for row, v32 in enumerate(x):
+        v = float(v32)
+        want_f = [math.sqrt(abs(v)) + math.pi, math.exp(v / 4) * math.e, math.log(abs(v) + 1, 2),
+                  float(np.round(np.float32(v), 1)), pow(v, 2) + pow(abs(v), 0.5),
+                  math.copysign(3.0, v) + math.degrees(v), max(v, 0.5, -v, 1.5 * v) + min(v, 2.0, -1.0),
+                  math.fmod(v, 1.5) + math.tau]
+        want_k = [round(v), math.floor(v), math.ceil(v), math.trunc(v), round(v * 2),
+                  abs(math.floor(v)) + max(1, 2, 3, 4, 5), pow(math.floor(v), 2),
+                  round(2.5) + round(3.5) + round(-2.5)]
+        np.testing.assert_allclose(f[row], want_f, rtol=2e-6, atol=2e-6, err_msg=f"x={v}")
+        assert list(k[row]) == want_k, f"x={v}"
