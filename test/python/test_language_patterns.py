@@ -129,3 +129,47 @@ def test_math_and_builtins_match_python(ctx):
                   round(2.5) + round(3.5) + round(-2.5)]
         np.testing.assert_allclose(f[row], want_f, rtol=2e-6, atol=2e-6, err_msg=f"x={v}")
         assert list(k[row]) == want_k, f"x={v}"
+
+
+EXEC_SRC = '''
+import math
+import vulpy as vp
+W = (1.0, 2.0)
+def h(x):
+    return x * math.pi, x
+@vp.kernel
+def k(x: vp.Buffer[vp.float32]):
+    i = vp.global_id()
+    a, b = h(x[i])
+    for w in W:
+        a += w * b
+    x[i] = a
+'''
+
+
+def test_exec_of_a_string_registered_in_linecache(ctx):
+    import linecache
+    name = "<vulpy-test-exec>"
+    linecache.cache[name] = (len(EXEC_SRC), None, EXEC_SRC.splitlines(True), name)
+    scope = {}
+    exec(compile(EXEC_SRC, name, "exec"), scope)
+    x = np.arange(8, dtype=np.float32)
+    scope["k"](x, dispatch=8)
+    np.testing.assert_allclose(x, np.arange(8) * (math.pi + 3), rtol=1e-6)
+
+
+def test_kernel_without_source_is_a_compile_error(ctx):
+    scope = {}
+    exec(compile(EXEC_SRC, "<no-linecache>", "exec"), scope)
+    with pytest.raises(vp.CompileError, match=r"<no-linecache>: error: cannot read the source of 'k'.*"
+                       r"\n  hint: define kernels in a file, a Jupyter/IPython cell, or register"):
+        scope["k"](np.zeros(4, np.float32), dispatch=4)
+
+
+def test_python_dash_c_says_where_kernels_can_be_defined():
+    import subprocess
+    import sys
+    code = ("import vulpy as vp\n@vp.kernel\ndef k(x: vp.Buffer[vp.float32]):\n    x[vp.global_id()] = 1.0\n"
+            "try:\n    k.vir\nexcept vp.CompileError as e:\n    print('CompileError', e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "CompileError <string>: error: cannot read the source of 'k'" in out.stdout, out.stderr

@@ -188,8 +188,12 @@ def dump_file(path, kernel=None, options=None):
 
 def _function_source(obj):
     """(module-level ast node with real file locations, file name, file text)
-    of a function or class defined in a file."""
-    lines, first = inspect.getsourcelines(obj)
+    of a function or class defined in a file (or a notebook cell, or a
+    string registered in linecache before exec)."""
+    try:
+        lines, first = inspect.getsourcelines(obj)
+    except (OSError, TypeError):
+        raise _no_source(obj) from None
     filename = inspect.getsourcefile(obj) or inspect.getfile(obj)
     text = "".join(lines)
     dedented = textwrap.dedent(text)
@@ -201,6 +205,23 @@ def _function_source(obj):
     dline = (first - 1) if first > 0 else 0
     whole = "".join(linecache.getlines(filename)) or text
     return _node(node, dline, indent), filename, whole
+
+
+def _no_source(obj):
+    """The CompileError for a kernel or helper whose source Python did not
+    keep: `python -c`, `exec` of a plain string, the plain REPL."""
+    from ._errors import CompileError  # only here: dumping stays free of the package's imports
+    try:
+        where = inspect.getfile(obj)
+    except TypeError:
+        where = "?"
+    name = getattr(obj, "__qualname__", getattr(obj, "__name__", "?"))
+    return CompileError(
+        f"{where}: error: cannot read the source of '{name}': VulPy compiles kernels from their "
+        "Python source, which `python -c`, `exec` of a plain string and the plain REPL do not keep\n"
+        "  hint: define kernels in a file, a Jupyter/IPython cell, or register the string before "
+        "exec: linecache.cache[name] = (len(src), None, src.splitlines(True), name); "
+        "exec(compile(src, name, 'exec'))")
 
 
 def _is_vulpy(obj):
