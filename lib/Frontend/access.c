@@ -311,6 +311,8 @@ vfe_val vfe_subscript_on(vfe_ctx *c, const vfe_node *e, vfe_val base) {
   if (base.kind == VFE_V_BUILTIN && (base.bi->kind == VFE_B_BUFFER || base.bi->kind == VFE_B_SHARED))
     return vfe_err(c, e, "vp.%s[...] declares %s; it is not a value here", base.bi->name,
                    base.bi->kind == VFE_B_BUFFER ? "a kernel parameter's type" : "a shared array");
+  if (base.kind == VFE_V_ARRAY && base.arr->priv) /* vp.Local (locals.c) */
+    return vfe_local_index(c, e, base.arr);
   if (base.kind == VFE_V_ARRAY) {
     vfe_array *a = base.arr;
     vfe_val r = {.kind = VFE_V_PLACE};

@@ -69,7 +69,8 @@ static void assign_name(vfe_ctx *c, const vfe_node *target, vfe_val value, const
       vfe_hint(c, "use another name; range() sets '%s' on every iteration", id);
       return;
     case VFE_BIND_ARRAY:
-      vfe_err(c, target, "cannot assign to %s '%s' itself", v->arr->shared ? "shared array" : "buffer", id);
+      vfe_err(c, target, "cannot assign to %s '%s' itself",
+              v->arr->priv ? "private array" : v->arr->shared ? "shared array" : "buffer", id);
       vfe_hint(c, "store an element: %s[i] = ...", id);
       return;
     case VFE_BIND_VALUE: /* a guard: such names are assigned once (static_loops.c, tuples) */
@@ -424,7 +425,7 @@ void vfe_stmt_assign(vfe_ctx *c, const vfe_node *s) {
   uint32_t nt;
   vfe_node **targets = vfe_get_list(s, "targets", &nt);
   const vfe_node *value = vfe_get(s, "value");
-  if (nt == 1 && shared_decl(c, s, targets[0], value))
+  if (nt == 1 && (shared_decl(c, s, targets[0], value) || vfe_local_decl(c, s, targets[0], value)))
     return;
   vfe_val v = vfe_expr(c, value);
   if (v.kind == VFE_V_ERR) {

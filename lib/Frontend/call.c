@@ -85,6 +85,11 @@ static vfe_val atomic(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi, v
     return first;
   vfe_place p;
   uint32_t rest;
+  if (first.kind == VFE_V_ARRAY && first.arr->priv) {
+    vfe_err(c, args[0], "%s() on a private array: no other invocation can see it", bi->name);
+    vfe_hint(c, "update it directly: %s[i] += ...", first.arr->sym->name);
+    return (vfe_val){0};
+  }
   if (first.kind == VFE_V_ARRAY) {
     if (n < 2)
       return vfe_err(c, call, "%s(%s, index, ...) needs an index", bi->name, first.arr->sym->name);
@@ -354,7 +359,7 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
       return (vfe_val){0};
     vfe_val a = vfe_expr(c, args[0]);
     vfe_set_loc(c, call);
-    if (a.kind == VFE_V_ARRAY && !a.arr->shared) {
+    if (a.kind == VFE_V_ARRAY && !a.arr->shared && !a.arr->priv) {
       vir_op *op = vfe_build(c, VIR_OP_BUFFER_LEN, vir_ty_uint(c->m, 32), 0, NULL);
       op->attr.sym = a.arr->sym;
       return vfe_value_of(vir_result(op));

@@ -248,6 +248,7 @@ typedef struct vfe_array {
   bool control;
   const char **words;
   uint32_t nwords;
+  bool priv;        /* vp.Local[T, N]: a local of array type (locals.c) */
 } vfe_array;
 
 /* A module-level name. */
@@ -557,6 +558,10 @@ bool vfe_static_for(vfe_ctx *c, const vfe_node *s);
 vir_value *vfe_tuple_return(vfe_ctx *c, const vfe_node *at, vfe_val v);
 /* A helper's result: a returned tuple is unpacked back into a tuple. */
 vfe_val vfe_tuple_result(vfe_ctx *c, const vfe_node *call, vfe_val r);
+/* `NAME = vp.Local[T, N]` (a private array); false when `s` is not one. */
+bool vfe_local_decl(vfe_ctx *c, const vfe_node *s, const vfe_node *target, const vfe_node *value);
+/* acc[i] of a private array: the element's place. */
+vfe_val vfe_local_index(vfe_ctx *c, const vfe_node *e, vfe_array *a);
 /* t[k] of a tuple with a constant k. */
 vfe_val vfe_tuple_index(vfe_ctx *c, const vfe_node *e, vfe_val t, vfe_val k);
 

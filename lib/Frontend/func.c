@@ -201,6 +201,12 @@ vfe_val vfe_call_helper(vfe_ctx *c, const vfe_node *call, vfe_helper *h) {
     if (a.kind == VFE_V_ERR)
       return a;
     const char *pname = vfe_get_str(params[i], "arg");
+    if (a.kind == VFE_V_ARRAY && a.arr->priv) {
+      vfe_err(c, given[i], "private array '%s' cannot be passed to a helper (it is the caller's local)",
+              a.arr->sym->name);
+      vfe_hint(c, "pass its elements, or return values from the helper and store them");
+      return (vfe_val){0};
+    }
     if (a.kind == VFE_V_ARRAY) {
       if (ann && vfe_ast_of(ann) != VFE_AST_Subscript)
         return vfe_err(c, given[i], "argument '%s' of %s() is annotated as a value; got an array",

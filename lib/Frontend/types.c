@@ -92,6 +92,7 @@ static const vfe_builtin builtins[] = {
     F("bitcast", BITCAST, BITCAST), F("kernel", KERNEL, CONST), F("func", KERNEL, CONST),
     /* the kernel-language patterns (static_loops.c) */
     F("static", STATIC, CONST),
+    {"Local", VFE_B_LOCAL, 0, 0, 0, 0, 0, 0, false}, /* locals.c */
 };
 
 #undef T
