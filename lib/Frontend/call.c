@@ -400,7 +400,18 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
 }
 
 vfe_val vfe_call(vfe_ctx *c, const vfe_node *call) {
-  vfe_val f = vfe_expr(c, vfe_get(call, "func"));
+  const vfe_node *fnode = vfe_get(call, "func");
+  vfe_val f;
+  if (vfe_ast_of(fnode) == VFE_AST_Attribute && vfe_get_str(fnode, "attr")) {
+    /* obj.method(...) of a struct (methods.c), else an attribute as usual */
+    vfe_val base = vfe_expr(c, vfe_get(fnode, "value")), r;
+    if (vfe_method_call(c, call, base, vfe_get_str(fnode, "attr"), &r))
+      return r;
+    vfe_set_loc(c, fnode);
+    f = vfe_attribute(c, fnode, base, vfe_get_str(fnode, "attr"));
+  } else {
+    f = vfe_expr(c, fnode);
+  }
   vfe_set_loc(c, call);
   switch (f.kind) {
   case VFE_V_ERR: return f;

@@ -274,6 +274,7 @@ typedef struct vfe_inst {
   vfe_val *args;      /* per parameter: VAL (type only) or ARRAY */
   vir_func *func;
   bool done;
+  bool self_out;      /* a method that changes self: the func returns the new self */
 } vfe_inst;
 
 typedef struct vfe_helper {
@@ -282,6 +283,7 @@ typedef struct vfe_helper {
   const char *file;      /* where it is (a helper may come from another file) */
   bool active;           /* being translated: a call now is recursion */
   bool bad_sig;          /* its parameter list was reported: later calls stay quiet */
+  bool method;           /* a method of a struct class: `self` first (methods.c) */
   uint32_t ninst;
   vfe_inst *insts;
 } vfe_helper;
@@ -316,6 +318,7 @@ typedef struct vfe_fn {
   uint32_t ntemps;
   const char *file;
   uint32_t static_base; /* loop_depth + 1 where a static loop's body began (0: none) */
+  vir_sym *self_local;  /* a method that changes self: its copy, returned at the end */
 } vfe_fn;
 
 struct vfe_ctx {
@@ -562,6 +565,14 @@ vfe_val vfe_tuple_result(vfe_ctx *c, const vfe_node *call, vfe_val r);
 bool vfe_local_decl(vfe_ctx *c, const vfe_node *s, const vfe_node *target, const vfe_node *value);
 /* acc[i] of a private array: the element's place. */
 vfe_val vfe_local_index(vfe_ctx *c, const vfe_node *e, vfe_array *a);
+/* The methods of a struct class, registered as helpers "Class.name". */
+void vfe_scan_methods(vfe_ctx *c, const vfe_node *cls);
+/* obj.name(...) where obj is a struct (or Class.name(obj, ...)): a method
+ * call, in *out; false when `name` is no method (an ordinary call). */
+bool vfe_method_call(vfe_ctx *c, const vfe_node *call, vfe_val base, const char *name, vfe_val *out);
+/* A helper call whose first parameter is given as a value (a method's self). */
+vfe_val vfe_call_helper_self(vfe_ctx *c, const vfe_node *call, vfe_helper *h, const vfe_val *self,
+                             bool *self_out);
 /* t[k] of a tuple with a constant k. */
 vfe_val vfe_tuple_index(vfe_ctx *c, const vfe_node *e, vfe_val t, vfe_val k);
 

@@ -86,6 +86,7 @@ void vfe_scan_module(vfe_ctx *c) {
       break;
     case VFE_AST_ClassDef:
       new_global(c, vfe_get_str(s, "name"), VFE_G_CLASS, s);
+      vfe_scan_methods(c, s); /* methods.c */
       break;
     case VFE_AST_FunctionDef: {
       const char *nm = vfe_get_str(s, "name");

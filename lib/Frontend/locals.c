@@ -62,8 +62,12 @@ bool vfe_local_decl(vfe_ctx *c, const vfe_node *s, const vfe_node *target, const
     return true;
   }
   uintptr_t flags = (uintptr_t)vfe_map_get(&c->fn->assigns, id);
-  if ((flags & VFE_A_COUNT) != 1 || vfe_map_get(&c->fn->vars, id)) {
+  vfe_var *old = vfe_map_get(&c->fn->vars, id);
+  if (old && old->bind == VFE_BIND_POISON)
+    return true; /* reported at its first assignment */
+  if ((flags & VFE_A_COUNT) != 1 || old) {
     vfe_err(c, s, "'%s' names a private array and cannot be assigned elsewhere", id);
+    vfe_bind_name(c, id, VFE_BIND_POISON, NULL, target);
     return true;
   }
   uint32_t n;

@@ -74,6 +74,13 @@ static void count_body(vfe_ctx *c, vfe_fn *fn, vfe_node **body, uint32_t n, uint
       break;
     }
     case VFE_AST_AugAssign: count_target(c, fn, vfe_get(s, "target"), nested | VFE_A_VAR); break;
+    case VFE_AST_Expr: {
+      /* q.step(dt) may be a method that changes q (methods.c): q is a local */
+      const vfe_node *v = vfe_get(s, "value");
+      if (vfe_ast_of(v) == VFE_AST_Call && vfe_ast_of(vfe_get(v, "func")) == VFE_AST_Attribute)
+        count_target(c, fn, vfe_get(v, "func"), nested);
+      break;
+    }
     case VFE_AST_AnnAssign:
       count_target(c, fn, vfe_get(s, "target"),
                    nested | (vfe_get(s, "value") && !is_var_call(c, vfe_get(s, "value")) ? 0 : VFE_A_VAR));
@@ -278,6 +285,17 @@ static void stmt_return(vfe_ctx *c, const vfe_node *s) {
       return;
     }
     vfe_build(c, VIR_OP_RETURN, NULL, 0, NULL);
+    return;
+  }
+  if (fn->self_local) { /* a method that changes self returns the new self (methods.c) */
+    if (v) {
+      vfe_err(c, v, "method '%s' changes self, so it cannot also return a value", fn->helper->name);
+      vfe_hint(c, "return the new values instead of assigning self's fields, or write them to a buffer");
+      return;
+    }
+    fn->ret = vir_ty_void(c->m);
+    vir_value *sv = vfe_local_load(c, fn->self_local);
+    vfe_build(c, VIR_OP_RETURN, NULL, 1, &sv);
     return;
   }
   if (!v) {

@@ -173,3 +173,91 @@ def test_python_dash_c_says_where_kernels_can_be_defined():
             "try:\n    k.vir\nexcept vp.CompileError as e:\n    print('CompileError', e)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert "CompileError <string>: error: cannot read the source of 'k'" in out.stdout, out.stderr
+
+
+@vp.kernel
+def histogram(data: vp.Buffer[vp.uint32], hist: vp.Buffer[vp.uint32], per: vp.uint32):
+    i = vp.global_id()
+    h = vp.Local[vp.uint32, 16]
+    for k in range(per):
+        h[data[i * per + k] % 16] += 1
+    for b in vp.static(range(16)):
+        hist[i * 16 + b] = h[b]
+
+
+def test_per_thread_histogram_in_a_private_array(ctx):
+    n, per = 256, 40
+    data = np.random.default_rng(7).integers(0, 1000, n * per).astype(np.uint32)
+    hist = np.zeros(n * 16, np.uint32)
+    histogram(data, hist, dispatch=n, per=per)
+    want = np.stack([np.bincount(row % 16, minlength=16) for row in data.reshape(n, per)])
+    np.testing.assert_array_equal(hist.reshape(n, 16), want)
+    assert "uint h[16];" in histogram.glsl and "h[" in histogram.cuda
+
+
+@vp.kernel
+def clamp_index(out: vp.Buffer[vp.float32], idx: vp.Buffer[vp.int32]):
+    i = vp.global_id()
+    a = vp.Local[vp.float32, 4]
+    for k in vp.static(range(4)):
+        a[k] = vp.float32(k + 1)
+    a[idx[i]] += 10.0
+    out[i] = a[idx[i]]
+
+
+def test_private_array_index_out_of_range_is_clamped(ctx):
+    idx = np.array([-7, -1, 0, 1, 2, 3, 4, 100], np.int32)
+    out = np.zeros(8, np.float32)
+    clamp_index(out, idx, dispatch=8)
+    np.testing.assert_array_equal(out, np.array([1, 1, 1, 2, 3, 4, 4, 4], np.float32) + 10)
+
+
+class Body:
+    pos: vp.vec2
+    vel: vp.vec2
+    mass: vp.float32
+
+    def step(self, dt, g):
+        self.vel.y -= g * dt
+        self.pos += self.vel * dt
+
+    def energy(self):
+        return 0.5 * self.mass * vp.dot(self.vel, self.vel)
+
+
+def heavier(b: Body, k):
+    return Body(b.pos, b.vel, b.mass * k)
+
+
+@vp.kernel
+def integrate(bodies: vp.Buffer[Body], e: vp.Buffer[vp.float32], dt: vp.float32, steps: vp.int32):
+    i = vp.global_id()
+    for s in range(steps):
+        bodies[i].step(dt, 9.81)
+    local = heavier(bodies[i], 2.0)
+    local.step(0.0, 0.0)
+    e[i] = local.energy() + Body.energy(bodies[i])
+
+
+def test_struct_with_a_method_integrates_particles(ctx):
+    n, dt, steps = 100, 0.01, 50
+    rng = np.random.default_rng(3)
+    pos = rng.random((n, 2), dtype=np.float32)
+    vel = rng.random((n, 2), dtype=np.float32)
+    mass = rng.random(n, dtype=np.float32) + 1
+    # std430: vec2 pos at 0, vec2 vel at 8, mass at 16, size 24 (8-byte aligned)
+    layout = np.dtype({"names": ["pos", "vel", "mass"], "formats": [(np.float32, 2), (np.float32, 2), np.float32],
+                       "offsets": [0, 8, 16], "itemsize": 24})
+    bodies = np.zeros(n, layout)
+    bodies["pos"], bodies["vel"], bodies["mass"] = pos, vel, mass
+    e = np.zeros(n, np.float32)
+    integrate(bodies, e, dispatch=n, dt=dt, steps=steps)
+    p, v = pos.copy(), vel.copy()
+    for _ in range(steps):
+        v[:, 1] -= np.float32(9.81) * np.float32(dt)
+        p += v * np.float32(dt)
+    np.testing.assert_allclose(bodies["pos"], p, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(bodies["vel"], v, rtol=1e-4, atol=1e-5)
+    ke = 0.5 * mass * (v ** 2).sum(1)
+    np.testing.assert_allclose(e, 3 * ke, rtol=1e-4)
+    assert "Body_step(" in integrate.glsl and "bodies[i] = Body_step(bodies[i], pc.dt, 9.81);" in integrate.glsl
