@@ -573,6 +573,11 @@ bool vfe_method_call(vfe_ctx *c, const vfe_node *call, vfe_val base, const char 
 /* A helper call whose first parameter is given as a value (a method's self). */
 vfe_val vfe_call_helper_self(vfe_ctx *c, const vfe_node *call, vfe_helper *h, const vfe_val *self,
                              bool *self_out);
+/* Whether an annotation is a bare vp.Buffer (a generic kernel's buffer). */
+bool vfe_is_generic_buffer(vfe_ctx *c, const vfe_node *ann);
+/* Its element type, from the document's "buffer_dtypes" option; NULL with
+ * an error when the call gave none (generic.c). */
+vir_type *vfe_generic_buffer_type(vfe_ctx *c, const vfe_node *p, const char *name);
 /* t[k] of a tuple with a constant k. */
 vfe_val vfe_tuple_index(vfe_ctx *c, const vfe_node *e, vfe_val t, vfe_val k);
 

@@ -440,6 +440,10 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
       }
       bool is_buffer = false, is_control = control_annotation(c, ann);
       vir_type *elem = is_control ? vir_ty_uint(c->m, 32) : buffer_annotation(c, ann, &is_buffer);
+      if (!is_control && !is_buffer && vfe_is_generic_buffer(c, ann)) { /* generic.c */
+        is_buffer = true;
+        elem = vfe_generic_buffer_type(c, p, name);
+      }
       is_buffer = is_buffer || is_control;
       vfe_var *v = vfe_alloc(c, sizeof *v);
       v->line = p->line;

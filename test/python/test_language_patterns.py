@@ -261,3 +261,34 @@ def test_struct_with_a_method_integrates_particles(ctx):
     ke = 0.5 * mass * (v ** 2).sum(1)
     np.testing.assert_allclose(e, 3 * ke, rtol=1e-4)
     assert "Body_step(" in integrate.glsl and "bodies[i] = Body_step(bodies[i], pc.dt, 9.81);" in integrate.glsl
+
+
+@vp.kernel
+def axpy(x: vp.Buffer, y: vp.Buffer, n: vp.uint32):
+    i = vp.global_id()
+    if i < n:
+        y[i] = 3 * x[i] + y[i]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_generic_axpy_compiles_per_dtype(ctx, dtype):
+    x = np.arange(100).astype(dtype)
+    y = np.full(100, 7, dtype)
+    axpy(x, y, dispatch=100, n=100)
+    assert y.dtype == dtype
+    np.testing.assert_array_equal(y, 3 * np.arange(100).astype(dtype) + 7)
+    # resident arrays take the same specialization
+    xv, yv = vp.asarray(np.arange(10).astype(dtype)), vp.asarray(np.zeros(10, dtype))
+    axpy(xv, yv, dispatch=10, n=10)
+    np.testing.assert_array_equal(yv.numpy(), 3 * np.arange(10).astype(dtype))
+
+
+def test_generic_kernel_specializations_and_errors(ctx):
+    assert "double x[]" in axpy.specialize(x=np.float64, y=np.float64).glsl
+    assert "int y[]" in axpy.specialize(x=np.int32, y=np.int32).glsl
+    with pytest.raises(vp.CompileError, match="generic buffer 'x' .* has no type yet"):
+        axpy.glsl
+    with pytest.raises(TypeError, match="generic buffer 'x' takes an array, got int"):
+        axpy(3, np.zeros(4, np.float32), dispatch=4, n=4)
+    with pytest.raises(TypeError):  # a float64 x with a float32 y: y's own check
+        axpy.specialize(x=np.float64, y=np.float64)(np.zeros(4), np.zeros(4, np.float32), dispatch=4, n=4)

@@ -12,6 +12,7 @@ NumPy arguments are uploaded before and written back after (unless the
 kernel only reads them).
 """
 import functools
+import inspect
 
 import numpy as np
 
@@ -132,6 +133,29 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
         finish()
         return None
     return Handle(ticket, finish)
+
+
+def _generic_params(fn):
+    """[(position among the buffer arguments, name)] of the parameters
+    annotated with a bare vp.Buffer (generic kernels, lib/Frontend/generic.c)."""
+    from . import _types
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    out, k = [], 0
+    for p in params:
+        ann = p.annotation
+        if isinstance(ann, str):  # from __future__ import annotations
+            last = ann.split("[")[0].split(".")[-1]
+            generic, buffer = last == "Buffer" and "[" not in ann, last in ("Buffer", "Control")
+        else:
+            generic = ann is _types.Buffer
+            buffer = generic or ann is _types.Control or isinstance(ann, _types._BufferAnnotation)
+        if generic:
+            out.append((k, p.name))
+        k += buffer
+    return out
 
 
 def _fast_path(prog, buffers, bound):
@@ -262,6 +286,32 @@ class PyKernel(_PyCall, _Inspect):
         # started, or with VULPY_PREWARM=0).
         _context._prewarm()
         self._fast = None  # the Launcher of the common call (made after a first call)
+        self._generic = _generic_params(fn)  # generic buffers: one compile per dtype list
+        self._special = {}
+
+    def specialize(self, **dtypes):
+        """The kernel compiled for these element types of its generic
+        buffers (`a: vp.Buffer` without `[T]`), e.g. `k.specialize(x=np.float64)`:
+        what a call with such arrays runs; for inspection (`.glsl`, `.vir`)."""
+        dts = {name: np.dtype(dt).name for name, dt in dtypes.items()}
+        key = tuple(sorted(dts.items()))
+        sub = self._special.get(key)
+        if sub is None:
+            sub = type(self)(self.fn, dict(self.options, buffer_dtypes=dts), self.fast_math, self.context)
+            sub._generic = []
+            self._special[key] = sub
+        return sub
+
+    def _for_args(self, buffers):
+        dtypes = {}
+        for k, name in self._generic:
+            if k < len(buffers):  # (a wrong count is launch's error)
+                dt = getattr(buffers[k], "dtype", None)
+                if dt is None:
+                    raise TypeError(f"kernel {self.__name__}(): generic buffer '{name}' takes an "
+                                    f"array, got {type(buffers[k]).__name__}")
+                dtypes[name] = dt
+        return self.specialize(**dtypes)
 
     def _document(self):
         if self._doc is None:
@@ -287,6 +337,8 @@ class PyKernel(_PyCall, _Inspect):
     def _call(self, buffers, dispatch=None, groups=None, sync=True, context=None, **push):
         """The Python path: every check, every kind of argument, its errors
         (calls arrive here from _CallBase when its Launcher declines)."""
+        if self._generic:
+            return self._for_args(buffers)._call(buffers, dispatch, groups, sync, context, **push)
         prog = self._prog or self.program()
         r = launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
                    prog.label)
