@@ -128,6 +128,8 @@ vfe_val vfe_attribute(vfe_ctx *c, const vfe_node *at, vfe_val base, const char *
   case VFE_V_ARRAY:
     if (base.arr->control)
       return vfe_control_word(c, at, base.arr, attr);
+    if (base.arr->ndim) /* a.shape, a.ndim (ndbuf.c) */
+      return vfe_nd_attribute(c, at, base.arr, attr);
     vfe_err(c, at, "%s '%s' has no attribute '%s'", base.arr->shared ? "shared array" : "buffer",
             base.arr->sym->name, attr);
     if (!base.arr->shared)
@@ -313,6 +315,8 @@ vfe_val vfe_subscript_on(vfe_ctx *c, const vfe_node *e, vfe_val base) {
                    base.bi->kind == VFE_B_BUFFER ? "a kernel parameter's type" : "a shared array");
   if (base.kind == VFE_V_ARRAY && base.arr->priv) /* vp.Local (locals.c) */
     return vfe_local_index(c, e, base.arr);
+  if (base.kind == VFE_V_ARRAY && base.arr->ndim && vfe_ast_of(sl) != VFE_AST_Slice) /* ndbuf.c */
+    return vfe_nd_index(c, e, base.arr);
   if (base.kind == VFE_V_ARRAY) {
     vfe_array *a = base.arr;
     vfe_val r = {.kind = VFE_V_PLACE};

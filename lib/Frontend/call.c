@@ -90,6 +90,11 @@ static vfe_val atomic(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi, v
     vfe_hint(c, "update it directly: %s[i] += ...", first.arr->sym->name);
     return (vfe_val){0};
   }
+  if (first.kind == VFE_V_ARRAY && first.arr->ndim) {
+    vfe_err(c, args[0], "%s() on an N-d buffer takes its element", bi->name);
+    vfe_hint(c, "write %s(%s[i, j], value)", bi->name, first.arr->sym->name);
+    return (vfe_val){0};
+  }
   if (first.kind == VFE_V_ARRAY) {
     if (n < 2)
       return vfe_err(c, call, "%s(%s, index, ...) needs an index", bi->name, first.arr->sym->name);
@@ -359,6 +364,8 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
       return (vfe_val){0};
     vfe_val a = vfe_expr(c, args[0]);
     vfe_set_loc(c, call);
+    if (a.kind == VFE_V_ARRAY && a.arr->ndim) /* the first extent (ndbuf.c) */
+      return vfe_value_of(vfe_nd_extent(c, a.arr, 0));
     if (a.kind == VFE_V_ARRAY && !a.arr->shared && !a.arr->priv) {
       vir_op *op = vfe_build(c, VIR_OP_BUFFER_LEN, vir_ty_uint(c->m, 32), 0, NULL);
       op->attr.sym = a.arr->sym;

@@ -249,6 +249,8 @@ typedef struct vfe_array {
   const char **words;
   uint32_t nwords;
   bool priv;        /* vp.Local[T, N]: a local of array type (locals.c) */
+  uint8_t ndim;     /* vp.Buffer[T, N]: N; 0 for a plain buffer (ndbuf.c) */
+  uint32_t shape_field, stride_field, offset_field; /* their push fields */
 } vfe_array;
 
 /* A module-level name. */
@@ -578,6 +580,14 @@ bool vfe_is_generic_buffer(vfe_ctx *c, const vfe_node *ann);
 /* Its element type, from the document's "buffer_dtypes" option; NULL with
  * an error when the call gave none (generic.c). */
 vir_type *vfe_generic_buffer_type(vfe_ctx *c, const vfe_node *p, const char *name);
+/* N-d buffers (ndbuf.c): `vp.Buffer[T, N]` (true when ann's slice is a
+ * tuple; *elem NULL after an error), its hidden push fields, a[i, j],
+ * a.shape / a.ndim, and one extent. */
+bool vfe_nd_annotation(vfe_ctx *c, const vfe_node *ann, vir_type **elem, uint32_t *ndim);
+void vfe_nd_declare(vfe_ctx *c, const vfe_node *p, const char *name, vfe_array *a, uint32_t ndim);
+vfe_val vfe_nd_index(vfe_ctx *c, const vfe_node *e, vfe_array *a);
+vfe_val vfe_nd_attribute(vfe_ctx *c, const vfe_node *at, vfe_array *a, const char *attr);
+vir_value *vfe_nd_extent(vfe_ctx *c, vfe_array *a, int axis);
 /* t[k] of a tuple with a constant k. */
 vfe_val vfe_tuple_index(vfe_ctx *c, const vfe_node *e, vfe_val t, vfe_val k);
 

@@ -276,14 +276,18 @@ vfe_array *vfe_declare_shared(vfe_ctx *c, const vfe_node *at, const char *name, 
 }
 
 /* The element type of `vp.Buffer[T]`, or NULL when `ann` is not one. */
-static vir_type *buffer_annotation(vfe_ctx *c, const vfe_node *ann, bool *is_buffer) {
+static vir_type *buffer_annotation(vfe_ctx *c, const vfe_node *ann, bool *is_buffer, uint32_t *ndim) {
   *is_buffer = false;
+  *ndim = 0;
   if (vfe_ast_of(ann) != VFE_AST_Subscript)
     return NULL;
   vfe_val base = vfe_expr(c, vfe_get(ann, "value"));
   if (base.kind != VFE_V_BUILTIN || base.bi->kind != VFE_B_BUFFER)
     return NULL;
   *is_buffer = true;
+  vir_type *nd_elem;
+  if (vfe_nd_annotation(c, ann, &nd_elem, ndim)) /* vp.Buffer[T, N] (ndbuf.c) */
+    return nd_elem;
   vir_type *t = vfe_type_of_annotation(c, vfe_get(ann, "slice"));
   if (t && vir_ty_is_bool(t)) {
     vfe_err(c, ann, "a buffer of bool has no layout the host agrees on");
@@ -439,7 +443,8 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
         continue;
       }
       bool is_buffer = false, is_control = control_annotation(c, ann);
-      vir_type *elem = is_control ? vir_ty_uint(c->m, 32) : buffer_annotation(c, ann, &is_buffer);
+      uint32_t ndim = 0;
+      vir_type *elem = is_control ? vir_ty_uint(c->m, 32) : buffer_annotation(c, ann, &is_buffer, &ndim);
       if (!is_control && !is_buffer && vfe_is_generic_buffer(c, ann)) { /* generic.c */
         is_buffer = true;
         elem = vfe_generic_buffer_type(c, p, name);
@@ -461,6 +466,8 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
         } else {
           v->bind = VFE_BIND_ARRAY;
           v->arr = add_buffer(c, p, name, elem);
+          if (ndim)
+            vfe_nd_declare(c, p, name, v->arr, ndim);
         }
       } else {
         vir_type *t = vfe_type_of_annotation(c, ann);

@@ -292,3 +292,53 @@ def test_generic_kernel_specializations_and_errors(ctx):
         axpy(3, np.zeros(4, np.float32), dispatch=4, n=4)
     with pytest.raises(TypeError):  # a float64 x with a float32 y: y's own check
         axpy.specialize(x=np.float64, y=np.float64)(np.zeros(4), np.zeros(4, np.float32), dispatch=4, n=4)
+
+
+@vp.kernel(local_size_x=8, local_size_y=8)
+def laplace(a: vp.Buffer[vp.float32, 2], b: vp.Buffer[vp.float32, 2]):
+    x = vp.global_id(0)
+    y = vp.global_id(1)
+    h, w = a.shape
+    if x >= 1 and y >= 1 and x + 1 < w and y + 1 < h:
+        b[y, x] = 0.25 * (a[y - 1, x] + a[y + 1, x] + a[y, x - 1] + a[y, x + 1]) - a[y, x]
+
+
+def _laplace(a):
+    want = np.zeros_like(a)
+    want[1:-1, 1:-1] = 0.25 * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:]) - a[1:-1, 1:-1]
+    return want
+
+
+def test_2d_stencil_on_strided_views(ctx):
+    big = np.random.default_rng(5).random((40, 60), dtype=np.float32)
+    a = big[::2, 1::3]                       # a NumPy view: uploaded C-contiguous
+    b = np.zeros(a.shape, np.float32)
+    laplace(a, b, dispatch=(a.shape[1], a.shape[0]))
+    np.testing.assert_allclose(b, _laplace(a), rtol=1e-6, atol=1e-6)
+    res = vp.asarray(big)
+    for view, host in ((res[::2, 1::3], a), (res.T, big.T), (res[3:17, 5:50], big[3:17, 5:50])):
+        out = vp.zeros(view.shape, np.float32)  # a resident view: its strides and offset
+        laplace(view, out, dispatch=(view.shape[1], view.shape[0]))
+        np.testing.assert_allclose(out.numpy(), _laplace(np.ascontiguousarray(host)), rtol=1e-6, atol=1e-6)
+    # the output may be a view too: only its elements change
+    dst = vp.zeros((40, 60), np.float32)
+    laplace(res, dst[:, :], dispatch=(60, 40))
+    np.testing.assert_allclose(dst.numpy(), _laplace(big), rtol=1e-6, atol=1e-6)
+    with pytest.raises(TypeError, match=r"buffer 'a' is vp.Buffer\[T, 2\]; got an array of 1 dimension"):
+        laplace(np.zeros(8, np.float32), np.zeros((2, 4), np.float32), dispatch=(4, 2))
+
+
+@vp.kernel
+def reverse_copy(src: vp.Buffer[vp.int32, 1], dst: vp.Buffer[vp.int32, 1]):
+    i = vp.global_id()
+    if i < len(src):
+        dst[i] = src[i]
+
+
+def test_1d_views_with_negative_and_step_strides(ctx):
+    data = np.arange(20, dtype=np.int32)
+    res = vp.asarray(data)
+    for view, want in ((res[::-1], data[::-1]), (res[1::3], data[1::3]), (res[15:2:-2], data[15:2:-2])):
+        out = vp.zeros(view.shape, np.int32)
+        reverse_copy(view, out, dispatch=view.shape[0])
+        np.testing.assert_array_equal(out.numpy(), want)

@@ -158,6 +158,53 @@ def _generic_params(fn):
     return out
 
 
+def _nd_params(fn):
+    """[(position among the buffer arguments, name, N)] of the parameters
+    annotated vp.Buffer[T, N] (N-d buffers, lib/Frontend/ndbuf.c)."""
+    from . import _types
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    out, k = [], 0
+    for p in params:
+        ann = p.annotation
+        if isinstance(ann, _types._BufferAnnotation) and ann.kind == "Buffer":
+            if isinstance(ann.elem, tuple) and len(ann.elem) == 2 and isinstance(ann.elem[1], int):
+                out.append((k, p.name, ann.elem[1]))
+            k += 1
+        elif ann is _types.Buffer or ann is _types.Control:
+            k += 1
+    return out
+
+
+def _nd_push(label, nd, buffers):
+    """The hidden push constants of N-d buffers: the shape, the strides and
+    the first element, in elements, of each argument (a vp.ndarray view
+    keeps its own; a NumPy array is uploaded C-contiguous). Strides are
+    stored as uint32 (two's complement for a negative one)."""
+    from ._graph import c_strides
+    out = {}
+    for k, name, n in nd:
+        if k >= len(buffers):
+            continue  # launch reports the count
+        a = buffers[k]
+        shape = tuple(getattr(a, "shape", ()))
+        if len(shape) != n:
+            raise TypeError(f"{label}: buffer '{name}' is vp.Buffer[T, {n}]; "
+                            f"got an array of {len(shape)} dimension(s) {shape}")
+        if type(a) is _array.ndarray:
+            strides = a._estrides if a._estrides is not None else c_strides(shape)
+            offset = a._offset
+        else:
+            strides, offset = c_strides(shape), 0
+        one = (lambda t: t[0]) if n == 1 else tuple
+        out[f"_vp_shape_{name}"] = one(tuple(shape))
+        out[f"_vp_strides_{name}"] = one(tuple(s & 0xFFFFFFFF for s in strides))
+        out[f"_vp_offset_{name}"] = offset
+    return out
+
+
 def _fast_path(prog, buffers, bound):
     """After a call that went the Python way: the Launcher for the
     context of its resident arrays (the extension does the next such calls
@@ -288,6 +335,7 @@ class PyKernel(_PyCall, _Inspect):
         self._fast = None  # the Launcher of the common call (made after a first call)
         self._generic = _generic_params(fn)  # generic buffers: one compile per dtype list
         self._special = {}
+        self._nd = _nd_params(fn)  # N-d buffers: shape, strides, offset in the push block
 
     def specialize(self, **dtypes):
         """The kernel compiled for these element types of its generic
@@ -340,8 +388,12 @@ class PyKernel(_PyCall, _Inspect):
         if self._generic:
             return self._for_args(buffers)._call(buffers, dispatch, groups, sync, context, **push)
         prog = self._prog or self.program()
+        if self._nd:
+            push = dict(push, **_nd_push(prog.label, self._nd, buffers))
         r = launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
                    prog.label)
+        if self._nd:
+            return r  # the Launcher does not fill the hidden push fields: Python path
         if self._fast is None:
             self._fast = _fast_path(prog, buffers, self.context)
         return r
