@@ -40,33 +40,47 @@ typedef struct mathfn {
 static double deg(double x) { return x * (180.0 / M_PI); }
 static double rad(double x) { return x * (M_PI / 180.0); }
 
-static const mathfn mathfns[] = {
-    {"pi", M_CONST, 0, 0, 0, M_PI}, {"e", M_CONST, 0, 0, 0, M_E}, {"tau", M_CONST, 0, 0, 0, 2 * M_PI},
-    {"inf", M_CONST, 0, 0, 0, INFINITY}, {"nan", M_CONST, 0, 0, 0, NAN},
-    {"sqrt", M_F1, VIR_OP_SQRT, sqrt, 0, 0}, {"cbrt", M_F1, VIR_OP_CBRT, cbrt, 0, 0},
-    {"sin", M_F1, VIR_OP_SIN, sin, 0, 0}, {"cos", M_F1, VIR_OP_COS, cos, 0, 0},
-    {"tan", M_F1, VIR_OP_TAN, tan, 0, 0}, {"asin", M_F1, VIR_OP_ASIN, asin, 0, 0},
-    {"acos", M_F1, VIR_OP_ACOS, acos, 0, 0}, {"atan", M_F1, VIR_OP_ATAN, atan, 0, 0},
-    {"sinh", M_F1, VIR_OP_SINH, sinh, 0, 0}, {"cosh", M_F1, VIR_OP_COSH, cosh, 0, 0},
-    {"tanh", M_F1, VIR_OP_TANH, tanh, 0, 0}, {"asinh", M_F1, VIR_OP_ASINH, asinh, 0, 0},
-    {"acosh", M_F1, VIR_OP_ACOSH, acosh, 0, 0}, {"atanh", M_F1, VIR_OP_ATANH, atanh, 0, 0},
-    {"exp", M_F1, VIR_OP_EXP, exp, 0, 0}, {"exp2", M_F1, VIR_OP_EXP2, exp2, 0, 0},
-    {"expm1", M_F1, VIR_OP_EXPM1, expm1, 0, 0}, {"log2", M_F1, VIR_OP_LOG2, log2, 0, 0},
-    {"log10", M_F1, VIR_OP_LOG10, log10, 0, 0}, {"log1p", M_F1, VIR_OP_LOG1P, log1p, 0, 0},
-    {"fabs", M_F1, VIR_OP_ABS, fabs, 0, 0},
-    {"floor", M_TOINT, VIR_OP_FLOOR, floor, 0, 0}, {"ceil", M_TOINT, VIR_OP_CEIL, ceil, 0, 0},
-    {"trunc", M_TOINT, VIR_OP_TRUNC, trunc, 0, 0},
-    {"atan2", M_F2, VIR_OP_ATAN2, 0, atan2, 0}, {"pow", M_F2, VIR_OP_POW, 0, pow, 0},
-    {"fmod", M_F2, VIR_OP_REM, 0, fmod, 0}, {"log", M_LOG, VIR_OP_LOG, log, 0, 0},
-    {"hypot", M_HYPOT, 0, 0, hypot, 0}, {"copysign", M_COPYSIGN, 0, 0, copysign, 0},
-    {"degrees", M_DEGREES, 0, deg, 0, 0}, {"radians", M_RADIANS, 0, rad, 0, 0},
-    {"isnan", M_ISNAN, VIR_OP_ISNAN, 0, 0, 0}, {"isinf", M_ISINF, VIR_OP_ISINF, 0, 0, 0},
-    {"isfinite", M_ISFINITE, 0, 0, 0, 0},
-};
-enum { NMATH = sizeof mathfns / sizeof mathfns[0] };
+/* X(id, kind, VIR op, fold of one argument, fold of two, constant value) */
+#define MATH_FNS(X)                                                                                \
+  X(pi, M_CONST, CONST, 0, 0, M_PI) X(e, M_CONST, CONST, 0, 0, M_E)                                 \
+  X(tau, M_CONST, CONST, 0, 0, 2 * M_PI) X(inf, M_CONST, CONST, 0, 0, INFINITY)                     \
+  X(nan, M_CONST, CONST, 0, 0, NAN) X(sqrt, M_F1, SQRT, sqrt, 0, 0) X(cbrt, M_F1, CBRT, cbrt, 0, 0)   \
+  X(sin, M_F1, SIN, sin, 0, 0) X(cos, M_F1, COS, cos, 0, 0) X(tan, M_F1, TAN, tan, 0, 0)             \
+  X(asin, M_F1, ASIN, asin, 0, 0) X(acos, M_F1, ACOS, acos, 0, 0) X(atan, M_F1, ATAN, atan, 0, 0)    \
+  X(sinh, M_F1, SINH, sinh, 0, 0) X(cosh, M_F1, COSH, cosh, 0, 0) X(tanh, M_F1, TANH, tanh, 0, 0)    \
+  X(asinh, M_F1, ASINH, asinh, 0, 0) X(acosh, M_F1, ACOSH, acosh, 0, 0)                             \
+  X(atanh, M_F1, ATANH, atanh, 0, 0) X(exp, M_F1, EXP, exp, 0, 0) X(exp2, M_F1, EXP2, exp2, 0, 0)    \
+  X(expm1, M_F1, EXPM1, expm1, 0, 0) X(log2, M_F1, LOG2, log2, 0, 0)                                \
+  X(log10, M_F1, LOG10, log10, 0, 0) X(log1p, M_F1, LOG1P, log1p, 0, 0)                             \
+  X(fabs, M_F1, ABS, fabs, 0, 0) X(floor, M_TOINT, FLOOR, floor, 0, 0)                              \
+  X(ceil, M_TOINT, CEIL, ceil, 0, 0) X(trunc, M_TOINT, TRUNC, trunc, 0, 0)                          \
+  X(atan2, M_F2, ATAN2, 0, atan2, 0) X(pow, M_F2, POW, 0, pow, 0) X(fmod, M_F2, REM, 0, fmod, 0)     \
+  X(log, M_LOG, LOG, log, 0, 0) X(hypot, M_HYPOT, CONST, 0, hypot, 0)                               \
+  X(copysign, M_COPYSIGN, CONST, 0, copysign, 0) X(degrees, M_DEGREES, CONST, deg, 0, 0)            \
+  X(radians, M_RADIANS, CONST, rad, 0, 0) X(isnan, M_ISNAN, ISNAN, 0, 0, 0)                         \
+  X(isinf, M_ISINF, ISINF, 0, 0, 0) X(isfinite, M_ISFINITE, CONST, 0, 0, 0)
 
-/* One vfe_builtin per math function (name "math.NAME"), built once. */
-static vfe_builtin math_bi[NMATH];
+enum {
+#define MATH_ID(id, ...) MATH_##id,
+  MATH_FNS(MATH_ID)
+#undef MATH_ID
+  NMATH
+};
+
+static const mathfn mathfns[NMATH] = {
+#define MATH_ROW(id, k, op, f1, f2, v) {#id, k, VIR_OP_##op, f1, f2, v},
+    MATH_FNS(MATH_ROW)
+#undef MATH_ROW
+};
+
+/* The built-in each math function is (its `op`: 0x100 + its index), as
+ * constant data: the frontend keeps no mutable globals. */
+static const vfe_builtin math_bi[NMATH] = {
+#define MATH_BI(id, ...) {#id, VFE_B_FUNC, VFE_F_PY, 0x100 + MATH_##id, 0, 0, 0, 0, false},
+    MATH_FNS(MATH_BI)
+#undef MATH_BI
+};
+
 static const vfe_builtin py_bi[] = {
     {"round", VFE_B_FUNC, VFE_F_PY, PY_ROUND, 0, 0, 0, 0, true},
     {"pow", VFE_B_FUNC, VFE_F_PY, PY_POW, 0, 0, 0, 0, true},
@@ -85,15 +99,7 @@ vfe_val vfe_math_attr(vfe_ctx *c, const vfe_node *at, const char *name) {
       continue;
     if (mathfns[i].fn == M_CONST)
       return (vfe_val){.kind = VFE_V_FLOAT, .f = mathfns[i].value};
-    vfe_builtin *b = &math_bi[i];
-    if (!b->name) { /* the table is constant data: filling it twice writes the same */
-      b->kind = VFE_B_FUNC;
-      b->fn = VFE_F_PY;
-      b->op = (uint16_t)(0x100 + i);
-      b->python = false;
-      b->name = mathfns[i].name;
-    }
-    return (vfe_val){.kind = VFE_V_BUILTIN, .bi = b};
+    return (vfe_val){.kind = VFE_V_BUILTIN, .bi = &math_bi[i]};
   }
   vfe_err(c, at, "math.%s is not available in kernels", name);
   vfe_hint(c, "kernels have the math functions VulPy maps to GPU math (sqrt, sin, exp, log, floor, pi, ...); see docs/language.md");

@@ -5,8 +5,12 @@
  * the translation ends). frontend.c finds the kernel and declares the
  * module's interface; stmt.c, expr.c, call.c and func.c walk the Python AST
  * and build VIR; types.c holds the names of the language (types and
- * built-ins) and the typing rules. Out of memory anywhere longjmps back to
- * vfe_translate_json, which frees everything and reports it.
+ * built-ins) and the typing rules. The patterns a Taichi or Warp user
+ * writes have files of their own: builtins.c (Python's round/pow, math.*),
+ * tuples.c, static_loops.c (unrolled loops), locals.c (vp.Local), methods.c
+ * (struct methods), generic.c (bare vp.Buffer), ndbuf.c (vp.Buffer[T, N]).
+ * Out of memory anywhere longjmps back to vfe_translate_json, which frees
+ * everything and reports it.
  */
 #ifndef VULPY_FE_H
 #define VULPY_FE_H
@@ -117,7 +121,7 @@ typedef enum vfe_bkind {
   VFE_B_SHARED, /* vp.Shared[T, N...] */
   VFE_B_CONTROL, /* vp.Control: a control buffer (uint32 words, some named) */
   VFE_B_FUNC,   /* a built-in function; `op` says which */
-  VFE_B_LOCAL,  /* vp.Local[T, N]: a thread-private array (pylang.c) */
+  VFE_B_LOCAL,  /* vp.Local[T, N]: a thread-private array (locals.c) */
 } vfe_bkind;
 
 typedef enum vfe_bfn {
@@ -151,7 +155,7 @@ typedef enum vfe_bfn {
   VFE_F_LEN,
   VFE_F_BITCAST,  /* bitcast(x, T) */
   VFE_F_KERNEL,   /* the decorators: vp.kernel, vp.func */
-  VFE_F_PY,       /* Python's round/pow and math.*: `op` is a vfe_pyfn (pylang.c) */
+  VFE_F_PY,       /* Python's round/pow and math.*: `op` says which (builtins.c) */
   VFE_F_STATIC,   /* vp.static(...): only as a for loop's iterable */
 } vfe_bfn;
 
@@ -195,7 +199,7 @@ typedef enum vfe_vkind {
   VFE_V_STR,
   VFE_V_TUPLE,   /* (a, b): only for unpacking and multi-index */
   VFE_V_TYPE,    /* a resolved non-builtin type (vp.Buffer[T] / class) */
-  VFE_V_MATH,    /* Python's math module (pylang.c) */
+  VFE_V_MATH,    /* Python's math module (builtins.c) */
 } vfe_vkind;
 
 typedef enum vfe_root { VFE_R_BUFFER, VFE_R_SHARED, VFE_R_LOCAL, VFE_R_PUSH } vfe_root;
@@ -345,7 +349,7 @@ struct vfe_ctx {
   bool too_deep;         /* reported in this expression: the deep node's siblings stay quiet */
   uint32_t helper_depth; /* helpers being translated, one inside another */
   vp_ptrvec arrays;      /* every vfe_array, for the access qualifiers */
-  vfe_map math_names;    /* aliases of Python's math module (pylang.c) */
+  vfe_map math_names;    /* aliases of Python's math module (builtins.c) */
   jmp_buf oom;
 };
 
@@ -546,7 +550,8 @@ uint32_t vfe_push_field(vfe_ctx *c, const vfe_node *at, const char *name, vir_ty
 /* The hint for a missing cast: "vp.uint32(x)". */
 const char *vfe_cast_hint(vfe_ctx *c, const vir_type *to, const vfe_node *expr);
 
-/* ============================================ language patterns (pylang.c) */
+/* ===== language patterns: builtins.c, static_loops.c, tuples.c, locals.c,
+ * methods.c, generic.c, ndbuf.c (docs/language.md, "Patterns from Taichi and Warp") */
 
 /* Python's own built-ins (round, pow) with Python's semantics, by their
  * bare name; NULL for others. vp.round and vp.pow stay GLSL's. */
