@@ -104,7 +104,8 @@ PyObject *vpy_raise(vpy_state *st, vp_diags *d, PyObject *exc, vrt_context *ctx,
   if (ctx && vrt_context_lost(ctx))
     exc = st->DeviceLostError;
   else if (exc == st->VulkanError && text &&
-           (strstr(text, "OUT_OF_DEVICE_MEMORY") || strstr(text, "OUT_OF_HOST_MEMORY")))
+           (strstr(text, "OUT_OF_DEVICE_MEMORY") || strstr(text, "OUT_OF_HOST_MEMORY") ||
+            strstr(text, "out of device memory")))
     exc = st->OutOfMemoryError;
   PyObject *msg = len ? PyUnicode_DecodeUTF8(text, (Py_ssize_t)len, "replace")
                       : PyUnicode_FromString("unknown error (no diagnostic)");
