@@ -342,3 +342,15 @@ def test_1d_views_with_negative_and_step_strides(ctx):
         out = vp.zeros(view.shape, np.int32)
         reverse_copy(view, out, dispatch=view.shape[0])
         np.testing.assert_array_equal(out.numpy(), want)
+
+
+@vp.kernel
+def flat_copy(src: vp.Buffer[vp.int32], dst: vp.Buffer[vp.int32]):
+    i = vp.global_id()
+    dst[i] = src[i]
+
+
+def test_strided_view_to_a_1d_parameter_points_at_nd_buffers(ctx):
+    res = vp.asarray(np.arange(20, dtype=np.int32))
+    with pytest.raises(ValueError, match=r"or declare the parameter vp.Buffer\[T, 1\]"):
+        flat_copy(res[::2], vp.zeros(10, np.int32), dispatch=10)

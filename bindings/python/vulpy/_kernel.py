@@ -238,7 +238,8 @@ def _bind_view(label, b, a, ctx, views):
         raise ValueError(f"{label}: buffer '{b['name']}' got a strided view (shape "
                          f"{a.shape}, strides {a.strides}) that is not contiguous; a kernel "
                          f"binds contiguous memory: pass a contiguous copy (x.copy()) and "
-                         f"assign the result back")
+                         f"assign the result back, or declare the parameter "
+                         f"vp.Buffer[T, {len(a.shape)}] (an N-d buffer takes strided views)")
     isz = a._sdtype.itemsize
     align = ctx.info["limits"]["min_storage_buffer_offset_alignment"] or 1
     if a.nbytes and (a._offset * isz) % align == 0:
