@@ -38,6 +38,8 @@ void vfe_scan_module(vfe_ctx *c) {
         const char *as = vfe_get_str(names[k], "asname");
         if (is_vulpy(mod))
           vfe_map_put(c, &c->vp_names, as ? as : mod, (void *)1);
+        else if (mod && strcmp(mod, "math") == 0) /* Python's math (builtins.c) */
+          vfe_map_put(c, &c->math_names, as ? as : mod, (void *)1);
         else if (as || mod)
           new_global(c, as ? as : mod, VFE_G_OTHER, s);
       }
@@ -50,6 +52,21 @@ void vfe_scan_module(vfe_ctx *c) {
         if (!nm)
           continue;
         if (!is_vulpy(vfe_get_str(s, "module"))) {
+          const char *from = vfe_get_str(s, "module");
+          if (from && strcmp(from, "math") == 0 && strcmp(nm, "*") != 0) {
+            /* from math import sqrt, pi: a function or a literal */
+            vfe_val mv = vfe_math_attr(c, names[k], nm);
+            vfe_global *g = new_global(c, as ? as : nm, VFE_G_OTHER, s);
+            if (mv.kind == VFE_V_BUILTIN) {
+              vfe_map_put(c, &c->from_names, as ? as : nm, (void *)mv.bi);
+              vfe_map_put(c, &c->globals, as ? as : nm, NULL);
+            } else if (mv.kind == VFE_V_FLOAT) {
+              g->kind = VFE_G_CONST;
+              g->evaluated = true;
+              g->value = mv;
+            }
+            continue;
+          }
           if (strcmp(nm, "*") != 0)
             new_global(c, as ? as : nm, VFE_G_OTHER, s);
           continue;
@@ -70,6 +87,7 @@ void vfe_scan_module(vfe_ctx *c) {
       break;
     case VFE_AST_ClassDef:
       new_global(c, vfe_get_str(s, "name"), VFE_G_CLASS, s);
+      vfe_scan_methods(c, s); /* methods.c */
       break;
     case VFE_AST_FunctionDef: {
       const char *nm = vfe_get_str(s, "name");
@@ -111,8 +129,9 @@ void vfe_scan_module(vfe_ctx *c) {
   if (consts && consts->kind == VFE_J_OBJ)
     for (uint32_t i = 0; i < consts->len; i++) {
       const char *kind = vfe_get_str(consts->items[i], "kind");
-      bool number = kind && (strcmp(kind, "int") == 0 || strcmp(kind, "float") == 0 ||
-                             strcmp(kind, "bool") == 0);
+      bool number = (kind && (strcmp(kind, "int") == 0 || strcmp(kind, "float") == 0 ||
+                              strcmp(kind, "bool") == 0)) ||
+                    vfe_ast_of(consts->items[i]) == VFE_AST_Tuple; /* a tuple of numbers */
       if (!vfe_map_get(&c->globals, consts->keys[i]))
         new_global(c, consts->keys[i], number ? VFE_G_CONST : VFE_G_OTHER, consts->items[i]);
     }
@@ -258,14 +277,18 @@ vfe_array *vfe_declare_shared(vfe_ctx *c, const vfe_node *at, const char *name, 
 }
 
 /* The element type of `vp.Buffer[T]`, or NULL when `ann` is not one. */
-static vir_type *buffer_annotation(vfe_ctx *c, const vfe_node *ann, bool *is_buffer) {
+static vir_type *buffer_annotation(vfe_ctx *c, const vfe_node *ann, bool *is_buffer, uint32_t *ndim) {
   *is_buffer = false;
+  *ndim = 0;
   if (vfe_ast_of(ann) != VFE_AST_Subscript)
     return NULL;
   vfe_val base = vfe_expr(c, vfe_get(ann, "value"));
   if (base.kind != VFE_V_BUILTIN || base.bi->kind != VFE_B_BUFFER)
     return NULL;
   *is_buffer = true;
+  vir_type *nd_elem;
+  if (vfe_nd_annotation(c, ann, &nd_elem, ndim)) /* vp.Buffer[T, N] (ndbuf.c) */
+    return nd_elem;
   vir_type *t = vfe_type_of_annotation(c, vfe_get(ann, "slice"));
   if (t && vir_ty_is_bool(t)) {
     vfe_err(c, ann, "a buffer of bool has no layout the host agrees on");
@@ -421,7 +444,12 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
         continue;
       }
       bool is_buffer = false, is_control = control_annotation(c, ann);
-      vir_type *elem = is_control ? vir_ty_uint(c->m, 32) : buffer_annotation(c, ann, &is_buffer);
+      uint32_t ndim = 0;
+      vir_type *elem = is_control ? vir_ty_uint(c->m, 32) : buffer_annotation(c, ann, &is_buffer, &ndim);
+      if (!is_control && !is_buffer && vfe_is_generic_buffer(c, ann)) { /* generic.c */
+        is_buffer = true;
+        elem = vfe_generic_buffer_type(c, p, name);
+      }
       is_buffer = is_buffer || is_control;
       vfe_var *v = vfe_alloc(c, sizeof *v);
       v->line = p->line;
@@ -439,6 +467,8 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
         } else {
           v->bind = VFE_BIND_ARRAY;
           v->arr = add_buffer(c, p, name, elem);
+          if (ndim)
+            vfe_nd_declare(c, p, name, v->arr, ndim);
         }
       } else {
         vir_type *t = vfe_type_of_annotation(c, ann);

@@ -24,6 +24,7 @@ bound where the kernel writes is a ValueError too (its writes would be lost).
 """
 import difflib
 import functools
+import inspect
 
 import numpy as np
 
@@ -73,7 +74,7 @@ def _check_elem(label, bname, btype, dtype, nbytes, elem_size):
                          f"({elem_size} bytes each) but the array has {nbytes} bytes")
 
 
-def launch(prog, args, push, dispatch, groups, sync, context, label):
+def launch(prog, args, push, dispatch, groups, sync, context, label, whole=()):
     """Binds `args` to prog's buffers, packs `push`, dispatches."""
     bdefs = prog.buffers
     if len(args) != len(bdefs):
@@ -97,11 +98,13 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
     if want is None:  # per buffer: the storage dtype an array must have
         want = prog._want = [vir_scalar(b["type"]) if vir_lanes(b["type"]) == 1 else None
                              for b in bdefs]
-    for a, b, w in zip(args, bdefs, want):
+    for k, (a, b, w) in enumerate(zip(args, bdefs, want)):
         if type(a) is _array.ndarray:
             if a._sdtype is not w and a._sdtype != w:
                 _check_elem(label, b["name"], b["type"], a.dtype, a.nbytes, b["elem_size"])
-            binds.append(a._buf if a._whole else _bind_view(label, b, a, ctx, views))
+            # an N-d buffer (in `whole`) binds the view's whole Buffer: its
+            # offset and strides travel in the push block (_nd_push)
+            binds.append(a._buf if a._whole or k in whole else _bind_view(label, b, a, ctx, views))
         elif isinstance(a, np.ndarray):
             if a.dtype.fields is None:
                 _check_elem(label, b["name"], b["type"], a.dtype, a.nbytes, b["elem_size"])
@@ -154,6 +157,76 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
     return Handle(ticket, finish)
 
 
+def _generic_params(fn):
+    """[(position among the buffer arguments, name)] of the parameters
+    annotated with a bare vp.Buffer (generic kernels, lib/Frontend/generic.c)."""
+    from . import _types
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    out, k = [], 0
+    for p in params:
+        ann = p.annotation
+        if isinstance(ann, str):  # from __future__ import annotations
+            last = ann.split("[")[0].split(".")[-1]
+            generic, buffer = last == "Buffer" and "[" not in ann, last in ("Buffer", "Control")
+        else:
+            generic = ann is _types.Buffer
+            buffer = generic or ann is _types.Control or isinstance(ann, _types._BufferAnnotation)
+        if generic:
+            out.append((k, p.name))
+        k += buffer
+    return out
+
+
+def _nd_params(fn):
+    """[(position among the buffer arguments, name, N)] of the parameters
+    annotated vp.Buffer[T, N] (N-d buffers, lib/Frontend/ndbuf.c)."""
+    from . import _types
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    out, k = [], 0
+    for p in params:
+        ann = p.annotation
+        if isinstance(ann, _types._BufferAnnotation) and ann.kind == "Buffer":
+            if isinstance(ann.elem, tuple) and len(ann.elem) == 2 and isinstance(ann.elem[1], int):
+                out.append((k, p.name, ann.elem[1]))
+            k += 1
+        elif ann is _types.Buffer or ann is _types.Control:
+            k += 1
+    return out
+
+
+def _nd_push(label, nd, buffers):
+    """The hidden push constants of N-d buffers: the shape, the strides and
+    the first element, in elements, of each argument (a vp.ndarray view
+    keeps its own; a NumPy array is uploaded C-contiguous). Strides are
+    stored as uint32 (two's complement for a negative one)."""
+    from ._graph import c_strides
+    out = {}
+    for k, name, n in nd:
+        if k >= len(buffers):
+            continue  # launch reports the count
+        a = buffers[k]
+        shape = tuple(getattr(a, "shape", ()))
+        if len(shape) != n:
+            raise TypeError(f"{label}: buffer '{name}' is vp.Buffer[T, {n}]; "
+                            f"got an array of {len(shape)} dimension(s) {shape}")
+        if type(a) is _array.ndarray:
+            strides = a._estrides if a._estrides is not None else c_strides(shape)
+            offset = a._offset
+        else:
+            strides, offset = c_strides(shape), 0
+        one = (lambda t: t[0]) if n == 1 else tuple
+        out[f"_vp_shape_{name}"] = one(tuple(shape))
+        out[f"_vp_strides_{name}"] = one(tuple(s & 0xFFFFFFFF for s in strides))
+        out[f"_vp_offset_{name}"] = offset
+    return out
+
+
 def _bind_view(label, b, a, ctx, views):
     """What binds resident view `a` to buffer `b`: its own bytes, as a
     bound range (Buffer, offset, size), where its offset is a multiple of
@@ -165,7 +238,8 @@ def _bind_view(label, b, a, ctx, views):
         raise ValueError(f"{label}: buffer '{b['name']}' got a strided view (shape "
                          f"{a.shape}, strides {a.strides}) that is not contiguous; a kernel "
                          f"binds contiguous memory: pass a contiguous copy (x.copy()) and "
-                         f"assign the result back")
+                         f"assign the result back, or declare the parameter "
+                         f"vp.Buffer[T, {len(a.shape)}] (an N-d buffer takes strided views)")
     isz = a._sdtype.itemsize
     align = ctx.info["limits"]["min_storage_buffer_offset_alignment"] or 1
     if a.nbytes and (a._offset * isz) % align == 0:
@@ -330,6 +404,33 @@ class PyKernel(_PyCall, _Inspect):
         # started, or with VULPY_PREWARM=0).
         _context._prewarm()
         self._fast = None  # the Launcher of the common call (made after a first call)
+        self._generic = _generic_params(fn)  # generic buffers: one compile per dtype list
+        self._special = {}
+        self._nd = _nd_params(fn)  # N-d buffers: shape, strides, offset in the push block
+
+    def specialize(self, **dtypes):
+        """The kernel compiled for these element types of its generic
+        buffers (`a: vp.Buffer` without `[T]`), e.g. `k.specialize(x=np.float64)`:
+        what a call with such arrays runs; for inspection (`.glsl`, `.vir`)."""
+        dts = {name: np.dtype(dt).name for name, dt in dtypes.items()}
+        key = tuple(sorted(dts.items()))
+        sub = self._special.get(key)
+        if sub is None:
+            sub = type(self)(self.fn, dict(self.options, buffer_dtypes=dts), self.fast_math, self.context)
+            sub._generic = []
+            self._special[key] = sub
+        return sub
+
+    def _for_args(self, buffers):
+        dtypes = {}
+        for k, name in self._generic:
+            if k < len(buffers):  # (a wrong count is launch's error)
+                dt = getattr(buffers[k], "dtype", None)
+                if dt is None:
+                    raise TypeError(f"kernel {self.__name__}(): generic buffer '{name}' takes an "
+                                    f"array, got {type(buffers[k]).__name__}")
+                dtypes[name] = dt
+        return self.specialize(**dtypes)
 
     def _document(self):
         if self._doc is None:
@@ -357,12 +458,18 @@ class PyKernel(_PyCall, _Inspect):
     def _call(self, buffers, dispatch=None, groups=None, sync=True, context=None, **push):
         """The Python path: every check, every kind of argument, its errors
         (calls arrive here from _CallBase when its Launcher declines)."""
+        if self._generic:
+            return self._for_args(buffers)._call(buffers, dispatch, groups, sync, context, **push)
         prog = self._prog or self.program()
         if _persistent.is_persistent(prog):  # one dispatch that owns its loop
             self._fast = False
             return _persistent.call(prog, buffers, push, dispatch, groups, sync,
                                     context or self.context,
                                     lambda: _persistent.stepped_program(self))
+        if self._nd:  # always this path: the Launcher does not fill the hidden push fields
+            push = dict(push, **_nd_push(prog.label, self._nd, buffers))
+            return launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
+                          prog.label, whole={k for k, _, _ in self._nd})
         r = launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
                    prog.label)
         if self._fast is None:
