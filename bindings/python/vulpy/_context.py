@@ -181,6 +181,19 @@ class Context:
             raise FeatureError(f"{what} needs the device feature '{feature}' ({vk}), which "
                                f"{self.name} does not have")
 
+    @property
+    def limits(self):
+        """The device's limits (a dict, from info['limits']) plus
+        'max_loop_iterations': how many loop back-edges one invocation may
+        take in all before the driver silently ends its loops (llvmpipe,
+        lavapipe's compiler: 65535, LP_MAX_TGSI_LOOP_ITERATIONS), or None
+        where loops are not cut short. VulPy's own kernels stay far below
+        it; a @vp.kernel whose loops may add up to more computes a wrong
+        result there without an error (docs/language.md)."""
+        d = dict(self.info["limits"])
+        d["max_loop_iterations"] = 65535 if "llvmpipe" in self.name.lower() else None
+        return d
+
     def describe(self, verbose=True):
         """The runtime's description of the device (limits, memory types)."""
         return self._native.describe(verbose)
