@@ -141,7 +141,7 @@ static PyObject *context_scratch(PyObject *obj, PyObject *args) {
   vpy_context *self = (vpy_context *)obj;
   unsigned long long size;
   const char *kind_name;
-  if (!PyArg_ParseTuple(args, "Ks", &size, &kind_name))
+  if (!PyArg_ParseTuple(args, "O&s", vpy_arg_size, &size, &kind_name))
     return NULL;
   int kind = vrt_memory_kind_lookup(kind_name);
   if (kind < 0)

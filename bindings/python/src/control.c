@@ -103,7 +103,7 @@ static PyObject *control_store(PyObject *obj, PyObject *args) {
   vpy_control *self = (vpy_control *)obj;
   PyObject *which;
   unsigned long long value;
-  if (!PyArg_ParseTuple(args, "OK", &which, &value))
+  if (!PyArg_ParseTuple(args, "OO&", &which, vpy_arg_value, &value))
     return NULL;
   uint32_t w;
   if (!word_arg(self, which, &w))

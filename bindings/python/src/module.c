@@ -33,6 +33,48 @@ bool vpy_dict_set(PyObject *dict, const char *key, PyObject *value) {
   return rc == 0;
 }
 
+/* The byte count or offset `o` into *out; `all`: -1 means UINT64_MAX. */
+static int u64_arg(PyObject *o, const char *what, bool all, unsigned long long *out) {
+  PyObject *i = PyNumber_Index(o);
+  if (!i) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s must be an int, got %R", what, o);
+    return 0;
+  }
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+  if (!overflow && v == -1 && PyErr_Occurred()) {
+    Py_DECREF(i);
+    return 0;
+  }
+  if (!overflow && v >= 0) {
+    *out = (unsigned long long)v;
+  } else if (!overflow && v == -1 && all) {
+    *out = UINT64_MAX;
+  } else if (overflow > 0) {
+    unsigned long long u = PyLong_AsUnsignedLongLong(i);
+    if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_ValueError, "%s=%R does not fit in 64 bits", what, i);
+      Py_DECREF(i);
+      return 0;
+    }
+    *out = u;
+  } else {
+    PyErr_Format(PyExc_ValueError, "%s must be >= 0%s, got %R", what, all ? " (or -1: all)" : "", i);
+    Py_DECREF(i);
+    return 0;
+  }
+  Py_DECREF(i);
+  return 1;
+}
+int vpy_arg_size(PyObject *o, void *out) { return u64_arg(o, "size", false, out); }
+int vpy_arg_size_or_all(PyObject *o, void *out) { return u64_arg(o, "size", true, out); }
+int vpy_arg_offset(PyObject *o, void *out) { return u64_arg(o, "offset", false, out); }
+int vpy_arg_dst_offset(PyObject *o, void *out) { return u64_arg(o, "dst_offset", false, out); }
+int vpy_arg_src_offset(PyObject *o, void *out) { return u64_arg(o, "src_offset", false, out); }
+int vpy_arg_value(PyObject *o, void *out) { return u64_arg(o, "value", false, out); }
+
 bool vpy_uint3(PyObject *obj, const char *what, uint32_t fill, uint32_t out[3]) {
   out[0] = out[1] = out[2] = fill;
   if (PyLong_Check(obj)) {
