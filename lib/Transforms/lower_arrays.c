@@ -863,7 +863,12 @@ static vir_value *tree(lw *l, const red *r, accum a, vir_value **ri) {
 /* The result element from the accumulator. */
 static vir_value *finish(lw *l, const red *r, vir_value *v, vir_value *i) {
   switch (r->code) {
-  case VIR_OP_ARRAY_MEAN: return bin(l, VIR_OP_DIV, v, num(l, r->acc, (double)r->count));
+  case VIR_OP_ARRAY_MEAN:
+    /* NumPy: the mean of nothing is NaN (0 / 0 is not NaN everywhere: a
+     * driver may take x / 0 as x * (1 / 0) and fold it) */
+    if (!r->count && r->acc->kind == VIR_TY_FLOAT)
+      return num(l, r->acc, NAN);
+    return bin(l, VIR_OP_DIV, v, num(l, r->acc, (double)r->count));
   case VIR_OP_ARRAY_ARGMIN:
   case VIR_OP_ARRAY_ARGMAX: return cast(l, i, r->res);
   case VIR_OP_ARRAY_ANY:
