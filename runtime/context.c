@@ -259,6 +259,14 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     ctx->cache_dir = default_cache_dir();
   else if (*opt->cache_dir)
     ctx->cache_dir = strdup(opt->cache_dir);
+  char why[200];
+  if (ctx->cache_dir && !vrt__cache_dir_prepare(ctx->cache_dir, why, sizeof why)) {
+    /* a folder others may write could feed the driver any blob */
+    vp_diag_add(d, VP_WARNING, (vp_loc){0}, "vulpy kernel cache: not using %s: %s",
+                ctx->cache_dir, why);
+    free(ctx->cache_dir);
+    ctx->cache_dir = NULL;
+  }
   if (!create_device(ctx, d)) {
     vrt_context_destroy(ctx);
     return NULL;

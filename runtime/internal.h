@@ -320,6 +320,10 @@ bool vrt__spirv_reflect(const uint32_t *words, size_t nwords, const char *entry,
                         vrt_spirv_info *out, vp_diags *d);
 /* SPIRV-Tools validation for the device's Vulkan version. */
 bool vrt__spirv_validate(vrt_context *ctx, const uint32_t *words, size_t nwords, vp_diags *d);
+/* Makes the cache folder (0700) and says whether it may be used: a real
+ * directory owned by this user that no other may write; else false with
+ * the reason in why (pcache.c). */
+bool vrt__cache_dir_prepare(const char *dir, char *why, size_t n);
 
 /* What VULPY_DENORM=auto keeps on a device (denorm.c): the VRT_DENORM_*
  * mask for its support bits and denormBehaviorIndependence. */

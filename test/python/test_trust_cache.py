@@ -252,3 +252,40 @@ def test_check_entry_rejects_a_lying_manifest():
     bad[40:44] = b"\xff\xff\xff\xff"
     assert ext.check_entry(bytes(bad), out["manifest"])
     assert ext.check_entry(b"\x00" * 16, out["manifest"]) == "not a SPIR-V module"
+
+
+def _pipelines(cache):
+    return sorted((Path(cache) / "vulpy" / "pipelines").rglob("*.bin"))
+
+
+@pytest.mark.parametrize("how", ["fifo", "symlink", "random", "swapped"])
+def test_pipeline_cache_files(filled, how):
+    """The runtime's VkPipelineCache files (runtime/pcache.c) go to the
+    driver: a FIFO must not hang, a link is not followed, damage and a
+    swapped pair are caught by the SHA-256s in the header."""
+    cache, _ = filled
+    bins = _pipelines(cache)
+    assert len(bins) >= 2
+    if how == "swapped":
+        a, b = bins[0].read_bytes(), bins[1].read_bytes()
+        bins[0].write_bytes(b)
+        bins[1].write_bytes(a)
+    for i, p in enumerate(bins):
+        if how == "fifo":
+            p.unlink()
+            os.mkfifo(p)
+        elif how == "symlink":
+            p.unlink()
+            p.symlink_to("/dev/zero")
+        elif how == "random":
+            p.write_bytes(os.urandom(4096))
+    _right(cache, warned=False)
+
+
+def test_group_writable_root_refused_by_runtime(filled):
+    cache, _ = filled
+    os.chmod(cache / "vulpy", 0o777)
+    r = _right(cache)
+    assert any("not using" in w and "writable by other users" in w for w in r["warnings"])
+
+

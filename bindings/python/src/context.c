@@ -73,6 +73,22 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   Py_END_ALLOW_THREADS
   if (!ctx)
     return vpy_raise(st, &d, NULL, NULL, NULL);
+  /* the runtime's warnings (a refused cache folder) as vulpy.CacheWarning */
+  for (uint32_t i = 0; i < d.count; i++) {
+    if (d.items[i].severity != VP_WARNING)
+      continue;
+    PyObject *errs = PyImport_ImportModule("vulpy._errors");
+    PyObject *cat = errs ? PyObject_GetAttrString(errs, "CacheWarning") : NULL;
+    Py_XDECREF(errs);
+    PyErr_Clear();
+    int bad = PyErr_WarnEx(cat ? cat : PyExc_RuntimeWarning, d.items[i].message, 1);
+    Py_XDECREF(cat);
+    if (bad < 0) {
+      vp_diags_free(&d);
+      vrt_context_destroy(ctx);
+      return NULL;
+    }
+  }
   vp_diags_free(&d);
   vpy_context *self = PyObject_New(vpy_context, type);
   if (!self) {
