@@ -202,6 +202,9 @@ struct vrt_context {
   pthread_mutex_t copier_lock; /* guards starting `copier` */
   vrt_copier *copier;          /* copy.c's workers, started on first use */
   char *cache_dir; /* NULL: no disk cache */
+  uint64_t fork_gen; /* vrt__fork_gen when made: another value means a forked child */
+  int (*interrupt)(void *); /* vrt_context_set_interrupt */
+  void *interrupt_arg;
   pthread_t prewarm_thread; /* prewarm.c's driver warm-up, joined before the device goes */
   bool prewarm_running;
   _Atomic uint64_t prewarm_ns; /* the warm-up's duration, once done */
@@ -247,6 +250,8 @@ const char *vrt__result_name(VkResult r);
 VkResult vrt__fault(vrt_context *ctx, const char *call);
 /* false + a diagnostic when r < 0; VK_ERROR_DEVICE_LOST marks the context. */
 bool vrt__check(vrt_context *ctx, VkResult r, const char *call, vp_diags *d);
+/* Bumped in every forked child (pthread_atfork, context.c). */
+extern _Atomic uint64_t vrt__fork_gen;
 /* false + a diagnostic when the context is lost. */
 bool vrt__alive(vrt_context *ctx, vp_diags *d);
 void vrt__error(vrt_context *ctx, vp_diags *d, const char *fmt, ...) VP_PRINTF(3, 4);

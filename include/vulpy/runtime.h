@@ -536,6 +536,19 @@ uint32_t vrt_control_load(const vrt_control *c, uint32_t word);
 void vrt_control_store(vrt_control *c, uint32_t word, uint32_t value);
 uint32_t vrt_control_add(vrt_control *c, uint32_t word, uint32_t delta);
 
+/* --- issue 20 (trust): fork and interruptible waits ---------------------
+ * A context belongs to the process that created it: after fork() the child
+ * cannot use its parent's device (the driver's threads did not survive the
+ * fork). In the child every call on an inherited context fails with a
+ * diagnostic saying so, and destroying it frees nothing of the device's. */
+bool vrt_context_forked(const vrt_context *ctx);
+/* A function every blocking wait on `ctx` calls about every 20 ms (and
+ * right away when given); a nonzero return ends the wait with an
+ * "interrupted" error (the work goes on; later waits see it finish). The
+ * Python extension passes one that runs Python's signal handlers, so
+ * Ctrl-C interrupts a long GPU call. NULL removes it. */
+void vrt_context_set_interrupt(vrt_context *ctx, int (*check)(void *arg), void *arg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -156,7 +156,7 @@ static void buffer_dealloc(PyObject *obj) {
   PyTypeObject *type = Py_TYPE(obj);
   if (self->pooled && self->buf && vpy_pool_put((vpy_context *)self->context, self->buf))
     self->buf = NULL; /* the context's pool has it now */
-  if (!self->borrowed && self->buf) {
+  if (!self->borrowed && self->buf && !vpy_forked(self->context)) {
     vrt_buffer *b = self->buf;
     Py_BEGIN_ALLOW_THREADS
     vrt_buffer_destroy(b); /* waits for the GPU work that uses it */

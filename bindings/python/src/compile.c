@@ -541,8 +541,22 @@ static void *prewarm_main(void *arg) {
 }
 #endif
 
+#if defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV)
+/* Before fork(): the warm-up ends first, so the child neither inherits
+ * glslang half set up nor joins a thread that only the parent has (its
+ * atexit join crashed the child). */
+static void prewarm_before_fork(void) {
+  int expected = 1;
+  if (atomic_compare_exchange_strong(&prewarm_state, &expected, 2))
+    pthread_join(prewarm_thread, NULL);
+}
+static pthread_once_t prewarm_fork_once = PTHREAD_ONCE_INIT;
+static void prewarm_register_fork(void) { pthread_atfork(prewarm_before_fork, NULL, NULL); }
+#endif
+
 static PyObject *prewarm(PyObject *m, PyObject *noargs) {
 #if defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV)
+  pthread_once(&prewarm_fork_once, prewarm_register_fork);
   int expected = 0;
   if (atomic_compare_exchange_strong(&prewarm_state, &expected, 1) &&
       pthread_create(&prewarm_thread, NULL, prewarm_main, NULL) != 0)

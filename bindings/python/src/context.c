@@ -73,6 +73,7 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   Py_END_ALLOW_THREADS
   if (!ctx)
     return vpy_raise(st, &d, NULL, NULL, NULL);
+  vrt_context_set_interrupt(ctx, vpy_interrupt_check, NULL); /* Ctrl-C ends long waits */
   /* the runtime's warnings (a refused cache folder) as vulpy.CacheWarning */
   for (uint32_t i = 0; i < d.count; i++) {
     if (d.items[i].severity != VP_WARNING)
@@ -109,6 +110,8 @@ static void context_dealloc(PyObject *obj) {
   self->ctx = NULL;
   vpy_pooled *pool = self->pool;
   uint32_t npool = self->npool;
+  if (ctx && vrt_context_forked(ctx))
+    ctx = NULL; /* a forked child's copy: the device is the parent's */
   if (ctx) {
     Py_BEGIN_ALLOW_THREADS
     for (uint32_t i = 0; i < npool; i++)
@@ -125,7 +128,7 @@ static void context_dealloc(PyObject *obj) {
 
 bool vpy_pool_put(vpy_context *c, vrt_buffer *b) {
   uint64_t size = vrt_buffer_size(b);
-  if (!c->ctx || vrt_context_lost(c->ctx) || size > POOL_ENTRY_MAX)
+  if (!c->ctx || vrt_context_lost(c->ctx) || vrt_context_forked(c->ctx) || size > POOL_ENTRY_MAX)
     return false;
   /* Room: drop the oldest entries (destroying waits for their GPU work). */
   while (c->npool && (c->npool >= POOL_ENTRIES || c->pool_bytes + size > POOL_BYTES)) {

@@ -62,7 +62,8 @@ static void control_dealloc(PyObject *obj) {
   vpy_control *self = (vpy_control *)obj;
   PyTypeObject *type = Py_TYPE(obj);
   /* The borrowed Buffer holds a reference to us, so it is gone already. */
-  vrt_control_destroy(self->c);
+  if (!vpy_forked(self->context))
+    vrt_control_destroy(self->c);
   Py_XDECREF(self->context);
   PyObject_Free(obj);
   Py_DECREF(type);

@@ -111,6 +111,12 @@ int vpy_arg_offset(PyObject *o, void *out);
 int vpy_arg_dst_offset(PyObject *o, void *out);
 int vpy_arg_src_offset(PyObject *o, void *out);
 int vpy_arg_value(PyObject *o, void *out);
+/* Issue 20: the runtime's interrupt check (runs Python's signal handlers on
+ * the main thread; nonzero with the exception set, e.g. KeyboardInterrupt)
+ * and whether a Context object is a forked child's copy of its parent's
+ * (then nothing of its device may be touched, not even to free it). */
+int vpy_interrupt_check(void *arg);
+bool vpy_forked(PyObject *context);
 
 /* context.c */
 extern PyType_Spec vpy_context_spec;

@@ -127,7 +127,8 @@ static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
 static void kernel_dealloc(PyObject *obj) {
   vpy_kernel *self = (vpy_kernel *)obj;
   PyTypeObject *type = Py_TYPE(obj);
-  vrt_kernel_destroy(self->k);
+  if (!vpy_forked(self->context))
+    vrt_kernel_destroy(self->k);
   Py_XDECREF(self->manifest);
   Py_XDECREF(self->context);
   PyObject_Free(obj);

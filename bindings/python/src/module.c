@@ -8,6 +8,8 @@
  */
 #include "ext.h"
 
+#include <pthread.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,27 @@ bool vpy_dict_set(PyObject *dict, const char *key, PyObject *value) {
   int rc = PyDict_SetItemString(dict, key, value);
   Py_DECREF(value);
   return rc == 0;
+}
+
+/* ------------------------------------------------ issue 20: signals, fork */
+
+static pthread_t main_thread; /* the thread that imported the extension */
+
+int vpy_interrupt_check(void *arg) {
+  (void)arg;
+  /* Python runs signal handlers on its main thread only; elsewhere, and
+   * while the interpreter is going away, there is nothing to do. */
+  if (!pthread_equal(pthread_self(), main_thread) || !Py_IsInitialized())
+    return 0;
+  PyGILState_STATE g = PyGILState_Ensure();
+  int r = PyErr_CheckSignals() < 0; /* leaves KeyboardInterrupt (or the handler's error) set */
+  PyGILState_Release(g);
+  return r;
+}
+
+bool vpy_forked(PyObject *context) {
+  vpy_context *c = (vpy_context *)context;
+  return c && c->ctx && vrt_context_forked(c->ctx);
 }
 
 /* The byte count or offset `o` into *out; `all`: -1 means UINT64_MAX. */
@@ -145,6 +168,19 @@ PyObject *vpy_raise(vpy_state *st, vp_diags *d, PyObject *exc, vrt_context *ctx,
     exc = st->VulkanError;
   if (ctx && vrt_context_lost(ctx))
     exc = st->DeviceLostError;
+  else if (exc == st->VulkanError && d->count && d->items[0].message &&
+           strncmp(d->items[0].message, "timed out", 9) == 0) {
+    /* vulpy.TimeoutError: a VulkanError and a Python TimeoutError */
+    PyObject *errs = PyImport_ImportModule("vulpy._errors");
+    PyObject *t = errs ? PyObject_GetAttrString(errs, "TimeoutError") : NULL;
+    Py_XDECREF(errs);
+    if (t) {
+      PyObject *r = vpy_raise(st, d, t, ctx, source);
+      Py_DECREF(t);
+      return r;
+    }
+    PyErr_Clear();
+  }
   else if (exc == st->VulkanError && text &&
            (strstr(text, "OUT_OF_DEVICE_MEMORY") || strstr(text, "OUT_OF_HOST_MEMORY")))
     exc = st->OutOfMemoryError;
@@ -345,6 +381,7 @@ static PyObject *add_type(PyObject *m, PyType_Spec *spec) {
 }
 
 static int module_exec(PyObject *m) {
+  main_thread = pthread_self();
   vpy_state *st = vpy_module_state(m);
   PyObject *errors = PyImport_ImportModule("vulpy._errors");
   if (!errors)

@@ -212,9 +212,10 @@ static PyObject *recording_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 static void recording_dealloc(PyObject *obj) {
   vpy_recording *self = (vpy_recording *)obj;
   PyTypeObject *type = Py_TYPE(obj);
-  vrt_recording *r = self->r;
+  vrt_recording *r = vpy_forked(self->context) ? NULL : self->r;
   Py_BEGIN_ALLOW_THREADS
-  vrt_record_destroy(r);
+  if (r)
+    vrt_record_destroy(r);
   Py_END_ALLOW_THREADS
   Py_XDECREF(self->refs);
   Py_XDECREF(self->context);

@@ -379,3 +379,26 @@ def resolve(context):
 def env_device():
     """The VULPY_DEVICE selector, or None."""
     return os.environ.get("VULPY_DEVICE") or None
+
+
+# --- issue 20 (trust): fork --------------------------------------------------
+# A forked child cannot use its parent's Vulkan device (the driver's threads
+# did not survive the fork; waiting on it hung). The runtime refuses every
+# call on an inherited context with a VulkanError saying so, and frees
+# nothing of it; here the child forgets the default context, so that plain
+# vp.* calls make a fresh one on first use. The parent's contexts are kept
+# alive, so that no cache keyed by id(context) mistakes a new context for one.
+_forked_parents = []
+
+
+def _after_fork_in_child():
+    global _default, _default_lock
+    _default_lock = threading.Lock()  # another thread may have held it
+    if _default is not None:
+        _forked_parents.append(_default)
+    _forked_parents.extend(_live)
+    _default = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
