@@ -179,6 +179,17 @@ bool vrt_context_forked(const vrt_context *ctx) {
   return ctx->fork_gen != atomic_load_explicit(&vrt__fork_gen, memory_order_relaxed);
 }
 
+void vrt_context_set_timeout(vrt_context *ctx, uint64_t ns) {
+  atomic_store(&ctx->default_timeout_ns, ns);
+}
+uint64_t vrt_context_timeout(const vrt_context *ctx) { return atomic_load(&ctx->default_timeout_ns); }
+
+/* A wait's limit: its own, else the context's default. */
+static uint64_t limit_of(vrt_context *ctx, uint64_t timeout_ns) {
+  uint64_t dflt = atomic_load_explicit(&ctx->default_timeout_ns, memory_order_relaxed);
+  return timeout_ns == UINT64_MAX && dflt ? dflt : timeout_ns;
+}
+
 void vrt_context_set_interrupt(vrt_context *ctx, int (*check)(void *arg), void *arg) {
   ctx->interrupt_arg = arg;
   ctx->interrupt = check;
@@ -506,6 +517,7 @@ static bool block(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, uint
       .pSemaphores = &ctx->timeline,
       .pValues = &ticket,
   };
+  timeout_ns = limit_of(ctx, timeout_ns);
   VkResult r = VK_TIMEOUT;
   /* with an interrupt check, slices of 20 ms: Ctrl-C ends a wait within
    * about that (issue 20) */
@@ -550,6 +562,7 @@ bool vrt_wait(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, vp_diags
   if (!vrt__alive(ctx, d))
     return false;
   vrt_wait_mode mode = (vrt_wait_mode)atomic_load(&ctx->wait_mode);
+  timeout_ns = limit_of(ctx, timeout_ns);
   uint64_t spin_ns = mode == VRT_WAIT_SPIN        ? UINT64_MAX
                      : mode == VRT_WAIT_SPIN_BLOCK ? atomic_load(&ctx->spin_ns)
                                                    : 0;

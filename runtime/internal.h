@@ -204,6 +204,7 @@ struct vrt_context {
   char *cache_dir; /* NULL: no disk cache */
   uint64_t fork_gen; /* vrt__fork_gen when made: another value means a forked child */
   int (*interrupt)(void *); /* vrt_context_set_interrupt */
+  _Atomic uint64_t default_timeout_ns; /* vrt_context_set_timeout; 0: none */
   void *interrupt_arg;
   pthread_t prewarm_thread; /* prewarm.c's driver warm-up, joined before the device goes */
   bool prewarm_running;

@@ -548,6 +548,11 @@ bool vrt_context_forked(const vrt_context *ctx);
  * Python extension passes one that runs Python's signal handlers, so
  * Ctrl-C interrupts a long GPU call. NULL removes it. */
 void vrt_context_set_interrupt(vrt_context *ctx, int (*check)(void *arg), void *arg);
+/* The longest any wait without a timeout of its own (UINT64_MAX) blocks,
+ * synchronous dispatches included: past it the wait fails with "timed out
+ * after ..." (the work goes on). 0: no limit (the default). */
+void vrt_context_set_timeout(vrt_context *ctx, uint64_t ns);
+uint64_t vrt_context_timeout(const vrt_context *ctx);
 
 #ifdef __cplusplus
 }

@@ -182,3 +182,29 @@ def test_timeout_error_classes():
     assert issubclass(vp.TimeoutError, TimeoutError)
     assert issubclass(vp.TimeoutError, vp.VulkanError)
     assert issubclass(vp.DeviceLostError, vp.VulkanError)
+
+
+def test_context_timeout_bounds_synchronous_calls():
+    r = _run(pre=SPIN, body="""
+        ctx = vp.Context(timeout=0.05)
+        k = vp.kernel(local_size_x=64)(spin)
+        x = vp.asarray(np.zeros(1 << 15, np.float32), context=ctx)
+        k(x, n=10, dispatch=1 << 15)
+        t0 = time.perf_counter()
+        try:
+            k(x, n=30000, dispatch=1 << 15)
+            kind = None
+        except vp.TimeoutError as e:
+            kind = str(e)
+        waited = time.perf_counter() - t0
+        ctx.timeout = None
+        ctx.synchronize()
+        y = vp.asarray(np.arange(4, dtype=np.float32), context=ctx)
+        print(json.dumps(dict(kind=kind, waited=waited, t=ctx.timeout,
+                              after=(y + 1).numpy().tolist())))
+    """, timeout=240)
+    assert r["kind"] and "timed out" in r["kind"], r
+    assert r["waited"] < 1.0 and r["t"] is None
+    assert r["after"] == [1.0, 2.0, 3.0, 4.0]
+    with pytest.raises(ValueError, match="timeout"):
+        vp.Context(timeout=-1)

@@ -360,7 +360,36 @@ static PyMethodDef context_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* timeout: seconds (float) any wait without its own may block, or None */
+static PyObject *context_get_timeout(PyObject *obj, void *c) {
+  uint64_t ns = vrt_context_timeout(((vpy_context *)obj)->ctx);
+  if (!ns)
+    Py_RETURN_NONE;
+  return PyFloat_FromDouble((double)ns / 1e9);
+}
+
+static int context_set_timeout(PyObject *obj, PyObject *value, void *c) {
+  uint64_t ns = 0;
+  if (value && value != Py_None) {
+    double s = PyFloat_AsDouble(value);
+    if (s == -1.0 && PyErr_Occurred())
+      return -1;
+    if (!(s > 0) || s > 1e9) {
+      PyErr_Format(PyExc_ValueError, "timeout must be None or a number of seconds > 0, got %R",
+                   value);
+      return -1;
+    }
+    ns = (uint64_t)(s * 1e9);
+    if (!ns)
+      ns = 1;
+  }
+  vrt_context_set_timeout(((vpy_context *)obj)->ctx, ns);
+  return 0;
+}
+
 static PyGetSetDef context_getset[] = {
+    {"timeout", context_get_timeout, context_set_timeout,
+     "seconds any wait without a timeout of its own may block (None: no limit)", NULL},
     {"lost", context_lost, NULL, "True once the device was lost", NULL},
     {"address", context_address, NULL, "the vrt_context pointer", NULL},
     {"wait", context_get_wait, NULL, "(mode, spin_us): how waits wait", NULL},
