@@ -171,8 +171,11 @@ def _secret(folder):
                 os.link(tmp, path)
             except FileExistsError:
                 pass  # another process made it first: use theirs
+            except OSError:  # no hard links here: a rename (a racing one may win)
+                os.replace(tmp, path)
         finally:
-            os.unlink(tmp)
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
         data, st = _read_regular(path, 64)
     if stat.S_IMODE(st.st_mode) & 0o077:
         raise ValueError(f"{path} may be read by other users "
