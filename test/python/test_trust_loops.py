@@ -113,3 +113,33 @@ def test_limits_max_loop_iterations():
         assert lim["max_loop_iterations"] == 65535
     else:
         assert lim["max_loop_iterations"] is None
+
+
+LONG_LOOP = '''
+import vulpy as vp
+
+def long_loop(x: vp.Buffer[vp.float32]):
+    i = vp.global_id()
+    s = 0.0
+    for k in range(300):
+        for j in range(300):
+            s += 1.0
+    x[i] = s
+'''
+
+
+def test_user_kernel_over_the_loop_limit_warns(tmp_path):
+    from vulpy import _compiler
+    out = _compiler.compile_source(LONG_LOOP, "long_loop.py", "long_loop", local_size=(64, 1, 1))
+    assert int(out["loop_backedges"]) == 300 * 301
+    ctx = vp.default_context()
+    from vulpy import _launch
+    prog = _launch.Program(out, "long_loop")
+    if ctx.limits["max_loop_iterations"] is None:
+        prog.native(ctx)
+        return
+    with pytest.warns(RuntimeWarning, match="ends loops silently"):
+        prog.native(ctx)
+    short = _compiler.compile_source(LONG_LOOP.replace("range(300)", "range(30)"),
+                                     "short_loop.py", "long_loop", local_size=(64, 1, 1))
+    assert int(short["loop_backedges"]) == 30 * 31

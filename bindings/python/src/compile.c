@@ -180,6 +180,53 @@ static PyObject *emit_one(emit_state *es, const char *name) {
 #endif
 }
 
+/* Loop back-edges one invocation takes, where every trip count is a
+ * constant (issue 20: lavapipe ends loops silently after ~65,535 of them
+ * per invocation): a loop adds trip x (1 + its body's); loops whose bounds
+ * are not constants count 0 (unknown). Saturates. */
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+static uint64_t sat_mul(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+
+static bool const_int(const vir_value *v, int64_t *out) {
+  const vir_op *d = v ? v->def : NULL;
+  if (!d || d->code != VIR_OP_CONST || !v->type ||
+      (v->type->kind != VIR_TY_INT && v->type->kind != VIR_TY_UINT))
+    return false;
+  *out = v->type->kind == VIR_TY_INT ? d->attr.lit.i : (int64_t)d->attr.lit.u;
+  return true;
+}
+
+static uint64_t region_backedges(const vir_region *r) {
+  uint64_t total = 0;
+  for (const vir_op *op = r ? r->first : NULL; op; op = op->next) {
+    uint64_t inner = 0;
+    for (uint32_t k = 0; k < vir_op_info_of(op->code)->nregion; k++)
+      inner = sat_add(inner, region_backedges(&op->regions[k]));
+    int64_t lo, hi, st;
+    if (op->code == VIR_OP_FOR && op->nopnd == 3 && const_int(op->opnd[0], &lo) &&
+        const_int(op->opnd[1], &hi) && const_int(op->opnd[2], &st) && st) {
+      uint64_t trip = st > 0 ? (hi > lo ? ((uint64_t)hi - (uint64_t)lo + (uint64_t)st - 1) / (uint64_t)st : 0)
+                             : (lo > hi ? ((uint64_t)lo - (uint64_t)hi + (uint64_t)(-st) - 1) / (uint64_t)(-st) : 0);
+      total = sat_add(total, sat_mul(trip, sat_add(1, inner)));
+    } else {
+      total = sat_add(total, inner);
+    }
+  }
+  return total;
+}
+
+static uint64_t module_backedges(const vir_module *m) {
+  uint64_t most = 0;
+  for (uint32_t i = 0; i < m->syms.len; i++) {
+    const vir_sym *s = m->syms.data[i];
+    if (s->kind == VIR_SYM_FUNC && s->func) {
+      uint64_t n = region_backedges(&s->func->body);
+      most = n > most ? n : most;
+    }
+  }
+  return most;
+}
+
 /* Runs the passes and emits every requested target of `m` into a dict.
  * On error raises CompileError (formatted against `source`). */
 static PyObject *emit_targets(vpy_state *st, vir_module *m, const emit_request *rq,
@@ -227,6 +274,13 @@ static PyObject *emit_targets(vpy_state *st, vir_module *m, const emit_request *
     vp_diags_free(&d);
     if (!PyErr_Occurred())
       PyErr_NoMemory();
+    return NULL;
+  }
+  /* as text: the caches keep str and bytes */
+  if (!vpy_dict_set(out, "loop_backedges",
+                    PyUnicode_FromFormat("%llu", (unsigned long long)module_backedges(m)))) {
+    Py_DECREF(out);
+    vp_diags_free(&d);
     return NULL;
   }
   if (d.count) { /* warnings, for the caller to show */
