@@ -1632,6 +1632,16 @@ static bool lower_kernel(lw *l, vir_op *K, uint32_t num) {
         stores[ns++] = op;
     }
   }
+  /* indices are u32: a larger array would wrap them (silently wrong) */
+  for (vir_op *op = K->regions[0].first; op; op = op->next)
+    for (uint32_t i = 0; i <= op->nopnd; i++) {
+      const vir_type *t = i < op->nopnd ? op->opnd[i]->type : op->val.type;
+      if (t && vir_ty_is_tensor(t) && vir_ty_numel(t) > UINT32_MAX) {
+        vp_error(l->d, op->loc, "lower-arrays: an array of %llu elements is more than 2^32 - 1, "
+                 "the most a kernel indexes", (unsigned long long)vir_ty_numel(t));
+        return false;
+      }
+    }
   uint32_t g;
   if (rop && !rs) {
     vp_error(l->d, rop->loc, "lower-arrays: the result of '%s' is not stored", vir_op_info_of(rop->code)->name);
