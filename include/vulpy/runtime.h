@@ -542,8 +542,8 @@ uint32_t vrt_control_add(vrt_control *c, uint32_t word, uint32_t delta);
  * fork). In the child every call on an inherited context fails with a
  * diagnostic saying so, and destroying it frees nothing of the device's. */
 bool vrt_context_forked(const vrt_context *ctx);
-/* A function every blocking wait on `ctx` calls about every 20 ms (and
- * right away when given); a nonzero return ends the wait with an
+/* A function every blocking wait on `ctx` calls once it has waited 20 ms (and
+ * more while the wait goes on); a nonzero return ends the wait with an
  * "interrupted" error (the work goes on; later waits see it finish). The
  * Python extension passes one that runs Python's signal handlers, so
  * Ctrl-C interrupts a long GPU call. NULL removes it. */
