@@ -1,13 +1,12 @@
 """Lesson 1 - convenience mode: NumPy in, NumPy out (docs/tutorials/01-convenience.md)."""
+# The seed's first example: each call uploads, runs one kernel, downloads.
 import numpy as np
-
 import vulpy as vp
 
-print("devices:", [d["name"] for d in vp.list_devices()])
-
-# The seed's first example: each call uploads, runs one kernel, downloads.
 x = np.linspace(0.0, 1.0, 1_000_000, dtype=np.float32)
-y = vp.sin(x) + vp.exp(x)
+y = vp.sin(x) + vp.exp(x)      # two kernels; the `+` is NumPy's
+
+print("devices:", [d["name"] for d in vp.list_devices()])
 assert isinstance(y, np.ndarray) and y.dtype == np.float32
 np.testing.assert_allclose(y, np.sin(x) + np.exp(x), rtol=1e-6)
 

@@ -8,6 +8,8 @@
  * its neighbours. Requests over half a block get a dedicated block of their
  * own. A block that empties is returned to the driver unless it is the only
  * empty block of its memory type (kept to absorb allocate/free churn).
+ * The memory pool (pool.c) sits on top: buffers come back here only when
+ * the pool lets them go (memory pressure, its limit, free_all).
  *
  * Alignment is the buffer's VkMemoryRequirements alignment; in host-visible
  * memory that is not coherent, offsets and sizes are also rounded to
@@ -107,6 +109,7 @@ static void block_destroy(vrt_context *ctx, vrt_block *b) {
   if (b->map)
     ctx->vk.vkUnmapMemory(ctx->device, b->memory);
   ctx->vk.vkFreeMemory(ctx->device, b->memory, NULL);
+  ctx->stats.driver_frees++;
   ctx->stats.blocks--;
   ctx->stats.block_bytes -= b->size;
   free(b->free);
@@ -129,12 +132,14 @@ static vrt_block *block_new(vrt_context *ctx, uint32_t type, uint64_t size, bool
     free(b);
     return NULL;
   }
+  ctx->stats.driver_allocations++;
   b->size = size;
   b->type = type;
   b->dedicated = dedicated;
   if ((ctx->info.memory.types[type].flags & VRT_MEM_HOST_VISIBLE) &&
       !VRT_VK(ctx, d, vkMapMemory, ctx->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->map)) {
     ctx->vk.vkFreeMemory(ctx->device, b->memory, NULL);
+    ctx->stats.driver_frees++;
     free(b);
     return NULL;
   }
@@ -142,6 +147,7 @@ static vrt_block *block_new(vrt_context *ctx, uint32_t type, uint64_t size, bool
     if (b->map)
       ctx->vk.vkUnmapMemory(ctx->device, b->memory);
     ctx->vk.vkFreeMemory(ctx->device, b->memory, NULL);
+    ctx->stats.driver_frees++;
     free(b);
     vrt__error(ctx, d, "out of host memory");
     return NULL;
@@ -212,6 +218,21 @@ void vrt__free(vrt_context *ctx, vrt_alloc *a) {
     pp = &(*pp)->next;
   *pp = b->next;
   block_destroy(ctx, b);
+}
+
+void vrt__alloc_trim(vrt_context *ctx, bool keep_one) {
+  for (uint32_t t = 0; t < VRT_MAX_MEMORY_TYPES; t++) {
+    bool kept = false;
+    for (vrt_block **pp = &ctx->blocks[t]; *pp;) {
+      vrt_block *b = *pp;
+      if (b->used || (keep_one && !kept && !b->dedicated && (kept = true))) {
+        pp = &b->next;
+        continue;
+      }
+      *pp = b->next;
+      block_destroy(ctx, b);
+    }
+  }
 }
 
 void vrt__alloc_destroy(vrt_context *ctx) {

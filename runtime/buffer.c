@@ -2,14 +2,18 @@
  *
  * Each buffer is its own VkBuffer bound at an offset of a sub-allocated
  * block (alloc.c). The memory type comes from the kind's candidate list
- * (memory.c); when a heap is full, the next candidate is tried, and the
- * buffer remembers the tier it got (vrt_buffer_fallback).
+ * (memory.c); when a heap is full, cached buffers of the memory pool
+ * (pool.c) are freed and the allocation retried, then the next candidate is
+ * tried, and the buffer remembers the tier it got (vrt_buffer_fallback).
  *
  * Nobody may read memory a buffer has not written (LeftoverLocals-class
- * leaks), so every new buffer is zeroed: with memset through the mapping
- * when the memory is host-visible, otherwise by a vkCmdFillBuffer in the
- * context's pending zero-fill command buffer, which every submission sends
- * first, before any command that could read the buffer.
+ * leaks), so the bytes of a new buffer that its first operation does not
+ * write are zeroed: by a vkCmdFillBuffer in the context's pending zero-fill
+ * command buffer, which every submission sends first, before any command
+ * that could read the buffer; or with memset through the mapping for the
+ * host kinds and small tails (pool.c decides). A buffer with a fill still
+ * to run carries the fill's serial; the host waits for it before it touches
+ * the mapping (vrt_buffer_host_ready).
  */
 #include "internal.h"
 
@@ -19,9 +23,33 @@
 enum {
   USAGE = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
           VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+  /* Fills a zero-fill command buffer takes before it is sent on its own, so
+   * that a loop of allocations with no submission cannot grow it forever. */
+  MAX_PENDING_FILLS = 1024,
 };
 
 bool vrt__zero_later(vrt_context *ctx, vrt_buffer *b, vp_diags *d) {
+  return vrt__buffer_zero(ctx, b, 0, false, d);
+}
+
+bool vrt__buffer_zero(vrt_context *ctx, vrt_buffer *b, uint64_t from, bool cpu, vp_diags *d) {
+  uint64_t end = b->vk_size;
+  if (from >= end)
+    return true;
+  if (cpu && b->map) {
+    memset((char *)b->map + from, 0, end - from);
+    ctx->stats.cpu_zero_bytes += end - from;
+    return (b->mem_flags & VRT_MEM_HOST_COHERENT) || vrt_buffer_flush(b, d);
+  }
+  /* A fill of these bytes is still waiting to be sent: nothing touched
+   * the buffer since (any use sends it), so it still covers them. */
+  bool again = b->zero_serial && ctx->zero_slot >= 0 && b->zero_serial == ctx->zero_serial;
+  if (again && b->zero_from <= from && b->zero_end >= end)
+    return true;
+  /* A second fill of the same buffer in one command buffer: order it after
+   * the first (write after write). */
+  if (again)
+    vrt__barrier(ctx, ctx->ring[ctx->zero_slot].cb, true);
   if (ctx->zero_slot < 0) {
     int slot;
     VkCommandBuffer cb = vrt__cmd_begin(ctx, &slot, d);
@@ -30,23 +58,46 @@ bool vrt__zero_later(vrt_context *ctx, vrt_buffer *b, vp_diags *d) {
     /* The memory may have belonged to a buffer the GPU wrote before. */
     vrt__barrier(ctx, cb, true);
     ctx->zero_slot = slot;
+    ctx->zero_serial++;
+    ctx->zero_fills = 0;
   }
-  ctx->vk.vkCmdFillBuffer(ctx->ring[ctx->zero_slot].cb, b->buffer, 0, VK_WHOLE_SIZE, 0);
+  ctx->vk.vkCmdFillBuffer(ctx->ring[ctx->zero_slot].cb, b->buffer, b->offset + from, end - from,
+                          0);
+  ctx->stats.gpu_zero_bytes += end - from;
+  b->zero_serial = ctx->zero_serial;
+  b->zero_from = from;
+  b->zero_end = end;
+  if (++ctx->zero_fills >= MAX_PENDING_FILLS) {
+    vrt_ticket t;
+    if (!vrt__submit(ctx, NULL, 0, NULL, 0, &t, d))
+      return false;
+  }
   return true;
 }
 
-vrt_buffer *vrt__buffer_create(vrt_context *ctx, uint64_t size, vrt_memory_kind kind,
-                               uint32_t need, vp_diags *d) {
-  if ((unsigned)kind >= VRT_MEMORY_KIND_COUNT) {
-    vrt__error(ctx, d, "unknown memory kind %d", (int)kind);
-    return NULL;
+bool vrt__zero_ticket(vrt_context *ctx, vrt_buffer *b, vrt_ticket *t, vp_diags *d) {
+  uint64_t s = b->zero_serial;
+  *t = 0;
+  if (!s)
+    return true;
+  if (ctx->zero_slot >= 0 && s == ctx->zero_serial) {
+    if (!vrt__submit(ctx, NULL, 0, NULL, 0, t, d))
+      return false;
+  } else if (ctx->zero_sent[s % 64].serial == s) {
+    *t = ctx->zero_sent[s % 64].ticket;
+  } else {
+    /* Sent long ago: the newest zero fill's ticket is a later one. */
+    uint64_t last = ctx->zero_serial - (ctx->zero_slot >= 0);
+    *t = ctx->zero_sent[last % 64].ticket;
   }
-  uint64_t vk_size = size < 4 ? 4 : (size + 3) & ~(uint64_t)3;
-  if (size > UINT64_MAX - 4 || vk_size > ctx->info.max_buffer_size) {
-    vrt__error(ctx, d, "cannot create a buffer of %llu bytes: the device's maxBufferSize is %llu",
-               (unsigned long long)size, (unsigned long long)ctx->info.max_buffer_size);
-    return NULL;
-  }
+  b->zero_serial = 0;
+  if (*t > atomic_load(&b->last_use))
+    atomic_store(&b->last_use, *t);
+  return true;
+}
+
+vrt_buffer *vrt__buffer_make(vrt_context *ctx, uint64_t bytes, vrt_memory_kind kind,
+                             uint32_t need, vp_diags *d) {
   vrt_buffer *b = calloc(1, sizeof *b);
   if (!b) {
     vrt__error(ctx, d, "out of host memory");
@@ -54,12 +105,13 @@ vrt_buffer *vrt__buffer_create(vrt_context *ctx, uint64_t size, vrt_memory_kind 
   }
   b->ctx = ctx;
   b->id = ++ctx->next_id;
-  b->size = size;
-  b->vk_size = vk_size;
+  b->size = bytes;
+  b->vk_size = bytes;
+  b->cls = bytes;
   b->kind = kind;
   VkBufferCreateInfo bi = {
       .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-      .size = vk_size,
+      .size = bytes,
       .usage = USAGE,
       .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
   };
@@ -78,17 +130,43 @@ vrt_buffer *vrt__buffer_create(vrt_context *ctx, uint64_t size, vrt_memory_kind 
   for (i = 0; i < n && !got; i++) {
     if ((ctx->info.memory.types[types[i]].flags & need) != need)
       continue;
-    vp_diags_clear(&tmp);
-    got = vrt__alloc(ctx, types[i], req.size, req.alignment, &b->alloc, &tmp);
+    /* Out of memory in this heap: free what the pool caches (first what is
+     * done with, then, after waiting, the rest) and try again before
+     * falling back to the next memory type. */
+    for (int attempt = 0; attempt < 3 && !got; attempt++) {
+      if (attempt && !ctx->pool_head)
+        break;
+      if (attempt == 1) {
+        vrt__pool_trim(ctx, 0); /* what is done with, without waiting */
+      } else if (attempt == 2) {
+        vp_diags ignore = {0};
+        vrt__pool_release_all(ctx, &ignore); /* waits for the rest */
+        vp_diags_free(&ignore);
+      }
+      vp_diags_clear(&tmp);
+      got = vrt__alloc(ctx, types[i], req.size, req.alignment, &b->alloc, &tmp);
+      if (!got && vrt_context_lost(ctx))
+        break;
+    }
     if (!got && vrt_context_lost(ctx))
       break;
   }
   if (!got) {
-    if (tmp.count)
+    if (tmp.count) {
+      const vrt_memory_props *p = &ctx->info.memory;
+      uint64_t heap = n ? p->heaps[p->types[types[0]].heap].size : 0;
+      vrt__error(ctx, d,
+                 "out of device memory: cannot allocate %llu bytes of '%s' memory on device "
+                 "'%s' (its heap has %llu bytes; the memory pool holds %llu bytes in use and "
+                 "%llu cached)",
+                 (unsigned long long)bytes, vrt_memory_kind_name(kind), ctx->info.name,
+                 (unsigned long long)heap, (unsigned long long)ctx->stats.pool_used_bytes,
+                 (unsigned long long)ctx->stats.pool_cached_bytes);
       vp_diags_move(d, &tmp);
-    else
+    } else {
       vrt__error(ctx, d, "device '%s' has no memory type for kind '%s'%s", ctx->info.name,
                  vrt_memory_kind_name(kind), need ? " that is host-coherent" : "");
+    }
     vp_diags_free(&tmp);
     ctx->vk.vkDestroyBuffer(ctx->device, b->buffer, NULL);
     free(b);
@@ -105,29 +183,59 @@ vrt_buffer *vrt__buffer_create(vrt_context *ctx, uint64_t size, vrt_memory_kind 
     free(b);
     return NULL;
   }
-  VRT_LINK(ctx->buffers, b);
-  if (b->alloc.block->map && !(ctx->no_device_mapping && kind == VRT_DEVICE)) {
+  if (b->alloc.block->map && !(ctx->no_device_mapping && kind == VRT_DEVICE))
     b->map = (char *)b->alloc.block->map + b->alloc.offset;
-    memset(b->map, 0, vk_size);
-    if (!(b->mem_flags & VRT_MEM_HOST_COHERENT) && !vrt_buffer_flush(b, d)) {
-      vrt__buffer_release(b);
-      return NULL;
-    }
-  } else if (!vrt__zero_later(ctx, b, d)) {
+  return b;
+}
+
+/* The size checks every creation makes; the VkBuffer's size, or 0. */
+static uint64_t vk_size_of(vrt_context *ctx, uint64_t size, vrt_memory_kind kind, vp_diags *d) {
+  if ((unsigned)kind >= VRT_MEMORY_KIND_COUNT) {
+    vrt__error(ctx, d, "unknown memory kind %d", (int)kind);
+    return 0;
+  }
+  uint64_t vk_size = size < 4 ? 4 : (size + 3) & ~(uint64_t)3;
+  if (size > UINT64_MAX - 4 || vk_size > ctx->info.max_buffer_size) {
+    vrt__error(ctx, d, "cannot create a buffer of %llu bytes: the device's maxBufferSize is %llu",
+               (unsigned long long)size, (unsigned long long)ctx->info.max_buffer_size);
+    return 0;
+  }
+  return vk_size;
+}
+
+vrt_buffer *vrt__buffer_create(vrt_context *ctx, uint64_t size, vrt_memory_kind kind,
+                               uint32_t need, vp_diags *d) {
+  uint64_t vk_size = vk_size_of(ctx, size, kind, d);
+  if (!vk_size)
+    return NULL;
+  vrt_buffer *b = vrt__buffer_make(ctx, vk_size, kind, need, d);
+  if (!b)
+    return NULL;
+  b->size = size;
+  VRT_LINK(ctx->buffers, b);
+  /* The runtime's own buffers (staging, control words, done flags) are
+   * read and written by the host first: zeroed now where mapped. */
+  if (!vrt__buffer_zero(ctx, b, 0, true, d)) {
     vrt__buffer_release(b);
     return NULL;
   }
   return b;
 }
 
-vrt_buffer *vrt_buffer_create(vrt_context *ctx, uint64_t size, vrt_memory_kind kind,
-                              vp_diags *d) {
+vrt_buffer *vrt_buffer_create_ex(vrt_context *ctx, uint64_t size, vrt_memory_kind kind,
+                                 uint64_t written, vp_diags *d) {
   if (!vrt__alive(ctx, d))
     return NULL;
   pthread_mutex_lock(&ctx->lock);
-  vrt_buffer *b = vrt__buffer_create(ctx, size, kind, 0, d);
+  vrt_buffer *b = vk_size_of(ctx, size, kind, d) ? vrt__pool_create(ctx, size, kind, written, d)
+                                                 : NULL;
   pthread_mutex_unlock(&ctx->lock);
   return b;
+}
+
+vrt_buffer *vrt_buffer_create(vrt_context *ctx, uint64_t size, vrt_memory_kind kind,
+                              vp_diags *d) {
+  return vrt_buffer_create_ex(ctx, size, kind, 0, d);
 }
 
 void vrt__buffer_release(vrt_buffer *b) {
@@ -149,12 +257,16 @@ void vrt_buffer_destroy(vrt_buffer *b) {
   vrt_context *ctx = b->ctx;
   vp_diags ignore = {0};
   pthread_mutex_lock(&ctx->lock);
+  if (b->pooled && !vrt_context_lost(ctx)) {
+    /* No wait: the pool hands it out again once its last use is done. */
+    vrt__pool_put(ctx, b);
+    pthread_mutex_unlock(&ctx->lock);
+    return;
+  }
   /* A pending zero fill may name this buffer: send it before the buffer goes. */
-  if (ctx->zero_slot >= 0 && !b->map) {
+  if (b->zero_serial && ctx->zero_slot >= 0 && b->zero_serial == ctx->zero_serial) {
     vrt_ticket t;
-    if (vrt__submit(ctx, NULL, 0, NULL, 0, &t, &ignore))
-      atomic_store(&b->last_use, t);
-    else
+    if (!vrt__zero_ticket(ctx, b, &t, &ignore))
       ctx->zero_slot = -1;
   }
   pthread_mutex_unlock(&ctx->lock);
@@ -162,8 +274,19 @@ void vrt_buffer_destroy(vrt_buffer *b) {
     vrt_wait(ctx, atomic_load(&b->last_use), UINT64_MAX, &ignore);
   vp_diags_free(&ignore);
   pthread_mutex_lock(&ctx->lock);
+  if (b->pooled)
+    ctx->stats.pool_used_bytes -= b->cls;
   vrt__buffer_release(b);
   pthread_mutex_unlock(&ctx->lock);
+}
+
+bool vrt_buffer_host_ready(vrt_buffer *b, vp_diags *d) {
+  vrt_context *ctx = b->ctx;
+  pthread_mutex_lock(&ctx->lock);
+  vrt_ticket t;
+  bool ok = vrt__zero_ticket(ctx, b, &t, d);
+  pthread_mutex_unlock(&ctx->lock);
+  return ok && (!t || vrt_wait(ctx, t, UINT64_MAX, d));
 }
 
 uint64_t vrt_buffer_size(const vrt_buffer *b) { return b->size; }

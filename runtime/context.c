@@ -302,6 +302,13 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     vrt_context_destroy(ctx);
     return NULL;
   }
+  /* Cached bytes the pool keeps (pool.c): a quarter of the largest heap,
+   * at most 1 GiB on CPU devices, whose heap is the machine's RAM. */
+  for (uint32_t i = 0; i < ctx->info.memory.heap_count; i++)
+    if (ctx->info.memory.heaps[i].size / 4 > ctx->pool_cache_max)
+      ctx->pool_cache_max = ctx->info.memory.heaps[i].size / 4;
+  if (ctx->info.kind == VRT_DEVICE_CPU && ctx->pool_cache_max > (1ull << 30))
+    ctx->pool_cache_max = 1ull << 30;
   vrt__prewarm_start(ctx);
   return ctx;
 }
@@ -325,6 +332,10 @@ uint32_t vrt_context_destroy_checked(vrt_context *ctx, vp_diags *d) {
       vrt__kernel_release(ctx->kernels);
     while (ctx->buffers)
       vrt__buffer_release(ctx->buffers);
+    ctx->zero_slot = -1; /* the device is idle: its fills are moot */
+    vp_diags ignore = {0};
+    vrt__pool_release_all(ctx, &ignore);
+    vp_diags_free(&ignore);
     vrt__pipeline_destroy_all(ctx);
     for (uint32_t i = 0; i < ctx->ndesc_pools; i++)
       ctx->vk.vkDestroyDescriptorPool(ctx->device, ctx->desc_pools[i], NULL);
@@ -356,6 +367,7 @@ void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out) {
   out->prewarm_ms = atomic_load(&ctx->prewarm_ns) / 1e6;
   out->flag_waits = atomic_load(&ctx->flag_waits);
   out->flag_fallbacks = atomic_load(&ctx->flag_fallbacks);
+  out->pool_limit = ctx->pool_limit;
   for (vrt_pipeline *p = ctx->pipelines; p; p = p->next)
     out->pipelines++;
   pthread_mutex_unlock(&ctx->lock);
@@ -433,12 +445,6 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
                  uint32_t nslots, vrt_ticket *ticket, vp_diags *d) {
   if (!vrt__alive(ctx, d))
     return false;
-  VkCommandBuffer small[8], *all = small;
-  if (n + 1 > 8 && !(all = malloc((n + 1) * sizeof *all))) {
-    vrt__error(ctx, d, "out of host memory");
-    return false;
-  }
-  uint32_t k = 0;
   int zero = ctx->zero_slot;
   if (zero >= 0) {
     ctx->zero_slot = -1;
@@ -447,41 +453,49 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
     vrt__barrier(ctx, ctx->ring[zero].cb, false);
     if (!VRT_VK(ctx, d, vkEndCommandBuffer, ctx->ring[zero].cb)) {
       ctx->ring[zero].value = 0;
-      if (all != small)
-        free(all);
       return false;
     }
-    all[k++] = ctx->ring[zero].cb;
   }
-  for (uint32_t i = 0; i < n; i++)
-    all[k++] = cbs[i];
+  /* The pending zero fills are a batch of their own, with a timeline value
+   * of their own: the host may wait for a buffer's zeros (before it maps
+   * it) without waiting for the work submitted with them, which may be a
+   * persistent kernel that waits for the host. */
   uint64_t value = ctx->submitted + 1;
-  VkTimelineSemaphoreSubmitInfo ts = {
-      .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
-      .signalSemaphoreValueCount = 1,
-      .pSignalSemaphoreValues = &value,
-  };
-  VkSubmitInfo si = {
-      .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-      .pNext = &ts,
-      .commandBufferCount = k,
-      .pCommandBuffers = all,
-      .signalSemaphoreCount = 1,
-      .pSignalSemaphores = &ctx->timeline,
-  };
-  bool ok = VRT_VK(ctx, d, vkQueueSubmit, ctx->queue, 1, &si, VK_NULL_HANDLE);
-  if (all != small)
-    free(all);
+  uint64_t values[2] = {value, value + (zero >= 0 && n > 0)};
+  VkTimelineSemaphoreSubmitInfo ts[2];
+  VkSubmitInfo si[2];
+  uint32_t nb = 0;
   if (zero >= 0)
-    ctx->ring[zero].value = ok ? value : 0;
+    si[nb++] = (VkSubmitInfo){.commandBufferCount = 1, .pCommandBuffers = &ctx->ring[zero].cb};
+  if (n > 0 || zero < 0)
+    si[nb++] = (VkSubmitInfo){.commandBufferCount = n, .pCommandBuffers = cbs};
+  for (uint32_t i = 0; i < nb; i++) {
+    ts[i] = (VkTimelineSemaphoreSubmitInfo){
+        .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+        .signalSemaphoreValueCount = 1,
+        .pSignalSemaphoreValues = &values[i],
+    };
+    si[i].sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+    si[i].pNext = &ts[i];
+    si[i].signalSemaphoreCount = 1;
+    si[i].pSignalSemaphores = &ctx->timeline;
+  }
+  bool ok = VRT_VK(ctx, d, vkQueueSubmit, ctx->queue, nb, si, VK_NULL_HANDLE);
+  if (zero >= 0)
+    ctx->ring[zero].value = ok ? values[0] : 0;
   if (!ok)
     return false;
-  ctx->submitted = value;
+  uint64_t last = values[nb - 1];
+  if (zero >= 0) {
+    ctx->zero_sent[ctx->zero_serial % 64].serial = ctx->zero_serial;
+    ctx->zero_sent[ctx->zero_serial % 64].ticket = values[0];
+  }
+  ctx->submitted = last;
   ctx->stats.submits++;
   for (uint32_t i = 0; i < nslots; i++)
-    ctx->ring[slots[i]].value = value;
+    ctx->ring[slots[i]].value = last;
   if (ticket)
-    *ticket = value;
+    *ticket = last;
   return true;
 }
 

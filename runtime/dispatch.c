@@ -25,7 +25,9 @@
  * command buffer, before the closing barrier: a small result read back
  * into host-visible memory in the dispatch's own submission.
  *
- * Buffers are bound with push descriptors where the device has them,
+ * Buffers are bound whole, or the byte range vrt_dispatch_ranges gives (a
+ * view of an array, at an offset the device's alignment allows), with push
+ * descriptors where the device has them,
  * otherwise with descriptor sets from the context's pools, which each cached
  * launch keeps for as long as it lives.
  */
@@ -34,10 +36,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_LAUNCHES = 64, KEY_MAX = 64 * 8 + 12 + 512 + 1 + 40 };
+enum { MAX_LAUNCHES = 64, KEY_MAX = 64 * (8 + 16) + 12 + 512 + 1 + 40 };
 
-bool vrt__prepare(vrt_kernel *k, const vrt_args *a, vrt_grid g, uint32_t groups[3],
-                  unsigned char *push, vp_diags *d) {
+/* The descriptor of buffer i of a dispatch: the whole buffer, or the range
+ * `ranges` gives (checked by vrt__prepare). */
+static VkDescriptorBufferInfo bind_info(const vrt_args *a, const vrt_bind_range *ranges,
+                                        uint32_t i) {
+  VkDescriptorBufferInfo info = vrt__descriptor(a->buffers[i]);
+  if (ranges && ranges[i].size) {
+    info.offset = a->buffers[i]->offset + ranges[i].offset;
+    info.range = ranges[i].size;
+  }
+  return info;
+}
+
+bool vrt__prepare(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *ranges, vrt_grid g,
+                  uint32_t groups[3], unsigned char *push, vp_diags *d) {
   vrt_context *ctx = k->ctx;
   const vpm_manifest *m = k->m;
   if (a->nbuffers != m->nbuffers) {
@@ -56,7 +70,20 @@ bool vrt__prepare(vrt_kernel *k, const vrt_args *a, vrt_grid g, uint32_t groups[
                  m->buffers[i].name);
       return false;
     }
-    if (b->vk_size > ctx->info.max_storage_buffer_range) {
+    const vrt_bind_range *r = ranges && ranges[i].size ? &ranges[i] : NULL;
+    uint64_t align = ctx->info.min_storage_buffer_offset_alignment;
+    if (r && (r->offset > b->size || r->size > b->size - r->offset ||
+              (align && r->offset % align))) {
+      vrt__error(ctx, d, "kernel '%s': buffer '%s' bound at bytes %llu..%llu of a %llu-byte "
+                         "buffer: the range must lie inside it and start at a multiple of %llu "
+                         "(minStorageBufferOffsetAlignment) on device '%s'",
+                 m->kernel, m->buffers[i].name, (unsigned long long)r->offset,
+                 (unsigned long long)(r->offset + r->size), (unsigned long long)b->size,
+                 (unsigned long long)align, ctx->info.name);
+      return false;
+    }
+    if (r ? r->size > ctx->info.max_storage_buffer_range
+          : b->vk_size > ctx->info.max_storage_buffer_range) {
       vrt__error(ctx, d, "kernel '%s': buffer '%s' is %llu bytes, more than the %llu bytes "
                          "(maxStorageBufferRange) a kernel can bind on device '%s'",
                  m->kernel, m->buffers[i].name, (unsigned long long)b->size,
@@ -117,8 +144,8 @@ static bool new_desc_pool(vrt_context *ctx, vp_diags *d) {
   return true;
 }
 
-bool vrt__alloc_sets(vrt_kernel *k, const vrt_args *a, VkDescriptorPool *pool,
-                     VkDescriptorSet *sets, vp_diags *d) {
+bool vrt__alloc_sets(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *ranges,
+                     VkDescriptorPool *pool, VkDescriptorSet *sets, vp_diags *d) {
   vrt_context *ctx = k->ctx;
   vrt_pipeline *p = k->p;
   VkDescriptorSetAllocateInfo ai = {
@@ -143,7 +170,7 @@ bool vrt__alloc_sets(vrt_kernel *k, const vrt_args *a, VkDescriptorPool *pool,
   VkDescriptorBufferInfo infos[64];
   VkWriteDescriptorSet writes[64];
   for (uint32_t i = 0; i < a->nbuffers; i++) {
-    infos[i] = vrt__descriptor(a->buffers[i]);
+    infos[i] = bind_info(a, ranges, i);
     writes[i] = (VkWriteDescriptorSet){
         .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
         .dstSet = sets[k->m->buffers[i].set],
@@ -158,8 +185,8 @@ bool vrt__alloc_sets(vrt_kernel *k, const vrt_args *a, VkDescriptorPool *pool,
 }
 
 void vrt__record_dispatch(vrt_kernel *k, VkCommandBuffer cb, const vrt_args *a,
-                          const uint32_t groups[3], const unsigned char *push,
-                          const VkDescriptorSet *sets) {
+                          const vrt_bind_range *ranges, const uint32_t groups[3],
+                          const unsigned char *push, const VkDescriptorSet *sets) {
   vrt_context *ctx = k->ctx;
   vrt_pipeline *p = k->p;
   ctx->vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
@@ -167,7 +194,7 @@ void vrt__record_dispatch(vrt_kernel *k, VkCommandBuffer cb, const vrt_args *a,
     VkDescriptorBufferInfo infos[64];
     VkWriteDescriptorSet writes[64];
     for (uint32_t i = 0; i < a->nbuffers; i++) {
-      infos[i] = vrt__descriptor(a->buffers[i]);
+      infos[i] = bind_info(a, ranges, i);
       writes[i] = (VkWriteDescriptorSet){
           .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
           .dstBinding = k->m->buffers[i].binding,
@@ -188,13 +215,18 @@ void vrt__record_dispatch(vrt_kernel *k, VkCommandBuffer cb, const vrt_args *a,
   ctx->vk.vkCmdDispatch(cb, groups[0], groups[1], groups[2]);
 }
 
-/* The launch-cache entry to record into: a free one, least recently used
- * first; a new one while there is room; else the oldest, after a wait. */
+/* The launch-cache entry to record into: a new one while the kernel has
+ * fewer than KEEP_LAUNCHES (so that synchronous code alternating between a
+ * few buffer sets - `c = a + b` with the memory pool handing the last two
+ * results' buffers out in turn - finds each recorded); then a free one,
+ * least recently used first; a new one while there is room; else the
+ * oldest, after a wait. */
+enum { KEEP_LAUNCHES = 4 };
 static vrt_launch *launch_slot(vrt_kernel *k, vp_diags *d) {
   vrt_context *ctx = k->ctx;
   uint64_t done = vrt__poll(ctx);
   vrt_launch *best = NULL;
-  for (uint32_t i = 0; i < k->nlaunches; i++) {
+  for (uint32_t i = 0; i < k->nlaunches && k->nlaunches >= KEEP_LAUNCHES; i++) {
     vrt_launch *l = &k->launches[i];
     if (l->value <= done && (!best || l->used < best->used))
       best = l;
@@ -301,14 +333,15 @@ static bool check_readback(vrt_kernel *k, const vrt_readback *rb, vp_diags *d) {
  * launch cache. With `flag` (a synchronous dispatch), the launch also
  * writes a done flag where the context has them on and the wait spins:
  * *flag is then its word, else NULL. */
-static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, const vrt_readback *rb,
-                   vrt_ticket *ticket, const uint32_t **flag, vp_diags *d) {
+static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *ranges, vrt_grid g,
+                   const vrt_readback *rb, vrt_ticket *ticket, const uint32_t **flag,
+                   vp_diags *d) {
   vrt_context *ctx = k->ctx;
   if (!vrt__alive(ctx, d))
     return false;
   uint32_t groups[3];
   unsigned char push[512], key[KEY_MAX];
-  if (!vrt__prepare(k, a, g, groups, push, d))
+  if (!vrt__prepare(k, a, ranges, g, groups, push, d))
     return false;
   if (rb && !check_readback(k, rb, d))
     return false;
@@ -317,6 +350,8 @@ static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, const vrt_readb
   size_t len = 0;
   for (uint32_t i = 0; i < a->nbuffers; i++, len += 8)
     memcpy(key + len, &a->buffers[i]->id, 8);
+  for (uint32_t i = 0; ranges && i < a->nbuffers; i++, len += 16)
+    memcpy(key + len, &ranges[i], 16);
   memcpy(key + len, groups, 12);
   len += 12;
   memcpy(key + len, push, k->push_size);
@@ -353,7 +388,7 @@ static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, const vrt_readb
       if (l->set_pool)
         ctx->vk.vkFreeDescriptorSets(ctx->device, l->set_pool, k->p->nsets, l->sets);
       l->set_pool = VK_NULL_HANDLE;
-      ok = vrt__alloc_sets(k, a, &l->set_pool, l->sets, d);
+      ok = vrt__alloc_sets(k, a, ranges, &l->set_pool, l->sets, d);
     }
     if (ok) {
       l->recorded = false;
@@ -371,7 +406,7 @@ static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, const vrt_readb
         .flags = want ? VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT : 0,
     };
     if (ok && (ok = VRT_VK(ctx, d, vkBeginCommandBuffer, l->cb, &bi))) {
-      vrt__record_dispatch(k, l->cb, a, groups, push, l->sets);
+      vrt__record_dispatch(k, l->cb, a, ranges, groups, push, l->sets);
       if (rb) {
         VkBufferCopy region = {rb->src->offset + rb->src_offset,
                                rb->dst->offset + rb->dst_offset, rb->size};
@@ -422,16 +457,29 @@ static bool launch(vrt_kernel *k, const vrt_args *a, vrt_grid g, const vrt_readb
 bool vrt_dispatch_async(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vrt_ticket *ticket,
                         vp_diags *d) {
   vrt_ticket t = 0;
-  bool ok = launch(k, args, grid, NULL, &t, NULL, d);
+  bool ok = launch(k, args, NULL, grid, NULL, &t, NULL, d);
   if (ticket)
     *ticket = t;
+  return ok;
+}
+
+bool vrt_dispatch_ranges(vrt_kernel *k, const vrt_args *args, const vrt_bind_range *ranges,
+                         vrt_grid grid, vrt_ticket *ticket, vp_diags *d) {
+  vrt_ticket t = 0;
+  if (!ticket) { /* synchronous: as vrt_dispatch */
+    const uint32_t *flag;
+    return launch(k, args, ranges, grid, NULL, &t, &flag, d) &&
+           vrt__wait_flag(k->ctx, t, flag, d);
+  }
+  bool ok = launch(k, args, ranges, grid, NULL, &t, NULL, d);
+  *ticket = t;
   return ok;
 }
 
 bool vrt_dispatch(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vp_diags *d) {
   vrt_ticket t;
   const uint32_t *flag;
-  return launch(k, args, grid, NULL, &t, &flag, d) && vrt__wait_flag(k->ctx, t, flag, d);
+  return launch(k, args, NULL, grid, NULL, &t, &flag, d) && vrt__wait_flag(k->ctx, t, flag, d);
 }
 
 bool vrt_dispatch_readback(vrt_kernel *k, const vrt_args *args, vrt_grid grid,
@@ -439,9 +487,9 @@ bool vrt_dispatch_readback(vrt_kernel *k, const vrt_args *args, vrt_grid grid,
   vrt_ticket t = 0;
   if (!ticket) { /* synchronous: as vrt_dispatch, with the done flag where it is on */
     const uint32_t *flag;
-    return launch(k, args, grid, rb, &t, &flag, d) && vrt__wait_flag(k->ctx, t, flag, d);
+    return launch(k, args, NULL, grid, rb, &t, &flag, d) && vrt__wait_flag(k->ctx, t, flag, d);
   }
-  bool ok = launch(k, args, grid, rb, &t, NULL, d);
+  bool ok = launch(k, args, NULL, grid, rb, &t, NULL, d);
   *ticket = t;
   return ok;
 }
@@ -458,7 +506,7 @@ bool vrt_dispatch_timed(vrt_kernel *k, const vrt_args *a, vrt_grid g, double *gp
   }
   uint32_t groups[3];
   unsigned char push[512];
-  if (!vrt__prepare(k, a, g, groups, push, d))
+  if (!vrt__prepare(k, a, NULL, g, groups, push, d))
     return false;
   /* The lock is held to the end: the query pool is the context's. */
   pthread_mutex_lock(&ctx->lock);
@@ -474,7 +522,7 @@ bool vrt_dispatch_timed(vrt_kernel *k, const vrt_args *a, vrt_grid g, double *gp
   VkDescriptorSet sets[VRT_MAX_SETS];
   VkDescriptorPool pool = VK_NULL_HANDLE;
   if (ok && !k->p->push_descriptors && k->p->nsets)
-    ok = vrt__alloc_sets(k, a, &pool, sets, d);
+    ok = vrt__alloc_sets(k, a, NULL, &pool, sets, d);
   int slot = -1;
   VkCommandBuffer cb = ok ? vrt__cmd_begin(ctx, &slot, d) : VK_NULL_HANDLE;
   vrt_ticket t = 0;
@@ -482,7 +530,7 @@ bool vrt_dispatch_timed(vrt_kernel *k, const vrt_args *a, vrt_grid g, double *gp
     ctx->vk.vkCmdResetQueryPool(cb, ctx->timing, 0, 2);
     vrt__barrier(ctx, cb, true);
     ctx->vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, ctx->timing, 0);
-    vrt__record_dispatch(k, cb, a, groups, push, sets);
+    vrt__record_dispatch(k, cb, a, NULL, groups, push, sets);
     ctx->vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, ctx->timing, 1);
     vrt__barrier(ctx, cb, false);
     ok = VRT_VK(ctx, d, vkEndCommandBuffer, cb) && vrt__submit(ctx, &cb, 1, &slot, 1, &t, d);

@@ -109,11 +109,23 @@ struct vrt_buffer {
   vrt_memory_kind kind;
   bool imported;
   _Atomic uint64_t last_use; /* ticket of the last submission that used it */
+  /* The caching allocator (pool.c): `pooled` buffers come from the pool and
+   * go back to it when destroyed; `cls` is their VkBuffer's size (a size
+   * class >= vk_size); `bnext` chains a cached buffer in its bin. */
+  bool pooled;
+  uint64_t cls;
+  vrt_buffer *bnext;
+  /* A GPU zero fill of bytes [zero_from, zero_end) was recorded in the zero
+   * command buffer of serial `zero_serial` (0: none outstanding); the host
+   * must not touch the mapping before it ran (vrt_buffer_host_ready). */
+  uint64_t zero_serial, zero_from, zero_end;
 };
 
-/* What a descriptor binds for a buffer: its whole range. */
+/* What a descriptor binds for a buffer: its whole range (a pooled buffer's
+ * VkBuffer may be larger: its size class). */
 static inline VkDescriptorBufferInfo vrt__descriptor(const vrt_buffer *b) {
-  VkDescriptorBufferInfo info = {b->buffer, b->offset, b->offset ? b->vk_size : VK_WHOLE_SIZE};
+  VkDescriptorBufferInfo info = {b->buffer, b->offset,
+                                 b->offset || b->pooled ? b->vk_size : VK_WHOLE_SIZE};
   return info;
 }
 
@@ -179,6 +191,7 @@ uint32_t vrt__copy_threads_default(vrt_device_kind kind);
 /* --------------------------------------------------------------- context */
 
 #define VRT_RING 32 /* command buffers for one-off submissions */
+#define VRT_POOL_BINS 64 /* hash bins of the caching allocator */
 
 typedef struct vrt_cmd {
   VkCommandBuffer cb;
@@ -221,6 +234,18 @@ struct vrt_context {
   vrt_cmd ring[VRT_RING];
   uint32_t ring_next;
   int zero_slot; /* ring slot of the open zero-fill command buffer, or -1 */
+  uint64_t zero_serial;  /* serial of the open (or last) zero-fill command buffer */
+  uint32_t zero_fills;   /* fills recorded in the open one */
+  struct {
+    uint64_t serial, ticket;
+  } zero_sent[64];       /* submitted zero-fill command buffers, by serial % 64 */
+
+  /* The caching allocator (pool.c): freed pooled buffers, newest first
+   * (prev/next), and chained by bin (bnext) for lookups. */
+  vrt_buffer *pool_head, *pool_tail;
+  vrt_buffer *pool_bins[VRT_POOL_BINS];
+  uint64_t pool_limit;      /* 0: none (vrt_pool_set_limit) */
+  uint64_t pool_cache_max;  /* cached bytes kept at most before the oldest go */
 
   vrt_block *blocks[VRT_MAX_MEMORY_TYPES];
 
@@ -298,6 +323,32 @@ void vrt__free(vrt_context *ctx, vrt_alloc *a);
 void vrt__alloc_destroy(vrt_context *ctx);
 /* Records a zero fill of a buffer into the pending zero-fill command buffer. */
 bool vrt__zero_later(vrt_context *ctx, vrt_buffer *b, vp_diags *d);
+/* Frees empty blocks (all of them, or all but one per type when `keep_one`). */
+void vrt__alloc_trim(vrt_context *ctx, bool keep_one);
+/* The ticket that covers the zero fill of buffer `b` (lock held): submits
+ * the open zero-fill command buffer when it holds b's fill. 0: none. */
+bool vrt__zero_ticket(vrt_context *ctx, vrt_buffer *b, vrt_ticket *t, vp_diags *d);
+
+/* pool.c: the caching allocator (lock held). A pooled buffer of `size`
+ * bytes of `kind` whose first operation writes bytes [0, written); the
+ * rest is zeroed (on the GPU for device-local kinds). */
+vrt_buffer *vrt__pool_create(vrt_context *ctx, uint64_t size, vrt_memory_kind kind,
+                             uint64_t written, vp_diags *d);
+/* Takes a destroyed pooled buffer back (lock held). */
+void vrt__pool_put(vrt_context *ctx, vrt_buffer *b);
+/* Frees cached buffers whose GPU work is done, oldest first, until at most
+ * `keep` cached bytes are left (lock held; never waits). */
+void vrt__pool_trim(vrt_context *ctx, uint64_t keep);
+/* Frees every cached buffer (lock held), after their GPU work. */
+bool vrt__pool_release_all(vrt_context *ctx, vp_diags *d);
+/* Makes a VkBuffer of `bytes` bound to memory of `kind` (lock held); not
+ * zeroed, not linked. Frees cached buffers and retries when memory is short. */
+vrt_buffer *vrt__buffer_make(vrt_context *ctx, uint64_t bytes, vrt_memory_kind kind,
+                             uint32_t need, vp_diags *d);
+/* Zeroes bytes [from, vk_size) of a new buffer: with memset through the
+ * mapping (`cpu`), else by a fill in the pending zero-fill command buffer. */
+bool vrt__buffer_zero(vrt_context *ctx, vrt_buffer *b, uint64_t from, bool cpu, vp_diags *d);
+
 /* Frees a buffer's Vulkan objects (lock held; no waiting). */
 void vrt__buffer_release(vrt_buffer *b);
 /* Creates a zeroed buffer (lock held); `need` are VRT_MEM_* flags the memory
@@ -348,17 +399,17 @@ void vrt__pipeline_destroy_all(vrt_context *ctx);
 
 /* Checks a dispatch's arguments and computes group counts and the push block
  * (push_out has room for k->push_size bytes). */
-bool vrt__prepare(vrt_kernel *k, const vrt_args *a, vrt_grid g, uint32_t groups[3],
-                  unsigned char *push_out, vp_diags *d);
+bool vrt__prepare(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *ranges, vrt_grid g,
+                  uint32_t groups[3], unsigned char *push_out, vp_diags *d);
 /* Binds pipeline, buffers and push constants and dispatches (recording).
  * `sets` are descriptor sets to use when the kernel does not push them. */
 void vrt__record_dispatch(vrt_kernel *k, VkCommandBuffer cb, const vrt_args *a,
-                          const uint32_t groups[3], const unsigned char *push,
-                          const VkDescriptorSet *sets);
+                          const vrt_bind_range *ranges, const uint32_t groups[3],
+                          const unsigned char *push, const VkDescriptorSet *sets);
 /* Allocates descriptor sets from the context's pools and writes the args'
  * buffers into them (lock held); *pool says which pool they came from. */
-bool vrt__alloc_sets(vrt_kernel *k, const vrt_args *a, VkDescriptorPool *pool,
-                     VkDescriptorSet *sets, vp_diags *d);
+bool vrt__alloc_sets(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *ranges,
+                     VkDescriptorPool *pool, VkDescriptorSet *sets, vp_diags *d);
 void vrt__kernel_release(vrt_kernel *k);
 
 void vrt__record_release(vrt_recording *r);

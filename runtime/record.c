@@ -163,7 +163,7 @@ bool vrt_record_dispatch(vrt_recording *r, vrt_kernel *k, const vrt_args *args, 
   }
   uint32_t groups[3];
   unsigned char push[512];
-  if (!vrt__prepare(k, args, grid, groups, push, d))
+  if (!vrt__prepare(k, args, NULL, grid, groups, push, d))
     return false;
   access acc[64];
   for (uint32_t i = 0; i < args->nbuffers; i++) {
@@ -176,7 +176,7 @@ bool vrt_record_dispatch(vrt_recording *r, vrt_kernel *k, const vrt_args *args, 
   if (!k->p->push_descriptors && k->p->nsets) {
     VkDescriptorPool pool;
     pthread_mutex_lock(&ctx->lock);
-    bool ok = vrt__alloc_sets(k, args, &pool, sets, d);
+    bool ok = vrt__alloc_sets(k, args, NULL, &pool, sets, d);
     pthread_mutex_unlock(&ctx->lock);
     if (!ok)
       return false;
@@ -211,7 +211,7 @@ bool vrt_record_dispatch(vrt_recording *r, vrt_kernel *k, const vrt_args *args, 
   if (r->timestamps)
     ctx->vk.vkCmdWriteTimestamp(r->cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
                                 r->queries[q / QUERIES], q % QUERIES);
-  vrt__record_dispatch(k, r->cb, args, groups, push, sets);
+  vrt__record_dispatch(k, r->cb, args, NULL, groups, push, sets);
   if (r->timestamps)
     ctx->vk.vkCmdWriteTimestamp(r->cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
                                 r->queries[q / QUERIES], q % QUERIES + 1);

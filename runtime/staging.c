@@ -83,7 +83,7 @@ bool vrt_buffer_upload(vrt_buffer *b, uint64_t offset, const void *src, uint64_t
   if (!vrt__alive(ctx, d))
     return false;
   if (b->map) {
-    if (!vrt_wait(ctx, atomic_load(&b->last_use), UINT64_MAX, d))
+    if (!vrt_buffer_host_ready(b, d) || !vrt_wait(ctx, atomic_load(&b->last_use), UINT64_MAX, d))
       return false;
     vrt__memcpy(ctx, (char *)b->map + offset, src, size);
     return vrt_buffer_flush(b, d);
@@ -114,7 +114,8 @@ bool vrt_buffer_download(vrt_buffer *b, uint64_t offset, void *dst, uint64_t siz
   if (!vrt__alive(ctx, d))
     return false;
   if (b->map) {
-    if (!vrt_wait(ctx, atomic_load(&b->last_use), UINT64_MAX, d) || !vrt_buffer_invalidate(b, d))
+    if (!vrt_buffer_host_ready(b, d) ||
+        !vrt_wait(ctx, atomic_load(&b->last_use), UINT64_MAX, d) || !vrt_buffer_invalidate(b, d))
       return false;
     vrt__memcpy(ctx, dst, (const char *)b->map + offset, size);
     return true;

@@ -34,10 +34,15 @@ typedef struct vir_pass_options {
    * lane's work, while wide accesses still help memory-bound kernels). */
   bool cpu_device;
   /* lower-arrays: the cap on the workgroups of a full reduction (a power
-   * of two, 64..32768); 0: the built-in default (RED_GROUPS on a GPU,
-   * RED_GROUPS_CPU on a CPU device). Benchmarks sweep it. */
+   * of two, 64..32768); 0: the built-in default (VIR_REDUCE_GROUPS_GPU,
+   * VIR_REDUCE_GROUPS_CPU on a CPU device). Benchmarks sweep it. */
   uint32_t reduce_groups;
 } vir_pass_options;
+
+/* lower-arrays' default caps on a full reduction's workgroups (the reasons
+ * are in lower_arrays.c); vulpy-opt --help prints these. */
+#define VIR_REDUCE_GROUPS_GPU 4096u
+#define VIR_REDUCE_GROUPS_CPU 1024u
 
 typedef vir_pass_result (*vir_pass_fn)(vir_module *m, const vir_pass_options *opts,
                                        vp_diags *diags);

@@ -286,6 +286,17 @@ typedef struct vrt_context_stats {
   double prewarm_ms;         /* the driver warm-up's time (prewarm.c); 0 while it runs, or off */
   uint64_t flag_waits;       /* synchronous dispatches whose wait ended on the GPU-written done flag */
   uint64_t flag_fallbacks;   /* ... that spun on the flag in vain and waited on the semaphore */
+  /* The caching allocator (see "The memory pool" below). */
+  uint64_t driver_allocations; /* vkAllocateMemory calls */
+  uint64_t driver_frees;       /* vkFreeMemory calls */
+  uint64_t pool_hits;          /* buffers handed out again from the pool */
+  uint64_t pool_misses;        /* buffers that needed a new VkBuffer */
+  uint64_t pool_used_bytes;    /* bytes of live pooled buffers (size classes) */
+  uint64_t pool_cached_bytes;  /* bytes of freed buffers kept for reuse */
+  uint64_t pool_cached_buffers;
+  uint64_t pool_limit;         /* vrt_pool_set_limit's value, 0 for none */
+  uint64_t gpu_zero_bytes;     /* bytes zeroed with vkCmdFillBuffer */
+  uint64_t cpu_zero_bytes;     /* bytes zeroed with memset through a mapping */
 } vrt_context_stats;
 void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out);
 
@@ -321,8 +332,9 @@ uint32_t vrt_memory_candidates(const vrt_memory_props *p, bool uma, vrt_memory_k
 /* =============================================================== buffers */
 
 /* A zeroed buffer of `size` bytes (0 is allowed) in memory of `kind`, from
- * the context's sub-allocator. Buffers larger than maxStorageBufferRange can
- * be created and copied but not bound to a kernel. */
+ * the context's memory pool (see "The memory pool" below). Buffers larger
+ * than maxStorageBufferRange can be created and copied but not bound to a
+ * kernel. */
 vrt_buffer *vrt_buffer_create(vrt_context *ctx, uint64_t size, vrt_memory_kind kind,
                               vp_diags *d);
 /* Wraps `size` bytes of host memory at `ptr` (both aligned to the device's
@@ -339,7 +351,9 @@ vrt_buffer *vrt_buffer_import_host(vrt_context *ctx, void *ptr, uint64_t size, v
  * imported pages); the GPU must not write past `size`. */
 vrt_buffer *vrt_buffer_import_host_range(vrt_context *ctx, void *ptr, uint64_t size,
                                          vp_diags *d);
-/* Waits for the GPU work that uses the buffer, then frees it. NULL is fine. */
+/* Gives a buffer back: a pooled one (vrt_buffer_create[_ex]) to the memory
+ * pool, at once; an imported one after the GPU work that uses it. NULL is
+ * fine. */
 void vrt_buffer_destroy(vrt_buffer *b);
 
 uint64_t vrt_buffer_size(const vrt_buffer *b);
@@ -451,12 +465,25 @@ typedef struct vrt_args {
   uint32_t push_size;
 } vrt_args;
 
+/* Part of a buffer that a dispatch binds (a view of an array):
+ * `size` bytes from `offset`, which must be a multiple of the device's
+ * min_storage_buffer_offset_alignment; the kernel's len(buf) is the range's.
+ * size 0: the whole buffer. */
+typedef struct vrt_bind_range {
+  uint64_t offset, size;
+} vrt_bind_range;
+
 /* Runs the kernel and waits for it (on the done flag where the context has
  * it on: vrt_context_options.done_flag). */
 bool vrt_dispatch(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vp_diags *d);
 /* Submits the kernel and returns at once with a ticket for vrt_wait. */
 bool vrt_dispatch_async(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vrt_ticket *ticket,
                         vp_diags *d);
+/* As vrt_dispatch (ticket NULL) or vrt_dispatch_async, binding buffer i
+ * at ranges[i] (one vrt_bind_range per buffer; NULL: all whole). A range
+ * outside its buffer or at a misaligned offset is an error. */
+bool vrt_dispatch_ranges(vrt_kernel *k, const vrt_args *args, const vrt_bind_range *ranges,
+                         vrt_grid grid, vrt_ticket *ticket, vp_diags *d);
 /* A copy recorded after a dispatch in the same command buffer: `size` bytes
  * of `src` at src_offset into `dst` at dst_offset (both buffers of the
  * kernel's context; different buffers). */
@@ -553,6 +580,37 @@ void vrt_context_set_interrupt(vrt_context *ctx, int (*check)(void *arg), void *
  * after ..." (the work goes on). 0: no limit (the default). */
 void vrt_context_set_timeout(vrt_context *ctx, uint64_t ns);
 uint64_t vrt_context_timeout(const vrt_context *ctx);
+
+/* ======================================================= the memory pool */
+
+/* vrt_buffer_create and vrt_buffer_create_ex take buffers from a caching
+ * allocator, as CuPy's memory pool and PyTorch's caching allocator do:
+ * vrt_buffer_destroy does not wait and does not free; the buffer (its
+ * VkBuffer and memory) goes to a free list binned by memory kind and size
+ * class, and is handed out again once the GPU work that used it is done
+ * (its last-use ticket is reached). When the driver is out of memory, or a
+ * request would pass the limit, cached buffers are freed and the request
+ * retried before it fails. docs/runtime.md, "The memory pool". */
+
+/* A buffer of `size` bytes of `kind` whose first operation (a dispatch,
+ * copy, fill or upload) writes bytes [0, written): the runtime zeroes only
+ * the rest (written 0: all of it, as vrt_buffer_create; >= size: nothing).
+ * Zeroing of 'device' and 'rebar' memory is a vkCmdFillBuffer sent before
+ * the next submission; of 'host' and 'cached' memory, a memset. */
+vrt_buffer *vrt_buffer_create_ex(vrt_context *ctx, uint64_t size, vrt_memory_kind kind,
+                                 uint64_t written, vp_diags *d);
+/* Call before the host first reads or writes a new buffer through its
+ * mapping (vrt_buffer_map): sends and waits for the buffer's pending GPU
+ * zero fill, if any (it does not wait for other work on the buffer). Upload
+ * and download do it themselves. */
+bool vrt_buffer_host_ready(vrt_buffer *b, vp_diags *d);
+/* Frees every cached buffer (after the GPU work that used them) and returns
+ * the allocator's empty memory blocks to the driver. */
+bool vrt_pool_free_all(vrt_context *ctx, vp_diags *d);
+/* Caps the bytes the pool holds (live and cached buffers, by size class);
+ * 0: no cap. A request that would pass it first frees cached buffers, then
+ * fails with an out-of-memory error naming the sizes. */
+void vrt_pool_set_limit(vrt_context *ctx, uint64_t bytes);
 
 #ifdef __cplusplus
 }

@@ -33,11 +33,12 @@ static void usage(FILE *f) {
           "  --cpu-device          lower-arrays targets a CPU device (eager selects, vec4 only\n"
           "                        for kernels without costly math)\n"
           "  --reduce-groups=N     lower-arrays caps a full reduction at N workgroups (a power\n"
-          "                        of two, 64..32768; default 8192, 1024 on a CPU device)\n"
+          "                        of two, 64..32768; default %u, %u on a CPU device)\n"
           "  -o OUT                write to OUT instead of standard output\n"
           "  -h, --help            this text\n"
           "\n"
-          "passes:\n");
+          "passes:\n",
+          VIR_REDUCE_GROUPS_GPU, VIR_REDUCE_GROUPS_CPU);
   size_t n;
   const vir_pass_info *p = vir_pass_table(&n);
   for (size_t i = 0; i < n; i++)

@@ -57,13 +57,16 @@ bool vpy_buffer_invalidate(vpy_buffer *b, vp_diags *d) {
 
 static vrt_context *ctx_of(vpy_buffer *b) { return ((vpy_context *)b->context)->ctx; }
 
-/* Buffer(context, size, kind="device") */
+/* Buffer(context, size, kind="device", written=0): `written` bytes from the
+ * start are written by the buffer's first operation (a kernel's result, a
+ * full copy or upload), so only the rest is zeroed (vrt_buffer_create_ex). */
 static PyObject *buffer_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"context", "size", "kind", NULL};
+  static char *kwlist[] = {"context", "size", "kind", "written", NULL};
   PyObject *context;
-  unsigned long long size;
+  unsigned long long size, written = 0;
   const char *kind = "device";
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&|s", kwlist, &context, vpy_arg_size, &size, &kind))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&|sO&", kwlist, &context, vpy_arg_size, &size,
+                                   &kind, vpy_arg_written, &written))
     return NULL;
   vpy_state *st = vpy_module_state(PyType_GetModule(type));
   vrt_context *ctx = vpy_context_get(st, context);
@@ -76,7 +79,7 @@ static PyObject *buffer_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   vp_diags d = {0};
   vrt_buffer *b;
   Py_BEGIN_ALLOW_THREADS
-  b = vrt_buffer_create(ctx, size, (vrt_memory_kind)k, &d);
+  b = vrt_buffer_create_ex(ctx, size, (vrt_memory_kind)k, written, &d);
   Py_END_ALLOW_THREADS
   if (!b)
     return vpy_raise(st, &d, NULL, ctx, NULL);
@@ -159,7 +162,7 @@ static void buffer_dealloc(PyObject *obj) {
   if (!self->borrowed && self->buf && !vpy_forked(self->context)) {
     vrt_buffer *b = self->buf;
     Py_BEGIN_ALLOW_THREADS
-    vrt_buffer_destroy(b); /* waits for the GPU work that uses it */
+    vrt_buffer_destroy(b); /* to the memory pool; an import waits for its GPU work */
     Py_END_ALLOW_THREADS
   }
   if (self->imported)
@@ -179,6 +182,20 @@ static int buffer_getbuffer(PyObject *obj, Py_buffer *view, int flags) {
                  vrt_memory_kind_name(vrt_buffer_kind(self->buf)));
     view->obj = NULL;
     return -1;
+  }
+  /* A new buffer's zeros may still be a GPU fill waiting to be sent. */
+  if (self->size) {
+    vp_diags d = {0};
+    bool ok;
+    Py_BEGIN_ALLOW_THREADS
+    ok = vrt_buffer_host_ready(self->buf, &d);
+    Py_END_ALLOW_THREADS
+    if (!ok) {
+      view->obj = NULL;
+      vpy_raise(vpy_state_of(obj), &d, NULL, ctx_of(self), NULL);
+      return -1;
+    }
+    vp_diags_free(&d);
   }
   static char empty[16];
   return PyBuffer_FillInfo(view, obj, self->size ? self->map : empty, (Py_ssize_t)self->size, 0,
@@ -392,7 +409,8 @@ static PyType_Slot buffer_slots[] = {
     {Py_tp_getset, buffer_getset},
     {Py_bf_getbuffer, buffer_getbuffer},
     {Py_bf_releasebuffer, buffer_releasebuffer},
-    {Py_tp_doc, "Buffer(context, size, kind='device'): GPU memory of one memory kind"},
+    {Py_tp_doc, "Buffer(context, size, kind='device', written=0): GPU memory of one memory kind "
+                "(zeroed, but for the first `written` bytes, which the first operation writes)"},
     {0, NULL},
 };
 

@@ -316,7 +316,7 @@ static PyObject *context_wait_idle(PyObject *obj, PyObject *noargs) {
 static PyObject *context_stats(PyObject *obj, PyObject *noargs) {
   vrt_context_stats s;
   vrt_context_stats_get(((vpy_context *)obj)->ctx, &s);
-  return Py_BuildValue("{sKsKsKsKsKsKsKsdsKsK}", "submits", (unsigned long long)s.submits,
+  PyObject *out = Py_BuildValue("{sKsKsKsKsKsKsKsdsKsK}", "submits", (unsigned long long)s.submits,
                        "dispatches", (unsigned long long)s.dispatches,
                        "reused_launches", (unsigned long long)s.reused_launches, "blocks",
                        (unsigned long long)s.blocks, "block_bytes",
@@ -325,6 +325,68 @@ static PyObject *context_stats(PyObject *obj, PyObject *noargs) {
                        (unsigned long long)s.pipelines, "prewarm_ms", s.prewarm_ms,
                        "flag_waits", (unsigned long long)s.flag_waits, "flag_fallbacks",
                        (unsigned long long)s.flag_fallbacks);
+  /* The memory pool's counters (runtime/pool.c). */
+  PyObject *mem = out ? Py_BuildValue(
+                            "{sKsKsKsKsKsKsKsKsKsK}", "driver_allocations",
+                            (unsigned long long)s.driver_allocations, "driver_frees",
+                            (unsigned long long)s.driver_frees, "pool_hits",
+                            (unsigned long long)s.pool_hits, "pool_misses",
+                            (unsigned long long)s.pool_misses, "pool_used_bytes",
+                            (unsigned long long)s.pool_used_bytes, "pool_cached_bytes",
+                            (unsigned long long)s.pool_cached_bytes, "pool_cached_buffers",
+                            (unsigned long long)s.pool_cached_buffers, "pool_limit",
+                            (unsigned long long)s.pool_limit, "gpu_zero_bytes",
+                            (unsigned long long)s.gpu_zero_bytes, "cpu_zero_bytes",
+                            (unsigned long long)s.cpu_zero_bytes)
+                      : NULL;
+  if (!mem || PyDict_Update(out, mem) < 0) {
+    Py_XDECREF(mem);
+    Py_XDECREF(out);
+    return NULL;
+  }
+  Py_DECREF(mem);
+  return out;
+}
+
+/* memory_free_all(): the scratch pool's free buffers and every buffer the
+ * runtime's memory pool caches go back to the driver. */
+static PyObject *context_memory_free_all(PyObject *obj, PyObject *noargs) {
+  vpy_context *self = (vpy_context *)obj;
+  vpy_pooled *pool = self->pool;
+  uint32_t npool = self->npool;
+  self->pool = NULL;
+  self->npool = self->cappool = 0;
+  self->pool_bytes = 0;
+  vp_diags d = {0};
+  bool ok;
+  Py_BEGIN_ALLOW_THREADS
+  for (uint32_t i = 0; i < npool; i++)
+    vrt_buffer_destroy(pool[i].b);
+  ok = vrt_pool_free_all(self->ctx, &d);
+  Py_END_ALLOW_THREADS
+  PyMem_Free(pool);
+  if (!ok)
+    return vpy_raise(vpy_state_of(obj), &d, NULL, self->ctx, NULL);
+  vp_diags_free(&d);
+  Py_RETURN_NONE;
+}
+
+/* ticket_done(value): whether the context's timeline reached `value`
+ * (Buffer.last_use values; never blocks). */
+static PyObject *context_ticket_done(PyObject *obj, PyObject *args) {
+  unsigned long long t;
+  if (!PyArg_ParseTuple(args, "K", &t))
+    return NULL;
+  return PyBool_FromLong(vrt_ticket_done(((vpy_context *)obj)->ctx, t));
+}
+
+/* memory_set_limit(bytes): caps the runtime memory pool (0: no cap). */
+static PyObject *context_memory_set_limit(PyObject *obj, PyObject *args) {
+  unsigned long long n;
+  if (!PyArg_ParseTuple(args, "O&", vpy_arg_size, &n)) /* not "K": -1 would wrap to no cap */
+    return NULL;
+  vrt_pool_set_limit(((vpy_context *)obj)->ctx, n);
+  Py_RETURN_NONE;
 }
 
 /* inject_fault(call, vk_result) or inject_fault(None): the testing hook. */
@@ -351,6 +413,12 @@ static PyMethodDef context_methods[] = {
     {"stats", context_stats, METH_NOARGS, "stats() -> dict of submission and memory counters"},
     {"scratch", context_scratch, METH_VARARGS,
      "scratch(size, kind) -> Buffer: a reusable buffer from the context's pool"},
+    {"memory_free_all", context_memory_free_all, METH_NOARGS,
+     "memory_free_all(): free every cached buffer (memory pool and scratch pool)"},
+    {"ticket_done", context_ticket_done, METH_VARARGS,
+     "ticket_done(value): whether the timeline reached value (a Buffer.last_use)"},
+    {"memory_set_limit", context_memory_set_limit, METH_VARARGS,
+     "memory_set_limit(bytes): cap the memory pool's bytes (0: no cap)"},
     {"pool_info", context_pool_info, METH_NOARGS,
      "pool_info() -> {'buffers', 'bytes'} of the free scratch buffers"},
     {"set_wait", context_set_wait, METH_VARARGS,

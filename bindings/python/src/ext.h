@@ -111,6 +111,7 @@ int vpy_arg_offset(PyObject *o, void *out);
 int vpy_arg_dst_offset(PyObject *o, void *out);
 int vpy_arg_src_offset(PyObject *o, void *out);
 int vpy_arg_value(PyObject *o, void *out);
+int vpy_arg_written(PyObject *o, void *out);
 /* Issue 20: the runtime's interrupt check (runs Python's signal handlers on
  * the main thread; nonzero with the exception set, e.g. KeyboardInterrupt)
  * and whether a Context object is a forked child's copy of its parent's
@@ -145,6 +146,8 @@ PyObject *vpy_manifest_dict(const vpm_manifest *m);
 typedef struct vpy_dispatch_args {
   vrt_buffer *bufs[VPY_MAX_BINDINGS];
   vpy_buffer *objs[VPY_MAX_BINDINGS];
+  vrt_bind_range ranges[VPY_MAX_BINDINGS]; /* items (Buffer, offset, size) */
+  bool ranged;                              /* some item was: vrt_dispatch_ranges */
   vrt_args args;
   vrt_grid grid;
   PyObject *seq; /* the buffers as a fast sequence (a new reference, or NULL) */
@@ -152,6 +155,9 @@ typedef struct vpy_dispatch_args {
 /* False with an exception set and nothing held (out->seq NULL); true with
  * out->seq a new reference the caller releases. */
 bool vpy_parse_dispatch(vpy_state *st, PyObject *const *a, vpy_dispatch_args *out);
+/* True, or false with a ValueError (and da->seq released) when an item was
+ * a bound range: the callers other than Kernel.dispatch bind whole buffers. */
+bool vpy_no_ranges(vpy_dispatch_args *da);
 bool vpy_flush_all(vpy_dispatch_args *da, vp_diags *d);
 bool vpy_invalidate_all(vpy_dispatch_args *da, vp_diags *d);
 /* A Ticket for work submitted at `t`; `buffers` (a tuple) stays alive with it. */

@@ -154,7 +154,9 @@ static bool parse_readback(vpy_state *st, PyObject *o, vrt_readback *rb, vpy_buf
   return true;
 }
 
-/* dispatch(buffers, push, x, y, z, groups, sync, readback=None) -> None | Ticket */
+/* dispatch(buffers, push, x, y, z, groups, sync, readback=None) -> None | Ticket;
+ * an item of `buffers` may be (Buffer, offset, size): that byte range of the
+ * Buffer is bound (a view; offset aligned as the device requires). */
 static PyObject *kernel_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs) {
   vpy_kernel *self = (vpy_kernel *)obj;
   if (nargs != 7 && nargs != 8) {
@@ -171,7 +173,7 @@ static PyObject *kernel_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_t n
     rb = &rbv;
   }
   vpy_dispatch_args da;
-  if (!vpy_parse_dispatch(st, a, &da))
+  if (!vpy_parse_dispatch(st, a, &da) || (rb && !vpy_no_ranges(&da)))
     return NULL;
   bool sync = PyObject_IsTrue(a[6]) == 1;
   PyObject *r = vpy_run_dispatch(st, self, &da, sync, NULL, NULL, rb, rdst);
@@ -188,7 +190,7 @@ static PyObject *kernel_dispatch_timed(PyObject *obj, PyObject *const *a, Py_ssi
   }
   vpy_state *st = vpy_state_of(obj);
   vpy_dispatch_args da;
-  if (!vpy_parse_dispatch(st, a, &da))
+  if (!vpy_parse_dispatch(st, a, &da) || !vpy_no_ranges(&da))
     return NULL;
   vp_diags d = {0};
   double ns = 0;
@@ -222,7 +224,7 @@ static PyObject *kernel_time_dispatch(PyObject *obj, PyObject *const *a, Py_ssiz
   }
   vpy_state *st = vpy_state_of(obj);
   vpy_dispatch_args da;
-  if (!vpy_parse_dispatch(st, a, &da))
+  if (!vpy_parse_dispatch(st, a, &da) || !vpy_no_ranges(&da))
     return NULL;
   double *ns = PyMem_Malloc((size_t)iters * sizeof *ns);
   if (!ns) {

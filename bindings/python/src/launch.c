@@ -10,8 +10,11 @@
  * does the same work with pointer compares and no allocation:
  *   - each buffer is a vp.ndarray (type identity) whose `_sdtype` IS the
  *     dtype the binding wants (for a vector buffer: its component dtype,
- *     and whole elements) and whose Buffer belongs to the kernel's
- *     context, or a raw Buffer of that context (at least one ndarray);
+ *     and whole elements), that is all of its Buffer (`_whole`: views
+ *     bind a copy of their elements, made by the Python path) and whose
+ *     Buffer belongs to the kernel's context, or a raw Buffer of that
+ *     context (at least one ndarray), no Buffer twice (aliasing is the
+ *     Python path's to check);
  *   - keywords are dispatch= / groups= (an int or a tuple of 1 to 3 ints,
  *     none zero), sync= (True or False), context= (None or the kernel's),
  *     and every push constant, each a value its struct code holds;
@@ -27,8 +30,8 @@
  * the GIL released, invalidate.
  *
  * A ufunc's launcher (as_ufunc) serves `vp.sin(x, out=y)` on resident
- * arrays the same way for one signature: operands and out C-contiguous
- * resident arrays of the planned dtypes (identity) and shape, the push
+ * arrays the same way for one signature: operands and out whole resident
+ * arrays (`_whole`) of the planned dtypes (identity) and shape, the push
  * block and grid fixed by the plan.
  *
  * `calls` and `fallbacks` count what happened (tests read them);
@@ -65,7 +68,7 @@ typedef struct vpy_launcher {
   bool dry_run;    /* checks and push block, no dispatch (benchmarks) */
   /* ufunc mode (as_ufunc): a fixed push block and grid, one shape */
   PyObject *ushape; /* tuple, or NULL: not a ufunc launcher */
-  PyObject *s_shape, *s_dtype, *s_offset, *s_estrides;
+  PyObject *s_shape, *s_dtype, *s_whole;
   unsigned char upush[MAX_PUSH_BYTES];
   uint32_t ugrid[2];
 } vpy_launcher;
@@ -131,11 +134,10 @@ static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
   self->ushape = NULL;
   self->s_shape = PyUnicode_InternFromString("shape");
   self->s_dtype = PyUnicode_InternFromString("dtype");
-  self->s_offset = PyUnicode_InternFromString("_offset");
-  self->s_estrides = PyUnicode_InternFromString("_estrides");
+  self->s_whole = PyUnicode_InternFromString("_whole");
   bool ok = self->s_dispatch && self->s_groups && self->s_sync && self->s_context &&
             self->s_ctx && self->s_sdtype && self->s_buf && self->s_size && self->s_shape &&
-            self->s_dtype && self->s_offset && self->s_estrides;
+            self->s_dtype && self->s_whole;
   for (Py_ssize_t i = 0; ok && i < nf; i++) {
     PyObject *name;
     const char *code;
@@ -179,8 +181,7 @@ static void launcher_dealloc(PyObject *obj) {
   Py_XDECREF(self->ushape);
   Py_XDECREF(self->s_shape);
   Py_XDECREF(self->s_dtype);
-  Py_XDECREF(self->s_offset);
-  Py_XDECREF(self->s_estrides);
+  Py_XDECREF(self->s_whole);
   Py_XDECREF(self->wants);
   Py_XDECREF(self->handle_type);
   Py_XDECREF(self->array_type);
@@ -325,6 +326,9 @@ PyObject *vpy_run_dispatch(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *d
     ok = vrt_dispatch_readback(kern->k, &da->args, da->grid, rb, sync ? NULL : &t, &d);
     if (ok && sync)
       ok = vpy_invalidate_all(da, &d) && vpy_buffer_invalidate(rdst, &d);
+  } else if (ok && da->ranged) {
+    ok = vrt_dispatch_ranges(kern->k, &da->args, da->ranges, da->grid, sync ? NULL : &t, &d) &&
+         (!sync || vpy_invalidate_all(da, &d));
   } else if (ok && sync)
     ok = vrt_dispatch(kern->k, &da->args, da->grid, &d) && vpy_invalidate_all(da, &d);
   else if (ok)
@@ -340,12 +344,9 @@ PyObject *vpy_run_dispatch(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *d
   Py_ssize_t n = da->seq ? PySequence_Size(da->seq) : (Py_ssize_t)da->args.nbuffers;
   PyObject *tuple = n < 0 ? NULL : PyTuple_New(n + (rdst != NULL));
   for (Py_ssize_t i = 0; tuple && i < n; i++) {
-    PyObject *b = da->seq ? PySequence_GetItem(da->seq, i) : Py_NewRef((PyObject *)da->objs[i]);
-    if (!b) {
-      Py_CLEAR(tuple);
-      break;
-    }
-    PyTuple_SetItem(tuple, i, b);
+    /* the Buffers themselves (an item of the sequence may be a bound range,
+     * whose Buffer the sequence keeps alive until here) */
+    PyTuple_SetItem(tuple, i, Py_NewRef((PyObject *)da->objs[i]));
   }
   if (tuple && rdst)
     PyTuple_SetItem(tuple, n, Py_NewRef((PyObject *)rdst));
@@ -434,6 +435,14 @@ static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, boo
         why = "an array's dtype";
         break;
       }
+      /* a view (an offset, strides, part of its buffer) binds a copy of
+       * its own elements, which the Python path makes (_kernel.launch) */
+      PyObject *whole = PyObject_GetAttr(item, self->s_whole);
+      Py_XDECREF(whole);
+      if (whole != Py_True) {
+        why = "a view";
+        break;
+      }
       if (vec) {
         PyObject *size = PyObject_GetAttr(item, self->s_size);
         long long count = size ? PyLong_AsLongLong(size) : -1;
@@ -463,6 +472,11 @@ static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, boo
     held[nheld++] = buf;
     da.objs[i] = (vpy_buffer *)buf;
     da.bufs[i] = ((vpy_buffer *)buf)->buf;
+    /* one buffer bound twice: the Python path decides (an error naming
+     * both arguments where one of them is written) */
+    for (Py_ssize_t j = 0; j < i && !why; j++)
+      if (da.objs[j] == da.objs[i])
+        why = "one buffer bound twice";
   }
   if (!why && !arrays)
     why = "no resident array (the context is the default one)";
@@ -474,6 +488,7 @@ static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, boo
   }
   da.args.buffers = da.bufs;
   da.args.nbuffers = (uint32_t)n;
+  da.ranged = false;
   da.args.push = self->push_size ? push : NULL;
   da.args.push_size = self->push_size;
   da.seq = NULL;
@@ -530,14 +545,11 @@ static PyObject *ufunc_operand(vpy_launcher *self, vpy_state *st, PyObject *item
   Py_XDECREF(v);
   if (v != want)
     return NULL;
-  v = PyObject_GetAttr(item, self->s_estrides);
+  /* all of its buffer: a prefix view of the same shape would have the
+   * vec4 tail of the plan's kernel written past its end */
+  v = PyObject_GetAttr(item, self->s_whole);
   Py_XDECREF(v);
-  if (v != Py_None)
-    return NULL;
-  v = PyObject_GetAttr(item, self->s_offset);
-  long off = v ? PyLong_AsLong(v) : -1;
-  Py_XDECREF(v);
-  if (off != 0)
+  if (v != Py_True)
     return NULL;
   v = PyObject_GetAttr(item, self->s_shape);
   int same = v == self->ushape ? 1 : v ? PyObject_RichCompareBool(v, self->ushape, Py_EQ) : -1;
@@ -587,6 +599,7 @@ static PyObject *launcher_ufunc(PyObject *obj, PyObject *const *a, Py_ssize_t na
   }
   da.args.buffers = da.bufs;
   da.args.nbuffers = (uint32_t)n + 1;
+  da.ranged = false;
   da.args.push = self->push_size ? self->upush : NULL;
   da.args.push_size = self->push_size;
   da.grid.n[0] = self->ugrid[0];

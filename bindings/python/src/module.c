@@ -97,6 +97,7 @@ int vpy_arg_offset(PyObject *o, void *out) { return u64_arg(o, "offset", false, 
 int vpy_arg_dst_offset(PyObject *o, void *out) { return u64_arg(o, "dst_offset", false, out); }
 int vpy_arg_src_offset(PyObject *o, void *out) { return u64_arg(o, "src_offset", false, out); }
 int vpy_arg_value(PyObject *o, void *out) { return u64_arg(o, "value", false, out); }
+int vpy_arg_written(PyObject *o, void *out) { return u64_arg(o, "written", false, out); }
 
 bool vpy_uint3(PyObject *obj, const char *what, uint32_t fill, uint32_t out[3]) {
   out[0] = out[1] = out[2] = fill;
@@ -182,7 +183,8 @@ PyObject *vpy_raise(vpy_state *st, vp_diags *d, PyObject *exc, vrt_context *ctx,
     PyErr_Clear();
   }
   else if (exc == st->VulkanError && text &&
-           (strstr(text, "OUT_OF_DEVICE_MEMORY") || strstr(text, "OUT_OF_HOST_MEMORY")))
+           (strstr(text, "OUT_OF_DEVICE_MEMORY") || strstr(text, "OUT_OF_HOST_MEMORY") ||
+            strstr(text, "out of device memory")))
     exc = st->OutOfMemoryError;
   PyObject *msg = len ? PyUnicode_DecodeUTF8(text, (Py_ssize_t)len, "replace")
                       : PyUnicode_FromString("unknown error (no diagnostic)");

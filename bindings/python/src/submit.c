@@ -36,18 +36,37 @@ bool vpy_parse_dispatch(vpy_state *st, PyObject *const *a, vpy_dispatch_args *ou
     PyErr_Format(PyExc_ValueError, "at most %d buffers per kernel, got %zd", VPY_MAX_BINDINGS, n);
     goto fail;
   }
-  /* borrowed references: the list or tuple from PySequence_Fast holds them */
-  bool list = PyList_Check(out->seq);
+  /* borrowed references: the list or tuple from PySequence_Fast holds them
+   * (and an item (Buffer, offset, size) its Buffer: a view's byte range,
+   * which the runtime checks against the device's offset alignment) */
+  bool list = PyList_Check(out->seq), ranged = false;
   for (Py_ssize_t i = 0; i < n; i++) {
     PyObject *item = list ? PyList_GetItem(out->seq, i) : PyTuple_GetItem(out->seq, i);
     if (!item)
       goto fail;
+    out->ranges[i] = (vrt_bind_range){0, 0};
+    if (PyTuple_Check(item) && PyTuple_Size(item) == 3) {
+      unsigned long long off = PyLong_AsUnsignedLongLong(PyTuple_GetItem(item, 1));
+      unsigned long long size = off == (unsigned long long)-1 && PyErr_Occurred()
+                                    ? 0
+                                    : PyLong_AsUnsignedLongLong(PyTuple_GetItem(item, 2));
+      if (PyErr_Occurred() || !size) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "a bound range is (Buffer, offset, size) with a "
+                                          "non-negative offset and a positive size");
+        goto fail;
+      }
+      out->ranges[i] = (vrt_bind_range){off, size};
+      ranged = true;
+      item = PyTuple_GetItem(item, 0);
+    }
     if (!(out->bufs[i] = vpy_buffer_get(st, item)))
       goto fail;
     out->objs[i] = (vpy_buffer *)item;
   }
   out->args.buffers = out->bufs;
   out->args.nbuffers = (uint32_t)n;
+  out->ranged = ranged;
   out->args.push = NULL;
   out->args.push_size = 0;
   if (a[1] != Py_None) {
@@ -71,6 +90,15 @@ bool vpy_parse_dispatch(vpy_state *st, PyObject *const *a, vpy_dispatch_args *ou
   return true;
 fail:
   Py_CLEAR(out->seq);
+  return false;
+}
+
+bool vpy_no_ranges(vpy_dispatch_args *da) {
+  if (!da->ranged)
+    return true;
+  Py_CLEAR(da->seq);
+  PyErr_SetString(PyExc_ValueError, "bound ranges (Buffer, offset, size) are for "
+                                    "Kernel.dispatch without readback only");
   return false;
 }
 
@@ -234,7 +262,7 @@ static PyObject *recording_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_
     return NULL;
   }
   vpy_dispatch_args da;
-  if (!vpy_parse_dispatch(st, a + 1, &da))
+  if (!vpy_parse_dispatch(st, a + 1, &da) || !vpy_no_ranges(&da))
     return NULL;
   vp_diags d = {0};
   bool ok = vrt_record_dispatch(self->r, ((vpy_kernel *)a[0])->k, &da.args, da.grid, &d);

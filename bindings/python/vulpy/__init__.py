@@ -27,6 +27,7 @@ from ._types import *  # noqa: F401,F403  (float32, vec4, Buffer, Control, ...)
 from ._types import Buffer, Control, Shared, KERNEL_STUBS as _KS, VECTORS as _VECS  # noqa: F401
 from ._context import (Context, default_context, list_devices,  # noqa: F401
                        set_default_context)
+from ._context import MemoryPool, get_default_memory_pool  # noqa: F401  (memory pool)
 from ._array import (aligned_empty, arange, array, asarray, empty, empty_like,  # noqa: F401
                      full, full_like, linspace, ndarray, ones, ones_like, zeros, zeros_like,
                      MEMORY_KINDS)

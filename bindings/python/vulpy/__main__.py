@@ -85,8 +85,6 @@ def _emit(args, target):
                                             (target,), None)
         else:
             doc = _document(args.file, args.kernel, options)
-            from ._kernel import _rewrite_control
-            _rewrite_control(doc)
             out = _compiler.compile_document(doc, targets=(target,),
                                              dispatch_guard=not args.no_dispatch_guard,
                                              fast_math=args.fast_math, optimize=args.optimize)

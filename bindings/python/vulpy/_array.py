@@ -7,6 +7,15 @@ Arrays stay on the device across calls; `.numpy()` copies out, and
 mapping (host-visible kinds only). reshape/ravel return views of the same
 buffer. Buffers are padded to 16 bytes so kernels may read whole vec4s.
 
+Default dtypes, one rule for every creation function: when VulPy picks the
+dtype (no dtype= given), Python data - floats, lists, tuples, ranges - that
+NumPy would make float64 is float32 (the convenience path's compute type,
+and the one every device has); data that carries a dtype (NumPy arrays and
+scalars, resident arrays) keeps it. Integers and bools follow NumPy (int64,
+bool). So vp.zeros(3), vp.full(3, 2.5), vp.asarray([1.0]),
+vp.arange(0, 1, 0.25) and vp.linspace(0, 1) are float32;
+vp.asarray(np.zeros(3)) stays float64.
+
 Supported dtypes: float32 everywhere; float64, int32, uint32, int64, uint64
 (storage works on every device; arithmetic on 64-bit types needs the
 device's float64 / int64 features); bool, stored as one uint32 word per
@@ -50,6 +59,20 @@ def check_memory(memory, ctx=None):
     return memory
 
 
+_F64 = np.dtype(np.float64)
+
+
+def default_dtype(inferred, *values):
+    """The dtype of a creation function that was given no dtype, from
+    NumPy's `inferred` one and the `values` it came from: float32 for
+    Python float data that NumPy infers as float64 (see the module
+    docstring), else `inferred`."""
+    if inferred == _F64 and not any(isinstance(v, (np.ndarray, np.generic, ndarray))
+                                    for v in values):
+        return np.dtype(np.float32)
+    return inferred
+
+
 def _shape(shape):
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
@@ -91,10 +114,10 @@ class ndarray:
     arrays return resident arrays; `out=` writes into an existing one."""
 
     __slots__ = ("_buf", "_ctx", "shape", "dtype", "_sdtype", "_size", "_offset", "_estrides",
-                 "_mirror", "__weakref__")
+                 "_whole", "_mirror", "__weakref__")
     __array_priority__ = 100
 
-    def __init__(self, buf, shape, dtype, ctx, offset=0, strides=None):
+    def __init__(self, buf, shape, dtype, ctx, offset=0, strides=None, whole=True):
         self._buf, self._ctx, self.shape, self.dtype = buf, ctx, shape, dtype
         self._sdtype = storage_dtype(dtype)
         n = 1
@@ -105,6 +128,10 @@ class ndarray:
         # elements of the buffer; strides None = C-contiguous (_indexing.py)
         self._offset = offset
         self._estrides = strides
+        # True when the array is all of its buffer (element 0 on, every
+        # element): what a kernel can bind as it is. Views made by indexing
+        # say False unless they cover the whole array (_indexing._view).
+        self._whole = whole and offset == 0 and strides is None
         # (host-visible Buffer, ticket): a copy of the data the GPU made in
         # the submission that wrote it, valid while the buffer's last use is
         # still that ticket (_arrayops.Call._mirrored)
@@ -124,8 +151,9 @@ class ndarray:
 
     @property
     def base(self):
-        """None for an array that owns its buffer; views say so with True."""
-        return None if self.contiguous else True
+        """None for an array that is all of its buffer; views (a prefix
+        x[:n] included) say so with True."""
+        return None if self._whole else True
 
     # ------------------------------------------------------------ attributes
     @property
@@ -300,13 +328,13 @@ class ndarray:
             raise ValueError(f"cannot reshape array of size {self._size} into shape {shape}")
         if not self.contiguous:  # a strided view: NumPy copies too
             return self.copy().reshape(shape)
-        return ndarray(self._buf, shape, self.dtype, self._ctx)
+        return ndarray(self._buf, shape, self.dtype, self._ctx, whole=self._whole)
 
     def ravel(self):
         """A 1-D view of the same buffer (a copy for a strided view)."""
         if not self.contiguous:
             return self.copy().ravel()
-        return ndarray(self._buf, (self._size,), self.dtype, self._ctx)
+        return ndarray(self._buf, (self._size,), self.dtype, self._ctx, whole=self._whole)
 
     def flatten(self):
         """A 1-D copy."""
@@ -319,7 +347,7 @@ class ndarray:
             from . import _arrayops
             c = _arrayops.materialize(self)
             return c if memory in (None, c.memory) else c.copy(memory)
-        out = empty(self.shape, self.dtype, memory=memory or self.memory, context=self._ctx)
+        out = _result(self.shape, self.dtype, check_memory(memory or self.memory), self._ctx)
         if self._size:
             out._buf.copy_from(self._buf, 0, 0, self.nbytes)
         return out
@@ -358,6 +386,78 @@ class ndarray:
             self._buf.upload(a)
 
     __hash__ = None
+
+
+def c_contiguous(a):
+    """True when the elements of view `a` are one C-ordered run of its
+    buffer (at any offset)."""
+    if a._estrides is None:
+        return True
+    from ._graph import c_strides
+    return all(s == c or d == 1 for s, c, d in zip(a._estrides, c_strides(a.shape), a.shape))
+
+
+def span(a):
+    """(first, last) byte of a's buffer that the view `a` reaches, or None
+    for an empty array."""
+    if a._size == 0:
+        return None
+    lo = hi = a._offset
+    if a._estrides is None:
+        hi += a._size - 1
+    else:
+        for d, s in zip(a.shape, a._estrides):
+            if s > 0:
+                hi += (d - 1) * s
+            else:
+                lo += (d - 1) * s
+    isz = a._sdtype.itemsize
+    return lo * isz, (hi + 1) * isz - 1
+
+
+def _same_view(a, b):
+    if a.shape != b.shape or a._offset != b._offset or a._sdtype != b._sdtype:
+        return False
+    if a._estrides == b._estrides:
+        return True
+    from ._graph import c_strides
+    sa = a._estrides if a._estrides is not None else c_strides(a.shape)
+    sb = b._estrides if b._estrides is not None else c_strides(b.shape)
+    return all(x == y or d == 1 for x, y, d in zip(sa, sb, a.shape))
+
+
+def overlaps(a, b):
+    """True when resident arrays a and b reach common bytes of one buffer
+    (by byte range: interleaved views count as overlapping)."""
+    if type(a) is not ndarray or type(b) is not ndarray or a._buf is not b._buf:
+        return False
+    ra, rb = span(a), span(b)
+    return ra is not None and rb is not None and ra[0] <= rb[1] and rb[0] <= ra[1]
+
+
+def write_hazard(out, a):
+    """True when an elementwise write of `out` that reads `a` may read an
+    element the write has already changed: the same buffer, overlapping
+    bytes, and not the very same view (element i read, element i written,
+    which is safe). NumPy's rule is then to compute as if `a` had been
+    copied first; the callers copy it."""
+    return overlaps(out, a) and not _same_view(out, a)
+
+
+def unalias(args, outs):
+    """`args` with each resident input that write_hazard says overlaps one
+    of `outs` replaced by a copy (the tuple itself when none does)."""
+    res = None
+    for k, a in enumerate(args):
+        if type(a) is not ndarray:
+            continue
+        for o in outs:
+            if type(o) is ndarray and o._buf is a._buf and write_hazard(o, a):
+                if res is None:
+                    res = list(args)
+                res[k] = a.copy()
+                break
+    return args if res is None else tuple(res)
 
 
 def _strided(whole, a):
@@ -433,7 +533,9 @@ ndarray.__array_ufunc__ = __array_ufunc__
 
 
 def empty(shape, dtype=np.float32, *, memory=None, context=None):
-    """A new resident array (zeroed: Vulkan memory is cleared before use)."""
+    """A new resident array (zeroed: Vulkan memory is cleared before use;
+    for 'device' and 'rebar' memory by a fill on the GPU, sent with the next
+    submission, so it costs the host nothing)."""
     ctx = _context.resolve(context)
     dt = check_dtype(dtype)
     memory = check_memory(memory, ctx)
@@ -443,18 +545,32 @@ def empty(shape, dtype=np.float32, *, memory=None, context=None):
     return ndarray(buf, shape, dt, ctx)
 
 
+def _result(shape, dt, memory, ctx):
+    """A new array whose every element the caller's next operation writes
+    on the GPU (a ufunc's or vp.jit's result, a full copy): its memory comes
+    from the pool as is, with only the padding past the elements zeroed, so
+    a temporary costs no zeroing (docs/python-api.md, "Memory"). `shape` a
+    tuple, `dt` a checked dtype, `memory` a kind, `ctx` a Context."""
+    n = _count(shape, storage_dtype(dt).itemsize, "new array")
+    nbytes = n * storage_dtype(dt).itemsize
+    buf = _native.ext().Buffer(ctx._native, _padded(nbytes), memory, nbytes)
+    return ndarray(buf, shape, dt, ctx)
+
+
 def zeros(shape, dtype=np.float32, *, memory=None, context=None):
     """A resident array of zeros."""
     return empty(shape, dtype, memory=memory, context=context)
 
 
 def full(shape, fill_value, dtype=None, *, memory=None, context=None):
-    """A resident array with every element `fill_value` (dtype as NumPy
-    infers it from the value when not given)."""
+    """A resident array with every element `fill_value` (without dtype=:
+    float32 for a Python float, int64 for an int, bool for a bool, the
+    value's own dtype for a NumPy scalar)."""
     if dtype is None:
-        dtype = np.asarray(fill_value).dtype
-    out = empty(shape, dtype, memory=memory, context=context)
-    _fill(out, fill_value)
+        dtype = default_dtype(np.asarray(fill_value).dtype, fill_value)
+    ctx = _context.resolve(context)
+    out = _result(_shape(shape), check_dtype(dtype), check_memory(memory, ctx), ctx)
+    _fill(out, fill_value)  # writes every element: no zeroing first
     return out
 
 
@@ -481,8 +597,9 @@ def _like(a, dtype, shape):
     if isinstance(a, ndarray):
         return (a.shape if shape is None else shape, a.dtype if dtype is None else dtype,
                 a._ctx, a.memory)
-    a = np.asarray(a)
-    return (a.shape if shape is None else shape, a.dtype if dtype is None else dtype, None, None)
+    h = np.asarray(a)
+    return (h.shape if shape is None else shape,
+            default_dtype(h.dtype, a) if dtype is None else dtype, None, None)
 
 
 def empty_like(a, dtype=None, *, shape=None, memory=None, context=None):
@@ -536,7 +653,10 @@ def asarray(obj, dtype=None, *, memory=None, context=None):
 
     With memory='host', a C-contiguous writable NumPy array whose data is
     page-aligned (vp.aligned_empty makes such arrays) is imported with no
-    copy: the GPU then reads and writes the NumPy array's own pages."""
+    copy: the GPU then reads and writes the NumPy array's own pages.
+
+    Without dtype=, Python float data (lists, scalars) becomes float32 and
+    NumPy data keeps its dtype (module docstring)."""
     if memory is not None:
         check_memory(memory)
     if isinstance(obj, ndarray):
@@ -550,13 +670,13 @@ def asarray(obj, dtype=None, *, memory=None, context=None):
     ctx = _context.resolve(context)
     memory = check_memory(memory, ctx)
     a = np.asarray(obj)
-    dt = check_dtype(dtype if dtype is not None else a.dtype, "vp.asarray")
+    dt = check_dtype(dtype if dtype is not None else default_dtype(a.dtype, obj), "vp.asarray")
     if memory == "host" and a.dtype == dt and ctx.has("external_memory_host"):
         target = _import_target(a, ctx)
         if target is not None:
             buf = _native.ext().Buffer.import_host(ctx._native, target)
             return ndarray(buf, a.shape, dt, ctx)
-    out = empty(a.shape, dt, memory=memory, context=ctx)
+    out = _result(_shape(a.shape), dt, memory, ctx)  # the upload writes every element
     if out._size:
         out._buf.upload(np.ascontiguousarray(a, dtype=out._sdtype))
     return out
@@ -576,12 +696,18 @@ def aligned_empty(shape, dtype=np.float32):
 
 
 def arange(start, stop=None, step=1, dtype=None, *, memory=None, context=None):
-    """Like numpy.arange, resident."""
+    """Like numpy.arange, resident; float32 for Python float bounds unless
+    dtype= says otherwise (the values are NumPy's, rounded to float32)."""
     a = np.arange(start, stop, step, dtype=dtype)
+    if dtype is None:
+        a = a.astype(default_dtype(a.dtype, start, stop, step), copy=False)
     return asarray(a, memory=memory, context=context)
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None, *, memory=None, context=None):
-    """Like numpy.linspace, resident."""
+    """Like numpy.linspace, resident; float32 unless dtype= (or NumPy
+    bounds of another dtype) say otherwise."""
     a = np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
+    if dtype is None:
+        a = a.astype(default_dtype(a.dtype, start, stop), copy=False)
     return asarray(a, memory=memory, context=context)

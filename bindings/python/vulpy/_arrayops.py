@@ -135,7 +135,7 @@ class Call:
             self.g.store(b, v, out._offset, out._estrides)
             return lambda: out
         if out is None and self.resident is not None:
-            res = _array.empty(shape, dt, memory=self.resident.memory, context=ctx)
+            res = _array._result(tuple(shape), dt, self.resident.memory, ctx)  # written whole
             fin = self.result(value, res)
             if 0 < res.nbytes <= self.mirror_max and not res._buf.mapped and \
                     self.readback is None:
@@ -203,7 +203,7 @@ def materialize(a):
     c = Call("copy")
     c.note(a)
     v = c.array(a)
-    out = _array.empty(a.shape, a.dtype, memory=a.memory, context=a._ctx)
+    out = _array._result(a.shape, a.dtype, a.memory, a._ctx)  # written whole
     return c.run(c.result(v, out))
 
 
@@ -241,7 +241,7 @@ def astype(a, dtype, memory=None):
     dt = np.dtype(dtype)
     r = c.g.op("ne", [v, c.g.const(0, v.dtype)], _BOOL) if dt == _BOOL and v.dtype != _BOOL \
         else c.g.cast(v, dt)
-    out = _array.empty(a.shape, dt, memory=memory or a.memory, context=a._ctx)
+    out = _array._result(a.shape, dt, _array.check_memory(memory or a.memory), a._ctx)
     return c.run(c.result(r, out))
 
 

@@ -257,8 +257,22 @@ class Context:
         return self._native.take_validation()
 
     def stats(self):
-        """Counters: submits, memory blocks and bytes, cached pipelines."""
+        """Counters: submits, dispatches, cached pipelines, the allocator's
+        memory blocks and bytes, and the memory pool's: driver_allocations
+        and driver_frees (vkAllocateMemory / vkFreeMemory calls), pool_hits
+        and pool_misses (buffers handed out again / made new),
+        pool_used_bytes, pool_cached_bytes, pool_cached_buffers, pool_limit,
+        gpu_zero_bytes and cpu_zero_bytes (what zeroing new buffers cost)."""
         return self._native.stats()
+
+    @property
+    def memory_pool(self):
+        """The context's MemoryPool: the caching allocator that arrays'
+        memory comes from and goes back to (docs/python-api.md, "Memory")."""
+        pool = self.__dict__.get("_memory_pool")
+        if pool is None:
+            pool = self._memory_pool = MemoryPool(self)
+        return pool
 
     def __repr__(self):
         return f"<vp.Context {self.index}: {self.name} ({self.kind})>"
@@ -349,6 +363,76 @@ class Context:
             entry = self._imports.get(key)
             if entry is not None and entry[0] is ref:
                 del self._imports[key]
+
+
+class MemoryPool:
+    """The caching allocator of one Context (CuPy's MemoryPool, in spirit).
+
+    A freed array's buffer is not given back to the driver: it waits, binned
+    by memory kind and size class, and the next array of that kind and class
+    takes it once the GPU work that used it is done. So a loop of array
+    expressions allocates from the driver only on its first iteration.
+    When the driver runs out of memory, or a request would pass
+    set_limit's cap, cached buffers are freed and the request retried
+    before vp.OutOfMemoryError is raised."""
+
+    def __init__(self, ctx):
+        self._ctx = ctx
+
+    def used_bytes(self):
+        """Bytes of live arrays and buffers (rounded to their size class)."""
+        return self._ctx._native.stats()["pool_used_bytes"]
+
+    def free_bytes(self):
+        """Bytes of freed buffers the pool keeps for reuse."""
+        return self._ctx._native.stats()["pool_cached_bytes"]
+
+    def total_bytes(self):
+        """used_bytes() + free_bytes(): what the pool holds."""
+        s = self._ctx._native.stats()
+        return s["pool_used_bytes"] + s["pool_cached_bytes"]
+
+    def n_free_blocks(self):
+        """How many freed buffers the pool keeps."""
+        return self._ctx._native.stats()["pool_cached_buffers"]
+
+    def free_all_blocks(self):
+        """Gives every cached buffer back to the driver (after the GPU work
+        that used it), with the allocator's empty memory blocks."""
+        self._ctx._native.memory_free_all()
+
+    def set_limit(self, size=None, fraction=None):
+        """Caps the bytes the pool holds (live and cached): `size` in bytes,
+        or `fraction` of the largest device-local heap; neither (or 0): no
+        cap. An allocation past the cap raises vp.OutOfMemoryError naming
+        the sizes, after the cached buffers were freed."""
+        if size is not None and fraction is not None:
+            raise ValueError("set_limit: give size= or fraction=, not both")
+        if fraction is not None:
+            if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or \
+                    not 0 <= fraction <= 1:
+                raise ValueError(f"set_limit: fraction must be in [0, 1], got {fraction!r}")
+            heaps = [h["size"] for h in self._ctx.info["memory"]["heaps"] if h["device_local"]]
+            size = int(max(heaps or [h["size"] for h in self._ctx.info["memory"]["heaps"]]) *
+                       fraction)
+        if size is None:
+            size = 0
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            raise ValueError(f"set_limit: size must be a non-negative int, got {size!r}")
+        self._ctx._native.memory_set_limit(size)
+
+    def get_limit(self):
+        """The cap set by set_limit (0: none)."""
+        return self._ctx._native.stats()["pool_limit"]
+
+    def __repr__(self):
+        return (f"<vp.MemoryPool of {self._ctx.name}: {self.used_bytes()} bytes used, "
+                f"{self.free_bytes()} cached>")
+
+
+def get_default_memory_pool():
+    """The MemoryPool of the default context."""
+    return default_context().memory_pool
 
 
 def _prewarm():

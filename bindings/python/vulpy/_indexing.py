@@ -114,7 +114,13 @@ def _view(a, b):
     st = tuple(b.strides)
     shape = tuple(b.shape)
     contiguous = b.offset == 0 and st == _graph.c_strides(shape)
-    return _array.ndarray(a._buf, shape, a.dtype, a._ctx, b.offset, None if contiguous else st)
+    n = 1
+    for s in shape:
+        n *= s
+    # all of the array's elements (x[...], x[None]): still all of the buffer
+    whole = a._whole and contiguous and n == a._size
+    return _array.ndarray(a._buf, shape, a.dtype, a._ctx, b.offset, None if contiguous else st,
+                          whole)
 
 
 def _strides_of(a):
@@ -246,20 +252,33 @@ def _mask_get(a, mask):
 # ---------------------------------------------------------------- writing
 
 
+def _unaliased(target, value, elementwise):
+    """`value`, or a copy of it where writing `target` would change what is
+    still to be read (NumPy: `x[1:] = x[:-1]` reads x as it was). An
+    elementwise write of the very same view is safe; a scatter or masked
+    write that reads a value overlapping its target is not."""
+    if type(value) is not _array.ndarray or value._buf is not target._buf:
+        return value
+    hazard = _array.write_hazard(target, value) if elementwise else \
+        _array.overlaps(target, value)
+    return value.copy() if hazard else value
+
+
 def setitem(a, key, value):
     if _is_mask(key) and not isinstance(key, tuple):
-        return _mask_set(a, key, value)
+        return _mask_set(a, key, _unaliased(a, value, False))
     entries = _expand(key, a.ndim)
     b, adv = _basic(a.shape, a._offset, _strides_of(a), entries)
     view = _view(a, b)
     if not adv:
-        _arrayops.assign(view, value)
+        _arrayops.assign(view, _unaliased(view, value, True))
         return
+    value = _unaliased(a, value, False)
     k, n = _adv_group(adv, "index assignment")
     if k != 0 or n != 1:
         raise IndexError("index assignment: an integer array is supported on the first axis of "
                          "the (sliced) array")
-    i = adv[0][1]
+    i = _unaliased(a, adv[0][1], False)
     c = _arrayops.Call("scatter")
     c.note(view)
     c.note(i)

@@ -332,7 +332,9 @@ def _array_path(uf, args, out, context, sync):
     if out is not None:
         if isinstance(out, tuple) and len(out) == 1:
             out = out[0]
-        view = view or (type(out) is _array.ndarray and (out._estrides is not None or out._offset))
+        # a prefix view (x[:-1]) too: _ufunc's vec4 kernels would write
+        # past its end
+        view = view or (type(out) is _array.ndarray and not out._whole)
     if view or (uf.name != "cast" and _many_dims(args)):
         return _arrayops.ufunc(uf, args, out, context, sync)
     return NotImplemented
@@ -391,7 +393,7 @@ def transpose(a, axes=None):
 class _Entry:
     """One traced and compiled signature."""
 
-    __slots__ = ("compiled", "params", "outputs", "structure", "consts", "ctx_key")
+    __slots__ = ("compiled", "params", "outputs", "structure", "consts", "ctx_key", "hazard")
 
 
 def _sig_of(x):
@@ -482,12 +484,30 @@ class JitFunction:
                     raise ValueError(f"vp.jit {self.__name__}: arguments live on different "
                                      f"contexts")
         ctx = ctx or _context.resolve(self.context)
+        if outs:
+            # an argument that overlaps an out= array other than element for
+            # element is read as it was before the call (NumPy's rule): a copy
+            args = _array.unalias(args, outs)
         sig = tuple(_sig_of(a) for a in args)
         groups = _engine.reduce_groups()  # VULPY_REDUCE_GROUPS changes the lowering
         if groups:
             sig += (("reduce_groups", groups),)
         if outs:
             sig += (("out",) + tuple(_out_sig(o, args) for o in outs),)
+        e = self._lookup(sig, args, ctx, outs)
+        if e.hazard:
+            # the function reads an argument that is also out= other than
+            # element for element (a[::-1], a.sum(), ...): the kernels would
+            # read what they already wrote, so they get a copy of it
+            # (the signature cannot tell the copies from the arguments: a
+            # mark of its own)
+            args = tuple(a.copy() if i in e.hazard else a for i, a in enumerate(args))
+            sig += (("copied",) + e.hazard,)
+            e = self._lookup(sig, args, ctx, outs)
+        self._last = e
+        return self._run(e, args, ctx, sync, outs)
+
+    def _lookup(self, sig, args, ctx, outs):
         e = self._cache.get(sig)
         if e is None:
             with self._lock:
@@ -495,8 +515,7 @@ class JitFunction:
                 if e is None:
                     e = self._trace(args, ctx, outs)
                     self._cache[sig] = e
-        self._last = e
-        return self._run(e, args, ctx, sync, outs)
+        return e
 
     def _name(self, i):
         n = self._params[i] if i < len(self._params) else f"arg{i}"
@@ -583,6 +602,10 @@ class JitFunction:
                              f"function returns {len(results)}")
         e = _Entry()
         e.params, e.outputs, e.structure, e.consts = params, results, structure, t.consts
+        e.hazard = _inplace_hazard(t.g, params, args, outs)
+        if e.hazard:  # never run: __call__ copies those arguments and traces again
+            e.compiled = None
+            return e
         e.compiled = _engine.compile(t.g.text(), ctx, f"vp.jit {self.__name__}", self.fuse,
                                      self.fast_math)
         return e
@@ -692,7 +715,7 @@ class JitFunction:
                 bind[name] = outs[k]._buf
                 results.append(outs[k])
             elif resident is not None:
-                r = _array.empty(shape, dt, memory=resident.memory, context=ctx)
+                r = _array._result(tuple(shape), dt, resident.memory, ctx)  # written whole
                 bind[name] = r._buf
                 results.append(r)
             else:
@@ -725,6 +748,39 @@ def _alias(o, args):
                 _array.storage_dtype(a.dtype) == _array.storage_dtype(o.dtype):
             return i
     return None
+
+
+def _inplace_hazard(g, params, args, outs):
+    """The indices of the resident arguments that overlap an out= array and
+    whose values reach a store through anything but elementwise ops (a
+    slice, a transpose, a reduction, a gather, a broadcast): the fused
+    kernels would read elements another invocation already wrote. Empty
+    when every such argument is only read element for element (in place
+    is then safe, and __call__ has copied every other overlap already)."""
+    found = ()
+    for i, (p, a) in enumerate(zip(params, args)):
+        if p[0] != "r" or not any(_array.overlaps(o, a) for o in outs):
+            continue
+        src = "@" + p[1]
+        tainted = set()
+        for line in g.lines:
+            if not line.startswith("%") or " = " not in line:
+                continue
+            name, rest = line.split(" = ", 1)
+            body = rest.rsplit(" : ", 1)[0]
+            words = body.split()
+            op = words[0]
+            if op == "array.load":
+                if words[1] == src:
+                    tainted.add(name)
+                continue
+            uses = [w.rstrip(",") for w in words[1:] if w.startswith("%")]
+            if any(u in tainted for u in uses):
+                if op.startswith("array."):
+                    found += (i,)
+                    break
+                tainted.add(name)
+    return found
 
 
 def _out_sig(o, args):

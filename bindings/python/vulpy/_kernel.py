@@ -10,7 +10,19 @@ buffers) and push constants by keyword, then dispatches:
     k(..., sync=False) -> vp.Handle           wait() later
 NumPy arguments are uploaded before and written back after (unless the
 kernel only reads them).
+
+Views: a resident view that is not all of its buffer (x[4:], x[:n], a row
+x[3]) binds its own bytes: the byte range of the Buffer where its offset is
+a multiple of the device's minStorageBufferOffsetAlignment, else a copy of
+its elements, made before the dispatch and copied back after it (on wait()
+for sync=False) unless the kernel only reads it. A strided view (x[::2],
+x.T) is a ValueError naming the parameter. The same memory bound to two
+parameters, one of them written (k(x, x), overlapping views, one NumPy
+array twice), is a ValueError naming both: each invocation would see the
+other binding's writes in an unspecified order. A read-only NumPy array
+bound where the kernel writes is a ValueError too (its writes would be lost).
 """
+import difflib
 import functools
 
 import numpy as np
@@ -79,7 +91,8 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
     ctx = _context.resolve(ctx)
     grid, by_groups = _grid(label, dispatch, groups)
     data = prog.packer.pack(push)
-    binds, back, scratch = [], [], []
+    binds, back, scratch, views = [], [], [], []
+    _check_aliasing(label, args, bdefs)
     want = prog.__dict__.get("_want")
     if want is None:  # per buffer: the storage dtype an array must have
         want = prog._want = [vir_scalar(b["type"]) if vir_lanes(b["type"]) == 1 else None
@@ -88,10 +101,14 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
         if type(a) is _array.ndarray:
             if a._sdtype is not w and a._sdtype != w:
                 _check_elem(label, b["name"], b["type"], a.dtype, a.nbytes, b["elem_size"])
-            binds.append(a._buf)
+            binds.append(a._buf if a._whole else _bind_view(label, b, a, ctx, views))
         elif isinstance(a, np.ndarray):
             if a.dtype.fields is None:
                 _check_elem(label, b["name"], b["type"], a.dtype, a.nbytes, b["elem_size"])
+            if b["access"] != "readonly" and not a.flags.writeable:
+                raise ValueError(f"{label}: buffer '{b['name']}' is written by the kernel but "
+                                 f"got a read-only NumPy array; pass a writable copy "
+                                 f"(np.array(x)) to see the results")
             host = a
             if a.dtype == np.dtype(np.bool_):
                 host = a.astype(np.uint32)
@@ -102,7 +119,7 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
                 buf.upload(host)
             scratch.append(buf)
             binds.append(buf)
-            if b["access"] != "readonly" and a.flags.writeable:
+            if b["access"] != "readonly":
                 back.append((a, host, buf))
         elif hasattr(a, "_control"):  # a ControlBuffer
             if b["type"] not in ("u32", "i32"):
@@ -120,6 +137,9 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
         ticket = kern.dispatch(binds, data, grid[0], grid[1], grid[2], by_groups, sync)
 
     def finish():
+        for a, own, isz in views:  # written views: their elements go back
+            if a.nbytes:
+                a._buf.copy_from(own._buf, a._offset * isz, 0, a.nbytes)
         for a, host, buf in back:
             buf.download(host)
             if host is not a:
@@ -134,6 +154,81 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
     return Handle(ticket, finish)
 
 
+def _bind_view(label, b, a, ctx, views):
+    """What binds resident view `a` to buffer `b`: its own bytes, as a
+    bound range (Buffer, offset, size), where its offset is a multiple of
+    the device's minStorageBufferOffsetAlignment; else a new array holding
+    a copy of the view's elements (written back by the caller's finish when
+    the kernel writes `b`). Binding a's whole Buffer would expose (and
+    write) the elements before the view."""
+    if not _array.c_contiguous(a):
+        raise ValueError(f"{label}: buffer '{b['name']}' got a strided view (shape "
+                         f"{a.shape}, strides {a.strides}) that is not contiguous; a kernel "
+                         f"binds contiguous memory: pass a contiguous copy (x.copy()) and "
+                         f"assign the result back")
+    isz = a._sdtype.itemsize
+    align = ctx.info["limits"]["min_storage_buffer_offset_alignment"] or 1
+    if a.nbytes and (a._offset * isz) % align == 0:
+        return (a._buf, a._offset * isz, a.nbytes)
+    own = _array.empty(a.shape, a.dtype, memory=a.memory, context=a._ctx)
+    if a.nbytes:
+        own._buf.copy_from(a._buf, 0, a._offset * isz, a.nbytes)
+    if b["access"] != "readonly":
+        views.append((a, own, isz))
+    return own._buf
+
+
+def _memory_of(a):
+    """What identifies a buffer argument's memory for the aliasing check:
+    the resident array (its Buffer and byte span), the NumPy array
+    (np.may_share_memory decides), a ControlBuffer's or a raw Buffer; None
+    for anything else (launch raises its own error for those)."""
+    if type(a) is _array.ndarray:
+        return a
+    if isinstance(a, np.ndarray):
+        return a
+    if hasattr(a, "_control"):
+        return a.buffer
+    if isinstance(a, _native.ext().Buffer):
+        return a
+    return None
+
+
+def _share(x, y):
+    if type(x) is _array.ndarray and type(y) is _array.ndarray:
+        return _array.overlaps(x, y)
+    if type(x) is _array.ndarray or type(y) is _array.ndarray:
+        # a raw Buffer or a ControlBuffer's Buffer against an array
+        arr, other = (x, y) if type(x) is _array.ndarray else (y, x)
+        return arr._buf is other
+    if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
+        return np.may_share_memory(x, y)
+    return x is y
+
+
+def _check_aliasing(label, args, bdefs):
+    """ValueError naming both parameters when one memory is bound twice and
+    the kernel writes one of the two bindings."""
+    keys = [id(a._buf) if type(a) is _array.ndarray else None for a in args]
+    if None not in keys and len(set(keys)) == len(keys):
+        return  # the common call: resident arrays, each on its own Buffer
+    mems = [(_memory_of(a), b) for a, b in zip(args, bdefs)]
+    for j in range(1, len(mems)):
+        mj, bj = mems[j]
+        if mj is None:
+            continue
+        for i in range(j):
+            mi, bi = mems[i]
+            if mi is None or (bi["access"] == "readonly" and bj["access"] == "readonly"):
+                continue
+            if _share(mi, mj):
+                raise ValueError(f"{label}: buffers '{bi['name']}' and '{bj['name']}' are the "
+                                 f"same memory and the kernel writes "
+                                 f"'{bi['name'] if bi['access'] != 'readonly' else bj['name']}'"
+                                 f"; the invocations would see each other's writes in no "
+                                 f"defined order. Pass a copy of one of them")
+
+
 def _fast_path(prog, buffers, bound):
     """After a call that went the Python way: the Launcher for the
     context of its resident arrays (the extension does the next such calls
@@ -145,33 +240,6 @@ def _fast_path(prog, buffers, bound):
         return None
     launcher = prog.launcher(ctx)
     return launcher if launcher is not None else False
-
-
-def _rewrite_control(doc):
-    """`x: vp.Control` annotations become `vp.Buffer[vp.uint32]` (the frontend
-    knows buffers; a control buffer is a buffer of uint32 words)."""
-    def walk(node):
-        if isinstance(node, dict):
-            if node.get("_type") == "arg":
-                ann = node.get("annotation")
-                if isinstance(ann, dict) and ann.get("_type") == "Attribute" and \
-                        ann.get("attr") == "Control":
-                    loc = {k: ann[k] for k in ("lineno", "col_offset", "end_lineno",
-                                               "end_col_offset") if k in ann}
-                    base = ann["value"]
-                    buf = dict({"_type": "Attribute", "value": base, "attr": "Buffer",
-                                "ctx": {"_type": "Load"}}, **loc)
-                    u32 = dict({"_type": "Attribute", "value": base, "attr": "uint32",
-                                "ctx": {"_type": "Load"}}, **loc)
-                    node["annotation"] = dict({"_type": "Subscript", "value": buf, "slice": u32,
-                                               "ctx": {"_type": "Load"}}, **loc)
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-    walk(doc["module"])
-    return doc
 
 
 class _Inspect:
@@ -265,7 +333,9 @@ class PyKernel(_PyCall, _Inspect):
 
     def _document(self):
         if self._doc is None:
-            self._doc = _rewrite_control(_astjson.dump_function(self.fn, self.options))
+            # vp.Control parameters reach the frontend as they are: it makes
+            # them coherent uint32 buffers whose words control_words names
+            self._doc = _astjson.dump_function(self.fn, self.options)
         return self._doc
 
     def _artifacts(self):
@@ -379,6 +449,28 @@ class GLSLKernel(_PyCall, _Inspect):
         return f"<vp.kernel {self.__name__} (GLSL)>"
 
 
+# The keywords of @vp.kernel that go to the frontend as document options
+# (docs/language.md): anything else is a TypeError, never silently ignored.
+_OPTIONS = ("control_words", "helpers")
+_KEYWORDS = ("local_size_x", "local_size_y", "local_size_z", "buffers", "push", "fast_math",
+             "context", "name") + _OPTIONS
+
+
+def _check_options(options):
+    for key in options:
+        if key in _OPTIONS:
+            continue
+        if key == "debug_asserts":
+            raise TypeError("vp.kernel: debug_asserts= is not available from Python yet: the "
+                            "call path does not bind or read the assert buffer, so failed "
+                            "asserts would go unseen (assert statements are type-checked and "
+                            "not compiled; docs/language.md#assert)")
+        close = difflib.get_close_matches(key, _KEYWORDS, 1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise TypeError(f"vp.kernel: unknown keyword argument {key!r}{hint}; it takes "
+                        f"{', '.join(_KEYWORDS)}")
+
+
 def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_size_z=None,
            buffers=None, push=None, fast_math=False, context=None, name=None, **options):
     """@vp.kernel(local_size_x=64) on an annotated Python function, or
@@ -398,6 +490,7 @@ def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_siz
     if buffers is not None or push is not None:
         raise TypeError("buffers= and push= describe raw GLSL kernels; a Python kernel's "
                         "parameters say it")
+    _check_options(options)
     opts = dict(local, **options)
 
     def wrap(fn):

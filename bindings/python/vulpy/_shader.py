@@ -111,8 +111,7 @@ class Shader(_Inspect):
 
     def _document(self):
         if self._doc is None:
-            from ._kernel import _rewrite_control
-            self._doc = _rewrite_control(_astjson.dump_file(self.path, self._kernel, self._opts))
+            self._doc = _astjson.dump_file(self.path, self._kernel, self._opts)
         return self._doc
 
     def _extra(self, target):
@@ -208,7 +207,8 @@ class Shader(_Inspect):
 
     def download(self, name):
         """A NumPy copy of buffer `name`."""
-        return self.buffer(name).numpy()
+        b = self.buffer(name)
+        return np.array(b.view()) if hasattr(b, "_control") else b.numpy()
 
     def buffer(self, name):
         """The resident array behind buffer `name`."""
@@ -220,9 +220,18 @@ class Shader(_Inspect):
                            f"allocate({name}=...) or upload({name!r}, ...)") from None
 
     def bind(self, name, array):
-        """Uses an existing resident array as buffer `name`."""
+        """Uses an existing resident array (or, for a vp.Control parameter,
+        a vp.ControlBuffer) as buffer `name`."""
+        if hasattr(array, "_control"):
+            b = self._spec(name)
+            if b["type"] not in ("u32", "i32"):
+                raise TypeError(f"{self._prog.label}: buffer '{name}' is not uint32 words; "
+                                f"a ControlBuffer binds to a vp.Control parameter")
+            self._bufs[name] = array
+            return
         if not isinstance(array, _array.ndarray):
-            raise TypeError(f"bind() takes a vp.ndarray, not {type(array).__name__}")
+            raise TypeError(f"bind() takes a vp.ndarray or a vp.ControlBuffer, not "
+                            f"{type(array).__name__}")
         self._check(name, array)
         self._bufs[name] = array
 

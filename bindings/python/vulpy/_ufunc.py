@@ -165,6 +165,14 @@ class Ufunc:
                 return r
         if len(args) != self.nin:
             raise TypeError(f"vp.{self.name} takes {self.nin} input(s), got {len(args)}")
+        if out is not None:
+            # an input that overlaps out= other than element for element
+            # (v[1:] += v[:-1]) is read as it was before the call: NumPy's
+            # rule, by a copy (the C path above only takes whole arrays of
+            # one shape, which cannot overlap that way)
+            o = out[0] if type(out) is tuple and len(out) == 1 else out
+            if type(o) is _array.ndarray:
+                args = _array.unalias(args, (o,))
         if array_path is not None:  # vp.jit tracing, strided views (_jit.py)
             r = array_path(self, args, out, context, sync)
             if r is not NotImplemented:
@@ -246,7 +254,7 @@ class Ufunc:
             except (TypeError, OverflowError):
                 return None  # the slow path raises NumPy's error
         if out is None:
-            out = _array.empty(shape, out_dt, memory=a0._buf.kind, context=ctx)
+            out = _array._result(shape, out_dt, a0._buf.kind, ctx)  # written whole: not zeroed
         elif out.dtype != out_dt:
             return None  # the slow path says what is wrong
         binds = [a._buf for a in args if type(a) is _array.ndarray]
@@ -406,7 +414,7 @@ def _apply(uf, args, out, context, sync, loop=None):
 
     if dst is None:
         if resident is not None:
-            dst = _array.empty(oshape, out_dt, memory=resident.memory, context=ctx)
+            dst = _array._result(oshape, out_dt, resident.memory, ctx)  # written whole
             obuf = dst._buf
         else:
             osz = max(n * _array.storage_dtype(out_dt).itemsize, 16)
