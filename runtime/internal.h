@@ -215,6 +215,10 @@ struct vrt_context {
   pthread_mutex_t copier_lock; /* guards starting `copier` */
   vrt_copier *copier;          /* copy.c's workers, started on first use */
   char *cache_dir; /* NULL: no disk cache */
+  uint64_t fork_gen; /* vrt__fork_gen when made: another value means a forked child */
+  int (*interrupt)(void *); /* vrt_context_set_interrupt */
+  _Atomic uint64_t default_timeout_ns; /* vrt_context_set_timeout; 0: none */
+  void *interrupt_arg;
   pthread_t prewarm_thread; /* prewarm.c's driver warm-up, joined before the device goes */
   bool prewarm_running;
   _Atomic uint64_t prewarm_ns; /* the warm-up's duration, once done */
@@ -272,6 +276,8 @@ const char *vrt__result_name(VkResult r);
 VkResult vrt__fault(vrt_context *ctx, const char *call);
 /* false + a diagnostic when r < 0; VK_ERROR_DEVICE_LOST marks the context. */
 bool vrt__check(vrt_context *ctx, VkResult r, const char *call, vp_diags *d);
+/* Bumped in every forked child (pthread_atfork, context.c). */
+extern _Atomic uint64_t vrt__fork_gen;
 /* false + a diagnostic when the context is lost. */
 bool vrt__alive(vrt_context *ctx, vp_diags *d);
 void vrt__error(vrt_context *ctx, vp_diags *d, const char *fmt, ...) VP_PRINTF(3, 4);
@@ -371,6 +377,10 @@ bool vrt__spirv_reflect(const uint32_t *words, size_t nwords, const char *entry,
                         vrt_spirv_info *out, vp_diags *d);
 /* SPIRV-Tools validation for the device's Vulkan version. */
 bool vrt__spirv_validate(vrt_context *ctx, const uint32_t *words, size_t nwords, vp_diags *d);
+/* Makes the cache folder (0700) and says whether it may be used: a real
+ * directory owned by this user that no other may write; else false with
+ * the reason in why (pcache.c). */
+bool vrt__cache_dir_prepare(const char *dir, char *why, size_t n);
 
 /* What VULPY_DENORM=auto keeps on a device (denorm.c): the VRT_DENORM_*
  * mask for its support bits and denormBehaviorIndependence. */

@@ -563,6 +563,24 @@ uint32_t vrt_control_load(const vrt_control *c, uint32_t word);
 void vrt_control_store(vrt_control *c, uint32_t word, uint32_t value);
 uint32_t vrt_control_add(vrt_control *c, uint32_t word, uint32_t delta);
 
+/* --- issue 20 (trust): fork and interruptible waits ---------------------
+ * A context belongs to the process that created it: after fork() the child
+ * cannot use its parent's device (the driver's threads did not survive the
+ * fork). In the child every call on an inherited context fails with a
+ * diagnostic saying so, and destroying it frees nothing of the device's. */
+bool vrt_context_forked(const vrt_context *ctx);
+/* A function every blocking wait on `ctx` calls once it has waited 20 ms (and
+ * more while the wait goes on); a nonzero return ends the wait with an
+ * "interrupted" error (the work goes on; later waits see it finish). The
+ * Python extension passes one that runs Python's signal handlers, so
+ * Ctrl-C interrupts a long GPU call. NULL removes it. */
+void vrt_context_set_interrupt(vrt_context *ctx, int (*check)(void *arg), void *arg);
+/* The longest any wait without a timeout of its own (UINT64_MAX) blocks,
+ * synchronous dispatches included: past it the wait fails with "timed out
+ * after ..." (the work goes on). 0: no limit (the default). */
+void vrt_context_set_timeout(vrt_context *ctx, uint64_t ns);
+uint64_t vrt_context_timeout(const vrt_context *ctx);
+
 /* ======================================================= the memory pool */
 
 /* vrt_buffer_create and vrt_buffer_create_ex take buffers from a caching

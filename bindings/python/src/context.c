@@ -73,6 +73,23 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   Py_END_ALLOW_THREADS
   if (!ctx)
     return vpy_raise(st, &d, NULL, NULL, NULL);
+  vrt_context_set_interrupt(ctx, vpy_interrupt_check, NULL); /* Ctrl-C ends long waits */
+  /* the runtime's warnings (a refused cache folder) as vulpy.CacheWarning */
+  for (uint32_t i = 0; i < d.count; i++) {
+    if (d.items[i].severity != VP_WARNING)
+      continue;
+    PyObject *errs = PyImport_ImportModule("vulpy._errors");
+    PyObject *cat = errs ? PyObject_GetAttrString(errs, "CacheWarning") : NULL;
+    Py_XDECREF(errs);
+    PyErr_Clear();
+    int bad = PyErr_WarnEx(cat ? cat : PyExc_RuntimeWarning, d.items[i].message, 1);
+    Py_XDECREF(cat);
+    if (bad < 0) {
+      vp_diags_free(&d);
+      vrt_context_destroy(ctx);
+      return NULL;
+    }
+  }
   vp_diags_free(&d);
   vpy_context *self = PyObject_New(vpy_context, type);
   if (!self) {
@@ -93,6 +110,8 @@ static void context_dealloc(PyObject *obj) {
   self->ctx = NULL;
   vpy_pooled *pool = self->pool;
   uint32_t npool = self->npool;
+  if (ctx && vrt_context_forked(ctx))
+    ctx = NULL; /* a forked child's copy: the device is the parent's */
   if (ctx) {
     Py_BEGIN_ALLOW_THREADS
     for (uint32_t i = 0; i < npool; i++)
@@ -109,7 +128,7 @@ static void context_dealloc(PyObject *obj) {
 
 bool vpy_pool_put(vpy_context *c, vrt_buffer *b) {
   uint64_t size = vrt_buffer_size(b);
-  if (!c->ctx || vrt_context_lost(c->ctx) || size > POOL_ENTRY_MAX)
+  if (!c->ctx || vrt_context_lost(c->ctx) || vrt_context_forked(c->ctx) || size > POOL_ENTRY_MAX)
     return false;
   /* Room: drop the oldest entries (destroying waits for their GPU work). */
   while (c->npool && (c->npool >= POOL_ENTRIES || c->pool_bytes + size > POOL_BYTES)) {
@@ -141,7 +160,7 @@ static PyObject *context_scratch(PyObject *obj, PyObject *args) {
   vpy_context *self = (vpy_context *)obj;
   unsigned long long size;
   const char *kind_name;
-  if (!PyArg_ParseTuple(args, "Ks", &size, &kind_name))
+  if (!PyArg_ParseTuple(args, "O&s", vpy_arg_size, &size, &kind_name))
     return NULL;
   int kind = vrt_memory_kind_lookup(kind_name);
   if (kind < 0)
@@ -371,7 +390,7 @@ static PyObject *context_ticket_done(PyObject *obj, PyObject *args) {
 /* memory_set_limit(bytes): caps the runtime memory pool (0: no cap). */
 static PyObject *context_memory_set_limit(PyObject *obj, PyObject *args) {
   unsigned long long n;
-  if (!PyArg_ParseTuple(args, "K", &n))
+  if (!PyArg_ParseTuple(args, "O&", vpy_arg_size, &n)) /* not "K": -1 would wrap to no cap */
     return NULL;
   vrt_pool_set_limit(((vpy_context *)obj)->ctx, n);
   Py_RETURN_NONE;
@@ -418,7 +437,36 @@ static PyMethodDef context_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* timeout: seconds (float) any wait without its own may block, or None */
+static PyObject *context_get_timeout(PyObject *obj, void *c) {
+  uint64_t ns = vrt_context_timeout(((vpy_context *)obj)->ctx);
+  if (!ns)
+    Py_RETURN_NONE;
+  return PyFloat_FromDouble((double)ns / 1e9);
+}
+
+static int context_set_timeout(PyObject *obj, PyObject *value, void *c) {
+  uint64_t ns = 0;
+  if (value && value != Py_None) {
+    double s = PyFloat_AsDouble(value);
+    if (s == -1.0 && PyErr_Occurred())
+      return -1;
+    if (!(s > 0) || s > 1e9) {
+      PyErr_Format(PyExc_ValueError, "timeout must be None or a number of seconds > 0, got %R",
+                   value);
+      return -1;
+    }
+    ns = (uint64_t)(s * 1e9);
+    if (!ns)
+      ns = 1;
+  }
+  vrt_context_set_timeout(((vpy_context *)obj)->ctx, ns);
+  return 0;
+}
+
 static PyGetSetDef context_getset[] = {
+    {"timeout", context_get_timeout, context_set_timeout,
+     "seconds any wait without a timeout of its own may block (None: no limit)", NULL},
     {"lost", context_lost, NULL, "True once the device was lost", NULL},
     {"address", context_address, NULL, "the vrt_context pointer", NULL},
     {"wait", context_get_wait, NULL, "(mode, spin_us): how waits wait", NULL},

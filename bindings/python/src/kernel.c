@@ -127,7 +127,8 @@ static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
 static void kernel_dealloc(PyObject *obj) {
   vpy_kernel *self = (vpy_kernel *)obj;
   PyTypeObject *type = Py_TYPE(obj);
-  vrt_kernel_destroy(self->k);
+  if (!vpy_forked(self->context))
+    vrt_kernel_destroy(self->k);
   Py_XDECREF(self->manifest);
   Py_XDECREF(self->context);
   PyObject_Free(obj);
@@ -139,8 +140,8 @@ static void kernel_dealloc(PyObject *obj) {
 static bool parse_readback(vpy_state *st, PyObject *o, vrt_readback *rb, vpy_buffer **dst) {
   PyObject *db, *sb;
   unsigned long long doff, soff, size;
-  if (!PyArg_ParseTuple(o, "OKOKK;readback: (dst, dst_offset, src, src_offset, size)", &db,
-                        &doff, &sb, &soff, &size))
+  if (!PyArg_ParseTuple(o, "OO&OO&O&;readback: (dst, dst_offset, src, src_offset, size)", &db,
+                        vpy_arg_dst_offset, &doff, &sb, vpy_arg_src_offset, &soff, vpy_arg_size, &size))
     return false;
   rb->dst = vpy_buffer_get(st, db);
   rb->src = rb->dst ? vpy_buffer_get(st, sb) : NULL;

@@ -449,7 +449,9 @@ static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, boo
         long long isz = PyLong_AsLongLong(PyTuple_GetItem(vec, 1));
         long long esz = PyLong_AsLongLong(PyTuple_GetItem(vec, 2));
         Py_XDECREF(size);
-        if (count < 0 || isz <= 0 || esz <= 0 || (count * isz) % esz) {
+        long long bytes;
+        if (count < 0 || isz <= 0 || esz <= 0 || __builtin_mul_overflow(count, isz, &bytes) ||
+            bytes % esz) {
           why = "a vector buffer's size";
           break;
         }

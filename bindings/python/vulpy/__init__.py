@@ -65,3 +65,7 @@ bool = bool_  # noqa: A001,F405
 def _has_extension():
     from . import _native
     return _native.available()
+
+
+# --- issue 20 (trust): timeouts, the kernel cache's warnings ---
+from ._errors import CacheWarning, TimeoutError  # noqa: E402,F401,A004

@@ -46,3 +46,17 @@ class TimeoutError(TimeoutError):  # noqa: A001  (also Python's TimeoutError)
 
 class ExtensionMissingError(ImportError):
     """The C extension `vulpy._vulpy` is not built or failed to load."""
+
+
+# --- issue 20 (trust): timeouts and the kernel cache -------------------------
+
+class TimeoutError(VulkanError, TimeoutError):  # noqa: A001
+    """A wait ran out of time (Handle.wait(timeout=...), Context(timeout=...))
+    before the GPU finished. The work may still be running: wait again, or
+    drop the Context. Also a Python TimeoutError."""
+
+
+class CacheWarning(RuntimeWarning):
+    """A kernel cache entry or folder was refused (damaged, foreign, not a
+    regular file, or a folder other users may write): VulPy compiles
+    instead, or runs without a disk cache. The message names the path."""
