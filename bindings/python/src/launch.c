@@ -563,6 +563,26 @@ static PyObject *ufunc_operand(vpy_launcher *self, vpy_state *st, PyObject *item
   return buf;
 }
 
+/* Declared in ext.h. */
+PyObject *vpy_run_eager(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *da, PyObject *out) {
+  for (uint32_t i = 0; i < da->args.nbuffers; i++)
+    if (da->objs[i]->imported || da->objs[i]->borrowed)
+      return vpy_run_dispatch(st, kern, da, true, NULL, out, NULL, NULL);
+  vrt_context *ctx = ((vpy_context *)kern->context)->ctx;
+  vp_diags d = {0};
+  vrt_ticket t = 0;
+  bool ok;
+  Py_BEGIN_ALLOW_THREADS
+  ok = vpy_flush_all(da, &d) &&
+       (da->ranged ? vrt_dispatch_ranges(kern->k, &da->args, da->ranges, da->grid, &t, &d)
+                   : vrt_dispatch_async(kern->k, &da->args, da->grid, &t, &d));
+  Py_END_ALLOW_THREADS
+  if (!ok)
+    return vpy_raise(st, &d, NULL, ctx, NULL);
+  vp_diags_free(&d);
+  return Py_NewRef(out ? out : Py_None);
+}
+
 /* ufunc(inputs: tuple, out, sync) -> out | Handle | NotImplemented */
 static PyObject *launcher_ufunc(PyObject *obj, PyObject *const *a, Py_ssize_t nargs) {
   vpy_launcher *self = (vpy_launcher *)obj;
@@ -606,7 +626,10 @@ static PyObject *launcher_ufunc(PyObject *obj, PyObject *const *a, Py_ssize_t na
   da.grid.groups = true;
   da.seq = NULL;
   self->calls++;
-  PyObject *result = vpy_run_dispatch(st, kern, &da, sync, self->handle_type, out, NULL, NULL);
+  /* sync=True: eager (submitted, not waited for; host reads wait) */
+  PyObject *result = sync ? vpy_run_eager(st, kern, &da, out)
+                          : vpy_run_dispatch(st, kern, &da, false, self->handle_type, out, NULL,
+                                             NULL);
   for (Py_ssize_t i = 0; i < nheld; i++)
     Py_DECREF(held[i]);
   return result;
