@@ -299,6 +299,7 @@ typedef struct vrt_context_stats {
   uint64_t cpu_zero_bytes;     /* bytes zeroed with memset through a mapping */
   uint64_t zero_fills_dropped; /* owed GPU zero fills dropped: the first operation wrote all */
   uint64_t pool_waits;         /* requests that waited for a busy cached buffer (MAX_BUSY) */
+  uint64_t pool_ordered;       /* results handed memory queued work still uses (queue order) */
 } vrt_context_stats;
 void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out);
 

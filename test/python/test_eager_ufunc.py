@@ -134,3 +134,25 @@ def test_eager_loop_reuses_one_recorded_launch(ectx):
     assert after["dispatches"] - before["dispatches"] == 32
     assert after["reused_launches"] - before["reused_launches"] == 32
     np.testing.assert_array_equal(o.numpy(), 2)
+
+
+def test_results_reuse_memory_in_queue_order(ectx):
+    """A chain that runs ahead of the GPU: each result takes a freed
+    temporary's memory although queued work still uses it (queue order
+    makes that safe, as in CuPy's pool), so the pool neither grows nor
+    waits, and the values are NumPy's."""
+    n = 1 << 20
+    h = np.linspace(0, 1, n, dtype=np.float32)
+    x = vp.asarray(h, context=ectx)
+    x = x * 1.0 + 0.0  # plan the signatures
+    ectx.synchronize()
+    s0 = ectx.stats()
+    for i in range(64):
+        x = x * 0.5 + 1.0
+        h = h * np.float32(0.5) + np.float32(1.0)
+    s1 = ectx.stats()
+    np.testing.assert_array_equal(x.numpy(), h)
+    assert s1["pool_waits"] == s0["pool_waits"]
+    assert s1["pool_ordered"] > s0["pool_ordered"]
+    assert s1["pool_misses"] - s0["pool_misses"] <= 2
+    assert s1["driver_allocations"] - s0["driver_allocations"] <= 1
