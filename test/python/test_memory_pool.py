@@ -279,3 +279,22 @@ def test_lazy_zeroing_empty_pays_no_fill_it_never_needs(mctx):
     del junk
     np.testing.assert_array_equal(vp.empty(n, memory="device", context=mctx).numpy(),
                                   np.zeros(n, np.float32))
+
+
+def test_lazy_zeroing_dropped_on_the_extension_out_path(mctx):
+    """vp.add(a, b, out=e) in the extension's fast path (after the first
+    call) drops a fresh vp.empty's owed fill too; values are NumPy's."""
+    n = 1 << 18
+    x = np.random.default_rng(6).standard_normal(n).astype(np.float32)
+    a = vp.asarray(x, memory="rebar", context=mctx)
+    b = vp.asarray(x * 3, memory="rebar", context=mctx)
+    vp.add(a, b, out=vp.empty(n, memory="rebar", context=mctx))  # plans it
+    vp.add(a, b, out=vp.empty(n, memory="rebar", context=mctx))
+    for _ in range(3):
+        e = vp.empty(n, memory="rebar", context=mctx)
+        s0 = _stats(mctx)
+        vp.add(a, b, out=e)
+        s1 = _stats(mctx)
+        assert s1["zero_fills_dropped"] == s0["zero_fills_dropped"] + 1
+        assert s1["gpu_zero_bytes"] == s0["gpu_zero_bytes"]
+        np.testing.assert_array_equal(e.numpy_view(), x + x * 3)

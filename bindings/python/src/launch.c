@@ -68,6 +68,7 @@ typedef struct vpy_launcher {
   bool dry_run;    /* checks and push block, no dispatch (benchmarks) */
   /* ufunc mode (as_ufunc): a fixed push block and grid, one shape */
   PyObject *ushape; /* tuple, or NULL: not a ufunc launcher */
+  uint64_t ubytes;  /* bytes of the result the ufunc writes whole (0: unknown) */
   PyObject *s_shape, *s_dtype, *s_whole;
   unsigned char upush[MAX_PUSH_BYTES];
   uint32_t ugrid[2];
@@ -132,6 +133,7 @@ static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
   self->s_buf = PyUnicode_InternFromString("_buf");
   self->s_size = PyUnicode_InternFromString("_size");
   self->ushape = NULL;
+  self->ubytes = 0;
   self->s_shape = PyUnicode_InternFromString("shape");
   self->s_dtype = PyUnicode_InternFromString("dtype");
   self->s_whole = PyUnicode_InternFromString("_whole");
@@ -526,6 +528,22 @@ static PyObject *launcher_as_ufunc(PyObject *obj, PyObject *args) {
   memcpy(self->upush, push, (size_t)len);
   self->ugrid[0] = gx;
   self->ugrid[1] = gy;
+  /* What the kernel writes of its result: every element (a lower bound in
+   * bytes: bool's itemsize 1 undercounts its 4-byte words, which is safe). */
+  uint64_t bytes = 0;
+  PyObject *want = self->nbuf ? PyTuple_GetItem(self->wants, self->nbuf - 1) : NULL;
+  PyObject *isz = want && !PyTuple_Check(want) ? PyObject_GetAttrString(want, "itemsize") : NULL;
+  PyErr_Clear();
+  if (isz && PyLong_Check(isz)) {
+    bytes = PyLong_AsUnsignedLongLong(isz);
+    for (Py_ssize_t i = 0; i < PyTuple_Size(shape); i++) {
+      long long s = PyLong_AsLongLong(PyTuple_GetItem(shape, i));
+      bytes = s > 0 ? bytes * (uint64_t)s : 0;
+    }
+    PyErr_Clear();
+  }
+  Py_XDECREF(isz);
+  self->ubytes = bytes;
   PyObject *old = self->ushape;
   self->ushape = Py_NewRef(shape);
   Py_XDECREF(old);
@@ -626,6 +644,9 @@ static PyObject *launcher_ufunc(PyObject *obj, PyObject *const *a, Py_ssize_t na
   da.grid.groups = true;
   da.seq = NULL;
   self->calls++;
+  /* out= is written whole: a new out='s owed zero fill is dropped */
+  if (self->ubytes)
+    vrt_buffer_will_write(da.bufs[n], 0, self->ubytes);
   /* sync=True: eager (submitted, not waited for; host reads wait) */
   PyObject *result = sync ? vpy_run_eager(st, kern, &da, out)
                           : vpy_run_dispatch(st, kern, &da, false, self->handle_type, out, NULL,
