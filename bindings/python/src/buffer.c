@@ -185,15 +185,18 @@ static int buffer_getbuffer(PyObject *obj, Py_buffer *view, int flags) {
   /* A new buffer's zeros may still be a GPU fill waiting to be sent, and
    * eager ufuncs (vpy_run_eager) do not wait: the host waits here for the
    * work submitted so far that uses the buffer - what writes it, and what
-   * reads it before the host may write (issue 21) - then sees its writes. */
+   * reads it before the host may write (issue 21) - then sees its writes.
+   * Not a control buffer's (borrowed): a persistent kernel that uses it
+   * may be waiting for the host. */
   if (self->size) {
     vp_diags d = {0};
     bool ok;
     vrt_buffer *b = self->buf;
+    bool wait = !self->borrowed;
     Py_BEGIN_ALLOW_THREADS
     ok = vrt_buffer_host_ready(b, &d) &&
-         vrt_wait(vrt_buffer_context(b), vrt_buffer_last_use(b), UINT64_MAX, &d) &&
-         vpy_buffer_invalidate(self, &d);
+         (!wait || (vrt_wait(vrt_buffer_context(b), vrt_buffer_last_use(b), UINT64_MAX, &d) &&
+                    vpy_buffer_invalidate(self, &d)));
     Py_END_ALLOW_THREADS
     if (!ok) {
       view->obj = NULL;
