@@ -119,6 +119,14 @@ struct vrt_buffer {
    * command buffer of serial `zero_serial` (0: none outstanding); the host
    * must not touch the mapping before it ran (vrt_buffer_host_ready). */
   uint64_t zero_serial, zero_from, zero_end;
+  /* Lazy zeroing (issue 21): bytes [owed_from, vk_size) of a new pooled
+   * device-local buffer are owed a GPU zero fill that is not recorded yet
+   * (`owed`). Whatever first uses the buffer - a submission that binds or
+   * copies it, a host access through the mapping - records it first
+   * (vrt__zero_owed); vrt_buffer_will_write shrinks it or drops it, so a
+   * buffer whose first operation writes every element is never filled. */
+  bool owed;
+  uint64_t owed_from;
 };
 
 /* What a descriptor binds for a buffer: its whole range (a pooled buffer's
@@ -321,6 +329,10 @@ bool vrt__alloc(vrt_context *ctx, uint32_t type, uint64_t size, uint64_t align, 
                 vp_diags *d);
 void vrt__free(vrt_context *ctx, vrt_alloc *a);
 void vrt__alloc_destroy(vrt_context *ctx);
+/* Records the zero fill buffer `b` is owed, if any, into the pending
+ * zero-fill command buffer (lock held): call before any submission that
+ * uses `b` and before the host touches its mapping. */
+bool vrt__zero_owed(vrt_context *ctx, vrt_buffer *b, vp_diags *d);
 /* Records a zero fill of a buffer into the pending zero-fill command buffer. */
 bool vrt__zero_later(vrt_context *ctx, vrt_buffer *b, vp_diags *d);
 /* Frees empty blocks (all of them, or all but one per type when `keep_one`). */

@@ -297,6 +297,9 @@ typedef struct vrt_context_stats {
   uint64_t pool_limit;         /* vrt_pool_set_limit's value, 0 for none */
   uint64_t gpu_zero_bytes;     /* bytes zeroed with vkCmdFillBuffer */
   uint64_t cpu_zero_bytes;     /* bytes zeroed with memset through a mapping */
+  uint64_t zero_fills_dropped; /* owed GPU zero fills dropped: the first operation wrote all */
+  uint64_t pool_waits;         /* requests that waited for a busy cached buffer (MAX_BUSY) */
+  uint64_t pool_ordered;       /* results handed memory queued work still uses (queue order) */
 } vrt_context_stats;
 void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out);
 
@@ -604,6 +607,12 @@ vrt_buffer *vrt_buffer_create_ex(vrt_context *ctx, uint64_t size, vrt_memory_kin
  * zero fill, if any (it does not wait for other work on the buffer). Upload
  * and download do it themselves. */
 bool vrt_buffer_host_ready(vrt_buffer *b, vp_diags *d);
+/* Says that the next operation on `b` writes bytes [offset, offset+size)
+ * entirely (a ufunc's out=, a full copy): the part of the buffer's owed GPU
+ * zero fill they cover is dropped, all of it when they reach its end, so a
+ * vp.empty used as out= is never filled (issue 21). A promise the caller
+ * must keep: those bytes are not zeroed. */
+void vrt_buffer_will_write(vrt_buffer *b, uint64_t offset, uint64_t size);
 /* Frees every cached buffer (after the GPU work that used them) and returns
  * the allocator's empty memory blocks to the driver. */
 bool vrt_pool_free_all(vrt_context *ctx, vp_diags *d);

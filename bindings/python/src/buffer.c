@@ -183,12 +183,21 @@ static int buffer_getbuffer(PyObject *obj, Py_buffer *view, int flags) {
     view->obj = NULL;
     return -1;
   }
-  /* A new buffer's zeros may still be a GPU fill waiting to be sent. */
+  /* A new buffer's zeros may still be a GPU fill waiting to be sent, and
+   * eager ufuncs (vpy_run_eager) do not wait: the host waits here for the
+   * work submitted so far that uses the buffer - what writes it, and what
+   * reads it before the host may write (issue 21) - then sees its writes.
+   * Not a control buffer's (borrowed): a persistent kernel that uses it
+   * may be waiting for the host. */
   if (self->size) {
     vp_diags d = {0};
     bool ok;
+    vrt_buffer *b = self->buf;
+    bool wait = !self->borrowed;
     Py_BEGIN_ALLOW_THREADS
-    ok = vrt_buffer_host_ready(self->buf, &d);
+    ok = vrt_buffer_host_ready(b, &d) &&
+         (!wait || (vrt_wait(vrt_buffer_context(b), vrt_buffer_last_use(b), UINT64_MAX, &d) &&
+                    vpy_buffer_invalidate(self, &d)));
     Py_END_ALLOW_THREADS
     if (!ok) {
       view->obj = NULL;
@@ -312,6 +321,15 @@ static PyObject *buffer_copy_from(PyObject *obj, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* will_write(nbytes): the next operation writes bytes [0, nbytes) (vrt_buffer_will_write). */
+static PyObject *buffer_will_write(PyObject *obj, PyObject *arg) {
+  unsigned long long n = PyLong_AsUnsignedLongLong(arg);
+  if (n == (unsigned long long)-1 && PyErr_Occurred())
+    return NULL;
+  vrt_buffer_will_write(((vpy_buffer *)obj)->buf, 0, n);
+  Py_RETURN_NONE;
+}
+
 static PyObject *buffer_flush(PyObject *obj, PyObject *noargs) {
   vpy_buffer *self = (vpy_buffer *)obj;
   vp_diags d = {0};
@@ -380,6 +398,9 @@ static PyMethodDef buffer_methods[] = {
     {"copy_from", buffer_copy_from, METH_VARARGS,
      "copy_from(src, dst_offset=0, src_offset=0, size=-1): GPU copy from another buffer"},
     {"flush", buffer_flush, METH_NOARGS, "flush(): make host writes visible (non-coherent memory)"},
+    {"will_write", buffer_will_write, METH_O,
+     "will_write(nbytes): the next operation writes bytes [0, nbytes) whole, so their "
+     "pending zero fill is dropped (never call it otherwise)"},
     {"invalidate", buffer_invalidate, METH_NOARGS,
      "invalidate(): make GPU writes visible to the host (non-coherent memory)"},
     {NULL, NULL, 0, NULL},

@@ -334,7 +334,7 @@ static PyObject *context_stats(PyObject *obj, PyObject *noargs) {
                        (unsigned long long)s.flag_fallbacks);
   /* The memory pool's counters (runtime/pool.c). */
   PyObject *mem = out ? Py_BuildValue(
-                            "{sKsKsKsKsKsKsKsKsKsK}", "driver_allocations",
+                            "{sKsKsKsKsKsKsKsKsKsKsKsKsK}", "driver_allocations",
                             (unsigned long long)s.driver_allocations, "driver_frees",
                             (unsigned long long)s.driver_frees, "pool_hits",
                             (unsigned long long)s.pool_hits, "pool_misses",
@@ -344,7 +344,10 @@ static PyObject *context_stats(PyObject *obj, PyObject *noargs) {
                             (unsigned long long)s.pool_cached_buffers, "pool_limit",
                             (unsigned long long)s.pool_limit, "gpu_zero_bytes",
                             (unsigned long long)s.gpu_zero_bytes, "cpu_zero_bytes",
-                            (unsigned long long)s.cpu_zero_bytes)
+                            (unsigned long long)s.cpu_zero_bytes, "zero_fills_dropped",
+                            (unsigned long long)s.zero_fills_dropped, "pool_waits",
+                            (unsigned long long)s.pool_waits, "pool_ordered",
+                            (unsigned long long)s.pool_ordered)
                       : NULL;
   if (!mem || PyDict_Update(out, mem) < 0) {
     Py_XDECREF(mem);

@@ -179,6 +179,13 @@ extern PyType_Spec vpy_launcher_spec, vpy_kernel_call_spec;
 PyObject *vpy_run_dispatch(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *da, bool sync,
                            PyObject *handle_type, PyObject *out, const vrt_readback *rb,
                            vpy_buffer *rdst);
+/* An eager ufunc's dispatch (issue 21): submitted and not waited for, as
+ * CuPy's are; returns `out` (None when NULL). Host reads wait instead: a
+ * Buffer's mapping (buffer protocol, so numpy_view()) and download wait for
+ * the buffer's last use. Runs synchronously (vpy_run_dispatch) where a host
+ * read could bypass that wait: an imported or borrowed buffer, whose owner
+ * reads the memory directly. */
+PyObject *vpy_run_eager(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *da, PyObject *out);
 
 /* compile.c */
 extern PyMethodDef vpy_compile_methods[];

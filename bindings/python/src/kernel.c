@@ -155,6 +155,7 @@ static bool parse_readback(vpy_state *st, PyObject *o, vrt_readback *rb, vpy_buf
 }
 
 /* dispatch(buffers, push, x, y, z, groups, sync, readback=None) -> None | Ticket;
+ * sync=None: submitted and not waited for, returns None (vpy_run_eager);
  * an item of `buffers` may be (Buffer, offset, size): that byte range of the
  * Buffer is bound (a view; offset aligned as the device requires). */
 static PyObject *kernel_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs) {
@@ -175,8 +176,10 @@ static PyObject *kernel_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_t n
   vpy_dispatch_args da;
   if (!vpy_parse_dispatch(st, a, &da) || (rb && !vpy_no_ranges(&da)))
     return NULL;
-  bool sync = PyObject_IsTrue(a[6]) == 1;
-  PyObject *r = vpy_run_dispatch(st, self, &da, sync, NULL, NULL, rb, rdst);
+  /* sync=None: eager (vpy_run_eager), what the resident ufunc paths pass */
+  bool sync = a[6] == Py_None || PyObject_IsTrue(a[6]) == 1;
+  PyObject *r = a[6] == Py_None && !rb ? vpy_run_eager(st, self, &da, NULL)
+                                       : vpy_run_dispatch(st, self, &da, sync, NULL, NULL, rb, rdst);
   Py_DECREF(da.seq);
   return r;
 }

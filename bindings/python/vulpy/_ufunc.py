@@ -257,10 +257,14 @@ class Ufunc:
             out = _array._result(shape, out_dt, a0._buf.kind, ctx)  # written whole: not zeroed
         elif out.dtype != out_dt:
             return None  # the slow path says what is wrong
+        elif out._whole:  # every element written: a new out='s zero fill is moot
+            out._buf.will_write(out.nbytes)
         binds = [a._buf for a in args if type(a) is _array.ndarray]
         binds.append(out._buf)
-        ticket = kern.dispatch(binds, push, gx, gy, 1, True, sync)
-        return out if sync else Handle(ticket, result=out)
+        if sync:  # eager: submitted, not waited for; host reads wait (issue 21)
+            kern.dispatch(binds, push, gx, gy, 1, True, None)
+            return out
+        return Handle(kern.dispatch(binds, push, gx, gy, 1, True, False), result=out)
 
 
 def _dtype_key(x):
