@@ -20,7 +20,7 @@ PKG = Path(__file__).resolve().parents[2] / "bindings" / "python" / "vulpy"
 #   _reduce (the tracer's methods call them; they check for tracers).
 KNOWN = {
     ("_array", "_arrayops"), ("_array", "_ufunc"), ("_arrayops", "_array"),
-    ("_arrayops", "_engine"), ("_arrayops", "_launch"), ("_arrayops", "_ufunc"),
+    ("_arrayops", "_engine"), ("_arrayops", "_launch"), ("_ufunc", "_arrayops"),
     ("_engine", "_launch"), ("_launch", "_array"), ("_ufunc", "_array"),
     ("_ufunc", "_launch"), ("_ufunc", "_ufunc_src"), ("_ufunc_src", "_array"),
     ("_indexing", "_jit"), ("_jit", "_indexing"), ("_jit", "_reduce"), ("_reduce", "_jit"),
@@ -101,3 +101,30 @@ def test_low_layers_import_no_higher_layer():
     high = {"_array", "_arrayops", "_ufunc", "_ufunc_src", "_jit", "_reduce", "_indexing",
             "_graph", "_kernel", "_shader"}
     assert not set(graph["_context"]) & high, graph["_context"]
+
+
+def test_no_module_patches_another():
+    """No behaviour that depends on import order: no module assigns into
+    another package module or its classes at import time (`_ufunc.hook =
+    ...`, `setattr(_array.ndarray, ...)`); vp.jit's tracers reach the
+    ufuncs through a method of their own type (Tracer._vp_trace_ufunc)."""
+    found = []
+    for f in sorted(PKG.glob("*.py")):
+        tree = ast.parse(f.read_text(), str(f))
+        local = {a.asname or a.name for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom) and node.level == 1 for a in node.names}
+        for top in tree.body:
+            if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            for node in ast.walk(top):
+                targets = node.targets if isinstance(node, ast.Assign) else \
+                    [node.args[0]] if isinstance(node, ast.Call) and \
+                    getattr(node.func, "id", None) == "setattr" and node.args else []
+                for t in targets:
+                    base = t
+                    while isinstance(base, ast.Attribute):
+                        base = base.value
+                    if (t is not base or isinstance(node, ast.Call)) and \
+                            isinstance(base, ast.Name) and base.id in local:
+                        found.append(f"{f.name}:{node.lineno}: {ast.unparse(t)}")
+    assert not found, "modules patched from another module at import:\n  " + "\n  ".join(found)

@@ -149,6 +149,14 @@ class Tracer:
     __array__ = None  # np.asarray(tracer) must not silently make an object array
 
     # ------------------------------------------------------------ NumPy protocols
+    @staticmethod
+    def _vp_trace_ufunc(uf, args, out):
+        """What a vp ufunc does when an operand is a Tracer (Ufunc.__call__
+        looks this up on its operands' types): the call is recorded."""
+        if out is not None:
+            raise TracingError(f"{_where()}: out= inside vp.jit; return the result instead")
+        return trace_ufunc(uf, args)
+
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         f = _ufunc.BY_NUMPY.get(ufunc.__name__)
         if method != "__call__" or f is None or kwargs.get("out") is not None:
@@ -273,7 +281,7 @@ def _key(x):
         return type(x.pyval)
     if isinstance(x, Tracer):
         return x.dtype
-    return _ufunc._dtype_key(x)
+    return _arrayops.dtype_key(x)
 
 
 def _trace_value(t, x, dt):
@@ -315,43 +323,6 @@ def trace_ufunc(uf, args):
     return Tracer(_graph.apply_ufunc(t.g, uf, vals, loop_in, out_dt), t)
 
 
-def _array_path(uf, args, out, context, sync):
-    """Ufunc hook (_ufunc.array_path), first on every ufunc call, so it is
-    kept cheap: Tracers are recorded; strided views (and out= views) and
-    broadcasts over more than four dims run on the array path; the rest is
-    _ufunc's (NotImplemented)."""
-    view = False
-    for a in args:
-        t = type(a)
-        if t is _array.ndarray:
-            view = view or a._estrides is not None or a._offset != 0
-        elif t is Tracer or t is _WeakScalar:
-            if out is not None:
-                raise TracingError(f"{_where()}: out= inside vp.jit; return the result instead")
-            return trace_ufunc(uf, args)
-    if out is not None:
-        if isinstance(out, tuple) and len(out) == 1:
-            out = out[0]
-        # a prefix view (x[:-1]) too: _ufunc's vec4 kernels would write
-        # past its end
-        view = view or (type(out) is _array.ndarray and not out._whole)
-    if view or (uf.name != "cast" and _many_dims(args)):
-        return _arrayops.ufunc(uf, args, out, context, sync)
-    return NotImplemented
-
-
-def _many_dims(args):
-    nd = 0
-    for a in args:
-        s = getattr(a, "shape", None)
-        if s is not None and len(s) > nd:
-            nd = len(s)
-    if nd <= 4:
-        return False
-    return len({tuple(getattr(a, "shape", ())) for a in args}) > 1
-
-
-_ufunc.array_path = _array_path
 
 
 # ---------------------------------------------------------------- shape ops

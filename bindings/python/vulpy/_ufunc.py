@@ -22,7 +22,7 @@ import threading
 
 import numpy as np
 
-from . import _array, _compiler, _context
+from . import _array, _arrayops, _compiler, _context
 from ._errors import CompileError
 from ._launch import Handle, Program, grid_2d
 from ._ufunc_src import ARITH, MATH, UNARY, KNAME as _KNAME, VEC as _VEC
@@ -105,9 +105,6 @@ def _bstrides(shape, oshape):
 
 
 # ------------------------------------------------------------- calling
-# Set by _jit.py: called first by every ufunc; returns NotImplemented for
-# the calls this module's planner runs.
-array_path = None
 
 
 class Ufunc:
@@ -172,10 +169,25 @@ class Ufunc:
             o = out[0] if type(out) is tuple and len(out) == 1 else out
             if type(o) is _array.ndarray:
                 args = _array.unalias(args, (o,))
-        if array_path is not None:  # vp.jit tracing, strided views (_jit.py)
-            r = array_path(self, args, out, context, sync)
-            if r is not NotImplemented:
-                return r
+        # vp.jit's tracers record the call (an operand type with the hook);
+        # strided views, out= views (a prefix view too: this planner's vec4
+        # kernels would write past its end) and broadcasts over more than
+        # four dimensions run on the array path
+        view = False
+        for a in args:
+            t = type(a)
+            if t is _array.ndarray:
+                if a._estrides is not None or a._offset != 0:
+                    view = True
+            elif t is not np.ndarray and t is not float and t is not int:
+                trace = getattr(t, "_vp_trace_ufunc", None)
+                if trace is not None:
+                    return trace(self, args, out)
+        if out is not None:
+            o = out[0] if type(out) is tuple and len(out) == 1 else out
+            view = view or (type(o) is _array.ndarray and not o._whole)
+        if view or (self.name != "cast" and _arrayops.many_dims(args)):
+            return _arrayops.ufunc(self, args, out, context, sync)
         if args and type(args[0]) is np.ndarray:
             r = self._try_fast_np(args, out, context, sync)
         else:
@@ -313,16 +325,7 @@ Example:
 """
 
 
-def _dtype_key(x):
-    """The resolve_dtypes key of one operand: a dtype, or a Python scalar
-    type (weak, as NEP 50 says)."""
-    if isinstance(x, (_array.ndarray, np.ndarray, np.generic)):
-        return x.dtype
-    if isinstance(x, bool):
-        return _BOOL
-    if isinstance(x, (int, float)):
-        return type(x)
-    return np.asarray(x).dtype
+_dtype_key = _arrayops.dtype_key
 
 
 def _apply(uf, args, out, context, sync, loop=None):
