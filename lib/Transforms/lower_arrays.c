@@ -1830,8 +1830,20 @@ static void drop_dead_scalars(vir_func *f) {
   }
 }
 
+bool vir_reduce_groups_valid(uint32_t groups) {
+  return groups == 0 || (groups >= 64 && groups <= 32768 && !(groups & (groups - 1)));
+}
+
 vir_pass_result vir_lower_arrays(vir_module *m, const vir_pass_options *opts, vp_diags *diags) {
   bool changed = false;
+  /* checked here, where it is used: every caller (vulpy-opt, the Python
+   * extension, vulpy-translate) gets the same answer */
+  if (opts && !vir_reduce_groups_valid(opts->reduce_groups)) {
+    vp_error(diags, (vp_loc){0},
+             "lower-arrays: reduce_groups must be 0 or a power of two from 64 to 32768, not %u",
+             opts->reduce_groups);
+    return VIR_PASS_FAILURE;
+  }
   if (!vir_partition_arrays(m, VIR_PARTITION_SPLIT, diags, &changed))
     return VIR_PASS_FAILURE;
   lw l = {.m = m, .d = diags, .o = opts};

@@ -110,8 +110,27 @@ class ndarray:
     """A resident array: data in a Vulkan buffer, kept there across calls.
 
     Make one with vp.asarray, vp.empty/zeros/ones/full/arange/linspace or
-    the *_like functions. Arithmetic operators and vp ufuncs on resident
-    arrays return resident arrays; `out=` writes into an existing one."""
+    the *_like functions (not with ndarray(...) itself). Arithmetic
+    operators and vp ufuncs on resident arrays return resident arrays;
+    `out=` writes into an existing one. Reductions (a.sum(), a.max(axis=0)),
+    basic and advanced indexing, reshape, .T, astype and copy are methods;
+    .numpy() (or np.asarray(a)) copies the data back to the host.
+
+        x = vp.asarray(np.arange(8, dtype=np.float32))
+        y = vp.sin(x) * 2 + 1        # resident: no copy back yet
+        y[2:4] = 0.0                 # index assignment on the GPU
+        print(y.numpy(), float(y.sum()))
+
+    Attributes: shape, dtype, ndim, size, nbytes, memory (the memory kind:
+    'device', 'host', 'cached', ...), base (True for views), context.
+    Dtypes: bool, int32, uint32, int64, uint64, float32, float64 (64-bit
+    types where the device has them; bool is stored as 32-bit words).
+
+    Errors: TypeError for a dtype the GPU cannot hold or operands of
+    different kinds, ValueError for shapes that do not broadcast or an
+    index out of range (IndexError), vp.FeatureError for a 64-bit dtype on
+    a device without it, vp.OutOfMemoryError when the allocation fails.
+    Operands must live on one vp.Context."""
 
     __slots__ = ("_buf", "_ctx", "shape", "dtype", "_sdtype", "_size", "_offset", "_estrides",
                  "_whole", "_mirror", "__weakref__")

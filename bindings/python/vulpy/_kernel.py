@@ -585,9 +585,49 @@ def _check_options(options):
 
 def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_size_z=None,
            buffers=None, push=None, fast_math=False, context=None, name=None, **options):
-    """@vp.kernel(local_size_x=64) on an annotated Python function, or
-    vp.kernel(GLSL_SOURCE, buffers=2, push=[("n", "uint32"), ("dt", "float32")])
-    for handwritten GLSL. See the module docstring for calling."""
+    """Compiles a GPU kernel: a decorator on an annotated Python function,
+    or a call on handwritten GLSL compute source.
+
+        @vp.kernel(local_size_x=64)
+        def saxpy(x: vp.Buffer[vp.float32], y: vp.Buffer[vp.float32], a: vp.float32):
+            i = vp.global_id()
+            y[i] = a * x[i] + y[i]
+
+        saxpy(xv, yv, dispatch=n, a=2.0)     # resident arrays or NumPy arrays
+        print(saxpy.glsl)                    # the GLSL it became
+
+        k = vp.kernel(GLSL_SOURCE, buffers=2, push=[("n", "uint32")])
+
+    Arguments:
+      fn_or_source   the Python function (the kernel language: docs/language.md)
+                     or GLSL source text; omitted, vp.kernel(...) returns the
+                     decorator.
+      local_size_x, local_size_y, local_size_z
+                     the workgroup size (default 64 x 1 x 1).
+      buffers, push  GLSL only: the number of storage buffers, and the push
+                     constants as (name, dtype) pairs in block order.
+      fast_math      the device's built-in sin/exp/... instead of the precise
+                     helpers (docs/math.md).
+      context        the vp.Context to compile for (default: the default one).
+      name           GLSL only: the kernel's name in messages.
+      **options      compile options of Python kernels (for example
+                     dispatch_guard=False); an unknown keyword is a TypeError
+                     naming the nearest valid one.
+
+    Calling: buffers positionally (resident vp.ndarray, NumPy arrays,
+    vp.ControlBuffer), push constants by keyword, and the grid as
+    dispatch=N, dispatch=(nx, ny[, nz]) or groups=(gx, gy, gz); sync=False
+    returns a vp.Handle. Buffer element types are the annotations'
+    (vp.Buffer[vp.float32], ...: float32, float64, int32, uint32, int64,
+    uint64, bool, and vectors such as vp.vec4).
+
+    Errors: vp.CompileError (file:line:col: error: ... for kernels written
+    in Python, the GLSL compiler's message for GLSL), TypeError for an
+    argument of the wrong kind or element type or a missing grid, ValueError
+    for a strided view, one memory bound twice where written, or a read-only
+    NumPy array where the kernel writes, vp.FeatureError when the device
+    lacks a feature the kernel needs. The module docstring of vulpy._kernel
+    and docs/python-api.md say more."""
     local = {k: v for k, v in (("local_size_x", local_size_x), ("local_size_y", local_size_y),
                                ("local_size_z", local_size_z)) if v is not None}
     if isinstance(fn_or_source, str):
