@@ -23,6 +23,7 @@ __version__ = "0.1.0"
 from ._astjson import dump_file, dump_function, dump_source, to_json  # noqa: F401
 from ._errors import (CompileError, DeviceLostError, ExtensionMissingError,  # noqa: F401
                       FeatureError, OutOfMemoryError, VulkanError)
+from ._errors import KernelError  # noqa: F401  (debug mode, issue 20)
 from ._types import *  # noqa: F401,F403  (float32, vec4, Buffer, Control, ...)
 from ._types import Buffer, Control, Shared, KERNEL_STUBS as _KS, VECTORS as _VECS  # noqa: F401
 from ._context import (Context, default_context, list_devices,  # noqa: F401

@@ -158,7 +158,11 @@ def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispat
                                         doc.get("kernel"), opts["local_size"],
                                         opts["dispatch_guard"], opts["asserts"],
                                         opts["fast_math"], opts["optimize"], opts["features"],
-                                        0, opts["targets"], None)
+                                        0, opts["targets"],
+                                        # debug mode (asserts=True): the bounds
+                                        # checks and the fault record; otherwise
+                                        # shared indexes clamped (issue 20)
+                                        "bounds-check" if opts["asserts"] else "clamp-shared")
         _disk_store(key, out)
     else:
         stats["disk_hits"] += 1
