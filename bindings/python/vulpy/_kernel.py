@@ -118,7 +118,11 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
             if host.nbytes:
                 buf.upload(host)
             scratch.append(buf)
-            binds.append(buf)
+            # a pooled buffer may be larger: bind the array's bytes, so that
+            # the kernel's buffer length (len(), debug mode's bounds checks,
+            # robust access) is the array's (issue 20)
+            binds.append((buf, 0, host.nbytes) if host.nbytes and buf.size != host.nbytes
+                         else buf)
             if b["access"] != "readonly":
                 back.append((a, host, buf))
         elif hasattr(a, "_control"):  # a ControlBuffer

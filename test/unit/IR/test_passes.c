@@ -22,7 +22,9 @@ static void count_pass(const vir_pass_info *p, const vir_module *m, void *ctx) {
 int main(void) {
   size_t n;
   const vir_pass_info *t = vir_pass_table(&n);
-  CHECK_EQ_U(n, 5); /* canonicalize cse dce fuse lower-arrays */
+  CHECK_EQ_U(n, 7); /* canonicalize cse dce fuse lower-arrays bounds-check clamp-shared */
+  CHECK(vir_pass_lookup("bounds-check") == &t[5]);
+  CHECK(vir_pass_lookup("clamp-shared") == &t[6]);
   CHECK_STR(t[0].name, "canonicalize");
   CHECK(vir_pass_lookup("cse") == &t[1]);
   CHECK(vir_pass_lookup("nope") == NULL);
