@@ -381,6 +381,7 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
   }
   case VFE_F_KERNEL:
     return vfe_err(c, call, "vp.%s is a decorator, not something to call in a kernel", bi->name);
+  case VFE_F_PRINT: return vfe_call_print(c, call, args, n);
   }
   return vfe_err(c, call, "%s() is not supported here", bi->name);
 }

@@ -90,6 +90,7 @@ static const vfe_builtin builtins[] = {
     /* the rest */
     F("var", VAR, CONST), PY("range", RANGE, FOR), PY("len", LEN, BUFFER_LEN),
     F("bitcast", BITCAST, BITCAST), F("kernel", KERNEL, CONST), F("func", KERNEL, CONST),
+    F("print", PRINT, CONST), /* issue 20: print.c */
 };
 
 #undef T

@@ -222,3 +222,48 @@ def test_numpy_argument_length_is_the_arrays():
     out = np.zeros(1, np.uint32)
     vp.kernel(_length)(np.zeros(8, np.float32), out, dispatch=1)
     assert out[0] == 8
+
+
+# ------------------------------------------------------------ vp.print
+
+def _printer(a: vp.Buffer[vp.float32], n: vp.int32):
+    i = vp.global_id()
+    if i < 3:
+        vp.print("i =", i, "a[i] =", a[i], n > 2, vp.int32(-5), vp.uint32(7))
+
+
+def _flood(a: vp.Buffer[vp.float32]):
+    i = vp.global_id()
+    vp.print("x", a[i])
+
+
+def test_print_like_python(capsys):
+    a = np.array([1.5, 0.1, -3.0, 4.0], np.float32)
+    vp.kernel(_printer)(a, dispatch=4, n=7)
+    lines = capsys.readouterr().out.splitlines()
+    assert sorted(lines) == ["i = 0 a[i] = 1.5 True -5 7", "i = 1 a[i] = 0.1 True -5 7",
+                             "i = 2 a[i] = -3.0 True -5 7"]
+
+
+def test_print_is_bounded(capsys):
+    """More output than the ring holds: the kernel ends (no hang), the ring's
+    records are printed and the rest is reported as dropped."""
+    n = 20000  # 8 words a record (4 + 2 a value): 160000 words > 65535
+    vp.kernel(_flood)(np.zeros(n, np.float32), dispatch=n)
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) - 1 == 65535 // 8 and all(s == "x 0.0" for s in out[:-1])
+    assert "ring of 65535 words was full" in out[-1] and "dropped" in out[-1]
+
+
+def test_print_errors():
+    def f64(a: vp.Buffer[vp.float64]):
+        vp.print(a[0])
+
+    with pytest.raises(vp.CompileError, match="64-bit value"):
+        vp.kernel(f64)(np.zeros(1), dispatch=1)
+
+    def vec(a: vp.Buffer[vp.float32]):
+        vp.print(vp.vec2(a[0], a[1]))
+
+    with pytest.raises(vp.CompileError, match="scalars and string constants"):
+        vp.kernel(vec)(np.zeros(2, np.float32), dispatch=1)

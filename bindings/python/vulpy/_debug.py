@@ -19,6 +19,9 @@ from ._launch import Handle
 
 RECORD = "_vp_assert"
 WORDS = 16
+PRINT = "_vp_print"  # the ring of vp.print (lib/Frontend/print.c)
+PRINT_WORDS = 1 << 16  # 256 KiB a call: bounded; a full ring drops records
+HIDDEN = (RECORD, PRINT)
 KINDS = {1: "assert", 2: "buffer read", 3: "buffer write", 4: "shared read",
          5: "shared write", 6: "buffer atomic", 7: "shared atomic"}
 
@@ -42,8 +45,79 @@ def _shared_names(prog):
 
 
 def user_buffers(prog):
-    """The buffers the caller passes (all but the record)."""
-    return [b for b in prog.buffers if b["name"] != RECORD]
+    """The buffers the caller passes (all but the record and the ring)."""
+    return [b for b in prog.buffers if b["name"] not in HIDDEN]
+
+
+def has_hidden(prog):
+    h = prog.__dict__.get("_hidden")
+    if h is None:
+        h = prog._hidden = any(b["name"] in HIDDEN for b in prog.buffers)
+    return h
+
+
+def _source_call(file, line, col):
+    """The ast.Call of vp.print at line:col of `file`, or None."""
+    import ast
+    text = "".join(linecache.getlines(file)) if file else ""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.lineno == line and node.col_offset == col - 1:
+            return node
+    return None
+
+
+def _fmt(tag, words):
+    if tag == 1:
+        return str(int(np.uint32(words[0]).view(np.int32)))
+    if tag == 2:
+        return str(int(words[0]))
+    if tag == 3:
+        return str(np.uint32(words[0]).view(np.float32))
+    if tag == 4:
+        return str(bool(words[0]))
+    if tag == 5:
+        return repr(float(np.array(words[:2], np.uint32).view(np.float64)[0]))
+    return "?"
+
+
+def print_ring(ring, file, out=None):
+    """Prints the records of a vp.print ring like Python's print, in the
+    order the invocations claimed them; says how much a full ring dropped."""
+    import sys
+    out = out or sys.stdout
+    used = int(ring[0])
+    cap = len(ring) - 1
+    pos, calls = 1, {}
+    while pos + 4 <= min(used, cap) + 1:
+        line, col, _gid, nargs = (int(w) for w in ring[pos:pos + 4])
+        if line == 0:
+            break
+        key = (line, col)
+        if key not in calls:
+            calls[key] = _source_call(file, line, col)
+        call = calls[key]
+        p = pos + 4
+        parts = []
+        for _ in range(nargs):
+            tag = int(ring[p])
+            n = 2 if tag == 5 else 1
+            words = ring[p + 1:p + 1 + n]
+            if tag == 0:
+                i = int(words[0])
+                arg = call.args[i] if call is not None and i < len(call.args) else None
+                parts.append(str(arg.value) if arg is not None and hasattr(arg, "value") else "?")
+            else:
+                parts.append(_fmt(tag, words))
+            p += 1 + n
+        print(" ".join(parts), file=out)
+        pos = p
+    if used > cap:
+        print(f"(vp.print: the ring of {cap} words was full; {used - cap} words of output "
+              f"were dropped)", file=out)
 
 
 def _raise(rec, prog, file, label):
@@ -92,18 +166,26 @@ def launch(launch_fn, prog, args, push, dispatch, groups, sync, ctx, label, file
         names = ", ".join(b["name"] for b in users)
         raise TypeError(f"{label} takes {len(users)} buffer(s) ({names}), got {len(args)}")
     rec = np.zeros(WORDS, np.uint32)
-    full = list(args)
-    full.insert(next(i for i, b in enumerate(bdefs) if b["name"] == RECORD), rec)
+    ring = np.zeros(PRINT_WORDS, np.uint32)
+    it = iter(args)
+    full = [rec if b["name"] == RECORD else ring if b["name"] == PRINT else next(it)
+            for b in bdefs]
+    has_ring = any(b["name"] == PRINT for b in bdefs)
     r = launch_fn(prog, full, push, dispatch, groups, sync, ctx, label)
-    if sync:
+
+    def report():
+        if has_ring:
+            print_ring(ring, file)
         if rec[0]:
             _raise(rec, prog, file, label)
+
+    if sync:
+        report()
         return r
 
     def finish():
         res = r.wait()
-        if rec[0]:
-            _raise(rec, prog, file, label)
+        report()
         return res
 
     return Handle(None, finish)

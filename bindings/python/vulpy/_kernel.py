@@ -158,6 +158,11 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
     return Handle(ticket, finish)
 
 
+def _hidden(prog):
+    from . import _debug
+    return _debug.has_hidden(prog)
+
+
 def _bind_view(label, b, a, ctx, views):
     """What binds resident view `a` to buffer `b`: its own bytes, as a
     bound range (Buffer, offset, size), where its offset is a multiple of
@@ -367,7 +372,7 @@ class PyKernel(_PyCall, _Inspect):
         """The Python path: every check, every kind of argument, its errors
         (calls arrive here from _CallBase when its Launcher declines)."""
         prog = self._prog or self.program()
-        if self.debug:  # the record bound and read on every call: no fast path
+        if self.debug or _hidden(prog):  # record / print ring bound and read: no fast path
             from . import _debug
             file = getattr(getattr(self.fn, "__code__", None), "co_filename", None)
             return _debug.launch(launch, prog, buffers, push, dispatch, groups, sync,

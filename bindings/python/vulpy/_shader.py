@@ -107,7 +107,7 @@ class Shader(_Inspect):
                              precise=not fast_math)
         self._prog.native(self.context)  # build the pipeline now: errors show here
         self._bufs = {}
-        self._specs = {b["name"]: b for b in self._prog.buffers if b["name"] != "_vp_assert"}
+        self._specs = {b["name"]: b for b in self._prog.buffers if b["name"] not in ("_vp_assert", "_vp_print")}
 
     def _artifacts(self):
         return self._prog.artifacts
@@ -125,7 +125,7 @@ class Shader(_Inspect):
     @property
     def buffer_names(self):
         """The kernel's buffers, in binding order."""
-        return [b["name"] for b in self._prog.buffers if b["name"] != "_vp_assert"]
+        return [b["name"] for b in self._prog.buffers if b["name"] not in ("_vp_assert", "_vp_print")]
 
     @property
     def push_names(self):
@@ -246,8 +246,8 @@ class Shader(_Inspect):
             raise RuntimeError(f"{self._prog.label}: buffer(s) {', '.join(missing)} not "
                                f"allocated; call allocate() or upload() first")
         args = [self._bufs[n] for n in self.buffer_names]
-        if self.debug:
-            from . import _debug
+        from . import _debug
+        if self.debug or _debug.has_hidden(self._prog):
             return _debug.launch(launch, self._prog, args, push, dispatch, groups, sync,
                                  self.context, self._prog.label, self.path)
         return launch(self._prog, args, push, dispatch, groups, sync, self.context,
