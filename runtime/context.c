@@ -68,8 +68,8 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
   if (vrt__has_extension(&ctx->inst, ctx->pdev, "VK_KHR_portability_subset"))
     exts[nexts++] = "VK_KHR_portability_subset";
 
-  /* Only the features a VulPy kernel may use, and never robustBufferAccess,
-   * which slows every buffer access down. */
+  /* Only the features a VulPy kernel may use, and robustBufferAccess only
+   * when asked (Context(robust=True)): it slows every buffer access down. */
   uint32_t f = o->features;
   VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT,
@@ -97,7 +97,8 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
       .pNext = &f11,
       .features = {.shaderFloat64 = !!(f & VP_FEAT(FLOAT64)),
                    .shaderInt64 = !!(f & VP_FEAT(INT64)),
-                   .shaderInt16 = !!(f & VP_FEAT(INT16))},
+                   .shaderInt16 = !!(f & VP_FEAT(INT16)),
+                   .robustBufferAccess = ctx->robust},
   };
   float priority = 1.0f;
   VkDeviceQueueCreateInfo q = {
@@ -241,6 +242,7 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     return NULL;
   }
   ctx->push_descriptors = ctx->info.push_descriptors && !opt->no_push_descriptors;
+  ctx->robust = opt->robust; /* every Vulkan device has robustBufferAccess */
   /* VULPY_FMA=fused|unfused overrides the detected fma (testing the other
    * path of the math helpers); auto or unset keeps the detection. */
   const char *fma = getenv("VULPY_FMA");

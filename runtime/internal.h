@@ -216,6 +216,7 @@ struct vrt_context {
   uint32_t qfamily;
   bool validation, push_descriptors, feedback, external_host, no_device_mapping;
   _Atomic int wait_mode;      /* vrt_wait_mode, never DEFAULT */
+  bool robust; /* robustBufferAccess enabled (vrt_context_options.robust) */
   _Atomic uint64_t spin_ns;
   atomic_bool done_flag;       /* vrt_context_options.done_flag, resolved */
   _Atomic uint64_t flag_waits, flag_fallbacks;

@@ -239,6 +239,11 @@ typedef struct vrt_context_options {
    * driver. 0: VULPY_DONE_FLAG ("on"/"off"), else off (it lost on
    * the H200: docs/runtime.md); 1: on; -1: off. Only spinning waits use it. */
   int done_flag;
+  /* Enable robustBufferAccess where the device has it (issue 20): an
+   * out-of-range buffer access then reads 0 / writes nothing instead of
+   * touching other memory. Off by default: it costs on every access
+   * (docs/runtime.md, "Robust buffer access", gives the figure). */
+  bool robust;
 } vrt_context_options;
 
 /* Creates a context; NULL `opt` means all defaults. */

@@ -404,6 +404,7 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
     vfe_err(c, call, "vp.static(...) is only for `for` loops");
     vfe_hint(c, "write for i in vp.static(range(4)): ... to unroll the loop at compile time");
     return (vfe_val){0};
+  case VFE_F_PRINT: return vfe_call_print(c, call, args, n);
   }
   return vfe_err(c, call, "%s() is not supported here", bi->name);
 }

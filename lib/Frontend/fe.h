@@ -159,6 +159,7 @@ typedef enum vfe_bfn {
   VFE_F_GRID_RANGE,
   VFE_F_PY,       /* Python's round/pow and math.*: `op` says which (builtins.c) */
   VFE_F_STATIC,   /* vp.static(...): only as a for loop's iterable */
+  VFE_F_PRINT,    /* vp.print(...): print.c */
 } vfe_bfn;
 
 typedef struct vfe_builtin {
@@ -348,6 +349,7 @@ struct vfe_ctx {
   vfe_fn *fn;            /* the function being translated */
   vir_builder b;
   vfe_array *assert_buf; /* _vp_assert, when debug asserts are on */
+  vfe_array *print_buf;  /* _vp_print, the ring of vp.print (print.c) */
   uint32_t nbindings;
   uint32_t depth;        /* expression nesting (a guard against deep trees) */
   bool too_deep;         /* reported in this expression: the deep node's siblings stay quiet */
@@ -387,6 +389,8 @@ const char *vfe_vpname(vfe_ctx *c, const vir_type *t);
 vir_op *vfe_build(vfe_ctx *c, vir_opcode code, vir_type *t, uint32_t n, vir_value *const *ops);
 vir_value *vfe_build1(vfe_ctx *c, vir_opcode code, vir_type *t, vir_value *a);
 vir_value *vfe_build2(vfe_ctx *c, vir_opcode code, vir_type *t, vir_value *a, vir_value *b);
+/* vp.print(...) (print.c) */
+vfe_val vfe_call_print(vfe_ctx *c, const vfe_node *call, vfe_node **args, uint32_t n);
 vir_value *vfe_const_int(vfe_ctx *c, vir_type *t, int64_t v);
 vir_value *vfe_const_float(vfe_ctx *c, vir_type *t, double v);
 vir_value *vfe_const_bool(vfe_ctx *c, bool v);

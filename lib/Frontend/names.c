@@ -305,16 +305,16 @@ vfe_val vfe_name(vfe_ctx *c, const vfe_node *n, const char *id) {
     return (vfe_val){.kind = VFE_V_PUSH};
   if (vfe_map_get(&c->math_names, id)) /* import math (builtins.c) */
     return (vfe_val){.kind = VFE_V_MATH};
+  if (strcmp(id, "print") == 0) { /* the built-in is vp.print (print.c) */
+    vfe_err(c, n, "print() is not available in kernels");
+    vfe_hint(c, "use vp.print(...): it prints after the dispatch");
+    return (vfe_val){0};
+  }
   bi = vfe_py_builtin(id);              /* Python's round, pow */
   if (!bi)
     bi = vfe_builtin_find(id);
   if (bi)
     return (vfe_val){.kind = VFE_V_BUILTIN, .bi = bi};
-  if (strcmp(id, "print") == 0) {
-    vfe_err(c, n, "print() is not available in kernels");
-    vfe_hint(c, "write values to a buffer and print them on the host");
-    return (vfe_val){0};
-  }
   if (strcmp(id, "pc") == 0) {
     vfe_err(c, n, "'pc' names the push constants, but this kernel has none");
     vfe_hint(c, "declare them in `class PushConstants:`, e.g. N: vp.uint32");

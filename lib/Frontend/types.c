@@ -95,6 +95,7 @@ static const vfe_builtin builtins[] = {
     /* the kernel-language patterns (static_loops.c) */
     F("static", STATIC, CONST),
     {"Local", VFE_B_LOCAL, 0, 0, 0, 0, 0, 0, false}, /* locals.c */
+    F("print", PRINT, CONST), /* issue 20: print.c */
 };
 
 #undef T

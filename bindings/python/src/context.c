@@ -39,18 +39,19 @@ static int wait_mode_lookup(const char *name) {
 
 /* Context(device=None, validation=-1, cache_dir=None, spin_us=0,
  *         no_push_descriptors=False, wait=None, copy_threads=0, force_denorm=0,
- *         no_device_mapping=False)
- * force_denorm: VRT_DENORM_* bits, a testing hook (runtime.h). */
+ *         no_device_mapping=False, robust=False)
+ * force_denorm: VRT_DENORM_* bits, a testing hook (runtime.h).
+ * robust: robustBufferAccess (issue 20). */
 static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"device",  "validation", "cache_dir",    "spin_us",
                            "no_push_descriptors", "wait", "copy_threads", "force_denorm",
-                           "no_device_mapping", NULL};
+                           "no_device_mapping", "robust", NULL};
   const char *device = NULL, *cache_dir = NULL, *wait = NULL;
-  int validation = -1, no_push = 0, no_map = 0;
+  int validation = -1, no_push = 0, no_map = 0, robust = 0;
   unsigned int spin_us = 0, copy_threads = 0, force_denorm = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zizIpzIIp", kwlist, &device, &validation,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zizIpzIIpp", kwlist, &device, &validation,
                                    &cache_dir, &spin_us, &no_push, &wait, &copy_threads,
-                                   &force_denorm, &no_map))
+                                   &force_denorm, &no_map, &robust))
     return NULL;
   int mode = wait_mode_lookup(wait);
   if (mode < 0)
@@ -66,6 +67,7 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   opt.copy_threads = copy_threads;
   opt.no_device_mapping = no_map;
   opt.force_denorm = force_denorm;
+  opt.robust = robust;
   vp_diags d = {0};
   vrt_context *ctx;
   Py_BEGIN_ALLOW_THREADS

@@ -25,6 +25,7 @@ from ._errors import (CompileError, DeviceLostError, ExtensionMissingError,  # n
                       FeatureError, OutOfMemoryError, VulkanError)
 from ._errors import TimeoutError  # noqa: F401,A004
 from ._persistent import PersistentError, PersistentHandle  # noqa: F401
+from ._errors import KernelError  # noqa: F401  (debug mode, issue 20)
 from ._types import *  # noqa: F401,F403  (float32, vec4, Buffer, Control, ...)
 from ._types import Buffer, Control, Shared, KERNEL_STUBS as _KS, VECTORS as _VECS  # noqa: F401
 from ._context import (Context, default_context, list_devices,  # noqa: F401

@@ -381,7 +381,12 @@ def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispat
                                         doc.get("kernel"), opts["local_size"],
                                         opts["dispatch_guard"], opts["asserts"],
                                         opts["fast_math"], opts["optimize"], opts["features"],
-                                        0, opts["targets"], opts["passes"])
+                                        0, opts["targets"],
+                                        # then debug mode (asserts=True): the
+                                        # bounds checks and the fault record;
+                                        # otherwise shared indexes clamped (issue 20)
+                                        ",".join(p for p in (opts["passes"],
+                                                 "bounds-check" if opts["asserts"] else "clamp-shared") if p))
         _disk_store(key, out)
     else:
         stats["disk_hits"] += 1

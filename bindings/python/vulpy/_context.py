@@ -56,11 +56,15 @@ class Context:
     `no_device_mapping=True` never maps 'device' memory, even where it is
     host-visible (unified memory): a CPU or integrated device then takes a
     discrete GPU's paths (staging copies, readback mirrors); tests use it.
+    `robust=True` enables robustBufferAccess: an out-of-range buffer index
+    then reads 0 and writes nothing instead of touching other memory (it
+    costs on every access: docs/runtime.md; debug=True on a kernel reports
+    the index instead, docs/errors.md#kernelerror).
     """
 
     def __init__(self, device_index=None, kind=None, *, device=None, validation=None,
                  cache_dir=None, wait=None, copy_threads=None, no_device_mapping=False,
-                 timeout=None):
+                 timeout=None, robust=False):
         given = [x is not None for x in (device_index, kind, device)]
         if sum(given) > 1:
             raise ValueError("give at most one of device_index=, kind= and device=")
@@ -86,7 +90,9 @@ class Context:
             raise ValueError(f"copy_threads must be an int in 1..64, got {copy_threads!r}")
         self._native = _native.ext().Context(selector, v, cache_dir, wait=wait,
                                              copy_threads=copy_threads or 0,
-                                             no_device_mapping=bool(no_device_mapping))
+                                             no_device_mapping=bool(no_device_mapping),
+                                             robust=bool(robust))
+        self.robust = bool(robust)  # robustBufferAccess on (issue 20)
         self.info = self._native.info()
         if timeout is not None:
             self.timeout = timeout

@@ -121,7 +121,11 @@ def launch(prog, args, push, dispatch, groups, sync, context, label, whole=()):
             if host.nbytes:
                 buf.upload(host)
             scratch.append(buf)
-            binds.append(buf)
+            # a pooled buffer may be larger: bind the array's bytes, so that
+            # the kernel's buffer length (len(), debug mode's bounds checks,
+            # robust access) is the array's (issue 20)
+            binds.append((buf, 0, host.nbytes) if host.nbytes and buf.size != host.nbytes
+                         else buf)
             if b["access"] != "readonly":
                 back.append((a, host, buf))
         elif hasattr(a, "_control"):  # a ControlBuffer
@@ -225,6 +229,11 @@ def _nd_push(label, nd, buffers):
         out[f"_vp_strides_{name}"] = one(tuple(s & 0xFFFFFFFF for s in strides))
         out[f"_vp_offset_{name}"] = offset
     return out
+
+
+def _hidden(prog):
+    from . import _debug
+    return _debug.has_hidden(prog)
 
 
 def _bind_view(label, b, a, ctx, views):
@@ -389,8 +398,9 @@ def _with_c_call(cls):
 class PyKernel(_PyCall, _Inspect):
     """A kernel written as an annotated Python function (@vp.kernel)."""
 
-    def __init__(self, fn, options, fast_math=False, context=None):
+    def __init__(self, fn, options, fast_math=False, context=None, debug=False):
         self.fn = fn
+        self.debug = debug  # debug mode: asserts, bounds checks, vp.KernelError
         self.__name__ = getattr(fn, "__name__", "kernel")
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
@@ -444,14 +454,18 @@ class PyKernel(_PyCall, _Inspect):
 
     def _extra(self, target):
         return _compiler.compile_function(self.fn, self.options, self._document,
-                                          targets=(target,), fast_math=self.fast_math)[target]
+                                          targets=(target,), fast_math=self.fast_math,
+                                          **self._debug_kw())[target]
+
+    def _debug_kw(self):
+        return {"asserts": True} if self.debug else {}
 
     def program(self):
         """Compiles on first use (then from the memory and disk caches,
         looked up before the function's source is even parsed)."""
         if self._prog is None:
             arts = _compiler.compile_function(self.fn, self.options, self._document,
-                                              fast_math=self.fast_math)
+                                              fast_math=self.fast_math, **self._debug_kw())
             self._prog = Program(arts, f"kernel {self.__name__}()", precise=not self.fast_math)
         return self._prog
 
@@ -468,6 +482,12 @@ class PyKernel(_PyCall, _Inspect):
                                     lambda: _persistent.stepped_program(self))
         if self._nd:  # always this path: the Launcher does not fill the hidden push fields
             push = dict(push, **_nd_push(prog.label, self._nd, buffers))
+        if self.debug or _hidden(prog):  # record / print ring bound and read: no fast path
+            from . import _debug
+            file = getattr(getattr(self.fn, "__code__", None), "co_filename", None)
+            return _debug.launch(launch, prog, buffers, push, dispatch, groups, sync,
+                                 context or self.context, prog.label, file)
+        if self._nd:
             return launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
                           prog.label, whole={k for k, _, _ in self._nd})
         r = launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
@@ -565,7 +585,7 @@ class GLSLKernel(_PyCall, _Inspect):
 # (docs/language.md): anything else is a TypeError, never silently ignored.
 _OPTIONS = ("control_words", "helpers", "persistent")
 _KEYWORDS = ("local_size_x", "local_size_y", "local_size_z", "buffers", "push", "fast_math",
-             "context", "name") + _OPTIONS
+             "context", "name", "debug") + _OPTIONS
 
 
 def _check_options(options):
@@ -573,10 +593,10 @@ def _check_options(options):
         if key in _OPTIONS:
             continue
         if key == "debug_asserts":
-            raise TypeError("vp.kernel: debug_asserts= is not available from Python yet: the "
-                            "call path does not bind or read the assert buffer, so failed "
-                            "asserts would go unseen (assert statements are type-checked and "
-                            "not compiled; docs/language.md#assert)")
+            raise TypeError("vp.kernel: debug_asserts= is not a keyword; use debug=True "
+                            "(debug mode: asserts evaluated, every buffer and shared index "
+                            "checked, the first failure raised as vp.KernelError; "
+                            "docs/errors.md#kernelerror)")
         close = difflib.get_close_matches(key, _KEYWORDS, 1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise TypeError(f"vp.kernel: unknown keyword argument {key!r}{hint}; it takes "
@@ -584,7 +604,8 @@ def _check_options(options):
 
 
 def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_size_z=None,
-           buffers=None, push=None, fast_math=False, context=None, name=None, **options):
+           buffers=None, push=None, fast_math=False, context=None, name=None, debug=None,
+           **options):
     """Compiles a GPU kernel: a decorator on an annotated Python function,
     or a call on handwritten GLSL compute source.
 
@@ -610,6 +631,9 @@ def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_siz
                      helpers (docs/math.md).
       context        the vp.Context to compile for (default: the default one).
       name           GLSL only: the kernel's name in messages.
+      debug          debug mode (docs/errors.md, KernelError): bounds checks
+                     on every buffer and shared access, asserts evaluated,
+                     vp.print shown; default: VULPY_DEBUG.
       **options      compile options of Python kernels (for example
                      dispatch_guard=False); an unknown keyword is a TypeError
                      naming the nearest valid one.
@@ -633,6 +657,9 @@ def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_siz
     if isinstance(fn_or_source, str):
         if options:
             raise TypeError(f"vp.kernel(GLSL): unknown option {next(iter(options))!r}")
+        if debug:
+            raise TypeError("vp.kernel(GLSL): debug=True needs a Python kernel (the bounds "
+                            "checks are inserted into VulPy's IR)")
         ls = None
         if local:
             ls = (local.get("local_size_x", 1), local.get("local_size_y", 1),
@@ -648,6 +675,8 @@ def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_siz
     def wrap(fn):
         if not callable(fn):
             raise TypeError(f"vp.kernel expects a function or GLSL source, got {fn!r}")
-        return _with_c_call(PyKernel)(fn, opts, fast_math, context)
+        from . import _debug
+        return _with_c_call(PyKernel)(fn, opts, fast_math, context,
+                                      _debug.check_flag("vp.kernel", debug))
 
     return wrap(fn_or_source) if fn_or_source is not None else wrap
