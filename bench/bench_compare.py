@@ -1083,8 +1083,90 @@ def case_transfers(env, rec):
                           numerator="vulpy", denominator="vulkan-raw")
 
 
-CASES = [case_resident, case_convenience, case_dispatch, case_compile, case_reductions,
-         case_transfers]
+# ------------------------------------------------------- 3b. array calls
+
+SMALL = 1 << 10  # elements of the small elementwise calls (issue 14's per-call figure)
+
+
+def case_small_calls(env, rec):
+    """A small elementwise call with out= as a user writes it, sync, per
+    call: vp.jit (the C launcher path once warm), a vp ufunc, the same
+    @vp.kernel, and CuPy's ElementwiseKernel launch + synchronize (issue
+    14: the array paths' per-call time <= CuPy's)."""
+    x = np.arange(SMALL, dtype=np.float32)
+    want = 2 * x
+    case = "small elementwise out= sync call"
+    runners, methods = {}, {}
+
+    def add(b, make):
+        r = setup(rec, case, SMALL, b, make)
+        if r is not None:
+            runners[b] = r
+            methods[b] = "wall"
+
+    def resident():
+        vp = env.vp
+        xv = vp.asarray(x)
+        return xv, vp.empty_like(xv)
+
+    def make_jit():
+        xv, yv = resident()
+        f = env.vp.jit(lambda a: a * 2.0)
+        f(xv, out=yv)
+        check_equal(yv.numpy(), want, "vp.jit out= small")
+        return wall(lambda: f(xv, out=yv))
+    add("vulpy jit", make_jit)
+
+    def make_ufunc():
+        xv, yv = resident()
+        env.vp.multiply(xv, 2.0, out=yv)
+        check_equal(yv.numpy(), want, "vp.multiply out= small")
+        return wall(lambda: env.vp.multiply(xv, 2.0, out=yv))
+    add("vulpy ufunc", make_ufunc)
+
+    def make_kernel():
+        xv, yv = resident()
+        k = env.kernel("vk_tiny", local_size_x=64)
+        k(xv, yv, dispatch=SMALL, a=2.0)
+        check_equal(yv.numpy(), want, "vp.kernel small")
+        return wall(lambda: k(xv, yv, dispatch=SMALL, a=2.0))
+    add("vulpy kernel", make_kernel)
+
+    def make_cp():
+        cp = env.cp
+        ek = cp.ElementwiseKernel("float32 x", "float32 y", "y = 2.0f * x", "vp_small_ek")
+        xd = cp.asarray(x)
+        yd = cp.empty_like(xd)
+        stream = cp.cuda.get_current_stream()
+        ek(xd, yd)
+        stream.synchronize()
+        check_equal(cp.asnumpy(yd), want, "cupy ElementwiseKernel small")
+
+        def fn():
+            ek(xd, yd)
+            stream.synchronize()
+        return wall(fn)
+    add("cupy ElementwiseKernel", make_cp)
+
+    if not runners:
+        return
+    rounds, block = (4, 50) if env.quick else (10, 200)
+    samples = gc_quiet(interleave)(runners, rounds, warmup=1, budget_s=60, block=block,
+                                   block_warmup=20)
+    record_runs(rec, case, SMALL, samples, "us", 1e-3, False, methods, block=block,
+                block_warmup=20)
+    for num in ("vulpy jit", "vulpy ufunc"):
+        vpv = _ok(samples, num)
+        for ref, g in (("cupy ElementwiseKernel", 1.0), ("vulpy kernel", None)):
+            den = _ok(samples, ref)
+            if vpv and den:
+                rec.ratio(f"small out= call: {num} time / {ref}", SMALL, vpv, den, False,
+                          goal={"op": "<=", "target": g, "issue": 14} if g else None,
+                          numerator=num, denominator=ref)
+
+
+CASES = [case_resident, case_convenience, case_dispatch, case_small_calls, case_compile,
+         case_reductions, case_transfers]
 
 
 def run(ctx):

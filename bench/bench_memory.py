@@ -95,6 +95,18 @@ def _cases(vp, ctx, cp, n):
             return f
         return setup
 
+    def vulpy_add_out(memory):
+        # the kernel alone, into a preallocated result: what the memory kind
+        # costs the GPU, apart from allocation (the "where temporaries
+        # live" measurement, docs/python-api.md)
+        def setup():
+            a, b = v_arrays(memory)
+            c = vp.empty(n, memory=memory)
+            f = lambda: vp.add(a, b, out=c)  # noqa: E731
+            check_v(f, x + y)
+            return f
+        return setup
+
     def vulpy_sinexp():
         a, _ = v_arrays(dev)
         f = lambda: vp.sin(a) + vp.exp(a)  # noqa: E731
@@ -107,6 +119,10 @@ def _cases(vp, ctx, cp, n):
     if dev != "device":
         out["c = a + b (new result)"]["vulpy device"] = (vulpy_add("device"), vsync)
     out["vp.sin(x) + vp.exp(x) (no out=)"] = {"vulpy": (vulpy_sinexp, vsync)}
+    out["vp.add(a, b, out=c) (no allocation)"] = {"vulpy": (vulpy_add_out(dev), vsync)}
+    if dev != "device":
+        out["vp.add(a, b, out=c) (no allocation)"]["vulpy device"] = (vulpy_add_out("device"),
+                                                                      vsync)
     if cp is not None:
         csync = cp.cuda.Device().synchronize
         ckeep = {}
@@ -137,6 +153,15 @@ def _cases(vp, ctx, cp, n):
         out["vp.empty(n) / cupy.empty"]["cupy"] = (lambda: lambda: cp.empty(n, cp.float32), csync)
         out["c = a + b (new result)"]["cupy"] = (cupy_add, csync)
         out["vp.sin(x) + vp.exp(x) (no out=)"]["cupy"] = (cupy_sinexp, csync)
+
+        def cupy_add_out():
+            a, b = c_arrays()
+            c = cp.empty(n, cp.float32)
+            f = lambda: cp.add(a, b, out=c)  # noqa: E731
+            bl.check_close(cp.asnumpy(f()), x + y, 2e-6, atol=1e-6)
+            return f
+
+        out["vp.add(a, b, out=c) (no allocation)"]["cupy"] = (cupy_add_out, csync)
     return out
 
 
@@ -246,4 +271,11 @@ def run(ctx):
         rec.value("pool after the suite: driver allocations", 0, "vulpy",
                   s["driver_allocations"], "calls")
         rec.value("pool after the suite: hits", 0, "vulpy", s["pool_hits"], "calls")
+    if "pool_ordered" in s:  # eager ufuncs, lazy zeroing
+        rec.value("pool after the suite: results in queue order", 0, "vulpy",
+                  s["pool_ordered"], "calls")
+        rec.value("pool after the suite: waits for busy memory", 0, "vulpy",
+                  s["pool_waits"], "calls")
+        rec.value("pool after the suite: zero fills dropped", 0, "vulpy",
+                  s["zero_fills_dropped"], "calls")
     return rec.records

@@ -28,6 +28,39 @@ enum {
   MAX_PENDING_FILLS = 1024,
 };
 
+bool vrt__zero_owed(vrt_context *ctx, vrt_buffer *b, vp_diags *d) {
+  if (!b || !b->owed)
+    return true;
+  b->owed = false;
+  return vrt__buffer_zero(ctx, b, b->owed_from, false, d);
+}
+
+void vrt_buffer_will_write(vrt_buffer *b, uint64_t offset, uint64_t size) {
+  vrt_context *ctx = b->ctx;
+  pthread_mutex_lock(&ctx->lock);
+  /* Only a write that starts at or before the owed range and reaches into
+   * it moves its start; the bytes it writes need no zeros. */
+  if (b->owed && offset <= b->owed_from && size > b->owed_from - offset) {
+    b->owed_from = offset + size;
+    /* A short tail left over (the padding past the elements): memset now
+     * if mapped (nothing used the buffer yet, so the GPU is not on it). */
+    if (b->owed_from < b->vk_size && b->map && b->vk_size - b->owed_from <= 4096) {
+      memset((char *)b->map + b->owed_from, 0, b->vk_size - b->owed_from);
+      ctx->stats.cpu_zero_bytes += b->vk_size - b->owed_from;
+      vp_diags ignore = {0};
+      if (!(b->mem_flags & VRT_MEM_HOST_COHERENT))
+        vrt_buffer_flush(b, &ignore);
+      vp_diags_free(&ignore);
+      b->owed_from = b->vk_size;
+    }
+    if (b->owed_from >= b->vk_size) {
+      b->owed = false;
+      ctx->stats.zero_fills_dropped++;
+    }
+  }
+  pthread_mutex_unlock(&ctx->lock);
+}
+
 bool vrt__zero_later(vrt_context *ctx, vrt_buffer *b, vp_diags *d) {
   return vrt__buffer_zero(ctx, b, 0, false, d);
 }
@@ -284,7 +317,7 @@ bool vrt_buffer_host_ready(vrt_buffer *b, vp_diags *d) {
   vrt_context *ctx = b->ctx;
   pthread_mutex_lock(&ctx->lock);
   vrt_ticket t;
-  bool ok = vrt__zero_ticket(ctx, b, &t, d);
+  bool ok = vrt__zero_owed(ctx, b, d) && vrt__zero_ticket(ctx, b, &t, d);
   pthread_mutex_unlock(&ctx->lock);
   return ok && (!t || vrt_wait(ctx, t, UINT64_MAX, d));
 }
@@ -326,7 +359,9 @@ static bool run_transfer(vrt_context *ctx, vrt_buffer *a, vrt_buffer *b, record_
   pthread_mutex_lock(&ctx->lock);
   int slot;
   vrt_ticket t = 0;
-  VkCommandBuffer cb = vrt__cmd_begin(ctx, &slot, d);
+  VkCommandBuffer cb = vrt__zero_owed(ctx, a, d) && vrt__zero_owed(ctx, b, d)
+                           ? vrt__cmd_begin(ctx, &slot, d)
+                           : VK_NULL_HANDLE;
   bool ok = cb != VK_NULL_HANDLE;
   if (ok) {
     vrt__barrier(ctx, cb, true);

@@ -18,6 +18,7 @@
  */
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +68,8 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
   if (vrt__has_extension(&ctx->inst, ctx->pdev, "VK_KHR_portability_subset"))
     exts[nexts++] = "VK_KHR_portability_subset";
 
-  /* Only the features a VulPy kernel may use, and never robustBufferAccess,
-   * which slows every buffer access down. */
+  /* Only the features a VulPy kernel may use, and robustBufferAccess only
+   * when asked (Context(robust=True)): it slows every buffer access down. */
   uint32_t f = o->features;
   VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT,
@@ -96,7 +97,8 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
       .pNext = &f11,
       .features = {.shaderFloat64 = !!(f & VP_FEAT(FLOAT64)),
                    .shaderInt64 = !!(f & VP_FEAT(INT64)),
-                   .shaderInt16 = !!(f & VP_FEAT(INT16))},
+                   .shaderInt16 = !!(f & VP_FEAT(INT16)),
+                   .robustBufferAccess = ctx->robust},
   };
   float priority = 1.0f;
   VkDeviceQueueCreateInfo q = {
@@ -166,6 +168,34 @@ static char *default_cache_dir(void) {
   return strdup(path);
 }
 
+/* ----------------------------------------------------------------- fork */
+
+_Atomic uint64_t vrt__fork_gen;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void after_fork_in_child(void) { atomic_fetch_add(&vrt__fork_gen, 1); }
+static void register_fork(void) { pthread_atfork(NULL, NULL, after_fork_in_child); }
+
+bool vrt_context_forked(const vrt_context *ctx) {
+  return ctx->fork_gen != atomic_load_explicit(&vrt__fork_gen, memory_order_relaxed);
+}
+
+void vrt_context_set_timeout(vrt_context *ctx, uint64_t ns) {
+  atomic_store(&ctx->default_timeout_ns, ns);
+}
+uint64_t vrt_context_timeout(const vrt_context *ctx) { return atomic_load(&ctx->default_timeout_ns); }
+
+/* A wait's limit: its own, else the context's default. */
+static uint64_t limit_of(vrt_context *ctx, uint64_t timeout_ns) {
+  uint64_t dflt = atomic_load_explicit(&ctx->default_timeout_ns, memory_order_relaxed);
+  return timeout_ns == UINT64_MAX && dflt ? dflt : timeout_ns;
+}
+
+void vrt_context_set_interrupt(vrt_context *ctx, int (*check)(void *arg), void *arg) {
+  ctx->interrupt_arg = arg;
+  ctx->interrupt = check;
+}
+
 vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
   vrt_context_options defaults = {.validation = -1};
   if (!opt)
@@ -178,6 +208,8 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
   pthread_mutex_init(&ctx->lock, NULL);
   pthread_mutex_init(&ctx->copier_lock, NULL);
   ctx->zero_slot = -1;
+  pthread_once(&fork_once, register_fork);
+  ctx->fork_gen = atomic_load(&vrt__fork_gen);
   ctx->validation = opt->validation < 0 ? vrt__env_validation() : opt->validation > 0;
   if (!vrt__instance_create(&ctx->inst, ctx->validation, d)) {
     pthread_mutex_destroy(&ctx->lock);
@@ -210,6 +242,7 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     return NULL;
   }
   ctx->push_descriptors = ctx->info.push_descriptors && !opt->no_push_descriptors;
+  ctx->robust = opt->robust; /* every Vulkan device has robustBufferAccess */
   /* VULPY_FMA=fused|unfused overrides the detected fma (testing the other
    * path of the math helpers); auto or unset keeps the detection. */
   const char *fma = getenv("VULPY_FMA");
@@ -259,6 +292,14 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     ctx->cache_dir = default_cache_dir();
   else if (*opt->cache_dir)
     ctx->cache_dir = strdup(opt->cache_dir);
+  char why[200];
+  if (ctx->cache_dir && !vrt__cache_dir_prepare(ctx->cache_dir, why, sizeof why)) {
+    /* a folder others may write could feed the driver any blob */
+    vp_diag_add(d, VP_WARNING, (vp_loc){0}, "vulpy kernel cache: not using %s: %s",
+                ctx->cache_dir, why);
+    free(ctx->cache_dir);
+    ctx->cache_dir = NULL;
+  }
   if (!create_device(ctx, d)) {
     vrt_context_destroy(ctx);
     return NULL;
@@ -279,6 +320,8 @@ void vrt_context_destroy(vrt_context *ctx) { vrt_context_destroy_checked(ctx, NU
 uint32_t vrt_context_destroy_checked(vrt_context *ctx, vp_diags *d) {
   if (!ctx)
     return 0;
+  if (vrt_context_forked(ctx))
+    return 0; /* a forked child's copy: the device is the parent's; leave it all */
   uint32_t before = d ? d->count : 0;
   if (ctx->device) {
     vrt__prewarm_join(ctx);
@@ -490,13 +533,17 @@ static bool block(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, uint
       .pSemaphores = &ctx->timeline,
       .pValues = &ticket,
   };
+  timeout_ns = limit_of(ctx, timeout_ns);
   VkResult r = VK_TIMEOUT;
+  /* with an interrupt check, slices of 20 ms: Ctrl-C ends a wait within
+   * about that (issue 20) */
+  uint64_t slice_max = ctx->interrupt ? 20000000u : 50000000u;
   for (;;) {
     uint64_t spent = vrt__now_ns() - start;
     if (timeout_ns != UINT64_MAX && spent >= timeout_ns)
       break;
     uint64_t left = timeout_ns == UINT64_MAX ? UINT64_MAX : timeout_ns - spent;
-    uint64_t slice = left < 50000000u ? left : 50000000u;
+    uint64_t slice = left < slice_max ? left : slice_max;
     r = vrt__fault(ctx, "vkWaitSemaphores");
     if (r == VK_SUCCESS)
       r = ctx->vk.vkWaitSemaphores(ctx->device, &wi, slice);
@@ -507,6 +554,12 @@ static bool block(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, uint
     if (r != VK_SUCCESS || v >= ticket)
       break;
     r = VK_TIMEOUT;
+    /* checked only once a slice went by: a short wait never pays for it */
+    if (ctx->interrupt && ctx->interrupt(ctx->interrupt_arg)) {
+      vrt__error(ctx, d, "interrupted while waiting for ticket %llu on device '%s'",
+                 (unsigned long long)ticket, ctx->info.name);
+      return false;
+    }
   }
   if (r == VK_TIMEOUT) {
     vrt__error(ctx, d, "timed out after %.3f ms waiting for ticket %llu on device '%s'",
@@ -525,13 +578,22 @@ bool vrt_wait(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, vp_diags
   if (!vrt__alive(ctx, d))
     return false;
   vrt_wait_mode mode = (vrt_wait_mode)atomic_load(&ctx->wait_mode);
+  timeout_ns = limit_of(ctx, timeout_ns);
   uint64_t spin_ns = mode == VRT_WAIT_SPIN        ? UINT64_MAX
                      : mode == VRT_WAIT_SPIN_BLOCK ? atomic_load(&ctx->spin_ns)
                                                    : 0;
-  uint64_t start = vrt__now_ns();
+  uint64_t start = vrt__now_ns(), checked = start;
   /* Poll. The pause between polls is short (a few hundred cycles): the
    * point of spinning is to notice completion at once. */
   while (spin_ns) {
+    if (ctx->interrupt && vrt__now_ns() - checked > 20000000u) {
+      checked = vrt__now_ns();
+      if (ctx->interrupt(ctx->interrupt_arg)) {
+        vrt__error(ctx, d, "interrupted while waiting for ticket %llu on device '%s'",
+                   (unsigned long long)ticket, ctx->info.name);
+        return false;
+      }
+    }
     uint64_t v = 0;
     VkResult r = ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &v);
     if (!vrt__check(ctx, r, "vkGetSemaphoreCounterValue", d))

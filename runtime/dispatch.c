@@ -21,6 +21,13 @@
  * the word is never reset under a write in flight, and a synchronous loop
  * resubmits one command buffer without polling the semaphore.
  *
+ * Every launch is recorded for simultaneous use, and one without a done
+ * flag is resubmitted while it is still pending: asynchronous loops (eager
+ * ufuncs, issue 21, run ahead of the GPU) resubmit one command buffer
+ * instead of recording one per call until the launch slots run out. Its
+ * push constants and descriptors are baked into the recording, so pending
+ * runs and the new one cannot disturb each other.
+ *
  * vrt_dispatch_readback appends a copy (after a barrier) to the dispatch's
  * command buffer, before the closing barrier: a small result read back
  * into host-visible memory in the dispatch's own submission.
@@ -114,6 +121,13 @@ bool vrt__prepare(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *ranges
       vrt__error(ctx, d, "kernel '%s': %u workgroups in %c, more than the %u device '%s' "
                          "allows", m->kernel, groups[i], "xyz"[i],
                  ctx->info.max_workgroup_count[i], ctx->info.name);
+      /* maxComputeWorkGroupCount is per axis (65535 on many devices): a
+       * larger 1-D problem needs a loop or a second axis in the kernel. */
+      vp_diag_hint(d, "maxComputeWorkGroupCount[%d] is %u: dispatch at most %llu invocations "
+                      "along %c with this local size and reach the other elements with a "
+                      "grid-stride loop in the kernel (or a 2-D dispatch)",
+                   i, ctx->info.max_workgroup_count[i],
+                   (unsigned long long)ctx->info.max_workgroup_count[i] * k->local[i], "xyz"[i]);
       return false;
     }
   }
@@ -365,6 +379,16 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
   uint64_t hash = vp_hash64(key, len, 0);
 
   pthread_mutex_lock(&ctx->lock);
+  /* Zero fills the buffers are owed go first (pool.c: lazy zeroing). */
+  bool owed_ok = true;
+  for (uint32_t i = 0; owed_ok && i < a->nbuffers; i++)
+    owed_ok = vrt__zero_owed(ctx, a->buffers[i], d);
+  if (owed_ok && rb)
+    owed_ok = vrt__zero_owed(ctx, rb->dst, d) && vrt__zero_owed(ctx, rb->src, d);
+  if (!owed_ok) {
+    pthread_mutex_unlock(&ctx->lock);
+    return false;
+  }
   if (want && !flags_ready(k)) {
     want = false;
     key[len - 1] = 0;
@@ -375,7 +399,7 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
   for (uint32_t i = 0; i < k->nlaunches && !l; i++) {
     vrt_launch *c = &k->launches[i];
     if (c->recorded && c->hash == hash && c->key_len == len && memcmp(c->key, key, len) == 0 &&
-        (c->value <= done || flag_seen(k, c) || c->value <= vrt__poll(ctx)))
+        (c->value <= done || !c->flag || flag_seen(k, c) || c->value <= vrt__poll(ctx)))
       l = c;
   }
   bool ok = true;
@@ -403,7 +427,7 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
      * vrt__barrier(false), which orders it before this dispatch. */
     VkCommandBufferBeginInfo bi = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-        .flags = want ? VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT : 0,
+        .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT,
     };
     if (ok && (ok = VRT_VK(ctx, d, vkBeginCommandBuffer, l->cb, &bi))) {
       vrt__record_dispatch(k, l->cb, a, ranges, groups, push, l->sets);
@@ -523,6 +547,8 @@ bool vrt_dispatch_timed(vrt_kernel *k, const vrt_args *a, vrt_grid g, double *gp
   VkDescriptorPool pool = VK_NULL_HANDLE;
   if (ok && !k->p->push_descriptors && k->p->nsets)
     ok = vrt__alloc_sets(k, a, NULL, &pool, sets, d);
+  for (uint32_t i = 0; ok && i < a->nbuffers; i++)
+    ok = vrt__zero_owed(ctx, a->buffers[i], d);
   int slot = -1;
   VkCommandBuffer cb = ok ? vrt__cmd_begin(ctx, &slot, d) : VK_NULL_HANDLE;
   vrt_ticket t = 0;

@@ -84,8 +84,18 @@ bool vrt__check(vrt_context *ctx, VkResult r, const char *call, vp_diags *d) {
 }
 
 bool vrt__alive(vrt_context *ctx, vp_diags *d) {
-  if (!atomic_load_explicit(&ctx->lost, memory_order_relaxed))
+  if (!atomic_load_explicit(&ctx->lost, memory_order_relaxed) &&
+      ctx->fork_gen == atomic_load_explicit(&vrt__fork_gen, memory_order_relaxed))
     return true;
+  if (vrt_context_forked(ctx)) {
+    vp_error(d, (vp_loc){0},
+             "this context (device '%s') was created by the parent of this process: after "
+             "fork() a child cannot use its parent's Vulkan device",
+             ctx->info.name);
+    vp_diag_hint(d, "create a new context in the child (vulpy does for the default one), or "
+                    "start workers with the 'spawn' method (multiprocessing.get_context('spawn'))");
+    return false;
+  }
   vp_error(d, (vp_loc){0}, "device '%s' was lost (%s returned VK_ERROR_DEVICE_LOST)",
            ctx->info.name, ctx->lost_call);
   vp_diag_hint(d, "destroy this context and create a new one; other contexts are not affected");

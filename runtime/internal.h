@@ -119,6 +119,14 @@ struct vrt_buffer {
    * command buffer of serial `zero_serial` (0: none outstanding); the host
    * must not touch the mapping before it ran (vrt_buffer_host_ready). */
   uint64_t zero_serial, zero_from, zero_end;
+  /* Lazy zeroing (issue 21): bytes [owed_from, vk_size) of a new pooled
+   * device-local buffer are owed a GPU zero fill that is not recorded yet
+   * (`owed`). Whatever first uses the buffer - a submission that binds or
+   * copies it, a host access through the mapping - records it first
+   * (vrt__zero_owed); vrt_buffer_will_write shrinks it or drops it, so a
+   * buffer whose first operation writes every element is never filled. */
+  bool owed;
+  uint64_t owed_from;
 };
 
 /* What a descriptor binds for a buffer: its whole range (a pooled buffer's
@@ -208,6 +216,7 @@ struct vrt_context {
   uint32_t qfamily;
   bool validation, push_descriptors, feedback, external_host, no_device_mapping;
   _Atomic int wait_mode;      /* vrt_wait_mode, never DEFAULT */
+  bool robust; /* robustBufferAccess enabled (vrt_context_options.robust) */
   _Atomic uint64_t spin_ns;
   atomic_bool done_flag;       /* vrt_context_options.done_flag, resolved */
   _Atomic uint64_t flag_waits, flag_fallbacks;
@@ -215,6 +224,10 @@ struct vrt_context {
   pthread_mutex_t copier_lock; /* guards starting `copier` */
   vrt_copier *copier;          /* copy.c's workers, started on first use */
   char *cache_dir; /* NULL: no disk cache */
+  uint64_t fork_gen; /* vrt__fork_gen when made: another value means a forked child */
+  int (*interrupt)(void *); /* vrt_context_set_interrupt */
+  _Atomic uint64_t default_timeout_ns; /* vrt_context_set_timeout; 0: none */
+  void *interrupt_arg;
   pthread_t prewarm_thread; /* prewarm.c's driver warm-up, joined before the device goes */
   bool prewarm_running;
   _Atomic uint64_t prewarm_ns; /* the warm-up's duration, once done */
@@ -272,6 +285,8 @@ const char *vrt__result_name(VkResult r);
 VkResult vrt__fault(vrt_context *ctx, const char *call);
 /* false + a diagnostic when r < 0; VK_ERROR_DEVICE_LOST marks the context. */
 bool vrt__check(vrt_context *ctx, VkResult r, const char *call, vp_diags *d);
+/* Bumped in every forked child (pthread_atfork, context.c). */
+extern _Atomic uint64_t vrt__fork_gen;
 /* false + a diagnostic when the context is lost. */
 bool vrt__alive(vrt_context *ctx, vp_diags *d);
 void vrt__error(vrt_context *ctx, vp_diags *d, const char *fmt, ...) VP_PRINTF(3, 4);
@@ -315,6 +330,10 @@ bool vrt__alloc(vrt_context *ctx, uint32_t type, uint64_t size, uint64_t align, 
                 vp_diags *d);
 void vrt__free(vrt_context *ctx, vrt_alloc *a);
 void vrt__alloc_destroy(vrt_context *ctx);
+/* Records the zero fill buffer `b` is owed, if any, into the pending
+ * zero-fill command buffer (lock held): call before any submission that
+ * uses `b` and before the host touches its mapping. */
+bool vrt__zero_owed(vrt_context *ctx, vrt_buffer *b, vp_diags *d);
 /* Records a zero fill of a buffer into the pending zero-fill command buffer. */
 bool vrt__zero_later(vrt_context *ctx, vrt_buffer *b, vp_diags *d);
 /* Frees empty blocks (all of them, or all but one per type when `keep_one`). */
@@ -371,6 +390,10 @@ bool vrt__spirv_reflect(const uint32_t *words, size_t nwords, const char *entry,
                         vrt_spirv_info *out, vp_diags *d);
 /* SPIRV-Tools validation for the device's Vulkan version. */
 bool vrt__spirv_validate(vrt_context *ctx, const uint32_t *words, size_t nwords, vp_diags *d);
+/* Makes the cache folder (0700) and says whether it may be used: a real
+ * directory owned by this user that no other may write; else false with
+ * the reason in why (pcache.c). */
+bool vrt__cache_dir_prepare(const char *dir, char *why, size_t n);
 
 /* What VULPY_DENORM=auto keeps on a device (denorm.c): the VRT_DENORM_*
  * mask for its support bits and denormBehaviorIndependence. */

@@ -11,29 +11,37 @@
  *
  * On disk each pipeline has one VkPipelineCache blob:
  *   $XDG_CACHE_HOME/vulpy/pipelines/<pipelineCacheUUID>/<key>.bin
- * behind a header of our own (magic, key, device identity, size and a hash
- * of the blob). A file whose header, size or hash does not match - corrupt,
- * truncated, or from another driver - is ignored and rewritten; files are
- * written to a temporary name and renamed, so a reader never sees half a
- * file. Disk failures are never errors: the cache is an optimization.
+ * behind a header of our own: magic, the SHA-256 of everything the
+ * pipeline is made from plus the device's identity (vendor, device, driver
+ * version, pipelineCacheUUID), the blob's size and its SHA-256. The blob
+ * goes to the driver, which trusts it, so the disk is treated as hostile
+ * (issue 20): the cache folder must be a directory owned by this user that
+ * no other user may write (made 0700; vrt__cache_dir_prepare refuses any
+ * other, with a warning, and the context runs without a disk cache); a
+ * file is opened without following symbolic links or blocking (a FIFO
+ * named like an entry), must be a regular file of this user under
+ * BLOB_MAX bytes, and is used only when its header and both hashes match.
+ * Anything else is ignored and rewritten; files are written to a
+ * temporary name and renamed, so a reader never sees half a file. Disk
+ * failures are never errors: the cache is an optimization.
  */
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { CACHE_VERSION = 1 };
+enum { CACHE_VERSION = 1, BLOB_MAX = 256 << 20 };
 
 typedef struct file_header {
-  char magic[8]; /* "VULPYPC1" */
-  uint64_t key;
-  uint8_t uuid[16];
-  uint32_t vendor, device, driver_version, pad;
-  uint64_t size, hash;
+  char magic[8];       /* "VULPYPC2" */
+  uint8_t key_sha[32]; /* SHA-256 of the pipeline's inputs and the device */
+  uint8_t blob_sha[32];
+  uint64_t size;
 } file_header;
 
 static void cache_path(vrt_context *ctx, uint64_t key, char *out, size_t n, bool dir_only) {
@@ -53,27 +61,108 @@ static void mkdirs(const char *path) {
   for (char *p = tmp + 1; *p; p++)
     if (*p == '/') {
       *p = 0;
-      mkdir(tmp, 0755);
+      mkdir(tmp, 0700);
       *p = '/';
     }
-  mkdir(tmp, 0755);
+  mkdir(tmp, 0700);
 }
 
-/* Reads the blob for `key`; NULL when there is none or it is rejected. */
-static void *load_blob(vrt_context *ctx, uint64_t key, size_t *size, vrt_kernel_stats *st) {
-  size_t len;
-  char *file = vp_read_file(st->cache_path, &len);
-  if (!file)
+bool vrt__cache_dir_prepare(const char *dir, char *why, size_t n) {
+  mkdirs(dir);
+  struct stat st;
+  if (lstat(dir, &st) != 0)
+    return true; /* cannot be made (read-only?): no file will be written or read */
+  if (S_ISLNK(st.st_mode))
+    snprintf(why, n, "it is a symbolic link");
+  else if (!S_ISDIR(st.st_mode))
+    snprintf(why, n, "it is not a directory");
+  else if (st.st_uid != geteuid())
+    snprintf(why, n, "it is owned by uid %u, not by this user (%u)", (unsigned)st.st_uid,
+             (unsigned)geteuid());
+  else if (st.st_mode & (S_IWGRP | S_IWOTH))
+    snprintf(why, n, "it is writable by other users (mode %03o)", (unsigned)(st.st_mode & 0777));
+  else
+    return true;
+  return false;
+}
+
+/* The SHA-256 naming what the blob was made from: the pipeline's inputs
+ * (as pipeline_key hashes them) and the device's identity. */
+static void disk_key(vrt_context *ctx, const uint32_t *words, size_t nwords, const vpm_manifest *m,
+                     const uint32_t local[3], const int32_t spec_id[3], uint32_t push_size,
+                     uint32_t denorm, uint8_t out[32]) {
+  vp_sha256 s;
+  vp_sha256_init(&s);
+  uint32_t head[8] = {CACHE_VERSION,          (uint32_t)nwords,         push_size,
+                      ctx->info.fma_fused,    denorm,                   ctx->info.vendor_id,
+                      ctx->info.device_id,    ctx->info.driver_version};
+  vp_sha256_update(&s, head, sizeof head);
+  vp_sha256_update(&s, ctx->info.pipeline_cache_uuid, 16);
+  vp_sha256_update(&s, &ctx->push_descriptors, sizeof ctx->push_descriptors);
+  vp_sha256_update(&s, words, nwords * 4);
+  vp_sha256_update(&s, m->entry_point, strlen(m->entry_point) + 1);
+  vp_sha256_update(&s, local, 12);
+  vp_sha256_update(&s, spec_id, 12);
+  for (uint32_t i = 0; i < m->nbuffers; i++) {
+    uint32_t sb[2] = {m->buffers[i].set, m->buffers[i].binding};
+    vp_sha256_update(&s, sb, 8);
+  }
+  vp_sha256_final(&s, out);
+}
+
+/* The whole regular file `path` of this user, opened without following a
+ * symbolic link or blocking; NULL for anything else (*bad: it exists but
+ * is not such a file, or is too big). */
+static char *read_regular(const char *path, size_t *len, bool *bad) {
+  *bad = false;
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    *bad = errno != ENOENT;
     return NULL;
+  }
+  struct stat st;
+  char *buf = NULL;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+      st.st_size > BLOB_MAX || !(buf = malloc((size_t)st.st_size + 1))) {
+    *bad = true;
+    close(fd);
+    return NULL;
+  }
+  size_t n = 0;
+  while (n < (size_t)st.st_size) {
+    ssize_t got = read(fd, buf + n, (size_t)st.st_size - n);
+    if (got <= 0) {
+      if (got < 0 && errno == EINTR)
+        continue;
+      break;
+    }
+    n += (size_t)got;
+  }
+  close(fd);
+  *len = n;
+  return buf;
+}
+
+/* Reads the blob; NULL when there is none or it is rejected. */
+static void *load_blob(const uint8_t key_sha[32], size_t *size, vrt_kernel_stats *st) {
+  size_t len = 0;
+  bool bad;
+  char *file = read_regular(st->cache_path, &len, &bad);
+  if (!file) {
+    st->disk_rejected = bad;
+    return NULL;
+  }
   file_header h;
   bool ok = len >= sizeof h;
   if (ok) {
     memcpy(&h, file, sizeof h);
-    ok = memcmp(h.magic, "VULPYPC1", 8) == 0 && h.key == key &&
-         memcmp(h.uuid, ctx->info.pipeline_cache_uuid, 16) == 0 &&
-         h.vendor == ctx->info.vendor_id && h.device == ctx->info.device_id &&
-         h.driver_version == ctx->info.driver_version && h.size == len - sizeof h &&
-         h.hash == vp_hash64(file + sizeof h, h.size, key);
+    uint8_t sha[32];
+    ok = memcmp(h.magic, "VULPYPC2", 8) == 0 && memcmp(h.key_sha, key_sha, 32) == 0 &&
+         h.size == len - sizeof h;
+    if (ok) {
+      vp_sha256_of(file + sizeof h, h.size, sha);
+      ok = memcmp(sha, h.blob_sha, 32) == 0;
+    }
   }
   if (!ok) {
     st->disk_rejected = true;
@@ -89,10 +178,11 @@ static void *load_blob(vrt_context *ctx, uint64_t key, size_t *size, vrt_kernel_
   return blob;
 }
 
-static void save_blob(vrt_context *ctx, uint64_t key, VkPipelineCache cache,
-                      vrt_kernel_stats *st) {
+static void save_blob(vrt_context *ctx, uint64_t key, const uint8_t key_sha[32],
+                      VkPipelineCache cache, vrt_kernel_stats *st) {
   size_t size = 0;
-  if (ctx->vk.vkGetPipelineCacheData(ctx->device, cache, &size, NULL) != VK_SUCCESS)
+  if (ctx->vk.vkGetPipelineCacheData(ctx->device, cache, &size, NULL) != VK_SUCCESS ||
+      size > BLOB_MAX)
     return;
   char *buf = malloc(sizeof(file_header) + size);
   if (!buf)
@@ -102,26 +192,30 @@ static void save_blob(vrt_context *ctx, uint64_t key, VkPipelineCache cache,
     free(buf);
     return;
   }
-  file_header h = {.key = key,
-                   .vendor = ctx->info.vendor_id,
-                   .device = ctx->info.device_id,
-                   .driver_version = ctx->info.driver_version,
-                   .size = size};
-  memcpy(h.magic, "VULPYPC1", 8);
-  memcpy(h.uuid, ctx->info.pipeline_cache_uuid, 16);
-  h.hash = vp_hash64(buf + sizeof h, size, key);
+  file_header h = {.size = size};
+  memcpy(h.magic, "VULPYPC2", 8);
+  memcpy(h.key_sha, key_sha, 32);
+  vp_sha256_of(buf + sizeof h, size, h.blob_sha);
   memcpy(buf, &h, sizeof h);
   char dir[1024], tmp[1100];
   cache_path(ctx, key, dir, sizeof dir, true);
   mkdirs(dir);
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld", st->cache_path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  bool ok = f && fwrite(buf, 1, sizeof h + size, f) == sizeof h + size;
-  if (f && fclose(f) != 0)
+  /* O_EXCL|O_NOFOLLOW: never write through a file or link planted there */
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  bool ok = fd >= 0;
+  for (size_t at = 0, n = sizeof h + size; ok && at < n;) {
+    ssize_t w = write(fd, buf + at, n - at);
+    if (w < 0 && errno == EINTR)
+      continue;
+    ok = w > 0;
+    at += ok ? (size_t)w : 0;
+  }
+  if (fd >= 0 && close(fd) != 0)
     ok = false;
   if (ok && rename(tmp, st->cache_path) == 0)
     st->disk_written = true;
-  else
+  else if (fd >= 0)
     unlink(tmp);
   free(buf);
 }
@@ -251,9 +345,11 @@ vrt_pipeline *vrt__pipeline_get(vrt_context *ctx, const uint32_t *words, size_t 
   p->stats.layout_ms = t2 - t1;
   void *blob = NULL;
   size_t blob_size = 0;
+  uint8_t key_sha[32] = {0};
   if (ctx->cache_dir) {
     cache_path(ctx, key, p->stats.cache_path, sizeof p->stats.cache_path, false);
-    blob = load_blob(ctx, key, &blob_size, &p->stats);
+    disk_key(ctx, words, nwords, m, local, spec_id, push_size, denorm, key_sha);
+    blob = load_blob(key_sha, &blob_size, &p->stats);
   }
   VkPipelineCacheCreateInfo ci = {
       .sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
@@ -300,7 +396,7 @@ vrt_pipeline *vrt__pipeline_get(vrt_context *ctx, const uint32_t *words, size_t 
     p->stats.driver_hit =
         (fb.flags & VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT) != 0;
   if (ok && cache && ctx->cache_dir && (!p->stats.disk_loaded || p->stats.driver_hit == 0))
-    save_blob(ctx, key, cache, &p->stats);
+    save_blob(ctx, key, key_sha, cache, &p->stats);
   if (cache)
     ctx->vk.vkDestroyPipelineCache(ctx->device, cache, NULL);
   p->stats.cache_save_ms = vrt__now_ns() / 1e6 - t4;

@@ -41,6 +41,8 @@ enum {
   /* Tails up to this size are zeroed with memset even in device-local
    * memory: cheaper than a fill command and its barrier. */
   SMALL_CPU_ZERO = 4096,
+  /* Busy cached buffers of one class before a request waits for one. */
+  MAX_BUSY = 2,
 };
 
 static uint64_t size_class(vrt_context *ctx, uint64_t vk_size) {
@@ -167,10 +169,11 @@ void vrt__pool_put(vrt_context *ctx, vrt_buffer *b) {
 }
 
 /* The newest cached buffer of the kind and class that the GPU is done with. */
-static vrt_buffer *take(vrt_context *ctx, vrt_memory_kind kind, uint64_t cls) {
+static vrt_buffer *take(vrt_context *ctx, vrt_memory_kind kind, uint64_t cls, bool ordered) {
   uint64_t done = atomic_load(&ctx->completed);
   for (int pass = 0; pass < 2; pass++) {
-    bool busy = false;
+    uint32_t busy = 0;
+    vrt_buffer *oldest = NULL;
     for (vrt_buffer *b = ctx->pool_bins[bin_of(kind, cls)]; b; b = b->bnext) {
       if (b->kind != kind || b->cls != cls)
         continue;
@@ -178,10 +181,38 @@ static vrt_buffer *take(vrt_context *ctx, vrt_memory_kind kind, uint64_t cls) {
         unlink_cached(ctx, b);
         return b;
       }
-      busy = true;
+      busy++;
+      if (!oldest || atomic_load(&b->last_use) < atomic_load(&oldest->last_use))
+        oldest = b;
     }
     if (!busy)
       return NULL;
+    /* Queue order (issue 21): a buffer whose first use is a GPU write of
+     * every byte the caller keeps (`ordered`: a ufunc's result) may take
+     * memory that queued work still uses, as CuPy's stream-ordered pool
+     * does: every command buffer ends with a barrier that orders all of it
+     * before later submissions, and every host access to the new buffer
+     * waits for its last use, which is then the new write. The oldest is
+     * the likeliest to be done soon. */
+    if (ordered && pass == 1) {
+      ctx->stats.pool_ordered++;
+      unlink_cached(ctx, oldest);
+      return oldest;
+    }
+    /* Back-pressure: eager ufuncs (issue 21) run ahead of the GPU, and
+     * each temporary freed while its work is queued is busy here. Past
+     * MAX_BUSY of one class the host waits for the oldest rather than
+     * growing the pool by one buffer per queued operation. */
+    if (pass == 1 && busy >= MAX_BUSY) {
+      vp_diags ignore = {0};
+      bool ok = vrt_wait(ctx, atomic_load(&oldest->last_use), UINT64_MAX, &ignore);
+      vp_diags_free(&ignore);
+      if (ok) {
+        ctx->stats.pool_waits++;
+        unlink_cached(ctx, oldest);
+        return oldest;
+      }
+    }
     done = vrt__poll(ctx);
   }
   return NULL;
@@ -217,7 +248,11 @@ vrt_buffer *vrt__pool_create(vrt_context *ctx, uint64_t size, vrt_memory_kind ki
                              uint64_t written, vp_diags *d) {
   uint64_t vk_size = size < 4 ? 4 : (size + 3) & ~(uint64_t)3;
   uint64_t cls = size_class(ctx, vk_size);
-  vrt_buffer *b = take(ctx, kind, cls);
+  /* The caller writes every byte but the tail past `written` (under 16
+   * bytes, often none) on the GPU first: queue order protects it. */
+  bool ordered = written + 16 > vk_size && kind != VRT_HOST && kind != VRT_CACHED;
+  vrt_buffer *b = take(ctx, kind, cls, ordered);
+  bool busy = b && atomic_load(&b->last_use) > atomic_load(&ctx->completed);
   if (b) {
     ctx->stats.pool_hits++;
     /* The id keys recorded launches, whose descriptors bind vk_size bytes. */
@@ -238,6 +273,16 @@ vrt_buffer *vrt__pool_create(vrt_context *ctx, uint64_t size, vrt_memory_kind ki
   VRT_LINK(ctx->buffers, b);
   uint64_t from = written >= vk_size ? vk_size : written & ~(uint64_t)3;
   bool cpu = kind == VRT_HOST || kind == VRT_CACHED || vk_size - from <= SMALL_CPU_ZERO;
+  /* A GPU fill is owed, not recorded: dropped if the first operation
+   * writes it all (vrt_buffer_will_write), else recorded by whatever uses
+   * the buffer first (vrt__zero_owed). A buffer taken back with its owed
+   * fill never recorded is owed one again here. */
+  b->owed = false;
+  if ((!cpu || busy) && from < vk_size) { /* busy: a memset would race the GPU */
+    b->owed = true;
+    b->owed_from = from;
+    return b;
+  }
   if (!vrt__buffer_zero(ctx, b, from, cpu, d)) {
     vrt__pool_put(ctx, b);
     return NULL;

@@ -284,7 +284,10 @@ bool vrt_record_submit(vrt_recording *r, vrt_ticket *ticket, vp_diags *d) {
     return false;
   pthread_mutex_lock(&ctx->lock);
   vrt_ticket t = 0;
-  bool ok = vrt__submit(ctx, &r->cb, 1, NULL, 0, &t, d);
+  bool ok = true;
+  for (uint32_t i = 0; ok && i < r->nbufs; i++)
+    ok = vrt__zero_owed(ctx, r->bufs[i], d);
+  ok = ok && vrt__submit(ctx, &r->cb, 1, NULL, 0, &t, d);
   if (ok) {
     ctx->stats.dispatches += r->ndispatches;
     r->value = t;

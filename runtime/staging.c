@@ -39,7 +39,7 @@ static bool ensure_staging(vrt_context *ctx, vp_diags *d) {
 static bool submit_copy(vrt_context *ctx, vrt_buffer *b, int slot, uint64_t offset, uint64_t n,
                         bool upload, vp_diags *d) {
   int cs;
-  VkCommandBuffer cb = vrt__cmd_begin(ctx, &cs, d);
+  VkCommandBuffer cb = vrt__zero_owed(ctx, b, d) ? vrt__cmd_begin(ctx, &cs, d) : VK_NULL_HANDLE;
   if (!cb)
     return false;
   VkBufferCopy region = {(uint64_t)slot * ctx->staging_slot, b->offset + offset, n};

@@ -43,6 +43,9 @@ typedef struct vir_pass_options {
  * are in lower_arrays.c); vulpy-opt --help prints these. */
 #define VIR_REDUCE_GROUPS_GPU 4096u
 #define VIR_REDUCE_GROUPS_CPU 1024u
+/* Whether `groups` is a valid vir_pass_options.reduce_groups (0, or a power
+ * of two from 64 to 32768); lower-arrays refuses any other. */
+bool vir_reduce_groups_valid(uint32_t groups);
 
 typedef vir_pass_result (*vir_pass_fn)(vir_module *m, const vir_pass_options *opts,
                                        vp_diags *diags);

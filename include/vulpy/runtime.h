@@ -239,6 +239,11 @@ typedef struct vrt_context_options {
    * driver. 0: VULPY_DONE_FLAG ("on"/"off"), else off (it lost on
    * the H200: docs/runtime.md); 1: on; -1: off. Only spinning waits use it. */
   int done_flag;
+  /* Enable robustBufferAccess where the device has it (issue 20): an
+   * out-of-range buffer access then reads 0 / writes nothing instead of
+   * touching other memory. Off by default: it costs on every access
+   * (docs/runtime.md, "Robust buffer access", gives the figure). */
+  bool robust;
 } vrt_context_options;
 
 /* Creates a context; NULL `opt` means all defaults. */
@@ -297,6 +302,9 @@ typedef struct vrt_context_stats {
   uint64_t pool_limit;         /* vrt_pool_set_limit's value, 0 for none */
   uint64_t gpu_zero_bytes;     /* bytes zeroed with vkCmdFillBuffer */
   uint64_t cpu_zero_bytes;     /* bytes zeroed with memset through a mapping */
+  uint64_t zero_fills_dropped; /* owed GPU zero fills dropped: the first operation wrote all */
+  uint64_t pool_waits;         /* requests that waited for a busy cached buffer (MAX_BUSY) */
+  uint64_t pool_ordered;       /* results handed memory queued work still uses (queue order) */
 } vrt_context_stats;
 void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out);
 
@@ -563,6 +571,24 @@ uint32_t vrt_control_load(const vrt_control *c, uint32_t word);
 void vrt_control_store(vrt_control *c, uint32_t word, uint32_t value);
 uint32_t vrt_control_add(vrt_control *c, uint32_t word, uint32_t delta);
 
+/* --- issue 20 (trust): fork and interruptible waits ---------------------
+ * A context belongs to the process that created it: after fork() the child
+ * cannot use its parent's device (the driver's threads did not survive the
+ * fork). In the child every call on an inherited context fails with a
+ * diagnostic saying so, and destroying it frees nothing of the device's. */
+bool vrt_context_forked(const vrt_context *ctx);
+/* A function every blocking wait on `ctx` calls once it has waited 20 ms (and
+ * more while the wait goes on); a nonzero return ends the wait with an
+ * "interrupted" error (the work goes on; later waits see it finish). The
+ * Python extension passes one that runs Python's signal handlers, so
+ * Ctrl-C interrupts a long GPU call. NULL removes it. */
+void vrt_context_set_interrupt(vrt_context *ctx, int (*check)(void *arg), void *arg);
+/* The longest any wait without a timeout of its own (UINT64_MAX) blocks,
+ * synchronous dispatches included: past it the wait fails with "timed out
+ * after ..." (the work goes on). 0: no limit (the default). */
+void vrt_context_set_timeout(vrt_context *ctx, uint64_t ns);
+uint64_t vrt_context_timeout(const vrt_context *ctx);
+
 /* ======================================================= the memory pool */
 
 /* vrt_buffer_create and vrt_buffer_create_ex take buffers from a caching
@@ -586,6 +612,12 @@ vrt_buffer *vrt_buffer_create_ex(vrt_context *ctx, uint64_t size, vrt_memory_kin
  * zero fill, if any (it does not wait for other work on the buffer). Upload
  * and download do it themselves. */
 bool vrt_buffer_host_ready(vrt_buffer *b, vp_diags *d);
+/* Says that the next operation on `b` writes bytes [offset, offset+size)
+ * entirely (a ufunc's out=, a full copy): the part of the buffer's owed GPU
+ * zero fill they cover is dropped, all of it when they reach its end, so a
+ * vp.empty used as out= is never filled (issue 21). A promise the caller
+ * must keep: those bytes are not zeroed. */
+void vrt_buffer_will_write(vrt_buffer *b, uint64_t offset, uint64_t size);
 /* Frees every cached buffer (after the GPU work that used them) and returns
  * the allocator's empty memory blocks to the driver. */
 bool vrt_pool_free_all(vrt_context *ctx, vp_diags *d);
@@ -594,6 +626,11 @@ bool vrt_pool_free_all(vrt_context *ctx, vp_diags *d);
  * fails with an out-of-memory error naming the sizes. */
 void vrt_pool_set_limit(vrt_context *ctx, uint64_t bytes);
 
+/* ---- persistent programs (runtime/persistent.c) ------------------------ */
+/* The device's cores (NVIDIA SMs, AMD CUs) and the warps (wavefronts) each
+ * keeps resident, from VK_NV_shader_sm_builtins or
+ * VK_AMD_shader_core_properties; false (both 0) where neither is there. */
+bool vrt_device_cores(vrt_context *ctx, uint32_t *cores, uint32_t *warps_per_core);
 /* ============================================================== MemSock */
 
 /* A MemSock: a ring of typed frames in host-visible, host-coherent memory

@@ -202,6 +202,19 @@ int vp_feature_lookup(const char *name);
 /* 64-bit FNV-1a, used for cache keys and content hashes. */
 uint64_t vp_hash64(const void *data, size_t n, uint64_t seed);
 
+/* SHA-256 (sha256.c), for the caches' integrity checks: init, update any
+ * number of times, final; vp_sha256_of hashes one buffer. */
+typedef struct vp_sha256 {
+  uint32_t h[8];
+  uint64_t len;
+  uint8_t buf[64];
+  uint32_t nbuf;
+} vp_sha256;
+void vp_sha256_init(vp_sha256 *s);
+void vp_sha256_update(vp_sha256 *s, const void *data, size_t n);
+void vp_sha256_final(vp_sha256 *s, uint8_t out[32]);
+void vp_sha256_of(const void *data, size_t n, uint8_t out[32]);
+
 #ifdef __cplusplus
 }
 #endif

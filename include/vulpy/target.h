@@ -91,6 +91,58 @@ vpm_manifest *vtg_reflect_spirv(const uint32_t *words, size_t nwords, vp_diags *
 /* The interface of one kernel of a verified module. */
 vpm_manifest *vtg_manifest_from_vir(const vir_module *m, const vtg_options *o, vp_diags *d);
 
+/* --- array functions (lib/Target/array.c) ----------------------------- */
+/* The compile of one array function (vp.jit, the eager array API): fuse,
+ * lower-arrays, then GLSL, SPIR-V and a manifest for every kernel the
+ * lowering made. The Python extension (jit_compile) and vulpy-translate
+ * both call it, so any vp.jit compile can be repeated from the command
+ * line on the array VIR it printed (JitFunction.array_vir). */
+#include "vulpy/passes.h"
+
+typedef struct vtg_array_options {
+  vir_pass_options pass; /* fast_math, missing_features, cpu_device, reduce_groups */
+  bool fuse;             /* run `fuse` before lowering */
+  bool targets;          /* emit GLSL, SPIR-V and manifests (false: stop at the lowered VIR) */
+  vtg_options target;    /* the back end's options (kernel is ignored) */
+} vtg_array_options;
+
+void vtg_array_options_init(vtg_array_options *o);
+
+typedef struct vtg_array_launch {
+  const char *kernel; /* a kernel of the lowered module (owned by it) */
+  uint32_t grid[3];   /* workgroups */
+} vtg_array_launch;
+
+typedef struct vtg_array_kernel {
+  const char *name;  /* owned by the lowered module */
+  char *glsl;        /* NUL-terminated */
+  size_t glsl_len;
+  uint32_t *spirv;
+  size_t nwords;
+  char *manifest;    /* YAML (vulpy/manifest.h) */
+} vtg_array_kernel;
+
+typedef struct vtg_array_result {
+  char *vir;     /* the array function as parsed (before fusion), no locations */
+  char *fused;   /* after fuse; NULL when o->fuse is false */
+  char *lowered; /* after lower-arrays: kernels and launches */
+  vtg_array_launch *launches; /* in order */
+  uint32_t nlaunches;
+  vtg_array_kernel *kernels;  /* o->targets: one per kernel, in module order */
+  uint32_t nkernels;
+} vtg_array_result;
+
+/* Compiles the verified module `m` in place (afterwards it holds the
+ * lowered kernels and an empty array function: the back ends see kernels
+ * only, the launches are in *r). Fills *r (free it with
+ * vtg_array_result_free, also after a failure). False: diagnostics say
+ * why. */
+bool vtg_compile_array(vir_module *m, const vtg_array_options *o, vtg_array_result *r,
+                       vp_diags *d);
+void vtg_array_result_free(vtg_array_result *r);
+/* The array function of a module (NULL: none; a kernel-only module). */
+vir_func *vtg_array_func(const vir_module *m);
+
 #ifdef __cplusplus
 }
 #endif

@@ -81,6 +81,7 @@ vfe_val vfe_attribute(vfe_ctx *c, const vfe_node *at, vfe_val base, const char *
     return r;
   }
   case VFE_V_IDVEC: return swizzle_value(c, at, base.v, attr);
+  case VFE_V_MATH: return vfe_math_attr(c, at, attr);
   case VFE_V_PLACE: {
     vfe_place p = base.place;
     if (p.dims_left)
@@ -127,6 +128,8 @@ vfe_val vfe_attribute(vfe_ctx *c, const vfe_node *at, vfe_val base, const char *
   case VFE_V_ARRAY:
     if (base.arr->control)
       return vfe_control_word(c, at, base.arr, attr);
+    if (base.arr->ndim) /* a.shape, a.ndim (ndbuf.c) */
+      return vfe_nd_attribute(c, at, base.arr, attr);
     vfe_err(c, at, "%s '%s' has no attribute '%s'", base.arr->shared ? "shared array" : "buffer",
             base.arr->sym->name, attr);
     if (!base.arr->shared)
@@ -278,6 +281,8 @@ vfe_val vfe_subscript_on(vfe_ctx *c, const vfe_node *e, vfe_val base) {
   const vfe_node *sl = vfe_get(e, "slice");
   if (base.kind == VFE_V_ERR)
     return base;
+  if (base.kind == VFE_V_TUPLE && vfe_ast_of(sl) != VFE_AST_Slice) /* tuples.c */
+    return vfe_tuple_index(c, e, base, vfe_expr(c, sl));
   if (vfe_ast_of(sl) == VFE_AST_Slice) {
     if (!vfe_get(sl, "lower") && !vfe_get(sl, "upper") && !vfe_get(sl, "step"))
       return base; /* x[:] reads the whole value */
@@ -308,6 +313,10 @@ vfe_val vfe_subscript_on(vfe_ctx *c, const vfe_node *e, vfe_val base) {
   if (base.kind == VFE_V_BUILTIN && (base.bi->kind == VFE_B_BUFFER || base.bi->kind == VFE_B_SHARED))
     return vfe_err(c, e, "vp.%s[...] declares %s; it is not a value here", base.bi->name,
                    base.bi->kind == VFE_B_BUFFER ? "a kernel parameter's type" : "a shared array");
+  if (base.kind == VFE_V_ARRAY && base.arr->priv) /* vp.Local (locals.c) */
+    return vfe_local_index(c, e, base.arr);
+  if (base.kind == VFE_V_ARRAY && base.arr->ndim && vfe_ast_of(sl) != VFE_AST_Slice) /* ndbuf.c */
+    return vfe_nd_index(c, e, base.arr);
   if (base.kind == VFE_V_ARRAY) {
     vfe_array *a = base.arr;
     vfe_memsock_check_access(c, e, a);

@@ -69,8 +69,12 @@ static void assign_name(vfe_ctx *c, const vfe_node *target, vfe_val value, const
       vfe_hint(c, "use another name; range() sets '%s' on every iteration", id);
       return;
     case VFE_BIND_ARRAY:
-      vfe_err(c, target, "cannot assign to %s '%s' itself", v->arr->shared ? "shared array" : "buffer", id);
+      vfe_err(c, target, "cannot assign to %s '%s' itself",
+              v->arr->priv ? "private array" : v->arr->shared ? "shared array" : "buffer", id);
       vfe_hint(c, "store an element: %s[i] = ...", id);
+      return;
+    case VFE_BIND_VALUE: /* a guard: such names are assigned once (static_loops.c, tuples) */
+      vfe_err(c, target, "cannot assign to the loop variable '%s'", id);
       return;
     case VFE_BIND_PUSH:
       vfe_err(c, target, "cannot assign to push constant '%s'", id);
@@ -87,6 +91,21 @@ static void assign_name(vfe_ctx *c, const vfe_node *target, vfe_val value, const
       return;
     }
     vfe_bind_name(c, id, VFE_BIND_ARRAY, NULL, target)->arr = value.arr;
+    return;
+  }
+  if (value.kind == VFE_V_TUPLE && !declared) {
+    /* t = (a, b) or t = split(x): the name holds the group (tuples.c) */
+    if ((flags & VFE_A_COUNT) != 1 || (flags & (VFE_A_NESTED | VFE_A_LOOP | VFE_A_VAR | VFE_A_MUT))) {
+      if (v) /* reported at its first assignment */
+        return;
+      vfe_err(c, target, "'%s' holds a tuple here but is assigned elsewhere too", id);
+      vfe_hint(c, "a tuple is bound once, at the top level of the function; or unpack it: a, b = ...");
+      vfe_bind_name(c, id, VFE_BIND_POISON, NULL, target);
+      return;
+    }
+    vfe_var *tv = vfe_bind_name(c, id, VFE_BIND_VALUE, NULL, target);
+    tv->val = vfe_alloc(c, sizeof *tv->val);
+    *tv->val = value;
     return;
   }
   vir_value *x = declared ? vfe_coerce(c, vnode, value, declared, VFE_WHAT("assignment to '%s'", id))
@@ -406,7 +425,7 @@ void vfe_stmt_assign(vfe_ctx *c, const vfe_node *s) {
   uint32_t nt;
   vfe_node **targets = vfe_get_list(s, "targets", &nt);
   const vfe_node *value = vfe_get(s, "value");
-  if (nt == 1 && shared_decl(c, s, targets[0], value))
+  if (nt == 1 && (shared_decl(c, s, targets[0], value) || vfe_local_decl(c, s, targets[0], value)))
     return;
   vfe_val v = vfe_expr(c, value);
   if (v.kind == VFE_V_ERR) {

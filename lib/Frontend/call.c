@@ -27,7 +27,7 @@ enum need { NEED_ANY, NEED_NUM, NEED_FLOAT, NEED_INT, NEED_BOOL };
  * the vector type when `splat_all`. Returns false after an error. */
 static bool common_args(vfe_ctx *c, const vfe_node *call, const char *name, vfe_node **nodes,
                         uint32_t n, enum need need, bool splat_all, vir_value **out, vir_type **tout) {
-  vfe_val v[4];
+  vfe_val v[8];
   vir_type *t = NULL;
   bool any_float = false;
   for (uint32_t i = 0; i < n; i++) {
@@ -85,6 +85,16 @@ static vfe_val atomic(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi, v
     return first;
   vfe_place p;
   uint32_t rest;
+  if (first.kind == VFE_V_ARRAY && first.arr->priv) {
+    vfe_err(c, args[0], "%s() on a private array: no other invocation can see it", bi->name);
+    vfe_hint(c, "update it directly: %s[i] += ...", first.arr->sym->name);
+    return (vfe_val){0};
+  }
+  if (first.kind == VFE_V_ARRAY && first.arr->ndim) {
+    vfe_err(c, args[0], "%s() on an N-d buffer takes its element", bi->name);
+    vfe_hint(c, "write %s(%s[i, j], value)", bi->name, first.arr->sym->name);
+    return (vfe_val){0};
+  }
   if (first.kind == VFE_V_ARRAY) {
     if (n < 2)
       return vfe_err(c, call, "%s(%s, index, ...) needs an index", bi->name, first.arr->sym->name);
@@ -220,7 +230,7 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
   }
   if (bi->kind != VFE_B_FUNC)
     return vfe_err(c, call, "vp.%s is used as vp.%s[...], not called", bi->name, bi->name);
-  vir_value *x[3];
+  vir_value *x[8];
   vir_type *t;
   vir_opcode code = (vir_opcode)bi->op;
   switch ((vfe_bfn)bi->fn) {
@@ -244,12 +254,14 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
   case VFE_F_MINMAX: {
     if (n < 2)
       return vfe_err(c, call, "%s() takes at least 2 arguments, got %u", bi->name, n);
-    if (n > 3)
-      return vfe_err(c, call, "%s() takes at most 3 arguments in kernels", bi->name);
+    if (n > 8)
+      return vfe_err(c, call, "%s() takes at most 8 arguments in kernels", bi->name);
     if (!common_args(c, call, bi->name, args, n, NEED_NUM, true, x, &t))
       return (vfe_val){0};
     vir_value *r = vfe_build2(c, code, t, x[0], x[1]);
-    return vfe_value_of(n == 3 ? vfe_build2(c, code, t, r, x[2]) : r);
+    for (uint32_t k = 2; k < n; k++) /* left to right, as Python compares */
+      r = vfe_build2(c, code, t, r, x[k]);
+    return vfe_value_of(r);
   }
   case VFE_F_VEC1:
   case VFE_F_VEC2: {
@@ -326,6 +338,8 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
     return vfe_value_of(vir_result(vfe_build(c, code, vir_ty_bool(c->m), 0, NULL)));
   case VFE_F_ATOMIC:
   case VFE_F_ATOMIC_SUB: return atomic(c, call, bi, args, n);
+  case VFE_F_GRID_SYNC:
+  case VFE_F_GRID_RANGE: return vfe_persistent_call(c, call, bi);
   case VFE_F_BARRIER:
     if (!vfe_arity(c, call, bi->name, n, 0, 0))
       return (vfe_val){0};
@@ -352,13 +366,17 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
       return (vfe_val){0};
     vfe_val a = vfe_expr(c, args[0]);
     vfe_set_loc(c, call);
-    if (a.kind == VFE_V_ARRAY && !a.arr->shared) {
+    if (a.kind == VFE_V_ARRAY && a.arr->ndim) /* the first extent (ndbuf.c) */
+      return vfe_value_of(vfe_nd_extent(c, a.arr, 0));
+    if (a.kind == VFE_V_ARRAY && !a.arr->shared && !a.arr->priv) {
       vir_op *op = vfe_build(c, VIR_OP_BUFFER_LEN, vir_ty_uint(c->m, 32), 0, NULL);
       op->attr.sym = a.arr->sym;
       return vfe_value_of(vir_result(op));
     }
     if (a.kind == VFE_V_ARRAY)
       return (vfe_val){.kind = VFE_V_INT, .i = a.arr->dims[0]};
+    if (a.kind == VFE_V_TUPLE)
+      return (vfe_val){.kind = VFE_V_INT, .i = a.nelems};
     vir_value *v = a.kind == VFE_V_ERR ? NULL : vfe_use(c, args[0], a);
     if (v && v->type->kind == VIR_TY_VEC)
       return (vfe_val){.kind = VFE_V_INT, .i = v->type->n};
@@ -381,6 +399,12 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
   }
   case VFE_F_KERNEL:
     return vfe_err(c, call, "vp.%s is a decorator, not something to call in a kernel", bi->name);
+  case VFE_F_PY: return vfe_call_py(c, call, bi); /* builtins.c */
+  case VFE_F_STATIC:
+    vfe_err(c, call, "vp.static(...) is only for `for` loops");
+    vfe_hint(c, "write for i in vp.static(range(4)): ... to unroll the loop at compile time");
+    return (vfe_val){0};
+  case VFE_F_PRINT: return vfe_call_print(c, call, args, n);
   }
   return vfe_err(c, call, "%s() is not supported here", bi->name);
 }
@@ -389,12 +413,23 @@ vfe_val vfe_call(vfe_ctx *c, const vfe_node *call) {
   vfe_val ms;
   if (vfe_memsock_call(c, call, &ms)) /* pipe.fire(...): memsock.c */
     return ms;
-  vfe_val f = vfe_expr(c, vfe_get(call, "func"));
+  const vfe_node *fnode = vfe_get(call, "func");
+  vfe_val f;
+  if (vfe_ast_of(fnode) == VFE_AST_Attribute && vfe_get_str(fnode, "attr")) {
+    /* obj.method(...) of a struct (methods.c), else an attribute as usual */
+    vfe_val base = vfe_expr(c, vfe_get(fnode, "value")), r;
+    if (vfe_method_call(c, call, base, vfe_get_str(fnode, "attr"), &r))
+      return r;
+    vfe_set_loc(c, fnode);
+    f = vfe_attribute(c, fnode, base, vfe_get_str(fnode, "attr"));
+  } else {
+    f = vfe_expr(c, fnode);
+  }
   vfe_set_loc(c, call);
   switch (f.kind) {
   case VFE_V_ERR: return f;
   case VFE_V_BUILTIN: return vfe_call_builtin(c, call, f.bi);
-  case VFE_V_FUNC: return vfe_call_helper(c, call, f.helper);
+  case VFE_V_FUNC: return vfe_tuple_result(c, call, vfe_call_helper(c, call, f.helper));
   case VFE_V_CLASS: return vfe_construct_struct(c, call, f.st);
   default:
     vfe_err(c, call, "this is not a function");

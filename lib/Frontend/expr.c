@@ -357,7 +357,10 @@ static vfe_val unsupported(vfe_ctx *c, const vfe_node *e) {
   case VFE_AST_Starred: vfe_err(c, e, "*unpacking is not supported in kernels"); break;
   case VFE_AST_Await:
   case VFE_AST_Yield:
-  case VFE_AST_YieldFrom: vfe_err(c, e, "generators and coroutines are not supported in kernels"); break;
+  case VFE_AST_YieldFrom:
+    vfe_err(c, e, "generators and coroutines are not supported in kernels");
+    vfe_hint(c, "return the values from a helper (a tuple for several: return a, b)");
+    break;
   case VFE_AST_Slice: vfe_err(c, e, "slices other than x[:] are not supported"); break;
   default:
     vfe_err(c, e, "%s expressions are not supported in kernels",

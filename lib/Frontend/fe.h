@@ -5,8 +5,12 @@
  * the translation ends). frontend.c finds the kernel and declares the
  * module's interface; stmt.c, expr.c, call.c and func.c walk the Python AST
  * and build VIR; types.c holds the names of the language (types and
- * built-ins) and the typing rules. Out of memory anywhere longjmps back to
- * vfe_translate_json, which frees everything and reports it.
+ * built-ins) and the typing rules. The patterns a Taichi or Warp user
+ * writes have files of their own: builtins.c (Python's round/pow, math.*),
+ * tuples.c, static_loops.c (unrolled loops), locals.c (vp.Local), methods.c
+ * (struct methods), generic.c (bare vp.Buffer), ndbuf.c (vp.Buffer[T, N]).
+ * Out of memory anywhere longjmps back to vfe_translate_json, which frees
+ * everything and reports it.
  */
 #ifndef VULPY_FE_H
 #define VULPY_FE_H
@@ -117,6 +121,7 @@ typedef enum vfe_bkind {
   VFE_B_SHARED, /* vp.Shared[T, N...] */
   VFE_B_CONTROL, /* vp.Control: a control buffer (uint32 words, some named) */
   VFE_B_FUNC,   /* a built-in function; `op` says which */
+  VFE_B_LOCAL,  /* vp.Local[T, N]: a thread-private array (locals.c) */
 } vfe_bkind;
 
 typedef enum vfe_bfn {
@@ -150,6 +155,11 @@ typedef enum vfe_bfn {
   VFE_F_LEN,
   VFE_F_BITCAST,  /* bitcast(x, T) */
   VFE_F_KERNEL,   /* the decorators: vp.kernel, vp.func */
+  VFE_F_GRID_SYNC,  /* persistent programs (persistent.c) */
+  VFE_F_GRID_RANGE,
+  VFE_F_PY,       /* Python's round/pow and math.*: `op` says which (builtins.c) */
+  VFE_F_STATIC,   /* vp.static(...): only as a for loop's iterable */
+  VFE_F_PRINT,    /* vp.print(...): print.c */
 } vfe_bfn;
 
 typedef struct vfe_builtin {
@@ -192,6 +202,7 @@ typedef enum vfe_vkind {
   VFE_V_STR,
   VFE_V_TUPLE,   /* (a, b): only for unpacking and multi-index */
   VFE_V_TYPE,    /* a resolved non-builtin type (vp.Buffer[T] / class) */
+  VFE_V_MATH,    /* Python's math module (builtins.c) */
 } vfe_vkind;
 
 typedef enum vfe_root { VFE_R_BUFFER, VFE_R_SHARED, VFE_R_LOCAL, VFE_R_PUSH } vfe_root;
@@ -244,6 +255,9 @@ typedef struct vfe_array {
   bool control;
   const char **words;
   uint32_t nwords;
+  bool priv;        /* vp.Local[T, N]: a local of array type (locals.c) */
+  uint8_t ndim;     /* vp.Buffer[T, N]: N; 0 for a plain buffer (ndbuf.c) */
+  uint32_t shape_field, stride_field, offset_field; /* their push fields */
   /* a MemSock's frames (vp.MemSock[T]); `ring` its ring words (memsock.c) */
   bool memsock;
   vir_sym *ring;
@@ -272,6 +286,7 @@ typedef struct vfe_inst {
   vfe_val *args;      /* per parameter: VAL (type only) or ARRAY */
   vir_func *func;
   bool done;
+  bool self_out;      /* a method that changes self: the func returns the new self */
 } vfe_inst;
 
 typedef struct vfe_helper {
@@ -280,6 +295,7 @@ typedef struct vfe_helper {
   const char *file;      /* where it is (a helper may come from another file) */
   bool active;           /* being translated: a call now is recursion */
   bool bad_sig;          /* its parameter list was reported: later calls stay quiet */
+  bool method;           /* a method of a struct class: `self` first (methods.c) */
   bool fire_body;        /* named by a pipe.fire: inlined there, not a helper (memsock.c) */
   uint32_t ninst;
   vfe_inst *insts;
@@ -287,7 +303,9 @@ typedef struct vfe_helper {
 
 /* What a Python name is bound to inside a function. */
 typedef enum vfe_bind { VFE_BIND_LOCAL, VFE_BIND_SSA, VFE_BIND_LOOP, VFE_BIND_ARRAY,
-                        VFE_BIND_PUSH, VFE_BIND_POISON, VFE_BIND_DEAD } vfe_bind;
+                        VFE_BIND_PUSH, VFE_BIND_POISON, VFE_BIND_DEAD,
+                        VFE_BIND_VALUE /* a compile-time value: a static loop's variable, a tuple */
+} vfe_bind;
 
 typedef struct vfe_var {
   uint8_t bind;     /* vfe_bind */
@@ -297,6 +315,7 @@ typedef struct vfe_var {
   uint32_t field;   /* PUSH: field index */
   vir_type *type;
   uint32_t line;    /* where it got its type */
+  vfe_val *val;     /* VALUE */
 } vfe_var;
 
 /* The function being translated. */
@@ -311,7 +330,11 @@ typedef struct vfe_fn {
   uint32_t loop_depth;
   uint32_t ntemps;
   const char *file;
+  uint32_t static_base; /* loop_depth + 1 where a static loop's body began (0: none) */
+  vir_sym *self_local;  /* a method that changes self: its copy, returned at the end */
 } vfe_fn;
+
+#define VFE_MAX_TIME_LOOPS 16
 
 struct vfe_ctx {
   vp_arena arena;
@@ -330,11 +353,17 @@ struct vfe_ctx {
   vfe_fn *fn;            /* the function being translated */
   vir_builder b;
   vfe_array *assert_buf; /* _vp_assert, when debug asserts are on */
+  vfe_array *print_buf;  /* _vp_print, the ring of vp.print (print.c) */
   uint32_t nbindings;
   uint32_t depth;        /* expression nesting (a guard against deep trees) */
   bool too_deep;         /* reported in this expression: the deep node's siblings stay quiet */
   uint32_t helper_depth; /* helpers being translated, one inside another */
   vp_ptrvec arrays;      /* every vfe_array, for the access qualifiers */
+  /* persistent programs (persistent.c): persistent=True, and the time loops */
+  bool persistent;
+  uint32_t ntime_loops;
+  const vfe_node *time_loops[VFE_MAX_TIME_LOOPS];
+  vfe_map math_names;    /* aliases of Python's math module (builtins.c) */
   /* MemSock (memsock.c): fire bodies defined in the kernel, by name; the
    * fire bodies being translated; whether the kernel has a MemSock */
   vfe_map fire_bodies;
@@ -369,6 +398,8 @@ const char *vfe_vpname(vfe_ctx *c, const vir_type *t);
 vir_op *vfe_build(vfe_ctx *c, vir_opcode code, vir_type *t, uint32_t n, vir_value *const *ops);
 vir_value *vfe_build1(vfe_ctx *c, vir_opcode code, vir_type *t, vir_value *a);
 vir_value *vfe_build2(vfe_ctx *c, vir_opcode code, vir_type *t, vir_value *a, vir_value *b);
+/* vp.print(...) (print.c) */
+vfe_val vfe_call_print(vfe_ctx *c, const vfe_node *call, vfe_node **args, uint32_t n);
 vir_value *vfe_const_int(vfe_ctx *c, vir_type *t, int64_t v);
 vir_value *vfe_const_float(vfe_ctx *c, vir_type *t, double v);
 vir_value *vfe_const_bool(vfe_ctx *c, bool v);
@@ -537,6 +568,14 @@ vfe_array *vfe_declare_shared(vfe_ctx *c, const vfe_node *at, const char *name, 
 /* Adds a field to the push block (before it is declared). */
 uint32_t vfe_push_field(vfe_ctx *c, const vfe_node *at, const char *name, vir_type *t);
 
+/* Persistent programs (persistent.c): reads persistent=True and checks
+ * where grid_sync stands (before the body is translated); persistent.step
+ * at the top of a time loop's body; grid_sync and grid_range calls; a
+ * `for ... in vp.grid_range(...)` loop (false when `s` is not one). */
+void vfe_persistent_setup(vfe_ctx *c, const vfe_node *def);
+void vfe_persistent_loop_body(vfe_ctx *c, const vfe_node *s, vir_region *body);
+vfe_val vfe_persistent_call(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi);
+bool vfe_persistent_for(vfe_ctx *c, const vfe_node *s);
 /* A buffer parameter of the kernel (kernel.c). */
 vfe_array *vfe_add_buffer(vfe_ctx *c, const vfe_node *at, const char *name, vir_type *elem);
 
@@ -554,5 +593,54 @@ void vfe_memsock_check_read(vfe_ctx *c, const vfe_place *p);
 
 /* The hint for a missing cast: "vp.uint32(x)". */
 const char *vfe_cast_hint(vfe_ctx *c, const vir_type *to, const vfe_node *expr);
+
+/* guard.c: in a kernel that calls vp.barrier(), the dispatch guard's early
+ * return (`guard_if`) becomes predication of the buffer accesses. */
+void vfe_guard_barriers(vfe_ctx *c, vir_func *kernel, vir_op *guard_if);
+/* ===== language patterns: builtins.c, static_loops.c, tuples.c, locals.c,
+ * methods.c, generic.c, ndbuf.c (docs/language.md, "Patterns from Taichi and Warp") */
+
+/* Python's own built-ins (round, pow) with Python's semantics, by their
+ * bare name; NULL for others. vp.round and vp.pow stay GLSL's. */
+const vfe_builtin *vfe_py_builtin(const char *name);
+/* `math.NAME` (also `from math import NAME`): a function, or a constant
+ * literal (pi, e, tau, inf, nan); ERR with a message when unknown. */
+vfe_val vfe_math_attr(vfe_ctx *c, const vfe_node *at, const char *name);
+/* A call of a VFE_F_PY built-in. */
+vfe_val vfe_call_py(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi);
+/* `for` over a compile-time sequence (vp.static(range(..)), a tuple,
+ * enumerate, zip): unrolled; false when `s` is an ordinary loop. */
+bool vfe_static_for(vfe_ctx *c, const vfe_node *s);
+/* `return a, b` in a helper: the tuple packed into its return struct. */
+vir_value *vfe_tuple_return(vfe_ctx *c, const vfe_node *at, vfe_val v);
+/* A helper's result: a returned tuple is unpacked back into a tuple. */
+vfe_val vfe_tuple_result(vfe_ctx *c, const vfe_node *call, vfe_val r);
+/* `NAME = vp.Local[T, N]` (a private array); false when `s` is not one. */
+bool vfe_local_decl(vfe_ctx *c, const vfe_node *s, const vfe_node *target, const vfe_node *value);
+/* acc[i] of a private array: the element's place. */
+vfe_val vfe_local_index(vfe_ctx *c, const vfe_node *e, vfe_array *a);
+/* The methods of a struct class, registered as helpers "Class.name". */
+void vfe_scan_methods(vfe_ctx *c, const vfe_node *cls);
+/* obj.name(...) where obj is a struct (or Class.name(obj, ...)): a method
+ * call, in *out; false when `name` is no method (an ordinary call). */
+bool vfe_method_call(vfe_ctx *c, const vfe_node *call, vfe_val base, const char *name, vfe_val *out);
+/* A helper call whose first parameter is given as a value (a method's self). */
+vfe_val vfe_call_helper_self(vfe_ctx *c, const vfe_node *call, vfe_helper *h, const vfe_val *self,
+                             bool *self_out);
+/* Whether an annotation is a bare vp.Buffer (a generic kernel's buffer). */
+bool vfe_is_generic_buffer(vfe_ctx *c, const vfe_node *ann);
+/* Its element type, from the document's "buffer_dtypes" option; NULL with
+ * an error when the call gave none (generic.c). */
+vir_type *vfe_generic_buffer_type(vfe_ctx *c, const vfe_node *p, const char *name);
+/* N-d buffers (ndbuf.c): `vp.Buffer[T, N]` (true when ann's slice is a
+ * tuple; *elem NULL after an error), its hidden push fields, a[i, j],
+ * a.shape / a.ndim, and one extent. */
+bool vfe_nd_annotation(vfe_ctx *c, const vfe_node *ann, vir_type **elem, uint32_t *ndim);
+void vfe_nd_declare(vfe_ctx *c, const vfe_node *p, const char *name, vfe_array *a, uint32_t ndim);
+vfe_val vfe_nd_index(vfe_ctx *c, const vfe_node *e, vfe_array *a);
+vfe_val vfe_nd_attribute(vfe_ctx *c, const vfe_node *at, vfe_array *a, const char *attr);
+vir_value *vfe_nd_extent(vfe_ctx *c, vfe_array *a, int axis);
+/* t[k] of a tuple with a constant k. */
+vfe_val vfe_tuple_index(vfe_ctx *c, const vfe_node *e, vfe_val t, vfe_val k);
 
 #endif /* VULPY_FE_H */

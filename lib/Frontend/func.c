@@ -98,6 +98,13 @@ static void translate_inst(vfe_ctx *c, const vfe_node *call, vfe_helper *h, vfe_
           longjmp(c->oom, 1);
         vfe_place p = {.root = VFE_R_LOCAL, .sym = v->local, .type = arg->type};
         vfe_store(c, &p, arg);
+        if (h->method && i == 0 && arg->type->kind == VIR_TY_STRUCT) {
+          /* a method that changes self: the func returns the new self,
+           * which the call stores back (methods.c) */
+          fn.self_local = v->local;
+          in->self_out = true;
+          fn.f->ret = arg->type;
+        }
       } else {
         v->bind = VFE_BIND_SSA;
         v->value = arg;
@@ -108,8 +115,11 @@ static void translate_inst(vfe_ctx *c, const vfe_node *call, vfe_helper *h, vfe_
   vfe_stmts(c, body, n);
   if (!fn.ret)
     fn.ret = vir_ty_void(c->m);
-  fn.f->ret = fn.ret;
-  if (fn.ret->kind != VIR_TY_VOID && !always_returns(body, n) && !vfe_region_terminated(c)) {
+  fn.f->ret = fn.self_local ? fn.self_local->type : fn.ret;
+  if (fn.self_local && !vfe_region_terminated(c)) {
+    vir_value *s = vfe_local_load(c, fn.self_local);
+    vfe_build(c, VIR_OP_RETURN, NULL, 1, &s);
+  } else if (fn.ret->kind != VIR_TY_VOID && !always_returns(body, n) && !vfe_region_terminated(c)) {
     vfe_err(c, def, "helper '%s' can reach its end without returning a value", h->name);
     vfe_hint(c, "end every path with `return ...`");
   } else if (fn.ret->kind == VIR_TY_VOID && !vfe_region_terminated(c)) {
@@ -122,6 +132,11 @@ static void translate_inst(vfe_ctx *c, const vfe_node *call, vfe_helper *h, vfe_
 }
 
 vfe_val vfe_call_helper(vfe_ctx *c, const vfe_node *call, vfe_helper *h) {
+  return vfe_call_helper_self(c, call, h, NULL, NULL);
+}
+
+vfe_val vfe_call_helper_self(vfe_ctx *c, const vfe_node *call, vfe_helper *h, const vfe_val *self,
+                             bool *self_out) {
   const vfe_node *def = h->def;
   if (h->active) {
     vfe_err(c, call, "'%s' calls itself (directly or through other helpers)", h->name);
@@ -164,12 +179,18 @@ vfe_val vfe_call_helper(vfe_ctx *c, const vfe_node *call, vfe_helper *h) {
   vfe_node **cargs = vfe_get_list(call, "args", &na);
   vfe_node **kws = vfe_get_list(call, "keywords", &nk);
   const vfe_node *given[64] = {0};
-  if (na > np)
-    return vfe_err(c, call, "%s() takes %u argument%s, got %u", h->name, np, np == 1 ? "" : "s", na);
+  uint32_t first = self ? 1 : 0; /* a method's self is given already */
+  if (self && np == 0)
+    return vfe_err(c, call, "method %s() has no self parameter", h->name);
+  if (na + first > np)
+    return vfe_err(c, call, "%s() takes %u argument%s, got %u", h->name, np - first,
+                   np - first == 1 ? "" : "s", na);
+  if (self)
+    given[0] = call;
   for (uint32_t i = 0; i < na; i++) {
     if (vfe_ast_of(cargs[i]) == VFE_AST_Starred)
       return vfe_err(c, cargs[i], "*arguments are not supported in kernels");
-    given[i] = cargs[i];
+    given[i + first] = cargs[i];
   }
   for (uint32_t k = 0; k < nk; k++) {
     const char *kn = vfe_get_str(kws[k], "arg");
@@ -197,10 +218,16 @@ vfe_val vfe_call_helper(vfe_ctx *c, const vfe_node *call, vfe_helper *h) {
   uint32_t nvals = 0;
   for (uint32_t i = 0; i < np; i++) {
     const vfe_node *ann = vfe_get(params[i], "annotation");
-    vfe_val a = vfe_expr(c, given[i]);
+    vfe_val a = self && i == 0 ? *self : vfe_expr(c, given[i]);
     if (a.kind == VFE_V_ERR)
       return a;
     const char *pname = vfe_get_str(params[i], "arg");
+    if (a.kind == VFE_V_ARRAY && a.arr->priv) {
+      vfe_err(c, given[i], "private array '%s' cannot be passed to a helper (it is the caller's local)",
+              a.arr->sym->name);
+      vfe_hint(c, "pass its elements, or return values from the helper and store them");
+      return (vfe_val){0};
+    }
     if (a.kind == VFE_V_ARRAY) {
       if (ann && vfe_ast_of(ann) != VFE_AST_Subscript)
         return vfe_err(c, given[i], "argument '%s' of %s() is annotated as a value; got an array",
@@ -250,6 +277,8 @@ vfe_val vfe_call_helper(vfe_ctx *c, const vfe_node *call, vfe_helper *h) {
   }
   if (!in->func || !in->done)
     return (vfe_val){0};
+  if (self_out)
+    *self_out = in->self_out;
   vfe_set_loc(c, call);
   vir_type *rt = in->func->ret;
   vir_op *op = vfe_build(c, VIR_OP_CALL, rt, nvals, vals);

@@ -2,8 +2,9 @@
  * constants, classes and functions; which function is the kernel; its local
  * size; its interface (storage buffers in parameter order, the push block
  * from `class PushConstants`, then the scalar parameters, then the hidden
- * `_vp_count` of the dispatch guard); the guard itself; and the buffers'
- * access qualifiers from their use.
+ * `_vp_count` of the dispatch guard); the guard itself (an early return;
+ * guard.c replaces it in kernels with a barrier); and the buffers' access
+ * qualifiers from their use.
  */
 #include <string.h>
 
@@ -37,6 +38,8 @@ void vfe_scan_module(vfe_ctx *c) {
         const char *as = vfe_get_str(names[k], "asname");
         if (is_vulpy(mod))
           vfe_map_put(c, &c->vp_names, as ? as : mod, (void *)1);
+        else if (mod && strcmp(mod, "math") == 0) /* Python's math (builtins.c) */
+          vfe_map_put(c, &c->math_names, as ? as : mod, (void *)1);
         else if (as || mod)
           new_global(c, as ? as : mod, VFE_G_OTHER, s);
       }
@@ -49,6 +52,21 @@ void vfe_scan_module(vfe_ctx *c) {
         if (!nm)
           continue;
         if (!is_vulpy(vfe_get_str(s, "module"))) {
+          const char *from = vfe_get_str(s, "module");
+          if (from && strcmp(from, "math") == 0 && strcmp(nm, "*") != 0) {
+            /* from math import sqrt, pi: a function or a literal */
+            vfe_val mv = vfe_math_attr(c, names[k], nm);
+            vfe_global *g = new_global(c, as ? as : nm, VFE_G_OTHER, s);
+            if (mv.kind == VFE_V_BUILTIN) {
+              vfe_map_put(c, &c->from_names, as ? as : nm, (void *)mv.bi);
+              vfe_map_put(c, &c->globals, as ? as : nm, NULL);
+            } else if (mv.kind == VFE_V_FLOAT) {
+              g->kind = VFE_G_CONST;
+              g->evaluated = true;
+              g->value = mv;
+            }
+            continue;
+          }
           if (strcmp(nm, "*") != 0)
             new_global(c, as ? as : nm, VFE_G_OTHER, s);
           continue;
@@ -69,6 +87,7 @@ void vfe_scan_module(vfe_ctx *c) {
       break;
     case VFE_AST_ClassDef:
       new_global(c, vfe_get_str(s, "name"), VFE_G_CLASS, s);
+      vfe_scan_methods(c, s); /* methods.c */
       break;
     case VFE_AST_FunctionDef: {
       const char *nm = vfe_get_str(s, "name");
@@ -110,8 +129,9 @@ void vfe_scan_module(vfe_ctx *c) {
   if (consts && consts->kind == VFE_J_OBJ)
     for (uint32_t i = 0; i < consts->len; i++) {
       const char *kind = vfe_get_str(consts->items[i], "kind");
-      bool number = kind && (strcmp(kind, "int") == 0 || strcmp(kind, "float") == 0 ||
-                             strcmp(kind, "bool") == 0);
+      bool number = (kind && (strcmp(kind, "int") == 0 || strcmp(kind, "float") == 0 ||
+                              strcmp(kind, "bool") == 0)) ||
+                    vfe_ast_of(consts->items[i]) == VFE_AST_Tuple; /* a tuple of numbers */
       if (!vfe_map_get(&c->globals, consts->keys[i]))
         new_global(c, consts->keys[i], number ? VFE_G_CONST : VFE_G_OTHER, consts->items[i]);
     }
@@ -257,14 +277,18 @@ vfe_array *vfe_declare_shared(vfe_ctx *c, const vfe_node *at, const char *name, 
 }
 
 /* The element type of `vp.Buffer[T]`, or NULL when `ann` is not one. */
-static vir_type *buffer_annotation(vfe_ctx *c, const vfe_node *ann, bool *is_buffer) {
+static vir_type *buffer_annotation(vfe_ctx *c, const vfe_node *ann, bool *is_buffer, uint32_t *ndim) {
   *is_buffer = false;
+  *ndim = 0;
   if (vfe_ast_of(ann) != VFE_AST_Subscript)
     return NULL;
   vfe_val base = vfe_expr(c, vfe_get(ann, "value"));
   if (base.kind != VFE_V_BUILTIN || base.bi->kind != VFE_B_BUFFER)
     return NULL;
   *is_buffer = true;
+  vir_type *nd_elem;
+  if (vfe_nd_annotation(c, ann, &nd_elem, ndim)) /* vp.Buffer[T, N] (ndbuf.c) */
+    return nd_elem;
   vir_type *t = vfe_type_of_annotation(c, vfe_get(ann, "slice"));
   if (t && vir_ty_is_bool(t)) {
     vfe_err(c, ann, "a buffer of bool has no layout the host agrees on");
@@ -426,7 +450,12 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
         continue;
       }
       bool is_buffer = false, is_control = control_annotation(c, ann);
-      vir_type *elem = is_control ? vir_ty_uint(c->m, 32) : buffer_annotation(c, ann, &is_buffer);
+      uint32_t ndim = 0;
+      vir_type *elem = is_control ? vir_ty_uint(c->m, 32) : buffer_annotation(c, ann, &is_buffer, &ndim);
+      if (!is_control && !is_buffer && vfe_is_generic_buffer(c, ann)) { /* generic.c */
+        is_buffer = true;
+        elem = vfe_generic_buffer_type(c, p, name);
+      }
       is_buffer = is_buffer || is_control;
       vfe_var *v = vfe_alloc(c, sizeof *v);
       v->line = p->line;
@@ -444,6 +473,8 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
         } else {
           v->bind = VFE_BIND_ARRAY;
           v->arr = vfe_add_buffer(c, p, name, elem);
+          if (ndim)
+            vfe_nd_declare(c, p, name, v->arr, ndim);
         }
       } else {
         vir_type *t = vfe_type_of_annotation(c, ann);
@@ -458,7 +489,7 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
   const vfe_node *ret = vfe_get(def, "returns");
   if (ret && !(vfe_ast_of(ret) == VFE_AST_Constant && !vfe_get(ret, "value")))
     vfe_err(c, ret, "a kernel returns nothing; results go to its buffers");
-  if (c->opts->dispatch_guard) {
+  if (c->opts->dispatch_guard && !c->persistent) { /* every invocation joins a grid sync */
     vir_type *u32 = vir_ty_uint(c->m, 32);
     c->count_field = vfe_push_field(c, def, "_vp_count", vir_ty_vec(c->m, u32, 3));
   }
@@ -470,9 +501,9 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
 
 /* if any(global_id >= _vp_count) { return }: dispatch=N runs N invocations
  * even when N is not a multiple of the local size. */
-static void dispatch_guard(vfe_ctx *c, const vfe_node *def) {
+static vir_op *dispatch_guard(vfe_ctx *c, const vfe_node *def) {
   if (!c->push || c->count_field == UINT32_MAX)
-    return;
+    return NULL;
   vfe_set_loc(c, def);
   vir_type *u32 = vir_ty_uint(c->m, 32), *v3 = vir_ty_vec(c->m, u32, 3);
   vir_value *gid = vir_result(vfe_build(c, VIR_OP_GLOBAL_ID, v3, 0, NULL));
@@ -488,6 +519,7 @@ static void dispatch_guard(vfe_ctx *c, const vfe_node *def) {
   vir_builder_at_end(&c->b, &iff->regions[0]);
   vfe_build(c, VIR_OP_RETURN, NULL, 0, NULL);
   c->b = save;
+  return iff;
 }
 
 void vfe_translate_kernel(vfe_ctx *c, const vfe_node *def, const char *name) {
@@ -495,6 +527,7 @@ void vfe_translate_kernel(vfe_ctx *c, const vfe_node *def, const char *name) {
   c->fn = &fn;
   uint32_t ls[3];
   local_size(c, def, ls);
+  vfe_persistent_setup(c, def);
   declare_interface(c, def, &fn);
   fn.f = vir_add_func(c->m, vfe_mstrdup(c, name), true, vir_ty_void(c->m), 0, NULL, NULL,
                       vfe_loc(c, def));
@@ -504,13 +537,14 @@ void vfe_translate_kernel(vfe_ctx *c, const vfe_node *def, const char *name) {
   c->b = (vir_builder){.m = c->m, .f = fn.f, .loc = vfe_loc(c, def)};
   vir_builder_at_end(&c->b, &fn.f->body);
   /* A kernel with a MemSock gets no early return: every invocation must
-   * reach each fire (docs/memsock.md) */
-  if (c->opts->dispatch_guard && !c->has_memsock)
-    dispatch_guard(c, def);
+   * reach each fire (docs/memsock.md); nor does a persistent one */
+  vir_op *guard = c->opts->dispatch_guard && !c->persistent && !c->has_memsock
+                      ? dispatch_guard(c, def) : NULL;
   uint32_t n;
   vfe_node **body = vfe_get_list(def, "body", &n);
   vfe_count_assigns(c, &fn, body, n);
   vfe_stmts(c, body, n);
+  vfe_guard_barriers(c, fn.f, guard); /* no early return before a barrier */
   c->fn = NULL;
 }
 

@@ -41,6 +41,21 @@ static vfe_val const_eval(vfe_ctx *c, const vfe_node *e, vir_type **type) {
   switch (vfe_ast_of(e)) {
   case VFE_AST_Constant: return vfe_constant(c, e);
   case VFE_AST_Name: return lookup_const(c, e, vfe_get_str(e, "id"), type);
+  case VFE_AST_Tuple: {
+    /* W = (0.25, 0.5, 0.25): a tuple of constants, for unrolled loops and
+     * W[k] (static_loops.c, tuples.c); no VIR declaration of its own */
+    uint32_t n;
+    vfe_node **elts = vfe_get_list(e, "elts", &n);
+    vfe_val t = {.kind = VFE_V_TUPLE, .nelems = n};
+    t.elems = vfe_alloc(c, (n ? n : 1) * sizeof *t.elems);
+    for (uint32_t i = 0; i < n; i++) {
+      vir_type *et = NULL;
+      t.elems[i] = const_eval(c, elts[i], &et);
+      if (t.elems[i].kind == VFE_V_ERR)
+        return t.elems[i];
+    }
+    return t;
+  }
   case VFE_AST_UnaryOp: {
     vfe_val v = const_eval(c, vfe_get(e, "operand"), type);
     if (v.kind != VFE_V_INT && v.kind != VFE_V_FLOAT && v.kind != VFE_V_BOOL)
@@ -115,6 +130,12 @@ static vfe_val eval_global(vfe_ctx *c, vfe_global *g, const char *name, vir_type
   vfe_val v = const_eval(c, g->node, &t);
   if (v.kind == VFE_V_ERR)
     return v;
+  if (v.kind == VFE_V_TUPLE) {
+    if (g->ann)
+      return vfe_err(c, g->ann, "a module-level tuple takes its elements' types; leave out the annotation");
+    *type = NULL;
+    return v;
+  }
   if (v.kind != VFE_V_INT && v.kind != VFE_V_FLOAT && v.kind != VFE_V_BOOL)
     return vfe_err(c, g->node, "module-level '%s' is not a number", name);
   if (g->ann) {
@@ -232,6 +253,7 @@ vfe_val vfe_name(vfe_ctx *c, const vfe_node *n, const char *id) {
       case VFE_BIND_SSA:
       case VFE_BIND_LOOP: return (vfe_val){.kind = VFE_V_VAL, .v = v->value, .type = v->type};
       case VFE_BIND_ARRAY: return (vfe_val){.kind = VFE_V_ARRAY, .arr = v->arr};
+      case VFE_BIND_VALUE: return *v->val; /* an unrolled loop's variable, a tuple */
       case VFE_BIND_DEAD:
         vfe_err(c, n, "'%s' is a loop variable (line %u); it has no value after its loop", id, v->line);
         vfe_hint(c, "copy it to a variable inside the loop if you need it afterwards");
@@ -281,14 +303,18 @@ vfe_val vfe_name(vfe_ctx *c, const vfe_node *n, const char *id) {
     return (vfe_val){.kind = VFE_V_BUILTIN, .bi = bi};
   if (strcmp(id, "pc") == 0 && c->push)
     return (vfe_val){.kind = VFE_V_PUSH};
-  bi = vfe_builtin_find(id);
-  if (bi)
-    return (vfe_val){.kind = VFE_V_BUILTIN, .bi = bi};
-  if (strcmp(id, "print") == 0) {
+  if (vfe_map_get(&c->math_names, id)) /* import math (builtins.c) */
+    return (vfe_val){.kind = VFE_V_MATH};
+  if (strcmp(id, "print") == 0) { /* the built-in is vp.print (print.c) */
     vfe_err(c, n, "print() is not available in kernels");
-    vfe_hint(c, "write values to a buffer and print them on the host");
+    vfe_hint(c, "use vp.print(...): it prints after the dispatch");
     return (vfe_val){0};
   }
+  bi = vfe_py_builtin(id);              /* Python's round, pow */
+  if (!bi)
+    bi = vfe_builtin_find(id);
+  if (bi)
+    return (vfe_val){.kind = VFE_V_BUILTIN, .bi = bi};
   if (strcmp(id, "pc") == 0) {
     vfe_err(c, n, "'pc' names the push constants, but this kernel has none");
     vfe_hint(c, "declare them in `class PushConstants:`, e.g. N: vp.uint32");

@@ -74,6 +74,13 @@ static void count_body(vfe_ctx *c, vfe_fn *fn, vfe_node **body, uint32_t n, uint
       break;
     }
     case VFE_AST_AugAssign: count_target(c, fn, vfe_get(s, "target"), nested | VFE_A_VAR); break;
+    case VFE_AST_Expr: {
+      /* q.step(dt) may be a method that changes q (methods.c): q is a local */
+      const vfe_node *v = vfe_get(s, "value");
+      if (vfe_ast_of(v) == VFE_AST_Call && vfe_ast_of(vfe_get(v, "func")) == VFE_AST_Attribute)
+        count_target(c, fn, vfe_get(v, "func"), nested);
+      break;
+    }
     case VFE_AST_AnnAssign:
       count_target(c, fn, vfe_get(s, "target"),
                    nested | (vfe_get(s, "value") && !is_var_call(c, vfe_get(s, "value")) ? 0 : VFE_A_VAR));
@@ -133,12 +140,16 @@ static void stmt_if(vfe_ctx *c, const vfe_node *s) {
 /* for NAME in range(stop) | range(start, stop[, step]) */
 static void stmt_for(vfe_ctx *c, const vfe_node *s) {
   const vfe_node *target = vfe_get(s, "target"), *iter = vfe_get(s, "iter");
+  if (vfe_static_for(c, s)) /* unrolled at compile time (static_loops.c) */
+    return;
   uint32_t n, nk, nelse;
   vfe_get_list(s, "orelse", &nelse);
   if (nelse) {
     vfe_err(c, s, "for ... else is not supported");
     return;
   }
+  if (vfe_persistent_for(c, s))
+    return;
   const char *id = vfe_ast_of(target) == VFE_AST_Name ? vfe_get_str(target, "id") : NULL;
   if (!id) {
     vfe_err(c, target, "a for loop's target is one name");
@@ -230,6 +241,7 @@ static void stmt_for(vfe_ctx *c, const vfe_node *s) {
   uint32_t nb;
   vfe_node **body = vfe_get_list(s, "body", &nb);
   c->fn->loop_depth++;
+  vfe_persistent_loop_body(c, s, &loop->regions[0]);
   body_into(c, &loop->regions[0], body, nb);
   c->fn->loop_depth--;
   /* After the loop the name is not a value (Python would keep the last one;
@@ -251,6 +263,7 @@ static void stmt_while(vfe_ctx *c, const vfe_node *s) {
   if (vfe_ast_of(test) == VFE_AST_Constant && tv && tv->kind == VFE_J_BOOL && tv->b) {
     /* while True: a loop left by break or return */
     vir_op *loop = vfe_build(c, VIR_OP_LOOP, NULL, 0, NULL);
+    vfe_persistent_loop_body(c, s, &loop->regions[0]);
     body_into(c, &loop->regions[0], body, nb);
   } else {
     vir_op *loop = vfe_build(c, VIR_OP_WHILE, NULL, 0, NULL);
@@ -262,6 +275,7 @@ static void stmt_while(vfe_ctx *c, const vfe_node *s) {
     vfe_set_loc(c, test);
     vfe_build(c, VIR_OP_CONDITION, NULL, 1, &cond);
     c->b = save;
+    vfe_persistent_loop_body(c, s, &loop->regions[1]);
     body_into(c, &loop->regions[1], body, nb);
   }
   c->fn->loop_depth--;
@@ -276,6 +290,17 @@ static void stmt_return(vfe_ctx *c, const vfe_node *s) {
       return;
     }
     vfe_build(c, VIR_OP_RETURN, NULL, 0, NULL);
+    return;
+  }
+  if (fn->self_local) { /* a method that changes self returns the new self (methods.c) */
+    if (v) {
+      vfe_err(c, v, "method '%s' changes self, so it cannot also return a value", fn->helper->name);
+      vfe_hint(c, "return the new values instead of assigning self's fields, or write them to a buffer");
+      return;
+    }
+    fn->ret = vir_ty_void(c->m);
+    vir_value *sv = vfe_local_load(c, fn->self_local);
+    vfe_build(c, VIR_OP_RETURN, NULL, 1, &sv);
     return;
   }
   if (!v) {
@@ -293,10 +318,14 @@ static void stmt_return(vfe_ctx *c, const vfe_node *s) {
             fn->ret_annotated ? "is annotated to return" : "returned");
     return;
   }
-  if (fn->ret)
-    x = vfe_expr_as(c, v, fn->ret, VFE_WHAT("return value of '%s'", fn->helper->name));
+  vfe_val rv = vfe_expr(c, v);
+  vfe_set_loc(c, v);
+  if (rv.kind == VFE_V_TUPLE) /* return a, b (tuples.c) */
+    x = vfe_tuple_return(c, v, rv);
+  else if (fn->ret)
+    x = vfe_coerce(c, v, rv, fn->ret, VFE_WHAT("return value of '%s'", fn->helper->name));
   else
-    x = vfe_rvalue(c, v, vfe_expr(c, v));
+    x = vfe_rvalue(c, v, rv);
   if (!x)
     return;
   if (!fn->ret) {
@@ -408,8 +437,13 @@ static void stmt(vfe_ctx *c, const vfe_node *s) {
   case VFE_AST_Pass: break;
   case VFE_AST_Break:
   case VFE_AST_Continue:
-    if (!c->fn->loop_depth) {
+    if (!c->fn->loop_depth && c->fn->static_base != 1) {
       vfe_err(c, s, "'%s' outside a loop", vfe_ast_of(s) == VFE_AST_Break ? "break" : "continue");
+      break;
+    }
+    if (c->fn->static_base == c->fn->loop_depth + 1) { /* static_loops.c */
+      vfe_err(c, s, "'%s' in a loop unrolled at compile time", vfe_ast_of(s) == VFE_AST_Break ? "break" : "continue");
+      vfe_hint(c, "the unrolled copies are not a loop; guard the rest of the body with if");
       break;
     }
     vfe_build(c, vfe_ast_of(s) == VFE_AST_Break ? VIR_OP_BREAK : VIR_OP_CONTINUE, NULL, 0, NULL);

@@ -90,6 +90,12 @@ static const vfe_builtin builtins[] = {
     /* the rest */
     F("var", VAR, CONST), PY("range", RANGE, FOR), PY("len", LEN, BUFFER_LEN),
     F("bitcast", BITCAST, BITCAST), F("kernel", KERNEL, CONST), F("func", KERNEL, CONST),
+    /* persistent programs */
+    F("grid_sync", GRID_SYNC, PERSIST_GRID_SYNC), F("grid_range", GRID_RANGE, FOR),
+    /* the kernel-language patterns (static_loops.c) */
+    F("static", STATIC, CONST),
+    {"Local", VFE_B_LOCAL, 0, 0, 0, 0, 0, 0, false}, /* locals.c */
+    F("print", PRINT, CONST), /* issue 20: print.c */
 };
 
 #undef T
@@ -461,9 +467,25 @@ vir_struct *vfe_declare_class(vfe_ctx *c, vfe_global *g, const char *name) {
       continue; /* docstring */
     if (k == VFE_AST_Pass)
       continue;
-    if (k == VFE_AST_FunctionDef || k == VFE_AST_AsyncFunctionDef) {
-      vfe_err(c, s, "class %s has a method; kernel structs hold data only", name);
-      vfe_hint(c, "write a plain function that takes the struct instead");
+    if (k == VFE_AST_FunctionDef) {
+      /* a method: a helper with self first (methods.c); the special ones
+       * (__init__, __add__, ...) have no meaning for a kernel struct */
+      const char *mname = vfe_get_str(s, "name");
+      uint32_t nd;
+      vfe_get_list(s, "decorator_list", &nd);
+      if (mname && strncmp(mname, "__", 2) == 0) {
+        vfe_err(c, s, "class %s defines %s; kernel structs are built from their fields", name, mname);
+        vfe_hint(c, "call %s(field=..., ...) to build one; write other operations as methods", name);
+        ok = false;
+      } else if (nd) {
+        vfe_err(c, s, "method %s.%s has a decorator; kernel struct methods are plain functions of self",
+                name, mname ? mname : "?");
+        ok = false;
+      }
+      continue;
+    }
+    if (k == VFE_AST_AsyncFunctionDef) {
+      vfe_err(c, s, "class %s has an async method; kernels have no coroutines", name);
       ok = false;
       continue;
     }

@@ -36,7 +36,7 @@ bool vfe_region_is_pure(const vir_region *r) {
   for (const vir_op *op = r->first; op; op = op->next) {
     if (vir_op_infos[op->code].flags & VIR_F_PURE)
       continue;
-    if (op->code == VIR_OP_LOCAL_LOAD)
+    if (op->code == VIR_OP_LOCAL_LOAD || op->code == VIR_OP_LOCAL_LOAD_AT) /* clamped: never faults */
       continue;
     return false;
   }
@@ -90,8 +90,12 @@ vir_value *vfe_load(vfe_ctx *c, const vfe_place *p) {
   vfe_memsock_check_read(c, p);
   /* a named control word: the host or other workgroups write it while the
    * kernel runs, so every read is an atomic load (acquire, device scope) */
-  vir_op *op = vfe_build(c, p->atomic ? VIR_OP_ATOMIC_LOAD : load[p->root], p->type, idx ? 1 : 0,
-                         idx ? &idx : NULL);
+  vir_opcode code = p->atomic ? VIR_OP_ATOMIC_LOAD
+                    : p->root == VFE_R_LOCAL && idx ? VIR_OP_LOCAL_LOAD_AT /* vp.Local */
+                                                    : load[p->root];
+  if (p->atomic && c->persistent) /* the grid-uniform snapshot of the last grid sync */
+    code = VIR_OP_PERSIST_CONTROL;
+  vir_op *op = vfe_build(c, code, p->type, idx ? 1 : 0, idx ? &idx : NULL);
   if (p->atomic) {
     op->attr.scope = VIR_SCOPE_DEVICE;
     op->attr.sem = VIR_SEM_ACQUIRE;
@@ -107,7 +111,9 @@ vir_value *vfe_load(vfe_ctx *c, const vfe_place *p) {
 void vfe_store(vfe_ctx *c, const vfe_place *p, vir_value *v) {
   vir_value *ops[2] = {p->index, v};
   vir_op *op;
-  if (p->root == VFE_R_LOCAL) {
+  if (p->root == VFE_R_LOCAL && p->index) { /* an element of a vp.Local */
+    op = vfe_build(c, VIR_OP_LOCAL_STORE_AT, NULL, 2, ops);
+  } else if (p->root == VFE_R_LOCAL) {
     op = vfe_build(c, VIR_OP_LOCAL_STORE, NULL, 1, &v);
   } else if (p->atomic) { /* a named control word: atomic store (release, device scope) */
     op = vfe_build(c, VIR_OP_ATOMIC_STORE, NULL, 2, ops);
@@ -148,8 +154,8 @@ vir_value *vfe_use(vfe_ctx *c, const vfe_node *at, vfe_val v) {
     return vir_result(op);
   }
   case VFE_V_ARRAY:
-    vfe_err(c, at, "%s '%s' is not a value", v.arr->shared ? "shared array" : "buffer",
-            v.arr->sym->name);
+    vfe_err(c, at, "%s '%s' is not a value",
+            v.arr->priv ? "private array" : v.arr->shared ? "shared array" : "buffer", v.arr->sym->name);
     vfe_hint(c, "index it: %s[i]", v.arr->sym->name);
     return NULL;
   case VFE_V_PUSH:
@@ -157,6 +163,7 @@ vir_value *vfe_use(vfe_ctx *c, const vfe_node *at, vfe_val v) {
     vfe_hint(c, "read one field: pc.NAME");
     return NULL;
   case VFE_V_VP: vfe_err(c, at, "the vulpy module is not a value"); return NULL;
+  case VFE_V_MATH: vfe_err(c, at, "the math module is not a value"); return NULL;
   case VFE_V_BUILTIN:
     if (v.bi->kind == VFE_B_FUNC) {
       vfe_err(c, at, "'%s' is a function, not a value", v.bi->name);

@@ -210,6 +210,8 @@ vir_type *vir_infer_type(vir_module *m, vir_opcode code, uint32_t nopnd, vir_val
   case VIR_OP_SUBGROUP_SIZE:
   case VIR_OP_SUBGROUP_ID:
   case VIR_OP_NUM_SUBGROUPS:
+  case VIR_OP_PERSIST_GROUP_ID:
+  case VIR_OP_PERSIST_NUM_GROUPS:
   case VIR_OP_BUFFER_LEN: return u32(m);
   case VIR_OP_SG_BALLOT: return vir_ty_vec(m, u32(m), 4);
   case VIR_OP_SG_ELECT: return vir_ty_bool(m);

@@ -284,12 +284,22 @@ static bool parse_path(parser *p, const vir_type *t, vir_attr *a) {
   }
 }
 
+/* The type an access path starts from: an indexed local's element. */
+static const vir_type *access_base(vir_opcode code, const vir_sym *sym) {
+  const vir_type *t = vir_sym_path_base(sym);
+  if ((code == VIR_OP_LOCAL_LOAD_AT || code == VIR_OP_LOCAL_STORE_AT) && t && t->kind == VIR_TY_ARRAY)
+    return t->elem;
+  return t;
+}
+
 static bool op_has_index(vir_opcode c) {
   switch (c) {
   case VIR_OP_BUFFER_LOAD:
   case VIR_OP_BUFFER_STORE:
   case VIR_OP_SHARED_LOAD:
-  case VIR_OP_SHARED_STORE: return true;
+  case VIR_OP_SHARED_STORE:
+  case VIR_OP_LOCAL_LOAD_AT:
+  case VIR_OP_LOCAL_STORE_AT: return true;
   default: return vir_op_info_of(c)->attr == VIR_ATTR_ATOMIC;
   }
 }
@@ -304,7 +314,8 @@ static bool parse_access(parser *p, vir_opcode code, vir_attr *a, opnds *o) {
   char *name = t.quoted ? pr_tok_name(p, &t) : NULL;
   const char *s = name ? name : t.s;
   size_t n = name ? strlen(name) : t.len;
-  bool local_op = code == VIR_OP_LOCAL_LOAD || code == VIR_OP_LOCAL_STORE;
+  bool local_op = code == VIR_OP_LOCAL_LOAD || code == VIR_OP_LOCAL_STORE ||
+                  code == VIR_OP_LOCAL_LOAD_AT || code == VIR_OP_LOCAL_STORE_AT;
   vir_sym *sym = NULL;
   if (local_op && p->f)
     sym = vp_map_get(&p->f->localtab, s, n);
@@ -325,7 +336,7 @@ static bool parse_access(parser *p, vir_opcode code, vir_attr *a, opnds *o) {
     if (!pr_expect(p, TK_RBRACKET))
       return false;
   }
-  return parse_path(p, vir_sym_path_base(sym), a);
+  return parse_path(p, access_base(code, sym), a);
 }
 
 /* scope_sem := SCOPE SEMANTICS (both keywords of lex.h, in enum order) */
@@ -540,7 +551,8 @@ static bool fast_access(parser *p, vir_opcode code, const char **qp, vir_attr *a
   size_t len = (size_t)(q - s);
   if (!len)
     return false;
-  bool local_op = code == VIR_OP_LOCAL_LOAD || code == VIR_OP_LOCAL_STORE;
+  bool local_op = code == VIR_OP_LOCAL_LOAD || code == VIR_OP_LOCAL_STORE ||
+                  code == VIR_OP_LOCAL_LOAD_AT || code == VIR_OP_LOCAL_STORE_AT;
   vir_sym *sym = NULL;
   if (local_op && p->f)
     sym = vp_map_get(&p->f->localtab, s, len);
@@ -558,7 +570,7 @@ static bool fast_access(parser *p, vir_opcode code, const char **qp, vir_attr *a
     ++*n;
     q++;
   }
-  const vir_type *t = vir_sym_path_base(sym);
+  const vir_type *t = access_base(code, sym);
   while (*q == '.' && !(q[1] >= '0' && q[1] <= '9')) {
     const char *f = q + 1;
     q = plain_name_end(f);

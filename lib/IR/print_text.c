@@ -489,7 +489,9 @@ void prt_access(printer *p, const vir_op *op, uint32_t *next_opnd) {
   case VIR_OP_BUFFER_LOAD:
   case VIR_OP_BUFFER_STORE:
   case VIR_OP_SHARED_LOAD:
-  case VIR_OP_SHARED_STORE: indexed = true; break;
+  case VIR_OP_SHARED_STORE:
+  case VIR_OP_LOCAL_LOAD_AT:
+  case VIR_OP_LOCAL_STORE_AT: indexed = true; break;
   case VIR_OP_PUSH_LOAD:
   case VIR_OP_LOCAL_LOAD:
   case VIR_OP_LOCAL_STORE:
@@ -503,7 +505,11 @@ void prt_access(printer *p, const vir_op *op, uint32_t *next_opnd) {
     prt_value(p, op->opnd[(*next_opnd)++]);
     putc_(p, ']');
   }
-  prt_path(p, vir_sym_path_base(op->attr.sym), op->attr.npath, op->attr.path);
+  const vir_type *base = vir_sym_path_base(op->attr.sym);
+  if ((op->code == VIR_OP_LOCAL_LOAD_AT || op->code == VIR_OP_LOCAL_STORE_AT) && base &&
+      base->kind == VIR_TY_ARRAY)
+    base = base->elem; /* an indexed local: the path starts at the element */
+  prt_path(p, base, op->attr.npath, op->attr.path);
 }
 
 /* ------------------------------------------------------------ array level */

@@ -54,7 +54,9 @@ static vir_sym_kind expected_sym(vir_opcode code) {
   case VIR_OP_SHARED_LOAD:
   case VIR_OP_SHARED_STORE: return VIR_SYM_SHARED;
   case VIR_OP_LOCAL_LOAD:
-  case VIR_OP_LOCAL_STORE: return VIR_SYM_LOCAL;
+  case VIR_OP_LOCAL_STORE:
+  case VIR_OP_LOCAL_LOAD_AT:
+  case VIR_OP_LOCAL_STORE_AT: return VIR_SYM_LOCAL;
   case VIR_OP_CALL: return VIR_SYM_FUNC;
   default: return VIR_SYM_BUFFER; /* buffer ops and atomics (which also take shared) */
   }
@@ -85,7 +87,15 @@ static const vir_type *check_access(vctx *c, const vir_op *op, bool indexed) {
   }
   if (!vir_sym_path_base(s))
     return NULL;
-  const vir_type *t = vir_path_type((vir_type *)vir_sym_path_base(s), op->attr.npath, op->attr.path);
+  const vir_type *base = vir_sym_path_base(s);
+  if (op->code == VIR_OP_LOCAL_LOAD_AT || op->code == VIR_OP_LOCAL_STORE_AT) {
+    if (base->kind != VIR_TY_ARRAY) {
+      ERR(c, op, "'%s' needs a local of array type, but @%s is %s", oname(op), s->name, tname(base));
+      return NULL;
+    }
+    base = base->elem; /* the path starts at the element */
+  }
+  const vir_type *t = vir_path_type((vir_type *)base, op->attr.npath, op->attr.path);
   if (!t || op->attr.npath > VIR_MAX_PATH) {
     ERR(c, op, "'%s' has an invalid access path into @%s", oname(op), s->name);
     return NULL;
@@ -247,8 +257,10 @@ static void check_explicit(vctx *c, const vir_op *op) {
   case VIR_OP_PUSH_LOAD:
   case VIR_OP_LOCAL_LOAD:
   case VIR_OP_BUFFER_LOAD:
-  case VIR_OP_SHARED_LOAD: {
-    bool indexed = op->code == VIR_OP_BUFFER_LOAD || op->code == VIR_OP_SHARED_LOAD;
+  case VIR_OP_SHARED_LOAD:
+  case VIR_OP_LOCAL_LOAD_AT: {
+    bool indexed = op->code == VIR_OP_BUFFER_LOAD || op->code == VIR_OP_SHARED_LOAD ||
+                   op->code == VIR_OP_LOCAL_LOAD_AT;
     const vir_type *t = check_access(c, op, indexed);
     want_result(c, op, t, " (the type at the access path)");
     break;
@@ -321,6 +333,10 @@ static void check_explicit(vctx *c, const vir_op *op) {
   case VIR_OP_ATOMIC_XCHG:
   case VIR_OP_ATOMIC_CMPXCHG:
   case VIR_OP_ATOMIC_LOAD: check_atomic(c, op); break;
+  case VIR_OP_PERSIST_CONTROL: /* a word of a u32 buffer, as atomic.load reads it */
+    check_atomic(c, op);
+    want_result(c, op, vir_ty_uint(m, 32), " (a control word)");
+    break;
   default:
     /* invocation ids and the like: fixed types */
     want_result(c, op, vir_infer_type(m, op->code, op->nopnd, op->opnd), "");
@@ -441,6 +457,7 @@ void vir_verify_op_types(vctx *c, const vir_op *op) {
   switch (op->code) {
   case VIR_OP_BUFFER_STORE:
   case VIR_OP_SHARED_STORE:
+  case VIR_OP_LOCAL_STORE_AT:
     check_store_value(c, op, check_access(c, op, true), op->opnd[1]);
     break;
   case VIR_OP_LOCAL_STORE: check_store_value(c, op, check_access(c, op, false), op->opnd[0]); break;

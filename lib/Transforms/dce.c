@@ -60,7 +60,7 @@ static int local_index(local_ctx *c, const vir_sym *s) {
 
 static vir_walk_result count_loads(vir_op *op, void *p) {
   local_ctx *c = p;
-  if (op->code == VIR_OP_LOCAL_LOAD) {
+  if (op->code == VIR_OP_LOCAL_LOAD || op->code == VIR_OP_LOCAL_LOAD_AT) {
     int i = local_index(c, op->attr.sym);
     if (i >= 0)
       c->loads[i]++;
@@ -70,7 +70,7 @@ static vir_walk_result count_loads(vir_op *op, void *p) {
 
 static vir_walk_result drop_stores(vir_op *op, void *p) {
   local_ctx *c = p;
-  if (op->code == VIR_OP_LOCAL_STORE) {
+  if (op->code == VIR_OP_LOCAL_STORE || op->code == VIR_OP_LOCAL_STORE_AT) {
     int i = local_index(c, op->attr.sym);
     if (i >= 0 && !c->loads[i]) {
       vir_op_unlink(op); /* the walker allows unlinking the visited op */

@@ -27,7 +27,9 @@
  *   reduction over trailing axes (at least 64 elements each): a workgroup
  *     per output element, the same tree;
  *   other reductions: an invocation per output element, a loop;
- *   scan: an invocation per line along the axis, a loop;
+ *   scan: an invocation per line along the axis, a loop, for lines of
+ *     up to TILE; longer lines and long reductions are tiled (see
+ *     "tiled scans and reductions");
  *   scatter: a grid-stride loop over the values.
  * Bools are stored as u32 words or bytes; 8-bit buffers on devices without
  * 8-bit storage are read as u32 words and written with atomic and/or.
@@ -64,6 +66,9 @@ enum {
   COOP_MIN = 64,
   UNROLL = 4,
   FIN_UNROLL = 8,
+  /* the most iterations a library loop makes in one invocation (lavapipe
+   * ends loops silently after ~65,535 in all; see "tiled" below) */
+  MAX_ITER = 16384,
 };
 
 typedef struct idx {
@@ -858,7 +863,12 @@ static vir_value *tree(lw *l, const red *r, accum a, vir_value **ri) {
 /* The result element from the accumulator. */
 static vir_value *finish(lw *l, const red *r, vir_value *v, vir_value *i) {
   switch (r->code) {
-  case VIR_OP_ARRAY_MEAN: return bin(l, VIR_OP_DIV, v, num(l, r->acc, (double)r->count));
+  case VIR_OP_ARRAY_MEAN:
+    /* NumPy: the mean of nothing is NaN (0 / 0 is not NaN everywhere: a
+     * driver may take x / 0 as x * (1 / 0) and fold it) */
+    if (!r->count && r->acc->kind == VIR_TY_FLOAT)
+      return num(l, r->acc, NAN);
+    return bin(l, VIR_OP_DIV, v, num(l, r->acc, (double)r->count));
   case VIR_OP_ARRAY_ARGMIN:
   case VIR_OP_ARRAY_ARGMAX: return cast(l, i, r->res);
   case VIR_OP_ARRAY_ANY:
@@ -982,6 +992,10 @@ static uint32_t kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stor
   if (l->o && l->o->reduce_groups)
     cap = l->o->reduce_groups;
   uint32_t g = groups_for(n, WG * RED_TILE, cap);
+  /* enough groups that no invocation loops more than MAX_ITER times */
+  uint64_t need = (n + (uint64_t)WG * MAX_ITER - 1) / ((uint64_t)WG * MAX_ITER);
+  if (g < need)
+    g = (uint32_t)need;
   accum a = acc_new(l, &r);
   vir_value *gid = id_x(l, VIR_OP_GLOBAL_ID);
   saved sv;
@@ -1175,42 +1189,6 @@ static uint32_t kernel_partial_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **s
 
 /* ------------------------------------------------------- other kernels */
 
-static uint32_t kernel_scan(lw *l, vir_op *sop, vir_op *rs) {
-  const vir_type *in = sop->opnd[0]->type;
-  uint32_t k = sop->attr.arr->axes[0], D = in->dims[k], ld[VIR_MAX_RANK], nl = 0;
-  for (uint32_t i = 0; i < in->n; i++)
-    if (i != k)
-      ld[nl++] = in->dims[i];
-  const vir_type *lines = vir_ty_tensor(l->m, in->elem, nl, ld);
-  uint64_t L = vir_ty_numel(lines);
-  if (!D)
-    L = 0;
-  red r = {.code = sop->code == VIR_OP_ARRAY_CUMSUM ? VIR_OP_ARRAY_SUM : VIR_OP_ARRAY_PROD,
-           .in = in->elem, .res = sop->val.type->elem};
-  r.acc = r.res;
-  uint32_t g = groups_for(L, WG, MAX_GROUPS);
-  vir_value *gid = id_x(l, VIR_OP_GLOBAL_ID);
-  saved so, si;
-  vir_value *line = for_begin(l, gid, ku(l, L), ku(l, (uint64_t)g * WG), &so);
-  accum a = acc_new(l, &r);
-  idx *li = new_idx(l, lines, line);
-  vir_value *j = for_begin(l, ku(l, 0), ku(l, D), ku(l, 1), &si);
-  idx *ix = new_idx(l, in, NULL);
-  if (li && ix) {
-    for (uint32_t i = 0, q = 0; i < in->n; i++)
-      ix->multi[i] = i == k ? j : dim_index(l, li, q++);
-    vir_value *x = emit(l, sop->opnd[0], ix);
-    if (x) {
-      vir_value *s = combine(l, &r, lload(l, a.v), lift(l, &r, x));
-      lstore(l, a.v, s);
-      store_elem(l, rs->attr.sym, view_offset(l, rs->opnd[0]->type, rs->attr.arr, ix), s);
-    }
-  }
-  leave(l, si);
-  leave(l, so);
-  return g;
-}
-
 static uint32_t kernel_scatter(lw *l, vir_op *sc) {
   vir_value *iv = sc->opnd[0], *vv = sc->opnd[1];
   const vir_type *V = vv->type, *I = iv->type;
@@ -1317,8 +1295,8 @@ static vir_value *launch_const(lw *l, vir_builder *ab, uint32_t v) {
   return vir_build_int(&top, u32t(l), v);
 }
 
-static bool lower_kernel(lw *l, vir_op *K, uint32_t num) {
-  char *name = vp_arena_printf(&l->m->arena, "%s_k%u", l->af->sym->name, num);
+/* Starts kernel `name` (local size WG): the builder at its body. */
+static bool start_kernel(lw *l, vir_op *K, const char *name) {
   vir_func *k = vir_add_func(l->m, name, true, NULL, 0, NULL, NULL, K->loc);
   if (!k)
     return false;
@@ -1334,7 +1312,311 @@ static bool lower_kernel(lw *l, vir_op *K, uint32_t num) {
   vir_builder_init(&l->b, l->m);
   vir_builder_at_end(&l->b, &k->body);
   l->b.loc = K->loc;
+  return true;
+}
 
+/* Ends the current kernel and launches it with (g, l->gy, 1) groups
+ * before region K in the array function. */
+static bool end_kernel(lw *l, vir_op *K, uint32_t g) {
+  vir_build(&l->b, VIR_OP_RETURN, NULL, 0, NULL);
+  if (l->failed)
+    return false;
+  vir_builder ab;
+  vir_builder_init(&ab, l->m);
+  vir_builder_before(&ab, K);
+  ab.loc = K->loc;
+  vir_value *gx = launch_const(l, &ab, g), *one = launch_const(l, &ab, 1);
+  vir_value *gy = l->gy == 1 ? one : launch_const(l, &ab, l->gy);
+  vir_value *args[3] = {gx, gy, one};
+  vir_op *launch = vir_build(&ab, VIR_OP_ARRAY_LAUNCH, NULL, 3, args);
+  if (!launch)
+    return false;
+  launch->attr.sym = l->k->sym;
+  return true;
+}
+
+/* ------------------------------------------- tiled scans and reductions
+ *
+ * A scan, or a reduction whose reduced extent R is long, must not loop
+ * over a whole line in one invocation: besides being serial, lavapipe
+ * ends every loop of an invocation silently after ~65,535 back-edges in
+ * all (LP_MAX_TGSI_LOOP_ITERATIONS), which cut cumsum off at 2^16. So a
+ * line of D elements is cut into tiles of TILE, one invocation per
+ * (line, tile); the tiles' totals form lines of ceil(D / TILE) elements,
+ * cut again until a line fits in a tile. A scan runs up the levels
+ * (totals) and back down (each tile rescanned from the total of the
+ * tiles before it); a reduction runs up and finishes at the top. Every
+ * loop of every invocation is at most TILE iterations (plus a
+ * grid-stride loop over the tiles that runs once below 2^24 tiles). */
+enum { TILE = 1024, MAX_LEVELS = 4 };
+
+/* A temporary buffer of the module (the host gives it memory). */
+static vir_sym *temp_buffer(lw *l, const char *suffix, vir_type *t, uint64_t count) {
+  vir_sym *b = vir_add_buffer(l->m, kname(l, suffix), t, 0, 0, VIR_ACCESS_READWRITE, l->b.loc);
+  if (!b) {
+    l->failed = true;
+    return NULL;
+  }
+  b->count = count ? count : 1;
+  b->binding = 0;
+  for (uint32_t q = 0; q < l->m->syms.len; q++) {
+    const vir_sym *o = l->m->syms.data[q];
+    if (o != b && o->kind == VIR_SYM_BUFFER && o->set == 0 && o->binding >= b->binding)
+      b->binding = o->binding + 1;
+  }
+  return b;
+}
+
+/* The level sizes: n[0] = D, n[i + 1] = ceil(n[i] / TILE), until one fits
+ * in a tile. Returns the top level's index. */
+static uint32_t tile_levels(uint64_t D, uint64_t *n) {
+  uint32_t m = 0;
+  n[0] = D;
+  while (n[m] > TILE && m + 1 < MAX_LEVELS) {
+    n[m + 1] = (n[m] + TILE - 1) / TILE;
+    m++;
+  }
+  return m;
+}
+
+typedef struct tile {
+  vir_value *t, *line, *c, *lo, *hi; /* tile, its line and index there, its range */
+  saved so, si;
+} tile;
+
+/* for t in tiles (grid-stride) { line, c = t / nc, t % nc; lo, hi =
+ * c * TILE, min(c * TILE + TILE, D) ...: the caller opens the inner loop
+ * over [lo, hi) and closes both. *g: the groups. */
+static void tile_begin(lw *l, uint64_t lines, uint64_t D, tile *T, uint32_t *g) {
+  uint64_t nc = D ? (D + TILE - 1) / TILE : 0;
+  *g = groups_for(lines * nc, WG, MAX_GROUPS);
+  vir_value *gid = id_x(l, VIR_OP_GLOBAL_ID);
+  T->t = for_begin(l, gid, ku(l, lines * nc), ku(l, (uint64_t)*g * WG), &T->so);
+  T->line = nc <= 1 ? T->t : bin(l, VIR_OP_DIV, T->t, ku(l, nc));
+  T->c = nc <= 1 ? ku(l, 0) : bin(l, VIR_OP_REM, T->t, ku(l, nc));
+  T->lo = bin(l, VIR_OP_MUL, T->c, ku(l, TILE));
+  /* lo + min(TILE, D - lo): no u32 overflow near 2^32 */
+  T->hi = bin(l, VIR_OP_ADD, T->lo, bin(l, VIR_OP_MIN, ku(l, TILE), bin(l, VIR_OP_SUB, ku(l, D), T->lo)));
+}
+
+/* What a scan or reduction tile starts from: the identity, or for a
+ * scan's tile c > 0 the inclusive total of tiles 0..c-1 of its line
+ * (offs, a line of nc per line). */
+static accum tile_acc(lw *l, const red *r, tile *T, vir_sym *offs, uint64_t nc) {
+  accum a = acc_new(l, r);
+  if (offs && a.v) {
+    vir_value *pos = bin(l, VIR_OP_GT, T->c, ku(l, 0));
+    vir_value *prev = bin(l, VIR_OP_SUB, bin(l, VIR_OP_MAX, T->c, ku(l, 1)), ku(l, 1));
+    vir_value *at = bin(l, VIR_OP_ADD, bin(l, VIR_OP_MUL, T->line, ku(l, nc)), prev);
+    vir_value *o = mem_load(l, VIR_OP_BUFFER_LOAD, offs, at, r->acc, false);
+    lstore(l, a.v, sel(l, pos, o, lload(l, a.v)));
+  }
+  return a;
+}
+
+/* Level i >= 1 of a tiled scan or reduction, over buffers: up (dst set):
+ * dst[t] = the total of tile t of src (lines of D); down (offs set, or
+ * neither at the top): src's tile rescanned in place from offs. */
+static uint32_t kernel_tile_level(lw *l, const red *r, uint64_t lines, uint64_t D, vir_sym *src,
+                                  vir_sym *srci, vir_sym *dst, vir_sym *dsti, vir_sym *offs) {
+  tile T;
+  uint32_t g;
+  tile_begin(l, lines, D, &T, &g);
+  accum a = tile_acc(l, r, &T, offs, (D + TILE - 1) / TILE); /* lives across the inner loop */
+  vir_value *j = for_begin(l, T.lo, T.hi, ku(l, 1), &T.si);
+  vir_value *at = bin(l, VIR_OP_ADD, bin(l, VIR_OP_MUL, T.line, ku(l, D)), j);
+  vir_value *x = mem_load(l, VIR_OP_BUFFER_LOAD, src, at, r->acc, false);
+  if (r->arg)
+    acc_add(l, r, a, x, mem_load(l, VIR_OP_BUFFER_LOAD, srci, at, u32t(l), false));
+  else
+    acc_add(l, r, a, x, NULL);
+  if (!dst)
+    mem_store(l, VIR_OP_BUFFER_STORE, src, at, lload(l, a.v));
+  leave(l, T.si);
+  if (dst) {
+    mem_store(l, VIR_OP_BUFFER_STORE, dst, T.t, lload(l, a.v));
+    if (dsti)
+      mem_store(l, VIR_OP_BUFFER_STORE, dsti, T.t, lload(l, a.i));
+  }
+  leave(l, T.so);
+  return g;
+}
+
+/* Level 0 of a tiled scan: up (dst set): dst[t] = the total of tile t of
+ * the input; down: the tile's scan, from offs, stored to the result. */
+static uint32_t kernel_scan_level0(lw *l, vir_op *sop, vir_op *rs, const red *r, vir_sym *dst,
+                                   vir_sym *offs) {
+  const vir_type *in = sop->opnd[0]->type;
+  uint32_t k = sop->attr.arr->axes[0], ld[VIR_MAX_RANK], nl = 0;
+  uint64_t D = in->dims[k];
+  for (uint32_t i = 0; i < in->n; i++)
+    if (i != k)
+      ld[nl++] = in->dims[i];
+  const vir_type *lines = vir_ty_tensor(l->m, in->elem, nl, ld);
+  uint64_t L = D ? vir_ty_numel(lines) : 0, nc = D ? (D + TILE - 1) / TILE : 0;
+  tile T;
+  uint32_t g;
+  tile_begin(l, L, D, &T, &g);
+  accum a = tile_acc(l, r, &T, offs, nc);
+  idx *li = new_idx(l, lines, T.line);
+  vir_value *j = for_begin(l, T.lo, T.hi, ku(l, 1), &T.si);
+  idx *ix = new_idx(l, in, NULL);
+  if (li && ix) {
+    for (uint32_t i = 0, q = 0; i < in->n; i++)
+      ix->multi[i] = i == k ? j : dim_index(l, li, q++);
+    vir_value *x = emit(l, sop->opnd[0], ix);
+    if (x) {
+      vir_value *s = combine(l, r, lload(l, a.v), lift(l, r, x));
+      lstore(l, a.v, s);
+      if (!dst)
+        store_elem(l, rs->attr.sym, view_offset(l, rs->opnd[0]->type, rs->attr.arr, ix), s);
+    }
+  }
+  leave(l, T.si);
+  if (dst)
+    mem_store(l, VIR_OP_BUFFER_STORE, dst, T.t, lload(l, a.v));
+  leave(l, T.so);
+  return g;
+}
+
+static red scan_red(vir_op *sop) {
+  red r = {.code = sop->code == VIR_OP_ARRAY_CUMSUM ? VIR_OP_ARRAY_SUM : VIR_OP_ARRAY_PROD,
+           .in = sop->opnd[0]->type->elem, .res = sop->val.type->elem};
+  r.acc = r.res;
+  return r;
+}
+
+/* A scan along axis k: kernels up the levels, then down (see above). A
+ * line that fits in a tile is one kernel, an invocation per line. */
+static bool lower_scan(lw *l, vir_op *K, const char *name, vir_op *sop, vir_op *rs) {
+  const vir_type *in = sop->opnd[0]->type;
+  uint64_t D = in->dims[sop->attr.arr->axes[0]];
+  uint64_t L = D ? vir_ty_numel(in) / D : 0;
+  uint64_t n[MAX_LEVELS];
+  uint32_t m = tile_levels(D, n);
+  red r = scan_red(sop);
+  vir_sym *part[MAX_LEVELS] = {0};
+  uint32_t kn = 0;
+#define NEXT_KERNEL() start_kernel(l, K, kn++ ? vp_arena_printf(&l->m->arena, "%s_%u", name, kn - 1) : name)
+  for (uint32_t i = 0; i < m; i++) { /* up */
+    if (!NEXT_KERNEL())
+      return false;
+    part[i + 1] = temp_buffer(l, "tiles", r.acc, L * n[i + 1]);
+    uint32_t g = i == 0 ? kernel_scan_level0(l, sop, rs, &r, part[1], NULL)
+                        : kernel_tile_level(l, &r, L, n[i], part[i], NULL, part[i + 1], NULL, NULL);
+    if (!end_kernel(l, K, g))
+      return false;
+  }
+  for (uint32_t i = m + 1; i-- > 0;) { /* down */
+    if (!NEXT_KERNEL())
+      return false;
+    vir_sym *offs = i < m ? part[i + 1] : NULL;
+    uint32_t g = i == 0 ? kernel_scan_level0(l, sop, rs, &r, NULL, offs)
+                        : kernel_tile_level(l, &r, L, n[i], part[i], NULL, NULL, NULL, offs);
+    if (!end_kernel(l, K, g))
+      return false;
+  }
+  return true;
+}
+
+/* Whether a reduction over some axes is tiled: its reduced extent would
+ * take one invocation (or, cooperatively, one workgroup) more than TILE
+ * (MAX_ITER) iterations. */
+static bool tiled_reduction(vir_op *rop) {
+  const vir_type *in = rop->opnd[0]->type;
+  const vir_array_attr *ax = rop->attr.arr;
+  if (vir_ty_numel(rop->val.type) == 1 && ax->naxes == in->n)
+    return false; /* a full reduction: its own grid */
+  uint64_t R = 1;
+  bool suffix = true;
+  for (uint32_t i = 0; i < ax->naxes; i++) {
+    R *= in->dims[ax->axes[i]];
+    suffix &= ax->axes[i] == in->n - ax->naxes + i;
+  }
+  if (suffix && R >= COOP_MIN)
+    return R > (uint64_t)WG * MAX_ITER;
+  return R > TILE;
+}
+
+/* red_info without shared memory (no workgroup tree). */
+static red plain_red(lw *l, vir_op *rop) {
+  const vir_type *in = rop->opnd[0]->type;
+  red r = {.code = rop->code, .in = in->elem, .res = rop->val.type->elem};
+  r.arg = rop->code == VIR_OP_ARRAY_ARGMIN || rop->code == VIR_OP_ARRAY_ARGMAX;
+  r.acc = r.arg || rop->code == VIR_OP_ARRAY_MIN || rop->code == VIR_OP_ARRAY_MAX ? r.in
+          : rop->code == VIR_OP_ARRAY_ANY || rop->code == VIR_OP_ARRAY_ALL ? u32t(l) : r.res;
+  if (r.acc->kind == VIR_TY_BOOL) /* bool min/max accumulate as u32 0/1 */
+    r.acc = u32t(l);
+  return r;
+}
+
+/* A reduction with a long reduced extent: level 0 reduces tiles of the
+ * input's reduced elements (an output's, flat) into totals, the levels
+ * above reduce the totals, and the last kernel (an invocation per output,
+ * at most TILE totals) finishes and stores. */
+static bool lower_tiled_reduce(lw *l, vir_op *K, const char *name, vir_op *rop, vir_op *rs,
+                               vir_op **stores, uint32_t ns) {
+  const vir_type *in = rop->opnd[0]->type;
+  const vir_array_attr *ax = rop->attr.arr;
+  uint64_t R = 1;
+  for (uint32_t i = 0; i < ax->naxes; i++)
+    R *= in->dims[ax->axes[i]];
+  uint64_t O = vir_ty_numel(in) / R; /* R > TILE: not 0 */
+  uint64_t n[MAX_LEVELS];
+  uint32_t m = tile_levels(R, n);
+  red r = plain_red(l, rop);
+  r.count = R;
+  vir_sym *part[MAX_LEVELS] = {0}, *parti[MAX_LEVELS] = {0};
+  uint32_t kn = 0;
+  for (uint32_t i = 0; i < m; i++) {
+    if (!NEXT_KERNEL())
+      return false;
+    part[i + 1] = temp_buffer(l, "tiles", r.acc, O * n[i + 1]);
+    parti[i + 1] = r.arg ? temp_buffer(l, "tilesi", u32t(l), O * n[i + 1]) : NULL;
+    uint32_t g;
+    if (i == 0) {
+      tile T;
+      tile_begin(l, O, R, &T, &g);
+      accum a = acc_new(l, &r);
+      vir_value *q = for_begin(l, T.lo, T.hi, ku(l, 1), &T.si);
+      idx *ix = split_index(l, in, ax, T.line, q);
+      vir_value *x = ix ? emit(l, rop->opnd[0], ix) : NULL;
+      if (x)
+        acc_add(l, &r, a, lift(l, &r, x), q);
+      if (ix)
+        emit_stores(l, stores, ns, ix);
+      leave(l, T.si);
+      mem_store(l, VIR_OP_BUFFER_STORE, part[1], T.t, lload(l, a.v));
+      if (a.i)
+        mem_store(l, VIR_OP_BUFFER_STORE, parti[1], T.t, lload(l, a.i));
+      leave(l, T.so);
+    } else {
+      g = kernel_tile_level(l, &r, O, n[i], part[i], parti[i], part[i + 1], parti[i + 1], NULL);
+    }
+    if (!end_kernel(l, K, g))
+      return false;
+  }
+  /* the top: an invocation per output over its n[m] <= TILE totals */
+  if (!NEXT_KERNEL())
+    return false;
+  uint32_t g = groups_for(O, WG, MAX_GROUPS);
+  saved so, si;
+  vir_value *gid = id_x(l, VIR_OP_GLOBAL_ID);
+  vir_value *o = for_begin(l, gid, ku(l, O), ku(l, (uint64_t)g * WG), &so);
+  accum a = acc_new(l, &r);
+  vir_value *j = for_begin(l, ku(l, 0), ku(l, n[m]), ku(l, 1), &si);
+  vir_value *at = bin(l, VIR_OP_ADD, bin(l, VIR_OP_MUL, o, ku(l, n[m])), j);
+  vir_value *x = mem_load(l, VIR_OP_BUFFER_LOAD, part[m], at, r.acc, false);
+  acc_add(l, &r, a, x, r.arg ? mem_load(l, VIR_OP_BUFFER_LOAD, parti[m], at, u32t(l), false) : NULL);
+  leave(l, si);
+  store_result(l, rs, o, finish(l, &r, lload(l, a.v), a.i ? lload(l, a.i) : NULL));
+  leave(l, so);
+  return end_kernel(l, K, g);
+#undef NEXT_KERNEL
+}
+
+static bool lower_kernel(lw *l, vir_op *K, uint32_t num) {
+  char *name = vp_arena_printf(&l->m->arena, "%s_k%u", l->af->sym->name, num);
   vir_op *stores[64], *rop = NULL, *rs = NULL, *scatter = NULL;
   uint32_t ns = 0;
   for (vir_op *op = K->regions[0].first; op; op = op->next) {
@@ -1350,14 +1632,28 @@ static bool lower_kernel(lw *l, vir_op *K, uint32_t num) {
         stores[ns++] = op;
     }
   }
+  /* indices are u32: a larger array would wrap them (silently wrong) */
+  for (vir_op *op = K->regions[0].first; op; op = op->next)
+    for (uint32_t i = 0; i <= op->nopnd; i++) {
+      const vir_type *t = i < op->nopnd ? op->opnd[i]->type : op->val.type;
+      if (t && vir_ty_is_tensor(t) && vir_ty_numel(t) > UINT32_MAX) {
+        vp_error(l->d, op->loc, "lower-arrays: an array of %llu elements is more than 2^32 - 1, "
+                 "the most a kernel indexes", (unsigned long long)vir_ty_numel(t));
+        return false;
+      }
+    }
   uint32_t g;
   if (rop && !rs) {
     vp_error(l->d, rop->loc, "lower-arrays: the result of '%s' is not stored", vir_op_info_of(rop->code)->name);
     return false;
   }
   if (rop && vir_is_scan(rop->code))
-    g = kernel_scan(l, rop, rs);
-  else if (rop && rop->val.type->n + rop->attr.arr->naxes == rop->opnd[0]->type->n &&
+    return lower_scan(l, K, name, rop, rs) && (vir_op_unlink(K), true);
+  if (rop && tiled_reduction(rop))
+    return lower_tiled_reduce(l, K, name, rop, rs, stores, ns) && (vir_op_unlink(K), true);
+  if (!start_kernel(l, K, name))
+    return false;
+  if (rop && rop->val.type->n + rop->attr.arr->naxes == rop->opnd[0]->type->n &&
            vir_ty_numel(rop->val.type) == 1)
     g = kernel_full_reduce(l, rop, rs, stores, ns);
   else if (rop && vir_ty_numel(rop->val.type) == 1 && rop->attr.arr->naxes == rop->opnd[0]->type->n)
@@ -1370,22 +1666,9 @@ static bool lower_kernel(lw *l, vir_op *K, uint32_t num) {
     g = kernel_elementwise(l, stores, ns);
   else
     g = 0;
-  vir_build(&l->b, VIR_OP_RETURN, NULL, 0, NULL);
-  if (l->failed)
-    return false;
-
   /* in the array function: array.launch @k(g, 1, 1) in place of the region */
-  vir_builder ab;
-  vir_builder_init(&ab, l->m);
-  vir_builder_before(&ab, K);
-  ab.loc = K->loc;
-  vir_value *gx = launch_const(l, &ab, g), *one = launch_const(l, &ab, 1);
-  vir_value *gy = l->gy == 1 ? one : launch_const(l, &ab, l->gy);
-  vir_value *args[3] = {gx, gy, one};
-  vir_op *launch = vir_build(&ab, VIR_OP_ARRAY_LAUNCH, NULL, 3, args);
-  if (!launch)
+  if (!end_kernel(l, K, g))
     return false;
-  launch->attr.sym = k->sym;
   vir_op_unlink(K);
   return true;
 }
@@ -1547,8 +1830,20 @@ static void drop_dead_scalars(vir_func *f) {
   }
 }
 
+bool vir_reduce_groups_valid(uint32_t groups) {
+  return groups == 0 || (groups >= 64 && groups <= 32768 && !(groups & (groups - 1)));
+}
+
 vir_pass_result vir_lower_arrays(vir_module *m, const vir_pass_options *opts, vp_diags *diags) {
   bool changed = false;
+  /* checked here, where it is used: every caller (vulpy-opt, the Python
+   * extension, vulpy-translate) gets the same answer */
+  if (opts && !vir_reduce_groups_valid(opts->reduce_groups)) {
+    vp_error(diags, (vp_loc){0},
+             "lower-arrays: reduce_groups must be 0 or a power of two from 64 to 32768, not %u",
+             opts->reduce_groups);
+    return VIR_PASS_FAILURE;
+  }
   if (!vir_partition_arrays(m, VIR_PARTITION_SPLIT, diags, &changed))
     return VIR_PASS_FAILURE;
   lw l = {.m = m, .d = diags, .o = opts};

@@ -29,6 +29,11 @@ import vulpy as vp  # noqa: E402
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 BOUND = {F32: 4.0, F64: 8.0}
+# NumPy's own tolerances where they are tighter than the bounds above
+# (issue 20: tanh float32 was 3 ULP on the H200's fused path, expm1 and
+# sinh float64 2.6 / 2.5 ULP on lavapipe; all three now go through
+# vp_expm1_df, hi + lo, and round once)
+TIGHT = {("tanh", F32): 2.0, ("expm1", F64): 1.0, ("sinh", F64): 1.0}
 LONG_OK = np.finfo(np.longdouble).nmant >= 63
 MP_SAMPLE = 1500  # float64 points per input set checked with mpmath
 
@@ -277,8 +282,9 @@ try:
         if dt == F64 and not ctx.has("float64"):
             pytest.skip("the device has no float64")
         err, at, n = measure(name, dt)
-        assert err <= BOUND[dt], (f"vp.{name}({dt.name}): {err:.2f} ULP at {at} "
-                                  f"(bound {BOUND[dt]:.0f}, {n} points)")
+        bound = TIGHT.get((name, dt), BOUND[dt])
+        assert err <= bound, (f"vp.{name}({dt.name}): {err:.2f} ULP at {at} "
+                              f"(bound {bound:.0f}, {n} points)")
 
     @needs_target
     def test_ulp_measure_can_fail(ctx):

@@ -107,10 +107,11 @@ def test_written_results_are_not_zeroed_and_zeros_are_zeroed_on_the_gpu(mctx):
         s0["gpu_zero_bytes"] + s0["cpu_zero_bytes"]
     np.testing.assert_allclose(c.numpy(), x + x)
     z = vp.zeros(n, memory="rebar", context=mctx)
+    # the fill is owed until the first use (lazy zeroing), here the read
+    np.testing.assert_array_equal(z.numpy_view(), np.zeros(n, np.float32))
     s2 = _stats(mctx)
     assert s2["gpu_zero_bytes"] - s1["gpu_zero_bytes"] >= 4 * n
     assert s2["cpu_zero_bytes"] == s1["cpu_zero_bytes"]
-    np.testing.assert_array_equal(z.numpy_view(), np.zeros(n, np.float32))
     h = vp.zeros(n, memory="host", context=mctx)  # host kinds: memset
     assert _stats(mctx)["cpu_zero_bytes"] - s2["cpu_zero_bytes"] >= 4 * n
     np.testing.assert_array_equal(h.numpy_view(), np.zeros(n, np.float32))
@@ -237,3 +238,63 @@ def test_driver_out_of_memory_names_the_sizes(mctx):
     # the next request goes through
     a = vp.full(50 << 18, 2.0, context=mctx)
     assert float(a[-1:].numpy()[0]) == 2.0
+
+
+def test_lazy_zeroing_empty_pays_no_fill_it_never_needs(mctx):
+    """vp.empty's GPU zero fill is owed, not recorded: an out= that writes
+    every element drops it; a host read or a partial write first performs
+    it, so no stale data is ever visible (issue 21)."""
+    n = 1 << 18
+    x = np.random.default_rng(5).standard_normal(n).astype(np.float32)
+    a = vp.asarray(x, memory="rebar", context=mctx)
+    vp.multiply(a, 2.0, out=vp.empty(n, memory="rebar", context=mctx))  # plan out=
+    for _ in range(3):  # leave known non-zero contents in the pool's buffers
+        junk = vp.asarray(x + 7, memory="rebar", context=mctx)
+        del junk
+    s0 = _stats(mctx)
+    e = vp.empty(n, memory="rebar", context=mctx)
+    assert _stats(mctx)["gpu_zero_bytes"] == s0["gpu_zero_bytes"]  # owed, not paid
+    vp.multiply(a, 2.0, out=e)  # writes every element: the fill is dropped
+    s1 = _stats(mctx)
+    assert s1["zero_fills_dropped"] == s0["zero_fills_dropped"] + 1
+    assert s1["gpu_zero_bytes"] == s0["gpu_zero_bytes"]
+    np.testing.assert_array_equal(e.numpy_view(), x * 2)
+    # read first: zeros, by a GPU fill recorded at the read
+    for _ in range(3):
+        junk = vp.asarray(x + 7, memory="rebar", context=mctx)
+        del junk
+    z = vp.empty(n, memory="rebar", context=mctx)
+    np.testing.assert_array_equal(z.numpy_view(), np.zeros(n, np.float32))
+    assert _stats(mctx)["gpu_zero_bytes"] - s1["gpu_zero_bytes"] >= 4 * n
+    # a kernel that writes part of it: the rest reads as zeros
+    junk = vp.asarray(x + 7, memory="rebar", context=mctx)
+    del junk
+    p = vp.empty(2 * n, memory="rebar", context=mctx)
+    p[:n] = a  # a partial write on the GPU
+    got = p.numpy()
+    np.testing.assert_array_equal(got[:n], x)
+    np.testing.assert_array_equal(got[n:], np.zeros(n, np.float32))
+    # device memory (unmapped on discrete GPUs) read through a download
+    junk = vp.asarray(x + 7, memory="device", context=mctx)
+    del junk
+    np.testing.assert_array_equal(vp.empty(n, memory="device", context=mctx).numpy(),
+                                  np.zeros(n, np.float32))
+
+
+def test_lazy_zeroing_dropped_on_the_extension_out_path(mctx):
+    """vp.add(a, b, out=e) in the extension's fast path (after the first
+    call) drops a fresh vp.empty's owed fill too; values are NumPy's."""
+    n = 1 << 18
+    x = np.random.default_rng(6).standard_normal(n).astype(np.float32)
+    a = vp.asarray(x, memory="rebar", context=mctx)
+    b = vp.asarray(x * 3, memory="rebar", context=mctx)
+    vp.add(a, b, out=vp.empty(n, memory="rebar", context=mctx))  # plans it
+    vp.add(a, b, out=vp.empty(n, memory="rebar", context=mctx))
+    for _ in range(3):
+        e = vp.empty(n, memory="rebar", context=mctx)
+        s0 = _stats(mctx)
+        vp.add(a, b, out=e)
+        s1 = _stats(mctx)
+        assert s1["zero_fills_dropped"] == s0["zero_fills_dropped"] + 1
+        assert s1["gpu_zero_bytes"] == s0["gpu_zero_bytes"]
+        np.testing.assert_array_equal(e.numpy_view(), x + x * 3)

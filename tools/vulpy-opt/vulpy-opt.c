@@ -132,7 +132,7 @@ int main(int argc, char **argv) {
     } else if (strncmp(a, "--reduce-groups=", 16) == 0) {
       char *end;
       unsigned long v = strtoul(a + 16, &end, 10);
-      if (*end || end == a + 16 || v < 64 || v > 32768 || (v & (v - 1))) {
+      if (*end || end == a + 16 || v == 0 || v > 32768 || !vir_reduce_groups_valid((uint32_t)v)) {
         fprintf(stderr,
                 "vulpy-opt: error: --reduce-groups must be a power of two from 64 to 32768, "
                 "not '%s'\n",

@@ -3,6 +3,13 @@
  *
  *   vulpy-translate --from=ast|vir --to=TARGET [-O] [--fast-math]
  *                   [--local-size=X,Y,Z] [--kernel=NAME] [-o OUT] FILE|-
+ *   vulpy-translate --from=vir --arrays [--no-fuse] [--cpu-device]
+ *                   [--reduce-groups=N] --to=TARGET FILE|-
+ *
+ * --arrays compiles an array function the way vp.jit and the eager array
+ * API do (vtg_compile_array: fuse, lower-arrays, every kernel in launch
+ * order), so `vulpy-translate --from=vir --arrays --to=glsl` on a
+ * JitFunction's .array_vir prints its .glsl.
  *
  * A thin driver: reading, the frontend, the passes and the emitters are
  * library calls; this file parses flags and shows diagnostics.
@@ -36,6 +43,12 @@ static void usage(FILE *f) {
           "  --no-dispatch-guard   (ast) do not add the dispatch=N guard\n"
           "  --debug-asserts       (ast) compile assert statements\n"
           "  --features=a,b|all    (targets) the device profile, e.g. --features=int64\n"
+          "  --arrays              (vir) compile the array function as vp.jit does: fuse,\n"
+          "                        lower-arrays, then every kernel in launch order\n"
+          "                        (--to=vir prints the lowered module)\n"
+          "  --no-fuse             (--arrays) one kernel per array op\n"
+          "  --cpu-device          (--arrays) lower for a CPU device (lavapipe)\n"
+          "  --reduce-groups=N     (--arrays) cap a full reduction's workgroups\n"
           "\n"
           "targets:\n"
           "  vir                   VIR text\n");
@@ -74,10 +87,98 @@ static bool parse_u32_list(const char *s, uint32_t out[3]) {
   return *s == 0;
 }
 
+#ifdef VULPY_HAVE_TARGET
+/* --features=a,b|all as VP_FEAT bits; false after an unknown name. */
+static bool parse_features(const char *features, uint32_t *bits) {
+  *bits = ~0u;
+  if (!features || strcmp(features, "all") == 0)
+    return true;
+  /* a named profile: only what is listed (the baseline needs nothing) */
+  bool ok = true;
+  *bits = 0;
+  char *list = strdup(features);
+  for (char *tok = list ? strtok(list, ",") : NULL; tok; tok = strtok(NULL, ",")) {
+    int bit = vp_feature_lookup(tok);
+    if (bit < 0) {
+      fprintf(stderr, "vulpy-translate: error: unknown feature '%s'\n", tok);
+      ok = false;
+    } else {
+      *bits |= 1u << bit;
+    }
+  }
+  bool have = list != NULL;
+  free(list);
+  return ok && have;
+}
+
+/* --arrays: the array function compiled as vp.jit compiles it
+ * (vtg_compile_array), then target `to` of every kernel in launch order
+ * (or of --kernel), separated by blank lines as JitFunction.glsl joins
+ * them; --to=vir prints the lowered module. */
+static bool compile_arrays(vir_module *m, const char *to, const char *kernel, bool to_file,
+                           bool fuse, bool fast_math, bool cpu_device, uint32_t reduce_groups,
+                           const char *features, vp_strbuf *out, bool *binary, vp_diags *d) {
+  const vtg_target *t = strcmp(to, "vir") == 0 ? NULL : vtg_target_lookup(to);
+  if (strcmp(to, "vir") != 0 && !t) {
+    fprintf(stderr, "vulpy-translate: error: unknown target '%s' (see --help)\n", to);
+    return false;
+  }
+  vtg_array_options o;
+  vtg_array_options_init(&o);
+  o.fuse = fuse;
+  o.targets = false; /* the chosen target is emitted below */
+  o.pass.fast_math = fast_math;
+  o.pass.cpu_device = cpu_device;
+  o.pass.reduce_groups = reduce_groups;
+  o.target.fast_math = fast_math;
+  o.target.vulkan = 0; /* as vp.jit: the default (1.2) */
+  if (!parse_features(features, &o.target.features))
+    return false;
+  /* the lowering works around what the profile lacks (subgroups, 8-bit) */
+  o.pass.missing_features = ~o.target.features;
+  vtg_array_result r;
+  bool ok = vtg_compile_array(m, &o, &r, d);
+  if (ok && !t) {
+    vp_strbuf_append(out, r.lowered);
+  } else if (ok) {
+    const char *names[256];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r.nlaunches && n < 256; i++) {
+      bool seen = false;
+      for (uint32_t j = 0; j < n; j++)
+        seen = seen || strcmp(names[j], r.launches[i].kernel) == 0;
+      if (!seen && (!kernel || strcmp(kernel, r.launches[i].kernel) == 0))
+        names[n++] = r.launches[i].kernel;
+    }
+    if (kernel && n == 0) {
+      fprintf(stderr, "vulpy-translate: error: no kernel '%s' among the lowered launches\n",
+              kernel);
+      ok = false;
+    } else if (t->binary && (n != 1 || !to_file)) {
+      fprintf(stderr, "vulpy-translate: error: --to=%s writes one kernel's bytes: give "
+                      "--kernel=NAME (%u kernels) and -o FILE\n", to, n);
+      ok = false;
+    }
+    *binary = t->binary;
+    for (uint32_t i = 0; ok && i < n; i++) {
+      vtg_options ko = o.target;
+      ko.kernel = names[i];
+      if (i)
+        vp_strbuf_putc(out, '\n');
+      ok = t->emit(m, &ko, out, d);
+    }
+  }
+  vtg_array_result_free(&r);
+  return ok;
+}
+#endif
+
 int main(int argc, char **argv) {
   const char *from = NULL, *to = NULL, *out_path = NULL, *in_path = NULL, *kernel = NULL;
   const char *features = NULL;
   bool optimize = false, fast_math = false, guard = true, asserts = false;
+  bool arrays = false, fuse = true, cpu_device = false;
+  uint32_t reduce_groups = 0;
   uint32_t local_size[3] = {0, 0, 0};
 
   for (int i = 1; i < argc; i++) {
@@ -99,6 +200,21 @@ int main(int argc, char **argv) {
       guard = false;
     } else if (strcmp(a, "--debug-asserts") == 0) {
       asserts = true;
+    } else if (strcmp(a, "--arrays") == 0) {
+      arrays = true;
+    } else if (strcmp(a, "--no-fuse") == 0) {
+      fuse = false;
+    } else if (strcmp(a, "--cpu-device") == 0) {
+      cpu_device = true;
+    } else if (strncmp(a, "--reduce-groups=", 16) == 0) {
+      char *end;
+      unsigned long v = strtoul(a + 16, &end, 10);
+      if (*end || end == a + 16 || v == 0 || v > 32768 || !vir_reduce_groups_valid((uint32_t)v)) {
+        fprintf(stderr, "vulpy-translate: error: --reduce-groups must be a power of two from 64 "
+                        "to 32768, not '%s'\n", a + 16);
+        return 2;
+      }
+      reduce_groups = (uint32_t)v;
     } else if (strncmp(a, "--kernel=", 9) == 0) {
       kernel = a + 9;
     } else if (strncmp(a, "--features=", 11) == 0) {
@@ -120,12 +236,17 @@ int main(int argc, char **argv) {
   }
   /* Some options only matter to libraries this build may lack. */
   (void)optimize, (void)fast_math, (void)guard, (void)asserts, (void)kernel, (void)features;
+  (void)fuse, (void)cpu_device, (void)reduce_groups;
   if (!in_path)
     in_path = "-";
   if (!from)
     from = strstr(in_path, ".json") ? "ast" : "vir";
   if (!to) {
     fprintf(stderr, "vulpy-translate: error: --to=TARGET is required (see --help)\n");
+    return 2;
+  }
+  if (arrays && strcmp(from, "vir") != 0) {
+    fprintf(stderr, "vulpy-translate: error: --arrays takes array VIR (--from=vir)\n");
     return 2;
   }
 
@@ -180,12 +301,27 @@ int main(int argc, char **argv) {
 
   vp_strbuf out = {0};
   bool ok = true, binary = false;
-  if (strcmp(to, "vir") == 0) {
+  if (arrays) {
+#ifdef VULPY_HAVE_TARGET
+    ok = compile_arrays(m, to, kernel, out_path != NULL, fuse, fast_math, cpu_device,
+                        reduce_groups, features, &out, &binary, &diags);
+#else
+    fprintf(stderr, "vulpy-translate: error: this build has no back ends (--arrays)\n");
+    ok = false;
+#endif
+  } else if (strcmp(to, "vir") == 0) {
     vir_print(m, 0, &out);
   } else {
 #ifdef VULPY_HAVE_TARGET
-    const vtg_target *t = vtg_target_lookup(to);
-    if (!t) {
+    /* back ends print kernel ops only: persistent.* ops are lowered first
+     * (a no-op for other modules) */
+    ok = vir_run_pipeline(m, "lower-persistent", NULL, &diags) != VIR_PASS_FAILURE;
+    if (!ok)
+      show_diags(&diags, source);
+    const vtg_target *t = ok ? vtg_target_lookup(to) : NULL;
+    if (!ok) {
+      /* reported above */
+    } else if (!t) {
       fprintf(stderr, "vulpy-translate: error: unknown target '%s' (see --help)\n", to);
       ok = false;
     } else if (t->binary && !out_path) {

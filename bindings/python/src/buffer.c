@@ -65,7 +65,8 @@ static PyObject *buffer_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   PyObject *context;
   unsigned long long size, written = 0;
   const char *kind = "device";
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OK|sK", kwlist, &context, &size, &kind, &written))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO&|sO&", kwlist, &context, vpy_arg_size, &size,
+                                   &kind, vpy_arg_written, &written))
     return NULL;
   vpy_state *st = vpy_module_state(PyType_GetModule(type));
   vrt_context *ctx = vpy_context_get(st, context);
@@ -158,7 +159,7 @@ static void buffer_dealloc(PyObject *obj) {
   PyTypeObject *type = Py_TYPE(obj);
   if (self->pooled && self->buf && vpy_pool_put((vpy_context *)self->context, self->buf))
     self->buf = NULL; /* the context's pool has it now */
-  if (!self->borrowed && self->buf) {
+  if (!self->borrowed && self->buf && !vpy_forked(self->context)) {
     vrt_buffer *b = self->buf;
     Py_BEGIN_ALLOW_THREADS
     vrt_buffer_destroy(b); /* to the memory pool; an import waits for its GPU work */
@@ -182,12 +183,21 @@ static int buffer_getbuffer(PyObject *obj, Py_buffer *view, int flags) {
     view->obj = NULL;
     return -1;
   }
-  /* A new buffer's zeros may still be a GPU fill waiting to be sent. */
+  /* A new buffer's zeros may still be a GPU fill waiting to be sent, and
+   * eager ufuncs (vpy_run_eager) do not wait: the host waits here for the
+   * work submitted so far that uses the buffer - what writes it, and what
+   * reads it before the host may write (issue 21) - then sees its writes.
+   * Not a control buffer's (borrowed): a persistent kernel that uses it
+   * may be waiting for the host. */
   if (self->size) {
     vp_diags d = {0};
     bool ok;
+    vrt_buffer *b = self->buf;
+    bool wait = !self->borrowed;
     Py_BEGIN_ALLOW_THREADS
-    ok = vrt_buffer_host_ready(self->buf, &d);
+    ok = vrt_buffer_host_ready(b, &d) &&
+         (!wait || (vrt_wait(vrt_buffer_context(b), vrt_buffer_last_use(b), UINT64_MAX, &d) &&
+                    vpy_buffer_invalidate(self, &d)));
     Py_END_ALLOW_THREADS
     if (!ok) {
       view->obj = NULL;
@@ -208,7 +218,7 @@ static PyObject *buffer_upload(PyObject *obj, PyObject *args) {
   vpy_buffer *self = (vpy_buffer *)obj;
   PyObject *src;
   unsigned long long offset = 0;
-  if (!PyArg_ParseTuple(args, "O|K", &src, &offset))
+  if (!PyArg_ParseTuple(args, "O|O&", &src, vpy_arg_offset, &offset))
     return NULL;
   Py_buffer view;
   if (PyObject_GetBuffer(src, &view, PyBUF_C_CONTIGUOUS) < 0)
@@ -236,7 +246,7 @@ static PyObject *buffer_download(PyObject *obj, PyObject *args) {
   vpy_buffer *self = (vpy_buffer *)obj;
   PyObject *dst;
   unsigned long long offset = 0;
-  if (!PyArg_ParseTuple(args, "O|K", &dst, &offset))
+  if (!PyArg_ParseTuple(args, "O|O&", &dst, vpy_arg_offset, &offset))
     return NULL;
   Py_buffer view;
   if (PyObject_GetBuffer(dst, &view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
@@ -262,14 +272,13 @@ static PyObject *buffer_download(PyObject *obj, PyObject *args) {
 static PyObject *buffer_fill(PyObject *obj, PyObject *args) {
   vpy_buffer *self = (vpy_buffer *)obj;
   unsigned int value;
-  unsigned long long offset = 0;
-  long long size = -1;
-  if (!PyArg_ParseTuple(args, "I|KL", &value, &offset, &size))
+  unsigned long long offset = 0, size = UINT64_MAX;
+  if (!PyArg_ParseTuple(args, "I|O&O&", &value, vpy_arg_offset, &offset, vpy_arg_size_or_all, &size))
     return NULL;
   vp_diags d = {0};
   bool ok;
   Py_BEGIN_ALLOW_THREADS
-  ok = vrt_buffer_fill(self->buf, offset, size < 0 ? UINT64_MAX : (uint64_t)size, value, &d) &&
+  ok = vrt_buffer_fill(self->buf, offset, size, value, &d) &&
        vpy_buffer_invalidate(self, &d);
   Py_END_ALLOW_THREADS
   if (!ok)
@@ -282,15 +291,24 @@ static PyObject *buffer_fill(PyObject *obj, PyObject *args) {
 static PyObject *buffer_copy_from(PyObject *obj, PyObject *args) {
   vpy_buffer *self = (vpy_buffer *)obj;
   PyObject *src;
-  unsigned long long dst_off = 0, src_off = 0;
-  long long size = -1;
-  if (!PyArg_ParseTuple(args, "O|KKL", &src, &dst_off, &src_off, &size))
+  unsigned long long dst_off = 0, src_off = 0, size = UINT64_MAX;
+  if (!PyArg_ParseTuple(args, "O|O&O&O&", &src, vpy_arg_dst_offset, &dst_off, vpy_arg_src_offset,
+                        &src_off, vpy_arg_size_or_all, &size))
     return NULL;
   vpy_state *st = vpy_state_of(obj);
   vrt_buffer *sb = vpy_buffer_get(st, src);
   if (!sb)
     return NULL;
-  uint64_t n = size < 0 ? vrt_buffer_size(sb) - src_off : (uint64_t)size;
+  uint64_t ss = vrt_buffer_size(sb), ds = vrt_buffer_size(self->buf);
+  if (src_off > ss || dst_off > ds)
+    return PyErr_Format(PyExc_ValueError, "copy_from: %s %llu is past the end of its buffer (%llu bytes)",
+                        src_off > ss ? "src_offset" : "dst_offset", src_off > ss ? src_off : dst_off,
+                        (unsigned long long)(src_off > ss ? ss : ds));
+  uint64_t n = size == UINT64_MAX ? ss - src_off : (uint64_t)size;
+  if (n > ss - src_off || n > ds - dst_off)
+    return PyErr_Format(PyExc_ValueError, "copy_from: size %llu at src_offset %llu, dst_offset %llu "
+                        "does not fit the buffers (%llu and %llu bytes)", (unsigned long long)n,
+                        src_off, dst_off, (unsigned long long)ss, (unsigned long long)ds);
   vp_diags d = {0};
   bool ok;
   Py_BEGIN_ALLOW_THREADS
@@ -300,6 +318,15 @@ static PyObject *buffer_copy_from(PyObject *obj, PyObject *args) {
   if (!ok)
     return vpy_raise(st, &d, NULL, ctx_of(self), NULL);
   vp_diags_free(&d);
+  Py_RETURN_NONE;
+}
+
+/* will_write(nbytes): the next operation writes bytes [0, nbytes) (vrt_buffer_will_write). */
+static PyObject *buffer_will_write(PyObject *obj, PyObject *arg) {
+  unsigned long long n = PyLong_AsUnsignedLongLong(arg);
+  if (n == (unsigned long long)-1 && PyErr_Occurred())
+    return NULL;
+  vrt_buffer_will_write(((vpy_buffer *)obj)->buf, 0, n);
   Py_RETURN_NONE;
 }
 
@@ -371,6 +398,9 @@ static PyMethodDef buffer_methods[] = {
     {"copy_from", buffer_copy_from, METH_VARARGS,
      "copy_from(src, dst_offset=0, src_offset=0, size=-1): GPU copy from another buffer"},
     {"flush", buffer_flush, METH_NOARGS, "flush(): make host writes visible (non-coherent memory)"},
+    {"will_write", buffer_will_write, METH_O,
+     "will_write(nbytes): the next operation writes bytes [0, nbytes) whole, so their "
+     "pending zero fill is dropped (never call it otherwise)"},
     {"invalidate", buffer_invalidate, METH_NOARGS,
      "invalidate(): make GPU writes visible to the host (non-coherent memory)"},
     {NULL, NULL, 0, NULL},

@@ -13,6 +13,7 @@
  */
 #include "ext.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,6 +180,53 @@ static PyObject *emit_one(emit_state *es, const char *name) {
 #endif
 }
 
+/* Loop back-edges one invocation takes, where every trip count is a
+ * constant (issue 20: lavapipe ends loops silently after ~65,535 of them
+ * per invocation): a loop adds trip x (1 + its body's); loops whose bounds
+ * are not constants count 0 (unknown). Saturates. */
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+static uint64_t sat_mul(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+
+static bool const_int(const vir_value *v, int64_t *out) {
+  const vir_op *d = v ? v->def : NULL;
+  if (!d || d->code != VIR_OP_CONST || !v->type ||
+      (v->type->kind != VIR_TY_INT && v->type->kind != VIR_TY_UINT))
+    return false;
+  *out = v->type->kind == VIR_TY_INT ? d->attr.lit.i : (int64_t)d->attr.lit.u;
+  return true;
+}
+
+static uint64_t region_backedges(const vir_region *r) {
+  uint64_t total = 0;
+  for (const vir_op *op = r ? r->first : NULL; op; op = op->next) {
+    uint64_t inner = 0;
+    for (uint32_t k = 0; k < vir_op_info_of(op->code)->nregion; k++)
+      inner = sat_add(inner, region_backedges(&op->regions[k]));
+    int64_t lo, hi, st;
+    if (op->code == VIR_OP_FOR && op->nopnd == 3 && const_int(op->opnd[0], &lo) &&
+        const_int(op->opnd[1], &hi) && const_int(op->opnd[2], &st) && st) {
+      uint64_t trip = st > 0 ? (hi > lo ? ((uint64_t)hi - (uint64_t)lo + (uint64_t)st - 1) / (uint64_t)st : 0)
+                             : (lo > hi ? ((uint64_t)lo - (uint64_t)hi + (uint64_t)(-st) - 1) / (uint64_t)(-st) : 0);
+      total = sat_add(total, sat_mul(trip, sat_add(1, inner)));
+    } else {
+      total = sat_add(total, inner);
+    }
+  }
+  return total;
+}
+
+static uint64_t module_backedges(const vir_module *m) {
+  uint64_t most = 0;
+  for (uint32_t i = 0; i < m->syms.len; i++) {
+    const vir_sym *s = m->syms.data[i];
+    if (s->kind == VIR_SYM_FUNC && s->func) {
+      uint64_t n = region_backedges(&s->func->body);
+      most = n > most ? n : most;
+    }
+  }
+  return most;
+}
+
 /* Runs the passes and emits every requested target of `m` into a dict.
  * On error raises CompileError (formatted against `source`). */
 static PyObject *emit_targets(vpy_state *st, vir_module *m, const emit_request *rq,
@@ -229,6 +277,13 @@ static PyObject *emit_targets(vpy_state *st, vir_module *m, const emit_request *
     vp_diags_free(&d);
     if (!PyErr_Occurred())
       PyErr_NoMemory();
+    return NULL;
+  }
+  /* as text: the caches keep str and bytes */
+  if (!vpy_dict_set(out, "loop_backedges",
+                    PyUnicode_FromFormat("%llu", (unsigned long long)module_backedges(m)))) {
+    Py_DECREF(out);
+    vp_diags_free(&d);
     return NULL;
   }
   if (d.count) { /* warnings, for the caller to show */
@@ -543,8 +598,22 @@ static void *prewarm_main(void *arg) {
 }
 #endif
 
+#if defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV)
+/* Before fork(): the warm-up ends first, so the child neither inherits
+ * glslang half set up nor joins a thread that only the parent has (its
+ * atexit join crashed the child). */
+static void prewarm_before_fork(void) {
+  int expected = 1;
+  if (atomic_compare_exchange_strong(&prewarm_state, &expected, 2))
+    pthread_join(prewarm_thread, NULL);
+}
+static pthread_once_t prewarm_fork_once = PTHREAD_ONCE_INIT;
+static void prewarm_register_fork(void) { pthread_atfork(prewarm_before_fork, NULL, NULL); }
+#endif
+
 static PyObject *prewarm(PyObject *m, PyObject *noargs) {
 #if defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV)
+  pthread_once(&prewarm_fork_once, prewarm_register_fork);
   int expected = 0;
   if (atomic_compare_exchange_strong(&prewarm_state, &expected, 1) &&
       pthread_create(&prewarm_thread, NULL, prewarm_main, NULL) != 0)
@@ -567,7 +636,96 @@ static PyObject *prewarm_join(PyObject *m, PyObject *noargs) {
   Py_RETURN_NONE;
 }
 
+/* check_entry(spirv, manifest) -> None, or why a cached kernel may not be
+ * used: its SPIR-V fails SPIRV-Tools' validator (for the Vulkan version its
+ * header names), or its reflection (SPIRV-Cross) disagrees with the
+ * manifest the cache holds on the local size, a buffer's set, binding or
+ * element size, or the push block's layout (a manifest that lies about
+ * the module makes the runtime bind or push the wrong bytes). */
+static PyObject *check_entry(PyObject *self, PyObject *args) {
+  Py_buffer sv;
+  const char *yaml;
+  Py_ssize_t ylen;
+  if (!PyArg_ParseTuple(args, "y*s#", &sv, &yaml, &ylen))
+    return NULL;
+  char why[256] = "";
+  const uint32_t *w = sv.buf;
+  size_t n = (size_t)sv.len / 4;
+  vp_diags d = {0};
+  vpm_manifest *cached = NULL, *refl = NULL;
+  if (sv.len % 4 || n < 5 || w[0] != 0x07230203u) {
+    snprintf(why, sizeof why, "not a SPIR-V module");
+    goto done;
+  }
+#if defined(VULPY_HAVE_SPIRV)
+  {
+    unsigned ver = (w[1] >> 8) & 0xffff; /* 0x0105 = SPIR-V 1.5 */
+    unsigned vulkan = ver >= 0x0106 ? 13 : ver >= 0x0104 ? 12 : 11;
+    bool ok;
+    Py_BEGIN_ALLOW_THREADS
+    ok = vtg_spirv_validate(w, n, vulkan, &d);
+    Py_END_ALLOW_THREADS
+    if (!ok) {
+      snprintf(why, sizeof why, "its SPIR-V does not validate");
+      goto done;
+    }
+  }
+#endif
+  cached = vpm_parse(yaml, (size_t)ylen, "<cached manifest>", &d);
+  if (!cached) {
+    snprintf(why, sizeof why, "its manifest does not parse");
+    goto done;
+  }
+#if defined(VULPY_HAVE_CROSS)
+  refl = vtg_reflect_spirv(w, n, &d);
+  if (!refl) {
+    snprintf(why, sizeof why, "its SPIR-V cannot be reflected");
+    goto done;
+  }
+  for (int k = 0; k < 3 && !why[0]; k++)
+    if (refl->local_size[k] && cached->local_size[k] != refl->local_size[k])
+      snprintf(why, sizeof why, "its manifest's local size differs from the SPIR-V's");
+  if (!why[0] && refl->nbuffers != cached->nbuffers)
+    snprintf(why, sizeof why, "its manifest has %u buffers, the SPIR-V %u", cached->nbuffers,
+             refl->nbuffers);
+  for (uint32_t i = 0; i < refl->nbuffers && !why[0]; i++) {
+    const vpm_buffer *r = &refl->buffers[i];
+    bool found = false;
+    for (uint32_t j = 0; j < cached->nbuffers && !found; j++) {
+      const vpm_buffer *c = &cached->buffers[j];
+      found = c->set == r->set && c->binding == r->binding &&
+              (!r->elem_size || c->elem_size == r->elem_size);
+    }
+    if (!found)
+      snprintf(why, sizeof why, "the SPIR-V's buffer at set %u, binding %u is not in its manifest",
+               r->set, r->binding);
+  }
+  if (!why[0] && refl->push_size != cached->push_size)
+    snprintf(why, sizeof why, "its manifest's push block is %u bytes, the SPIR-V's %u",
+             cached->push_size, refl->push_size);
+  for (uint32_t i = 0; i < refl->npush && !why[0]; i++) {
+    bool found = false;
+    for (uint32_t j = 0; j < cached->npush && !found; j++)
+      found = cached->push[j].offset == refl->push[i].offset &&
+              cached->push[j].size == refl->push[i].size;
+    if (!found)
+      snprintf(why, sizeof why, "the SPIR-V's push field at offset %u is not in its manifest",
+               refl->push[i].offset);
+  }
+#endif
+done:
+  PyBuffer_Release(&sv);
+  vpm_free(cached);
+  vpm_free(refl);
+  vp_diags_free(&d);
+  if (why[0])
+    return PyUnicode_FromString(why);
+  Py_RETURN_NONE;
+}
+
 PyMethodDef vpy_compile_methods[] = {
+    {"check_entry", check_entry, METH_VARARGS,
+     "check_entry(spirv, manifest) -> None, or why a cached kernel may not be used"},
     {"prewarm", prewarm, METH_NOARGS,
      "prewarm() -> True if it started glslang's one-time set-up on a background thread"},
     {"prewarm_join", prewarm_join, METH_NOARGS, "prewarm_join(): waits for prewarm's thread"},

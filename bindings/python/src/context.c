@@ -39,18 +39,19 @@ static int wait_mode_lookup(const char *name) {
 
 /* Context(device=None, validation=-1, cache_dir=None, spin_us=0,
  *         no_push_descriptors=False, wait=None, copy_threads=0, force_denorm=0,
- *         no_device_mapping=False)
- * force_denorm: VRT_DENORM_* bits, a testing hook (runtime.h). */
+ *         no_device_mapping=False, robust=False)
+ * force_denorm: VRT_DENORM_* bits, a testing hook (runtime.h).
+ * robust: robustBufferAccess (issue 20). */
 static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"device",  "validation", "cache_dir",    "spin_us",
                            "no_push_descriptors", "wait", "copy_threads", "force_denorm",
-                           "no_device_mapping", NULL};
+                           "no_device_mapping", "robust", NULL};
   const char *device = NULL, *cache_dir = NULL, *wait = NULL;
-  int validation = -1, no_push = 0, no_map = 0;
+  int validation = -1, no_push = 0, no_map = 0, robust = 0;
   unsigned int spin_us = 0, copy_threads = 0, force_denorm = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zizIpzIIp", kwlist, &device, &validation,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|zizIpzIIpp", kwlist, &device, &validation,
                                    &cache_dir, &spin_us, &no_push, &wait, &copy_threads,
-                                   &force_denorm, &no_map))
+                                   &force_denorm, &no_map, &robust))
     return NULL;
   int mode = wait_mode_lookup(wait);
   if (mode < 0)
@@ -66,6 +67,7 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   opt.copy_threads = copy_threads;
   opt.no_device_mapping = no_map;
   opt.force_denorm = force_denorm;
+  opt.robust = robust;
   vp_diags d = {0};
   vrt_context *ctx;
   Py_BEGIN_ALLOW_THREADS
@@ -73,6 +75,23 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   Py_END_ALLOW_THREADS
   if (!ctx)
     return vpy_raise(st, &d, NULL, NULL, NULL);
+  vrt_context_set_interrupt(ctx, vpy_interrupt_check, NULL); /* Ctrl-C ends long waits */
+  /* the runtime's warnings (a refused cache folder) as vulpy.CacheWarning */
+  for (uint32_t i = 0; i < d.count; i++) {
+    if (d.items[i].severity != VP_WARNING)
+      continue;
+    PyObject *errs = PyImport_ImportModule("vulpy._errors");
+    PyObject *cat = errs ? PyObject_GetAttrString(errs, "CacheWarning") : NULL;
+    Py_XDECREF(errs);
+    PyErr_Clear();
+    int bad = PyErr_WarnEx(cat ? cat : PyExc_RuntimeWarning, d.items[i].message, 1);
+    Py_XDECREF(cat);
+    if (bad < 0) {
+      vp_diags_free(&d);
+      vrt_context_destroy(ctx);
+      return NULL;
+    }
+  }
   vp_diags_free(&d);
   vpy_context *self = PyObject_New(vpy_context, type);
   if (!self) {
@@ -93,6 +112,8 @@ static void context_dealloc(PyObject *obj) {
   self->ctx = NULL;
   vpy_pooled *pool = self->pool;
   uint32_t npool = self->npool;
+  if (ctx && vrt_context_forked(ctx))
+    ctx = NULL; /* a forked child's copy: the device is the parent's */
   if (ctx) {
     Py_BEGIN_ALLOW_THREADS
     for (uint32_t i = 0; i < npool; i++)
@@ -109,7 +130,7 @@ static void context_dealloc(PyObject *obj) {
 
 bool vpy_pool_put(vpy_context *c, vrt_buffer *b) {
   uint64_t size = vrt_buffer_size(b);
-  if (!c->ctx || vrt_context_lost(c->ctx) || size > POOL_ENTRY_MAX)
+  if (!c->ctx || vrt_context_lost(c->ctx) || vrt_context_forked(c->ctx) || size > POOL_ENTRY_MAX)
     return false;
   /* Room: drop the oldest entries (destroying waits for their GPU work). */
   while (c->npool && (c->npool >= POOL_ENTRIES || c->pool_bytes + size > POOL_BYTES)) {
@@ -141,7 +162,7 @@ static PyObject *context_scratch(PyObject *obj, PyObject *args) {
   vpy_context *self = (vpy_context *)obj;
   unsigned long long size;
   const char *kind_name;
-  if (!PyArg_ParseTuple(args, "Ks", &size, &kind_name))
+  if (!PyArg_ParseTuple(args, "O&s", vpy_arg_size, &size, &kind_name))
     return NULL;
   int kind = vrt_memory_kind_lookup(kind_name);
   if (kind < 0)
@@ -294,6 +315,13 @@ static PyObject *context_wait_idle(PyObject *obj, PyObject *noargs) {
   Py_RETURN_NONE;
 }
 
+/* cores() -> (cores, warps_per_core): (0, 0) when the driver does not say. */
+static PyObject *context_cores(PyObject *obj, PyObject *noargs) {
+  uint32_t cores, warps;
+  vrt_device_cores(((vpy_context *)obj)->ctx, &cores, &warps);
+  return Py_BuildValue("(II)", cores, warps);
+}
+
 static PyObject *context_stats(PyObject *obj, PyObject *noargs) {
   vrt_context_stats s;
   vrt_context_stats_get(((vpy_context *)obj)->ctx, &s);
@@ -308,7 +336,7 @@ static PyObject *context_stats(PyObject *obj, PyObject *noargs) {
                        (unsigned long long)s.flag_fallbacks);
   /* The memory pool's counters (runtime/pool.c). */
   PyObject *mem = out ? Py_BuildValue(
-                            "{sKsKsKsKsKsKsKsKsKsK}", "driver_allocations",
+                            "{sKsKsKsKsKsKsKsKsKsKsKsKsK}", "driver_allocations",
                             (unsigned long long)s.driver_allocations, "driver_frees",
                             (unsigned long long)s.driver_frees, "pool_hits",
                             (unsigned long long)s.pool_hits, "pool_misses",
@@ -318,7 +346,10 @@ static PyObject *context_stats(PyObject *obj, PyObject *noargs) {
                             (unsigned long long)s.pool_cached_buffers, "pool_limit",
                             (unsigned long long)s.pool_limit, "gpu_zero_bytes",
                             (unsigned long long)s.gpu_zero_bytes, "cpu_zero_bytes",
-                            (unsigned long long)s.cpu_zero_bytes)
+                            (unsigned long long)s.cpu_zero_bytes, "zero_fills_dropped",
+                            (unsigned long long)s.zero_fills_dropped, "pool_waits",
+                            (unsigned long long)s.pool_waits, "pool_ordered",
+                            (unsigned long long)s.pool_ordered)
                       : NULL;
   if (!mem || PyDict_Update(out, mem) < 0) {
     Py_XDECREF(mem);
@@ -364,7 +395,7 @@ static PyObject *context_ticket_done(PyObject *obj, PyObject *args) {
 /* memory_set_limit(bytes): caps the runtime memory pool (0: no cap). */
 static PyObject *context_memory_set_limit(PyObject *obj, PyObject *args) {
   unsigned long long n;
-  if (!PyArg_ParseTuple(args, "K", &n))
+  if (!PyArg_ParseTuple(args, "O&", vpy_arg_size, &n)) /* not "K": -1 would wrap to no cap */
     return NULL;
   vrt_pool_set_limit(((vpy_context *)obj)->ctx, n);
   Py_RETURN_NONE;
@@ -392,6 +423,8 @@ static PyMethodDef context_methods[] = {
      "take_validation() -> list of validation-layer messages since the last call"},
     {"wait_idle", context_wait_idle, METH_NOARGS, "wait_idle(): waits for all submitted work"},
     {"stats", context_stats, METH_NOARGS, "stats() -> dict of submission and memory counters"},
+    {"cores", context_cores, METH_NOARGS,
+     "cores() -> (cores, warps_per_core) of the device, (0, 0) when unknown"},
     {"scratch", context_scratch, METH_VARARGS,
      "scratch(size, kind) -> Buffer: a reusable buffer from the context's pool"},
     {"memory_free_all", context_memory_free_all, METH_NOARGS,
@@ -409,7 +442,36 @@ static PyMethodDef context_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* timeout: seconds (float) any wait without its own may block, or None */
+static PyObject *context_get_timeout(PyObject *obj, void *c) {
+  uint64_t ns = vrt_context_timeout(((vpy_context *)obj)->ctx);
+  if (!ns)
+    Py_RETURN_NONE;
+  return PyFloat_FromDouble((double)ns / 1e9);
+}
+
+static int context_set_timeout(PyObject *obj, PyObject *value, void *c) {
+  uint64_t ns = 0;
+  if (value && value != Py_None) {
+    double s = PyFloat_AsDouble(value);
+    if (s == -1.0 && PyErr_Occurred())
+      return -1;
+    if (!(s > 0) || s > 1e9) {
+      PyErr_Format(PyExc_ValueError, "timeout must be None or a number of seconds > 0, got %R",
+                   value);
+      return -1;
+    }
+    ns = (uint64_t)(s * 1e9);
+    if (!ns)
+      ns = 1;
+  }
+  vrt_context_set_timeout(((vpy_context *)obj)->ctx, ns);
+  return 0;
+}
+
 static PyGetSetDef context_getset[] = {
+    {"timeout", context_get_timeout, context_set_timeout,
+     "seconds any wait without a timeout of its own may block (None: no limit)", NULL},
     {"lost", context_lost, NULL, "True once the device was lost", NULL},
     {"address", context_address, NULL, "the vrt_context pointer", NULL},
     {"wait", context_get_wait, NULL, "(mode, spin_us): how waits wait", NULL},

@@ -62,7 +62,8 @@ static void control_dealloc(PyObject *obj) {
   vpy_control *self = (vpy_control *)obj;
   PyTypeObject *type = Py_TYPE(obj);
   /* The borrowed Buffer holds a reference to us, so it is gone already. */
-  vrt_control_destroy(self->c);
+  if (!vpy_forked(self->context))
+    vrt_control_destroy(self->c);
   Py_XDECREF(self->context);
   PyObject_Free(obj);
   Py_DECREF(type);
@@ -103,7 +104,7 @@ static PyObject *control_store(PyObject *obj, PyObject *args) {
   vpy_control *self = (vpy_control *)obj;
   PyObject *which;
   unsigned long long value;
-  if (!PyArg_ParseTuple(args, "OK", &which, &value))
+  if (!PyArg_ParseTuple(args, "OO&", &which, vpy_arg_value, &value))
     return NULL;
   uint32_t w;
   if (!word_arg(self, which, &w))

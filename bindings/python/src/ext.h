@@ -102,6 +102,22 @@ PyObject *vpy_str_or_none(const char *s);
 bool vpy_dict_set(PyObject *dict, const char *key, PyObject *value);
 /* Reads a (x[, y[, z]]) sequence or an int into out[3] (missing = `fill`). */
 bool vpy_uint3(PyObject *obj, const char *what, uint32_t fill, uint32_t out[3]);
+/* "O&" converters for byte counts and offsets (unsigned long long *): a
+ * negative or >= 2^64 int is a ValueError naming the argument (PyArg's "K"
+ * wraps it silently). *_or_all: -1 is UINT64_MAX ("the rest"). */
+int vpy_arg_size(PyObject *o, void *out);
+int vpy_arg_size_or_all(PyObject *o, void *out);
+int vpy_arg_offset(PyObject *o, void *out);
+int vpy_arg_dst_offset(PyObject *o, void *out);
+int vpy_arg_src_offset(PyObject *o, void *out);
+int vpy_arg_value(PyObject *o, void *out);
+int vpy_arg_written(PyObject *o, void *out);
+/* Issue 20: the runtime's interrupt check (runs Python's signal handlers on
+ * the main thread; nonzero with the exception set, e.g. KeyboardInterrupt)
+ * and whether a Context object is a forked child's copy of its parent's
+ * (then nothing of its device may be touched, not even to free it). */
+int vpy_interrupt_check(void *arg);
+bool vpy_forked(PyObject *context);
 
 /* context.c */
 extern PyType_Spec vpy_context_spec;
@@ -163,6 +179,13 @@ extern PyType_Spec vpy_launcher_spec, vpy_kernel_call_spec;
 PyObject *vpy_run_dispatch(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *da, bool sync,
                            PyObject *handle_type, PyObject *out, const vrt_readback *rb,
                            vpy_buffer *rdst);
+/* An eager ufunc's dispatch (issue 21): submitted and not waited for, as
+ * CuPy's are; returns `out` (None when NULL). Host reads wait instead: a
+ * Buffer's mapping (buffer protocol, so numpy_view()) and download wait for
+ * the buffer's last use. Runs synchronously (vpy_run_dispatch) where a host
+ * read could bypass that wait: an imported or borrowed buffer, whose owner
+ * reads the memory directly. */
+PyObject *vpy_run_eager(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *da, PyObject *out);
 
 /* compile.c */
 extern PyMethodDef vpy_compile_methods[];

@@ -10,8 +10,9 @@
  *         'buffers': [{'name', 'binding', 'type', 'count', 'access'}, ...],
  *         'kernels': {kernel: {'glsl', 'spirv', 'manifest'}} (targets=True)}
  *
- * The Python side (vulpy/_arrayvir.py) prints the array VIR; everything
- * from there on - fusion, lowering, code generation - is this C code.
+ * The Python side (vulpy/_graph.py) prints the array VIR; everything from
+ * there on - fusion, lowering, code generation - is vtg_compile_array
+ * (lib/Target/array.c), the same call `vulpy-translate` makes on array VIR.
  * Errors are vulpy.CompileError with the VIR line they point at.
  */
 #include "ext.h"
@@ -27,38 +28,19 @@
 #include "vulpy/target.h"
 #endif
 
-#if defined(VULPY_HAVE_IR) && defined(VULPY_HAVE_TRANSFORMS)
-static PyObject *module_text(const vir_module *m) {
-  vp_strbuf b = {0};
-  vir_print(m, VIR_PRINT_NO_LOCS, &b);
-  PyObject *s = PyUnicode_DecodeUTF8(b.data ? b.data : "", (Py_ssize_t)b.len, "replace");
-  vp_strbuf_free(&b);
-  return s;
+#if defined(VULPY_HAVE_IR) && defined(VULPY_HAVE_TRANSFORMS) && defined(VULPY_HAVE_TARGET)
+static PyObject *str_or_none(const char *s) {
+  return s ? PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace") : Py_NewRef(Py_None);
 }
 
-static vir_func *array_func(const vir_module *m) {
-  for (uint32_t i = 0; i < m->syms.len; i++) {
-    const vir_sym *s = m->syms.data[i];
-    if (s->kind == VIR_SYM_FUNC && s->func && s->func->is_array)
-      return s->func;
-  }
-  return NULL;
-}
-
-static PyObject *launches_of(vir_func *af) {
+static PyObject *launches_of(const vtg_array_result *r) {
   PyObject *list = PyList_New(0);
-  for (vir_op *op = af->body.first; list && op; op = op->next) {
-    if (op->code != VIR_OP_ARRAY_LAUNCH || op->nopnd != 3 || !op->attr.sym)
-      continue;
-    unsigned long g[3] = {1, 1, 1};
-    for (int i = 0; i < 3; i++)
-      if (op->opnd[i]->def && op->opnd[i]->def->code == VIR_OP_CONST)
-        g[i] = (unsigned long)op->opnd[i]->def->attr.lit.u;
-    PyObject *t = Py_BuildValue("(skkk)", op->attr.sym->name, g[0], g[1], g[2]);
-    if (!t || PyList_Append(list, t) < 0) {
-      Py_XDECREF(t);
+  for (uint32_t i = 0; list && i < r->nlaunches; i++) {
+    const vtg_array_launch *l = &r->launches[i];
+    PyObject *t = Py_BuildValue("(skkk)", l->kernel, (unsigned long)l->grid[0],
+                                (unsigned long)l->grid[1], (unsigned long)l->grid[2]);
+    if (!t || PyList_Append(list, t) < 0)
       Py_CLEAR(list);
-    }
     Py_XDECREF(t);
   }
   return list;
@@ -81,30 +63,19 @@ static PyObject *buffers_of(const vir_module *m) {
   return list;
 }
 
-#ifdef VULPY_HAVE_TARGET
-/* glsl, spirv, manifest of one kernel of the lowered module */
-static PyObject *emit_kernel(vir_module *m, const char *kernel, const vtg_options *base,
-                             vp_diags *d) {
-  vtg_options o = *base;
-  o.kernel = kernel;
-  vp_strbuf glsl = {0};
-  uint32_t *words = NULL;
-  size_t nwords = 0;
-  PyObject *out = NULL;
-  vpm_manifest *man = NULL;
-  char *yaml = NULL;
-  if (vtg_emit_glsl(m, &o, &glsl, d) &&
-      vtg_glsl_to_spirv(glsl.data, glsl.len, kernel, &o, &words, &nwords, d) &&
-      (man = vtg_manifest_from_vir(m, &o, d)) && (yaml = vpm_emit(man)))
-    out = Py_BuildValue("{ss#sy#ss}", "glsl", glsl.data ? glsl.data : "", (Py_ssize_t)glsl.len,
-                        "spirv", (const char *)words, (Py_ssize_t)(nwords * 4), "manifest", yaml);
-  free(yaml);
-  vpm_free(man);
-  free(words);
-  vp_strbuf_free(&glsl);
-  return out;
+static PyObject *kernels_of(const vtg_array_result *r) {
+  PyObject *kernels = PyDict_New();
+  for (uint32_t i = 0; kernels && i < r->nkernels; i++) {
+    const vtg_array_kernel *k = &r->kernels[i];
+    PyObject *v = Py_BuildValue("{ss#sy#ss}", "glsl", k->glsl, (Py_ssize_t)k->glsl_len, "spirv",
+                                (const char *)k->spirv, (Py_ssize_t)(k->nwords * 4), "manifest",
+                                k->manifest);
+    if (!v || PyDict_SetItemString(kernels, k->name, v) < 0)
+      Py_CLEAR(kernels);
+    Py_XDECREF(v);
+  }
+  return kernels;
 }
-#endif
 
 static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"text",     "name",     "fuse",   "missing", "fast_math",
@@ -120,9 +91,8 @@ static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
                                    &cpu_device, &reduce_groups))
     return NULL;
   /* the cap of a full reduction's grid (vulpy/_engine.py validates the
-   * VULPY_REDUCE_GROUPS it comes from) */
-  if (reduce_groups && (reduce_groups < 64 || reduce_groups > 32768 ||
-                        (reduce_groups & (reduce_groups - 1)))) {
+   * VULPY_REDUCE_GROUPS it comes from; lower-arrays checks it again) */
+  if (!vir_reduce_groups_valid(reduce_groups)) {
     PyErr_Format(PyExc_ValueError,
                  "jit_compile: reduce_groups must be 0 or a power of two from 64 to 32768, not %u",
                  reduce_groups);
@@ -132,55 +102,31 @@ static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
   vir_module *m = vpy_parse_vir(st, text, (size_t)len, name, &d);
   if (!m)
     return NULL;
-  PyObject *out = PyDict_New(), *before = module_text(m), *fused = NULL;
-  vir_pipeline_options po = {.verify_each = true};
-  po.pass.fast_math = fast_math;
-  po.pass.missing_features = (uint32_t)missing;
-  po.pass.cpu_device = cpu_device;
-  po.pass.reduce_groups = reduce_groups;
-  bool ok = out && before && vpy_dict_set(out, "vir", before);
-  if (ok && fuse) {
-    ok = vir_run_pipeline(m, "fuse", &po, &d) != VIR_PASS_FAILURE;
-    ok = ok && (fused = module_text(m)) && vpy_dict_set(out, "fused", fused);
-  } else if (ok) {
-    ok = vpy_dict_set(out, "fused", Py_NewRef(Py_None));
+  vtg_array_options o;
+  vtg_array_options_init(&o);
+  o.fuse = fuse;
+  o.targets = targets;
+  o.pass.fast_math = fast_math;
+  o.pass.missing_features = (uint32_t)missing;
+  o.pass.cpu_device = cpu_device;
+  o.pass.reduce_groups = reduce_groups;
+  o.target.fast_math = fast_math;
+  o.target.optimize = optimize;
+  o.target.features = (uint32_t)features;
+  o.target.vulkan = vulkan;
+  vtg_array_result r;
+  bool ok = vtg_compile_array(m, &o, &r, &d);
+  PyObject *out = NULL;
+  if (ok) {
+    out = PyDict_New();
+    ok = out && vpy_dict_set(out, "vir", str_or_none(r.vir)) &&
+         vpy_dict_set(out, "fused", str_or_none(r.fused)) &&
+         vpy_dict_set(out, "lowered", str_or_none(r.lowered)) &&
+         vpy_dict_set(out, "launches", launches_of(&r)) &&
+         vpy_dict_set(out, "buffers", buffers_of(m)) &&
+         (!targets || vpy_dict_set(out, "kernels", kernels_of(&r)));
   }
-  ok = ok && vir_run_pipeline(m, "lower-arrays", &po, &d) != VIR_PASS_FAILURE;
-  vir_func *af = ok ? array_func(m) : NULL;
-  ok = ok && vpy_dict_set(out, "lowered", module_text(m)) &&
-       vpy_dict_set(out, "launches", af ? launches_of(af) : PyList_New(0)) &&
-       vpy_dict_set(out, "buffers", buffers_of(m));
-  if (ok && targets) {
-#ifdef VULPY_HAVE_TARGET
-    /* the back ends see kernels only: the host schedule is in 'launches' */
-    while (af && af->body.first)
-      vir_op_unlink(af->body.first);
-    vtg_options o;
-    vtg_options_init(&o);
-    o.fast_math = fast_math;
-    o.optimize = optimize;
-    o.features = (uint32_t)features;
-    o.vulkan = vulkan;
-    PyObject *kernels = PyDict_New();
-    ok = kernels != NULL;
-    for (uint32_t i = 0; ok && i < m->syms.len; i++) {
-      const vir_sym *s = m->syms.data[i];
-      if (s->kind != VIR_SYM_FUNC || !s->func || !s->func->is_kernel)
-        continue;
-      PyObject *k = emit_kernel(m, s->name, &o, &d);
-      ok = k && PyDict_SetItemString(kernels, s->name, k) == 0;
-      Py_XDECREF(k);
-    }
-    if (ok)
-      ok = vpy_dict_set(out, "kernels", kernels);
-    else
-      Py_XDECREF(kernels);
-#else
-    PyErr_SetString(PyExc_NotImplementedError,
-                    "this build of vulpy has no back ends (lib/Target) (rebuild once it has landed)");
-    ok = false;
-#endif
-  }
+  vtg_array_result_free(&r);
   vir_module_destroy(m);
   if (!ok) {
     Py_XDECREF(out);
@@ -199,7 +145,7 @@ static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
 #else
 static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
   PyErr_SetString(PyExc_NotImplementedError,
-                  "this build of vulpy has no IR library or passes (rebuild once they have landed)");
+                  "this build of vulpy has no IR library, passes or back ends");
   return NULL;
 }
 #endif

@@ -127,7 +127,8 @@ static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
 static void kernel_dealloc(PyObject *obj) {
   vpy_kernel *self = (vpy_kernel *)obj;
   PyTypeObject *type = Py_TYPE(obj);
-  vrt_kernel_destroy(self->k);
+  if (!vpy_forked(self->context))
+    vrt_kernel_destroy(self->k);
   Py_XDECREF(self->manifest);
   Py_XDECREF(self->context);
   PyObject_Free(obj);
@@ -139,8 +140,8 @@ static void kernel_dealloc(PyObject *obj) {
 static bool parse_readback(vpy_state *st, PyObject *o, vrt_readback *rb, vpy_buffer **dst) {
   PyObject *db, *sb;
   unsigned long long doff, soff, size;
-  if (!PyArg_ParseTuple(o, "OKOKK;readback: (dst, dst_offset, src, src_offset, size)", &db,
-                        &doff, &sb, &soff, &size))
+  if (!PyArg_ParseTuple(o, "OO&OO&O&;readback: (dst, dst_offset, src, src_offset, size)", &db,
+                        vpy_arg_dst_offset, &doff, &sb, vpy_arg_src_offset, &soff, vpy_arg_size, &size))
     return false;
   rb->dst = vpy_buffer_get(st, db);
   rb->src = rb->dst ? vpy_buffer_get(st, sb) : NULL;
@@ -154,6 +155,7 @@ static bool parse_readback(vpy_state *st, PyObject *o, vrt_readback *rb, vpy_buf
 }
 
 /* dispatch(buffers, push, x, y, z, groups, sync, readback=None) -> None | Ticket;
+ * sync=None: submitted and not waited for, returns None (vpy_run_eager);
  * an item of `buffers` may be (Buffer, offset, size): that byte range of the
  * Buffer is bound (a view; offset aligned as the device requires). */
 static PyObject *kernel_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs) {
@@ -174,8 +176,10 @@ static PyObject *kernel_dispatch(PyObject *obj, PyObject *const *a, Py_ssize_t n
   vpy_dispatch_args da;
   if (!vpy_parse_dispatch(st, a, &da) || (rb && !vpy_no_ranges(&da)))
     return NULL;
-  bool sync = PyObject_IsTrue(a[6]) == 1;
-  PyObject *r = vpy_run_dispatch(st, self, &da, sync, NULL, NULL, rb, rdst);
+  /* sync=None: eager (vpy_run_eager), what the resident ufunc paths pass */
+  bool sync = a[6] == Py_None || PyObject_IsTrue(a[6]) == 1;
+  PyObject *r = a[6] == Py_None && !rb ? vpy_run_eager(st, self, &da, NULL)
+                                       : vpy_run_dispatch(st, self, &da, sync, NULL, NULL, rb, rdst);
   Py_DECREF(da.seq);
   return r;
 }

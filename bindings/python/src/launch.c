@@ -68,6 +68,7 @@ typedef struct vpy_launcher {
   bool dry_run;    /* checks and push block, no dispatch (benchmarks) */
   /* ufunc mode (as_ufunc): a fixed push block and grid, one shape */
   PyObject *ushape; /* tuple, or NULL: not a ufunc launcher */
+  uint64_t ubytes;  /* bytes of the result the ufunc writes whole (0: unknown) */
   PyObject *s_shape, *s_dtype, *s_whole;
   unsigned char upush[MAX_PUSH_BYTES];
   uint32_t ugrid[2];
@@ -132,6 +133,7 @@ static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
   self->s_buf = PyUnicode_InternFromString("_buf");
   self->s_size = PyUnicode_InternFromString("_size");
   self->ushape = NULL;
+  self->ubytes = 0;
   self->s_shape = PyUnicode_InternFromString("shape");
   self->s_dtype = PyUnicode_InternFromString("dtype");
   self->s_whole = PyUnicode_InternFromString("_whole");
@@ -449,7 +451,9 @@ static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, boo
         long long isz = PyLong_AsLongLong(PyTuple_GetItem(vec, 1));
         long long esz = PyLong_AsLongLong(PyTuple_GetItem(vec, 2));
         Py_XDECREF(size);
-        if (count < 0 || isz <= 0 || esz <= 0 || (count * isz) % esz) {
+        long long bytes;
+        if (count < 0 || isz <= 0 || esz <= 0 || __builtin_mul_overflow(count, isz, &bytes) ||
+            bytes % esz) {
           why = "a vector buffer's size";
           break;
         }
@@ -526,6 +530,22 @@ static PyObject *launcher_as_ufunc(PyObject *obj, PyObject *args) {
   memcpy(self->upush, push, (size_t)len);
   self->ugrid[0] = gx;
   self->ugrid[1] = gy;
+  /* What the kernel writes of its result: every element (a lower bound in
+   * bytes: bool's itemsize 1 undercounts its 4-byte words, which is safe). */
+  uint64_t bytes = 0;
+  PyObject *want = self->nbuf ? PyTuple_GetItem(self->wants, self->nbuf - 1) : NULL;
+  PyObject *isz = want && !PyTuple_Check(want) ? PyObject_GetAttrString(want, "itemsize") : NULL;
+  PyErr_Clear();
+  if (isz && PyLong_Check(isz)) {
+    bytes = PyLong_AsUnsignedLongLong(isz);
+    for (Py_ssize_t i = 0; i < PyTuple_Size(shape); i++) {
+      long long s = PyLong_AsLongLong(PyTuple_GetItem(shape, i));
+      bytes = s > 0 ? bytes * (uint64_t)s : 0;
+    }
+    PyErr_Clear();
+  }
+  Py_XDECREF(isz);
+  self->ubytes = bytes;
   PyObject *old = self->ushape;
   self->ushape = Py_NewRef(shape);
   Py_XDECREF(old);
@@ -561,6 +581,26 @@ static PyObject *ufunc_operand(vpy_launcher *self, vpy_state *st, PyObject *item
     return NULL;
   }
   return buf;
+}
+
+/* Declared in ext.h. */
+PyObject *vpy_run_eager(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *da, PyObject *out) {
+  for (uint32_t i = 0; i < da->args.nbuffers; i++)
+    if (da->objs[i]->imported || da->objs[i]->borrowed)
+      return vpy_run_dispatch(st, kern, da, true, NULL, out, NULL, NULL);
+  vrt_context *ctx = ((vpy_context *)kern->context)->ctx;
+  vp_diags d = {0};
+  vrt_ticket t = 0;
+  bool ok;
+  Py_BEGIN_ALLOW_THREADS
+  ok = vpy_flush_all(da, &d) &&
+       (da->ranged ? vrt_dispatch_ranges(kern->k, &da->args, da->ranges, da->grid, &t, &d)
+                   : vrt_dispatch_async(kern->k, &da->args, da->grid, &t, &d));
+  Py_END_ALLOW_THREADS
+  if (!ok)
+    return vpy_raise(st, &d, NULL, ctx, NULL);
+  vp_diags_free(&d);
+  return Py_NewRef(out ? out : Py_None);
 }
 
 /* ufunc(inputs: tuple, out, sync) -> out | Handle | NotImplemented */
@@ -606,7 +646,13 @@ static PyObject *launcher_ufunc(PyObject *obj, PyObject *const *a, Py_ssize_t na
   da.grid.groups = true;
   da.seq = NULL;
   self->calls++;
-  PyObject *result = vpy_run_dispatch(st, kern, &da, sync, self->handle_type, out, NULL, NULL);
+  /* out= is written whole: a new out='s owed zero fill is dropped */
+  if (self->ubytes)
+    vrt_buffer_will_write(da.bufs[n], 0, self->ubytes);
+  /* sync=True: eager (submitted, not waited for; host reads wait) */
+  PyObject *result = sync ? vpy_run_eager(st, kern, &da, out)
+                          : vpy_run_dispatch(st, kern, &da, false, self->handle_type, out, NULL,
+                                             NULL);
   for (Py_ssize_t i = 0; i < nheld; i++)
     Py_DECREF(held[i]);
   return result;

@@ -8,6 +8,8 @@
  */
 #include "ext.h"
 
+#include <pthread.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,70 @@ bool vpy_dict_set(PyObject *dict, const char *key, PyObject *value) {
   Py_DECREF(value);
   return rc == 0;
 }
+
+/* ------------------------------------------------ issue 20: signals, fork */
+
+static pthread_t main_thread; /* the thread that imported the extension */
+
+int vpy_interrupt_check(void *arg) {
+  (void)arg;
+  /* Python runs signal handlers on its main thread only; elsewhere, and
+   * while the interpreter is going away, there is nothing to do. */
+  if (!pthread_equal(pthread_self(), main_thread) || !Py_IsInitialized())
+    return 0;
+  PyGILState_STATE g = PyGILState_Ensure();
+  int r = PyErr_CheckSignals() < 0; /* leaves KeyboardInterrupt (or the handler's error) set */
+  PyGILState_Release(g);
+  return r;
+}
+
+bool vpy_forked(PyObject *context) {
+  vpy_context *c = (vpy_context *)context;
+  return c && c->ctx && vrt_context_forked(c->ctx);
+}
+
+/* The byte count or offset `o` into *out; `all`: -1 means UINT64_MAX. */
+static int u64_arg(PyObject *o, const char *what, bool all, unsigned long long *out) {
+  PyObject *i = PyNumber_Index(o);
+  if (!i) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s must be an int, got %R", what, o);
+    return 0;
+  }
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+  if (!overflow && v == -1 && PyErr_Occurred()) {
+    Py_DECREF(i);
+    return 0;
+  }
+  if (!overflow && v >= 0) {
+    *out = (unsigned long long)v;
+  } else if (!overflow && v == -1 && all) {
+    *out = UINT64_MAX;
+  } else if (overflow > 0) {
+    unsigned long long u = PyLong_AsUnsignedLongLong(i);
+    if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_ValueError, "%s=%R does not fit in 64 bits", what, i);
+      Py_DECREF(i);
+      return 0;
+    }
+    *out = u;
+  } else {
+    PyErr_Format(PyExc_ValueError, "%s must be >= 0%s, got %R", what, all ? " (or -1: all)" : "", i);
+    Py_DECREF(i);
+    return 0;
+  }
+  Py_DECREF(i);
+  return 1;
+}
+int vpy_arg_size(PyObject *o, void *out) { return u64_arg(o, "size", false, out); }
+int vpy_arg_size_or_all(PyObject *o, void *out) { return u64_arg(o, "size", true, out); }
+int vpy_arg_offset(PyObject *o, void *out) { return u64_arg(o, "offset", false, out); }
+int vpy_arg_dst_offset(PyObject *o, void *out) { return u64_arg(o, "dst_offset", false, out); }
+int vpy_arg_src_offset(PyObject *o, void *out) { return u64_arg(o, "src_offset", false, out); }
+int vpy_arg_value(PyObject *o, void *out) { return u64_arg(o, "value", false, out); }
+int vpy_arg_written(PyObject *o, void *out) { return u64_arg(o, "written", false, out); }
 
 bool vpy_uint3(PyObject *obj, const char *what, uint32_t fill, uint32_t out[3]) {
   out[0] = out[1] = out[2] = fill;
@@ -103,6 +169,19 @@ PyObject *vpy_raise(vpy_state *st, vp_diags *d, PyObject *exc, vrt_context *ctx,
     exc = st->VulkanError;
   if (ctx && vrt_context_lost(ctx))
     exc = st->DeviceLostError;
+  else if (exc == st->VulkanError && d->count && d->items[0].message &&
+           strncmp(d->items[0].message, "timed out", 9) == 0) {
+    /* vulpy.TimeoutError: a VulkanError and a Python TimeoutError */
+    PyObject *errs = PyImport_ImportModule("vulpy._errors");
+    PyObject *t = errs ? PyObject_GetAttrString(errs, "TimeoutError") : NULL;
+    Py_XDECREF(errs);
+    if (t) {
+      PyObject *r = vpy_raise(st, d, t, ctx, source);
+      Py_DECREF(t);
+      return r;
+    }
+    PyErr_Clear();
+  }
   else if (exc == st->VulkanError && text &&
            (strstr(text, "OUT_OF_DEVICE_MEMORY") || strstr(text, "OUT_OF_HOST_MEMORY") ||
             strstr(text, "out of device memory")))
@@ -304,6 +383,7 @@ static PyObject *add_type(PyObject *m, PyType_Spec *spec) {
 }
 
 static int module_exec(PyObject *m) {
+  main_thread = pthread_self();
   vpy_state *st = vpy_module_state(m);
   PyObject *errors = PyImport_ImportModule("vulpy._errors");
   if (!errors)

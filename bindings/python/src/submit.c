@@ -240,9 +240,10 @@ static PyObject *recording_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 static void recording_dealloc(PyObject *obj) {
   vpy_recording *self = (vpy_recording *)obj;
   PyTypeObject *type = Py_TYPE(obj);
-  vrt_recording *r = self->r;
+  vrt_recording *r = vpy_forked(self->context) ? NULL : self->r;
   Py_BEGIN_ALLOW_THREADS
-  vrt_record_destroy(r);
+  if (r)
+    vrt_record_destroy(r);
   Py_END_ALLOW_THREADS
   Py_XDECREF(self->refs);
   Py_XDECREF(self->context);
@@ -280,7 +281,8 @@ static PyObject *recording_copy(PyObject *obj, PyObject *args) {
   vpy_state *st = vpy_state_of(obj);
   PyObject *dst, *src;
   unsigned long long doff, soff, size;
-  if (!PyArg_ParseTuple(args, "OKOKK", &dst, &doff, &src, &soff, &size))
+  if (!PyArg_ParseTuple(args, "OO&OO&O&", &dst, vpy_arg_dst_offset, &doff, &src, vpy_arg_src_offset, &soff,
+                        vpy_arg_size, &size))
     return NULL;
   vrt_buffer *db = vpy_buffer_get(st, dst), *sb = db ? vpy_buffer_get(st, src) : NULL;
   if (!sb)
@@ -301,7 +303,7 @@ static PyObject *recording_fill(PyObject *obj, PyObject *args) {
   PyObject *buf;
   unsigned long long off, size;
   unsigned int value;
-  if (!PyArg_ParseTuple(args, "OKKI", &buf, &off, &size, &value))
+  if (!PyArg_ParseTuple(args, "OO&O&I", &buf, vpy_arg_offset, &off, vpy_arg_size, &size, &value))
     return NULL;
   vrt_buffer *b = vpy_buffer_get(st, buf);
   if (!b)

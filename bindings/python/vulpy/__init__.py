@@ -23,6 +23,9 @@ __version__ = "0.1.0"
 from ._astjson import dump_file, dump_function, dump_source, to_json  # noqa: F401
 from ._errors import (CompileError, DeviceLostError, ExtensionMissingError,  # noqa: F401
                       FeatureError, OutOfMemoryError, VulkanError)
+from ._errors import TimeoutError  # noqa: F401,A004
+from ._persistent import PersistentError, PersistentHandle  # noqa: F401
+from ._errors import KernelError  # noqa: F401  (debug mode, issue 20)
 from ._types import *  # noqa: F401,F403  (float32, vec4, Buffer, Control, ...)
 from ._types import Buffer, Control, Shared, KERNEL_STUBS as _KS, VECTORS as _VECS  # noqa: F401
 from ._context import (Context, default_context, list_devices,  # noqa: F401
@@ -64,3 +67,7 @@ bool = bool_  # noqa: A001,F405
 def _has_extension():
     from . import _native
     return _native.available()
+
+
+# --- issue 20 (trust): timeouts, the kernel cache's warnings ---
+from ._errors import CacheWarning, TimeoutError  # noqa: E402,F401,A004

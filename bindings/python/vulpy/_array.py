@@ -85,6 +85,23 @@ def _shape(shape):
     return shape
 
 
+# NumPy's limit: an array's byte count fits a signed 64-bit integer.
+_MAX_BYTES = (1 << 63) - 1
+
+
+def _count(shape, itemsize, what):
+    """The element count of `shape`, checked (ValueError naming `what`)
+    so that count * itemsize fits 64 bits: the C layers take byte counts
+    as uint64 and would wrap a larger one."""
+    n = 1
+    for s in shape:
+        n *= s
+    if n * itemsize > _MAX_BYTES:
+        raise ValueError(f"{what}: shape {shape} is too big: {n} elements of {itemsize} bytes "
+                         f"do not fit a 64-bit byte count")
+    return n
+
+
 def _padded(nbytes):
     return max(16, (nbytes + 15) & ~15)
 
@@ -93,8 +110,27 @@ class ndarray:
     """A resident array: data in a Vulkan buffer, kept there across calls.
 
     Make one with vp.asarray, vp.empty/zeros/ones/full/arange/linspace or
-    the *_like functions. Arithmetic operators and vp ufuncs on resident
-    arrays return resident arrays; `out=` writes into an existing one."""
+    the *_like functions (not with ndarray(...) itself). Arithmetic
+    operators and vp ufuncs on resident arrays return resident arrays;
+    `out=` writes into an existing one. Reductions (a.sum(), a.max(axis=0)),
+    basic and advanced indexing, reshape, .T, astype and copy are methods;
+    .numpy() (or np.asarray(a)) copies the data back to the host.
+
+        x = vp.asarray(np.arange(8, dtype=np.float32))
+        y = vp.sin(x) * 2 + 1        # resident: no copy back yet
+        y[2:4] = 0.0                 # index assignment on the GPU
+        print(y.numpy(), float(y.sum()))
+
+    Attributes: shape, dtype, ndim, size, nbytes, memory (the memory kind:
+    'device', 'host', 'cached', ...), base (True for views), context.
+    Dtypes: bool, int32, uint32, int64, uint64, float32, float64 (64-bit
+    types where the device has them; bool is stored as 32-bit words).
+
+    Errors: TypeError for a dtype the GPU cannot hold or operands of
+    different kinds, ValueError for shapes that do not broadcast or an
+    index out of range (IndexError), vp.FeatureError for a 64-bit dtype on
+    a device without it, vp.OutOfMemoryError when the allocation fails.
+    Operands must live on one vp.Context."""
 
     __slots__ = ("_buf", "_ctx", "shape", "dtype", "_sdtype", "_size", "_offset", "_estrides",
                  "_whole", "_mirror", "__weakref__")
@@ -523,9 +559,7 @@ def empty(shape, dtype=np.float32, *, memory=None, context=None):
     dt = check_dtype(dtype)
     memory = check_memory(memory, ctx)
     shape = _shape(shape)
-    n = 1
-    for s in shape:
-        n *= s
+    n = _count(shape, storage_dtype(dt).itemsize, "vp.empty")
     buf = _native.ext().Buffer(ctx._native, _padded(n * storage_dtype(dt).itemsize), memory)
     return ndarray(buf, shape, dt, ctx)
 
@@ -536,9 +570,7 @@ def _result(shape, dt, memory, ctx):
     from the pool as is, with only the padding past the elements zeroed, so
     a temporary costs no zeroing (docs/python-api.md, "Memory"). `shape` a
     tuple, `dt` a checked dtype, `memory` a kind, `ctx` a Context."""
-    n = 1
-    for s in shape:
-        n *= s
+    n = _count(shape, storage_dtype(dt).itemsize, "new array")
     nbytes = n * storage_dtype(dt).itemsize
     buf = _native.ext().Buffer(ctx._native, _padded(nbytes), memory, nbytes)
     return ndarray(buf, shape, dt, ctx)
@@ -677,7 +709,7 @@ def aligned_empty(shape, dtype=np.float32):
     vp.asarray(a, memory='host') imports with no copy."""
     dt = np.dtype(dtype)
     shape = _shape(shape)
-    n = int(np.prod(shape, dtype=np.int64))
+    n = _count(shape, dt.itemsize, "vp.aligned_empty")
     mem = _native.ext().HostMemory(n * dt.itemsize)
     return np.frombuffer(mem, dt, n).reshape(shape)
 

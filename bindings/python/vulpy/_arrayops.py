@@ -245,10 +245,34 @@ def astype(a, dtype, memory=None):
     return c.run(c.result(r, out))
 
 
+def dtype_key(x):
+    """The resolve_dtypes key of one ufunc operand: a dtype, or a Python
+    scalar type (weak, as NEP 50 says)."""
+    if isinstance(x, (_array.ndarray, np.ndarray, np.generic)):
+        return x.dtype
+    if isinstance(x, bool):
+        return _BOOL
+    if isinstance(x, (int, float)):
+        return type(x)
+    return np.asarray(x).dtype
+
+
+def many_dims(args):
+    """Whether operands of different shapes broadcast over more than four
+    dimensions (more than the ufunc planner's kernels take)."""
+    nd = 0
+    for a in args:
+        s = getattr(a, "shape", None)
+        if s is not None and len(s) > nd:
+            nd = len(s)
+    if nd <= 4:
+        return False
+    return len({tuple(getattr(a, "shape", ())) for a in args}) > 1
+
+
 def ufunc(uf, args, out, context, sync):
     """A vulpy Ufunc on the array path (views, out= views, any number of
     broadcast dimensions)."""
-    from . import _ufunc
     c = Call(uf.name, context=context)
     for a in args:
         c.note(a)
@@ -256,7 +280,7 @@ def ufunc(uf, args, out, context, sync):
         out = out[0]
     if isinstance(out, _array.ndarray):
         c.note(out)
-    keys = tuple(_ufunc._dtype_key(a) for a in args)
+    keys = tuple(dtype_key(a) for a in args)
     loop_in, out_dt = uf.resolve(keys) if uf.name != "cast" else ((args[0].dtype,), out.dtype)
     ctx = c.context_()
     for dt in tuple(loop_in) + (out_dt,):

@@ -188,8 +188,12 @@ def dump_file(path, kernel=None, options=None):
 
 def _function_source(obj):
     """(module-level ast node with real file locations, file name, file text)
-    of a function or class defined in a file."""
-    lines, first = inspect.getsourcelines(obj)
+    of a function or class defined in a file (or a notebook cell, or a
+    string registered in linecache before exec)."""
+    try:
+        lines, first = inspect.getsourcelines(obj)
+    except (OSError, TypeError):
+        raise _no_source(obj) from None
     filename = inspect.getsourcefile(obj) or inspect.getfile(obj)
     text = "".join(lines)
     dedented = textwrap.dedent(text)
@@ -201,6 +205,23 @@ def _function_source(obj):
     dline = (first - 1) if first > 0 else 0
     whole = "".join(linecache.getlines(filename)) or text
     return _node(node, dline, indent), filename, whole
+
+
+def _no_source(obj):
+    """The CompileError for a kernel or helper whose source Python did not
+    keep: `python -c`, `exec` of a plain string, the plain REPL."""
+    from ._errors import CompileError  # only here: dumping stays free of the package's imports
+    try:
+        where = inspect.getfile(obj)
+    except TypeError:
+        where = "?"
+    name = getattr(obj, "__qualname__", getattr(obj, "__name__", "?"))
+    return CompileError(
+        f"{where}: error: cannot read the source of '{name}': VulPy compiles kernels from their "
+        "Python source, which `python -c`, `exec` of a plain string and the plain REPL do not keep\n"
+        "  hint: define kernels in a file, a Jupyter/IPython cell, or register the string before "
+        "exec: linecache.cache[name] = (len(src), None, src.splitlines(True), name); "
+        "exec(compile(src, name, 'exec'))")
 
 
 def _is_vulpy(obj):
@@ -249,10 +270,13 @@ def dump_function(fn, options=None, helpers=()):
                 continue
             value = scope[name]
             if isinstance(value, types.ModuleType):
-                if value.__name__ == "vulpy" and name not in imports:
-                    imports.append(name)
+                if value.__name__ in ("vulpy", "math") and (name, value.__name__) not in imports:
+                    imports.append((name, value.__name__))
             elif isinstance(value, (bool, int, float)) and name not in constants:
                 constants[name] = dict({"_type": "Constant"}, **_constant(value))
+            elif _number_tuple(value) and name not in constants:
+                # a tuple of numbers: kernels unroll loops over it and index it
+                constants[name] = _tuple_node(value)
             elif isinstance(value, (types.FunctionType, type)) and not _is_vulpy(value):
                 if value not in done and _has_source(value):
                     done.add(value)
@@ -261,9 +285,9 @@ def dump_function(fn, options=None, helpers=()):
                 # not a number: named by its type, so the C side can say so
                 constants[name] = {"_type": "Constant", "kind": type(value).__name__}
     # `import vulpy as <name>` for each name the module binds to vulpy, so
-    # the C side knows which prefix means the vulpy namespace.
+    # the C side knows which prefix means the vulpy namespace (and math).
     line = kernel_node.get("lineno", 1)
-    pre = [_import_node(name, line) for name in imports]
+    pre = [_import_node(name, line, module) for name, module in imports]
     # Classes first (types are declared before use), then functions.
     classes = [n for n in body if n["_type"] == "ClassDef"]
     funcs = [n for n in body if n["_type"] != "ClassDef"]
@@ -279,7 +303,18 @@ def _has_source(obj):
         return False
 
 
-def _import_node(asname, line):
+def _number_tuple(value):
+    return isinstance(value, tuple) and len(value) <= 1024 and all(
+        isinstance(v, (bool, int, float)) or _number_tuple(v) for v in value)
+
+
+def _tuple_node(value):
+    return {"_type": "Tuple", "ctx": {"_type": "Load"}, "elts": [
+        _tuple_node(v) if isinstance(v, tuple) else dict({"_type": "Constant"}, **_constant(v))
+        for v in value]}
+
+
+def _import_node(asname, line, module="vulpy"):
     loc = {"lineno": line, "col_offset": 0, "end_lineno": line, "end_col_offset": 0}
-    alias = dict({"_type": "alias", "name": "vulpy", "asname": asname}, **loc)
+    alias = dict({"_type": "alias", "name": module, "asname": asname}, **loc)
     return dict({"_type": "Import", "names": [alias]}, **loc)

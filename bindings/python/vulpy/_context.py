@@ -51,13 +51,20 @@ class Context:
     'block' (sleep at once: the default on CPU devices), 'spin' (poll until
     done); `copy_threads` is how many threads share large host copies
     (default: VULPY_COPY_THREADS, else half the CPUs, at most 4).
+    `timeout` (seconds, default None) bounds every wait that has no
+    timeout of its own: past it the call raises vp.TimeoutError.
     `no_device_mapping=True` never maps 'device' memory, even where it is
     host-visible (unified memory): a CPU or integrated device then takes a
     discrete GPU's paths (staging copies, readback mirrors); tests use it.
+    `robust=True` enables robustBufferAccess: an out-of-range buffer index
+    then reads 0 and writes nothing instead of touching other memory (it
+    costs on every access: docs/runtime.md; debug=True on a kernel reports
+    the index instead, docs/errors.md#kernelerror).
     """
 
     def __init__(self, device_index=None, kind=None, *, device=None, validation=None,
-                 cache_dir=None, wait=None, copy_threads=None, no_device_mapping=False):
+                 cache_dir=None, wait=None, copy_threads=None, no_device_mapping=False,
+                 timeout=None, robust=False):
         given = [x is not None for x in (device_index, kind, device)]
         if sum(given) > 1:
             raise ValueError("give at most one of device_index=, kind= and device=")
@@ -83,8 +90,12 @@ class Context:
             raise ValueError(f"copy_threads must be an int in 1..64, got {copy_threads!r}")
         self._native = _native.ext().Context(selector, v, cache_dir, wait=wait,
                                              copy_threads=copy_threads or 0,
-                                             no_device_mapping=bool(no_device_mapping))
+                                             no_device_mapping=bool(no_device_mapping),
+                                             robust=bool(robust))
+        self.robust = bool(robust)  # robustBufferAccess on (issue 20)
         self.info = self._native.info()
+        if timeout is not None:
+            self.timeout = timeout
         self._features = frozenset(self.info["features"])
         self._kernels = {}  # compile key -> native Kernel on this device
         self._ufast = {}  # ufunc call signature -> a ready dispatch (_ufunc's fast path)
@@ -180,6 +191,31 @@ class Context:
                   "float16": "shaderFloat16", "int8": "shaderInt8"}.get(feature, feature)
             raise FeatureError(f"{what} needs the device feature '{feature}' ({vk}), which "
                                f"{self.name} does not have")
+
+    @property
+    def timeout(self):
+        """Seconds that any wait without a timeout of its own may block
+        (synchronous calls, Handle.wait(), synchronize()) before raising
+        vp.TimeoutError; None (the default): no limit. The GPU work goes on
+        after a timeout; a kernel stuck in a loop keeps the queue busy."""
+        return self._native.timeout
+
+    @timeout.setter
+    def timeout(self, seconds):
+        self._native.timeout = seconds
+
+    @property
+    def limits(self):
+        """The device's limits (a dict, from info['limits']) plus
+        'max_loop_iterations': how many loop back-edges one invocation may
+        take in all before the driver silently ends its loops (llvmpipe,
+        lavapipe's compiler: 65535, LP_MAX_TGSI_LOOP_ITERATIONS), or None
+        where loops are not cut short. VulPy's own kernels stay far below
+        it; a @vp.kernel whose loops may add up to more computes a wrong
+        result there without an error (docs/language.md)."""
+        d = dict(self.info["limits"])
+        d["max_loop_iterations"] = 65535 if "llvmpipe" in self.name.lower() else None
+        return d
 
     def describe(self, verbose=True):
         """The runtime's description of the device (limits, memory types)."""
@@ -450,3 +486,26 @@ def resolve(context):
 def env_device():
     """The VULPY_DEVICE selector, or None."""
     return os.environ.get("VULPY_DEVICE") or None
+
+
+# --- issue 20 (trust): fork --------------------------------------------------
+# A forked child cannot use its parent's Vulkan device (the driver's threads
+# did not survive the fork; waiting on it hung). The runtime refuses every
+# call on an inherited context with a VulkanError saying so, and frees
+# nothing of it; here the child forgets the default context, so that plain
+# vp.* calls make a fresh one on first use. The parent's contexts are kept
+# alive, so that no cache keyed by id(context) mistakes a new context for one.
+_forked_parents = []
+
+
+def _after_fork_in_child():
+    global _default, _default_lock
+    _default_lock = threading.Lock()  # another thread may have held it
+    if _default is not None:
+        _forked_parents.append(_default)
+    _forked_parents.extend(_live)
+    _default = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -85,8 +85,9 @@ def _masks(ctx):
 class Compiled:
     """One compiled array function: its texts, kernels and launches."""
 
-    def __init__(self, art, label, fast_math=False):
+    def __init__(self, art, label, fast_math=False, text=None):
         self.art = art
+        self.text = text  # the array VIR compiled (with locations)
         self.label = label
         self.launches = [tuple(x) for x in art["launches"]]
         self.buffers = {b["name"]: b for b in art["buffers"]}
@@ -104,6 +105,14 @@ class Compiled:
     def vir(self):
         """The array function as traced (before fusion)."""
         return self.art["vir"]
+
+    @property
+    def array_vir(self):
+        """The array VIR text the compiler was given, locations included:
+        `vulpy-translate --from=vir --arrays --to=glsl` on it prints .glsl
+        (add --cpu-device for a CPU device, --no-fuse and --fast-math as the
+        call had them)."""
+        return self.text
 
     @property
     def fused_vir(self):
@@ -247,7 +256,7 @@ def compile(text, ctx, label="vp.jit", fuse=True, fast_math=False):
     art = _native.ext().jit_compile(text, label, fuse, missing, fast_math=fast_math,
                                     features=available, cpu_device=cpu,
                                     reduce_groups=groups)
-    c = Compiled(art, label, fast_math)
+    c = Compiled(art, label, fast_math, text)
     with _lock:
         _cache[key] = c
         while len(_cache) > _CACHE_MAX:

@@ -40,5 +40,39 @@ class FeatureError(TypeError):
     for float64, shaderInt64 for int64, ...). The message names it."""
 
 
+class TimeoutError(TimeoutError):  # noqa: A001  (also Python's TimeoutError)
+    """A wait ran out of time; the work it waited for may still be running."""
+
+
 class ExtensionMissingError(ImportError):
     """The C extension `vulpy._vulpy` is not built or failed to load."""
+
+
+# --- issue 20 (trust): timeouts and the kernel cache -------------------------
+
+class TimeoutError(VulkanError, TimeoutError):  # noqa: A001
+    """A wait ran out of time (Handle.wait(timeout=...), Context(timeout=...))
+    before the GPU finished. The work may still be running: wait again, or
+    drop the Context. Also a Python TimeoutError."""
+
+
+class CacheWarning(RuntimeWarning):
+    """A kernel cache entry or folder was refused (damaged, foreign, not a
+    regular file, or a folder other users may write): VulPy compiles
+    instead, or runs without a disk cache. The message names the path."""
+
+
+# ---- debug mode (issue 20): a fault a debug kernel recorded on the device
+class KernelError(RuntimeError):
+    """A kernel compiled with debug=True (or VULPY_DEBUG=1) failed on the
+    device: an `assert` was false, or a buffer or shared-array index was out
+    of bounds. The message is `file:line:col: error: ...` with the source
+    line; the attributes: file, line, col, kind ('assert', 'buffer read',
+    'buffer write', 'buffer atomic', 'shared read', 'shared write',
+    'shared atomic'), name (the buffer or shared array, or None),
+    invocation (the global invocation id, x y z), index and length (None
+    for an assert). Only the first failure of a dispatch is reported; the
+    faulting access was skipped (a read gave element 0), so the outputs
+    are not trustworthy but no memory outside the buffers was touched."""
+
+    file = line = col = kind = name = invocation = index = length = None

@@ -149,6 +149,14 @@ class Tracer:
     __array__ = None  # np.asarray(tracer) must not silently make an object array
 
     # ------------------------------------------------------------ NumPy protocols
+    @staticmethod
+    def _vp_trace_ufunc(uf, args, out):
+        """What a vp ufunc does when an operand is a Tracer (Ufunc.__call__
+        looks this up on its operands' types): the call is recorded."""
+        if out is not None:
+            raise TracingError(f"{_where()}: out= inside vp.jit; return the result instead")
+        return trace_ufunc(uf, args)
+
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         f = _ufunc.BY_NUMPY.get(ufunc.__name__)
         if method != "__call__" or f is None or kwargs.get("out") is not None:
@@ -273,7 +281,7 @@ def _key(x):
         return type(x.pyval)
     if isinstance(x, Tracer):
         return x.dtype
-    return _ufunc._dtype_key(x)
+    return _arrayops.dtype_key(x)
 
 
 def _trace_value(t, x, dt):
@@ -315,43 +323,6 @@ def trace_ufunc(uf, args):
     return Tracer(_graph.apply_ufunc(t.g, uf, vals, loop_in, out_dt), t)
 
 
-def _array_path(uf, args, out, context, sync):
-    """Ufunc hook (_ufunc.array_path), first on every ufunc call, so it is
-    kept cheap: Tracers are recorded; strided views (and out= views) and
-    broadcasts over more than four dims run on the array path; the rest is
-    _ufunc's (NotImplemented)."""
-    view = False
-    for a in args:
-        t = type(a)
-        if t is _array.ndarray:
-            view = view or a._estrides is not None or a._offset != 0
-        elif t is Tracer or t is _WeakScalar:
-            if out is not None:
-                raise TracingError(f"{_where()}: out= inside vp.jit; return the result instead")
-            return trace_ufunc(uf, args)
-    if out is not None:
-        if isinstance(out, tuple) and len(out) == 1:
-            out = out[0]
-        # a prefix view (x[:-1]) too: _ufunc's vec4 kernels would write
-        # past its end
-        view = view or (type(out) is _array.ndarray and not out._whole)
-    if view or (uf.name != "cast" and _many_dims(args)):
-        return _arrayops.ufunc(uf, args, out, context, sync)
-    return NotImplemented
-
-
-def _many_dims(args):
-    nd = 0
-    for a in args:
-        s = getattr(a, "shape", None)
-        if s is not None and len(s) > nd:
-            nd = len(s)
-    if nd <= 4:
-        return False
-    return len({tuple(getattr(a, "shape", ())) for a in args}) > 1
-
-
-_ufunc.array_path = _array_path
 
 
 # ---------------------------------------------------------------- shape ops
@@ -393,7 +364,8 @@ def transpose(a, axes=None):
 class _Entry:
     """One traced and compiled signature."""
 
-    __slots__ = ("compiled", "params", "outputs", "structure", "consts", "ctx_key", "hazard")
+    __slots__ = ("compiled", "params", "outputs", "structure", "consts", "ctx_key", "hazard",
+                 "elementwise", "fast")
 
 
 def _sig_of(x):
@@ -429,6 +401,10 @@ class JitFunction:
         self._cache = {}
         self._last = None
         self._lock = threading.Lock()
+        # Launcher.ufunc of the last signature that qualified (_plan_fast):
+        # the warm call of an elementwise function on whole resident arrays
+        # with out= is checked and dispatched in C
+        self._fast = None
         self.__name__ = getattr(fn, "__name__", "jit")
         self.__doc__ = getattr(fn, "__doc__", None)
         try:
@@ -450,6 +426,13 @@ class JitFunction:
     def vir(self):
         """The traced array function (before fusion)."""
         return self._need().vir
+
+    @property
+    def array_vir(self):
+        """The array VIR handed to the C compiler (with the Python lines
+        as locations): `vulpy-translate --from=vir --arrays --to=glsl` on
+        it repeats this compile from the command line (docs/fusion.md)."""
+        return self._need().array_vir
 
     @property
     def fused_vir(self):
@@ -474,6 +457,11 @@ class JitFunction:
         """Runs the function. out= (a resident array, or a tuple of them, one
         per array the function returns, views allowed) receives the results
         instead of new arrays and is returned; sync=False returns a Handle."""
+        fast = self._fast
+        if fast is not None and out is not None:
+            r = fast(args, out, sync)
+            if r is not NotImplemented:
+                return r
         ctx = None
         outs = _outs(out, self.__name__)
         for a in args + outs:
@@ -505,7 +493,43 @@ class JitFunction:
             sig += (("copied",) + e.hazard,)
             e = self._lookup(sig, args, ctx, outs)
         self._last = e
-        return self._run(e, args, ctx, sync, outs)
+        r = self._run(e, args, ctx, sync, outs)
+        if outs and not e.hazard:
+            if e.fast is False:
+                e.fast = self._plan_fast(e, args, ctx, outs)
+            if e.fast is not None:
+                self._fast = e.fast
+        return r
+
+    def _plan_fast(self, e, args, ctx, outs):
+        """Launcher.ufunc, the C path of the next call like this one, when
+        the call qualifies: one out= array, every argument a whole resident
+        array of its shape, the traced function elementwise (loads and
+        stores without views, no array op: so an argument that is also
+        out= is read element for element), one kernel with no push
+        constants binding the arguments then out=, in order. Launcher.ufunc
+        checks each operand's type, dtype, shape and context and returns
+        NotImplemented for anything else (then __call__ runs). None: the
+        call does not qualify."""
+        if len(outs) != 1 or e.structure != ("out", 0) or not e.elementwise or e.consts or \
+                any(p[0] != "r" for p in e.params) or not e.outputs or e.outputs[0][3] != 0:
+            return None
+        o = outs[0]
+        if not o._whole or any(a._whole is not True or a.shape != o.shape for a in args):
+            return None
+        comp = e.compiled
+        if len(comp.launches) != 1 or comp.launches[0][3] != 1:
+            return None
+        name, gx, gy, _ = comp.launches[0]
+        prog = comp.programs[name]
+        want = [p[1] for p in e.params] + [e.outputs[0][0]]
+        if [b["name"] for b in prog.buffers] != want or prog.packer.names:
+            return None
+        from . import _native
+        launcher = _native.ext().Launcher(prog.native(ctx), _array.ndarray, Handle, tuple(
+            a.dtype for a in args) + (o.dtype,), (), 0)
+        launcher.as_ufunc(b"", gx, gy, tuple(o.shape))
+        return launcher.ufunc
 
     def _lookup(self, sig, args, ctx, outs):
         e = self._cache.get(sig)
@@ -603,6 +627,8 @@ class JitFunction:
         e = _Entry()
         e.params, e.outputs, e.structure, e.consts = params, results, structure, t.consts
         e.hazard = _inplace_hazard(t.g, params, args, outs)
+        e.elementwise = _elementwise(t.g)
+        e.fast = False  # not planned yet (__call__)
         if e.hazard:  # never run: __call__ copies those arguments and traces again
             e.compiled = None
             return e
@@ -781,6 +807,22 @@ def _inplace_hazard(g, params, args, outs):
                     break
                 tainted.add(name)
     return found
+
+
+def _elementwise(g):
+    """Whether every op of graph g is elementwise: loads and stores without
+    a view, and no array-level op (broadcast, reduction, reshape, gather,
+    ...): the same element of every buffer is read and written by one
+    invocation."""
+    for line in g.lines:
+        body = line.split(" = ", 1)[1] if line.startswith("%") and " = " in line else line
+        op = body.split(None, 1)[0] if body.strip() else ""
+        if op in ("array.load", "array.store"):
+            if " offset(" in body or " strides(" in body:
+                return False
+        elif op.startswith("array."):
+            return False
+    return True
 
 
 def _out_sig(o, args):

@@ -24,10 +24,11 @@ bound where the kernel writes is a ValueError too (its writes would be lost).
 """
 import difflib
 import functools
+import inspect
 
 import numpy as np
 
-from . import _array, _astjson, _compiler, _context, _memsock, _native
+from . import _array, _astjson, _compiler, _context, _memsock, _native, _persistent
 from ._launch import Handle, Program
 from ._types import python_name, vir_lanes, vir_scalar
 
@@ -73,7 +74,7 @@ def _check_elem(label, bname, btype, dtype, nbytes, elem_size):
                          f"({elem_size} bytes each) but the array has {nbytes} bytes")
 
 
-def launch(prog, args, push, dispatch, groups, sync, context, label):
+def launch(prog, args, push, dispatch, groups, sync, context, label, whole=()):
     """Binds `args` to prog's buffers, packs `push`, dispatches."""
     bdefs = prog.buffers
     if any(type(a) is _memsock.MemSock for a in args):
@@ -99,11 +100,13 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
     if want is None:  # per buffer: the storage dtype an array must have
         want = prog._want = [vir_scalar(b["type"]) if vir_lanes(b["type"]) == 1 else None
                              for b in bdefs]
-    for a, b, w in zip(args, bdefs, want):
+    for k, (a, b, w) in enumerate(zip(args, bdefs, want)):
         if type(a) is _array.ndarray:
             if a._sdtype is not w and a._sdtype != w:
                 _check_elem(label, b["name"], b["type"], a.dtype, a.nbytes, b["elem_size"])
-            binds.append(a._buf if a._whole else _bind_view(label, b, a, ctx, views))
+            # an N-d buffer (in `whole`) binds the view's whole Buffer: its
+            # offset and strides travel in the push block (_nd_push)
+            binds.append(a._buf if a._whole or k in whole else _bind_view(label, b, a, ctx, views))
         elif isinstance(a, np.ndarray):
             if a.dtype.fields is None:
                 _check_elem(label, b["name"], b["type"], a.dtype, a.nbytes, b["elem_size"])
@@ -120,7 +123,11 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
             if host.nbytes:
                 buf.upload(host)
             scratch.append(buf)
-            binds.append(buf)
+            # a pooled buffer may be larger: bind the array's bytes, so that
+            # the kernel's buffer length (len(), debug mode's bounds checks,
+            # robust access) is the array's (issue 20)
+            binds.append((buf, 0, host.nbytes) if host.nbytes and buf.size != host.nbytes
+                         else buf)
             if b["access"] != "readonly":
                 back.append((a, host, buf))
         elif hasattr(a, "_control"):  # a ControlBuffer
@@ -156,6 +163,81 @@ def launch(prog, args, push, dispatch, groups, sync, context, label):
     return Handle(ticket, finish)
 
 
+def _generic_params(fn):
+    """[(position among the buffer arguments, name)] of the parameters
+    annotated with a bare vp.Buffer (generic kernels, lib/Frontend/generic.c)."""
+    from . import _types
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    out, k = [], 0
+    for p in params:
+        ann = p.annotation
+        if isinstance(ann, str):  # from __future__ import annotations
+            last = ann.split("[")[0].split(".")[-1]
+            generic, buffer = last == "Buffer" and "[" not in ann, last in ("Buffer", "Control")
+        else:
+            generic = ann is _types.Buffer
+            buffer = generic or ann is _types.Control or isinstance(ann, _types._BufferAnnotation)
+        if generic:
+            out.append((k, p.name))
+        k += buffer
+    return out
+
+
+def _nd_params(fn):
+    """[(position among the buffer arguments, name, N)] of the parameters
+    annotated vp.Buffer[T, N] (N-d buffers, lib/Frontend/ndbuf.c)."""
+    from . import _types
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    out, k = [], 0
+    for p in params:
+        ann = p.annotation
+        if isinstance(ann, _types._BufferAnnotation) and ann.kind == "Buffer":
+            if isinstance(ann.elem, tuple) and len(ann.elem) == 2 and isinstance(ann.elem[1], int):
+                out.append((k, p.name, ann.elem[1]))
+            k += 1
+        elif ann is _types.Buffer or ann is _types.Control:
+            k += 1
+    return out
+
+
+def _nd_push(label, nd, buffers):
+    """The hidden push constants of N-d buffers: the shape, the strides and
+    the first element, in elements, of each argument (a vp.ndarray view
+    keeps its own; a NumPy array is uploaded C-contiguous). Strides are
+    stored as uint32 (two's complement for a negative one)."""
+    from ._graph import c_strides
+    out = {}
+    for k, name, n in nd:
+        if k >= len(buffers):
+            continue  # launch reports the count
+        a = buffers[k]
+        shape = tuple(getattr(a, "shape", ()))
+        if len(shape) != n:
+            raise TypeError(f"{label}: buffer '{name}' is vp.Buffer[T, {n}]; "
+                            f"got an array of {len(shape)} dimension(s) {shape}")
+        if type(a) is _array.ndarray:
+            strides = a._estrides if a._estrides is not None else c_strides(shape)
+            offset = a._offset
+        else:
+            strides, offset = c_strides(shape), 0
+        one = (lambda t: t[0]) if n == 1 else tuple
+        out[f"_vp_shape_{name}"] = one(tuple(shape))
+        out[f"_vp_strides_{name}"] = one(tuple(s & 0xFFFFFFFF for s in strides))
+        out[f"_vp_offset_{name}"] = offset
+    return out
+
+
+def _hidden(prog):
+    from . import _debug
+    return _debug.has_hidden(prog)
+
+
 def _bind_view(label, b, a, ctx, views):
     """What binds resident view `a` to buffer `b`: its own bytes, as a
     bound range (Buffer, offset, size), where its offset is a multiple of
@@ -167,7 +249,8 @@ def _bind_view(label, b, a, ctx, views):
         raise ValueError(f"{label}: buffer '{b['name']}' got a strided view (shape "
                          f"{a.shape}, strides {a.strides}) that is not contiguous; a kernel "
                          f"binds contiguous memory: pass a contiguous copy (x.copy()) and "
-                         f"assign the result back")
+                         f"assign the result back, or declare the parameter "
+                         f"vp.Buffer[T, {len(a.shape)}] (an N-d buffer takes strided views)")
     isz = a._sdtype.itemsize
     align = ctx.info["limits"]["min_storage_buffer_offset_alignment"] or 1
     if a.nbytes and (a._offset * isz) % align == 0:
@@ -357,8 +440,9 @@ def _with_c_call(cls):
 class PyKernel(_PyCall, _Inspect):
     """A kernel written as an annotated Python function (@vp.kernel)."""
 
-    def __init__(self, fn, options, fast_math=False, context=None):
+    def __init__(self, fn, options, fast_math=False, context=None, debug=False):
         self.fn = fn
+        self.debug = debug  # debug mode: asserts, bounds checks, vp.KernelError
         self.__name__ = getattr(fn, "__name__", "kernel")
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
@@ -372,6 +456,33 @@ class PyKernel(_PyCall, _Inspect):
         # started, or with VULPY_PREWARM=0).
         _context._prewarm()
         self._fast = None  # the Launcher of the common call (made after a first call)
+        self._generic = _generic_params(fn)  # generic buffers: one compile per dtype list
+        self._special = {}
+        self._nd = _nd_params(fn)  # N-d buffers: shape, strides, offset in the push block
+
+    def specialize(self, **dtypes):
+        """The kernel compiled for these element types of its generic
+        buffers (`a: vp.Buffer` without `[T]`), e.g. `k.specialize(x=np.float64)`:
+        what a call with such arrays runs; for inspection (`.glsl`, `.vir`)."""
+        dts = {name: np.dtype(dt).name for name, dt in dtypes.items()}
+        key = tuple(sorted(dts.items()))
+        sub = self._special.get(key)
+        if sub is None:
+            sub = type(self)(self.fn, dict(self.options, buffer_dtypes=dts), self.fast_math, self.context)
+            sub._generic = []
+            self._special[key] = sub
+        return sub
+
+    def _for_args(self, buffers):
+        dtypes = {}
+        for k, name in self._generic:
+            if k < len(buffers):  # (a wrong count is launch's error)
+                dt = getattr(buffers[k], "dtype", None)
+                if dt is None:
+                    raise TypeError(f"kernel {self.__name__}(): generic buffer '{name}' takes an "
+                                    f"array, got {type(buffers[k]).__name__}")
+                dtypes[name] = dt
+        return self.specialize(**dtypes)
 
     def _document(self):
         if self._doc is None:
@@ -385,21 +496,42 @@ class PyKernel(_PyCall, _Inspect):
 
     def _extra(self, target):
         return _compiler.compile_function(self.fn, self.options, self._document,
-                                          targets=(target,), fast_math=self.fast_math)[target]
+                                          targets=(target,), fast_math=self.fast_math,
+                                          **self._debug_kw())[target]
+
+    def _debug_kw(self):
+        return {"asserts": True} if self.debug else {}
 
     def program(self):
         """Compiles on first use (then from the memory and disk caches,
         looked up before the function's source is even parsed)."""
         if self._prog is None:
             arts = _compiler.compile_function(self.fn, self.options, self._document,
-                                              fast_math=self.fast_math)
+                                              fast_math=self.fast_math, **self._debug_kw())
             self._prog = Program(arts, f"kernel {self.__name__}()", precise=not self.fast_math)
         return self._prog
 
     def _call(self, buffers, dispatch=None, groups=None, sync=True, context=None, **push):
         """The Python path: every check, every kind of argument, its errors
         (calls arrive here from _CallBase when its Launcher declines)."""
+        if self._generic:
+            return self._for_args(buffers)._call(buffers, dispatch, groups, sync, context, **push)
         prog = self._prog or self.program()
+        if _persistent.is_persistent(prog):  # one dispatch that owns its loop
+            self._fast = False
+            return _persistent.call(prog, buffers, push, dispatch, groups, sync,
+                                    context or self.context,
+                                    lambda: _persistent.stepped_program(self))
+        if self._nd:  # always this path: the Launcher does not fill the hidden push fields
+            push = dict(push, **_nd_push(prog.label, self._nd, buffers))
+        if self.debug or _hidden(prog):  # record / print ring bound and read: no fast path
+            from . import _debug
+            file = getattr(getattr(self.fn, "__code__", None), "co_filename", None)
+            return _debug.launch(launch, prog, buffers, push, dispatch, groups, sync,
+                                 context or self.context, prog.label, file)
+        if self._nd:
+            return launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
+                          prog.label, whole={k for k, _, _ in self._nd})
         r = launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
                    prog.label)
         if self._fast is None:
@@ -495,9 +627,9 @@ class GLSLKernel(_PyCall, _Inspect):
 
 # The keywords of @vp.kernel that go to the frontend as document options
 # (docs/language.md): anything else is a TypeError, never silently ignored.
-_OPTIONS = ("control_words", "helpers")
+_OPTIONS = ("control_words", "helpers", "persistent")
 _KEYWORDS = ("local_size_x", "local_size_y", "local_size_z", "buffers", "push", "fast_math",
-             "context", "name") + _OPTIONS
+             "context", "name", "debug") + _OPTIONS
 
 
 def _check_options(options):
@@ -505,10 +637,10 @@ def _check_options(options):
         if key in _OPTIONS:
             continue
         if key == "debug_asserts":
-            raise TypeError("vp.kernel: debug_asserts= is not available from Python yet: the "
-                            "call path does not bind or read the assert buffer, so failed "
-                            "asserts would go unseen (assert statements are type-checked and "
-                            "not compiled; docs/language.md#assert)")
+            raise TypeError("vp.kernel: debug_asserts= is not a keyword; use debug=True "
+                            "(debug mode: asserts evaluated, every buffer and shared index "
+                            "checked, the first failure raised as vp.KernelError; "
+                            "docs/errors.md#kernelerror)")
         close = difflib.get_close_matches(key, _KEYWORDS, 1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise TypeError(f"vp.kernel: unknown keyword argument {key!r}{hint}; it takes "
@@ -516,15 +648,62 @@ def _check_options(options):
 
 
 def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_size_z=None,
-           buffers=None, push=None, fast_math=False, context=None, name=None, **options):
-    """@vp.kernel(local_size_x=64) on an annotated Python function, or
-    vp.kernel(GLSL_SOURCE, buffers=2, push=[("n", "uint32"), ("dt", "float32")])
-    for handwritten GLSL. See the module docstring for calling."""
+           buffers=None, push=None, fast_math=False, context=None, name=None, debug=None,
+           **options):
+    """Compiles a GPU kernel: a decorator on an annotated Python function,
+    or a call on handwritten GLSL compute source.
+
+        @vp.kernel(local_size_x=64)
+        def saxpy(x: vp.Buffer[vp.float32], y: vp.Buffer[vp.float32], a: vp.float32):
+            i = vp.global_id()
+            y[i] = a * x[i] + y[i]
+
+        saxpy(xv, yv, dispatch=n, a=2.0)     # resident arrays or NumPy arrays
+        print(saxpy.glsl)                    # the GLSL it became
+
+        k = vp.kernel(GLSL_SOURCE, buffers=2, push=[("n", "uint32")])
+
+    Arguments:
+      fn_or_source   the Python function (the kernel language: docs/language.md)
+                     or GLSL source text; omitted, vp.kernel(...) returns the
+                     decorator.
+      local_size_x, local_size_y, local_size_z
+                     the workgroup size (default 64 x 1 x 1).
+      buffers, push  GLSL only: the number of storage buffers, and the push
+                     constants as (name, dtype) pairs in block order.
+      fast_math      the device's built-in sin/exp/... instead of the precise
+                     helpers (docs/math.md).
+      context        the vp.Context to compile for (default: the default one).
+      name           GLSL only: the kernel's name in messages.
+      debug          debug mode (docs/errors.md, KernelError): bounds checks
+                     on every buffer and shared access, asserts evaluated,
+                     vp.print shown; default: VULPY_DEBUG.
+      **options      compile options of Python kernels (for example
+                     dispatch_guard=False); an unknown keyword is a TypeError
+                     naming the nearest valid one.
+
+    Calling: buffers positionally (resident vp.ndarray, NumPy arrays,
+    vp.ControlBuffer), push constants by keyword, and the grid as
+    dispatch=N, dispatch=(nx, ny[, nz]) or groups=(gx, gy, gz); sync=False
+    returns a vp.Handle. Buffer element types are the annotations'
+    (vp.Buffer[vp.float32], ...: float32, float64, int32, uint32, int64,
+    uint64, bool, and vectors such as vp.vec4).
+
+    Errors: vp.CompileError (file:line:col: error: ... for kernels written
+    in Python, the GLSL compiler's message for GLSL), TypeError for an
+    argument of the wrong kind or element type or a missing grid, ValueError
+    for a strided view, one memory bound twice where written, or a read-only
+    NumPy array where the kernel writes, vp.FeatureError when the device
+    lacks a feature the kernel needs. The module docstring of vulpy._kernel
+    and docs/python-api.md say more."""
     local = {k: v for k, v in (("local_size_x", local_size_x), ("local_size_y", local_size_y),
                                ("local_size_z", local_size_z)) if v is not None}
     if isinstance(fn_or_source, str):
         if options:
             raise TypeError(f"vp.kernel(GLSL): unknown option {next(iter(options))!r}")
+        if debug:
+            raise TypeError("vp.kernel(GLSL): debug=True needs a Python kernel (the bounds "
+                            "checks are inserted into VulPy's IR)")
         ls = None
         if local:
             ls = (local.get("local_size_x", 1), local.get("local_size_y", 1),
@@ -540,6 +719,8 @@ def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_siz
     def wrap(fn):
         if not callable(fn):
             raise TypeError(f"vp.kernel expects a function or GLSL source, got {fn!r}")
-        return _with_c_call(PyKernel)(fn, opts, fast_math, context)
+        from . import _debug
+        return _with_c_call(PyKernel)(fn, opts, fast_math, context,
+                                      _debug.check_flag("vp.kernel", debug))
 
     return wrap(fn_or_source) if fn_or_source is not None else wrap

@@ -127,6 +127,7 @@ class Program:
         if k is None:
             for feat in self.manifest["features"]:
                 ctx.require(feat, f"{self.label}")
+            _check_loops(self, ctx)
             k = _native.ext().Kernel(ctx._native, self.artifacts["spirv"],
                                      self.artifacts["manifest"], self.local_size, True,
                                      self.precise)
@@ -200,3 +201,19 @@ def grid_2d(ctx, items, local):
     gx = min(groups, maxx)
     gy = -(-groups // gx) if gx else 0
     return gx, gy, gx * local
+
+
+def _check_loops(prog, ctx):
+    """Warns when a kernel's loops with constant trip counts add up to more
+    back-edges per invocation than the device runs before ending loops
+    silently (lavapipe: ctx.limits['max_loop_iterations']; issue 20)."""
+    n = int(prog.artifacts.get("loop_backedges") or 0)
+    if n <= 65535:  # below every known limit: skip building ctx.limits
+        return
+    lim = ctx.limits.get("max_loop_iterations")
+    if lim is not None and n > lim:
+        import warnings
+        warnings.warn(f"{prog.label}: its loops take {n} iterations per invocation, more than "
+                      f"the {lim} after which {ctx.name} ends loops silently "
+                      f"(ctx.limits['max_loop_iterations']): its results will be wrong there; "
+                      f"spread the work over more invocations", RuntimeWarning, stacklevel=4)

@@ -9,6 +9,7 @@ out, resident in -> resident out. Inside vp.jit they are recorded, and a
 reduction at the end of an elementwise chain fuses into its kernel.
 """
 import builtins
+import warnings
 
 import numpy as np
 
@@ -71,6 +72,16 @@ def _check_identity(kind, shape, axes):
         raise ValueError(f"zero-size array to reduction operation {kind} which has no identity")
 
 
+def _warn_empty_mean(kind, shape, axes):
+    """NumPy: a mean over an empty axis, into a non-empty result, is NaN
+    with a RuntimeWarning."""
+    if kind != "mean" or not builtins.any(shape[i] == 0 for i in axes):
+        return
+    kept = [d for i, d in enumerate(shape) if i not in axes]
+    if int(np.prod(kept, dtype=np.int64)) > 0:
+        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=4)
+
+
 def _shape_of(x):
     if isinstance(x, (_array.ndarray, np.ndarray)):
         return x.shape
@@ -109,6 +120,7 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
         raise TypeError(f"vp.{kind}: axis must be an int or None")
     rdt = result_dtype(kind, a.dtype, dtype)
     _check_identity(kind, shape, axes)
+    _warn_empty_mean(kind, shape, axes)
     c = _arrayops.Call(kind, context=context)
     c.mirror_max = MIRROR_MAX
     c.note(a)

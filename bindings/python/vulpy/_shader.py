@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from . import _array, _astjson, _compiler, _context, _memsock, _native
+from . import _array, _astjson, _compiler, _context, _memsock, _native, _persistent
 from ._kernel import _Inspect, _check_elem, launch
 from ._launch import Program
 from ._types import python_name, vir_lanes, vir_scalar
@@ -93,21 +93,24 @@ class Shader(_Inspect):
     """A compiled .vul.py kernel with its buffers (see the module docstring)."""
 
     def __init__(self, path, local_size_x=None, local_size_y=None, local_size_z=None,
-                 context=None, kernel=None, fast_math=False, memory=None):
+                 context=None, kernel=None, fast_math=False, memory=None, debug=None):
         self.path = os.fspath(path)
         self.context = _context.resolve(context)
         self.memory = _array.check_memory(memory, self.context)
         opts = {k: v for k, v in (("local_size_x", local_size_x), ("local_size_y", local_size_y),
                                   ("local_size_z", local_size_z)) if v is not None}
         self.fast_math = fast_math
+        from . import _debug
+        self.debug = _debug.check_flag("vp.compile", debug)  # debug mode (issue 20)
+        self._dkw = {"asserts": True} if self.debug else {}
         self._kernel, self._opts, self._doc = kernel, opts, None
         arts = _compiler.compile_file(self.path, kernel, opts, self._document,
-                                      fast_math=fast_math)
+                                      fast_math=fast_math, **self._dkw)
         self._prog = Program(arts, f"shader {os.path.basename(self.path)}",
                              precise=not fast_math)
         self._prog.native(self.context)  # build the pipeline now: errors show here
         self._bufs = {}
-        self._specs = {b["name"]: b for b in self._prog.buffers}
+        self._specs = {b["name"]: b for b in self._prog.buffers if b["name"] not in ("_vp_assert", "_vp_print")}
 
     def _artifacts(self):
         return self._prog.artifacts
@@ -119,12 +122,15 @@ class Shader(_Inspect):
 
     def _extra(self, target):
         return _compiler.compile_file(self.path, self._kernel, self._opts, self._document,
-                                      targets=(target,), fast_math=self.fast_math)[target]
+                                      targets=(target,), fast_math=self.fast_math,
+                                      **self._dkw)[target]
 
     @property
     def buffer_names(self):
-        """The kernel's buffers, in binding order."""
-        return [b["name"] for b in self._prog.buffers]
+        """The kernel's buffers, in binding order (a persistent kernel's
+        hidden ones left out: each run makes its own)."""
+        return [b["name"] for b in self._prog.buffers
+                if b["name"] not in _persistent.HIDDEN + ("_vp_assert", "_vp_print")]
 
     @property
     def push_names(self):
@@ -251,7 +257,15 @@ class Shader(_Inspect):
         if missing:
             raise RuntimeError(f"{self._prog.label}: buffer(s) {', '.join(missing)} not "
                                f"allocated; call allocate() or upload() first")
+        if _persistent.is_persistent(self._prog):
+            args = [self._bufs[n] for n in self.buffer_names]
+            return _persistent.call(self._prog, args, push, dispatch, groups, sync, self.context,
+                                    lambda: _persistent.stepped_program(self))
         args = [self._bufs[n] for n in self.buffer_names if self._bufs[n] is not _MEMSOCK_RING]
+        from . import _debug
+        if self.debug or _debug.has_hidden(self._prog):
+            return _debug.launch(launch, self._prog, args, push, dispatch, groups, sync,
+                                 self.context, self._prog.label, self.path)
         return launch(self._prog, args, push, dispatch, groups, sync, self.context,
                       self._prog.label)
 
@@ -260,7 +274,9 @@ class Shader(_Inspect):
 
 
 def compile(path, local_size_x=None, local_size_y=None, local_size_z=None, *, context=None,
-            kernel=None, fast_math=False, memory=None):
-    """Compiles a .vul.py file into a Shader (see the module docstring)."""
+            kernel=None, fast_math=False, memory=None, debug=None):
+    """Compiles a .vul.py file into a Shader (see the module docstring).
+    debug=True (or VULPY_DEBUG=1): asserts and bounds checks, the first
+    failure of a run raised as vp.KernelError (docs/errors.md)."""
     return Shader(path, local_size_x, local_size_y, local_size_z, context=context, kernel=kernel,
-                  fast_math=fast_math, memory=memory)
+                  fast_math=fast_math, memory=memory, debug=debug)

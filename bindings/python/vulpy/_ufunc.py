@@ -22,7 +22,7 @@ import threading
 
 import numpy as np
 
-from . import _array, _compiler, _context
+from . import _array, _arrayops, _compiler, _context
 from ._errors import CompileError
 from ._launch import Handle, Program, grid_2d
 from ._ufunc_src import ARITH, MATH, UNARY, KNAME as _KNAME, VEC as _VEC
@@ -105,9 +105,6 @@ def _bstrides(shape, oshape):
 
 
 # ------------------------------------------------------------- calling
-# Set by _jit.py: called first by every ufunc; returns NotImplemented for
-# the calls this module's planner runs.
-array_path = None
 
 
 class Ufunc:
@@ -125,8 +122,7 @@ class Ufunc:
         self._resolved = {}
         self.last_program = None
         self._fast = None  # Launcher.ufunc of the last resident out= signature
-        self.__doc__ = (f"vp.{name}(*inputs, out=None, context=None, sync=True): numpy.{name} "
-                        f"on the GPU. See docs/python-api.md.")
+        self.__doc__ = _doc(name, nin)
 
     def __repr__(self):
         return f"<vp ufunc {self.name!r}>"
@@ -173,10 +169,25 @@ class Ufunc:
             o = out[0] if type(out) is tuple and len(out) == 1 else out
             if type(o) is _array.ndarray:
                 args = _array.unalias(args, (o,))
-        if array_path is not None:  # vp.jit tracing, strided views (_jit.py)
-            r = array_path(self, args, out, context, sync)
-            if r is not NotImplemented:
-                return r
+        # vp.jit's tracers record the call (an operand type with the hook);
+        # strided views, out= views (a prefix view too: this planner's vec4
+        # kernels would write past its end) and broadcasts over more than
+        # four dimensions run on the array path
+        view = False
+        for a in args:
+            t = type(a)
+            if t is _array.ndarray:
+                if a._estrides is not None or a._offset != 0:
+                    view = True
+            elif t is not np.ndarray and t is not float and t is not int:
+                trace = getattr(t, "_vp_trace_ufunc", None)
+                if trace is not None:
+                    return trace(self, args, out)
+        if out is not None:
+            o = out[0] if type(out) is tuple and len(out) == 1 else out
+            view = view or (type(o) is _array.ndarray and not o._whole)
+        if view or (self.name != "cast" and _arrayops.many_dims(args)):
+            return _arrayops.ufunc(self, args, out, context, sync)
         if args and type(args[0]) is np.ndarray:
             r = self._try_fast_np(args, out, context, sync)
         else:
@@ -257,22 +268,68 @@ class Ufunc:
             out = _array._result(shape, out_dt, a0._buf.kind, ctx)  # written whole: not zeroed
         elif out.dtype != out_dt:
             return None  # the slow path says what is wrong
+        elif out._whole:  # every element written: a new out='s zero fill is moot
+            out._buf.will_write(out.nbytes)
         binds = [a._buf for a in args if type(a) is _array.ndarray]
         binds.append(out._buf)
-        ticket = kern.dispatch(binds, push, gx, gy, 1, True, sync)
-        return out if sync else Handle(ticket, result=out)
+        if sync:  # eager: submitted, not waited for; host reads wait (issue 21)
+            kern.dispatch(binds, push, gx, gy, 1, True, None)
+            return out
+        return Handle(kern.dispatch(binds, push, gx, gy, 1, True, False), result=out)
 
 
-def _dtype_key(x):
-    """The resolve_dtypes key of one operand: a dtype, or a Python scalar
-    type (weak, as NEP 50 says)."""
-    if isinstance(x, (_array.ndarray, np.ndarray, np.generic)):
-        return x.dtype
-    if isinstance(x, bool):
-        return _BOOL
-    if isinstance(x, (int, float)):
-        return type(x)
-    return np.asarray(x).dtype
+_KIND_NAMES = {"f": "float32, float64", "i": "int32, int64", "u": "uint32, uint64",
+               "b": "bool"}
+
+
+def _doc(name, nin):
+    """The docstring of ufunc `name` (help(vp.sin)): arguments, dtypes,
+    errors and an example."""
+    args = "x" if nin == 1 else "x1, x2" if nin == 2 else "x1, x2, x3"
+    kinds = MATH.get(name) and "f" or "".join((ARITH.get(name) or UNARY.get(name) or {}).keys())
+    loops = ", ".join(_KIND_NAMES[k] for k in "fiub" if k in kinds) if kinds else None
+    if name in MATH:
+        loops = "float32, float64 (int32 and bool inputs compute in float64, as NumPy's)"
+    example = (f"vp.{name}(np.float32([0.5, 1.0]))" if nin == 1 else
+               f"vp.{name}(np.float32([1.0, 2.0]), 3.0)")
+    return f"""vp.{name}({args}, /, out=None, context=None, sync=True)
+
+numpy.{name} on the GPU, elementwise, with NumPy's semantics (dtype
+promotion, broadcasting, NaN handling, integer division by zero gives 0).
+
+Arguments:
+  {args:<12} NumPy arrays, resident vp.ndarrays (views included), Python
+               or NumPy scalars, or lists.
+  out          a resident vp.ndarray (or, when no input is resident, a
+               C-contiguous NumPy array) of the result's shape and dtype;
+               it may overlap an input (the result is as if the inputs were
+               copied first). VulPy does not cast into out=.
+  context      the vp.Context to run on when no input is resident.
+  sync         False: return a vp.Handle; .wait() gives the result.
+
+Dtypes: as NumPy resolves them (numpy.{name}.resolve_dtypes; Python scalars
+are weak, NEP 50). Loops:
+  {loops or "as NumPy's"}
+int64, uint64 and float64 need the device's int64 / float64 features.
+
+Returns a NumPy array when every input is a NumPy array or scalar
+(convenience mode), else a resident vp.ndarray (or out=).
+
+Errors: TypeError (no loop for the dtypes, a dtype the GPU cannot use, the
+wrong number of inputs, out= of another dtype), ValueError (shapes that do
+not broadcast, out= of another shape, operands on different contexts),
+OverflowError (a Python int the loop dtype cannot hold), vp.FeatureError
+(a 64-bit dtype the device lacks).
+
+Example:
+    import numpy as np, vulpy as vp
+    y = {example}          # NumPy in, NumPy out
+    x = vp.asarray(np.arange(4, dtype=np.float32))
+    vp.{name}({", ".join(["x"] * nin)}, out=x)                   # resident, in place
+"""
+
+
+_dtype_key = _arrayops.dtype_key
 
 
 def _apply(uf, args, out, context, sync, loop=None):
@@ -577,8 +634,18 @@ class _Clip(Ufunc):
 
 _CAST = Ufunc("cast", 1, None)
 where = _Where("where", 3, None)
-where.__doc__ = ("vp.where(condition, x, y, out=None, context=None, sync=True): elementwise "
-                 "x where condition else y, like numpy.where with three arguments.")
+where.__doc__ = """vp.where(condition, x, y, /, out=None, context=None, sync=True)
+
+Elementwise x where condition else y, like numpy.where with three
+arguments: condition is read as bool (nonzero is true), x and y promote to
+one dtype as numpy.result_type says, and the three broadcast together.
+Arguments, out=, context=, sync= and the errors are as for every vp ufunc
+(help(vp.add)).
+
+Example:
+    a = vp.asarray(np.float32([1, -2, 3]))
+    vp.where(a > 0, a, 0.0)          # resident [1, 0, 3]
+"""
 
 _NAMES_2 = list(ARITH)
 _NAMES_1 = list(MATH) + list(UNARY)
@@ -589,6 +656,16 @@ for _n in _NAMES_2:
 for _n in _NAMES_1:
     _g[_n] = BY_NUMPY[_n] = Ufunc(_n, 1, getattr(np, _n))
 clip = _Clip("clip", 3, np.clip)
+clip.__doc__ = """vp.clip(a, a_min, a_max, /, out=None, context=None, sync=True)
+
+numpy.clip on the GPU: minimum(maximum(a, a_min), a_max), NaN-propagating;
+either bound may be None (not both: ValueError). Arguments, dtypes, out=,
+context=, sync= and the errors are as for vp.minimum and vp.maximum
+(help(vp.minimum)).
+
+Example:
+    vp.clip(np.float32([-1, 0.5, 2]), 0.0, 1.0)     # array([0. , 0.5, 1. ])
+"""
 for _a, _n in _ALIASES.items():
     _g[_a] = _g[_n]
 BY_NUMPY["true_divide"] = divide

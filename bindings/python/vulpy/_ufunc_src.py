@@ -64,7 +64,7 @@ UNARY = {
     "floor": {"f": "vp.floor(a)", "iub": "a"},
     "ceil": {"f": "vp.ceil(a)", "iub": "a"},
     "trunc": {"f": "vp.trunc(a)", "iub": "a"},
-    "rint": {"f": "round(a)"},
+    "rint": {"f": "vp.round(a)"},  # GLSL round (a float); bare round() is an int
     "square": {"fiu": "a * a"},
     "logical_not": {"fiu": "a == 0", "b": "not a"},
     "invert": {"iu": "~a", "b": "not a"},

@@ -165,7 +165,7 @@ void cf_lvalue(cf_printer *p, vp_strbuf *b, const vir_op *op, const vir_value *i
     vp_strbuf_putc(b, '[');
     cf_expr(p, b, index, CF_PREC_LOWEST);
     vp_strbuf_putc(b, ']');
-    if (s->kind == VIR_SYM_SHARED && t->kind == VIR_TY_ARRAY)
+    if ((s->kind == VIR_SYM_SHARED || s->kind == VIR_SYM_LOCAL) && t->kind == VIR_TY_ARRAY)
       t = t->elem;
   }
   path(p, b, t, op->attr.npath, op->attr.path);
@@ -688,6 +688,7 @@ int cf_op_expr(cf_printer *p, vp_strbuf *b, const vir_op *op) {
     cf_lvalue(p, b, op, op->opnd[0]);
     return CF_PREC_PRIMARY;
   case VIR_OP_SHARED_LOAD:
+  case VIR_OP_LOCAL_LOAD_AT:
     cf_lvalue(p, b, op, op->opnd[0]);
     return CF_PREC_PRIMARY;
   case VIR_OP_BUFFER_LEN: {

@@ -69,7 +69,8 @@ static void mark_region(cf_printer *p, const vir_region *r, bool *used, bool *le
 static bool writes_memory(const vir_region *r) {
   for (const vir_op *op = r->first; op; op = op->next) {
     uint32_t fl = vir_op_info_of(op->code)->flags;
-    if ((fl & VIR_F_WRITEMEM) && op->code != VIR_OP_LOCAL_STORE && op->code != VIR_OP_CALL)
+    if ((fl & VIR_F_WRITEMEM) && op->code != VIR_OP_LOCAL_STORE && op->code != VIR_OP_LOCAL_STORE_AT &&
+        op->code != VIR_OP_CALL)
       return true;
     for (uint32_t i = 0; i < vir_op_info_of(op->code)->nregion; i++)
       if (writes_memory(&op->regions[i]))

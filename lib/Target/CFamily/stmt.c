@@ -118,8 +118,8 @@ static bool clobbers(const cf_printer *p, const vir_op *x, const vir_op *op) {
   uint32_t nr = vir_op_info_of(op->code)->nregion;
   if (conv && (nr || (vir_op_info_of(op->code)->flags & (VIR_F_CONTROL | VIR_F_CONV))))
     return true;
-  if (x->code == VIR_OP_LOCAL_LOAD) {
-    if (op->code == VIR_OP_LOCAL_STORE && op->attr.sym == x->attr.sym)
+  if (x->code == VIR_OP_LOCAL_LOAD || x->code == VIR_OP_LOCAL_LOAD_AT) {
+    if ((op->code == VIR_OP_LOCAL_STORE || op->code == VIR_OP_LOCAL_STORE_AT) && op->attr.sym == x->attr.sym)
       return true;
   } else if (xf & VIR_F_READMEM) {
     if (op->code == VIR_OP_BUFFER_STORE || op->code == VIR_OP_SHARED_STORE || is_atomic(op->code) ||
@@ -294,7 +294,8 @@ static const vir_region *lca(const vir_region *a, const vir_region *b) {
 
 static void scan_local(cf_printer *p, const vir_op *op, void *ctx) {
   local_scan *s = ctx;
-  if ((op->code == VIR_OP_LOCAL_LOAD || op->code == VIR_OP_LOCAL_STORE) && op->attr.sym == s->sym) {
+  if ((op->code == VIR_OP_LOCAL_LOAD || op->code == VIR_OP_LOCAL_STORE || op->code == VIR_OP_LOCAL_LOAD_AT ||
+       op->code == VIR_OP_LOCAL_STORE_AT) && op->attr.sym == s->sym) {
     s->lca = s->count ? lca(s->lca, op->parent) : op->parent;
     if (!s->count)
       s->first = op;
@@ -674,6 +675,7 @@ static void print_op(cf_printer *p, const vir_op *op) {
   }
   case VIR_OP_BUFFER_STORE:
   case VIR_OP_SHARED_STORE:
+  case VIR_OP_LOCAL_STORE_AT:
     cf_lvalue(p, b, op, op->opnd[0]);
     vp_strbuf_append(b, " = ");
     cf_expr(p, b, op->opnd[1], CF_PREC_LOWEST);

@@ -1,10 +1,12 @@
 """Compiles every complete kernel example of a doc (a ```python block with a
 `def main(` or an `@vp.kernel` in it) to validated SPIR-V, so the docs stay
-true to the code. Prints one line per example and a summary; exits 1 if any
+true to the code. A line `# options: {JSON}` in the example gives the
+compile options a call would pass (a generic kernel's "buffer_dtypes"). Prints one line per example and a summary; exits 1 if any
 failed.
 
 usage: doc_kernels.py OUT_DIR DOC.md...
 """
+import json
 import re
 import subprocess
 import sys
@@ -31,7 +33,9 @@ def main():
             path.write_text(src)
             count += 1
             try:
-                ast = _astjson.to_json(_astjson.dump_file(str(path)))
+                opts = re.search(r"^# options: (\{.*\})$", src, re.M)
+                ast = _astjson.to_json(_astjson.dump_file(
+                    str(path), options=json.loads(opts.group(1)) if opts else None))
             except SyntaxError as e:
                 print(f"FAIL {doc.name}:{line}: {e}")
                 failed += 1

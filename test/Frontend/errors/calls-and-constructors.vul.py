@@ -29,7 +29,7 @@ def main(a: vp.Buffer[vp.float32], u: vp.Buffer[vp.uint32], n: vp.int32):
     mn = vp.min(a[i], axis=1)
     bf = vp.Buffer(1)
     m1 = vp.min(1.0)
-    m2 = vp.max(1.0, 2.0, 3.0, 4.0)
+    m2 = vp.max(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0)
     w1 = vp.where(a[i], 1.0, 2.0)
     w2 = vp.where(vp.bvec2(True, False), vp.vec3(1.0, 1.0, 1.0), vp.vec3(0.0, 0.0, 0.0))
     kk = vp.kernel()
@@ -73,7 +73,7 @@ def main(a: vp.Buffer[vp.float32], u: vp.Buffer[vp.uint32], n: vp.int32):
 # CHECK: {{.*}}calls-and-constructors.vul.py:29:10: error: min() takes no keyword arguments
 # CHECK: {{.*}}calls-and-constructors.vul.py:30:10: error: vp.Buffer is used as vp.Buffer[...], not called
 # CHECK: {{.*}}calls-and-constructors.vul.py:31:10: error: min() takes at least 2 arguments, got 1
-# CHECK: {{.*}}calls-and-constructors.vul.py:32:10: error: max() takes at most 3 arguments in kernels
+# CHECK: {{.*}}calls-and-constructors.vul.py:32:10: error: max() takes at most 8 arguments in kernels
 # CHECK: {{.*}}calls-and-constructors.vul.py:33:19: error: where() needs a bool condition, not f32
 # CHECK: {{.*}}calls-and-constructors.vul.py:34:10: error: where(): the condition has 2 components, the values 3
 # CHECK: {{.*}}calls-and-constructors.vul.py:35:10: error: vp.kernel is a decorator, not something to call in a kernel

@@ -1,5 +1,5 @@
 import vulpy as vp
-import math
+import random
 
 K = 1 << -1
 L = 2 ** 64
@@ -16,7 +16,7 @@ def main(a: vp.Buffer[vp.float32]):
     a[i] = 99999999999999999999999
     a[0] = 2.5e39
     x = 2.5e39
-    m = math.pi
+    m = random.random
 
 # Error classes of module constants and literals: a negative shift, a value
 # past 64 bits, a fractional power of a negative number, mixed types, a typed
@@ -38,6 +38,6 @@ def main(a: vp.Buffer[vp.float32]):
 # CHECK: {{^}}  hint: use a wider type, e.g. vp.float64(...)
 # CHECK: {{.*}}module-constants.vul.py:18:9: error: float literal 2.5e+39 does not fit float32, the type of a literal on its own
 # CHECK: {{^}}  hint: give it a type: vp.float64(...)
-# CHECK: {{.*}}module-constants.vul.py:19:9: error: 'math' is a module-level value that is not a compile-time constant
+# CHECK: {{.*}}module-constants.vul.py:19:9: error: 'random' is a module-level value that is not a compile-time constant
 # CHECK: {{^}}  hint: kernels see numbers, struct classes and functions of their module; pass other data in a buffer
 # CHECK-NOT: error:

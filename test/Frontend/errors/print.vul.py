@@ -9,5 +9,5 @@ def main(a: vp.Buffer[vp.float32], u: vp.Buffer[vp.uint32], n: vp.uint32):
 # CHECK: {{.*}}print.vul.py:5:5: error: print() is not available in kernels
 # CHECK-NEXT: {{^}}    print(i)
 # CHECK-NEXT: {{^}}    ^
-# CHECK-NEXT: {{^}}  hint: write values to a buffer and print them on the host
+# CHECK-NEXT: {{^}}  hint: use vp.print(...): it prints after the dispatch
 # CHECK-NOT: {{.}}

@@ -4,7 +4,7 @@ def main(a: vp.Buffer[vp.float32], u: vp.Buffer[vp.uint32], n: vp.int32):
     i = vp.global_id()
     x = None
     del i
-    t = (1, 2)
+    t = -(1, 2)
     r = range(4)
     f = vp.float32
     s = vp.sign(u[i])
@@ -30,7 +30,7 @@ def main(a: vp.Buffer[vp.float32], u: vp.Buffer[vp.uint32], n: vp.int32):
 # RUN: %dump-ast %s | not vulpy-translate --from=ast --to=vir - 2>&1 | FileCheck %s
 # CHECK: {{.*}}values-and-statements.vul.py:5:9: error: None is not a value in a kernel
 # CHECK: {{.*}}values-and-statements.vul.py:6:5: error: del is not supported in kernels
-# CHECK: {{.*}}values-and-statements.vul.py:7:9: error: a tuple is not a value in a kernel
+# CHECK: {{.*}}values-and-statements.vul.py:7:10: error: a tuple is not a value in a kernel
 # CHECK: {{^}}  hint: build a vector instead: vp.vec3(a, b, c)
 # CHECK: {{.*}}values-and-statements.vul.py:8:9: error: range() is only for `for` loops
 # CHECK: {{.*}}values-and-statements.vul.py:9:9: error: 'float32' is a type, not a value

@@ -92,11 +92,36 @@ static void test_zero_after_reuse(void) {
   vrt_context_stats s1 = stats(ctx);
   CHECK_EQ_U64(s1.gpu_zero_bytes + s1.cpu_zero_bytes, s0.gpu_zero_bytes + s0.cpu_zero_bytes);
   vrt_buffer_destroy(w);
-  /* A large device buffer is zeroed by the GPU, not through the mapping. */
+  /* A large device buffer is zeroed by the GPU, not through the mapping,
+   * when first used (lazy zeroing): here the host's first access. */
   vrt_buffer *z = vrt_buffer_create(ctx, 8 << 20, VRT_REBAR, &d);
+  CHECK_EQ_U64(stats(ctx).gpu_zero_bytes, s1.gpu_zero_bytes);
+  CHECK(vrt_buffer_host_ready(z, &d));
   vrt_context_stats s2 = stats(ctx);
   CHECK(s2.gpu_zero_bytes - s1.gpu_zero_bytes >= (8 << 20));
+  CHECK_EQ_U64(s2.cpu_zero_bytes, s1.cpu_zero_bytes);
   vrt_buffer_destroy(z);
+  /* Said to be written whole before its first use: never filled. */
+  vrt_buffer *e = vrt_buffer_create(ctx, 8 << 20, VRT_REBAR, &d);
+  vrt_buffer_will_write(e, 0, 8 << 20);
+  vrt_context_stats s3 = stats(ctx);
+  CHECK_EQ_U64(s3.zero_fills_dropped, s2.zero_fills_dropped + 1);
+  CHECK(vrt_buffer_host_ready(e, &d));
+  CHECK_EQ_U64(stats(ctx).gpu_zero_bytes, s3.gpu_zero_bytes);
+  vrt_buffer_destroy(e);
+  /* Written in part: the rest is still zeroed on first use. */
+  vrt_buffer *p = vrt_buffer_create(ctx, 8 << 20, VRT_REBAR, &d);
+  vrt_buffer_will_write(p, 0, 1 << 20);
+  CHECK(vrt_buffer_host_ready(p, &d));
+  CHECK(stats(ctx).gpu_zero_bytes - s3.gpu_zero_bytes >= (7 << 20));
+  const unsigned char *pm = vrt_buffer_map(p);
+  if (pm) {
+    size_t nz = 0;
+    for (size_t i = 1 << 20; i < (8 << 20); i++)
+      nz += pm[i] != 0;
+    CHECK_EQ_U64(nz, 0);
+  }
+  vrt_buffer_destroy(p);
   CHECK_OK(d);
   free(ones);
   free(out);

@@ -1,0 +1,191 @@
+"""Debug mode (issue 20): @vp.kernel(debug=True), vp.compile(..., debug=True)
+and VULPY_DEBUG=1.
+
+The kernel is compiled with its `assert` statements and the bounds-check
+pass (lib/Transforms/bounds_check.c), which checks every buffer and
+shared-array index and records the first failure in a hidden last buffer,
+`_vp_assert` (16 uint32 words: line, column, kind, invocation x y z, index,
+length, which symbol, index signed). This module binds that record to each
+call, reads it after the dispatch and raises vp.KernelError.
+"""
+import linecache
+import os
+import re
+
+import numpy as np
+
+from ._errors import KernelError
+from ._launch import Handle
+
+RECORD = "_vp_assert"
+WORDS = 16
+PRINT = "_vp_print"  # the ring of vp.print (lib/Frontend/print.c)
+PRINT_WORDS = 1 << 16  # 256 KiB a call: bounded; a full ring drops records
+HIDDEN = (RECORD, PRINT)
+KINDS = {1: "assert", 2: "buffer read", 3: "buffer write", 4: "shared read",
+         5: "shared write", 6: "buffer atomic", 7: "shared atomic"}
+
+
+def env_default():
+    """VULPY_DEBUG=1 turns debug mode on for every kernel that does not say."""
+    return os.environ.get("VULPY_DEBUG", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def check_flag(label, debug):
+    if debug is None:
+        return env_default()
+    if not isinstance(debug, bool):
+        raise TypeError(f"{label}: debug= must be True or False, got {debug!r}")
+    return debug
+
+
+def _shared_names(prog):
+    vir = prog.artifacts.get("vir") or ""
+    return re.findall(r"^shared @([A-Za-z_][A-Za-z0-9_]*)", vir, re.M)
+
+
+def user_buffers(prog):
+    """The buffers the caller passes (all but the record and the ring)."""
+    return [b for b in prog.buffers if b["name"] not in HIDDEN]
+
+
+def has_hidden(prog):
+    h = prog.__dict__.get("_hidden")
+    if h is None:
+        h = prog._hidden = any(b["name"] in HIDDEN for b in prog.buffers)
+    return h
+
+
+def _source_call(file, line, col):
+    """The ast.Call of vp.print at line:col of `file`, or None."""
+    import ast
+    text = "".join(linecache.getlines(file)) if file else ""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.lineno == line and node.col_offset == col - 1:
+            return node
+    return None
+
+
+def _fmt(tag, words):
+    if tag == 1:
+        return str(int(np.uint32(words[0]).view(np.int32)))
+    if tag == 2:
+        return str(int(words[0]))
+    if tag == 3:
+        return str(np.uint32(words[0]).view(np.float32))
+    if tag == 4:
+        return str(bool(words[0]))
+    if tag == 5:
+        return repr(float(np.array(words[:2], np.uint32).view(np.float64)[0]))
+    return "?"
+
+
+def print_ring(ring, file, out=None):
+    """Prints the records of a vp.print ring like Python's print, in the
+    order the invocations claimed them; says how much a full ring dropped."""
+    import sys
+    out = out or sys.stdout
+    used = int(ring[0])
+    cap = len(ring) - 1
+    pos, calls = 1, {}
+    while pos + 4 <= min(used, cap) + 1:
+        line, col, _gid, nargs = (int(w) for w in ring[pos:pos + 4])
+        if line == 0:
+            break
+        key = (line, col)
+        if key not in calls:
+            calls[key] = _source_call(file, line, col)
+        call = calls[key]
+        p = pos + 4
+        parts = []
+        for _ in range(nargs):
+            tag = int(ring[p])
+            n = 2 if tag == 5 else 1
+            words = ring[p + 1:p + 1 + n]
+            if tag == 0:
+                i = int(words[0])
+                arg = call.args[i] if call is not None and i < len(call.args) else None
+                parts.append(str(arg.value) if arg is not None and hasattr(arg, "value") else "?")
+            else:
+                parts.append(_fmt(tag, words))
+            p += 1 + n
+        print(" ".join(parts), file=out)
+        pos = p
+    if used > cap:
+        print(f"(vp.print: the ring of {cap} words was full; {used - cap} words of output "
+              f"were dropped)", file=out)
+
+
+def _raise(rec, prog, file, label):
+    line, col, code = int(rec[0]), int(rec[1]), int(rec[2])
+    kind = KINDS.get(code, "fault")
+    inv = (int(rec[3]), int(rec[4]), int(rec[5]))
+    which = int(rec[8])
+    index = int(rec[6])
+    if rec[9]:
+        index = int(np.uint32(index).view(np.int32))
+    length = int(rec[7])
+    name = None
+    if kind.startswith("buffer"):
+        name = next((b["name"] for b in prog.buffers if b["binding"] == which - 1), None)
+    elif kind.startswith("shared"):
+        names = _shared_names(prog)
+        name = names[which - 1] if 0 < which <= len(names) else None
+    where = f"{file}:{line}:{col}"
+    if kind == "assert":
+        what = f"assertion failed in invocation {inv}"
+        index = length = None
+    else:
+        access = kind.split()[1]
+        place = "buffer" if kind.startswith("buffer") else "shared array"
+        what = (f"{place} {name!r} {access}: index {index} is out of bounds (length {length}) "
+                f"in invocation {inv}")
+    text = linecache.getline(file, line).rstrip("\n") if file else ""
+    msg = f"{where}: error: {what} ({label}, debug mode)"
+    if text:
+        msg += f"\n{text}\n{' ' * max(col - 1, 0)}^"
+    err = KernelError(msg)
+    err.file, err.line, err.col, err.kind, err.name = file, line, col, kind, name
+    err.invocation, err.index, err.length = inv, index, length
+    raise err
+
+
+def launch(launch_fn, prog, args, push, dispatch, groups, sync, ctx, label, file):
+    """launch_fn (the normal _kernel.launch) with the record bound after the
+    caller's buffers; raises KernelError when the record says so (at
+    Handle.wait() for sync=False)."""
+    bdefs = prog.buffers
+    users = user_buffers(prog)
+    if len(users) == len(bdefs):  # nothing to check in this kernel
+        return launch_fn(prog, args, push, dispatch, groups, sync, ctx, label)
+    if len(args) != len(users):
+        names = ", ".join(b["name"] for b in users)
+        raise TypeError(f"{label} takes {len(users)} buffer(s) ({names}), got {len(args)}")
+    rec = np.zeros(WORDS, np.uint32)
+    ring = np.zeros(PRINT_WORDS, np.uint32)
+    it = iter(args)
+    full = [rec if b["name"] == RECORD else ring if b["name"] == PRINT else next(it)
+            for b in bdefs]
+    has_ring = any(b["name"] == PRINT for b in bdefs)
+    r = launch_fn(prog, full, push, dispatch, groups, sync, ctx, label)
+
+    def report():
+        if has_ring:
+            print_ring(ring, file)
+        if rec[0]:
+            _raise(rec, prog, file, label)
+
+    if sync:
+        report()
+        return r
+
+    def finish():
+        res = r.wait()
+        report()
+        return res
+
+    return Handle(None, finish)

@@ -1,0 +1,409 @@
+"""Persistent programs: one dispatch that owns its time loop (docs/persistent.md).
+
+    @vp.kernel(persistent=True, control_words={"ctrl": ["mode"]})
+    def heat(u: vp.Buffer[vp.float32], v: vp.Buffer[vp.float32], ctrl: vp.Control,
+             n: vp.uint32, steps: vp.uint32):
+        for t in range(steps):                 # the time loop, on the GPU
+            for p in vp.grid_range(n):         # any number of resident groups
+                v[p] = ...
+            vp.grid_sync()                     # every invocation, then go on
+            ...
+
+    h = heat(u, v, ctrl, n=N, steps=10_000, sync=False)   # returns at once
+    h.steps              # steps done so far (the GPU publishes it)
+    ctrl["mode"] = 1     # steering: seen at the next step boundary
+    h.stop()             # ends after the current step
+    h.wait(timeout=5.0)  # vp.TimeoutError if not done by then
+
+The compiler (lower-persistent) adds two hidden buffers: device words for
+discovery and the grid barrier (_vp_grid) and host-coherent words the host
+reads and writes while the kernel runs (_vp_host). This module allocates
+them, picks the number of groups and the mode, and checks the status words
+after the run: a barrier timeout or lavapipe's loop budget is an error,
+never a silent wrong result.
+"""
+import os
+import threading
+import time
+
+import numpy as np
+
+from . import _array, _context, _errors, _native
+from ._control import ControlBuffer
+
+# @_vp_host words (lib/Transforms/lower_persistent.c)
+(H_STOP, H_STEPS, H_ADMITTED, H_STATUS, H_CANARY, H_SPIN, H_BARRIERS, H_FLAGS,
+ H_JOIN_SPIN) = range(9)
+HOST_WORDS = 16
+F_RMW_POLL = 1  # poll with atomic or-0: lavapipe moves atomic loads out of spin loops
+GRID_WORDS = 8 + 64
+ST_TIMEOUT, ST_BUDGET, ST_DONE = 2, 4, 16
+SNAP = 0xFFFF  # the stepped form's step-boundary phase
+# vendors without the occupancy-bound guarantee a grid barrier needs
+# (Sorensen et al., OOPSLA 2021): Apple, ARM; Qualcomm untested
+_NO_FORWARD_PROGRESS = {0x106B: "Apple", 0x13B5: "ARM", 0x5143: "Qualcomm"}
+CANARY = 3
+HIDDEN = ("_vp_grid", "_vp_host")
+
+
+class PersistentError(_errors.VulkanError):
+    """A persistent run failed in a way the GPU reported: its grid barrier
+    timed out (groups that were not co-resident, or a deadlock), or a loop of
+    the run was cut short (lavapipe's per-invocation loop budget)."""
+
+
+def is_persistent(prog):
+    names = [b["name"] for b in prog.buffers]
+    return names[-2:] == list(HIDDEN)
+
+
+def _lavapipe(ctx):
+    return ctx.info.get("driver_name") == "llvmpipe"
+
+
+def _threads(ctx):
+    """Lavapipe's worker threads (LP_NUM_THREADS, else the CPU count, at most 32)."""
+    try:
+        n = int(os.environ.get("LP_NUM_THREADS", "0"))
+    except ValueError:
+        n = 0
+    return max(1, min(n or os.cpu_count() or 1, 32))
+
+
+def default_groups(ctx, local):
+    """How many groups to dispatch: discovery trims it to what is resident.
+    VULPY_PERSISTENT_GROUPS overrides the estimate."""
+    env = os.environ.get("VULPY_PERSISTENT_GROUPS")
+    if env:
+        return max(1, int(env))
+    if _lavapipe(ctx):
+        # one group: lavapipe's groups wait for each other by spinning, and
+        # every poll draws on the 65,535 back-edges an invocation has; a
+        # thread the OS parks makes the others spin for milliseconds
+        return 1
+    # As many groups as the cores hold (VK_NV_shader_sm_builtins or the AMD
+    # core properties: cores x resident warps); without them, 8 groups of
+    # <= 256 invocations a core on the largest GPU VulPy knows (132 SMs).
+    # Discovery trims what does not fit (registers, shared memory).
+    try:
+        cores, warps = ctx._native.cores()
+    except AttributeError:
+        cores, warps = 0, 0
+    if cores and warps:
+        lanes = warps * max(ctx.info["limits"].get("subgroup_size") or 32, 1)
+        return max(1, cores * max(1, lanes // max(local, 1)))
+    per = max(1, 2048 // max(local, 1))
+    return min(132 * per, 4096)
+
+
+def spin_limit(ctx):
+    """Polls of a waiting group before it reports a barrier timeout. On
+    lavapipe every poll draws on the 65,535 back-edges an invocation has."""
+    env = os.environ.get("VULPY_PERSISTENT_SPIN")
+    if env:
+        return max(1, int(env))
+    return 20000 if _lavapipe(ctx) else 1 << 26
+
+
+def choose_mode(ctx, mode):
+    """('persistent' | 'stepped', why). 'auto' runs stepped where a grid
+    barrier is unsafe: GPUs without the occupancy-bound guarantee (Apple,
+    ARM, Qualcomm) or VULPY_PERSISTENT_MODE=stepped."""
+    if mode not in ("auto", "persistent", "stepped"):
+        raise ValueError(f"mode= must be 'auto', 'persistent' or 'stepped', not {mode!r}")
+    if mode != "auto":
+        return mode, "asked for"
+    env = os.environ.get("VULPY_PERSISTENT_MODE")
+    if env in ("persistent", "stepped"):
+        return env, "VULPY_PERSISTENT_MODE"
+    vendor = _NO_FORWARD_PROGRESS.get(ctx.info.get("vendor_id"))
+    if vendor:
+        return "stepped", f"{vendor} GPUs do not keep co-resident groups running"
+    return "persistent", "the device keeps resident groups running"
+
+
+class PersistentHandle:
+    """A running persistent program (what a persistent kernel's call with
+    sync=False returns). steps, admitted and status read the words the GPU
+    publishes; stop() asks it to end after the current step; wait() blocks
+    (raising vp.TimeoutError after `timeout` seconds) and checks the run."""
+
+    def __init__(self, inner, host, grid, mode, groups, label, why=""):
+        self._inner, self._host, self._grid = inner, host, grid
+        self.mode, self.groups, self._label = mode, groups, label
+        self.why = why  # why this mode ran
+        self._done = False
+
+    @property
+    def steps(self):
+        """Steps of the time loop done so far (published at each step boundary)."""
+        return self._host[H_STEPS]
+
+    @property
+    def admitted(self):
+        """Groups that discovery admitted (0 until it ran); stepped: the
+        groups of each dispatch."""
+        return self._host[H_ADMITTED] if self.mode == "persistent" else self.groups
+
+    @property
+    def barriers(self):
+        """Grid barriers passed so far."""
+        return self._host[H_BARRIERS]
+
+    @property
+    def done(self):
+        return self._done or self._inner.done
+
+    def stop(self):
+        """Asks the program to stop at the next step boundary (the time loop
+        ends there; the rest of the kernel runs). Returns at once."""
+        self._host[H_STOP] = 1
+
+    def abort(self):
+        """Asks every group to leave at once, at its next grid barrier or
+        spin; results are partial. wait() then raises PersistentError."""
+        self._host[H_STOP] = 2
+
+    def wait(self, timeout=None, progress=False):
+        """Blocks until the program ends; raises vp.TimeoutError after
+        `timeout` seconds (the program keeps running: stop(), abort() or
+        wait again), PersistentError when the GPU reported a failure.
+        progress=True (or the expected step count) shows the steps done:
+        a tqdm bar when tqdm is installed, a line on stderr otherwise."""
+        if self._done:
+            return None
+        bar = _Progress(progress, self._label) if progress else None
+        if timeout is not None or bar:
+            deadline = time.monotonic() + float(timeout) if timeout is not None else None
+            pause = 1e-4
+            while not self._inner.done:
+                left = deadline - time.monotonic() if deadline is not None else 0.05
+                if left <= 0:
+                    if bar:
+                        bar.close(self.steps)
+                    raise _errors.TimeoutError(f"{self._label}: still running after {timeout} s "
+                                               f"({self.steps} steps done); call stop() or "
+                                               f"abort(), or wait again")
+                if bar:
+                    bar.update(self.steps)
+                time.sleep(min(pause, left))
+                pause = min(pause * 2, 0.05 if bar else 0.01)
+        if bar:
+            bar.close(self.steps)
+        self._inner.wait()
+        self._done = True
+        status = self._host[H_STATUS]
+        if status & ST_TIMEOUT or self._host[H_STOP] >= 2:
+            raise PersistentError(
+                f"{self._label}: a grid barrier timed out or the run was aborted after "
+                f"{self.steps} steps ({self.admitted} groups admitted): groups that are not "
+                f"co-resident, or a grid sync that not every invocation reaches; results are "
+                f"partial")
+        if status & ST_BUDGET:
+            raise PersistentError(
+                f"{self._label}: a loop of the run was cut short by the device's loop budget "
+                f"(lavapipe stops loops silently after 65,535 back-edges an invocation, spins "
+                f"included); results are wrong. Run fewer steps a launch, or mode='stepped'")
+        return None
+
+    def __repr__(self):
+        state = "done" if self.done else "running"
+        return (f"<vp.PersistentHandle {self._label} {state}, {self.mode}, "
+                f"{self.steps} steps, {self.admitted}/{self.groups} groups>")
+
+
+def call(prog, buffers, push, dispatch, groups, sync, context, stepped=None):
+    """A persistent kernel's call: k(bufs..., sync=False, groups=G,
+    mode='auto'|'persistent'|'stepped', timeout=None, **push)."""
+    label = prog.label
+    if dispatch is not None:
+        raise TypeError(f"{label} is persistent: it loops over its domain itself "
+                        f"(vp.grid_range); give groups= (workgroups to start) or nothing, "
+                        f"not dispatch=")
+    push = dict(push)
+    mode = push.pop("mode", "auto")
+    timeout = push.pop("timeout", None)
+    if push.pop("persistent", True) is False:
+        mode = "stepped"
+    return launch(prog, buffers, push, groups, sync, context, label, mode, timeout, stepped)
+
+
+def stepped_program(owner):
+    """The stepped form of a persistent @vp.kernel or Shader (compiled once,
+    then cached like any kernel)."""
+    from . import _compiler
+    from ._launch import Program
+    prog = owner.__dict__.get("_stepped_prog")
+    if prog is None:
+        if hasattr(owner, "fn"):
+            arts = _compiler.compile_function(owner.fn, owner.options, owner._document,
+                                              fast_math=owner.fast_math,
+                                              passes="lower-persistent-stepped")
+        else:
+            arts = _compiler.compile_file(owner.path, owner._kernel, owner._opts, owner._document,
+                                          fast_math=owner.fast_math,
+                                          passes="lower-persistent-stepped")
+        prog = owner._stepped_prog = Program(arts, owner._prog.label + " (stepped)",
+                                             precise=not owner.fast_math)
+    return prog
+
+
+class _Progress:
+    """Steps done, shown while wait() waits: tqdm when installed, else one
+    line on stderr rewritten in place."""
+
+    def __init__(self, total, label):
+        import sys
+        self._total = None if total is True else int(total)
+        self._out, self._last = sys.stderr, -1
+        try:
+            from tqdm import tqdm
+            self._bar = tqdm(total=self._total, desc=label, unit="step")
+        except ImportError:
+            self._bar = None
+        self._label = label
+
+    def update(self, steps):
+        if steps == self._last:
+            return
+        if self._bar is not None:
+            self._bar.update(steps - max(self._last, 0))
+        else:
+            of = f"/{self._total}" if self._total else ""
+            self._out.write(f"\r{self._label}: {steps}{of} steps")
+            self._out.flush()
+        self._last = steps
+
+    def close(self, steps):
+        self.update(steps)
+        if self._bar is not None:
+            self._bar.close()
+        else:
+            self._out.write("\n")
+
+
+class _SteppedRun:
+    """The stepped form running on a host thread: per batch of steps one
+    recorded command buffer (the step-boundary dispatch, then each phase),
+    submitted and waited for (GIL released), until the boundary dispatch
+    reports the end (ST_DONE) or a stop."""
+
+    BATCH = 32
+
+    def __init__(self, prog, buffers, push, groups, ctx, host, grid):
+        self._error = None
+        names = [f["name"] for f in prog.manifest["push"]]
+        phase = next(n for n in names if n.startswith("_vp_phase_"))
+        self.pre, self.loop, self.post = (int(x) for x in phase.split("_")[3:6])
+        self._phase = phase
+        self._kern = prog.native(ctx)
+        self._packer = prog.packer
+        self._push = dict(push)
+        self._groups = groups
+        self._ctx, self._host = ctx, host
+        self._bufs, self._back = [], []
+        for a in list(buffers) + [grid, host]:
+            if isinstance(a, _array.ndarray):
+                self._bufs.append(a._buf)
+            elif hasattr(a, "_control"):
+                self._bufs.append(a.buffer)
+            elif isinstance(a, np.ndarray):
+                tmp = _array.asarray(np.ascontiguousarray(a), context=ctx)
+                self._bufs.append(tmp._buf)
+                if a.flags.writeable:
+                    self._back.append((a, tmp))
+            else:
+                self._bufs.append(a)
+        self._packer.pack(self._values(0, 0))  # argument errors here, not on the thread
+        self._thread = threading.Thread(target=self._main, daemon=True)
+        self._thread.start()
+
+    def _values(self, phase, k):
+        return dict(self._push, **{self._phase: phase, "_vp_k": k})
+
+    def _record(self, rec, phase, k, groups):
+        rec.dispatch(self._kern, self._bufs, self._packer.pack(self._values(phase, k)), groups,
+                     1, 1, True)
+
+    def _submit(self, items):
+        rec = _native.ext().Recording(self._ctx._native, False)
+        for phase, k in items:
+            self._record(rec, phase, k, 1 if phase == SNAP else self._groups)
+        rec.run()
+
+    def _main(self):
+        try:
+            self._submit([(SNAP, 0)] + [(p, 0) for p in range(self.pre)])
+            k = 0
+            while self.loop and not self._host[H_STATUS] & ST_DONE:
+                items = []
+                for j in range(k, k + self.BATCH):
+                    if j:
+                        items.append((SNAP, j))
+                    items += [(self.pre + p, j) for p in range(self.loop)]
+                self._submit(items)
+                k += self.BATCH
+            post = self.pre + self.loop
+            self._submit([(post + p, 0) for p in range(self.post)])
+            for a, tmp in self._back:
+                np.copyto(a, tmp.numpy())
+        except BaseException as e:  # re-raised by wait()
+            self._error = e
+
+    @property
+    def done(self):
+        return not self._thread.is_alive()
+
+    def wait(self, timeout=None):
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+
+
+def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeout=None,
+           stepped=None):
+    """Runs a persistent program: buffers are the kernel's own (the hidden
+    ones are added here); groups= the groups to dispatch (an estimate by
+    default). Returns a PersistentHandle (sync=False) or None after a
+    checked run (sync=True)."""
+    from ._kernel import launch as kernel_launch
+    want = len(prog.buffers) - len(HIDDEN)
+    if len(buffers) != want:
+        names = ", ".join(b["name"] for b in prog.buffers[:want])
+        raise TypeError(f"{label} takes {want} buffer(s) ({names}), got {len(buffers)}")
+    ctx = context
+    for a in buffers:
+        c = getattr(a, "_ctx", None)
+        if c is not None and ctx is None:
+            ctx = c
+    ctx = _context.resolve(ctx)
+    local = int(np.prod(prog.manifest.get("local_size") or (64, 1, 1)))
+    if groups is None:
+        groups = default_groups(ctx, local)
+    elif isinstance(groups, (tuple, list)):
+        groups = int(np.prod(groups))
+    if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
+        raise ValueError(f"{label}: groups= must be a positive int, got {groups!r}")
+    groups = int(groups)
+    mode, why = choose_mode(ctx, mode)
+    host = ControlBuffer([], words=HOST_WORDS, context=ctx)
+    host[H_SPIN] = spin_limit(ctx)
+    # joiners close the poll once the join count stopped growing for this
+    # many polls (all resident groups start within microseconds on a GPU;
+    # lavapipe's later chunks never start while the first ones spin)
+    host[H_JOIN_SPIN] = 2000 if _lavapipe(ctx) else 512
+    host[H_FLAGS] = F_RMW_POLL if _lavapipe(ctx) else 0
+    host[H_CANARY] = CANARY
+    grid = _array.zeros(GRID_WORDS, np.uint32, context=ctx)
+    if mode == "stepped":
+        if stepped is None:
+            raise TypeError(f"{label}: no stepped form to run (compile it from Python source)")
+        inner = _SteppedRun(stepped(), buffers, push, groups, ctx, host, grid)
+    else:
+        inner = kernel_launch(prog, list(buffers) + [grid, host], push, None, (groups, 1, 1),
+                              False, ctx, label)
+    h = PersistentHandle(inner, host, grid, mode, groups, label, why)
+    if sync:
+        h.wait(timeout)
+        return None
+    return h

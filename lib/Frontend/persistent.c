@@ -1,0 +1,258 @@
+/* persistent.c - the kernel language of persistent programs
+ * (docs/persistent.md): `persistent=True`, vp.grid_sync(), grid-stride loops
+ * `for p in vp.grid_range(n[, ny[, nz]])`, and the time loop.
+ *
+ * Before the body is translated, a scan of the kernel's AST finds the time
+ * loops (top-level `for`/`while` loops that hold a grid_sync) and reports
+ * misuse with its place: grid_sync in a kernel not declared persistent, in
+ * a helper, under `if` or a nested loop (non-uniform control flow), and a
+ * `return` inside a time loop. Translation then emits persistent.* ops:
+ * persistent.step first in each time loop's body, persistent.grid_sync,
+ * persistent.control for named control words, and grid_range as a `for`
+ * from persistent.group_id * L + local_index by persistent.num_groups * L.
+ * lower-persistent turns them into plain kernel VIR.
+ */
+#include <string.h>
+
+#include "fe.h"
+
+/* Whether `e` is a call of the vulpy built-in `name` (vp.NAME(...) or a
+ * bare / from-imported NAME). */
+static bool is_vp_call(vfe_ctx *c, const vfe_node *e, const char *name) {
+  if (vfe_ast_of(e) != VFE_AST_Call)
+    return false;
+  const vfe_node *f = vfe_get(e, "func");
+  if (vfe_ast_of(f) == VFE_AST_Attribute) {
+    const char *attr = vfe_get_str(f, "attr");
+    const vfe_node *base = vfe_get(f, "value");
+    const char *id = vfe_get_str(base, "id");
+    return attr && strcmp(attr, name) == 0 && vfe_ast_of(base) == VFE_AST_Name && id &&
+           vfe_map_get(&c->vp_names, id);
+  }
+  if (vfe_ast_of(f) == VFE_AST_Name) {
+    const char *id = vfe_get_str(f, "id");
+    const vfe_builtin *bi = id ? vfe_map_get(&c->from_names, id) : NULL;
+    return bi && strcmp(bi->name, name) == 0;
+  }
+  return false;
+}
+
+/* The first grid_sync call anywhere under `n` (statements and
+ * expressions), or NULL. */
+static const vfe_node *find_sync(vfe_ctx *c, const vfe_node *n) {
+  if (!n || (n->kind != VFE_J_OBJ && n->kind != VFE_J_LIST))
+    return NULL;
+  if (n->kind == VFE_J_OBJ && is_vp_call(c, n, "grid_sync"))
+    return n;
+  for (uint32_t i = 0; i < n->len; i++) {
+    const vfe_node *r = find_sync(c, n->items[i]);
+    if (r)
+      return r;
+  }
+  return NULL;
+}
+
+static const vfe_node *find_return(const vfe_node *n) {
+  if (!n || (n->kind != VFE_J_OBJ && n->kind != VFE_J_LIST))
+    return NULL;
+  if (vfe_ast_of(n) == VFE_AST_Return)
+    return n;
+  for (uint32_t i = 0; i < n->len; i++) {
+    const vfe_node *r = find_return(n->items[i]);
+    if (r)
+      return r;
+  }
+  return NULL;
+}
+
+/* Reports every grid_sync in `body` that is not a statement of its own
+ * there (the allowed places are the kernel body and a time loop's body). */
+static void check_syncs(vfe_ctx *c, vfe_node **body, uint32_t n, bool time_loop_ok) {
+  for (uint32_t i = 0; i < n; i++) {
+    const vfe_node *s = body[i];
+    vfe_ast k = vfe_ast_of(s);
+    if (k == VFE_AST_Expr && is_vp_call(c, vfe_get(s, "value"), "grid_sync"))
+      continue;
+    bool loop = k == VFE_AST_For || k == VFE_AST_While;
+    if (loop && time_loop_ok && find_sync(c, s)) {
+      const vfe_node *iter = vfe_get(s, "iter");
+      if (k == VFE_AST_For && is_vp_call(c, iter, "grid_range")) {
+        vfe_err(c, find_sync(c, s), "vp.grid_sync() inside a grid_range loop: not every invocation "
+                                    "reaches it the same number of times");
+        vfe_hint(c, "end the grid_range loop first, then call vp.grid_sync()");
+        continue;
+      }
+      if (c->ntime_loops < VFE_MAX_TIME_LOOPS)
+        c->time_loops[c->ntime_loops++] = s;
+      const vfe_node *r = find_return(s);
+      if (r) {
+        vfe_err(c, r, "return inside a persistent kernel's time loop");
+        vfe_hint(c, "leave the loop with break (every invocation must leave together) or let the "
+                    "host stop it (handle.stop())");
+      }
+      uint32_t nb;
+      vfe_node **lb = vfe_get_list(s, "body", &nb);
+      check_syncs(c, lb, nb, false);
+      lb = vfe_get_list(s, "orelse", &nb);
+      check_syncs(c, lb, nb, false);
+      continue;
+    }
+    const vfe_node *bad = find_sync(c, s);
+    if (bad) {
+      vfe_err(c, bad, "vp.grid_sync() under non-uniform control flow");
+      vfe_hint(c, "every invocation must reach a grid sync: call it as a statement of the kernel "
+                  "body or of its time loop's body, not under if, a nested loop or an expression");
+    }
+  }
+}
+
+void vfe_persistent_setup(vfe_ctx *c, const vfe_node *def) {
+  /* persistent=True: the decorator keyword (.vul.py) or the options */
+  const vfe_node *opt = vfe_get(vfe_get(c->doc, "options"), "persistent");
+  if (opt && opt->kind == VFE_J_BOOL)
+    c->persistent = opt->b;
+  uint32_t nd;
+  vfe_node **decos = vfe_get_list(def, "decorator_list", &nd);
+  for (uint32_t d = 0; !opt && d < nd; d++) {
+    uint32_t nk;
+    vfe_node **kws = vfe_get_list(decos[d], "keywords", &nk);
+    for (uint32_t k = 0; k < nk; k++) {
+      const char *arg = vfe_get_str(kws[k], "arg");
+      const vfe_node *v = vfe_get(kws[k], "value");
+      const vfe_node *val = vfe_get(v, "value");
+      if (!arg || strcmp(arg, "persistent") != 0)
+        continue;
+      if (vfe_ast_of(v) != VFE_AST_Constant || !val || val->kind != VFE_J_BOOL)
+        vfe_err(c, v, "persistent must be True or False");
+      else
+        c->persistent = val->b;
+    }
+  }
+  uint32_t n;
+  vfe_node **body = vfe_get_list(def, "body", &n);
+  if (!c->persistent) {
+    const vfe_node *s = find_sync(c, vfe_get(def, "body"));
+    if (s) {
+      vfe_err(c, s, "vp.grid_sync() in a kernel that is not persistent");
+      vfe_hint(c, "declare it: @vp.kernel(persistent=True); a grid sync needs every workgroup "
+                  "resident, which only a persistent launch arranges");
+    }
+    return;
+  }
+  check_syncs(c, body, n, true);
+}
+
+void vfe_persistent_loop_body(vfe_ctx *c, const vfe_node *s, vir_region *body) {
+  for (uint32_t i = 0; i < c->ntime_loops; i++)
+    if (c->time_loops[i] == s && c->fn && c->fn->is_kernel) {
+      vir_builder save = c->b;
+      vir_builder_at_end(&c->b, body);
+      vfe_set_loc(c, s);
+      vfe_build(c, VIR_OP_PERSIST_STEP, NULL, 0, NULL);
+      c->b = save;
+      return;
+    }
+}
+
+vfe_val vfe_persistent_call(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi) {
+  uint32_t n, nk;
+  vfe_get_list(call, "args", &n);
+  vfe_get_list(call, "keywords", &nk);
+  if (bi->fn == VFE_F_GRID_RANGE) {
+    vfe_err(c, call, "vp.grid_range() makes a loop: write `for p in vp.grid_range(n):`");
+    return (vfe_val){0};
+  }
+  if (!vfe_arity(c, call, bi->name, n + nk, 0, 0))
+    return (vfe_val){0};
+  if (!c->fn || !c->fn->is_kernel) {
+    vfe_err(c, call, "vp.grid_sync() in a helper function");
+    vfe_hint(c, "call it in the persistent kernel itself, where the compiler can check that every "
+                "invocation reaches it");
+    return (vfe_val){0};
+  }
+  vfe_build(c, VIR_OP_PERSIST_GRID_SYNC, NULL, 0, NULL);
+  return (vfe_val){.kind = VFE_V_NONE};
+}
+
+/* for p in vp.grid_range(n) / for x, y in vp.grid_range(nx, ny) / 3-D:
+ * one grid-stride loop over the n (nx*ny, nx*ny*nz) points, x fastest. */
+bool vfe_persistent_for(vfe_ctx *c, const vfe_node *s) {
+  const vfe_node *iter = vfe_get(s, "iter"), *target = vfe_get(s, "target");
+  if (!is_vp_call(c, iter, "grid_range"))
+    return false;
+  uint32_t n, nk, nt = 1;
+  vfe_node **args = vfe_get_list(iter, "args", &n);
+  vfe_get_list(iter, "keywords", &nk);
+  if (n < 1 || n > 3 || nk) {
+    vfe_err(c, iter, "vp.grid_range() takes 1 to 3 extents (nx[, ny[, nz]]), got %u", n + nk);
+    return true;
+  }
+  vfe_node *one[1] = {(vfe_node *)target};
+  vfe_node **names = one;
+  if (vfe_ast_of(target) == VFE_AST_Tuple || vfe_ast_of(target) == VFE_AST_List)
+    names = vfe_get_list(target, "elts", &nt);
+  if (nt != n) {
+    vfe_err(c, target, "vp.grid_range() with %u extent%s yields %u index%s; the loop names %u",
+            n, n == 1 ? "" : "s", n, n == 1 ? "" : "es", nt);
+    return true;
+  }
+  const char *ids[3];
+  for (uint32_t i = 0; i < nt; i++) {
+    ids[i] = vfe_ast_of(names[i]) == VFE_AST_Name ? vfe_get_str(names[i], "id") : NULL;
+    if (!ids[i]) {
+      vfe_err(c, names[i], "a grid_range loop's targets are names");
+      return true;
+    }
+    vfe_var *old = vfe_map_get(&c->fn->vars, ids[i]);
+    if (old && old->bind != VFE_BIND_DEAD && old->bind != VFE_BIND_POISON) {
+      vfe_err(c, names[i], "loop variable '%s' is also a variable outside the loop", ids[i]);
+      vfe_hint(c, "give the loop its own name");
+      return true;
+    }
+  }
+  vir_type *u32 = vir_ty_uint(c->m, 32);
+  vir_value *ext[3], *total = NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    ext[i] = vfe_expr_as(c, args[i], u32, VFE_WHAT("vp.grid_range() extent %s", i == 0 ? "nx" : i == 1 ? "ny" : "nz"));
+    if (!ext[i])
+      return true;
+  }
+  vfe_set_loc(c, iter);
+  total = ext[0];
+  for (uint32_t i = 1; i < n; i++)
+    total = vfe_build2(c, VIR_OP_MUL, u32, total, ext[i]);
+  const uint32_t *ls = c->fn->f->local_size;
+  vir_value *lsz = vfe_const_int(c, u32, (int64_t)ls[0] * ls[1] * ls[2]);
+  vir_value *gid = vir_result(vfe_build(c, VIR_OP_PERSIST_GROUP_ID, u32, 0, NULL));
+  vir_value *ng = vir_result(vfe_build(c, VIR_OP_PERSIST_NUM_GROUPS, u32, 0, NULL));
+  vir_value *li = vir_result(vfe_build(c, VIR_OP_LOCAL_INDEX, u32, 0, NULL));
+  vir_value *ops[3] = {vfe_build2(c, VIR_OP_ADD, u32, vfe_build2(c, VIR_OP_MUL, u32, gid, lsz), li),
+                       total, vfe_build2(c, VIR_OP_MUL, u32, ng, lsz)};
+  vfe_set_loc(c, s);
+  vir_op *loop = vfe_build(c, VIR_OP_FOR, NULL, 3, ops);
+  vir_value *p = loop->regions[0].args[0];
+  vir_builder save = c->b;
+  vir_builder_at_end(&c->b, &loop->regions[0]);
+  vfe_set_loc(c, target);
+  vfe_var *vars[3];
+  vir_value *rest = p;
+  for (uint32_t i = 0; i < n; i++) {
+    vir_value *v = rest;
+    if (i + 1 < n) { /* x = rest % nx; rest = rest / nx */
+      v = vfe_build2(c, VIR_OP_REM, u32, rest, ext[i]);
+      rest = vfe_build2(c, VIR_OP_DIV, u32, rest, ext[i]);
+    }
+    vfe_name_value(c, v, ids[i]);
+    vars[i] = vfe_bind_name(c, ids[i], VFE_BIND_LOOP, u32, names[i]);
+    vars[i]->value = v;
+  }
+  uint32_t nb;
+  vfe_node **body = vfe_get_list(s, "body", &nb);
+  c->fn->loop_depth++;
+  vfe_stmts(c, body, nb);
+  c->fn->loop_depth--;
+  c->b = save;
+  for (uint32_t i = 0; i < n; i++)
+    vars[i]->bind = VFE_BIND_DEAD;
+  return true;
+}

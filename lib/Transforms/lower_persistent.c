@@ -1,0 +1,645 @@
+/* lower_persistent.c - `--lower-persistent`: persistent.* ops into plain
+ * kernel VIR (docs/persistent.md has the model and the word layouts).
+ *
+ * A kernel that holds persistent.grid_sync, persistent.step or
+ * persistent.control is persistent. It gets two hidden buffers: @_vp_grid
+ * (device words: discovery, the barrier's counter and generation, the step
+ * counter, the snapshot of steering words) and @_vp_host (words the host
+ * reads and writes while it runs: stop request, steps done, admitted
+ * groups, status, the spin limit, the loop-budget canary), and a shared
+ * @_vp_psh for what one invocation tells its group.
+ *
+ *  - Entry: occupancy discovery (Sorensen et al., OOPSLA 2016). One
+ *    invocation per group adds one to the join word; a group that finds it
+ *    closed leaves at once. A joiner waits (bounded) until every dispatched
+ *    group joined, then closes the poll; the first closer publishes the
+ *    admitted count. Joiners ran while the poll was open, so on devices
+ *    with the occupancy-bound guarantee they are co-resident. Their join
+ *    tickets are the virtual group ids; group_id, num_groups and the
+ *    workgroup_id / num_workgroups / global_id built-ins use them.
+ *    A first grid barrier then takes the first snapshot.
+ *  - Grid barrier: fence, barrier(); one invocation per group reads the
+ *    generation, arrives on the counter (acq_rel, device scope); the last
+ *    arriver snapshots the stop request and the control words the kernel
+ *    reads into @_vp_grid (at the entry and at step boundaries: control
+ *    words change at step boundaries only), publishes the steps done,
+ *    resets the counter and
+ *    bumps the generation (release); the others spin on the generation
+ *    (acquire) with a bounded spin that also watches for an abort. A
+ *    timed-out or aborted group sets the abort word and returns; the
+ *    others see it at their next barrier. barrier(), fence.
+ *  - persistent.step (first in a time loop's body): a barrier that also
+ *    counts the step, then `break` when the snapshot says stop.
+ *  - persistent.control: a load of the word's snapshot slot.
+ *  - After each time loop group 0 publishes the final step count; at the
+ *    end a canary loop (trip count read from @_vp_host) detects lavapipe's
+ *    per-invocation loop budget: once spent, every loop runs once, so a
+ *    short count means some loop of the run was silently cut short.
+ *
+ * In kernels that are not persistent, group_id and num_groups become the
+ * linear workgroup id and count (a grid_range loop in a plain kernel).
+ */
+#include <string.h>
+
+#include "vulpy/passes.h"
+
+#include "persistent.h"
+
+#define CLOSED 0x80000000u
+#define NO_GROUP 0xffffffffu
+/* @_vp_psh: [0] group id, [1] group count, [2] abort */
+enum { S_GID, S_NG, S_ABORT, S_WORDS = 4 };
+
+typedef struct pl {
+  vir_module *m;
+  vir_func *k;
+  vir_builder b;
+  vir_sym *grid, *host, *sh;
+  vir_value *li, *gid, *ng;         /* local_index, virtual group id and count */
+  vir_value *rmw;                   /* bool: poll with a read-modify-write */
+  vir_sym *slot_sym[MAX_SLOTS];     /* control snapshot slots: (buffer, word) */
+  vir_value *slot_word[MAX_SLOTS];  /* the word index value (a const) */
+  uint64_t slot_lit[MAX_SLOTS];
+  uint32_t nslots, nlocals;
+  bool failed;
+  vp_diags *diags;
+} pl;
+
+static vir_type *u32(pl *l) { return vir_ty_uint(l->m, 32); }
+
+static vir_op *op(pl *l, vir_opcode c, vir_type *t, uint32_t n, vir_value **a) {
+  vir_op *o = vir_build(&l->b, c, t, n, a);
+  if (!o)
+    l->failed = true;
+  return o;
+}
+static vir_value *val(vir_op *o) { return o ? &o->val : NULL; }
+static vir_value *ku(pl *l, uint32_t v) { return vir_build_int(&l->b, u32(l), v); }
+static vir_value *bin(pl *l, vir_opcode c, vir_value *a, vir_value *b) {
+  vir_value *x[2] = {a, b};
+  return a && b ? val(op(l, c, vir_infer_type(l->m, c, 2, x), 2, x)) : (l->failed = true, NULL);
+}
+
+/* atomic op on word `w` of `s`; `v` is NULL for loads */
+static vir_value *atom(pl *l, vir_opcode c, vir_sym *s, uint32_t w, vir_value *v, vir_scope sc,
+                       vir_semantics se) {
+  vir_value *a[2] = {ku(l, w), v};
+  vir_op *o = op(l, c, c == VIR_OP_ATOMIC_STORE ? NULL : u32(l), v ? 2 : 1, a);
+  if (o) {
+    o->attr.sym = s;
+    o->attr.scope = sc;
+    o->attr.sem = se;
+  }
+  return val(o);
+}
+static vir_value *load(pl *l, vir_sym *s, uint32_t w, vir_semantics se) {
+  return atom(l, VIR_OP_ATOMIC_LOAD, s, w, NULL, VIR_SCOPE_DEVICE, se);
+}
+static void store(pl *l, vir_sym *s, uint32_t w, vir_value *v, vir_semantics se) {
+  atom(l, VIR_OP_ATOMIC_STORE, s, w, v, VIR_SCOPE_DEVICE, se);
+}
+static vir_value *sh_load(pl *l, uint32_t w) {
+  vir_value *i = ku(l, w);
+  vir_op *o = op(l, VIR_OP_SHARED_LOAD, u32(l), 1, &i);
+  if (o)
+    o->attr.sym = l->sh;
+  return val(o);
+}
+static void sh_store(pl *l, uint32_t w, vir_value *v) {
+  vir_value *a[2] = {ku(l, w), v};
+  vir_op *o = op(l, VIR_OP_SHARED_STORE, NULL, 2, a);
+  if (o)
+    o->attr.sym = l->sh;
+}
+static void fence(pl *l) {
+  vir_op *o = op(l, VIR_OP_MEMORY_BARRIER, NULL, 0, NULL);
+  if (o) {
+    o->attr.scope = VIR_SCOPE_DEVICE;
+    o->attr.sem = VIR_SEM_ACQ_REL;
+    o->attr.storage = VIR_STORAGE_BUFFER;
+  }
+}
+static void wg_barrier(pl *l) { op(l, VIR_OP_BARRIER, NULL, 0, NULL); }
+static vir_sym *local(pl *l, const char *name, vir_value *init);
+static vir_value *lload(pl *l, vir_sym *s);
+static void lstore(pl *l, vir_sym *s, vir_value *v);
+
+/* A poll of word `w` inside a spin loop: a relaxed load, or where the
+ * host asked for it (H_FLAGS) an atomic or with 0, which no compiler moves
+ * out of the loop. Relaxed, with a fence after the loop: lavapipe (Mesa
+ * 22.3) drops the whole dispatch when an atomic with acquire semantics
+ * sits in a loop under a branch that only some invocations take. */
+static vir_value *poll(pl *l, vir_sym *s, uint32_t w) {
+  vir_sym *t = local(l, "_vp_poll", ku(l, 0));
+  vir_op *o = op(l, VIR_OP_IF, NULL, 1, &l->rmw);
+  vir_region *save_r = l->b.region;
+  vir_op *save_b = l->b.before;
+  if (!o)
+    return NULL;
+  vir_builder_at_end(&l->b, &o->regions[0]);
+  lstore(l, t, atom(l, VIR_OP_ATOMIC_OR, s, w, ku(l, 0), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED));
+  vir_builder_at_end(&l->b, &o->regions[1]);
+  lstore(l, t, atom(l, VIR_OP_ATOMIC_LOAD, s, w, NULL, VIR_SCOPE_DEVICE, VIR_SEM_RELAXED));
+  l->b.region = save_r;
+  l->b.before = save_b;
+  return lload(l, t);
+}
+
+/* Structured control: `iff` builds `if c { ... } else { ... }` and moves the
+ * builder into region `r` of it; `leave` moves back. */
+typedef struct at {
+  vir_region *region;
+  vir_op *before;
+} at;
+static at here(pl *l) { return (at){l->b.region, l->b.before}; }
+static void back(pl *l, at a) {
+  l->b.region = a.region;
+  l->b.before = a.before;
+}
+static vir_op *iff(pl *l, vir_value *c) {
+  if (!c) {
+    l->failed = true;
+    return NULL;
+  }
+  return op(l, VIR_OP_IF, NULL, 1, &c);
+}
+static void into(pl *l, vir_op *o, unsigned r) {
+  if (o)
+    vir_builder_at_end(&l->b, &o->regions[r]);
+  else
+    l->failed = true;
+}
+static vir_sym *local(pl *l, const char *name, vir_value *init) {
+  name = vp_arena_printf(&l->m->arena, "%s%u", name, l->nlocals++);
+  vir_sym *s = name ? vir_func_add_local(l->m, l->k, name, u32(l), l->k->loc) : NULL;
+  if (!s) {
+    l->failed = true;
+    return NULL;
+  }
+  vir_op *o = op(l, VIR_OP_LOCAL_STORE, NULL, 1, &init);
+  if (o)
+    o->attr.sym = s;
+  return s;
+}
+static vir_value *lload(pl *l, vir_sym *s) {
+  vir_op *o = op(l, VIR_OP_LOCAL_LOAD, u32(l), 0, NULL);
+  if (o)
+    o->attr.sym = s;
+  return val(o);
+}
+static void lstore(pl *l, vir_sym *s, vir_value *v) {
+  vir_op *o = op(l, VIR_OP_LOCAL_STORE, NULL, 1, &v);
+  if (o)
+    o->attr.sym = s;
+}
+static void term(pl *l, vir_opcode c) { op(l, c, NULL, 0, NULL); }
+
+/* k += 1; if k >= spin limit: { on_timeout; break } (inside a loop) */
+static void spin_tick(pl *l, vir_sym *k, vir_value *limit, bool timeout_flags) {
+  vir_value *kk = bin(l, VIR_OP_ADD, lload(l, k), ku(l, 1));
+  lstore(l, k, kk);
+  vir_op *t = iff(l, bin(l, VIR_OP_GE, kk, limit));
+  at a = here(l);
+  into(l, t, 0);
+  if (timeout_flags) {
+    atom(l, VIR_OP_ATOMIC_OR, l->host, H_STATUS, ku(l, ST_TIMEOUT), VIR_SCOPE_DEVICE,
+         VIR_SEM_RELAXED);
+    store(l, l->grid, G_ABORT, ku(l, 1), VIR_SEM_RELAXED);
+  }
+  term(l, VIR_OP_BREAK);
+  back(l, a);
+}
+
+/* The snapshot slot of control word (s, w), made on first use. */
+static int slot_of(pl *l, vir_sym *s, uint64_t w) {
+  for (uint32_t i = 0; i < l->nslots; i++)
+    if (l->slot_sym[i] == s && l->slot_lit[i] == w)
+      return (int)i;
+  if (l->nslots == MAX_SLOTS)
+    return -1;
+  l->slot_sym[l->nslots] = s;
+  l->slot_lit[l->nslots] = w;
+  return (int)l->nslots++;
+}
+
+/* The grid barrier at the builder; `step`: also count the step; `snap`:
+ * also snapshot the stop request and the control words (at the entry and
+ * at step boundaries only, as the stepped form does). */
+static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
+  /* fence, barrier, fence: each invocation releases its writes, and the
+   * leader's own fence after the barrier makes its arrival cumulative over
+   * what the group wrote (CUDA's cooperative grid sync does the same) */
+  fence(l);
+  wg_barrier(l);
+  fence(l);
+  vir_op *lead = iff(l, bin(l, VIR_OP_EQ, l->li, ku(l, 0)));
+  at out = here(l);
+  into(l, lead, 0);
+  vir_value *gen = load(l, l->grid, G_GEN, VIR_SEM_ACQUIRE);
+  vir_value *old = atom(l, VIR_OP_ATOMIC_ADD, l->grid, G_ARRIVE, ku(l, 1), VIR_SCOPE_DEVICE,
+                        VIR_SEM_ACQ_REL);
+  vir_op *last = iff(l, bin(l, VIR_OP_EQ, old, bin(l, VIR_OP_SUB, l->ng, ku(l, 1))));
+  at in = here(l);
+  into(l, last, 0);
+  { /* the last arriver: snapshot, publish, release the others */
+    vir_value *stop = snap ? load(l, l->host, H_STOP, VIR_SEM_ACQUIRE) : NULL;
+    if (snap)
+      store(l, l->grid, G_STOP, stop, VIR_SEM_RELAXED);
+    for (uint32_t i = 0; snap && i < l->nslots; i++) {
+      vir_value *w = ku(l, (uint32_t)l->slot_lit[i]);
+      vir_op *o = op(l, VIR_OP_ATOMIC_LOAD, u32(l), 1, &w);
+      if (o) {
+        o->attr.sym = l->slot_sym[i];
+        o->attr.scope = VIR_SCOPE_DEVICE;
+        o->attr.sem = VIR_SEM_ACQUIRE;
+      }
+      store(l, l->grid, G_SNAP + i, val(o), VIR_SEM_RELAXED);
+    }
+    vir_value *steps = load(l, l->grid, G_STEPS, VIR_SEM_RELAXED);
+    store(l, l->host, H_STEPS, steps, VIR_SEM_RELEASE);
+    atom(l, VIR_OP_ATOMIC_ADD, l->host, H_BARRIERS, ku(l, 1), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+    if (step) { /* a stopped step does not count */
+      vir_op *go = iff(l, bin(l, VIR_OP_EQ, stop, ku(l, 0)));
+      at a = here(l);
+      into(l, go, 0);
+      store(l, l->grid, G_STEPS, bin(l, VIR_OP_ADD, steps, ku(l, 1)), VIR_SEM_RELAXED);
+      back(l, a);
+    }
+    store(l, l->grid, G_ARRIVE, ku(l, 0), VIR_SEM_RELAXED);
+    store(l, l->grid, G_GEN, bin(l, VIR_OP_ADD, gen, ku(l, 1)), VIR_SEM_RELEASE);
+  }
+  into(l, last, 1);
+  { /* the others: spin on the generation, bounded, watching for an abort */
+    vir_sym *k = local(l, "_vp_spin", ku(l, 0));
+    vir_op *loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
+    at a = here(l);
+    into(l, loop, 0);
+    vir_op *moved = iff(l, bin(l, VIR_OP_NE, poll(l, l->grid, G_GEN), gen));
+    at b = here(l);
+    into(l, moved, 0);
+    term(l, VIR_OP_BREAK);
+    back(l, b);
+    vir_value *ab = poll(l, l->grid, G_ABORT);
+    vir_value *hs = poll(l, l->host, H_STOP);
+    vir_op *quit = iff(l, bin(l, VIR_OP_LOR, bin(l, VIR_OP_NE, ab, ku(l, 0)),
+                              bin(l, VIR_OP_GE, hs, ku(l, 2))));
+    b = here(l);
+    into(l, quit, 0);
+    store(l, l->grid, G_ABORT, ku(l, 1), VIR_SEM_RELAXED);
+    term(l, VIR_OP_BREAK);
+    back(l, b);
+    spin_tick(l, k, limit, true);
+    back(l, a);
+    fence(l); /* acquire: what the last arriver released */
+  }
+  back(l, in);
+  sh_store(l, S_ABORT, load(l, l->grid, G_ABORT, VIR_SEM_ACQUIRE));
+  back(l, out);
+  wg_barrier(l);
+  fence(l);
+  /* an aborted run: every invocation of the group leaves together */
+  vir_op *ab = iff(l, bin(l, VIR_OP_NE, sh_load(l, S_ABORT), ku(l, 0)));
+  at a = here(l);
+  into(l, ab, 0);
+  term(l, VIR_OP_RETURN);
+  back(l, a);
+}
+
+/* Occupancy discovery at the top of the kernel; sets l->gid, l->ng. */
+static void discovery(pl *l, vir_value *limit, vir_value *join_limit) {
+  vir_type *v3 = vir_ty_vec(l->m, u32(l), 3);
+  vir_value *nwg = val(op(l, VIR_OP_NUM_WORKGROUPS, v3, 0, NULL));
+  vir_value *nx = val(op(l, VIR_OP_EXTRACT, u32(l), 1, &nwg));
+  vir_op *ey = op(l, VIR_OP_EXTRACT, u32(l), 1, &nwg), *ez = op(l, VIR_OP_EXTRACT, u32(l), 1, &nwg);
+  if (ey && ez)
+    ey->attr.index = 1, ez->attr.index = 2;
+  vir_value *dispatched = bin(l, VIR_OP_MUL, bin(l, VIR_OP_MUL, nx, val(ey)), val(ez));
+  vir_op *lead = iff(l, bin(l, VIR_OP_EQ, l->li, ku(l, 0)));
+  at out = here(l);
+  into(l, lead, 0);
+  vir_value *old = atom(l, VIR_OP_ATOMIC_ADD, l->grid, G_JOIN, ku(l, 1), VIR_SCOPE_DEVICE,
+                        VIR_SEM_ACQ_REL);
+  vir_op *joined = iff(l, bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, old, ku(l, CLOSED)), ku(l, 0)));
+  at in = here(l);
+  into(l, joined, 0);
+  {
+    /* wait for every dispatched group, or until the count stopped growing
+     * for join_limit polls (the groups that fit all start within
+     * microseconds of each other), then close the poll */
+    vir_sym *k = local(l, "_vp_join", ku(l, 0));
+    vir_sym *seen = local(l, "_vp_seen", ku(l, 0));
+    vir_op *loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
+    at a = here(l);
+    into(l, loop, 0);
+    vir_value *w = poll(l, l->grid, G_JOIN);
+    vir_value *cnt = bin(l, VIR_OP_AND, w, ku(l, ~CLOSED));
+    vir_op *grew = iff(l, bin(l, VIR_OP_NE, cnt, lload(l, seen)));
+    at g = here(l);
+    into(l, grew, 0);
+    lstore(l, seen, cnt);
+    lstore(l, k, ku(l, 0));
+    back(l, g);
+    vir_value *done = bin(l, VIR_OP_LOR, bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, w, ku(l, CLOSED)), ku(l, 0)),
+                          bin(l, VIR_OP_GE, cnt, dispatched));
+    vir_op *stop = iff(l, done);
+    at b = here(l);
+    into(l, stop, 0);
+    term(l, VIR_OP_BREAK);
+    back(l, b);
+    spin_tick(l, k, join_limit, false);
+    back(l, a);
+    vir_value *prev = atom(l, VIR_OP_ATOMIC_OR, l->grid, G_JOIN, ku(l, CLOSED), VIR_SCOPE_DEVICE,
+                           VIR_SEM_ACQ_REL);
+    vir_op *first = iff(l, bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, prev, ku(l, CLOSED)), ku(l, 0)));
+    b = here(l);
+    into(l, first, 0);
+    vir_value *count = bin(l, VIR_OP_AND, prev, ku(l, ~CLOSED));
+    store(l, l->host, H_ADMITTED, count, VIR_SEM_RELAXED);
+    store(l, l->grid, G_ADMITTED, count, VIR_SEM_RELEASE);
+    back(l, b);
+    /* the admitted count, once the closer wrote it */
+    lstore(l, k, ku(l, 0));
+    vir_sym *n = local(l, "_vp_admitted", ku(l, 0));
+    loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
+    into(l, loop, 0);
+    vir_value *c = poll(l, l->grid, G_ADMITTED);
+    lstore(l, n, c);
+    stop = iff(l, bin(l, VIR_OP_NE, c, ku(l, 0)));
+    b = here(l);
+    into(l, stop, 0);
+    term(l, VIR_OP_BREAK);
+    back(l, b);
+    spin_tick(l, k, limit, true);
+    back(l, a);
+    fence(l);
+    vir_value *nv = lload(l, n);
+    /* a joiner that never saw the count leaves (the run reports a timeout) */
+    vir_op *ok = iff(l, bin(l, VIR_OP_NE, nv, ku(l, 0)));
+    b = here(l);
+    into(l, ok, 0);
+    sh_store(l, S_GID, bin(l, VIR_OP_AND, old, ku(l, ~CLOSED)));
+    sh_store(l, S_NG, nv);
+    into(l, ok, 1);
+    sh_store(l, S_GID, ku(l, NO_GROUP));
+    back(l, b);
+  }
+  into(l, joined, 1);
+  sh_store(l, S_GID, ku(l, NO_GROUP));
+  back(l, in);
+  back(l, out);
+  wg_barrier(l);
+  l->gid = sh_load(l, S_GID);
+  l->ng = sh_load(l, S_NG);
+  vir_op *late = iff(l, bin(l, VIR_OP_EQ, l->gid, ku(l, NO_GROUP)));
+  at a = here(l);
+  into(l, late, 0);
+  term(l, VIR_OP_RETURN);
+  back(l, a);
+}
+
+/* Collects the ops of one kind in program order. */
+typedef struct collect {
+  pl *l;
+  vp_ptrvec ops;
+  bool persistent;
+} collect;
+
+static vir_walk_result gather(vir_op *o, void *ctx) {
+  collect *c = ctx;
+  switch (o->code) {
+  case VIR_OP_PERSIST_GRID_SYNC:
+  case VIR_OP_PERSIST_STEP:
+  case VIR_OP_PERSIST_CONTROL: c->persistent = true; /* fall through */
+  case VIR_OP_PERSIST_GROUP_ID:
+  case VIR_OP_PERSIST_NUM_GROUPS:
+  case VIR_OP_WORKGROUP_ID:
+  case VIR_OP_NUM_WORKGROUPS:
+  case VIR_OP_GLOBAL_ID:
+    if (!vp_ptrvec_push(&c->l->m->arena, &c->ops, o))
+      c->l->failed = true;
+    break;
+  default: break;
+  }
+  return VIR_WALK_ADVANCE;
+}
+
+static vir_sym *hidden_buffer(pl *l, const char *name) {
+  uint32_t binding = 0;
+  for (uint32_t i = 0; i < l->m->syms.len; i++) {
+    const vir_sym *s = l->m->syms.data[i];
+    if (s->kind == VIR_SYM_BUFFER && s->set == 0 && s->binding >= binding)
+      binding = s->binding + 1;
+  }
+  vir_sym *s = vir_add_buffer(l->m, name, u32(l), 0, binding, VIR_ACCESS_READWRITE, l->k->loc);
+  if (!s)
+    l->failed = true;
+  else
+    s->buf_flags |= VIR_BUF_COHERENT;
+  return s;
+}
+
+/* A plain kernel: group_id / num_groups are the linear workgroup id and
+ * count. */
+static bool lower_plain(pl *l, vp_ptrvec *ops) {
+  bool changed = false;
+  for (uint32_t i = 0; i < ops->len; i++) {
+    vir_op *o = ops->data[i];
+    if (o->code != VIR_OP_PERSIST_GROUP_ID && o->code != VIR_OP_PERSIST_NUM_GROUPS)
+      continue;
+    vir_builder_before(&l->b, o);
+    l->b.loc = o->loc;
+    vir_type *v3 = vir_ty_vec(l->m, u32(l), 3);
+    vir_value *n = val(op(l, VIR_OP_NUM_WORKGROUPS, v3, 0, NULL));
+    vir_value *c[3];
+    for (unsigned k = 0; k < 3; k++) {
+      vir_op *e = op(l, VIR_OP_EXTRACT, u32(l), 1, &n);
+      if (e)
+        e->attr.index = k;
+      c[k] = val(e);
+    }
+    vir_value *r;
+    if (o->code == VIR_OP_PERSIST_NUM_GROUPS) {
+      r = bin(l, VIR_OP_MUL, bin(l, VIR_OP_MUL, c[0], c[1]), c[2]);
+    } else { /* x + nx * (y + ny * z) */
+      vir_value *w = val(op(l, VIR_OP_WORKGROUP_ID, v3, 0, NULL));
+      vir_value *g[3];
+      for (unsigned k = 0; k < 3; k++) {
+        vir_op *e = op(l, VIR_OP_EXTRACT, u32(l), 1, &w);
+        if (e)
+          e->attr.index = k;
+        g[k] = val(e);
+      }
+      r = bin(l, VIR_OP_ADD, g[0],
+              bin(l, VIR_OP_MUL, c[0], bin(l, VIR_OP_ADD, g[1], bin(l, VIR_OP_MUL, c[1], g[2]))));
+    }
+    if (l->failed || !r)
+      return changed;
+    vir_replace_all_uses(l->k, &o->val, r);
+    vir_op_unlink(o);
+    changed = true;
+  }
+  return changed;
+}
+
+/* The time loop whose body starts with `step` (its parent op). */
+static vir_op *time_loop_of(vir_op *step) { return step->parent ? step->parent->parent_op : NULL; }
+
+static void lower_kernel(pl *l, vp_ptrvec *ops) {
+  vir_func *k = l->k;
+  l->grid = hidden_buffer(l, "_vp_grid");
+  l->host = hidden_buffer(l, "_vp_host");
+  l->sh = vir_add_shared(l->m, "_vp_psh", vir_ty_array(l->m, u32(l), S_WORDS), k->loc);
+  if (l->failed || !l->sh) {
+    l->failed = true;
+    return;
+  }
+  /* the snapshot slots first: every barrier copies all of them */
+  for (uint32_t i = 0; i < ops->len; i++) {
+    vir_op *o = ops->data[i];
+    if (o->code != VIR_OP_PERSIST_CONTROL)
+      continue;
+    vir_op *w = o->opnd[0]->def;
+    if (!w || w->code != VIR_OP_CONST) {
+      vp_error(l->diags, o->loc, "persistent.control needs a constant word index");
+      l->failed = true;
+      return;
+    }
+    if (slot_of(l, o->attr.sym, w->attr.lit.u) < 0) {
+      vp_error(l->diags, o->loc, "a persistent kernel reads at most %d control words", MAX_SLOTS);
+      l->failed = true;
+      return;
+    }
+  }
+  /* entry: discovery, then a first barrier (the first snapshot) */
+  vir_builder_init(&l->b, l->m);
+  l->b.f = k;
+  vir_builder_before(&l->b, k->body.first);
+  l->b.loc = k->loc;
+  l->li = val(op(l, VIR_OP_LOCAL_INDEX, u32(l), 0, NULL));
+  vir_value *limit = load(l, l->host, H_SPIN, VIR_SEM_RELAXED);
+  vir_value *join_limit = load(l, l->host, H_JOIN_SPIN, VIR_SEM_RELAXED);
+  vir_value *flags = load(l, l->host, H_FLAGS, VIR_SEM_RELAXED);
+  l->rmw = bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, flags, ku(l, F_RMW_POLL)), ku(l, 0));
+  discovery(l, limit, join_limit);
+  grid_barrier(l, limit, false, true);
+  vir_type *v3 = vir_ty_vec(l->m, u32(l), 3);
+  vir_value *lid = val(op(l, VIR_OP_LOCAL_ID, v3, 0, NULL));
+  vir_value *lx = val(op(l, VIR_OP_EXTRACT, u32(l), 1, &lid));
+  vir_value *gx = bin(l, VIR_OP_ADD, bin(l, VIR_OP_MUL, l->gid, ku(l, k->local_size[0])), lx);
+  if (l->failed)
+    return;
+  for (uint32_t i = 0; i < ops->len && !l->failed; i++) {
+    vir_op *o = ops->data[i];
+    vir_builder_before(&l->b, o);
+    l->b.loc = o->loc;
+    vir_value *r = NULL;
+    switch (o->code) {
+    case VIR_OP_PERSIST_GROUP_ID: r = l->gid; break;
+    case VIR_OP_PERSIST_NUM_GROUPS: r = l->ng; break;
+    case VIR_OP_WORKGROUP_ID:
+    case VIR_OP_NUM_WORKGROUPS:
+    case VIR_OP_GLOBAL_ID: { /* the virtual grid: x is the group (or invocation) index */
+      vir_value *c[3] = {o->code == VIR_OP_WORKGROUP_ID ? l->gid
+                         : o->code == VIR_OP_NUM_WORKGROUPS ? l->ng : gx,
+                         NULL, NULL};
+      if (o->code == VIR_OP_GLOBAL_ID) {
+        for (unsigned q = 1; q < 3; q++) {
+          vir_op *e = op(l, VIR_OP_EXTRACT, u32(l), 1, &lid);
+          if (e)
+            e->attr.index = q;
+          c[q] = val(e);
+        }
+      } else {
+        c[1] = c[2] = ku(l, o->code == VIR_OP_WORKGROUP_ID ? 0 : 1);
+      }
+      r = val(op(l, VIR_OP_CONSTRUCT, v3, 3, c));
+      break;
+    }
+    case VIR_OP_PERSIST_CONTROL: {
+      int s = slot_of(l, o->attr.sym, o->opnd[0]->def->attr.lit.u);
+      r = load(l, l->grid, G_SNAP + (uint32_t)s, VIR_SEM_RELAXED);
+      break;
+    }
+    case VIR_OP_PERSIST_GRID_SYNC: grid_barrier(l, limit, false, false); break;
+    case VIR_OP_PERSIST_STEP: {
+      vir_op *loop = time_loop_of(o);
+      if (!loop || !(loop->code == VIR_OP_FOR || loop->code == VIR_OP_WHILE || loop->code == VIR_OP_LOOP)) {
+        vp_error(l->diags, o->loc, "persistent.step must be the first op of a loop's body");
+        l->failed = true;
+        return;
+      }
+      grid_barrier(l, limit, true, true);
+      vir_op *stop = iff(l, bin(l, VIR_OP_NE, load(l, l->grid, G_STOP, VIR_SEM_RELAXED), ku(l, 0)));
+      at a = here(l);
+      into(l, stop, 0);
+      term(l, VIR_OP_BREAK);
+      back(l, a);
+      /* after the loop: group 0 publishes the final count */
+      if (loop->next)
+        vir_builder_before(&l->b, loop->next);
+      else
+        vir_builder_at_end(&l->b, loop->parent);
+      vir_op *g0 = iff(l, bin(l, VIR_OP_LAND, bin(l, VIR_OP_EQ, l->gid, ku(l, 0)),
+                              bin(l, VIR_OP_EQ, l->li, ku(l, 0))));
+      into(l, g0, 0);
+      store(l, l->host, H_STEPS, load(l, l->grid, G_STEPS, VIR_SEM_RELAXED), VIR_SEM_RELEASE);
+      break;
+    }
+    default: break;
+    }
+    if (r)
+      vir_replace_all_uses(k, &o->val, r);
+    vir_op_unlink(o);
+  }
+  /* the loop-budget canary: n trips of a loop the compiler cannot unroll */
+  vir_builder_at_end(&l->b, &k->body);
+  if (k->body.last && (vir_op_infos[k->body.last->code].flags & VIR_F_TERM))
+    vir_builder_before(&l->b, k->body.last);
+  l->b.loc = k->loc;
+  vir_value *cn = load(l, l->host, H_CANARY, VIR_SEM_RELAXED);
+  vir_sym *cnt = local(l, "_vp_canary", ku(l, 0));
+  vir_value *fo[3] = {ku(l, 0), cn, ku(l, 1)};
+  vir_op *loop = op(l, VIR_OP_FOR, NULL, 3, fo);
+  at a = here(l);
+  into(l, loop, 0);
+  lstore(l, cnt, bin(l, VIR_OP_ADD, lload(l, cnt), ku(l, 1)));
+  back(l, a);
+  vir_op *cut = iff(l, bin(l, VIR_OP_NE, lload(l, cnt), cn));
+  into(l, cut, 0);
+  atom(l, VIR_OP_ATOMIC_OR, l->host, H_STATUS, ku(l, ST_BUDGET), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+}
+
+vir_pass_result vir_lower_persistent(vir_module *m, const vir_pass_options *opts, vp_diags *diags) {
+  (void)opts;
+  bool changed = false;
+  uint32_t nsyms = m->syms.len;
+  for (uint32_t i = 0; i < nsyms; i++) {
+    vir_sym *s = m->syms.data[i];
+    if (s->kind != VIR_SYM_FUNC)
+      continue;
+    pl l = {.m = m, .k = s->func, .diags = diags};
+    vir_builder_init(&l.b, m);
+    l.b.f = s->func;
+    collect c = {.l = &l};
+    vir_walk_func(s->func, gather, &c);
+    if (!c.ops.len)
+      continue;
+    if (c.persistent && !s->func->is_kernel) {
+      vir_op *o = c.ops.data[0];
+      vp_error(diags, o->loc, "persistent ops outside a kernel (in @%s)", s->name);
+      return VIR_PASS_FAILURE;
+    }
+    bool did = true;
+    if (c.persistent)
+      lower_kernel(&l, &c.ops);
+    else
+      did = lower_plain(&l, &c.ops);
+    if (l.failed) {
+      if (!diags->nerrors)
+        vp_error(diags, s->func->loc, "lower-persistent: out of memory");
+      return VIR_PASS_FAILURE;
+    }
+    changed |= did;
+  }
+  return changed ? VIR_PASS_CHANGED : VIR_PASS_UNCHANGED;
+}

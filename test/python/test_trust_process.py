@@ -1,0 +1,210 @@
+"""Processes, signals and time (issue 20): fork after VulPy was used (the
+child hung), multiprocessing pools with fork and spawn, Ctrl-C during a long
+GPU call (it waited for the GPU: 25 s measured), Handle.wait(timeout=)
+raising vp.TimeoutError (a VulkanError and a Python TimeoutError).
+
+Every case runs in a child interpreter with a time limit, so a regression
+is a failure, not a hung test run."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import needs_target
+
+import vulpy as vp
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = needs_target
+
+HEAD = f"""
+import json, os, sys, time, signal, threading
+sys.path.insert(0, {str(ROOT / "bindings" / "python")!r})
+import numpy as np
+import vulpy as vp
+"""
+
+SPIN = """
+def spin(x: vp.Buffer[vp.float32], n: vp.uint32):
+    i = vp.global_id()
+    s = x[i]
+    for k in range(n):
+        s = s * 0.999 + 1.0
+    x[i] = s
+"""
+
+
+def _run(body, timeout=180, pre="", **env):
+    script = HEAD + pre + textwrap.dedent(body)
+    if not pre:  # -c: a spawned worker does not run the script again
+        p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           timeout=timeout, env=dict(os.environ, **env), cwd=str(ROOT))
+        assert p.returncode == 0, (p.stdout[-2000:], p.stderr[-3000:])
+        return json.loads(p.stdout.strip().splitlines()[-1])
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(script)  # a file: vp.kernel reads the kernel's source
+    try:
+        p = subprocess.run([sys.executable, f.name], capture_output=True, text=True,
+                           timeout=timeout, env=dict(os.environ, **env), cwd=str(ROOT))
+    finally:
+        os.unlink(f.name)
+    assert p.returncode == 0, (p.stdout[-2000:], p.stderr[-3000:])
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def test_fork_child_gets_a_fresh_context():
+    r = _run("""
+        x = vp.asarray(np.arange(8, dtype=np.float32))
+        parent = (x + 1).numpy().tolist()
+        rd, wr = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            out = {}
+            try:
+                y = vp.asarray(np.arange(8, dtype=np.float32))
+                out["child"] = (y * 2).numpy().tolist()
+                try:
+                    (x + 1).numpy()
+                    out["inherited"] = "no error"
+                except vp.VulkanError as e:
+                    out["inherited"] = str(e)
+            except BaseException as e:
+                out["error"] = repr(e)
+            os.write(wr, json.dumps(out).encode())
+            os._exit(0)
+        os.close(wr)
+        data = os.read(rd, 65536)
+        _, status = os.waitpid(pid, 0)
+        print(json.dumps(dict(parent=parent, status=status, **json.loads(data))))
+    """, timeout=120)
+    assert r["status"] == 0 and "error" not in r, r
+    assert r["parent"] == [float(i + 1) for i in range(8)]
+    assert r["child"] == [float(2 * i) for i in range(8)]
+    assert "fork" in r["inherited"] and "spawn" in r["inherited"]
+
+
+def test_fork_child_exits_cleanly_with_inherited_arrays():
+    r = _run("""
+        xs = [vp.asarray(np.ones(1000, np.float32)) for _ in range(4)]
+        s = float(vp.sum(xs[0]))
+        pid = os.fork()
+        if pid == 0:
+            sys.exit(0)  # a normal exit: atexit handlers and GC of the parent's objects
+        _, status = os.waitpid(pid, 0)
+        print(json.dumps(dict(status=status, s=s)))
+    """, timeout=120)
+    assert r["status"] == 0 and r["s"] == 1000.0
+
+
+WORK = """
+def work(i):
+    import numpy as np
+    import vulpy as vp
+    x = vp.asarray(np.arange(1000, dtype=np.float32) * (i + 1))
+    return float(vp.sum(x))
+"""
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_pool_of_four(method, tmp_path):
+    (tmp_path / "poolwork.py").write_text(WORK)
+    r = _run(f"""
+        sys.path.insert(0, {str(tmp_path)!r})
+        import multiprocessing as mp
+        import poolwork
+        # the parent uses the device first: the case that hung with fork
+        warm = float(vp.sum(vp.asarray(np.ones(10, np.float32))))
+        with mp.get_context({method!r}).Pool(4) as pool:
+            got = pool.map(poolwork.work, range(8), chunksize=1)
+        print(json.dumps(dict(got=got, warm=warm)))
+    """, timeout=240)
+    assert r["warm"] == 10.0
+    assert r["got"] == [499500.0 * (i + 1) for i in range(8)]
+
+
+def test_ctrl_c_interrupts_a_long_gpu_call():
+    r = _run(pre=SPIN, body="""
+        k = vp.kernel(local_size_x=64)(spin)
+        x = vp.asarray(np.zeros(1 << 15, np.float32))
+        k(x, n=10, dispatch=1 << 15)  # compiled and warm
+        sent = []
+        def interrupt():
+            time.sleep(0.5)
+            sent.append(time.perf_counter())
+            os.kill(os.getpid(), signal.SIGINT)
+        threading.Thread(target=interrupt).start()
+        t0 = time.perf_counter()
+        try:
+            k(x, n=60000, dispatch=1 << 15)  # seconds on lavapipe
+            caught = None
+        except KeyboardInterrupt:
+            caught = time.perf_counter()
+        total = time.perf_counter() - t0
+        # the context stays usable: the long kernel finishes, later work runs
+        y = vp.asarray(np.arange(4, dtype=np.float32))
+        after = (y + 1).numpy().tolist()
+        print(json.dumps(dict(latency=None if caught is None else caught - sent[0], total=total,
+                              after=after)))
+    """, timeout=240)
+    assert r["latency"] is not None, r  # the call finished first: the device is too fast
+    assert r["latency"] < 0.1, r
+    assert r["after"] == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_handle_wait_timeout():
+    r = _run(pre=SPIN, body="""
+        k = vp.kernel(local_size_x=64)(spin)
+        x = vp.asarray(np.zeros(1 << 15, np.float32))
+        k(x, n=10, dispatch=1 << 15)
+        h = k(x, n=30000, dispatch=1 << 15, sync=False)
+        t0 = time.perf_counter()
+        try:
+            h.wait(timeout=0.05)
+            kind = None
+        except vp.TimeoutError as e:
+            kind = [isinstance(e, TimeoutError), isinstance(e, vp.VulkanError), str(e)]
+        waited = time.perf_counter() - t0
+        h.wait()
+        print(json.dumps(dict(kind=kind, waited=waited, x0=float(x.numpy()[0]))))
+    """, timeout=240)
+    assert r["kind"] is not None, r
+    assert r["kind"][0] and r["kind"][1] and "timed out" in r["kind"][2]
+    assert r["waited"] < 1.0
+    assert r["x0"] > 0
+
+
+def test_timeout_error_classes():
+    assert issubclass(vp.TimeoutError, TimeoutError)
+    assert issubclass(vp.TimeoutError, vp.VulkanError)
+    assert issubclass(vp.DeviceLostError, vp.VulkanError)
+
+
+def test_context_timeout_bounds_synchronous_calls():
+    r = _run(pre=SPIN, body="""
+        ctx = vp.Context(timeout=0.05)
+        k = vp.kernel(local_size_x=64)(spin)
+        x = vp.asarray(np.zeros(1 << 15, np.float32), context=ctx)
+        k(x, n=10, dispatch=1 << 15)
+        t0 = time.perf_counter()
+        try:
+            k(x, n=30000, dispatch=1 << 15)
+            kind = None
+        except vp.TimeoutError as e:
+            kind = str(e)
+        waited = time.perf_counter() - t0
+        ctx.timeout = None
+        ctx.synchronize()
+        y = vp.asarray(np.arange(4, dtype=np.float32), context=ctx)
+        print(json.dumps(dict(kind=kind, waited=waited, t=ctx.timeout,
+                              after=(y + 1).numpy().tolist())))
+    """, timeout=240)
+    assert r["kind"] and "timed out" in r["kind"], r
+    assert r["waited"] < 1.0 and r["t"] is None
+    assert r["after"] == [1.0, 2.0, 3.0, 4.0]
+    with pytest.raises(ValueError, match="timeout"):
+        vp.Context(timeout=-1)
