@@ -521,7 +521,8 @@ class PyKernel(_PyCall, _Inspect):
             self._fast = False
             return _persistent.call(prog, buffers, push, dispatch, groups, sync,
                                     context or self.context,
-                                    lambda: _persistent.stepped_program(self))
+                                    lambda: _persistent.stepped_program(self),
+                                    kernel_launch=launch)
         if self._nd:  # always this path: the Launcher does not fill the hidden push fields
             push = dict(push, **_nd_push(prog.label, self._nd, buffers))
         if self.debug or _hidden(prog):  # record / print ring bound and read: no fast path

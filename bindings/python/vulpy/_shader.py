@@ -260,7 +260,8 @@ class Shader(_Inspect):
         if _persistent.is_persistent(self._prog):
             args = [self._bufs[n] for n in self.buffer_names]
             return _persistent.call(self._prog, args, push, dispatch, groups, sync, self.context,
-                                    lambda: _persistent.stepped_program(self))
+                                    lambda: _persistent.stepped_program(self),
+                                    kernel_launch=launch)
         args = [self._bufs[n] for n in self.buffer_names if self._bufs[n] is not _MEMSOCK_RING]
         from . import _debug
         if self.debug or _debug.has_hidden(self._prog):
