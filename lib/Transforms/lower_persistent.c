@@ -609,6 +609,22 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
   atom(l, VIR_OP_ATOMIC_OR, l->host, H_STATUS, ku(l, ST_BUDGET), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
 }
 
+/* Workgroups read, after a grid barrier, what other workgroups wrote
+ * before it, within one dispatch. A non-coherent buffer's loads may be
+ * served from a per-core cache that never sees those writes (NVIDIA's L1:
+ * measured on the H200, persistent and stepped results differed), so
+ * every buffer the kernel may write becomes coherent: its accesses go to
+ * the device-coherent level, which the barrier's device-scope
+ * release/acquire then orders. Read-only buffers do not change within a
+ * dispatch and keep their caching. */
+static void coherent_buffers(vir_module *m) {
+  for (uint32_t i = 0; i < m->syms.len; i++) {
+    vir_sym *s = m->syms.data[i];
+    if (s->kind == VIR_SYM_BUFFER && s->access != VIR_ACCESS_READONLY)
+      s->buf_flags |= VIR_BUF_COHERENT;
+  }
+}
+
 vir_pass_result vir_lower_persistent(vir_module *m, const vir_pass_options *opts, vp_diags *diags) {
   (void)opts;
   bool changed = false;
@@ -630,9 +646,10 @@ vir_pass_result vir_lower_persistent(vir_module *m, const vir_pass_options *opts
       return VIR_PASS_FAILURE;
     }
     bool did = true;
-    if (c.persistent)
+    if (c.persistent) {
       lower_kernel(&l, &c.ops);
-    else
+      coherent_buffers(m);
+    } else
       did = lower_plain(&l, &c.ops);
     if (l.failed) {
       if (!diags->nerrors)
