@@ -10,7 +10,8 @@ from conftest import ROOT, needs_target
 
 EXAMPLES = ["quickstart.py", "lesson01_convenience.py", "lesson02_resident.py",
             "lesson03_fusion.py", "lesson04_dispatch.py", "lesson05_vul_files.py",
-            "lesson06_shared_memory.py", "lesson07_atomics.py", "lesson08_wave.py"]
+            "lesson06_shared_memory.py", "lesson07_atomics.py", "lesson08_wave.py",
+            "lesson09_persistent.py"]
 
 
 @needs_target
