@@ -2,15 +2,22 @@
 persistent dispatch, a grid barrier between steps, steered live
 (docs/tutorials/09-persistent.md).
 
-    python examples/lesson09_persistent.py [--size 96] [--steps 300]
+    python examples/lesson09_persistent.py [--size 96] [--steps 300] [--png FILE]
 
---size is the grid side (cells), --steps the time steps of each run. Exits
+--size is the grid side (cells), --steps the time steps of each run, --png
+writes a picture of the live run (its field and the source it applied). Exits
 non-zero when the persistent run differs from the stepped form of the same
 kernel (bit for bit), from lesson 8's one dispatch per step or from NumPy
 (to rounding), or when the live steering is not what the GPU logged.
 """
 import argparse
+import atexit
 import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
@@ -20,6 +27,7 @@ import vulpy as vp
 ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 ap.add_argument("--size", type=int, default=96, help="grid side (cells)")
 ap.add_argument("--steps", type=int, default=300, help="time steps per run")
+ap.add_argument("--png", help="write a picture of the live run here")
 args = ap.parse_args()
 NX = NY = args.size
 N = NX * NY
@@ -196,4 +204,44 @@ t_host = timed(lambda: stepped_run(steps))
 print(f"device: {ctx.name}")
 print(f"{NX}x{NY}, {steps} steps, us/step: persistent {t_pers / steps * 1e6:.0f}, "
       f"stepped form {t_phase / steps * 1e6:.0f}, lesson 8 loop {t_host / steps * 1e6:.0f}")
+
+# 5. The picture: the live run's field, and the source the GPU applied each
+#    step (the logged gain times the drive), with the stop and resume marked.
+PLOT = """
+import sys, numpy as np, matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+d = np.load(sys.argv[1]); u, src, done = d["u"], d["src"], int(d["done"])
+fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4.2), dpi=100,
+                           gridspec_kw={"width_ratios": [1, 1.3]})
+m = np.abs(u).max()
+im = a.imshow(u, cmap="RdBu_r", vmin=-m, vmax=m, origin="lower")
+a.set_title(f"Ez after {len(src)} steps (one persistent dispatch + resume)", fontsize=9)
+a.set_xlabel("x (cells)"); a.set_ylabel("y (cells)")
+fig.colorbar(im, ax=a, shrink=0.85)
+b.plot(d["drive"], "--", color="0.6", lw=1, label="the drive, gain 1 (no steering)")
+b.plot(src, lw=1.2, label="applied: logged gain x drive")
+sw = np.flatnonzero(d["gain"] == 3)
+if len(sw):
+    b.axvline(sw[0], color="k", ls=":", lw=0.8)
+    b.annotate(f" host: gain = 3, seen at step {sw[0]}", (sw[0], b.get_ylim()[0] * 0.8), fontsize=8)
+b.set_xlim(0, min(len(src), 100)); b.set_xlabel("step"); b.set_ylabel("source value")
+b.set_title(f"the soft source, steered live; h.stop() at step {done} of {len(src)}, then resumed",
+            fontsize=9)
+b.legend(fontsize=8, loc="upper right")
+fig.tight_layout(); fig.savefig(sys.argv[2])
+"""
+if args.png:
+    tmp = tempfile.mkdtemp()
+    atexit.register(shutil.rmtree, tmp, True)
+    npz = os.path.join(tmp, "live.npz")
+    d = np.array([drive_at(n) for n in range(long)])
+    np.savez(npz, u=got, src=used.numpy() * d, drive=d, gain=used.numpy(), done=done)
+    try:
+        import matplotlib  # noqa: F401
+        py = sys.executable
+    except ImportError:    # the .venv has none: Debian's python3-matplotlib draws it
+        py = "/usr/bin/python3"
+    subprocess.run([py, "-c", PLOT, npz, args.png], check=True)
+    print("wrote", args.png)
 print("lesson 9: OK")
