@@ -631,6 +631,101 @@ void vrt_pool_set_limit(vrt_context *ctx, uint64_t bytes);
  * keeps resident, from VK_NV_shader_sm_builtins or
  * VK_AMD_shader_core_properties; false (both 0) where neither is there. */
 bool vrt_device_cores(vrt_context *ctx, uint32_t *cores, uint32_t *warps_per_core);
+/* ============================================================== MemSock */
+
+/* A MemSock: a ring of typed frames in host-visible, host-coherent memory
+ * that a kernel fires into while it runs (`pipe.fire(body, **payload)`,
+ * lowered by `vulpy-opt --lower-memsock`) and the host consumes in order.
+ * vulpy/memsock_abi.h fixes the layout, docs/memsock.md the protocol. Not
+ * owned by the context: destroy it before the context. */
+typedef struct vrt_memsock vrt_memsock;
+
+typedef enum vrt_memsock_policy {
+  VRT_MEMSOCK_BLOCK,     /* the GPU waits for a free slot: lossless */
+  VRT_MEMSOCK_SKIP,      /* a frame with no free slot is dropped (counted) */
+  VRT_MEMSOCK_OVERWRITE, /* the GPU laps the ring; torn reads are detected (counted) */
+} vrt_memsock_policy;
+
+const char *vrt_memsock_policy_name(vrt_memsock_policy p); /* "block", ... */
+int vrt_memsock_policy_lookup(const char *name);            /* -1 if unknown */
+
+typedef struct vrt_memsock_desc {
+  uint32_t elem_size;     /* bytes per frame element */
+  uint64_t frame_elems;   /* elements per frame */
+  uint32_t payload_words; /* 32-bit payload fields per frame (<= 64) */
+  uint32_t capacity;      /* slots, 1 .. 2^20 */
+  vrt_memsock_policy policy;
+  vrt_memory_kind memory; /* must be host-visible and host-coherent (VRT_CACHED, VRT_HOST) */
+  uint32_t signature;     /* vrt_memsock_signature of the payload; 0: not checked */
+  uint32_t spin_limit;    /* a block wait's spin bound in the kernel; 0: the default */
+  uint32_t poll_spin;     /* consumer polls before it sleeps; 0: sleep at once */
+  uint32_t poll_sleep_us; /* the longest sleep between polls; 0: 200 us */
+} vrt_memsock_desc;
+
+/* The payload signature of fields names[i]:types[i] (VIR spellings u32,
+ * i32, f32), as the compiler computes it from a fire body's parameters. */
+uint32_t vrt_memsock_signature(const char *const *names, const char *const *types, uint32_t n);
+
+vrt_memsock *vrt_memsock_create(vrt_context *ctx, const vrt_memsock_desc *desc, vp_diags *d);
+/* Closes, stops the poller, waits for the GPU work using the buffers, frees. */
+void vrt_memsock_destroy(vrt_memsock *ms);
+const vrt_memsock_desc *vrt_memsock_describe(const vrt_memsock *ms);
+/* The two buffers a kernel binds for a MemSock parameter: the frames (the
+ * parameter's own binding) and the ring words (the next binding). */
+vrt_buffer *vrt_memsock_frames(const vrt_memsock *ms);
+vrt_buffer *vrt_memsock_ring(const vrt_memsock *ms);
+/* Bytes from one frame to the next (a multiple of 256), a slot's frame. */
+uint64_t vrt_memsock_stride(const vrt_memsock *ms);
+void *vrt_memsock_slot_frame(const vrt_memsock *ms, uint32_t slot);
+/* The ring words (tests play the GPU's part with them). */
+uint32_t *vrt_memsock_words(const vrt_memsock *ms);
+
+/* Around each dispatch that binds the pipe: begin numbers its fires after
+ * every frame so far (false while another dispatch has the pipe); end
+ * (after the GPU is done) reads and checks what it published. */
+bool vrt_memsock_begin_dispatch(vrt_memsock *ms, vp_diags *d);
+bool vrt_memsock_end_dispatch(vrt_memsock *ms, vp_diags *d);
+
+/* A frame handed to the consumer: `data` is the slot itself (block, skip:
+ * the GPU does not touch it before it is released) or a checked copy
+ * (overwrite); `payload` its payload words. */
+typedef struct vrt_memsock_frame {
+  uint32_t seq, slot;
+  void *data;
+  const uint32_t *payload;
+  bool copied;
+} vrt_memsock_frame;
+
+/* Waits up to timeout_ns (UINT64_MAX: forever) for the next frame, holding
+ * no lock meanwhile: 1 with *f, 0 on timeout, -1 once the pipe is closed
+ * and drained, -2 with an error when the GPU's words are impossible or the
+ * payload signature differs. One frame is out at a time. */
+int vrt_memsock_next(vrt_memsock *ms, uint64_t timeout_ns, vrt_memsock_frame *f, vp_diags *d);
+/* Returns the frame's slot to the GPU (its credit, under `block`). */
+void vrt_memsock_release(vrt_memsock *ms, const vrt_memsock_frame *f);
+/* From now on the GPU neither writes frames nor waits for credit (its
+ * fires are dropped); frames not consumed yet are dropped (counted) once
+ * no dispatch has the pipe and no frame is out; next() then returns -1. */
+void vrt_memsock_close(vrt_memsock *ms);
+bool vrt_memsock_closed(vrt_memsock *ms);
+/* Waits until every frame published so far is consumed (or the pipe is
+ * closed with no poller): 1 done, 0 timeout, -1 failed (error in d). */
+int vrt_memsock_flush(vrt_memsock *ms, uint64_t timeout_ns, vp_diags *d);
+
+/* Host-counted: published = delivered + dropped + torn + pending. The GPU's
+ * own counts (gpu_dropped, gpu_timeouts) are reported as written. */
+typedef struct vrt_memsock_stats {
+  uint64_t published, delivered, dropped, torn;
+  uint32_t pending, next, gpu_dropped, gpu_timeouts;
+  bool closed, failed;
+} vrt_memsock_stats;
+void vrt_memsock_stats_get(vrt_memsock *ms, vrt_memsock_stats *out);
+
+/* A poller thread that calls fn for each frame (then releases it) until fn
+ * returns false, the pipe is closed and drained, or vrt_memsock_stop. */
+typedef bool (*vrt_memsock_fn)(void *user, const vrt_memsock_frame *f);
+bool vrt_memsock_start(vrt_memsock *ms, vrt_memsock_fn fn, void *user, vp_diags *d);
+void vrt_memsock_stop(vrt_memsock *ms);
 
 #ifdef __cplusplus
 }

@@ -319,6 +319,7 @@ vfe_val vfe_subscript_on(vfe_ctx *c, const vfe_node *e, vfe_val base) {
     return vfe_nd_index(c, e, base.arr);
   if (base.kind == VFE_V_ARRAY) {
     vfe_array *a = base.arr;
+    vfe_memsock_check_access(c, e, a);
     vfe_val r = {.kind = VFE_V_PLACE};
     r.place.root = a->shared ? VFE_R_SHARED : VFE_R_BUFFER;
     r.place.sym = a->sym;

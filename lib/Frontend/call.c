@@ -410,6 +410,9 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
 }
 
 vfe_val vfe_call(vfe_ctx *c, const vfe_node *call) {
+  vfe_val ms;
+  if (vfe_memsock_call(c, call, &ms)) /* pipe.fire(...): memsock.c */
+    return ms;
   const vfe_node *fnode = vfe_get(call, "func");
   vfe_val f;
   if (vfe_ast_of(fnode) == VFE_AST_Attribute && vfe_get_str(fnode, "attr")) {

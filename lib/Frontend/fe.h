@@ -258,6 +258,9 @@ typedef struct vfe_array {
   bool priv;        /* vp.Local[T, N]: a local of array type (locals.c) */
   uint8_t ndim;     /* vp.Buffer[T, N]: N; 0 for a plain buffer (ndbuf.c) */
   uint32_t shape_field, stride_field, offset_field; /* their push fields */
+  /* a MemSock's frames (vp.MemSock[T]); `ring` its ring words (memsock.c) */
+  bool memsock;
+  vir_sym *ring;
 } vfe_array;
 
 /* A module-level name. */
@@ -293,6 +296,7 @@ typedef struct vfe_helper {
   bool active;           /* being translated: a call now is recursion */
   bool bad_sig;          /* its parameter list was reported: later calls stay quiet */
   bool method;           /* a method of a struct class: `self` first (methods.c) */
+  bool fire_body;        /* named by a pipe.fire: inlined there, not a helper (memsock.c) */
   uint32_t ninst;
   vfe_inst *insts;
 } vfe_helper;
@@ -360,6 +364,11 @@ struct vfe_ctx {
   uint32_t ntime_loops;
   const vfe_node *time_loops[VFE_MAX_TIME_LOOPS];
   vfe_map math_names;    /* aliases of Python's math module (builtins.c) */
+  /* MemSock (memsock.c): fire bodies defined in the kernel, by name; the
+   * fire bodies being translated; whether the kernel has a MemSock */
+  vfe_map fire_bodies;
+  uint32_t fire_depth;
+  bool has_memsock;
   jmp_buf oom;
 };
 
@@ -567,6 +576,20 @@ void vfe_persistent_setup(vfe_ctx *c, const vfe_node *def);
 void vfe_persistent_loop_body(vfe_ctx *c, const vfe_node *s, vir_region *body);
 vfe_val vfe_persistent_call(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi);
 bool vfe_persistent_for(vfe_ctx *c, const vfe_node *s);
+/* A buffer parameter of the kernel (kernel.c). */
+vfe_array *vfe_add_buffer(vfe_ctx *c, const vfe_node *at, const char *name, vir_type *elem);
+
+/* MemSock (memsock.c). A `vp.MemSock[T]` parameter: true when `ann` is one
+ * (v is bound: the frames buffer, its ring after it). */
+bool vfe_memsock_param(vfe_ctx *c, const vfe_node *p, const char *name, const vfe_node *ann,
+                       vfe_var *v);
+/* A def inside the kernel: recorded as a fire body (true), else false. */
+bool vfe_memsock_def(vfe_ctx *c, const vfe_node *s);
+/* `pipe.fire(...)`: true with *out when `call` is one. */
+bool vfe_memsock_call(vfe_ctx *c, const vfe_node *call, vfe_val *out);
+/* Errors for pipe[i] outside a fire body, and for reads of a pipe. */
+void vfe_memsock_check_access(vfe_ctx *c, const vfe_node *at, vfe_array *a);
+void vfe_memsock_check_read(vfe_ctx *c, const vfe_place *p);
 
 /* The hint for a missing cast: "vp.uint32(x)". */
 const char *vfe_cast_hint(vfe_ctx *c, const vir_type *to, const vfe_node *expr);

@@ -312,7 +312,7 @@ void vfe_check_unused_helpers(vfe_ctx *c, const vfe_node *kdef) {
       continue;
     vfe_global *g = vfe_map_get(&c->globals, name);
     if (!g || g->kind != VFE_G_FUNC || !g->helper || g->helper->def != def || g->helper->ninst ||
-        g->helper->bad_sig)
+        g->helper->bad_sig || g->helper->fire_body)
       continue;
     /* other kernels of the file are not helpers: @vp.kernel, or main */
     bool kernel = strcmp(name, "main") == 0;

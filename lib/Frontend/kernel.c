@@ -252,7 +252,7 @@ uint32_t vfe_push_field(vfe_ctx *c, const vfe_node *at, const char *name, vir_ty
   return c->push_st->nfields - 1;
 }
 
-static vfe_array *add_buffer(vfe_ctx *c, const vfe_node *at, const char *name, vir_type *elem) {
+vfe_array *vfe_add_buffer(vfe_ctx *c, const vfe_node *at, const char *name, vir_type *elem) {
   vfe_array *a = vfe_alloc(c, sizeof *a);
   a->elem = elem;
   a->sym = vir_add_buffer(c->m, vfe_mstrdup(c, name), elem, 0, c->nbindings++,
@@ -443,6 +443,12 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
                  name, name);
         continue;
       }
+      vfe_var *ms = vfe_alloc(c, sizeof *ms);
+      ms->line = p->line;
+      if (vfe_memsock_param(c, p, name, ann, ms)) { /* memsock.c */
+        vfe_map_put(c, &fn->vars, name, ms);
+        continue;
+      }
       bool is_buffer = false, is_control = control_annotation(c, ann);
       uint32_t ndim = 0;
       vir_type *elem = is_control ? vir_ty_uint(c->m, 32) : buffer_annotation(c, ann, &is_buffer, &ndim);
@@ -457,7 +463,7 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
         /* a buffer of uint32 words that the host reads and writes while the
          * kernel runs: coherent, so plain accesses see the others' writes */
         v->bind = VFE_BIND_ARRAY;
-        v->arr = add_buffer(c, p, name, elem);
+        v->arr = vfe_add_buffer(c, p, name, elem);
         v->arr->control = true;
         v->arr->sym->buf_flags |= VIR_BUF_COHERENT;
         control_words(c, def, p, name, v->arr);
@@ -466,7 +472,7 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
           v->bind = VFE_BIND_POISON;
         } else {
           v->bind = VFE_BIND_ARRAY;
-          v->arr = add_buffer(c, p, name, elem);
+          v->arr = vfe_add_buffer(c, p, name, elem);
           if (ndim)
             vfe_nd_declare(c, p, name, v->arr, ndim);
         }
@@ -530,7 +536,10 @@ void vfe_translate_kernel(vfe_ctx *c, const vfe_node *def, const char *name) {
   memcpy(fn.f->local_size, ls, sizeof ls);
   c->b = (vir_builder){.m = c->m, .f = fn.f, .loc = vfe_loc(c, def)};
   vir_builder_at_end(&c->b, &fn.f->body);
-  vir_op *guard = c->opts->dispatch_guard && !c->persistent ? dispatch_guard(c, def) : NULL;
+  /* A kernel with a MemSock gets no early return: every invocation must
+   * reach each fire (docs/memsock.md); nor does a persistent one */
+  vir_op *guard = c->opts->dispatch_guard && !c->persistent && !c->has_memsock
+                      ? dispatch_guard(c, def) : NULL;
   uint32_t n;
   vfe_node **body = vfe_get_list(def, "body", &n);
   vfe_count_assigns(c, &fn, body, n);

@@ -460,6 +460,10 @@ static void stmt(vfe_ctx *c, const vfe_node *s) {
       vfe_warn(c, s, "this expression has no effect");
     break;
   }
+  case VFE_AST_FunctionDef:
+    if (!vfe_memsock_def(c, s)) /* a fire body (memsock.c) */
+      unsupported_stmt(c, s);
+    break;
   default: unsupported_stmt(c, s); break;
   }
 }

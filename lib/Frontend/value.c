@@ -87,6 +87,7 @@ vir_value *vfe_load(vfe_ctx *c, const vfe_place *p) {
   static const vir_opcode load[] = {VIR_OP_BUFFER_LOAD, VIR_OP_SHARED_LOAD, VIR_OP_LOCAL_LOAD,
                                     VIR_OP_PUSH_LOAD};
   vir_value *idx = p->index;
+  vfe_memsock_check_read(c, p);
   /* a named control word: the host or other workgroups write it while the
    * kernel runs, so every read is an atomic load (acquire, device scope) */
   vir_opcode code = p->atomic ? VIR_OP_ATOMIC_LOAD

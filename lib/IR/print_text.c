@@ -496,6 +496,7 @@ void prt_access(printer *p, const vir_op *op, uint32_t *next_opnd) {
   case VIR_OP_LOCAL_LOAD:
   case VIR_OP_LOCAL_STORE:
   case VIR_OP_GCONST:
+  case VIR_OP_MEMSOCK_FIRE: /* names the pipe; its operands are the signature and payload */
   case VIR_OP_BUFFER_LEN: indexed = false; break;
   default: break;
   }

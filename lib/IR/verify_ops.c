@@ -462,6 +462,16 @@ void vir_verify_op_types(vctx *c, const vir_op *op) {
     break;
   case VIR_OP_LOCAL_STORE: check_store_value(c, op, check_access(c, op, false), op->opnd[0]); break;
   case VIR_OP_ATOMIC_STORE: check_atomic(c, op); break;
+  case VIR_OP_MEMSOCK_FIRE: /* @frames, %sig, payload: 32-bit scalars */
+    check_access(c, op, false);
+    if (!op->nopnd || op->opnd[0]->type != vir_ty_uint(m, 32))
+      ERR(c, op, "'memsock.fire' takes the payload signature (u32) first");
+    for (uint32_t i = 1; i < op->nopnd; i++)
+      if (!vir_ty_is_scalar(op->opnd[i]->type) || vir_type_size(op->opnd[i]->type) != 4 ||
+          vir_ty_is_bool(op->opnd[i]->type))
+        ERR(c, op, "'memsock.fire' payload field %u must be a 32-bit number, not %s", i - 1,
+            op->opnd[i]->type->str);
+    break;
   case VIR_OP_MEMORY_BARRIER:
     if (!op->attr.storage || op->attr.storage > (VIR_STORAGE_BUFFER | VIR_STORAGE_SHARED))
       ERR(c, op, "'memory_barrier' needs a storage class (buffer, shared or all)");

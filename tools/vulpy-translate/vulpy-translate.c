@@ -350,6 +350,9 @@ int main(int argc, char **argv) {
         free(list);
       }
       binary = t->binary;
+      /* back ends never see memsock.fire (docs/memsock.md) */
+      if (ok)
+        ok = vir_lower_memsock(m, NULL, &diags) != VIR_PASS_FAILURE;
       if (ok)
         ok = t->emit(m, &to_opts, &out, &diags);
     }

@@ -238,6 +238,9 @@ static PyObject *emit_targets(vpy_state *st, vir_module *m, const emit_request *
     if (vir_run_pipeline(m, rq->passes, &po, &d) == VIR_PASS_FAILURE)
       return vpy_raise(st, &d, st->CompileError, NULL, source);
   }
+  /* back ends never see memsock.fire: its protocol, in plain kernel VIR */
+  if (vir_lower_memsock(m, NULL, &d) == VIR_PASS_FAILURE)
+    return vpy_raise(st, &d, st->CompileError, NULL, source);
   emit_state es = {.m = m, .d = &d};
 #if defined(VULPY_HAVE_CFAMILY)
   options_init(&es.o);

@@ -203,4 +203,7 @@ extern PyMethodDef vpy_jit_methods[];
 /* control.c */
 extern PyType_Spec vpy_control_spec;
 
+/* memsock.c: adds the MemSock type and memsock_signature() to the module. */
+int vpy_memsock_init(PyObject *m);
+
 #endif /* VULPY_PY_EXT_H */

@@ -38,6 +38,7 @@ from ._launch import Handle  # noqa: F401
 from ._kernel import kernel  # noqa: F401
 from ._shader import Shader, compile  # noqa: F401
 from ._control import ControlBuffer  # noqa: F401
+from ._memsock import MemSock  # noqa: F401  (GPU -> CPU frame channels)
 from . import _ufunc
 from ._jit import JitFunction, TracingError, jit  # noqa: F401  (fusion mode)
 from . import _reduce, _indexing  # noqa: F401  (reductions, indexing, views on ndarray)

@@ -28,7 +28,7 @@ import inspect
 
 import numpy as np
 
-from . import _array, _astjson, _compiler, _context, _native, _persistent
+from . import _array, _astjson, _compiler, _context, _memsock, _native, _persistent
 from ._launch import Handle, Program
 from ._types import python_name, vir_lanes, vir_scalar
 
@@ -77,6 +77,8 @@ def _check_elem(label, bname, btype, dtype, nbytes, elem_size):
 def launch(prog, args, push, dispatch, groups, sync, context, label, whole=()):
     """Binds `args` to prog's buffers, packs `push`, dispatches."""
     bdefs = prog.buffers
+    if any(type(a) is _memsock.MemSock for a in args):
+        return _memsock_launch(prog, args, push, dispatch, groups, sync, context, label)
     if len(args) != len(bdefs):
         names = ", ".join(b["name"] for b in bdefs)
         raise TypeError(f"{label} takes {len(bdefs)} buffer(s) ({names}), got {len(args)}")
@@ -312,6 +314,46 @@ def _check_aliasing(label, args, bdefs):
                                  f"defined order. Pass a copy of one of them")
 
 
+def _memsock_launch(prog, args, push, dispatch, groups, sync, context, label):
+    """launch() with vp.MemSock arguments: each binds its frames and its ring
+    (two manifest buffers); the pipes number the dispatch's fires before it
+    and deliver them after it (docs/memsock.md)."""
+    bdefs, flat, pipes = prog.buffers, [], []
+    for a in args:
+        if type(a) is _memsock.MemSock:
+            flat.extend(a._bind(context, bdefs, len(flat), label))
+            pipes.append(a)
+            context = context or a._ctx
+        else:
+            flat.append(a)
+    begun = []
+    try:
+        for p in pipes:
+            p._begin()
+            begun.append(p)
+        h = launch(prog, flat, push, dispatch, groups, sync, context, label)
+    except BaseException:
+        for p in begun:
+            p._native.end_dispatch()
+        raise
+    if sync:
+        _memsock_end(pipes)
+        return None
+    inner = h._finish if hasattr(h, "_finish") else None
+    return Handle(h._ticket, lambda: (inner and inner(), _memsock_end(pipes))[0])
+
+
+def _memsock_end(pipes):
+    err = None
+    for p in pipes:
+        try:
+            p._end()
+        except BaseException as e:  # every pipe ends; the first error is raised
+            err = err or e
+    if err is not None:
+        raise err
+
+
 def _fast_path(prog, buffers, bound):
     """After a call that went the Python way: the Launcher for the
     context of its resident arrays (the extension does the next such calls
@@ -479,7 +521,8 @@ class PyKernel(_PyCall, _Inspect):
             self._fast = False
             return _persistent.call(prog, buffers, push, dispatch, groups, sync,
                                     context or self.context,
-                                    lambda: _persistent.stepped_program(self))
+                                    lambda: _persistent.stepped_program(self),
+                                    kernel_launch=launch)
         if self._nd:  # always this path: the Launcher does not fill the hidden push fields
             push = dict(push, **_nd_push(prog.label, self._nd, buffers))
         if self.debug or _hidden(prog):  # record / print ring bound and read: no fast path
@@ -493,7 +536,9 @@ class PyKernel(_PyCall, _Inspect):
         r = launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
                    prog.label)
         if self._fast is None:
-            self._fast = _fast_path(prog, buffers, self.context)
+            # a kernel with a MemSock takes the Python path (the pipe's bookkeeping)
+            self._fast = False if any(type(a) is _memsock.MemSock for a in buffers) else \
+                _fast_path(prog, buffers, self.context)
         return r
 
     def __repr__(self):

@@ -212,9 +212,11 @@ class PersistentHandle:
                 f"{self.steps} steps, {self.admitted}/{self.groups} groups>")
 
 
-def call(prog, buffers, push, dispatch, groups, sync, context, stepped=None):
+def call(prog, buffers, push, dispatch, groups, sync, context, stepped=None, kernel_launch=None):
     """A persistent kernel's call: k(bufs..., sync=False, groups=G,
-    mode='auto'|'persistent'|'stepped', timeout=None, **push)."""
+    mode='auto'|'persistent'|'stepped', timeout=None, **push). kernel_launch
+    is _kernel.launch, handed in by the caller (this module sits below
+    _kernel in the package's layers)."""
     label = prog.label
     if dispatch is not None:
         raise TypeError(f"{label} is persistent: it loops over its domain itself "
@@ -225,7 +227,8 @@ def call(prog, buffers, push, dispatch, groups, sync, context, stepped=None):
     timeout = push.pop("timeout", None)
     if push.pop("persistent", True) is False:
         mode = "stepped"
-    return launch(prog, buffers, push, groups, sync, context, label, mode, timeout, stepped)
+    return launch(prog, buffers, push, groups, sync, context, label, mode, timeout, stepped,
+                  kernel_launch)
 
 
 def stepped_program(owner):
@@ -361,12 +364,11 @@ class _SteppedRun:
 
 
 def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeout=None,
-           stepped=None):
+           stepped=None, kernel_launch=None):
     """Runs a persistent program: buffers are the kernel's own (the hidden
     ones are added here); groups= the groups to dispatch (an estimate by
     default). Returns a PersistentHandle (sync=False) or None after a
     checked run (sync=True)."""
-    from ._kernel import launch as kernel_launch
     want = len(prog.buffers) - len(HIDDEN)
     if len(buffers) != want:
         names = ", ".join(b["name"] for b in prog.buffers[:want])

@@ -15,10 +15,13 @@ import os
 
 import numpy as np
 
-from . import _array, _astjson, _compiler, _context, _native, _persistent
+from . import _array, _astjson, _compiler, _context, _memsock, _native, _persistent
 from ._kernel import _Inspect, _check_elem, launch
 from ._launch import Program
 from ._types import python_name, vir_lanes, vir_scalar
+
+
+_MEMSOCK_RING = object()  # a MemSock's ring binding: the pipe binds it
 
 
 def _field_dtype(vtype):
@@ -227,7 +230,14 @@ class Shader(_Inspect):
 
     def bind(self, name, array):
         """Uses an existing resident array (or, for a vp.Control parameter,
-        a vp.ControlBuffer) as buffer `name`."""
+        a vp.ControlBuffer; for a vp.MemSock[T] parameter, an open
+        vp.MemSock) as buffer `name`."""
+        if type(array) is _memsock.MemSock:
+            if name not in self.buffer_names or name + "_ring" not in self.buffer_names:
+                raise KeyError(f"{self._prog.label} has no vp.MemSock parameter {name!r}")
+            self._bufs[name] = array
+            self._bufs[name + "_ring"] = _MEMSOCK_RING  # bound with the pipe
+            return
         if hasattr(array, "_control"):
             b = self._spec(name)
             if b["type"] not in ("u32", "i32"):
@@ -250,8 +260,9 @@ class Shader(_Inspect):
         if _persistent.is_persistent(self._prog):
             args = [self._bufs[n] for n in self.buffer_names]
             return _persistent.call(self._prog, args, push, dispatch, groups, sync, self.context,
-                                    lambda: _persistent.stepped_program(self))
-        args = [self._bufs[n] for n in self.buffer_names]
+                                    lambda: _persistent.stepped_program(self),
+                                    kernel_launch=launch)
+        args = [self._bufs[n] for n in self.buffer_names if self._bufs[n] is not _MEMSOCK_RING]
         from . import _debug
         if self.debug or _debug.has_hidden(self._prog):
             return _debug.launch(launch, self._prog, args, push, dispatch, groups, sync,

@@ -1,0 +1,519 @@
+/* memsock.c - the host side of a MemSock: a ring of frames that a running
+ * kernel publishes into and the host consumes while it runs.
+ *
+ * The ring is two buffers from the public buffer API (vrt_buffer_create) in
+ * host-visible, host-coherent memory (`cached` by default): the ring words
+ * (header + per-slot tag, arrival count, decision, signature and payload)
+ * and the frames. vulpy/memsock_abi.h fixes the layout; docs/memsock.md the
+ * protocol. The kernel side is what `vulpy-opt --lower-memsock` emits.
+ *
+ * The consumer (vrt_memsock_next / vrt_memsock_release, or the poller thread
+ * of vrt_memsock_start) walks the sequence numbers in order. Every word the
+ * GPU wrote is untrusted: the published count must stay monotonic and
+ * within 2^31 of the consumer, slot and payload positions are computed from
+ * the host's own capacity and sequence number, never from GPU data, and a
+ * frame is handed out only when its slot's tag says it is exactly that
+ * frame. Waiting spins, then sleeps with a growing pause: the GPU cannot
+ * signal the host, and the caller holds no lock (and, from Python, no GIL)
+ * while it waits.
+ */
+#include "internal.h"
+
+#include "vulpy/memsock_abi.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct vrt_memsock {
+  vrt_context *ctx;
+  vrt_buffer *ring, *frames;
+  _Atomic uint32_t *words; /* the ring, mapped */
+  uint8_t *data;           /* the frames, mapped */
+  vrt_memsock_desc desc;
+  uint32_t slot_words;
+  uint64_t stride_bytes;
+  uint8_t *copy; /* overwrite: the frame handed out is a checked copy */
+
+  pthread_mutex_t lock;
+  pthread_cond_t moved; /* the consumer advanced, or the pipe closed */
+  uint32_t next;        /* the next sequence number to consume */
+  uint32_t seen;        /* the largest valid published count seen */
+  bool in_flight;       /* a frame is out (next .. released) */
+  bool active;          /* a dispatch is between begin and end */
+  bool closed;
+  bool failed;          /* the GPU wrote something impossible */
+  char failure[160];
+  uint64_t delivered, dropped, torn, published;
+
+  pthread_t poller;
+  bool polling;
+  _Atomic bool stop;
+  vrt_memsock_fn fn;
+  void *user;
+};
+
+static uint32_t *slot_words(vrt_memsock *ms, uint32_t slot) {
+  return (uint32_t *)ms->words + VMS_HDR_WORDS + (uint64_t)slot * ms->slot_words;
+}
+static _Atomic uint32_t *word(vrt_memsock *ms, uint32_t w) { return ms->words + w; }
+static _Atomic uint32_t *sword(vrt_memsock *ms, uint32_t slot, uint32_t w) {
+  return (_Atomic uint32_t *)(slot_words(ms, slot) + w);
+}
+
+const char *vrt_memsock_policy_name(vrt_memsock_policy p) {
+  switch (p) {
+  case VRT_MEMSOCK_BLOCK: return "block";
+  case VRT_MEMSOCK_SKIP: return "skip";
+  case VRT_MEMSOCK_OVERWRITE: return "overwrite";
+  }
+  return "?";
+}
+
+int vrt_memsock_policy_lookup(const char *name) {
+  for (int p = 0; p <= VRT_MEMSOCK_OVERWRITE; p++)
+    if (name && strcmp(name, vrt_memsock_policy_name((vrt_memsock_policy)p)) == 0)
+      return p;
+  return -1;
+}
+
+uint32_t vrt_memsock_signature(const char *const *names, const char *const *types, uint32_t n) {
+  unsigned h = VMS_SIG_INIT;
+  for (uint32_t i = 0; i < n; i++) {
+    h = vms_sig_step(h, names[i]);
+    h = vms_sig_step(h, ":");
+    h = vms_sig_step(h, types[i]);
+    h = vms_sig_step(h, ";");
+  }
+  return h ? h : 1;
+}
+
+vrt_memsock *vrt_memsock_create(vrt_context *ctx, const vrt_memsock_desc *desc, vp_diags *d) {
+  if (!vrt__alive(ctx, d))
+    return NULL;
+  if (!desc->capacity || desc->capacity > (1u << 20)) {
+    vrt__error(ctx, d, "MemSock capacity %u must be 1 .. 2^20", desc->capacity);
+    return NULL;
+  }
+  if (!desc->elem_size || desc->elem_size > 16 || !desc->frame_elems ||
+      desc->frame_elems > 0xFFFFFFFFull) {
+    vrt__error(ctx, d, "MemSock frames need 1 .. 2^32-1 elements of 1 .. 16 bytes");
+    return NULL;
+  }
+  if (desc->payload_words > 64) {
+    vrt__error(ctx, d, "a MemSock payload has at most 64 fields, not %u", desc->payload_words);
+    return NULL;
+  }
+  if ((unsigned)desc->policy > VRT_MEMSOCK_OVERWRITE) {
+    vrt__error(ctx, d, "unknown MemSock policy %d", (int)desc->policy);
+    return NULL;
+  }
+  uint64_t frame_bytes = desc->frame_elems * desc->elem_size;
+  uint64_t stride = (frame_bytes + 255) & ~(uint64_t)255;
+  if (stride / desc->elem_size * desc->elem_size != stride) /* 12-byte elements, say */
+    stride = (frame_bytes + 767) / 768 * 768;
+  uint64_t max_range = vrt_context_device(ctx)->max_storage_buffer_range;
+  if (stride * desc->capacity > max_range || stride / desc->elem_size > 0xFFFFFFFFull) {
+    vrt__error(ctx, d,
+               "a MemSock of %u frames of %llu bytes (%llu bytes) exceeds the device's "
+               "largest bindable buffer (%llu bytes)",
+               desc->capacity, (unsigned long long)frame_bytes,
+               (unsigned long long)(stride * desc->capacity), (unsigned long long)max_range);
+    return NULL;
+  }
+  vrt_memsock *ms = calloc(1, sizeof *ms);
+  if (!ms) {
+    vrt__error(ctx, d, "out of host memory");
+    return NULL;
+  }
+  ms->ctx = ctx;
+  ms->desc = *desc;
+  ms->slot_words = (VMS_SLOT_PAYLOAD + desc->payload_words + 3) & ~3u;
+  ms->stride_bytes = stride;
+  uint64_t ring_bytes = 4ull * (VMS_HDR_WORDS + (uint64_t)desc->capacity * ms->slot_words);
+  vrt_memory_kind kind = desc->memory;
+  ms->ring = vrt_buffer_create(ctx, ring_bytes, kind, d);
+  ms->frames = ms->ring ? vrt_buffer_create(ctx, stride * desc->capacity, kind, d) : NULL;
+  if (!ms->frames) {
+    vrt_buffer_destroy(ms->ring);
+    free(ms);
+    return NULL;
+  }
+  uint32_t need = VRT_MEM_HOST_VISIBLE | VRT_MEM_HOST_COHERENT;
+  if ((vrt_buffer_memory_flags(ms->ring) & need) != need ||
+      (vrt_buffer_memory_flags(ms->frames) & need) != need) {
+    vrt__error(ctx, d,
+               "memory kind '%s' is not host-visible and host-coherent on this device; a "
+               "MemSock needs that (try memory='cached' or 'host')",
+               vrt_memory_kind_name(kind));
+    vrt_buffer_destroy(ms->frames);
+    vrt_buffer_destroy(ms->ring);
+    free(ms);
+    return NULL;
+  }
+  if (desc->policy == VRT_MEMSOCK_OVERWRITE &&
+      !(ms->copy = malloc(stride + 4ull * ms->slot_words))) {
+    vrt__error(ctx, d, "out of host memory");
+    vrt_buffer_destroy(ms->frames);
+    vrt_buffer_destroy(ms->ring);
+    free(ms);
+    return NULL;
+  }
+  ms->words = vrt_buffer_map(ms->ring);
+  ms->data = vrt_buffer_map(ms->frames);
+  pthread_mutex_init(&ms->lock, NULL);
+  pthread_cond_init(&ms->moved, NULL);
+  /* The buffers are zeroed; the header is written before any kernel can
+   * see the pipe, and MAGIC last (a kernel fires nothing without it). */
+  atomic_store(word(ms, VMS_HDR_CAPACITY), desc->capacity);
+  atomic_store(word(ms, VMS_HDR_FRAME_ELEMS), (uint32_t)desc->frame_elems);
+  atomic_store(word(ms, VMS_HDR_FRAME_STRIDE), (uint32_t)(stride / desc->elem_size));
+  atomic_store(word(ms, VMS_HDR_PAYLOAD_WORDS), desc->payload_words);
+  atomic_store(word(ms, VMS_HDR_POLICY), (uint32_t)desc->policy);
+  atomic_store(word(ms, VMS_HDR_SLOT_WORDS), ms->slot_words);
+  atomic_store(word(ms, VMS_HDR_SIG), desc->signature);
+  bool cpu = vrt_context_device(ctx)->kind == VRT_DEVICE_CPU;
+  /* Lavapipe ends every loop of an invocation silently once its loops took
+   * 65535 back-edges in all: a wait there gives up after 16384 polls (well
+   * under a millisecond), counted in gpu_timeouts, so that the kernel's own
+   * loops keep most of that budget. docs/memsock.md says more. */
+  atomic_store(word(ms, VMS_HDR_SPIN),
+               desc->spin_limit ? desc->spin_limit : cpu ? 16384u : 0x7FFFFFFFu);
+  atomic_store_explicit(word(ms, VMS_HDR_MAGIC), VMS_MAGIC, memory_order_release);
+  return ms;
+}
+
+void vrt_memsock_destroy(vrt_memsock *ms) {
+  if (!ms)
+    return;
+  vrt_memsock_close(ms);
+  vrt_memsock_stop(ms);
+  vrt_buffer_destroy(ms->frames);
+  vrt_buffer_destroy(ms->ring);
+  pthread_cond_destroy(&ms->moved);
+  pthread_mutex_destroy(&ms->lock);
+  free(ms->copy);
+  free(ms);
+}
+
+vrt_buffer *vrt_memsock_ring(const vrt_memsock *ms) { return ms->ring; }
+vrt_buffer *vrt_memsock_frames(const vrt_memsock *ms) { return ms->frames; }
+uint64_t vrt_memsock_stride(const vrt_memsock *ms) { return ms->stride_bytes; }
+const vrt_memsock_desc *vrt_memsock_describe(const vrt_memsock *ms) { return &ms->desc; }
+void *vrt_memsock_slot_frame(const vrt_memsock *ms, uint32_t slot) {
+  return slot < ms->desc.capacity ? ms->data + (uint64_t)slot * ms->stride_bytes : NULL;
+}
+uint32_t *vrt_memsock_words(const vrt_memsock *ms) { return (uint32_t *)ms->words; }
+
+/* ------------------------------------------------------------ dispatches */
+
+bool vrt_memsock_begin_dispatch(vrt_memsock *ms, vp_diags *d) {
+  pthread_mutex_lock(&ms->lock);
+  bool busy = ms->active;
+  if (!busy) {
+    ms->active = true;
+    /* Fires of this dispatch are numbered from here: the count of frames
+     * finalized so far (every earlier dispatch has ended). */
+    atomic_store_explicit(word(ms, VMS_HDR_BASE), ms->seen, memory_order_release);
+  }
+  pthread_mutex_unlock(&ms->lock);
+  if (busy)
+    vrt__error(ms->ctx, d,
+               "this MemSock is bound to a dispatch that has not ended: a pipe is used by "
+               "one dispatch at a time (wait for the first)");
+  return !busy;
+}
+
+/* Reads the GPU's published count; false (and the pipe failed) when it is
+ * impossible. Called with the lock held. */
+static bool read_published(vrt_memsock *ms, uint32_t *out) {
+  uint32_t p = atomic_load_explicit(word(ms, VMS_HDR_PUBLISHED), memory_order_acquire);
+  if ((int32_t)(p - ms->seen) < 0 || (int32_t)(p - ms->next) < 0) {
+    if (!ms->failed)
+      snprintf(ms->failure, sizeof ms->failure,
+               "the GPU reported %u published frames after %u: the ring's header was "
+               "overwritten (a kernel wrote out of bounds?)",
+               p, ms->seen);
+    ms->failed = true;
+    return false;
+  }
+  ms->published += p - ms->seen;
+  ms->seen = p;
+  *out = p;
+  return true;
+}
+
+/* After close: frames nobody will consume are dropped. Lock held. */
+static void drain_closed(vrt_memsock *ms) {
+  uint32_t p;
+  if (ms->closed && !ms->active && !ms->in_flight && read_published(ms, &p) && p != ms->next) {
+    ms->dropped += p - ms->next;
+    ms->next = p;
+    atomic_store_explicit(word(ms, VMS_HDR_ACK), p, memory_order_release);
+  }
+  pthread_cond_broadcast(&ms->moved);
+}
+
+bool vrt_memsock_end_dispatch(vrt_memsock *ms, vp_diags *d) {
+  pthread_mutex_lock(&ms->lock);
+  uint32_t p = 0;
+  bool ok = read_published(ms, &p);
+  ms->active = false;
+  drain_closed(ms);
+  pthread_mutex_unlock(&ms->lock);
+  if (!ok)
+    vrt__error(ms->ctx, d, "%s", ms->failure);
+  return ok;
+}
+
+/* -------------------------------------------------------------- consumer */
+
+static void pause_ns(uint64_t ns) {
+  struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+  while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+    ;
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* One look at the ring: 1 with a frame, 0 when none is ready, -1 at the
+ * end (closed and drained), -2 failed. Lock held. */
+static int try_next(vrt_memsock *ms, vrt_memsock_frame *f) {
+  uint32_t cap = ms->desc.capacity, p;
+  if (ms->failed || !read_published(ms, &p))
+    return -2;
+  while (p != ms->next) {
+    uint32_t s = ms->next, slot = s % cap;
+    if (ms->desc.policy == VRT_MEMSOCK_OVERWRITE && p - s > cap) {
+      /* lapped: the GPU has reused those slots */
+      ms->dropped += p - cap - s;
+      ms->next = p - cap;
+      continue;
+    }
+    uint32_t want = 2u * (s + 1u);
+    uint32_t tag = atomic_load_explicit(sword(ms, slot, VMS_SLOT_TAG), memory_order_acquire);
+    if (tag != want) {
+      /* skipped by the GPU (full, closed, a block wait that gave up), or
+       * already lapped (overwrite) */
+      ms->dropped++;
+      ms->next++;
+      atomic_store_explicit(word(ms, VMS_HDR_ACK), ms->next, memory_order_release);
+      continue;
+    }
+    uint32_t sig = atomic_load_explicit(sword(ms, slot, VMS_SLOT_SIG), memory_order_relaxed);
+    if (ms->desc.signature && sig != ms->desc.signature) {
+      snprintf(ms->failure, sizeof ms->failure,
+               "frame %u came from a kernel whose fire payload does not match this pipe's "
+               "payload fields (names, order and types must agree)",
+               s);
+      ms->failed = true;
+      return -2;
+    }
+    f->seq = s;
+    f->slot = slot;
+    const uint32_t *pay = slot_words(ms, slot) + VMS_SLOT_PAYLOAD;
+    void *frame = ms->data + (uint64_t)slot * ms->stride_bytes;
+    if (ms->desc.policy == VRT_MEMSOCK_OVERWRITE) {
+      /* seqlock read: copy, then check the tag did not move meanwhile */
+      uint64_t fb = ms->desc.frame_elems * ms->desc.elem_size;
+      memcpy(ms->copy, frame, fb);
+      memcpy(ms->copy + ms->stride_bytes, pay, 4ull * ms->desc.payload_words);
+      atomic_thread_fence(memory_order_acquire);
+      if (atomic_load_explicit(sword(ms, slot, VMS_SLOT_TAG), memory_order_relaxed) != want) {
+        ms->torn++;
+        ms->next++;
+        atomic_store_explicit(word(ms, VMS_HDR_ACK), ms->next, memory_order_release);
+        continue;
+      }
+      frame = ms->copy;
+      pay = (const uint32_t *)(ms->copy + ms->stride_bytes);
+    }
+    f->data = frame;
+    f->payload = pay;
+    f->copied = ms->desc.policy == VRT_MEMSOCK_OVERWRITE;
+    ms->in_flight = true;
+    return 1;
+  }
+  return ms->closed && !ms->active ? -1 : 0;
+}
+
+int vrt_memsock_next(vrt_memsock *ms, uint64_t timeout_ns, vrt_memsock_frame *f, vp_diags *d) {
+  uint64_t start = 0, pause = 2000;
+  uint32_t spins = 0;
+  for (;;) {
+    pthread_mutex_lock(&ms->lock);
+    int r;
+    if (ms->in_flight) {
+      r = -3;
+    } else {
+      r = try_next(ms, f);
+      if (r == -1)
+        drain_closed(ms);
+    }
+    pthread_mutex_unlock(&ms->lock);
+    if (r == -3) {
+      vrt__error(ms->ctx, d, "vrt_memsock_next: release the frame handed out before");
+      return -2;
+    }
+    if (r == -2) {
+      vrt__error(ms->ctx, d, "%s", ms->failure);
+      return -2;
+    }
+    if (r != 0)
+      return r;
+    if (atomic_load(&ms->stop))
+      return 0;
+    /* Spin briefly (a frame usually follows another), then sleep with a
+     * growing pause of at most spin_sleep_us. */
+    uint64_t t = now_ns();
+    if (!start)
+      start = t;
+    if (timeout_ns != UINT64_MAX && t - start >= timeout_ns)
+      return 0;
+    if (spins++ < ms->desc.poll_spin)
+      continue;
+    uint64_t cap_ns = ms->desc.poll_sleep_us ? 1000ull * ms->desc.poll_sleep_us : 200000;
+    pause_ns(pause);
+    pause = pause * 2 > cap_ns ? cap_ns : pause * 2;
+  }
+}
+
+void vrt_memsock_release(vrt_memsock *ms, const vrt_memsock_frame *f) {
+  pthread_mutex_lock(&ms->lock);
+  if (ms->in_flight && f->seq == ms->next) {
+    ms->in_flight = false;
+    ms->delivered++;
+    ms->next++;
+    /* the credit: the GPU may now reuse the slot */
+    atomic_store_explicit(word(ms, VMS_HDR_ACK), ms->next, memory_order_release);
+    drain_closed(ms);
+  }
+  pthread_mutex_unlock(&ms->lock);
+}
+
+void vrt_memsock_close(vrt_memsock *ms) {
+  pthread_mutex_lock(&ms->lock);
+  ms->closed = true;
+  atomic_store_explicit(word(ms, VMS_HDR_CLOSED), 1, memory_order_release);
+  drain_closed(ms);
+  pthread_mutex_unlock(&ms->lock);
+}
+
+bool vrt_memsock_closed(vrt_memsock *ms) {
+  pthread_mutex_lock(&ms->lock);
+  bool c = ms->closed;
+  pthread_mutex_unlock(&ms->lock);
+  return c;
+}
+
+int vrt_memsock_flush(vrt_memsock *ms, uint64_t timeout_ns, vp_diags *d) {
+  uint64_t deadline = timeout_ns == UINT64_MAX ? UINT64_MAX : now_ns() + timeout_ns;
+  pthread_mutex_lock(&ms->lock);
+  int r = 1;
+  for (;;) {
+    if (ms->failed) {
+      r = -1;
+      break;
+    }
+    if (ms->next == ms->seen && !ms->in_flight)
+      break;
+    if (ms->closed && !ms->polling)
+      break;
+    if (deadline != UINT64_MAX && now_ns() >= deadline) {
+      r = 0;
+      break;
+    }
+    /* the consumer broadcasts each step; wake now and then regardless */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 5000000;
+    if (ts.tv_nsec >= 1000000000) {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1000000000;
+    }
+    pthread_cond_timedwait(&ms->moved, &ms->lock, &ts);
+  }
+  pthread_mutex_unlock(&ms->lock);
+  if (r < 0)
+    vrt__error(ms->ctx, d, "%s", ms->failure);
+  return r;
+}
+
+void vrt_memsock_stats_get(vrt_memsock *ms, vrt_memsock_stats *out) {
+  pthread_mutex_lock(&ms->lock);
+  uint32_t p;
+  if (!ms->failed)
+    read_published(ms, &p);
+  out->published = ms->published;
+  out->delivered = ms->delivered;
+  out->dropped = ms->dropped;
+  out->torn = ms->torn;
+  out->pending = ms->seen - ms->next;
+  out->next = ms->next;
+  out->gpu_dropped = atomic_load(word(ms, VMS_HDR_GPU_DROPPED));
+  out->gpu_timeouts = atomic_load(word(ms, VMS_HDR_GPU_TIMEOUTS));
+  out->closed = ms->closed;
+  out->failed = ms->failed;
+  pthread_mutex_unlock(&ms->lock);
+}
+
+/* ---------------------------------------------------------------- poller */
+
+static void *poll_loop(void *arg) {
+  vrt_memsock *ms = arg;
+  vp_diags d = {0};
+  while (!atomic_load(&ms->stop)) {
+    vrt_memsock_frame f;
+    int r = vrt_memsock_next(ms, 50000000, &f, &d);
+    if (r < 0)
+      break;
+    if (r == 0)
+      continue;
+    bool more = ms->fn(ms->user, &f);
+    vrt_memsock_release(ms, &f);
+    if (!more)
+      break;
+  }
+  vp_diags_free(&d);
+  pthread_mutex_lock(&ms->lock);
+  ms->polling = false;
+  pthread_cond_broadcast(&ms->moved);
+  pthread_mutex_unlock(&ms->lock);
+  return NULL;
+}
+
+bool vrt_memsock_start(vrt_memsock *ms, vrt_memsock_fn fn, void *user, vp_diags *d) {
+  pthread_mutex_lock(&ms->lock);
+  bool busy = ms->polling;
+  pthread_mutex_unlock(&ms->lock);
+  if (busy || ms->poller) {
+    vrt__error(ms->ctx, d, "the MemSock already has a poller thread");
+    return false;
+  }
+  ms->fn = fn;
+  ms->user = user;
+  atomic_store(&ms->stop, false);
+  ms->polling = true;
+  if (pthread_create(&ms->poller, NULL, poll_loop, ms) != 0) {
+    ms->polling = false;
+    ms->poller = 0;
+    vrt__error(ms->ctx, d, "could not start the MemSock poller thread");
+    return false;
+  }
+  return true;
+}
+
+void vrt_memsock_stop(vrt_memsock *ms) {
+  if (!ms->poller)
+    return;
+  atomic_store(&ms->stop, true);
+  pthread_join(ms->poller, NULL);
+  ms->poller = 0;
+  atomic_store(&ms->stop, false); /* next() serves a later consumer again */
+}
