@@ -1,0 +1,85 @@
+"""vp.var / vp.std (issue 19): NumPy's var and std in host Python, as
+functions and methods, with axis / ddof / keepdims / dtype / out, NumPy in
+-> NumPy out and resident in -> resident out, checked against NumPy; and
+inside a kernel vp.var(expr) keeps the kernel language's meaning."""
+import numpy as np
+import pytest
+
+import vulpy as vp
+from conftest import needs_target
+
+pytestmark = needs_target
+
+RNG = np.random.default_rng(7)
+F32 = (RNG.standard_normal((5, 6, 7)) * 3 + 100).astype(np.float32)
+I32 = RNG.integers(-50, 50, (4, 9)).astype(np.int32)
+CASES = [
+    {}, {"axis": 0}, {"axis": -1}, {"axis": (0, 2)}, {"ddof": 1}, {"axis": 1, "ddof": 2},
+    {"axis": 1, "keepdims": True}, {"keepdims": True},
+]
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+@pytest.mark.parametrize("kw", CASES, ids=str)
+def test_float32_resident_and_numpy(name, kw):
+    want = getattr(np, name)(F32, **kw)
+    got = getattr(vp, name)(vp.asarray(F32), **kw)
+    assert isinstance(got, vp.ndarray) and got.dtype == want.dtype and got.shape == want.shape
+    # two passes: no catastrophic cancellation around the mean of 100
+    np.testing.assert_allclose(got.numpy(), want, rtol=2e-5)
+    got_np = getattr(vp, name)(F32, **kw)  # convenience mode: NumPy in -> NumPy out
+    assert isinstance(got_np, np.ndarray)
+    np.testing.assert_allclose(got_np, want, rtol=2e-5)
+    meth = getattr(vp.asarray(F32), name)(**kw)
+    np.testing.assert_allclose(meth.numpy(), want, rtol=2e-5)
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_integers_are_float64_and_dtype(name):
+    for kw in ({}, {"axis": 1}, {"axis": 0, "ddof": 1}):
+        want = getattr(np, name)(I32, **kw)
+        got = getattr(vp, name)(vp.asarray(I32), **kw)
+        assert got.dtype == np.float64
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    want = getattr(np, name)(I32, axis=0, dtype=np.float32)
+    got = getattr(vp, name)(vp.asarray(I32), axis=0, dtype=np.float32)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5)
+
+
+def test_out_and_numpy_dispatch():
+    x = vp.asarray(F32)
+    out = vp.empty((6, 7))
+    r = vp.std(x, axis=0, out=out)
+    assert r is out
+    np.testing.assert_allclose(out.numpy(), np.std(F32, axis=0), rtol=2e-5)
+    np.testing.assert_allclose(np.var(x, axis=2).numpy(), np.var(F32, axis=2), rtol=2e-5)
+    assert isinstance(np.std(x), vp.ndarray)
+
+
+def test_ddof_too_large_warns_like_numpy():
+    x = np.array([1.0, 2.0], np.float32)
+    with pytest.warns(RuntimeWarning, match="Degrees of freedom"):
+        got = vp.var(vp.asarray(x), ddof=2)
+    assert np.isinf(got.numpy()) or np.isnan(got.numpy())
+
+
+def test_host_var_is_numpy_var_and_marked():
+    assert vp.var.__vp_kernel_builtin__ == "var"
+    assert float(vp.var(vp.asarray([1.0, 2.0, 3.0, 4.0]))) == pytest.approx(1.25)
+
+
+@vp.kernel
+def running(x: vp.Buffer[vp.float32], y: vp.Buffer[vp.float32]):
+    i = vp.global_id()
+    acc = vp.var(x[i])
+    acc += 1.0
+    acc *= 2.0
+    y[i] = acc
+
+
+def test_kernel_language_var_inside_kernels():
+    x = np.arange(16, dtype=np.float32)
+    y = np.zeros(16, np.float32)
+    running(x, y, dispatch=16)
+    np.testing.assert_array_equal(y, (x + 1) * 2)
