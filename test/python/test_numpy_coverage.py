@@ -48,7 +48,7 @@ FUNCTIONS = {
     "std": ((G,), {"ddof": 1}), "where": ((P, F, G), {}), "clip": ((G, 0.5, 1.5), {}),
     "take": ((F, [2, 0]), {"axis": 1}), "transpose": ((F,), {}),
     "zeros_like": ((F,), {}), "ones_like": ((I,), {}), "full_like": ((F, 7.0), {}),
-    "empty_like": ((F,), {}),
+    "empty_like": ((F,), {}), "dot": ((F, G.T), {}),
 }
 # creation functions (no array operand): name -> (args, kwargs)
 CREATION = {

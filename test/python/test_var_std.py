@@ -83,3 +83,40 @@ def test_kernel_language_var_inside_kernels():
     y = np.zeros(16, np.float32)
     running(x, y, dispatch=16)
     np.testing.assert_array_equal(y, (x + 1) * 2)
+
+
+@pytest.mark.parametrize("sa,sb", [((), (3,)), ((5,), (5,)), ((4, 5), (5,)), ((4, 5), (5, 3)),
+                                   ((5,), (5, 3)), ((2, 3, 5), (5,))], ids=str)
+def test_host_dot_is_numpy_dot(sa, sb):
+    a = RNG.standard_normal(sa).astype(np.float32)
+    b = RNG.standard_normal(sb).astype(np.float32)
+    want = np.dot(a, b)
+    got = vp.dot(vp.asarray(a), vp.asarray(b))
+    assert isinstance(got, vp.ndarray) and got.shape == np.shape(want)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-5)
+    assert isinstance(vp.dot(a, b), (np.ndarray, np.generic))  # convenience mode
+
+
+def test_host_dot_dtypes_views_and_errors():
+    i = np.arange(6, dtype=np.int32).reshape(2, 3)
+    got = vp.dot(vp.asarray(i), vp.asarray(i).T)  # a non-contiguous view operand
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got.numpy(), np.dot(i, i.T))
+    assert vp.dot.__vp_kernel_builtin__ == "dot"
+    with pytest.raises(ValueError, match="not aligned"):
+        vp.dot(vp.zeros((2, 3)), vp.zeros((2, 3)))
+    with pytest.raises(NotImplementedError, match="GEMM"):
+        vp.dot(vp.zeros((512, 256)), vp.zeros((256, 512)))
+
+
+@vp.kernel
+def vec_dot(x: vp.Buffer[vp.vec4], y: vp.Buffer[vp.float32]):
+    i = vp.global_id()
+    y[i] = vp.dot(x[i], x[i])
+
+
+def test_kernel_language_dot_inside_kernels():
+    x = np.arange(32, dtype=np.float32).reshape(8, 4)
+    y = np.zeros(8, np.float32)
+    vec_dot(x, y, dispatch=8)
+    np.testing.assert_allclose(y, (x * x).sum(1), rtol=1e-6)
