@@ -120,3 +120,44 @@ def test_kernel_language_dot_inside_kernels():
     y = np.zeros(8, np.float32)
     vec_dot(x, y, dispatch=8)
     np.testing.assert_allclose(y, (x * x).sum(1), rtol=1e-6)
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+
+@st.composite
+def _moment_case(draw):
+    nd = draw(st.integers(0, 3))
+    shape = tuple(draw(st.lists(st.integers(1, 7), min_size=nd, max_size=nd)))
+    dt = draw(st.sampled_from([np.float32, np.float64, np.int32]))
+    elems = st.integers(-20, 20) if dt == np.int32 else \
+        st.floats(-50, 50, width=np.dtype(dt).itemsize * 8)
+    a = draw(hnp.arrays(dt, shape, elements=elems))
+    axis = draw(st.sampled_from([None] + list(range(-nd, nd)))) if nd else None
+    return a, axis, draw(st.integers(0, 1)), draw(st.booleans()), draw(st.booleans())
+
+
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(_moment_case())
+def test_differential_shapes_dtypes_views(case):
+    """0-d to 3-d, every axis, ddof, keepdims, float32/float64/int32, and a
+    strided view (every other element of the last axis)."""
+    a, axis, ddof, keepdims, strided = case
+    n = a.size if axis is None else a.shape[axis]
+    if n - ddof <= 0:
+        return
+    x = vp.asarray(a)
+    if strided and a.ndim and a.shape[-1] > 2:
+        x, a = x[..., ::2], a[..., ::2]
+        n = a.size if axis is None else a.shape[axis]
+        if n - ddof <= 0:
+            return
+    tol = 2e-4 if a.dtype == np.float32 else 1e-9
+    for name in ("var", "std"):
+        want = getattr(np, name)(a, axis=axis, ddof=ddof, keepdims=keepdims)
+        got = getattr(vp, name)(x, axis=axis, ddof=ddof, keepdims=keepdims)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol)
