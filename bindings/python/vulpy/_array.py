@@ -749,12 +749,19 @@ def _display(self):
 
 
 def _ndarray_repr(self):
+    # NumPy's layout (numpy's _array_repr_implementation): the values, then
+    # the note on the last line, or on a line of its own when it would pass
+    # the line width. The shape stays in the note: '...' hides it.
     prefix = "vp.ndarray("
-    suffix = f", dtype={self.dtype.name}, memory={self.memory!r})"
+    note = f"shape={self.shape}, dtype={self.dtype.name}, memory={self.memory!r})"
     if self._size == 0:
-        return f"vp.ndarray([], shape={self.shape}{suffix}"
-    body = np.array2string(_display(self), separator=", ", prefix=prefix, suffix=suffix)
-    return prefix + body + suffix
+        return f"{prefix}[], {note}"
+    body = np.array2string(_display(self), separator=", ", prefix=prefix, suffix=",")
+    # continuation lines carry the prefix's indent already; the first does not
+    last = len(body.rsplit("\n", 1)[-1]) + (0 if "\n" in body else len(prefix))
+    if last + 2 + len(note) > np.get_printoptions()["linewidth"]:
+        return f"{prefix}{body},\n{' ' * len(prefix)}{note}"
+    return f"{prefix}{body}, {note}"
 
 
 def _ndarray_str(self):
