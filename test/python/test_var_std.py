@@ -161,3 +161,17 @@ def test_differential_shapes_dtypes_views(case):
         got = getattr(vp, name)(x, axis=axis, ddof=ddof, keepdims=keepdims)
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol)
+
+
+def test_inside_vp_jit():
+    """vp.jit traces vp.std / x.var() from the same reductions (no np.shape
+    of a tracer: that is a TracingError)."""
+    a = RNG.standard_normal((6, 5)).astype(np.float32)
+
+    @vp.jit
+    def f(x):
+        return vp.std(x * 2, axis=1), x.var(ddof=1)
+
+    s, v = f(vp.asarray(a))
+    np.testing.assert_allclose(np.asarray(s), np.std(a * 2, axis=1), rtol=2e-5)
+    np.testing.assert_allclose(np.asarray(v), np.var(a, ddof=1), rtol=2e-5)

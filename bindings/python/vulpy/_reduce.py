@@ -342,7 +342,7 @@ def _moment(kind, a, axis, dtype, out, ddof, keepdims, context):
     elif dt.kind in "biu":
         # NumPy: the variance of integers and bools is float64
         a = a.astype(np.float64)
-    shape = tuple(_shape_of(a))
+    shape = tuple(a.shape)  # ndarrays and vp.jit tracers
     axes = _axes(axis, len(shape), kind)
     n = 1
     for i in axes:
