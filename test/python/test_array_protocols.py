@@ -6,6 +6,7 @@ np.array stay explicit conversions; repr/str show the values like NumPy
 deepcopy keep dtype, shape and memory kind; the buffer protocol."""
 import copy
 import pickle
+import re
 import sys
 
 import numpy as np
@@ -76,8 +77,7 @@ def test_numpy_metadata(name, want):
 
 @pytest.mark.parametrize("name,args", REFUSED, ids=[c[0] for c in REFUSED])
 def test_numpy_function_refused_by_name(name, args):
-    leaf = name.split(".")[-1]
-    with pytest.raises(TypeError, match=rf"numpy\.{leaf}\b.*x\.numpy\(\)"):
+    with pytest.raises(TypeError, match=rf"numpy\.{re.escape(name)}\b.*x\.numpy\(\)"):
         _np(name)(*args(vp.asarray(A), vp.asarray(B)))
     # the explicit way works and agrees with NumPy
     got = _np(name)(*args(vp.asarray(A).numpy(), np.asarray(vp.asarray(B))))

@@ -74,14 +74,24 @@ def lookup(func):
     if getattr(func, "__module__", "").split(".")[0] != "numpy":
         return None
     name = func.__name__
+    if _NS is None or getattr(np, name, None) is not func:
+        return None  # not a top-level NumPy function (np.linalg.norm, ...)
     if name in ADAPTERS:
         return ADAPTERS[name]
-    if _NS is None or name in EXCLUDED or getattr(np, name, None) is not func:
-        return None  # not a top-level NumPy function (np.linalg.norm, ...)
+    if name in EXCLUDED:
+        return None
     f = getattr(_NS, name, None)
     if f is None or not callable(f) or id(f) in _STUBS or isinstance(f, type):
         return None
     return f
+
+
+def _public_name(func):
+    """'linalg.norm' for numpy.linalg.norm, 'sum' for numpy.sum."""
+    name = getattr(func, "__name__", repr(func))
+    parts = getattr(func, "__module__", "numpy").split(".")[1:]
+    sub = [p for p in parts if not p.startswith("_")]
+    return ".".join(sub[:1] + [name]) if sub and len(sub) == len(parts) else name
 
 
 def array_function(func, types, args, kwargs):
@@ -91,7 +101,7 @@ def array_function(func, types, args, kwargs):
         return NotImplemented  # another library's array type takes part: let it answer
     f = lookup(func)
     if f is None:
-        name = getattr(func, "__name__", repr(func))
+        name = _public_name(func)
         raise TypeError(
             f"numpy.{name} is not implemented for vp.ndarray (resident GPU arrays) and VulPy "
             f"does not copy to the host silently; run it on a NumPy copy made explicitly: "
