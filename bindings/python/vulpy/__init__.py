@@ -46,6 +46,17 @@ from ._reduce import (all, any, argmax, argmin, cumprod, cumsum, mean, prod,  # 
                       sum)
 from ._indexing import take, transpose  # noqa: F401
 
+# --- issue 19 (array API): host vp.var / vp.std (NumPy's; vp.var keeps its
+# kernel-language meaning inside kernels), np.<function>(resident) dispatch
+from ._reduce import dot, std, var  # noqa: F401,E402
+from ._types import kernel_name as _kn  # noqa: E402
+_kn(var, "var")
+_kn(dot, "dot")
+from . import _npfunc  # noqa: E402
+import sys as _sys  # noqa: E402
+_npfunc.bind(_sys.modules[__name__])
+del _kn, _sys
+
 # ufuncs: vp.sin, vp.add, vp.where, ... and their GLSL-style aliases
 for _n in _ufunc.ALL:
     globals()[_n] = getattr(_ufunc, _n)

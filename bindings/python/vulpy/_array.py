@@ -537,7 +537,8 @@ def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
     from . import _ufunc
     f = _ufunc.BY_NUMPY.get(ufunc.__name__)
     if method != "__call__" or f is None or set(kwargs) - {"out"}:
-        return NotImplemented
+        from . import _npfunc  # an error naming the ufunc, not a silent download
+        return _npfunc.ufunc_unhandled(ufunc, method, inputs, kwargs)
     out = kwargs.get("out")
     if isinstance(out, tuple):
         if len(out) != 1:
@@ -730,3 +731,80 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None, *, memory=None, con
     if dtype is None:
         a = a.astype(default_dtype(a.dtype, start, stop), copy=False)
     return asarray(a, memory=memory, context=context)
+
+
+# ------------------------------------------- NumPy protocols (issue 19)
+# np.<function>(x) runs on the device or raises a TypeError naming it, never
+# a silent download (_npfunc); repr/str show values like NumPy's; format(),
+# pickle/deepcopy (a host copy and back) and the buffer protocol.
+def __array_function__(self, func, types, args, kwargs):
+    from . import _npfunc
+    return _npfunc.array_function(func, types, args, kwargs)
+
+
+def _display(self):
+    """A copy downloaded for display only; np.array2string abbreviates it
+    with '...' past NumPy's print threshold."""
+    return self.numpy()
+
+
+def _ndarray_repr(self):
+    # NumPy's layout (numpy's _array_repr_implementation): the values, then
+    # the note on the last line, or on a line of its own when it would pass
+    # the line width. The shape stays in the note: '...' hides it.
+    prefix = "vp.ndarray("
+    note = f"shape={self.shape}, dtype={self.dtype.name}, memory={self.memory!r})"
+    if self._size == 0:
+        return f"{prefix}[], {note}"
+    body = np.array2string(_display(self), separator=", ", prefix=prefix, suffix=",")
+    # continuation lines carry the prefix's indent already; the first does not
+    last = len(body.rsplit("\n", 1)[-1]) + (0 if "\n" in body else len(prefix))
+    if last + 2 + len(note) > np.get_printoptions()["linewidth"]:
+        return f"{prefix}{body},\n{' ' * len(prefix)}{note}"
+    return f"{prefix}{body}, {note}"
+
+
+def _ndarray_str(self):
+    return str(_display(self))
+
+
+def _ndarray_format(self, spec):
+    if self.shape == () or (spec and self._size == 1 and self.ndim == 0):
+        return format(self.item(), spec)
+    if not spec:
+        return str(self)
+    raise TypeError(f"unsupported format string {spec!r} for a vp.ndarray of shape "
+                    f"{self.shape}: only 0-d arrays take a format spec (as NumPy)")
+
+
+def _rebuild(data, dtype, memory):
+    """Unpickling: upload the host copy into memory of the pickled kind
+    (the default context's; 'device' where that kind is missing)."""
+    return asarray(data, dtype=dtype, memory=memory)
+
+
+def _ndarray_reduce(self):
+    """Pickle as a NumPy copy of the values plus dtype and memory kind;
+    unpickling uploads it again (to the default context)."""
+    return (_rebuild, (self.numpy(), self.dtype, self.memory))
+
+
+def _ndarray_deepcopy(self, memo):
+    return self.copy()
+
+
+def _ndarray_buffer(self, flags):
+    """The buffer protocol (Python 3.12+: memoryview(x)): the persistent
+    mapping of a host-visible array, no copy; ValueError naming the memory
+    kind otherwise (numpy_view's)."""
+    return memoryview(self.numpy_view())
+
+
+ndarray.__array_function__ = __array_function__
+ndarray.__repr__ = _ndarray_repr
+ndarray.__str__ = _ndarray_str
+ndarray.__format__ = _ndarray_format
+ndarray.__reduce__ = _ndarray_reduce
+ndarray.__deepcopy__ = _ndarray_deepcopy
+ndarray.__copy__ = lambda self: self.copy()
+ndarray.__buffer__ = _ndarray_buffer

@@ -305,3 +305,131 @@ def _install():
 
 
 _install()
+
+
+# ----------------------------------------------------------- var and std
+# numpy.var / numpy.std (issue 19) from the reductions above: the mean
+# (kept dims, so it broadcasts), then the mean of the squared deviations
+# from it, scaled by n / (n - ddof). Two passes over the data, as NumPy
+# does: sound where the one-pass E[x^2] - E[x]^2 cancels catastrophically.
+# In host Python vp.var is this function; inside a kernel `vp.var(expr)`
+# keeps its kernel-language meaning (a mutable variable): the frontend
+# reads the kernel's AST, never this object (_types.kernel_name).
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
+    """vp.var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    numpy.var on the GPU (the mean, then the mean of squared deviations).
+    NumPy in -> NumPy out, resident in -> resident out. Inside a kernel,
+    vp.var(expr) is the kernel language's variable (docs/language.md)."""
+    return _moment("var", a, axis, dtype, out, ddof, keepdims, context)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
+    """vp.std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    numpy.std on the GPU (the square root of vp.var)."""
+    return _moment("std", a, axis, dtype, out, ddof, keepdims, context)
+
+
+def _moment(kind, a, axis, dtype, out, ddof, keepdims, context):
+    from . import _ufunc
+    from ._jit import Tracer
+    if isinstance(a, (list, tuple)) or np.isscalar(a):
+        a = np.asarray(a)
+    dt = np.dtype(a.dtype)
+    if dt.kind == "c" or (dtype is not None and np.dtype(dtype).kind == "c"):
+        raise TypeError(f"vp.{kind}: complex input is not supported")
+    if dtype is not None:
+        a = a.astype(dtype)
+    elif dt.kind in "biu":
+        # NumPy: the variance of integers and bools is float64
+        a = a.astype(np.float64)
+    shape = tuple(a.shape)  # ndarrays and vp.jit tracers
+    axes = _axes(axis, len(shape), kind)
+    n = 1
+    for i in axes:
+        n *= shape[i]
+    if n - ddof <= 0:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
+    kw = {} if isinstance(a, Tracer) else {"context": context}
+    m = mean(a, axis, None, None, True, **kw)
+    d = _ufunc.subtract(a, m)
+    s = sum(_ufunc.multiply(d, d), axis, None, None, keepdims, **kw)
+    div = builtins.max(n - ddof, 0)
+    if kind == "var":
+        return _ufunc.divide(s, div, out=out) if out is not None else _ufunc.divide(s, div)
+    v = _ufunc.divide(s, div)
+    return _ufunc.sqrt(v, out=out) if out is not None else _ufunc.sqrt(v)
+
+
+def _install_moments():
+    from ._jit import Tracer
+    for cls in (_array.ndarray, Tracer):
+        for name, f in (("var", var), ("std", std)):
+            setattr(cls, name, _method(f))
+
+
+_install_moments()
+
+
+# ------------------------------------------------------------------- dot
+# numpy.dot from the elementwise product and vp.sum (issue 19), until the
+# tiled GEMM kernel exists: vectors and matrix-vector products are one
+# product-and-reduce; a matrix product is the broadcast product
+# (m, k, 1) * (1, k, n) summed over k, which holds m*k*n elements, so it is
+# refused above DOT_MAX_ELEMENTS rather than run slowly. Inside a kernel,
+# vp.dot(u, v) stays the kernel language's vector dot (the frontend reads
+# the AST; _types.kernel_name).
+DOT_MAX_ELEMENTS = 1 << 24
+
+
+def dot(a, b, out=None):
+    """vp.dot(a, b, out=None): numpy.dot on the GPU for scalars, vectors,
+    matrix-vector and (small: m*k*n <= 2**24) matrix-matrix products.
+    NumPy in -> NumPy out, resident in -> resident out. Inside a kernel,
+    vp.dot(u, v) is the kernel language's vector dot product."""
+    from . import _ufunc
+    a = np.asarray(a) if isinstance(a, (list, tuple)) else a
+    b = np.asarray(b) if isinstance(b, (list, tuple)) else b
+    sa, sb = tuple(np.shape(a) if np.isscalar(a) else a.shape), \
+        tuple(np.shape(b) if np.isscalar(b) else b.shape)
+    if not sa or not sb:
+        return _ufunc.multiply(a, b, out=out) if out is not None else _ufunc.multiply(a, b)
+    if sa[-1] != (sb[0] if len(sb) == 1 else sb[-2]):
+        raise ValueError(f"vp.dot: shapes {sa} and {sb} not aligned: {sa[-1]} (dim "
+                         f"{len(sa) - 1}) != {sb[0] if len(sb) == 1 else sb[-2]} (dim "
+                         f"{0 if len(sb) == 1 else len(sb) - 2})")
+    rdt = np.result_type(a.dtype, b.dtype)  # NumPy: int32 . int32 is int32
+    if len(sb) == 1:
+        r = sum(_ufunc.multiply(a, b), -1, rdt)
+    elif len(sa) <= 2 and len(sb) == 2:
+        m = sa[0] if len(sa) == 2 else 1
+        k, n = sb
+        if m * k * n > DOT_MAX_ELEMENTS:
+            raise NotImplementedError(
+                f"vp.dot: a {sa} x {sb} matrix product needs the GEMM kernel, which VulPy "
+                f"has not yet (the broadcast product would hold {m * k * n} elements; "
+                f"the limit is vp._reduce.DOT_MAX_ELEMENTS = {DOT_MAX_ELEMENTS})")
+        a2 = _contig(a).reshape(sa + (1,))
+        r = sum(_ufunc.multiply(a2, _contig(b).reshape((1,) * (len(sa) - 1) + sb)),
+                len(sa) - 1, rdt)
+    else:
+        raise NotImplementedError(f"vp.dot: operands of {len(sa)} and {len(sb)} dimensions "
+                                  f"(only up to matrix x matrix); use numpy.dot on x.numpy()")
+    return r if out is None else _copy_into(r, out)
+
+
+def _contig(x):
+    if isinstance(x, _array.ndarray) and not x.contiguous:
+        return x.copy()
+    return np.ascontiguousarray(x) if isinstance(x, np.ndarray) else x
+
+
+def _copy_into(r, out):
+    from . import _ufunc
+    return _ufunc.multiply(r, 1, out=out)
+
+
+def _install_dot():
+    _array.ndarray.dot = _method(dot)
+
+
+_install_dot()

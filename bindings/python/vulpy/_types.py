@@ -126,6 +126,21 @@ def _kernel_only(name):
 
 KERNEL_STUBS = {name: _kernel_only(name) for name in KERNEL_ONLY}
 
+
+# Names that are both a host function (NumPy's meaning, in host Python) and
+# a kernel-language builtin (inside @vp.kernel / .vul.py): vp.var, vp.dot. The
+# frontend reads a kernel's AST, so `vp.var(expr)` in a kernel never calls
+# the Python object; the host function carries this marker, which says so.
+HOST_AND_KERNEL = ("var", "dot")
+
+
+def kernel_name(f, name):
+    """Marks host function f as also the kernel language's `vp.<name>`."""
+    f.__vp_kernel_builtin__ = name
+    f.__doc__ = (f.__doc__ or "") + (f"\n\nInside a kernel, vp.{name}(...) is the kernel "
+                                     f"language's builtin (docs/language.md).")
+    return f
+
 # VIR type spellings (manifests) -> NumPy dtypes of one element.
 _VIR_SCALARS = {
     "bool": np.dtype(np.uint32),  # booleans live in buffers as 32-bit words

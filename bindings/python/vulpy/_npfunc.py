@@ -1,0 +1,131 @@
+"""NumPy functions on resident arrays: vp.ndarray.__array_function__.
+
+`np.concatenate(x)`, `np.sum(x)`, `np.sort(x)` on a vp.ndarray come here
+(NEP 18). A NumPy function VulPy implements runs on the device: the call
+goes to vp.<same name> (or to the few adapters below, where NumPy's
+signature differs) and returns a resident array. Any other raises a
+TypeError that names the function and says how to get a NumPy array
+explicitly (`x.numpy()` / `np.asarray(x)`): a NumPy function never
+downloads a resident array silently. np.asarray / np.array stay explicit
+conversions (they do not go through __array_function__).
+
+Layering: this module imports nothing from the package but _types. The
+package's top (__init__) binds the vulpy namespace with bind(); names are
+looked up at call time, so functions added to vp later are found too.
+"""
+import numpy as np
+
+from . import _types
+
+_NS = None  # the vulpy package, set by bind()
+_STUBS = frozenset(id(f) for f in _types.KERNEL_STUBS.values())
+
+
+def bind(namespace):
+    """Where vp.<name> is looked up (the vulpy package module)."""
+    global _NS
+    _NS = namespace
+
+
+def _result_type(*arrays_and_dtypes):
+    return np.result_type(*(getattr(a, "dtype", a) for a in arrays_and_dtypes))
+
+
+def _reshape(a, *args, **kwargs):
+    shape = kwargs.pop("shape", kwargs.pop("newshape", None))
+    if args:
+        shape = args[0]
+        args = args[1:]
+    order = kwargs.pop("order", args[0] if args else "C")
+    if order != "C" or kwargs:
+        raise TypeError("numpy.reshape on a vp.ndarray supports order='C' only")
+    return a.reshape(shape)
+
+
+def _ravel(a, order="C"):
+    if order != "C":
+        raise TypeError("numpy.ravel on a vp.ndarray supports order='C' only")
+    return a.ravel()
+
+
+def _copy(a, order="K", subok=False):
+    return a.copy()
+
+
+# NumPy name -> function(args...) where vp has no function of the same name
+# and NumPy semantics (metadata functions answer without touching the data).
+ADAPTERS = {
+    "shape": lambda a: tuple(a.shape),
+    "ndim": lambda a: a.ndim,
+    "size": lambda a, axis=None: a.size if axis is None else a.shape[axis],
+    "result_type": _result_type,
+    "reshape": _reshape,
+    "ravel": _ravel,
+    "copy": _copy,
+    "min": lambda *a, **k: getattr(_NS, "amin")(*a, **k),
+    "max": lambda *a, **k: getattr(_NS, "amax")(*a, **k),
+}
+# vp names whose meaning differs from NumPy's function of the same name
+EXCLUDED = frozenset({"compile", "array", "asarray"})
+
+
+def lookup(func):
+    """The VulPy implementation of NumPy function `func`, or None."""
+    if getattr(func, "__module__", "").split(".")[0] != "numpy":
+        return None
+    name = func.__name__
+    if _NS is None or getattr(np, name, None) is not func:
+        return None  # not a top-level NumPy function (np.linalg.norm, ...)
+    if name in ADAPTERS:
+        return ADAPTERS[name]
+    if name in EXCLUDED:
+        return None
+    f = getattr(_NS, name, None)
+    if f is None or not callable(f) or id(f) in _STUBS or isinstance(f, type):
+        return None
+    return f
+
+
+def _public_name(func):
+    """'linalg.norm' for numpy.linalg.norm, 'sum' for numpy.sum."""
+    name = getattr(func, "__name__", repr(func))
+    parts = getattr(func, "__module__", "numpy").split(".")[1:]
+    sub = [p for p in parts if not p.startswith("_")]
+    return ".".join(sub[:1] + [name]) if sub and len(sub) == len(parts) else name
+
+
+def array_function(func, types, args, kwargs):
+    """ndarray.__array_function__: run `func` on the device or refuse."""
+    from_vp = [t for t in types if not issubclass(t, np.ndarray)]
+    if any(getattr(t, "__module__", "").split(".")[0] != "vulpy" for t in from_vp):
+        return NotImplemented  # another library's array type takes part: let it answer
+    f = lookup(func)
+    if f is None:
+        name = _public_name(func)
+        raise TypeError(
+            f"numpy.{name} is not implemented for vp.ndarray (resident GPU arrays) and VulPy "
+            f"does not copy to the host silently; run it on a NumPy copy made explicitly: "
+            f"numpy.{name}(x.numpy(), ...) or numpy.{name}(np.asarray(x), ...)")
+    return f(*args, **kwargs)
+
+
+def ufunc_error(ufunc, method, keywords=()):
+    """The TypeError for a NumPy ufunc (or ufunc method) VulPy has not."""
+    what = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
+    if keywords:
+        what += " with " + ", ".join(f"{k}=" for k in keywords)
+    return TypeError(
+        f"numpy.{what} is not implemented for vp.ndarray (resident GPU arrays) and VulPy does "
+        f"not copy to the host silently; call it on x.numpy() or np.asarray(x) explicitly")
+
+
+def ufunc_unhandled(ufunc, method, inputs, kwargs):
+    """ndarray.__array_ufunc__ for a ufunc, method or keyword VulPy has not:
+    NotImplemented when another library's array type takes part (it may
+    answer), else the TypeError."""
+    for x in inputs + tuple(kwargs.get("out", None) or ()):
+        t = type(x)
+        if hasattr(t, "__array_ufunc__") and not issubclass(t, np.ndarray) and \
+                getattr(t, "__module__", "").split(".")[0] != "vulpy":
+            return NotImplemented
+    raise ufunc_error(ufunc, method, sorted(set(kwargs) - {"out"}))

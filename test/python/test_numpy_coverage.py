@@ -1,0 +1,140 @@
+"""The NumPy names VulPy supports (issue 19), each checked on a small input
+against NumPy: as vp.<name> on resident arrays (a resident result) and, for
+names NumPy dispatches (ufuncs, __array_function__), as np.<name> on
+resident arrays too. A name that regresses - removed, renamed, or wrong -
+fails here. Add a name when VulPy gains one; never remove one to get green.
+"""
+import numpy as np
+import pytest
+
+import vulpy as vp
+from conftest import needs_target
+
+pytestmark = needs_target
+
+F = np.array([[0.25, 0.5, 0.75], [0.125, 0.375, 0.625]], np.float32)   # in (0, 1)
+G = np.array([[1.5, 0.25, 2.0], [0.5, 1.25, 3.0]], np.float32)        # positive
+I = np.array([[3, -7, 12], [5, 0, -2]], np.int32)
+J = np.array([[1, 2, 5], [3, 4, 6]], np.int32)
+P = np.array([[True, False, True], [False, False, True]])
+Q = np.array([[True, True, False], [False, True, True]])
+
+UFUNCS_1 = {  # name -> operand
+    **{n: F for n in ("sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
+                      "arcsinh", "arctanh", "exp", "exp2", "expm1", "log", "log2", "log10",
+                      "log1p", "sqrt", "cbrt", "negative", "absolute", "sign", "reciprocal",
+                      "floor", "ceil", "trunc", "rint", "square", "isnan", "isinf",
+                      "isfinite")},
+    "arccosh": G + 1, "logical_not": P, "invert": I,
+}
+UFUNCS_2 = {  # name -> operands
+    **{n: (G, F) for n in ("add", "subtract", "multiply", "divide", "floor_divide",
+                           "remainder", "power", "minimum", "maximum", "arctan2", "less",
+                           "less_equal", "greater", "greater_equal", "equal", "not_equal")},
+    **{n: (I, J) for n in ("bitwise_and", "bitwise_or", "bitwise_xor")},
+    **{n: (P, Q) for n in ("logical_and", "logical_or", "logical_xor")},
+}
+# vp's other spellings of NumPy's names (NumPy 2 has them too)
+ALIASES = {"abs": "absolute", "true_divide": "divide", "asin": "arcsin", "acos": "arccos",
+           "atan": "arctan", "atan2": "arctan2", "asinh": "arcsinh", "acosh": "arccosh",
+           "atanh": "arctanh", "pow": "power", "mod": "remainder"}
+# array functions: name -> (args, kwargs) on NumPy operands
+FUNCTIONS = {
+    "sum": ((F,), {"axis": 1}), "prod": ((G,), {"axis": 0}), "mean": ((F,), {}),
+    "min": ((I,), {"axis": 1}), "max": ((F,), {}), "amin": ((F,), {"axis": 0}),
+    "amax": ((I,), {}), "argmin": ((G,), {"axis": 1}), "argmax": ((I,), {}),
+    "any": ((P,), {"axis": 0}), "all": ((Q,), {"axis": 1}), "cumsum": ((I,), {"axis": 1}),
+    "cumprod": ((G,), {"axis": 0}), "var": ((G,), {"axis": 1}),
+    "std": ((G,), {"ddof": 1}), "where": ((P, F, G), {}), "clip": ((G, 0.5, 1.5), {}),
+    "take": ((F, [2, 0]), {"axis": 1}), "transpose": ((F,), {}),
+    "zeros_like": ((F,), {}), "ones_like": ((I,), {}), "full_like": ((F, 7.0), {}),
+    "empty_like": ((F,), {}), "dot": ((F, G.T), {}),
+}
+# creation functions (no array operand): name -> (args, kwargs)
+CREATION = {
+    "zeros": (((2, 3),), {"dtype": np.float32}), "ones": ((4,), {"dtype": np.int32}),
+    "full": (((2, 2), 1.5), {"dtype": np.float32}), "empty": ((3,), {"dtype": np.float32}),
+    "arange": ((1, 9, 2), {"dtype": np.int32}),
+    "linspace": ((0.0, 1.0, 5), {"dtype": np.float32}),
+    "asarray": ((F,), {}), "array": ((I,), {}),
+}
+METHODS = ["sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all", "cumsum",
+           "cumprod", "var", "std", "reshape", "ravel", "flatten", "copy", "astype", "fill",
+           "tolist", "item", "transpose", "take"]
+ATTRIBUTES = ["shape", "dtype", "ndim", "size", "nbytes", "itemsize", "T"]
+
+
+def _res(x):
+    return vp.asarray(x) if isinstance(x, np.ndarray) else x
+
+
+def _check(got, want, name):
+    assert isinstance(got, vp.ndarray), f"{name}: {type(got).__name__}, not vp.ndarray"
+    want = np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype, name
+    if name.replace("np.", "") in ("empty", "empty_like"):
+        return
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("name", sorted(UFUNCS_1))
+def test_unary_ufunc(name):
+    a = UFUNCS_1[name]
+    _check(getattr(vp, name)(vp.asarray(a)), getattr(np, name)(a), name)
+    _check(getattr(np, name)(vp.asarray(a)), getattr(np, name)(a), "np." + name)
+
+
+@pytest.mark.parametrize("name", sorted(UFUNCS_2))
+def test_binary_ufunc(name):
+    a, b = UFUNCS_2[name]
+    _check(getattr(vp, name)(vp.asarray(a), vp.asarray(b)), getattr(np, name)(a, b), name)
+    _check(getattr(np, name)(vp.asarray(a), vp.asarray(b)), getattr(np, name)(a, b),
+           "np." + name)
+
+
+@pytest.mark.parametrize("name", sorted(ALIASES))
+def test_alias(name):
+    assert getattr(vp, name) is getattr(vp, ALIASES[name])
+    assert getattr(np, name) is getattr(np, ALIASES[name])
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_function(name):
+    args, kw = FUNCTIONS[name]
+    want = getattr(np, name)(*args, **kw)
+    _check(getattr(vp, name)(*map(_res, args), **kw), want, name)
+    _check(getattr(np, name)(*map(_res, args), **kw), want, "np." + name)
+
+
+@pytest.mark.parametrize("name", sorted(CREATION))
+def test_creation(name):
+    args, kw = CREATION[name]
+    _check(getattr(vp, name)(*args, **kw), getattr(np, name)(*args, **kw), name)
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_method(name):
+    x = vp.asarray(G)
+    assert callable(getattr(x, name)), name
+    call = {"reshape": ((3, 2),), "astype": (np.int32,), "fill": (2.0,), "take": ([1],)}
+    if name == "item":
+        assert vp.asarray(np.float32(2.5)).item() == 2.5
+        return
+    got = getattr(x, name)(*call.get(name, ()))
+    want = getattr(G.copy(), name)(*call.get(name, ()))
+    if name == "fill":
+        got, want = x, np.full_like(G, 2.0)
+    if name == "tolist":
+        assert got == want
+        return
+    _check(got, want, name)
+
+
+@pytest.mark.parametrize("name", ATTRIBUTES)
+def test_attribute(name):
+    got = getattr(vp.asarray(F), name)
+    want = getattr(F, name)
+    if name == "T":
+        _check(got, want, name)
+    else:
+        assert got == want, name
