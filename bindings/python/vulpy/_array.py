@@ -247,7 +247,7 @@ class ndarray:
             return _strided(whole, self)
         return np.frombuffer(self._buf, self.dtype, self._size).reshape(self.shape)
 
-    # ---------------------------------------------------------------- DLPack
+    # ------------------------------------------------------ DLPack, contexts
     def __dlpack_device__(self):
         """(device_type, device_id) as DLPack numbers them: (1, 0) = kDLCPU for
         memory the host can read (the mapping is what __dlpack__ hands out);
@@ -285,6 +285,18 @@ class ndarray:
                               "or copy=True")
         v = self.numpy_view()  # the buffer protocol waits for the GPU's writes
         return _dlpack_of(v, owner=(self, v), versioned=v1)
+
+    def to(self, context, memory=None):
+        """A copy of the array on another vp.Context (through host memory);
+        the array itself when `context` is its own and memory= is unchanged."""
+        from . import _context as _c
+        ctx = _c.resolve(context)
+        if ctx is self._ctx:
+            return self if memory in (None, self.memory) else self.copy(memory)
+        mem = check_memory(memory, ctx) if memory is not None else \
+            (self.memory if self.memory in ("device", "host") else None)
+        host = self.numpy_view() if self._buf.mapped and self.dtype != _BOOL else self.numpy()
+        return asarray(np.ascontiguousarray(host), self.dtype, memory=mem, context=ctx)
 
     def view_words(self):
         """numpy_view of the stored words (uint32 for bool arrays)."""
@@ -822,3 +834,15 @@ def from_dlpack(x, *, copy=None, context=None):
                           "with a size that is a multiple of the device's import alignment)")
     return asarray(a, dt, memory="host", context=ctx)
 
+
+def describe_context(ctx):
+    """A context's name for error messages: two contexts on one device
+    (two vp.Context() on lavapipe) must still read differently."""
+    return f"{ctx.name} (device {ctx.index}, context {id(ctx):#x})"
+
+
+def mixed_contexts(where, a, b):
+    """The ValueError for arrays of two contexts meeting in one call."""
+    return ValueError(f"{where}: arrays of different contexts meet in one call: "
+                      f"{describe_context(a)} and {describe_context(b)}; copy one "
+                      f"over with x.to(context)")
