@@ -34,7 +34,8 @@ def test_dlpack_waits_for_pending_gpu_writes(ctx):
     np.testing.assert_array_equal(a, np.full(1 << 16, 2.0, np.float32))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint32, np.float64, np.int64, np.uint64])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint32,
+                                   np.float64, np.int64, np.uint64])
 def test_dlpack_dtypes_and_shapes(ctx, dtype):
     if np.dtype(dtype).itemsize == 8 and not ctx.has("float64" if dtype == np.float64 else "int64"):
         pytest.skip("no 64-bit type on this device")

@@ -34,7 +34,8 @@ def compile_file(lib, src, out, arch):
     nv = ctypes.CDLL(lib)
     prog = ctypes.c_void_p()
     code = open(src, "rb").read()
-    r = nv.nvrtcCreateProgram(ctypes.byref(prog), code, os.path.basename(src).encode(), 0, None, None)
+    name = os.path.basename(src).encode()
+    r = nv.nvrtcCreateProgram(ctypes.byref(prog), code, name, 0, None, None)
     if r:
         return f"nvrtcCreateProgram failed: {r}"
     opts = [f"--gpu-architecture={arch}".encode(), b"-std=c++17"]
