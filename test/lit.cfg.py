@@ -40,6 +40,12 @@ config.substitutions.append(("%nvcc", "/usr/local/cuda/bin/nvcc"))
 
 if os.path.exists("/usr/local/cuda/bin/nvcc"):
     config.available_features.add("nvcc")
+# NVRTC (libnvrtc from the CUDA toolkit or the nvidia-cuda-nvrtc wheel):
+# compile-all-nvrtc.test compiles the printed CUDA the way CuPy does.
+import subprocess as _sp
+if _sp.run([python, os.path.join(config.test_source_root, "Target", "Inputs", "nvrtc_compile.py"),
+            "--find"], capture_output=True).returncode == 0:
+    config.available_features.add("nvrtc")
 if shutil.which("valgrind"):
     config.available_features.add("valgrind")
 # Debian's hipcc picks the NVIDIA platform whenever nvcc is installed; the

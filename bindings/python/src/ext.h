@@ -14,6 +14,7 @@
  *   compile.c  the compiler: AST JSON -> VIR -> GLSL/SPIR-V/CUDA/HIP/manifest,
  *              raw GLSL -> SPIR-V, reflection, manifests as dicts
  *   control.c  Control (vrt_control)
+ *   dlpack.c   DLPack export capsules (__dlpack__)
  * All per-interpreter data (types, exception classes) lives in the module
  * state; types are heap types created with PyType_FromModuleAndSpec, and
  * none may be subclassed (KernelCall aside: it never looks for the module),
@@ -199,6 +200,8 @@ vir_module *vpy_parse_vir(vpy_state *st, const char *text, size_t len, const cha
 
 /* jit.c: array-level VIR through fuse and lower-arrays to kernels */
 extern PyMethodDef vpy_jit_methods[];
+/* dlpack.c: DLPack export capsules (issue 18) */
+extern PyMethodDef vpy_dlpack_methods[];
 
 /* control.c */
 extern PyType_Spec vpy_control_spec;

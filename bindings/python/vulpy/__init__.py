@@ -82,3 +82,7 @@ def _has_extension():
 
 # --- issue 20 (trust): timeouts, the kernel cache's warnings ---
 from ._errors import CacheWarning, TimeoutError  # noqa: E402,F401,A004
+
+
+# --- issue 18 (beyond one device): DLPack import ---
+from ._array import from_dlpack  # noqa: E402,F401

@@ -247,6 +247,57 @@ class ndarray:
             return _strided(whole, self)
         return np.frombuffer(self._buf, self.dtype, self._size).reshape(self.shape)
 
+    # ------------------------------------------------------ DLPack, contexts
+    def __dlpack_device__(self):
+        """(device_type, device_id) as DLPack numbers them: (1, 0) = kDLCPU for
+        memory the host can read (the mapping is what __dlpack__ hands out);
+        (7, device index) = kDLVulkan for device-only memory, which
+        __dlpack__ cannot export."""
+        if self._buf.mapped:
+            return (1, 0)
+        return (7, self._ctx.index)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule (kDLCPU, zero copy) over the array's persistent
+        mapping, for np.from_dlpack / torch.from_dlpack. The host waits for
+        pending GPU writes first (a host read point, like numpy_view());
+        later GPU writes are not ordered with the consumer: call __dlpack__
+        again (or vp.synchronize) after them. The capsule keeps the array
+        alive. Device-only memory raises BufferError naming the memory kind
+        (copy=True exports a host copy instead)."""
+        if stream is not None:
+            raise ValueError(f"__dlpack__: stream must be None for host (kDLCPU) memory, "
+                             f"got {stream!r}")
+        if dl_device is not None and tuple(dl_device) != (1, 0):
+            raise BufferError(f"__dlpack__: can only export to the CPU (kDLCPU, (1, 0)), "
+                              f"not dl_device={tuple(dl_device)!r}")
+        v1 = max_version is not None and tuple(max_version)[:1] >= (1,)
+        if copy:
+            return _dlpack_of(self.numpy(), versioned=v1, copied=True)
+        if not self._buf.mapped:
+            raise BufferError(
+                f"__dlpack__: this array is in memory={self.memory!r} on {self._ctx.name}, "
+                f"which the host cannot map, so there is no zero-copy DLPack export; allocate "
+                f"it with memory='host', 'cached' or 'rebar', or pass copy=True")
+        if self.dtype == _BOOL:
+            raise BufferError("__dlpack__: resident bool arrays are stored as uint32 words, "
+                              "so there is no zero-copy bool export; use .astype(np.uint8) "
+                              "or copy=True")
+        v = self.numpy_view()  # the buffer protocol waits for the GPU's writes
+        return _dlpack_of(v, owner=(self, v), versioned=v1)
+
+    def to(self, context, memory=None):
+        """A copy of the array on another vp.Context (through host memory);
+        the array itself when `context` is its own and memory= is unchanged."""
+        from . import _context as _c
+        ctx = _c.resolve(context)
+        if ctx is self._ctx:
+            return self if memory in (None, self.memory) else self.copy(memory)
+        mem = check_memory(memory, ctx) if memory is not None else \
+            (self.memory if self.memory in ("device", "host") else None)
+        host = self.numpy_view() if self._buf.mapped and self.dtype != _BOOL else self.numpy()
+        return asarray(np.ascontiguousarray(host), self.dtype, memory=mem, context=ctx)
+
     def view_words(self):
         """numpy_view of the stored words (uint32 for bool arrays)."""
         if self.dtype != _BOOL:
@@ -808,3 +859,68 @@ ndarray.__reduce__ = _ndarray_reduce
 ndarray.__deepcopy__ = _ndarray_deepcopy
 ndarray.__copy__ = lambda self: self.copy()
 ndarray.__buffer__ = _ndarray_buffer
+
+
+# ------------------------------------------------------------------ DLPack
+_DL_CODES = {"i": 0, "u": 1, "f": 2, "b": 6}
+
+
+def _dlpack_of(a, owner=None, versioned=False, copied=False):
+    """A 'dltensor' capsule over NumPy array `a`'s bytes, keeping `owner`
+    (default `a`) alive (dlpack.c); versioned: DLPack 1.0's
+    'dltensor_versioned' (writable for NumPy; 0.8 imports are read-only)."""
+    code = _DL_CODES.get(a.dtype.kind)
+    if code is None:
+        raise BufferError(f"__dlpack__: dtype {a.dtype} has no DLPack export")
+    item = a.dtype.itemsize
+    if any(s % item for s in a.strides):
+        raise BufferError("__dlpack__: strides are not a multiple of the element size")
+    strides = None if a.flags.c_contiguous else tuple(s // item for s in a.strides)
+    return _native.ext().dlpack_capsule(a if owner is None else owner, a.ctypes.data, a.shape,
+                                        strides, code, item * 8, versioned, copied)
+
+
+def from_dlpack(x, *, copy=None, context=None):
+    """A resident array from any object with __dlpack__ (a NumPy array, a
+    PyTorch CPU tensor, a vp.ndarray). kDLCPU data is imported as
+    memory='host' with no copy where vp.asarray can import it (page-aligned,
+    C-contiguous, writable, a whole number of import granules: what
+    vp.aligned_empty makes, or large NumPy allocations); otherwise the data is
+    copied into a new array (copy=False then raises BufferError instead).
+    A vp.ndarray of the same context comes back as is. Device (non-CPU)
+    tensors raise BufferError."""
+    if isinstance(x, ndarray):
+        return x.to(context) if context is not None else (x.copy() if copy else x)
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(f"vp.from_dlpack: {type(x).__name__} has no __dlpack__")
+    if hasattr(x, "__dlpack_device__"):
+        dev = tuple(x.__dlpack_device__())
+        if dev[0] not in (1, 3):  # kDLCPU, kDLCUDAHost: the host can read both
+            raise BufferError(f"vp.from_dlpack: the tensor is on DLPack device {dev} (not "
+                              f"the CPU); VulPy imports kDLCPU tensors only")
+    a = np.from_dlpack(x)
+    ctx = _context.resolve(context)
+    dt = check_dtype(a.dtype, "vp.from_dlpack")
+    if not copy and ctx.has("external_memory_host") and a.dtype == dt:
+        target = _import_target(a, ctx)
+        if target is not None:
+            buf = _native.ext().Buffer.import_host(ctx._native, target)
+            return ndarray(buf, a.shape, dt, ctx)
+    if copy is False:
+        raise BufferError("vp.from_dlpack: copy=False, but this tensor cannot be imported "
+                          "without a copy (it must be C-contiguous, writable and page-aligned "
+                          "with a size that is a multiple of the device's import alignment)")
+    return asarray(a, dt, memory="host", context=ctx)
+
+
+def describe_context(ctx):
+    """A context's name for error messages: two contexts on one device
+    (two vp.Context() on lavapipe) must still read differently."""
+    return f"{ctx.name} (device {ctx.index}, context {id(ctx):#x})"
+
+
+def mixed_contexts(where, a, b):
+    """The ValueError for arrays of two contexts meeting in one call."""
+    return ValueError(f"{where}: arrays of different contexts meet in one call: "
+                      f"{describe_context(a)} and {describe_context(b)}; copy one "
+                      f"over with x.to(context)")

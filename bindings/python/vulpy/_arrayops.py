@@ -58,8 +58,7 @@ class Call:
             if self.ctx is None:
                 self.ctx = x._ctx
             elif x._ctx is not self.ctx:
-                raise ValueError(f"vp.{self.name}: operands live on different contexts "
-                                 f"({self.ctx.name} and {x._ctx.name})")
+                raise _array.mixed_contexts(f"vp.{self.name}", self.ctx, x._ctx)
             if self.resident is None:
                 self.resident = x
 
@@ -127,7 +126,7 @@ class Call:
                 raise ValueError(f"vp.{self.name}: out= has shape {out.shape}, the result has "
                                  f"shape {shape}")
             if out._ctx is not ctx:
-                raise ValueError(f"vp.{self.name}: out= lives on another context")
+                raise _array.mixed_contexts(f"vp.{self.name} (out=)", ctx, out._ctx)
             v = self.g.cast(value, out.dtype) if out.dtype != dt else value
             b = self.g.buffer(("r", id(out._buf)), storage_of(out), extent(out), out._buf,
                               "out")

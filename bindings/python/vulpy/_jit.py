@@ -469,8 +469,7 @@ class JitFunction:
                 if ctx is None:
                     ctx = a._ctx
                 elif a._ctx is not ctx:
-                    raise ValueError(f"vp.jit {self.__name__}: arguments live on different "
-                                     f"contexts")
+                    raise _array.mixed_contexts(f"vp.jit {self.__name__}", ctx, a._ctx)
         ctx = ctx or _context.resolve(self.context)
         if outs:
             # an argument that overlaps an out= array other than element for

@@ -89,8 +89,7 @@ def launch(prog, args, push, dispatch, groups, sync, context, label, whole=()):
             if ctx is None:
                 ctx = c
             elif c is not ctx:
-                raise ValueError(f"{label}: buffers live on different contexts "
-                                 f"({ctx.name} and {c.name})")
+                raise _array.mixed_contexts(label, ctx, c)
     ctx = _context.resolve(ctx)
     grid, by_groups = _grid(label, dispatch, groups)
     data = prog.packer.pack(push)

@@ -341,11 +341,10 @@ def _apply(uf, args, out, context, sync, loop=None):
                 ctx = a._ctx
                 resident = a if resident is None else resident
             elif a._ctx is not ctx:
-                raise ValueError(f"vp.{uf.name}: operands live on different contexts "
-                                 f"({ctx.name} and {a._ctx.name})")
+                raise _array.mixed_contexts(f"vp.{uf.name}", ctx, a._ctx)
     if resident is not None and out is not None and isinstance(out, _array.ndarray):
         if ctx is not None and out._ctx is not ctx:
-            raise ValueError(f"vp.{uf.name}: out= lives on another context than the inputs")
+            raise _array.mixed_contexts(f"vp.{uf.name} (out=)", ctx, out._ctx)
         ctx = out._ctx
     if ctx is None:
         ctx = _context.resolve(context)

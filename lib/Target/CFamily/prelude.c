@@ -423,7 +423,31 @@ void cf_emit_prelude(cf_printer *p, vp_strbuf *out) {
     pre |= CF_PRE_VEC;
   if (hip)
     vp_strbuf_append(out, "#include <hip/hip_runtime.h>\n");
-  vp_strbuf_append(out, "#include <stdint.h>\n");
+  /* NVRTC (CuPy's RawModule back end) has no system headers: <stdint.h>
+   * stops it, so under __CUDACC_RTC__ the fixed-width types are spelled out
+   * as glibc / MSVC spell them (so that 64-bit overloads such as the
+   * atomics' uint64_t wrappers resolve the same way as under nvcc). */
+  if (hip)
+    vp_strbuf_append(out, "#include <stdint.h>\n");
+  else
+    vp_strbuf_append(out,
+                     "#ifdef __CUDACC_RTC__\n"
+                     "typedef signed char int8_t;\n"
+                     "typedef unsigned char uint8_t;\n"
+                     "typedef short int16_t;\n"
+                     "typedef unsigned short uint16_t;\n"
+                     "typedef int int32_t;\n"
+                     "typedef unsigned int uint32_t;\n"
+                     "#ifdef _WIN32\n"
+                     "typedef long long int64_t;\n"
+                     "typedef unsigned long long uint64_t;\n"
+                     "#else\n"
+                     "typedef long int64_t;\n"
+                     "typedef unsigned long uint64_t;\n"
+                     "#endif\n"
+                     "#else\n"
+                     "#include <stdint.h>\n"
+                     "#endif\n");
   if (pre & CF_PRE_F16)
     vp_strbuf_append(out, hip ? "#include <hip/hip_fp16.h>\n" : "#include <cuda_fp16.h>\n");
   vp_strbuf_append(out, "\ntypedef unsigned int uint;\n");

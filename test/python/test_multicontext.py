@@ -1,0 +1,102 @@
+"""Two contexts in one process (issue 18): arrays of two contexts meeting in
+one call (ufuncs, vp.jit, @vp.kernel) raise a ValueError naming both
+devices, and x.to(ctx) copies an array to another context (through host
+memory). Both contexts are on the default device (lavapipe here)."""
+import numpy as np
+import pytest
+
+import vulpy as vp
+from conftest import needs_ext, needs_target
+
+pytestmark = needs_ext
+
+
+@pytest.fixture
+def two(ctx):
+    other = vp.Context()
+    assert other is not ctx and other._native is not ctx._native
+    return ctx, other
+
+
+def _names_both(exc, a, b):
+    msg = str(exc.value)
+    assert "different contexts" in msg
+    assert f"{id(a):#x}" in msg and f"{id(b):#x}" in msg
+    assert msg.count(a.name) + msg.count(b.name) >= 2
+
+
+def test_two_contexts_both_work(two):
+    a, b = two
+    x = vp.asarray(np.arange(4, dtype=np.float32), context=a)
+    y = vp.asarray(np.arange(4, dtype=np.float32), context=b)
+    np.testing.assert_array_equal((x + 1).numpy(), (y + 1).numpy())
+    assert x.context is a and y.context is b
+
+
+def test_ufunc_names_both_devices(two):
+    a, b = two
+    x, y = vp.zeros(3, context=a), vp.zeros(3, context=b)
+    with pytest.raises(ValueError) as e:
+        vp.add(x, y)
+    _names_both(e, a, b)
+    with pytest.raises(ValueError) as e:
+        vp.add(x, x, out=y)
+    _names_both(e, a, b)
+    with pytest.raises(ValueError) as e:
+        x + y
+    _names_both(e, a, b)
+
+
+def test_jit_names_both_devices(two):
+    a, b = two
+
+    @vp.jit
+    def f(p, q):
+        return p * 2 + q
+
+    x, y = vp.ones(3, context=a), vp.ones(3, context=b)
+    np.testing.assert_array_equal(f(x, x).numpy(), np.full(3, 3, np.float32))
+    with pytest.raises(ValueError) as e:
+        f(x, y)
+    _names_both(e, a, b)
+
+
+@needs_target
+def test_kernel_names_both_devices(two):
+    a, b = two
+
+    @vp.kernel(local_size_x=64)
+    def k(x: vp.Buffer[vp.float32], y: vp.Buffer[vp.float32]):
+        i = vp.global_id()
+        y[i] = x[i] + 1.0
+
+    x, y = vp.ones(4, context=a), vp.zeros(4, context=b)
+    with pytest.raises(ValueError) as e:
+        k(x, y, dispatch=4)
+    _names_both(e, a, b)
+
+
+@pytest.mark.parametrize("memory", ["device", "host"])
+def test_to_copies_to_another_context(two, memory):
+    a, b = two
+    h = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x = vp.asarray(h, memory=memory, context=a)
+    y = x.to(b)
+    assert y.context is b and y.shape == (3, 4) and y.dtype == np.float32
+    np.testing.assert_array_equal(y.numpy(), h)
+    vp.add(y, 1.0, out=y)  # a copy: x does not change
+    np.testing.assert_array_equal(x.numpy(), h)
+    np.testing.assert_array_equal((y - 1).numpy(), h)
+    assert x.to(a) is x
+    np.testing.assert_array_equal(x[:, 1::2].to(b).numpy(), h[:, 1::2])
+    assert x.to(b, memory="host").memory == "host"
+    z = vp.asarray(np.array([True, False]), context=a).to(b)
+    np.testing.assert_array_equal(z.numpy(), [True, False])
+
+
+def test_from_dlpack_to_another_context(two):
+    a, b = two
+    x = vp.arange(5, dtype=np.float32, memory="host", context=a)
+    y = vp.from_dlpack(x, context=b)
+    assert y.context is b
+    np.testing.assert_array_equal(y.numpy(), np.arange(5, dtype=np.float32))
