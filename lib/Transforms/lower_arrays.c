@@ -1752,6 +1752,17 @@ static void plan_vec4(lw *l) {
       vp_ptrvec_push(&l->tmp, ok && !red_store ? &cand : &bad, op->attr.sym);
     }
   }
+  /* an array function's loose loads and stores (outside any array.kernel:
+   * lowered one op at a time, scalar) read their buffers as written, so
+   * those buffers keep their element type (found by fuzz_vir) */
+  for (uint32_t i = 0; i < l->m->syms.len; i++) {
+    vir_sym *f = l->m->syms.data[i];
+    if (f->kind == VIR_SYM_FUNC && f->func && f->func->is_array)
+      for (vir_op *op = f->func->body.first; op; op = op->next)
+        if (op->code == VIR_OP_ARRAY_LOAD || op->code == VIR_OP_ARRAY_STORE ||
+            op->code == VIR_OP_ARRAY_SCATTER)
+          vp_ptrvec_push(&l->tmp, &bad, op->attr.sym);
+  }
   for (uint32_t i = 0; i < cand.len; i++) {
     vir_sym *s = cand.data[i];
     bool isbad = is_packed8(l, s) || is_vec4(l, s);
