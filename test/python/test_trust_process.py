@@ -130,17 +130,19 @@ def test_pool_of_four(method, tmp_path):
 def test_ctrl_c_interrupts_a_long_gpu_call():
     r = _run(pre=SPIN, body="""
         k = vp.kernel(local_size_x=64)(spin)
-        x = vp.asarray(np.zeros(1 << 15, np.float32))
-        k(x, n=10, dispatch=1 << 15)  # compiled and warm
+        # 2^17 invocations x 60000 steps: about 2 s on an idle 2-core
+        # lavapipe (2^15 took 0.47 s there and ended before the signal)
+        x = vp.asarray(np.zeros(1 << 17, np.float32))
+        k(x, n=10, dispatch=1 << 17)  # compiled and warm
         sent = []
         def interrupt():
-            time.sleep(0.5)
+            time.sleep(0.2)
             sent.append(time.perf_counter())
             os.kill(os.getpid(), signal.SIGINT)
         threading.Thread(target=interrupt).start()
         t0 = time.perf_counter()
         try:
-            k(x, n=60000, dispatch=1 << 15)  # seconds on lavapipe
+            k(x, n=60000, dispatch=1 << 17)  # seconds on lavapipe
             caught = None
         except KeyboardInterrupt:
             caught = time.perf_counter()
