@@ -64,7 +64,13 @@ vrt_control *vrt_control_create(vrt_context *ctx, const char *const *names, uint
   c->nnames = nnames;
   c->names = copy;
   pthread_mutex_lock(&ctx->lock);
-  c->buf = vrt__buffer_create(ctx, (uint64_t)words * 4, VRT_HOST,
+  /* Device-local where the device can map it (resizable BAR), else host
+   * memory. A running kernel must see the host's writes: measured on the
+   * H200, device-scope atomic loads of host (system) memory never saw a
+   * host write during a dispatch - the GPU's L2 keeps the line, and Vulkan
+   * has no system scope - while host writes through the BAR land in the
+   * GPU's own memory, behind that L2. */
+  c->buf = vrt__buffer_create(ctx, (uint64_t)words * 4, VRT_REBAR,
                               VRT_MEM_HOST_VISIBLE | VRT_MEM_HOST_COHERENT, d);
   if (c->buf)
     VRT_LINK(ctx->controls, c);
