@@ -1,7 +1,8 @@
 /* control.c - control buffers: named uint32 words shared by host and GPU.
  *
- * The words live in host-visible, host-coherent memory (kind `host`, with
- * coherence required), persistently mapped, so the host sees a GPU atomic as
+ * The words live in host-visible, host-coherent memory (kind `rebar`, with
+ * coherence required: device-local where the device can map it, else host
+ * memory), persistently mapped, so the host sees a GPU atomic as
  * soon as the device makes it available and the GPU sees a host store
  * without any flush: this is what lets a host read counters of a kernel that
  * is still running, or steer it. Host access uses C11 atomics on the mapped
