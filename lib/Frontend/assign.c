@@ -361,18 +361,27 @@ static void assign(vfe_ctx *c, const vfe_node *target, vfe_val value, const vfe_
   }
 }
 
-/* tile = vp.Shared[T, N] or vp.Shared[T, ROWS, COLS] */
-static bool shared_decl(vfe_ctx *c, const vfe_node *s, const vfe_node *target, const vfe_node *value) {
+/* Whether `value` is vp.NAME[...] (or NAME[...] imported) whose base is the
+ * built-in of `kind`: the right side of a shared or private array's
+ * declaration (shared_decl here, vfe_local_decl in locals.c). */
+bool vfe_is_array_decl(vfe_ctx *c, const vfe_node *value, const char *name, vfe_bkind kind) {
   if (vfe_ast_of(value) != VFE_AST_Subscript)
     return false;
   const vfe_node *b = vfe_get(value, "value");
   const char *nm = vfe_ast_of(b) == VFE_AST_Attribute ? vfe_get_str(b, "attr")
                    : vfe_ast_of(b) == VFE_AST_Name    ? vfe_get_str(b, "id")
                                                       : NULL;
-  if (!nm || strcmp(nm, "Shared") != 0)
+  if (!nm || strcmp(nm, name) != 0)
     return false;
   vfe_val bv = vfe_expr(c, b);
-  if (bv.kind != VFE_V_BUILTIN || bv.bi->kind != VFE_B_SHARED)
+  if (bv.kind != VFE_V_BUILTIN || bv.bi->kind != kind)
+    return false;
+  return true;
+}
+
+/* tile = vp.Shared[T, N] or vp.Shared[T, ROWS, COLS] */
+static bool shared_decl(vfe_ctx *c, const vfe_node *s, const vfe_node *target, const vfe_node *value) {
+  if (!vfe_is_array_decl(c, value, "Shared", VFE_B_SHARED))
     return false;
   const char *id = vfe_ast_of(target) == VFE_AST_Name ? vfe_get_str(target, "id") : NULL;
   if (!id) {

@@ -615,6 +615,8 @@ bool vfe_static_for(vfe_ctx *c, const vfe_node *s);
 vir_value *vfe_tuple_return(vfe_ctx *c, const vfe_node *at, vfe_val v);
 /* A helper's result: a returned tuple is unpacked back into a tuple. */
 vfe_val vfe_tuple_result(vfe_ctx *c, const vfe_node *call, vfe_val r);
+/* Whether `value` is vp.NAME[...] naming the built-in of `kind` (assign.c). */
+bool vfe_is_array_decl(vfe_ctx *c, const vfe_node *value, const char *name, vfe_bkind kind);
 /* `NAME = vp.Local[T, N]` (a private array); false when `s` is not one. */
 bool vfe_local_decl(vfe_ctx *c, const vfe_node *s, const vfe_node *target, const vfe_node *value);
 /* acc[i] of a private array: the element's place. */

@@ -40,16 +40,7 @@ static vir_value *zero_of(vfe_ctx *c, vir_type *t) {
 }
 
 bool vfe_local_decl(vfe_ctx *c, const vfe_node *s, const vfe_node *target, const vfe_node *value) {
-  if (vfe_ast_of(value) != VFE_AST_Subscript)
-    return false;
-  const vfe_node *b = vfe_get(value, "value");
-  const char *nm = vfe_ast_of(b) == VFE_AST_Attribute ? vfe_get_str(b, "attr")
-                   : vfe_ast_of(b) == VFE_AST_Name    ? vfe_get_str(b, "id")
-                                                      : NULL;
-  if (!nm || strcmp(nm, "Local") != 0)
-    return false;
-  vfe_val bv = vfe_expr(c, b);
-  if (bv.kind != VFE_V_BUILTIN || bv.bi->kind != VFE_B_LOCAL)
+  if (!vfe_is_array_decl(c, value, "Local", VFE_B_LOCAL))
     return false;
   const char *id = vfe_ast_of(target) == VFE_AST_Name ? vfe_get_str(target, "id") : NULL;
   if (!id) {
