@@ -29,6 +29,11 @@ typedef struct vtg_timings {
 /* The SpecId of the precise math's `const bool VP_FMA_FUSED` (the runtime
  * sets it per device: VRT_FMA_SPEC_ID in runtime.h, docs/math.md). */
 #define VTG_FMA_SPEC_ID 2046 /* glslang accepts ids up to 2046 */
+/* The SpecId of `const bool VP_DENORM_EMULATE`: true where the device
+ * flushes float32 subnormals and cannot be asked to keep them; the float32
+ * helpers then handle subnormal arguments and results with integer
+ * operations (VRT_DENORM_SPEC_ID in runtime.h, docs/math.md). */
+#define VTG_DENORM_SPEC_ID 2045
 
 typedef struct vtg_options {
   const char *kernel;      /* which kernel of the module; NULL = the first */

@@ -102,6 +102,7 @@ typedef struct expander {
   bool emitted[2][128];
   bool tables[3]; /* log2 f, log2 d, 2/pi */
   bool spec_fma;  /* VP_FMA_FUSED declared */
+  bool spec_denorm; /* VP_DENORM_EMULATE declared */
   vp_strbuf *out;
 } expander;
 
@@ -152,6 +153,7 @@ static const char *xval(const expander *x, const char *name, size_t len) {
       {"SPLITM", "vp_split_mf", "vp_split_md"},
       {"LOGTAB", "vp_log2_tab_f", "vp_log2_tab_d"},
       {"SIGNBIT", "vp_signbitf", "vp_signbitd"},
+      {"FABS", "vp_fabsf", "abs"}, /* float: by the bits (docs/math.md, "Subnormals") */
       {"SPLIT", "4097.0", "134217729.0"},
       {"DIV_BIG", "1.0e30", "1.0e300"},
       {"TRIG_FAST", "3216.0", "1600000.0"},
@@ -269,6 +271,28 @@ static void expand(expander *x, vp_strbuf *out, const char *t) {
     } else if (*t == 'V') {
       vp_strbuf_append(out, V);
       t++;
+    } else if (*t == 'S' && t[1] == '{') {
+      /* $S{...}: float32 only (the subnormal-safe paths, docs/math.md);
+       * dropped for double. Braces inside nest. */
+      const char *b = t + 2;
+      int depth = 1;
+      const char *e = b;
+      while (*e && depth) {
+        depth += *e == '{' ? 1 : *e == '}' ? -1 : 0;
+        if (depth)
+          e++;
+      }
+      if (x->bits == 32) {
+        size_t n = (size_t)(e - b);
+        char *inner = malloc(n + 1);
+        if (inner) {
+          memcpy(inner, b, n);
+          inner[n] = 0;
+          expand(x, out, inner);
+        }
+        free(inner);
+      }
+      t = *e ? e + 1 : e;
     } else if (*t == 'W' && t[1] == '(') {
       /* a word of 2/pi, as a literal (Payne-Hanek without an indexed table) */
       vp_strbuf_printf(out, "0x%08Xu", two_over_pi_words[atoi(t + 2)]);
@@ -388,6 +412,22 @@ static void emit_spec_fma(expander *x) {
                    VTG_FMA_SPEC_ID);
 }
 
+/* The specialization constant the float32 helpers branch on where the
+ * device flushes float32 subnormals (the runtime sets it per device and
+ * kernel, docs/math.md "Subnormals"); false folds the branches away.
+ * C++ (the CPU accuracy test) defines VP_DENORM_EMULATE in its prelude. */
+static void emit_spec_denorm(expander *x) {
+  if (x->spec_denorm || x->dialect != CF_GLSL)
+    return;
+  x->spec_denorm = true;
+  vp_strbuf_printf(x->out,
+                   "// true where the device flushes float32 subnormals and cannot keep them (set by\n"
+                   "// the runtime per device; VULPY_DENORM=emulate forces it): the float32 helpers\n"
+                   "// then treat subnormal arguments and results with integer operations\n"
+                   "layout(constant_id = %d) const bool VP_DENORM_EMULATE = false;\n",
+                   VTG_DENORM_SPEC_ID);
+}
+
 static void emit_deps(expander *x, const char *deps) {
   const char *d = deps;
   while (*d) {
@@ -399,7 +439,15 @@ static void emit_deps(expander *x, const char *deps) {
     if (e == d)
       break;
     size_t len = (size_t)(e - d);
-    if (len > 4 && d[0] == '$' && d[1] == 'X' && d[2] == '(') {
+    if (len > 3 && strncmp(d, "$S:", 3) == 0) {
+      /* a float32-only dependency (of a $S{...} block) */
+      if (x->bits == 32) {
+        if (len == 14 && strncmp(d + 3, "spec_denorm", 11) == 0)
+          emit_spec_denorm(x);
+        else
+          emit_helper(x, helper_index(d + 3, len - 3, 32));
+      }
+    } else if (len > 4 && d[0] == '$' && d[1] == 'X' && d[2] == '(') {
       const char *v = xval(x, d + 3, len - 4);
       if (v)
         emit_helper(x, helper_index(v, strlen(v), x->bits));

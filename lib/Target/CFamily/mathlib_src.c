@@ -108,6 +108,46 @@ const vtg_math_helper vtg_math_helpers[] = {
      "// the sign bit (-0.0 too): never 1.0 / x, whose value at 0 Vulkan leaves undefined\n"
      "bool vp_signbitd(double x) { return unpackDouble2x32(x).y >= 0x80000000u; }\n"},
 
+    /* ------------------- float32 subnormals where the device flushes them
+     * (VP_DENORM_EMULATE, docs/math.md "Subnormals"): read and written by
+     * their bits, since a device that flushes reads a subnormal as 0 in
+     * every float operation (compares, abs and negation included) and
+     * flushes every subnormal result. */
+    {"vp_subf", 32, "",
+     "// x is +-0 or subnormal (exponent field 0), from the bits\n"
+     "bool vp_subf(float x) { return (floatBitsToUint(x) & 0x7f800000u) == 0u; }\n"
+     "// x is subnormal (not 0), from the bits\n"
+     "bool vp_subnormalf(float x) { return vp_subf(x) && (floatBitsToUint(x) << 1) != 0u; }\n"},
+    {"vp_fabsf", 32, "",
+     "// |x| by the bits (no float operation that could flush a subnormal)\n"
+     "float vp_fabsf(float x) { return uintBitsToFloat(floatBitsToUint(x) & 0x7fffffffu); }\n"},
+    {"vp_up23f", 32, "",
+     "// |x| 2^23 from the bits of x, exactly: a subnormal becomes normal (2^-149 ->\n"
+     "// 2^-126) without a float operation; 0, inf and NaN stay, and finite values\n"
+     "// are capped at the largest float\n"
+     "float vp_up23f(float x) {\n"
+     "  uint b = floatBitsToUint(x) & 0x7fffffffu;\n"
+     "  if (b == 0u || b >= 0x7f800000u) return uintBitsToFloat(b);\n"
+     "  if (b >= 0x00800000u) return uintBitsToFloat(min(b + 0x0b800000u, 0x7f7fffffu));\n"
+     "  int e = findMSB(b); // |x| 2^23 = b 2^-126 = 2^(e - 126) (1 + f)\n"
+     "  return uintBitsToFloat((uint(e + 1) << 23) | ((b << uint(23 - e)) & 0x7fffffu));\n"
+     "}\n"},
+    {"vp_downf", 32, "",
+     "// y 2^-s for y >= 0 finite and s >= 0, rounded to nearest (ties to even) by\n"
+     "// integer operations: the subnormal results that a device that flushes\n"
+     "// cannot get from a multiply\n"
+     "float vp_downf(float y, int s) {\n"
+     "  uint b = floatBitsToUint(y);\n"
+     "  int ex = int(b >> 23);\n"
+     "  if (ex - s >= 1) return uintBitsToFloat(b - (uint(s) << 23)); // normal: exact\n"
+     "  uint m = ex == 0 ? b : (b & 0x7fffffu) | 0x800000u;\n"
+     "  int sh = s + 1 - max(ex, 1); // y 2^-s = m 2^-sh 2^-149\n"
+     "  if (sh <= 0) return y;\n"
+     "  if (sh > 24) return 0.0;\n"
+     "  uint q = m >> uint(sh), rest = m & ((1u << uint(sh)) - 1u), half = 1u << uint(sh - 1);\n"
+     "  return uintBitsToFloat(q + (rest > half || (rest == half && (q & 1u) != 0u) ? 1u : 0u));\n"
+     "}\n"},
+
     /* ------------------------------------------------ powers of two */
     {"vp_pow2f", 32, "",
      "// 2^k for -126 <= k <= 127\n"
@@ -123,12 +163,13 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  precise $F r = y * $X(POW2)(k - k1);\n"
      "  return r;\n"
      "}\n"},
-    {"vp_frexpf", 32, "",
+    {"vp_frexpf", 32, "vp_up23f $S:spec_denorm",
      "// x = m * 2^e with m in [1 - 2^-5, 2 - 2^-5), as vec2(m, e); x > 0 finite\n"
      "vec2 vp_frexpf(float x) {\n"
      "  float e = 0.0;\n"
      "  if (x < 1.17549435e-38) {\n"
-     "    x *= 16777216.0; // denormal: scale by 2^24 first\n"
+     "    // denormal: scale by 2^24 first (from the bits where the device flushes)\n"
+     "    x = VP_DENORM_EMULATE ? 2.0 * vp_up23f(x) : x * 16777216.0;\n"
      "    e = -24.0;\n"
      "  }\n"
      "  uint b = floatBitsToUint(x);\n"
@@ -187,7 +228,7 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  $V t = vp_df_add($V(me.y, 0.0), $V(c.y, c.z));\n"
      "  return vp_df_add(t, l);\n"
      "}\n"},
-    {"vp_exp2_df", 0, "vp_scale",
+    {"vp_exp2_df", 0, "vp_scale $S:vp_downf $S:spec_denorm",
      "// 2^(h + l) with |l| <= ulp(h): 2^h = 2^k 2^r, |r| <= 1/2, 2^r = 1 + r Q(r)\n"
      "$F vp_exp2_df($F h, $F l) {\n"
      "  if (isnan(h)) return h;\n"
@@ -195,6 +236,9 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  if (h < $X(EXP2_MIN)) return 0.0;\n"
      "  $F k = floor(h + 0.5);\n"
      "  $F r = (h - k) + l;\n"
+     "$S{  // results below 2^-126 from the bits where the device would flush them\n"
+     "  if (VP_DENORM_EMULATE && h < -126.0) return vp_downf(fma(r, $P(exp2,r), 1.0), -int(k));\n"
+     "}"
      "  return vp_scale(fma(r, $P(exp2,r), 1.0), int(k));\n"
      "}\n"},
 
@@ -213,7 +257,7 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  precise $F e = 1.0 + fma(r * r, $P(exp,r), r);\n"
      "  return $V(e, t);\n"
      "}\n"},
-    {"vp_exp", 0, "vp_exp_core vp_scale",
+    {"vp_exp", 0, "vp_exp_core vp_scale $S:vp_downf $S:spec_denorm",
      "// e^x: 2^k goes straight into the exponent bits of e^r while the result\n"
      "// is normal; near or past the ends of the range (a branch ordinary\n"
      "// arguments do not take), x is clamped to where the result is already\n"
@@ -226,15 +270,21 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  }\n"
      "  $V et = vp_exp_core(clamp(x, $X(EXP_LO), $X(EXP_HI)));\n"
      "  $F t = et.y;\n"
+     "$S{  // results below 2^-126 from the bits where the device would flush them\n"
+     "  if (VP_DENORM_EMULATE && x < -87.0) return vp_downf(et.x, -($X(KINT)));\n"
+     "}"
      "  $F s = vp_scale(et.x, $X(KINT));\n"
      "  return isnan(x) ? x : s;\n"
      "}\n"},
-    {"vp_exp2", 0, "vp_scale",
+    {"vp_exp2", 0, "vp_scale $S:vp_downf $S:spec_denorm",
      "// 2^x = 2^k 2^r, r = x - k exactly, 2^r = 1 + r Q(r) on |r| <= 1/2\n"
      "$F vp_exp2($F x) {\n"
      "  $F a = clamp(x, $X(EXP2_MIN), $X(EXP2_MAX));\n"
      "  $F k = floor(a + 0.5);\n"
      "  $F r = a - k;\n"
+     "$S{  // results below 2^-126 from the bits where the device would flush them\n"
+     "  if (VP_DENORM_EMULATE && x < -126.0) return vp_downf(fma(r, $P(exp2,r), 1.0), -int(k));\n"
+     "}"
      "  return isnan(x) ? x : vp_scale(fma(r, $P(exp2,r), 1.0), int(k));\n"
      "}\n"},
     {"vp_expm1_df", 0, "vp_two_prod vp_two_sum vp_fast_two_sum vp_scale $X(POW2)",
@@ -269,35 +319,47 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  $V u = vp_two_sum(exact ? tm : t, t * q.x);\n"
      "  return vp_fast_two_sum(u.x, (u.y + t * q.y) - (exact ? 0.0 : 1.0));\n"
      "}\n"},
-    {"vp_expm1", 0, "vp_expm1_df",
+    {"vp_expm1", 0, "vp_expm1_df $S:vp_subf $S:spec_denorm",
      "// e^x - 1: vp_expm1_df rounded once (issue 20: within 1 ULP in double)\n"
      "$F vp_expm1($F x) {\n"
+     "$S{  if (VP_DENORM_EMULATE && vp_subf(x)) return x; // +-0, subnormals: f(x) = x\n}"
      "  if (isnan(x)) return x;\n"
      "  if (x > $X(EXP_OVF)) return $X(INF);\n"
      "  if (x < $X(EXPM1_MIN)) return -1.0;\n"
      "  return vp_expm1_df(x).x;\n"
      "}\n"},
-    {"vp_log2", 0, "vp_log2_df",
+    {"vp_log2", 0, "vp_log2_df $S:vp_subf $S:vp_signbitf $S:spec_denorm",
      "$F vp_log2($F x) {\n"
+     "$S{  if (VP_DENORM_EMULATE && vp_subnormalf(x)) { // a flushing device reads x as 0\n"
+     "    if (vp_signbitf(x)) return $X(NAN);\n"
+     "    vec2 l = vp_log2_df(x);\n"
+     "    return l.x + l.y;\n"
+     "  }\n}"
      "  if (isnan(x) || x < 0.0) return $X(NAN);\n"
      "  if (x == 0.0) return -$X(INF);\n"
      "  if (isinf(x)) return x;\n"
      "  $V l = vp_log2_df(x);\n"
      "  return l.x + l.y;\n"
      "}\n"},
-    {"vp_log", 32, "",
+    {"vp_log", 32, "vp_up23f $S:spec_denorm",
      "// log(x) = e ln2 + log1p(f) with x = (1 + f) 2^e, 1 + f in [2/3, 4/3)\n"
      "// (e from the bits), log1p(f) = f - f^2/2 + f^3 L(f); ln2 in two parts,\n"
      "// the first short enough that e times it is exact. No table, no branch.\n"
      "float vp_log(float x) {\n"
      "  bool tiny = x < 1.17549435e-38;\n"
-     "  uint b = floatBitsToUint(tiny ? x * 8388608.0 : x); // denormals: times 2^23\n"
+     "  // denormals: times 2^23 (from the bits where the device flushes them)\n"
+     "  uint b = floatBitsToUint(tiny ? (VP_DENORM_EMULATE ? vp_up23f(x) : x * 8388608.0) : x);\n"
      "  int e = int(b - 0x3f2aaaabu) >> 23;\n"
      "  float f = uintBitsToFloat(b - (uint(e) << 23)) - 1.0;\n"
      "  // float(e) without a conversion: e in the low bits of 1.5 2^23\n"
      "  float fe = intBitsToFloat(e + 0x4b400000) - (tiny ? 12582935.0 : 12582912.0);\n"
      "  float p = f * f * fma(f, $P(logf,f), -0.5);\n"
      "  float l = fma(fe, $K(LN2CW,0), f) + fma(fe, $K(LN2CW,1), p);\n"
+     "  if (VP_DENORM_EMULATE) { // the special cases by the bits: subnormals are > 0\n"
+     "    uint u = floatBitsToUint(x);\n"
+     "    if (u - 1u < 0x7f7fffffu) return l;\n"
+     "    return (u << 1) == 0u ? -$X(INF) : u == 0x7f800000u ? x : $X(NAN);\n"
+     "  }\n"
      "  if (x > 0.0 && x < $X(INF)) return l;\n"
      "  return x == 0.0 ? -$X(INF) : x < 0.0 ? $X(NAN) : x;\n"
      "}\n"},
@@ -309,17 +371,23 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  dvec2 l = vp_df_mul(vp_log2_df(x), dvec2($K(LN2,0), $K(LN2,1)));\n"
      "  return l.x + l.y;\n"
      "}\n"},
-    {"vp_log10", 0, "vp_log2_df vp_df_mul",
+    {"vp_log10", 0, "vp_log2_df vp_df_mul $S:vp_subf $S:vp_signbitf $S:spec_denorm",
      "$F vp_log10($F x) {\n"
+     "$S{  if (VP_DENORM_EMULATE && vp_subnormalf(x)) { // a flushing device reads x as 0\n"
+     "    if (vp_signbitf(x)) return $X(NAN);\n"
+     "    vec2 l = vp_df_mul(vp_log2_df(x), vec2($K(LOG10_2,0), $K(LOG10_2,1)));\n"
+     "    return l.x + l.y;\n"
+     "  }\n}"
      "  if (isnan(x) || x < 0.0) return $X(NAN);\n"
      "  if (x == 0.0) return -$X(INF);\n"
      "  if (isinf(x)) return x;\n"
      "  $V l = vp_df_mul(vp_log2_df(x), $V($K(LOG10_2,0), $K(LOG10_2,1)));\n"
      "  return l.x + l.y;\n"
      "}\n"},
-    {"vp_log1p", 0, "vp_log2_df vp_df_mul vp_two_sum",
+    {"vp_log1p", 0, "vp_log2_df vp_df_mul vp_two_sum $S:vp_subf $S:spec_denorm",
      "// log(1 + x): 1 + x = u + du exactly; log(u + du) = log(u) + du / u\n"
      "$F vp_log1p($F x) {\n"
+     "$S{  if (VP_DENORM_EMULATE && vp_subf(x)) return x; // +-0, subnormals: f(x) = x\n}"
      "  if (isnan(x) || x < -1.0) return $X(NAN);\n"
      "  if (x == -1.0) return -$X(INF);\n"
      "  if (isinf(x) || abs(x) < $X(LOG1P_TINY)) return x;\n"
@@ -327,10 +395,17 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  $V l = vp_df_mul(vp_log2_df(u.x), $V($K(LN2,0), $K(LN2,1)));\n"
      "  return l.x + (l.y + u.y / u.x);\n"
      "}\n"},
-    {"vp_pow", 0, "vp_log2_df vp_two_prod vp_exp2_df $X(SIGNBIT)",
+    {"vp_pow", 0, "vp_log2_df vp_two_prod vp_exp2_df $X(SIGNBIT) $X(FABS) $S:vp_subf $S:spec_denorm",
      "// x^y = 2^(y log2 x) with log2 x and the product as hi + lo pairs;\n"
      "// the special cases of C99 (and NumPy) first\n"
      "$F vp_pow($F x, $F y) {\n"
+     "$S{  // where the device flushes subnormals: a subnormal y acts as +-2^-126 (the\n"
+     "  // same answer in every case), a subnormal x is told from 0 by its bits\n"
+     "  bool xsub = false;\n"
+     "  if (VP_DENORM_EMULATE) {\n"
+     "    if (vp_subnormalf(y)) y = uintBitsToFloat((floatBitsToUint(y) & 0x80000000u) | 0x00800000u);\n"
+     "    xsub = vp_subnormalf(x);\n"
+     "  }\n}"
      "  if (y == 0.0 || x == 1.0) return 1.0;\n"
      "  if (isnan(x) || isnan(y)) return x + y;\n"
      "  if (isinf(y)) {\n"
@@ -339,7 +414,7 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  }\n"
      "  bool yint = floor(y) == y;\n"
      "  bool odd = yint && abs(y) < $X(INT_LIMIT) && trunc(y * 0.5) * 2.0 != y;\n"
-     "  if (x == 0.0) {\n"
+     "  if (x == 0.0$S{ && !xsub}) {\n"
      "    bool neg = odd && $X(SIGNBIT)(x);\n"
      "    $F r = y < 0.0 ? $X(INF) : 0.0;\n"
      "    return neg ? -r : r;\n"
@@ -348,20 +423,23 @@ const vtg_math_helper vtg_math_helpers[] = {
      "    $F r = y < 0.0 ? 0.0 : $X(INF);\n"
      "    return x < 0.0 && odd ? -r : r;\n"
      "  }\n"
-     "  if (x < 0.0 && !yint) return $X(NAN);\n"
-     "  $V l = vp_log2_df(abs(x));\n"
+     "  bool xneg = $X(SIGNBIT)(x); // x is not 0 or NaN here (a subnormal's sign too)\n"
+     "  if (xneg && !yint) return $X(NAN);\n"
+     "  $V l = vp_log2_df($X(FABS)(x));\n"
      "  // past this |y| the result is 0 or inf for every x != 1\n"
      "  $V h = vp_two_prod(clamp(y, -$X(POW_YMAX), $X(POW_YMAX)), l.x);\n"
      "  $F r = vp_exp2_df(h.x, h.y + y * l.y);\n"
-     "  return x < 0.0 && odd ? -r : r;\n"
+     "$S{  if (VP_DENORM_EMULATE) return xneg && odd ? uintBitsToFloat(floatBitsToUint(r) | 0x80000000u) : r;\n}"
+     "  return xneg && odd ? -r : r;\n"
      "}\n"},
 
     /* ------------------------------------------------------ hyperbolic */
-    {"vp_sinh", 0, "vp_expm1_df vp_two_sum vp_two_prod",
+    {"vp_sinh", 0, "vp_expm1_df vp_two_sum vp_two_prod $S:vp_subf $S:spec_denorm",
      "// sinh a = (expm1(a) - expm1(-a)) / 2 with both as hi + lo: no\n"
      "// cancellation (opposite signs) and one rounding at the end (issue 20:\n"
      "// within 1 ULP in double); e^(a/2) squared where e^a would overflow.\n"
      "$F vp_sinh($F x) {\n"
+     "$S{  if (VP_DENORM_EMULATE && vp_subf(x)) return x; // +-0, subnormals: f(x) = x\n}"
      "  $F a = abs(x);\n"
      "  if (a == 0.0 || isnan(a)) return x;\n"
      "  $F s;\n"
@@ -396,12 +474,13 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  $F h = vp_exp(0.5 * a);\n"
      "  return (0.5 * h) * h;\n"
      "}\n"},
-    {"vp_tanh", 0, "vp_expm1_df vp_div vp_two_prod vp_two_sum vp_fast_two_sum",
+    {"vp_tanh", 0, "vp_expm1_df vp_div vp_two_prod vp_two_sum vp_fast_two_sum $S:vp_subf $S:spec_denorm",
      "// tanh a = -e / (e + 2) with e = expm1(-2a) (small a), = 1 - 2 / (E + 2)\n"
      "// with E = expm1(2a) (a >= 0.625); e, E and the denominator as hi + lo,\n"
      "// the quotient q corrected by its exact residual (issue 20: within 2 ULP\n"
      "// in float on every fma path).\n"
      "$F vp_tanh($F x) {\n"
+     "$S{  if (VP_DENORM_EMULATE && vp_subf(x)) return x; // +-0, subnormals: f(x) = x\n}"
      "  $F a = abs(x);\n"
      "  if (a == 0.0 || isnan(a)) return x;\n"
      "  $F t;\n"
@@ -426,8 +505,9 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  }\n"
      "  return x < 0.0 ? -t : t;\n"
      "}\n"},
-    {"vp_asinh", 0, "vp_log2_df vp_df_add vp_df_mul vp_log vp_log1p vp_div vp_sqrt",
+    {"vp_asinh", 0, "vp_log2_df vp_df_add vp_df_mul vp_log vp_log1p vp_div vp_sqrt $S:vp_subf $S:spec_denorm",
      "$F vp_asinh($F x) {\n"
+     "$S{  if (VP_DENORM_EMULATE && vp_subf(x)) return x; // +-0, subnormals: f(x) = x\n}"
      "  $F a = abs(x);\n"
      "  if (a == 0.0 || isnan(a) || isinf(a)) return x;\n"
      "  $F s;\n"
@@ -457,8 +537,9 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  $F t = x - 1.0;\n"
      "  return vp_log1p(t + vp_sqrt(fma(t, t, 2.0 * t)));\n"
      "}\n"},
-    {"vp_atanh", 0, "vp_log1p vp_div",
+    {"vp_atanh", 0, "vp_log1p vp_div $S:vp_subf $S:spec_denorm",
      "$F vp_atanh($F x) {\n"
+     "$S{  if (VP_DENORM_EMULATE && vp_subf(x)) return x; // +-0, subnormals: f(x) = x\n}"
      "  $F a = abs(x);\n"
      "  if (isnan(x) || a > 1.0) return $X(NAN);\n"
      "  if (a == 1.0) return x < 0.0 ? -$X(INF) : $X(INF);\n"
@@ -472,12 +553,12 @@ const vtg_math_helper vtg_math_helpers[] = {
      "}\n"},
 
     /* ------------------------------------------------------------ cbrt */
-    {"vp_cbrt", 0, "$X(CBRT0) vp_two_prod",
+    {"vp_cbrt", 0, "$X(CBRT0) vp_two_prod $X(SIGNBIT) $S:vp_subf $S:spec_denorm",
      "// a first guess from the bits, Newton steps, and a last step with the\n"
      "// exact residual a - y^3\n"
      "$F vp_cbrt($F x) {\n"
-     "  if (x == 0.0 || isnan(x) || isinf(x)) return x;\n"
-     "  $V g = $X(CBRT0)(abs(x));\n"
+     "  if ($S{!(VP_DENORM_EMULATE && vp_subnormalf(x)) && }(x == 0.0 || isnan(x) || isinf(x))) return x;\n"
+     "  $V g = $X(CBRT0)(x);\n"
      "  $F a = g.x;\n"
      "  $F y = g.y;\n"
      "  for (int i = 0; i < $X(CBRT_STEPS); i++) y = y + (a / (y * y) - y) * 0.333333333333333333;\n"
@@ -485,13 +566,15 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  $V y3 = vp_two_prod(y2.x, y);\n"
      "  y = y + ((a - y3.x) - (y3.y + y2.y * y)) / (3.0 * y2.x);\n"
      "  y *= $X(CBRT_UNSCALE)(x);\n"
-     "  return x < 0.0 ? -y : y;\n"
+     "  return $X(SIGNBIT)(x) ? -y : y; // x is not 0 (a subnormal's sign too)\n"
      "}\n"},
-    {"vp_cbrt0f", 32, "",
-     "// |x| scaled out of the denormals, and a 5-bit guess of its cube root\n"
-     "// (and out of the top of the range, where y^3 would overflow)\n"
-     "vec2 vp_cbrt0f(float a) {\n"
-     "  if (a < 1.17549435e-38) a *= 16777216.0;\n"
+    {"vp_cbrt0f", 32, "vp_up23f $S:spec_denorm",
+     "// |x| scaled out of the denormals (from the bits where the device flushes\n"
+     "// them), and a 5-bit guess of its cube root (and out of the top of the\n"
+     "// range, where y^3 would overflow)\n"
+     "vec2 vp_cbrt0f(float x) {\n"
+     "  float a = abs(x);\n"
+     "  if (a < 1.17549435e-38) a = VP_DENORM_EMULATE ? 2.0 * vp_up23f(x) : a * 16777216.0;\n"
      "  else if (a > 1.32922800e36) a *= 5.96046448e-8;\n"
      "  return vec2(a, uintBitsToFloat(floatBitsToUint(a) / 3u + 709958130u));\n"
      "}\n"
@@ -499,7 +582,8 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  return abs(x) < 1.17549435e-38 ? 0.00390625 : abs(x) > 1.32922800e36 ? 256.0 : 1.0;\n"
      "}\n"},
     {"vp_cbrt0d", 64, "",
-     "dvec2 vp_cbrt0d(double a) {\n"
+     "dvec2 vp_cbrt0d(double x) {\n"
+     "  double a = abs(x);\n"
      "  if (a < 2.2250738585072014e-308) a *= 18014398509481984.0;\n"
      "  else if (a > 1.0715086071862673e301) a *= 5.5511151231257827e-17;\n"
      "  uint hi = unpackDouble2x32(a).y;\n"
@@ -692,7 +776,8 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  $F v = (n & 1) == 0 ? s : co;\n"
      "  return $X(QUADSIGN);\n"
      "}\n"},
-    {"vp_sin", 0, "vp_sincos", "$F vp_sin($F x) { return vp_sincos(x, 0); }\n"},
+    {"vp_sin", 0, "vp_sincos $S:vp_subf $S:spec_denorm",
+     "$F vp_sin($F x) { $S{if (VP_DENORM_EMULATE && vp_subf(x)) return x; }return vp_sincos(x, 0); }\n"},
     {"vp_cos", 0, "vp_sincos", "$F vp_cos($F x) { return vp_sincos(x, 1); }\n"},
     {"vp_rem_pio2", 0, "vp_two_sum vp_fast_two_sum $X(REMPIO2BIG)",
      "// x - q pi/2 = hi + lo with |hi + lo| <= pi/4, as ($F q, hi, lo): the\n"
@@ -722,8 +807,9 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  precise $F c = ((1.0 - w) - hz) + (z * z * $P(cos,z) - x * y);\n"
      "  return w + c;\n"
      "}\n"},
-    {"vp_tan", 0, "vp_rem_pio2 vp_sin_kernel vp_cos_kernel vp_div",
+    {"vp_tan", 0, "vp_rem_pio2 vp_sin_kernel vp_cos_kernel vp_div $S:vp_subf $S:spec_denorm",
      "$F vp_tan($F x) {\n"
+     "$S{  if (VP_DENORM_EMULATE && vp_subf(x)) return x; // +-0, subnormals: f(x) = x\n}"
      "  if (isinf(x) || isnan(x)) return $X(NAN);\n"
      "  if (abs(x) < $X(TRIG_TINY)) return x;\n"
      "  $V3 q = vp_rem_pio2(x);\n"
@@ -733,10 +819,11 @@ const vtg_math_helper vtg_math_helpers[] = {
      "}\n"},
 
     /* --------------------------------------------- inverse trigonometric */
-    {"vp_atan", 0, "vp_div",
+    {"vp_atan", 0, "vp_div $S:vp_subf $S:spec_denorm",
      "// atan: |x| > 7/16 is moved near 0 by atan(x) = atan(c) + atan((x - c) /\n"
      "// (1 + x c)) for c = 1/2, 1, 3/2, infinity (as in fdlibm)\n"
      "$F vp_atan($F x) {\n"
+     "$S{  if (VP_DENORM_EMULATE && vp_subf(x)) return x; // +-0, subnormals: f(x) = x\n}"
      "  if (isnan(x)) return x;\n"
      "  $F a = abs(x);\n"
      "  $F r;\n"
@@ -767,12 +854,18 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  }\n"
      "  return x < 0.0 ? -r : r;\n"
      "}\n"},
-    {"vp_atan2", 0, "vp_atan vp_div $X(SIGNBIT)",
+    {"vp_atan2", 0, "vp_atan vp_div $X(SIGNBIT) $S:vp_subf $S:vp_up23f $S:vp_downf $S:spec_denorm",
      "// atan2(y, x) with C99's special cases\n"
      "$F vp_atan2($F y, $F x) {\n"
      "  if (isnan(x) || isnan(y)) return x + y;\n"
      "  bool yneg = $X(SIGNBIT)(y);\n"
      "  bool xneg = $X(SIGNBIT)(x);\n"
+     "$S{  if (VP_DENORM_EMULATE && (vp_subnormalf(x) || vp_subnormalf(y))) {\n"
+     "    // where the device flushes: both magnitudes times 2^23 from their bits\n"
+     "    // (atan2 reads their ratio; one capped at the top is as huge for it)\n"
+     "    y = vp_up23f(y);\n"
+     "    x = vp_up23f(x);\n"
+     "  }\n}"
      "  $F r;\n"
      "  if (y == 0.0) {\n"
      "    r = xneg ? $K(PI,0) : 0.0;\n"
@@ -781,15 +874,23 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  } else if (isinf(x)) {\n"
      "    r = isinf(y) ? (xneg ? 3.0 * $K(PIO4,0) : $K(PIO4,0)) : (xneg ? $K(PI,0) : 0.0);\n"
      "  } else {\n"
+     "$S{    // |y/x| < 2^-63: atan2 = y/x, perhaps below 2^-126 (from the bits where\n"
+     "    // the device would flush it)\n"
+     "    uint ey = floatBitsToUint(abs(y)) >> 23, ex = floatBitsToUint(abs(x)) >> 23;\n"
+     "    if (VP_DENORM_EMULATE && !xneg && ex > ey + 64u) {\n"
+     "      float q = vp_downf(vp_div(abs(y) * 1.8446744073709552e19, abs(x)), 64);\n"
+     "      return yneg ? uintBitsToFloat(floatBitsToUint(q) | 0x80000000u) : q;\n"
+     "    }\n}"
      "    $F z = vp_atan(vp_div(abs(y), abs(x)));\n"
      "    r = xneg ? $K(PI,0) - (z - $K(PI,1)) : z;\n"
      "  }\n"
      "  return yneg ? -r : r;\n"
      "}\n"},
-    {"vp_asin", 0, "vp_two_sum vp_two_prod vp_sqrt vp_div",
+    {"vp_asin", 0, "vp_two_sum vp_two_prod vp_sqrt vp_div $S:vp_subf $S:spec_denorm",
      "// asin: a polynomial up to 1/2; beyond, asin(a) = pi/2 - 2 asin(s) with\n"
      "// s = sqrt((1 - a)/2) carried as s + ds\n"
      "$F vp_asin($F x) {\n"
+     "$S{  if (VP_DENORM_EMULATE && vp_subf(x)) return x; // +-0, subnormals: f(x) = x\n}"
      "  $F a = abs(x);\n"
      "  if (isnan(x) || a > 1.0) return $X(NAN);\n"
      "  if (a < $X(TRIG_TINY)) return x;\n"

@@ -42,6 +42,13 @@ static const bool VP_FMA_FUSED = false; // the helpers' Dekker paths
 using std::fma;
 static const bool VP_FMA_FUSED = true; // the helpers' fused-fma paths
 #endif
+// VP_DENORM_EMULATE: the float32 helpers' subnormal-safe paths (integer
+// reads and writes of subnormals), as on a device that flushes float32
+// subnormals. math_ulp_ftz turns it on and runs the float32 helpers with the
+// x86 FTZ and DAZ bits set: subnormal inputs read as 0 and subnormal results
+// flushed, in every SSE operation, compares included (NVIDIA's Vulkan driver).
+static bool VP_DENORM_EMULATE = false;
+using std::min;
 using std::isinf;
 using std::isnan;
 using std::sqrt;
@@ -88,6 +95,33 @@ static inline void umulExtended(uint a, uint b, uint &hi, uint &lo) {
 static inline int findMSB(uint v) { return v ? 31 - __builtin_clz(v) : -1; }
 
 #include "mathlib_host.inc"
+
+// ---- a device that flushes float32 subnormals (math_ulp_ftz) --------------
+// The float32 helpers run with MXCSR's FTZ (flush results) and DAZ (read
+// subnormal inputs as 0) bits set, only for the call itself: the harness's
+// own arithmetic keeps subnormals. A volatile asm with a memory clobber on
+// each side of a call that is not inlined keeps the call between them.
+#if defined(VP_FTZ_TEST) && (defined(__x86_64__) || defined(__i386__))
+#define VP_FTZ_AVAILABLE 1
+static bool ftz_active = false;
+static unsigned ftz_saved;
+static inline void ftz_enter() {
+  if (!ftz_active) return;
+  unsigned c;
+  asm volatile("stmxcsr %0" : "=m"(c) : : "memory");
+  ftz_saved = c;
+  c |= 0x8040u; // FTZ (bit 15) | DAZ (bit 6)
+  asm volatile("ldmxcsr %0" : : "m"(c) : "memory");
+}
+static inline void ftz_leave() {
+  if (ftz_active) asm volatile("ldmxcsr %0" : : "m"(ftz_saved) : "memory");
+}
+#else
+static inline void ftz_enter() {}
+static inline void ftz_leave() {}
+#endif
+template <class F> __attribute__((noinline)) static float call_f32(F f) { return f(); }
+#define F32CALL(expr) (ftz_enter(), [&] { float r_ = call_f32([&] { return (expr); }); ftz_leave(); return r_; }())
 
 // ---- measuring ---------------------------------------------------------
 
@@ -169,7 +203,7 @@ static long double ref_log10(long double x) { return log10l(x); }
 static long double ref_log1p(long double x) { return log1pl(x); }
 static long double ref_cbrt(long double x) { return cbrtl(x); }
 
-#define F1(n) static float n##_f(float x) { return vp_##n(x); } static double n##_d(double x) { return vp_##n(x); }
+#define F1(n) static float n##_f(float x) { return F32CALL(vp_##n(x)); } static double n##_d(double x) { return vp_##n(x); }
 F1(sin) F1(cos) F1(tan) F1(asin) F1(acos) F1(atan) F1(sinh) F1(cosh) F1(tanh) F1(asinh) F1(acosh)
 F1(atanh) F1(exp) F1(exp2) F1(expm1) F1(log) F1(log2) F1(log10) F1(log1p) F1(cbrt)
 
@@ -196,6 +230,17 @@ static const fn1 fns[] = {
     {"cbrt", cbrt_f, cbrt_d, ref_cbrt, -1074, 1023, true, -10, 10},
 };
 
+// float32 subnormals (both signs, the whole range), the boundaries, and for
+// exp/exp2 the arguments whose results are subnormal
+static float subnormal_input(const fn1 &f, long i) {
+  uint m = (uint)(rnd() % 0x7fffffu) + 1u;  // 1 .. 2^23 - 1: every subnormal
+  float x = uintBitsToFloat(m | ((rnd() & 1) && f.neg ? 0x80000000u : 0u));
+  if (!strcmp(f.name, "exp") && (i & 1)) return (float)(-87.3 - 16.8 * uniform());
+  if (!strcmp(f.name, "exp2") && (i & 1)) return (float)(-126.0 - 24.5 * uniform());
+  if (!f.neg && (rnd() & 1)) return -x; // the other sign too (NaN for log)
+  return x;
+}
+
 template <class T> static stat run1(const fn1 &f, int bits, long n) {
   stat s;
   int maxe = bits == 32 ? 127 : 1023, mine = bits == 32 ? -149 : -1074;
@@ -206,6 +251,16 @@ template <class T> static stat run1(const fn1 &f, int bits, long n) {
                   std::numeric_limits<T>::max(), -std::numeric_limits<T>::max(), (T)INFINITY,
                   (T)-INFINITY, (T)NAN, (T)0.99999, (T)1.00001, (T)88.7, (T)-88.7, (T)709.7, (T)-745};
   for (T x : specials) record<T>(s, fn(x), f.ref((long double)x), bits, x, 0);
+  if (bits == 32) {
+    float sub[] = {FLT_MIN, -FLT_MIN, std::nextafter(FLT_MIN, 0.0f), -std::nextafter(FLT_MIN, 0.0f),
+                   FLT_TRUE_MIN, -FLT_TRUE_MIN, 2 * FLT_TRUE_MIN, FLT_MIN / 2, -FLT_MIN / 3,
+                   -87.336544f, -87.3365479f, -103.972084f, -104.0f, -126.0f, -149.0f, -149.5f, -150.0f};
+    for (float x : sub) record<T>(s, fn((T)x), f.ref((long double)x), bits, (T)x, 0);
+    for (long i = 0; i < n / 4; i++) {
+      float x = subnormal_input(f, i);
+      record<T>(s, fn((T)x), f.ref((long double)x), bits, (T)x, 0);
+    }
+  }
   for (long i = 0; i < n; i++) {
     T x = logu<T>(lo, hi, f.neg);
     record<T>(s, fn(x), f.ref((long double)x), bits, x, 0);
@@ -225,18 +280,34 @@ template <class T> static stat run1(const fn1 &f, int bits, long n) {
   return s;
 }
 
+static float atan2_t(float y, float x) { return F32CALL(vp_atan2(y, x)); }
+static double atan2_t(double y, double x) { return vp_atan2(y, x); }
+static float pow_t(float x, float y) { return F32CALL(vp_pow(x, y)); }
+static double pow_t(double x, double y) { return vp_pow(x, y); }
+static float subnormal32() { return uintBitsToFloat((uint)(rnd() % 0x7fffffu) + 1u); }
+
 template <class T> static stat run_atan2(int bits, long n) {
   stat s;
   T sp[] = {0, -0.0, 1, -1, (T)INFINITY, (T)-INFINITY, (T)NAN, (T)1e-30, (T)1e30,
             std::numeric_limits<T>::denorm_min(), -std::numeric_limits<T>::denorm_min(),
             std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), (T)1.66e-24};
   for (T y : sp)
-    for (T x : sp) record<T>(s, vp_atan2(y, x), atan2l((long double)y, (long double)x), bits, y, x);
+    for (T x : sp) record<T>(s, atan2_t(y, x), atan2l((long double)y, (long double)x), bits, y, x);
   for (long i = 0; i < n; i++) {
     T y = logu<T>(-60, 60, true), x = logu<T>(-60, 60, true);
-    record<T>(s, vp_atan2(y, x), atan2l((long double)y, (long double)x), bits, y, x);
+    record<T>(s, atan2_t(y, x), atan2l((long double)y, (long double)x), bits, y, x);
     T a = (T)(uniform() * 4 - 2), b = (T)(uniform() * 4 - 2);
-    record<T>(s, vp_atan2(a, b), atan2l((long double)a, (long double)b), bits, a, b);
+    record<T>(s, atan2_t(a, b), atan2l((long double)a, (long double)b), bits, a, b);
+    if (bits == 32 && i % 4 == 0) {
+      // subnormal operands, and ratios below 2^-126 (subnormal results)
+      T sy = (T)((rnd() & 1) ? -subnormal32() : subnormal32()), sx = logu<T>(-126, 60, true);
+      record<T>(s, atan2_t(sy, sx), atan2l((long double)sy, (long double)sx), bits, sy, sx);
+      record<T>(s, atan2_t(sx, sy), atan2l((long double)sx, (long double)sy), bits, sx, sy);
+      T tx = (T)subnormal32();
+      record<T>(s, atan2_t(sy, tx), atan2l((long double)sy, (long double)tx), bits, sy, tx);
+      T ty = logu<T>(-126, -60, true), ux = logu<T>(30, 127, true);
+      record<T>(s, atan2_t(ty, ux), atan2l((long double)ty, (long double)ux), bits, ty, ux);
+    }
   }
   return s;
 }
@@ -245,20 +316,37 @@ template <class T> static stat run_pow(int bits, long n) {
   stat s;
   T sp[] = {0, -0.0, 1, -1, 2, -2, 0.5, -0.5, 3, -3, (T)INFINITY, (T)-INFINITY, (T)NAN, (T)1e-30, (T)1e30};
   for (T x : sp)
-    for (T y : sp) record<T>(s, vp_pow(x, y), powl((long double)x, (long double)y), bits, x, y);
+    for (T y : sp) record<T>(s, pow_t(x, y), powl((long double)x, (long double)y), bits, x, y);
   int maxe = bits == 32 ? 127 : 1023;
   for (long i = 0; i < n; i++) {
     // x log-uniform, y such that |y log2 x| stays within the range (and beyond it)
     T x = logu<T>(-maxe, maxe, false);
     long double l2 = log2l((long double)x);
     T y = (T)((uniform() * 2 - 1) * (maxe + 20) / (fabsl(l2) > 1e-3L ? fabsl(l2) : 1e-3L));
-    record<T>(s, vp_pow(x, y), powl((long double)x, (long double)y), bits, x, y);
+    record<T>(s, pow_t(x, y), powl((long double)x, (long double)y), bits, x, y);
     // near 1 with large exponents
     T x1 = (T)(1 + (uniform() - 0.5) * 1e-3), y1 = (T)((uniform() - 0.5) * 1e5);
-    record<T>(s, vp_pow(x1, y1), powl((long double)x1, (long double)y1), bits, x1, y1);
+    record<T>(s, pow_t(x1, y1), powl((long double)x1, (long double)y1), bits, x1, y1);
     // negative bases with integer exponents
     T xn = -logu<T>(-10, 10, false), yn = (T)floor((uniform() - 0.5) * 40);
-    record<T>(s, vp_pow(xn, yn), powl((long double)xn, (long double)yn), bits, xn, yn);
+    record<T>(s, pow_t(xn, yn), powl((long double)xn, (long double)yn), bits, xn, yn);
+    if (bits == 32 && i % 4 == 0) {
+      // results below 2^-126, subnormal bases (integer exponents for
+      // negative ones) and subnormal exponents
+      T b = logu<T>(-20, 20, false);
+      long double lb = log2l((long double)b);
+      if (fabsl(lb) > 1e-3L) {
+        T e = (T)((-126.0 - 24.0 * uniform()) / (double)lb);
+        record<T>(s, pow_t(b, e), powl((long double)b, (long double)e), bits, b, e);
+      }
+      T sb = (T)subnormal32(), se = (T)(uniform() * 2 - 1.2);
+      record<T>(s, pow_t(sb, se), powl((long double)sb, (long double)se), bits, sb, se);
+      T ne = (T)floor(uniform() * 3 - 1);
+      record<T>(s, pow_t(-sb, ne), powl(-(long double)sb, (long double)ne), bits, -sb, ne);
+      T ye = (T)((rnd() & 1) ? -subnormal32() : subnormal32()), yb = (T)logu<T>(-60, 60, true);
+      record<T>(s, pow_t(yb, ye), powl((long double)yb, (long double)ye), bits, yb, ye);
+      record<T>(s, pow_t((T)0, ye), powl(0.0L, (long double)ye), bits, (T)0, ye);
+    }
   }
   return s;
 }
@@ -281,9 +369,40 @@ int main(int argc, char **argv) {
              bad ? "   OVER BUDGET" : "");
     failures += bad;
   };
+#ifdef VP_FTZ_TEST
+  // float32 only (NVIDIA keeps float64 subnormals), with the subnormal-safe
+  // paths on: first as lavapipe runs them (VULPY_DENORM=emulate), then with
+  // the x86 FTZ and DAZ bits set around every call (a flushing device)
+  VP_DENORM_EMULATE = true;
+  stat none;
+  for (int pass = 0; pass < 2; pass++) {
+#ifdef VP_FTZ_AVAILABLE
+    ftz_active = pass == 1;
+#else
+    if (pass == 1) { printf("(no x86 FTZ/DAZ here: the flushing pass is skipped)\n"); break; }
+#endif
+    printf("-- float32, VP_DENORM_EMULATE%s\n", pass ? ", FTZ+DAZ (a device that flushes)" : "");
+    for (const fn1 &f : fns) report(f.name, run1<float>(f, 32, n32 / 4), none);
+    report("atan2", run_atan2<float>(32, n32 / 4), none);
+    report("pow", run_pow<float>(32, n32 / 4), none);
+  }
+#ifdef VP_FTZ_AVAILABLE
+  // the harness can fail: without the subnormal-safe paths, FTZ+DAZ breaks
+  // exp's subnormal results and log of a subnormal
+  VP_DENORM_EMULATE = false;
+  ftz_active = true;
+  float e = exp_f(-100.0f), l = log_f(1e-40f);
+  ftz_active = false;
+  bool flushed = e == 0.0f && std::isinf(l);
+  printf("control: without VP_DENORM_EMULATE, exp(-100) = %g, log(1e-40) = %g under FTZ+DAZ: %s\n",
+         e, l, flushed ? "flushed, as on the device" : "NOT FLUSHED (the harness does not emulate a flush)");
+  failures += !flushed;
+#endif
+#else
   for (const fn1 &f : fns) report(f.name, run1<float>(f, 32, n32), run1<double>(f, 64, n64));
   report("atan2", run_atan2<float>(32, n32), run_atan2<double>(64, n64));
   report("pow", run_pow<float>(32, n32), run_pow<double>(64, n64));
+#endif
   if (!table)
     printf("%s\n", failures ? "FAIL" : "ok");
   return failures ? 1 : 0;
