@@ -156,6 +156,10 @@ static const char *xval(const expander *x, const char *name, size_t len) {
       {"FABS", "vp_fabsf", "abs"}, /* float: by the bits (docs/math.md, "Subnormals") */
       {"SPLIT", "4097.0", "134217729.0"},
       {"DIV_BIG", "1.0e30", "1.0e300"},
+      /* atan2 scales y and x by DIV_UP when one is below DIV_TINY:
+       * Dekker's product in vp_div's residual must not underflow */
+      {"DIV_TINY", "8.271806125530277e-25", "1.3319983461951343e-256"},
+      {"DIV_UP", "1.8446744073709552e19", "1.3407807929942597e154"},
       {"TRIG_FAST", "3216.0", "1600000.0"},
       {"EXP_LO", "-104.0", "-746.0"},
       {"EXP_FAST", "86.0", "707.0"},
