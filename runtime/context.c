@@ -253,7 +253,8 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
   /* VULPY_DENORM=preserve|default|auto: whether precise-math kernels get
    * DenormPreserve (auto: wherever the device can keep subnormals). */
   if (opt->force_denorm) {
-    ctx->info.denorm_preserve = opt->force_denorm;
+    ctx->info.denorm_preserve = opt->force_denorm & ~(uint32_t)VRT_DENORM_EMULATE;
+    ctx->info.denorm_emulate = (opt->force_denorm & VRT_DENORM_EMULATE) != 0;
   } else if (!vrt__denorm_choose(&ctx->info, getenv("VULPY_DENORM"), d)) {
     vrt_context_destroy(ctx);
     return NULL;

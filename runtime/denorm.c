@@ -41,20 +41,41 @@ uint32_t vrt__denorm_auto(uint32_t support, uint32_t independence) {
   }
 }
 
+/* Where float32 gets no DenormPreserve, the helpers emulate subnormals
+ * unless the device is known to keep them by itself: lavapipe (measured:
+ * it reports neither preserve nor flush and keeps them). Every other such
+ * device is taken to flush, as NVIDIA's does (the H200 reports
+ * shaderDenormPreserveFloat32 = false and flushes): the subnormal-safe
+ * paths are right on a device that keeps subnormals too, only slower in
+ * branches ordinary arguments do not take. */
+bool vrt__denorm_auto_emulate(const vrt_device_info *info) {
+  return !(info->denorm_preserve & VRT_DENORM_F32) &&
+         info->driver_id != VK_DRIVER_ID_MESA_LLVMPIPE;
+}
+
 bool vrt__denorm_choose(vrt_device_info *info, const char *env, vp_diags *d) {
   if (!env || !*env || strcmp(env, "auto") == 0)
-    return true; /* info->denorm_preserve is the device's auto choice */
+    return true; /* info->denorm_preserve/emulate are the device's auto choice */
   if (strcmp(env, "default") == 0) {
     info->denorm_preserve = 0;
+    info->denorm_emulate = false;
+    return true;
+  }
+  if (strcmp(env, "emulate") == 0) {
+    info->denorm_preserve = 0;
+    info->denorm_emulate = true;
     return true;
   }
   if (strcmp(env, "preserve") != 0) {
-    vp_error(d, (vp_loc){0}, "VULPY_DENORM='%s' is not one of preserve, default, auto", env);
+    vp_error(d, (vp_loc){0}, "VULPY_DENORM='%s' is not one of preserve, emulate, default, auto",
+             env);
     vp_diag_hint(d, "unset it for auto: subnormals kept wherever the device can keep them");
     return false;
   }
-  if (info->denorm_preserve & VRT_DENORM_F32)
+  if (info->denorm_preserve & VRT_DENORM_F32) {
+    info->denorm_emulate = false;
     return true;
+  }
   if (!(info->denorm_support & VRT_DENORM_F32))
     vp_error(d, (vp_loc){0},
              "VULPY_DENORM=preserve: device '%s' cannot keep float32 subnormals in a shader "

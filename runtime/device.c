@@ -206,6 +206,7 @@ static void fill_info(vrt_instance *inst, VkPhysicalDevice pd, uint32_t index,
                  o->driver_id != VK_DRIVER_ID_GOOGLE_SWIFTSHADER;
   /* Subnormals kept where the shader can ask for it (denorm.c). */
   o->denorm_preserve = vrt__denorm_auto(o->denorm_support, o->denorm_independence);
+  o->denorm_emulate = vrt__denorm_auto_emulate(o);
 
   uint32_t nq = 0;
   inst->fn.vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
@@ -346,7 +347,8 @@ void vrt_device_format(const vrt_device_info *o, bool verbose, vp_strbuf *out) {
     if (o->denorm_preserve & widths[k].bit)
       vp_strbuf_printf(out, " %s", widths[k].name);
   if (!(o->denorm_preserve & VRT_DENORM_F32))
-    vp_strbuf_append(out, " none (subnormals as the device handles them)");
+    vp_strbuf_append(out, o->denorm_emulate ? " none (float32 subnormals emulated: VP_DENORM_EMULATE)"
+                                            : " none (subnormals as the device handles them)");
   vp_strbuf_putc(out, '\n');
 }
 

@@ -398,6 +398,9 @@ bool vrt__cache_dir_prepare(const char *dir, char *why, size_t n);
 /* What VULPY_DENORM=auto keeps on a device (denorm.c): the VRT_DENORM_*
  * mask for its support bits and denormBehaviorIndependence. */
 uint32_t vrt__denorm_auto(uint32_t support, uint32_t independence);
+/* What VULPY_DENORM=auto says of the float32 helpers' subnormal-safe paths
+ * on a device whose denorm_preserve is chosen (denorm.c). */
+bool vrt__denorm_auto_emulate(const vrt_device_info *info);
 /* Applies VULPY_DENORM (`env`: NULL, "auto", "default" or "preserve") to a
  * context's info.denorm_preserve; false with an error for "preserve" on a
  * device that cannot keep float32 subnormals, or an unknown value. */

@@ -180,6 +180,10 @@ vrt_kernel *vrt_kernel_create(vrt_context *ctx, const void *spirv, size_t spirv_
       denorm = (uint32_t)added;
     }
   }
+  /* ... or, where it cannot keep them, the float32 helpers emulate them
+   * (VP_DENORM_EMULATE; part of the pipeline's keys through `denorm`). */
+  if (k && opt && opt->preserve_denorms && ctx->info.denorm_emulate)
+    denorm |= VRT_DENORM_EMULATE;
   double t1 = vrt__now_ns() / 1e6;
   if (k) {
     pthread_mutex_lock(&ctx->lock);
@@ -192,7 +196,8 @@ vrt_kernel *vrt_kernel_create(vrt_context *ctx, const void *spirv, size_t spirv_
       if (hit) {
         k->stats = (vrt_kernel_stats){.memory_hit = true, .driver_hit = -1,
                                       .push_descriptors = k->p->push_descriptors,
-                                      .denorm_preserve = k->p->stats.denorm_preserve};
+                                      .denorm_preserve = k->p->stats.denorm_preserve,
+                                      .denorm_emulate = k->p->stats.denorm_emulate};
       }
       k->stats.reflect_ms = t1 - t0;
       k->stats.total_ms = vrt__now_ns() / 1e6 - t0;

@@ -280,7 +280,7 @@ static uint64_t pipeline_key(vrt_context *ctx, const uint32_t *words, size_t nwo
   h = vp_hash64(&ctx->push_descriptors, sizeof ctx->push_descriptors, h);
   uint32_t fma = ctx->info.fma_fused; /* the VP_FMA_FUSED specialization */
   h = vp_hash64(&fma, 4, h);
-  h = vp_hash64(&denorm, 4, h); /* the widths given DenormPreserve */
+  h = vp_hash64(&denorm, 4, h); /* the widths given DenormPreserve, VRT_DENORM_EMULATE */
   for (uint32_t i = 0; i < m->nbuffers; i++) {
     uint32_t sb[2] = {m->buffers[i].set, m->buffers[i].binding};
     h = vp_hash64(sb, 8, h);
@@ -308,7 +308,8 @@ vrt_pipeline *vrt__pipeline_get(vrt_context *ctx, const uint32_t *words, size_t 
   p->key = key;
   p->stats.validate_ms = t1 - t0;
   p->stats.driver_hit = -1;
-  p->stats.denorm_preserve = denorm;
+  p->stats.denorm_preserve = denorm & ~(uint32_t)VRT_DENORM_EMULATE;
+  p->stats.denorm_emulate = (denorm & VRT_DENORM_EMULATE) != 0;
   if (!make_layouts(ctx, p, m, push_size, d)) {
     pipeline_free(ctx, p);
     return NULL;
@@ -326,19 +327,24 @@ vrt_pipeline *vrt__pipeline_get(vrt_context *ctx, const uint32_t *words, size_t 
     return NULL;
   }
   /* The local size (when the module reads it from specialization constants)
-   * and VP_FMA_FUSED, which every pipeline gets: an ID the module does not
-   * use is ignored (Vulkan), so raw GLSL kernels may declare it too. */
-  uint32_t values[4] = {local[0], local[1], local[2], ctx->info.fma_fused ? VK_TRUE : VK_FALSE};
-  VkSpecializationMapEntry entries[4];
+   * and VP_FMA_FUSED and VP_DENORM_EMULATE, which every pipeline gets: an ID
+   * the module does not use is ignored (Vulkan), so raw GLSL kernels may
+   * declare them too. */
+  uint32_t values[5] = {local[0], local[1], local[2], ctx->info.fma_fused ? VK_TRUE : VK_FALSE,
+                        (denorm & VRT_DENORM_EMULATE) ? VK_TRUE : VK_FALSE};
+  VkSpecializationMapEntry entries[5];
   uint32_t nentries = 0;
-  bool fma_taken = false;
+  bool fma_taken = false, denorm_taken = false;
   for (uint32_t k = 0; k < 3; k++)
     if (spec_id[k] >= 0) {
       entries[nentries++] = (VkSpecializationMapEntry){(uint32_t)spec_id[k], 4 * k, 4};
       fma_taken |= spec_id[k] == VRT_FMA_SPEC_ID;
+      denorm_taken |= spec_id[k] == VRT_DENORM_SPEC_ID;
     }
   if (!fma_taken)
     entries[nentries++] = (VkSpecializationMapEntry){VRT_FMA_SPEC_ID, 12, 4};
+  if (!denorm_taken)
+    entries[nentries++] = (VkSpecializationMapEntry){VRT_DENORM_SPEC_ID, 16, 4};
   VkSpecializationInfo spec = {nentries, entries, sizeof values, values};
 
   double t2 = vrt__now_ns() / 1e6;

@@ -125,6 +125,15 @@ typedef struct vrt_device_info {
    * a context's info, the choice after VULPY_DENORM=preserve|default|auto
    * (docs/runtime.md). */
   uint32_t denorm_preserve;
+  /* The float32 precise-math helpers take their subnormal-safe paths
+   * (VP_DENORM_EMULATE, VRT_DENORM_SPEC_ID): subnormal arguments and
+   * results read and written by their bits. In a device's description, what
+   * VULPY_DENORM=auto chooses: on where float32 gets no DenormPreserve and
+   * the device is not known to keep subnormals by itself (lavapipe keeps
+   * them), i.e. on devices that flush float32 subnormals (NVIDIA). In a
+   * context's info, the choice after VULPY_DENORM (emulate forces it on,
+   * default and preserve off; docs/runtime.md). */
+  bool denorm_emulate;
 } vrt_device_info;
 
 /* Width bits of the denormal masks above. */
@@ -136,6 +145,10 @@ enum {
    * three widths): every width of the mask is set, whether the module uses
    * it or not. */
   VRT_DENORM_TIED = 8,
+  /* In vrt_context_options.force_denorm: the float32 helpers' subnormal-safe
+   * paths on (info.denorm_emulate), whatever the device; in a pipeline's
+   * denormal word, VP_DENORM_EMULATE set true. */
+  VRT_DENORM_EMULATE = 16,
 };
 
 /* Adds `OpExecutionMode %entry DenormPreserve <width>` to every entry point
@@ -158,6 +171,10 @@ int vrt_spirv_preserve_denorms(const uint32_t *words, size_t nwords, uint32_t wi
  * same value as VTG_FMA_SPEC_ID in target.h). Every pipeline gets it set to
  * its context's info.fma_fused; a module without it ignores the entry. */
 #define VRT_FMA_SPEC_ID 2046
+/* The SpecId of `const bool VP_DENORM_EMULATE` (VTG_DENORM_SPEC_ID in
+ * target.h): true for the kernels made with preserve_denorms on a context
+ * whose info.denorm_emulate is set, false for every other pipeline. */
+#define VRT_DENORM_SPEC_ID 2045
 
 /* Enumerates every Vulkan device. *out is a malloc'ed array (free() it).
  * With no loader or no device: false and an error saying what to install. */
@@ -230,7 +247,9 @@ typedef struct vrt_context_options {
    * precise-math kernels get, whatever the device reports and VULPY_DENORM
    * says; 0: the normal choice. Tests use it to run the patched path on
    * lavapipe, with validation off (the layer rightly objects to a mode the
-   * device does not report). */
+   * device does not report). With VRT_DENORM_EMULATE: the float32
+   * helpers' subnormal-safe paths on (alone: no DenormPreserve), as
+   * VULPY_DENORM=emulate does. */
   uint32_t force_denorm;
   /* The done flag of synchronous dispatches (vrt_dispatch): the GPU writes
    * a word of host-coherent memory after the dispatch, and the wait spins on
@@ -414,7 +433,9 @@ typedef struct vrt_kernel_options {
   /* Keep subnormals: the module gets DenormPreserve for the widths of the
    * context's info.denorm_preserve (vrt_spirv_preserve_denorms). VulPy sets
    * it for the kernels it compiled with precise math; SPIR-V without it runs
-   * as written, with the device's own subnormal handling. */
+   * as written, with the device's own subnormal handling. Where the context
+   * emulates (info.denorm_emulate), the pipeline gets VP_DENORM_EMULATE
+   * true instead. */
   bool preserve_denorms;
 } vrt_kernel_options;
 
@@ -435,6 +456,7 @@ typedef struct vrt_kernel_stats {
   int driver_hit;     /* 1/0: the driver reports a pipeline cache hit; -1: unknown */
   bool push_descriptors; /* bound with VK_KHR_push_descriptor */
   uint32_t denorm_preserve; /* the widths (VRT_DENORM_F*) given DenormPreserve */
+  bool denorm_emulate;      /* VP_DENORM_EMULATE was set true */
   char cache_path[512];  /* the cache file, or "" */
   /* Where the creation's time went, in ms (0 for an in-memory hit):
    * reflection and checks, SPIRV-Tools validation (0 when trusted), layouts

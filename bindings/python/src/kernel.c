@@ -273,14 +273,15 @@ static PyObject *kernel_get_stats(PyObject *obj, void *c) {
   vrt_kernel_stats s;
   vrt_kernel_stats_get(((vpy_kernel *)obj)->k, &s);
   return Py_BuildValue(
-      "{sOsOsOsOsisOsssdsdsdsdsdsdsdsN}", "memory_hit", s.memory_hit ? Py_True : Py_False,
+      "{sOsOsOsOsisOsssdsdsdsdsdsdsdsNsO}", "memory_hit", s.memory_hit ? Py_True : Py_False,
       "disk_loaded", s.disk_loaded ? Py_True : Py_False, "disk_rejected",
       s.disk_rejected ? Py_True : Py_False, "disk_written", s.disk_written ? Py_True : Py_False,
       "driver_hit", s.driver_hit, "push_descriptors", s.push_descriptors ? Py_True : Py_False,
       "cache_path", s.cache_path, "reflect_ms", s.reflect_ms, "validate_ms", s.validate_ms,
       "layout_ms", s.layout_ms, "cache_load_ms", s.cache_load_ms, "create_ms", s.create_ms,
       "cache_save_ms", s.cache_save_ms, "total_ms", s.total_ms, "denorm_preserve",
-      vpy_denorm_widths(s.denorm_preserve));
+      vpy_denorm_widths(s.denorm_preserve), "denorm_emulate",
+      s.denorm_emulate ? Py_True : Py_False);
 }
 
 static PyObject *kernel_get_context(PyObject *obj, void *c) {

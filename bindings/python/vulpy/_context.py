@@ -157,6 +157,19 @@ class Context:
         return tuple(self.info["denorm_preserve"])
 
     @property
+    def denorm_emulate(self):
+        """True when this context's precise-math float32 functions handle
+        subnormal arguments and results with integer operations (the
+        VP_DENORM_EMULATE specialization constant): on by default where the
+        device flushes float32 subnormals and cannot be asked to keep them
+        (NVIDIA: no shaderDenormPreserveFloat32), so that sin, exp, log, cbrt,
+        pow, ... of subnormals keep NumPy's tolerances there. VULPY_DENORM=
+        emulate forces it (testing on devices that keep subnormals), default
+        turns it off. Plain arithmetic (+ - * /, compares) still follows the
+        device. fast_math kernels never emulate. docs/math.md."""
+        return bool(self.info.get("denorm_emulate", False))
+
+    @property
     def lost(self):
         """True once the device was lost; every later call raises DeviceLostError."""
         return self._native.lost

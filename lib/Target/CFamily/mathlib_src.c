@@ -144,8 +144,8 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  int sh = s + 1 - max(ex, 1); // y 2^-s = m 2^-sh 2^-149\n"
      "  if (sh <= 0) return y;\n"
      "  if (sh > 24) return 0.0;\n"
-     "  uint q = m >> uint(sh), rest = m & ((1u << uint(sh)) - 1u), half = 1u << uint(sh - 1);\n"
-     "  return uintBitsToFloat(q + (rest > half || (rest == half && (q & 1u) != 0u) ? 1u : 0u));\n"
+     "  uint q = m >> uint(sh), rest = m & ((1u << uint(sh)) - 1u), mid = 1u << uint(sh - 1);\n"
+     "  return uintBitsToFloat(q + (rest > mid || (rest == mid && (q & 1u) != 0u) ? 1u : 0u));\n"
      "}\n"},
 
     /* ------------------------------------------------ powers of two */
