@@ -127,7 +127,7 @@ def test_vulpy_denorm_preserve_on_a_device_without_it_is_an_error():
 def test_vulpy_denorm_unknown_value_is_an_error():
     _cpu()
     out = _probe("keep", INFO)
-    assert "VULPY_DENORM='keep' is not one of preserve, default, auto" in out["error"]
+    assert "VULPY_DENORM='keep' is not one of preserve, emulate, default, auto" in out["error"]
 
 
 def _native_ctx(force, cache, validation=0):
