@@ -169,11 +169,11 @@ say "machine: $(grep -m1 '^GPU' "$OUT/env.txt" || echo 'no nvidia-smi')"
 
 # -- 4. suites
 if [ -z "$SUITES" ]; then
-  SUITES="ir frontend compile vkref runtime python fusion mathcost cuda compare"
+  SUITES="ir frontend compile vkref runtime python fusion mathcost cuda compare accuracy"
 fi
 # Each suite's share of the time left (seconds), in run order.
 declare -A CAP=([ir]=60 [frontend]=40 [compile]=60 [vkref]=60 [runtime]=60 [python]=60
-                [fusion]=90 [mathcost]=40 [cuda]=120 [compare]=420)
+                [fusion]=90 [mathcost]=40 [cuda]=120 [compare]=420 [accuracy]=300)
 # The GPU's clocks, power and throttle reasons while the suites run (a GPU
 # that clocks down between or during suites explains odd figures).
 if command -v nvidia-smi > /dev/null; then
@@ -209,6 +209,8 @@ for s in $SUITES; do
   [ $rc = 124 ] || [ $rc = 137 ] && say "suite $s: TIMED OUT after ${cap}s"
   [ $rc != 0 ] && [ $rc != 124 ] && [ $rc != 137 ] && say "suite $s: exit $rc (errors are in device.log)"
   tail -n +$((n0 + 1)) "$LOG" | grep -E "ERROR|WRONG|Traceback" | tail -5 | cut -c1-240 | sed 's/^/    /'
+  # the accuracy suite's verdict lines ("accuracy: 44/44 sets pass ...")
+  tail -n +$((n0 + 1)) "$LOG" | grep -E "^accuracy" | cut -c1-400 | sed 's/^/    /'
 done
 
 # -- 5. summary
