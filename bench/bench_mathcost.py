@@ -68,6 +68,7 @@ CASES = [("sin", "float32", "vp.sin(x[i])"), ("cos", "float32", "vp.cos(x[i])"),
          ("sin+exp vec4", "vec4", "vp.sin(x[i]) + vp.exp(x[i])")]
 RARE = ["vp_rem_pio2f_big"]  # helpers only rare arguments reach
 FMA_SPEC_ID = 2046  # VP_FMA_FUSED (include/vulpy/target.h)
+DENORM_SPEC_ID = 2045  # VP_DENORM_EMULATE
 
 
 def _logu(rng, lo, hi, n, signed=False):
@@ -133,6 +134,8 @@ def denorm_label(c):
     widths = tuple(getattr(c, "denorm_preserve", ()) or ())
     if 32 in widths:
         return "DenormPreserve " + "+".join(f"f{w}" for w in widths)
+    if getattr(c, "denorm_emulate", False):
+        return "subnormals emulated"  # VP_DENORM_EMULATE: the helpers' integer paths
     return "device subnormals"
 
 
@@ -211,9 +214,13 @@ def accuracy(ctx, rec):
     # false, so no execution mode can keep them).
     kept = keeps_subnormals(c)
     rec.value("subnormals: kept by the precise kernels", 0, path, 1.0 if kept else 0.0, "kept")
-    if kept:
+    # Where the device flushes, the float32 helpers emulate subnormals
+    # (VP_DENORM_EMULATE, on by default there): their results then count
+    # subnormals in too, although a plain multiply still flushes.
+    emulated = bool(getattr(c, "denorm_emulate", False))
+    if kept or emulated:
         rec.value("max ULP, subnormals kept: worst float32 function", 0, path, worst, "ULP",
-                  function=worst_fn)
+                  function=worst_fn, how="emulated" if emulated and not kept else "kept")
     else:
         rec.skip("max ULP, subnormals kept: worst float32 function", 0, path,
                  "this device flushes float32 subnormals in precise kernels and reports no "
@@ -221,7 +228,7 @@ def accuracy(ctx, rec):
                  f"{list(c.info.get('denorm_support', ())) or 'none'})")
     rec.value("max ULP, no subnormals: worst float32 function", 0, path, worst_n, "ULP",
               function=worst_nfn)
-    if 32 not in tuple(c.denorm_preserve):
+    if 32 not in tuple(c.denorm_preserve) and not emulated:
         return
     # Before/after in one run: the same functions on a context whose precise
     # kernels leave subnormals to the device (VULPY_DENORM=default), what
@@ -266,10 +273,11 @@ def stub_rare(glsl):
     return glsl
 
 
-def _opt(spv, fused):
-    """spirv-opt -O with VP_FMA_FUSED frozen, so the optimizer folds its
-    branches as a driver would."""
-    subprocess.run(["spirv-opt", f"--set-spec-const-default-value={FMA_SPEC_ID}:{str(fused).lower()}",
+def _opt(spv, fused, emulate=False):
+    """spirv-opt -O with VP_FMA_FUSED and VP_DENORM_EMULATE frozen, so the
+    optimizer folds their branches as a driver would."""
+    spec = f"{FMA_SPEC_ID}:{str(fused).lower()} {DENORM_SPEC_ID}:{str(emulate).lower()}"
+    subprocess.run(["spirv-opt", f"--set-spec-const-default-value={spec}",
                     "--freeze-spec-const", "-O", str(spv), "-o", str(spv)], check=True,
                    capture_output=True)
 
@@ -293,14 +301,19 @@ def static_counts(ctx, rec):
                     continue
                 glsl = subprocess.run([str(translate), "--from=ast", "--to=glsl", "-"], input=ast,
                                       check=True, capture_output=True, text=True).stdout
-                for label, fused, text in (("static", False, glsl), ("static", True, glsl),
-                                           ("common path", False, stub_rare(glsl)),
-                                           ("common path", True, stub_rare(glsl))):
+                # the last row: the H200's path (fused fma, float32
+                # subnormals emulated: VP_DENORM_EMULATE)
+                for label, fused, text, emu in (("static", False, glsl, False),
+                                                ("static", True, glsl, False),
+                                                ("common path", False, stub_rare(glsl), False),
+                                                ("common path", True, stub_rare(glsl), False),
+                                                ("common path", True, stub_rare(glsl), True)):
                     backend = "precise, fused fma" if fused else "precise, unfused fma"
+                    backend += ", subnormals emulated" if emu else ""
                     spv = Path(tmp) / "k.spv"
                     spv.write_bytes(_native.ext().glsl_to_spirv(text, "k"))
                     try:
-                        _opt(spv, fused)
+                        _opt(spv, fused, emu)
                         dis = subprocess.run(["spirv-dis", str(spv)], check=True,
                                              capture_output=True, text=True).stdout
                     except (OSError, subprocess.CalledProcessError) as e:
@@ -335,6 +348,28 @@ def timing(ctx, rec):
         bufs = [xv.buffer, yv.buffer]
         runners[mode] = (lambda nk=nk, push=push, bufs=bufs:
                          nk.dispatch_timed(bufs, push, n // 4, 1, 1, False))
+    if getattr(c, "denorm_emulate", False):
+        # what VP_DENORM_EMULATE costs: the same precise kernel on a context
+        # that leaves subnormals to the device (VULPY_DENORM=default)
+        old = os.environ.pop("VULPY_DENORM", None)
+        os.environ["VULPY_DENORM"] = "default"
+        try:
+            c2 = vp.Context(device_index=c.index)
+        finally:
+            os.environ.pop("VULPY_DENORM", None)
+            if old is not None:
+                os.environ["VULPY_DENORM"] = old
+        k = vp.kernel(local_size_x=256)(compare_kernels.vk_sinexp4)
+        xv2 = vp.asarray(x, context=c2, memory="device")
+        yv2 = vp.empty(n, np.float32, context=c2, memory="device")
+        nk = k.program().native(c2)
+        push = k.program().packer.pack({})
+        nk.dispatch([xv2.buffer, yv2.buffer], push, n // 4, 1, 1, False, True)
+        check_close(yv2.numpy(), want, 1e-5, 1e-6, "sin+exp (precise, VULPY_DENORM=default)")
+        bufs = [xv2.buffer, yv2.buffer]
+        runners["precise, VULPY_DENORM=default"] = (lambda nk=nk, push=push, bufs=bufs:
+                                                    nk.dispatch_timed(bufs, push, n // 4, 1, 1,
+                                                                      False))
     reps = 5 if cpu or ctx.quick else 20
     out = interleave(runners, reps)
     for mode, s in out.items():
@@ -345,6 +380,9 @@ def timing(ctx, rec):
                 fma=path, denorm=denorm if mode == "precise" else "device subnormals")
     rec.ratio("sin+exp vec4 kernel: precise / fast time", n, out["precise"], out["fast"],
               higher_is_better=False, fma=path, denorm=denorm)
+    if "precise, VULPY_DENORM=default" in out:
+        rec.ratio("sin+exp vec4 kernel: emulated / device subnormals time", n, out["precise"],
+                  out["precise, VULPY_DENORM=default"], higher_is_better=False, fma=path)
 
 
 def run(ctx):
