@@ -3,8 +3,8 @@
  * 1.6: every patched module passes SPIRV-Tools' validator, has exactly one
  * mode per width asked for and used, one capability, the extension only
  * below SPIR-V 1.4, and patching it again changes nothing. Also the
- * per-device choice (VULPY_DENORM=auto/preserve/default) from tables of
- * devices that are not in the machine. Needs no Vulkan device. */
+ * per-device choice (VULPY_DENORM=auto/preserve/emulate/default) from tables
+ * of devices that are not in the machine. Needs no Vulkan device. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +18,7 @@
 /* runtime/internal.h: the choice, without pulling in Vulkan's headers. */
 uint32_t vrt__denorm_auto(uint32_t support, uint32_t independence);
 bool vrt__denorm_choose(vrt_device_info *info, const char *env, vp_diags *d);
+bool vrt__denorm_auto_emulate(const vrt_device_info *info);
 
 static void print_diags(const vp_diags *d) {
   char *s = vp_diags_format(d, NULL);
@@ -275,8 +276,33 @@ static void test_choice(void) {
   CHECK(d.nerrors == 1 && strstr(d.items[0].message, "float16 and float64"));
   vp_diags_free(&d);
   CHECK(!vrt__denorm_choose(&info, "keep", &d));
-  CHECK(d.nerrors == 1 && strstr(d.items[0].message, "VULPY_DENORM='keep'"));
+  CHECK(d.nerrors == 1 && strstr(d.items[0].message, "VULPY_DENORM='keep'") &&
+        strstr(d.items[0].message, "emulate"));
   vp_diags_free(&d);
+}
+
+/* Where the float32 helpers emulate subnormals (VP_DENORM_EMULATE). */
+static void test_emulate_choice(void) {
+  enum { DRIVER_NVIDIA = 4, DRIVER_LLVMPIPE = 13, DRIVER_RADV = 3 }; /* VkDriverId */
+  vrt_device_info nv = {.driver_id = DRIVER_NVIDIA, .denorm_support = F16,
+                        .denorm_preserve = 0};                 /* the H200 */
+  vrt_device_info lvp = {.driver_id = DRIVER_LLVMPIPE};         /* keeps them unasked */
+  vrt_device_info radv = {.driver_id = DRIVER_RADV, .denorm_support = F16 | F32 | F64,
+                          .denorm_preserve = F16 | F32 | F64}; /* DenormPreserve instead */
+  CHECK(vrt__denorm_auto_emulate(&nv));
+  CHECK(!vrt__denorm_auto_emulate(&lvp));
+  CHECK(!vrt__denorm_auto_emulate(&radv));
+  vp_diags d = {0};
+  nv.denorm_emulate = true;
+  CHECK(vrt__denorm_choose(&nv, NULL, &d) && nv.denorm_emulate && nv.denorm_preserve == 0);
+  CHECK(vrt__denorm_choose(&nv, "default", &d) && !nv.denorm_emulate);
+  CHECK(vrt__denorm_choose(&lvp, "emulate", &d) && lvp.denorm_emulate && lvp.denorm_preserve == 0);
+  radv.denorm_emulate = false;
+  CHECK(vrt__denorm_choose(&radv, "emulate", &d) && radv.denorm_emulate && radv.denorm_preserve == 0);
+  radv.denorm_preserve = F16 | F32 | F64;
+  CHECK(vrt__denorm_choose(&radv, "preserve", &d) && !radv.denorm_emulate);
+  CHECK(d.count == 0);
+  CHECK(VRT_DENORM_SPEC_ID == VTG_DENORM_SPEC_ID);
 }
 
 int main(void) {
@@ -284,6 +310,7 @@ int main(void) {
   test_existing_mode();
   test_malformed();
   test_choice();
+  test_emulate_choice();
   if (check_failures)
     fprintf(stderr, "%d check(s) failed\n", check_failures);
   else
