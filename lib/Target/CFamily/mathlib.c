@@ -13,7 +13,8 @@
  * The expander turns a template (mathlib_src.c) into text for one precision
  * and dialect: placeholders, Horner polynomials from mathcoef.inc, and
  * float literals with the right suffix (1.5 / 1.5lf in GLSL, 1.5f / 1.5 in
- * C++).
+ * C++). Two specialization constants are declared before the first helper
+ * that reads them: VP_FMA_FUSED and VP_DENORM_EMULATE (float32 only).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,6 +11,9 @@
  *   $K(NAME,i)    part i of a constant split into non-overlapping parts
  *   $X(NAME)      a per-precision constant or helper name (mathlib.c)
  *   $W(i)         word i of 2/pi (32 bits, most significant first) as a literal
+ *   $S{...}       float32 only: dropped when expanding for double (the
+ *                 subnormal-safe paths under VP_DENORM_EMULATE; a dependency
+ *                 `$S:name` is float32 only likewise)
  *   1.5           a float literal: suffixed for the precision and dialect
  *
  * Nothing here relies on fma being fused: Vulkan does not require it, and
@@ -26,6 +29,14 @@
  * (vp_div, vp_sqrt): Vulkan allows 2.5 ULP for a division and 3 for sqrt.
  * The float fast paths (sin, cos, exp, log) have no table, no array and no
  * float-to-int conversion; rare arguments take a branch.
+ *
+ * Where the device flushes float32 subnormals and cannot be asked to keep
+ * them (NVIDIA), the runtime sets the specialization constant
+ * VP_DENORM_EMULATE: the float32 helpers then read subnormal arguments and
+ * write subnormal results by their bits (vp_subf, vp_up23f, vp_downf), and
+ * no float operation touches a value that may be subnormal, since a
+ * flushing device reads it as 0 in every one, compares included
+ * (docs/math.md, "Subnormals").
  */
 #include <stddef.h>
 
