@@ -11,7 +11,8 @@
  * the manifest (names, element sizes, dtypes, push fields), runs, and writes
  * the outputs. Every mistake is one `error:` line naming the thing at fault.
  * The SPIR-V runs as written unless --preserve-denorms asks the runtime to
- * add DenormPreserve, as it does for VulPy's precise-math kernels
+ * add DenormPreserve, as it does for VulPy's precise-math kernels (or, where
+ * the device cannot keep float32 subnormals, to set VP_DENORM_EMULATE)
  * (docs/runtime.md, "Subnormals").
  */
 #include "npy.h"
