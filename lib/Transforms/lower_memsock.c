@@ -28,6 +28,8 @@
 
 #include "vulpy/memsock_abi.h"
 
+#include "persistent.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -78,6 +80,21 @@ static bool source_op(vir_opcode c) {
   default:
     return vir_op_info_of(c)->attr == VIR_ATTR_ATOMIC || (vir_op_info_of(c)->flags & VIR_F_SUBGROUP);
   }
+}
+
+/* lower-persistent's words (it runs first): what a persistent kernel reads
+ * from them after its barriers - the group id and count, the abort flag,
+ * the stop and control-word snapshots - is the same in every invocation of
+ * a group and, past the barrier, of the grid, so the time loop, the step
+ * boundary's break and an aborted group's return are uniform. (Groups that
+ * discovery turned away return before any fire and are not counted.) */
+static bool persistent_word(const vir_op *op) {
+  const vir_sym *s = op->attr.sym;
+  if (!s || !s->name || (op->code != VIR_OP_BUFFER_LOAD && op->code != VIR_OP_SHARED_LOAD &&
+                         vir_op_info_of(op->code)->attr != VIR_ATTR_ATOMIC))
+    return false;
+  return !strcmp(s->name, "_vp_grid") || !strcmp(s->name, "_vp_host") ||
+         !strcmp(s->name, "_vp_psh");
 }
 
 static void uni_region(uni *u, vir_region *r, bool ctx, vir_op *loop);
@@ -154,7 +171,7 @@ static void uni_op(uni *u, vir_op *op, bool ctx, vir_op *loop) {
     uni_region(u, &op->regions[0], ctx, loop);
     return;
   default:
-    if (vir_result(op) && (any || source_op(op->code)))
+    if (vir_result(op) && (any || (source_op(op->code) && !persistent_word(op))))
       set_div(u, &op->val);
     for (uint32_t i = 0; i < vir_op_info_of(op->code)->nregion; i++)
       uni_region(u, &op->regions[i], ctx || any, loop);
@@ -252,6 +269,29 @@ static void membar(lctx *c, vir_scope sc, vir_semantics sem) {
   op->attr.scope = sc;
   op->attr.sem = sem;
   op->attr.storage = VIR_STORAGE_BUFFER;
+}
+
+/* The workgroups that take part in a fire: in a persistent kernel (lowered
+ * first: it has the shared @_vp_psh) the groups discovery admitted, whose
+ * count lower-persistent keeps in @_vp_psh[S_NG] (the others returned at
+ * the start); elsewhere the dispatch's workgroups. */
+static vir_value *group_count(lctx *c) {
+  vir_sym *psh = vir_module_find(c->m, "_vp_psh");
+  if (psh && psh->kind == VIR_SYM_SHARED) {
+    vir_value *ix = k32(c, S_NG);
+    vir_op *op = vir_build(&c->b, VIR_OP_SHARED_LOAD, c->u32, 1, &ix);
+    op->attr.sym = psh;
+    return vir_result(op);
+  }
+  vir_value *nwg = vir_result(vir_build(&c->b, VIR_OP_NUM_WORKGROUPS,
+                                        vir_ty_vec(c->m, c->u32, 3), 0, NULL));
+  vir_value *e[3];
+  for (uint32_t i = 0; i < 3; i++) {
+    vir_op *x = vir_build(&c->b, VIR_OP_EXTRACT, c->u32, 1, &nwg);
+    x->attr.index = i;
+    e[i] = vir_result(x);
+  }
+  return bin(c, VIR_OP_MUL, bin(c, VIR_OP_MUL, e[0], e[1]), e[2]);
 }
 
 /* Runs `fn` with the builder at the end of region r, then restores it. */
@@ -449,15 +489,7 @@ static void lower_fire(lctx *c, pipe *p, vir_op *fire) {
     vir_build(&c->b, VIR_OP_BARRIER, NULL, 0, NULL);
     vir_op *arrive = build_if(c, leader);
     IN_REGION(c, &arrive->regions[0], {
-      vir_value *nwg = vir_result(vir_build(&c->b, VIR_OP_NUM_WORKGROUPS,
-                                            vir_ty_vec(c->m, c->u32, 3), 0, NULL));
-      vir_value *e[3];
-      for (uint32_t i = 0; i < 3; i++) {
-        vir_op *x = vir_build(&c->b, VIR_OP_EXTRACT, c->u32, 1, &nwg);
-        x->attr.index = i;
-        e[i] = vir_result(x);
-      }
-      vir_value *groups = named(bin(c, VIR_OP_MUL, bin(c, VIR_OP_MUL, e[0], e[1]), e[2]), "groups");
+      vir_value *groups = named(group_count(c), "groups");
       vir_value *sw = lload(c, p->slot), *s = lload(c, p->seq);
       vir_value *aw = bin(c, VIR_OP_ADD, sw, k32(c, VMS_SLOT_ARRIVE));
       vir_value *arrived = named(ring_atomic(c, p, VIR_OP_ATOMIC_ADD, aw, k32(c, 1), NULL,

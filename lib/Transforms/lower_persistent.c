@@ -47,8 +47,7 @@
 
 #define CLOSED 0x80000000u
 #define NO_GROUP 0xffffffffu
-/* @_vp_psh: [0] group id, [1] group count, [2] abort */
-enum { S_GID, S_NG, S_ABORT, S_WORDS = 4 };
+/* @_vp_psh: [0] group id, [1] group count, [2] abort (persistent.h) */
 
 typedef struct pl {
   vir_module *m;

@@ -370,9 +370,12 @@ def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeo
     default). Returns a PersistentHandle (sync=False) or None after a
     checked run (sync=True)."""
     want = len(prog.buffers) - len(HIDDEN)
-    if len(buffers) != want:
+    # a vp.MemSock binds two of the kernel's buffers (its frames and its ring)
+    pipes = [a for a in buffers if type(a).__name__ == "MemSock" and hasattr(a, "_bind")]
+    if len(buffers) + len(pipes) != want:
         names = ", ".join(b["name"] for b in prog.buffers[:want])
-        raise TypeError(f"{label} takes {want} buffer(s) ({names}), got {len(buffers)}")
+        raise TypeError(f"{label} takes {want} buffer(s) ({names}), got "
+                        f"{len(buffers) + len(pipes)}")
     ctx = context
     for a in buffers:
         c = getattr(a, "_ctx", None)
@@ -398,6 +401,10 @@ def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeo
     host[H_CANARY] = CANARY
     grid = _array.zeros(GRID_WORDS, np.uint32, context=ctx)
     if mode == "stepped":
+        if pipes:
+            raise TypeError(f"{label}: the stepped form does not stream through a vp.MemSock "
+                            f"(each phase would be a dispatch of its own); run it "
+                            f"mode='persistent'")
         if stepped is None:
             raise TypeError(f"{label}: no stepped form to run (compile it from Python source)")
         inner = _SteppedRun(stepped(), buffers, push, groups, ctx, host, grid)

@@ -1,0 +1,476 @@
+"""A 3-D Yee FDTD reference application (docs/fdtd.md): Maxwell's curl
+equations on Yee's staggered grid in a PEC box, a soft source and optional
+dielectric (eps_r) regions, in three versions that share the update
+arithmetic:
+
+- stepped: two `@vp.kernel` dispatches a step (H, then E) on resident
+  fields, queued with sync=False (`Sim.step`);
+- persistent: the whole time loop in one dispatch, `vp.grid_sync()` between
+  the H and E updates, steered through a `vp.ControlBuffer` (source period,
+  pause, stop) and streaming a z-slice of Ez with (step, energy) through a
+  `vp.MemSock` every N steps (`Sim.launch`);
+- NumPy: the same update on arrays (`numpy_step`), float32, the same order
+  of operations.
+
+    python examples/fdtd3d.py [--size 32] [--steps 100] [--every 10]
+
+runs a dielectric sphere lit by a soft source in every version, checks them
+against each other and prints the rate. Importable: `import fdtd3d` (with
+examples/ on sys.path) gives `Sim`, `numpy_step`, `energy`, `cavity_mode`.
+
+Units: fields are normalized (E and eta0 H), the Courant number
+S = c dt / dx <= 1/sqrt(3); one step advances H by a half step and E by a
+whole one (H at n + 1/2 from E at n, then E at n + 1).
+"""
+import argparse
+import math
+import time
+
+import numpy as np
+
+import vulpy as vp
+
+S_MAX = 1.0 / math.sqrt(3.0)     # the 3-D Courant limit (Taflove and Hagness, ch. 4)
+S_DEFAULT = 0.5
+LX, LY = 64, 4                   # the stepped kernels' workgroup: x fastest, coalesced
+LOCAL = 256                      # the persistent kernel's workgroup
+
+
+# ---------------------------------------------------------------- the update
+# Fields are float32 arrays of shape (nz, ny, nx), cell i = (z*ny + y)*nx + x;
+# every component of cell i sits at its Yee position: Ex at (x+1/2, y, z),
+# Hx at (x, y+1/2, z+1/2), and so on. PEC walls: tangential E on the box's
+# faces is zero and is never updated; the H components outside the box stay 0.
+
+def h_cell(ex, ey, ez, hx, hy, hz, i, x, y, z, nx, ny, nz, s):
+    """H at n+1/2 from E at n at cell i: H -= S curl E (forward differences).
+    Returns |E|^2 and H(n-1/2) . H(n+1/2) at the cell (the energy's terms);
+    kernels that do not use them leave them to dead-code elimination."""
+    e2 = 0.0
+    hh = 0.0
+    if x < nx - 1 and y < ny - 1 and z < nz - 1:
+        sy = nx
+        sz = nx * ny
+        e_x = ex[i]
+        e_y = ey[i]
+        e_z = ez[i]
+        h_x = hx[i]
+        h_y = hy[i]
+        h_z = hz[i]
+        n_x = h_x - s * ((ez[i + sy] - e_z) - (ey[i + sz] - e_y))
+        n_y = h_y - s * ((ex[i + sz] - e_x) - (ez[i + 1] - e_z))
+        n_z = h_z - s * ((ey[i + 1] - e_y) - (ex[i + sy] - e_x))
+        hx[i] = n_x
+        hy[i] = n_y
+        hz[i] = n_z
+        e2 = e_x * e_x + e_y * e_y + e_z * e_z
+        hh = h_x * n_x + h_y * n_y + h_z * n_z
+    return e2, hh
+
+
+def e_cell(ex, ey, ez, hx, hy, hz, i, x, y, z, nx, ny, nz, c):
+    """E at n+1 from H at n+1/2 at cell i: E += (S/eps_r) curl H (backward
+    differences); c = S/eps_r. Returns E(n) . E(n+1) at the cell."""
+    sy = nx
+    sz = nx * ny
+    h_x = hx[i]
+    h_y = hy[i]
+    h_z = hz[i]
+    inx = x > 0 and x < nx - 1
+    iny = y > 0 and y < ny - 1
+    inz = z > 0 and z < nz - 1
+    ee = 0.0
+    if x < nx - 1 and iny and inz:
+        o = ex[i]
+        v = o + c * ((h_z - hz[i - sy]) - (h_y - hy[i - sz]))
+        ex[i] = v
+        ee += o * v
+    if y < ny - 1 and inx and inz:
+        o = ey[i]
+        v = o + c * ((h_x - hx[i - sz]) - (h_z - hz[i - 1]))
+        ey[i] = v
+        ee += o * v
+    if z < nz - 1 and inx and iny:
+        o = ez[i]
+        v = o + c * ((h_y - hy[i - 1]) - (h_x - hx[i - sy]))
+        ez[i] = v
+        ee += o * v
+    return ee
+
+
+def drive(n, period, amp):
+    """The soft source's value at step n: amp sin(2 pi (n mod P) / P), the
+    phase reduced exactly in integers so that long runs keep float32 precision."""
+    ph = vp.float32(n % period) / vp.float32(period)
+    return amp * math.sin(6.2831855 * ph)
+
+
+# --------------------------------------------------------- stepped version
+@vp.kernel(local_size_x=LX, local_size_y=LY)
+def update_h(ex: vp.Buffer[vp.float32], ey: vp.Buffer[vp.float32], ez: vp.Buffer[vp.float32],
+             hx: vp.Buffer[vp.float32], hy: vp.Buffer[vp.float32], hz: vp.Buffer[vp.float32],
+             nx: vp.uint32, ny: vp.uint32, nz: vp.uint32, s: vp.float32):
+    x = vp.global_id(0)
+    y = vp.global_id(1)
+    z = vp.global_id(2)
+    i = (z * ny + y) * nx + x
+    h_cell(ex, ey, ez, hx, hy, hz, i, x, y, z, nx, ny, nz, s)
+
+
+@vp.kernel(local_size_x=LX, local_size_y=LY)
+def update_e(ex: vp.Buffer[vp.float32], ey: vp.Buffer[vp.float32], ez: vp.Buffer[vp.float32],
+             hx: vp.Buffer[vp.float32], hy: vp.Buffer[vp.float32], hz: vp.Buffer[vp.float32],
+             ce: vp.Buffer[vp.float32], nx: vp.uint32, ny: vp.uint32, nz: vp.uint32,
+             s: vp.float32, material: vp.uint32, src: vp.uint32, n: vp.uint32,
+             period: vp.uint32, amp: vp.float32):
+    x = vp.global_id(0)
+    y = vp.global_id(1)
+    z = vp.global_id(2)
+    i = (z * ny + y) * nx + x
+    c = s
+    if material != 0:
+        c = ce[i]                  # S / eps_r of the cell (vacuum: not read at all)
+    e_cell(ex, ey, ez, hx, hy, hz, i, x, y, z, nx, ny, nz, c)
+    if i == src and amp != 0.0:
+        ez[i] = ez[i] + drive(n, period, amp)    # soft source: adds to the field
+
+
+# ------------------------------------------------------ persistent version
+# The time loop on the GPU. Steering words: `period` (the source's period in
+# steps), `pause` (non-zero: steps leave the fields alone and the clock
+# stands). clock[t % 2] is the physical step n at loop step t (two words, so
+# the one writer never races its readers). Every `every` loop steps (0:
+# never) the H phase fires a frame: the z = zs plane of Ez and the payload
+# (step n, energy W at n - 1/2, as the last running step's E phase reduced it
+# into part[]).
+@vp.kernel(persistent=True, local_size_x=LOCAL, control_words={"ctrl": ["period", "pause"]})
+def run_persistent(ex: vp.Buffer[vp.float32], ey: vp.Buffer[vp.float32],
+                   ez: vp.Buffer[vp.float32], hx: vp.Buffer[vp.float32],
+                   hy: vp.Buffer[vp.float32], hz: vp.Buffer[vp.float32],
+                   ce: vp.Buffer[vp.float32], clock: vp.Buffer[vp.uint32],
+                   part: vp.Buffer[vp.float32], pipe: vp.MemSock[vp.float32], ctrl: vp.Control,
+                   nx: vp.uint32, ny: vp.uint32, nz: vp.uint32, s: vp.float32,
+                   material: vp.uint32, src: vp.uint32, amp: vp.float32, first: vp.uint32,
+                   last: vp.uint32, every: vp.uint32, zs: vp.uint32):
+    red = vp.Shared[vp.float32, LOCAL]
+    lid = vp.local_index()
+    for t in range(first, last):
+        # -- H phase (and the frame of E at step n)
+        hn = clock[t % 2]
+        hrun = ctrl.pause == 0
+        hz_cells = nz if hrun else 0
+        for x, y, z in vp.grid_range(nx, ny, hz_cells):
+            i = (z * ny + y) * nx + x
+            h_cell(ex, ey, ez, hx, hy, hz, i, x, y, z, nx, ny, nz, s)
+        if every != 0:
+            if t > first and (t - first) % every == 0:
+                w = 0.0
+                for g in range(vp.num_workgroups()):
+                    w += part[g]
+
+                def frame(step: vp.uint32, energy: vp.float32):
+                    for q in vp.grid_range(nx * ny):
+                        pipe[q] = ez[zs * nx * ny + q]
+
+                pipe.fire(frame, step=hn, energy=w)
+        vp.grid_sync()
+        # -- E phase, the source, the energy's partial sums, the clock
+        en = clock[t % 2]
+        erun = ctrl.pause == 0
+        ez_cells = nz if erun else 0
+        acc = 0.0
+        for x, y, z in vp.grid_range(nx, ny, ez_cells):
+            i = (z * ny + y) * nx + x
+            c = s
+            if material != 0:
+                c = ce[i]
+            ee = e_cell(ex, ey, ez, hx, hy, hz, i, x, y, z, nx, ny, nz, c)
+            if i == src and amp != 0.0:
+                ez[i] = ez[i] + drive(en, ctrl.period, amp)
+            # W(n+1/2) = sum eps E(n).E(n+1) + |H(n+1/2)|^2 (H from before the update)
+            h_x = hx[i]
+            h_y = hy[i]
+            h_z = hz[i]
+            acc += s / c * ee + (h_x * h_x + h_y * h_y + h_z * h_z)
+        if every != 0:
+            if (t + 1 - first) % every == 0 and erun:
+                red[lid] = acc
+                vp.barrier()
+                k = vp.var(vp.uint32(LOCAL // 2))
+                while k > 0:
+                    if lid < k:
+                        red[lid] = red[lid] + red[lid + k]
+                    vp.barrier()
+                    k[:] = k >> 1
+                if lid == 0:
+                    part[vp.workgroup_id()] = red[0]
+        if vp.global_id(0) == 0:
+            clock[(t + 1) % 2] = en + vp.uint32(1 if erun else 0)
+        vp.grid_sync()
+
+
+# ------------------------------------------------------------------ NumPy
+def numpy_step(f, s, ce=None, src=None, n=0, period=20, amp=0.0):
+    """One step of the same update in NumPy on f = dict of the six (nz, ny,
+    nx) arrays, in place; float32 in, float32 arithmetic in the kernels'
+    order (float64 arrays give a float64 reference)."""
+    ex, ey, ez, hx, hy, hz = (f[k] for k in ("ex", "ey", "ez", "hx", "hy", "hz"))
+    s = ex.dtype.type(s)
+    a = np.s_[:-1, :-1, :-1]
+    e_x, e_y, e_z = ex[a], ey[a], ez[a]
+    hx[a] = hx[a] - s * ((ez[:-1, 1:, :-1] - e_z) - (ey[1:, :-1, :-1] - e_y))
+    hy[a] = hy[a] - s * ((ex[1:, :-1, :-1] - e_x) - (ez[:-1, :-1, 1:] - e_z))
+    hz[a] = hz[a] - s * ((ey[:-1, :-1, 1:] - e_y) - (ex[:-1, 1:, :-1] - e_x))
+    bx, by, bz = np.s_[1:-1, 1:-1, :-1], np.s_[1:-1, :-1, 1:-1], np.s_[:-1, 1:-1, 1:-1]
+    cx, cy, cz = (s, s, s) if ce is None else (ce[bx], ce[by], ce[bz])
+    ex[bx] = ex[bx] + cx * ((hz[bx] - hz[1:-1, :-2, :-1]) - (hy[bx] - hy[:-2, 1:-1, :-1]))
+    ey[by] = ey[by] + cy * ((hx[by] - hx[:-2, :-1, 1:-1]) - (hz[by] - hz[1:-1, :-1, :-2]))
+    ez[bz] = ez[bz] + cz * ((hy[bz] - hy[:-1, 1:-1, :-2]) - (hx[bz] - hx[:-1, :-2, 1:-1]))
+    if src is not None and amp != 0.0:
+        t = ex.dtype.type
+        ph = t(n % period) / t(period)
+        ez.flat[src] += t(amp) * np.sin(t(6.2831855) * ph)
+
+
+def curl_h(f, s):
+    """H(n+1/2) - H(n-1/2) = -S curl E(n), in float64 (for the energy)."""
+    g = {k: v.astype(np.float64) for k, v in f.items()}
+    old = {k: g[k].copy() for k in ("hx", "hy", "hz")}
+    ex, ey, ez = g["ex"], g["ey"], g["ez"]
+    a = np.s_[:-1, :-1, :-1]
+    new = {k: v.copy() for k, v in old.items()}
+    new["hx"][a] -= s * ((ez[:-1, 1:, :-1] - ez[a]) - (ey[1:, :-1, :-1] - ey[a]))
+    new["hy"][a] -= s * ((ex[1:, :-1, :-1] - ex[a]) - (ez[:-1, :-1, 1:] - ez[a]))
+    new["hz"][a] -= s * ((ey[:-1, :-1, 1:] - ey[a]) - (ex[:-1, 1:, :-1] - ex[a]))
+    return old, new
+
+
+def energy(f, s, eps=None):
+    """The Yee scheme's conserved energy at step n (float64), from E(n) and
+    H(n-1/2) (f, as a step leaves them): sum eps |E(n)|^2 + sum H(n-1/2) .
+    H(n+1/2), H(n+1/2) computed here. Exactly constant in exact arithmetic
+    for a lossless PEC cavity (docs/fdtd.md)."""
+    old, new = curl_h(f, s)
+    e2 = sum(f[k].astype(np.float64) ** 2 for k in ("ex", "ey", "ez"))
+    w = (e2 if eps is None else eps * e2).sum()
+    return w + sum((old[k] * new[k]).sum() for k in old)
+
+
+def cavity_mode(n, m=(1, 2, 3), s=S_DEFAULT):
+    """A discrete eigenmode of the Yee PEC cavity of n^3 cells: E(0) and
+    H(-1/2) (float64 dicts) and omega dt from the discrete dispersion
+    relation sin^2(w dt/2) = S^2 sum sin^2(k_i dx/2), k_i = m_i pi/(n-1).
+    E is the sine/cosine standing wave with a polarization orthogonal to
+    (sin k_x/2, sin k_y/2, sin k_z/2) (discretely divergence-free), and
+    H(-1/2) = (S/2) curl E makes it a pure cos(n w dt) oscillation."""
+    k = [mi * math.pi / (n - 1) for mi in m]
+    sk = np.array([math.sin(ki / 2) for ki in k])
+    pol = np.cross(sk, [0.3, -0.7, 0.5])
+    pol /= np.linalg.norm(pol)
+    idx = np.arange(n, dtype=np.float64)
+    z, y, x = np.meshgrid(idx, idx, idx, indexing="ij")
+    kx, ky, kz = k
+    f = {"ex": pol[0] * np.cos(kx * (x + 0.5)) * np.sin(ky * y) * np.sin(kz * z),
+         "ey": pol[1] * np.sin(kx * x) * np.cos(ky * (y + 0.5)) * np.sin(kz * z),
+         "ez": pol[2] * np.sin(kx * x) * np.sin(ky * y) * np.cos(kz * (z + 0.5))}
+    f["ex"][:, :, -1] = 0       # outside the box
+    f["ey"][:, -1, :] = 0
+    f["ez"][-1, :, :] = 0
+    for key in ("hx", "hy", "hz"):
+        f[key] = np.zeros((n, n, n))
+    _, h = curl_h(f, -s / 2)    # H(-1/2) = 0 - (-S/2) curl E
+    f.update(h)
+    w = 2 * math.asin(s * math.sqrt((sk ** 2).sum()))
+    return f, w
+
+
+# --------------------------------------------------------------- the driver
+FIELDS = ("ex", "ey", "ez", "hx", "hy", "hz")
+
+
+class Sim:
+    """Resident fields of an nx x ny x nz PEC box and the three versions'
+    drivers. eps: None (vacuum) or an (nz, ny, nx) array of eps_r >= 1."""
+
+    def __init__(self, nx, ny=None, nz=None, s=S_DEFAULT, eps=None, src=None, period=20,
+                 amp=0.0, context=None):
+        ny, nz = ny or nx, nz or nx
+        if not 0 < s <= S_MAX:
+            raise ValueError(f"s= (the Courant number) must be in (0, 1/sqrt(3)], got {s}")
+        self.nx, self.ny, self.nz, self.s = nx, ny, nz, float(s)
+        self.shape = (nz, ny, nx)
+        self.ctx = context or vp.default_context()
+        self.f = {k: vp.zeros(self.shape, np.float32, context=self.ctx) for k in FIELDS}
+        self.eps = None if eps is None else np.asarray(eps, np.float64)
+        ce = np.full(1, s, np.float32) if eps is None else (s / self.eps).astype(np.float32)
+        self.ce_host = None if eps is None else ce
+        self.ce = vp.asarray(ce, context=self.ctx)
+        self.src = (nz // 2 * ny + ny // 3) * nx + nx // 3 if src is None else int(src)
+        self.period, self.amp = int(period), float(amp)
+        self.n = 0                                  # the physical step
+        self.clock = vp.zeros(2, np.uint32, context=self.ctx)
+        self.part = None
+
+    @property
+    def cells(self):
+        return self.nx * self.ny * self.nz
+
+    def set(self, fields, n=0):
+        """Loads fields (a dict of arrays; missing ones are zero) at step n."""
+        for k in FIELDS:
+            a = fields.get(k)
+            a = np.zeros(self.shape, np.float32) if a is None else np.asarray(a, np.float32)
+            self.f[k] = vp.asarray(np.ascontiguousarray(a).reshape(self.shape), context=self.ctx)
+        self.n = n
+        self.clock = vp.asarray(np.array([n, n], np.uint32), context=self.ctx)
+
+    def get(self):
+        """The fields as NumPy arrays (waits for the GPU)."""
+        return {k: v.numpy() for k, v in self.f.items()}
+
+    def step(self, steps=1):
+        """The stepped version: two dispatches a step, queued without waiting."""
+        f = self.f
+        nx, ny, nz = self.nx, self.ny, self.nz
+        mat = 0 if self.eps is None else 1
+        for _ in range(steps):
+            update_h(f["ex"], f["ey"], f["ez"], f["hx"], f["hy"], f["hz"], dispatch=(nx, ny, nz),
+                     nx=nx, ny=ny, nz=nz, s=self.s, sync=False)
+            update_e(f["ex"], f["ey"], f["ez"], f["hx"], f["hy"], f["hz"], self.ce,
+                     dispatch=(nx, ny, nz), nx=nx, ny=ny, nz=nz, s=self.s, material=mat,
+                     src=self.src, n=self.n, period=self.period, amp=self.amp, sync=False)
+            self.n += 1
+        return self
+
+    def sync(self):
+        self.ctx.synchronize()
+
+    def memsock(self, capacity=8, policy="skip"):
+        """A pipe for launch(): frames are (ny, nx) z-slices of Ez, payload
+        (step, energy)."""
+        pipe = vp.MemSock(dtype=vp.float32, frame_shape=(self.ny, self.nx),
+                          payload={"step": vp.uint32, "energy": vp.float32})
+        pipe.open(self.ctx, capacity=capacity, policy=policy)
+        return pipe
+
+    def launch(self, steps, ctrl=None, pipe=None, every=0, zs=None, first=0, sync=True,
+               groups=None, mode="persistent"):
+        """The persistent version: loop steps [first, first + steps) in one
+        dispatch. ctrl: a vp.ControlBuffer(["period", "pause"]) (made with
+        this Sim's period when None); pipe: a MemSock from memsock() (a dummy
+        one when None), fed every `every` steps. Returns the PersistentHandle
+        (sync=False) or None; self.n follows the GPU's clock after a wait."""
+        if ctrl is None:
+            ctrl = vp.ControlBuffer(["period", "pause"], context=self.ctx)
+            ctrl["period"] = self.period
+        if pipe is None:
+            pipe, every = self._dummy_pipe(), 0
+        if self.part is None:
+            self.part = vp.zeros(1 << 16, np.float32, context=self.ctx)
+        f = self.f
+        zs = self.nz // 2 if zs is None else zs
+        h = run_persistent(f["ex"], f["ey"], f["ez"], f["hx"], f["hy"], f["hz"], self.ce,
+                           self.clock, self.part, pipe, ctrl, nx=self.nx, ny=self.ny, nz=self.nz,
+                           s=self.s, material=0 if self.eps is None else 1, src=self.src,
+                           amp=self.amp, first=first, last=first + steps, every=every, zs=zs,
+                           sync=False, groups=groups, mode=mode)
+        if sync:
+            h.wait()
+            self.n = int(self.clock.numpy()[(first + steps) % 2])
+            return None
+        return h
+
+    def _dummy_pipe(self):
+        if getattr(self, "_dummy", None) is None:
+            self._dummy = vp.MemSock(dtype=vp.float32, frame_shape=(1,),
+                                     payload={"step": vp.uint32, "energy": vp.float32})
+            self._dummy.open(self.ctx, capacity=1, policy="skip")
+        return self._dummy
+
+    def chunk(self):
+        """Steps one persistent launch may run here: lavapipe stops every loop
+        of an invocation after 65,535 back-edges in all (docs/persistent.md),
+        and it runs one group, so a step costs two grid-stride passes."""
+        if self.ctx.info.get("driver_name") != "llvmpipe":
+            return 1 << 30
+        per_step = 2 * -(-self.cells // LOCAL) + -(-(self.nx * self.ny) // LOCAL) + 16
+        return max(1, 50_000 // per_step)
+
+
+def numpy_run(fields, steps, s, ce=None, src=None, n0=0, period=20, amp=0.0):
+    f = {k: np.array(v, np.float32) for k, v in fields.items()}
+    for n in range(n0, n0 + steps):
+        numpy_step(f, s, ce, src, n, period, amp)
+    return f
+
+
+def sphere(n, radius, eps_r):
+    """eps_r inside a sphere at the box's centre, 1 elsewhere."""
+    idx = np.arange(n) - (n - 1) / 2
+    z, y, x = np.meshgrid(idx, idx, idx, indexing="ij")
+    return np.where(x * x + y * y + z * z <= radius * radius, eps_r, 1.0)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--size", type=int, default=32, help="cells per side")
+    ap.add_argument("--steps", type=int, default=100, help="time steps")
+    ap.add_argument("--every", type=int, default=10, help="stream a frame every N steps")
+    ap.add_argument("--eps", type=float, default=4.0, help="the sphere's eps_r")
+    ap.add_argument("--no-numpy", action="store_true", help="skip the NumPy comparison")
+    args = ap.parse_args(argv)
+    n, steps = args.size, args.steps
+    eps = sphere(n, n / 6, args.eps)
+    kw = dict(s=S_DEFAULT, eps=eps, period=16, amp=1.0)
+    ctx = vp.default_context()
+    print(f"device: {ctx.name}; {n}^3 cells, {steps} steps, S = {S_DEFAULT}, sphere eps_r = {args.eps}")
+
+    a = Sim(n, **kw)
+    a.step()                             # compile, warm up
+    a = Sim(n, **kw)
+    t0 = time.perf_counter()
+    a.step(steps)
+    a.sync()
+    dt = time.perf_counter() - t0
+    ga = a.get()
+    print(f"stepped:    {dt / steps * 1e6:9.0f} us/step, {a.cells * steps / dt / 1e9:.3f} Gcells/s")
+
+    b = Sim(n, **kw)
+    pipe = b.memsock(capacity=max(1, steps // max(args.every, 1)) + 1)
+    ctrl = vp.ControlBuffer(["period", "pause"])
+    ctrl["period"] = 16
+    got = []
+    t0 = time.perf_counter()
+    done, chunk = 0, b.chunk()
+    while done < steps:
+        k = min(chunk, steps - done)
+        b.launch(k, ctrl=ctrl, pipe=pipe, every=args.every, first=done)
+        done += k
+        while True:
+            try:
+                fr, pl = pipe.next(timeout=0)
+            except Exception:
+                break
+            got.append((pl.step, pl.energy, float(np.abs(fr).max())))
+    dt = time.perf_counter() - t0
+    gb = b.get()
+    pipe.close()
+    print(f"persistent: {dt / steps * 1e6:9.0f} us/step, {b.cells * steps / dt / 1e9:.3f} Gcells/s "
+          f"({len(got)} frames streamed)")
+    for st, w, m in got[:3]:
+        print(f"  frame: step {st}, energy {w:.6g}, max |Ez| in the slice {m:.4g}")
+    peak = max(np.abs(ga["ez"]).max(), 1e-30)
+    d = max(np.abs(ga[k] - gb[k]).max() for k in FIELDS) / peak
+    print(f"stepped vs persistent: max difference {d:.1e} of the peak")
+    assert d < 1e-5, d
+    if not args.no_numpy:
+        c = numpy_run({k: np.zeros((n, n, n), np.float32) for k in FIELDS}, steps, S_DEFAULT,
+                      a.ce_host.reshape(n, n, n), a.src, 0, 16, 1.0)
+        d = max(np.abs(ga[k] - c[k]).max() for k in FIELDS) / peak
+        print(f"stepped vs NumPy: max difference {d:.1e} of the peak")
+        assert d < 1e-4, d
+    print("fdtd3d: OK")
+
+
+if __name__ == "__main__":
+    main()
