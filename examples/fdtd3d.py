@@ -142,13 +142,15 @@ def update_e(ex: vp.Buffer[vp.float32], ey: vp.Buffer[vp.float32], ez: vp.Buffer
 # the one writer never races its readers). Every `every` loop steps (0:
 # never) the H phase fires a frame: the z = zs plane of Ez and the payload
 # (step n, energy W at n - 1/2, as the last running step's E phase reduced it
-# into part[]).
+# into part[]). log[t - first] records what loop step t saw: period * 2 +
+# (1 if it ran), so that a steered run can be replayed exactly.
 @vp.kernel(persistent=True, local_size_x=LOCAL, control_words={"ctrl": ["period", "pause"]})
 def run_persistent(ex: vp.Buffer[vp.float32], ey: vp.Buffer[vp.float32],
                    ez: vp.Buffer[vp.float32], hx: vp.Buffer[vp.float32],
                    hy: vp.Buffer[vp.float32], hz: vp.Buffer[vp.float32],
                    ce: vp.Buffer[vp.float32], clock: vp.Buffer[vp.uint32],
-                   part: vp.Buffer[vp.float32], pipe: vp.MemSock[vp.float32], ctrl: vp.Control,
+                   part: vp.Buffer[vp.float32], log: vp.Buffer[vp.uint32],
+                   pipe: vp.MemSock[vp.float32], ctrl: vp.Control,
                    nx: vp.uint32, ny: vp.uint32, nz: vp.uint32, s: vp.float32,
                    material: vp.uint32, src: vp.uint32, amp: vp.float32, first: vp.uint32,
                    last: vp.uint32, every: vp.uint32, zs: vp.uint32):
@@ -206,6 +208,7 @@ def run_persistent(ex: vp.Buffer[vp.float32], ey: vp.Buffer[vp.float32],
                     part[vp.workgroup_id()] = red[0]
         if vp.global_id(0) == 0:
             clock[(t + 1) % 2] = en + vp.uint32(1 if erun else 0)
+            log[t - first] = ctrl.period * 2 + vp.uint32(1 if erun else 0)   # for replays
         vp.grid_sync()
 
 
@@ -232,6 +235,23 @@ def numpy_step(f, s, ce=None, src=None, n=0, period=20, amp=0.0):
         ez.flat[src] += t(amp) * np.sin(t(6.2831855) * ph)
 
 
+ACTIVE = {"ex": np.s_[1:-1, 1:-1, :-1], "ey": np.s_[1:-1, :-1, 1:-1],
+          "ez": np.s_[:-1, 1:-1, 1:-1], "hx": np.s_[:-1, :-1, :-1],
+          "hy": np.s_[:-1, :-1, :-1], "hz": np.s_[:-1, :-1, :-1]}
+
+
+def pec(f):
+    """f with the values the update never writes set to zero: tangential E
+    on the walls (the PEC condition) and the components past the box's far
+    faces. A field given there would act as a fixed source on the wall."""
+    out = {}
+    for k, v in f.items():
+        z = np.zeros_like(v)
+        z[ACTIVE[k]] = v[ACTIVE[k]]
+        out[k] = z
+    return out
+
+
 def curl_h(f, s):
     """H(n+1/2) - H(n-1/2) = -S curl E(n), in float64 (for the energy)."""
     g = {k: v.astype(np.float64) for k, v in f.items()}
@@ -254,6 +274,15 @@ def energy(f, s, eps=None):
     e2 = sum(f[k].astype(np.float64) ** 2 for k in ("ex", "ey", "ez"))
     w = (e2 if eps is None else eps * e2).sum()
     return w + sum((old[k] * new[k]).sum() for k in old)
+
+
+def energy_half(prev, cur, eps=None):
+    """The dual invariant at n + 1/2 (float64): sum eps E(n) . E(n+1) +
+    sum |H(n+1/2)|^2, from the fields before (prev) and after (cur) a step;
+    what the persistent kernel streams as its payload's energy."""
+    ee = sum(prev[k].astype(np.float64) * cur[k].astype(np.float64) for k in ("ex", "ey", "ez"))
+    w = (ee if eps is None else eps * ee).sum()
+    return w + sum((cur[k].astype(np.float64) ** 2).sum() for k in ("hx", "hy", "hz"))
 
 
 def cavity_mode(n, m=(1, 2, 3), s=S_DEFAULT):
@@ -316,11 +345,12 @@ class Sim:
         return self.nx * self.ny * self.nz
 
     def set(self, fields, n=0):
-        """Loads fields (a dict of arrays; missing ones are zero) at step n."""
-        for k in FIELDS:
-            a = fields.get(k)
-            a = np.zeros(self.shape, np.float32) if a is None else np.asarray(a, np.float32)
-            self.f[k] = vp.asarray(np.ascontiguousarray(a).reshape(self.shape), context=self.ctx)
+        """Loads fields (a dict of arrays; missing ones are zero) at step n,
+        with the PEC condition applied (pec())."""
+        full = {k: np.zeros(self.shape, np.float32) if fields.get(k) is None else
+                np.asarray(fields[k], np.float32).reshape(self.shape) for k in FIELDS}
+        for k, a in pec(full).items():
+            self.f[k] = vp.asarray(np.ascontiguousarray(a), context=self.ctx)
         self.n = n
         self.clock = vp.asarray(np.array([n, n], np.uint32), context=self.ctx)
 
@@ -369,8 +399,9 @@ class Sim:
             self.part = vp.zeros(1 << 16, np.float32, context=self.ctx)
         f = self.f
         zs = self.nz // 2 if zs is None else zs
+        self.log = vp.zeros(max(1, steps), np.uint32, context=self.ctx)
         h = run_persistent(f["ex"], f["ey"], f["ez"], f["hx"], f["hy"], f["hz"], self.ce,
-                           self.clock, self.part, pipe, ctrl, nx=self.nx, ny=self.ny, nz=self.nz,
+                           self.clock, self.part, self.log, pipe, ctrl, nx=self.nx, ny=self.ny, nz=self.nz,
                            s=self.s, material=0 if self.eps is None else 1, src=self.src,
                            amp=self.amp, first=first, last=first + steps, every=every, zs=zs,
                            sync=False, groups=groups, mode=mode)
@@ -379,6 +410,18 @@ class Sim:
             self.n = int(self.clock.numpy()[(first + steps) % 2])
             return None
         return h
+
+    def finish(self, h, first=0):
+        """Waits for a launch(sync=False) handle and moves self.n to the
+        GPU's clock (where a stopped run left it)."""
+        h.wait()
+        self.n = int(self.clock.numpy()[(first + h.steps) % 2])
+        return self
+
+    @property
+    def eps_eff(self):
+        """eps_r as the update sees it (S / the float32 coefficient), float64."""
+        return None if self.eps is None else self.s / self.ce_host.astype(np.float64)
 
     def _dummy_pipe(self):
         if getattr(self, "_dummy", None) is None:
@@ -398,7 +441,7 @@ class Sim:
 
 
 def numpy_run(fields, steps, s, ce=None, src=None, n0=0, period=20, amp=0.0):
-    f = {k: np.array(v, np.float32) for k, v in fields.items()}
+    f = pec({k: np.array(v, np.float32) for k, v in fields.items()})
     for n in range(n0, n0 + steps):
         numpy_step(f, s, ce, src, n, period, amp)
     return f
