@@ -83,9 +83,9 @@ static bool source_op(vir_opcode c) {
 }
 
 /* lower-persistent's words (it runs first): what a persistent kernel reads
- * from them after its barriers - the group id and count, the abort flag,
- * the stop and control-word snapshots - is the same in every invocation of
- * a group and, past the barrier, of the grid, so the time loop, the step
+ * from them after its barriers - the group count, the abort flag, the stop
+ * and control-word snapshots - is the same in every invocation of a group
+ * and, past the barrier, of the grid (the group id is not), so the time loop, the step
  * boundary's break and an aborted group's return are uniform. (Groups that
  * discovery turned away return before any fire and are not counted.) */
 static bool persistent_word(const vir_op *op) {
@@ -93,8 +93,31 @@ static bool persistent_word(const vir_op *op) {
   if (!s || !s->name || (op->code != VIR_OP_BUFFER_LOAD && op->code != VIR_OP_SHARED_LOAD &&
                          vir_op_info_of(op->code)->attr != VIR_ATTR_ATOMIC))
     return false;
-  return !strcmp(s->name, "_vp_grid") || !strcmp(s->name, "_vp_host") ||
-         !strcmp(s->name, "_vp_psh");
+  if (!strcmp(s->name, "_vp_psh")) {
+    /* the group id (S_GID) differs between groups: only the count and the
+     * abort flag are grid-uniform */
+    const vir_value *ix = op->nopnd ? op->opnd[0] : NULL;
+    const vir_op *d = ix ? ix->def : NULL;
+    return d && d->code == VIR_OP_CONST && d->attr.lit.u != S_GID;
+  }
+  return !strcmp(s->name, "_vp_grid") || !strcmp(s->name, "_vp_host");
+}
+
+/* lower-persistent's `if group id == NO_GROUP: return` at the kernel's
+ * start: the groups discovery turned away leave before any fire and are not
+ * among the groups a fire counts, so that return is not a divergent one. */
+static bool discovery_exit(const vir_op *op) {
+  const vir_value *c = op->nopnd ? op->opnd[0] : NULL;
+  const vir_op *eq = c ? c->def : NULL;
+  if (!eq || eq->code != VIR_OP_EQ || eq->nopnd != 2)
+    return false;
+  const vir_op *a = eq->opnd[0]->def, *b = eq->opnd[1]->def;
+  if (!a || !b || a->code != VIR_OP_SHARED_LOAD || b->code != VIR_OP_CONST ||
+      b->attr.lit.u != 0xffffffffu || !a->attr.sym || !a->attr.sym->name ||
+      strcmp(a->attr.sym->name, "_vp_psh") != 0)
+    return false;
+  const vir_op *ix = a->nopnd ? a->opnd[0]->def : NULL;
+  return ix && ix->code == VIR_OP_CONST && ix->attr.lit.u == S_GID;
 }
 
 static void uni_region(uni *u, vir_region *r, bool ctx, vir_op *loop);
@@ -113,6 +136,8 @@ static void uni_op(uni *u, vir_op *op, bool ctx, vir_op *loop) {
       set_div(u, op->attr.sym);
     return;
   case VIR_OP_IF:
+    if (!ctx && discovery_exit(op))
+      any = false;
     uni_region(u, &op->regions[0], ctx || any, loop);
     uni_region(u, &op->regions[1], ctx || any, loop);
     return;
