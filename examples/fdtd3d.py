@@ -189,11 +189,13 @@ def run_persistent(ex: vp.Buffer[vp.float32], ey: vp.Buffer[vp.float32],
             ee = e_cell(ex, ey, ez, hx, hy, hz, i, x, y, z, nx, ny, nz, c)
             if i == src and amp != 0.0:
                 ez[i] = ez[i] + drive(en, ctrl.period, amp)
-            # W(n+1/2) = sum eps E(n).E(n+1) + |H(n+1/2)|^2 (H from before the update)
-            h_x = hx[i]
-            h_y = hy[i]
-            h_z = hz[i]
-            acc += s / c * ee + (h_x * h_x + h_y * h_y + h_z * h_z)
+            if every != 0:
+                # W(n+1/2) = sum eps E(n).E(n+1) + |H(n+1/2)|^2 (eps = S / c)
+                h_x = hx[i]
+                h_y = hy[i]
+                h_z = hz[i]
+                we = 1.0 if material == 0 else s / c
+                acc += we * ee + (h_x * h_x + h_y * h_y + h_z * h_z)
         if every != 0:
             if (t + 1 - first) % every == 0 and erun:
                 red[lid] = acc
@@ -399,6 +401,8 @@ class Sim:
             self.part = vp.zeros(1 << 16, np.float32, context=self.ctx)
         f = self.f
         zs = self.nz // 2 if zs is None else zs
+        # the clock words: step t reads word t % 2, so both start at self.n
+        self.clock = vp.asarray(np.array([self.n, self.n], np.uint32), context=self.ctx)
         self.log = vp.zeros(max(1, steps), np.uint32, context=self.ctx)
         h = run_persistent(f["ex"], f["ey"], f["ez"], f["hx"], f["hy"], f["hz"], self.ce,
                            self.clock, self.part, self.log, pipe, ctrl, nx=self.nx, ny=self.ny, nz=self.nz,
