@@ -483,6 +483,8 @@ def main(argv=None):
     print(f"stepped:    {dt / steps * 1e6:9.0f} us/step, {a.cells * steps / dt / 1e9:.3f} Gcells/s")
 
     b = Sim(n, **kw)
+    b.launch(1)                          # compile, warm up
+    b = Sim(n, **kw)
     pipe = b.memsock(capacity=max(1, steps // max(args.every, 1)) + 1)
     ctrl = vp.ControlBuffer(["period", "pause"])
     ctrl["period"] = 16
