@@ -46,8 +46,8 @@ def h_cell(ex, ey, ez, hx, hy, hz, i, x, y, z, nx, ny, nz, s):
     """H at n+1/2 from E at n at cell i: H -= S curl E (forward differences).
     Returns |E|^2 and H(n-1/2) . H(n+1/2) at the cell (the energy's terms);
     kernels that do not use them leave them to dead-code elimination."""
-    e2 = 0.0
-    hh = 0.0
+    e2 = 0.0 * s                 # zero of the fields' float type (float32 or float64)
+    hh = 0.0 * s
     if x < nx - 1 and y < ny - 1 and z < nz - 1:
         sy = nx
         sz = nx * ny
@@ -79,7 +79,7 @@ def e_cell(ex, ey, ez, hx, hy, hz, i, x, y, z, nx, ny, nz, c):
     inx = x > 0 and x < nx - 1
     iny = y > 0 and y < ny - 1
     inz = z > 0 and z < nz - 1
-    ee = 0.0
+    ee = 0.0 * c
     if x < nx - 1 and iny and inz:
         o = ex[i]
         v = o + c * ((h_z - hz[i - sy]) - (h_y - hy[i - sz]))
@@ -133,6 +133,42 @@ def update_e(ex: vp.Buffer[vp.float32], ey: vp.Buffer[vp.float32], ez: vp.Buffer
     e_cell(ex, ey, ez, hx, hy, hz, i, x, y, z, nx, ny, nz, c)
     if i == src and amp != 0.0:
         ez[i] = ez[i] + drive(n, period, amp)    # soft source: adds to the field
+
+
+# The same two kernels in float64 (devices with shaderFloat64): the helpers
+# above take their types from the arguments, so only the signatures differ.
+def drive64(n, period, amp):
+    ph = vp.float64(n % period) / vp.float64(period)
+    return amp * math.sin(6.283185307179586 * ph)
+
+
+@vp.kernel(local_size_x=LX, local_size_y=LY)
+def update_h64(ex: vp.Buffer[vp.float64], ey: vp.Buffer[vp.float64], ez: vp.Buffer[vp.float64],
+               hx: vp.Buffer[vp.float64], hy: vp.Buffer[vp.float64], hz: vp.Buffer[vp.float64],
+               nx: vp.uint32, ny: vp.uint32, nz: vp.uint32, s: vp.float64):
+    x = vp.global_id(0)
+    y = vp.global_id(1)
+    z = vp.global_id(2)
+    i = (z * ny + y) * nx + x
+    h_cell(ex, ey, ez, hx, hy, hz, i, x, y, z, nx, ny, nz, s)
+
+
+@vp.kernel(local_size_x=LX, local_size_y=LY)
+def update_e64(ex: vp.Buffer[vp.float64], ey: vp.Buffer[vp.float64], ez: vp.Buffer[vp.float64],
+               hx: vp.Buffer[vp.float64], hy: vp.Buffer[vp.float64], hz: vp.Buffer[vp.float64],
+               ce: vp.Buffer[vp.float64], nx: vp.uint32, ny: vp.uint32, nz: vp.uint32,
+               s: vp.float64, material: vp.uint32, src: vp.uint32, n: vp.uint32,
+               period: vp.uint32, amp: vp.float64):
+    x = vp.global_id(0)
+    y = vp.global_id(1)
+    z = vp.global_id(2)
+    i = (z * ny + y) * nx + x
+    c = s
+    if material != 0:
+        c = ce[i]
+    e_cell(ex, ey, ez, hx, hy, hz, i, x, y, z, nx, ny, nz, c)
+    if i == src and amp != 0.0:
+        ez[i] = ez[i] + drive64(n, period, amp)
 
 
 # ------------------------------------------------------ persistent version
@@ -234,7 +270,7 @@ def numpy_step(f, s, ce=None, src=None, n=0, period=20, amp=0.0):
     if src is not None and amp != 0.0:
         t = ex.dtype.type
         ph = t(n % period) / t(period)
-        ez.flat[src] += t(amp) * np.sin(t(6.2831855) * ph)
+        ez.flat[src] += t(amp) * np.sin(t(2 * math.pi) * ph)
 
 
 ACTIVE = {"ex": np.s_[1:-1, 1:-1, :-1], "ey": np.s_[1:-1, :-1, 1:-1],
@@ -321,19 +357,25 @@ FIELDS = ("ex", "ey", "ez", "hx", "hy", "hz")
 
 class Sim:
     """Resident fields of an nx x ny x nz PEC box and the three versions'
-    drivers. eps: None (vacuum) or an (nz, ny, nx) array of eps_r >= 1."""
+    drivers. eps: None (vacuum) or an (nz, ny, nx) array of eps_r >= 1;
+    dtype float32, or float64 where the device has it (stepped only)."""
 
     def __init__(self, nx, ny=None, nz=None, s=S_DEFAULT, eps=None, src=None, period=20,
-                 amp=0.0, context=None):
+                 amp=0.0, context=None, dtype=np.float32):
         ny, nz = ny or nx, nz or nx
+        self.dtype = np.dtype(dtype)
+        if self.dtype not in (np.float32, np.float64):
+            raise ValueError(f"dtype= must be float32 or float64, got {self.dtype}")
         if not 0 < s <= S_MAX:
             raise ValueError(f"s= (the Courant number) must be in (0, 1/sqrt(3)], got {s}")
         self.nx, self.ny, self.nz, self.s = nx, ny, nz, float(s)
         self.shape = (nz, ny, nx)
         self.ctx = context or vp.default_context()
-        self.f = {k: vp.zeros(self.shape, np.float32, context=self.ctx) for k in FIELDS}
+        if self.dtype == np.float64 and "float64" not in self.ctx.info.get("features", ()):
+            raise vp.FeatureError(f"{self.ctx.name} has no float64 (shaderFloat64)")
+        self.f = {k: vp.zeros(self.shape, self.dtype, context=self.ctx) for k in FIELDS}
         self.eps = None if eps is None else np.asarray(eps, np.float64)
-        ce = np.full(1, s, np.float32) if eps is None else (s / self.eps).astype(np.float32)
+        ce = np.full(1, s, self.dtype) if eps is None else (s / self.eps).astype(self.dtype)
         self.ce_host = None if eps is None else ce
         self.ce = vp.asarray(ce, context=self.ctx)
         self.src = (nz // 2 * ny + ny // 3) * nx + nx // 3 if src is None else int(src)
@@ -349,8 +391,8 @@ class Sim:
     def set(self, fields, n=0):
         """Loads fields (a dict of arrays; missing ones are zero) at step n,
         with the PEC condition applied (pec())."""
-        full = {k: np.zeros(self.shape, np.float32) if fields.get(k) is None else
-                np.asarray(fields[k], np.float32).reshape(self.shape) for k in FIELDS}
+        full = {k: np.zeros(self.shape, self.dtype) if fields.get(k) is None else
+                np.asarray(fields[k], self.dtype).reshape(self.shape) for k in FIELDS}
         for k, a in pec(full).items():
             self.f[k] = vp.asarray(np.ascontiguousarray(a), context=self.ctx)
         self.n = n
@@ -365,10 +407,11 @@ class Sim:
         f = self.f
         nx, ny, nz = self.nx, self.ny, self.nz
         mat = 0 if self.eps is None else 1
+        uh, ue = (update_h, update_e) if self.dtype == np.float32 else (update_h64, update_e64)
         for _ in range(steps):
-            update_h(f["ex"], f["ey"], f["ez"], f["hx"], f["hy"], f["hz"], dispatch=(nx, ny, nz),
+            uh(f["ex"], f["ey"], f["ez"], f["hx"], f["hy"], f["hz"], dispatch=(nx, ny, nz),
                      nx=nx, ny=ny, nz=nz, s=self.s, sync=False)
-            update_e(f["ex"], f["ey"], f["ez"], f["hx"], f["hy"], f["hz"], self.ce,
+            ue(f["ex"], f["ey"], f["ez"], f["hx"], f["hy"], f["hz"], self.ce,
                      dispatch=(nx, ny, nz), nx=nx, ny=ny, nz=nz, s=self.s, material=mat,
                      src=self.src, n=self.n, period=self.period, amp=self.amp, sync=False)
             self.n += 1
@@ -392,6 +435,9 @@ class Sim:
         this Sim's period when None); pipe: a MemSock from memsock() (a dummy
         one when None), fed every `every` steps. Returns the PersistentHandle
         (sync=False) or None; self.n follows the GPU's clock after a wait."""
+        if self.dtype != np.float32:
+            raise NotImplementedError("the persistent version is float32 only (the stepped "
+                                      "one has float64)")
         if ctrl is None:
             ctrl = vp.ControlBuffer(["period", "pause"], context=self.ctx)
             ctrl["period"] = self.period
@@ -444,8 +490,9 @@ class Sim:
         return max(1, 50_000 // per_step)
 
 
-def numpy_run(fields, steps, s, ce=None, src=None, n0=0, period=20, amp=0.0):
-    f = pec({k: np.array(v, np.float32) for k, v in fields.items()})
+def numpy_run(fields, steps, s, ce=None, src=None, n0=0, period=20, amp=0.0, dtype=np.float32):
+    """`steps` steps of numpy_step from `fields` (copied, pec() applied)."""
+    f = pec({k: np.array(v, dtype) for k, v in fields.items()})
     for n in range(n0, n0 + steps):
         numpy_step(f, s, ce, src, n, period, amp)
     return f
