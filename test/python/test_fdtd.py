@@ -153,7 +153,7 @@ def test_stepped_matches_numpy():
     assert max_rel(sim.get(), want) < 1e-5
 
 
-def test_float64_stepped_matches_numpy_bit_for_bit():
+def test_float64_stepped_matches_numpy():
     """The float64 kernels (the same helpers, float64 signatures) against
     NumPy in float64, driven, with a dielectric."""
     float64_or_skip(np.float64)
