@@ -121,7 +121,11 @@ def run(ctx):
         n_small, steps_small = 64, 2000
         n_stream, steps_stream, every = 512, 100, 10
     s = fd.S_DEFAULT
-    records = []
+    # a Recorder's list: bench/run.py keeps what is in it if the suite's time
+    # runs out; persistent runs wait with a timeout (a hung GPU loop is an
+    # ERROR record, not a lost suite)
+    records = benchlib.Recorder("fdtd", device).records
+    limit = 60.0
     cp = None
     try:
         cp = optional_cupy()
@@ -136,7 +140,7 @@ def run(ctx):
     def persistent(m, steps):
         k, done = m.chunk(), 0
         while done < steps:           # one launch on a GPU; chunks on lavapipe
-            m.launch(min(k, steps - done), first=done)
+            m.launch(min(k, steps - done), first=done, timeout=limit)
             done += min(k, steps - done)
 
     # -- throughput at the two sizes
@@ -231,7 +235,7 @@ def run(ctx):
 
     # -- live streaming: a slice every `every` steps vs none
     try:
-        records += _streaming(vp, fd, sim, n_stream, steps_stream, every, reps, device)
+        records += _streaming(vp, fd, sim, n_stream, steps_stream, every, reps, device, limit)
     except Exception as e:  # noqa: BLE001
         records.append(dict(case="streaming", size=n_stream, backend="vulpy persistent",
                             device=device, error=f"{type(e).__name__}: {e}"[:300]))
@@ -293,7 +297,7 @@ def _cupy(cp, fd, backend, n, steps, s, reps):
     return rec, got
 
 
-def _streaming(vp, fd, sim, n, steps, every, reps, device):
+def _streaming(vp, fd, sim, n, steps, every, reps, device, limit):
     """Persistent runs with a (n x n) slice + (step, energy) through a
     MemSock every `every` steps, consumed by a callback, against none."""
     out = []
@@ -306,7 +310,7 @@ def _streaming(vp, fd, sim, n, steps, every, reps, device):
             def go(m=m):
                 done = 0
                 while done < steps:
-                    m.launch(min(k, steps - done), first=done)
+                    m.launch(min(k, steps - done), first=done, timeout=limit)
                     done += min(k, steps - done)
         else:
             pipe = m.memsock(capacity=steps // every + 2, policy="skip")
@@ -318,7 +322,8 @@ def _streaming(vp, fd, sim, n, steps, every, reps, device):
             def go(m=m, pipe=pipe):
                 done = 0
                 while done < steps:
-                    m.launch(min(k, steps - done), pipe=pipe, every=every, first=done)
+                    m.launch(min(k, steps - done), pipe=pipe, every=every, first=done,
+                             timeout=limit)
                     done += min(k, steps - done)
         samples = _timed(go, reps)
         rec = _record("streaming", n, backend, samples, n ** 3 * steps / 1e9, "Gcells/s", device,

@@ -429,12 +429,14 @@ class Sim:
         return pipe
 
     def launch(self, steps, ctrl=None, pipe=None, every=0, zs=None, first=0, sync=True,
-               groups=None, mode="persistent"):
+               groups=None, mode="persistent", timeout=None):
         """The persistent version: loop steps [first, first + steps) in one
         dispatch. ctrl: a vp.ControlBuffer(["period", "pause"]) (made with
         this Sim's period when None); pipe: a MemSock from memsock() (a dummy
         one when None), fed every `every` steps. Returns the PersistentHandle
-        (sync=False) or None; self.n follows the GPU's clock after a wait."""
+        (sync=False) or None; self.n follows the GPU's clock after a wait.
+        timeout: with sync, seconds before the run is aborted and
+        vp.TimeoutError raised."""
         if self.dtype != np.float32:
             raise NotImplementedError("the persistent version is float32 only (the stepped "
                                       "one has float64)")
@@ -456,7 +458,15 @@ class Sim:
                            amp=self.amp, first=first, last=first + steps, every=every, zs=zs,
                            sync=False, groups=groups, mode=mode)
         if sync:
-            h.wait()
+            try:
+                h.wait(timeout)
+            except vp.TimeoutError:
+                h.abort()
+                try:
+                    h.wait(10)
+                except Exception:  # noqa: BLE001 - aborted: PersistentError, or stuck
+                    pass
+                raise
             self.n = int(self.clock.numpy()[(first + steps) % 2])
             return None
         return h
