@@ -176,7 +176,8 @@ def update_e64(ex: vp.Buffer[vp.float64], ey: vp.Buffer[vp.float64], ez: vp.Buff
 # steps), `pause` (non-zero: steps leave the fields alone and the clock
 # stands). clock[t % 2] is the physical step n at loop step t (two words, so
 # the one writer never races its readers). Every `every` loop steps (0:
-# never) the H phase fires a frame: the z = zs plane of Ez and the payload
+# never; t > 0 a multiple of it, so that runs resumed at `first` keep the
+# cadence) the H phase fires a frame: the z = zs plane of Ez and the payload
 # (step n, energy W at n - 1/2, as the last running step's E phase reduced it
 # into part[]). log[t - first] records what loop step t saw: period * 2 +
 # (1 if it ran), so that a steered run can be replayed exactly.
@@ -201,7 +202,7 @@ def run_persistent(ex: vp.Buffer[vp.float32], ey: vp.Buffer[vp.float32],
             i = (z * ny + y) * nx + x
             h_cell(ex, ey, ez, hx, hy, hz, i, x, y, z, nx, ny, nz, s)
         if every != 0:
-            if t > first and (t - first) % every == 0:
+            if t > 0 and t % every == 0:
                 w = 0.0
                 for g in range(vp.num_workgroups()):
                     w += part[g]
@@ -233,7 +234,7 @@ def run_persistent(ex: vp.Buffer[vp.float32], ey: vp.Buffer[vp.float32],
                 we = 1.0 if material == 0 else s / c
                 acc += we * ee + (h_x * h_x + h_y * h_y + h_z * h_z)
         if every != 0:
-            if (t + 1 - first) % every == 0 and erun:
+            if (t + 1) % every == 0 and erun:
                 red[lid] = acc
                 vp.barrier()
                 k = vp.var(vp.uint32(LOCAL // 2))
@@ -521,11 +522,13 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=100, help="time steps")
     ap.add_argument("--every", type=int, default=10, help="stream a frame every N steps")
     ap.add_argument("--eps", type=float, default=4.0, help="the sphere's eps_r")
+    ap.add_argument("--period", type=int, default=20, help="the source's period in steps")
     ap.add_argument("--no-numpy", action="store_true", help="skip the NumPy comparison")
+    ap.add_argument("--png", help="write a picture of the streamed slice and energy here")
     args = ap.parse_args(argv)
     n, steps = args.size, args.steps
     eps = sphere(n, n / 6, args.eps)
-    kw = dict(s=S_DEFAULT, eps=eps, period=16, amp=1.0)
+    kw = dict(s=S_DEFAULT, eps=eps, period=args.period, amp=1.0)
     ctx = vp.default_context()
     print(f"device: {ctx.name}; {n}^3 cells, {steps} steps, S = {S_DEFAULT}, sphere eps_r = {args.eps}")
 
@@ -544,7 +547,7 @@ def main(argv=None):
     b = Sim(n, **kw)
     pipe = b.memsock(capacity=max(1, steps // max(args.every, 1)) + 1)
     ctrl = vp.ControlBuffer(["period", "pause"])
-    ctrl["period"] = 16
+    ctrl["period"] = args.period
     got = []
     t0 = time.perf_counter()
     done, chunk = 0, b.chunk()
@@ -558,6 +561,7 @@ def main(argv=None):
             except Exception:
                 break
             got.append((pl.step, pl.energy, float(np.abs(fr).max())))
+            last = (fr.copy(), pl.step)
     dt = time.perf_counter() - t0
     gb = b.get()
     pipe.close()
@@ -571,11 +575,59 @@ def main(argv=None):
     assert d < 1e-5, d
     if not args.no_numpy:
         c = numpy_run({k: np.zeros((n, n, n), np.float32) for k in FIELDS}, steps, S_DEFAULT,
-                      a.ce_host.reshape(n, n, n), a.src, 0, 16, 1.0)
+                      a.ce_host.reshape(n, n, n), a.src, 0, args.period, 1.0)
         d = max(np.abs(ga[k] - c[k]).max() for k in FIELDS) / peak
         print(f"stepped vs NumPy: max difference {d:.1e} of the peak")
         assert d < 1e-4, d
+    if args.png and got:
+        plot(args.png, last[0], last[1], got, eps[n // 2], args.eps)
     print("fdtd3d: OK")
+
+
+PLOT = """
+import sys, numpy as np, matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+d = np.load(sys.argv[1])
+fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4.2), dpi=100,
+                           gridspec_kw={"width_ratios": [1, 1.2]})
+u = d["frame"]; m = np.percentile(np.abs(u), 99.5)   # the source cell's near field would swamp the rest
+im = a.imshow(u, cmap="RdBu_r", vmin=-m, vmax=m, origin="lower")
+a.contour(d["eps"], levels=[1.5], colors="k", linewidths=0.8)
+a.set_title(f"Ez, z = n/2, step {int(d['step'])}, streamed live; sphere eps_r = {float(d['er']):g}",
+            fontsize=9)
+a.set_xlabel("x (cells)"); a.set_ylabel("y (cells)")
+fig.colorbar(im, ax=a, shrink=0.85)
+b.plot(d["steps"], d["energy"], ".-")
+b.set_xlabel("step"); b.set_ylabel("energy W (payload)")
+b.set_title(f"energy W in each frame's payload: the source pumps it in", fontsize=9)
+fig.tight_layout(); fig.savefig(sys.argv[2])
+"""
+
+
+def plot(png, frame, step, got, eps_slice, er):
+    """The last streamed slice (the sphere outlined) and the energies of
+    every frame, drawn by matplotlib (Debian's /usr/bin/python3 with
+    python3-matplotlib when this Python has none, as lesson 8 does)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+    tmp = tempfile.mkdtemp()
+    try:
+        npz = os.path.join(tmp, "frame.npz")
+        np.savez(npz, frame=frame, step=step, eps=eps_slice, er=er,
+                 steps=[g[0] for g in got], energy=[g[1] for g in got])
+        try:
+            import matplotlib  # noqa: F401
+            py = sys.executable
+        except ImportError:
+            py = "/usr/bin/python3"
+        subprocess.run([py, "-c", PLOT, npz, png], check=True)
+        print("wrote", png)
+    finally:
+        shutil.rmtree(tmp, True)
 
 
 if __name__ == "__main__":
