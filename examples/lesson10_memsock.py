@@ -106,13 +106,14 @@ def drive_at(n):
 ctx = vp.default_context()
 lavapipe = ctx.info.get("driver_name") == "llvmpipe"
 # Lavapipe runs one group and ends an invocation's loops after 65,535
-# back-edges (lesson 9): at most `chunk` steps a launch. It also cannot
-# wait long for the host inside a dispatch (docs/memsock.md), so there the
-# ring holds every frame of one launch; a GPU gets a small ring and `block`
-# makes the kernel wait for the plot.
+# back-edges (lesson 9): at most `chunk` steps a launch there (GPUs: 64
+# frames a launch). The ring holds every frame of one launch, so `block`
+# never makes the kernel wait for the plot inside a dispatch: lavapipe
+# cannot wait long for the host, and such waits are not trusted on NVIDIA
+# yet (docs/memsock.md). Each launch returns once its frames were delivered.
 per_step = -(-N // LOCAL) + 2 + -(-N // LOCAL) // EVERY + 1
-chunk = max(EVERY, 40_000 // per_step // EVERY * EVERY) if lavapipe else 1 << 30
-ring = min(chunk, STEPS) // EVERY + 1 if lavapipe else 4
+chunk = max(EVERY, 40_000 // per_step // EVERY * EVERY) if lavapipe else 64 * EVERY
+ring = min(chunk, STEPS) // EVERY + 1
 
 
 def reference():
@@ -226,6 +227,7 @@ def draw_while_running(h):
         plot.draw(f, step)
 
 
+wave.program()                           # compile first: the timing below is the run
 t = time.perf_counter()
 u = simulate(pipe, on_launch=draw_while_running)
 pipe.close()
@@ -281,11 +283,10 @@ def slow_consumer(policy):
 
 for policy in ("skip", "overwrite"):
     st, steps_seen = slow_consumer(policy)
-    kind = "oldest" if policy == "skip" else "newest"
-    print(f"{policy}: {st['delivered']} + {st['dropped']} dropped + {st['torn']} torn = "
-          f"{st['published']} published; every delivered frame exact")
-    print(f"  {policy} kept steps {steps_seen[:6]}{' ...' if len(steps_seen) > 6 else ''}"
-          f" (the {kind} first)")
+    print(f"{policy}: {st['delivered']} delivered + {st['dropped']} dropped + {st['torn']} "
+          f"torn = {st['published']} published; frames at steps "
+          f"{', '.join(map(str, steps_seen[:5]))}{', ...' if len(steps_seen) > 5 else ''}")
+print("skip, overwrite: every delivered frame is the state at its step")
 
 
 # 4. Speed: steps/s without frames (a pipe bound, nothing fired), with
@@ -306,8 +307,9 @@ t_pipe, n_pipe = rate(EVERY)
 print(f"device: {ctx.name}" + (" (a CPU device: Mesa's lavapipe)" if lavapipe else ""))
 print(f"{NX}x{NY}, {STEPS} steps: {STEPS / t_none:.0f} steps/s without frames, "
       f"{STEPS / t_pipe:.0f} steps/s streaming a frame every {EVERY} steps "
-      f"({n_pipe / t_pipe:.0f} frames/s, {n_pipe * N * 4 / t_pipe / 1e6:.1f} MB/s); "
-      f"live with drawing: {len(got) / live:.1f} frames/s")
+      f"({n_pipe / t_pipe:.0f} frames/s, {n_pipe * N * 4 / t_pipe / 1e6:.1f} MB/s)")
+print(f"live run with drawing ({'matplotlib' if plot.plt else 'PPM'}): {len(got)} frames "
+      f"in {live:.2f} s, {len(got) / live:.0f} frames/s")
 
 # 5. The picture: four frames as the plot received them, and the policies.
 PLOT = """
@@ -315,12 +317,12 @@ import sys, numpy as np, matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 d = np.load(sys.argv[1]); steps = d["steps"]; frames = d["frames"]
-fig = plt.figure(figsize=(11, 3.6), dpi=100)
-for k, (s, f) in enumerate(zip(steps, frames)):
-    ax = fig.add_subplot(1, len(steps) + 1, k + 1)
+fig, axes = plt.subplots(1, len(steps) + 1, figsize=(12, 3.4), dpi=100,
+                         gridspec_kw={"width_ratios": [1] * len(steps) + [1.9]})
+for ax, s, f in zip(axes, steps, frames):
     ax.imshow(f, cmap="RdBu_r", vmin=-0.3, vmax=0.3, origin="lower")
-    ax.set_title(f"frame: step {s}", fontsize=9); ax.set_xticks([]); ax.set_yticks([])
-ax = fig.add_subplot(1, len(steps) + 1, len(steps) + 1)
+    ax.set_title(f"frame of step {s}", fontsize=9); ax.set_xticks([]); ax.set_yticks([])
+ax = axes[-1]
 all_steps = d["all"]
 for row, (name, kept) in enumerate([("block", d["block"]), ("skip", d["skip"]),
                                     ("overwrite", d["overwrite"])]):
@@ -328,7 +330,7 @@ for row, (name, kept) in enumerate([("block", d["block"]), ("skip", d["skip"]),
     ax.scatter(kept, [row] * len(kept), marker="|", color="C%d" % row, s=120)
 ax.set_yticks([0, 1, 2]); ax.set_yticklabels(["block", "skip", "overwrite"])
 ax.set_ylim(-0.7, 2.7); ax.invert_yaxis(); ax.set_xlabel("step of the frame")
-ax.set_title("frames delivered (grey: published)\\nslow consumer, ring of 2", fontsize=9)
+ax.set_title("frames delivered (grey: published)\\nskip, overwrite: a slow plot, 2 slots", fontsize=9)
 fig.suptitle("A persistent 2-D wave streaming its field through a vp.MemSock", fontsize=10)
 fig.tight_layout(); fig.savefig(sys.argv[2])
 """
