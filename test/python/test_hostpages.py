@@ -154,6 +154,29 @@ def test_import_once_per_context(ctx):
     assert "shared" in repr(h)
 
 
+def test_threads_share_one_import(ctx, monkeypatch):
+    """h.on(ctx) from many threads at once: one import, one array."""
+    import threading
+    real, calls = _hostarray._import, []
+
+    def counting(c, mem):
+        calls.append(c)
+        return real(c, mem)
+    monkeypatch.setattr(_hostarray, "_import", counting)
+    h = vp.HostArray(1 << 16, np.float32)
+    got, go = [], threading.Barrier(8)
+
+    def worker():
+        go.wait()
+        got.append(h.on(ctx))
+    ts = [threading.Thread(target=worker) for _ in range(8)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert len(calls) == 1 and len(got) == 8 and all(x is got[0] for x in got)
+
+
 def test_bad_arguments():
     with pytest.raises(TypeError, match="bool"):
         vp.HostArray(4, np.bool_)

@@ -92,7 +92,7 @@ class HostArray:
         self._view = np.frombuffer(self._mem, dt, n).reshape(shape)
         self.shape, self.dtype = shape, dt
         self._arrays = {}  # Context -> (vp.ndarray, shared)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------ basics
     @property
@@ -137,8 +137,11 @@ class HostArray:
             raise ValueError(f"HostArray.on: copy must be None or False, got {copy!r} (a "
                              f"copy of the data in another context is vp.asarray(h.numpy(), "
                              f"context=ctx))")
-        with self._lock:
-            hit = self._arrays.get(ctx)
+        with self._lock:  # held while importing: two threads never import twice
+            return self._on(ctx, copy)
+
+    def _on(self, ctx, copy):
+        hit = self._arrays.get(ctx)
         if hit is not None:
             if copy is False and not hit[1]:
                 raise BufferError(self._refused_text(ctx, "it was refused before"))
@@ -152,14 +155,13 @@ class HostArray:
             warnings.warn(f"vp.HostArray: {ctx.name} cannot import the shared pages ({e}); "
                           f"h.on(ctx) is a COPY of the data made now: writes on either side "
                           f"are NOT seen by the other (h.shared_with(ctx) is False)",
-                          SharingWarning, stacklevel=2)
+                          SharingWarning, stacklevel=3)
             arr = _array.empty(self.shape, self.dtype, memory="host", context=ctx)
             if self.size:
                 arr._buf.upload(np.ascontiguousarray(self.numpy()))
             shared = False
-        with self._lock:
-            hit = self._arrays.setdefault(ctx, (arr, shared))
-        return hit[0]
+        self._arrays[ctx] = (arr, shared)
+        return arr
 
     def _refused_text(self, ctx, why):
         return (f"vp.HostArray: {ctx.name} cannot import the shared pages ({why}), and "
