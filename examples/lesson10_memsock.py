@@ -109,8 +109,8 @@ lavapipe = ctx.info.get("driver_name") == "llvmpipe"
 # back-edges (lesson 9): at most `chunk` steps a launch there (GPUs: 64
 # frames a launch). The ring holds every frame of one launch, so `block`
 # never makes the kernel wait for the plot inside a dispatch: lavapipe
-# cannot wait long for the host, and such waits are not trusted on NVIDIA
-# yet (docs/memsock.md). Each launch returns once its frames were delivered.
+# cannot wait long for the host (docs/memsock.md). Each launch returns once
+# its frames were delivered.
 per_step = -(-N // LOCAL) + 2 + -(-N // LOCAL) // EVERY + 1
 chunk = max(EVERY, 40_000 // per_step // EVERY * EVERY) if lavapipe else 64 * EVERY
 ring = min(chunk, STEPS) // EVERY + 1
