@@ -1,10 +1,11 @@
 /* memsock.c - the host side of a MemSock: a ring of frames that a running
  * kernel publishes into and the host consumes while it runs.
  *
- * The ring is two buffers from the public buffer API (vrt_buffer_create) in
- * host-visible, host-coherent memory (`cached` by default): the ring words
- * (header + per-slot tag, arrival count, decision, signature and payload)
- * and the frames. vulpy/memsock_abi.h fixes the layout; docs/memsock.md the
+ * The ring is two host-visible, host-coherent buffers: the ring words
+ * (header + per-slot tag, arrival count, decision, signature and payload),
+ * behind the BAR where the device has it (a running kernel must see the
+ * host's ack), and the frames in the pipe's memory kind (`cached` by
+ * default). vulpy/memsock_abi.h fixes the layout; docs/memsock.md the
  * protocol. The kernel side is what `vulpy-opt --lower-memsock` emits.
  *
  * The consumer (vrt_memsock_next / vrt_memsock_release, or the poller thread
@@ -134,7 +135,22 @@ vrt_memsock *vrt_memsock_create(vrt_context *ctx, const vrt_memsock_desc *desc, 
   ms->stride_bytes = stride;
   uint64_t ring_bytes = 4ull * (VMS_HDR_WORDS + (uint64_t)desc->capacity * ms->slot_words);
   vrt_memory_kind kind = desc->memory;
-  ms->ring = vrt_buffer_create(ctx, ring_bytes, kind, d);
+  /* The ring words live where a running kernel sees the host's writes
+   * (ack, closed): behind the BAR where the device has device-local
+   * host-visible memory, else host memory - as ControlBuffer words do.
+   * Measured on the H200: a kernel polling `ack` in host (system) memory
+   * never saw the host's write during the dispatch, so a `block` pipe that
+   * fired more frames a dispatch than it had slots waited out its whole
+   * spin bound (2^31 polls: a hang); with the words behind the BAR it ran
+   * in 1 ms (bench/probes/memsock_diag.py). The frames stay in `kind`:
+   * the GPU's writes to host memory do reach the host mid-dispatch, and
+   * the host reads them from its own RAM rather than across PCIe. */
+  if (vrt__alive(ctx, d)) {
+    pthread_mutex_lock(&ctx->lock);
+    ms->ring = vrt__buffer_create(ctx, ring_bytes, VRT_REBAR,
+                                  VRT_MEM_HOST_VISIBLE | VRT_MEM_HOST_COHERENT, d);
+    pthread_mutex_unlock(&ctx->lock);
+  }
   ms->frames = ms->ring ? vrt_buffer_create(ctx, stride * desc->capacity, kind, d) : NULL;
   if (!ms->frames) {
     vrt_buffer_destroy(ms->ring);
