@@ -232,7 +232,7 @@ bool vrt_memsock_begin_dispatch(vrt_memsock *ms, vp_diags *d) {
     ms->active = true;
     /* Fires of this dispatch are numbered from here: the count of frames
      * finalized so far (every earlier dispatch has ended). */
-    atomic_store_explicit(word(ms, VMS_HDR_BASE), ms->seen, memory_order_release);
+    vrt__host_store(word(ms, VMS_HDR_BASE), ms->seen);
   }
   pthread_mutex_unlock(&ms->lock);
   if (busy)
@@ -267,7 +267,7 @@ static void drain_closed(vrt_memsock *ms) {
   if (ms->closed && !ms->active && !ms->in_flight && read_published(ms, &p) && p != ms->next) {
     ms->dropped += p - ms->next;
     ms->next = p;
-    atomic_store_explicit(word(ms, VMS_HDR_ACK), p, memory_order_release);
+    vrt__host_store(word(ms, VMS_HDR_ACK), p);
   }
   pthread_cond_broadcast(&ms->moved);
 }
@@ -319,7 +319,7 @@ static int try_next(vrt_memsock *ms, vrt_memsock_frame *f) {
        * already lapped (overwrite) */
       ms->dropped++;
       ms->next++;
-      atomic_store_explicit(word(ms, VMS_HDR_ACK), ms->next, memory_order_release);
+      vrt__host_store(word(ms, VMS_HDR_ACK), ms->next);
       continue;
     }
     uint32_t sig = atomic_load_explicit(sword(ms, slot, VMS_SLOT_SIG), memory_order_relaxed);
@@ -344,7 +344,7 @@ static int try_next(vrt_memsock *ms, vrt_memsock_frame *f) {
       if (atomic_load_explicit(sword(ms, slot, VMS_SLOT_TAG), memory_order_relaxed) != want) {
         ms->torn++;
         ms->next++;
-        atomic_store_explicit(word(ms, VMS_HDR_ACK), ms->next, memory_order_release);
+        vrt__host_store(word(ms, VMS_HDR_ACK), ms->next);
         continue;
       }
       frame = ms->copy;
@@ -407,7 +407,7 @@ void vrt_memsock_release(vrt_memsock *ms, const vrt_memsock_frame *f) {
     ms->delivered++;
     ms->next++;
     /* the credit: the GPU may now reuse the slot */
-    atomic_store_explicit(word(ms, VMS_HDR_ACK), ms->next, memory_order_release);
+    vrt__host_store(word(ms, VMS_HDR_ACK), ms->next);
     drain_closed(ms);
   }
   pthread_mutex_unlock(&ms->lock);
@@ -416,7 +416,7 @@ void vrt_memsock_release(vrt_memsock *ms, const vrt_memsock_frame *f) {
 void vrt_memsock_close(vrt_memsock *ms) {
   pthread_mutex_lock(&ms->lock);
   ms->closed = true;
-  atomic_store_explicit(word(ms, VMS_HDR_CLOSED), 1, memory_order_release);
+  vrt__host_store(word(ms, VMS_HDR_CLOSED), 1);
   drain_closed(ms);
   pthread_mutex_unlock(&ms->lock);
 }

@@ -9,6 +9,7 @@ kind, with a monitor printing pipe.stats while the dispatch runs.
     python bench/probes/memsock_diag.py pingpong host|cached|rebar
     python bench/probes/memsock_diag.py fill host|cached|rebar [elems]
 """
+import os
 import sys
 import threading
 import time
@@ -60,7 +61,7 @@ def pingpong(memory):
 def fill(memory, elems):
     ext = _native.ext()
     orig = ext.MemSock
-    ext.MemSock = lambda *a, **k: orig(*a, spin_limit=1 << 20, **k)
+    ext.MemSock = lambda *a, **k: orig(*a, spin_limit=int(os.environ.get('SPIN', 1 << 20)), **k)
 
     @vp.kernel(local_size_x=256)
     def fillk(pipe: vp.MemSock[vp.float32], first: vp.uint32, n: vp.uint32):
@@ -95,11 +96,24 @@ def fill(memory, elems):
         print("  error:", repr(e))
     stop.set()
     print(f"fill memory={memory} n=16 cap=4: {time.perf_counter()-t0:.3f} s stats {pipe.stats} "
-          f"frames ok {all(a == b == c for a, b, c in got[1:])} {len(got)}", flush=True)
+          f"frames ok {all(a == b == c for a, b, c in got[1:])} {len(got)} {got[:6]}", flush=True)
+    # the bench's loop: rounds of 16 fires into 4 slots, a checking callback
+    t0 = time.perf_counter()
+    first = 17
+    for r in range(int(sys.argv[4]) if len(sys.argv) > 4 else 64):
+        fillk(pipe, dispatch=elems, first=first, n=16)
+        first += 16
+        if r % 8 == 0:
+            print(f"  round {r}: {time.perf_counter()-t0:.3f} s stats {pipe.stats}", flush=True)
+    print(f"rounds done: {time.perf_counter()-t0:.3f} s stats {pipe.stats}", flush=True)
     pipe.close()
 
 
 if __name__ == "__main__":
+    if os.environ.get("CUPY"):
+        import cupy
+        cupy.zeros(1).sum()
+        print("cupy initialised", flush=True)
     what, memory = sys.argv[1], sys.argv[2]
     if what == "pingpong":
         pingpong(memory)
