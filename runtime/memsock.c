@@ -197,6 +197,13 @@ vrt_memsock *vrt_memsock_create(vrt_context *ctx, const vrt_memsock_desc *desc, 
    * loops keep most of that budget. docs/memsock.md says more. */
   atomic_store(word(ms, VMS_HDR_SPIN),
                desc->spin_limit ? desc->spin_limit : cpu ? 16384u : 0x7FFFFFFFu);
+  /* Waiting for other workgroups to finish the slot's previous frame takes
+   * microseconds when they run; when they cannot start (a grid larger than
+   * the device runs at once, firing more frames a dispatch than there are
+   * slots) it never ends: 2^22 polls (about 2 s on the H200) then give up. */
+  uint32_t fin = cpu ? 16384u : 1u << 22;
+  atomic_store(word(ms, VMS_HDR_FIN_SPIN),
+               desc->spin_limit && desc->spin_limit < fin ? desc->spin_limit : fin);
   atomic_store_explicit(word(ms, VMS_HDR_MAGIC), VMS_MAGIC, memory_order_release);
   return ms;
 }
