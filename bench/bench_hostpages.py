@@ -15,7 +15,9 @@ iteration's values are checked (device 1's result against NumPy).
 
 Devices: device 0 is the default context; device 1 is the first other
 usable device (on the H200 machine: lavapipe, the CPU device), else a
-second context on the same device.
+second context on the same device. Sizes: 1 and 16 MiB on a CPU device or
+with --quick, else 16, 64 and 256 MiB, each only where both devices can
+bind it (maxStorageBufferRange: 128 MiB on lavapipe).
 
     bash bench/device.sh --suites hostpages         (the H200)
     python bench/run.py --suite hostpages --quick   (here, lavapipe: small)
@@ -68,11 +70,17 @@ def run(ctx):
     cpu = c0.info.get("kind") == "cpu"
     devices = f"{c0.name} -> {c1.name} ({how})"
     produce, consume = _kernels(vp)
-    sizes = [1 << 20, 16 << 20] if (ctx.quick or cpu) else [16 << 20, 256 << 20]
+    sizes = [1 << 20, 16 << 20] if (ctx.quick or cpu) else [16 << 20, 64 << 20, 256 << 20]
+    # one binding of a kernel may span at most maxStorageBufferRange (lavapipe: 128 MiB)
+    most = min(c.info["limits"]["max_storage_buffer_range"] or (1 << 62) for c in (c0, c1))
     reps = 3 if ctx.quick else 7
     for nbytes in sizes:
         n = nbytes // 4
         label = f"{nbytes >> 20} MiB"
+        if nbytes > most:
+            rec.skip("shared pages", label, devices,
+                     f"past maxStorageBufferRange ({most >> 20} MiB) of a device")
+            continue
         try:
             h = vp.HostArray(n, np.float32)
             xa, xb = h.on(c0), h.on(c1)
