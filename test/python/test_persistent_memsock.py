@@ -89,3 +89,31 @@ def test_stepped_form_with_a_pipe_is_a_clear_error(ctx, counter):
     with pytest.raises(TypeError, match=r"takes 3 buffer\(s\)"):
         counter(u, n=N, first=0, last=4, every=2)
     pipe.close()
+
+
+def test_debug_mode_kernel_with_a_pipe(ctx):
+    """debug=True kernels bind a MemSock too (the record buffers go after
+    the pipe's two); before, the call was a TypeError miscounting the pipe.
+    The bounds checks still work beside it."""
+    @vp.kernel(local_size_x=64, debug=True)
+    def k(u: vp.Buffer[vp.float32], pipe: vp.MemSock[vp.float32], t: vp.uint32,
+          off: vp.uint32):
+        i = vp.global_id()
+        u[i + off] = u[i + off] + 1.0
+
+        def body(step: vp.uint32):
+            pipe[i] = u[i]
+        pipe.fire(body, step=t)
+
+    got = {}
+    pipe = vp.MemSock(dtype=vp.float32, frame_shape=(256,), payload={"step": vp.uint32})
+    pipe.on("message", lambda frame, step: got.__setitem__(step, frame.copy()))
+    pipe.open(ctx, capacity=4)
+    u = vp.zeros(256, np.float32)
+    for t in range(3):
+        k(u, pipe, dispatch=256, t=t, off=0)
+    assert sorted(got) == [0, 1, 2]
+    np.testing.assert_array_equal(got[2], np.full(256, 3, np.float32))
+    with pytest.raises(vp.KernelError, match="out of bounds|index"):
+        k(u, pipe, dispatch=256, t=3, off=1)
+    pipe.close()
