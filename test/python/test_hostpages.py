@@ -132,7 +132,7 @@ def test_a_writes_b_reads_numpy_sees(pair, kernels):
     np.testing.assert_array_equal(ya.numpy(), np.full(n, 7, np.float32))
     np.testing.assert_array_equal(y.numpy(), np.full(n, 7, np.float32))
     info = h.info(cb)
-    assert info["shared"] and "host_visible" in info["memory"]
+    assert info["shared"] and "host_visible" in info["memory"] and info["device"] == cb.index
     assert info["address"] == h.address
 
 

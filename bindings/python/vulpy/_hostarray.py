@@ -97,14 +97,17 @@ class HostArray:
     # ------------------------------------------------------------ basics
     @property
     def size(self):
+        """Number of elements."""
         return self._view.size
 
     @property
     def nbytes(self):
+        """Bytes of the elements (the pages are rounded up to 64 KiB)."""
         return self._view.nbytes
 
     @property
     def ndim(self):
+        """Number of dimensions."""
         return self._view.ndim
 
     @property
@@ -177,10 +180,11 @@ class HostArray:
         return bool(hit and hit[1])
 
     def info(self, context=None):
-        """How the pages are seen by a context: {'shared': bool,
-        'memory_flags': the Vulkan memory property flags of the memory type
-        chosen for the import on that device, 'memory': their names,
-        'address': the device array's mapping}; None before h.on(context)."""
+        """How the pages are seen by a context: {'shared': bool, 'device':
+        the device index (vp.list_devices()), 'memory_flags': the Vulkan
+        memory property flags of the memory type chosen for the import on
+        that device, 'memory': their names, 'address': the device array's
+        mapping}; None before h.on(context)."""
         ctx = _context.resolve(context)
         with self._lock:
             hit = self._arrays.get(ctx)
@@ -188,7 +192,7 @@ class HostArray:
             return None
         arr, shared = hit
         flags = arr._buf.memory_flags
-        return {"shared": shared, "memory_flags": flags,
+        return {"shared": shared, "device": ctx.index, "memory_flags": flags,
                 "memory": [n for b, n in _FLAG_NAMES if flags & b],
                 "address": arr._buf.address}
 
