@@ -21,14 +21,13 @@
  *      and raises ring[PUBLISHED] to s+1.
  * The ring's words are atomics with explicit scope and semantics; the
  * layout is vulpy/memsock_abi.h. Spin loops are bounded by ring[SPIN]
- * (lavapipe ends loops after 65535 back-edges anyway); a wait that gives up
+ * (waiting for the host) or ring[FIN_SPIN] (waiting for other workgroups;
+ * lavapipe ends loops after 65535 back-edges anyway); a wait that gives up
  * is counted in ring[GPU_TIMEOUTS] and its frame dropped.
  */
 #include "transforms.h"
 
 #include "vulpy/memsock_abi.h"
-
-#include "persistent.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -82,44 +81,6 @@ static bool source_op(vir_opcode c) {
   }
 }
 
-/* lower-persistent's words (it runs first): what a persistent kernel reads
- * from them after its barriers - the group count, the abort flag, the stop
- * and control-word snapshots - is the same in every invocation of a group
- * and, past the barrier, of the grid (the group id is not), so the time loop, the step
- * boundary's break and an aborted group's return are uniform. (Groups that
- * discovery turned away return before any fire and are not counted.) */
-static bool persistent_word(const vir_op *op) {
-  const vir_sym *s = op->attr.sym;
-  if (!s || !s->name || (op->code != VIR_OP_BUFFER_LOAD && op->code != VIR_OP_SHARED_LOAD &&
-                         vir_op_info_of(op->code)->attr != VIR_ATTR_ATOMIC))
-    return false;
-  if (!strcmp(s->name, "_vp_psh")) {
-    /* the group id (S_GID) differs between groups: only the count and the
-     * abort flag are grid-uniform */
-    const vir_value *ix = op->nopnd ? op->opnd[0] : NULL;
-    const vir_op *d = ix ? ix->def : NULL;
-    return d && d->code == VIR_OP_CONST && d->attr.lit.u != S_GID;
-  }
-  return !strcmp(s->name, "_vp_grid") || !strcmp(s->name, "_vp_host");
-}
-
-/* lower-persistent's `if group id == NO_GROUP: return` at the kernel's
- * start: the groups discovery turned away leave before any fire and are not
- * among the groups a fire counts, so that return is not a divergent one. */
-static bool discovery_exit(const vir_op *op) {
-  const vir_value *c = op->nopnd ? op->opnd[0] : NULL;
-  const vir_op *eq = c ? c->def : NULL;
-  if (!eq || eq->code != VIR_OP_EQ || eq->nopnd != 2)
-    return false;
-  const vir_op *a = eq->opnd[0]->def, *b = eq->opnd[1]->def;
-  if (!a || !b || a->code != VIR_OP_SHARED_LOAD || b->code != VIR_OP_CONST ||
-      b->attr.lit.u != 0xffffffffu || !a->attr.sym || !a->attr.sym->name ||
-      strcmp(a->attr.sym->name, "_vp_psh") != 0)
-    return false;
-  const vir_op *ix = a->nopnd ? a->opnd[0]->def : NULL;
-  return ix && ix->code == VIR_OP_CONST && ix->attr.lit.u == S_GID;
-}
-
 static void uni_region(uni *u, vir_region *r, bool ctx, vir_op *loop);
 
 static void uni_op(uni *u, vir_op *op, bool ctx, vir_op *loop) {
@@ -136,8 +97,6 @@ static void uni_op(uni *u, vir_op *op, bool ctx, vir_op *loop) {
       set_div(u, op->attr.sym);
     return;
   case VIR_OP_IF:
-    if (!ctx && discovery_exit(op))
-      any = false;
     uni_region(u, &op->regions[0], ctx || any, loop);
     uni_region(u, &op->regions[1], ctx || any, loop);
     return;
@@ -196,7 +155,7 @@ static void uni_op(uni *u, vir_op *op, bool ctx, vir_op *loop) {
     uni_region(u, &op->regions[0], ctx, loop);
     return;
   default:
-    if (vir_result(op) && (any || (source_op(op->code) && !persistent_word(op))))
+    if (vir_result(op) && (any || source_op(op->code)))
       set_div(u, &op->val);
     for (uint32_t i = 0; i < vir_op_info_of(op->code)->nregion; i++)
       uni_region(u, &op->regions[i], ctx || any, loop);
@@ -294,29 +253,6 @@ static void membar(lctx *c, vir_scope sc, vir_semantics sem) {
   op->attr.scope = sc;
   op->attr.sem = sem;
   op->attr.storage = VIR_STORAGE_BUFFER;
-}
-
-/* The workgroups that take part in a fire: in a persistent kernel (lowered
- * first: it has the shared @_vp_psh) the groups discovery admitted, whose
- * count lower-persistent keeps in @_vp_psh[S_NG] (the others returned at
- * the start); elsewhere the dispatch's workgroups. */
-static vir_value *group_count(lctx *c) {
-  vir_sym *psh = vir_module_find(c->m, "_vp_psh");
-  if (psh && psh->kind == VIR_SYM_SHARED) {
-    vir_value *ix = k32(c, S_NG);
-    vir_op *op = vir_build(&c->b, VIR_OP_SHARED_LOAD, c->u32, 1, &ix);
-    op->attr.sym = psh;
-    return vir_result(op);
-  }
-  vir_value *nwg = vir_result(vir_build(&c->b, VIR_OP_NUM_WORKGROUPS,
-                                        vir_ty_vec(c->m, c->u32, 3), 0, NULL));
-  vir_value *e[3];
-  for (uint32_t i = 0; i < 3; i++) {
-    vir_op *x = vir_build(&c->b, VIR_OP_EXTRACT, c->u32, 1, &nwg);
-    x->attr.index = i;
-    e[i] = vir_result(x);
-  }
-  return bin(c, VIR_OP_MUL, bin(c, VIR_OP_MUL, e[0], e[1]), e[2]);
 }
 
 /* Runs `fn` with the builder at the end of region r, then restores it. */
@@ -417,6 +353,7 @@ static void lower_fire(lctx *c, pipe *p, vir_op *fire) {
        * under block the host's credit (or close) */
       vir_value *prev = named(bin(c, VIR_OP_SUB, bin(c, VIR_OP_ADD, s, k32(c, 1)), cap), "prev_done");
       vir_value *lim = named(hdr(c, p, VMS_HDR_SPIN), "spin_limit");
+      vir_value *fin_lim = named(hdr(c, p, VMS_HDR_FIN_SPIN), "fin_spin_limit");
       /* a while loop with no break: lavapipe lost the enclosing loop's
        * invocations after a break out of a spin that had gone round */
       lstore(c, p->spin, k32(c, 0));
@@ -431,7 +368,14 @@ static void lower_fire(lctx *c, pipe *p, vir_op *fire) {
                                vir_result(vir_build(&c->b, VIR_OP_LNOT, c->b1, 1, &block)));
         vir_value *both = bin(c, VIR_OP_LAND, fin, ready);
         vir_value *waiting = vir_result(vir_build(&c->b, VIR_OP_LNOT, c->b1, 1, &both));
-        vir_value *more = bin(c, VIR_OP_LAND, waiting, bin(c, VIR_OP_LT, lload(c, p->spin), lim));
+        /* waiting for other workgroups (the slot's previous frame) has its
+         * own, shorter bound: workgroups that have not started cannot
+         * arrive while this one spins (no forward progress between
+         * workgroups), so a long wait there is a deadlock, not a slow
+         * consumer; giving up drops the frame and the host warns */
+        vir_value *o3l[3] = {fin, lim, fin_lim};
+        vir_value *bound = vir_result(vir_build(&c->b, VIR_OP_SELECT, c->u32, 3, o3l));
+        vir_value *more = bin(c, VIR_OP_LAND, waiting, bin(c, VIR_OP_LT, lload(c, p->spin), bound));
         vir_build(&c->b, VIR_OP_CONDITION, NULL, 1, &more);
       });
       IN_REGION(c, &spin->regions[1], lstore(c, p->spin, bin(c, VIR_OP_ADD, lload(c, p->spin), k32(c, 1))));
@@ -514,7 +458,15 @@ static void lower_fire(lctx *c, pipe *p, vir_op *fire) {
     vir_build(&c->b, VIR_OP_BARRIER, NULL, 0, NULL);
     vir_op *arrive = build_if(c, leader);
     IN_REGION(c, &arrive->regions[0], {
-      vir_value *groups = named(group_count(c), "groups");
+      vir_value *nwg = vir_result(vir_build(&c->b, VIR_OP_NUM_WORKGROUPS,
+                                            vir_ty_vec(c->m, c->u32, 3), 0, NULL));
+      vir_value *e[3];
+      for (uint32_t i = 0; i < 3; i++) {
+        vir_op *x = vir_build(&c->b, VIR_OP_EXTRACT, c->u32, 1, &nwg);
+        x->attr.index = i;
+        e[i] = vir_result(x);
+      }
+      vir_value *groups = named(bin(c, VIR_OP_MUL, bin(c, VIR_OP_MUL, e[0], e[1]), e[2]), "groups");
       vir_value *sw = lload(c, p->slot), *s = lload(c, p->seq);
       vir_value *aw = bin(c, VIR_OP_ADD, sw, k32(c, VMS_SLOT_ARRIVE));
       vir_value *arrived = named(ring_atomic(c, p, VIR_OP_ATOMIC_ADD, aw, k32(c, 1), NULL,

@@ -47,7 +47,8 @@
 
 #define CLOSED 0x80000000u
 #define NO_GROUP 0xffffffffu
-/* @_vp_psh: [0] group id, [1] group count, [2] abort (persistent.h) */
+/* @_vp_psh: [0] group id, [1] group count, [2] abort */
+enum { S_GID, S_NG, S_ABORT, S_WORDS = 4 };
 
 typedef struct pl {
   vir_module *m;

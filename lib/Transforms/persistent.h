@@ -14,9 +14,6 @@ enum { H_STOP, H_STEPS, H_ADMITTED, H_STATUS, H_CANARY, H_SPIN, H_BARRIERS, H_FL
 enum { F_RMW_POLL = 1 };
 /* H_STATUS bits */
 enum { ST_TIMEOUT = 2, ST_BUDGET = 4, ST_DONE = 16 };
-/* @_vp_psh (shared): [0] group id, [1] group count, [2] abort; lower-memsock
- * reads the group count (a fire's last arriver counts admitted groups) */
-enum { S_GID, S_NG, S_ABORT, S_WORDS = 4 };
 /* at most this many control words are snapshotted */
 enum { MAX_SLOTS = 64 };
 /* the stepped form's phase id of the snapshot dispatch */

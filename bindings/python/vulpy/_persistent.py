@@ -370,12 +370,11 @@ def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeo
     default). Returns a PersistentHandle (sync=False) or None after a
     checked run (sync=True)."""
     want = len(prog.buffers) - len(HIDDEN)
-    # a vp.MemSock binds two of the kernel's buffers (its frames and its ring)
-    pipes = [a for a in buffers if type(a).__name__ == "MemSock" and hasattr(a, "_bind")]
-    if len(buffers) + len(pipes) != want:
+    # a vp.MemSock argument binds two of the kernel's buffers (frames, ring)
+    pipes = sum(1 for a in buffers if type(a).__name__ == "MemSock")
+    if len(buffers) + pipes != want:
         names = ", ".join(b["name"] for b in prog.buffers[:want])
-        raise TypeError(f"{label} takes {want} buffer(s) ({names}), got "
-                        f"{len(buffers) + len(pipes)}")
+        raise TypeError(f"{label} takes {want} buffer(s) ({names}), got {len(buffers)}")
     ctx = context
     for a in buffers:
         c = getattr(a, "_ctx", None)
@@ -402,9 +401,8 @@ def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeo
     grid = _array.zeros(GRID_WORDS, np.uint32, context=ctx)
     if mode == "stepped":
         if pipes:
-            raise TypeError(f"{label}: the stepped form does not stream through a vp.MemSock "
-                            f"(each phase would be a dispatch of its own); run it "
-                            f"mode='persistent'")
+            raise TypeError(f"{label}: the stepped form cannot bind a vp.MemSock yet; run it "
+                            f"persistent (mode='persistent') to stream frames")
         if stepped is None:
             raise TypeError(f"{label}: no stepped form to run (compile it from Python source)")
         inner = _SteppedRun(stepped(), buffers, push, groups, ctx, host, grid)
