@@ -56,6 +56,17 @@ def test_without_the_exchange_the_check_fails():
     assert "DIFFERENT" in r.stdout, r.stdout[-2000:] + r.stderr[-2000:]
 
 
+@needs_target
+@needs_mpirun
+def test_lesson12_on_two_ranks_is_one_rank_bit_for_bit():
+    """`mpirun -n 2 python examples/lesson12_mpi.py`: the 3-D Yee FDTD split
+    in two slabs checks itself against one rank and NumPy."""
+    r = mpirun(2, ROOT / "examples" / "lesson12_mpi.py", "--size", 24, "--steps", 30)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    assert "2 ranks vs 1 rank: identical, bit for bit (all six fields)" in r.stdout
+    assert "lesson 12: OK" in r.stdout
+
+
 def run_py(code):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env(),
                        cwd=ROOT, timeout=120)
