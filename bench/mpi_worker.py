@@ -48,7 +48,8 @@ from mpi4py import MPI  # noqa: E402  (mpi.world() imported it)
 P, rank = comm.Get_size(), comm.Get_rank()
 out = {"ranks": P, "device": ctx.name, "device_kind": ctx.kind,
        "devices": len(set(comm.allgather((MPI.Get_processor_name(), ctx.index)))),
-       "mpi": MPI.Get_library_version().splitlines()[0].strip().strip("\x00"), "halo": [], "fdtd": []}
+       "mpi": MPI.Get_library_version().splitlines()[0].strip().strip("\x00"),
+       "halo": [], "fdtd": []}
 
 
 def slowest(seconds):

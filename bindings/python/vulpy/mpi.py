@@ -205,7 +205,11 @@ class Halo:
     faces are NumPy views of the array's own mapping, taken here once (so a
     later start() never waits for the GPU) and handed to MPI as they are:
     zero copies. Other arrays (`staged`) get host-visible face buffers and a
-    GPU copy between them and the array on each start() / wait()."""
+    GPU copy between them and the array on each start() / wait().
+
+    `views[i]` are array i's faces as MPI sees them (NumPy arrays:
+    'send_lo', 'send_hi', 'recv_lo', 'recv_hi'); for a host-visible array
+    their data pointers are inside `arrays[i].buffer.address`'s mapping."""
 
     def __init__(self, slab, arrays, *, lower=True, upper=True):
         if not arrays:
@@ -236,6 +240,7 @@ class Halo:
                                                          "recv_hi"))}
                 self._faces.append((x, stage, off, views))
         self.staged = any(f[1] is not None for f in self._faces)
+        self.views = [f[3] for f in self._faces]
 
     def start(self):
         """Posts the receives and sends (MPI Irecv / Isend) and returns the
