@@ -22,6 +22,7 @@ ap.add_argument("--nz", type=int, default=13)
 ap.add_argument("--n", type=int, default=12)
 ap.add_argument("--steps", type=int, default=20)
 ap.add_argument("--staged", action="store_true")
+ap.add_argument("--spin", action="store_true", help="Exchange.wait(spin=True): MPI Waitall")
 ap.add_argument("--no-exchange", action="store_true", help="skip the exchange (must then differ)")
 args = ap.parse_args()
 
@@ -53,7 +54,7 @@ def run(comm, ctx, u0, steps, exchange=True):
         if n > 2:                                          # interior: needs no halo
             heat(u, v, dispatch=(nx, ny, n - 2), kl0=2, sync=False, **pc)
         if ex:
-            ex.wait()
+            ex.wait(spin=args.spin)
         heat(u, v, dispatch=(nx, ny, 1), kl0=1, sync=False, **pc)
         h = heat(u, v, dispatch=(nx, ny, 1), kl0=n, sync=False, **pc) if n > 1 else None
         (h or vp.Handle(None)).wait()

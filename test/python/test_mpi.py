@@ -37,8 +37,10 @@ def mpirun(n, *args, timeout=120):
 
 @needs_target
 @needs_mpirun
-@pytest.mark.parametrize("n,argv", [(2, []), (2, ["--staged"]), (3, ["--nz", "8"])],
-                         ids=["2-ranks-zero-copy", "2-ranks-staged", "3-ranks-uneven"])
+@pytest.mark.parametrize("n,argv", [(2, []), (2, ["--staged"]), (3, ["--nz", "8"]),
+                                    (2, ["--spin"])],
+                         ids=["2-ranks-zero-copy", "2-ranks-staged", "3-ranks-uneven",
+                              "2-ranks-waitall"])
 def test_decomposed_stencil_is_bitwise_one_rank(n, argv):
     r = mpirun(n, PROG, *argv)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]

@@ -26,9 +26,14 @@ libopenmpi-dev, listed in the Makefile). Run with
 `mpirun -n 2 python prog.py`; as root OpenMPI also wants
 `--allow-run-as-root`, and `--oversubscribe` when ranks outnumber cores.
 """
+import os
+import time
+
 import numpy as np
 
 from . import _array, _context
+
+_yield = getattr(os, "sched_yield", lambda: time.sleep(0))
 
 __all__ = ["world", "device_index", "context", "Slab", "Halo", "Exchange"]
 
@@ -282,12 +287,25 @@ class Exchange:
     def __init__(self, halo, reqs, MPI):
         self.halo, self.requests, self._MPI, self._done = halo, reqs, MPI, False
 
-    def wait(self):
+    def wait(self, spin=False):
         """Waits for every send and receive; the halos then hold the
-        neighbours' layers, visible to GPU work submitted after this."""
+        neighbours' layers, visible to GPU work submitted after this.
+
+        By default it polls (MPI Testall, which also drives MPI's progress)
+        and yields the core between polls (sched_yield): MPI_Waitall
+        busy-waits, and on a CPU device (lavapipe) or with more ranks than
+        cores that spinning takes the core from the very threads computing
+        the interior - lesson 12 on two lavapipe ranks ran 4-5x slower with
+        it (docs/multidevice.md). (A sleep between polls is worse: each
+        wake-up is late, and a 1 MiB message needs several polls.)
+        `spin=True` calls Waitall (a core to spare, lowest latency)."""
         if self._done:
             return
-        self._MPI.Request.Waitall(self.requests)
+        if spin:
+            self._MPI.Request.Waitall(self.requests)
+        else:
+            while not self._MPI.Request.Testall(self.requests):
+                _yield()           # the core to whoever is runnable, then poll again
         self._done = True
         h, s = self.halo, self.halo.slab
         for x, stage, off, v in h._faces:
