@@ -1,7 +1,7 @@
 """MPI figures (issue 18, docs/multidevice.md "MPI"): vulpy.mpi's halo
 exchange of one 512^2 float32 face (1 MiB) each way between two ranks, per
-memory kind, beside a plain MPI Sendrecv of NumPy arrays; and the 3-D Yee
-FDTD of lesson 12 on 1 and 2 ranks: throughput in Mcells/s and the
+memory kind, beside plain MPI (Isend, Irecv, Waitall) of NumPy arrays; and
+the 3-D Yee FDTD of lesson 12 on 1 and 2 ranks: throughput in Mcells/s and the
 efficiency, (Mcells/s of 2 ranks) / (Mcells/s of 1 rank x devices used),
 strong (the same grid) and weak (each rank as many layers as the 1-rank
 run). On one GPU both ranks share it, so 1.0 is ideal; on two GPUs too.
@@ -76,7 +76,7 @@ def run(ctx):
         got = worker(2, t, "--what", "halo", "--face", 512, "--reps", reps)
         for h in got["halo"]:
             backend = f"vulpy.mpi {h['memory']}" + (" (staged)" if h.get("staged") else "") \
-                if not h["memory"].startswith("numpy") else "mpi4py Sendrecv, numpy arrays"
+                if not h["memory"].startswith("numpy") else "mpi4py Isend/Irecv, numpy arrays"
             if "error" in h:
                 rec.error("mpi halo exchange, 2 ranks", "512^2 f32", backend, h["error"])
             elif not h["ok"]:

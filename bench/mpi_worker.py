@@ -4,9 +4,9 @@ on every rank and writes rank 0's JSON to --out.
   halo     Halo.exchange() of one face of --face^2 float32 each way between
            neighbours (vulpy.mpi), per memory kind (zero-copy views of
            host-visible arrays; 'device' memory the host cannot map goes
-           through staging buffers), and a plain MPI Sendrecv of NumPy
-           arrays of the same size (the floor); time per exchange, the
-           slowest rank's.
+           through staging buffers), and plain MPI (Irecv / Isend /
+           Waitall) of NumPy arrays of the same size (the floor); time per
+           exchange, the slowest rank's.
   fdtd     the 3-D Yee update of lesson 12 (examples/lesson12_mpi.py, the
            same kernels and the same overlap of the exchange with the
            interior), global grid (--nz, --n, --n) split over the ranks;
@@ -86,15 +86,18 @@ def halo_case(memory):
 
 def plain_case():
     F = args.face
-    send, recv = np.ones((F, F), np.float32), np.empty((F, F), np.float32)
+    send = [np.ones((F, F), np.float32) for _ in range(2)]
+    recv = [np.empty((F, F), np.float32) for _ in range(2)]
     up = rank + 1 if rank + 1 < P else MPI.PROC_NULL
     dn = rank - 1 if rank > 0 else MPI.PROC_NULL
     times = []
     for r in range(args.reps + 5):
         comm.Barrier()
         t = time.perf_counter()
-        comm.Sendrecv(send, dest=up, recvbuf=recv, source=dn, sendtag=0, recvtag=0)
-        comm.Sendrecv(send, dest=dn, recvbuf=recv, source=up, sendtag=1, recvtag=1)
+        MPI.Request.Waitall([comm.Irecv(recv[0], source=dn, tag=0),
+                             comm.Isend(send[0], dest=up, tag=0),
+                             comm.Irecv(recv[1], source=up, tag=1),
+                             comm.Isend(send[1], dest=dn, tag=1)])
         dt = slowest(time.perf_counter() - t)
         if r >= 5:
             times.append(dt)

@@ -34,6 +34,8 @@ import numpy as np
 from . import _array, _context
 
 _yield = getattr(os, "sched_yield", lambda: time.sleep(0))
+# Exchange.wait() polls busily this long before it starts yielding the core.
+POLL_SPIN_S = 200e-6
 
 __all__ = ["world", "device_index", "context", "Slab", "Halo", "Exchange"]
 
@@ -291,9 +293,10 @@ class Exchange:
         """Waits for every send and receive; the halos then hold the
         neighbours' layers, visible to GPU work submitted after this.
 
-        By default it polls (MPI Testall, which also drives MPI's progress)
-        and yields the core between polls (sched_yield): MPI_Waitall
-        busy-waits, and on a CPU device (lavapipe) or with more ranks than
+        By default it polls (MPI Testall, which also drives MPI's progress),
+        busily for POLL_SPIN_S (time enough for a face of a few MiB between
+        idle ranks), then yielding the core between polls (sched_yield):
+        MPI_Waitall busy-waits, and on a CPU device (lavapipe) or with more ranks than
         cores that spinning takes the core from the very threads computing
         the interior - lesson 12 on two lavapipe ranks ran 4-5x slower with
         it (docs/multidevice.md). (A sleep between polls is worse: each
@@ -304,8 +307,11 @@ class Exchange:
         if spin:
             self._MPI.Request.Waitall(self.requests)
         else:
-            while not self._MPI.Request.Testall(self.requests):
-                _yield()           # the core to whoever is runnable, then poll again
+            test = self._MPI.Request.Testall
+            until = time.perf_counter() + POLL_SPIN_S
+            while not test(self.requests):
+                if time.perf_counter() > until:
+                    _yield()       # the core to whoever is runnable, then poll again
         self._done = True
         h, s = self.halo, self.halo.slab
         for x, stage, off, v in h._faces:
