@@ -37,14 +37,14 @@ _yield = getattr(os, "sched_yield", lambda: time.sleep(0))
 # Exchange.wait() polls busily this long before it starts yielding the core.
 POLL_SPIN_S = 200e-6
 
-__all__ = ["world", "device_index", "context", "Slab", "Halo", "Exchange"]
+__all__ = ["world", "device_index", "context", "split", "Slab", "Halo", "Exchange"]
 
 
 def _mpi():
     """mpi4py's MPI module, or an ImportError saying what to install."""
     try:
         from mpi4py import MPI
-    except ImportError as e:
+    except (ImportError, OSError, RuntimeError) as e:  # no mpi4py, or no MPI library for it
         raise ImportError(
             "vulpy.mpi needs mpi4py and an MPI library: `make venv` installs the pinned "
             "mpi4py (pyproject.toml), `make deps` Debian's openmpi-bin and libopenmpi-dev; "
