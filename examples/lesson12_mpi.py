@@ -34,6 +34,7 @@ S = 0.5                      # Courant number c dt / dx (3-D limit: 1/sqrt(3))
 
 comm = mpi.world()
 ctx = mpi.context(comm)      # this rank's GPU: its rank on the node picks one
+from mpi4py import MPI       # noqa: E402  (mpi.world() imported it)
 
 
 # Yee's cell, in units where c = dx = 1: H -= S curl E (forward differences),
@@ -150,7 +151,6 @@ simulate(comm, 2)                                  # compiles the kernels on eve
 fields, t_p = simulate(comm, args.steps)
 P = comm.Get_size()
 if comm.Get_rank() == 0:
-    from mpi4py import MPI
     one, t_1 = simulate(MPI.COMM_SELF, args.steps)  # the whole cube on this rank alone
     names = ["Ex", "Ey", "Ez", "Hx", "Hy", "Hz"]
     same = all(np.array_equal(a.view(np.uint32), b.view(np.uint32)) for a, b in zip(fields, one))
@@ -172,7 +172,7 @@ if comm.Get_rank() == 0:
 else:
     idle_until_rank0(comm)
     ok = True
-ok = comm.allreduce(ok, op=__import__("mpi4py").MPI.LAND)
+ok = comm.allreduce(ok, op=MPI.LAND)
 
 PLOT = """
 import sys, numpy as np, matplotlib
