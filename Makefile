@@ -14,7 +14,8 @@ DEB_PACKAGES := cmake ninja-build pkg-config gcc g++ python3-venv python3-dev \
   glslang-dev glslang-tools spirv-tools spirv-headers libspirv-cross-c-shared-dev \
   libvulkan-dev libvulkan-volk-dev libvulkan1 mesa-vulkan-drivers vulkan-validationlayers \
   vulkan-tools libyaml-dev llvm-14-tools clang-14 libclang-rt-14-dev hipcc \
-  python3-matplotlib valgrind patchelf
+  python3-matplotlib valgrind patchelf \
+  openmpi-bin libopenmpi-dev
 
 .PHONY: all deps venv configure build run test test-only bench bench-report bench-extra fuzz clean wheel
 

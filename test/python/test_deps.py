@@ -42,5 +42,6 @@ def test_every_issue_package_is_listed():
     listed = set(text.split("DEB_PACKAGES :=")[1].split("\n\n")[0].replace("\\", " ").split())
     for p in ("cmake ninja-build pkg-config glslang-dev glslang-tools spirv-tools spirv-headers "
               "libspirv-cross-c-shared-dev libvulkan-dev libvulkan-volk-dev mesa-vulkan-drivers "
-              "vulkan-validationlayers vulkan-tools libyaml-dev llvm-14-tools hipcc clang-14").split():
+              "vulkan-validationlayers vulkan-tools libyaml-dev llvm-14-tools hipcc clang-14 "
+              "openmpi-bin libopenmpi-dev").split():
         assert p in listed, p

@@ -313,9 +313,11 @@ int main(int argc, char **argv) {
     vir_print(m, 0, &out);
   } else {
 #ifdef VULPY_HAVE_TARGET
-    /* back ends print kernel ops only: persistent.* ops are lowered first
-     * (a no-op for other modules) */
-    ok = vir_run_pipeline(m, "lower-persistent", NULL, &diags) != VIR_PASS_FAILURE;
+    /* back ends print kernel ops only: memsock.* and then persistent.* ops
+     * are lowered first (no-ops for other modules), in the Python
+     * compiler's order: a fire inside a persistent loop is lowered before
+     * the loop becomes the grid-barrier protocol */
+    ok = vir_run_pipeline(m, "lower-memsock,lower-persistent", NULL, &diags) != VIR_PASS_FAILURE;
     if (!ok)
       show_diags(&diags, source);
     const vtg_target *t = ok ? vtg_target_lookup(to) : NULL;

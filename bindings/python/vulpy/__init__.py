@@ -86,3 +86,7 @@ from ._errors import CacheWarning, TimeoutError  # noqa: E402,F401,A004
 
 # --- issue 18 (beyond one device): DLPack import ---
 from ._array import from_dlpack  # noqa: E402,F401
+
+
+# --- issue 18 (beyond one device): shared host pages ---
+from ._hostarray import HostArray, SharingWarning  # noqa: E402,F401
