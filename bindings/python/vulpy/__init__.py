@@ -86,3 +86,17 @@ from ._errors import CacheWarning, TimeoutError  # noqa: E402,F401,A004
 
 # --- issue 18 (beyond one device): DLPack import ---
 from ._array import from_dlpack  # noqa: E402,F401
+
+
+# --- issue 19 (array API): shape ops, more ufuncs, NaN/order statistics, linalg.norm
+from ._shapeops import (array_split, broadcast_to, column_stack, concatenate,  # noqa: E402,F401
+                        dstack, expand_dims, eye, flip, fliplr, flipud, hsplit, hstack,
+                        identity, moveaxis, pad, ravel, repeat, reshape, roll, split, squeeze,
+                        stack, swapaxes, tile, vsplit, vstack)
+from ._stats import (argwhere, average, count_nonzero, flatnonzero, median,  # noqa: E402,F401
+                     nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar, nonzero, outer,
+                     ptp)
+from ._ufunc import around  # noqa: E402,F401
+from . import linalg  # noqa: E402,F401
+round = around  # noqa: A001  (host numpy.round; inside a kernel vp.round is GLSL's round)
+_types.kernel_name(around, "round")  # noqa: F405
