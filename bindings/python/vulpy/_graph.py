@@ -567,7 +567,14 @@ def _more_binary(name):
     def build(g, a, b, out_dt):
         k = "b" if a.dtype == _BOOL else a.dtype.kind
         if name == "fmod":
-            return g.op("rem", [a, b], out_dt) if k == "f" else _int_safe(g, a, b, "rem")
+            if k != "f":
+                return _int_safe(g, a, b, "rem")
+            # C: fmod(x, +-inf) is x for finite x; the GLSL rem helper's
+            # x - trunc(x/inf) * inf is NaN there
+            fin = g.op("lnot", [g.op("lor", [_isnan(g, a), g.op("isinf", [a], _BOOL)], _BOOL)],
+                       _BOOL)
+            keep = g.op("land", [g.op("isinf", [b], _BOOL), fin], _BOOL)
+            return _sel(g, keep, a, g.op("rem", [a, b], out_dt))
         if name in ("fmax", "fmin"):
             op = name[1:]
             if k == "f":

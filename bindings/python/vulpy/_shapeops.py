@@ -486,6 +486,8 @@ def repeat(a, repeats, axis=None):
         axis = 0
     d = _axis(axis, a.ndim, "repeat")
     reps = repeats.numpy() if isinstance(repeats, _nd) else np.asarray(repeats)
+    if reps.size == 0 and reps.dtype.kind == "f":  # repeats=[]
+        reps = reps.astype(np.int64)
     if reps.dtype.kind not in "iub":
         raise TypeError(f"Cannot cast array data from dtype('{reps.dtype}') to dtype('int64') "
                         f"according to the rule 'safe'")
