@@ -184,8 +184,10 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     a = _prep(a)
     axes = _axes(a, axis, "median")
     n = _count(a, axes)
-    if n == 0:
-        return np.median(np.empty(a.shape, _dt(a)), axis, None, False, keepdims)
+    if n == 0:  # NumPy's NaNs (and warning), resident for a resident input
+        r = np.median(np.empty(a.shape, _dt(a)), axis, None, False, keepdims)
+        return _finish(_array.asarray(np.asarray(r), context=a._ctx)
+                       if isinstance(a, _nd) else r, out)
     x = _moved_last(a, axes)
     if _dt(x).kind != "f":
         x = x.astype(np.float64)
