@@ -554,3 +554,17 @@ def test_new_ufuncs_trace_in_jit():
     b = np.float32([4, -2, 1, -0.0])
     want = np.hypot(a, b) + np.copysign(a, b) + np.fmax(a, b)
     check(f(vp.asarray(a), vp.asarray(b)), want, 1e-6, 1e-30)
+
+
+def test_view_shape_ops_trace_in_jit():
+    def f(a, b):
+        c = np.swapaxes(a, 0, 1) + np.expand_dims(b, 0)        # (3, 2) + (1, 2)
+        d = np.squeeze(np.moveaxis(c[None], 0, -1), -1)         # (3, 2)
+        return np.broadcast_to(vp.ravel(d)[None], (2, 6)) * 2.0
+
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.float32([10, 20])
+    want = f(a, b)
+    check(vp.jit(f)(vp.asarray(a), vp.asarray(b)), want)
+    with pytest.raises(vp.TracingError, match="concatenate"):
+        vp.jit(lambda a: np.concatenate([a, a]))(vp.asarray(a))

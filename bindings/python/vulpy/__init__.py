@@ -100,3 +100,6 @@ from ._ufunc import around  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 round = around  # noqa: A001  (host numpy.round; inside a kernel vp.round is GLSL's round)
 _types.kernel_name(around, "round")  # noqa: F405
+from . import _shapeops as _so  # noqa: E402
+_jit.TRACED_FUNCTIONS.update({_n: getattr(_so, _n) for _n in _so.TRACED})  # vp.jit traces these
+del _so

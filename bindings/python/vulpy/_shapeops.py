@@ -9,9 +9,10 @@ the same buffer with another element offset and element strides (the views
 basic indexing makes, _indexing.py): reshape of a contiguous array, ravel,
 swapaxes, moveaxis, expand_dims, squeeze, broadcast_to (strides 0), flip
 (negative strides), split. The rest make a new array and fill it on the
-device with array-path copies (_arrayops.assign: one kernel per piece,
-through the views of source and destination), never through the host:
-concatenate writes each input into its slab of the output; tile and repeat
+device with array-path copies (through the views of source and
+destination), never through the host: concatenate writes each input into
+its slab of the output, all in one array function (_copy_many: one
+compile, one submission, a kernel per input); roll likewise; tile and repeat
 write one broadcast view; pad fills the output and copies the input in
 (mode='constant'), or gathers (array.take) with index vectors that NumPy
 computes on the host from the shape alone (the other modes that pick
@@ -29,6 +30,12 @@ import numpy as np
 from . import _array, _arrayops, _indexing
 
 _nd = _array.ndarray
+
+
+def _traced(a):
+    """Whether `a` is a vp.jit tracer (the view-like operations trace to
+    array.reshape / array.transpose / array.broadcast)."""
+    return hasattr(type(a), "_vp_trace_ufunc")  # without importing _jit (test_layers)
 
 
 def _resident(*xs):
@@ -77,6 +84,32 @@ def _copy_into(dst, src):
         _arrayops.assign(dst, src)
 
 
+def _copy_many(pairs, name):
+    """dst[...] = src for every (dst, src) pair in one array function (one
+    compile, one submission; `fuse` makes a kernel per store). The dsts are
+    disjoint views of one new array; the srcs do not overlap them."""
+    pairs = [(d, s) for d, s in pairs if d.size]
+    if len(pairs) <= 1:
+        for d, s in pairs:
+            _arrayops.assign(d, s)
+        return
+    c = _arrayops.Call(name)
+    for d, s in pairs:
+        c.note(d)
+        c.note(s)
+    for d, s in pairs:
+        v = c.operand(s, d.dtype)
+        if v.dtype != d.dtype:
+            v = c.g.cast(v, d.dtype) if d.dtype != np.bool_ else c.g.op(
+                "ne", [v, c.g.const(0, v.dtype)], np.dtype(np.bool_))
+        v = c.g.broadcast(v, d.shape)
+        b = c.g.buffer(("r", id(d._buf)), _array.storage_dtype(d.dtype), _arrayops.extent(d),
+                       d._buf, "out")
+        c.bind[b.name] = d._buf
+        c.g.store(b, v, d._offset, d._estrides)
+    c.run(lambda: None)
+
+
 # ---------------------------------------------------------------- creation
 def eye(N, M=None, k=0, dtype=np.float32, *, memory=None, context=None):
     """vp.eye(N, M=None, k=0, dtype=float32): a resident 2-D array with ones
@@ -110,6 +143,8 @@ def reshape(a, newshape=None, order="C", *, shape=None):
         raise TypeError("vp.reshape: give the new shape")
     if order != "C":
         raise NotImplementedError("vp.reshape: order='C' only")
+    if _traced(a):
+        return a.reshape(shape)
     if not isinstance(a, _nd):
         return np.reshape(a, shape)
     return a.reshape(shape)
@@ -119,6 +154,8 @@ def ravel(a, order="C"):
     """numpy.ravel: a 1-D view (a copy of a strided view). order='C' only."""
     if order != "C":
         raise NotImplementedError("vp.ravel: order='C' only")
+    if _traced(a):
+        return a.reshape((a.size,))
     if not isinstance(a, _nd):
         return np.ravel(a)
     return a.ravel()
@@ -126,17 +163,17 @@ def ravel(a, order="C"):
 
 def swapaxes(a, axis1, axis2):
     """numpy.swapaxes: a view."""
-    if not isinstance(a, _nd):
+    if not isinstance(a, _nd) and not _traced(a):
         return np.swapaxes(a, axis1, axis2)
     i, j = _axis(axis1, a.ndim, "swapaxes"), _axis(axis2, a.ndim, "swapaxes")
     perm = list(range(a.ndim))
     perm[i], perm[j] = perm[j], perm[i]
-    return _indexing.transpose(a, perm)
+    return _transpose(a, perm)
 
 
 def moveaxis(a, source, destination):
     """numpy.moveaxis: a view."""
-    if not isinstance(a, _nd):
+    if not isinstance(a, _nd) and not _traced(a):
         return np.moveaxis(a, source, destination)
     src = _axes(source, a.ndim, "moveaxis")
     dst = _axes(destination, a.ndim, "moveaxis")
@@ -146,15 +183,24 @@ def moveaxis(a, source, destination):
     order = [n for n in range(a.ndim) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
-    return _indexing.transpose(a, order)
+    return _transpose(a, order)
+
+
+def _transpose(a, perm):
+    if _traced(a):
+        return a.transpose(*perm) if perm else a
+    return _indexing.transpose(a, perm)
 
 
 def expand_dims(a, axis):
     """numpy.expand_dims: a view with new size-1 axes."""
-    if not isinstance(a, _nd):
+    if not isinstance(a, _nd) and not _traced(a):
         return np.expand_dims(a, axis)
     nd = a.ndim + (len(axis) if isinstance(axis, (tuple, list)) else 1)
     axes = _axes(axis, nd, "expand_dims")
+    if _traced(a):
+        it = iter(a.shape)
+        return a.reshape(tuple(1 if d in axes else next(it) for d in range(nd)))
     it_shape, it_st = iter(a.shape), iter(_strides(a))
     shape, st = [], []
     for d in range(nd):
@@ -169,7 +215,7 @@ def expand_dims(a, axis):
 
 def squeeze(a, axis=None):
     """numpy.squeeze: a view without (the given) size-1 axes."""
-    if not isinstance(a, _nd):
+    if not isinstance(a, _nd) and not _traced(a):
         return np.squeeze(a, axis)
     if axis is None:
         axes = tuple(d for d, n in enumerate(a.shape) if n == 1)
@@ -179,8 +225,10 @@ def squeeze(a, axis=None):
             if a.shape[d] != 1:
                 raise ValueError("cannot select an axis to squeeze out which has size not equal "
                                  "to one")
-    st = _strides(a)
     keep = [d for d in range(a.ndim) if d not in axes]
+    if _traced(a):
+        return a.reshape(tuple(a.shape[d] for d in keep))
+    st = _strides(a)
     return _view(a, [a.shape[d] for d in keep], a._offset, [st[d] for d in keep])
 
 
@@ -188,10 +236,20 @@ def broadcast_to(a, shape):
     """numpy.broadcast_to: a view with stride 0 along the broadcast axes
     (read it; writing it writes the shared elements, as NumPy's writeable
     broadcast views would)."""
-    if not isinstance(a, _nd):
+    if not isinstance(a, _nd) and not _traced(a):
         return np.broadcast_to(a, shape)
     shape = (operator.index(shape),) if np.ndim(shape) == 0 else tuple(
         operator.index(s) for s in shape)
+    if _traced(a):
+        try:
+            ok = np.broadcast_shapes(tuple(a.shape), shape) == shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"vp.broadcast_to: cannot broadcast shape {tuple(a.shape)} to "
+                             f"{shape}")
+        a._t.stamp()
+        return type(a)(a._t.g.broadcast(a._v, shape), a._t)
     if len(shape) < a.ndim or builtins.any(s < 0 for s in shape):
         raise ValueError(f"vp.broadcast_to: cannot broadcast a non-scalar to a scalar array"
                          if not shape else f"vp.broadcast_to: cannot broadcast shape {a.shape} "
@@ -340,13 +398,15 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
         res = _new(shape, rdt, like)
     pre = (slice(None),) * ax
     start = 0
+    pairs = []
     for x, (s, _) in zip(arrays, infos):
         if s[ax]:
             src = x
             if isinstance(src, _nd) and src._buf is res._buf:
                 src = src.copy()
-            _copy_into(res[pre + (slice(start, start + s[ax]),)], src)
+            pairs.append((res[pre + (slice(start, start + s[ax]),)], src))
         start += s[ax]
+    _copy_many(pairs, "concatenate")
     return res
 
 
@@ -444,8 +504,8 @@ def roll(a, shift, axis=None):
         if n and res.size:
             s %= n
             pre = (slice(None),) * d
-            _copy_into(res[pre + (slice(s, n),)], cur[pre + (slice(0, n - s),)])
-            _copy_into(res[pre + (slice(0, s),)], cur[pre + (slice(n - s, n),)])
+            _copy_many([(res[pre + (slice(s, n),)], cur[pre + (slice(0, n - s),)]),
+                        (res[pre + (slice(0, s),)], cur[pre + (slice(n - s, n),)])], "roll")
         elif res.size:
             _copy_into(res, cur)
         cur = res
@@ -564,6 +624,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
     return cur if cur is not a else a.copy()
 
 
+# traced by vp.jit (Tracer.__array_function__): the view-like operations
+TRACED = ("reshape", "ravel", "swapaxes", "moveaxis", "expand_dims", "squeeze", "broadcast_to")
 NAMES = ("eye", "identity", "reshape", "ravel", "swapaxes", "moveaxis", "expand_dims",
          "squeeze", "broadcast_to", "flip", "fliplr", "flipud", "array_split", "split",
          "hsplit", "vsplit", "concatenate", "stack", "vstack", "hstack", "dstack",
