@@ -568,3 +568,20 @@ def test_view_shape_ops_trace_in_jit():
     check(vp.jit(f)(vp.asarray(a), vp.asarray(b)), want)
     with pytest.raises(vp.TracingError, match="concatenate"):
         vp.jit(lambda a: np.concatenate([a, a]))(vp.asarray(a))
+
+
+def test_reductions_without_identity_refuse_empty_axes():
+    # NumPy raises even when the result is empty (shape (0, 0), axis=0); vp.amin
+    # returned an empty array before
+    for f in (vp.amin, vp.nanmin, vp.ptp, vp.argmax):
+        with pytest.raises(ValueError, match="zero-size"):
+            f(vp.asarray(np.zeros((0, 0), np.float32)), axis=0)
+    check(vp.amin(vp.asarray(np.zeros((3, 0), np.float32)), axis=0),
+          np.amin(np.zeros((3, 0), np.float32), axis=0))
+
+
+def test_average_weights_in_the_order_of_the_axes():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    w = np.float32([[1, 2], [3, 4], [5, 6]])  # shape (3, 2): axes (1, 0)
+    check(vp.average(vp.asarray(a), axis=(1, 0), weights=vp.asarray(w)),
+          np.average(a, axis=(1, 0), weights=w), 1e-6, 1e-6)

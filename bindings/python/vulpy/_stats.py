@@ -246,14 +246,18 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     if tuple(w.shape) != tuple(a.shape):
         if axis is None:
             raise TypeError("Axis must be specified when shapes of a and weights differ.")
-        axes = _axes(a, axis, "average")
-        if w.ndim != len(axes) and w.ndim != 1:
+        _axes(a, axis, "average")  # NumPy's axis errors
+        given = [int(d) % a.ndim for d in (axis if isinstance(axis, (tuple, list)) else
+                                           (axis,))]
+        if w.ndim != len(given) and w.ndim != 1:
             raise TypeError("1D weights expected when shapes of a and weights differ.")
-        if tuple(w.shape) != tuple(a.shape[d] for d in axes):
+        if tuple(w.shape) != tuple(a.shape[d] for d in given):
             raise ValueError("Shape of weights must be consistent with shape of a along "
                              "specified axis.")
+        if len(given) > 1:  # weights follow the axes' order as given: bring them to a's
+            w = w.transpose(tuple(int(i) for i in np.argsort(given)))
         shape = [1] * a.ndim
-        for d in axes:
+        for d in given:
             shape[d] = a.shape[d]
         w = w.reshape(tuple(shape))
     if _dt(w) != rdt:
