@@ -13,7 +13,9 @@ median: the array level has no sort yet (the sort lane adds one), so the
 k-th smallest element of each slice is found by counting, for every
 element, how many of its slice are smaller and how many equal (one
 broadcast compare-and-sum, O(n^2) work per slice of length n): exact, fine
-for slices of a few thousand elements; long slices want a sort.
+for slices of a few thousand elements. Slices longer than
+MEDIAN_COUNTING_MAX use vp.sort when the package has one, else raise
+NotImplementedError.
 
 Differences from NumPy, documented in docs/python-api.md: all-NaN slices of
 nanmax/nanmin give NaN without NumPy's RuntimeWarning (the warning would
@@ -178,6 +180,28 @@ def _moved_last(a, axes):
     return t.reshape(shape)
 
 
+# Slices longer than this (n^2 compares each) take vp.sort when the package
+# has one (the sort lane's); without it they raise rather than run for ages.
+MEDIAN_COUNTING_MAX = 1 << 15
+
+
+def _median_sorted(a, x, n, axes, keepdims):
+    import sys
+    sort = getattr(sys.modules[__package__], "sort", None)
+    if sort is None:
+        raise NotImplementedError(
+            f"vp.median: slices of {n} elements need a sort (VulPy counts ranks, n^2 compares "
+            f"a slice, up to vp._stats.MEDIAN_COUNTING_MAX = {MEDIAN_COUNTING_MAX})")
+    srt = sort(x, axis=-1)
+    lo, hi = (n - 1) // 2, n // 2
+    m = srt[..., lo] if lo == hi else _ufunc.multiply(_ufunc.add(srt[..., lo], srt[..., hi]),
+                                                      0.5)
+    m = _ufunc.where(_reduce.any(_ufunc.isnan(x), -1), float("nan"), m)
+    if keepdims:
+        m = m.reshape(tuple(1 if d in axes else s for d, s in enumerate(a.shape)))
+    return m
+
+
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """numpy.median on the GPU (NaN where a slice holds a NaN). Exact: the
     k-th smallest value of each slice by counting (module docstring)."""
@@ -191,6 +215,8 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     x = _moved_last(a, axes)
     if _dt(x).kind != "f":
         x = x.astype(np.float64)
+    if n > MEDIAN_COUNTING_MAX:
+        return _finish(_median_sorted(a, x, n, axes, keepdims), out)
     xi, xj = x.reshape(x.shape + (1,)), x.reshape(x.shape[:-1] + (1, n))
     less = _reduce.sum(_ufunc.less(xj, xi), -1, np.int32)     # how many are smaller
     eq = _reduce.sum(_ufunc.equal(xj, xi), -1, np.int32)      # how many are equal
