@@ -610,3 +610,17 @@ def test_keepdims_reduction_to_one_element():
         check(f(vp.asarray(a), axis=1, keepdims=True), getattr(np, f.__name__)(a, axis=1,
                                                                                  keepdims=True))
     check(vp.linalg.norm(vp.asarray(a), 1, (0, 1)), np.linalg.norm(a, 1, (0, 1)))
+
+
+def test_round_is_numpy_on_the_host_and_the_builtin_in_kernels():
+    assert vp.round is vp.around and vp.round.__vp_kernel_builtin__ == "round"
+
+    @vp.kernel
+    def k(x: vp.Buffer[vp.float32], y: vp.Buffer[vp.float32]):
+        i = vp.global_id()
+        y[i] = vp.round(x[i])
+
+    x = vp.asarray(np.float32([0.5, 1.5, 2.5, -0.5]))
+    y = vp.empty_like(x)
+    k(x, y, dispatch=4)
+    check(y, np.float32([0, 2, 2, -0.0]))
