@@ -320,10 +320,17 @@ def test_copies(case, data):
         cv = data.draw(st.integers(0, 1)) if a.dtype == np.bool_ else data.draw(st.integers(-5, 5))
         check(np.pad(x, pw, constant_values=cv), np.pad(a, pw, constant_values=cv), name="pad")
         if a.size:
-            mode = data.draw(st.sampled_from(["edge", "wrap", "reflect", "symmetric"]))
+            mode = data.draw(st.sampled_from(["edge", "wrap", "reflect", "symmetric", "maximum",
+                                              "minimum", "mean", "median"]))
             pw = [(min(p, s - 1) if mode == "reflect" else p, min(q, s - 1) if mode == "reflect"
                    else q) for (p, q), s in zip(pw, a.shape)]
-            check(np.pad(x, pw, mode), np.pad(a, pw, mode), name="pad " + mode)
+            kw = {}
+            if mode in ("maximum", "minimum", "mean", "median") and data.draw(st.booleans()):
+                kw["stat_length"] = data.draw(st.integers(1, 3))
+            with np.errstate(all="ignore"):
+                want = np.pad(a, pw, mode, **kw)
+            check(np.pad(x, pw, mode, **kw), want, 1e-6 if a.dtype.kind == "f" else 0,
+                  1e-6 if a.dtype.kind == "f" else 0, name="pad " + mode)
 
 
 def test_pad_constant_per_axis_and_roll_axes():
@@ -333,8 +340,10 @@ def test_pad_constant_per_axis_and_roll_axes():
     check(np.pad(x, ((1, 2), (3, 0)), constant_values=cv),
           np.pad(a, ((1, 2), (3, 0)), constant_values=cv))
     check(np.roll(x, (1, -2), axis=(0, 1)), np.roll(a, (1, -2), axis=(0, 1)))
-    with pytest.raises(NotImplementedError, match="mode='mean'"):
-        np.pad(x, 1, mode="mean")
+    with pytest.raises(NotImplementedError, match="mode='linear_ramp'"):
+        np.pad(x, 1, mode="linear_ramp")
+    check(np.pad(x, ((1, 2), (2, 1)), "mean", stat_length=((1, 2), (2, 1))),
+          np.pad(a, ((1, 2), (2, 1)), "mean", stat_length=((1, 2), (2, 1))))
 
 
 def test_eye_identity():

@@ -570,14 +570,62 @@ def repeat(a, repeats, axis=None):
 
 
 _PAD_TAKE = ("edge", "wrap", "reflect", "symmetric")
+_PAD_STAT = ("maximum", "minimum", "mean", "median")
+
+
+def _pad_stat(a, pw, mode, stat_length, kwargs):
+    """numpy.pad's statistic modes: axis after axis, the statistic of the
+    first (last) stat_length elements of the original area along the axis -
+    over the already padded extent of the earlier axes and the original
+    area of the later ones, as NumPy - broadcast into the pad slab. One
+    reduction and one copy per slab; integer means round half to even."""
+    if kwargs:
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': {set(kwargs)}")
+    from . import _reduce, _stats, _ufunc
+    nd = a.ndim
+    if stat_length is None:
+        sl = [(n, n) for n in a.shape]
+    else:
+        sl = np.broadcast_to(np.asarray(stat_length), (nd, 2)).tolist() if nd else []
+        if builtins.any(v < 0 for p in sl for v in p):
+            raise ValueError("index can't contain negative values")
+    shape = [n + b + e for n, (b, e) in zip(a.shape, pw)]
+    res = _new(shape, a.dtype, a)
+    if not res.size:
+        return res
+    _copy_into(res[tuple(slice(b, b + n) for n, (b, _) in zip(a.shape, pw))], a)
+    stat = {"maximum": _reduce.amax, "minimum": _reduce.amin, "mean": _reduce.mean,
+            "median": _stats.median}[mode]
+    for d, ((b, e), (lb, la)) in enumerate(zip(pw, sl)):
+        if not b and not e:
+            continue
+        n = a.shape[d]
+        lb, la = builtins.min(lb, n), builtins.min(la, n)
+        if (b and lb == 0) or (e and la == 0):
+            raise ValueError("stat_length of 0 yields no value for padding")
+        # earlier axes: their whole padded extent; later ones: the original area
+        other = [slice(None)] * d + [None] + [slice(p, p + m) for (p, _), m in
+                                              zip(pw[d + 1:], a.shape[d + 1:])]
+        for width, lo, hi, dst in ((b, pw[d][0], pw[d][0] + lb, slice(0, b)),
+                                   (e, pw[d][0] + n - la, pw[d][0] + n,
+                                    slice(shape[d] - e, shape[d]))):
+            if not width:
+                continue
+            src = res[tuple(other[:d]) + (slice(lo, hi),) + tuple(other[d + 1:])]
+            v = stat(src, axis=d, keepdims=True)
+            if a.dtype.kind in "iub" and mode in ("mean", "median"):
+                v = _ufunc.rint(v)  # NumPy rounds an integer array's mean
+            _copy_into(res[tuple(other[:d]) + (dst,) + tuple(other[d + 1:])], v)
+    return res
 
 
 def pad(array, pad_width, mode="constant", **kwargs):
     """numpy.pad for mode='constant' (constant_values=, scalars or per-axis
     pairs; also 'empty', which zero-fills), and 'edge', 'wrap', 'reflect',
     'symmetric' (reflect_type='even'): a gather along each axis with the
-    index vector numpy.pad gives for arange(n). The statistic and ramp
-    modes raise NotImplementedError."""
+    index vector numpy.pad gives for arange(n); 'maximum', 'minimum',
+    'mean', 'median' (stat_length=): a reduction and a copy per slab.
+    'linear_ramp' and callables raise NotImplementedError."""
     if not isinstance(array, _nd):
         return np.pad(array, pad_width, mode, **kwargs)
     a = array
@@ -610,9 +658,12 @@ def pad(array, pad_width, mode="constant", **kwargs):
             if e:
                 res[pre + (slice(shape[d] - e, shape[d]),)].fill(ve)
         return res
+    if mode in _PAD_STAT:
+        return _pad_stat(a, pw, mode, kwargs.pop("stat_length", None), kwargs)
     if mode not in _PAD_TAKE:
         raise NotImplementedError(f"vp.pad: mode={mode!r} is not supported on resident arrays "
-                                  f"(constant, empty, edge, wrap, reflect, symmetric are)")
+                                  f"(constant, empty, edge, wrap, reflect, symmetric, maximum, "
+                                  f"minimum, mean, median are)")
     if kwargs.get("reflect_type", "even") != "even":
         raise NotImplementedError("vp.pad: reflect_type='odd' is not supported")
     cur = a
