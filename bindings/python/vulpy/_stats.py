@@ -171,11 +171,8 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 # ---------------------------------------------------------------- median, ptp
 def _moved_last(a, axes):
     """a with the reduced axes moved to the end and merged into one."""
-    from . import _shapeops
     keep = [d for d in range(a.ndim) if d not in axes]
-    perm = keep + list(axes)
-    t = _shapeops.moveaxis(a, perm, list(range(a.ndim))) if isinstance(a, _nd) else \
-        np.transpose(a, perm)
+    t = a.transpose(tuple(keep + list(axes)))  # a view (NumPy's or VulPy's)
     shape = tuple(a.shape[d] for d in keep) + (_count(a, axes),)
     return t.reshape(shape)
 
@@ -339,9 +336,12 @@ def argwhere(a):
         return np.argwhere(a)
     if a.ndim == 0:
         return _array.empty((1 if bool(a) else 0, 0), _I64, context=a._ctx)
-    from . import _shapeops
     idx = nonzero(a)
-    return _shapeops.stack(idx, axis=1)
+    out = _array.empty((idx[0].shape[0], a.ndim), _I64, memory=a.memory, context=a._ctx)
+    if out.size:
+        for d, i in enumerate(idx):  # a copy into each column (a strided view)
+            out[:, d] = i
+    return out
 
 
 def outer(a, b, out=None):
