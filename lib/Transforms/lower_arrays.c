@@ -1519,6 +1519,15 @@ static bool lower_scan(lw *l, vir_op *K, const char *name, vir_op *sop, vir_op *
   return true;
 }
 
+/* The reductions kernel_full_reduce lowers: one result element and every
+ * axis reduced, with or without kept dims. Reducing the last axis of a 1x4
+ * array with kept dims also has one element but is a partial reduction,
+ * which reads scalars: a vec4 plan for it did not verify. */
+static bool full_reduction(const vir_op *rop) {
+  uint32_t nin = rop->opnd[0]->type->n, nax = rop->attr.arr->naxes;
+  return vir_ty_numel(rop->val.type) == 1 && (rop->val.type->n + nax == nin || nax == nin);
+}
+
 /* Whether a reduction over some axes is tiled: its reduced extent would
  * take one invocation (or, cooperatively, one workgroup) more than TILE
  * (MAX_ITER) iterations. */
@@ -1653,10 +1662,7 @@ static bool lower_kernel(lw *l, vir_op *K, uint32_t num) {
     return lower_tiled_reduce(l, K, name, rop, rs, stores, ns) && (vir_op_unlink(K), true);
   if (!start_kernel(l, K, name))
     return false;
-  if (rop && rop->val.type->n + rop->attr.arr->naxes == rop->opnd[0]->type->n &&
-           vir_ty_numel(rop->val.type) == 1)
-    g = kernel_full_reduce(l, rop, rs, stores, ns);
-  else if (rop && vir_ty_numel(rop->val.type) == 1 && rop->attr.arr->naxes == rop->opnd[0]->type->n)
+  if (rop && full_reduction(rop))
     g = kernel_full_reduce(l, rop, rs, stores, ns);
   else if (rop)
     g = kernel_partial_reduce(l, rop, rs, stores, ns);
@@ -1701,7 +1707,7 @@ static bool vec4_kernel(const vir_op *K) {
       return false;
   }
   if (red) {
-    if (nstores != 1 || vir_ty_numel(red->val.type) != 1 || red->code == VIR_OP_ARRAY_ARGMIN ||
+    if (nstores != 1 || !full_reduction(red) || red->code == VIR_OP_ARRAY_ARGMIN ||
         red->code == VIR_OP_ARRAY_ARGMAX)
       return false;
     n = vir_ty_numel(red->opnd[0]->type);

@@ -39,18 +39,23 @@ ON_DEVICE = [
     ("full_like", lambda a, b: (a, 2.5), {}),
     ("dot", lambda a, b: (a, b.T), {}), ("dot", lambda a, b: (a, b[0]), {}),
     ("dot", lambda a, b: (a[1], b[2]), {}),
+    # issue 19's shape ops and statistics (were refused by name before)
+    ("concatenate", lambda a, b: ([a, b],), {}), ("stack", lambda a, b: ([a, b],), {}),
+    ("median", lambda a, b: (a,), {}), ("linalg.norm", lambda a, b: (a,), {}),
+    ("outer", lambda a, b: (a, b), {}),
 ]
 # metadata: answered without touching the data
 META = [("shape", (3, 4)), ("ndim", 2), ("size", 12)]
 # NumPy functions VulPy has not (yet): a TypeError naming the function
 REFUSED = [
-    ("concatenate", lambda a, b: ([a, b],)), ("sort", lambda a, b: (a,)),
+    ("sort", lambda a, b: (a,)),
     ("matmul", lambda a, b: (a, b.T)),
-    ("median", lambda a, b: (a,)), ("allclose", lambda a, b: (a, b)),
+    ("allclose", lambda a, b: (a, b)),
     ("array_equal", lambda a, b: (a, b)), ("unique", lambda a, b: (a,)),
-    ("stack", lambda a, b: ([a, b],)), ("nonzero", lambda a, b: (a,)),
-    ("linalg.norm", lambda a, b: (a,)), ("einsum", lambda a, b: ("ij->i", a)),
-    ("diff", lambda a, b: (a,)), ("outer", lambda a, b: (a, b)),
+    ("einsum", lambda a, b: ("ij->i", a)),
+    ("diff", lambda a, b: (a,)),
+    ("trace", lambda a, b: (a,)), ("cov", lambda a, b: (a,)),
+    ("convolve", lambda a, b: (a[0], b[0])), ("linalg.det", lambda a, b: (a[:, :3],)),
 ]
 
 

@@ -63,8 +63,44 @@ METHODS = ["sum", "prod", "mean", "min", "max", "argmin", "argmax", "any", "all"
            "tolist", "item", "transpose", "take"]
 ATTRIBUTES = ["shape", "dtype", "ndim", "size", "nbytes", "itemsize", "T"]
 
+# --- issue 19: shape ops, more ufuncs, NaN/order statistics (test_array_api.py has the
+# differential tests; these fail when a name regresses)
+H = np.array([[1.0, np.nan, 3.0], [0.5, -2.0, np.nan]], np.float32)
+UFUNCS_1.update({"fabs": F - 0.5, "signbit": F - 0.5, "deg2rad": G, "rad2deg": F,
+                 "radians": G, "degrees": F})
+UFUNCS_2.update({"fmod": (G, F), "hypot": (G, F), "fmax": (H, F), "fmin": (H, F),
+                 "copysign": (G, F - 0.5), "logaddexp": (G, F), "gcd": (I, J),
+                 "left_shift": (I, J), "right_shift": (I, J),
+                 "ldexp": (F, J)})
+FUNCTIONS.update({
+    "reshape": ((F, (3, 2)), {}), "ravel": ((F,), {}), "swapaxes": ((F, 0, 1), {}),
+    "moveaxis": ((F, 0, -1), {}), "expand_dims": ((F, 1), {}), "squeeze": ((F[:1],), {}),
+    "concatenate": (([F, G],), {"axis": 1}), "stack": (([F, G],), {}),
+    "hstack": (([F, G],), {}), "vstack": (([F, G],), {}), "dstack": (([F, G],), {}),
+    "column_stack": (([F, G],), {}), "flip": ((F,), {"axis": 1}), "fliplr": ((F,), {}),
+    "flipud": ((F,), {}), "roll": ((F, 1), {"axis": 1}), "broadcast_to": ((F[0], (4, 3)), {}),
+    "tile": ((F, (2, 1)), {}), "repeat": ((F, 2), {"axis": 0}),
+    "pad": ((I, 1), {"constant_values": 9}), "around": ((G, 1), {}), "round": ((G, 1), {}),
+    "nansum": ((H,), {"axis": 1}), "nanprod": ((H,), {}), "nanmax": ((H,), {"axis": 0}),
+    "nanmin": ((H,), {}), "nanmean": ((H,), {"axis": 1}), "nanvar": ((H,), {}),
+    "nanstd": ((H,), {"axis": 1}), "median": ((G,), {"axis": 1}), "ptp": ((I,), {"axis": 0}),
+    "count_nonzero": ((I,), {"axis": 1}), "average": ((G,), {"axis": 1, "weights": F[0]}),
+    "flatnonzero": ((I,), {}), "argwhere": ((I,), {}), "outer": ((F[0], G[1]), {}),
+})
+CREATION.update({"eye": ((3, 4, 1), {"dtype": np.float32}),
+                 "identity": ((3,), {"dtype": np.float32})})
+METHODS += ["squeeze", "round"]
+# methods with arguments: name -> args
+METHODS_ARGS = {"swapaxes": (0, 1), "repeat": (2,), "nonzero": ()}
+# functions that return a list or tuple of resident arrays
+SEQUENCES = {"split": ((F, 3), {"axis": 1}), "array_split": ((F, 2), {"axis": 1}),
+             "hsplit": ((F, 3), {}), "vsplit": ((F, 2), {}), "nonzero": ((I,), {})}
+LINALG = {"norm": [((F,), {}), ((F, 1), {"axis": 1}), ((F, "fro"), {}), ((F, np.inf), {})]}
+
 
 def _res(x):
+    if isinstance(x, list) and x and all(isinstance(e, np.ndarray) for e in x):
+        return [vp.asarray(e) for e in x]  # concatenate([a, b]), ...
     return vp.asarray(x) if isinstance(x, np.ndarray) else x
 
 
@@ -138,3 +174,30 @@ def test_attribute(name):
         _check(got, want, name)
     else:
         assert got == want, name
+
+
+@pytest.mark.parametrize("name", sorted(SEQUENCES))
+def test_sequence_function(name):
+    args, kw = SEQUENCES[name]
+    want = getattr(np, name)(*args, **kw)
+    for got in (getattr(vp, name)(*map(_res, args), **kw),
+                getattr(np, name)(*map(_res, args), **kw)):
+        assert len(got) == len(want), name
+        for g, w in zip(got, want):
+            _check(g, w, name)
+
+
+@pytest.mark.parametrize("name", sorted(LINALG))
+def test_linalg(name):
+    for args, kw in LINALG[name]:
+        want = getattr(np.linalg, name)(*args, **kw)
+        _check(getattr(vp.linalg, name)(*map(_res, args), **kw), want, "linalg." + name)
+        _check(getattr(np.linalg, name)(*map(_res, args), **kw), want, "np.linalg." + name)
+
+
+@pytest.mark.parametrize("name", sorted(METHODS_ARGS))
+def test_method_with_args(name):
+    got = getattr(vp.asarray(G), name)(*METHODS_ARGS[name])
+    want = getattr(G.copy(), name)(*METHODS_ARGS[name])
+    for g, w in zip(got, want) if isinstance(want, tuple) else [(got, want)]:
+        _check(g, w, name)

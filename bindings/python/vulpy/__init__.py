@@ -90,3 +90,19 @@ from ._array import from_dlpack  # noqa: E402,F401
 
 # --- issue 18 (beyond one device): shared host pages ---
 from ._hostarray import HostArray, SharingWarning  # noqa: E402,F401
+
+# --- issue 19 (array API): shape ops, more ufuncs, NaN/order statistics, linalg.norm
+from ._shapeops import (array_split, broadcast_to, column_stack, concatenate,  # noqa: E402,F401
+                        dstack, expand_dims, eye, flip, fliplr, flipud, hsplit, hstack,
+                        identity, moveaxis, pad, ravel, repeat, reshape, roll, split, squeeze,
+                        stack, swapaxes, tile, vsplit, vstack)
+from ._stats import (argwhere, average, count_nonzero, flatnonzero, median,  # noqa: E402,F401
+                     nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar, nonzero, outer,
+                     ptp)
+from ._ufunc import around  # noqa: E402,F401
+from . import linalg  # noqa: E402,F401
+round = around  # noqa: A001  (host numpy.round; inside a kernel vp.round is GLSL's round)
+_types.kernel_name(around, "round")  # noqa: F405
+from . import _shapeops as _so  # noqa: E402
+_jit.TRACED_FUNCTIONS.update({_n: getattr(_so, _n) for _n in _so.TRACED})  # vp.jit traces these
+del _so

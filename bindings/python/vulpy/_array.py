@@ -436,7 +436,7 @@ class ndarray:
 
     def fill(self, value):
         """Sets every element to `value`."""
-        if not self.contiguous:
+        if not self._whole:  # a view (a prefix x[:n] too: the buffer fill rounds up to 16 bytes)
             from . import _arrayops
             _arrayops.fill(self, value)
             return

@@ -436,3 +436,188 @@ def apply_ufunc(g, uf, args, loop_in, out_dt):
     if uf.nin == 2:
         return BINARY[name](g, args[0], args[1], out_dt)
     return UNARY[name](g, args[0], out_dt)
+
+
+# --- issue 19 (array API): fmod, hypot, fmax, fmin, copysign, ldexp, logaddexp,
+# left_shift, right_shift, gcd, fabs, signbit, deg2rad, rad2deg, each composed
+# from ops of the one op table (ops.def) on this array path; docs/python-api.md,
+# "More ufuncs", states each one's accuracy per dtype.
+_I8 = np.dtype(np.int8)
+_FBITS = {_F32: (_I32, 127, 23, 300), _F64: (_I64, 1023, 52, 2100)}
+
+
+def _full_like(g, c, v):
+    return c if v.shape is None else g.broadcast(c, v.shape)
+
+
+def _sel(g, c, x, y):
+    """select with every operand broadcast to the common shape."""
+    shapes = [v.shape for v in (c, x, y) if v.shape is not None]
+    if shapes:
+        shape = np.broadcast_shapes(*shapes)
+        c, x, y = (g.broadcast(v, shape) for v in (c, x, y))
+    return g.op("select", [c, x, y], x.dtype)
+
+
+def _bitcast(g, v, dtype):
+    return g._value(dtype, v.shape, f"bitcast {v.name}")
+
+
+def _signbit(g, a):
+    """The IEEE sign bit (set for -0.0 and negative NaNs, as NumPy's)."""
+    it = _FBITS[a.dtype][0]
+    return g.op("lt", [_bitcast(g, a, it), g.const(0, it)], _BOOL)
+
+
+def _pow2(g, k, dt):
+    """2**k for int32 k in [normal exponent range], built from its bits."""
+    it, bias, mant, _ = _FBITS[dt]
+    e = g.cast(g.op("add", [k, g.const(bias, _I32)], _I32), it)
+    return _bitcast(g, g.op("shl", [e, g.const(mant, it)], it), dt)
+
+
+def _ldexp(g, a, b):
+    # a * 2**b as three exact power-of-two factors (each exponent within the
+    # normal range): exact wherever the result is a normal number
+    it, bias, mant, lim = _FBITS[a.dtype]
+    kb = g.op("min", [g.op("max", [b, g.const(-lim, b.dtype)], b.dtype),
+                      g.const(lim, b.dtype)], b.dtype)
+    k = g.cast(kb, _I32)
+    three, two = g.const(3, _I32), g.const(2, _I32)
+    k1 = g.op("div", [k, three], _I32)
+    r1 = g.op("sub", [k, k1], _I32)
+    k2 = g.op("div", [r1, two], _I32)
+    k3 = g.op("sub", [r1, k2], _I32)
+    r = a
+    for kk in (k1, k2, k3):
+        r = g.op("mul", [r, _pow2(g, kk, a.dtype)], a.dtype)
+    return r
+
+
+def _nan_skip(g, a, b, op):
+    """fmin/fmax: a NaN operand loses to a number."""
+    m = g.op(op, [a, b], a.dtype)
+    return _sel(g, _isnan(g, a), b, _sel(g, _isnan(g, b), a, m))
+
+
+def _hypot(g, a, b):
+    # max * sqrt(1 + (min/max)^2): no overflow or underflow of the squares
+    x, y = g.op("abs", [a], a.dtype), g.op("abs", [b], a.dtype)
+    m = g.op("max", [x, y], a.dtype)
+    n = g.op("min", [x, y], a.dtype)
+    zero, one = g.const(0, a.dtype), g.const(1, a.dtype)
+    mz = g.op("eq", [m, zero], _BOOL)
+    t = g.op("div", [n, _sel(g, mz, one, m)], a.dtype)
+    r = g.op("mul", [m, g.op("sqrt", [g.op("add", [one, g.op("mul", [t, t], a.dtype)],
+                                               a.dtype)], a.dtype)], a.dtype)
+    nan = g.op("lor", [_isnan(g, a), _isnan(g, b)], _BOOL)
+    inf = g.op("lor", [g.op("isinf", [a], _BOOL), g.op("isinf", [b], _BOOL)], _BOOL)
+    r = _sel(g, nan, g.const(float("nan"), a.dtype), r)
+    return _sel(g, inf, g.const(float("inf"), a.dtype), r)
+
+
+def _logaddexp(g, a, b):
+    # max + log1p(exp(-|a - b|)); equal operands (the infinities too) give
+    # a + log(2), NaN gives NaN, as NumPy's npy_logaddexp
+    m = g.op("max", [a, b], a.dtype)
+    d = g.op("abs", [g.op("sub", [a, b], a.dtype)], a.dtype)
+    r = g.op("add", [m, g.op("log1p", [g.op("exp", [g.op("neg", [d], a.dtype)], a.dtype)],
+                             a.dtype)], a.dtype)
+    nan = g.op("lor", [_isnan(g, a), _isnan(g, b)], _BOOL)
+    r = _sel(g, nan, g.const(float("nan"), a.dtype), r)
+    ln2 = float(np.log(np.asarray(2, a.dtype)))
+    same = g.op("add", [a, g.const(ln2, a.dtype)], a.dtype)
+    return _sel(g, g.op("eq", [a, b], _BOOL), same, r)
+
+
+def _shift(g, a, b, left):
+    # NumPy: a count outside [0, bits) gives 0 (right shift of a negative
+    # number: -1); C and the GPU leave it undefined
+    bits = a.dtype.itemsize * 8
+    ut = np.dtype(f"u{a.dtype.itemsize}")
+    ok = g.op("lt", [g.cast(b, ut), g.const(bits, ut)], _BOOL)
+    zero = g.const(0, b.dtype)
+    cnt = _sel(g, ok, b, zero)
+    r = g.op("shl" if left else "shr", [a, cnt], a.dtype)
+    far = g.const(0, a.dtype)
+    if not left and a.dtype.kind == "i":
+        neg = g.op("lt", [a, g.const(0, a.dtype)], _BOOL)
+        far = _sel(g, neg, g.const(-1, a.dtype), far)
+    return _sel(g, ok, r, far)
+
+
+def _gcd(g, a, b):
+    # Euclid unrolled (the array level has no loops): numbers below
+    # 2**32 need at most 46 steps, below 2**64 at most 92 (Fibonacci bound)
+    shape = np.broadcast_shapes(*[x.shape for x in (a, b) if x.shape is not None]) \
+        if (a.shape is not None or b.shape is not None) else None
+    if a.dtype.kind == "i":
+        a, b = g.op("abs", [a], a.dtype), g.op("abs", [b], b.dtype)
+    if shape is not None:
+        a, b = g.broadcast(a, shape), g.broadcast(b, shape)
+    zero, one = g.const(0, a.dtype), g.const(1, a.dtype)
+    for _ in range(47 if a.dtype.itemsize <= 4 else 93):
+        bz = g.op("eq", [b, zero], _BOOL)
+        r = g.op("rem", [a, _sel(g, bz, one, b)], a.dtype)
+        a, b = _sel(g, bz, a, b), _sel(g, bz, b, r)
+    return a
+
+
+def _more_binary(name):
+    def build(g, a, b, out_dt):
+        k = "b" if a.dtype == _BOOL else a.dtype.kind
+        if name == "fmod":
+            if k != "f":
+                return _int_safe(g, a, b, "rem")
+            # C: fmod(x, +-inf) is x for finite x; the GLSL rem helper's
+            # x - trunc(x/inf) * inf is NaN there
+            fin = g.op("lnot", [g.op("lor", [_isnan(g, a), g.op("isinf", [a], _BOOL)], _BOOL)],
+                       _BOOL)
+            keep = g.op("land", [g.op("isinf", [b], _BOOL), fin], _BOOL)
+            return _sel(g, keep, a, g.op("rem", [a, b], out_dt))
+        if name in ("fmax", "fmin"):
+            op = name[1:]
+            if k == "f":
+                return _nan_skip(g, a, b, op)
+            if k == "b":
+                return g.op("land" if op == "min" else "lor", [a, b], _BOOL)
+            return g.op(op, [a, b], out_dt)
+        if name == "hypot":
+            return _hypot(g, a, b)
+        if name == "copysign":
+            x = g.op("abs", [a], a.dtype)
+            return _sel(g, _signbit(g, b), g.op("neg", [x], a.dtype), x)
+        if name == "ldexp":
+            return _ldexp(g, a, b)
+        if name == "logaddexp":
+            return _logaddexp(g, a, b)
+        if name in ("left_shift", "right_shift"):
+            return _shift(g, a, b, name == "left_shift")
+        if name == "gcd":
+            return _gcd(g, a, b)
+        raise TypeError(f"vp.{name} is not supported here")
+
+    return build
+
+
+def _more_unary(name):
+    def build(g, a, out_dt):
+        if name == "fabs":
+            return g.op("abs", [a], out_dt)
+        if name == "signbit":
+            return _signbit(g, a)
+        if name in ("deg2rad", "rad2deg"):
+            pi = np.asarray(np.pi, a.dtype)
+            f = pi / np.asarray(180, a.dtype) if name == "deg2rad" else \
+                np.asarray(180, a.dtype) / pi
+            return g.op("mul", [a, g.const(float(f), a.dtype)], out_dt)
+        raise TypeError(f"vp.{name} is not supported here")
+
+    return build
+
+
+MORE_BINARY = ("fmod", "hypot", "fmax", "fmin", "copysign", "ldexp", "logaddexp", "left_shift",
+               "right_shift", "gcd")
+MORE_UNARY = ("fabs", "signbit", "deg2rad", "rad2deg")
+BINARY.update({n: _more_binary(n) for n in MORE_BINARY})
+UNARY.update({n: _more_unary(n) for n in MORE_UNARY})

@@ -172,6 +172,7 @@ class Tracer:
         mine = {"where": _ufunc.where, "clip": _ufunc.clip, "transpose": transpose,
                 "reshape": reshape, "take": take}
         mine.update({n: getattr(_reduce, n) for n in _reduce.NAMES})
+        mine.update(TRACED_FUNCTIONS)
         f = mine.get(name)
         if f is None:
             raise TracingError(f"{_where()}: numpy.{name} is not supported in vp.jit "
@@ -310,6 +311,11 @@ def _capture(t, a):
     b = t.g.buffer(("c", id(r._buf)), sd, max(a.size, 1), r._buf, "k")
     t.consts.append((b.name, r))
     return t.g.load(b, a.dtype, a.shape)
+
+
+# More NumPy functions that trace, name -> function; the package fills it
+# (issue 19: _shapeops.TRACED, bound in __init__ so that _jit imports none of them)
+TRACED_FUNCTIONS = {}
 
 
 def trace_ufunc(uf, args):

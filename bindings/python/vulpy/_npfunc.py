@@ -65,6 +65,8 @@ ADAPTERS = {
     "min": lambda *a, **k: getattr(_NS, "amin")(*a, **k),
     "max": lambda *a, **k: getattr(_NS, "amax")(*a, **k),
 }
+# NumPy submodules whose functions vp.<submodule> implements by name
+SUBMODULES = {"numpy.linalg": "linalg"}
 # vp names whose meaning differs from NumPy's function of the same name
 EXCLUDED = frozenset({"compile", "array", "asarray"})
 
@@ -74,8 +76,12 @@ def lookup(func):
     if getattr(func, "__module__", "").split(".")[0] != "numpy":
         return None
     name = func.__name__
+    sub = SUBMODULES.get(func.__module__)
+    if sub is not None and _NS is not None:  # np.linalg.norm -> vp.linalg.norm, ...
+        f = getattr(getattr(_NS, sub, None), name, None)
+        return f if callable(f) and getattr(getattr(np, sub), name, None) is func else None
     if _NS is None or getattr(np, name, None) is not func:
-        return None  # not a top-level NumPy function (np.linalg.norm, ...)
+        return None  # not a top-level NumPy function
     if name in ADAPTERS:
         return ADAPTERS[name]
     if name in EXCLUDED:

@@ -669,3 +669,99 @@ for _a, _n in _ALIASES.items():
     _g[_a] = _g[_n]
 BY_NUMPY["true_divide"] = divide
 ALL = _NAMES_2 + _NAMES_1 + ["clip", "where"] + list(_ALIASES)
+
+
+# --- issue 19 (array API): ufuncs that run on the array path only ---------
+# fmod, hypot, fmax, fmin, copysign, ldexp, logaddexp, left_shift,
+# right_shift, gcd, fabs, signbit, deg2rad, rad2deg: _graph builds each from
+# the ops of ops.def (MORE_BINARY / MORE_UNARY); every call is one
+# array-path kernel (_arrayops.ufunc), the path views and vp.jit already
+# take, so there is no second (kernel-language template) planner for them.
+class ArrayUfunc(Ufunc):
+    """A vp ufunc that always runs on the array path (one graph per call)."""
+
+    def __call__(self, *args, out=None, context=None, sync=True):
+        if len(args) != self.nin:
+            raise TypeError(f"vp.{self.name} takes {self.nin} input(s), got {len(args)}")
+        for a in args:
+            t = type(a)
+            if t is not _array.ndarray and t is not np.ndarray:
+                trace = getattr(t, "_vp_trace_ufunc", None)
+                if trace is not None:
+                    return trace(self, args, out)
+        if isinstance(out, tuple) and len(out) == 1:
+            out = out[0]
+        if type(out) is _array.ndarray:
+            args = _array.unalias(args, (out,))
+        return _arrayops.ufunc(self, args, out, context, sync)
+
+
+_ACCURACY = {
+    "fmod": "float: exact while |x1/x2| < 2**24 (float32) / 2**53 (float64), as C's fmod; "
+            "integers: C's remainder, 0 where x2 == 0",
+    "hypot": "float: within 3 ulp (max * sqrt(1 + (min/max)**2): no overflow)",
+    "fmax": "exact; a NaN operand loses to a number", "fmin": "exact; a NaN operand loses",
+    "copysign": "exact (the sign bit of x2, -0.0 and negative NaNs included)",
+    "ldexp": "exact where the result is a normal number (subnormal results follow the "
+             "device's denormal mode)",
+    "logaddexp": "float: within 4 ulp of log(exp(x1) + exp(x2)), no overflow",
+    "left_shift": "exact; counts outside [0, bits) give 0, as NumPy",
+    "right_shift": "exact; counts outside [0, bits) give 0 (-1 for negative x1), as NumPy",
+    "gcd": "exact (integers)", "fabs": "exact", "signbit": "exact",
+    "deg2rad": "x * (pi/180) in the input's dtype, as NumPy (1 rounding)",
+    "rad2deg": "x * (180/pi) in the input's dtype, as NumPy (1 rounding)",
+}
+from ._graph import MORE_BINARY as _MB, MORE_UNARY as _MU  # noqa: E402
+for _n in _MB + _MU:
+    _g[_n] = BY_NUMPY[_n] = ArrayUfunc(_n, 2 if _n in _MB else 1, getattr(np, _n))
+    _g[_n].__doc__ = (f"vp.{_n}({'x1, x2' if _n in _MB else 'x'}, /, out=None, context=None, "
+                      f"sync=True)\n\nnumpy.{_n} on the GPU, elementwise, NumPy's dtype "
+                      f"rules and broadcasting; NumPy in -> NumPy out, resident in -> resident "
+                      f"out (views and out= views too).\nAccuracy: {_ACCURACY[_n]}.\n")
+_g["radians"], _g["degrees"] = _g["deg2rad"], _g["rad2deg"]
+BY_NUMPY["radians"], BY_NUMPY["degrees"] = _g["deg2rad"], _g["rad2deg"]
+ALL += list(_MB + _MU) + ["radians", "degrees"]
+
+
+def around(a, decimals=0, out=None):
+    """vp.around(a, decimals=0, out=None) (also vp.round): numpy.around on
+    the GPU. Floats round half to even (rint) at `decimals` places:
+    rint(a * 10**d) / 10**d, or rint(a / 10**-d) * 10**-d for negative d,
+    as NumPy computes it; integers are returned as they are for d >= 0 and
+    rounded half to even at 10**-d exactly for d < 0; bools for d >= 0."""
+    decimals = int(decimals)
+    k = _arrayops.dtype_key(a)
+    dt = np.asarray(a).dtype if isinstance(k, type) else np.dtype(k)
+    if dt.kind == "f":
+        if decimals == 0:
+            return rint(a, out=out) if out is not None else rint(a)
+        m = float(10.0 ** abs(decimals))
+        if decimals > 0:
+            r = rint(multiply(a, m))
+            return divide(r, m, out=out) if out is not None else divide(r, m)
+        r = rint(divide(a, m))
+        return multiply(r, m, out=out) if out is not None else multiply(r, m)
+    if dt.kind == "c":
+        raise TypeError("vp.around: complex input is not supported")
+    if decimals >= 0 or dt == _BOOL:
+        r = a.copy() if isinstance(a, _array.ndarray) else np.array(a, copy=True)
+        if out is not None:
+            multiply(r, 1, out=out) if dt != _BOOL else logical_and(r, True, out=out)
+            return out
+        return r
+    m = 10 ** (-decimals)
+    if m > np.iinfo(dt).max:
+        z = subtract(a, a)
+        return multiply(z, 1, out=out) if out is not None else z
+    # a = q*m + r with 0 <= r < m; up where 2r > m, or 2r == m and q odd
+    q = floor_divide(a, m)
+    r = subtract(a, multiply(q, m))
+    half = m // 2  # m is even (10, 100, ...)
+    up = logical_or(greater(r, half), logical_and(equal(r, half),
+                                                  not_equal(bitwise_and(q, 1), 0)))
+    q = where(up, add(q, 1), q)
+    return multiply(q, m, out=out) if out is not None else multiply(q, m)
+
+
+round_ = around
+ALL += ["around"]

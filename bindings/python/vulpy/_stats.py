@@ -1,0 +1,368 @@
+"""NaN-aware and order statistics, counting, searching (issue 19): nansum,
+nanprod, nanmax, nanmin, nanmean, nanvar, nanstd, median, ptp,
+count_nonzero, average, nonzero, flatnonzero, argwhere, outer.
+
+Each is a composition of the vp ufuncs and reductions (_ufunc, _reduce):
+every step is a device kernel on the array path, NumPy in -> NumPy out,
+resident in -> resident out, with NumPy's axis=, keepdims=, out= and dtype=.
+nonzero and argwhere read one number back (how many elements are nonzero:
+the result's shape depends on it, as in CuPy) and compact on the device
+(the cumsum-and-scatter of boolean-mask indexing, _indexing._mask_get).
+
+median: the array level has no sort yet (the sort lane adds one), so the
+k-th smallest element of each slice is found by counting, for every
+element, how many of its slice are smaller and how many equal (one
+broadcast compare-and-sum, O(n^2) work per slice of length n): exact, fine
+for slices of a few thousand elements. Slices longer than
+MEDIAN_COUNTING_MAX use vp.sort when the package has one, else raise
+NotImplementedError.
+
+Differences from NumPy, documented in docs/python-api.md: all-NaN slices of
+nanmax/nanmin give NaN without NumPy's RuntimeWarning (the warning would
+need a read back of the result), and average's "weights sum to zero" is not
+checked (the result is NaN or inf), for the same reason.
+"""
+import builtins
+import warnings
+
+import numpy as np
+
+from . import _array, _reduce, _ufunc
+
+_nd = _array.ndarray
+_BOOL = np.dtype(np.bool_)
+_I64 = np.dtype(np.int64)
+
+
+def _prep(a):
+    if isinstance(a, (list, tuple)) or np.isscalar(a):
+        return np.asarray(a)
+    return a
+
+
+def _dt(a):
+    return np.dtype(a.dtype)
+
+
+def _axes(a, axis, name):
+    return _reduce._axes(axis, a.ndim, name)
+
+
+def _count(a, axes):
+    n = 1
+    for i in axes:
+        n *= a.shape[i]
+    return n
+
+
+def _finish(r, out):
+    """r into out= (a resident or NumPy array), as the reductions do."""
+    if out is None:
+        return r
+    if isinstance(out, _nd):
+        if tuple(out.shape) != tuple(np.shape(r)):
+            raise ValueError(f"out= has shape {tuple(out.shape)}, the result has shape "
+                             f"{tuple(np.shape(r))}")
+        out[...] = r
+        return out
+    np.copyto(out, r.numpy() if isinstance(r, _nd) else r, casting="unsafe")
+    return out
+
+
+# ---------------------------------------------------------------- NaN-aware
+def _nan_replaced(a, value):
+    """a with its NaNs replaced by value (floats only; others as they are)."""
+    if _dt(a).kind != "f":
+        return a
+    return _ufunc.where(_ufunc.isnan(a), value, a)
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
+    """numpy.nansum on the GPU: the sum with NaNs counted as zero."""
+    a = _prep(a)
+    return _reduce.sum(_nan_replaced(a, 0.0), axis, dtype, out, keepdims)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
+    """numpy.nanprod on the GPU: the product with NaNs counted as one."""
+    a = _prep(a)
+    return _reduce.prod(_nan_replaced(a, 1.0), axis, dtype, out, keepdims)
+
+
+def _nan_extreme(kind, a, axis, out, keepdims):
+    a = _prep(a)
+    if _dt(a).kind != "f":
+        return (_reduce.amax if kind == "max" else _reduce.amin)(a, axis, out, keepdims)
+    axes = _axes(a, axis, f"nan{kind}")
+    _reduce._check_identity(kind, tuple(a.shape), axes)
+    nan = _ufunc.isnan(a)
+    fill = float("-inf") if kind == "max" else float("inf")
+    r = (_reduce.amax if kind == "max" else _reduce.amin)(_ufunc.where(nan, fill, a), axis,
+                                                          None, keepdims)
+    if _count(a, axes) == 0:
+        return _finish(r, out)
+    allnan = _reduce.all(nan, axis, None, keepdims)
+    return _finish(_ufunc.where(allnan, float("nan"), r), out)
+
+
+def nanmax(a, axis=None, out=None, keepdims=False):
+    """numpy.nanmax on the GPU: the maximum ignoring NaNs (NaN for an
+    all-NaN slice, without NumPy's RuntimeWarning)."""
+    return _nan_extreme("max", a, axis, out, keepdims)
+
+
+def nanmin(a, axis=None, out=None, keepdims=False):
+    """numpy.nanmin on the GPU: the minimum ignoring NaNs."""
+    return _nan_extreme("min", a, axis, out, keepdims)
+
+
+def _nan_count_sum(a, axis, dtype, keepdims):
+    """(sum of the non-NaN values, their count as the sum's dtype)."""
+    ok = _ufunc.logical_not(_ufunc.isnan(a))
+    s = _reduce.sum(_ufunc.where(ok, a, 0.0), axis, dtype, None, keepdims)
+    n = _reduce.sum(ok, axis, s.dtype, None, keepdims)
+    return s, n
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
+    """numpy.nanmean on the GPU: the mean of the non-NaN values (NaN for
+    a slice with none, with NumPy's RuntimeWarning when the array is
+    empty along the axes)."""
+    a = _prep(a)
+    if _dt(a).kind != "f":
+        return _reduce.mean(a, axis, dtype, out, keepdims)
+    axes = _axes(a, axis, "nanmean")
+    if _count(a, axes) == 0:
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
+    s, n = _nan_count_sum(a, axis, dtype, keepdims)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _finish(_ufunc.divide(s, n), out)
+
+
+def _nan_moment(kind, a, axis, dtype, out, ddof, keepdims):
+    a = _prep(a)
+    if _dt(a).kind != "f":
+        f = _reduce.var if kind == "var" else _reduce.std
+        return f(a, axis, dtype, out, ddof, keepdims)
+    if dtype is not None:
+        a = a.astype(dtype)
+    ok = _ufunc.logical_not(_ufunc.isnan(a))
+    s, n = _nan_count_sum(a, axis, None, True)
+    m = _ufunc.divide(s, n)
+    d = _ufunc.where(ok, _ufunc.subtract(a, m), 0.0)
+    ss = _reduce.sum(_ufunc.multiply(d, d), axis, None, None, keepdims)
+    n = n if keepdims else _reduce.sum(ok, axis, ss.dtype, None, False)
+    dof = _ufunc.maximum(_ufunc.subtract(n, ddof), 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        v = _ufunc.divide(ss, dof)
+    return _finish(v if kind == "var" else _ufunc.sqrt(v), out)
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """numpy.nanvar on the GPU (two passes over the non-NaN values)."""
+    return _nan_moment("var", a, axis, dtype, out, ddof, keepdims)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """numpy.nanstd on the GPU: sqrt(nanvar)."""
+    return _nan_moment("std", a, axis, dtype, out, ddof, keepdims)
+
+
+# ---------------------------------------------------------------- median, ptp
+def _moved_last(a, axes):
+    """a with the reduced axes moved to the end and merged into one."""
+    keep = [d for d in range(a.ndim) if d not in axes]
+    t = a.transpose(tuple(keep + list(axes)))  # a view (NumPy's or VulPy's)
+    shape = tuple(a.shape[d] for d in keep) + (_count(a, axes),)
+    return t.reshape(shape)
+
+
+# Slices longer than this (n^2 compares each) take vp.sort when the package
+# has one (the sort lane's); without it they raise rather than run for ages.
+MEDIAN_COUNTING_MAX = 1 << 15
+
+
+def _median_sorted(a, x, n, axes, keepdims):
+    import sys
+    sort = getattr(sys.modules[__package__], "sort", None)
+    if sort is None:
+        raise NotImplementedError(
+            f"vp.median: slices of {n} elements need a sort (VulPy counts ranks, n^2 compares "
+            f"a slice, up to vp._stats.MEDIAN_COUNTING_MAX = {MEDIAN_COUNTING_MAX})")
+    srt = sort(x, axis=-1)
+    lo, hi = (n - 1) // 2, n // 2
+    m = srt[..., lo] if lo == hi else _ufunc.multiply(_ufunc.add(srt[..., lo], srt[..., hi]),
+                                                      0.5)
+    m = _ufunc.where(_reduce.any(_ufunc.isnan(x), -1), float("nan"), m)
+    if keepdims:
+        m = m.reshape(tuple(1 if d in axes else s for d, s in enumerate(a.shape)))
+    return m
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """numpy.median on the GPU (NaN where a slice holds a NaN). Exact: the
+    k-th smallest value of each slice by counting (module docstring)."""
+    a = _prep(a)
+    axes = _axes(a, axis, "median")
+    n = _count(a, axes)
+    if n == 0:  # NumPy's NaNs (and warning), resident for a resident input
+        r = np.median(np.empty(a.shape, _dt(a)), axis, None, False, keepdims)
+        return _finish(_array.asarray(np.asarray(r), context=a._ctx)
+                       if isinstance(a, _nd) else r, out)
+    x = _moved_last(a, axes)
+    if _dt(x).kind != "f":
+        x = x.astype(np.float64)
+    if n > MEDIAN_COUNTING_MAX:
+        return _finish(_median_sorted(a, x, n, axes, keepdims), out)
+    xi, xj = x.reshape(x.shape + (1,)), x.reshape(x.shape[:-1] + (1, n))
+    less = _reduce.sum(_ufunc.less(xj, xi), -1, np.int32)     # how many are smaller
+    eq = _reduce.sum(_ufunc.equal(xj, xi), -1, np.int32)      # how many are equal
+    lo, hi = (n - 1) // 2, n // 2
+
+    def kth(k):
+        hit = _ufunc.logical_and(_ufunc.less_equal(less, k),
+                                 _ufunc.less(k, _ufunc.add(less, eq)))
+        return _reduce.amax(_ufunc.where(hit, x, float("-inf")), -1)
+
+    m = kth(lo) if lo == hi else _ufunc.multiply(_ufunc.add(kth(lo), kth(hi)), 0.5)
+    if _dt(x).kind == "f":
+        m = _ufunc.where(_reduce.any(_ufunc.isnan(x), -1), float("nan"), m)
+    if keepdims:
+        shape = tuple(1 if d in axes else s for d, s in enumerate(a.shape))
+        m = m.reshape(shape)
+    return _finish(m, out)
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    """numpy.ptp on the GPU: max - min along the axes."""
+    a = _prep(a)
+    r = _ufunc.subtract(_reduce.amax(a, axis, None, keepdims),
+                        _reduce.amin(a, axis, None, keepdims))
+    return _finish(r, out)
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    """numpy.count_nonzero on the GPU: an int64 count (a 0-d resident array
+    for a resident input and axis=None, where NumPy gives a Python int)."""
+    a = _prep(a)
+    nz = a if _dt(a) == _BOOL else _ufunc.not_equal(a, 0)
+    r = _reduce.sum(nz, axis, _I64, None, keepdims)
+    if not isinstance(a, _nd) and axis is None and not keepdims:
+        return int(r)
+    return r
+
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    """numpy.average on the GPU: the mean, or sum(a * w) / sum(w) along the
+    axes with weights= (w of a's shape, or 1-D along a single axis)."""
+    a = _prep(a)
+    if weights is None:
+        avg = _reduce.mean(a, axis, None, None, keepdims)
+        if returned:
+            n = _count(a, _axes(a, axis, "average"))
+            scl = _ufunc.multiply(_ufunc.add(_ufunc.multiply(avg, 0), 1), n)
+            return avg, scl
+        return avg
+    w = _prep(weights)
+    rdt = np.result_type(_dt(a), _dt(w), np.float64) if _dt(a).kind in "iub" else \
+        np.result_type(_dt(a), _dt(w))
+    if tuple(w.shape) != tuple(a.shape):
+        if axis is None:
+            raise TypeError("Axis must be specified when shapes of a and weights differ.")
+        _axes(a, axis, "average")  # NumPy's axis errors
+        given = [int(d) % a.ndim for d in (axis if isinstance(axis, (tuple, list)) else
+                                           (axis,))]
+        if w.ndim != len(given) and w.ndim != 1:
+            raise TypeError("1D weights expected when shapes of a and weights differ.")
+        if tuple(w.shape) != tuple(a.shape[d] for d in given):
+            raise ValueError("Shape of weights must be consistent with shape of a along "
+                             "specified axis.")
+        if len(given) > 1:  # weights follow the axes' order as given: bring them to a's
+            w = w.transpose(tuple(int(i) for i in np.argsort(given)))
+        shape = [1] * a.ndim
+        for d in given:
+            shape[d] = a.shape[d]
+        w = w.reshape(tuple(shape))
+    if _dt(w) != rdt:
+        w = w.astype(rdt)
+    aw = a.astype(rdt) if _dt(a) != rdt else a
+    scl = _reduce.sum(_ufunc.multiply(_ufunc.add(_ufunc.multiply(aw, 0), 1), w)
+                      if tuple(w.shape) != tuple(a.shape) else w, axis, rdt, None, keepdims)
+    avg = _ufunc.divide(_reduce.sum(_ufunc.multiply(aw, w), axis, rdt, None, keepdims), scl)
+    if returned:
+        return avg, scl
+    return avg
+
+
+# ---------------------------------------------------------------- searching
+def flatnonzero(a):
+    """numpy.flatnonzero on the GPU: the int64 indices of the nonzero
+    elements of a flattened (one count read back, a compaction kernel)."""
+    a = _prep(a)
+    if not isinstance(a, _nd):
+        return np.flatnonzero(a)
+    m = a if a.dtype == _BOOL else _ufunc.not_equal(a, 0)
+    m = m.reshape(-1)
+    if m.size == 0:
+        return _array.empty((0,), _I64, context=a._ctx)
+    ones = _array.ones((m.size,), np.int32, context=a._ctx)
+    iota = _ufunc.subtract(_reduce.cumsum(ones, 0, _I64), 1)   # 0, 1, ... on the device
+    return iota[m]
+
+
+def nonzero(a):
+    """numpy.nonzero on the GPU: a tuple of int64 index arrays, one per
+    dimension (0-d input: ValueError, as NumPy 2)."""
+    a = _prep(a)
+    if not isinstance(a, _nd):
+        return np.nonzero(a)
+    if a.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
+                         "np.atleast_1d(scalar).nonzero() instead.")
+    flat = flatnonzero(a)
+    out, stride = [], 1
+    for d in reversed(range(a.ndim)):
+        q = _ufunc.floor_divide(flat, stride) if stride != 1 else flat
+        out.append(_ufunc.remainder(q, a.shape[d]) if d else q)
+        stride *= a.shape[d]
+    return tuple(reversed(out))
+
+
+def argwhere(a):
+    """numpy.argwhere on the GPU: (N, ndim) int64 indices of the nonzero
+    elements."""
+    a = _prep(a)
+    if not isinstance(a, _nd):
+        return np.argwhere(a)
+    if a.ndim == 0:
+        return _array.empty((1 if bool(a) else 0, 0), _I64, context=a._ctx)
+    idx = nonzero(a)
+    out = _array.empty((idx[0].shape[0], a.ndim), _I64, memory=a.memory, context=a._ctx)
+    if out.size:
+        for d, i in enumerate(idx):  # a copy into each column (a strided view)
+            out[:, d] = i
+    return out
+
+
+def outer(a, b, out=None):
+    """numpy.outer on the GPU: ravel(a)[:, None] * ravel(b)[None, :]."""
+    a, b = _prep(a), _prep(b)
+    ra = a.reshape(-1) if isinstance(a, _nd) else np.ravel(a)
+    rb = b.reshape(-1) if isinstance(b, _nd) else np.ravel(b)
+    ra = ra.reshape((-1, 1))
+    rb = rb.reshape((1, -1))
+    return _ufunc.multiply(ra, rb, out=out) if out is not None else _ufunc.multiply(ra, rb)
+
+
+NAMES = ("nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd", "median",
+         "ptp", "count_nonzero", "average", "flatnonzero", "nonzero", "argwhere", "outer")
+
+
+def _install():
+    _nd.nonzero = lambda self: nonzero(self)
+    _nd.ptp = lambda self, axis=None, out=None, keepdims=False: ptp(self, axis, out, keepdims)
+    _nd.round = lambda self, decimals=0, out=None: _ufunc.around(self, decimals, out)
+
+
+_install()
+_ = builtins
