@@ -184,6 +184,10 @@ static const char *xval(const expander *x, const char *name, size_t len) {
       {"EXP2_MAX", "128.0", "1024.0"},
       {"EXP2_MIN", "-150.0", "-1075.0"},
       {"EXP_OVF", "88.7228394", "709.782712893384"},
+      /* ln 2 = LN2_HI + LN2_LO with LN2_HI's low mantissa bits zero (fdlibm's
+       * split), so x - LN2_HI is exact for x near EXP_OVF */
+      {"LN2_HI", "0.693145751953125", "0.693147180369123816490"},
+      {"LN2_LO", "1.42860682030941723212e-6", "1.90821492927058770002e-10"},
       {"EXPM1_MIN", "-17.5", "-38.0"},
       {"MAXE", "127.0", "1023.0"},
       {"LOG1P_TINY", "5.96046448e-8", "1.1102230246251565e-16"},

@@ -482,8 +482,11 @@ const vtg_math_helper vtg_math_helpers[] = {
      "    $F t = vp_exp(a);\n"
      "    return 0.5 * t + vp_div(0.5, t);\n"
      "  }\n"
-     "  $F h = vp_exp(0.5 * a);\n"
-     "  return (0.5 * h) * h;\n"
+     "  // e^a / 2 = e^(a - ln 2), ln 2 = LN2_HI + LN2_LO: a - LN2_HI is exact\n"
+     "  // here and no product nears the overflow threshold ((e^(a/2) / 2) e^(a/2)\n"
+     "  // gave inf on the H200 at a = 710.28, where a driver may reassociate)\n"
+     "  $F t = vp_exp(a - $X(LN2_HI));\n"
+     "  return isinf(t) ? t : t - t * $X(LN2_LO);\n"
      "}\n"},
     {"vp_tanh", 0, "vp_expm1_df vp_div vp_two_prod vp_two_sum vp_fast_two_sum $S:vp_subf $S:spec_denorm",
      "// tanh a = -e / (e + 2) with e = expm1(-2a) (small a), = 1 - 2 / (E + 2)\n"
