@@ -9,9 +9,10 @@
 #
 # Each target is compiled with clang-14 -fsanitize=fuzzer,address,undefined
 # together with the library sources named on its `// sources:` line (C, or
-# C++ for .cpp; extra flags on `// cflags:`, libraries on `// libs:`), into
-# build-fuzz/. The library objects are compiled once per set of cflags into
-# build-fuzz/obj/ (in parallel) and shared by the targets. Its seed corpus
+# C++ for .cpp; flags for the target's own file on `// cflags:`, libraries
+# on `// libs:`), into build-fuzz/. The library objects are compiled once,
+# with every library's include folder, into build-fuzz/obj/ (in parallel)
+# and shared by the targets. Its seed corpus
 # is the checked-in test/fuzz/corpus/<target>/ plus the files matching the
 # globs on its `// seeds:` line (bash globstar, from the repository root);
 # what a run finds is kept in build-fuzz/corpus/<target>/. Prints
@@ -61,15 +62,14 @@ newest_header=$(ls -t include/vulpy/* include/vulpy/*/* lib/**/*.h lib/**/*.inc 
 # The value of a `// KEY: ...` line of a target source.
 directive() { sed -n "s|^// $2: *||p" "$1" | head -n 1; }
 
-# Compiles the stale ones of the sources $2... with cflags $1 (in parallel);
-# prints the object paths. A failed compile leaves no object.
+# The include folders of the libraries' private headers (a quoted include
+# finds its own folder's header first, so one list serves every source).
+LIBINC="-Ilib/IR -Ilib/Frontend -Ilib/Target/CFamily -Iruntime"
+
+# Compiles the stale ones of the sources $@ (in parallel); prints the
+# object paths. A failed compile leaves no object.
 objects() {
-  local cflags=$1
-  shift
-  local key dir todo=() objs=()
-  key=$(echo "$cflags" | md5sum | cut -c1-8)
-  dir="$out/obj/$key"
-  mkdir -p "$dir"
+  local dir="$out/obj" todo=() objs=()
   for s in "$@"; do
     local o="$dir/$(echo "$s" | tr / _).o"
     objs+=("$o")
@@ -86,8 +86,8 @@ objects() {
         *) cc=$2; std=-std=gnu11 ;;
       esac
       # shellcheck disable=SC2086
-      $cc $3 $std -Iinclude -Ilib/IR $4 -c "$s" -o "$o.tmp" && mv "$o.tmp" "$o"' \
-      "$dir" "$CLANGXX" "$CLANG" "$SANFLAGS" "$cflags" >&2
+      $cc $3 $std -Iinclude $4 -c "$s" -o "$o.tmp" && mv "$o.tmp" "$o"' \
+      "$dir" "$CLANGXX" "$CLANG" "$SANFLAGS" "$LIBINC" >&2
   fi
   printf '%s\n' "${objs[@]}"
 }
@@ -104,12 +104,12 @@ for src in "${targets[@]}"; do
   msg=""
   echo "fuzz: building $name"
   # shellcheck disable=SC2086
-  mapfile -t objs < <(objects "$cflags" $sources 2>"$out/$name.build.log")
+  mapfile -t objs < <(objects $sources 2>"$out/$name.build.log")
   missing=0
   for o in "${objs[@]}"; do [ -f "$o" ] || missing=1; done
   # shellcheck disable=SC2086
   if [ $missing -eq 1 ] || ! $CLANGXX $SANFLAGS -fsanitize=fuzzer -std=gnu11 -x c \
-      -Iinclude -Ilib/IR $cflags "$src" -x none "${objs[@]}" $libs -lm \
+      -Iinclude $LIBINC $cflags "$src" -x none "${objs[@]}" $libs -lm \
       -o "$bin" 2>>"$out/$name.build.log"; then
     status=build
     msg="$name does not build (see $out/$name.build.log)"

@@ -123,7 +123,7 @@ static void test_nesting(void) {
   free(msg);
   free(ok);
   vp_diags_clear(&d);
-  /* 65: an error at the 65th '[' (line 5, column 10 + 63) */
+  /* 64 lists, 65 levels: an error at the 64th '[' (line 5, column 10 + 63) */
   char *bad = nested(head, VPM_MAX_DEPTH, '[', ']');
   CHECK(vpm_parse(bad, strlen(bad), "deep.yaml", &d) == NULL);
   CHECK(d.nerrors == 1);
