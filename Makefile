@@ -17,7 +17,7 @@ DEB_PACKAGES := cmake ninja-build pkg-config gcc g++ python3-venv python3-dev \
   python3-matplotlib valgrind patchelf \
   openmpi-bin libopenmpi-dev
 
-.PHONY: all deps venv configure build run test test-only bench bench-report bench-extra fuzz clean wheel
+.PHONY: all deps venv configure build run test test-only bench bench-report bench-extra fuzz fuzz-long clean wheel
 
 all: build
 
@@ -66,10 +66,17 @@ bench-report:
 bench-extra: venv
 	@$(PY) -m pip install -q --disable-pip-version-check $$(python3 scripts/pydeps.py bench-extra)
 
-# The libFuzzer targets (clang-14), for as long as FUZZ_SECONDS says.
+# The libFuzzer targets (clang-14, test/fuzz/fuzz_*.c), for as long as
+# FUZZ_SECONDS says (split between them); fuzz-long runs each one for
+# FUZZ_RUNS executions from its checked-in corpus (docs/architecture.md,
+# "Fuzzing", says how long that takes). FUZZ_TARGETS="fuzz_vir ..." picks.
 FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?= 10000000
 fuzz: deps venv
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
+
+fuzz-long: deps venv
+	@scripts/fuzz.sh --runs $(FUZZ_RUNS)
 
 # One abi3 wheel (dist/), repaired by auditwheel into wheelhouse/.
 wheel: deps venv

@@ -26,6 +26,7 @@
  * failures are never errors: the cache is an optimization.
  */
 #include "internal.h"
+#include "pcache_entry.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,12 +38,6 @@
 
 enum { CACHE_VERSION = 1, BLOB_MAX = 256 << 20 };
 
-typedef struct file_header {
-  char magic[8];       /* "VULPYPC2" */
-  uint8_t key_sha[32]; /* SHA-256 of the pipeline's inputs and the device */
-  uint8_t blob_sha[32];
-  uint64_t size;
-} file_header;
 
 static void cache_path(vrt_context *ctx, uint64_t key, char *out, size_t n, bool dir_only) {
   char uuid[33];
@@ -152,28 +147,18 @@ static void *load_blob(const uint8_t key_sha[32], size_t *size, vrt_kernel_stats
     st->disk_rejected = bad;
     return NULL;
   }
-  file_header h;
-  bool ok = len >= sizeof h;
-  if (ok) {
-    memcpy(&h, file, sizeof h);
-    uint8_t sha[32];
-    ok = memcmp(h.magic, "VULPYPC2", 8) == 0 && memcmp(h.key_sha, key_sha, 32) == 0 &&
-         h.size == len - sizeof h;
-    if (ok) {
-      vp_sha256_of(file + sizeof h, h.size, sha);
-      ok = memcmp(sha, h.blob_sha, 32) == 0;
-    }
-  }
-  if (!ok) {
+  const uint8_t *body = NULL;
+  size_t n = 0;
+  if (!vrt__pcache_entry_read(file, len, key_sha, &body, &n)) {
     st->disk_rejected = true;
     free(file);
     return NULL;
   }
-  void *blob = malloc(h.size ? h.size : 1);
+  void *blob = malloc(n ? n : 1);
   if (blob)
-    memcpy(blob, file + sizeof h, h.size);
+    memcpy(blob, body, n);
   free(file);
-  *size = h.size;
+  *size = n;
   st->disk_loaded = blob != NULL;
   return blob;
 }
@@ -184,19 +169,15 @@ static void save_blob(vrt_context *ctx, uint64_t key, const uint8_t key_sha[32],
   if (ctx->vk.vkGetPipelineCacheData(ctx->device, cache, &size, NULL) != VK_SUCCESS ||
       size > BLOB_MAX)
     return;
-  char *buf = malloc(sizeof(file_header) + size);
+  uint8_t *buf = malloc(VRT_PCACHE_HEADER + size);
   if (!buf)
     return;
-  if (ctx->vk.vkGetPipelineCacheData(ctx->device, cache, &size, buf + sizeof(file_header)) !=
+  if (ctx->vk.vkGetPipelineCacheData(ctx->device, cache, &size, buf + VRT_PCACHE_HEADER) !=
       VK_SUCCESS) {
     free(buf);
     return;
   }
-  file_header h = {.size = size};
-  memcpy(h.magic, "VULPYPC2", 8);
-  memcpy(h.key_sha, key_sha, 32);
-  vp_sha256_of(buf + sizeof h, size, h.blob_sha);
-  memcpy(buf, &h, sizeof h);
+  vrt__pcache_entry_write(buf, key_sha, buf + VRT_PCACHE_HEADER, size);
   char dir[1024], tmp[1100];
   cache_path(ctx, key, dir, sizeof dir, true);
   mkdirs(dir);
@@ -204,7 +185,7 @@ static void save_blob(vrt_context *ctx, uint64_t key, const uint8_t key_sha[32],
   /* O_EXCL|O_NOFOLLOW: never write through a file or link planted there */
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   bool ok = fd >= 0;
-  for (size_t at = 0, n = sizeof h + size; ok && at < n;) {
+  for (size_t at = 0, n = VRT_PCACHE_HEADER + size; ok && at < n;) {
     ssize_t w = write(fd, buf + at, n - at);
     if (w < 0 && errno == EINTR)
       continue;

@@ -77,6 +77,10 @@ typedef struct vpm_manifest {
   char *dispatch_guard;
 } vpm_manifest;
 
+/* YAML nested deeper than this many collections is an error ("nesting
+ * deeper than 64 levels", at the first node too deep); a manifest needs 4. */
+#define VPM_MAX_DEPTH 64
+
 /* Parses a manifest; NULL with diagnostics (line:col in the YAML) on error. */
 vpm_manifest *vpm_parse(const char *yaml, size_t len, const char *filename, vp_diags *diags);
 /* Emits YAML (a heap string; free() it), or NULL on out-of-memory. */

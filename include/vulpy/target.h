@@ -148,6 +148,14 @@ void vtg_array_result_free(vtg_array_result *r);
 /* The array function of a module (NULL: none; a kernel-only module). */
 vir_func *vtg_array_func(const vir_module *m);
 
+/* --- kernel cache entries (lib/Target/cache_entry.c) ------------------ */
+/* Whether a cached kernel's SPIR-V (nbytes bytes, any alignment) and
+ * manifest YAML may be used: true, or false with the reason in why (a
+ * sentence for CacheWarning): not SPIR-V, SPIRV-Tools rejects it, the
+ * manifest does not parse, or the module's reflection disagrees with it. */
+bool vtg_check_cache_entry(const void *spirv, size_t nbytes, const char *yaml, size_t ylen,
+                           char *why, size_t whylen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -498,7 +498,12 @@ void prt_access(printer *p, const vir_op *op, uint32_t *next_opnd) {
   case VIR_OP_GCONST:
   case VIR_OP_MEMSOCK_FIRE: /* names the pipe; its operands are the signature and payload */
   case VIR_OP_BUFFER_LEN: indexed = false; break;
-  default: break;
+  default:
+    /* The parser reads `[%i]` after every atomic's symbol (even one that
+     * the verifier then rejects, such as a kernel): print it the same way,
+     * or the text does not parse back (found by fuzz_vir_text). */
+    indexed = indexed || vir_op_info_of(op->code)->attr == VIR_ATTR_ATOMIC;
+    break;
   }
   if (indexed && *next_opnd < op->nopnd) {
     putc_(p, '[');

@@ -637,11 +637,8 @@ static PyObject *prewarm_join(PyObject *m, PyObject *noargs) {
 }
 
 /* check_entry(spirv, manifest) -> None, or why a cached kernel may not be
- * used: its SPIR-V fails SPIRV-Tools' validator (for the Vulkan version its
- * header names), or its reflection (SPIRV-Cross) disagrees with the
- * manifest the cache holds on the local size, a buffer's set, binding or
- * element size, or the push block's layout (a manifest that lies about
- * the module makes the runtime bind or push the wrong bytes). */
+ * used (vtg_check_cache_entry, lib/Target/cache_entry.c: SPIRV-Tools'
+ * validator, then the reflection against the manifest). */
 static PyObject *check_entry(PyObject *self, PyObject *args) {
   Py_buffer sv;
   const char *yaml;
@@ -649,75 +646,14 @@ static PyObject *check_entry(PyObject *self, PyObject *args) {
   if (!PyArg_ParseTuple(args, "y*s#", &sv, &yaml, &ylen))
     return NULL;
   char why[256] = "";
-  const uint32_t *w = sv.buf;
-  size_t n = (size_t)sv.len / 4;
-  vp_diags d = {0};
-  vpm_manifest *cached = NULL, *refl = NULL;
-  if (sv.len % 4 || n < 5 || w[0] != 0x07230203u) {
-    snprintf(why, sizeof why, "not a SPIR-V module");
-    goto done;
-  }
-#if defined(VULPY_HAVE_SPIRV)
-  {
-    unsigned ver = (w[1] >> 8) & 0xffff; /* 0x0105 = SPIR-V 1.5 */
-    unsigned vulkan = ver >= 0x0106 ? 13 : ver >= 0x0104 ? 12 : 11;
-    bool ok;
-    Py_BEGIN_ALLOW_THREADS
-    ok = vtg_spirv_validate(w, n, vulkan, &d);
-    Py_END_ALLOW_THREADS
-    if (!ok) {
-      snprintf(why, sizeof why, "its SPIR-V does not validate");
-      goto done;
-    }
-  }
+#if defined(VULPY_HAVE_TARGET)
+  Py_BEGIN_ALLOW_THREADS
+  vtg_check_cache_entry(sv.buf, (size_t)sv.len, yaml, (size_t)ylen, why, sizeof why);
+  Py_END_ALLOW_THREADS
+#else
+  snprintf(why, sizeof why, "this build cannot check cached kernels");
 #endif
-  cached = vpm_parse(yaml, (size_t)ylen, "<cached manifest>", &d);
-  if (!cached) {
-    snprintf(why, sizeof why, "its manifest does not parse");
-    goto done;
-  }
-#if defined(VULPY_HAVE_CROSS)
-  refl = vtg_reflect_spirv(w, n, &d);
-  if (!refl) {
-    snprintf(why, sizeof why, "its SPIR-V cannot be reflected");
-    goto done;
-  }
-  for (int k = 0; k < 3 && !why[0]; k++)
-    if (refl->local_size[k] && cached->local_size[k] != refl->local_size[k])
-      snprintf(why, sizeof why, "its manifest's local size differs from the SPIR-V's");
-  if (!why[0] && refl->nbuffers != cached->nbuffers)
-    snprintf(why, sizeof why, "its manifest has %u buffers, the SPIR-V %u", cached->nbuffers,
-             refl->nbuffers);
-  for (uint32_t i = 0; i < refl->nbuffers && !why[0]; i++) {
-    const vpm_buffer *r = &refl->buffers[i];
-    bool found = false;
-    for (uint32_t j = 0; j < cached->nbuffers && !found; j++) {
-      const vpm_buffer *c = &cached->buffers[j];
-      found = c->set == r->set && c->binding == r->binding &&
-              (!r->elem_size || c->elem_size == r->elem_size);
-    }
-    if (!found)
-      snprintf(why, sizeof why, "the SPIR-V's buffer at set %u, binding %u is not in its manifest",
-               r->set, r->binding);
-  }
-  if (!why[0] && refl->push_size != cached->push_size)
-    snprintf(why, sizeof why, "its manifest's push block is %u bytes, the SPIR-V's %u",
-             cached->push_size, refl->push_size);
-  for (uint32_t i = 0; i < refl->npush && !why[0]; i++) {
-    bool found = false;
-    for (uint32_t j = 0; j < cached->npush && !found; j++)
-      found = cached->push[j].offset == refl->push[i].offset &&
-              cached->push[j].size == refl->push[i].size;
-    if (!found)
-      snprintf(why, sizeof why, "the SPIR-V's push field at offset %u is not in its manifest",
-               refl->push[i].offset);
-  }
-#endif
-done:
   PyBuffer_Release(&sv);
-  vpm_free(cached);
-  vpm_free(refl);
-  vp_diags_free(&d);
   if (why[0])
     return PyUnicode_FromString(why);
   Py_RETURN_NONE;

@@ -11,8 +11,49 @@
 #include <stdio.h>
 #include <string.h>
 
+/* libspirv.h defines `const uint32_t kDefaultMaxIdBound` (an external
+ * definition in C): renamed, as runtime/spirv_validate.c does, so that a
+ * program can link this library and lib/Target/SPIRV. */
+#define kDefaultMaxIdBound vtg_cross_kDefaultMaxIdBound
+#include <spirv-tools/libspirv.h>
+#undef kDefaultMaxIdBound
+
 #include "cross_internal.h"
 #include "vulpy/target.h"
+
+/* SPIRV-Cross trusts its input: an id bound of 2^32 makes it allocate
+ * hundreds of GiB, a bad operand reads out of bounds (found by
+ * fuzz_spirv_reflect). Any words reach it (vp.reflect_spirv, the kernel
+ * cache's entries), so SPIRV-Tools validates them first, for the Vulkan
+ * version the module's SPIR-V version implies, with the most permissive
+ * block layouts a device may allow (only a broken module is refused). */
+static bool validate(const uint32_t *words, size_t nwords, vp_diags *d) {
+  unsigned ver = nwords >= 2 ? (words[1] >> 8) & 0xffff : 0; /* 0x0105 = SPIR-V 1.5 */
+  spv_target_env env = ver >= 0x0106   ? SPV_ENV_VULKAN_1_3
+                       : ver >= 0x0104 ? SPV_ENV_VULKAN_1_2
+                                       : SPV_ENV_VULKAN_1_1;
+  spv_context ctx = spvContextCreate(env);
+  spv_validator_options vo = spvValidatorOptionsCreate();
+  bool ok = ctx && vo;
+  spv_diagnostic diag = NULL;
+  if (ok) {
+    spvValidatorOptionsSetRelaxBlockLayout(vo, true);
+    spvValidatorOptionsSetScalarBlockLayout(vo, true);
+    spv_const_binary_t bin = {words, nwords};
+    ok = spvValidateWithOptions(ctx, vo, &bin, &diag) == SPV_SUCCESS;
+    if (!ok)
+      vp_error(d, vtg_cross_loc(), "invalid SPIR-V: %s",
+               diag && diag->error ? diag->error : "rejected by SPIRV-Tools");
+  } else {
+    vp_error(d, vtg_cross_loc(), "out of memory");
+  }
+  spvDiagnosticDestroy(diag);
+  if (vo)
+    spvValidatorOptionsDestroy(vo);
+  if (ctx)
+    spvContextDestroy(ctx);
+  return ok;
+}
 
 static void on_error(void *userdata, const char *error) {
   vp_strbuf *b = userdata;
@@ -24,6 +65,8 @@ static void on_error(void *userdata, const char *error) {
 bool vtg_cross_open(vtg_cross *x, const uint32_t *words, size_t nwords, spvc_backend backend,
                     vp_diags *d) {
   memset(x, 0, sizeof *x);
+  if (!validate(words, nwords, d))
+    return false;
   if (spvc_context_create(&x->ctx) != SPVC_SUCCESS) {
     vp_error(d, vtg_cross_loc(), "out of memory");
     return false;

@@ -74,6 +74,10 @@ static bool scan_module(const uint32_t *w, size_t n, scan *s, vp_diags *d) {
     return false;
   }
   uint32_t bound = w[3];
+  if (bound > (1u << 22)) { /* SPIRV-Tools' own limit (kDefaultMaxIdBound) */
+    vp_error(d, vtg_cross_loc(), "malformed SPIR-V: id bound %u is out of range", bound);
+    return false;
+  }
   scan_type *ty = calloc(bound ? bound : 1, sizeof *ty);
   uint32_t *cval = calloc(bound ? bound : 1, sizeof *cval); /* OpConstant values */
   uint32_t source_file = 0;
@@ -93,6 +97,15 @@ static bool scan_module(const uint32_t *w, size_t n, scan *s, vp_diags *d) {
     }
     const uint32_t *a = w + i + 1; /* operands */
     uint32_t id = wc > 1 ? a[0] : 0;
+    /* the operands read below, for words that were not validated */
+    uint32_t need = op == SpvOpCapability || op == SpvOpTypeBool || op == SpvOpTypeStruct ? 2
+                    : op == SpvOpTypeInt || op == SpvOpTypeFloat                         ? 3
+                    : op == SpvOpTypeVector || op == SpvOpTypeMatrix || op == SpvOpTypeArray ||
+                            op == SpvOpTypePointer
+                        ? 4
+                        : 1;
+    if (wc < need)
+      op = SpvOpNop;
     switch (op) {
     case SpvOpCapability: s->features |= feature_of_capability(a[0]); break;
     case SpvOpSource:
@@ -356,6 +369,8 @@ static int buffer_order(const void *pa, const void *pb) {
 }
 
 vpm_manifest *vtg_reflect_spirv(const uint32_t *words, size_t nwords, vp_diags *d) {
+  /* the scan reads any words safely; vtg_cross_open then has SPIRV-Tools
+   * validate them before SPIRV-Cross sees them */
   scan s;
   if (!scan_module(words, nwords, &s, d))
     return NULL;
@@ -460,6 +475,25 @@ vpm_manifest *vtg_reflect_spirv(const uint32_t *words, size_t nwords, vp_diags *
     vp_error(d, vtg_cross_loc(), "cannot reflect the module: %s",
              x.errors.len ? x.errors.data : "out of memory");
   vtg_cross_close(&x);
+  /* What comes back must be a manifest the reader accepts (positive
+   * element sizes, unique names and bindings, fields inside the push
+   * block...): any SPIR-V reaches here, and a reflected manifest that does
+   * not read back broke vp.reflect_spirv's users later and elsewhere
+   * (found by fuzz_spirv_reflect: a runtime array without ArrayStride gave
+   * elem_size 0). The reader's errors say what is wrong. */
+  if (ok) {
+    char *yaml = vpm_emit(m);
+    vp_diags pd = {0};
+    vpm_manifest *back = yaml ? vpm_parse(yaml, strlen(yaml), "<reflected manifest>", &pd) : NULL;
+    if (!back) {
+      char *why = pd.count ? pd.items[0].message : "out of memory";
+      vp_error(d, vtg_cross_loc(), "the module's interface is not a valid manifest: %s", why);
+      ok = false;
+    }
+    vpm_free(back);
+    vp_diags_free(&pd);
+    free(yaml);
+  }
   if (!ok) {
     vpm_free(m);
     return NULL;

@@ -6,6 +6,12 @@
  * at fault and the parse goes on, so one run reports every bad field. Every
  * string and array the parse builds is its own malloc block, as vpm_free
  * expects.
+ *
+ * Nesting is limited to VPM_MAX_DEPTH levels (a manifest needs four): a
+ * first pass over libyaml's events stops at the first node deeper than
+ * that, before the document is loaded, because libyaml itself has no limit
+ * and its scanner is quadratic in the depth of flow collections (100,000
+ * nested '[' took 25 s to load).
  */
 #include "vulpy/manifest.h"
 
@@ -168,8 +174,10 @@ static void field_pair(reader *r, const char *key, yaml_node_t *k, yaml_node_t *
     rerror(r, k, "%s: unknown key '%s' (expected name, type, offset, size)", c->what, key);
     return;
   }
-  if (c->seen & (1u << i))
+  if (c->seen & (1u << i)) {
     rerror(r, k, "%s: duplicate key '%s'", c->what, key);
+    return; /* reading it again would leak what the first one built */
+  }
   c->seen |= 1u << i;
   switch (i) {
   case 0: free(c->f->name); c->f->name = read_name(r, v, "field name"); break;
@@ -243,8 +251,10 @@ static void buffer_pair(reader *r, const char *key, yaml_node_t *k, yaml_node_t 
            key);
     return;
   }
-  if (c->seen & (1u << i))
+  if (c->seen & (1u << i)) {
     rerror(r, k, "buffer: duplicate key '%s'", key);
+    return; /* reading it again would leak what the first one built */
+  }
   c->seen |= 1u << i;
   switch (i) {
   case 0: free(c->b->name); c->b->name = read_name(r, v, "buffer name"); break;
@@ -422,8 +432,10 @@ static void top_pair(reader *r, const char *key, yaml_node_t *k, yaml_node_t *v,
     vp_diag_add(r->diags, VP_WARNING, node_loc(r, k), "unknown manifest key '%s' ignored", key);
     return;
   }
-  if (*seen & (1u << i))
+  if (*seen & (1u << i)) {
     rerror(r, k, "duplicate key '%s'", key);
+    return; /* reading it again would leak what the first one built */
+  }
   *seen |= 1u << i;
   switch (i) {
   case 0: {
@@ -449,10 +461,47 @@ static void top_pair(reader *r, const char *key, yaml_node_t *k, yaml_node_t *v,
   }
 }
 
+/* False (with an error at the node) when a collection opens deeper than
+ * VPM_MAX_DEPTH levels. Only the events up to that node are read, so a
+ * deep document costs what its first VPM_MAX_DEPTH levels cost; any other
+ * problem is left to yaml_parser_load, which reports it. */
+static bool depth_ok(const char *yaml, size_t len, const char *file, vp_diags *diags) {
+  yaml_parser_t parser;
+  if (!yaml_parser_initialize(&parser))
+    return true; /* the load reports the out-of-memory */
+  yaml_parser_set_input_string(&parser, (const unsigned char *)yaml, len);
+  unsigned depth = 0;
+  bool ok = true;
+  for (;;) {
+    yaml_event_t ev;
+    if (!yaml_parser_parse(&parser, &ev))
+      break;
+    yaml_event_type_t t = ev.type;
+    if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+      if (++depth > VPM_MAX_DEPTH) {
+        vp_error(diags,
+                 ((vp_loc){file, (uint32_t)ev.start_mark.line + 1,
+                           (uint32_t)ev.start_mark.column + 1}),
+                 "invalid YAML: nesting deeper than %d levels", VPM_MAX_DEPTH);
+        ok = false;
+      }
+    } else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
+      depth--;
+    }
+    yaml_event_delete(&ev);
+    if (!ok || t == YAML_STREAM_END_EVENT)
+      break;
+  }
+  yaml_parser_delete(&parser);
+  return ok;
+}
+
 /* manifest := mapping of the keys in top_keys; vulpy_manifest, kernel,
  * entry_point and local_size are required. */
 vpm_manifest *vpm_parse(const char *yaml, size_t len, const char *filename, vp_diags *diags) {
   const char *file = filename ? filename : "<manifest>";
+  if (!depth_ok(yaml, len, file, diags))
+    return NULL;
   yaml_parser_t parser;
   yaml_document_t doc;
   if (!yaml_parser_initialize(&parser)) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../IR/check.h"
 
@@ -96,9 +97,59 @@ static void test_errors(void) {
   vpm_free(NULL);
 }
 
+/* Nesting: VPM_MAX_DEPTH levels parse (as far as YAML goes), one more is
+ * an error at the first node too deep; 100,000 levels (25 s in libyaml's
+ * loader before the limit) fail at once. */
+static char *nested(const char *head, unsigned levels, char open, char close) {
+  size_t n = strlen(head);
+  char *s = malloc(n + 2 * (size_t)levels + 2);
+  memcpy(s, head, n);
+  memset(s + n, open, levels);
+  memset(s + n + levels, close, levels);
+  s[n + 2 * (size_t)levels] = '\n';
+  s[n + 2 * (size_t)levels + 1] = 0;
+  return s;
+}
+
+static void test_nesting(void) {
+  const char *head = "vulpy_manifest: 1\nkernel: k\nentry_point: main\nlocal_size: [1]\n"
+                     "structs: ";
+  vp_diags d = {0};
+  /* 64 levels: the top mapping and 63 lists; structs' schema error, no depth error */
+  char *ok = nested(head, VPM_MAX_DEPTH - 1, '[', ']');
+  CHECK(vpm_parse(ok, strlen(ok), "deep.yaml", &d) == NULL);
+  char *msg = vp_diags_format(&d, NULL);
+  CHECK(msg && strstr(msg, "nesting") == NULL);
+  free(msg);
+  free(ok);
+  vp_diags_clear(&d);
+  /* 64 lists, 65 levels: an error at the 64th '[' (line 5, column 10 + 63) */
+  char *bad = nested(head, VPM_MAX_DEPTH, '[', ']');
+  CHECK(vpm_parse(bad, strlen(bad), "deep.yaml", &d) == NULL);
+  CHECK(d.nerrors == 1);
+  CHECK(d.count && d.items[0].loc.line == 5 && d.items[0].loc.col == 10 + VPM_MAX_DEPTH - 1);
+  CHECK(d.count && strcmp(d.items[0].message, "invalid YAML: nesting deeper than 64 levels") == 0);
+  free(bad);
+  vp_diags_clear(&d);
+  /* 100,000 levels of lists and of flow mappings, each in well under a second */
+  char *opens[2] = {"[", "{"}, *closes[2] = {"]", "}"};
+  for (int k = 0; k < 2; k++) {
+    char *huge = nested("", 100000, opens[k][0], closes[k][0]);
+    clock_t t0 = clock();
+    CHECK(vpm_parse(huge, strlen(huge), "huge.yaml", &d) == NULL);
+    double s = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    CHECK(s < 1.0);
+    CHECK(d.nerrors == 1 && d.count && strstr(d.items[0].message, "nesting deeper"));
+    free(huge);
+    vp_diags_clear(&d);
+  }
+  vp_diags_free(&d);
+}
+
 int main(void) {
   test_round_trip();
   test_errors();
+  test_nesting();
   fprintf(stderr, "%s test_manifest\n", check_failures ? "FAIL" : "PASS");
   return check_failures ? 1 : 0;
 }

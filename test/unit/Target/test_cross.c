@@ -132,10 +132,55 @@ static void test_bad_module(void) {
   vp_diags_free(&d);
 }
 
+/* Inputs fuzz_spirv_reflect found (test/fuzz/corpus/fuzz_spirv_reflect):
+ * each is an error, not an allocation of gigabytes, a read past the words
+ * or a manifest that does not read back. */
+static uint32_t *read_words(const char *name, size_t *n) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/test/fuzz/corpus/fuzz_spirv_reflect/%s", VULPY_SOURCE_DIR, name);
+  size_t len = 0;
+  char *bytes = vp_read_file(path, &len);
+  CHECK(bytes != NULL);
+  *n = len / 4;
+  uint32_t *w = malloc(*n * 4 + 4);
+  if (bytes && w)
+    memcpy(w, bytes, *n * 4);
+  free(bytes);
+  return w;
+}
+
+static void test_fuzzed(void) {
+  static const struct {
+    const char *file, *error;
+  } cases[] = {
+      /* a runtime array without ArrayStride: the validator refuses it (it
+       * reflected as elem_size 0, which the manifest reader rejects) */
+      {"regress-no-array-stride.spv", "invalid SPIR-V: "},
+      /* an id bound of 0xb4000000-ish: SPIRV-Cross allocated it */
+      {"regress-huge-id-bound.spv", "invalid SPIR-V: "},
+      /* the word scan's own tables were as big as the id bound */
+      {"regress-scan-huge-bound.spv", "malformed SPIR-V: id bound"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    size_t n;
+    uint32_t *w = read_words(cases[i].file, &n);
+    vp_diags d = {0};
+    vpm_manifest *m = w ? vtg_reflect_spirv(w, n, &d) : NULL;
+    CHECK(m == NULL);
+    CHECK(d.nerrors >= 1 && strstr(d.items[0].message, cases[i].error));
+    if (d.count && !strstr(d.items[0].message, cases[i].error))
+      fprintf(stderr, "%s: %s\n", cases[i].file, d.items[0].message);
+    vpm_free(m);
+    vp_diags_free(&d);
+    free(w);
+  }
+}
+
 int main(void) {
   test_reflect();
   test_msl();
   test_bad_module();
+  test_fuzzed();
   if (check_failures) {
     fprintf(stderr, "%d failure(s)\n", check_failures);
     return 1;
