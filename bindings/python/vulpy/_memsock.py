@@ -278,8 +278,17 @@ class MemSock:
 
     def _end(self):
         """After the GPU finished a dispatch: account for its frames and, with
-        callbacks, wait until they were delivered."""
-        self._native.end_dispatch()
+        callbacks, wait until they were delivered. A dispatch whose loops the
+        device cut short (lavapipe's loop budget: the kernel's canary) raises
+        once the frames delivered before are done; its others are dropped as
+        torn (docs/memsock.md)."""
+        cut = None
+        try:
+            self._native.end_dispatch()
+        except Exception as e:  # noqa: BLE001 - re-raised below
+            if "loops early" not in str(e):
+                raise
+            cut = e
         timeouts = self._native.stats()["gpu_timeouts"]
         if timeouts != self._timeouts and self.policy == "block":
             warnings.warn(f"vp.MemSock: the kernel gave up waiting for a free slot "
@@ -297,6 +306,8 @@ class MemSock:
                 if not self._thread.is_alive():
                     break
         self._raise_error()
+        if cut is not None:
+            raise cut
 
     # ---------------------------------------------------------- consumers
 
