@@ -482,8 +482,14 @@ static void lower_fire(lctx *c, pipe *p, vir_op *fire) {
     vir_builder keep = c->b;
     offset_stores(c, p, &body->regions[0], fbase, felems);
     c->b = keep;
-    /* 4. publish: the last workgroup to arrive */
-    membar(c, VIR_SCOPE_QUEUE_FAMILY, VIR_SEM_RELEASE);
+    /* 4. publish: the last workgroup to arrive. Each workgroup orders its
+     * part before its arrival at device scope; the last one's queue-family
+     * release before the tag (fences are cumulative: it covers the writes
+     * its acquire saw) makes the frame the host's. One queue-family fence a
+     * frame, not one a workgroup (a system-wide fence on NVIDIA, 262144 of
+     * them on a 2^26-element grid); the frame's stores are to a coherent
+     * buffer, made available at queue-family scope each. */
+    membar(c, VIR_SCOPE_DEVICE, VIR_SEM_RELEASE);
     vir_build(&c->b, VIR_OP_BARRIER, NULL, 0, NULL);
     vir_op *arrive = build_if(c, leader);
     IN_REGION(c, &arrive->regions[0], {
@@ -499,7 +505,7 @@ static void lower_fire(lctx *c, pipe *p, vir_op *fire) {
       vir_value *sw = lload(c, p->slot), *s = lload(c, p->seq);
       vir_value *aw = bin(c, VIR_OP_ADD, sw, k32(c, VMS_SLOT_ARRIVE));
       vir_value *arrived = named(ring_atomic(c, p, VIR_OP_ATOMIC_ADD, aw, k32(c, 1), NULL,
-                                             VIR_SCOPE_QUEUE_FAMILY, VIR_SEM_ACQ_REL), "arrived");
+                                             VIR_SCOPE_DEVICE, VIR_SEM_ACQ_REL), "arrived");
       vir_op *last = build_if(c, bin(c, VIR_OP_EQ, arrived, bin(c, VIR_OP_SUB, groups, k32(c, 1))));
       IN_REGION(c, &last->regions[0], {
         ring_atomic(c, p, VIR_OP_ATOMIC_STORE, aw, k32(c, 0), NULL, VIR_SCOPE_DEVICE,

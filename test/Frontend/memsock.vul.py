@@ -48,8 +48,7 @@ def main(efield: vp.Buffer[vp.float32], pipe: vp.MemSock[vp.float32]):
 # GLSL: if ({{.*}} < frame_elems) {
 # GLSL-NEXT: uint at = frame_base + {{.*}};
 # GLSL-NEXT: pipe[at] = {{.*}};
-# GLSL: uint arrived = atomicAdd(pipe_ring[{{.*}}], 1u, gl_ScopeQueueFamily, 0, 0);
-# GLSL-NEXT: memoryBarrier(gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+# GLSL: uint arrived = atomicAdd(pipe_ring[{{.*}}], 1u);
 # GLSL: memoryBarrier(gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
 # GLSL-NEXT: atomicStore(pipe_ring[{{.*}}], {{.*}} * 2u, gl_ScopeQueueFamily, 0, 0);
 # GLSL: memoryBarrier(gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
