@@ -46,8 +46,16 @@ struct vrt_memsock {
   bool active;          /* a dispatch is between begin and end */
   bool closed;
   bool failed;          /* the GPU wrote something impossible */
+  bool poisoned;        /* frames before poison_until came from a dispatch whose loops
+                         * the device cut short: never delivered (counted torn) */
+  uint32_t poison_until;
+  uint64_t cut;         /* invocations whose loop-budget canary ran short, all dispatches */
+  bool hold;            /* the canary is on: a dispatch's frames wait for its end */
+  uint32_t base;        /* the running dispatch's first sequence number */
   char failure[160];
   uint64_t delivered, dropped, torn, published;
+  uint64_t seen_ns;     /* when the consumer saw the last frame handed out (CLOCK_MONOTONIC) */
+  uint64_t active_spin_ns; /* how long a consumer polls without sleeping while a dispatch runs */
 
   pthread_t poller;
   bool polling;
@@ -132,6 +140,16 @@ vrt_memsock *vrt_memsock_create(vrt_context *ctx, const vrt_memsock_desc *desc, 
   ms->ctx = ctx;
   ms->desc = *desc;
   ms->slot_words = (VMS_SLOT_PAYLOAD + desc->payload_words + 3) & ~3u;
+  /* While a dispatch that binds the pipe runs, the consumer polls without
+   * sleeping for this long after it starts waiting (a frame is likely to
+   * come, and a sleep costs its latency: 2 us doubling to 200 us); then it
+   * sleeps as when idle. Not on CPU devices: there the poller would take a
+   * core from the device's own threads. */
+  ms->active_spin_ns =
+      desc->active_spin_us == UINT32_MAX ? 0
+      : desc->active_spin_us              ? 1000ull * desc->active_spin_us
+      : vrt_context_device(ctx)->kind == VRT_DEVICE_CPU ? 0
+                                                        : 2000000ull;
   ms->stride_bytes = stride;
   uint64_t ring_bytes = 4ull * (VMS_HDR_WORDS + (uint64_t)desc->capacity * ms->slot_words);
   vrt_memory_kind kind = desc->memory;
@@ -204,6 +222,14 @@ vrt_memsock *vrt_memsock_create(vrt_context *ctx, const vrt_memsock_desc *desc, 
   uint32_t fin = cpu ? 16384u : 1u << 22;
   atomic_store(word(ms, VMS_HDR_FIN_SPIN),
                desc->spin_limit && desc->spin_limit < fin ? desc->spin_limit : fin);
+  /* The loop-budget canary's trips (lower-memsock's add_canary): only where
+   * loops end silently (lavapipe, the one CPU device); 0 elsewhere. */
+  atomic_store(word(ms, VMS_HDR_CANARY), cpu ? 3u : 0u);
+  /* There, frames are handed out only once their dispatch ended with the
+   * canary intact: a frame published by a kernel whose loops were cut may
+   * be torn in ways no word of the ring shows (measured: parts never
+   * written), and a zero-copy view cannot be taken back. */
+  ms->hold = cpu;
   atomic_store_explicit(word(ms, VMS_HDR_MAGIC), VMS_MAGIC, memory_order_release);
   return ms;
 }
@@ -229,6 +255,12 @@ void *vrt_memsock_slot_frame(const vrt_memsock *ms, uint32_t slot) {
   return slot < ms->desc.capacity ? ms->data + (uint64_t)slot * ms->stride_bytes : NULL;
 }
 uint32_t *vrt_memsock_words(const vrt_memsock *ms) { return (uint32_t *)ms->words; }
+uint64_t vrt_memsock_seen_ns(vrt_memsock *ms) {
+  pthread_mutex_lock(&ms->lock);
+  uint64_t t = ms->seen_ns;
+  pthread_mutex_unlock(&ms->lock);
+  return t;
+}
 
 /* ------------------------------------------------------------ dispatches */
 
@@ -239,7 +271,11 @@ bool vrt_memsock_begin_dispatch(vrt_memsock *ms, vp_diags *d) {
     ms->active = true;
     /* Fires of this dispatch are numbered from here: the count of frames
      * finalized so far (every earlier dispatch has ended). */
+    vrt__host_store(word(ms, VMS_HDR_CUT), 0);
     vrt__host_store(word(ms, VMS_HDR_BASE), ms->seen);
+    ms->base = ms->seen;
+    /* the canary's word decides (a test playing the GPU sets it to 0) */
+    ms->hold = atomic_load(word(ms, VMS_HDR_CANARY)) != 0;
   }
   pthread_mutex_unlock(&ms->lock);
   if (busy)
@@ -283,11 +319,33 @@ bool vrt_memsock_end_dispatch(vrt_memsock *ms, vp_diags *d) {
   pthread_mutex_lock(&ms->lock);
   uint32_t p = 0;
   bool ok = read_published(ms, &p);
+  /* The canary: invocations whose loops the device cut short (lavapipe's
+   * loop budget). Their fires and waits ended early, so the slots' arrival
+   * counts mix frames: a frame "published" then may hold parts of a later
+   * fire or miss parts. None of this dispatch's frames not yet handed out
+   * is delivered; the dispatch fails. */
+  uint32_t cut = atomic_load_explicit(word(ms, VMS_HDR_CUT), memory_order_acquire);
+  if (ok && cut) {
+    ms->cut += cut;
+    ms->poisoned = true;
+    ms->poison_until = p;
+  }
   ms->active = false;
   drain_closed(ms);
   pthread_mutex_unlock(&ms->lock);
   if (!ok)
     vrt__error(ms->ctx, d, "%s", ms->failure);
+  else if (cut) {
+    vrt__error(ms->ctx, d,
+               "MemSock: the device ended the kernel's loops early (%u report(s) that the loop "
+               "budget ran out: lavapipe ends every loop of an invocation after 65535 back-edges in all; "
+               "ctx.limits['max_loop_iterations']), so fires and waits of this dispatch were cut "
+               "short; its frames not delivered yet are dropped as torn. Fire fewer frames per "
+               "dispatch, give a block pipe as many slots as one dispatch fires, or keep the "
+               "kernel's own loops short",
+               cut);
+    ok = false;
+  }
   return ok;
 }
 
@@ -311,6 +369,8 @@ static int try_next(vrt_memsock *ms, vrt_memsock_frame *f) {
   uint32_t cap = ms->desc.capacity, p;
   if (ms->failed || !read_published(ms, &p))
     return -2;
+  if (ms->hold && ms->active)
+    p = ms->base; /* the running dispatch's frames wait for its canary */
   while (p != ms->next) {
     uint32_t s = ms->next, slot = s % cap;
     if (ms->desc.policy == VRT_MEMSOCK_OVERWRITE && p - s > cap) {
@@ -320,11 +380,30 @@ static int try_next(vrt_memsock *ms, vrt_memsock_frame *f) {
       continue;
     }
     uint32_t want = 2u * (s + 1u);
+    if (ms->poisoned && (int32_t)(s - ms->poison_until) < 0) {
+      /* from a dispatch whose loops were cut (end_dispatch): untrusted */
+      ms->torn++;
+      ms->next++;
+      vrt__host_store(word(ms, VMS_HDR_ACK), ms->next);
+      continue;
+    }
     uint32_t tag = atomic_load_explicit(sword(ms, slot, VMS_SLOT_TAG), memory_order_acquire);
     if (tag != want) {
       /* skipped by the GPU (full, closed, a block wait that gave up), or
        * already lapped (overwrite) */
       ms->dropped++;
+      ms->next++;
+      vrt__host_store(word(ms, VMS_HDR_ACK), ms->next);
+      continue;
+    }
+    /* Under block and skip nothing writes the slot between the frame's
+     * decision and the host's ack; later fires that found no room leave a
+     * "dropped" decision there (bit 0) and write nothing. A "write"
+     * decision of another frame means another fire wrote into the slot (a
+     * kernel whose loops were cut short): torn, never handed out. */
+    uint32_t dec = atomic_load_explicit(sword(ms, slot, VMS_SLOT_DECIDE), memory_order_acquire);
+    if (ms->desc.policy != VRT_MEMSOCK_OVERWRITE && dec != want && !(dec & 1u)) {
+      ms->torn++;
       ms->next++;
       vrt__host_store(word(ms, VMS_HDR_ACK), ms->next);
       continue;
@@ -343,12 +422,17 @@ static int try_next(vrt_memsock *ms, vrt_memsock_frame *f) {
     const uint32_t *pay = slot_words(ms, slot) + VMS_SLOT_PAYLOAD;
     void *frame = ms->data + (uint64_t)slot * ms->stride_bytes;
     if (ms->desc.policy == VRT_MEMSOCK_OVERWRITE) {
-      /* seqlock read: copy, then check the tag did not move meanwhile */
+      /* seqlock read: copy, then check the tag did not move meanwhile, nor
+       * the decision word: a later fire's workgroups write the slot once
+       * they read its new decision, before its winner marks the tag odd */
       uint64_t fb = ms->desc.frame_elems * ms->desc.elem_size;
+      bool same = atomic_load_explicit(sword(ms, slot, VMS_SLOT_DECIDE), memory_order_acquire) == want;
       memcpy(ms->copy, frame, fb);
       memcpy(ms->copy + ms->stride_bytes, pay, 4ull * ms->desc.payload_words);
       atomic_thread_fence(memory_order_acquire);
-      if (atomic_load_explicit(sword(ms, slot, VMS_SLOT_TAG), memory_order_relaxed) != want) {
+      if (!same ||
+          atomic_load_explicit(sword(ms, slot, VMS_SLOT_DECIDE), memory_order_relaxed) != want ||
+          atomic_load_explicit(sword(ms, slot, VMS_SLOT_TAG), memory_order_relaxed) != want) {
         ms->torn++;
         ms->next++;
         vrt__host_store(word(ms, VMS_HDR_ACK), ms->next);
@@ -357,6 +441,7 @@ static int try_next(vrt_memsock *ms, vrt_memsock_frame *f) {
       frame = ms->copy;
       pay = (const uint32_t *)(ms->copy + ms->stride_bytes);
     }
+    ms->seen_ns = now_ns();
     f->data = frame;
     f->payload = pay;
     f->copied = ms->desc.policy == VRT_MEMSOCK_OVERWRITE;
@@ -366,12 +451,21 @@ static int try_next(vrt_memsock *ms, vrt_memsock_frame *f) {
   return ms->closed && !ms->active ? -1 : 0;
 }
 
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
 int vrt_memsock_next(vrt_memsock *ms, uint64_t timeout_ns, vrt_memsock_frame *f, vp_diags *d) {
   uint64_t start = 0, pause = 2000;
   uint32_t spins = 0;
   for (;;) {
     pthread_mutex_lock(&ms->lock);
     int r;
+    bool active = ms->active;
     if (ms->in_flight) {
       r = -3;
     } else {
@@ -401,6 +495,10 @@ int vrt_memsock_next(vrt_memsock *ms, uint64_t timeout_ns, vrt_memsock_frame *f,
       return 0;
     if (spins++ < ms->desc.poll_spin)
       continue;
+    if (active && t - start < ms->active_spin_ns) {
+      cpu_relax();
+      continue;
+    }
     uint64_t cap_ns = ms->desc.poll_sleep_us ? 1000ull * ms->desc.poll_sleep_us : 200000;
     pause_ns(pause);
     pause = pause * 2 > cap_ns ? cap_ns : pause * 2;
@@ -481,6 +579,7 @@ void vrt_memsock_stats_get(vrt_memsock *ms, vrt_memsock_stats *out) {
   out->next = ms->next;
   out->gpu_dropped = atomic_load(word(ms, VMS_HDR_GPU_DROPPED));
   out->gpu_timeouts = atomic_load(word(ms, VMS_HDR_GPU_TIMEOUTS));
+  out->gpu_cut = ms->cut + (ms->active ? atomic_load(word(ms, VMS_HDR_CUT)) : 0);
   out->closed = ms->closed;
   out->failed = ms->failed;
   pthread_mutex_unlock(&ms->lock);

@@ -40,7 +40,11 @@ enum {
                              * (other workgroups) may take; shorter than SPIN: that wait
                              * never needs the host, and when it lasts, the workgroups it
                              * waits for cannot start (a grid larger than runs at once) */
-  VMS_HDR_WORDS = 16
+  VMS_HDR_CANARY = 16,      /* host: trips of the loop-budget canary at the kernel's end (0:
+                             * none); set on devices that end loops silently (lavapipe) */
+  VMS_HDR_CUT = 17,         /* GPU: invocations whose canary ran short: the device cut the
+                             * kernel's loops (its fires and waits) short */
+  VMS_HDR_WORDS = 24
 };
 
 /* Slot words, at VMS_HDR_WORDS + slot * slot_words. */

@@ -682,6 +682,8 @@ typedef struct vrt_memsock_desc {
   uint32_t spin_limit;    /* a block wait's spin bound in the kernel; 0: the default */
   uint32_t poll_spin;     /* consumer polls before it sleeps; 0: sleep at once */
   uint32_t poll_sleep_us; /* the longest sleep between polls; 0: 200 us */
+  uint32_t active_spin_us; /* while a dispatch with the pipe runs, poll this long before
+                            * sleeping; 0: 2000 on GPUs, none on CPU devices; UINT32_MAX: never */
 } vrt_memsock_desc;
 
 /* The payload signature of fields names[i]:types[i] (VIR spellings u32,
@@ -701,6 +703,10 @@ uint64_t vrt_memsock_stride(const vrt_memsock *ms);
 void *vrt_memsock_slot_frame(const vrt_memsock *ms, uint32_t slot);
 /* The ring words (tests play the GPU's part with them). */
 uint32_t *vrt_memsock_words(const vrt_memsock *ms);
+/* When the consumer saw the frame last handed out (CLOCK_MONOTONIC ns, the
+ * clock of Python's time.perf_counter_ns on Linux): the bench's publish ->
+ * callback figure. */
+uint64_t vrt_memsock_seen_ns(vrt_memsock *ms);
 
 /* Around each dispatch that binds the pipe: begin numbers its fires after
  * every frame so far (false while another dispatch has the pipe); end
@@ -740,6 +746,7 @@ typedef struct vrt_memsock_stats {
   uint64_t published, delivered, dropped, torn;
   uint32_t pending, next, gpu_dropped, gpu_timeouts;
   bool closed, failed;
+  uint64_t gpu_cut; /* invocations whose loops the device cut short (lavapipe's budget) */
 } vrt_memsock_stats;
 void vrt_memsock_stats_get(vrt_memsock *ms, vrt_memsock_stats *out);
 

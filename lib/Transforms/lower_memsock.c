@@ -172,7 +172,7 @@ static void uni_region(uni *u, vir_region *r, bool ctx, vir_op *loop) {
 
 typedef struct pipe {
   vir_sym *frames, *ring;
-  vir_sym *fires, *seq, *slot, *go, *cur, *spin; /* locals */
+  vir_sym *fires, *seq, *slot, *go, *cur, *spin, *won; /* locals */
   vir_sym *wg;                            /* shared: decision, frame base */
 } pipe;
 
@@ -197,14 +197,27 @@ static vir_value *named(vir_value *v, const char *name) {
   return v;
 }
 
+static void membar(lctx *c, vir_scope sc, vir_semantics sem);
+
+/* A ring atomic. Its ordering is spelled as fences around a relaxed atomic
+ * (release fence before, acquire fence after), the same order: lavapipe
+ * (Mesa 22.3) ended the invocations of a dispatch when atomics with
+ * acquire or release semantics sat in a loop under a branch only some
+ * invocations take (the leader's, inside a kernel's loop of fires), while
+ * relaxed atomics and fences run right (lower_persistent.c found the
+ * same). In a spin loop the polls are relaxed and one fence follows. */
 static vir_value *ring_atomic(lctx *c, pipe *p, vir_opcode code, vir_value *idx, vir_value *v,
                               vir_value *v2, vir_scope sc, vir_semantics sem) {
   vir_value *o[3] = {idx, v, v2};
   uint32_t n = code == VIR_OP_ATOMIC_LOAD ? 1 : code == VIR_OP_ATOMIC_CMPXCHG ? 3 : 2;
+  if (sem == VIR_SEM_RELEASE || sem == VIR_SEM_ACQ_REL)
+    membar(c, sc, VIR_SEM_RELEASE);
   vir_op *op = vir_build(&c->b, code, code == VIR_OP_ATOMIC_STORE ? NULL : c->u32, n, o);
   op->attr.sym = p->ring;
   op->attr.scope = sc;
-  op->attr.sem = sem;
+  op->attr.sem = VIR_SEM_RELAXED;
+  if (sem == VIR_SEM_ACQUIRE || sem == VIR_SEM_ACQ_REL)
+    membar(c, sc, VIR_SEM_ACQUIRE);
   return vir_result(op);
 }
 
@@ -212,6 +225,11 @@ static vir_value *ring_atomic(lctx *c, pipe *p, vir_opcode code, vir_value *idx,
  * closed flag, the other workgroups' published count): an atomic load. */
 static vir_value *poll(lctx *c, pipe *p, uint32_t w, vir_scope sc) {
   return ring_atomic(c, p, VIR_OP_ATOMIC_LOAD, k32(c, w), NULL, NULL, sc, VIR_SEM_ACQUIRE);
+}
+
+/* The same inside a spin loop: relaxed; the polls after the loop order. */
+static vir_value *spin_poll(lctx *c, pipe *p, uint32_t w, vir_scope sc) {
+  return ring_atomic(c, p, VIR_OP_ATOMIC_LOAD, k32(c, w), NULL, NULL, sc, VIR_SEM_RELAXED);
 }
 
 /* A header word the host wrote before the dispatch: a plain load. */
@@ -293,11 +311,12 @@ static bool get_pipe(lctx *c, vir_op *fire, pipe *p) {
   p->go = add_local(c, pn, "go");
   p->cur = add_local(c, pn, "decision");
   p->spin = add_local(c, pn, "spin");
+  p->won = add_local(c, pn, "won");
   const char *wn = vp_arena_printf(&c->m->arena, "_vp_%s_wg", pn);
   p->wg = vir_module_find(c->m, wn);
   if (!p->wg)
     p->wg = vir_add_shared(c->m, wn, vir_ty_array(c->m, c->u32, 2), fire->loc);
-  return p->fires && p->seq && p->slot && p->go && p->cur && p->spin && p->wg;
+  return p->fires && p->seq && p->slot && p->go && p->cur && p->spin && p->won && p->wg;
 }
 
 /* Moves the stores to the frames buffer under `if idx < frame_elems` with
@@ -359,11 +378,11 @@ static void lower_fire(lctx *c, pipe *p, vir_op *fire) {
       lstore(c, p->spin, k32(c, 0));
       vir_op *spin = vir_build(&c->b, VIR_OP_WHILE, NULL, 0, NULL);
       IN_REGION(c, &spin->regions[0], {
-        vir_value *pub = poll(c, p, VMS_HDR_PUBLISHED, VIR_SCOPE_DEVICE);
+        vir_value *pub = spin_poll(c, p, VMS_HDR_PUBLISHED, VIR_SCOPE_DEVICE);
         vir_value *fin = bin(c, VIR_OP_LT, bin(c, VIR_OP_SUB, pub, prev), k32(c, 0x80000000u));
-        vir_value *ack = poll(c, p, VMS_HDR_ACK, VIR_SCOPE_QUEUE_FAMILY);
+        vir_value *ack = spin_poll(c, p, VMS_HDR_ACK, VIR_SCOPE_QUEUE_FAMILY);
         vir_value *credit = bin(c, VIR_OP_LT, bin(c, VIR_OP_SUB, s, ack), cap);
-        vir_value *closed = poll(c, p, VMS_HDR_CLOSED, VIR_SCOPE_QUEUE_FAMILY);
+        vir_value *closed = spin_poll(c, p, VMS_HDR_CLOSED, VIR_SCOPE_QUEUE_FAMILY);
         vir_value *ready = bin(c, VIR_OP_LOR, bin(c, VIR_OP_LOR, credit, bin(c, VIR_OP_NE, closed, k32(c, 0))),
                                vir_result(vir_build(&c->b, VIR_OP_LNOT, c->b1, 1, &block)));
         vir_value *both = bin(c, VIR_OP_LAND, fin, ready);
@@ -411,19 +430,29 @@ static void lower_fire(lctx *c, pipe *p, vir_op *fire) {
       vir_value *cur0 = lload(c, p->cur);
       vir_value *undecided = bin(c, VIR_OP_NE, bin(c, VIR_OP_SHR, cur0, k32(c, 1)),
                                  bin(c, VIR_OP_ADD, s, k32(c, 1)));
+      lstore(c, p->won, k32(c, 0));
       vir_op *propose = build_if(c, undecided);
       IN_REGION(c, &propose->regions[0], {
         vir_value *old = ring_atomic(c, p, VIR_OP_ATOMIC_CMPXCHG, dw, cur0, mine, VIR_SCOPE_DEVICE,
                                      VIR_SEM_ACQ_REL);
-        vir_value *o3c[3] = {bin(c, VIR_OP_EQ, old, cur0), mine, old};
+        vir_value *mine_won = named(bin(c, VIR_OP_EQ, old, cur0), "won");
+        vir_value *o3c[3] = {mine_won, mine, old};
         lstore(c, p->cur, named(vir_result(vir_build(&c->b, VIR_OP_SELECT, c->u32, 3, o3c)), "decision"));
+        vir_value *o3w[3] = {mine_won, k32(c, 1), k32(c, 0)};
+        lstore(c, p->won, vir_result(vir_build(&c->b, VIR_OP_SELECT, c->u32, 3, o3w)));
       });
       vir_value *go = named(bin(c, VIR_OP_EQ, bin(c, VIR_OP_AND, lload(c, p->cur), k32(c, 1)), k32(c, 0)),
                             "go");
       vir_value *o3b[3] = {go, k32(c, 1), k32(c, 0)};
       vir_value *gow = vir_result(vir_build(&c->b, VIR_OP_SELECT, c->u32, 3, o3b));
       lstore(c, p->go, gow);
-      vir_op *wr = build_if(c, go);
+      /* Only the leader whose proposal won writes the slot's odd tag, the
+       * payload and the signature: one set of stores a frame, not one per
+       * workgroup (262144 workgroups on a 2^26-element grid). The other
+       * workgroups' frame stores follow their read of the decision, which
+       * the host checks around its copy (overwrite). */
+      vir_value *winner = bin(c, VIR_OP_LAND, go, bin(c, VIR_OP_NE, lload(c, p->won), k32(c, 0)));
+      vir_op *wr = build_if(c, winner);
       IN_REGION(c, &wr->regions[0], {
         /* seqlock: the tag is odd while the frame is written */
         ring_atomic(c, p, VIR_OP_ATOMIC_STORE, bin(c, VIR_OP_ADD, sw, k32(c, VMS_SLOT_TAG)),
@@ -453,8 +482,14 @@ static void lower_fire(lctx *c, pipe *p, vir_op *fire) {
     vir_builder keep = c->b;
     offset_stores(c, p, &body->regions[0], fbase, felems);
     c->b = keep;
-    /* 4. publish: the last workgroup to arrive */
-    membar(c, VIR_SCOPE_QUEUE_FAMILY, VIR_SEM_RELEASE);
+    /* 4. publish: the last workgroup to arrive. Each workgroup orders its
+     * part before its arrival at device scope; the last one's queue-family
+     * release before the tag (fences are cumulative: it covers the writes
+     * its acquire saw) makes the frame the host's. One queue-family fence a
+     * frame, not one a workgroup (a system-wide fence on NVIDIA, 262144 of
+     * them on a 2^26-element grid); the frame's stores are to a coherent
+     * buffer, made available at queue-family scope each. */
+    membar(c, VIR_SCOPE_DEVICE, VIR_SEM_RELEASE);
     vir_build(&c->b, VIR_OP_BARRIER, NULL, 0, NULL);
     vir_op *arrive = build_if(c, leader);
     IN_REGION(c, &arrive->regions[0], {
@@ -470,7 +505,7 @@ static void lower_fire(lctx *c, pipe *p, vir_op *fire) {
       vir_value *sw = lload(c, p->slot), *s = lload(c, p->seq);
       vir_value *aw = bin(c, VIR_OP_ADD, sw, k32(c, VMS_SLOT_ARRIVE));
       vir_value *arrived = named(ring_atomic(c, p, VIR_OP_ATOMIC_ADD, aw, k32(c, 1), NULL,
-                                             VIR_SCOPE_QUEUE_FAMILY, VIR_SEM_ACQ_REL), "arrived");
+                                             VIR_SCOPE_DEVICE, VIR_SEM_ACQ_REL), "arrived");
       vir_op *last = build_if(c, bin(c, VIR_OP_EQ, arrived, bin(c, VIR_OP_SUB, groups, k32(c, 1))));
       IN_REGION(c, &last->regions[0], {
         ring_atomic(c, p, VIR_OP_ATOMIC_STORE, aw, k32(c, 0), NULL, VIR_SCOPE_DEVICE,
@@ -490,6 +525,37 @@ static void lower_fire(lctx *c, pipe *p, vir_op *fire) {
     });
   });
   vir_op_unlink(fire);
+}
+
+/* The loop-budget canary (docs/persistent.md has the same): at the
+ * kernel's end, a loop whose trip count the host gives (ring[CANARY], so no
+ * compiler unrolls it) counts its trips. Lavapipe ends every loop of an
+ * invocation silently once its loops took 65535 back-edges in all, and
+ * after that loops run once: a short count means some wait or fire loop
+ * of this invocation was cut, and the protocol's counts can no longer be
+ * trusted (a workgroup that skipped fires arrives at a later frame of the
+ * same slot; measured on lavapipe: frames published with parts of a later
+ * fire, or with parts never written). The invocation counts itself in
+ * ring[CUT]; where the canary is on, the host hands out a dispatch's frames
+ * only after its end found ring[CUT] at 0, and raises an error otherwise.
+ * A trip count of 0 (devices without such a budget) costs one load and a
+ * compare. */
+static void add_canary(lctx *c, pipe *p) {
+  vir_region *body = &c->f->body;
+  if (body->last && (vir_op_info_of(body->last->code)->flags & VIR_F_TERM))
+    vir_builder_before(&c->b, body->last);
+  else
+    vir_builder_at_end(&c->b, body);
+  c->b.loc = c->f->loc;
+  vir_sym *cnt = add_local(c, p->frames->name, "canary");
+  vir_value *n = named(hdr(c, p, VMS_HDR_CANARY), "canary_trips");
+  lstore(c, cnt, k32(c, 0));
+  vir_value *fo[3] = {k32(c, 0), n, k32(c, 1)};
+  vir_op *loop = vir_build(&c->b, VIR_OP_FOR, NULL, 3, fo);
+  IN_REGION(c, &loop->regions[0], lstore(c, cnt, bin(c, VIR_OP_ADD, lload(c, cnt), k32(c, 1))));
+  vir_op *cut = build_if(c, bin(c, VIR_OP_NE, lload(c, cnt), n));
+  IN_REGION(c, &cut->regions[0], ring_atomic(c, p, VIR_OP_ATOMIC_ADD, k32(c, VMS_HDR_CUT),
+                                             k32(c, 1), NULL, VIR_SCOPE_DEVICE, VIR_SEM_RELAXED));
 }
 
 static bool has_fire(const vir_region *r) {
@@ -530,6 +596,7 @@ static vir_pass_result lower_func(vir_module *m, vir_func *f, vp_diags *diags) {
       vp_error(diags, u.fires[i]->loc, "a fire inside a fire body");
       u.failed = true;
     }
+  pipe canary = {0};
   for (uint32_t i = 0; i < u.nfires && !u.failed; i++) {
     pipe p;
     if (!get_pipe(&c, u.fires[i], &p)) {
@@ -546,7 +613,11 @@ static vir_pass_result lower_func(vir_module *m, vir_func *f, vp_diags *diags) {
       lstore(&c, p.fires, k32(&c, 0));
     }
     lower_fire(&c, &p, u.fires[i]);
+    if (i == 0)
+      canary = p;
   }
+  if (!u.failed && u.nfires)
+    add_canary(&c, &canary);
   vp_arena_free(&tmp);
   return u.failed ? VIR_PASS_FAILURE : VIR_PASS_CHANGED;
 }

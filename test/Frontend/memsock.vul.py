@@ -48,9 +48,12 @@ def main(efield: vp.Buffer[vp.float32], pipe: vp.MemSock[vp.float32]):
 # GLSL: if ({{.*}} < frame_elems) {
 # GLSL-NEXT: uint at = frame_base + {{.*}};
 # GLSL-NEXT: pipe[at] = {{.*}};
-# GLSL: uint arrived = atomicAdd(pipe_ring[{{.*}}], 1u, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
-# GLSL: atomicStore(pipe_ring[{{.*}}], {{.*}} * 2u, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
-# GLSL: atomicMax(pipe_ring[7u], {{.*}}, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+# GLSL: uint arrived = atomicAdd(pipe_ring[{{.*}}], 1u);
+# GLSL: memoryBarrier(gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+# GLSL-NEXT: atomicStore(pipe_ring[{{.*}}], {{.*}} * 2u, gl_ScopeQueueFamily, 0, 0);
+# GLSL: memoryBarrier(gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+# GLSL-NEXT: atomicMax(pipe_ring[7u], {{.*}}, gl_ScopeQueueFamily, 0, 0);
+# GLSL: uint canary_trips = pipe_ring[16u];
 
 # CUDA: __global__ void main_kernel(const float *efield, float *pipe, uint *pipe_ring, PushConstants pc) {
 # CUDA: if (pipe_ring[0u] == 1263750486u) {

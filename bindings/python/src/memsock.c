@@ -8,6 +8,7 @@
  * returns its slot to the GPU.
  */
 #include "ext.h"
+#include "vulpy/memsock_abi.h"
 
 typedef struct vpy_memsock {
   PyObject_HEAD
@@ -20,15 +21,15 @@ typedef struct vpy_memsock {
 static PyObject *ms_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"context",   "elem_size",  "frame_elems", "payload_words",
                            "capacity",  "policy",     "memory",      "signature",
-                           "spin_limit", "poll_spin", "poll_sleep_us", NULL};
+                           "spin_limit", "poll_spin", "poll_sleep_us", "active_spin_us", NULL};
   PyObject *context;
   unsigned int elem_size, payload_words, capacity, signature = 0, spin = 0, poll_spin = 0,
-                                                   poll_sleep = 0;
+                                                   poll_sleep = 0, active_spin = 0;
   unsigned long long frame_elems;
   const char *policy, *memory;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OIKIIss|IIII", kwlist, &context, &elem_size,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OIKIIss|IIIII", kwlist, &context, &elem_size,
                                    &frame_elems, &payload_words, &capacity, &policy, &memory,
-                                   &signature, &spin, &poll_spin, &poll_sleep))
+                                   &signature, &spin, &poll_spin, &poll_sleep, &active_spin))
     return NULL;
   vpy_state *st = vpy_module_state(PyType_GetModule(type));
   vrt_context *ctx = vpy_context_get(st, context);
@@ -46,7 +47,7 @@ static PyObject *ms_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
                            .payload_words = payload_words, .capacity = capacity,
                            .policy = (vrt_memsock_policy)pol, .memory = (vrt_memory_kind)kind,
                            .signature = signature, .spin_limit = spin, .poll_spin = poll_spin,
-                           .poll_sleep_us = poll_sleep};
+                           .poll_sleep_us = poll_sleep, .active_spin_us = active_spin};
   vp_diags d = {0};
   vrt_memsock *ms = vrt_memsock_create(ctx, &desc, &d);
   if (!ms)
@@ -173,6 +174,7 @@ static PyObject *ms_stats(PyObject *obj, PyObject *unused) {
       !vpy_dict_set(dct, "pending", PyLong_FromUnsignedLong(s.pending)) ||
       !vpy_dict_set(dct, "gpu_dropped", PyLong_FromUnsignedLong(s.gpu_dropped)) ||
       !vpy_dict_set(dct, "gpu_timeouts", PyLong_FromUnsignedLong(s.gpu_timeouts)) ||
+      !vpy_dict_set(dct, "gpu_cut", PyLong_FromUnsignedLongLong(s.gpu_cut)) ||
       !vpy_dict_set(dct, "closed", PyBool_FromLong(s.closed)) ||
       !vpy_dict_set(dct, "failed", PyBool_FromLong(s.failed))) {
     Py_XDECREF(dct);
@@ -181,11 +183,17 @@ static PyObject *ms_stats(PyObject *obj, PyObject *unused) {
   return dct;
 }
 
+/* seen_ns() -> when the consumer saw the last frame handed out (CLOCK_MONOTONIC
+ * ns, as time.perf_counter_ns): the bench's publish -> callback figure */
+static PyObject *ms_seen_ns(PyObject *obj, PyObject *unused) {
+  return PyLong_FromUnsignedLongLong(vrt_memsock_seen_ns(((vpy_memsock *)obj)->ms));
+}
+
 /* header() -> the ring's header words (tests, debugging) */
 static PyObject *ms_header(PyObject *obj, PyObject *unused) {
   const uint32_t *w = vrt_memsock_words(((vpy_memsock *)obj)->ms);
-  PyObject *list = PyList_New(16);
-  for (int i = 0; list && i < 16; i++)
+  PyObject *list = PyList_New(VMS_HDR_WORDS);
+  for (int i = 0; list && i < VMS_HDR_WORDS; i++)
     PyList_SetItem(list, i, PyLong_FromUnsignedLong(w[i]));
   return list;
 }
@@ -222,7 +230,8 @@ static PyMethodDef ms_methods[] = {
     {"close", ms_close, METH_NOARGS, "close(): the GPU stops writing and waiting"},
     {"flush", ms_flush, METH_O, "flush(timeout_s) -> bool: every published frame consumed"},
     {"stats", ms_stats, METH_NOARGS, "stats() -> dict"},
-    {"header", ms_header, METH_NOARGS, "header() -> the ring's 16 header words"},
+    {"seen_ns", ms_seen_ns, METH_NOARGS, "seen_ns() -> when the last frame was seen (ns)"},
+    {"header", ms_header, METH_NOARGS, "header() -> the ring's header words (vulpy/memsock_abi.h)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -101,6 +101,7 @@ class MemSock:
             raise ValueError("MemSock(payload=...) has at most 64 fields")
         self.payload = dict(fields)
         self._fmt = "<" + "".join(_PAYLOAD[dt][1] for _, dt in fields)
+        self._unpack = struct.Struct(self._fmt).unpack  # compiled once: a frame's only decode
         self._Payload = collections.namedtuple("Payload", [n for n, _ in fields])
         self._sig_fields = [(n, _PAYLOAD[dt][0]) for n, dt in fields]
         self._handlers = {"message": [], "close": []}
@@ -211,7 +212,7 @@ class MemSock:
         seq, slot, pay, copy = got
         frame = self._views[slot] if copy is None else \
             np.frombuffer(copy, self.dtype).reshape(self.frame_shape)
-        values = struct.unpack(self._fmt, pay) if self._fmt != "<" else ()
+        values = self._unpack(pay) if self._fmt != "<" else ()
         return seq, frame, values
 
     def _start(self):
@@ -221,7 +222,12 @@ class MemSock:
         self._thread.start()
 
     def _poll(self):
+        # per frame: the native wait (no GIL), the view and payload, the
+        # callbacks, the release (the GPU's credit); nothing else
         native = self._native
+        handlers = self._handlers["message"]
+        frame_of = self._frame
+        ctrl = self._ctrl is not None
         delivered = 0
         try:
             while True:
@@ -231,13 +237,14 @@ class MemSock:
                 if got is False:
                     break
                 try:
-                    _, frame, values = self._frame(got)
-                    for fn in list(self._handlers["message"]):
+                    _, frame, values = frame_of(got)
+                    for fn in tuple(handlers):
                         fn(frame, *values)
                 finally:
                     native.release()
                 delivered += 1
-                self._ctrl_store(0, delivered)
+                if ctrl:
+                    self._ctrl_store(0, delivered)
         except BaseException as e:  # noqa: BLE001 - handed to the caller
             self._error = e
             native.close()  # the GPU stops waiting for this consumer
@@ -278,8 +285,17 @@ class MemSock:
 
     def _end(self):
         """After the GPU finished a dispatch: account for its frames and, with
-        callbacks, wait until they were delivered."""
-        self._native.end_dispatch()
+        callbacks, wait until they were delivered. A dispatch whose loops the
+        device cut short (lavapipe's loop budget: the kernel's canary) raises
+        once the frames delivered before are done; its others are dropped as
+        torn (docs/memsock.md)."""
+        cut = None
+        try:
+            self._native.end_dispatch()
+        except Exception as e:  # noqa: BLE001 - re-raised below
+            if "loops early" not in str(e):
+                raise
+            cut = e
         timeouts = self._native.stats()["gpu_timeouts"]
         if timeouts != self._timeouts and self.policy == "block":
             warnings.warn(f"vp.MemSock: the kernel gave up waiting for a free slot "
@@ -297,6 +313,8 @@ class MemSock:
                 if not self._thread.is_alive():
                     break
         self._raise_error()
+        if cut is not None:
+            raise cut
 
     # ---------------------------------------------------------- consumers
 

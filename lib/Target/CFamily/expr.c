@@ -263,7 +263,9 @@ int cf_atomic_expr(cf_printer *p, vp_strbuf *b, const vir_op *op) {
   /* GLSL: plain form for device-scope relaxed read-modify-writes (what
    * atomicAdd always meant), the memory-scope-semantics form otherwise. */
   bool plain = op->attr.scope >= VIR_SCOPE_DEVICE && op->attr.sem == VIR_SEM_RELAXED && !is_load &&
-               !is_store;
+               !is_store &&
+               /* a queue-family one keeps its scope where it has one */
+               !(op->attr.scope == VIR_SCOPE_QUEUE_FAMILY && (p->ext & CF_EXT_VMM));
   vp_strbuf_printf(b, "%s(", atomic_glsl(op->code));
   cf_lvalue(p, b, op, index);
   for (uint32_t i = 1; i < op->nopnd; i++) {

@@ -605,6 +605,17 @@ static void memory_barrier(cf_printer *p, const vir_op *op) {
                                                   : "__threadfence_system();");
     return;
   }
+  /* A queue-family fence with explicit semantics (MemSock's ring, which the
+   * host reads while the kernel runs) keeps its scope under the Vulkan
+   * memory model: the classic barriers below are device scope. */
+  if (sc == VIR_SCOPE_QUEUE_FAMILY && (p->ext & CF_EXT_VMM) && st == VIR_STORAGE_BUFFER &&
+      op->attr.sem != VIR_SEM_RELAXED) {
+    vp_strbuf_printf(b, "memoryBarrier(gl_ScopeQueueFamily, gl_StorageSemanticsBuffer, %s);",
+                     op->attr.sem == VIR_SEM_ACQUIRE   ? "gl_SemanticsAcquire"
+                     : op->attr.sem == VIR_SEM_RELEASE ? "gl_SemanticsRelease"
+                                                       : "gl_SemanticsAcquireRelease");
+    return;
+  }
   /* GLSL's classic barriers say the common cases in words */
   if (sc == VIR_SCOPE_WORKGROUP && st == VIR_STORAGE_SHARED)
     vp_strbuf_append(b, "memoryBarrierShared();");

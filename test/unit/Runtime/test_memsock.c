@@ -41,6 +41,8 @@ static void *produce(void *arg) {
     if (policy != VMS_POLICY_OVERWRITE)
       go = s - atomic_load(w(ms, VMS_HDR_ACK)) < cap;
     go = go && !atomic_load(w(ms, VMS_HDR_CLOSED));
+    /* the grid's decision for s, as the lowering's compare-and-swap leaves it */
+    atomic_store((_Atomic uint32_t *)&sl[VMS_SLOT_DECIDE], ((s + 1) << 1) | (go ? 0u : 1u));
     if (go) {
       atomic_store((_Atomic uint32_t *)&sl[VMS_SLOT_TAG], 2 * s + 1);
       atomic_thread_fence(memory_order_release);
@@ -68,6 +70,10 @@ static vrt_memsock *make(vrt_context *ctx, uint32_t cap, uint32_t elems, vrt_mem
                            .signature = vrt_memsock_signature(names, types, 1)};
   vrt_memsock *ms = vrt_memsock_create(ctx, &desc, &d);
   CHECK_OK(d);
+  /* the host thread playing the GPU has no loop budget: no canary, so the
+   * pipe hands frames out while a "dispatch" runs (on lavapipe it holds
+   * them until the dispatch's end) */
+  vrt_memsock_words(ms)[VMS_HDR_CANARY] = 0;
   return ms;
 }
 
