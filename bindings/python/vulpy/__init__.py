@@ -86,3 +86,7 @@ from ._errors import CacheWarning, TimeoutError  # noqa: E402,F401,A004
 
 # --- issue 18 (beyond one device): DLPack import ---
 from ._array import from_dlpack  # noqa: E402,F401
+
+
+# --- issue 22 (kernel language): struct classes on the host (std430 dtypes) ---
+from ._structs import struct, struct_dtype  # noqa: E402,F401
