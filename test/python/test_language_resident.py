@@ -132,6 +132,42 @@ def test_struct_layout_mismatch_prints_both_layouts(ctx):
         vp.asarray(packed, dtype=np.float32)
 
 
+class Frame:
+    rot: vp.mat3
+    k: vp.float32
+
+
+@vp.kernel
+def apply_frame(f: vp.Buffer[Frame], out: vp.Buffer[vp.float32]):
+    i = vp.global_id()
+    v = f[i].rot @ vp.vec3(1.0, 2.0, 3.0)
+    out[i] = v.x + 10.0 * v.y + 100.0 * v.z + f[i].k
+
+
+def test_struct_with_a_mat3_field_pads_its_columns(ctx):
+    # std430 pads each column of a mat3 to four floats: the field is (3, 4)
+    dt = vp.struct_dtype(Frame)
+    assert dt.fields["rot"][0].shape == (3, 4) and dt.fields["k"][1] == 48 and dt.itemsize == 64
+    n = 16
+    cols = np.random.default_rng(6).random((n, 3, 3), dtype=np.float32)  # [i, column, row]
+    rec = np.zeros(n, dt)
+    rec["rot"][:, :, :3] = cols
+    rec["k"] = np.arange(n)
+    out = vp.zeros(n, np.float32)
+    apply_frame(vp.asarray(rec, dtype=Frame), out, dispatch=n)
+    v = np.einsum("icr,c->ir", cols, np.array([1, 2, 3], np.float32))
+    np.testing.assert_allclose(out.numpy(), v[:, 0] + 10 * v[:, 1] + 100 * v[:, 2] + np.arange(n),
+                               rtol=1e-5)
+
+
+def test_asarray_of_records_as_python_tuples(ctx):
+    p = vp.asarray([((1, 2, 3), (0, 0, 1), 2.0), ((4, 5, 6), (1, 0, 0), 3.0)], dtype=Particle)
+    back = p.numpy()
+    assert back.dtype == STD430
+    np.testing.assert_array_equal(back["pos"], [[1, 2, 3], [4, 5, 6]])
+    np.testing.assert_array_equal(back["mass"], [2, 3])
+
+
 # ------------------------------------------------------------ generic scalars
 
 @vp.kernel

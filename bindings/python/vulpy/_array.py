@@ -744,8 +744,12 @@ def asarray(obj, dtype=None, *, memory=None, context=None):
         return obj.astype(dtype or obj.dtype, memory=memory)
     ctx = _context.resolve(context)
     memory = check_memory(memory, ctx)
+    want = _structs.as_struct_dtype(dtype)
+    if want is not None:  # records: a structured array, or Python tuples to make one
+        a = obj if isinstance(obj, np.ndarray) else np.array(obj, dtype=want)
+        return _struct_array(a, dtype, memory, ctx)
     a = np.asarray(obj)
-    if a.dtype.names is not None or _structs.as_struct_dtype(dtype) is not None:
+    if a.dtype.names is not None:
         return _struct_array(a, dtype, memory, ctx)
     dt = check_dtype(dtype if dtype is not None else default_dtype(a.dtype, obj), "vp.asarray")
     if memory == "host" and a.dtype == dt and ctx.has("external_memory_host"):

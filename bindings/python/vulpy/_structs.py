@@ -23,12 +23,13 @@ prints both layouts.
 """
 import threading
 import typing
+import weakref
 
 import numpy as np
 
 from ._types import VectorType, python_name, vir_lanes, vir_scalar
 
-_cache = {}
+_cache = weakref.WeakKeyDictionary()  # class -> dtype
 _lock = threading.Lock()
 
 
@@ -78,6 +79,11 @@ def struct_dtype_of(s, structs, stride=None):
             fdt = struct_dtype_of(inner, structs)
         else:
             fdt = _field_dtype(t)
+            if t.startswith(("mat", "dmat")) and f.get("size") and fdt.itemsize != f["size"]:
+                # std430 pads each column of a mat3 to four components:
+                # the field is (columns, 4), column c's rows in [c, :3]
+                n = fdt.shape[0]
+                fdt = np.dtype((fdt.base, (n, f["size"] // (n * fdt.base.itemsize))))
         names.append(f["name"])
         formats.append(fdt)
         offsets.append(f["offset"])
