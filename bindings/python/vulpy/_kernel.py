@@ -102,9 +102,8 @@ def launch(prog, args, push, dispatch, groups, sync, context, label, whole=()):
     for k, (a, b, w) in enumerate(zip(args, bdefs, want)):
         if b["type"][0] == "@" and hasattr(a, "dtype") and not hasattr(a, "_control"):
             # a struct buffer: the array's layout must be the struct's std430 one
-            _structs.check_struct_array(label, b["name"], a.dtype,
-                                        _structs.buffer_struct(prog.manifest, b),
-                                        prog.manifest["structs"], b["elem_size"] or None)
+            _structs.check_struct_array(label, b, a.dtype, prog.manifest,
+                                        prog.__dict__.setdefault("_struct_dtypes", {}))
         if type(a) is _array.ndarray:
             if a._sdtype is not w and a._sdtype != w:
                 _check_elem(label, b["name"], b["type"], a.dtype, a.nbytes, b["elem_size"])

@@ -111,13 +111,18 @@ def layout_matches(dt, want):
     return True
 
 
-def check_struct_array(label, bname, dtype, s, structs, stride=None):
+def check_struct_array(label, b, dtype, manifest, cache):
     """TypeError (both layouts printed) unless an array of `dtype` can back
-    buffer `bname` of struct `s` (a manifest struct)."""
-    want = struct_dtype_of(s, structs, stride)
-    if layout_matches(dtype, want):
+    buffer `b` (a manifest buffer of a struct type); `cache` keeps the
+    buffer's dtype (one per compiled kernel)."""
+    want = cache.get(b["name"])
+    if want is None:
+        want = cache[b["name"]] = struct_dtype_of(buffer_struct(manifest, b), manifest["structs"],
+                                                b.get("elem_size") or None)
+    if dtype is want or layout_matches(dtype, want):
         return
-    raise TypeError(f"{label}: buffer '{bname}' holds {describe_struct(s, want.itemsize)}\n"
+    s = buffer_struct(manifest, b)
+    raise TypeError(f"{label}: buffer '{b['name']}' holds {describe_struct(s, want.itemsize)}\n"
                     f"but the array has {describe_dtype(dtype)}\n"
                     f"(vp.struct_dtype({s['name']}) is the matching dtype)")
 
