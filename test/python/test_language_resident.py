@@ -168,6 +168,19 @@ def test_asarray_of_records_as_python_tuples(ctx):
     np.testing.assert_array_equal(back["mass"], [2, 3])
 
 
+def test_python_api_md_struct_example_runs(tmp_path, capsys):
+    """The example of docs/python-api.md's "Struct buffers", as written."""
+    import re
+    import runpy
+    text = (ROOT / "docs" / "python-api.md").read_text()
+    sec = text[text.index("## Struct buffers"):]
+    f = tmp_path / "struct_example.py"
+    f.write_text(re.search(r"```python\n(.*?)```", sec, re.S).group(1))
+    scope = runpy.run_path(str(f))
+    np.testing.assert_allclose(scope["p"].numpy()["pos"], np.tile([0, 0, 1.25], (1000, 1)))
+    assert "[0.   0.   1.25]" in capsys.readouterr().out
+
+
 # ------------------------------------------------------------ generic scalars
 
 @vp.kernel
