@@ -79,6 +79,26 @@ def test_struct_dtype_is_the_compilers_std430_layout(ctx):
     with pytest.raises(TypeError, match="annotated class"):
         vp.struct_dtype(np.float32)
 
+    class Py:  # Python's int and float are int32 and float32, as in kernels
+        n: int
+        x: float
+        v: vp.vec3
+
+    dt = vp.struct_dtype(Py)
+    assert [dt.fields[n][0] for n in dt.names] == [np.int32, np.float32, np.dtype((np.float32, 3))]
+    assert [dt.fields[n][1] for n in dt.names] == [0, 4, 16] and dt.itemsize == 32
+
+    class Flag:
+        on: vp.bool_
+
+    class Listy:
+        xs: list
+
+    with pytest.raises(vp.CompileError, match="bool fields have no memory layout"):
+        vp.struct_dtype(Flag)
+    with pytest.raises(TypeError, match="field 'xs' is annotated with <class 'list'>, which is not a kernel type"):
+        vp.struct_dtype(Listy)
+
 
 def test_struct_with_a_method_integrates_particles_resident(ctx):
     n, dt, steps = 200, 0.01, 10

@@ -157,6 +157,8 @@ def _spelling(cls, name, t, classes):
         return f"vp.{t.name}"
     if isinstance(t, type) and issubclass(t, np.generic):
         return f"vp.{np.dtype(t).name}"
+    if t in (int, float, bool):  # Python's names: int32 / float32 in a kernel
+        return t.__name__
     if _is_struct_class(t):
         _collect(t, classes)
         return t.__name__
