@@ -21,15 +21,23 @@ import numpy as np
 import benchlib
 
 SIZES = {"64KiB": 64 << 10, "1MiB": 1 << 20, "16MiB": 16 << 20}
+PRODUCER = 1 << 17  # invocations of the throughput producer: 512 groups, all resident on the H200
 
 
 def _kernels(vp):
+    # A producer of the size the device runs at once (a grid-stride loop
+    # over the frame): with more fires a dispatch than slots, a grid larger
+    # than that would wait for workgroups that cannot start (docs/memsock.md).
     @vp.kernel(local_size_x=256)
-    def fill(pipe: vp.MemSock[vp.float32], first: vp.uint32, n: vp.uint32):
+    def fill(pipe: vp.MemSock[vp.float32], first: vp.uint32, n: vp.uint32,
+             elems: vp.uint32, stride: vp.uint32):
         p = vp.global_id()
 
         def body(seq: vp.uint32):
-            pipe[p] = vp.float32(seq)
+            q = vp.var(p)
+            while q < elems:
+                pipe[q] = vp.float32(seq)
+                q += stride
 
         for j in range(n):
             pipe.fire(body, seq=first + j)
@@ -86,12 +94,13 @@ def _throughput(vp, rec, fill, ctx, label, nbytes, quick, cpu):
             bad.append(seq)
 
     pipe.open(ctx, capacity=cap, policy="block")
-    fill(pipe, dispatch=elems, first=0, n=1)  # compile, warm up
+    grid = min(elems, PRODUCER)
+    fill(pipe, dispatch=grid, first=0, n=1, elems=elems, stride=grid)  # compile, warm up
     samples, first = [], 1
     for _ in range(3 if quick else 7):
         t0 = time.perf_counter_ns()
         for _ in range(rounds):
-            fill(pipe, dispatch=elems, first=first, n=per)
+            fill(pipe, dispatch=grid, first=first, n=per, elems=elems, stride=grid)
             first += per
         dt = time.perf_counter_ns() - t0
         samples.append(rounds * per * nbytes / dt)  # bytes/ns = GB/s
@@ -102,8 +111,11 @@ def _throughput(vp, rec, fill, ctx, label, nbytes, quick, cpu):
                   f"frames wrong or lost: bad={bad[:5]} stats={st}")
         return
     rec.add("memsock throughput", label, "vulpy MemSock (block)", samples, "GB/s")
-    # the plain copy of the same bytes, device -> host, in the same run
-    src = vp.asarray(np.ones(elems, np.float32))
+    # the plain copy of the same bytes, device -> host, in the same run: a
+    # device-memory array read back into a NumPy array (the staging ring's
+    # DMA), and CuPy's copy into pinned memory where CuPy is there (the
+    # PCIe rate a CUDA user gets); the ratio is to the faster of the two
+    src = vp.asarray(np.ones(elems, np.float32), memory="device")
     host = np.empty(elems, np.float32)
     copies = []
     for _ in range(3 if quick else 9):
@@ -114,7 +126,25 @@ def _throughput(vp, rec, fill, ctx, label, nbytes, quick, cpu):
         rec.error("memsock throughput", label, "plain copy", "download gave wrong data")
         return
     rec.add("memsock throughput", label, "plain device->host copy", copies, "GB/s")
-    ratio = statistics.median(samples) / statistics.median(copies)
+    best = statistics.median(copies)
+    try:
+        cp = benchlib.optional("cupy")
+        dsrc = cp.ones(elems, cp.float32)
+        pinned = cp.cuda.alloc_pinned_memory(nbytes)
+        hp = np.frombuffer(pinned, np.float32, elems)
+        cps = []
+        for _ in range(3 if quick else 9):
+            cp.cuda.runtime.deviceSynchronize()
+            t0 = time.perf_counter_ns()
+            dsrc.get(out=hp)
+            cp.cuda.runtime.deviceSynchronize()
+            cps.append(nbytes / (time.perf_counter_ns() - t0))
+        if np.all(hp == 1):
+            rec.add("memsock throughput", label, "cupy device->pinned host copy", cps, "GB/s")
+            best = max(best, statistics.median(cps))
+    except benchlib.Skip as e:
+        rec.skip("memsock throughput", label, "cupy device->pinned host copy", str(e))
+    ratio = statistics.median(samples) / best
     goal = {"goal": {"op": ">=", "target": 0.8, "issue": 16}} if nbytes >= 1 << 20 else {}
     rec.value("memsock / copy rate", label, "vulpy", float(f"{ratio:.3g}"), "x", **goal)
 

@@ -129,7 +129,7 @@ uint32_t vrt_control_load(const vrt_control *c, uint32_t word) {
 }
 
 void vrt_control_store(vrt_control *c, uint32_t word, uint32_t value) {
-  atomic_store_explicit(word_ptr(c, word), value, memory_order_release);
+  vrt__host_store(word_ptr(c, word), value);
 }
 
 uint32_t vrt_control_add(vrt_control *c, uint32_t word, uint32_t delta) {

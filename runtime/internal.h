@@ -289,6 +289,18 @@ bool vrt__check(vrt_context *ctx, VkResult r, const char *call, vp_diags *d);
 extern _Atomic uint64_t vrt__fork_gen;
 /* false + a diagnostic when the context is lost. */
 bool vrt__alive(vrt_context *ctx, vp_diags *d);
+
+/* A host store a running kernel polls for (MemSock ack/closed/base,
+ * ControlBuffer words): release, then a full fence. Those words may be
+ * mapped write-combining (device-local memory behind the BAR), and a
+ * store to WC memory can sit in the CPU's write-combining buffer with no
+ * bound on when it drains; on x86 the fence (mfence) drains it, so the
+ * kernel sees the word while the host goes on polling instead of
+ * whenever the buffer happens to be evicted. */
+static inline void vrt__host_store(_Atomic uint32_t *w, uint32_t v) {
+  atomic_store_explicit(w, v, memory_order_release);
+  atomic_thread_fence(memory_order_seq_cst);
+}
 void vrt__error(vrt_context *ctx, vp_diags *d, const char *fmt, ...) VP_PRINTF(3, 4);
 
 #define VRT_VK(ctx, d, call, ...)                                            \

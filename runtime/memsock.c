@@ -1,10 +1,11 @@
 /* memsock.c - the host side of a MemSock: a ring of frames that a running
  * kernel publishes into and the host consumes while it runs.
  *
- * The ring is two buffers from the public buffer API (vrt_buffer_create) in
- * host-visible, host-coherent memory (`cached` by default): the ring words
- * (header + per-slot tag, arrival count, decision, signature and payload)
- * and the frames. vulpy/memsock_abi.h fixes the layout; docs/memsock.md the
+ * The ring is two host-visible, host-coherent buffers: the ring words
+ * (header + per-slot tag, arrival count, decision, signature and payload),
+ * behind the BAR where the device has it (a running kernel must see the
+ * host's ack), and the frames in the pipe's memory kind (`cached` by
+ * default). vulpy/memsock_abi.h fixes the layout; docs/memsock.md the
  * protocol. The kernel side is what `vulpy-opt --lower-memsock` emits.
  *
  * The consumer (vrt_memsock_next / vrt_memsock_release, or the poller thread
@@ -134,7 +135,22 @@ vrt_memsock *vrt_memsock_create(vrt_context *ctx, const vrt_memsock_desc *desc, 
   ms->stride_bytes = stride;
   uint64_t ring_bytes = 4ull * (VMS_HDR_WORDS + (uint64_t)desc->capacity * ms->slot_words);
   vrt_memory_kind kind = desc->memory;
-  ms->ring = vrt_buffer_create(ctx, ring_bytes, kind, d);
+  /* The ring words live where a running kernel sees the host's writes
+   * (ack, closed): behind the BAR where the device has device-local
+   * host-visible memory, else host memory - as ControlBuffer words do.
+   * Measured on the H200: a kernel polling `ack` in host (system) memory
+   * never saw the host's write during the dispatch, so a `block` pipe that
+   * fired more frames a dispatch than it had slots waited out its whole
+   * spin bound (2^31 polls: a hang); with the words behind the BAR it ran
+   * in 1 ms (bench/probes/memsock_diag.py). The frames stay in `kind`:
+   * the GPU's writes to host memory do reach the host mid-dispatch, and
+   * the host reads them from its own RAM rather than across PCIe. */
+  if (vrt__alive(ctx, d)) {
+    pthread_mutex_lock(&ctx->lock);
+    ms->ring = vrt__buffer_create(ctx, ring_bytes, VRT_REBAR,
+                                  VRT_MEM_HOST_VISIBLE | VRT_MEM_HOST_COHERENT, d);
+    pthread_mutex_unlock(&ctx->lock);
+  }
   ms->frames = ms->ring ? vrt_buffer_create(ctx, stride * desc->capacity, kind, d) : NULL;
   if (!ms->frames) {
     vrt_buffer_destroy(ms->ring);
@@ -181,6 +197,13 @@ vrt_memsock *vrt_memsock_create(vrt_context *ctx, const vrt_memsock_desc *desc, 
    * loops keep most of that budget. docs/memsock.md says more. */
   atomic_store(word(ms, VMS_HDR_SPIN),
                desc->spin_limit ? desc->spin_limit : cpu ? 16384u : 0x7FFFFFFFu);
+  /* Waiting for other workgroups to finish the slot's previous frame takes
+   * microseconds when they run; when they cannot start (a grid larger than
+   * the device runs at once, firing more frames a dispatch than there are
+   * slots) it never ends: 2^22 polls (about 2 s on the H200) then give up. */
+  uint32_t fin = cpu ? 16384u : 1u << 22;
+  atomic_store(word(ms, VMS_HDR_FIN_SPIN),
+               desc->spin_limit && desc->spin_limit < fin ? desc->spin_limit : fin);
   atomic_store_explicit(word(ms, VMS_HDR_MAGIC), VMS_MAGIC, memory_order_release);
   return ms;
 }
@@ -216,7 +239,7 @@ bool vrt_memsock_begin_dispatch(vrt_memsock *ms, vp_diags *d) {
     ms->active = true;
     /* Fires of this dispatch are numbered from here: the count of frames
      * finalized so far (every earlier dispatch has ended). */
-    atomic_store_explicit(word(ms, VMS_HDR_BASE), ms->seen, memory_order_release);
+    vrt__host_store(word(ms, VMS_HDR_BASE), ms->seen);
   }
   pthread_mutex_unlock(&ms->lock);
   if (busy)
@@ -251,7 +274,7 @@ static void drain_closed(vrt_memsock *ms) {
   if (ms->closed && !ms->active && !ms->in_flight && read_published(ms, &p) && p != ms->next) {
     ms->dropped += p - ms->next;
     ms->next = p;
-    atomic_store_explicit(word(ms, VMS_HDR_ACK), p, memory_order_release);
+    vrt__host_store(word(ms, VMS_HDR_ACK), p);
   }
   pthread_cond_broadcast(&ms->moved);
 }
@@ -303,7 +326,7 @@ static int try_next(vrt_memsock *ms, vrt_memsock_frame *f) {
        * already lapped (overwrite) */
       ms->dropped++;
       ms->next++;
-      atomic_store_explicit(word(ms, VMS_HDR_ACK), ms->next, memory_order_release);
+      vrt__host_store(word(ms, VMS_HDR_ACK), ms->next);
       continue;
     }
     uint32_t sig = atomic_load_explicit(sword(ms, slot, VMS_SLOT_SIG), memory_order_relaxed);
@@ -328,7 +351,7 @@ static int try_next(vrt_memsock *ms, vrt_memsock_frame *f) {
       if (atomic_load_explicit(sword(ms, slot, VMS_SLOT_TAG), memory_order_relaxed) != want) {
         ms->torn++;
         ms->next++;
-        atomic_store_explicit(word(ms, VMS_HDR_ACK), ms->next, memory_order_release);
+        vrt__host_store(word(ms, VMS_HDR_ACK), ms->next);
         continue;
       }
       frame = ms->copy;
@@ -391,7 +414,7 @@ void vrt_memsock_release(vrt_memsock *ms, const vrt_memsock_frame *f) {
     ms->delivered++;
     ms->next++;
     /* the credit: the GPU may now reuse the slot */
-    atomic_store_explicit(word(ms, VMS_HDR_ACK), ms->next, memory_order_release);
+    vrt__host_store(word(ms, VMS_HDR_ACK), ms->next);
     drain_closed(ms);
   }
   pthread_mutex_unlock(&ms->lock);
@@ -400,7 +423,7 @@ void vrt_memsock_release(vrt_memsock *ms, const vrt_memsock_frame *f) {
 void vrt_memsock_close(vrt_memsock *ms) {
   pthread_mutex_lock(&ms->lock);
   ms->closed = true;
-  atomic_store_explicit(word(ms, VMS_HDR_CLOSED), 1, memory_order_release);
+  vrt__host_store(word(ms, VMS_HDR_CLOSED), 1);
   drain_closed(ms);
   pthread_mutex_unlock(&ms->lock);
 }

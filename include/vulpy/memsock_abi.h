@@ -36,6 +36,10 @@ enum {
   VMS_HDR_SPIN = 12,        /* host: spin iterations a block wait may take */
   VMS_HDR_SLOT_WORDS = 13,  /* host: ring words per slot */
   VMS_HDR_SIG = 14,         /* host: the payload signature the pipe expects (0: any) */
+  VMS_HDR_FIN_SPIN = 15,    /* host: spin iterations a wait for the slot's previous frame
+                             * (other workgroups) may take; shorter than SPIN: that wait
+                             * never needs the host, and when it lasts, the workgroups it
+                             * waits for cannot start (a grid larger than runs at once) */
   VMS_HDR_WORDS = 16
 };
 

@@ -21,7 +21,8 @@
  *      and raises ring[PUBLISHED] to s+1.
  * The ring's words are atomics with explicit scope and semantics; the
  * layout is vulpy/memsock_abi.h. Spin loops are bounded by ring[SPIN]
- * (lavapipe ends loops after 65535 back-edges anyway); a wait that gives up
+ * (waiting for the host) or ring[FIN_SPIN] (waiting for other workgroups;
+ * lavapipe ends loops after 65535 back-edges anyway); a wait that gives up
  * is counted in ring[GPU_TIMEOUTS] and its frame dropped.
  */
 #include "transforms.h"
@@ -352,6 +353,7 @@ static void lower_fire(lctx *c, pipe *p, vir_op *fire) {
        * under block the host's credit (or close) */
       vir_value *prev = named(bin(c, VIR_OP_SUB, bin(c, VIR_OP_ADD, s, k32(c, 1)), cap), "prev_done");
       vir_value *lim = named(hdr(c, p, VMS_HDR_SPIN), "spin_limit");
+      vir_value *fin_lim = named(hdr(c, p, VMS_HDR_FIN_SPIN), "fin_spin_limit");
       /* a while loop with no break: lavapipe lost the enclosing loop's
        * invocations after a break out of a spin that had gone round */
       lstore(c, p->spin, k32(c, 0));
@@ -366,7 +368,14 @@ static void lower_fire(lctx *c, pipe *p, vir_op *fire) {
                                vir_result(vir_build(&c->b, VIR_OP_LNOT, c->b1, 1, &block)));
         vir_value *both = bin(c, VIR_OP_LAND, fin, ready);
         vir_value *waiting = vir_result(vir_build(&c->b, VIR_OP_LNOT, c->b1, 1, &both));
-        vir_value *more = bin(c, VIR_OP_LAND, waiting, bin(c, VIR_OP_LT, lload(c, p->spin), lim));
+        /* waiting for other workgroups (the slot's previous frame) has its
+         * own, shorter bound: workgroups that have not started cannot
+         * arrive while this one spins (no forward progress between
+         * workgroups), so a long wait there is a deadlock, not a slow
+         * consumer; giving up drops the frame and the host warns */
+        vir_value *o3l[3] = {fin, lim, fin_lim};
+        vir_value *bound = vir_result(vir_build(&c->b, VIR_OP_SELECT, c->u32, 3, o3l));
+        vir_value *more = bin(c, VIR_OP_LAND, waiting, bin(c, VIR_OP_LT, lload(c, p->spin), bound));
         vir_build(&c->b, VIR_OP_CONDITION, NULL, 1, &more);
       });
       IN_REGION(c, &spin->regions[1], lstore(c, p->spin, bin(c, VIR_OP_ADD, lload(c, p->spin), k32(c, 1))));

@@ -11,7 +11,7 @@ from conftest import ROOT, needs_target
 EXAMPLES = ["quickstart.py", "lesson01_convenience.py", "lesson02_resident.py",
             "lesson03_fusion.py", "lesson04_dispatch.py", "lesson05_vul_files.py",
             "lesson06_shared_memory.py", "lesson07_atomics.py", "lesson08_wave.py",
-            "lesson09_persistent.py", "memsock_live_view.py"]
+            "lesson09_persistent.py", "lesson10_memsock.py", "memsock_live_view.py"]
 
 
 @needs_target

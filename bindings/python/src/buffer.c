@@ -450,6 +450,10 @@ typedef struct vpy_host_memory {
   size_t size, alloc_size;
 } vpy_host_memory;
 
+/* Live HostMemory objects in the process: HostMemory.live() (tests check
+ * that shared pages are freed once their last holder goes, issue 18). */
+static _Atomic long host_memory_live;
+
 /* HostMemory(size): page-aligned, zeroed host memory that any device with
  * external_memory_host can import. */
 static PyObject *host_memory_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
@@ -471,6 +475,7 @@ static PyObject *host_memory_new(PyTypeObject *type, PyObject *args, PyObject *k
   self->ptr = p;
   self->size = (size_t)size;
   self->alloc_size = alloc;
+  host_memory_live++;
   return (PyObject *)self;
 }
 
@@ -478,6 +483,7 @@ static void host_memory_dealloc(PyObject *obj) {
   vpy_host_memory *self = (vpy_host_memory *)obj;
   PyTypeObject *type = Py_TYPE(obj);
   vrt_host_free(self->ptr, self->alloc_size);
+  host_memory_live--;
   PyObject_Free(obj);
   Py_DECREF(type);
 }
@@ -498,6 +504,16 @@ static PyObject *host_memory_get_address(PyObject *o, void *c) {
   return PyLong_FromVoidPtr(((vpy_host_memory *)o)->ptr);
 }
 
+static PyObject *host_memory_live_count(PyObject *cls, PyObject *unused) {
+  return PyLong_FromLong(host_memory_live);
+}
+
+static PyMethodDef host_memory_methods[] = {
+    {"live", host_memory_live_count, METH_NOARGS | METH_CLASS,
+     "HostMemory.live(): how many HostMemory objects are alive (their pages mapped)"},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyGetSetDef host_memory_getset[] = {
     {"size", host_memory_get_size, NULL, "allocated bytes (a multiple of 64 KiB)", NULL},
     {"address", host_memory_get_address, NULL, "the address", NULL},
@@ -508,6 +524,7 @@ static PyType_Slot host_memory_slots[] = {
     {Py_tp_new, host_memory_new},
     {Py_tp_dealloc, host_memory_dealloc},
     {Py_tp_getset, host_memory_getset},
+    {Py_tp_methods, host_memory_methods},
     {Py_bf_getbuffer, host_memory_getbuffer},
     {Py_bf_releasebuffer, host_memory_releasebuffer},
     {Py_tp_doc, "HostMemory(size): page-aligned zeroed host memory for zero-copy import"},

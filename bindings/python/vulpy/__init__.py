@@ -88,5 +88,9 @@ from ._errors import CacheWarning, TimeoutError  # noqa: E402,F401,A004
 from ._array import from_dlpack  # noqa: E402,F401
 
 
+# --- issue 18 (beyond one device): shared host pages ---
+from ._hostarray import HostArray, SharingWarning  # noqa: E402,F401
+
+
 # --- issue 22 (kernel language): struct classes on the host (std430 dtypes) ---
 from ._structs import struct, struct_dtype  # noqa: E402,F401

@@ -731,7 +731,16 @@ def asarray(obj, dtype=None, *, memory=None, context=None):
     copy: the GPU then reads and writes the NumPy array's own pages.
 
     Without dtype=, Python float data (lists, scalars) becomes float32 and
-    NumPy data keeps its dtype (module docstring)."""
+    NumPy data keeps its dtype (module docstring).
+
+    A vp.HostArray gives h.on(context): that context's array over the
+    shared pages (docs/multidevice.md)."""
+    if getattr(obj, "_vp_host_array", False):
+        if memory not in (None, "host") or (dtype is not None and np.dtype(dtype) != obj.dtype):
+            raise ValueError(f"vp.asarray of a vp.HostArray shares its pages as they are "
+                             f"(memory='host', dtype {obj.dtype}); got memory={memory!r}, "
+                             f"dtype={dtype!r}: copy with vp.asarray(h.numpy(), ...) instead")
+        return obj.on(context)
     if memory is not None:
         check_memory(memory)
     if isinstance(obj, ndarray):

@@ -162,14 +162,23 @@ def launch(launch_fn, prog, args, push, dispatch, groups, sync, ctx, label, file
     users = user_buffers(prog)
     if len(users) == len(bdefs):  # nothing to check in this kernel
         return launch_fn(prog, args, push, dispatch, groups, sync, ctx, label)
-    if len(args) != len(users):
+    # a vp.MemSock argument binds two of the kernel's buffers (frames, ring)
+    pipes = sum(1 for a in args if type(a).__name__ == "MemSock")
+    if len(args) + pipes != len(users):
         names = ", ".join(b["name"] for b in users)
         raise TypeError(f"{label} takes {len(users)} buffer(s) ({names}), got {len(args)}")
     rec = np.zeros(WORDS, np.uint32)
     ring = np.zeros(PRINT_WORDS, np.uint32)
     it = iter(args)
-    full = [rec if b["name"] == RECORD else ring if b["name"] == PRINT else next(it)
-            for b in bdefs]
+    full, skip = [], False
+    for b in bdefs:
+        if skip:  # the pipe's ring: the MemSock binds it itself
+            skip = False
+        elif b["name"] in (RECORD, PRINT):
+            full.append(rec if b["name"] == RECORD else ring)
+        else:
+            full.append(next(it))
+            skip = type(full[-1]).__name__ == "MemSock"
     has_ring = any(b["name"] == PRINT for b in bdefs)
     r = launch_fn(prog, full, push, dispatch, groups, sync, ctx, label)
 

@@ -8,6 +8,8 @@ buffers) and push constants by keyword, then dispatches:
     k(a, b, dispatch=(nx, ny[, nz]), ...)     a 2-D / 3-D grid of invocations
     k(a, b, groups=(gx, gy, gz), ...)         explicit workgroup counts
     k(..., sync=False) -> vp.Handle           wait() later
+    k(..., after=h)                           host-waits for h (a vp.Handle of
+                                              any context, a vp.HostArray) first
 NumPy arguments are uploaded before and written back after (unless the
 kernel only reads them).
 
@@ -28,7 +30,8 @@ import inspect
 
 import numpy as np
 
-from . import _array, _astjson, _compiler, _context, _memsock, _native, _persistent, _structs
+from . import (_array, _astjson, _compiler, _context, _hostarray, _memsock, _native,
+               _persistent, _structs)
 from ._launch import Handle, Program
 from ._types import python_name, vir_lanes, vir_scalar
 
@@ -571,9 +574,12 @@ class PyKernel(_PyCall, _Inspect):
             self._prog = Program(arts, f"kernel {self.__name__}()", precise=not self.fast_math)
         return self._prog
 
-    def _call(self, buffers, dispatch=None, groups=None, sync=True, context=None, **push):
+    def _call(self, buffers, dispatch=None, groups=None, sync=True, context=None, after=None,
+              **push):
         """The Python path: every check, every kind of argument, its errors
         (calls arrive here from _CallBase when its Launcher declines)."""
+        if after is not None:  # cross-device ordering: a host wait (issue 18)
+            _hostarray.wait_after(after, f"kernel {self.__name__}()")
         if self._generic or self._gscalars:
             return self._for_args(buffers, push)._call(buffers, dispatch, groups, sync, context,
                                                        **push)
@@ -676,7 +682,10 @@ class GLSLKernel(_PyCall, _Inspect):
     def vir(self):
         return None
 
-    def _call(self, buffers, dispatch=None, groups=None, sync=True, context=None, **push):
+    def _call(self, buffers, dispatch=None, groups=None, sync=True, context=None, after=None,
+              **push):
+        if after is not None:  # cross-device ordering: a host wait (issue 18)
+            _hostarray.wait_after(after, self.__name__)
         r = launch(self._prog, buffers, push, dispatch, groups, sync,
                    context or self.context, self.__name__)
         if self._fast is None:

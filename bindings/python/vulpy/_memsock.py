@@ -283,9 +283,14 @@ class MemSock:
         timeouts = self._native.stats()["gpu_timeouts"]
         if timeouts != self._timeouts and self.policy == "block":
             warnings.warn(f"vp.MemSock: the kernel gave up waiting for a free slot "
-                          f"{timeouts - self._timeouts} time(s) and dropped those frames "
-                          f"(a block pipe on a device that cannot wait long, or a consumer "
-                          f"that stalled: docs/memsock.md)", RuntimeWarning, stacklevel=4)
+                          f"{timeouts - self._timeouts} time(s) and dropped those frames: "
+                          f"a consumer that stalled, a device that cannot wait long "
+                          f"(lavapipe), or a dispatch that fired more frames than the pipe "
+                          f"has slots ({self.capacity}) with more workgroups than the device "
+                          f"runs at once (the wait needs workgroups that cannot start). Give "
+                          f"the pipe as many slots as one dispatch fires, or dispatch a grid "
+                          f"the device holds at once (docs/memsock.md)",
+                          RuntimeWarning, stacklevel=4)
         self._timeouts = timeouts
         if self._thread is not None:
             while not self._native.flush(0.1):

@@ -370,7 +370,9 @@ def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeo
     default). Returns a PersistentHandle (sync=False) or None after a
     checked run (sync=True)."""
     want = len(prog.buffers) - len(HIDDEN)
-    if len(buffers) != want:
+    # a vp.MemSock argument binds two of the kernel's buffers (frames, ring)
+    pipes = sum(1 for a in buffers if type(a).__name__ == "MemSock")
+    if len(buffers) + pipes != want:
         names = ", ".join(b["name"] for b in prog.buffers[:want])
         raise TypeError(f"{label} takes {want} buffer(s) ({names}), got {len(buffers)}")
     ctx = context
@@ -398,6 +400,9 @@ def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeo
     host[H_CANARY] = CANARY
     grid = _array.zeros(GRID_WORDS, np.uint32, context=ctx)
     if mode == "stepped":
+        if pipes:
+            raise TypeError(f"{label}: the stepped form cannot bind a vp.MemSock yet; run it "
+                            f"persistent (mode='persistent') to stream frames")
         if stepped is None:
             raise TypeError(f"{label}: no stepped form to run (compile it from Python source)")
         inner = _SteppedRun(stepped(), buffers, push, groups, ctx, host, grid)
