@@ -122,6 +122,7 @@ typedef enum vfe_bkind {
   VFE_B_CONTROL, /* vp.Control: a control buffer (uint32 words, some named) */
   VFE_B_FUNC,   /* a built-in function; `op` says which */
   VFE_B_LOCAL,  /* vp.Local[T, N]: a thread-private array (locals.c) */
+  VFE_B_SCALAR, /* vp.Scalar: a generic kernel's push constant (generic.c) */
 } vfe_bkind;
 
 typedef enum vfe_bfn {
@@ -256,6 +257,7 @@ typedef struct vfe_array {
   const char **words;
   uint32_t nwords;
   bool priv;        /* vp.Local[T, N]: a local of array type (locals.c) */
+  const vfe_node *decl; /* priv: the declaring statement (an unrolled copy re-zeroes) */
   uint8_t ndim;     /* vp.Buffer[T, N]: N; 0 for a plain buffer (ndbuf.c) */
   uint32_t shape_field, stride_field, offset_field; /* their push fields */
   /* a MemSock's frames (vp.MemSock[T]); `ring` its ring words (memsock.c) */
@@ -634,6 +636,11 @@ bool vfe_is_generic_buffer(vfe_ctx *c, const vfe_node *ann);
 /* Its element type, from the document's "buffer_dtypes" option; NULL with
  * an error when the call gave none (generic.c). */
 vir_type *vfe_generic_buffer_type(vfe_ctx *c, const vfe_node *p, const char *name);
+/* Whether an annotation is vp.Scalar (a generic kernel's scalar parameter). */
+bool vfe_is_generic_scalar(vfe_ctx *c, const vfe_node *ann);
+/* The type of generic scalar `name` from the document's "scalar_dtypes", or
+ * an error when the call gave none (generic.c). */
+vir_type *vfe_generic_scalar_type(vfe_ctx *c, const vfe_node *p, const char *name);
 /* N-d buffers (ndbuf.c): `vp.Buffer[T, N]` (true when ann's slice is a
  * tuple; *elem NULL after an error), its hidden push fields, a[i, j],
  * a.shape / a.ndim, and one extent. */

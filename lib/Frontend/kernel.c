@@ -89,6 +89,9 @@ void vfe_scan_module(vfe_ctx *c) {
       new_global(c, vfe_get_str(s, "name"), VFE_G_CLASS, s);
       vfe_scan_methods(c, s); /* methods.c */
       break;
+    case VFE_AST_AsyncFunctionDef: /* known, so that a use says what it is (names.c) */
+      new_global(c, vfe_get_str(s, "name"), VFE_G_OTHER, s);
+      break;
     case VFE_AST_FunctionDef: {
       const char *nm = vfe_get_str(s, "name");
       vfe_global *g = new_global(c, nm, VFE_G_FUNC, s);
@@ -477,7 +480,8 @@ static void declare_interface(vfe_ctx *c, const vfe_node *def, vfe_fn *fn) {
             vfe_nd_declare(c, p, name, v->arr, ndim);
         }
       } else {
-        vir_type *t = vfe_type_of_annotation(c, ann);
+        vir_type *t = vfe_is_generic_scalar(c, ann) ? vfe_generic_scalar_type(c, p, name) /* generic.c */
+                                                    : vfe_type_of_annotation(c, ann);
         uint32_t f = t ? vfe_push_field(c, p, name, t) : UINT32_MAX;
         v->bind = f == UINT32_MAX ? VFE_BIND_POISON : VFE_BIND_PUSH;
         v->field = f;

@@ -8,7 +8,9 @@
  * from the end, as in Python); a run-time index is clamped into [0, N-1]
  * (min for unsigned indices, clamp for signed ones), so an index out of
  * range reads or writes the nearest end element instead of memory that
- * belongs to something else - never undefined behaviour.
+ * belongs to something else - never undefined behaviour. A declaration in
+ * the body of a loop unrolled at compile time (`for w in vp.static(...)`)
+ * gives each copy a freshly zeroed array, as Python would.
  */
 #include <string.h>
 
@@ -39,6 +41,21 @@ static vir_value *zero_of(vfe_ctx *c, vir_type *t) {
   }
 }
 
+/* for k in range(N): a[k] = 0, where the declaration `s` is. */
+static void zero_fill(vfe_ctx *c, const vfe_node *s, vfe_array *a) {
+  vfe_set_loc(c, s);
+  vir_value *zero = zero_of(c, a->elem);
+  vir_type *u32 = vir_ty_uint(c->m, 32);
+  vir_value *ops[3] = {vfe_const_int(c, u32, 0), vfe_const_int(c, u32, a->dims[0]), vfe_const_int(c, u32, 1)};
+  vir_op *loop = vfe_build(c, VIR_OP_FOR, NULL, 3, ops);
+  vir_value *k = loop->regions[0].args[0];
+  vir_builder save = c->b;
+  vir_builder_at_end(&c->b, &loop->regions[0]);
+  vir_value *st[2] = {k, zero};
+  vfe_build(c, VIR_OP_LOCAL_STORE_AT, NULL, 2, st)->attr.sym = a->sym;
+  c->b = save;
+}
+
 bool vfe_local_decl(vfe_ctx *c, const vfe_node *s, const vfe_node *target, const vfe_node *value) {
   if (!vfe_is_array_decl(c, value, "Local", VFE_B_LOCAL))
     return false;
@@ -56,6 +73,14 @@ bool vfe_local_decl(vfe_ctx *c, const vfe_node *s, const vfe_node *target, const
   vfe_var *old = vfe_map_get(&c->fn->vars, id);
   if (old && old->bind == VFE_BIND_POISON)
     return true; /* reported at its first assignment */
+  if (old && old->bind == VFE_BIND_ARRAY && old->arr->priv && old->arr->decl == s) {
+    /* The same declaration again: a copy of a loop unrolled at compile time
+     * (static_loops.c). As in Python each pass gets a fresh zeroed array;
+     * the previous one can no longer be reached (a private array is not a
+     * value), so its storage is reused and zeroed again. */
+    zero_fill(c, s, old->arr);
+    return true;
+  }
   if ((flags & VFE_A_COUNT) != 1 || old) {
     vfe_err(c, s, "'%s' names a private array and cannot be assigned elsewhere", id);
     vfe_bind_name(c, id, VFE_BIND_POISON, NULL, target);
@@ -87,19 +112,9 @@ bool vfe_local_decl(vfe_ctx *c, const vfe_node *s, const vfe_node *target, const
   a->sym = vir_func_add_local(c->m, c->fn->f, name, vir_ty_array(c->m, t, a->dims[0]), vfe_loc(c, s));
   if (!a->sym)
     longjmp(c->oom, 1);
+  a->decl = s;
   vfe_bind_name(c, id, VFE_BIND_ARRAY, NULL, target)->arr = a;
-  /* zeroed: for k in range(N): acc[k] = 0 */
-  vfe_set_loc(c, s);
-  vir_value *zero = zero_of(c, t);
-  vir_type *u32 = vir_ty_uint(c->m, 32);
-  vir_value *ops[3] = {vfe_const_int(c, u32, 0), vfe_const_int(c, u32, a->dims[0]), vfe_const_int(c, u32, 1)};
-  vir_op *loop = vfe_build(c, VIR_OP_FOR, NULL, 3, ops);
-  vir_value *k = loop->regions[0].args[0];
-  vir_builder save = c->b;
-  vir_builder_at_end(&c->b, &loop->regions[0]);
-  vir_value *st[2] = {k, zero};
-  vfe_build(c, VIR_OP_LOCAL_STORE_AT, NULL, 2, st)->attr.sym = a->sym;
-  c->b = save;
+  zero_fill(c, s, a);
   return true;
 }
 

@@ -286,6 +286,11 @@ vfe_val vfe_name(vfe_ctx *c, const vfe_node *n, const char *id) {
     }
     case VFE_G_FUNC: return (vfe_val){.kind = VFE_V_FUNC, .helper = g->helper};
     default: {
+      if (vfe_ast_of(g->node) == VFE_AST_AsyncFunctionDef) {
+        vfe_err(c, n, "'%s' is an async function; kernels have no coroutines", id);
+        vfe_hint(c, "define it with def: a helper function");
+        return (vfe_val){0};
+      }
       const char *kind = vfe_ast_of(g->node) == VFE_AST_Constant ? vfe_get_str(g->node, "kind") : NULL;
       if (kind)
         vfe_err(c, n, "'%s' is a module-level %s, not a compile-time constant", id, kind);

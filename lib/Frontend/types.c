@@ -96,6 +96,9 @@ static const vfe_builtin builtins[] = {
     F("static", STATIC, CONST),
     {"Local", VFE_B_LOCAL, 0, 0, 0, 0, 0, 0, false}, /* locals.c */
     F("print", PRINT, CONST), /* issue 20: print.c */
+    /* generic scalars and the struct decorator (generic.c, python-api.md) */
+    {"Scalar", VFE_B_SCALAR, 0, 0, 0, 0, 0, 0, false},
+    F("struct", KERNEL, CONST),
 };
 
 #undef T
@@ -527,6 +530,17 @@ vir_struct *vfe_declare_class(vfe_ctx *c, vfe_global *g, const char *name) {
     vfe_err(c, def, "struct %s has no fields", name);
     ok = false;
   }
+  /* A field's struct class declared while reading the fields came after
+   * this one in the module; move this one behind it, so that the module
+   * (and the GLSL, CUDA and HIP printed from it) declares types before
+   * their use. */
+  vp_ptrvec *sv = &c->m->structs;
+  for (uint32_t i = 0; i + 1 < sv->len; i++)
+    if (sv->data[i] == st) {
+      memmove(&sv->data[i], &sv->data[i + 1], (sv->len - i - 1) * sizeof *sv->data);
+      sv->data[sv->len - 1] = st;
+      break;
+    }
   vir_struct_layout(st);
   g->declaring = false;
   g->st = ok ? st : NULL;

@@ -106,3 +106,6 @@ _types.kernel_name(around, "round")  # noqa: F405
 from . import _shapeops as _so  # noqa: E402
 _jit.TRACED_FUNCTIONS.update({_n: getattr(_so, _n) for _n in _so.TRACED})  # vp.jit traces these
 del _so
+
+# --- issue 22 (kernel language): struct classes on the host (std430 dtypes) ---
+from ._structs import struct, struct_dtype  # noqa: E402,F401

@@ -23,7 +23,7 @@ element (no zero-copy bool view).
 """
 import numpy as np
 
-from . import _context, _native
+from . import _context, _native, _structs
 
 MEMORY_KINDS = ("device", "host", "cached", "rebar")
 DTYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.uint32, np.int64,
@@ -606,8 +606,12 @@ ndarray.__array_ufunc__ = __array_ufunc__
 def empty(shape, dtype=np.float32, *, memory=None, context=None):
     """A new resident array (zeroed: Vulkan memory is cleared before use;
     for 'device' and 'rebar' memory by a fill on the GPU, sent with the next
-    submission, so it costs the host nothing)."""
+    submission, so it costs the host nothing). dtype= a struct class gives
+    an array of zeroed structs (its std430 layout, vp.struct_dtype)."""
     ctx = _context.resolve(context)
+    sdt = _structs.as_struct_dtype(dtype)
+    if sdt is not None:
+        return _struct_array(np.zeros(_shape(shape), sdt), None, check_memory(memory, ctx), ctx)
     dt = check_dtype(dtype)
     memory = check_memory(memory, ctx)
     shape = _shape(shape)
@@ -749,7 +753,13 @@ def asarray(obj, dtype=None, *, memory=None, context=None):
         return obj.astype(dtype or obj.dtype, memory=memory)
     ctx = _context.resolve(context)
     memory = check_memory(memory, ctx)
+    want = _structs.as_struct_dtype(dtype)
+    if want is not None:  # records: a structured array, or Python tuples to make one
+        a = obj if isinstance(obj, np.ndarray) else np.array(obj, dtype=want)
+        return _struct_array(a, dtype, memory, ctx)
     a = np.asarray(obj)
+    if a.dtype.names is not None:
+        return _struct_array(a, dtype, memory, ctx)
     dt = check_dtype(dtype if dtype is not None else default_dtype(a.dtype, obj), "vp.asarray")
     if memory == "host" and a.dtype == dt and ctx.has("external_memory_host"):
         target = _import_target(a, ctx)
@@ -763,6 +773,32 @@ def asarray(obj, dtype=None, *, memory=None, context=None):
 
 
 array = asarray
+
+
+def _struct_array(a, dtype, memory, ctx):
+    """vp.asarray of a NumPy structured array: a resident array of structs
+    (its bytes as they are). With dtype= a struct class (or a structured
+    dtype) the layout must be that struct's std430 one; without, a kernel
+    call checks it against the kernel's struct (_structs)."""
+    want = _structs.as_struct_dtype(dtype)
+    if want is not None and (a.dtype.names is None or not _structs.layout_matches(a.dtype, want)):
+        name = getattr(dtype, "__name__", "the struct")
+        raise TypeError(f"vp.asarray: dtype={name} has the std430 layout\n"
+                        f"{_structs.describe_dtype(want)}\nbut the array has "
+                        f"{_structs.describe_dtype(a.dtype)}\n(build the array with that "
+                        f"dtype: np.zeros(n, vp.struct_dtype({name})), then fill its fields)")
+    if want is None and dtype is not None:
+        raise TypeError(f"vp.asarray: a structured array takes dtype=None or a struct class, "
+                        f"not {dtype!r}")
+    if any(a.dtype.fields[n][0].hasobject for n in a.dtype.names):
+        raise TypeError("vp.asarray: a structured array with Python-object fields has no "
+                        "GPU layout")
+    a = np.ascontiguousarray(a)
+    nbytes = a.nbytes
+    buf = _native.ext().Buffer(ctx._native, _padded(nbytes), memory, nbytes)
+    if nbytes:
+        buf.upload(a.view(np.uint8).reshape(-1))
+    return ndarray(buf, a.shape, a.dtype, ctx)
 
 
 def aligned_empty(shape, dtype=np.float32):

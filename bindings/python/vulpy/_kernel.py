@@ -30,7 +30,8 @@ import inspect
 
 import numpy as np
 
-from . import _array, _astjson, _compiler, _context, _hostarray, _memsock, _native, _persistent
+from . import (_array, _astjson, _compiler, _context, _hostarray, _memsock, _native,
+               _persistent, _structs)
 from ._launch import Handle, Program
 from ._types import python_name, vir_lanes, vir_scalar
 
@@ -102,6 +103,10 @@ def launch(prog, args, push, dispatch, groups, sync, context, label, whole=()):
         want = prog._want = [vir_scalar(b["type"]) if vir_lanes(b["type"]) == 1 else None
                              for b in bdefs]
     for k, (a, b, w) in enumerate(zip(args, bdefs, want)):
+        if b["type"][0] == "@" and hasattr(a, "dtype") and not hasattr(a, "_control"):
+            # a struct buffer: the array's layout must be the struct's std430 one
+            _structs.check_struct_array(label, b, a.dtype, prog.manifest,
+                                        prog.__dict__.setdefault("_struct_dtypes", {}))
         if type(a) is _array.ndarray:
             if a._sdtype is not w and a._sdtype != w:
                 _check_elem(label, b["name"], b["type"], a.dtype, a.nbytes, b["elem_size"])
@@ -185,6 +190,46 @@ def _generic_params(fn):
             out.append((k, p.name))
         k += buffer
     return out
+
+
+def _generic_scalars(fn):
+    """Names of the parameters annotated vp.Scalar (generic scalars,
+    lib/Frontend/generic.c)."""
+    from . import _types
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    out = []
+    for p in params:
+        ann = p.annotation
+        if ann is _types.Scalar or (isinstance(ann, str) and ann.split(".")[-1] == "Scalar"):
+            out.append(p.name)
+    return out
+
+
+def _scalar_dtype(label, name, value, elems):
+    """The dtype of generic scalar `name` for a call with `value`: a NumPy
+    scalar's own; for a Python number the first generic buffer's element
+    type (`elems`, in parameter order), else int32 / float32 as for a
+    literal. A float value for an integer buffer type is an error rather
+    than a silent truncation."""
+    if isinstance(value, (np.generic, np.ndarray)) and np.ndim(value) == 0:
+        dt = np.asarray(value).dtype
+        if dt.kind not in "iuf":
+            raise TypeError(f"{label}: generic scalar '{name}' takes a number, got a {dt.name}")
+        return dt
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{label}: generic scalar '{name}' takes a number, got "
+                        f"{type(value).__name__}")
+    if elems:
+        dt = np.dtype(elems[0])
+        if isinstance(value, float) and dt.kind in "iu":
+            raise TypeError(f"{label}: generic scalar '{name}' follows the buffers' element "
+                            f"type ({dt.name}), but got the float {value!r}; pass an int, or "
+                            f"a NumPy scalar of the type you mean (np.float32({value!r}))")
+        return dt
+    return np.dtype(np.int32) if isinstance(value, int) else np.dtype(np.float32)
 
 
 def _nd_params(fn):
@@ -458,31 +503,48 @@ class PyKernel(_PyCall, _Inspect):
         _context._prewarm()
         self._fast = None  # the Launcher of the common call (made after a first call)
         self._generic = _generic_params(fn)  # generic buffers: one compile per dtype list
+        self._gscalars = _generic_scalars(fn)  # vp.Scalar push constants: typed per call
         self._special = {}
         self._nd = _nd_params(fn)  # N-d buffers: shape, strides, offset in the push block
 
     def specialize(self, **dtypes):
         """The kernel compiled for these element types of its generic
-        buffers (`a: vp.Buffer` without `[T]`), e.g. `k.specialize(x=np.float64)`:
-        what a call with such arrays runs; for inspection (`.glsl`, `.vir`)."""
+        buffers (`a: vp.Buffer` without `[T]`) and types of its generic
+        scalars (`s: vp.Scalar`), e.g. `k.specialize(x=np.float64, a=np.float64)`:
+        what a call with such arguments runs; for inspection (`.glsl`, `.vir`).
+        Each signature compiles once (then memory and disk caches)."""
         dts = {name: np.dtype(dt).name for name, dt in dtypes.items()}
         key = tuple(sorted(dts.items()))
         sub = self._special.get(key)
         if sub is None:
-            sub = type(self)(self.fn, dict(self.options, buffer_dtypes=dts), self.fast_math, self.context)
-            sub._generic = []
+            opts = dict(self.options)
+            bufs = {n: d for n, d in dts.items() if n not in self._gscalars}
+            scal = {n: d for n, d in dts.items() if n in self._gscalars}
+            if bufs:
+                opts["buffer_dtypes"] = bufs
+            if scal:
+                opts["scalar_dtypes"] = scal
+            sub = type(self)(self.fn, opts, self.fast_math, self.context, self.debug)
+            sub._generic, sub._gscalars = [], []
             self._special[key] = sub
         return sub
 
-    def _for_args(self, buffers):
-        dtypes = {}
+    def _for_args(self, buffers, push=None):
+        dtypes, elems = {}, []
+        label = f"kernel {self.__name__}()"
         for k, name in self._generic:
             if k < len(buffers):  # (a wrong count is launch's error)
                 dt = getattr(buffers[k], "dtype", None)
                 if dt is None:
-                    raise TypeError(f"kernel {self.__name__}(): generic buffer '{name}' takes an "
+                    raise TypeError(f"{label}: generic buffer '{name}' takes an "
                                     f"array, got {type(buffers[k]).__name__}")
                 dtypes[name] = dt
+                elems.append(dt)
+        for name in self._gscalars:
+            if push is None or name not in push:
+                raise TypeError(f"{label}: generic scalar '{name}' (vp.Scalar) needs a value: "
+                                f"{self.__name__}(..., {name}=...)")
+            dtypes[name] = _scalar_dtype(label, name, push[name], elems)
         return self.specialize(**dtypes)
 
     def _document(self):
@@ -518,8 +580,9 @@ class PyKernel(_PyCall, _Inspect):
         (calls arrive here from _CallBase when its Launcher declines)."""
         if after is not None:  # cross-device ordering: a host wait (issue 18)
             _hostarray.wait_after(after, f"kernel {self.__name__}()")
-        if self._generic:
-            return self._for_args(buffers)._call(buffers, dispatch, groups, sync, context, **push)
+        if self._generic or self._gscalars:
+            return self._for_args(buffers, push)._call(buffers, dispatch, groups, sync, context,
+                                                       **push)
         prog = self._prog or self.program()
         if _persistent.is_persistent(prog):  # one dispatch that owns its loop
             self._fast = False

@@ -15,78 +15,24 @@ import os
 
 import numpy as np
 
-from . import _array, _astjson, _compiler, _context, _memsock, _native, _persistent
-from ._kernel import _Inspect, _check_elem, launch
+from . import _array, _astjson, _compiler, _context, _memsock, _native, _persistent, _structs
+from ._kernel import _Inspect, _check_elem, _nd_push, launch
 from ._launch import Program
-from ._types import python_name, vir_lanes, vir_scalar
+from ._types import vir_lanes
 
 
 _MEMSOCK_RING = object()  # a MemSock's ring binding: the pipe binds it
 
 
-def _field_dtype(vtype):
-    scalar = vir_scalar(vtype)
-    if scalar is None:
-        return None
-    lanes = vir_lanes(vtype)
-    if vtype.startswith("mat"):
-        n = int(vtype[3])
-        return np.dtype((scalar, (n, n)))
-    return np.dtype((scalar, (lanes,))) if lanes > 1 else scalar
-
-
-def describe_struct(s, stride=None):
-    """A struct's std430 layout, one field a line (`stride`: its array stride)."""
-    align = max(s.get("align") or 1, 1)
-    lines = [f"struct {s['name']} (std430, {stride or -(-s['size'] // align) * align} bytes):"]
-    for f in s["fields"]:
-        lines.append(f"    {f['name']}: {python_name(f['type'])} at offset {f['offset']} "
-                     f"({f['size']} bytes)")
-    return "\n".join(lines)
-
-
-def describe_dtype(dt):
-    lines = [f"numpy dtype ({dt.itemsize} bytes):"]
-    for name in dt.names or ():
-        fdt, off = dt.fields[name][:2]
-        lines.append(f"    {name}: {fdt} at offset {off} ({fdt.itemsize} bytes)")
-    return "\n".join(lines)
+# the struct layouts are _structs' (shared with @vp.kernel calls and vp.asarray)
+_field_dtype = _structs._field_dtype
+describe_struct, describe_dtype = _structs.describe_struct, _structs.describe_dtype
+_layout_matches = _structs.layout_matches
 
 
 def struct_dtype(s, structs):
     """The NumPy structured dtype with the struct's std430 layout."""
-    names, formats, offsets = [], [], []
-    for f in s["fields"]:
-        t = f["type"]
-        if t.startswith("@"):
-            inner = next(x for x in structs if x["name"] == t[1:])
-            fdt = struct_dtype(inner, structs)
-        else:
-            fdt = _field_dtype(t)
-        names.append(f["name"])
-        formats.append(fdt)
-        offsets.append(f["offset"])
-    # std430: a struct's array stride (and size as a member) is its size
-    # rounded up to its alignment
-    align = max(s.get("align") or 1, 1)
-    return np.dtype({"names": names, "formats": formats, "offsets": offsets,
-                     "itemsize": -(-s["size"] // align) * align})
-
-
-def _layout_matches(dt, want):
-    if dt.itemsize != want.itemsize or dt.names != want.names:
-        return False
-    for name in want.names:
-        a, oa = dt.fields[name][:2]
-        b, ob = want.fields[name][:2]
-        if oa != ob:
-            return False
-        if a.names or b.names:
-            if not _layout_matches(a, b):
-                return False
-        elif a.base != b.base or a.shape != b.shape:
-            return False
-    return True
+    return _structs.struct_dtype_of(s, structs)
 
 
 class Shader(_Inspect):
@@ -263,12 +209,30 @@ class Shader(_Inspect):
                                     lambda: _persistent.stepped_program(self),
                                     kernel_launch=launch)
         args = [self._bufs[n] for n in self.buffer_names if self._bufs[n] is not _MEMSOCK_RING]
+        whole = ()
+        nd = self._nd_buffers(args)
+        if nd:
+            # N-d buffers: their hidden shape / strides / offset come from
+            # the bound arrays (a name given explicitly still wins)
+            push = dict(_nd_push(self._prog.label, nd, args), **push)
+            whole = {k for k, _, _ in nd}
         from . import _debug
         if self.debug or _debug.has_hidden(self._prog):
             return _debug.launch(launch, self._prog, args, push, dispatch, groups, sync,
                                  self.context, self._prog.label, self.path)
         return launch(self._prog, args, push, dispatch, groups, sync, self.context,
-                      self._prog.label)
+                      self._prog.label, whole=whole)
+
+    def _nd_buffers(self, args):
+        """[(position in args, name, N)] of the kernel's N-d buffers
+        (vp.Buffer[T, N]): those with a hidden `_vp_shape_NAME` push field."""
+        nd = self.__dict__.get("_nd")
+        if nd is None:
+            shapes = {f["name"]: f["type"] for f in self._prog.manifest["push"]}
+            names = [n for n in self.buffer_names if self._bufs.get(n) is not _MEMSOCK_RING]
+            nd = self._nd = [(k, n, vir_lanes(shapes["_vp_shape_" + n]))
+                             for k, n in enumerate(names) if "_vp_shape_" + n in shapes]
+        return [x for x in nd if x[0] < len(args)]
 
     def __repr__(self):
         return f"<vp.Shader {self.path}: buffers {self.buffer_names}, push {self.push_names}>"

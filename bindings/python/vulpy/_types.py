@@ -10,7 +10,7 @@ inside a kernel.
 import numpy as np
 
 __all__ = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-           "float16", "float32", "float64", "Buffer", "Shared", "Control"]
+           "float16", "float32", "float64", "Buffer", "Shared", "Control", "Scalar"]
 
 # Scalars are NumPy's own types: vp.float32(1.0), np.dtype(vp.float32) and
 # MemSock's dtype=vp.float32 all work as NumPy users expect.
@@ -95,6 +95,15 @@ class Control:
     use the words by index, with the indices as module-level constants
     (`HOT = control.index("hot_count")`, or `control.words_as_constants()`),
     e.g. `vp.atomic_add(ctrl[HOT], 1)`. docs/python-api.md has an example."""
+
+
+class Scalar:
+    """The annotation of a generic kernel's scalar parameter (`a: vp.Scalar`,
+    as Warp's `Any`): a push constant whose type the call gives. A NumPy
+    scalar (np.float64(2.0)) brings its own dtype; a Python number takes the
+    element type of the kernel's generic buffers (`vp.Buffer` without `[T]`),
+    so one axpy serves float32, float64 and int32 arrays. One compile per
+    signature, cached (docs/language.md, "Generic kernels")."""
 
 
 # Names that mean something only inside a kernel. Calling one on the host is
