@@ -16,7 +16,7 @@ DEB_PACKAGES := cmake ninja-build pkg-config gcc g++ python3-venv python3-dev \
   vulkan-tools libyaml-dev llvm-14-tools clang-14 libclang-rt-14-dev hipcc \
   python3-matplotlib valgrind patchelf
 
-.PHONY: all deps venv configure build run test test-only bench bench-report bench-extra fuzz clean wheel
+.PHONY: all deps venv configure build run test test-only test-sanitize bench bench-report bench-extra fuzz clean wheel
 
 all: build
 
@@ -50,6 +50,21 @@ test: build
 test-only:
 	@$(PY) scripts/run_tests.py --build $(BUILD)
 
+# The same suites against an AddressSanitizer + UndefinedBehaviorSanitizer
+# build of all the C code (libraries, runtime, tools, unit tests, the Python
+# extension) in its own folder; any report fails the test that caused it.
+# SANITIZE_FLAGS passes options to scripts/run_tests.py, e.g.
+# SANITIZE_FLAGS="--only lit --only ctest". docs/testing.md says more.
+ASAN_BUILD ?= build-asan
+SANITIZE_FLAGS ?=
+$(ASAN_BUILD)/build.ninja: CMakeLists.txt | venv
+	$(CMAKE) -S . -B $(ASAN_BUILD) -G Ninja -DVULPY_SANITIZE=ON -DVULPY_WERROR=ON \
+	  -DPython3_EXECUTABLE=$(CURDIR)/$(PY) $(CMAKE_FLAGS)
+
+test-sanitize: deps venv $(ASAN_BUILD)/build.ninja
+	$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
+	@$(PY) scripts/run_tests.py --build $(ASAN_BUILD) --sanitize $(SANITIZE_FLAGS)
+
 # Every suite here (lavapipe: a few minutes), then docs/performance.md (the
 # report runs under a Python with matplotlib: Debian's python3-matplotlib).
 # BENCH_FLAGS=--quick for a short run, BENCH_FLAGS="--suite compare" for one.
@@ -75,4 +90,4 @@ wheel: deps venv
 	@PYTHON=$(PY) scripts/build-wheel.sh wheelhouse
 
 clean:
-	rm -rf $(BUILD) build-fuzz
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz

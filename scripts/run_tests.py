@@ -3,9 +3,23 @@
 Suites: lit (test/, FileCheck and end-to-end), ctest (C unit tests), pytest
 (test/python), and a bounded fuzz run. Each writes JUnit XML under
 BUILD/test-results; the counts come from there.
+
+--sanitize runs the suites against an ASan + UBSan build (`make
+test-sanitize`: build-asan, configured with -DVULPY_SANITIZE=ON): every
+process gets the ASan runtime preloaded (the interpreter is not instrumented,
+and an instrumented extension needs the runtime loaded first), Python loads
+that build's extension (VULPY_EXTENSION), and any ASan or UBSan report ends
+the process with an error. Leak checking stays on for lit and ctest, whose
+instrumented C programs (vulpy-run, vulpy-opt, the unit tests) must free
+what they allocate, with test/sanitize/lsan.supp leaving out what the Vulkan
+driver, the validation layer and the interpreter keep until exit; pytest runs
+without it (a Python process keeps its objects until exit, so every stack
+through the interpreter would be a report). docs/testing.md says more.
 """
 import argparse
+import glob
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -36,11 +50,39 @@ def run(name, cmd, env=None, cwd=ROOT):
     return subprocess.run(cmd, cwd=cwd, env=env).returncode
 
 
+def sanitizer_env(env, build):
+    """The environment of an ASan + UBSan run against `build` (see the top)."""
+    ext = sorted(glob.glob(str(build / "python" / "vulpy" / "_vulpy*.so")))
+    if not ext:
+        sys.exit(f"run_tests: no sanitizer extension under {build}/python/vulpy "
+                 f"(configure with -DVULPY_SANITIZE=ON; `make test-sanitize` does)")
+    cc = os.environ.get("CC", "gcc")
+    asan = subprocess.run([cc, "-print-file-name=libasan.so"], capture_output=True,
+                          text=True).stdout.strip()
+    # The driver and layer preloaded too: the loader unloads them before
+    # LeakSanitizer's report at exit, and a frame without a module name would
+    # not match their suppressions.
+    libdir = "/usr/lib/x86_64-linux-gnu"
+    preload = [asan] + [p for p in (f"{libdir}/libvulkan_lvp.so",
+                                    f"{libdir}/libVkLayer_khronos_validation.so")
+                        if os.path.exists(p)]
+    supp = ROOT / "test" / "sanitize"
+    env = dict(env, VULPY_EXTENSION=ext[-1], LD_PRELOAD=" ".join(preload),
+               ASAN_OPTIONS=f"detect_leaks=1:suppressions={supp / 'asan.supp'}",
+               LSAN_OPTIONS=f"suppressions={supp / 'lsan.supp'}:print_suppressions=0",
+               UBSAN_OPTIONS=f"print_stacktrace=1:halt_on_error=1:suppressions={supp / 'ubsan.supp'}")
+    return env
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     ap.add_argument("--fuzz-seconds", type=int, default=int(os.environ.get("FUZZ_SECONDS", "45")))
     ap.add_argument("--only", choices=["lit", "ctest", "pytest", "fuzz"], action="append")
+    ap.add_argument("--sanitize", action="store_true",
+                    help="BUILD is an ASan + UBSan build (-DVULPY_SANITIZE=ON)")
+    ap.add_argument("--pytest-args", default="",
+                    help="what pytest runs (default: all of test/python), e.g. '-k foo test/python/test_x.py'")
     args = ap.parse_args()
     build = (ROOT / args.build).resolve()
     results = build / "test-results"
@@ -50,6 +92,11 @@ def main():
     # Tests never read or write the user's cache.
     env["XDG_CACHE_HOME"] = str(build / "test-cache")
     only = set(args.only or ["lit", "ctest", "pytest", "fuzz"])
+    if args.sanitize:
+        env = sanitizer_env(env, build)
+        # The fuzz targets are already built with ASan + UBSan (scripts/fuzz.sh).
+        if not args.only:
+            only.discard("fuzz")
 
     suites = []  # (name, exit code, junit path)
     py = sys.executable
@@ -67,8 +114,12 @@ def main():
     if "pytest" in only and (ROOT / "test" / "python").is_dir():
         out = results / "pytest.xml"
         out.unlink(missing_ok=True)
+        penv = env
+        if args.sanitize:  # no leak report from the interpreter (see the top)
+            penv = dict(env, ASAN_OPTIONS=env["ASAN_OPTIONS"].replace("detect_leaks=1", "detect_leaks=0"))
         rc = run("pytest", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                            f"--junitxml={out}", str(ROOT / "test" / "python")], env)
+                            f"--junitxml={out}"] + (shlex.split(args.pytest_args) or [str(ROOT / "test" / "python")]),
+                 penv)
         if rc == 5:  # no tests collected
             rc = 0
         suites.append(("pytest", rc, out))
