@@ -139,6 +139,7 @@ static void test_create_errors(void) {
     CHECK_OK(d);
   }
   vrt_memsock_destroy(ms);
+  vp_diags_free(&d);
   rt_context_done(ctx);
 }
 
@@ -284,6 +285,7 @@ static void test_untrusted(void) {
     CHECK_ERROR(d, "payload");
   }
   vrt_memsock_destroy(ms);
+  vp_diags_free(&d);
   rt_context_done(ctx);
 }
 
