@@ -5,16 +5,14 @@ Suites: lit (test/, FileCheck and end-to-end), ctest (C unit tests), pytest
 BUILD/test-results; the counts come from there.
 
 --sanitize runs the suites against an ASan + UBSan build (`make
-test-sanitize`: build-asan, configured with -DVULPY_SANITIZE=ON): every
-process gets the ASan runtime preloaded (the interpreter is not instrumented,
-and an instrumented extension needs the runtime loaded first), Python loads
-that build's extension (VULPY_EXTENSION), and any ASan or UBSan report ends
-the process with an error. Leak checking stays on for lit and ctest, whose
-instrumented C programs (vulpy-run, vulpy-opt, the unit tests) must free
-what they allocate, with test/sanitize/lsan.supp leaving out what the Vulkan
-driver, the validation layer and the interpreter keep until exit; pytest runs
-without it (a Python process keeps its objects until exit, so every stack
-through the interpreter would be a report). docs/testing.md says more.
+test-sanitize`: build-asan, configured with -DVULPY_SANITIZE=ON). Python
+loads that build's extension (VULPY_EXTENSION) with the ASan runtime
+preloaded (the interpreter is not instrumented, and the runtime must be
+loaded first), and any ASan or UBSan report ends the process with an error.
+The instrumented C programs (vulpy-run, vulpy-opt, vulpy-translate, the unit
+tests) run with LeakSanitizer on, test/sanitize/lsan.supp leaving out what
+the Vulkan driver and the validation layer keep until exit; interpreters run
+without it (Python keeps its objects until exit). docs/testing.md says more.
 """
 import argparse
 import glob
@@ -56,22 +54,21 @@ def sanitizer_env(env, build):
     if not ext:
         sys.exit(f"run_tests: no sanitizer extension under {build}/python/vulpy "
                  f"(configure with -DVULPY_SANITIZE=ON; `make test-sanitize` does)")
+    supp = ROOT / "test" / "sanitize"
+    return dict(env, VULPY_EXTENSION=ext[-1],
+                ASAN_OPTIONS=f"detect_leaks=1:suppressions={supp / 'asan.supp'}",
+                LSAN_OPTIONS=f"suppressions={supp / 'lsan.supp'}:print_suppressions=0",
+                UBSAN_OPTIONS=f"print_stacktrace=1:halt_on_error=1:suppressions={supp / 'ubsan.supp'}")
+
+
+def python_sanitizer_env(env):
+    """An uninstrumented interpreter loading the ASan extension: the ASan
+    runtime preloaded (it must come first), and no leak report at exit."""
     cc = os.environ.get("CC", "gcc")
     asan = subprocess.run([cc, "-print-file-name=libasan.so"], capture_output=True,
                           text=True).stdout.strip()
-    # The driver and layer preloaded too: the loader unloads them before
-    # LeakSanitizer's report at exit, and a frame without a module name would
-    # not match their suppressions.
-    libdir = "/usr/lib/x86_64-linux-gnu"
-    preload = [asan] + [p for p in (f"{libdir}/libvulkan_lvp.so",
-                                    f"{libdir}/libVkLayer_khronos_validation.so")
-                        if os.path.exists(p)]
-    supp = ROOT / "test" / "sanitize"
-    env = dict(env, VULPY_EXTENSION=ext[-1], LD_PRELOAD=" ".join(preload),
-               ASAN_OPTIONS=f"detect_leaks=1:suppressions={supp / 'asan.supp'}",
-               LSAN_OPTIONS=f"suppressions={supp / 'lsan.supp'}:print_suppressions=0",
-               UBSAN_OPTIONS=f"print_stacktrace=1:halt_on_error=1:suppressions={supp / 'ubsan.supp'}")
-    return env
+    return dict(env, LD_PRELOAD=asan,
+                ASAN_OPTIONS=env["ASAN_OPTIONS"].replace("detect_leaks=1", "detect_leaks=0"))
 
 
 def main():
@@ -114,9 +111,7 @@ def main():
     if "pytest" in only and (ROOT / "test" / "python").is_dir():
         out = results / "pytest.xml"
         out.unlink(missing_ok=True)
-        penv = env
-        if args.sanitize:  # no leak report from the interpreter (see the top)
-            penv = dict(env, ASAN_OPTIONS=env["ASAN_OPTIONS"].replace("detect_leaks=1", "detect_leaks=0"))
+        penv = python_sanitizer_env(env) if args.sanitize else env
         rc = run("pytest", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                             f"--junitxml={out}"] + (shlex.split(args.pytest_args) or [str(ROOT / "test" / "python")]),
                  penv)
