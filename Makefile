@@ -16,7 +16,7 @@ DEB_PACKAGES := cmake ninja-build pkg-config gcc g++ python3-venv python3-dev \
   vulkan-tools libyaml-dev llvm-14-tools clang-14 libclang-rt-14-dev hipcc \
   python3-matplotlib valgrind patchelf
 
-.PHONY: all deps venv configure build run test test-only test-sanitize bench bench-report bench-extra fuzz clean wheel
+.PHONY: all deps venv configure build run test test-only build-sanitize test-sanitize test-sanitize-ci bench bench-report bench-extra fuzz clean wheel
 
 all: build
 
@@ -61,9 +61,21 @@ $(ASAN_BUILD)/build.ninja: CMakeLists.txt | venv
 	$(CMAKE) -S . -B $(ASAN_BUILD) -G Ninja -DVULPY_SANITIZE=ON -DVULPY_WERROR=ON \
 	  -DPython3_EXECUTABLE=$(CURDIR)/$(PY) $(CMAKE_FLAGS)
 
-test-sanitize: deps venv $(ASAN_BUILD)/build.ninja
+build-sanitize: deps venv $(ASAN_BUILD)/build.ninja
 	$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
+
+test-sanitize: build-sanitize
 	@$(PY) scripts/run_tests.py --build $(ASAN_BUILD) --sanitize $(SANITIZE_FLAGS)
+
+# What CI runs after `make test` (.ci/run): all of lit and ctest, and the
+# pytest files that drive the extension's C code hardest (buffers, kernels,
+# the JIT, DLPack, MemSock, control words, the cache, sizes); the whole
+# pytest suite under ASan takes about an hour on two cores.
+SANITIZE_CI_PYTEST := $(addprefix test/python/,test_kernel.py test_jit.py test_dlpack.py \
+  test_memsock.py test_control.py test_trust_cache.py test_trust_sizes.py test_context.py \
+  test_memory_pool.py test_launcher.py test_native_env.py)
+test-sanitize-ci: build-sanitize
+	@$(PY) scripts/run_tests.py --build $(ASAN_BUILD) --sanitize --pytest-args "$(SANITIZE_CI_PYTEST)"
 
 # Every suite here (lavapipe: a few minutes), then docs/performance.md (the
 # report runs under a Python with matplotlib: Debian's python3-matplotlib).
