@@ -70,7 +70,7 @@ test-sanitize: build-sanitize
 # What CI runs after `make test` (.ci/run): all of lit and ctest, and the
 # pytest files that drive the extension's C code hardest (buffers, kernels,
 # the JIT, DLPack, MemSock, control words, the cache, sizes); the whole
-# pytest suite under ASan takes about an hour on two cores.
+# pytest suite under ASan takes over an hour on two cores.
 SANITIZE_CI_PYTEST := $(addprefix test/python/,test_kernel.py test_jit.py test_dlpack.py \
   test_memsock.py test_control.py test_trust_cache.py test_trust_sizes.py test_context.py \
   test_memory_pool.py test_launcher.py test_native_env.py)
