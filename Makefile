@@ -17,7 +17,7 @@ DEB_PACKAGES := cmake ninja-build pkg-config gcc g++ python3-venv python3-dev \
   python3-matplotlib valgrind patchelf \
   openmpi-bin libopenmpi-dev
 
-.PHONY: all deps venv configure build run test test-only bench bench-report bench-extra fuzz fuzz-long clean wheel
+.PHONY: all deps venv configure build run test test-only build-sanitize test-sanitize test-sanitize-ci bench bench-report bench-extra fuzz fuzz-long clean wheel
 
 all: build
 
@@ -51,6 +51,33 @@ test: build
 test-only:
 	@$(PY) scripts/run_tests.py --build $(BUILD)
 
+# The same suites against an AddressSanitizer + UndefinedBehaviorSanitizer
+# build of all the C code (libraries, runtime, tools, unit tests, the Python
+# extension) in its own folder; any report fails the test that caused it.
+# SANITIZE_FLAGS passes options to scripts/run_tests.py, e.g.
+# SANITIZE_FLAGS="--only lit --only ctest". docs/testing.md says more.
+ASAN_BUILD ?= build-asan
+SANITIZE_FLAGS ?=
+$(ASAN_BUILD)/build.ninja: CMakeLists.txt | venv
+	$(CMAKE) -S . -B $(ASAN_BUILD) -G Ninja -DVULPY_SANITIZE=ON -DVULPY_WERROR=ON \
+	  -DPython3_EXECUTABLE=$(CURDIR)/$(PY) $(CMAKE_FLAGS)
+
+build-sanitize: deps venv $(ASAN_BUILD)/build.ninja
+	$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
+
+test-sanitize: build-sanitize
+	@$(PY) scripts/run_tests.py --build $(ASAN_BUILD) --sanitize $(SANITIZE_FLAGS)
+
+# What CI runs after `make test` (.ci/run): all of lit and ctest, and the
+# pytest files that drive the extension's C code hardest (buffers, kernels,
+# the JIT, DLPack, MemSock, control words, the cache, sizes); the whole
+# pytest suite under ASan takes over an hour on two cores.
+SANITIZE_CI_PYTEST := $(addprefix test/python/,test_kernel.py test_jit.py test_dlpack.py \
+  test_memsock.py test_control.py test_trust_cache.py test_trust_sizes.py test_context.py \
+  test_memory_pool.py test_launcher.py test_native_env.py)
+test-sanitize-ci: build-sanitize
+	@$(PY) scripts/run_tests.py --build $(ASAN_BUILD) --sanitize --pytest-args "$(SANITIZE_CI_PYTEST)"
+
 # Every suite here (lavapipe: a few minutes), then docs/performance.md (the
 # report runs under a Python with matplotlib: Debian's python3-matplotlib).
 # BENCH_FLAGS=--quick for a short run, BENCH_FLAGS="--suite compare" for one.
@@ -83,4 +110,4 @@ wheel: deps venv
 	@PYTHON=$(PY) scripts/build-wheel.sh wheelhouse
 
 clean:
-	rm -rf $(BUILD) build-fuzz
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz

@@ -231,6 +231,7 @@ bool vrt__enumerate(vrt_instance *inst, VkPhysicalDevice **pdevs, vrt_device_inf
   *n = 0;
   uint32_t count = 0;
   VkResult r = inst->fn.vkEnumeratePhysicalDevices(inst->instance, &count, NULL);
+  vrt__pin_libraries(); /* the layers and drivers are loaded by now */
   if (!vrt__check(NULL, r, "vkEnumeratePhysicalDevices", d))
     return false;
   if (!count) {

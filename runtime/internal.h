@@ -63,6 +63,9 @@ void vrt__instance_destroy(vrt_instance *inst, vp_diags *sink);
 /* The physical devices and their descriptions (malloc'ed arrays). */
 bool vrt__enumerate(vrt_instance *inst, VkPhysicalDevice **pdevs, vrt_device_info **infos,
                     uint32_t *n, vp_diags *d);
+/* ASan builds: keeps the driver and layers loaded so far mapped until exit,
+ * for LeakSanitizer's report (sanitize.c); nothing elsewhere. */
+void vrt__pin_libraries(void);
 /* Whether the device has extension `name` (device.c). */
 bool vrt__has_extension(vrt_instance *inst, VkPhysicalDevice pd, const char *name);
 /* Reads VULPY_VALIDATION. */

@@ -3,9 +3,21 @@
 Suites: lit (test/, FileCheck and end-to-end), ctest (C unit tests), pytest
 (test/python), and a bounded fuzz run. Each writes JUnit XML under
 BUILD/test-results; the counts come from there.
+
+--sanitize runs the suites against an ASan + UBSan build (`make
+test-sanitize`: build-asan, configured with -DVULPY_SANITIZE=ON). Python
+loads that build's extension (VULPY_EXTENSION) with the ASan runtime
+preloaded (the interpreter is not instrumented, and the runtime must be
+loaded first), and any ASan or UBSan report ends the process with an error.
+The instrumented C programs (vulpy-run, vulpy-opt, vulpy-translate, the unit
+tests) run with LeakSanitizer on, test/sanitize/lsan.supp leaving out what
+the Vulkan driver and the validation layer keep until exit; interpreters run
+without it (Python keeps its objects until exit). docs/testing.md says more.
 """
 import argparse
+import glob
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -36,11 +48,38 @@ def run(name, cmd, env=None, cwd=ROOT):
     return subprocess.run(cmd, cwd=cwd, env=env).returncode
 
 
+def sanitizer_env(env, build):
+    """The environment of an ASan + UBSan run against `build` (see the top)."""
+    ext = sorted(glob.glob(str(build / "python" / "vulpy" / "_vulpy*.so")))
+    if not ext:
+        sys.exit(f"run_tests: no sanitizer extension under {build}/python/vulpy "
+                 f"(configure with -DVULPY_SANITIZE=ON; `make test-sanitize` does)")
+    supp = ROOT / "test" / "sanitize"
+    return dict(env, VULPY_EXTENSION=ext[-1],
+                ASAN_OPTIONS=f"detect_leaks=1:suppressions={supp / 'asan.supp'}",
+                LSAN_OPTIONS=f"suppressions={supp / 'lsan.supp'}:print_suppressions=0",
+                UBSAN_OPTIONS=f"print_stacktrace=1:halt_on_error=1:suppressions={supp / 'ubsan.supp'}")
+
+
+def python_sanitizer_env(env):
+    """An uninstrumented interpreter loading the ASan extension: the ASan
+    runtime preloaded (it must come first), and no leak report at exit."""
+    cc = os.environ.get("CC", "gcc")
+    asan = subprocess.run([cc, "-print-file-name=libasan.so"], capture_output=True,
+                          text=True).stdout.strip()
+    return dict(env, LD_PRELOAD=asan,
+                ASAN_OPTIONS=env["ASAN_OPTIONS"].replace("detect_leaks=1", "detect_leaks=0"))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     ap.add_argument("--fuzz-seconds", type=int, default=int(os.environ.get("FUZZ_SECONDS", "45")))
     ap.add_argument("--only", choices=["lit", "ctest", "pytest", "fuzz"], action="append")
+    ap.add_argument("--sanitize", action="store_true",
+                    help="BUILD is an ASan + UBSan build (-DVULPY_SANITIZE=ON)")
+    ap.add_argument("--pytest-args", default="",
+                    help="what pytest runs (default: all of test/python), e.g. '-k foo test/python/test_x.py'")
     args = ap.parse_args()
     build = (ROOT / args.build).resolve()
     results = build / "test-results"
@@ -50,6 +89,11 @@ def main():
     # Tests never read or write the user's cache.
     env["XDG_CACHE_HOME"] = str(build / "test-cache")
     only = set(args.only or ["lit", "ctest", "pytest", "fuzz"])
+    if args.sanitize:
+        env = sanitizer_env(env, build)
+        # The fuzz targets are already built with ASan + UBSan (scripts/fuzz.sh).
+        if not args.only:
+            only.discard("fuzz")
 
     suites = []  # (name, exit code, junit path)
     py = sys.executable
@@ -67,8 +111,10 @@ def main():
     if "pytest" in only and (ROOT / "test" / "python").is_dir():
         out = results / "pytest.xml"
         out.unlink(missing_ok=True)
+        penv = python_sanitizer_env(env) if args.sanitize else env
         rc = run("pytest", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                            f"--junitxml={out}", str(ROOT / "test" / "python")], env)
+                            f"--junitxml={out}"] + (shlex.split(args.pytest_args) or [str(ROOT / "test" / "python")]),
+                 penv)
         if rc == 5:  # no tests collected
             rc = 0
         suites.append(("pytest", rc, out))

@@ -43,6 +43,7 @@ def test_import_without_extension_still_dumps_ast(tmp_path):
     kernel = tmp_path / "k.vul.py"
     kernel.write_text("def main():\n    pass\n")
     env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    env.pop("VULPY_EXTENSION", None)  # make test-sanitize names its extension there
     out = subprocess.run([sys.executable, "-m", "vulpy", "dump-ast", str(kernel)], env=env,
                          capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode == 0, out.stderr

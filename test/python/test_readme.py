@@ -34,7 +34,12 @@ def test_then_what_vulpy_is_with_the_seed_example():
 
 def test_makefile_has_the_user_targets():
     mk = (ROOT / "Makefile").read_text()
-    for target in ("deps", "build", "run", "test", "bench", "fuzz"):
+    for target in ("deps", "build", "run", "test", "bench", "fuzz", "test-sanitize",
+                   "test-sanitize-ci"):
         assert re.search(rf"^{target}:", mk, re.M), target
     assert "-DVULPY_WERROR=ON" in mk  # warnings are errors in CI (.ci/run runs make test)
-    assert (ROOT / ".ci" / "run").read_text().rstrip().endswith("exec make test")
+    # CI: every suite, then the ASan + UBSan build (docs/testing.md), failing on either
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "set -e" in ci
+    assert re.search(r"^make test$", ci, re.M)
+    assert ci.rstrip().endswith("exec make test-sanitize-ci")

@@ -12,6 +12,7 @@ dumped with the same options.
 """
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -30,6 +31,9 @@ def main():
     ap.add_argument("--flag", action="append", default=[], help="extra vulpy-translate flag")
     args = ap.parse_args(argv[:sep[0]])
     cc = argv[sep[0] + 1:sep[1]]
+    # The compilers are not ours: under make test-sanitize this script runs
+    # with the ASan runtime preloaded (for %python), and nvcc crashes with it.
+    compiler_env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
     paths = [Path(p) for p in argv[sep[1] + 1:]]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -62,7 +66,7 @@ def main():
             failed += 1
             continue
         cmd = [a.replace("{in}", str(src)).replace("{out}", str(src) + ".o") for a in cc]
-        r = subprocess.run(cmd, capture_output=True, text=True)
+        r = subprocess.run(cmd, capture_output=True, text=True, env=compiler_env)
         if r.returncode != 0:
             print(f"FAIL compile {f.name}: {' '.join(cmd)}\n{r.stdout}{r.stderr[:4000]}")
             failed += 1

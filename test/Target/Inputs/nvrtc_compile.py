@@ -31,6 +31,13 @@ def find():
 
 
 def compile_file(lib, src, out, arch):
+    # NVRTC dlopens libnvrtc-builtins by name from its own folder (RUNPATH
+    # $ORIGIN); under `make test-sanitize` the ASan runtime's dlopen
+    # interceptor is the caller and that folder is not searched. Loaded
+    # first, the builtins are found by their soname either way.
+    for b in sorted(glob.glob(os.path.join(os.path.dirname(lib), "libnvrtc-builtins.so*"))):
+        ctypes.CDLL(b, mode=ctypes.RTLD_GLOBAL)
+        break
     nv = ctypes.CDLL(lib)
     prog = ctypes.c_void_p()
     code = open(src, "rb").read()

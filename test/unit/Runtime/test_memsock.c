@@ -145,6 +145,7 @@ static void test_create_errors(void) {
     CHECK_OK(d);
   }
   vrt_memsock_destroy(ms);
+  vp_diags_free(&d);
   rt_context_done(ctx);
 }
 
@@ -290,6 +291,7 @@ static void test_untrusted(void) {
     CHECK_ERROR(d, "payload");
   }
   vrt_memsock_destroy(ms);
+  vp_diags_free(&d);
   rt_context_done(ctx);
 }
 
