@@ -35,7 +35,7 @@ ap.add_argument("--png", help="write the lesson's picture here")
 ap.add_argument("--show", action="store_true", help="draw the picture in a window")
 args = ap.parse_args()
 N, STEPS, EVERY, LEVEL = args.size, args.steps, args.every, np.float32(args.level)
-EPS_R, P1, P2 = 4.0, 12, 8        # the sphere's eps_r; the source's period before / after steering
+EPS_R, P1, P2 = 4.0, 20, 12       # the sphere's eps_r; the source's period before / after steering
 
 # 1. Two contexts: device 0 runs the simulation, device 1 the overlay.
 ctx0 = vp.default_context()
@@ -144,9 +144,10 @@ u, m = d["ez"], d["mask"]
 fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4.2), dpi=100)
 v = float(np.percentile(np.abs(u), 99.5))
 im = a.imshow(u, cmap="RdBu_r", vmin=-v, vmax=v, origin="lower")
-a.imshow(np.ma.masked_where(m == 0, m), cmap="autumn", alpha=0.5, origin="lower")
+yy, xx = np.nonzero(m)
+a.scatter(xx, yy, s=14, marker="s", facecolors="none", edgecolors="limegreen", linewidths=0.9)
 a.contour(d["eps"], levels=[1.5], colors="k", linewidths=0.8)
-a.set_title(f"Ez at z = n/2, step {int(d['step'])}; hot cells (device 1) in orange", fontsize=9)
+a.set_title(f"Ez at z = n/2, step {int(d['step'])}; hot cells (device 1) boxed in green", fontsize=9)
 a.set_xlabel("x (cells)"); a.set_ylabel("y (cells)")
 fig.colorbar(im, ax=a, shrink=0.85)
 b.plot(d["steps"], d["live"], ".-")
