@@ -82,7 +82,9 @@ overlay()                          # compiled before the run: the run waits for 
 # 4. Launch the persistent program, stream slices, steer, overlay live.
 ctrl = vp.ControlBuffer(["period", "pause"], context=ctx0)
 ctrl["period"] = P1
-pipe = sim.memsock(capacity=2, policy="block")     # the kernel waits for the host
+# A slot for every slice of the run: under `block` the kernel then never waits
+# for the host (lavapipe cannot wait long inside a dispatch: docs/memsock.md).
+pipe = sim.memsock(capacity=(STEPS - 1) // EVERY + 1, policy="block")
 assert STEPS <= sim.chunk(), f"--steps above lavapipe's loop budget ({sim.chunk()} here)"
 t0 = time.perf_counter()
 run = sim.launch(STEPS, ctrl=ctrl, pipe=pipe, every=EVERY, sync=False)
@@ -91,7 +93,7 @@ while len(frames) < (STEPS - 1) // EVERY:
     frame, pay = pipe.next(timeout=60)
     frames.append((pay.step, frame.copy()))
     live.append(overlay())         # device 1 reads the pages while device 0 writes them
-    if len(frames) == 2:
+    if len(frames) == 1:
         ctrl["period"] = P2        # steer: the source's frequency, mid-run
 sim.finish(run)
 wall = time.perf_counter() - t0
@@ -107,11 +109,17 @@ want = np.abs(page) > LEVEL
 assert np.array_equal(mask.numpy().astype(bool), want), "overlay != NumPy's threshold"
 assert hot == int(want.sum()), (hot, int(want.sum()))
 print(f"overlay on device 1: {hot} hot cells of {N ** 3}, equal to NumPy's threshold")
+t0 = time.perf_counter()
+for _ in range(5):
+    overlay()
+print(f"overlay: {(time.perf_counter() - t0) / 5 * 1e3:.2f} ms a pass over {N ** 3 * 4 / 1e6:.2f} MB "
+      f"of shared pages (kernel call and count read)")
 
 # 6. Steering took effect at one step boundary: every step saw one period.
 log = sim.log.numpy()[:STEPS]
 period, ran = log >> 1, log & 1
-assert ran.all() and set(period) == {P1, P2}, period
+assert ran.all() and period[0] == P1, period
+assert (period == P2).any(), "the run ended before the host steered it: try more --steps"
 switch = int(np.argmax(period == P2))
 assert (period[:switch] == P1).all() and (period[switch:] == P2).all(), period
 print(f"steering: period {P1} for steps 0-{switch - 1}, {P2} from step {switch}")
