@@ -94,10 +94,10 @@ run = sim.launch(STEPS, ctrl=ctrl, pipe=pipe, every=EVERY, sync=False)
 frames, live = [], []
 while len(frames) < (STEPS - 1) // EVERY:
     frame, pay = pipe.next(timeout=60)
+    if not frames:
+        ctrl["period"] = P2        # steer: the source's frequency, mid-run
     frames.append((pay.step, frame.copy()))
     live.append(overlay())         # device 1 reads the pages while device 0 writes them
-    if len(frames) == 1:
-        ctrl["period"] = P2        # steer: the source's frequency, mid-run
 sim.finish(run)
 wall = time.perf_counter() - t0
 pipe.close()
