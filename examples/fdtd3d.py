@@ -466,8 +466,10 @@ class Sim:
             raise ValueError(f"mag= must be {self.ny} x {self.nx} float32, got "
                              f"{mag.shape} {mag.dtype}")
         magon = 0 if mag is None else 1
-        if mag is None:
-            mag = self.part                 # bound, never written
+        if mag is None:                     # bound, never written
+            if getattr(self, "_mag_dummy", None) is None:
+                self._mag_dummy = vp.zeros(1, np.float32, context=self.ctx)
+            mag = self._mag_dummy
         h = run_persistent(f["ex"], f["ey"], f["ez"], f["hx"], f["hy"], f["hz"], self.ce,
                            self.clock, self.part, self.log, mag, pipe, ctrl, nx=self.nx,
                            ny=self.ny, nz=self.nz,
