@@ -36,6 +36,8 @@ ap.add_argument("--png", help="write the lesson's picture here")
 ap.add_argument("--show", action="store_true", help="draw the picture in a window")
 args = ap.parse_args()
 N, STEPS, EVERY, LEVEL = args.size, args.steps, args.every, np.float32(args.level)
+if not 0 < EVERY < STEPS - 1 or N < 4:
+    ap.error("need --size >= 4 and 0 < --every < --steps - 1 (at least one streamed slice)")
 EPS_R, P1, P2 = 4.0, 20, 12       # the sphere's eps_r; the source's period before / after steering
 
 # 1. Two contexts: device 0 runs the simulation, device 1 the overlay.
