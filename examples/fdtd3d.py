@@ -187,10 +187,11 @@ def run_persistent(ex: vp.Buffer[vp.float32], ey: vp.Buffer[vp.float32],
                    hy: vp.Buffer[vp.float32], hz: vp.Buffer[vp.float32],
                    ce: vp.Buffer[vp.float32], clock: vp.Buffer[vp.uint32],
                    part: vp.Buffer[vp.float32], log: vp.Buffer[vp.uint32],
+                   mag: vp.Buffer[vp.float32],
                    pipe: vp.MemSock[vp.float32], ctrl: vp.Control,
                    nx: vp.uint32, ny: vp.uint32, nz: vp.uint32, s: vp.float32,
                    material: vp.uint32, src: vp.uint32, amp: vp.float32, first: vp.uint32,
-                   last: vp.uint32, every: vp.uint32, zs: vp.uint32):
+                   last: vp.uint32, every: vp.uint32, zs: vp.uint32, magon: vp.uint32):
     red = vp.Shared[vp.float32, LOCAL]
     lid = vp.local_index()
     for t in range(first, last):
@@ -212,6 +213,12 @@ def run_persistent(ex: vp.Buffer[vp.float32], ey: vp.Buffer[vp.float32],
                         pipe[q] = ez[zs * nx * ny + q]
 
                 pipe.fire(frame, step=hn, energy=w)
+                if magon != 0:
+                    # |E| on the same plane into mag[] (lesson 11: shared host
+                    # pages that other devices read), the cell's three components
+                    for q in vp.grid_range(nx * ny):
+                        j = zs * nx * ny + q
+                        mag[q] = math.sqrt(ex[j] * ex[j] + ey[j] * ey[j] + ez[j] * ez[j])
         vp.grid_sync()
         # -- E phase, the source, the energy's partial sums, the clock
         en = clock[t % 2]
@@ -430,14 +437,16 @@ class Sim:
         return pipe
 
     def launch(self, steps, ctrl=None, pipe=None, every=0, zs=None, first=0, sync=True,
-               groups=None, mode="persistent", timeout=None):
+               groups=None, mode="persistent", timeout=None, mag=None):
         """The persistent version: loop steps [first, first + steps) in one
         dispatch. ctrl: a vp.ControlBuffer(["period", "pause"]) (made with
         this Sim's period when None); pipe: a MemSock from memsock() (a dummy
         one when None), fed every `every` steps. Returns the PersistentHandle
         (sync=False) or None; self.n follows the GPU's clock after a wait.
         timeout: with sync, seconds before the run is aborted and
-        vp.TimeoutError raised."""
+        vp.TimeoutError raised. mag: an (ny, nx) float32 array (e.g. a
+        vp.HostArray's, lesson 11) that each frame also writes |E| of the
+        slice into."""
         if self.dtype != np.float32:
             raise NotImplementedError("the persistent version is float32 only (the stepped "
                                       "one has float64)")
@@ -453,11 +462,20 @@ class Sim:
         # the clock words: step t reads word t % 2, so both start at self.n
         self.clock = vp.asarray(np.array([self.n, self.n], np.uint32), context=self.ctx)
         self.log = vp.zeros(max(1, steps), np.uint32, context=self.ctx)
+        if mag is not None and (mag.size != self.nx * self.ny or mag.dtype != np.float32):
+            raise ValueError(f"mag= must be {self.ny} x {self.nx} float32, got "
+                             f"{mag.shape} {mag.dtype}")
+        magon = 0 if mag is None else 1
+        if mag is None:                     # bound, never written
+            if getattr(self, "_mag_dummy", None) is None:
+                self._mag_dummy = vp.zeros(1, np.float32, context=self.ctx)
+            mag = self._mag_dummy
         h = run_persistent(f["ex"], f["ey"], f["ez"], f["hx"], f["hy"], f["hz"], self.ce,
-                           self.clock, self.part, self.log, pipe, ctrl, nx=self.nx, ny=self.ny, nz=self.nz,
+                           self.clock, self.part, self.log, mag, pipe, ctrl, nx=self.nx,
+                           ny=self.ny, nz=self.nz,
                            s=self.s, material=0 if self.eps is None else 1, src=self.src,
                            amp=self.amp, first=first, last=first + steps, every=every, zs=zs,
-                           sync=False, groups=groups, mode=mode)
+                           magon=magon, sync=False, groups=groups, mode=mode)
         if sync:
             try:
                 h.wait(timeout)

@@ -12,7 +12,7 @@ EXAMPLES = ["quickstart.py", "lesson01_convenience.py", "lesson02_resident.py",
             "lesson03_fusion.py", "lesson04_dispatch.py", "lesson05_vul_files.py",
             "lesson06_shared_memory.py", "lesson07_atomics.py", "lesson08_wave.py",
             "lesson09_persistent.py", "lesson10_memsock.py", "memsock_live_view.py"]
-EXAMPLES += ["lesson12_mpi.py"]  # one rank here; test_mpi.py runs it on two
+EXAMPLES += ["lesson11_fdtd_scatter.py", "lesson12_mpi.py"]  # one rank here; test_mpi.py runs it on two
 
 
 @needs_target

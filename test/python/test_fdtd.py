@@ -291,6 +291,29 @@ def test_memsock_streams_slices_and_energy():
     assert np.abs(got - w).max() / w < 1e-5, (got, w)
 
 
+def test_launch_writes_the_magnitude_of_e_of_each_slice_into_mag():
+    """mag= (lesson 11): with each streamed slice the persistent kernel writes
+    |E| of that plane into an (ny, nx) array, here a vp.HostArray's pages:
+    after the run they hold NumPy's |E| at the last slice's step; a mag= of
+    the wrong shape is a ValueError naming it."""
+    n, steps, every, zs = 12, 40, 6, 4
+    sim = driven(n)
+    mag = vp.HostArray((n, n), np.float32)
+    pipe = sim.memsock(capacity=steps // every + 2)
+    sim.launch(steps, pipe=pipe, every=every, zs=zs, mag=mag.on(sim.ctx))
+    pipe.close()
+    last = (steps - 1) // every * every
+    f = {k: np.zeros((n, n, n), np.float32) for k in fd.FIELDS}
+    for t in range(last):
+        fd.numpy_step(f, S, sim.ce_host, sim.src, t, 9, 1.0)
+    want = np.sqrt(f["ex"][zs] ** 2 + f["ey"][zs] ** 2 + f["ez"][zs] ** 2)
+    got = mag.numpy()
+    assert want.max() > 0
+    assert np.abs(got - want).max() <= 1e-5 * want.max(), np.abs(got - want).max()
+    with pytest.raises(ValueError, match="mag="):
+        sim.launch(2, mag=vp.zeros((n, n + 1), np.float32))
+
+
 def test_the_example_runs():
     env = dict(os.environ, PYTHONPATH=str(ROOT / "bindings" / "python"))
     r = subprocess.run([sys.executable, str(ROOT / "examples" / "fdtd3d.py"), "--size", "12",

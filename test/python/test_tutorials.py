@@ -1,7 +1,7 @@
 """The tutorial series (docs/tutorials) says only what runs.
 
 - Every ```python block of lesson NN is code of examples/lessonNN_*.py (or
-  of a .vul.py file the lesson names), which test_examples.py runs and which
+  of a .vul.py file, or of examples/fdtd3d.py, that the lesson names), which test_examples.py runs and which
   checks its own answers: each paragraph of the block (lines between blank
   lines) must appear in that source verbatim, up to indentation, and the
   paragraphs in the block's order.
@@ -35,6 +35,7 @@ def sources(md):
     nn = md.name[:2]
     paths = sorted((ROOT / "examples").glob(f"lesson{nn}_*.py"))
     named = re.findall(r"examples/[\w.]+\.vul\.py", md.read_text())
+    named += re.findall(r"examples/fdtd3d\.py", md.read_text())   # lesson 11 shows its lines
     paths += [ROOT / p for p in sorted(set(named))]
     return [p for p in paths if p.exists()]
 
@@ -75,8 +76,8 @@ def missing_paragraphs(block, text):
     return bad
 
 
-def test_the_series_has_lessons_1_to_10():
-    assert [p.name[:2] for p in LESSONS][:10] == [f"{n:02d}" for n in range(1, 11)]
+def test_the_series_has_lessons_1_to_12():
+    assert [p.name[:2] for p in LESSONS] == [f"{n:02d}" for n in range(1, 13)]
     for md in LESSONS:
         nn = md.name[:2]
         examples = list((ROOT / "examples").glob(f"lesson{nn}_*.py"))
