@@ -342,7 +342,7 @@ static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
 }
 
 /* Occupancy discovery at the top of the kernel; sets l->gid, l->ng. */
-static void discovery(pl *l, vir_value *limit, vir_value *join_limit) {
+static void discovery(pl *l, vir_value *limit, vir_value *join_limit, vir_value *min_groups) {
   vir_type *v3 = vir_ty_vec(l->m, u32(l), 3);
   vir_value *nwg = val(op(l, VIR_OP_NUM_WORKGROUPS, v3, 0, NULL));
   vir_value *nx = val(op(l, VIR_OP_EXTRACT, u32(l), 1, &nwg));
@@ -429,6 +429,20 @@ static void discovery(pl *l, vir_value *limit, vir_value *join_limit) {
   vir_op *late = iff(l, bin(l, VIR_OP_EQ, l->gid, ku(l, NO_GROUP)));
   at a = here(l);
   into(l, late, 0);
+  term(l, VIR_OP_RETURN);
+  back(l, a);
+  /* too few admitted for the host (H_MIN_GROUPS; 0 = any): every group
+   * leaves before the kernel's own code runs, so the buffers are as they
+   * were and the host can run the stepped form instead. The count is the
+   * same in every group: a grid-uniform exit. */
+  vir_op *few = iff(l, bin(l, VIR_OP_LT, l->ng, min_groups));
+  into(l, few, 0);
+  vir_op *g0 = iff(l, bin(l, VIR_OP_LAND, bin(l, VIR_OP_EQ, l->gid, ku(l, 0)),
+                          bin(l, VIR_OP_EQ, l->li, ku(l, 0))));
+  at f = here(l);
+  into(l, g0, 0);
+  atom(l, VIR_OP_ATOMIC_OR, l->host, H_STATUS, ku(l, ST_FEW), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+  back(l, f);
   term(l, VIR_OP_RETURN);
   back(l, a);
 }
@@ -556,7 +570,8 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
   vir_value *join_limit = load(l, l->host, H_JOIN_SPIN, VIR_SEM_RELAXED);
   vir_value *flags = load(l, l->host, H_FLAGS, VIR_SEM_RELAXED);
   l->rmw = bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, flags, ku(l, F_RMW_POLL)), ku(l, 0));
-  discovery(l, limit, join_limit);
+  vir_value *min_groups = load(l, l->host, H_MIN_GROUPS, VIR_SEM_RELAXED);
+  discovery(l, limit, join_limit, min_groups);
   grid_barrier(l, limit, false, true);
   vir_type *v3 = vir_ty_vec(l->m, u32(l), 3);
   vir_value *lid = val(op(l, VIR_OP_LOCAL_ID, v3, 0, NULL));
