@@ -243,7 +243,7 @@ def _cuda_grid_sync(tmp, groups, steps, reps):
     return [float(x) for x in r.stdout.split()]
 
 
-def _round_trips(h, ctrl, count, start, timeout=2.0):
+def _round_trips(h, ctrl, count, start, timeout=10.0):
     """count steering round trips: the host writes x, a step of the running
     kernel snapshots it at its boundary and writes it back to echo, the host
     sees echo; seconds each (None: the program ended; raises on a stall)."""
@@ -302,7 +302,7 @@ def _steering(steer, device, quick):
 
 def _long_run(steer, device, seconds):
     """One persistent dispatch steered live for `seconds`: a new x every
-    10 ms, each echoed within 2 s, the step count growing every second;
+    10 ms, each echoed within 10 s, the step count growing every second;
     then stop() and wait()."""
     import vulpy as vp
     n = 1 << 20

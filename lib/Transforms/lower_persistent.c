@@ -236,7 +236,8 @@ static int slot_of(pl *l, vir_sym *s, uint64_t w) {
  * only ordered operations on the critical path are the arrival (acq_rel,
  * device scope), the generation bump (release) and one fence after the
  * wait (acquire); everything else is relaxed. The wait polls only the
- * generation, with the abort and host-stop checks every SLOW_POLL polls,
+ * generation, with the abort and host-stop checks every SLOW_POLL polls
+ * (every poll where the host asked for read-modify-write polls: lavapipe),
  * and the host-visible bookkeeping (steps done, barriers passed) is
  * written after the generation bump, off the path the other groups wait
  * on. */
@@ -307,8 +308,13 @@ static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
     term(l, VIR_OP_BREAK);
     back(l, b);
     vir_value *kk = lload(l, k);
-    vir_op *slow = iff(l, bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, kk, ku(l, SLOW_POLL - 1)),
-                             ku(l, SLOW_POLL - 1)));
+    /* where the host asked for read-modify-write polls (lavapipe) every
+     * poll: there the spin limit counts loop back-edges (the budget), not
+     * time, and three polls a back-edge stretch the same budget over three
+     * times the wall time a descheduled thread may need */
+    vir_op *slow = iff(l, bin(l, VIR_OP_LOR, l->rmw,
+                             bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, kk, ku(l, SLOW_POLL - 1)),
+                                 ku(l, SLOW_POLL - 1))));
     b = here(l);
     into(l, slow, 0);
     vir_value *ab = poll(l, l->grid, G_ABORT);
