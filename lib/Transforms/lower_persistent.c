@@ -274,25 +274,19 @@ static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
       }
       store(l, l->grid, G_SNAP + i, val(o), VIR_SEM_RELAXED);
     }
+    /* the steps done: the steps that began before this boundary */
     vir_value *steps = load(l, l->grid, G_STEPS, VIR_SEM_RELAXED);
-    vir_value *now = steps;
-    vir_sym *ns = NULL;
     if (step) { /* a stopped step does not count */
-      ns = local(l, "_vp_steps", steps);
       vir_op *go = iff(l, bin(l, VIR_OP_EQ, stop, ku(l, 0)));
       at a = here(l);
       into(l, go, 0);
-      vir_value *n1 = bin(l, VIR_OP_ADD, steps, ku(l, 1));
-      store(l, l->grid, G_STEPS, n1, VIR_SEM_RELAXED);
-      lstore(l, ns, n1);
+      store(l, l->grid, G_STEPS, bin(l, VIR_OP_ADD, steps, ku(l, 1)), VIR_SEM_RELAXED);
       back(l, a);
     }
     store(l, l->grid, G_ARRIVE, ku(l, 0), VIR_SEM_RELAXED);
     store(l, l->grid, G_GEN, bin(l, VIR_OP_ADD, gen, ku(l, 1)), VIR_SEM_RELEASE);
     /* after the release: the host's counters are not on the others' path */
-    if (ns)
-      now = lload(l, ns);
-    store(l, l->host, H_STEPS, now, VIR_SEM_RELAXED);
+    store(l, l->host, H_STEPS, steps, VIR_SEM_RELAXED);
     atom(l, VIR_OP_ATOMIC_ADD, l->host, H_BARRIERS, ku(l, 1), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
   }
   into(l, last, 1);
