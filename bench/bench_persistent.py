@@ -1,7 +1,11 @@
 """Persistent programs (issue 15, docs/persistent.md): the step rate of one
 dispatch that owns its time loop against the stepped form (one dispatch per
 phase, replayed from recorded command buffers), on a small launch-bound grid
-and a large bandwidth-bound one, and the cost of one grid barrier.
+and a large bandwidth-bound one; the cost of one grid barrier beside CUDA's
+cooperative `grid.sync()` on the same grid (nvcc, where there is one);
+the host -> GPU -> host steering round trip of a running program; and (not
+with --quick) a 60 s persistent run steered live all the way (no device
+loss, no stall).
 
     bash bench/device.sh --suites persistent      (the H200)
     .venv/bin/python bench/run.py --suite persistent --quick   (here)
@@ -36,6 +40,50 @@ def heat(u: vp.Buffer[vp.float32], v: vp.Buffer[vp.float32], n: vp.uint32, alpha
 def syncs(steps: vp.uint32):
     for t in range(steps):
         vp.grid_sync()
+
+
+@vp.kernel(persistent=True, local_size_x=256, control_words={"ctrl": ["x", "echo"]})
+def steer(ctrl: vp.Control, u: vp.Buffer[vp.float32], n: vp.uint32, steps: vp.uint32):
+    for t in range(steps):
+        for p in vp.grid_range(n):
+            if p == 0:
+                ctrl.echo = ctrl.x    # what the step saw, back to the host
+            u[p] = u[p] * 0.5 + 1.0
+        vp.grid_sync()
+'''
+
+# CUDA's own grid barrier, the anchor for ours: a cooperative launch of
+# the same grid (groups x 256) looping over grid.sync(); CUDA events time it.
+CUDA_SYNC = r'''
+#include <cooperative_groups.h>
+#include <cstdio>
+#include <cstdlib>
+namespace cg = cooperative_groups;
+__global__ void syncs(int steps, unsigned *out) {
+  cg::grid_group g = cg::this_grid();
+  for (int t = 0; t < steps; t++) g.sync();
+  if (g.thread_rank() == 0) out[0] = steps;
+}
+int main(int argc, char **argv) {
+  int groups = atoi(argv[1]), steps = atoi(argv[2]), reps = atoi(argv[3]);
+  unsigned *out;
+  cudaMalloc(&out, 4);
+  void *args[] = {&steps, &out};
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  for (int r = 0; r <= reps; r++) {  /* the first is a warm-up */
+    cudaEventRecord(a);
+    cudaError_t e = cudaLaunchCooperativeKernel((void *)syncs, groups, 256, args, 0, 0);
+    cudaEventRecord(b);
+    if (e == cudaSuccess) e = cudaEventSynchronize(b);
+    if (e != cudaSuccess) { printf("error %s\n", cudaGetErrorString(e)); return 1; }
+    float ms;
+    cudaEventElapsedTime(&ms, a, b);
+    if (r) printf("%f\n", ms * 1000.0 / steps);
+  }
+  return 0;
+}
 '''
 
 
@@ -49,7 +97,7 @@ def _kernels(tmp):
     import linecache
     linecache.cache[path] = (len(STEPPER), None, STEPPER.splitlines(True), path)
     exec(code, ns)
-    return ns["heat"], ns["syncs"]
+    return ns["heat"], ns["syncs"], ns["steer"]
 
 
 def _time(fn, reps):
@@ -73,7 +121,7 @@ def run(ctx):
 
     import vulpy as vp
     tmp = tempfile.mkdtemp(prefix="vulpy-bench-persistent-")
-    heat, syncs = _kernels(tmp)
+    heat, syncs, steer = _kernels(tmp)
     dev = vp.default_context()
     device = dev.name
     lavapipe = dev.info.get("driver_name") == "llvmpipe"
@@ -126,25 +174,167 @@ def run(ctx):
                                 median=per["stepped"] / per["persistent"], p10=None, p90=None,
                                 unit="x", device=device, goal=goal))
     # the grid barrier alone: a time loop of grid syncs (two barriers a step:
-    # the step boundary and the sync)
-    info = {}
+    # the step boundary and the sync), at the default size and at 132 groups
+    # (one a SM on the H200: PERSISTENT.md's raw-GLSL probe measured 3.1 us)
+    sizes = [None] if ctx.quick or lavapipe else [None, 132, 1056]
+    for groups in sizes:
+        info = {}
 
-    def barriers():
-        h = syncs(steps=sync_steps, sync=False)
-        h.wait(timeout=600)
-        info["admitted"], info["barriers"] = h.admitted, h.barriers
-    try:
-        barriers()
-        samples = _time(barriers, reps)
-        records.append(_record("grid barrier", sync_steps, "persistent", samples,
-                               info["barriers"], device, unit="us/barrier",
-                               groups=info["admitted"]))
-    except Exception as e:
-        records.append(dict(case="grid barrier", size=sync_steps, backend="persistent",
-                            error=f"{type(e).__name__}: {e}"[:300], device=device))
+        def barriers(groups=groups, info=info):
+            kw = {} if groups is None else {"groups": groups}
+            h = syncs(steps=sync_steps, sync=False, **kw)
+            h.wait(timeout=600)
+            info["admitted"], info["barriers"] = h.admitted, h.barriers
+        try:
+            barriers()
+            samples = _time(barriers, reps)
+            rec = _record("grid barrier", sync_steps, "persistent", samples, info["barriers"],
+                          device, unit="us/barrier", groups=info["admitted"])
+            records.append(rec)
+        except Exception as e:
+            records.append(dict(case="grid barrier", size=sync_steps, backend="persistent",
+                                groups=groups, error=f"{type(e).__name__}: {e}"[:300],
+                                device=device))
+            continue
+        cuda = _cuda_grid_sync(tmp, info["admitted"], sync_steps, reps)
+        if isinstance(cuda, str):
+            records.append(dict(case="grid barrier", size=sync_steps, backend="cuda grid.sync()",
+                                groups=info["admitted"], skipped=cuda, device=device))
+            continue
+        crec = _record("grid barrier", sync_steps, "cuda grid.sync()", [x * 1e3 for x in cuda],
+                       1, device, unit="us/barrier", groups=info["admitted"])
+        records.append(crec)
+        # issue 15's goal: at most 1.5x CUDA's grid.sync()
+        records.append(dict(case="grid barrier vs CUDA", size=sync_steps,
+                            backend="persistent/cuda", median=rec["median"] / crec["median"],
+                            p10=None, p90=None, unit="x", device=device,
+                            groups=info["admitted"], goal=dict(op="<=", target=1.5, issue=15)))
+    records += _steering(steer, device, quick=ctx.quick or lavapipe)
+    if not (ctx.quick or lavapipe):
+        records += _long_run(steer, device, seconds=60)
     for r in records:
         r["suite"] = "persistent"
     return records
+
+
+def _cuda_grid_sync(tmp, groups, steps, reps):
+    """us per CUDA grid.sync() for `groups` groups of 256 (cooperative
+    launch), or why not."""
+    import shutil
+    import subprocess
+    nvcc = shutil.which("nvcc") or (os.path.exists("/usr/local/cuda/bin/nvcc")
+                                    and "/usr/local/cuda/bin/nvcc")
+    if not nvcc:
+        return "no nvcc"
+    src = os.path.join(tmp, "grid_sync.cu")
+    exe = os.path.join(tmp, "grid_sync")
+    with open(src, "w") as f:
+        f.write(CUDA_SYNC)
+    try:
+        if not os.path.exists(exe):
+            subprocess.run([nvcc, "-O3", "-arch=native", "-o", exe, src], check=True,
+                           capture_output=True, timeout=300)
+        r = subprocess.run([exe, str(groups), str(steps), str(reps)], capture_output=True,
+                           text=True, timeout=600)
+    except (OSError, subprocess.SubprocessError) as e:
+        return f"{type(e).__name__}: {e}"[:300]
+    if r.returncode:
+        return (r.stdout + r.stderr).strip()[:300] or f"exit {r.returncode}"
+    return [float(x) for x in r.stdout.split()]
+
+
+def _round_trips(h, ctrl, count, start, timeout=10.0):
+    """count steering round trips: the host writes x, a step of the running
+    kernel snapshots it at its boundary and writes it back to echo, the host
+    sees echo; seconds each (None: the program ended; raises on a stall)."""
+    out = []
+    for i in range(start, start + count):
+        ctrl["x"] = i
+        t0 = time.perf_counter()
+        while ctrl["echo"] != i:
+            if h.done:
+                return out, None
+            if time.perf_counter() - t0 > timeout:
+                raise RuntimeError(f"stall: the running kernel did not echo x={i} in {timeout} s "
+                                   f"(steps {h.steps})")
+        out.append(time.perf_counter() - t0)
+    return out, i + 1
+
+
+def _steering(steer, device, quick):
+    """Host -> GPU -> host steering round trip and the GPU -> host progress
+    interval of a running program."""
+    import vulpy as vp
+    # lavapipe: one point a step keeps the run under its loop budget
+    n = 256 if quick else 1 << 16
+    steps = 10_000 if quick else 1 << 30
+    ctrl = vp.ControlBuffer(["x", "echo"])
+    u = vp.zeros(n, np.float32)
+    try:
+        h = steer(ctrl, u, n=n, steps=steps, sync=False)
+        trips, _ = _round_trips(h, ctrl, 20 if quick else 2000, 1)
+        # progress: how often a changed step count reaches the host
+        seen, changes, t0 = h.steps, [], time.perf_counter()
+        while len(changes) < (20 if quick else 2000) and not h.done:
+            s = h.steps
+            if s != seen:
+                changes.append(time.perf_counter())
+                seen = s
+            if time.perf_counter() - t0 > 5:
+                break
+        if not h.done:
+            h.stop()
+        h.wait(timeout=60)
+    except Exception as e:
+        return [dict(case="steering round trip", size=n, backend="persistent",
+                     error=f"{type(e).__name__}: {e}"[:300], device=device)]
+    recs = []
+    if trips:
+        recs.append(_record("steering round trip (host write -> step sees it -> host sees echo)",
+                            n, "persistent", [x * 1e9 for x in trips], 1, device, unit="us",
+                            groups=h.admitted))
+    if len(changes) > 2:
+        gaps = [(b - a) * 1e9 for a, b in zip(changes, changes[1:])]
+        recs.append(_record("progress interval (host sees steps change)", n, "persistent", gaps,
+                            1, device, unit="us", groups=h.admitted))
+    return recs
+
+
+def _long_run(steer, device, seconds):
+    """One persistent dispatch steered live for `seconds`: a new x every
+    10 ms, each echoed within 10 s, the step count growing every second;
+    then stop() and wait()."""
+    import vulpy as vp
+    n = 1 << 20
+    ctrl = vp.ControlBuffer(["x", "echo"])
+    u = vp.zeros(n, np.float32)
+    rec = dict(case=f"{seconds} s persistent run, steered live", size=n, backend="persistent",
+               device=device)
+    try:
+        h = steer(ctrl, u, n=n, steps=(1 << 32) - 1, sync=False)
+        t0 = time.perf_counter()
+        nxt, trips, last_steps, last_t = 1, [], 0, t0
+        while time.perf_counter() - t0 < seconds:
+            got, nxt = _round_trips(h, ctrl, 1, nxt)
+            if nxt is None:
+                raise RuntimeError(f"the program ended early at step {h.steps}")
+            trips += got
+            now = time.perf_counter()
+            if now - last_t >= 1.0:
+                s = h.steps
+                if s <= last_steps:
+                    raise RuntimeError(f"stall: steps stayed at {s} for {now - last_t:.1f} s")
+                last_steps, last_t = s, now
+            time.sleep(0.01)
+        h.stop()
+        h.wait(timeout=30)
+        wall = time.perf_counter() - t0
+        rec.update(median=wall, unit="s", steps=h.steps, steers=len(trips),
+                   max_round_trip_us=max(trips) * 1e6, steps_per_s=h.steps / wall,
+                   groups=h.admitted, p10=None, p90=None)
+    except Exception as e:
+        rec["error"] = f"{type(e).__name__}: {e}"[:300]
+    return [rec]
 
 
 if __name__ == "__main__":

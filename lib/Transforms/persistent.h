@@ -8,12 +8,14 @@
 enum { G_JOIN, G_ADMITTED, G_ARRIVE, G_GEN, G_STEPS, G_STOP, G_ABORT, G_RUN, G_SNAP = 8 };
 /* @_vp_host words (host-coherent) */
 enum { H_STOP, H_STEPS, H_ADMITTED, H_STATUS, H_CANARY, H_SPIN, H_BARRIERS, H_FLAGS, H_JOIN_SPIN,
-       H_WORDS = 16 };
+       H_MIN_GROUPS, H_WORDS = 16 };
 /* H_FLAGS bits: poll with atomic.or x, 0 instead of atomic.load (lavapipe
  * moves atomic loads out of spin loops: the spin never sees the change) */
 enum { F_RMW_POLL = 1 };
 /* H_STATUS bits */
-enum { ST_TIMEOUT = 2, ST_BUDGET = 4, ST_DONE = 16 };
+/* ST_FEW: discovery admitted fewer groups than H_MIN_GROUPS; every group
+ * left before the kernel's own code ran (the host relaunches stepped) */
+enum { ST_TIMEOUT = 2, ST_BUDGET = 4, ST_FEW = 8, ST_DONE = 16 };
 /* at most this many control words are snapshotted */
 enum { MAX_SLOTS = 64 };
 /* the stepped form's phase id of the snapshot dispatch */

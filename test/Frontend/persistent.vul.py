@@ -49,7 +49,9 @@ def main(a: vp.Buffer[vp.float32], b: vp.Buffer[vp.float32], ctrl: vp.Control, n
 # LOW: atomic.add @_vp_grid[%{{[0-9]+}}], %{{[0-9]+}} device acq_rel
 # LOW: atomic.or @_vp_grid[%{{[0-9]+}}], %{{[0-9]+}} device acq_rel
 # LOW: for %t =
-# LOW: atomic.load @ctrl[%{{[0-9]+}}] device acquire
+# The step boundary's snapshot of the control word: relaxed (a value, not a
+# flag guarding a payload; the generation's release publishes it).
+# LOW: atomic.load @ctrl[%{{[0-9]+}}] device relaxed
 # LOW-NOT: persistent.
 
 # GLSL: layout(std430, set = 0, binding = 3) coherent buffer _vp_grid_buf { uint _vp_grid[]; };

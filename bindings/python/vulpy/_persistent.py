@@ -33,11 +33,11 @@ from ._control import ControlBuffer
 
 # @_vp_host words (lib/Transforms/lower_persistent.c)
 (H_STOP, H_STEPS, H_ADMITTED, H_STATUS, H_CANARY, H_SPIN, H_BARRIERS, H_FLAGS,
- H_JOIN_SPIN) = range(9)
+ H_JOIN_SPIN, H_MIN_GROUPS) = range(10)
 HOST_WORDS = 16
 F_RMW_POLL = 1  # poll with atomic or-0: lavapipe moves atomic loads out of spin loops
 GRID_WORDS = 8 + 64
-ST_TIMEOUT, ST_BUDGET, ST_DONE = 2, 4, 16
+ST_TIMEOUT, ST_BUDGET, ST_FEW, ST_DONE = 2, 4, 8, 16
 SNAP = 0xFFFF  # the stepped form's step-boundary phase
 # vendors without the occupancy-bound guarantee a grid barrier needs
 # (Sorensen et al., OOPSLA 2021): Apple, ARM; Qualcomm untested
@@ -225,10 +225,11 @@ def call(prog, buffers, push, dispatch, groups, sync, context, stepped=None, ker
     push = dict(push)
     mode = push.pop("mode", "auto")
     timeout = push.pop("timeout", None)
+    min_groups = push.pop("min_groups", None)
     if push.pop("persistent", True) is False:
         mode = "stepped"
     return launch(prog, buffers, push, groups, sync, context, label, mode, timeout, stepped,
-                  kernel_launch)
+                  kernel_launch, min_groups=min_groups)
 
 
 def stepped_program(owner):
@@ -363,12 +364,39 @@ class _SteppedRun:
             raise self._error
 
 
+def _hidden(ctx, min_groups):
+    """The hidden buffers of one run: the host words, set up, and the grid words."""
+    host = ControlBuffer([], words=HOST_WORDS, context=ctx)
+    host[H_SPIN] = spin_limit(ctx)
+    # joiners close the poll once the join count stopped growing for this
+    # many polls (all resident groups start within microseconds on a GPU;
+    # lavapipe's later chunks never start while the first ones spin)
+    host[H_JOIN_SPIN] = 2000 if _lavapipe(ctx) else 512
+    host[H_FLAGS] = F_RMW_POLL if _lavapipe(ctx) else 0
+    host[H_CANARY] = CANARY
+    host[H_MIN_GROUPS] = min_groups or 0
+    return host, _array.zeros(GRID_WORDS, np.uint32, context=ctx)
+
+
+def _too_few(inner, host, min_groups, limit=30.0):
+    """Whether the persistent dispatch's discovery admitted fewer than
+    min_groups groups (the kernel then ends at once, ST_FEW); waits only for
+    discovery to publish the count."""
+    deadline = time.monotonic() + limit
+    while not host[H_ADMITTED] and not inner.done and time.monotonic() < deadline:
+        time.sleep(1e-4)
+    n = host[H_ADMITTED]
+    return 0 < n < min_groups
+
+
 def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeout=None,
-           stepped=None, kernel_launch=None):
+           stepped=None, kernel_launch=None, min_groups=None):
     """Runs a persistent program: buffers are the kernel's own (the hidden
     ones are added here); groups= the groups to dispatch (an estimate by
-    default). Returns a PersistentHandle (sync=False) or None after a
-    checked run (sync=True)."""
+    default). min_groups=M: when discovery admits fewer than M groups, the
+    persistent dispatch leaves before the kernel's own code runs and the
+    stepped form runs instead (handle.mode / handle.why say so). Returns a
+    PersistentHandle (sync=False) or None after a checked run (sync=True)."""
     want = len(prog.buffers) - len(HIDDEN)
     # a vp.MemSock argument binds two of the kernel's buffers (frames, ring)
     pipes = sum(1 for a in buffers if type(a).__name__ == "MemSock")
@@ -390,15 +418,21 @@ def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeo
         raise ValueError(f"{label}: groups= must be a positive int, got {groups!r}")
     groups = int(groups)
     mode, why = choose_mode(ctx, mode)
-    host = ControlBuffer([], words=HOST_WORDS, context=ctx)
-    host[H_SPIN] = spin_limit(ctx)
-    # joiners close the poll once the join count stopped growing for this
-    # many polls (all resident groups start within microseconds on a GPU;
-    # lavapipe's later chunks never start while the first ones spin)
-    host[H_JOIN_SPIN] = 2000 if _lavapipe(ctx) else 512
-    host[H_FLAGS] = F_RMW_POLL if _lavapipe(ctx) else 0
-    host[H_CANARY] = CANARY
-    grid = _array.zeros(GRID_WORDS, np.uint32, context=ctx)
+    if min_groups is not None:
+        if (isinstance(min_groups, bool) or not isinstance(min_groups, (int, np.integer))
+                or min_groups < 1):
+            raise ValueError(f"{label}: min_groups= must be a positive int, got {min_groups!r}")
+        min_groups = int(min_groups)
+    host, grid = _hidden(ctx, min_groups)
+    if mode == "persistent":
+        inner = kernel_launch(prog, list(buffers) + [grid, host], push, None, (groups, 1, 1),
+                              False, ctx, label)
+        if min_groups and _too_few(inner, host, min_groups):
+            inner.wait()
+            why = (f"discovery admitted {host[H_ADMITTED]} of {groups} groups, fewer than "
+                   f"min_groups={min_groups}")
+            mode = "stepped"
+            host, grid = _hidden(ctx, None)
     if mode == "stepped":
         if pipes:
             raise TypeError(f"{label}: the stepped form cannot bind a vp.MemSock yet; run it "
@@ -406,9 +440,6 @@ def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeo
         if stepped is None:
             raise TypeError(f"{label}: no stepped form to run (compile it from Python source)")
         inner = _SteppedRun(stepped(), buffers, push, groups, ctx, host, grid)
-    else:
-        inner = kernel_launch(prog, list(buffers) + [grid, host], push, None, (groups, 1, 1),
-                              False, ctx, label)
     h = PersistentHandle(inner, host, grid, mode, groups, label, why)
     if sync:
         h.wait(timeout)
