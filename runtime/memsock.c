@@ -5,7 +5,8 @@
  * (header + per-slot tag, arrival count, decision, signature and payload),
  * behind the BAR where the device has it (a running kernel must see the
  * host's ack), and the frames in the pipe's memory kind (`cached` by
- * default). vulpy/memsock_abi.h fixes the layout; docs/memsock.md the
+ * default) or in a buffer the caller gives (desc->frames: imported user
+ * pages, say; checked for size and host coherence, never destroyed here). vulpy/memsock_abi.h fixes the layout; docs/memsock.md the
  * protocol. The kernel side is what `vulpy-opt --lower-memsock` emits.
  *
  * The consumer (vrt_memsock_next / vrt_memsock_release, or the poller thread
@@ -31,6 +32,7 @@
 struct vrt_memsock {
   vrt_context *ctx;
   vrt_buffer *ring, *frames;
+  bool user_frames;        /* frames is desc->frames: the caller's, not destroyed here */
   _Atomic uint32_t *words; /* the ring, mapped */
   uint8_t *data;           /* the frames, mapped */
   vrt_memsock_desc desc;
@@ -99,6 +101,18 @@ uint32_t vrt_memsock_signature(const char *const *names, const char *const *type
   return h ? h : 1;
 }
 
+static uint64_t frame_stride(const vrt_memsock_desc *desc) {
+  uint64_t frame_bytes = desc->frame_elems * desc->elem_size;
+  uint64_t stride = (frame_bytes + 255) & ~(uint64_t)255;
+  if (desc->elem_size && stride / desc->elem_size * desc->elem_size != stride)
+    stride = (frame_bytes + 767) / 768 * 768; /* 12-byte elements, say */
+  return stride;
+}
+
+uint64_t vrt_memsock_frames_bytes(const vrt_memsock_desc *desc) {
+  return frame_stride(desc) * desc->capacity;
+}
+
 vrt_memsock *vrt_memsock_create(vrt_context *ctx, const vrt_memsock_desc *desc, vp_diags *d) {
   if (!vrt__alive(ctx, d))
     return NULL;
@@ -120,9 +134,7 @@ vrt_memsock *vrt_memsock_create(vrt_context *ctx, const vrt_memsock_desc *desc, 
     return NULL;
   }
   uint64_t frame_bytes = desc->frame_elems * desc->elem_size;
-  uint64_t stride = (frame_bytes + 255) & ~(uint64_t)255;
-  if (stride / desc->elem_size * desc->elem_size != stride) /* 12-byte elements, say */
-    stride = (frame_bytes + 767) / 768 * 768;
+  uint64_t stride = frame_stride(desc);
   uint64_t max_range = vrt_context_device(ctx)->max_storage_buffer_range;
   if (stride * desc->capacity > max_range || stride / desc->elem_size > 0xFFFFFFFFull) {
     vrt__error(ctx, d,
@@ -169,20 +181,43 @@ vrt_memsock *vrt_memsock_create(vrt_context *ctx, const vrt_memsock_desc *desc, 
                                   VRT_MEM_HOST_VISIBLE | VRT_MEM_HOST_COHERENT, d);
     pthread_mutex_unlock(&ctx->lock);
   }
-  ms->frames = ms->ring ? vrt_buffer_create(ctx, stride * desc->capacity, kind, d) : NULL;
+  uint32_t need = VRT_MEM_HOST_VISIBLE | VRT_MEM_HOST_COHERENT;
+  if (ms->ring && desc->frames) {
+    /* The caller's frames (user pages): checked, used in place, never
+     * destroyed by the pipe. The ring words stay the runtime's (above). */
+    vrt_buffer *f = desc->frames;
+    if (vrt_buffer_context(f) != ctx)
+      vrt__error(ctx, d, "the MemSock's frames buffer belongs to another context");
+    else if (vrt_buffer_size(f) < stride * desc->capacity)
+      vrt__error(ctx, d,
+                 "the MemSock's frames memory has %llu bytes; %u frames of %llu bytes need "
+                 "%llu (capacity * the %llu-byte slot stride)",
+                 (unsigned long long)vrt_buffer_size(f), desc->capacity,
+                 (unsigned long long)frame_bytes, (unsigned long long)(stride * desc->capacity),
+                 (unsigned long long)stride);
+    else if ((vrt_buffer_memory_flags(f) & need) != need || !vrt_buffer_map(f))
+      vrt__error(ctx, d,
+                 "the MemSock's frames memory is not host-visible and host-coherent on "
+                 "this device; a MemSock needs that");
+    else
+      ms->frames = f;
+    ms->user_frames = true;
+  } else {
+    ms->frames = ms->ring ? vrt_buffer_create(ctx, stride * desc->capacity, kind, d) : NULL;
+  }
   if (!ms->frames) {
     vrt_buffer_destroy(ms->ring);
     free(ms);
     return NULL;
   }
-  uint32_t need = VRT_MEM_HOST_VISIBLE | VRT_MEM_HOST_COHERENT;
   if ((vrt_buffer_memory_flags(ms->ring) & need) != need ||
       (vrt_buffer_memory_flags(ms->frames) & need) != need) {
     vrt__error(ctx, d,
                "memory kind '%s' is not host-visible and host-coherent on this device; a "
                "MemSock needs that (try memory='cached' or 'host')",
                vrt_memory_kind_name(kind));
-    vrt_buffer_destroy(ms->frames);
+    if (!ms->user_frames)
+      vrt_buffer_destroy(ms->frames);
     vrt_buffer_destroy(ms->ring);
     free(ms);
     return NULL;
@@ -190,7 +225,8 @@ vrt_memsock *vrt_memsock_create(vrt_context *ctx, const vrt_memsock_desc *desc, 
   if (desc->policy == VRT_MEMSOCK_OVERWRITE &&
       !(ms->copy = malloc(stride + 4ull * ms->slot_words))) {
     vrt__error(ctx, d, "out of host memory");
-    vrt_buffer_destroy(ms->frames);
+    if (!ms->user_frames)
+      vrt_buffer_destroy(ms->frames);
     vrt_buffer_destroy(ms->ring);
     free(ms);
     return NULL;
@@ -239,7 +275,8 @@ void vrt_memsock_destroy(vrt_memsock *ms) {
     return;
   vrt_memsock_close(ms);
   vrt_memsock_stop(ms);
-  vrt_buffer_destroy(ms->frames);
+  if (!ms->user_frames) /* the caller's frames are the caller's to destroy */
+    vrt_buffer_destroy(ms->frames);
   vrt_buffer_destroy(ms->ring);
   pthread_cond_destroy(&ms->moved);
   pthread_mutex_destroy(&ms->lock);

@@ -684,7 +684,17 @@ typedef struct vrt_memsock_desc {
   uint32_t poll_sleep_us; /* the longest sleep between polls; 0: 200 us */
   uint32_t active_spin_us; /* while a dispatch with the pipe runs, poll this long before
                             * sleeping; 0: 2000 on GPUs, none on CPU devices; UINT32_MAX: never */
+  /* The frames in the caller's memory (imported user pages, say): a buffer
+   * of the pipe's context, host-visible and host-coherent, of at least
+   * vrt_memsock_frames_bytes(desc) bytes. The caller keeps it alive past
+   * vrt_memsock_destroy (which does not destroy it); `memory` is then
+   * unused. NULL: the pipe allocates them in `memory`. */
+  vrt_buffer *frames;
 } vrt_memsock_desc;
+
+/* The bytes the frames of `desc` take: capacity * the slot stride (each
+ * frame rounded up to 256 bytes, or 768 for 12-byte elements). */
+uint64_t vrt_memsock_frames_bytes(const vrt_memsock_desc *desc);
 
 /* The payload signature of fields names[i]:types[i] (VIR spellings u32,
  * i32, f32), as the compiler computes it from a fire body's parameters. */

@@ -628,3 +628,93 @@ def test_a_million_frames_block_slow_consumer():
     assert (st["published"], st["delivered"], st["dropped"], st["torn"]) == (total, total, 0, 0)
     assert st["gpu_timeouts"] == 0 and st["gpu_cut"] == 0
     print(f"10^6 frames in {dt:.1f} s")
+
+
+# ------------------------------------------------ frames in user pages (issue 16)
+
+def _user_pipe():
+    return vp.MemSock(dtype=vp.uint32, frame_shape=(W,),
+                      payload={"seq": vp.uint32, "check": vp.uint32})
+
+
+def test_frames_in_user_pages_hostarray():
+    """memory=vp.HostArray: the frames are the user's pages; callbacks get
+    views into them, the user's array sees the frame bytes."""
+    ctx = vp.default_context()
+    if not ctx.has("external_memory_host"):
+        pytest.skip("no VK_EXT_external_memory_host")
+    pipe = _user_pipe()
+    need = pipe.required_bytes(4)
+    assert need == 4 * 256  # 64 uint32 = 256 bytes a frame, already a multiple of 256
+    h = vp.HostArray((need // 4,), np.uint32)
+    pipe.open(capacity=4, memory=h)
+    assert pipe.memory == "user"
+    user = h.numpy()
+    base = user.__array_interface__["data"][0]
+    burst(pipe, dispatch=W, first=10, n=3)
+    seen = []
+
+    @pipe.on("message")
+    def on_frame(frame, seq, check):
+        assert np.shares_memory(frame, user)
+        seen.append((seq, frame.__array_interface__["data"][0] - base, frame.copy()))
+
+    deadline = time.monotonic() + 30
+    while pipe.stats["delivered"] < 3 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    pipe.close()
+    assert [s for s, _, _ in seen] == [10, 11, 12]
+    for seq, off, f in seen:
+        assert off == (seq - 10) * 256 and _frame_ok(f, seq)
+        assert _frame_ok(user[off // 4: off // 4 + W], seq)  # the user's own array has them
+    del pipe
+    assert _frame_ok(h.numpy()[:W], 10)  # the pages outlive the pipe
+
+
+def test_frames_in_user_pages_numpy_array():
+    """memory=<page-aligned NumPy array> (the HostMemory under a HostArray,
+    or any array the device can import): imported, no copy."""
+    ctx = vp.default_context()
+    if not ctx.has("external_memory_host"):
+        pytest.skip("no VK_EXT_external_memory_host")
+    pipe = _user_pipe()
+    h = vp.HostArray((1 << 14,), np.uint32)  # 64 KiB: aligned and a multiple of the alignment
+    arr = h.numpy()
+    pipe.open(capacity=8, memory=arr)
+    burst(pipe, dispatch=W, first=0, n=8)
+    frame, pl = next(iter(pipe))
+    assert np.shares_memory(frame, arr) and _frame_ok(frame, pl.seq)
+    pipe.close()
+    for s in range(8):
+        assert _frame_ok(arr[s * W:(s + 1) * W], s)
+
+
+def test_frames_in_user_pages_errors():
+    ctx = vp.default_context()
+    pipe = _user_pipe()
+    need = pipe.required_bytes(8)
+    with pytest.raises(TypeError, match="memory="):
+        pipe.open(capacity=8, memory=[0] * 4096)
+    if not ctx.has("external_memory_host"):
+        pytest.skip("no VK_EXT_external_memory_host")
+    small = vp.HostArray((need // 4 - 1,), np.uint32)
+    with pytest.raises(ValueError, match=f"need {need}.*required_bytes"):
+        pipe.open(capacity=8, memory=small)
+    odd = np.zeros(need // 4 + 1, np.uint32)[1:]  # not page-aligned: no silent copy
+    with pytest.raises(BufferError, match="cannot import"):
+        pipe.open(capacity=8, memory=odd)
+    assert pipe._native is None  # nothing opened
+
+
+def test_frames_in_user_pages_import_refused(monkeypatch):
+    """A device that refuses the import: BufferError, never a silent copy."""
+    from vulpy import _hostarray
+
+    def refuse(ctx, mem):
+        raise BufferError("refused by the test")
+
+    monkeypatch.setattr(_hostarray, "_import", refuse)
+    pipe = _user_pipe()
+    h = vp.HostArray((pipe.required_bytes(2) // 4,), np.uint32)
+    with pytest.raises(BufferError, match="MemSock.open.*refused by the test"):
+        pipe.open(capacity=2, memory=h)

@@ -14,6 +14,7 @@ typedef struct vpy_memsock {
   PyObject_HEAD
   vrt_memsock *ms;
   PyObject *context;
+  PyObject *frames; /* the caller's frames Buffer (user pages), kept alive past the pipe */
   vrt_memsock_frame cur;
   bool out;
 } vpy_memsock;
@@ -21,15 +22,17 @@ typedef struct vpy_memsock {
 static PyObject *ms_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"context",   "elem_size",  "frame_elems", "payload_words",
                            "capacity",  "policy",     "memory",      "signature",
-                           "spin_limit", "poll_spin", "poll_sleep_us", "active_spin_us", NULL};
-  PyObject *context;
+                           "spin_limit", "poll_spin", "poll_sleep_us", "active_spin_us",
+                           "frames",    NULL};
+  PyObject *context, *frames = Py_None;
   unsigned int elem_size, payload_words, capacity, signature = 0, spin = 0, poll_spin = 0,
                                                    poll_sleep = 0, active_spin = 0;
   unsigned long long frame_elems;
   const char *policy, *memory;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OIKIIss|IIIII", kwlist, &context, &elem_size,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OIKIIss|IIIIIO", kwlist, &context, &elem_size,
                                    &frame_elems, &payload_words, &capacity, &policy, &memory,
-                                   &signature, &spin, &poll_spin, &poll_sleep, &active_spin))
+                                   &signature, &spin, &poll_spin, &poll_sleep, &active_spin,
+                                   &frames))
     return NULL;
   vpy_state *st = vpy_module_state(PyType_GetModule(type));
   vrt_context *ctx = vpy_context_get(st, context);
@@ -48,6 +51,8 @@ static PyObject *ms_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
                            .policy = (vrt_memsock_policy)pol, .memory = (vrt_memory_kind)kind,
                            .signature = signature, .spin_limit = spin, .poll_spin = poll_spin,
                            .poll_sleep_us = poll_sleep, .active_spin_us = active_spin};
+  if (frames != Py_None && !(desc.frames = vpy_buffer_get(st, frames)))
+    return NULL;
   vp_diags d = {0};
   vrt_memsock *ms = vrt_memsock_create(ctx, &desc, &d);
   if (!ms)
@@ -60,6 +65,7 @@ static PyObject *ms_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   }
   self->ms = ms;
   self->context = Py_NewRef(context);
+  self->frames = frames != Py_None ? Py_NewRef(frames) : NULL;
   self->out = false;
   return (PyObject *)self;
 }
@@ -70,6 +76,7 @@ static void ms_dealloc(PyObject *obj) {
   Py_BEGIN_ALLOW_THREADS
   vrt_memsock_destroy(self->ms);
   Py_END_ALLOW_THREADS
+  Py_XDECREF(self->frames); /* after the pipe: it used these frames until destroyed */
   Py_XDECREF(self->context);
   PyObject_Free(obj);
   Py_DECREF(type);
@@ -282,7 +289,20 @@ static PyObject *ms_signature(PyObject *m, PyObject *arg) {
   return r;
 }
 
+/* memsock_frames_bytes(elem_size, frame_elems, capacity) -> the bytes the frames take */
+static PyObject *ms_frames_bytes(PyObject *m, PyObject *args) {
+  unsigned int elem_size, capacity;
+  unsigned long long frame_elems;
+  if (!PyArg_ParseTuple(args, "IKI", &elem_size, &frame_elems, &capacity))
+    return NULL;
+  vrt_memsock_desc desc = {.elem_size = elem_size, .frame_elems = frame_elems,
+                           .capacity = capacity};
+  return PyLong_FromUnsignedLongLong(vrt_memsock_frames_bytes(&desc));
+}
+
 static PyMethodDef ms_functions[] = {
+    {"memsock_frames_bytes", ms_frames_bytes, METH_VARARGS,
+     "memsock_frames_bytes(elem_size, frame_elems, capacity) -> bytes of the frames"},
     {"memsock_signature", ms_signature, METH_O, "the payload signature of (name, type) pairs"},
     {NULL, NULL, 0, NULL},
 };

@@ -29,7 +29,7 @@ import weakref
 
 import numpy as np
 
-from . import _context, _native
+from . import _array, _context, _native
 
 _PAYLOAD = {np.dtype(np.uint32): ("u32", "I"), np.dtype(np.int32): ("i32", "i"),
             np.dtype(np.float32): ("f32", "f")}
@@ -135,7 +135,12 @@ class MemSock:
     def open(self, ctx=None, capacity=8, ctrl_view=None, ctrl_offset=0, policy="block",
              memory="cached"):
         """Allocates the ring on `ctx`: `capacity` frames in host-visible,
-        host-coherent memory (`memory`: 'cached' or 'host'). policy: 'block'
+        host-coherent memory (`memory`: 'cached' or 'host', or the user's own
+        pages: a vp.HostArray, a page-aligned NumPy array, or a vp.ndarray
+        over imported host memory, of at least
+        MemSock.required_bytes(...) bytes; the frames handed to callbacks are
+        then views into that memory, which the pipe keeps alive; a device
+        that cannot import it raises BufferError, never copies). policy: 'block'
         (the kernel waits for a free slot: lossless), 'skip' (a frame with no
         free slot is dropped and counted), 'overwrite' (the newest frames
         win; frames overwritten while read are detected and counted as torn).
@@ -152,19 +157,26 @@ class MemSock:
         if policy not in _POLICIES:
             raise ValueError(f"MemSock.open(policy={policy!r}): use 'block', 'skip' or "
                              "'overwrite'")
-        if memory not in ("cached", "host", "rebar", "device"):
-            raise ValueError(f"MemSock.open(memory={memory!r}): use 'cached' or 'host'")
+        user, frames = None, None
+        if not isinstance(memory, str):
+            user, frames = memory, self._user_frames(memory, ctx, int(capacity))
+            memory = "cached"  # unused: the frames are the user's
+        elif memory not in ("cached", "host", "rebar", "device"):
+            raise ValueError(f"MemSock.open(memory={memory!r}): use 'cached' or 'host', or "
+                             "a vp.HostArray or page-aligned NumPy array (user pages)")
         if ctrl_view is not None:
             self._ctrl = self._ctrl_words(ctrl_view, ctrl_offset)
         ext = _native.ext()
         sig = ext.memsock_signature(self._sig_fields)
         self._native = ext.MemSock(ctx._native, self.dtype.itemsize, self.frame_elems,
-                                   len(self._sig_fields), int(capacity), policy, memory, sig)
+                                   len(self._sig_fields), int(capacity), policy, memory, sig,
+                                   frames=frames)
+        self._user_memory = user  # the user's pages outlive the pipe
         self._ctx = ctx
         _OPEN.add(self)
         self.capacity = int(capacity)
         self.policy = policy
-        self.memory = memory
+        self.memory = memory if user is None else "user"
         stride = self._native.stride
         mem = np.frombuffer(self._native, np.uint8)
         nbytes = self.frame_elems * self.dtype.itemsize
@@ -180,6 +192,48 @@ class MemSock:
         if self._handlers["message"]:
             self._start()
         return self
+
+    def required_bytes(self, capacity):
+        """The bytes a ring of `capacity` frames takes in memory=<user pages>:
+        capacity * the slot stride (each frame rounded up to 256 bytes)."""
+        return _native.ext().memsock_frames_bytes(self.dtype.itemsize, self.frame_elems,
+                                                  int(capacity))
+
+    def _user_frames(self, mem, ctx, capacity):
+        """The frames Buffer over the user's pages `mem` (no copy), or raises."""
+        need = self.required_bytes(capacity)
+        where = f"MemSock.open(memory=<{type(mem).__name__}>)"
+        if isinstance(mem, np.ndarray):
+            a = mem
+        elif getattr(mem, "_vp_host_array", False) or isinstance(mem, _array.ndarray):
+            a = None
+        else:
+            raise TypeError(f"{where}: memory= takes 'cached', 'host', a vp.HostArray, a "
+                            "page-aligned NumPy array or a vp.ndarray over host pages")
+        nbytes = mem.nbytes
+        if nbytes < need:
+            raise ValueError(f"{where}: the memory has {nbytes} bytes; {capacity} frames need "
+                             f"{need} (MemSock.required_bytes({capacity}): capacity * the "
+                             f"{need // capacity}-byte slot stride)")
+        if a is None and not isinstance(mem, _array.ndarray):
+            try:
+                mem = mem.on(ctx, copy=False)
+            except BufferError as e:
+                raise BufferError(f"{where}: {e}") from e
+        if a is None:
+            if mem._ctx is not ctx:
+                raise ValueError(f"{where}: the array lives in another context")
+            if mem.base:
+                raise ValueError(f"{where}: a view cannot hold the frames (its buffer does not "
+                                 "start at the view); pass the whole array")
+            return mem._buf
+        target = _array._import_target(a, ctx) if ctx.has("external_memory_host") else None
+        if target is None:
+            raise BufferError(f"{where}: device '{ctx.name}' cannot import this array's "
+                              "memory without a copy (it needs VK_EXT_external_memory_host, "
+                              "and a C-contiguous, writable array whose address and size are "
+                              "multiples of the import alignment: use vp.HostArray)")
+        return _native.ext().Buffer.import_host(ctx._native, target)
 
     @staticmethod
     def _ctrl_words(view, offset):

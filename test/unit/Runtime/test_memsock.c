@@ -2,7 +2,8 @@
  * GPU's part of the protocol on the ring words (vulpy/memsock_abi.h): a
  * block pipe with a slow consumer loses and tears nothing, skip and
  * overwrite counters add up exactly, impossible GPU-written counts and a
- * wrong payload signature are refused, close ends a blocked producer. The
+ * wrong payload signature are refused, close ends a blocked producer, frames
+ * in a caller's buffer are checked and left to the caller. The
  * kernel side runs on a device in test/python/test_memsock.py. */
 #include "rt_test.h"
 
@@ -346,6 +347,40 @@ static void test_poller_close(void) {
   rt_context_done(ctx);
 }
 
+/* Frames in the caller's buffer (user pages): checked for size, used in
+ * place, and left alive when the pipe goes. */
+static void test_user_frames(void) {
+  vrt_context *ctx = rt_context();
+  if (!ctx)
+    return;
+  vp_diags d = {0};
+  vrt_memsock_desc desc = {.elem_size = 4, .frame_elems = 10, .capacity = 4,
+                           .policy = VRT_MEMSOCK_BLOCK, .memory = VRT_CACHED};
+  CHECK_EQ_U64(vrt_memsock_frames_bytes(&desc), 4 * 256);
+  vrt_buffer *small = vrt_buffer_create(ctx, 4 * 256 - 4, VRT_CACHED, &d);
+  vrt_buffer *big = vrt_buffer_create(ctx, 4 * 256, VRT_CACHED, &d);
+  CHECK_OK(d);
+  desc.frames = small;
+  CHECK(!vrt_memsock_create(ctx, &desc, &d));
+  CHECK_ERROR(d, "need 1024");
+  desc.frames = big;
+  vrt_memsock *ms = vrt_memsock_create(ctx, &desc, &d);
+  CHECK_OK(d);
+  if (ms) {
+    CHECK(vrt_memsock_frames(ms) == big);
+    CHECK(vrt_memsock_slot_frame(ms, 1) == (uint8_t *)vrt_buffer_map(big) + 256);
+    CHECK(vrt_memsock_ring(ms) != big);
+  }
+  vrt_memsock_destroy(ms);
+  /* still the caller's: writable and destroyable after the pipe */
+  ((uint32_t *)vrt_buffer_map(big))[0] = 7;
+  CHECK_EQ_U64(vrt_buffer_size(big), 4 * 256);
+  vrt_buffer_destroy(big);
+  vrt_buffer_destroy(small);
+  vp_diags_free(&d);
+  rt_context_done(ctx);
+}
+
 int main(void) {
   RT_RUN(test_create_errors);
   RT_RUN(test_block);
@@ -353,5 +388,6 @@ int main(void) {
   RT_RUN(test_overwrite);
   RT_RUN(test_untrusted);
   RT_RUN(test_poller_close);
+  RT_RUN(test_user_frames);
   return rt_failures ? 1 : 0;
 }
