@@ -718,3 +718,19 @@ def test_frames_in_user_pages_import_refused(monkeypatch):
     h = vp.HostArray((pipe.required_bytes(2) // 4,), np.uint32)
     with pytest.raises(BufferError, match="MemSock.open.*refused by the test"):
         pipe.open(capacity=2, memory=h)
+
+
+def test_frames_in_user_pages_resident_array():
+    """memory=<vp.ndarray over imported pages> (h.on(ctx)): the same pages."""
+    ctx = vp.default_context()
+    if not ctx.has("external_memory_host"):
+        pytest.skip("no VK_EXT_external_memory_host")
+    pipe = _user_pipe()
+    h = vp.HostArray((pipe.required_bytes(2) // 4,), np.uint32)
+    pipe.open(capacity=2, memory=h.on(ctx))
+    burst(pipe, dispatch=W, first=5, n=1)
+    frame, pl = next(iter(pipe))
+    assert pl.seq == 5 and np.shares_memory(frame, h.numpy()) and _frame_ok(frame, 5)
+    pipe.close()
+    with pytest.raises(ValueError, match="view"):
+        _user_pipe().open(capacity=1, memory=h.on(ctx)[W:])
