@@ -33,7 +33,14 @@ def test_ufunc_help_example_runs():
         doc = getattr(vp, name).__doc__
         lines = doc.split("Example:\n", 1)[1].splitlines()
         code = "\n".join(line[4:].split("  #")[0] for line in lines if line.startswith("    "))
-        exec(code, {"np": np, "vp": vp})
+        ns = {"np": np, "vp": vp}
+        exec(code, ns)
+        # the NumPy-in line is NumPy's own result; the in-place line NumPy's too
+        want_y = eval(code.splitlines()[1].split("=", 1)[1].replace("vp.", "np."), {"np": np})
+        np.testing.assert_allclose(ns["y"], want_y, rtol=1e-6)
+        a = np.arange(4, dtype=np.float32)
+        nin = getattr(np, name).nin
+        np.testing.assert_allclose(ns["x"].numpy(), getattr(np, name)(*[a] * nin), rtol=1e-6)
 
 
 def test_kernel_help():
@@ -54,7 +61,11 @@ def test_ndarray_help_example_runs():
     doc = vp.ndarray.__doc__
     lines = doc.split("\n\n")[2].splitlines()
     code = "\n".join(line.strip().split("  #")[0] for line in lines)
-    exec(code, {"np": np, "vp": vp})
+    ns = {"np": np, "vp": vp}
+    exec(code, ns)
+    want = np.sin(np.arange(8, dtype=np.float32)) * 2 + 1
+    want[2:4] = 0
+    np.testing.assert_allclose(ns["y"].numpy(), want, rtol=1e-6)
 
 
 def test_py_typed():
