@@ -190,13 +190,11 @@ PyObject *vpy_run_eager(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *da, 
 
 /* compile.c */
 extern PyMethodDef vpy_compile_methods[];
-#ifdef VULPY_HAVE_IR
 /* VIR text parsed and verified (compile_vir, jit_compile): the module, or
  * NULL with CompileError raised against the text (*d then released). */
 typedef struct vir_module vir_module;
 vir_module *vpy_parse_vir(vpy_state *st, const char *text, size_t len, const char *name,
                           vp_diags *d);
-#endif
 
 /* jit.c: array-level VIR through fuse and lower-arrays to kernels */
 extern PyMethodDef vpy_jit_methods[];
