@@ -204,18 +204,12 @@ class Slab:
                              f"{self.context!r}")
 
 
-_DEVICE_LOCAL, _HOST_CACHED = 0x1, 0x8       # VkMemoryPropertyFlagBits
-
-
 def host_reads_fast(buf):
-    """True when MPI may read and write `buf`'s mapping directly: host-visible
-    memory that is host memory or host-cached. Device-local memory mapped
-    uncached (`'rebar'` on a discrete GPU: VRAM through the BAR) is
-    write-combined for the CPU, and MPI reading a 1 MiB face from it took
-    35 ms on the H200 against 0.95 ms staged through cached host memory by
-    a GPU copy (bench suite mpi), so such arrays are staged."""
-    f = buf.memory_flags
-    return bool(buf.mapped) and (not f & _DEVICE_LOCAL or bool(f & _HOST_CACHED))
+    """True when MPI may read and write `buf`'s mapping directly (the rule of
+    `vulpy._array.host_reads_fast`). MPI reading a 1 MiB face through the
+    H200's BAR (`'rebar'`) took 35 ms against 0.95 ms staged through cached
+    host memory by a GPU copy (bench suite mpi), so such arrays are staged."""
+    return _array.host_reads_fast(buf)
 
 
 class Halo:
