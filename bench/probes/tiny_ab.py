@@ -8,7 +8,7 @@ new / old, and the result is the median over rounds. Each process times
 the call in each wait mode it is given (and, where the tree has the done
 flag, with it on and off), 2000 calls per mode after a warm-up.
 
-    .venv/bin/python bench/tiny_ab.py OLD_ROOT NEW_ROOT [--rounds 10]
+    .venv/bin/python bench/probes/tiny_ab.py OLD_ROOT NEW_ROOT [--rounds 10]
         [--modes default,spin-block] [--calls 2000]
 
 Prints one line per mode, plus the JSON of every sample with --json.

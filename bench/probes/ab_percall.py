@@ -4,7 +4,7 @@ one interleaved run: is a change to the dispatch path faster or slower?
     # a copy of the package with the old build, then rebuild with the change
     cp -r bindings/python/vulpy /tmp/old/ && <change, cmake --build build>
     cp -r bindings/python/vulpy /tmp/new/ && cp -r bindings/python/vulpy /tmp/new2/
-    .venv/bin/python bench/ab_percall.py /tmp/old /tmp/new /tmp/new2 [--rounds 30]
+    .venv/bin/python bench/probes/ab_percall.py /tmp/old /tmp/new /tmp/new2 [--rounds 30]
 
 Each argument is a folder holding a `vulpy` package (its _vulpy.abi3.so
 built). Every round runs one process per folder, in a rotating order, and
@@ -30,7 +30,7 @@ def child(blocks):
     import numpy as np
 
     import vulpy as vp  # first: the build from PYTHONPATH, before bench_python's path
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
     from bench_python import _timed, _tiny, _tiny_py
 
     c = vp.default_context()

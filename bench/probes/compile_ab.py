@@ -2,7 +2,7 @@
 probe alternating between them in the same run (cold and warm, with and
 without VULPY_PREWARM), medians per case. bench/notes/python.md quotes it.
 
-    .venv/bin/python bench/compile_ab.py BEFORE_TREE AFTER_TREE [ROUNDS]
+    .venv/bin/python bench/probes/compile_ab.py BEFORE_TREE AFTER_TREE [ROUNDS]
 
 A tree is a checkout with its extension built (bindings/python/vulpy/
 _vulpy.abi3.so); the probe is this tree's bench/compile_probe.py.
@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-PROBE = Path(__file__).resolve().parent / "compile_probe.py"
+PROBE = Path(__file__).resolve().parent.parent / "compile_probe.py"
 
 
 def probe(pkg, cache, prewarm):
