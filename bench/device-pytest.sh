@@ -3,8 +3,11 @@
 # wheel, as bench/device.sh runs the bench suites:
 #
 #   bench/device-prep.sh                     (here: .whl and .gl)
+#   .venv/bin/pip download --no-deps -d .whl-test --python-version 3.12 \
+#       --only-binary=:all: pytest hypothesis attrs iniconfig packaging pluggy \
+#       sortedcontainers pygments            (the versions the .venv has)
 #   run(command="bash bench/device-pytest.sh test/python/test_persistent.py ...",
-#       carry=[".gl", ".whl"])
+#       carry=[".gl", ".whl", ".whl-test"])
 #
 # The validation layer is not on that machine (VULPY_VALIDATION=0). The
 # summary line and the failures' tails come back in the output; the whole
@@ -22,6 +25,10 @@ SITE=/tmp/site-pytest
 rm -rf "$SITE"
 $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$SITE" .whl/*.whl \
   || { echo "pip install of .whl failed"; exit 2; }
+if ls .whl-test/*.whl > /dev/null 2>&1; then   # pytest and hypothesis for Python 3.12
+  $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$SITE" \
+    .whl-test/*.whl || echo "note: pip install of .whl-test failed"
+fi
 moved=0
 if [ -d bindings/python/vulpy ] && ! ls bindings/python/vulpy/_vulpy*.so > /dev/null 2>&1; then
   mv bindings/python/vulpy bindings/python/vulpy.source && moved=1
