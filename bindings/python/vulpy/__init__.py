@@ -109,3 +109,6 @@ del _so
 
 # --- issue 22 (kernel language): struct classes on the host (std430 dtypes) ---
 from ._structs import struct, struct_dtype  # noqa: E402,F401
+
+# --- issue 19 (array API): vp.random (Generator, Philox bit-identical to NumPy's) ---
+from . import random  # noqa: E402,F401

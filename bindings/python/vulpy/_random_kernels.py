@@ -1,0 +1,178 @@
+"""The kernels of vp.random (random.py), in VulPy's own kernel language.
+
+Philox4x64-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3",
+SC'11; the variant numpy.random.Philox implements): one output block of
+four uint64 words is a pure function of a 256-bit counter and a 128-bit key,
+so every invocation computes the block of its own counter (base + its id)
+and no invocation keeps state. The host (random.py) tracks the stream
+position and passes the first block's counter; the kernels add the
+invocation id with carry across the four counter words, as NumPy's
+philox_next does when it steps the counter.
+
+The 64x64 -> 128-bit products Philox needs are made of four 32x32 -> 64-bit
+products in uint64 arithmetic (mulhilo): GLSL's umulExtended is 32-bit only
+and the kernel language has no 128-bit type. The multipliers are constants,
+so their halves fold.
+
+Every kernel writes the outputs of its invocation's block that fall inside
+[0, n) of the call (the first block may be partly used already: `skip`
+words, or 2*skip 32-bit halves, of it are before the call's first output).
+"""
+import vulpy as vp
+
+PHILOX_M0: vp.uint64 = 0xD2E7470EE14C6C93
+PHILOX_M1: vp.uint64 = 0xCA5A826395121157
+PHILOX_W0: vp.uint64 = 0x9E3779B97F4A7C15
+PHILOX_W1: vp.uint64 = 0xBB67AE8584CAA73B
+LOW32: vp.uint64 = 0xFFFFFFFF
+# 2^-53 and 2^-24: NumPy's next_double / next_float scales
+INV53: vp.float64 = 1.1102230246251565e-16
+INV24: vp.float32 = 5.9604644775390625e-08
+INV24D: vp.float64 = 5.9604644775390625e-08
+TWO_PI32: vp.float32 = 6.283185307179586
+TWO_PI64: vp.float64 = 6.283185307179586
+
+
+def mulhilo(a: vp.uint64, b: vp.uint64):
+    """(high, low) 64-bit halves of the 128-bit product a * b."""
+    a0 = a & LOW32
+    a1 = a >> 32
+    b0 = b & LOW32
+    b1 = b >> 32
+    p00 = a0 * b0
+    p01 = a0 * b1
+    p10 = a1 * b0
+    p11 = a1 * b1
+    mid = (p00 >> 32) + (p01 & LOW32) + (p10 & LOW32)
+    hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32)
+    return hi, a * b
+
+
+def philox(c0: vp.uint64, c1: vp.uint64, c2: vp.uint64, c3: vp.uint64,
+            k0: vp.uint64, k1: vp.uint64):
+    """Philox4x64-10 of counter (c0..c3) under key (k0, k1): NumPy's
+    philox4x64_R with its round function and key schedule."""
+    for _r in vp.static(range(10)):
+        hi0, lo0 = mulhilo(PHILOX_M0, c0)
+        hi1, lo1 = mulhilo(PHILOX_M1, c2)
+        c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
+        k0 = k0 + PHILOX_W0
+        k1 = k1 + PHILOX_W1
+    return c0, c1, c2, c3
+
+
+def invocation_block(k0: vp.uint64, k1: vp.uint64, c0: vp.uint64, c1: vp.uint64, c2: vp.uint64,
+           c3: vp.uint64):
+    """The block of this invocation: counter (c0..c3) + global id, with carry."""
+    g = vp.uint64(vp.global_id())
+    d0 = c0 + g
+    cy1 = vp.uint64(1) if d0 < c0 else vp.uint64(0)
+    d1 = c1 + cy1
+    cy2 = vp.uint64(1) if d1 < cy1 else vp.uint64(0)
+    d2 = c2 + cy2
+    cy3 = vp.uint64(1) if d2 < cy2 else vp.uint64(0)
+    return philox(d0, d1, d2, c3 + cy3, k0, k1)
+
+
+# Functions of the vulpy package are not collected as helpers by name (they
+# would be the kernel language's own names): the kernels list them.
+HELPERS = (mulhilo, philox, invocation_block)
+
+
+@vp.kernel(local_size_x=64, helpers=HELPERS)
+def raw_u64(out: vp.Buffer[vp.uint64], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
+            c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, skip: vp.uint32, n: vp.uint32):
+    """out[j] = word skip + j of the blocks from counter c (random_raw)."""
+    w = invocation_block(k0, k1, c0, c1, c2, c3)
+    t = vp.global_id() * 4
+    for k in vp.static(range(4)):
+        if t + k >= skip and t + k - skip < n:
+            out[t + k - skip] = w[k]
+
+
+@vp.kernel(local_size_x=64, helpers=HELPERS)
+def uniform_f64(out: vp.Buffer[vp.float64], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
+                c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, skip: vp.uint32, n: vp.uint32):
+    """NumPy's next_double: (word >> 11) * 2^-53, one word per output."""
+    w = invocation_block(k0, k1, c0, c1, c2, c3)
+    t = vp.global_id() * 4
+    for k in vp.static(range(4)):
+        if t + k >= skip and t + k - skip < n:
+            out[t + k - skip] = vp.float64(w[k] >> 11) * INV53
+
+
+@vp.kernel(local_size_x=64, helpers=HELPERS)
+def uniform_f32(out: vp.Buffer[vp.float32], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
+                c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, skip2: vp.uint32, n: vp.uint32,
+                has_buf: vp.uint32, buf_val: vp.uint32):
+    """NumPy's next_float: (next_uint32 >> 8) * 2^-24, where next_uint32 is
+    the low then the high half of each word. skip2 halves of the first block
+    are used already; with has_buf, out[0] is the buffered half buf_val
+    (NumPy's uinteger) and the block's halves start at out[1]."""
+    w = invocation_block(k0, k1, c0, c1, c2, c3)
+    if vp.global_id() == 0 and has_buf == 1 and n > 0:
+        out[0] = vp.float32(buf_val >> 8) * INV24
+    t = vp.global_id() * 8  # the first half of this block, counted in the call's halves
+    m = n - has_buf
+    for k in vp.static(range(4)):
+        lo = vp.uint32(w[k] & LOW32)
+        hi = vp.uint32(w[k] >> 32)
+        h = t + 2 * k
+        if h >= skip2 and h - skip2 < m:
+            out[h - skip2 + has_buf] = vp.float32(lo >> 8) * INV24
+        if h + 1 >= skip2 and h + 1 - skip2 < m:
+            out[h + 1 - skip2 + has_buf] = vp.float32(hi >> 8) * INV24
+
+
+@vp.kernel(local_size_x=64, helpers=HELPERS)
+def normal_f32(out: vp.Buffer[vp.float32], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
+               c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, n: vp.uint32):
+    """Box-Muller: the four words of a block are eight 32-bit halves, four
+    pairs (u1, u2), eight standard normals r*cos(theta), r*sin(theta) with
+    r = sqrt(-2 log u1), u1 in (0, 1], theta = 2 pi u2."""
+    w = invocation_block(k0, k1, c0, c1, c2, c3)
+    t = vp.global_id() * 8
+    for k in vp.static(range(4)):
+        a = vp.uint32(w[k] & LOW32)
+        b = vp.uint32(w[k] >> 32)
+        u1 = (vp.float32(a >> 8) + 1.0) * INV24
+        th = vp.float32(b >> 8) * (INV24 * TWO_PI32)
+        r = vp.sqrt(-2.0 * vp.log(u1))
+        j = t + 2 * k
+        if j < n:
+            out[j] = r * vp.cos(th)
+        if j + 1 < n:
+            out[j + 1] = r * vp.sin(th)
+
+
+@vp.kernel(local_size_x=64, helpers=HELPERS)
+def normal_f64(out: vp.Buffer[vp.float64], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
+               c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, n: vp.uint32):
+    """Box-Muller in double: two pairs of 53-bit uniforms per block, four
+    standard normals."""
+    w = invocation_block(k0, k1, c0, c1, c2, c3)
+    t = vp.global_id() * 4
+    for k in vp.static(range(2)):
+        u1 = (vp.float64(w[2 * k] >> 11) + 1.0) * INV53
+        th = vp.float64(w[2 * k + 1] >> 11) * (INV53 * TWO_PI64)
+        r = vp.sqrt(-2.0 * vp.log(u1))
+        j = t + 2 * k
+        if j < n:
+            out[j] = r * vp.cos(th)
+        if j + 1 < n:
+            out[j + 1] = r * vp.sin(th)
+
+
+@vp.kernel(local_size_x=64, helpers=HELPERS)
+def integers_i64(out: vp.Buffer[vp.int64], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
+                 c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, skip: vp.uint32, n: vp.uint32,
+                 low: vp.uint64, span: vp.uint64):
+    """low + floor(word * span / 2^64) (Lemire's multiply, no rejection:
+    the bias is below span / 2^64); span 0 means 2^64 (the word itself)."""
+    w = invocation_block(k0, k1, c0, c1, c2, c3)
+    t = vp.global_id() * 4
+    for k in vp.static(range(4)):
+        if t + k >= skip and t + k - skip < n:
+            hi, lo = mulhilo(w[k], span)
+            v = w[k] if span == 0 else hi
+            out[t + k - skip] = vp.int64(low + v)
