@@ -125,6 +125,36 @@ def test_large_random_float32_matches_numpy():
                                   _np_gen(11).random(n, dtype=np.float32))
 
 
+def test_two_d_grid_fold(monkeypatch):
+    # past the device's x workgroup limit (65535 groups on lavapipe: 2^28
+    # float32 samples need 2^25 invocations) the kernels run on a 2-D grid;
+    # a limit of 3 groups (192 invocations) checks that fold on small sizes
+    monkeypatch.setattr(vp.random, "_GRID_X_GROUPS", 3)
+    for n in (192 * 8, 192 * 8 + 8, 5000):
+        np.testing.assert_array_equal(_host(_vp_gen(n).random(n, dtype=np.float32)),
+                                      _np_gen(n).random(n, dtype=np.float32))
+    np.testing.assert_array_equal(_host(vp.random.Philox(4).random_raw(3001)),
+                                  np.random.Philox(4).random_raw(3001))
+    monkeypatch.setattr(vp.random, "_GRID_X_GROUPS", None)
+    want = _host(_vp_gen(9).standard_normal(4096, dtype=np.float32))
+    monkeypatch.setattr(vp.random, "_GRID_X_GROUPS", 1)
+    np.testing.assert_array_equal(_host(_vp_gen(9).standard_normal(4096, dtype=np.float32)),
+                                  want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_vector_and_scalar_stores_agree(dtype):
+    # n % 8 == 0 takes the vec4-store kernels, other n the scalar ones: the
+    # same samples in the same places
+    a = _host(_vp_gen(6).standard_normal(64, dtype=dtype))
+    b = _host(_vp_gen(6).standard_normal(61, dtype=dtype))
+    np.testing.assert_array_equal(a[:61], b)
+    g = _vp_gen(6)
+    g.random(3, dtype=dtype)
+    c = _host(g.standard_normal(16, dtype=dtype))  # a partly used block is skipped
+    np.testing.assert_array_equal(c, a[8:24] if dtype == np.float32 else a[4:20])
+
+
 # ------------------------------------------------------------ statistics
 def _ks_uniform(x):
     """Kolmogorov-Smirnov statistic of x against U(0, 1)."""

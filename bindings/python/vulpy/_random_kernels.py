@@ -45,7 +45,7 @@ def mulhilo(a: vp.uint64, b: vp.uint64):
     p11 = a1 * b1
     mid = (p00 >> 32) + (p01 & LOW32) + (p10 & LOW32)
     hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32)
-    return hi, a * b
+    return hi, (mid << 32) | (p00 & LOW32)
 
 
 def philox(c0: vp.uint64, c1: vp.uint64, c2: vp.uint64, c3: vp.uint64,
@@ -61,11 +61,16 @@ def philox(c0: vp.uint64, c1: vp.uint64, c2: vp.uint64, c3: vp.uint64,
     return c0, c1, c2, c3
 
 
-def invocation_block(k0: vp.uint64, k1: vp.uint64, c0: vp.uint64, c1: vp.uint64, c2: vp.uint64,
-           c3: vp.uint64):
-    """The block of this invocation: counter (c0..c3) + global id, with carry."""
-    g = vp.uint64(vp.global_id())
-    d0 = c0 + g
+def invocation_id(row: vp.uint32):
+    """The invocation's index: x + y * row (a 2-D grid where the device
+    limits the x workgroup count: lavapipe's 65535 groups)."""
+    return vp.global_id(0) + vp.global_id(1) * row
+
+
+def invocation_block(g: vp.uint32, k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
+                     c1: vp.uint64, c2: vp.uint64, c3: vp.uint64):
+    """The block of invocation g: counter (c0..c3) + g, with carry."""
+    d0 = c0 + vp.uint64(g)
     cy1 = vp.uint64(1) if d0 < c0 else vp.uint64(0)
     d1 = c1 + cy1
     cy2 = vp.uint64(1) if d1 < cy1 else vp.uint64(0)
@@ -76,15 +81,17 @@ def invocation_block(k0: vp.uint64, k1: vp.uint64, c0: vp.uint64, c1: vp.uint64,
 
 # Functions of the vulpy package are not collected as helpers by name (they
 # would be the kernel language's own names): the kernels list them.
-HELPERS = (mulhilo, philox, invocation_block)
+HELPERS = (mulhilo, philox, invocation_id, invocation_block)
 
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)
 def raw_u64(out: vp.Buffer[vp.uint64], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
-            c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, skip: vp.uint32, n: vp.uint32):
+            c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, skip: vp.uint32, n: vp.uint32,
+            row: vp.uint32):
     """out[j] = word skip + j of the blocks from counter c (random_raw)."""
-    w = invocation_block(k0, k1, c0, c1, c2, c3)
-    t = vp.global_id() * 4
+    g = invocation_id(row)
+    w = invocation_block(g, k0, k1, c0, c1, c2, c3)
+    t = g * 4
     for k in vp.static(range(4)):
         if t + k >= skip and t + k - skip < n:
             out[t + k - skip] = w[k]
@@ -92,10 +99,12 @@ def raw_u64(out: vp.Buffer[vp.uint64], k0: vp.uint64, k1: vp.uint64, c0: vp.uint
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)
 def uniform_f64(out: vp.Buffer[vp.float64], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
-                c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, skip: vp.uint32, n: vp.uint32):
+                c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, skip: vp.uint32, n: vp.uint32,
+                row: vp.uint32):
     """NumPy's next_double: (word >> 11) * 2^-53, one word per output."""
-    w = invocation_block(k0, k1, c0, c1, c2, c3)
-    t = vp.global_id() * 4
+    g = invocation_id(row)
+    w = invocation_block(g, k0, k1, c0, c1, c2, c3)
+    t = g * 4
     for k in vp.static(range(4)):
         if t + k >= skip and t + k - skip < n:
             out[t + k - skip] = vp.float64(w[k] >> 11) * INV53
@@ -104,15 +113,16 @@ def uniform_f64(out: vp.Buffer[vp.float64], k0: vp.uint64, k1: vp.uint64, c0: vp
 @vp.kernel(local_size_x=64, helpers=HELPERS)
 def uniform_f32(out: vp.Buffer[vp.float32], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
                 c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, skip2: vp.uint32, n: vp.uint32,
-                has_buf: vp.uint32, buf_val: vp.uint32):
+                row: vp.uint32, has_buf: vp.uint32, buf_val: vp.uint32):
     """NumPy's next_float: (next_uint32 >> 8) * 2^-24, where next_uint32 is
     the low then the high half of each word. skip2 halves of the first block
     are used already; with has_buf, out[0] is the buffered half buf_val
     (NumPy's uinteger) and the block's halves start at out[1]."""
-    w = invocation_block(k0, k1, c0, c1, c2, c3)
-    if vp.global_id() == 0 and has_buf == 1 and n > 0:
+    g = invocation_id(row)
+    w = invocation_block(g, k0, k1, c0, c1, c2, c3)
+    if g == 0 and has_buf == 1 and n > 0:
         out[0] = vp.float32(buf_val >> 8) * INV24
-    t = vp.global_id() * 8  # the first half of this block, counted in the call's halves
+    t = g * 8  # the first half of this block, counted in the call's halves
     m = n - has_buf
     for k in vp.static(range(4)):
         lo = vp.uint32(w[k] & LOW32)
@@ -126,12 +136,13 @@ def uniform_f32(out: vp.Buffer[vp.float32], k0: vp.uint64, k1: vp.uint64, c0: vp
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)
 def normal_f32(out: vp.Buffer[vp.float32], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
-               c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, n: vp.uint32):
+               c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, n: vp.uint32, row: vp.uint32):
     """Box-Muller: the four words of a block are eight 32-bit halves, four
     pairs (u1, u2), eight standard normals r*cos(theta), r*sin(theta) with
     r = sqrt(-2 log u1), u1 in (0, 1], theta = 2 pi u2."""
-    w = invocation_block(k0, k1, c0, c1, c2, c3)
-    t = vp.global_id() * 8
+    g = invocation_id(row)
+    w = invocation_block(g, k0, k1, c0, c1, c2, c3)
+    t = g * 8
     for k in vp.static(range(4)):
         a = vp.uint32(w[k] & LOW32)
         b = vp.uint32(w[k] >> 32)
@@ -147,11 +158,12 @@ def normal_f32(out: vp.Buffer[vp.float32], k0: vp.uint64, k1: vp.uint64, c0: vp.
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)
 def normal_f64(out: vp.Buffer[vp.float64], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
-               c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, n: vp.uint32):
+               c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, n: vp.uint32, row: vp.uint32):
     """Box-Muller in double: two pairs of 53-bit uniforms per block, four
     standard normals."""
-    w = invocation_block(k0, k1, c0, c1, c2, c3)
-    t = vp.global_id() * 4
+    g = invocation_id(row)
+    w = invocation_block(g, k0, k1, c0, c1, c2, c3)
+    t = g * 4
     for k in vp.static(range(2)):
         u1 = (vp.float64(w[2 * k] >> 11) + 1.0) * INV53
         th = vp.float64(w[2 * k + 1] >> 11) * (INV53 * TWO_PI64)
@@ -166,13 +178,55 @@ def normal_f64(out: vp.Buffer[vp.float64], k0: vp.uint64, k1: vp.uint64, c0: vp.
 @vp.kernel(local_size_x=64, helpers=HELPERS)
 def integers_i64(out: vp.Buffer[vp.int64], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
                  c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, skip: vp.uint32, n: vp.uint32,
-                 low: vp.uint64, span: vp.uint64):
+                 row: vp.uint32, low: vp.uint64, span: vp.uint64):
     """low + floor(word * span / 2^64) (Lemire's multiply, no rejection:
     the bias is below span / 2^64); span 0 means 2^64 (the word itself)."""
-    w = invocation_block(k0, k1, c0, c1, c2, c3)
-    t = vp.global_id() * 4
+    g = invocation_id(row)
+    w = invocation_block(g, k0, k1, c0, c1, c2, c3)
+    t = g * 4
     for k in vp.static(range(4)):
         if t + k >= skip and t + k - skip < n:
             hi, lo = mulhilo(w[k], span)
             v = w[k] if span == 0 else hi
             out[t + k - skip] = vp.int64(low + v)
+
+
+# Vector-store variants (n a multiple of 8, the call starting on a block):
+# the same values in the same places as normal_f32 / uniform_f32, written as
+# two vec4 stores per invocation instead of eight scalar ones.
+@vp.kernel(local_size_x=64, helpers=HELPERS)
+def normal_f32_v4(out: vp.Buffer[vp.vec4], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
+                  c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, n4: vp.uint32,
+                  row: vp.uint32):
+    """normal_f32 when n = 4 * n4 is a multiple of 8."""
+    g = invocation_id(row)
+    w = invocation_block(g, k0, k1, c0, c1, c2, c3)
+    z = vp.Local[vp.float32, 8]
+    for k in vp.static(range(4)):
+        a = vp.uint32(w[k] & LOW32)
+        b = vp.uint32(w[k] >> 32)
+        u1 = (vp.float32(a >> 8) + 1.0) * INV24
+        th = vp.float32(b >> 8) * (INV24 * TWO_PI32)
+        r = vp.sqrt(-2.0 * vp.log(u1))
+        z[2 * k] = r * vp.cos(th)
+        z[2 * k + 1] = r * vp.sin(th)
+    if 2 * g + 1 < n4:
+        out[2 * g] = vp.vec4(z[0], z[1], z[2], z[3])
+        out[2 * g + 1] = vp.vec4(z[4], z[5], z[6], z[7])
+
+
+@vp.kernel(local_size_x=64, helpers=HELPERS)
+def uniform_f32_v4(out: vp.Buffer[vp.vec4], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
+                   c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, n4: vp.uint32,
+                   row: vp.uint32):
+    """uniform_f32 when n = 4 * n4 is a multiple of 8, no half is buffered
+    and the call starts on a block."""
+    g = invocation_id(row)
+    w = invocation_block(g, k0, k1, c0, c1, c2, c3)
+    z = vp.Local[vp.float32, 8]
+    for k in vp.static(range(4)):
+        z[2 * k] = vp.float32(vp.uint32(w[k] & LOW32) >> 8) * INV24
+        z[2 * k + 1] = vp.float32(vp.uint32(w[k] >> 32) >> 8) * INV24
+    if 2 * g + 1 < n4:
+        out[2 * g] = vp.vec4(z[0], z[1], z[2], z[3])
+        out[2 * g + 1] = vp.vec4(z[4], z[5], z[6], z[7])

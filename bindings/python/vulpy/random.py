@@ -117,6 +117,21 @@ def _target(shape, dt, out, who):
     return out
 
 
+_GRID_X_GROUPS = None  # tests set a small x limit to check the 2-D fold
+
+
+def _launch(kern, arr, nblocks, **push):
+    """One invocation per block; past the device's x workgroup limit
+    (lavapipe: 65535 groups) a 2-D grid whose rows the kernels fold back
+    (invocation_id; the surplus invocations of the last row write nothing)."""
+    maxx = _GRID_X_GROUPS or arr._ctx.info["limits"]["max_workgroup_count"][0] or 65535
+    maxx *= 64
+    if nblocks <= maxx:
+        kern(arr, dispatch=nblocks, row=nblocks, **push)
+    else:
+        kern(arr, dispatch=(maxx, -(-nblocks // maxx)), row=maxx, **push)
+
+
 def _dtype_ok(dt):
     try:
         _array.check_dtype(dt)
@@ -213,7 +228,7 @@ class Philox:
     def _fill_words(self, kern, arr, n):
         ctr, skip, nb = self._take(n)
         if n:
-            kern(arr, dispatch=nb, skip=skip, n=n, **self._push(ctr))
+            _launch(kern, arr, nb, skip=skip, n=n, **self._push(ctr))
 
     def random_raw(self, size=None):
         """The next raw uint64 words of the stream (numpy's
@@ -260,8 +275,11 @@ class Generator:
         m = n - 1 if has_buf else n  # halves taken from fresh words
         words = (m + 1) // 2
         ctr, skip, nb = bg._take(words)
-        k.uniform_f32(arr, dispatch=max(nb, 1), skip2=2 * skip, n=n, has_buf=int(has_buf),
-                      buf_val=buf_val, **bg._push(ctr))
+        if n % 8 == 0 and not skip and not has_buf:  # whole blocks: vector stores
+            _launch(k.uniform_f32_v4, arr, nb, n4=n // 4, **bg._push(ctr))
+        else:
+            _launch(k.uniform_f32, arr, max(nb, 1), skip2=2 * skip, n=n, has_buf=int(has_buf),
+                    buf_val=buf_val, **bg._push(ctr))
         if m:  # NumPy keeps the last word's high half (uinteger), still unused if m is odd
             last = skip + words - 1
             w = _philox_host((ctr + last // 4) & _MASK256, bg._key)[last % 4]
@@ -283,8 +301,13 @@ class Generator:
         if n == 0:
             return arr
         ctr = self.bit_generator._fresh_blocks(nb)
-        kern = _kernels().normal_f32 if dt == _F32 else _kernels().normal_f64
-        kern(arr, dispatch=nb, n=n, **self.bit_generator._push(ctr))
+        push = self.bit_generator._push(ctr)
+        if dt == _F64:
+            _launch(_kernels().normal_f64, arr, nb, n=n, **push)
+        elif n % 8 == 0:  # whole blocks: vector stores
+            _launch(_kernels().normal_f32_v4, arr, nb, n4=n // 4, **push)
+        else:
+            _launch(_kernels().normal_f32, arr, nb, n=n, **push)
         return arr
 
     def normal(self, loc=0.0, scale=1.0, size=None, dtype=np.float64):
@@ -360,8 +383,8 @@ class Generator:
         bg, k = self.bit_generator, _kernels()
         ctr, skip, nb = bg._take(n)
         if n:
-            k.integers_i64(out, dispatch=nb, skip=skip, n=n, low=low & _MASK64, span=span,
-                           **bg._push(ctr))
+            _launch(k.integers_i64, out, nb, skip=skip, n=n, low=low & _MASK64, span=span,
+                    **bg._push(ctr))
         return out if dt == np.dtype(np.int64) else out.astype(dt)
 
 
