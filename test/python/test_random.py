@@ -155,6 +155,32 @@ def test_vector_and_scalar_stores_agree(dtype):
     np.testing.assert_array_equal(c, a[8:24] if dtype == np.float32 else a[4:20])
 
 
+def _box_muller_reference(seed, n, dtype):
+    """docs/python-api.md's Box-Muller, in float64 on the host from NumPy's
+    raw Philox words (whole blocks from the start of the stream)."""
+    per = 8 if dtype == np.float32 else 4
+    words = np.random.Philox(seed).random_raw(-(-n // per) * 4)
+    if dtype == np.float32:
+        a, b = words & 0xFFFFFFFF, words >> np.uint64(32)
+        u1 = ((a >> np.uint64(8)).astype(np.float64) + 1.0) * 2.0 ** -24
+        m = (b >> np.uint64(8)).astype(np.int64)
+        theta = (m >> 22) * (np.pi / 2) + ((m & 0x3FFFFF) - 2**21) * (np.pi / 2) * 2.0 ** -22
+    else:
+        a, b = words[0::2], words[1::2]
+        u1 = ((a >> np.uint64(11)).astype(np.float64) + 1.0) * 2.0 ** -53
+        theta = (b >> np.uint64(11)).astype(np.float64) * 2.0 ** -53 * 2 * np.pi
+    r = np.sqrt(-2.0 * np.log(u1))
+    return np.stack([r * np.cos(theta), r * np.sin(theta)], axis=1).ravel()[:n]
+
+
+@pytest.mark.parametrize("dtype,tol", [(np.float32, 2e-6), (np.float64, 1e-13)])
+@pytest.mark.parametrize("n", [5, 64, 1001])
+def test_standard_normal_is_the_documented_box_muller(dtype, tol, n):
+    got = _host(_vp_gen(21).standard_normal(n, dtype=dtype)).astype(np.float64)
+    want = _box_muller_reference(21, n, dtype)
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
 # ------------------------------------------------------------ statistics
 def _ks_uniform(x):
     """Kolmogorov-Smirnov statistic of x against U(0, 1)."""

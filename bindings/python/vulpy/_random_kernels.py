@@ -28,8 +28,7 @@ LOW32: vp.uint64 = 0xFFFFFFFF
 # 2^-53 and 2^-24: NumPy's next_double / next_float scales
 INV53: vp.float64 = 1.1102230246251565e-16
 INV24: vp.float32 = 5.9604644775390625e-08
-INV24D: vp.float64 = 5.9604644775390625e-08
-TWO_PI32: vp.float32 = 6.283185307179586
+PIO2_22: vp.float32 = 3.745070282923245e-07  # (pi / 2) / 2^22
 TWO_PI64: vp.float64 = 6.283185307179586
 
 
@@ -79,9 +78,32 @@ def invocation_block(g: vp.uint32, k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
     return philox(d0, d1, d2, c3 + cy3, k0, k1)
 
 
+def box_muller32(a: vp.uint32, b: vp.uint32):
+    """Two standard normals from two 32-bit words: r = sqrt(-2 log u1) with
+    u1 = ((a >> 8) + 1) 2^-24 in (0, 1], and the angle from the top 24 bits
+    m of b: quadrant q = m >> 22 and y = ((m & (2^22 - 1)) - 2^21) (pi/2)
+    2^-22 in [-pi/4, pi/4), theta = q pi/2 + y (uniform on the circle: 2 pi
+    m 2^-24 turned by -pi/4). sin y and cos y are the polynomials of the
+    math library's vp_sincos on |y| <= pi/4 (math.md), without its range
+    reduction: the quadrant comes from the bits, and one y serves both."""
+    u1 = (vp.float32(a >> 8) + 1.0) * INV24
+    r = vp.sqrt(-2.0 * vp.log(u1))
+    m = b >> 8
+    q = m >> 22
+    y = vp.float32(vp.int32(m & 0x3FFFFF) - 2097152) * PIO2_22
+    z = y * y
+    s = vp.fma(y * z, vp.fma(vp.fma(-1.95777214e-4, z, 0.00833270025), z, -0.166666644), y)
+    c = vp.fma(z, vp.fma(z, vp.fma(vp.fma(2.45377508e-5, z, -0.00138882549), z,
+                                   0.0416666644), -0.5), 1.0)
+    # (cos, sin) of q pi/2 + y: (c, s), (-s, c), (-c, -s), (s, -c)
+    cq = c if q == 0 else (-s if q == 1 else (-c if q == 2 else s))
+    sq = s if q == 0 else (c if q == 1 else (-s if q == 2 else -c))
+    return r * cq, r * sq
+
+
 # Functions of the vulpy package are not collected as helpers by name (they
 # would be the kernel language's own names): the kernels list them.
-HELPERS = (mulhilo, philox, invocation_id, invocation_block)
+HELPERS = (mulhilo, philox, invocation_id, invocation_block, box_muller32)
 
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)
@@ -137,23 +159,18 @@ def uniform_f32(out: vp.Buffer[vp.float32], k0: vp.uint64, k1: vp.uint64, c0: vp
 @vp.kernel(local_size_x=64, helpers=HELPERS)
 def normal_f32(out: vp.Buffer[vp.float32], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
                c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, n: vp.uint32, row: vp.uint32):
-    """Box-Muller: the four words of a block are eight 32-bit halves, four
-    pairs (u1, u2), eight standard normals r*cos(theta), r*sin(theta) with
-    r = sqrt(-2 log u1), u1 in (0, 1], theta = 2 pi u2."""
+    """Box-Muller (box_muller32): the four words of a block are four pairs
+    of 32-bit halves, eight standard normals."""
     g = invocation_id(row)
     w = invocation_block(g, k0, k1, c0, c1, c2, c3)
     t = g * 8
     for k in vp.static(range(4)):
-        a = vp.uint32(w[k] & LOW32)
-        b = vp.uint32(w[k] >> 32)
-        u1 = (vp.float32(a >> 8) + 1.0) * INV24
-        th = vp.float32(b >> 8) * (INV24 * TWO_PI32)
-        r = vp.sqrt(-2.0 * vp.log(u1))
+        z0, z1 = box_muller32(vp.uint32(w[k] & LOW32), vp.uint32(w[k] >> 32))
         j = t + 2 * k
         if j < n:
-            out[j] = r * vp.cos(th)
+            out[j] = z0
         if j + 1 < n:
-            out[j + 1] = r * vp.sin(th)
+            out[j + 1] = z1
 
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)
@@ -203,13 +220,9 @@ def normal_f32_v4(out: vp.Buffer[vp.vec4], k0: vp.uint64, k1: vp.uint64, c0: vp.
     w = invocation_block(g, k0, k1, c0, c1, c2, c3)
     z = vp.Local[vp.float32, 8]
     for k in vp.static(range(4)):
-        a = vp.uint32(w[k] & LOW32)
-        b = vp.uint32(w[k] >> 32)
-        u1 = (vp.float32(a >> 8) + 1.0) * INV24
-        th = vp.float32(b >> 8) * (INV24 * TWO_PI32)
-        r = vp.sqrt(-2.0 * vp.log(u1))
-        z[2 * k] = r * vp.cos(th)
-        z[2 * k + 1] = r * vp.sin(th)
+        z0, z1 = box_muller32(vp.uint32(w[k] & LOW32), vp.uint32(w[k] >> 32))
+        z[2 * k] = z0
+        z[2 * k + 1] = z1
     if 2 * g + 1 < n4:
         out[2 * g] = vp.vec4(z[0], z[1], z[2], z[3])
         out[2 * g + 1] = vp.vec4(z[4], z[5], z[6], z[7])
