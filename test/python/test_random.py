@@ -155,6 +155,12 @@ def test_vector_and_scalar_stores_agree(dtype):
     np.testing.assert_array_equal(c, a[8:24] if dtype == np.float32 else a[4:20])
 
 
+def test_uniform_is_numpys_formula_to_rounding():
+    got = _host(_vp_gen(12).uniform(-2.0, 6.0, 1001))
+    want = _np_gen(12).uniform(-2.0, 6.0, 1001)
+    np.testing.assert_allclose(got, want, rtol=0, atol=2 * np.finfo(np.float64).eps * 6.0)
+
+
 def _box_muller_reference(seed, n, dtype):
     """docs/python-api.md's Box-Muller, in float64 on the host from NumPy's
     raw Philox words (whole blocks from the start of the stream)."""
