@@ -33,11 +33,13 @@ TWO_PI64: vp.float64 = 6.283185307179586
 
 
 def mulhilo(a: vp.uint64, b: vp.uint64):
-    """(high, low) 64-bit halves of the 128-bit product a * b."""
-    a0 = a & LOW32
-    a1 = a >> 32
-    b0 = b & LOW32
-    b1 = b >> 32
+    """(high, low) 64-bit halves of the 128-bit product a * b, from four
+    32 x 32 -> 64-bit products of the zero-extended 32-bit halves (the shape
+    GPU compilers turn into one wide multiply-add each: NVIDIA's IMAD.WIDE)."""
+    a0 = vp.uint64(vp.uint32(a & LOW32))
+    a1 = vp.uint64(vp.uint32(a >> 32))
+    b0 = vp.uint64(vp.uint32(b & LOW32))
+    b1 = vp.uint64(vp.uint32(b >> 32))
     p00 = a0 * b0
     p01 = a0 * b1
     p10 = a1 * b0
