@@ -142,6 +142,18 @@ def test_two_d_grid_fold(monkeypatch):
                                   want)
 
 
+@pytest.mark.slow
+def test_more_blocks_than_the_x_workgroup_limit():
+    # lavapipe allows 65535 workgroups along x (64 invocations each): one
+    # block more takes the real 2-D grid (33.5M float32, about 15 s on lavapipe)
+    gx = vp.default_context().info["limits"]["max_workgroup_count"][0]
+    if gx > 65535:
+        pytest.skip("this device's x limit needs more than 134 MB to pass")
+    n = 8 * (gx * 64 + 1) + 3
+    np.testing.assert_array_equal(_host(_vp_gen(3).random(n, dtype=np.float32)),
+                                  _np_gen(3).random(n, dtype=np.float32))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_vector_and_scalar_stores_agree(dtype):
     # n % 8 == 0 takes the vec4-store kernels, other n the scalar ones: the
