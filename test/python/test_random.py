@@ -104,6 +104,18 @@ def test_state_moves_between_numpy_and_vulpy():
     np.testing.assert_array_equal(_host(vg.random(3)), ng.random(3))
 
 
+def test_advance_and_jumped_match_numpy():
+    vb, nb = vp.random.Philox(8), np.random.Philox(8)
+    vb.random_raw(3)
+    nb.random_raw(3)
+    assert vb.advance(2**70 + 5) is vb
+    nb.advance(2**70 + 5)
+    np.testing.assert_array_equal(_host(vb.random_raw(9)), nb.random_raw(9))
+    vj, nj = vb.jumped(2), nb.jumped(2)
+    np.testing.assert_array_equal(_host(vj.random_raw(9)), nj.random_raw(9))
+    np.testing.assert_array_equal(_host(vb.random_raw(2)), nb.random_raw(2))  # unchanged
+
+
 def test_size_shapes_and_out():
     g, ng = _vp_gen(3), _np_gen(3)
     x = g.random((3, 5))

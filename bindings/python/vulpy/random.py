@@ -238,6 +238,26 @@ class Philox:
         self._fill_words(_kernels().raw_u64, out, _count(shape))
         return out
 
+    def advance(self, delta):
+        """numpy.random.Philox.advance: the counter moves delta blocks on
+        (the buffered words and half are dropped, as NumPy does); returns
+        self."""
+        ref = np.random.Philox()
+        ref.state = self.state
+        ref.advance(delta)
+        self.state = ref.state
+        return self
+
+    def jumped(self, jumps=1):
+        """numpy.random.Philox.jumped: a new Philox whose stream starts
+        jumps * 2^128 blocks on (independent streams for parallel work)."""
+        ref = np.random.Philox()
+        ref.state = self.state
+        new = Philox.__new__(Philox)
+        new.seed_seq = self.seed_seq
+        new.state = ref.jumped(jumps).state
+        return new
+
     def __repr__(self):
         return f"vp.random.Philox(key=0x{self._key[1] << 64 | self._key[0]:x})"
 
