@@ -127,6 +127,10 @@ def test_size_shapes_and_out():
     r = g.random(dtype=np.float32, out=out)
     assert r is out
     np.testing.assert_array_equal(out.numpy(), ng.random((2, 4), dtype=np.float32))
+    big = vp.zeros(20, np.float32)  # a contiguous view into a larger array
+    g.random(dtype=np.float32, out=big[3:15])
+    np.testing.assert_array_equal(big.numpy()[3:15], ng.random(12, dtype=np.float32))
+    assert not big.numpy()[:3].any() and not big.numpy()[15:].any()
     z = vp.empty(6, np.float64)
     assert g.standard_normal(out=z) is z
 
@@ -364,6 +368,8 @@ def test_errors_name_the_argument():
         g.random(dtype=np.float32, out=vp.empty(3, np.float64))
     with pytest.raises(ValueError, match="size="):
         g.random(4, out=vp.empty(3, np.float64))
+    with pytest.raises(ValueError, match="out="):
+        g.random(out=vp.empty(8, np.float64)[::2])
     with pytest.raises(TypeError, match="bit_generator"):
         vp.random.Generator(np.random.Philox(0))
     with pytest.raises(ValueError, match="state="):

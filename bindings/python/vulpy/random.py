@@ -108,6 +108,9 @@ def _target(shape, dt, out, who):
                         f"{type(out).__name__}")
     if out.dtype != dt:
         raise TypeError(f"{who}: out= has dtype {out.dtype.name}, the result is {dt.name}")
+    if not _array.c_contiguous(out):
+        raise ValueError(f"{who}: out= must be C-contiguous (a strided view gets its "
+                         f"samples in another order than NumPy's): pass a contiguous array")
     if shape is not None and tuple(out.shape) != tuple(shape):
         raise ValueError(f"{who}: size= {shape} does not match out= of shape "
                          f"{tuple(out.shape)}")
