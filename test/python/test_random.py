@@ -376,3 +376,16 @@ def test_errors_name_the_argument():
         vp.random.Philox(0).state = {"bit_generator": "PCG64"}
     # a failed call leaves the stream where it was
     np.testing.assert_array_equal(_host(g.random(3)), _np_gen(0).random(3))
+
+
+def test_device_without_int64_is_a_feature_error(monkeypatch):
+    # Philox needs 64-bit integers (shaderInt64): a device without them
+    # refuses the kernels with vp.FeatureError naming int64
+    ctx = vp.default_context()
+    monkeypatch.setattr(ctx, "_features", ctx.features - {"int64"})
+    monkeypatch.setattr(ctx, "_kernels", {})
+    from vulpy import _random_kernels as rk
+    for k in (rk.uniform_f32, rk.uniform_f32_v4):
+        monkeypatch.setattr(k, "_prog", None, raising=False)
+    with pytest.raises(vp.FeatureError, match="int64"):
+        vp.random.default_rng(0).random(16, dtype=np.float32)

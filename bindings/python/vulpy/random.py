@@ -185,7 +185,7 @@ class Philox:
         if not isinstance(value, dict) or value.get("bit_generator") != "Philox":
             raise ValueError("state= must be a Philox state dictionary (numpy.random.Philox"
                              "().state)")
-        ref = np.random.Philox()
+        ref = np.random.Philox(0)  # its state is replaced at once
         ref.state = value  # NumPy validates the fields
         st = ref.state
         c = [int(v) for v in st["state"]["counter"]]
@@ -245,7 +245,7 @@ class Philox:
         """numpy.random.Philox.advance: the counter moves delta blocks on
         (the buffered words and half are dropped, as NumPy does); returns
         self."""
-        ref = np.random.Philox()
+        ref = np.random.Philox(0)  # its state is replaced at once
         ref.state = self.state
         ref.advance(delta)
         self.state = ref.state
@@ -254,7 +254,7 @@ class Philox:
     def jumped(self, jumps=1):
         """numpy.random.Philox.jumped: a new Philox whose stream starts
         jumps * 2^128 blocks on (independent streams for parallel work)."""
-        ref = np.random.Philox()
+        ref = np.random.Philox(0)  # its state is replaced at once
         ref.state = self.state
         new = Philox.__new__(Philox)
         new.seed_seq = self.seed_seq
