@@ -385,7 +385,8 @@ def test_device_without_int64_is_a_feature_error(monkeypatch):
     monkeypatch.setattr(ctx, "_features", ctx.features - {"int64"})
     monkeypatch.setattr(ctx, "_kernels", {})
     from vulpy import _random_kernels as rk
-    for k in (rk.uniform_f32, rk.uniform_f32_v4):
+    for k in (rk.uniform_f32, rk.uniform_f32_v4):  # compiled, launched afresh
         monkeypatch.setattr(k, "_prog", None, raising=False)
+        monkeypatch.setattr(k, "_fast", False, raising=False)
     with pytest.raises(vp.FeatureError, match="int64"):
         vp.random.default_rng(0).random(16, dtype=np.float32)
