@@ -261,6 +261,32 @@ def test_normal_loc_scale():
     assert abs(z.std() - 2.0) < 5 * 2.0 * math.sqrt(0.5 / n)
 
 
+def test_array_parameters_broadcast():
+    g = vp.random.default_rng(17)
+    loc = np.array([0.0, 10.0, -5.0])
+    scale = vp.asarray(np.array([[1.0], [0.001]]))
+    z = g.normal(loc, scale)  # the broadcast shape (2, 3)
+    assert isinstance(z, vp.ndarray) and z.shape == (2, 3) and z.dtype == np.float64
+    zh = z.numpy()
+    assert np.all(np.abs(zh[1] - loc) < 0.01)  # scale 0.001 keeps row 1 near loc
+    n = 50_000
+    w = _host(g.normal([0.0, 100.0], 2.0, size=(n, 2), dtype=np.float32))
+    assert w.shape == (n, 2) and abs(w[:, 1].mean() - 100.0) < 5 * 2.0 / math.sqrt(n)
+    u = _host(g.uniform([0.0, 5.0], [1.0, 6.0], size=(n, 2)))
+    assert u[:, 0].min() >= 0.0 and u[:, 0].max() < 1.0
+    assert u[:, 1].min() >= 5.0 and u[:, 1].max() < 6.0
+    e = _host(g.exponential(vp.asarray(np.array([1.0, 4.0])), size=(n, 2)))
+    assert abs(e[:, 1].mean() - 4.0) < 5 * 4.0 / math.sqrt(n)
+    with pytest.raises(ValueError, match="scale="):
+        g.normal(0.0, [1.0, -1.0])
+    with pytest.raises(ValueError, match="size="):
+        g.normal([0.0, 1.0, 2.0], 1.0, size=(4, 2))
+    with pytest.raises(ValueError, match="broadcast"):
+        g.uniform([0.0, 1.0], [1.0, 2.0, 3.0])
+    with pytest.raises(TypeError, match="loc="):
+        g.normal("a")
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_uniform_and_random_distribution(dtype):
     n = 200_000

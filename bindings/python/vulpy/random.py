@@ -334,43 +334,42 @@ class Generator:
         return arr
 
     def normal(self, loc=0.0, scale=1.0, size=None, dtype=np.float64):
-        """loc + scale * standard_normal (loc, scale: numbers)."""
-        _check_number(loc, "Generator.normal", "loc")
-        _check_number(scale, "Generator.normal", "scale")
-        if scale < 0:
-            raise ValueError(f"Generator.normal: scale= must be >= 0, got {scale!r}")
-        z = self.standard_normal(size, dtype)
-        if scale != 1.0:
-            z *= scale
-        if loc != 0.0:
-            z += loc
-        return z
+        """loc + scale * standard_normal. loc and scale are numbers or
+        arrays (NumPy, lists or resident) that broadcast to size (which
+        defaults to their broadcast shape)."""
+        who = "Generator.normal"
+        dt = _float_dtype(dtype, who)
+        loc, ls = _param(loc, who, "loc", dt)
+        scale, ss = _param(scale, who, "scale", dt)
+        _non_negative(scale, who, "scale")
+        z = self.standard_normal(_param_shape(size, (ls, ss), who), dt)
+        return _affine(z, scale, loc)
 
     def uniform(self, low=0.0, high=1.0, size=None, dtype=np.float64):
-        """Uniform floats in [low, high): low + (high - low) * random()."""
-        _check_number(low, "Generator.uniform", "low")
-        _check_number(high, "Generator.uniform", "high")
-        if not high >= low:
-            raise ValueError(f"Generator.uniform: low= must be <= high=, got low={low!r}, "
-                             f"high={high!r}")
-        u = self.random(size, dtype)
-        span = high - low
-        if span != 1.0:
-            u *= span
-        if low != 0.0:
-            u += low
-        return u
+        """Uniform floats in [low, high): low + (high - low) * random().
+        low and high are numbers or arrays that broadcast to size; with
+        numbers, low > high is a ValueError (arrays are not checked, as
+        NumPy does not check them)."""
+        who = "Generator.uniform"
+        dt = _float_dtype(dtype, who)
+        low, ls = _param(low, who, "low", dt)
+        high, hs = _param(high, who, "high", dt)
+        if not ls and not hs and not high >= low:
+            raise ValueError(f"{who}: low= must be <= high=, got low={low!r}, high={high!r}")
+        u = self.random(_param_shape(size, (ls, hs), who), dt)
+        return _affine(u, high - low, low)
 
     def exponential(self, scale=1.0, size=None, dtype=np.float64):
-        """Exponential samples by inversion: -scale * log(1 - random())."""
-        _check_number(scale, "Generator.exponential", "scale")
-        if scale < 0:
-            raise ValueError(f"Generator.exponential: scale= must be >= 0, got {scale!r}")
+        """Exponential samples by inversion: -scale * log(1 - random());
+        scale a number or an array that broadcasts to size."""
+        who = "Generator.exponential"
+        dt = _float_dtype(dtype, who)
+        scale, ss = _param(scale, who, "scale", dt)
+        _non_negative(scale, who, "scale")
         from . import _ufunc
-        u = self.random(size, dtype)
+        u = self.random(_param_shape(size, (ss,), who), dt)
         e = _ufunc.log1p(-u)
-        e *= -scale
-        return e
+        return _affine(e, -scale, 0.0)
 
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
         """Integers in [low, high) ([low, high] with endpoint=True); with
@@ -411,9 +410,65 @@ class Generator:
         return out if dt == np.dtype(np.int64) else out.astype(dt)
 
 
-def _check_number(v, who, name):
-    if isinstance(v, bool) or not isinstance(v, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"{who}: {name}= must be a real number, got {v!r}")
+def _param(v, who, name, dt):
+    """A distribution parameter: (float, ()) for a number, else (a resident
+    array of dt, its shape)."""
+    if isinstance(v, bool):
+        raise TypeError(f"{who}: {name}= must be a real number or an array of them, got {v!r}")
+    if isinstance(v, (numbers.Real, np.floating, np.integer)):
+        return float(v), ()
+    if isinstance(v, _array.ndarray):
+        if v.dtype.kind not in "fiu":
+            raise TypeError(f"{who}: {name}= must hold real numbers, got {v.dtype.name}")
+        return (v if v.dtype == dt else v.astype(dt)), tuple(v.shape)
+    try:
+        h = np.asarray(v, dtype=dt)
+    except (TypeError, ValueError):
+        raise TypeError(f"{who}: {name}= must be a real number or an array of them, "
+                        f"got {v!r}") from None
+    if h.ndim == 0:
+        return float(h), ()
+    return _array.asarray(h), h.shape
+
+
+def _param_shape(size, shapes, who):
+    """The sample shape: size (which the parameters must broadcast to), or
+    the parameters' broadcast shape; None when all are numbers and size is."""
+    try:
+        bshape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(f"{who}: the parameters' shapes {list(shapes)} do not "
+                         f"broadcast") from None
+    if size is None:
+        return bshape if bshape else None
+    shape = _size(size, who)
+    try:
+        ok = np.broadcast_shapes(shape, bshape) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"{who}: size= {shape} does not fit the parameters' shape {bshape}")
+    return shape
+
+
+def _non_negative(v, who, name):
+    if isinstance(v, float):
+        bad = v < 0
+    else:  # an array: one read back of a flag
+        from . import _reduce
+        bad = bool(_reduce.any(v < 0))
+    if bad:
+        got = v if isinstance(v, float) else "an array with negative values"
+        raise ValueError(f"{who}: {name}= must be >= 0, got {got}")
+
+
+def _affine(x, mul, add):
+    """x * mul + add in place (mul, add numbers or resident arrays)."""
+    if not isinstance(mul, float) or mul != 1.0:
+        x *= mul
+    if not isinstance(add, float) or add != 0.0:
+        x += add
+    return x
 
 
 def _check_int(v, who, name):
