@@ -235,3 +235,37 @@ def test_vp_sequence_function(name):
     assert len(got) == len(want), name
     for g, w in zip(got, want):
         _check(g, w, name)
+
+
+# --- issue 19: numpy.random's Generator API (test_random.py has the stream and
+# statistical tests). name -> (args, kwargs); the result's shape and dtype are
+# NumPy's Generator(Philox(seed)) ones, and the BIT_IDENTICAL ones its values.
+RANDOM_METHODS = {
+    "random": (((2, 3),), {}), "standard_normal": ((5,), {"dtype": np.float32}),
+    "normal": ((1.0, 2.0, 4), {}), "uniform": ((-1.0, 1.0, (2, 2)), {}),
+    "integers": ((0, 10, 7), {}), "exponential": ((2.0, 3), {}),
+}
+RANDOM_BIT_IDENTICAL = {"random"}
+RANDOM_MODULE = ["default_rng", "Generator", "Philox", "seed", "rand", "randn", "random",
+                 "random_sample", "uniform", "normal", "standard_normal", "integers",
+                 "randint", "exponential"]
+
+
+@pytest.mark.parametrize("name", sorted(RANDOM_METHODS))
+def test_random_generator_method(name):
+    args, kw = RANDOM_METHODS[name]
+    want = getattr(np.random.Generator(np.random.Philox(5)), name)(*args, **kw)
+    got = getattr(vp.random.default_rng(5), name)(*args, **kw)
+    assert isinstance(got, vp.ndarray), name
+    assert got.shape == want.shape and got.dtype == want.dtype, name
+    if name in RANDOM_BIT_IDENTICAL:
+        np.testing.assert_array_equal(got.numpy(), want, err_msg=name)
+
+
+@pytest.mark.parametrize("name", RANDOM_MODULE)
+def test_random_module_name(name):
+    assert callable(getattr(vp.random, name)), name
+    # the spelling is NumPy's (a numpy.random function, or a Generator method)
+    assert hasattr(np.random, name) or hasattr(np.random.Generator, name), name
+    np.testing.assert_array_equal(vp.random.Philox(3).random_raw(6).numpy(),
+                                  np.random.Philox(3).random_raw(6))
