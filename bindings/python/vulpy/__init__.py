@@ -109,3 +109,6 @@ del _so
 
 # --- issue 22 (kernel language): struct classes on the host (std430 dtypes) ---
 from ._structs import struct, struct_dtype  # noqa: E402,F401
+
+# --- issue 19 (array API): sorting and searching (radix sort on the device) ---
+from ._sort import argsort, searchsorted, sort, unique  # noqa: E402,F401
