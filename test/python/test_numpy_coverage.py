@@ -201,3 +201,18 @@ def test_method_with_args(name):
     want = getattr(G.copy(), name)(*METHODS_ARGS[name])
     for g, w in zip(got, want) if isinstance(want, tuple) else [(got, want)]:
         _check(g, w, name)
+
+
+# --- issue 19: sorting and searching (test_sort.py has the differential tests)
+FUNCTIONS.update({"sort": ((I,), {"axis": 0}), "argsort": ((H,), {"axis": 1}),
+                  "unique": ((I,), {}),
+                  "searchsorted": ((np.sort(F.ravel()), G[0]), {"side": "right"})})
+SEQUENCES["unique"] = ((J % 3,), {"return_index": True, "return_inverse": True,
+                                  "return_counts": True})
+METHODS += ["argsort"]
+
+
+def test_method_sort_in_place():
+    x = vp.asarray(I)
+    assert x.sort(axis=0) is None
+    _check(x, np.sort(I, axis=0), "ndarray.sort")
