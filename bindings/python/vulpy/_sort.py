@@ -1,10 +1,10 @@
 """Sorting and searching (issue 19): vp.sort, vp.argsort, ndarray.sort /
 ndarray.argsort, vp.unique, vp.searchsorted, on the device.
 
-sort and argsort are one stable LSD radix sort (_sort_kernels.py: 4-bit
+sort and argsort are one stable LSD radix sort (_sort_kernels.py: 8-bit
 digits, five dispatches a pass, all passes of a sort in one recording,
-one submission, no host round trip between passes): 8 passes for 32-bit
-keys, 16 for 64-bit ones, 1 for bool. The array is moved so that the
+one submission, no host round trip between passes): 4 passes for 32-bit
+keys, 8 for 64-bit ones, 1 for bool. The array is moved so that the
 sorted axis is last and copied C-contiguous; each row is sorted on its
 own (the tiles never cross a row). Every `kind=` NumPy accepts is
 stable here ('quicksort' and 'heapsort' give what 'stable' gives, which
@@ -71,34 +71,33 @@ def radix_sort(keys, values=False):
             if not ctx.has(feat):
                 ctx.require(feat, f"vp.sort of {keys.dtype}")
     tile = 128 * (8 if word == "uint64" else 16)
-    tpr = -(-n // tile)
+    tpr = -(-n // tile)               # tiles per row
     ntiles = rows * tpr
-    total = ntiles * 16
-    nb = -(-total // 4096)
+    cpr = -(-tpr // 64)               # chunks (of 64 tiles) per row, for the scan
+    nchunks = rows * cpr
     mem = keys.memory
     other = _array.empty(keys.shape, keys.dtype, memory=mem, context=ctx)
-    h = _array.empty((total,), _U32, memory=mem, context=ctx)
-    sums = _array.empty((nb,), _U32, memory=mem, context=ctx)
-    va = vb = None
+    h = _array.empty((ntiles * 256,), _U32, memory=mem, context=ctx)
+    part = _array.empty((nchunks * 256,), _U32, memory=mem, context=ctx)
     if values:
         va = _array.empty(keys.shape, _U32, memory=mem, context=ctx)
         vb = _array.empty(keys.shape, _U32, memory=mem, context=ctx)
+    else:  # scatter's payload bindings, never touched (vals=0)
+        va = _array.empty((4,), _U32, memory=mem, context=ctx)
+        vb = _array.empty((4,), _U32, memory=mem, context=ctx)
     rec = _Rec(ctx)
-    tg, sg = _grid(ntiles), _grid(nb)
+    tg, cg, rg = _grid(ntiles), _grid(nchunks), _grid(rows)
     kin, kout = keys, other
-    for p in range(-(-bits // 4)):
-        sh = 4 * p
+    for p in range(-(-bits // 8)):
+        sh = 8 * p
         rec(ns["hist"], (kin, h), tg, n=n, tpr=tpr, ntiles=ntiles, gx=tg[0], sh=sh)
-        rec(ns["scan_reduce"], (h, sums), sg, total=total, nb=nb, gx=sg[0])
-        rec(ns["scan_top"], (sums,), (1, 1), nb=nb, per=-(-nb // 256))
-        rec(ns["scan_down"], (h, sums), sg, total=total, gx=sg[0])
+        rec(ns["col_reduce"], (h, part), cg, tpr=tpr, cpr=cpr, nchunks=nchunks, gx=cg[0])
+        rec(ns["col_scan"], (part,), rg, n=n, cpr=cpr, rows=rows, gx=rg[0])
+        rec(ns["col_down"], (h, part), cg, tpr=tpr, cpr=cpr, nchunks=nchunks, gx=cg[0])
+        rec(ns["scatter"], (kin, kout, vb, va, h), tg, n=n, tpr=tpr, ntiles=ntiles, gx=tg[0],
+            sh=sh, vals=int(values), first=int(p == 0))
         if values:
-            rec(ns["scatter_kv"], (kin, kout, vb, va, h), tg, n=n, tpr=tpr, ntiles=ntiles,
-                gx=tg[0], sh=sh, first=int(p == 0))
             va, vb = vb, va
-        else:
-            rec(ns["scatter"], (kin, kout, h), tg, n=n, tpr=tpr, ntiles=ntiles, gx=tg[0],
-                sh=sh)
         kin, kout = kout, kin
     rec.run()
     return kin, (vb if values else None)

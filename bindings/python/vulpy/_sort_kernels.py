@@ -8,19 +8,26 @@ text registered in linecache (VulPy compiles kernels from their source),
 so each kernel compiles once per dtype and is then cached like any
 @vp.kernel (memory and disk).
 
-The radix sort is LSD with 4-bit digits over tiles of T keys; one pass
-is five dispatches, recorded back to back with no host round trip:
-  hist        per tile, a 16-bin histogram (per-invocation counters,
-              summed through shared memory), written digit-major:
-              h[(row * 16 + digit) * tiles_per_row + tile]
-  scan_reduce / scan_top / scan_down
-              the exclusive prefix sum of h (reduce-then-scan); with the
-              digit-major layout the scanned h[row, d, tile] is the
-              absolute output position of the tile's first key of digit d
-  scatter     per tile: ranks every key stably (invocation i owns keys
-              [i*IPT, (i+1)*IPT) of the tile; a scan of the 16 x L counts
-              in shared memory), reorders the tile in shared memory, then
-              writes it out in runs per digit (coalesced).
+The radix sort is LSD with 8-bit digits over tiles of T keys (a row of
+the array is split in tiles; a tile never crosses a row). One pass is
+five dispatches, recorded back to back with no host round trip:
+  hist        per tile, the 256-bin histogram of its keys' digits (shared
+              memory atomics), written tile-major: h[tile * 256 + digit]
+  col_reduce  per chunk of CH tiles of a row, the sum of each digit's
+              column -> part[chunk * 256 + digit]
+  col_scan    per row (one workgroup, an invocation per digit): the
+              exclusive scan of each column of part down the chunks, and
+              the row's digit totals scanned across the digits; part
+              becomes each chunk's absolute first output position per digit
+  col_down    per chunk: h[tile, d] becomes the absolute output position
+              of the tile's first key of digit d
+  scatter     per tile: sorts the tile by the digit in shared memory,
+              stably, as two 4-bit splits (invocation i owns keys
+              [i*IPT, (i+1)*IPT); each split counts per invocation and
+              scans the 16 x L counts), then writes it out: the key at
+              tile position p with digit d goes to h[tile, d] + p -
+              (the tile's first position of d), so runs of a digit are
+              written by neighbouring invocations (coalesced).
 Every invocation loops at most a few hundred times (lavapipe ends loops
 after 65,535 back-edges per invocation).
 
@@ -40,9 +47,9 @@ import vulpy as vp
 L = 128                  # invocations per workgroup of the tile kernels
 IPT = @IPT@              # keys per invocation
 T = @T@                  # keys per tile (L * IPT)
-R = 16                   # radix: 4-bit digits
-SL = 256                 # invocations per workgroup of the scan kernels
-SB = 4096                # entries per scan block (SL * 16)
+R = 16                   # a 4-bit split inside the tile
+B = 256                  # radix: 8-bit digits
+CH = 64                  # tiles per chunk of the column scan
 MODE = @MODE@
 
 
@@ -64,122 +71,12 @@ def key(r: vp.@WORD@) -> vp.@WORD@:
 
 
 def digit(r: vp.@WORD@, sh: vp.uint32) -> vp.uint32:
-    return vp.uint32((key(r) >> vp.@WORD@(sh)) & vp.@WORD@(15))
-
-
-@vp.kernel(local_size_x=L)
-def hist(keys: vp.Buffer[vp.@WORD@], h: vp.Buffer[vp.uint32], n: vp.uint32, tpr: vp.uint32,
-         ntiles: vp.uint32, gx: vp.uint32, sh: vp.uint32):
-    cnt = vp.Shared[vp.uint32, R * L]
-    lid = vp.local_index()
-    t = vp.workgroup_id(1) * gx + vp.workgroup_id(0)
-    ok = t < ntiles
-    t = min(t, ntiles - 1)
-    row = t // tpr
-    j = t - row * tpr
-    base = row * n + j * T
-    m = min(vp.uint32(T), n - j * T)
-    if not ok:
-        m = vp.uint32(0)
-    c = vp.Local[vp.uint32, R]
-    for q in range(vp.uint32(IPT)):
-        e = q * L + lid
-        if e < m:
-            c[digit(keys[base + e], sh)] += 1
-    for d in vp.static(range(R)):
-        cnt[d * L + lid] = c[d]
-    vp.barrier()
-    if lid < R and ok:
-        s = vp.uint32(0)
-        for u in range(vp.uint32(L)):
-            s += cnt[lid * L + u]
-        h[(row * R + lid) * tpr + j] = s
-
-
-@vp.kernel(local_size_x=SL)
-def scan_reduce(h: vp.Buffer[vp.uint32], sums: vp.Buffer[vp.uint32], total: vp.uint32,
-                nb: vp.uint32, gx: vp.uint32):
-    red = vp.Shared[vp.uint32, SL]
-    lid = vp.local_index()
-    b = vp.workgroup_id(1) * gx + vp.workgroup_id(0)
-    s = vp.uint32(0)
-    for q in range(vp.uint32(16)):
-        e = b * SB + q * SL + lid
-        if e < total:
-            s += h[e]
-    red[lid] = s
-    vp.barrier()
-    for k in vp.static(range(8)):
-        w = vp.uint32(128 >> k)
-        if lid < w:
-            red[lid] = red[lid] + red[lid + w]
-        vp.barrier()
-    if lid == 0 and b < nb:
-        sums[b] = red[0]
+    return vp.uint32((key(r) >> vp.@WORD@(sh)) & vp.@WORD@(255))
 
 
 def block_exclusive(tot, lid: vp.uint32, s: vp.uint32) -> vp.uint32:
-    # tot[lid] = s on entry (every invocation of the SL-wide group);
-    # returns the sum of tot[0 .. lid) (Hillis-Steele, barriers included)
-    tot[lid] = s
-    vp.barrier()
-    for k in vp.static(range(8)):
-        w = vp.uint32(1 << k)
-        v = tot[lid]
-        if lid >= w:
-            v += tot[lid - w]
-        vp.barrier()
-        tot[lid] = v
-        vp.barrier()
-    return tot[lid] - s
-
-
-@vp.kernel(local_size_x=SL)
-def scan_top(sums: vp.Buffer[vp.uint32], nb: vp.uint32, per: vp.uint32):
-    tot = vp.Shared[vp.uint32, SL]
-    lid = vp.local_index()
-    s = vp.uint32(0)
-    for q in range(per):
-        e = lid * per + q
-        if e < nb:
-            s += sums[e]
-    run = block_exclusive(tot, lid, s)
-    for q in range(per):
-        e = lid * per + q
-        if e < nb:
-            v = sums[e]
-            sums[e] = run
-            run += v
-
-
-@vp.kernel(local_size_x=SL)
-def scan_down(h: vp.Buffer[vp.uint32], sums: vp.Buffer[vp.uint32], total: vp.uint32,
-              gx: vp.uint32):
-    tot = vp.Shared[vp.uint32, SL]
-    lid = vp.local_index()
-    b = vp.workgroup_id(1) * gx + vp.workgroup_id(0)
-    first = b * SB + lid * 16
-    s = vp.uint32(0)
-    for q in range(vp.uint32(16)):
-        if first + q < total:
-            s += h[first + q]
-    run = block_exclusive(tot, lid, s) + sums[min(b, (total - 1) // SB)]
-    for q in range(vp.uint32(16)):
-        if first + q < total:
-            v = h[first + q]
-            h[first + q] = run
-            run += v
-
-
-def scan_counts(cnt, tot, start, lid: vp.uint32):
-    # cnt holds each invocation's count per digit, digit-major
-    # (cnt[d * L + i]); afterwards its exclusive prefix sum, so that
-    # cnt[d * L + i] is invocation i's first position for digit d in the
-    # tile, and start[d] the tile's first position of digit d
-    vp.barrier()
-    s = vp.uint32(0)
-    for q in vp.static(range(R)):
-        s += cnt[lid * R + q]
+    # the sum of the L values s of invocations 0 .. lid-1 (Hillis-Steele
+    # in shared memory; every invocation of the group calls it)
     tot[lid] = s
     vp.barrier()
     for k in vp.static(range(7)):
@@ -190,87 +87,139 @@ def scan_counts(cnt, tot, start, lid: vp.uint32):
         vp.barrier()
         tot[lid] = v
         vp.barrier()
-    run = tot[lid] - s
+    return tot[lid] - s
+
+
+def scan_counts(cnt, tot, lid: vp.uint32):
+    # cnt holds each invocation's count per nibble, nibble-major
+    # (cnt[d * L + i]); afterwards its exclusive prefix sum, so that
+    # cnt[d * L + i] is invocation i's first position for nibble d
+    vp.barrier()
+    s = vp.uint32(0)
+    for q in vp.static(range(R)):
+        s += cnt[lid * R + q]
+    run = block_exclusive(tot, lid, s)
     for q in vp.static(range(R)):
         v = cnt[lid * R + q]
         cnt[lid * R + q] = run
         run += v
     vp.barrier()
-    if lid < R:
-        start[lid] = cnt[lid * L]
+
+
+def tile_of(gx: vp.uint32, ntiles: vp.uint32) -> vp.uint32:
+    return min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), ntiles - 1)
 
 
 @vp.kernel(local_size_x=L)
-def scatter(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], h: vp.Buffer[vp.uint32],
-            n: vp.uint32, tpr: vp.uint32, ntiles: vp.uint32, gx: vp.uint32, sh: vp.uint32):
-    cnt = vp.Shared[vp.uint32, R * L]
-    tot = vp.Shared[vp.uint32, L]
-    start = vp.Shared[vp.uint32, R]
-    goff = vp.Shared[vp.uint32, R]
-    sk = vp.Shared[vp.@WORD@, T]
+def hist(keys: vp.Buffer[vp.@WORD@], h: vp.Buffer[vp.uint32], n: vp.uint32, tpr: vp.uint32,
+         ntiles: vp.uint32, gx: vp.uint32, sh: vp.uint32):
+    cnt = vp.Shared[vp.uint32, B]
     lid = vp.local_index()
-    t = vp.workgroup_id(1) * gx + vp.workgroup_id(0)
-    ok = t < ntiles
-    t = min(t, ntiles - 1)
+    ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < ntiles
+    t = tile_of(gx, ntiles)
     row = t // tpr
     j = t - row * tpr
     base = row * n + j * T
     m = min(vp.uint32(T), n - j * T)
-    if not ok:
-        m = vp.uint32(0)
-    kk = vp.Local[vp.@WORD@, IPT]
-    c = vp.Local[vp.uint32, R]
-    for q in range(vp.uint32(IPT)):
-        e = lid * IPT + q
-        if e < m:
-            x = kin[base + e]
-            kk[q] = x
-            c[digit(x, sh)] += 1
-    if lid < R:
-        goff[lid] = h[(row * R + lid) * tpr + j]
-    for d in vp.static(range(R)):
-        cnt[d * L + lid] = c[d]
-    scan_counts(cnt, tot, start, lid)
-    for d in vp.static(range(R)):
-        c[d] = cnt[d * L + lid]
-    for q in range(vp.uint32(IPT)):
-        e = lid * IPT + q
-        if e < m:
-            x = kk[q]
-            d = digit(x, sh)
-            p = c[d]
-            c[d] = p + 1
-            sk[p] = x
+    cnt[lid] = vp.uint32(0)
+    cnt[lid + L] = vp.uint32(0)
     vp.barrier()
     for q in range(vp.uint32(IPT)):
-        p = q * L + lid
-        if p < m:
-            x = sk[p]
-            d = digit(x, sh)
-            kout[goff[d] + p - start[d]] = x
+        e = q * L + lid
+        if e < m:
+            vp.atomic_add(cnt, digit(keys[base + e], sh), vp.uint32(1))
+    vp.barrier()
+    if ok:
+        h[t * B + lid] = cnt[lid]
+        h[t * B + lid + L] = cnt[lid + L]
+
+
+@vp.kernel(local_size_x=B)
+def col_reduce(h: vp.Buffer[vp.uint32], part: vp.Buffer[vp.uint32], tpr: vp.uint32,
+               cpr: vp.uint32, nchunks: vp.uint32, gx: vp.uint32):
+    d = vp.local_index()
+    c = vp.workgroup_id(1) * gx + vp.workgroup_id(0)
+    if c < nchunks:
+        row = c // cpr
+        k = c - row * cpr
+        first = row * tpr + k * CH
+        cnt = min(vp.uint32(CH), tpr - k * CH)
+        s = vp.uint32(0)
+        for q in range(cnt):
+            s += h[(first + q) * B + d]
+        part[c * B + d] = s
+
+
+@vp.kernel(local_size_x=B)
+def col_scan(part: vp.Buffer[vp.uint32], n: vp.uint32, cpr: vp.uint32, rows: vp.uint32,
+             gx: vp.uint32):
+    tot = vp.Shared[vp.uint32, B]
+    d = vp.local_index()
+    row = min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), rows - 1)
+    ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < rows
+    first = row * cpr
+    run = vp.uint32(0)
+    for q in range(cpr):
+        v = part[(first + q) * B + d]
+        if ok:
+            part[(first + q) * B + d] = run
+        run += v
+    # the row's digits in order: digit d starts after all smaller digits
+    tot[d] = run
+    vp.barrier()
+    for k in vp.static(range(8)):
+        w = vp.uint32(1 << k)
+        v = tot[d]
+        if d >= w:
+            v += tot[d - w]
+        vp.barrier()
+        tot[d] = v
+        vp.barrier()
+    add = row * n + tot[d] - run
+    for q in range(cpr):
+        if ok:
+            part[(first + q) * B + d] = part[(first + q) * B + d] + add
+
+
+@vp.kernel(local_size_x=B)
+def col_down(h: vp.Buffer[vp.uint32], part: vp.Buffer[vp.uint32], tpr: vp.uint32,
+             cpr: vp.uint32, nchunks: vp.uint32, gx: vp.uint32):
+    d = vp.local_index()
+    c = vp.workgroup_id(1) * gx + vp.workgroup_id(0)
+    if c < nchunks:
+        row = c // cpr
+        k = c - row * cpr
+        first = row * tpr + k * CH
+        cnt = min(vp.uint32(CH), tpr - k * CH)
+        run = part[c * B + d]
+        for q in range(cnt):
+            v = h[(first + q) * B + d]
+            h[(first + q) * B + d] = run
+            run += v
 
 
 @vp.kernel(local_size_x=L)
-def scatter_kv(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buffer[vp.uint32],
-               vout: vp.Buffer[vp.uint32], h: vp.Buffer[vp.uint32], n: vp.uint32,
-               tpr: vp.uint32, ntiles: vp.uint32, gx: vp.uint32, sh: vp.uint32,
-               first: vp.uint32):
+def scatter(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buffer[vp.uint32],
+            vout: vp.Buffer[vp.uint32], h: vp.Buffer[vp.uint32], n: vp.uint32,
+            tpr: vp.uint32, ntiles: vp.uint32, gx: vp.uint32, sh: vp.uint32,
+            vals: vp.uint32, first: vp.uint32):
     cnt = vp.Shared[vp.uint32, R * L]
     tot = vp.Shared[vp.uint32, L]
-    start = vp.Shared[vp.uint32, R]
-    goff = vp.Shared[vp.uint32, R]
+    start = vp.Shared[vp.uint32, B]
+    goff = vp.Shared[vp.uint32, B]
     sk = vp.Shared[vp.@WORD@, T]
-    sv = vp.Shared[vp.uint32, T]
+    sv = vp.Shared[vp.uint32, @SVT@]
     lid = vp.local_index()
-    t = vp.workgroup_id(1) * gx + vp.workgroup_id(0)
-    ok = t < ntiles
-    t = min(t, ntiles - 1)
+    ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < ntiles
+    t = tile_of(gx, ntiles)
     row = t // tpr
     j = t - row * tpr
     base = row * n + j * T
     m = min(vp.uint32(T), n - j * T)
     if not ok:
         m = vp.uint32(0)
+    goff[lid] = h[t * B + lid]
+    goff[lid + L] = h[t * B + lid + L]
     kk = vp.Local[vp.@WORD@, IPT]
     vv = vp.Local[vp.uint32, IPT]
     c = vp.Local[vp.uint32, R]
@@ -279,27 +228,52 @@ def scatter_kv(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Bu
         if e < m:
             x = kin[base + e]
             kk[q] = x
-            if first != 0:
-                vv[q] = j * T + e
-            else:
-                vv[q] = vin[base + e]
-            c[digit(x, sh)] += 1
-    if lid < R:
-        goff[lid] = h[(row * R + lid) * tpr + j]
-    for d in vp.static(range(R)):
-        cnt[d * L + lid] = c[d]
-    scan_counts(cnt, tot, start, lid)
-    for d in vp.static(range(R)):
-        c[d] = cnt[d * L + lid]
+            if vals != 0:
+                if first != 0:
+                    vv[q] = j * T + e
+                else:
+                    vv[q] = vin[base + e]
+    # two stable 4-bit splits of the tile: by the digit's low nibble, then
+    # by its high nibble
+    for half in vp.static(range(2)):
+        for z in vp.static(range(R)):
+            c[z] = vp.uint32(0)
+        for q in range(vp.uint32(IPT)):
+            if lid * IPT + q < m:
+                c[(digit(kk[q], sh) >> vp.uint32(4 * half)) & vp.uint32(15)] += 1
+        for z in vp.static(range(R)):
+            cnt[z * L + lid] = c[z]
+        scan_counts(cnt, tot, lid)
+        for z in vp.static(range(R)):
+            c[z] = cnt[z * L + lid]
+        for q in range(vp.uint32(IPT)):
+            if lid * IPT + q < m:
+                x = kk[q]
+                d = (digit(x, sh) >> vp.uint32(4 * half)) & vp.uint32(15)
+                p = c[d]
+                c[d] = p + 1
+                sk[p] = x
+                if vals != 0:
+                    sv[p] = vv[q]
+        vp.barrier()
+        if half == 0:
+            for q in range(vp.uint32(IPT)):
+                e = lid * IPT + q
+                if e < m:
+                    kk[q] = sk[e]
+                    if vals != 0:
+                        vv[q] = sv[e]
+            vp.barrier()
+    # the tile's first position of each digit present: where the digit
+    # changes in the sorted tile
     for q in range(vp.uint32(IPT)):
-        e = lid * IPT + q
-        if e < m:
-            x = kk[q]
-            d = digit(x, sh)
-            p = c[d]
-            c[d] = p + 1
-            sk[p] = x
-            sv[p] = vv[q]
+        p = q * L + lid
+        if p < m:
+            d = digit(sk[p], sh)
+            if p == 0:
+                start[d] = p
+            elif digit(sk[p - 1], sh) != d:
+                start[d] = p
     vp.barrier()
     for q in range(vp.uint32(IPT)):
         p = q * L + lid
@@ -308,7 +282,8 @@ def scatter_kv(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Bu
             d = digit(x, sh)
             o = goff[d] + p - start[d]
             kout[o] = x
-            vout[o] = sv[p]
+            if vals != 0:
+                vout[o] = sv[p]
 
 
 @vp.kernel(local_size_x=64)
@@ -346,7 +321,7 @@ def kernels(word, mode):
     ns = _NS.get((word, mode))
     if ns is None:
         subst = dict(_CONST[word], WORD=word, MODE=str(mode))
-        subst["T"] = str(128 * int(subst["IPT"]))
+        subst["T"] = subst["SVT"] = str(128 * int(subst["IPT"]))
         src = SOURCE
         for k, v in subst.items():
             src = src.replace(f"@{k}@", v)
