@@ -198,6 +198,13 @@ def col_down(h: vp.Buffer[vp.uint32], part: vp.Buffer[vp.uint32], tpr: vp.uint32
             run += v
 
 
+def sp(i: vp.uint32) -> vp.uint32:
+    # a tile position's slot in shared memory: one pad word per 32, so
+    # that invocation i reading position i * IPT + q (blocked) and reading
+    # q * L + i (striped) both hit 32 different banks
+    return i + (i >> vp.uint32(5))
+
+
 @vp.kernel(local_size_x=L)
 def scatter(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buffer[vp.uint32],
             vout: vp.Buffer[vp.uint32], h: vp.Buffer[vp.uint32], n: vp.uint32,
@@ -207,8 +214,8 @@ def scatter(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buffe
     tot = vp.Shared[vp.uint32, L]
     start = vp.Shared[vp.uint32, B]
     goff = vp.Shared[vp.uint32, B]
-    sk = vp.Shared[vp.@WORD@, T]
-    sv = vp.Shared[vp.uint32, @SVT@]
+    sk = vp.Shared[vp.@WORD@, T + T // 32]
+    sv = vp.Shared[vp.uint32, T + T // 32]
     lid = vp.local_index()
     ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < ntiles
     t = tile_of(gx, ntiles)
@@ -223,67 +230,75 @@ def scatter(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buffe
     kk = vp.Local[vp.@WORD@, IPT]
     vv = vp.Local[vp.uint32, IPT]
     c = vp.Local[vp.uint32, R]
+    # the tile into shared memory (coalesced loads), then each invocation's
+    # IPT consecutive keys into registers (loops over q are unrolled, so
+    # kk[q] and vv[q] are registers)
     for q in range(vp.uint32(IPT)):
-        e = lid * IPT + q
-        if e < m:
-            x = kin[base + e]
-            kk[q] = x
+        p = q * L + lid
+        if p < m:
+            sk[sp(p)] = kin[base + p]
             if vals != 0:
                 if first != 0:
-                    vv[q] = j * T + e
+                    sv[sp(p)] = j * T + p
                 else:
-                    vv[q] = vin[base + e]
+                    sv[sp(p)] = vin[base + p]
+    vp.barrier()
+    own = lid * IPT
+    for q in range(vp.uint32(IPT)):
+        if own + q < m:
+            kk[q] = sk[sp(own + q)]
+            if vals != 0:
+                vv[q] = sv[sp(own + q)]
     # two stable 4-bit splits of the tile: by the digit's low nibble, then
     # by its high nibble
     for half in vp.static(range(2)):
         for z in vp.static(range(R)):
             c[z] = vp.uint32(0)
         for q in range(vp.uint32(IPT)):
-            if lid * IPT + q < m:
+            if own + q < m:
                 c[(digit(kk[q], sh) >> vp.uint32(4 * half)) & vp.uint32(15)] += 1
         for z in vp.static(range(R)):
             cnt[z * L + lid] = c[z]
-        scan_counts(cnt, tot, lid)
+        scan_counts(cnt, tot, lid)   # (its barriers also end the reads of sk above)
         for z in vp.static(range(R)):
             c[z] = cnt[z * L + lid]
         for q in range(vp.uint32(IPT)):
-            if lid * IPT + q < m:
+            if own + q < m:
                 x = kk[q]
                 d = (digit(x, sh) >> vp.uint32(4 * half)) & vp.uint32(15)
                 p = c[d]
                 c[d] = p + 1
-                sk[p] = x
+                sk[sp(p)] = x
                 if vals != 0:
-                    sv[p] = vv[q]
+                    sv[sp(p)] = vv[q]
         vp.barrier()
         if half == 0:
             for q in range(vp.uint32(IPT)):
-                e = lid * IPT + q
-                if e < m:
-                    kk[q] = sk[e]
+                if own + q < m:
+                    kk[q] = sk[sp(own + q)]
                     if vals != 0:
-                        vv[q] = sv[e]
+                        vv[q] = sv[sp(own + q)]
             vp.barrier()
     # the tile's first position of each digit present: where the digit
     # changes in the sorted tile
     for q in range(vp.uint32(IPT)):
         p = q * L + lid
         if p < m:
-            d = digit(sk[p], sh)
+            d = digit(sk[sp(p)], sh)
             if p == 0:
                 start[d] = p
-            elif digit(sk[p - 1], sh) != d:
+            elif digit(sk[sp(p - 1)], sh) != d:
                 start[d] = p
     vp.barrier()
     for q in range(vp.uint32(IPT)):
         p = q * L + lid
         if p < m:
-            x = sk[p]
+            x = sk[sp(p)]
             d = digit(x, sh)
             o = goff[d] + p - start[d]
             kout[o] = x
             if vals != 0:
-                vout[o] = sv[p]
+                vout[o] = sv[sp(p)]
 
 
 @vp.kernel(local_size_x=64)
