@@ -154,6 +154,12 @@ def test_kinds_and_errors():
     with pytest.raises(TypeError):
         vp.asarray(a).sort(axis=None)
     same(vp.sort(vp.asarray(np.float32(3.0)), axis=None), np.sort(np.float32(3.0), axis=None))
+    # a dtype the GPU path has not: a TypeError naming it, never a CPU fallback
+    for f in (vp.sort, vp.argsort, vp.unique):
+        with pytest.raises(TypeError, match="int8 is not supported on the GPU"):
+            f(np.array([3, 1], np.int8))
+    with pytest.raises(TypeError, match="float16 is not supported on the GPU"):
+        vp.searchsorted(np.array([1, 2], np.float16), 1.5)
 
 
 # ------------------------------------------------------------------ unique
@@ -224,3 +230,28 @@ def test_median_of_long_slices_uses_the_sort():
     np.testing.assert_array_equal(got.numpy(), np.median(a, axis=1))
     b = rng.integers(-100, 100, 4000).astype(np.int64)
     assert float(vp.median(vp.asarray(b))) == np.median(b)
+
+
+def test_two_dimensional_grids(monkeypatch):
+    # more tiles, chunks and rows than one grid axis takes (32768 a row of
+    # workgroups; 3 here, so that a small array needs the 2-D grids, whose
+    # last row is partly past the end)
+    from vulpy import _sort
+    monkeypatch.setattr(_sort, "_MAX_GX", 3)
+    rng = np.random.default_rng(4)
+    m = rng.integers(-5, 5, (11, 3)).astype(np.int32)
+    same(vp.argsort(vp.asarray(m), axis=1), np.argsort(m, axis=1, kind="stable"))
+    a = rng.integers(0, 9, 300000).astype(np.uint32)   # 147 tiles, 3 chunks
+    same(vp.sort(vp.asarray(a)), np.sort(a))
+    v = np.arange(700, dtype=np.uint32)
+    same(vp.searchsorted(vp.asarray(np.sort(a)), vp.asarray(v)), np.searchsorted(np.sort(a), v))
+
+
+def test_in_place_sort_of_a_strided_view():
+    base = np.arange(40, 0, -1).astype(np.float64).reshape(4, 10)
+    x = vp.asarray(base)
+    v = x[:, ::3]
+    v.sort(axis=0)
+    want = base.copy()
+    want[:, ::3].sort(axis=0)
+    same(x, want)

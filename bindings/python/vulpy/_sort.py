@@ -166,11 +166,23 @@ def _back(r, shape, axis, ndim):
     return r.transpose(tuple(perm)).copy()
 
 
-def _sorted(a, axis, values):
+def _unsupported(dt, name):
+    names = ", ".join(d.name for d in _KEYS)
+    return TypeError(f"{name}: {np.dtype(dt).name} is not supported on the GPU (supported: "
+                     f"{names})")
+
+
+def _sorted(a, axis, values, name="vp.sort"):
     """(sorted array, int64 indices or None) of resident a along axis."""
     dt = np.dtype(a.dtype)
     if dt not in _KEYS:
-        raise TypeError(f"vp.sort: dtype {dt} is not sortable")
+        # narrower numbers (should the array level have them) sort exactly
+        # as their 32-bit widening
+        wide = {"i": np.int32, "u": np.uint32, "f": np.float32}.get(dt.kind)
+        if wide is None or dt.itemsize >= 4:
+            raise _unsupported(dt, name)
+        r, idx = _sorted(a.astype(wide), axis, values, name)
+        return r.astype(dt), idx
     ndim = a.ndim
     x, shape = _rows(a, axis)
     if x.size == 0:
@@ -190,7 +202,7 @@ def _sort_host(a, axis, kind, order, stable, name, fn):
     _check_order(order, name)
     a = np.asarray(a)
     if np.dtype(a.dtype) not in _KEYS:
-        return None
+        raise _unsupported(a.dtype, name)
     if axis is not None:
         _axis(a, axis)
     elif a.ndim == 0:
@@ -206,8 +218,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     -0.0 and 0.0 equal and left in input order)."""
     a = _prep(a, "sort")
     if not isinstance(a, _nd):
-        r = _sort_host(a, axis, kind, order, stable, "vp.sort", sort)
-        return np.sort(a, axis, kind, order) if r is None else r
+        return _sort_host(a, axis, kind, order, stable, "vp.sort", sort)
     _check_kind(kind, stable, "vp.sort")
     _check_order(order, "vp.sort")
     return _sorted(a, _axis(a, axis), False)[0]
@@ -218,11 +229,10 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     (None: flattened), those of NumPy's kind='stable'."""
     a = _prep(a, "argsort")
     if not isinstance(a, _nd):
-        r = _sort_host(a, axis, kind, order, stable, "vp.argsort", argsort)
-        return np.argsort(a, axis, kind, order) if r is None else r
+        return _sort_host(a, axis, kind, order, stable, "vp.argsort", argsort)
     _check_kind(kind, stable, "vp.argsort")
     _check_order(order, "vp.argsort")
-    return _sorted(a, _axis(a, axis), True)[1]
+    return _sorted(a, _axis(a, axis), True, "vp.argsort")[1]
 
 
 def _method_sort(self, axis=-1, kind=None, order=None, *, stable=None):
@@ -254,8 +264,8 @@ def searchsorted(a, v, side="left", sorter=None):
     if not resident:
         a_np, v_np = np.asarray(a), np.asarray(v)
         dt = np.result_type(a_np, v_np)
-        if dt not in _KEYS or a_np.ndim != 1:
-            return np.searchsorted(a_np, v_np, side, sorter)
+        if dt not in _KEYS:
+            raise _unsupported(dt, "vp.searchsorted")
     a = a if isinstance(a, _nd) else _array.asarray(np.asarray(a), context=ctx)
     if a.ndim != 1:
         raise ValueError("object too deep for desired array" if a.ndim > 1 else
@@ -273,8 +283,7 @@ def searchsorted(a, v, side="left", sorter=None):
     if dt == np.dtype(np.bool_):
         dt = _U32
     if dt not in _KEYS:
-        raise TypeError(f"vp.searchsorted: no common sortable dtype for {a.dtype} and "
-                        f"{vv.dtype}")
+        raise _unsupported(dt, "vp.searchsorted")
     vv = vv if isinstance(vv, _nd) else _array.asarray(vv.astype(dt), context=a._ctx)
     a = a.astype(dt) if a.dtype != dt else (a if a.contiguous else a.copy())
     vv = vv.astype(dt) if vv.dtype != dt else (vv if vv.contiguous else vv.copy())
@@ -304,7 +313,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     sorted unique values, and optionally the first index of each, the
     inverse (input shape) and the counts. NaNs count as one value
     (equal_nan=True, NumPy's default)."""
-    from . import _indexing, _reduce, _shapeops, _stats, _ufunc
+    from . import _reduce, _shapeops, _stats, _ufunc
     if axis is not None:
         raise NotImplementedError("vp.unique: axis= is not implemented (only the flattened "
                                   "array, axis=None)")
@@ -312,8 +321,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if not resident:
         a_np = np.asarray(ar)
         if np.dtype(a_np.dtype) not in _KEYS:
-            return np.unique(a_np, return_index, return_inverse, return_counts, axis,
-                             equal_nan=equal_nan)
+            raise _unsupported(a_np.dtype, "vp.unique")
         ar = _array.asarray(a_np)
     shape = tuple(ar.shape)
     flat = ar.reshape(-1)
