@@ -137,6 +137,15 @@ def test_large_random_float32():
     same(vp.sort(vp.asarray(a)), np.sort(a))
 
 
+def test_two_scan_levels():
+    # 2^21 + 3 int64 keys: 2049 tiles of 1024, so the column scan sums
+    # twice (2049 -> 65 -> 3 entries a digit) before the top scan
+    rng = np.random.default_rng(5)
+    a = rng.integers(-2**62, 2**62, (1 << 21) + 3, dtype=np.int64)
+    a[::7] = 12345  # duplicates across every tile
+    same(vp.sort(vp.asarray(a)), np.sort(a))
+
+
 def test_kinds_and_errors():
     a = np.array([2.0, 1.0, 2.0, 0.0], np.float32)
     for kind in ("quicksort", "mergesort", "heapsort", "stable", "q", "STABLE"):

@@ -2,7 +2,7 @@
 ndarray.argsort, vp.unique, vp.searchsorted, on the device.
 
 sort and argsort are one stable LSD radix sort (_sort_kernels.py: 8-bit
-digits, five dispatches a pass, all passes of a sort in one recording,
+digits, five to seven dispatches a pass, all passes of a sort in one recording,
 one submission, no host round trip between passes): 4 passes for 32-bit
 keys, 8 for 64-bit ones, 1 for bool. The array is moved so that the
 sorted axis is last and copied C-contiguous; each row is sorted on its
@@ -73,12 +73,15 @@ def radix_sort(keys, values=False):
     tile = 128 * (8 if word == "uint64" else 16)
     tpr = -(-n // tile)               # tiles per row
     ntiles = rows * tpr
-    cpr = -(-tpr // 64)               # chunks (of 64 tiles) per row, for the scan
-    nchunks = rows * cpr
     mem = keys.memory
     other = _array.empty(keys.shape, keys.dtype, memory=mem, context=ctx)
     h = _array.empty((ntiles * 256,), _U32, memory=mem, context=ctx)
-    part = _array.empty((nchunks * 256,), _U32, memory=mem, context=ctx)
+    # the column scan's levels: (buffer, entries per row); 32 entries of a
+    # level sum to one of the next, until a row has at most 32
+    levels = [(h, tpr)]
+    while levels[-1][1] > 32:
+        ln = -(-levels[-1][1] // 32)
+        levels.append((_array.empty((rows * ln * 256,), _U32, memory=mem, context=ctx), ln))
     if values:
         va = _array.empty(keys.shape, _U32, memory=mem, context=ctx)
         vb = _array.empty(keys.shape, _U32, memory=mem, context=ctx)
@@ -86,14 +89,20 @@ def radix_sort(keys, values=False):
         va = _array.empty((4,), _U32, memory=mem, context=ctx)
         vb = _array.empty((4,), _U32, memory=mem, context=ctx)
     rec = _Rec(ctx)
-    tg, cg, rg = _grid(ntiles), _grid(nchunks), _grid(rows)
+    tg, rg = _grid(ntiles), _grid(rows)
     kin, kout = keys, other
     for p in range(-(-bits // 8)):
         sh = 8 * p
         rec(ns["hist"], (kin, h), tg, n=n, tpr=tpr, ntiles=ntiles, gx=tg[0], sh=sh)
-        rec(ns["col_reduce"], (h, part), cg, tpr=tpr, cpr=cpr, nchunks=nchunks, gx=cg[0])
-        rec(ns["col_scan"], (part,), rg, n=n, cpr=cpr, rows=rows, gx=rg[0])
-        rec(ns["col_down"], (h, part), cg, tpr=tpr, cpr=cpr, nchunks=nchunks, gx=cg[0])
+        for (src, slen), (dst, dlen) in zip(levels, levels[1:]):
+            g = _grid(rows * dlen)
+            rec(ns["col_reduce"], (src, dst), g, slen=slen, dlen=dlen, count=rows * dlen,
+                gx=g[0])
+        rec(ns["col_scan"], (levels[-1][0],), rg, n=n, tlen=levels[-1][1], rows=rows, gx=rg[0])
+        for (src, slen), (dst, dlen) in reversed(list(zip(levels, levels[1:]))):
+            g = _grid(rows * dlen)
+            rec(ns["col_down"], (src, dst), g, slen=slen, dlen=dlen, count=rows * dlen,
+                gx=g[0])
         rec(ns["scatter"], (kin, kout, vb, va, h), tg, n=n, tpr=tpr, ntiles=ntiles, gx=tg[0],
             sh=sh, vals=int(values), first=int(p == 0))
         if values:

@@ -10,17 +10,21 @@ so each kernel compiles once per dtype and is then cached like any
 
 The radix sort is LSD with 8-bit digits over tiles of T keys (a row of
 the array is split in tiles; a tile never crosses a row). One pass is
-five dispatches, recorded back to back with no host round trip:
+five to seven dispatches, recorded back to back with no host round
+trip (every loop over a column is unrolled, its loads independent, so
+no invocation waits on a chain of dependent loads):
   hist        per tile, the 256-bin histogram of its keys' digits (shared
               memory atomics), written tile-major: h[tile * 256 + digit]
-  col_reduce  per chunk of CH tiles of a row, the sum of each digit's
-              column -> part[chunk * 256 + digit]
+  col_reduce  per chunk of CH = 32 tiles of a row, the sum of each
+              digit's column -> part[chunk * 256 + digit]; again on part
+              while a row has more than 32 chunks (2 levels at 2^26 keys)
   col_scan    per row (one workgroup, an invocation per digit): the
-              exclusive scan of each column of part down the chunks, and
-              the row's digit totals scanned across the digits; part
-              becomes each chunk's absolute first output position per digit
-  col_down    per chunk: h[tile, d] becomes the absolute output position
-              of the tile's first key of digit d
+              exclusive scan of the top level's columns (at most 32
+              entries), and the row's digit totals scanned across the
+              digits: each entry becomes its absolute first output
+              position per digit
+  col_down    per chunk, level by level down: h[tile, d] becomes the
+              absolute output position of the tile's first key of digit d
   scatter     per tile: sorts the tile by the digit in shared memory,
               stably, as two 4-bit splits (invocation i owns keys
               [i*IPT, (i+1)*IPT); each split counts per invocation and
@@ -49,7 +53,7 @@ IPT = @IPT@              # keys per invocation
 T = @T@                  # keys per tile (L * IPT)
 R = 16                   # a 4-bit split inside the tile
 B = 256                  # radix: 8-bit digits
-CH = 64                  # tiles per chunk of the column scan
+CH = 32                  # entries per chunk of the column scans
 MODE = @MODE@
 
 
@@ -135,67 +139,81 @@ def hist(keys: vp.Buffer[vp.@WORD@], h: vp.Buffer[vp.uint32], n: vp.uint32, tpr:
 
 
 @vp.kernel(local_size_x=B)
-def col_reduce(h: vp.Buffer[vp.uint32], part: vp.Buffer[vp.uint32], tpr: vp.uint32,
-               cpr: vp.uint32, nchunks: vp.uint32, gx: vp.uint32):
+def col_reduce(src: vp.Buffer[vp.uint32], dst: vp.Buffer[vp.uint32], slen: vp.uint32,
+               dlen: vp.uint32, count: vp.uint32, gx: vp.uint32):
+    # dst[row, k, d] = the sum of src[row, k*CH .. k*CH+CH-1, d] (rows of
+    # slen and dlen entries of 256 digits); the loads are unrolled and
+    # independent, so they are in flight together
     d = vp.local_index()
     c = vp.workgroup_id(1) * gx + vp.workgroup_id(0)
-    if c < nchunks:
-        row = c // cpr
-        k = c - row * cpr
-        first = row * tpr + k * CH
-        cnt = min(vp.uint32(CH), tpr - k * CH)
+    if c < count:
+        row = c // dlen
+        k = c - row * dlen
+        first = row * slen + k * CH
         s = vp.uint32(0)
-        for q in range(cnt):
-            s += h[(first + q) * B + d]
-        part[c * B + d] = s
+        for q in vp.static(range(CH)):
+            if k * CH + q < slen:
+                s += src[(first + q) * B + d]
+        dst[c * B + d] = s
 
 
 @vp.kernel(local_size_x=B)
-def col_scan(part: vp.Buffer[vp.uint32], n: vp.uint32, cpr: vp.uint32, rows: vp.uint32,
+def col_down(src: vp.Buffer[vp.uint32], dst: vp.Buffer[vp.uint32], slen: vp.uint32,
+             dlen: vp.uint32, count: vp.uint32, gx: vp.uint32):
+    # src[row, k*CH + q, d] becomes dst[row, k, d] (the chunk's first
+    # position) plus the sum of src[row, k*CH .. k*CH+q-1, d]
+    d = vp.local_index()
+    c = vp.workgroup_id(1) * gx + vp.workgroup_id(0)
+    v = vp.Local[vp.uint32, CH]
+    if c < count:
+        row = c // dlen
+        k = c - row * dlen
+        first = row * slen + k * CH
+        for q in vp.static(range(CH)):
+            if k * CH + q < slen:
+                v[q] = src[(first + q) * B + d]
+        run = dst[c * B + d]
+        for q in vp.static(range(CH)):
+            if k * CH + q < slen:
+                src[(first + q) * B + d] = run
+                run += v[q]
+
+
+@vp.kernel(local_size_x=B)
+def col_scan(top: vp.Buffer[vp.uint32], n: vp.uint32, tlen: vp.uint32, rows: vp.uint32,
              gx: vp.uint32):
+    # per row (tlen <= CH entries of 256 digits): each entry becomes its
+    # absolute first output position per digit: row * n, plus the row's
+    # keys of smaller digits, plus the digit's count in earlier entries
     tot = vp.Shared[vp.uint32, B]
     d = vp.local_index()
-    row = min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), rows - 1)
     ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < rows
-    first = row * cpr
+    row = min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), rows - 1)
+    first = row * tlen
+    v = vp.Local[vp.uint32, CH]
+    for q in vp.static(range(CH)):
+        if q < tlen:
+            v[q] = top[(first + q) * B + d]
     run = vp.uint32(0)
-    for q in range(cpr):
-        v = part[(first + q) * B + d]
-        if ok:
-            part[(first + q) * B + d] = run
-        run += v
-    # the row's digits in order: digit d starts after all smaller digits
+    for q in vp.static(range(CH)):
+        if q < tlen:
+            w = v[q]
+            v[q] = run
+            run += w
     tot[d] = run
     vp.barrier()
     for k in vp.static(range(8)):
         w = vp.uint32(1 << k)
-        v = tot[d]
+        x = tot[d]
         if d >= w:
-            v += tot[d - w]
+            x += tot[d - w]
         vp.barrier()
-        tot[d] = v
+        tot[d] = x
         vp.barrier()
     add = row * n + tot[d] - run
-    for q in range(cpr):
-        if ok:
-            part[(first + q) * B + d] = part[(first + q) * B + d] + add
-
-
-@vp.kernel(local_size_x=B)
-def col_down(h: vp.Buffer[vp.uint32], part: vp.Buffer[vp.uint32], tpr: vp.uint32,
-             cpr: vp.uint32, nchunks: vp.uint32, gx: vp.uint32):
-    d = vp.local_index()
-    c = vp.workgroup_id(1) * gx + vp.workgroup_id(0)
-    if c < nchunks:
-        row = c // cpr
-        k = c - row * cpr
-        first = row * tpr + k * CH
-        cnt = min(vp.uint32(CH), tpr - k * CH)
-        run = part[c * B + d]
-        for q in range(cnt):
-            v = h[(first + q) * B + d]
-            h[(first + q) * B + d] = run
-            run += v
+    for q in vp.static(range(CH)):
+        if q < tlen and ok:
+            top[(first + q) * B + d] = v[q] + add
 
 
 def sp(i: vp.uint32) -> vp.uint32:
