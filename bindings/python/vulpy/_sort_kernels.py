@@ -14,7 +14,8 @@ five to seven dispatches, recorded back to back with no host round
 trip (every loop over a column is unrolled, its loads independent, so
 no invocation waits on a chain of dependent loads):
   hist        per tile, the 256-bin histogram of its keys' digits (shared
-              memory atomics), written tile-major: h[tile * 256 + digit]
+              memory atomics into 8 copies), written tile-major:
+              h[tile * 256 + digit]
   col_reduce  per chunk of CH = 32 tiles of a row, the sum of each
               digit's column -> part[chunk * 256 + digit]; again on part
               while a row has more than 32 chunks (2 levels at 2^26 keys)
@@ -54,6 +55,7 @@ T = @T@                  # keys per tile (L * IPT)
 R = 16                   # a 4-bit split inside the tile
 B = 256                  # radix: 8-bit digits
 CH = 32                  # entries per chunk of the column scans
+HC = 8                   # copies of the histogram in hist
 MODE = @MODE@
 
 
@@ -117,7 +119,10 @@ def tile_of(gx: vp.uint32, ntiles: vp.uint32) -> vp.uint32:
 @vp.kernel(local_size_x=L)
 def hist(keys: vp.Buffer[vp.@WORD@], h: vp.Buffer[vp.uint32], n: vp.uint32, tpr: vp.uint32,
          ntiles: vp.uint32, gx: vp.uint32, sh: vp.uint32):
-    cnt = vp.Shared[vp.uint32, B]
+    # HC copies of the 256 counters, invocation i counting into copy
+    # i % HC: keys with few distinct digits (the exponent byte of
+    # floats, sorted input) then contend HC times less on one counter
+    cnt = vp.Shared[vp.uint32, HC * B]
     lid = vp.local_index()
     ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < ntiles
     t = tile_of(gx, ntiles)
@@ -125,17 +130,22 @@ def hist(keys: vp.Buffer[vp.@WORD@], h: vp.Buffer[vp.uint32], n: vp.uint32, tpr:
     j = t - row * tpr
     base = row * n + j * T
     m = min(vp.uint32(T), n - j * T)
-    cnt[lid] = vp.uint32(0)
-    cnt[lid + L] = vp.uint32(0)
+    for z in vp.static(range(HC * B // L)):
+        cnt[vp.uint32(z * L) + lid] = vp.uint32(0)
     vp.barrier()
+    copy = (lid % HC) * B
     for q in range(vp.uint32(IPT)):
         e = q * L + lid
         if e < m:
-            vp.atomic_add(cnt, digit(keys[base + e], sh), vp.uint32(1))
+            vp.atomic_add(cnt, copy + digit(keys[base + e], sh), vp.uint32(1))
     vp.barrier()
-    if ok:
-        h[t * B + lid] = cnt[lid]
-        h[t * B + lid + L] = cnt[lid + L]
+    for z in vp.static(range(2)):
+        d = vp.uint32(z * L) + lid
+        s = vp.uint32(0)
+        for u in vp.static(range(HC)):
+            s += cnt[vp.uint32(u * B) + d]
+        if ok:
+            h[t * B + d] = s
 
 
 @vp.kernel(local_size_x=B)
