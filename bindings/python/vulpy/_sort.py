@@ -55,9 +55,10 @@ class _Rec:
         self.rec.run()
 
 
-def radix_sort(keys, values=False):
+def radix_sort(keys, values=False, copy_in=False):
     """Sorts every row of the C-contiguous resident 2-D array `keys` (a
-    fresh copy the caller owns) stably; returns (sorted keys, the row
+    fresh copy the caller owns; with copy_in, an array left as it is: the
+    recording copies it first) stably; returns (sorted keys, the row
     positions they came from as uint32, or None)."""
     rows, n = keys.shape
     ctx = keys._ctx
@@ -89,6 +90,9 @@ def radix_sort(keys, values=False):
         va = _array.empty((4,), _U32, memory=mem, context=ctx)
         vb = _array.empty((4,), _U32, memory=mem, context=ctx)
     rec = _Rec(ctx)
+    if copy_in:  # the copy in the sort's own submission (no submission of its own)
+        src, keys = keys, _array.empty(keys.shape, keys.dtype, memory=mem, context=ctx)
+        rec.rec.copy(keys._buf, 0, src._buf, 0, src.nbytes)
     tg, rg = _grid(ntiles), _grid(rows)
     kin, kout = keys, other
     for p in range(-(-bits // 8)):
@@ -149,20 +153,18 @@ def _axis(a, axis):
 
 
 def _rows(a, axis):
-    """(C-contiguous 2-D copy with the axis last, shape with the axis last)."""
-    if axis is None:
-        x = a.reshape(-1)
-        x = x.copy()
-        return x.reshape((1, x.size)), (x.size,)
-    t = a
-    if axis != a.ndim - 1:
-        perm = tuple(d for d in range(a.ndim) if d != axis) + (axis,)
-        t = a.transpose(perm)
-    x = t.copy()
+    """(2-D array with the axis last, shape with the axis last, copied):
+    a C-contiguous copy of a, or a itself reshaped when it is C-contiguous
+    already (copied = False: radix_sort copies it in its own recording)."""
+    t = a.reshape(-1) if axis is None else a
+    if axis is not None and axis != a.ndim - 1:
+        t = a.transpose(tuple(d for d in range(a.ndim) if d != axis) + (axis,))
+    copied = not t.contiguous
+    x = t.copy() if copied else t
     shape = tuple(x.shape)
     n = shape[-1]
     rows = x.size // n if n else 0
-    return x.reshape((rows, n)), shape
+    return x.reshape((rows, n)), shape, copied
 
 
 def _back(r, shape, axis, ndim):
@@ -193,11 +195,12 @@ def _sorted(a, axis, values, name="vp.sort"):
         r, idx = _sorted(a.astype(wide), axis, values, name)
         return r.astype(dt), idx
     ndim = a.ndim
-    x, shape = _rows(a, axis)
+    x, shape, copied = _rows(a, axis)
     if x.size == 0:
+        x = x if copied else x.copy()  # a new array, as NumPy's
         idx = _array.empty(shape, _I64, context=a._ctx) if values else None
         return _back(x, shape, axis, ndim), (idx if idx is None else _back(idx, shape, axis, ndim))
-    k, v = radix_sort(x, values)
+    k, v = radix_sort(x, values, copy_in=not copied)
     k = _array.ndarray(k._buf, tuple(x.shape), dt, a._ctx) if k.dtype != dt else k
     out = _back(k, shape, axis, ndim)
     if not values:
