@@ -58,6 +58,10 @@ typedef struct pl {
   vir_sym *grid, *host, *sh;
   vir_value *li, *gid, *ng;         /* local_index, virtual group id and count */
   vir_value *rmw;                   /* bool: poll with a read-modify-write */
+  vir_value *begin;                 /* bounded slices: steps done before this dispatch
+                                     * (NULL: the kernel cannot resume) */
+  vir_value *resume;                /* bounded slices: nonzero on a relaunch */
+  vir_op *loop;                     /* the time loop of a resumable kernel */
   vir_sym *slot_sym[MAX_SLOTS];     /* control snapshot slots: (buffer, word) */
   vir_value *slot_word[MAX_SLOTS];  /* the word index value (a const) */
   uint64_t slot_lit[MAX_SLOTS];
@@ -262,8 +266,6 @@ static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
     /* relaxed: a control word is a value, not a flag guarding a payload;
      * the generation's release orders the snapshot before the others */
     vir_value *stop = snap ? load(l, l->host, H_STOP, VIR_SEM_RELAXED) : NULL;
-    if (snap)
-      store(l, l->grid, G_STOP, stop, VIR_SEM_RELAXED);
     for (uint32_t i = 0; snap && i < l->nslots; i++) {
       vir_value *w = ku(l, (uint32_t)l->slot_lit[i]);
       vir_op *o = op(l, VIR_OP_ATOMIC_LOAD, u32(l), 1, &w);
@@ -276,6 +278,21 @@ static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
     }
     /* the steps done: the steps that began before this boundary */
     vir_value *steps = load(l, l->grid, G_STEPS, VIR_SEM_RELAXED);
+    if (step && l->begin) {
+      /* bounded slices: the host raised the yield word, no stop was asked,
+       * and this dispatch did a step (so every slice makes progress): the
+       * time loop ends here with the stop snapshot STOP_YIELD, and the
+       * kernel leaves without the code after the loop */
+      vir_value *y = load(l, l->host, H_YIELD, VIR_SEM_RELAXED);
+      vir_value *go = bin(l, VIR_OP_LAND,
+                          bin(l, VIR_OP_LAND, bin(l, VIR_OP_EQ, stop, ku(l, 0)),
+                              bin(l, VIR_OP_NE, y, ku(l, 0))),
+                          bin(l, VIR_OP_NE, steps, l->begin));
+      vir_value *sa[3] = {go, ku(l, STOP_YIELD), stop};
+      stop = val(op(l, VIR_OP_SELECT, u32(l), 3, sa));
+    }
+    if (snap)
+      store(l, l->grid, G_STOP, stop, VIR_SEM_RELAXED);
     if (step) { /* a stopped step does not count */
       vir_op *go = iff(l, bin(l, VIR_OP_EQ, stop, ku(l, 0)));
       at a = here(l);
@@ -534,6 +551,80 @@ static bool lower_plain(pl *l, vp_ptrvec *ops) {
 /* The time loop whose body starts with `step` (its parent op). */
 static vir_op *time_loop_of(vir_op *step) { return step->parent ? step->parent->parent_op : NULL; }
 
+/* The loop-budget canary at the builder: n trips of a loop the compiler
+ * cannot unroll (n from the host); fewer means lavapipe's budget ran out. */
+static void canary(pl *l) {
+  vir_value *cn = load(l, l->host, H_CANARY, VIR_SEM_RELAXED);
+  vir_sym *cnt = local(l, "_vp_canary", ku(l, 0));
+  vir_value *fo[3] = {ku(l, 0), cn, ku(l, 1)};
+  vir_op *loop = op(l, VIR_OP_FOR, NULL, 3, fo);
+  at a = here(l);
+  into(l, loop, 0);
+  lstore(l, cnt, bin(l, VIR_OP_ADD, lload(l, cnt), ku(l, 1)));
+  back(l, a);
+  vir_op *cut = iff(l, bin(l, VIR_OP_NE, lload(l, cnt), cn));
+  into(l, cut, 0);
+  atom(l, VIR_OP_ATOMIC_OR, l->host, H_STATUS, ku(l, ST_BUDGET), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+  back(l, a);
+}
+
+/* Bounded slices, before the kernel is lowered: a resumable kernel skips
+ * the code before its time loop on a relaunch (H_RESUME; the ops
+ * recomputed there stay outside) and starts a `for` time loop at step
+ * H_BEGIN; one that cannot resume leaves at once when the host asks for
+ * slices, saying why (H_NOSLICE). */
+static void slices(pl *l, vir_value *flags) {
+  vir_op *loop = NULL, *bad = NULL;
+  unsigned why = vir_persistent_resumable(l->k, &loop, &bad);
+  if (why != RESUME_OK) {
+    vir_op *no = iff(l, bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, flags, ku(l, F_SLICED)), ku(l, 0)));
+    at a = here(l);
+    into(l, no, 0);
+    atom(l, VIR_OP_ATOMIC_OR, l->host, H_STATUS, ku(l, ST_NOSLICE), VIR_SCOPE_DEVICE,
+         VIR_SEM_RELAXED);
+    store(l, l->host, H_NOSLICE, ku(l, why), VIR_SEM_RELAXED);
+    term(l, VIR_OP_RETURN);
+    back(l, a);
+    return;
+  }
+  l->resume = load(l, l->host, H_RESUME, VIR_SEM_RELAXED);
+  l->begin = load(l, l->host, H_BEGIN, VIR_SEM_RELAXED);
+  l->loop = loop;
+}
+
+/* After the entry code: the ops before the time loop that a relaunch
+ * skips move, in order, into `if H_RESUME == 0` right before the loop (the
+ * ones it recomputes stay), and a `for` time loop starts at step H_BEGIN. */
+static void resume_at(pl *l, vir_op *first) {
+  vir_op *loop = l->loop;
+  at a = here(l);
+  vir_builder_before(&l->b, loop);
+  vir_op *pro = NULL;
+  for (vir_op *o = first; o && o != loop && o != pro;) {
+    vir_op *next = o->next;
+    bool keep = vir_persistent_replayed(o);
+    for (uint32_t i = 0; keep && i < o->nopnd; i++)
+      keep = !(pro && o->opnd[i]->def && o->opnd[i]->def->parent == &pro->regions[0]);
+    if (!keep) {
+      if (!pro && !(pro = iff(l, bin(l, VIR_OP_EQ, l->resume, ku(l, 0)))))
+        return;
+      vir_op_unlink(o);
+      vir_region_insert(&pro->regions[0], NULL, o);
+    }
+    o = next;
+  }
+  /* a `for` time loop starts at step begin: lo + begin * step */
+  if (loop->code == VIR_OP_FOR) {
+    vir_value *lo = loop->opnd[0], *k = l->begin;
+    if (lo->type != u32(l))
+      k = val(op(l, VIR_OP_CAST, lo->type, 1, &k));
+    vir_value *start = bin(l, VIR_OP_ADD, lo, bin(l, VIR_OP_MUL, k, loop->opnd[2]));
+    if (start)
+      loop->opnd[0] = start;
+  }
+  back(l, a);
+}
+
 static void lower_kernel(pl *l, vp_ptrvec *ops) {
   vir_func *k = l->k;
   l->grid = hidden_buffer(l, "_vp_grid");
@@ -561,6 +652,7 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
     }
   }
   /* entry: discovery, then a first barrier (the first snapshot) */
+  vir_op *first = k->body.first;
   vir_builder_init(&l->b, l->m);
   l->b.f = k;
   vir_builder_before(&l->b, k->body.first);
@@ -571,8 +663,11 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
   vir_value *flags = load(l, l->host, H_FLAGS, VIR_SEM_RELAXED);
   l->rmw = bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, flags, ku(l, F_RMW_POLL)), ku(l, 0));
   vir_value *min_groups = load(l, l->host, H_MIN_GROUPS, VIR_SEM_RELAXED);
+  slices(l, flags);
   discovery(l, limit, join_limit, min_groups);
   grid_barrier(l, limit, false, true);
+  if (l->begin)
+    resume_at(l, first);
   vir_type *v3 = vir_ty_vec(l->m, u32(l), 3);
   vir_value *lid = val(op(l, VIR_OP_LOCAL_ID, v3, 0, NULL));
   vir_value *lx = val(op(l, VIR_OP_EXTRACT, u32(l), 1, &lid));
@@ -632,8 +727,23 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
         vir_builder_at_end(&l->b, loop->parent);
       vir_op *g0 = iff(l, bin(l, VIR_OP_LAND, bin(l, VIR_OP_EQ, l->gid, ku(l, 0)),
                               bin(l, VIR_OP_EQ, l->li, ku(l, 0))));
+      at after = here(l);
       into(l, g0, 0);
       store(l, l->host, H_STEPS, load(l, l->grid, G_STEPS, VIR_SEM_RELAXED), VIR_SEM_RELEASE);
+      back(l, after);
+      if (l->begin) { /* a spent slice: say so, check the budget, leave */
+        vir_op *y = iff(l, bin(l, VIR_OP_EQ, sh_load(l, S_STOP), ku(l, STOP_YIELD)));
+        into(l, y, 0);
+        vir_op *g = iff(l, bin(l, VIR_OP_LAND, bin(l, VIR_OP_EQ, l->gid, ku(l, 0)),
+                               bin(l, VIR_OP_EQ, l->li, ku(l, 0))));
+        at in = here(l);
+        into(l, g, 0);
+        atom(l, VIR_OP_ATOMIC_OR, l->host, H_STATUS, ku(l, ST_YIELD), VIR_SCOPE_DEVICE,
+             VIR_SEM_RELAXED);
+        back(l, in);
+        canary(l);
+        term(l, VIR_OP_RETURN);
+      }
       break;
     }
     default: break;
@@ -647,17 +757,7 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
   if (k->body.last && (vir_op_infos[k->body.last->code].flags & VIR_F_TERM))
     vir_builder_before(&l->b, k->body.last);
   l->b.loc = k->loc;
-  vir_value *cn = load(l, l->host, H_CANARY, VIR_SEM_RELAXED);
-  vir_sym *cnt = local(l, "_vp_canary", ku(l, 0));
-  vir_value *fo[3] = {ku(l, 0), cn, ku(l, 1)};
-  vir_op *loop = op(l, VIR_OP_FOR, NULL, 3, fo);
-  at a = here(l);
-  into(l, loop, 0);
-  lstore(l, cnt, bin(l, VIR_OP_ADD, lload(l, cnt), ku(l, 1)));
-  back(l, a);
-  vir_op *cut = iff(l, bin(l, VIR_OP_NE, lload(l, cnt), cn));
-  into(l, cut, 0);
-  atom(l, VIR_OP_ATOMIC_OR, l->host, H_STATUS, ku(l, ST_BUDGET), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+  canary(l);
 }
 
 /* Workgroups read, after a grid barrier, what other workgroups wrote
