@@ -17,7 +17,8 @@
  *    step (definite assignment over the structured regions), so no
  *    variable carries a value across a step boundary.
  * Buffers, control words and MemSock rings live outside the dispatch and
- * keep their contents between slices.
+ * keep their contents between slices; a MemSock's per-dispatch fire count
+ * restarts with each slice, as the ring's base does.
  */
 #include <string.h>
 
@@ -25,10 +26,21 @@
 
 #include "persistent.h"
 
+/* A local that counts per dispatch (lower-memsock's `_vp_<pipe>_fires`:
+ * a fire's sequence number is the ring's base, which the host sets per
+ * dispatch to the frames finalized so far, plus the fires of this
+ * dispatch): it restarts at its initial value in every slice, which is
+ * what the base expects, so it is neither skipped nor a carried value. */
+static bool per_dispatch(const vir_sym *s) {
+  size_t n = s && s->name ? strlen(s->name) : 0;
+  return n > 10 && strncmp(s->name, "_vp_", 4) == 0 && strcmp(s->name + n - 6, "_fires") == 0;
+}
+
 bool vir_persistent_replayed(const vir_op *o) {
   switch (o->code) {
   case VIR_OP_PERSIST_GROUP_ID:
   case VIR_OP_PERSIST_NUM_GROUPS: return true;
+  case VIR_OP_LOCAL_STORE: return per_dispatch(o->attr.sym);
   default: break;
   }
   const vir_op_info *in = vir_op_info_of(o->code);
@@ -44,7 +56,18 @@ typedef struct rs {
   vir_op *bad;
 } rs;
 
+/* The scratch locals of lower-memsock's fire protocol (`_vp_<pipe>_*`)
+ * hold values within one fire, set by a workgroup's leader under one `if`
+ * and read under another with the same condition, which definite
+ * assignment cannot see; they carry nothing across a step, and the fire
+ * count is per dispatch (above). Compiler-made locals are not checked. */
+static bool compiler_local(const vir_sym *s) {
+  return s && s->name && strncmp(s->name, "_vp_", 4) == 0;
+}
+
 static int local_index(rs *r, const vir_sym *s) {
+  if (compiler_local(s))
+    return -1;
   for (uint32_t i = 0; i < r->k->locals.len; i++)
     if (r->k->locals.data[i] == s)
       return (int)i;
