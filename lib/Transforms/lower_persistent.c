@@ -49,7 +49,7 @@
 #define NO_GROUP 0xffffffffu
 /* @_vp_psh: [0] group id, [1] group count, [2] abort, [3] the stop snapshot
  * (the leader reads it once for its group) */
-enum { S_GID, S_NG, S_ABORT, S_STOP, S_WORDS = 4 };
+enum { S_GID, S_NG, S_ABORT, S_STOP, S_SINK, S_WORDS = 5 };
 
 typedef struct pl {
   vir_module *m;
@@ -62,6 +62,10 @@ typedef struct pl {
                                      * (NULL: the kernel cannot resume) */
   vir_value *resume;                /* bounded slices: nonzero on a relaunch */
   vir_op *loop;                     /* the time loop of a resumable kernel */
+  unsigned variant;                 /* V_* bits: the barrier variant */
+  uint32_t gen_word;                /* G_GEN or G_GEN_PAD */
+  vir_value *backoff;               /* V_BACKOFF: delay iterations a poll */
+  vir_sym *lgen, *lsteps;           /* V_PACKED: the leader's generation and steps */
   vir_sym *slot_sym[MAX_SLOTS];     /* control snapshot slots: (buffer, word) */
   vir_value *slot_word[MAX_SLOTS];  /* the word index value (a const) */
   uint64_t slot_lit[MAX_SLOTS];
@@ -210,6 +214,9 @@ static void spin_tick(pl *l, vir_sym *k, vir_value *limit, bool timeout_flags) {
     atom(l, VIR_OP_ATOMIC_OR, l->host, H_STATUS, ku(l, ST_TIMEOUT), VIR_SCOPE_DEVICE,
          VIR_SEM_RELAXED);
     store(l, l->grid, G_ABORT, ku(l, 1), VIR_SEM_RELAXED);
+    if (l->variant & V_PACKED) /* wakes every waiter at once */
+      atom(l, VIR_OP_ATOMIC_OR, l->grid, l->gen_word, ku(l, GEN_ABORT), VIR_SCOPE_DEVICE,
+           VIR_SEM_RELAXED);
   }
   term(l, VIR_OP_BREAK);
   back(l, a);
@@ -232,6 +239,25 @@ static int slot_of(pl *l, vir_sym *s, uint64_t w) {
  * poll, and an abort is still seen within microseconds. */
 #define SLOW_POLL 64u
 
+/* V_BACKOFF: H_BACKOFF iterations of integer arithmetic between two polls
+ * of a waiting leader, so fewer polls reach the generation's line while
+ * the last groups arrive. The result goes to a shared word (so no compiler
+ * drops the loop); the trip count comes from the host (0 on lavapipe,
+ * where every back-edge draws on the loop budget). */
+static void delay(pl *l) {
+  if (!(l->variant & V_BACKOFF))
+    return;
+  vir_sym *x = local(l, "_vp_delay", ku(l, 0));
+  vir_value *fo[3] = {ku(l, 0), l->backoff, ku(l, 1)};
+  vir_op *loop = op(l, VIR_OP_FOR, NULL, 3, fo);
+  at a = here(l);
+  into(l, loop, 0);
+  lstore(l, x, bin(l, VIR_OP_ADD, bin(l, VIR_OP_MUL, lload(l, x), ku(l, 1664525u)),
+                   ku(l, 1013904223u)));
+  back(l, a);
+  sh_store(l, S_SINK, lload(l, x));
+}
+
 /* The grid barrier at the builder; `step`: also count the step; `snap`:
  * also snapshot the stop request and the control words (at the entry and
  * at step boundaries only, as the stepped form does).
@@ -245,7 +271,13 @@ static int slot_of(pl *l, vir_sym *s, uint64_t w) {
  * and the host-visible bookkeeping (steps done, barriers passed) is
  * written after the generation bump, off the path the other groups wait
  * on. */
+static void grid_barrier_packed(pl *l, vir_value *limit, bool step, bool snap);
+
 static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
+  if (l->variant & V_PACKED) {
+    grid_barrier_packed(l, limit, step, snap);
+    return;
+  }
   /* fence, barrier: each invocation releases its writes; the leader's own
    * fence after the barrier makes its arrival cumulative over what the
    * group wrote (CUDA's cooperative grid sync does the same) */
@@ -256,7 +288,7 @@ static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
   into(l, lead, 0);
   fence(l);
   /* relaxed: the acq_rel arrival after it keeps it in front */
-  vir_value *gen = load(l, l->grid, G_GEN, VIR_SEM_RELAXED);
+  vir_value *gen = load(l, l->grid, l->gen_word, VIR_SEM_RELAXED);
   vir_value *old = atom(l, VIR_OP_ATOMIC_ADD, l->grid, G_ARRIVE, ku(l, 1), VIR_SCOPE_DEVICE,
                         VIR_SEM_ACQ_REL);
   vir_op *last = iff(l, bin(l, VIR_OP_EQ, old, bin(l, VIR_OP_SUB, l->ng, ku(l, 1))));
@@ -301,7 +333,7 @@ static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
       back(l, a);
     }
     store(l, l->grid, G_ARRIVE, ku(l, 0), VIR_SEM_RELAXED);
-    store(l, l->grid, G_GEN, bin(l, VIR_OP_ADD, gen, ku(l, 1)), VIR_SEM_RELEASE);
+    store(l, l->grid, l->gen_word, bin(l, VIR_OP_ADD, gen, ku(l, 1)), VIR_SEM_RELEASE);
     /* after the release: the host's counters are not on the others' path */
     store(l, l->host, H_STEPS, steps, VIR_SEM_RELAXED);
     atom(l, VIR_OP_ATOMIC_ADD, l->host, H_BARRIERS, ku(l, 1), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
@@ -313,11 +345,12 @@ static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
     vir_op *loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
     at a = here(l);
     into(l, loop, 0);
-    vir_op *moved = iff(l, bin(l, VIR_OP_NE, poll(l, l->grid, G_GEN), gen));
+    vir_op *moved = iff(l, bin(l, VIR_OP_NE, poll(l, l->grid, l->gen_word), gen));
     at b = here(l);
     into(l, moved, 0);
     term(l, VIR_OP_BREAK);
     back(l, b);
+    delay(l);
     vir_value *kk = lload(l, k);
     /* where the host asked for read-modify-write polls (lavapipe) every
      * poll: there the spin limit counts loop back-edges (the budget), not
@@ -351,6 +384,138 @@ static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
   wg_barrier(l);
   fence(l);
   /* an aborted run: every invocation of the group leaves together */
+  vir_op *ab = iff(l, bin(l, VIR_OP_NE, sh_load(l, S_ABORT), ku(l, 0)));
+  at a = here(l);
+  into(l, ab, 0);
+  term(l, VIR_OP_RETURN);
+  back(l, a);
+}
+
+/* v & GEN_YIELD ? STOP_YIELD : v & GEN_STOP ? 1 : 0: the stop snapshot a
+ * packed generation value carries */
+static vir_value *gen_stop(pl *l, vir_value *v) {
+  vir_value *st[3] = {bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, v, ku(l, GEN_STOP)), ku(l, 0)),
+                      ku(l, 1), ku(l, 0)};
+  vir_value *s1 = val(op(l, VIR_OP_SELECT, u32(l), 3, st));
+  vir_value *yt[3] = {bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, v, ku(l, GEN_YIELD)), ku(l, 0)),
+                      ku(l, STOP_YIELD), s1};
+  return val(op(l, VIR_OP_SELECT, u32(l), 3, yt));
+}
+
+/* The packed variant (V_PACKED) of the grid barrier: the same fences and
+ * the same arrival as the lean one, but nothing else on the path every
+ * group waits on. The generation word carries the abort bit and the stop
+ * snapshot in its low bits (GEN_*), so a waiter learns all of it from the
+ * value its poll returned; each leader keeps the generation it expects
+ * and the steps done in its own variables (every group passes every
+ * barrier), so it loads neither before arriving. The last arriver bumps
+ * the generation with one add (release) of the difference, which keeps an
+ * abort bit another group set meanwhile. An aborting group ors the abort
+ * bit into the generation word, which also wakes every waiter. */
+static void grid_barrier_packed(pl *l, vir_value *limit, bool step, bool snap) {
+  fence(l);
+  wg_barrier(l);
+  vir_op *lead = iff(l, bin(l, VIR_OP_EQ, l->li, ku(l, 0)));
+  at out = here(l);
+  into(l, lead, 0);
+  fence(l);
+  vir_value *expect = lload(l, l->lgen);
+  vir_value *steps = lload(l, l->lsteps);
+  vir_sym *got = local(l, "_vp_gen", bin(l, VIR_OP_OR, expect, ku(l, GEN_ABORT)));
+  vir_value *old = atom(l, VIR_OP_ATOMIC_ADD, l->grid, G_ARRIVE, ku(l, 1), VIR_SCOPE_DEVICE,
+                        VIR_SEM_ACQ_REL);
+  vir_op *last = iff(l, bin(l, VIR_OP_EQ, old, bin(l, VIR_OP_SUB, l->ng, ku(l, 1))));
+  at in = here(l);
+  into(l, last, 0);
+  {
+    vir_value *bits = ku(l, 0);
+    if (snap) {
+      vir_value *stop = load(l, l->host, H_STOP, VIR_SEM_RELAXED);
+      for (uint32_t i = 0; i < l->nslots; i++) {
+        vir_value *w = ku(l, (uint32_t)l->slot_lit[i]);
+        vir_op *o = op(l, VIR_OP_ATOMIC_LOAD, u32(l), 1, &w);
+        if (o) {
+          o->attr.sym = l->slot_sym[i];
+          o->attr.scope = VIR_SCOPE_DEVICE;
+          o->attr.sem = VIR_SEM_RELAXED;
+        }
+        store(l, l->grid, G_SNAP + i, val(o), VIR_SEM_RELAXED);
+      }
+      if (step && l->begin) { /* bounded slices, as in grid_barrier */
+        vir_value *y = load(l, l->host, H_YIELD, VIR_SEM_RELAXED);
+        vir_value *go = bin(l, VIR_OP_LAND,
+                            bin(l, VIR_OP_LAND, bin(l, VIR_OP_EQ, stop, ku(l, 0)),
+                                bin(l, VIR_OP_NE, y, ku(l, 0))),
+                            bin(l, VIR_OP_NE, steps, l->begin));
+        vir_value *sa[3] = {go, ku(l, STOP_YIELD), stop};
+        stop = val(op(l, VIR_OP_SELECT, u32(l), 3, sa));
+      }
+      vir_value *b1[3] = {bin(l, VIR_OP_EQ, stop, ku(l, STOP_YIELD)), ku(l, GEN_YIELD),
+                          ku(l, GEN_STOP)};
+      vir_value *b0[3] = {bin(l, VIR_OP_EQ, stop, ku(l, 0)), ku(l, 0),
+                          val(op(l, VIR_OP_SELECT, u32(l), 3, b1))};
+      bits = val(op(l, VIR_OP_SELECT, u32(l), 3, b0));
+    }
+    store(l, l->grid, G_ARRIVE, ku(l, 0), VIR_SEM_RELAXED);
+    vir_value *next = bin(l, VIR_OP_OR,
+                          bin(l, VIR_OP_ADD, bin(l, VIR_OP_AND, expect, ku(l, ~(GEN_STEP - 1u))),
+                              ku(l, GEN_STEP)),
+                          bits);
+    vir_value *prev = atom(l, VIR_OP_ATOMIC_ADD, l->grid, l->gen_word,
+                           bin(l, VIR_OP_SUB, next, expect), VIR_SCOPE_DEVICE, VIR_SEM_RELEASE);
+    lstore(l, got, bin(l, VIR_OP_OR, next, bin(l, VIR_OP_AND, prev, ku(l, GEN_ABORT))));
+    /* after the release: the host's counters */
+    store(l, l->host, H_STEPS, steps, VIR_SEM_RELAXED);
+    atom(l, VIR_OP_ATOMIC_ADD, l->host, H_BARRIERS, ku(l, 1), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+  }
+  into(l, last, 1);
+  { /* the others: poll the generation; the host's abort every SLOW_POLL polls */
+    vir_sym *k = local(l, "_vp_spin", ku(l, 0));
+    vir_op *loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
+    at a = here(l);
+    into(l, loop, 0);
+    vir_value *v = poll(l, l->grid, l->gen_word);
+    vir_op *moved = iff(l, bin(l, VIR_OP_NE, v, expect));
+    at b = here(l);
+    into(l, moved, 0);
+    lstore(l, got, v);
+    term(l, VIR_OP_BREAK);
+    back(l, b);
+    delay(l);
+    vir_value *kk = lload(l, k);
+    vir_op *slow = iff(l, bin(l, VIR_OP_LOR, l->rmw,
+                             bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, kk, ku(l, SLOW_POLL - 1)),
+                                 ku(l, SLOW_POLL - 1))));
+    b = here(l);
+    into(l, slow, 0);
+    vir_op *quit = iff(l, bin(l, VIR_OP_GE, poll(l, l->host, H_STOP), ku(l, 2)));
+    at c = here(l);
+    into(l, quit, 0);
+    store(l, l->grid, G_ABORT, ku(l, 1), VIR_SEM_RELAXED);
+    atom(l, VIR_OP_ATOMIC_OR, l->grid, l->gen_word, ku(l, GEN_ABORT), VIR_SCOPE_DEVICE,
+         VIR_SEM_RELAXED);
+    term(l, VIR_OP_BREAK);
+    back(l, c);
+    back(l, b);
+    spin_tick(l, k, limit, true);
+    back(l, a);
+    fence(l); /* acquire: what the last arriver released */
+  }
+  back(l, in);
+  vir_value *g = lload(l, got);
+  lstore(l, l->lgen, bin(l, VIR_OP_AND, g, ku(l, ~(uint32_t)GEN_ABORT)));
+  sh_store(l, S_ABORT, bin(l, VIR_OP_AND, g, ku(l, GEN_ABORT)));
+  if (snap) {
+    vir_value *stop = gen_stop(l, g);
+    sh_store(l, S_STOP, stop);
+    if (step) { /* a stopped step does not count */
+      vir_value *inc[3] = {bin(l, VIR_OP_EQ, stop, ku(l, 0)), ku(l, 1), ku(l, 0)};
+      lstore(l, l->lsteps, bin(l, VIR_OP_ADD, steps, val(op(l, VIR_OP_SELECT, u32(l), 3, inc))));
+    }
+  }
+  back(l, out);
+  wg_barrier(l);
+  fence(l);
   vir_op *ab = iff(l, bin(l, VIR_OP_NE, sh_load(l, S_ABORT), ku(l, 0)));
   at a = here(l);
   into(l, ab, 0);
@@ -664,6 +829,13 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
   l->rmw = bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, flags, ku(l, F_RMW_POLL)), ku(l, 0));
   vir_value *min_groups = load(l, l->host, H_MIN_GROUPS, VIR_SEM_RELAXED);
   slices(l, flags);
+  l->gen_word = (l->variant & V_PAD) ? G_GEN_PAD : G_GEN;
+  if (l->variant & V_BACKOFF)
+    l->backoff = load(l, l->host, H_BACKOFF, VIR_SEM_RELAXED);
+  if (l->variant & V_PACKED) { /* the leader's expected generation and steps done */
+    l->lgen = local(l, "_vp_lgen", ku(l, 0));
+    l->lsteps = local(l, "_vp_lsteps", l->begin ? l->begin : ku(l, 0));
+  }
   discovery(l, limit, join_limit, min_groups);
   grid_barrier(l, limit, false, true);
   if (l->begin)
@@ -729,7 +901,9 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
                               bin(l, VIR_OP_EQ, l->li, ku(l, 0))));
       at after = here(l);
       into(l, g0, 0);
-      store(l, l->host, H_STEPS, load(l, l->grid, G_STEPS, VIR_SEM_RELAXED), VIR_SEM_RELEASE);
+      store(l, l->host, H_STEPS,
+            l->lsteps ? lload(l, l->lsteps) : load(l, l->grid, G_STEPS, VIR_SEM_RELAXED),
+            VIR_SEM_RELEASE);
       back(l, after);
       if (l->begin) { /* a spent slice: say so, check the budget, leave */
         vir_op *y = iff(l, bin(l, VIR_OP_EQ, sh_load(l, S_STOP), ku(l, STOP_YIELD)));
@@ -776,15 +950,14 @@ static void coherent_buffers(vir_module *m) {
   }
 }
 
-vir_pass_result vir_lower_persistent(vir_module *m, const vir_pass_options *opts, vp_diags *diags) {
-  (void)opts;
+static vir_pass_result lower(vir_module *m, vp_diags *diags, unsigned variant) {
   bool changed = false;
   uint32_t nsyms = m->syms.len;
   for (uint32_t i = 0; i < nsyms; i++) {
     vir_sym *s = m->syms.data[i];
     if (s->kind != VIR_SYM_FUNC)
       continue;
-    pl l = {.m = m, .k = s->func, .diags = diags};
+    pl l = {.m = m, .k = s->func, .diags = diags, .variant = variant};
     vir_builder_init(&l.b, m);
     l.b.f = s->func;
     collect c = {.l = &l};
@@ -810,4 +983,27 @@ vir_pass_result vir_lower_persistent(vir_module *m, const vir_pass_options *opts
     changed |= did;
   }
   return changed ? VIR_PASS_CHANGED : VIR_PASS_UNCHANGED;
+}
+
+/* The barrier variants (docs/persistent.md, "Barrier variants"): the same
+ * pass with another grid barrier, chosen at compile time (@vp.kernel's
+ * barrier=, vulpy-opt's pass flag), so one benchmark run can time each. */
+vir_pass_result vir_lower_persistent(vir_module *m, const vir_pass_options *opts, vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, 0);
+}
+vir_pass_result vir_lower_persistent_padded(vir_module *m, const vir_pass_options *opts,
+                                            vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, V_PAD);
+}
+vir_pass_result vir_lower_persistent_backoff(vir_module *m, const vir_pass_options *opts,
+                                             vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, V_PAD | V_BACKOFF);
+}
+vir_pass_result vir_lower_persistent_packed(vir_module *m, const vir_pass_options *opts,
+                                            vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, V_PAD | V_PACKED);
 }

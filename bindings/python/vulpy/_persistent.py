@@ -37,8 +37,20 @@ from ._control import ControlBuffer
 HOST_WORDS = 16
 F_RMW_POLL = 1  # poll with atomic or-0: lavapipe moves atomic loads out of spin loops
 F_SLICED = 2    # bounded slices: a kernel that cannot resume leaves at once (ST_NOSLICE)
-GRID_WORDS = 8 + 64
+GRID_WORDS = 128  # 8 words, 64 snapshot slots, the padded generation at 96 (persistent.h)
 G_STEPS = 4
+H_BACKOFF = 14
+# the grid-barrier variants, chosen at compile time: @vp.kernel(persistent=True,
+# barrier=NAME) (docs/persistent.md, "Barrier variants")
+BARRIERS = ("lean", "padded", "backoff", "packed")
+
+
+def barrier_passes(name):
+    """The compile passes of a persistent kernel with grid barrier `name`."""
+    if name not in BARRIERS:
+        raise ValueError(f"vp.kernel: barrier= must be one of {', '.join(map(repr, BARRIERS))}, "
+                         f"not {name!r}")
+    return "lower-memsock,lower-persistent" + ("" if name == "lean" else "-" + name)
 ST_TIMEOUT, ST_BUDGET, ST_FEW, ST_DONE, ST_YIELD, ST_NOSLICE = 2, 4, 8, 16, 32, 64
 # H_NOSLICE: why a kernel cannot run in slices (lib/Transforms/persistent_resume.c)
 _NOSLICE = {
@@ -494,6 +506,9 @@ def _hidden(ctx, min_groups):
     host[H_FLAGS] = F_RMW_POLL if _lavapipe(ctx) else 0
     host[H_CANARY] = CANARY
     host[H_MIN_GROUPS] = min_groups or 0
+    # barrier="backoff": delay iterations between two polls of a waiting
+    # group (lavapipe: none, every back-edge draws on the loop budget)
+    host[H_BACKOFF] = 0 if _lavapipe(ctx) else 32
     return host, _array.zeros(GRID_WORDS, np.uint32, context=ctx)
 
 
