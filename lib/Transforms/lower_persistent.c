@@ -794,7 +794,9 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
   vir_func *k = l->k;
   l->grid = hidden_buffer(l, "_vp_grid");
   l->host = hidden_buffer(l, "_vp_host");
-  l->sh = vir_add_shared(l->m, "_vp_psh", vir_ty_array(l->m, u32(l), S_WORDS), k->loc);
+  l->sh = vir_add_shared(l->m, "_vp_psh",
+                         vir_ty_array(l->m, u32(l), (l->variant & V_BACKOFF) ? S_WORDS : S_SINK),
+                         k->loc);
   if (l->failed || !l->sh) {
     l->failed = true;
     return;
