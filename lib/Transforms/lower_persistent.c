@@ -947,7 +947,8 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
 static void coherent_buffers(vir_module *m) {
   for (uint32_t i = 0; i < m->syms.len; i++) {
     vir_sym *s = m->syms.data[i];
-    if (s->kind == VIR_SYM_BUFFER && s->access != VIR_ACCESS_READONLY)
+    if (s->kind == VIR_SYM_BUFFER && s->access != VIR_ACCESS_READONLY &&
+        !(s->buf_flags & VIR_BUF_NONPRIVATE)) /* persistent-nonprivate: ordered otherwise */
       s->buf_flags |= VIR_BUF_COHERENT;
   }
 }

@@ -10,11 +10,15 @@ import pytest
 
 import vulpy as vp
 
-VARIANTS = vp._persistent.BARRIERS
+# (barrier, nonprivate): every barrier with coherent buffers, and two with
+# the buffers non-private (the Vulkan memory model's availability and
+# visibility instead of coherent accesses)
+VARIANTS = [(b, False) for b in vp._persistent.BARRIERS] + [("lean", True), ("packed", True)]
+IDS = [b + ("+nonprivate" if np_ else "") for b, np_ in VARIANTS]
 
 
-def make(barrier):
-    @vp.kernel(persistent=True, local_size_x=64, barrier=barrier)
+def make(barrier, nonprivate):
+    @vp.kernel(persistent=True, local_size_x=64, barrier=barrier, nonprivate=nonprivate)
     def count(acc: vp.Buffer[vp.uint32], n: vp.uint32, steps: vp.uint32):
         for t in range(steps):
             for p in vp.grid_range(n):
@@ -23,7 +27,7 @@ def make(barrier):
             for p in vp.grid_range(n):
                 acc[p] = acc[p] * 2
 
-    @vp.kernel(persistent=True, local_size_x=64, barrier=barrier)
+    @vp.kernel(persistent=True, local_size_x=64, barrier=barrier, nonprivate=nonprivate)
     def heat(u: vp.Buffer[vp.float32], v: vp.Buffer[vp.float32], nx: vp.uint32,
              ny: vp.uint32, alpha: vp.float32, steps: vp.uint32):
         for t in range(steps):
@@ -38,7 +42,7 @@ def make(barrier):
             for p in vp.grid_range(nx * ny):
                 u[p] = v[p]
 
-    @vp.kernel(persistent=True, local_size_x=64, barrier=barrier,
+    @vp.kernel(persistent=True, local_size_x=64, barrier=barrier, nonprivate=nonprivate,
                control_words={"ctrl": ["stop", "rate"]})
     def until_told(acc: vp.Buffer[vp.uint32], ctrl: vp.Control, n: vp.uint32):
         while ctrl.stop == 0:
@@ -49,7 +53,7 @@ def make(barrier):
     return count, heat, until_told
 
 
-KERNELS = {b: make(b) for b in VARIANTS}
+KERNELS = {v: make(*v) for v in VARIANTS}
 
 
 def expected_count(steps):
@@ -59,7 +63,7 @@ def expected_count(steps):
     return v
 
 
-@pytest.mark.parametrize("barrier", VARIANTS)
+@pytest.mark.parametrize("barrier", VARIANTS, ids=IDS)
 @pytest.mark.parametrize("groups", [1, 2, 16])
 def test_counting_program(barrier, groups):
     count = KERNELS[barrier][0]
@@ -71,7 +75,7 @@ def test_counting_program(barrier, groups):
     np.testing.assert_array_equal(a.numpy(), np.full(n, expected_count(9), np.uint32))
 
 
-@pytest.mark.parametrize("barrier", VARIANTS)
+@pytest.mark.parametrize("barrier", VARIANTS, ids=IDS)
 def test_heat_is_bit_identical_to_the_stepped_form_and_across_variants(barrier):
     heat = KERNELS[barrier][1]
     ny, nx, steps = 16, 24, 80
@@ -83,13 +87,13 @@ def test_heat_is_bit_identical_to_the_stepped_form_and_across_variants(barrier):
              mode=mode)
         out.append(u.numpy().tobytes())
     u = vp.asarray(u0)
-    KERNELS["lean"][1](u, vp.zeros(nx * ny, np.float32), nx=nx, ny=ny, alpha=0.23,
+    KERNELS[("lean", False)][1](u, vp.zeros(nx * ny, np.float32), nx=nx, ny=ny, alpha=0.23,
                        steps=steps)
     assert out[0] == out[1] == u.numpy().tobytes()
     assert out[0] != u0.tobytes()
 
 
-@pytest.mark.parametrize("barrier", VARIANTS)
+@pytest.mark.parametrize("barrier", VARIANTS, ids=IDS)
 def test_while_loop_steered_and_stopped_by_control_words(barrier):
     until_told = KERNELS[barrier][2]
     n = 64
@@ -106,7 +110,7 @@ def test_while_loop_steered_and_stopped_by_control_words(barrier):
     np.testing.assert_array_equal(a.numpy(), np.full(n, 3 * h.steps, np.uint32))
 
 
-@pytest.mark.parametrize("barrier", VARIANTS)
+@pytest.mark.parametrize("barrier", VARIANTS, ids=IDS)
 def test_stop_and_abort(barrier):
     count = KERNELS[barrier][0]
     n = 64
@@ -126,7 +130,7 @@ def test_stop_and_abort(barrier):
         h.wait(timeout=60)
 
 
-@pytest.mark.parametrize("barrier", VARIANTS)
+@pytest.mark.parametrize("barrier", VARIANTS, ids=IDS)
 def test_a_barrier_that_cannot_be_passed_times_out(barrier, monkeypatch):
     # two groups admitted, one of which never arrives: force it by a spin
     # limit of 1 poll with groups that lavapipe may not run together; the
@@ -145,7 +149,7 @@ def test_a_barrier_that_cannot_be_passed_times_out(barrier, monkeypatch):
                                                          np.uint32))
 
 
-@pytest.mark.parametrize("barrier", VARIANTS)
+@pytest.mark.parametrize("barrier", VARIANTS, ids=IDS)
 def test_slices(barrier):
     count = KERNELS[barrier][0]
     n, steps = 128, 3000
@@ -170,7 +174,28 @@ def test_unknown_barrier_is_a_value_error_naming_it():
 
 
 def test_variants_print_different_glsl():
-    texts = {b: KERNELS[b][0].glsl for b in VARIANTS}
+    texts = {v: KERNELS[v][0].glsl for v in VARIANTS}
     assert len(set(texts.values())) == len(VARIANTS)
     # the padded variants poll word 96 of the grid words, the lean one word 3
-    assert "_vp_grid" in texts["lean"]
+    assert "_vp_grid[96u]" in texts[("padded", False)]
+    assert "_vp_grid[96u]" not in texts[("lean", False)]
+
+
+def test_nonprivate_buffers_and_fences_with_availability_and_visibility():
+    lean = KERNELS[("lean", False)][0].glsl
+    np_ = KERNELS[("lean", True)][0].glsl
+    assert "coherent buffer acc_buf" in lean and "MakeAvailable" not in lean
+    assert "nonprivate buffer acc_buf" in np_ and "coherent buffer acc_buf" not in np_
+    # the hidden words stay coherent: the host reads and writes them
+    assert "coherent buffer _vp_host_buf" in np_
+    assert ("memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease"
+            " | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);") in np_
+    assert "memoryBarrierBuffer()" not in np_
+    assert "#pragma use_vulkan_memory_model" in np_
+
+
+def test_nonprivate_is_checked():
+    with pytest.raises(ValueError, match="nonprivate="):
+        @vp.kernel(persistent=True, nonprivate="yes")
+        def k(acc: vp.Buffer[vp.uint32]):
+            vp.grid_sync()

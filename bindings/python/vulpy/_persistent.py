@@ -45,12 +45,19 @@ H_BACKOFF = 14
 BARRIERS = ("lean", "padded", "backoff", "packed")
 
 
-def barrier_passes(name):
-    """The compile passes of a persistent kernel with grid barrier `name`."""
+def barrier_passes(name, nonprivate=False):
+    """The compile passes of a persistent kernel with grid barrier `name`
+    (None: the default); nonprivate=True: the buffers it writes are
+    non-private instead of coherent (docs/persistent.md, "Memory model")."""
+    if name is None:
+        name = "lean"
     if name not in BARRIERS:
         raise ValueError(f"vp.kernel: barrier= must be one of {', '.join(map(repr, BARRIERS))}, "
                          f"not {name!r}")
-    return "lower-memsock,lower-persistent" + ("" if name == "lean" else "-" + name)
+    if not isinstance(nonprivate, bool):
+        raise ValueError(f"vp.kernel: nonprivate= must be True or False, not {nonprivate!r}")
+    return ("lower-memsock," + ("persistent-nonprivate," if nonprivate else "") +
+            "lower-persistent" + ("" if name == "lean" else "-" + name))
 ST_TIMEOUT, ST_BUDGET, ST_FEW, ST_DONE, ST_YIELD, ST_NOSLICE = 2, 4, 8, 16, 32, 64
 # H_NOSLICE: why a kernel cannot run in slices (lib/Transforms/persistent_resume.c)
 _NOSLICE = {
