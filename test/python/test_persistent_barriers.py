@@ -199,3 +199,16 @@ def test_nonprivate_is_checked():
         @vp.kernel(persistent=True, nonprivate="yes")
         def k(acc: vp.Buffer[vp.uint32]):
             vp.grid_sync()
+
+
+def test_why_says_how_the_group_count_was_found():
+    count = KERNELS[("lean", False)][0]
+    a = vp.zeros(64, np.uint32)
+    h = count(a, n=64, steps=1, sync=False)
+    h.wait(timeout=60)
+    assert "groups dispatched" in h.why and f"{h.groups} groups" in h.why
+    if vp.default_context().info.get("driver_name") == "llvmpipe":
+        assert "lavapipe: one group" in h.why
+    h = count(a, n=64, steps=1, groups=2, sync=False)
+    h.wait(timeout=60)
+    assert "2 groups dispatched (asked for)" in h.why

@@ -102,14 +102,20 @@ def _threads(ctx):
 def default_groups(ctx, local):
     """How many groups to dispatch: discovery trims it to what is resident.
     VULPY_PERSISTENT_GROUPS overrides the estimate."""
+    return sizing(ctx, local)[0]
+
+
+def sizing(ctx, local):
+    """(groups to dispatch, how that number was found): what handle.why
+    reports beside the groups discovery admitted."""
     env = os.environ.get("VULPY_PERSISTENT_GROUPS")
     if env:
-        return max(1, int(env))
+        return max(1, int(env)), "VULPY_PERSISTENT_GROUPS"
     if _lavapipe(ctx):
         # one group: lavapipe's groups wait for each other by spinning, and
         # every poll draws on the 65,535 back-edges an invocation has; a
         # thread the OS parks makes the others spin for milliseconds
-        return 1
+        return 1, "lavapipe: one group"
     # As many groups as the cores hold (VK_NV_shader_sm_builtins or the AMD
     # core properties: cores x resident warps); without them, 8 groups of
     # <= 256 invocations a core on the largest GPU VulPy knows (132 SMs).
@@ -120,9 +126,11 @@ def default_groups(ctx, local):
         cores, warps = 0, 0
     if cores and warps:
         lanes = warps * max(ctx.info["limits"].get("subgroup_size") or 32, 1)
-        return max(1, cores * max(1, lanes // max(local, 1)))
+        per = max(1, lanes // max(local, 1))
+        return max(1, cores * per), (f"{cores} cores x {per} groups of {local} (the warps each "
+                                     f"core keeps resident)")
     per = max(1, 2048 // max(local, 1))
-    return min(132 * per, 4096)
+    return min(132 * per, 4096), f"no core count from the driver: {per} groups of {local} x 132"
 
 
 def spin_limit(ctx):
@@ -551,8 +559,9 @@ def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeo
             ctx = c
     ctx = _context.resolve(ctx)
     local = int(np.prod(prog.manifest.get("local_size") or (64, 1, 1)))
+    sized = "asked for"
     if groups is None:
-        groups = default_groups(ctx, local)
+        groups, sized = sizing(ctx, local)
     elif isinstance(groups, (tuple, list)):
         groups = int(np.prod(groups))
     if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
@@ -589,6 +598,8 @@ def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeo
         if stepped is None:
             raise TypeError(f"{label}: no stepped form to run (compile it from Python source)")
         inner = _SteppedRun(stepped(), buffers, push, groups, ctx, host, grid)
+    if mode == "persistent":
+        why = f"{why}; {groups} groups dispatched ({sized}), discovery admits the resident ones"
     h = PersistentHandle(inner, host, grid, mode, groups, label, why)
     if sync:
         h.wait(timeout)
