@@ -212,3 +212,29 @@ def test_why_says_how_the_group_count_was_found():
     h = count(a, n=64, steps=1, groups=2, sync=False)
     h.wait(timeout=60)
     assert "2 groups dispatched (asked for)" in h.why
+
+
+SHADER = '''import vulpy as vp
+
+
+@vp.kernel(persistent=True, local_size_x=64, barrier="packed", nonprivate=True)
+def main(acc: vp.Buffer[vp.uint32], n: vp.uint32, steps: vp.uint32):
+    for t in range(steps):
+        for p in vp.grid_range(n):
+            acc[p] = acc[p] + 2
+        vp.grid_sync()
+'''
+
+
+def test_vul_py_file_decorator_picks_the_variant(tmp_path):
+    path = tmp_path / "tick.vul.py"
+    path.write_text(SHADER)
+    sh = vp.compile(str(path))
+    assert "_vp_grid[96u]" in sh.glsl and "nonprivate buffer acc_buf" in sh.glsl
+    sh.allocate(acc=np.zeros(100, np.uint32))
+    h = sh.run(n=100, steps=9, sync=False)
+    h.wait(timeout=60)
+    np.testing.assert_array_equal(sh.download("acc"), np.full(100, 18, np.uint32))
+    path.write_text(SHADER.replace('"packed"', '"fastest"'))
+    with pytest.raises(ValueError, match="barrier="):
+        vp.compile(str(path))
