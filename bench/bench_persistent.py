@@ -227,6 +227,7 @@ def run(ctx):
                             p10=None, p90=None, unit="x", device=device,
                             groups=info["admitted"], goal=dict(op="<=", target=1.5, issue=15)))
     records += _variants(tmp, device, cases, sizes, sync_steps, reps, records)
+    records += _slices(heat, device, cases[0], reps, records)
     records += _steering(steer, device, quick=ctx.quick or lavapipe)
     if not (ctx.quick or lavapipe):
         records += _long_run(steer, device, seconds=60)
@@ -304,23 +305,32 @@ def _variants(tmp, device, cases, sizes, sync_steps, reps, done):
                                 p90=None, unit="x", device=device, groups=info["admitted"],
                                 barrier=barrier, goal=dict(op="<=", target=1.5, issue=15)))
         for label, n, steps in cases:
-            out += _variant_steps(heat, tag, barrier, nonprivate, label, n, steps, reps,
-                                  refs[label], device)
+            # the small grid also with one group a SM (132 on the H200): a
+            # barrier among fewer groups is cheaper, and 132 x 256
+            # invocations still cover 64K cells in two strides
+            for groups in [None] + ([132] if "small" in label and len(sizes) > 1 else []):
+                out += _variant_steps(heat, tag, barrier, nonprivate, label, n, steps, reps,
+                                      refs[label], device, groups)
     return out
 
 
-def _variant_steps(heat, tag, barrier, nonprivate, label, n, steps, reps, ref, device):
+def _variant_steps(heat, tag, barrier, nonprivate, label, n, steps, reps, ref, device,
+                   groups=None):
     """One variant's persistent step rate on one grid, its speed-up over
-    the stepped form and its bit-for-bit check."""
+    the stepped form and its bit-for-bit check; groups: the groups to
+    dispatch (None: the default)."""
     import vulpy as vp
     u0, want, stepped = ref
+    if groups is not None:
+        tag = f"{tag}, groups={groups}"
     u = vp.asarray(u0)
     v = vp.zeros(n, np.float32)
     info = {}
     extra = dict(barrier=barrier, nonprivate=nonprivate)
 
     def once(u=u, v=v, info=info):
-        h = heat(u, v, n=n, alpha=0.2, steps=steps, mode="persistent", sync=False)
+        h = heat(u, v, n=n, alpha=0.2, steps=steps, mode="persistent", sync=False,
+                 groups=groups)
         h.wait(timeout=600)
         info["admitted"] = h.admitted
     try:
@@ -334,7 +344,8 @@ def _variant_steps(heat, tag, barrier, nonprivate, label, n, steps, reps, ref, d
     out = [rec]
     # a fresh single run from the same start, against the stepped form's
     one = vp.asarray(u0)
-    heat(one, vp.zeros(n, np.float32), n=n, alpha=0.2, steps=steps, mode="persistent")
+    heat(one, vp.zeros(n, np.float32), n=n, alpha=0.2, steps=steps, mode="persistent",
+         groups=groups)
     if want is not None and one.numpy().tobytes() != want:
         out.append(dict(case=f"step rate, {label}, {tag}", size=n, backend="check",
                         error="persistent and stepped results differ", device=device, **extra))
@@ -344,6 +355,46 @@ def _variant_steps(heat, tag, barrier, nonprivate, label, n, steps, reps, ref, d
                         device=device,
                         goal=dict(op=">=", target=5.0 if "small" in label else 0.95, issue=15),
                         **extra))
+    return out
+
+
+def _slices(heat, device, small, reps, done):
+    """The small grid in bounded slices (max_seconds_per_dispatch=, a few
+    slices a run): the step rate with the relaunches, their count, and a
+    bit-for-bit check against one dispatch (docs/persistent.md, "Bounded
+    slices")."""
+    import vulpy as vp
+    label, n, steps = small
+    one = next((r for r in done if r.get("case") == f"step rate, {label}"
+                and r.get("backend") == "persistent" and "median" in r), None)
+    u0 = np.random.default_rng(1).random(n, dtype=np.float32)
+    ref = vp.asarray(u0)
+    heat(ref, vp.zeros(n, np.float32), n=n, alpha=0.2, steps=steps, mode="persistent")
+    # about four slices a run: a quarter of one dispatch's time
+    sl = max(0.001, (one["median"] * steps / 1e6 / 4) if one else 0.01)
+    u, v = vp.asarray(u0), vp.zeros(n, np.float32)
+    info = {}
+
+    def once(u=u, v=v, info=info):
+        h = heat(u, v, n=n, alpha=0.2, steps=steps, sync=False, max_seconds_per_dispatch=sl)
+        h.wait(timeout=600)
+        info["dispatches"], info["admitted"] = h.dispatches, h.admitted
+    try:
+        samples = _time(once, reps)
+        chk = vp.asarray(u0)
+        h = heat(chk, vp.zeros(n, np.float32), n=n, alpha=0.2, steps=steps, sync=False,
+                 max_seconds_per_dispatch=sl)
+        h.wait(timeout=600)
+    except Exception as e:  # noqa: BLE001
+        return [dict(case=f"step rate, {label}, slices", size=n, backend="persistent",
+                     error=f"{type(e).__name__}: {e}"[:300], device=device)]
+    rec = _record(f"step rate, {label}, slices", n, "persistent", samples, steps, device,
+                  steps=steps, groups=info["admitted"], dispatches=info["dispatches"],
+                  max_seconds_per_dispatch=sl)
+    out = [rec]
+    if chk.numpy().tobytes() != ref.numpy().tobytes():
+        out.append(dict(case=f"step rate, {label}, slices", size=n, backend="check",
+                        error="sliced and one-dispatch results differ", device=device))
     return out
 
 
