@@ -247,3 +247,12 @@ def test_memsock_frames_keep_coming_across_slices():
     assert sorted(got) == sorted(want)
     for s in want:
         np.testing.assert_array_equal(got[s], want[s])
+
+
+def test_progress_across_slices(capsys):
+    n, steps = 64, 3000
+    a = vp.zeros(n, np.uint32)
+    h = tick(a, n=n, steps=steps, sync=False, max_seconds_per_dispatch=SLICE)
+    h.wait(timeout=120, progress=steps)
+    assert f"{steps}/{steps}" in capsys.readouterr().err
+    np.testing.assert_array_equal(a.numpy(), np.full(n, steps, np.uint32))
