@@ -28,6 +28,9 @@ from . import _context, _native, _structs
 MEMORY_KINDS = ("device", "host", "cached", "rebar")
 DTYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.uint32, np.int64,
                                      np.uint64, np.bool_))
+# issue 19: complex64/complex128, stored as NumPy stores them (interleaved
+# real, imag); arithmetic in _complex.py
+DTYPES += (np.dtype(np.complex64), np.dtype(np.complex128))
 _BOOL = np.dtype(np.bool_)
 _U32 = np.dtype(np.uint32)
 
