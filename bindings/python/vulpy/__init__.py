@@ -109,3 +109,9 @@ del _so
 
 # --- issue 22 (kernel language): struct classes on the host (std430 dtypes) ---
 from ._structs import struct, struct_dtype  # noqa: E402,F401
+
+# --- issue 19 (array API): complex64/complex128 (_complex.py) and vp.fft ---
+from . import _complex  # noqa: E402
+from ._complex import angle, conj, conjugate, imag, real  # noqa: E402,F401
+_complex.install()
+from . import fft  # noqa: E402,F401

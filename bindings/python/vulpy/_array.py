@@ -63,6 +63,7 @@ def check_memory(memory, ctx=None):
 
 
 _F64 = np.dtype(np.float64)
+_C128 = np.dtype(np.complex128)
 
 
 def default_dtype(inferred, *values):
@@ -73,6 +74,10 @@ def default_dtype(inferred, *values):
     if inferred == _F64 and not any(isinstance(v, (np.ndarray, np.generic, ndarray))
                                     for v in values):
         return np.dtype(np.float32)
+    # issue 19: Python complex data likewise is complex64
+    if inferred == _C128 and not any(isinstance(v, (np.ndarray, np.generic, ndarray))
+                                     for v in values):
+        return np.dtype(np.complex64)
     return inferred
 
 
@@ -430,6 +435,9 @@ class ndarray:
         dt = check_dtype(dtype)
         if dt == self.dtype:
             return self.copy(memory)
+        if dt.kind == "c" or self.dtype.kind == "c":  # issue 19
+            from . import _complex
+            return _complex.astype(self, dt, memory)
         if not self.contiguous:
             from . import _arrayops
             return _arrayops.astype(self, dt, memory)

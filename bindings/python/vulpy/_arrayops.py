@@ -71,6 +71,9 @@ class Call:
         """A tensor value of a resident array (through its view) or of a
         NumPy array (staged)."""
         ctx = self.context_()
+        if getattr(a, "dtype", None) is not None and a.dtype.kind == "c":
+            from . import _complex  # issue 19: the complex operations are _complex.py's
+            raise _complex.unsupported(f"vp.{self.name}", a.dtype)
         if isinstance(a, _array.ndarray):
             sd = storage_of(a)
             b = self.g.buffer(("r", id(a._buf)), sd, extent(a), a._buf, "a")
@@ -94,6 +97,9 @@ class Call:
 
     def scalar(self, value, dtype):
         """A push-constant scalar."""
+        if isinstance(value, (complex, np.complexfloating)) or np.dtype(dtype).kind == "c":
+            from . import _complex  # issue 19
+            raise _complex.unsupported(f"vp.{self.name}", np.asarray(value).dtype)
         v = self.g.scalar(dtype)
         field = self.g.push[-1][0]
         dt = np.dtype(dtype)
@@ -199,6 +205,9 @@ class Call:
 
 def materialize(a):
     """A C-contiguous resident copy of a (strided) resident array."""
+    if a.dtype.kind == "c":  # issue 19: through the float view
+        from . import _complex
+        return _complex.materialize(a)
     c = Call("copy")
     c.note(a)
     v = c.array(a)
@@ -208,6 +217,9 @@ def materialize(a):
 
 def fill(a, value):
     """Sets every element of the resident array (or view) `a`."""
+    if a.dtype.kind == "c" or isinstance(value, (complex, np.complexfloating)):
+        from . import _complex
+        return _complex.fill(a, value)
     c = Call("fill")
     c.note(a)
     v = c.scalar(value, a.dtype)
@@ -216,6 +228,9 @@ def fill(a, value):
 
 def assign(a, src):
     """a[...] = src (broadcast), for a resident array or view `a`."""
+    from . import _complex
+    if a.dtype.kind == "c" or _complex.is_complex(src):
+        return _complex.assign(a, src)
     c = Call("assign")
     c.note(a)
     c.note(src)
