@@ -458,6 +458,7 @@ class ndarray:
         a = np.asarray(array)
         if a.shape != self.shape:
             raise ValueError(f"set: shape {a.shape} does not match the array's {self.shape}")
+        no_complex_drop(a.dtype, self.dtype, "set")
         if not self.contiguous:
             from . import _arrayops
             _arrayops.assign(self, a)
@@ -665,7 +666,16 @@ def ones(shape, dtype=np.float32, *, memory=None, context=None):
     return full(shape, 1, dtype, memory=memory, context=context)
 
 
+def no_complex_drop(src, dt, what):
+    """TypeError where complex data would become real dtype dt (NumPy
+    warns and drops the imaginary part; issue 19 says never silently)."""
+    if np.dtype(src).kind == "c" and np.dtype(dt).kind != "c":
+        raise TypeError(f"{what}: {np.dtype(src).name} data into {np.dtype(dt).name} would "
+                        f"drop the imaginary part; take .real first")
+
+
 def _fill(arr, value):
+    no_complex_drop(np.asarray(value).dtype, arr.dtype, "fill")
     if not arr._size:
         return
     word = np.asarray(value).astype(arr._sdtype if arr.dtype != _BOOL else np.bool_)
@@ -772,6 +782,7 @@ def asarray(obj, dtype=None, *, memory=None, context=None):
     if a.dtype.names is not None:
         return _struct_array(a, dtype, memory, ctx)
     dt = check_dtype(dtype if dtype is not None else default_dtype(a.dtype, obj), "vp.asarray")
+    no_complex_drop(a.dtype, dt, "vp.asarray")
     if memory == "host" and a.dtype == dt and ctx.has("external_memory_host"):
         target = _import_target(a, ctx)
         if target is not None:

@@ -140,6 +140,10 @@ def _op(name, x, y=None, dst=None):
             _put(dst, r)
         return r
     f = _ufunc(name)
+    if dst is not None and np.broadcast_shapes(*(_shape_of(a) for a in args)) != dst.shape:
+        r = f(*args)  # a broadcast result: out= must have the operands' shape
+        _put(dst, r)
+        return r
     return f(*args, out=dst) if dst is not None else f(*args)
 
 
@@ -462,7 +466,10 @@ def _set_imag(self, value):
 
 
 def install():
-    """Adds .real, .imag, .conj(), .conjugate() to vp.ndarray."""
+    """Adds .real, .imag, .conj(), .conjugate() to vp.ndarray, and
+    np.conjugate(resident) to the NumPy ufuncs that run on the device."""
+    from . import _ufunc
+    _ufunc.BY_NUMPY.setdefault("conjugate", lambda x, out=None: conjugate(x, out=out))
     nd = _array.ndarray
     nd.real = property(_get_real, _set_real, doc="The real part (a view for complex arrays).")
     nd.imag = property(_get_imag, _set_imag, doc="The imaginary part (a view for complex "
