@@ -90,10 +90,10 @@ struct vrt__vkfft {
    * other slot. */
   VkBuffer slot[2];
   uint32_t cur;
-  /* Not appended yet. VkFFT 1.2.26's descriptor sets as written by
-   * initializeVkFFT give zeros for a forward Bluestein transform (lengths
-   * with a prime factor > 13) until they are written again; so the first
-   * append always takes the other slot, which rewrites them. */
+  /* Not appended yet. The descriptor sets initializeVkFFT wrote for a
+   * Bluestein axis name placeholders (see `placeholders` below; without
+   * them VK_NULL_HANDLE, and the forward transform read zeros): the first
+   * append always takes the other slot, which rewrites every set. */
   bool fresh;
   uint64_t bytes;
   VkFence fence;
@@ -106,6 +106,98 @@ struct vrt__vkfft {
 static pthread_once_t glslang_once = PTHREAD_ONCE_INIT;
 static int glslang_ok;
 static void glslang_init(void) { glslang_ok = glslang_initialize_process(); }
+
+/* VkFFT 1.2.26 writes the descriptor sets of a Bluestein axis while it
+ * plans it, before it makes the buffers those sets name (the phase vectors
+ * of VkFFTGeneratePhaseVectors): the writes name VK_NULL_HANDLE with range
+ * 0, which the validation layer rejects (and the forward transform read
+ * zeros until the sets were written again: see `fresh`). So the app's
+ * Bluestein buffer fields start out naming placeholders - small buffers
+ * over one allocation - which VkFFT replaces with its own buffers as it
+ * makes them; the sets are written again before first use. Afterwards the
+ * placeholders are destroyed, and a field still naming one is cleared so
+ * that deleteVkFFT never destroys it. When initializeVkFFT fails it has
+ * already destroyed (and cleared) the Bluestein fields it held: only the
+ * placeholders still named are destroyed here. */
+enum { PH = 9, PH_BYTES = 256 };
+typedef struct placeholders {
+  VkBuffer buf[PH];
+  VkDeviceMemory mem;
+} placeholders;
+
+static VkBuffer *ph_field(VkFFTApplication *app, int i) {
+  int axis = i / 3;
+  switch (i % 3) {
+  case 0:
+    return &app->bufferBluestein[axis];
+  case 1:
+    return &app->bufferBluesteinFFT[axis];
+  default:
+    return &app->bufferBluesteinIFFT[axis];
+  }
+}
+
+static bool placeholders_make(placeholders *ph, VkFFTApplication *app) {
+  memset(ph, 0, sizeof *ph);
+  VkDevice dev = cur->device;
+  VkBufferCreateInfo bi;
+  memset(&bi, 0, sizeof bi);
+  bi.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  bi.size = PH_BYTES;
+  bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  for (int i = 0; i < PH; i++)
+    if (vkCreateBuffer(dev, &bi, NULL, &ph->buf[i]) != VK_SUCCESS)
+      goto fail;
+  {
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(dev, ph->buf[0], &req);
+    VkPhysicalDeviceMemoryProperties mp;
+    cur->get_memory_properties(cur->pdev, &mp);
+    uint32_t type = UINT32_MAX;
+    for (uint32_t t = 0; t < mp.memoryTypeCount && type == UINT32_MAX; t++)
+      if (req.memoryTypeBits & (1u << t))
+        type = t;
+    VkMemoryAllocateInfo ai;
+    memset(&ai, 0, sizeof ai);
+    ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+    ai.allocationSize = req.size;
+    ai.memoryTypeIndex = type;
+    if (type == UINT32_MAX || vkAllocateMemory(dev, &ai, NULL, &ph->mem) != VK_SUCCESS)
+      goto fail;
+    for (int i = 0; i < PH; i++) /* aliased: nothing reads them */
+      if (vkBindBufferMemory(dev, ph->buf[i], ph->mem, 0) != VK_SUCCESS)
+        goto fail;
+  }
+  for (int i = 0; i < PH; i++) {
+    *ph_field(app, i) = ph->buf[i];
+    app->bufferBluesteinSize[i / 3] = PH_BYTES;
+  }
+  return true;
+fail:
+  for (int i = 0; i < PH; i++)
+    if (ph->buf[i])
+      vkDestroyBuffer(dev, ph->buf[i], NULL);
+  if (ph->mem)
+    vkFreeMemory(dev, ph->mem, NULL);
+  return false;
+}
+
+static void placeholders_drop(placeholders *ph, VkFFTApplication *app, bool ok) {
+  VkDevice dev = cur->device;
+  for (int i = 0; i < PH; i++) {
+    VkBuffer *f = ph_field(app, i);
+    bool named = *f == ph->buf[i];
+    if (named)
+      *f = VK_NULL_HANDLE;
+    if (ok || named)
+      vkDestroyBuffer(dev, ph->buf[i], NULL);
+  }
+  for (int i = 0; i < 3; i++)
+    if (app->bufferBluesteinSize[i] == PH_BYTES && !app->useBluesteinFFT[i])
+      app->bufferBluesteinSize[i] = 0;
+  vkFreeMemory(dev, ph->mem, NULL);
+}
 
 static void fail(char *why, size_t n, const char *what, int r) {
   snprintf(why, n, "VkFFT %s failed (VkFFTResult %d)", what, r);
@@ -149,7 +241,15 @@ vrt__vkfft *vrt__vkfft_make(const vrt__vkfft_env *env, uint32_t ndim, const uint
   c.buffer = &a->slot[0];
   c.bufferSize = &a->bytes;
   cur = env;
+  placeholders ph;
+  if (!placeholders_make(&ph, &a->app)) {
+    cur = NULL;
+    snprintf(why, n, "out of device memory for VkFFT's placeholder buffers");
+    free(a);
+    return NULL;
+  }
   VkFFTResult r = initializeVkFFT(&a->app, c);
+  placeholders_drop(&ph, &a->app, r == VKFFT_SUCCESS);
   cur = NULL;
   if (r != VKFFT_SUCCESS) {
     fail(why, n, "plan creation", r);

@@ -75,7 +75,7 @@ def _length(fname, n, what="n"):
     return v
 
 
-def _axes_s(fname, shape, s, axes, what="s"):
+def _axes_s(fname, shape, s, axes, one=False):
     """NumPy's (s, axes) rules: the axes (normalized, distinct) and the
     length along each."""
     ndim = len(shape)
@@ -91,7 +91,7 @@ def _axes_s(fname, shape, s, axes, what="s"):
     else:
         if isinstance(axes, (int, np.integer)):
             axes = [axes]
-        axes = [_axis(fname, a, ndim, "axes") for a in axes]
+        axes = [_axis(fname, a, ndim, "axis" if one else "axes") for a in axes]
     if len(set(axes)) != len(axes):
         raise ValueError(f"vp.fft.{fname}: axes={tuple(axes)} repeats an axis (not supported)")
     if s is None:
@@ -102,7 +102,7 @@ def _axes_s(fname, shape, s, axes, what="s"):
             raise ValueError(f"vp.fft.{fname}: s={tuple(s)} and axes={tuple(axes)} differ in "
                              f"length")
         s = [shape[a] if v == -1 else v for v, a in zip(s, axes)]
-    s = [_length(fname, v, what) for v in s]
+    s = [_length(fname, v, "n" if one else "s") for v in s]
     if not axes and ndim == 0:
         raise ValueError(f"vp.fft.{fname}: a 0-d array has no axis to transform")
     return s, axes
@@ -226,7 +226,7 @@ def _scale(y, fname, norm, n, inverse):
 def _c2c(fname, a, s, axes, norm, inverse, context, one=False):
     norm = _check_norm(fname, norm)
     x, host = _resident(a, fname, context)
-    s, axes = _axes_s(fname, x.shape, s, axes, "n" if one else "s")
+    s, axes = _axes_s(fname, x.shape, s, axes, one)
     cdt = _complex_dtype(fname, x.dtype)
     _need_f64(fname, x._ctx, cdt)
     y = _resized(fname, x, cdt, axes, s)
@@ -279,13 +279,13 @@ def _half(y, axis, m):
     return _complex.materialize(_view(y, shape, 0, _estrides(y)))
 
 
-def _rfftn(fname, a, s, axes, norm, context):
+def _rfftn(fname, a, s, axes, norm, context, one=False):
     norm = _check_norm(fname, norm)
     x, host = _resident(a, fname, context)
     if x.dtype.kind == "c":
         raise TypeError(f"vp.fft.{fname}: the input is {x.dtype.name}; real transforms take "
                         f"real input (use vp.fft.fft{'n' if fname != 'rfft' else ''})")
-    s, axes = _axes_s(fname, x.shape, s, axes)
+    s, axes = _axes_s(fname, x.shape, s, axes, one)
     cdt = _complex_dtype(fname, x.dtype)
     _need_f64(fname, x._ctx, cdt)
     y = _resized(fname, x, cdt, axes, s)
@@ -295,11 +295,11 @@ def _rfftn(fname, a, s, axes, norm, context):
     return y.numpy() if host else y
 
 
-def _irfftn(fname, a, s, axes, norm, context, n_given):
+def _irfftn(fname, a, s, axes, norm, context, n_given, one=False):
     norm = _check_norm(fname, norm)
     x, host = _resident(a, fname, context)
     shp = x.shape
-    s0, axes = _axes_s(fname, shp, s, axes)
+    s0, axes = _axes_s(fname, shp, s, axes, one)
     if not n_given:
         s0[-1] = 2 * (shp[axes[-1]] - 1)
         if s0[-1] < 1:
@@ -342,14 +342,14 @@ def _irfftn(fname, a, s, axes, norm, context, n_given):
 def rfft(a, n=None, axis=-1, norm=None, *, context=None):
     """vp.fft.rfft(a, n=None, axis=-1, norm=None): the transform of real
     input, the n//2 + 1 non-negative frequencies, as numpy.fft.rfft."""
-    return _rfftn("rfft", a, None if n is None else [n], [axis], norm, context)
+    return _rfftn("rfft", a, None if n is None else [n], [axis], norm, context, True)
 
 
 def irfft(a, n=None, axis=-1, norm=None, *, context=None):
     """vp.fft.irfft: the inverse of rfft (real output of length n,
     2 * (m - 1) by default), as numpy.fft.irfft."""
     return _irfftn("irfft", a, None if n is None else [n], [axis], norm, context,
-                   n is not None)
+                   n is not None, True)
 
 
 def rfftn(a, s=None, axes=None, norm=None, *, context=None):
