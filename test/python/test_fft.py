@@ -109,6 +109,7 @@ def test_fftn_axes(shape, dt, norm, inverse, pick):
           f"{f.__name__} {shape} axes={axes}")
 
 
+@pytest.mark.filterwarnings("ignore:`axes` should not be `None`:DeprecationWarning")
 def test_fft2_and_s():
     x = data((3, 6, 10), C64, 7)
     a = vp.asarray(x)
