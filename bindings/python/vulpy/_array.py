@@ -19,7 +19,9 @@ vp.asarray(np.zeros(3)) stays float64.
 Supported dtypes: float32 everywhere; float64, int32, uint32, int64, uint64
 (storage works on every device; arithmetic on 64-bit types needs the
 device's float64 / int64 features); bool, stored as one uint32 word per
-element (no zero-copy bool view).
+element (no zero-copy bool view); complex64 / complex128, stored as NumPy
+stores them, with the arithmetic _complex.py lists (Python complex data
+without dtype= is complex64, as Python floats are float32).
 """
 import numpy as np
 
@@ -132,7 +134,8 @@ class ndarray:
     Attributes: shape, dtype, ndim, size, nbytes, memory (the memory kind:
     'device', 'host', 'cached', ...), base (True for views), context.
     Dtypes: bool, int32, uint32, int64, uint64, float32, float64 (64-bit
-    types where the device has them; bool is stored as 32-bit words).
+    types where the device has them; bool is stored as 32-bit words),
+    complex64, complex128 (arithmetic, abs, exp, .real/.imag, vp.fft).
 
     Errors: TypeError for a dtype the GPU cannot hold or operands of
     different kinds, ValueError for shapes that do not broadcast or an
