@@ -7,8 +7,10 @@
  * runtime's barriers, so it is ordered after whatever wrote the buffer and
  * before whatever reads it next, and nothing goes back to the host.
  *
- * VkFFT writes its descriptor sets when a plan is recorded for a buffer
- * other than the last one, so recording a plan for another buffer first
+ * Out of place (vrt_fft_exec_to), VkFFT reads the input buffer and writes
+ * the output (its "formatted input"), a plan of its own; in place is one
+ * buffer. VkFFT writes its descriptor sets when a plan is recorded for a
+ * buffer other than the last one, so recording a plan for another buffer first
  * waits for that plan's previous submission (a set in use by a pending
  * command buffer must not change); the same buffer records at once.
  */
@@ -22,6 +24,7 @@ enum { PLANS = 16 };
 
 typedef struct fft_plan {
   vrt_fft_shape s;
+  bool oop; /* out of place */
   vrt__vkfft *app;
   vrt_ticket last; /* its last submission */
   uint64_t used;   /* LRU clock */
@@ -103,8 +106,10 @@ static bool check(vrt_buffer *b, const vrt_fft_shape *s, vp_diags *d) {
   return true;
 }
 
-/* The plan for s (lock held), made on first use. */
-static fft_plan *plan_get(vrt_context *ctx, vrt_buffer *b, const vrt_fft_shape *s, vp_diags *d) {
+/* The plan for s (lock held), made on first use; in: the input buffer of
+ * an out-of-place transform, or NULL. */
+static fft_plan *plan_get(vrt_context *ctx, vrt_buffer *in, vrt_buffer *b, const vrt_fft_shape *s,
+                          vp_diags *d) {
   fft_cache *c = ctx->fft;
   if (!c) {
     c = calloc(1, sizeof *c);
@@ -121,7 +126,7 @@ static fft_plan *plan_get(vrt_context *ctx, vrt_buffer *b, const vrt_fft_shape *
     ctx->fft_free = cache_free;
   }
   for (uint32_t i = 0; i < c->n; i++)
-    if (same(&c->p[i].s, s)) {
+    if (same(&c->p[i].s, s) && c->p[i].oop == (in != NULL)) {
       c->p[i].used = ++c->clock;
       return &c->p[i];
     }
@@ -145,7 +150,8 @@ static fft_plan *plan_get(vrt_context *ctx, vrt_buffer *b, const vrt_fft_shape *
   }
   char why[256];
   vrt__vkfft_env e = env_of(ctx);
-  vrt__vkfft *app = vrt__vkfft_make(&e, s->ndim, s->size, s->batch, s->dbl, b->buffer,
+  vrt__vkfft *app = vrt__vkfft_make(&e, s->ndim, s->size, s->batch, s->dbl,
+                                    in ? in->buffer : VK_NULL_HANDLE, b->buffer,
                                     vrt_fft_bytes(s), c->fence, why, sizeof why);
   if (!app) {
     vrt__error(ctx, d, "fft: %s", why);
@@ -153,6 +159,7 @@ static fft_plan *plan_get(vrt_context *ctx, vrt_buffer *b, const vrt_fft_shape *
   }
   c->n++;
   p->s = *s;
+  p->oop = in != NULL;
   p->app = app;
   p->last = 0;
   p->used = ++c->clock;
@@ -160,24 +167,35 @@ static fft_plan *plan_get(vrt_context *ctx, vrt_buffer *b, const vrt_fft_shape *
 }
 
 bool vrt_fft_exec(vrt_buffer *b, const vrt_fft_shape *s, bool inverse, vp_diags *d) {
+  return vrt_fft_exec_to(b, b, s, inverse, d);
+}
+
+bool vrt_fft_exec_to(vrt_buffer *in, vrt_buffer *b, const vrt_fft_shape *s, bool inverse,
+                     vp_diags *d) {
   vrt_context *ctx = b->ctx;
-  if (!vrt__alive(ctx, d) || !check(b, s, d))
+  if (!vrt__alive(ctx, d) || !check(b, s, d) || (in != b && !check(in, s, d)))
     return false;
+  if (in->ctx != ctx) {
+    vrt__error(ctx, d, "fft: the input and output buffers are on different contexts");
+    return false;
+  }
+  vrt_buffer *src = in == b ? NULL : in;
   pthread_mutex_lock(&ctx->lock);
-  fft_plan *p = plan_get(ctx, b, s, d);
+  fft_plan *p = plan_get(ctx, src, b, s, d);
   bool ok = p != NULL;
-  if (ok && vrt__vkfft_bound(p->app) != b->buffer && p->last)
+  if (ok && !vrt__vkfft_bound(p->app, in->buffer, b->buffer) && p->last)
     ok = vrt_wait(ctx, p->last, UINT64_MAX, d);
   int slot;
-  VkCommandBuffer cb = ok && vrt__zero_owed(ctx, b, d) ? vrt__cmd_begin(ctx, &slot, d)
-                                                       : VK_NULL_HANDLE;
+  VkCommandBuffer cb = ok && vrt__zero_owed(ctx, b, d) && vrt__zero_owed(ctx, in, d)
+                           ? vrt__cmd_begin(ctx, &slot, d)
+                           : VK_NULL_HANDLE;
   ok = cb != VK_NULL_HANDLE;
   vrt_ticket t = 0;
   if (ok) {
     char why[256];
     vrt__barrier(ctx, cb, true);
     vrt__vkfft_env e = env_of(ctx);
-    ok = vrt__vkfft_append(&e, p->app, cb, b->buffer, inverse, why, sizeof why);
+    ok = vrt__vkfft_append(&e, p->app, cb, in->buffer, b->buffer, inverse, why, sizeof why);
     if (!ok)
       vrt__error(ctx, d, "fft: %s", why);
     vrt__barrier(ctx, cb, false);
@@ -189,6 +207,7 @@ bool vrt_fft_exec(vrt_buffer *b, const vrt_fft_shape *s, bool inverse, vp_diags 
   if (ok) {
     p->last = t;
     atomic_store(&b->last_use, t);
+    atomic_store(&in->last_use, t);
   }
   pthread_mutex_unlock(&ctx->lock);
   return ok;

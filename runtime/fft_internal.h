@@ -29,18 +29,21 @@ typedef struct vrt__vkfft_env {
 typedef struct vrt__vkfft vrt__vkfft;
 
 /* A VkFFT application for `ndim` axes of sizes size[0..ndim) (size[0] the
- * contiguous one), `batch` of them, over a buffer of `bytes` bytes (the
- * context lock held: VkFFT uploads its tables on the context's queue and
- * waits on `fence`). NULL + a message in `why` on failure. */
+ * contiguous one), `batch` of them, over buffers of `bytes` bytes: in
+ * place in `buf` (in VK_NULL_HANDLE), or out of place from `in` into
+ * `buf` (the context lock held: VkFFT uploads its tables on the context's
+ * queue and waits on `fence`). NULL + a message in `why` on failure. */
 vrt__vkfft *vrt__vkfft_make(const vrt__vkfft_env *env, uint32_t ndim, const uint64_t size[3],
-                            uint64_t batch, bool dbl, VkBuffer buf, uint64_t bytes,
+                            uint64_t batch, bool dbl, VkBuffer in, VkBuffer buf, uint64_t bytes,
                             VkFence fence, char *why, size_t n);
-/* Records the transform of `buf` (in place) into cb. */
+/* Records the transform into cb: of `buf` in place, or from `in` into
+ * `buf` for an out-of-place application. */
 bool vrt__vkfft_append(const vrt__vkfft_env *env, vrt__vkfft *a, VkCommandBuffer cb,
-                       VkBuffer buf, bool inverse, char *why, size_t n);
-/* The buffer the application's descriptor sets hold now: recording
- * another rewrites them, which must wait for the last submission. */
-VkBuffer vrt__vkfft_bound(const vrt__vkfft *a);
+                       VkBuffer in, VkBuffer buf, bool inverse, char *why, size_t n);
+/* Whether the application's descriptor sets hold these buffers now:
+ * recording others rewrites them, which must wait for the last
+ * submission. */
+bool vrt__vkfft_bound(const vrt__vkfft *a, VkBuffer in, VkBuffer buf);
 /* Frees the application (its last submission has completed). */
 void vrt__vkfft_free(const vrt__vkfft_env *env, vrt__vkfft *a);
 

@@ -90,6 +90,10 @@ struct vrt__vkfft {
    * other slot. */
   VkBuffer slot[2];
   uint32_t cur;
+  /* out of place: the input buffer, likewise (VkFFT's inputBuffer) */
+  bool oop;
+  VkBuffer islot[2];
+  uint32_t icur;
   /* Not appended yet. The descriptor sets initializeVkFFT wrote for a
    * Bluestein axis name placeholders (see `placeholders` below; without
    * them VK_NULL_HANDLE, and the forward transform read zeros): the first
@@ -204,7 +208,7 @@ static void fail(char *why, size_t n, const char *what, int r) {
 }
 
 vrt__vkfft *vrt__vkfft_make(const vrt__vkfft_env *env, uint32_t ndim, const uint64_t size[3],
-                            uint64_t batch, bool dbl, VkBuffer buf, uint64_t bytes,
+                            uint64_t batch, bool dbl, VkBuffer in, VkBuffer buf, uint64_t bytes,
                             VkFence fence, char *why, size_t n) {
   pthread_once(&glslang_once, glslang_init);
   if (!glslang_ok) {
@@ -240,6 +244,13 @@ vrt__vkfft *vrt__vkfft_make(const vrt__vkfft_env *env, uint32_t ndim, const uint
   c.isCompilerInitialized = 1;
   c.buffer = &a->slot[0];
   c.bufferSize = &a->bytes;
+  if (in) { /* out of place: read `in`, write `buf` (both directions) */
+    a->oop = true;
+    a->islot[0] = in;
+    c.isInputFormatted = 1;
+    c.inputBuffer = &a->islot[0];
+    c.inputBufferSize = &a->bytes;
+  }
   cur = env;
   placeholders ph;
   if (!placeholders_make(&ph, &a->app)) {
@@ -260,7 +271,11 @@ vrt__vkfft *vrt__vkfft_make(const vrt__vkfft_env *env, uint32_t ndim, const uint
 }
 
 bool vrt__vkfft_append(const vrt__vkfft_env *env, vrt__vkfft *a, VkCommandBuffer cb,
-                       VkBuffer buf, bool inverse, char *why, size_t n) {
+                       VkBuffer in, VkBuffer buf, bool inverse, char *why, size_t n) {
+  if (a->oop && (a->islot[a->icur] != in || a->fresh)) {
+    a->icur ^= 1;
+    a->islot[a->icur] = in;
+  }
   if (a->slot[a->cur] != buf || a->fresh) {
     a->fresh = false;
     a->cur ^= 1;
@@ -270,6 +285,8 @@ bool vrt__vkfft_append(const vrt__vkfft_env *env, vrt__vkfft *a, VkCommandBuffer
   memset(&p, 0, sizeof p);
   p.commandBuffer = &cb;
   p.buffer = &a->slot[a->cur];
+  if (a->oop)
+    p.inputBuffer = &a->islot[a->icur];
   cur = env;
   VkFFTResult r = VkFFTAppend(&a->app, inverse ? 1 : -1, &p);
   cur = NULL;
@@ -280,7 +297,9 @@ bool vrt__vkfft_append(const vrt__vkfft_env *env, vrt__vkfft *a, VkCommandBuffer
   return true;
 }
 
-VkBuffer vrt__vkfft_bound(const vrt__vkfft *a) { return a->slot[a->cur]; }
+bool vrt__vkfft_bound(const vrt__vkfft *a, VkBuffer in, VkBuffer buf) {
+  return a->slot[a->cur] == buf && (!a->oop || a->islot[a->icur] == in);
+}
 
 void vrt__vkfft_free(const vrt__vkfft_env *env, vrt__vkfft *a) {
   if (!a)

@@ -785,6 +785,10 @@ typedef struct vrt_fft_shape {
   bool dbl;
 } vrt_fft_shape;
 bool vrt_fft_exec(vrt_buffer *b, const vrt_fft_shape *s, bool inverse, vp_diags *d);
+/* The same out of place: reads `in`, writes `out` (in is not changed; in ==
+ * out is vrt_fft_exec). */
+bool vrt_fft_exec_to(vrt_buffer *in, vrt_buffer *out, const vrt_fft_shape *s, bool inverse,
+                     vp_diags *d);
 /* Bytes the transform covers. */
 uint64_t vrt_fft_bytes(const vrt_fft_shape *s);
 /* Plans in the context's cache (tests). */

@@ -5,17 +5,21 @@
 
 #ifdef VULPY_HAVE_FFT
 
-/* fft_exec(buffer, sizes, batch, double, inverse): sizes outer to inner
- * (1 to 3 axes, NumPy's order), transformed in place. */
+/* fft_exec(buffer, sizes, batch, double, inverse, input=None): sizes outer
+ * to inner (1 to 3 axes, NumPy's order), transformed in place, or from
+ * `input` into `buffer`. */
 static PyObject *fft_exec(PyObject *self, PyObject *args) {
-  PyObject *bobj, *sizes;
+  PyObject *bobj, *sizes, *iobj = Py_None;
   unsigned long long batch;
   int dbl, inverse;
-  if (!PyArg_ParseTuple(args, "OOKpp:fft_exec", &bobj, &sizes, &batch, &dbl, &inverse))
+  if (!PyArg_ParseTuple(args, "OOKpp|O:fft_exec", &bobj, &sizes, &batch, &dbl, &inverse, &iobj))
     return NULL;
   vpy_state *st = vpy_module_state(self);
   vrt_buffer *b = vpy_buffer_get(st, bobj);
   if (!b)
+    return NULL;
+  vrt_buffer *in = iobj == Py_None ? b : vpy_buffer_get(st, iobj);
+  if (!in)
     return NULL;
   Py_ssize_t n = PySequence_Size(sizes);
   if (n < 0)
@@ -36,7 +40,7 @@ static PyObject *fft_exec(PyObject *self, PyObject *args) {
   vp_diags d = {0};
   bool ok;
   Py_BEGIN_ALLOW_THREADS
-  ok = vrt_fft_exec(b, &s, inverse, &d);
+  ok = vrt_fft_exec_to(in, b, &s, inverse, &d);
   Py_END_ALLOW_THREADS
   if (!ok)
     return vpy_raise(st, &d, NULL, NULL, NULL);
@@ -46,7 +50,8 @@ static PyObject *fft_exec(PyObject *self, PyObject *args) {
 
 PyMethodDef vpy_fft_methods[] = {
     {"fft_exec", fft_exec, METH_VARARGS,
-     "fft_exec(buffer, sizes, batch, double, inverse): in-place complex FFT (VkFFT)"},
+     "fft_exec(buffer, sizes, batch, double, inverse, input=None): complex FFT (VkFFT), in "
+     "place or from input"},
     {NULL, NULL, 0, NULL},
 };
 #endif

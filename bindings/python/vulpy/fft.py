@@ -143,14 +143,17 @@ def _estrides(a):
     return list(a._estrides) if a._estrides is not None else list(c_strides(a.shape))
 
 
-def _resized(fname, a, cdt, axes, s):
-    """A new contiguous complex array: `a` converted to cdt, cropped or
-    zero-padded along `axes` to lengths `s` (NumPy's n= / s=)."""
+def _resized(fname, a, cdt, axes, s, copy=True):
+    """A contiguous complex array: `a` converted to cdt, cropped or
+    zero-padded along `axes` to lengths `s` (NumPy's n= / s=); `a` itself
+    when it is that already and copy=False."""
     shape = list(a.shape)
     for ax, n in zip(axes, s):
         shape[ax] = n
     ctx = a._ctx
     if all(a.shape[ax] == n for ax, n in zip(axes, s)):
+        if a.dtype == cdt and not copy and a._whole:
+            return a
         return a.copy() if a.dtype == cdt else a.astype(cdt)
     # the common part of a, as a view, into zeros (growing) or a new array
     st = _estrides(a)
@@ -174,13 +177,15 @@ def _permuted(a, perm):
     return _complex.materialize(v)
 
 
-def _exec(y, axes, inverse):
-    """Transforms contiguous whole complex array y over `axes` (in place
-    when they are trailing; else on a permuted copy); returns the result
-    in y's axis order."""
+def _exec(y, axes, inverse, owned=True):
+    """Transforms contiguous whole complex array y over `axes`; returns the
+    result in y's axis order. An `owned` y (a copy made here) may be
+    transformed in place; otherwise (the caller's array) the first
+    transform reads y and writes a new array (VkFFT out of place), or
+    works on a transposing copy."""
     axes = [a for a in axes if y.shape[a] > 1]  # a length-1 transform is the identity
     if not axes or y.size == 0:
-        return y
+        return y if owned else y.copy()
     ext = _native.ext()
     if not hasattr(ext, "fft_exec"):
         raise RuntimeError("vp.fft: this build has no FFT (VkFFT's header, Debian's "
@@ -197,11 +202,17 @@ def _exec(y, axes, inverse):
         if perm != list(range(nd)):
             y = _permuted(y, perm)
             order = [order[p] for p in perm]
+            owned = True
         sizes = [y.shape[i] for i in range(nd - len(group), nd)]
         # a length-1 dimension between the transformed ones changes no stride
         sizes_eff = [n for n in sizes if n > 1]
         batch = y.size // math.prod(sizes_eff)
-        ext.fft_exec(y._buf, sizes_eff, batch, dbl, inverse)
+        if owned:
+            ext.fft_exec(y._buf, sizes_eff, batch, dbl, inverse)
+        else:
+            out = _array._result(y.shape, y.dtype, y.memory, y._ctx)
+            ext.fft_exec(out._buf, sizes_eff, batch, dbl, inverse, y._buf)
+            y, owned = out, True
     if order != list(range(nd)):
         inv = [order.index(i) for i in range(nd)]
         y = _permuted(y, inv)
@@ -229,8 +240,8 @@ def _c2c(fname, a, s, axes, norm, inverse, context, one=False):
     s, axes = _axes_s(fname, x.shape, s, axes, one)
     cdt = _complex_dtype(fname, x.dtype)
     _need_f64(fname, x._ctx, cdt)
-    y = _resized(fname, x, cdt, axes, s)
-    y = _exec(y, axes, inverse)
+    y = _resized(fname, x, cdt, axes, s, copy=False)
+    y = _exec(y, axes, inverse, owned=y is not x)
     y = _scale(y, fname, norm, math.prod(s), inverse)
     return y.numpy() if host else y
 
