@@ -238,6 +238,11 @@ def test_astype(dt):
 
 
 # ---------------------------------------------------------------- unsupported
+@vp.jit
+def _twice(x):
+    return x * 2
+
+
 @pytest.mark.parametrize("call,name", [
     (lambda a: a.sum(), "vp.sum"), (lambda a: vp.sqrt(a), "vp.sqrt"),
     (lambda a: a < a, "vp.less"), (lambda a: vp.maximum(a, a), "vp.maximum"),
@@ -245,6 +250,7 @@ def test_astype(dt):
     (lambda a: vp.where(vp.asarray([True, False, True]), a, a), "vp.where"),
     (lambda a: a ** 2, "vp.power"), (lambda a: vp.log(a), "vp.log"),
     (lambda a: vp.cumsum(a), "vp.cumsum"), (lambda a: a.max(), ""),
+    (lambda a: _twice(a), "vp.jit _twice"),
 ])
 def test_unsupported_raises_naming_op_and_dtype(call, name):
     a = vp.asarray(crand(3))
