@@ -438,9 +438,9 @@ class ndarray:
         dt = check_dtype(dtype)
         if dt == self.dtype:
             return self.copy(memory)
-        if dt.kind == "c" or self.dtype.kind == "c":  # issue 19
-            from . import _complex
-            return _complex.astype(self, dt, memory)
+        if dt.kind == "c" or self.dtype.kind == "c":  # issue 19 (_complex.py)
+            from . import _arrayops
+            return _arrayops.COMPLEX.astype(self, dt, memory)
         if not self.contiguous:
             from . import _arrayops
             return _arrayops.astype(self, dt, memory)

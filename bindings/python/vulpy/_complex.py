@@ -37,14 +37,11 @@ _BOOL = np.dtype(np.bool_)
 # the vp ufuncs that take complex operands (their NumPy names)
 SUPPORTED = ("add", "subtract", "multiply", "divide", "negative", "positive", "conjugate",
              "absolute", "exp", "equal", "not_equal", "cast")
-_SUPPORTED_TEXT = ("+ - * /, negative, conj, abs, exp, ==, !=, real, imag, angle, astype, "
-                   "copy, indexing views, fft")
 
 
 def unsupported(what, dt):
     """The TypeError for operation `what` on complex dtype `dt`."""
-    return TypeError(f"{what}: {np.dtype(dt).name} operands are not supported (complex arrays "
-                     f"support {_SUPPORTED_TEXT}; docs/python-api.md, \"Complex\")")
+    return _arrayops.complex_unsupported(what, dt)
 
 
 def is_complex(x):
@@ -466,9 +463,13 @@ def _set_imag(self, value):
 
 
 def install():
-    """Adds .real, .imag, .conj(), .conjugate() to vp.ndarray, and
-    np.conjugate(resident) to the NumPy ufuncs that run on the device."""
+    """Adds .real, .imag, .conj(), .conjugate() to vp.ndarray and
+    np.conjugate(resident) to the NumPy ufuncs that run on the device, and
+    hooks this module into the operations below it (_arrayops.COMPLEX:
+    they call it for complex operands without importing it)."""
+    import sys
     from . import _ufunc
+    _arrayops.COMPLEX = sys.modules[__name__]
     _ufunc.BY_NUMPY.setdefault("conjugate", lambda x, out=None: conjugate(x, out=out))
     nd = _array.ndarray
     nd.real = property(_get_real, _set_real, doc="The real part (a view for complex arrays).")

@@ -22,7 +22,7 @@ import threading
 
 import numpy as np
 
-from . import _array, _arrayops, _compiler, _complex, _context
+from . import _array, _arrayops, _compiler, _context
 from ._errors import CompileError
 from ._launch import Handle, Program, grid_2d
 from ._ufunc_src import ARITH, MATH, UNARY, KNAME as _KNAME, VEC as _VEC
@@ -159,8 +159,9 @@ class Ufunc:
             r = fast(args, out, sync)
             if r is not NotImplemented:
                 return r
-        if _complex.involved(args, out):  # issue 19: complex operands (_complex.py)
-            return _complex.ufunc(self, args, out, context, sync)
+        cx = _arrayops.COMPLEX  # issue 19: complex operands (_complex.py)
+        if cx is not None and cx.involved(args, out):
+            return cx.ufunc(self, args, out, context, sync)
         if len(args) != self.nin:
             raise TypeError(f"vp.{self.name} takes {self.nin} input(s), got {len(args)}")
         if out is not None:
@@ -683,8 +684,9 @@ class ArrayUfunc(Ufunc):
     """A vp ufunc that always runs on the array path (one graph per call)."""
 
     def __call__(self, *args, out=None, context=None, sync=True):
-        if _complex.involved(args, out):  # issue 19: complex operands (_complex.py)
-            return _complex.ufunc(self, args, out, context, sync)
+        cx = _arrayops.COMPLEX  # issue 19: complex operands (_complex.py)
+        if cx is not None and cx.involved(args, out):
+            return cx.ufunc(self, args, out, context, sync)
         if len(args) != self.nin:
             raise TypeError(f"vp.{self.name} takes {self.nin} input(s), got {len(args)}")
         for a in args:
