@@ -15,7 +15,8 @@ DEB_PACKAGES := cmake ninja-build pkg-config gcc g++ python3-venv python3-dev \
   libvulkan-dev libvulkan-volk-dev libvulkan1 mesa-vulkan-drivers vulkan-validationlayers \
   vulkan-tools libyaml-dev llvm-14-tools clang-14 libclang-rt-14-dev hipcc \
   python3-matplotlib valgrind patchelf \
-  openmpi-bin libopenmpi-dev
+  openmpi-bin libopenmpi-dev \
+  libvkfft-dev
 
 .PHONY: all deps venv configure build run test test-only build-sanitize test-sanitize test-sanitize-ci bench bench-report bench-extra fuzz fuzz-long clean wheel
 

@@ -327,6 +327,8 @@ uint32_t vrt_context_destroy_checked(vrt_context *ctx, vp_diags *d) {
   if (ctx->device) {
     vrt__prewarm_join(ctx);
     ctx->vk.vkDeviceWaitIdle(ctx->device);
+    if (ctx->fft_free)
+      ctx->fft_free(ctx);
     while (ctx->recordings)
       vrt__record_release(ctx->recordings);
     while (ctx->controls)

@@ -279,6 +279,11 @@ struct vrt_context {
 
   char fault_call[64];
   VkResult fault_result;
+
+  /* fft.c's plan cache (under lock) and what frees it when the context
+   * goes (set by fft.c, which lives in its own library, vulpy_fft). */
+  void *fft;
+  void (*fft_free)(vrt_context *ctx);
 };
 
 /* ----------------------------------------------------------------- errors */

@@ -766,6 +766,34 @@ typedef bool (*vrt_memsock_fn)(void *user, const vrt_memsock_frame *f);
 bool vrt_memsock_start(vrt_memsock *ms, vrt_memsock_fn fn, void *user, vp_diags *d);
 void vrt_memsock_stop(vrt_memsock *ms);
 
+/* ------------------------------------------------------- FFT (fft.c) */
+
+/* A complex-to-complex FFT in place over interleaved complex64 (dbl:
+ * complex128) data at the start of a buffer, laid out as
+ * [batch][size[ndim-1]]...[size[0]] (size[0] the contiguous axis): the
+ * ndim (1 to 3) innermost axes are transformed, each batch alone. Forward
+ * is exp(-2 pi i jk/n); inverse exp(+...), not normalized. VkFFT does the
+ * work (any length: Bluestein for those with large prime factors); the
+ * runtime is built with it only where its header was found
+ * (vulpy_fft library; the Python extension says so). Submitted on the
+ * context's queue in order with every other submission; returns at once
+ * (the buffer's last use is the new ticket). */
+typedef struct vrt_fft_shape {
+  uint32_t ndim;
+  uint64_t size[3];
+  uint64_t batch;
+  bool dbl;
+} vrt_fft_shape;
+bool vrt_fft_exec(vrt_buffer *b, const vrt_fft_shape *s, bool inverse, vp_diags *d);
+/* The same out of place: reads `in`, writes `out` (in is not changed; in ==
+ * out is vrt_fft_exec). */
+bool vrt_fft_exec_to(vrt_buffer *in, vrt_buffer *out, const vrt_fft_shape *s, bool inverse,
+                     vp_diags *d);
+/* Bytes the transform covers. */
+uint64_t vrt_fft_bytes(const vrt_fft_shape *s);
+/* Plans in the context's cache (tests). */
+uint32_t vrt_fft_plans(vrt_context *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -43,5 +43,5 @@ def test_every_issue_package_is_listed():
     for p in ("cmake ninja-build pkg-config glslang-dev glslang-tools spirv-tools spirv-headers "
               "libspirv-cross-c-shared-dev libvulkan-dev libvulkan-volk-dev mesa-vulkan-drivers "
               "vulkan-validationlayers vulkan-tools libyaml-dev llvm-14-tools hipcc clang-14 "
-              "openmpi-bin libopenmpi-dev").split():
+              "openmpi-bin libopenmpi-dev libvkfft-dev").split():
         assert p in listed, p

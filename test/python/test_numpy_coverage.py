@@ -283,3 +283,61 @@ def test_method_sort_in_place():
     x = vp.asarray(I)
     assert x.sort(axis=0) is None
     _check(x, np.sort(I, axis=0), "ndarray.sort")
+
+
+# --- issue 19: complex dtypes and numpy.fft (test_complex.py and test_fft.py have the
+# differential tests; these fail when a name regresses)
+Z = np.array([[1 + 2j, -0.5j, 3.0], [0.25 - 1j, 2 + 2j, -1.5 + 0.5j]], np.complex64)
+R = np.array([[0.5, -1.0, 2.0, 0.25], [1.5, 0.0, -0.75, 3.0]], np.float32)
+COMPLEX_DTYPES = ["complex64", "complex128"]
+COMPLEX_FUNCTIONS = {"real": (Z,), "imag": (Z,), "conj": (Z,), "conjugate": (Z,),
+                     "angle": (Z,), "absolute": (Z,), "exp": (Z,), "negative": (Z,),
+                     "add": (Z, Z), "subtract": (Z, R[:, :3]), "multiply": (Z, 2j),
+                     "divide": (Z, Z + 1), "equal": (Z, Z), "not_equal": (Z, 1j)}
+COMPLEX_ATTRIBUTES = ["real", "imag", "conj", "conjugate"]
+FFT = {  # numpy.fft name -> (operand, kwargs)
+    "fft": (Z, {"axis": 0}), "ifft": (Z, {"n": 5}), "fft2": (Z, {}), "ifft2": (Z, {}),
+    "fftn": (Z, {"axes": (1,)}), "ifftn": (Z, {"norm": "ortho"}), "rfft": (R, {}),
+    "irfft": (np.fft.rfft(R).astype(np.complex64), {}), "rfft2": (R, {}),
+    "irfft2": (np.fft.rfft2(R).astype(np.complex64), {"s": (2, 4)}), "rfftn": (R, {}),
+    "irfftn": (np.fft.rfftn(R).astype(np.complex64), {"s": (2, 4), "axes": (0, 1)}),
+}
+
+
+def _check_tol(got, want, name, tol=2e-5):
+    assert isinstance(got, vp.ndarray), f"{name}: {type(got).__name__}, not vp.ndarray"
+    want = np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype, (name, got.dtype, want.dtype)
+    np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol * np.abs(want).max(),
+                               err_msg=name)
+
+
+@pytest.mark.parametrize("name", COMPLEX_DTYPES)
+def test_complex_dtype(name):
+    z = Z.astype(name)
+    _check(vp.asarray(z), z, name)
+    _check(vp.zeros((2, 3), name), np.zeros((2, 3), name), "zeros " + name)
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_FUNCTIONS))
+def test_complex_function(name):
+    args = COMPLEX_FUNCTIONS[name]
+    want = getattr(np, name)(*args)
+    _check_tol(getattr(vp, name)(*map(_res, args)), want, name)
+    _check_tol(getattr(np, name)(*map(_res, args)), want, "np." + name)
+
+
+@pytest.mark.parametrize("name", COMPLEX_ATTRIBUTES)
+def test_complex_attribute(name):
+    got, want = getattr(vp.asarray(Z), name), getattr(Z, name)
+    if callable(want):
+        got, want = got(), want()
+    _check_tol(got, want, name)
+
+
+@pytest.mark.parametrize("name", sorted(FFT))
+def test_fft_name(name):
+    a, kw = FFT[name]
+    want = getattr(np.fft, name)(a, **kw)
+    _check_tol(getattr(vp.fft, name)(vp.asarray(a), **kw), want, "vp.fft." + name)
+    _check_tol(getattr(np.fft, name)(vp.asarray(a), **kw), want, "np.fft." + name)

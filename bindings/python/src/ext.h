@@ -201,6 +201,8 @@ vir_module *vpy_parse_vir(vpy_state *st, const char *text, size_t len, const cha
 extern PyMethodDef vpy_jit_methods[];
 /* dlpack.c: DLPack export capsules (issue 18) */
 extern PyMethodDef vpy_dlpack_methods[];
+/* fft.c: fft_exec() over the runtime's VkFFT transforms (issue 19) */
+extern PyMethodDef vpy_fft_methods[];
 
 /* control.c */
 extern PyType_Spec vpy_control_spec;

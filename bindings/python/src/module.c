@@ -414,6 +414,8 @@ static int module_exec(PyObject *m) {
       PyModule_AddFunctions(m, vpy_jit_methods) < 0 ||
       PyModule_AddFunctions(m, vpy_dlpack_methods) < 0)
     return -1;
+  if (PyModule_AddFunctions(m, vpy_fft_methods) < 0)
+    return -1;
   if (vpy_memsock_init(m) < 0) /* memsock.c */
     return -1;
   static const char *kinds[] = {"device", "host", "cached", "rebar"};

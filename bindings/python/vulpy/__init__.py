@@ -120,3 +120,9 @@ from . import random  # noqa: E402,F401
 
 # --- issue 19 (array API): sorting and searching (radix sort on the device) ---
 from ._sort import argsort, searchsorted, sort, unique  # noqa: E402,F401
+
+# --- issue 19 (array API): complex64/complex128 (_complex.py) and vp.fft ---
+from . import _complex  # noqa: E402
+from ._complex import angle, conj, conjugate, imag, real  # noqa: E402,F401
+_complex.install()
+from . import fft  # noqa: E402,F401

@@ -19,7 +19,9 @@ vp.asarray(np.zeros(3)) stays float64.
 Supported dtypes: float32 everywhere; float64, int32, uint32, int64, uint64
 (storage works on every device; arithmetic on 64-bit types needs the
 device's float64 / int64 features); bool, stored as one uint32 word per
-element (no zero-copy bool view).
+element (no zero-copy bool view); complex64 / complex128, stored as NumPy
+stores them, with the arithmetic _complex.py lists (Python complex data
+without dtype= is complex64, as Python floats are float32).
 """
 import numpy as np
 
@@ -28,6 +30,9 @@ from . import _context, _errors, _native, _structs
 MEMORY_KINDS = ("device", "host", "cached", "rebar")
 DTYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.uint32, np.int64,
                                      np.uint64, np.bool_))
+# issue 19: complex64/complex128, stored as NumPy stores them (interleaved
+# real, imag); arithmetic in _complex.py
+DTYPES += (np.dtype(np.complex64), np.dtype(np.complex128))
 _BOOL = np.dtype(np.bool_)
 _U32 = np.dtype(np.uint32)
 
@@ -60,6 +65,7 @@ def check_memory(memory, ctx=None):
 
 
 _F64 = np.dtype(np.float64)
+_C128 = np.dtype(np.complex128)
 
 
 def default_dtype(inferred, *values):
@@ -70,6 +76,10 @@ def default_dtype(inferred, *values):
     if inferred == _F64 and not any(isinstance(v, (np.ndarray, np.generic, ndarray))
                                     for v in values):
         return np.dtype(np.float32)
+    # issue 19: Python complex data likewise is complex64
+    if inferred == _C128 and not any(isinstance(v, (np.ndarray, np.generic, ndarray))
+                                     for v in values):
+        return np.dtype(np.complex64)
     return inferred
 
 
@@ -172,7 +182,8 @@ class ndarray(_ArrayBase):
     Attributes: shape, dtype, ndim, size, nbytes, memory (the memory kind:
     'device', 'host', 'cached', ...), base (True for views), context.
     Dtypes: bool, int32, uint32, int64, uint64, float32, float64 (64-bit
-    types where the device has them; bool is stored as 32-bit words).
+    types where the device has them; bool is stored as 32-bit words),
+    complex64, complex128 (arithmetic, abs, exp, .real/.imag, vp.fft).
 
     Errors: TypeError for a dtype the GPU cannot hold or operands of
     different kinds, ValueError for shapes that do not broadcast or an
@@ -490,6 +501,9 @@ class ndarray(_ArrayBase):
         dt = check_dtype(dtype)
         if dt == self.dtype:
             return self.copy(memory)
+        if dt.kind == "c" or self.dtype.kind == "c":  # issue 19 (_complex.py)
+            from . import _arrayops
+            return _arrayops.COMPLEX.astype(self, dt, memory)
         if not self.contiguous:
             from . import _arrayops
             return _arrayops.astype(self, dt, memory)
@@ -510,6 +524,7 @@ class ndarray(_ArrayBase):
         a = np.asarray(array)
         if a.shape != self.shape:
             raise ValueError(f"set: shape {a.shape} does not match the array's {self.shape}")
+        no_complex_drop(a.dtype, self.dtype, "set")
         if not self.contiguous:
             from . import _arrayops
             _arrayops.assign(self, a)
@@ -717,7 +732,16 @@ def ones(shape, dtype=np.float32, *, memory=None, context=None):
     return full(shape, 1, dtype, memory=memory, context=context)
 
 
+def no_complex_drop(src, dt, what):
+    """TypeError where complex data would become real dtype dt (NumPy
+    warns and drops the imaginary part; issue 19 says never silently)."""
+    if np.dtype(src).kind == "c" and np.dtype(dt).kind != "c":
+        raise TypeError(f"{what}: {np.dtype(src).name} data into {np.dtype(dt).name} would "
+                        f"drop the imaginary part; take .real first")
+
+
 def _fill(arr, value):
+    no_complex_drop(np.asarray(value).dtype, arr.dtype, "fill")
     if not arr._size:
         return
     word = np.asarray(value).astype(arr._sdtype if arr.dtype != _BOOL else np.bool_)
@@ -824,6 +848,7 @@ def asarray(obj, dtype=None, *, memory=None, context=None):
     if a.dtype.names is not None:
         return _struct_array(a, dtype, memory, ctx)
     dt = check_dtype(dtype if dtype is not None else default_dtype(a.dtype, obj), "vp.asarray")
+    no_complex_drop(a.dtype, dt, "vp.asarray")
     if memory == "host" and a.dtype == dt and ctx.has("external_memory_host"):
         target = _import_target(a, ctx)
         if target is not None:

@@ -32,6 +32,21 @@ def extent(a):
     return a._offset + 1 + sum((d - 1) * s for d, s in zip(a.shape, a._estrides) if s > 0)
 
 
+# --- issue 19: complex operands. _complex.py implements them on top of the
+# operations here and installs itself (vulpy/__init__ calls
+# _complex.install()), so this module never imports it: no import cycle.
+COMPLEX = None
+_COMPLEX_SUPPORTED = ("+ - * /, negative, conj, abs, exp, ==, !=, real, imag, angle, astype, "
+                      "copy, indexing views, fft")
+
+
+def complex_unsupported(what, dt):
+    """The TypeError for operation `what` on complex dtype `dt`."""
+    return TypeError(f"{what}: {np.dtype(dt).name} operands are not supported (complex arrays "
+                     f"support {_COMPLEX_SUPPORTED}; docs/python-api.md, \"Complex dtypes and "
+                     f"`vp.fft`\")")
+
+
 class Call:
     """One eager operation: a graph, what its buffers are bound to, its
     push constants and scratch buffers, and where results go."""
@@ -71,6 +86,8 @@ class Call:
         """A tensor value of a resident array (through its view) or of a
         NumPy array (staged)."""
         ctx = self.context_()
+        if getattr(a, "dtype", None) is not None and a.dtype.kind == "c":
+            raise complex_unsupported(f"vp.{self.name}", a.dtype)
         if isinstance(a, _array.ndarray):
             sd = storage_of(a)
             b = self.g.buffer(("r", id(a._buf)), sd, extent(a), a._buf, "a")
@@ -94,6 +111,8 @@ class Call:
 
     def scalar(self, value, dtype):
         """A push-constant scalar."""
+        if isinstance(value, (complex, np.complexfloating)) or np.dtype(dtype).kind == "c":
+            raise complex_unsupported(f"vp.{self.name}", np.asarray(value).dtype)
         v = self.g.scalar(dtype)
         field = self.g.push[-1][0]
         dt = np.dtype(dtype)
@@ -199,6 +218,8 @@ class Call:
 
 def materialize(a):
     """A C-contiguous resident copy of a (strided) resident array."""
+    if a.dtype.kind == "c":  # issue 19: through the float view
+        return COMPLEX.materialize(a)
     c = Call("copy")
     c.note(a)
     v = c.array(a)
@@ -208,6 +229,8 @@ def materialize(a):
 
 def fill(a, value):
     """Sets every element of the resident array (or view) `a`."""
+    if a.dtype.kind == "c" or isinstance(value, (complex, np.complexfloating)):
+        return COMPLEX.fill(a, value)
     c = Call("fill")
     c.note(a)
     v = c.scalar(value, a.dtype)
@@ -216,6 +239,8 @@ def fill(a, value):
 
 def assign(a, src):
     """a[...] = src (broadcast), for a resident array or view `a`."""
+    if a.dtype.kind == "c" or COMPLEX.is_complex(src):
+        return COMPLEX.assign(a, src)
     c = Call("assign")
     c.note(a)
     c.note(src)

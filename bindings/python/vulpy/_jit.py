@@ -471,6 +471,9 @@ class JitFunction:
         ctx = None
         outs = _outs(out, self.__name__)
         for a in args + outs:
+            if getattr(a, "dtype", None) is not None and getattr(a.dtype, "kind", "") == "c":
+                from . import _arrayops  # issue 19: complex operands are eager only
+                raise _arrayops.complex_unsupported(f"vp.jit {self.__name__}", a.dtype)
             if isinstance(a, _array.ndarray):
                 if ctx is None:
                     ctx = a._ctx

@@ -67,6 +67,7 @@ ADAPTERS = {
 }
 # NumPy submodules whose functions vp.<submodule> implements by name
 SUBMODULES = {"numpy.linalg": "linalg"}
+SUBMODULES["numpy.fft"] = "fft"  # issue 19: np.fft.fft(resident) -> vp.fft.fft
 # vp names whose meaning differs from NumPy's function of the same name
 EXCLUDED = frozenset({"compile", "array", "asarray"})
 

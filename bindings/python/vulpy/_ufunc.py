@@ -159,6 +159,9 @@ class Ufunc:
             r = fast(args, out, sync)
             if r is not NotImplemented:
                 return r
+        cx = _arrayops.COMPLEX  # issue 19: complex operands (_complex.py)
+        if cx is not None and cx.involved(args, out):
+            return cx.ufunc(self, args, out, context, sync)
         if len(args) != self.nin:
             raise TypeError(f"vp.{self.name} takes {self.nin} input(s), got {len(args)}")
         if out is not None:
@@ -681,6 +684,9 @@ class ArrayUfunc(Ufunc):
     """A vp ufunc that always runs on the array path (one graph per call)."""
 
     def __call__(self, *args, out=None, context=None, sync=True):
+        cx = _arrayops.COMPLEX  # issue 19: complex operands (_complex.py)
+        if cx is not None and cx.involved(args, out):
+            return cx.ufunc(self, args, out, context, sync)
         if len(args) != self.nin:
             raise TypeError(f"vp.{self.name} takes {self.nin} input(s), got {len(args)}")
         for a in args:

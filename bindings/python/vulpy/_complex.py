@@ -1,0 +1,478 @@
+"""Complex arrays (complex64, complex128) on the device: storage, .real /
+.imag, and the arithmetic that issue 19 asks for.
+
+A complex array is stored as NumPy stores it, interleaved (real, imag)
+pairs, so upload, download, numpy_view() and DLPack are the float paths'
+byte copies. Its float view (`fview`) is a float32 (float64) resident
+array of shape + (2,) over the same buffer; `.real` and `.imag` are the
+views fview[..., 0] and fview[..., 1], as NumPy's are views.
+
+Arithmetic is the float ufuncs on those views: add, subtract, multiply,
+divide, negative, positive, conjugate, absolute (hypot), exp, equal,
+not_equal, and the casts between complex and real. No kernel is complex:
+the compiler sees float32 (float64) kernels on strided views, so every
+device and backend that runs float kernels runs these. Each component is
+one array-path kernel (a complex multiply is six); that is the price of
+needing no compiler change.
+
+Dtypes follow NumPy (ufunc.resolve_dtypes, NEP 50): complex64 with
+float32 or a Python scalar stays complex64, with float64, int32 or int64
+arrays becomes complex128. Every other operation on a complex operand
+raises TypeError naming the operation and the dtype (never a result with
+the imaginary part dropped); a complex -> real astype too (NumPy warns and
+drops it: use .real).
+
+Division is the textbook formula, (a*conj(b)) / |b|^2: |b|^2 overflows
+(and underflows) sooner than NumPy's scaled division does, about |b| >
+1.8e19 (1.3e154 for complex128).
+"""
+import numpy as np
+
+from . import _array, _arrayops, _context
+
+C64, C128 = np.dtype(np.complex64), np.dtype(np.complex128)
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_BOOL = np.dtype(np.bool_)
+
+# the vp ufuncs that take complex operands (their NumPy names)
+SUPPORTED = ("add", "subtract", "multiply", "divide", "negative", "positive", "conjugate",
+             "absolute", "exp", "equal", "not_equal", "cast")
+
+
+def unsupported(what, dt):
+    """The TypeError for operation `what` on complex dtype `dt`."""
+    return _arrayops.complex_unsupported(what, dt)
+
+
+def is_complex(x):
+    t = type(x)
+    if t is complex:
+        return True
+    if t is float or t is int or t is bool:
+        return False
+    if t is _array.ndarray or t is np.ndarray:
+        return x.dtype.kind == "c"
+    return isinstance(x, np.complexfloating)
+
+
+def involved(args, out):
+    """True when a ufunc call has a complex operand or a complex out=."""
+    for a in args:
+        if is_complex(a):
+            return True
+    o = out[0] if type(out) is tuple and len(out) == 1 else out
+    return o is not None and is_complex(o)
+
+
+def float_of(dt):
+    """The component dtype of complex dtype dt."""
+    return _F32 if np.dtype(dt) == C64 else _F64
+
+
+def fview(z):
+    """The float view of complex resident array z: shape z.shape + (2,),
+    the same buffer (a view, or the whole buffer when z is)."""
+    st = None if z._estrides is None else tuple(2 * s for s in z._estrides) + (1,)
+    return _array.ndarray(z._buf, z.shape + (2,), float_of(z.dtype), z._ctx, 2 * z._offset, st,
+                          z._whole)
+
+
+def from_fview(f, dt):
+    """The complex array over a C-contiguous whole float array f of shape
+    (..., 2)."""
+    return _array.ndarray(f._buf, f.shape[:-1], np.dtype(dt), f._ctx)
+
+
+def parts(z):
+    """(real, imag) views of complex resident array z."""
+    f = fview(z)
+    return f[..., 0], f[..., 1]
+
+
+# ------------------------------------------------------------- components
+def _key(x):
+    if isinstance(x, (_array.ndarray, np.ndarray, np.generic)):
+        return x.dtype
+    if isinstance(x, bool):
+        return _BOOL
+    if isinstance(x, (int, float, complex)):
+        return type(x)
+    return np.asarray(x).dtype
+
+
+def _re_im(x, fdt, ctx):
+    """(re, im) of operand x at component dtype fdt: resident arrays or
+    NumPy scalars of fdt; im None where it is zero (a real operand)."""
+    if isinstance(x, np.ndarray) and x.ndim:
+        x = _array.asarray(x, context=ctx)
+    if isinstance(x, _array.ndarray):
+        if x.dtype.kind == "c":
+            re, im = parts(x)
+            if re.dtype != fdt:
+                re, im = re.astype(fdt), im.astype(fdt)
+            return re, im
+        return (x if x.dtype == fdt else x.astype(fdt)), None
+    v = np.asarray(x).item()
+    if isinstance(v, complex):
+        return fdt.type(v.real), fdt.type(v.imag)
+    return fdt.type(v), None
+
+
+def _resident(x):
+    return isinstance(x, _array.ndarray)
+
+
+def _ufunc(name):
+    from . import _ufunc as u
+    return getattr(u, name)
+
+
+def _op(name, x, y=None, dst=None):
+    """vp.<name>(x[, y]) on resident components (NumPy's own on scalars),
+    into dst when given."""
+    args = (x,) if y is None else (x, y)
+    if not any(_resident(a) for a in args):
+        r = getattr(np, name)(*args)
+        if dst is not None:
+            _put(dst, r)
+        return r
+    f = _ufunc(name)
+    if dst is not None and np.broadcast_shapes(*(_shape_of(a) for a in args)) != dst.shape:
+        r = f(*args)  # a broadcast result: out= must have the operands' shape
+        _put(dst, r)
+        return r
+    return f(*args, out=dst) if dst is not None else f(*args)
+
+
+def _put(dst, v):
+    """dst[...] = v (None = 0)."""
+    if v is None:
+        v = 0
+    if _resident(v):
+        if v is not dst:
+            _arrayops.assign(dst, v)
+    else:
+        _arrayops.fill(dst, v)
+
+
+def _add(x, y, dst=None):
+    if x is None or y is None:
+        r = y if x is None else x
+        if dst is not None:
+            _put(dst, r)
+        return r
+    return _op("add", x, y, dst)
+
+
+def _sub(x, y, dst=None):
+    if y is None:
+        if dst is not None:
+            _put(dst, x)
+        return x
+    if x is None:
+        return _op("negative", y, None, dst)
+    return _op("subtract", x, y, dst)
+
+
+def _mul(x, y):
+    return None if x is None or y is None else _op("multiply", x, y)
+
+
+def _div(x, y, dst=None):
+    if x is None:
+        if dst is not None:
+            _put(dst, None)
+        return None
+    return _op("divide", x, y, dst)
+
+
+# ------------------------------------------------------------- ufuncs
+def _shape_of(x):
+    s = getattr(x, "shape", None)
+    return () if s is None else tuple(s)
+
+
+def ufunc(uf, args, out, context, sync):
+    """The call of vulpy Ufunc `uf` with a complex operand or out=."""
+    name = {"true_divide": "divide", "conj": "conjugate"}.get(uf.name, uf.name)
+    o = out[0] if type(out) is tuple and len(out) == 1 else out
+    if name not in SUPPORTED:
+        dt = next((np.asarray(a).dtype if not _resident(a) else a.dtype) for a in
+                  tuple(args) + ((o,) if o is not None else ()) if is_complex(a))
+        raise unsupported(f"vp.{uf.name}", dt)
+    if not sync:
+        raise TypeError(f"vp.{uf.name}: sync=False is not supported with complex operands")
+    if len(args) != uf.nin:
+        raise TypeError(f"vp.{uf.name} takes {uf.nin} input(s), got {len(args)}")
+    ctx = None
+    for a in tuple(args) + (o,):
+        if _resident(a):
+            if ctx is None:
+                ctx = a._ctx
+            elif a._ctx is not ctx:
+                raise _array.mixed_contexts(f"vp.{uf.name}", ctx, a._ctx)
+    host = ctx is None  # NumPy in, NumPy out (convenience mode)
+    if ctx is None:
+        ctx = _context.resolve(context)
+    if name == "cast":
+        rdt = o.dtype
+    else:
+        try:
+            rdt = uf.np.resolve_dtypes(tuple(_key(a) for a in args) + (None,))[-1]
+        except Exception as e:
+            raise TypeError(f"vp.{uf.name}: no loop for these operands: {e}") from None
+    try:
+        shape = np.broadcast_shapes(*(_shape_of(a) for a in args))
+    except ValueError:
+        raise ValueError(f"vp.{uf.name}: operands could not be broadcast together with shapes "
+                         f"{' '.join(str(_shape_of(a)) for a in args)}") from None
+    if rdt.kind == "c" and not ctx.has("float64") and rdt == C128:
+        ctx.require("float64", f"vp.{uf.name} on complex128")
+    # where the result goes: out= (resident of the result's dtype and shape), else new
+    res = None
+    if o is not None:
+        if not _resident(o) and not host:
+            raise TypeError(f"vp.{uf.name}: out= must be a resident array when an operand is")
+        if o.dtype != rdt:
+            raise TypeError(f"vp.{uf.name}: out= has dtype {o.dtype.name}, the result is "
+                            f"{rdt.name} (VulPy does not cast into out=)")
+        if tuple(o.shape) != shape:
+            raise ValueError(f"vp.{uf.name}: out= has shape {tuple(o.shape)}, the result "
+                             f"{shape}")
+        if _resident(o) and not any(_array.overlaps(o, a) for a in args):
+            res = o
+    if res is None:
+        res = _array._result(shape, rdt, (o.memory if _resident(o) else ctx.default_memory),
+                             ctx)
+    _compute(name, args, res, ctx)
+    if o is not None and o is not res:
+        if _resident(o):
+            _assign(o, res)
+        else:
+            np.copyto(o, res.numpy())
+        return o
+    return res.numpy() if host else res
+
+
+def _compute(name, args, res, ctx):
+    """Writes vp.<name>(*args) into the new resident array res."""
+    rdt = res.dtype
+    if rdt.kind == "c":
+        dre, dim = parts(res)
+    # the components' dtype: that of the operands' complex promotion
+    if name == "cast":
+        cdt = rdt
+    elif len(args) == 2:
+        cdt = np.add.resolve_dtypes((_key(args[0]), _key(args[1]), None))[-1]
+    else:
+        cdt = np.negative.resolve_dtypes((_key(args[0]), None))[-1]
+    fdt = float_of(cdt)
+    comps = [_re_im(a, fdt, ctx) for a in args]
+    if name == "cast":
+        (ar, ai), = comps
+        if rdt.kind != "c":
+            raise TypeError(f"astype: {args[0].dtype.name} to {rdt.name} would drop the "
+                            f"imaginary part; take .real (or abs()) first")
+        _put(dre, ar)
+        _put(dim, ai)
+        return
+    if name in ("add", "subtract"):
+        (ar, ai), (br, bi) = comps
+        f = _add if name == "add" else _sub
+        f(ar, br, dre)
+        f(ai, bi, dim)
+    elif name == "multiply":
+        (ar, ai), (br, bi) = comps
+        _sub(_mul(ar, br), _mul(ai, bi), dre)
+        _add(_mul(ar, bi), _mul(ai, br), dim)
+    elif name == "divide":
+        (ar, ai), (br, bi) = comps
+        if bi is None:
+            _div(ar, br, dre)
+            _div(ai, br, dim)
+        else:
+            d = _add(_mul(br, br), _mul(bi, bi))
+            _div(_add(_mul(ar, br), _mul(ai, bi)), d, dre)
+            _div(_sub(_mul(ai, br), _mul(ar, bi)), d, dim)
+    elif name in ("negative", "positive", "conjugate"):
+        (ar, ai), = comps
+        _sub(None, ar, dre) if name == "negative" else _put(dre, ar)
+        if name == "positive":
+            _put(dim, ai)
+        elif ai is None:
+            _put(dim, None)
+        else:
+            _op("negative", ai, None, dim)
+    elif name == "absolute":
+        (ar, ai), = comps
+        if ai is None:
+            _op("absolute", ar, None, res)
+        else:
+            _op("hypot", ar, ai, res)
+    elif name == "exp":
+        (ar, ai), = comps
+        m = _op("exp", ar)
+        if ai is None:
+            _put(dre, m)
+            _put(dim, None)
+        else:
+            _op("multiply", m, _op("cos", ai), dre)
+            _op("multiply", m, _op("sin", ai), dim)
+    elif name in ("equal", "not_equal"):
+        (ar, ai), (br, bi) = comps
+        z = fdt.type(0)
+        re = _op(name, ar, br)
+        im = _op(name, ai if ai is not None else z, bi if bi is not None else z)
+        _op("logical_and" if name == "equal" else "logical_or", re, im, res)
+    else:  # pragma: no cover - SUPPORTED lists the names above
+        raise unsupported(f"vp.{name}", rdt)
+
+
+def _assign(dst, src):
+    """dst[...] = src for a complex (or real) resident dst."""
+    if dst.dtype.kind != "c":
+        if is_complex(src):
+            raise TypeError(f"assignment: {np.asarray(src).dtype.name if not _resident(src) else src.dtype.name} "
+                            f"into {dst.dtype.name} would drop the imaginary part; assign .real")
+        _arrayops.assign(dst, src)
+        return
+    fdt = float_of(dst.dtype)
+    dre, dim = parts(dst)
+    sre, sim = _re_im(src, fdt, dst._ctx)
+    if _resident(sre) and _array.overlaps(dst, sre):
+        # an overlapping source is read as it was (NumPy's rule)
+        sre = sre.copy()
+        sim = sim.copy() if _resident(sim) else sim
+    _put(dre, sre)
+    _put(dim, sim)
+
+
+# ------------------------------------------------------------- array-path hooks
+def materialize(z):
+    """A C-contiguous copy of complex view z."""
+    f = _arrayops.materialize(fview(z))
+    return from_fview(f, z.dtype)
+
+
+def assign(a, src):
+    """a[...] = src, a a complex resident array or view."""
+    _assign(a, src)
+
+
+def fill(a, value):
+    """Every element of complex view a = value."""
+    _assign(a, value)
+
+
+def astype(a, dt, memory=None):
+    """a.astype(dt) where a or dt is complex."""
+    dt = np.dtype(dt)
+    if a.dtype.kind == "c" and dt.kind != "c":
+        raise TypeError(f"astype: {a.dtype.name} to {dt.name} would drop the imaginary part; "
+                        f"take .real (or abs()) first")
+    out = _array._result(a.shape, dt, _array.check_memory(memory or a.memory), a._ctx)
+    _assign(out, a)
+    return out
+
+
+# ------------------------------------------------------------- functions
+def real(x):
+    """vp.real(x): the real part; a view of a resident complex array (as
+    NumPy's), the array itself for a real one. NumPy in, NumPy out."""
+    if not _resident(x):
+        return np.real(x)
+    return parts(x)[0] if x.dtype.kind == "c" else x
+
+
+def imag(x):
+    """vp.imag(x): the imaginary part; a view of a resident complex array
+    (as NumPy's), zeros for a real one. NumPy in, NumPy out."""
+    if not _resident(x):
+        return np.imag(x)
+    if x.dtype.kind == "c":
+        return parts(x)[1]
+    return _array.zeros(x.shape, x.dtype, memory=x.memory, context=x._ctx)
+
+
+def conjugate(x, out=None):
+    """vp.conjugate(x) (vp.conj): the complex conjugate, elementwise; a
+    copy of a real operand. NumPy in, NumPy out."""
+    if not is_complex(x):
+        if _resident(x):
+            if out is not None:
+                _arrayops.assign(out, x)
+                return out
+            return x.copy()
+        return np.conjugate(x, out=out)
+    from . import _ufunc as u
+    return ufunc(_Named("conjugate", 1, np.conjugate), (x,), out, None, True)
+
+
+conj = conjugate
+
+
+def angle(z, deg=False):
+    """vp.angle(z, deg=False): the argument of each element, arctan2(imag,
+    real), in radians (degrees with deg=True), as numpy.angle."""
+    if not _resident(z):
+        za = np.asarray(z)
+        if za.ndim == 0:
+            return np.angle(za, deg)
+        r = angle(_array.asarray(za), deg)
+        return r.numpy()
+    from . import _ufunc as u
+    if z.dtype.kind == "c":
+        re, im = parts(z)
+        a = u.arctan2(im, re)
+    else:
+        fdt = z.dtype if z.dtype.kind == "f" else _F64
+        a = u.arctan2(_array.zeros(z.shape, fdt, context=z._ctx),
+                      z if z.dtype == fdt else z.astype(fdt))
+    if deg:
+        a = u.multiply(a, a.dtype.type(180.0 / np.pi))
+    return a
+
+
+class _Named:
+    """The little a Ufunc needs to be for ufunc() above."""
+
+    def __init__(self, name, nin, np_ufunc):
+        self.name, self.nin, self.np = name, nin, np_ufunc
+
+
+# ------------------------------------------------------------- ndarray attributes
+def _get_real(self):
+    return real(self)
+
+
+def _set_real(self, value):
+    if self.dtype.kind == "c":
+        _put(parts(self)[0], value)
+    else:
+        self[...] = value
+
+
+def _get_imag(self):
+    return imag(self)
+
+
+def _set_imag(self, value):
+    if self.dtype.kind != "c":
+        raise TypeError(f"array of {self.dtype.name} has no imaginary part to set")
+    _put(parts(self)[1], value)
+
+
+def install():
+    """Adds .real, .imag, .conj(), .conjugate() to vp.ndarray and
+    np.conjugate(resident) to the NumPy ufuncs that run on the device, and
+    hooks this module into the operations below it (_arrayops.COMPLEX:
+    they call it for complex operands without importing it)."""
+    import sys
+    from . import _ufunc
+    _arrayops.COMPLEX = sys.modules[__name__]
+    _ufunc.BY_NUMPY.setdefault("conjugate", lambda x, out=None: conjugate(x, out=out))
+    nd = _array.ndarray
+    nd.real = property(_get_real, _set_real, doc="The real part (a view for complex arrays).")
+    nd.imag = property(_get_imag, _set_imag, doc="The imaginary part (a view for complex "
+                                                 "arrays; zeros for real ones).")
+    nd.conj = nd.conjugate = lambda self: conjugate(self)

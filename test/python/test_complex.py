@@ -1,0 +1,273 @@
+"""complex64 / complex128 resident arrays (issue 19), differentially against
+NumPy: creation and bit-exact download, .real / .imag views, vp.real /
+imag / conj / abs / angle, + - * / and exp with NumPy's promotion (arrays,
+Python and NumPy scalars, broadcasting, strided views, out=, in place),
+and a TypeError naming the operation and the dtype for everything else.
+
+Tolerances (relative to the largest exact magnitude): complex64 2e-6
+(a few float32 roundings: the multiply and divide are the textbook
+formulas), complex128 1e-14.
+"""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import vulpy as vp
+from conftest import needs_target
+
+pytestmark = needs_target
+
+SETTINGS = settings(max_examples=15, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow])
+C64, C128 = np.dtype(np.complex64), np.dtype(np.complex128)
+TOL = {C64: 2e-6, C128: 1e-14, np.dtype(np.float32): 2e-6, np.dtype(np.float64): 1e-14}
+
+
+def crand(shape, dt=C64, seed=0):
+    r = np.random.default_rng(seed)
+    return np.asarray(r.standard_normal(shape) + 1j * r.standard_normal(shape)).astype(dt)
+
+
+def close(got, want, name=""):
+    want = np.asarray(want)
+    assert isinstance(got, vp.ndarray), f"{name}: {type(got).__name__}"
+    assert got.shape == want.shape, (name, got.shape, want.shape)
+    assert got.dtype == want.dtype, (name, got.dtype, want.dtype)
+    g = got.numpy()
+    if want.dtype == np.bool_:
+        np.testing.assert_array_equal(g, want, err_msg=name)
+        return
+    scale = max(float(np.abs(want).max(initial=0.0)), 1e-30)
+    err = float(np.abs(g - want).max(initial=0.0)) / scale
+    assert err <= TOL[want.dtype], f"{name}: relative error {err}"
+
+
+# ---------------------------------------------------------------- storage
+@pytest.mark.parametrize("dt", [C64, C128])
+def test_roundtrip_bit_exact(dt):
+    x = crand((3, 5), dt)
+    x[0, 0] = complex(np.inf, -0.0)
+    x[0, 1] = complex(np.nan, 1.5)
+    a = vp.asarray(x)
+    assert a.dtype == dt and a.shape == (3, 5) and a.itemsize == dt.itemsize
+    assert a.get().tobytes() == x.tobytes()
+    assert a.numpy().tobytes() == x.tobytes()
+    assert np.asarray(a).tobytes() == x.tobytes()
+    h = vp.asarray(x, memory="host")
+    assert h.numpy_view().tobytes() == x.tobytes()
+    out = np.empty_like(x)
+    assert a.get(out=out) is out and out.tobytes() == x.tobytes()
+    # a strided view downloads its elements
+    assert a[:, ::2].numpy().tobytes() == x[:, ::2].tobytes()
+
+
+def test_creation():
+    assert vp.zeros((2, 3), np.complex64).numpy().tobytes() == np.zeros((2, 3), C64).tobytes()
+    assert vp.empty(4, np.complex128).dtype == C128
+    f = vp.full((2, 2), 1 - 2j)
+    assert f.dtype == C64  # Python complex data is complex64, as Python floats are float32
+    np.testing.assert_array_equal(f.numpy(), np.full((2, 2), 1 - 2j, C64))
+    np.testing.assert_array_equal(vp.full(3, 2 + 1j, np.complex128).numpy(),
+                                  np.full(3, 2 + 1j))
+    assert vp.asarray([1j, 2.0]).dtype == C64
+    assert vp.asarray(np.array([1j])).dtype == C128  # NumPy data keeps its dtype
+    np.testing.assert_array_equal(vp.ones(2, np.complex64).numpy(), np.ones(2, C64))
+    z = vp.zeros_like(vp.asarray(crand(3)))
+    assert z.dtype == C64 and not z.numpy().any()
+    assert "complex64" in repr(f)
+
+
+def test_copy_fill_views_and_assignment():
+    x = crand((4, 6))
+    a = vp.asarray(x)
+    c = a[:, 1::2].copy()  # a strided copy, through the float view
+    np.testing.assert_array_equal(c.numpy(), x[:, 1::2])
+    a[1:3, :2] = 7 - 1j
+    x[1:3, :2] = 7 - 1j
+    a[0] = vp.asarray(x[3])
+    x[0] = x[3]
+    a[2, ::3] = 2.5  # a real value into complex elements
+    x[2, ::3] = 2.5
+    np.testing.assert_array_equal(a.numpy(), x)
+    a.fill(3j)
+    np.testing.assert_array_equal(a.numpy(), np.full_like(x, 3j))
+    r = vp.zeros(3, np.float32)
+    with pytest.raises(TypeError, match="imaginary"):
+        r[0:2] = vp.asarray(crand(2))
+
+
+# ---------------------------------------------------------------- parts
+@pytest.mark.parametrize("dt", [C64, C128])
+def test_real_imag_conj_abs_angle(dt):
+    x = crand((3, 4), dt, seed=1)
+    a = vp.asarray(x)
+    close(a.real, x.real, "real")
+    close(a.imag, x.imag, "imag")
+    close(vp.real(a), np.real(x), "vp.real")
+    close(vp.imag(a), np.imag(x), "vp.imag")
+    close(vp.conj(a), np.conj(x), "conj")
+    close(a.conj(), x.conj(), ".conj()")
+    close(vp.conjugate(a), np.conjugate(x), "conjugate")
+    close(abs(a), np.abs(x), "abs")
+    close(vp.abs(a), np.abs(x), "vp.abs")
+    close(vp.angle(a), np.angle(x), "angle")
+    close(vp.angle(a, deg=True), np.angle(x, deg=True), "angle deg")
+    close(-a, -x, "negative")
+    close(+a, +x, "positive")
+    close(vp.exp(a), np.exp(x), "exp")
+    # NumPy's own names on resident arrays run on the device
+    close(np.conj(a), np.conj(x), "np.conj")
+    close(np.abs(a), np.abs(x), "np.abs")
+    close(np.real(a), np.real(x), "np.real")
+    close(np.exp(a), np.exp(x), "np.exp")
+    # real and imag are views: writes show in the array
+    a.real = 0.5
+    a.imag[1] = -2.0
+    x.real = 0.5
+    x.imag[1] = -2.0
+    np.testing.assert_array_equal(a.numpy(), x)
+
+
+def test_parts_of_real_arrays():
+    f = np.arange(4, dtype=np.float32) - 1.5
+    a = vp.asarray(f)
+    assert a.real is a
+    close(a.imag, np.zeros(4, np.float32), "imag of real")
+    close(vp.conj(a), np.conj(f), "conj of real")
+    close(vp.angle(a), np.angle(f).astype(np.float32), "angle of real")
+    np.testing.assert_array_equal(vp.real(f), f)  # NumPy in, NumPy out
+
+
+# ---------------------------------------------------------------- arithmetic
+OPS = {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
+       "multiply": lambda a, b: a * b, "divide": lambda a, b: a / b}
+OPERANDS = ["c64", "c128", "f32", "f64", "i32", "py_complex", "py_float", "np_c64",
+            "np_c128", "np_f64"]
+
+
+def operand(kind, shape, seed):
+    r = np.random.default_rng(seed)
+    if kind in ("c64", "c128"):
+        return crand(shape, C64 if kind == "c64" else C128, seed)
+    if kind in ("f32", "f64"):
+        return np.asarray(r.standard_normal(shape) + 3.0).astype(
+            np.float32 if kind == "f32" else np.float64)
+    if kind == "i32":
+        return np.asarray(r.integers(1, 9, shape)).astype(np.int32)
+    return {"py_complex": 1.5 - 2.25j, "py_float": -0.75, "np_c64": np.complex64(2 + 1j),
+            "np_c128": np.complex128(-1 + 0.5j), "np_f64": np.float64(1.25)}[kind]
+
+
+@SETTINGS
+@given(op=st.sampled_from(sorted(OPS)), ka=st.sampled_from(OPERANDS),
+       kb=st.sampled_from(OPERANDS), shapes=st.sampled_from([((3, 4), (3, 4)), ((3, 4), (4,)),
+                                                            ((1, 4), (3, 1)), ((), (5,))]),
+       strided=st.booleans())
+def test_binary_promotion(op, ka, kb, shapes, strided):
+    """Every pairing NumPy resolves, against NumPy: dtype and values."""
+    a, b = operand(ka, shapes[0], 1), operand(kb, shapes[1], 2)
+    if not any(np.asarray(v).dtype.kind == "c" for v in (a, b)):
+        b = operand("c64", shapes[1], 2)
+    if not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray):
+        a = operand("c64", shapes[0], 1)
+    want = OPS[op](a, b)
+
+    def res(v):
+        if not isinstance(v, np.ndarray):
+            return v
+        if strided and v.ndim and v.shape[-1] > 1:
+            big = np.repeat(v, 2, axis=-1)
+            return vp.asarray(big)[..., ::2]
+        return vp.asarray(v)
+
+    got = OPS[op](res(a), res(b))
+    close(got, want, f"{ka} {op} {kb}")
+    close(getattr(vp, op)(res(a), res(b)), want, f"vp.{op}")
+    close(getattr(np, op)(res(a), res(b)), want, f"np.{op}")
+
+
+def test_promotion_table():
+    c = vp.asarray(crand(3))
+    assert (c + vp.asarray(np.ones(3, np.float32))).dtype == C64
+    assert (c + vp.asarray(np.ones(3, np.float64))).dtype == C128
+    assert (c + vp.asarray(np.ones(3, np.int32))).dtype == C128
+    assert (c * 2.0).dtype == C64 and (c * 2j).dtype == C64
+    assert (c * np.complex128(1j)).dtype == C128
+    f = vp.asarray(np.ones(3, np.float32))
+    assert (f * 1j).dtype == C64 and (f + np.complex64(1)).dtype == C64
+
+
+def test_out_inplace_and_numpy_in():
+    x, y = crand((2, 5), seed=3), crand((2, 5), seed=4)
+    a, b = vp.asarray(x), vp.asarray(y)
+    out = vp.empty((2, 5), np.complex64)
+    assert vp.multiply(a, b, out=out) is out
+    close(out, x * y, "out=")
+    a *= b  # out= is an operand: read as it was
+    close(a, x * y, "in place *")
+    a /= 2j
+    close(a, x * y / 2j, "in place /")
+    c = vp.asarray(x)
+    c[:, 1:] -= c[:, :-1]  # overlapping views
+    want = x.copy()
+    want[:, 1:] -= x[:, :-1].copy()
+    close(c, want, "overlap")
+    with pytest.raises(TypeError, match="out="):
+        vp.add(vp.asarray(x), vp.asarray(y), out=vp.empty((2, 5), np.float32))
+    # NumPy in, NumPy out
+    r = vp.multiply(x, y)
+    assert isinstance(r, np.ndarray) and r.dtype == C64
+    np.testing.assert_allclose(r, x * y, rtol=1e-6)
+    assert (vp.asarray(x) == vp.asarray(x)).numpy().all()
+    close(vp.asarray(x) != vp.asarray(y), x != y, "!=")
+    close(vp.asarray(x) == 1.5, x == 1.5, "== real")
+
+
+@pytest.mark.parametrize("dt", [C64, C128])
+def test_astype(dt):
+    x = crand(6, dt)
+    a = vp.asarray(x)
+    other = C128 if dt == C64 else C64
+    close(a.astype(other), x.astype(other), "complex -> complex")
+    f = np.linspace(-1, 1, 6).astype(np.float32)
+    close(vp.asarray(f).astype(dt), f.astype(dt), "real -> complex")
+    close(vp.asarray(np.arange(6, dtype=np.int32)).astype(dt), np.arange(6).astype(dt), "int")
+    with pytest.raises(TypeError, match=f"{dt.name} to float32 would drop the imaginary"):
+        a.astype(np.float32)
+
+
+# ---------------------------------------------------------------- unsupported
+@vp.jit
+def _twice(x):
+    return x * 2
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda a: a.sum(), "vp.sum"), (lambda a: vp.sqrt(a), "vp.sqrt"),
+    (lambda a: a < a, "vp.less"), (lambda a: vp.maximum(a, a), "vp.maximum"),
+    (lambda a: vp.hypot(a, a), "vp.hypot"), (lambda a: a[vp.asarray([0, 1])], "vp.take"),
+    (lambda a: vp.where(vp.asarray([True, False, True]), a, a), "vp.where"),
+    (lambda a: a ** 2, "vp.power"), (lambda a: vp.log(a), "vp.log"),
+    (lambda a: vp.cumsum(a), "vp.cumsum"), (lambda a: a.max(), ""),
+    (lambda a: _twice(a), "vp.jit _twice"),
+])
+def test_unsupported_raises_naming_op_and_dtype(call, name):
+    a = vp.asarray(crand(3))
+    with pytest.raises(TypeError) as e:
+        call(a)
+    assert "complex64" in str(e.value) and name in str(e.value)
+
+
+def test_unsupported_with_complex_scalar():
+    f = vp.asarray(np.ones(3, np.float32))
+    with pytest.raises(TypeError, match="vp.power: complex"):
+        f ** 1j
+    with pytest.raises(TypeError, match="complex"):
+        f.fill(1j)
+    with pytest.raises(TypeError, match="imaginary"):
+        vp.full(3, 1 + 1j, np.float32)
+    with pytest.raises(TypeError, match="vp.asarray: complex128 data into float32"):
+        vp.asarray(np.array([1j]), np.float32)
+    with pytest.raises(TypeError, match="set: complex64"):
+        f.set(crand(3))
