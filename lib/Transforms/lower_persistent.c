@@ -49,7 +49,7 @@
 #define NO_GROUP 0xffffffffu
 /* @_vp_psh: [0] group id, [1] group count, [2] abort, [3] the stop snapshot
  * (the leader reads it once for its group) */
-enum { S_GID, S_NG, S_ABORT, S_STOP, S_SINK, S_WORDS = 5 };
+enum { S_GID, S_NG, S_ABORT, S_STOP, S_WORDS };
 
 typedef struct pl {
   vir_module *m;
@@ -64,7 +64,6 @@ typedef struct pl {
   vir_op *loop;                     /* the time loop of a resumable kernel */
   unsigned variant;                 /* V_* bits: the barrier variant */
   uint32_t gen_word;                /* G_GEN or G_GEN_PAD */
-  vir_value *backoff;               /* V_BACKOFF: delay iterations a poll */
   vir_sym *lgen, *lsteps;           /* V_PACKED: the leader's generation and steps */
   vir_sym *slot_sym[MAX_SLOTS];     /* control snapshot slots: (buffer, word) */
   vir_value *slot_word[MAX_SLOTS];  /* the word index value (a const) */
@@ -239,25 +238,6 @@ static int slot_of(pl *l, vir_sym *s, uint64_t w) {
  * poll, and an abort is still seen within microseconds. */
 #define SLOW_POLL 64u
 
-/* V_BACKOFF: H_BACKOFF iterations of integer arithmetic between two polls
- * of a waiting leader, so fewer polls reach the generation's line while
- * the last groups arrive. The result goes to a shared word (so no compiler
- * drops the loop); the trip count comes from the host (0 on lavapipe,
- * where every back-edge draws on the loop budget). */
-static void delay(pl *l) {
-  if (!(l->variant & V_BACKOFF))
-    return;
-  vir_sym *x = local(l, "_vp_delay", ku(l, 0));
-  vir_value *fo[3] = {ku(l, 0), l->backoff, ku(l, 1)};
-  vir_op *loop = op(l, VIR_OP_FOR, NULL, 3, fo);
-  at a = here(l);
-  into(l, loop, 0);
-  lstore(l, x, bin(l, VIR_OP_ADD, bin(l, VIR_OP_MUL, lload(l, x), ku(l, 1664525u)),
-                   ku(l, 1013904223u)));
-  back(l, a);
-  sh_store(l, S_SINK, lload(l, x));
-}
-
 /* The grid barrier at the builder; `step`: also count the step; `snap`:
  * also snapshot the stop request and the control words (at the entry and
  * at step boundaries only, as the stepped form does).
@@ -350,7 +330,6 @@ static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
     into(l, moved, 0);
     term(l, VIR_OP_BREAK);
     back(l, b);
-    delay(l);
     vir_value *kk = lload(l, k);
     /* where the host asked for read-modify-write polls (lavapipe) every
      * poll: there the spin limit counts loop back-edges (the budget), not
@@ -481,7 +460,6 @@ static void grid_barrier_packed(pl *l, vir_value *limit, bool step, bool snap) {
     lstore(l, got, v);
     term(l, VIR_OP_BREAK);
     back(l, b);
-    delay(l);
     vir_value *kk = lload(l, k);
     vir_op *slow = iff(l, bin(l, VIR_OP_LOR, l->rmw,
                              bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, kk, ku(l, SLOW_POLL - 1)),
@@ -795,7 +773,7 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
   l->grid = hidden_buffer(l, "_vp_grid");
   l->host = hidden_buffer(l, "_vp_host");
   l->sh = vir_add_shared(l->m, "_vp_psh",
-                         vir_ty_array(l->m, u32(l), (l->variant & V_BACKOFF) ? S_WORDS : S_SINK),
+                         vir_ty_array(l->m, u32(l), S_WORDS),
                          k->loc);
   if (l->failed || !l->sh) {
     l->failed = true;
@@ -832,8 +810,6 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
   vir_value *min_groups = load(l, l->host, H_MIN_GROUPS, VIR_SEM_RELAXED);
   slices(l, flags);
   l->gen_word = (l->variant & V_PAD) ? G_GEN_PAD : G_GEN;
-  if (l->variant & V_BACKOFF)
-    l->backoff = load(l, l->host, H_BACKOFF, VIR_SEM_RELAXED);
   if (l->variant & V_PACKED) { /* the leader's expected generation and steps done */
     l->lgen = local(l, "_vp_lgen", ku(l, 0));
     l->lsteps = local(l, "_vp_lsteps", l->begin ? l->begin : ku(l, 0));
@@ -999,11 +975,6 @@ vir_pass_result vir_lower_persistent_padded(vir_module *m, const vir_pass_option
                                             vp_diags *diags) {
   (void)opts;
   return lower(m, diags, V_PAD);
-}
-vir_pass_result vir_lower_persistent_backoff(vir_module *m, const vir_pass_options *opts,
-                                             vp_diags *diags) {
-  (void)opts;
-  return lower(m, diags, V_PAD | V_BACKOFF);
 }
 vir_pass_result vir_lower_persistent_packed(vir_module *m, const vir_pass_options *opts,
                                             vp_diags *diags) {

@@ -10,9 +10,9 @@ enum { G_JOIN, G_ADMITTED, G_ARRIVE, G_GEN, G_STEPS, G_STOP, G_ABORT, G_RUN, G_S
  * (the waiters poll it; the arrivals hit G_ARRIVE's line), and the words
  * the host allocates for @_vp_grid */
 enum { G_GEN_PAD = 96, G_WORDS = 128 };
-/* the barrier variants (lower-persistent[-padded|-backoff|-packed];
+/* the barrier variants (lower-persistent[-padded|-packed];
  * docs/persistent.md, "Barrier variants") */
-enum { V_PAD = 1, V_BACKOFF = 2, V_PACKED = 4 };
+enum { V_PAD = 1, V_PACKED = 4 };
 /* packed variant: the generation word's low bits; the count is in the rest
  * (it goes up by GEN_STEP a barrier and wraps) */
 enum { GEN_ABORT = 1, GEN_STOP = 2, GEN_YIELD = 4, GEN_STEP = 8 };
@@ -24,8 +24,7 @@ enum { H_STOP, H_STEPS, H_ADMITTED, H_STATUS, H_CANARY, H_SPIN, H_BARRIERS, H_FL
         * the steps done before it (the time loop starts there), H_YIELD the
         * host's "slice spent" word, H_NOSLICE why the kernel cannot resume */
        H_RESUME, H_BEGIN, H_YIELD, H_NOSLICE,
-       /* backoff variant: delay iterations between two polls */
-       H_BACKOFF, H_WORDS = 16 };
+       H_WORDS = 16 };
 /* H_FLAGS bits: poll with atomic.or x, 0 instead of atomic.load (lavapipe
  * moves atomic loads out of spin loops: the spin never sees the change) */
 enum { F_RMW_POLL = 1, F_SLICED = 2 };

@@ -59,4 +59,5 @@ def main(a: vp.Buffer[vp.float32], b: vp.Buffer[vp.float32], ctrl: vp.Control, n
 # GLSL: for (uint t =
 # GLSL: barrier();
 # GLSL: atomicAdd(_vp_grid[2u], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease)
-# GLSL: atomicStore(_vp_grid[3u], {{.*}}, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+# the default barrier (packed): the generation word alone at word 96, released by the last arriver
+# GLSL: atomicAdd(_vp_grid[96u], {{.*}}, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);

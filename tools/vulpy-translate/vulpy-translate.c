@@ -297,7 +297,8 @@ int main(int argc, char **argv) {
      * are lowered first (no-ops for other modules), in the Python
      * compiler's order: a fire inside a persistent loop is lowered before
      * the loop becomes the grid-barrier protocol */
-    ok = vir_run_pipeline(m, "lower-memsock,lower-persistent", NULL, &diags) != VIR_PASS_FAILURE;
+    ok = vir_run_pipeline(m, "lower-memsock,lower-persistent-packed", NULL, &diags) !=
+         VIR_PASS_FAILURE;
     if (!ok)
       show_diags(&diags, source);
     const vtg_target *t = ok ? vtg_target_lookup(to) : NULL;

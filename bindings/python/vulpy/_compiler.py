@@ -360,7 +360,7 @@ def _disk_store(key, artifacts):
 
 def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispatch_guard=True,
                      fast_math=False, optimize=False, asserts=False, features=0xFFFFFFFF,
-                     passes="lower-memsock,lower-persistent"):
+                     passes="lower-memsock,lower-persistent-packed"):
     """Compiles an AST document (from _astjson) to the named targets; returns
     {target: text or bytes}. Raises CompileError with file:line:col."""
     text = _astjson.to_json(doc)

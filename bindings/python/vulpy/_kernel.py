@@ -564,10 +564,11 @@ class PyKernel(_PyCall, _Inspect):
 
     def _debug_kw(self):
         kw = {"asserts": True} if self.debug else {}
-        if self.options.get("barrier") is not None or self.options.get("nonprivate"):
-            # a persistent kernel's barrier variant, memory model
-            kw["passes"] = _persistent.barrier_passes(self.options.get("barrier"),
-                                                      self.options.get("nonprivate", False))
+        # a persistent kernel's barrier variant and memory model; always given,
+        # so that the kernel cache's key names the passes (the default variant
+        # may change between releases)
+        kw["passes"] = _persistent.barrier_passes(self.options.get("barrier"),
+                                                  self.options.get("nonprivate", False))
         return kw
 
     def program(self):
