@@ -167,7 +167,6 @@ extern PyType_Spec vpy_ticket_spec, vpy_recording_spec;
 
 /* launch.c */
 extern PyType_Spec vpy_launcher_spec, vpy_kernel_call_spec;
-extern PyType_Spec vpy_exporter_spec; /* exporter.c: vp.ndarray's buffer protocol */
 /* Runs a filled-in dispatch: flush, dispatch (sync: wait, then invalidate),
  * with the GIL released; then the call's result. Sync: `out`, or None when
  * `out` is NULL. Async: a Ticket that keeps the Buffers (da->seq, else

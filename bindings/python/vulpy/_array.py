@@ -157,14 +157,7 @@ def _to_through_pages(x, ctx, memory):
     return out
 
 
-# memoryview(x) on every Python: the extension's BufferExporter gives
-# ndarray a C buffer slot that calls __buffer__ (a Python class alone
-# exports buffers only from 3.12). Without the extension (a bare checkout:
-# `python -m vulpy dump-ast`) there are no resident arrays anyway.
-_ArrayBase = _native.ext().BufferExporter if _native.available() else object
-
-
-class ndarray(_ArrayBase):
+class ndarray:
     """A resident array: data in a Vulkan buffer, kept there across calls.
 
     Make one with vp.asarray, vp.empty/zeros/ones/full/arange/linspace or
@@ -978,9 +971,9 @@ def _ndarray_deepcopy(self, memo):
 
 
 def _ndarray_buffer(self, flags):
-    """The buffer protocol (memoryview(x), through BufferExporter's slot):
-    the persistent mapping of a host-visible array, no copy; ValueError
-    naming the memory kind otherwise (numpy_view's)."""
+    """The buffer protocol (Python 3.12+: memoryview(x)): the persistent
+    mapping of a host-visible array, no copy; ValueError naming the memory
+    kind otherwise (numpy_view's)."""
     return memoryview(self.numpy_view())
 
 
