@@ -258,6 +258,7 @@ vrt_stream *vrt_stream_set_current(vrt_stream *s) {
   return old;
 }
 vrt_stream *vrt_stream_current(void) { return current; }
+uint32_t vrt_stream_count(const vrt_context *ctx) { return atomic_load(&ctx->nstreams); }
 
 static vrt_tl *tl_of(vrt_context *ctx, const vrt_stream *s) {
   return s ? (vrt_tl *)&s->tl : &ctx->tl0;

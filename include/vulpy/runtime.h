@@ -800,6 +800,9 @@ bool vrt_stream_shared(const vrt_stream *s);
  * default stream of every context); returns the previous one. */
 vrt_stream *vrt_stream_set_current(vrt_stream *s);
 vrt_stream *vrt_stream_current(void);
+/* Streams ever made on ctx (0: its work has only ever gone to the default
+ * queue, in order, so a buffer may be reused by later work at once). */
+uint32_t vrt_stream_count(const vrt_context *ctx);
 /* The last ticket submitted on the stream (0: none); NULL s: the default
  * stream of ctx. */
 vrt_ticket vrt_stream_last(vrt_context *ctx, const vrt_stream *s);

@@ -208,5 +208,7 @@ extern PyType_Spec vpy_control_spec;
 
 /* memsock.c: adds the MemSock type and memsock_signature() to the module. */
 int vpy_memsock_init(PyObject *m);
+/* stream.c: adds the Stream and Event types and stream_activate() (issue 18). */
+int vpy_stream_init(PyObject *m);
 
 #endif /* VULPY_PY_EXT_H */

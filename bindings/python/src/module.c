@@ -412,6 +412,8 @@ static int module_exec(PyObject *m) {
     return -1;
   if (vpy_memsock_init(m) < 0) /* memsock.c */
     return -1;
+  if (vpy_stream_init(m) < 0) /* stream.c (issue 18) */
+    return -1;
   static const char *kinds[] = {"device", "host", "cached", "rebar"};
   PyObject *tuple = PyTuple_New(VRT_MEMORY_KIND_COUNT);
   for (int i = 0; tuple && i < VRT_MEMORY_KIND_COUNT; i++)

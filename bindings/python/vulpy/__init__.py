@@ -109,3 +109,6 @@ del _so
 
 # --- issue 22 (kernel language): struct classes on the host (std430 dtypes) ---
 from ._structs import struct, struct_dtype  # noqa: E402,F401
+
+# --- issue 18: streams and events (vulpy/_stream.py) ---
+from ._stream import Event, Stream, current_stream  # noqa: E402,F401
