@@ -67,6 +67,29 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
     exts[nexts++] = VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME;
   if (vrt__has_extension(&ctx->inst, ctx->pdev, "VK_KHR_portability_subset"))
     exts[nexts++] = "VK_KHR_portability_subset";
+  /* Streams' semaphores exported to other contexts on the same device
+   * (stream.c): where timeline semaphores export and import as opaque fds. */
+  if (vrt__has_extension(&ctx->inst, ctx->pdev, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME) &&
+      ctx->inst.fn.vkGetPhysicalDeviceExternalSemaphoreProperties) {
+    VkSemaphoreTypeCreateInfo tt = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+        .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
+    };
+    VkPhysicalDeviceExternalSemaphoreInfo ei = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO,
+        .pNext = &tt,
+        .handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT,
+    };
+    VkExternalSemaphoreProperties ep = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES};
+    ctx->inst.fn.vkGetPhysicalDeviceExternalSemaphoreProperties(ctx->pdev, &ei, &ep);
+    uint32_t both = VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT |
+                    VK_EXTERNAL_SEMAPHORE_FEATURE_IMPORTABLE_BIT;
+    const char *env = getenv("VULPY_EXPORT_SEMAPHORES"); /* "0": never */
+    if ((ep.externalSemaphoreFeatures & both) == both && !(env && strcmp(env, "0") == 0)) {
+      exts[nexts++] = VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME;
+      ctx->export_sem = true;
+    }
+  }
 
   /* Only the features a VulPy kernel may use, and robustBufferAccess only
    * when asked (Context(robust=True)): it slows every buffer access down. */
@@ -260,6 +283,8 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
   pthread_mutex_init(&ctx->lock, NULL);
   pthread_mutex_init(&ctx->copier_lock, NULL);
   ctx->zero_slot = -1;
+  static _Atomic uint64_t serials;
+  ctx->serial = atomic_fetch_add(&serials, 1) + 1;
   pthread_once(&fork_once, register_fork);
   ctx->fork_gen = atomic_load(&vrt__fork_gen);
   ctx->validation = opt->validation < 0 ? vrt__env_validation() : opt->validation > 0;

@@ -29,6 +29,7 @@
   X(vkGetPhysicalDeviceFeatures2)                                            \
   X(vkGetPhysicalDeviceMemoryProperties)                                     \
   X(vkGetPhysicalDeviceQueueFamilyProperties)                                \
+  X(vkGetPhysicalDeviceExternalSemaphoreProperties)                          \
   X(vkEnumerateDeviceExtensionProperties)                                    \
   X(vkCreateDevice)                                                          \
   X(vkGetDeviceProcAddr)                                                     \
@@ -322,6 +323,16 @@ struct vrt_context {
   bool concurrent; /* buffers are VK_SHARING_MODE_CONCURRENT over qfamily and xfamily */
   struct vrt_stream *streams[VRT_MAX_STREAMS];
   _Atomic uint32_t nstreams;
+  /* Streams' semaphores are exportable as opaque fds
+   * (VK_KHR_external_semaphore_fd), and the semaphores of other contexts'
+   * streams imported here so far (stream.c: cross-context events). */
+  bool export_sem;
+  uint32_t nimports;
+  struct {
+    VkSemaphore src, sem;
+    uint64_t src_serial;
+  } imports[16];
+  uint64_t serial; /* unique per context in the process */
 };
 
 /* ----------------------------------------------------------- streams */

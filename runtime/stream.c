@@ -25,6 +25,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static _Thread_local vrt_stream *current;
 
@@ -169,9 +170,14 @@ bool vrt__wait_streams(vrt_context *ctx, vrt_ticket t, uint64_t timeout_ns, vp_d
 
 /* ------------------------------------------------------------- streams */
 
-static bool make_sem(vrt_context *ctx, VkSemaphore *out, vp_diags *d) {
+static bool make_sem(vrt_context *ctx, VkSemaphore *out, bool exportable, vp_diags *d) {
+  VkExportSemaphoreCreateInfo ex = {
+      .sType = VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO,
+      .handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT,
+  };
   VkSemaphoreTypeCreateInfo st = {
       .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+      .pNext = exportable ? &ex : NULL,
       .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
   };
   VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &st};
@@ -195,7 +201,7 @@ vrt_stream *vrt_stream_create(vrt_context *ctx, vrt_stream_kind kind, vp_diags *
       return NULL;
     }
     s = calloc(1, sizeof *s);
-    if (!s || !make_sem(ctx, &s->tl.sem, d)) {
+    if (!s || !make_sem(ctx, &s->tl.sem, ctx->export_sem, d)) {
       if (!s)
         vrt__error(ctx, d, "out of host memory");
       free(s);
@@ -300,6 +306,7 @@ struct vrt_event {
   VkSemaphore sem;  /* a stream's (not owned) or the gate's (owned) */
   uint64_t value;   /* 0: never recorded */
   bool gate;
+  bool exportable;  /* recorded on a stream whose semaphore exports */
 };
 
 vrt_event *vrt_event_create(vrt_context *ctx, vp_diags *d) {
@@ -313,7 +320,7 @@ vrt_event *vrt_event_create(vrt_context *ctx, vp_diags *d) {
 
 vrt_event *vrt_event_create_gate(vrt_context *ctx, vp_diags *d) {
   vrt_event *e = vrt_event_create(ctx, d);
-  if (e && !make_sem(ctx, &e->sem, d)) {
+  if (e && !make_sem(ctx, &e->sem, false, d)) {
     free(e);
     return NULL;
   }
@@ -354,6 +361,7 @@ bool vrt_event_record(vrt_event *e, vrt_stream *s, vp_diags *d) {
   }
   pthread_mutex_lock(&ctx->lock);
   vrt_tl *tl = tl_of(ctx, s);
+  e->exportable = s && ctx->export_sem;
   e->sem = tl->sem;
   e->value = atomic_load(&tl->last);
   pthread_mutex_unlock(&ctx->lock);
@@ -391,27 +399,88 @@ bool vrt_event_set(vrt_event *e, vp_diags *d) {
   return VRT_VK(e->ctx, d, vkSignalSemaphore, e->ctx->device, &si);
 }
 
+/* The event's semaphore imported into ctx (a stream semaphore of another
+ * context on the same physical device, exported as an opaque fd), made once
+ * per source semaphore and kept until ctx goes; VK_NULL_HANDLE where that
+ * is impossible (then the host waits). Opaque fds carry a payload only
+ * between devices of one driver and one physical device (the spec's
+ * deviceUUID/driverUUID rule), so other pairs never try. */
+static VkSemaphore import_sem(vrt_context *ctx, vrt_event *e) {
+  vrt_context *src = e->ctx;
+  if (!e->exportable || !src->export_sem || !ctx->export_sem ||
+      memcmp(src->info.device_uuid, ctx->info.device_uuid, 16) != 0 ||
+      src->info.driver_id != ctx->info.driver_id ||
+      src->info.driver_version != ctx->info.driver_version)
+    return VK_NULL_HANDLE;
+  pthread_mutex_lock(&ctx->lock);
+  VkSemaphore sem = VK_NULL_HANDLE;
+  for (uint32_t i = 0; i < ctx->nimports && !sem; i++)
+    if (ctx->imports[i].src == e->sem && ctx->imports[i].src_serial == src->serial)
+      sem = ctx->imports[i].sem;
+  if (!sem && ctx->nimports < 16 && src->vk.vkGetSemaphoreFdKHR &&
+      ctx->vk.vkImportSemaphoreFdKHR) {
+    vp_diags ignore = {0};
+    VkSemaphoreGetFdInfoKHR gi = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR,
+        .semaphore = e->sem,
+        .handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT,
+    };
+    int fd = -1;
+    VkSemaphore mine = VK_NULL_HANDLE;
+    if (VRT_VK(src, &ignore, vkGetSemaphoreFdKHR, src->device, &gi, &fd) &&
+        make_sem(ctx, &mine, false, &ignore)) {
+      VkImportSemaphoreFdInfoKHR ii = {
+          .sType = VK_STRUCTURE_TYPE_IMPORT_SEMAPHORE_FD_INFO_KHR,
+          .semaphore = mine,
+          .handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT,
+          .fd = fd,
+      };
+      if (VRT_VK(ctx, &ignore, vkImportSemaphoreFdKHR, ctx->device, &ii)) {
+        fd = -1; /* the driver owns it now */
+        ctx->imports[ctx->nimports].src = e->sem;
+        ctx->imports[ctx->nimports].src_serial = src->serial;
+        ctx->imports[ctx->nimports++].sem = mine;
+        sem = mine;
+      } else {
+        ctx->vk.vkDestroySemaphore(ctx->device, mine, NULL);
+      }
+    }
+    if (fd >= 0)
+      close(fd);
+    vp_diags_free(&ignore);
+  }
+  pthread_mutex_unlock(&ctx->lock);
+  return sem;
+}
+
 bool vrt_stream_wait_event(vrt_context *ctx, vrt_stream *s, vrt_event *e, vrt_wait_how *how,
                            vp_diags *d) {
   if (s && s->ctx != ctx) {
     vrt__error(ctx, d, "the stream belongs to another context ('%s')", s->ctx->info.name);
     return false;
   }
+  VkSemaphore sem = e->sem;
   if (e->ctx != ctx) {
-    /* Another VkDevice: its semaphore cannot be waited on here. */
+    /* Another VkDevice: its semaphore means nothing here unless exported
+     * and imported; else the host waits. */
+    sem = e->value && !vrt_event_query(e) ? import_sem(ctx, e) : VK_NULL_HANDLE;
+    if (!sem) {
+      if (how)
+        *how = VRT_WAIT_HOST;
+      return vrt_event_synchronize(e, UINT64_MAX, d);
+    }
     if (how)
-      *how = VRT_WAIT_HOST;
-    return vrt_event_synchronize(e, UINT64_MAX, d);
-  }
-  if (how)
+      *how = VRT_WAIT_SEMAPHORE;
+  } else if (how) {
     *how = VRT_WAIT_GPU;
+  }
   if (!e->value || vrt_event_query(e))
     return true;
   pthread_mutex_lock(&ctx->lock);
   vrt_tl *tl = tl_of(ctx, s);
   bool ok = true;
   uint32_t i = 0;
-  while (i < tl->nwaits && tl->wait_sem[i] != e->sem)
+  while (i < tl->nwaits && tl->wait_sem[i] != sem)
     i++;
   if (i == tl->nwaits) {
     if (i == 16) {
@@ -419,7 +488,7 @@ bool vrt_stream_wait_event(vrt_context *ctx, vrt_stream *s, vrt_event *e, vrt_wa
       ok = false;
     } else {
       tl->nwaits++;
-      tl->wait_sem[i] = e->sem;
+      tl->wait_sem[i] = sem;
       tl->wait_value[i] = 0;
     }
   }
@@ -432,6 +501,9 @@ bool vrt_stream_wait_event(vrt_context *ctx, vrt_stream *s, vrt_event *e, vrt_wa
 /* ----------------------------------------------------- teardown, copies */
 
 void vrt__streams_destroy(vrt_context *ctx) {
+  for (uint32_t i = 0; i < ctx->nimports; i++)
+    ctx->vk.vkDestroySemaphore(ctx->device, ctx->imports[i].sem, NULL);
+  ctx->nimports = 0;
   uint32_t n = atomic_load(&ctx->nstreams);
   for (uint32_t i = 0; i < n; i++) {
     vrt_stream *s = ctx->streams[i];

@@ -828,11 +828,18 @@ bool vrt_event_set(vrt_event *e, vp_diags *d);
 typedef enum vrt_wait_how {
   VRT_WAIT_GPU,  /* a semaphore wait in the stream's next submission */
   VRT_WAIT_HOST, /* the host waited for the event before returning (another device) */
+  /* another context on the same device: its stream's timeline semaphore,
+   * exported as an opaque fd (VK_KHR_external_semaphore_fd) and imported
+   * here, waited on by the stream's next submission (the host does not block) */
+  VRT_WAIT_SEMAPHORE,
 } vrt_wait_how;
 /* The stream `s` of ctx (NULL: the default stream) runs its later work
  * after the event: for an event of the same context, a semaphore wait in
- * its next submission (the host does not block); for an event of another
- * context, the host waits for it now (VRT_WAIT_HOST in *how). */
+ * its next submission (the host does not block); for an event recorded on
+ * a stream of another context on the same physical device (same device
+ * UUID and driver) where both export and import timeline semaphores, the
+ * same through the exported semaphore (VRT_WAIT_SEMAPHORE); else the host
+ * waits for it now (VRT_WAIT_HOST). */
 bool vrt_stream_wait_event(vrt_context *ctx, vrt_stream *s, vrt_event *e, vrt_wait_how *how,
                            vp_diags *d);
 

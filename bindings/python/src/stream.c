@@ -262,7 +262,7 @@ static PyObject *event_set(PyObject *obj, PyObject *unused) {
 }
 
 /* wait_on(context, stream_or_None): the stream of `context` waits for the
- * event; returns "gpu" or "host" (how). */
+ * event; returns how: "gpu", "semaphore" (exported) or "host". */
 static PyObject *event_wait_on(PyObject *obj, PyObject *args) {
   vpy_event *self = (vpy_event *)obj;
   PyObject *context, *stream;
@@ -282,7 +282,9 @@ static PyObject *event_wait_on(PyObject *obj, PyObject *args) {
   if (!ok)
     return vpy_raise(st, &d, NULL, ctx, NULL);
   vp_diags_free(&d);
-  return PyUnicode_FromString(how == VRT_WAIT_HOST ? "host" : "gpu");
+  return PyUnicode_FromString(how == VRT_WAIT_HOST        ? "host"
+                              : how == VRT_WAIT_SEMAPHORE ? "semaphore"
+                                                          : "gpu");
 }
 
 static PyObject *event_get_context(PyObject *obj, void *c) {
@@ -299,7 +301,7 @@ static PyMethodDef event_methods[] = {
     {"query", event_query, METH_NOARGS, "query() -> done"},
     {"synchronize", event_synchronize, METH_VARARGS, "synchronize(timeout=None)"},
     {"set", event_set, METH_NOARGS, "set(): opens a gate event"},
-    {"wait_on", event_wait_on, METH_VARARGS, "wait_on(context, stream) -> 'gpu' or 'host'"},
+    {"wait_on", event_wait_on, METH_VARARGS, "wait_on(context, stream) -> 'gpu', 'semaphore' or 'host'"},
     {NULL, NULL, 0, NULL},
 };
 

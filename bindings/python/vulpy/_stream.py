@@ -103,9 +103,13 @@ class Stream:
 
     def wait_event(self, event):
         """The stream's later work waits for `event`. An event of the same
-        context: a GPU wait (the host goes on; returns 'gpu'). An event of
-        another context (another device): the host waits for it now
-        ('host'); `event.how` says the same."""
+        context: a GPU wait (the host goes on; returns 'gpu'). An event
+        recorded on a stream of another context on the same physical device,
+        where the driver exports timeline semaphores
+        (VK_KHR_external_semaphore_fd): a GPU wait on the exported semaphore
+        ('semaphore'). Otherwise (another device, a CPU device, an event of
+        a default stream): the host waits for it now ('host').
+        `event.how` says the same."""
         if not isinstance(event, Event):
             raise TypeError(f"wait_event: expected a vp.Event, got {type(event).__name__}")
         event.how = event._native.wait_on(self.context._native, self._native)
@@ -168,7 +172,8 @@ class Event:
     `ev.set()`: streams that wait on it hold their work until then (tests
     and pipelines that feed a stream from the host use it).
     `how` is how the last `wait_event` waited: 'gpu' (a semaphore wait on
-    the device) or 'host' (an event of another device: the host waited).
+    the device), 'semaphore' (another context's exported semaphore, waited
+    on by the device) or 'host' (the host waited).
     Elapsed time between events is not measured (no timestamp queries yet).
     """
 
