@@ -130,4 +130,36 @@ def run(ctx):
                 g["goal"] = {"op": "<=", "target": 1.1, "issue": 18}
     except Exception as e:  # noqa: BLE001 - a record, and the run goes on
         rec.error("upload beside a kernel", label, "streams", repr(e))
+    _cross_context(vp, rec, c, label, ctx.quick)
     return rec.records
+
+
+def _cross_context(vp, rec, c, label, quick):
+    """An event of one context waited for by a stream of a second context
+    on the same device: how (an exported semaphore where the driver has
+    VK_KHR_external_semaphore_fd, else a host wait) and how long
+    wait_event() holds the host while the first context's kernels run (a
+    device wait returns at once; a host wait lasts the kernels)."""
+    try:
+        c2 = vp.Context(device_index=c.index)
+        axpb = _kernel(vp, c)
+        n = (4 << 20) if quick else (64 << 20)
+        x = vp.asarray(np.ones(n, np.float32), context=c)
+        y = vp.empty(n, np.float32, context=c)
+        sa, sb = vp.Stream(c), vp.Stream(c2)
+        hows, held = set(), []
+        for _ in range(3 if quick else 7):
+            with sa:
+                for _ in range(4):
+                    axpb(x, y, dispatch=n, n=n, a=2.0, b=1.0, sync=False)
+            ev = sa.record()
+            t0 = time.perf_counter_ns()
+            hows.add(sb.wait_event(ev))
+            held.append(time.perf_counter_ns() - t0)
+            sb.synchronize()
+            sa.synchronize()
+        how = "/".join(sorted(hows))
+        rec.add("cross-context event: wait_event() holds the host", label,
+                f"{how} ({c.name} -> second context)", held, "us", scale=1e-3, how=how)
+    except Exception as e:  # noqa: BLE001
+        rec.error("cross-context event", label, "streams", repr(e))

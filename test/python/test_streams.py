@@ -201,8 +201,14 @@ def test_event_across_contexts(ctx, kernels):
     with sa:
         busy(xa, dispatch=n, n=n, reps=100, sync=False)
     ev = sa.record()
-    assert sb.wait_event(ev) == "host" and ev.how == "host"
-    assert ev.done
+    how = sb.wait_event(ev)
+    assert ev.how == how
+    # lavapipe exports no semaphores: the host waits; two contexts on one GPU
+    # whose driver exports timeline semaphores wait on the device instead
+    assert how in ("host", "semaphore")
+    if how == "host":
+        assert ev.done
+    sb.synchronize()
     np.testing.assert_allclose(h.numpy(), _busy_want(np.zeros(n), 100), rtol=1e-6)
     # an event goes to after= like a handle
     ev2 = vp.Event(ctx).record(sa)
