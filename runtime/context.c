@@ -49,7 +49,7 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
   ctx->info.timestamps = timestamps;
   bool api13 = o->api_version >= VK_API_VERSION_1_3 && ctx->inst.api_version >= VK_API_VERSION_1_3;
 
-  const char *exts[8];
+  const char *exts[12];
   uint32_t nexts = 0;
   if (ctx->push_descriptors)
     exts[nexts++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
@@ -89,6 +89,11 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
       exts[nexts++] = VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME;
       ctx->export_sem = true;
     }
+  }
+  /* Device memory another API imports (export.c: DLPack to CUDA). */
+  if (vrt__has_extension(&ctx->inst, ctx->pdev, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME)) {
+    exts[nexts++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
+    ctx->export_mem = true;
   }
 
   /* Only the features a VulPy kernel may use, and robustBufferAccess only

@@ -327,6 +327,7 @@ struct vrt_context {
    * (VK_KHR_external_semaphore_fd), and the semaphores of other contexts'
    * streams imported here so far (stream.c: cross-context events). */
   bool export_sem;
+  bool export_mem; /* VK_KHR_external_memory_fd on (export.c) */
   uint32_t nimports;
   struct {
     VkSemaphore src, sem;

@@ -843,6 +843,19 @@ typedef enum vrt_wait_how {
 bool vrt_stream_wait_event(vrt_context *ctx, vrt_stream *s, vrt_event *e, vrt_wait_how *how,
                            vp_diags *d);
 
+/* ---- exportable device memory (runtime/export.c; issue 18, DLPack to CUDA)
+ * A buffer in its own dedicated allocation of device-local memory made
+ * exportable as an opaque fd (VK_KHR_external_memory_fd), for another API
+ * on the same device to import (CUDA: cuImportExternalMemory with
+ * CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD, dedicated). Not pooled;
+ * zeroed; the host reaches it through upload/download. */
+bool vrt_context_can_export_memory(const vrt_context *ctx);
+vrt_buffer *vrt_buffer_create_exportable(vrt_context *ctx, uint64_t size, vp_diags *d);
+/* A new fd for the buffer's memory (the caller owns it: the importer takes
+ * it, or close() it) and the allocation's size, which the importer needs;
+ * -1 with an error for a buffer that is not exportable. */
+int vrt_buffer_export_fd(vrt_buffer *b, uint64_t *alloc_size, vp_diags *d);
+
 #ifdef __cplusplus
 }
 #endif

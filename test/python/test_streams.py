@@ -234,3 +234,14 @@ def test_errors(ctx, kernels):
     with pytest.raises(TypeError, match="stream="):
         axpb(x, x, dispatch=4, n=4, a=1.0, b=1.0, stream="s")
     assert vp.current_stream() is None
+
+
+def test_dlpack_cuda_export_absent(ctx):
+    """No CUDA export yet (docs/multidevice.md): asking __dlpack__ for a
+    kDLCUDA tensor is a BufferError that says so and names the way round."""
+    x = vp.arange(8, dtype=np.float32, memory="host")
+    with pytest.raises(BufferError, match="kDLCUDA.*not available"):
+        x.__dlpack__(dl_device=(2, 0))
+    with pytest.raises(BufferError, match="kDLCPU") as e:
+        x.__dlpack__(dl_device=(4, 0))
+    assert "CUDA" not in str(e.value)

@@ -269,8 +269,13 @@ class ndarray:
             raise ValueError(f"__dlpack__: stream must be None for host (kDLCPU) memory, "
                              f"got {stream!r}")
         if dl_device is not None and tuple(dl_device) != (1, 0):
+            cuda = tuple(dl_device)[:1] == (2,)  # kDLCUDA (issue 18: not there yet)
             raise BufferError(f"__dlpack__: can only export to the CPU (kDLCPU, (1, 0)), "
-                              f"not dl_device={tuple(dl_device)!r}")
+                              f"not dl_device={tuple(dl_device)!r}"
+                              + ("; CUDA export (kDLCUDA) is not available: copy through "
+                                 "the host (np.from_dlpack(x), then cupy.asarray / "
+                                 "torch.from_numpy(...).cuda()), docs/multidevice.md"
+                                 if cuda else ""))
         v1 = max_version is not None and tuple(max_version)[:1] >= (1,)
         if copy:
             return _dlpack_of(self.numpy(), versioned=v1, copied=True)

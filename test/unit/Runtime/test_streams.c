@@ -8,6 +8,8 @@
  * "everything up to here" once streams exist. */
 #include "rt_test.h"
 
+#include <unistd.h>
+
 typedef struct {
   uint32_t count[3];
 } push3;
@@ -325,11 +327,55 @@ static void test_many_streams(void) {
   rt_context_done(ctx);
 }
 
+/* Exportable device memory (runtime/export.c, the DLPack-to-CUDA path):
+ * zeroed, usable by kernels, uploads and downloads like any buffer, and its
+ * memory handed out as an opaque fd; a pooled buffer has none to give. */
+static void test_exportable(void) {
+  vrt_context *ctx = rt_context();
+  vrt_kernel *k = ctx ? rt_kernel(ctx, "incr", NULL) : NULL;
+  if (!k) {
+    rt_context_done(ctx);
+    return;
+  }
+  vp_diags d = {0};
+  if (!vrt_context_can_export_memory(ctx)) {
+    CHECK(vrt_buffer_create_exportable(ctx, 64, &d) == NULL);
+    CHECK_ERROR(d, "cannot export memory");
+  } else {
+    enum { N = 1000 };
+    vrt_buffer *e = vrt_buffer_create_exportable(ctx, N * 4, &d);
+    CHECK_OK(d);
+    CHECK(e != NULL);
+    if (e) {
+      check_values(e, N, 0, 0, "a new exportable buffer");
+      vrt_buffer *a = u32_buffer(ctx, N, 0, VRT_DEVICE);
+      incr(k, a, e, N);
+      check_values(e, N, 1, 1, "an exportable buffer after a kernel"); /* 0 + i + 1 */
+      uint64_t alloc = 0;
+      int fd = vrt_buffer_export_fd(e, &alloc, &d);
+      CHECK_OK(d);
+      CHECK(fd >= 0 && alloc >= N * 4);
+      if (fd >= 0)
+        close(fd);
+      CHECK(vrt_buffer_export_fd(a, &alloc, &d) == -1);
+      CHECK_ERROR(d, "not exportable");
+      vrt_buffer_destroy(a);
+      vrt_buffer_destroy(e);
+    }
+  }
+  CHECK(vrt_buffer_create_exportable(ctx, 0, &d) == NULL);
+  CHECK_ERROR(d, "size must be");
+  vrt_kernel_destroy(k);
+  vp_diags_free(&d);
+  rt_context_done(ctx);
+}
+
 int main(void) {
   RT_RUN(test_two_streams);
   RT_RUN(test_gate_and_pool);
   RT_RUN(test_transfer_overlap);
   RT_RUN(test_cross_context);
   RT_RUN(test_many_streams);
+  RT_RUN(test_exportable);
   return rt_failures != 0;
 }
