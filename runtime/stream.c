@@ -544,7 +544,9 @@ VkCommandBuffer vrt__cmd_begin_copy(vrt_context *ctx, int *slot, bool *xfer, vp_
       vrt__error(ctx, d, "internal error: every transfer command buffer is being recorded");
       return VK_NULL_HANDLE;
     }
-    if (!vrt__wait_sem(ctx, s->tl.sem, oldest, UINT64_MAX, false, d))
+    /* the slot's ticket may be another transfer stream's (they share the
+     * queue and the slots, not the semaphore): vrt_wait finds its queue */
+    if (!vrt_wait(ctx, oldest, UINT64_MAX, d))
       return VK_NULL_HANDLE;
   }
   VkCommandBufferBeginInfo bi = {

@@ -237,11 +237,31 @@ def test_errors(ctx, kernels):
 
 
 def test_dlpack_cuda_export_absent(ctx):
-    """No CUDA export yet (docs/multidevice.md): asking __dlpack__ for a
-    kDLCUDA tensor is a BufferError that says so and names the way round."""
-    x = vp.arange(8, dtype=np.float32, memory="host")
+    """No CUDA here (lavapipe, no libcuda): vp.cuda_interop says why, an
+    exportable array works as a VulPy array, and asking __dlpack__ for a
+    kDLCUDA tensor is a BufferError that says why."""
+    info = vp.cuda_interop(ctx)
+    assert set(info) == {"available", "cuda_device", "reason"}
+    if info["available"]:
+        pytest.skip("CUDA is here: bench/bench_dlpack.py covers it")
+    assert info["cuda_device"] is None and info["reason"]
+    e = vp.empty(1000, np.float32, exportable=True)
+    assert e.memory == "device" and e.buffer.owner == "exportable"
+    np.testing.assert_array_equal(e.numpy(), np.zeros(1000, np.float32))
+    e += 2.5
+    np.testing.assert_array_equal(e.numpy(), np.full(1000, 2.5, np.float32))
+    assert e.__dlpack_device__()[0] == 7  # not CUDA: kDLVulkan, no export
     with pytest.raises(BufferError, match="kDLCUDA.*not available"):
+        e.__dlpack__(dl_device=(2, 0))
+    with pytest.raises(BufferError, match="kDLCUDA.*not available"):
+        e.__dlpack__()
+    assert type(e.__dlpack__(copy=True)).__name__ == "PyCapsule"  # a host copy still goes
+    x = vp.arange(8, dtype=np.float32, memory="host")
+    with pytest.raises(BufferError, match="exportable=True"):
         x.__dlpack__(dl_device=(2, 0))
-    with pytest.raises(BufferError, match="kDLCPU") as e:
+    with pytest.raises(BufferError, match="kDLCPU"):
         x.__dlpack__(dl_device=(4, 0))
-    assert "CUDA" not in str(e.value)
+    with pytest.raises(ValueError, match="'device' memory"):
+        vp.empty(4, np.float32, memory="host", exportable=True)
+    with pytest.raises(TypeError, match="bool"):
+        vp.empty(4, np.bool_, exportable=True)

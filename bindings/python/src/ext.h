@@ -210,5 +210,7 @@ extern PyType_Spec vpy_control_spec;
 int vpy_memsock_init(PyObject *m);
 /* stream.c: adds the Stream and Event types and stream_activate() (issue 18). */
 int vpy_stream_init(PyObject *m);
+/* cuda.c: exportable buffers, the CUDA import (dlopen'ed libcuda) (issue 18). */
+int vpy_cuda_init(PyObject *m);
 
 #endif /* VULPY_PY_EXT_H */

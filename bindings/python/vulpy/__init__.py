@@ -112,3 +112,4 @@ from ._structs import struct, struct_dtype  # noqa: E402,F401
 
 # --- issue 18: streams and events (vulpy/_stream.py) ---
 from ._stream import Event, Stream, current_stream  # noqa: E402,F401
+from ._cuda import interop as cuda_interop  # noqa: E402,F401  (DLPack to CUDA)
