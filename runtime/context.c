@@ -628,7 +628,9 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
 /* --------------------------------------------------------------- waiting */
 
 bool vrt_ticket_done(vrt_context *ctx, vrt_ticket ticket) {
-  return ticket <= atomic_load(&ctx->completed) || ticket <= vrt__poll(ctx);
+  if (ticket <= atomic_load(&ctx->completed) || ticket <= vrt__poll(ctx))
+    return true;
+  return atomic_load(&ctx->nstreams) && vrt__ticket_done_streams(ctx, ticket);
 }
 
 static inline void cpu_relax(void) {

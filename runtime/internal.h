@@ -360,6 +360,9 @@ void vrt__tl_push(vrt_tl *tl, uint64_t t);
  * ticket <= T is done; a wait for every queue's tickets <= t. */
 uint64_t vrt__poll_streams(vrt_context *ctx);
 bool vrt__wait_streams(vrt_context *ctx, vrt_ticket t, uint64_t timeout_ns, vp_diags *d);
+/* Every queue's work up to ticket t is done (never blocks): unlike
+ * t <= vrt__poll, not held back by another stream's older pending work. */
+bool vrt__ticket_done_streams(vrt_context *ctx, vrt_ticket t);
 /* Waits for one semaphore to reach `value` in the context's wait mode
  * (context.c); `note`: the semaphore is the only timeline (no streams). */
 bool vrt__wait_sem(vrt_context *ctx, VkSemaphore sem, uint64_t value, uint64_t timeout_ns,

@@ -168,6 +168,18 @@ bool vrt__wait_streams(vrt_context *ctx, vrt_ticket t, uint64_t timeout_ns, vp_d
   return true;
 }
 
+bool vrt__ticket_done_streams(vrt_context *ctx, vrt_ticket t) {
+  vrt_tl *all[VRT_MAX_STREAMS + 1];
+  uint32_t n = tls(ctx, all);
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t v = largest_le(all[i], t);
+    bool ok;
+    if (v && sem_value(ctx, all[i]->sem, &ok) < v)
+      return false;
+  }
+  return true;
+}
+
 /* ------------------------------------------------------------- streams */
 
 static bool make_sem(vrt_context *ctx, VkSemaphore *out, bool exportable, vp_diags *d) {
