@@ -15,6 +15,8 @@
  *              raw GLSL -> SPIR-V, reflection, manifests as dicts
  *   control.c  Control (vrt_control)
  *   dlpack.c   DLPack export capsules (__dlpack__)
+ *   stream.c   Stream and Event (issue 18)
+ *   cuda.c     exportable buffers and their CUDA import (dlopen'ed libcuda; kDLCUDA)
  * All per-interpreter data (types, exception classes) lives in the module
  * state; types are heap types created with PyType_FromModuleAndSpec, and
  * none may be subclassed (KernelCall aside: it never looks for the module),
