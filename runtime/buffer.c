@@ -148,6 +148,14 @@ vrt_buffer *vrt__buffer_make(vrt_context *ctx, uint64_t bytes, vrt_memory_kind k
       .usage = USAGE,
       .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
   };
+  /* With a transfer-only queue family (streams, stream.c), buffers are
+   * shared by both families without ownership transfers. */
+  uint32_t fams[2] = {ctx->qfamily, ctx->xfamily};
+  if (ctx->concurrent) {
+    bi.sharingMode = VK_SHARING_MODE_CONCURRENT;
+    bi.queueFamilyIndexCount = 2;
+    bi.pQueueFamilyIndices = fams;
+  }
   if (!VRT_VK(ctx, d, vkCreateBuffer, ctx->device, &bi, NULL, &b->buffer)) {
     free(b);
     return NULL;
@@ -359,14 +367,15 @@ static bool run_transfer(vrt_context *ctx, vrt_buffer *a, vrt_buffer *b, record_
   pthread_mutex_lock(&ctx->lock);
   int slot;
   vrt_ticket t = 0;
+  bool xfer = false; /* on a transfer stream's queue family (stream.c) */
   VkCommandBuffer cb = vrt__zero_owed(ctx, a, d) && vrt__zero_owed(ctx, b, d)
-                           ? vrt__cmd_begin(ctx, &slot, d)
+                           ? vrt__cmd_begin_copy(ctx, &slot, &xfer, d)
                            : VK_NULL_HANDLE;
   bool ok = cb != VK_NULL_HANDLE;
   if (ok) {
-    vrt__barrier(ctx, cb, true);
+    vrt__barrier_copy(ctx, cb, true, xfer);
     fn(ctx, cb, arg);
-    vrt__barrier(ctx, cb, false);
+    vrt__barrier_copy(ctx, cb, false, xfer);
     ok = VRT_VK(ctx, d, vkEndCommandBuffer, cb) && vrt__submit(ctx, &cb, 1, &slot, 1, &t, d);
     if (!ok)
       ctx->ring[slot].value = 0;

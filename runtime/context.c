@@ -49,7 +49,7 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
   ctx->info.timestamps = timestamps;
   bool api13 = o->api_version >= VK_API_VERSION_1_3 && ctx->inst.api_version >= VK_API_VERSION_1_3;
 
-  const char *exts[8];
+  const char *exts[12];
   uint32_t nexts = 0;
   if (ctx->push_descriptors)
     exts[nexts++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
@@ -67,6 +67,34 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
     exts[nexts++] = VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME;
   if (vrt__has_extension(&ctx->inst, ctx->pdev, "VK_KHR_portability_subset"))
     exts[nexts++] = "VK_KHR_portability_subset";
+  /* Streams' semaphores exported to other contexts on the same device
+   * (stream.c): where timeline semaphores export and import as opaque fds. */
+  if (vrt__has_extension(&ctx->inst, ctx->pdev, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME) &&
+      ctx->inst.fn.vkGetPhysicalDeviceExternalSemaphoreProperties) {
+    VkSemaphoreTypeCreateInfo tt = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+        .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
+    };
+    VkPhysicalDeviceExternalSemaphoreInfo ei = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO,
+        .pNext = &tt,
+        .handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT,
+    };
+    VkExternalSemaphoreProperties ep = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES};
+    ctx->inst.fn.vkGetPhysicalDeviceExternalSemaphoreProperties(ctx->pdev, &ei, &ep);
+    uint32_t both = VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT |
+                    VK_EXTERNAL_SEMAPHORE_FEATURE_IMPORTABLE_BIT;
+    const char *env = getenv("VULPY_EXPORT_SEMAPHORES"); /* "0": never */
+    if ((ep.externalSemaphoreFeatures & both) == both && !(env && strcmp(env, "0") == 0)) {
+      exts[nexts++] = VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME;
+      ctx->export_sem = true;
+    }
+  }
+  /* Device memory another API imports (export.c: DLPack to CUDA). */
+  if (vrt__has_extension(&ctx->inst, ctx->pdev, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME)) {
+    exts[nexts++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
+    ctx->export_mem = true;
+  }
 
   /* Only the features a VulPy kernel may use, and robustBufferAccess only
    * when asked (Context(robust=True)): it slows every buffer access down. */
@@ -100,18 +128,46 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
                    .shaderInt16 = !!(f & VP_FEAT(INT16)),
                    .robustBufferAccess = ctx->robust},
   };
-  float priority = 1.0f;
-  VkDeviceQueueCreateInfo q = {
-      .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-      .queueFamilyIndex = ctx->qfamily,
-      .queueCount = 1,
-      .pQueuePriorities = &priority,
+  /* Streams (stream.c): up to VRT_MAX_QUEUES queues of the compute family
+   * (queue 0 is the default stream's) and one of a transfer-only family
+   * where the device has one; VULPY_STREAM_QUEUES=0 asks for one queue. */
+  float priority[VRT_MAX_QUEUES] = {1.0f, 1.0f, 1.0f, 1.0f};
+  uint32_t ncq = 1;
+  ctx->xfamily = UINT32_MAX;
+  const char *sq = getenv("VULPY_STREAM_QUEUES");
+  if (!sq || strcmp(sq, "0") != 0) {
+    uint32_t nf = 0;
+    ctx->inst.fn.vkGetPhysicalDeviceQueueFamilyProperties(ctx->pdev, &nf, NULL);
+    VkQueueFamilyProperties qp[32];
+    nf = nf > 32 ? 32 : nf;
+    ctx->inst.fn.vkGetPhysicalDeviceQueueFamilyProperties(ctx->pdev, &nf, qp);
+    ncq = qp[ctx->qfamily].queueCount < VRT_MAX_QUEUES ? qp[ctx->qfamily].queueCount
+                                                       : VRT_MAX_QUEUES;
+    for (uint32_t i = 0; i < nf && ctx->xfamily == UINT32_MAX; i++)
+      if ((qp[i].queueFlags & VK_QUEUE_TRANSFER_BIT) &&
+          !(qp[i].queueFlags & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT)) &&
+          qp[i].queueCount > 0)
+        ctx->xfamily = i;
+  }
+  VkDeviceQueueCreateInfo q[2] = {
+      {
+          .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+          .queueFamilyIndex = ctx->qfamily,
+          .queueCount = ncq ? ncq : 1,
+          .pQueuePriorities = priority,
+      },
+      {
+          .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+          .queueFamilyIndex = ctx->xfamily,
+          .queueCount = 1,
+          .pQueuePriorities = priority,
+      },
   };
   VkDeviceCreateInfo info = {
       .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
       .pNext = &f2,
-      .queueCreateInfoCount = 1,
-      .pQueueCreateInfos = &q,
+      .queueCreateInfoCount = ctx->xfamily == UINT32_MAX ? 1 : 2,
+      .pQueueCreateInfos = q,
       .enabledExtensionCount = nexts,
       .ppEnabledExtensionNames = exts,
   };
@@ -122,6 +178,15 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
     return false;
   volkLoadDeviceTable(&ctx->vk, ctx->device);
   ctx->vk.vkGetDeviceQueue(ctx->device, ctx->qfamily, 0, &ctx->queue);
+  ctx->ncqueues = ncq ? ncq : 1;
+  for (uint32_t i = 0; i < ctx->ncqueues; i++)
+    ctx->vk.vkGetDeviceQueue(ctx->device, ctx->qfamily, i, &ctx->cqueues[i]);
+  if (ctx->xfamily != UINT32_MAX) {
+    ctx->vk.vkGetDeviceQueue(ctx->device, ctx->xfamily, 0, &ctx->xqueue);
+    /* Buffers are used by both families without ownership transfers
+     * (docs/multidevice.md, "Streams": why CONCURRENT). */
+    ctx->concurrent = true;
+  }
 
   VkSemaphoreTypeCreateInfo st = {
       .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
@@ -148,6 +213,21 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
     return false;
   for (int i = 0; i < VRT_RING; i++)
     ctx->ring[i].cb = cbs[i];
+  ctx->tl0.queue = ctx->queue;
+  ctx->tl0.family = ctx->qfamily;
+  ctx->tl0.sem = ctx->timeline;
+  if (ctx->xqueue) {
+    VkCommandPoolCreateInfo xi = pi;
+    xi.queueFamilyIndex = ctx->xfamily;
+    ai.commandBufferCount = VRT_XRING;
+    if (!VRT_VK(ctx, d, vkCreateCommandPool, ctx->device, &xi, NULL, &ctx->xpool))
+      return false;
+    ai.commandPool = ctx->xpool;
+    if (!VRT_VK(ctx, d, vkAllocateCommandBuffers, ctx->device, &ai, cbs))
+      return false;
+    for (int i = 0; i < VRT_XRING; i++)
+      ctx->ring[VRT_RING + i].cb = cbs[i];
+  }
   return true;
 }
 
@@ -208,6 +288,8 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
   pthread_mutex_init(&ctx->lock, NULL);
   pthread_mutex_init(&ctx->copier_lock, NULL);
   ctx->zero_slot = -1;
+  static _Atomic uint64_t serials;
+  ctx->serial = atomic_fetch_add(&serials, 1) + 1;
   pthread_once(&fork_once, register_fork);
   ctx->fork_gen = atomic_load(&vrt__fork_gen);
   ctx->validation = opt->validation < 0 ? vrt__env_validation() : opt->validation > 0;
@@ -348,6 +430,7 @@ uint32_t vrt_context_destroy_checked(vrt_context *ctx, vp_diags *d) {
       ctx->vk.vkDestroyQueryPool(ctx->device, ctx->timing, NULL);
     if (ctx->pool)
       ctx->vk.vkDestroyCommandPool(ctx->device, ctx->pool, NULL);
+    vrt__streams_destroy(ctx);
     if (ctx->timeline)
       ctx->vk.vkDestroySemaphore(ctx->device, ctx->timeline, NULL);
     vrt__alloc_destroy(ctx);
@@ -381,6 +464,8 @@ void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out) {
 /* ------------------------------------------------------------ submission */
 
 uint64_t vrt__poll(vrt_context *ctx) {
+  if (atomic_load(&ctx->nstreams))
+    return vrt__poll_streams(ctx);
   uint64_t v = 0;
   VkResult r = vrt__fault(ctx, "vkGetSemaphoreCounterValue");
   if (r == VK_SUCCESS)
@@ -464,28 +549,61 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
   /* The pending zero fills are a batch of their own, with a timeline value
    * of their own: the host may wait for a buffer's zeros (before it maps
    * it) without waiting for the work submitted with them, which may be a
-   * persistent kernel that waits for the host. */
+   * persistent kernel that waits for the host. They always go to the
+   * default stream's queue (their command buffer is of its family); work
+   * for another stream (stream.c) goes to that stream's queue and
+   * semaphore, after a wait for the zero fills and the events it was told
+   * to wait for. */
+  vrt_tl *tl = n > 0 ? vrt__tl_current(ctx) : &ctx->tl0;
   uint64_t value = ctx->submitted + 1;
   uint64_t values[2] = {value, value + (zero >= 0 && n > 0)};
   VkTimelineSemaphoreSubmitInfo ts[2];
   VkSubmitInfo si[2];
+  VkSemaphore wsem[17];
+  uint64_t wval[17];
+  VkPipelineStageFlags wstage[17];
+  uint32_t nw = 0;
+  for (uint32_t i = 0; n > 0 && i < tl->nwaits; i++, nw++) {
+    wsem[nw] = tl->wait_sem[i];
+    wval[nw] = tl->wait_value[i];
+  }
+  if (zero >= 0 && n > 0 && tl != &ctx->tl0) {
+    wsem[nw] = ctx->timeline;
+    wval[nw++] = values[0];
+  }
+  for (uint32_t i = 0; i < nw; i++)
+    wstage[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
   uint32_t nb = 0;
   if (zero >= 0)
     si[nb++] = (VkSubmitInfo){.commandBufferCount = 1, .pCommandBuffers = &ctx->ring[zero].cb};
   if (n > 0 || zero < 0)
     si[nb++] = (VkSubmitInfo){.commandBufferCount = n, .pCommandBuffers = cbs};
   for (uint32_t i = 0; i < nb; i++) {
+    bool work = i == nb - 1 && (n > 0 || zero < 0);
     ts[i] = (VkTimelineSemaphoreSubmitInfo){
         .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
         .signalSemaphoreValueCount = 1,
         .pSignalSemaphoreValues = &values[i],
+        .waitSemaphoreValueCount = work ? nw : 0,
+        .pWaitSemaphoreValues = wval,
     };
     si[i].sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
     si[i].pNext = &ts[i];
     si[i].signalSemaphoreCount = 1;
-    si[i].pSignalSemaphores = &ctx->timeline;
+    si[i].pSignalSemaphores = work ? &tl->sem : &ctx->timeline;
+    si[i].waitSemaphoreCount = work ? nw : 0;
+    si[i].pWaitSemaphores = wsem;
+    si[i].pWaitDstStageMask = wstage;
   }
-  bool ok = VRT_VK(ctx, d, vkQueueSubmit, ctx->queue, nb, si, VK_NULL_HANDLE);
+  bool ok;
+  if (tl == &ctx->tl0) {
+    ok = VRT_VK(ctx, d, vkQueueSubmit, ctx->queue, nb, si, VK_NULL_HANDLE);
+  } else {
+    ok = nb < 2 || VRT_VK(ctx, d, vkQueueSubmit, ctx->queue, 1, si, VK_NULL_HANDLE);
+    if (ok && nb == 2)
+      vrt__tl_push(&ctx->tl0, values[0]);
+    ok = ok && VRT_VK(ctx, d, vkQueueSubmit, tl->queue, 1, &si[nb - 1], VK_NULL_HANDLE);
+  }
   if (zero >= 0)
     ctx->ring[zero].value = ok ? values[0] : 0;
   if (!ok)
@@ -495,6 +613,11 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
     ctx->zero_sent[ctx->zero_serial % 64].serial = ctx->zero_serial;
     ctx->zero_sent[ctx->zero_serial % 64].ticket = values[0];
   }
+  if (tl == &ctx->tl0 && nb == 2)
+    vrt__tl_push(&ctx->tl0, values[0]);
+  vrt__tl_push(tl, last);
+  if (n > 0)
+    tl->nwaits = 0;
   ctx->submitted = last;
   ctx->stats.submits++;
   for (uint32_t i = 0; i < nslots; i++)
@@ -507,7 +630,9 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
 /* --------------------------------------------------------------- waiting */
 
 bool vrt_ticket_done(vrt_context *ctx, vrt_ticket ticket) {
-  return ticket <= atomic_load(&ctx->completed) || ticket <= vrt__poll(ctx);
+  if (ticket <= atomic_load(&ctx->completed) || ticket <= vrt__poll(ctx))
+    return true;
+  return atomic_load(&ctx->nstreams) && vrt__ticket_done_streams(ctx, ticket);
 }
 
 static inline void cpu_relax(void) {
@@ -528,12 +653,12 @@ static void note_completed(vrt_context *ctx, uint64_t v) {
  * in slices of 50 ms, re-reading the counter between them: a wake-up lost in
  * a driver or layer (seen with lavapipe under the validation layer and ASan)
  * then costs one slice instead of a hang. */
-static bool block(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, uint64_t start,
-                  vp_diags *d) {
+static bool block(vrt_context *ctx, VkSemaphore sem, bool note, vrt_ticket ticket,
+                  uint64_t timeout_ns, uint64_t start, vp_diags *d) {
   VkSemaphoreWaitInfo wi = {
       .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
       .semaphoreCount = 1,
-      .pSemaphores = &ctx->timeline,
+      .pSemaphores = &sem,
       .pValues = &ticket,
   };
   timeout_ns = limit_of(ctx, timeout_ns);
@@ -553,7 +678,7 @@ static bool block(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, uint
     if (r != VK_TIMEOUT)
       break;
     uint64_t v = 0;
-    r = ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &v);
+    r = ctx->vk.vkGetSemaphoreCounterValue(ctx->device, sem, &v);
     if (r != VK_SUCCESS || v >= ticket)
       break;
     r = VK_TIMEOUT;
@@ -571,7 +696,8 @@ static bool block(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, uint
   }
   if (!vrt__check(ctx, r, "vkWaitSemaphores", d))
     return false;
-  note_completed(ctx, ticket);
+  if (note)
+    note_completed(ctx, ticket);
   return true;
 }
 
@@ -580,6 +706,16 @@ bool vrt_wait(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, vp_diags
     return true;
   if (!vrt__alive(ctx, d))
     return false;
+  if (atomic_load(&ctx->nstreams))
+    return vrt__wait_streams(ctx, ticket, timeout_ns, d);
+  return vrt__wait_sem(ctx, ctx->timeline, ticket, timeout_ns, true, d);
+}
+
+/* One semaphore (the context's timeline, or a stream's) in the context's
+ * wait mode; `note` records the value reached as the context's completed
+ * one (only right while the timeline is the only one). */
+bool vrt__wait_sem(vrt_context *ctx, VkSemaphore sem, uint64_t ticket, uint64_t timeout_ns,
+                   bool note, vp_diags *d) {
   vrt_wait_mode mode = (vrt_wait_mode)atomic_load(&ctx->wait_mode);
   timeout_ns = limit_of(ctx, timeout_ns);
   uint64_t spin_ns = mode == VRT_WAIT_SPIN        ? UINT64_MAX
@@ -598,11 +734,12 @@ bool vrt_wait(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, vp_diags
       }
     }
     uint64_t v = 0;
-    VkResult r = ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &v);
+    VkResult r = ctx->vk.vkGetSemaphoreCounterValue(ctx->device, sem, &v);
     if (!vrt__check(ctx, r, "vkGetSemaphoreCounterValue", d))
       return false;
     if (v >= ticket) {
-      note_completed(ctx, v);
+      if (note)
+        note_completed(ctx, v);
       return true;
     }
     uint64_t spent = vrt__now_ns() - start;
@@ -616,7 +753,7 @@ bool vrt_wait(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, vp_diags
                (double)timeout_ns / 1e6, (unsigned long long)ticket, ctx->info.name);
     return false;
   }
-  return block(ctx, ticket, timeout_ns, start, d);
+  return block(ctx, sem, note, ticket, timeout_ns, start, d);
 }
 
 /* The flag is a plain word the GPU writes (vkCmdFillBuffer after the
@@ -654,9 +791,9 @@ bool vrt__wait_flag(vrt_context *ctx, vrt_ticket ticket, const uint32_t *flag, v
     cpu_relax();
   }
   atomic_fetch_add_explicit(&ctx->flag_fallbacks, 1, memory_order_relaxed);
-  if (mode == VRT_WAIT_SPIN)
+  if (mode == VRT_WAIT_SPIN || atomic_load(&ctx->nstreams))
     return vrt_wait(ctx, ticket, UINT64_MAX, d);
-  return block(ctx, ticket, UINT64_MAX, vrt__now_ns(), d);
+  return block(ctx, ctx->timeline, true, ticket, UINT64_MAX, vrt__now_ns(), d);
 }
 
 bool vrt_context_wait_idle(vrt_context *ctx, vp_diags *d) {

@@ -359,6 +359,8 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
     return false;
   if (rb && !check_readback(k, rb, d))
     return false;
+  if (!vrt__compute_ok(ctx, "a kernel", d))
+    return false;
   bool want = flag && !k->no_flags && atomic_load(&ctx->done_flag) &&
               atomic_load(&ctx->wait_mode) != VRT_WAIT_BLOCK;
   size_t len = 0;
@@ -530,7 +532,7 @@ bool vrt_dispatch_timed(vrt_kernel *k, const vrt_args *a, vrt_grid g, double *gp
   }
   uint32_t groups[3];
   unsigned char push[512];
-  if (!vrt__prepare(k, a, NULL, g, groups, push, d))
+  if (!vrt__prepare(k, a, NULL, g, groups, push, d) || !vrt__compute_ok(ctx, "a kernel", d))
     return false;
   /* The lock is held to the end: the query pool is the context's. */
   pthread_mutex_lock(&ctx->lock);

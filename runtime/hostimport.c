@@ -72,6 +72,12 @@ static vrt_buffer *import_pages(vrt_context *ctx, char *base, uint64_t span, uin
                VK_BUFFER_USAGE_TRANSFER_DST_BIT,
       .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
   };
+  uint32_t fams[2] = {ctx->qfamily, ctx->xfamily}; /* streams: see buffer.c */
+  if (ctx->concurrent) {
+    bi.sharingMode = VK_SHARING_MODE_CONCURRENT;
+    bi.queueFamilyIndexCount = 2;
+    bi.pQueueFamilyIndices = fams;
+  }
   pthread_mutex_lock(&ctx->lock);
   bool ok = VRT_VK(ctx, d, vkGetMemoryHostPointerPropertiesEXT, ctx->device, handle, base, &hp) &&
             VRT_VK(ctx, d, vkCreateBuffer, ctx->device, &bi, NULL, &b->buffer);

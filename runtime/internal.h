@@ -29,6 +29,7 @@
   X(vkGetPhysicalDeviceFeatures2)                                            \
   X(vkGetPhysicalDeviceMemoryProperties)                                     \
   X(vkGetPhysicalDeviceQueueFamilyProperties)                                \
+  X(vkGetPhysicalDeviceExternalSemaphoreProperties)                          \
   X(vkEnumerateDeviceExtensionProperties)                                    \
   X(vkCreateDevice)                                                          \
   X(vkGetDeviceProcAddr)                                                     \
@@ -202,6 +203,31 @@ uint32_t vrt__copy_threads_default(vrt_device_kind kind);
 /* --------------------------------------------------------------- context */
 
 #define VRT_RING 32 /* command buffers for one-off submissions */
+#define VRT_XRING 16 /* ... of the transfer queue family (ring[VRT_RING..]) */
+#define VRT_TL_RING 64 /* tickets a queue's timeline remembers */
+#define VRT_MAX_STREAMS 16
+#define VRT_MAX_QUEUES 4 /* compute-family queues a context asks for */
+
+/* One queue's timeline (stream.c): the default stream's is the context's
+ * `timeline` semaphore on `queue`; each vrt_stream has one of its own.
+ * Tickets stay one counter per context: every queue signals its own
+ * semaphore with the context's next ticket, so each queue's values are an
+ * increasing subsequence of the tickets. `recent` keeps a queue's last
+ * VRT_TL_RING tickets (for "which tickets of this queue are <= t") and is
+ * written under the context lock, read without it. */
+typedef struct vrt_tl {
+  VkQueue queue;
+  uint32_t family, index;
+  VkSemaphore sem;
+  _Atomic uint64_t last;   /* last ticket submitted here, 0: none */
+  _Atomic uint64_t pushed; /* tickets pushed into `recent` so far */
+  _Atomic uint64_t recent[VRT_TL_RING];
+  /* Semaphore waits the next submission here makes (vrt_stream_wait_event;
+   * lock held). */
+  uint32_t nwaits;
+  VkSemaphore wait_sem[16];
+  uint64_t wait_value[16];
+} vrt_tl;
 #define VRT_POOL_BINS 64 /* hash bins of the caching allocator */
 
 typedef struct vrt_cmd {
@@ -243,7 +269,7 @@ struct vrt_context {
   char lost_call[64];
 
   VkCommandPool pool;
-  vrt_cmd ring[VRT_RING];
+  vrt_cmd ring[VRT_RING + VRT_XRING];
   uint32_t ring_next;
   int zero_slot; /* ring slot of the open zero-fill command buffer, or -1 */
   uint64_t zero_serial;  /* serial of the open (or last) zero-fill command buffer */
@@ -284,7 +310,76 @@ struct vrt_context {
    * goes (set by fft.c, which lives in its own library, vulpy_fft). */
   void *fft;
   void (*fft_free)(vrt_context *ctx);
+
+  /* Streams (issue 18, stream.c). tl0 is the default stream's timeline
+   * (queue, timeline); `cqueues` the compute family's queues (cqueues[0] is
+   * `queue`); `xqueue` a queue of a transfer-only family, with its own
+   * command pool and ring slots [VRT_RING, VRT_RING + VRT_XRING).
+   * `streams` are never freed before the context (a destroyed stream's slot
+   * and semaphore are reused), so readers need no lock; nstreams only grows.
+   * While it is 0 the submission and wait paths are the single-queue ones. */
+  vrt_tl tl0;
+  VkQueue cqueues[VRT_MAX_QUEUES];
+  uint32_t ncqueues, next_cqueue;
+  VkQueue xqueue;
+  uint32_t xfamily; /* UINT32_MAX: none */
+  VkCommandPool xpool;
+  uint32_t xring_next;
+  bool concurrent; /* buffers are VK_SHARING_MODE_CONCURRENT over qfamily and xfamily */
+  struct vrt_stream *streams[VRT_MAX_STREAMS];
+  _Atomic uint32_t nstreams;
+  /* Streams' semaphores are exportable as opaque fds
+   * (VK_KHR_external_semaphore_fd), and the semaphores of other contexts'
+   * streams imported here so far (stream.c: cross-context events). */
+  bool export_sem;
+  bool export_mem; /* VK_KHR_external_memory_fd on (export.c) */
+  uint32_t nimports;
+  struct {
+    VkSemaphore src, sem;
+    uint64_t src_serial;
+  } imports[16];
+  uint64_t serial; /* unique per context in the process */
 };
+
+/* ----------------------------------------------------------- streams */
+
+struct vrt_stream {
+  vrt_context *ctx;
+  vrt_tl tl;
+  int kind;   /* vrt_stream_kind */
+  bool xfer;  /* on the transfer-only family: copies only */
+  bool live;  /* false: destroyed, the slot free for the next stream */
+};
+
+/* The stream this thread submits ctx's work to (vrt_stream_set_current),
+ * NULL for the default stream. */
+struct vrt_stream *vrt__stream_of(vrt_context *ctx);
+/* The timeline the next submission on ctx from this thread goes to. */
+vrt_tl *vrt__tl_current(vrt_context *ctx);
+/* True when this thread's current stream of ctx is a transfer-family one:
+ * false + an error naming `what` for work that needs a compute queue. */
+bool vrt__compute_ok(vrt_context *ctx, const char *what, vp_diags *d);
+/* Records a ticket submitted on tl (lock held). */
+void vrt__tl_push(vrt_tl *tl, uint64_t t);
+/* Streams' poll and wait (nstreams > 0): the largest T such that every
+ * ticket <= T is done; a wait for every queue's tickets <= t. */
+uint64_t vrt__poll_streams(vrt_context *ctx);
+bool vrt__wait_streams(vrt_context *ctx, vrt_ticket t, uint64_t timeout_ns, vp_diags *d);
+/* Every queue's work up to ticket t is done (never blocks): unlike
+ * t <= vrt__poll, not held back by another stream's older pending work. */
+bool vrt__ticket_done_streams(vrt_context *ctx, vrt_ticket t);
+/* Waits for one semaphore to reach `value` in the context's wait mode
+ * (context.c); `note`: the semaphore is the only timeline (no streams). */
+bool vrt__wait_sem(vrt_context *ctx, VkSemaphore sem, uint64_t value, uint64_t timeout_ns,
+                   bool note, vp_diags *d);
+/* A begun command buffer for a copy: from the transfer family's ring when
+ * this thread's current stream is on it (*xfer true), else vrt__cmd_begin. */
+VkCommandBuffer vrt__cmd_begin_copy(vrt_context *ctx, int *slot, bool *xfer, vp_diags *d);
+/* vrt__barrier for a transfer-family command buffer (transfer and host
+ * stages only) when `xfer`. */
+void vrt__barrier_copy(vrt_context *ctx, VkCommandBuffer cb, bool start, bool xfer);
+/* Queue creation (context.c's create_device asks for these queues). */
+void vrt__streams_destroy(vrt_context *ctx);
 
 /* ----------------------------------------------------------------- errors */
 

@@ -193,8 +193,10 @@ static vrt_buffer *take(vrt_context *ctx, vrt_memory_kind kind, uint64_t cls, bo
      * does: every command buffer ends with a barrier that orders all of it
      * before later submissions, and every host access to the new buffer
      * waits for its last use, which is then the new write. The oldest is
-     * the likeliest to be done soon. */
-    if (ordered && pass == 1) {
+     * the likeliest to be done soon. Not once the context has streams
+     * (stream.c): the queued work may be on another queue, which no
+     * barrier orders (issue 18). */
+    if (ordered && pass == 1 && !atomic_load(&ctx->nstreams)) {
       ctx->stats.pool_ordered++;
       unlink_cached(ctx, oldest);
       return oldest;

@@ -280,7 +280,7 @@ bool vrt_record_submit(vrt_recording *r, vrt_ticket *ticket, vp_diags *d) {
       return false;
     }
   }
-  if (!vrt_wait(ctx, r->value, UINT64_MAX, d))
+  if (!vrt__compute_ok(ctx, "a recording", d) || !vrt_wait(ctx, r->value, UINT64_MAX, d))
     return false;
   pthread_mutex_lock(&ctx->lock);
   vrt_ticket t = 0;

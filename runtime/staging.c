@@ -39,18 +39,20 @@ static bool ensure_staging(vrt_context *ctx, vp_diags *d) {
 static bool submit_copy(vrt_context *ctx, vrt_buffer *b, int slot, uint64_t offset, uint64_t n,
                         bool upload, vp_diags *d) {
   int cs;
-  VkCommandBuffer cb = vrt__zero_owed(ctx, b, d) ? vrt__cmd_begin(ctx, &cs, d) : VK_NULL_HANDLE;
+  bool xfer; /* on a transfer stream's queue family (stream.c) */
+  VkCommandBuffer cb =
+      vrt__zero_owed(ctx, b, d) ? vrt__cmd_begin_copy(ctx, &cs, &xfer, d) : VK_NULL_HANDLE;
   if (!cb)
     return false;
   VkBufferCopy region = {(uint64_t)slot * ctx->staging_slot, b->offset + offset, n};
-  vrt__barrier(ctx, cb, true);
+  vrt__barrier_copy(ctx, cb, true, xfer);
   if (upload) {
     ctx->vk.vkCmdCopyBuffer(cb, ctx->staging->buffer, b->buffer, 1, &region);
   } else {
     region = (VkBufferCopy){b->offset + offset, (uint64_t)slot * ctx->staging_slot, n};
     ctx->vk.vkCmdCopyBuffer(cb, b->buffer, ctx->staging->buffer, 1, &region);
   }
-  vrt__barrier(ctx, cb, false);
+  vrt__barrier_copy(ctx, cb, false, xfer);
   vrt_ticket t;
   if (!VRT_VK(ctx, d, vkEndCommandBuffer, cb) || !vrt__submit(ctx, &cb, 1, &cs, 1, &t, d)) {
     ctx->ring[cs].value = 0;

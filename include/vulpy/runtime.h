@@ -794,6 +794,95 @@ uint64_t vrt_fft_bytes(const vrt_fft_shape *s);
 /* Plans in the context's cache (tests). */
 uint32_t vrt_fft_plans(vrt_context *ctx);
 
+/* ============================================== streams and events (issue 18)
+ * A stream is an in-order line of work on one of the context's queues
+ * (runtime/stream.c, docs/multidevice.md "Streams"). Work goes to the
+ * stream that is current on the calling thread for its context
+ * (vrt_stream_set_current; none: the default stream, the context's own
+ * queue and timeline, unchanged). Each stream signals a timeline semaphore
+ * of its own with the context's tickets, so tickets, vrt_wait and the
+ * buffers' last-use tickets keep their meaning across streams: vrt_wait(t)
+ * waits for every queue's work submitted up to t. Two streams are not
+ * ordered with each other unless an event says so. A compute stream gets a
+ * compute queue of its own where the device has more than one, a transfer
+ * stream a queue of a transfer-only family where there is one (copies
+ * only); otherwise the stream shares a queue (vrt_stream_shared): its work
+ * then runs in submission order with the default stream's. */
+typedef struct vrt_stream vrt_stream;
+typedef struct vrt_event vrt_event;
+typedef enum vrt_stream_kind { VRT_STREAM_COMPUTE, VRT_STREAM_TRANSFER } vrt_stream_kind;
+
+vrt_stream *vrt_stream_create(vrt_context *ctx, vrt_stream_kind kind, vp_diags *d);
+/* Waits for the stream's work, then frees it (NULL is fine). A thread whose
+ * current stream it was goes back to the default stream. */
+void vrt_stream_destroy(vrt_stream *s);
+vrt_context *vrt_stream_context(const vrt_stream *s);
+vrt_stream_kind vrt_stream_kind_of(const vrt_stream *s);
+/* The queue family and the queue's index in it. */
+uint32_t vrt_stream_queue_family(const vrt_stream *s);
+uint32_t vrt_stream_queue_index(const vrt_stream *s);
+/* True when the stream's VkQueue is the default stream's. */
+bool vrt_stream_shared(const vrt_stream *s);
+/* Makes `s` this thread's current stream for its context (NULL: the
+ * default stream of every context); returns the previous one. */
+vrt_stream *vrt_stream_set_current(vrt_stream *s);
+vrt_stream *vrt_stream_current(void);
+/* Streams ever made on ctx (0: its work has only ever gone to the default
+ * queue, in order, so a buffer may be reused by later work at once). */
+uint32_t vrt_stream_count(const vrt_context *ctx);
+/* The last ticket submitted on the stream (0: none); NULL s: the default
+ * stream of ctx. */
+vrt_ticket vrt_stream_last(vrt_context *ctx, const vrt_stream *s);
+/* Waits for the work submitted on the stream so far (NULL s: ctx's default
+ * stream); only that stream's. */
+bool vrt_stream_synchronize(vrt_context *ctx, vrt_stream *s, uint64_t timeout_ns, vp_diags *d);
+bool vrt_stream_query(vrt_context *ctx, vrt_stream *s);
+
+/* An event: a point on one stream's timeline (CUDA's and CuPy's word). */
+vrt_event *vrt_event_create(vrt_context *ctx, vp_diags *d);
+/* An event the host sets (vrt_event_set): a gate that streams can wait on. */
+vrt_event *vrt_event_create_gate(vrt_context *ctx, vp_diags *d);
+void vrt_event_destroy(vrt_event *e);
+vrt_context *vrt_event_context(const vrt_event *e);
+/* Marks the work submitted on the stream so far (NULL: ctx's default). */
+bool vrt_event_record(vrt_event *e, vrt_stream *s, vp_diags *d);
+/* Done (never blocks). An event never recorded is done. */
+bool vrt_event_query(vrt_event *e);
+bool vrt_event_synchronize(vrt_event *e, uint64_t timeout_ns, vp_diags *d);
+/* Opens a gate (vrt_event_create_gate). */
+bool vrt_event_set(vrt_event *e, vp_diags *d);
+/* How a stream waits for an event. */
+typedef enum vrt_wait_how {
+  VRT_WAIT_GPU,  /* a semaphore wait in the stream's next submission */
+  VRT_WAIT_HOST, /* the host waited for the event before returning (another device) */
+  /* another context on the same device: its stream's timeline semaphore,
+   * exported as an opaque fd (VK_KHR_external_semaphore_fd) and imported
+   * here, waited on by the stream's next submission (the host does not block) */
+  VRT_WAIT_SEMAPHORE,
+} vrt_wait_how;
+/* The stream `s` of ctx (NULL: the default stream) runs its later work
+ * after the event: for an event of the same context, a semaphore wait in
+ * its next submission (the host does not block); for an event recorded on
+ * a stream of another context on the same physical device (same device
+ * UUID and driver) where both export and import timeline semaphores, the
+ * same through the exported semaphore (VRT_WAIT_SEMAPHORE); else the host
+ * waits for it now (VRT_WAIT_HOST). */
+bool vrt_stream_wait_event(vrt_context *ctx, vrt_stream *s, vrt_event *e, vrt_wait_how *how,
+                           vp_diags *d);
+
+/* ---- exportable device memory (runtime/export.c; issue 18, DLPack to CUDA)
+ * A buffer in its own dedicated allocation of device-local memory made
+ * exportable as an opaque fd (VK_KHR_external_memory_fd), for another API
+ * on the same device to import (CUDA: cuImportExternalMemory with
+ * CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD, dedicated). Not pooled;
+ * zeroed; the host reaches it through upload/download. */
+bool vrt_context_can_export_memory(const vrt_context *ctx);
+vrt_buffer *vrt_buffer_create_exportable(vrt_context *ctx, uint64_t size, vp_diags *d);
+/* A new fd for the buffer's memory (the caller owns it: the importer takes
+ * it, or close() it) and the allocation's size, which the importer needs;
+ * -1 with an error for a buffer that is not exportable. */
+int vrt_buffer_export_fd(vrt_buffer *b, uint64_t *alloc_size, vp_diags *d);
+
 #ifdef __cplusplus
 }
 #endif

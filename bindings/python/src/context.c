@@ -171,10 +171,14 @@ static PyObject *context_scratch(PyObject *obj, PyObject *args) {
                         kind_name);
   vpy_state *st = vpy_state_of(obj);
   vrt_buffer *b = NULL;
-  /* Newest first: its pages are the likeliest to be in cache. */
+  /* Newest first: its pages are the likeliest to be in cache. With
+   * streams (issue 18) the queues are not one in-order line any more: a
+   * buffer another stream's queued work still uses is skipped. */
+  bool streams = vrt_stream_count(self->ctx) > 0;
   for (uint32_t i = self->npool; i-- > 0 && !b;) {
     vpy_pooled *e = &self->pool[i];
-    if (e->kind == kind && e->size >= size && e->size <= 2 * size + 4096) {
+    if (e->kind == kind && e->size >= size && e->size <= 2 * size + 4096 &&
+        (!streams || vrt_ticket_done(self->ctx, vrt_buffer_last_use(e->b)))) {
       b = e->b;
       self->pool_bytes -= e->size;
       memmove(e, e + 1, (self->npool - i - 1) * sizeof *e);

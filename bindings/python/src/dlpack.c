@@ -118,9 +118,9 @@ static PyObject *dlpack_capsule(PyObject *mod, PyObject *args) {
   (void)mod;
   PyObject *owner, *shape, *strides;
   unsigned long long address;
-  int code, bits, versioned = 0, copied = 0;
-  if (!PyArg_ParseTuple(args, "OKOOii|pp:dlpack_capsule", &owner, &address, &shape, &strides,
-                        &code, &bits, &versioned, &copied))
+  int code, bits, versioned = 0, copied = 0, device_type = VPY_kDLCPU, device_id = 0;
+  if (!PyArg_ParseTuple(args, "OKOOii|ppii:dlpack_capsule", &owner, &address, &shape, &strides,
+                        &code, &bits, &versioned, &copied, &device_type, &device_id))
     return NULL;
   if (!PySequence_Check(shape) || (strides != Py_None && !PySequence_Check(strides))) {
     PyErr_SetString(PyExc_TypeError, "dlpack_capsule: shape and strides must be sequences");
@@ -153,8 +153,8 @@ static PyObject *dlpack_capsule(PyObject *mod, PyObject *args) {
   DLTensor *dl = versioned ? &((DLManagedTensorVersioned *)block)->dl_tensor
                            : &((DLManagedTensor *)block)->dl_tensor;
   dl->data = (void *)(uintptr_t)address;
-  dl->device.device_type = VPY_kDLCPU;
-  dl->device.device_id = 0;
+  dl->device.device_type = device_type; /* kDLCPU, or kDLCUDA (cuda.c's mappings) */
+  dl->device.device_id = device_id;
   dl->ndim = (int32_t)ndim;
   dl->dtype.code = (uint8_t)code;
   dl->dtype.bits = (uint8_t)bits;
@@ -188,8 +188,9 @@ static PyObject *dlpack_capsule(PyObject *mod, PyObject *args) {
 PyMethodDef vpy_dlpack_methods[] = {
     {"dlpack_capsule", dlpack_capsule, METH_VARARGS,
      "dlpack_capsule(owner, address, shape, strides, code, bits, versioned=False, "
-     "copied=False) -> a 'dltensor' (or, versioned, a DLPack 1.0 'dltensor_versioned') "
-     "capsule (kDLCPU) over host memory at `address`, keeping `owner` alive; strides in "
-     "elements or None"},
+     "copied=False, device_type=1, device_id=0) -> a 'dltensor' (or, versioned, a DLPack "
+     "1.0 'dltensor_versioned') capsule over memory at `address` (kDLCPU host memory; "
+     "device_type 2: a CUDA device pointer), keeping `owner` alive; strides in elements or "
+     "None"},
     {NULL, NULL, 0, NULL},
 };

@@ -15,6 +15,8 @@
  *              raw GLSL -> SPIR-V, reflection, manifests as dicts
  *   control.c  Control (vrt_control)
  *   dlpack.c   DLPack export capsules (__dlpack__)
+ *   stream.c   Stream and Event (issue 18)
+ *   cuda.c     exportable buffers and their CUDA import (dlopen'ed libcuda; kDLCUDA)
  * All per-interpreter data (types, exception classes) lives in the module
  * state; types are heap types created with PyType_FromModuleAndSpec, and
  * none may be subclassed (KernelCall aside: it never looks for the module),
@@ -208,5 +210,9 @@ extern PyType_Spec vpy_control_spec;
 
 /* memsock.c: adds the MemSock type and memsock_signature() to the module. */
 int vpy_memsock_init(PyObject *m);
+/* stream.c: adds the Stream and Event types and stream_activate() (issue 18). */
+int vpy_stream_init(PyObject *m);
+/* cuda.c: exportable buffers, the CUDA import (dlopen'ed libcuda) (issue 18). */
+int vpy_cuda_init(PyObject *m);
 
 #endif /* VULPY_PY_EXT_H */

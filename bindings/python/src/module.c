@@ -299,6 +299,8 @@ PyObject *vpy_device_info_dict(const vrt_device_info *info) {
             vpy_dict_set(d, "feature_bits", PyLong_FromUnsignedLong(info->features)) &&
             vpy_dict_set(d, "push_descriptors", PyBool_FromLong(info->push_descriptors)) &&
             vpy_dict_set(d, "driver_id", PyLong_FromUnsignedLong(info->driver_id)) &&
+            vpy_dict_set(d, "device_uuid",
+                         PyBytes_FromStringAndSize((const char *)info->device_uuid, 16)) &&
             vpy_dict_set(d, "fma_fused", PyBool_FromLong(info->fma_fused)) &&
             vpy_dict_set(d, "denorm_support", vpy_denorm_widths(info->denorm_support)) &&
             vpy_dict_set(d, "denorm_preserve", vpy_denorm_widths(info->denorm_preserve)) &&
@@ -413,6 +415,10 @@ static int module_exec(PyObject *m) {
   if (PyModule_AddFunctions(m, vpy_fft_methods) < 0)
     return -1;
   if (vpy_memsock_init(m) < 0) /* memsock.c */
+    return -1;
+  if (vpy_stream_init(m) < 0) /* stream.c (issue 18) */
+    return -1;
+  if (vpy_cuda_init(m) < 0) /* cuda.c (issue 18: DLPack kDLCUDA) */
     return -1;
   static const char *kinds[] = {"device", "host", "cached", "rebar"};
   PyObject *tuple = PyTuple_New(VRT_MEMORY_KIND_COUNT);

@@ -126,3 +126,7 @@ from . import _complex  # noqa: E402
 from ._complex import angle, conj, conjugate, imag, real  # noqa: E402,F401
 _complex.install()
 from . import fft  # noqa: E402,F401
+
+# --- issue 18: streams and events (vulpy/_stream.py) ---
+from ._stream import Event, Stream, current_stream  # noqa: E402,F401
+from ._cuda import interop as cuda_interop  # noqa: E402,F401  (DLPack to CUDA)

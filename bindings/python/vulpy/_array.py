@@ -307,6 +307,11 @@ class ndarray:
         __dlpack__ cannot export."""
         if self._buf.mapped:
             return (1, 0)
+        if getattr(self._buf, "owner", None) == "exportable":  # CUDA imports it (_cuda.py)
+            from . import _cuda
+            dev = _cuda.dlpack_device(self)
+            if dev is not None:
+                return dev
         return (7, self._ctx.index)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
@@ -317,13 +322,20 @@ class ndarray:
         again (or vp.synchronize) after them. The capsule keeps the array
         alive. Device-only memory raises BufferError naming the memory kind
         (copy=True exports a host copy instead)."""
+        v1 = max_version is not None and tuple(max_version)[:1] >= (1,)
+        cuda = dl_device is not None and tuple(dl_device)[:1] == (2,)  # kDLCUDA
+        exportable = getattr(self._buf, "owner", None) == "exportable"
+        if not copy and (cuda or (dl_device is None and exportable)):
+            # CUDA import of exportable memory (vulpy/_cuda.py); `stream` is
+            # any CUDA stream: __dlpack__ waits for all of VulPy's work first
+            from . import _cuda
+            return _cuda.dlpack(self, dl_device, v1, _dlpack_cuda)
         if stream is not None:
             raise ValueError(f"__dlpack__: stream must be None for host (kDLCPU) memory, "
                              f"got {stream!r}")
         if dl_device is not None and tuple(dl_device) != (1, 0):
             raise BufferError(f"__dlpack__: can only export to the CPU (kDLCPU, (1, 0)), "
                               f"not dl_device={tuple(dl_device)!r}")
-        v1 = max_version is not None and tuple(max_version)[:1] >= (1,)
         if copy:
             return _dlpack_of(self.numpy(), versioned=v1, copied=True)
         if not self._buf.mapped:
@@ -674,12 +686,18 @@ ndarray.__array_ufunc__ = __array_ufunc__
 # ---------------------------------------------------------------- creation
 
 
-def empty(shape, dtype=np.float32, *, memory=None, context=None):
+def empty(shape, dtype=np.float32, *, memory=None, context=None, exportable=False):
     """A new resident array (zeroed: Vulkan memory is cleared before use;
     for 'device' and 'rebar' memory by a fill on the GPU, sent with the next
     submission, so it costs the host nothing). dtype= a struct class gives
-    an array of zeroed structs (its std430 layout, vp.struct_dtype)."""
+    an array of zeroed structs (its std430 layout, vp.struct_dtype).
+    exportable=True: device memory of its own that CUDA can import, so
+    cupy.from_dlpack / torch.from_dlpack see it with no copy
+    (docs/multidevice.md, "DLPack to CUDA"; vp.cuda_interop() says whether
+    that works here)."""
     ctx = _context.resolve(context)
+    if exportable:
+        return _exportable(shape, dtype, memory, ctx)
     sdt = _structs.as_struct_dtype(dtype)
     if sdt is not None:
         return _struct_array(np.zeros(_shape(shape), sdt), None, check_memory(memory, ctx), ctx)
@@ -689,6 +707,33 @@ def empty(shape, dtype=np.float32, *, memory=None, context=None):
     n = _count(shape, storage_dtype(dt).itemsize, "vp.empty")
     buf = _native.ext().Buffer(ctx._native, _padded(n * storage_dtype(dt).itemsize), memory)
     return ndarray(buf, shape, dt, ctx)
+
+
+def _exportable(shape, dtype, memory, ctx):
+    """vp.empty(..., exportable=True) (issue 18, vulpy/_cuda.py)."""
+    from . import _cuda
+    if memory not in (None, "device"):
+        raise ValueError(f"vp.empty: exportable=True arrays live in 'device' memory, not "
+                         f"memory={memory!r}")
+    if _structs.as_struct_dtype(dtype) is not None:
+        raise TypeError("vp.empty: exportable=True takes a NumPy dtype, not a struct")
+    dt = check_dtype(dtype)
+    if dt == _BOOL:
+        raise TypeError("vp.empty: exportable=True: bool arrays are stored as uint32 words, "
+                        "which DLPack cannot describe; use uint8")
+    shape = _shape(shape)
+    n = _count(shape, storage_dtype(dt).itemsize, "vp.empty")
+    buf = _cuda.empty(ctx, _padded(n * storage_dtype(dt).itemsize))
+    return ndarray(buf, shape, dt, ctx)
+
+
+def _dlpack_cuda(a, pointer, owner, versioned, device):
+    """A kDLCUDA capsule over CUDA device pointer `pointer` (vulpy/_cuda.py)."""
+    code = _DL_CODES.get(a.dtype.kind)
+    if code is None:
+        raise BufferError(f"__dlpack__: dtype {a.dtype} has no DLPack export")
+    return _native.ext().dlpack_capsule(owner, pointer, a.shape, None, code,
+                                        a.dtype.itemsize * 8, versioned, False, 2, device)
 
 
 def _result(shape, dt, memory, ctx):

@@ -30,7 +30,7 @@ import inspect
 
 import numpy as np
 
-from . import (_array, _astjson, _compiler, _context, _hostarray, _memsock, _native,
+from . import (_array, _astjson, _compiler, _context, _hostarray, _memsock, _native, _stream,
                _persistent, _structs)
 from ._launch import Handle, Program
 from ._types import python_name, vir_lanes, vir_scalar
@@ -581,9 +581,12 @@ class PyKernel(_PyCall, _Inspect):
         return self._prog
 
     def _call(self, buffers, dispatch=None, groups=None, sync=True, context=None, after=None,
-              **push):
+              stream=None, **push):
         """The Python path: every check, every kind of argument, its errors
         (calls arrive here from _CallBase when its Launcher declines)."""
+        if stream is not None:  # issue 18: as inside `with stream:`
+            with _stream.using(stream, f"kernel {self.__name__}()"):
+                return self._call(buffers, dispatch, groups, sync, context, after, **push)
         if after is not None:  # cross-device ordering: a host wait (issue 18)
             _hostarray.wait_after(after, f"kernel {self.__name__}()")
         if self._generic or self._gscalars:
@@ -689,7 +692,10 @@ class GLSLKernel(_PyCall, _Inspect):
         return None
 
     def _call(self, buffers, dispatch=None, groups=None, sync=True, context=None, after=None,
-              **push):
+              stream=None, **push):
+        if stream is not None:  # issue 18: as inside `with stream:`
+            with _stream.using(stream, self.__name__):
+                return self._call(buffers, dispatch, groups, sync, context, after, **push)
         if after is not None:  # cross-device ordering: a host wait (issue 18)
             _hostarray.wait_after(after, self.__name__)
         r = launch(self._prog, buffers, push, dispatch, groups, sync,
