@@ -225,7 +225,9 @@ def test_message_passing_litmus_both_ways():
     # counts `ack` up; the steps must see it never decrease.
     rounds, steps, n = 0, 3000, 64
     violations = 0
-    for launch in range(4):
+    for launch in range(100):
+        if launch >= 4 and rounds >= 100_000:
+            break
         payload = vp.ControlBuffer([], words=4)
         flags = vp.ControlBuffer(["flag", "ack"])
         out = vp.zeros(steps, np.uint32)
@@ -247,9 +249,10 @@ def test_message_passing_litmus_both_ways():
         # never sees one (seen stays 0) passes the two checks above
         assert seen[-1] > 0, "the kernel never saw a host write to `ack`"
     assert violations == 0
-    # 3.3e5 rounds measured here (4 launches, 4.5 s); a floor that a loaded
-    # machine still clears
-    assert rounds > 10_000
+    # the 10^5 rounds: launches go on until they are reached (4
+    # launches gave 3.3e5 rounds with the lean barrier, about 2e4 with the
+    # faster packed one, which leaves the host fewer rounds a launch)
+    assert rounds >= 100_000
 
 
 # ---------------------------------------------------------------- stepped
