@@ -167,6 +167,8 @@ extern PyType_Spec vpy_ticket_spec, vpy_recording_spec;
 
 /* launch.c */
 extern PyType_Spec vpy_launcher_spec, vpy_kernel_call_spec;
+/* push_pack(): vp's PushPacker in C, with the Launcher's value rules */
+extern PyMethodDef vpy_push_methods[];
 /* Runs a filled-in dispatch: flush, dispatch (sync: wait, then invalidate),
  * with the GIL released; then the call's result. Sync: `out`, or None when
  * `out` is NULL. Async: a Ticket that keeps the Buffers (da->seq, else
@@ -208,5 +210,14 @@ extern PyType_Spec vpy_control_spec;
 
 /* memsock.c: adds the MemSock type and memsock_signature() to the module. */
 int vpy_memsock_init(PyObject *m);
+
+/* fastarray.c: resident arrays made in C (the allocation fast path).
+ * vpy_array_fast: whether `array_type` (vp.ndarray) has the slot layout
+ * fastarray.c knows; vpy_array_new: a whole, C-contiguous array of `buf`
+ * (a new reference; NULL with an exception). */
+extern PyMethodDef vpy_fastarray_methods[];
+bool vpy_array_fast(PyObject *array_type);
+PyObject *vpy_array_new(PyObject *array_type, PyObject *buf, PyObject *shape, PyObject *dtype,
+                        PyObject *sdtype, PyObject *ctx, Py_ssize_t size);
 
 #endif /* VULPY_PY_EXT_H */

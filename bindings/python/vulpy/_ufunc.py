@@ -24,7 +24,7 @@ import numpy as np
 
 from . import _array, _arrayops, _compiler, _context
 from ._errors import CompileError
-from ._launch import Handle, Program, grid_2d
+from ._launch import Handle, Program, _field_code, grid_2d
 from ._ufunc_src import ARITH, MATH, UNARY, KNAME as _KNAME, VEC as _VEC
 from ._ufunc_src import expr_of as _expr, source as _source
 
@@ -122,6 +122,7 @@ class Ufunc:
         self._resolved = {}
         self.last_program = None
         self._fast = None  # Launcher.ufunc of the last resident out= signature
+        self._fastn = None  # ... and of the last one without out= (result made in C)
         self.__doc__ = _doc(name, nin)
 
     def __repr__(self):
@@ -153,8 +154,16 @@ class Ufunc:
         return r
 
     def __call__(self, *args, out=None, context=None, sync=True):
-        fast = self._fast
-        if fast is not None and out is not None and context is None:
+        if out is None:
+            fast = self._fastn
+            if fast is not None and context is None:
+                # resident operands of the last planned signature, a new
+                # result: checks, allocation and dispatch in C
+                r = fast(args, None, sync)
+                if r is not NotImplemented:
+                    return r
+        elif self._fast is not None and context is None:
+            fast = self._fast
             # resident operands and out= of the last planned signature: in C
             r = fast(args, out, sync)
             if r is not NotImplemented:
@@ -254,8 +263,11 @@ class Ufunc:
         if plan is None:
             return None
         kern, push, gx, gy, out_dt, scalars, packer, fast = plan
-        if fast is not None and out is not None:
-            self._fast = fast
+        if fast is not None:  # the C path takes the next call of this signature
+            if out is not None:
+                self._fast = fast
+            else:
+                self._fastn = fast
         if scalars:  # push constants that change with every call
             values = dict(push)
             for k, name in scalars:
@@ -534,7 +546,10 @@ def _apply(uf, args, out, context, sync, loop=None):
             values[f"d{d}"] = merged[d]
     push = prog.packer.pack(values)
     binds = [b for k, b in enumerate(bufs) if layout[k] != "s"] + [obuf]
-    ticket = kern.dispatch(binds, push, gx, gy, 1, True, sync)
+    # a resident call with no staged host input is eager on its first call
+    # too (submitted, not waited for; host reads wait per buffer)
+    eager = sync and resident is not None and not scratch
+    ticket = kern.dispatch(binds, push, gx, gy, 1, True, None if eager else sync)
     if not scratch and loop is None and resident is not None and all(
             (L == "c" and type(a) is _array.ndarray) or
             (L == "s" and type(a) in (float, int, bool)) for L, a in zip(layout, args)):
@@ -544,14 +559,21 @@ def _apply(uf, args, out, context, sync, loop=None):
                                  for a in args) + (oshape, out is None)
         scalars = [(k, f"s{k}") for k, L in enumerate(layout) if L == "s"]
         fast = None
-        if out is not None and not scalars and len(binds) <= 64 and (push is None or
-                                                                      len(push) <= 512):
-            # the C path of the next such call (Launcher.ufunc)
+        codes = _scalar_fields(prog, scalars)
+        if codes is not None and len(args) < 64 and (push is None or len(push) <= 512):
+            # the C path of the next such call (Launcher.ufunc): out= given,
+            # or a result it makes (fastarray.c); scalars packed per call
             from . import _native
             launcher = _native.ext().Launcher(kern, _array.ndarray, Handle, tuple(
-                a.dtype for a in args) + (out_dt,), (), len(push) if push else 0)
-            launcher.as_ufunc(push or b"", gx, gy, tuple(oshape))
-            fast = uf._fast = launcher.ufunc
+                a.dtype if type(a) is _array.ndarray else type(a) for a in args) + (out_dt,),
+                (), len(push) if push else 0)
+            launcher.as_ufunc(push or b"", gx, gy, tuple(oshape), codes,
+                              _array.storage_dtype(out_dt))
+            fast = launcher.ufunc
+            if out is not None:
+                uf._fast = fast
+            else:
+                uf._fastn = fast
         ctx._ufast[sig] = (kern, values if scalars else push, gx, gy, out_dt, scalars,
                            prog.packer, fast)
     elif resident is None and out is None and loop is None and all(
@@ -582,6 +604,23 @@ def _apply(uf, args, out, context, sync, loop=None):
         return _numpy_result(ctx, obuf, out_dt, n, oshape)
 
     return finish() if sync else Handle(ticket, finish)
+
+
+def _scalar_fields(prog, scalars):
+    """((operand index, struct code, push offset), ...) of a plan's Python
+    scalar operands, as Launcher.as_ufunc packs them; None when one has a
+    type the C path does not pack (it then serves no call)."""
+    if not scalars:
+        return ()
+    fields = {f["name"]: f for f in prog.manifest["push"]}
+    out = []
+    for k, name in scalars:
+        f = fields.get(name)
+        code, lanes = _field_code(f["type"]) if f else (None, 0)
+        if code not in ("f", "d", "i", "I", "q", "Q") or lanes != 1:
+            return None
+        out.append((k, code, f["offset"]))
+    return tuple(out)
 
 
 def _numpy_result(ctx, obuf, out_dt, n, oshape):
