@@ -205,9 +205,17 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     vp_error(d, (vp_loc){0}, "out of host memory");
     return NULL;
   }
-  pthread_mutex_init(&ctx->lock, NULL);
+  /* Recursive: a wait made with the lock held (the pool waiting for a busy
+   * buffer, a launch slot for its last run) may have to send the held
+   * eager dispatches first, which takes the lock (vrt__send_held). */
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&ctx->lock, &attr);
+  pthread_mutexattr_destroy(&attr);
   pthread_mutex_init(&ctx->copier_lock, NULL);
   ctx->zero_slot = -1;
+  atomic_store(&ctx->eager_batch, VRT_EAGER_BATCH);
   pthread_once(&fork_once, register_fork);
   ctx->fork_gen = atomic_load(&vrt__fork_gen);
   ctx->validation = opt->validation < 0 ? vrt__env_validation() : opt->validation > 0;
@@ -462,21 +470,29 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
   /* The pending zero fills are a batch of their own, with a timeline value
    * of their own: the host may wait for a buffer's zeros (before it maps
    * it) without waiting for the work submitted with them, which may be a
-   * persistent kernel that waits for the host. */
+   * persistent kernel that waits for the host. Held eager dispatches go
+   * first, in a batch that signals the value they were given (`submitted`
+   * already): they came before everything here, and the fills recorded
+   * since are for buffers none of them uses (vrt_dispatch_eager holds
+   * nothing while a fill is open), so the fills may follow them. */
+  uint32_t held = ctx->nheld;
   uint64_t value = ctx->submitted + 1;
-  uint64_t values[2] = {value, value + (zero >= 0 && n > 0)};
-  VkTimelineSemaphoreSubmitInfo ts[2];
-  VkSubmitInfo si[2];
+  uint64_t values[3] = {ctx->submitted, value, value + (zero >= 0 && n > 0)};
+  VkTimelineSemaphoreSubmitInfo ts[3];
+  VkSubmitInfo si[3];
+  uint64_t *sv = held ? values : values + 1;
   uint32_t nb = 0;
+  if (held)
+    si[nb++] = (VkSubmitInfo){.commandBufferCount = held, .pCommandBuffers = ctx->held};
   if (zero >= 0)
     si[nb++] = (VkSubmitInfo){.commandBufferCount = 1, .pCommandBuffers = &ctx->ring[zero].cb};
-  if (n > 0 || zero < 0)
+  if (n > 0 || (zero < 0 && cbs != ctx->held))
     si[nb++] = (VkSubmitInfo){.commandBufferCount = n, .pCommandBuffers = cbs};
   for (uint32_t i = 0; i < nb; i++) {
     ts[i] = (VkTimelineSemaphoreSubmitInfo){
         .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
         .signalSemaphoreValueCount = 1,
-        .pSignalSemaphoreValues = &values[i],
+        .pSignalSemaphoreValues = &sv[i],
     };
     si[i].sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
     si[i].pNext = &ts[i];
@@ -485,15 +501,17 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
   }
   bool ok = VRT_VK(ctx, d, vkQueueSubmit, ctx->queue, nb, si, VK_NULL_HANDLE);
   if (zero >= 0)
-    ctx->ring[zero].value = ok ? values[0] : 0;
+    ctx->ring[zero].value = ok ? sv[held ? 1 : 0] : 0;
   if (!ok)
     return false;
-  uint64_t last = values[nb - 1];
+  ctx->nheld = 0;
+  uint64_t last = sv[nb - 1];
   if (zero >= 0) {
     ctx->zero_sent[ctx->zero_serial % 64].serial = ctx->zero_serial;
-    ctx->zero_sent[ctx->zero_serial % 64].ticket = values[0];
+    ctx->zero_sent[ctx->zero_serial % 64].ticket = sv[held ? 1 : 0];
   }
   ctx->submitted = last;
+  atomic_store(&ctx->sent, last);
   ctx->stats.submits++;
   for (uint32_t i = 0; i < nslots; i++)
     ctx->ring[slots[i]].value = last;
@@ -502,10 +520,46 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
   return true;
 }
 
+bool vrt__send_held(vrt_context *ctx, vp_diags *d) {
+  if (!ctx->nheld)
+    return true;
+  /* only the held batch: n = 0 with cbs == ctx->held adds no empty one */
+  return vrt__submit(ctx, ctx->held, 0, NULL, 0, NULL, d);
+}
+
+/* Sends the held eager dispatches when `ticket` is theirs (any thread). */
+static bool send_for(vrt_context *ctx, vrt_ticket ticket, vp_diags *d) {
+  if (ticket <= atomic_load(&ctx->sent))
+    return true;
+  pthread_mutex_lock(&ctx->lock);
+  bool ok = ticket <= atomic_load(&ctx->sent) || vrt__send_held(ctx, d);
+  pthread_mutex_unlock(&ctx->lock);
+  return ok;
+}
+
+void vrt_context_set_eager_batch(vrt_context *ctx, uint32_t n) {
+  n = n ? n : VRT_EAGER_BATCH;
+  atomic_store(&ctx->eager_batch, n > 64 ? 64 : n);
+  if (n == 1) { /* from now on nothing is held: send what is */
+    vp_diags ignore = {0};
+    send_for(ctx, atomic_load(&ctx->submitted), &ignore);
+    vp_diags_free(&ignore);
+  }
+}
+
+uint32_t vrt_context_eager_batch(const vrt_context *ctx) {
+  return atomic_load(&((vrt_context *)ctx)->eager_batch);
+}
+
 /* --------------------------------------------------------------- waiting */
 
 bool vrt_ticket_done(vrt_context *ctx, vrt_ticket ticket) {
-  return ticket <= atomic_load(&ctx->completed) || ticket <= vrt__poll(ctx);
+  if (ticket <= atomic_load(&ctx->completed))
+    return true;
+  vp_diags ignore = {0};
+  bool sent = send_for(ctx, ticket, &ignore);
+  vp_diags_free(&ignore);
+  return sent && ticket <= vrt__poll(ctx);
 }
 
 static inline void cpu_relax(void) {
@@ -576,7 +630,7 @@ static bool block(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, uint
 bool vrt_wait(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, vp_diags *d) {
   if (ticket <= atomic_load_explicit(&ctx->completed, memory_order_acquire))
     return true;
-  if (!vrt__alive(ctx, d))
+  if (!vrt__alive(ctx, d) || !send_for(ctx, ticket, d))
     return false;
   vrt_wait_mode mode = (vrt_wait_mode)atomic_load(&ctx->wait_mode);
   timeout_ns = limit_of(ctx, timeout_ns);

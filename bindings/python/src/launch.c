@@ -676,8 +676,7 @@ PyObject *vpy_run_eager(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *da, 
   bool ok;
   Py_BEGIN_ALLOW_THREADS
   ok = vpy_flush_all(da, &d) &&
-       (da->ranged ? vrt_dispatch_ranges(kern->k, &da->args, da->ranges, da->grid, &t, &d)
-                   : vrt_dispatch_async(kern->k, &da->args, da->grid, &t, &d));
+       vrt_dispatch_eager(kern->k, &da->args, da->ranged ? da->ranges : NULL, da->grid, &t, &d);
   Py_END_ALLOW_THREADS
   if (!ok)
     return vpy_raise(st, &d, NULL, ctx, NULL);
