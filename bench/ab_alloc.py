@@ -6,10 +6,11 @@ allocation / eager ufunc path faster or slower?
     cp -r bindings/python/vulpy /tmp/ab/old/ && <change, cmake --build build>
     cp -r bindings/python/vulpy /tmp/ab/new/ && cp -r bindings/python/vulpy /tmp/ab/new2/
     .venv/bin/python bench/ab_alloc.py /tmp/ab/old /tmp/ab/new /tmp/ab/new2 [--rounds 12]
+    .venv/bin/python bench/ab_alloc.py /tmp/ab/new@1 /tmp/ab/new   # eager_batch 1 vs default
     .venv/bin/python bench/ab_alloc.py --layers    # one build: the per-layer breakdown
 
 Each argument is a folder holding a `vulpy` package (its _vulpy.abi3.so
-built). Every round runs one process per folder, in a rotating order; each
+built); FOLDER@N runs that build with Context.eager_batch = N. Every round runs one process per folder, in a rotating order; each
 process times, in blocks of calls that take turns, the cases below and
 prints the medians (µs per call). Printed: each folder's median and the
 median of the per-round ratios to the first folder. A block of eager calls
@@ -95,11 +96,13 @@ def _cases(vp, np):
     return ctx, out
 
 
-def child(blocks):
+def child(blocks, batch):
     import numpy as np
 
     import vulpy as vp
 
+    if batch:  # FOLDER@N: this build with Context.eager_batch = N
+        vp.default_context().eager_batch = batch
     ctx, cases = _cases(vp, np)
     got = {k: [] for k in cases}
     for fn in cases.values():  # warm: plans, pipelines, the pool
@@ -204,10 +207,11 @@ def main():
     ap.add_argument("--rounds", type=int, default=12)
     ap.add_argument("--blocks", type=int, default=7, help="blocks per case and process")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--batch", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--layers", action="store_true", help="this build's per-layer breakdown")
     args = ap.parse_args()
     if args.child:
-        return child(args.blocks)
+        return child(args.blocks, args.batch)
     if args.layers:
         return layers()
     if len(args.builds) < 2:
@@ -217,8 +221,10 @@ def main():
     for r in range(args.rounds):
         order = args.builds[r % len(args.builds):] + args.builds[:r % len(args.builds)]
         for b in order:
-            p = subprocess.run([sys.executable, __file__, "--child", "--blocks", str(args.blocks)],
-                               env=dict(os.environ, PYTHONPATH=b), capture_output=True,
+            path, _, batch = b.partition("@")
+            p = subprocess.run([sys.executable, __file__, "--child", "--blocks", str(args.blocks),
+                                "--batch", batch or "0"],
+                               env=dict(os.environ, PYTHONPATH=path), capture_output=True,
                                text=True)
             if p.returncode:
                 sys.exit(f"{b}: {p.stderr[-2000:]}")
