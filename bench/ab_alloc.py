@@ -119,7 +119,7 @@ def child(blocks, batch):
     print(json.dumps(res))
 
 
-def layers():
+def layers(batch=0):
     """The per-layer breakdown of `c = a + b` and `vp.empty` (this build)."""
     import numpy as np
 
@@ -127,6 +127,8 @@ def layers():
     from vulpy import _array, _native
 
     ctx = vp.default_context()
+    if batch:
+        ctx.eager_batch = batch
     n = 1 << 10
     a = vp.asarray(np.ones(n, np.float32))
     b = vp.asarray(np.ones(n, np.float32))
@@ -207,13 +209,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=12)
     ap.add_argument("--blocks", type=int, default=7, help="blocks per case and process")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--batch", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--batch", type=int, default=0,
+                    help="with --layers: Context.eager_batch for the run")
     ap.add_argument("--layers", action="store_true", help="this build's per-layer breakdown")
     args = ap.parse_args()
     if args.child:
         return child(args.blocks, args.batch)
     if args.layers:
-        return layers()
+        return layers(args.batch)
     if len(args.builds) < 2:
         ap.error("give at least two folders (or --layers)")
     res = {b: [] for b in args.builds}
