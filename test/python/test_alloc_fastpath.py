@@ -283,3 +283,21 @@ def test_loop_allocates_from_the_driver_once(fctx):
     fctx.synchronize()
     assert fctx.stats()["pool_misses"] - before <= 4
     np.testing.assert_allclose(c.numpy(), h * h + 1, rtol=1e-6)
+
+
+def test_alternating_signatures_stay_in_c(fctx):
+    """Two shapes in turn: each call finds its signature's launcher (the
+    plan's), not only the last one used."""
+    a = vp.asarray(np.arange(100, dtype=np.float32), context=fctx)
+    b = vp.asarray(np.arange(300, dtype=np.float32), context=fctx)
+    _warm(lambda: a - a)
+    la = _launcher(vp.subtract)
+    _warm(lambda: b - b)
+    lb = _launcher(vp.subtract)
+    assert la is not lb
+    ca, cb = la.calls, lb.calls
+    for _ in range(5):
+        ra, rb = a - a, b - b
+    assert (la.calls - ca, lb.calls - cb) == (5, 5)
+    np.testing.assert_array_equal(ra.numpy(), np.zeros(100, np.float32))
+    np.testing.assert_array_equal(rb.numpy(), np.zeros(300, np.float32))

@@ -263,11 +263,16 @@ class Ufunc:
         if plan is None:
             return None
         kern, push, gx, gy, out_dt, scalars, packer, fast = plan
-        if fast is not None:  # the C path takes the next call of this signature
+        if fast is not None:  # the C path takes this call and the next ones
+            tried = (self._fast if out is not None else self._fastn) is fast and context is None
             if out is not None:
                 self._fast = fast
             else:
                 self._fastn = fast
+            if not tried:  # __call__ tried another signature's launcher
+                r = fast(args, out, sync)
+                if r is not NotImplemented:
+                    return r
         if scalars:  # push constants that change with every call
             values = dict(push)
             for k, name in scalars:
