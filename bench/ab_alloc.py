@@ -170,7 +170,7 @@ def layers(batch=0):
     if hasattr(ext, "empty_array"):
         p = ctx._ufast.get(("empty", np.float32, None))
         if p is not None:
-            rows.append(("empty_array(plan, n) (C path)", lambda: ext.empty_array(p, n)))
+            rows.append(("empty_array(plan, n) (C path)", lambda: ext.empty_array(p, n, ctx)))
     for name, fn in rows:
         print(f"{name:48s} {loop(fn):7.2f} us")
     # the host's part alone: the same calls with the dispatch left out

@@ -53,7 +53,7 @@ def test_empty_fast_path_makes_the_same_array(fctx):
     _warm(lambda: vp.empty(N, context=fctx))
     plan = fctx._ufast.get(("empty", np.float32, None))
     assert plan is not None, "vp.empty planned no C path"
-    fast = _native.ext().empty_array(plan, (4, 5))
+    fast = _native.ext().empty_array(plan, (4, 5), fctx)
     assert type(fast) is _array.ndarray
     slow = _array.ndarray(_native.ext().Buffer(fctx._native, 80, fctx.default_memory),
                           (4, 5), np.dtype(np.float32), fctx)
@@ -301,3 +301,23 @@ def test_alternating_signatures_stay_in_c(fctx):
     assert (la.calls - ca, lb.calls - cb) == (5, 5)
     np.testing.assert_array_equal(ra.numpy(), np.zeros(100, np.float32))
     np.testing.assert_array_equal(rb.numpy(), np.zeros(300, np.float32))
+
+
+def test_a_context_that_goes_takes_its_launchers():
+    """The ufuncs keep their last launchers weakly: the context's plans own
+    them, so a dropped context (and its device memory) is not kept alive by
+    vp.add's or vp.sin's last call (no gc needed)."""
+    import weakref
+    c = vp.Context()
+    x = vp.asarray(np.ones(8, np.float32), context=c)
+    y = vp.empty(8, context=c)
+    for _ in range(3):
+        vp.empty(8, context=c)
+        x + x
+        0.5 * x
+        vp.sin(x, out=y)
+    assert vp.add._fastn is not None and vp.sin._fast is not None
+    r = weakref.ref(c)
+    del c, x, y
+    assert r() is None
+    assert vp.add._fastn is None and vp.multiply._fastn is None and vp.sin._fast is None

@@ -17,9 +17,11 @@
  * `ndarray.__init__(buf, shape, dtype, ctx)` sets: offset 0, no strides,
  * whole, no mirror.
  *
- *   empty_array(plan, shape) -> ndarray | NotImplemented
- *       plan = (array_type, context, native context, dtype, storage dtype,
- *               kind: int, zero: bool); shape an int or a tuple of ints
+ *   empty_array(plan, shape, context) -> ndarray | NotImplemented
+ *       plan = (array_type, native context, dtype, storage dtype,
+ *               kind: int, zero: bool), kept in the context's _ufast (so
+ *       the Context itself is an argument: no reference cycle through the
+ *       plan); shape an int or a tuple of ints
  *       (exact ints; anything else - floats, NumPy integers, a list -
  *       NotImplemented so vp.empty's Python path checks it and raises).
  *       zero=False is `_array._result`: every element is written by the
@@ -183,17 +185,17 @@ static bool shape_bytes(PyObject *shape, uint64_t itemsize, PyObject **tuple, ui
   return true;
 }
 
-/* empty_array(plan, shape) -> ndarray | NotImplemented (see the header). */
+/* empty_array(plan, shape, context) -> ndarray | NotImplemented (see the
+ * header). */
 static PyObject *empty_array(PyObject *mod, PyObject *const *a, Py_ssize_t nargs) {
-  if (nargs != 2 || !PyTuple_CheckExact(a[0]) || PyTuple_Size(a[0]) != 7) {
-    PyErr_SetString(PyExc_TypeError, "empty_array(plan: 7-tuple, shape)");
+  if (nargs != 3 || !PyTuple_CheckExact(a[0]) || PyTuple_Size(a[0]) != 6) {
+    PyErr_SetString(PyExc_TypeError, "empty_array(plan: 6-tuple, shape, context)");
     return NULL;
   }
   vpy_state *st = vpy_module_state(mod);
-  PyObject *type = PyTuple_GetItem(a[0], 0), *pyctx = PyTuple_GetItem(a[0], 1),
-           *native = PyTuple_GetItem(a[0], 2), *dtype = PyTuple_GetItem(a[0], 3),
-           *sdtype = PyTuple_GetItem(a[0], 4), *kindo = PyTuple_GetItem(a[0], 5),
-           *zero = PyTuple_GetItem(a[0], 6);
+  PyObject *type = PyTuple_GetItem(a[0], 0), *pyctx = a[2], *native = PyTuple_GetItem(a[0], 1),
+           *dtype = PyTuple_GetItem(a[0], 2), *sdtype = PyTuple_GetItem(a[0], 3),
+           *kindo = PyTuple_GetItem(a[0], 4), *zero = PyTuple_GetItem(a[0], 5);
   if (!vpy_array_fast(type) || !PyObject_TypeCheck(native, st->Context))
     Py_RETURN_NOTIMPLEMENTED;
   long kind = PyLong_AsLong(kindo);
@@ -237,6 +239,7 @@ static PyObject *empty_array(PyObject *mod, PyObject *const *a, Py_ssize_t nargs
 
 PyMethodDef vpy_fastarray_methods[] = {
     {"empty_array", (PyCFunction)(void (*)(void))empty_array, METH_FASTCALL,
-     "empty_array(plan, shape) -> a new resident array, or NotImplemented (fastarray.c)"},
+     "empty_array(plan, shape, context) -> a new resident array, or NotImplemented "
+     "(fastarray.c)"},
     {NULL, NULL, 0, NULL},
 };

@@ -618,7 +618,7 @@ def empty(shape, dtype=np.float32, *, memory=None, context=None):
     except TypeError:  # an unhashable dtype=: check_dtype below says what is wrong
         plan = None
     if plan is not None:  # made in C (fastarray.c); NotImplemented: a shape to check here
-        r = _native.ext().empty_array(plan, shape)
+        r = _native.ext().empty_array(plan, shape, ctx)
         if r is not NotImplemented:
             return r
     sdt = _structs.as_struct_dtype(dtype)
@@ -637,7 +637,7 @@ def _alloc_plan(ctx, dt, kind, zero):
     """What the extension's empty_array needs to make arrays of a checked
     dtype and memory kind on ctx in C (fastarray.c); zero=False: every
     element is written by the caller's next operation (_result)."""
-    return (ndarray, ctx, ctx._native, dt, storage_dtype(dt),
+    return (ndarray, ctx._native, dt, storage_dtype(dt),
             _native.ext().MEMORY_KINDS.index(kind), zero)
 
 
@@ -649,7 +649,7 @@ def _result(shape, dt, memory, ctx):
     tuple, `dt` a checked dtype, `memory` a kind, `ctx` a Context."""
     plan = ctx._ufast.get(("result", dt, memory))
     if plan is not None:
-        r = _native.ext().empty_array(plan, shape)
+        r = _native.ext().empty_array(plan, shape, ctx)
         if r is not NotImplemented:
             return r
     n = _count(shape, storage_dtype(dt).itemsize, "new array")

@@ -19,6 +19,7 @@ Issue 7 replaces this module's planner with array-level VIR and fusion;
 the public functions stay.
 """
 import threading
+import weakref
 
 import numpy as np
 
@@ -121,8 +122,11 @@ class Ufunc:
         self.np = np_ufunc
         self._resolved = {}
         self.last_program = None
-        self._fast = None  # Launcher.ufunc of the last resident out= signature
-        self._fastn = None  # ... and of the last one without out= (result made in C)
+        # weak references to Launcher.ufunc of the last resident out=
+        # signature and of the last one without out= (its result made in C):
+        # the plan in the context's _ufast holds the launcher, so a context
+        # that goes away takes its launchers (and their kernels) with it
+        self._fastw = self._fastnw = None
         self.__doc__ = _doc(name, nin)
 
     def __repr__(self):
@@ -153,21 +157,34 @@ class Ufunc:
             self._resolved[keys] = r
         return r
 
+    @property
+    def _fast(self):
+        """Launcher.ufunc of the last resident out= signature (or None)."""
+        return self._fastw() if self._fastw is not None else None
+
+    @_fast.setter
+    def _fast(self, fn):
+        self._fastw = weakref.ref(fn) if fn is not None else None
+
+    @property
+    def _fastn(self):
+        """Launcher.ufunc of the last signature without out= (or None)."""
+        return self._fastnw() if self._fastnw is not None else None
+
+    @_fastn.setter
+    def _fastn(self, fn):
+        self._fastnw = weakref.ref(fn) if fn is not None else None
+
     def __call__(self, *args, out=None, context=None, sync=True):
-        if out is None:
-            fast = self._fastn
-            if fast is not None and context is None:
-                # resident operands of the last planned signature, a new
-                # result: checks, allocation and dispatch in C
-                r = fast(args, None, sync)
+        w = self._fastnw if out is None else self._fastw
+        if w is not None and context is None:
+            # resident operands of the last planned signature: checks, the
+            # result (out=None), the dispatch, all in C
+            fast = w()
+            if fast is not None:
+                r = fast(args, out, sync)
                 if r is not NotImplemented:
                     return r
-        elif self._fast is not None and context is None:
-            fast = self._fast
-            # resident operands and out= of the last planned signature: in C
-            r = fast(args, out, sync)
-            if r is not NotImplemented:
-                return r
         if len(args) != self.nin:
             raise TypeError(f"vp.{self.name} takes {self.nin} input(s), got {len(args)}")
         if out is not None:
@@ -264,7 +281,8 @@ class Ufunc:
             return None
         kern, push, gx, gy, out_dt, scalars, packer, fast = plan
         if fast is not None:  # the C path takes this call and the next ones
-            tried = (self._fast if out is not None else self._fastn) is fast and context is None
+            w = self._fastw if out is not None else self._fastnw
+            tried = w is not None and w() is fast and context is None
             if out is not None:
                 self._fast = fast
             else:
