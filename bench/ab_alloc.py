@@ -27,7 +27,7 @@ elements that is a few µs on lavapipe and the figure is the host's.
     conv sin+exp 2^16        NumPy in, NumPy out (the convenience path)
 
 --layers (the current build only) times the layers of `c = a + b` and
-`vp.empty` one by one, the fastest of 9 loops of 3000 calls each: Buffer() alone, ndarray() alone, _array._result,
+`vp.empty` one by one, the fastest of 40 loops of 300 calls each: Buffer() alone, ndarray() alone, _array._result,
 the Python ufunc path (_try_fast), the kernel's eager dispatch with prebuilt
 arguments, the whole call (bench/notes/memory.md has the figures).
 """
@@ -144,9 +144,9 @@ def layers(batch=0):
     binds = [a._buf, b._buf, c._buf]
     sync = ctx.synchronize
 
-    def loop(fn, it=3000, rounds=9):
-        # the fastest of the rounds: what the call costs when the machine
-        # (2 shared cores here) leaves it alone
+    def loop(fn, it=300, rounds=40):
+        # the fastest of many short rounds: what the call costs when the
+        # machine (2 shared cores here) leaves it alone for a round
         r = []
         for _ in range(rounds):
             t0 = time.perf_counter_ns()
