@@ -98,6 +98,19 @@ SEQUENCES = {"split": ((F, 3), {"axis": 1}), "array_split": ((F, 2), {"axis": 1}
 LINALG = {"norm": [((F,), {}), ((F, 1), {"axis": 1}), ((F, "fro"), {}), ((F, np.inf), {})]}
 
 
+# --- issue 19: comparisons, differences, matrix-shape helpers (_numeric.py;
+# test_numeric.py has the differential tests)
+FUNCTIONS.update({
+    "isclose": ((G, G + 1e-7), {}), "diff": ((I,), {"axis": 0}), "ediff1d": ((F,), {}),
+    "tril": ((F,), {"k": 1}), "triu": ((G,), {}), "diagonal": ((G,), {"offset": 1}),
+    "trace": ((G,), {}), "diag": ((G,), {}), "nan_to_num": ((H,), {}),
+    "append": ((F, G), {"axis": 0}), "atleast_3d": ((F,), {}),
+})
+CREATION.update({"logspace": ((0.0, 2.0, 3), {"dtype": np.float32})})
+SEQUENCES.update({"meshgrid": ((F[0], G[0]), {})})
+VP_ONLY_SEQUENCES = {"divmod": ((I, J), {})}   # np.divmod (two outputs) is a TypeError
+
+
 def _res(x):
     if isinstance(x, list) and x and all(isinstance(e, np.ndarray) for e in x):
         return [vp.asarray(e) for e in x]  # concatenate([a, b]), ...
@@ -200,4 +213,25 @@ def test_method_with_args(name):
     got = getattr(vp.asarray(G), name)(*METHODS_ARGS[name])
     want = getattr(G.copy(), name)(*METHODS_ARGS[name])
     for g, w in zip(got, want) if isinstance(want, tuple) else [(got, want)]:
+        _check(g, w, name)
+BOOLS = {"allclose": ((G, G + 1e-7), {}), "array_equal": ((I, I), {}),
+         "array_equiv": ((I, I[0]), {})}
+
+
+@pytest.mark.parametrize("name", sorted(BOOLS))
+def test_bool_function(name):
+    args, kw = BOOLS[name]
+    want = getattr(np, name)(*args, **kw)
+    for got in (getattr(vp, name)(*map(_res, args), **kw),
+                getattr(np, name)(*map(_res, args), **kw)):
+        assert got is want, name      # a Python bool, as NumPy's
+
+
+@pytest.mark.parametrize("name", sorted(VP_ONLY_SEQUENCES))
+def test_vp_sequence_function(name):
+    args, kw = VP_ONLY_SEQUENCES[name]
+    want = getattr(np, name)(*args, **kw)
+    got = getattr(vp, name)(*map(_res, args), **kw)
+    assert len(got) == len(want), name
+    for g, w in zip(got, want):
         _check(g, w, name)

@@ -1,7 +1,7 @@
 """Push-constant packing exists once (issue 14): vulpy-run (--push text),
 the extension's Launcher (a kernel call's keywords, in C) and vp's
 PushPacker (Kernel.dispatch, vp.jit, ufuncs) all fill the block through
-lib/Target/Manifest/push_pack.c. The same values through the three give the
+lib/Manifest/push_pack.c. The same values through the three give the
 same block - a kernel copies its push constants into buffers and the three
 runs' buffers are compared - and a value one refuses, all refuse (before,
 vulpy-run stored inf for an f32 constant of 1e39 that Python refused)."""

@@ -109,3 +109,8 @@ del _so
 
 # --- issue 22 (kernel language): struct classes on the host (std430 dtypes) ---
 from ._structs import struct, struct_dtype  # noqa: E402,F401
+
+# --- issue 19 (array API): comparisons, differences, matrix-shape helpers ---
+from ._numeric import (allclose, append, array_equal, array_equiv,  # noqa: E402,F401
+                       atleast_1d, atleast_2d, atleast_3d, diag, diagonal, diff, divmod,
+                       ediff1d, isclose, logspace, meshgrid, nan_to_num, trace, tril, triu)

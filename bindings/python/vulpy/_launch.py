@@ -29,7 +29,7 @@ def _field_code(vtype):
 class PushPacker:
     """Packs keyword values into a kernel's push-constant block, as the
     manifest lays it out, with the extension's push_pack: the one packer
-    that vulpy-run and the Launcher use too (lib/Target/Manifest/push_pack.c
+    that vulpy-run and the Launcher use too (lib/Manifest/push_pack.c
     says which value a field holds). The dispatch guard's field stays zero:
     the runtime fills it."""
 
