@@ -812,7 +812,7 @@ static PyObject *launcher_ufunc(PyObject *obj, PyObject *const *a, Py_ssize_t na
   if (self->ubytes && out == a[1])
     vrt_buffer_will_write(da.bufs[nb - 1], 0, self->ubytes);
   /* sync=True: eager (submitted, not waited for; host reads wait);
-   * dry_run: everything but the dispatch (bench/ab_alloc.py --layers) */
+   * dry_run: everything but the dispatch (bench/probes/alloc_layers.py) */
   PyObject *result = self->dry_run ? Py_NewRef(out)
                      : sync        ? vpy_run_eager(st, kern, &da, out)
                                    : vpy_run_dispatch(st, kern, &da, false, self->handle_type,
