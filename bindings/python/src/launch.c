@@ -776,6 +776,11 @@ static PyObject *launcher_ufunc(PyObject *obj, PyObject *const *a, Py_ssize_t na
       out = res;
       held[nheld++] = res; /* released below; the call returns a new reference */
       PyObject *rb = PyObject_GetAttr(res, self->s_buf);
+      if (!rb) {
+        for (Py_ssize_t j = 0; j < nheld; j++)
+          Py_DECREF(held[j]);
+        return NULL;
+      }
       Py_DECREF(rb); /* the array holds it */
       da.objs[nb] = (vpy_buffer *)rb;
       da.bufs[nb] = ((vpy_buffer *)rb)->buf;
