@@ -22,9 +22,16 @@ Cases:
   compile   the compile probe (bench/compile_probe.py): a cold compile in a
             new process with an empty cache, then a warm one from the disk
             cache, with and without VULPY_PREWARM. (Was compile_ab.py.)
-  alloc     vp.empty, c = a + b and vp.sin(x) + vp.exp(x) on resident
-            float32 arrays of 2^10 and 2^20 elements, without out=: the
-            host cost of allocating results (issue 21).
+  alloc     vp.empty, c = a + b, c = 0.5 * a and vp.sin(x) + vp.exp(x) on
+            resident float32 arrays of 2^10 and 2^20 elements, without
+            out=: the host cost of allocating results (issue 21); and
+            bench_memory's FDTD-like loop at 2^12 (40 steps, a temporary and
+            a new field per update) against the same dispatches with out=,
+            as the ratio `fdtd alloc / prealloc`.
+
+A build given as FOLDER@N runs with Context.eager_batch = N (N=1: every
+eager dispatch submitted alone), so `ab.py alloc B@1 B` measures batching.
+bench/probes/alloc_layers.py times the layers of one call in one build.
 
 bench/notes/python.md quotes figures made with the first two.
 """
@@ -112,17 +119,53 @@ def child_compile(blocks):
     return {k: statistics.median(v) for k, v in out.items()}
 
 
+def _fdtd(vp, np, m, steps=40):
+    """bench_memory's FDTD-like loop at m elements: (allocating,
+    preallocated), each a run of `steps` steps ended by a synchronize."""
+    ctx = vp.default_context()
+    e0 = vp.asarray(np.linspace(0, 1, m, dtype=np.float32))
+    E2, H2, T2 = vp.empty(m), vp.empty(m), vp.empty(m)
+
+    def alloc():
+        E, H = e0.copy(), vp.zeros(m)
+        for _ in range(steps):
+            H = H + 0.5 * E
+            E = E + 0.5 * H
+        ctx.synchronize()
+        return E
+
+    def prealloc():
+        E2._buf.copy_from(e0._buf)
+        H2.fill(0)
+        for _ in range(steps):
+            vp.multiply(E2, 0.5, out=T2)
+            vp.add(H2, T2, out=H2)
+            vp.multiply(H2, 0.5, out=T2)
+            vp.add(E2, T2, out=E2)
+        ctx.synchronize()
+        return E2
+
+    if not np.allclose(alloc().numpy(), prealloc().numpy(), rtol=1e-6):
+        raise AssertionError("the FDTD loops disagree")
+    return alloc, prealloc
+
+
 def child_alloc(blocks):
     import numpy as np
 
     import vulpy as vp
 
+    batch = int(os.environ.get("VULPY_AB_EAGER_BATCH") or 0)
+    if batch:  # FOLDER@N
+        vp.default_context().eager_batch = batch
+    sync = vp.default_context().synchronize
     res = {}
     for n in (1 << 10, 1 << 20):
         a = vp.asarray(np.random.default_rng(0).random(n, dtype=np.float32))
         b = vp.asarray(np.random.default_rng(1).random(n, dtype=np.float32))
         cases = {f"vp.empty 2^{n.bit_length() - 1}": lambda: vp.empty(n),
                  f"a + b 2^{n.bit_length() - 1}": lambda: a + b,
+                 f"0.5 * a 2^{n.bit_length() - 1}": lambda: 0.5 * a,
                  f"sin(a) + exp(a) 2^{n.bit_length() - 1}": lambda: vp.sin(a) + vp.exp(a)}
         for k, fn in cases.items():
             fn()
@@ -130,10 +173,18 @@ def child_alloc(blocks):
         for _ in range(blocks):
             for k, fn in cases.items():
                 res[k] += _timed(fn, 50)[5:]
-            vp.default_context().synchronize()
+            sync()
         if not np.allclose((a + b).numpy(), a.numpy() + b.numpy()):
             raise AssertionError("a + b is wrong")
-    return {k: statistics.median(v) for k, v in res.items()}
+    alloc, prealloc = _fdtd(vp, np, 1 << 12)
+    res["fdtd 2^12 alloc (40 steps)"], res["fdtd 2^12 prealloc (40 steps)"] = [], []
+    for _ in range(max(2, blocks // 2)):
+        res["fdtd 2^12 alloc (40 steps)"] += _timed(alloc, 2)
+        res["fdtd 2^12 prealloc (40 steps)"] += _timed(prealloc, 2)
+    out = {k: statistics.median(v) for k, v in res.items()}
+    out["fdtd alloc / prealloc (a ratio)"] = 1e3 * (  # printed / 1e3
+        out["fdtd 2^12 alloc (40 steps)"] / out["fdtd 2^12 prealloc (40 steps)"])
+    return out
 
 
 CASES = {"call": child_call, "compile": child_compile, "alloc": child_alloc}
@@ -163,7 +214,7 @@ def main():
     if len(args.builds) < 2:
         ap.error("give at least two builds")
     builds = list(enumerate(args.builds))      # the same folder twice: an A/A pair
-    paths = [_pythonpath(b) for b in args.builds]
+    paths = [_pythonpath(b.partition("@")[0]) for b in args.builds]
     res = [[] for _ in builds]
     t0 = time.time()
     for r in range(args.rounds):
@@ -171,7 +222,8 @@ def main():
         for i, b in builds[k:] + builds[:k]:
             p = subprocess.run([sys.executable, __file__, args.case, "--child",
                                 "--blocks", str(args.blocks)],
-                               env=dict(os.environ, PYTHONPATH=paths[i], VULPY_VALIDATION="0"),
+                               env=dict(os.environ, PYTHONPATH=paths[i], VULPY_VALIDATION="0",
+                                        VULPY_AB_EAGER_BATCH=b.partition("@")[2]),
                                capture_output=True, text=True)
             if p.returncode:
                 raise SystemExit(f"ab.py: the child for {b} failed:\n{p.stderr[-3000:]}")

@@ -1124,6 +1124,26 @@ def case_small_calls(env, rec):
         return wall(lambda: env.vp.multiply(xv, 2.0, out=yv))
     add("vulpy ufunc", make_ufunc)
 
+    def make_ufunc_sync():
+        # the eager ufunc and its wait, as CuPy's row below: an eager call
+        # returns before its work runs (and may be held for a batched
+        # submission), so the rows without a wait are the host's cost alone
+        xv, yv = resident()
+        sync = env.vp.default_context().synchronize
+        env.vp.multiply(xv, 2.0, out=yv)
+        sync()
+        check_equal(yv.numpy(), want, "vp.multiply out= small, sync")
+        return wall(lambda: (env.vp.multiply(xv, 2.0, out=yv), sync()))
+    add("vulpy ufunc + sync", make_ufunc_sync)
+
+    def make_new_sync():
+        # a new result each call (the pool, the result made in C), and the wait
+        xv, _ = resident()
+        sync = env.vp.default_context().synchronize
+        check_equal((xv * 2.0).numpy(), want, "xv * 2.0 small")
+        return wall(lambda: (xv * 2.0, sync()))
+    add("vulpy new result + sync", make_new_sync)
+
     def make_kernel():
         xv, yv = resident()
         k = env.kernel("vk_tiny", local_size_x=64)
@@ -1148,6 +1168,18 @@ def case_small_calls(env, rec):
         return wall(fn)
     add("cupy ElementwiseKernel", make_cp)
 
+    def make_cp_new():
+        cp = env.cp
+        xd = cp.asarray(x)
+        stream = cp.cuda.get_current_stream()
+        check_equal(cp.asnumpy(xd * 2.0), want, "cupy xd * 2.0 small")
+
+        def fn():
+            xd * 2.0
+            stream.synchronize()
+        return wall(fn)
+    add("cupy new result", make_cp_new)
+
     if not runners:
         return
     rounds, block = (4, 50) if env.quick else (10, 200)
@@ -1155,9 +1187,11 @@ def case_small_calls(env, rec):
                                    block_warmup=20)
     record_runs(rec, case, SMALL, samples, "us", 1e-3, False, methods, block=block,
                 block_warmup=20)
-    for num in ("vulpy jit", "vulpy ufunc"):
+    for num in ("vulpy jit", "vulpy ufunc", "vulpy ufunc + sync", "vulpy new result + sync"):
         vpv = _ok(samples, num)
-        for ref, g in (("cupy ElementwiseKernel", 1.0), ("vulpy kernel", None)):
+        refs = (("cupy new result", 1.0),) if "new" in num else (
+            ("cupy ElementwiseKernel", 1.0), ("vulpy kernel", None))
+        for ref, g in refs:
             den = _ok(samples, ref)
             if vpv and den:
                 rec.ratio(f"small out= call: {num} time / {ref}", SMALL, vpv, den, False,

@@ -119,6 +119,12 @@ def _cases(vp, ctx, cp, n):
     if dev != "device":
         out["c = a + b (new result)"]["vulpy device"] = (vulpy_add("device"), vsync)
     out["vp.sin(x) + vp.exp(x) (no out=)"] = {"vulpy": (vulpy_sinexp, vsync)}
+    if hasattr(ctx, "eager_batch"):
+        # the same with every eager dispatch submitted alone (eager_batch=1):
+        # what batching the submissions saves (docs/runtime.md)
+        out["c = a + b (new result)"]["vulpy batch 1"] = (_unbatched(ctx, vulpy_add(dev)), vsync)
+        out["vp.sin(x) + vp.exp(x) (no out=)"]["vulpy batch 1"] = (
+            _unbatched(ctx, vulpy_sinexp), vsync)
     out["vp.add(a, b, out=c) (no allocation)"] = {"vulpy": (vulpy_add_out(dev), vsync)}
     if dev != "device":
         out["vp.add(a, b, out=c) (no allocation)"]["vulpy device"] = (vulpy_add_out("device"),
@@ -163,6 +169,23 @@ def _cases(vp, ctx, cp, n):
 
         out["vp.add(a, b, out=c) (no allocation)"]["cupy"] = (cupy_add_out, csync)
     return out
+
+
+def _unbatched(ctx, setup):
+    """A setup whose calls run with ctx.eager_batch = 1 (put back after
+    each call, so the other backends' blocks run with the default)."""
+    def wrapped():
+        fn = setup()
+
+        def run():
+            keep = ctx.eager_batch
+            ctx.eager_batch = 1
+            try:
+                return fn()
+            finally:
+                ctx.eager_batch = keep
+        return run
+    return wrapped
 
 
 def _fdtd(vp, ctx, n, steps):
@@ -244,6 +267,9 @@ def run(ctx):
                 if isinstance(got.get(name), list) and isinstance(got.get("cupy"), list):
                     rec.ratio(f"{case}: {name} time / cupy", n, got[name], got["cupy"],
                               higher_is_better=False, goal=GOAL_CUPY)
+            if isinstance(got.get("vulpy batch 1"), list) and isinstance(got.get("vulpy"), list):
+                rec.ratio(f"{case}: batched / eager_batch=1", n, got["vulpy"],
+                          got["vulpy batch 1"], higher_is_better=False)
             if isinstance(got.get("vulpy device"), list) and isinstance(got.get("vulpy"), list):
                 rec.ratio(f"{case}: {vctx.default_memory} time / device", n, got["vulpy"],
                           got["vulpy device"], higher_is_better=False)

@@ -30,8 +30,11 @@ print("memory kind:", yv.memory, "| mappable:", yv.mappable)
 
 if yv.mappable:
     assert result.__array_interface__["data"][0] == yv.buffer.address
-    # the view is live: the next dispatch shows in it without another call
+    # the view is live: the next dispatch shows in it without another copy,
+    # once it ran (ufuncs on resident arrays return before their work runs;
+    # a view taken before the call is plain memory: synchronize, then read)
     vp.cos(xv, out=yv)
+    ctx.synchronize()
     np.testing.assert_allclose(result, np.cos(x), rtol=1e-6, atol=1e-7)
 else:
     result = yv.numpy()               # device memory on a discrete GPU: copy out

@@ -285,11 +285,19 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     vp_error(d, (vp_loc){0}, "out of host memory");
     return NULL;
   }
-  pthread_mutex_init(&ctx->lock, NULL);
+  /* Recursive: a wait made with the lock held (the pool waiting for a busy
+   * buffer, a launch slot for its last run) may have to send the held
+   * eager dispatches first, which takes the lock (vrt__send_held). */
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&ctx->lock, &attr);
+  pthread_mutexattr_destroy(&attr);
   pthread_mutex_init(&ctx->copier_lock, NULL);
   ctx->zero_slot = -1;
   static _Atomic uint64_t serials;
   ctx->serial = atomic_fetch_add(&serials, 1) + 1;
+  atomic_store(&ctx->eager_batch, VRT_EAGER_BATCH);
   pthread_once(&fork_once, register_fork);
   ctx->fork_gen = atomic_load(&vrt__fork_gen);
   ctx->validation = opt->validation < 0 ? vrt__env_validation() : opt->validation > 0;
@@ -549,16 +557,24 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
   /* The pending zero fills are a batch of their own, with a timeline value
    * of their own: the host may wait for a buffer's zeros (before it maps
    * it) without waiting for the work submitted with them, which may be a
-   * persistent kernel that waits for the host. They always go to the
-   * default stream's queue (their command buffer is of its family); work
-   * for another stream (stream.c) goes to that stream's queue and
-   * semaphore, after a wait for the zero fills and the events it was told
-   * to wait for. */
+   * persistent kernel that waits for the host. Held eager dispatches go
+   * first, in a batch that signals the value they were given (`submitted`
+   * already): they came before everything here, and the fills recorded
+   * since are for buffers none of them uses (vrt_dispatch_eager holds
+   * nothing while a fill is open), so the fills may follow them. Held
+   * dispatches and zero fills always go to the default stream's queue
+   * (their command buffers are of its family; nothing is held once a
+   * context has streams, stream.c); work for another stream goes to that
+   * stream's queue and semaphore, after a wait for the zero fills and the
+   * events it was told to wait for. */
+  uint32_t held = ctx->nheld;
   vrt_tl *tl = n > 0 ? vrt__tl_current(ctx) : &ctx->tl0;
   uint64_t value = ctx->submitted + 1;
-  uint64_t values[2] = {value, value + (zero >= 0 && n > 0)};
-  VkTimelineSemaphoreSubmitInfo ts[2];
-  VkSubmitInfo si[2];
+  uint64_t values[3] = {ctx->submitted, value, value + (zero >= 0 && n > 0)};
+  uint64_t *sv = held ? values : values + 1;
+  uint64_t zval = sv[held ? 1 : 0]; /* the zero fills' value, when there are fills */
+  VkTimelineSemaphoreSubmitInfo ts[3];
+  VkSubmitInfo si[3];
   VkSemaphore wsem[17];
   uint64_t wval[17];
   VkPipelineStageFlags wstage[17];
@@ -569,21 +585,25 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
   }
   if (zero >= 0 && n > 0 && tl != &ctx->tl0) {
     wsem[nw] = ctx->timeline;
-    wval[nw++] = values[0];
+    wval[nw++] = zval;
   }
   for (uint32_t i = 0; i < nw; i++)
     wstage[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
   uint32_t nb = 0;
+  if (held)
+    si[nb++] = (VkSubmitInfo){.commandBufferCount = held, .pCommandBuffers = ctx->held};
   if (zero >= 0)
     si[nb++] = (VkSubmitInfo){.commandBufferCount = 1, .pCommandBuffers = &ctx->ring[zero].cb};
-  if (n > 0 || zero < 0)
+  /* vrt__send_held passes cbs == ctx->held with n == 0: no empty batch */
+  bool has_work = n > 0 || (zero < 0 && cbs != ctx->held);
+  if (has_work)
     si[nb++] = (VkSubmitInfo){.commandBufferCount = n, .pCommandBuffers = cbs};
   for (uint32_t i = 0; i < nb; i++) {
-    bool work = i == nb - 1 && (n > 0 || zero < 0);
+    bool work = has_work && i == nb - 1;
     ts[i] = (VkTimelineSemaphoreSubmitInfo){
         .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
         .signalSemaphoreValueCount = 1,
-        .pSignalSemaphoreValues = &values[i],
+        .pSignalSemaphoreValues = &sv[i],
         .waitSemaphoreValueCount = work ? nw : 0,
         .pWaitSemaphoreValues = wval,
     };
@@ -596,29 +616,30 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
     si[i].pWaitDstStageMask = wstage;
   }
   bool ok;
-  if (tl == &ctx->tl0) {
+  if (tl == &ctx->tl0 || !has_work) {
     ok = VRT_VK(ctx, d, vkQueueSubmit, ctx->queue, nb, si, VK_NULL_HANDLE);
   } else {
-    ok = nb < 2 || VRT_VK(ctx, d, vkQueueSubmit, ctx->queue, 1, si, VK_NULL_HANDLE);
-    if (ok && nb == 2)
-      vrt__tl_push(&ctx->tl0, values[0]);
+    ok = nb < 2 || VRT_VK(ctx, d, vkQueueSubmit, ctx->queue, nb - 1, si, VK_NULL_HANDLE);
     ok = ok && VRT_VK(ctx, d, vkQueueSubmit, tl->queue, 1, &si[nb - 1], VK_NULL_HANDLE);
   }
   if (zero >= 0)
-    ctx->ring[zero].value = ok ? values[0] : 0;
+    ctx->ring[zero].value = ok ? zval : 0;
   if (!ok)
     return false;
-  uint64_t last = values[nb - 1];
+  ctx->nheld = 0;
+  uint64_t last = sv[nb - 1];
   if (zero >= 0) {
     ctx->zero_sent[ctx->zero_serial % 64].serial = ctx->zero_serial;
-    ctx->zero_sent[ctx->zero_serial % 64].ticket = values[0];
+    ctx->zero_sent[ctx->zero_serial % 64].ticket = zval;
   }
-  if (tl == &ctx->tl0 && nb == 2)
-    vrt__tl_push(&ctx->tl0, values[0]);
-  vrt__tl_push(tl, last);
+  /* the values signalled on the default queue's timeline, in order */
+  for (uint32_t i = 0; i + 1 < nb; i++)
+    vrt__tl_push(&ctx->tl0, sv[i]);
+  vrt__tl_push(has_work ? tl : &ctx->tl0, last);
   if (n > 0)
     tl->nwaits = 0;
   ctx->submitted = last;
+  atomic_store(&ctx->sent, last);
   ctx->stats.submits++;
   for (uint32_t i = 0; i < nslots; i++)
     ctx->ring[slots[i]].value = last;
@@ -627,10 +648,48 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
   return true;
 }
 
+bool vrt__send_held(vrt_context *ctx, vp_diags *d) {
+  if (!ctx->nheld)
+    return true;
+  /* only the held batch: n = 0 with cbs == ctx->held adds no empty one */
+  return vrt__submit(ctx, ctx->held, 0, NULL, 0, NULL, d);
+}
+
+/* Sends the held eager dispatches when `ticket` is theirs (any thread). */
+static bool send_for(vrt_context *ctx, vrt_ticket ticket, vp_diags *d) {
+  if (ticket <= atomic_load(&ctx->sent))
+    return true;
+  pthread_mutex_lock(&ctx->lock);
+  bool ok = ticket <= atomic_load(&ctx->sent) || vrt__send_held(ctx, d);
+  pthread_mutex_unlock(&ctx->lock);
+  return ok;
+}
+
+void vrt_context_set_eager_batch(vrt_context *ctx, uint32_t n) {
+  n = n ? n : VRT_EAGER_BATCH;
+  atomic_store(&ctx->eager_batch, n > 64 ? 64 : n);
+  if (n == 1) { /* from now on nothing is held: send what is */
+    vp_diags ignore = {0};
+    send_for(ctx, atomic_load(&ctx->submitted), &ignore);
+    vp_diags_free(&ignore);
+  }
+}
+
+uint32_t vrt_context_eager_batch(const vrt_context *ctx) {
+  return atomic_load(&((vrt_context *)ctx)->eager_batch);
+}
+
 /* --------------------------------------------------------------- waiting */
 
 bool vrt_ticket_done(vrt_context *ctx, vrt_ticket ticket) {
-  if (ticket <= atomic_load(&ctx->completed) || ticket <= vrt__poll(ctx))
+  if (ticket <= atomic_load(&ctx->completed))
+    return true;
+  vp_diags ignore = {0};
+  bool sent = send_for(ctx, ticket, &ignore);
+  vp_diags_free(&ignore);
+  if (!sent)
+    return false;
+  if (ticket <= vrt__poll(ctx))
     return true;
   return atomic_load(&ctx->nstreams) && vrt__ticket_done_streams(ctx, ticket);
 }
@@ -704,7 +763,7 @@ static bool block(vrt_context *ctx, VkSemaphore sem, bool note, vrt_ticket ticke
 bool vrt_wait(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, vp_diags *d) {
   if (ticket <= atomic_load_explicit(&ctx->completed, memory_order_acquire))
     return true;
-  if (!vrt__alive(ctx, d))
+  if (!vrt__alive(ctx, d) || !send_for(ctx, ticket, d))
     return false;
   if (atomic_load(&ctx->nstreams))
     return vrt__wait_streams(ctx, ticket, timeout_ns, d);

@@ -349,7 +349,7 @@ static bool check_readback(vrt_kernel *k, const vrt_readback *rb, vp_diags *d) {
  * *flag is then its word, else NULL. */
 static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *ranges, vrt_grid g,
                    const vrt_readback *rb, vrt_ticket *ticket, const uint32_t **flag,
-                   vp_diags *d) {
+                   bool hold, vp_diags *d) {
   vrt_context *ctx = k->ctx;
   if (!vrt__alive(ctx, d))
     return false;
@@ -462,7 +462,26 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
     atomic_store_explicit((_Atomic uint32_t *)word, 0, memory_order_release);
   }
   vrt_ticket t = 0;
-  if (ok && (ok = vrt__submit(ctx, &l->cb, 1, NULL, 0, &t, d))) {
+  /* An eager dispatch is held back for a batched submission while no zero
+   * fill is open (an open one would have to run before it, and the fills
+   * go after the held batch: vrt__submit) and the batch has room; held
+   * dispatches share the ticket their batch will signal. Nothing is held
+   * once the context has streams (the held batch goes to the default
+   * queue, and a dispatch for another stream must not wait behind it). */
+  uint32_t batch = atomic_load(&ctx->eager_batch);
+  if (ok && hold && !l->flag && batch > 1 && ctx->zero_slot < 0 && ctx->nheld < batch &&
+      !atomic_load(&ctx->nstreams) &&
+      ctx->nheld < sizeof ctx->held / sizeof ctx->held[0]) {
+    if (!ctx->nheld)
+      ctx->submitted = ctx->submitted + 1;
+    ctx->held[ctx->nheld++] = l->cb;
+    t = ctx->submitted;
+    if (ctx->nheld >= batch)
+      ok = vrt__send_held(ctx, d);
+  } else if (ok) {
+    ok = vrt__submit(ctx, &l->cb, 1, NULL, 0, &t, d);
+  }
+  if (ok) {
     ctx->stats.dispatches++;
     l->value = t;
     l->used = ++k->clock;
@@ -483,7 +502,7 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
 bool vrt_dispatch_async(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vrt_ticket *ticket,
                         vp_diags *d) {
   vrt_ticket t = 0;
-  bool ok = launch(k, args, NULL, grid, NULL, &t, NULL, d);
+  bool ok = launch(k, args, NULL, grid, NULL, &t, NULL, false, d);
   if (ticket)
     *ticket = t;
   return ok;
@@ -494,18 +513,27 @@ bool vrt_dispatch_ranges(vrt_kernel *k, const vrt_args *args, const vrt_bind_ran
   vrt_ticket t = 0;
   if (!ticket) { /* synchronous: as vrt_dispatch */
     const uint32_t *flag;
-    return launch(k, args, ranges, grid, NULL, &t, &flag, d) &&
+    return launch(k, args, ranges, grid, NULL, &t, &flag, false, d) &&
            vrt__wait_flag(k->ctx, t, flag, d);
   }
-  bool ok = launch(k, args, ranges, grid, NULL, &t, NULL, d);
+  bool ok = launch(k, args, ranges, grid, NULL, &t, NULL, false, d);
   *ticket = t;
+  return ok;
+}
+
+bool vrt_dispatch_eager(vrt_kernel *k, const vrt_args *args, const vrt_bind_range *ranges,
+                        vrt_grid grid, vrt_ticket *ticket, vp_diags *d) {
+  vrt_ticket t = 0;
+  bool ok = launch(k, args, ranges, grid, NULL, &t, NULL, true, d);
+  if (ticket)
+    *ticket = t;
   return ok;
 }
 
 bool vrt_dispatch(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vp_diags *d) {
   vrt_ticket t;
   const uint32_t *flag;
-  return launch(k, args, NULL, grid, NULL, &t, &flag, d) && vrt__wait_flag(k->ctx, t, flag, d);
+  return launch(k, args, NULL, grid, NULL, &t, &flag, false, d) && vrt__wait_flag(k->ctx, t, flag, d);
 }
 
 bool vrt_dispatch_readback(vrt_kernel *k, const vrt_args *args, vrt_grid grid,
@@ -513,9 +541,9 @@ bool vrt_dispatch_readback(vrt_kernel *k, const vrt_args *args, vrt_grid grid,
   vrt_ticket t = 0;
   if (!ticket) { /* synchronous: as vrt_dispatch, with the done flag where it is on */
     const uint32_t *flag;
-    return launch(k, args, NULL, grid, rb, &t, &flag, d) && vrt__wait_flag(k->ctx, t, flag, d);
+    return launch(k, args, NULL, grid, rb, &t, &flag, false, d) && vrt__wait_flag(k->ctx, t, flag, d);
   }
-  bool ok = launch(k, args, NULL, grid, rb, &t, NULL, d);
+  bool ok = launch(k, args, NULL, grid, rb, &t, NULL, false, d);
   *ticket = t;
   return ok;
 }

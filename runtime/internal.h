@@ -264,6 +264,13 @@ struct vrt_context {
   pthread_mutex_t lock; /* everything below */
   VkSemaphore timeline;
   _Atomic uint64_t submitted;  /* last value a submission signals (written under lock) */
+  /* Eager dispatches held back (vrt_dispatch_eager): their command buffers,
+   * sent in one batch that signals `submitted`; `sent` is the last value
+   * actually given to vkQueueSubmit (== submitted when none are held). */
+  VkCommandBuffer held[64];
+  uint32_t nheld;
+  _Atomic uint32_t eager_batch; /* the most held before a submission */
+  _Atomic uint64_t sent;
   _Atomic uint64_t completed;  /* last value seen reached */
   atomic_bool lost;
   char lost_call[64];
@@ -431,6 +438,8 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
 void vrt__barrier(vrt_context *ctx, VkCommandBuffer cb, bool start);
 /* Refreshes and returns the completed value (never blocks). */
 uint64_t vrt__poll(vrt_context *ctx);
+/* Sends the held eager dispatches (lock held); true when none are held. */
+bool vrt__send_held(vrt_context *ctx, vp_diags *d);
 /* Waits until the results of submission `ticket` are visible to the host:
  * spins on `flag` (a host-coherent word the submission sets to non-zero
  * after its last barrier) for at most the spin time, then falls back to

@@ -200,6 +200,12 @@ vrt_stream *vrt_stream_create(vrt_context *ctx, vrt_stream_kind kind, vp_diags *
   if (!vrt__alive(ctx, d))
     return NULL;
   pthread_mutex_lock(&ctx->lock);
+  /* held eager dispatches go first: with streams nothing is held
+   * (vrt_dispatch_eager), and the held batch belongs to the default queue */
+  if (!vrt__send_held(ctx, d)) {
+    pthread_mutex_unlock(&ctx->lock);
+    return NULL;
+  }
   vrt_stream *s = NULL;
   uint32_t n = atomic_load(&ctx->nstreams);
   for (uint32_t i = 0; i < n && !s; i++)

@@ -93,6 +93,28 @@ vpm_manifest *vpm_clone(const vpm_manifest *m);
 int vpm_find_buffer(const vpm_manifest *m, const char *name);
 int vpm_find_push(const vpm_manifest *m, const char *name);
 
+/* ---- push-constant packing (push_pack.c): the one packer of vulpy-run,
+ * the Python extension's Launcher and vp's PushPacker. */
+typedef enum vpm_value_kind { VPM_VAL_FLOAT, VPM_VAL_INT, VPM_VAL_UINT } vpm_value_kind;
+typedef struct vpm_value {
+  vpm_value_kind kind;
+  double f;   /* VPM_VAL_FLOAT */
+  int64_t i;  /* VPM_VAL_INT */
+  uint64_t u; /* VPM_VAL_UINT */
+} vpm_value;
+/* Python struct's code of a push field's VIR type ('f' f32, 'd' f64, 'e'
+ * f16, 'b'/'B' i8/u8, 'h'/'H' i16/u16, 'i'/'I' i32/u32 (bool: 'I'),
+ * 'q'/'Q' i64/u64) and its lanes (vec3<u32>: 'I', 3); 0 for other types. */
+char vpm_push_code(const char *type, uint32_t *lanes);
+uint32_t vpm_push_code_size(char code); /* bytes of one lane; 0 if unknown */
+/* One lane of `code` from `v`, little-endian, into dst; false (dst
+ * untouched) when the field cannot hold it: a float for an integer code,
+ * an integer out of range, a float too large for f32/f16. */
+bool vpm_push_store(char code, const vpm_value *v, unsigned char *dst);
+/* vulpy-run's text for one lane: integers in C's bases, decimal floats,
+ * true/false/1/0 for a bool field; false for text that is none of these. */
+bool vpm_push_parse(char code, bool is_bool, const char *text, vpm_value *v);
+
 #ifdef __cplusplus
 }
 #endif

@@ -514,6 +514,20 @@ bool vrt_dispatch_async(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vrt_
  * outside its buffer or at a misaligned offset is an error. */
 bool vrt_dispatch_ranges(vrt_kernel *k, const vrt_args *args, const vrt_bind_range *ranges,
                          vrt_grid grid, vrt_ticket *ticket, vp_diags *d);
+/* An eager dispatch (issue 21: a ufunc on resident arrays, not waited
+ * for): as vrt_dispatch_ranges with a ticket, but the command buffer may be
+ * held back and sent with the next ones in one vkQueueSubmit (up to
+ * vrt_context_set_eager_batch's count). Held work is sent by any other
+ * submission, by every wait (vrt_wait, vrt_ticket_done, host reads, pool
+ * waits) that needs its ticket, and when the batch is full: queue order and
+ * every result are as if each dispatch were submitted alone. */
+bool vrt_dispatch_eager(vrt_kernel *k, const vrt_args *args, const vrt_bind_range *ranges,
+                        vrt_grid grid, vrt_ticket *ticket, vp_diags *d);
+/* Eager dispatches held back at most before a submission (1: each is sent
+ * at once; 0 restores the default, VRT_EAGER_BATCH). Safe from any thread. */
+#define VRT_EAGER_BATCH 8
+void vrt_context_set_eager_batch(vrt_context *ctx, uint32_t n);
+uint32_t vrt_context_eager_batch(const vrt_context *ctx);
 /* A copy recorded after a dispatch in the same command buffer: `size` bytes
  * of `src` at src_offset into `dst` at dst_offset (both buffers of the
  * kernel's context; different buffers). */

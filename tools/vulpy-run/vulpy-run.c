@@ -197,49 +197,12 @@ static const char *kind_word(char kind) {
   }
 }
 
-/* Parses one push value of scalar kind/size into dst. */
-static bool parse_scalar(const char *s, char kind, uint32_t size, unsigned char *dst) {
-  char *end;
-  errno = 0;
-  if (kind == 'f') {
-    double v = strtod(s, &end);
-    if (end == s || *end || errno)
-      return false;
-    if (size == 4) {
-      float f = (float)v;
-      memcpy(dst, &f, 4);
-    } else if (size == 8) {
-      memcpy(dst, &v, 8);
-    } else {
-      return false; /* f16 push constants: not from the command line */
-    }
-    return true;
-  }
-  if (kind == 'b') {
-    uint32_t v = strcmp(s, "true") == 0 || strcmp(s, "1") == 0;
-    if (!v && strcmp(s, "false") != 0 && strcmp(s, "0") != 0)
-      return false;
-    memcpy(dst, &v, 4);
-    return true;
-  }
-  uint64_t bits;
-  if (kind == 'i') {
-    long long v = strtoll(s, &end, 0);
-    if (end == s || *end || errno)
-      return false;
-    if (size < 8 && (v < -(1ll << (size * 8 - 1)) || v >= (1ll << (size * 8 - 1))))
-      return false;
-    bits = (uint64_t)v;
-  } else {
-    if (*s == '-')
-      return false;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (end == s || *end || errno || (size < 8 && v >> (size * 8)))
-      return false;
-    bits = v;
-  }
-  memcpy(dst, &bits, size); /* little-endian hosts */
-  return true;
+/* Parses one push value into dst as a field of struct code `code` holds
+ * it: the manifest library's packer (push_pack.c), the rules vp's
+ * PushPacker and the Python Launcher follow too. */
+static bool parse_scalar(const char *s, char code, bool is_bool, unsigned char *dst) {
+  vpm_value v;
+  return vpm_push_parse(code, is_bool, s, &v) && vpm_push_store(code, &v, dst);
 }
 
 static bool set_push(const vpm_manifest *m, const item *it, unsigned char *push) {
@@ -260,8 +223,10 @@ static bool set_push(const vpm_manifest *m, const item *it, unsigned char *push)
     return false;
   }
   char kind;
-  uint32_t size, count;
-  if (!type_scalar(fd->type, &kind, &size, &count) || size * count > fd->size) {
+  uint32_t size, count, lanes;
+  char code = vpm_push_code(fd->type, &lanes);
+  if (!type_scalar(fd->type, &kind, &size, &count) || size * count > fd->size || !code ||
+      lanes != count || vpm_push_code_size(code) != size) {
     error("push constant '%s' has type %s, which vulpy-run cannot fill", fd->name, fd->type);
     return false;
   }
@@ -270,7 +235,7 @@ static bool set_push(const vpm_manifest *m, const item *it, unsigned char *push)
     const char *comma = strchr(p, ',');
     char part[128];
     snprintf(part, sizeof part, "%.*s", (int)(comma ? (size_t)(comma - p) : strlen(p)), p);
-    if (!parse_scalar(part, kind, size, push + fd->offset + c * size)) {
+    if (!parse_scalar(part, code, kind == 'b', push + fd->offset + c * size)) {
       error("push constant '%s' (%s): '%s' is not a valid %s%u value", fd->name, fd->type, part,
             kind_word(kind), size * 8);
       return false;

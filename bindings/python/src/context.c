@@ -256,6 +256,22 @@ static int context_set_copy_threads(PyObject *obj, PyObject *value, void *closur
   return 0;
 }
 
+static PyObject *context_get_eager_batch(PyObject *obj, void *closure) {
+  return PyLong_FromUnsignedLong(vrt_context_eager_batch(((vpy_context *)obj)->ctx));
+}
+
+static int context_set_eager_batch(PyObject *obj, PyObject *value, void *closure) {
+  long n = value ? PyLong_AsLong(value) : -1;
+  if (n == -1 && PyErr_Occurred())
+    return -1;
+  if (n < 1 || n > 64) {
+    PyErr_SetString(PyExc_ValueError, "eager_batch must be in 1..64");
+    return -1;
+  }
+  vrt_context_set_eager_batch(((vpy_context *)obj)->ctx, (uint32_t)n);
+  return 0;
+}
+
 static PyObject *context_get_done_flag(PyObject *obj, void *closure) {
   return PyBool_FromLong(vrt_context_done_flag(((vpy_context *)obj)->ctx));
 }
@@ -483,6 +499,8 @@ static PyGetSetDef context_getset[] = {
      "threads that share large host copies", NULL},
     {"done_flag", context_get_done_flag, context_set_done_flag,
      "whether synchronous dispatches wait on a GPU-written done flag", NULL},
+    {"eager_batch", context_get_eager_batch, context_set_eager_batch,
+     "eager dispatches held back at most before one submission (1: none)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

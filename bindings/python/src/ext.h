@@ -169,6 +169,8 @@ extern PyType_Spec vpy_ticket_spec, vpy_recording_spec;
 
 /* launch.c */
 extern PyType_Spec vpy_launcher_spec, vpy_kernel_call_spec;
+/* push_pack(): vp's PushPacker in C, with the Launcher's value rules */
+extern PyMethodDef vpy_push_methods[];
 /* Runs a filled-in dispatch: flush, dispatch (sync: wait, then invalidate),
  * with the GIL released; then the call's result. Sync: `out`, or None when
  * `out` is NULL. Async: a Ticket that keeps the Buffers (da->seq, else
@@ -214,5 +216,14 @@ int vpy_memsock_init(PyObject *m);
 int vpy_stream_init(PyObject *m);
 /* cuda.c: exportable buffers, the CUDA import (dlopen'ed libcuda) (issue 18). */
 int vpy_cuda_init(PyObject *m);
+
+/* fastarray.c: resident arrays made in C (the allocation fast path).
+ * vpy_array_fast: whether `array_type` (vp.ndarray) has the slot layout
+ * fastarray.c knows; vpy_array_new: a whole, C-contiguous array of `buf`
+ * (a new reference; NULL with an exception). */
+extern PyMethodDef vpy_fastarray_methods[];
+bool vpy_array_fast(PyObject *array_type);
+PyObject *vpy_array_new(PyObject *array_type, PyObject *buf, PyObject *shape, PyObject *dtype,
+                        PyObject *sdtype, PyObject *ctx, Py_ssize_t size);
 
 #endif /* VULPY_PY_EXT_H */

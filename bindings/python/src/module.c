@@ -410,7 +410,9 @@ static int module_exec(PyObject *m) {
     return -1;
   if (PyModule_AddFunctions(m, vpy_compile_methods) < 0 ||
       PyModule_AddFunctions(m, vpy_jit_methods) < 0 ||
-      PyModule_AddFunctions(m, vpy_dlpack_methods) < 0)
+      PyModule_AddFunctions(m, vpy_dlpack_methods) < 0 ||
+      PyModule_AddFunctions(m, vpy_fastarray_methods) < 0 ||
+      PyModule_AddFunctions(m, vpy_push_methods) < 0)
     return -1;
   if (PyModule_AddFunctions(m, vpy_fft_methods) < 0)
     return -1;

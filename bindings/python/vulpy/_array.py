@@ -622,9 +622,13 @@ def _strided(whole, a):
 
 
 def _ufunc_op(name, reflected=False):
+    f = None
+
     def op(self, other):
-        from . import _ufunc
-        f = getattr(_ufunc, name)
+        nonlocal f  # the ufunc, looked up on the first call (not per call)
+        if f is None:
+            from . import _ufunc
+            f = getattr(_ufunc, name)
         return f(other, self) if reflected else f(self, other)
 
     op.__name__ = name
@@ -698,14 +702,23 @@ def empty(shape, dtype=np.float32, *, memory=None, context=None, exportable=Fals
     ctx = _context.resolve(context)
     if exportable:
         return _exportable(shape, dtype, memory, ctx)
+    try:
+        plan = ctx._ufast.get(("empty", dtype, memory))
+    except TypeError:  # an unhashable dtype=: check_dtype below says what is wrong
+        plan = None
+    if plan is not None:  # made in C (fastarray.c); NotImplemented: a shape to check here
+        r = _native.ext().empty_array(plan, shape, ctx)
+        if r is not NotImplemented:
+            return r
     sdt = _structs.as_struct_dtype(dtype)
     if sdt is not None:
         return _struct_array(np.zeros(_shape(shape), sdt), None, check_memory(memory, ctx), ctx)
     dt = check_dtype(dtype)
-    memory = check_memory(memory, ctx)
+    kind = check_memory(memory, ctx)
     shape = _shape(shape)
     n = _count(shape, storage_dtype(dt).itemsize, "vp.empty")
-    buf = _native.ext().Buffer(ctx._native, _padded(n * storage_dtype(dt).itemsize), memory)
+    buf = _native.ext().Buffer(ctx._native, _padded(n * storage_dtype(dt).itemsize), kind)
+    ctx._ufast[("empty", dtype, memory)] = _alloc_plan(ctx, dt, kind, True)
     return ndarray(buf, shape, dt, ctx)
 
 
@@ -736,15 +749,29 @@ def _dlpack_cuda(a, pointer, owner, versioned, device):
                                         a.dtype.itemsize * 8, versioned, False, 2, device)
 
 
+def _alloc_plan(ctx, dt, kind, zero):
+    """What the extension's empty_array needs to make arrays of a checked
+    dtype and memory kind on ctx in C (fastarray.c); zero=False: every
+    element is written by the caller's next operation (_result)."""
+    return (ndarray, ctx._native, dt, storage_dtype(dt),
+            _native.ext().MEMORY_KINDS.index(kind), zero)
+
+
 def _result(shape, dt, memory, ctx):
     """A new array whose every element the caller's next operation writes
     on the GPU (a ufunc's or vp.jit's result, a full copy): its memory comes
     from the pool as is, with only the padding past the elements zeroed, so
     a temporary costs no zeroing (docs/python-api.md, "Memory"). `shape` a
     tuple, `dt` a checked dtype, `memory` a kind, `ctx` a Context."""
+    plan = ctx._ufast.get(("result", dt, memory))
+    if plan is not None:
+        r = _native.ext().empty_array(plan, shape, ctx)
+        if r is not NotImplemented:
+            return r
     n = _count(shape, storage_dtype(dt).itemsize, "new array")
     nbytes = n * storage_dtype(dt).itemsize
     buf = _native.ext().Buffer(ctx._native, _padded(nbytes), memory, nbytes)
+    ctx._ufast[("result", dt, memory)] = _alloc_plan(ctx, dt, memory, False)
     return ndarray(buf, shape, dt, ctx)
 
 

@@ -259,6 +259,20 @@ class Context:
         self._native.copy_threads = n
 
     @property
+    def eager_batch(self):
+        """How many eager dispatches (ufuncs and operators on resident
+        arrays) are held back at most and sent in one submission (default 8;
+        1: each is submitted at once). Held work is sent by any host read,
+        wait or synchronize() that needs it, and by any other submission,
+        so results never depend on it; a larger batch costs fewer
+        submissions, a smaller one starts the GPU sooner."""
+        return self._native.eager_batch
+
+    @eager_batch.setter
+    def eager_batch(self, n):
+        self._native.eager_batch = n
+
+    @property
     def done_flag(self):
         """Whether a synchronous call waits on a done flag the GPU writes into
         host memory after the kernel (plain loads instead of polling the

@@ -19,6 +19,7 @@ import collections
 import functools
 import os
 import threading
+import weakref
 
 from . import _native
 from ._launch import Program
@@ -143,7 +144,10 @@ class Compiled:
         per context: the kernels leave their counters at zero)."""
         key = id(ctx)
         with self._temps_lock:
-            t = self._temps.get(key)
+            # keyed by id(ctx) with a weak reference that says it is still
+            # this context: a context that died may leave its id to a new one
+            got = self._temps.get(key)
+            t = got[1] if got is not None and got[0]() is ctx else None
             if t is None:
                 t = {}
                 for name, b in self.buffers.items():
@@ -151,7 +155,7 @@ class Compiled:
                         continue
                     size = max(16, (b["count"] * _SIZES.get(b["type"], 4) + 15) & ~15)
                     t[name] = _native.ext().Buffer(ctx._native, size, "device")
-                self._temps[key] = t
+                self._temps[key] = (weakref.ref(ctx), t)
             return t
 
     def _calls(self, ctx, bind, push):

@@ -2,7 +2,6 @@
 manifest and the texts it came from), its pipelines per Context, packing of
 push constants by name, and the Handle that `sync=False` returns.
 """
-import struct
 
 from . import _native
 from ._types import vir_lanes, vir_scalar
@@ -29,38 +28,30 @@ def _field_code(vtype):
 
 class PushPacker:
     """Packs keyword values into a kernel's push-constant block, as the
-    manifest lays it out. The dispatch guard's field stays zero: the
-    runtime fills it."""
+    manifest lays it out, with the extension's push_pack: the one packer
+    that vulpy-run and the Launcher use too (lib/Manifest/push_pack.c
+    says which value a field holds). The dispatch guard's field stays zero:
+    the runtime fills it."""
 
     def __init__(self, manifest, label):
         self.label = label
         guard = manifest.get("dispatch_guard")
-        fields = sorted(manifest["push"], key=lambda f: f["offset"])
-        fmt, pos, names, lanes, types = "<", 0, [], [], {}
-        for f in fields:
-            if f["offset"] > pos:
-                fmt += f"{f['offset'] - pos}x"
+        names, fields, types, pos = [], [], {}, 0
+        for f in sorted(manifest["push"], key=lambda f: f["offset"]):
+            pos = max(pos, f["offset"] + f["size"])
             if f["name"] == guard:
-                fmt += f"{f['size']}x"
-            else:
-                code, n = _field_code(f["type"])
-                if code is None:
-                    raise TypeError(f"{label}: push constant '{f['name']}' has type {f['type']}, "
-                                    "which VulPy cannot pack from Python")
-                fmt += f"{n}{code}" if n > 1 else code
-                names.append(f["name"])
-                lanes.append(n)
-                types[f["name"]] = f["type"]
-            pos = f["offset"] + f["size"]
-        size = manifest.get("push_size") or pos
-        if size > pos:
-            fmt += f"{size - pos}x"
+                continue
+            code, n = _field_code(f["type"])
+            if code is None:
+                raise TypeError(f"{label}: push constant '{f['name']}' has type {f['type']}, "
+                                "which VulPy cannot pack from Python")
+            names.append(f["name"])
+            fields.append((f["name"], code, n, f["offset"]))
+            types[f["name"]] = f["type"]
         self.names = tuple(names)
         self.types = types
-        self._lanes = tuple(lanes)
-        self._vector = any(n > 1 for n in lanes)
-        self._struct = struct.Struct(fmt)
-        self.size = self._struct.size
+        self._fields = tuple(fields)
+        self.size = max(manifest.get("push_size") or 0, pos)
 
     def pack(self, values):
         """bytes of the block from a dict name -> value; TypeError naming a
@@ -69,33 +60,26 @@ class PushPacker:
             if values:
                 self._unknown(values)
             return None
-        try:
-            if self._vector:
-                flat = []
-                for name, n in zip(self.names, self._lanes):
-                    v = values[name]
-                    flat.extend(v if n > 1 else (v,))
-                data = self._struct.pack(*flat)
-            else:
-                data = self._struct.pack(*[values[n] for n in self.names])
-        except KeyError as e:
-            missing = [n for n in self.names if n not in values]
-            raise TypeError(f"{self.label}: missing push constant "
-                            f"{', '.join(repr(m) for m in missing)} "
-                            f"({', '.join(self.types[m] for m in missing)})") from e
-        except (struct.error, TypeError, OverflowError) as e:
-            for name in self.names:
-                code, n = _field_code(self.types[name])
-                v = values[name]
-                try:
-                    struct.pack("<" + code * n, *(v if n > 1 else (v,)))
-                except (struct.error, TypeError, OverflowError):
-                    raise TypeError(f"{self.label}: push constant '{name}' "
-                                    f"({self.types[name]}) cannot hold {values[name]!r}") from e
-            raise
+        data = _native.ext().push_pack(self._fields, self.size, values)
+        if data is None:
+            self._why(values)
         if len(values) != len(self.names):
             self._unknown(values)
         return data
+
+    def _why(self, values):
+        """Raises the TypeError that says why push_pack refused `values`."""
+        missing = [n for n in self.names if n not in values]
+        if missing:
+            raise TypeError(f"{self.label}: missing push constant "
+                            f"{', '.join(repr(m) for m in missing)} "
+                            f"({', '.join(self.types[m] for m in missing)})")
+        pack = _native.ext().push_pack
+        for name, code, n, _ in self._fields:
+            if pack(((name, code, n, 0),), 8 * n, {name: values[name]}) is None:
+                raise TypeError(f"{self.label}: push constant '{name}' "
+                                f"({self.types[name]}) cannot hold {values[name]!r}")
+        raise TypeError(f"{self.label}: the push constants cannot be packed")
 
     def _unknown(self, values):
         extra = [k for k in values if k not in self.types]

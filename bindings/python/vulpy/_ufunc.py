@@ -19,12 +19,13 @@ Issue 7 replaces this module's planner with array-level VIR and fusion;
 the public functions stay.
 """
 import threading
+import weakref
 
 import numpy as np
 
 from . import _array, _arrayops, _compiler, _context
 from ._errors import CompileError
-from ._launch import Handle, Program, grid_2d
+from ._launch import Handle, Program, _field_code, grid_2d
 from ._ufunc_src import ARITH, MATH, UNARY, KNAME as _KNAME, VEC as _VEC
 from ._ufunc_src import expr_of as _expr, source as _source
 
@@ -121,7 +122,11 @@ class Ufunc:
         self.np = np_ufunc
         self._resolved = {}
         self.last_program = None
-        self._fast = None  # Launcher.ufunc of the last resident out= signature
+        # weak references to Launcher.ufunc of the last resident out=
+        # signature and of the last one without out= (its result made in C):
+        # the plan in the context's _ufast holds the launcher, so a context
+        # that goes away takes its launchers (and their kernels) with it
+        self._fastw = self._fastnw = None
         self.__doc__ = _doc(name, nin)
 
     def __repr__(self):
@@ -152,13 +157,34 @@ class Ufunc:
             self._resolved[keys] = r
         return r
 
+    @property
+    def _fast(self):
+        """Launcher.ufunc of the last resident out= signature (or None)."""
+        return self._fastw() if self._fastw is not None else None
+
+    @_fast.setter
+    def _fast(self, fn):
+        self._fastw = weakref.ref(fn) if fn is not None else None
+
+    @property
+    def _fastn(self):
+        """Launcher.ufunc of the last signature without out= (or None)."""
+        return self._fastnw() if self._fastnw is not None else None
+
+    @_fastn.setter
+    def _fastn(self, fn):
+        self._fastnw = weakref.ref(fn) if fn is not None else None
+
     def __call__(self, *args, out=None, context=None, sync=True):
-        fast = self._fast
-        if fast is not None and out is not None and context is None:
-            # resident operands and out= of the last planned signature: in C
-            r = fast(args, out, sync)
-            if r is not NotImplemented:
-                return r
+        w = self._fastnw if out is None else self._fastw
+        if w is not None and context is None:
+            # resident operands of the last planned signature: checks, the
+            # result (out=None), the dispatch, all in C
+            fast = w()
+            if fast is not None:
+                r = fast(args, out, sync)
+                if r is not NotImplemented:
+                    return r
         cx = _arrayops.COMPLEX  # issue 19: complex operands (_complex.py)
         if cx is not None and cx.involved(args, out):
             return cx.ufunc(self, args, out, context, sync)
@@ -257,8 +283,17 @@ class Ufunc:
         if plan is None:
             return None
         kern, push, gx, gy, out_dt, scalars, packer, fast = plan
-        if fast is not None and out is not None:
-            self._fast = fast
+        if fast is not None:  # the C path takes this call and the next ones
+            w = self._fastw if out is not None else self._fastnw
+            tried = w is not None and w() is fast and context is None
+            if out is not None:
+                self._fast = fast
+            else:
+                self._fastn = fast
+            if not tried:  # __call__ tried another signature's launcher
+                r = fast(args, out, sync)
+                if r is not NotImplemented:
+                    return r
         if scalars:  # push constants that change with every call
             values = dict(push)
             for k, name in scalars:
@@ -537,7 +572,10 @@ def _apply(uf, args, out, context, sync, loop=None):
             values[f"d{d}"] = merged[d]
     push = prog.packer.pack(values)
     binds = [b for k, b in enumerate(bufs) if layout[k] != "s"] + [obuf]
-    ticket = kern.dispatch(binds, push, gx, gy, 1, True, sync)
+    # a resident call with no staged host input is eager on its first call
+    # too (submitted, not waited for; host reads wait per buffer)
+    eager = sync and resident is not None and not scratch
+    ticket = kern.dispatch(binds, push, gx, gy, 1, True, None if eager else sync)
     if not scratch and loop is None and resident is not None and all(
             (L == "c" and type(a) is _array.ndarray) or
             (L == "s" and type(a) in (float, int, bool)) for L, a in zip(layout, args)):
@@ -547,14 +585,21 @@ def _apply(uf, args, out, context, sync, loop=None):
                                  for a in args) + (oshape, out is None)
         scalars = [(k, f"s{k}") for k, L in enumerate(layout) if L == "s"]
         fast = None
-        if out is not None and not scalars and len(binds) <= 64 and (push is None or
-                                                                      len(push) <= 512):
-            # the C path of the next such call (Launcher.ufunc)
+        codes = _scalar_fields(prog, scalars)
+        if codes is not None and len(args) < 64 and (push is None or len(push) <= 512):
+            # the C path of the next such call (Launcher.ufunc): out= given,
+            # or a result it makes (fastarray.c); scalars packed per call
             from . import _native
             launcher = _native.ext().Launcher(kern, _array.ndarray, Handle, tuple(
-                a.dtype for a in args) + (out_dt,), (), len(push) if push else 0)
-            launcher.as_ufunc(push or b"", gx, gy, tuple(oshape))
-            fast = uf._fast = launcher.ufunc
+                a.dtype if type(a) is _array.ndarray else type(a) for a in args) + (out_dt,),
+                (), len(push) if push else 0)
+            launcher.as_ufunc(push or b"", gx, gy, tuple(oshape), codes,
+                              _array.storage_dtype(out_dt))
+            fast = launcher.ufunc
+            if out is not None:
+                uf._fast = fast
+            else:
+                uf._fastn = fast
         ctx._ufast[sig] = (kern, values if scalars else push, gx, gy, out_dt, scalars,
                            prog.packer, fast)
     elif resident is None and out is None and loop is None and all(
@@ -585,6 +630,23 @@ def _apply(uf, args, out, context, sync, loop=None):
         return _numpy_result(ctx, obuf, out_dt, n, oshape)
 
     return finish() if sync else Handle(ticket, finish)
+
+
+def _scalar_fields(prog, scalars):
+    """((operand index, struct code, push offset), ...) of a plan's Python
+    scalar operands, as Launcher.as_ufunc packs them; None when one has a
+    type the C path does not pack (it then serves no call)."""
+    if not scalars:
+        return ()
+    fields = {f["name"]: f for f in prog.manifest["push"]}
+    out = []
+    for k, name in scalars:
+        f = fields.get(name)
+        code, lanes = _field_code(f["type"]) if f else (None, 0)
+        if code not in ("f", "d", "i", "I", "q", "Q") or lanes != 1:
+            return None
+        out.append((k, code, f["offset"]))
+    return tuple(out)
 
 
 def _numpy_result(ctx, obuf, out_dt, n, oshape):
