@@ -28,6 +28,8 @@ from . import _context, _native, _structs
 MEMORY_KINDS = ("device", "host", "cached", "rebar")
 DTYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.uint32, np.int64,
                                      np.uint64, np.bool_))
+# issue 19: the small real dtypes, stored natively (1 or 2 bytes an element)
+DTYPES += tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.float16))
 _BOOL = np.dtype(np.bool_)
 _U32 = np.dtype(np.uint32)
 

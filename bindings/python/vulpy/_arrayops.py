@@ -14,6 +14,7 @@ from ._launch import Handle
 
 _BOOL = np.dtype(np.bool_)
 _U8 = np.dtype(np.uint8)
+_F16 = np.dtype(np.float16)
 
 
 def storage_of(a):
@@ -98,7 +99,8 @@ class Call:
         field = self.g.push[-1][0]
         dt = np.dtype(dtype)
         self.push[field] = bool(value) if dt == _BOOL else (
-            float(value) if dt.kind == "f" else int(np.asarray(value).astype(dt)))
+            float(value if dt != _F16 else np.float16(value)) if dt.kind == "f"
+            else int(np.asarray(value).astype(dt)))
         if dt == _BOOL:
             self.push[field] = int(self.push[field])
         return v

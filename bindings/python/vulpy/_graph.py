@@ -24,6 +24,17 @@ VTYPE = {_F32: "f32", _F64: "f64", _I32: "i32", _U32: "u32", _I64: "i64", _U64: 
          _BOOL: "bool", _U8: "u8", np.dtype(np.int8): "i8", np.dtype(np.int16): "i16",
          np.dtype(np.uint16): "u16", np.dtype(np.float16): "f16"}
 FEATURE = {_F64: "float64", _I64: "int64", _U64: "int64"}
+# issue 19: the small dtypes live in memory at their own size (or packed in
+# words, lower_arrays.c) and are computed in 32 bits: a value of one is
+# widened on load (f16 -> f32, i8/i16 -> i32, u8/u16 -> u32), every op runs
+# on the wide value, and the result is narrowed (integers wrap, float16
+# rounds to nearest even) when stored. NumPy computes float16 in float32 and
+# rounds too, and 32-bit integer results truncated to 8/16 bits are NumPy's
+# wrapped ones, so the answers are NumPy's; kernels then need only the
+# 8/16-bit storage features, not 8/16-bit arithmetic.
+_F16 = np.dtype(np.float16)
+WIDE = {_F16: _F32, np.dtype(np.int8): _I32, np.dtype(np.int16): _I32,
+        _U8: _U32, np.dtype(np.uint16): _U32}
 
 
 def vtype(dt):
@@ -156,13 +167,19 @@ class Graph:
                           f"{value.name}{self._loc()}")
 
     def scalar(self, dtype, name=None):
-        """A push-constant scalar (its value is given at each run)."""
+        """A push-constant scalar (its value is given at each run); a small
+        dtype's field is its 32-bit type (WIDE), the value already in range."""
         field = name or f"s{len(self.push)}"
-        self.push.append((field, np.dtype(dtype)))
-        return self._value(dtype, None, f"push.load @pc.{field}")
+        dtype = np.dtype(dtype)
+        wide = WIDE.get(dtype, dtype)
+        self.push.append((field, wide))
+        return self.cast(self._value(wide, None, f"push.load @pc.{field}"), dtype)
 
     def const(self, value, dtype):
         dtype = np.dtype(dtype)
+        wide = WIDE.get(dtype)
+        if wide is not None:  # the value at the small dtype, held wide
+            return self.cast(self._value(wide, None, f"const {literal(np.asarray(value).astype(dtype), wide)}"), dtype)
         return self._value(dtype, None, f"const {literal(value, dtype)}")
 
     # ---------------------------------------------------------------- ops
@@ -170,7 +187,38 @@ class Graph:
         dtype = np.dtype(dtype)
         if v.dtype == dtype:
             return v
+        # small dtypes convert only to and from their 32-bit type (WIDE);
+        # float64 -> float16 is one rounding, not two
+        src_w, dst_w = WIDE.get(v.dtype), WIDE.get(dtype)
+        if src_w is not None:
+            v = self._value(src_w, v.shape, f"cast {v.name}")
+            if v.dtype == dtype:
+                return v
+        if dtype == _F16 and v.dtype == _F64:
+            v = self._f32_odd(v)
+        elif dst_w is not None and v.dtype != dst_w:
+            v = self.cast(v, dst_w)
         return self._value(dtype, v.shape, f"cast {v.name}")
+
+    def _f32_odd(self, d):
+        """float64 d rounded to float32 by round-to-odd (toward zero, the
+        last bit set when inexact): rounding that to float16 is then d
+        correctly rounded (24 >= 11 + 2 bits), as NumPy's double->half,
+        where two round-to-nearest steps could round twice (1 + 2**-11 +
+        2**-40 would become 1.0, not 1.001)."""
+        f = self._value(_F32, d.shape, f"cast {d.name}")
+        back = self._value(_F64, d.shape, f"cast {f.name}")
+        inexact = self.op("ne", [back, d], _BOOL)
+        away = self.op("gt", [self.op("abs", [back], _F64), self.op("abs", [d], _F64)], _BOOL)
+        bits = self._value(_U32, d.shape, f"bitcast {f.name}")
+        one, zero = self.const(1, _U32), self.const(0, _U32)
+        bits = self.op("sub", [bits, self.op("select", [away, one, zero], _U32)], _U32)
+        bits = self.op("or", [bits, self.op("select", [inexact, one, zero], _U32)], _U32)
+        return self._value(_F32, d.shape, f"bitcast {bits.name}")
+
+    def widen(self, v):
+        """v in its 32-bit compute type when it is of a small dtype."""
+        return self.cast(v, WIDE.get(v.dtype, v.dtype))
 
     def broadcast(self, v, shape):
         shape = tuple(shape)
@@ -204,6 +252,10 @@ class Graph:
         return self._value(v.dtype, shape, f"array.take {v.name}, {idx.name} axes({axis})")
 
     def reduce(self, kind, v, axes, keepdims, dtype):
+        dtype = np.dtype(dtype)
+        if v.dtype in WIDE or dtype in WIDE:  # in 32 bits, narrowed at the end (WIDE)
+            return self.cast(self.reduce(kind, self.widen(v), axes, keepdims,
+                                         WIDE.get(dtype, dtype)), dtype)
         axes = tuple(sorted(axes))
         shape = tuple(1 if i in axes else d for i, d in enumerate(v.shape)) if keepdims else \
             tuple(d for i, d in enumerate(v.shape) if i not in axes)
@@ -211,6 +263,9 @@ class Graph:
                            f"array.{kind} {v.name} axes({', '.join(map(str, axes))})")
 
     def scan(self, kind, v, axis, dtype):
+        dtype = np.dtype(dtype)
+        if v.dtype in WIDE or dtype in WIDE:
+            return self.cast(self.scan(kind, self.widen(v), axis, WIDE.get(dtype, dtype)), dtype)
         return self._value(dtype, v.shape, f"array.{kind} {v.name} axes({axis})")
 
     # ---------------------------------------------------------------- text
@@ -271,6 +326,7 @@ def _nan_pick(g, a, b, op):
 def _nonzero(g, a):
     if a.dtype == _BOOL:
         return a
+    a = g.widen(a)
     return g.op("ne", [a, g.const(0, a.dtype)], _BOOL)
 
 
@@ -425,14 +481,22 @@ def apply_ufunc(g, uf, args, loop_in, out_dt):
     if name == "where":
         c, x, y = args
         c = _nonzero(g, c)
-        x, y = g.cast(x, out_dt), g.cast(y, out_dt)
-        return g.op("select", [c, x, y], out_dt)
+        w = WIDE.get(out_dt, out_dt)  # small dtypes select in 32 bits (WIDE)
+        x, y = g.cast(g.cast(x, out_dt), w), g.cast(g.cast(y, out_dt), w)
+        return g.cast(g.op("select", [c, x, y], w), out_dt)
     if name == "cast":
         (a,) = args
         if out_dt == _BOOL:
             return _nonzero(g, a)
         return g.cast(a, out_dt)
     args = [g.cast(a, dt) for a, dt in zip(args, loop_in)]
+    if any(a.dtype in WIDE for a in args) or out_dt in WIDE:
+        # small dtypes: the op in 32 bits, the result narrowed (see WIDE)
+        args = [g.widen(a) for a in args]
+        wide_out = WIDE.get(out_dt, out_dt)
+        r = BINARY[name](g, args[0], args[1], wide_out) if uf.nin == 2 else \
+            UNARY[name](g, args[0], wide_out)
+        return g.cast(r, out_dt)
     if uf.nin == 2:
         return BINARY[name](g, args[0], args[1], out_dt)
     return UNARY[name](g, args[0], out_dt)
