@@ -288,6 +288,12 @@ def ufunc(uf, args, out, context, sync):
         feat = _graph.FEATURE.get(dt)
         if feat is not None and not ctx.has(feat):
             ctx.require(feat, f"vp.{uf.name} on {dt.name}")
+    for k, (a, dt) in enumerate(zip(args, loop_in)):
+        if type(a) is int and dt.kind in "iu":  # NumPy refuses what the loop cannot hold
+            try:
+                np.array(a, dtype=dt)
+            except OverflowError as e:
+                raise OverflowError(f"vp.{uf.name}: argument {k + 1}: {e}") from None
     vals = [c.operand(a, dt if not isinstance(a, (_array.ndarray, np.ndarray)) else None)
             for a, dt in zip(args, loop_in)]
     shapes = [v.shape for v in vals if v.shape is not None]

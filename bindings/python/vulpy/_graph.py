@@ -494,6 +494,13 @@ def apply_ufunc(g, uf, args, loop_in, out_dt):
         # small dtypes: the op in 32 bits, the result narrowed (see WIDE)
         args = [g.widen(a) for a in args]
         wide_out = WIDE.get(out_dt, out_dt)
+        if out_dt == _F16 and name in ("maximum", "minimum"):
+            # NumPy's float16 loop: a if a >= b (a <= b) or a is NaN, else b
+            # (so maximum(-0.0, 0.0) is -0.0, unlike its float32 one)
+            a, b = args
+            keep = g.op("lor", [g.op("ge" if name == "maximum" else "le", [a, b], _BOOL),
+                                _isnan(g, a)], _BOOL)
+            return g.cast(_sel(g, keep, a, b), out_dt)
         r = BINARY[name](g, args[0], args[1], wide_out) if uf.nin == 2 else \
             UNARY[name](g, args[0], wide_out)
         return g.cast(r, out_dt)
