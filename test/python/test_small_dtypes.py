@@ -426,11 +426,14 @@ def test_emulation_is_what_ran(ctx, monkeypatch):
     f = vp.jit(lambda a, h: (a + 1, h * 2.0))
     a, h = np.arange(7, dtype=np.int8), np.arange(7, dtype=np.float16)
     f(a, h)
+    assert set(ctx.small_dtypes.values()) == {"native"}
     assert "i8[" in f.lowered_vir and "f16[" in f.lowered_vir
     assert "atomic.or" not in f.lowered_vir
     names = vp._native.ext().feature_names()
     lack = sum(1 << i for i, n in enumerate(names) if n in LACK)
     monkeypatch.setattr(ctx, "_vp_feature_masks", (lack, _engine._masks(ctx)[1]))
+    assert ctx.small_dtypes == dict.fromkeys(("int8", "uint8", "int16", "uint16", "float16"),
+                                             "words")
     g = vp.jit(lambda a, h: (a + 1, h * 2.0))
     ra, rh = g(a, h)
     same(ra, a + 1, "emulated int8")
