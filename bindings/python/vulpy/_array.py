@@ -19,7 +19,9 @@ vp.asarray(np.zeros(3)) stays float64.
 Supported dtypes: float32 everywhere; float64, int32, uint32, int64, uint64
 (storage works on every device; arithmetic on 64-bit types needs the
 device's float64 / int64 features); bool, stored as one uint32 word per
-element (no zero-copy bool view).
+element (no zero-copy bool view); int8, uint8, int16, uint16, float16 at
+their own size, computed in 32 bits on every device (docs/python-api.md,
+"Small dtypes").
 """
 import numpy as np
 

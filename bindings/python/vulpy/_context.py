@@ -220,7 +220,9 @@ class Context:
         """Raises FeatureError naming `feature` unless the device has it."""
         if feature not in self._features:
             vk = {"float64": "shaderFloat64", "int64": "shaderInt64", "int16": "shaderInt16",
-                  "float16": "shaderFloat16", "int8": "shaderInt8"}.get(feature, feature)
+                  "float16": "shaderFloat16", "int8": "shaderInt8",
+                  "storage8": "storageBuffer8BitAccess",
+                  "storage16": "storageBuffer16BitAccess"}.get(feature, feature)
             raise FeatureError(f"{what} needs the device feature '{feature}' ({vk}), which "
                                f"{self.name} does not have")
 
