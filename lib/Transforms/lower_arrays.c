@@ -1828,7 +1828,11 @@ static bool lower_kernel(lw *l, vir_op *K, uint32_t num) {
 static bool vec4_access(const vir_op *op, uint64_t n) {
   const vir_sym *s = op->attr.sym;
   const vir_type *t = op->code == VIR_OP_ARRAY_LOAD ? op->val.type : op->opnd[0]->type;
-  return s && vir_ty_is_scalar(s->type) && s->type->bits == 32 && s->type->kind != VIR_TY_BOOL &&
+  /* 8/16-bit elements too (issue 19): a vec4 of them is one 4- or 8-byte
+   * access; buffers packed in words (no 8/16-bit storage) stay scalar
+   * (plan_vec4 skips them) */
+  return s && vir_ty_is_scalar(s->type) && (s->type->bits == 32 || s->type->bits == 16 ||
+                                            s->type->bits == 8) && s->type->kind != VIR_TY_BOOL &&
          t->elem == s->type && vir_ty_numel(t) == n && vir_view_is_identity(t, op->attr.arr);
 }
 

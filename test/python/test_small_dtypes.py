@@ -35,10 +35,14 @@ SETTINGS = settings(max_examples=10, deadline=None, derandomize=True,
                                            HealthCheck.function_scoped_fixture])
 
 
-@pytest.fixture(params=["native", "emulated"])
+@pytest.fixture(params=["native", "emulated", "gpu-lowering", "gpu-emulated"])
 def mode(request, ctx, monkeypatch):
-    """'native': the device's 8/16-bit storage; 'emulated': u32 words."""
-    if request.param == "emulated":
+    """'native': the device's 8/16-bit storage; 'emulated': u32 words;
+    'gpu-*': lowered as for a GPU (on lavapipe the lowering is the CPU
+    device's: the vec4 planner then reads 4 bytes / 4 half-words at once)."""
+    if request.param.startswith("gpu"):
+        monkeypatch.setattr(ctx, "_vp_cpu_lowering", False, raising=False)
+    if request.param.endswith("emulated"):
         from vulpy import _engine
         names = vp._native.ext().feature_names()
         lack = sum(1 << i for i, n in enumerate(names) if n in LACK)
