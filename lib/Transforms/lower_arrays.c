@@ -572,8 +572,10 @@ static vir_value *half_to_f32(lw *l, vir_value *h) {
   vir_value *inf = bin(l, VIR_OP_OR, bin(l, VIR_OP_OR, sg, ku(l, 0x7f800000)), m13);
   vir_value *bits = sel(l, bin(l, VIR_OP_EQ, e, ku(l, 31)), inf, norm);
   vir_value *sub = bin(l, VIR_OP_MUL, cast(l, m, f32), num(l, f32, 0x1p-24));
-  sub = sel(l, bin(l, VIR_OP_NE, sg, ku(l, 0)), un(l, VIR_OP_NEG, sub), sub);
-  return sel(l, bin(l, VIR_OP_EQ, e, ku(l, 0)), sub, bitcast_to(l, bits, f32));
+  /* the sign by its bit (float negation of 0.0 may lose it: Vulkan does
+   * not promise signed zeros without SignedZeroInfNanPreserve) */
+  vir_value *subb = bin(l, VIR_OP_OR, bitcast_to(l, sub, u32t(l)), sg);
+  return bitcast_to(l, sel(l, bin(l, VIR_OP_EQ, e, ku(l, 0)), subb, bits), f32);
 }
 
 /* float32 -> float16 bits, rounded to nearest even: NumPy's

@@ -338,6 +338,15 @@ def test_hypothesis_elementwise(data, mode):
     same(got, want, f"{op} {da.name} {db.name} {shape} {bshape} strided={strided}")
 
 
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64], ids=lambda d: d.__name__)
+def test_fmod_zero_keeps_the_sign(dt, ctx):
+    """C's fmod (NumPy's): a zero result has the dividend's sign; found by
+    the float16 tests, the float32/float64 composition had it as +0.0."""
+    a = np.array([-0.0, -1.5, 1.5, -3.0, 2.25, -2.25], dt)
+    with np.errstate(all="ignore"):
+        same(vp.fmod(vp.asarray(a), dt(0.75)), np.fmod(a, dt(0.75)), f"fmod {dt.__name__}")
+
+
 # ------------------------------------------------------------ views, stores
 @pytest.mark.parametrize("dt", SMALL, ids=lambda d: d.name)
 def test_neighbours_untouched(dt, mode):

@@ -645,7 +645,16 @@ def _more_binary(name):
             fin = g.op("lnot", [g.op("lor", [_isnan(g, a), g.op("isinf", [a], _BOOL)], _BOOL)],
                        _BOOL)
             keep = g.op("land", [g.op("isinf", [b], _BOOL), fin], _BOOL)
-            return _sel(g, keep, a, g.op("rem", [a, b], out_dt))
+            r = g.op("rem", [a, b], out_dt)
+            # C: a zero result has x's sign (fmod(-1.5, 0.75) is -0.0); x -
+            # trunc(x/y)*y gives +0.0 there. The signed zero is made from
+            # x's bits: float arithmetic may drop zero signs (Vulkan without
+            # SignedZeroInfNanPreserve: lavapipe's -1.5 * 0.0 is +0.0)
+            it = _FBITS[out_dt][0]
+            sz = _bitcast(g, g.op("and", [_bitcast(g, a, it),
+                                          g.const(np.iinfo(it).min, it)], it), out_dt)
+            r = _sel(g, g.op("eq", [r, g.const(0, out_dt)], _BOOL), sz, r)
+            return _sel(g, keep, a, r)
         if name in ("fmax", "fmin"):
             op = name[1:]
             if k == "f":
