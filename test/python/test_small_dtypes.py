@@ -494,3 +494,20 @@ def test_kernel_small_buffers(ctx):
 def test_unsupported_dtype_message():
     with pytest.raises(TypeError, match="complex|not supported"):
         vp.zeros(3, np.float128 if hasattr(np, "float128") else np.complex256)
+
+
+def test_jit_python_scalars(mode):
+    """vp.jit with a Python scalar argument: NEP 50 at every call (u8 + 250
+    wraps; u8 + 300 is NumPy's OverflowError, not a value that skips the
+    narrowing); float16 + 0.1 rounds 0.1 to float16 first, as NumPy."""
+    f = vp.jit(lambda a, s: a + s)
+    a = np.arange(7, dtype=np.uint8) + np.uint8(10)
+    same(f(a, 3), a + 3, "u8 + 3")
+    same(f(a, 250), a + 250, "u8 + 250 wraps")
+    with pytest.raises(OverflowError, match="300"):
+        f(a, 300)
+    h = values(F16, 9, 13)
+    with np.errstate(all="ignore"):
+        same(f(h, 0.1), h + 0.1, "f16 + 0.1")
+    i = np.array([-128, 5, 127], np.int8)
+    same(f(i, -1), i + np.int8(-1), "i8 - 1 wraps")

@@ -68,10 +68,13 @@ class Value:
     """One SSA value of a graph: a tensor (shape: tuple) or a scalar
     (shape None) of a NumPy dtype."""
 
-    __slots__ = ("g", "name", "dtype", "shape")
+    __slots__ = ("g", "name", "dtype", "shape", "wide", "fits")
 
     def __init__(self, g, name, dtype, shape):
         self.g, self.name, self.dtype, self.shape = g, name, dtype, shape
+        # small dtypes (WIDE): `wide` is the 32-bit value equal to this one;
+        # `fits`, on a 32-bit value, a small dtype that holds it exactly
+        self.wide = self.fits = None
 
     @property
     def is_scalar(self):
@@ -173,13 +176,18 @@ class Graph:
         dtype = np.dtype(dtype)
         wide = WIDE.get(dtype, dtype)
         self.push.append((field, wide))
-        return self.cast(self._value(wide, None, f"push.load @pc.{field}"), dtype)
+        w = self._value(wide, None, f"push.load @pc.{field}")
+        if wide is not dtype:
+            w.fits = dtype  # the caller gives a value of dtype
+        return self.cast(w, dtype)
 
     def const(self, value, dtype):
         dtype = np.dtype(dtype)
         wide = WIDE.get(dtype)
         if wide is not None:  # the value at the small dtype, held wide
-            return self.cast(self._value(wide, None, f"const {literal(np.asarray(value).astype(dtype), wide)}"), dtype)
+            w = self._value(wide, None, f"const {literal(np.asarray(value).astype(dtype), wide)}")
+            w.fits = dtype
+            return self.cast(w, dtype)
         return self._value(dtype, None, f"const {literal(value, dtype)}")
 
     # ---------------------------------------------------------------- ops
@@ -191,14 +199,23 @@ class Graph:
         # float64 -> float16 is one rounding, not two
         src_w, dst_w = WIDE.get(v.dtype), WIDE.get(dtype)
         if src_w is not None:
-            v = self._value(src_w, v.shape, f"cast {v.name}")
+            if v.wide is None or v.wide.dtype != src_w:
+                w = self._value(src_w, v.shape, f"cast {v.name}")
+                w.fits, v.wide = v.dtype, w
+            v = v.wide  # widened once
             if v.dtype == dtype:
                 return v
         if dtype == _F16 and v.dtype == _F64:
             v = self._f32_odd(v)
         elif dst_w is not None and v.dtype != dst_w:
             v = self.cast(v, dst_w)
-        return self._value(dtype, v.shape, f"cast {v.name}")
+        r = self._value(dtype, v.shape, f"cast {v.name}")
+        if v.fits is not None and np.can_cast(v.fits, dtype, "safe"):
+            if dst_w is not None:
+                r.wide = v  # narrowing a value that fits: widening it again is v
+            elif dtype in (_I32, _U32, _F32):
+                r.fits = v.fits  # u8 -> u32 -> i32 still fits u8
+        return r
 
     def _f32_odd(self, d):
         """float64 d rounded to float32 by round-to-odd (toward zero, the
