@@ -43,18 +43,24 @@ ON_DEVICE = [
     ("concatenate", lambda a, b: ([a, b],), {}), ("stack", lambda a, b: ([a, b],), {}),
     ("median", lambda a, b: (a,), {}), ("linalg.norm", lambda a, b: (a,), {}),
     ("outer", lambda a, b: (a, b), {}),
+    # issue 19's sorting and searching (were refused by name before)
+    ("sort", lambda a, b: (a,), {}), ("sort", lambda a, b: (b, 0), {}),
+    ("argsort", lambda a, b: (a,), {"axis": None}), ("unique", lambda a, b: (a,), {}),
+    ("searchsorted", lambda a, b: (a[0], b[1]), {}),
+    # issue 19's differences and matrix shapes (were refused by name before)
+    ("diff", lambda a, b: (a,), {}), ("trace", lambda a, b: (a,), {}),
+    ("tril", lambda a, b: (a, 1), {}), ("nan_to_num", lambda a, b: (a,), {}),
 ]
 # metadata: answered without touching the data
 META = [("shape", (3, 4)), ("ndim", 2), ("size", 12)]
 # NumPy functions VulPy has not (yet): a TypeError naming the function
 REFUSED = [
-    ("sort", lambda a, b: (a,)),
+    ("lexsort", lambda a, b: ((a[0], b[0]),)),
     ("matmul", lambda a, b: (a, b.T)),
-    ("allclose", lambda a, b: (a, b)),
-    ("array_equal", lambda a, b: (a, b)), ("unique", lambda a, b: (a,)),
+    ("rot90", lambda a, b: (a,)), ("partition", lambda a, b: (a, 1)),
     ("einsum", lambda a, b: ("ij->i", a)),
-    ("diff", lambda a, b: (a,)),
-    ("trace", lambda a, b: (a,)), ("cov", lambda a, b: (a,)),
+    ("interp", lambda a, b: (a[0], b[0], b[1])), ("kron", lambda a, b: (a, b)),
+    ("corrcoef", lambda a, b: (a,)), ("cov", lambda a, b: (a,)),
     ("convolve", lambda a, b: (a[0], b[0])), ("linalg.det", lambda a, b: (a[:, :3],)),
 ]
 
@@ -173,8 +179,15 @@ def test_pickle_and_deepcopy_keep_dtype_shape_memory(memory):
 
 def test_buffer_protocol_host_visible():
     x = vp.asarray(np.arange(4, dtype=np.float32), memory="host")
-    mv = x.__buffer__(0) if sys.version_info < (3, 12) else memoryview(x)
+    mv = memoryview(x)            # Python 3.11 too (the C BufferExporter base)
     assert mv.format == "f" and mv.shape == (4,) and mv.tolist() == [0.0, 1.0, 2.0, 3.0]
+    x[1] = 7.0                    # the same bytes, no copy: a GPU write shows in mv
+    x.context.synchronize()       # (once the GPU is done: mv is not a host read point)
+    assert mv[1] == 7.0
+    assert np.frombuffer(x, np.float32).tolist() == [0.0, 7.0, 2.0, 3.0]
+    del x                         # the view keeps the mapping alive
+    assert mv.tolist() == [0.0, 7.0, 2.0, 3.0]
+    mv.release()
     d = vp.asarray(np.arange(4, dtype=np.float32), memory="device")
     if not d.mappable:
         with pytest.raises(ValueError, match="memory='device'"):
