@@ -33,6 +33,11 @@
  *   scatter: a grid-stride loop over the values.
  * Bools are stored as u32 words or bytes; 8-bit buffers on devices without
  * 8-bit storage are read as u32 words and written with atomic and/or.
+ * So are 16-bit buffers (int16, uint16, float16) on devices without 16-bit
+ * storage, and the small types whose arithmetic feature (int8, int16,
+ * float16) the device lacks: in the kernel such a value is its bits in a
+ * u32 (zero-extended); casts decode and encode them ("small types
+ * emulated in words" below; float16 rounds to nearest even as NumPy).
  */
 #include "arrays.h"
 
@@ -100,7 +105,8 @@ typedef struct lw {
   vir_value **scal; /* by array-function value id: the kernel's copy of a scalar */
   uint32_t nscal;
   uint32_t nlocals;
-  vp_ptrvec packed; /* 8-bit buffers retyped to u32 words (no 8-bit storage) */
+  vp_ptrvec packed; /* 8/16-bit buffers retyped to u32 words (small types emulated) */
+  vp_ptrvec packed_elem; /* each one's element type before (parallel to packed) */
   vir_value *consts[128]; /* the kernel's constants */
   uint32_t nconsts;
   vir_value *ids[4]; /* global_id.x, workgroup_id.x, local_index, global_id.y */
@@ -453,12 +459,14 @@ static vir_value *view_offset(lw *l, const vir_type *t, const vir_array_attr *a,
 
 /* ------------------------------------------------------------- storage */
 
-static bool is_packed8(lw *l, const vir_sym *s) {
+/* The element type a packed buffer had (NULL: not packed). */
+static vir_type *packed_elem(lw *l, const vir_sym *s) {
   for (uint32_t i = 0; i < l->packed.len; i++)
     if (l->packed.data[i] == s)
-      return true;
-  return false;
+      return l->packed_elem.data[i];
+  return NULL;
 }
+static bool is_packed8(lw *l, const vir_sym *s) { return packed_elem(l, s) != NULL; }
 
 static bool is_vec4(lw *l, const vir_sym *s) {
   for (uint32_t i = 0; i < l->vec4.len; i++)
@@ -491,11 +499,15 @@ static vir_value *load_lane(lw *l, vir_sym *s, vir_value *quad, uint32_t lane) {
 }
 
 static vir_value *load_elem(lw *l, vir_sym *s, vir_value *off, vir_type *t) {
-  if (is_packed8(l, s)) { /* a byte of a u32 word */
-    vir_value *w = mem_load(l, VIR_OP_BUFFER_LOAD, s, bin(l, VIR_OP_SHR, off, ku(l, 2)), u32t(l), false);
-    vir_value *sh = bin(l, VIR_OP_MUL, bin(l, VIR_OP_AND, off, ku(l, 3)), ku(l, 8));
-    vir_value *byte = bin(l, VIR_OP_AND, bin(l, VIR_OP_SHR, w, sh), ku(l, 0xff));
-    return bin(l, VIR_OP_NE, byte, ku(l, 0));
+  vir_type *pe = packed_elem(l, s);
+  if (pe) { /* a byte or half-word of a u32 word */
+    uint32_t b = pe->bits, lg = b == 8 ? 2 : 1;
+    vir_value *w = mem_load(l, VIR_OP_BUFFER_LOAD, s, bin(l, VIR_OP_SHR, off, ku(l, lg)), u32t(l), false);
+    vir_value *sh = bin(l, VIR_OP_MUL, bin(l, VIR_OP_AND, off, ku(l, (1u << lg) - 1)), ku(l, b));
+    vir_value *field = bin(l, VIR_OP_AND, bin(l, VIR_OP_SHR, w, sh), ku(l, (1u << b) - 1));
+    if (t->kind == VIR_TY_BOOL)
+      return bin(l, VIR_OP_NE, field, ku(l, 0));
+    return field; /* the bits, zero-extended: casts decode them */
   }
   vir_value *x = mem_load(l, VIR_OP_BUFFER_LOAD, s, off, s->type, false);
   if (t->kind == VIR_TY_BOOL && s->type->kind != VIR_TY_BOOL)
@@ -504,11 +516,14 @@ static vir_value *load_elem(lw *l, vir_sym *s, vir_value *off, vir_type *t) {
 }
 
 static void store_elem(lw *l, vir_sym *s, vir_value *off, vir_value *v) {
-  if (is_packed8(l, s)) {
-    vir_value *w = bin(l, VIR_OP_SHR, off, ku(l, 2));
-    vir_value *sh = bin(l, VIR_OP_MUL, bin(l, VIR_OP_AND, off, ku(l, 3)), ku(l, 8));
-    vir_value *mask = un(l, VIR_OP_NOT, bin(l, VIR_OP_SHL, ku(l, 0xff), sh));
-    vir_value *byte = bin(l, VIR_OP_SHL, cast(l, v, u32t(l)), sh);
+  vir_type *pe = packed_elem(l, s);
+  if (pe) {
+    uint32_t b = pe->bits, lg = b == 8 ? 2 : 1;
+    vir_value *w = bin(l, VIR_OP_SHR, off, ku(l, lg));
+    vir_value *sh = bin(l, VIR_OP_MUL, bin(l, VIR_OP_AND, off, ku(l, (1u << lg) - 1)), ku(l, b));
+    vir_value *mask = un(l, VIR_OP_NOT, bin(l, VIR_OP_SHL, ku(l, (1u << b) - 1), sh));
+    vir_value *byte = bin(l, VIR_OP_SHL,
+                          bin(l, VIR_OP_AND, cast(l, v, u32t(l)), ku(l, (1u << b) - 1)), sh);
     /* relaxed: each byte is written once per kernel, and the kernel's end
      * orders it for later readers */
     vir_value *a1 = atomic(l, VIR_OP_ATOMIC_AND, s, w, mask);
@@ -520,6 +535,101 @@ static void store_elem(lw *l, vir_sym *s, vir_value *off, vir_value *v) {
     return;
   }
   mem_store(l, VIR_OP_BUFFER_STORE, s, off, cast(l, v, s->type));
+}
+
+/* ------------------------------------- small types emulated in words
+ * (issue 19) On a device without 8/16-bit storage, or without the
+ * arithmetic feature of a small type, a value of int8 / uint8 / int16 /
+ * uint16 / float16 is its bits in a u32 (zero-extended); its buffers are
+ * packed words (pack_bytes). The array path computes small types in 32
+ * bits (bindings/python/vulpy/_graph.py, WIDE), so every op on one is a
+ * cast: small_cast decodes and encodes. */
+
+static bool emulated(lw *l, const vir_type *t) {
+  if (!t || (t->kind != VIR_TY_INT && t->kind != VIR_TY_UINT && t->kind != VIR_TY_FLOAT) ||
+      (t->bits != 8 && t->bits != 16))
+    return false;
+  uint32_t miss = l->o ? l->o->missing_features : 0;
+  if (t->bits == 8)
+    return miss & (VP_FEAT(STORAGE8) | VP_FEAT(INT8));
+  return miss & (VP_FEAT(STORAGE16) | (t->kind == VIR_TY_FLOAT ? VP_FEAT(FLOAT16) : VP_FEAT(INT16)));
+}
+
+static vir_value *bitcast_to(lw *l, vir_value *a, vir_type *t) {
+  return a->type == t ? a : op_(l, VIR_OP_BITCAST, t, 1, &a);
+}
+
+/* float16 bits (low half of a u32) -> float32, exactly: normals and
+ * inf/NaN by moving the fields, subnormals as m * 2^-24 (no float32
+ * subnormal is involved, so a flushing device gets them right too). */
+static vir_value *half_to_f32(lw *l, vir_value *h) {
+  vir_type *f32 = vir_ty_float(l->m, 32);
+  vir_value *e = bin(l, VIR_OP_AND, bin(l, VIR_OP_SHR, h, ku(l, 10)), ku(l, 0x1f));
+  vir_value *m = bin(l, VIR_OP_AND, h, ku(l, 0x3ff));
+  vir_value *sg = bin(l, VIR_OP_SHL, bin(l, VIR_OP_AND, h, ku(l, 0x8000)), ku(l, 16));
+  vir_value *m13 = bin(l, VIR_OP_SHL, m, ku(l, 13));
+  vir_value *norm = bin(l, VIR_OP_OR, bin(l, VIR_OP_OR, sg, bin(l, VIR_OP_SHL, bin(l, VIR_OP_ADD, e, ku(l, 112)), ku(l, 23))), m13);
+  vir_value *inf = bin(l, VIR_OP_OR, bin(l, VIR_OP_OR, sg, ku(l, 0x7f800000)), m13);
+  vir_value *bits = sel(l, bin(l, VIR_OP_EQ, e, ku(l, 31)), inf, norm);
+  vir_value *sub = bin(l, VIR_OP_MUL, cast(l, m, f32), num(l, f32, 0x1p-24));
+  /* the sign by its bit (float negation of 0.0 may lose it: Vulkan does
+   * not promise signed zeros without SignedZeroInfNanPreserve) */
+  vir_value *subb = bin(l, VIR_OP_OR, bitcast_to(l, sub, u32t(l)), sg);
+  return bitcast_to(l, sel(l, bin(l, VIR_OP_EQ, e, ku(l, 0)), subb, bits), f32);
+}
+
+/* float32 -> float16 bits, rounded to nearest even: NumPy's
+ * npy_floatbits_to_halfbits (overflow to inf, NaN keeps its top payload
+ * bits and stays a NaN). */
+static vir_value *f32_to_half(lw *l, vir_value *x) {
+  vir_type *f32 = vir_ty_float(l->m, 32);
+  vir_value *xb = bitcast_to(l, x, u32t(l));
+  vir_value *sg = bin(l, VIR_OP_AND, bin(l, VIR_OP_SHR, xb, ku(l, 16)), ku(l, 0x8000));
+  vir_value *a = bin(l, VIR_OP_AND, xb, ku(l, 0x7fffffff));
+  /* normal: rebias the exponent (127 - 15 = 112), round the 13 dropped bits */
+  vir_value *base = bin(l, VIR_OP_SHR, bin(l, VIR_OP_SUB, a, ku(l, 0x38000000)), ku(l, 13));
+  vir_value *r = bin(l, VIR_OP_AND, a, ku(l, 0x1fff));
+  vir_value *up = bin(l, VIR_OP_LOR, bin(l, VIR_OP_GT, r, ku(l, 0x1000)),
+                      bin(l, VIR_OP_LAND, bin(l, VIR_OP_EQ, r, ku(l, 0x1000)),
+                          bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, base, ku(l, 1)), ku(l, 0))));
+  vir_value *norm = bin(l, VIR_OP_ADD, base, sel(l, up, ku(l, 1), ku(l, 0)));
+  /* subnormal: |x| * 2^24 rounded to an integer, nearest even */
+  vir_value *ax = bitcast_to(l, a, f32);
+  vir_value *sub = cast(l, un(l, VIR_OP_RINT, bin(l, VIR_OP_MUL, ax, num(l, f32, 0x1p24))), u32t(l));
+  vir_value *nan = bin(l, VIR_OP_ADD, ku(l, 0x7c00), bin(l, VIR_OP_SHR, bin(l, VIR_OP_AND, a, ku(l, 0x7fffff)), ku(l, 13)));
+  nan = sel(l, bin(l, VIR_OP_EQ, nan, ku(l, 0x7c00)), ku(l, 0x7c01), nan);
+  vir_value *h = sel(l, bin(l, VIR_OP_LT, a, ku(l, 0x38800000)), sub, norm);
+  h = sel(l, bin(l, VIR_OP_GE, a, ku(l, 0x47800000)), ku(l, 0x7c00), h);
+  h = sel(l, bin(l, VIR_OP_GT, a, ku(l, 0x7f800000)), nan, h);
+  return bin(l, VIR_OP_OR, sg, h);
+}
+
+/* A cast from `src` to `dst` where either may be emulated (the value of
+ * an emulated type is its bits in a u32). */
+static vir_value *small_cast(lw *l, vir_value *x, vir_type *src, vir_type *dst) {
+  if (!x)
+    return NULL;
+  vir_type *i32 = vir_ty_int(l->m, 32), *f32 = vir_ty_float(l->m, 32);
+  if (emulated(l, src)) { /* decode to the 32-bit type */
+    if (src->kind == VIR_TY_FLOAT) {
+      x = half_to_f32(l, x);
+    } else if (src->kind == VIR_TY_INT) { /* sign-extend */
+      vir_value *k = konst(l, i32, (vir_literal){.i = 32 - src->bits});
+      x = bin(l, VIR_OP_SHR, bitcast_to(l, bin(l, VIR_OP_SHL, x, ku(l, 32 - src->bits)), i32), k);
+    }
+    src = x->type;
+  }
+  if (!emulated(l, dst))
+    return src == dst ? x : cast(l, x, dst);
+  if (dst->kind == VIR_TY_FLOAT) /* float64 rounds once more here: the array
+                                  * path gives float32 (round-to-odd first) */
+    return f32_to_half(l, cast(l, x, f32));
+  vir_value *w = cast(l, x, dst->kind == VIR_TY_INT && src->kind == VIR_TY_FLOAT ? i32 : src->kind == VIR_TY_FLOAT ? u32t(l) : x->type);
+  if (w->type->kind == VIR_TY_BOOL)
+    w = cast(l, w, u32t(l));
+  if (w->type->bits == 64)
+    w = cast(l, w, w->type->kind == VIR_TY_INT ? i32 : u32t(l));
+  return bin(l, VIR_OP_AND, bitcast_to(l, w, u32t(l)), ku(l, (1u << dst->bits) - 1));
 }
 
 /* --------------------------------------------------------------- emit */
@@ -541,6 +651,17 @@ static vir_value *scalar(lw *l, vir_value *v) {
   pb.region = &l->k->body;
   pb.before = l->pro ? l->pro->next : l->k->body.first;
   pb.loc = d->loc;
+  if (d->code == VIR_OP_CAST && (emulated(l, d->opnd[0]->type) || emulated(l, v->type))) {
+    vir_builder saved = l->b;
+    l->b = pb;
+    vir_value *r = small_cast(l, ops[0], d->opnd[0]->type, v->type);
+    l->b = saved;
+    if (r && r->def)
+      l->pro = r->def;
+    if (r && v->id < l->nscal)
+      l->scal[v->id] = r;
+    return r ? r : v;
+  }
   vir_op *c = vir_build(&pb, d->code, v->type, d->nopnd, ops);
   if (!c) {
     l->failed = true;
@@ -643,6 +764,25 @@ static vir_value *emit_op(lw *l, vir_value *v, idx *ix) {
     ops[i] = vir_ty_is_tensor(o->type) ? emit(l, o, ix) : scalar(l, o);
     if (!ops[i])
       return NULL;
+  }
+  {
+    const vir_type *src = d->nopnd ? d->opnd[0]->type : NULL;
+    src = src && vir_ty_is_tensor(src) ? src->elem : src;
+    bool emu = emulated(l, et);
+    for (uint32_t i = 0; i < d->nopnd; i++) {
+      const vir_type *ot = d->opnd[i]->type;
+      emu |= emulated(l, vir_ty_is_tensor(ot) ? ot->elem : ot);
+    }
+    if (d->code == VIR_OP_CAST && emu)
+      return small_cast(l, ops[0], (vir_type *)src, et);
+    if (emu) {
+      vp_error(l->d, d->loc,
+               "lower-arrays: '%s' on a %u-bit type: this device stores it in 32-bit words "
+               "(it lacks 8/16-bit storage or arithmetic); cast to a 32-bit type first",
+               vir_op_info_of(d->code)->name, emulated(l, et) ? et->bits : src ? src->bits : 0);
+      l->failed = true;
+      return NULL;
+    }
   }
   if (d->code == VIR_OP_SELECT && l->o && l->o->cpu_device) {
     /* a named value is a variable of its own in the printed code, never
@@ -1690,7 +1830,11 @@ static bool lower_kernel(lw *l, vir_op *K, uint32_t num) {
 static bool vec4_access(const vir_op *op, uint64_t n) {
   const vir_sym *s = op->attr.sym;
   const vir_type *t = op->code == VIR_OP_ARRAY_LOAD ? op->val.type : op->opnd[0]->type;
-  return s && vir_ty_is_scalar(s->type) && s->type->bits == 32 && s->type->kind != VIR_TY_BOOL &&
+  /* 8/16-bit elements too (issue 19): a vec4 of them is one 4- or 8-byte
+   * access; buffers packed in words (no 8/16-bit storage) stay scalar
+   * (plan_vec4 skips them) */
+  return s && vir_ty_is_scalar(s->type) && (s->type->bits == 32 || s->type->bits == 16 ||
+                                            s->type->bits == 8) && s->type->kind != VIR_TY_BOOL &&
          t->elem == s->type && vir_ty_numel(t) == n && vir_view_is_identity(t, op->attr.arr);
 }
 
@@ -1815,17 +1959,17 @@ static void plan_vec4(lw *l) {
   }
 }
 
-/* 8-bit buffers become u32 words when the device cannot store bytes. */
+/* 8- and 16-bit buffers become u32 words when the device cannot hold
+ * their type (emulated()). */
 static void pack_bytes(lw *l) {
-  uint32_t miss = l->o ? l->o->missing_features : 0;
-  if (!(miss & (VP_FEAT(STORAGE8) | VP_FEAT(INT8))))
-    return;
   for (uint32_t i = 0; i < l->m->syms.len; i++) {
     vir_sym *s = l->m->syms.data[i];
     if (s->kind == VIR_SYM_BUFFER && vir_ty_is_scalar(s->type) && s->type->kind != VIR_TY_BOOL &&
-        s->type->bits == 8) {
+        (s->type->bits == 8 || s->type->bits == 16) && emulated(l, s->type)) {
+      uint32_t per = 32 / s->type->bits;
+      vp_ptrvec_push(&l->tmp, &l->packed_elem, s->type);
       s->type = u32t(l);
-      s->count = (s->count + 3) / 4;
+      s->count = (s->count + per - 1) / per;
       s->access = VIR_ACCESS_READWRITE; /* bytes are written with atomic and/or */
       vp_ptrvec_push(&l->tmp, &l->packed, s);
     }

@@ -134,6 +134,29 @@ def _check(got, want, name):
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-6, err_msg=name)
 
 
+# --- issue 19: the dtypes VulPy supports (resident arrays, ufuncs, reductions).
+# test_small_dtypes.py tests the small ones in depth; this list only grows.
+DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+          "float16", "float32", "float64"]
+
+
+@pytest.mark.parametrize("name", DTYPES)
+def test_dtype(name):
+    dt = np.dtype(name)
+    assert getattr(vp, name if name != "bool" else "bool_") is dt.type
+    a = (np.arange(7) % 3).astype(dt)
+    x = vp.asarray(a)
+    assert x.dtype == dt and x.numpy().tobytes() == a.tobytes()
+    _check(vp.zeros(3, dt), np.zeros(3, dt), f"zeros {name}")
+    op = "logical_or" if name == "bool" else "add"  # (vp.add has no bool loop)
+    _check(getattr(vp, op)(x, x), getattr(np, op)(a, a), f"{op} {name}")
+    _check(vp.maximum(x, a[::-1]), np.maximum(a, a[::-1]), f"maximum {name}")
+    _check(x == 1, a == 1, f"equal {name}")
+    _check(x.astype(np.float32), a.astype(np.float32), f"astype {name}")
+    _check(vp.asarray(vp.max(x)), np.asarray(np.max(a)), f"max {name}")
+    _check(vp.asarray(vp.sum(x)), np.asarray(np.sum(a)), f"sum {name}")
+
+
 @pytest.mark.parametrize("name", sorted(UFUNCS_1))
 def test_unary_ufunc(name):
     a = UFUNCS_1[name]

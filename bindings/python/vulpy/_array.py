@@ -19,9 +19,11 @@ vp.asarray(np.zeros(3)) stays float64.
 Supported dtypes: float32 everywhere; float64, int32, uint32, int64, uint64
 (storage works on every device; arithmetic on 64-bit types needs the
 device's float64 / int64 features); bool, stored as one uint32 word per
-element (no zero-copy bool view); complex64 / complex128, stored as NumPy
-stores them, with the arithmetic _complex.py lists (Python complex data
-without dtype= is complex64, as Python floats are float32).
+element (no zero-copy bool view); int8, uint8, int16, uint16, float16 at
+their own size, computed in 32 bits on every device (docs/python-api.md,
+"Small dtypes"); complex64 / complex128, stored as NumPy stores them, with
+the arithmetic _complex.py lists (Python complex data without dtype= is
+complex64, as Python floats are float32).
 """
 import numpy as np
 
@@ -30,6 +32,8 @@ from . import _context, _errors, _native, _structs
 MEMORY_KINDS = ("device", "host", "cached", "rebar")
 DTYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.uint32, np.int64,
                                      np.uint64, np.bool_))
+# issue 19: the small real dtypes, stored natively (1 or 2 bytes an element)
+DTYPES += tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.float16))
 # issue 19: complex64/complex128, stored as NumPy stores them (interleaved
 # real, imag); arithmetic in _complex.py
 DTYPES += (np.dtype(np.complex64), np.dtype(np.complex128))

@@ -14,6 +14,7 @@ from ._launch import Handle
 
 _BOOL = np.dtype(np.bool_)
 _U8 = np.dtype(np.uint8)
+_F16 = np.dtype(np.float16)
 
 
 def storage_of(a):
@@ -117,7 +118,8 @@ class Call:
         field = self.g.push[-1][0]
         dt = np.dtype(dtype)
         self.push[field] = bool(value) if dt == _BOOL else (
-            float(value) if dt.kind == "f" else int(np.asarray(value).astype(dt)))
+            float(value if dt != _F16 else np.float16(value)) if dt.kind == "f"
+            else int(np.asarray(value).astype(dt)))
         if dt == _BOOL:
             self.push[field] = int(self.push[field])
         return v
@@ -311,6 +313,12 @@ def ufunc(uf, args, out, context, sync):
         feat = _graph.FEATURE.get(dt)
         if feat is not None and not ctx.has(feat):
             ctx.require(feat, f"vp.{uf.name} on {dt.name}")
+    for k, (a, dt) in enumerate(zip(args, loop_in)):
+        if type(a) is int and dt.kind in "iu":  # NumPy refuses what the loop cannot hold
+            try:
+                np.array(a, dtype=dt)
+            except OverflowError as e:
+                raise OverflowError(f"vp.{uf.name}: argument {k + 1}: {e}") from None
     vals = [c.operand(a, dt if not isinstance(a, (_array.ndarray, np.ndarray)) else None)
             for a, dt in zip(args, loop_in)]
     shapes = [v.shape for v in vals if v.shape is not None]

@@ -170,6 +170,29 @@ class Context:
         return bool(self.info.get("denorm_emulate", False))
 
     @property
+    def small_dtypes(self):
+        """How resident arrays of the small dtypes are stored (issue 19): a
+        dict such as {'int8': 'native', ..., 'float16': 'words'}. 'native':
+        the type's own size in the buffer, read and written through the
+        device's 8/16-bit storage (VK_KHR_8bit_storage / 16bit_storage) with
+        its shaderInt8 / shaderInt16 / shaderFloat16; 'words': packed in
+        32-bit words by the array path's kernels (shifts and masks, bytes
+        written with atomic and/or), where the device lacks one of them.
+        Either way the values are NumPy's (docs/python-api.md, "Dtypes")."""
+        # what the array path's compiler is told the device lacks: the
+        # features themselves, or the masks a test forced (_engine._masks)
+        m = getattr(self, "_vp_feature_masks", None)
+        if m is not None:
+            lacks = {n for i, n in enumerate(_native_feature_names()) if m[0] >> i & 1}
+        else:
+            lacks = {f for f in ("storage8", "int8", "storage16", "int16", "float16")
+                     if not self.has(f)}
+        need = {"int8": ("storage8", "int8"), "uint8": ("storage8", "int8"),
+                "int16": ("storage16", "int16"), "uint16": ("storage16", "int16"),
+                "float16": ("storage16", "float16")}
+        return {t: "words" if lacks & set(f) else "native" for t, f in need.items()}
+
+    @property
     def lost(self):
         """True once the device was lost; every later call raises DeviceLostError."""
         return self._native.lost
@@ -201,7 +224,9 @@ class Context:
         """Raises FeatureError naming `feature` unless the device has it."""
         if feature not in self._features:
             vk = {"float64": "shaderFloat64", "int64": "shaderInt64", "int16": "shaderInt16",
-                  "float16": "shaderFloat16", "int8": "shaderInt8"}.get(feature, feature)
+                  "float16": "shaderFloat16", "int8": "shaderInt8",
+                  "storage8": "storageBuffer8BitAccess",
+                  "storage16": "storageBuffer16BitAccess"}.get(feature, feature)
             raise FeatureError(f"{what} needs the device feature '{feature}' ({vk}), which "
                                f"{self.name} does not have")
 
@@ -536,3 +561,8 @@ def _after_fork_in_child():
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _native_feature_names():
+    """The VP_FEAT bit names, in bit order (issue 19: Context.small_dtypes)."""
+    return _native.ext().feature_names()

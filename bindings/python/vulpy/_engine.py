@@ -27,7 +27,8 @@ from ._launch import Program
 _SIZES = {"f32": 4, "u32": 4, "i32": 4, "bool": 4, "f64": 8, "i64": 8, "u64": 8,
           "u8": 1, "i8": 1, "f16": 2, "u16": 2, "i16": 2}
 # device features the lowering can do without (it works around their absence)
-_LOWERING_FEATURES = ("subgroup_basic", "subgroup_arithmetic", "subgroup_vote", "storage8", "int8")
+_LOWERING_FEATURES = ("subgroup_basic", "subgroup_arithmetic", "subgroup_vote", "storage8", "int8",
+                      "storage16", "int16", "float16")  # issue 19: small types in words
 
 _cache = collections.OrderedDict()
 _CACHE_MAX = 512

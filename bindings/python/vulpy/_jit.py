@@ -737,6 +737,14 @@ class JitFunction:
             elif kind == "s":
                 w = p[1]
                 for dt in w.fields:
+                    if dt in _graph.WIDE:  # small dtypes: NumPy's value (or its OverflowError)
+                        try:
+                            v = np.array(a, dtype=dt)
+                        except OverflowError as e:
+                            raise OverflowError(f"vp.jit {self.__name__}: argument {w.param}: "
+                                                f"{e}") from None
+                        push[f"{w.param}_{_graph.vtype(dt)}"] = v.item()
+                        continue
                     push[f"{w.param}_{_graph.vtype(dt)}"] = (
                         int(bool(a)) if dt == _BOOL else float(a) if dt.kind == "f" else int(a))
             elif kind == "g":

@@ -30,6 +30,10 @@ _KEYS = {np.dtype(np.float32): ("uint32", 2, 32), np.dtype(np.float64): ("uint64
          np.dtype(np.int32): ("uint32", 1, 32), np.dtype(np.int64): ("uint64", 1, 64),
          np.dtype(np.uint32): ("uint32", 0, 32), np.dtype(np.uint64): ("uint64", 0, 64),
          np.dtype(np.bool_): ("uint32", 0, 4)}
+# issue 19: the small dtypes sort (and search) as their 32-bit widening
+_WIDENED = {np.dtype(t): np.dtype(w) for t, w in (
+    (np.int8, np.int32), (np.int16, np.int32), (np.uint8, np.uint32), (np.uint16, np.uint32),
+    (np.float16, np.float32))}
 _MAX_GX = 32768
 
 
@@ -213,7 +217,7 @@ def _sort_host(a, axis, kind, order, stable, name, fn):
     _check_kind(kind, stable, name)
     _check_order(order, name)
     a = np.asarray(a)
-    if np.dtype(a.dtype) not in _KEYS:
+    if np.dtype(a.dtype) not in _KEYS and np.dtype(a.dtype) not in _WIDENED:
         raise _unsupported(a.dtype, name)
     if axis is not None:
         _axis(a, axis)
@@ -276,7 +280,7 @@ def searchsorted(a, v, side="left", sorter=None):
     if not resident:
         a_np, v_np = np.asarray(a), np.asarray(v)
         dt = np.result_type(a_np, v_np)
-        if dt not in _KEYS:
+        if dt not in _KEYS and dt not in _WIDENED:
             raise _unsupported(dt, "vp.searchsorted")
     a = a if isinstance(a, _nd) else _array.asarray(np.asarray(a), context=ctx)
     if a.ndim != 1:
@@ -294,6 +298,7 @@ def searchsorted(a, v, side="left", sorter=None):
     dt = np.result_type(a.dtype, vv.dtype)
     if dt == np.dtype(np.bool_):
         dt = _U32
+    dt = _WIDENED.get(dt, dt)  # exact: the small dtypes' values and order are kept
     if dt not in _KEYS:
         raise _unsupported(dt, "vp.searchsorted")
     vv = vv if isinstance(vv, _nd) else _array.asarray(vv.astype(dt), context=a._ctx)
@@ -332,7 +337,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     resident = isinstance(ar, _nd)
     if not resident:
         a_np = np.asarray(ar)
-        if np.dtype(a_np.dtype) not in _KEYS:
+        if np.dtype(a_np.dtype) not in _KEYS and np.dtype(a_np.dtype) not in _WIDENED:
             raise _unsupported(a_np.dtype, "vp.unique")
         ar = _array.asarray(a_np)
     shape = tuple(ar.shape)

@@ -37,6 +37,7 @@ _I32, _U32 = np.dtype(np.int32), np.dtype(np.uint32)
 _I64, _U64 = np.dtype(np.int64), np.dtype(np.uint64)
 _BOOL = np.dtype(np.bool_)
 _FEATURE = {_F64: "float64", _I64: "int64", _U64: "int64"}
+_SMALL = frozenset(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.float16))
 
 _ALIASES = {"true_divide": "divide", "abs": "absolute", "asin": "arcsin", "acos": "arccos",
             "atan": "arctan", "atan2": "arctan2", "asinh": "arcsinh", "acosh": "arccosh",
@@ -395,6 +396,12 @@ def _apply(uf, args, out, context, sync, loop=None):
         loop_in, out_dt = uf.resolve(keys)
     else:
         loop_in, out_dt = loop
+    if any(dt in _SMALL for dt in loop_in + (out_dt,)) or any(
+            getattr(a, "dtype", None) in _SMALL for a in args):
+        # issue 19: int8/uint8/int16/uint16/float16 run on the array path
+        # (8/16-bit storage, or words where the device lacks it); this
+        # planner's kernel-language templates are 32/64-bit only
+        return _arrayops.ufunc(uf, args, out, context, sync)
     for dt in loop_in + (out_dt,):
         if dt not in _KNAME:
             names = ", ".join(d.name for d in _array.DTYPES)
