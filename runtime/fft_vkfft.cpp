@@ -19,6 +19,7 @@
  */
 #include "fft_internal.h"
 
+#include <locale.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,7 +260,17 @@ vrt__vkfft *vrt__vkfft_make(const vrt__vkfft_env *env, uint32_t ndim, const uint
     free(a);
     return NULL;
   }
+  /* VkFFT sets the process locale to "C" while it prints its shaders and
+   * then restores the string setlocale(LC_ALL, NULL) returned, which its
+   * own setlocale(LC_ALL, "C") has overwritten: the process stayed in the
+   * "C" locale (Python then read files as ASCII). Keep a copy, restore it. */
+  const char *now = setlocale(LC_ALL, NULL);
+  char *saved = now ? strdup(now) : NULL;
   VkFFTResult r = initializeVkFFT(&a->app, c);
+  if (saved) {
+    setlocale(LC_ALL, saved);
+    free(saved);
+  }
   placeholders_drop(&ph, &a->app, r == VKFFT_SUCCESS);
   cur = NULL;
   if (r != VKFFT_SUCCESS) {

@@ -223,3 +223,15 @@ def test_errors_name_the_argument(call, exc, match):
     a = vp.asarray(data((3, 4), C64))
     with pytest.raises(exc, match=match):
         call(a)
+
+
+def test_a_plan_leaves_the_process_locale_alone():
+    """VkFFT sets LC_ALL to "C" while it prints shaders and restored a
+    pointer its own call had overwritten: the process stayed in the "C"
+    locale, and Python read text files as ASCII (test_layers failed after
+    an FFT). The runtime keeps a copy and restores it."""
+    import locale
+    before = locale.setlocale(locale.LC_ALL)
+    x = vp.asarray(np.ones(24, np.complex64))      # a new plan (24: not cached yet)
+    vp.fft.fft(x).numpy()
+    assert locale.setlocale(locale.LC_ALL) == before
