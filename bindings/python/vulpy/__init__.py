@@ -109,3 +109,8 @@ del _so
 
 # --- issue 22 (kernel language): struct classes on the host (std430 dtypes) ---
 from ._structs import struct, struct_dtype  # noqa: E402,F401
+
+# --- issue 19 (array API): matmul, @, dot, vdot, inner, tensordot, einsum on GEMM kernels;
+# vp.dot stays the kernel language's vector dot inside kernels
+from ._matmul import dot, einsum, inner, matmul, tensordot, vdot  # noqa: E402,F401
+_types.kernel_name(dot, "dot")  # noqa: F405
