@@ -449,3 +449,33 @@ def test_kernel_source_is_the_kernel_language():
     assert "vp.Shared[vp.float32, 1024]" in src and "vp.barrier()" in src
     assert "av: vp.Buffer[vp.vec4]" in src and "vp.static(range(8))" in src
     assert src.count("acc_") >= 64
+
+
+# ------------------------------------------------------------------ cooperative matrices
+
+def test_coopmat_probe_and_fallback():
+    """The cooperative-matrix float16 path: the probe follows the device's
+    'cooperative_matrix' feature (lavapipe: absent), and without it the
+    fallback (unpack to float32, then the float32 GEMM) gives NumPy's
+    float32-accumulated product. The kernel itself compiles here (glslang)
+    and declares the features it needs, so asking a device without them
+    for its pipeline is a FeatureError naming cooperative_matrix."""
+    from vulpy import _coopmat
+    ctx = vp.default_context()
+    assert _coopmat.available(ctx) == ctx.has("cooperative_matrix")
+    a = _data((128, 64), np.float32).astype(np.float16)
+    b = _data((64, 128), np.float32).astype(np.float16)
+    want = a.astype(np.float32) @ b.astype(np.float32)
+    if not ctx.has("cooperative_matrix"):
+        assert not _coopmat.uses_coopmat(ctx, 128, 128, 64)
+        with pytest.raises(vp.FeatureError, match="cooperative_matrix"):
+            _coopmat._coop_program().native(ctx)
+    got = _coopmat.matmul_f16_words(a.view(np.uint32), b.view(np.uint32), 128, 128, 64)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-4)
+    got = _coopmat.matmul_f16_words(vp.asarray(a.view(np.uint32)), vp.asarray(b.view(np.uint32)),
+                                    128, 128, 64, force_fallback=True)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-4)
+    p = _coopmat._coop_program()
+    assert "cooperative_matrix" in p.manifest["features"]
+    with pytest.raises(ValueError, match="must hold 128 x 64 float16 values"):
+        _coopmat.matmul_f16_words(a.view(np.uint32)[:10], b.view(np.uint32), 128, 128, 64)
