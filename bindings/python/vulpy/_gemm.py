@@ -259,7 +259,8 @@ def program(cfg, dtype, a_axis, a_vec, b_axis, b_vec):
     nt = (BM // TM) * (BN // TN)
     src = source(cfg, dtype, a_axis, a_vec, b_axis, b_vec)
     arts = _compiler.compile_source(src, f"<vulpy.matmul {cfg} {key[1]}>", "main", None,
-                                    dispatch_guard=False, local_size=(nt, 1, 1))
+                                    dispatch_guard=False, local_size=(nt, 1, 1),
+                                    clamp_shared=False)  # every shared index is in range
     p = Program(arts, f"vp.matmul[{cfg}, {key[1]}]", (nt, 1, 1), precise=True)
     p.vulpy_gemm_source = src
     with _lock:
