@@ -46,8 +46,8 @@ def _configs(n, gpu):
     if not gpu:
         return ["64x64", "32x32"] if n <= 256 else ["128x128", "64x64"]
     if n <= 1024:
-        return ["128x128", "128x64", "64x64"]
-    return ["128x128", "128x128i", "128x128k16", "128x64", "64x64"]
+        return ["128x128", "128x128d", "128x64", "64x64"]
+    return ["128x128", "128x128d", "128x128i", "128x128k16", "128x64", "64x64"]
 
 
 def _check(got, a64, b64, rows, k):

@@ -43,14 +43,16 @@ import numpy as np
 from . import _compiler
 from ._launch import Program
 
-# name -> (BM, BN, BK, TM, TN, mapping); NT = (BM/TM) * (BN/TN) invocations
+# name -> (BM, BN, BK, TM, TN, mapping, double-buffered shared tiles);
+# NT = (BM/TM) * (BN/TN) invocations
 CONFIGS = {
-    "128x128": (128, 128, 8, 8, 8, "split"),     # 256 invocations, 8x8 each: large GEMMs
-    "128x128i": (128, 128, 8, 8, 8, "inter"),
-    "128x128k16": (128, 128, 16, 8, 8, "split"),
-    "128x64": (128, 64, 8, 8, 4, "split"),       # 256 invocations, 8x4 each
-    "64x64": (64, 64, 8, 4, 4, "split"),         # 256 invocations, 4x4 each: medium
-    "32x32": (32, 32, 8, 4, 4, "inter"),         # 64 invocations: small matrices
+    "128x128": (128, 128, 8, 8, 8, "split", False),  # 256 invocations, 8x8 each: large GEMMs
+    "128x128d": (128, 128, 8, 8, 8, "split", True),
+    "128x128i": (128, 128, 8, 8, 8, "inter", False),
+    "128x128k16": (128, 128, 16, 8, 8, "split", True),
+    "128x64": (128, 64, 8, 8, 4, "split", False),      # 256 invocations, 8x4 each
+    "64x64": (64, 64, 8, 4, 4, "split", False),        # 256 invocations, 4x4 each: medium
+    "32x32": (32, 32, 8, 4, 4, "inter", False),        # 64 invocations: small matrices
 }
 LARGE, MEDIUM, SMALL = "128x128", "64x64", "32x32"
 K_STEPS_MAX = 16384
@@ -76,17 +78,27 @@ def set_config(name):
     return prev
 
 
-def choose(m, n, k):
-    """The configuration for an m x k @ k x n product."""
+def blocks(cfg, m, n, batch=1):
+    """Workgroups of configuration cfg for an m x n (x batch) product."""
+    BM, BN = CONFIGS[cfg][:2]
+    return -(-m // BM) * -(-n // BN) * batch
+
+
+def choose(m, n, k, batch=1):
+    """The configuration for a batch of m x k @ k x n products: the largest
+    tile that still gives the GPU enough workgroups (256: about two per SM
+    of a large GPU), else smaller ones."""
     name = _forced or os.environ.get(ENV) or None
     if name:
         if name not in CONFIGS:
             raise ValueError(f"{ENV}={name!r}: unknown GEMM configuration "
                              f"(known: {', '.join(CONFIGS)})")
         return name
-    if m * n >= 1024 * 1024 and m >= 128 and n >= 128:
-        return LARGE
-    if m * n >= 128 * 128:
+    for cfg in (LARGE, "128x64"):
+        BM, BN = CONFIGS[cfg][:2]
+        if m >= BM and n >= BN and blocks(cfg, m, n, batch) >= 256:
+            return cfg
+    if m * n >= 64 * 64:
         return MEDIUM
     return SMALL
 
@@ -106,7 +118,7 @@ def source(cfg, dtype, a_axis, a_vec, b_axis, b_vec):
     A's slots run, 'k' or 'm' (the one of stride 1) or 'g' (along m, both
     strides from push constants); b_axis: 'k', 'n' or 'g'; *_vec: whether
     those slots are vec4 loads."""
-    BM, BN, BK, TM, TN, mapping = CONFIGS[cfg]
+    BM, BN, BK, TM, TN, mapping, db = CONFIGS[cfg]
     NTX, NTY = BN // TN, BM // TM
     NT = NTX * NTY
     T = _KNAME[np.dtype(dtype).name]
@@ -124,8 +136,8 @@ def source(cfg, dtype, a_axis, a_vec, b_axis, b_vec):
         params.append(f"{p}: vp.uint32")
     L = ["import vulpy as vp", "", "",
          "def main(" + ", ".join(params) + "):",
-         f"    As = vp.Shared[vp.{T}, {BK * BM}]",
-         f"    Bs = vp.Shared[vp.{T}, {BK * BN}]",
+         f"    As = vp.Shared[vp.{T}, {BK * BM * (2 if db else 1)}]",
+         f"    Bs = vp.Shared[vp.{T}, {BK * BN * (2 if db else 1)}]",
          "    tid = vp.local_index()",
          f"    tx = tid % {NTX}",
          f"    ty = tid // {NTX}",
@@ -194,43 +206,65 @@ def source(cfg, dtype, a_axis, a_vec, b_axis, b_vec):
                            f"{op}[vp.where(o{op}{s}_{q}, {idx}, 0)], {zero})")
         return out
 
-    def store(op):
-        """Lines writing the registers of load() into the shared tile."""
+    def store(op, off="", kref="kt"):
+        """Lines writing the registers of load() (made at k = kref) into the
+        shared tile at element offset `off`."""
         out = []
         W = BM if op == "a" else BN
         S = "As" if op == "a" else "Bs"
         base = "bm" if op == "a" else "bn"
         for (s, r_e, k_e, axis, vec, guard) in (a_slots if op == "a" else b_slots):
             lr = f"(r{op}{s} - {base})"
-            lk = f"(k{op}{s} - kt)"
+            lk = f"(k{op}{s} - {kref})"
             ind = "        "
             if guard:
                 out.append(f"        if {guard}:")
                 ind += "    "
             for q in range(4):
                 if axis == "k":
-                    out.append(f"{ind}{S}[({lk} + {q}) * {W} + {lr}] = p{op}{s}_{q}")
+                    out.append(f"{ind}{S}[{off}({lk} + {q}) * {W} + {lr}] = p{op}{s}_{q}")
                 else:
-                    out.append(f"{ind}{S}[{lk} * {W} + {lr} + {q}] = p{op}{s}_{q}")
+                    out.append(f"{ind}{S}[{off}{lk} * {W} + {lr} + {q}] = p{op}{s}_{q}")
+        return out
+
+    def compute(ind, sa, sb):
+        out = [f"{ind}for kk in vp.static(range({BK})):"]
+        for i in range(TM):
+            out.append(f"{ind}    x{i} = As[{sa}kk * {BM} + {rc[i]} + ta]")
+        for j in range(TN):
+            out.append(f"{ind}    y{j} = Bs[{sb}kk * {BN} + {cc[j]} + tb]")
+        for i in range(TM):
+            for j in range(TN):
+                out.append(f"{ind}    acc_{i}_{j} += x{i} * y{j}")
         return out
 
     L.append("    kt = vp.var(k0)")
     L += [x[4:] for x in load("a", "kt") + load("b", "kt")]
-    L.append("    while kt < k1:")
-    L += store("a") + store("b")
-    L.append("        vp.barrier()")
-    L.append(f"        kn = kt + {BK}")
-    L += load("a", "kn") + load("b", "kn")
-    L.append(f"        for kk in vp.static(range({BK})):")
-    for i in range(TM):
-        L.append(f"            x{i} = As[kk * {BM} + {rc[i]} + ta]")
-    for j in range(TN):
-        L.append(f"            y{j} = Bs[kk * {BN} + {cc[j]} + tb]")
-    for i in range(TM):
-        for j in range(TN):
-            L.append(f"            acc_{i}_{j} += x{i} * y{j}")
-    L.append("        vp.barrier()")
-    L.append("        kt = kn")
+    if not db:
+        # one shared tile: store, barrier, compute, barrier
+        L.append("    while kt < k1:")
+        L += store("a") + store("b")
+        L.append("        vp.barrier()")
+        L.append(f"        kn = kt + {BK}")
+        L += load("a", "kn") + load("b", "kn")
+        L += compute("        ", "", "")
+        L.append("        vp.barrier()")
+        L.append("        kt = kn")
+    else:
+        # two shared tiles: the next tile is stored into the other one while
+        # this one is read, one barrier a step (an invocation past the
+        # barrier of step i has finished reading the tile step i+1 writes)
+        L += [x[4:] for x in store("a") + store("b")]
+        L.append("    vp.barrier()")
+        L.append("    cur = vp.var(vp.uint32(0))")
+        L.append("    while kt < k1:")
+        L.append(f"        kn = kt + {BK}")
+        L += load("a", "kn") + load("b", "kn")
+        L += compute("        ", f"cur * {BK * BM} + ", f"cur * {BK * BN} + ")
+        L.append("        kt = kn")
+        L.append("        cur = 1 - cur")
+        L += store("a", f"cur * {BK * BM} + ", "kn") + store("b", f"cur * {BK * BN} + ", "kn")
+        L.append("        vp.barrier()")
     # the block of C
     for i in range(TM):
         L.append(f"    cr{i} = bm + {rc[i]} + ta")
@@ -255,7 +289,7 @@ def program(cfg, dtype, a_axis, a_vec, b_axis, b_vec):
     p = _programs.get(key)
     if p is not None:
         return p
-    BM, BN, BK, TM, TN, _ = CONFIGS[cfg]
+    BM, BN, BK, TM, TN = CONFIGS[cfg][:5]
     nt = (BM // TM) * (BN // TN)
     src = source(cfg, dtype, a_axis, a_vec, b_axis, b_vec)
     arts = _compiler.compile_source(src, f"<vulpy.matmul {cfg} {key[1]}>", "main", None,
@@ -287,7 +321,7 @@ def gemm(ctx, dtype, m, n, k, batch, a, b, c, accumulate=False, sync=True, cfg=N
     dt = np.dtype(dtype)
     if m == 0 or n == 0 or batch == 0:
         return None
-    cfg = cfg or choose(m, n, k)
+    cfg = cfg or choose(m, n, k, batch)
     BM, BN, BK = CONFIGS[cfg][:3]
     (abuf, ao, (asm, ask, abt)), (bbuf, bo, (bsk, bsn, bbt)), (cbuf, co, (csm, csn, cbt)) = a, b, c
     vec_ok = dt.name in _VEC
