@@ -151,22 +151,25 @@ def _float16(rec, dev, n, gpu, h200, reps, rng):
     a_h = rng.standard_normal((n, n)).astype(np.float16)
     b_h = rng.standard_normal((n, n)).astype(np.float16)
     aw, bw = vp.asarray(a_h.view(np.uint32)), vp.asarray(b_h.view(np.uint32))
-    coop = _coopmat.uses_coopmat(dev, n, n, n)
-    backend = "vulpy coopmat" if coop else "vulpy fallback (no cooperative matrices)"
-    if not coop:
+    rows = np.arange(n) if n <= 1024 else np.unique(rng.integers(0, n, 64))
+    a64, b64 = a_h.astype(np.float64), b_h.astype(np.float64)
+    variants = [v for v in _coopmat.VARIANTS if _coopmat.variant_for(dev, n, n, n, v) == v]
+    if not variants:
         rec.skip(case, n, "vulpy coopmat", f"{dev.name} has no cooperative matrices "
                  f"(VK_NV_cooperative_matrix): the fallback is measured instead")
-    rows = np.arange(n) if n <= 1024 else np.unique(rng.integers(0, n, 64))
-    try:
-        got = _coopmat.matmul_f16_words(aw, bw, n, n, n).numpy()
-        bad = _check(got, a_h.astype(np.float64), b_h.astype(np.float64), rows, n)
-    except Exception as e:  # noqa: BLE001
-        bad = f"{type(e).__name__}: {e}"
+    runs = {f"vulpy coopmat {v}": dict(variant=v) for v in variants} or \
+        {"vulpy fallback (no cooperative matrices)": dict(force_fallback=True)}
     runners = {}
-    if bad:
-        rec.error(case, n, backend, bad)
-    else:
-        runners[backend] = wall(lambda: _coopmat.matmul_f16_words(aw, bw, n, n, n))
+    for name, kw in runs.items():
+        try:
+            got = _coopmat.matmul_f16_words(aw, bw, n, n, n, **kw).numpy()
+            bad = _check(got, a64, b64, rows, n)
+        except Exception as e:  # noqa: BLE001
+            bad = f"{type(e).__name__}: {e}"
+        if bad:
+            rec.error(case, n, name, bad)
+        else:
+            runners[name] = wall(lambda kw=kw: _coopmat.matmul_f16_words(aw, bw, n, n, n, **kw))
     if cp is not None:
         ca, cb = cp.asarray(a_h), cp.asarray(b_h)
         cc = cp.empty((n, n), cp.float16)
@@ -184,7 +187,10 @@ def _float16(rec, dev, n, gpu, h200, reps, rng):
     if cp is None:
         rec.skip(case, n, "cupy float16", "CuPy is not importable here")
         return
-    v, cs = res.get(backend), res.get("cupy float16")
-    if coop and v and cs and not isinstance(v, Exception) and not isinstance(cs, Exception):
-        rec.ratio(f"{case}: {backend} / cupy float16", n, v, cs, True,
-                  goal={"op": ">=", "target": 0.5, "issue": 19}, numerator=backend)
+    cs = res.get("cupy float16")
+    if not cs or isinstance(cs, Exception):
+        return
+    for name, v in res.items():
+        if name.startswith("vulpy coopmat") and v and not isinstance(v, Exception):
+            rec.ratio(f"{case}: {name} / cupy float16", n, v, cs, True,
+                      goal={"op": ">=", "target": 0.5, "issue": 19}, numerator=name)

@@ -475,7 +475,9 @@ def test_coopmat_probe_and_fallback():
     got = _coopmat.matmul_f16_words(vp.asarray(a.view(np.uint32)), vp.asarray(b.view(np.uint32)),
                                     128, 128, 64, force_fallback=True)
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-4)
-    p = _coopmat._coop_program()
-    assert "cooperative_matrix" in p.manifest["features"]
+    for v in _coopmat.VARIANTS:  # both compile here (glslang) and declare what they need
+        p = _coopmat._coop_program(v)
+        assert "cooperative_matrix" in p.manifest["features"], v
+        assert "GL_NV_cooperative_matrix" in p.artifacts["glsl"]
     with pytest.raises(ValueError, match="must hold 128 x 64 float16 values"):
         _coopmat.matmul_f16_words(a.view(np.uint32)[:10], b.view(np.uint32), 128, 128, 64)

@@ -13,10 +13,12 @@ C-contiguous float16 array with an even last axis), so it needs no float16
 dtype in the package: A is m x k, B is k x n, row-major; the result is a
 resident float32 m x n array. With cooperative matrices, and m, n
 multiples of 128 and k of 16, a raw GLSL kernel (GL_NV_cooperative_matrix,
-compiled in-process by glslang) runs: a workgroup of 4 subgroups owns a
-128 x 128 block of C, each subgroup 64 x 64 as 4 x 4 accumulators of
-16 x 16 float32, and every K step of 16 loads 4 A and 4 B tiles straight
-from the buffers (coopMatLoadNV) for 16 MMAs. Otherwise (the fallback:
+compiled in-process by glslang) runs, one of two variants (VARIANTS): 'smem'
+(k a multiple of 32; the default) stages tiles through shared memory (see
+_SMEM_GLSL); 'direct' has a workgroup of 4 subgroups own a 128 x 128 block
+of C, each subgroup 64 x 64 as 4 x 4 accumulators of 16 x 16 float32, and
+every K step of 16 loads 4 A and 4 B tiles straight from the buffers
+(coopMatLoadNV) for 16 MMAs. Otherwise (the fallback:
 no capability, or other shapes) a small GLSL kernel unpacks the halves to
 float32 (unpackHalf2x16, core GLSL) and the float32 GEMM (_gemm) runs: the
 same products and a float32 accumulation.
@@ -89,6 +91,87 @@ shared_bytes: 0
 features: [storage16, float16, subgroup_basic, vulkan_memory_model, cooperative_matrix]
 """
 
+# The shared-memory variant: 8 subgroups (2 x 4) own a 128 x 128 block of C,
+# each 64 x 32 (4 x 2 accumulators); every K step of 32 copies the A tile
+# (128 x 32 halves) and the B tile (32 x 128) into shared memory as uvec4s
+# (8 halves, 16-byte loads; rows padded by one uvec4 against bank
+# conflicts), and the MMAs read their tiles from there (coopMatLoadNV on a
+# uvec4 array: offset and stride count uvec4s).
+_SMEM_GLSL = """#version 450
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_KHR_shader_subgroup_basic : require
+layout(local_size_x = 256) in;
+layout(set = 0, binding = 0) readonly buffer A { uvec4 a[]; };
+layout(set = 0, binding = 1) readonly buffer B { uvec4 b[]; };
+layout(set = 0, binding = 2) writeonly buffer C { float c[]; };
+layout(push_constant) uniform P { uint m; uint n; uint k; } pc;
+shared uvec4 As[128 * 5];
+shared uvec4 Bs[32 * 17];
+void main() {
+  uint tid = gl_LocalInvocationID.x;
+  uint sg = gl_SubgroupID;
+  uint wr = sg / 4u, wc = sg % 4u;
+  uint bm = gl_WorkGroupID.y * 128u, bn = gl_WorkGroupID.x * 128u;
+  uint kw = pc.k / 8u, nw = pc.n / 8u;
+  fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[4][2];
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 2; j++)
+      acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+  for (uint k0 = 0u; k0 < pc.k; k0 += 32u) {
+    for (uint s = 0u; s < 2u; s++) {
+      uint e = tid + s * 256u;
+      uint r = e / 4u, q = e % 4u;
+      As[r * 5u + q] = a[(bm + r) * kw + k0 / 8u + q];
+      uint rb = e / 16u, qb = e % 16u;
+      Bs[rb * 17u + qb] = b[(k0 + rb) * nw + bn / 8u + qb];
+    }
+    barrier();
+    for (uint kk = 0u; kk < 32u; kk += 16u) {
+      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> x[4];
+      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> y[2];
+      for (int i = 0; i < 4; i++)
+        coopMatLoadNV(x[i], As, (wr * 64u + 16u * uint(i)) * 5u + kk / 8u, 5u, false);
+      for (int j = 0; j < 2; j++)
+        coopMatLoadNV(y[j], Bs, kk * 17u + (wc * 32u + 16u * uint(j)) / 8u, 17u, false);
+      for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 2; j++)
+          acc[i][j] = coopMatMulAddNV(x[i], y[j], acc[i][j]);
+    }
+    barrier();
+  }
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 2; j++)
+      coopMatStoreNV(acc[i][j], c, (bm + wr * 64u + 16u * uint(i)) * pc.n + bn + wc * 32u + 16u * uint(j),
+                     pc.n, false);
+}
+"""
+
+_SMEM_MANIFEST = """vulpy_manifest: 1
+kernel: main
+entry_point: main
+local_size: [256, 1, 1]
+buffers:
+  - {name: a, set: 0, binding: 0, type: vec4<u32>, elem_size: 16, access: readonly}
+  - {name: b, set: 0, binding: 1, type: vec4<u32>, elem_size: 16, access: readonly}
+  - {name: c, set: 0, binding: 2, type: f32, elem_size: 4, access: writeonly}
+push_constants:
+  size: 12
+  fields:
+    - {name: m, type: u32, offset: 0, size: 4}
+    - {name: "n", type: u32, offset: 4, size: 4}
+    - {name: k, type: u32, offset: 8, size: 4}
+structs: []
+shared_bytes: 18944
+features: [storage16, float16, subgroup_basic, vulkan_memory_model, cooperative_matrix]
+"""
+
+# name -> (GLSL, manifest, invocations, K multiple); both own 128 x 128 blocks
+VARIANTS = {"direct": (None, None, 128, 16), "smem": (None, None, 256, 32)}
+DEFAULT = "smem"  # where the shape allows it, else "direct"
+
 # the fallback's first step: float16 bits (2 per word) -> float32
 _UNPACK_GLSL = """#version 450
 layout(local_size_x = 256) in;
@@ -111,13 +194,16 @@ def available(ctx=None):
     return bool(ctx.has(FEATURE))
 
 
-def _coop_program():
-    p = _progs.get("coop")
+def _coop_program(variant="direct"):
+    p = _progs.get(variant)
     if p is None:
-        spirv = _native.ext().glsl_to_spirv(_COOP_GLSL, "vp.matmul float16 (coopmat)")
-        p = Program({"glsl": _COOP_GLSL, "spirv": spirv, "manifest": _COOP_MANIFEST,
-                     "key": ("coopmat", "nv", 1)}, "vp.matmul float16 (coopmat)", (128, 1, 1))
-        _progs["coop"] = p
+        glsl, man = {"direct": (_COOP_GLSL, _COOP_MANIFEST),
+                     "smem": (_SMEM_GLSL, _SMEM_MANIFEST)}[variant]
+        label = f"vp.matmul float16 (coopmat {variant})"
+        spirv = _native.ext().glsl_to_spirv(glsl, label)
+        p = Program({"glsl": glsl, "spirv": spirv, "manifest": man,
+                     "key": ("coopmat", "nv", variant, 1)}, label)
+        _progs[variant] = p
     return p
 
 
@@ -144,12 +230,23 @@ def _words(x, rows, cols, what, ctx):
     return x if x.contiguous else x.copy()
 
 
+def variant_for(ctx, m, n, k, variant=None):
+    """The cooperative-matrix variant matmul_f16_words runs (None: the
+    fallback): `variant` or DEFAULT when the shape allows it, else 'direct'."""
+    if not available(ctx) or m % BLOCK or n % BLOCK or k <= 0:
+        return None
+    for v in ([variant] if variant else [DEFAULT, "direct"]):
+        if k % VARIANTS[v][3] == 0:
+            return v
+    return None
+
+
 def uses_coopmat(ctx, m, n, k):
-    """Whether matmul_f16_words takes the cooperative-matrix kernel."""
-    return available(ctx) and m % BLOCK == 0 and n % BLOCK == 0 and k % 16 == 0 and k > 0
+    """Whether matmul_f16_words takes a cooperative-matrix kernel."""
+    return variant_for(ctx, m, n, k) is not None
 
 
-def matmul_f16_words(a, b, m, n, k, context=None, force_fallback=False):
+def matmul_f16_words(a, b, m, n, k, context=None, force_fallback=False, variant=None):
     """float16 (m x k) @ (k x n) -> resident float32 (m x n); a and b are
     the float16 data as uint32 words (or NumPy float16 arrays). Module
     docstring: which kernel runs."""
@@ -160,8 +257,9 @@ def matmul_f16_words(a, b, m, n, k, context=None, force_fallback=False):
                            (a._ctx if isinstance(a, _array.ndarray) else None))
     aw = _words(a, m, k, "a", ctx)
     bw = _words(b, k, n, "b", ctx)
-    if not force_fallback and uses_coopmat(ctx, m, n, k):
-        p = _coop_program()
+    v = None if force_fallback else variant_for(ctx, m, n, k, variant)
+    if v is not None:
+        p = _coop_program(v)
         c = _array._result((m, n), np.dtype(np.float32), aw.memory, ctx)
         push = p.packer.pack({"m": m, "n": n, "k": k})
         p.native(ctx).dispatch([aw._buf, bw._buf, c._buf], push, n // BLOCK, m // BLOCK, 1,
