@@ -86,6 +86,14 @@ def _extra(n, samples_ns, peak, h200):
     return {"tflops": tflops, "pct_peak": (100.0 * tflops / peak) if h200 else None}
 
 
+def _rate(rec, case, n, backend, samples, peak, h200):
+    """The time record, and the rate as a record of its own (TFLOP/s, with
+    the % of the H200's peak) so that the report shows it too."""
+    ex = _extra(n, samples, peak, h200)
+    rec.add(case, n, backend, samples, "ms", scale=1e-6, **ex)
+    rec.value(f"{case}: TFLOP/s", n, backend, ex["tflops"], "TFLOP/s", pct_peak=ex["pct_peak"])
+
+
 def _float32(rec, dev, n, gpu, h200, reps, rng):
     size = f"{n}^2"
     a_h = rng.standard_normal((n, n)).astype(np.float32)
@@ -129,8 +137,7 @@ def _float32(rec, dev, n, gpu, h200, reps, rng):
         if isinstance(samples, Exception):
             rec.error(f"matmul float32 {size}", n, backend, repr(samples))
             continue
-        rec.add(f"matmul float32 {size}", n, backend, samples, "ms", scale=1e-6,
-                **_extra(n, samples, PEAK_F32, h200))
+        _rate(rec, f"matmul float32 {size}", n, backend, samples, PEAK_F32, h200)
     if cp is None:
         rec.skip(f"matmul float32 {size}", n, "cupy", "CuPy is not importable here")
         return
@@ -183,7 +190,7 @@ def _float16(rec, dev, n, gpu, h200, reps, rng):
         if isinstance(samples, Exception):
             rec.error(case, n, name, repr(samples))
             continue
-        rec.add(case, n, name, samples, "ms", scale=1e-6, **_extra(n, samples, PEAK_F16, h200))
+        _rate(rec, case, n, name, samples, PEAK_F16, h200)
     if cp is None:
         rec.skip(case, n, "cupy float16", "CuPy is not importable here")
         return
