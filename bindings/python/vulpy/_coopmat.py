@@ -246,6 +246,20 @@ def uses_coopmat(ctx, m, n, k):
     return variant_for(ctx, m, n, k) is not None
 
 
+def run_buffers(ctx, abuf, bbuf, m, n, k, memory, variant=None):
+    """The cooperative-matrix product of two row-major float16 buffers (any
+    dtype's buffer holding the halves from element 0) into a new resident
+    float32 array, or None when no variant takes this shape here."""
+    v = variant_for(ctx, m, n, k, variant)
+    if v is None:
+        return None
+    p = _coop_program(v)
+    c = _array._result((m, n), np.dtype(np.float32), memory, ctx)
+    push = p.packer.pack({"m": m, "n": n, "k": k})
+    p.native(ctx).dispatch([abuf, bbuf, c._buf], push, n // BLOCK, m // BLOCK, 1, True, True)
+    return c
+
+
 def matmul_f16_words(a, b, m, n, k, context=None, force_fallback=False, variant=None):
     """float16 (m x k) @ (k x n) -> resident float32 (m x n); a and b are
     the float16 data as uint32 words (or NumPy float16 arrays). Module
@@ -257,13 +271,9 @@ def matmul_f16_words(a, b, m, n, k, context=None, force_fallback=False, variant=
                            (a._ctx if isinstance(a, _array.ndarray) else None))
     aw = _words(a, m, k, "a", ctx)
     bw = _words(b, k, n, "b", ctx)
-    v = None if force_fallback else variant_for(ctx, m, n, k, variant)
-    if v is not None:
-        p = _coop_program(v)
-        c = _array._result((m, n), np.dtype(np.float32), aw.memory, ctx)
-        push = p.packer.pack({"m": m, "n": n, "k": k})
-        p.native(ctx).dispatch([aw._buf, bw._buf, c._buf], push, n // BLOCK, m // BLOCK, 1,
-                               True, True)
+    c = None if force_fallback else run_buffers(ctx, aw._buf, bw._buf, m, n, k, aw.memory,
+                                                   variant)
+    if c is not None:
         return c
     from . import _matmul
     fa = _unpack(aw, (m, k), ctx)

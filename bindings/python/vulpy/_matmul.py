@@ -237,6 +237,9 @@ def _matmul_core(name, a, b, out, dtype):
     oshape = batch + ((m,) if len(sa) >= 2 else ()) + ((n,) if len(sb) >= 2 else ())
     out = _unwrap_out(out)
     _check_out(name, out, oshape, rdt, resident)
+    r = _float16_coopmat(ctx, a, b, rdt, m, n, k)
+    if r is not None:  # tensor cores: float32 accumulation, rounded to float16 as NumPy's
+        return _finish(name, r, rdt, np.dtype(np.float32), out, resident, oshape)
     A, B = _dev(a, cdt, ctx), _dev(b, cdt, ctx)
     A = A.reshape(a2) if len(sa) < 2 else A
     B = B.reshape(b2) if len(sb) < 2 else B
@@ -253,6 +256,21 @@ def _matmul_core(name, a, b, out, dtype):
         return out
     r = r.reshape(oshape) if r.shape != oshape else r
     return _finish(name, r, rdt, cdt, out, resident, oshape)
+
+
+def _float16_coopmat(ctx, a, b, rdt, m, n, k):
+    """float16 @ float16 on cooperative matrices (vulpy._coopmat) when the
+    device has them and both operands are whole, contiguous resident
+    matrices of a shape the kernels take; else None (the float32 GEMM)."""
+    if rdt.name != "float16" or not (isinstance(a, _nd) and isinstance(b, _nd)):
+        return None
+    if a.ndim != 2 or b.ndim != 2 or a.dtype != rdt or b.dtype != rdt or \
+            not (a.contiguous and b.contiguous):
+        return None
+    from . import _coopmat
+    if not _coopmat.uses_coopmat(ctx, m, n, k):
+        return None
+    return _coopmat.run_buffers(ctx, a._buf, b._buf, m, n, k, a.memory)
 
 
 def _broadcast_batch(x, batch):
