@@ -561,6 +561,15 @@ def _contract(ctx, cdt, a, la, b, lb, keep):
     ib = lambda cs: [lb.index(c) for c in cs]  # noqa: E731
     oshape = [a.shape[i] for i in ia(batch)] + [a.shape[i] for i in ia(fa)] + \
         [b.shape[i] for i in ib(fb)]
+    if not summed:
+        # nothing to sum: a broadcast elementwise product ('ij,ij->ij', outer
+        # products with batches), not a GEMM with K = 1 per output element
+        pa = _indexing.transpose(a, ia(batch) + ia(fa)).copy()
+        pb = _indexing.transpose(b, ib(batch) + ib(fb)).copy()
+        nb, nfa, nfb = len(batch), len(fa), len(fb)
+        pa = pa.reshape(tuple(pa.shape) + (1,) * nfb)
+        pb = pb.reshape(tuple(pb.shape[:nb]) + (1,) * nfa + tuple(pb.shape[nb:]))
+        return _ufunc.multiply(pa, pb), batch + fa + fb
     bz = int(np.prod([a.shape[i] for i in ia(batch)], dtype=np.int64))
     m = int(np.prod([a.shape[i] for i in ia(fa)], dtype=np.int64))
     n = int(np.prod([b.shape[i] for i in ib(fb)], dtype=np.int64))
