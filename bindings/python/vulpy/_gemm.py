@@ -43,16 +43,18 @@ import numpy as np
 from . import _compiler
 from ._launch import Program
 
-# name -> (BM, BN, BK, TM, TN, mapping, double-buffered shared tiles);
-# NT = (BM/TM) * (BN/TN) invocations
+# name -> (BM, BN, BK, TM, TN, mapping, double-buffered shared tiles,
+# vec4 shared tiles); NT = (BM/TM) * (BN/TN) invocations
 CONFIGS = {
-    "128x128": (128, 128, 8, 8, 8, "split", False),  # 256 invocations, 8x8 each: large GEMMs
-    "128x128d": (128, 128, 8, 8, 8, "split", True),
-    "128x128i": (128, 128, 8, 8, 8, "inter", False),
-    "128x128k16": (128, 128, 16, 8, 8, "split", True),
-    "128x64": (128, 64, 8, 8, 4, "split", False),      # 256 invocations, 8x4 each
-    "64x64": (64, 64, 8, 4, 4, "split", False),        # 256 invocations, 4x4 each: medium
-    "32x32": (32, 32, 8, 4, 4, "inter", False),        # 64 invocations: small matrices
+    "128x128": (128, 128, 8, 8, 8, "split", False, False),  # 256 invocations, 8x8 each
+    "128x128d": (128, 128, 8, 8, 8, "split", True, False),
+    "128x128v": (128, 128, 8, 8, 8, "split", False, True),
+    "128x128vd": (128, 128, 8, 8, 8, "split", True, True),
+    "128x128i": (128, 128, 8, 8, 8, "inter", False, False),
+    "128x128k16": (128, 128, 16, 8, 8, "split", True, False),
+    "128x64": (128, 64, 8, 8, 4, "split", False, False),      # 256 invocations, 8x4 each
+    "64x64": (64, 64, 8, 4, 4, "split", False, False),        # 256 invocations, 4x4 each
+    "32x32": (32, 32, 8, 4, 4, "inter", False, False),        # 64 invocations: small
 }
 LARGE, MEDIUM, SMALL = "128x128", "64x64", "32x32"
 K_STEPS_MAX = 16384
@@ -118,11 +120,14 @@ def source(cfg, dtype, a_axis, a_vec, b_axis, b_vec):
     A's slots run, 'k' or 'm' (the one of stride 1) or 'g' (along m, both
     strides from push constants); b_axis: 'k', 'n' or 'g'; *_vec: whether
     those slots are vec4 loads."""
-    BM, BN, BK, TM, TN, mapping, db = CONFIGS[cfg]
+    BM, BN, BK, TM, TN, mapping, db, v4 = CONFIGS[cfg]
     NTX, NTY = BN // TN, BM // TM
     NT = NTX * NTY
     T = _KNAME[np.dtype(dtype).name]
     V = _VEC.get(T)
+    # vec4 shared tiles: 4 adjacent rows (columns) of one k are one element,
+    # stored whole and read whole (128-bit shared accesses for certain)
+    v4 = v4 and V is not None and mapping == "split" and TM % 4 == 0 and TN % 4 == 0
     zero = f"vp.{T}(0)"
     rc, rmu = _rows(TM, BM, "ty", mapping)
     cc, cmu = _rows(TN, BN, "tx", mapping)
@@ -134,10 +139,11 @@ def source(cfg, dtype, a_axis, a_vec, b_axis, b_vec):
     for p in ("m", "n", "k0", "k1", "acc_in", "ao", "asm", "ask", "abt", "bo", "bsk", "bsn",
               "bbt", "co", "csm", "csn", "cbt"):
         params.append(f"{p}: vp.uint32")
+    ST, SD = (V, 4) if v4 else (T, 1)  # shared element type, elements of T in one
     L = ["import vulpy as vp", "", "",
          "def main(" + ", ".join(params) + "):",
-         f"    As = vp.Shared[vp.{T}, {BK * BM * (2 if db else 1)}]",
-         f"    Bs = vp.Shared[vp.{T}, {BK * BN * (2 if db else 1)}]",
+         f"    As = vp.Shared[vp.{ST}, {BK * BM * (2 if db else 1) // SD}]",
+         f"    Bs = vp.Shared[vp.{ST}, {BK * BN * (2 if db else 1) // SD}]",
          "    tid = vp.local_index()",
          f"    tx = tid % {NTX}",
          f"    ty = tid // {NTX}",
@@ -166,7 +172,9 @@ def source(cfg, dtype, a_axis, a_vec, b_axis, b_vec):
             e = f"(tid + {s * NT})"
             # fewer slots than invocations: the last ones load nothing
             guard = f"{e} < {total}" if (s + 1) * NT > total else None
-            if axis == "k":   # 4 consecutive k at one row/column (k has stride 1)
+            if axis == "k" and v4:  # k has stride 1, but the slot is 4 rows (vec4 store)
+                out.append((s, f"({e} // {BK}) * 4", f"{e} % {BK}", "rk", False, guard))
+            elif axis == "k":   # 4 consecutive k at one row/column (k has stride 1)
                 out.append((s, f"{e} // {BK // 4}", f"({e} % {BK // 4}) * 4", "k", vec, guard))
             else:             # 4 consecutive rows/columns at one k ('g': any strides)
                 out.append((s, f"({e} % {rows // 4}) * 4", f"{e} // {rows // 4}", axis, vec, guard))
@@ -187,7 +195,8 @@ def source(cfg, dtype, a_axis, a_vec, b_axis, b_vec):
             row, kk = f"r{op}{s}", f"k{op}{s}"
             # the unit stride of the slot's axis is a literal: the compiler
             # sees consecutive addresses
-            rsx, ksx = (rs, "1") if axis == "k" else ((rs, ks) if axis == "g" else ("1", ks))
+            rsx, ksx = (rs, "1") if axis in ("k", "rk") else \
+                ((rs, ks) if axis == "g" else ("1", ks))
             g = f" and {guard}" if guard else ""
             if vec:
                 ok = f"{row} < {lim} and {kk} < k1{g}"
@@ -220,6 +229,10 @@ def source(cfg, dtype, a_axis, a_vec, b_axis, b_vec):
             if guard:
                 out.append(f"        if {guard}:")
                 ind += "    "
+            if v4:  # the slot is 4 adjacent rows at one k: one vec4
+                vals = ", ".join(f"p{op}{s}_{q}" for q in range(4))
+                out.append(f"{ind}{S}[{off}{lk} * {W // 4} + {lr} // 4] = vp.{V}({vals})")
+                continue
             for q in range(4):
                 if axis == "k":
                     out.append(f"{ind}{S}[{off}({lk} + {q}) * {W} + {lr}] = p{op}{s}_{q}")
@@ -229,9 +242,18 @@ def source(cfg, dtype, a_axis, a_vec, b_axis, b_vec):
 
     def compute(ind, sa, sb):
         out = [f"{ind}for kk in vp.static(range({BK})):"]
-        for i in range(TM):
+        if v4:  # rows c_i + ty*4 of a group of 4 are one vec4 at (c_i + ty*4) / 4
+            for g in range(TM // 4):
+                out.append(f"{ind}    xa{g} = As[{sa}kk * {BM // 4} + {rc[4 * g] // 4} + ty]")
+            for g in range(TN // 4):
+                out.append(f"{ind}    yb{g} = Bs[{sb}kk * {BN // 4} + {cc[4 * g] // 4} + tx]")
+            for i in range(TM):
+                out.append(f"{ind}    x{i} = xa{i // 4}.{'xyzw'[i % 4]}")
+            for j in range(TN):
+                out.append(f"{ind}    y{j} = yb{j // 4}.{'xyzw'[j % 4]}")
+        for i in (range(TM) if not v4 else ()):
             out.append(f"{ind}    x{i} = As[{sa}kk * {BM} + {rc[i]} + ta]")
-        for j in range(TN):
+        for j in (range(TN) if not v4 else ()):
             out.append(f"{ind}    y{j} = Bs[{sb}kk * {BN} + {cc[j]} + tb]")
         for i in range(TM):
             for j in range(TN):
@@ -260,10 +282,11 @@ def source(cfg, dtype, a_axis, a_vec, b_axis, b_vec):
         L.append("    while kt < k1:")
         L.append(f"        kn = kt + {BK}")
         L += load("a", "kn") + load("b", "kn")
-        L += compute("        ", f"cur * {BK * BM} + ", f"cur * {BK * BN} + ")
+        oa, ob = f"cur * {BK * BM // SD} + ", f"cur * {BK * BN // SD} + "
+        L += compute("        ", oa, ob)
         L.append("        kt = kn")
         L.append("        cur = 1 - cur")
-        L += store("a", f"cur * {BK * BM} + ", "kn") + store("b", f"cur * {BK * BN} + ", "kn")
+        L += store("a", oa, "kn") + store("b", ob, "kn")
         L.append("        vp.barrier()")
     # the block of C
     for i in range(TM):
