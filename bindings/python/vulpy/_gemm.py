@@ -56,7 +56,7 @@ CONFIGS = {
     "64x64": (64, 64, 8, 4, 4, "split", False, False),        # 256 invocations, 4x4 each
     "32x32": (32, 32, 8, 4, 4, "inter", False, False),        # 64 invocations: small
 }
-LARGE, MEDIUM, SMALL = "128x128", "64x64", "32x32"
+LARGE, MEDIUM, SMALL = "128x128vd", "64x64", "32x32"  # LARGE: to be confirmed on the H200
 K_STEPS_MAX = 16384
 ENV = "VULPY_GEMM_CONFIG"
 
