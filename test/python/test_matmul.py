@@ -165,6 +165,11 @@ def test_out_and_inplace():
     _close(z2, s @ s, s, s, 6)
     with pytest.raises(ValueError, match=r"a @= b needs a result of a's shape \(6, 6\)"):
         z2 @= vp.zeros((6, 3), np.float32)
+    with pytest.raises(ValueError, match=r"shapes \(6, 6\) and \(5, 5\) do not match"):
+        z2 @= vp.zeros((5, 5), np.float32)
+    v = vp.asarray(s[0])
+    v @= z  # 1-D @= 2-D keeps the shape: allowed, as NumPy's
+    _close(v, s[0] @ z.numpy(), s[0], z.numpy(), 6)
     with pytest.raises(ValueError, match=r"out= has shape \(6, 5\), the result has shape "
                                          r"\(6, 6\)"):
         vp.matmul(x, y, out=vp.zeros((6, 5), np.float32))

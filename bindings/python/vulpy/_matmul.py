@@ -661,9 +661,15 @@ def _imatmul_op(self, other):
     casts to a's ('same_kind'); the product goes through a temporary when
     b shares a's buffer."""
     other = _operand(other, "matmul", 1)
-    r_shape = np.broadcast_shapes(self.shape[:-2], other.shape[:-2]) + \
-        (self.shape[-2], other.shape[-1]) if self.ndim >= 2 and other.ndim >= 2 else None
-    if r_shape is None or tuple(r_shape) != tuple(self.shape):
+    sa, sb = tuple(self.shape), tuple(other.shape)
+    try:
+        a2 = sa if len(sa) >= 2 else (1,) + sa
+        b2 = sb if len(sb) >= 2 else sb + (1,)
+        r_shape = np.broadcast_shapes(a2[:-2], b2[:-2]) + \
+            ((a2[-2],) if len(sa) >= 2 else ()) + ((b2[-1],) if len(sb) >= 2 else ())
+    except (ValueError, IndexError):
+        r_shape = None  # matmul below names the mismatch
+    if r_shape is not None and a2[-1] == b2[-2] and tuple(r_shape) != sa:
         raise ValueError(f"vp.matmul: a @= b needs a result of a's shape {tuple(self.shape)} "
                          f"(b has shape {tuple(other.shape)})")
     return matmul(self, other, out=self)
