@@ -275,10 +275,13 @@ def matmul_f16_words(a, b, m, n, k, context=None, force_fallback=False, variant=
                                                    variant)
     if c is not None:
         return c
-    from . import _matmul
+    from . import _gemm
     fa = _unpack(aw, (m, k), ctx)
     fb = _unpack(bw, (k, n), ctx)
-    return _matmul.matmul(fa, fb)
+    c = _array._result((m, n), np.dtype(np.float32), aw.memory, ctx)
+    _gemm.gemm(ctx, np.float32, m, n, k, 1, (fa._buf, 0, (k, 1, 0)), (fb._buf, 0, (n, 1, 0)),
+               (c._buf, 0, (n, 1, 0)))
+    return c
 
 
 def _unpack(w, shape, ctx):
