@@ -153,6 +153,10 @@ def test_out_and_inplace():
     h = np.zeros((6, 6), np.float32)
     assert vp.matmul(a, b, out=h) is h
     _close(h, a @ b, a, b, 5)
+    p, q = _data((6, 5), np.bool_), _data((5, 6), np.bool_)
+    oi = vp.zeros((6, 6), np.int32)  # bool result (computed in int32) cast into int32 out=
+    vp.matmul(vp.asarray(p), vp.asarray(q), out=oi)
+    np.testing.assert_array_equal(oi.numpy(), np.matmul(p, q, out=np.zeros((6, 6), np.int32)))
     ov = vp.zeros((6, 12), np.float32)[:, ::2]  # a strided out= view
     vp.matmul(x, y, out=ov)
     _close(ov, a @ b, a, b, 5)

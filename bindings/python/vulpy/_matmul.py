@@ -248,7 +248,7 @@ def _matmul_core(name, a, b, out, dtype):
     B = _broadcast_batch(B, batch)
     nb = len(batch)
     # out= of the compute dtype, its own memory and every axis kept: written in place
-    direct = isinstance(out, _nd) and out.dtype == cdt and out.ndim == nb + 2 and \
+    direct = isinstance(out, _nd) and out.dtype == cdt == rdt and out.ndim == nb + 2 and \
         not _overlaps(out, (A, B)) and builtins.all(s >= 0 for s in _strides(out))
     cview = out if direct else None
     r = _bmm_batched(ctx, cdt, A, B, nb, batch, m, n, cview)
