@@ -64,6 +64,7 @@ def _check(rec, case, label, backend, y, a, n):
 
 def run(ctx):
     vp = benchlib.vulpy()
+    from vulpy import _array  # x.to's two paths (_TO_PAGES_MIN)
     rec = benchlib.Recorder("hostpages", ctx.device_label)
     c0 = vp.default_context()
     c1, how = _second(vp, c0)
@@ -93,6 +94,7 @@ def run(ctx):
             write = {"shared": [], "staged": []}
             copy = []
             npy = {"shared": [], "staged": []}
+            copy_np = []
             ok = True
             for r in range(reps + 1):  # the first round warms up (compiles, faults pages in)
                 a = float(r % 7 + 1)
@@ -124,7 +126,20 @@ def run(ctx):
                 ok = ok and _check(rec, "staged copy", label, "staged", y1, a, n)
                 ok = ok and float(host[n - 1]) == ((n - 1) % 1024) * a
                 del x1
+                # x.to through NumPy (a download, an upload), for the same data:
+                # the path x.to takes below _TO_PAGES_MIN or without imports
+                _array._TO_PAGES_MIN, keep = 1 << 62, _array._TO_PAGES_MIN
+                try:
+                    t5 = time.perf_counter_ns()
+                    x2 = d0.to(c1)
+                    t6 = time.perf_counter_ns()
+                finally:
+                    _array._TO_PAGES_MIN = keep
+                consume(x2, y1, dispatch=n, n=n)
+                ok = ok and _check(rec, "staged copy", label, "x.to via NumPy", y1, a, n)
+                del x2
                 if r:
+                    copy_np.append(t6 - t5)
                     lat["staged"].append(t3 - t0)
                     write["staged"].append(t1 - t0)
                     copy.append(t2 - t1)
@@ -144,7 +159,10 @@ def run(ctx):
                 rec.add("NumPy access after dev0's write", label, backend, npy[path], "us",
                         scale=1e-3, devices=devices)
             rec.add("staged hand-off dev0 -> dev1 (x.to)", label, "staged copy", copy, "GB/s",
-                    scale=float(nbytes), inverse=True, devices=devices)
+                    scale=float(nbytes), inverse=True, devices=devices,
+                    path="pages" if nbytes >= _array._TO_PAGES_MIN else "numpy")
+            rec.add("staged hand-off dev0 -> dev1 (x.to)", label, "x.to via NumPy", copy_np,
+                    "GB/s", scale=float(nbytes), inverse=True, devices=devices)
             rec.ratio("write -> read: shared speed-up over staged", label, lat["shared"],
                       lat["staged"], higher_is_better=True, devices=devices)
             del h, xa, xb, y1, d0

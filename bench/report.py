@@ -310,6 +310,10 @@ def plots_for(suite, label, recs, img_dir):
 
 # ---------------------------------------------------------------- the page
 
+# A note's text after this line is history: it goes to
+# docs/history/performance.md, not to docs/performance.md.
+HISTORY_MARK = "<!-- history -->"
+
 def render(results_dir, out_md, plots=True):
     results = load(results_dir)
     by_suite = defaultdict(lambda: OrderedDict())
@@ -338,10 +342,19 @@ def render(results_dir, out_md, plots=True):
     out += goals_table(results)
     suites = sorted(set(by_suite) | {p.stem for p in (HERE / "notes").glob("*.md")
                                      if p.stem not in ("device",)})
+    history = ["# Performance history", "",
+               "What the notes in `bench/notes/` keep below their `<!-- history -->` line:",
+               "how figures were reached, before/after runs of earlier work, measurements",
+               "that later work replaced. Rendered by `bench/report.py` with",
+               "docs/performance.md, which shows the current figures.", ""]
     for suite in suites:
         notes = HERE / "notes" / f"{suite}.md"
-        out.append(notes.read_text().rstrip() if notes.exists() else f"## {suite}")
+        text = notes.read_text() if notes.exists() else f"## {suite}"
+        now, _, past = text.partition(HISTORY_MARK)
+        out.append(now.rstrip())
         out.append("")
+        if past.strip():
+            history += [f"## {suite}", "", past.strip(), ""]
         for label, recs in by_suite[suite].items():
             dev = next((r.get("device") for r in recs if r.get("device")), "")
             out.append(f"### {suite} on `{label}`" + (f" — {dev}" if dev else ""))
@@ -359,6 +372,10 @@ def render(results_dir, out_md, plots=True):
         out.append("")
     out_md.write_text("\n".join(out) + "\n")
     print(f"wrote {out_md}")
+    hist_md = out_md.parent / "history" / "performance.md"
+    hist_md.parent.mkdir(parents=True, exist_ok=True)
+    hist_md.write_text("\n".join(history) + "\n")
+    print(f"wrote {hist_md}")
 
 
 def summary(results_dir, label):

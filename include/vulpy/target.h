@@ -92,7 +92,7 @@ bool vtg_spirv_cross(const uint32_t *words, size_t nwords, vtg_cross_lang lang,
  * members with offsets, local size). Caller frees with vpm_free. */
 vpm_manifest *vtg_reflect_spirv(const uint32_t *words, size_t nwords, vp_diags *d);
 
-/* --- manifest (lib/Target/Manifest) ---------------------------------- */
+/* --- manifest of a VIR kernel (lib/Target/manifest_from_vir.c) ------  */
 /* The interface of one kernel of a verified module. */
 vpm_manifest *vtg_manifest_from_vir(const vir_module *m, const vtg_options *o, vp_diags *d);
 

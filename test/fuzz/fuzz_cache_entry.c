@@ -19,7 +19,7 @@
  *
  * scripts/fuzz.sh reads the lines below.
  */
-// sources: lib/Support/support.c lib/Support/sha256.c lib/Target/Manifest/manifest.c lib/Target/Manifest/manifest_emit.c lib/Target/Cross/cross.c lib/Target/Cross/reflect.c lib/Target/SPIRV/spirv.c lib/Target/SPIRV/optimize.cpp lib/Target/cache_entry.c runtime/pcache_entry.c
+// sources: lib/Support/support.c lib/Support/sha256.c lib/Manifest/manifest.c lib/Manifest/manifest_emit.c lib/Target/Cross/cross.c lib/Target/Cross/reflect.c lib/Target/SPIRV/spirv.c lib/Target/SPIRV/optimize.cpp lib/Target/cache_entry.c runtime/pcache_entry.c
 // cflags: -Iruntime
 // libs: -lyaml -lspirv-cross-c-shared -lSPIRV -lglslang -lMachineIndependent -lOGLCompiler -lOSDependent -lGenericCodeGen -lglslang-default-resource-limits -lSPIRV-Tools-opt -lSPIRV-Tools-link -lSPIRV-Tools -lpthread -lrt
 // link: vulpy_runtime vulpy_target

@@ -11,7 +11,7 @@
  *
  * scripts/fuzz.sh reads the lines below.
  */
-// sources: lib/Support/support.c lib/Target/Manifest/manifest.c lib/Target/Manifest/manifest_emit.c
+// sources: lib/Support/support.c lib/Manifest/manifest.c lib/Manifest/manifest_emit.c
 // libs: -lyaml
 // seeds: test/**/*.yaml
 // link: vulpy_manifest

@@ -14,7 +14,7 @@
  *
  * scripts/fuzz.sh reads the lines below.
  */
-// sources: lib/Support/support.c lib/Support/sha256.c lib/Target/Manifest/manifest.c lib/Target/Manifest/manifest_emit.c lib/Target/Cross/cross.c lib/Target/Cross/reflect.c runtime/spirv.c
+// sources: lib/Support/support.c lib/Support/sha256.c lib/Manifest/manifest.c lib/Manifest/manifest_emit.c lib/Target/Cross/cross.c lib/Target/Cross/reflect.c runtime/spirv.c
 // cflags: -Iruntime
 // libs: -lyaml -lspirv-cross-c-shared -lSPIRV-Tools -lpthread
 // link: vulpy_runtime vulpy_cross vulpy_manifest

@@ -175,8 +175,15 @@ def test_pickle_and_deepcopy_keep_dtype_shape_memory(memory):
 
 def test_buffer_protocol_host_visible():
     x = vp.asarray(np.arange(4, dtype=np.float32), memory="host")
-    mv = x.__buffer__(0) if sys.version_info < (3, 12) else memoryview(x)
+    mv = memoryview(x)            # Python 3.11 too (the C BufferExporter base)
     assert mv.format == "f" and mv.shape == (4,) and mv.tolist() == [0.0, 1.0, 2.0, 3.0]
+    x[1] = 7.0                    # the same bytes, no copy: a GPU write shows in mv
+    x.context.synchronize()       # (once the GPU is done: mv is not a host read point)
+    assert mv[1] == 7.0
+    assert np.frombuffer(x, np.float32).tolist() == [0.0, 7.0, 2.0, 3.0]
+    del x                         # the view keeps the mapping alive
+    assert mv.tolist() == [0.0, 7.0, 2.0, 3.0]
+    mv.release()
     d = vp.asarray(np.arange(4, dtype=np.float32), memory="device")
     if not d.mappable:
         with pytest.raises(ValueError, match="memory='device'"):

@@ -158,3 +158,22 @@ print("gather", s.gather(u).ravel()[[0, 29]], s.owned(u).shape)
     assert "ERR Slab.scatter: the array has shape (5, 5), the slab's global shape is (6, 5)" in out
     assert "gather [ 0. 29.] (6, 5)" in out
     assert "views [0, 20, 120, 140] False" in out   # layers 0, 1, 6, 7 of 5 float32
+
+
+def test_uncached_device_memory_is_staged_not_read_through_the_bar():
+    """MPI reads the faces of host-cached or host memory in place; VRAM mapped
+    uncached (rebar on a discrete GPU, 35 ms for a 1 MiB face on the H200)
+    is staged by a GPU copy. Real buffers on this device (all host-cached on
+    lavapipe) are zero-copy; the H200's kinds by their Vulkan flags."""
+    from types import SimpleNamespace as NS
+    import vulpy as vp
+    from vulpy import mpi
+    for kind in ("host", "cached", "rebar", "device"):
+        b = vp.zeros(4, memory=kind).buffer
+        assert mpi.host_reads_fast(b) == bool(b.mapped and (b.memory_flags & 0x8 or not b.memory_flags & 0x1))
+    DL, HV, HC, CA = 0x1, 0x2, 0x4, 0x8
+    assert not mpi.host_reads_fast(NS(mapped=True, memory_flags=DL | HV | HC))        # rebar, dGPU
+    assert mpi.host_reads_fast(NS(mapped=True, memory_flags=HV | HC))                 # host
+    assert mpi.host_reads_fast(NS(mapped=True, memory_flags=HV | HC | CA))            # cached
+    assert mpi.host_reads_fast(NS(mapped=True, memory_flags=DL | HV | HC | CA))       # unified
+    assert not mpi.host_reads_fast(NS(mapped=False, memory_flags=DL))                 # device

@@ -103,6 +103,19 @@ SEQUENCES = {"split": ((F, 3), {"axis": 1}), "array_split": ((F, 2), {"axis": 1}
 LINALG = {"norm": [((F,), {}), ((F, 1), {"axis": 1}), ((F, "fro"), {}), ((F, np.inf), {})]}
 
 
+# --- issue 19: comparisons, differences, matrix-shape helpers (_numeric.py;
+# test_numeric.py has the differential tests)
+FUNCTIONS.update({
+    "isclose": ((G, G + 1e-7), {}), "diff": ((I,), {"axis": 0}), "ediff1d": ((F,), {}),
+    "tril": ((F,), {"k": 1}), "triu": ((G,), {}), "diagonal": ((G,), {"offset": 1}),
+    "trace": ((G,), {}), "diag": ((G,), {}), "nan_to_num": ((H,), {}),
+    "append": ((F, G), {"axis": 0}), "atleast_3d": ((F,), {}),
+})
+CREATION.update({"logspace": ((0.0, 2.0, 3), {"dtype": np.float32})})
+SEQUENCES.update({"meshgrid": ((F[0], G[0]), {})})
+VP_ONLY_SEQUENCES = {"divmod": ((I, J), {})}   # np.divmod (two outputs) is a TypeError
+
+
 def _res(x):
     if isinstance(x, list) and x and all(isinstance(e, np.ndarray) for e in x):
         return [vp.asarray(e) for e in x]  # concatenate([a, b]), ...
@@ -206,3 +219,58 @@ def test_method_with_args(name):
     want = getattr(G.copy(), name)(*METHODS_ARGS[name])
     for g, w in zip(got, want) if isinstance(want, tuple) else [(got, want)]:
         _check(g, w, name)
+BOOLS = {"allclose": ((G, G + 1e-7), {}), "array_equal": ((I, I), {}),
+         "array_equiv": ((I, I[0]), {})}
+
+
+@pytest.mark.parametrize("name", sorted(BOOLS))
+def test_bool_function(name):
+    args, kw = BOOLS[name]
+    want = getattr(np, name)(*args, **kw)
+    for got in (getattr(vp, name)(*map(_res, args), **kw),
+                getattr(np, name)(*map(_res, args), **kw)):
+        assert got is want, name      # a Python bool, as NumPy's
+
+
+@pytest.mark.parametrize("name", sorted(VP_ONLY_SEQUENCES))
+def test_vp_sequence_function(name):
+    args, kw = VP_ONLY_SEQUENCES[name]
+    want = getattr(np, name)(*args, **kw)
+    got = getattr(vp, name)(*map(_res, args), **kw)
+    assert len(got) == len(want), name
+    for g, w in zip(got, want):
+        _check(g, w, name)
+
+
+# --- issue 19: numpy.random's Generator API (test_random.py has the stream and
+# statistical tests). name -> (args, kwargs); the result's shape and dtype are
+# NumPy's Generator(Philox(seed)) ones, and the BIT_IDENTICAL ones its values.
+RANDOM_METHODS = {
+    "random": (((2, 3),), {}), "standard_normal": ((5,), {"dtype": np.float32}),
+    "normal": ((1.0, 2.0, 4), {}), "uniform": ((-1.0, 1.0, (2, 2)), {}),
+    "integers": ((0, 10, 7), {}), "exponential": ((2.0, 3), {}),
+}
+RANDOM_BIT_IDENTICAL = {"random"}
+RANDOM_MODULE = ["default_rng", "Generator", "Philox", "seed", "rand", "randn", "random",
+                 "random_sample", "uniform", "normal", "standard_normal", "integers",
+                 "randint", "exponential"]
+
+
+@pytest.mark.parametrize("name", sorted(RANDOM_METHODS))
+def test_random_generator_method(name):
+    args, kw = RANDOM_METHODS[name]
+    want = getattr(np.random.Generator(np.random.Philox(5)), name)(*args, **kw)
+    got = getattr(vp.random.default_rng(5), name)(*args, **kw)
+    assert isinstance(got, vp.ndarray), name
+    assert got.shape == want.shape and got.dtype == want.dtype, name
+    if name in RANDOM_BIT_IDENTICAL:
+        np.testing.assert_array_equal(got.numpy(), want, err_msg=name)
+
+
+@pytest.mark.parametrize("name", RANDOM_MODULE)
+def test_random_module_name(name):
+    assert callable(getattr(vp.random, name)), name
+    # the spelling is NumPy's (a numpy.random function, or a Generator method)
+    assert hasattr(np.random, name) or hasattr(np.random.Generator, name), name
+    np.testing.assert_array_equal(vp.random.Philox(3).random_raw(6).numpy(),
+                                  np.random.Philox(3).random_raw(6))

@@ -21,12 +21,8 @@
 
 #include "vulpy/ir.h"
 #include "vulpy/passes.h"
-#ifdef VULPY_HAVE_FRONTEND
 #include "vulpy/frontend.h"
-#endif
-#ifdef VULPY_HAVE_TARGET
 #include "vulpy/target.h"
-#endif
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -52,12 +48,10 @@ static void usage(FILE *f) {
           "\n"
           "targets:\n"
           "  vir                   VIR text\n");
-#ifdef VULPY_HAVE_TARGET
   size_t n;
   const vtg_target *t = vtg_target_table(&n);
   for (size_t i = 0; i < n; i++)
     fprintf(f, "  %-21s %s\n", t[i].name, t[i].summary);
-#endif
 }
 
 static int show_diags(vp_diags *d, const char *source) {
@@ -87,7 +81,6 @@ static bool parse_u32_list(const char *s, uint32_t out[3]) {
   return *s == 0;
 }
 
-#ifdef VULPY_HAVE_TARGET
 /* --features=a,b|all as VP_FEAT bits; false after an unknown name. */
 static bool parse_features(const char *features, uint32_t *bits) {
   *bits = ~0u;
@@ -171,7 +164,6 @@ static bool compile_arrays(vir_module *m, const char *to, const char *kernel, bo
   vtg_array_result_free(&r);
   return ok;
 }
-#endif
 
 int main(int argc, char **argv) {
   const char *from = NULL, *to = NULL, *out_path = NULL, *in_path = NULL, *kernel = NULL;
@@ -270,7 +262,6 @@ int main(int argc, char **argv) {
     source = text;
     text = NULL;
   } else if (strcmp(from, "ast") == 0) {
-#ifdef VULPY_HAVE_FRONTEND
     vfe_options fo;
     vfe_options_init(&fo);
     fo.kernel = kernel;
@@ -278,11 +269,6 @@ int main(int argc, char **argv) {
     fo.dispatch_guard = guard;
     fo.debug_asserts = asserts;
     m = vfe_translate_json(text, len, display, &fo, &source, &diags);
-#else
-    fprintf(stderr, "vulpy-translate: error: this build has no frontend (--from=ast)\n");
-    free(text);
-    return 1;
-#endif
   } else {
     fprintf(stderr, "vulpy-translate: error: --from must be 'ast' or 'vir', not '%s'\n", from);
     free(text);
@@ -302,17 +288,11 @@ int main(int argc, char **argv) {
   vp_strbuf out = {0};
   bool ok = true, binary = false;
   if (arrays) {
-#ifdef VULPY_HAVE_TARGET
     ok = compile_arrays(m, to, kernel, out_path != NULL, fuse, fast_math, cpu_device,
                         reduce_groups, features, &out, &binary, &diags);
-#else
-    fprintf(stderr, "vulpy-translate: error: this build has no back ends (--arrays)\n");
-    ok = false;
-#endif
   } else if (strcmp(to, "vir") == 0) {
     vir_print(m, 0, &out);
   } else {
-#ifdef VULPY_HAVE_TARGET
     /* back ends print kernel ops only: memsock.* and then persistent.* ops
      * are lowered first (no-ops for other modules), in the Python
      * compiler's order: a fire inside a persistent loop is lowered before
@@ -358,10 +338,6 @@ int main(int argc, char **argv) {
       if (ok)
         ok = t->emit(m, &to_opts, &out, &diags);
     }
-#else
-    fprintf(stderr, "vulpy-translate: error: this build has no back ends (--to=%s)\n", to);
-    ok = false;
-#endif
   }
   /* Back-end diagnostics point into the Python source: with VIR input the
    * text at hand is not that file, so no source lines are shown. */

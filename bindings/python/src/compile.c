@@ -8,8 +8,8 @@
  *   spirv_disassemble(words), manifest_parse(yaml)
  *
  * Compile errors become vulpy.CompileError whose message is the frontend's
- * `file:line:col: error: ...` with the source line and a caret. Parts of the
- * compiler that are not in this build raise NotImplementedError naming them.
+ * `file:line:col: error: ...` with the source line and a caret. Every target
+ * comes from lib/Target's table (vtg_target_lookup), as in vulpy-translate.
  */
 #include "ext.h"
 
@@ -17,49 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef VULPY_HAVE_IR
+#include "vulpy/frontend.h"
 #include "vulpy/ir.h"
 #include "vulpy/passes.h"
-#endif
-#ifdef VULPY_HAVE_FRONTEND
-#include "vulpy/frontend.h"
-#endif
-#if defined(VULPY_HAVE_TARGET) || defined(VULPY_HAVE_SPIRV) || defined(VULPY_HAVE_CROSS) || \
-    defined(VULPY_HAVE_CFAMILY)
 #include "vulpy/target.h"
 
 /* The compiler names the fma specialization constant and the runtime sets
  * it: both must mean the same SpecId. */
 _Static_assert(VTG_FMA_SPEC_ID == VRT_FMA_SPEC_ID,
                "target.h and runtime.h disagree on VP_FMA_FUSED's SpecId");
-#endif
 
-#if !defined(VULPY_HAVE_TARGET) && defined(VULPY_HAVE_CFAMILY)
-/* vtg_options_init lives in the back-end registry (lib/Target/targets.c);
- * until a build has it, the C-family printer needs it from somewhere. */
-void vtg_options_init(vtg_options *o) {
-  memset(o, 0, sizeof *o);
-  o->features = ~0u;
-}
-#endif
-
-#if defined(VULPY_HAVE_TARGET) || defined(VULPY_HAVE_SPIRV) || defined(VULPY_HAVE_CFAMILY)
-static void options_init(vtg_options *o) {
-#if defined(VULPY_HAVE_TARGET) || defined(VULPY_HAVE_CFAMILY)
-  vtg_options_init(o);
-#else
-  memset(o, 0, sizeof *o);
-  o->features = ~0u;
-#endif
-}
-#endif
-
-static PyObject *not_built(const char *what) {
-  return PyErr_Format(PyExc_NotImplementedError,
-                      "this build of vulpy has no %s (rebuild once it has landed)", what);
-}
-
-#if defined(VULPY_HAVE_IR)
 typedef struct emit_request {
   const char *kernel;
   uint32_t local_size[3];
@@ -70,114 +37,29 @@ typedef struct emit_request {
   PyObject *targets;
 } emit_request;
 
-/* One module on its way to several targets: the GLSL and the SPIR-V are
- * made once and shared (SPIR-V is the GLSL through glslang; the manifest
- * may be the SPIR-V's reflection). */
-typedef struct emit_state {
-  vir_module *m;
-#if defined(VULPY_HAVE_CFAMILY)
-  vtg_options o;
-#endif
-  vp_strbuf glsl;
-  bool have_glsl;
-  uint32_t *spirv;
-  size_t nspirv;
-  vp_diags *d;
-} emit_state;
-
-#if defined(VULPY_HAVE_CFAMILY)
-static bool need_glsl(emit_state *es) {
-  if (!es->have_glsl)
-    es->have_glsl = vtg_emit_glsl(es->m, &es->o, &es->glsl, es->d);
-  return es->have_glsl;
-}
-#endif
-
-#if defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV)
-static bool need_spirv(emit_state *es) {
-  if (!es->spirv && need_glsl(es) &&
-      !vtg_glsl_to_spirv(es->glsl.data, es->glsl.len, "<kernel>", &es->o, &es->spirv,
-                         &es->nspirv, es->d))
-    es->spirv = NULL;
-  return es->spirv != NULL;
-}
-#endif
-
 static PyObject *text_value(const vp_strbuf *b) {
   return PyUnicode_DecodeUTF8(b->data ? b->data : "", (Py_ssize_t)b->len, "replace");
 }
 
-/* The manifest of the kernel. Until lib/Target has the manifest of a VIR
- * kernel, the SPIR-V's reflection stands in, with the dispatch guard named
- * when the push block has the frontend's `_vp_count`. */
-static PyObject *emit_manifest(emit_state *es) {
-  vpm_manifest *man = NULL;
-#if defined(VULPY_HAVE_MANIFEST_VIR)
-  man = vtg_manifest_from_vir(es->m, &es->o, es->d);
-#elif defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV) && defined(VULPY_HAVE_CROSS)
-  if (need_spirv(es))
-    man = vtg_reflect_spirv(es->spirv, es->nspirv, es->d);
-  if (man && !man->dispatch_guard && vpm_find_push(man, "_vp_count") >= 0)
-    man->dispatch_guard = strdup("_vp_count");
-#else
-  return not_built("manifest back end (lib/Target)");
-#endif
-  if (!man)
-    return NULL;
-  char *yaml = vpm_emit(man);
-  vpm_free(man);
-  PyObject *v = yaml ? PyUnicode_FromString(yaml) : PyErr_NoMemory();
-  free(yaml);
-  return v;
-}
-
-/* One target's output (str, or bytes for binary targets), or NULL with
- * diagnostics in es->d or a Python error set. */
-static PyObject *emit_one(emit_state *es, const char *name) {
-  if (strcmp(name, "vir") == 0) {
-    vp_strbuf text = {0};
-    vir_print(es->m, 0, &text);
-    PyObject *v = text_value(&text);
-    vp_strbuf_free(&text);
-    return v;
-  }
-  if (strcmp(name, "manifest") == 0)
-    return emit_manifest(es);
-#if defined(VULPY_HAVE_CFAMILY)
-  if (strcmp(name, "glsl") == 0)
-    return need_glsl(es) ? text_value(&es->glsl) : NULL;
-#if defined(VULPY_HAVE_SPIRV)
-  if (strcmp(name, "spirv") == 0)
-    return need_spirv(es) ? PyBytes_FromStringAndSize((const char *)es->spirv,
-                                                      (Py_ssize_t)(es->nspirv * 4))
-                          : NULL;
-#endif
-  bool (*emit)(const vir_module *, const vtg_options *, vp_strbuf *, vp_diags *) = NULL;
-  bool binary = false;
-  if (strcmp(name, "cuda") == 0)
-    emit = vtg_emit_cuda;
-  else if (strcmp(name, "hip") == 0)
-    emit = vtg_emit_hip;
-#if defined(VULPY_HAVE_TARGET)
-  else {
-    const vtg_target *t = vtg_target_lookup(name);
-    if (t) {
-      emit = t->emit;
-      binary = t->binary;
-    }
-  }
-#endif
-  if (!emit)
-    return PyErr_Format(PyExc_ValueError, "unknown target '%s'", name);
+/* One target's output (str, or bytes for binary targets) through lib/Target's
+ * table, or NULL with diagnostics in d or a Python error set. */
+static PyObject *emit_one(const vir_module *m, const vtg_options *o, const char *name,
+                          vp_diags *d) {
   vp_strbuf text = {0};
   PyObject *v = NULL;
-  if (emit(es->m, &es->o, &text, es->d))
-    v = binary ? PyBytes_FromStringAndSize(text.data, (Py_ssize_t)text.len) : text_value(&text);
+  if (strcmp(name, "vir") == 0) {
+    vir_print(m, 0, &text);
+    v = text_value(&text);
+  } else {
+    const vtg_target *t = vtg_target_lookup(name);
+    if (!t)
+      return PyErr_Format(PyExc_ValueError, "unknown target '%s'", name);
+    if (t->emit(m, o, &text, d))
+      v = t->binary ? PyBytes_FromStringAndSize(text.data, (Py_ssize_t)text.len)
+                    : text_value(&text);
+  }
   vp_strbuf_free(&text);
   return v;
-#else
-  return not_built("back ends (lib/Target)");
-#endif
 }
 
 /* Loop back-edges one invocation takes, where every trip count is a
@@ -241,16 +123,14 @@ static PyObject *emit_targets(vpy_state *st, vir_module *m, const emit_request *
   /* back ends never see memsock.fire: its protocol, in plain kernel VIR */
   if (vir_lower_memsock(m, NULL, &d) == VIR_PASS_FAILURE)
     return vpy_raise(st, &d, st->CompileError, NULL, source);
-  emit_state es = {.m = m, .d = &d};
-#if defined(VULPY_HAVE_CFAMILY)
-  options_init(&es.o);
-  es.o.kernel = rq->kernel;
-  es.o.fast_math = rq->fast_math;
-  es.o.optimize = rq->optimize;
-  memcpy(es.o.local_size, rq->local_size, sizeof es.o.local_size);
-  es.o.features = (uint32_t)rq->features;
-  es.o.vulkan = rq->vulkan;
-#endif
+  vtg_options o;
+  vtg_options_init(&o);
+  o.kernel = rq->kernel;
+  o.fast_math = rq->fast_math;
+  o.optimize = rq->optimize;
+  memcpy(o.local_size, rq->local_size, sizeof o.local_size);
+  o.features = (uint32_t)rq->features;
+  o.vulkan = rq->vulkan;
   PyObject *out = PyDict_New();
   PyObject *seq = out ? PySequence_Fast(rq->targets, "targets must be a sequence of str") : NULL;
   bool ok = seq != NULL;
@@ -263,13 +143,11 @@ static PyObject *emit_targets(vpy_state *st, vir_module *m, const emit_request *
         PyErr_SetString(PyExc_TypeError, "targets must be str");
       ok = false;
     } else {
-      ok = vpy_dict_set(out, name, emit_one(&es, name));
+      ok = vpy_dict_set(out, name, emit_one(m, &o, name, &d));
     }
     Py_XDECREF(item);
   }
   Py_XDECREF(seq);
-  vp_strbuf_free(&es.glsl);
-  free(es.spirv);
   if (!ok) {
     Py_XDECREF(out);
     if (d.nerrors && !PyErr_Occurred())
@@ -347,14 +225,12 @@ static PyObject *emit_and_destroy(vpy_state *st, vir_module *m, emit_request *rq
   vir_module_destroy(m);
   return out;
 }
-#endif
 
 /* compile_ast(json, name='<kernel>', kernel=None, local_size=None,
  *             dispatch_guard=True, asserts=False, fast_math=False,
  *             optimize=False, features=0xffffffff, vulkan=0,
  *             targets=('vir','glsl','spirv','manifest'), passes=None) -> dict */
 static PyObject *compile_ast(PyObject *self, PyObject *args, PyObject *kw) {
-#if defined(VULPY_HAVE_FRONTEND) && defined(VULPY_HAVE_IR)
   vpy_state *st = vpy_module_state(self);
   const char *text, *name;
   Py_ssize_t len;
@@ -383,14 +259,10 @@ static PyObject *compile_ast(PyObject *self, PyObject *args, PyObject *kw) {
   PyObject *out = emit_and_destroy(st, m, &rq, source);
   free(source);
   return out;
-#else
-  return not_built("frontend or back ends");
-#endif
 }
 
 /* compile_vir(text, name='<vir>', kernel=None, local_size=None, ...) -> dict */
 static PyObject *compile_vir(PyObject *self, PyObject *args, PyObject *kw) {
-#if defined(VULPY_HAVE_IR)
   vpy_state *st = vpy_module_state(self);
   const char *text, *name;
   Py_ssize_t len;
@@ -404,14 +276,10 @@ static PyObject *compile_vir(PyObject *self, PyObject *args, PyObject *kw) {
     return NULL;
   vp_diags_free(&d);
   return emit_and_destroy(st, m, &rq, text);
-#else
-  return not_built("IR library or back ends");
-#endif
 }
 
 /* glsl_to_spirv(glsl, name='<glsl>', optimize=False, vulkan=0) -> bytes */
 static PyObject *glsl_to_spirv(PyObject *self, PyObject *args, PyObject *kw) {
-#if defined(VULPY_HAVE_SPIRV)
   static char *kwlist[] = {"glsl", "name", "optimize", "vulkan", NULL};
   const char *glsl, *name = "<glsl>";
   Py_ssize_t len;
@@ -421,7 +289,7 @@ static PyObject *glsl_to_spirv(PyObject *self, PyObject *args, PyObject *kw) {
                                    &vulkan))
     return NULL;
   vtg_options o;
-  options_init(&o);
+  vtg_options_init(&o);
   o.optimize = optimize;
   o.vulkan = vulkan;
   vp_diags d = {0};
@@ -437,14 +305,10 @@ static PyObject *glsl_to_spirv(PyObject *self, PyObject *args, PyObject *kw) {
   PyObject *out = PyBytes_FromStringAndSize((const char *)words, (Py_ssize_t)(nwords * 4));
   free(words);
   return out;
-#else
-  return not_built("GLSL compiler (lib/Target/SPIRV)");
-#endif
 }
 
 /* reflect_spirv(words) -> manifest YAML (bindings, push fields, local size) */
 static PyObject *reflect_spirv(PyObject *self, PyObject *arg) {
-#if defined(VULPY_HAVE_CROSS)
   Py_buffer view;
   if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0)
     return NULL;
@@ -461,13 +325,9 @@ static PyObject *reflect_spirv(PyObject *self, PyObject *arg) {
   PyObject *s = PyUnicode_FromString(yaml);
   free(yaml);
   return s;
-#else
-  return not_built("SPIR-V reflection (lib/Target/Cross)");
-#endif
 }
 
 static PyObject *spirv_disassemble(PyObject *self, PyObject *arg) {
-#if defined(VULPY_HAVE_SPIRV)
   Py_buffer view;
   if (PyObject_GetBuffer(arg, &view, PyBUF_C_CONTIGUOUS) < 0)
     return NULL;
@@ -483,9 +343,6 @@ static PyObject *spirv_disassemble(PyObject *self, PyObject *arg) {
   PyObject *s = PyUnicode_DecodeUTF8(out.data ? out.data : "", (Py_ssize_t)out.len, "replace");
   vp_strbuf_free(&out);
   return s;
-#else
-  return not_built("SPIR-V tools (lib/Target/SPIRV)");
-#endif
 }
 
 /* manifest_parse(yaml) -> dict */
@@ -504,56 +361,6 @@ static PyObject *manifest_parse(PyObject *self, PyObject *arg) {
   return out;
 }
 
-/* have() -> dict: which compiler parts this build contains; "kernels" is
- * true when Python kernels compile all the way to SPIR-V and a manifest. */
-static PyObject *have(PyObject *self, PyObject *noargs) {
-  (void)not_built; /* unused in a build that has everything */
-  PyObject *d = PyDict_New();
-  static const struct {
-    const char *name;
-    bool on;
-  } parts[] = {
-#define PART(NAME, FLAG) {NAME, FLAG}
-#ifdef VULPY_HAVE_FRONTEND
-      PART("frontend", true),
-#endif
-#ifdef VULPY_HAVE_IR
-      PART("ir", true),
-#endif
-#ifdef VULPY_HAVE_TARGET
-      PART("target", true),
-#endif
-#ifdef VULPY_HAVE_CFAMILY
-      PART("cfamily", true),
-#endif
-#ifdef VULPY_HAVE_SPIRV
-      PART("spirv", true),
-#endif
-#ifdef VULPY_HAVE_CROSS
-      PART("cross", true),
-#endif
-#ifdef VULPY_HAVE_MANIFEST_VIR
-      PART("manifest_vir", true),
-#endif
-#if defined(VULPY_HAVE_FRONTEND) && defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV) && \
-    (defined(VULPY_HAVE_MANIFEST_VIR) || defined(VULPY_HAVE_CROSS))
-      PART("kernels", true),
-#endif
-      PART(NULL, false),
-#undef PART
-  };
-  static const char *all[] = {"frontend", "ir",    "target",       "cfamily",
-                              "spirv",    "cross", "manifest_vir", "kernels"};
-  for (size_t i = 0; d && i < sizeof all / sizeof all[0]; i++) {
-    bool on = false;
-    for (size_t j = 0; parts[j].name; j++)
-      on = on || strcmp(parts[j].name, all[i]) == 0;
-    if (!vpy_dict_set(d, all[i], PyBool_FromLong(on)))
-      Py_CLEAR(d);
-  }
-  return d;
-}
-
 /* ------------------------------------------------------------ prewarm */
 
 /* glslang builds its built-in symbol tables (thousands of GLSL built-in
@@ -565,7 +372,6 @@ static PyObject *have(PyObject *self, PyObject *noargs) {
  * comes early wait for the tables rather than build them twice.
  * prewarm_join() (at exit) waits for the thread, so that the process never
  * unloads glslang under it. */
-#if defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV)
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -587,7 +393,7 @@ static pthread_t prewarm_thread;
 static void *prewarm_main(void *arg) {
   (void)arg;
   vtg_options o;
-  options_init(&o);
+  vtg_options_init(&o);
   uint32_t *words = NULL;
   size_t n = 0;
   vp_diags d = {0};
@@ -596,9 +402,7 @@ static void *prewarm_main(void *arg) {
   vp_diags_free(&d);
   return NULL;
 }
-#endif
 
-#if defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV)
 /* Before fork(): the warm-up ends first, so the child neither inherits
  * glslang half set up nor joins a thread that only the parent has (its
  * atexit join crashed the child). */
@@ -609,10 +413,8 @@ static void prewarm_before_fork(void) {
 }
 static pthread_once_t prewarm_fork_once = PTHREAD_ONCE_INIT;
 static void prewarm_register_fork(void) { pthread_atfork(prewarm_before_fork, NULL, NULL); }
-#endif
 
 static PyObject *prewarm(PyObject *m, PyObject *noargs) {
-#if defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV)
   pthread_once(&prewarm_fork_once, prewarm_register_fork);
   int expected = 0;
   if (atomic_compare_exchange_strong(&prewarm_state, &expected, 1) &&
@@ -620,19 +422,16 @@ static PyObject *prewarm(PyObject *m, PyObject *noargs) {
     atomic_store(&prewarm_state, 0);
   else if (expected == 0)
     Py_RETURN_TRUE;
-#endif
   Py_RETURN_FALSE;
 }
 
 static PyObject *prewarm_join(PyObject *m, PyObject *noargs) {
-#if defined(VULPY_HAVE_CFAMILY) && defined(VULPY_HAVE_SPIRV)
   int expected = 1;
   if (atomic_compare_exchange_strong(&prewarm_state, &expected, 2)) {
     Py_BEGIN_ALLOW_THREADS
     pthread_join(prewarm_thread, NULL);
     Py_END_ALLOW_THREADS
   }
-#endif
   Py_RETURN_NONE;
 }
 
@@ -646,13 +445,9 @@ static PyObject *check_entry(PyObject *self, PyObject *args) {
   if (!PyArg_ParseTuple(args, "y*s#", &sv, &yaml, &ylen))
     return NULL;
   char why[256] = "";
-#if defined(VULPY_HAVE_TARGET)
   Py_BEGIN_ALLOW_THREADS
   vtg_check_cache_entry(sv.buf, (size_t)sv.len, yaml, (size_t)ylen, why, sizeof why);
   Py_END_ALLOW_THREADS
-#else
-  snprintf(why, sizeof why, "this build cannot check cached kernels");
-#endif
   PyBuffer_Release(&sv);
   if (why[0])
     return PyUnicode_FromString(why);
@@ -675,6 +470,5 @@ PyMethodDef vpy_compile_methods[] = {
     {"reflect_spirv", reflect_spirv, METH_O, "reflect_spirv(spirv) -> manifest YAML"},
     {"spirv_disassemble", spirv_disassemble, METH_O, "spirv_disassemble(spirv) -> text"},
     {"manifest_parse", manifest_parse, METH_O, "manifest_parse(yaml) -> dict"},
-    {"have", have, METH_NOARGS, "have() -> which compiler parts are built"},
     {NULL, NULL, 0, NULL},
 };

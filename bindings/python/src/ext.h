@@ -167,6 +167,7 @@ extern PyType_Spec vpy_ticket_spec, vpy_recording_spec;
 
 /* launch.c */
 extern PyType_Spec vpy_launcher_spec, vpy_kernel_call_spec;
+extern PyType_Spec vpy_exporter_spec; /* exporter.c: vp.ndarray's buffer protocol */
 /* Runs a filled-in dispatch: flush, dispatch (sync: wait, then invalidate),
  * with the GIL released; then the call's result. Sync: `out`, or None when
  * `out` is NULL. Async: a Ticket that keeps the Buffers (da->seq, else
@@ -190,13 +191,11 @@ PyObject *vpy_run_eager(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *da, 
 
 /* compile.c */
 extern PyMethodDef vpy_compile_methods[];
-#ifdef VULPY_HAVE_IR
 /* VIR text parsed and verified (compile_vir, jit_compile): the module, or
  * NULL with CompileError raised against the text (*d then released). */
 typedef struct vir_module vir_module;
 vir_module *vpy_parse_vir(vpy_state *st, const char *text, size_t len, const char *name,
                           vp_diags *d);
-#endif
 
 /* jit.c: array-level VIR through fuse and lower-arrays to kernels */
 extern PyMethodDef vpy_jit_methods[];

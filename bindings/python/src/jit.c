@@ -20,15 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef VULPY_HAVE_IR
 #include "vulpy/ir.h"
 #include "vulpy/passes.h"
-#endif
-#ifdef VULPY_HAVE_TARGET
 #include "vulpy/target.h"
-#endif
 
-#if defined(VULPY_HAVE_IR) && defined(VULPY_HAVE_TRANSFORMS) && defined(VULPY_HAVE_TARGET)
 static PyObject *str_or_none(const char *s) {
   return s ? PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace") : Py_NewRef(Py_None);
 }
@@ -142,13 +137,6 @@ static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
   vp_diags_free(&d);
   return out;
 }
-#else
-static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
-  PyErr_SetString(PyExc_NotImplementedError,
-                  "this build of vulpy has no IR library, passes or back ends");
-  return NULL;
-}
-#endif
 
 PyMethodDef vpy_jit_methods[] = {
     {"jit_compile", (PyCFunction)(void (*)(void))jit_compile, METH_VARARGS | METH_KEYWORDS,

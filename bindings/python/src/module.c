@@ -406,6 +406,10 @@ static int module_exec(PyObject *m) {
       !(st->Launcher = (PyTypeObject *)add_type(m, &vpy_launcher_spec)) ||
       !(st->KernelCall = (PyTypeObject *)add_type(m, &vpy_kernel_call_spec)))
     return -1;
+  PyObject *exporter = add_type(m, &vpy_exporter_spec);
+  if (!exporter)
+    return -1;
+  Py_DECREF(exporter);
   if (PyModule_AddFunctions(m, vpy_compile_methods) < 0 ||
       PyModule_AddFunctions(m, vpy_jit_methods) < 0 ||
       PyModule_AddFunctions(m, vpy_dlpack_methods) < 0)

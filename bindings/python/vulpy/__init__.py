@@ -110,6 +110,14 @@ del _so
 # --- issue 22 (kernel language): struct classes on the host (std430 dtypes) ---
 from ._structs import struct, struct_dtype  # noqa: E402,F401
 
+# --- issue 19 (array API): comparisons, differences, matrix-shape helpers ---
+from ._numeric import (allclose, append, array_equal, array_equiv,  # noqa: E402,F401
+                       atleast_1d, atleast_2d, atleast_3d, diag, diagonal, diff, divmod,
+                       ediff1d, isclose, logspace, meshgrid, nan_to_num, trace, tril, triu)
+
+# --- issue 19 (array API): vp.random (Generator, Philox bit-identical to NumPy's) ---
+from . import random  # noqa: E402,F401
+
 # --- issue 19 (array API): matmul, @, dot, vdot, inner, tensordot, einsum on GEMM kernels;
 # vp.dot stays the kernel language's vector dot inside kernels
 from ._matmul import dot, einsum, inner, matmul, tensordot, vdot  # noqa: E402,F401

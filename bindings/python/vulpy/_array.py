@@ -23,7 +23,7 @@ element (no zero-copy bool view).
 """
 import numpy as np
 
-from . import _context, _native, _structs
+from . import _context, _errors, _native, _structs
 
 MEMORY_KINDS = ("device", "host", "cached", "rebar")
 DTYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.uint32, np.int64,
@@ -106,7 +106,55 @@ def _padded(nbytes):
     return max(16, (nbytes + 15) & ~15)
 
 
-class ndarray:
+
+_DEVICE_LOCAL, _HOST_CACHED = 0x1, 0x8       # VkMemoryPropertyFlagBits
+
+
+def host_reads_fast(buf):
+    """True when the host may read `buf`'s mapping at memory speed: host
+    memory, or host-cached. Device-local memory mapped uncached (`'rebar'`
+    on a discrete GPU: VRAM through the BAR) is write-combined for the CPU:
+    reads cross PCIe one at a time (0.06-0.2 GB/s on the H200), so bulk
+    reads of it go through a DMA copy instead (the runtime's downloads do)."""
+    f = buf.memory_flags
+    return bool(buf.mapped) and (not f & _DEVICE_LOCAL or bool(f & _HOST_CACHED))
+
+
+# x.to(ctx) through imported pages: from 1 MiB, and where a discrete GPU
+# takes part (on CPU devices both paths are memcpys and the imports cost
+# more: 0.23 against 1.25 GB/s at 16 MiB on lavapipe, bench suite hostpages)
+_TO_PAGES_MIN = 1 << 20
+_TO_PAGES_KINDS = ("dgpu",)
+
+
+def _to_through_pages(x, ctx, memory):
+    """x.to(ctx) as two GPU copies through host pages imported into both
+    contexts (no CPU copy), or None where a driver refuses the import (the
+    caller then copies through NumPy). The copies are synchronous, so the
+    second starts after the first is done; the pages are freed when the
+    last import of them is (after its GPU work)."""
+    ext = _native.ext()
+    nbytes = x.nbytes
+    try:
+        pages = ext.HostMemory(nbytes)
+        a = ext.Buffer.import_host(x._ctx._native, pages)
+        b = ext.Buffer.import_host(ctx._native, pages)
+    except (BufferError, OSError, ValueError, _errors.VulkanError):
+        return None
+    a.copy_from(x._buf, 0, 0, nbytes)
+    out = _result(x.shape, x.dtype, memory, ctx)
+    out._buf.copy_from(b, 0, 0, nbytes)
+    return out
+
+
+# memoryview(x) on every Python: the extension's BufferExporter gives
+# ndarray a C buffer slot that calls __buffer__ (a Python class alone
+# exports buffers only from 3.12). Without the extension (a bare checkout:
+# `python -m vulpy dump-ast`) there are no resident arrays anyway.
+_ArrayBase = _native.ext().BufferExporter if _native.available() else object
+
+
+class ndarray(_ArrayBase):
     """A resident array: data in a Vulkan buffer, kept there across calls.
 
     Make one with vp.asarray, vp.empty/zeros/ones/full/arange/linspace or
@@ -288,14 +336,29 @@ class ndarray:
 
     def to(self, context, memory=None):
         """A copy of the array on another vp.Context (through host memory);
-        the array itself when `context` is its own and memory= is unchanged."""
+        the array itself when `context` is its own and memory= is unchanged.
+
+        Where both devices import host memory (VK_EXT_external_memory_host)
+        and one of them is a discrete GPU, the copy is one GPU copy into
+        page-aligned host pages imported into both contexts, then one GPU
+        copy out of them on the other device (1 MiB and more); otherwise a
+        download into NumPy and an upload."""
         from . import _context as _c
         ctx = _c.resolve(context)
         if ctx is self._ctx:
             return self if memory in (None, self.memory) else self.copy(memory)
         mem = check_memory(memory, ctx) if memory is not None else \
             (self.memory if self.memory in ("device", "host") else None)
-        host = self.numpy_view() if self._buf.mapped and self.dtype != _BOOL else self.numpy()
+        if (self.contiguous and self.dtype != _BOOL and self.nbytes >= _TO_PAGES_MIN and
+                (self._ctx.kind in _TO_PAGES_KINDS or ctx.kind in _TO_PAGES_KINDS) and
+                self._ctx.has("external_memory_host") and ctx.has("external_memory_host")):
+            r = _to_through_pages(self, ctx, check_memory(mem, ctx))
+            if r is not None:
+                return r
+        # numpy() reads VRAM mapped uncached (rebar on a dGPU) by DMA: read
+        # through the mapping it crossed PCIe at 0.1-0.2 GB/s on the H200
+        fast = host_reads_fast(self._buf) and self.dtype != _BOOL
+        host = self.numpy_view() if fast else self.numpy()
         return asarray(np.ascontiguousarray(host), self.dtype, memory=mem, context=ctx)
 
     def view_words(self):
@@ -890,9 +953,9 @@ def _ndarray_deepcopy(self, memo):
 
 
 def _ndarray_buffer(self, flags):
-    """The buffer protocol (Python 3.12+: memoryview(x)): the persistent
-    mapping of a host-visible array, no copy; ValueError naming the memory
-    kind otherwise (numpy_view's)."""
+    """The buffer protocol (memoryview(x), through BufferExporter's slot):
+    the persistent mapping of a host-visible array, no copy; ValueError
+    naming the memory kind otherwise (numpy_view's)."""
     return memoryview(self.numpy_view())
 
 

@@ -3,7 +3,7 @@ calling thread (time.thread_time_ns: steadier than wall time on a shared
 machine), median of N in-process repeats after glslang's one-time set-up.
 The kernel is compile_probe.py's sin + exp. bench/notes/python.md quotes it.
 
-    .venv/bin/python bench/compile_parts.py [N]
+    .venv/bin/python bench/probes/compile_parts.py [N]
 """
 import importlib.util
 import linecache
@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bindings" / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bindings" / "python"))
 d = tempfile.mkdtemp(prefix="vulpy-parts-")
 os.environ["VULPY_CACHE_DIR"] = d
 
@@ -58,7 +58,7 @@ for _ in range(reps):
     m("function key (reads + hashes the file)",
       lambda: _compiler.function_key(k.fn, k.options, dict(fast_math=False)))
     doc = m("AST dump (inspect, ast.parse, walk)",
-            lambda: _kernel._rewrite_control(_astjson.dump_function(k.fn, k.options)))
+            lambda: _astjson.dump_function(k.fn, k.options))
     text = m("JSON text", lambda: _astjson.to_json(doc))
     args = (text, "k.py", doc.get("kernel"), (256, 1, 1), True, False, False, False,
             0xFFFFFFFF, 0)

@@ -1,6 +1,6 @@
 """Where a tiny @vp.kernel call's time goes, with the GPU out of it.
 
-    .venv/bin/python bench/call_breakdown.py
+    .venv/bin/python bench/probes/call_breakdown.py
 
 Times, each alone in a loop, the pieces of the Python path (the kernel's
 native dispatch replaced by one that does nothing), the whole Python path,
@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench/
 import numpy as np  # noqa: E402
 
 # the python suite's tiny kernel and no-op dispatch: one definition of both

@@ -8,7 +8,7 @@ VP_FMA_FUSED true or false and the rare branches (Payne-Hanek, exp past
 same file for comparison. Prints ALU instructions per kernel (the shared
 load/store/index instructions subtracted via an empty kernel).
 
-    python3 bench/mathcost_ptx.py [build]     (needs nvcc on PATH)
+    python3 bench/probes/mathcost_ptx.py [build]     (needs nvcc on PATH)
 
 bench/notes/mathcost.md quotes its output.
 """
@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def prelude():

@@ -1,4 +1,4 @@
-/* from_vir.c - the manifest of one kernel of a verified VIR module.
+/* manifest_from_vir.c - the manifest of one kernel of a verified VIR module.
  *
  * Everything comes from the module's declarations: buffers in (set,
  * binding) order with their element type spelled as in VIR and the std430

@@ -8,7 +8,7 @@ figures are ratios that survive this machine's noise):
   conv 1M       vp.sin(h) + vp.exp(h) on NumPy float32[2^20]
   kernel        @vp.kernel y[i] = a * x[i], dispatch=2^10 (the reference)
 
-    .venv/bin/python bench/percall_paths.py [--iters 2000]
+    .venv/bin/python bench/probes/percall_paths.py [--iters 2000]
 
 Prints the median microseconds of each and its ratio to `kernel`. Issue 14
 ("One array path") keeps these ratios from growing when the eager ufuncs
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bindings" / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bindings" / "python"))
 import vulpy as vp  # noqa: E402
 
 

@@ -1,0 +1,364 @@
+"""Comparisons, differences and matrix-shape helpers a CuPy user reaches for
+(issue 19): isclose, allclose, array_equal, array_equiv, diff, ediff1d,
+tril, triu, diag, diagonal, trace, meshgrid, logspace, nan_to_num,
+atleast_1d/2d/3d, append, divmod.
+
+Each is a composition of the vp ufuncs, reductions, views and shape
+operations (_ufunc, _reduce, _indexing, _shapeops): every step is a device
+kernel on the array path; resident in -> resident out, NumPy in -> NumPy's
+own function (nothing to gain from a trip to the GPU). allclose,
+array_equal and array_equiv return a Python bool, as NumPy's do: they read
+one value back.
+
+Semantics follow NumPy 2: isclose computes |a - b| <= atol + rtol * |b| in
+the result type of (a, b, 1.0), infinities are close only to themselves,
+NaNs only with equal_nan=True; diff of booleans is `!=`; tril/triu/diag
+take the last two axes (tril/triu) or a 1-/2-D input (diag) like NumPy.
+"""
+import builtins
+
+import numpy as np
+
+from . import _array, _reduce, _shapeops, _ufunc
+
+_nd = _array.ndarray
+_BOOL = np.dtype(np.bool_)
+
+
+def _res(*xs):
+    return builtins.any(isinstance(x, _nd) for x in xs)
+
+
+def _context_of(*xs):
+    for x in xs:
+        if isinstance(x, _nd):
+            return x.context
+    return None
+
+
+def _asnd(x, ctx):
+    """x as a resident array on ctx (NumPy data and scalars are uploaded)."""
+    if isinstance(x, _nd):
+        return x
+    return _array.asarray(np.asarray(x), context=ctx)
+
+
+# ---------------------------------------------------------------- closeness
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """numpy.isclose on the GPU: |a - b| <= atol + rtol * |b| elementwise,
+    in the result type of (a, b, 1.0) (integers compare as floats);
+    infinities are close only to an equal infinity, NaN only to NaN with
+    equal_nan=True."""
+    if not _res(a, b):
+        return np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    ctx = _context_of(a, b)
+    dt = np.result_type(getattr(a, "dtype", np.asarray(a).dtype),
+                        getattr(b, "dtype", np.asarray(b).dtype), 1.0)
+    a = _asnd(a, ctx).astype(dt)
+    b = _asnd(b, ctx).astype(dt)
+    finite = _ufunc.logical_and(_ufunc.isfinite(a), _ufunc.isfinite(b))
+    near = _ufunc.less_equal(_ufunc.abs(_ufunc.subtract(a, b)),
+                             _ufunc.add(atol, _ufunc.multiply(rtol, _ufunc.abs(b))))
+    r = _ufunc.where(finite, near, _ufunc.equal(a, b))
+    if equal_nan:
+        r = _ufunc.logical_or(r, _ufunc.logical_and(_ufunc.isnan(a), _ufunc.isnan(b)))
+    return r
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """numpy.allclose: True when every element of isclose(a, b) is (one
+    value read back)."""
+    if not _res(a, b):
+        return builtins.bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return builtins.bool(_reduce.all(isclose(a, b, rtol, atol, equal_nan)))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """numpy.array_equal: same shape and equal elements (NaNs equal with
+    equal_nan=True); a Python bool."""
+    if not _res(a1, a2):
+        return builtins.bool(np.array_equal(a1, a2, equal_nan=equal_nan))
+    s1, s2 = np.shape(a1), np.shape(a2)
+    if tuple(s1) != tuple(s2):
+        return False
+    ctx = _context_of(a1, a2)
+    a1, a2 = _asnd(a1, ctx), _asnd(a2, ctx)
+    eq = _ufunc.equal(a1, a2)
+    if equal_nan and np.dtype(a1.dtype).kind == "f" or equal_nan and np.dtype(a2.dtype).kind == "f":
+        eq = _ufunc.logical_or(eq, _ufunc.logical_and(_ufunc.isnan(a1), _ufunc.isnan(a2)))
+    return builtins.bool(_reduce.all(eq))
+
+
+def array_equiv(a1, a2):
+    """numpy.array_equiv: broadcastable shapes and equal elements."""
+    if not _res(a1, a2):
+        return builtins.bool(np.array_equiv(a1, a2))
+    try:
+        np.broadcast_shapes(np.shape(a1), np.shape(a2))
+    except ValueError:
+        return False
+    ctx = _context_of(a1, a2)
+    return builtins.bool(_reduce.all(_ufunc.equal(_asnd(a1, ctx), _asnd(a2, ctx))))
+
+
+# -------------------------------------------------------------- differences
+def _slice(ndim, axis, s):
+    idx = [slice(None)] * ndim
+    idx[axis] = s
+    return tuple(idx)
+
+
+def diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
+    """numpy.diff on the GPU: the n-th difference along `axis` (for booleans
+    `!=`, as NumPy), with prepend=/append= values joined first."""
+    if not _res(a, None if prepend is np._NoValue else prepend,
+                None if append is np._NoValue else append):
+        return np.diff(a, n, axis, prepend, append)
+    ctx = _context_of(a, prepend, append)
+    a = _asnd(a, ctx)
+    if n == 0:
+        return a
+    if n < 0:
+        raise ValueError(f"diff: order must be non-negative but got {n!r}")
+    if a.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    ax = _shapeops._axis(axis, a.ndim, "diff")
+    parts = []
+    for v in (prepend, None, append):
+        if v is None:
+            parts.append(a)
+        elif v is not np._NoValue:
+            shape = list(a.shape)
+            shape[ax] = 1
+            v = _asnd(v, ctx)
+            parts.append(_shapeops.broadcast_to(v, tuple(shape)) if v.ndim == 0 else v)
+    if len(parts) > 1:
+        a = _shapeops.concatenate(parts, axis=ax)
+    op = _ufunc.not_equal if np.dtype(a.dtype) == _BOOL else _ufunc.subtract
+    for _ in range(n):
+        if a.shape[ax] == 0:
+            break
+        a = op(a[_slice(a.ndim, ax, slice(1, None))], a[_slice(a.ndim, ax, slice(None, -1))])
+    return a
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """numpy.ediff1d: differences of the flattened array, with optional
+    values before and after."""
+    if not _res(ary, to_end, to_begin):
+        return np.ediff1d(ary, to_end, to_begin)
+    ctx = _context_of(ary, to_end, to_begin)
+    a = _asnd(ary, ctx).ravel()
+    d = diff(a)
+    parts = [_asnd(np.ravel(np.asarray(to_begin, dtype=a.dtype)), ctx)] if to_begin is not None else []
+    parts.append(d)
+    if to_end is not None:
+        parts.append(_asnd(np.ravel(np.asarray(to_end, dtype=a.dtype)), ctx))
+    return _shapeops.concatenate(parts) if len(parts) > 1 else d
+
+
+# ---------------------------------------------------------- matrix shapes
+def _tri_mask(m, k, lower):
+    rows, cols = m.shape[-2], m.shape[-1]
+    ctx = m.context
+    i = _array.arange(rows, dtype=np.int64, context=ctx).reshape(rows, 1)
+    j = _array.arange(cols, dtype=np.int64, context=ctx).reshape(1, cols)
+    d = _ufunc.subtract(j, i)
+    return _ufunc.less_equal(d, k) if lower else _ufunc.greater_equal(d, k)
+
+
+def tril(m, k=0):
+    """numpy.tril: the elements on and below the k-th diagonal of the last
+    two axes, zeros above (1-D input is first broadcast to a square)."""
+    if not _res(m):
+        return np.tril(m, k)
+    if m.ndim == 1:
+        m = _shapeops.broadcast_to(m, (m.shape[0], m.shape[0]))
+    if m.ndim < 1:
+        raise ValueError("tril: the input must be at least 1-D")
+    return _ufunc.where(_tri_mask(m, int(k), True), m, np.zeros((), m.dtype))
+
+
+def triu(m, k=0):
+    """numpy.triu: the elements on and above the k-th diagonal of the last
+    two axes, zeros below."""
+    if not _res(m):
+        return np.triu(m, k)
+    if m.ndim == 1:
+        m = _shapeops.broadcast_to(m, (m.shape[0], m.shape[0]))
+    if m.ndim < 1:
+        raise ValueError("triu: the input must be at least 1-D")
+    return _ufunc.where(_tri_mask(m, int(k), False), m, np.zeros((), m.dtype))
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """numpy.diagonal: the diagonal of the axis1/axis2 planes, as the last
+    axis of the result (a copy here; NumPy's is a read-only view)."""
+    if not _res(a):
+        return np.diagonal(a, offset, axis1, axis2)
+    if a.ndim < 2:
+        raise ValueError("diagonal requires an array of at least two dimensions")
+    ax1 = _shapeops._axis(axis1, a.ndim, "diagonal")
+    ax2 = _shapeops._axis(axis2, a.ndim, "diagonal")
+    if ax1 == ax2:
+        raise ValueError("diagonal: axis1 and axis2 cannot be the same")
+    b = _shapeops.moveaxis(a, (ax1, ax2), (-2, -1))
+    rows, cols = b.shape[-2], b.shape[-1]
+    offset = int(offset)
+    if offset >= 0:
+        n = max(0, min(rows, cols - offset))
+        i0, j0 = 0, offset
+    else:
+        n = max(0, min(rows + offset, cols))
+        i0, j0 = -offset, 0
+    lead = b.shape[:-2]
+    if n == 0:
+        return _array.empty(lead + (0,), dtype=a.dtype, context=a.context)
+    ii = _array.asarray(np.arange(i0, i0 + n, dtype=np.int64), context=a.context)
+    jj = _array.asarray(np.arange(j0, j0 + n, dtype=np.int64), context=a.context)
+    idx = (Ellipsis, ii, jj)
+    return b[idx]
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """numpy.trace: sum along diagonals (NumPy's accumulation dtype)."""
+    if not _res(a):
+        return np.trace(a, offset, axis1, axis2, dtype, out)
+    return _reduce.sum(diagonal(a, offset, axis1, axis2), -1, dtype, out)
+
+
+def diag(v, k=0):
+    """numpy.diag: a 2-D array with `v` on its k-th diagonal (1-D input), or
+    the k-th diagonal of a 2-D input."""
+    if not _res(v):
+        return np.diag(v, k)
+    k = int(k)
+    if v.ndim == 1:
+        n = v.shape[0] + abs(k)
+        out = _array.zeros((n, n), dtype=v.dtype, context=v.context)
+        if v.shape[0]:
+            i = np.arange(v.shape[0], dtype=np.int64) + (0 if k >= 0 else -k)
+            j = np.arange(v.shape[0], dtype=np.int64) + (k if k >= 0 else 0)
+            out.ravel()[_array.asarray(i * n + j, context=v.context)] = v
+        return out
+    if v.ndim == 2:
+        return diagonal(v, k)
+    raise ValueError("diag: input must be 1-d or 2-d")
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """numpy.meshgrid: coordinate arrays from 1-D coordinate vectors
+    (indexing 'xy' or 'ij'; sparse= gives broadcastable shapes)."""
+    if not _res(*xi):
+        return np.meshgrid(*xi, copy=copy, sparse=sparse, indexing=indexing)
+    if indexing not in ("xy", "ij"):
+        raise ValueError("meshgrid: indexing must be 'xy' or 'ij'")
+    ctx = _context_of(*xi)
+    xs = [_asnd(x, ctx).ravel() for x in xi]
+    ndim = len(xs)
+    out = []
+    for i, x in enumerate(xs):
+        shape = [1] * ndim
+        shape[i] = x.shape[0]
+        out.append(x.reshape(tuple(shape)))
+    if indexing == "xy" and ndim > 1:
+        for i in range(len(out)):
+            out[i] = _shapeops.swapaxes(out[i], 0, 1)
+    if not sparse:
+        full = np.broadcast_shapes(*(o.shape for o in out))
+        out = [_shapeops.broadcast_to(o, full) for o in out]
+    if copy:
+        out = [o.copy() for o in out]
+    return tuple(out)
+
+
+# -------------------------------------------------------------- creation
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, *,
+             memory=None, context=None):
+    """numpy.logspace as a resident array: base ** linspace(start, stop)
+    (float32 unless dtype= says otherwise, as vp.linspace)."""
+    if axis != 0:
+        raise NotImplementedError("logspace: axis= other than 0 is not supported")
+    y = _array.linspace(start, stop, num, endpoint, dtype=dtype, memory=memory, context=context)
+    r = _ufunc.power(np.asarray(base, dtype=y.dtype), y)
+    return r if dtype is None else r.astype(dtype)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """numpy.nan_to_num on the GPU: NaN -> nan, +inf -> posinf (default the
+    dtype's largest), -inf -> neginf (default the most negative). With
+    copy=False the input is changed in place, as NumPy."""
+    if not _res(x):
+        return np.nan_to_num(x, copy=copy, nan=nan, posinf=posinf, neginf=neginf)
+    dt = np.dtype(x.dtype)
+    if dt.kind not in "fc":
+        return x.copy() if copy else x
+    fi = np.finfo(dt)
+    pos = np.asarray(fi.max if posinf is None else posinf, dt)
+    neg = np.asarray(fi.min if neginf is None else neginf, dt)
+    r = _ufunc.where(_ufunc.isnan(x), np.asarray(nan, dt), x)
+    r = _ufunc.where(_ufunc.isposinf(r) if hasattr(_ufunc, "isposinf")
+                     else _ufunc.logical_and(_ufunc.isinf(r), _ufunc.greater(r, 0)), pos, r)
+    r = _ufunc.where(_ufunc.logical_and(_ufunc.isinf(r), _ufunc.less(r, 0)), neg, r)
+    if not copy:
+        x[...] = r
+        return x
+    return r
+
+
+def _atleast(n, arys):
+    res = []
+    for a in arys:
+        if not isinstance(a, _nd):
+            res.append(getattr(np, f"atleast_{n}d")(a))
+            continue
+        if a.ndim >= n:
+            res.append(a)
+        elif n == 1:
+            res.append(a.reshape((1,)))
+        elif n == 2:
+            res.append(a.reshape((1, -1) if a.ndim == 1 else (1, 1)))
+        else:
+            res.append(a.reshape((1, a.shape[0], 1) if a.ndim == 1 else
+                                 (a.shape + (1,)) if a.ndim == 2 else (1, 1, 1)))
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def atleast_1d(*arys):
+    """numpy.atleast_1d: views with at least one dimension."""
+    return _atleast(1, arys)
+
+
+def atleast_2d(*arys):
+    """numpy.atleast_2d: views with at least two dimensions."""
+    return _atleast(2, arys)
+
+
+def atleast_3d(*arys):
+    """numpy.atleast_3d: views with at least three dimensions (NumPy's
+    placement: (N,) -> (1, N, 1), (M, N) -> (M, N, 1))."""
+    return _atleast(3, arys)
+
+
+def append(arr, values, axis=None):
+    """numpy.append: a new array, `values` after `arr` (flattened both when
+    axis is None)."""
+    if not _res(arr, values):
+        return np.append(arr, values, axis)
+    ctx = _context_of(arr, values)
+    arr, values = _asnd(arr, ctx), _asnd(values, ctx)
+    if axis is None:
+        return _shapeops.concatenate([arr.ravel(), values.ravel()])
+    return _shapeops.concatenate([arr, values], axis=axis)
+
+
+def divmod(x1, x2):  # noqa: A001  (numpy.divmod)
+    """numpy.divmod: (floor_divide(x1, x2), remainder(x1, x2))."""
+    if not _res(x1, x2):
+        return np.divmod(x1, x2)
+    return _ufunc.floor_divide(x1, x2), _ufunc.remainder(x1, x2)
+
+
+NAMES = ("isclose", "allclose", "array_equal", "array_equiv", "diff", "ediff1d", "tril", "triu",
+         "diag", "diagonal", "trace", "meshgrid", "logspace", "nan_to_num", "atleast_1d",
+         "atleast_2d", "atleast_3d", "append", "divmod")

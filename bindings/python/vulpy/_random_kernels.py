@@ -1,0 +1,247 @@
+"""The kernels of vp.random (random.py), in VulPy's own kernel language.
+
+Philox4x64-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3",
+SC'11; the variant numpy.random.Philox implements): one output block of
+four uint64 words is a pure function of a 256-bit counter and a 128-bit key,
+so every invocation computes the block of its own counter (base + its id)
+and no invocation keeps state. The host (random.py) tracks the stream
+position and passes the first block's counter; the kernels add the
+invocation id with carry across the four counter words, as NumPy's
+philox_next does when it steps the counter.
+
+The 64x64 -> 128-bit products Philox needs are made of four 32x32 -> 64-bit
+products in uint64 arithmetic (mulhilo): GLSL's umulExtended is 32-bit only
+and the kernel language has no 128-bit type. The multipliers are constants,
+so their halves fold.
+
+Every kernel writes the outputs of its invocation's block that fall inside
+[0, n) of the call (the first block may be partly used already: `skip`
+words, or 2*skip 32-bit halves, of it are before the call's first output).
+"""
+import vulpy as vp
+
+PHILOX_M0: vp.uint64 = 0xD2E7470EE14C6C93
+PHILOX_M1: vp.uint64 = 0xCA5A826395121157
+PHILOX_W0: vp.uint64 = 0x9E3779B97F4A7C15
+PHILOX_W1: vp.uint64 = 0xBB67AE8584CAA73B
+LOW32: vp.uint64 = 0xFFFFFFFF
+# 2^-53 and 2^-24: NumPy's next_double / next_float scales
+INV53: vp.float64 = 1.1102230246251565e-16
+INV24: vp.float32 = 5.9604644775390625e-08
+PIO2_22: vp.float32 = 3.745070282923245e-07  # (pi / 2) / 2^22
+TWO_PI64: vp.float64 = 6.283185307179586
+
+
+def mulhilo(a: vp.uint64, b: vp.uint64):
+    """(high, low) 64-bit halves of the 128-bit product a * b, from four
+    32 x 32 -> 64-bit products of the zero-extended 32-bit halves (the shape
+    GPU compilers turn into one wide multiply-add each: NVIDIA's IMAD.WIDE)."""
+    a0 = vp.uint64(vp.uint32(a & LOW32))
+    a1 = vp.uint64(vp.uint32(a >> 32))
+    b0 = vp.uint64(vp.uint32(b & LOW32))
+    b1 = vp.uint64(vp.uint32(b >> 32))
+    p00 = a0 * b0
+    p01 = a0 * b1
+    p10 = a1 * b0
+    p11 = a1 * b1
+    mid = (p00 >> 32) + (p01 & LOW32) + (p10 & LOW32)
+    hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32)
+    return hi, (mid << 32) | (p00 & LOW32)
+
+
+def philox(c0: vp.uint64, c1: vp.uint64, c2: vp.uint64, c3: vp.uint64,
+            k0: vp.uint64, k1: vp.uint64):
+    """Philox4x64-10 of counter (c0..c3) under key (k0, k1): NumPy's
+    philox4x64_R with its round function and key schedule."""
+    for _r in vp.static(range(10)):
+        hi0, lo0 = mulhilo(PHILOX_M0, c0)
+        hi1, lo1 = mulhilo(PHILOX_M1, c2)
+        c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
+        k0 = k0 + PHILOX_W0
+        k1 = k1 + PHILOX_W1
+    return c0, c1, c2, c3
+
+
+def invocation_id(row: vp.uint32):
+    """The invocation's index: x + y * row (a 2-D grid where the device
+    limits the x workgroup count: lavapipe's 65535 groups)."""
+    return vp.global_id(0) + vp.global_id(1) * row
+
+
+def invocation_block(g: vp.uint32, k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
+                     c1: vp.uint64, c2: vp.uint64, c3: vp.uint64):
+    """The block of invocation g: counter (c0..c3) + g, with carry."""
+    d0 = c0 + vp.uint64(g)
+    cy1 = vp.uint64(1) if d0 < c0 else vp.uint64(0)
+    d1 = c1 + cy1
+    cy2 = vp.uint64(1) if d1 < cy1 else vp.uint64(0)
+    d2 = c2 + cy2
+    cy3 = vp.uint64(1) if d2 < cy2 else vp.uint64(0)
+    return philox(d0, d1, d2, c3 + cy3, k0, k1)
+
+
+def box_muller32(a: vp.uint32, b: vp.uint32):
+    """Two standard normals from two 32-bit words: r = sqrt(-2 log u1) with
+    u1 = ((a >> 8) + 1) 2^-24 in (0, 1], and the angle from the top 24 bits
+    m of b: quadrant q = m >> 22 and y = ((m & (2^22 - 1)) - 2^21) (pi/2)
+    2^-22 in [-pi/4, pi/4), theta = q pi/2 + y (uniform on the circle: 2 pi
+    m 2^-24 turned by -pi/4). sin y and cos y are the polynomials of the
+    math library's vp_sincos on |y| <= pi/4 (math.md), without its range
+    reduction: the quadrant comes from the bits, and one y serves both."""
+    u1 = (vp.float32(a >> 8) + 1.0) * INV24
+    r = vp.sqrt(-2.0 * vp.log(u1))
+    m = b >> 8
+    q = m >> 22
+    y = vp.float32(vp.int32(m & 0x3FFFFF) - 2097152) * PIO2_22
+    z = y * y
+    s = vp.fma(y * z, vp.fma(vp.fma(-1.95777214e-4, z, 0.00833270025), z, -0.166666644), y)
+    c = vp.fma(z, vp.fma(z, vp.fma(vp.fma(2.45377508e-5, z, -0.00138882549), z,
+                                   0.0416666644), -0.5), 1.0)
+    # (cos, sin) of q pi/2 + y: (c, s), (-s, c), (-c, -s), (s, -c)
+    cq = c if q == 0 else (-s if q == 1 else (-c if q == 2 else s))
+    sq = s if q == 0 else (c if q == 1 else (-s if q == 2 else -c))
+    return r * cq, r * sq
+
+
+# Functions of the vulpy package are not collected as helpers by name (they
+# would be the kernel language's own names): the kernels list them.
+HELPERS = (mulhilo, philox, invocation_id, invocation_block, box_muller32)
+
+
+@vp.kernel(local_size_x=64, helpers=HELPERS)
+def raw_u64(out: vp.Buffer[vp.uint64], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
+            c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, skip: vp.uint32, n: vp.uint32,
+            row: vp.uint32):
+    """out[j] = word skip + j of the blocks from counter c (random_raw)."""
+    g = invocation_id(row)
+    w = invocation_block(g, k0, k1, c0, c1, c2, c3)
+    t = g * 4
+    for k in vp.static(range(4)):
+        if t + k >= skip and t + k - skip < n:
+            out[t + k - skip] = w[k]
+
+
+@vp.kernel(local_size_x=64, helpers=HELPERS)
+def uniform_f64(out: vp.Buffer[vp.float64], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
+                c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, skip: vp.uint32, n: vp.uint32,
+                row: vp.uint32):
+    """NumPy's next_double: (word >> 11) * 2^-53, one word per output."""
+    g = invocation_id(row)
+    w = invocation_block(g, k0, k1, c0, c1, c2, c3)
+    t = g * 4
+    for k in vp.static(range(4)):
+        if t + k >= skip and t + k - skip < n:
+            out[t + k - skip] = vp.float64(w[k] >> 11) * INV53
+
+
+@vp.kernel(local_size_x=64, helpers=HELPERS)
+def uniform_f32(out: vp.Buffer[vp.float32], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
+                c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, skip2: vp.uint32, n: vp.uint32,
+                row: vp.uint32, has_buf: vp.uint32, buf_val: vp.uint32):
+    """NumPy's next_float: (next_uint32 >> 8) * 2^-24, where next_uint32 is
+    the low then the high half of each word. skip2 halves of the first block
+    are used already; with has_buf, out[0] is the buffered half buf_val
+    (NumPy's uinteger) and the block's halves start at out[1]."""
+    g = invocation_id(row)
+    w = invocation_block(g, k0, k1, c0, c1, c2, c3)
+    if g == 0 and has_buf == 1 and n > 0:
+        out[0] = vp.float32(buf_val >> 8) * INV24
+    t = g * 8  # the first half of this block, counted in the call's halves
+    m = n - has_buf
+    for k in vp.static(range(4)):
+        lo = vp.uint32(w[k] & LOW32)
+        hi = vp.uint32(w[k] >> 32)
+        h = t + 2 * k
+        if h >= skip2 and h - skip2 < m:
+            out[h - skip2 + has_buf] = vp.float32(lo >> 8) * INV24
+        if h + 1 >= skip2 and h + 1 - skip2 < m:
+            out[h + 1 - skip2 + has_buf] = vp.float32(hi >> 8) * INV24
+
+
+@vp.kernel(local_size_x=64, helpers=HELPERS)
+def normal_f32(out: vp.Buffer[vp.float32], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
+               c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, n: vp.uint32, row: vp.uint32):
+    """Box-Muller (box_muller32): the four words of a block are four pairs
+    of 32-bit halves, eight standard normals."""
+    g = invocation_id(row)
+    w = invocation_block(g, k0, k1, c0, c1, c2, c3)
+    t = g * 8
+    for k in vp.static(range(4)):
+        z0, z1 = box_muller32(vp.uint32(w[k] & LOW32), vp.uint32(w[k] >> 32))
+        j = t + 2 * k
+        if j < n:
+            out[j] = z0
+        if j + 1 < n:
+            out[j + 1] = z1
+
+
+@vp.kernel(local_size_x=64, helpers=HELPERS)
+def normal_f64(out: vp.Buffer[vp.float64], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
+               c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, n: vp.uint32, row: vp.uint32):
+    """Box-Muller in double: two pairs of 53-bit uniforms per block, four
+    standard normals."""
+    g = invocation_id(row)
+    w = invocation_block(g, k0, k1, c0, c1, c2, c3)
+    t = g * 4
+    for k in vp.static(range(2)):
+        u1 = (vp.float64(w[2 * k] >> 11) + 1.0) * INV53
+        th = vp.float64(w[2 * k + 1] >> 11) * (INV53 * TWO_PI64)
+        r = vp.sqrt(-2.0 * vp.log(u1))
+        j = t + 2 * k
+        if j < n:
+            out[j] = r * vp.cos(th)
+        if j + 1 < n:
+            out[j + 1] = r * vp.sin(th)
+
+
+@vp.kernel(local_size_x=64, helpers=HELPERS)
+def integers_i64(out: vp.Buffer[vp.int64], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
+                 c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, skip: vp.uint32, n: vp.uint32,
+                 row: vp.uint32, low: vp.uint64, span: vp.uint64):
+    """low + floor(word * span / 2^64) (Lemire's multiply, no rejection:
+    the bias is below span / 2^64); span 0 means 2^64 (the word itself)."""
+    g = invocation_id(row)
+    w = invocation_block(g, k0, k1, c0, c1, c2, c3)
+    t = g * 4
+    for k in vp.static(range(4)):
+        if t + k >= skip and t + k - skip < n:
+            hi, lo = mulhilo(w[k], span)
+            v = w[k] if span == 0 else hi
+            out[t + k - skip] = vp.int64(low + v)
+
+
+# Vector-store variants (n a multiple of 8, the call starting on a block):
+# the same values in the same places as normal_f32 / uniform_f32, written as
+# two vec4 stores per invocation instead of eight scalar ones.
+@vp.kernel(local_size_x=64, helpers=HELPERS)
+def normal_f32_v4(out: vp.Buffer[vp.vec4], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
+                  c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, n4: vp.uint32,
+                  row: vp.uint32):
+    """normal_f32 when n = 4 * n4 is a multiple of 8."""
+    g = invocation_id(row)
+    w = invocation_block(g, k0, k1, c0, c1, c2, c3)
+    z = vp.Local[vp.float32, 8]
+    for k in vp.static(range(4)):
+        z0, z1 = box_muller32(vp.uint32(w[k] & LOW32), vp.uint32(w[k] >> 32))
+        z[2 * k] = z0
+        z[2 * k + 1] = z1
+    if 2 * g + 1 < n4:
+        out[2 * g] = vp.vec4(z[0], z[1], z[2], z[3])
+        out[2 * g + 1] = vp.vec4(z[4], z[5], z[6], z[7])
+
+
+@vp.kernel(local_size_x=64, helpers=HELPERS)
+def uniform_f32_v4(out: vp.Buffer[vp.vec4], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
+                   c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, n4: vp.uint32,
+                   row: vp.uint32):
+    """uniform_f32 when n = 4 * n4 is a multiple of 8, no half is buffered
+    and the call starts on a block."""
+    g = invocation_id(row)
+    w = invocation_block(g, k0, k1, c0, c1, c2, c3)
+    z = vp.Local[vp.float32, 8]
+    for k in vp.static(range(4)):
+        z[2 * k] = vp.float32(vp.uint32(w[k] & LOW32) >> 8) * INV24
+        z[2 * k + 1] = vp.float32(vp.uint32(w[k] >> 32) >> 8) * INV24
+    if 2 * g + 1 < n4:
+        out[2 * g] = vp.vec4(z[0], z[1], z[2], z[3])
+        out[2 * g + 1] = vp.vec4(z[4], z[5], z[6], z[7])

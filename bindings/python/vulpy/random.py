@@ -1,0 +1,556 @@
+"""vp.random: NumPy's Generator API on the GPU, on a counter-based Philox.
+
+    rng = vp.random.default_rng(42)        # Generator(Philox(42))
+    x = rng.random(1_000_000)              # resident float64, on the current context
+    z = rng.standard_normal((1000, 1000), dtype=np.float32)
+
+Philox4x64-10 makes each block of four uint64 words from (key, counter)
+alone, so a call dispatches one invocation per block and no invocation keeps
+state (_random_kernels.py). The host keeps the stream position (the counter
+of the next block and how many of its words are used) and NumPy's 32-bit
+half buffer, exactly as numpy/random/src/philox/philox.h does, so these
+streams are bit-identical to NumPy's Generator(Philox(seed)), call after
+call: random_raw, random() in float64 ((word >> 11) * 2^-53) and float32
+((next_uint32 >> 8) * 2^-24, next_uint32 being the low then the high half of
+a word, the high half kept for the next float32 call). The key comes from
+NumPy's own Philox (SeedSequence), and `.state` reads and writes NumPy's
+state dictionary, so a stream can move between VulPy and NumPy.
+
+The rest uses parallel methods (docs/python-api.md, "Random numbers"):
+standard_normal is Box-Muller on whole blocks, integers Lemire's
+multiply without rejection (bias below span / 2^64), uniform, normal and
+exponential are transforms of random / standard_normal.
+"""
+import numbers
+import operator
+
+import numpy as np
+
+from . import _array
+
+__all__ = ["Generator", "Philox", "default_rng", "seed", "rand", "randn", "random",
+           "random_sample", "uniform", "normal", "standard_normal", "integers", "randint",
+           "exponential"]
+
+_MASK64 = (1 << 64) - 1
+_MASK256 = (1 << 256) - 1
+_MAX_N = (1 << 31) - 16  # push constants and indices are 32-bit
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_M0, _M1 = 0xD2E7470EE14C6C93, 0xCA5A826395121157
+_W0, _W1 = 0x9E3779B97F4A7C15, 0xBB67AE8584CAA73B
+
+
+def _philox_host(ctr, key):
+    """Philox4x64-10 of a 256-bit counter on the host (for the state dict and
+    the buffered 32-bit half): the four words."""
+    c = [(ctr >> (64 * i)) & _MASK64 for i in range(4)]
+    k0, k1 = key
+    for _ in range(10):
+        p0, p1 = _M0 * c[0], _M1 * c[2]
+        c = [(p1 >> 64) ^ c[1] ^ k0, p1 & _MASK64, (p0 >> 64) ^ c[3] ^ k1, p0 & _MASK64]
+        k0, k1 = (k0 + _W0) & _MASK64, (k1 + _W1) & _MASK64
+    return c
+
+
+def _kernels():
+    from . import _random_kernels
+    return _random_kernels
+
+
+def _size(size, who):
+    """size= as a shape tuple (None is a scalar, returned as a 0-d array)."""
+    if size is None:
+        return ()
+    if isinstance(size, (numbers.Integral, np.integer)) and not isinstance(size, bool):
+        size = (int(size),)
+    elif isinstance(size, (tuple, list)):
+        try:
+            size = tuple(operator.index(s) for s in size)
+        except TypeError:
+            raise TypeError(f"{who}: size= must be an int or a tuple of ints, "
+                            f"got {size!r}") from None
+    else:
+        raise TypeError(f"{who}: size= must be an int or a tuple of ints, got {size!r}")
+    if any(s < 0 for s in size):
+        raise ValueError(f"{who}: size= must not be negative, got {size!r}")
+    n = 1
+    for s in size:
+        n *= s
+    if n > _MAX_N:
+        raise ValueError(f"{who}: size= asks for {n} values; one call makes at most "
+                         f"{_MAX_N} (split the request)")
+    return size
+
+
+def _float_dtype(dtype, who):
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{who}: dtype= must be float32 or float64, got {dtype!r}") from None
+    if dt not in (_F32, _F64):
+        raise TypeError(f"{who}: dtype= must be float32 or float64, got {dt.name}")
+    return dt
+
+
+def _count(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _target(shape, dt, out, who):
+    """The result array: out= checked against shape and dtype, or a new one."""
+    if out is None:
+        return _array.empty(shape, dt)
+    if not isinstance(out, _array.ndarray):
+        raise TypeError(f"{who}: out= must be a vp.ndarray (resident), got "
+                        f"{type(out).__name__}")
+    if out.dtype != dt:
+        raise TypeError(f"{who}: out= has dtype {out.dtype.name}, the result is {dt.name}")
+    if not _array.c_contiguous(out):
+        raise ValueError(f"{who}: out= must be C-contiguous (a strided view gets its "
+                         f"samples in another order than NumPy's): pass a contiguous array")
+    if shape is not None and tuple(out.shape) != tuple(shape):
+        raise ValueError(f"{who}: size= {shape} does not match out= of shape "
+                         f"{tuple(out.shape)}")
+    if _count(out.shape) > _MAX_N:
+        raise ValueError(f"{who}: out= has {_count(out.shape)} elements; one call makes at "
+                         f"most {_MAX_N}")
+    return out
+
+
+_GRID_X_GROUPS = None  # tests set a small x limit to check the 2-D fold
+
+
+def _launch(kern, arr, nblocks, **push):
+    """One invocation per block; past the device's x workgroup limit
+    (lavapipe: 65535 groups) a 2-D grid whose rows the kernels fold back
+    (invocation_id; the surplus invocations of the last row write nothing)."""
+    maxx = _GRID_X_GROUPS or arr._ctx.info["limits"]["max_workgroup_count"][0] or 65535
+    maxx *= 64
+    if nblocks <= maxx:
+        kern(arr, dispatch=nblocks, row=nblocks, **push)
+    else:
+        kern(arr, dispatch=(maxx, -(-nblocks // maxx)), row=maxx, **push)
+
+
+def _dtype_ok(dt):
+    try:
+        _array.check_dtype(dt)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+class Philox:
+    """Philox4x64-10, the counter-based bit generator of numpy.random.Philox,
+    with the same seed, counter= and key= arguments and the same stream.
+
+    seed: None, an int, a sequence of ints or a numpy SeedSequence; the key
+    is derived by NumPy's SeedSequence exactly as numpy.random.Philox does
+    (None draws fresh OS entropy). key= (a 128-bit int or two uint64 words)
+    replaces the seed; counter= (a 256-bit int or four words) is the
+    starting counter, 0 by default."""
+
+    def __init__(self, seed=None, counter=None, key=None):
+        ref = np.random.Philox(seed, counter=counter, key=key)  # NumPy checks and derives
+        self.seed_seq = getattr(ref, "seed_seq", None)
+        self.state = ref.state
+
+    # The position: _ctr is the counter of the block that holds the next word,
+    # _skip (0..3) how many of its words are used. NumPy's state has the
+    # counter of the last block made and buffer_pos; the two convert below.
+    @property
+    def state(self):
+        """NumPy's state dictionary (numpy.random.Philox().state): assign it
+        to a NumPy Philox to continue this stream on the CPU, or assign a
+        NumPy Philox's state here."""
+        if self._skip == 0:
+            ctr, pos = (self._ctr - 1) & _MASK256, 4
+            buf = self._buffer if self._buffer is not None else _philox_host(ctr, self._key)
+        else:
+            ctr, pos = self._ctr, self._skip
+            buf = _philox_host(ctr, self._key)
+        words = lambda v, k: np.array([(v >> (64 * i)) & _MASK64 for i in range(k)],  # noqa: E731
+                                      dtype=np.uint64)
+        return {"bit_generator": "Philox",
+                "state": {"counter": words(ctr, 4), "key": words(self._key[0] | self._key[1] << 64,
+                                                                 2)},
+                "buffer": np.array(buf, dtype=np.uint64), "buffer_pos": pos,
+                "has_uint32": int(self._has32), "uinteger": int(self._u32)}
+
+    @state.setter
+    def state(self, value):
+        if not isinstance(value, dict) or value.get("bit_generator") != "Philox":
+            raise ValueError("state= must be a Philox state dictionary (numpy.random.Philox"
+                             "().state)")
+        ref = np.random.Philox(0)  # its state is replaced at once
+        ref.state = value  # NumPy validates the fields
+        st = ref.state
+        c = [int(v) for v in st["state"]["counter"]]
+        k = [int(v) for v in st["state"]["key"]]
+        ctr = c[0] | c[1] << 64 | c[2] << 128 | c[3] << 192
+        self._key = (k[0], k[1])
+        pos = int(st["buffer_pos"])
+        if pos >= 4:
+            self._ctr, self._skip = (ctr + 1) & _MASK256, 0
+            self._buffer = [int(v) for v in st["buffer"]]  # reported until the next block
+        else:
+            # NumPy's buffer holds block `ctr`: the same numbers are recomputed
+            self._ctr, self._skip, self._buffer = ctr, pos, None
+        self._has32 = bool(st["has_uint32"])
+        self._u32 = int(st["uinteger"])
+
+    # --------------------------------------------------------------- kernels
+    def _take(self, nwords):
+        """(counter words, skip) of the first block of nwords words, and steps."""
+        ctr, skip = self._ctr, self._skip
+        total = skip + nwords
+        self._ctr = (ctr + total // 4) & _MASK256
+        self._skip = total % 4
+        if nwords:
+            self._buffer = None
+        return ctr, skip, (total + 3) // 4
+
+    def _push(self, ctr):
+        return dict(k0=self._key[0], k1=self._key[1], c0=ctr & _MASK64,
+                    c1=(ctr >> 64) & _MASK64, c2=(ctr >> 128) & _MASK64, c3=ctr >> 192)
+
+    def _fresh_blocks(self, nblocks):
+        """nblocks whole blocks from the next unused one (a partly used block
+        is left): the counter of the first."""
+        if self._skip:
+            self._ctr, self._skip = (self._ctr + 1) & _MASK256, 0
+        ctr = self._ctr
+        self._ctr = (ctr + nblocks) & _MASK256
+        if nblocks:
+            self._buffer = None
+        return ctr
+
+    def _fill_words(self, kern, arr, n):
+        ctr, skip, nb = self._take(n)
+        if n:
+            _launch(kern, arr, nb, skip=skip, n=n, **self._push(ctr))
+
+    def random_raw(self, size=None):
+        """The next raw uint64 words of the stream (numpy's
+        Philox.random_raw), as a resident uint64 array (0-d for size=None)."""
+        shape = _size(size, "Philox.random_raw")
+        out = _array.empty(shape, np.uint64)
+        self._fill_words(_kernels().raw_u64, out, _count(shape))
+        return out
+
+    def advance(self, delta):
+        """numpy.random.Philox.advance: the counter moves delta blocks on
+        (the buffered words and half are dropped, as NumPy does); returns
+        self."""
+        ref = np.random.Philox(0)  # its state is replaced at once
+        ref.state = self.state
+        ref.advance(delta)
+        self.state = ref.state
+        return self
+
+    def jumped(self, jumps=1):
+        """numpy.random.Philox.jumped: a new Philox whose stream starts
+        jumps * 2^128 blocks on (independent streams for parallel work)."""
+        ref = np.random.Philox(0)  # its state is replaced at once
+        ref.state = self.state
+        new = Philox.__new__(Philox)
+        new.seed_seq = self.seed_seq
+        new.state = ref.jumped(jumps).state
+        return new
+
+    def __repr__(self):
+        return f"vp.random.Philox(key=0x{self._key[1] << 64 | self._key[0]:x})"
+
+
+class Generator:
+    """numpy.random.Generator on the GPU: methods return resident arrays on
+    the current context (vp.default_context()). Generator(Philox(seed))
+    matches NumPy's Generator(Philox(seed)) sample for sample in
+    random() (float64 and float32) and bit_generator.random_raw();
+    docs/python-api.md, "Random numbers", lists the other methods."""
+
+    def __init__(self, bit_generator):
+        if not isinstance(bit_generator, Philox):
+            raise TypeError(f"Generator: bit_generator must be a vp.random.Philox, got "
+                            f"{type(bit_generator).__name__}")
+        self.bit_generator = bit_generator
+
+    def __repr__(self):
+        return f"vp.random.Generator({self.bit_generator!r})"
+
+    def random(self, size=None, dtype=np.float64, out=None):
+        """Uniform floats in [0, 1): NumPy's stream, bit for bit."""
+        dt = _float_dtype(dtype, "Generator.random")
+        shape = None if (size is None and out is not None) else _size(size, "Generator.random")
+        arr = _target(shape, dt, out, "Generator.random")
+        n = _count(arr.shape)
+        bg, k = self.bit_generator, _kernels()
+        if dt == _F64:
+            bg._fill_words(k.uniform_f64, arr, n)
+            return arr
+        if n == 0:
+            return arr
+        # float32: next_uint32 halves; a buffered high half goes first
+        has_buf, buf_val = bg._has32, bg._u32
+        m = n - 1 if has_buf else n  # halves taken from fresh words
+        words = (m + 1) // 2
+        ctr, skip, nb = bg._take(words)
+        if n % 8 == 0 and not skip and not has_buf:  # whole blocks: vector stores
+            _launch(k.uniform_f32_v4, arr, nb, n4=n // 4, **bg._push(ctr))
+        else:
+            _launch(k.uniform_f32, arr, max(nb, 1), skip2=2 * skip, n=n, has_buf=int(has_buf),
+                    buf_val=buf_val, **bg._push(ctr))
+        if m:  # NumPy keeps the last word's high half (uinteger), still unused if m is odd
+            last = skip + words - 1
+            w = _philox_host((ctr + last // 4) & _MASK256, bg._key)[last % 4]
+            bg._u32 = w >> 32
+        bg._has32 = bool(m % 2)
+        return arr
+
+    def standard_normal(self, size=None, dtype=np.float64, out=None):
+        """Standard normal samples by Box-Muller on whole Philox blocks (not
+        NumPy's ziggurat: the values differ from NumPy's, the distribution
+        is the same)."""
+        dt = _float_dtype(dtype, "Generator.standard_normal")
+        shape = None if (size is None and out is not None) else _size(
+            size, "Generator.standard_normal")
+        arr = _target(shape, dt, out, "Generator.standard_normal")
+        n = _count(arr.shape)
+        per = 8 if dt == _F32 else 4
+        nb = (n + per - 1) // per
+        if n == 0:
+            return arr
+        ctr = self.bit_generator._fresh_blocks(nb)
+        push = self.bit_generator._push(ctr)
+        if dt == _F64:
+            _launch(_kernels().normal_f64, arr, nb, n=n, **push)
+        elif n % 8 == 0:  # whole blocks: vector stores
+            _launch(_kernels().normal_f32_v4, arr, nb, n4=n // 4, **push)
+        else:
+            _launch(_kernels().normal_f32, arr, nb, n=n, **push)
+        return arr
+
+    def normal(self, loc=0.0, scale=1.0, size=None, dtype=np.float64):
+        """loc + scale * standard_normal. loc and scale are numbers or
+        arrays (NumPy, lists or resident) that broadcast to size (which
+        defaults to their broadcast shape)."""
+        who = "Generator.normal"
+        dt = _float_dtype(dtype, who)
+        loc, ls = _param(loc, who, "loc", dt)
+        scale, ss = _param(scale, who, "scale", dt)
+        _non_negative(scale, who, "scale")
+        z = self.standard_normal(_param_shape(size, (ls, ss), who), dt)
+        return _affine(z, scale, loc)
+
+    def uniform(self, low=0.0, high=1.0, size=None, dtype=np.float64):
+        """Uniform floats in [low, high): low + (high - low) * random().
+        low and high are numbers or arrays that broadcast to size; with
+        numbers, low > high is a ValueError (arrays are not checked, as
+        NumPy does not check them)."""
+        who = "Generator.uniform"
+        dt = _float_dtype(dtype, who)
+        low, ls = _param(low, who, "low", dt)
+        high, hs = _param(high, who, "high", dt)
+        if not ls and not hs and not high >= low:
+            raise ValueError(f"{who}: low= must be <= high=, got low={low!r}, high={high!r}")
+        u = self.random(_param_shape(size, (ls, hs), who), dt)
+        return _affine(u, high - low, low)
+
+    def exponential(self, scale=1.0, size=None, dtype=np.float64):
+        """Exponential samples by inversion: -scale * log(1 - random());
+        scale a number or an array that broadcasts to size."""
+        who = "Generator.exponential"
+        dt = _float_dtype(dtype, who)
+        scale, ss = _param(scale, who, "scale", dt)
+        _non_negative(scale, who, "scale")
+        from . import _ufunc
+        u = self.random(_param_shape(size, (ss,), who), dt)
+        e = _ufunc.log1p(-u)
+        return _affine(e, -scale, 0.0)
+
+    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
+        """Integers in [low, high) ([low, high] with endpoint=True); with
+        high=None, in [0, low). One word per value: low + floor(word * span /
+        2^64) (Lemire's multiply without rejection; its bias is below
+        span / 2^64)."""
+        who = "Generator.integers"
+        try:
+            dt = np.dtype(dtype)
+        except TypeError:
+            raise TypeError(f"{who}: dtype= must be an integer dtype, got {dtype!r}") from None
+        if dt.kind not in "iu" or not _dtype_ok(dt):
+            raise TypeError(f"{who}: dtype= must be an integer dtype VulPy supports, got "
+                            f"{dt.name}")
+        _check_int(low, who, "low")
+        if high is None:
+            low, high = 0, low
+        else:
+            _check_int(high, who, "high")
+        low, high = int(low), int(high)
+        top = high if endpoint else high - 1
+        if top < low:
+            raise ValueError(f"{who}: low= must be {'<=' if endpoint else '<'} high=, got "
+                             f"low={low}, high={high}")
+        info = np.iinfo(dt)
+        if low < info.min or top > info.max:
+            raise ValueError(f"{who}: [{low}, {top}] does not fit in {dt.name} "
+                             f"([{info.min}, {info.max}])")
+        span = (top - low + 1) & _MASK64  # 0 means all 2^64 values
+        shape = _size(size, who)
+        n = _count(shape)
+        out = _array.empty(shape, np.int64)
+        bg, k = self.bit_generator, _kernels()
+        ctr, skip, nb = bg._take(n)
+        if n:
+            _launch(k.integers_i64, out, nb, skip=skip, n=n, low=low & _MASK64, span=span,
+                    **bg._push(ctr))
+        return out if dt == np.dtype(np.int64) else out.astype(dt)
+
+
+def _param(v, who, name, dt):
+    """A distribution parameter: (float, ()) for a number, else (a resident
+    array of dt, its shape)."""
+    if isinstance(v, bool):
+        raise TypeError(f"{who}: {name}= must be a real number or an array of them, got {v!r}")
+    if isinstance(v, (numbers.Real, np.floating, np.integer)):
+        return float(v), ()
+    if isinstance(v, _array.ndarray):
+        if v.dtype.kind not in "fiu":
+            raise TypeError(f"{who}: {name}= must hold real numbers, got {v.dtype.name}")
+        return (v if v.dtype == dt else v.astype(dt)), tuple(v.shape)
+    try:
+        h = np.asarray(v, dtype=dt)
+    except (TypeError, ValueError):
+        raise TypeError(f"{who}: {name}= must be a real number or an array of them, "
+                        f"got {v!r}") from None
+    if h.ndim == 0:
+        return float(h), ()
+    return _array.asarray(h), h.shape
+
+
+def _param_shape(size, shapes, who):
+    """The sample shape: size (which the parameters must broadcast to), or
+    the parameters' broadcast shape; None when all are numbers and size is."""
+    try:
+        bshape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(f"{who}: the parameters' shapes {list(shapes)} do not "
+                         f"broadcast") from None
+    if size is None:
+        return bshape if bshape else None
+    shape = _size(size, who)
+    try:
+        ok = np.broadcast_shapes(shape, bshape) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"{who}: size= {shape} does not fit the parameters' shape {bshape}")
+    return shape
+
+
+def _non_negative(v, who, name):
+    if isinstance(v, float):
+        bad = v < 0
+    else:  # an array: one read back of a flag
+        from . import _reduce
+        bad = bool(_reduce.any(v < 0))
+    if bad:
+        got = v if isinstance(v, float) else "an array with negative values"
+        raise ValueError(f"{who}: {name}= must be >= 0, got {got}")
+
+
+def _affine(x, mul, add):
+    """x * mul + add in place (mul, add numbers or resident arrays)."""
+    if not isinstance(mul, float) or mul != 1.0:
+        x *= mul
+    if not isinstance(add, float) or add != 0.0:
+        x += add
+    return x
+
+
+def _check_int(v, who, name):
+    if isinstance(v, bool) or not isinstance(v, (numbers.Integral, np.integer)):
+        raise TypeError(f"{who}: {name}= must be an int, got {v!r}")
+
+
+def default_rng(seed=None):
+    """Generator(Philox(seed)) (NumPy's default_rng uses PCG64; VulPy's
+    generator is Philox, counter-based, so NumPy's Generator(Philox(seed))
+    is the stream to compare with). A Generator is returned as it is; a
+    Philox is wrapped."""
+    if isinstance(seed, Generator):
+        return seed
+    if isinstance(seed, Philox):
+        return Generator(seed)
+    return Generator(Philox(seed))
+
+
+# ----------------------------------------------------- CuPy's legacy helpers
+_global = None
+
+
+def _rng():
+    global _global
+    if _global is None:
+        _global = default_rng()
+    return _global
+
+
+def seed(seed=None):
+    """Reseeds the generator behind vp.random.rand, randn, ... (as
+    cupy.random.seed; None draws OS entropy)."""
+    global _global
+    _global = default_rng(seed)
+
+
+def rand(*size, dtype=np.float64):
+    """Uniform [0, 1) of shape `size` (numpy.random.rand's spelling)."""
+    return _rng().random(size, dtype)
+
+
+def randn(*size, dtype=np.float64):
+    """Standard normals of shape `size` (numpy.random.randn's spelling)."""
+    return _rng().standard_normal(size, dtype)
+
+
+def random_sample(size=None, dtype=np.float64):
+    """Uniform [0, 1) (numpy.random.random_sample)."""
+    return _rng().random(size, dtype)
+
+
+def random(size=None, dtype=np.float64):  # noqa: F811 (module function, as numpy.random.random)
+    """Uniform [0, 1) (numpy.random.random)."""
+    return _rng().random(size, dtype)
+
+
+def uniform(low=0.0, high=1.0, size=None, dtype=np.float64):
+    """Uniform [low, high) (numpy.random.uniform)."""
+    return _rng().uniform(low, high, size, dtype)
+
+
+def normal(loc=0.0, scale=1.0, size=None, dtype=np.float64):
+    """Normal samples (numpy.random.normal)."""
+    return _rng().normal(loc, scale, size, dtype)
+
+
+def standard_normal(size=None, dtype=np.float64):
+    """Standard normal samples (numpy.random.standard_normal)."""
+    return _rng().standard_normal(size, dtype)
+
+
+def exponential(scale=1.0, size=None, dtype=np.float64):
+    """Exponential samples (numpy.random.exponential)."""
+    return _rng().exponential(scale, size, dtype)
+
+
+def integers(low, high=None, size=None, dtype=np.int64, endpoint=False):
+    """Integers in [low, high) (Generator.integers)."""
+    return _rng().integers(low, high, size, dtype, endpoint)
+
+
+def randint(low, high=None, size=None, dtype=np.int64):
+    """Integers in [low, high) (numpy.random.randint)."""
+    return _rng().integers(low, high, size, dtype)

@@ -1,0 +1,124 @@
+"""Issue 19's comparisons, differences and matrix-shape helpers
+(bindings/python/vulpy/_numeric.py): isclose, allclose, array_equal,
+array_equiv, diff, ediff1d, tril, triu, diag, diagonal, trace, meshgrid,
+logspace, nan_to_num, atleast_Nd, append, divmod, differentially against
+NumPy (hypothesis) on resident arrays (contiguous and strided views, empty,
+special values), through vp.<name> and NumPy's own names
+(__array_function__): a NumPy call on a resident array runs on the device
+and returns a resident array (or NumPy's Python bool)."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import vulpy as vp
+from conftest import needs_target
+from test_array_api import NAN, INF, check, resident
+
+pytestmark = needs_target
+
+SETTINGS = settings(max_examples=10, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SPECIAL = st.sampled_from([0.0, -0.0, 1.0, 1.0 + 1e-6, NAN, INF, -INF, 1e-9])
+
+
+def pair_arrays(dt):
+    el = st.one_of(st.floats(-10, 10, width=np.dtype(dt).itemsize * 8), SPECIAL)
+    return hnp.arrays(dt, hnp.array_shapes(min_dims=1, max_dims=2, min_side=0, max_side=6), elements=el)
+
+
+@SETTINGS
+@given(a=pair_arrays(np.float32), data=st.data(), strided=st.booleans(),
+       equal_nan=st.booleans())
+def test_isclose_allclose_equal(a, data, strided, equal_nan):
+    # b: a nudged copy of a, so that many elements are close but not equal
+    b = data.draw(hnp.arrays(np.float32, a.shape, elements=st.one_of(
+        st.floats(-10, 10, width=32), SPECIAL)))
+    b = np.where(data.draw(hnp.arrays(np.bool_, a.shape)), a * np.float32(1 + 3e-6), b)
+    x, y = resident(a, strided), resident(b, False)
+    check(vp.isclose(x, y, equal_nan=equal_nan), np.isclose(a, b, equal_nan=equal_nan))
+    check(np.isclose(x, y, rtol=1e-3, atol=0.0), np.isclose(a, b, rtol=1e-3, atol=0.0))
+    assert vp.allclose(x, y, equal_nan=equal_nan) == np.allclose(a, b, equal_nan=equal_nan)
+    assert np.allclose(x, x, equal_nan=True) is True
+    assert vp.array_equal(x, y) == np.array_equal(a, b)
+    assert vp.array_equal(x, x, equal_nan=True) == np.array_equal(a, a, equal_nan=True)
+    assert vp.array_equal(x, x) == np.array_equal(a, a)           # False with a NaN
+    assert vp.array_equiv(x, y[..., :1]) == np.array_equiv(a, b[..., :1])
+
+
+def test_closeness_of_integers_and_shapes():
+    a, b = np.array([1, 2, 3], np.int32), np.array([1, 2, 4], np.int64)
+    check(vp.isclose(vp.asarray(a), vp.asarray(b)), np.isclose(a, b))
+    assert vp.array_equal(vp.asarray(a), vp.asarray(a[:2])) is False
+    assert vp.array_equiv(vp.asarray(a), vp.asarray(np.ones((2, 2), np.int32))) is False
+    assert vp.array_equiv(vp.asarray(np.ones(3, np.int32)), 1) is True
+
+
+@SETTINGS
+@given(a=hnp.arrays(st.sampled_from([np.float32, np.int32, np.bool_]),
+                    hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=6)),
+       data=st.data(), strided=st.booleans())
+def test_diff(a, data, strided):
+    if a.dtype.kind == "f":
+        a = np.nan_to_num(a, posinf=5.0, neginf=-5.0).clip(-1e6, 1e6)
+    x = resident(a, strided)
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    n = data.draw(st.integers(0, 3))
+    check(vp.diff(x, n, axis), np.diff(a, n, axis), name="diff")
+    check(np.diff(x, axis=axis), np.diff(a, axis=axis), name="np.diff")
+    if a.dtype != np.bool_:
+        check(vp.diff(x, axis=axis, prepend=0, append=a.dtype.type(1)),
+              np.diff(a, axis=axis, prepend=0, append=a.dtype.type(1)), name="pre/append")
+        check(vp.ediff1d(x, to_begin=[7]), np.ediff1d(a, to_begin=[7]), name="ediff1d")
+    with pytest.raises(ValueError, match="non-negative"):
+        vp.diff(x, -1)
+
+
+@SETTINGS
+@given(a=hnp.arrays(np.float32, hnp.array_shapes(min_dims=2, max_dims=3, min_side=0, max_side=7),
+                    elements=st.floats(-100, 100, width=32)),
+       k=st.integers(-4, 4))
+def test_tri_diag_trace(a, k):
+    x = vp.asarray(a)
+    check(vp.tril(x, k), np.tril(a, k), name="tril")
+    check(np.triu(x, k), np.triu(a, k), name="triu")
+    check(vp.diagonal(x, k), np.diagonal(a, k), name="diagonal")
+    check(vp.diagonal(x, k, -1, -2), np.diagonal(a, k, -1, -2), name="diagonal axes")
+    check(vp.trace(x, k), np.trace(a, k), rtol=1e-6, atol=1e-4, name="trace")
+    if a.ndim == 2:
+        check(vp.diag(x, k), np.diag(a, k), name="diag 2-d")
+        v = a.reshape(-1)[:a.shape[1]]
+        check(np.diag(vp.asarray(v), k), np.diag(v, k), name="diag 1-d")
+
+
+def test_meshgrid_logspace_nan_to_num_atleast_append_divmod():
+    u = np.linspace(0, 1, 5, dtype=np.float32)
+    w = np.arange(3, dtype=np.float32)
+    for kw in ({}, {"indexing": "ij"}, {"sparse": True}):
+        check(list(vp.meshgrid(vp.asarray(u), vp.asarray(w), **kw)), np.meshgrid(u, w, **kw),
+              name=f"meshgrid {kw}")
+    check(vp.logspace(0, 3, 4), np.logspace(0, 3, 4, dtype=np.float32), rtol=1e-6)
+    s = np.array([NAN, INF, -INF, -0.0, 2.5], np.float32)
+    check(vp.nan_to_num(vp.asarray(s)), np.nan_to_num(s))
+    check(np.nan_to_num(vp.asarray(s), nan=-1.0, posinf=9.0), np.nan_to_num(s, nan=-1.0, posinf=9.0))
+    x = vp.asarray(s.copy())
+    assert vp.nan_to_num(x, copy=False) is x and np.isfinite(x.numpy()).all()
+    for f in ("atleast_1d", "atleast_2d", "atleast_3d"):
+        for a in (np.float32(3), u, np.ones((2, 3), np.float32)):
+            r = getattr(vp, f)(vp.asarray(a))
+            assert r.shape == getattr(np, f)(a).shape, (f, a.shape)
+    m = np.arange(6, dtype=np.float32).reshape(2, 3)
+    check(vp.append(vp.asarray(m), vp.asarray(w)), np.append(m, w))
+    check(np.append(vp.asarray(m), vp.asarray(m), axis=0), np.append(m, m, axis=0))
+    i = np.array([7, -7, 0, 5], np.int32)
+    check(list(vp.divmod(vp.asarray(i), 3)), list(np.divmod(i, 3)))
+    check(list(vp.divmod(vp.asarray(i), np.int32(-2))), list(np.divmod(i, np.int32(-2))))
+    with pytest.raises(TypeError, match="numpy.divmod is not implemented"):  # the 2-output ufunc
+        np.divmod(vp.asarray(i), 3)
+
+
+def test_numpy_in_numpy_out():
+    a = np.array([1.0, 2.0, 4.0])
+    assert isinstance(vp.diff(a), np.ndarray) and vp.allclose(a, a) is True
+    assert isinstance(vp.tril(np.ones((3, 3))), np.ndarray)

@@ -1,0 +1,418 @@
+"""vp.random (issue 19): the Philox stream against NumPy's, sample for sample,
+and the other methods by statistics with a fixed seed (so nothing flakes).
+
+Bit-identical to NumPy's Generator(Philox(seed)): bit_generator.random_raw,
+random() in float64 and float32, across calls (a partly used block, the
+buffered 32-bit half) and through .state. Not bit-identical (parallel
+methods, docs/python-api.md "Random numbers"): standard_normal (Box-Muller),
+normal, uniform, exponential, integers: tested for their distribution.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import vulpy as vp
+from conftest import needs_target
+
+pytestmark = needs_target
+
+SEEDS = [0, 1, 12345, 2**63 + 7, [1, 2, 3]]
+
+
+def _np_gen(seed, **kw):
+    return np.random.Generator(np.random.Philox(seed, **kw))
+
+
+def _vp_gen(seed, **kw):
+    return vp.random.Generator(vp.random.Philox(seed, **kw))
+
+
+def _host(x):
+    assert isinstance(x, vp.ndarray)
+    return x.numpy()
+
+
+# ------------------------------------------------------------ bit identity
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 17, 1000, 4099])
+def test_random_raw_matches_numpy(seed, n):
+    want = np.random.Philox(seed).random_raw(n)
+    got = _host(vp.random.Philox(seed).random_raw(n))
+    assert got.dtype == np.uint64 and got.shape == (n,)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 8, 9, 33, 1001])
+def test_random_matches_numpy(seed, dtype, n):
+    want = _np_gen(seed).random(n, dtype=dtype)
+    got = _host(_vp_gen(seed).random(n, dtype=dtype))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+# calls that leave a block partly used and a 32-bit half buffered, mixed
+CALLS = [("f32", 3), ("f64", 5), ("raw", 2), ("f32", 1), ("f32", 6), ("f64", 1),
+         ("f32", 9), ("raw", 7), ("f32", 0), ("f64", 0), ("f32", 2), ("raw", 1),
+         ("f32", 13), ("f64", 4)]
+
+
+def _call(gen, kind, n, raw):
+    if kind == "raw":
+        return raw(n)
+    return gen.random(n, dtype=np.float32 if kind == "f32" else np.float64)
+
+
+@pytest.mark.parametrize("seed", [7, 2**40 + 3])
+def test_consecutive_calls_continue_numpys_stream(seed):
+    ng, vg = _np_gen(seed), _vp_gen(seed)
+    for kind, n in CALLS:
+        want = _call(ng, kind, n, ng.bit_generator.random_raw)
+        got = _host(_call(vg, kind, n, vg.bit_generator.random_raw))
+        np.testing.assert_array_equal(got, want, err_msg=f"{kind}({n})")
+        st, nst = vg.bit_generator.state, ng.bit_generator.state
+        for f in ("buffer_pos", "has_uint32", "uinteger"):
+            assert st[f] == nst[f], (kind, n, f)
+        for f in ("counter", "key"):
+            np.testing.assert_array_equal(st["state"][f], nst["state"][f])
+        np.testing.assert_array_equal(st["buffer"], nst["buffer"])
+
+
+def test_key_and_counter_arguments():
+    for kw in ({"key": 0x1234_5678_9ABC_DEF0_1111}, {"seed": 5, "counter": 2**64 - 2},
+               {"key": [3, 4], "counter": [2**64 - 1, 2**64 - 1, 2**64 - 1, 5]}):
+        want = np.random.Philox(**kw).random_raw(23)
+        got = _host(vp.random.Philox(**kw).random_raw(23))  # counter carries across words
+        np.testing.assert_array_equal(got, want, err_msg=str(kw))
+
+
+def test_state_moves_between_numpy_and_vulpy():
+    vg, ng = _vp_gen(99), _np_gen(99)
+    vg.random(5, dtype=np.float32)
+    ng.random(5, dtype=np.float32)
+    # VulPy -> NumPy
+    other = np.random.Generator(np.random.Philox())
+    other.bit_generator.state = vg.bit_generator.state
+    np.testing.assert_array_equal(other.random(11, dtype=np.float32),
+                                  ng.random(11, dtype=np.float32))
+    # NumPy -> VulPy
+    vg.bit_generator.state = ng.bit_generator.state
+    np.testing.assert_array_equal(_host(vg.random(6, dtype=np.float32)),
+                                  ng.random(6, dtype=np.float32))
+    np.testing.assert_array_equal(_host(vg.random(3)), ng.random(3))
+
+
+def test_advance_and_jumped_match_numpy():
+    vb, nb = vp.random.Philox(8), np.random.Philox(8)
+    vb.random_raw(3)
+    nb.random_raw(3)
+    assert vb.advance(2**70 + 5) is vb
+    nb.advance(2**70 + 5)
+    np.testing.assert_array_equal(_host(vb.random_raw(9)), nb.random_raw(9))
+    vj, nj = vb.jumped(2), nb.jumped(2)
+    np.testing.assert_array_equal(_host(vj.random_raw(9)), nj.random_raw(9))
+    np.testing.assert_array_equal(_host(vb.random_raw(2)), nb.random_raw(2))  # unchanged
+
+
+def test_size_shapes_and_out():
+    g, ng = _vp_gen(3), _np_gen(3)
+    x = g.random((3, 5))
+    assert isinstance(x, vp.ndarray) and x.shape == (3, 5)
+    np.testing.assert_array_equal(x.numpy(), ng.random((3, 5)))
+    s = g.random()
+    assert s.shape == () and float(s) == ng.random()
+    out = vp.empty((2, 4), np.float32)
+    r = g.random(dtype=np.float32, out=out)
+    assert r is out
+    np.testing.assert_array_equal(out.numpy(), ng.random((2, 4), dtype=np.float32))
+    big = vp.zeros(20, np.float32)  # a contiguous view into a larger array
+    g.random(dtype=np.float32, out=big[3:15])
+    np.testing.assert_array_equal(big.numpy()[3:15], ng.random(12, dtype=np.float32))
+    assert not big.numpy()[:3].any() and not big.numpy()[15:].any()
+    z = vp.empty(6, np.float64)
+    assert g.standard_normal(out=z) is z
+
+
+def test_large_random_float32_matches_numpy():
+    n = (1 << 20) + 5
+    np.testing.assert_array_equal(_host(_vp_gen(11).random(n, dtype=np.float32)),
+                                  _np_gen(11).random(n, dtype=np.float32))
+
+
+def test_two_d_grid_fold(monkeypatch):
+    # past the device's x workgroup limit (65535 groups on lavapipe: 2^28
+    # float32 samples need 2^25 invocations) the kernels run on a 2-D grid;
+    # a limit of 3 groups (192 invocations) checks that fold on small sizes
+    monkeypatch.setattr(vp.random, "_GRID_X_GROUPS", 3)
+    for n in (192 * 8, 192 * 8 + 8, 5000):
+        np.testing.assert_array_equal(_host(_vp_gen(n).random(n, dtype=np.float32)),
+                                      _np_gen(n).random(n, dtype=np.float32))
+    np.testing.assert_array_equal(_host(vp.random.Philox(4).random_raw(3001)),
+                                  np.random.Philox(4).random_raw(3001))
+    monkeypatch.setattr(vp.random, "_GRID_X_GROUPS", None)
+    want = _host(_vp_gen(9).standard_normal(4096, dtype=np.float32))
+    monkeypatch.setattr(vp.random, "_GRID_X_GROUPS", 1)
+    np.testing.assert_array_equal(_host(_vp_gen(9).standard_normal(4096, dtype=np.float32)),
+                                  want)
+
+
+@pytest.mark.slow
+def test_more_blocks_than_the_x_workgroup_limit():
+    # lavapipe allows 65535 workgroups along x (64 invocations each): one
+    # block more takes the real 2-D grid (33.5M float32, about 15 s on lavapipe)
+    gx = vp.default_context().info["limits"]["max_workgroup_count"][0]
+    if gx > 65535:
+        pytest.skip("this device's x limit needs more than 134 MB to pass")
+    n = 8 * (gx * 64 + 1) + 3
+    np.testing.assert_array_equal(_host(_vp_gen(3).random(n, dtype=np.float32)),
+                                  _np_gen(3).random(n, dtype=np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_vector_and_scalar_stores_agree(dtype):
+    # n % 8 == 0 takes the vec4-store kernels, other n the scalar ones: the
+    # same samples in the same places
+    a = _host(_vp_gen(6).standard_normal(64, dtype=dtype))
+    b = _host(_vp_gen(6).standard_normal(61, dtype=dtype))
+    np.testing.assert_array_equal(a[:61], b)
+    g = _vp_gen(6)
+    g.random(3, dtype=dtype)
+    c = _host(g.standard_normal(16, dtype=dtype))  # a partly used block is skipped
+    np.testing.assert_array_equal(c, a[8:24] if dtype == np.float32 else a[4:20])
+
+
+def test_uniform_is_numpys_formula_to_rounding():
+    got = _host(_vp_gen(12).uniform(-2.0, 6.0, 1001))
+    want = _np_gen(12).uniform(-2.0, 6.0, 1001)
+    np.testing.assert_allclose(got, want, rtol=0, atol=2 * np.finfo(np.float64).eps * 6.0)
+
+
+def _box_muller_reference(seed, n, dtype):
+    """docs/python-api.md's Box-Muller, in float64 on the host from NumPy's
+    raw Philox words (whole blocks from the start of the stream)."""
+    per = 8 if dtype == np.float32 else 4
+    words = np.random.Philox(seed).random_raw(-(-n // per) * 4)
+    if dtype == np.float32:
+        a, b = words & 0xFFFFFFFF, words >> np.uint64(32)
+        u1 = ((a >> np.uint64(8)).astype(np.float64) + 1.0) * 2.0 ** -24
+        m = (b >> np.uint64(8)).astype(np.int64)
+        theta = (m >> 22) * (np.pi / 2) + ((m & 0x3FFFFF) - 2**21) * (np.pi / 2) * 2.0 ** -22
+    else:
+        a, b = words[0::2], words[1::2]
+        u1 = ((a >> np.uint64(11)).astype(np.float64) + 1.0) * 2.0 ** -53
+        theta = (b >> np.uint64(11)).astype(np.float64) * 2.0 ** -53 * 2 * np.pi
+    r = np.sqrt(-2.0 * np.log(u1))
+    return np.stack([r * np.cos(theta), r * np.sin(theta)], axis=1).ravel()[:n]
+
+
+@pytest.mark.parametrize("dtype,tol", [(np.float32, 2e-6), (np.float64, 1e-13)])
+@pytest.mark.parametrize("n", [5, 64, 1001])
+def test_standard_normal_is_the_documented_box_muller(dtype, tol, n):
+    got = _host(_vp_gen(21).standard_normal(n, dtype=dtype)).astype(np.float64)
+    want = _box_muller_reference(21, n, dtype)
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+# ------------------------------------------------------------ statistics
+def _ks_uniform(x):
+    """Kolmogorov-Smirnov statistic of x against U(0, 1)."""
+    x = np.sort(x)
+    n = len(x)
+    i = np.arange(1, n + 1)
+    return max(np.max(i / n - x), np.max(x - (i - 1) / n))
+
+
+def _norm_cdf(x):
+    return 0.5 * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
+
+
+# KS critical value at alpha = 0.001: 1.95 / sqrt(n). Fixed seeds: deterministic.
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_standard_normal_distribution(dtype):
+    n = 200_000
+    z = _host(vp.random.default_rng(2024).standard_normal(n, dtype=dtype))
+    assert z.dtype == dtype and np.all(np.isfinite(z))
+    se = 1 / math.sqrt(n)
+    assert abs(z.mean()) < 5 * se
+    assert abs(z.var() - 1.0) < 5 * math.sqrt(2.0) * se
+    assert abs(np.mean(z ** 3)) < 5 * math.sqrt(15.0) * se      # skewness
+    assert abs(np.mean(z ** 4) - 3.0) < 5 * math.sqrt(96.0) * se  # kurtosis
+    assert _ks_uniform(_norm_cdf(z.astype(np.float64))) < 1.95 / math.sqrt(n)
+    # the tails reach beyond 4 sigma (u1 near 0 is sampled)
+    assert np.abs(z).max() > 4.0
+
+
+def test_standard_normal_consumes_whole_blocks():
+    g = _vp_gen(5)
+    a = _host(g.standard_normal(5, dtype=np.float32))
+    b = _host(g.standard_normal(3, dtype=np.float32))
+    c = _host(_vp_gen(5).standard_normal(16, dtype=np.float32))
+    np.testing.assert_array_equal(a, c[:5])
+    np.testing.assert_array_equal(b, c[8:11])
+    assert len(set(a.tolist()) | set(b.tolist())) == 8
+
+
+def test_normal_loc_scale():
+    n = 100_000
+    z = _host(vp.random.default_rng(8).normal(3.0, 2.0, n))
+    assert abs(z.mean() - 3.0) < 5 * 2.0 / math.sqrt(n)
+    assert abs(z.std() - 2.0) < 5 * 2.0 * math.sqrt(0.5 / n)
+
+
+def test_array_parameters_broadcast():
+    g = vp.random.default_rng(17)
+    loc = np.array([0.0, 10.0, -5.0])
+    scale = vp.asarray(np.array([[1.0], [0.001]]))
+    z = g.normal(loc, scale)  # the broadcast shape (2, 3)
+    assert isinstance(z, vp.ndarray) and z.shape == (2, 3) and z.dtype == np.float64
+    zh = z.numpy()
+    assert np.all(np.abs(zh[1] - loc) < 0.01)  # scale 0.001 keeps row 1 near loc
+    n = 50_000
+    w = _host(g.normal([0.0, 100.0], 2.0, size=(n, 2), dtype=np.float32))
+    assert w.shape == (n, 2) and abs(w[:, 1].mean() - 100.0) < 5 * 2.0 / math.sqrt(n)
+    u = _host(g.uniform([0.0, 5.0], [1.0, 6.0], size=(n, 2)))
+    assert u[:, 0].min() >= 0.0 and u[:, 0].max() < 1.0
+    assert u[:, 1].min() >= 5.0 and u[:, 1].max() < 6.0
+    e = _host(g.exponential(vp.asarray(np.array([1.0, 4.0])), size=(n, 2)))
+    assert abs(e[:, 1].mean() - 4.0) < 5 * 4.0 / math.sqrt(n)
+    with pytest.raises(ValueError, match="scale="):
+        g.normal(0.0, [1.0, -1.0])
+    with pytest.raises(ValueError, match="size="):
+        g.normal([0.0, 1.0, 2.0], 1.0, size=(4, 2))
+    with pytest.raises(ValueError, match="broadcast"):
+        g.uniform([0.0, 1.0], [1.0, 2.0, 3.0])
+    with pytest.raises(TypeError, match="loc="):
+        g.normal("a")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_uniform_and_random_distribution(dtype):
+    n = 200_000
+    g = vp.random.default_rng(77)
+    u = _host(g.uniform(-2.0, 6.0, n, dtype=dtype))
+    assert u.dtype == dtype and u.min() >= -2.0 and u.max() < 6.0
+    assert _ks_uniform((u.astype(np.float64) + 2.0) / 8.0) < 1.95 / math.sqrt(n)
+    r = _host(g.random(n, dtype=dtype))
+    assert r.min() >= 0.0 and r.max() < 1.0
+    assert _ks_uniform(r.astype(np.float64)) < 1.95 / math.sqrt(n)
+
+
+def test_exponential_distribution():
+    n = 200_000
+    e = _host(vp.random.default_rng(4).exponential(2.5, n))
+    assert e.min() >= 0.0
+    assert abs(e.mean() - 2.5) < 5 * 2.5 / math.sqrt(n)
+    assert _ks_uniform(1.0 - np.exp(-e / 2.5)) < 1.95 / math.sqrt(n)
+
+
+@pytest.mark.parametrize("low,high,endpoint", [(0, 10, False), (-5, 5, True), (3, 4, False),
+                                               (0, 2**40, False), (-(2**63), 2**63 - 1, True)])
+def test_integers_range_and_uniformity(low, high, endpoint):
+    n = 100_000
+    x = _host(vp.random.default_rng(31).integers(low, high, n, endpoint=endpoint))
+    assert x.dtype == np.int64 and x.shape == (n,)
+    top = high if endpoint else high - 1
+    assert x.min() >= low and x.max() <= top
+    span = top - low + 1
+    if span <= 16:  # chi-square over the values, 0.1% critical values
+        counts = np.bincount(x - low, minlength=span)
+        assert len(counts) == span
+        if span > 1:
+            exp = n / span
+            chi2 = ((counts - exp) ** 2 / exp).sum()
+            crit = {9: 27.88, 10: 29.59}[span - 1]
+            assert chi2 < crit
+            assert x.max() == top and x.min() == low  # endpoints are reached
+        else:
+            assert np.all(x == low)
+    else:  # uniform in [low, top]: KS on the scaled values
+        u = (x.astype(np.float64) - float(low)) / float(span)
+        assert _ks_uniform(u) < 1.95 / math.sqrt(n)
+
+
+def test_integers_dtypes_and_one_argument():
+    g = vp.random.default_rng(1)
+    x = _host(g.integers(6, size=1000))
+    assert x.min() >= 0 and x.max() <= 5 and set(x.tolist()) == set(range(6))
+    for dt in (np.int32, np.uint32, np.uint64, np.uint8, np.int16):
+        try:
+            vp.empty(1, dt)
+        except TypeError:  # a dtype this build does not have yet
+            continue
+        hi = 100 if np.dtype(dt).itemsize < 4 else 2**31 - 1
+        y = _host(g.integers(0, hi, size=500, dtype=dt))
+        assert y.dtype == dt and y.min() >= 0 and y.max() < hi
+    big = _host(g.integers(2**63, 2**64, size=500, dtype=np.uint64))
+    assert big.dtype == np.uint64 and big.min() >= 2**63
+
+
+def test_legacy_helpers():
+    vp.random.seed(10)
+    a = _host(vp.random.rand(3, 4))
+    vp.random.seed(10)
+    np.testing.assert_array_equal(_host(vp.random.rand(3, 4)), a)
+    np.testing.assert_array_equal(a, _np_gen(10).random((3, 4)))
+    assert vp.random.randn(2, 3, dtype=np.float32).shape == (2, 3)
+    assert vp.random.randint(5, size=4).shape == (4,)
+    assert vp.random.default_rng(5).random(2).shape == (2,)
+    g = vp.random.default_rng(5)
+    assert vp.random.default_rng(g) is g
+
+
+# ------------------------------------------------------------ errors
+def test_errors_name_the_argument():
+    g = vp.random.default_rng(0)
+    with pytest.raises(ValueError, match="size="):
+        g.random(-1)
+    with pytest.raises(TypeError, match="size="):
+        g.random(2.5)
+    with pytest.raises(TypeError, match="size="):
+        g.standard_normal((2, "a"))
+    with pytest.raises(TypeError, match="dtype="):
+        g.random(3, dtype=np.int32)
+    with pytest.raises(TypeError, match="dtype="):
+        g.standard_normal(3, dtype=np.float16)
+    with pytest.raises(ValueError, match="low="):
+        g.integers(5, 5)
+    with pytest.raises(ValueError, match="low="):
+        g.integers(5, 3, endpoint=True)
+    with pytest.raises(TypeError, match="dtype="):
+        g.integers(0, 5, dtype=np.float32)
+    with pytest.raises(ValueError, match="does not fit"):
+        g.integers(0, 2**40, dtype=np.int32)
+    with pytest.raises(TypeError, match="low="):
+        g.integers(1.5, 3)
+    with pytest.raises(ValueError, match="low="):
+        g.uniform(2.0, 1.0)
+    with pytest.raises(ValueError, match="scale="):
+        g.normal(0.0, -1.0)
+    with pytest.raises(TypeError, match="out="):
+        g.random(out=np.zeros(3))
+    with pytest.raises(TypeError, match="out="):
+        g.random(dtype=np.float32, out=vp.empty(3, np.float64))
+    with pytest.raises(ValueError, match="size="):
+        g.random(4, out=vp.empty(3, np.float64))
+    with pytest.raises(ValueError, match="out="):
+        g.random(out=vp.empty(8, np.float64)[::2])
+    with pytest.raises(TypeError, match="bit_generator"):
+        vp.random.Generator(np.random.Philox(0))
+    with pytest.raises(ValueError, match="state="):
+        vp.random.Philox(0).state = {"bit_generator": "PCG64"}
+    # a failed call leaves the stream where it was
+    np.testing.assert_array_equal(_host(g.random(3)), _np_gen(0).random(3))
+
+
+def test_device_without_int64_is_a_feature_error(monkeypatch):
+    # Philox needs 64-bit integers (shaderInt64): a device without them
+    # refuses the kernels with vp.FeatureError naming int64
+    ctx = vp.default_context()
+    monkeypatch.setattr(ctx, "_features", ctx.features - {"int64"})
+    monkeypatch.setattr(ctx, "_kernels", {})
+    from vulpy import _random_kernels as rk
+    for k in (rk.uniform_f32, rk.uniform_f32_v4):  # compiled, launched afresh
+        monkeypatch.setattr(k, "_prog", None, raising=False)
+        monkeypatch.setattr(k, "_fast", False, raising=False)
+    with pytest.raises(vp.FeatureError, match="int64"):
+        vp.random.default_rng(0).random(16, dtype=np.float32)
