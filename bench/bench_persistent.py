@@ -3,9 +3,11 @@ dispatch that owns its time loop against the stepped form (one dispatch per
 phase, replayed from recorded command buffers), on a small launch-bound grid
 and a large bandwidth-bound one; the cost of one grid barrier beside CUDA's
 cooperative `grid.sync()` on the same grid (nvcc, where there is one);
-the host -> GPU -> host steering round trip of a running program; and (not
-with --quick) a 60 s persistent run steered live all the way (no device
-loss, no stall).
+the host -> GPU -> host steering round trip of a running program; every
+grid-barrier variant (@vp.kernel(barrier=...): the barrier alone and the
+small grid's step rate, each with its GLSL) so one run shows the fastest;
+and (not with --quick) a 60 s persistent run steered live all the way (no
+device loss, no stall).
 
     bash bench/device.sh --suites persistent      (the H200)
     .venv/bin/python bench/run.py --suite persistent --quick   (here)
@@ -87,17 +89,32 @@ int main(int argc, char **argv) {
 '''
 
 
-def _kernels(tmp):
-    """The kernels, from a file (the frontend reads a function's source)."""
-    path = os.path.join(tmp, "persistent_kernels.py")
+def _kernels(tmp, barrier=None, nonprivate=False):
+    """The kernels, from a file (the frontend reads a function's source);
+    `barrier`: the grid-barrier variant they are compiled with (None: the
+    default one); nonprivate: non-private buffers instead of coherent."""
+    text = STEPPER
+    if barrier is not None:
+        text = text.replace("persistent=True,",
+                            f"persistent=True, barrier={barrier!r}, nonprivate={nonprivate!r},")
+    path = os.path.join(tmp, f"persistent_kernels_{barrier or 'default'}"
+                             f"{'_nonprivate' if nonprivate else ''}.py")
     with open(path, "w") as f:
-        f.write(STEPPER)
+        f.write(text)
     ns = {}
-    code = compile(STEPPER, path, "exec")
+    code = compile(text, path, "exec")
     import linecache
-    linecache.cache[path] = (len(STEPPER), None, STEPPER.splitlines(True), path)
+    linecache.cache[path] = (len(text), None, text.splitlines(True), path)
     exec(code, ns)
     return ns["heat"], ns["syncs"], ns["steer"]
+
+
+def _barrier_glsl(syncs):
+    """The GLSL of a time loop of grid syncs, from the time loop on (the
+    two barriers a step, as every back end sees them)."""
+    text = syncs.glsl
+    at = text.find("for (")
+    return text[at:] if at >= 0 else text
 
 
 def _time(fn, reps):
@@ -209,12 +226,176 @@ def run(ctx):
                             backend="persistent/cuda", median=rec["median"] / crec["median"],
                             p10=None, p90=None, unit="x", device=device,
                             groups=info["admitted"], goal=dict(op="<=", target=1.5, issue=15)))
+    records += _variants(tmp, device, cases, sizes, sync_steps, reps, records)
+    records += _slices(heat, device, cases[0], reps, records)
     records += _steering(steer, device, quick=ctx.quick or lavapipe)
     if not (ctx.quick or lavapipe):
         records += _long_run(steer, device, seconds=60)
     for r in records:
         r["suite"] = "persistent"
     return records
+
+
+def _variants(tmp, device, cases, sizes, sync_steps, reps, done):
+    """Every grid-barrier variant (@vp.kernel(barrier=...), docs/persistent.md
+    "Barrier variants"), and two with non-private buffers (nonprivate=True,
+    "Memory model"), on the same cases: the barrier alone (us/barrier at
+    each size, beside CUDA's grid.sync() measured above) and both grids'
+    persistent step rates (the speed-up over the stepped form measured
+    above, and a bit-for-bit check against it). Each variant's first barrier
+    record carries the GLSL of its time loop (`glsl`), also printed on
+    stderr."""
+    import sys
+
+    import vulpy as vp
+    cuda = {r.get("groups"): r["median"] for r in done
+            if r.get("backend") == "cuda grid.sync()" and "median" in r}
+    refs = {}
+    for label, n, steps in cases:
+        stepped = next((r for r in done if r.get("case") == f"step rate, {label}"
+                        and r.get("backend") == "stepped" and "median" in r), None)
+        u0 = np.random.default_rng(1).random(n, dtype=np.float32)
+        ref = vp.asarray(u0)
+        try:
+            _kernels(tmp)[0](ref, vp.zeros(n, np.float32), n=n, alpha=0.2, steps=steps,
+                             mode="stepped")
+            ref = ref.numpy().tobytes()
+        except Exception:  # noqa: BLE001 - the check is then left out
+            ref = None
+        refs[label] = (u0, ref, stepped)
+    out = []
+    configs = [(b, False) for b in vp._persistent.BARRIERS] + [("lean", True), ("packed", True)]
+    for barrier, nonprivate in configs:
+        heat, syncs, _ = _kernels(tmp, barrier, nonprivate)
+        tag = f"barrier={barrier}" + (", nonprivate" if nonprivate else "")
+        glsl = None
+        try:
+            glsl = _barrier_glsl(syncs)
+            print(f"---- grid barrier, {tag}: GLSL of the time loop ----\n{glsl}",
+                  file=sys.stderr)
+        except Exception as e:  # noqa: BLE001
+            glsl = f"{type(e).__name__}: {e}"[:300]
+        # the barrier alone has no buffers: nonprivate does not change it
+        for groups in sizes if not nonprivate else []:
+            info = {}
+
+            def barriers(groups=groups, info=info):
+                kw = {} if groups is None else {"groups": groups}
+                h = syncs(steps=sync_steps, sync=False, **kw)
+                h.wait(timeout=600)
+                info["admitted"], info["barriers"] = h.admitted, h.barriers
+            try:
+                barriers()
+                rec = _record(f"grid barrier, {tag}", sync_steps, "persistent",
+                              _time(barriers, reps), info["barriers"], device,
+                              unit="us/barrier", groups=info["admitted"], barrier=barrier,
+                              nonprivate=nonprivate)
+            except Exception as e:  # noqa: BLE001
+                out.append(dict(case=f"grid barrier, {tag}", size=sync_steps,
+                                backend="persistent", groups=groups, barrier=barrier,
+                                error=f"{type(e).__name__}: {e}"[:300], device=device))
+                continue
+            if glsl is not None:
+                rec["glsl"], glsl = glsl, None
+            out.append(rec)
+            c = cuda.get(info["admitted"])
+            if c:
+                out.append(dict(case=f"grid barrier vs CUDA, {tag}", size=sync_steps,
+                                backend="persistent/cuda", median=rec["median"] / c, p10=None,
+                                p90=None, unit="x", device=device, groups=info["admitted"],
+                                barrier=barrier, goal=dict(op="<=", target=1.5, issue=15)))
+        for label, n, steps in cases:
+            # the small grid also with one group a SM (132 on the H200): a
+            # barrier among fewer groups is cheaper, and 132 x 256
+            # invocations still cover 64K cells in two strides
+            for groups in [None] + ([132] if "small" in label and len(sizes) > 1 else []):
+                out += _variant_steps(heat, tag, barrier, nonprivate, label, n, steps, reps,
+                                      refs[label], device, groups)
+    return out
+
+
+def _variant_steps(heat, tag, barrier, nonprivate, label, n, steps, reps, ref, device,
+                   groups=None):
+    """One variant's persistent step rate on one grid, its speed-up over
+    the stepped form and its bit-for-bit check; groups: the groups to
+    dispatch (None: the default)."""
+    import vulpy as vp
+    u0, want, stepped = ref
+    if groups is not None:
+        tag = f"{tag}, groups={groups}"
+    u = vp.asarray(u0)
+    v = vp.zeros(n, np.float32)
+    info = {}
+    extra = dict(barrier=barrier, nonprivate=nonprivate)
+
+    def once(u=u, v=v, info=info):
+        h = heat(u, v, n=n, alpha=0.2, steps=steps, mode="persistent", sync=False,
+                 groups=groups)
+        h.wait(timeout=600)
+        info["admitted"] = h.admitted
+    try:
+        once()
+        samples = _time(once, reps)
+    except Exception as e:  # noqa: BLE001
+        return [dict(case=f"step rate, {label}, {tag}", size=n, backend="persistent",
+                     error=f"{type(e).__name__}: {e}"[:300], device=device, **extra)]
+    rec = _record(f"step rate, {label}, {tag}", n, "persistent", samples, steps, device,
+                  steps=steps, groups=info["admitted"], **extra)
+    out = [rec]
+    # a fresh single run from the same start, against the stepped form's
+    one = vp.asarray(u0)
+    heat(one, vp.zeros(n, np.float32), n=n, alpha=0.2, steps=steps, mode="persistent",
+         groups=groups)
+    if want is not None and one.numpy().tobytes() != want:
+        out.append(dict(case=f"step rate, {label}, {tag}", size=n, backend="check",
+                        error="persistent and stepped results differ", device=device, **extra))
+    if stepped:
+        out.append(dict(case=f"speed-up, {label}, {tag}", size=n, backend="stepped/persistent",
+                        median=stepped["median"] / rec["median"], p10=None, p90=None, unit="x",
+                        device=device,
+                        goal=dict(op=">=", target=5.0 if "small" in label else 0.95, issue=15),
+                        **extra))
+    return out
+
+
+def _slices(heat, device, small, reps, done):
+    """The small grid in bounded slices (max_seconds_per_dispatch=, a few
+    slices a run): the step rate with the relaunches, their count, and a
+    bit-for-bit check against one dispatch (docs/persistent.md, "Bounded
+    slices")."""
+    import vulpy as vp
+    label, n, steps = small
+    one = next((r for r in done if r.get("case") == f"step rate, {label}"
+                and r.get("backend") == "persistent" and "median" in r), None)
+    u0 = np.random.default_rng(1).random(n, dtype=np.float32)
+    ref = vp.asarray(u0)
+    heat(ref, vp.zeros(n, np.float32), n=n, alpha=0.2, steps=steps, mode="persistent")
+    # about four slices a run: a quarter of one dispatch's time
+    sl = max(0.001, (one["median"] * steps / 1e6 / 4) if one else 0.01)
+    u, v = vp.asarray(u0), vp.zeros(n, np.float32)
+    info = {}
+
+    def once(u=u, v=v, info=info):
+        h = heat(u, v, n=n, alpha=0.2, steps=steps, sync=False, max_seconds_per_dispatch=sl)
+        h.wait(timeout=600)
+        info["dispatches"], info["admitted"] = h.dispatches, h.admitted
+    try:
+        samples = _time(once, reps)
+        chk = vp.asarray(u0)
+        h = heat(chk, vp.zeros(n, np.float32), n=n, alpha=0.2, steps=steps, sync=False,
+                 max_seconds_per_dispatch=sl)
+        h.wait(timeout=600)
+    except Exception as e:  # noqa: BLE001
+        return [dict(case=f"step rate, {label}, slices", size=n, backend="persistent",
+                     error=f"{type(e).__name__}: {e}"[:300], device=device)]
+    rec = _record(f"step rate, {label}, slices", n, "persistent", samples, steps, device,
+                  steps=steps, groups=info["admitted"], dispatches=info["dispatches"],
+                  max_seconds_per_dispatch=sl)
+    out = [rec]
+    if chk.numpy().tobytes() != ref.numpy().tobytes():
+        out.append(dict(case=f"step rate, {label}, slices", size=n, backend="check",
+                        error="sliced and one-dispatch results differ", device=device))
+    return out
 
 
 def _cuda_grid_sync(tmp, groups, steps, reps):

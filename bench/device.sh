@@ -194,7 +194,7 @@ fi
 # Each suite's share of the time left (seconds), in run order.
 declare -A CAP=([ir]=60 [frontend]=40 [compile]=60 [vkref]=60 [runtime]=60 [python]=60
                 [fusion]=90 [mathcost]=40 [cuda]=120 [compare]=420 [fdtd]=300 [mpi]=300
-                [accuracy]=300 [random]=120 [matmul]=240)
+                [accuracy]=300 [random]=120 [sort]=240 [persistent]=300 [matmul]=240)
 # The GPU's clocks, power and throttle reasons while the suites run (a GPU
 # that clocks down between or during suites explains odd figures).
 if command -v nvidia-smi > /dev/null; then

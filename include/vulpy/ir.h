@@ -236,6 +236,10 @@ typedef enum vir_access { VIR_ACCESS_READWRITE, VIR_ACCESS_READONLY, VIR_ACCESS_
 enum {
   VIR_BUF_COHERENT = 1u << 0, /* other invocations / the host see writes without barriers */
   VIR_BUF_VOLATILE = 1u << 1, /* every access reaches memory */
+  /* Vulkan memory model: accesses are non-private (GLSL `nonprivate`), so
+   * fences and atomics with availability / visibility order them across
+   * invocations; not coherent (persistent-nonprivate, docs/persistent.md) */
+  VIR_BUF_NONPRIVATE = 1u << 2,
 };
 
 typedef union vir_literal {

@@ -250,7 +250,7 @@ static bool parse_fields(parser *p, vir_struct *st) {
  *   struct := 'struct' SYM fields loc?
  *   push   := 'push' SYM fields loc?
  *   buffer := 'buffer' SYM ':' type '[' INT? ']' 'binding' '(' INT ',' INT ')'
- *             ('readwrite' | 'readonly' | 'writeonly') ('coherent' | 'volatile')* loc?
+ *             ('readwrite' | 'readonly' | 'writeonly') ('coherent' | 'volatile' | 'nonprivate')* loc?
  *   shared := 'shared' SYM ':' type loc?
  *   const  := 'const' SYM ':' type '=' literal loc? */
 static bool parse_decl(parser *p) {
@@ -335,6 +335,8 @@ static bool parse_decl(parser *p) {
       flags |= VIR_BUF_COHERENT;
     else if (pr_accept_kw(p, "volatile"))
       flags |= VIR_BUF_VOLATILE;
+    else if (pr_accept_kw(p, "nonprivate"))
+      flags |= VIR_BUF_NONPRIVATE;
     else
       break;
   }

@@ -250,6 +250,8 @@ static void print_decl(printer *p, const vir_sym *s) {
       PUTS(p, " coherent");
     if (s->buf_flags & VIR_BUF_VOLATILE)
       PUTS(p, " volatile");
+    if (s->buf_flags & VIR_BUF_NONPRIVATE)
+      PUTS(p, " nonprivate");
     break;
   case VIR_SYM_SHARED:
     PUTS(p, "shared ");

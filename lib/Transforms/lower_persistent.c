@@ -49,7 +49,7 @@
 #define NO_GROUP 0xffffffffu
 /* @_vp_psh: [0] group id, [1] group count, [2] abort, [3] the stop snapshot
  * (the leader reads it once for its group) */
-enum { S_GID, S_NG, S_ABORT, S_STOP, S_WORDS = 4 };
+enum { S_GID, S_NG, S_ABORT, S_STOP, S_SINK, S_WORDS = 5 };
 
 typedef struct pl {
   vir_module *m;
@@ -58,6 +58,14 @@ typedef struct pl {
   vir_sym *grid, *host, *sh;
   vir_value *li, *gid, *ng;         /* local_index, virtual group id and count */
   vir_value *rmw;                   /* bool: poll with a read-modify-write */
+  vir_value *begin;                 /* bounded slices: steps done before this dispatch
+                                     * (NULL: the kernel cannot resume) */
+  vir_value *resume;                /* bounded slices: nonzero on a relaunch */
+  vir_op *loop;                     /* the time loop of a resumable kernel */
+  unsigned variant;                 /* V_* bits: the barrier variant */
+  uint32_t gen_word;                /* G_GEN or G_GEN_PAD */
+  vir_value *backoff;               /* V_BACKOFF: delay iterations a poll */
+  vir_sym *lgen, *lsteps;           /* V_PACKED: the leader's generation and steps */
   vir_sym *slot_sym[MAX_SLOTS];     /* control snapshot slots: (buffer, word) */
   vir_value *slot_word[MAX_SLOTS];  /* the word index value (a const) */
   uint64_t slot_lit[MAX_SLOTS];
@@ -206,6 +214,9 @@ static void spin_tick(pl *l, vir_sym *k, vir_value *limit, bool timeout_flags) {
     atom(l, VIR_OP_ATOMIC_OR, l->host, H_STATUS, ku(l, ST_TIMEOUT), VIR_SCOPE_DEVICE,
          VIR_SEM_RELAXED);
     store(l, l->grid, G_ABORT, ku(l, 1), VIR_SEM_RELAXED);
+    if (l->variant & V_PACKED) /* wakes every waiter at once */
+      atom(l, VIR_OP_ATOMIC_OR, l->grid, l->gen_word, ku(l, GEN_ABORT), VIR_SCOPE_DEVICE,
+           VIR_SEM_RELAXED);
   }
   term(l, VIR_OP_BREAK);
   back(l, a);
@@ -228,6 +239,25 @@ static int slot_of(pl *l, vir_sym *s, uint64_t w) {
  * poll, and an abort is still seen within microseconds. */
 #define SLOW_POLL 64u
 
+/* V_BACKOFF: H_BACKOFF iterations of integer arithmetic between two polls
+ * of a waiting leader, so fewer polls reach the generation's line while
+ * the last groups arrive. The result goes to a shared word (so no compiler
+ * drops the loop); the trip count comes from the host (0 on lavapipe,
+ * where every back-edge draws on the loop budget). */
+static void delay(pl *l) {
+  if (!(l->variant & V_BACKOFF))
+    return;
+  vir_sym *x = local(l, "_vp_delay", ku(l, 0));
+  vir_value *fo[3] = {ku(l, 0), l->backoff, ku(l, 1)};
+  vir_op *loop = op(l, VIR_OP_FOR, NULL, 3, fo);
+  at a = here(l);
+  into(l, loop, 0);
+  lstore(l, x, bin(l, VIR_OP_ADD, bin(l, VIR_OP_MUL, lload(l, x), ku(l, 1664525u)),
+                   ku(l, 1013904223u)));
+  back(l, a);
+  sh_store(l, S_SINK, lload(l, x));
+}
+
 /* The grid barrier at the builder; `step`: also count the step; `snap`:
  * also snapshot the stop request and the control words (at the entry and
  * at step boundaries only, as the stepped form does).
@@ -241,7 +271,13 @@ static int slot_of(pl *l, vir_sym *s, uint64_t w) {
  * and the host-visible bookkeeping (steps done, barriers passed) is
  * written after the generation bump, off the path the other groups wait
  * on. */
+static void grid_barrier_packed(pl *l, vir_value *limit, bool step, bool snap);
+
 static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
+  if (l->variant & V_PACKED) {
+    grid_barrier_packed(l, limit, step, snap);
+    return;
+  }
   /* fence, barrier: each invocation releases its writes; the leader's own
    * fence after the barrier makes its arrival cumulative over what the
    * group wrote (CUDA's cooperative grid sync does the same) */
@@ -252,7 +288,7 @@ static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
   into(l, lead, 0);
   fence(l);
   /* relaxed: the acq_rel arrival after it keeps it in front */
-  vir_value *gen = load(l, l->grid, G_GEN, VIR_SEM_RELAXED);
+  vir_value *gen = load(l, l->grid, l->gen_word, VIR_SEM_RELAXED);
   vir_value *old = atom(l, VIR_OP_ATOMIC_ADD, l->grid, G_ARRIVE, ku(l, 1), VIR_SCOPE_DEVICE,
                         VIR_SEM_ACQ_REL);
   vir_op *last = iff(l, bin(l, VIR_OP_EQ, old, bin(l, VIR_OP_SUB, l->ng, ku(l, 1))));
@@ -262,8 +298,6 @@ static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
     /* relaxed: a control word is a value, not a flag guarding a payload;
      * the generation's release orders the snapshot before the others */
     vir_value *stop = snap ? load(l, l->host, H_STOP, VIR_SEM_RELAXED) : NULL;
-    if (snap)
-      store(l, l->grid, G_STOP, stop, VIR_SEM_RELAXED);
     for (uint32_t i = 0; snap && i < l->nslots; i++) {
       vir_value *w = ku(l, (uint32_t)l->slot_lit[i]);
       vir_op *o = op(l, VIR_OP_ATOMIC_LOAD, u32(l), 1, &w);
@@ -276,6 +310,21 @@ static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
     }
     /* the steps done: the steps that began before this boundary */
     vir_value *steps = load(l, l->grid, G_STEPS, VIR_SEM_RELAXED);
+    if (step && l->begin) {
+      /* bounded slices: the host raised the yield word, no stop was asked,
+       * and this dispatch did a step (so every slice makes progress): the
+       * time loop ends here with the stop snapshot STOP_YIELD, and the
+       * kernel leaves without the code after the loop */
+      vir_value *y = load(l, l->host, H_YIELD, VIR_SEM_RELAXED);
+      vir_value *go = bin(l, VIR_OP_LAND,
+                          bin(l, VIR_OP_LAND, bin(l, VIR_OP_EQ, stop, ku(l, 0)),
+                              bin(l, VIR_OP_NE, y, ku(l, 0))),
+                          bin(l, VIR_OP_NE, steps, l->begin));
+      vir_value *sa[3] = {go, ku(l, STOP_YIELD), stop};
+      stop = val(op(l, VIR_OP_SELECT, u32(l), 3, sa));
+    }
+    if (snap)
+      store(l, l->grid, G_STOP, stop, VIR_SEM_RELAXED);
     if (step) { /* a stopped step does not count */
       vir_op *go = iff(l, bin(l, VIR_OP_EQ, stop, ku(l, 0)));
       at a = here(l);
@@ -284,7 +333,7 @@ static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
       back(l, a);
     }
     store(l, l->grid, G_ARRIVE, ku(l, 0), VIR_SEM_RELAXED);
-    store(l, l->grid, G_GEN, bin(l, VIR_OP_ADD, gen, ku(l, 1)), VIR_SEM_RELEASE);
+    store(l, l->grid, l->gen_word, bin(l, VIR_OP_ADD, gen, ku(l, 1)), VIR_SEM_RELEASE);
     /* after the release: the host's counters are not on the others' path */
     store(l, l->host, H_STEPS, steps, VIR_SEM_RELAXED);
     atom(l, VIR_OP_ATOMIC_ADD, l->host, H_BARRIERS, ku(l, 1), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
@@ -296,11 +345,12 @@ static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
     vir_op *loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
     at a = here(l);
     into(l, loop, 0);
-    vir_op *moved = iff(l, bin(l, VIR_OP_NE, poll(l, l->grid, G_GEN), gen));
+    vir_op *moved = iff(l, bin(l, VIR_OP_NE, poll(l, l->grid, l->gen_word), gen));
     at b = here(l);
     into(l, moved, 0);
     term(l, VIR_OP_BREAK);
     back(l, b);
+    delay(l);
     vir_value *kk = lload(l, k);
     /* where the host asked for read-modify-write polls (lavapipe) every
      * poll: there the spin limit counts loop back-edges (the budget), not
@@ -334,6 +384,138 @@ static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
   wg_barrier(l);
   fence(l);
   /* an aborted run: every invocation of the group leaves together */
+  vir_op *ab = iff(l, bin(l, VIR_OP_NE, sh_load(l, S_ABORT), ku(l, 0)));
+  at a = here(l);
+  into(l, ab, 0);
+  term(l, VIR_OP_RETURN);
+  back(l, a);
+}
+
+/* v & GEN_YIELD ? STOP_YIELD : v & GEN_STOP ? 1 : 0: the stop snapshot a
+ * packed generation value carries */
+static vir_value *gen_stop(pl *l, vir_value *v) {
+  vir_value *st[3] = {bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, v, ku(l, GEN_STOP)), ku(l, 0)),
+                      ku(l, 1), ku(l, 0)};
+  vir_value *s1 = val(op(l, VIR_OP_SELECT, u32(l), 3, st));
+  vir_value *yt[3] = {bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, v, ku(l, GEN_YIELD)), ku(l, 0)),
+                      ku(l, STOP_YIELD), s1};
+  return val(op(l, VIR_OP_SELECT, u32(l), 3, yt));
+}
+
+/* The packed variant (V_PACKED) of the grid barrier: the same fences and
+ * the same arrival as the lean one, but nothing else on the path every
+ * group waits on. The generation word carries the abort bit and the stop
+ * snapshot in its low bits (GEN_*), so a waiter learns all of it from the
+ * value its poll returned; each leader keeps the generation it expects
+ * and the steps done in its own variables (every group passes every
+ * barrier), so it loads neither before arriving. The last arriver bumps
+ * the generation with one add (release) of the difference, which keeps an
+ * abort bit another group set meanwhile. An aborting group ors the abort
+ * bit into the generation word, which also wakes every waiter. */
+static void grid_barrier_packed(pl *l, vir_value *limit, bool step, bool snap) {
+  fence(l);
+  wg_barrier(l);
+  vir_op *lead = iff(l, bin(l, VIR_OP_EQ, l->li, ku(l, 0)));
+  at out = here(l);
+  into(l, lead, 0);
+  fence(l);
+  vir_value *expect = lload(l, l->lgen);
+  vir_value *steps = lload(l, l->lsteps);
+  vir_sym *got = local(l, "_vp_gen", bin(l, VIR_OP_OR, expect, ku(l, GEN_ABORT)));
+  vir_value *old = atom(l, VIR_OP_ATOMIC_ADD, l->grid, G_ARRIVE, ku(l, 1), VIR_SCOPE_DEVICE,
+                        VIR_SEM_ACQ_REL);
+  vir_op *last = iff(l, bin(l, VIR_OP_EQ, old, bin(l, VIR_OP_SUB, l->ng, ku(l, 1))));
+  at in = here(l);
+  into(l, last, 0);
+  {
+    vir_value *bits = ku(l, 0);
+    if (snap) {
+      vir_value *stop = load(l, l->host, H_STOP, VIR_SEM_RELAXED);
+      for (uint32_t i = 0; i < l->nslots; i++) {
+        vir_value *w = ku(l, (uint32_t)l->slot_lit[i]);
+        vir_op *o = op(l, VIR_OP_ATOMIC_LOAD, u32(l), 1, &w);
+        if (o) {
+          o->attr.sym = l->slot_sym[i];
+          o->attr.scope = VIR_SCOPE_DEVICE;
+          o->attr.sem = VIR_SEM_RELAXED;
+        }
+        store(l, l->grid, G_SNAP + i, val(o), VIR_SEM_RELAXED);
+      }
+      if (step && l->begin) { /* bounded slices, as in grid_barrier */
+        vir_value *y = load(l, l->host, H_YIELD, VIR_SEM_RELAXED);
+        vir_value *go = bin(l, VIR_OP_LAND,
+                            bin(l, VIR_OP_LAND, bin(l, VIR_OP_EQ, stop, ku(l, 0)),
+                                bin(l, VIR_OP_NE, y, ku(l, 0))),
+                            bin(l, VIR_OP_NE, steps, l->begin));
+        vir_value *sa[3] = {go, ku(l, STOP_YIELD), stop};
+        stop = val(op(l, VIR_OP_SELECT, u32(l), 3, sa));
+      }
+      vir_value *b1[3] = {bin(l, VIR_OP_EQ, stop, ku(l, STOP_YIELD)), ku(l, GEN_YIELD),
+                          ku(l, GEN_STOP)};
+      vir_value *b0[3] = {bin(l, VIR_OP_EQ, stop, ku(l, 0)), ku(l, 0),
+                          val(op(l, VIR_OP_SELECT, u32(l), 3, b1))};
+      bits = val(op(l, VIR_OP_SELECT, u32(l), 3, b0));
+    }
+    store(l, l->grid, G_ARRIVE, ku(l, 0), VIR_SEM_RELAXED);
+    vir_value *next = bin(l, VIR_OP_OR,
+                          bin(l, VIR_OP_ADD, bin(l, VIR_OP_AND, expect, ku(l, ~(GEN_STEP - 1u))),
+                              ku(l, GEN_STEP)),
+                          bits);
+    vir_value *prev = atom(l, VIR_OP_ATOMIC_ADD, l->grid, l->gen_word,
+                           bin(l, VIR_OP_SUB, next, expect), VIR_SCOPE_DEVICE, VIR_SEM_RELEASE);
+    lstore(l, got, bin(l, VIR_OP_OR, next, bin(l, VIR_OP_AND, prev, ku(l, GEN_ABORT))));
+    /* after the release: the host's counters */
+    store(l, l->host, H_STEPS, steps, VIR_SEM_RELAXED);
+    atom(l, VIR_OP_ATOMIC_ADD, l->host, H_BARRIERS, ku(l, 1), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+  }
+  into(l, last, 1);
+  { /* the others: poll the generation; the host's abort every SLOW_POLL polls */
+    vir_sym *k = local(l, "_vp_spin", ku(l, 0));
+    vir_op *loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
+    at a = here(l);
+    into(l, loop, 0);
+    vir_value *v = poll(l, l->grid, l->gen_word);
+    vir_op *moved = iff(l, bin(l, VIR_OP_NE, v, expect));
+    at b = here(l);
+    into(l, moved, 0);
+    lstore(l, got, v);
+    term(l, VIR_OP_BREAK);
+    back(l, b);
+    delay(l);
+    vir_value *kk = lload(l, k);
+    vir_op *slow = iff(l, bin(l, VIR_OP_LOR, l->rmw,
+                             bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, kk, ku(l, SLOW_POLL - 1)),
+                                 ku(l, SLOW_POLL - 1))));
+    b = here(l);
+    into(l, slow, 0);
+    vir_op *quit = iff(l, bin(l, VIR_OP_GE, poll(l, l->host, H_STOP), ku(l, 2)));
+    at c = here(l);
+    into(l, quit, 0);
+    store(l, l->grid, G_ABORT, ku(l, 1), VIR_SEM_RELAXED);
+    atom(l, VIR_OP_ATOMIC_OR, l->grid, l->gen_word, ku(l, GEN_ABORT), VIR_SCOPE_DEVICE,
+         VIR_SEM_RELAXED);
+    term(l, VIR_OP_BREAK);
+    back(l, c);
+    back(l, b);
+    spin_tick(l, k, limit, true);
+    back(l, a);
+    fence(l); /* acquire: what the last arriver released */
+  }
+  back(l, in);
+  vir_value *g = lload(l, got);
+  lstore(l, l->lgen, bin(l, VIR_OP_AND, g, ku(l, ~(uint32_t)GEN_ABORT)));
+  sh_store(l, S_ABORT, bin(l, VIR_OP_AND, g, ku(l, GEN_ABORT)));
+  if (snap) {
+    vir_value *stop = gen_stop(l, g);
+    sh_store(l, S_STOP, stop);
+    if (step) { /* a stopped step does not count */
+      vir_value *inc[3] = {bin(l, VIR_OP_EQ, stop, ku(l, 0)), ku(l, 1), ku(l, 0)};
+      lstore(l, l->lsteps, bin(l, VIR_OP_ADD, steps, val(op(l, VIR_OP_SELECT, u32(l), 3, inc))));
+    }
+  }
+  back(l, out);
+  wg_barrier(l);
+  fence(l);
   vir_op *ab = iff(l, bin(l, VIR_OP_NE, sh_load(l, S_ABORT), ku(l, 0)));
   at a = here(l);
   into(l, ab, 0);
@@ -534,11 +716,87 @@ static bool lower_plain(pl *l, vp_ptrvec *ops) {
 /* The time loop whose body starts with `step` (its parent op). */
 static vir_op *time_loop_of(vir_op *step) { return step->parent ? step->parent->parent_op : NULL; }
 
+/* The loop-budget canary at the builder: n trips of a loop the compiler
+ * cannot unroll (n from the host); fewer means lavapipe's budget ran out. */
+static void canary(pl *l) {
+  vir_value *cn = load(l, l->host, H_CANARY, VIR_SEM_RELAXED);
+  vir_sym *cnt = local(l, "_vp_canary", ku(l, 0));
+  vir_value *fo[3] = {ku(l, 0), cn, ku(l, 1)};
+  vir_op *loop = op(l, VIR_OP_FOR, NULL, 3, fo);
+  at a = here(l);
+  into(l, loop, 0);
+  lstore(l, cnt, bin(l, VIR_OP_ADD, lload(l, cnt), ku(l, 1)));
+  back(l, a);
+  vir_op *cut = iff(l, bin(l, VIR_OP_NE, lload(l, cnt), cn));
+  into(l, cut, 0);
+  atom(l, VIR_OP_ATOMIC_OR, l->host, H_STATUS, ku(l, ST_BUDGET), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+  back(l, a);
+}
+
+/* Bounded slices, before the kernel is lowered: a resumable kernel skips
+ * the code before its time loop on a relaunch (H_RESUME; the ops
+ * recomputed there stay outside) and starts a `for` time loop at step
+ * H_BEGIN; one that cannot resume leaves at once when the host asks for
+ * slices, saying why (H_NOSLICE). */
+static void slices(pl *l, vir_value *flags) {
+  vir_op *loop = NULL, *bad = NULL;
+  unsigned why = vir_persistent_resumable(l->k, &loop, &bad);
+  if (why != RESUME_OK) {
+    vir_op *no = iff(l, bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, flags, ku(l, F_SLICED)), ku(l, 0)));
+    at a = here(l);
+    into(l, no, 0);
+    atom(l, VIR_OP_ATOMIC_OR, l->host, H_STATUS, ku(l, ST_NOSLICE), VIR_SCOPE_DEVICE,
+         VIR_SEM_RELAXED);
+    store(l, l->host, H_NOSLICE, ku(l, why), VIR_SEM_RELAXED);
+    term(l, VIR_OP_RETURN);
+    back(l, a);
+    return;
+  }
+  l->resume = load(l, l->host, H_RESUME, VIR_SEM_RELAXED);
+  l->begin = load(l, l->host, H_BEGIN, VIR_SEM_RELAXED);
+  l->loop = loop;
+}
+
+/* After the entry code: the ops before the time loop that a relaunch
+ * skips move, in order, into `if H_RESUME == 0` right before the loop (the
+ * ones it recomputes stay), and a `for` time loop starts at step H_BEGIN. */
+static void resume_at(pl *l, vir_op *first) {
+  vir_op *loop = l->loop;
+  at a = here(l);
+  vir_builder_before(&l->b, loop);
+  vir_op *pro = NULL;
+  for (vir_op *o = first; o && o != loop && o != pro;) {
+    vir_op *next = o->next;
+    bool keep = vir_persistent_replayed(o);
+    for (uint32_t i = 0; keep && i < o->nopnd; i++)
+      keep = !(pro && o->opnd[i]->def && o->opnd[i]->def->parent == &pro->regions[0]);
+    if (!keep) {
+      if (!pro && !(pro = iff(l, bin(l, VIR_OP_EQ, l->resume, ku(l, 0)))))
+        return;
+      vir_op_unlink(o);
+      vir_region_insert(&pro->regions[0], NULL, o);
+    }
+    o = next;
+  }
+  /* a `for` time loop starts at step begin: lo + begin * step */
+  if (loop->code == VIR_OP_FOR) {
+    vir_value *lo = loop->opnd[0], *k = l->begin;
+    if (lo->type != u32(l))
+      k = val(op(l, VIR_OP_CAST, lo->type, 1, &k));
+    vir_value *start = bin(l, VIR_OP_ADD, lo, bin(l, VIR_OP_MUL, k, loop->opnd[2]));
+    if (start)
+      loop->opnd[0] = start;
+  }
+  back(l, a);
+}
+
 static void lower_kernel(pl *l, vp_ptrvec *ops) {
   vir_func *k = l->k;
   l->grid = hidden_buffer(l, "_vp_grid");
   l->host = hidden_buffer(l, "_vp_host");
-  l->sh = vir_add_shared(l->m, "_vp_psh", vir_ty_array(l->m, u32(l), S_WORDS), k->loc);
+  l->sh = vir_add_shared(l->m, "_vp_psh",
+                         vir_ty_array(l->m, u32(l), (l->variant & V_BACKOFF) ? S_WORDS : S_SINK),
+                         k->loc);
   if (l->failed || !l->sh) {
     l->failed = true;
     return;
@@ -561,6 +819,7 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
     }
   }
   /* entry: discovery, then a first barrier (the first snapshot) */
+  vir_op *first = k->body.first;
   vir_builder_init(&l->b, l->m);
   l->b.f = k;
   vir_builder_before(&l->b, k->body.first);
@@ -571,8 +830,18 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
   vir_value *flags = load(l, l->host, H_FLAGS, VIR_SEM_RELAXED);
   l->rmw = bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, flags, ku(l, F_RMW_POLL)), ku(l, 0));
   vir_value *min_groups = load(l, l->host, H_MIN_GROUPS, VIR_SEM_RELAXED);
+  slices(l, flags);
+  l->gen_word = (l->variant & V_PAD) ? G_GEN_PAD : G_GEN;
+  if (l->variant & V_BACKOFF)
+    l->backoff = load(l, l->host, H_BACKOFF, VIR_SEM_RELAXED);
+  if (l->variant & V_PACKED) { /* the leader's expected generation and steps done */
+    l->lgen = local(l, "_vp_lgen", ku(l, 0));
+    l->lsteps = local(l, "_vp_lsteps", l->begin ? l->begin : ku(l, 0));
+  }
   discovery(l, limit, join_limit, min_groups);
   grid_barrier(l, limit, false, true);
+  if (l->begin)
+    resume_at(l, first);
   vir_type *v3 = vir_ty_vec(l->m, u32(l), 3);
   vir_value *lid = val(op(l, VIR_OP_LOCAL_ID, v3, 0, NULL));
   vir_value *lx = val(op(l, VIR_OP_EXTRACT, u32(l), 1, &lid));
@@ -632,8 +901,25 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
         vir_builder_at_end(&l->b, loop->parent);
       vir_op *g0 = iff(l, bin(l, VIR_OP_LAND, bin(l, VIR_OP_EQ, l->gid, ku(l, 0)),
                               bin(l, VIR_OP_EQ, l->li, ku(l, 0))));
+      at after = here(l);
       into(l, g0, 0);
-      store(l, l->host, H_STEPS, load(l, l->grid, G_STEPS, VIR_SEM_RELAXED), VIR_SEM_RELEASE);
+      store(l, l->host, H_STEPS,
+            l->lsteps ? lload(l, l->lsteps) : load(l, l->grid, G_STEPS, VIR_SEM_RELAXED),
+            VIR_SEM_RELEASE);
+      back(l, after);
+      if (l->begin) { /* a spent slice: say so, check the budget, leave */
+        vir_op *y = iff(l, bin(l, VIR_OP_EQ, sh_load(l, S_STOP), ku(l, STOP_YIELD)));
+        into(l, y, 0);
+        vir_op *g = iff(l, bin(l, VIR_OP_LAND, bin(l, VIR_OP_EQ, l->gid, ku(l, 0)),
+                               bin(l, VIR_OP_EQ, l->li, ku(l, 0))));
+        at in = here(l);
+        into(l, g, 0);
+        atom(l, VIR_OP_ATOMIC_OR, l->host, H_STATUS, ku(l, ST_YIELD), VIR_SCOPE_DEVICE,
+             VIR_SEM_RELAXED);
+        back(l, in);
+        canary(l);
+        term(l, VIR_OP_RETURN);
+      }
       break;
     }
     default: break;
@@ -647,17 +933,7 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
   if (k->body.last && (vir_op_infos[k->body.last->code].flags & VIR_F_TERM))
     vir_builder_before(&l->b, k->body.last);
   l->b.loc = k->loc;
-  vir_value *cn = load(l, l->host, H_CANARY, VIR_SEM_RELAXED);
-  vir_sym *cnt = local(l, "_vp_canary", ku(l, 0));
-  vir_value *fo[3] = {ku(l, 0), cn, ku(l, 1)};
-  vir_op *loop = op(l, VIR_OP_FOR, NULL, 3, fo);
-  at a = here(l);
-  into(l, loop, 0);
-  lstore(l, cnt, bin(l, VIR_OP_ADD, lload(l, cnt), ku(l, 1)));
-  back(l, a);
-  vir_op *cut = iff(l, bin(l, VIR_OP_NE, lload(l, cnt), cn));
-  into(l, cut, 0);
-  atom(l, VIR_OP_ATOMIC_OR, l->host, H_STATUS, ku(l, ST_BUDGET), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+  canary(l);
 }
 
 /* Workgroups read, after a grid barrier, what other workgroups wrote
@@ -671,20 +947,20 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
 static void coherent_buffers(vir_module *m) {
   for (uint32_t i = 0; i < m->syms.len; i++) {
     vir_sym *s = m->syms.data[i];
-    if (s->kind == VIR_SYM_BUFFER && s->access != VIR_ACCESS_READONLY)
+    if (s->kind == VIR_SYM_BUFFER && s->access != VIR_ACCESS_READONLY &&
+        !(s->buf_flags & VIR_BUF_NONPRIVATE)) /* persistent-nonprivate: ordered otherwise */
       s->buf_flags |= VIR_BUF_COHERENT;
   }
 }
 
-vir_pass_result vir_lower_persistent(vir_module *m, const vir_pass_options *opts, vp_diags *diags) {
-  (void)opts;
+static vir_pass_result lower(vir_module *m, vp_diags *diags, unsigned variant) {
   bool changed = false;
   uint32_t nsyms = m->syms.len;
   for (uint32_t i = 0; i < nsyms; i++) {
     vir_sym *s = m->syms.data[i];
     if (s->kind != VIR_SYM_FUNC)
       continue;
-    pl l = {.m = m, .k = s->func, .diags = diags};
+    pl l = {.m = m, .k = s->func, .diags = diags, .variant = variant};
     vir_builder_init(&l.b, m);
     l.b.f = s->func;
     collect c = {.l = &l};
@@ -710,4 +986,27 @@ vir_pass_result vir_lower_persistent(vir_module *m, const vir_pass_options *opts
     changed |= did;
   }
   return changed ? VIR_PASS_CHANGED : VIR_PASS_UNCHANGED;
+}
+
+/* The barrier variants (docs/persistent.md, "Barrier variants"): the same
+ * pass with another grid barrier, chosen at compile time (@vp.kernel's
+ * barrier=, vulpy-opt's pass flag), so one benchmark run can time each. */
+vir_pass_result vir_lower_persistent(vir_module *m, const vir_pass_options *opts, vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, 0);
+}
+vir_pass_result vir_lower_persistent_padded(vir_module *m, const vir_pass_options *opts,
+                                            vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, V_PAD);
+}
+vir_pass_result vir_lower_persistent_backoff(vir_module *m, const vir_pass_options *opts,
+                                             vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, V_PAD | V_BACKOFF);
+}
+vir_pass_result vir_lower_persistent_packed(vir_module *m, const vir_pass_options *opts,
+                                            vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, V_PAD | V_PACKED);
 }

@@ -6,19 +6,56 @@
 
 /* @_vp_grid words (device-local) */
 enum { G_JOIN, G_ADMITTED, G_ARRIVE, G_GEN, G_STEPS, G_STOP, G_ABORT, G_RUN, G_SNAP = 8 };
+/* the padded barrier variants' generation word: alone on its 128-byte line
+ * (the waiters poll it; the arrivals hit G_ARRIVE's line), and the words
+ * the host allocates for @_vp_grid */
+enum { G_GEN_PAD = 96, G_WORDS = 128 };
+/* the barrier variants (lower-persistent[-padded|-backoff|-packed];
+ * docs/persistent.md, "Barrier variants") */
+enum { V_PAD = 1, V_BACKOFF = 2, V_PACKED = 4 };
+/* packed variant: the generation word's low bits; the count is in the rest
+ * (it goes up by GEN_STEP a barrier and wraps) */
+enum { GEN_ABORT = 1, GEN_STOP = 2, GEN_YIELD = 4, GEN_STEP = 8 };
 /* @_vp_host words (host-coherent) */
 enum { H_STOP, H_STEPS, H_ADMITTED, H_STATUS, H_CANARY, H_SPIN, H_BARRIERS, H_FLAGS, H_JOIN_SPIN,
-       H_MIN_GROUPS, H_WORDS = 16 };
+       H_MIN_GROUPS,
+       /* bounded slices (docs/persistent.md, "Bounded slices"): H_RESUME 1
+        * on a relaunch (the code before the time loop is skipped), H_BEGIN
+        * the steps done before it (the time loop starts there), H_YIELD the
+        * host's "slice spent" word, H_NOSLICE why the kernel cannot resume */
+       H_RESUME, H_BEGIN, H_YIELD, H_NOSLICE,
+       /* backoff variant: delay iterations between two polls */
+       H_BACKOFF, H_WORDS = 16 };
 /* H_FLAGS bits: poll with atomic.or x, 0 instead of atomic.load (lavapipe
  * moves atomic loads out of spin loops: the spin never sees the change) */
-enum { F_RMW_POLL = 1 };
+enum { F_RMW_POLL = 1, F_SLICED = 2 };
 /* H_STATUS bits */
 /* ST_FEW: discovery admitted fewer groups than H_MIN_GROUPS; every group
  * left before the kernel's own code ran (the host relaunches stepped) */
-enum { ST_TIMEOUT = 2, ST_BUDGET = 4, ST_FEW = 8, ST_DONE = 16 };
+/* ST_YIELD: the dispatch ended at a step boundary because its slice was
+ * spent (the host relaunches it); ST_NOSLICE: F_SLICED was asked of a
+ * kernel that cannot resume (H_NOSLICE says why); it left at once */
+enum { ST_TIMEOUT = 2, ST_BUDGET = 4, ST_FEW = 8, ST_DONE = 16, ST_YIELD = 32, ST_NOSLICE = 64 };
+/* the stop snapshot's value at a step boundary where the slice was spent */
+#define STOP_YIELD 0x100u
+/* H_NOSLICE reasons (vir_persistent_resumable) */
+enum { RESUME_OK, RESUME_NO_LOOP, RESUME_VALUE, RESUME_LOCAL };
 /* at most this many control words are snapshotted */
 enum { MAX_SLOTS = 64 };
 /* the stepped form's phase id of the snapshot dispatch */
 #define STEPPED_SNAP 0xffffu
+
+struct vir_func;
+struct vir_op;
+/* Whether a persistent kernel can stop at a step boundary and be started
+ * again from there (persistent_resume.c): RESUME_OK, or the reason it
+ * cannot, `*bad` the op that shows it. `*loop` gets the time loop (the
+ * top-level loop whose body starts with persistent.step), NULL when there
+ * is none or more than one. */
+unsigned vir_persistent_resumable(struct vir_func *k, struct vir_op **loop, struct vir_op **bad);
+/* Whether a top-level op before the time loop is recomputed on a
+ * relaunch (pure and without memory effects, or a group id / count the
+ * lowering defines) rather than skipped. */
+bool vir_persistent_replayed(const struct vir_op *o);
 
 #endif

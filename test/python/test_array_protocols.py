@@ -43,6 +43,13 @@ ON_DEVICE = [
     ("concatenate", lambda a, b: ([a, b],), {}), ("stack", lambda a, b: ([a, b],), {}),
     ("median", lambda a, b: (a,), {}), ("linalg.norm", lambda a, b: (a,), {}),
     ("outer", lambda a, b: (a, b), {}),
+    # issue 19's sorting and searching (were refused by name before)
+    ("sort", lambda a, b: (a,), {}), ("sort", lambda a, b: (b, 0), {}),
+    ("argsort", lambda a, b: (a,), {"axis": None}), ("unique", lambda a, b: (a,), {}),
+    ("searchsorted", lambda a, b: (a[0], b[1]), {}),
+    # issue 19's differences and matrix shapes (were refused by name before)
+    ("diff", lambda a, b: (a,), {}), ("trace", lambda a, b: (a,), {}),
+    ("tril", lambda a, b: (a, 1), {}), ("nan_to_num", lambda a, b: (a,), {}),
     # issue 19's linear algebra (refused by name before the GEMM kernels)
     ("matmul", lambda a, b: (a, b.T), {}), ("einsum", lambda a, b: ("ij->i", a), {}),
     ("einsum", lambda a, b: ("ij,kj->ik", a, b), {}), ("tensordot", lambda a, b: (a, b.T, 1), {}),
@@ -52,11 +59,10 @@ ON_DEVICE = [
 META = [("shape", (3, 4)), ("ndim", 2), ("size", 12)]
 # NumPy functions VulPy has not (yet): a TypeError naming the function
 REFUSED = [
-    ("sort", lambda a, b: (a,)),
-    ("allclose", lambda a, b: (a, b)),
-    ("array_equal", lambda a, b: (a, b)), ("unique", lambda a, b: (a,)),
-    ("diff", lambda a, b: (a,)),
-    ("trace", lambda a, b: (a,)), ("cov", lambda a, b: (a,)),
+    ("lexsort", lambda a, b: ((a[0], b[0]),)),
+    ("rot90", lambda a, b: (a,)), ("partition", lambda a, b: (a, 1)),
+    ("interp", lambda a, b: (a[0], b[0], b[1])), ("kron", lambda a, b: (a, b)),
+    ("corrcoef", lambda a, b: (a,)), ("cov", lambda a, b: (a,)),
     ("convolve", lambda a, b: (a[0], b[0])), ("linalg.det", lambda a, b: (a[:, :3],)),
 ]
 

@@ -116,6 +116,14 @@ SEQUENCES.update({"meshgrid": ((F[0], G[0]), {})})
 VP_ONLY_SEQUENCES = {"divmod": ((I, J), {})}   # np.divmod (two outputs) is a TypeError
 
 
+# --- issue 19: sorting and searching (test_sort.py has the differential tests)
+FUNCTIONS.update({"sort": ((I,), {"axis": 0}), "argsort": ((H,), {"axis": 1}),
+                  "unique": ((I,), {}),
+                  "searchsorted": ((np.sort(F.ravel()), G[0]), {"side": "right"})})
+SEQUENCES["unique"] = ((J % 3,), {"return_index": True, "return_inverse": True,
+                                  "return_counts": True})
+METHODS += ["argsort"]
+
 def _res(x):
     if isinstance(x, list) and x and all(isinstance(e, np.ndarray) for e in x):
         return [vp.asarray(e) for e in x]  # concatenate([a, b]), ...
@@ -274,3 +282,9 @@ def test_random_module_name(name):
     assert hasattr(np.random, name) or hasattr(np.random.Generator, name), name
     np.testing.assert_array_equal(vp.random.Philox(3).random_raw(6).numpy(),
                                   np.random.Philox(3).random_raw(6))
+
+
+def test_method_sort_in_place():
+    x = vp.asarray(I)
+    assert x.sort(axis=0) is None
+    _check(x, np.sort(I, axis=0), "ndarray.sort")

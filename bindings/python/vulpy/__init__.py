@@ -118,6 +118,9 @@ from ._numeric import (allclose, append, array_equal, array_equiv,  # noqa: E402
 # --- issue 19 (array API): vp.random (Generator, Philox bit-identical to NumPy's) ---
 from . import random  # noqa: E402,F401
 
+# --- issue 19 (array API): sorting and searching (radix sort on the device) ---
+from ._sort import argsort, searchsorted, sort, unique  # noqa: E402,F401
+
 # --- issue 19 (array API): matmul, @, dot, vdot, inner, tensordot, einsum on GEMM kernels;
 # vp.dot stays the kernel language's vector dot inside kernels
 from ._matmul import dot, einsum, inner, matmul, tensordot, vdot  # noqa: E402,F401

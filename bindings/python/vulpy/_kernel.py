@@ -563,7 +563,12 @@ class PyKernel(_PyCall, _Inspect):
                                           **self._debug_kw())[target]
 
     def _debug_kw(self):
-        return {"asserts": True} if self.debug else {}
+        kw = {"asserts": True} if self.debug else {}
+        if self.options.get("barrier") is not None or self.options.get("nonprivate"):
+            # a persistent kernel's barrier variant, memory model
+            kw["passes"] = _persistent.barrier_passes(self.options.get("barrier"),
+                                                      self.options.get("nonprivate", False))
+        return kw
 
     def program(self):
         """Compiles on first use (then from the memory and disk caches,
@@ -698,7 +703,7 @@ class GLSLKernel(_PyCall, _Inspect):
 
 # The keywords of @vp.kernel that go to the frontend as document options
 # (docs/language.md): anything else is a TypeError, never silently ignored.
-_OPTIONS = ("control_words", "helpers", "persistent")
+_OPTIONS = ("control_words", "helpers", "persistent", "barrier", "nonprivate")
 _KEYWORDS = ("local_size_x", "local_size_y", "local_size_z", "buffers", "push", "fast_math",
              "context", "name", "debug") + _OPTIONS
 
@@ -785,6 +790,9 @@ def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_siz
         raise TypeError("buffers= and push= describe raw GLSL kernels; a Python kernel's "
                         "parameters say it")
     _check_options(options)
+    if options.get("barrier") is not None or "nonprivate" in options:
+        # a ValueError naming the keyword, here
+        _persistent.barrier_passes(options.get("barrier"), options.get("nonprivate", False))
     opts = dict(local, **options)
 
     def wrap(fn):

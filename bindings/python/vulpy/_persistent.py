@@ -33,17 +33,73 @@ from ._control import ControlBuffer
 
 # @_vp_host words (lib/Transforms/lower_persistent.c)
 (H_STOP, H_STEPS, H_ADMITTED, H_STATUS, H_CANARY, H_SPIN, H_BARRIERS, H_FLAGS,
- H_JOIN_SPIN, H_MIN_GROUPS) = range(10)
+ H_JOIN_SPIN, H_MIN_GROUPS, H_RESUME, H_BEGIN, H_YIELD, H_NOSLICE) = range(14)
 HOST_WORDS = 16
 F_RMW_POLL = 1  # poll with atomic or-0: lavapipe moves atomic loads out of spin loops
-GRID_WORDS = 8 + 64
-ST_TIMEOUT, ST_BUDGET, ST_FEW, ST_DONE = 2, 4, 8, 16
+F_SLICED = 2    # bounded slices: a kernel that cannot resume leaves at once (ST_NOSLICE)
+GRID_WORDS = 128  # 8 words, 64 snapshot slots, the padded generation at 96 (persistent.h)
+G_STEPS = 4
+H_BACKOFF = 14
+# the grid-barrier variants, chosen at compile time: @vp.kernel(persistent=True,
+# barrier=NAME) (docs/persistent.md, "Barrier variants")
+BARRIERS = ("lean", "padded", "backoff", "packed")
+
+
+def barrier_passes(name, nonprivate=False):
+    """The compile passes of a persistent kernel with grid barrier `name`
+    (None: the default); nonprivate=True: the buffers it writes are
+    non-private instead of coherent (docs/persistent.md, "Memory model")."""
+    if name is None:
+        name = "lean"
+    if name not in BARRIERS:
+        raise ValueError(f"vp.kernel: barrier= must be one of {', '.join(map(repr, BARRIERS))}, "
+                         f"not {name!r}")
+    if not isinstance(nonprivate, bool):
+        raise ValueError(f"vp.kernel: nonprivate= must be True or False, not {nonprivate!r}")
+    return ("lower-memsock," + ("persistent-nonprivate," if nonprivate else "") +
+            "lower-persistent" + ("" if name == "lean" else "-" + name))
+ST_TIMEOUT, ST_BUDGET, ST_FEW, ST_DONE, ST_YIELD, ST_NOSLICE = 2, 4, 8, 16, 32, 64
+# H_NOSLICE: why a kernel cannot run in slices (lib/Transforms/persistent_resume.c)
+_NOSLICE = {
+    1: "it has no time loop, or more than one (a slice ends at a step boundary)",
+    2: "a value computed before its time loop from buffers, atomics or control words is "
+       "used in or after the loop (the relaunch skips that code: keep the value in a buffer)",
+    3: "a variable carries a value from one step to the next, or from before the time loop "
+       "into it (a relaunch starts with fresh variables: keep the value in a buffer)",
+}
 SNAP = 0xFFFF  # the stepped form's step-boundary phase
 # vendors without the occupancy-bound guarantee a grid barrier needs
 # (Sorensen et al., OOPSLA 2021): Apple, ARM; Qualcomm untested
 _NO_FORWARD_PROGRESS = {0x106B: "Apple", 0x13B5: "ARM", 0x5143: "Qualcomm"}
 CANARY = 3
 HIDDEN = ("_vp_grid", "_vp_host")
+
+
+def file_passes(path, kernel=None):
+    """The compile passes a .vul.py file's decorator asks for with
+    barrier= / nonprivate= (its persistent kernel's), or None: vp.compile
+    reads them here, the frontend reads the rest of the decorator."""
+    import ast
+    try:
+        with open(path, "rb") as f:
+            tree = ast.parse(f.read(), filename=os.fspath(path))
+    except (OSError, SyntaxError, ValueError):
+        return None  # the compile reports it
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef) or (kernel and node.name != kernel):
+            continue
+        for deco in node.decorator_list:
+            kws = {k.arg: k.value for k in getattr(deco, "keywords", ()) if k.arg}
+            if "barrier" not in kws and "nonprivate" not in kws:
+                continue
+            try:
+                barrier = ast.literal_eval(kws["barrier"]) if "barrier" in kws else None
+                nonprivate = ast.literal_eval(kws["nonprivate"]) if "nonprivate" in kws else False
+            except ValueError:
+                raise ValueError(f"{path}:{deco.lineno}: barrier= and nonprivate= must be "
+                                 f"constants") from None
+            return barrier_passes(barrier, nonprivate)
+    return None
 
 
 class PersistentError(_errors.VulkanError):
@@ -73,14 +129,20 @@ def _threads(ctx):
 def default_groups(ctx, local):
     """How many groups to dispatch: discovery trims it to what is resident.
     VULPY_PERSISTENT_GROUPS overrides the estimate."""
+    return sizing(ctx, local)[0]
+
+
+def sizing(ctx, local):
+    """(groups to dispatch, how that number was found): what handle.why
+    reports beside the groups discovery admitted."""
     env = os.environ.get("VULPY_PERSISTENT_GROUPS")
     if env:
-        return max(1, int(env))
+        return max(1, int(env)), "VULPY_PERSISTENT_GROUPS"
     if _lavapipe(ctx):
         # one group: lavapipe's groups wait for each other by spinning, and
         # every poll draws on the 65,535 back-edges an invocation has; a
         # thread the OS parks makes the others spin for milliseconds
-        return 1
+        return 1, "lavapipe: one group"
     # As many groups as the cores hold (VK_NV_shader_sm_builtins or the AMD
     # core properties: cores x resident warps); without them, 8 groups of
     # <= 256 invocations a core on the largest GPU VulPy knows (132 SMs).
@@ -91,9 +153,11 @@ def default_groups(ctx, local):
         cores, warps = 0, 0
     if cores and warps:
         lanes = warps * max(ctx.info["limits"].get("subgroup_size") or 32, 1)
-        return max(1, cores * max(1, lanes // max(local, 1)))
+        per = max(1, lanes // max(local, 1))
+        return max(1, cores * per), (f"{cores} cores x {per} groups of {local} (the warps each "
+                                     f"core keeps resident)")
     per = max(1, 2048 // max(local, 1))
-    return min(132 * per, 4096)
+    return min(132 * per, 4096), f"no core count from the driver: {per} groups of {local} x 132"
 
 
 def spin_limit(ctx):
@@ -153,6 +217,13 @@ class PersistentHandle:
     @property
     def done(self):
         return self._done or self._inner.done
+
+    @property
+    def dispatches(self):
+        """Dispatches of the persistent form so far: 1, or with
+        max_seconds_per_dispatch= the slices run (each ends at a step
+        boundary once its time is spent, and the next resumes there)."""
+        return getattr(self._inner, "dispatches", 1)
 
     def stop(self):
         """Asks the program to stop at the next step boundary (the time loop
@@ -226,10 +297,11 @@ def call(prog, buffers, push, dispatch, groups, sync, context, stepped=None, ker
     mode = push.pop("mode", "auto")
     timeout = push.pop("timeout", None)
     min_groups = push.pop("min_groups", None)
+    slice_s = push.pop("max_seconds_per_dispatch", None)
     if push.pop("persistent", True) is False:
         mode = "stepped"
     return launch(prog, buffers, push, groups, sync, context, label, mode, timeout, stepped,
-                  kernel_launch, min_groups=min_groups)
+                  kernel_launch, min_groups=min_groups, max_seconds_per_dispatch=slice_s)
 
 
 def stepped_program(owner):
@@ -364,6 +436,107 @@ class _SteppedRun:
             raise self._error
 
 
+class _SlicedRun:
+    """The persistent form as a sequence of bounded dispatches
+    (max_seconds_per_dispatch=; docs/persistent.md, "Bounded slices"). A host
+    thread raises the yield word (H_YIELD) once a dispatch's time is spent;
+    the kernel ends at the next step boundary (after at least one step of
+    its own), says so (ST_YIELD) and leaves the steps done in H_STEPS; the
+    thread relaunches it with H_RESUME / H_BEGIN set, so the code before the
+    time loop is skipped and the loop starts at that step, until the program
+    ends, stops or fails. Buffers, control words and MemSocks stay bound."""
+
+    def __init__(self, prog, buffers, push, groups, ctx, label, host, kernel_launch, seconds):
+        self._error = None
+        self._prog, self._push, self._groups = prog, dict(push), groups
+        self._ctx, self._label, self._host = ctx, label, host
+        self._klaunch, self._seconds = kernel_launch, float(seconds)
+        # NumPy arguments live on the device for the whole run (each slice
+        # would otherwise copy them there and back)
+        self._bufs, self._back = [], []
+        for a in buffers:
+            if isinstance(a, np.ndarray) and not isinstance(a, _array.ndarray):
+                tmp = _array.asarray(np.ascontiguousarray(a), context=ctx)
+                self._bufs.append(tmp)
+                if a.flags.writeable:
+                    self._back.append((a, tmp))
+            else:
+                self._bufs.append(a)
+        self.dispatches = 0
+        host[H_FLAGS] = host[H_FLAGS] | F_SLICED
+        self.current = self._launch(0)  # argument errors here, not on the thread
+        self._thread = None
+
+    def start(self):
+        self._thread = threading.Thread(target=self._main, daemon=True)
+        self._thread.start()
+
+    def _launch(self, begin):
+        host = self._host
+        grid = np.zeros(GRID_WORDS, np.uint32)
+        grid[G_STEPS] = begin  # the step counter the time loop goes on from
+        self._grid = _array.asarray(grid, context=self._ctx)
+        host[H_RESUME] = 1 if self.dispatches else 0
+        host[H_BEGIN] = begin
+        host[H_YIELD] = 0
+        if self.dispatches:
+            host[H_MIN_GROUPS] = 0  # later slices: any group count gives the same bits
+            host[H_ADMITTED] = 0
+        inner = self._klaunch(self._prog, self._bufs + [self._grid, host], self._push, None,
+                              (self._groups, 1, 1), False, self._ctx, self._label)
+        self.dispatches += 1
+        self._start = time.monotonic()
+        return inner
+
+    def _main(self):
+        host = self._host
+        try:
+            while True:
+                inner, raised, pause = self.current, False, 1e-4
+                deadline = self._start + self._seconds
+                while not inner.done:
+                    now = time.monotonic()
+                    if not raised and now >= deadline:
+                        host[H_YIELD] = 1
+                        raised = True
+                    time.sleep(pause if raised else min(pause, max(deadline - now, 1e-5)))
+                    pause = min(pause * 2, 2e-3)
+                inner.wait()
+                status = host[H_STATUS]
+                if status & ST_NOSLICE:
+                    why = _NOSLICE.get(host[H_NOSLICE], f"reason {host[H_NOSLICE]}")
+                    raise PersistentError(f"{self._label} cannot run in bounded slices "
+                                          f"(max_seconds_per_dispatch=): {why}")
+                if (not status & ST_YIELD or status & (ST_TIMEOUT | ST_BUDGET)
+                        or host[H_STOP] >= 2):
+                    break
+                host[H_STATUS] = status & ~ST_YIELD
+                self.current = self._launch(host[H_STEPS])
+            for a, tmp in self._back:
+                np.copyto(a, tmp.numpy())
+        except BaseException as e:  # re-raised by wait()
+            self._error = e
+
+    @property
+    def done(self):
+        return self._thread is not None and not self._thread.is_alive()
+
+    def wait(self, timeout=None):
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+
+
+def _slice_seconds(label, v):
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
+            or not v > 0 or v != v or v == float("inf"):
+        raise ValueError(f"{label}: max_seconds_per_dispatch= must be a positive number of "
+                         f"seconds, got {v!r}")
+    return float(v)
+
+
 def _hidden(ctx, min_groups):
     """The hidden buffers of one run: the host words, set up, and the grid words."""
     host = ControlBuffer([], words=HOST_WORDS, context=ctx)
@@ -375,6 +548,9 @@ def _hidden(ctx, min_groups):
     host[H_FLAGS] = F_RMW_POLL if _lavapipe(ctx) else 0
     host[H_CANARY] = CANARY
     host[H_MIN_GROUPS] = min_groups or 0
+    # barrier="backoff": delay iterations between two polls of a waiting
+    # group (lavapipe: none, every back-edge draws on the loop budget)
+    host[H_BACKOFF] = 0 if _lavapipe(ctx) else 32
     return host, _array.zeros(GRID_WORDS, np.uint32, context=ctx)
 
 
@@ -390,7 +566,7 @@ def _too_few(inner, host, min_groups, limit=30.0):
 
 
 def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeout=None,
-           stepped=None, kernel_launch=None, min_groups=None):
+           stepped=None, kernel_launch=None, min_groups=None, max_seconds_per_dispatch=None):
     """Runs a persistent program: buffers are the kernel's own (the hidden
     ones are added here); groups= the groups to dispatch (an estimate by
     default). min_groups=M: when discovery admits fewer than M groups, the
@@ -410,8 +586,9 @@ def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeo
             ctx = c
     ctx = _context.resolve(ctx)
     local = int(np.prod(prog.manifest.get("local_size") or (64, 1, 1)))
+    sized = "asked for"
     if groups is None:
-        groups = default_groups(ctx, local)
+        groups, sized = sizing(ctx, local)
     elif isinstance(groups, (tuple, list)):
         groups = int(np.prod(groups))
     if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
@@ -423,16 +600,24 @@ def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeo
                 or min_groups < 1):
             raise ValueError(f"{label}: min_groups= must be a positive int, got {min_groups!r}")
         min_groups = int(min_groups)
+    slice_s = _slice_seconds(label, max_seconds_per_dispatch)
     host, grid = _hidden(ctx, min_groups)
     if mode == "persistent":
-        inner = kernel_launch(prog, list(buffers) + [grid, host], push, None, (groups, 1, 1),
-                              False, ctx, label)
-        if min_groups and _too_few(inner, host, min_groups):
-            inner.wait()
+        if slice_s is not None:
+            inner = _SlicedRun(prog, buffers, push, groups, ctx, label, host, kernel_launch,
+                               slice_s)
+            first = inner.current
+        else:
+            inner = first = kernel_launch(prog, list(buffers) + [grid, host], push, None,
+                                          (groups, 1, 1), False, ctx, label)
+        if min_groups and _too_few(first, host, min_groups):
+            first.wait()
             why = (f"discovery admitted {host[H_ADMITTED]} of {groups} groups, fewer than "
                    f"min_groups={min_groups}")
             mode = "stepped"
             host, grid = _hidden(ctx, None)
+        elif slice_s is not None:
+            inner.start()
     if mode == "stepped":
         if pipes:
             raise TypeError(f"{label}: the stepped form cannot bind a vp.MemSock yet; run it "
@@ -440,6 +625,8 @@ def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeo
         if stepped is None:
             raise TypeError(f"{label}: no stepped form to run (compile it from Python source)")
         inner = _SteppedRun(stepped(), buffers, push, groups, ctx, host, grid)
+    if mode == "persistent":
+        why = f"{why}; {groups} groups dispatched ({sized}), discovery admits the resident ones"
     h = PersistentHandle(inner, host, grid, mode, groups, label, why)
     if sync:
         h.wait(timeout)

@@ -9,13 +9,12 @@ nonzero and argwhere read one number back (how many elements are nonzero:
 the result's shape depends on it, as in CuPy) and compact on the device
 (the cumsum-and-scatter of boolean-mask indexing, _indexing._mask_get).
 
-median: the array level has no sort yet (the sort lane adds one), so the
-k-th smallest element of each slice is found by counting, for every
-element, how many of its slice are smaller and how many equal (one
-broadcast compare-and-sum, O(n^2) work per slice of length n): exact, fine
-for slices of a few thousand elements. Slices longer than
-MEDIAN_COUNTING_MAX use vp.sort when the package has one, else raise
-NotImplementedError.
+median: slices of up to MEDIAN_COUNTING_MAX elements find the k-th
+smallest element by counting, for every element, how many of its slice
+are smaller and how many equal (one broadcast compare-and-sum, one kernel,
+O(n^2) work per slice of length n: cheapest for short slices); longer
+slices are sorted (vp.sort, the radix sort of _sort.py: O(n) per slice)
+and the middle element(s) read.
 
 Differences from NumPy, documented in docs/python-api.md: all-NaN slices of
 nanmax/nanmin give NaN without NumPy's RuntimeWarning (the warning would
@@ -177,9 +176,11 @@ def _moved_last(a, axes):
     return t.reshape(shape)
 
 
-# Slices longer than this (n^2 compares each) take vp.sort when the package
-# has one (the sort lane's); without it they raise rather than run for ages.
-MEDIAN_COUNTING_MAX = 1 << 15
+# Slices longer than this (n^2 compares each) take vp.sort: the counting
+# kernel is one dispatch, the sort about 40 (8 radix passes, one
+# submission), and the n^2 compares pass that cost beyond a few dozen
+# elements.
+MEDIAN_COUNTING_MAX = 64
 
 
 def _median_sorted(a, x, n, axes, keepdims):
@@ -201,7 +202,8 @@ def _median_sorted(a, x, n, axes, keepdims):
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """numpy.median on the GPU (NaN where a slice holds a NaN). Exact: the
-    k-th smallest value of each slice by counting (module docstring)."""
+    middle of each slice sorted (vp.sort), or for short slices found by
+    counting (module docstring)."""
     a = _prep(a)
     axes = _axes(a, axis, "median")
     n = _count(a, axes)

@@ -123,6 +123,10 @@ typedef struct cf_printer {
   uint32_t local_size[3];
   /* what the text needs */
   uint32_t ext;            /* CF_EXT_* */
+  /* a buffer is `nonprivate` (VIR_BUF_NONPRIVATE): buffer fences and
+   * ordered atomics carry availability / visibility (MakeAvailable /
+   * MakeVisible), which is what orders non-private accesses */
+  bool avvis;
   uint32_t pre;            /* CF_PRE_* */
   uint32_t pyops[CF_PY_COUNT];        /* per helper: bitmask of scalar slots (pyops.c) */
   uint8_t pyops_vec[CF_PY_COUNT][16]; /* per helper and slot: vector widths used */

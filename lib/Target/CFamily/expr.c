@@ -278,8 +278,14 @@ int cf_atomic_expr(cf_printer *p, vp_strbuf *b, const vir_op *op) {
     const char *storage = relaxed ? "0"
                           : op->attr.sym->kind == VIR_SYM_SHARED ? "gl_StorageSemanticsShared"
                                                                  : "gl_StorageSemanticsBuffer";
-    vp_strbuf_printf(b, ", %s, %s, %s", glsl_scope(p, op->attr.scope), storage,
-                     relaxed ? "0" : glsl_sem(op->attr.sem));
+    /* non-private buffers: an ordered atomic on a buffer also makes
+     * available (release) and visible (acquire) */
+    bool av = p->avvis && !relaxed && op->attr.sym->kind != VIR_SYM_SHARED &&
+              op->attr.scope >= VIR_SCOPE_DEVICE;
+    vp_strbuf_printf(b, ", %s, %s, %s%s%s", glsl_scope(p, op->attr.scope), storage,
+                     relaxed ? "0" : glsl_sem(op->attr.sem),
+                     av && op->attr.sem != VIR_SEM_ACQUIRE && !is_load ? " | gl_SemanticsMakeAvailable" : "",
+                     av && op->attr.sem != VIR_SEM_RELEASE && !is_store ? " | gl_SemanticsMakeVisible" : "");
     if (op->code == VIR_OP_ATOMIC_CMPXCHG) /* the unequal case: a load */
       vp_strbuf_printf(b, ", %s, %s", storage,
                        relaxed ? "0" : op->attr.sem == VIR_SEM_RELEASE ? "gl_SemanticsRelaxed"

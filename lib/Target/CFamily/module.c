@@ -348,6 +348,8 @@ static void print_declarations(cf_printer *p, vp_strbuf *b) {
         vp_strbuf_append(b, "coherent ");
       if (s->buf_flags & VIR_BUF_VOLATILE)
         vp_strbuf_append(b, "volatile ");
+      if (s->buf_flags & VIR_BUF_NONPRIVATE)
+        vp_strbuf_append(b, "nonprivate ");
       if (s->access == VIR_ACCESS_READONLY)
         vp_strbuf_append(b, "readonly ");
       else if (s->access == VIR_ACCESS_WRITEONLY)
@@ -530,6 +532,15 @@ bool cf_emit(const vir_module *m, const vtg_options *o, cf_dialect dialect, vp_s
   /* atomic.load/store and queue-family scope: the Vulkan memory model */
   if (feats & VP_FEAT(MEMORY_MODEL))
     p->ext |= CF_EXT_VMM | CF_EXT_SCOPE;
+  /* non-private buffers: the Vulkan memory model's availability and
+   * visibility (GLSL only; CUDA and HIP have no such qualifier) */
+  for (uint32_t i = 0; !gpu_c(p) && i < m->syms.len; i++) {
+    const vir_sym *s = m->syms.data[i];
+    if (s->kind == VIR_SYM_BUFFER && (s->buf_flags & VIR_BUF_NONPRIVATE)) {
+      p->ext |= CF_EXT_VMM | CF_EXT_SCOPE;
+      p->avvis = true;
+    }
+  }
   uint32_t n = m->syms.len;
   bool **uses = NULL, **lens = NULL;
   if (ok) {

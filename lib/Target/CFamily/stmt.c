@@ -616,6 +616,23 @@ static void memory_barrier(cf_printer *p, const vir_op *op) {
                                                        : "gl_SemanticsAcquireRelease");
     return;
   }
+  /* with non-private buffers, an ordered buffer fence at device scope
+   * also makes this invocation's writes available (release) and the
+   * others' visible (acquire): the Vulkan memory model's way to order
+   * accesses that are not coherent */
+  if (p->avvis && sc >= VIR_SCOPE_DEVICE && (st & VIR_STORAGE_BUFFER) &&
+      op->attr.sem != VIR_SEM_RELAXED) {
+    vir_semantics se = op->attr.sem;
+    bool rel = se != VIR_SEM_ACQUIRE, acq = se != VIR_SEM_RELEASE;
+    vp_strbuf_printf(b, "memoryBarrier(%s, gl_StorageSemanticsBuffer%s, %s%s%s);",
+                     sc == VIR_SCOPE_QUEUE_FAMILY ? "gl_ScopeQueueFamily" : "gl_ScopeDevice",
+                     (st & VIR_STORAGE_SHARED) ? " | gl_StorageSemanticsShared" : "",
+                     rel && acq ? "gl_SemanticsAcquireRelease"
+                     : rel      ? "gl_SemanticsRelease"
+                                : "gl_SemanticsAcquire",
+                     rel ? " | gl_SemanticsMakeAvailable" : "", acq ? " | gl_SemanticsMakeVisible" : "");
+    return;
+  }
   /* GLSL's classic barriers say the common cases in words */
   if (sc == VIR_SCOPE_WORKGROUP && st == VIR_STORAGE_SHARED)
     vp_strbuf_append(b, "memoryBarrierShared();");

@@ -22,12 +22,15 @@ static void count_pass(const vir_pass_info *p, const vir_module *m, void *ctx) {
 int main(void) {
   size_t n;
   const vir_pass_info *t = vir_pass_table(&n);
-  CHECK_EQ_U(n, 10); /* canonicalize cse dce fuse lower-arrays lower-persistent(-stepped) bounds-check clamp-shared lower-memsock */
+  CHECK_EQ_U(n, 14); /* canonicalize cse dce fuse lower-arrays lower-persistent(-stepped) bounds-check clamp-shared lower-memsock,
+                        then lower-persistent-padded/-backoff/-packed persistent-nonprivate */
   CHECK(vir_pass_lookup("lower-persistent") == &t[5]);
   CHECK(vir_pass_lookup("lower-persistent-stepped") == &t[6]);
   CHECK(vir_pass_lookup("bounds-check") == &t[7]);
   CHECK(vir_pass_lookup("clamp-shared") == &t[8]);
   CHECK(vir_pass_lookup("lower-memsock") == &t[9]);
+  CHECK(vir_pass_lookup("lower-persistent-padded") == &t[10]);
+  CHECK(vir_pass_lookup("persistent-nonprivate") == &t[13]);
   CHECK_STR(t[0].name, "canonicalize");
   CHECK(vir_pass_lookup("cse") == &t[1]);
   CHECK(vir_pass_lookup("nope") == NULL);

@@ -1,0 +1,386 @@
+"""Sorting and searching (issue 19): vp.sort, vp.argsort, ndarray.sort /
+ndarray.argsort, vp.unique, vp.searchsorted, on the device.
+
+sort and argsort are one stable LSD radix sort (_sort_kernels.py: 8-bit
+digits, five to seven dispatches a pass, all passes of a sort in one recording,
+one submission, no host round trip between passes): 4 passes for 32-bit
+keys, 8 for 64-bit ones, 1 for bool. The array is moved so that the
+sorted axis is last and copied C-contiguous; each row is sorted on its
+own (the tiles never cross a row). Every `kind=` NumPy accepts is
+stable here ('quicksort' and 'heapsort' give what 'stable' gives, which
+NumPy allows: its kind is a hint). Order: NumPy's (NaN last; -0.0 and
+0.0 equal, so they keep their input order).
+
+unique and searchsorted compose the sort with the array path (a stable
+argsort, a gather, a boolean-mask compaction, a cumsum) and one binary
+search kernel. NumPy in -> NumPy out; resident in -> resident out.
+"""
+import builtins
+import operator
+
+import numpy as np
+
+from . import _array, _native, _sort_kernels
+
+_nd = _array.ndarray
+_I64 = np.dtype(np.int64)
+_U32 = np.dtype(np.uint32)
+# dtype -> (key word, mode, key bits); bool is a uint32 word 0 / 1
+_KEYS = {np.dtype(np.float32): ("uint32", 2, 32), np.dtype(np.float64): ("uint64", 2, 64),
+         np.dtype(np.int32): ("uint32", 1, 32), np.dtype(np.int64): ("uint64", 1, 64),
+         np.dtype(np.uint32): ("uint32", 0, 32), np.dtype(np.uint64): ("uint64", 0, 64),
+         np.dtype(np.bool_): ("uint32", 0, 4)}
+_MAX_GX = 32768
+
+
+def _grid(count):
+    gx = builtins.max(1, builtins.min(count, _MAX_GX))
+    return gx, -(-count // gx)
+
+
+class _Rec:
+    """A recording of kernel dispatches (one submission)."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.rec = _native.ext().Recording(ctx._native, False)
+
+    def __call__(self, kern, bufs, groups, **push):
+        prog = kern.program()
+        gx, gy = groups
+        self.rec.dispatch(prog.native(self.ctx), [b._buf for b in bufs],
+                          prog.packer.pack(push), gx, gy, 1, True)
+
+    def run(self):
+        self.rec.run()
+
+
+def radix_sort(keys, values=False, copy_in=False):
+    """Sorts every row of the C-contiguous resident 2-D array `keys` (a
+    fresh copy the caller owns; with copy_in, an array left as it is: the
+    recording copies it first) stably; returns (sorted keys, the row
+    positions they came from as uint32, or None)."""
+    rows, n = keys.shape
+    ctx = keys._ctx
+    word, mode, bits = _KEYS[np.dtype(keys.dtype)]
+    if rows * n >= 1 << 32:
+        raise NotImplementedError(f"vp.sort: {rows * n} elements; the radix sort indexes with "
+                                  f"32-bit integers (fewer than 2**32 elements)")
+    ns = _sort_kernels.kernels(word, mode)
+    if word == "uint64":
+        for feat in ("int64",):
+            if not ctx.has(feat):
+                ctx.require(feat, f"vp.sort of {keys.dtype}")
+    tile = 128 * (8 if word == "uint64" else 16)
+    tpr = -(-n // tile)               # tiles per row
+    ntiles = rows * tpr
+    mem = keys.memory
+    other = _array.empty(keys.shape, keys.dtype, memory=mem, context=ctx)
+    h = _array.empty((ntiles * 256,), _U32, memory=mem, context=ctx)
+    # the column scan's levels: (buffer, entries per row); 32 entries of a
+    # level sum to one of the next, until a row has at most 32
+    levels = [(h, tpr)]
+    while levels[-1][1] > 32:
+        ln = -(-levels[-1][1] // 32)
+        levels.append((_array.empty((rows * ln * 256,), _U32, memory=mem, context=ctx), ln))
+    if values:
+        va = _array.empty(keys.shape, _U32, memory=mem, context=ctx)
+        vb = _array.empty(keys.shape, _U32, memory=mem, context=ctx)
+    else:  # scatter's payload bindings, never touched (vals=0)
+        va = _array.empty((4,), _U32, memory=mem, context=ctx)
+        vb = _array.empty((4,), _U32, memory=mem, context=ctx)
+    rec = _Rec(ctx)
+    if copy_in:  # the copy in the sort's own submission (no submission of its own)
+        src, keys = keys, _array.empty(keys.shape, keys.dtype, memory=mem, context=ctx)
+        rec.rec.copy(keys._buf, 0, src._buf, 0, src.nbytes)
+    tg, rg = _grid(ntiles), _grid(rows)
+    kin, kout = keys, other
+    for p in range(-(-bits // 8)):
+        sh = 8 * p
+        rec(ns["hist"], (kin, h), tg, n=n, tpr=tpr, ntiles=ntiles, gx=tg[0], sh=sh)
+        for (src, slen), (dst, dlen) in zip(levels, levels[1:]):
+            g = _grid(rows * dlen)
+            rec(ns["col_reduce"], (src, dst), g, slen=slen, dlen=dlen, count=rows * dlen,
+                gx=g[0])
+        rec(ns["col_scan"], (levels[-1][0],), rg, n=n, tlen=levels[-1][1], rows=rows, gx=rg[0])
+        for (src, slen), (dst, dlen) in reversed(list(zip(levels, levels[1:]))):
+            g = _grid(rows * dlen)
+            rec(ns["col_down"], (src, dst), g, slen=slen, dlen=dlen, count=rows * dlen,
+                gx=g[0])
+        rec(ns["scatter"], (kin, kout, vb, va, h), tg, n=n, tpr=tpr, ntiles=ntiles, gx=tg[0],
+            sh=sh, vals=int(values), first=int(p == 0))
+        if values:
+            va, vb = vb, va
+        kin, kout = kout, kin
+    rec.run()
+    return kin, (vb if values else None)
+
+
+# ------------------------------------------------------------------ arguments
+def _prep(a, name):
+    if isinstance(a, _nd):
+        return a
+    return np.asarray(a)
+
+
+def _check_kind(kind, stable, name):
+    # NumPy reads the first letter (q, h, m, s); every kind is the stable
+    # radix sort here
+    if kind is not None and not (isinstance(kind, str) and kind[:1].lower() in "qhms" and kind):
+        raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
+    if stable is not None and kind is not None:
+        raise ValueError("`kind` and `stable` parameters can't be provided at the same time. "
+                         "Use only one of them.")
+
+
+def _check_order(order, name):
+    if order is not None:
+        raise ValueError(f"{name}: order= sorts structured arrays by field; VulPy's arrays have "
+                         f"no fields (order must be None)")
+
+
+def _axis(a, axis):
+    if axis is None:
+        return None
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an "
+                        f"integer") from None
+    if not -a.ndim <= axis < a.ndim:
+        raise np.exceptions.AxisError(axis, a.ndim)
+    return axis % a.ndim
+
+
+def _rows(a, axis):
+    """(2-D array with the axis last, shape with the axis last, copied):
+    a C-contiguous copy of a, or a itself reshaped when it is C-contiguous
+    already (copied = False: radix_sort copies it in its own recording)."""
+    t = a.reshape(-1) if axis is None else a
+    if axis is not None and axis != a.ndim - 1:
+        t = a.transpose(tuple(d for d in range(a.ndim) if d != axis) + (axis,))
+    copied = not t.contiguous
+    x = t.copy() if copied else t
+    shape = tuple(x.shape)
+    n = shape[-1]
+    rows = x.size // n if n else 0
+    return x.reshape((rows, n)), shape, copied
+
+
+def _back(r, shape, axis, ndim):
+    """r (rows of the sorted axis) in the input's layout (a C-contiguous array)."""
+    r = r.reshape(shape)
+    if axis is None or axis == ndim - 1:
+        return r
+    perm = list(range(ndim - 1))
+    perm.insert(axis, ndim - 1)
+    return r.transpose(tuple(perm)).copy()
+
+
+def _unsupported(dt, name):
+    names = ", ".join(d.name for d in _KEYS)
+    return TypeError(f"{name}: {np.dtype(dt).name} is not supported on the GPU (supported: "
+                     f"{names})")
+
+
+def _sorted(a, axis, values, name="vp.sort"):
+    """(sorted array, int64 indices or None) of resident a along axis."""
+    dt = np.dtype(a.dtype)
+    if dt not in _KEYS:
+        # narrower numbers (should the array level have them) sort exactly
+        # as their 32-bit widening
+        wide = {"i": np.int32, "u": np.uint32, "f": np.float32}.get(dt.kind)
+        if wide is None or dt.itemsize >= 4:
+            raise _unsupported(dt, name)
+        r, idx = _sorted(a.astype(wide), axis, values, name)
+        return r.astype(dt), idx
+    ndim = a.ndim
+    x, shape, copied = _rows(a, axis)
+    if x.size == 0:
+        x = x if copied else x.copy()  # a new array, as NumPy's
+        idx = _array.empty(shape, _I64, context=a._ctx) if values else None
+        return _back(x, shape, axis, ndim), (idx if idx is None else _back(idx, shape, axis, ndim))
+    k, v = radix_sort(x, values, copy_in=not copied)
+    k = _array.ndarray(k._buf, tuple(x.shape), dt, a._ctx) if k.dtype != dt else k
+    out = _back(k, shape, axis, ndim)
+    if not values:
+        return out, None
+    return out, _back(v.astype(_I64), shape, axis, ndim)
+
+
+def _sort_host(a, axis, kind, order, stable, name, fn):
+    """NumPy in -> NumPy out: upload, sort on the device, download."""
+    _check_kind(kind, stable, name)
+    _check_order(order, name)
+    a = np.asarray(a)
+    if np.dtype(a.dtype) not in _KEYS:
+        raise _unsupported(a.dtype, name)
+    if axis is not None:
+        _axis(a, axis)
+    elif a.ndim == 0:
+        a = a.reshape(1)
+    r = fn(_array.asarray(a), axis=axis)
+    return r.numpy()
+
+
+# ------------------------------------------------------------------ the API
+def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """numpy.sort on the GPU: a sorted copy along `axis` (None: flattened).
+    Stable whatever `kind` says (a radix sort; NumPy's order: NaN last,
+    -0.0 and 0.0 equal and left in input order)."""
+    a = _prep(a, "sort")
+    if not isinstance(a, _nd):
+        return _sort_host(a, axis, kind, order, stable, "vp.sort", sort)
+    _check_kind(kind, stable, "vp.sort")
+    _check_order(order, "vp.sort")
+    return _sorted(a, _axis(a, axis), False)[0]
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """numpy.argsort on the GPU: int64 indices that sort `a` along `axis`
+    (None: flattened), those of NumPy's kind='stable'."""
+    a = _prep(a, "argsort")
+    if not isinstance(a, _nd):
+        return _sort_host(a, axis, kind, order, stable, "vp.argsort", argsort)
+    _check_kind(kind, stable, "vp.argsort")
+    _check_order(order, "vp.argsort")
+    return _sorted(a, _axis(a, axis), True, "vp.argsort")[1]
+
+
+def _method_sort(self, axis=-1, kind=None, order=None, *, stable=None):
+    """ndarray.sort: sorts in place along `axis` (stable; see vp.sort)."""
+    _check_kind(kind, stable, "ndarray.sort")
+    _check_order(order, "ndarray.sort")
+    if axis is None:  # NumPy's error
+        raise TypeError("'NoneType' object cannot be interpreted as an integer")
+    r = _sorted(self, _axis(self, axis), False)[0]
+    if r.size:
+        self[...] = r
+
+
+def _method_argsort(self, axis=-1, kind=None, order=None, *, stable=None):
+    """ndarray.argsort: vp.argsort(self, axis)."""
+    return argsort(self, axis, kind, order, stable=stable)
+
+
+# ------------------------------------------------------------------ searching
+def searchsorted(a, v, side="left", sorter=None):
+    """numpy.searchsorted on the GPU: int64 insertion points of `v` into
+    the sorted 1-D `a` (NumPy's order: NaN last). One binary search per
+    element of v, in one dispatch."""
+    from . import _indexing
+    resident = isinstance(a, _nd) or isinstance(v, _nd)
+    ctx = a._ctx if isinstance(a, _nd) else v._ctx if isinstance(v, _nd) else None
+    if side not in ("left", "right"):
+        raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
+    if not resident:
+        a_np, v_np = np.asarray(a), np.asarray(v)
+        dt = np.result_type(a_np, v_np)
+        if dt not in _KEYS:
+            raise _unsupported(dt, "vp.searchsorted")
+    a = a if isinstance(a, _nd) else _array.asarray(np.asarray(a), context=ctx)
+    if a.ndim != 1:
+        raise ValueError("object too deep for desired array" if a.ndim > 1 else
+                         "object of too small depth for desired array")
+    if sorter is not None:
+        s = sorter if isinstance(sorter, _nd) else np.asarray(sorter)
+        if tuple(s.shape) != tuple(a.shape):
+            raise ValueError("sorter.size must equal a.size")
+        if not isinstance(s, _nd):
+            s = _array.asarray(s.astype(np.int64), context=a._ctx)
+        a = _indexing.take(a, s)
+    scalar = not isinstance(v, _nd) and np.ndim(v) == 0
+    vv = v if isinstance(v, _nd) else np.asarray(v)
+    dt = np.result_type(a.dtype, vv.dtype)
+    if dt == np.dtype(np.bool_):
+        dt = _U32
+    if dt not in _KEYS:
+        raise _unsupported(dt, "vp.searchsorted")
+    vv = vv if isinstance(vv, _nd) else _array.asarray(vv.astype(dt), context=a._ctx)
+    a = a.astype(dt) if a.dtype != dt else (a if a.contiguous else a.copy())
+    vv = vv.astype(dt) if vv.dtype != dt else (vv if vv.contiguous else vv.copy())
+    shape = tuple(vv.shape)
+    out = _array.empty(shape, _I64, context=a._ctx)
+    if out.size:
+        word, mode, _ = _KEYS[dt]
+        ns = _sort_kernels.kernels(word, mode)
+        rec = _Rec(a._ctx)
+        g = _grid(-(-out.size // 64))
+        if a.size == 0:
+            out.fill(0)
+        else:
+            rec(ns["search"], (a, vv.reshape(-1), out), g, n=a.size, nv=out.size,
+                right=int(side == "right"), gx=g[0])
+            rec.run()
+    if not resident:
+        r = out.numpy()
+        return r[()] if scalar else r
+    return out
+
+
+# ------------------------------------------------------------------ unique
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           *, equal_nan=True, sorted=True):
+    """numpy.unique on the GPU (flattened; axis= is not implemented): the
+    sorted unique values, and optionally the first index of each, the
+    inverse (input shape) and the counts. NaNs count as one value
+    (equal_nan=True, NumPy's default)."""
+    from . import _reduce, _shapeops, _stats, _ufunc
+    if axis is not None:
+        raise NotImplementedError("vp.unique: axis= is not implemented (only the flattened "
+                                  "array, axis=None)")
+    resident = isinstance(ar, _nd)
+    if not resident:
+        a_np = np.asarray(ar)
+        if np.dtype(a_np.dtype) not in _KEYS:
+            raise _unsupported(a_np.dtype, "vp.unique")
+        ar = _array.asarray(a_np)
+    shape = tuple(ar.shape)
+    flat = ar.reshape(-1)
+    n = flat.size
+    ctx = ar._ctx
+    if n == 0:
+        res = [flat.copy()]
+        if return_index:
+            res.append(_array.empty((0,), _I64, context=ctx))
+        if return_inverse:
+            res.append(_array.empty(shape, _I64, context=ctx))
+        if return_counts:
+            res.append(_array.empty((0,), _I64, context=ctx))
+    else:
+        want_perm = return_index or return_inverse
+        srt, perm = _sorted(flat, 0, want_perm)
+        if n > 1:
+            head = _ufunc.not_equal(srt[1:], srt[:-1])
+            if np.dtype(ar.dtype).kind == "f" and equal_nan:
+                both = _ufunc.logical_and(_ufunc.isnan(srt[1:]), _ufunc.isnan(srt[:-1]))
+                head = _ufunc.logical_and(head, _ufunc.logical_not(both))
+            mask = _shapeops.concatenate([_array.ones((1,), np.bool_, context=ctx), head])
+        else:
+            mask = _array.ones((1,), np.bool_, context=ctx)
+        res = [srt[mask]]
+        if return_index:
+            res.append(perm[mask])
+        if return_inverse:
+            ids = _ufunc.subtract(_reduce.cumsum(mask, 0, _I64), 1)
+            inv = _array.empty((n,), _I64, context=ctx)
+            inv[perm] = ids
+            res.append(inv.reshape(shape))
+        if return_counts:
+            starts = _stats.flatnonzero(mask)
+            ends = _shapeops.concatenate([starts[1:], _array.full((1,), n, _I64, context=ctx)])
+            res.append(_ufunc.subtract(ends, starts))
+    if not resident:
+        res = [r.numpy() for r in res]
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+NAMES = ("sort", "argsort", "searchsorted", "unique")
+
+
+def _install():
+    _nd.sort = _method_sort
+    _nd.argsort = _method_argsort
+
+
+_install()
