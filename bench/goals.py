@@ -77,6 +77,11 @@ GOALS = [
     dict(issue=8, text="printed CUDA matches the Vulkan results (fraction of kernels)", op=">=",
          target=1.0, unit="of the kernels", suite="cuda", case=r"^printed CUDA",
          backend=r"^cuda vs vulkan$", aggregate=True),
+    # issue 19: matmul (bench_matmul.py; the best tile configuration of the run counts)
+    dict(issue=19, text="matmul 4096² float32 vs cupy.matmul (cuBLAS SGEMM, no TF32)", op=">=",
+         target=0.7, unit="x", suite="matmul", case=r"^matmul float32 4096\^2: .* / cupy$"),
+    dict(issue=19, text="matmul 4096² float16 (cooperative matrices) vs cupy float16", op=">=",
+         target=0.5, unit="x", suite="matmul", case=r"^matmul float16 .*4096\^2: .* / cupy"),
 ]
 
 

@@ -65,6 +65,9 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
   bool atomic_float = o->features & VP_FEAT(ATOMIC_FLOAT);
   if (atomic_float)
     exts[nexts++] = VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME;
+  bool coop = o->features & VP_FEAT(COOPMAT);
+  if (coop)
+    exts[nexts++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
   if (vrt__has_extension(&ctx->inst, ctx->pdev, "VK_KHR_portability_subset"))
     exts[nexts++] = "VK_KHR_portability_subset";
   /* Streams' semaphores exported to other contexts on the same device
@@ -104,9 +107,14 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
       .shaderBufferFloat32Atomics = atomic_float,
       .shaderBufferFloat32AtomicAdd = atomic_float,
   };
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV cmf = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+      .pNext = atomic_float ? &af : NULL,
+      .cooperativeMatrix = VK_TRUE,
+  };
   VkPhysicalDeviceVulkan12Features f12 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-      .pNext = atomic_float ? &af : NULL,
+      .pNext = coop ? (void *)&cmf : (atomic_float ? (void *)&af : NULL),
       .timelineSemaphore = VK_TRUE,
       .shaderFloat16 = !!(f & VP_FEAT(FLOAT16)),
       .shaderInt8 = !!(f & VP_FEAT(INT8)),

@@ -87,6 +87,10 @@ static void fill_info(vrt_instance *inst, VkPhysicalDevice pd, uint32_t index,
 
   bool ext_host = vrt__has_extension(inst, pd, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
   bool ext_float = vrt__has_extension(inst, pd, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+  /* Cooperative matrices (tensor cores): the NV extension, which this
+   * build's headers and glslang know (VK_KHR_cooperative_matrix is newer
+   * than both); NVIDIA drivers expose it beside the KHR one. */
+  bool ext_coop = vrt__has_extension(inst, pd, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   o->push_descriptors = vrt__has_extension(inst, pd, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   o->pipeline_creation_feedback =
       api >= VK_API_VERSION_1_3 ||
@@ -157,9 +161,12 @@ static void fill_info(vrt_instance *inst, VkPhysicalDevice pd, uint32_t index,
 
     VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV cm = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+        .pNext = ext_float ? &af : NULL};
     VkPhysicalDeviceVulkan12Features f12 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-        .pNext = ext_float ? &af : NULL};
+        .pNext = ext_coop ? (void *)&cm : (ext_float ? (void *)&af : NULL)};
     VkPhysicalDeviceVulkan11Features f11 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES, .pNext = &f12};
     VkPhysicalDevice16BitStorageFeatures s16 = {
@@ -180,6 +187,8 @@ static void fill_info(vrt_instance *inst, VkPhysicalDevice pd, uint32_t index,
       if (f12.vulkanMemoryModel) o->features |= VP_FEAT(MEMORY_MODEL);
       if (f12.bufferDeviceAddress) o->features |= VP_FEAT(BDA);
       if (ext_float && af.shaderBufferFloat32AtomicAdd) o->features |= VP_FEAT(ATOMIC_FLOAT);
+      if (ext_coop && cm.cooperativeMatrix && f12.shaderFloat16 && f11.storageBuffer16BitAccess)
+        o->features |= VP_FEAT(COOPMAT);
       o->timeline_semaphores = f12.timelineSemaphore;
     } else if (s16.storageBuffer16BitAccess) {
       o->features |= VP_FEAT(STORAGE16);

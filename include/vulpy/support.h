@@ -183,7 +183,8 @@ char *vp_read_file(const char *path, size_t *len);
   X(SUBGROUP_VOTE, "subgroup_vote")                                          \
   X(MEMORY_MODEL, "vulkan_memory_model")                                     \
   X(EXTERNAL_HOST, "external_memory_host")                                   \
-  X(BDA, "buffer_device_address")
+  X(BDA, "buffer_device_address")                                           \
+  X(COOPMAT, "cooperative_matrix")    /* VK_NV_cooperative_matrix (issue 19) */
 
 typedef enum vp_feature_bit {
 #define VP_FEATURE_ENUM(ID, NAME) VP_FEATURE_BIT_##ID,

@@ -50,15 +50,17 @@ ON_DEVICE = [
     # issue 19's differences and matrix shapes (were refused by name before)
     ("diff", lambda a, b: (a,), {}), ("trace", lambda a, b: (a,), {}),
     ("tril", lambda a, b: (a, 1), {}), ("nan_to_num", lambda a, b: (a,), {}),
+    # issue 19's linear algebra (refused by name before the GEMM kernels)
+    ("matmul", lambda a, b: (a, b.T), {}), ("einsum", lambda a, b: ("ij->i", a), {}),
+    ("einsum", lambda a, b: ("ij,kj->ik", a, b), {}), ("tensordot", lambda a, b: (a, b.T, 1), {}),
+    ("inner", lambda a, b: (a, b), {}), ("vdot", lambda a, b: (a, b), {}),
 ]
 # metadata: answered without touching the data
 META = [("shape", (3, 4)), ("ndim", 2), ("size", 12)]
 # NumPy functions VulPy has not (yet): a TypeError naming the function
 REFUSED = [
     ("lexsort", lambda a, b: ((a[0], b[0]),)),
-    ("matmul", lambda a, b: (a, b.T)),
     ("rot90", lambda a, b: (a,)), ("partition", lambda a, b: (a, 1)),
-    ("einsum", lambda a, b: ("ij->i", a)),
     ("interp", lambda a, b: (a[0], b[0], b[1])), ("kron", lambda a, b: (a, b)),
     ("corrcoef", lambda a, b: (a,)), ("cov", lambda a, b: (a,)),
     ("convolve", lambda a, b: (a[0], b[0])), ("linalg.det", lambda a, b: (a[:, :3],)),

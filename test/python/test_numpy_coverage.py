@@ -87,6 +87,11 @@ FUNCTIONS.update({
     "count_nonzero": ((I,), {"axis": 1}), "average": ((G,), {"axis": 1, "weights": F[0]}),
     "flatnonzero": ((I,), {}), "argwhere": ((I,), {}), "outer": ((F[0], G[1]), {}),
 })
+# --- issue 19: linear algebra on the GEMM kernels (test_matmul.py has the differential tests)
+FUNCTIONS.update({
+    "matmul": ((F, G.T), {}), "vdot": ((F, G), {}), "inner": ((F, G), {}),
+    "tensordot": ((F, G.T), {"axes": 1}), "einsum": (("ij,kj->ik", F, G), {}),
+})
 CREATION.update({"eye": ((3, 4, 1), {"dtype": np.float32}),
                  "identity": ((3,), {"dtype": np.float32})})
 METHODS += ["squeeze", "round"]

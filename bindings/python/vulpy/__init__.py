@@ -130,3 +130,8 @@ from . import fft  # noqa: E402,F401
 # --- issue 18: streams and events (vulpy/_stream.py) ---
 from ._stream import Event, Stream, current_stream  # noqa: E402,F401
 from ._cuda import interop as cuda_interop  # noqa: E402,F401  (DLPack to CUDA)
+
+# --- issue 19 (array API): matmul, @, dot, vdot, inner, tensordot, einsum on GEMM kernels;
+# vp.dot stays the kernel language's vector dot inside kernels
+from ._matmul import dot, einsum, inner, matmul, tensordot, vdot  # noqa: E402,F401
+_types.kernel_name(dot, "dot")  # noqa: F405

@@ -360,14 +360,20 @@ def _disk_store(key, artifacts):
 
 def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispatch_guard=True,
                      fast_math=False, optimize=False, asserts=False, features=0xFFFFFFFF,
-                     passes="lower-memsock,lower-persistent-packed"):
+                     passes="lower-memsock,lower-persistent-packed", clamp_shared=True):
     """Compiles an AST document (from _astjson) to the named targets; returns
-    {target: text or bytes}. Raises CompileError with file:line:col."""
+    {target: text or bytes}. Raises CompileError with file:line:col.
+    clamp_shared=False leaves out the clamp-shared pass: only for the
+    library's own kernels whose shared indexes are in range by construction
+    (the GEMM tiles, _gemm.py), where the clamps cost an ALU op per shared
+    load and keep the GPU compiler from merging neighbouring loads."""
     text = _astjson.to_json(doc)
     opts = dict(targets=tuple(targets), local_size=tuple(local_size) if local_size else None,
                 dispatch_guard=bool(dispatch_guard), fast_math=bool(fast_math),
                 optimize=bool(optimize), asserts=bool(asserts), features=int(features),
                 passes=str(passes))
+    if not clamp_shared:
+        opts["clamp_shared"] = False  # (absent by default: the cache keys stay as they were)
     key = hashlib.sha256((text + "\0" + repr(sorted(opts.items())) + "\0" +
                           build_id()).encode("utf-8")).hexdigest()
     hit = _memory.get(key)
@@ -386,7 +392,8 @@ def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispat
                                         # bounds checks and the fault record;
                                         # otherwise shared indexes clamped (issue 20)
                                         ",".join(p for p in (opts["passes"],
-                                                 "bounds-check" if opts["asserts"] else "clamp-shared") if p))
+                                                 "bounds-check" if opts["asserts"] else
+                                                 "clamp-shared" if clamp_shared else "") if p))
         _disk_store(key, out)
     else:
         stats["disk_hits"] += 1

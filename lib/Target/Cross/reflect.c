@@ -58,6 +58,7 @@ static uint32_t feature_of_capability(uint32_t cap) {
   case SpvCapabilityGroupNonUniformVote: return VP_FEAT(SUBGROUP_VOTE);
   case SpvCapabilityVulkanMemoryModel: return VP_FEAT(MEMORY_MODEL);
   case SpvCapabilityPhysicalStorageBufferAddresses: return VP_FEAT(BDA);
+  case SpvCapabilityCooperativeMatrixNV: return VP_FEAT(COOPMAT);
   default: return 0;
   }
 }

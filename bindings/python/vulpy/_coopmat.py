@@ -1,0 +1,293 @@
+"""float16 GEMM with float32 accumulation on cooperative matrices (tensor
+cores), issue 19; the fallback elsewhere.
+
+available(ctx) is the capability probe: the device has
+VK_NV_cooperative_matrix with its feature on, plus 16-bit storage and
+float16 arithmetic (the runtime's 'cooperative_matrix' feature; runtime/
+device.c says why NV and not KHR: the KHR extension is newer than this
+build's Vulkan headers and glslang). Lavapipe has none of it.
+
+matmul_f16_words(a, b, m, n, k) multiplies float16 matrices given as
+their bits, two halves to a uint32 word (NumPy: `x.view(np.uint32)` of a
+C-contiguous float16 array with an even last axis), so it needs no float16
+dtype in the package: A is m x k, B is k x n, row-major; the result is a
+resident float32 m x n array. With cooperative matrices, and m, n
+multiples of 128 and k of 16, a raw GLSL kernel (GL_NV_cooperative_matrix,
+compiled in-process by glslang) runs, one of two variants (VARIANTS): 'smem'
+(k a multiple of 32; the default) stages tiles through shared memory (see
+_SMEM_GLSL); 'direct' has a workgroup of 4 subgroups own a 128 x 128 block
+of C, each subgroup 64 x 64 as 4 x 4 accumulators of 16 x 16 float32, and
+every K step of 16 loads 4 A and 4 B tiles straight from the buffers
+(coopMatLoadNV) for 16 MMAs. Otherwise (the fallback:
+no capability, or other shapes) a small GLSL kernel unpacks the halves to
+float32 (unpackHalf2x16, core GLSL) and the float32 GEMM (_gemm) runs: the
+same products and a float32 accumulation.
+
+SPIRV-Cross (2021) cannot read a cooperative-matrix module, so its
+manifest is written here rather than reflected.
+"""
+import numpy as np
+
+from . import _array, _context, _native
+from ._launch import Program
+
+FEATURE = "cooperative_matrix"
+BLOCK = 128
+
+_COOP_GLSL = """#version 450
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_KHR_shader_subgroup_basic : require
+layout(local_size_x = 128) in;
+layout(set = 0, binding = 0) readonly buffer A { float16_t a[]; };
+layout(set = 0, binding = 1) readonly buffer B { float16_t b[]; };
+layout(set = 0, binding = 2) writeonly buffer C { float c[]; };
+layout(push_constant) uniform P { uint m; uint n; uint k; } pc;
+// 4 subgroups of 32 (NVIDIA's size) in a 2 x 2 grid, 64 x 64 of C each
+void main() {
+  uint sg = gl_SubgroupID;
+  uint row0 = gl_WorkGroupID.y * 128u + (sg / 2u) * 64u;
+  uint col0 = gl_WorkGroupID.x * 128u + (sg % 2u) * 64u;
+  fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[4][4];
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++)
+      acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+  for (uint kk = 0u; kk < pc.k; kk += 16u) {
+    fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> x[4];
+    fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> y[4];
+    for (int i = 0; i < 4; i++)
+      coopMatLoadNV(x[i], a, (row0 + 16u * uint(i)) * pc.k + kk, pc.k, false);
+    for (int j = 0; j < 4; j++)
+      coopMatLoadNV(y[j], b, kk * pc.n + col0 + 16u * uint(j), pc.n, false);
+    for (int i = 0; i < 4; i++)
+      for (int j = 0; j < 4; j++)
+        acc[i][j] = coopMatMulAddNV(x[i], y[j], acc[i][j]);
+  }
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++)
+      coopMatStoreNV(acc[i][j], c, (row0 + 16u * uint(i)) * pc.n + col0 + 16u * uint(j),
+                     pc.n, false);
+}
+"""
+
+_COOP_MANIFEST = """vulpy_manifest: 1
+kernel: main
+entry_point: main
+local_size: [128, 1, 1]
+buffers:
+  - {name: a, set: 0, binding: 0, type: f16, elem_size: 2, access: readonly}
+  - {name: b, set: 0, binding: 1, type: f16, elem_size: 2, access: readonly}
+  - {name: c, set: 0, binding: 2, type: f32, elem_size: 4, access: writeonly}
+push_constants:
+  size: 12
+  fields:
+    - {name: m, type: u32, offset: 0, size: 4}
+    - {name: "n", type: u32, offset: 4, size: 4}
+    - {name: k, type: u32, offset: 8, size: 4}
+structs: []
+shared_bytes: 0
+features: [storage16, float16, subgroup_basic, vulkan_memory_model, cooperative_matrix]
+"""
+
+# The shared-memory variant: 8 subgroups (2 x 4) own a 128 x 128 block of C,
+# each 64 x 32 (4 x 2 accumulators); every K step of 32 copies the A tile
+# (128 x 32 halves) and the B tile (32 x 128) into shared memory as uvec4s
+# (8 halves, 16-byte loads; rows padded by one uvec4 against bank
+# conflicts), and the MMAs read their tiles from there (coopMatLoadNV on a
+# uvec4 array: offset and stride count uvec4s).
+_SMEM_GLSL = """#version 450
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_KHR_shader_subgroup_basic : require
+layout(local_size_x = 256) in;
+layout(set = 0, binding = 0) readonly buffer A { uvec4 a[]; };
+layout(set = 0, binding = 1) readonly buffer B { uvec4 b[]; };
+layout(set = 0, binding = 2) writeonly buffer C { float c[]; };
+layout(push_constant) uniform P { uint m; uint n; uint k; } pc;
+shared uvec4 As[128 * 5];
+shared uvec4 Bs[32 * 17];
+void main() {
+  uint tid = gl_LocalInvocationID.x;
+  uint sg = gl_SubgroupID;
+  uint wr = sg / 4u, wc = sg % 4u;
+  uint bm = gl_WorkGroupID.y * 128u, bn = gl_WorkGroupID.x * 128u;
+  uint kw = pc.k / 8u, nw = pc.n / 8u;
+  fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[4][2];
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 2; j++)
+      acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+  for (uint k0 = 0u; k0 < pc.k; k0 += 32u) {
+    for (uint s = 0u; s < 2u; s++) {
+      uint e = tid + s * 256u;
+      uint r = e / 4u, q = e % 4u;
+      As[r * 5u + q] = a[(bm + r) * kw + k0 / 8u + q];
+      uint rb = e / 16u, qb = e % 16u;
+      Bs[rb * 17u + qb] = b[(k0 + rb) * nw + bn / 8u + qb];
+    }
+    barrier();
+    for (uint kk = 0u; kk < 32u; kk += 16u) {
+      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> x[4];
+      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> y[2];
+      for (int i = 0; i < 4; i++)
+        coopMatLoadNV(x[i], As, (wr * 64u + 16u * uint(i)) * 5u + kk / 8u, 5u, false);
+      for (int j = 0; j < 2; j++)
+        coopMatLoadNV(y[j], Bs, kk * 17u + (wc * 32u + 16u * uint(j)) / 8u, 17u, false);
+      for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 2; j++)
+          acc[i][j] = coopMatMulAddNV(x[i], y[j], acc[i][j]);
+    }
+    barrier();
+  }
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 2; j++)
+      coopMatStoreNV(acc[i][j], c, (bm + wr * 64u + 16u * uint(i)) * pc.n + bn + wc * 32u + 16u * uint(j),
+                     pc.n, false);
+}
+"""
+
+_SMEM_MANIFEST = """vulpy_manifest: 1
+kernel: main
+entry_point: main
+local_size: [256, 1, 1]
+buffers:
+  - {name: a, set: 0, binding: 0, type: vec4<u32>, elem_size: 16, access: readonly}
+  - {name: b, set: 0, binding: 1, type: vec4<u32>, elem_size: 16, access: readonly}
+  - {name: c, set: 0, binding: 2, type: f32, elem_size: 4, access: writeonly}
+push_constants:
+  size: 12
+  fields:
+    - {name: m, type: u32, offset: 0, size: 4}
+    - {name: "n", type: u32, offset: 4, size: 4}
+    - {name: k, type: u32, offset: 8, size: 4}
+structs: []
+shared_bytes: 18944
+features: [storage16, float16, subgroup_basic, vulkan_memory_model, cooperative_matrix]
+"""
+
+# name -> (GLSL, manifest, invocations, K multiple); both own 128 x 128 blocks
+VARIANTS = {"direct": (None, None, 128, 16), "smem": (None, None, 256, 32)}
+DEFAULT = "smem"  # where the shape allows it, else "direct"
+
+# the fallback's first step: float16 bits (2 per word) -> float32
+_UNPACK_GLSL = """#version 450
+layout(local_size_x = 256) in;
+layout(set = 0, binding = 0) readonly buffer W { uint w[]; };
+layout(set = 0, binding = 1) writeonly buffer F { vec2 f[]; };
+layout(push_constant) uniform P { uint words; uint row; } pc;
+void main() {
+  uint i = gl_GlobalInvocationID.y * pc.row + gl_GlobalInvocationID.x;
+  if (i < pc.words)
+    f[i] = unpackHalf2x16(w[i]);
+}
+"""
+
+_progs = {}
+
+
+def available(ctx=None):
+    """Whether the device can run the cooperative-matrix kernel."""
+    ctx = _context.resolve(ctx)
+    return bool(ctx.has(FEATURE))
+
+
+def _coop_program(variant="direct"):
+    p = _progs.get(variant)
+    if p is None:
+        glsl, man = {"direct": (_COOP_GLSL, _COOP_MANIFEST),
+                     "smem": (_SMEM_GLSL, _SMEM_MANIFEST)}[variant]
+        label = f"vp.matmul float16 (coopmat {variant})"
+        spirv = _native.ext().glsl_to_spirv(glsl, label)
+        p = Program({"glsl": glsl, "spirv": spirv, "manifest": man,
+                     "key": ("coopmat", "nv", variant, 1)}, label)
+        _progs[variant] = p
+    return p
+
+
+def _unpack_program():
+    p = _progs.get("unpack")
+    if p is None:
+        from ._kernel import kernel
+        p = kernel(_UNPACK_GLSL, buffers=2, push=[("words", "uint32"), ("row", "uint32")],
+                   name="vp.matmul float16 unpack")
+        _progs["unpack"] = p
+    return p
+
+
+def _words(x, rows, cols, what, ctx):
+    """x as a resident uint32 array of rows * cols / 2 words."""
+    if isinstance(x, np.ndarray) and x.dtype == np.float16:
+        x = np.ascontiguousarray(x).view(np.uint32)
+    if not isinstance(x, _array.ndarray):
+        x = _array.asarray(np.ascontiguousarray(x, dtype=np.uint32), context=ctx)
+    if x.dtype != np.uint32 or x.size * 2 != rows * cols:
+        raise ValueError(f"vp.matmul float16: {what} must hold {rows} x {cols} float16 values "
+                         f"as {rows * cols // 2} uint32 words (got {x.dtype.name}, "
+                         f"{x.size} elements)")
+    return x if x.contiguous else x.copy()
+
+
+def variant_for(ctx, m, n, k, variant=None):
+    """The cooperative-matrix variant matmul_f16_words runs (None: the
+    fallback): `variant` or DEFAULT when the shape allows it, else 'direct'."""
+    if not available(ctx) or m % BLOCK or n % BLOCK or k <= 0:
+        return None
+    for v in ([variant] if variant else [DEFAULT, "direct"]):
+        if k % VARIANTS[v][3] == 0:
+            return v
+    return None
+
+
+def uses_coopmat(ctx, m, n, k):
+    """Whether matmul_f16_words takes a cooperative-matrix kernel."""
+    return variant_for(ctx, m, n, k) is not None
+
+
+def run_buffers(ctx, abuf, bbuf, m, n, k, memory, variant=None):
+    """The cooperative-matrix product of two row-major float16 buffers (any
+    dtype's buffer holding the halves from element 0) into a new resident
+    float32 array, or None when no variant takes this shape here."""
+    v = variant_for(ctx, m, n, k, variant)
+    if v is None:
+        return None
+    p = _coop_program(v)
+    c = _array._result((m, n), np.dtype(np.float32), memory, ctx)
+    push = p.packer.pack({"m": m, "n": n, "k": k})
+    p.native(ctx).dispatch([abuf, bbuf, c._buf], push, n // BLOCK, m // BLOCK, 1, True, True)
+    return c
+
+
+def matmul_f16_words(a, b, m, n, k, context=None, force_fallback=False, variant=None):
+    """float16 (m x k) @ (k x n) -> resident float32 (m x n); a and b are
+    the float16 data as uint32 words (or NumPy float16 arrays). Module
+    docstring: which kernel runs."""
+    if k % 2 or n % 2:
+        raise ValueError(f"vp.matmul float16: k ({k}) and n ({n}) must be even (two halves "
+                         f"to a word)")
+    ctx = _context.resolve(context if context is not None else
+                           (a._ctx if isinstance(a, _array.ndarray) else None))
+    aw = _words(a, m, k, "a", ctx)
+    bw = _words(b, k, n, "b", ctx)
+    c = None if force_fallback else run_buffers(ctx, aw._buf, bw._buf, m, n, k, aw.memory,
+                                                   variant)
+    if c is not None:
+        return c
+    from . import _gemm
+    fa = _unpack(aw, (m, k), ctx)
+    fb = _unpack(bw, (k, n), ctx)
+    c = _array._result((m, n), np.dtype(np.float32), aw.memory, ctx)
+    _gemm.gemm(ctx, np.float32, m, n, k, 1, (fa._buf, 0, (k, 1, 0)), (fb._buf, 0, (n, 1, 0)),
+               (c._buf, 0, (n, 1, 0)))
+    return c
+
+
+def _unpack(w, shape, ctx):
+    f = _array._result(tuple(shape), np.dtype(np.float32), w.memory, ctx)
+    if w.size:
+        from ._launch import grid_2d
+        gx, gy, row = grid_2d(ctx, w.size, 256)
+        _unpack_program()(w, f, groups=(gx, gy, 1), words=w.size, row=row)
+    return f
