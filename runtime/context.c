@@ -305,7 +305,6 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
   ctx->zero_slot = -1;
   static _Atomic uint64_t serials;
   ctx->serial = atomic_fetch_add(&serials, 1) + 1;
-  atomic_store(&ctx->eager_batch, VRT_EAGER_BATCH);
   pthread_once(&fork_once, register_fork);
   ctx->fork_gen = atomic_load(&vrt__fork_gen);
   ctx->validation = opt->validation < 0 ? vrt__env_validation() : opt->validation > 0;
@@ -323,6 +322,7 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
   if (index >= 0) {
     ctx->pdev = pds[index];
     ctx->info = infos[index];
+    atomic_store(&ctx->eager_batch, vrt__eager_batch_default(&ctx->info));
   }
   free(pds);
   free(infos);
@@ -673,8 +673,18 @@ static bool send_for(vrt_context *ctx, vrt_ticket ticket, vp_diags *d) {
   return ok;
 }
 
+/* The default eager batch: VRT_EAGER_BATCH on CPU devices, where each
+ * vkQueueSubmit costs host time the batch saves (lavapipe: 2000 submissions
+ * became 250); 1 on GPUs, where holding dispatches keeps the GPU idle while
+ * the host records: on the H200 a batch of 8 made `c = a + b` 1.29-1.44x
+ * slower end to end at 2^20-2^27 (bench suite memory, "batched /
+ * eager_batch=1"). */
+uint32_t vrt__eager_batch_default(const vrt_device_info *info) {
+  return info->kind == VRT_DEVICE_CPU ? VRT_EAGER_BATCH : 1;
+}
+
 void vrt_context_set_eager_batch(vrt_context *ctx, uint32_t n) {
-  n = n ? n : VRT_EAGER_BATCH;
+  n = n ? n : vrt__eager_batch_default(&ctx->info);
   atomic_store(&ctx->eager_batch, n > 64 ? 64 : n);
   if (n == 1) { /* from now on nothing is held: send what is */
     vp_diags ignore = {0};

@@ -440,6 +440,7 @@ void vrt__barrier(vrt_context *ctx, VkCommandBuffer cb, bool start);
 uint64_t vrt__poll(vrt_context *ctx);
 /* Sends the held eager dispatches (lock held); true when none are held. */
 bool vrt__send_held(vrt_context *ctx, vp_diags *d);
+uint32_t vrt__eager_batch_default(const vrt_device_info *info);
 /* Waits until the results of submission `ticket` are visible to the host:
  * spins on `flag` (a host-coherent word the submission sets to non-zero
  * after its last barrier) for at most the spin time, then falls back to

@@ -524,7 +524,8 @@ bool vrt_dispatch_ranges(vrt_kernel *k, const vrt_args *args, const vrt_bind_ran
 bool vrt_dispatch_eager(vrt_kernel *k, const vrt_args *args, const vrt_bind_range *ranges,
                         vrt_grid grid, vrt_ticket *ticket, vp_diags *d);
 /* Eager dispatches held back at most before a submission (1: each is sent
- * at once; 0 restores the default, VRT_EAGER_BATCH). Safe from any thread. */
+ * at once; 0 restores the default: VRT_EAGER_BATCH on CPU devices, 1 on
+ * GPUs, where holding left the GPU idle). Safe from any thread. */
 #define VRT_EAGER_BATCH 8
 void vrt_context_set_eager_batch(vrt_context *ctx, uint32_t n);
 uint32_t vrt_context_eager_batch(const vrt_context *ctx);
