@@ -257,7 +257,13 @@ def run(ctx):
                         rec.error(case, n, name, f"{type(e).__name__}: {e}")
             if cp is None:
                 rec.skip(case, n, "cupy", cupy_why)
-            got = bl.gc_quiet(bl.interleave)(runners, reps, warmup=2, budget_s=30)
+            # block_warmup: one untimed block before each timed one, so the
+            # backend that runs right after another API's block does not pay
+            # the GPU's context switch in its figure (on the H200 the first
+            # backend of each round, "vulpy", read 19.5 us at 2^20 against
+            # 10.45 us for the same configuration later in the round)
+            got = bl.gc_quiet(bl.interleave)(runners, reps, warmup=2, budget_s=30,
+                                              block_warmup=1)
             for name, samples in got.items():
                 if isinstance(samples, Exception):
                     rec.error(case, n, name, f"{type(samples).__name__}: {samples}")
