@@ -130,8 +130,9 @@ def test_pool_of_four(method, tmp_path):
 def test_ctrl_c_interrupts_a_long_gpu_call():
     r = _run(pre=SPIN, body="""
         k = vp.kernel(local_size_x=64)(spin)
-        # 2^17 invocations x 60000 steps: about 2 s on an idle 2-core
-        # lavapipe (2^15 took 0.47 s there and ended before the signal)
+        # 2^17 invocations x 150000 steps: about 4.5 s on an idle 2-core
+        # lavapipe (2^15 took 0.47 s there and ended before the signal; 60000
+        # steps, 1.8 s, ended before it twice in full-suite runs, 2026-12-02)
         x = vp.asarray(np.zeros(1 << 17, np.float32))
         k(x, n=10, dispatch=1 << 17)  # compiled and warm
         sent = []
@@ -142,7 +143,7 @@ def test_ctrl_c_interrupts_a_long_gpu_call():
         threading.Thread(target=interrupt).start()
         t0 = time.perf_counter()
         try:
-            k(x, n=60000, dispatch=1 << 17)  # seconds on lavapipe
+            k(x, n=150000, dispatch=1 << 17)  # seconds on lavapipe
             caught = None
         except KeyboardInterrupt:
             caught = time.perf_counter()
