@@ -236,6 +236,33 @@ def test_errors(ctx, kernels):
     assert vp.current_stream() is None
 
 
+def test_dlpack_cuda_import_is_kept(ctx):
+    """Where CUDA is (the H200 run of this file): the first export of a
+    buffer imports it, later exports reuse that import (same pointer, the
+    same bytes), and the values written by VulPy are what CUDA reads."""
+    info = vp.cuda_interop(ctx)
+    if not info["available"]:
+        pytest.skip(f"no CUDA here: {info['reason']}")
+    ext = vp._native.ext()
+    x = vp.empty(1 << 20, np.float32, exportable=True)
+    x[...] = np.float32(3)
+    m1 = ext.cuda_import(x.buffer, ctx.info["device_uuid"])
+    m2 = ext.cuda_import(x.buffer, ctx.info["device_uuid"])
+    assert m1 is m2 and m1.pointer != 0
+    caps = [x.__dlpack__(dl_device=(2, info["cuda_device"])) for _ in range(3)]
+    assert all(type(c).__name__ == "PyCapsule" for c in caps)
+    del caps, m1, m2
+    y = vp.empty(1 << 20, np.float32, exportable=True)  # its own buffer, its own import
+    assert ext.cuda_import(y.buffer, ctx.info["device_uuid"]).pointer != \
+        ext.cuda_import(x.buffer, ctx.info["device_uuid"]).pointer
+    cupy = pytest.importorskip("cupy")
+    t = cupy.from_dlpack(x)
+    assert float(t[12345]) == 3.0
+    t *= 2
+    cupy.cuda.Device().synchronize()
+    np.testing.assert_array_equal(x.numpy()[:16], np.full(16, 6, np.float32))
+
+
 def test_dlpack_cuda_export_absent(ctx):
     """No CUDA here (lavapipe, no libcuda): vp.cuda_interop says why, an
     exportable array works as a VulPy array, and asking __dlpack__ for a

@@ -31,6 +31,7 @@ PyObject *vpy_buffer_wrap(vpy_state *st, PyObject *context, vrt_buffer *b, PyObj
   self->imported = false;
   self->borrowed = borrowed;
   self->pooled = false;
+  self->cuda = NULL;
   memset(&self->import_view, 0, sizeof self->import_view);
   self->map = vrt_buffer_map(b);
   self->size = vrt_buffer_size(b);
@@ -157,6 +158,7 @@ static PyObject *buffer_import_range(PyObject *cls, PyObject *args) {
 static void buffer_dealloc(PyObject *obj) {
   vpy_buffer *self = (vpy_buffer *)obj;
   PyTypeObject *type = Py_TYPE(obj);
+  Py_CLEAR(self->cuda); /* CUDA's mapping goes before the Vulkan memory */
   if (self->pooled && self->buf && vpy_pool_put((vpy_context *)self->context, self->buf))
     self->buf = NULL; /* the context's pool has it now */
   if (!self->borrowed && self->buf && !vpy_forked(self->context)) {

@@ -12,6 +12,9 @@
  *
  * CudaMapping owns the import: its dealloc frees the mapping (cuMemFree)
  * and the external memory, with the device's primary context current.
+ * A buffer keeps its first mapping (vpy_buffer.cuda) until it dies, so
+ * handing the same array to CUDA again costs a sync point and a capsule,
+ * whatever its size; only the first import maps the pages.
  */
 #include "ext.h"
 
@@ -146,6 +149,7 @@ typedef struct {
   CUexternalMemory mem;
   CUdeviceptr ptr;
   int ordinal;
+  unsigned char uuid[16]; /* the device it was imported for */
 } vpy_cuda_mapping;
 
 static void mapping_dealloc(PyObject *obj) {
@@ -200,6 +204,12 @@ static PyObject *cuda_import(PyObject *m, PyObject *args) {
     return NULL;
   if (n != 16)
     return PyErr_Format(PyExc_ValueError, "cuda_import: a UUID is 16 bytes, got %zd", n);
+  vpy_buffer *vb = (vpy_buffer *)buffer; /* vpy_buffer_get checked its type */
+  if (vb->cuda) {
+    if (memcmp(((vpy_cuda_mapping *)vb->cuda)->uuid, uuid, 16) == 0)
+      return Py_NewRef(vb->cuda);
+    Py_CLEAR(vb->cuda); /* asked for another device: import again */
+  }
   if (!cuda_open())
     return PyErr_Format(PyExc_BufferError, "CUDA export: %s", cu.why);
   char why[256];
@@ -223,6 +233,7 @@ static PyObject *cuda_import(PyObject *m, PyObject *args) {
   self->mem = NULL;
   self->ptr = 0;
   self->ordinal = ordinal;
+  memcpy(self->uuid, uuid, 16);
   CUresult r = cu.cuDeviceGet(&self->dev, ordinal);
   if (!r)
     r = cu.cuDevicePrimaryCtxRetain(&self->cctx, self->dev);
@@ -260,6 +271,7 @@ static PyObject *cuda_import(PyObject *m, PyObject *args) {
     Py_DECREF(self);
     return PyErr_Format(PyExc_BufferError, "CUDA export: %s failed (CUresult %d)", call, r);
   }
+  vb->cuda = Py_NewRef((PyObject *)self);
   return (PyObject *)self;
 }
 

@@ -71,6 +71,10 @@ typedef struct vpy_buffer {
   bool noncoherent; /* host-visible but not coherent: flush/invalidate */
   void *map;
   uint64_t size;
+  /* An exportable buffer's CUDA import (cuda.c: a CudaMapping), made by
+   * its first __dlpack__ to CUDA and kept while the buffer lives, so later
+   * exchanges of the same array do not import again. */
+  PyObject *cuda;
 } vpy_buffer;
 
 typedef struct vpy_kernel {

@@ -8,8 +8,10 @@ i))` — what `cupy.from_dlpack(x)` and `torch.from_dlpack(x)` ask for once
 `x.__dlpack_device__()` says (2, i) — imports that memory into CUDA
 (cuImportExternalMemory + cuExternalMemoryGetMappedBuffer; libcuda.so.1 is
 dlopen'ed, bindings/python/src/cuda.c) and hands out a kDLCUDA tensor over
-the same bytes. Each export is its own import, owned by the capsule (and
-freed when the consumer is done with it); it keeps the array alive.
+the same bytes. The first export of a buffer imports it; the buffer keeps
+that import until it is freed, so handing the same array over again costs a
+sync point and a capsule, whatever its size. The capsule keeps the array
+(and so the import) alive.
 
 Synchronization is a documented sync point: __dlpack__ waits for all the
 context's GPU work before it returns (so CUDA sees VulPy's writes whatever
