@@ -454,6 +454,8 @@ static void stmt(vfe_ctx *c, const vfe_node *s) {
       const char *kind = vfe_get_str(e, "kind");
       if (kind && strcmp(kind, "str") == 0)
         break; /* a docstring or a comment-like string */
+      if (kind && strcmp(kind, "Ellipsis") == 0)
+        break; /* `...`: Python's placeholder statement, as `pass` */
     }
     vfe_val v = vfe_expr(c, e);
     if (v.kind != VFE_V_ERR && vfe_ast_of(e) != VFE_AST_Call)

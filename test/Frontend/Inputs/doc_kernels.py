@@ -21,7 +21,7 @@ def main():
     count = failed = 0
     for doc in map(Path, sys.argv[2:]):
         text = doc.read_text()
-        for m in re.finditer(r"^```python\n(.*?)^```", text, re.S | re.M):
+        for m in re.finditer(r"^```python(?: vul)?\n(.*?)^```", text, re.S | re.M):
             src = m.group(1)
             if "def main(" not in src and "@vp.kernel" not in src:
                 continue  # a fragment, not a kernel
