@@ -119,6 +119,7 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
       .shaderFloat16 = !!(f & VP_FEAT(FLOAT16)),
       .shaderInt8 = !!(f & VP_FEAT(INT8)),
       .storageBuffer8BitAccess = !!(f & VP_FEAT(STORAGE8)),
+      .storagePushConstant8 = !!(f & VP_FEAT(PUSH8)),
       .shaderBufferInt64Atomics = !!(f & VP_FEAT(ATOMIC64)),
       .vulkanMemoryModel = !!(f & VP_FEAT(MEMORY_MODEL)),
       .vulkanMemoryModelDeviceScope = !!(f & VP_FEAT(MEMORY_MODEL)),
@@ -127,6 +128,7 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
       .pNext = &f12,
       .storageBuffer16BitAccess = !!(f & VP_FEAT(STORAGE16)),
+      .storagePushConstant16 = !!(f & VP_FEAT(PUSH16)),
   };
   VkPhysicalDeviceFeatures2 f2 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,

@@ -180,6 +180,8 @@ static void fill_info(vrt_instance *inst, VkPhysicalDevice pd, uint32_t index,
     if (f->shaderInt16) o->features |= VP_FEAT(INT16);
     if (api >= VK_API_VERSION_1_2) {
       if (f11.storageBuffer16BitAccess) o->features |= VP_FEAT(STORAGE16);
+      if (f11.storagePushConstant16) o->features |= VP_FEAT(PUSH16);
+      if (f12.storagePushConstant8) o->features |= VP_FEAT(PUSH8);
       if (f12.shaderFloat16) o->features |= VP_FEAT(FLOAT16);
       if (f12.shaderInt8) o->features |= VP_FEAT(INT8);
       if (f12.storageBuffer8BitAccess) o->features |= VP_FEAT(STORAGE8);
@@ -190,8 +192,9 @@ static void fill_info(vrt_instance *inst, VkPhysicalDevice pd, uint32_t index,
       if (ext_coop && cm.cooperativeMatrix && f12.shaderFloat16 && f11.storageBuffer16BitAccess)
         o->features |= VP_FEAT(COOPMAT);
       o->timeline_semaphores = f12.timelineSemaphore;
-    } else if (s16.storageBuffer16BitAccess) {
-      o->features |= VP_FEAT(STORAGE16);
+    } else {
+      if (s16.storageBuffer16BitAccess) o->features |= VP_FEAT(STORAGE16);
+      if (s16.storagePushConstant16) o->features |= VP_FEAT(PUSH16);
     }
   }
 

@@ -184,7 +184,9 @@ char *vp_read_file(const char *path, size_t *len);
   X(MEMORY_MODEL, "vulkan_memory_model")                                     \
   X(EXTERNAL_HOST, "external_memory_host")                                   \
   X(BDA, "buffer_device_address")                                           \
-  X(COOPMAT, "cooperative_matrix")    /* VK_NV_cooperative_matrix (issue 19) */
+  X(COOPMAT, "cooperative_matrix")    /* VK_NV_cooperative_matrix (issue 19) */ \
+  X(PUSH8, "push_constant8")          /* 8-bit push-constant members */      \
+  X(PUSH16, "push_constant16")        /* 16-bit push-constant members */
 
 typedef enum vp_feature_bit {
 #define VP_FEATURE_ENUM(ID, NAME) VP_FEATURE_BIT_##ID,

@@ -6,7 +6,9 @@
  *     int64 / int16 / float16 / int8 (the arithmetic capability: the value
  *     lives in registers); shared arrays count as values;
  *   - a buffer or the push block holding 8- or 16-bit members needs
- *     storage8 / storage16;
+ *     storage8 / storage16 (what the GLSL extension enables), and the push
+ *     block also push_constant8 / push_constant16 (the device features
+ *     storagePushConstant8/16, which Vulkan keeps apart from buffers);
  *   - atomics on 64-bit ints need atomic_int64, on floats atomic_float;
  *   - subgroup ops need their class: ids and elect basic, reductions and
  *     scans arithmetic, ballot and broadcasts ballot, shuffle / shuffle_xor
@@ -109,8 +111,13 @@ uint32_t vir_module_features(const vir_module *m) {
   for (uint32_t i = 0; i < m->syms.len; i++) {
     const vir_sym *s = m->syms.data[i];
     switch (s->kind) {
-    case VIR_SYM_BUFFER:
-    case VIR_SYM_PUSH: f |= storage_features(s->type); break;
+    case VIR_SYM_BUFFER: f |= storage_features(s->type); break;
+    case VIR_SYM_PUSH: {
+      uint32_t p = storage_features(s->type);
+      f |= p | (p & VP_FEAT(STORAGE8) ? VP_FEAT(PUSH8) : 0) |
+           (p & VP_FEAT(STORAGE16) ? VP_FEAT(PUSH16) : 0);
+      break;
+    }
     case VIR_SYM_SHARED:
     case VIR_SYM_CONST: f |= value_features(s->type, 0); break;
     case VIR_SYM_FUNC:

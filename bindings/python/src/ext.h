@@ -107,6 +107,9 @@ PyObject *vpy_denorm_widths(uint32_t mask);
 PyObject *vpy_str_or_none(const char *s);
 /* Sets a dict item and drops the reference to `value`; false on error. */
 bool vpy_dict_set(PyObject *dict, const char *key, PyObject *value);
+/* "code", "lanes" and "dtype" of VIR type spelling `type` into a manifest
+ * entry's dict (kernel.c), so that Python never parses the spelling */
+bool vpy_set_parsed_type(PyObject *d, const char *type);
 /* Reads a (x[, y[, z]]) sequence or an int into out[3] (missing = `fill`). */
 bool vpy_uint3(PyObject *obj, const char *what, uint32_t fill, uint32_t out[3]);
 /* "O&" converters for byte counts and offsets (unsigned long long *): a

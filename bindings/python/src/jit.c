@@ -51,7 +51,7 @@ static PyObject *buffers_of(const vir_module *m) {
     PyObject *d = Py_BuildValue("{sssIsssKss}", "name", s->name, "binding", s->binding, "type",
                                 s->type->str, "count", (unsigned long long)s->count, "access",
                                 access[s->access]);
-    if (!d || PyList_Append(list, d) < 0)
+    if (!d || !vpy_set_parsed_type(d, s->type->str) || PyList_Append(list, d) < 0)
       Py_CLEAR(list);
     Py_XDECREF(d);
   }

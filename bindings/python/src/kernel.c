@@ -17,12 +17,41 @@
 
 /* ---------------------------------------------------------- manifest */
 
+/* The parsed form of a VIR type spelling, set beside "type" in every
+ * manifest field and buffer so that no consumer parses the spelling again:
+ * "code" (Python struct's code of one component, vpm_push_code: 'f',
+ * 'I', ...; None for a struct), "lanes" (components: vec3 3, mat4 16) and
+ * "dtype" (the NumPy name of one component; a bool is stored as a 32-bit
+ * word, so 'uint32'; None for a struct). */
+bool vpy_set_parsed_type(PyObject *d, const char *type) {
+  uint32_t lanes = 1;
+  char code = vpm_push_code(type, &lanes);
+  const char *dtype = NULL;
+  switch (code) {
+  case 'f': dtype = "float32"; break;
+  case 'd': dtype = "float64"; break;
+  case 'e': dtype = "float16"; break;
+  case 'b': dtype = "int8"; break;
+  case 'B': dtype = "uint8"; break;
+  case 'h': dtype = "int16"; break;
+  case 'H': dtype = "uint16"; break;
+  case 'i': dtype = "int32"; break;
+  case 'I': dtype = "uint32"; break;
+  case 'q': dtype = "int64"; break;
+  case 'Q': dtype = "uint64"; break;
+  default: break;
+  }
+  return vpy_dict_set(d, "code", code ? PyUnicode_FromStringAndSize(&code, 1) : Py_NewRef(Py_None)) &&
+         vpy_dict_set(d, "lanes", PyLong_FromUnsignedLong(lanes)) &&
+         vpy_dict_set(d, "dtype", vpy_str_or_none(dtype));
+}
+
 static PyObject *fields_list(const vpm_field *f, uint32_t n) {
   PyObject *list = PyList_New(0);
   for (uint32_t i = 0; list && i < n; i++) {
     PyObject *item = Py_BuildValue("{sssssIsI}", "name", f[i].name, "type", f[i].type, "offset",
                                    f[i].offset, "size", f[i].size);
-    if (!item || PyList_Append(list, item) < 0)
+    if (!item || !vpy_set_parsed_type(item, f[i].type) || PyList_Append(list, item) < 0)
       Py_CLEAR(list);
     Py_XDECREF(item);
   }
@@ -38,7 +67,7 @@ PyObject *vpy_manifest_dict(const vpm_manifest *m) {
     PyObject *item = Py_BuildValue("{sssIsIsssIss}", "name", b->name, "set", b->set, "binding",
                                    b->binding, "type", b->type, "elem_size", b->elem_size,
                                    "access", access[b->access]);
-    ok = item && PyList_Append(bufs, item) == 0;
+    ok = item && vpy_set_parsed_type(item, b->type) && PyList_Append(bufs, item) == 0;
     Py_XDECREF(item);
   }
   for (uint32_t i = 0; ok && i < m->nstructs; i++) {

@@ -226,7 +226,9 @@ class Context:
             vk = {"float64": "shaderFloat64", "int64": "shaderInt64", "int16": "shaderInt16",
                   "float16": "shaderFloat16", "int8": "shaderInt8",
                   "storage8": "storageBuffer8BitAccess",
-                  "storage16": "storageBuffer16BitAccess"}.get(feature, feature)
+                  "storage16": "storageBuffer16BitAccess",
+                  "push_constant8": "storagePushConstant8",
+                  "push_constant16": "storagePushConstant16"}.get(feature, feature)
             raise FeatureError(f"{what} needs the device feature '{feature}' ({vk}), which "
                                f"{self.name} does not have")
 

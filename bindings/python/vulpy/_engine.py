@@ -23,9 +23,8 @@ import weakref
 
 from . import _native
 from ._launch import Program
+from ._types import entry_dtype
 
-_SIZES = {"f32": 4, "u32": 4, "i32": 4, "bool": 4, "f64": 8, "i64": 8, "u64": 8,
-          "u8": 1, "i8": 1, "f16": 2, "u16": 2, "i16": 2}
 # device features the lowering can do without (it works around their absence)
 _LOWERING_FEATURES = ("subgroup_basic", "subgroup_arithmetic", "subgroup_vote", "storage8", "int8",
                       "storage16", "int16", "float16")  # issue 19: small types in words
@@ -154,7 +153,9 @@ class Compiled:
                 for name, b in self.buffers.items():
                     if name in bound:
                         continue
-                    size = max(16, (b["count"] * _SIZES.get(b["type"], 4) + 15) & ~15)
+                    dt = entry_dtype(b)
+                    esize = (dt.itemsize if dt is not None else 4) * b["lanes"]
+                    size = max(16, (b["count"] * esize + 15) & ~15)
                     t[name] = _native.ext().Buffer(ctx._native, size, "device")
                 self._temps[key] = (weakref.ref(ctx), t)
             return t

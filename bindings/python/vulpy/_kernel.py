@@ -33,7 +33,7 @@ import numpy as np
 from . import (_array, _astjson, _compiler, _context, _hostarray, _memsock, _native, _stream,
                _persistent, _structs)
 from ._launch import Handle, Program
-from ._types import python_name, vir_lanes, vir_scalar
+from ._types import entry_dtype, python_name
 
 _PUSH_TYPES = {"float32": "f32", "float64": "f64", "int32": "i32", "uint32": "u32",
                "int64": "i64", "uint64": "u64", "float16": "f16", "int16": "i16",
@@ -60,9 +60,10 @@ def _grid(label, dispatch, groups):
     return dims, groups is not None
 
 
-def _check_elem(label, bname, btype, dtype, nbytes, elem_size):
-    """TypeError unless an array of `dtype` can back a buffer of `btype`."""
-    want = vir_scalar(btype)
+def _check_elem(label, b, dtype, nbytes):
+    """TypeError unless an array of `dtype` can back manifest buffer `b`."""
+    bname, btype, elem_size = b["name"], b["type"], b["elem_size"]
+    want = entry_dtype(b)
     if want is None:  # a struct: checked by the caller against the layout
         return
     have = _array.storage_dtype(dtype) if dtype != np.dtype(np.bool_) or btype != "bool" \
@@ -72,7 +73,7 @@ def _check_elem(label, bname, btype, dtype, nbytes, elem_size):
     if have != want:
         raise TypeError(f"{label}: buffer '{bname}' is vp.Buffer[vp.{python_name(btype)}] "
                         f"({want.name} elements) but got a {dtype.name} array")
-    if elem_size and nbytes % elem_size and vir_lanes(btype) > 1:
+    if elem_size and nbytes % elem_size and b["lanes"] > 1:
         raise ValueError(f"{label}: buffer '{bname}' holds {python_name(btype)} elements "
                          f"({elem_size} bytes each) but the array has {nbytes} bytes")
 
@@ -100,8 +101,7 @@ def launch(prog, args, push, dispatch, groups, sync, context, label, whole=()):
     _check_aliasing(label, args, bdefs)
     want = prog.__dict__.get("_want")
     if want is None:  # per buffer: the storage dtype an array must have
-        want = prog._want = [vir_scalar(b["type"]) if vir_lanes(b["type"]) == 1 else None
-                             for b in bdefs]
+        want = prog._want = [entry_dtype(b) if b["lanes"] == 1 else None for b in bdefs]
     for k, (a, b, w) in enumerate(zip(args, bdefs, want)):
         if b["type"][0] == "@" and hasattr(a, "dtype") and not hasattr(a, "_control"):
             # a struct buffer: the array's layout must be the struct's std430 one
@@ -109,13 +109,13 @@ def launch(prog, args, push, dispatch, groups, sync, context, label, whole=()):
                                         prog.__dict__.setdefault("_struct_dtypes", {}))
         if type(a) is _array.ndarray:
             if a._sdtype is not w and a._sdtype != w:
-                _check_elem(label, b["name"], b["type"], a.dtype, a.nbytes, b["elem_size"])
+                _check_elem(label, b, a.dtype, a.nbytes)
             # an N-d buffer (in `whole`) binds the view's whole Buffer: its
             # offset and strides travel in the push block (_nd_push)
             binds.append(a._buf if a._whole or k in whole else _bind_view(label, b, a, ctx, views))
         elif isinstance(a, np.ndarray):
             if a.dtype.fields is None:
-                _check_elem(label, b["name"], b["type"], a.dtype, a.nbytes, b["elem_size"])
+                _check_elem(label, b, a.dtype, a.nbytes)
             if b["access"] != "readonly" and not a.flags.writeable:
                 raise ValueError(f"{label}: buffer '{b['name']}' is written by the kernel but "
                                  f"got a read-only NumPy array; pass a writable copy "

@@ -4,26 +4,11 @@ push constants by name, and the Handle that `sync=False` returns.
 """
 
 from . import _native
-from ._types import vir_lanes, vir_scalar
+from ._types import entry_dtype
 
 # VIR scalar spellings -> struct codes (push constants are little-endian std430).
 _CODES = {"f32": "f", "f64": "d", "i32": "i", "u32": "I", "i64": "q", "u64": "Q",
           "bool": "I", "f16": "e", "i16": "h", "u16": "H", "i8": "b", "u8": "B"}
-
-
-def _field_code(vtype):
-    """('code', lanes) of a push field type: 'f32' -> ('f', 1), 'vec3<u32>' -> ('I', 3)."""
-    if vtype in _CODES:
-        return _CODES[vtype], 1
-    if vtype.startswith("vec") and "<" in vtype:
-        inner = vtype[vtype.index("<") + 1:-1]
-        if inner in _CODES:
-            return _CODES[inner], int(vtype[3])
-    if vtype.startswith("mat") and "<" in vtype:
-        inner = vtype[vtype.index("<") + 1:-1]
-        if inner in _CODES:
-            return _CODES[inner], int(vtype[3]) * int(vtype[3])
-    return None, 0
 
 
 class PushPacker:
@@ -41,7 +26,7 @@ class PushPacker:
             pos = max(pos, f["offset"] + f["size"])
             if f["name"] == guard:
                 continue
-            code, n = _field_code(f["type"])
+            code, n = f["code"], f["lanes"]
             if code is None:
                 raise TypeError(f"{label}: push constant '{f['name']}' has type {f['type']}, "
                                 "which VulPy cannot pack from Python")
@@ -129,7 +114,7 @@ class Program:
         for f in self.manifest["push"]:
             if f["name"] == guard:
                 continue
-            code, lanes = _field_code(f["type"])
+            code, lanes = f["code"], f["lanes"]
             if code is None or lanes != 1 or code == "e":
                 return None
             fields.append((f["name"], code, f["offset"]))
@@ -137,8 +122,8 @@ class Program:
             return None
         wants = []
         for b in self.buffers:  # as launch() checks them (_kernel._check_elem)
-            want = vir_scalar(b["type"])
-            if want is not None and vir_lanes(b["type"]) > 1:
+            want = entry_dtype(b)
+            if want is not None and b["lanes"] > 1:
                 want = (want, want.itemsize, b["elem_size"] or want.itemsize)
             wants.append(want)
         wants = tuple(wants)

@@ -327,10 +327,10 @@ class MemSock:
             name = b["name"] if b else "?"
             raise TypeError(f"{label}: a vp.MemSock was passed for buffer '{name}', which is "
                             "not a vp.MemSock[...] parameter")
-        from ._types import vir_scalar
-        if vir_scalar(b["type"]) != self.dtype:
+        from ._types import entry_dtype
+        if entry_dtype(b) != self.dtype:
             raise TypeError(f"{label}: parameter '{b['name']}' is a MemSock of "
-                            f"{vir_scalar(b['type'])} but the pipe's frames are {self.dtype}")
+                            f"{entry_dtype(b)} but the pipe's frames are {self.dtype}")
         return [self._frames_buf, self._ring_buf]
 
     def _begin(self):

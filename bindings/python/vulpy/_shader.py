@@ -18,7 +18,6 @@ import numpy as np
 from . import _array, _astjson, _compiler, _context, _memsock, _native, _persistent, _structs
 from ._kernel import _Inspect, _check_elem, _nd_push, launch
 from ._launch import Program
-from ._types import vir_lanes
 
 
 _MEMSOCK_RING = object()  # a MemSock's ring binding: the pipe binds it
@@ -106,7 +105,7 @@ class Shader(_Inspect):
                                "offsets": [dt.fields[n][1] for n in dt.names],
                                "itemsize": b["elem_size"]})
             return dt
-        return _field_dtype(t)
+        return _field_dtype(b)
 
     def _check(self, name, arr):
         b = self._spec(name)
@@ -120,8 +119,7 @@ class Shader(_Inspect):
                                 f"{describe_dtype(arr.dtype) if arr.dtype.names else arr.dtype}"
                                 f"\n(shader.dtype({name!r}) is the matching dtype)")
         else:
-            _check_elem(self._prog.label, name, b["type"], arr.dtype, arr.nbytes,
-                        b["elem_size"])
+            _check_elem(self._prog.label, b, arr.dtype, arr.nbytes)
 
     def allocate(self, **arrays):
         """Sizes buffers like the given arrays (NumPy or resident), or to a
@@ -231,9 +229,9 @@ class Shader(_Inspect):
         (vp.Buffer[T, N]): those with a hidden `_vp_shape_NAME` push field."""
         nd = self.__dict__.get("_nd")
         if nd is None:
-            shapes = {f["name"]: f["type"] for f in self._prog.manifest["push"]}
+            shapes = {f["name"]: f["lanes"] for f in self._prog.manifest["push"]}
             names = [n for n in self.buffer_names if self._bufs.get(n) is not _MEMSOCK_RING]
-            nd = self._nd = [(k, n, vir_lanes(shapes["_vp_shape_" + n]))
+            nd = self._nd = [(k, n, shapes["_vp_shape_" + n])
                              for k, n in enumerate(names) if "_vp_shape_" + n in shapes]
         return [x for x in nd if x[0] < len(args)]
 

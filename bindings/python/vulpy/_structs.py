@@ -27,7 +27,7 @@ import weakref
 
 import numpy as np
 
-from ._types import VectorType, python_name, vir_lanes, vir_scalar
+from ._types import VectorType, entry_dtype, python_name
 
 _cache = weakref.WeakKeyDictionary()  # class -> dtype
 _lock = threading.Lock()
@@ -35,13 +35,16 @@ _lock = threading.Lock()
 
 # ------------------------------------------------------- manifest -> dtype
 
-def _field_dtype(vtype):
-    scalar = vir_scalar(vtype)
+def _field_dtype(entry):
+    """The NumPy dtype of a manifest field or buffer element that is not a
+    struct (None for a struct): a scalar, (lanes,) for a vector, (n, n)
+    for a matrix."""
+    scalar = entry_dtype(entry)
     if scalar is None:
         return None
-    lanes = vir_lanes(vtype)
-    if vtype.startswith("mat"):
-        n = int(vtype[3])
+    lanes = entry["lanes"]
+    if entry["type"].startswith("mat"):
+        n = int(entry["type"][3])
         return np.dtype((scalar, (n, n)))
     return np.dtype((scalar, (lanes,))) if lanes > 1 else scalar
 
@@ -78,7 +81,7 @@ def struct_dtype_of(s, structs, stride=None):
             inner = next(x for x in structs if x["name"] == t[1:])
             fdt = struct_dtype_of(inner, structs)
         else:
-            fdt = _field_dtype(t)
+            fdt = _field_dtype(f)
             if t.startswith(("mat", "dmat")) and f.get("size") and fdt.itemsize != f["size"]:
                 # std430 pads each column of a mat3 to four components:
                 # the field is (columns, 4), column c's rows in [c, :3]

@@ -160,6 +160,17 @@ _VIR_SCALARS = {
 }
 
 
+_DTYPES = {n: np.dtype(n) for n in ("float16", "float32", "float64", "int8", "int16", "int32",
+                                     "int64", "uint8", "uint16", "uint32", "uint64")}
+
+
+def entry_dtype(entry):
+    """The NumPy dtype of one component of a manifest buffer or field (the
+    extension parses the VIR spelling once: its "dtype" and "lanes"), or
+    None for a struct."""
+    return _DTYPES.get(entry["dtype"])
+
+
 def vir_scalar(spelling):
     """The NumPy scalar dtype of a VIR type spelling's components
     ('vec4<f32>' -> float32), or None for structs."""
@@ -167,15 +178,6 @@ def vir_scalar(spelling):
     if "<" in s:
         s = s[s.index("<") + 1:s.rindex(">")]
     return _VIR_SCALARS.get(s.strip())
-
-
-def vir_lanes(spelling):
-    """Components of a VIR type: 'f32' 1, 'vec4<f32>' 4, 'mat4<f32>' 16."""
-    if spelling.startswith("vec"):
-        return int(spelling[3])
-    if spelling.startswith("mat"):
-        return int(spelling[3]) * int(spelling[3])
-    return 1
 
 
 def python_name(spelling):

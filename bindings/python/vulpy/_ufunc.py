@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _array, _arrayops, _compiler, _context
 from ._errors import CompileError
-from ._launch import Handle, Program, _field_code, grid_2d
+from ._launch import Handle, Program, grid_2d
 from ._ufunc_src import ARITH, MATH, UNARY, KNAME as _KNAME, VEC as _VEC
 from ._ufunc_src import expr_of as _expr, source as _source
 
@@ -649,7 +649,7 @@ def _scalar_fields(prog, scalars):
     out = []
     for k, name in scalars:
         f = fields.get(name)
-        code, lanes = _field_code(f["type"]) if f else (None, 0)
+        code, lanes = (f["code"], f["lanes"]) if f else (None, 0)
         if code not in ("f", "d", "i", "I", "q", "Q") or lanes != 1:
             return None
         out.append((k, code, f["offset"]))

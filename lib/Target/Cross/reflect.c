@@ -42,11 +42,11 @@ static uint32_t feature_of_capability(uint32_t cap) {
   case SpvCapabilityFloat16: return VP_FEAT(FLOAT16);
   case SpvCapabilityInt8: return VP_FEAT(INT8);
   case SpvCapabilityStorageBuffer8BitAccess:
-  case SpvCapabilityUniformAndStorageBuffer8BitAccess:
-  case SpvCapabilityStoragePushConstant8: return VP_FEAT(STORAGE8);
+  case SpvCapabilityUniformAndStorageBuffer8BitAccess: return VP_FEAT(STORAGE8);
+  case SpvCapabilityStoragePushConstant8: return VP_FEAT(PUSH8);
   case SpvCapabilityStorageBuffer16BitAccess:
-  case SpvCapabilityUniformAndStorageBuffer16BitAccess:
-  case SpvCapabilityStoragePushConstant16: return VP_FEAT(STORAGE16);
+  case SpvCapabilityUniformAndStorageBuffer16BitAccess: return VP_FEAT(STORAGE16);
+  case SpvCapabilityStoragePushConstant16: return VP_FEAT(PUSH16);
   case SpvCapabilityInt64Atomics: return VP_FEAT(ATOMIC64);
   case SpvCapabilityAtomicFloat32AddEXT:
   case SpvCapabilityAtomicFloat64AddEXT: return VP_FEAT(ATOMIC_FLOAT);
