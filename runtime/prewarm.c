@@ -15,9 +15,6 @@
  */
 #include "internal.h"
 
-#include <stdlib.h>
-#include <string.h>
-
 /* glslangValidator -V --target-env vulkan1.0 of:
  *   layout(local_size_x = 64) in;
  *   layout(push_constant) uniform P { float v; } pc;
