@@ -5,8 +5,9 @@
  * only where the caller left it unchosen, so an explicit argument (a Python
  * keyword, a vulpy-run flag) wins over the environment. Values are checked
  * here: a variable with a value it does not take is an error naming it,
- * never a silent default (VULPY_FMA excepted: its documented rule is that
- * any value but fused and unfused keeps the detection). The runtime library does not link this file.
+ * never a silent default (VULPY_FMA excepted: its documented rule is
+ * that any value but fused and unfused keeps the detection). The runtime
+ * library does not link this file.
  */
 #include "vulpy/runtime_env.h"
 

@@ -260,7 +260,8 @@ static void test_choice(void) {
   info.denorm_preserve = F32 | F64;
   CHECK(vrt__denorm_choose(&info, VRT_DENORM_MODE_AUTO, &d) && info.denorm_preserve == (F32 | F64));
   CHECK(vrt__denorm_choose(&info, VRT_DENORM_MODE_AUTO, &d) && info.denorm_preserve == (F32 | F64));
-  CHECK(vrt__denorm_choose(&info, VRT_DENORM_MODE_PRESERVE, &d) && info.denorm_preserve == (F32 | F64));
+  CHECK(vrt__denorm_choose(&info, VRT_DENORM_MODE_PRESERVE, &d) &&
+        info.denorm_preserve == (F32 | F64));
   CHECK(vrt__denorm_choose(&info, VRT_DENORM_MODE_DEFAULT, &d) && info.denorm_preserve == 0);
   CHECK(d.count == 0);
   /* one that cannot: preserve is an error naming the property */
@@ -295,11 +296,14 @@ static void test_emulate_choice(void) {
   CHECK(!vrt__denorm_auto_emulate(&radv));
   vp_diags d = {0};
   nv.denorm_emulate = true;
-  CHECK(vrt__denorm_choose(&nv, VRT_DENORM_MODE_AUTO, &d) && nv.denorm_emulate && nv.denorm_preserve == 0);
+  CHECK(vrt__denorm_choose(&nv, VRT_DENORM_MODE_AUTO, &d) &&
+        nv.denorm_emulate && nv.denorm_preserve == 0);
   CHECK(vrt__denorm_choose(&nv, VRT_DENORM_MODE_DEFAULT, &d) && !nv.denorm_emulate);
-  CHECK(vrt__denorm_choose(&lvp, VRT_DENORM_MODE_EMULATE, &d) && lvp.denorm_emulate && lvp.denorm_preserve == 0);
+  CHECK(vrt__denorm_choose(&lvp, VRT_DENORM_MODE_EMULATE, &d) &&
+        lvp.denorm_emulate && lvp.denorm_preserve == 0);
   radv.denorm_emulate = false;
-  CHECK(vrt__denorm_choose(&radv, VRT_DENORM_MODE_EMULATE, &d) && radv.denorm_emulate && radv.denorm_preserve == 0);
+  CHECK(vrt__denorm_choose(&radv, VRT_DENORM_MODE_EMULATE, &d) &&
+        radv.denorm_emulate && radv.denorm_preserve == 0);
   radv.denorm_preserve = F16 | F32 | F64;
   CHECK(vrt__denorm_choose(&radv, VRT_DENORM_MODE_PRESERVE, &d) && !radv.denorm_emulate);
   CHECK(d.count == 0);

@@ -165,7 +165,8 @@ static void test_device(void) {
   bool noted = false;
   for (uint32_t i = 0; i < d.count; i++)
     noted |= d.items[i].severity == VP_NOTE &&
-             strstr(d.items[i].message, "options from the environment: VULPY_DEVICE=nonesuch-device");
+             strstr(d.items[i].message,
+                    "options from the environment: VULPY_DEVICE=nonesuch-device");
   CHECK(noted);
   CHECK_ERROR(d, "no Vulkan device matches 'nonesuch-device'");
   /* an explicit selector wins */
