@@ -618,32 +618,6 @@ def case_dispatch(env, rec):
         return wall(lambda: k(xv, yv, dispatch=TINY, a=2.0))
     add("vulpy kernel", make_vp)
 
-    def make_vp_flag():
-        # the same call with the runtime's done flag on (opt-in: the wait
-        # spins on a word the GPU writes instead of polling the timeline
-        # semaphore; docs/runtime.md); the flag is switched around each timed
-        # call, outside its timing, and put back after
-        vp = env.vp
-        c = vp.default_context()
-        k = env.kernel("vk_tiny", local_size_x=64)
-        xv = vp.asarray(x)
-        yv = vp.empty_like(xv)
-        first = c.done_flag
-        c.done_flag = True
-        k(xv, yv, dispatch=TINY, a=2.0)
-        c.done_flag = first
-        check_equal(yv.numpy(), want, "vp.kernel tiny, done flag")
-
-        def run():
-            c.done_flag = True
-            t0 = time.perf_counter_ns()
-            k(xv, yv, dispatch=TINY, a=2.0)
-            t = time.perf_counter_ns() - t0
-            c.done_flag = first
-            return t
-        return run
-    add("vulpy kernel, done flag", make_vp_flag)
-
     for spin in (False, True):
         def make_raw(spin=spin):
             vk = env.vk
@@ -701,8 +675,7 @@ def case_dispatch(env, rec):
         vpv = _ok(samples, "vulpy kernel")
         if vpv:
             for ref, g in (("cupy RawKernel", 1.0), ("vulkan-raw fence wait", None),
-                           ("vulkan-raw spin", None), ("taichi vulkan", None),
-                           ("vulpy kernel, done flag", None)):
+                           ("vulkan-raw spin", None), ("taichi vulkan", None)):
                 den = _ok(samples, ref)
                 if den:
                     rec.ratio(f"tiny sync: vulpy time / {ref}", TINY, vpv, den, False,

@@ -170,33 +170,6 @@ def run(ctx):
         rec(f"@vp.kernel call per call, wait={m}", n, "python", _stats(per[m][0]))
         rec(f"C vrt_dispatch round trip, wait={m}", n, "C", _stats(per[m][1]))
 
-    # -- the tiny @vp.kernel with the done flag on and off -------------------
-    # The same wait mode (spin-block: the flag only serves spinning waits,
-    # and on CPU devices the default wait blocks), blocks taking turns; the
-    # flag is switched between blocks, never inside the timed calls.
-    first_flag = c.done_flag
-    c.wait = "spin-block"
-    fl = {on: ([], []) for on in (True, False)}
-    for _ in range(max(blocks // 2, 2)):
-        for on in (True, False):
-            c.done_flag = on
-            fl[on][0].extend(_timed(lambda: _tiny(xv, yv, dispatch=n, a=2.0), 50)[10:])
-            fl[on][1].extend(kk.time_dispatch([xv.buffer, yv.buffer], kpush, n, 1, 1, False,
-                                              50)[10:])
-    c.wait = first
-    c.done_flag = first_flag
-    fr = {}
-    for on in (True, False):
-        tag = "done flag" if on else "no done flag"
-        fr[on] = (rec(f"@vp.kernel call per call, spin-block, {tag}", n, "python",
-                      _stats(fl[on][0])),
-                  rec(f"C vrt_dispatch round trip, spin-block, {tag}", n, "C",
-                      _stats(fl[on][1])))
-    for i, who in ((0, "@vp.kernel call"), (1, "C vrt_dispatch round trip")):
-        rec(f"{who}: done flag / no done flag (spin-block)", n, "ratio",
-            {"median": fr[True][i]["median"] / fr[False][i]["median"], "p10": None,
-             "p90": None, "unit": "x"})
-
     # -- convenience: vp.sin(x) + vp.exp(x), 1M float32 ----------------------
     m = 1_000_000
     x = np.linspace(0.0, 1.0, m, dtype=np.float32)

@@ -11,10 +11,6 @@
  *               raw-vulkan     a prerecorded command buffer, the runtime's
  *                              barriers, the runtime's default wait
  *               raw-vulkan timeline|fence spin|block, and without barriers
- *               vulpy spin-block|spin, (no) done flag: the done flag on and
- *                              off in the same wait mode
- *               raw-vulkan done flag spin: the flag's write, bare (spin on
- *                              the word, no semaphore)
  *             plus the same two resubmitted alternately, call by call, to
  *             show the cost of switching devices, and single calls after
  *             50 ms of idling (clocks that drop while a program sleeps);
@@ -34,8 +30,13 @@
  * Runs on any Vulkan device: lavapipe here, NVIDIA on the H200.
  *
  *   runtime_bench [--quick] [--device SELECTOR] [--only latency,batch,transfer]
+ *
+ * The context honours the VULPY_* variables (include/vulpy/runtime_env.h:
+ * VULPY_WAIT, VULPY_SPIN_US, VULPY_COPY_THREADS, ...), except validation,
+ * which stays off for figures.
  */
 #include "vulpy/runtime.h"
+#include "vulpy/runtime_env.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -115,9 +116,6 @@ typedef struct raw {
   VkPipelineLayout layout;
   VkPipeline pipeline;
   VkFence fence;
-  VkBuffer flag; /* FLAG_SPIN's word, in host-coherent (cached) memory */
-  VkDeviceMemory flagm;
-  volatile uint32_t *flag_map;
 } raw;
 
 static bool has_ext(VkPhysicalDevice pd, const char *name) {
@@ -217,12 +215,6 @@ static int raw_open(raw *r, const vrt_device_info *info) {
   if (raw_buffer(r, 256, usage, dev_type, &r->x, &r->xm) ||
       raw_buffer(r, 256, usage, dev_type, &r->y, &r->ym))
     return 1;
-  if (raw_buffer(r, 256, VK_BUFFER_USAGE_TRANSFER_DST_BIT, kind_type(r, info, VRT_CACHED),
-                 &r->flag, &r->flagm))
-    return 1;
-  void *fm = NULL;
-  VKCHECK(vkMapMemory(r->device, r->flagm, 0, VK_WHOLE_SIZE, 0, &fm));
-  r->flag_map = fm;
 
   VkDescriptorSetLayoutBinding b[2] = {
       {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL},
@@ -306,17 +298,14 @@ static void raw_dispatch(raw *r, VkCommandBuffer cb) {
 /* Records `count` dispatches (barrier between each, and the runtime's
  * barriers around them when `barriers`: one dispatch as the runtime's
  * launch cache records it, the closing barrier only) into a new command
- * buffer; `flag`: then the runtime's done-flag write, and the command
- * buffer may be resubmitted while pending (raw_run_flag). */
-static int raw_record_f(raw *r, int count, bool barriers, bool flag, VkCommandBuffer *out) {
+ * buffer. */
+static int raw_record_b(raw *r, int count, bool barriers, VkCommandBuffer *out) {
   VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                     .commandPool = r->pool,
                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                     .commandBufferCount = 1};
   VKCHECK(vkAllocateCommandBuffers(r->device, &ai, out));
-  VkCommandBufferBeginInfo bi = {
-      .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-      .flags = flag ? VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT : 0};
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   VKCHECK(vkBeginCommandBuffer(*out, &bi));
   if (barriers && count > 1)
     raw_barrier(*out, true);
@@ -327,20 +316,8 @@ static int raw_record_f(raw *r, int count, bool barriers, bool flag, VkCommandBu
   }
   if (barriers)
     raw_barrier(*out, false);
-  if (flag) {
-    vkCmdFillBuffer(*out, r->flag, 0, 4, 1);
-    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                          .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-                          .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
-    vkCmdPipelineBarrier(*out, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
-                         &mb, 0, NULL, 0, NULL);
-  }
   VKCHECK(vkEndCommandBuffer(*out));
   return 0;
-}
-
-static int raw_record_b(raw *r, int count, bool barriers, VkCommandBuffer *out) {
-  return raw_record_f(r, count, barriers, false, out);
 }
 
 static int raw_record(raw *r, int count, VkCommandBuffer *out) {
@@ -351,7 +328,7 @@ static int raw_record(raw *r, int count, VkCommandBuffer *out) {
  * block; or only one of them), or on a fence (spin on vkGetFenceStatus, or
  * vkWaitForFences). */
 typedef enum raw_wait {
-  TL_SPIN_BLOCK, TL_BLOCK, TL_SPIN, FENCE_SPIN, FENCE_BLOCK, FLAG_SPIN
+  TL_SPIN_BLOCK, TL_BLOCK, TL_SPIN, FENCE_SPIN, FENCE_BLOCK
 } raw_wait;
 
 /* Submit + wait with a fence instead of the timeline. */
@@ -394,22 +371,6 @@ static int raw_run(raw *r, VkCommandBuffer cb, double spin_ns) {
   return 0;
 }
 
-/* Submit + spin on a word the command buffer writes after its closing
- * barrier (the runtime's done flag, bare): the floor of that wait. The
- * command buffer is recorded for simultaneous use, so no semaphore is
- * needed to resubmit it; the word is reset before each submission. */
-static int raw_run_flag(raw *r, VkCommandBuffer cb) {
-  *r->flag_map = 0;
-  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
-                     .pCommandBuffers = &cb};
-  VKCHECK(vkQueueSubmit(r->queue, 1, &si, VK_NULL_HANDLE));
-  double start = now_ns();
-  while (!__atomic_load_n(r->flag_map, __ATOMIC_ACQUIRE))
-    if (now_ns() - start > 1e9)
-      return fprintf(stderr, "runtime_bench: the raw done flag never came\n"), 1;
-  return 0;
-}
-
 static void raw_close(raw *r) {
   if (!r->device)
     return;
@@ -426,10 +387,6 @@ static void raw_close(raw *r) {
   vkDestroyCommandPool(r->device, r->pool, NULL);
   vkDestroySemaphore(r->device, r->timeline, NULL);
   vkDestroyFence(r->device, r->fence, NULL);
-  if (r->flag) {
-    vkDestroyBuffer(r->device, r->flag, NULL);
-    vkFreeMemory(r->device, r->flagm, NULL);
-  }
   vkDestroyDevice(r->device, NULL);
   vkDestroyInstance(r->instance, NULL);
 }
@@ -527,8 +484,6 @@ typedef struct bench {
   vrt_args args;
   raw r;
   VkCommandBuffer one, bare; /* one tiny dispatch, with and without barriers */
-  VkCommandBuffer flagged;   /* `one` and the done-flag write */
-  bool flag;                 /* the context's default done flag */
   double spin;               /* the runtime's default spin on this device, ns */
   vrt_wait_mode mode;        /* the runtime's default wait here */
   uint32_t spin_us;
@@ -542,28 +497,20 @@ typedef struct strategy {
   raw_wait raw;   /* else the raw loop's wait */
   bool barriers;  /* raw: the runtime's barriers */
   bool cpu_too;   /* also on CPU devices (spinning there takes a core) */
-  int flag;       /* vulpy: the done flag on (1), off (-1), the default (0) */
 } strategy;
 
 static const strategy LAT[] = {
-    {"vulpy", VRT_WAIT_DEFAULT, 0, true, true, 0},
-    {"raw-vulkan", -1, TL_SPIN_BLOCK, true, true, 0},
-    {"vulpy spin-block", VRT_WAIT_SPIN_BLOCK, 0, true, false, 0},
-    {"vulpy block", VRT_WAIT_BLOCK, 0, true, true, 0},
-    {"vulpy spin", VRT_WAIT_SPIN, 0, true, false, 0},
-    {"raw-vulkan timeline block", -1, TL_BLOCK, true, true, 0},
-    {"raw-vulkan timeline spin", -1, TL_SPIN, true, false, 0},
-    {"raw-vulkan fence block", -1, FENCE_BLOCK, true, true, 0},
-    {"raw-vulkan fence spin", -1, FENCE_SPIN, true, false, 0},
-    {"raw-vulkan timeline spin, no barriers", -1, TL_SPIN, false, false, 0},
-    {"raw-vulkan fence spin, no barriers", -1, FENCE_SPIN, false, false, 0},
-    /* The done flag against the semaphore, same wait mode (also on CPU
-     * devices: the spin is bounded by the spin time there too). */
-    {"vulpy spin-block, done flag", VRT_WAIT_SPIN_BLOCK, 0, true, true, 1},
-    {"vulpy spin-block, no done flag", VRT_WAIT_SPIN_BLOCK, 0, true, true, -1},
-    {"vulpy spin, done flag", VRT_WAIT_SPIN, 0, true, false, 1},
-    {"vulpy spin, no done flag", VRT_WAIT_SPIN, 0, true, false, -1},
-    {"raw-vulkan done flag spin", -1, FLAG_SPIN, true, true, 0},
+    {"vulpy", VRT_WAIT_DEFAULT, 0, true, true},
+    {"raw-vulkan", -1, TL_SPIN_BLOCK, true, true},
+    {"vulpy spin-block", VRT_WAIT_SPIN_BLOCK, 0, true, false},
+    {"vulpy block", VRT_WAIT_BLOCK, 0, true, true},
+    {"vulpy spin", VRT_WAIT_SPIN, 0, true, false},
+    {"raw-vulkan timeline block", -1, TL_BLOCK, true, true},
+    {"raw-vulkan timeline spin", -1, TL_SPIN, true, false},
+    {"raw-vulkan fence block", -1, FENCE_BLOCK, true, true},
+    {"raw-vulkan fence spin", -1, FENCE_SPIN, true, false},
+    {"raw-vulkan timeline spin, no barriers", -1, TL_SPIN, false, false},
+    {"raw-vulkan fence spin, no barriers", -1, FENCE_SPIN, false, false},
 };
 enum { NLAT = sizeof LAT / sizeof LAT[0] };
 
@@ -579,7 +526,6 @@ static bool round_trip(bench *b, const strategy *s, vp_diags *d) {
   case TL_SPIN: return raw_run(&b->r, cb, -1) == 0;
   case FENCE_SPIN: return raw_run_fence(&b->r, cb, true) == 0;
   case FENCE_BLOCK: return raw_run_fence(&b->r, cb, false) == 0;
-  case FLAG_SPIN: return raw_run_flag(&b->r, b->flagged) == 0;
   }
   return false;
 }
@@ -598,7 +544,6 @@ static int latency(bench *b, vp_diags *d) {
         continue;
       vrt_context_set_wait(b->ctx, LAT[s].vrt_mode > 0 ? (vrt_wait_mode)LAT[s].vrt_mode : b->mode,
                            b->spin_us);
-      vrt_context_set_done_flag(b->ctx, LAT[s].flag ? LAT[s].flag > 0 : b->flag);
       for (int i = 0; i < block; i++) {
         double t0 = now_ns();
         if (!round_trip(b, &LAT[s], d))
@@ -609,7 +554,6 @@ static int latency(bench *b, vp_diags *d) {
       }
     }
   vrt_context_set_wait(b->ctx, b->mode, b->spin_us);
-  vrt_context_set_done_flag(b->ctx, b->flag);
   for (int s = 0; s < NLAT; s++)
     if (n[s])
       emit("tiny dispatch round trip", LAT[s].backend, "us", v[s], n[s], b->dev, 64);
@@ -848,7 +792,9 @@ int main(int argc, char **argv) {
       only = argv[++i];
   }
   vp_diags d = {0};
-  b.ctx = vrt_context_create(&(vrt_context_options){.device = device, .validation = 0}, &d);
+  vrt_context_options opt = {.device = device, .validation = 0};
+  vrt_env env;
+  b.ctx = vrt_env_context_options(&opt, &env, &d) ? vrt_context_create(&opt, &d) : NULL;
   if (!b.ctx)
     return fail("vrt_context_create", &d);
   b.info = vrt_context_device(b.ctx);
@@ -867,10 +813,8 @@ int main(int argc, char **argv) {
   uint32_t push[2] = {64, 0};
   vrt_buffer *bufs[2] = {x, y};
   b.args = (vrt_args){bufs, 2, push, 8};
-  if (raw_record_b(&b.r, 1, true, &b.one) || raw_record_b(&b.r, 1, false, &b.bare) ||
-      raw_record_f(&b.r, 1, true, true, &b.flagged))
+  if (raw_record_b(&b.r, 1, true, &b.one) || raw_record_b(&b.r, 1, false, &b.bare))
     return 1;
-  b.flag = vrt_context_done_flag(b.ctx);
   for (int i = 0; i < 50; i++) /* warm-up */
     if (!vrt_dispatch(b.k, &b.args, vrt_groups(1, 1, 1), &d) || raw_run(&b.r, b.one, b.spin))
       return fail("warm-up", &d);

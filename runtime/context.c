@@ -11,10 +11,12 @@
  * for spin_us, then block in vkWaitSemaphores (GPUs: a tiny dispatch is done
  * within the spin, and blocking costs the driver's wake-up on top); block at
  * once (CPU devices, where a spinning thread takes a core from the work); or
- * spin until done. A synchronous dispatch with the done flag on spins on a
- * word the GPU writes instead of the semaphore (vrt__wait_flag), bounded by
- * the same spin time. bench/runtime_bench.c measures each on the same
+ * spin until done. bench/runtime_bench.c measures each on the same
  * context.
+ *
+ * Every choice comes from vrt_context_options: the runtime reads no
+ * environment variables (callers map VULPY_* onto the options through
+ * include/vulpy/runtime_env.h).
  */
 #include "internal.h"
 
@@ -42,7 +44,7 @@ static uint32_t pick_queue_family(vrt_context *ctx, bool *timestamps) {
   return best;
 }
 
-static bool create_device(vrt_context *ctx, vp_diags *d) {
+static bool create_device(vrt_context *ctx, const vrt_context_options *opt, vp_diags *d) {
   const vrt_device_info *o = &ctx->info;
   bool timestamps;
   ctx->qfamily = pick_queue_family(ctx, &timestamps);
@@ -87,8 +89,7 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
     ctx->inst.fn.vkGetPhysicalDeviceExternalSemaphoreProperties(ctx->pdev, &ei, &ep);
     uint32_t both = VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT |
                     VK_EXTERNAL_SEMAPHORE_FEATURE_IMPORTABLE_BIT;
-    const char *env = getenv("VULPY_EXPORT_SEMAPHORES"); /* "0": never */
-    if ((ep.externalSemaphoreFeatures & both) == both && !(env && strcmp(env, "0") == 0)) {
+    if ((ep.externalSemaphoreFeatures & both) == both && !opt->no_export_semaphores) {
       exts[nexts++] = VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME;
       ctx->export_sem = true;
     }
@@ -140,12 +141,11 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
   };
   /* Streams (stream.c): up to VRT_MAX_QUEUES queues of the compute family
    * (queue 0 is the default stream's) and one of a transfer-only family
-   * where the device has one; VULPY_STREAM_QUEUES=0 asks for one queue. */
+   * where the device has one; the option single_queue asks for one queue. */
   float priority[VRT_MAX_QUEUES] = {1.0f, 1.0f, 1.0f, 1.0f};
   uint32_t ncq = 1;
   ctx->xfamily = UINT32_MAX;
-  const char *sq = getenv("VULPY_STREAM_QUEUES");
-  if (!sq || strcmp(sq, "0") != 0) {
+  if (!opt->single_queue) {
     uint32_t nf = 0;
     ctx->inst.fn.vkGetPhysicalDeviceQueueFamilyProperties(ctx->pdev, &nf, NULL);
     VkQueueFamilyProperties qp[32];
@@ -241,23 +241,6 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
   return true;
 }
 
-/* $VULPY_CACHE_DIR, else $XDG_CACHE_HOME/vulpy, else ~/.cache/vulpy (the
- * Python package keeps its kernel cache in the same folder). */
-static char *default_cache_dir(void) {
-  const char *root = getenv("VULPY_CACHE_DIR");
-  if (root && *root)
-    return strdup(root);
-  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-  char path[1024];
-  if (xdg && *xdg)
-    snprintf(path, sizeof path, "%s/vulpy", xdg);
-  else if (home && *home)
-    snprintf(path, sizeof path, "%s/.cache/vulpy", home);
-  else
-    return NULL;
-  return strdup(path);
-}
-
 /* ----------------------------------------------------------------- fork */
 
 _Atomic uint64_t vrt__fork_gen;
@@ -286,8 +269,39 @@ void vrt_context_set_interrupt(vrt_context *ctx, int (*check)(void *arg), void *
   ctx->interrupt = check;
 }
 
+/* The enum fields hold one of their values: a bad one is an error naming
+ * the field, not a silent default. */
+static bool check_options(const vrt_context_options *opt, vp_diags *d) {
+  const char *field = NULL;
+  int value = 0;
+  if ((unsigned)opt->wait > VRT_WAIT_SPIN)
+    field = "wait", value = (int)opt->wait;
+  else if (!vrt_fma_mode_name(opt->fma))
+    field = "fma", value = (int)opt->fma;
+  else if (!vrt_denorm_mode_name(opt->denorm))
+    field = "denorm", value = (int)opt->denorm;
+  if (field)
+    vp_error(d, (vp_loc){0}, "vrt_context_options.%s = %d is not one of its enum's values",
+             field, value);
+  if (opt->copy_threads > 64) {
+    vp_error(d, (vp_loc){0}, "vrt_context_options.copy_threads = %u: at most 64",
+             opt->copy_threads);
+    field = "copy_threads";
+  }
+  return field == NULL;
+}
+
+const char *vrt_fma_mode_name(vrt_fma_mode mode) {
+  switch (mode) {
+  case VRT_FMA_AUTO: return "auto";
+  case VRT_FMA_FUSED: return "fused";
+  case VRT_FMA_UNFUSED: return "unfused";
+  }
+  return NULL;
+}
+
 vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
-  vrt_context_options defaults = {.validation = -1};
+  vrt_context_options defaults = {0};
   if (!opt)
     opt = &defaults;
   vrt_context *ctx = calloc(1, sizeof *ctx);
@@ -309,8 +323,9 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
   ctx->serial = atomic_fetch_add(&serials, 1) + 1;
   pthread_once(&fork_once, register_fork);
   ctx->fork_gen = atomic_load(&vrt__fork_gen);
-  ctx->validation = opt->validation < 0 ? vrt__env_validation() : opt->validation > 0;
-  if (!vrt__instance_create(&ctx->inst, ctx->validation, d)) {
+  ctx->validation = opt->validation > 0;
+  if (!check_options(opt, d) ||
+      !vrt__instance_create(&ctx->inst, ctx->validation, opt->vulkan_library, d)) {
     pthread_mutex_destroy(&ctx->lock);
     pthread_mutex_destroy(&ctx->copier_lock);
     free(ctx);
@@ -343,55 +358,31 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
   }
   ctx->push_descriptors = ctx->info.push_descriptors && !opt->no_push_descriptors;
   ctx->robust = opt->robust; /* every Vulkan device has robustBufferAccess */
-  /* VULPY_FMA=fused|unfused overrides the detected fma (testing the other
-   * path of the math helpers); auto or unset keeps the detection. */
-  const char *fma = getenv("VULPY_FMA");
-  if (fma && strcmp(fma, "fused") == 0)
-    ctx->info.fma_fused = true;
-  else if (fma && strcmp(fma, "unfused") == 0)
-    ctx->info.fma_fused = false;
-  /* VULPY_DENORM=preserve|default|auto: whether precise-math kernels get
-   * DenormPreserve (auto: wherever the device can keep subnormals). */
+  /* fma fused|unfused overrides the detected fma (testing the other path
+   * of the math helpers); auto keeps the detection. */
+  if (opt->fma != VRT_FMA_AUTO)
+    ctx->info.fma_fused = opt->fma == VRT_FMA_FUSED;
+  /* The denorm mode: whether precise-math kernels get DenormPreserve or
+   * the float32 helpers' emulation (auto: as the device needs). */
   if (opt->force_denorm) {
     ctx->info.denorm_preserve = opt->force_denorm & ~(uint32_t)VRT_DENORM_EMULATE;
     ctx->info.denorm_emulate = (opt->force_denorm & VRT_DENORM_EMULATE) != 0;
-  } else if (!vrt__denorm_choose(&ctx->info, getenv("VULPY_DENORM"), d)) {
+  } else if (!vrt__denorm_choose(&ctx->info, opt->denorm, d)) {
     vrt_context_destroy(ctx);
     return NULL;
   }
   ctx->no_device_mapping = opt->no_device_mapping;
   /* Spinning pays on a GPU; on a CPU device the spinning thread takes a core
    * from the threads doing the work, so there the wait blocks at once. */
-  const char *spin = getenv("VULPY_SPIN_US");
-  uint64_t spin_us = opt->spin_us    ? opt->spin_us
-                     : spin && *spin ? strtoull(spin, NULL, 10)
-                                     : 100;
+  uint64_t spin_us = opt->spin_us ? opt->spin_us : 100;
   vrt_wait_mode mode = opt->wait;
-  const char *wait = getenv("VULPY_WAIT");
-  if (mode == VRT_WAIT_DEFAULT && wait && *wait)
-    for (int m = VRT_WAIT_SPIN_BLOCK; m <= VRT_WAIT_SPIN; m++)
-      if (strcmp(wait, vrt_wait_mode_name((vrt_wait_mode)m)) == 0)
-        mode = (vrt_wait_mode)m;
   if (mode == VRT_WAIT_DEFAULT)
-    mode = ctx->info.kind == VRT_DEVICE_CPU || (spin && *spin && spin_us == 0)
-               ? VRT_WAIT_BLOCK
-               : VRT_WAIT_SPIN_BLOCK;
+    mode = ctx->info.kind == VRT_DEVICE_CPU ? VRT_WAIT_BLOCK : VRT_WAIT_SPIN_BLOCK;
   atomic_store(&ctx->wait_mode, (int)mode);
   atomic_store(&ctx->spin_ns, spin_us * 1000);
-  /* The done flag is opt-in: on the H200 (compare suite, full clock) the
-   * tiny sync call took 15.38 us with it and 14.61 us without, so the
-   * extra fill and barrier cost more than the semaphore poll they save
-   * (docs/runtime.md). */
-  const char *flag = getenv("VULPY_DONE_FLAG");
-  bool done_flag = opt->done_flag    ? opt->done_flag > 0
-                   : flag && *flag ? strcmp(flag, "on") == 0 || strcmp(flag, "1") == 0
-                                   : false;
-  atomic_store(&ctx->done_flag, done_flag);
   atomic_store(&ctx->copy_threads,
                opt->copy_threads ? opt->copy_threads : vrt__copy_threads_default(ctx->info.kind));
-  if (!opt->cache_dir)
-    ctx->cache_dir = default_cache_dir();
-  else if (*opt->cache_dir)
+  if (opt->cache_dir && *opt->cache_dir)
     ctx->cache_dir = strdup(opt->cache_dir);
   char why[200];
   if (ctx->cache_dir && !vrt__cache_dir_prepare(ctx->cache_dir, why, sizeof why)) {
@@ -401,7 +392,7 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     free(ctx->cache_dir);
     ctx->cache_dir = NULL;
   }
-  if (!create_device(ctx, d)) {
+  if (!create_device(ctx, opt, d)) {
     vrt_context_destroy(ctx);
     return NULL;
   }
@@ -412,7 +403,8 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
       ctx->pool_cache_max = ctx->info.memory.heaps[i].size / 4;
   if (ctx->info.kind == VRT_DEVICE_CPU && ctx->pool_cache_max > (1ull << 30))
     ctx->pool_cache_max = 1ull << 30;
-  vrt__prewarm_start(ctx);
+  if (!opt->no_prewarm)
+    vrt__prewarm_start(ctx);
   return ctx;
 }
 
@@ -471,8 +463,6 @@ void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out) {
   *out = ctx->stats;
   out->pipelines = 0;
   out->prewarm_ms = atomic_load(&ctx->prewarm_ns) / 1e6;
-  out->flag_waits = atomic_load(&ctx->flag_waits);
-  out->flag_fallbacks = atomic_load(&ctx->flag_fallbacks);
   out->pool_limit = ctx->pool_limit;
   for (vrt_pipeline *p = ctx->pipelines; p; p = p->next)
     out->pipelines++;
@@ -835,46 +825,6 @@ bool vrt__wait_sem(vrt_context *ctx, VkSemaphore sem, uint64_t ticket, uint64_t 
   return block(ctx, sem, note, ticket, timeout_ns, start, d);
 }
 
-/* The flag is a plain word the GPU writes (vkCmdFillBuffer after the
- * dispatch's closing barrier, then a transfer-to-host barrier of its own),
- * so once it reads non-zero the dispatch's writes were made available to the
- * host before it; the acquire load keeps the caller's later reads of the
- * results after it. A load costs nanoseconds where a semaphore poll is a
- * driver call, so the loop notices completion sooner. The spin is bounded
- * in every mode: a flag that never comes (a lost device, a driver that
- * drops the write, another thread that resubmitted the launch and reset
- * the word) ends in the semaphore wait, which reports loss and timeouts. */
-bool vrt__wait_flag(vrt_context *ctx, vrt_ticket ticket, const uint32_t *flag, vp_diags *d) {
-  if (!flag)
-    return vrt_wait(ctx, ticket, UINT64_MAX, d);
-  if (ticket <= atomic_load_explicit(&ctx->completed, memory_order_acquire))
-    return true;
-  if (!vrt__alive(ctx, d))
-    return false;
-  vrt_wait_mode mode = (vrt_wait_mode)atomic_load(&ctx->wait_mode);
-  if (mode == VRT_WAIT_BLOCK)
-    return vrt_wait(ctx, ticket, UINT64_MAX, d);
-  uint64_t spin_ns = atomic_load(&ctx->spin_ns), start = vrt__now_ns();
-  const _Atomic uint32_t *word = (const _Atomic uint32_t *)flag;
-  for (uint32_t i = 1;; i++) {
-    if (atomic_load_explicit(word, memory_order_acquire)) {
-      atomic_fetch_add_explicit(&ctx->flag_waits, 1, memory_order_relaxed);
-      return true;
-    }
-    if (i % 64 == 0) {
-      if (ticket <= atomic_load_explicit(&ctx->completed, memory_order_acquire))
-        return true;
-      if (vrt__now_ns() - start >= spin_ns)
-        break;
-    }
-    cpu_relax();
-  }
-  atomic_fetch_add_explicit(&ctx->flag_fallbacks, 1, memory_order_relaxed);
-  if (mode == VRT_WAIT_SPIN || atomic_load(&ctx->nstreams))
-    return vrt_wait(ctx, ticket, UINT64_MAX, d);
-  return block(ctx, ctx->timeline, true, ticket, UINT64_MAX, vrt__now_ns(), d);
-}
-
 bool vrt_context_wait_idle(vrt_context *ctx, vp_diags *d) {
   /* Lost means the device's results cannot be trusted, done or not. */
   if (!vrt__alive(ctx, d))
@@ -922,8 +872,4 @@ uint32_t vrt_context_copy_threads(const vrt_context *ctx) {
   return atomic_load(&((vrt_context *)ctx)->copy_threads);
 }
 
-void vrt_context_set_done_flag(vrt_context *ctx, bool on) { atomic_store(&ctx->done_flag, on); }
 
-bool vrt_context_done_flag(const vrt_context *ctx) {
-  return atomic_load(&((vrt_context *)ctx)->done_flag);
-}

@@ -11,7 +11,8 @@
  *
  * One parallel copy at a time per context: a caller that finds the workers
  * busy copies alone rather than waiting. The thread count comes from the
- * context options, VULPY_COPY_THREADS, or half the online CPUs (at most 4).
+ * context options (callers read VULPY_COPY_THREADS), else half the online
+ * CPUs (at most 4).
  */
 #include "internal.h"
 
@@ -70,11 +71,6 @@ static void *worker(void *p) {
 }
 
 uint32_t vrt__copy_threads_default(vrt_device_kind kind) {
-  const char *env = getenv("VULPY_COPY_THREADS");
-  if (env && *env) {
-    long n = strtol(env, NULL, 10);
-    return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (uint32_t)n;
-  }
   (void)kind; /* copies and kernels rarely overlap, so CPU devices too */
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   long n = cpus / 2;

@@ -12,7 +12,7 @@
  * OpExtension below SPIR-V 1.4, and one OpExecutionMode per entry point and
  * width, each in the section where SPIR-V's logical layout wants it.
  *
- * The per-device choice (what VULPY_DENORM=auto means) lives here too: a
+ * The per-device choice (what denorm mode auto means) lives here too: a
  * device whose denormal modes are tied across widths
  * (denormBehaviorIndependence) gets either every tied width or none.
  */
@@ -53,23 +53,35 @@ bool vrt__denorm_auto_emulate(const vrt_device_info *info) {
          info->driver_id != VK_DRIVER_ID_MESA_LLVMPIPE;
 }
 
-bool vrt__denorm_choose(vrt_device_info *info, const char *env, vp_diags *d) {
-  if (!env || !*env || strcmp(env, "auto") == 0)
+const char *vrt_denorm_mode_name(vrt_denorm_mode mode) {
+  switch (mode) {
+  case VRT_DENORM_MODE_AUTO: return "auto";
+  case VRT_DENORM_MODE_DEFAULT: return "default";
+  case VRT_DENORM_MODE_PRESERVE: return "preserve";
+  case VRT_DENORM_MODE_EMULATE: return "emulate";
+  }
+  return NULL;
+}
+
+bool vrt__denorm_choose(vrt_device_info *info, vrt_denorm_mode mode, vp_diags *d) {
+  switch (mode) {
+  case VRT_DENORM_MODE_AUTO:
     return true; /* info->denorm_preserve/emulate are the device's auto choice */
-  if (strcmp(env, "default") == 0) {
+  case VRT_DENORM_MODE_DEFAULT:
     info->denorm_preserve = 0;
     info->denorm_emulate = false;
     return true;
-  }
-  if (strcmp(env, "emulate") == 0) {
+  case VRT_DENORM_MODE_EMULATE:
     info->denorm_preserve = 0;
     info->denorm_emulate = true;
     return true;
-  }
-  if (strcmp(env, "preserve") != 0) {
-    vp_error(d, (vp_loc){0}, "VULPY_DENORM='%s' is not one of preserve, emulate, default, auto",
-             env);
-    vp_diag_hint(d, "unset it for auto: subnormals kept wherever the device can keep them");
+  case VRT_DENORM_MODE_PRESERVE:
+    break;
+  default:
+    vp_error(d, (vp_loc){0},
+             "vrt_context_options.denorm = %d is not a vrt_denorm_mode (auto, default, "
+             "preserve, emulate)",
+             (int)mode);
     return false;
   }
   if (info->denorm_preserve & VRT_DENORM_F32) {
@@ -78,16 +90,17 @@ bool vrt__denorm_choose(vrt_device_info *info, const char *env, vp_diags *d) {
   }
   if (!(info->denorm_support & VRT_DENORM_F32))
     vp_error(d, (vp_loc){0},
-             "VULPY_DENORM=preserve: device '%s' cannot keep float32 subnormals in a shader "
-             "(it reports shaderDenormPreserveFloat32 = false)",
+             "denorm mode preserve (VULPY_DENORM=preserve): device '%s' cannot keep float32 "
+             "subnormals in a shader (it reports shaderDenormPreserveFloat32 = false)",
              info->name);
   else
     vp_error(d, (vp_loc){0},
-             "VULPY_DENORM=preserve: device '%s' keeps float32 subnormals only with the same "
-             "mode for float16 and float64, which it cannot keep",
+             "denorm mode preserve (VULPY_DENORM=preserve): device '%s' keeps float32 "
+             "subnormals only with the same mode for float16 and float64, which it cannot keep",
              info->name);
-  vp_diag_hint(d, "unset VULPY_DENORM (or set it to auto or default): the device's own "
-                  "handling of subnormals then applies (docs/runtime.md)");
+  vp_diag_hint(d, "unset VULPY_DENORM (or set it to auto or default; in C, "
+                  "vrt_context_options.denorm): the device's own handling of subnormals then "
+                  "applies (docs/runtime.md)");
   return false;
 }
 

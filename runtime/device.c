@@ -278,7 +278,7 @@ bool vrt_list_devices(vrt_device_info **out, uint32_t *count, vp_diags *d) {
   *out = NULL;
   *count = 0;
   vrt_instance inst;
-  if (!vrt__instance_create(&inst, false, d))
+  if (!vrt__instance_create(&inst, false, NULL, d))
     return false;
   VkPhysicalDevice *pds;
   bool ok = vrt__enumerate(&inst, &pds, out, count, d);
@@ -387,13 +387,8 @@ static bool contains_nocase(const char *hay, const char *needle) {
 /* selector := INDEX | KIND | 'any' | NAME-PART */
 int vrt_select_device(const vrt_device_info *devs, uint32_t n, const char *selector,
                       vp_diags *d) {
-  const char *origin = "";
-  if (!selector || !*selector) {
-    selector = getenv("VULPY_DEVICE");
-    origin = " (from VULPY_DEVICE)";
-    if (!selector || !*selector)
-      selector = "any";
-  }
+  if (!selector || !*selector)
+    selector = "any";
   int found = -1;
   bool digits = true;
   for (const char *p = selector; *p; p++)
@@ -417,7 +412,7 @@ int vrt_select_device(const vrt_device_info *devs, uint32_t n, const char *selec
   }
   if (found >= 0)
     return found;
-  vp_error(d, (vp_loc){0}, "no Vulkan device matches '%s'%s", selector, origin);
+  vp_error(d, (vp_loc){0}, "no Vulkan device matches '%s'", selector);
   vp_strbuf list = {0};
   for (uint32_t i = 0; i < n; i++) {
     vp_strbuf_printf(&list, "%s%u: %s [%s]", i ? "; " : "", devs[i].index, devs[i].name,

@@ -11,18 +11,8 @@
  * closing barrier, which orders it before all later work) and ends with
  * that barrier, making its writes visible to the host and to later work.
  *
- * A synchronous dispatch with the context's done flag on also writes a
- * word of host-coherent memory after the closing barrier (a fill, then a
- * transfer-to-host barrier), and its wait spins on plain loads of that word
- * (vrt__wait_flag). Each launch-cache entry has its own word, set to 0
- * before each submission; an entry is resubmitted once the semaphore says
- * its last submission completed or once its word is set (the flag's command
- * buffers are recorded for simultaneous use: one may be pending still), so
- * the word is never reset under a write in flight, and a synchronous loop
- * resubmits one command buffer without polling the semaphore.
- *
- * Every launch is recorded for simultaneous use, and one without a done
- * flag is resubmitted while it is still pending: asynchronous loops (eager
+ * Every launch is recorded for simultaneous use, and is resubmitted while
+ * it is still pending: asynchronous loops (eager
  * ufuncs, issue 21, run ahead of the GPU) resubmit one command buffer
  * instead of recording one per call until the launch slots run out. Its
  * push constants and descriptors are baked into the recording, so pending
@@ -274,54 +264,6 @@ static vrt_launch *launch_slot(vrt_kernel *k, vp_diags *d) {
   return best;
 }
 
-/* The kernel's done-flag words (lock held): false when the device has no
- * host-coherent memory, and from then on. */
-static bool flags_ready(vrt_kernel *k) {
-  if (k->flags || k->no_flags)
-    return k->flags != NULL;
-  vp_diags ignore = {0};
-  k->flags = vrt__buffer_create(k->ctx, MAX_LAUNCHES * 4, VRT_CACHED,
-                                VRT_MEM_HOST_VISIBLE | VRT_MEM_HOST_COHERENT, &ignore);
-  vp_diags_free(&ignore);
-  if (k->flags && !k->flags->map) {
-    vrt__buffer_release(k->flags);
-    k->flags = NULL;
-  }
-  k->no_flags = !k->flags;
-  return k->flags != NULL;
-}
-
-/* Whether a launch with a done flag may be resubmitted before the semaphore
- * says its last run completed: its command buffer is recorded for
- * simultaneous use, and a set word means that run's flag write is done (the
- * host set it to 0 before the submission), so resetting it cannot race the
- * write. This spares the synchronous loop a semaphore poll per call: its
- * wait ended on the flag, not the semaphore. */
-static bool flag_seen(vrt_kernel *k, const vrt_launch *l) {
-  if (!l->flag)
-    return false;
-  const _Atomic uint32_t *word = (const _Atomic uint32_t *)k->flags->map + (l - k->launches);
-  return atomic_load_explicit(word, memory_order_acquire) != 0;
-}
-
-/* Records the done-flag write after the closing barrier: the fill runs once
- * the dispatch's writes are available to the host (that barrier's second
- * scope has the transfer stage), and its own barrier makes the word
- * available to the host in turn. (The "done flag" fault of the testing hook
- * records a fill of 0: a flag that never comes.) */
-static void record_flag(vrt_kernel *k, VkCommandBuffer cb, uint32_t index) {
-  vrt_context *ctx = k->ctx;
-  uint32_t value = vrt__fault(ctx, "done flag") == VK_SUCCESS ? 1 : 0;
-  ctx->vk.vkCmdFillBuffer(cb, k->flags->buffer, k->flags->offset + 4 * (uint64_t)index, 4, value);
-  VkMemoryBarrier mb = {
-      .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-      .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-      .dstAccessMask = VK_ACCESS_HOST_READ_BIT,
-  };
-  ctx->vk.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0,
-                               1, &mb, 0, NULL, 0, NULL);
-}
-
 /* The readback's buffers: of the kernel's context, distinct, in range. */
 static bool check_readback(vrt_kernel *k, const vrt_readback *rb, vp_diags *d) {
   vrt_context *ctx = k->ctx;
@@ -344,12 +286,9 @@ static bool check_readback(vrt_kernel *k, const vrt_readback *rb, vp_diags *d) {
 }
 
 /* Submits the dispatch (and `rb`'s copy after it, when given) through the
- * launch cache. With `flag` (a synchronous dispatch), the launch also
- * writes a done flag where the context has them on and the wait spins:
- * *flag is then its word, else NULL. */
+ * launch cache; `hold`: an eager dispatch, which may wait for a batch. */
 static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *ranges, vrt_grid g,
-                   const vrt_readback *rb, vrt_ticket *ticket, const uint32_t **flag,
-                   bool hold, vp_diags *d) {
+                   const vrt_readback *rb, vrt_ticket *ticket, bool hold, vp_diags *d) {
   vrt_context *ctx = k->ctx;
   if (!vrt__alive(ctx, d))
     return false;
@@ -361,8 +300,6 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
     return false;
   if (!vrt__compute_ok(ctx, "a kernel", d))
     return false;
-  bool want = flag && !k->no_flags && atomic_load(&ctx->done_flag) &&
-              atomic_load(&ctx->wait_mode) != VRT_WAIT_BLOCK;
   size_t len = 0;
   for (uint32_t i = 0; i < a->nbuffers; i++, len += 8)
     memcpy(key + len, &a->buffers[i]->id, 8);
@@ -372,7 +309,6 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
   len += 12;
   memcpy(key + len, push, k->push_size);
   len += k->push_size;
-  key[len++] = want; /* with and without the flag are two command buffers */
   if (rb) {
     uint64_t r[5] = {rb->dst->id, rb->dst_offset, rb->src->id, rb->src_offset, rb->size};
     memcpy(key + len, r, sizeof r);
@@ -391,17 +327,10 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
     pthread_mutex_unlock(&ctx->lock);
     return false;
   }
-  if (want && !flags_ready(k)) {
-    want = false;
-    key[len - 1] = 0;
-    hash = vp_hash64(key, len, 0);
-  }
   vrt_launch *l = NULL;
-  uint64_t done = atomic_load(&ctx->completed);
   for (uint32_t i = 0; i < k->nlaunches && !l; i++) {
     vrt_launch *c = &k->launches[i];
-    if (c->recorded && c->hash == hash && c->key_len == len && memcmp(c->key, key, len) == 0 &&
-        (c->value <= done || !c->flag || flag_seen(k, c) || c->value <= vrt__poll(ctx)))
+    if (c->recorded && c->hash == hash && c->key_len == len && memcmp(c->key, key, len) == 0)
       l = c;
   }
   bool ok = true;
@@ -440,26 +369,14 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
         ctx->vk.vkCmdCopyBuffer(l->cb, rb->src->buffer, rb->dst->buffer, 1, &region);
       }
       vrt__barrier(ctx, l->cb, false);
-      if (want)
-        record_flag(k, l->cb, (uint32_t)(l - k->launches));
       ok = VRT_VK(ctx, d, vkEndCommandBuffer, l->cb);
     }
     if (ok) {
       memcpy(l->key, key, len);
       l->key_len = len;
       l->hash = hash;
-      l->flag = want;
       l->recorded = true;
     }
-  }
-  const uint32_t *word = NULL;
-  if (ok && l->flag) {
-    /* The launch's last submission completed or wrote its flag (see
-     * flag_seen), so no write to the word is in flight; this one sets it
-     * again. The store is ordered before the GPU's write by the submission
-     * (host writes before vkQueueSubmit are visible to it). */
-    word = (const uint32_t *)k->flags->map + (l - k->launches);
-    atomic_store_explicit((_Atomic uint32_t *)word, 0, memory_order_release);
   }
   vrt_ticket t = 0;
   /* An eager dispatch is held back for a batched submission while no zero
@@ -469,7 +386,7 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
    * once the context has streams (the held batch goes to the default
    * queue, and a dispatch for another stream must not wait behind it). */
   uint32_t batch = atomic_load(&ctx->eager_batch);
-  if (ok && hold && !l->flag && batch > 1 && ctx->zero_slot < 0 && ctx->nheld < batch &&
+  if (ok && hold && batch > 1 && ctx->zero_slot < 0 && ctx->nheld < batch &&
       !atomic_load(&ctx->nstreams) &&
       ctx->nheld < sizeof ctx->held / sizeof ctx->held[0]) {
     if (!ctx->nheld)
@@ -494,15 +411,13 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
   }
   pthread_mutex_unlock(&ctx->lock);
   *ticket = t;
-  if (flag)
-    *flag = word;
   return ok;
 }
 
 bool vrt_dispatch_async(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vrt_ticket *ticket,
                         vp_diags *d) {
   vrt_ticket t = 0;
-  bool ok = launch(k, args, NULL, grid, NULL, &t, NULL, false, d);
+  bool ok = launch(k, args, NULL, grid, NULL, &t, false, d);
   if (ticket)
     *ticket = t;
   return ok;
@@ -511,12 +426,10 @@ bool vrt_dispatch_async(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vrt_
 bool vrt_dispatch_ranges(vrt_kernel *k, const vrt_args *args, const vrt_bind_range *ranges,
                          vrt_grid grid, vrt_ticket *ticket, vp_diags *d) {
   vrt_ticket t = 0;
-  if (!ticket) { /* synchronous: as vrt_dispatch */
-    const uint32_t *flag;
-    return launch(k, args, ranges, grid, NULL, &t, &flag, false, d) &&
-           vrt__wait_flag(k->ctx, t, flag, d);
-  }
-  bool ok = launch(k, args, ranges, grid, NULL, &t, NULL, false, d);
+  if (!ticket) /* synchronous: as vrt_dispatch */
+    return launch(k, args, ranges, grid, NULL, &t, false, d) &&
+           vrt_wait(k->ctx, t, UINT64_MAX, d);
+  bool ok = launch(k, args, ranges, grid, NULL, &t, false, d);
   *ticket = t;
   return ok;
 }
@@ -524,7 +437,7 @@ bool vrt_dispatch_ranges(vrt_kernel *k, const vrt_args *args, const vrt_bind_ran
 bool vrt_dispatch_eager(vrt_kernel *k, const vrt_args *args, const vrt_bind_range *ranges,
                         vrt_grid grid, vrt_ticket *ticket, vp_diags *d) {
   vrt_ticket t = 0;
-  bool ok = launch(k, args, ranges, grid, NULL, &t, NULL, true, d);
+  bool ok = launch(k, args, ranges, grid, NULL, &t, true, d);
   if (ticket)
     *ticket = t;
   return ok;
@@ -532,18 +445,15 @@ bool vrt_dispatch_eager(vrt_kernel *k, const vrt_args *args, const vrt_bind_rang
 
 bool vrt_dispatch(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vp_diags *d) {
   vrt_ticket t;
-  const uint32_t *flag;
-  return launch(k, args, NULL, grid, NULL, &t, &flag, false, d) && vrt__wait_flag(k->ctx, t, flag, d);
+  return launch(k, args, NULL, grid, NULL, &t, false, d) && vrt_wait(k->ctx, t, UINT64_MAX, d);
 }
 
 bool vrt_dispatch_readback(vrt_kernel *k, const vrt_args *args, vrt_grid grid,
                            const vrt_readback *rb, vrt_ticket *ticket, vp_diags *d) {
   vrt_ticket t = 0;
-  if (!ticket) { /* synchronous: as vrt_dispatch, with the done flag where it is on */
-    const uint32_t *flag;
-    return launch(k, args, NULL, grid, rb, &t, &flag, false, d) && vrt__wait_flag(k->ctx, t, flag, d);
-  }
-  bool ok = launch(k, args, NULL, grid, rb, &t, NULL, false, d);
+  if (!ticket) /* synchronous: as vrt_dispatch */
+    return launch(k, args, NULL, grid, rb, &t, false, d) && vrt_wait(k->ctx, t, UINT64_MAX, d);
+  bool ok = launch(k, args, NULL, grid, rb, &t, false, d);
   *ticket = t;
   return ok;
 }

@@ -4,7 +4,7 @@
  * in a small table per VkInstance (vrt_instance_fns), device-level ones in a
  * VolkDeviceTable per context, so several instances and devices live side by
  * side without touching volk's global function pointers (which are set once,
- * by vrt__loader_init, and never change).
+ * by vrt_loader_open, and never change).
  *
  * Every Vulkan call that returns a VkResult goes through VRT_VK, which checks
  * for an injected fault (tests), makes the call, and turns an error into a
@@ -56,9 +56,10 @@ typedef struct vrt_instance {
   uint32_t api_version;
 } vrt_instance;
 
-/* Opens the Vulkan loader once per process; false + hint when it is missing. */
-bool vrt__loader_init(vp_diags *d);
-bool vrt__instance_create(vrt_instance *inst, bool validation, vp_diags *d);
+/* An instance of the loader vrt_loader_open(library) opens (once per
+ * process); false + hint when it is missing. */
+bool vrt__instance_create(vrt_instance *inst, bool validation, const char *library,
+                          vp_diags *d);
 /* Destroys the instance; its validation messages move to `sink` if given. */
 void vrt__instance_destroy(vrt_instance *inst, vp_diags *sink);
 /* The physical devices and their descriptions (malloc'ed arrays). */
@@ -69,8 +70,6 @@ bool vrt__enumerate(vrt_instance *inst, VkPhysicalDevice **pdevs, vrt_device_inf
 void vrt__pin_libraries(void);
 /* Whether the device has extension `name` (device.c). */
 bool vrt__has_extension(vrt_instance *inst, VkPhysicalDevice pd, const char *name);
-/* Reads VULPY_VALIDATION. */
-bool vrt__env_validation(void);
 
 /* ------------------------------------------------------------ memory */
 
@@ -164,7 +163,6 @@ typedef struct vrt_launch {
   VkDescriptorSet sets[VRT_MAX_SETS];
   VkDescriptorPool set_pool; /* where `sets` came from, or null */
   bool recorded;
-  bool flag; /* ends with the done-flag write (word: its index in the kernel's flags) */
   uint64_t hash;
   unsigned char *key; /* buffer ids, groups, push bytes */
   size_t key_len;
@@ -183,11 +181,6 @@ struct vrt_kernel {
   vrt_launch *launches;
   uint32_t nlaunches;
   uint64_t clock;
-  /* The launches' done flags: one host-coherent word per launch-cache
-   * entry, made with the first launch that writes one; no_flags once that
-   * failed (no host-coherent memory): the kernel then waits on the timeline. */
-  vrt_buffer *flags;
-  bool no_flags;
 };
 
 /* ------------------------------------------------------------ copies */
@@ -197,7 +190,7 @@ typedef struct vrt_copier vrt_copier;
 void vrt__memcpy(vrt_context *ctx, void *dst, const void *src, size_t n);
 /* Joins the workers and frees them (NULL is fine). */
 void vrt__copier_destroy(vrt_copier *c);
-/* The default thread count: VULPY_COPY_THREADS, else half the CPUs (<= 4). */
+/* The default thread count: half the CPUs (<= 4). */
 uint32_t vrt__copy_threads_default(vrt_device_kind kind);
 
 /* --------------------------------------------------------------- context */
@@ -247,8 +240,6 @@ struct vrt_context {
   _Atomic int wait_mode;      /* vrt_wait_mode, never DEFAULT */
   bool robust; /* robustBufferAccess enabled (vrt_context_options.robust) */
   _Atomic uint64_t spin_ns;
-  atomic_bool done_flag;       /* vrt_context_options.done_flag, resolved */
-  _Atomic uint64_t flag_waits, flag_fallbacks;
   _Atomic uint32_t copy_threads;
   pthread_mutex_t copier_lock; /* guards starting `copier` */
   vrt_copier *copier;          /* copy.c's workers, started on first use */
@@ -441,13 +432,6 @@ uint64_t vrt__poll(vrt_context *ctx);
 /* Sends the held eager dispatches (lock held); true when none are held. */
 bool vrt__send_held(vrt_context *ctx, vp_diags *d);
 uint32_t vrt__eager_batch_default(const vrt_device_info *info);
-/* Waits until the results of submission `ticket` are visible to the host:
- * spins on `flag` (a host-coherent word the submission sets to non-zero
- * after its last barrier) for at most the spin time, then falls back to
- * vrt_wait's semaphore. NULL `flag`: vrt_wait. Returning true does not mark
- * the ticket completed: the submission's command buffer may still be
- * pending until the semaphore says so. */
-bool vrt__wait_flag(vrt_context *ctx, vrt_ticket ticket, const uint32_t *flag, vp_diags *d);
 
 /* ----------------------------------------------------- memory internals */
 
@@ -523,13 +507,14 @@ bool vrt__cache_dir_prepare(const char *dir, char *why, size_t n);
 /* What VULPY_DENORM=auto keeps on a device (denorm.c): the VRT_DENORM_*
  * mask for its support bits and denormBehaviorIndependence. */
 uint32_t vrt__denorm_auto(uint32_t support, uint32_t independence);
-/* What VULPY_DENORM=auto says of the float32 helpers' subnormal-safe paths
+/* What denorm mode auto says of the float32 helpers' subnormal-safe paths
  * on a device whose denorm_preserve is chosen (denorm.c). */
 bool vrt__denorm_auto_emulate(const vrt_device_info *info);
-/* Applies VULPY_DENORM (`env`: NULL, "auto", "default" or "preserve") to a
- * context's info.denorm_preserve; false with an error for "preserve" on a
- * device that cannot keep float32 subnormals, or an unknown value. */
-bool vrt__denorm_choose(vrt_device_info *info, const char *env, vp_diags *d);
+/* Applies a denorm mode (vrt_context_options.denorm) to a context's
+ * info.denorm_preserve / denorm_emulate; false with an error for PRESERVE
+ * on a device that cannot keep float32 subnormals, or a value outside the
+ * enum. */
+bool vrt__denorm_choose(vrt_device_info *info, vrt_denorm_mode mode, vp_diags *d);
 
 /* Finds or makes the pipeline (lock held). */
 vrt_pipeline *vrt__pipeline_get(vrt_context *ctx, const uint32_t *words, size_t nwords,
@@ -577,8 +562,7 @@ void vrt__control_release(vrt_control *c);
 
 uint64_t vrt__now_ns(void);
 
-/* prewarm.c: starts the driver warm-up thread (unless VULPY_PREWARM=0) /
- * waits for it. */
+/* prewarm.c: starts the driver warm-up thread / waits for it. */
 void vrt__prewarm_start(vrt_context *ctx);
 void vrt__prewarm_join(vrt_context *ctx);
 

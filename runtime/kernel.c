@@ -226,8 +226,6 @@ void vrt__kernel_release(vrt_kernel *k) {
     free(l->key);
   }
   free(k->launches);
-  if (k->flags)
-    vrt__buffer_release(k->flags);
   vpm_free(k->m);
   free(k);
 }

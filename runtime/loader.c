@@ -1,9 +1,12 @@
 /* loader.c - opening the Vulkan loader and creating instances.
  *
  * The loader (libvulkan.so.1) is opened with dlopen once per process, under
- * pthread_once; that is the runtime's only process-wide state and it never
- * changes afterwards. VULPY_VULKAN_LIBRARY names another loader file (tests
- * point it at a missing file to check the "no loader" error). volk gets the
+ * a mutex; that is the runtime's only process-wide state and it never
+ * changes once the loader is open. vrt_loader_open (or the context option
+ * vulkan_library, which callers fill from VULPY_VULKAN_LIBRARY) names
+ * another loader file (tests point it at a missing file to check the "no
+ * loader" error); a failed open is kept, so every later call reports the
+ * same error. volk gets the
  * loader's vkGetInstanceProcAddr, and its global vkGetDeviceProcAddr is set
  * from the loader's export, which dispatches on the device, so
  * volkLoadDeviceTable works for every device of every instance.
@@ -20,14 +23,15 @@
 #include <string.h>
 
 static struct {
-  pthread_once_t once;
-  bool ok;
+  pthread_mutex_t lock;
+  bool tried, ok;
+  char library[512]; /* the explicit choice of the first open, "" for the system's */
   char error[512];
-} loader = {PTHREAD_ONCE_INIT, false, ""};
+} loader = {PTHREAD_MUTEX_INITIALIZER, false, false, "", ""};
 
-static void open_loader(void) {
-  const char *names[] = {getenv("VULPY_VULKAN_LIBRARY"), "libvulkan.so.1", "libvulkan.so",
-                         "libvulkan.1.dylib", "libMoltenVK.dylib"};
+static void open_loader(const char *library) {
+  const char *names[] = {library, "libvulkan.so.1", "libvulkan.so", "libvulkan.1.dylib",
+                         "libMoltenVK.dylib"};
   void *lib = NULL;
   const char *tried = NULL;
   for (unsigned i = 0; i < sizeof names / sizeof names[0] && !lib; i++) {
@@ -57,19 +61,34 @@ static void open_loader(void) {
   loader.ok = true;
 }
 
-bool vrt__loader_init(vp_diags *d) {
-  pthread_once(&loader.once, open_loader);
-  if (!loader.ok) {
+bool vrt_loader_open(const char *library, vp_diags *d) {
+  if (library && !*library)
+    library = NULL;
+  pthread_mutex_lock(&loader.lock);
+  if (!loader.tried) {
+    loader.tried = true;
+    snprintf(loader.library, sizeof loader.library, "%s", library ? library : "");
+    open_loader(library);
+  }
+  bool ok = loader.ok;
+  bool other = library && strcmp(library, loader.library) != 0;
+  char first[sizeof loader.library];
+  snprintf(first, sizeof first, "%s", loader.library);
+  pthread_mutex_unlock(&loader.lock);
+  if (other) {
+    vp_error(d, (vp_loc){0},
+             "vulkan_library '%s': the Vulkan loader of this process is already %s%s%s", library,
+             *first ? "'" : "the system's", first, *first ? "'" : "");
+    vp_diag_hint(d, "the loader is opened once per process: choose it (VULPY_VULKAN_LIBRARY) "
+                    "before the first context or device list");
+    return false;
+  }
+  if (!ok) {
     vp_error(d, (vp_loc){0}, "%s", loader.error);
     vp_diag_hint(d, "install the Vulkan loader and a driver: on Debian/Ubuntu `apt install "
                     "libvulkan1 mesa-vulkan-drivers` (or your GPU vendor's driver)");
   }
-  return loader.ok;
-}
-
-bool vrt__env_validation(void) {
-  const char *v = getenv("VULPY_VALIDATION");
-  return v && *v && strcmp(v, "0") != 0;
+  return ok;
 }
 
 static VkBool32 VKAPI_PTR on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
@@ -116,9 +135,10 @@ static bool has_instance_extension(const char *name) {
   return found;
 }
 
-bool vrt__instance_create(vrt_instance *inst, bool validation, vp_diags *d) {
+bool vrt__instance_create(vrt_instance *inst, bool validation, const char *library,
+                          vp_diags *d) {
   memset(inst, 0, sizeof *inst);
-  if (!vrt__loader_init(d))
+  if (!vrt_loader_open(library, d))
     return false;
   uint32_t version = VK_API_VERSION_1_0;
   if (vkEnumerateInstanceVersion)

@@ -10,13 +10,10 @@
  * overlaps whatever the program does before its first kernel: the Python
  * compile of that kernel, its buffers. Kernel creation never waits for it
  * (the driver serializes its own set-up); the context joins it before the
- * device goes away. VULPY_PREWARM=0 turns it off; a failure only means no
- * warm-up.
+ * device goes away. vrt_context_options.no_prewarm (VULPY_PREWARM=0) turns
+ * it off; a failure only means no warm-up.
  */
 #include "internal.h"
-
-#include <stdlib.h>
-#include <string.h>
 
 /* glslangValidator -V --target-env vulkan1.0 of:
  *   layout(local_size_x = 64) in;
@@ -115,9 +112,6 @@ static void *prewarm_main(void *arg) {
 }
 
 void vrt__prewarm_start(vrt_context *ctx) {
-  const char *env = getenv("VULPY_PREWARM");
-  if (env && strcmp(env, "0") == 0)
-    return;
   ctx->prewarm_running = pthread_create(&ctx->prewarm_thread, NULL, prewarm_main, ctx) == 0;
 }
 

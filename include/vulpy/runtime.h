@@ -109,8 +109,8 @@ typedef struct vrt_device_info {
   /* GLSL fma() is one fused operation on this device: false for CPU devices
    * and the drivers known to lower it to a multiply and an add (Mesa's
    * llvmpipe/lavapipe, SwiftShader), true otherwise. In a context's info,
-   * the value its pipelines get: VULPY_FMA=fused|unfused|auto overrides the
-   * detection (docs/runtime.md). */
+   * the value its pipelines get: vrt_context_options.fma (VULPY_FMA=
+   * fused|unfused|auto) overrides the detection (docs/runtime.md). */
   bool fma_fused;
   /* Float controls (Vulkan 1.2): the widths whose subnormals a shader can
    * keep with the SPIR-V execution mode DenormPreserve
@@ -119,20 +119,20 @@ typedef struct vrt_device_info {
   uint32_t denorm_support, denorm_independence;
   /* The widths whose subnormals VulPy's precise-math kernels keep
    * (vrt_kernel_options.preserve_denorms), VRT_DENORM_* bits. In a device's
-   * description, what VULPY_DENORM=auto chooses: float32 and each other
+   * description, what denorm mode auto chooses: float32 and each other
    * supported width, as the independence rules allow, or 0 where float32
    * cannot be kept (lavapipe: it keeps subnormals without being asked). In
-   * a context's info, the choice after VULPY_DENORM=preserve|default|auto
-   * (docs/runtime.md). */
+   * a context's info, the choice after vrt_context_options.denorm
+   * (VULPY_DENORM=preserve|default|auto; docs/runtime.md). */
   uint32_t denorm_preserve;
   /* The float32 precise-math helpers take their subnormal-safe paths
    * (VP_DENORM_EMULATE, VRT_DENORM_SPEC_ID): subnormal arguments and
    * results read and written by their bits. In a device's description, what
-   * VULPY_DENORM=auto chooses: on where float32 gets no DenormPreserve and
+   * denorm mode auto chooses: on where float32 gets no DenormPreserve and
    * the device is not known to keep subnormals by itself (lavapipe keeps
    * them), i.e. on devices that flush float32 subnormals (NVIDIA). In a
-   * context's info, the choice after VULPY_DENORM (emulate forces it on,
-   * default and preserve off; docs/runtime.md). */
+   * context's info, the choice after vrt_context_options.denorm (emulate
+   * forces it on, default and preserve off; docs/runtime.md). */
   bool denorm_emulate;
 } vrt_device_info;
 
@@ -176,8 +176,19 @@ int vrt_spirv_preserve_denorms(const uint32_t *words, size_t nwords, uint32_t wi
  * whose info.denorm_emulate is set, false for every other pipeline. */
 #define VRT_DENORM_SPEC_ID 2045
 
+/* Opens the Vulkan loader: the file `library` names (dlopen's search
+ * rules), or with NULL / "" the system's (libvulkan.so.1, libvulkan.so,
+ * then the macOS names). The loader is process-wide and opened once: the
+ * first call decides (vrt_list_devices and vrt_context_create call it with
+ * their choice, NULL and vrt_context_options.vulkan_library); a later call
+ * naming another file is an error, a later call with NULL takes the open
+ * one. False with an error saying what to install when it cannot be
+ * opened. */
+bool vrt_loader_open(const char *library, vp_diags *d);
+
 /* Enumerates every Vulkan device. *out is a malloc'ed array (free() it).
- * With no loader or no device: false and an error saying what to install. */
+ * With no loader or no device: false and an error saying what to install.
+ * The loader is the one vrt_loader_open opened, else the system's. */
 bool vrt_list_devices(vrt_device_info **out, uint32_t *count, vp_diags *d);
 
 /* Appends a description: one line per device, or with `verbose` the limits,
@@ -185,8 +196,8 @@ bool vrt_list_devices(vrt_device_info **out, uint32_t *count, vp_diags *d);
 void vrt_device_format(const vrt_device_info *info, bool verbose, vp_strbuf *out);
 
 /* Picks a device with a selector:
- *   NULL or ""   VULPY_DEVICE when set, else the default (dgpu > igpu >
- *                virtual > cpu > other, lowest index first);
+ *   NULL or ""   the default (dgpu > igpu > virtual > cpu > other, lowest
+ *                index first), as "any";
  *   "2"          the device of that index;
  *   "dgpu", "igpu", "cpu", "virtual", "other", "any"   the first of that kind
  *                ("any": the default order);
@@ -205,8 +216,8 @@ int vrt_select_device(const vrt_device_info *devs, uint32_t n, const char *selec
  *               latency; the right choice on CPU devices, where a spinning
  *               thread takes a core from the work it waits for);
  *   SPIN        poll until done (lowest latency; burns a core meanwhile).
- * DEFAULT: VULPY_WAIT ("spin-block", "block", "spin") when set, else BLOCK on
- * CPU devices and SPIN_BLOCK on GPUs. */
+ * DEFAULT: BLOCK on CPU devices and SPIN_BLOCK on GPUs (VULPY_WAIT=
+ * spin-block|block|spin chooses through include/vulpy/runtime_env.h). */
 typedef enum vrt_wait_mode {
   VRT_WAIT_DEFAULT,
   VRT_WAIT_SPIN_BLOCK,
@@ -217,24 +228,60 @@ typedef enum vrt_wait_mode {
 /* "spin-block", "block", "spin" ("default" for VRT_WAIT_DEFAULT). */
 const char *vrt_wait_mode_name(vrt_wait_mode mode);
 
+/* Whether kernels take the fused-fma paths of the math helpers
+ * (info.fma_fused). AUTO: as detected for the device. */
+typedef enum vrt_fma_mode {
+  VRT_FMA_AUTO,
+  VRT_FMA_FUSED,   /* forced on (testing the other path on lavapipe) */
+  VRT_FMA_UNFUSED, /* forced off */
+} vrt_fma_mode;
+
+/* How precise-math kernels treat subnormals (docs/runtime.md, "Subnormals").
+ *   AUTO      DenormPreserve wherever the device can keep float32
+ *             subnormals, the float32 helpers' emulation where it flushes
+ *             them (info.denorm_preserve / denorm_emulate as described);
+ *   DEFAULT   neither: the device's own handling;
+ *   PRESERVE  DenormPreserve, an error on a device that cannot keep them;
+ *   EMULATE   the float32 helpers' subnormal-safe paths, no DenormPreserve. */
+typedef enum vrt_denorm_mode {
+  VRT_DENORM_MODE_AUTO,
+  VRT_DENORM_MODE_DEFAULT,
+  VRT_DENORM_MODE_PRESERVE,
+  VRT_DENORM_MODE_EMULATE,
+} vrt_denorm_mode;
+
+/* "auto", "fused", "unfused"; "auto", "default", "preserve", "emulate";
+ * NULL for a value outside the enum. */
+const char *vrt_fma_mode_name(vrt_fma_mode mode);
+const char *vrt_denorm_mode_name(vrt_denorm_mode mode);
+
+/* How a context is made. The runtime reads no environment variables: every
+ * choice is here, and a zeroed struct (or NULL) means the defaults each
+ * field names. Programs that honour the VULPY_* variables (the Python
+ * package, vulpy-run, the tests) fill the struct with
+ * vrt_env_context_options (include/vulpy/runtime_env.h, not part of the
+ * runtime library); docs/runtime.md lists which variable sets which field. */
 typedef struct vrt_context_options {
-  const char *device; /* a selector, as vrt_select_device reads it */
-  /* -1: from VULPY_VALIDATION (on when "1"); 0: off; 1: on. With validation
-   * on, the Khronos validation layer is enabled and every message it sends is
-   * kept in the context (vrt_context_take_validation). */
+  /* A selector, as vrt_select_device reads it; NULL: the default order
+   * (VULPY_DEVICE). */
+  const char *device;
+  /* 1: on; 0 or -1: off (-1: not chosen, for callers that fill the
+   * options from VULPY_VALIDATION). With validation on, the Khronos
+   * validation layer is enabled and every message it sends is kept in the
+   * context (vrt_context_take_validation). */
   int validation;
-  /* The pipeline cache folder. NULL: $XDG_CACHE_HOME/vulpy (or ~/.cache/vulpy);
-   * "": no disk cache. */
+  /* The pipeline cache folder; NULL or "": no disk cache (VULPY_CACHE_DIR,
+   * else $XDG_CACHE_HOME/vulpy, else ~/.cache/vulpy). */
   const char *cache_dir;
-  /* How long a wait spins on the timeline before it blocks, in microseconds.
-   * 0: from VULPY_SPIN_US, else 100 on GPUs and 0 on CPU devices (where the
+  /* How long a wait spins on the timeline before it blocks, in microseconds
+   * (VULPY_SPIN_US). 0: 100 (CPU devices block at once by default: the
    * spinning thread would take a core from the work it waits for). */
   uint32_t spin_us;
-  /* The wait strategy (see vrt_wait_mode). */
+  /* The wait strategy (see vrt_wait_mode; VULPY_WAIT). */
   vrt_wait_mode wait;
   /* Threads that share large host-side copies (uploads, downloads, staging
-   * slots of 4 MiB or more). 0: VULPY_COPY_THREADS, else half the online
-   * CPUs, at most 4. */
+   * slots of 4 MiB or more), at most 64 (16 of them work at once). 0: half
+   * the online CPUs, at most 4 (VULPY_COPY_THREADS). */
   uint32_t copy_threads;
   /* Bind buffers through descriptor sets from pools even where
    * VK_KHR_push_descriptor exists (tests use it to cover both paths). */
@@ -244,25 +291,37 @@ typedef struct vrt_context_options {
    * the fill path, as on a discrete GPU (tests use it on lavapipe). */
   bool no_device_mapping;
   /* Testing: the DenormPreserve widths (VRT_DENORM_* bits) that
-   * precise-math kernels get, whatever the device reports and VULPY_DENORM
+   * precise-math kernels get, whatever the device reports and `denorm`
    * says; 0: the normal choice. Tests use it to run the patched path on
    * lavapipe, with validation off (the layer rightly objects to a mode the
    * device does not report). With VRT_DENORM_EMULATE: the float32
    * helpers' subnormal-safe paths on (alone: no DenormPreserve), as
-   * VULPY_DENORM=emulate does. */
+   * denorm mode emulate does. */
   uint32_t force_denorm;
-  /* The done flag of synchronous dispatches (vrt_dispatch): the GPU writes
-   * a word of host-coherent memory after the dispatch, and the wait spins on
-   * plain loads of it (for at most the spin time, then falls back to the
-   * timeline semaphore), instead of polling the semaphore through the
-   * driver. 0: VULPY_DONE_FLAG ("on"/"off"), else off (it lost on
-   * the H200: docs/runtime.md); 1: on; -1: off. Only spinning waits use it. */
-  int done_flag;
   /* Enable robustBufferAccess where the device has it (issue 20): an
    * out-of-range buffer access then reads 0 / writes nothing instead of
    * touching other memory. Off by default: it costs on every access
    * (docs/runtime.md, "Robust buffer access", gives the figure). */
   bool robust;
+  /* ---- issue 14: the choices the runtime once read from the environment
+   * itself (the VULPY_* variable of each in brackets). */
+  /* The Vulkan loader file (VULPY_VULKAN_LIBRARY); NULL: the system's.
+   * Process-wide: see vrt_loader_open. */
+  const char *vulkan_library;
+  /* The fused-fma paths (VULPY_FMA=auto|fused|unfused). */
+  vrt_fma_mode fma;
+  /* Subnormals in precise-math kernels (VULPY_DENORM=auto|default|
+   * preserve|emulate). */
+  vrt_denorm_mode denorm;
+  /* Never export the streams' timeline semaphores to other contexts, even
+   * where the device can (VULPY_EXPORT_SEMAPHORES=0). */
+  bool no_export_semaphores;
+  /* One queue: no extra compute queues for streams and no transfer queue
+   * (VULPY_STREAM_QUEUES=0). */
+  bool single_queue;
+  /* No driver warm-up thread at context creation (VULPY_PREWARM=0;
+   * prewarm.c). */
+  bool no_prewarm;
 } vrt_context_options;
 
 /* Creates a context; NULL `opt` means all defaults. */
@@ -293,12 +352,6 @@ vrt_wait_mode vrt_context_wait_mode(const vrt_context *ctx, uint32_t *spin_us);
 /* Changes how many threads share large host copies (1: the caller alone). */
 void vrt_context_set_copy_threads(vrt_context *ctx, uint32_t n);
 uint32_t vrt_context_copy_threads(const vrt_context *ctx);
-/* Turns the done flag of synchronous dispatches on or off (see
- * vrt_context_options.done_flag); it is part of the launch-cache key, so
- * the change holds from the next dispatch. Benchmarks compare both on one
- * context. Safe from any thread. */
-void vrt_context_set_done_flag(vrt_context *ctx, bool on);
-bool vrt_context_done_flag(const vrt_context *ctx);
 
 typedef struct vrt_context_stats {
   uint64_t submits;          /* vkQueueSubmit calls */
@@ -308,8 +361,6 @@ typedef struct vrt_context_stats {
   uint64_t used_bytes;       /* bytes handed out of them */
   uint64_t pipelines;        /* pipelines in the in-memory cache */
   double prewarm_ms;         /* the driver warm-up's time (prewarm.c); 0 while it runs, or off */
-  uint64_t flag_waits;       /* synchronous dispatches whose wait ended on the GPU-written done flag */
-  uint64_t flag_fallbacks;   /* ... that spun on the flag in vain and waited on the semaphore */
   /* The caching allocator (see "The memory pool" below). */
   uint64_t driver_allocations; /* vkAllocateMemory calls */
   uint64_t driver_frees;       /* vkFreeMemory calls */
@@ -503,8 +554,7 @@ typedef struct vrt_bind_range {
   uint64_t offset, size;
 } vrt_bind_range;
 
-/* Runs the kernel and waits for it (on the done flag where the context has
- * it on: vrt_context_options.done_flag). */
+/* Runs the kernel and waits for it (in the context's wait mode). */
 bool vrt_dispatch(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vp_diags *d);
 /* Submits the kernel and returns at once with a ticket for vrt_wait. */
 bool vrt_dispatch_async(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vrt_ticket *ticket,
@@ -546,7 +596,7 @@ typedef struct vrt_readback {
  * reads it once the ticket is reached (after vrt_buffer_invalidate for
  * non-coherent memory). Both buffers' last use is the ticket. With
  * `ticket`: submits and returns (vrt_dispatch_async); NULL: runs and waits
- * (vrt_dispatch, done flag included). rb NULL: no copy. */
+ * (vrt_dispatch). rb NULL: no copy. */
 bool vrt_dispatch_readback(vrt_kernel *k, const vrt_args *args, vrt_grid grid,
                            const vrt_readback *rb, vrt_ticket *ticket, vp_diags *d);
 /* Runs the kernel, waits, and measures it with GPU timestamps (*gpu_ns). */

@@ -164,12 +164,13 @@ def test_damaged_entries_are_compiled_again(monkeypatch, tmp_path, ctx, how):
 def test_threads_storing_one_entry_leave_one_whole_file(monkeypatch, tmp_path):
     _fresh(monkeypatch, tmp_path)
     arts = _compiler.compile_source(_source(), "k.py", "k")
+    # "zz": no real key (hex) shares the folder (an "ab" one did, by chance)
     errors = []
 
     def store():
         try:
             for _ in range(20):
-                _compiler._disk_store("ab" + "0" * 62, arts)
+                _compiler._disk_store("zz" + "0" * 62, arts)
         except Exception as e:  # noqa: BLE001
             errors.append(e)
     threads = [threading.Thread(target=store) for _ in range(4)]
@@ -178,9 +179,9 @@ def test_threads_storing_one_entry_leave_one_whole_file(monkeypatch, tmp_path):
     for t in threads:
         t.join()
     assert not errors
-    sub = tmp_path / "cache" / "vulpy" / "kernels" / "ab"
-    assert [p.name for p in sub.iterdir()] == ["ab" + "0" * 62 + ".vpk"]  # no .tmp left
-    got = _compiler._disk_load("ab" + "0" * 62)
+    sub = tmp_path / "cache" / "vulpy" / "kernels" / "zz"
+    assert [p.name for p in sub.iterdir()] == ["zz" + "0" * 62 + ".vpk"]  # no .tmp left
+    got = _compiler._disk_load("zz" + "0" * 62)
     assert got["spirv"] == arts["spirv"] and got["manifest"] == arts["manifest"]
 
 

@@ -13,10 +13,12 @@
  * The SPIR-V runs as written unless --preserve-denorms asks the runtime to
  * add DenormPreserve, as it does for VulPy's precise-math kernels (or, where
  * the device cannot keep float32 subnormals, to set VP_DENORM_EMULATE)
- * (docs/runtime.md, "Subnormals").
+ * (docs/runtime.md, "Subnormals"). The context honours the VULPY_*
+ * variables through vulpy_runtime_env (include/vulpy/runtime_env.h).
  */
 #include "npy.h"
 #include "vulpy/runtime.h"
+#include "vulpy/runtime_env.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -62,7 +64,9 @@ static const char usage[] =
     "                 [--out NAME=FILE.npy]... [--device SELECTOR] [--local-size X[,Y[,Z]]]\n"
     "                 [--time] [--preserve-denorms]\n"
     "       vulpy-run --devices [-v]\n"
-    "       vulpy-run --manifest K.yaml --print-manifest\n";
+    "       vulpy-run --manifest K.yaml --print-manifest\n"
+    "The VULPY_* variables of docs/runtime.md (\"Environment variables\") choose the\n"
+    "device (--device wins), validation, the cache folder and the wait.\n";
 
 static bool split_item(const char *arg, const char *flag, item *it) {
   const char *eq = strchr(arg, '=');
@@ -282,7 +286,7 @@ static int list_devices(bool verbose) {
   vp_diags d = {0};
   vrt_device_info *devs;
   uint32_t n;
-  if (!vrt_list_devices(&devs, &n, &d)) {
+  if (!vrt_env_loader_open(&d) || !vrt_list_devices(&devs, &n, &d)) {
     print_diags(&d, NULL);
     vp_diags_free(&d);
     return 1;
@@ -414,7 +418,12 @@ static int run(const options *o) {
   vrt_context *ctx = NULL;
   vrt_kernel *k = NULL;
   if (ok) {
-    ctx = vrt_context_create(&(vrt_context_options){.device = o->device, .validation = -1}, &d);
+    /* --device wins over VULPY_DEVICE; the other VULPY_* variables apply */
+    vrt_context_options copt = {.device = o->device, .validation = -1};
+    vrt_env env;
+    ctx = vrt_env_context_options(&copt, &env, &d) ? vrt_context_create(&copt, &d) : NULL;
+    if (!ctx)
+      vrt_env_note(&env, &d);
     vrt_kernel_options kopt = {{local[0], local[1], local[2]}, false, o->preserve_denorms};
     k = ctx ? vrt_kernel_create(ctx, spv, spv_len, m, &kopt, &d) : NULL;
     ok = k != NULL;

@@ -13,6 +13,7 @@
  * Reused memory only ever held this process's own results.
  */
 #include "ext.h"
+#include "vulpy/runtime_env.h"
 
 #include <string.h>
 
@@ -41,7 +42,10 @@ static int wait_mode_lookup(const char *name) {
  *         no_push_descriptors=False, wait=None, copy_threads=0, force_denorm=0,
  *         no_device_mapping=False, robust=False)
  * force_denorm: VRT_DENORM_* bits, a testing hook (runtime.h).
- * robust: robustBufferAccess (issue 20). */
+ * robust: robustBufferAccess (issue 20).
+ * The arguments left at their defaults (None, -1, 0) come from the VULPY_*
+ * variables (vrt_env_context_options, lib/RuntimeEnv: the one parser of
+ * them); a bad value is a VulkanError naming the variable. */
 static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"device",  "validation", "cache_dir",    "spin_us",
                            "no_push_descriptors", "wait", "copy_threads", "force_denorm",
@@ -69,12 +73,17 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   opt.force_denorm = force_denorm;
   opt.robust = robust;
   vp_diags d = {0};
+  vrt_env env;
+  if (!vrt_env_context_options(&opt, &env, &d))
+    return vpy_raise(st, &d, NULL, NULL, NULL);
   vrt_context *ctx;
   Py_BEGIN_ALLOW_THREADS
   ctx = vrt_context_create(&opt, &d);
   Py_END_ALLOW_THREADS
-  if (!ctx)
+  if (!ctx) {
+    vrt_env_note(&env, &d);
     return vpy_raise(st, &d, NULL, NULL, NULL);
+  }
   vrt_context_set_interrupt(ctx, vpy_interrupt_check, NULL); /* Ctrl-C ends long waits */
   /* the runtime's warnings (a refused cache folder) as vulpy.CacheWarning */
   for (uint32_t i = 0; i < d.count; i++) {
@@ -272,22 +281,6 @@ static int context_set_eager_batch(PyObject *obj, PyObject *value, void *closure
   return 0;
 }
 
-static PyObject *context_get_done_flag(PyObject *obj, void *closure) {
-  return PyBool_FromLong(vrt_context_done_flag(((vpy_context *)obj)->ctx));
-}
-
-static int context_set_done_flag(PyObject *obj, PyObject *value, void *closure) {
-  if (!value) {
-    PyErr_SetString(PyExc_AttributeError, "done_flag cannot be deleted");
-    return -1;
-  }
-  int on = PyObject_IsTrue(value);
-  if (on < 0)
-    return -1;
-  vrt_context_set_done_flag(((vpy_context *)obj)->ctx, on);
-  return 0;
-}
-
 static PyObject *context_info(PyObject *obj, PyObject *noargs) {
   return vpy_device_info_dict(vrt_context_device(((vpy_context *)obj)->ctx));
 }
@@ -345,15 +338,13 @@ static PyObject *context_cores(PyObject *obj, PyObject *noargs) {
 static PyObject *context_stats(PyObject *obj, PyObject *noargs) {
   vrt_context_stats s;
   vrt_context_stats_get(((vpy_context *)obj)->ctx, &s);
-  PyObject *out = Py_BuildValue("{sKsKsKsKsKsKsKsdsKsK}", "submits", (unsigned long long)s.submits,
+  PyObject *out = Py_BuildValue("{sKsKsKsKsKsKsKsd}", "submits", (unsigned long long)s.submits,
                        "dispatches", (unsigned long long)s.dispatches,
                        "reused_launches", (unsigned long long)s.reused_launches, "blocks",
                        (unsigned long long)s.blocks, "block_bytes",
                        (unsigned long long)s.block_bytes, "used_bytes",
                        (unsigned long long)s.used_bytes, "pipelines",
-                       (unsigned long long)s.pipelines, "prewarm_ms", s.prewarm_ms,
-                       "flag_waits", (unsigned long long)s.flag_waits, "flag_fallbacks",
-                       (unsigned long long)s.flag_fallbacks);
+                       (unsigned long long)s.pipelines, "prewarm_ms", s.prewarm_ms);
   /* The memory pool's counters (runtime/pool.c). */
   PyObject *mem = out ? Py_BuildValue(
                             "{sKsKsKsKsKsKsKsKsKsKsKsKsK}", "driver_allocations",
@@ -497,8 +488,6 @@ static PyGetSetDef context_getset[] = {
     {"wait", context_get_wait, NULL, "(mode, spin_us): how waits wait", NULL},
     {"copy_threads", context_get_copy_threads, context_set_copy_threads,
      "threads that share large host copies", NULL},
-    {"done_flag", context_get_done_flag, context_set_done_flag,
-     "whether synchronous dispatches wait on a GPU-written done flag", NULL},
     {"eager_batch", context_get_eager_batch, context_set_eager_batch,
      "eager dispatches held back at most before one submission (1: none)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
@@ -521,3 +510,28 @@ PyType_Spec vpy_context_spec = {
     .flags = Py_TPFLAGS_DEFAULT,
     .slots = context_slots,
 };
+
+/* ------------------------------------------------- the VULPY_* variables */
+
+/* env_options() -> dict: what the VULPY_* variables choose for a new
+ * context (vrt_env_context_options over no arguments), for the Python
+ * layer's own uses of them (the compiler warm-up, vulpy.mpi's device
+ * choice): the variables are parsed in C only. VulkanError for a bad value. */
+PyObject *vpy_env_options(PyObject *m, PyObject *noargs) {
+  vpy_state *st = vpy_module_state(m);
+  vrt_context_options opt = {.validation = -1};
+  vrt_env env;
+  vp_diags d = {0};
+  if (!vrt_env_context_options(&opt, &env, &d))
+    return vpy_raise(st, &d, NULL, NULL, NULL);
+  vp_diags_free(&d);
+  return Py_BuildValue(
+      "{sNsNsNsssIsIsssssOsOsOsN}", "device", vpy_str_or_none(opt.device), "validation",
+      opt.validation < 0 ? Py_NewRef(Py_None) : PyBool_FromLong(opt.validation > 0), "cache_dir",
+      vpy_str_or_none(opt.cache_dir), "wait", vrt_wait_mode_name(opt.wait), "spin_us",
+      opt.spin_us, "copy_threads", opt.copy_threads, "fma", vrt_fma_mode_name(opt.fma),
+      "denorm", vrt_denorm_mode_name(opt.denorm), "export_semaphores",
+      opt.no_export_semaphores ? Py_False : Py_True, "stream_queues",
+      opt.single_queue ? Py_False : Py_True, "prewarm", opt.no_prewarm ? Py_False : Py_True,
+      "vulkan_library", vpy_str_or_none(opt.vulkan_library));
+}

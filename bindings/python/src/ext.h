@@ -134,6 +134,8 @@ extern PyType_Spec vpy_context_spec;
 vrt_context *vpy_context_get(vpy_state *st, PyObject *obj); /* NULL + TypeError */
 /* Takes a pooled buffer back (false: the pool is full, destroy it). */
 bool vpy_pool_put(vpy_context *c, vrt_buffer *b);
+/* env_options(): the VULPY_* context options as a dict. */
+PyObject *vpy_env_options(PyObject *m, PyObject *noargs);
 
 /* buffer.c */
 extern PyType_Spec vpy_buffer_spec, vpy_host_memory_spec;

@@ -7,6 +7,7 @@
  * formatted `file:line:col: error: ...` text.
  */
 #include "ext.h"
+#include "vulpy/runtime_env.h"
 
 #include <pthread.h>
 
@@ -324,7 +325,7 @@ static PyObject *list_devices(PyObject *self, PyObject *noargs) {
   uint32_t n = 0;
   bool ok;
   Py_BEGIN_ALLOW_THREADS
-  ok = vrt_list_devices(&infos, &n, &d);
+  ok = vrt_env_loader_open(&d) && vrt_list_devices(&infos, &n, &d);
   Py_END_ALLOW_THREADS
   if (!ok)
     return vpy_raise(st, &d, NULL, NULL, NULL);
@@ -349,7 +350,7 @@ static PyObject *describe_devices(PyObject *self, PyObject *args) {
   vp_diags d = {0};
   vrt_device_info *infos = NULL;
   uint32_t n = 0;
-  if (!vrt_list_devices(&infos, &n, &d))
+  if (!vrt_env_loader_open(&d) || !vrt_list_devices(&infos, &n, &d))
     return vpy_raise(st, &d, NULL, NULL, NULL);
   vp_diags_free(&d);
   vp_strbuf out = {0};
@@ -367,6 +368,8 @@ static PyObject *feature_names(PyObject *self, PyObject *noargs) {
 
 static PyMethodDef module_methods[] = {
     {"list_devices", list_devices, METH_NOARGS, "list_devices() -> list of device dicts"},
+    {"env_options", vpy_env_options, METH_NOARGS,
+     "env_options() -> what the VULPY_* variables choose for a new context"},
     {"describe_devices", describe_devices, METH_VARARGS,
      "describe_devices(verbose=False) -> the runtime's description of every device"},
     {"feature_names", feature_names, METH_NOARGS, "feature_names() -> every feature name"},

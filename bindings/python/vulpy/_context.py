@@ -46,7 +46,10 @@ class Context:
 
     `validation=True` enables the Khronos validation layer (default: on when
     VULPY_VALIDATION=1); `cache_dir` is the pipeline cache folder (None:
-    $XDG_CACHE_HOME/vulpy; "": none). `wait` is how a synchronous call waits
+    $VULPY_CACHE_DIR, else $XDG_CACHE_HOME/vulpy, else ~/.cache/vulpy; "":
+    none). Every argument left at its default takes the VULPY_* variable of
+    docs/runtime.md ("Environment variables"); a variable with a value it
+    does not take raises VulkanError naming it. `wait` is how a synchronous call waits
     for the GPU: 'spin-block' (poll, then sleep: the default on GPUs),
     'block' (sleep at once: the default on CPU devices), 'spin' (poll until
     done); `copy_threads` is how many threads share large host copies
@@ -81,7 +84,7 @@ class Context:
                 raise TypeError(f"device must be a str (a name, an index or a kind), got {device!r}")
             selector = device
         else:
-            selector = None  # the runtime reads VULPY_DEVICE
+            selector = None  # VULPY_DEVICE, else the default order
         v = -1 if validation is None else int(bool(validation))
         _prewarm()
         if copy_threads is not None and (isinstance(copy_threads, bool) or
@@ -299,19 +302,6 @@ class Context:
     def eager_batch(self, n):
         self._native.eager_batch = n
 
-    @property
-    def done_flag(self):
-        """Whether a synchronous call waits on a done flag the GPU writes into
-        host memory after the kernel (plain loads instead of polling the
-        driver's semaphore; a bounded spin that falls back to the semaphore).
-        Default: VULPY_DONE_FLAG=on|off, else off (it lost on the H200).
-        Only spinning waits use it. docs/runtime.md."""
-        return self._native.done_flag
-
-    @done_flag.setter
-    def done_flag(self, on):
-        self._native.done_flag = bool(on)
-
     def take_validation(self):
         """The validation layer's messages since the last call (a list of str)."""
         return self._native.take_validation()
@@ -500,9 +490,14 @@ def _prewarm():
     on a background thread while the Vulkan device is being created (or at
     the first @vp.kernel decoration, whichever comes first);
     VULPY_PREWARM=0 turns it off. The thread is joined at exit."""
-    if os.environ.get("VULPY_PREWARM") == "0" or not _native.available():
+    if not _native.available():
         return
     ext = _native.ext()
+    try:
+        if not ext.env_options()["prewarm"]:
+            return
+    except Exception:  # a bad VULPY_* value: the context creation reports it
+        return
     if hasattr(ext, "prewarm") and ext.prewarm():
         atexit.register(ext.prewarm_join)
 
@@ -537,9 +532,18 @@ def resolve(context):
     return context
 
 
+def env_options():
+    """What the VULPY_* variables choose for a new context, as a dict
+    (device, validation, cache_dir, wait, spin_us, copy_threads, fma,
+    denorm, export_semaphores, stream_queues, prewarm, vulkan_library):
+    the C parser's reading (lib/RuntimeEnv), the only one. Raises
+    VulkanError naming a variable whose value it does not take."""
+    return _native.ext().env_options()
+
+
 def env_device():
     """The VULPY_DEVICE selector, or None."""
-    return os.environ.get("VULPY_DEVICE") or None
+    return env_options()["device"]
 
 
 # --- issue 20 (trust): fork --------------------------------------------------

@@ -3,7 +3,9 @@
  * CHECK records a failure and goes on; each test file's main runs its cases
  * with RT_RUN and returns non-zero if anything failed. Contexts are made with
  * the validation layer on and destroyed with rt_context_done, which fails the
- * test on any validation message, those of the teardown included. Shaders
+ * test on any validation message, those of the teardown included; like any
+ * program that honours the VULPY_* variables, the harness fills the options
+ * it was not given from them (vulpy/runtime_env.h). Shaders
  * (compiled at build time) and their manifests are read from SHADER_DIR and
  * MANIFEST_DIR.
  */
@@ -11,6 +13,7 @@
 #define RT_TEST_H
 
 #include "vulpy/runtime.h"
+#include "vulpy/runtime_env.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,12 +78,16 @@ static inline void rt_check_error(vp_diags *d, const char *text, const char *fil
     fprintf(stderr, "%s %s\n", rt_failures == before_ ? "PASS" : "FAIL", #fn); \
   } while (0)
 
-/* A context on the default device with validation on; NULL fails the test. */
+/* A context on the default device with validation on, the options not
+ * given from the environment; NULL fails the test. */
 static inline vrt_context *rt_context_with(vrt_context_options opt) {
   vp_diags d = {0};
   opt.validation = 1;
-  vrt_context *ctx = vrt_context_create(&opt, &d);
+  vrt_env env;
+  vrt_context *ctx =
+      vrt_env_context_options(&opt, &env, &d) ? vrt_context_create(&opt, &d) : NULL;
   if (!ctx) {
+    vrt_env_note(&env, &d);
     fprintf(stderr, "cannot create a context:\n");
     rt_print(&d);
     rt_failures++;

@@ -3,7 +3,7 @@
  * 1.6: every patched module passes SPIRV-Tools' validator, has exactly one
  * mode per width asked for and used, one capability, the extension only
  * below SPIR-V 1.4, and patching it again changes nothing. Also the
- * per-device choice (VULPY_DENORM=auto/preserve/emulate/default) from tables
+ * per-device choice (denorm modes auto/preserve/emulate/default) from tables
  * of devices that are not in the machine. Needs no Vulkan device. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +17,7 @@
 
 /* runtime/internal.h: the choice, without pulling in Vulkan's headers. */
 uint32_t vrt__denorm_auto(uint32_t support, uint32_t independence);
-bool vrt__denorm_choose(vrt_device_info *info, const char *env, vp_diags *d);
+bool vrt__denorm_choose(vrt_device_info *info, vrt_denorm_mode mode, vp_diags *d);
 bool vrt__denorm_auto_emulate(const vrt_device_info *info);
 
 static void print_diags(const vp_diags *d) {
@@ -258,25 +258,27 @@ static void test_choice(void) {
   /* a device that keeps float32 */
   info.denorm_support = F32 | F64;
   info.denorm_preserve = F32 | F64;
-  CHECK(vrt__denorm_choose(&info, NULL, &d) && info.denorm_preserve == (F32 | F64));
-  CHECK(vrt__denorm_choose(&info, "auto", &d) && info.denorm_preserve == (F32 | F64));
-  CHECK(vrt__denorm_choose(&info, "preserve", &d) && info.denorm_preserve == (F32 | F64));
-  CHECK(vrt__denorm_choose(&info, "default", &d) && info.denorm_preserve == 0);
+  CHECK(vrt__denorm_choose(&info, VRT_DENORM_MODE_AUTO, &d) && info.denorm_preserve == (F32 | F64));
+  CHECK(vrt__denorm_choose(&info, VRT_DENORM_MODE_AUTO, &d) && info.denorm_preserve == (F32 | F64));
+  CHECK(vrt__denorm_choose(&info, VRT_DENORM_MODE_PRESERVE, &d) &&
+        info.denorm_preserve == (F32 | F64));
+  CHECK(vrt__denorm_choose(&info, VRT_DENORM_MODE_DEFAULT, &d) && info.denorm_preserve == 0);
   CHECK(d.count == 0);
   /* one that cannot: preserve is an error naming the property */
   info.denorm_support = 0;
   info.denorm_preserve = 0;
-  CHECK(!vrt__denorm_choose(&info, "preserve", &d));
+  CHECK(!vrt__denorm_choose(&info, VRT_DENORM_MODE_PRESERVE, &d));
   CHECK(d.nerrors == 1 && strstr(d.items[0].message, "shaderDenormPreserveFloat32 = false") &&
         strstr(d.items[0].message, "test device"));
   vp_diags_free(&d);
   /* one whose widths are tied to widths it cannot keep */
   info.denorm_support = F32 | F64;
-  CHECK(!vrt__denorm_choose(&info, "preserve", &d));
+  CHECK(!vrt__denorm_choose(&info, VRT_DENORM_MODE_PRESERVE, &d));
   CHECK(d.nerrors == 1 && strstr(d.items[0].message, "float16 and float64"));
   vp_diags_free(&d);
-  CHECK(!vrt__denorm_choose(&info, "keep", &d));
-  CHECK(d.nerrors == 1 && strstr(d.items[0].message, "VULPY_DENORM='keep'") &&
+  /* a value outside the enum (VULPY_DENORM's spellings: test_env.c) */
+  CHECK(!vrt__denorm_choose(&info, (vrt_denorm_mode)9, &d));
+  CHECK(d.nerrors == 1 && strstr(d.items[0].message, "vrt_context_options.denorm = 9") &&
         strstr(d.items[0].message, "emulate"));
   vp_diags_free(&d);
 }
@@ -294,13 +296,16 @@ static void test_emulate_choice(void) {
   CHECK(!vrt__denorm_auto_emulate(&radv));
   vp_diags d = {0};
   nv.denorm_emulate = true;
-  CHECK(vrt__denorm_choose(&nv, NULL, &d) && nv.denorm_emulate && nv.denorm_preserve == 0);
-  CHECK(vrt__denorm_choose(&nv, "default", &d) && !nv.denorm_emulate);
-  CHECK(vrt__denorm_choose(&lvp, "emulate", &d) && lvp.denorm_emulate && lvp.denorm_preserve == 0);
+  CHECK(vrt__denorm_choose(&nv, VRT_DENORM_MODE_AUTO, &d) &&
+        nv.denorm_emulate && nv.denorm_preserve == 0);
+  CHECK(vrt__denorm_choose(&nv, VRT_DENORM_MODE_DEFAULT, &d) && !nv.denorm_emulate);
+  CHECK(vrt__denorm_choose(&lvp, VRT_DENORM_MODE_EMULATE, &d) &&
+        lvp.denorm_emulate && lvp.denorm_preserve == 0);
   radv.denorm_emulate = false;
-  CHECK(vrt__denorm_choose(&radv, "emulate", &d) && radv.denorm_emulate && radv.denorm_preserve == 0);
+  CHECK(vrt__denorm_choose(&radv, VRT_DENORM_MODE_EMULATE, &d) &&
+        radv.denorm_emulate && radv.denorm_preserve == 0);
   radv.denorm_preserve = F16 | F32 | F64;
-  CHECK(vrt__denorm_choose(&radv, "preserve", &d) && !radv.denorm_emulate);
+  CHECK(vrt__denorm_choose(&radv, VRT_DENORM_MODE_PRESERVE, &d) && !radv.denorm_emulate);
   CHECK(d.count == 0);
   CHECK(VRT_DENORM_SPEC_ID == VTG_DENORM_SPEC_ID);
 }

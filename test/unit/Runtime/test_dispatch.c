@@ -219,14 +219,9 @@ static void readback_case(vrt_context_options opt) {
     CHECK_EQ_U64(bad, 0);
     push[1] += round; /* round 1 reuses round 0's command buffer; round 2 does not */
   }
-  /* synchronous (no ticket): waits itself, on the done flag where it is on */
+  /* synchronous (no ticket): waits itself, in the context's wait mode */
   push[1] = 40;
-  vrt_context_stats f0, f1;
-  vrt_context_stats_get(ctx, &f0);
   CHECK(vrt_dispatch_readback(k, &args, vrt_invocations(200, 1, 1), &rb, NULL, &d));
-  vrt_context_stats_get(ctx, &f1);
-  CHECK_EQ_U64((f1.flag_waits - f0.flag_waits) + (f1.flag_fallbacks - f0.flag_fallbacks),
-               (uint64_t)(opt.done_flag == 1));
   CHECK(vrt_buffer_invalidate(m, &d));
   CHECK_OK(d);
   const uint32_t *w = vrt_buffer_map(m);
@@ -258,9 +253,8 @@ static void readback_case(vrt_context_options opt) {
 }
 
 static void test_readback(void) {
-  readback_case((vrt_context_options){.done_flag = -1});
-  readback_case((vrt_context_options){.done_flag = 1, .wait = VRT_WAIT_SPIN_BLOCK,
-                                      .spin_us = 20000});
+  readback_case((vrt_context_options){0});
+  readback_case((vrt_context_options){.wait = VRT_WAIT_SPIN_BLOCK, .spin_us = 20000});
 }
 
 /* Several asynchronous dispatches in flight, waited on out of order. */
@@ -444,11 +438,10 @@ static void *work(void *p) {
   return NULL;
 }
 
-static void threads_case(bool flag) {
+static void threads_case(bool spin) {
   vrt_context *ctx;
   vrt_kernel *k;
-  vrt_context_options opt = {.done_flag = flag ? 1 : -1,
-                             .wait = flag ? VRT_WAIT_SPIN_BLOCK : VRT_WAIT_DEFAULT};
+  vrt_context_options opt = {.wait = spin ? VRT_WAIT_SPIN_BLOCK : VRT_WAIT_DEFAULT};
   if (!kernel_open(opt, "fixed", &ctx, &k))
     return;
   pthread_t th[4];
@@ -469,14 +462,7 @@ static void test_threads(void) {
   threads_case(true);
 }
 
-/* ------------------------------------------------------------ done flag */
-
-static uint64_t flag_waits(vrt_context *ctx, uint64_t *fallbacks) {
-  vrt_context_stats s;
-  vrt_context_stats_get(ctx, &s);
-  *fallbacks = s.flag_fallbacks;
-  return s.flag_waits;
-}
+/* ------------------------------------------------------- sync chains */
 
 /* saxpy's y += alpha * x with integer-valued floats (exact), n = 64. */
 typedef struct chain {
@@ -522,18 +508,17 @@ static void chain_free(chain *c) {
 }
 
 /* Many back-to-back synchronous calls, each result read at once through the
- * mapping; asynchronous calls mixed in; the flag ended the waits. */
-static void test_done_flag(void) {
+ * mapping, in a spinning wait mode; asynchronous calls mixed in. One
+ * recording serves them all. */
+static void test_sync_chain(void) {
   vrt_context *ctx;
   vrt_kernel *k;
-  vrt_context_options opt = {.done_flag = 1, .wait = VRT_WAIT_SPIN_BLOCK, .spin_us = 20000};
+  vrt_context_options opt = {.wait = VRT_WAIT_SPIN_BLOCK, .spin_us = 20000};
   if (!kernel_open(opt, "saxpy", &ctx, &k))
     return;
-  CHECK(vrt_context_done_flag(ctx));
   vp_diags d = {0};
   chain c;
   chain_init(ctx, &c, 1.0f);
-  uint64_t fb0, w0 = flag_waits(ctx, &fb0), fb1, w1;
   vrt_context_stats s0, s1;
   vrt_context_stats_get(ctx, &s0);
   uint32_t bad = 0;
@@ -542,15 +527,10 @@ static void test_done_flag(void) {
     bad += chain_bad(&c);
   }
   CHECK_EQ_U64(bad, 0);
-  w1 = flag_waits(ctx, &fb1);
-  CHECK_EQ_U64((w1 - w0) + (fb1 - fb0), 300);
-  CHECK(w1 - w0 > 0);
-  /* One recording, then the same command buffer again and again: a set
-   * flag lets it be resubmitted before the semaphore signals. */
   vrt_context_stats_get(ctx, &s1);
   CHECK_EQ_U64(s1.reused_launches - s0.reused_launches, 299);
-  /* Async calls queued ahead of a synchronous one: its flag comes after
-   * all of them (the closing barriers order them), so y has every step. */
+  /* Async calls queued ahead of a synchronous one: its wait covers all of
+   * them (the closing barriers order them), so y has every step. */
   for (int r = 0; r < 50; r++) {
     vrt_ticket t;
     for (int a = 0; a < r % 4; a++)
@@ -561,85 +541,23 @@ static void test_done_flag(void) {
   CHECK_EQ_U64(bad, 0);
   CHECK_OK(d);
   CHECK_VALIDATION(ctx);
-  /* Off, or a blocking wait: the semaphore alone. */
-  vrt_context_set_done_flag(ctx, false);
-  CHECK(!vrt_context_done_flag(ctx));
-  w0 = flag_waits(ctx, &fb0);
-  for (int r = 0; r < 5; r++)
-    CHECK(chain_step(k, &c, true, NULL, &d));
-  vrt_context_set_done_flag(ctx, true);
-  vrt_context_set_wait(ctx, VRT_WAIT_BLOCK, 0);
-  for (int r = 0; r < 5; r++)
-    CHECK(chain_step(k, &c, true, NULL, &d));
-  CHECK_EQ_U64(flag_waits(ctx, &fb1), w0);
-  CHECK_EQ_U64(fb1, fb0);
-  CHECK_EQ_U64(chain_bad(&c), 0);
-  CHECK_OK(d);
-  chain_free(&c);
-  vrt_kernel_destroy(k);
-  vp_diags_free(&d);
-  rt_context_done(ctx);
-  /* The default: off (it lost on the H200); VULPY_DONE_FLAG decides. */
-  ctx = rt_context();
-  CHECK(ctx && !vrt_context_done_flag(ctx));
-  rt_context_done(ctx);
-  setenv("VULPY_DONE_FLAG", "on", 1);
-  ctx = rt_context();
-  CHECK(ctx && vrt_context_done_flag(ctx));
-  rt_context_done(ctx);
-  setenv("VULPY_DONE_FLAG", "off", 1);
-  ctx = rt_context_with((vrt_context_options){.wait = VRT_WAIT_SPIN});
-  CHECK(ctx && !vrt_context_done_flag(ctx));
-  rt_context_done(ctx);
-  unsetenv("VULPY_DONE_FLAG");
-}
-
-/* A flag that never comes (the testing hook records a fill of 0): each
- * wait spins for its short budget, then the semaphore ends it, with the
- * right results; in spin mode too. */
-static void test_done_flag_fallback(void) {
-  vrt_context *ctx;
-  vrt_kernel *k;
-  vrt_context_options opt = {.done_flag = 1, .wait = VRT_WAIT_SPIN_BLOCK, .spin_us = 5};
-  if (!kernel_open(opt, "saxpy", &ctx, &k))
-    return;
-  vp_diags d = {0};
-  chain c;
-  chain_init(ctx, &c, 2.0f);
-  vrt_context_inject_fault(ctx, "done flag", -1);
-  uint64_t fb0, w0 = flag_waits(ctx, &fb0), fb1, w1;
-  uint32_t bad = 0;
-  for (int r = 0; r < 40; r++) {
-    if (r == 20)
-      vrt_context_set_wait(ctx, VRT_WAIT_SPIN, 5);
-    CHECK(chain_step(k, &c, true, NULL, &d));
-    bad += chain_bad(&c);
-  }
-  CHECK_EQ_U64(bad, 0);
-  w1 = flag_waits(ctx, &fb1);
-  /* Every call took the recorded launch whose flag never comes, except one
-   * that found it pending (the wait had returned on the semaphore in spin
-   * mode...) and recorded a good one: at least most fell back. */
-  CHECK(fb1 - fb0 >= 20);
-  CHECK_EQ_U64((w1 - w0) + (fb1 - fb0), 40);
-  CHECK_OK(d);
   chain_free(&c);
   vrt_kernel_destroy(k);
   vp_diags_free(&d);
   rt_context_done(ctx);
 }
 
-/* The flag never comes and the device is lost: an error, not a hang. */
-static void test_done_flag_lost(void) {
+/* The device is lost during a synchronous dispatch's wait: an error, not a
+ * hang, and every later call fails. */
+static void test_sync_lost(void) {
   vrt_context *ctx;
   vrt_kernel *k;
-  vrt_context_options opt = {.done_flag = 1, .wait = VRT_WAIT_SPIN_BLOCK, .spin_us = 5};
+  vrt_context_options opt = {.wait = VRT_WAIT_BLOCK};
   if (!kernel_open(opt, "saxpy", &ctx, &k))
     return;
   vp_diags d = {0};
   chain c;
   chain_init(ctx, &c, 3.0f);
-  vrt_context_inject_fault(ctx, "done flag", -1);
   CHECK(chain_step(k, &c, true, NULL, &d));
   CHECK_OK(d);
   vrt_context_inject_fault(ctx, "vkWaitSemaphores", -4 /* VK_ERROR_DEVICE_LOST */);
@@ -664,8 +582,7 @@ int main(void) {
   RT_RUN(test_descriptor_pools);
   RT_RUN(test_timestamps);
   RT_RUN(test_threads);
-  RT_RUN(test_done_flag);
-  RT_RUN(test_done_flag_fallback);
-  RT_RUN(test_done_flag_lost);
+  RT_RUN(test_sync_chain);
+  RT_RUN(test_sync_lost);
   return rt_failures ? 1 : 0;
 }
