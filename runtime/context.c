@@ -191,10 +191,22 @@ static bool create_device(vrt_context *ctx, vp_diags *d) {
     ctx->vk.vkGetDeviceQueue(ctx->device, ctx->qfamily, i, &ctx->cqueues[i]);
   if (ctx->xfamily != UINT32_MAX) {
     ctx->vk.vkGetDeviceQueue(ctx->device, ctx->xfamily, 0, &ctx->xqueue);
-    /* Buffers are used by both families without ownership transfers
-     * (docs/multidevice.md, "Streams": why CONCURRENT). */
-    ctx->concurrent = true;
+  } else if (!sq || strcmp(sq, "0") != 0) {
+    /* Tests on one-family devices (lavapipe): transfer streams take the
+     * transfer-family paths (their own command pool, staging ring and
+     * sharing bookkeeping) on the default queue (stream.c, "sharing"). */
+    const char *emu = getenv("VULPY_TRANSFER_FAMILY");
+    if (emu && strcmp(emu, "emulate") == 0) {
+      ctx->xemulate = true;
+      ctx->xfamily = ctx->qfamily;
+      ctx->xqueue = ctx->queue;
+    }
   }
+  /* Buffers stay EXCLUSIVE until a transfer stream exists (stream.c,
+   * "sharing"); VULPY_SHARING=concurrent makes every buffer CONCURRENT
+   * from the start, as before (for measuring the difference). */
+  const char *sh = getenv("VULPY_SHARING");
+  ctx->always_concurrent = sh && strcmp(sh, "concurrent") == 0 && ctx->xfamily != UINT32_MAX;
 
   VkSemaphoreTypeCreateInfo st = {
       .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
@@ -472,6 +484,9 @@ void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out) {
   out->flag_waits = atomic_load(&ctx->flag_waits);
   out->flag_fallbacks = atomic_load(&ctx->flag_fallbacks);
   out->pool_limit = ctx->pool_limit;
+  out->xfer_copies = atomic_load(&ctx->xfer_copies);
+  out->xfer_routed = atomic_load(&ctx->xfer_routed);
+  out->conc_buffers = atomic_load(&ctx->conc_buffers);
   for (vrt_pipeline *p = ctx->pipelines; p; p = p->next)
     out->pipelines++;
   pthread_mutex_unlock(&ctx->lock);
@@ -503,7 +518,8 @@ VkCommandBuffer vrt__cmd_begin(vrt_context *ctx, int *slot, vp_diags *d) {
     uint64_t done = pass ? vrt__poll(ctx) : atomic_load(&ctx->completed);
     for (int k = 0; k < VRT_RING && found < 0; k++) {
       int i = (int)((ctx->ring_next + k) % VRT_RING);
-      if (ctx->ring[i].value <= done)
+      /* second pass: each slot's own queue, not every queue's older work */
+      if (ctx->ring[i].value <= done || (pass && vrt__cmd_done(ctx, &ctx->ring[i], done)))
         found = i;
     }
   }
@@ -519,7 +535,7 @@ VkCommandBuffer vrt__cmd_begin(vrt_context *ctx, int *slot, vp_diags *d) {
       vrt__error(ctx, d, "internal error: every command buffer is being recorded");
       return VK_NULL_HANDLE;
     }
-    if (!vrt_wait(ctx, oldest, UINT64_MAX, d))
+    if (!vrt__wait_on(ctx, ctx->ring[found].sem, oldest, d))
       return VK_NULL_HANDLE;
   }
   VkCommandBufferBeginInfo bi = {
@@ -529,6 +545,7 @@ VkCommandBuffer vrt__cmd_begin(vrt_context *ctx, int *slot, vp_diags *d) {
   if (!VRT_VK(ctx, d, vkBeginCommandBuffer, ctx->ring[found].cb, &bi))
     return VK_NULL_HANDLE;
   ctx->ring[found].value = UINT64_MAX; /* busy until submitted */
+  ctx->ring[found].sem = VK_NULL_HANDLE;
   ctx->ring_next = (uint32_t)(found + 1) % VRT_RING;
   *slot = found;
   return ctx->ring[found].cb;
@@ -595,6 +612,16 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
     wsem[nw] = ctx->timeline;
     wval[nw++] = zval;
   }
+  /* A transfer stream's copy routed to the compute family (stream.c,
+   * "sharing") runs on the default queue but stays on the stream's
+   * timeline: after the stream's earlier work, and its next submission
+   * waits for it (below), so the semaphore's values still rise in order. */
+  bool routed = ctx->route && n > 0 && tl != &ctx->tl0;
+  uint64_t tl_last = atomic_load(&tl->last);
+  if (routed && tl_last && nw < 16) {
+    wsem[nw] = tl->sem;
+    wval[nw++] = tl_last;
+  }
   for (uint32_t i = 0; i < nw; i++)
     wstage[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
   uint32_t nb = 0;
@@ -624,14 +651,17 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
     si[i].pWaitDstStageMask = wstage;
   }
   bool ok;
-  if (tl == &ctx->tl0 || !has_work) {
+  if (tl == &ctx->tl0 || !has_work || (routed && tl->queue == ctx->queue)) {
     ok = VRT_VK(ctx, d, vkQueueSubmit, ctx->queue, nb, si, VK_NULL_HANDLE);
   } else {
     ok = nb < 2 || VRT_VK(ctx, d, vkQueueSubmit, ctx->queue, nb - 1, si, VK_NULL_HANDLE);
-    ok = ok && VRT_VK(ctx, d, vkQueueSubmit, tl->queue, 1, &si[nb - 1], VK_NULL_HANDLE);
+    ok = ok && VRT_VK(ctx, d, vkQueueSubmit, routed ? ctx->queue : tl->queue, 1, &si[nb - 1],
+                      VK_NULL_HANDLE);
   }
-  if (zero >= 0)
+  if (zero >= 0) {
     ctx->ring[zero].value = ok ? zval : 0;
+    ctx->ring[zero].sem = ctx->timeline;
+  }
   if (!ok)
     return false;
   ctx->nheld = 0;
@@ -646,11 +676,18 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
   vrt__tl_push(has_work ? tl : &ctx->tl0, last);
   if (n > 0)
     tl->nwaits = 0;
+  if (routed && tl->queue != ctx->queue) {
+    tl->nwaits = 1;
+    tl->wait_sem[0] = tl->sem;
+    tl->wait_value[0] = last;
+  }
   ctx->submitted = last;
   atomic_store(&ctx->sent, last);
   ctx->stats.submits++;
-  for (uint32_t i = 0; i < nslots; i++)
+  for (uint32_t i = 0; i < nslots; i++) {
     ctx->ring[slots[i]].value = last;
+    ctx->ring[slots[i]].sem = has_work ? tl->sem : ctx->timeline;
+  }
   if (ticket)
     *ticket = last;
   return true;

@@ -324,6 +324,10 @@ typedef struct vrt_context_stats {
   uint64_t zero_fills_dropped; /* owed GPU zero fills dropped: the first operation wrote all */
   uint64_t pool_waits;         /* requests that waited for a busy cached buffer (MAX_BUSY) */
   uint64_t pool_ordered;       /* results handed memory queued work still uses (queue order) */
+  /* Streams and queue families (stream.c, "sharing"). */
+  uint64_t xfer_copies;  /* transfer-stream copies run on the transfer family */
+  uint64_t xfer_routed;  /* ... run on the compute family: a buffer was EXCLUSIVE */
+  uint64_t conc_buffers; /* buffers made usable by both families (CONCURRENT) */
 } vrt_context_stats;
 void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out);
 
