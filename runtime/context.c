@@ -600,9 +600,9 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
   uint64_t zval = sv[held ? 1 : 0]; /* the zero fills' value, when there are fills */
   VkTimelineSemaphoreSubmitInfo ts[3];
   VkSubmitInfo si[3];
-  VkSemaphore wsem[17];
-  uint64_t wval[17];
-  VkPipelineStageFlags wstage[17];
+  VkSemaphore wsem[18];
+  uint64_t wval[18];
+  VkPipelineStageFlags wstage[18];
   uint32_t nw = 0;
   for (uint32_t i = 0; n > 0 && i < tl->nwaits; i++, nw++) {
     wsem[nw] = tl->wait_sem[i];
@@ -618,7 +618,10 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
    * waits for it (below), so the semaphore's values still rise in order. */
   bool routed = ctx->route && n > 0 && tl != &ctx->tl0;
   uint64_t tl_last = atomic_load(&tl->last);
-  if (routed && tl_last && nw < 16) {
+  for (uint32_t i = 0; routed && i < nw; i++)
+    if (wsem[i] == tl->sem && wval[i] >= tl_last)
+      tl_last = 0; /* waited for already (an earlier routed copy's wait) */
+  if (routed && tl_last) { /* room: 16 event waits, the zero fills, this */
     wsem[nw] = tl->sem;
     wval[nw++] = tl_last;
   }
@@ -879,16 +882,26 @@ bool vrt__wait_sem(vrt_context *ctx, VkSemaphore sem, uint64_t ticket, uint64_t 
  * in every mode: a flag that never comes (a lost device, a driver that
  * drops the write, another thread that resubmitted the launch and reset
  * the word) ends in the semaphore wait, which reports loss and timeouts. */
+/* A dispatch's own wait: with streams, only its queue's semaphore (the
+ * dispatch waited on the GPU for what it depends on), not every queue's
+ * older tickets - a synchronous kernel on one stream does not wait for
+ * another stream's copies. */
+static bool wait_mine(vrt_context *ctx, vrt_ticket ticket, vp_diags *d) {
+  if (!atomic_load(&ctx->nstreams))
+    return vrt_wait(ctx, ticket, UINT64_MAX, d);
+  return vrt__wait_on(ctx, vrt__tl_current(ctx)->sem, ticket, d);
+}
+
 bool vrt__wait_flag(vrt_context *ctx, vrt_ticket ticket, const uint32_t *flag, vp_diags *d) {
   if (!flag)
-    return vrt_wait(ctx, ticket, UINT64_MAX, d);
+    return wait_mine(ctx, ticket, d);
   if (ticket <= atomic_load_explicit(&ctx->completed, memory_order_acquire))
     return true;
   if (!vrt__alive(ctx, d))
     return false;
   vrt_wait_mode mode = (vrt_wait_mode)atomic_load(&ctx->wait_mode);
   if (mode == VRT_WAIT_BLOCK)
-    return vrt_wait(ctx, ticket, UINT64_MAX, d);
+    return wait_mine(ctx, ticket, d);
   uint64_t spin_ns = atomic_load(&ctx->spin_ns), start = vrt__now_ns();
   const _Atomic uint32_t *word = (const _Atomic uint32_t *)flag;
   for (uint32_t i = 1;; i++) {
@@ -906,7 +919,7 @@ bool vrt__wait_flag(vrt_context *ctx, vrt_ticket ticket, const uint32_t *flag, v
   }
   atomic_fetch_add_explicit(&ctx->flag_fallbacks, 1, memory_order_relaxed);
   if (mode == VRT_WAIT_SPIN || atomic_load(&ctx->nstreams))
-    return vrt_wait(ctx, ticket, UINT64_MAX, d);
+    return wait_mine(ctx, ticket, d);
   return block(ctx, ctx->timeline, true, ticket, UINT64_MAX, vrt__now_ns(), d);
 }
 

@@ -659,12 +659,11 @@ bool vrt__copy_family(vrt_context *ctx, const vrt_buffer *a, const vrt_buffer *b
 bool vrt__wait_on(vrt_context *ctx, VkSemaphore sem, uint64_t t, vp_diags *d) {
   if (!t || t <= atomic_load(&ctx->completed))
     return true;
-  if (!sem)
+  /* a held eager dispatch's ticket (no stream then): vrt_wait sends it */
+  if (!sem || t > atomic_load(&ctx->sent))
     return vrt_wait(ctx, t, UINT64_MAX, d);
   if (!vrt__alive(ctx, d))
     return false;
-  /* our own submissions are never held back (vrt_dispatch_eager holds
-   * only dispatches), so there is nothing to send first */
   return vrt__wait_sem(ctx, sem, t, UINT64_MAX, sem == ctx->timeline && !atomic_load(&ctx->nstreams),
                        d);
 }
