@@ -107,6 +107,22 @@ def test_back_and_forth_between_families(emulated):
         np.testing.assert_allclose(out.numpy(), want_out, rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(cp_new.numpy(), want_new, rtol=1e-5, atol=1e-5)
         np.testing.assert_array_equal(cp_old.numpy(), h_old)
+        # a default-queue kernel writes both, the transfer stream reads them
+        # after an event of the default stream, then copies one onto the other
+        axpb(cp_new, new, dispatch=n, n=n, a=0.0, b=2.0, sync=False)
+        axpb(cp_old, old, dispatch=n, n=n, a=-1.0, b=0.0, sync=False)
+        ts.wait_event(vp.Event(c).record())
+        with ts:
+            np.testing.assert_allclose(new.numpy(), want_new + 2, rtol=1e-5, atol=1e-5)
+            np.testing.assert_array_equal(old.numpy(), np.zeros(n, np.float32))
+            old.set(h_new)
+            new.set(np.zeros(n, np.float32))
+            up = ts.record()
+        cs.wait_event(up)
+        with cs:
+            axpb(old, new, dispatch=n, n=n, a=1.0, b=0.5, sync=False)
+        cs.synchronize()
+        np.testing.assert_allclose(new.numpy(), h_new + np.float32(0.5), rtol=1e-6)
     s1 = c.stats()
     assert s1["xfer_copies"] > s0["xfer_copies"]   # new: on the transfer family
     assert s1["xfer_routed"] > s0["xfer_routed"]   # old: routed
