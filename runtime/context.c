@@ -613,7 +613,7 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
     wval[nw++] = zval;
   }
   /* A transfer stream's copy routed to the compute family (stream.c,
-   * "sharing") runs on the default queue but stays on the stream's
+   * "sharing") runs on a compute queue (below) but stays on the stream's
    * timeline: after the stream's earlier work, and its next submission
    * waits for it (below), so the semaphore's values still rise in order. */
   bool routed = ctx->route && n > 0 && tl != &ctx->tl0;
@@ -653,13 +653,19 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
     si[i].pWaitSemaphores = wsem;
     si[i].pWaitDstStageMask = wstage;
   }
+  /* Where the work goes: the stream's queue; a routed copy goes to the
+   * compute family's last queue (the one compute streams are given last,
+   * so it seldom waits behind their kernels or the default stream's), or
+   * the default queue where the family has one. */
+  VkQueue wq = !routed ? tl->queue
+               : ctx->ncqueues > 1 ? ctx->cqueues[ctx->ncqueues - 1]
+                                   : ctx->queue;
   bool ok;
-  if (tl == &ctx->tl0 || !has_work || (routed && tl->queue == ctx->queue)) {
+  if (tl == &ctx->tl0 || !has_work || wq == ctx->queue) {
     ok = VRT_VK(ctx, d, vkQueueSubmit, ctx->queue, nb, si, VK_NULL_HANDLE);
   } else {
     ok = nb < 2 || VRT_VK(ctx, d, vkQueueSubmit, ctx->queue, nb - 1, si, VK_NULL_HANDLE);
-    ok = ok && VRT_VK(ctx, d, vkQueueSubmit, routed ? ctx->queue : tl->queue, 1, &si[nb - 1],
-                      VK_NULL_HANDLE);
+    ok = ok && VRT_VK(ctx, d, vkQueueSubmit, wq, 1, &si[nb - 1], VK_NULL_HANDLE);
   }
   if (zero >= 0) {
     ctx->ring[zero].value = ok ? zval : 0;
@@ -679,7 +685,7 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
   vrt__tl_push(has_work ? tl : &ctx->tl0, last);
   if (n > 0)
     tl->nwaits = 0;
-  if (routed && tl->queue != ctx->queue) {
+  if (routed && tl->queue != wq) {
     tl->nwaits = 1;
     tl->wait_sem[0] = tl->sem;
     tl->wait_value[0] = last;

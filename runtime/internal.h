@@ -364,8 +364,8 @@ struct vrt_context {
   bool always_concurrent, xemulate;
   _Atomic uint64_t xfer_copies, xfer_routed, conc_buffers;
   /* Set (lock held) around a vrt__submit of a transfer stream's copy that
-   * runs on the compute family: it goes to `queue`, on the stream's
-   * timeline (stream.c: vrt__route). */
+   * runs on the compute family: it goes to a compute queue, on the
+   * stream's timeline (stream.c, "sharing"). */
   bool route;
   /* Set (lock held) while a staging ring is made: EXCLUSIVE whatever the
    * sharing state, since each ring serves one family (staging.c). */

@@ -615,8 +615,8 @@ void vrt__barrier_copy(vrt_context *ctx, VkCommandBuffer cb, bool start, bool xf
  *    with one queue. `conc` remembers which.
  *  - the transfer family touches nothing else: a transfer stream's copy of
  *    a buffer made EXCLUSIVE (before the stream, or imported then) is
- *    recorded for the compute family and submitted on the default queue,
- *    still on the stream's timeline (vrt__submit's `route`): after the
+ *    recorded for the compute family and submitted on a compute queue
+ *    (the family's last, or the default one), still on the stream's timeline (vrt__submit's `route`): after the
  *    stream's earlier work, and before its later work, which waits for it.
  *    Nothing overlaps for that copy, but it is never wrong.
  *  - each family has a staging ring of its own (staging.c), EXCLUSIVE,
