@@ -18,9 +18,26 @@ the upload's GB/s, and total / max(upload alone, compute alone) with the
 goal. Where the streams share one queue (lavapipe: one queue; `shared` in
 the backend label) nothing overlaps and the ratio says so.
 
+A second overlap row launches the kernels from another Python thread
+while the upload runs (the upload's staging memcpy must not hold the
+context lock that the launches need: runtime/staging.c).
+
+Then transfers by sharing mode (docs/multidevice.md, "Streams"): the
+compare suite's 256 MiB rows (upload 'device' through the staging ring,
+upload 'rebar' and download 'cached' through the mapping, download
+'device') on four contexts, interleaved: one queue (VULPY_STREAM_QUEUES=0,
+EXCLUSIVE buffers), the default (several queues, buffers EXCLUSIVE while no
+transfer stream lives), VULPY_SHARING=concurrent (every buffer CONCURRENT
+over the compute and transfer families: the behaviour before), and the
+default with a live transfer stream (its buffers CONCURRENT; device copies
+on the transfer queue). Each as GB/s and as a ratio to one queue: the
+default should be 1.0; the concurrent rows say what CONCURRENT costs.
+
     bash bench/device.sh --suites streams         (the H200)
     python bench/run.py --suite streams --quick   (here, lavapipe: 16 MB)
 """
+import os
+import threading
 import time
 
 import numpy as np
@@ -128,10 +145,146 @@ def run(ctx):
                           higher_is_better=False, **extra)
             if g is not None:
                 g["goal"] = {"op": "<=", "target": 1.1, "issue": 18}
+            _threaded(rec, label, backend, both_threads(r, ts, cs, axpb, big, host, x, y, n),
+                      ups, comps, big, y, host, zeros, c, n, extra)
     except Exception as e:  # noqa: BLE001 - a record, and the run goes on
         rec.error("upload beside a kernel", label, "streams", repr(e))
     _cross_context(vp, rec, c, label, ctx.quick)
+    _sharing(vp, rec, ctx.quick)
     return rec.records
+
+
+def both_threads(r, ts, cs, axpb, big, host, x, y, n):
+    """The overlapped round with the kernels launched one by one from a
+    second thread while this one uploads."""
+    def run():
+        go = threading.Barrier(2)
+
+        def launches():
+            go.wait()
+            with cs:
+                for _ in range(r):
+                    axpb(x, y, dispatch=n, n=n, a=2.0, b=1.0, sync=False)
+
+        t = threading.Thread(target=launches)
+        t.start()
+        go.wait()
+        t0 = time.perf_counter_ns()
+        with ts:
+            big.set(host)
+        t.join()
+        cs.synchronize()
+        ts.synchronize()
+        return time.perf_counter_ns() - t0
+    return run
+
+
+def _threaded(rec, label, backend, both, ups, comps, big, y, host, zeros, c, n, extra):
+    tots = []
+    step = max(1, n // 4096)
+    for _ in range(len(ups)):
+        big.set(zeros)
+        y.set(zeros)
+        c.synchronize()
+        tots.append(both())
+        if not (np.array_equal(big.numpy()[::step], host[::step])
+                and np.all(y.numpy()[::step] == np.float32(3))):
+            rec.error("upload + kernels launched by another thread", label, backend,
+                      "values differ")
+            return
+    rec.add("upload + kernels launched by another thread", label, backend, tots, "ms",
+            scale=1e-6, **extra)
+    longer = [max(a, b) for a, b in zip(ups, comps)]
+    g = rec.ratio("threads: total / max(upload alone, compute alone)", label, tots, longer,
+                  higher_is_better=False, **extra)
+    if g is not None:
+        g["goal"] = {"op": "<=", "target": 1.1, "issue": 18}
+
+
+SHARING = (
+    ("one queue", {"VULPY_STREAM_QUEUES": "0"}, False),
+    ("default (EXCLUSIVE)", {}, False),
+    ("VULPY_SHARING=concurrent", {"VULPY_SHARING": "concurrent"}, False),
+    ("transfer stream (CONCURRENT)", {}, True),
+)
+
+
+def _context(vp, env):
+    """A context made with `env` set (the runtime reads it when the
+    context is made), the environment restored after."""
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        return vp.Context()
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _sharing(vp, rec, quick):
+    try:
+        probe = vp.Context()
+        cpu = probe.info.get("kind") == "cpu"
+        del probe
+        mib = 16 if (quick or cpu) else 256
+        nbytes = mib << 20
+        n = nbytes // 4
+        x = np.random.default_rng(6).integers(0, 2**32, n, dtype=np.uint32).view(np.float32)
+        out = np.empty_like(x)
+        reps = 3 if quick else 7
+        setups = []
+        for name, env, stream in SHARING:
+            c = _context(vp, env)
+            ts = vp.Stream(c, "transfer") if stream else None
+            arrs = {k: vp.asarray(x, context=c, memory=k) for k in ("device", "rebar", "cached")}
+            fam = (f"{name}: transfer family q{ts.queue_family}" if ts is not None
+                   else name)
+            setups.append((name, c, ts, arrs, fam))
+
+        def op(setup, what, kind):
+            _, c, ts, arrs, _ = setup
+            a = arrs[kind]
+
+            def run():
+                t0 = time.perf_counter_ns()
+                if ts is not None:
+                    with ts:
+                        a.set(x) if what == "upload" else a.get(out=out)
+                    ts.synchronize()
+                else:
+                    a.set(x) if what == "upload" else a.get(out=out)
+                    c.synchronize()
+                return time.perf_counter_ns() - t0
+            return run
+
+        for what, kind in (("upload", "device"), ("upload", "rebar"), ("download", "cached"),
+                           ("download", "device")):
+            case = f"{what} {mib} MiB, memory={kind}, by sharing mode"
+            runs = [op(s, what, kind) for s in setups]
+            for r in runs:  # warm up (first-touch pages, staging rings)
+                r()
+            samples = [[] for _ in runs]
+            for _ in range(reps):
+                for i, r in enumerate(runs):
+                    samples[i].append(r())
+            if what == "download":
+                for s in setups:
+                    got = s[3][kind].numpy()[:: max(1, n // 4096)]
+                    if not np.array_equal(got.view(np.uint32),
+                                          x[:: max(1, n // 4096)].view(np.uint32)):
+                        rec.error(case, mib << 20, s[0], "values differ")
+            for (name, _, _, _, fam), smp in zip(setups, samples):
+                rec.add(case, nbytes, fam, smp, "GB/s", scale=float(nbytes), inverse=True)
+            for (name, _, _, _, _), smp in zip(setups[1:], samples[1:]):
+                rec.ratio(f"{case}: {name} / one queue (speed)", nbytes, smp, samples[0],
+                          higher_is_better=True)
+        for s in setups:
+            s[1].synchronize()
+    except Exception as e:  # noqa: BLE001
+        rec.error("transfers by sharing mode", 0, "streams", repr(e))
 
 
 def _cross_context(vp, rec, c, label, quick):

@@ -148,14 +148,10 @@ vrt_buffer *vrt__buffer_make(vrt_context *ctx, uint64_t bytes, vrt_memory_kind k
       .usage = USAGE,
       .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
   };
-  /* With a transfer-only queue family (streams, stream.c), buffers are
-   * shared by both families without ownership transfers. */
-  uint32_t fams[2] = {ctx->qfamily, ctx->xfamily};
-  if (ctx->concurrent) {
-    bi.sharingMode = VK_SHARING_MODE_CONCURRENT;
-    bi.queueFamilyIndexCount = 2;
-    bi.pQueueFamilyIndices = fams;
-  }
+  /* EXCLUSIVE, or CONCURRENT over the compute and transfer families while
+   * the context has a transfer stream (stream.c, "sharing"). */
+  uint32_t fams[2];
+  b->conc = vrt__sharing(ctx, &bi, fams);
   if (!VRT_VK(ctx, d, vkCreateBuffer, ctx->device, &bi, NULL, &b->buffer)) {
     free(b);
     return NULL;
@@ -282,8 +278,9 @@ vrt_buffer *vrt_buffer_create(vrt_context *ctx, uint64_t size, vrt_memory_kind k
 void vrt__buffer_release(vrt_buffer *b) {
   vrt_context *ctx = b->ctx;
   VRT_UNLINK(ctx->buffers, b);
-  if (ctx->staging == b)
-    ctx->staging = NULL;
+  for (int i = 0; i < 2; i++)
+    if (ctx->staging[i].buf == b)
+      ctx->staging[i].buf = NULL;
   ctx->vk.vkDestroyBuffer(ctx->device, b->buffer, NULL);
   if (b->own)
     ctx->vk.vkFreeMemory(ctx->device, b->own, NULL);
@@ -368,9 +365,11 @@ static bool run_transfer(vrt_context *ctx, vrt_buffer *a, vrt_buffer *b, record_
   int slot;
   vrt_ticket t = 0;
   bool xfer = false; /* on a transfer stream's queue family (stream.c) */
-  VkCommandBuffer cb = vrt__zero_owed(ctx, a, d) && vrt__zero_owed(ctx, b, d)
-                           ? vrt__cmd_begin_copy(ctx, &slot, &xfer, d)
-                           : VK_NULL_HANDLE;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  if (vrt__zero_owed(ctx, a, d) && vrt__zero_owed(ctx, b, d)) {
+    xfer = vrt__copy_family(ctx, a, b);
+    cb = vrt__cmd_begin_copy(ctx, &slot, xfer, d);
+  }
   bool ok = cb != VK_NULL_HANDLE;
   if (ok) {
     vrt__barrier_copy(ctx, cb, true, xfer);
@@ -380,13 +379,16 @@ static bool run_transfer(vrt_context *ctx, vrt_buffer *a, vrt_buffer *b, record_
     if (!ok)
       ctx->ring[slot].value = 0;
   }
+  ctx->route = false;
+  VkSemaphore sem = vrt__tl_current(ctx)->sem;
   if (ok) {
     atomic_store(&a->last_use, t);
     if (b)
       atomic_store(&b->last_use, t);
   }
   pthread_mutex_unlock(&ctx->lock);
-  return ok && vrt_wait(ctx, t, UINT64_MAX, d);
+  /* this copy's own queue: not the other streams' older work */
+  return ok && vrt__wait_on(ctx, sem, t, d);
 }
 
 static bool check_range(vrt_buffer *b, uint64_t offset, uint64_t size, const char *what,

@@ -193,10 +193,20 @@ static bool create_device(vrt_context *ctx, const vrt_context_options *opt, vp_d
     ctx->vk.vkGetDeviceQueue(ctx->device, ctx->qfamily, i, &ctx->cqueues[i]);
   if (ctx->xfamily != UINT32_MAX) {
     ctx->vk.vkGetDeviceQueue(ctx->device, ctx->xfamily, 0, &ctx->xqueue);
-    /* Buffers are used by both families without ownership transfers
-     * (docs/multidevice.md, "Streams": why CONCURRENT). */
-    ctx->concurrent = true;
+  } else if (!opt->single_queue) {
+    /* Tests on one-family devices (lavapipe): transfer streams take the
+     * transfer-family paths (their own command pool, staging ring and
+     * sharing bookkeeping) on the default queue (stream.c, "sharing"). */
+    if (opt->emulate_transfer_family) {
+      ctx->xemulate = true;
+      ctx->xfamily = ctx->qfamily;
+      ctx->xqueue = ctx->queue;
+    }
   }
+  /* Buffers stay EXCLUSIVE until a transfer stream exists (stream.c,
+   * "sharing"); VULPY_SHARING=concurrent makes every buffer CONCURRENT
+   * from the start, as before (for measuring the difference). */
+  ctx->always_concurrent = opt->always_concurrent && ctx->xfamily != UINT32_MAX;
 
   VkSemaphoreTypeCreateInfo st = {
       .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
@@ -464,6 +474,9 @@ void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out) {
   out->pipelines = 0;
   out->prewarm_ms = atomic_load(&ctx->prewarm_ns) / 1e6;
   out->pool_limit = ctx->pool_limit;
+  out->xfer_copies = atomic_load(&ctx->xfer_copies);
+  out->xfer_routed = atomic_load(&ctx->xfer_routed);
+  out->conc_buffers = atomic_load(&ctx->conc_buffers);
   for (vrt_pipeline *p = ctx->pipelines; p; p = p->next)
     out->pipelines++;
   pthread_mutex_unlock(&ctx->lock);
@@ -495,7 +508,8 @@ VkCommandBuffer vrt__cmd_begin(vrt_context *ctx, int *slot, vp_diags *d) {
     uint64_t done = pass ? vrt__poll(ctx) : atomic_load(&ctx->completed);
     for (int k = 0; k < VRT_RING && found < 0; k++) {
       int i = (int)((ctx->ring_next + k) % VRT_RING);
-      if (ctx->ring[i].value <= done)
+      /* second pass: each slot's own queue, not every queue's older work */
+      if (ctx->ring[i].value <= done || (pass && vrt__cmd_done(ctx, &ctx->ring[i], done)))
         found = i;
     }
   }
@@ -511,7 +525,7 @@ VkCommandBuffer vrt__cmd_begin(vrt_context *ctx, int *slot, vp_diags *d) {
       vrt__error(ctx, d, "internal error: every command buffer is being recorded");
       return VK_NULL_HANDLE;
     }
-    if (!vrt_wait(ctx, oldest, UINT64_MAX, d))
+    if (!vrt__wait_on(ctx, ctx->ring[found].sem, oldest, d))
       return VK_NULL_HANDLE;
   }
   VkCommandBufferBeginInfo bi = {
@@ -521,6 +535,7 @@ VkCommandBuffer vrt__cmd_begin(vrt_context *ctx, int *slot, vp_diags *d) {
   if (!VRT_VK(ctx, d, vkBeginCommandBuffer, ctx->ring[found].cb, &bi))
     return VK_NULL_HANDLE;
   ctx->ring[found].value = UINT64_MAX; /* busy until submitted */
+  ctx->ring[found].sem = VK_NULL_HANDLE;
   ctx->ring_next = (uint32_t)(found + 1) % VRT_RING;
   *slot = found;
   return ctx->ring[found].cb;
@@ -575,9 +590,9 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
   uint64_t zval = sv[held ? 1 : 0]; /* the zero fills' value, when there are fills */
   VkTimelineSemaphoreSubmitInfo ts[3];
   VkSubmitInfo si[3];
-  VkSemaphore wsem[17];
-  uint64_t wval[17];
-  VkPipelineStageFlags wstage[17];
+  VkSemaphore wsem[18];
+  uint64_t wval[18];
+  VkPipelineStageFlags wstage[18];
   uint32_t nw = 0;
   for (uint32_t i = 0; n > 0 && i < tl->nwaits; i++, nw++) {
     wsem[nw] = tl->wait_sem[i];
@@ -586,6 +601,19 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
   if (zero >= 0 && n > 0 && tl != &ctx->tl0) {
     wsem[nw] = ctx->timeline;
     wval[nw++] = zval;
+  }
+  /* A transfer stream's copy routed to the compute family (stream.c,
+   * "sharing") runs on a compute queue (below) but stays on the stream's
+   * timeline: after the stream's earlier work, and its next submission
+   * waits for it (below), so the semaphore's values still rise in order. */
+  bool routed = ctx->route && n > 0 && tl != &ctx->tl0;
+  uint64_t tl_last = atomic_load(&tl->last);
+  for (uint32_t i = 0; routed && i < nw; i++)
+    if (wsem[i] == tl->sem && wval[i] >= tl_last)
+      tl_last = 0; /* waited for already (an earlier routed copy's wait) */
+  if (routed && tl_last) { /* room: 16 event waits, the zero fills, this */
+    wsem[nw] = tl->sem;
+    wval[nw++] = tl_last;
   }
   for (uint32_t i = 0; i < nw; i++)
     wstage[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
@@ -615,15 +643,24 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
     si[i].pWaitSemaphores = wsem;
     si[i].pWaitDstStageMask = wstage;
   }
+  /* Where the work goes: the stream's queue; a routed copy goes to the
+   * compute family's last queue (the one compute streams are given last,
+   * so it seldom waits behind their kernels or the default stream's), or
+   * the default queue where the family has one. */
+  VkQueue wq = !routed ? tl->queue
+               : ctx->ncqueues > 1 ? ctx->cqueues[ctx->ncqueues - 1]
+                                   : ctx->queue;
   bool ok;
-  if (tl == &ctx->tl0 || !has_work) {
+  if (tl == &ctx->tl0 || !has_work || wq == ctx->queue) {
     ok = VRT_VK(ctx, d, vkQueueSubmit, ctx->queue, nb, si, VK_NULL_HANDLE);
   } else {
     ok = nb < 2 || VRT_VK(ctx, d, vkQueueSubmit, ctx->queue, nb - 1, si, VK_NULL_HANDLE);
-    ok = ok && VRT_VK(ctx, d, vkQueueSubmit, tl->queue, 1, &si[nb - 1], VK_NULL_HANDLE);
+    ok = ok && VRT_VK(ctx, d, vkQueueSubmit, wq, 1, &si[nb - 1], VK_NULL_HANDLE);
   }
-  if (zero >= 0)
+  if (zero >= 0) {
     ctx->ring[zero].value = ok ? zval : 0;
+    ctx->ring[zero].sem = ctx->timeline;
+  }
   if (!ok)
     return false;
   ctx->nheld = 0;
@@ -638,11 +675,18 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
   vrt__tl_push(has_work ? tl : &ctx->tl0, last);
   if (n > 0)
     tl->nwaits = 0;
+  if (routed && tl->queue != wq) {
+    tl->nwaits = 1;
+    tl->wait_sem[0] = tl->sem;
+    tl->wait_value[0] = last;
+  }
   ctx->submitted = last;
   atomic_store(&ctx->sent, last);
   ctx->stats.submits++;
-  for (uint32_t i = 0; i < nslots; i++)
+  for (uint32_t i = 0; i < nslots; i++) {
     ctx->ring[slots[i]].value = last;
+    ctx->ring[slots[i]].sem = has_work ? tl->sem : ctx->timeline;
+  }
   if (ticket)
     *ticket = last;
   return true;
@@ -823,6 +867,16 @@ bool vrt__wait_sem(vrt_context *ctx, VkSemaphore sem, uint64_t ticket, uint64_t 
     return false;
   }
   return block(ctx, sem, note, ticket, timeout_ns, start, d);
+}
+
+/* A dispatch's own wait: with streams, only its queue's semaphore (the
+ * dispatch waited on the GPU for what it depends on), not every queue's
+ * older tickets - a synchronous kernel on one stream does not wait for
+ * another stream's copies. */
+bool vrt__wait_mine(vrt_context *ctx, vrt_ticket ticket, vp_diags *d) {
+  if (!atomic_load(&ctx->nstreams))
+    return vrt_wait(ctx, ticket, UINT64_MAX, d);
+  return vrt__wait_on(ctx, vrt__tl_current(ctx)->sem, ticket, d);
 }
 
 bool vrt_context_wait_idle(vrt_context *ctx, vp_diags *d) {

@@ -428,7 +428,7 @@ bool vrt_dispatch_ranges(vrt_kernel *k, const vrt_args *args, const vrt_bind_ran
   vrt_ticket t = 0;
   if (!ticket) /* synchronous: as vrt_dispatch */
     return launch(k, args, ranges, grid, NULL, &t, false, d) &&
-           vrt_wait(k->ctx, t, UINT64_MAX, d);
+           vrt__wait_mine(k->ctx, t, d);
   bool ok = launch(k, args, ranges, grid, NULL, &t, false, d);
   *ticket = t;
   return ok;
@@ -445,14 +445,14 @@ bool vrt_dispatch_eager(vrt_kernel *k, const vrt_args *args, const vrt_bind_rang
 
 bool vrt_dispatch(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vp_diags *d) {
   vrt_ticket t;
-  return launch(k, args, NULL, grid, NULL, &t, false, d) && vrt_wait(k->ctx, t, UINT64_MAX, d);
+  return launch(k, args, NULL, grid, NULL, &t, false, d) && vrt__wait_mine(k->ctx, t, d);
 }
 
 bool vrt_dispatch_readback(vrt_kernel *k, const vrt_args *args, vrt_grid grid,
                            const vrt_readback *rb, vrt_ticket *ticket, vp_diags *d) {
   vrt_ticket t = 0;
   if (!ticket) /* synchronous: as vrt_dispatch */
-    return launch(k, args, NULL, grid, rb, &t, false, d) && vrt_wait(k->ctx, t, UINT64_MAX, d);
+    return launch(k, args, NULL, grid, rb, &t, false, d) && vrt__wait_mine(k->ctx, t, d);
   bool ok = launch(k, args, NULL, grid, rb, &t, false, d);
   *ticket = t;
   return ok;

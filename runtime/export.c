@@ -37,18 +37,17 @@ vrt_buffer *vrt_buffer_create_exportable(vrt_context *ctx, uint64_t size, vp_dia
       .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
       .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT,
   };
-  uint32_t fams[2] = {ctx->qfamily, ctx->xfamily}; /* streams: see buffer.c */
+  uint32_t fams[2]; /* streams: see stream.c, "sharing" */
   VkBufferCreateInfo bi = {
       .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
       .pNext = &ext,
       .size = vk_size,
       .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-      .sharingMode = ctx->concurrent ? VK_SHARING_MODE_CONCURRENT : VK_SHARING_MODE_EXCLUSIVE,
-      .queueFamilyIndexCount = ctx->concurrent ? 2 : 0,
-      .pQueueFamilyIndices = ctx->concurrent ? fams : NULL,
+      .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
   };
   pthread_mutex_lock(&ctx->lock);
+  b->conc = vrt__sharing(ctx, &bi, fams);
   bool ok = VRT_VK(ctx, d, vkCreateBuffer, ctx->device, &bi, NULL, &b->buffer);
   VkMemoryRequirements req = {0};
   uint32_t type = UINT32_MAX;

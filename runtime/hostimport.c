@@ -72,13 +72,9 @@ static vrt_buffer *import_pages(vrt_context *ctx, char *base, uint64_t span, uin
                VK_BUFFER_USAGE_TRANSFER_DST_BIT,
       .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
   };
-  uint32_t fams[2] = {ctx->qfamily, ctx->xfamily}; /* streams: see buffer.c */
-  if (ctx->concurrent) {
-    bi.sharingMode = VK_SHARING_MODE_CONCURRENT;
-    bi.queueFamilyIndexCount = 2;
-    bi.pQueueFamilyIndices = fams;
-  }
+  uint32_t fams[2]; /* streams: see stream.c, "sharing" */
   pthread_mutex_lock(&ctx->lock);
+  b->conc = vrt__sharing(ctx, &bi, fams);
   bool ok = VRT_VK(ctx, d, vkGetMemoryHostPointerPropertiesEXT, ctx->device, handle, base, &hp) &&
             VRT_VK(ctx, d, vkCreateBuffer, ctx->device, &bi, NULL, &b->buffer);
   uint32_t type = UINT32_MAX;

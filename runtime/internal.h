@@ -130,6 +130,11 @@ struct vrt_buffer {
    * buffer whose first operation writes every element is never filled. */
   bool owed;
   uint64_t owed_from;
+  /* The transfer queue family may use it (stream.c, "sharing"): made
+   * VK_SHARING_MODE_CONCURRENT over both families while the context had a
+   * transfer stream (or, emulated on one family, marked so). A transfer
+   * stream's copy of a buffer without it runs on the compute family. */
+  bool conc;
 };
 
 /* What a descriptor binds for a buffer: its whole range (a pooled buffer's
@@ -226,7 +231,25 @@ typedef struct vrt_tl {
 typedef struct vrt_cmd {
   VkCommandBuffer cb;
   uint64_t value; /* ticket of its last submission; free once reached */
+  VkSemaphore sem; /* the semaphore that submission signals `value` on */
 } vrt_cmd;
+
+/* A staging ring (staging.c): one host-visible buffer of VRT_STAGING_SLOTS
+ * slots. A slot is `busy` while one transfer holds it (from taking it,
+ * through the host copy, to its GPU copy's submission, or for a download to
+ * the host copy out); `value` on `sem` is the slot's last GPU copy, which
+ * must be done before the slot is written again. */
+#define VRT_STAGING_SLOTS 4
+typedef struct vrt_staging {
+  vrt_buffer *buf; /* lazily made */
+  uint64_t slot_size;
+  uint32_t next;
+  struct {
+    uint64_t value;
+    VkSemaphore sem;
+    bool busy;
+  } slot[VRT_STAGING_SLOTS];
+} vrt_staging;
 
 struct vrt_context {
   vrt_instance inst;
@@ -285,9 +308,9 @@ struct vrt_context {
 
   vrt_block *blocks[VRT_MAX_MEMORY_TYPES];
 
-  vrt_buffer *staging; /* lazily made */
-  uint64_t staging_slot;
-  uint64_t staging_value[4];
+  /* Staging rings: [0] for copies on the compute family, [1] for the
+   * transfer family's (each VkBuffer used by one family only: EXCLUSIVE). */
+  vrt_staging staging[2];
 
   vrt_pipeline *pipelines;
   VkDescriptorPool *desc_pools;
@@ -323,7 +346,21 @@ struct vrt_context {
   uint32_t xfamily; /* UINT32_MAX: none */
   VkCommandPool xpool;
   uint32_t xring_next;
-  bool concurrent; /* buffers are VK_SHARING_MODE_CONCURRENT over qfamily and xfamily */
+  /* Sharing (stream.c): new buffers are made usable by both families
+   * (`conc`) while `xlive` transfer streams live, or always with
+   * `always_concurrent` (VULPY_SHARING=concurrent); `xemulate`: no
+   * transfer-only family, but VULPY_TRANSFER_FAMILY=emulate makes transfer
+   * streams take the transfer-family paths on the compute queue (tests). */
+  _Atomic uint32_t xlive;
+  bool always_concurrent, xemulate;
+  _Atomic uint64_t xfer_copies, xfer_routed, conc_buffers;
+  /* Set (lock held) around a vrt__submit of a transfer stream's copy that
+   * runs on the compute family: it goes to a compute queue, on the
+   * stream's timeline (stream.c, "sharing"). */
+  bool route;
+  /* Set (lock held) while a staging ring is made: EXCLUSIVE whatever the
+   * sharing state, since each ring serves one family (staging.c). */
+  bool make_exclusive;
   struct vrt_stream *streams[VRT_MAX_STREAMS];
   _Atomic uint32_t nstreams;
   /* Streams' semaphores are exportable as opaque fds
@@ -371,13 +408,30 @@ bool vrt__ticket_done_streams(vrt_context *ctx, vrt_ticket t);
 bool vrt__wait_sem(vrt_context *ctx, VkSemaphore sem, uint64_t value, uint64_t timeout_ns,
                    bool note, vp_diags *d);
 /* A begun command buffer for a copy: from the transfer family's ring when
- * this thread's current stream is on it (*xfer true), else vrt__cmd_begin. */
-VkCommandBuffer vrt__cmd_begin_copy(vrt_context *ctx, int *slot, bool *xfer, vp_diags *d);
+ * `xfer` (vrt__copy_family), else vrt__cmd_begin. */
+VkCommandBuffer vrt__cmd_begin_copy(vrt_context *ctx, int *slot, bool xfer, vp_diags *d);
 /* vrt__barrier for a transfer-family command buffer (transfer and host
  * stages only) when `xfer`. */
 void vrt__barrier_copy(vrt_context *ctx, VkCommandBuffer cb, bool start, bool xfer);
 /* Queue creation (context.c's create_device asks for these queues). */
 void vrt__streams_destroy(vrt_context *ctx);
+/* Sets a new VkBuffer's sharing mode (lock held): CONCURRENT over both
+ * families while the context has a transfer stream on a family of its own;
+ * returns what the buffer's `conc` is. `fams` has room for 2. */
+bool vrt__sharing(vrt_context *ctx, VkBufferCreateInfo *bi, uint32_t *fams);
+/* Whether the copy this thread is about to record for ctx, on buffers
+ * a and b (b may be NULL), runs on the transfer family: the current stream
+ * is a transfer stream and both buffers may be used there. A transfer
+ * stream's copy of a buffer that may not sets ctx->route: it is recorded
+ * for the compute family (lock held). */
+bool vrt__copy_family(vrt_context *ctx, const vrt_buffer *a, const vrt_buffer *b);
+/* Waits for `t` on the one semaphore a submission signalled (no lock
+ * needed): unlike vrt_wait, never for other queues' earlier tickets. */
+bool vrt__wait_on(vrt_context *ctx, VkSemaphore sem, uint64_t t, vp_diags *d);
+/* a synchronous dispatch's wait: its own queue's semaphore once streams exist */
+bool vrt__wait_mine(vrt_context *ctx, vrt_ticket ticket, vp_diags *d);
+/* Whether a ring slot's submission is done (its own semaphore). */
+bool vrt__cmd_done(vrt_context *ctx, const vrt_cmd *c, uint64_t done);
 
 /* ----------------------------------------------------------------- errors */
 

@@ -171,11 +171,16 @@ void vrt__pool_put(vrt_context *ctx, vrt_buffer *b) {
 /* The newest cached buffer of the kind and class that the GPU is done with. */
 static vrt_buffer *take(vrt_context *ctx, vrt_memory_kind kind, uint64_t cls, bool ordered) {
   uint64_t done = atomic_load(&ctx->completed);
+  /* While the context has a transfer stream, an EXCLUSIVE cached buffer
+   * is not handed out: the transfer family could not use it (stream.c,
+   * "sharing"); it ages out of the cache. */
+  bool conc = ctx->xfamily != UINT32_MAX &&
+              (ctx->always_concurrent || atomic_load(&ctx->xlive) > 0);
   for (int pass = 0; pass < 2; pass++) {
     uint32_t busy = 0;
     vrt_buffer *oldest = NULL;
     for (vrt_buffer *b = ctx->pool_bins[bin_of(kind, cls)]; b; b = b->bnext) {
-      if (b->kind != kind || b->cls != cls)
+      if (b->kind != kind || b->cls != cls || (conc && !b->conc))
         continue;
       if (atomic_load(&b->last_use) <= done) {
         unlink_cached(ctx, b);

@@ -1,27 +1,43 @@
-/* staging.c - upload and download, directly or through the staging ring.
+/* staging.c - upload and download, directly or through a staging ring.
  *
  * Host-visible buffers are copied with memcpy through their mapping, after
- * waiting for the GPU work that uses them. Other buffers go through the
- * context's staging ring: one host-visible buffer (kind `cached`, so reads
- * back are fast) of 4 slots of 8 MiB, made on first use and kept. An upload
- * fills a slot, submits a copy from it, and moves to the next slot, waiting
- * only when a slot's previous copy is still running, so memcpy and DMA
- * overlap; it returns once the last copy is submitted (later GPU work is
- * ordered after it, and a download waits for it). A download keeps up to 4
- * copies in flight and copies each slot out as soon as its copy is done.
- * The context lock is held for the whole transfer. Every host-side copy
- * of 4 MiB or more is split over the context's copy threads (copy.c).
+ * waiting for the GPU work that uses them. Other buffers go through a
+ * staging ring: one host-visible buffer (kind `cached`, so reads back are
+ * fast) of 4 slots of 8 MiB, made on first use and kept. There are two
+ * rings, one per queue family (the compute family's, and the transfer
+ * family's for transfer streams: stream.c, "sharing"), each EXCLUSIVE and
+ * used by its family only, so a transfer stream's upload never waits for
+ * slots that the default stream's copies hold.
+ *
+ * An upload takes a free slot, waits for that slot's previous GPU copy (on
+ * that copy's own queue only), fills it, submits a copy from it and gives
+ * the slot back; memcpy and DMA overlap because the next chunk goes to the
+ * next slot. It returns once the last copy is submitted (later GPU work of
+ * the stream is ordered after it, and a download waits for it). A download
+ * keeps up to 4 copies in flight and copies each slot out as soon as its
+ * copy is done.
+ *
+ * The context lock is held only to take and give back slots and to record
+ * and submit each copy: the waits and the host-side copies (the long part:
+ * 256 MiB is ~25 ms of memcpy) run without it, so kernels launched by other
+ * threads or on other streams meanwhile are not held up, and several
+ * threads may transfer at once (each holds the slots it took; slots are
+ * handed out in turn). Every host-side copy of 4 MiB or more is split over
+ * the context's copy threads (copy.c; a second concurrent copy runs alone).
  */
 #include "internal.h"
 
 #include <string.h>
+#include <time.h>
 
-enum { SLOTS = 4, SLOT_SIZE = 8 << 20 };
+enum { SLOTS = VRT_STAGING_SLOTS, SLOT_SIZE = 8 << 20 };
 
-static bool ensure_staging(vrt_context *ctx, vp_diags *d) {
-  if (ctx->staging)
+static bool ensure_ring(vrt_context *ctx, vrt_staging *st, vp_diags *d) {
+  if (st->buf)
     return true;
+  ctx->make_exclusive = true;
   vrt_buffer *s = vrt__buffer_create(ctx, (uint64_t)SLOTS * SLOT_SIZE, VRT_CACHED, 0, d);
+  ctx->make_exclusive = false;
   if (!s)
     return false;
   if (!s->map) {
@@ -29,38 +45,110 @@ static bool ensure_staging(vrt_context *ctx, vp_diags *d) {
     vrt__buffer_release(s);
     return false;
   }
-  ctx->staging = s;
-  ctx->staging_slot = SLOT_SIZE;
-  memset(ctx->staging_value, 0, sizeof ctx->staging_value);
+  st->buf = s;
+  st->slot_size = SLOT_SIZE;
+  st->next = 0;
+  memset(st->slot, 0, sizeof st->slot);
   return true;
 }
 
-/* Records and submits one copy between a staging slot and the buffer. */
-static bool submit_copy(vrt_context *ctx, vrt_buffer *b, int slot, uint64_t offset, uint64_t n,
-                        bool upload, vp_diags *d) {
+/* Takes a free slot (lock held): its index, or -1 when every slot is held
+ * by a transfer in progress. */
+static int take_slot(vrt_staging *st) {
+  for (uint32_t k = 0; k < SLOTS; k++) {
+    uint32_t i = (st->next + k) % SLOTS;
+    if (!st->slot[i].busy) {
+      st->slot[i].busy = true;
+      st->next = (i + 1) % SLOTS;
+      return (int)i;
+    }
+  }
+  return -1;
+}
+
+/* Takes a slot of the ring (lock not held), making the ring first; with
+ * `wait`, waits while every slot is held (other threads' transfers give
+ * theirs back soon), else returns -1 then. -2: an error. `value`, `sem`: the
+ * slot's last GPU copy. */
+static int reserve(vrt_context *ctx, vrt_staging *st, bool wait, uint64_t *value,
+                   VkSemaphore *sem, vp_diags *d) {
+  for (;;) {
+    pthread_mutex_lock(&ctx->lock);
+    if (!ensure_ring(ctx, st, d)) {
+      pthread_mutex_unlock(&ctx->lock);
+      return -2;
+    }
+    int slot = take_slot(st);
+    if (slot >= 0) {
+      *value = st->slot[slot].value;
+      *sem = st->slot[slot].sem;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (slot >= 0 || !wait)
+      return slot;
+    if (!vrt__alive(ctx, d))
+      return -2;
+    struct timespec ts = {0, 20000};
+    nanosleep(&ts, NULL);
+  }
+}
+
+static void give_back(vrt_context *ctx, vrt_staging *st, int slot) {
+  pthread_mutex_lock(&ctx->lock);
+  st->slot[slot].busy = false;
+  pthread_mutex_unlock(&ctx->lock);
+}
+
+/* Flushes or invalidates one slot's bytes (not the whole ring: another
+ * thread may be writing another slot, and invalidating its unflushed
+ * writes would lose them). */
+static bool sync_slot(vrt_context *ctx, vrt_staging *st, int slot, bool flush, vp_diags *d) {
+  vrt_buffer *b = st->buf;
+  if ((b->mem_flags & VRT_MEM_HOST_COHERENT) || b->own)
+    return true;
+  VkMappedMemoryRange r = {
+      .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+      .memory = b->alloc.block->memory,
+      .offset = b->alloc.offset + (uint64_t)slot * st->slot_size,
+      .size = st->slot_size,
+  };
+  return flush ? VRT_VK(ctx, d, vkFlushMappedMemoryRanges, ctx->device, 1, &r)
+               : VRT_VK(ctx, d, vkInvalidateMappedMemoryRanges, ctx->device, 1, &r);
+}
+
+/* Records and submits one copy between a staging slot and the buffer
+ * (lock held); the slot remembers the copy's ticket and semaphore. */
+static bool submit_copy(vrt_context *ctx, vrt_staging *st, vrt_buffer *b, int slot,
+                        uint64_t offset, uint64_t n, bool upload, vp_diags *d) {
   int cs;
-  bool xfer; /* on a transfer stream's queue family (stream.c) */
-  VkCommandBuffer cb =
-      vrt__zero_owed(ctx, b, d) ? vrt__cmd_begin_copy(ctx, &cs, &xfer, d) : VK_NULL_HANDLE;
-  if (!cb)
+  if (!vrt__zero_owed(ctx, b, d))
     return false;
-  VkBufferCopy region = {(uint64_t)slot * ctx->staging_slot, b->offset + offset, n};
+  bool xfer = vrt__copy_family(ctx, b, NULL); /* on the transfer family (stream.c) */
+  VkCommandBuffer cb = vrt__cmd_begin_copy(ctx, &cs, xfer, d);
+  if (!cb) {
+    ctx->route = false;
+    return false;
+  }
+  VkBufferCopy region = {(uint64_t)slot * st->slot_size, b->offset + offset, n};
   vrt__barrier_copy(ctx, cb, true, xfer);
   if (upload) {
-    ctx->vk.vkCmdCopyBuffer(cb, ctx->staging->buffer, b->buffer, 1, &region);
+    ctx->vk.vkCmdCopyBuffer(cb, st->buf->buffer, b->buffer, 1, &region);
   } else {
-    region = (VkBufferCopy){b->offset + offset, (uint64_t)slot * ctx->staging_slot, n};
-    ctx->vk.vkCmdCopyBuffer(cb, b->buffer, ctx->staging->buffer, 1, &region);
+    region = (VkBufferCopy){b->offset + offset, (uint64_t)slot * st->slot_size, n};
+    ctx->vk.vkCmdCopyBuffer(cb, b->buffer, st->buf->buffer, 1, &region);
   }
   vrt__barrier_copy(ctx, cb, false, xfer);
   vrt_ticket t;
-  if (!VRT_VK(ctx, d, vkEndCommandBuffer, cb) || !vrt__submit(ctx, &cb, 1, &cs, 1, &t, d)) {
+  bool ok = VRT_VK(ctx, d, vkEndCommandBuffer, cb) && vrt__submit(ctx, &cb, 1, &cs, 1, &t, d);
+  ctx->route = false;
+  if (!ok) {
     ctx->ring[cs].value = 0;
     return false;
   }
-  ctx->staging_value[slot] = t;
+  st->slot[slot].value = t;
+  st->slot[slot].sem = vrt__tl_current(ctx)->sem;
   atomic_store(&b->last_use, t);
-  atomic_store(&ctx->staging->last_use, t);
+  atomic_store(&st->buf->last_use, t);
   return true;
 }
 
@@ -73,6 +161,13 @@ static bool check_range(vrt_buffer *b, uint64_t offset, uint64_t size, const cha
     return false;
   }
   return true;
+}
+
+/* The ring a transfer of `b` by this thread uses: the transfer family's
+ * when its copies run there (vrt__copy_family's rule). */
+static vrt_staging *ring_for(vrt_context *ctx, const vrt_buffer *b) {
+  vrt_stream *s = vrt__stream_of(ctx);
+  return &ctx->staging[s && s->xfer && b->conc ? 1 : 0];
 }
 
 bool vrt_buffer_upload(vrt_buffer *b, uint64_t offset, const void *src, uint64_t size,
@@ -90,20 +185,29 @@ bool vrt_buffer_upload(vrt_buffer *b, uint64_t offset, const void *src, uint64_t
     vrt__memcpy(ctx, (char *)b->map + offset, src, size);
     return vrt_buffer_flush(b, d);
   }
-  pthread_mutex_lock(&ctx->lock);
-  bool ok = ensure_staging(ctx, d);
+  vrt_staging *st = ring_for(ctx, b);
   const char *p = src;
-  for (uint64_t done = 0, k = 0; ok && done < size; k++) {
-    int slot = (int)(k % SLOTS);
-    uint64_t n = size - done < ctx->staging_slot ? size - done : ctx->staging_slot;
-    ok = vrt_wait(ctx, ctx->staging_value[slot], UINT64_MAX, d);
-    if (!ok)
-      break;
-    vrt__memcpy(ctx, (char *)ctx->staging->map + slot * ctx->staging_slot, p + done, n);
-    ok = vrt_buffer_flush(ctx->staging, d) && submit_copy(ctx, b, slot, offset + done, n, true, d);
+  bool ok = true;
+  for (uint64_t done = 0; ok && done < size;) {
+    uint64_t value;
+    VkSemaphore sem;
+    int slot = reserve(ctx, st, true, &value, &sem, d);
+    if (slot < 0)
+      return false;
+    uint64_t n = size - done < st->slot_size ? size - done : st->slot_size;
+    char *at = (char *)st->buf->map + (uint64_t)slot * st->slot_size;
+    /* the slot's previous copy read it: done before it is written */
+    ok = vrt__wait_on(ctx, sem, value, d);
+    if (ok) {
+      vrt__memcpy(ctx, at, p + done, n);
+      ok = sync_slot(ctx, st, slot, true, d);
+    }
+    pthread_mutex_lock(&ctx->lock);
+    ok = ok && submit_copy(ctx, st, b, slot, offset + done, n, true, d);
+    st->slot[slot].busy = false;
+    pthread_mutex_unlock(&ctx->lock);
     done += n;
   }
-  pthread_mutex_unlock(&ctx->lock);
   return ok;
 }
 
@@ -132,30 +236,54 @@ bool vrt_buffer_download(vrt_buffer *b, uint64_t offset, void *dst, uint64_t siz
   }
   if (b->map && !vrt_buffer_host_ready(b, d))
     return false;
+  vrt_staging *st = ring_for(ctx, b);
   pthread_mutex_lock(&ctx->lock);
-  bool ok = ensure_staging(ctx, d);
+  bool ok = ensure_ring(ctx, st, d);
+  uint64_t slot_size = ok ? st->slot_size : 1;
+  pthread_mutex_unlock(&ctx->lock);
   char *p = dst;
-  uint64_t nchunks = ok ? (size + ctx->staging_slot - 1) / ctx->staging_slot : 0;
-  uint64_t issued = 0;
-  for (uint64_t k = 0; ok && k < nchunks; k++) {
-    /* Keep the ring full: issue copies up to SLOTS chunks ahead. */
-    for (; ok && issued < nchunks && issued < k + SLOTS; issued++) {
-      int slot = (int)(issued % SLOTS);
-      uint64_t at = issued * ctx->staging_slot;
-      uint64_t n = size - at < ctx->staging_slot ? size - at : ctx->staging_slot;
-      ok = vrt_wait(ctx, ctx->staging_value[slot], UINT64_MAX, d) &&
-           submit_copy(ctx, b, slot, offset + at, n, false, d);
+  uint64_t nchunks = ok ? (size + slot_size - 1) / slot_size : 0;
+  uint64_t issued = 0, k = 0;
+  int held[SLOTS]; /* the slot of chunk c is held[c % SLOTS], for k <= c < issued */
+  while (ok && k < nchunks) {
+    /* Keep the ring full: issue copies up to SLOTS chunks ahead, as far as
+     * free slots allow (other threads may hold some). */
+    while (ok && issued < nchunks && issued < k + SLOTS) {
+      uint64_t value;
+      VkSemaphore sem;
+      int slot = reserve(ctx, st, issued == k, &value, &sem, d);
+      if (slot == -1)
+        break; /* copy out what is in flight first */
+      if (slot < 0) {
+        ok = false;
+        break;
+      }
+      uint64_t at = issued * slot_size;
+      uint64_t n = size - at < slot_size ? size - at : slot_size;
+      ok = vrt__wait_on(ctx, sem, value, d);
+      pthread_mutex_lock(&ctx->lock);
+      ok = ok && submit_copy(ctx, st, b, slot, offset + at, n, false, d);
+      if (!ok)
+        st->slot[slot].busy = false;
+      pthread_mutex_unlock(&ctx->lock);
+      if (ok)
+        held[issued++ % SLOTS] = slot;
     }
     if (!ok)
       break;
-    int slot = (int)(k % SLOTS);
-    uint64_t at = k * ctx->staging_slot;
-    uint64_t n = size - at < ctx->staging_slot ? size - at : ctx->staging_slot;
-    ok = vrt_wait(ctx, ctx->staging_value[slot], UINT64_MAX, d) &&
-         vrt_buffer_invalidate(ctx->staging, d);
+    int slot = held[k % SLOTS];
+    uint64_t at = k * slot_size;
+    uint64_t n = size - at < slot_size ? size - at : slot_size;
+    /* this thread wrote the slot's value and semaphore (submit_copy) */
+    ok = vrt__wait_on(ctx, st->slot[slot].sem, st->slot[slot].value, d) &&
+         sync_slot(ctx, st, slot, false, d);
     if (ok)
-      vrt__memcpy(ctx, p + at, (const char *)ctx->staging->map + slot * ctx->staging_slot, n);
+      vrt__memcpy(ctx, p + at, (const char *)st->buf->map + (uint64_t)slot * slot_size, n);
+    give_back(ctx, st, slot);
+    k++;
   }
-  pthread_mutex_unlock(&ctx->lock);
+  /* on an error: the slots still held go back */
+  for (; k < issued; k++)
+    give_back(ctx, st, held[k % SLOTS]);
   return ok;
 }

@@ -235,6 +235,8 @@ vrt_stream *vrt_stream_create(vrt_context *ctx, vrt_stream_kind kind, vp_diags *
    * turn; else the default stream's queue (shared). */
   s->kind = kind;
   s->xfer = kind == VRT_STREAM_TRANSFER && ctx->xqueue;
+  if (s->xfer)
+    atomic_fetch_add(&ctx->xlive, 1); /* new buffers: usable by both families */
   s->tl.nwaits = 0;
   if (s->xfer) {
     s->tl.queue = ctx->xqueue;
@@ -265,6 +267,8 @@ void vrt_stream_destroy(vrt_stream *s) {
   if (current == s)
     current = NULL;
   pthread_mutex_lock(&s->ctx->lock);
+  if (s->live && s->xfer)
+    atomic_fetch_sub(&s->ctx->xlive, 1);
   s->live = false; /* the semaphore and its values stay for the next stream */
   s->tl.nwaits = 0;
   pthread_mutex_unlock(&s->ctx->lock);
@@ -537,17 +541,17 @@ void vrt__streams_destroy(vrt_context *ctx) {
   ctx->xpool = VK_NULL_HANDLE;
 }
 
-VkCommandBuffer vrt__cmd_begin_copy(vrt_context *ctx, int *slot, bool *xfer, vp_diags *d) {
-  vrt_stream *s = vrt__stream_of(ctx);
-  *xfer = s && s->xfer;
-  if (!*xfer)
+VkCommandBuffer vrt__cmd_begin_copy(vrt_context *ctx, int *slot, bool xfer, vp_diags *d) {
+  if (!xfer)
     return vrt__cmd_begin(ctx, slot, d);
   int found = -1;
   for (int pass = 0; pass < 2 && found < 0; pass++) {
     uint64_t done = pass ? vrt__poll(ctx) : atomic_load(&ctx->completed);
     for (int k = 0; k < VRT_XRING && found < 0; k++) {
       int i = VRT_RING + (int)((ctx->xring_next + k) % VRT_XRING);
-      if (ctx->ring[i].value <= done)
+      /* second pass: the slot's own semaphore, so that the compute
+       * queues' older pending work does not hold the copy back */
+      if (ctx->ring[i].value <= done || (pass && vrt__cmd_done(ctx, &ctx->ring[i], done)))
         found = i;
     }
   }
@@ -563,8 +567,8 @@ VkCommandBuffer vrt__cmd_begin_copy(vrt_context *ctx, int *slot, bool *xfer, vp_
       return VK_NULL_HANDLE;
     }
     /* the slot's ticket may be another transfer stream's (they share the
-     * queue and the slots, not the semaphore): vrt_wait finds its queue */
-    if (!vrt_wait(ctx, oldest, UINT64_MAX, d))
+     * queue and the slots, not the semaphore): the slot names it */
+    if (!vrt__wait_on(ctx, ctx->ring[found].sem, oldest, d))
       return VK_NULL_HANDLE;
   }
   VkCommandBufferBeginInfo bi = {
@@ -574,6 +578,7 @@ VkCommandBuffer vrt__cmd_begin_copy(vrt_context *ctx, int *slot, bool *xfer, vp_
   if (!VRT_VK(ctx, d, vkBeginCommandBuffer, ctx->ring[found].cb, &bi))
     return VK_NULL_HANDLE;
   ctx->ring[found].value = UINT64_MAX;
+  ctx->ring[found].sem = VK_NULL_HANDLE;
   ctx->xring_next = (uint32_t)(found - VRT_RING + 1) % VRT_XRING;
   *slot = found;
   return ctx->ring[found].cb;
@@ -594,4 +599,80 @@ void vrt__barrier_copy(vrt_context *ctx, VkCommandBuffer cb, bool start, bool xf
       VK_PIPELINE_STAGE_TRANSFER_BIT | (start ? 0 : VK_PIPELINE_STAGE_HOST_BIT);
   ctx->vk.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, dst, 0, 1, &mb, 0, NULL, 0,
                                NULL);
+}
+
+/* ------------------------------------------------------------- sharing
+ *
+ * A VkBuffer of VK_SHARING_MODE_EXCLUSIVE may be used by one queue family
+ * at a time: a second family's use needs a queue-family ownership transfer
+ * (a release barrier on the old family's queue, an acquire on the new
+ * one's, a semaphore between) or its contents are undefined. CONCURRENT
+ * buffers need none, but the H200 moved 256 MiB 15-35 % slower once every
+ * buffer was CONCURRENT (docs/multidevice.md, "Streams"). So:
+ *  - a buffer is made CONCURRENT over the compute and transfer families
+ *    only while the context has a live transfer stream on a family of its
+ *    own (or always with VULPY_SHARING=concurrent); else EXCLUSIVE, as
+ *    with one queue. `conc` remembers which.
+ *  - the transfer family touches nothing else: a transfer stream's copy of
+ *    a buffer made EXCLUSIVE (before the stream, or imported then) is
+ *    recorded for the compute family and submitted on a compute queue
+ *    (the family's last, or the default one), still on the stream's timeline (vrt__submit's `route`): after the
+ *    stream's earlier work, and before its later work, which waits for it.
+ *    Nothing overlaps for that copy, but it is never wrong.
+ *  - each family has a staging ring of its own (staging.c), EXCLUSIVE,
+ *    never used by the other family.
+ * Devices with one family keep EXCLUSIVE buffers and never route;
+ * VULPY_TRANSFER_FAMILY=emulate (tests) makes a transfer stream take these
+ * paths on the default queue, with `conc` kept as bookkeeping only (one
+ * family cannot be named twice in a CONCURRENT buffer).
+ */
+
+bool vrt__sharing(vrt_context *ctx, VkBufferCreateInfo *bi, uint32_t *fams) {
+  bool conc = ctx->xfamily != UINT32_MAX && !ctx->make_exclusive &&
+              (ctx->always_concurrent || atomic_load(&ctx->xlive) > 0);
+  if (conc && ctx->xfamily != ctx->qfamily) {
+    fams[0] = ctx->qfamily;
+    fams[1] = ctx->xfamily;
+    bi->sharingMode = VK_SHARING_MODE_CONCURRENT;
+    bi->queueFamilyIndexCount = 2;
+    bi->pQueueFamilyIndices = fams;
+  }
+  if (conc)
+    atomic_fetch_add(&ctx->conc_buffers, 1);
+  return conc;
+}
+
+bool vrt__copy_family(vrt_context *ctx, const vrt_buffer *a, const vrt_buffer *b) {
+  vrt_stream *s = vrt__stream_of(ctx);
+  ctx->route = false;
+  if (!s || !s->xfer)
+    return false;
+  if ((a && !a->conc) || (b && !b->conc)) {
+    ctx->route = true;
+    atomic_fetch_add(&ctx->xfer_routed, 1);
+    return false;
+  }
+  atomic_fetch_add(&ctx->xfer_copies, 1);
+  return true;
+}
+
+bool vrt__wait_on(vrt_context *ctx, VkSemaphore sem, uint64_t t, vp_diags *d) {
+  if (!t || t <= atomic_load(&ctx->completed))
+    return true;
+  /* a held eager dispatch's ticket (no stream then): vrt_wait sends it */
+  if (!sem || t > atomic_load(&ctx->sent))
+    return vrt_wait(ctx, t, UINT64_MAX, d);
+  if (!vrt__alive(ctx, d))
+    return false;
+  return vrt__wait_sem(ctx, sem, t, UINT64_MAX, sem == ctx->timeline && !atomic_load(&ctx->nstreams),
+                       d);
+}
+
+bool vrt__cmd_done(vrt_context *ctx, const vrt_cmd *c, uint64_t done) {
+  if (c->value <= done)
+    return true;
+  if (c->value == UINT64_MAX || !c->sem)
+    return false;
+  bool ok;
+  return sem_value(ctx, c->sem, &ok) >= c->value && ok;
 }

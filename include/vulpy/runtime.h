@@ -322,6 +322,15 @@ typedef struct vrt_context_options {
   /* No driver warm-up thread at context creation (VULPY_PREWARM=0;
    * prewarm.c). */
   bool no_prewarm;
+  /* Tests on one-family devices (lavapipe): transfer streams take the
+   * transfer-family paths on the default queue (VULPY_TRANSFER_FAMILY=
+   * emulate; stream.c, "sharing"). */
+  bool emulate_transfer_family;
+  /* Every buffer CONCURRENT over the compute and transfer families from
+   * the start, the rule before buffers stayed EXCLUSIVE until a transfer
+   * stream exists; for measuring the difference (VULPY_SHARING=
+   * concurrent). */
+  bool always_concurrent;
 } vrt_context_options;
 
 /* Creates a context; NULL `opt` means all defaults. */
@@ -375,6 +384,10 @@ typedef struct vrt_context_stats {
   uint64_t zero_fills_dropped; /* owed GPU zero fills dropped: the first operation wrote all */
   uint64_t pool_waits;         /* requests that waited for a busy cached buffer (MAX_BUSY) */
   uint64_t pool_ordered;       /* results handed memory queued work still uses (queue order) */
+  /* Streams and queue families (stream.c, "sharing"). */
+  uint64_t xfer_copies;  /* transfer-stream copies run on the transfer family */
+  uint64_t xfer_routed;  /* ... run on the compute family: a buffer was EXCLUSIVE */
+  uint64_t conc_buffers; /* buffers made usable by both families (CONCURRENT) */
 } vrt_context_stats;
 void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out);
 

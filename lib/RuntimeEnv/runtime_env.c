@@ -143,6 +143,18 @@ bool vrt_env_context_options(vrt_context_options *opt, vrt_env *env, vp_diags *d
     ok &= switch_off("VULPY_STREAM_QUEUES", v, &opt->single_queue, d);
   if (!opt->no_prewarm && (v = var(env, "VULPY_PREWARM")))
     ok &= switch_off("VULPY_PREWARM", v, &opt->no_prewarm, d);
+  if (!opt->emulate_transfer_family && (v = var(env, "VULPY_TRANSFER_FAMILY"))) {
+    static const char *const names[] = {"", "emulate", NULL};
+    int m = pick("VULPY_TRANSFER_FAMILY", v, names, d);
+    ok &= m >= 0;
+    opt->emulate_transfer_family = m == 1;
+  }
+  if (!opt->always_concurrent && (v = var(env, "VULPY_SHARING"))) {
+    static const char *const names[] = {"exclusive", "concurrent", NULL};
+    int m = pick("VULPY_SHARING", v, names, d);
+    ok &= m >= 0;
+    opt->always_concurrent = m == 1;
+  }
   if (!opt->vulkan_library)
     opt->vulkan_library = var(env, "VULPY_VULKAN_LIBRARY");
   return ok;

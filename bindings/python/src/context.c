@@ -368,6 +368,16 @@ static PyObject *context_stats(PyObject *obj, PyObject *noargs) {
     return NULL;
   }
   Py_DECREF(mem);
+  /* Streams' queue families (runtime/stream.c, "sharing"). */
+  PyObject *xf = Py_BuildValue("{sKsKsK}", "xfer_copies", (unsigned long long)s.xfer_copies,
+                               "xfer_routed", (unsigned long long)s.xfer_routed, "conc_buffers",
+                               (unsigned long long)s.conc_buffers);
+  if (!xf || PyDict_Update(out, xf) < 0) {
+    Py_XDECREF(xf);
+    Py_DECREF(out);
+    return NULL;
+  }
+  Py_DECREF(xf);
   return out;
 }
 

@@ -312,7 +312,11 @@ class Context:
         and driver_frees (vkAllocateMemory / vkFreeMemory calls), pool_hits
         and pool_misses (buffers handed out again / made new),
         pool_used_bytes, pool_cached_bytes, pool_cached_buffers, pool_limit,
-        gpu_zero_bytes and cpu_zero_bytes (what zeroing new buffers cost)."""
+        gpu_zero_bytes and cpu_zero_bytes (what zeroing new buffers cost);
+        with streams, xfer_copies and xfer_routed (transfer-stream copies run
+        on the transfer queue family / on the compute family because a
+        buffer was made before the transfer stream) and conc_buffers
+        (buffers shared by both families: docs/multidevice.md, "Streams")."""
         return self._native.stats()
 
     @property

@@ -8,6 +8,8 @@
  * "everything up to here" once streams exist. */
 #include "rt_test.h"
 
+#include <pthread.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 typedef struct {
@@ -370,6 +372,135 @@ static void test_exportable(void) {
   rt_context_done(ctx);
 }
 
+/* Queue families (stream.c, "sharing"), on lavapipe's one family through
+ * VULPY_TRANSFER_FAMILY=emulate: a buffer made before the transfer stream
+ * is EXCLUSIVE, and the stream's copies of it run on the compute family
+ * (routed); one made after is shared and its copies take the transfer
+ * family's ring; both go up on the transfer stream, are used by a kernel on
+ * the default stream after an event, and come back down on both. */
+static void test_sharing_emulated(void) {
+  setenv("VULPY_TRANSFER_FAMILY", "emulate", 1);
+  vrt_context_options opt = {.no_device_mapping = true};
+  vrt_context *ctx = rt_context_with(opt);
+  unsetenv("VULPY_TRANSFER_FAMILY");
+  vrt_kernel *k = ctx ? rt_kernel(ctx, "incr", NULL) : NULL;
+  if (!k) {
+    rt_context_done(ctx);
+    return;
+  }
+  vp_diags d = {0};
+  enum { N = (9 << 20) / 4 }; /* two staging slots */
+  vrt_buffer *pre = vrt_buffer_create(ctx, (uint64_t)N * 4, VRT_DEVICE, &d);
+  vrt_context_stats s0;
+  vrt_context_stats_get(ctx, &s0);
+  CHECK_EQ_U64(s0.conc_buffers, 0);
+  vrt_stream *ts = vrt_stream_create(ctx, VRT_STREAM_TRANSFER, &d);
+  CHECK_OK(d);
+  vrt_buffer *post = vrt_buffer_create(ctx, (uint64_t)N * 4, VRT_DEVICE, &d);
+  vrt_context_stats_get(ctx, &s0);
+  CHECK(s0.conc_buffers >= 1);
+  uint32_t *host = malloc((size_t)N * 4), *back = malloc((size_t)N * 4);
+  for (int round = 0; round < 3; round++) {
+    for (uint32_t i = 0; i < N; i++)
+      host[i] = 7 * i + (uint32_t)round;
+    vrt_stream_set_current(ts);
+    CHECK(vrt_buffer_upload(pre, 0, host, (uint64_t)N * 4, &d));
+    CHECK(vrt_buffer_upload(post, 0, host, (uint64_t)N * 4, &d));
+    vrt_event *up = vrt_event_create(ctx, &d);
+    CHECK(vrt_event_record(up, ts, &d));
+    vrt_stream_set_current(NULL);
+    CHECK(vrt_stream_wait_event(ctx, NULL, up, NULL, &d));
+    incr(k, pre, post, N); /* post[i] = 2 host[i] + 1 */
+    vrt_event *done = vrt_event_create(ctx, &d);
+    CHECK(vrt_event_record(done, NULL, &d));
+    CHECK(vrt_stream_wait_event(ctx, ts, done, NULL, &d));
+    vrt_stream_set_current(ts);
+    CHECK(vrt_buffer_download(post, 0, back, (uint64_t)N * 4, &d));
+    vrt_stream_set_current(NULL);
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < N; i++)
+      bad += back[i] != 2 * host[i] + 1;
+    CHECK_EQ_U64(bad, 0);
+    CHECK(vrt_buffer_download(pre, 0, back, (uint64_t)N * 4, &d));
+    CHECK(memcmp(back, host, (size_t)N * 4) == 0);
+    CHECK_OK(d);
+    vrt_event_destroy(up);
+    vrt_event_destroy(done);
+  }
+  vrt_context_stats s1;
+  vrt_context_stats_get(ctx, &s1);
+  CHECK(s1.xfer_routed > 0);  /* pre's copies */
+  CHECK(s1.xfer_copies > 0);  /* post's */
+  free(host);
+  free(back);
+  vrt_buffer_destroy(pre);
+  vrt_buffer_destroy(post);
+  vrt_stream_destroy(ts);
+  vrt_kernel_destroy(k);
+  vp_diags_free(&d);
+  rt_context_done(ctx);
+}
+
+/* Threads uploading and downloading through one staging ring at once
+ * (staging.c takes slots outside the context lock), each its own buffer of
+ * three slots' worth, while the main thread dispatches. */
+typedef struct {
+  vrt_context *ctx;
+  uint32_t seed;
+  int ok;
+} xfer_job;
+
+static void *xfer_thread(void *p) {
+  xfer_job *j = p;
+  enum { M = (20 << 20) / 4 };
+  vp_diags d = {0};
+  vrt_buffer *b = vrt_buffer_create(j->ctx, (uint64_t)M * 4, VRT_DEVICE, &d);
+  uint32_t *h = malloc((size_t)M * 4), *o = malloc((size_t)M * 4);
+  j->ok = b != NULL;
+  for (int r = 0; r < 3 && j->ok; r++) {
+    for (uint32_t i = 0; i < M; i++)
+      h[i] = j->seed * 1000003u + i * 31u + (uint32_t)r;
+    j->ok = vrt_buffer_upload(b, 0, h, (uint64_t)M * 4, &d) &&
+            vrt_buffer_download(b, 0, o, (uint64_t)M * 4, &d) && memcmp(h, o, (size_t)M * 4) == 0;
+  }
+  if (d.count)
+    j->ok = 0;
+  vrt_buffer_destroy(b);
+  free(h);
+  free(o);
+  vp_diags_free(&d);
+  return NULL;
+}
+
+static void test_threads_staging(void) {
+  vrt_context_options opt = {.no_device_mapping = true};
+  vrt_context *ctx = rt_context_with(opt);
+  vrt_kernel *k = ctx ? rt_kernel(ctx, "incr", NULL) : NULL;
+  if (!k) {
+    rt_context_done(ctx);
+    return;
+  }
+  enum { T = 4 };
+  pthread_t th[T];
+  xfer_job jobs[T];
+  for (int i = 0; i < T; i++) {
+    jobs[i] = (xfer_job){ctx, (uint32_t)i + 1, 0};
+    CHECK(pthread_create(&th[i], NULL, xfer_thread, &jobs[i]) == 0);
+  }
+  vrt_buffer *a = u32_buffer(ctx, 4096, 0, VRT_DEVICE), *x = u32_buffer(ctx, 4096, 0, VRT_DEVICE);
+  for (int r = 0; r < 20; r++)
+    incr(k, a, x, 4096);
+  for (int i = 0; i < T; i++) {
+    pthread_join(th[i], NULL);
+    CHECK(jobs[i].ok);
+  }
+  check_values(x, 4096, 20, 21, "dispatches beside the transfers");
+  vrt_buffer_destroy(a);
+  vrt_buffer_destroy(x);
+  vrt_kernel_destroy(k);
+  rt_context_done(ctx);
+}
+
 int main(void) {
   RT_RUN(test_two_streams);
   RT_RUN(test_gate_and_pool);
@@ -377,5 +508,7 @@ int main(void) {
   RT_RUN(test_cross_context);
   RT_RUN(test_many_streams);
   RT_RUN(test_exportable);
+  RT_RUN(test_sharing_emulated);
+  RT_RUN(test_threads_staging);
   return rt_failures != 0;
 }
