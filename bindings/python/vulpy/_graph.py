@@ -84,6 +84,22 @@ class Value:
         return f"<{self.name} {self.dtype.name} {self.shape}>"
 
 
+class Traced:
+    """A traced array: a Value of a Graph being recorded (vp.jit's Tracer,
+    in vulpy/_jit.py, is the one kind). The op modules sit below the tracer
+    in the import graph, so they test for this class and make their traced
+    results with `wrap`, instead of importing _jit."""
+
+    __slots__ = ("_v", "_t")
+
+    def __init__(self, v, t):
+        self._v, self._t = v, t
+
+    def wrap(self, v):
+        """A traced array of Value `v`, in the same trace as this one."""
+        raise NotImplementedError
+
+
 class BufferSym:
     """A module buffer of the graph; `source` says what it is bound to when
     the graph runs (the caller's business)."""

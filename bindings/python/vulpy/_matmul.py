@@ -644,19 +644,21 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
 
 # ---------------------------------------------------------------- operators
 
-def _matmul_op(self, other):
+def matmul_op(self, other):
+    """a @ b."""
     if not isinstance(other, (_nd, np.ndarray, list, tuple)) and not np.isscalar(other):
         return NotImplemented
     return matmul(self, other)
 
 
-def _rmatmul_op(self, other):
+def rmatmul_op(self, other):
+    """b @ a, where b is not a vp.ndarray."""
     if not isinstance(other, (_nd, np.ndarray, list, tuple)) and not np.isscalar(other):
         return NotImplemented
     return matmul(other, self)
 
 
-def _imatmul_op(self, other):
+def imatmul_op(self, other):
     """a @= b: NumPy allows it when the result has a's shape and its dtype
     casts to a's ('same_kind'); the product goes through a temporary when
     b shares a's buffer."""
@@ -674,15 +676,5 @@ def _imatmul_op(self, other):
                          f"(b has shape {tuple(other.shape)})")
     return matmul(self, other, out=self)
 
-
-def _install():
-    _nd.__matmul__ = _matmul_op
-    _nd.__rmatmul__ = _rmatmul_op
-    _nd.__imatmul__ = _imatmul_op
-    _nd.dot = lambda self, b, out=None: dot(self, b, out)
-    _ufunc.BY_NUMPY["matmul"] = matmul  # np.matmul is a ufunc: __array_ufunc__ finds it here
-
-
-_install()
 
 NAMES = ("matmul", "dot", "vdot", "inner", "tensordot", "einsum")

@@ -27,6 +27,20 @@ def bind(namespace):
     _NS = namespace
 
 
+# NumPy ufuncs VulPy implements outside vulpy/_ufunc.py's table: np.matmul
+# (a ufunc in NumPy; vp.matmul, _matmul.py) and np.conjugate (_complex.py)
+_UFUNCS_ELSEWHERE = ("matmul", "conjugate")
+
+
+def ufunc(name):
+    """The vp function that NumPy ufunc `name` runs on the device, or None
+    (ndarray.__array_ufunc__ and vp.jit's tracer ask)."""
+    f = _NS._ufunc.BY_NUMPY.get(name)
+    if f is None and name in _UFUNCS_ELSEWHERE:
+        f = getattr(_NS, name)
+    return f
+
+
 def _result_type(*arrays_and_dtypes):
     return np.result_type(*(getattr(a, "dtype", a) for a in arrays_and_dtypes))
 

@@ -89,7 +89,6 @@ def _shape_of(x):
 
 def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=None, sync=True):
     """A reduction (or, for cumsum/cumprod, a scan) of `a`."""
-    from ._jit import Tracer
     kind = _KIND.get(kind, kind)
     fast = PLANS and axis is None and dtype is None and out is None and not keepdims and \
         type(a) is _array.ndarray and a._estrides is None and a._offset == 0 and a._size and \
@@ -101,7 +100,7 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
         if plan is not None:
             return _run_plan(plan, a, sync)
     scan = kind in ("cumsum", "cumprod")
-    if isinstance(a, Tracer):
+    if isinstance(a, _graph.Traced):
         return _trace(kind, a, axis, dtype, keepdims, scan)
     if isinstance(a, (list, tuple)) or np.isscalar(a):
         a = np.asarray(a)
@@ -200,7 +199,6 @@ def _run_plan(plan, a, sync):
 
 
 def _trace(kind, a, axis, dtype, keepdims, scan):
-    from ._jit import Tracer
     t = a._t
     t.stamp()
     nd = a.ndim
@@ -210,11 +208,11 @@ def _trace(kind, a, axis, dtype, keepdims, scan):
             v = t.g.reshape(v, (a.size,))
             nd = 1
         axes = _axes(0 if axis is None else axis, nd, kind)
-        return Tracer(t.g.scan(kind, v, axes[0], result_dtype(kind, a.dtype, dtype)), t)
+        return a.wrap(t.g.scan(kind, v, axes[0], result_dtype(kind, a.dtype, dtype)))
     axes = _axes(axis, nd, kind)
     _check_identity(kind, a.shape, axes)
     v = _arg_operand(t.g, kind, v)
-    return Tracer(t.g.reduce(kind, v, axes, keepdims, result_dtype(kind, a.dtype, dtype)), t)
+    return a.wrap(t.g.reduce(kind, v, axes, keepdims, result_dtype(kind, a.dtype, dtype)))
 
 
 def _arg_operand(g, kind, v):
@@ -261,8 +259,7 @@ _min_r, _max_r = _make("min"), _make("max")
 def _is_operand(x):
     """A second positional argument that is an array or a float is an operand
     (elementwise); an int, a tuple or None is an axis (NumPy's np.min)."""
-    from ._jit import Tracer
-    return isinstance(x, (_array.ndarray, np.ndarray, Tracer, float, list)) and \
+    return isinstance(x, (_array.ndarray, np.ndarray, _graph.Traced, float, list)) and \
         not isinstance(x, bool)
 
 
@@ -282,28 +279,6 @@ def max(a, *args, **kwargs):  # noqa: A001
         from . import _ufunc
         return _ufunc.maximum(a, *args, **kwargs)
     return _max_r(a, *args, **kwargs)
-
-
-# methods: x.sum(axis=0), ... on resident arrays and tracers
-def _method(f):
-    def m(self, *args, **kwargs):
-        return f(self, *args, **kwargs)
-
-    m.__name__ = f.__name__
-    m.__doc__ = f.__doc__
-    return m
-
-
-def _install():
-    from ._jit import Tracer
-    for cls in (_array.ndarray, Tracer):
-        for name, f in (("sum", sum), ("prod", prod), ("mean", mean), ("min", _min_r),
-                        ("max", _max_r), ("argmin", argmin), ("argmax", argmax), ("any", any),
-                        ("all", all), ("cumsum", cumsum), ("cumprod", cumprod)):
-            setattr(cls, name, _method(f))
-
-
-_install()
 
 
 # ----------------------------------------------------------- var and std
@@ -330,7 +305,6 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=N
 
 def _moment(kind, a, axis, dtype, out, ddof, keepdims, context):
     from . import _ufunc
-    from ._jit import Tracer
     if isinstance(a, (list, tuple)) or np.isscalar(a):
         a = np.asarray(a)
     dt = np.dtype(a.dtype)
@@ -348,7 +322,7 @@ def _moment(kind, a, axis, dtype, out, ddof, keepdims, context):
         n *= shape[i]
     if n - ddof <= 0:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
-    kw = {} if isinstance(a, Tracer) else {"context": context}
+    kw = {} if isinstance(a, _graph.Traced) else {"context": context}
     m = mean(a, axis, None, None, True, **kw)
     d = _ufunc.subtract(a, m)
     s = sum(_ufunc.multiply(d, d), axis, None, None, keepdims, **kw)
@@ -357,16 +331,6 @@ def _moment(kind, a, axis, dtype, out, ddof, keepdims, context):
         return _ufunc.divide(s, div, out=out) if out is not None else _ufunc.divide(s, div)
     v = _ufunc.divide(s, div)
     return _ufunc.sqrt(v, out=out) if out is not None else _ufunc.sqrt(v)
-
-
-def _install_moments():
-    from ._jit import Tracer
-    for cls in (_array.ndarray, Tracer):
-        for name, f in (("var", var), ("std", std)):
-            setattr(cls, name, _method(f))
-
-
-_install_moments()
 
 
 # ------------------------------------------------------------------- dot
@@ -425,10 +389,3 @@ def _contig(x):
 def _copy_into(r, out):
     from . import _ufunc
     return _ufunc.multiply(r, 1, out=out)
-
-
-def _install_dot():
-    _array.ndarray.dot = _method(dot)
-
-
-_install_dot()

@@ -27,7 +27,7 @@ import operator
 
 import numpy as np
 
-from . import _array, _arrayops, _indexing
+from . import _array, _arrayops, _graph, _indexing
 
 _nd = _array.ndarray
 
@@ -35,7 +35,7 @@ _nd = _array.ndarray
 def _traced(a):
     """Whether `a` is a vp.jit tracer (the view-like operations trace to
     array.reshape / array.transpose / array.broadcast)."""
-    return hasattr(type(a), "_vp_trace_ufunc")  # without importing _jit (test_layers)
+    return isinstance(a, _graph.Traced)
 
 
 def _resident(*xs):
@@ -58,12 +58,7 @@ def _axes(axis, ndim, name):
 
 
 def _strides(a):
-    return list(a._estrides) if a._estrides is not None else list(_graph_c_strides(a.shape))
-
-
-def _graph_c_strides(shape):
-    from ._graph import c_strides
-    return c_strides(shape)
+    return list(a._estrides) if a._estrides is not None else list(_graph.c_strides(a.shape))
 
 
 def _view(a, shape, offset, strides):
@@ -681,12 +676,3 @@ NAMES = ("eye", "identity", "reshape", "ravel", "swapaxes", "moveaxis", "expand_
          "squeeze", "broadcast_to", "flip", "fliplr", "flipud", "array_split", "split",
          "hsplit", "vsplit", "concatenate", "stack", "vstack", "hstack", "dstack",
          "column_stack", "roll", "tile", "repeat", "pad")
-
-
-def _install():
-    _nd.swapaxes = lambda self, a1, a2: swapaxes(self, a1, a2)
-    _nd.squeeze = lambda self, axis=None: squeeze(self, axis)
-    _nd.repeat = lambda self, repeats, axis=None: repeat(self, repeats, axis)
-
-
-_install()

@@ -251,7 +251,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     return _sorted(a, _axis(a, axis), True, "vp.argsort")[1]
 
 
-def _method_sort(self, axis=-1, kind=None, order=None, *, stable=None):
+def sort_in_place(self, axis=-1, kind=None, order=None, *, stable=None):
     """ndarray.sort: sorts in place along `axis` (stable; see vp.sort)."""
     _check_kind(kind, stable, "ndarray.sort")
     _check_order(order, "ndarray.sort")
@@ -260,11 +260,6 @@ def _method_sort(self, axis=-1, kind=None, order=None, *, stable=None):
     r = _sorted(self, _axis(self, axis), False)[0]
     if r.size:
         self[...] = r
-
-
-def _method_argsort(self, axis=-1, kind=None, order=None, *, stable=None):
-    """ndarray.argsort: vp.argsort(self, axis)."""
-    return argsort(self, axis, kind, order, stable=stable)
 
 
 # ------------------------------------------------------------------ searching
@@ -381,11 +376,3 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 
 NAMES = ("sort", "argsort", "searchsorted", "unique")
-
-
-def _install():
-    _nd.sort = _method_sort
-    _nd.argsort = _method_argsort
-
-
-_install()

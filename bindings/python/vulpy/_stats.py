@@ -360,11 +360,4 @@ NAMES = ("nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd",
          "ptp", "count_nonzero", "average", "flatnonzero", "nonzero", "argwhere", "outer")
 
 
-def _install():
-    _nd.nonzero = lambda self: nonzero(self)
-    _nd.ptp = lambda self, axis=None, out=None, keepdims=False: ptp(self, axis, out, keepdims)
-    _nd.round = lambda self, decimals=0, out=None: _ufunc.around(self, decimals, out)
-
-
-_install()
 _ = builtins
