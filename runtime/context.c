@@ -376,10 +376,10 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
                : VRT_WAIT_SPIN_BLOCK;
   atomic_store(&ctx->wait_mode, (int)mode);
   atomic_store(&ctx->spin_ns, spin_us * 1000);
-  /* The done flag is opt-in: on the H200 (compare suite, full clock) the
-   * tiny sync call took 15.38 us with it and 14.61 us without, so the
-   * extra fill and barrier cost more than the semaphore poll they save
-   * (docs/runtime.md). */
+  /* The done flag is opt-in: on the H200 (compare suite) the tiny sync
+   * call was slower with it, so the extra fill and barrier cost more than
+   * the semaphore poll they save (docs/runtime.md; figures in
+   * bench/notes/runtime.md). */
   const char *flag = getenv("VULPY_DONE_FLAG");
   bool done_flag = opt->done_flag    ? opt->done_flag > 0
                    : flag && *flag ? strcmp(flag, "on") == 0 || strcmp(flag, "1") == 0

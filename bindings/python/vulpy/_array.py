@@ -129,15 +129,16 @@ def host_reads_fast(buf):
     """True when the host may read `buf`'s mapping at memory speed: host
     memory, or host-cached. Device-local memory mapped uncached (`'rebar'`
     on a discrete GPU: VRAM through the BAR) is write-combined for the CPU:
-    reads cross PCIe one at a time (0.06-0.2 GB/s on the H200), so bulk
-    reads of it go through a DMA copy instead (the runtime's downloads do)."""
+    reads cross PCIe one at a time, far slower than a DMA copy, so bulk
+    reads of it go through a DMA copy instead (the runtime's downloads do;
+    figures in bench/notes/python.md)."""
     f = buf.memory_flags
     return bool(buf.mapped) and (not f & _DEVICE_LOCAL or bool(f & _HOST_CACHED))
 
 
 # x.to(ctx) through imported pages: from 1 MiB, and where a discrete GPU
-# takes part (on CPU devices both paths are memcpys and the imports cost
-# more: 0.23 against 1.25 GB/s at 16 MiB on lavapipe, bench suite hostpages)
+# takes part (on CPU devices both paths are memcpys and the imports only
+# add their cost; bench suite hostpages, bench/notes/python.md)
 _TO_PAGES_MIN = 1 << 20
 _TO_PAGES_KINDS = ("dgpu",)
 
@@ -404,8 +405,8 @@ class ndarray:
             r = _to_through_pages(self, ctx, check_memory(mem, ctx))
             if r is not None:
                 return r
-        # numpy() reads VRAM mapped uncached (rebar on a dGPU) by DMA: read
-        # through the mapping it crossed PCIe at 0.1-0.2 GB/s on the H200
+        # numpy() reads VRAM mapped uncached (rebar on a dGPU) by DMA: reads
+        # through the mapping cross PCIe one at a time (host_reads_fast)
         fast = host_reads_fast(self._buf) and self.dtype != _BOOL
         host = self.numpy_view() if fast else self.numpy()
         return asarray(np.ascontiguousarray(host), self.dtype, memory=mem, context=ctx)

@@ -36,8 +36,9 @@ _lock = threading.Lock()
 
 
 REDUCE_GROUPS_ENV = "VULPY_REDUCE_GROUPS"
-# read at every vp.sum call: os.environ.get of an unset variable takes
-# ~1.2 us (a KeyError inside), its encoded-key mapping's get ~50 ns
+# read at every vp.sum call: os.environ.get of an unset variable raises and
+# catches a KeyError inside, so it reads the encoded-key mapping directly
+# (figures: bench/notes/python.md, history)
 try:
     _env_raw = functools.partial(os.environ._data.get, os.environ.encodekey(REDUCE_GROUPS_ENV))
 except AttributeError:  # not CPython's os._Environ
