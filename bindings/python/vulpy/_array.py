@@ -232,6 +232,11 @@ class ndarray:
     __array_priority__ = 100
 
     def __init__(self, buf, shape, dtype, ctx, offset=0, strides=None, whole=True):
+        """Made by VulPy (vp.asarray, vp.empty, views), not by users: `buf`
+        is the vulpy._vulpy.Buffer, `shape` and `dtype` NumPy's, `ctx` the
+        vp.Context; a view starts at element `offset` of the buffer with
+        element `strides` (None: C-contiguous), and `whole` says whether it
+        may be all of its buffer."""
         self._buf, self._ctx, self.shape, self.dtype = buf, ctx, shape, dtype
         self._sdtype = storage_dtype(dtype)
         n = 1
@@ -898,14 +903,30 @@ def _strided(whole, a):
 
 
 def empty(shape, dtype=np.float32, *, memory=None, context=None, exportable=False):
-    """A new resident array (zeroed: Vulkan memory is cleared before use;
+    """vp.empty(shape, dtype=float32, *, memory=None, context=None,
+    exportable=False): a new resident array (zeroed: Vulkan memory is cleared before use;
     for 'device' and 'rebar' memory by a fill on the GPU, sent with the next
     submission, so it costs the host nothing). dtype= a struct class gives
     an array of zeroed structs (its std430 layout, vp.struct_dtype).
     exportable=True: device memory of its own that CUDA can import, so
     cupy.from_dlpack / torch.from_dlpack see it with no copy
     (docs/multidevice.md, "DLPack to CUDA"; vp.cuda_interop() says whether
-    that works here)."""
+    that works here).
+
+        shape     an int or a tuple of ints (each >= 0).
+        dtype     bool, int8/16/32/64, uint8/16/32/64, float16/32/64,
+                  complex64/128 or a vp.struct class; 64-bit types need the
+                  device's float64 / int64 features for arithmetic.
+        memory    'device' (the default), 'host', 'cached' or 'rebar'
+                  (vp.MEMORY_KINDS); None picks the context's default.
+        context   the vp.Context to allocate on (None: vp.default_context()).
+
+    Errors: TypeError for a dtype the GPU cannot hold, ValueError for a
+    negative dimension or an unknown memory kind, vp.OutOfMemoryError when
+    the device has no room.
+
+        x = vp.empty((2, 3), np.int32)     # zeros, int32, on the GPU
+    """
     ctx = _context.resolve(context)
     if exportable:
         return _exportable(shape, dtype, memory, ctx)
@@ -983,14 +1004,51 @@ def _result(shape, dt, memory, ctx):
 
 
 def zeros(shape, dtype=np.float32, *, memory=None, context=None):
-    """A resident array of zeros."""
+    """vp.zeros(shape, dtype=float32, *, memory=None, context=None): a new
+    resident array of zeros (NumPy's zeros, kept on the device). The
+    default dtype is float32, VulPy's rule for Python data (module
+    docstring of vulpy._array); pass dtype= for another.
+
+        shape     an int or a tuple of ints (each >= 0).
+        dtype     bool, int8/16/32/64, uint8/16/32/64, float16/32/64,
+                  complex64/128 or a vp.struct class; 64-bit types need the
+                  device's float64 / int64 features for arithmetic.
+        memory    'device' (the default), 'host', 'cached' or 'rebar'
+                  (vp.MEMORY_KINDS); None picks the context's default.
+        context   the vp.Context to allocate on (None: vp.default_context()).
+
+    Errors: TypeError for a dtype the GPU cannot hold, ValueError for a
+    negative dimension or an unknown memory kind, vp.OutOfMemoryError when
+    the device has no room.
+
+    Example:
+        z = vp.zeros((2, 3))               # float32 zeros on the GPU
+        z[0] = 1.0
+        print(z.numpy())                   # [[1. 1. 1.] [0. 0. 0.]]
+    """
     return empty(shape, dtype, memory=memory, context=context)
 
 
 def full(shape, fill_value, dtype=None, *, memory=None, context=None):
-    """A resident array with every element `fill_value` (without dtype=:
+    """vp.full(shape, fill_value, dtype=None, *, memory=None, context=None):
+    a resident array with every element `fill_value` (without dtype=:
     float32 for a Python float, int64 for an int, bool for a bool, the
-    value's own dtype for a NumPy scalar)."""
+    value's own dtype for a NumPy scalar).
+
+        shape     an int or a tuple of ints (each >= 0).
+        dtype     bool, int8/16/32/64, uint8/16/32/64, float16/32/64,
+                  complex64/128 or a vp.struct class; 64-bit types need the
+                  device's float64 / int64 features for arithmetic.
+        memory    'device' (the default), 'host', 'cached' or 'rebar'
+                  (vp.MEMORY_KINDS); None picks the context's default.
+        context   the vp.Context to allocate on (None: vp.default_context()).
+
+    Errors: TypeError for a dtype the GPU cannot hold, ValueError for a
+    negative dimension or an unknown memory kind, vp.OutOfMemoryError when
+    the device has no room.
+
+        vp.full(4, 2.5).numpy()            # array([2.5, 2.5, 2.5, 2.5], dtype=float32)
+    """
     if dtype is None:
         dtype = default_dtype(np.asarray(fill_value).dtype, fill_value)
     ctx = _context.resolve(context)
@@ -1000,7 +1058,11 @@ def full(shape, fill_value, dtype=None, *, memory=None, context=None):
 
 
 def ones(shape, dtype=np.float32, *, memory=None, context=None):
-    """A resident array of ones."""
+    """vp.ones(shape, dtype=float32, *, memory=None, context=None): a
+    resident array of ones; arguments and errors as vp.zeros.
+
+        vp.ones((2, 2), np.int32).numpy()  # [[1 1] [1 1]]
+    """
     return full(shape, 1, dtype, memory=memory, context=context)
 
 
@@ -1037,23 +1099,37 @@ def _like(a, dtype, shape):
 
 
 def empty_like(a, dtype=None, *, shape=None, memory=None, context=None):
-    """A new resident array with a's shape and dtype (and, for a resident
-    `a`, its context and memory kind)."""
+    """vp.empty_like(a, dtype=None, *, shape=None, memory=None, context=None):
+    a new (zeroed) resident array with a's shape and dtype (and, for a
+    resident `a`, its context and memory kind); `a` is a resident or NumPy
+    array. dtype=, shape=, memory= and context= override what `a` gives.
+    Errors as vp.empty."""
     shp, dt, ctx, mem = _like(a, dtype, shape)
     return empty(shp, dt, memory=memory or mem, context=context or ctx)
 
 
 def zeros_like(a, dtype=None, *, shape=None, memory=None, context=None):
+    """vp.zeros_like(a, dtype=None, *, shape=None, memory=None,
+    context=None): zeros with a's shape and dtype (a resident `a` also gives
+    its context and memory kind); the keywords override them, as in
+    vp.empty_like."""
     return empty_like(a, dtype, shape=shape, memory=memory, context=context)
 
 
 def ones_like(a, dtype=None, *, shape=None, memory=None, context=None):
+    """vp.ones_like(a, dtype=None, *, shape=None, memory=None, context=None):
+    ones with a's shape and dtype (a resident `a` also gives its context
+    and memory kind); the keywords override them, as in vp.empty_like."""
     out = empty_like(a, dtype, shape=shape, memory=memory, context=context)
     _fill(out, 1)
     return out
 
 
 def full_like(a, fill_value, dtype=None, *, shape=None, memory=None, context=None):
+    """vp.full_like(a, fill_value, dtype=None, *, shape=None, memory=None,
+    context=None): an array like `a` (shape, dtype; a resident `a`'s context
+    and memory kind) with every element `fill_value`; the keywords override
+    what `a` gives, as in vp.empty_like."""
     out = empty_like(a, dtype, shape=shape, memory=memory, context=context)
     _fill(out, fill_value)
     return out
@@ -1162,8 +1238,10 @@ def _struct_array(a, dtype, memory, ctx):
 
 
 def aligned_empty(shape, dtype=np.float32):
-    """A NumPy array on page-aligned host memory, which
-    vp.asarray(a, memory='host') imports with no copy."""
+    """vp.aligned_empty(shape, dtype=float32): a NumPy array of the given
+    shape and dtype on page-aligned host memory, which
+    vp.asarray(a, memory='host') imports with no copy (the GPU then works
+    on these pages). ValueError for a negative dimension."""
     dt = np.dtype(dtype)
     shape = _shape(shape)
     n = _count(shape, dt.itemsize, "vp.aligned_empty")
@@ -1172,8 +1250,13 @@ def aligned_empty(shape, dtype=np.float32):
 
 
 def arange(start, stop=None, step=1, dtype=None, *, memory=None, context=None):
-    """Like numpy.arange, resident; float32 for Python float bounds unless
-    dtype= says otherwise (the values are NumPy's, rounded to float32)."""
+    """vp.arange(start, stop=None, step=1, dtype=None, *, memory=None,
+    context=None): numpy.arange(start, stop, step), resident; float32 for
+    Python float bounds unless dtype= says otherwise (the values are
+    NumPy's, rounded to float32). memory= and context= as for vp.zeros.
+
+        vp.arange(0, 1, 0.25).numpy()      # [0.   0.25 0.5  0.75], float32
+    """
     a = np.arange(start, stop, step, dtype=dtype)
     if dtype is None:
         a = a.astype(default_dtype(a.dtype, start, stop, step), copy=False)
@@ -1181,8 +1264,10 @@ def arange(start, stop=None, step=1, dtype=None, *, memory=None, context=None):
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None, *, memory=None, context=None):
-    """Like numpy.linspace, resident; float32 unless dtype= (or NumPy
-    bounds of another dtype) say otherwise."""
+    """vp.linspace(start, stop, num=50, endpoint=True, dtype=None, *,
+    memory=None, context=None): numpy.linspace(start, stop, num, endpoint),
+    resident; float32 unless dtype= (or NumPy bounds of another dtype) say
+    otherwise. memory= and context= as for vp.zeros."""
     a = np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
     if dtype is None:
         a = a.astype(default_dtype(a.dtype, start, stop), copy=False)
@@ -1215,7 +1300,8 @@ def _dlpack_of(a, owner=None, versioned=False, copied=False):
 
 
 def from_dlpack(x, *, copy=None, context=None):
-    """A resident array from any object with __dlpack__ (a NumPy array, a
+    """vp.from_dlpack(x, *, copy=None, context=None): a resident array from
+    `x`, any object with __dlpack__ (a NumPy array, a
     PyTorch CPU tensor, a vp.ndarray). kDLCPU data is imported as
     memory='host' with no copy where vp.asarray can import it (page-aligned,
     C-contiguous, writable, a whole number of import granules: what

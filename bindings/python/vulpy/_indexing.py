@@ -340,7 +340,8 @@ def _mask_set(a, mask, value):
 
 
 def take(a, indices, axis=None, out=None, mode="raise", *, context=None):
-    """numpy.take on the GPU: a gather (array.take) along `axis`, of the
+    """vp.take(a, indices, axis=None, out=None, mode='raise', *, context=None):
+    numpy.take on the GPU: a gather (array.take) along `axis`, of the
     flattened array when axis is None. NumPy in -> NumPy out, resident in ->
     resident out; inside vp.jit it traces to array.take. Out-of-range host
     indices raise IndexError (mode='raise', the only mode)."""
@@ -385,7 +386,8 @@ def take(a, indices, axis=None, out=None, mode="raise", *, context=None):
 
 
 def transpose(a, axes=None):
-    """A transposed view (resident arrays: no copy)."""
+    """vp.transpose(a, axes=None):
+    A transposed view (resident arrays: no copy)."""
     if isinstance(a, _graph.Traced):
         return a.transpose(axes)
     if isinstance(a, np.ndarray):

@@ -461,10 +461,11 @@ def _sig_of(x):
 
 
 class JitFunction:
-    """What vp.jit returns: call it like the function. Attributes of the
-    last signature it ran: .vir (the traced array VIR, before fusion),
-    .fused_vir, .lowered_vir, .glsl (its kernels), .dispatches (kernel
-    launches per call)."""
+    """What vp.jit returns (make it with vp.jit(fn, fuse=..., context=...,
+    fast_math=...), whose arguments it keeps): call it like the function.
+    Attributes of the last signature it ran: .vir (the traced array VIR,
+    before fusion), .fused_vir, .lowered_vir, .glsl (its kernels),
+    .dispatches (kernel launches per call)."""
 
     def __init__(self, fn, fuse=True, context=None, fast_math=False):
         self.fn = fn
@@ -925,14 +926,47 @@ def _rebuild(s, outs):
 
 
 def jit(fn=None, *, fuse=True, context=None, fast_math=False):
-    """vp.jit(fn): fusion mode. Traces `fn` on the first call per signature
-    (dtypes, shapes, views, scalar types) into array-level VIR, fuses it,
-    lowers it to kernels and caches them; every call then dispatches.
-    fuse=False runs one kernel per array op (for comparison); fast_math=True
-    uses the device's built-in sin/exp/... instead of the precise helpers
-    (docs/math.md). Works with
-    resident arrays (results resident), NumPy arrays (results NumPy) and
-    Python scalars (push constants: no retrace when they change)."""
+    """vp.jit(fn=None, *, fuse=True, context=None, fast_math=False): fusion
+    mode. Returns a JitFunction; use it as `@vp.jit` or `@vp.jit(...)`.
+
+    On the first call per signature (each argument's dtype and shape, the
+    view of a resident array, a Python scalar's type) `fn` runs once on
+    tracers: every ufunc, operator, reduction, indexing and shape operation
+    is recorded as array-level VIR, which the C compiler fuses, lowers to
+    kernels and caches; every later call binds the arguments and
+    dispatches (as few kernels as fusion allows: often one).
+
+        fn         the function: array arguments (resident vp.ndarray or
+                   NumPy arrays) and Python scalars (push constants: no
+                   retrace when their values change); it returns an array
+                   or a tuple of arrays.
+        fuse       False runs one kernel per array op (for comparison).
+        context    the vp.Context to run on (None: the arguments' context,
+                   else vp.default_context()).
+        fast_math  True uses the device's built-in sin/exp/... instead of
+                   the precise helpers (docs/math.md).
+
+    Calling the result: f(*args, out=None, sync=True). Resident arguments
+    give resident results, NumPy arguments NumPy results; out= (a resident
+    array or a tuple of them) receives the results; sync=False returns a
+    vp.Handle. After a call, f.glsl, f.vir, f.fused_vir and f.dispatches
+    show what it became.
+
+    Dtypes: those of the arguments, with NumPy's promotion (NEP 50: a
+    Python scalar is weak); float64 / int64 need the device's features.
+
+    Errors: vp.TracingError (a TypeError) for a Python `if`/`while` on a
+    traced value, a NumPy function the array level has not, or a
+    data-dependent shape, naming the line; TypeError when `fn` is not
+    callable or an argument's type cannot be traced; ValueError for shapes
+    that do not broadcast; vp.FeatureError for a dtype the device lacks.
+
+    Example:
+        f = vp.jit(lambda a, b: vp.where(a > b, vp.sin(a), vp.cos(b)))
+        x = vp.asarray(np.linspace(0, 1, 1024, dtype=np.float32))
+        y = f(x, x * 0.5)                 # one dispatch, resident result
+        print(f.dispatches, y.numpy()[:3])
+    """
     if fn is None:
         return lambda f: JitFunction(f, fuse, context, fast_math)
     if not callable(fn):

@@ -154,6 +154,10 @@ class Handle:
     __slots__ = ("_ticket", "_finish", "_result", "_done")
 
     def __init__(self, ticket, finish=None, result=None):
+        """Made by the launch paths, not by users: `ticket` is the
+        submission's timeline value on its context, `finish` a function
+        run once after the wait (it makes the result), `result` the result
+        when there is nothing to finish."""
         self._ticket, self._finish, self._result, self._done = ticket, finish, result, False
 
     def wait(self, timeout=None):

@@ -333,7 +333,9 @@ def _prepare(name, a, b):
 
 
 def matmul(x1, x2, /, out=None, *, dtype=None, casting="same_kind", order="K", subok=True):
-    """numpy.matmul on the GPU (tiled GEMM kernels): 1-D operands are
+    """vp.matmul(x1, x2, /, out=None, *, dtype=None, casting='same_kind', order='K',
+    subok=True):
+    numpy.matmul on the GPU (tiled GEMM kernels): 1-D operands are
     promoted to a row / column and the axis removed again, stacks of
     matrices broadcast. NumPy in -> NumPy out; resident in -> resident out.
     Transposed and strided views are read in place."""
@@ -367,7 +369,8 @@ def dot(a, b, out=None):
 
 
 def vdot(a, b):
-    """numpy.vdot on the GPU: the dot product of the flattened operands
+    """vp.vdot(a, b):
+    numpy.vdot on the GPU: the dot product of the flattened operands
     (real dtypes: no conjugation needed). Returns a 0-d resident array for
     resident operands, a NumPy scalar otherwise."""
     a, b = _prepare("vdot", a, b)
@@ -582,7 +585,9 @@ def _contract(ctx, cdt, a, la, b, lb, keep):
 
 def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe",
            optimize=False):
-    """numpy.einsum on the GPU for real operands (module docstring): each
+    """vp.einsum(subscripts, *operands, out=None, dtype=None, order='K', casting='safe',
+    optimize=False):
+    numpy.einsum on the GPU for real operands (module docstring): each
     pairwise contraction is one batched GEMM, sums over letters that one
     operand alone has are reductions, repeated letters are diagonal views.
     NumPy in -> NumPy out; resident in -> resident out."""

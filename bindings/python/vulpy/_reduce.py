@@ -236,10 +236,44 @@ def _make(kind):
     else:
         def f(a, axis=None, dtype=None, out=None, keepdims=False, *, context=None, sync=True):
             return reduce(kind, a, axis, dtype, out, keepdims, context=context, sync=sync)
-    f.__name__ = kind
-    f.__doc__ = (f"vp.{kind}(a, axis=None, ...): numpy.{kind} on the GPU (one kernel). "
-                 f"NumPy in -> NumPy out, resident in -> resident out.")
+    f.__name__ = f.__qualname__ = kind
+    f.__doc__ = _reduce_doc(kind, f)
     return f
+
+
+def _reduce_doc(kind, f):
+    import inspect
+    sig = str(inspect.signature(f))
+    what = {"cumsum": "the running sum", "cumprod": "the running product",
+            "argmin": "the index of the smallest element",
+            "argmax": "the index of the largest element"}.get(kind, f"numpy.{kind}")
+    lines = [f"vp.{kind}{sig}: {what} on the GPU (numpy.{kind}'s arguments and "
+             f"result dtype), one kernel. NumPy in -> NumPy out, resident in -> "
+             f"resident out; inside vp.jit it traces.",
+             "",
+             "    a         a resident or NumPy array (or anything np.asarray takes).",
+             "    axis      None (all elements), an int or a tuple of ints"
+             + (" (one int for a scan)" if kind.startswith("cum") else "") + "."]
+    if "dtype" in sig:
+        lines.append("    dtype     the accumulator and result dtype (NumPy's default "
+                     "when None: int64 for small ints, the input's float type).")
+    lines.append("    out       an array of the result's shape to write into (returned).")
+    if "keepdims" in sig:
+        lines.append("    keepdims  True keeps the reduced axes with length 1.")
+    lines += ["    context   the vp.Context for NumPy inputs (None: the default).",
+              "    sync      False returns a vp.Handle; its .wait() returns the value.",
+              "",
+              "Errors: numpy.exceptions.AxisError for an axis out of range, ValueError "
+              "for an empty reduction without an identity (min/max/argmin/argmax), "
+              "TypeError for complex input, vp.FeatureError for a 64-bit dtype the "
+              "device lacks.",
+              "",
+              "Example:",
+              f"    vp.{kind}(vp.arange(6).reshape(2, 3), axis=0)"]
+    import textwrap
+    return "\n".join(textwrap.fill(x, 76, subsequent_indent=" " * (14 if x.startswith("    ") and
+                                                                   x[4:5] != " " else 0))
+                     if len(x) > 76 else x for x in lines)
 
 
 sum = _make("sum")  # noqa: A001
@@ -290,7 +324,7 @@ def max(a, *args, **kwargs):  # noqa: A001
 # keeps its kernel-language meaning (a mutable variable): the frontend
 # reads the kernel's AST, never this object (_types.kernel_name).
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
-    """vp.var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """vp.var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
     numpy.var on the GPU (the mean, then the mean of squared deviations).
     NumPy in -> NumPy out, resident in -> resident out. Inside a kernel,
     vp.var(expr) is the kernel language's variable (docs/language.md)."""
@@ -298,7 +332,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=N
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
-    """vp.std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """vp.std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
     numpy.std on the GPU (the square root of vp.var)."""
     return _moment("std", a, axis, dtype, out, ddof, keepdims, context)
 

@@ -229,7 +229,8 @@ def _sort_host(a, axis, kind, order, stable, name, fn):
 
 # ------------------------------------------------------------------ the API
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """numpy.sort on the GPU: a sorted copy along `axis` (None: flattened).
+    """vp.sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    numpy.sort on the GPU: a sorted copy along `axis` (None: flattened).
     Stable whatever `kind` says (a radix sort; NumPy's order: NaN last,
     -0.0 and 0.0 equal and left in input order)."""
     a = _prep(a, "sort")
@@ -241,7 +242,8 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
 
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """numpy.argsort on the GPU: int64 indices that sort `a` along `axis`
+    """vp.argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    numpy.argsort on the GPU: int64 indices that sort `a` along `axis`
     (None: flattened), those of NumPy's kind='stable'."""
     a = _prep(a, "argsort")
     if not isinstance(a, _nd):
@@ -264,7 +266,8 @@ def sort_in_place(self, axis=-1, kind=None, order=None, *, stable=None):
 
 # ------------------------------------------------------------------ searching
 def searchsorted(a, v, side="left", sorter=None):
-    """numpy.searchsorted on the GPU: int64 insertion points of `v` into
+    """vp.searchsorted(a, v, side='left', sorter=None):
+    numpy.searchsorted on the GPU: int64 insertion points of `v` into
     the sorted 1-D `a` (NumPy's order: NaN last). One binary search per
     element of v, in one dispatch."""
     from . import _indexing
@@ -321,7 +324,9 @@ def searchsorted(a, v, side="left", sorter=None):
 # ------------------------------------------------------------------ unique
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
            *, equal_nan=True, sorted=True):
-    """numpy.unique on the GPU (flattened; axis= is not implemented): the
+    """vp.unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+    *, equal_nan=True, sorted=True):
+    numpy.unique on the GPU (flattened; axis= is not implemented): the
     sorted unique values, and optionally the first index of each, the
     inverse (input shape) and the counts. NaNs count as one value
     (equal_nan=True, NumPy's default)."""
