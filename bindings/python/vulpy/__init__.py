@@ -52,10 +52,9 @@ from ._indexing import take, transpose  # noqa: F401
 
 # --- issue 19 (array API): host vp.var / vp.std (NumPy's; vp.var keeps its
 # kernel-language meaning inside kernels), np.<function>(resident) dispatch
-from ._reduce import dot, std, var  # noqa: F401,E402
+from ._reduce import std, var  # noqa: F401,E402
 from ._types import kernel_name as _kn  # noqa: E402
 _kn(var, "var")
-_kn(dot, "dot")
 from . import _npfunc  # noqa: E402
 _npfunc.bind(_sys.modules[__name__])
 del _kn, _sys

@@ -72,7 +72,6 @@ class Call:
         self.push = {}
         self.scratch = []
         self.resident = None  # the first resident operand
-        self.finishers = []
         # New resident results up to this many bytes, in memory the host
         # cannot map, get a readback mirror (see _mirrored); 0: none.
         self.mirror_max = 0

@@ -404,7 +404,6 @@ def conjugate(x, out=None):
                 return out
             return x.copy()
         return np.conjugate(x, out=out)
-    from . import _ufunc as u
     return ufunc(_Named("conjugate", 1, np.conjugate), (x,), out, None, True)
 
 

@@ -14,7 +14,7 @@ import weakref
 import numpy as np
 
 from . import _native
-from ._errors import DeviceLostError, FeatureError
+from ._errors import FeatureError
 
 KINDS = ("dgpu", "igpu", "cpu", "virtual", "other", "any")
 

@@ -198,11 +198,6 @@ class Compiled:
             return sum(rec.times()) / n
         return run
 
-    def gpu_times(self, ctx, bind, push, iters):
-        """GPU nanoseconds of `iters` runs (see timer)."""
-        t = self.timer(ctx, bind, push)
-        return [t() for _ in range(iters)]
-
     def run(self, ctx, bind, push, sync=True, readback=None):
         """Submits the launches; `bind` maps buffer names to Buffers, `push`
         field names to values. `readback` (dst, dst_offset, src, src_offset,

@@ -318,7 +318,6 @@ def _mask_set(a, mask, value):
         vv = c.operand(value if not isinstance(value, _array.ndarray) else value, a.dtype)
         vv = c.g.cast(vv, a.dtype) if a.dtype != _BOOL else vv
     else:
-        M = cum.shape[0]
         src = c.operand(value, a.dtype)
         src = c.g.cast(src, a.dtype)
         want = (count,) + rest

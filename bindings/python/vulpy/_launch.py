@@ -3,7 +3,7 @@ manifest and the texts it came from), its pipelines per Context, packing of
 push constants by name, and the Handle that `sync=False` returns.
 """
 
-from . import _native
+from . import _array, _native
 from ._types import vir_lanes, vir_scalar
 
 # VIR scalar spellings -> struct codes (push constants are little-endian std430).
@@ -123,7 +123,6 @@ class Program:
         (resident arrays of the bound dtypes, scalar push constants) done in
         C; anything else it hands back to the Python path. None when every
         call needs the Python path (a vector or float16 push constant)."""
-        from . import _array
         guard = self.manifest.get("dispatch_guard")
         fields = []
         for f in self.manifest["push"]:

@@ -28,7 +28,7 @@ import operator
 
 import numpy as np
 
-from . import _array, _context, _gemm, _indexing, _reduce, _ufunc
+from . import _array, _context, _coopmat, _gemm, _indexing, _reduce, _ufunc
 
 _nd = _array.ndarray
 _BOOL = np.dtype(np.bool_)
@@ -267,7 +267,6 @@ def _float16_coopmat(ctx, a, b, rdt, m, n, k):
     if a.ndim != 2 or b.ndim != 2 or a.dtype != rdt or b.dtype != rdt or \
             not (a.contiguous and b.contiguous):
         return None
-    from . import _coopmat
     if not _coopmat.uses_coopmat(ctx, m, n, k):
         return None
     return _coopmat.run_buffers(ctx, a._buf, b._buf, m, n, k, a.memory)

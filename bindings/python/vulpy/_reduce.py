@@ -13,7 +13,8 @@ import warnings
 
 import numpy as np
 
-from . import _array, _arrayops, _engine, _graph
+from . import _array, _arrayops, _engine, _graph, _ufunc
+from ._launch import Handle
 
 _BOOL = np.dtype(np.bool_)
 NAMES = ("sum", "prod", "min", "max", "mean", "argmin", "argmax", "any", "all", "cumsum",
@@ -194,7 +195,6 @@ def _run_plan(plan, a, sync):
         return res
     if sync:
         return done()
-    from ._launch import Handle
     return Handle(t, done)
 
 
@@ -301,7 +301,6 @@ def min(a, *args, **kwargs):  # noqa: A001
     """vp.min(a, axis=None, ...) reduces like numpy.min; vp.min(a, b) is the
     elementwise minimum (what vp.min meant before reductions)."""
     if args and _is_operand(args[0]):
-        from . import _ufunc
         return _ufunc.minimum(a, *args, **kwargs)
     return _min_r(a, *args, **kwargs)
 
@@ -310,7 +309,6 @@ def max(a, *args, **kwargs):  # noqa: A001
     """vp.max(a, axis=None, ...) reduces like numpy.max; vp.max(a, b) is the
     elementwise maximum."""
     if args and _is_operand(args[0]):
-        from . import _ufunc
         return _ufunc.maximum(a, *args, **kwargs)
     return _max_r(a, *args, **kwargs)
 
@@ -338,7 +336,6 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=N
 
 
 def _moment(kind, a, axis, dtype, out, ddof, keepdims, context):
-    from . import _ufunc
     if isinstance(a, (list, tuple)) or np.isscalar(a):
         a = np.asarray(a)
     dt = np.dtype(a.dtype)
@@ -365,61 +362,3 @@ def _moment(kind, a, axis, dtype, out, ddof, keepdims, context):
         return _ufunc.divide(s, div, out=out) if out is not None else _ufunc.divide(s, div)
     v = _ufunc.divide(s, div)
     return _ufunc.sqrt(v, out=out) if out is not None else _ufunc.sqrt(v)
-
-
-# ------------------------------------------------------------------- dot
-# numpy.dot from the elementwise product and vp.sum (issue 19), until the
-# tiled GEMM kernel exists: vectors and matrix-vector products are one
-# product-and-reduce; a matrix product is the broadcast product
-# (m, k, 1) * (1, k, n) summed over k, which holds m*k*n elements, so it is
-# refused above DOT_MAX_ELEMENTS rather than run slowly. Inside a kernel,
-# vp.dot(u, v) stays the kernel language's vector dot (the frontend reads
-# the AST; _types.kernel_name).
-DOT_MAX_ELEMENTS = 1 << 24
-
-
-def dot(a, b, out=None):
-    """vp.dot(a, b, out=None): numpy.dot on the GPU for scalars, vectors,
-    matrix-vector and (small: m*k*n <= 2**24) matrix-matrix products.
-    NumPy in -> NumPy out, resident in -> resident out. Inside a kernel,
-    vp.dot(u, v) is the kernel language's vector dot product."""
-    from . import _ufunc
-    a = np.asarray(a) if isinstance(a, (list, tuple)) else a
-    b = np.asarray(b) if isinstance(b, (list, tuple)) else b
-    sa, sb = tuple(np.shape(a) if np.isscalar(a) else a.shape), \
-        tuple(np.shape(b) if np.isscalar(b) else b.shape)
-    if not sa or not sb:
-        return _ufunc.multiply(a, b, out=out) if out is not None else _ufunc.multiply(a, b)
-    if sa[-1] != (sb[0] if len(sb) == 1 else sb[-2]):
-        raise ValueError(f"vp.dot: shapes {sa} and {sb} not aligned: {sa[-1]} (dim "
-                         f"{len(sa) - 1}) != {sb[0] if len(sb) == 1 else sb[-2]} (dim "
-                         f"{0 if len(sb) == 1 else len(sb) - 2})")
-    rdt = np.result_type(a.dtype, b.dtype)  # NumPy: int32 . int32 is int32
-    if len(sb) == 1:
-        r = sum(_ufunc.multiply(a, b), -1, rdt)
-    elif len(sa) <= 2 and len(sb) == 2:
-        m = sa[0] if len(sa) == 2 else 1
-        k, n = sb
-        if m * k * n > DOT_MAX_ELEMENTS:
-            raise NotImplementedError(
-                f"vp.dot: a {sa} x {sb} matrix product needs the GEMM kernel, which VulPy "
-                f"has not yet (the broadcast product would hold {m * k * n} elements; "
-                f"the limit is vp._reduce.DOT_MAX_ELEMENTS = {DOT_MAX_ELEMENTS})")
-        a2 = _contig(a).reshape(sa + (1,))
-        r = sum(_ufunc.multiply(a2, _contig(b).reshape((1,) * (len(sa) - 1) + sb)),
-                len(sa) - 1, rdt)
-    else:
-        raise NotImplementedError(f"vp.dot: operands of {len(sa)} and {len(sb)} dimensions "
-                                  f"(only up to matrix x matrix); use numpy.dot on x.numpy()")
-    return r if out is None else _copy_into(r, out)
-
-
-def _contig(x):
-    if isinstance(x, _array.ndarray) and not x.contiguous:
-        return x.copy()
-    return np.ascontiguousarray(x) if isinstance(x, np.ndarray) else x
-
-
-def _copy_into(r, out):
-    from . import _ufunc
-    return _ufunc.multiply(r, 1, out=out)

@@ -27,7 +27,7 @@ import operator
 
 import numpy as np
 
-from . import _array, _arrayops, _graph, _indexing
+from . import _array, _arrayops, _graph, _indexing, _reduce, _stats, _ufunc
 
 _nd = _array.ndarray
 
@@ -602,7 +602,6 @@ def _pad_stat(a, pw, mode, stat_length, kwargs):
     reduction and one copy per slab; integer means round half to even."""
     if kwargs:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {set(kwargs)}")
-    from . import _reduce, _stats, _ufunc
     nd = a.ndim
     if stat_length is None:
         sl = [(n, n) for n in a.shape]

@@ -20,7 +20,7 @@ import operator
 
 import numpy as np
 
-from . import _array, _native, _sort_kernels
+from . import _array, _indexing, _native, _reduce, _shapeops, _sort_kernels, _stats, _ufunc
 
 _nd = _array.ndarray
 _I64 = np.dtype(np.int64)
@@ -270,7 +270,6 @@ def searchsorted(a, v, side="left", sorter=None):
     numpy.searchsorted on the GPU: int64 insertion points of `v` into
     the sorted 1-D `a` (NumPy's order: NaN last). One binary search per
     element of v, in one dispatch."""
-    from . import _indexing
     resident = isinstance(a, _nd) or isinstance(v, _nd)
     ctx = a._ctx if isinstance(a, _nd) else v._ctx if isinstance(v, _nd) else None
     if side not in ("left", "right"):
@@ -330,7 +329,6 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     sorted unique values, and optionally the first index of each, the
     inverse (input shape) and the counts. NaNs count as one value
     (equal_nan=True, NumPy's default)."""
-    from . import _reduce, _shapeops, _stats, _ufunc
     if axis is not None:
         raise NotImplementedError("vp.unique: axis= is not implemented (only the flattened "
                                   "array, axis=None)")

@@ -21,7 +21,6 @@ nanmax/nanmin give NaN without NumPy's RuntimeWarning (the warning would
 need a read back of the result), and average's "weights sum to zero" is not
 checked (the result is NaN or inf), for the same reason.
 """
-import builtins
 import warnings
 
 import numpy as np
@@ -372,5 +371,3 @@ def outer(a, b, out=None):
 NAMES = ("nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd", "median",
          "ptp", "count_nonzero", "average", "flatnonzero", "nonzero", "argwhere", "outer")
 
-
-_ = builtins

@@ -222,10 +222,9 @@ KERNEL_STUBS = {name: _kernel_only(name) for name in KERNEL_ONLY}
 
 
 # Names that are both a host function (NumPy's meaning, in host Python) and
-# a kernel-language builtin (inside @vp.kernel / .vul.py): vp.var, vp.dot. The
-# frontend reads a kernel's AST, so `vp.var(expr)` in a kernel never calls
-# the Python object; the host function carries this marker, which says so.
-HOST_AND_KERNEL = ("var", "dot")
+# a kernel-language builtin (inside @vp.kernel / .vul.py): vp.var, vp.dot,
+# vp.round. The frontend reads a kernel's AST, so `vp.var(expr)` in a kernel
+# never calls the Python object; kernel_name marks the host function so.
 
 
 def kernel_name(f, name):
