@@ -55,8 +55,6 @@ from ._indexing import take, transpose  # noqa: F401
 from ._reduce import std, var  # noqa: F401,E402
 from ._types import kernel_name as _kn  # noqa: E402
 _kn(var, "var")
-from . import _npfunc  # noqa: E402
-_npfunc.bind(_sys.modules[__name__])
 del _kn, _sys
 
 # ufuncs: vp.sin, vp.add, vp.where, ... and their GLSL-style aliases

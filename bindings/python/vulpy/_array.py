@@ -25,10 +25,20 @@ their own size, computed in 32 bits on every device (docs/python-api.md,
 the arithmetic _complex.py lists (Python complex data without dtype= is
 complex64, as Python floats are float32).
 """
+from __future__ import annotations
+
+from typing import Optional, Sequence, Union
+
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from . import _context, _errors, _native, _npfunc, _structs
 from ._graph import c_strides
+
+# the public signatures' annotations (strings: nothing is evaluated at run time)
+ShapeLike = Union[int, Sequence[int]]
+Memory = Optional[str]  # one of MEMORY_KINDS, or None for the context's default
+ContextLike = Optional["_context.Context"]
 
 MEMORY_KINDS = ("device", "host", "cached", "rebar")
 DTYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.uint32, np.int64,
@@ -180,9 +190,11 @@ _ops = _Unbound()
 
 
 def bind_ops(package):
-    """Where ndarray's methods find the op modules: the vulpy package."""
+    """Where ndarray's methods find the op modules: the vulpy package
+    (also where np.<function>(x) finds vp.<function>: _npfunc)."""
     global _ops
     _ops = package
+    _npfunc.bind(package)
 
 
 def _binary(name):
@@ -902,7 +914,8 @@ def _strided(whole, a):
 # ---------------------------------------------------------------- creation
 
 
-def empty(shape, dtype=np.float32, *, memory=None, context=None, exportable=False):
+def empty(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = None,
+          context: ContextLike = None, exportable: bool = False) -> ndarray:
     """vp.empty(shape, dtype=float32, *, memory=None, context=None,
     exportable=False): a new resident array (zeroed: Vulkan memory is cleared before use;
     for 'device' and 'rebar' memory by a fill on the GPU, sent with the next
@@ -1003,7 +1016,8 @@ def _result(shape, dt, memory, ctx):
     return ndarray(buf, shape, dt, ctx)
 
 
-def zeros(shape, dtype=np.float32, *, memory=None, context=None):
+def zeros(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = None,
+          context: ContextLike = None) -> ndarray:
     """vp.zeros(shape, dtype=float32, *, memory=None, context=None): a new
     resident array of zeros (NumPy's zeros, kept on the device). The
     default dtype is float32, VulPy's rule for Python data (module
@@ -1029,7 +1043,8 @@ def zeros(shape, dtype=np.float32, *, memory=None, context=None):
     return empty(shape, dtype, memory=memory, context=context)
 
 
-def full(shape, fill_value, dtype=None, *, memory=None, context=None):
+def full(shape: ShapeLike, fill_value, dtype: DTypeLike = None, *, memory: Memory = None,
+         context: ContextLike = None) -> ndarray:
     """vp.full(shape, fill_value, dtype=None, *, memory=None, context=None):
     a resident array with every element `fill_value` (without dtype=:
     float32 for a Python float, int64 for an int, bool for a bool, the
@@ -1057,7 +1072,8 @@ def full(shape, fill_value, dtype=None, *, memory=None, context=None):
     return out
 
 
-def ones(shape, dtype=np.float32, *, memory=None, context=None):
+def ones(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = None,
+         context: ContextLike = None) -> ndarray:
     """vp.ones(shape, dtype=float32, *, memory=None, context=None): a
     resident array of ones; arguments and errors as vp.zeros.
 
@@ -1098,7 +1114,8 @@ def _like(a, dtype, shape):
             default_dtype(h.dtype, a) if dtype is None else dtype, None, None)
 
 
-def empty_like(a, dtype=None, *, shape=None, memory=None, context=None):
+def empty_like(a: ArrayLike, dtype: DTypeLike = None, *, shape: Optional[ShapeLike] = None,
+               memory: Memory = None, context: ContextLike = None) -> ndarray:
     """vp.empty_like(a, dtype=None, *, shape=None, memory=None, context=None):
     a new (zeroed) resident array with a's shape and dtype (and, for a
     resident `a`, its context and memory kind); `a` is a resident or NumPy
@@ -1108,7 +1125,8 @@ def empty_like(a, dtype=None, *, shape=None, memory=None, context=None):
     return empty(shp, dt, memory=memory or mem, context=context or ctx)
 
 
-def zeros_like(a, dtype=None, *, shape=None, memory=None, context=None):
+def zeros_like(a: ArrayLike, dtype: DTypeLike = None, *, shape: Optional[ShapeLike] = None,
+               memory: Memory = None, context: ContextLike = None) -> ndarray:
     """vp.zeros_like(a, dtype=None, *, shape=None, memory=None,
     context=None): zeros with a's shape and dtype (a resident `a` also gives
     its context and memory kind); the keywords override them, as in
@@ -1116,7 +1134,8 @@ def zeros_like(a, dtype=None, *, shape=None, memory=None, context=None):
     return empty_like(a, dtype, shape=shape, memory=memory, context=context)
 
 
-def ones_like(a, dtype=None, *, shape=None, memory=None, context=None):
+def ones_like(a: ArrayLike, dtype: DTypeLike = None, *, shape: Optional[ShapeLike] = None,
+              memory: Memory = None, context: ContextLike = None) -> ndarray:
     """vp.ones_like(a, dtype=None, *, shape=None, memory=None, context=None):
     ones with a's shape and dtype (a resident `a` also gives its context
     and memory kind); the keywords override them, as in vp.empty_like."""
@@ -1125,7 +1144,9 @@ def ones_like(a, dtype=None, *, shape=None, memory=None, context=None):
     return out
 
 
-def full_like(a, fill_value, dtype=None, *, shape=None, memory=None, context=None):
+def full_like(a: ArrayLike, fill_value, dtype: DTypeLike = None, *,
+              shape: Optional[ShapeLike] = None, memory: Memory = None,
+              context: ContextLike = None) -> ndarray:
     """vp.full_like(a, fill_value, dtype=None, *, shape=None, memory=None,
     context=None): an array like `a` (shape, dtype; a resident `a`'s context
     and memory kind) with every element `fill_value`; the keywords override
@@ -1157,7 +1178,8 @@ def _import_target(a, ctx):
     return None
 
 
-def asarray(obj, dtype=None, *, memory=None, context=None):
+def asarray(obj: ArrayLike, dtype: DTypeLike = None, *, memory: Memory = None,
+            context: ContextLike = None) -> ndarray:
     """A resident array of `obj` (a NumPy array, a list, a scalar, or a
     resident array, which comes back as is when nothing changes).
 
@@ -1237,7 +1259,7 @@ def _struct_array(a, dtype, memory, ctx):
     return ndarray(buf, a.shape, a.dtype, ctx)
 
 
-def aligned_empty(shape, dtype=np.float32):
+def aligned_empty(shape: ShapeLike, dtype: DTypeLike = np.float32) -> np.ndarray:
     """vp.aligned_empty(shape, dtype=float32): a NumPy array of the given
     shape and dtype on page-aligned host memory, which
     vp.asarray(a, memory='host') imports with no copy (the GPU then works
@@ -1249,7 +1271,8 @@ def aligned_empty(shape, dtype=np.float32):
     return np.frombuffer(mem, dt, n).reshape(shape)
 
 
-def arange(start, stop=None, step=1, dtype=None, *, memory=None, context=None):
+def arange(start, stop=None, step=1, dtype: DTypeLike = None, *, memory: Memory = None,
+           context: ContextLike = None) -> ndarray:
     """vp.arange(start, stop=None, step=1, dtype=None, *, memory=None,
     context=None): numpy.arange(start, stop, step), resident; float32 for
     Python float bounds unless dtype= says otherwise (the values are
@@ -1263,7 +1286,8 @@ def arange(start, stop=None, step=1, dtype=None, *, memory=None, context=None):
     return asarray(a, memory=memory, context=context)
 
 
-def linspace(start, stop, num=50, endpoint=True, dtype=None, *, memory=None, context=None):
+def linspace(start, stop, num: int = 50, endpoint: bool = True, dtype: DTypeLike = None, *,
+             memory: Memory = None, context: ContextLike = None) -> ndarray:
     """vp.linspace(start, stop, num=50, endpoint=True, dtype=None, *,
     memory=None, context=None): numpy.linspace(start, stop, num, endpoint),
     resident; float32 unless dtype= (or NumPy bounds of another dtype) say
@@ -1299,7 +1323,7 @@ def _dlpack_of(a, owner=None, versioned=False, copied=False):
                                         strides, code, item * 8, versioned, copied)
 
 
-def from_dlpack(x, *, copy=None, context=None):
+def from_dlpack(x, *, copy: Optional[bool] = None, context: ContextLike = None) -> ndarray:
     """vp.from_dlpack(x, *, copy=None, context=None): a resident array from
     `x`, any object with __dlpack__ (a NumPy array, a
     PyTorch CPU tensor, a vp.ndarray). kDLCPU data is imported as

@@ -925,7 +925,7 @@ def _rebuild(s, outs):
     return kind(_rebuild(x, outs) for x in s[1])
 
 
-def jit(fn=None, *, fuse=True, context=None, fast_math=False):
+def jit(fn=None, *, fuse: bool = True, context=None, fast_math: bool = False) -> "JitFunction":
     """vp.jit(fn=None, *, fuse=True, context=None, fast_math=False): fusion
     mode. Returns a JitFunction; use it as `@vp.jit` or `@vp.jit(...)`.
 

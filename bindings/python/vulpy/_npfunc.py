@@ -10,8 +10,9 @@ downloads a resident array silently. np.asarray / np.array stay explicit
 conversions (they do not go through __array_function__).
 
 Layering: this module imports nothing from the package but _types. The
-package's top (__init__) binds the vulpy namespace with bind(); names are
-looked up at call time, so functions added to vp later are found too.
+vulpy package is bound once with bind() (by _array.bind_ops, which
+vulpy/__init__.py calls); names are looked up at call time, so functions
+added to vp later are found too.
 """
 import numpy as np
 
