@@ -1,7 +1,7 @@
 /* copy.c - host-side copies of large transfers, split over worker threads.
  *
- * One thread's memcpy moves 10-12 GB/s on a server; PCIe and the GPU's copy
- * engine move several times that, so an upload, a download or a staging
+ * One thread's memcpy is slower than PCIe and the GPU's copy engine
+ * (bench/notes/runtime.md has figures), so an upload, a download or a staging
  * slot that crosses the host in one thread is bound by that one core. Each
  * context keeps a few worker threads (started on the first large copy,
  * joined when the context goes) and splits a copy of `min_bytes` or more

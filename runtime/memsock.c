@@ -172,7 +172,7 @@ vrt_memsock *vrt_memsock_create(vrt_context *ctx, const vrt_memsock_desc *desc, 
    * never saw the host's write during the dispatch, so a `block` pipe that
    * fired more frames a dispatch than it had slots waited out its whole
    * spin bound (2^31 polls: a hang); with the words behind the BAR it ran
-   * in 1 ms (bench/probes/memsock_diag.py). The frames stay in `kind`:
+   * at once (bench/probes/memsock_diag.py). The frames stay in `kind`:
    * the GPU's writes to host memory do reach the host mid-dispatch, and
    * the host reads them from its own RAM rather than across PCIe. */
   if (vrt__alive(ctx, d)) {

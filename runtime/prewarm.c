@@ -1,10 +1,10 @@
 /* prewarm.c - the driver's one-time set-up, on a background thread.
  *
  * A process's first compute pipeline can cost the driver far more than
- * later ones: NVIDIA loads and starts its shader compiler (on the H200 a
- * fresh sin+exp pipeline takes 5-6 ms in a warmed process, the first one
- * 31 ms); lavapipe has little of this (its LLVM compile waits for the first
- * dispatch; this warm-up takes it under 1 ms). Right after
+ * later ones: NVIDIA loads and starts its shader compiler (on the H200 the
+ * first pipeline of a process costs several times a later one;
+ * bench/notes/runtime.md); lavapipe has little of this (its LLVM compile
+ * waits for the first dispatch, so this warm-up is short). Right after
  * device creation a thread creates and destroys one small pipeline (no
  * VkPipelineCache, so nothing is written anywhere), so that the set-up
  * overlaps whatever the program does before its first kernel: the Python

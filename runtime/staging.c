@@ -221,8 +221,8 @@ bool vrt_buffer_download(vrt_buffer *b, uint64_t offset, void *dst, uint64_t siz
     return false;
   /* Device-local memory mapped through a discrete GPU's BAR ('rebar', the
    * default kind on the H200) is uncached for the CPU: reading it with
-   * memcpy crosses PCIe one read at a time (0.1 GB/s measured on the H200
-   * for 16 MiB, against 20+ GB/s through the staging ring), so such
+   * memcpy crosses PCIe one read at a time (two orders of magnitude slower
+   * than the staging ring on the H200; bench/notes/runtime.md), so such
    * buffers come back by DMA like device memory. Writes through the BAR
    * are write-combined and fast; uploads keep the mapping. */
   bool bar = (b->mem_flags & VRT_MEM_DEVICE_LOCAL) && !(b->mem_flags & VRT_MEM_HOST_CACHED) &&

@@ -55,8 +55,8 @@
  * as a device holds at once (the former 1024, an H200's 132 x 8 of 256)
  * runs a second, partial wave whenever registers let fewer be resident,
  * and Vulkan does not say how many are. 4096: the best of the H200 sweep
- * (bench fusion, sum of 2^28 float32: 2048 0.2420, 4096 0.2418, 8192
- * 0.2428, 16384 0.2537 ms); the partials are cheap to finish (FIN_UNROLL
+ * (bench fusion, a sum of 2^28 float32; bench/notes/fusion.md), with 2048
+ * and 8192 close and 16384 slower; the partials are cheap to finish (FIN_UNROLL
  * loads in flight per invocation of the last workgroup).
  * RED_GROUPS_CPU: the cap on a CPU device, which pays per workgroup for
  * the tree and has no waves to fill.

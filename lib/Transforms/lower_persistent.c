@@ -242,7 +242,8 @@ static int slot_of(pl *l, vir_sym *s, uint64_t w) {
  * also snapshot the stop request and the control words (at the entry and
  * at step boundaries only, as the stepped form does).
  *
- * Lean by design (issue 15, measured 18.6 us on the H200 before): the
+ * Lean by design (issue 15: the barrier was the persistent loop's cost on
+ * the H200; bench/notes/runtime.md): the
  * only ordered operations on the critical path are the arrival (acq_rel,
  * device scope), the generation bump (release) and one fence after the
  * wait (acquire); everything else is relaxed. The wait polls only the

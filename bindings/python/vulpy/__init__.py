@@ -18,7 +18,7 @@ The modes, from the seed's table (docs/python-api.md is the reference):
 vulpy dump-ast`, is pure Python); anything that needs the GPU or the
 compiler then raises ExtensionMissingError saying how to build it.
 """
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: F401
 
 from ._astjson import dump_file, dump_function, dump_source, to_json  # noqa: F401
 from ._errors import (CompileError, DeviceLostError, ExtensionMissingError,  # noqa: F401
@@ -34,6 +34,10 @@ from ._context import MemoryPool, get_default_memory_pool  # noqa: F401  (memory
 from ._array import (aligned_empty, arange, array, asarray, empty, empty_like,  # noqa: F401
                      full, full_like, linspace, ndarray, ones, ones_like, zeros, zeros_like,
                      MEMORY_KINDS)
+from . import _array as _a  # noqa: E402
+import sys as _sys  # noqa: E402
+_a.bind_ops(_sys.modules[__name__])  # ndarray's methods call the op modules below through vp
+del _a
 from ._launch import Handle  # noqa: F401
 from ._kernel import kernel  # noqa: F401
 from ._shader import Shader, compile  # noqa: F401
@@ -48,13 +52,9 @@ from ._indexing import take, transpose  # noqa: F401
 
 # --- issue 19 (array API): host vp.var / vp.std (NumPy's; vp.var keeps its
 # kernel-language meaning inside kernels), np.<function>(resident) dispatch
-from ._reduce import dot, std, var  # noqa: F401,E402
+from ._reduce import std, var  # noqa: F401,E402
 from ._types import kernel_name as _kn  # noqa: E402
 _kn(var, "var")
-_kn(dot, "dot")
-from . import _npfunc  # noqa: E402
-import sys as _sys  # noqa: E402
-_npfunc.bind(_sys.modules[__name__])
 del _kn, _sys
 
 # ufuncs: vp.sin, vp.add, vp.where, ... and their GLSL-style aliases
@@ -103,9 +103,6 @@ from ._ufunc import around  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 round = around  # noqa: A001  (host numpy.round; inside a kernel vp.round is GLSL's round)
 _types.kernel_name(around, "round")  # noqa: F405
-from . import _shapeops as _so  # noqa: E402
-_jit.TRACED_FUNCTIONS.update({_n: getattr(_so, _n) for _n in _so.TRACED})  # vp.jit traces these
-del _so
 
 # --- issue 22 (kernel language): struct classes on the host (std430 dtypes) ---
 from ._structs import struct, struct_dtype  # noqa: E402,F401
@@ -122,9 +119,7 @@ from . import random  # noqa: E402,F401
 from ._sort import argsort, searchsorted, sort, unique  # noqa: E402,F401
 
 # --- issue 19 (array API): complex64/complex128 (_complex.py) and vp.fft ---
-from . import _complex  # noqa: E402
 from ._complex import angle, conj, conjugate, imag, real  # noqa: E402,F401
-_complex.install()
 from . import fft  # noqa: E402,F401
 
 # --- issue 18: streams and events (vulpy/_stream.py) ---

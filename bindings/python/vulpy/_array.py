@@ -25,9 +25,20 @@ their own size, computed in 32 bits on every device (docs/python-api.md,
 the arithmetic _complex.py lists (Python complex data without dtype= is
 complex64, as Python floats are float32).
 """
-import numpy as np
+from __future__ import annotations
 
-from . import _context, _errors, _native, _structs
+from typing import Optional, Sequence, Union
+
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
+
+from . import _context, _errors, _native, _npfunc, _structs
+from ._graph import c_strides
+
+# the public signatures' annotations (strings: nothing is evaluated at run time)
+ShapeLike = Union[int, Sequence[int]]
+Memory = Optional[str]  # one of MEMORY_KINDS, or None for the context's default
+ContextLike = Optional["_context.Context"]
 
 MEMORY_KINDS = ("device", "host", "cached", "rebar")
 DTYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.uint32, np.int64,
@@ -128,15 +139,16 @@ def host_reads_fast(buf):
     """True when the host may read `buf`'s mapping at memory speed: host
     memory, or host-cached. Device-local memory mapped uncached (`'rebar'`
     on a discrete GPU: VRAM through the BAR) is write-combined for the CPU:
-    reads cross PCIe one at a time (0.06-0.2 GB/s on the H200), so bulk
-    reads of it go through a DMA copy instead (the runtime's downloads do)."""
+    reads cross PCIe one at a time, far slower than a DMA copy, so bulk
+    reads of it go through a DMA copy instead (the runtime's downloads do;
+    figures in bench/notes/python.md)."""
     f = buf.memory_flags
     return bool(buf.mapped) and (not f & _DEVICE_LOCAL or bool(f & _HOST_CACHED))
 
 
 # x.to(ctx) through imported pages: from 1 MiB, and where a discrete GPU
-# takes part (on CPU devices both paths are memcpys and the imports cost
-# more: 0.23 against 1.25 GB/s at 16 MiB on lavapipe, bench suite hostpages)
+# takes part (on CPU devices both paths are memcpys and the imports only
+# add their cost; bench suite hostpages, bench/notes/python.md)
 _TO_PAGES_MIN = 1 << 20
 _TO_PAGES_KINDS = ("dgpu",)
 
@@ -159,6 +171,45 @@ def _to_through_pages(x, ctx, memory):
     out = _result(x.shape, x.dtype, memory, ctx)
     out._buf.copy_from(b, 0, 0, nbytes)
     return out
+
+
+class _Unbound:
+    def __getattr__(self, name):
+        raise RuntimeError("vp.ndarray's operators and methods work once `import vulpy` has "
+                           "finished (vulpy/__init__.py binds the op layer)")
+
+
+# ndarray's operators and most of its methods are the op layer's functions
+# (x + y is vp.add(x, y), x.sum() is vp.sum(x), x[k] is _indexing.getitem).
+# The op modules make ndarrays, so they import this module and this module
+# cannot import them (no import cycle: test/python/test_layers.py). The
+# package's top, vulpy/__init__.py, hands itself over once with bind_ops()
+# right after importing this module; the methods look the op modules up on
+# it (`_ops._ufunc`, `_ops._reduce`, ...) when they run.
+_ops = _Unbound()
+
+
+def bind_ops(package):
+    """Where ndarray's methods find the op modules: the vulpy package
+    (also where np.<function>(x) finds vp.<function>: _npfunc)."""
+    global _ops
+    _ops = package
+    _npfunc.bind(package)
+
+
+def _binary(name):
+    """The (x op y, y op x, x op= y) methods of ufunc vp.<name>."""
+    def op(self, other):
+        return getattr(_ops._ufunc, name)(self, other)
+
+    def rop(self, other):
+        return getattr(_ops._ufunc, name)(other, self)
+
+    def iop(self, other):
+        getattr(_ops._ufunc, name)(self, other, out=self)
+        return self
+
+    return op, rop, iop
 
 
 class ndarray:
@@ -193,6 +244,11 @@ class ndarray:
     __array_priority__ = 100
 
     def __init__(self, buf, shape, dtype, ctx, offset=0, strides=None, whole=True):
+        """Made by VulPy (vp.asarray, vp.empty, views), not by users: `buf`
+        is the vulpy._vulpy.Buffer, `shape` and `dtype` NumPy's, `ctx` the
+        vp.Context; a view starts at element `offset` of the buffer with
+        element `strides` (None: C-contiguous), and `whole` says whether it
+        may be all of its buffer."""
         self._buf, self._ctx, self.shape, self.dtype = buf, ctx, shape, dtype
         self._sdtype = storage_dtype(dtype)
         n = 1
@@ -220,7 +276,6 @@ class ndarray:
     @property
     def strides(self):
         """Strides in bytes, as NumPy's."""
-        from ._graph import c_strides
         st = self._estrides if self._estrides is not None else c_strides(self.shape)
         return tuple(x * self._sdtype.itemsize for x in st)
 
@@ -273,13 +328,6 @@ class ndarray:
         if not self.shape:
             raise TypeError("len() of a 0-d array")
         return self.shape[0]
-
-    def __repr__(self):
-        body = ""
-        if self._size <= 8:
-            body = np.array2string(self.numpy(), separator=", ") + ", "
-        return (f"vp.ndarray({body}shape={self.shape}, dtype={self.dtype.name}, "
-                f"memory={self.memory!r})")
 
     # ------------------------------------------------------------- to NumPy
     def numpy_view(self):
@@ -363,8 +411,7 @@ class ndarray:
         page-aligned host pages imported into both contexts, then one GPU
         copy out of them on the other device (1 MiB and more); otherwise a
         download into NumPy and an upload."""
-        from . import _context as _c
-        ctx = _c.resolve(context)
+        ctx = _context.resolve(context)
         if ctx is self._ctx:
             return self if memory in (None, self.memory) else self.copy(memory)
         mem = check_memory(memory, ctx) if memory is not None else \
@@ -375,8 +422,8 @@ class ndarray:
             r = _to_through_pages(self, ctx, check_memory(mem, ctx))
             if r is not None:
                 return r
-        # numpy() reads VRAM mapped uncached (rebar on a dGPU) by DMA: read
-        # through the mapping it crossed PCIe at 0.1-0.2 GB/s on the H200
+        # numpy() reads VRAM mapped uncached (rebar on a dGPU) by DMA: reads
+        # through the mapping cross PCIe one at a time (host_reads_fast)
         fast = host_reads_fast(self._buf) and self.dtype != _BOOL
         host = self.numpy_view() if fast else self.numpy()
         return asarray(np.ascontiguousarray(host), self.dtype, memory=mem, context=ctx)
@@ -497,8 +544,7 @@ class ndarray:
     def copy(self, memory=None):
         """A new resident array with the same data (on the GPU)."""
         if not self.contiguous:
-            from . import _arrayops
-            c = _arrayops.materialize(self)
+            c = _ops._arrayops.materialize(self)
             return c if memory in (None, c.memory) else c.copy(memory)
         out = _result(self.shape, self.dtype, check_memory(memory or self.memory), self._ctx)
         if self._size:
@@ -511,20 +557,16 @@ class ndarray:
         if dt == self.dtype:
             return self.copy(memory)
         if dt.kind == "c" or self.dtype.kind == "c":  # issue 19 (_complex.py)
-            from . import _arrayops
-            return _arrayops.COMPLEX.astype(self, dt, memory)
+            return _ops._complex.astype(self, dt, memory)
         if not self.contiguous:
-            from . import _arrayops
-            return _arrayops.astype(self, dt, memory)
-        from . import _ufunc
+            return _ops._arrayops.astype(self, dt, memory)
         out = empty(self.shape, dt, memory=memory or self.memory, context=self._ctx)
-        return _ufunc.cast(self, out)
+        return _ops._ufunc.cast(self, out)
 
     def fill(self, value):
         """Sets every element to `value`."""
         if not self._whole:  # a view (a prefix x[:n] too: the buffer fill rounds up to 16 bytes)
-            from . import _arrayops
-            _arrayops.fill(self, value)
+            _ops._arrayops.fill(self, value)
             return
         _fill(self, value)
 
@@ -535,14 +577,261 @@ class ndarray:
             raise ValueError(f"set: shape {a.shape} does not match the array's {self.shape}")
         no_complex_drop(a.dtype, self.dtype, "set")
         if not self.contiguous:
-            from . import _arrayops
-            _arrayops.assign(self, a)
+            _ops._arrayops.assign(self, a)
             return
         a = np.ascontiguousarray(a, dtype=self._sdtype)
         if self._size:
             self._buf.upload(a)
 
+    # ---------------------------------------------------------- printing, pickling
+    def __repr__(self):
+        # NumPy's layout (numpy's _array_repr_implementation): the values, then
+        # the note on the last line, or on a line of its own when it would pass
+        # the line width. The shape stays in the note: '...' hides it.
+        prefix = "vp.ndarray("
+        note = f"shape={self.shape}, dtype={self.dtype.name}, memory={self.memory!r})"
+        if self._size == 0:
+            return f"{prefix}[], {note}"
+        body = np.array2string(self.numpy(), separator=", ", prefix=prefix, suffix=",")
+        # continuation lines carry the prefix's indent already; the first does not
+        last = len(body.rsplit("\n", 1)[-1]) + (0 if "\n" in body else len(prefix))
+        if last + 2 + len(note) > np.get_printoptions()["linewidth"]:
+            return f"{prefix}{body},\n{' ' * len(prefix)}{note}"
+        return f"{prefix}{body}, {note}"
+
+    def __str__(self):
+        """The values as NumPy prints them (a download; '...' past NumPy's
+        print threshold)."""
+        return str(self.numpy())
+
+    def __format__(self, spec):
+        if self.shape == () or (spec and self._size == 1 and self.ndim == 0):
+            return format(self.item(), spec)
+        if not spec:
+            return str(self)
+        raise TypeError(f"unsupported format string {spec!r} for a vp.ndarray of shape "
+                        f"{self.shape}: only 0-d arrays take a format spec (as NumPy)")
+
+    def __reduce__(self):
+        """Pickle as a NumPy copy of the values plus dtype and memory kind;
+        unpickling uploads it again (to the default context)."""
+        return (_rebuild, (self.numpy(), self.dtype, self.memory))
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def __buffer__(self, flags):
+        """The buffer protocol (Python 3.12+: memoryview(x)): the persistent
+        mapping of a host-visible array, no copy; ValueError naming the memory
+        kind otherwise (numpy_view's)."""
+        return memoryview(self.numpy_view())
+
+    # ------------------------------------------------------------ operators
+    # The operators and the methods below are the op layer's functions
+    # (vp.add, vp.sum, indexing, ...), reached through `_ops` (see bind_ops):
+    # x + y is vp.add(x, y), x += y is vp.add(x, y, out=x), x.sum(0) is
+    # vp.sum(x, 0).
+    __add__, __radd__, __iadd__ = _binary("add")
+    __sub__, __rsub__, __isub__ = _binary("subtract")
+    __mul__, __rmul__, __imul__ = _binary("multiply")
+    __truediv__, __rtruediv__, __itruediv__ = _binary("divide")
+    __floordiv__, __rfloordiv__, __ifloordiv__ = _binary("floor_divide")
+    __mod__, __rmod__, __imod__ = _binary("remainder")
+    __pow__, __rpow__, __ipow__ = _binary("power")
+    __and__, __rand__, __iand__ = _binary("bitwise_and")
+    __or__, __ror__, __ior__ = _binary("bitwise_or")
+    __xor__, __rxor__, __ixor__ = _binary("bitwise_xor")
+    __lt__ = _binary("less")[0]
+    __le__ = _binary("less_equal")[0]
+    __gt__ = _binary("greater")[0]
+    __ge__ = _binary("greater_equal")[0]
+    __eq__ = _binary("equal")[0]
+    __ne__ = _binary("not_equal")[0]
     __hash__ = None
+
+    def __neg__(self):
+        return _ops._ufunc.negative(self)
+
+    def __pos__(self):
+        return self.copy()
+
+    def __abs__(self):
+        return _ops._ufunc.absolute(self)
+
+    def __invert__(self):
+        return _ops._ufunc.invert(self)
+
+    def __matmul__(self, other):
+        return _ops._matmul.matmul_op(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops._matmul.rmatmul_op(self, other)
+
+    def __imatmul__(self, other):
+        return _ops._matmul.imatmul_op(self, other)
+
+    # ------------------------------------------------------------ NumPy protocols
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """NumPy ufuncs on resident arrays run on the GPU when VulPy has them
+        (np.sin(x) is vp.sin(x)); any other raises TypeError naming the ufunc
+        (_npfunc), never a silent download."""
+        f = _npfunc.ufunc(ufunc.__name__)
+        if method != "__call__" or f is None or set(kwargs) - {"out"}:
+            return _npfunc.ufunc_unhandled(ufunc, method, inputs, kwargs)
+        out = kwargs.get("out")
+        if isinstance(out, tuple):
+            if len(out) != 1:
+                return NotImplemented
+            out = out[0]
+        return f(*inputs, out=out)
+
+    def __array_function__(self, func, types, args, kwargs):
+        """np.<function>(x) runs on the device (vp.<function>) or raises a
+        TypeError naming it, never a silent download (_npfunc)."""
+        return _npfunc.array_function(func, types, args, kwargs)
+
+    # ------------------------------------------------------------ indexing
+    def __getitem__(self, key):
+        """Basic indexing (ints, slices, None, ...) gives a view; integer
+        arrays and boolean masks gather into a new array (vulpy/_indexing.py)."""
+        return _ops._indexing.getitem(self, key)
+
+    def __setitem__(self, key, value):
+        """x[key] = value on the GPU (a scalar, a NumPy or resident array)."""
+        _ops._indexing.setitem(self, key, value)
+
+    def take(self, indices, axis=None, out=None, mode="raise"):
+        """vp.take(self, indices, axis, out, mode)."""
+        return _ops._indexing.take(self, indices, axis, out, mode)
+
+    def transpose(self, *axes):
+        """A transposed view: x.transpose(), x.transpose(1, 0) or
+        x.transpose((1, 0))."""
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            return _ops._indexing.transpose(self, axes[0])
+        return _ops._indexing.transpose(self, axes if axes and axes[0] is not None else None)
+
+    @property
+    def T(self):
+        """The transposed view (axes reversed)."""
+        return _ops._indexing.transpose(self)
+
+    def swapaxes(self, axis1, axis2):
+        """vp.swapaxes(self, axis1, axis2): a view."""
+        return _ops._shapeops.swapaxes(self, axis1, axis2)
+
+    def squeeze(self, axis=None):
+        """vp.squeeze(self, axis): a view without the length-1 axes."""
+        return _ops._shapeops.squeeze(self, axis)
+
+    def repeat(self, repeats, axis=None):
+        """vp.repeat(self, repeats, axis)."""
+        return _ops._shapeops.repeat(self, repeats, axis)
+
+    # ------------------------------------------------------------ reductions
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        """vp.sum(self, axis, dtype, out, keepdims)."""
+        return _ops._reduce.sum(self, axis, dtype, out, keepdims)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        """vp.prod(self, axis, dtype, out, keepdims)."""
+        return _ops._reduce.prod(self, axis, dtype, out, keepdims)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        """vp.mean(self, axis, dtype, out, keepdims)."""
+        return _ops._reduce.mean(self, axis, dtype, out, keepdims)
+
+    def min(self, axis=None, out=None, keepdims=False):
+        """The smallest element (along `axis`): numpy.ndarray.min."""
+        return _ops._reduce.amin(self, axis, out, keepdims)
+
+    def max(self, axis=None, out=None, keepdims=False):
+        """The largest element (along `axis`): numpy.ndarray.max."""
+        return _ops._reduce.amax(self, axis, out, keepdims)
+
+    def argmin(self, axis=None, out=None, *, keepdims=False):
+        """vp.argmin(self, axis, out, keepdims=...)."""
+        return _ops._reduce.argmin(self, axis, out, keepdims=keepdims)
+
+    def argmax(self, axis=None, out=None, *, keepdims=False):
+        """vp.argmax(self, axis, out, keepdims=...)."""
+        return _ops._reduce.argmax(self, axis, out, keepdims=keepdims)
+
+    def any(self, axis=None, out=None, keepdims=False):
+        """vp.any(self, axis, out, keepdims)."""
+        return _ops._reduce.any(self, axis, out, keepdims)
+
+    def all(self, axis=None, out=None, keepdims=False):
+        """vp.all(self, axis, out, keepdims)."""
+        return _ops._reduce.all(self, axis, out, keepdims)
+
+    def cumsum(self, axis=None, dtype=None, out=None):
+        """vp.cumsum(self, axis, dtype, out)."""
+        return _ops._reduce.cumsum(self, axis, dtype, out)
+
+    def cumprod(self, axis=None, dtype=None, out=None):
+        """vp.cumprod(self, axis, dtype, out)."""
+        return _ops._reduce.cumprod(self, axis, dtype, out)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        """vp.var(self, axis, dtype, out, ddof, keepdims)."""
+        return _ops._reduce.var(self, axis, dtype, out, ddof, keepdims)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        """vp.std(self, axis, dtype, out, ddof, keepdims)."""
+        return _ops._reduce.std(self, axis, dtype, out, ddof, keepdims)
+
+    def ptp(self, axis=None, out=None, keepdims=False):
+        """vp.ptp(self, axis, out, keepdims): max - min."""
+        return _ops._stats.ptp(self, axis, out, keepdims)
+
+    def nonzero(self):
+        """vp.nonzero(self): a tuple of index arrays, one per dimension."""
+        return _ops._stats.nonzero(self)
+
+    def round(self, decimals=0, out=None):
+        """vp.around(self, decimals, out)."""
+        return _ops._ufunc.around(self, decimals, out)
+
+    def dot(self, b, out=None):
+        """vp.dot(self, b, out)."""
+        return _ops._matmul.dot(self, b, out)
+
+    def sort(self, axis=-1, kind=None, order=None, *, stable=None):
+        """Sorts in place along `axis` (stable; see vp.sort)."""
+        _ops._sort.sort_in_place(self, axis, kind, order, stable=stable)
+
+    def argsort(self, axis=-1, kind=None, order=None, *, stable=None):
+        """vp.argsort(self, axis)."""
+        return _ops._sort.argsort(self, axis, kind, order, stable=stable)
+
+    # ------------------------------------------------------------ complex parts
+    @property
+    def real(self):
+        """The real part (a view for complex arrays)."""
+        return _ops._complex.real(self)
+
+    @real.setter
+    def real(self, value):
+        _ops._complex.set_real(self, value)
+
+    @property
+    def imag(self):
+        """The imaginary part (a view for complex arrays; zeros for real ones)."""
+        return _ops._complex.imag(self)
+
+    @imag.setter
+    def imag(self, value):
+        _ops._complex.set_imag(self, value)
+
+    def conj(self):
+        """vp.conjugate(self): the complex conjugate (a copy for real arrays)."""
+        return _ops._complex.conjugate(self)
+
+    conjugate = conj
 
 
 def c_contiguous(a):
@@ -550,7 +839,6 @@ def c_contiguous(a):
     buffer (at any offset)."""
     if a._estrides is None:
         return True
-    from ._graph import c_strides
     return all(s == c or d == 1 for s, c, d in zip(a._estrides, c_strides(a.shape), a.shape))
 
 
@@ -577,7 +865,6 @@ def _same_view(a, b):
         return False
     if a._estrides == b._estrides:
         return True
-    from ._graph import c_strides
     sa = a._estrides if a._estrides is not None else c_strides(a.shape)
     sb = b._estrides if b._estrides is not None else c_strides(b.shape)
     return all(x == y or d == 1 for x, y, d in zip(sa, sb, a.shape))
@@ -619,90 +906,40 @@ def unalias(args, outs):
 
 def _strided(whole, a):
     """The view `a` of NumPy array `whole` (its buffer's elements)."""
-    from ._graph import c_strides
     st = a._estrides if a._estrides is not None else c_strides(a.shape)
     isz = whole.itemsize
     return np.lib.stride_tricks.as_strided(whole[a._offset:], a.shape, [x * isz for x in st])
 
 
-def _ufunc_op(name, reflected=False):
-    f = None
-
-    def op(self, other):
-        nonlocal f  # the ufunc, looked up on the first call (not per call)
-        if f is None:
-            from . import _ufunc
-            f = getattr(_ufunc, name)
-        return f(other, self) if reflected else f(self, other)
-
-    op.__name__ = name
-    return op
-
-
-def _inplace_op(name):
-    def op(self, other):
-        from . import _ufunc
-        getattr(_ufunc, name)(self, other, out=self)
-        return self
-
-    return op
-
-
-for _dunder, _name in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
-                       ("truediv", "divide"), ("floordiv", "floor_divide"), ("mod", "remainder"),
-                       ("pow", "power"), ("and", "bitwise_and"), ("or", "bitwise_or"),
-                       ("xor", "bitwise_xor")):
-    setattr(ndarray, f"__{_dunder}__", _ufunc_op(_name))
-    setattr(ndarray, f"__r{_dunder}__", _ufunc_op(_name, True))
-    setattr(ndarray, f"__i{_dunder}__", _inplace_op(_name))
-for _dunder, _name in (("lt", "less"), ("le", "less_equal"), ("gt", "greater"),
-                       ("ge", "greater_equal"), ("eq", "equal"), ("ne", "not_equal")):
-    setattr(ndarray, f"__{_dunder}__", _ufunc_op(_name))
-
-
-def _unary(name):
-    def op(self):
-        from . import _ufunc
-        return getattr(_ufunc, name)(self)
-
-    return op
-
-
-ndarray.__neg__ = _unary("negative")
-ndarray.__pos__ = lambda self: self.copy()
-ndarray.__abs__ = _unary("absolute")
-ndarray.__invert__ = _unary("invert")
-
-
-def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-    """NumPy ufuncs on resident arrays run on the GPU when VulPy has them."""
-    from . import _ufunc
-    f = _ufunc.BY_NUMPY.get(ufunc.__name__)
-    if method != "__call__" or f is None or set(kwargs) - {"out"}:
-        from . import _npfunc  # an error naming the ufunc, not a silent download
-        return _npfunc.ufunc_unhandled(ufunc, method, inputs, kwargs)
-    out = kwargs.get("out")
-    if isinstance(out, tuple):
-        if len(out) != 1:
-            return NotImplemented
-        out = out[0]
-    return f(*inputs, out=out)
-
-
-ndarray.__array_ufunc__ = __array_ufunc__
-
 # ---------------------------------------------------------------- creation
 
 
-def empty(shape, dtype=np.float32, *, memory=None, context=None, exportable=False):
-    """A new resident array (zeroed: Vulkan memory is cleared before use;
+def empty(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = None,
+          context: ContextLike = None, exportable: bool = False) -> ndarray:
+    """vp.empty(shape, dtype=float32, *, memory=None, context=None,
+    exportable=False): a new resident array (zeroed: Vulkan memory is cleared before use;
     for 'device' and 'rebar' memory by a fill on the GPU, sent with the next
     submission, so it costs the host nothing). dtype= a struct class gives
     an array of zeroed structs (its std430 layout, vp.struct_dtype).
     exportable=True: device memory of its own that CUDA can import, so
     cupy.from_dlpack / torch.from_dlpack see it with no copy
     (docs/multidevice.md, "DLPack to CUDA"; vp.cuda_interop() says whether
-    that works here)."""
+    that works here).
+
+        shape     an int or a tuple of ints (each >= 0).
+        dtype     bool, int8/16/32/64, uint8/16/32/64, float16/32/64,
+                  complex64/128 or a vp.struct class; 64-bit types need the
+                  device's float64 / int64 features for arithmetic.
+        memory    'device' (the default), 'host', 'cached' or 'rebar'
+                  (vp.MEMORY_KINDS); None picks the context's default.
+        context   the vp.Context to allocate on (None: vp.default_context()).
+
+    Errors: TypeError for a dtype the GPU cannot hold, ValueError for a
+    negative dimension or an unknown memory kind, vp.OutOfMemoryError when
+    the device has no room.
+
+        x = vp.empty((2, 3), np.int32)     # zeros, int32, on the GPU
+    """
     ctx = _context.resolve(context)
     if exportable:
         return _exportable(shape, dtype, memory, ctx)
@@ -779,15 +1016,54 @@ def _result(shape, dt, memory, ctx):
     return ndarray(buf, shape, dt, ctx)
 
 
-def zeros(shape, dtype=np.float32, *, memory=None, context=None):
-    """A resident array of zeros."""
+def zeros(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = None,
+          context: ContextLike = None) -> ndarray:
+    """vp.zeros(shape, dtype=float32, *, memory=None, context=None): a new
+    resident array of zeros (NumPy's zeros, kept on the device). The
+    default dtype is float32, VulPy's rule for Python data (module
+    docstring of vulpy._array); pass dtype= for another.
+
+        shape     an int or a tuple of ints (each >= 0).
+        dtype     bool, int8/16/32/64, uint8/16/32/64, float16/32/64,
+                  complex64/128 or a vp.struct class; 64-bit types need the
+                  device's float64 / int64 features for arithmetic.
+        memory    'device' (the default), 'host', 'cached' or 'rebar'
+                  (vp.MEMORY_KINDS); None picks the context's default.
+        context   the vp.Context to allocate on (None: vp.default_context()).
+
+    Errors: TypeError for a dtype the GPU cannot hold, ValueError for a
+    negative dimension or an unknown memory kind, vp.OutOfMemoryError when
+    the device has no room.
+
+    Example:
+        z = vp.zeros((2, 3))               # float32 zeros on the GPU
+        z[0] = 1.0
+        print(z.numpy())                   # [[1. 1. 1.] [0. 0. 0.]]
+    """
     return empty(shape, dtype, memory=memory, context=context)
 
 
-def full(shape, fill_value, dtype=None, *, memory=None, context=None):
-    """A resident array with every element `fill_value` (without dtype=:
+def full(shape: ShapeLike, fill_value, dtype: DTypeLike = None, *, memory: Memory = None,
+         context: ContextLike = None) -> ndarray:
+    """vp.full(shape, fill_value, dtype=None, *, memory=None, context=None):
+    a resident array with every element `fill_value` (without dtype=:
     float32 for a Python float, int64 for an int, bool for a bool, the
-    value's own dtype for a NumPy scalar)."""
+    value's own dtype for a NumPy scalar).
+
+        shape     an int or a tuple of ints (each >= 0).
+        dtype     bool, int8/16/32/64, uint8/16/32/64, float16/32/64,
+                  complex64/128 or a vp.struct class; 64-bit types need the
+                  device's float64 / int64 features for arithmetic.
+        memory    'device' (the default), 'host', 'cached' or 'rebar'
+                  (vp.MEMORY_KINDS); None picks the context's default.
+        context   the vp.Context to allocate on (None: vp.default_context()).
+
+    Errors: TypeError for a dtype the GPU cannot hold, ValueError for a
+    negative dimension or an unknown memory kind, vp.OutOfMemoryError when
+    the device has no room.
+
+        vp.full(4, 2.5).numpy()            # array([2.5, 2.5, 2.5, 2.5], dtype=float32)
+    """
     if dtype is None:
         dtype = default_dtype(np.asarray(fill_value).dtype, fill_value)
     ctx = _context.resolve(context)
@@ -796,8 +1072,13 @@ def full(shape, fill_value, dtype=None, *, memory=None, context=None):
     return out
 
 
-def ones(shape, dtype=np.float32, *, memory=None, context=None):
-    """A resident array of ones."""
+def ones(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = None,
+         context: ContextLike = None) -> ndarray:
+    """vp.ones(shape, dtype=float32, *, memory=None, context=None): a
+    resident array of ones; arguments and errors as vp.zeros.
+
+        vp.ones((2, 2), np.int32).numpy()  # [[1 1] [1 1]]
+    """
     return full(shape, 1, dtype, memory=memory, context=context)
 
 
@@ -833,24 +1114,43 @@ def _like(a, dtype, shape):
             default_dtype(h.dtype, a) if dtype is None else dtype, None, None)
 
 
-def empty_like(a, dtype=None, *, shape=None, memory=None, context=None):
-    """A new resident array with a's shape and dtype (and, for a resident
-    `a`, its context and memory kind)."""
+def empty_like(a: ArrayLike, dtype: DTypeLike = None, *, shape: Optional[ShapeLike] = None,
+               memory: Memory = None, context: ContextLike = None) -> ndarray:
+    """vp.empty_like(a, dtype=None, *, shape=None, memory=None, context=None):
+    a new (zeroed) resident array with a's shape and dtype (and, for a
+    resident `a`, its context and memory kind); `a` is a resident or NumPy
+    array. dtype=, shape=, memory= and context= override what `a` gives.
+    Errors as vp.empty."""
     shp, dt, ctx, mem = _like(a, dtype, shape)
     return empty(shp, dt, memory=memory or mem, context=context or ctx)
 
 
-def zeros_like(a, dtype=None, *, shape=None, memory=None, context=None):
+def zeros_like(a: ArrayLike, dtype: DTypeLike = None, *, shape: Optional[ShapeLike] = None,
+               memory: Memory = None, context: ContextLike = None) -> ndarray:
+    """vp.zeros_like(a, dtype=None, *, shape=None, memory=None,
+    context=None): zeros with a's shape and dtype (a resident `a` also gives
+    its context and memory kind); the keywords override them, as in
+    vp.empty_like."""
     return empty_like(a, dtype, shape=shape, memory=memory, context=context)
 
 
-def ones_like(a, dtype=None, *, shape=None, memory=None, context=None):
+def ones_like(a: ArrayLike, dtype: DTypeLike = None, *, shape: Optional[ShapeLike] = None,
+              memory: Memory = None, context: ContextLike = None) -> ndarray:
+    """vp.ones_like(a, dtype=None, *, shape=None, memory=None, context=None):
+    ones with a's shape and dtype (a resident `a` also gives its context
+    and memory kind); the keywords override them, as in vp.empty_like."""
     out = empty_like(a, dtype, shape=shape, memory=memory, context=context)
     _fill(out, 1)
     return out
 
 
-def full_like(a, fill_value, dtype=None, *, shape=None, memory=None, context=None):
+def full_like(a: ArrayLike, fill_value, dtype: DTypeLike = None, *,
+              shape: Optional[ShapeLike] = None, memory: Memory = None,
+              context: ContextLike = None) -> ndarray:
+    """vp.full_like(a, fill_value, dtype=None, *, shape=None, memory=None,
+    context=None): an array like `a` (shape, dtype; a resident `a`'s context
+    and memory kind) with every element `fill_value`; the keywords override
+    what `a` gives, as in vp.empty_like."""
     out = empty_like(a, dtype, shape=shape, memory=memory, context=context)
     _fill(out, fill_value)
     return out
@@ -878,7 +1178,8 @@ def _import_target(a, ctx):
     return None
 
 
-def asarray(obj, dtype=None, *, memory=None, context=None):
+def asarray(obj: ArrayLike, dtype: DTypeLike = None, *, memory: Memory = None,
+            context: ContextLike = None) -> ndarray:
     """A resident array of `obj` (a NumPy array, a list, a scalar, or a
     resident array, which comes back as is when nothing changes).
 
@@ -958,9 +1259,11 @@ def _struct_array(a, dtype, memory, ctx):
     return ndarray(buf, a.shape, a.dtype, ctx)
 
 
-def aligned_empty(shape, dtype=np.float32):
-    """A NumPy array on page-aligned host memory, which
-    vp.asarray(a, memory='host') imports with no copy."""
+def aligned_empty(shape: ShapeLike, dtype: DTypeLike = np.float32) -> np.ndarray:
+    """vp.aligned_empty(shape, dtype=float32): a NumPy array of the given
+    shape and dtype on page-aligned host memory, which
+    vp.asarray(a, memory='host') imports with no copy (the GPU then works
+    on these pages). ValueError for a negative dimension."""
     dt = np.dtype(dtype)
     shape = _shape(shape)
     n = _count(shape, dt.itemsize, "vp.aligned_empty")
@@ -968,99 +1271,37 @@ def aligned_empty(shape, dtype=np.float32):
     return np.frombuffer(mem, dt, n).reshape(shape)
 
 
-def arange(start, stop=None, step=1, dtype=None, *, memory=None, context=None):
-    """Like numpy.arange, resident; float32 for Python float bounds unless
-    dtype= says otherwise (the values are NumPy's, rounded to float32)."""
+def arange(start, stop=None, step=1, dtype: DTypeLike = None, *, memory: Memory = None,
+           context: ContextLike = None) -> ndarray:
+    """vp.arange(start, stop=None, step=1, dtype=None, *, memory=None,
+    context=None): numpy.arange(start, stop, step), resident; float32 for
+    Python float bounds unless dtype= says otherwise (the values are
+    NumPy's, rounded to float32). memory= and context= as for vp.zeros.
+
+        vp.arange(0, 1, 0.25).numpy()      # [0.   0.25 0.5  0.75], float32
+    """
     a = np.arange(start, stop, step, dtype=dtype)
     if dtype is None:
         a = a.astype(default_dtype(a.dtype, start, stop, step), copy=False)
     return asarray(a, memory=memory, context=context)
 
 
-def linspace(start, stop, num=50, endpoint=True, dtype=None, *, memory=None, context=None):
-    """Like numpy.linspace, resident; float32 unless dtype= (or NumPy
-    bounds of another dtype) say otherwise."""
+def linspace(start, stop, num: int = 50, endpoint: bool = True, dtype: DTypeLike = None, *,
+             memory: Memory = None, context: ContextLike = None) -> ndarray:
+    """vp.linspace(start, stop, num=50, endpoint=True, dtype=None, *,
+    memory=None, context=None): numpy.linspace(start, stop, num, endpoint),
+    resident; float32 unless dtype= (or NumPy bounds of another dtype) say
+    otherwise. memory= and context= as for vp.zeros."""
     a = np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
     if dtype is None:
         a = a.astype(default_dtype(a.dtype, start, stop), copy=False)
     return asarray(a, memory=memory, context=context)
 
 
-# ------------------------------------------- NumPy protocols (issue 19)
-# np.<function>(x) runs on the device or raises a TypeError naming it, never
-# a silent download (_npfunc); repr/str show values like NumPy's; format(),
-# pickle/deepcopy (a host copy and back) and the buffer protocol.
-def __array_function__(self, func, types, args, kwargs):
-    from . import _npfunc
-    return _npfunc.array_function(func, types, args, kwargs)
-
-
-def _display(self):
-    """A copy downloaded for display only; np.array2string abbreviates it
-    with '...' past NumPy's print threshold."""
-    return self.numpy()
-
-
-def _ndarray_repr(self):
-    # NumPy's layout (numpy's _array_repr_implementation): the values, then
-    # the note on the last line, or on a line of its own when it would pass
-    # the line width. The shape stays in the note: '...' hides it.
-    prefix = "vp.ndarray("
-    note = f"shape={self.shape}, dtype={self.dtype.name}, memory={self.memory!r})"
-    if self._size == 0:
-        return f"{prefix}[], {note}"
-    body = np.array2string(_display(self), separator=", ", prefix=prefix, suffix=",")
-    # continuation lines carry the prefix's indent already; the first does not
-    last = len(body.rsplit("\n", 1)[-1]) + (0 if "\n" in body else len(prefix))
-    if last + 2 + len(note) > np.get_printoptions()["linewidth"]:
-        return f"{prefix}{body},\n{' ' * len(prefix)}{note}"
-    return f"{prefix}{body}, {note}"
-
-
-def _ndarray_str(self):
-    return str(_display(self))
-
-
-def _ndarray_format(self, spec):
-    if self.shape == () or (spec and self._size == 1 and self.ndim == 0):
-        return format(self.item(), spec)
-    if not spec:
-        return str(self)
-    raise TypeError(f"unsupported format string {spec!r} for a vp.ndarray of shape "
-                    f"{self.shape}: only 0-d arrays take a format spec (as NumPy)")
-
-
 def _rebuild(data, dtype, memory):
     """Unpickling: upload the host copy into memory of the pickled kind
     (the default context's; 'device' where that kind is missing)."""
     return asarray(data, dtype=dtype, memory=memory)
-
-
-def _ndarray_reduce(self):
-    """Pickle as a NumPy copy of the values plus dtype and memory kind;
-    unpickling uploads it again (to the default context)."""
-    return (_rebuild, (self.numpy(), self.dtype, self.memory))
-
-
-def _ndarray_deepcopy(self, memo):
-    return self.copy()
-
-
-def _ndarray_buffer(self, flags):
-    """The buffer protocol (Python 3.12+: memoryview(x)): the persistent
-    mapping of a host-visible array, no copy; ValueError naming the memory
-    kind otherwise (numpy_view's)."""
-    return memoryview(self.numpy_view())
-
-
-ndarray.__array_function__ = __array_function__
-ndarray.__repr__ = _ndarray_repr
-ndarray.__str__ = _ndarray_str
-ndarray.__format__ = _ndarray_format
-ndarray.__reduce__ = _ndarray_reduce
-ndarray.__deepcopy__ = _ndarray_deepcopy
-ndarray.__copy__ = lambda self: self.copy()
-ndarray.__buffer__ = _ndarray_buffer
 
 
 # ------------------------------------------------------------------ DLPack
@@ -1082,8 +1323,9 @@ def _dlpack_of(a, owner=None, versioned=False, copied=False):
                                         strides, code, item * 8, versioned, copied)
 
 
-def from_dlpack(x, *, copy=None, context=None):
-    """A resident array from any object with __dlpack__ (a NumPy array, a
+def from_dlpack(x, *, copy: Optional[bool] = None, context: ContextLike = None) -> ndarray:
+    """vp.from_dlpack(x, *, copy=None, context=None): a resident array from
+    `x`, any object with __dlpack__ (a NumPy array, a
     PyTorch CPU tensor, a vp.ndarray). kDLCPU data is imported as
     memory='host' with no copy where vp.asarray can import it (page-aligned,
     C-contiguous, writable, a whole number of import granules: what

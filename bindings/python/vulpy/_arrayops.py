@@ -34,9 +34,20 @@ def extent(a):
 
 
 # --- issue 19: complex operands. _complex.py implements them on top of the
-# operations here and installs itself (vulpy/__init__ calls
-# _complex.install()), so this module never imports it: no import cycle.
-COMPLEX = None
+# operations here (and of the ufuncs), so it sits above this module and this
+# module cannot import it; COMPLEX reaches it through the vulpy package,
+# which _array.bind_ops hands over when the package imports (as ndarray's
+# methods reach the op modules). The ufuncs ask COMPLEX too.
+class _ComplexOps:
+    """_complex.py's functions, looked up on first use and kept."""
+
+    def __getattr__(self, name):
+        f = getattr(_array._ops._complex, name)
+        setattr(self, name, f)
+        return f
+
+
+COMPLEX = _ComplexOps()
 _COMPLEX_SUPPORTED = ("+ - * /, negative, conj, abs, exp, ==, !=, real, imag, angle, astype, "
                       "copy, indexing views, fft")
 
@@ -61,7 +72,6 @@ class Call:
         self.push = {}
         self.scratch = []
         self.resident = None  # the first resident operand
-        self.finishers = []
         # New resident results up to this many bytes, in memory the host
         # cannot map, get a readback mirror (see _mirrored); 0: none.
         self.mirror_max = 0

@@ -159,14 +159,16 @@ def _document(filename, source, module, kernel, options, constants=None):
 
 
 def to_json(doc):
-    """The document as text, as the C frontend reads it: compact (no
-    spaces after ',' and ':'), which libyaml reads a little faster (it
-    spends ~45 instructions a byte besides ~2,400 an event)."""
+    """to_json(doc): the document `doc` (a dict from dump_source /
+    dump_function) as text, as the C frontend reads it: compact (no spaces
+    after ',' and ':'), which libyaml reads a little faster (its cost is
+    per byte as well as per event)."""
     return _escape_yaml(json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
 
 
 def dump_source(text, filename="<string>", kernel=None, options=None):
-    """The JSON document (a dict) of a whole module's source text.
+    """The JSON document (a dict) of a whole module's source `text`;
+    `filename` is what locations in diagnostics name.
 
     `kernel` names the entry function (None: `main`, or the only function
     decorated with vp.kernel); `options` are compile options such as
@@ -176,7 +178,9 @@ def dump_source(text, filename="<string>", kernel=None, options=None):
 
 
 def dump_file(path, kernel=None, options=None):
-    """dump_source of a file (a .vul.py kernel file)."""
+    """dump_file(path, kernel=None, options=None): dump_source of the file
+    at `path` (a .vul.py kernel file): `kernel` names the entry function,
+    `options` the compile options (local_size_x, ...)."""
     with open(path, "rb") as f:
         raw = f.read()
     text = raw.decode("utf-8-sig")
@@ -239,7 +243,7 @@ def _names_read(fn_node):
 
 
 def dump_function(fn, options=None, helpers=()):
-    """The JSON document of a function decorated with @vp.kernel.
+    """The JSON document of `fn`, a function decorated with @vp.kernel.
 
     The module holds the kernel plus, from the function's module, every
     helper function and annotated class (struct) it reaches by name, and

@@ -32,6 +32,7 @@ import types
 import warnings
 
 from . import _astjson, _native
+from ._version import __version__
 
 TARGETS = ("vir", "glsl", "spirv", "manifest")
 
@@ -50,7 +51,6 @@ def build_id():
     extension file's size and modification time."""
     global _build_id
     if _build_id is None:
-        from . import __version__
         path = _native.ext().__file__
         st = os.stat(path)
         _build_id = f"{__version__}:{st.st_size}:{st.st_mtime_ns}"

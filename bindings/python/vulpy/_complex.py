@@ -404,7 +404,6 @@ def conjugate(x, out=None):
                 return out
             return x.copy()
         return np.conjugate(x, out=out)
-    from . import _ufunc as u
     return ufunc(_Named("conjugate", 1, np.conjugate), (x,), out, None, True)
 
 
@@ -441,38 +440,16 @@ class _Named:
 
 
 # ------------------------------------------------------------- ndarray attributes
-def _get_real(self):
-    return real(self)
-
-
-def _set_real(self, value):
-    if self.dtype.kind == "c":
-        _put(parts(self)[0], value)
+# x.real = v and x.imag = v (the getters are real() and imag() above)
+def set_real(a, value):
+    if a.dtype.kind == "c":
+        _put(parts(a)[0], value)
     else:
-        self[...] = value
+        a[...] = value
 
 
-def _get_imag(self):
-    return imag(self)
+def set_imag(a, value):
+    if a.dtype.kind != "c":
+        raise TypeError(f"array of {a.dtype.name} has no imaginary part to set")
+    _put(parts(a)[1], value)
 
-
-def _set_imag(self, value):
-    if self.dtype.kind != "c":
-        raise TypeError(f"array of {self.dtype.name} has no imaginary part to set")
-    _put(parts(self)[1], value)
-
-
-def install():
-    """Adds .real, .imag, .conj(), .conjugate() to vp.ndarray and
-    np.conjugate(resident) to the NumPy ufuncs that run on the device, and
-    hooks this module into the operations below it (_arrayops.COMPLEX:
-    they call it for complex operands without importing it)."""
-    import sys
-    from . import _ufunc
-    _arrayops.COMPLEX = sys.modules[__name__]
-    _ufunc.BY_NUMPY.setdefault("conjugate", lambda x, out=None: conjugate(x, out=out))
-    nd = _array.ndarray
-    nd.real = property(_get_real, _set_real, doc="The real part (a view for complex arrays).")
-    nd.imag = property(_get_imag, _set_imag, doc="The imaginary part (a view for complex "
-                                                 "arrays; zeros for real ones).")
-    nd.conj = nd.conjugate = lambda self: conjugate(self)

@@ -14,7 +14,7 @@ import weakref
 import numpy as np
 
 from . import _native
-from ._errors import DeviceLostError, FeatureError
+from ._errors import FeatureError
 
 KINDS = ("dgpu", "igpu", "cpu", "virtual", "other", "any")
 
@@ -63,6 +63,22 @@ class Context:
     then reads 0 and writes nothing instead of touching other memory (it
     costs on every access: docs/runtime.md; debug=True on a kernel reports
     the index instead, docs/errors.md#kernelerror).
+
+    Arrays, kernels and jit functions take context= (default: the arrays'
+    own context, else vp.default_context()); operands of one call must live
+    on one context. Attributes: name, kind, index, info (the device's
+    limits and features), has(feature).
+
+    Errors: ValueError for an unknown kind or wait mode; vp.VulkanError
+    when no device matches the index or name (the message lists the
+    devices) or the driver cannot create the device;
+    vp.ExtensionMissingError when the C extension is not built.
+
+    Example:
+        for d in vp.list_devices():
+            print(d["index"], d["name"], d["kind"])
+        ctx = vp.Context(kind="any", timeout=10.0)
+        x = vp.zeros(1024, context=ctx)
     """
 
     def __init__(self, device_index=None, kind=None, *, device=None, validation=None,
@@ -431,6 +447,8 @@ class MemoryPool:
     before vp.OutOfMemoryError is raised."""
 
     def __init__(self, ctx):
+        """Each vp.Context makes its own (`ctx`, its .memory_pool); use
+        vp.get_default_memory_pool() or ctx.memory_pool rather than this."""
         self._ctx = ctx
 
     def used_bytes(self):
@@ -485,7 +503,9 @@ class MemoryPool:
 
 
 def get_default_memory_pool():
-    """The MemoryPool of the default context."""
+    """vp.get_default_memory_pool(): the MemoryPool of the default context
+    (vp.default_context().memory_pool): used_bytes(), total_bytes(),
+    free_all_blocks(), set_limit(size=...), as CuPy's."""
     return default_context().memory_pool
 
 

@@ -18,8 +18,11 @@ from . import _context, _native
 
 
 class ControlBuffer:
-    """`words` uint32 words (at least one per name), zeroed, in host-coherent
-    memory; the first len(names) words are named."""
+    """vp.ControlBuffer(names, words=None, *, context=None): `words` uint32
+    words (at least one per name; None: one per name), zeroed, in
+    host-coherent memory on `context` (None: the default context); the
+    first len(names) words are named. The host reads and writes them while
+    a kernel runs (docs/python-api.md, "Control buffers")."""
 
     def __init__(self, names, words=None, *, context=None):
         if isinstance(names, str) or not all(isinstance(n, str) for n in names):

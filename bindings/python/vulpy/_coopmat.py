@@ -28,8 +28,9 @@ manifest is written here rather than reflected.
 """
 import numpy as np
 
-from . import _array, _context, _native
-from ._launch import Program
+from . import _array, _context, _gemm, _native
+from ._launch import Program, grid_2d
+from ._kernel import kernel
 
 FEATURE = "cooperative_matrix"
 BLOCK = 128
@@ -210,7 +211,6 @@ def _coop_program(variant="direct"):
 def _unpack_program():
     p = _progs.get("unpack")
     if p is None:
-        from ._kernel import kernel
         p = kernel(_UNPACK_GLSL, buffers=2, push=[("words", "uint32"), ("row", "uint32")],
                    name="vp.matmul float16 unpack")
         _progs["unpack"] = p
@@ -275,7 +275,6 @@ def matmul_f16_words(a, b, m, n, k, context=None, force_fallback=False, variant=
                                                    variant)
     if c is not None:
         return c
-    from . import _gemm
     fa = _unpack(aw, (m, k), ctx)
     fb = _unpack(bw, (k, n), ctx)
     c = _array._result((m, n), np.dtype(np.float32), aw.memory, ctx)
@@ -287,7 +286,6 @@ def matmul_f16_words(a, b, m, n, k, context=None, force_fallback=False, variant=
 def _unpack(w, shape, ctx):
     f = _array._result(tuple(shape), np.dtype(np.float32), w.memory, ctx)
     if w.size:
-        from ._launch import grid_2d
         gx, gy, row = grid_2d(ctx, w.size, 256)
         _unpack_program()(w, f, groups=(gx, gy, 1), words=w.size, row=row)
     return f

@@ -35,8 +35,9 @@ _lock = threading.Lock()
 
 
 REDUCE_GROUPS_ENV = "VULPY_REDUCE_GROUPS"
-# read at every vp.sum call: os.environ.get of an unset variable takes
-# ~1.2 us (a KeyError inside), its encoded-key mapping's get ~50 ns
+# read at every vp.sum call: os.environ.get of an unset variable raises and
+# catches a KeyError inside, so it reads the encoded-key mapping directly
+# (figures: bench/notes/python.md, history)
 try:
     _env_raw = functools.partial(os.environ._data.get, os.environ.encodekey(REDUCE_GROUPS_ENV))
 except AttributeError:  # not CPython's os._Environ
@@ -197,11 +198,6 @@ class Compiled:
             rec.run()
             return sum(rec.times()) / n
         return run
-
-    def gpu_times(self, ctx, bind, push, iters):
-        """GPU nanoseconds of `iters` runs (see timer)."""
-        t = self.timer(ctx, bind, push)
-        return [t() for _ in range(iters)]
 
     def run(self, ctx, bind, push, sync=True, readback=None):
         """Submits the launches; `bind` maps buffer names to Buffers, `push`

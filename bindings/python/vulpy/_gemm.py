@@ -325,7 +325,6 @@ def program(cfg, dtype, a_axis, a_vec, b_axis, b_vec):
                                     dispatch_guard=False, local_size=(nt, 1, 1),
                                     clamp_shared=False)  # every shared index is in range
     p = Program(arts, f"vp.matmul[{cfg}, {key[1]}]", (nt, 1, 1), precise=True)
-    p.vulpy_gemm_source = src
     with _lock:
         _programs[key] = p
     return p

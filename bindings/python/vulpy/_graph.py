@@ -76,12 +76,24 @@ class Value:
         # `fits`, on a 32-bit value, a small dtype that holds it exactly
         self.wide = self.fits = None
 
-    @property
-    def is_scalar(self):
-        return self.shape is None
-
     def __repr__(self):
         return f"<{self.name} {self.dtype.name} {self.shape}>"
+
+
+class Traced:
+    """A traced array: a Value of a Graph being recorded (vp.jit's Tracer,
+    in vulpy/_jit.py, is the one kind). The op modules sit below the tracer
+    in the import graph, so they test for this class and make their traced
+    results with `wrap`, instead of importing _jit."""
+
+    __slots__ = ("_v", "_t")
+
+    def __init__(self, v, t):
+        self._v, self._t = v, t
+
+    def wrap(self, v):
+        """A traced array of Value `v`, in the same trace as this one."""
+        raise NotImplementedError
 
 
 class BufferSym:
@@ -532,10 +544,6 @@ def apply_ufunc(g, uf, args, loop_in, out_dt):
 # "More ufuncs", states each one's accuracy per dtype.
 _I8 = np.dtype(np.int8)
 _FBITS = {_F32: (_I32, 127, 23, 300), _F64: (_I64, 1023, 52, 2100)}
-
-
-def _full_like(g, c, v):
-    return c if v.shape is None else g.broadcast(c, v.shape)
 
 
 def _sel(g, c, x, y):

@@ -58,13 +58,12 @@ def _expand(key, ndim):
 
 
 def _is_array_index(k):
-    from ._jit import Tracer
-    return isinstance(k, (list, np.ndarray, _array.ndarray, Tracer)) and not np.isscalar(k)
+    return isinstance(k, (list, np.ndarray, _array.ndarray, _graph.Traced)) and \
+        not np.isscalar(k)
 
 
 def _is_mask(k):
-    from ._jit import Tracer
-    if isinstance(k, (_array.ndarray, Tracer, np.ndarray)):
+    if isinstance(k, (_array.ndarray, _graph.Traced, np.ndarray)):
         return k.dtype == _BOOL
     if isinstance(k, list) and k and all(isinstance(e, bool) for e in k):
         return True
@@ -319,7 +318,6 @@ def _mask_set(a, mask, value):
         vv = c.operand(value if not isinstance(value, _array.ndarray) else value, a.dtype)
         vv = c.g.cast(vv, a.dtype) if a.dtype != _BOOL else vv
     else:
-        M = cum.shape[0]
         src = c.operand(value, a.dtype)
         src = c.g.cast(src, a.dtype)
         want = (count,) + rest
@@ -337,49 +335,19 @@ def _mask_set(a, mask, value):
     c.run(c.result(r, a))
 
 
-# ---------------------------------------------------------------- tracers
-
-
-def trace_getitem(t, key):
-    from ._jit import Tracer, TracingError, _where
-    if _is_mask(key) or (isinstance(key, tuple) and any(_is_mask(k) for k in key)):
-        raise TracingError(f"{_where()}: boolean-mask indexing inside vp.jit has a data-dependent "
-                           f"shape; use vp.where(mask, x, 0) (or index outside vp.jit)")
-    tr = t._t
-    tr.stamp()
-    entries = _expand(key, t.ndim)
-    b, adv = _basic(t.shape, 0, list(_graph.c_strides(t.shape)), entries)
-    v = t._v
-    if (tuple(b.shape), b.offset, tuple(b.strides)) != (t.shape, 0, _graph.c_strides(t.shape)):
-        v = tr.g.slice(v, tuple(b.shape), b.offset, tuple(b.strides))
-    if not adv:
-        return Tracer(v, tr)
-    k, n = _adv_group(adv, "indexing")
-    if n != 1:
-        raise TracingError(f"{_where()}: several integer-array indices inside vp.jit are not "
-                           f"supported; index one axis at a time")
-    i = adv[0][1]
-    if isinstance(i, Tracer):
-        iv = i._v
-    else:
-        from ._jit import _capture
-        iv = _capture(tr, _host_index(i, b.shape[k]))
-    return Tracer(tr.g.take(v, iv, k), tr)
-
-
 # ---------------------------------------------------------------- take
 
 
 def take(a, indices, axis=None, out=None, mode="raise", *, context=None):
-    """numpy.take on the GPU: a gather (array.take) along `axis`, of the
+    """vp.take(a, indices, axis=None, out=None, mode='raise', *, context=None):
+    numpy.take on the GPU: a gather (array.take) along `axis`, of the
     flattened array when axis is None. NumPy in -> NumPy out, resident in ->
     resident out; inside vp.jit it traces to array.take. Out-of-range host
     indices raise IndexError (mode='raise', the only mode)."""
-    from ._jit import Tracer
     if mode != "raise":
         raise ValueError(f"vp.take: mode={mode!r} is not supported (only mode='raise': an "
                          f"out-of-range index raises IndexError)")
-    host = not isinstance(a, (_array.ndarray, Tracer))
+    host = not isinstance(a, (_array.ndarray, _graph.Traced))
     if host:
         a = _array.asarray(np.asarray(a), context=context)
     if isinstance(indices, (list, tuple)) or np.isscalar(indices):
@@ -392,10 +360,10 @@ def take(a, indices, axis=None, out=None, mode="raise", *, context=None):
         if not -a.ndim <= ax < a.ndim:
             raise np.exceptions.AxisError(ax, a.ndim, "vp.take: axis")
         ax %= a.ndim
-    idx = indices if isinstance(indices, (_array.ndarray, Tracer)) or np.ndim(indices) \
+    idx = indices if isinstance(indices, (_array.ndarray, _graph.Traced)) or np.ndim(indices) \
         else int(indices)
     r = a[(slice(None),) * ax + (idx,)]
-    if isinstance(r, Tracer):
+    if isinstance(r, _graph.Traced):
         if out is not None:
             raise TypeError("vp.take: out= is not supported inside vp.jit (return the result)")
         return r
@@ -417,10 +385,10 @@ def take(a, indices, axis=None, out=None, mode="raise", *, context=None):
 
 
 def transpose(a, axes=None):
-    """A transposed view (resident arrays: no copy)."""
-    from ._jit import Tracer, transpose as ttranspose
-    if isinstance(a, Tracer):
-        return ttranspose(a, axes)
+    """vp.transpose(a, axes=None):
+    A transposed view (resident arrays: no copy)."""
+    if isinstance(a, _graph.Traced):
+        return a.transpose(axes)
     if isinstance(a, np.ndarray):
         return np.transpose(a, axes)
     nd = a.ndim
@@ -430,18 +398,3 @@ def transpose(a, axes=None):
     st = _strides_of(a)
     b = _Basic([a.shape[x] for x in axes], a._offset, [st[x] for x in axes])
     return _view(a, b)
-
-
-def _install():
-    nd = _array.ndarray
-    nd.__getitem__ = getitem
-    nd.__setitem__ = setitem
-    nd.transpose = lambda self, *axes: transpose(self, axes if axes and axes[0] is not None
-                                                 else None) if len(axes) != 1 or \
-        not isinstance(axes[0], (tuple, list)) else transpose(self, axes[0])
-    nd.T = property(lambda self: transpose(self))
-    nd.take = lambda self, indices, axis=None, out=None, mode="raise": \
-        take(self, indices, axis, out, mode)
-
-
-_install()

@@ -23,7 +23,8 @@ import threading
 
 import numpy as np
 
-from . import _array, _arrayops, _context, _engine, _graph, _ufunc
+from . import (_array, _arrayops, _context, _engine, _graph, _indexing, _npfunc, _reduce,
+               _shapeops, _ufunc)
 from ._launch import Handle
 
 _BOOL = np.dtype(np.bool_)
@@ -79,15 +80,35 @@ def _active():
     return getattr(_Trace.local, "trace", None)
 
 
-class Tracer:
+def _binop(name):
+    """The (x op y, y op x) methods of ufunc vp.<name> on tracers."""
+    def op(self, other):
+        return getattr(_ufunc, name)(self, other)
+
+    def rop(self, other):
+        return getattr(_ufunc, name)(other, self)
+
+    return op, rop
+
+
+def _delegate(f):
+    """A method that is f(self, ...) (a reduction): x.sum(0) is vp.sum(x, 0)."""
+    def m(self, *args, **kwargs):
+        return f(self, *args, **kwargs)
+
+    m.__name__, m.__doc__ = f.__name__, f.__doc__
+    return m
+
+
+class Tracer(_graph.Traced):
     """A traced array inside vp.jit: behaves like a vp.ndarray for every
     operation the array level has; its data does not exist yet."""
 
-    __slots__ = ("_v", "_t")
+    __slots__ = ()
     __array_priority__ = 200
 
-    def __init__(self, v, t):
-        self._v, self._t = v, t
+    def wrap(self, v):
+        return Tracer(v, self._t)
 
     # ------------------------------------------------------------ attributes
     @property
@@ -158,7 +179,7 @@ class Tracer:
         return trace_ufunc(uf, args)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        f = _ufunc.BY_NUMPY.get(ufunc.__name__)
+        f = _npfunc.ufunc(ufunc.__name__)
         if method != "__call__" or f is None or kwargs.get("out") is not None:
             raise TracingError(f"{_where()}: numpy.{ufunc.__name__}"
                                f"{'.' + method if method != '__call__' else ''} is not "
@@ -166,11 +187,9 @@ class Tracer:
         return f(*inputs)
 
     def __array_function__(self, func, types, args, kwargs):
-        from . import _reduce
         name = func.__name__
-        from ._indexing import take
         mine = {"where": _ufunc.where, "clip": _ufunc.clip, "transpose": transpose,
-                "reshape": reshape, "take": take}
+                "reshape": reshape, "take": _indexing.take}
         mine.update({n: getattr(_reduce, n) for n in _reduce.NAMES})
         mine.update(TRACED_FUNCTIONS)
         f = mine.get(name)
@@ -185,7 +204,9 @@ class Tracer:
         return reshape(self, *shape)
 
     def transpose(self, *axes):
-        return transpose(self, axes if axes else None)
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        return transpose(self, axes or None)
 
     @property
     def T(self):
@@ -205,8 +226,7 @@ class Tracer:
         return reshape(self, -1)
 
     def take(self, indices, axis=None):
-        from ._indexing import take
-        return take(self, indices, axis)
+        return _indexing.take(self, indices, axis)
 
     def flatten(self):
         return reshape(self, -1)
@@ -215,36 +235,57 @@ class Tracer:
         return self
 
     def __getitem__(self, key):
-        from . import _indexing
-        return _indexing.trace_getitem(self, key)
+        return _getitem(self, key)
 
     def __setitem__(self, key, value):
         raise TracingError(f"{_where()}: assigning into a traced array is not supported in "
                            f"vp.jit (build the result with vp.where, or return it)")
 
+    # ------------------------------------------------------------ operators
+    __add__, __radd__ = _binop("add")
+    __sub__, __rsub__ = _binop("subtract")
+    __mul__, __rmul__ = _binop("multiply")
+    __truediv__, __rtruediv__ = _binop("divide")
+    __floordiv__, __rfloordiv__ = _binop("floor_divide")
+    __mod__, __rmod__ = _binop("remainder")
+    __pow__, __rpow__ = _binop("power")
+    __and__, __rand__ = _binop("bitwise_and")
+    __or__, __ror__ = _binop("bitwise_or")
+    __xor__, __rxor__ = _binop("bitwise_xor")
+    __lt__ = _binop("less")[0]
+    __le__ = _binop("less_equal")[0]
+    __gt__ = _binop("greater")[0]
+    __ge__ = _binop("greater_equal")[0]
+    __eq__ = _binop("equal")[0]
+    __ne__ = _binop("not_equal")[0]
+    __hash__ = None
 
-def _binop(name, reflected=False):
-    def op(self, other):
-        f = getattr(_ufunc, name)
-        return f(other, self) if reflected else f(self, other)
+    def __neg__(self):
+        return _ufunc.negative(self)
 
-    op.__name__ = name
-    return op
+    def __pos__(self):
+        return self
 
+    def __abs__(self):
+        return _ufunc.absolute(self)
 
-for _d, _n in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "divide"),
-               ("floordiv", "floor_divide"), ("mod", "remainder"), ("pow", "power"),
-               ("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor")):
-    setattr(Tracer, f"__{_d}__", _binop(_n))
-    setattr(Tracer, f"__r{_d}__", _binop(_n, True))
-for _d, _n in (("lt", "less"), ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal"),
-               ("eq", "equal"), ("ne", "not_equal")):
-    setattr(Tracer, f"__{_d}__", _binop(_n))
-Tracer.__neg__ = lambda self: _ufunc.negative(self)
-Tracer.__pos__ = lambda self: self
-Tracer.__abs__ = lambda self: _ufunc.absolute(self)
-Tracer.__invert__ = lambda self: _ufunc.invert(self)
-Tracer.__hash__ = None
+    def __invert__(self):
+        return _ufunc.invert(self)
+
+    # ------------------------------------------------------------ reductions
+    sum = _delegate(_reduce.sum)
+    prod = _delegate(_reduce.prod)
+    mean = _delegate(_reduce.mean)
+    min = _delegate(_reduce.amin)
+    max = _delegate(_reduce.amax)
+    argmin = _delegate(_reduce.argmin)
+    argmax = _delegate(_reduce.argmax)
+    any = _delegate(_reduce.any)
+    all = _delegate(_reduce.all)
+    cumsum = _delegate(_reduce.cumsum)
+    cumprod = _delegate(_reduce.cumprod)
+    var = _delegate(_reduce.var)
+    std = _delegate(_reduce.std)
 
 
 class _WeakScalar(Tracer):
@@ -313,9 +354,8 @@ def _capture(t, a):
     return t.g.load(b, a.dtype, a.shape)
 
 
-# More NumPy functions that trace, name -> function; the package fills it
-# (issue 19: _shapeops.TRACED, bound in __init__ so that _jit imports none of them)
-TRACED_FUNCTIONS = {}
+# More NumPy functions that trace (issue 19: the view-like shape operations)
+TRACED_FUNCTIONS = {n: getattr(_shapeops, n) for n in _shapeops.TRACED}
 
 
 def trace_ufunc(uf, args):
@@ -329,6 +369,34 @@ def trace_ufunc(uf, args):
     return Tracer(_graph.apply_ufunc(t.g, uf, vals, loop_in, out_dt), t)
 
 
+
+
+def _getitem(t, key):
+    """tracer[key]: basic indexing traces to array.slice, one integer-array
+    index to array.take (_indexing.py parses the key as for resident arrays)."""
+    ix = _indexing
+    if ix._is_mask(key) or (isinstance(key, tuple) and any(ix._is_mask(k) for k in key)):
+        raise TracingError(f"{_where()}: boolean-mask indexing inside vp.jit has a data-dependent "
+                           f"shape; use vp.where(mask, x, 0) (or index outside vp.jit)")
+    tr = t._t
+    tr.stamp()
+    entries = ix._expand(key, t.ndim)
+    b, adv = ix._basic(t.shape, 0, list(_graph.c_strides(t.shape)), entries)
+    v = t._v
+    if (tuple(b.shape), b.offset, tuple(b.strides)) != (t.shape, 0, _graph.c_strides(t.shape)):
+        v = tr.g.slice(v, tuple(b.shape), b.offset, tuple(b.strides))
+    if not adv:
+        return Tracer(v, tr)
+    k, n = ix._adv_group(adv, "indexing")
+    if n != 1:
+        raise TracingError(f"{_where()}: several integer-array indices inside vp.jit are not "
+                           f"supported; index one axis at a time")
+    i = adv[0][1]
+    if isinstance(i, Tracer):
+        iv = i._v
+    else:
+        iv = _capture(tr, ix._host_index(i, b.shape[k]))
+    return Tracer(tr.g.take(v, iv, k), tr)
 
 
 # ---------------------------------------------------------------- shape ops
@@ -352,7 +420,6 @@ def reshape(a, *shape):
 
 def transpose(a, axes=None):
     if not isinstance(a, Tracer):
-        from . import _indexing
         return _indexing.transpose(a, axes)
     nd = a.ndim
     axes = tuple(reversed(range(nd))) if axes is None else tuple(int(x) % nd for x in axes)
@@ -394,10 +461,11 @@ def _sig_of(x):
 
 
 class JitFunction:
-    """What vp.jit returns: call it like the function. Attributes of the
-    last signature it ran: .vir (the traced array VIR, before fusion),
-    .fused_vir, .lowered_vir, .glsl (its kernels), .dispatches (kernel
-    launches per call)."""
+    """What vp.jit returns (make it with vp.jit(fn, fuse=..., context=...,
+    fast_math=...), whose arguments it keeps): call it like the function.
+    Attributes of the last signature it ran: .vir (the traced array VIR,
+    before fusion), .fused_vir, .lowered_vir, .glsl (its kernels),
+    .dispatches (kernel launches per call)."""
 
     def __init__(self, fn, fuse=True, context=None, fast_math=False):
         self.fn = fn
@@ -686,7 +754,6 @@ class JitFunction:
 
     def _run(self, e, args, ctx, sync, outs=()):
         bind, push, scratch, results = self._bind(e, args, ctx, outs)
-        from . import _reduce
         # a small resident result the host cannot map (a 0-d sum on a
         # discrete GPU's device memory) is copied into a host-visible
         # mirror in the same submission (_arrayops.Call._mirrored)
@@ -858,15 +925,48 @@ def _rebuild(s, outs):
     return kind(_rebuild(x, outs) for x in s[1])
 
 
-def jit(fn=None, *, fuse=True, context=None, fast_math=False):
-    """vp.jit(fn): fusion mode. Traces `fn` on the first call per signature
-    (dtypes, shapes, views, scalar types) into array-level VIR, fuses it,
-    lowers it to kernels and caches them; every call then dispatches.
-    fuse=False runs one kernel per array op (for comparison); fast_math=True
-    uses the device's built-in sin/exp/... instead of the precise helpers
-    (docs/math.md). Works with
-    resident arrays (results resident), NumPy arrays (results NumPy) and
-    Python scalars (push constants: no retrace when they change)."""
+def jit(fn=None, *, fuse: bool = True, context=None, fast_math: bool = False) -> "JitFunction":
+    """vp.jit(fn=None, *, fuse=True, context=None, fast_math=False): fusion
+    mode. Returns a JitFunction; use it as `@vp.jit` or `@vp.jit(...)`.
+
+    On the first call per signature (each argument's dtype and shape, the
+    view of a resident array, a Python scalar's type) `fn` runs once on
+    tracers: every ufunc, operator, reduction, indexing and shape operation
+    is recorded as array-level VIR, which the C compiler fuses, lowers to
+    kernels and caches; every later call binds the arguments and
+    dispatches (as few kernels as fusion allows: often one).
+
+        fn         the function: array arguments (resident vp.ndarray or
+                   NumPy arrays) and Python scalars (push constants: no
+                   retrace when their values change); it returns an array
+                   or a tuple of arrays.
+        fuse       False runs one kernel per array op (for comparison).
+        context    the vp.Context to run on (None: the arguments' context,
+                   else vp.default_context()).
+        fast_math  True uses the device's built-in sin/exp/... instead of
+                   the precise helpers (docs/math.md).
+
+    Calling the result: f(*args, out=None, sync=True). Resident arguments
+    give resident results, NumPy arguments NumPy results; out= (a resident
+    array or a tuple of them) receives the results; sync=False returns a
+    vp.Handle. After a call, f.glsl, f.vir, f.fused_vir and f.dispatches
+    show what it became.
+
+    Dtypes: those of the arguments, with NumPy's promotion (NEP 50: a
+    Python scalar is weak); float64 / int64 need the device's features.
+
+    Errors: vp.TracingError (a TypeError) for a Python `if`/`while` on a
+    traced value, a NumPy function the array level has not, or a
+    data-dependent shape, naming the line; TypeError when `fn` is not
+    callable or an argument's type cannot be traced; ValueError for shapes
+    that do not broadcast; vp.FeatureError for a dtype the device lacks.
+
+    Example:
+        f = vp.jit(lambda a, b: vp.where(a > b, vp.sin(a), vp.cos(b)))
+        x = vp.asarray(np.linspace(0, 1, 1024, dtype=np.float32))
+        y = f(x, x * 0.5)                 # one dispatch, resident result
+        print(f.dispatches, y.numpy()[:3])
+    """
     if fn is None:
         return lambda f: JitFunction(f, fuse, context, fast_math)
     if not callable(fn):

@@ -3,7 +3,7 @@ manifest and the texts it came from), its pipelines per Context, packing of
 push constants by name, and the Handle that `sync=False` returns.
 """
 
-from . import _native
+from . import _array, _native
 from ._types import entry_dtype
 
 # VIR scalar spellings -> struct codes (push constants are little-endian std430).
@@ -108,7 +108,6 @@ class Program:
         (resident arrays of the bound dtypes, scalar push constants) done in
         C; anything else it hands back to the Python path. None when every
         call needs the Python path (a vector or float16 push constant)."""
-        from . import _array
         guard = self.manifest.get("dispatch_guard")
         fields = []
         for f in self.manifest["push"]:
@@ -139,6 +138,10 @@ class Handle:
     __slots__ = ("_ticket", "_finish", "_result", "_done")
 
     def __init__(self, ticket, finish=None, result=None):
+        """Made by the launch paths, not by users: `ticket` is the
+        submission's timeline value on its context, `finish` a function
+        run once after the wait (it makes the result), `result` the result
+        when there is nothing to finish."""
         self._ticket, self._finish, self._result, self._done = ticket, finish, result, False
 
     def wait(self, timeout=None):

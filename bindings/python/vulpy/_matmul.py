@@ -28,7 +28,7 @@ import operator
 
 import numpy as np
 
-from . import _array, _context, _gemm, _indexing, _reduce, _ufunc
+from . import _array, _context, _coopmat, _gemm, _indexing, _reduce, _ufunc
 
 _nd = _array.ndarray
 _BOOL = np.dtype(np.bool_)
@@ -267,7 +267,6 @@ def _float16_coopmat(ctx, a, b, rdt, m, n, k):
     if a.ndim != 2 or b.ndim != 2 or a.dtype != rdt or b.dtype != rdt or \
             not (a.contiguous and b.contiguous):
         return None
-    from . import _coopmat
     if not _coopmat.uses_coopmat(ctx, m, n, k):
         return None
     return _coopmat.run_buffers(ctx, a._buf, b._buf, m, n, k, a.memory)
@@ -333,7 +332,9 @@ def _prepare(name, a, b):
 
 
 def matmul(x1, x2, /, out=None, *, dtype=None, casting="same_kind", order="K", subok=True):
-    """numpy.matmul on the GPU (tiled GEMM kernels): 1-D operands are
+    """vp.matmul(x1, x2, /, out=None, *, dtype=None, casting='same_kind', order='K',
+    subok=True):
+    numpy.matmul on the GPU (tiled GEMM kernels): 1-D operands are
     promoted to a row / column and the axis removed again, stacks of
     matrices broadcast. NumPy in -> NumPy out; resident in -> resident out.
     Transposed and strided views are read in place."""
@@ -367,7 +368,8 @@ def dot(a, b, out=None):
 
 
 def vdot(a, b):
-    """numpy.vdot on the GPU: the dot product of the flattened operands
+    """vp.vdot(a, b):
+    numpy.vdot on the GPU: the dot product of the flattened operands
     (real dtypes: no conjugation needed). Returns a 0-d resident array for
     resident operands, a NumPy scalar otherwise."""
     a, b = _prepare("vdot", a, b)
@@ -582,7 +584,9 @@ def _contract(ctx, cdt, a, la, b, lb, keep):
 
 def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe",
            optimize=False):
-    """numpy.einsum on the GPU for real operands (module docstring): each
+    """vp.einsum(subscripts, *operands, out=None, dtype=None, order='K', casting='safe',
+    optimize=False):
+    numpy.einsum on the GPU for real operands (module docstring): each
     pairwise contraction is one batched GEMM, sums over letters that one
     operand alone has are reductions, repeated letters are diagonal views.
     NumPy in -> NumPy out; resident in -> resident out."""
@@ -644,19 +648,21 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
 
 # ---------------------------------------------------------------- operators
 
-def _matmul_op(self, other):
+def matmul_op(self, other):
+    """a @ b."""
     if not isinstance(other, (_nd, np.ndarray, list, tuple)) and not np.isscalar(other):
         return NotImplemented
     return matmul(self, other)
 
 
-def _rmatmul_op(self, other):
+def rmatmul_op(self, other):
+    """b @ a, where b is not a vp.ndarray."""
     if not isinstance(other, (_nd, np.ndarray, list, tuple)) and not np.isscalar(other):
         return NotImplemented
     return matmul(other, self)
 
 
-def _imatmul_op(self, other):
+def imatmul_op(self, other):
     """a @= b: NumPy allows it when the result has a's shape and its dtype
     casts to a's ('same_kind'); the product goes through a temporary when
     b shares a's buffer."""
@@ -674,15 +680,5 @@ def _imatmul_op(self, other):
                          f"(b has shape {tuple(other.shape)})")
     return matmul(self, other, out=self)
 
-
-def _install():
-    _nd.__matmul__ = _matmul_op
-    _nd.__rmatmul__ = _rmatmul_op
-    _nd.__imatmul__ = _imatmul_op
-    _nd.dot = lambda self, b, out=None: dot(self, b, out)
-    _ufunc.BY_NUMPY["matmul"] = matmul  # np.matmul is a ufunc: __array_ufunc__ finds it here
-
-
-_install()
 
 NAMES = ("matmul", "dot", "vdot", "inner", "tensordot", "einsum")

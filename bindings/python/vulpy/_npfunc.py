@@ -10,8 +10,9 @@ downloads a resident array silently. np.asarray / np.array stay explicit
 conversions (they do not go through __array_function__).
 
 Layering: this module imports nothing from the package but _types. The
-package's top (__init__) binds the vulpy namespace with bind(); names are
-looked up at call time, so functions added to vp later are found too.
+vulpy package is bound once with bind() (by _array.bind_ops, which
+vulpy/__init__.py calls); names are looked up at call time, so functions
+added to vp later are found too.
 """
 import numpy as np
 
@@ -25,6 +26,20 @@ def bind(namespace):
     """Where vp.<name> is looked up (the vulpy package module)."""
     global _NS
     _NS = namespace
+
+
+# NumPy ufuncs VulPy implements outside vulpy/_ufunc.py's table: np.matmul
+# (a ufunc in NumPy; vp.matmul, _matmul.py) and np.conjugate (_complex.py)
+_UFUNCS_ELSEWHERE = ("matmul", "conjugate")
+
+
+def ufunc(name):
+    """The vp function that NumPy ufunc `name` runs on the device, or None
+    (ndarray.__array_ufunc__ and vp.jit's tracer ask)."""
+    f = _NS._ufunc.BY_NUMPY.get(name)
+    if f is None and name in _UFUNCS_ELSEWHERE:
+        f = getattr(_NS, name)
+    return f
 
 
 def _result_type(*arrays_and_dtypes):

@@ -66,7 +66,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """numpy.allclose: True when every element of isclose(a, b) is (one
+    """vp.allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    numpy.allclose: True when every element of isclose(a, b) is (one
     value read back)."""
     if not _res(a, b):
         return builtins.bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
@@ -74,7 +75,8 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def array_equal(a1, a2, equal_nan=False):
-    """numpy.array_equal: same shape and equal elements (NaNs equal with
+    """vp.array_equal(a1, a2, equal_nan=False):
+    numpy.array_equal: same shape and equal elements (NaNs equal with
     equal_nan=True); a Python bool."""
     if not _res(a1, a2):
         return builtins.bool(np.array_equal(a1, a2, equal_nan=equal_nan))
@@ -90,7 +92,8 @@ def array_equal(a1, a2, equal_nan=False):
 
 
 def array_equiv(a1, a2):
-    """numpy.array_equiv: broadcastable shapes and equal elements."""
+    """vp.array_equiv(a1, a2):
+    numpy.array_equiv: broadcastable shapes and equal elements."""
     if not _res(a1, a2):
         return builtins.bool(np.array_equiv(a1, a2))
     try:
@@ -109,7 +112,8 @@ def _slice(ndim, axis, s):
 
 
 def diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
-    """numpy.diff on the GPU: the n-th difference along `axis` (for booleans
+    """vp.diff(a, n=1, axis=-1, prepend=<no value>, append=<no value>):
+    numpy.diff on the GPU: the n-th difference along `axis` (for booleans
     `!=`, as NumPy), with prepend=/append= values joined first."""
     if not _res(a, None if prepend is np._NoValue else prepend,
                 None if append is np._NoValue else append):
@@ -143,7 +147,8 @@ def diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
 
 
 def ediff1d(ary, to_end=None, to_begin=None):
-    """numpy.ediff1d: differences of the flattened array, with optional
+    """vp.ediff1d(ary, to_end=None, to_begin=None):
+    numpy.ediff1d: differences of the flattened array, with optional
     values before and after."""
     if not _res(ary, to_end, to_begin):
         return np.ediff1d(ary, to_end, to_begin)
@@ -168,7 +173,8 @@ def _tri_mask(m, k, lower):
 
 
 def tril(m, k=0):
-    """numpy.tril: the elements on and below the k-th diagonal of the last
+    """vp.tril(m, k=0):
+    numpy.tril: the elements on and below the k-th diagonal of the last
     two axes, zeros above (1-D input is first broadcast to a square)."""
     if not _res(m):
         return np.tril(m, k)
@@ -180,7 +186,8 @@ def tril(m, k=0):
 
 
 def triu(m, k=0):
-    """numpy.triu: the elements on and above the k-th diagonal of the last
+    """vp.triu(m, k=0):
+    numpy.triu: the elements on and above the k-th diagonal of the last
     two axes, zeros below."""
     if not _res(m):
         return np.triu(m, k)
@@ -192,7 +199,8 @@ def triu(m, k=0):
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
-    """numpy.diagonal: the diagonal of the axis1/axis2 planes, as the last
+    """vp.diagonal(a, offset=0, axis1=0, axis2=1):
+    numpy.diagonal: the diagonal of the axis1/axis2 planes, as the last
     axis of the result (a copy here; NumPy's is a read-only view)."""
     if not _res(a):
         return np.diagonal(a, offset, axis1, axis2)
@@ -221,7 +229,8 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    """numpy.trace: sum along diagonals (NumPy's accumulation dtype)."""
+    """vp.trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    numpy.trace: sum along diagonals (NumPy's accumulation dtype)."""
     if not _res(a):
         return np.trace(a, offset, axis1, axis2, dtype, out)
     return _reduce.sum(diagonal(a, offset, axis1, axis2), -1, dtype, out)
@@ -247,7 +256,8 @@ def diag(v, k=0):
 
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
-    """numpy.meshgrid: coordinate arrays from 1-D coordinate vectors
+    """vp.meshgrid(*xi, copy=True, sparse=False, indexing='xy'):
+    numpy.meshgrid: coordinate arrays from 1-D coordinate vectors
     (indexing 'xy' or 'ij'; sparse= gives broadcastable shapes)."""
     if not _res(*xi):
         return np.meshgrid(*xi, copy=copy, sparse=sparse, indexing=indexing)
@@ -275,8 +285,11 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 # -------------------------------------------------------------- creation
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, *,
              memory=None, context=None):
-    """numpy.logspace as a resident array: base ** linspace(start, stop)
-    (float32 unless dtype= says otherwise, as vp.linspace)."""
+    """vp.logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, *,
+    memory=None, context=None):
+    numpy.logspace as a resident array: base ** linspace(start, stop, num,
+    endpoint) (float32 unless dtype= says otherwise, as vp.linspace; axis=0
+    only); memory= and context= as for vp.zeros."""
     if axis != 0:
         raise NotImplementedError("logspace: axis= other than 0 is not supported")
     y = _array.linspace(start, stop, num, endpoint, dtype=dtype, memory=memory, context=context)
@@ -285,7 +298,8 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, 
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
-    """numpy.nan_to_num on the GPU: NaN -> nan, +inf -> posinf (default the
+    """vp.nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    numpy.nan_to_num on the GPU: NaN -> nan, +inf -> posinf (default the
     dtype's largest), -inf -> neginf (default the most negative). With
     copy=False the input is changed in place, as NumPy."""
     if not _res(x):
@@ -325,12 +339,14 @@ def _atleast(n, arys):
 
 
 def atleast_1d(*arys):
-    """numpy.atleast_1d: views with at least one dimension."""
+    """vp.atleast_1d(*arys):
+    numpy.atleast_1d: views with at least one dimension."""
     return _atleast(1, arys)
 
 
 def atleast_2d(*arys):
-    """numpy.atleast_2d: views with at least two dimensions."""
+    """vp.atleast_2d(*arys):
+    numpy.atleast_2d: views with at least two dimensions."""
     return _atleast(2, arys)
 
 
@@ -353,7 +369,8 @@ def append(arr, values, axis=None):
 
 
 def divmod(x1, x2):  # noqa: A001  (numpy.divmod)
-    """numpy.divmod: (floor_divide(x1, x2), remainder(x1, x2))."""
+    """vp.divmod(x1, x2):
+    numpy.divmod: (floor_divide(x1, x2), remainder(x1, x2))."""
     if not _res(x1, x2):
         return np.divmod(x1, x2)
     return _ufunc.floor_divide(x1, x2), _ufunc.remainder(x1, x2)

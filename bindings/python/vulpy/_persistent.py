@@ -196,6 +196,12 @@ class PersistentHandle:
     (raising vp.TimeoutError after `timeout` seconds) and checks the run."""
 
     def __init__(self, inner, host, grid, mode, groups, label, why=""):
+        """Made by a persistent kernel's call, not by users: `inner` is the
+        launch's Handle, `host` the control words the host and the GPU
+        share, `grid` the grid-barrier words, `mode` and `groups` how it
+        runs (vp.kernel's persistent= and the workgroups it got), `label`
+        the kernel's name for messages, `why` the reason when it ran in
+        another mode than asked."""
         self._inner, self._host, self._grid = inner, host, grid
         self.mode, self.groups, self._label = mode, groups, label
         self.why = why  # why this mode ran

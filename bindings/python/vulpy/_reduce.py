@@ -13,7 +13,8 @@ import warnings
 
 import numpy as np
 
-from . import _array, _arrayops, _engine, _graph
+from . import _array, _arrayops, _engine, _graph, _ufunc
+from ._launch import Handle
 
 _BOOL = np.dtype(np.bool_)
 NAMES = ("sum", "prod", "min", "max", "mean", "argmin", "argmax", "any", "all", "cumsum",
@@ -89,7 +90,6 @@ def _shape_of(x):
 
 def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=None, sync=True):
     """A reduction (or, for cumsum/cumprod, a scan) of `a`."""
-    from ._jit import Tracer
     kind = _KIND.get(kind, kind)
     fast = PLANS and axis is None and dtype is None and out is None and not keepdims and \
         type(a) is _array.ndarray and a._estrides is None and a._offset == 0 and a._size and \
@@ -101,7 +101,7 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
         if plan is not None:
             return _run_plan(plan, a, sync)
     scan = kind in ("cumsum", "cumprod")
-    if isinstance(a, Tracer):
+    if isinstance(a, _graph.Traced):
         return _trace(kind, a, axis, dtype, keepdims, scan)
     if isinstance(a, (list, tuple)) or np.isscalar(a):
         a = np.asarray(a)
@@ -195,12 +195,10 @@ def _run_plan(plan, a, sync):
         return res
     if sync:
         return done()
-    from ._launch import Handle
     return Handle(t, done)
 
 
 def _trace(kind, a, axis, dtype, keepdims, scan):
-    from ._jit import Tracer
     t = a._t
     t.stamp()
     nd = a.ndim
@@ -210,11 +208,11 @@ def _trace(kind, a, axis, dtype, keepdims, scan):
             v = t.g.reshape(v, (a.size,))
             nd = 1
         axes = _axes(0 if axis is None else axis, nd, kind)
-        return Tracer(t.g.scan(kind, v, axes[0], result_dtype(kind, a.dtype, dtype)), t)
+        return a.wrap(t.g.scan(kind, v, axes[0], result_dtype(kind, a.dtype, dtype)))
     axes = _axes(axis, nd, kind)
     _check_identity(kind, a.shape, axes)
     v = _arg_operand(t.g, kind, v)
-    return Tracer(t.g.reduce(kind, v, axes, keepdims, result_dtype(kind, a.dtype, dtype)), t)
+    return a.wrap(t.g.reduce(kind, v, axes, keepdims, result_dtype(kind, a.dtype, dtype)))
 
 
 def _arg_operand(g, kind, v):
@@ -238,10 +236,44 @@ def _make(kind):
     else:
         def f(a, axis=None, dtype=None, out=None, keepdims=False, *, context=None, sync=True):
             return reduce(kind, a, axis, dtype, out, keepdims, context=context, sync=sync)
-    f.__name__ = kind
-    f.__doc__ = (f"vp.{kind}(a, axis=None, ...): numpy.{kind} on the GPU (one kernel). "
-                 f"NumPy in -> NumPy out, resident in -> resident out.")
+    f.__name__ = f.__qualname__ = kind
+    f.__doc__ = _reduce_doc(kind, f)
     return f
+
+
+def _reduce_doc(kind, f):
+    import inspect
+    sig = str(inspect.signature(f))
+    what = {"cumsum": "the running sum", "cumprod": "the running product",
+            "argmin": "the index of the smallest element",
+            "argmax": "the index of the largest element"}.get(kind, f"numpy.{kind}")
+    lines = [f"vp.{kind}{sig}: {what} on the GPU (numpy.{kind}'s arguments and "
+             f"result dtype), one kernel. NumPy in -> NumPy out, resident in -> "
+             f"resident out; inside vp.jit it traces.",
+             "",
+             "    a         a resident or NumPy array (or anything np.asarray takes).",
+             "    axis      None (all elements), an int or a tuple of ints"
+             + (" (one int for a scan)" if kind.startswith("cum") else "") + "."]
+    if "dtype" in sig:
+        lines.append("    dtype     the accumulator and result dtype (NumPy's default "
+                     "when None: int64 for small ints, the input's float type).")
+    lines.append("    out       an array of the result's shape to write into (returned).")
+    if "keepdims" in sig:
+        lines.append("    keepdims  True keeps the reduced axes with length 1.")
+    lines += ["    context   the vp.Context for NumPy inputs (None: the default).",
+              "    sync      False returns a vp.Handle; its .wait() returns the value.",
+              "",
+              "Errors: numpy.exceptions.AxisError for an axis out of range, ValueError "
+              "for an empty reduction without an identity (min/max/argmin/argmax), "
+              "TypeError for complex input, vp.FeatureError for a 64-bit dtype the "
+              "device lacks.",
+              "",
+              "Example:",
+              f"    vp.{kind}(vp.arange(6).reshape(2, 3), axis=0)"]
+    import textwrap
+    return "\n".join(textwrap.fill(x, 76, subsequent_indent=" " * (14 if x.startswith("    ") and
+                                                                   x[4:5] != " " else 0))
+                     if len(x) > 76 else x for x in lines)
 
 
 sum = _make("sum")  # noqa: A001
@@ -261,8 +293,7 @@ _min_r, _max_r = _make("min"), _make("max")
 def _is_operand(x):
     """A second positional argument that is an array or a float is an operand
     (elementwise); an int, a tuple or None is an axis (NumPy's np.min)."""
-    from ._jit import Tracer
-    return isinstance(x, (_array.ndarray, np.ndarray, Tracer, float, list)) and \
+    return isinstance(x, (_array.ndarray, np.ndarray, _graph.Traced, float, list)) and \
         not isinstance(x, bool)
 
 
@@ -270,7 +301,6 @@ def min(a, *args, **kwargs):  # noqa: A001
     """vp.min(a, axis=None, ...) reduces like numpy.min; vp.min(a, b) is the
     elementwise minimum (what vp.min meant before reductions)."""
     if args and _is_operand(args[0]):
-        from . import _ufunc
         return _ufunc.minimum(a, *args, **kwargs)
     return _min_r(a, *args, **kwargs)
 
@@ -279,31 +309,8 @@ def max(a, *args, **kwargs):  # noqa: A001
     """vp.max(a, axis=None, ...) reduces like numpy.max; vp.max(a, b) is the
     elementwise maximum."""
     if args and _is_operand(args[0]):
-        from . import _ufunc
         return _ufunc.maximum(a, *args, **kwargs)
     return _max_r(a, *args, **kwargs)
-
-
-# methods: x.sum(axis=0), ... on resident arrays and tracers
-def _method(f):
-    def m(self, *args, **kwargs):
-        return f(self, *args, **kwargs)
-
-    m.__name__ = f.__name__
-    m.__doc__ = f.__doc__
-    return m
-
-
-def _install():
-    from ._jit import Tracer
-    for cls in (_array.ndarray, Tracer):
-        for name, f in (("sum", sum), ("prod", prod), ("mean", mean), ("min", _min_r),
-                        ("max", _max_r), ("argmin", argmin), ("argmax", argmax), ("any", any),
-                        ("all", all), ("cumsum", cumsum), ("cumprod", cumprod)):
-            setattr(cls, name, _method(f))
-
-
-_install()
 
 
 # ----------------------------------------------------------- var and std
@@ -315,7 +322,7 @@ _install()
 # keeps its kernel-language meaning (a mutable variable): the frontend
 # reads the kernel's AST, never this object (_types.kernel_name).
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
-    """vp.var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """vp.var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
     numpy.var on the GPU (the mean, then the mean of squared deviations).
     NumPy in -> NumPy out, resident in -> resident out. Inside a kernel,
     vp.var(expr) is the kernel language's variable (docs/language.md)."""
@@ -323,14 +330,12 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=N
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
-    """vp.std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """vp.std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
     numpy.std on the GPU (the square root of vp.var)."""
     return _moment("std", a, axis, dtype, out, ddof, keepdims, context)
 
 
 def _moment(kind, a, axis, dtype, out, ddof, keepdims, context):
-    from . import _ufunc
-    from ._jit import Tracer
     if isinstance(a, (list, tuple)) or np.isscalar(a):
         a = np.asarray(a)
     dt = np.dtype(a.dtype)
@@ -348,7 +353,7 @@ def _moment(kind, a, axis, dtype, out, ddof, keepdims, context):
         n *= shape[i]
     if n - ddof <= 0:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
-    kw = {} if isinstance(a, Tracer) else {"context": context}
+    kw = {} if isinstance(a, _graph.Traced) else {"context": context}
     m = mean(a, axis, None, None, True, **kw)
     d = _ufunc.subtract(a, m)
     s = sum(_ufunc.multiply(d, d), axis, None, None, keepdims, **kw)
@@ -357,78 +362,3 @@ def _moment(kind, a, axis, dtype, out, ddof, keepdims, context):
         return _ufunc.divide(s, div, out=out) if out is not None else _ufunc.divide(s, div)
     v = _ufunc.divide(s, div)
     return _ufunc.sqrt(v, out=out) if out is not None else _ufunc.sqrt(v)
-
-
-def _install_moments():
-    from ._jit import Tracer
-    for cls in (_array.ndarray, Tracer):
-        for name, f in (("var", var), ("std", std)):
-            setattr(cls, name, _method(f))
-
-
-_install_moments()
-
-
-# ------------------------------------------------------------------- dot
-# numpy.dot from the elementwise product and vp.sum (issue 19), until the
-# tiled GEMM kernel exists: vectors and matrix-vector products are one
-# product-and-reduce; a matrix product is the broadcast product
-# (m, k, 1) * (1, k, n) summed over k, which holds m*k*n elements, so it is
-# refused above DOT_MAX_ELEMENTS rather than run slowly. Inside a kernel,
-# vp.dot(u, v) stays the kernel language's vector dot (the frontend reads
-# the AST; _types.kernel_name).
-DOT_MAX_ELEMENTS = 1 << 24
-
-
-def dot(a, b, out=None):
-    """vp.dot(a, b, out=None): numpy.dot on the GPU for scalars, vectors,
-    matrix-vector and (small: m*k*n <= 2**24) matrix-matrix products.
-    NumPy in -> NumPy out, resident in -> resident out. Inside a kernel,
-    vp.dot(u, v) is the kernel language's vector dot product."""
-    from . import _ufunc
-    a = np.asarray(a) if isinstance(a, (list, tuple)) else a
-    b = np.asarray(b) if isinstance(b, (list, tuple)) else b
-    sa, sb = tuple(np.shape(a) if np.isscalar(a) else a.shape), \
-        tuple(np.shape(b) if np.isscalar(b) else b.shape)
-    if not sa or not sb:
-        return _ufunc.multiply(a, b, out=out) if out is not None else _ufunc.multiply(a, b)
-    if sa[-1] != (sb[0] if len(sb) == 1 else sb[-2]):
-        raise ValueError(f"vp.dot: shapes {sa} and {sb} not aligned: {sa[-1]} (dim "
-                         f"{len(sa) - 1}) != {sb[0] if len(sb) == 1 else sb[-2]} (dim "
-                         f"{0 if len(sb) == 1 else len(sb) - 2})")
-    rdt = np.result_type(a.dtype, b.dtype)  # NumPy: int32 . int32 is int32
-    if len(sb) == 1:
-        r = sum(_ufunc.multiply(a, b), -1, rdt)
-    elif len(sa) <= 2 and len(sb) == 2:
-        m = sa[0] if len(sa) == 2 else 1
-        k, n = sb
-        if m * k * n > DOT_MAX_ELEMENTS:
-            raise NotImplementedError(
-                f"vp.dot: a {sa} x {sb} matrix product needs the GEMM kernel, which VulPy "
-                f"has not yet (the broadcast product would hold {m * k * n} elements; "
-                f"the limit is vp._reduce.DOT_MAX_ELEMENTS = {DOT_MAX_ELEMENTS})")
-        a2 = _contig(a).reshape(sa + (1,))
-        r = sum(_ufunc.multiply(a2, _contig(b).reshape((1,) * (len(sa) - 1) + sb)),
-                len(sa) - 1, rdt)
-    else:
-        raise NotImplementedError(f"vp.dot: operands of {len(sa)} and {len(sb)} dimensions "
-                                  f"(only up to matrix x matrix); use numpy.dot on x.numpy()")
-    return r if out is None else _copy_into(r, out)
-
-
-def _contig(x):
-    if isinstance(x, _array.ndarray) and not x.contiguous:
-        return x.copy()
-    return np.ascontiguousarray(x) if isinstance(x, np.ndarray) else x
-
-
-def _copy_into(r, out):
-    from . import _ufunc
-    return _ufunc.multiply(r, 1, out=out)
-
-
-def _install_dot():
-    _array.ndarray.dot = _method(dot)
-
-
-_install_dot()

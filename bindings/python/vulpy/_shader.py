@@ -35,7 +35,12 @@ def struct_dtype(s, structs):
 
 
 class Shader(_Inspect):
-    """A compiled .vul.py kernel with its buffers (see the module docstring)."""
+    """A compiled .vul.py kernel with its buffers: what vp.compile(path,
+    local_size_x, local_size_y, local_size_z, context=..., kernel=...,
+    fast_math=..., memory=..., debug=...) returns (help(vp.compile) says
+    what each argument means). Methods: allocate(name=array, ...),
+    upload(name, array), run(dispatch=N, **push), download(name),
+    buffer(name), dtype(name) (a struct buffer's NumPy dtype)."""
 
     def __init__(self, path, local_size_x=None, local_size_y=None, local_size_z=None,
                  context=None, kernel=None, fast_math=False, memory=None, debug=None):
@@ -241,8 +246,30 @@ class Shader(_Inspect):
 
 def compile(path, local_size_x=None, local_size_y=None, local_size_z=None, *, context=None,
             kernel=None, fast_math=False, memory=None, debug=None):
-    """Compiles a .vul.py file into a Shader (see the module docstring).
-    debug=True (or VULPY_DEBUG=1): asserts and bounds checks, the first
-    failure of a run raised as vp.KernelError (docs/errors.md)."""
+    """vp.compile(path, local_size_x=None, local_size_y=None,
+    local_size_z=None, *, context=None, kernel=None, fast_math=False,
+    memory=None, debug=None): compiles the .vul.py file at `path` into a
+    vp.Shader with named, resident buffers.
+
+        local_size_x/y/z  the workgroup size (None: the file's own, else 64).
+        context           the vp.Context (None: vp.default_context()).
+        kernel            the entry function's name (None: main, or the only
+                          @vp.kernel function).
+        fast_math         True uses the device's built-in sin/exp/...
+        memory            the memory kind of the buffers (vp.MEMORY_KINDS).
+        debug             True (or VULPY_DEBUG=1): asserts and bounds checks,
+                          the first failure of a run raised as vp.KernelError
+                          (docs/errors.md).
+
+    Errors: vp.CompileError (file:line:col: error: ...) for kernel code
+    the compiler refuses, FileNotFoundError for a missing file,
+    vp.FeatureError for a feature the device lacks.
+
+    Example:
+        shader = vp.compile("my_kernel.vul.py", local_size_x=256)
+        shader.allocate(pos=pos_array)
+        shader.run(dispatch=N, N=N, dt=0.001)
+        pos = shader.download("pos")
+    """
     return Shader(path, local_size_x, local_size_y, local_size_z, context=context, kernel=kernel,
                   fast_math=fast_math, memory=memory, debug=debug)

@@ -27,7 +27,7 @@ import operator
 
 import numpy as np
 
-from . import _array, _arrayops, _indexing
+from . import _array, _arrayops, _graph, _indexing, _reduce, _stats, _ufunc
 
 _nd = _array.ndarray
 
@@ -35,7 +35,7 @@ _nd = _array.ndarray
 def _traced(a):
     """Whether `a` is a vp.jit tracer (the view-like operations trace to
     array.reshape / array.transpose / array.broadcast)."""
-    return hasattr(type(a), "_vp_trace_ufunc")  # without importing _jit (test_layers)
+    return isinstance(a, _graph.Traced)
 
 
 def _resident(*xs):
@@ -58,12 +58,7 @@ def _axes(axis, ndim, name):
 
 
 def _strides(a):
-    return list(a._estrides) if a._estrides is not None else list(_graph_c_strides(a.shape))
-
-
-def _graph_c_strides(shape):
-    from ._graph import c_strides
-    return c_strides(shape)
+    return list(a._estrides) if a._estrides is not None else list(_graph.c_strides(a.shape))
 
 
 def _view(a, shape, offset, strides):
@@ -112,9 +107,11 @@ def _copy_many(pairs, name):
 
 # ---------------------------------------------------------------- creation
 def eye(N, M=None, k=0, dtype=np.float32, *, memory=None, context=None):
-    """vp.eye(N, M=None, k=0, dtype=float32): a resident 2-D array with ones
-    on diagonal k and zeros elsewhere (numpy.eye; VulPy's default dtype is
-    float32, like vp.zeros). The ones are one fill of a strided view."""
+    """vp.eye(N, M=None, k=0, dtype=float32, *, memory=None, context=None):
+    a resident N x M array (M None: square) with ones on diagonal k and
+    zeros elsewhere (numpy.eye; VulPy's default dtype is float32, like
+    vp.zeros; memory= and context= as for vp.zeros). The ones are one fill
+    of a strided view."""
     N = operator.index(N)
     M = N if M is None else operator.index(M)
     k = operator.index(k)
@@ -130,13 +127,16 @@ def eye(N, M=None, k=0, dtype=np.float32, *, memory=None, context=None):
 
 
 def identity(n, dtype=np.float32, *, memory=None, context=None):
-    """vp.identity(n, dtype=float32): vp.eye(n)."""
+    """vp.identity(n, dtype=float32, *, memory=None, context=None):
+    vp.eye(n): the n x n identity matrix, resident; memory= and context= as
+    for vp.zeros."""
     return eye(n, dtype=dtype, memory=memory, context=context)
 
 
 # ---------------------------------------------------------------- views
 def reshape(a, newshape=None, order="C", *, shape=None):
-    """numpy.reshape: a view of a contiguous resident array (a copy of a
+    """vp.reshape(a, newshape=None, order='C', *, shape=None):
+    numpy.reshape: a view of a contiguous resident array (a copy of a
     strided view, as NumPy). order='C' only."""
     shape = newshape if shape is None else shape
     if shape is None:
@@ -162,7 +162,8 @@ def ravel(a, order="C"):
 
 
 def swapaxes(a, axis1, axis2):
-    """numpy.swapaxes: a view."""
+    """vp.swapaxes(a, axis1, axis2): numpy.swapaxes: a view with the two
+    axes exchanged (AxisError for an axis out of range)."""
     if not isinstance(a, _nd) and not _traced(a):
         return np.swapaxes(a, axis1, axis2)
     i, j = _axis(axis1, a.ndim, "swapaxes"), _axis(axis2, a.ndim, "swapaxes")
@@ -172,7 +173,8 @@ def swapaxes(a, axis1, axis2):
 
 
 def moveaxis(a, source, destination):
-    """numpy.moveaxis: a view."""
+    """vp.moveaxis(a, source, destination):
+    numpy.moveaxis: a view."""
     if not isinstance(a, _nd) and not _traced(a):
         return np.moveaxis(a, source, destination)
     src = _axes(source, a.ndim, "moveaxis")
@@ -193,7 +195,8 @@ def _transpose(a, perm):
 
 
 def expand_dims(a, axis):
-    """numpy.expand_dims: a view with new size-1 axes."""
+    """vp.expand_dims(a, axis):
+    numpy.expand_dims: a view with new size-1 axes."""
     if not isinstance(a, _nd) and not _traced(a):
         return np.expand_dims(a, axis)
     nd = a.ndim + (len(axis) if isinstance(axis, (tuple, list)) else 1)
@@ -214,7 +217,8 @@ def expand_dims(a, axis):
 
 
 def squeeze(a, axis=None):
-    """numpy.squeeze: a view without (the given) size-1 axes."""
+    """vp.squeeze(a, axis=None):
+    numpy.squeeze: a view without (the given) size-1 axes."""
     if not isinstance(a, _nd) and not _traced(a):
         return np.squeeze(a, axis)
     if axis is None:
@@ -233,7 +237,8 @@ def squeeze(a, axis=None):
 
 
 def broadcast_to(a, shape):
-    """numpy.broadcast_to: a view with stride 0 along the broadcast axes
+    """vp.broadcast_to(a, shape):
+    numpy.broadcast_to: a view with stride 0 along the broadcast axes
     (read it; writing it writes the shared elements, as NumPy's writeable
     broadcast views would)."""
     if not isinstance(a, _nd) and not _traced(a):
@@ -269,7 +274,8 @@ def broadcast_to(a, shape):
 
 
 def flip(m, axis=None):
-    """numpy.flip: a view with negative strides along the axes."""
+    """vp.flip(m, axis=None):
+    numpy.flip: a view with negative strides along the axes."""
     if not isinstance(m, _nd):
         return np.flip(m, axis)
     axes = range(m.ndim) if axis is None else _axes(axis, m.ndim, "flip")
@@ -282,21 +288,24 @@ def flip(m, axis=None):
 
 
 def fliplr(m):
-    """numpy.fliplr: flip(m, 1), a view."""
+    """vp.fliplr(m): numpy.fliplr: flip(m, 1), a view with the columns
+    reversed (m needs two dimensions or more: ValueError otherwise)."""
     if isinstance(m, _nd) and m.ndim < 2:
         raise ValueError("Input must be >= 2-d.")
     return flip(m, 1)
 
 
 def flipud(m):
-    """numpy.flipud: flip(m, 0), a view."""
+    """vp.flipud(m): numpy.flipud: flip(m, 0), a view with the rows
+    reversed (m needs a dimension or more: ValueError otherwise)."""
     if isinstance(m, _nd) and m.ndim < 1:
         raise ValueError("Input must be >= 1-d.")
     return flip(m, 0)
 
 
 def array_split(ary, indices_or_sections, axis=0):
-    """numpy.array_split: a list of views."""
+    """vp.array_split(ary, indices_or_sections, axis=0):
+    numpy.array_split: a list of views."""
     if not isinstance(ary, _nd):
         return np.array_split(ary, indices_or_sections, axis)
     ax = _axis(axis, ary.ndim, "array_split")
@@ -315,7 +324,8 @@ def array_split(ary, indices_or_sections, axis=0):
 
 
 def split(ary, indices_or_sections, axis=0):
-    """numpy.split: a list of views; equal sections or split points."""
+    """vp.split(ary, indices_or_sections, axis=0):
+    numpy.split: a list of views; equal sections or split points."""
     if not isinstance(ary, _nd):
         return np.split(ary, indices_or_sections, axis)
     if np.ndim(indices_or_sections) == 0:
@@ -326,7 +336,8 @@ def split(ary, indices_or_sections, axis=0):
 
 
 def hsplit(ary, indices_or_sections):
-    """numpy.hsplit: split along axis 1 (axis 0 for 1-D)."""
+    """vp.hsplit(ary, indices_or_sections):
+    numpy.hsplit: split along axis 1 (axis 0 for 1-D)."""
     if not isinstance(ary, _nd):
         return np.hsplit(ary, indices_or_sections)
     if ary.ndim == 0:
@@ -335,7 +346,8 @@ def hsplit(ary, indices_or_sections):
 
 
 def vsplit(ary, indices_or_sections):
-    """numpy.vsplit: split along axis 0 (2-D or more)."""
+    """vp.vsplit(ary, indices_or_sections):
+    numpy.vsplit: split along axis 0 (2-D or more)."""
     if not isinstance(ary, _nd):
         return np.vsplit(ary, indices_or_sections)
     if ary.ndim < 2:
@@ -352,7 +364,8 @@ def _shape_dtype(x):
 
 
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
-    """numpy.concatenate: one new array (or out=), each input copied into
+    """vp.concatenate(arrays, axis=0, out=None, *, dtype=None, casting='same_kind'):
+    numpy.concatenate: one new array (or out=), each input copied into
     its slab on the device. Inputs may mix resident and NumPy arrays (the
     NumPy ones are uploaded); the dtype is numpy.result_type of the inputs
     unless dtype= says."""
@@ -424,7 +437,8 @@ def _as_nd(x, ndmin):
 
 
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
-    """numpy.stack: the inputs along a new axis (concatenate of views)."""
+    """vp.stack(arrays, axis=0, out=None, *, dtype=None, casting='same_kind'):
+    numpy.stack: the inputs along a new axis (concatenate of views)."""
     arrays = list(arrays)
     if not arrays:
         raise ValueError("need at least one array to stack")
@@ -440,7 +454,8 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 
 
 def vstack(tup, *, dtype=None, casting="same_kind"):
-    """numpy.vstack: concatenate along axis 0 of the inputs made 2-D."""
+    """vp.vstack(tup, *, dtype=None, casting='same_kind'):
+    numpy.vstack: concatenate along axis 0 of the inputs made 2-D."""
     tup = list(tup)
     if not _resident(*tup):
         return np.vstack(tup, dtype=dtype, casting=casting)
@@ -448,7 +463,8 @@ def vstack(tup, *, dtype=None, casting="same_kind"):
 
 
 def hstack(tup, *, dtype=None, casting="same_kind"):
-    """numpy.hstack: concatenate along axis 1 (axis 0 for 1-D inputs)."""
+    """vp.hstack(tup, *, dtype=None, casting='same_kind'):
+    numpy.hstack: concatenate along axis 1 (axis 0 for 1-D inputs)."""
     tup = list(tup)
     if not _resident(*tup):
         return np.hstack(tup, dtype=dtype, casting=casting)
@@ -458,7 +474,8 @@ def hstack(tup, *, dtype=None, casting="same_kind"):
 
 
 def dstack(tup):
-    """numpy.dstack: concatenate along axis 2 of the inputs made 3-D."""
+    """vp.dstack(tup):
+    numpy.dstack: concatenate along axis 2 of the inputs made 3-D."""
     tup = list(tup)
     if not _resident(*tup):
         return np.dstack(tup)
@@ -466,7 +483,8 @@ def dstack(tup):
 
 
 def column_stack(tup):
-    """numpy.column_stack: 1-D inputs become columns; concatenate on axis 1."""
+    """vp.column_stack(tup):
+    numpy.column_stack: 1-D inputs become columns; concatenate on axis 1."""
     tup = list(tup)
     if not _resident(*tup):
         return np.column_stack(tup)
@@ -480,7 +498,8 @@ def column_stack(tup):
 
 
 def roll(a, shift, axis=None):
-    """numpy.roll: a new array; along each axis two slab copies."""
+    """vp.roll(a, shift, axis=None):
+    numpy.roll: a new array; along each axis two slab copies."""
     if not isinstance(a, _nd):
         return np.roll(a, shift, axis)
     if axis is None:
@@ -513,7 +532,8 @@ def roll(a, shift, axis=None):
 
 
 def tile(A, reps):
-    """numpy.tile: one copy of a broadcast view into the new array seen as
+    """vp.tile(A, reps):
+    numpy.tile: one copy of a broadcast view into the new array seen as
     (r0, d0, r1, d1, ...)."""
     if not isinstance(A, _nd):
         return np.tile(A, reps)
@@ -535,7 +555,8 @@ def tile(A, reps):
 
 
 def repeat(a, repeats, axis=None):
-    """numpy.repeat: a scalar count is one copy of a broadcast view; counts
+    """vp.repeat(a, repeats, axis=None):
+    numpy.repeat: a scalar count is one copy of a broadcast view; counts
     per element are a gather (vp.take) with the index vector NumPy makes
     from the counts (a resident `repeats` is read back first: the result's
     shape depends on it)."""
@@ -581,7 +602,6 @@ def _pad_stat(a, pw, mode, stat_length, kwargs):
     reduction and one copy per slab; integer means round half to even."""
     if kwargs:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {set(kwargs)}")
-    from . import _reduce, _stats, _ufunc
     nd = a.ndim
     if stat_length is None:
         sl = [(n, n) for n in a.shape]
@@ -620,7 +640,8 @@ def _pad_stat(a, pw, mode, stat_length, kwargs):
 
 
 def pad(array, pad_width, mode="constant", **kwargs):
-    """numpy.pad for mode='constant' (constant_values=, scalars or per-axis
+    """vp.pad(array, pad_width, mode='constant', **kwargs):
+    numpy.pad for mode='constant' (constant_values=, scalars or per-axis
     pairs; also 'empty', which zero-fills), and 'edge', 'wrap', 'reflect',
     'symmetric' (reflect_type='even'): a gather along each axis with the
     index vector numpy.pad gives for arange(n); 'maximum', 'minimum',
@@ -681,12 +702,3 @@ NAMES = ("eye", "identity", "reshape", "ravel", "swapaxes", "moveaxis", "expand_
          "squeeze", "broadcast_to", "flip", "fliplr", "flipud", "array_split", "split",
          "hsplit", "vsplit", "concatenate", "stack", "vstack", "hstack", "dstack",
          "column_stack", "roll", "tile", "repeat", "pad")
-
-
-def _install():
-    _nd.swapaxes = lambda self, a1, a2: swapaxes(self, a1, a2)
-    _nd.squeeze = lambda self, axis=None: squeeze(self, axis)
-    _nd.repeat = lambda self, repeats, axis=None: repeat(self, repeats, axis)
-
-
-_install()

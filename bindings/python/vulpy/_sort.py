@@ -20,7 +20,7 @@ import operator
 
 import numpy as np
 
-from . import _array, _native, _sort_kernels
+from . import _array, _indexing, _native, _reduce, _shapeops, _sort_kernels, _stats, _ufunc
 
 _nd = _array.ndarray
 _I64 = np.dtype(np.int64)
@@ -229,7 +229,8 @@ def _sort_host(a, axis, kind, order, stable, name, fn):
 
 # ------------------------------------------------------------------ the API
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """numpy.sort on the GPU: a sorted copy along `axis` (None: flattened).
+    """vp.sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    numpy.sort on the GPU: a sorted copy along `axis` (None: flattened).
     Stable whatever `kind` says (a radix sort; NumPy's order: NaN last,
     -0.0 and 0.0 equal and left in input order)."""
     a = _prep(a, "sort")
@@ -241,7 +242,8 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
 
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """numpy.argsort on the GPU: int64 indices that sort `a` along `axis`
+    """vp.argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    numpy.argsort on the GPU: int64 indices that sort `a` along `axis`
     (None: flattened), those of NumPy's kind='stable'."""
     a = _prep(a, "argsort")
     if not isinstance(a, _nd):
@@ -251,7 +253,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     return _sorted(a, _axis(a, axis), True, "vp.argsort")[1]
 
 
-def _method_sort(self, axis=-1, kind=None, order=None, *, stable=None):
+def sort_in_place(self, axis=-1, kind=None, order=None, *, stable=None):
     """ndarray.sort: sorts in place along `axis` (stable; see vp.sort)."""
     _check_kind(kind, stable, "ndarray.sort")
     _check_order(order, "ndarray.sort")
@@ -262,17 +264,12 @@ def _method_sort(self, axis=-1, kind=None, order=None, *, stable=None):
         self[...] = r
 
 
-def _method_argsort(self, axis=-1, kind=None, order=None, *, stable=None):
-    """ndarray.argsort: vp.argsort(self, axis)."""
-    return argsort(self, axis, kind, order, stable=stable)
-
-
 # ------------------------------------------------------------------ searching
 def searchsorted(a, v, side="left", sorter=None):
-    """numpy.searchsorted on the GPU: int64 insertion points of `v` into
+    """vp.searchsorted(a, v, side='left', sorter=None):
+    numpy.searchsorted on the GPU: int64 insertion points of `v` into
     the sorted 1-D `a` (NumPy's order: NaN last). One binary search per
     element of v, in one dispatch."""
-    from . import _indexing
     resident = isinstance(a, _nd) or isinstance(v, _nd)
     ctx = a._ctx if isinstance(a, _nd) else v._ctx if isinstance(v, _nd) else None
     if side not in ("left", "right"):
@@ -326,11 +323,12 @@ def searchsorted(a, v, side="left", sorter=None):
 # ------------------------------------------------------------------ unique
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
            *, equal_nan=True, sorted=True):
-    """numpy.unique on the GPU (flattened; axis= is not implemented): the
+    """vp.unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+    *, equal_nan=True, sorted=True):
+    numpy.unique on the GPU (flattened; axis= is not implemented): the
     sorted unique values, and optionally the first index of each, the
     inverse (input shape) and the counts. NaNs count as one value
     (equal_nan=True, NumPy's default)."""
-    from . import _reduce, _shapeops, _stats, _ufunc
     if axis is not None:
         raise NotImplementedError("vp.unique: axis= is not implemented (only the flattened "
                                   "array, axis=None)")
@@ -381,11 +379,3 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 
 NAMES = ("sort", "argsort", "searchsorted", "unique")
-
-
-def _install():
-    _nd.sort = _method_sort
-    _nd.argsort = _method_argsort
-
-
-_install()

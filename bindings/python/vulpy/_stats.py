@@ -21,7 +21,6 @@ nanmax/nanmin give NaN without NumPy's RuntimeWarning (the warning would
 need a read back of the result), and average's "weights sum to zero" is not
 checked (the result is NaN or inf), for the same reason.
 """
-import builtins
 import warnings
 
 import numpy as np
@@ -77,13 +76,15 @@ def _nan_replaced(a, value):
 
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
-    """numpy.nansum on the GPU: the sum with NaNs counted as zero."""
+    """vp.nansum(a, axis=None, dtype=None, out=None, keepdims=False):
+    numpy.nansum on the GPU: the sum with NaNs counted as zero."""
     a = _prep(a)
     return _reduce.sum(_nan_replaced(a, 0.0), axis, dtype, out, keepdims)
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
-    """numpy.nanprod on the GPU: the product with NaNs counted as one."""
+    """vp.nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
+    numpy.nanprod on the GPU: the product with NaNs counted as one."""
     a = _prep(a)
     return _reduce.prod(_nan_replaced(a, 1.0), axis, dtype, out, keepdims)
 
@@ -105,13 +106,15 @@ def _nan_extreme(kind, a, axis, out, keepdims):
 
 
 def nanmax(a, axis=None, out=None, keepdims=False):
-    """numpy.nanmax on the GPU: the maximum ignoring NaNs (NaN for an
+    """vp.nanmax(a, axis=None, out=None, keepdims=False):
+    numpy.nanmax on the GPU: the maximum ignoring NaNs (NaN for an
     all-NaN slice, without NumPy's RuntimeWarning)."""
     return _nan_extreme("max", a, axis, out, keepdims)
 
 
 def nanmin(a, axis=None, out=None, keepdims=False):
-    """numpy.nanmin on the GPU: the minimum ignoring NaNs."""
+    """vp.nanmin(a, axis=None, out=None, keepdims=False):
+    numpy.nanmin on the GPU: the minimum ignoring NaNs."""
     return _nan_extreme("min", a, axis, out, keepdims)
 
 
@@ -124,7 +127,8 @@ def _nan_count_sum(a, axis, dtype, keepdims):
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
-    """numpy.nanmean on the GPU: the mean of the non-NaN values (NaN for
+    """vp.nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
+    numpy.nanmean on the GPU: the mean of the non-NaN values (NaN for
     a slice with none, with NumPy's RuntimeWarning when the array is
     empty along the axes)."""
     a = _prep(a)
@@ -158,12 +162,14 @@ def _nan_moment(kind, a, axis, dtype, out, ddof, keepdims):
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    """numpy.nanvar on the GPU (two passes over the non-NaN values)."""
+    """vp.nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    numpy.nanvar on the GPU (two passes over the non-NaN values)."""
     return _nan_moment("var", a, axis, dtype, out, ddof, keepdims)
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    """numpy.nanstd on the GPU: sqrt(nanvar)."""
+    """vp.nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    numpy.nanstd on the GPU: sqrt(nanvar)."""
     return _nan_moment("std", a, axis, dtype, out, ddof, keepdims)
 
 
@@ -201,7 +207,8 @@ def _median_sorted(a, x, n, axes, keepdims):
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """numpy.median on the GPU (NaN where a slice holds a NaN). Exact: the
+    """vp.median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    numpy.median on the GPU (NaN where a slice holds a NaN). Exact: the
     middle of each slice sorted (vp.sort), or for short slices found by
     counting (module docstring)."""
     a = _prep(a)
@@ -236,7 +243,8 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 
 def ptp(a, axis=None, out=None, keepdims=False):
-    """numpy.ptp on the GPU: max - min along the axes."""
+    """vp.ptp(a, axis=None, out=None, keepdims=False):
+    numpy.ptp on the GPU: max - min along the axes."""
     a = _prep(a)
     r = _ufunc.subtract(_reduce.amax(a, axis, None, keepdims),
                         _reduce.amin(a, axis, None, keepdims))
@@ -244,7 +252,8 @@ def ptp(a, axis=None, out=None, keepdims=False):
 
 
 def count_nonzero(a, axis=None, *, keepdims=False):
-    """numpy.count_nonzero on the GPU: an int64 count (a 0-d resident array
+    """vp.count_nonzero(a, axis=None, *, keepdims=False):
+    numpy.count_nonzero on the GPU: an int64 count (a 0-d resident array
     for a resident input and axis=None, where NumPy gives a Python int)."""
     a = _prep(a)
     nz = a if _dt(a) == _BOOL else _ufunc.not_equal(a, 0)
@@ -255,7 +264,8 @@ def count_nonzero(a, axis=None, *, keepdims=False):
 
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
-    """numpy.average on the GPU: the mean, or sum(a * w) / sum(w) along the
+    """vp.average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    numpy.average on the GPU: the mean, or sum(a * w) / sum(w) along the
     axes with weights= (w of a's shape, or 1-D along a single axis)."""
     a = _prep(a)
     if weights is None:
@@ -331,7 +341,8 @@ def nonzero(a):
 
 
 def argwhere(a):
-    """numpy.argwhere on the GPU: (N, ndim) int64 indices of the nonzero
+    """vp.argwhere(a):
+    numpy.argwhere on the GPU: (N, ndim) int64 indices of the nonzero
     elements."""
     a = _prep(a)
     if not isinstance(a, _nd):
@@ -347,7 +358,8 @@ def argwhere(a):
 
 
 def outer(a, b, out=None):
-    """numpy.outer on the GPU: ravel(a)[:, None] * ravel(b)[None, :]."""
+    """vp.outer(a, b, out=None):
+    numpy.outer on the GPU: ravel(a)[:, None] * ravel(b)[None, :]."""
     a, b = _prep(a), _prep(b)
     ra = a.reshape(-1) if isinstance(a, _nd) else np.ravel(a)
     rb = b.reshape(-1) if isinstance(b, _nd) else np.ravel(b)
@@ -359,12 +371,3 @@ def outer(a, b, out=None):
 NAMES = ("nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd", "median",
          "ptp", "count_nonzero", "average", "flatnonzero", "nonzero", "argwhere", "outer")
 
-
-def _install():
-    _nd.nonzero = lambda self: nonzero(self)
-    _nd.ptp = lambda self, axis=None, out=None, keepdims=False: ptp(self, axis, out, keepdims)
-    _nd.round = lambda self, decimals=0, out=None: _ufunc.around(self, decimals, out)
-
-
-_install()
-_ = builtins

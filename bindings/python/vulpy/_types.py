@@ -122,6 +122,88 @@ KERNEL_ONLY = (
 ).split()
 
 
+# What each kernel-only name does, for help(vp.<name>) (docs/language.md has
+# the full list with types).
+_KERNEL_DOCS = {
+    "global_id": "global_id(): this invocation's index in the dispatch (uint32; "
+                 "vec3 components .x/.y/.z on 2-D/3-D grids)",
+    "local_id": "local_id(): this invocation's index within its workgroup",
+    "workgroup_id": "workgroup_id(): the workgroup's index in the dispatch",
+    "num_workgroups": "num_workgroups(): the number of workgroups dispatched",
+    "workgroup_size": "workgroup_size(): the workgroup's size (local_size_x ...)",
+    "local_index": "local_index(): the flattened index within the workgroup",
+    "subgroup_id": "subgroup_id(): the subgroup's index within the workgroup",
+    "subgroup_size": "subgroup_size(): invocations per subgroup (warp / wave)",
+    "subgroup_lane": "subgroup_lane(): this invocation's lane in its subgroup",
+    "subgroup_invocation_id": "subgroup_invocation_id(): this invocation's lane",
+    "num_subgroups": "num_subgroups(): subgroups per workgroup",
+    "subgroup_add": "subgroup_add(x): the sum of x over the subgroup",
+    "subgroup_mul": "subgroup_mul(x): the product of x over the subgroup",
+    "subgroup_min": "subgroup_min(x): the minimum of x over the subgroup",
+    "subgroup_max": "subgroup_max(x): the maximum of x over the subgroup",
+    "subgroup_and": "subgroup_and(x): bitwise and of x over the subgroup",
+    "subgroup_or": "subgroup_or(x): bitwise or of x over the subgroup",
+    "subgroup_xor": "subgroup_xor(x): bitwise xor of x over the subgroup",
+    "subgroup_inclusive_add": "subgroup_inclusive_add(x): the running sum of x over the "
+                              "lanes up to and including this one",
+    "subgroup_exclusive_add": "subgroup_exclusive_add(x): the running sum of x over the "
+                              "lanes before this one",
+    "subgroup_all": "subgroup_all(cond): True when cond holds in every active lane",
+    "subgroup_any": "subgroup_any(cond): True when cond holds in some active lane",
+    "subgroup_broadcast_first": "subgroup_broadcast_first(x): x of the first active lane",
+    "subgroup_broadcast": "subgroup_broadcast(x, lane): x of lane `lane` (a constant)",
+    "subgroup_shuffle": "subgroup_shuffle(x, lane): x of lane `lane`",
+    "subgroup_shuffle_xor": "subgroup_shuffle_xor(x, mask): x of lane (this lane ^ mask)",
+    "subgroup_shuffle_up": "subgroup_shuffle_up(x, delta): x of lane (this lane - delta)",
+    "subgroup_shuffle_down": "subgroup_shuffle_down(x, delta): x of lane (this lane + delta)",
+    "subgroup_ballot": "subgroup_ballot(cond): a uvec4 mask of the lanes where cond holds",
+    "subgroup_elect": "subgroup_elect(): True in exactly one active lane",
+    "atomic_add": "atomic_add(buf[i], value): adds value to buf[i] atomically; returns "
+                  "the old value",
+    "atomic_sub": "atomic_sub(buf[i], value): subtracts atomically; returns the old value",
+    "atomic_min": "atomic_min(buf[i], value): keeps the smaller atomically; returns the "
+                  "old value",
+    "atomic_max": "atomic_max(buf[i], value): keeps the larger atomically; returns the "
+                  "old value",
+    "atomic_and": "atomic_and(buf[i], value): bitwise and, atomically; returns the old value",
+    "atomic_or": "atomic_or(buf[i], value): bitwise or, atomically; returns the old value",
+    "atomic_xor": "atomic_xor(buf[i], value): bitwise xor, atomically; returns the old value",
+    "atomic_exchange": "atomic_exchange(buf[i], value): stores value; returns the old value",
+    "atomic_compare_exchange": "atomic_compare_exchange(buf[i], expected, value): stores "
+                               "value where buf[i] == expected; returns the old value",
+    "atomic_load": "atomic_load(buf[i]): an atomic read (sees other invocations' atomics)",
+    "atomic_store": "atomic_store(buf[i], value): an atomic write",
+    "barrier": "barrier(): waits until every invocation of the workgroup reaches it, "
+               "with shared-memory writes visible (every invocation must reach it)",
+    "memory_barrier": "memory_barrier(): orders this invocation's memory accesses (device "
+                      "scope, acquire-release)",
+    "var": "var(x): a mutable local variable of x's type (host vp.var is numpy.var)",
+    "bitcast": "bitcast(x, vp.uint32): x's bits as another type of the same size",
+    "inversesqrt": "inversesqrt(x): 1 / sqrt(x)",
+    "rsqrt": "rsqrt(x): 1 / sqrt(x) (inversesqrt)",
+    "fract": "fract(x): x - floor(x)",
+    "mod": "mod(x, y): x - y * floor(x / y), GLSL's mod",
+    "mix": "mix(x, y, a): x * (1 - a) + y * a",
+    "step": "step(edge, x): 0.0 where x < edge, else 1.0",
+    "smoothstep": "smoothstep(e0, e1, x): the Hermite step from 0 at e0 to 1 at e1",
+    "fma": "fma(a, b, c): a * b + c with one rounding",
+    "dot": "dot(u, v): the dot product of two vectors (host vp.dot is numpy.dot)",
+    "cross": "cross(u, v): the cross product of two vec3",
+    "length": "length(v): the Euclidean length of vector v",
+    "distance": "distance(u, v): length(u - v)",
+    "normalize": "normalize(v): v / length(v)",
+    "reflect": "reflect(i, n): i - 2 * dot(n, i) * n",
+    "isnan": "isnan(x): True where x is NaN",
+    "isinf": "isinf(x): True where x is infinite",
+    "any": "any(bvec): True when some component holds",
+    "all": "all(bvec): True when every component holds",
+    "select": "select(cond, a, b): a where cond else b, without a branch",
+    "transpose": "transpose(m): the transposed matrix",
+    "func": "@vp.func: marks a helper function that kernels call (optional: module-level "
+            "functions a kernel calls are helpers already)",
+}
+
+
 def _kernel_only(name):
     def stub(*args, **kwargs):
         raise RuntimeError(f"vp.{name}() is part of the kernel language: it works inside a "
@@ -129,7 +211,10 @@ def _kernel_only(name):
 
     stub.__name__ = stub.__qualname__ = name
     stub.__module__ = "vulpy"
-    stub.__doc__ = f"vp.{name}: kernel language only (see docs/language.md)."
+    what = _KERNEL_DOCS.get(name, f"{name}(...)")
+    stub.__doc__ = (f"vp.{what}.\n\nKernel language only: it works inside a @vp.kernel "
+                    f"function or a .vul.py file (docs/language.md lists the builtins and "
+                    f"their types); called from host Python it raises RuntimeError.")
     return stub
 
 
@@ -137,10 +222,9 @@ KERNEL_STUBS = {name: _kernel_only(name) for name in KERNEL_ONLY}
 
 
 # Names that are both a host function (NumPy's meaning, in host Python) and
-# a kernel-language builtin (inside @vp.kernel / .vul.py): vp.var, vp.dot. The
-# frontend reads a kernel's AST, so `vp.var(expr)` in a kernel never calls
-# the Python object; the host function carries this marker, which says so.
-HOST_AND_KERNEL = ("var", "dot")
+# a kernel-language builtin (inside @vp.kernel / .vul.py): vp.var, vp.dot,
+# vp.round. The frontend reads a kernel's AST, so `vp.var(expr)` in a kernel
+# never calls the Python object; kernel_name marks the host function so.
 
 
 def kernel_name(f, name):

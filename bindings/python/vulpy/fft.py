@@ -36,7 +36,8 @@ import operator
 
 import numpy as np
 
-from . import _array, _complex, _context, _native
+from . import _array, _complex, _context, _native, _ufunc
+from ._graph import c_strides
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
            "rfftn", "irfftn"]
@@ -139,7 +140,6 @@ def _view(a, shape, offset, strides):
 
 
 def _estrides(a):
-    from ._graph import c_strides
     return list(a._estrides) if a._estrides is not None else list(c_strides(a.shape))
 
 
@@ -228,7 +228,6 @@ def _scale(y, fname, norm, n, inverse):
     else:
         return y
     if y.size:
-        from . import _ufunc
         fv = _complex.fview(y) if y.dtype.kind == "c" else y
         _ufunc.multiply(fv, fv.dtype.type(f), out=fv)
     return y

@@ -206,9 +206,10 @@ class Slab:
 
 def host_reads_fast(buf):
     """True when MPI may read and write `buf`'s mapping directly (the rule of
-    `vulpy._array.host_reads_fast`). MPI reading a 1 MiB face through the
-    H200's BAR (`'rebar'`) took 35 ms against 0.95 ms staged through cached
-    host memory by a GPU copy (bench suite mpi), so such arrays are staged."""
+    `vulpy._array.host_reads_fast`). MPI reading a face through a discrete
+    GPU's BAR (`'rebar'`) is many times slower than staging it through
+    cached host memory by a GPU copy (bench suite mpi; bench/notes/mpi.md),
+    so such arrays are staged."""
     return _array.host_reads_fast(buf)
 
 

@@ -26,7 +26,7 @@ import operator
 
 import numpy as np
 
-from . import _array
+from . import _array, _reduce, _ufunc
 
 __all__ = ["Generator", "Philox", "default_rng", "seed", "rand", "randn", "random",
            "random_sample", "uniform", "normal", "standard_normal", "integers", "randint",
@@ -366,7 +366,6 @@ class Generator:
         dt = _float_dtype(dtype, who)
         scale, ss = _param(scale, who, "scale", dt)
         _non_negative(scale, who, "scale")
-        from . import _ufunc
         u = self.random(_param_shape(size, (ss,), who), dt)
         e = _ufunc.log1p(-u)
         return _affine(e, -scale, 0.0)
@@ -455,7 +454,6 @@ def _non_negative(v, who, name):
     if isinstance(v, float):
         bad = v < 0
     else:  # an array: one read back of a flag
-        from . import _reduce
         bad = bool(_reduce.any(v < 0))
     if bad:
         got = v if isinstance(v, float) else "an array with negative values"
