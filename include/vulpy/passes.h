@@ -40,7 +40,7 @@ typedef struct vir_pass_options {
 } vir_pass_options;
 
 /* lower-arrays' default caps on a full reduction's workgroups (the reasons
- * are in lower_arrays.c); vulpy-opt --help prints these. */
+ * are in lower_arrays/lower_arrays.h); vulpy-opt --help prints these. */
 #define VIR_REDUCE_GROUPS_GPU 4096u
 #define VIR_REDUCE_GROUPS_CPU 1024u
 /* Whether `groups` is a valid vir_pass_options.reduce_groups (0, or a power

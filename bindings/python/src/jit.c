@@ -85,14 +85,6 @@ static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
                                    &missing, &fast_math, &optimize, &features, &vulkan, &targets,
                                    &cpu_device, &reduce_groups))
     return NULL;
-  /* the cap of a full reduction's grid (vulpy/_engine.py validates the
-   * VULPY_REDUCE_GROUPS it comes from; lower-arrays checks it again) */
-  if (!vir_reduce_groups_valid(reduce_groups)) {
-    PyErr_Format(PyExc_ValueError,
-                 "jit_compile: reduce_groups must be 0 or a power of two from 64 to 32768, not %u",
-                 reduce_groups);
-    return NULL;
-  }
   vp_diags d = {0};
   vir_module *m = vpy_parse_vir(st, text, (size_t)len, name, &d);
   if (!m)
@@ -126,6 +118,13 @@ static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
   if (!ok) {
     Py_XDECREF(out);
     if (PyErr_Occurred()) {
+      vp_diags_free(&d);
+      return NULL;
+    }
+    /* an error without a place in the VIR is about the options (lower-arrays
+     * checks reduce_groups itself): the caller's argument, a ValueError */
+    if (d.nerrors && !d.items[0].loc.line && !d.items[0].loc.file) {
+      PyErr_Format(PyExc_ValueError, "jit_compile: %s", d.items[0].message);
       vp_diags_free(&d);
       return NULL;
     }

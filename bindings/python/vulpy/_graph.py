@@ -25,7 +25,7 @@ VTYPE = {_F32: "f32", _F64: "f64", _I32: "i32", _U32: "u32", _I64: "i64", _U64: 
          np.dtype(np.uint16): "u16", np.dtype(np.float16): "f16"}
 FEATURE = {_F64: "float64", _I64: "int64", _U64: "int64"}
 # issue 19: the small dtypes live in memory at their own size (or packed in
-# words, lower_arrays.c) and are computed in 32 bits: a value of one is
+# words, lower_arrays/) and are computed in 32 bits: a value of one is
 # widened on load (f16 -> f32, i8/i16 -> i32, u8/u16 -> u32), every op runs
 # on the wide value, and the result is narrowed (integers wrap, float16
 # rounds to nearest even) when stored. NumPy computes float16 in float32 and
