@@ -92,6 +92,9 @@ class Compiled:
         self.text = text  # the array VIR compiled (with locations)
         self.label = label
         self.launches = [tuple(x) for x in art["launches"]]
+        # per launch: 0, or the elements per invocation of a kernel over a
+        # dynamic extent (tensor<?xT>), whose grid comes from the push field n
+        self.lanes = list(art.get("lanes") or [0] * len(self.launches))
         self.buffers = {b["name"]: b for b in art["buffers"]}
         self.programs = {}
         for name, k in art["kernels"].items():
@@ -162,7 +165,9 @@ class Compiled:
     def _calls(self, ctx, bind, push):
         temps = None
         calls = []
-        for name, gx, gy, gz in self.launches:
+        for (name, gx, gy, gz), lanes in zip(self.launches, self.lanes):
+            if lanes:
+                gx, gy, gz = _native.ext().array_grid(int(push["n"]), lanes)
             prog = self.programs[name]
             k = prog.native(ctx)
             bufs = []

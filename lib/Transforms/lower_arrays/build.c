@@ -154,6 +154,26 @@ static vir_value *id_xy(lw *l, vir_opcode c, bool y) {
   return l->ids[slot] = &e->val;
 }
 vir_value *vla_id_x(lw *l, vir_opcode c) { return id_xy(l, c, false); }
+vir_value *vla_id_y(lw *l) { return id_xy(l, VIR_OP_GLOBAL_ID, true); }
+
+/* push.load of the push block's field `n` (the dynamic extent) at pb. */
+vir_value *vla_push_n(lw *l, vir_builder *pb) {
+  vir_sym *pc = NULL;
+  for (uint32_t i = 0; i < l->m->syms.len && !pc; i++)
+    if (((vir_sym *)l->m->syms.data[i])->kind == VIR_SYM_PUSH)
+      pc = l->m->syms.data[i];
+  int f = pc && pc->type->st ? vir_struct_find(pc->type->st, "n") : -1;
+  assert(f >= 0); /* the verifier checked it */
+  vir_op *op = f >= 0 ? vir_build(pb, VIR_OP_PUSH_LOAD, vla_u32t(l), 0, NULL) : NULL;
+  if (!op) {
+    l->failed = true;
+    return NULL;
+  }
+  op->attr.sym = pc;
+  op->attr.npath = 1;
+  op->attr.path[0] = (uint8_t)f;
+  return &op->val;
+}
 
 void vla_barrier(lw *l) { vla_op_(l, VIR_OP_BARRIER, vir_ty_void(l->m), 0, NULL); }
 
@@ -215,18 +235,31 @@ uint32_t vla_groups_for(uint64_t n, uint64_t per_group, uint32_t cap) {
  * runs once (masked loops on CPU devices). `if (i < items)` only when
  * the grid is larger than the items. Sets *gx and l->gy; *open says
  * whether item_end must close the `if`. */
+/* The grid of `items` invocations (WG a group): 1-D up to MAX_GROUPS
+ * groups, else rows of ROW_GROUPS groups. The host computes the grid of a
+ * dynamic extent with this rule too (vtg_array_grid). */
+void vir_array_grid(uint64_t items, uint32_t grid[3]) {
+  uint64_t row = (uint64_t)ROW_GROUPS * WG;
+  bool small = items <= (uint64_t)MAX_GROUPS * WG;
+  grid[0] = small ? vla_groups_for(items, WG, MAX_GROUPS) : ROW_GROUPS;
+  grid[1] = small ? 1 : (uint32_t)((items + row - 1) / row);
+  grid[2] = 1;
+}
+
 vir_value *vla_item_begin(lw *l, uint64_t items, uint32_t *gx, saved *sv, bool *open) {
   vir_value *i;
   uint64_t cover;
-  if (items <= (uint64_t)MAX_GROUPS * WG) {
-    *gx = vla_groups_for(items, WG, MAX_GROUPS);
+  uint32_t grid[3];
+  vir_array_grid(items, grid);
+  if (grid[1] == 1) {
+    *gx = grid[0];
     l->gy = 1;
     i = vla_id_x(l, VIR_OP_GLOBAL_ID);
     cover = (uint64_t)*gx * WG;
   } else {
     uint64_t row = (uint64_t)ROW_GROUPS * WG;
-    *gx = ROW_GROUPS;
-    l->gy = (uint32_t)((items + row - 1) / row);
+    *gx = grid[0];
+    l->gy = grid[1];
     vir_value *y = vla_bin(l, VIR_OP_MUL, id_xy(l, VIR_OP_GLOBAL_ID, true), vla_ku(l, row));
     i = vla_bin(l, VIR_OP_ADD, vla_id_x(l, VIR_OP_GLOBAL_ID), y);
     cover = row * l->gy;

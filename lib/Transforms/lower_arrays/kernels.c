@@ -54,15 +54,9 @@ void vla_lanes(lw *l, const vir_type *S, vir_value *q, idx **ix) {
   }
 }
 
-/* An elementwise kernel whose buffers are all vec4: four elements per
- * iteration, read and written as vec4s. */
-static uint32_t kernel_elementwise4(lw *l, vir_op **stores, uint32_t ns) {
-  const vir_type *S = stores[0]->opnd[0]->type;
-  uint64_t n4 = vir_ty_numel(S) / 4;
-  uint32_t g;
-  saved so;
-  bool open;
-  vir_value *q = vla_item_begin(l, n4, &g, &so, &open);
+/* Stores the region's values at vec4 index q (four lanes, one vec4
+ * store per buffer). */
+static void store_quads(lw *l, const vir_type *S, vir_op **stores, uint32_t ns, vir_value *q) {
   idx *ix[4];
   l->nquads = 0;
   vla_lanes(l, S, q, ix);
@@ -79,12 +73,65 @@ static uint32_t kernel_elementwise4(lw *l, vir_op **stores, uint32_t ns) {
     }
     vla_mem_store(l, VIR_OP_BUFFER_STORE, st->attr.sym, q, &c->val);
   }
+}
+
+/* An elementwise kernel whose buffers are all vec4: four elements per
+ * iteration, read and written as vec4s. */
+static uint32_t kernel_elementwise4(lw *l, vir_op **stores, uint32_t ns) {
+  const vir_type *S = stores[0]->opnd[0]->type;
+  uint64_t n4 = vir_ty_numel(S) / 4;
+  uint32_t g;
+  saved so;
+  bool open;
+  vir_value *q = vla_item_begin(l, n4, &g, &so, &open);
+  store_quads(l, S, stores, ns, q);
   vla_item_end(l, so, open);
   return g;
 }
 
+/* An elementwise kernel over a tensor of dynamic extent (vir_ty_is_dynamic):
+ * the extent n is the push field `n`; one invocation per item (an element,
+ * or a vec4 of four: the last one reaches into the buffers' padding to 16
+ * bytes, which the host guarantees), on the 2-D grid of vir_array_grid,
+ * which the host computes from n (vla_end_kernel writes it into the array
+ * function as scalar ops of n). */
+static void kernel_dynamic(lw *l, vir_op **stores, uint32_t ns) {
+  const vir_type *S = stores[0]->opnd[0]->type;
+  bool v4 = vla_is_vec4(l, stores[0]->attr.sym);
+  vir_builder pb = l->b;
+  pb.region = &l->k->body;
+  pb.before = l->pro ? l->pro->next : l->k->body.first;
+  vir_value *n = vla_push_n(l, &pb);
+  if (!n)
+    return;
+  l->pro = n->def;
+  /* v4: ceil(n / 4) without overflow, (n >> 2) + ((n & 3) != 0) */
+  vir_value *items = n;
+  if (v4) {
+    vir_value *r = vla_bin(l, VIR_OP_NE, vla_bin(l, VIR_OP_AND, n, vla_ku(l, 3)), vla_ku(l, 0));
+    items = vla_bin(l, VIR_OP_ADD, vla_bin(l, VIR_OP_SHR, n, vla_ku(l, 2)), vla_cast(l, r, vla_u32t(l)));
+  }
+  vir_value *y = vla_bin(l, VIR_OP_MUL, vla_id_y(l), vla_ku(l, (uint64_t)ROW_GROUPS * WG));
+  vir_value *i = vla_bin(l, VIR_OP_ADD, vla_id_x(l, VIR_OP_GLOBAL_ID), y);
+  saved so;
+  vla_if_begin(l, vla_bin(l, VIR_OP_LT, i, items), &so);
+  if (v4) {
+    store_quads(l, S, stores, ns, i);
+  } else {
+    idx *ix = vla_new_idx(l, S, i);
+    if (ix)
+      vla_emit_stores(l, stores, ns, ix);
+  }
+  vla_leave(l, so);
+  l->dyn_lanes = v4 ? 4 : 1;
+}
+
 uint32_t vla_kernel_elementwise(lw *l, vir_op **stores, uint32_t ns) {
   const vir_type *S = stores[0]->opnd[0]->type;
+  if (vir_ty_is_dynamic(S)) {
+    kernel_dynamic(l, stores, ns);
+    return 0; /* the grid is the host's, from n */
+  }
   if (vla_is_vec4(l, stores[0]->attr.sym))
     return kernel_elementwise4(l, stores, ns);
   uint64_t n = vir_ty_numel(S);

@@ -57,6 +57,45 @@ static vir_value *launch_const(lw *l, vir_builder *ab, uint32_t v) {
   return vir_build_int(&top, vla_u32t(l), v);
 }
 
+static vir_value *abin(vir_builder *ab, vir_opcode c, vir_value *a, vir_value *b) {
+  vir_value *v[2] = {a, b};
+  vir_op *op = a && b ? vir_build_auto(ab, c, 2, v) : NULL;
+  return op ? &op->val : NULL;
+}
+
+/* The grid of a kernel over a dynamic extent, as scalar ops of the push
+ * field n in the array function: vir_array_grid of items = ceil(n / lanes)
+ * written out (the host computes the same from n: vtg_array_grid). */
+static bool dynamic_grid(lw *l, vir_builder *ab, vir_value **gx, vir_value **gy) {
+  vir_value *n = vla_push_n(l, ab);
+  if (!n)
+    return false;
+  vir_value *items = n;
+  if (l->dyn_lanes == 4) {
+    vir_value *r = abin(ab, VIR_OP_NE, abin(ab, VIR_OP_AND, n, launch_const(l, ab, 3)),
+                        launch_const(l, ab, 0));
+    vir_op *c = r ? vir_build(ab, VIR_OP_CAST, vla_u32t(l), 1, &r) : NULL;
+    items = c ? abin(ab, VIR_OP_ADD, abin(ab, VIR_OP_SHR, n, launch_const(l, ab, 2)), &c->val) : NULL;
+  }
+  uint32_t row = (uint32_t)ROW_GROUPS * WG;
+  vir_value *small = abin(ab, VIR_OP_LE, items, launch_const(l, ab, (uint32_t)MAX_GROUPS * WG));
+  vir_value *g1 = abin(ab, VIR_OP_DIV, abin(ab, VIR_OP_ADD, items, launch_const(l, ab, WG - 1)),
+                       launch_const(l, ab, WG));
+  vir_value *rows = abin(ab, VIR_OP_ADD,
+                         abin(ab, VIR_OP_DIV, abin(ab, VIR_OP_SUB, items, launch_const(l, ab, 1)),
+                              launch_const(l, ab, row)),
+                         launch_const(l, ab, 1));
+  vir_value *s1[3] = {small, g1, launch_const(l, ab, ROW_GROUPS)};
+  vir_value *s2[3] = {small, launch_const(l, ab, 1), rows};
+  vir_op *x = small && g1 && rows ? vir_build(ab, VIR_OP_SELECT, vla_u32t(l), 3, s1) : NULL;
+  vir_op *y = x ? vir_build(ab, VIR_OP_SELECT, vla_u32t(l), 3, s2) : NULL;
+  if (!y)
+    return false;
+  *gx = &x->val;
+  *gy = &y->val;
+  return true;
+}
+
 /* Starts kernel `name` (local size WG): the builder at its body. */
 bool vla_start_kernel(lw *l, vir_op *K, const char *name) {
   vir_func *k = vir_add_func(l->m, name, true, NULL, 0, NULL, NULL, K->loc);
@@ -70,6 +109,7 @@ bool vla_start_kernel(lw *l, vir_op *K, const char *name) {
   l->consts.len = 0;
   memset(l->ids, 0, sizeof l->ids);
   l->gy = 1;
+  l->dyn_lanes = 0;
   memset(l->scal, 0, l->nscal * sizeof *l->scal);
   vir_builder_init(&l->b, l->m);
   vir_builder_at_end(&l->b, &k->body);
@@ -89,6 +129,8 @@ bool vla_end_kernel(lw *l, vir_op *K, uint32_t g) {
   ab.loc = K->loc;
   vir_value *gx = launch_const(l, &ab, g), *one = launch_const(l, &ab, 1);
   vir_value *gy = l->gy == 1 ? one : launch_const(l, &ab, l->gy);
+  if (l->dyn_lanes && !dynamic_grid(l, &ab, &gx, &gy))
+    return false;
   vir_value *args[3] = {gx, gy, one};
   vir_op *launch = vir_build(&ab, VIR_OP_ARRAY_LAUNCH, NULL, 3, args);
   if (!launch)
@@ -133,6 +175,13 @@ static bool lower_kernel(lw *l, vir_op *K, uint32_t num) {
                  "the most a kernel indexes", (unsigned long long)vir_ty_numel(t));
         return false;
       }
+    }
+  /* a kernel over a dynamic extent has it everywhere (one n per launch) */
+  for (uint32_t i = 1; i < ns; i++)
+    if (vir_ty_is_dynamic(stores[i]->opnd[0]->type) != vir_ty_is_dynamic(stores[0]->opnd[0]->type)) {
+      vp_error(l->d, stores[i]->loc, "lower-arrays: a kernel stores tensors of dynamic extent '?' "
+               "and of static shape together (give every array of the function the extent '?')");
+      return false;
     }
   uint32_t g;
   if (rop && !rs) {

@@ -91,6 +91,7 @@ typedef struct lw {
   vp_ptrvec consts; /* the kernel's constants (a cache: each made once) */
   vir_value *ids[4]; /* global_id.x, workgroup_id.x, local_index, global_id.y */
   uint32_t gy;       /* the launch's Y group count (2-D elementwise grids) */
+  uint32_t dyn_lanes; /* a kernel over a dynamic extent: elements per invocation (else 0) */
   vp_ptrvec vec4;      /* buffers retyped to vec4 elements (vec4 kernels) */
   struct vla_quad {
     const vir_sym *s;
@@ -143,6 +144,8 @@ void vla_if_begin(lw *l, vir_value *c, saved *sv);
 uint32_t vla_groups_for(uint64_t n, uint64_t per_group, uint32_t cap);
 vir_value *vla_item_begin(lw *l, uint64_t items, uint32_t *gx, saved *sv, bool *open);
 void vla_item_end(lw *l, saved sv, bool open);
+vir_value *vla_id_y(lw *l);
+vir_value *vla_push_n(lw *l, vir_builder *pb);
 
 /* ---- index.c: indices, views, storage, small types emulated in words */
 idx *vla_new_idx(lw *l, const vir_type *shape, vir_value *flat);

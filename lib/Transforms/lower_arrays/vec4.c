@@ -50,12 +50,18 @@ static bool vec4_kernel(const vir_op *K) {
     if (op->code == VIR_OP_ARRAY_STORE && !n)
       n = vir_ty_numel(op->opnd[0]->type);
   }
-  if (!n || n % 4)
+  /* a dynamic extent: any n, the last vec4 reaching into the buffers'
+   * padding to 16 bytes (kernels.c); 32-bit elements only, whose vec4 is
+   * those 16 bytes */
+  bool dyn = false;
+  for (const vir_op *op = K->regions[0].first; op && !dyn; op = op->next)
+    dyn = op->code == VIR_OP_ARRAY_STORE && vir_ty_is_dynamic(op->opnd[0]->type);
+  if (!n || (n % 4 && !dyn))
     return false;
   for (const vir_op *op = K->regions[0].first; op; op = op->next) {
     bool red_store = op->code == VIR_OP_ARRAY_STORE && red && op->opnd[0] == &red->val;
     if ((op->code == VIR_OP_ARRAY_LOAD || (op->code == VIR_OP_ARRAY_STORE && !red_store)) &&
-        !vec4_access(op, n))
+        (!vec4_access(op, n) || (dyn && op->attr.sym->type->bits != 32)))
       return false;
   }
   return true;
