@@ -105,12 +105,10 @@ def run(ctx):
     for _ in range(20):
         vp.sin(xv, out=yv)
     # the same pipeline, buffers and push block, dispatched from C
-    from vulpy import _ufunc
-    prog = next(p for k, p in _ufunc._plans.items() if k[0] == "sin" and k[5])
+    prog = vp.sin.last_program
     kern = prog.native(c)
-    items = -(-n // 4)
-    gx, gy, row = vp._launch.grid_2d(c, items, _ufunc.LOCAL)
-    push = prog.packer.pack({"n": items, "row": row})
+    gx, gy, _ = vp._native.ext().array_grid(n, vp.sin.last_compiled.lanes[0])
+    push = prog.packer.pack({"n": n})
     # vp.sin(x, out=y) runs through the ufunc's Launcher; with context=
     # given it takes the Python path (_try_fast), timed in the same blocks
     py_ns, slow_ns, c_ns = [], [], []

@@ -171,6 +171,16 @@ uint64_t vir_ty_numel(const vir_type *t);
 /* The element type of a tensor, the type itself otherwise. */
 static inline vir_type *vir_ty_elem_of(vir_type *t) { return vir_ty_is_tensor(t) ? t->elem : t; }
 
+/* Dynamic extent (issue 14): a rank-1 tensor may have the extent `?`
+ * (`tensor<?xf32>`): its element count is the u32 field `n` of the
+ * module's push block, given at each launch, so one compile serves every
+ * size (the eager ufuncs). Loads and stores of such a tensor read whole
+ * unsized buffers (`f32[]`); lower-arrays takes elementwise ops of them. */
+#define VIR_DIM_DYNAMIC UINT32_MAX
+static inline bool vir_ty_is_dynamic(const vir_type *t) {
+  return t && t->kind == VIR_TY_TENSOR && t->n == 1 && t->dims[0] == VIR_DIM_DYNAMIC;
+}
+
 static inline bool vir_ty_is_scalar(const vir_type *t) {
   return t->kind == VIR_TY_BOOL || t->kind == VIR_TY_INT || t->kind == VIR_TY_UINT ||
          t->kind == VIR_TY_FLOAT;

@@ -115,8 +115,14 @@ void vtg_array_options_init(vtg_array_options *o);
 
 typedef struct vtg_array_launch {
   const char *kernel; /* a kernel of the lowered module (owned by it) */
-  uint32_t grid[3];   /* workgroups */
+  uint32_t grid[3];   /* workgroups (lanes != 0: computed at each launch) */
+  uint32_t lanes;     /* a kernel over a dynamic extent: elements per invocation
+                       * (its grid is vtg_array_grid of the push field n); 0: static */
 } vtg_array_launch;
+
+/* The grid of a launch over a dynamic extent of n elements (lanes:
+ * vtg_array_launch.lanes): lower-arrays' rule, vir_array_grid. */
+void vtg_array_grid(uint64_t n, uint32_t lanes, uint32_t grid[3]);
 
 typedef struct vtg_array_kernel {
   const char *name;  /* owned by the lowered module */

@@ -39,11 +39,24 @@ vir_type *pr_tensor_rest(parser *p, const vir_token *kw) {
   const char *q = p->lx.p, *end = p->lx.end;
   uint32_t dims[VIR_MAX_RANK];
   unsigned rank = 0;
-  while (q < end && *q >= '0' && *q <= '9') {
+  while (q < end && ((*q >= '0' && *q <= '9') || *q == '?')) {
+    if (*q == '?') { /* a dynamic extent (vir_ty_is_dynamic) */
+      if (q + 1 >= end || q[1] != 'x') {
+        pr_error(p, kw, "expected 'x' after a tensor dimension");
+        return NULL;
+      }
+      q += 2;
+      if (rank == VIR_MAX_RANK) {
+        pr_error(p, kw, "a tensor has at most %d dimensions", VIR_MAX_RANK);
+        return NULL;
+      }
+      dims[rank++] = VIR_DIM_DYNAMIC;
+      continue;
+    }
     uint64_t v = 0;
     while (q < end && *q >= '0' && *q <= '9' && v <= UINT32_MAX)
       v = v * 10 + (uint64_t)(*q++ - '0');
-    if (v > UINT32_MAX) {
+    if (v >= UINT32_MAX) { /* UINT32_MAX is VIR_DIM_DYNAMIC */
       pr_error(p, kw, "tensor dimension too large");
       return NULL;
     }
@@ -72,8 +85,13 @@ vir_type *pr_tensor_rest(parser *p, const vir_token *kw) {
   }
   p->lx.p = q + 1;
   pr_next(p);
+  bool dyn = false;
+  for (unsigned i = 0; i < rank; i++)
+    dyn |= dims[i] == VIR_DIM_DYNAMIC;
   vir_type *t = vir_ty_tensor(p->m, e, rank, dims);
-  if (!t)
+  if (!t && dyn)
+    pr_error(p, kw, "a dynamic extent '?' is for rank-1 tensors only");
+  else if (!t)
     pr_error(p, kw, "tensor has more than 2^32 - 1 elements");
   return t;
 }

@@ -133,8 +133,11 @@ vir_type *vir_ty_tensor(vir_module *m, vir_type *elem, unsigned rank, const uint
   if (!elem || !vir_ty_is_scalar(elem) || rank > VIR_MAX_RANK)
     return NULL;
   uint64_t n = 1;
-  for (unsigned i = 0; i < rank; i++)
+  for (unsigned i = 0; i < rank; i++) {
+    if (dims[i] == VIR_DIM_DYNAMIC && rank != 1)
+      return NULL; /* a dynamic extent: rank-1 tensors only */
     n *= dims[i];
+  }
   if (n > UINT32_MAX)
     return NULL;
   for (uint32_t i = 0; i < m->types.len; i++) {
@@ -151,7 +154,10 @@ vir_type *vir_ty_tensor(vir_module *m, vir_type *elem, unsigned rank, const uint
   vp_strbuf b = {0};
   vp_strbuf_append(&b, "tensor<");
   for (unsigned i = 0; i < rank; i++)
-    vp_strbuf_printf(&b, "%ux", dims[i]);
+    if (dims[i] == VIR_DIM_DYNAMIC)
+      vp_strbuf_append(&b, "?x");
+    else
+      vp_strbuf_printf(&b, "%ux", dims[i]);
   vp_strbuf_printf(&b, "%s>", elem->str);
   const char *str = b.data ? vp_arena_strdup(&m->arena, b.data) : NULL;
   vp_strbuf_free(&b);

@@ -265,6 +265,48 @@ static void check_reduction(vctx *c, const vir_op *op, const vir_type *in, const
   }
 }
 
+/* A tensor of dynamic extent (vir_ty_is_dynamic): loaded from and stored
+ * to whole unsized buffers, broadcast from a scalar, and taken by
+ * elementwise ops (verify_elementwise: their operands agree in shape);
+ * its extent is the push block's u32 field `n`. */
+static bool check_dynamic(vctx *c, const vir_op *op) {
+  bool dyn = vir_ty_is_dynamic(op->val.type);
+  for (uint32_t i = 0; i < op->nopnd; i++)
+    dyn |= op->opnd[i] && vir_ty_is_dynamic(op->opnd[i]->type);
+  if (!dyn)
+    return true;
+  bool bcast = op->code == VIR_OP_ARRAY_BROADCAST && op->nopnd && !vir_ty_is_tensor(op->opnd[0]->type);
+  if (op->code != VIR_OP_ARRAY_LOAD && op->code != VIR_OP_ARRAY_STORE && !bcast) {
+    ERR(c, op, "'%s' does not take tensors of dynamic extent '?' (loads, stores, elementwise ops "
+        "and broadcasts of a scalar do)", oname(op));
+    return false;
+  }
+  const vir_array_attr *a = op->attr.arr;
+  if ((op->code == VIR_OP_ARRAY_LOAD || op->code == VIR_OP_ARRAY_STORE) && a &&
+      (a->offset || a->nstrides)) {
+    ERR(c, op, "'%s' of a tensor of dynamic extent '?' reads or writes a whole buffer: no offset "
+        "or strides", oname(op));
+    return false;
+  }
+  if ((op->code == VIR_OP_ARRAY_LOAD || op->code == VIR_OP_ARRAY_STORE) && op->attr.sym &&
+      op->attr.sym->count) {
+    ERR(c, op, "'%s' of a tensor of dynamic extent '?' needs an unsized buffer (@%s : %s[])",
+        oname(op), op->attr.sym->name, op->attr.sym->type->str);
+    return false;
+  }
+  const vir_sym *pc = NULL;
+  for (uint32_t i = 0; i < c->m->syms.len && !pc; i++)
+    if (((const vir_sym *)c->m->syms.data[i])->kind == VIR_SYM_PUSH)
+      pc = c->m->syms.data[i];
+  int f = pc && pc->type->st ? vir_struct_find(pc->type->st, "n") : -1;
+  if (f < 0 || pc->type->st->fields[f].type->kind != VIR_TY_UINT ||
+      pc->type->st->fields[f].type->bits != 32) {
+    ERR(c, op, "a tensor of dynamic extent '?' needs the push block's field 'n: u32' (its extent)");
+    return false;
+  }
+  return true;
+}
+
 void vir_verify_array_op(vctx *c, const vir_op *op) {
   vir_module *m = c->mm;
   const vir_type *rt = op->val.type;
@@ -281,6 +323,8 @@ void vir_verify_array_op(vctx *c, const vir_op *op) {
     ERR(c, op, "'%s' result must be a tensor, not %s", oname(op), tname(rt));
     return;
   }
+  if (!check_dynamic(c, op))
+    return;
   switch (op->code) {
   case VIR_OP_ARRAY_LOAD:
   case VIR_OP_ARRAY_STORE:

@@ -7,7 +7,10 @@
  * be repeated from the command line on the array VIR it printed. The texts
  * of each stage are kept for inspection (JitFunction.vir, .fused_vir,
  * .lowered_vir). The launches come from the lowered array function: each
- * `array.launch @k(gx, gy, gz)` with constant grid sizes.
+ * `array.launch @k(gx, gy, gz)` with constant grid sizes, or, for a
+ * kernel over a dynamic extent (tensor<?xT>), grid sizes that are scalar
+ * ops of the push field n: the host computes them at each launch
+ * (vtg_array_grid, the same rule).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +44,31 @@ static char *text_of(const vir_module *m) {
   return s ? s : strdup("");
 }
 
+void vtg_array_grid(uint64_t n, uint32_t lanes, uint32_t grid[3]) {
+  uint64_t items = lanes > 1 ? (n + lanes - 1) / lanes : n;
+  vir_array_grid(items, grid);
+}
+
+/* The elements per invocation of a launch whose grid is scalar ops of the
+ * push field n (lower-arrays' dynamic_grid): 1 << k for the `shr n, k`
+ * that makes items = ceil(n / 2^k), else 1. */
+static uint32_t lanes_of(const vir_value *v, int depth) {
+  const vir_op *d = v ? v->def : NULL;
+  if (!d || depth > 8)
+    return 0;
+  if (d->code == VIR_OP_SHR && d->opnd[0]->def && d->opnd[0]->def->code == VIR_OP_PUSH_LOAD &&
+      d->opnd[1]->def && d->opnd[1]->def->code == VIR_OP_CONST)
+    return 1u << d->opnd[1]->def->attr.lit.u;
+  if (d->code == VIR_OP_PUSH_LOAD)
+    return 1;
+  uint32_t best = 0;
+  for (uint32_t i = 0; i < d->nopnd; i++) {
+    uint32_t k = lanes_of(d->opnd[i], depth + 1);
+    best = k > best ? k : best;
+  }
+  return best;
+}
+
 static bool launches_of(vir_func *af, vtg_array_result *r) {
   uint32_t n = 0;
   for (vir_op *op = af->body.first; op; op = op->next)
@@ -56,6 +84,11 @@ static bool launches_of(vir_func *af, vtg_array_result *r) {
     for (int i = 0; i < 3; i++) {
       const vir_op *def = op->opnd[i]->def;
       l->grid[i] = def && def->code == VIR_OP_CONST ? (uint32_t)def->attr.lit.u : 1;
+    }
+    const vir_op *gx = op->opnd[0]->def;
+    if (gx && gx->code != VIR_OP_CONST) { /* a dynamic extent: the host's grid */
+      l->lanes = lanes_of(op->opnd[0], 0);
+      l->grid[0] = l->grid[1] = 0;
     }
   }
   return true;

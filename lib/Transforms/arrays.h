@@ -1,4 +1,4 @@
-/* arrays.h - what fuse.c and lower_arrays.c share (private to lib/Transforms).
+/* arrays.h - what fuse.c and lower_arrays/ share (private to lib/Transforms).
  *
  * Partitioning an array function (docs/fusion.md): its flat body of array
  * ops becomes a sequence of array.kernel regions, each of which lower-arrays

@@ -2,8 +2,8 @@
 
 Resident arrays of the small dtypes are stored at their own size (1 or 2
 bytes an element) where the device has 8/16-bit storage and the type's
-arithmetic feature, else packed in 32-bit words (lower_arrays.c, "small
-types emulated in words"); every test here runs both ways (`mode`: the
+arithmetic feature, else packed in 32-bit words (lib/Transforms/lower_arrays/,
+"small types emulated in words"); every test here runs both ways (`mode`: the
 emulated one tells the compiler the device lacks storage8/int8/storage16/
 int16/float16, as test_jit's fallback test does). On the array path the
 small types are computed in 32 bits and narrowed when stored

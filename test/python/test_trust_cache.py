@@ -10,6 +10,7 @@ limit, and (for a refused entry or folder) warn with a CacheWarning."""
 import hashlib
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -74,8 +75,26 @@ def _read(path):
 
 
 def _of(cache, kernel):
-    """The entries whose source is <vulpy.KERNEL>."""
-    return [p for p in _entries(cache) if f"<vulpy.{kernel}>".encode() in p.read_bytes()]
+    """The entries of ufunc KERNEL: its array compile (`array @KERNEL {`,
+    issue 14), or a kernel whose source is <vulpy.KERNEL>."""
+    marks = (f"<vulpy.{kernel}>".encode(), f"array @{kernel} {{".encode())
+    return [p for p in _entries(cache) if any(m in p.read_bytes() for m in marks)]
+
+
+def _replant(arts, edit):
+    """Rewrites an entry's GLSL with `edit` and its SPIR-V to match: a
+    kernel entry's, or each kernel's of an array compile's entry."""
+    def one(glsl):
+        new = edit(glsl)
+        assert new != glsl
+        return new, _native.ext().glsl_to_spirv(new, "planted")
+    if "glsl" in arts:
+        arts["glsl"], arts["spirv"] = one(arts["glsl"])
+        return
+    meta = json.loads(arts["art"])
+    for name, k in meta["kernels"].items():
+        k["glsl"], arts["spirv:" + name] = one(k["glsl"])
+    arts["art"] = json.dumps(meta)
 
 
 def _encode(parts_values):
@@ -91,10 +110,7 @@ def _plant_1337(path, build, new_format):
     """Rewrites an add entry to compute 1337, as an attacker who knows the
     format (and the guessable build id), but not the cache's secret, would."""
     head, arts = _read(path)
-    glsl = arts["glsl"].replace("vec4 r = a + b;", "vec4 r = vec4(1337.0);")
-    assert glsl != arts["glsl"]
-    arts["glsl"] = glsl
-    arts["spirv"] = _native.ext().glsl_to_spirv(glsl, "planted")
+    _replant(arts, lambda g: re.sub(r"out_\[(\w+)\] = vec4\(.*\);", r"out_[\1] = vec4(1337.0);", g))
     parts, body = _encode(arts)
     if new_format:
         digest = hashlib.sha256(body).hexdigest()
@@ -109,8 +125,7 @@ def _plant_1337(path, build, new_format):
 def _plant_crash(path, build):
     """An add entry whose kernel writes far outside its buffer."""
     head, arts = _read(path)
-    arts["glsl"] = arts["glsl"].replace("out_[i] = r;", "out_[i * 4096u + 268435456u] = r;")
-    arts["spirv"] = _native.ext().glsl_to_spirv(arts["glsl"], "planted")
+    _replant(arts, lambda g: re.sub(r"out_\[(\w+)\] =", r"out_[\1 * 4096u + 268435456u] =", g))
     parts, body = _encode(arts)
     h = dict(build=build, parts=parts, crc=zlib.crc32(body))
     path.write_bytes(b"VULPYK2\n" + json.dumps(h).encode() + b"\n" + body)

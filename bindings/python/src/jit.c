@@ -7,6 +7,8 @@
  *         'fused': after `fuse` (None with fuse=False),
  *         'lowered': after `lower-arrays` (kernels and launches),
  *         'launches': [(kernel, gx, gy, gz), ...] in order,
+ *         'lanes': per launch, 0, or the elements per invocation of a kernel
+ *                  over a dynamic extent (grid: array_grid(n, lanes)),
  *         'buffers': [{'name', 'binding', 'type', 'count', 'access'}, ...],
  *         'kernels': {kernel: {'glsl', 'spirv', 'manifest'}} (targets=True)}
  *
@@ -37,6 +39,19 @@ static PyObject *launches_of(const vtg_array_result *r) {
     if (!t || PyList_Append(list, t) < 0)
       Py_CLEAR(list);
     Py_XDECREF(t);
+  }
+  return list;
+}
+
+/* Per launch: elements per invocation of a kernel over a dynamic extent
+ * (its grid comes from array_grid at each call), 0 for a static grid. */
+static PyObject *lanes_of(const vtg_array_result *r) {
+  PyObject *list = PyList_New(0);
+  for (uint32_t i = 0; list && i < r->nlaunches; i++) {
+    PyObject *v = PyLong_FromUnsignedLong(r->launches[i].lanes);
+    if (!v || PyList_Append(list, v) < 0)
+      Py_CLEAR(list);
+    Py_XDECREF(v);
   }
   return list;
 }
@@ -85,14 +100,6 @@ static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
                                    &missing, &fast_math, &optimize, &features, &vulkan, &targets,
                                    &cpu_device, &reduce_groups))
     return NULL;
-  /* the cap of a full reduction's grid (vulpy/_engine.py validates the
-   * VULPY_REDUCE_GROUPS it comes from; lower-arrays checks it again) */
-  if (!vir_reduce_groups_valid(reduce_groups)) {
-    PyErr_Format(PyExc_ValueError,
-                 "jit_compile: reduce_groups must be 0 or a power of two from 64 to 32768, not %u",
-                 reduce_groups);
-    return NULL;
-  }
   vp_diags d = {0};
   vir_module *m = vpy_parse_vir(st, text, (size_t)len, name, &d);
   if (!m)
@@ -118,6 +125,7 @@ static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
          vpy_dict_set(out, "fused", str_or_none(r.fused)) &&
          vpy_dict_set(out, "lowered", str_or_none(r.lowered)) &&
          vpy_dict_set(out, "launches", launches_of(&r)) &&
+         vpy_dict_set(out, "lanes", lanes_of(&r)) &&
          vpy_dict_set(out, "buffers", buffers_of(m)) &&
          (!targets || vpy_dict_set(out, "kernels", kernels_of(&r)));
   }
@@ -126,6 +134,13 @@ static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
   if (!ok) {
     Py_XDECREF(out);
     if (PyErr_Occurred()) {
+      vp_diags_free(&d);
+      return NULL;
+    }
+    /* an error without a place in the VIR is about the options (lower-arrays
+     * checks reduce_groups itself): the caller's argument, a ValueError */
+    if (d.nerrors && !d.items[0].loc.line && !d.items[0].loc.file) {
+      PyErr_Format(PyExc_ValueError, "jit_compile: %s", d.items[0].message);
       vp_diags_free(&d);
       return NULL;
     }
@@ -138,7 +153,21 @@ static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
   return out;
 }
 
+/* array_grid(n, lanes) -> (gx, gy, gz): the grid of a launch over a
+ * dynamic extent of n elements (vtg_array_grid, lower-arrays' rule). */
+static PyObject *array_grid(PyObject *self, PyObject *args) {
+  unsigned long long n;
+  unsigned lanes;
+  if (!PyArg_ParseTuple(args, "KI", &n, &lanes))
+    return NULL;
+  uint32_t g[3];
+  vtg_array_grid(n, lanes, g);
+  return Py_BuildValue("(kkk)", (unsigned long)g[0], (unsigned long)g[1], (unsigned long)g[2]);
+}
+
 PyMethodDef vpy_jit_methods[] = {
+    {"array_grid", array_grid, METH_VARARGS,
+     "array_grid(n, lanes) -> (gx, gy, gz): the grid of a launch over a dynamic extent"},
     {"jit_compile", (PyCFunction)(void (*)(void))jit_compile, METH_VARARGS | METH_KEYWORDS,
      "jit_compile(text, name, fuse, missing, fast_math, optimize, features, vulkan, targets, "
      "cpu_device, reduce_groups) -> "

@@ -345,4 +345,5 @@ def ufunc(uf, args, out, context, sync):
                         f"{r.dtype.name} (VulPy does not cast into out=)")
     res = c.run(c.result(r, out), sync)
     uf.last_program = next(iter(c.compiled.programs.values()), None)
+    uf.last_compiled = c.compiled
     return res

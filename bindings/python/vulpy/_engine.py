@@ -2,7 +2,8 @@
 
 compile(text, ctx) hands the array function to the C compiler
 (vulpy._vulpy.jit_compile: fuse, lower-arrays, GLSL, SPIR-V, manifests)
-and caches the result by its text and the device's missing features.
+and caches the result by its text and the device's missing features, in
+memory and in the kernel cache's disk folder (_compiler).
 Compiled.run binds the graph's buffers by name, gives the temporaries the
 lowering made (intermediates, reduction partials and counters) buffers of
 their own, once per context, and submits the launches: a single kernel
@@ -17,11 +18,12 @@ sweep it in one process.
 """
 import collections
 import functools
+import json
 import os
 import threading
 import weakref
 
-from . import _native
+from . import _compiler, _native
 from ._launch import Program
 from ._types import entry_dtype
 
@@ -92,6 +94,9 @@ class Compiled:
         self.text = text  # the array VIR compiled (with locations)
         self.label = label
         self.launches = [tuple(x) for x in art["launches"]]
+        # per launch: 0, or the elements per invocation of a kernel over a
+        # dynamic extent (tensor<?xT>), whose grid comes from the push field n
+        self.lanes = list(art.get("lanes") or [0] * len(self.launches))
         self.buffers = {b["name"]: b for b in art["buffers"]}
         self.programs = {}
         for name, k in art["kernels"].items():
@@ -164,7 +169,9 @@ class Compiled:
     def _calls(self, ctx, bind, push):
         temps = None
         calls = []
-        for name, gx, gy, gz in self.launches:
+        for (name, gx, gy, gz), lanes in zip(self.launches, self.lanes):
+            if lanes:
+                gx, gy, gz = _native.ext().array_grid(int(push["n"]), lanes)
             prog = self.programs[name]
             k = prog.native(ctx)
             bufs = []
@@ -255,12 +262,47 @@ def compile(text, ctx, label="vp.jit", fuse=True, fast_math=False):
         if c is not None:
             _cache.move_to_end(key)
             return c
-    art = _native.ext().jit_compile(text, label, fuse, missing, fast_math=fast_math,
-                                    features=available, cpu_device=cpu,
-                                    reduce_groups=groups)
+    # the kernel cache's disk folder keeps compiles across processes (an
+    # eager ufunc's first call in a new process then compiles nothing)
+    fkey = _compiler._fast_key(("array", text, label, missing, available, fuse, fast_math,
+                                cpu, groups), {})
+    flat = _compiler._cached(fkey, ())
+    art = _unflat(flat) if flat is not None and "art" in flat else None
+    if art is None:
+        art = _native.ext().jit_compile(text, label, fuse, missing, fast_math=fast_math,
+                                        features=available, cpu_device=cpu,
+                                        reduce_groups=groups)
+        _compiler.count_compiled()
+        _compiler._remember(fkey, _flat(art))
     c = Compiled(art, label, fast_math, text)
     with _lock:
         _cache[key] = c
         while len(_cache) > _CACHE_MAX:
             _cache.popitem(last=False)
     return c
+
+
+def _flat(art):
+    """jit_compile's result as the disk cache stores it: texts and bytes."""
+    meta = {k: v for k, v in art.items() if k != "kernels"}
+    meta["kernels"] = {n: {"glsl": k["glsl"], "manifest": k["manifest"]}
+                       for n, k in art["kernels"].items()}
+    out = {"key": "array", "art": json.dumps(meta)}
+    for n, k in art["kernels"].items():
+        out["spirv:" + n] = bytes(k["spirv"])
+    return out
+
+
+def _unflat(flat):
+    """The result _flat stored; None (compile again) when an entry lacks a
+    part or a kernel's SPIR-V does not match its manifest (check_entry, as
+    for kernel entries)."""
+    try:
+        art = json.loads(flat["art"])
+        for n, k in art["kernels"].items():
+            k["spirv"] = bytes(flat["spirv:" + n])
+            if _native.ext().check_entry(k["spirv"], k["manifest"]):
+                return None
+    except (KeyError, ValueError, TypeError, AttributeError):
+        return None
+    return art

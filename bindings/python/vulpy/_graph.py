@@ -25,7 +25,7 @@ VTYPE = {_F32: "f32", _F64: "f64", _I32: "i32", _U32: "u32", _I64: "i64", _U64: 
          np.dtype(np.uint16): "u16", np.dtype(np.float16): "f16"}
 FEATURE = {_F64: "float64", _I64: "int64", _U64: "int64"}
 # issue 19: the small dtypes live in memory at their own size (or packed in
-# words, lower_arrays.c) and are computed in 32 bits: a value of one is
+# words, lower_arrays/) and are computed in 32 bits: a value of one is
 # widened on load (f16 -> f32, i8/i16 -> i32, u8/u16 -> u32), every op runs
 # on the wide value, and the result is narrowed (integers wrap, float16
 # rounds to nearest even) when stored. NumPy computes float16 in float32 and
@@ -42,6 +42,19 @@ def vtype(dt):
         return VTYPE[np.dtype(dt)]
     except KeyError:
         raise TypeError(f"dtype {np.dtype(dt).name} is not supported on the GPU") from None
+
+
+# The dynamic extent (tensor<?xT>): a rank-1 shape whose element count is the
+# push field n, given at each run, so one compile serves every size (the
+# eager ufuncs: docs/fusion.md, "Dynamic extent").
+DYN = ("?",)
+
+
+def bshape(*shapes):
+    """The common shape of broadcast operands (DYN only with DYN)."""
+    if all(s == shapes[0] for s in shapes):
+        return tuple(shapes[0])
+    return np.broadcast_shapes(*shapes)
 
 
 def tensor_type(shape, dt):
@@ -141,10 +154,12 @@ class Graph:
         `name`, or name0, name1, ... when taken)."""
         b = self.by_source.get(key)
         if b is None:
-            b = BufferSym(self._fresh(name), np.dtype(elem), max(int(count), 1), source)
+            # count None: an unsized buffer (read through a dynamic extent)
+            b = BufferSym(self._fresh(name), np.dtype(elem),
+                          None if count is None else max(int(count), 1), source)
             self.buffers.append(b)
             self.by_source[key] = b
-        else:
+        elif b.count is not None:
             b.count = max(b.count, int(count))
         return b
 
@@ -259,7 +274,7 @@ class Graph:
         """An elementwise VIR op; tensor operands are broadcast to their
         common shape, scalars stay scalars."""
         shapes = [a.shape for a in args if a.shape is not None]
-        shape = np.broadcast_shapes(*shapes) if shapes else None
+        shape = bshape(*shapes) if shapes else None
         if shape is not None:
             args = [a if a.shape is None else self.broadcast(a, shape) for a in args]
         return self._value(dtype, shape, f"{name} " + ", ".join(a.name for a in args))
@@ -309,7 +324,8 @@ class Graph:
         for k, b in enumerate(self.buffers):
             access = "readwrite" if b.loaded and b.stored else "readonly" if b.loaded else \
                 "writeonly"
-            out.append(f"buffer @{b.name} : {vtype(b.elem)}[{b.count}] binding(0, {k}) {access}")
+            count = "" if b.count is None else b.count
+            out.append(f"buffer @{b.name} : {vtype(b.elem)}[{count}] binding(0, {k}) {access}")
         out.append(f"array @{self.name} {{")
         out.extend("  " + line for line in self.lines)
         out.append("}")
@@ -373,7 +389,7 @@ def _int_safe(g, a, b, op):
 def _int_power(g, a, b):
     """Square and multiply over the exponent's bits (0 for negative exponents)."""
     bits = a.dtype.itemsize * 8
-    shape = np.broadcast_shapes(*[x.shape for x in (a, b) if x.shape is not None]) \
+    shape = bshape(*[x.shape for x in (a, b) if x.shape is not None]) \
         if (a.shape is not None or b.shape is not None) else None
 
     def full(v):
@@ -440,7 +456,7 @@ def _binary(name):
 
 _CMP = {"less": "lt", "less_equal": "le", "greater": "gt", "greater_equal": "ge",
         "equal": "eq", "not_equal": "ne"}
-_MATH = {"sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos",
+MATH = {"sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos",
          "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "arcsinh": "asinh",
          "arccosh": "acosh", "arctanh": "atanh", "exp": "exp", "exp2": "exp2", "expm1": "expm1",
          "log": "log", "log2": "log2", "log10": "log10", "log1p": "log1p", "sqrt": "sqrt",
@@ -450,8 +466,8 @@ _MATH = {"sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "
 def _unary(name):
     def build(g, a, out_dt):
         k = "b" if a.dtype == _BOOL else a.dtype.kind
-        if name in _MATH:
-            return g.op(_MATH[name], [a], out_dt)
+        if name in MATH:
+            return g.op(MATH[name], [a], out_dt)
         if name == "negative":
             return g.op("neg", [a], out_dt)
         if name == "absolute":
@@ -498,7 +514,7 @@ BINARY = {n: _binary(n) for n in (
     "maximum", "arctan2", "bitwise_and", "bitwise_or", "bitwise_xor", "less", "less_equal",
     "greater", "greater_equal", "equal", "not_equal", "logical_and", "logical_or",
     "logical_xor")}
-UNARY = {n: _unary(n) for n in list(_MATH) + [
+UNARY = {n: _unary(n) for n in list(MATH) + [
     "negative", "absolute", "sign", "reciprocal", "floor", "ceil", "trunc", "rint", "square",
     "logical_not", "invert", "isnan", "isinf", "isfinite"]}
 
@@ -550,7 +566,7 @@ def _sel(g, c, x, y):
     """select with every operand broadcast to the common shape."""
     shapes = [v.shape for v in (c, x, y) if v.shape is not None]
     if shapes:
-        shape = np.broadcast_shapes(*shapes)
+        shape = bshape(*shapes)
         c, x, y = (g.broadcast(v, shape) for v in (c, x, y))
     return g.op("select", [c, x, y], x.dtype)
 
@@ -645,7 +661,7 @@ def _shift(g, a, b, left):
 def _gcd(g, a, b):
     # Euclid unrolled (the array level has no loops): numbers below
     # 2**32 need at most 46 steps, below 2**64 at most 92 (Fibonacci bound)
-    shape = np.broadcast_shapes(*[x.shape for x in (a, b) if x.shape is not None]) \
+    shape = bshape(*[x.shape for x in (a, b) if x.shape is not None]) \
         if (a.shape is not None or b.shape is not None) else None
     if a.dtype.kind == "i":
         a, b = g.op("abs", [a], a.dtype), g.op("abs", [b], b.dtype)

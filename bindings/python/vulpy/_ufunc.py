@@ -1,41 +1,33 @@
 """The ufuncs: vp.sin, vp.add, ... on NumPy arrays (convenience mode: NumPy in,
 NumPy out) and on resident arrays (resident in, resident out, `out=`).
 
-Each call becomes one elementwise kernel written in the kernel language
-(the templates of _ufunc_src), compiled by the C compiler like any user kernel and
-cached in memory and on disk; Python only chooses the variant:
+Each call is array-level VIR, compiled by the C compiler (fuse, lower-arrays,
+GLSL, SPIR-V: the path vp.jit takes) and cached by its text; NumPy's
+semantics per operation are _graph.apply_ufunc's. Python only chooses:
   - dtypes as NumPy resolves them (ufunc.resolve_dtypes: NEP 50 promotion,
     Python scalars are weak), then checked against the device's features;
-  - layout: 'c' operands have the output's shape and are read at i; 's'
-    operands (host scalars, 0-d arrays) are push constants; 'b' operands
-    are broadcast and read through strides (after merging dimensions);
-  - width: when every operand is 'c' or 's' and every array is stored in
-    the loop's dtype, 32-bit types read vec4s and float64 dvec2s (buffers
-    are padded to 16 bytes, so the tail needs no special case).
-The grid is 2-D (x up to the device limit), 256 invocations a group, with an
-explicit bound: ufunc kernels are compiled without the dispatch guard.
-
-Issue 7 replaces this module's planner with array-level VIR and fusion;
-the public functions stay.
+  - layout: operands of the output's shape are whole arrays of dynamic
+    extent (tensor<?xT>, the element count n a push constant), host scalars
+    and 0-d arrays are push constants, so one compile serves every size;
+    broadcasts, views and the small dtypes take the array path with static
+    shapes (_arrayops.ufunc);
+  - the grid: lower-arrays' rule (array_grid) for n, with vec4 access for
+    32-bit buffers (padded to 16 bytes, so the tail needs no special case).
+The first call of a resident signature hands the plan to the C fast path
+(Launcher.ufunc), which runs the next calls without Python.
 """
-import threading
 import weakref
 
 import numpy as np
 
-from . import _array, _arrayops, _compiler, _context
-from ._errors import CompileError
-from ._launch import Handle, Program, grid_2d
-from ._ufunc_src import ARITH, MATH, UNARY, KNAME as _KNAME, VEC as _VEC
-from ._ufunc_src import expr_of as _expr, source as _source
-
-LOCAL = 256
-MAXDIM = 4
+from . import _array, _arrayops, _context, _engine, _graph, _native
+from ._launch import Handle
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _I32, _U32 = np.dtype(np.int32), np.dtype(np.uint32)
 _I64, _U64 = np.dtype(np.int64), np.dtype(np.uint64)
 _BOOL = np.dtype(np.bool_)
+_DTYPES = frozenset((_F32, _F64, _I32, _U32, _I64, _U64, _BOOL))
 _FEATURE = {_F64: "float64", _I64: "int64", _U64: "int64"}
 _SMALL = frozenset(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.float16))
 
@@ -45,65 +37,48 @@ _ALIASES = {"true_divide": "divide", "abs": "absolute", "asin": "arcsin", "acos"
 
 
 # ------------------------------------------------------------- planning
-_plans = {}
-_plans_lock = threading.Lock()
-_no_vec = set()  # (ufunc name, dtype) whose vector variant did not compile
+_texts = {}  # plan key -> array VIR text
+_BUF = ("xa", "xb", "xc")  # the buffers of operands 0, 1, 2
 
 
-def _get_program(name, nin, loop_in, out_dt, layout, storage, vec, ndim):
-    key = (name, loop_in, out_dt, layout, storage, vec, ndim)
-    prog = _plans.get(key)
-    if prog is not None:
-        return prog
-    expr = _expr(name, loop_in[0]) if name != "where" and name != "cast" and name not in MATH \
-        else None
-    if name in MATH:
-        expr = f"vp.{MATH[name]}(a)" if loop_in[0].kind == "f" else None
-    elif name == "where":
-        expr = "vp.where(a, b, c)"
-    elif name == "cast":
-        expr = "a != 0" if out_dt == _BOOL else f"vp.{_KNAME[out_dt]}(a)"
-    if expr is None:
-        raise TypeError(f"vp.{name}: no GPU loop for {', '.join(d.name for d in loop_in)}")
-    src, _ = _source(name, nin, expr, loop_in, out_dt, layout, storage, vec, ndim)
-    arts = _compiler.compile_source(src, f"<vulpy.{name}>", "main", None, dispatch_guard=False,
-                                    local_size=(LOCAL, 1, 1))
-    prog = Program(arts, f"vp.{name}", (LOCAL, 1, 1), precise=True)
-    with _plans_lock:
-        _plans[key] = prog
-    return prog
+def _array_vir(uf, loop_in, out_dt, layout, storage):
+    """The array VIR of one variant: operands 'c' are whole arrays of
+    dynamic extent (@xa, @xb, @xc in storage dtypes), 's' push scalars s0, ...
+    (bool as a u32 word); the result goes to `out`."""
+    key = (uf.name, loop_in, out_dt, layout, storage)
+    text = _texts.get(key)
+    if text is not None:
+        return text
+    g = _graph.Graph(uf.name)
+    g.push.append(("n", _U32))  # the extent of tensor<?xT>
+    vals = []
+    for k, L in enumerate(layout):
+        if L == "s":
+            if loop_in[k] == _BOOL:
+                v = g.op("ne", [g.scalar(_U32, f"s{k}"), g.const(0, _U32)], _BOOL)
+            else:
+                v = g.scalar(loop_in[k], f"s{k}")
+        else:
+            b = g.buffer(("x", k), _array.storage_dtype(storage[k]), None, None, _BUF[k])
+            v = g.load(b, storage[k], _graph.DYN)
+        vals.append(v)
+    r = _graph.apply_ufunc(g, uf, vals, loop_in, out_dt)
+    r = g.cast(r, out_dt)
+    if r.shape is None:
+        r = g.broadcast(r, _graph.DYN)
+    g.store(g.buffer(("out",), _array.storage_dtype(out_dt), None, None, "out"), r)
+    text = _texts[key] = g.text()
+    return text
 
 
-def _merge_dims(shape, strides_list):
-    """Merges adjacent dimensions that every operand walks contiguously.
-    `strides_list` holds element strides (0 for broadcast); the output is
-    C-contiguous. Returns (shape, strides_list) with size-1 dims dropped."""
-    dims = [i for i, s in enumerate(shape) if s != 1]
-    shape = [shape[i] for i in dims]
-    strides_list = [[st[i] for i in dims] for st in strides_list]
-    d = len(shape) - 1
-    while d > 0:
-        ok = all(st[d - 1] == st[d] * shape[d] for st in strides_list)
-        if ok:
-            shape[d - 1] *= shape[d]
-            for st in strides_list:
-                st[d - 1] = st[d]
-                del st[d]
-            del shape[d]
-        d -= 1
-    return shape, strides_list
-
-
-def _bstrides(shape, oshape):
-    """Element strides that read an array of `shape` (C order) broadcast to
-    `oshape`."""
-    pad = len(oshape) - len(shape)
-    full = (1,) * pad + tuple(shape)
-    st, acc = [], 1
-    for s in reversed(full):
-        st.append(acc if s != 1 else 0)
-        acc *= s
-    return list(reversed(st))
+def _get_program(uf, ctx, loop_in, out_dt, layout, storage):
+    """(Compiled, Program, lanes) of one variant on ctx's device."""
+    comp = _engine.compile(_array_vir(uf, loop_in, out_dt, layout, storage), ctx,
+                           label=f"vp.{uf.name}")
+    if len(comp.launches) != 1:  # one elementwise kernel, always
+        raise RuntimeError(f"vp.{uf.name}: {len(comp.launches)} launches for one ufunc")
+    name = comp.launches[0][0]
+    return comp, comp.programs[name], comp.lanes[0]
 
 
 # ------------------------------------------------------------- calling
@@ -123,6 +98,7 @@ class Ufunc:
         self.np = np_ufunc
         self._resolved = {}
         self.last_program = None
+        self.last_compiled = None  # the _engine.Compiled of the last call (.array_vir)
         # weak references to Launcher.ufunc of the last resident out=
         # signature and of the last one without out= (its result made in C):
         # the plan in the context's _ufast holds the launcher, so a context
@@ -319,15 +295,18 @@ class Ufunc:
 
 _KIND_NAMES = {"f": "float32, float64", "i": "int32, int64", "u": "uint32, uint64",
                "b": "bool"}
+_KIND_OF = {"f": "f", "d": "f", "b": "i", "h": "i", "i": "i", "l": "i", "q": "i", "B": "u",
+            "H": "u", "I": "u", "L": "u", "Q": "u", "?": "b"}
 
 
 def _doc(name, nin):
     """The docstring of ufunc `name` (help(vp.sin)): arguments, dtypes,
     errors and an example."""
     args = "x" if nin == 1 else "x1, x2" if nin == 2 else "x1, x2, x3"
-    kinds = MATH.get(name) and "f" or "".join((ARITH.get(name) or UNARY.get(name) or {}).keys())
+    npu = getattr(np, name, None)
+    kinds = {_KIND_OF.get(t[0]) for t in getattr(npu, "types", ())}
     loops = ", ".join(_KIND_NAMES[k] for k in "fiub" if k in kinds) if kinds else None
-    if name in MATH:
+    if name in _graph.MATH:
         loops = "float32, float64 (int32 and bool inputs compute in float64, as NumPy's)"
     example = (f"vp.{name}(np.float32([0.5, 1.0]))" if nin == 1 else
                f"vp.{name}(np.float32([1.0, 2.0]), 3.0)")
@@ -403,7 +382,7 @@ def _apply(uf, args, out, context, sync, loop=None):
         # planner's kernel-language templates are 32/64-bit only
         return _arrayops.ufunc(uf, args, out, context, sync)
     for dt in loop_in + (out_dt,):
-        if dt not in _KNAME:
+        if dt not in _DTYPES:
             names = ", ".join(d.name for d in _array.DTYPES)
             raise TypeError(f"vp.{uf.name}: dtype {dt.name} is not supported on the GPU "
                             f"(supported: {names})")
@@ -443,6 +422,12 @@ def _apply(uf, args, out, context, sync, loop=None):
     n = 1
     for s in oshape:
         n *= s
+    if all(s == () for s in shapes) or any(s != oshape and (s != () or isinstance(
+            o, _array.ndarray)) for s, o in zip(shapes, ops)):
+        # broadcasts (a resident 0-d array too) and scalars alone: the array
+        # path, static shapes; host scalars and 0-d NumPy arrays stay push
+        # constants here
+        return _arrayops.ufunc(uf, args, out, context, sync)
 
     # the output
     host_out = None
@@ -482,7 +467,7 @@ def _apply(uf, args, out, context, sync, loop=None):
 
     # buffers and layout
     scratch = []
-    bufs, layout, storage, strides = [], [], [], []
+    bufs, layout, storage = [], [], []
     for k, a in enumerate(ops):
         if isinstance(a, _array.ndarray):
             buf, st, shp = a._buf, a.dtype, a.shape
@@ -492,7 +477,6 @@ def _apply(uf, args, out, context, sync, loop=None):
                 layout.append("s")
                 storage.append(loop_in[k])
                 bufs.append(v.item() if loop_in[k] != _BOOL else int(v.item()))
-                strides.append(None)
                 continue
             if loop_in[k] == _BOOL:  # truthiness, as NumPy casts to bool
                 host = np.ascontiguousarray(a.astype(np.bool_).astype(np.uint32))
@@ -506,12 +490,7 @@ def _apply(uf, args, out, context, sync, loop=None):
             st, shp = loop_in[k], a.shape
         bufs.append(buf)
         storage.append(st)
-        if shp == oshape:
-            layout.append("c")
-            strides.append(None)
-        else:
-            layout.append("b")
-            strides.append(_bstrides(shp, oshape))
+        layout.append("c")  # of the output's shape (broadcasts left above)
 
     if dst is None:
         if resident is not None:
@@ -525,65 +504,34 @@ def _apply(uf, args, out, context, sync, loop=None):
     else:
         obuf = dst._buf
 
-    # the variant
-    ndim = 0
-    if "b" in layout:
-        bidx = [k for k in range(len(layout)) if layout[k] == "b"]
-        oshape_l = list(oshape)
-        merged, mst = _merge_dims(oshape_l, [strides[k] for k in bidx] +
-                                  [_bstrides(oshape, oshape)])
-        ndim = max(len(merged), 1)
-        if ndim > MAXDIM:
-            raise ValueError(f"vp.{uf.name}: broadcasting over {ndim} dimensions that cannot be "
-                             f"merged; VulPy handles up to {MAXDIM}")
-        if not merged:
-            merged, mst = [1], [[0] for _ in mst]
-        for j, k in enumerate(bidx):
-            strides[k] = mst[j]
-    vec = False
-    if "b" not in layout and loop_in[0] in _VEC and out_dt == loop_in[0] and \
-            all(lt == loop_in[0] for lt in loop_in) and \
-            all(storage[k] == loop_in[k] for k in range(len(layout))):
-        expr = _expr(uf.name, loop_in[0]) if uf.name not in MATH else "vp.f(a)"
-        vec = expr is not None and "where" not in expr and "\n" not in expr and \
-            " and " not in expr and " or " not in expr and "not " not in expr
-    if vec and (uf.name, loop_in[0]) in _no_vec:
-        vec = False
-    try:
-        prog = _get_program(uf.name, uf.nin, tuple(loop_in), out_dt, tuple(layout),
-                            tuple(storage), vec, ndim)
-    except CompileError:
-        if not vec:
-            raise
-        # the back end has no vector form of this operation: scalar it is
-        _no_vec.add((uf.name, loop_in[0]))
-        vec = False
-        prog = _get_program(uf.name, uf.nin, tuple(loop_in), out_dt, tuple(layout),
-                            tuple(storage), vec, ndim)
-    lanes = _VEC[loop_in[0]][1] if vec else 1
+    # the variant: array VIR over the dynamic extent n (one compile, every n)
+    comp, prog, lanes = _get_program(uf, ctx, tuple(loop_in), out_dt, tuple(layout),
+                                     tuple(storage))
     kern = prog.native(ctx)
     uf.last_program = prog
+    uf.last_compiled = comp
 
     # push constants and grid
-    items = -(-n // lanes)
-    gx, gy, row = grid_2d(ctx, items, LOCAL)
-    values = {"n": items, "row": row}
+    gx, gy, _ = _native.ext().array_grid(n, lanes)
+    values = {"n": n}
     for k, L in enumerate(layout):
         if L == "s":
             values[f"s{k}"] = bufs[k]
-        elif L == "b":
-            for d, s in enumerate(strides[k]):
-                values[f"t{k}_{d}"] = s
-    if ndim:
-        for d in range(1, ndim):
-            values[f"d{d}"] = merged[d]
-    push = prog.packer.pack(values)
-    binds = [b for k, b in enumerate(bufs) if layout[k] != "s"] + [obuf]
+    push = prog.packer.pack(values) if prog.packer.names else None
+    by_name = {_BUF[k]: b for k, b in enumerate(bufs) if layout[k] != "s"}
+    by_name["out"] = obuf
+    names = [b["name"] for b in prog.buffers]
+    binds = [by_name[b] for b in names]
     # a resident call with no staged host input is eager on its first call
     # too (submitted, not waited for; host reads wait per buffer)
     eager = sync and resident is not None and not scratch
     ticket = kern.dispatch(binds, push, gx, gy, 1, True, None if eager else sync)
-    if not scratch and loop is None and resident is not None and all(
+    # the fast paths bind the array operands in order, then the result: a
+    # kernel that reads each of them (an isnan of ints reads none)
+    whole = names == [_BUF[k] for k, L in enumerate(layout) if L != "s"] + ["out"]
+    if not whole:
+        pass  # every call plans (rare: results that ignore an operand)
+    elif not scratch and loop is None and resident is not None and all(
             (L == "c" and type(a) is _array.ndarray) or
             (L == "s" and type(a) in (float, int, bool)) for L, a in zip(layout, args)):
         # resident arrays of the output's shape and Python scalars: remember
@@ -596,7 +544,6 @@ def _apply(uf, args, out, context, sync, loop=None):
         if codes is not None and len(args) < 64 and (push is None or len(push) <= 512):
             # the C path of the next such call (Launcher.ufunc): out= given,
             # or a result it makes (fastarray.c); scalars packed per call
-            from . import _native
             launcher = _native.ext().Launcher(kern, _array.ndarray, Handle, tuple(
                 a.dtype if type(a) is _array.ndarray else type(a) for a in args) + (out_dt,),
                 (), len(push) if push else 0)
@@ -718,8 +665,8 @@ Example:
     vp.where(a > 0, a, 0.0)          # resident [1, 0, 3]
 """
 
-_NAMES_2 = list(ARITH)
-_NAMES_1 = list(MATH) + list(UNARY)
+_NAMES_2 = [n for n in _graph.BINARY if n not in _graph.MORE_BINARY]
+_NAMES_1 = [n for n in _graph.UNARY if n not in _graph.MORE_UNARY]
 BY_NUMPY = {}
 _g = globals()
 for _n in _NAMES_2:

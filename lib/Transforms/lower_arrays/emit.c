@@ -1,0 +1,218 @@
+/* emit.c - the scalar value of an array value at an index.
+ *
+ * emit(v, I) recurses over v's definition: a load reads its buffer at the
+ * view's offset of I; an elementwise op applies the scalar op to its
+ * operands at I; broadcast, reshape, transpose and slice rewrite I; take
+ * reads its indices at part of I and its source at the gathered index.
+ * Scalars of the array function are cloned into the kernel's prologue.
+ * Within one loop body a value is emitted once per index (a memo).
+ */
+#include "lower_arrays.h"
+
+/* The kernel's copy of a scalar value of the array function (its ops are
+ * cloned into the prologue, operands first). */
+static vir_value *scalar(lw *l, vir_value *v) {
+  if (v->id < l->nscal && l->scal[v->id])
+    return l->scal[v->id];
+  vir_op *d = v->def;
+  if (!d || d->nopnd > 4) {
+    /* the verifier gives every scalar op a definition of at most 3
+     * operands; text VIR could still reach here: say so */
+    vp_error(l->d, d ? d->loc : (vp_loc){0},
+             "lower-arrays: the scalar operand '%%%u' cannot be copied into a kernel", v->id);
+    l->failed = true;
+    return v;
+  }
+  vir_value *ops[4];
+  for (uint32_t i = 0; i < d->nopnd; i++)
+    ops[i] = scalar(l, d->opnd[i]);
+  vir_builder pb = l->b;
+  pb.region = &l->k->body;
+  pb.before = l->pro ? l->pro->next : l->k->body.first;
+  pb.loc = d->loc;
+  if (d->code == VIR_OP_CAST && (vla_emulated(l, d->opnd[0]->type) || vla_emulated(l, v->type))) {
+    vir_builder saved = l->b;
+    l->b = pb;
+    vir_value *r = vla_small_cast(l, ops[0], d->opnd[0]->type, v->type);
+    l->b = saved;
+    if (r && r->def)
+      l->pro = r->def;
+    if (r && v->id < l->nscal)
+      l->scal[v->id] = r;
+    return r ? r : v;
+  }
+  vir_op *c = vir_build(&pb, d->code, v->type, d->nopnd, ops);
+  if (!c) {
+    l->failed = true;
+    return v;
+  }
+  c->attr = d->attr;
+  c->val.name = v->name;
+  l->pro = c;
+  if (v->id < l->nscal)
+    l->scal[v->id] = &c->val;
+  return &c->val;
+}
+
+
+static vir_value *gathered_index(lw *l, vir_value *j, uint32_t dim) {
+  /* NumPy: negative indices count from the end; the rest are clamped so a
+   * bad index never reads outside the buffer (the host checks bounds). */
+  vir_type *t = j->type;
+  if (t->kind == VIR_TY_INT) {
+    vir_value *neg = vla_bin(l, VIR_OP_LT, j, vla_num(l, t, 0));
+    j = vla_sel(l, neg, vla_bin(l, VIR_OP_ADD, j, vla_num(l, t, dim)), j);
+    j = vla_bin(l, VIR_OP_MAX, j, vla_num(l, t, 0));
+  }
+  j = vla_cast(l, j, vla_u32t(l));
+  return vla_bin(l, VIR_OP_MIN, j, vla_ku(l, dim ? dim - 1 : 0));
+}
+
+/* Whether v is work, not a name for data (a constant, a load, a lane). */
+static bool computed(const vir_value *v) {
+  switch (v->def ? v->def->code : VIR_OP_CONST) {
+  case VIR_OP_CONST:
+  case VIR_OP_EXTRACT:
+  case VIR_OP_BUFFER_LOAD:
+  case VIR_OP_PUSH_LOAD:
+  case VIR_OP_LOCAL_LOAD: return false;
+  default: return true;
+  }
+}
+
+static vir_value *emit_op(lw *l, vir_value *v, idx *ix) {
+  vir_op *d = v->def;
+  vir_type *et = v->type->elem;
+  switch (d->code) {
+  case VIR_OP_ARRAY_LOAD:
+    if (ix->quad && vla_is_vec4(l, d->attr.sym))
+      return vla_load_lane(l, d->attr.sym, ix->quad, ix->lane);
+    return vla_load_elem(l, d->attr.sym, vla_view_offset(l, v->type, d->attr.arr, ix), et);
+  case VIR_OP_ARRAY_BROADCAST: {
+    const vir_type *f = d->opnd[0]->type;
+    if (!vir_ty_is_tensor(f))
+      return scalar(l, d->opnd[0]);
+    if (f->n == v->type->n && !memcmp(f->dims, v->type->dims, f->n * sizeof *f->dims))
+      return vla_emit(l, d->opnd[0], ix);
+    idx *s = vla_new_idx(l, f, NULL);
+    for (uint32_t i = 0; s && i < f->n; i++)
+      s->multi[i] = f->dims[i] == 1 ? vla_ku(l, 0) : vla_dim_index(l, ix, i + (v->type->n - f->n));
+    return s ? vla_emit(l, d->opnd[0], s) : NULL;
+  }
+  case VIR_OP_ARRAY_RESHAPE: {
+    idx *s = vla_new_idx(l, d->opnd[0]->type, vla_flat_of(l, ix));
+    return s ? vla_emit(l, d->opnd[0], s) : NULL;
+  }
+  case VIR_OP_ARRAY_TRANSPOSE: {
+    idx *s = vla_new_idx(l, d->opnd[0]->type, NULL);
+    for (uint32_t i = 0; s && i < v->type->n; i++)
+      s->multi[d->attr.arr->axes[i]] = vla_dim_index(l, ix, i);
+    return s ? vla_emit(l, d->opnd[0], s) : NULL;
+  }
+  case VIR_OP_ARRAY_SLICE: {
+    idx *s = vla_new_idx(l, d->opnd[0]->type, vla_view_offset(l, v->type, d->attr.arr, ix));
+    return s ? vla_emit(l, d->opnd[0], s) : NULL;
+  }
+  case VIR_OP_ARRAY_TAKE: {
+    const vir_type *x = d->opnd[0]->type, *it = d->opnd[1]->type;
+    uint32_t k = d->attr.arr->axes[0], ri = it->n;
+    idx *ii = vla_new_idx(l, it, NULL), *xi = vla_new_idx(l, x, NULL);
+    if (!ii || !xi)
+      return NULL;
+    for (uint32_t i = 0; i < ri; i++)
+      ii->multi[i] = vla_dim_index(l, ix, k + i);
+    for (uint32_t i = 0; i < k; i++)
+      xi->multi[i] = vla_dim_index(l, ix, i);
+    xi->multi[k] = gathered_index(l, vla_emit(l, d->opnd[1], ii), x->dims[k]);
+    for (uint32_t i = k + 1; i < x->n; i++)
+      xi->multi[i] = vla_dim_index(l, ix, i - 1 + ri);
+    return vla_emit(l, d->opnd[0], xi);
+  }
+  default: break;
+  }
+  if (!vir_op_is_elementwise(d->code) || d->nopnd > 4) {
+    vp_error(l->d, d->loc, "lower-arrays: '%s' cannot be computed per element here (run fuse first?)",
+             vir_op_info_of(d->code)->name);
+    l->failed = true;
+    return NULL;
+  }
+  vir_value *ops[4];
+  for (uint32_t i = 0; i < d->nopnd; i++) {
+    vir_value *o = d->opnd[i];
+    ops[i] = vir_ty_is_tensor(o->type) ? vla_emit(l, o, ix) : scalar(l, o);
+    if (!ops[i])
+      return NULL;
+  }
+  {
+    const vir_type *src = d->nopnd ? d->opnd[0]->type : NULL;
+    src = src && vir_ty_is_tensor(src) ? src->elem : src;
+    bool emu = vla_emulated(l, et);
+    for (uint32_t i = 0; i < d->nopnd; i++) {
+      const vir_type *ot = d->opnd[i]->type;
+      emu |= vla_emulated(l, vir_ty_is_tensor(ot) ? ot->elem : ot);
+    }
+    if (d->code == VIR_OP_CAST && emu)
+      return vla_small_cast(l, ops[0], (vir_type *)src, et);
+    if (emu) {
+      vp_error(l->d, d->loc,
+               "lower-arrays: '%s' on a %u-bit type: this device stores it in 32-bit words "
+               "(it lacks 8/16-bit storage or arithmetic); cast to a 32-bit type first",
+               vir_op_info_of(d->code)->name, vla_emulated(l, et) ? et->bits : src ? src->bits : 0);
+      l->failed = true;
+      return NULL;
+    }
+  }
+  if (d->code == VIR_OP_SELECT && l->o && l->o->cpu_device) {
+    /* a named value is a variable of its own in the printed code, never
+     * inlined into the `c ? a : b` */
+    for (uint32_t i = 1; i < 3; i++)
+      if (!ops[i]->name && computed(ops[i]))
+        ops[i]->name = i == 1 ? "if_true" : "if_false";
+  }
+  vir_op *c = vir_build(&l->b, d->code, et, d->nopnd, ops);
+  if (!c) {
+    l->failed = true;
+    return NULL;
+  }
+  c->attr = d->attr;
+  c->loc = d->loc;
+  c->val.name = v->name;
+  return &c->val;
+}
+
+vir_value *vla_emit(lw *l, vir_value *v, idx *ix) {
+  if (!vir_ty_is_tensor(v->type))
+    return scalar(l, v);
+  for (uint32_t i = l->nmemo; i-- > 0;)
+    if (l->memo[i].v == v && l->memo[i].ix == ix)
+      return l->memo[i].r;
+  vp_loc saved_loc = l->b.loc;
+  l->b.loc = v->def ? v->def->loc : saved_loc;
+  vir_value *r = emit_op(l, v, ix);
+  l->b.loc = saved_loc;
+  if (!r)
+    return NULL;
+  if (l->nmemo == l->capmemo) {
+    uint32_t cap = l->capmemo ? 2 * l->capmemo : 64;
+    memo *nm = realloc(l->memo, cap * sizeof *nm);
+    if (!nm) {
+      l->failed = true;
+      return r;
+    }
+    l->memo = nm;
+    l->capmemo = cap;
+  }
+  l->memo[l->nmemo++] = (memo){v, ix, r};
+  return r;
+}
+
+/* Stores the region's plain array.stores at index ix (their value shape). */
+void vla_emit_stores(lw *l, vir_op **stores, uint32_t n, idx *ix) {
+  for (uint32_t i = 0; i < n; i++) {
+    vir_op *st = stores[i];
+    vir_value *v = st->opnd[st->nopnd - 1];
+    vir_value *x = vla_emit(l, v, ix);
+    if (x)
+      vla_store_elem(l, st->attr.sym, vla_view_offset(l, v->type, st->attr.arr, ix), x);
+  }
+}

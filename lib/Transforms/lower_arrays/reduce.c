@@ -1,0 +1,484 @@
+/* reduce.c - reduction kernels of the lower-arrays pass.
+ *
+ * A reduction's accumulator (value, and index for argmin / argmax), its
+ * identity and combine (NaN-propagating min / max as NumPy), the
+ * workgroup tree (subgroup ops, then shared memory), and the two kernel
+ * shapes: a full reduction in one dispatch (the last workgroup finishes
+ * the partials) and a partial reduction (a workgroup or an invocation
+ * per output element).
+ */
+#include "lower_arrays.h"
+
+
+static bool is_min(vir_opcode c) { return c == VIR_OP_ARRAY_MIN || c == VIR_OP_ARRAY_ARGMIN; }
+
+static vir_value *identity(lw *l, const red *r) {
+  switch (r->code) {
+  case VIR_OP_ARRAY_PROD:
+  case VIR_OP_ARRAY_ALL: return vla_num(l, r->acc, 1);
+  case VIR_OP_ARRAY_MIN:
+  case VIR_OP_ARRAY_ARGMIN: return vla_extreme(l, r->acc, true);
+  case VIR_OP_ARRAY_MAX:
+  case VIR_OP_ARRAY_ARGMAX: return vla_extreme(l, r->acc, false);
+  default: return vla_num(l, r->acc, 0);
+  }
+}
+
+/* An input element as an accumulator value. */
+vir_value *vla_lift(lw *l, const red *r, vir_value *x) {
+  if (r->code == VIR_OP_ARRAY_ANY || r->code == VIR_OP_ARRAY_ALL) {
+    if (x->type->kind != VIR_TY_BOOL)
+      x = vla_bin(l, VIR_OP_NE, x, vla_num(l, x->type, 0));
+    return vla_cast(l, x, r->acc);
+  }
+  return vla_cast(l, x, r->acc);
+}
+
+/* a (+) b; min/max propagate NaN like NumPy. */
+vir_value *vla_combine(lw *l, const red *r, vir_value *a, vir_value *b) {
+  switch (r->code) {
+  case VIR_OP_ARRAY_SUM:
+  case VIR_OP_ARRAY_MEAN: return vla_bin(l, VIR_OP_ADD, a, b);
+  case VIR_OP_ARRAY_PROD: return vla_bin(l, VIR_OP_MUL, a, b);
+  case VIR_OP_ARRAY_ANY: return vla_bin(l, VIR_OP_MAX, a, b);
+  case VIR_OP_ARRAY_ALL: return vla_bin(l, VIR_OP_MIN, a, b);
+  default: break;
+  }
+  bool mn = is_min(r->code);
+  if (r->acc->kind != VIR_TY_FLOAT)
+    return vla_bin(l, mn ? VIR_OP_MIN : VIR_OP_MAX, a, b);
+  vir_value *better = vla_bin(l, mn ? VIR_OP_LT : VIR_OP_GT, b, a);
+  return vla_sel(l, vla_bin(l, VIR_OP_LOR, better, vla_un(l, VIR_OP_ISNAN, b)), b, a);
+}
+
+/* Whether (bv, bi) beats (av, ai) in argmin/argmax: the smaller (larger)
+ * value, NaN first (NumPy), ties to the smaller index. */
+static vir_value *arg_better(lw *l, const red *r, vir_value *av, vir_value *ai, vir_value *bv,
+                             vir_value *bi) {
+  vir_value *cmp = vla_bin(l, is_min(r->code) ? VIR_OP_LT : VIR_OP_GT, bv, av);
+  vir_value *ilt = vla_bin(l, VIR_OP_LT, bi, ai);
+  vir_value *plain = vla_bin(l, VIR_OP_LOR, cmp, vla_bin(l, VIR_OP_LAND, vla_bin(l, VIR_OP_EQ, bv, av), ilt));
+  if (r->acc->kind != VIR_TY_FLOAT)
+    return plain;
+  vir_value *an = vla_un(l, VIR_OP_ISNAN, av), *bn = vla_un(l, VIR_OP_ISNAN, bv);
+  vir_value *not_an = vla_un(l, VIR_OP_LNOT, an);
+  return vla_sel(l, bn, vla_bin(l, VIR_OP_LOR, not_an, ilt), vla_bin(l, VIR_OP_LAND, not_an, plain));
+}
+
+
+accum vla_acc_new(lw *l, const red *r) {
+  accum a = {vla_local(l, "acc", r->acc), r->arg ? vla_local(l, "acci", vla_u32t(l)) : NULL};
+  if (a.v)
+    vla_lstore(l, a.v, identity(l, r));
+  if (a.i)
+    vla_lstore(l, a.i, vla_ku(l, UINT32_MAX));
+  return a;
+}
+
+void vla_acc_add(lw *l, const red *r, accum a, vir_value *x, vir_value *xi) {
+  vir_value *av = vla_lload(l, a.v);
+  if (!r->arg) {
+    vla_lstore(l, a.v, vla_combine(l, r, av, x));
+    return;
+  }
+  vir_value *ai = vla_lload(l, a.i);
+  vir_value *b = arg_better(l, r, av, ai, x, xi);
+  vla_lstore(l, a.v, vla_sel(l, b, x, av));
+  vla_lstore(l, a.i, vla_sel(l, b, xi, ai));
+}
+
+static vir_opcode subgroup_op(vir_opcode c) {
+  switch (c) {
+  case VIR_OP_ARRAY_SUM:
+  case VIR_OP_ARRAY_MEAN: return VIR_OP_SG_ADD;
+  case VIR_OP_ARRAY_PROD: return VIR_OP_SG_MUL;
+  case VIR_OP_ARRAY_MIN:
+  case VIR_OP_ARRAY_ALL: return VIR_OP_SG_MIN;
+  default: return VIR_OP_SG_MAX;
+  }
+}
+
+/* The workgroup's combined accumulator, seen by every invocation: the
+ * subgroups reduce theirs (subgroup ops) and write one value each to
+ * shared memory, or every invocation writes its own; then a tree over
+ * shared memory halves the live entries per step. *ri: the index (arg). */
+static vir_value *tree(lw *l, const red *r, accum a, vir_value **ri) {
+  vir_value *li = vla_id_x(l, VIR_OP_LOCAL_INDEX);
+  vir_value *v = vla_lload(l, a.v), *n;
+  saved sv;
+  if (r->sg) {
+    vir_value *s = vla_un(l, subgroup_op(r->code), v);
+    if (r->acc->kind == VIR_TY_FLOAT && (r->code == VIR_OP_ARRAY_MIN || r->code == VIR_OP_ARRAY_MAX)) {
+      vir_value *nan = vla_un(l, VIR_OP_SG_ANY, vla_un(l, VIR_OP_ISNAN, v));
+      s = vla_sel(l, nan, vla_num(l, r->acc, NAN), s);
+    }
+    vir_value *sid = vla_op_(l, VIR_OP_SUBGROUP_ID, vla_u32t(l), 0, NULL);
+    n = vla_op_(l, VIR_OP_NUM_SUBGROUPS, vla_u32t(l), 0, NULL);
+    vla_if_begin(l, vla_op_(l, VIR_OP_SG_ELECT, vir_ty_bool(l->m), 0, NULL), &sv);
+    vla_mem_store(l, VIR_OP_SHARED_STORE, r->sv, sid, s);
+    vla_leave(l, sv);
+  } else {
+    n = NULL;
+    vla_mem_store(l, VIR_OP_SHARED_STORE, r->sv, li, v);
+    if (r->arg)
+      vla_mem_store(l, VIR_OP_SHARED_STORE, r->si, li, vla_lload(l, a.i));
+  }
+  vla_barrier(l);
+  for (uint32_t s = WG / 2; s >= 1; s /= 2) {
+    vir_value *ks = vla_ku(l, s), *c = vla_bin(l, VIR_OP_LT, li, ks);
+    vir_value *other = vla_bin(l, VIR_OP_ADD, li, ks);
+    saved live;
+    if (n) {
+      /* A step pairs entries only below n (the subgroups): skip it, and
+       * its barrier, when s >= n (uniform: n is the workgroup's). With
+       * 32-wide subgroups 3 of the 8 steps remain. */
+      vla_if_begin(l, vla_bin(l, VIR_OP_LT, ks, n), &live);
+      c = vla_bin(l, VIR_OP_LAND, c, vla_bin(l, VIR_OP_LT, other, n));
+    }
+    vla_if_begin(l, c, &sv);
+    vir_value *x = vla_mem_load(l, VIR_OP_SHARED_LOAD, r->sv, li, r->acc, false);
+    vir_value *y = vla_mem_load(l, VIR_OP_SHARED_LOAD, r->sv, other, r->acc, false);
+    if (r->arg) {
+      vir_value *xi = vla_mem_load(l, VIR_OP_SHARED_LOAD, r->si, li, vla_u32t(l), false);
+      vir_value *yi = vla_mem_load(l, VIR_OP_SHARED_LOAD, r->si, other, vla_u32t(l), false);
+      vir_value *b = arg_better(l, r, x, xi, y, yi);
+      vla_mem_store(l, VIR_OP_SHARED_STORE, r->sv, li, vla_sel(l, b, y, x));
+      vla_mem_store(l, VIR_OP_SHARED_STORE, r->si, li, vla_sel(l, b, yi, xi));
+    } else {
+      vla_mem_store(l, VIR_OP_SHARED_STORE, r->sv, li, vla_combine(l, r, x, y));
+    }
+    vla_leave(l, sv);
+    vla_barrier(l);
+    if (n)
+      vla_leave(l, live);
+  }
+  if (ri)
+    *ri = r->arg ? vla_mem_load(l, VIR_OP_SHARED_LOAD, r->si, vla_ku(l, 0), vla_u32t(l), false) : NULL;
+  return vla_mem_load(l, VIR_OP_SHARED_LOAD, r->sv, vla_ku(l, 0), r->acc, false);
+}
+
+/* The result element from the accumulator. */
+vir_value *vla_finish(lw *l, const red *r, vir_value *v, vir_value *i) {
+  switch (r->code) {
+  case VIR_OP_ARRAY_MEAN:
+    /* NumPy: the mean of nothing is NaN (0 / 0 is not NaN everywhere: a
+     * driver may take x / 0 as x * (1 / 0) and fold it) */
+    if (!r->count && r->acc->kind == VIR_TY_FLOAT)
+      return vla_num(l, r->acc, NAN);
+    return vla_bin(l, VIR_OP_DIV, v, vla_num(l, r->acc, (double)r->count));
+  case VIR_OP_ARRAY_ARGMIN:
+  case VIR_OP_ARRAY_ARGMAX: return vla_cast(l, i, r->res);
+  case VIR_OP_ARRAY_ANY:
+  case VIR_OP_ARRAY_ALL: return vla_bin(l, VIR_OP_NE, v, vla_ku(l, 0));
+  default: return vla_cast(l, v, r->res);
+  }
+}
+
+char *vla_kname(lw *l, const char *suffix) {
+  return vp_arena_printf(&l->m->arena, "%s_%s", l->k->sym->name, suffix);
+}
+
+static red red_info(lw *l, vir_op *op) {
+  red r = {.code = op->code, .in = op->opnd[0]->type->elem, .res = op->val.type->elem};
+  r.arg = op->code == VIR_OP_ARRAY_ARGMIN || op->code == VIR_OP_ARRAY_ARGMAX;
+  switch (op->code) {
+  case VIR_OP_ARRAY_MIN:
+  case VIR_OP_ARRAY_MAX:
+  case VIR_OP_ARRAY_ARGMIN:
+  case VIR_OP_ARRAY_ARGMAX: r.acc = r.in->kind == VIR_TY_BOOL ? vla_u32t(l) : r.in; break;
+  case VIR_OP_ARRAY_ANY:
+  case VIR_OP_ARRAY_ALL: r.acc = vla_u32t(l); break;
+  default: r.acc = r.res; break;
+  }
+  uint32_t miss = l->o ? l->o->missing_features : 0;
+  bool float_minmax = r.acc->kind == VIR_TY_FLOAT && (op->code == VIR_OP_ARRAY_MIN || op->code == VIR_OP_ARRAY_MAX);
+  r.sg = !r.arg && r.acc->bits == 32 && r.acc->kind != VIR_TY_BOOL &&
+         !(miss & (VP_FEAT(SUBGROUP_BASIC) | VP_FEAT(SUBGROUP_ARITH))) &&
+         !(float_minmax && (miss & VP_FEAT(SUBGROUP_VOTE)));
+  vir_type *arr = vir_ty_array(l->m, r.acc, WG);
+  r.sv = vir_add_shared(l->m, vla_kname(l, "red"), arr, l->b.loc);
+  if (r.arg)
+    r.si = vir_add_shared(l->m, vla_kname(l, "redi"), vir_ty_array(l->m, vla_u32t(l), WG), l->b.loc);
+  return r;
+}
+
+/* The input index of output element o and reduced element q. */
+idx *vla_split_index(lw *l, const vir_type *in, const vir_array_attr *ax, vir_value *o, vir_value *q) {
+  uint32_t kd[VIR_MAX_RANK], rd[VIR_MAX_RANK], nk = 0, nr = 0;
+  bool isred[VIR_MAX_RANK] = {0};
+  for (uint32_t i = 0; ax && i < ax->naxes; i++)
+    isred[ax->axes[i]] = true;
+  for (uint32_t i = 0; i < in->n; i++) {
+    if (isred[i])
+      rd[nr++] = in->dims[i];
+    else
+      kd[nk++] = in->dims[i];
+  }
+  idx *oi = vla_new_idx(l, vir_ty_tensor(l->m, in->elem, nk, kd), o);
+  idx *qi = vla_new_idx(l, vir_ty_tensor(l->m, in->elem, nr, rd), q);
+  idx *ix = vla_new_idx(l, in, NULL);
+  if (!oi || !qi || !ix)
+    return NULL;
+  nk = nr = 0;
+  for (uint32_t i = 0; i < in->n; i++)
+    ix->multi[i] = isred[i] ? vla_dim_index(l, qi, nr++) : vla_dim_index(l, oi, nk++);
+  return ix;
+}
+
+void vla_store_result(lw *l, vir_op *rs, vir_value *o, vir_value *x) {
+  vir_value *v = rs->opnd[0];
+  idx *oi = vla_new_idx(l, v->type, o);
+  if (oi)
+    vla_store_elem(l, rs->attr.sym, vla_view_offset(l, v->type, rs->attr.arr, oi), x);
+}
+
+
+/* Whether a full reduction reads its input as vec4s (its loads' buffers
+ * were retyped by plan_vec4). */
+static bool vec4_reduction(lw *l, vir_op *rop) {
+  for (vir_op *op = rop->parent->first; op; op = op->next)
+    if (op->code == VIR_OP_ARRAY_LOAD)
+      return vla_is_vec4(l, op->attr.sym);
+  return false;
+}
+
+/* Whether every op of a kernel region is cheap (no transcendental,
+ * division, ...): then unrolling its loop costs little code. */
+bool vla_cheap_region(const vir_region *K) {
+  for (const vir_op *op = K->first; op; op = op->next)
+    if (vir_array_op_cost(op) >= VIR_COST_HEAVY)
+      return false;
+  return true;
+}
+
+/* Adds the four elements of vec4 `q` to accumulator a: lanes combined
+ * pairwise, ((x0 + x1) + (x2 + x3)), so only one op waits for a. */
+static void add_quad(lw *l, const red *r, vir_op *rop, accum a, vir_value *q) {
+  idx *ix[4];
+  vir_value *x[4];
+  vla_lanes(l, rop->opnd[0]->type, q, ix);
+  for (uint32_t k = 0; k < 4; k++) {
+    x[k] = ix[k] ? vla_emit(l, rop->opnd[0], ix[k]) : NULL;
+    if (!x[k])
+      return;
+    x[k] = vla_lift(l, r, x[k]);
+  }
+  vir_value *lo = vla_combine(l, r, x[0], x[1]);
+  vir_value *hi = vla_combine(l, r, x[2], x[3]);
+  vla_acc_add(l, r, a, vla_combine(l, r, lo, hi), NULL);
+}
+
+/* Issues the vec4 loads of the region's inputs at each of the quads
+ * first, so they are in flight together before any of them is used. */
+static void load_quads(lw *l, const vir_region *K, vir_value **q, uint32_t n) {
+  l->nquads = 0;
+  for (uint32_t u = 0; u < n; u++)
+    for (const vir_op *op = K->first; op; op = op->next)
+      if (op->code == VIR_OP_ARRAY_LOAD && vla_is_vec4(l, op->attr.sym))
+        vla_quad_load(l, op->attr.sym, q[u]);
+}
+
+/* A reduction over every axis: one dispatch (see the file comment). */
+uint32_t vla_kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores, uint32_t ns) {
+  red r = red_info(l, rop);
+  const vir_type *in = rop->opnd[0]->type;
+  uint64_t n = vir_ty_numel(in);
+  r.count = n;
+  uint32_t cap = l->o && l->o->cpu_device ? RED_GROUPS_CPU : RED_GROUPS;
+  if (l->o && l->o->reduce_groups)
+    cap = l->o->reduce_groups;
+  uint32_t g = vla_groups_for(n, WG * RED_TILE, cap);
+  /* enough groups that no invocation loops more than MAX_ITER times */
+  uint64_t need = (n + (uint64_t)WG * MAX_ITER - 1) / ((uint64_t)WG * MAX_ITER);
+  if (g < need)
+    g = (uint32_t)need;
+  accum a = vla_acc_new(l, &r);
+  vir_value *gid = vla_id_x(l, VIR_OP_GLOBAL_ID);
+  saved sv;
+  if (vec4_reduction(l, rop)) {
+    /* The input read as vec4s: UNROLL independent loads per iteration
+     * (when the expression is cheap), each into its own accumulator, the
+     * lanes of a vec4 combined pairwise first; then the remaining vec4s
+     * one per iteration. Several loads in flight per invocation is what
+     * a reduction needs to reach copy bandwidth. */
+    uint64_t n4 = n / 4, S = (uint64_t)g * WG;
+    uint32_t U = vla_cheap_region(rop->parent) ? UNROLL : 1;
+    uint64_t main_end = U > 1 ? n4 / (U * S) * (U * S) : 0;
+    accum acc[UNROLL] = {a};
+    for (uint32_t u = 1; u < U; u++)
+      acc[u] = vla_acc_new(l, &r);
+    if (main_end) {
+      vir_value *q0 = vla_for_begin(l, gid, vla_ku(l, main_end), vla_ku(l, U * S), &sv);
+      vir_value *q[UNROLL];
+      for (uint32_t u = 0; u < U; u++)
+        q[u] = u ? vla_bin(l, VIR_OP_ADD, q0, vla_ku(l, u * S)) : q0;
+      load_quads(l, rop->parent, q, U);
+      for (uint32_t u = 0; u < U; u++)
+        add_quad(l, &r, rop, acc[u], q[u]);
+      vla_leave(l, sv);
+    }
+    if (main_end < n4) {
+      vir_value *lo = main_end ? vla_bin(l, VIR_OP_ADD, gid, vla_ku(l, main_end)) : gid;
+      vir_value *q = vla_for_begin(l, lo, vla_ku(l, n4), vla_ku(l, S), &sv);
+      l->nquads = 0;
+      add_quad(l, &r, rop, a, q);
+      vla_leave(l, sv);
+    }
+    for (uint32_t u = 1; u < U; u++) {
+      vir_value *x = vla_lload(l, a.v);
+      vla_lstore(l, a.v, vla_combine(l, &r, x, vla_lload(l, acc[u].v)));
+    }
+  } else {
+    vir_value *i = vla_for_begin(l, gid, vla_ku(l, n), vla_ku(l, (uint64_t)g * WG), &sv);
+    idx *ix = vla_new_idx(l, in, i);
+    vir_value *x = vla_emit(l, rop->opnd[0], ix);
+    if (x)
+      vla_acc_add(l, &r, a, vla_lift(l, &r, x), i);
+    vla_emit_stores(l, stores, ns, ix);
+    vla_leave(l, sv);
+  }
+  vir_value *ri, *res = tree(l, &r, a, &ri);
+  vir_value *li = vla_id_x(l, VIR_OP_LOCAL_INDEX);
+  vir_value *first = vla_bin(l, VIR_OP_EQ, li, vla_ku(l, 0));
+  if (g == 1) {
+    vla_if_begin(l, first, &sv);
+    vla_store_result(l, rs, vla_ku(l, 0), vla_finish(l, &r, res, ri));
+    vla_leave(l, sv);
+    return g;
+  }
+  /* partials, and the last workgroup to finish reduces them */
+  vir_sym *part = vir_add_buffer(l->m, vla_kname(l, "part"), r.acc, 0, 0, VIR_ACCESS_READWRITE, l->b.loc);
+  vir_sym *parti = r.arg ? vir_add_buffer(l->m, vla_kname(l, "parti"), vla_u32t(l), 0, 0, VIR_ACCESS_READWRITE, l->b.loc) : NULL;
+  vir_sym *cnt = vir_add_buffer(l->m, vla_kname(l, "count"), vla_u32t(l), 0, 0, VIR_ACCESS_READWRITE, l->b.loc);
+  vir_sym *flag = vir_add_shared(l->m, vla_kname(l, "last"), vir_ty_array(l->m, vla_u32t(l), 1), l->b.loc);
+  vir_sym *bufs[3] = {part, parti, cnt};
+  for (int k = 0; k < 3; k++) {
+    if (!bufs[k])
+      continue;
+    vir_sym *b = bufs[k];
+    b->count = k == 2 ? 1 : g;
+    b->buf_flags = VIR_BUF_COHERENT;
+    b->binding = 0;
+    for (uint32_t q = 0; q < l->m->syms.len; q++) {
+      const vir_sym *o = l->m->syms.data[q];
+      if (o != b && o->kind == VIR_SYM_BUFFER && o->set == 0 && o->binding >= b->binding)
+        b->binding = o->binding + 1;
+    }
+  }
+  vir_value *wg = vla_id_x(l, VIR_OP_WORKGROUP_ID);
+  vla_if_begin(l, first, &sv);
+  vla_mem_store(l, VIR_OP_BUFFER_STORE, part, wg, res);
+  if (parti)
+    vla_mem_store(l, VIR_OP_BUFFER_STORE, parti, wg, ri);
+  vla_mbarrier(l);
+  vir_value *old = vla_atomic(l, VIR_OP_ATOMIC_ADD, cnt, vla_ku(l, 0), vla_ku(l, 1));
+  vla_mem_store(l, VIR_OP_SHARED_STORE, flag, vla_ku(l, 0), vla_cast(l, vla_bin(l, VIR_OP_EQ, old, vla_ku(l, g - 1)), vla_u32t(l)));
+  vla_leave(l, sv);
+  vla_barrier(l);
+  vir_value *last = vla_bin(l, VIR_OP_NE, vla_mem_load(l, VIR_OP_SHARED_LOAD, flag, vla_ku(l, 0), vla_u32t(l), false), vla_ku(l, 0));
+  vla_if_begin(l, last, &sv);
+  vla_mbarrier(l);
+  accum a2 = vla_acc_new(l, &r);
+  saved sv2;
+  /* The partials: F independent loads per iteration (all issued before
+   * the first is used, combined pairwise), then one per iteration. */
+  uint32_t F = 1;
+  while (!parti && F < FIN_UNROLL && (uint64_t)F * 2 * WG <= g)
+    F *= 2;
+  uint32_t fin_end = F > 1 ? g / (F * WG) * (F * WG) : 0;
+  if (fin_end) {
+    vir_value *j0 = vla_for_begin(l, li, vla_ku(l, fin_end), vla_ku(l, F * WG), &sv2);
+    vir_value *pv[FIN_UNROLL];
+    for (uint32_t u = 0; u < F; u++)
+      pv[u] = vla_mem_load(l, VIR_OP_BUFFER_LOAD, part, u ? vla_bin(l, VIR_OP_ADD, j0, vla_ku(l, u * WG)) : j0,
+                       r.acc, true);
+    for (uint32_t w = F; w > 1; w /= 2)
+      for (uint32_t u = 0; u < w / 2; u++)
+        pv[u] = vla_combine(l, &r, pv[2 * u], pv[2 * u + 1]);
+    vla_acc_add(l, &r, a2, pv[0], NULL);
+    vla_leave(l, sv2);
+  }
+  if (fin_end < g) {
+    vir_value *lo = fin_end ? vla_bin(l, VIR_OP_ADD, li, vla_ku(l, fin_end)) : li;
+    vir_value *j = vla_for_begin(l, lo, vla_ku(l, g), vla_ku(l, WG), &sv2);
+    vir_value *pv = vla_mem_load(l, VIR_OP_BUFFER_LOAD, part, j, r.acc, true);
+    vir_value *pi = parti ? vla_mem_load(l, VIR_OP_BUFFER_LOAD, parti, j, vla_u32t(l), true) : NULL;
+    vla_acc_add(l, &r, a2, pv, pi);
+    vla_leave(l, sv2);
+  }
+  vir_value *ri2, *res2 = tree(l, &r, a2, &ri2);
+  saved sv3;
+  vla_if_begin(l, first, &sv3);
+  vla_store_result(l, rs, vla_ku(l, 0), vla_finish(l, &r, res2, ri2));
+  vla_mem_store(l, VIR_OP_BUFFER_STORE, cnt, vla_ku(l, 0), vla_ku(l, 0)); /* ready for the next launch */
+  vla_leave(l, sv3);
+  vla_leave(l, sv);
+  return g;
+}
+
+/* A reduction over some axes: a workgroup per output element when the
+ * reduced axes are the trailing ones and long enough, else an invocation
+ * per output element. */
+uint32_t vla_kernel_partial_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores, uint32_t ns) {
+  const vir_type *in = rop->opnd[0]->type;
+  const vir_array_attr *ax = rop->attr.arr;
+  uint64_t R = 1;
+  for (uint32_t i = 0; i < ax->naxes; i++)
+    R *= in->dims[ax->axes[i]];
+  uint64_t O = R ? vir_ty_numel(in) / R : vir_ty_numel(rop->val.type);
+  bool suffix = true;
+  for (uint32_t i = 0; i < ax->naxes; i++)
+    suffix &= ax->axes[i] == in->n - ax->naxes + i;
+  bool coop = suffix && R >= COOP_MIN;
+  red r = {0};
+  if (coop)
+    r = red_info(l, rop);
+  else {
+    /* no tree: red_info without shared memory */
+    r = (red){.code = rop->code, .in = in->elem, .res = rop->val.type->elem};
+    r.arg = rop->code == VIR_OP_ARRAY_ARGMIN || rop->code == VIR_OP_ARRAY_ARGMAX;
+    r.acc = r.arg || rop->code == VIR_OP_ARRAY_MIN || rop->code == VIR_OP_ARRAY_MAX ? r.in
+            : rop->code == VIR_OP_ARRAY_ANY || rop->code == VIR_OP_ARRAY_ALL ? vla_u32t(l) : r.res;
+    if (r.acc->kind == VIR_TY_BOOL) /* bool min/max accumulate as u32 0/1 */
+      r.acc = vla_u32t(l);
+  }
+  r.count = R;
+  saved so, si;
+  uint32_t g;
+  if (coop) {
+    g = O > MAX_GROUPS ? MAX_GROUPS : (O ? (uint32_t)O : 1);
+    vir_value *wg = vla_id_x(l, VIR_OP_WORKGROUP_ID);
+    vir_value *li = vla_id_x(l, VIR_OP_LOCAL_INDEX);
+    vir_value *o = vla_for_begin(l, wg, vla_ku(l, O), vla_ku(l, g), &so);
+    accum a = vla_acc_new(l, &r);
+    vir_value *q = vla_for_begin(l, li, vla_ku(l, R), vla_ku(l, WG), &si);
+    idx *ix = vla_split_index(l, in, ax, o, q);
+    vir_value *x = ix ? vla_emit(l, rop->opnd[0], ix) : NULL;
+    if (x)
+      vla_acc_add(l, &r, a, vla_lift(l, &r, x), q);
+    vla_emit_stores(l, stores, ns, ix);
+    vla_leave(l, si);
+    vir_value *ri, *res = tree(l, &r, a, &ri);
+    saved sf;
+    vla_if_begin(l, vla_bin(l, VIR_OP_EQ, li, vla_ku(l, 0)), &sf);
+    vla_store_result(l, rs, o, vla_finish(l, &r, res, ri));
+    vla_leave(l, sf);
+    vla_barrier(l); /* the next output reuses the shared memory */
+    vla_leave(l, so);
+    return g;
+  }
+  g = vla_groups_for(O, WG, MAX_GROUPS);
+  vir_value *gid = vla_id_x(l, VIR_OP_GLOBAL_ID);
+  vir_value *o = vla_for_begin(l, gid, vla_ku(l, O), vla_ku(l, (uint64_t)g * WG), &so);
+  accum a = vla_acc_new(l, &r);
+  vir_value *q = vla_for_begin(l, vla_ku(l, 0), vla_ku(l, R), vla_ku(l, 1), &si);
+  idx *ix = vla_split_index(l, in, ax, o, q);
+  vir_value *x = ix ? vla_emit(l, rop->opnd[0], ix) : NULL;
+  if (x)
+    vla_acc_add(l, &r, a, vla_lift(l, &r, x), q);
+  vla_emit_stores(l, stores, ns, ix);
+  vla_leave(l, si);
+  vla_store_result(l, rs, o, vla_finish(l, &r, vla_lload(l, a.v), a.i ? vla_lload(l, a.i) : NULL));
+  vla_leave(l, so);
+  return g;
+}
