@@ -5,7 +5,8 @@
   x[idx], x[:, idx], x[i, j]                    integer arrays: a gather
                                                 (array.take), one kernel
   x[mask]                                       a boolean mask: a cumsum kernel,
-                                                the count read back, a scatter
+                                                the count read back (4 bytes: the
+                                                last position), a scatter
   x[...] = v, x[idx] = v, x[mask] = v           writes: a store through the view,
                                                 a scatter, or a select
 
@@ -68,7 +69,7 @@ def _is_mask(k):
         return k.dtype == _BOOL
     if isinstance(k, list) and k and all(isinstance(e, bool) for e in k):
         return True
-    return False
+    return isinstance(k, (bool, np.bool_))  # x[True]: NumPy's 0-d mask
 
 
 def _basic(shape, offset, strides, entries):
