@@ -428,7 +428,12 @@ def _shift(fname, x, axes, sign):
             if not -a.ndim <= ax < a.ndim:
                 raise np.exceptions.AxisError(ax, a.ndim, f"vp.fft.{fname}: axes")
         shift = [sign * (a.shape[ax] // 2) for ax in axes]
-    r = _shapeops.roll(a, shift, axes)
+    if a.dtype.kind == "c":  # roll the (..., 2) float view: the same moves
+        axes_f = tuple(ax % a.ndim for ax in (axes if isinstance(axes, tuple) else (axes,)))
+        r = _shapeops.roll(_complex.fview(a), shift, axes_f)
+        r = _complex.from_fview(r if r.contiguous else r.copy(), a.dtype)
+    else:
+        r = _shapeops.roll(a, shift, axes)
     return r.numpy() if host else r
 
 
