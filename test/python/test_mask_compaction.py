@@ -116,3 +116,37 @@ def test_mask_large():
     h = rng.integers(-3, 4, n).astype(np.int32)
     x = vp.asarray(h)
     np.testing.assert_array_equal(x[x > 0].numpy(), h[h > 0])
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.int32, np.uint32, np.bool_, np.float64,
+                                np.int64, np.uint64, np.int8, np.float16])
+def test_compaction_over_tiles(dt, monkeypatch):
+    # masks over every axis take the stream compaction (_compact.py: tiles
+    # of 2048 elements); several tiles, a partial last one, 8-byte elements
+    # as two words; the 8/16-bit dtypes take the array path. _MAX_GX = 2
+    # folds the tiles onto a 2-D grid, as past 32768 tiles.
+    from vulpy import _compact
+    rng = np.random.default_rng(7)
+    n = 3 * 2048 + 5
+    h = (rng.standard_normal(n) * 50).astype(dt)
+    for p in (0.0, 0.01, 0.5, 1.0):
+        hm = rng.random(n) < p
+        for gx in (None, 2):
+            if gx:
+                monkeypatch.setattr(_compact, "_MAX_GX", gx)
+            got = vp.asarray(h)[vp.asarray(hm)]
+            assert got.dtype == h.dtype and got.shape == h[hm].shape
+            np.testing.assert_array_equal(got.numpy(), h[hm])
+            monkeypatch.undo()
+    # 2-D: the mask covers both axes
+    h2, m2 = h[:6000].reshape(60, 100), rng.random((60, 100)) < 0.3
+    np.testing.assert_array_equal(vp.asarray(h2)[m2].numpy(), h2[m2])
+
+
+def test_compaction_is_taken_for_full_masks(monkeypatch):
+    from vulpy import _compact
+    calls = []
+    orig = _compact.mask_select
+    monkeypatch.setattr(_compact, "mask_select", lambda a, m: calls.append(1) or orig(a, m))
+    x = vp.asarray(np.arange(12, dtype=np.float32).reshape(3, 4))
+    assert x[x > 4.0].shape == (7,) and calls

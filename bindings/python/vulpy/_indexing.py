@@ -4,9 +4,10 @@
                                                 same buffer (no copy, no kernel)
   x[idx], x[:, idx], x[i, j]                    integer arrays: a gather
                                                 (array.take), one kernel
-  x[mask]                                       a boolean mask: a cumsum kernel,
-                                                the count read back (4 bytes: the
-                                                last position), a scatter
+  x[mask]                                       a boolean mask: a stream compaction
+                                                (_compact.py) when it covers every
+                                                axis, else a cumsum kernel, the
+                                                count read back (4 bytes), a scatter
   x[...] = v, x[idx] = v, x[mask] = v           writes: a store through the view,
                                                 a scatter, or a select
 
@@ -228,6 +229,10 @@ def _positions(a, m):
 
 def _mask_get(a, mask):
     m = _mask_prefix(a, mask)
+    from . import _compact  # a mask over every axis: one device compaction
+    r = _compact.mask_select(a, m)
+    if r is not None:
+        return r
     cum, count = _positions(a, m)
     M = cum.shape[0]
     rest = a.shape[m.ndim:]
