@@ -28,14 +28,15 @@ _I64 = np.dtype(np.int64)
 
 
 def unique_axis(ar, return_index, return_inverse, return_counts, axis, equal_nan):
-    from . import _reduce, _shapeops, _sort, _stats, _ufunc
+    import sys
+
+    from . import _reduce, _shapeops, _stats, _ufunc
+    # vp.argsort through the package: _sort dispatches axis= here, so
+    # importing it back would close an import cycle (test_layers.py)
+    argsort = sys.modules[__package__].argsort
     host = not isinstance(ar, _nd)
     if host:
-        h = np.asarray(ar)
-        dt = np.dtype(h.dtype)
-        if dt not in _sort._KEYS and dt not in _sort._WIDENED:
-            raise _sort._unsupported(dt, "vp.unique")
-        ar = _array.asarray(h)
+        ar = _array.asarray(np.asarray(ar))
     ax = _norm_axis(axis, ar.ndim)
     ctx = ar._ctx
     moved = _shapeops.moveaxis(ar, ax, 0)
@@ -53,7 +54,7 @@ def unique_axis(ar, return_index, return_inverse, return_counts, axis, equal_nan
         perm = _array.arange(n, dtype=_I64, context=ctx)
         for c in range(m - 1, -1, -1):  # least significant column first
             key = rows[:, c][perm]
-            perm = perm[_sort.argsort(key, kind="stable")]
+            perm = perm[argsort(key, kind="stable")]
         srt = rows[perm]
         if n > 1 and m > 0:
             head = _reduce.any(_ufunc.not_equal(srt[1:], srt[:-1]), 1)
