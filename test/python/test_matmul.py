@@ -386,8 +386,8 @@ def test_einsum_views_and_out():
 
 def test_einsum_errors_name_the_subscripts():
     a = np.zeros((2, 3), np.float32)
-    with pytest.raises(NotImplementedError, match="'ij,jk->ik' .*'1'|sublist|subscripts"):
-        vp.einsum(a, [0, 1], a.T, [1, 2])
+    # the sublist form was refused here; it is NumPy's now (test_quantile_unique_fft_helpers.py)
+    np.testing.assert_array_equal(vp.einsum(a, [0, 1], a.T, [1, 2]).shape, (2, 2))
     with pytest.raises(NotImplementedError, match=r"subscripts 'i1,jk': character '1'"):
         vp.einsum("i1,jk", a, a.T)
     with pytest.raises(ValueError, match="subscript 'j' in 'ij,jk->ik' has lengths 3 and 2"):

@@ -124,6 +124,21 @@ SEQUENCES["unique"] = ((J % 3,), {"return_index": True, "return_inverse": True,
                                   "return_counts": True})
 METHODS += ["argsort"]
 
+# --- issue 19: quantiles, unique(axis=), numpy.fft's helpers, einsum's sublist form
+# (test_quantile_unique_fft_helpers.py has the differential tests)
+FUNCTIONS.update({"percentile": ((G, 30.0), {"axis": 1}), "quantile": ((G, [0.2, 0.8]), {}),
+                  "nanpercentile": ((H, [40.0]), {"axis": 1}), "nanquantile": ((H, 0.5), {})})
+FORMS = {  # another form of a name above: label -> (name, args, kwargs)
+    "unique axis=0": ("unique", (J % 2,), {"axis": 0}),
+    "unique axis=1": ("unique", (I % 2,), {"axis": 1, "return_counts": True}),
+    "einsum sublist": ("einsum", (F, [0, 1], G, [2, 1], [0, 2]), {}),
+}
+FFT_HELPERS = {  # numpy.fft name -> (args, kwargs); NumPy arrays go in resident
+    "fftfreq": ((8, 0.5), {}), "rfftfreq": ((9,), {}), "fftshift": ((F,), {"axes": 1}),
+    "ifftshift": ((G,), {}),
+}
+
+
 def _res(x):
     if isinstance(x, list) and x and all(isinstance(e, np.ndarray) for e in x):
         return [vp.asarray(e) for e in x]  # concatenate([a, b]), ...
@@ -369,3 +384,22 @@ def test_fft_name(name):
     want = getattr(np.fft, name)(a, **kw)
     _check_tol(getattr(vp.fft, name)(vp.asarray(a), **kw), want, "vp.fft." + name)
     _check_tol(getattr(np.fft, name)(vp.asarray(a), **kw), want, "np.fft." + name)
+
+
+@pytest.mark.parametrize("label", sorted(FORMS))
+def test_function_form(label):
+    name, args, kw = FORMS[label]
+    want = getattr(np, name)(*args, **kw)
+    for who, f in (("vp.", getattr(vp, name)), ("np.", getattr(np, name))):
+        got = f(*map(_res, args), **kw)
+        for g, w in zip(got, want) if isinstance(want, tuple) else [(got, want)]:
+            _check(g, w, who + label)
+
+
+@pytest.mark.parametrize("name", sorted(FFT_HELPERS))
+def test_fft_helper_name(name):
+    args, kw = FFT_HELPERS[name]
+    want = getattr(np.fft, name)(*args, **kw)
+    _check(getattr(vp.fft, name)(*map(_res, args), **kw), want, "vp.fft." + name)
+    if any(isinstance(a, np.ndarray) for a in args):
+        _check(getattr(np.fft, name)(*map(_res, args), **kw), want, "np.fft." + name)

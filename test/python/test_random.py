@@ -189,17 +189,68 @@ def test_uniform_is_numpys_formula_to_rounding():
     np.testing.assert_allclose(got, want, rtol=0, atol=2 * np.finfo(np.float64).eps * 6.0)
 
 
-def _box_muller_reference(seed, n, dtype):
-    """docs/python-api.md's Box-Muller, in float64 on the host from NumPy's
-    raw Philox words (whole blocks from the start of the stream)."""
+_U64, _M32 = np.uint64, np.uint64(0xFFFFFFFF)
+
+
+def _philox4x32(x, k):
+    """Philox4x32-10 (Random123's philox4x32_R) of counters x (four arrays
+    of 32-bit words) under key k (two words), in uint64 NumPy arithmetic."""
+    x = [np.asarray(v, dtype=_U64) for v in x]
+    k0, k1 = _U64(k[0]), _U64(k[1])
+    for _ in range(10):
+        p0, p1 = _U64(0xD2511F53) * x[0], _U64(0xCD9E8D57) * x[2]
+        x = [(p1 >> _U64(32)) ^ x[1] ^ k0, p1 & _M32, (p0 >> _U64(32)) ^ x[3] ^ k1, p0 & _M32]
+        k0, k1 = (k0 + _U64(0x9E3779B9)) & _M32, (k1 + _U64(0xBB67AE85)) & _M32
+    return x
+
+
+def test_philox4x32_reference_known_answers():
+    # Random123's kat_vectors for philox4x32_10: the reference below is the
+    # published generator, so the float32 normals check against it
+    kat = [([0, 0, 0, 0], [0, 0], [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]),
+           ([0xffffffff] * 4, [0xffffffff] * 2, [0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd]),
+           ([0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344], [0xa4093822, 0x299f31d0],
+            [0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1])]
+    for ctr, key, want in kat:
+        assert [int(v) for v in _philox4x32(ctr, key)] == want
+
+
+def _normal32_words(seed, n, **kw):
+    """docs/python-api.md's float32 normal words: for block g (counter
+    D = C + g) and half j, Philox4x32-10 of (lo32 D, hi32 D, fold2,
+    fold3 << 1 | j) under the folded key; four words per half."""
+    full = np.random.Philox(seed, **kw).state
+    st = full["state"]
+    k0, k1 = (int(v) for v in st["key"])
+    c = [int(v) for v in st["counter"]]
+    # a fresh Philox has used its buffered block: the first one is counter + 1
+    ctr = (c[0] | c[1] << 64 | c[2] << 128 | c[3] << 192) + (full["buffer_pos"] >= 4)
+    key = ((k0 ^ (k1 >> 32)) & 0xFFFFFFFF, ((k0 >> 32) ^ k1) & 0xFFFFFFFF)
+    halves = -(-n // 4)
+    cols = []
+    for t in range(halves):
+        d = (ctr + t // 2) % 2**256
+        d1, d2, d3 = (d >> 64) & (2**64 - 1), (d >> 128) & (2**64 - 1), d >> 192
+        f2 = (d2 & 0xFFFFFFFF) ^ (d1 >> 32)
+        f3 = ((d1 ^ (d2 >> 32) ^ d3 ^ (d3 >> 32)) & 0xFFFFFFFF) << 1 & 0xFFFFFFFF
+        cols.append((d & 0xFFFFFFFF, (d >> 32) & 0xFFFFFFFF, f2, f3 | (t & 1)))
+    x = _philox4x32(np.array(cols, dtype=np.uint64).T, key)
+    return np.stack(x, axis=1).ravel()  # y0 y1 y2 y3 of each half, in order
+
+
+def _box_muller_reference(seed, n, dtype, **kw):
+    """docs/python-api.md's Box-Muller, in float64 on the host: float32
+    from the Philox4x32 words above, float64 from NumPy's raw Philox words
+    (whole blocks from the start of the stream)."""
     per = 8 if dtype == np.float32 else 4
-    words = np.random.Philox(seed).random_raw(-(-n // per) * 4)
     if dtype == np.float32:
-        a, b = words & 0xFFFFFFFF, words >> np.uint64(32)
+        words = _normal32_words(seed, n, **kw)
+        a, b = words[0::2], words[1::2]
         u1 = ((a >> np.uint64(8)).astype(np.float64) + 1.0) * 2.0 ** -24
         m = (b >> np.uint64(8)).astype(np.int64)
         theta = (m >> 22) * (np.pi / 2) + ((m & 0x3FFFFF) - 2**21) * (np.pi / 2) * 2.0 ** -22
     else:
+        words = np.random.Philox(seed, **kw).random_raw(-(-n // per) * 4)
         a, b = words[0::2], words[1::2]
         u1 = ((a >> np.uint64(11)).astype(np.float64) + 1.0) * 2.0 ** -53
         theta = (b >> np.uint64(11)).astype(np.float64) * 2.0 ** -53 * 2 * np.pi
@@ -208,11 +259,25 @@ def _box_muller_reference(seed, n, dtype):
 
 
 @pytest.mark.parametrize("dtype,tol", [(np.float32, 2e-6), (np.float64, 1e-13)])
-@pytest.mark.parametrize("n", [5, 64, 1001])
+@pytest.mark.parametrize("n", [5, 12, 64, 1001])
 def test_standard_normal_is_the_documented_box_muller(dtype, tol, n):
     got = _host(_vp_gen(21).standard_normal(n, dtype=dtype)).astype(np.float64)
     want = _box_muller_reference(21, n, dtype)
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+def test_float32_normals_across_a_counter_wrap():
+    # the block counter's low word wraps to 0 inside the call (the kernels'
+    # `wrap`): the blocks after it take the upper words' next fold
+    for ctr in (2**64 - 3, 2**128 - 2, 2**32 - 1):
+        got = _host(_vp_gen(4, counter=ctr).standard_normal(64, dtype=np.float32))
+        want = _box_muller_reference(4, 64, np.float32, counter=ctr)
+        np.testing.assert_allclose(got.astype(np.float64), want, rtol=2e-6, atol=2e-6)
+    # jumped streams (2^128 blocks apart) are different samples
+    a = _host(vp.random.Generator(vp.random.Philox(4).jumped()).standard_normal(
+        64, dtype=np.float32))
+    b = _host(_vp_gen(4).standard_normal(64, dtype=np.float32))
+    assert not np.any(a == b)
 
 
 # ------------------------------------------------------------ statistics

@@ -212,9 +212,11 @@ def test_unique_matches_numpy(a, ri, rv, rc):
     np.testing.assert_array_equal(vp.unique(a), nu)  # NumPy in -> NumPy out
 
 
-def test_unique_axis_not_implemented():
-    with pytest.raises(NotImplementedError, match="axis"):
-        vp.unique(vp.asarray(np.zeros((2, 2), np.float32)), axis=0)
+def test_unique_axis_is_numpys():
+    # axis= was a NotImplementedError; test_quantile_unique_fft_helpers.py tests it in depth
+    a = np.array([[1, 2], [0, 5], [1, 2]], np.float32)
+    np.testing.assert_array_equal(vp.unique(vp.asarray(a), axis=0).numpy(),
+                                  np.unique(a, axis=0))
 
 
 # ------------------------------------------------------------------ searchsorted

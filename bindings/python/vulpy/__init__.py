@@ -130,3 +130,6 @@ from ._cuda import interop as cuda_interop  # noqa: E402,F401  (DLPack to CUDA)
 # vp.dot stays the kernel language's vector dot inside kernels
 from ._matmul import dot, einsum, inner, matmul, tensordot, vdot  # noqa: E402,F401
 _types.kernel_name(dot, "dot")  # noqa: F405
+
+# --- issue 19 (array API): quantiles (method='linear') on the device sort ---
+from ._quantile import nanpercentile, nanquantile, percentile, quantile  # noqa: E402,F401

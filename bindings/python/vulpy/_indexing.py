@@ -4,8 +4,10 @@
                                                 same buffer (no copy, no kernel)
   x[idx], x[:, idx], x[i, j]                    integer arrays: a gather
                                                 (array.take), one kernel
-  x[mask]                                       a boolean mask: a cumsum kernel,
-                                                the count read back, a scatter
+  x[mask]                                       a boolean mask: a stream compaction
+                                                (_compact.py) when it covers every
+                                                axis, else a cumsum kernel, the
+                                                count read back (4 bytes), a scatter
   x[...] = v, x[idx] = v, x[mask] = v           writes: a store through the view,
                                                 a scatter, or a select
 
@@ -67,7 +69,7 @@ def _is_mask(k):
         return k.dtype == _BOOL
     if isinstance(k, list) and k and all(isinstance(e, bool) for e in k):
         return True
-    return False
+    return isinstance(k, (bool, np.bool_))  # x[True]: NumPy's 0-d mask
 
 
 def _basic(shape, offset, strides, entries):
@@ -226,6 +228,10 @@ def _positions(a, m):
 
 def _mask_get(a, mask):
     m = _mask_prefix(a, mask)
+    from . import _compact  # a mask over every axis: one device compaction
+    r = _compact.mask_select(a, m)
+    if r is not None:
+        return r
     cum, count = _positions(a, m)
     M = cum.shape[0]
     rest = a.shape[m.ndim:]

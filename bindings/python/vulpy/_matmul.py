@@ -582,6 +582,45 @@ def _contract(ctx, cdt, a, la, b, lb, keep):
     return c.reshape(tuple(oshape)), batch + fa + fb
 
 
+def _sublist_form(first, rest):
+    """NumPy's interleaved form (op, sublist, op, sublist, ..., [output
+    sublist]) as (subscripts string, operands): subscript k is letter
+    'a' + k below 26, 'A' + k - 26 below 52; Ellipsis is '...'."""
+    args = (first,) + tuple(rest)
+    ops, subs = list(args[0::2]), list(args[1::2])
+    outsub = None
+    if len(args) % 2:
+        outsub = ops.pop()
+    if len(subs) != len(ops) or not ops:
+        raise ValueError("vp.einsum: the sublist form needs an operand and a sublist each "
+                         "(einsum(a, [0, 1], b, [1, 2], [0, 2]))")
+
+    def letters(sub, what):
+        try:
+            items = list(sub)
+        except TypeError:
+            raise TypeError(f"vp.einsum: {what} must be a list of ints (or Ellipsis), "
+                            f"got {sub!r}") from None
+        text = []
+        for k in items:
+            if k is Ellipsis:
+                text.append("...")
+                continue
+            if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+                raise TypeError(f"vp.einsum: {what} holds {k!r}; subscripts are ints in "
+                                f"[0, 52) or Ellipsis")
+            if not 0 <= k < 52:
+                raise ValueError(f"vp.einsum: subscript {k} in {what} is not within the "
+                                 f"valid range [0, 52)")
+            text.append(chr(ord("a") + k) if k < 26 else chr(ord("A") + k - 26))
+        return "".join(text)
+
+    spec = ",".join(letters(sb, f"sublist {i}") for i, sb in enumerate(subs))
+    if outsub is not None:
+        spec += "->" + letters(outsub, "the output sublist")
+    return spec, ops
+
+
 def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe",
            optimize=False):
     """vp.einsum(subscripts, *operands, out=None, dtype=None, order='K', casting='safe',
@@ -590,9 +629,8 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     pairwise contraction is one batched GEMM, sums over letters that one
     operand alone has are reductions, repeated letters are diagonal views.
     NumPy in -> NumPy out; resident in -> resident out."""
-    if not isinstance(subscripts, str):
-        raise NotImplementedError("vp.einsum: only the subscripts-string form is supported "
-                                  "(not the interleaved operand/sublist form)")
+    if not isinstance(subscripts, str):  # einsum(a, [0, 1], b, [1, 2], [0, 2])
+        subscripts, operands = _sublist_form(subscripts, operands)
     if not operands:
         raise ValueError("vp.einsum: no operands")
     ops = [_operand(x, "einsum", k) for k, x in enumerate(operands)]

@@ -14,6 +14,12 @@ products in uint64 arithmetic (mulhilo): GLSL's umulExtended is 32-bit only
 and the kernel language has no 128-bit type. The multipliers are constants,
 so their halves fold.
 
+float32 normals are the exception: they need no NumPy stream, so they come
+from Philox4x32-10 (philox32: 32-bit words, one wide multiply per product),
+four per invocation (normal4), and Box-Muller without int -> float
+conversions (box_muller32); docs/python-api.md, "Random numbers", gives
+the formulas and docs/performance.md, "random", the reason.
+
 Every kernel writes the outputs of its invocation's block that fall inside
 [0, n) of the call (the first block may be partly used already: `skip`
 words, or 2*skip 32-bit halves, of it are before the call's first output).
@@ -30,6 +36,11 @@ INV53: vp.float64 = 1.1102230246251565e-16
 INV24: vp.float32 = 5.9604644775390625e-08
 PIO2_22: vp.float32 = 3.745070282923245e-07  # (pi / 2) / 2^22
 TWO_PI64: vp.float64 = 6.283185307179586
+# Philox4x32-10's multipliers and key increments (Random123's, cuRAND's)
+PHILOX32_M0: vp.uint64 = 0xD2511F53
+PHILOX32_M1: vp.uint64 = 0xCD9E8D57
+PHILOX32_W0: vp.uint32 = 0x9E3779B9
+PHILOX32_W1: vp.uint32 = 0xBB67AE85
 
 
 def mulhilo(a: vp.uint64, b: vp.uint64):
@@ -62,6 +73,24 @@ def philox(c0: vp.uint64, c1: vp.uint64, c2: vp.uint64, c3: vp.uint64,
     return c0, c1, c2, c3
 
 
+def philox32(x0: vp.uint32, x1: vp.uint32, x2: vp.uint32, x3: vp.uint32,
+             k0: vp.uint32, k1: vp.uint32):
+    """Philox4x32-10 of counter (x0..x3) under key (k0, k1), Random123's
+    philox4x32_R (cuRAND's curandStatePhilox4_32_10): the same round as
+    philox above on 32-bit words. Each 32 x 32 -> 64-bit product is one
+    uint64 multiply of zero-extended words (NVIDIA's IMAD.WIDE.U32: high
+    and low halves in one instruction), four times cheaper per output word
+    than Philox4x64's emulated 64 x 64 -> 128-bit products."""
+    for _r in vp.static(range(10)):
+        p0 = PHILOX32_M0 * vp.uint64(x0)
+        p1 = PHILOX32_M1 * vp.uint64(x2)
+        x0, x1, x2, x3 = (vp.uint32(p1 >> 32) ^ x1 ^ k0, vp.uint32(p1 & LOW32),
+                          vp.uint32(p0 >> 32) ^ x3 ^ k1, vp.uint32(p0 & LOW32))
+        k0 = k0 + PHILOX32_W0
+        k1 = k1 + PHILOX32_W1
+    return x0, x1, x2, x3
+
+
 def invocation_id(row: vp.uint32):
     """The invocation's index: x + y * row (a 2-D grid where the device
     limits the x workgroup count: lavapipe's 65535 groups)."""
@@ -80,6 +109,22 @@ def invocation_block(g: vp.uint32, k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
     return philox(d0, d1, d2, c3 + cy3, k0, k1)
 
 
+def log_unit(x: vp.float32):
+    """log x for x in [2^-24, 1]: the math library's vp_log (math.md) without
+    its subnormal, zero, negative and infinite cases, which Box-Muller's u1
+    never is (the same polynomial, so the same value)."""
+    b = vp.bitcast(x, vp.uint32)
+    e = vp.int32(b - 0x3F2AAAAB) >> 23
+    f = vp.bitcast(b - (vp.uint32(e) << 23), vp.float32) - 1.0
+    # float(e) without a conversion: e in the low bits of 1.5 2^23
+    fe = vp.bitcast(e + 0x4B400000, vp.float32) - 12582912.0
+    p = f * f * vp.fma(f, vp.fma(vp.fma(vp.fma(vp.fma(vp.fma(vp.fma(vp.fma(vp.fma(vp.fma(
+        -0.107905899, f, 0.117326878), f, -0.0973790068), f, 0.108294673), f, -0.125110807),
+        f, 0.142976186), f, -0.166665048), f, 0.199998261), f, -0.250000004), f,
+        0.333333337), -0.5)
+    return vp.fma(fe, 0.693145752, f) + vp.fma(fe, 1.42860677e-6, p)
+
+
 def box_muller32(a: vp.uint32, b: vp.uint32):
     """Two standard normals from two 32-bit words: r = sqrt(-2 log u1) with
     u1 = ((a >> 8) + 1) 2^-24 in (0, 1], and the angle from the top 24 bits
@@ -87,25 +132,58 @@ def box_muller32(a: vp.uint32, b: vp.uint32):
     2^-22 in [-pi/4, pi/4), theta = q pi/2 + y (uniform on the circle: 2 pi
     m 2^-24 turned by -pi/4). sin y and cos y are the polynomials of the
     math library's vp_sincos on |y| <= pi/4 (math.md), without its range
-    reduction: the quadrant comes from the bits, and one y serves both."""
-    u1 = (vp.float32(a >> 8) + 1.0) * INV24
-    r = vp.sqrt(-2.0 * vp.log(u1))
+    reduction: the quadrant comes from the bits, and one y serves both.
+
+    No int -> float conversion (a quarter-rate instruction on NVIDIA GPUs):
+    u1 is 1.b23..b9 - 1 (exact) plus 2^-24 or 2^-23 for bit 8 (the exponent
+    field of 2^-24 raised by that bit), y's integer is the low bits of
+    1.5 2^23 (exact below 2^22), so the values are the formulas' own."""
+    u1 = (vp.bitcast(0x3F800000 | (a >> 9), vp.float32) - 1.0) + \
+        vp.bitcast(0x33800000 + ((a & 0x100) << 15), vp.float32)
+    r = vp.sqrt(-2.0 * log_unit(u1))
     m = b >> 8
-    q = m >> 22
-    y = vp.float32(vp.int32(m & 0x3FFFFF) - 2097152) * PIO2_22
+    y = (vp.bitcast(0x4B400000 + (m & 0x3FFFFF), vp.float32) - 14680064.0) * PIO2_22
     z = y * y
     s = vp.fma(y * z, vp.fma(vp.fma(-1.95777214e-4, z, 0.00833270025), z, -0.166666644), y)
     c = vp.fma(z, vp.fma(z, vp.fma(vp.fma(2.45377508e-5, z, -0.00138882549), z,
                                    0.0416666644), -0.5), 1.0)
-    # (cos, sin) of q pi/2 + y: (c, s), (-s, c), (-c, -s), (s, -c)
-    cq = c if q == 0 else (-s if q == 1 else (-c if q == 2 else s))
-    sq = s if q == 0 else (c if q == 1 else (-s if q == 2 else -c))
-    return r * cq, r * sq
+    # (cos, sin) of q pi/2 + y: (c, s), (-s, c), (-c, -s), (s, -c): odd q
+    # swaps the two, then the signs by a xor of the sign bits of r
+    odd = (m & 0x400000) != 0
+    cq = s if odd else c
+    sq = c if odd else s
+    rb = vp.bitcast(r, vp.uint32)
+    q = m >> 22
+    rc = vp.bitcast(rb ^ (((q + 1) & 2) << 30), vp.float32)  # cos < 0 for q = 1, 2
+    rs = vp.bitcast(rb ^ ((q & 2) << 30), vp.float32)        # sin < 0 for q = 2, 3
+    return rc * cq, rs * sq
+
+
+def normal4(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32, c1: vp.uint32,
+            f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32, f3w: vp.uint32, wrap: vp.uint32):
+    """The four float32 normals of invocation t: half j = t & 1 of Philox4x64
+    block g = t >> 1 of the call (counter D = C + g), made by Philox4x32-10
+    of the 128-bit counter (D's low word, fold of D's upper words, j) under
+    the 64-bit fold of the key (random.py computes the folds and the key),
+    then Box-Muller on the word pairs (x0, x1) and (x2, x3). The low word of
+    D wraps into the upper words at g >= wrap: their fold is then (f2w,
+    f3w)."""
+    g = t >> 1
+    lo = c0 + g
+    hi = c1 + (vp.uint32(1) if lo < g else vp.uint32(0))
+    w = g >= wrap
+    x2 = f2w if w else f2
+    x3 = (f3w if w else f3) | (t & 1)
+    y0, y1, y2, y3 = philox32(lo, hi, x2, x3, k0, k1)
+    z0, z1 = box_muller32(y0, y1)
+    z2, z3 = box_muller32(y2, y3)
+    return z0, z1, z2, z3
 
 
 # Functions of the vulpy package are not collected as helpers by name (they
 # would be the kernel language's own names): the kernels list them.
-HELPERS = (mulhilo, philox, invocation_id, invocation_block, box_muller32)
+HELPERS = (mulhilo, philox, philox32, invocation_id, invocation_block, log_unit,
+           box_muller32, normal4)
 
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)
@@ -159,20 +237,21 @@ def uniform_f32(out: vp.Buffer[vp.float32], k0: vp.uint64, k1: vp.uint64, c0: vp
 
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)
-def normal_f32(out: vp.Buffer[vp.float32], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
-               c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, n: vp.uint32, row: vp.uint32):
-    """Box-Muller (box_muller32): the four words of a block are four pairs
-    of 32-bit halves, eight standard normals."""
-    g = invocation_id(row)
-    w = invocation_block(g, k0, k1, c0, c1, c2, c3)
-    t = g * 8
-    for k in vp.static(range(4)):
-        z0, z1 = box_muller32(vp.uint32(w[k] & LOW32), vp.uint32(w[k] >> 32))
-        j = t + 2 * k
-        if j < n:
-            out[j] = z0
-        if j + 1 < n:
-            out[j + 1] = z1
+def normal_f32(out: vp.Buffer[vp.float32], k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
+               c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32, f3w: vp.uint32,
+               wrap: vp.uint32, n: vp.uint32, row: vp.uint32):
+    """normal_f32_v4 for any n: out[4t + k] = z[k] where inside [0, n)."""
+    t = invocation_id(row)
+    z0, z1, z2, z3 = normal4(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
+    j = 4 * t
+    if j < n:
+        out[j] = z0
+    if j + 1 < n:
+        out[j + 1] = z1
+    if j + 2 < n:
+        out[j + 2] = z2
+    if j + 3 < n:
+        out[j + 3] = z3
 
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)
@@ -210,24 +289,20 @@ def integers_i64(out: vp.Buffer[vp.int64], k0: vp.uint64, k1: vp.uint64, c0: vp.
             out[t + k - skip] = vp.int64(low + v)
 
 
-# Vector-store variants (n a multiple of 8, the call starting on a block):
-# the same values in the same places as normal_f32 / uniform_f32, written as
-# two vec4 stores per invocation instead of eight scalar ones.
+# Vector-store variants: the same values in the same places as normal_f32 /
+# uniform_f32, written as vec4 stores (normals: n a multiple of 4; uniforms:
+# n a multiple of 8, the call starting on a block, two stores).
 @vp.kernel(local_size_x=64, helpers=HELPERS)
-def normal_f32_v4(out: vp.Buffer[vp.vec4], k0: vp.uint64, k1: vp.uint64, c0: vp.uint64,
-                  c1: vp.uint64, c2: vp.uint64, c3: vp.uint64, n4: vp.uint32,
-                  row: vp.uint32):
-    """normal_f32 when n = 4 * n4 is a multiple of 8."""
-    g = invocation_id(row)
-    w = invocation_block(g, k0, k1, c0, c1, c2, c3)
-    z = vp.Local[vp.float32, 8]
-    for k in vp.static(range(4)):
-        z0, z1 = box_muller32(vp.uint32(w[k] & LOW32), vp.uint32(w[k] >> 32))
-        z[2 * k] = z0
-        z[2 * k + 1] = z1
-    if 2 * g + 1 < n4:
-        out[2 * g] = vp.vec4(z[0], z[1], z[2], z[3])
-        out[2 * g + 1] = vp.vec4(z[4], z[5], z[6], z[7])
+def normal_f32_v4(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
+                  c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
+                  f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32, row: vp.uint32):
+    """Standard normals, n = 4 * n4: invocation t writes out[t], the four
+    normals of one Philox4x32-10 output (normal4): one vec4 store per
+    invocation, neighbouring invocations neighbouring 16 bytes."""
+    t = invocation_id(row)
+    z0, z1, z2, z3 = normal4(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
+    if t < n4:
+        out[t] = vp.vec4(z0, z1, z2, z3)
 
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)

@@ -325,13 +325,13 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
            *, equal_nan=True, sorted=True):
     """vp.unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
     *, equal_nan=True, sorted=True):
-    numpy.unique on the GPU (flattened; axis= is not implemented): the
-    sorted unique values, and optionally the first index of each, the
-    inverse (input shape) and the counts. NaNs count as one value
-    (equal_nan=True, NumPy's default)."""
-    if axis is not None:
-        raise NotImplementedError("vp.unique: axis= is not implemented (only the flattened "
-                                  "array, axis=None)")
+    numpy.unique on the GPU: the sorted unique values of the flattened
+    array, or with axis=k the unique slices along axis k (_setops.py), and
+    optionally the first index of each, the inverse (input shape) and the
+    counts. NaNs count as one value (equal_nan=True, NumPy's default)."""
+    if axis is not None:  # issue 19: unique slices along an axis (_setops.py)
+        from ._setops import unique_axis
+        return unique_axis(ar, return_index, return_inverse, return_counts, axis, equal_nan)
     resident = isinstance(ar, _nd)
     if not resident:
         a_np = np.asarray(ar)

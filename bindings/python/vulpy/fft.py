@@ -40,7 +40,7 @@ from . import _array, _complex, _context, _native, _ufunc
 from ._graph import c_strides
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
-           "rfftn", "irfftn"]
+           "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 _C64, _C128 = np.dtype(np.complex64), np.dtype(np.complex128)
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -381,3 +381,67 @@ def rfft2(a, s=None, axes=(-2, -1), norm=None, *, context=None):
 def irfft2(a, s=None, axes=(-2, -1), norm=None, *, context=None):
     """vp.fft.irfft2: the inverse of rfft2, as numpy.fft.irfft2."""
     return _irfftn("irfft2", a, s, axes, norm, context, s is not None)
+
+
+# ------------------------------------------------ helpers (issue 19)
+# fftfreq / rfftfreq make n numbers from two: NumPy's own formula on the host
+# (bit for bit its float64 values) uploaded as one resident array, as
+# vp.arange does. fftshift / ifftshift are vp.roll (two slab copies per
+# axis on the device) by NumPy's shifts.
+def _freq_n(fname, n, d):
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"vp.fft.{fname}: n should be an integer, got {n!r}")
+    if n <= 0:  # NumPy divides by zero
+        raise ValueError(f"vp.fft.{fname}: n must be positive, got {n}")
+    return int(n)
+
+
+def fftfreq(n, d=1.0, device=None, *, context=None):
+    """numpy.fft.fftfreq: the sample frequencies [0, 1, ..., -1] / (d n),
+    float64 (NumPy's values), as a resident array on `context`."""
+    n = _freq_n("fftfreq", n, d)
+    return _array.asarray(np.fft.fftfreq(n, d), context=context)
+
+
+def rfftfreq(n, d=1.0, device=None, *, context=None):
+    """numpy.fft.rfftfreq: [0, 1, ..., n // 2] / (d n), float64, resident."""
+    n = _freq_n("rfftfreq", n, d)
+    return _array.asarray(np.fft.rfftfreq(n, d), context=context)
+
+
+def _shift(fname, x, axes, sign):
+    from . import _shapeops
+    host = not isinstance(x, _array.ndarray)
+    a = _array.asarray(np.asarray(x)) if host else x
+    if axes is None:
+        axes = tuple(range(a.ndim))
+        shift = [sign * (dim // 2) for dim in a.shape]
+    elif isinstance(axes, (int, np.integer)):
+        ax = operator.index(axes)
+        if not -a.ndim <= ax < a.ndim:
+            raise np.exceptions.AxisError(ax, a.ndim, f"vp.fft.{fname}: axes")
+        shift = sign * (a.shape[ax] // 2)
+    else:
+        axes = tuple(operator.index(ax) for ax in axes)
+        for ax in axes:
+            if not -a.ndim <= ax < a.ndim:
+                raise np.exceptions.AxisError(ax, a.ndim, f"vp.fft.{fname}: axes")
+        shift = [sign * (a.shape[ax] // 2) for ax in axes]
+    if a.dtype.kind == "c":  # roll the (..., 2) float view: the same moves
+        axes_f = tuple(ax % a.ndim for ax in (axes if isinstance(axes, tuple) else (axes,)))
+        r = _shapeops.roll(_complex.fview(a), shift, axes_f)
+        r = _complex.from_fview(r if r.contiguous else r.copy(), a.dtype)
+    else:
+        r = _shapeops.roll(a, shift, axes)
+    return r.numpy() if host else r
+
+
+def fftshift(x, axes=None):
+    """numpy.fft.fftshift: the zero frequency moved to the centre (a roll by
+    n // 2 along each of `axes`, all by default). NumPy in -> NumPy out."""
+    return _shift("fftshift", x, axes, 1)
+
+
+def ifftshift(x, axes=None):
+    """numpy.fft.ifftshift: fftshift's inverse (a roll by -(n // 2))."""
+    return _shift("ifftshift", x, axes, -1)

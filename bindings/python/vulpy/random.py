@@ -17,7 +17,8 @@ NumPy's own Philox (SeedSequence), and `.state` reads and writes NumPy's
 state dictionary, so a stream can move between VulPy and NumPy.
 
 The rest uses parallel methods (docs/python-api.md, "Random numbers"):
-standard_normal is Box-Muller on whole blocks, integers Lemire's
+standard_normal is Box-Muller on whole blocks (float32: on Philox4x32-10
+words, four normals per invocation, _normal32_push), integers Lemire's
 multiply without rejection (bias below span / 2^64), uniform, normal and
 exponential are transforms of random / standard_normal.
 """
@@ -324,13 +325,15 @@ class Generator:
         if n == 0:
             return arr
         ctr = self.bit_generator._fresh_blocks(nb)
-        push = self.bit_generator._push(ctr)
+        push = self.bit_generator._push(ctr) if dt == _F64 else None
         if dt == _F64:
             _launch(_kernels().normal_f64, arr, nb, n=n, **push)
-        elif n % 8 == 0:  # whole blocks: vector stores
-            _launch(_kernels().normal_f32_v4, arr, nb, n4=n // 4, **push)
+            return arr
+        push = _normal32_push(ctr, self.bit_generator._key, nb)
+        if n % 4 == 0:  # one vec4 store per invocation
+            _launch(_kernels().normal_f32_v4, arr, n // 4, n4=n // 4, **push)
         else:
-            _launch(_kernels().normal_f32, arr, nb, n=n, **push)
+            _launch(_kernels().normal_f32, arr, (n + 3) // 4, n=n, **push)
         return arr
 
     def normal(self, loc=0.0, scale=1.0, size=None, dtype=np.float64):
@@ -407,6 +410,36 @@ class Generator:
             _launch(k.integers_i64, out, nb, skip=skip, n=n, low=low & _MASK64, span=span,
                     **bg._push(ctr))
         return out if dt == np.dtype(np.int64) else out.astype(dt)
+
+
+_MASK32 = 0xFFFFFFFF
+
+
+def _fold32(upper):
+    """(x2, x3 without its low bit) of Philox4x32 counters: the 192 bits of
+    a block counter above its low word, folded to 63 (the jumped() streams,
+    2^128 blocks apart, differ in the low word of d2, which x2 keeps
+    whole)."""
+    d1, d2, d3 = upper & _MASK64, (upper >> 64) & _MASK64, upper >> 128
+    x2 = (d2 & _MASK32) ^ (d1 >> 32)
+    x3 = (d1 ^ (d2 >> 32) ^ d3 ^ (d3 >> 32)) & _MASK32
+    return x2, (x3 << 1) & _MASK32
+
+
+def _normal32_push(ctr, key, nb):
+    """Push constants of normal_f32(_v4) for nb blocks from counter ctr:
+    float32 normals come from Philox4x32-10, four per output (the
+    kernels' normal4), on a 64-bit fold of the 128-bit key and the counter
+    of the Philox4x64 block they stand for, so a call still uses whole
+    blocks of the stream and its samples depend on (key, block) alone."""
+    k0, k1 = key
+    d0, upper = ctr & _MASK64, ctr >> 64
+    f2, f3 = _fold32(upper)
+    f2w, f3w = _fold32((upper + 1) & ((1 << 192) - 1))
+    first_wrap = (1 << 64) - d0  # the first block whose low word wraps to 0
+    return dict(k0=(k0 ^ (k1 >> 32)) & _MASK32, k1=((k0 >> 32) ^ k1) & _MASK32,
+                c0=d0 & _MASK32, c1=d0 >> 32, f2=f2, f3=f3, f2w=f2w, f3w=f3w,
+                wrap=first_wrap if first_wrap < nb else _MASK32)
 
 
 def _param(v, who, name, dt):

@@ -1,0 +1,192 @@
+"""percentile, quantile, nanpercentile, nanquantile (issue 19) on the device.
+
+method='linear' (NumPy's default, Hyndman and Fan's 7th): each slice along
+the reduced axes (merged into one, last) is sorted (vp.sort: NaN last), the
+two neighbours of the virtual index (n - 1) q are gathered and mixed by
+NumPy's own _lerp formula (a + (b - a) t, or b - (b - a)(1 - t) where
+t >= 0.5), so results equal NumPy's to an ulp or two (the GPU may fuse a
+multiply-add that NumPy rounds twice). The q-dependent numbers - virtual
+index, neighbours, weight - are NumPy's code on the host for quantile /
+percentile (n is one number); for the NaN-skipping variants n is each
+slice's count of non-NaN values, so they are computed on the device, the
+same formulas in q's dtype. A slice holding a NaN gives NaN (quantile), an
+all-NaN slice gives NaN (nanquantile, without NumPy's RuntimeWarning: it
+would need a read back). q's dimensions come first in the result, as in
+NumPy; axis= (int or tuple), keepdims= and out= are NumPy's. Other methods
+raise NotImplementedError naming the method; weights= likewise.
+NumPy in -> NumPy out; resident in -> resident out.
+"""
+import numpy as np
+
+from . import _array, _reduce, _ufunc
+
+_nd = _array.ndarray
+_I64 = np.dtype(np.int64)
+_NUMPY_METHODS = ("inverted_cdf", "averaged_inverted_cdf", "closest_observation",
+                  "interpolated_inverted_cdf", "hazen", "weibull", "linear", "median_unbiased",
+                  "normal_unbiased", "lower", "higher", "midpoint", "nearest")
+
+
+def _check(fname, a, method, weights, interpolation, overwrite_input):
+    if interpolation is not None:
+        raise NotImplementedError(f"vp.{fname}: interpolation= (deprecated in NumPy) is not "
+                                  f"supported; use method='linear'")
+    if weights is not None:
+        raise NotImplementedError(f"vp.{fname}: weights= is not implemented (NumPy allows it "
+                                  f"with method='inverted_cdf' only)")
+    if method != "linear":
+        if method in _NUMPY_METHODS:
+            raise NotImplementedError(f"vp.{fname}: method={method!r} is not implemented "
+                                      f"(only method='linear', NumPy's default)")
+        raise ValueError(f"vp.{fname}: {method!r} is not a valid method. Use one of: "
+                         f"{_NUMPY_METHODS}")
+    if np.dtype(a.dtype).kind == "c":
+        raise TypeError(f"vp.{fname}: a must be an array of real numbers")
+    if np.dtype(a.dtype).kind == "b":  # NumPy's lerp subtracts: a TypeError there too
+        raise TypeError(f"vp.{fname}: boolean arrays are not supported (NumPy's interpolation "
+                        f"subtracts them, which NumPy refuses); pass a.astype(int)")
+    if np.dtype(a.dtype).kind not in "iuf":
+        raise TypeError(f"vp.{fname}: unsupported dtype {np.dtype(a.dtype).name}")
+
+
+def _q_of(fname, a, q, percent):
+    """q as NumPy makes it (percentile divides by a's float type's 100; a
+    Python number takes a float array's dtype), range-checked."""
+    dt = np.dtype(a.dtype)
+    if isinstance(q, _nd):
+        q = q.numpy()  # q is small: its values decide the neighbours on the host
+    if percent:
+        q = np.asanyarray(np.true_divide(q, dt.type(100) if dt.kind == "f" else 100, out=...))
+        what = "Percentiles must be in the range [0, 100]"
+    else:
+        q = np.asanyarray(q, dtype=dt) if isinstance(q, (int, float)) and dt.kind == "f" \
+            else np.asanyarray(q)
+        what = "Quantiles must be in the range [0, 1]"
+    if q.dtype.kind not in "biuf":
+        raise TypeError(f"vp.{fname}: q must be real numbers, got {q.dtype.name}")
+    if q.size and not (q.min() >= 0 and q.max() <= 1):
+        raise ValueError(what)
+    return q
+
+
+def _host_neighbours(n, q):
+    """NumPy's _get_indexes and _get_gamma for method='linear' on n values."""
+    virtual = np.asanyarray((n - 1) * q)
+    prev = np.asanyarray(np.floor(virtual))
+    nxt = np.asanyarray(prev + 1)
+    above = virtual >= n - 1
+    prev[above] = n - 1
+    nxt[above] = n - 1
+    below = virtual < 0
+    prev[below] = 0
+    nxt[below] = 0
+    prev, nxt = prev.astype(_I64), nxt.astype(_I64)
+    # NumPy's gamma uses the index -1 for `above` (the same element either
+    # side, so the weight only matters through 0 * t): kept as NumPy has it
+    gamma = np.asanyarray(virtual - np.where(above, -1, prev), dtype=virtual.dtype)
+    return prev, nxt, gamma
+
+
+def _lerp(a, b, t):
+    """NumPy's _lerp: a + (b - a) t, and b - (b - a)(1 - t) where t >= 0.5."""
+    d = _ufunc.subtract(b, a)
+    lo = _ufunc.add(a, _ufunc.multiply(d, t))
+    hi = _ufunc.subtract(b, _ufunc.multiply(d, _ufunc.subtract(1, t)))
+    r = _ufunc.where(_ufunc.greater_equal(t, 0.5), hi, lo)
+    dt = np.result_type(a.dtype, np.dtype(t.dtype))
+    return r if r.dtype == dt else r.astype(dt)
+
+
+def _quantile(fname, a, q, axis, out, overwrite_input, method, keepdims, weights,
+              interpolation, percent, skip_nan):
+    from . import _sort, _stats
+    host = not isinstance(a, _nd)
+    if host:
+        a = np.asanyarray(a)
+    _check(fname, a, method, weights, interpolation, overwrite_input)
+    q_given = q.numpy() if isinstance(q, _nd) else q
+    q = _q_of(fname, a, q, percent)
+    axes = _reduce._axes(axis, a.ndim, fname)
+    n = _stats._count(a, axes)
+    kept = tuple(s for d, s in enumerate(a.shape) if d not in axes)
+    rshape = tuple(1 if d in axes else s for d, s in enumerate(a.shape)) if keepdims else kept
+    if n == 0 or q.size == 0 or int(np.prod(kept, dtype=np.int64)) == 0:
+        # NumPy's own answer (its error, its NaNs) on an empty array of the shape
+        f = getattr(np, fname)
+        r = np.asarray(f(np.empty(a.shape, a.dtype), q_given, axis=axis, keepdims=keepdims))
+        r = r if host else _array.asarray(r, context=a._ctx)
+        return _stats._finish(r, out) if not host or out is not None else r[()]
+    x = a if not host else _array.asarray(a)
+    x = _stats._moved_last(x, axes)
+    srt = _sort.sort(x, axis=-1)
+    m = int(np.prod(kept, dtype=np.int64))
+    flat = srt.reshape(-1)
+    base = _array.arange(0, m * n, n, dtype=_I64, context=flat._ctx).reshape(kept)
+    lift = q.shape + (1,) * len(kept)
+    floats = x.dtype.kind == "f"
+    if skip_nan and floats:
+        k = _ufunc.subtract(n, _reduce.sum(_ufunc.isnan(x), -1, _I64))  # non-NaN per slice
+        qd = _array.asarray(q.reshape(lift), context=flat._ctx)
+        km1 = _ufunc.subtract(k, 1).astype(q.dtype if q.dtype.kind == "f" else np.float64)
+        virtual = _ufunc.multiply(km1, qd)  # shape q + kept, q's dtype
+        prevf = _ufunc.floor(virtual)
+        above = _ufunc.greater_equal(virtual, km1)
+        below = _ufunc.less(virtual, 0)
+        last = _ufunc.maximum(_ufunc.subtract(k, 1), 0)
+        prev = _ufunc.where(below, 0, _ufunc.where(above, last, prevf.astype(_I64)))
+        nxt = _ufunc.where(below, 0, _ufunc.where(above, last, _ufunc.add(prev, 1)))
+        gamma = _ufunc.subtract(virtual, _ufunc.where(above, -1.0, prevf).astype(virtual.dtype))
+        gamma = gamma.astype(virtual.dtype)
+        pa, pb = _ufunc.add(base, prev), _ufunc.add(base, nxt)
+    else:
+        prev, nxt, gamma = _host_neighbours(n, q)
+        pa = _ufunc.add(base, _array.asarray(prev.reshape(lift), context=flat._ctx))
+        pb = _ufunc.add(base, _array.asarray(nxt.reshape(lift), context=flat._ctx))
+        gamma = _array.asarray(np.ascontiguousarray(gamma.reshape(lift)), context=flat._ctx)
+    lo = flat[pa.reshape(-1)].reshape(pa.shape)
+    if q.dtype.kind in "biu":  # integer virtual indices: NumPy takes the values
+        r = lo
+    else:
+        r = _lerp(lo, flat[pb.reshape(-1)].reshape(pb.shape), gamma)
+    if floats and not skip_nan:  # a slice with a NaN: NaN (its last sorted value)
+        has_nan = _ufunc.isnan(srt[..., n - 1])
+        r = _ufunc.where(has_nan, float("nan"), r).astype(r.dtype)
+    r = r.reshape(q.shape + rshape)
+    if host:
+        if out is not None:
+            return _stats._finish(r, out)
+        h = r.numpy()
+        return h[()] if h.ndim == 0 else h
+    return _stats._finish(r, out)
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, weights=None, interpolation=None):
+    """numpy.quantile on the GPU, method='linear' (module docstring)."""
+    return _quantile("quantile", a, q, axis, out, overwrite_input, method, keepdims, weights,
+                     interpolation, False, False)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, weights=None, interpolation=None):
+    """numpy.percentile on the GPU: quantile of q / 100 (module docstring)."""
+    return _quantile("percentile", a, q, axis, out, overwrite_input, method, keepdims, weights,
+                     interpolation, True, False)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, weights=None, interpolation=None):
+    """numpy.nanquantile on the GPU: quantiles of the non-NaN values of each
+    slice (NaN for an all-NaN slice, without NumPy's warning)."""
+    return _quantile("nanquantile", a, q, axis, out, overwrite_input, method, keepdims,
+                     weights, interpolation, False, True)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, weights=None, interpolation=None):
+    """numpy.nanpercentile on the GPU: nanquantile of q / 100."""
+    return _quantile("nanpercentile", a, q, axis, out, overwrite_input, method, keepdims,
+                     weights, interpolation, True, True)
+
+
+NAMES = ("quantile", "percentile", "nanquantile", "nanpercentile")

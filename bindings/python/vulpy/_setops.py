@@ -1,0 +1,91 @@
+"""vp.unique(..., axis=k) (issue 19): the unique slices along an axis, on
+the device.
+
+NumPy views each slice (the array moved so that `axis` is first, then
+reshaped to (n, m)) as one structured value of m fields and sorts those:
+lexicographic order, first field first. Here the same order comes from m
+stable argsorts (vp.argsort, the radix sort), from the last column to the
+first (a least-significant-digit sort of the rows: each pass keeps the order
+of the ones before it among equal keys), composed into one permutation of
+the rows. Then as in unique of the flattened array (_sort.unique): a row
+starts a new value where it differs from the row before it (one compare of
+neighbouring rows, any() over the columns), a boolean-mask compaction takes
+the first of each run, the first indices and counts come from the same mask,
+the inverse from a cumsum scattered back through the permutation.
+
+m sorts of n keys: fine for the narrow slices unique(axis=) is used on
+(rows of a table, points); slices of thousands of elements take as many
+sorts. Rows that hold NaN are all distinct (NaN != NaN, as NumPy's
+structured compare has it), but where they land among each other can
+differ from NumPy's order (NumPy's structured sort is not specified for NaN).
+"""
+import numpy as np
+
+from . import _array
+
+_nd = _array.ndarray
+_I64 = np.dtype(np.int64)
+
+
+def unique_axis(ar, return_index, return_inverse, return_counts, axis, equal_nan):
+    import sys
+
+    from . import _reduce, _shapeops, _stats, _ufunc
+    # vp.argsort through the package: _sort dispatches axis= here, so
+    # importing it back would close an import cycle (test_layers.py)
+    argsort = sys.modules[__package__].argsort
+    host = not isinstance(ar, _nd)
+    if host:
+        ar = _array.asarray(np.asarray(ar))
+    ax = _norm_axis(axis, ar.ndim)
+    ctx = ar._ctx
+    moved = _shapeops.moveaxis(ar, ax, 0)
+    rest = tuple(moved.shape[1:])
+    n = moved.shape[0]
+    m = int(np.prod(rest, dtype=np.int64))
+    rows = moved.reshape(n, m)
+    if n == 0:
+        uniq = _shapeops.moveaxis(rows.reshape((0,) + rest), 0, ax).copy()
+        res = [uniq]
+        for want in (return_index, return_inverse, return_counts):
+            if want:
+                res.append(_array.empty((0,), _I64, context=ctx))
+    else:
+        perm = _array.arange(n, dtype=_I64, context=ctx)
+        for c in range(m - 1, -1, -1):  # least significant column first
+            key = rows[:, c][perm]
+            perm = perm[argsort(key, kind="stable")]
+        srt = rows[perm]
+        if n > 1 and m > 0:
+            head = _reduce.any(_ufunc.not_equal(srt[1:], srt[:-1]), 1)
+        else:
+            head = _array.zeros((max(n - 1, 0),), np.bool_, context=ctx)
+        mask = _shapeops.concatenate([_array.ones((1,), np.bool_, context=ctx), head])
+        first = srt[mask]
+        k = first.shape[0]
+        res = [_shapeops.moveaxis(first.reshape((k,) + rest), 0, ax).copy()]
+        if return_index:
+            res.append(perm[mask])
+        if return_inverse:
+            ids = _ufunc.subtract(_reduce.cumsum(mask, 0, _I64), 1)
+            inv = _array.empty((n,), _I64, context=ctx)
+            inv[perm] = ids
+            res.append(inv)
+        if return_counts:
+            starts = _stats.flatnonzero(mask)
+            ends = _shapeops.concatenate([starts[1:], _array.full((1,), n, _I64, context=ctx)])
+            res.append(_ufunc.subtract(ends, starts))
+    if host:
+        res = [r.numpy() for r in res]
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def _norm_axis(axis, ndim):
+    import operator
+    try:
+        a = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"vp.unique: axis= must be an int or None, got {axis!r}") from None
+    if not -ndim <= a < ndim:
+        raise np.exceptions.AxisError(a, ndim)
+    return a % ndim

@@ -1,0 +1,271 @@
+"""Issue 19, differential against NumPy (hypothesis draws shapes, dtypes,
+axes, views): vp.percentile / quantile / nanpercentile / nanquantile
+(method='linear'), vp.unique(..., axis=), vp.fft.fftfreq / rfftfreq /
+fftshift / ifftshift, and einsum's sublist form.
+
+Tolerances: quantiles mix two sorted neighbours with NumPy's formula; the
+GPU may fuse its multiply-add, so float32 results are within 2 ulp-ish
+(rtol 1e-6 of the range) and float64 1e-13; integer results are exact.
+unique, fftfreq and fftshift are exact (moves and NumPy's own values).
+"""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import vulpy as vp
+from conftest import needs_target
+
+pytestmark = needs_target
+
+SETTINGS = settings(max_examples=15, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _f64():
+    return "float64" in vp.default_context().features
+
+
+def _data(shape, dt, seed, nan=0.0):
+    rng = np.random.default_rng(seed)
+    if np.dtype(dt).kind == "f":
+        a = rng.standard_normal(shape).astype(dt)
+        if nan:
+            a[rng.random(shape) < nan] = np.nan
+        return a
+    return rng.integers(-20, 20 if np.dtype(dt).kind == "i" else 40, shape).astype(dt) \
+        if np.dtype(dt).kind == "i" else rng.integers(0, 40, shape).astype(dt)
+
+
+def _view(x, h, flip):
+    """A non-contiguous view of the same data when asked (reversed last axis)."""
+    if flip and h.ndim:
+        return x[..., ::-1], h[..., ::-1]
+    return x, h
+
+
+def _axis_of(draw, ndim):
+    choices = [None] + list(range(-ndim, ndim))
+    if ndim >= 2:
+        choices += [(0, ndim - 1), tuple(range(ndim))]
+    return draw(st.sampled_from(choices))
+
+
+def _tol(dt):
+    return dict(rtol=2e-6, atol=2e-6) if np.dtype(dt) == np.float32 else \
+        dict(rtol=1e-13, atol=1e-13)
+
+
+# ------------------------------------------------------------ quantiles
+QDTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint32]
+
+
+@pytest.mark.parametrize("fname", ["quantile", "percentile", "nanquantile", "nanpercentile"])
+@pytest.mark.parametrize("dt", QDTYPES, ids=lambda d: np.dtype(d).name)
+def test_quantiles_match_numpy(fname, dt):
+    if np.dtype(dt) == np.float64 and not _f64():
+        pytest.skip("no float64 on this device")
+    scale = 100.0 if fname.endswith("percentile") else 1.0
+
+    @SETTINGS
+    @given(st.data(), st.lists(st.integers(1, 5), min_size=0, max_size=3).map(tuple),
+           st.integers(0, 2**31), st.booleans(), st.booleans(),
+           st.sampled_from(["scalar", "list", "2d", "int"]))
+    def run(data, shape, seed, keepdims, flip, qkind):
+        h = _data(shape, dt, seed, nan=0.2 if fname.startswith("nan") else 0.0)
+        x, hv = _view(vp.asarray(h), h, flip)
+        axis = _axis_of(data.draw, len(shape))
+        q = {"scalar": 0.37, "list": [0.0, 0.5, 0.9, 1.0], "2d": np.array([[0.25], [0.75]]),
+             "int": [0, 1]}[qkind]
+        if fname.startswith("nan") and qkind == "2d" and isinstance(axis, tuple):
+            q = [0.25, 0.75]  # NumPy 2.3 orders these dims differently (docs)
+        q = q if not isinstance(q, (list, np.ndarray)) else np.asarray(q)
+        q = q * scale if qkind != "int" else (np.asarray(q) * int(scale))
+        want = getattr(np, fname)(hv, q, axis=axis, keepdims=keepdims)
+        got = getattr(vp, fname)(x, q, axis=axis, keepdims=keepdims)
+        assert isinstance(got, vp.ndarray)
+        want = np.asarray(want)
+        assert got.shape == want.shape and got.dtype == want.dtype, \
+            (got.shape, want.shape, got.dtype, want.dtype)
+        tol = _tol(want.dtype) if want.dtype.kind == "f" else dict(rtol=0, atol=0)
+        np.testing.assert_allclose(got.numpy(), want, **tol)
+        # NumPy in -> NumPy out (a NumPy scalar for a 0-d result)
+        host = getattr(vp, fname)(hv, q, axis=axis, keepdims=keepdims)
+        assert not isinstance(host, vp.ndarray)
+        np.testing.assert_allclose(np.asarray(host), want, **tol)
+
+    run()
+
+
+def test_quantile_nan_slices_and_out():
+    h = np.arange(24, dtype=np.float32).reshape(4, 6)
+    h[1, 2] = np.nan
+    h[3, :] = np.nan
+    x = vp.asarray(h)
+    np.testing.assert_array_equal(vp.quantile(x, 0.5, axis=1).numpy(), np.quantile(h, 0.5, axis=1))
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        want = np.nanquantile(h, [0.1, 0.6], axis=1)
+    np.testing.assert_allclose(vp.nanquantile(x, [0.1, 0.6], axis=1).numpy(), want, rtol=2e-6)
+    out = vp.empty((4,), np.float32)
+    assert vp.percentile(x, 30.0, axis=1, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), np.percentile(h, 30.0, axis=1))
+    # np.percentile(resident) runs on the device
+    r = np.percentile(vp.asarray(h[:3, :2]), [10, 90], axis=0)
+    assert isinstance(r, vp.ndarray)
+    np.testing.assert_allclose(r.numpy(), np.percentile(h[:3, :2], [10, 90], axis=0), rtol=2e-6)
+
+
+def test_quantile_empty_and_errors():
+    x = vp.asarray(np.empty((2, 0), np.float32))
+    np.testing.assert_array_equal(vp.quantile(x, 0.5, axis=0).numpy(),
+                                  np.quantile(np.empty((2, 0), np.float32), 0.5, axis=0))
+    with pytest.raises(IndexError):  # NumPy's own error for an empty slice
+        vp.quantile(vp.asarray(np.empty(0, np.float32)), 0.5)
+    y = vp.asarray(np.arange(5, dtype=np.float32))
+    for m in ("lower", "nearest", "midpoint", "median_unbiased"):
+        with pytest.raises(NotImplementedError, match=m):
+            vp.quantile(y, 0.5, method=m)
+    with pytest.raises(ValueError, match="not a valid method"):
+        vp.percentile(y, 50, method="bogus")
+    with pytest.raises(ValueError, match=r"\[0, 100\]"):
+        vp.percentile(y, 101)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        vp.quantile(y, [0.5, -0.1])
+    with pytest.raises(TypeError, match="boolean"):
+        vp.quantile(vp.asarray(np.ones(3, bool)), 0.5)
+    with pytest.raises(np.exceptions.AxisError):
+        vp.quantile(y, 0.5, axis=2)
+    with pytest.raises(NotImplementedError, match="weights"):
+        vp.quantile(y, 0.5, weights=y)
+
+
+# ------------------------------------------------------------ unique(axis=)
+UDTYPES = [np.int32, np.float32, np.uint8, np.int64, np.bool_]
+
+
+@pytest.mark.parametrize("dt", UDTYPES, ids=lambda d: np.dtype(d).name)
+def test_unique_axis_matches_numpy(dt):
+    @SETTINGS
+    @given(st.data(), st.lists(st.integers(0, 5), min_size=1, max_size=3).map(tuple),
+           st.integers(0, 2**31), st.booleans())
+    def run(data, shape, seed, flip):
+        rng = np.random.default_rng(seed)
+        h = rng.integers(0, 3, shape).astype(dt)  # few values: many repeated slices
+        x, hv = _view(vp.asarray(h), h, flip)
+        axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+        want = np.unique(hv, return_index=True, return_inverse=True, return_counts=True,
+                         axis=axis)
+        got = vp.unique(x, return_index=True, return_inverse=True, return_counts=True,
+                        axis=axis)
+        assert len(got) == 4
+        for g, w in zip(got, want):
+            assert isinstance(g, vp.ndarray)
+            assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, w.shape)
+            np.testing.assert_array_equal(g.numpy(), w)
+        np.testing.assert_array_equal(vp.unique(hv, axis=axis), np.unique(hv, axis=axis))
+        g = np.unique(x, axis=axis)  # np.unique(resident) runs on the device
+        assert isinstance(g, vp.ndarray)
+        np.testing.assert_array_equal(g.numpy(), np.unique(hv, axis=axis))
+
+    run()
+
+
+def test_unique_axis_negative_zero_and_errors():
+    h = np.array([[0.0, 1.0], [-0.0, 1.0], [2.0, -1.0], [0.0, 1.0]], np.float32)
+    u, c = vp.unique(vp.asarray(h), axis=0, return_counts=True)
+    wu, wc = np.unique(h, axis=0, return_counts=True)
+    np.testing.assert_array_equal(u.numpy(), wu)
+    np.testing.assert_array_equal(c.numpy(), wc)
+    with pytest.raises(np.exceptions.AxisError):
+        vp.unique(vp.asarray(h), axis=2)
+    with pytest.raises(np.exceptions.AxisError):
+        vp.unique(vp.asarray(np.array(3.0, np.float32)), axis=0)
+
+
+# ------------------------------------------------------------ fft helpers
+@SETTINGS
+@given(st.integers(1, 40), st.sampled_from([1.0, 0.1, 2.5, 1e-3, 7]))
+def test_fftfreq_rfftfreq_are_numpys(n, d):
+    if not _f64():
+        pytest.skip("fftfreq is float64 (NumPy's dtype)")
+    for name in ("fftfreq", "rfftfreq"):
+        got = getattr(vp.fft, name)(n, d)
+        want = getattr(np.fft, name)(n, d)
+        assert isinstance(got, vp.ndarray) and got.dtype == want.dtype
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.int32, np.complex64, np.bool_],
+                         ids=lambda d: np.dtype(d).name)
+def test_fftshift_matches_numpy(dt):
+    @SETTINGS
+    @given(st.data(), st.lists(st.integers(0, 6), min_size=1, max_size=3).map(tuple),
+           st.booleans())
+    def run(data, shape, flip):
+        h = (np.arange(int(np.prod(shape))).reshape(shape) % 5).astype(dt)
+        x, hv = _view(vp.asarray(h), h, flip)
+        nd = len(shape)
+        axes = data.draw(st.sampled_from([None] + list(range(-nd, nd)) +
+                                         [tuple(range(nd)), (nd - 1, 0)]))
+        for name in ("fftshift", "ifftshift"):
+            want = getattr(np.fft, name)(hv, axes)
+            got = getattr(vp.fft, name)(x, axes)
+            assert isinstance(got, vp.ndarray) and got.dtype == want.dtype
+            np.testing.assert_array_equal(got.numpy(), want)
+            np.testing.assert_array_equal(getattr(np.fft, name)(x, axes).numpy(), want)
+            np.testing.assert_array_equal(getattr(vp.fft, name)(hv, axes), want)
+
+    run()
+
+
+def test_fft_helper_errors():
+    with pytest.raises(ValueError, match="positive"):
+        vp.fft.fftfreq(0)
+    with pytest.raises(TypeError, match="integer"):
+        vp.fft.rfftfreq(2.5)
+    with pytest.raises(np.exceptions.AxisError):
+        vp.fft.fftshift(vp.asarray(np.ones((2, 3), np.float32)), axes=3)
+
+
+# ------------------------------------------------------------ einsum sublists
+def _letters_of(s):
+    return [ord(c) - ord("a") for c in s]
+
+
+@SETTINGS
+@given(st.sampled_from(["ij,jk->ik", "ij,jk", "ij->ji", "ii->i", "ij,ij->", "i,j->ij",
+                        "bij,bjk->bik", "ij->", "ijk,jk->i"]),
+       st.integers(0, 2**31), st.booleans(), st.sampled_from([np.float32, np.int32]))
+def test_einsum_sublist_form_matches_numpy(spec, seed, flip, dt):
+    rng = np.random.default_rng(seed)
+    ins, _, outs = spec.partition("->")
+    sizes = {c: int(rng.integers(1, 5)) for c in set(ins.replace(",", ""))}
+    hs = [_data(tuple(sizes[c] for c in term), dt, seed + k) for k, term in
+          enumerate(ins.split(","))]
+    args, vargs = [], []
+    for term, h in zip(ins.split(","), hs):
+        x, hv = _view(vp.asarray(h), h, flip and h.ndim and len(set(term)) == len(term))
+        args += [hv, _letters_of(term)]
+        vargs += [x, _letters_of(term)]
+    if "->" in spec:
+        args.append(_letters_of(outs))
+        vargs.append(_letters_of(outs))
+    want = np.einsum(*args)
+    got = vp.einsum(*vargs)
+    assert isinstance(got, vp.ndarray)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(np.einsum(*vargs).numpy(), want, rtol=1e-5, atol=1e-4)
+
+
+def test_einsum_sublist_ellipsis_upper_letters_and_errors():
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    b = rng.standard_normal((4, 5)).astype(np.float32)
+    A, B = vp.asarray(a), vp.asarray(b)
+    want = np.einsum(a, [Ellipsis, 30], b, [30, 51], [Ellipsis, 51])
+    np.testing.assert_allclose(vp.einsum(A, [Ellipsis, 30], B, [30, 51], [Ellipsis, 51]).numpy(),
+                               want, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match=r"\[0, 52\)"):
+        vp.einsum(A, [0, 1, 52])
+    with pytest.raises(TypeError, match="sublist"):
+        vp.einsum(A, [0, "x", 1])
