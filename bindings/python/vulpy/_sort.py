@@ -17,10 +17,11 @@ search kernel. NumPy in -> NumPy out; resident in -> resident out.
 """
 import builtins
 import operator
+import os
 
 import numpy as np
 
-from . import _array, _native, _sort_kernels
+from . import _array, _native, _sort_kernels, _sort_onesweep
 
 _nd = _array.ndarray
 _I64 = np.dtype(np.int64)
@@ -59,17 +60,51 @@ class _Rec:
         self.rec.run()
 
 
+# which radix sort runs (issue 19): "onesweep" (_sort_onesweep.py: one
+# read + one write of the keys a pass, decoupled look-back, so it needs
+# forward progress between workgroups), "rts" (reduce-then-scan, below:
+# safe everywhere) or "auto": onesweep on discrete GPUs. SORT_PATH (tests)
+# overrides the environment variable VULPY_SORT; last_path says what ran
+# ("onesweep", "rts", or "onesweep->rts" when a workgroup gave up waiting).
+SORT_PATH = None
+last_path = None
+
+
+def _path(ctx, n, word):
+    want = SORT_PATH or os.environ.get("VULPY_SORT", "auto") or "auto"
+    if want not in ("auto", "onesweep", "rts"):
+        raise ValueError(f"VULPY_SORT must be 'auto', 'onesweep' or 'rts' (got {want!r})")
+    sg = ctx.info["limits"].get("subgroup_size") or 0
+    able = (all(ctx.has(f) for f in ("subgroup_ballot", "subgroup_shuffle",
+                                     "subgroup_arithmetic"))
+            and sg in (8, 16, 32) and n < 1 << 30)  # 30-bit counts in the status words
+    if want == "rts" or not able:
+        return "rts"
+    return "onesweep" if want == "onesweep" or ctx.kind == "dgpu" else "rts"
+
+
 def radix_sort(keys, values=False, copy_in=False):
     """Sorts every row of the C-contiguous resident 2-D array `keys` (a
     fresh copy the caller owns; with copy_in, an array left as it is: the
     recording copies it first) stably; returns (sorted keys, the row
     positions they came from as uint32, or None)."""
+    global last_path
     rows, n = keys.shape
     ctx = keys._ctx
     word, mode, bits = _KEYS[np.dtype(keys.dtype)]
     if rows * n >= 1 << 32:
         raise NotImplementedError(f"vp.sort: {rows * n} elements; the radix sort indexes with "
                                   f"32-bit integers (fewer than 2**32 elements)")
+    if word == "uint64" and not ctx.has("int64"):
+        ctx.require("int64", f"vp.sort of {keys.dtype}")
+    if _path(ctx, n, word) == "onesweep":
+        r = _sort_onesweep.sort_rows(keys, values, copy_in, word, mode, bits)
+        if r is not None:
+            last_path = "onesweep"
+            return r
+        last_path = "onesweep->rts"
+    else:
+        last_path = "rts"
     ns = _sort_kernels.kernels(word, mode)
     if word == "uint64":
         for feat in ("int64",):
