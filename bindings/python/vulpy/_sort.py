@@ -114,23 +114,24 @@ def radix_sort(keys, values=False, copy_in=False):
     tpr = -(-n // tile)               # tiles per row
     ntiles = rows * tpr
     mem = keys.memory
-    other = _array.empty(keys.shape, keys.dtype, memory=mem, context=ctx)
-    h = _array.empty((ntiles * 256,), _U32, memory=mem, context=ctx)
+    # every word of these is written by a pass before it is read: no zeroing
+    other = _array._result(keys.shape, keys.dtype, mem, ctx)
+    h = _array._result((ntiles * 256,), _U32, mem, ctx)
     # the column scan's levels: (buffer, entries per row); 32 entries of a
     # level sum to one of the next, until a row has at most 32
     levels = [(h, tpr)]
     while levels[-1][1] > 32:
         ln = -(-levels[-1][1] // 32)
-        levels.append((_array.empty((rows * ln * 256,), _U32, memory=mem, context=ctx), ln))
+        levels.append((_array._result((rows * ln * 256,), _U32, mem, ctx), ln))
     if values:
-        va = _array.empty(keys.shape, _U32, memory=mem, context=ctx)
-        vb = _array.empty(keys.shape, _U32, memory=mem, context=ctx)
+        va = _array._result(keys.shape, _U32, mem, ctx)
+        vb = _array._result(keys.shape, _U32, mem, ctx)
     else:  # scatter's payload bindings, never touched (vals=0)
         va = _array.empty((4,), _U32, memory=mem, context=ctx)
         vb = _array.empty((4,), _U32, memory=mem, context=ctx)
     rec = _Rec(ctx)
     if copy_in:  # the copy in the sort's own submission (no submission of its own)
-        src, keys = keys, _array.empty(keys.shape, keys.dtype, memory=mem, context=ctx)
+        src, keys = keys, _array._result(keys.shape, keys.dtype, mem, ctx)
         rec.rec.copy(keys._buf, 0, src._buf, 0, src.nbytes)
     tg, rg = _grid(ntiles), _grid(rows)
     kin, kout = keys, other

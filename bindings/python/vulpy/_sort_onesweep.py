@@ -178,9 +178,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
     lt = (vp.uint32(1) << lane) - vp.uint32(1)
     wb = w * B
     kk = vp.Local[vp.@WORD@, IPT]
-    vv = vp.Local[vp.uint32, IPT]
-    rk = vp.Local[vp.uint32, IPT]
-    dg = vp.Local[vp.uint32, IPT]
+    rk = vp.Local[vp.uint32, IPT]   # rank in the subgroup << 8 | digit (few registers)
     # rank: round q of subgroup w holds tile positions w*SG*IPT + q*SG + lane
     for q in vp.static(range(IPT)):
         p = w * vp.uint32(SG * IPT) + vp.uint32(q * SG) + lane
@@ -188,14 +186,8 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         x = vp.@WORD@(0)
         if valid:
             x = kin[base + p]
-            if VALS != 0:
-                if first != 0:
-                    vv[q] = j * T + p
-                else:
-                    vv[q] = vin[base + p]
         kk[q] = x
         d = digit(x, sh)
-        dg[q] = d
         peers = vp.subgroup_ballot(valid).x
         for b in vp.static(range(8)):
             on = ((d >> vp.uint32(b)) & vp.uint32(1)) != vp.uint32(0)
@@ -209,7 +201,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         if valid and below == vp.uint32(0):
             old = vp.atomic_add(whist, wb + d, popc(peers))
         leader = popc((peers & (vp.uint32(0) - peers)) - vp.uint32(1)) & vp.uint32(SG - 1)
-        rk[q] = vp.subgroup_shuffle(old, leader) + below
+        rk[q] = ((vp.subgroup_shuffle(old, leader) + below) << vp.uint32(8)) | d
     vp.barrier()
     # per digit: the counts of the subgroups become their first ranks,
     # and the tile's count is published for the tiles after it
@@ -273,11 +265,14 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
     for q in vp.static(range(IPT)):
         p = w * vp.uint32(SG * IPT) + vp.uint32(q * SG) + lane
         if p < m:
-            d = dg[q]
-            lp = tstart[d] + whist[wb + d] + rk[q]
+            d = rk[q] & vp.uint32(255)
+            lp = tstart[d] + whist[wb + d] + (rk[q] >> vp.uint32(8))
             sk[lp] = kk[q]
-            if VALS != 0:
-                sv[lp] = vv[q]
+            if VALS != 0:  # read here, not kept in registers since the ranking
+                if first != 0:
+                    sv[lp] = j * T + p
+                else:
+                    sv[lp] = vin[base + p]
     vp.barrier()
     for q in vp.static(range(IPT)):
         p = vp.uint32(q * L) + lid
@@ -347,20 +342,23 @@ def sort_rows(keys, values, copy_in, word, mode, bits):
     spin = 1 << 20
     cap = ctx.limits.get("max_loop_iterations")
     if cap:
-        spin = min(spin, (cap - 64) // max(1, 256 // lanes))
+        spin = min(spin, cap // max(1, 256 // lanes) - 256)
     ns = kernels(word, mode, passes, sg, int(bool(values)), spin)
     tile = lanes * ipt
     tpr = -(-n // tile)
     ntiles = rows * tpr
     mem = keys.memory
-    a = _array.empty(keys.shape, keys.dtype, memory=mem, context=ctx)
-    b = _array.empty(keys.shape, keys.dtype, memory=mem, context=ctx)
-    gh = _array.empty((rows * passes * 256,), _U32, memory=mem, context=ctx)
-    st = _array.empty((passes * ntiles * 256,), _U32, memory=mem, context=ctx)
-    ctr = _array.empty((passes + 4,), _U32, memory=mem, context=ctx)
+    # every word of these is written before it is read (the fills below,
+    # or a pass): no zeroing at allocation
+    a = _array._result(keys.shape, keys.dtype, mem, ctx)
+    b = _array._result(keys.shape, keys.dtype, mem, ctx)
+    gh = _array._result((rows * passes * 256,), _U32, mem, ctx)
+    st = _array._result((passes * ntiles * 256,), _U32, mem, ctx)
+    ctr = _array._result((passes + 4,), _U32, mem, ctx)
+    flag = _array.empty((4,), _U32, memory="host", context=ctx)
     if values:
-        va = _array.empty(keys.shape, _U32, memory=mem, context=ctx)
-        vb = _array.empty(keys.shape, _U32, memory=mem, context=ctx)
+        va = _array._result(keys.shape, _U32, mem, ctx)
+        vb = _array._result(keys.shape, _U32, mem, ctx)
     else:  # the payload bindings, never touched (VALS = 0)
         va = _array.empty((4,), _U32, memory=mem, context=ctx)
         vb = _array.empty((4,), _U32, memory=mem, context=ctx)
@@ -377,7 +375,8 @@ def sort_rows(keys, values, copy_in, word, mode, bits):
             pas=p, sh=8 * p, first=int(p == 0))
         va, vb = vb, va
         kin, kout = kout, (b if kout is a else a)
+    rec.rec.copy(flag._buf, 0, ctr._buf, 4 * passes, 4)
     rec.run()
-    if int(ctr[passes:passes + 1].numpy()[0]):
+    if int(flag.numpy()[0]):
         return None
     return kin, (vb if values else None)
