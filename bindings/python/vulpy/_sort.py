@@ -1,10 +1,14 @@
 """Sorting and searching (issue 19): vp.sort, vp.argsort, ndarray.sort /
 ndarray.argsort, vp.unique, vp.searchsorted, on the device.
 
-sort and argsort are one stable LSD radix sort (_sort_kernels.py: 8-bit
-digits, five to seven dispatches a pass, all passes of a sort in one recording,
-one submission, no host round trip between passes): 4 passes for 32-bit
-keys, 8 for 64-bit ones, 1 for bool. The array is moved so that the
+sort and argsort are a stable LSD radix sort with 8-bit digits (4 passes
+for 32-bit keys, 8 for 64-bit ones, 1 for bool), all passes in one
+recording, one submission, no host round trip between passes. Two
+implementations: onesweep (_sort_onesweep.py: one histogram read, then one
+dispatch a pass with a decoupled look-back; discrete GPUs) and
+reduce-then-scan (_sort_kernels.py: five to seven dispatches a pass; safe
+without forward progress between workgroups: lavapipe, and the fallback
+when a onesweep workgroup gives up waiting). _path() chooses. The array is moved so that the
 sorted axis is last and copied C-contiguous; each row is sorted on its
 own (the tiles never cross a row). Every `kind=` NumPy accepts is
 stable here ('quicksort' and 'heapsort' give what 'stable' gives, which

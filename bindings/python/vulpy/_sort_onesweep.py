@@ -218,12 +218,14 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
                 flag = vp.uint32(INC)
             vp.atomic_store(st, (pas * ntiles + t) * B + d, flag | run)
     vp.barrier()
-    # the tile's counts scanned over the digits (invocation i owns digits
-    # i*DPI ..): subgroup scans, then the subgroups' totals
+    # the tile's counts scanned over the digits (lane l of subgroup w owns
+    # digits (w*SG + l)*DPI ..., the order subgroup scans follow): subgroup
+    # scans, then the subgroups' totals
     own = vp.Local[vp.uint32, DPI]
+    mine = (w * vp.uint32(SG) + lane) * vp.uint32(DPI)
     s = vp.uint32(0)
     for z in vp.static(range(DPI)):
-        own[z] = tstart[lid * DPI + z]
+        own[z] = tstart[mine + z]
         s += own[z]
     ex = vp.subgroup_exclusive_add(s)
     tot = vp.subgroup_add(s)
@@ -234,7 +236,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         if vp.uint32(u) < w:
             ex += wt[u]
     for z in vp.static(range(DPI)):
-        tstart[lid * DPI + z] = ex
+        tstart[mine + z] = ex
         ex += own[z]
     vp.barrier()
     # decoupled look-back, one digit per invocation (DPI of them)
@@ -344,6 +346,8 @@ def sort_rows(keys, values, copy_in, word, mode, bits):
     tile = lanes * ipt
     tpr = -(-n // tile)
     ntiles = rows * tpr
+    if passes * ntiles * 1024 > ctx.limits["max_storage_buffer_range"]:
+        return None  # the status words would not fit one binding
     mem = keys.memory
     # every word of these is written before it is read (the fills below,
     # or a pass): no zeroing at allocation
