@@ -137,7 +137,21 @@ def test_onesweep_itself_sequential_lavapipe():
     # so the onesweep result is the one checked (no fallback)
     if vp.default_context().kind != "cpu":
         pytest.skip("LP_NUM_THREADS is lavapipe's")
-    code = textwrap.dedent("""
+    _run_sequential("")
+
+
+def test_onesweep_aggregate_chain_sequential_lavapipe():
+    # the look-back's other branch: no tile but a row's first publishes an
+    # inclusive prefix, so each tile adds the aggregates of all tiles before
+    # it in its row (a sequential run otherwise finds the inclusive prefix
+    # of the tile just before)
+    if vp.default_context().kind != "cpu":
+        pytest.skip("LP_NUM_THREADS is lavapipe's")
+    _run_sequential("from vulpy import _sort_onesweep; _sort_onesweep.PUBLISH_INCLUSIVE = False")
+
+
+def _run_sequential(setup):
+    code = setup + "\n" + textwrap.dedent("""
         import numpy as np, vulpy as vp
         from vulpy import _sort
         rng = np.random.default_rng(7)

@@ -59,6 +59,8 @@ AGG = 0x40000000         # ... flag: the tile's own count
 INC = 0x80000000         # ... flag: the count of the row up to this tile
 MODE = @MODE@
 VALS = @VALS@
+PUBLISH = @PUBLISH@      # 0 (tests only): no inclusive prefixes but a row's first
+                         # tile's, so every look-back walks the AGG chain to it
 
 
 def key(r: vp.@WORD@) -> vp.@WORD@:
@@ -256,7 +258,8 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
                         break
                     k -= 1
             if done:
-                vp.atomic_store(st, (pas * ntiles + t) * B + d, vp.uint32(INC) | (pre + tc[z]))
+                if PUBLISH != 0:
+                    vp.atomic_store(st, (pas * ntiles + t) * B + d, vp.uint32(INC) | (pre + tc[z]))
             else:  # gave up: the host sorts again with the safe path
                 vp.atomic_add(ctr, P, vp.uint32(1))
         add[d] = row * n + gh[(row * P + pas) * B + d] + pre - tstart[d]
@@ -300,23 +303,30 @@ def shape(word, sg):
     return lanes, (16 if word == "uint32" else 8)
 
 
-def kernels(word, mode, passes, sg, vals, spin=1 << 20):
+# tests: False makes every look-back add up the aggregates back to its
+# row's first tile (PUBLISH = 0), a chain that a sequential device (one
+# lavapipe thread) otherwise never walks
+PUBLISH_INCLUSIVE = True
+
+
+def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1):
     """The namespace holding ohist / oscan / onesweep for keys of `word`
     and kind `mode` (as _sort_kernels.kernels), `passes` 8-bit digits,
     subgroups of sg lanes, with (vals=1) or without a uint32 payload."""
     import linecache
-    k = (word, mode, passes, sg, vals, spin)
+    k = (word, mode, passes, sg, vals, spin, publish)
     ns = _NS.get(k)
     if ns is None:
         lanes, ipt = shape(word, sg)
         subst = dict(_CONST[word], WORD=word, MODE=str(mode), L=str(lanes), SG=str(sg),
                      IPT=str(ipt), P=str(passes), VALS=str(vals),
                      HCO=str(max(1, 16 // passes)),
-                     SVLEN=str(lanes * ipt if vals else 1), SPIN=str(spin))
+                     SVLEN=str(lanes * ipt if vals else 1), SPIN=str(spin),
+                     PUBLISH=str(publish))
         src = SOURCE
         for a, b in subst.items():
             src = src.replace(f"@{a}@", b)
-        name = f"<vulpy-onesweep-{word}-{mode}-{passes}-{sg}-{vals}-{spin}>"
+        name = f"<vulpy-onesweep-{word}-{mode}-{passes}-{sg}-{vals}-{spin}-{publish}>"
         linecache.cache[name] = (len(src), None, src.splitlines(True), name)
         ns = {"__name__": f"_vulpy_onesweep_{word}_{mode}_{passes}_{sg}_{vals}"}
         exec(compile(src, name, "exec"), ns)
@@ -342,7 +352,7 @@ def sort_rows(keys, values, copy_in, word, mode, bits):
     cap = ctx.limits.get("max_loop_iterations")
     if cap:
         spin = min(spin, cap // max(1, 256 // lanes) - 256)
-    ns = kernels(word, mode, passes, sg, int(bool(values)), spin)
+    ns = kernels(word, mode, passes, sg, int(bool(values)), spin, int(PUBLISH_INCLUSIVE))
     tile = lanes * ipt
     tpr = -(-n // tile)
     ntiles = rows * tpr
