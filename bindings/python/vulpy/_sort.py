@@ -78,10 +78,14 @@ def _path(ctx, n, word):
     want = SORT_PATH or os.environ.get("VULPY_SORT", "auto") or "auto"
     if want not in ("auto", "onesweep", "rts"):
         raise ValueError(f"VULPY_SORT must be 'auto', 'onesweep' or 'rts' (got {want!r})")
-    sg = ctx.info["limits"].get("subgroup_size") or 0
+    lim = ctx.info["limits"]
+    sg = lim.get("subgroup_size") or 0
+    # the kernels are built for one subgroup size: a device that may pick
+    # another per pipeline (Intel: 8-32, AMD RDNA: 32/64) is not able
+    fixed = lim.get("min_subgroup_size", sg) == sg == lim.get("max_subgroup_size", sg)
     able = (all(ctx.has(f) for f in ("subgroup_ballot", "subgroup_shuffle",
                                      "subgroup_arithmetic"))
-            and sg in (8, 16, 32) and n < 1 << 30)  # 30-bit counts in the status words
+            and sg in (8, 16, 32) and fixed and n < 1 << 30)  # 30-bit counts in status words
     if want == "rts" or not able:
         return "rts"
     return "onesweep" if want == "onesweep" or ctx.kind == "dgpu" else "rts"
