@@ -9,8 +9,8 @@ stable order); a wrong one is an error record.
 Records: one per backend (ms; "vulpy" is what vp.sort picks by itself,
 its record's "path" says which: "onesweep" on discrete GPUs, and then
 "vulpy rts" times the reduce-then-scan sort beside it, with a ratio
-record "... onesweep vs reduce-then-scan" = rts ms / onesweep ms), and "vulpy vs cupy" (cupy ms / vulpy ms:
-above 1 VulPy is faster) carrying issue 19's goal >= 0.7 at 2^26 keys; where
+record "... onesweep vs reduce-then-scan" = rts ms / onesweep ms), and
+"vulpy vs cupy" (cupy ms / vulpy ms: above 1 VulPy is faster) carrying issue 19's goal >= 0.7 at 2^26 keys; where
 CuPy is missing those are skipped records. Sizes: 2^26 on a GPU, 2^20 on a
 CPU device (lavapipe), 2^16 with --quick.
 """

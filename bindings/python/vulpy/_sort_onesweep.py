@@ -15,7 +15,7 @@ DeviceRadixSort), in VulPy's own kernel language:
             from an atomic counter (so every smaller id belongs to a
             workgroup that already runs), loads its T = L * IPT keys,
             ranks them by digit with subgroup ballots (8 ballots make the
-            mask of lanes with the same digit; a popcount of the lower
+            mask of lanes with the same digit; vp.bit_count of the lower
             lanes is the rank, one shared atomic per distinct digit and
             subgroup round), publishes its per-digit counts, looks back
             over the tiles before it (decoupled look-back: a status word
@@ -34,8 +34,10 @@ promise that this ends (no forward-progress guarantee between
 workgroups); lavapipe runs workgroups in contiguous chunks per CPU thread
 and ends any loop after 65,535 back-edges. So the spin is bounded, a
 workgroup that gives up counts itself in ctr[P], and the host then runs
-the reduce-then-scan sort instead (the result is right either way).
-_sort.py picks this path by itself only on discrete GPUs.
+the reduce-then-scan sort instead (the result is right either way). The
+kernels are built for one subgroup size (SG); a workgroup that finds
+another gives up the same way. _sort.py picks this path by itself only on
+discrete GPUs with one fixed subgroup size.
 
 Same key images as _sort_kernels.py (key()): NaN last, -0.0 == +0.0, the
 original bits moved.
@@ -338,7 +340,8 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1):
 
 def sort_rows(keys, values, copy_in, word, mode, bits, sg=None):
     """Sorts every row of the C-contiguous resident 2-D array `keys`
-    (never written) with the onesweep kernels, as _sort.radix_sort does.
+    (never written, so copy_in needs nothing) with the onesweep kernels,
+    as _sort.radix_sort does.
     Returns (keys, uint32 positions or None), or None when a workgroup
     gave up waiting on another (the caller then uses the safe path)."""
     from . import _array
