@@ -121,8 +121,9 @@ def test_wrong_subgroup_size_gives_up():
     real = ctx.info["limits"]["subgroup_size"]
     other = 16 if real != 16 else 8
     keys = vp.asarray(np.arange(3000, 0, -1).astype(np.uint32).reshape(1, 3000))
-    assert _sort_onesweep.sort_rows(keys, True, False, "uint32", 0, 32, sg=other) is None
-    got = _sort_onesweep.sort_rows(keys, True, False, "uint32", 0, 32)
+    assert _sort_onesweep.sort_rows(keys, True, False, "uint32", 0, 32, _sort._Rec, _sort._grid,
+                                    sg=other) is None
+    got = _sort_onesweep.sort_rows(keys, True, False, "uint32", 0, 32, _sort._Rec, _sort._grid)
     if got is not None:  # (None: a look-back ran out of lavapipe's budget)
         assert np.array_equal(got[0].numpy()[0], np.arange(1, 3001, dtype=np.uint32))
 

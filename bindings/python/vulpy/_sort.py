@@ -106,7 +106,7 @@ def radix_sort(keys, values=False, copy_in=False):
     if word == "uint64" and not ctx.has("int64"):
         ctx.require("int64", f"vp.sort of {keys.dtype}")
     if _path(ctx, n, word) == "onesweep":
-        r = _sort_onesweep.sort_rows(keys, values, copy_in, word, mode, bits)
+        r = _sort_onesweep.sort_rows(keys, values, copy_in, word, mode, bits, _Rec, _grid)
         if r is not None:
             last_path = "onesweep"
             return r

@@ -338,14 +338,17 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1):
     return ns
 
 
-def sort_rows(keys, values, copy_in, word, mode, bits, sg=None):
+def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
     """Sorts every row of the C-contiguous resident 2-D array `keys`
     (never written, so copy_in needs nothing) with the onesweep kernels,
-    as _sort.radix_sort does.
+    as _sort.radix_sort does (rec_cls and grid: its _Rec and _grid).
     Returns (keys, uint32 positions or None), or None when a workgroup
     gave up waiting on another (the caller then uses the safe path)."""
+    import numpy as np
+
     from . import _array
-    from ._sort import _Rec, _grid, _U32
+    _U32 = np.dtype(np.uint32)
+    _Rec, _grid = rec_cls, grid  # _sort's recorder and grid shape (no import back)
     rows, n = keys.shape
     ctx = keys._ctx
     sg = sg or ctx.info["limits"]["subgroup_size"]  # (tests pass a wrong one)
