@@ -6,8 +6,11 @@ one process (benchlib.interleave). Every result is checked against NumPy
 first (argsort: the keys it orders must be sorted, and equal NumPy's
 stable order); a wrong one is an error record.
 
-Records: one per backend (ms), and "vulpy vs cupy" (cupy ms / vulpy ms:
-above 1 VulPy is faster) carrying issue 19's goal >= 0.7 at 2^26 keys; where
+Records: one per backend (ms; "vulpy" is what vp.sort picks by itself,
+its record's "path" says which: "onesweep" on discrete GPUs, and then
+"vulpy rts" times the reduce-then-scan sort beside it, with a ratio
+record "... onesweep vs reduce-then-scan" = rts ms / onesweep ms), and
+"vulpy vs cupy" (cupy ms / vulpy ms: above 1 VulPy is faster) carrying issue 19's goal >= 0.7 at 2^26 keys; where
 CuPy is missing those are skipped records. Sizes: 2^26 on a GPU, 2^20 on a
 CPU device (lavapipe), 2^16 with --quick.
 """
@@ -20,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bindings" / "python"))
 
 import vulpy as vp  # noqa: E402
+from vulpy import _sort  # noqa: E402
 from benchlib import interleave, stats_ns, wall  # noqa: E402
 
 try:  # the H200 comparison
@@ -54,14 +58,28 @@ def run(ctx):
         for op in ("sort", "argsort"):
             case = f"{op} {np.dtype(dt).name}"
             fn = (lambda: vp.sort(a)) if op == "sort" else (lambda: vp.argsort(a))
-            got = fn().numpy()
-            ok = np.array_equal(got, want_sorted) if op == "sort" else \
-                np.array_equal(got, np.argsort(h, kind="stable"))
-            if not ok:
+
+            def rts(fn=fn):  # the reduce-then-scan path, timed beside the chosen one
+                _sort.SORT_PATH = "rts"
+                try:
+                    return fn()
+                finally:
+                    _sort.SORT_PATH = None
+            bad = False
+            for f in (fn, rts):
+                got = f().numpy()
+                ok = np.array_equal(got, want_sorted) if op == "sort" else \
+                    np.array_equal(got, np.argsort(h, kind="stable"))
+                bad = bad or not ok
+            if bad:
                 out.append(dict(base(case, "vulpy"), median=None, p10=None, p90=None,
                                 unit="ms", error="WRONG RESULT against NumPy"))
                 continue
+            fn()
+            path = _sort.last_path  # what the default ("auto") runs here
             runners = {"vulpy": wall(lambda fn=fn: fn()._buf)}
+            if path != "rts":
+                runners["vulpy rts"] = wall(lambda rts=rts: rts()._buf)
             if cp is not None:
                 ca = cp.asarray(h)
                 cfn = cp.sort if op == "sort" else cp.argsort
@@ -79,6 +97,8 @@ def run(ctx):
                     continue
                 r = dict(base(case, backend), **stats_ns(samples, "ms"),
                          method="wall clock per synchronous call, interleaved")
+                if backend == "vulpy":
+                    r["path"] = path
                 out.append(r)
                 med[backend] = r["median"]
             rcase = f"{case}: vulpy vs cupy"
@@ -91,4 +111,8 @@ def run(ctx):
                 out.append(dict(base(rcase, "ratio"), median=med["cupy"] / med["vulpy"],
                                 p10=None, p90=None, unit="x",
                                 goal=GOAL if n == 1 << 26 else None))
+            if "vulpy" in med and "vulpy rts" in med:
+                out.append(dict(base(f"{case}: {path} vs reduce-then-scan", "ratio"),
+                                median=med["vulpy rts"] / med["vulpy"], p10=None, p90=None,
+                                unit="x"))
     return out

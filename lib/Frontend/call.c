@@ -246,6 +246,12 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
   case VFE_F_NUM1: {
     if (!vfe_arity(c, call, bi->name, n, 1, 1) || !common_args(c, call, bi->name, args, 1, NEED_NUM, false, x, &t))
       return (vfe_val){0};
+    if (code == VIR_OP_BIT_COUNT) { /* issue 19: 32-bit integer scalars (GLSL's bitCount) */
+      const vir_type *s = vir_ty_scalar_of(t);
+      if (t->kind == VIR_TY_VEC || !vir_ty_is_int(t) || s->bits != 32)
+        return vfe_err(c, call, "bit_count() takes a 32-bit integer scalar (int32 or uint32)");
+      return vfe_value_of(vfe_build1(c, code, t, x[0]));
+    }
     if (vir_ty_scalar_of(t)->kind == VIR_TY_UINT)
       return code == VIR_OP_ABS ? vfe_value_of(x[0]) /* already non-negative */
                                 : vfe_err(c, call, "sign() of an unsigned value");

@@ -60,6 +60,7 @@ static const vfe_builtin builtins[] = {
     F("normalize", VEC1, NORMALIZE), F("reflect", VEC2, REFLECT), F("isnan", TEST, ISNAN),
     F("isinf", TEST, ISINF), F("any", ANYALL, ANY), F("all", ANYALL, ALL),
     F("where", WHERE, SELECT), F("select", WHERE, SELECT), F("transpose", TRANSPOSE, TRANSPOSE),
+    F("bit_count", NUM1, BIT_COUNT), /* issue 19 */
     /* invocation ids */
     F("global_id", ID, GLOBAL_ID), F("local_id", ID, LOCAL_ID),
     F("workgroup_id", ID, WORKGROUP_ID), F("num_workgroups", ID, NUM_WORKGROUPS),

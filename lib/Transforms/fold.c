@@ -219,6 +219,9 @@ bool vir_fold(vir_opcode code, const vir_type *rt, const vir_type *ot, const vir
       } else if (code == VIR_OP_NOT) {
         r.u = ~a.u;
         ok = true;
+      } else if (code == VIR_OP_BIT_COUNT) {
+        r.u = (uint64_t)__builtin_popcountll(a.u & 0xFFFFFFFFull);
+        ok = true;
       } else if (code == VIR_OP_ABS) {
         r.u = ot->kind == VIR_TY_INT && a.i < 0 ? 0 - a.u : a.u;
         ok = true;

@@ -1,10 +1,14 @@
 """Sorting and searching (issue 19): vp.sort, vp.argsort, ndarray.sort /
 ndarray.argsort, vp.unique, vp.searchsorted, on the device.
 
-sort and argsort are one stable LSD radix sort (_sort_kernels.py: 8-bit
-digits, five to seven dispatches a pass, all passes of a sort in one recording,
-one submission, no host round trip between passes): 4 passes for 32-bit
-keys, 8 for 64-bit ones, 1 for bool. The array is moved so that the
+sort and argsort are a stable LSD radix sort with 8-bit digits (4 passes
+for 32-bit keys, 8 for 64-bit ones, 1 for bool), all passes in one
+recording, one submission, no host round trip between passes. Two
+implementations: onesweep (_sort_onesweep.py: one histogram read, then one
+dispatch a pass with a decoupled look-back; discrete GPUs) and
+reduce-then-scan (_sort_kernels.py: five to seven dispatches a pass; safe
+without forward progress between workgroups: lavapipe, and the fallback
+when a onesweep workgroup gives up waiting). _path() chooses. The array is moved so that the
 sorted axis is last and copied C-contiguous; each row is sorted on its
 own (the tiles never cross a row). Every `kind=` NumPy accepts is
 stable here ('quicksort' and 'heapsort' give what 'stable' gives, which
@@ -17,10 +21,12 @@ search kernel. NumPy in -> NumPy out; resident in -> resident out.
 """
 import builtins
 import operator
+import os
 
 import numpy as np
 
-from . import _array, _indexing, _native, _reduce, _shapeops, _sort_kernels, _stats, _ufunc
+from . import (_array, _indexing, _native, _reduce, _shapeops, _sort_kernels, _sort_onesweep,
+               _stats, _ufunc)
 
 _nd = _array.ndarray
 _I64 = np.dtype(np.int64)
@@ -59,17 +65,55 @@ class _Rec:
         self.rec.run()
 
 
+# which radix sort runs (issue 19): "onesweep" (_sort_onesweep.py: one
+# read + one write of the keys a pass, decoupled look-back, so it needs
+# forward progress between workgroups), "rts" (reduce-then-scan, below:
+# safe everywhere) or "auto": onesweep on discrete GPUs. SORT_PATH (tests)
+# overrides the environment variable VULPY_SORT; last_path says what ran
+# ("onesweep", "rts", or "onesweep->rts" when a workgroup gave up waiting).
+SORT_PATH = None
+last_path = None
+
+
+def _path(ctx, n, word):
+    want = SORT_PATH or os.environ.get("VULPY_SORT", "auto") or "auto"
+    if want not in ("auto", "onesweep", "rts"):
+        raise ValueError(f"VULPY_SORT must be 'auto', 'onesweep' or 'rts' (got {want!r})")
+    lim = ctx.info["limits"]
+    sg = lim.get("subgroup_size") or 0
+    # the kernels are built for one subgroup size: a device that may pick
+    # another per pipeline (Intel: 8-32, AMD RDNA: 32/64) is not able
+    fixed = lim.get("min_subgroup_size", sg) == sg == lim.get("max_subgroup_size", sg)
+    able = (all(ctx.has(f) for f in ("subgroup_ballot", "subgroup_shuffle",
+                                     "subgroup_arithmetic"))
+            and sg in (8, 16, 32) and fixed and n < 1 << 30)  # 30-bit counts in status words
+    if want == "rts" or not able:
+        return "rts"
+    return "onesweep" if want == "onesweep" or ctx.kind == "dgpu" else "rts"
+
+
 def radix_sort(keys, values=False, copy_in=False):
     """Sorts every row of the C-contiguous resident 2-D array `keys` (a
     fresh copy the caller owns; with copy_in, an array left as it is: the
     recording copies it first) stably; returns (sorted keys, the row
     positions they came from as uint32, or None)."""
+    global last_path
     rows, n = keys.shape
     ctx = keys._ctx
     word, mode, bits = _KEYS[np.dtype(keys.dtype)]
     if rows * n >= 1 << 32:
         raise NotImplementedError(f"vp.sort: {rows * n} elements; the radix sort indexes with "
                                   f"32-bit integers (fewer than 2**32 elements)")
+    if word == "uint64" and not ctx.has("int64"):
+        ctx.require("int64", f"vp.sort of {keys.dtype}")
+    if _path(ctx, n, word) == "onesweep":
+        r = _sort_onesweep.sort_rows(keys, values, copy_in, word, mode, bits, _Rec, _grid)
+        if r is not None:
+            last_path = "onesweep"
+            return r
+        last_path = "onesweep->rts"
+    else:
+        last_path = "rts"
     ns = _sort_kernels.kernels(word, mode)
     if word == "uint64":
         for feat in ("int64",):
@@ -79,23 +123,24 @@ def radix_sort(keys, values=False, copy_in=False):
     tpr = -(-n // tile)               # tiles per row
     ntiles = rows * tpr
     mem = keys.memory
-    other = _array.empty(keys.shape, keys.dtype, memory=mem, context=ctx)
-    h = _array.empty((ntiles * 256,), _U32, memory=mem, context=ctx)
+    # every word of these is written by a pass before it is read: no zeroing
+    other = _array._result(keys.shape, keys.dtype, mem, ctx)
+    h = _array._result((ntiles * 256,), _U32, mem, ctx)
     # the column scan's levels: (buffer, entries per row); 32 entries of a
     # level sum to one of the next, until a row has at most 32
     levels = [(h, tpr)]
     while levels[-1][1] > 32:
         ln = -(-levels[-1][1] // 32)
-        levels.append((_array.empty((rows * ln * 256,), _U32, memory=mem, context=ctx), ln))
+        levels.append((_array._result((rows * ln * 256,), _U32, mem, ctx), ln))
     if values:
-        va = _array.empty(keys.shape, _U32, memory=mem, context=ctx)
-        vb = _array.empty(keys.shape, _U32, memory=mem, context=ctx)
+        va = _array._result(keys.shape, _U32, mem, ctx)
+        vb = _array._result(keys.shape, _U32, mem, ctx)
     else:  # scatter's payload bindings, never touched (vals=0)
         va = _array.empty((4,), _U32, memory=mem, context=ctx)
         vb = _array.empty((4,), _U32, memory=mem, context=ctx)
     rec = _Rec(ctx)
     if copy_in:  # the copy in the sort's own submission (no submission of its own)
-        src, keys = keys, _array.empty(keys.shape, keys.dtype, memory=mem, context=ctx)
+        src, keys = keys, _array._result(keys.shape, keys.dtype, mem, ctx)
         rec.rec.copy(keys._buf, 0, src._buf, 0, src.nbytes)
     tg, rg = _grid(ntiles), _grid(rows)
     kin, kout = keys, other

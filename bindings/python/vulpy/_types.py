@@ -118,7 +118,7 @@ KERNEL_ONLY = (
     "atomic_sub atomic_min atomic_max atomic_and atomic_or atomic_xor atomic_exchange "
     "atomic_compare_exchange atomic_load atomic_store barrier memory_barrier var bitcast "
     "inversesqrt rsqrt fract mod mix step smoothstep fma dot cross length distance normalize "
-    "reflect isnan isinf any all select transpose func"
+    "reflect isnan isinf any all select transpose func bit_count"
 ).split()
 
 

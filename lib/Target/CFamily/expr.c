@@ -611,6 +611,12 @@ int cf_op_expr(cf_printer *p, vp_strbuf *b, const vir_op *op) {
     return CF_PREC_MUL;
   case VIR_OP_NEG:
   case VIR_OP_NOT: return prefix(p, b, op);
+  case VIR_OP_BIT_COUNT: /* GLSL's bitCount and __popc return int: cast to the op's type */
+    cf_type(p, b, t, false);
+    vp_strbuf_append(b, gpu_c(p) ? "(__popc(" : "(bitCount(");
+    cf_expr(p, b, op->opnd[0], CF_PREC_LOWEST);
+    vp_strbuf_append(b, "))");
+    return CF_PREC_PRIMARY;
   case VIR_OP_LAND:
   case VIR_OP_LOR:
   case VIR_OP_LNOT: return logic(p, b, op);

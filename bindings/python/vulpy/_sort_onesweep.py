@@ -1,0 +1,401 @@
+"""The onesweep radix sort (issue 19): the fast path of vp.sort / argsort
+on GPUs that give workgroups forward progress (NVIDIA, AMD, Intel).
+
+The reduce-then-scan sort of _sort_kernels.py reads the keys twice and
+writes them once a pass, in five to seven dispatches a pass, and ranks a
+tile with two 4-bit splits over per-invocation counters. This one is
+Adinets & Merrill's onesweep (arXiv 2206.01784, CUB's
+DeviceRadixSort), in VulPy's own kernel language:
+
+  ohist     one read of the keys: all P digit histograms of a row at once
+            (shared-memory atomics, HCO copies against contention on one
+            bin; then global atomics) -> gh[row, pass, digit]
+  oscan     per (row, pass): gh becomes the exclusive scan over digits
+  onesweep  per pass, one dispatch: a workgroup takes the next tile id
+            from an atomic counter (so every smaller id belongs to a
+            workgroup that already runs), loads its T = L * IPT keys,
+            ranks them by digit with subgroup ballots (8 ballots make the
+            mask of lanes with the same digit; vp.bit_count of the lower
+            lanes is the rank, one shared atomic per distinct digit and
+            subgroup round), publishes its per-digit counts, looks back
+            over the tiles before it (decoupled look-back: a status word
+            per tile and digit, flag in the top 2 bits, count in the low
+            30) for its exclusive prefix, publishes the inclusive one, sorts
+            the tile in shared memory and writes it out in runs of a digit.
+
+So a pass reads the keys once and writes them once (CUB's traffic), and a
+32-bit sort is 3 + 4 dispatches (fills, ohist, oscan, 4 onesweeps) instead
+of 28. Stability: a tile's keys are ranked in position order (subgroup w,
+round q, lane l holds tile position w*SG*IPT + q*SG + l), tiles in id
+order within a row.
+
+The look-back spins on another workgroup's status word. Vulkan does not
+promise that this ends (no forward-progress guarantee between
+workgroups); lavapipe runs workgroups in contiguous chunks per CPU thread
+and ends any loop after 65,535 back-edges. So the spin is bounded, a
+workgroup that gives up counts itself in ctr[P], and the host then runs
+the reduce-then-scan sort instead (the result is right either way). The
+kernels are built for one subgroup size (SG); a workgroup that finds
+another gives up the same way. _sort.py picks this path by itself only on
+discrete GPUs with one fixed subgroup size.
+
+Same key images as _sort_kernels.py (key()): NaN last, -0.0 == +0.0, the
+original bits moved.
+"""
+
+SOURCE = r'''
+import vulpy as vp
+
+L = @L@                  # invocations per workgroup
+SG = @SG@                # subgroup size (the ballots use the first word)
+W = L // SG              # subgroups per workgroup
+IPT = @IPT@              # keys per invocation
+T = L * IPT              # keys per tile
+B = 256                  # radix: 8-bit digits
+P = @P@                  # passes
+DPI = B // L             # digits per invocation (L <= 256)
+HCO = @HCO@              # copies of the histograms in ohist
+SPIN = @SPIN@            # look-back reads before a workgroup gives up
+MASK = 0x3FFFFFFF        # a status word's count
+AGG = 0x40000000         # ... flag: the tile's own count
+INC = 0x80000000         # ... flag: the count of the row up to this tile
+MODE = @MODE@
+VALS = @VALS@
+PUBLISH = @PUBLISH@      # 0 (tests only): no inclusive prefixes but a row's first
+                         # tile's, so every look-back walks the AGG chain to it
+
+
+def key(r: vp.@WORD@) -> vp.@WORD@:
+    k = r
+    if MODE == 1:
+        k = r ^ vp.@WORD@(@TOP@)
+    if MODE == 2:
+        a = r & vp.@WORD@(@ABSM@)
+        if a > vp.@WORD@(@INF@):
+            k = vp.@WORD@(@ALL@)
+        elif a == vp.@WORD@(0):
+            k = vp.@WORD@(@TOP@)
+        elif (r & vp.@WORD@(@TOP@)) != vp.@WORD@(0):
+            k = r ^ vp.@WORD@(@ALL@)
+        else:
+            k = r | vp.@WORD@(@TOP@)
+    return k
+
+
+def digit(r: vp.@WORD@, sh: vp.uint32) -> vp.uint32:
+    return vp.uint32((key(r) >> vp.@WORD@(sh)) & vp.@WORD@(255))
+
+
+def popc(x: vp.uint32) -> vp.uint32:
+    # the number of set bits: one instruction on GPUs (OpBitCount, POPC)
+    return vp.bit_count(x)
+
+
+@vp.kernel(local_size_x=L)
+def ohist(keys: vp.Buffer[vp.@WORD@], gh: vp.Buffer[vp.uint32], n: vp.uint32, tpr: vp.uint32,
+          ntiles: vp.uint32, gx: vp.uint32):
+    # every pass's digit histogram of a tile in one read of its keys;
+    # invocation i counts into copy i % HCO
+    cnt = vp.Shared[vp.uint32, HCO * P * B]
+    lid = vp.local_index()
+    ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < ntiles
+    t = min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), ntiles - 1)
+    row = t // tpr
+    j = t - row * tpr
+    base = row * n + j * T
+    m = min(vp.uint32(T), n - j * T)
+    for z in vp.static(range(HCO * P * B // L)):
+        cnt[vp.uint32(z * L) + lid] = vp.uint32(0)
+    vp.barrier()
+    copy = (lid % HCO) * (P * B)
+    for q in vp.static(range(IPT)):
+        e = vp.uint32(q * L) + lid
+        if e < m:
+            k = key(keys[base + e])
+            for pp in vp.static(range(P)):
+                d = vp.uint32((k >> vp.@WORD@(8 * pp)) & vp.@WORD@(255))
+                vp.atomic_add(cnt, copy + vp.uint32(pp * B) + d, vp.uint32(1))
+    vp.barrier()
+    for z in vp.static(range(P * B // L)):
+        i = vp.uint32(z * L) + lid
+        s = vp.uint32(0)
+        for u in vp.static(range(HCO)):
+            s += cnt[vp.uint32(u * P * B) + i]
+        if ok and s != 0:
+            vp.atomic_add(gh, row * (P * B) + i, s)
+
+
+@vp.kernel(local_size_x=B)
+def oscan(gh: vp.Buffer[vp.uint32], count: vp.uint32, gx: vp.uint32):
+    # per (row, pass): the exclusive scan of the 256 digit counts
+    tot = vp.Shared[vp.uint32, B]
+    d = vp.local_index()
+    ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < count
+    c = min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), count - 1)
+    v = gh[c * B + d]
+    tot[d] = v
+    vp.barrier()
+    for k in vp.static(range(8)):
+        w = vp.uint32(1 << k)
+        x = tot[d]
+        if d >= w:
+            x += tot[d - w]
+        vp.barrier()
+        tot[d] = x
+        vp.barrier()
+    if ok:
+        gh[c * B + d] = tot[d] - v
+
+
+@vp.kernel(local_size_x=L)
+def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buffer[vp.uint32],
+             vout: vp.Buffer[vp.uint32], gh: vp.Buffer[vp.uint32], st: vp.Buffer[vp.uint32],
+             ctr: vp.Buffer[vp.uint32], n: vp.uint32, tpr: vp.uint32, ntiles: vp.uint32,
+             pas: vp.uint32, sh: vp.uint32, first: vp.uint32):
+    whist = vp.Shared[vp.uint32, W * B]   # per subgroup: digit counts, then first ranks
+    tstart = vp.Shared[vp.uint32, B]      # the tile's first position of each digit
+    add = vp.Shared[vp.uint32, B]         # output position of a key = add[d] + its tile position
+    wt = vp.Shared[vp.uint32, W]
+    tix = vp.Shared[vp.uint32, 1]
+    sk = vp.Shared[vp.@WORD@, T]
+    sv = vp.Shared[vp.uint32, @SVLEN@]
+    lid = vp.local_index()
+    w = vp.subgroup_id()
+    lane = vp.subgroup_lane()
+    if lid == 0:
+        tix[0] = vp.atomic_add(ctr, pas, vp.uint32(1))
+        if vp.subgroup_size() != vp.uint32(SG):  # built for SG lanes: the host sorts again
+            vp.atomic_add(ctr, P, vp.uint32(1))
+    for z in vp.static(range(W * B // L)):
+        whist[vp.uint32(z * L) + lid] = vp.uint32(0)
+    vp.barrier()
+    t0 = tix[0]
+    ok = t0 < ntiles
+    t = min(t0, ntiles - 1)
+    row = t // tpr
+    j = t - row * tpr
+    base = row * n + j * T
+    m = min(vp.uint32(T), n - j * T)
+    if not ok:
+        m = vp.uint32(0)
+    lt = (vp.uint32(1) << lane) - vp.uint32(1)
+    wb = w * B
+    kk = vp.Local[vp.@WORD@, IPT]
+    rk = vp.Local[vp.uint32, IPT]   # rank in the subgroup << 8 | digit (few registers)
+    # rank: round q of subgroup w holds tile positions w*SG*IPT + q*SG + lane
+    for q in vp.static(range(IPT)):
+        p = w * vp.uint32(SG * IPT) + vp.uint32(q * SG) + lane
+        valid = p < m
+        x = vp.@WORD@(0)
+        if valid:
+            x = kin[base + p]
+        kk[q] = x
+        d = digit(x, sh)
+        peers = vp.subgroup_ballot(valid).x
+        for b in vp.static(range(8)):
+            on = ((d >> vp.uint32(b)) & vp.uint32(1)) != vp.uint32(0)
+            bl = vp.subgroup_ballot(on).x
+            if on:
+                peers = peers & bl
+            else:
+                peers = peers & ~bl
+        below = popc(peers & lt)
+        old = vp.uint32(0)
+        if valid and below == vp.uint32(0):
+            old = vp.atomic_add(whist, wb + d, popc(peers))
+        leader = popc((peers & (vp.uint32(0) - peers)) - vp.uint32(1)) & vp.uint32(SG - 1)
+        rk[q] = ((vp.subgroup_shuffle(old, leader) + below) << vp.uint32(8)) | d
+    vp.barrier()
+    # per digit: the counts of the subgroups become their first ranks,
+    # and the tile's count is published for the tiles after it
+    tc = vp.Local[vp.uint32, DPI]
+    for z in vp.static(range(DPI)):
+        d = vp.uint32(z * L) + lid
+        run = vp.uint32(0)
+        for u in vp.static(range(W)):
+            c = whist[vp.uint32(u * B) + d]
+            whist[vp.uint32(u * B) + d] = run
+            run += c
+        tc[z] = run
+        tstart[d] = run
+        if ok:
+            flag = vp.uint32(AGG)
+            if j == 0:
+                flag = vp.uint32(INC)
+            vp.atomic_store(st, (pas * ntiles + t) * B + d, flag | run)
+    vp.barrier()
+    # the tile's counts scanned over the digits (lane l of subgroup w owns
+    # digits (w*SG + l)*DPI ..., the order subgroup scans follow): subgroup
+    # scans, then the subgroups' totals
+    own = vp.Local[vp.uint32, DPI]
+    mine = (w * vp.uint32(SG) + lane) * vp.uint32(DPI)
+    s = vp.uint32(0)
+    for z in vp.static(range(DPI)):
+        own[z] = tstart[mine + z]
+        s += own[z]
+    ex = vp.subgroup_exclusive_add(s)
+    tot = vp.subgroup_add(s)
+    if lane == vp.uint32(0):
+        wt[w] = tot
+    vp.barrier()
+    for u in vp.static(range(W)):
+        if vp.uint32(u) < w:
+            ex += wt[u]
+    for z in vp.static(range(DPI)):
+        tstart[mine + z] = ex
+        ex += own[z]
+    vp.barrier()
+    # decoupled look-back, one digit per invocation (DPI of them)
+    for z in vp.static(range(DPI)):
+        d = vp.uint32(z * L) + lid
+        pre = vp.uint32(0)
+        if ok and j > 0:
+            k = t - 1
+            done = False
+            for it in range(vp.uint32(SPIN)):
+                v = vp.atomic_load(st, (pas * ntiles + k) * B + d)
+                f = v >> vp.uint32(30)
+                if f != vp.uint32(0):
+                    pre += v & vp.uint32(MASK)
+                    if f == vp.uint32(2):
+                        done = True
+                        break
+                    k -= 1
+            if done:
+                if PUBLISH != 0:
+                    vp.atomic_store(st, (pas * ntiles + t) * B + d, vp.uint32(INC) | (pre + tc[z]))
+            else:  # gave up: the host sorts again with the safe path
+                vp.atomic_add(ctr, P, vp.uint32(1))
+        add[d] = row * n + gh[(row * P + pas) * B + d] + pre - tstart[d]
+    # the tile sorted in shared memory, then written out in runs of a digit
+    for q in vp.static(range(IPT)):
+        p = w * vp.uint32(SG * IPT) + vp.uint32(q * SG) + lane
+        if p < m:
+            d = rk[q] & vp.uint32(255)
+            lp = tstart[d] + whist[wb + d] + (rk[q] >> vp.uint32(8))
+            sk[lp] = kk[q]
+            if VALS != 0:  # read here, not kept in registers since the ranking
+                if first != 0:
+                    sv[lp] = j * T + p
+                else:
+                    sv[lp] = vin[base + p]
+    vp.barrier()
+    for q in vp.static(range(IPT)):
+        p = vp.uint32(q * L) + lid
+        if p < m:
+            x = sk[p]
+            o = add[digit(x, sh)] + p
+            kout[o] = x
+            if VALS != 0:
+                vout[o] = sv[p]
+'''
+
+_CONST = {
+    "uint32": dict(TOP="0x80000000", ABSM="0x7FFFFFFF", INF="0x7F800000", ALL="0xFFFFFFFF"),
+    "uint64": dict(TOP="0x8000000000000000", ABSM="0x7FFFFFFFFFFFFFFF",
+                   INF="0x7FF0000000000000", ALL="0xFFFFFFFFFFFFFFFF"),
+}
+_NS = {}
+
+
+def shape(word, sg):
+    """(L, IPT) for keys of `word` on a device whose subgroups have sg
+    lanes: 256 x 16 32-bit keys (or 256 x 8 64-bit ones), 40 KiB of shared
+    memory with values; 64 x 16 (8 KiB) on subgroups of fewer than 32
+    lanes (lavapipe's 8, whose shared memory is 32 KiB)."""
+    lanes = 256 if sg >= 32 else 64
+    return lanes, (16 if word == "uint32" else 8)
+
+
+# tests: False makes every look-back add up the aggregates back to its
+# row's first tile (PUBLISH = 0), a chain that a sequential device (one
+# lavapipe thread) otherwise never walks
+PUBLISH_INCLUSIVE = True
+
+
+def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1):
+    """The namespace holding ohist / oscan / onesweep for keys of `word`
+    and kind `mode` (as _sort_kernels.kernels), `passes` 8-bit digits,
+    subgroups of sg lanes, with (vals=1) or without a uint32 payload."""
+    import linecache
+    k = (word, mode, passes, sg, vals, spin, publish)
+    ns = _NS.get(k)
+    if ns is None:
+        lanes, ipt = shape(word, sg)
+        subst = dict(_CONST[word], WORD=word, MODE=str(mode), L=str(lanes), SG=str(sg),
+                     IPT=str(ipt), P=str(passes), VALS=str(vals),
+                     HCO=str(max(1, 16 // passes)),
+                     SVLEN=str(lanes * ipt if vals else 1), SPIN=str(spin),
+                     PUBLISH=str(publish))
+        src = SOURCE
+        for a, b in subst.items():
+            src = src.replace(f"@{a}@", b)
+        name = f"<vulpy-onesweep-{word}-{mode}-{passes}-{sg}-{vals}-{spin}-{publish}>"
+        linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+        ns = {"__name__": f"_vulpy_onesweep_{word}_{mode}_{passes}_{sg}_{vals}"}
+        exec(compile(src, name, "exec"), ns)
+        _NS[k] = ns
+    return ns
+
+
+def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
+    """Sorts every row of the C-contiguous resident 2-D array `keys`
+    (never written, so copy_in needs nothing) with the onesweep kernels,
+    as _sort.radix_sort does (rec_cls and grid: its _Rec and _grid).
+    Returns (keys, uint32 positions or None), or None when a workgroup
+    gave up waiting on another (the caller then uses the safe path)."""
+    import numpy as np
+
+    from . import _array
+    _U32 = np.dtype(np.uint32)
+    _Rec, _grid = rec_cls, grid  # _sort's recorder and grid shape (no import back)
+    rows, n = keys.shape
+    ctx = keys._ctx
+    sg = sg or ctx.info["limits"]["subgroup_size"]  # (tests pass a wrong one)
+    passes = -(-bits // 8)
+    lanes, ipt = shape(word, sg)
+    # the look-back's reads, all digits of an invocation together, stay
+    # under a device's loop limit (lavapipe: 65,535 back-edges)
+    spin = 1 << 20
+    cap = ctx.limits.get("max_loop_iterations")
+    if cap:
+        spin = min(spin, cap // max(1, 256 // lanes) - 256)
+    ns = kernels(word, mode, passes, sg, int(bool(values)), spin, int(PUBLISH_INCLUSIVE))
+    tile = lanes * ipt
+    tpr = -(-n // tile)
+    ntiles = rows * tpr
+    if passes * ntiles * 1024 > ctx.limits["max_storage_buffer_range"]:
+        return None  # the status words would not fit one binding
+    mem = keys.memory
+    # every word of these is written before it is read (the fills below,
+    # or a pass): no zeroing at allocation
+    a = _array._result(keys.shape, keys.dtype, mem, ctx)
+    b = _array._result(keys.shape, keys.dtype, mem, ctx)
+    gh = _array._result((rows * passes * 256,), _U32, mem, ctx)
+    st = _array._result((passes * ntiles * 256,), _U32, mem, ctx)
+    ctr = _array._result((passes + 4,), _U32, mem, ctx)
+    flag = _array.empty((4,), _U32, memory="host", context=ctx)
+    if values:
+        va = _array._result(keys.shape, _U32, mem, ctx)
+        vb = _array._result(keys.shape, _U32, mem, ctx)
+    else:  # the payload bindings, never touched (VALS = 0)
+        va = _array.empty((4,), _U32, memory=mem, context=ctx)
+        vb = _array.empty((4,), _U32, memory=mem, context=ctx)
+    rec = _Rec(ctx)
+    for z in (gh, st, ctr):
+        rec.rec.fill(z._buf, 0, z.nbytes, 0)
+    tg = _grid(ntiles)
+    rec(ns["ohist"], (keys, gh), tg, n=n, tpr=tpr, ntiles=ntiles, gx=tg[0])
+    g = _grid(rows * passes)
+    rec(ns["oscan"], (gh,), g, count=rows * passes, gx=g[0])
+    kin, kout = keys, a
+    for p in range(passes):
+        rec(ns["onesweep"], (kin, kout, vb, va, gh, st, ctr), tg, n=n, tpr=tpr, ntiles=ntiles,
+            pas=p, sh=8 * p, first=int(p == 0))
+        va, vb = vb, va
+        kin, kout = kout, (b if kout is a else a)
+    rec.rec.copy(flag._buf, 0, ctr._buf, 4 * passes, 4)
+    rec.run()
+    if int(flag.numpy()[0]):
+        return None
+    return kin, (vb if values else None)

@@ -1,0 +1,197 @@
+"""The onesweep radix sort (bindings/python/vulpy/_sort_onesweep.py; issue
+19), differentially against NumPy, beside the reduce-then-scan sort it
+falls back to.
+
+On lavapipe the onesweep path runs when asked for (vp._sort.SORT_PATH or
+VULPY_SORT=onesweep). Its decoupled look-back waits on other workgroups,
+which lavapipe's CPU threads may not let finish within its loop budget:
+then a workgroup gives up and the safe path sorts again; the result must be
+exact either way. With LP_NUM_THREADS=1 (a subprocess) lavapipe runs the
+workgroups one after another in tile-id order, so no look-back waits and
+the onesweep result itself is checked (last_path == "onesweep").
+
+Sizes sit around the tile size (64 x 16 = 1024 keys with lavapipe's
+8-lane subgroups; 4096 with 32 lanes): all-equal keys, sorted, reversed,
+NaNs (payloads kept), -0.0 / +0.0 (input order kept), integer extremes,
+rows (axis=), argsort equal to NumPy's kind='stable'.
+"""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import vulpy as vp
+from vulpy import _sort, _sort_onesweep
+from conftest import needs_target
+
+pytestmark = needs_target
+
+SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+DTYPES = [np.float32, np.float64, np.int32, np.uint32, np.int64, np.uint64, np.bool_]
+
+
+def tile(dt):
+    sg = vp.default_context().info["limits"]["subgroup_size"]
+    lanes, ipt = _sort_onesweep.shape("uint64" if np.dtype(dt).itemsize == 8 else "uint32", sg)
+    return lanes * ipt
+
+
+def pattern(dt, n, kind, rng):
+    dt = np.dtype(dt)
+    if dt.kind == "b":
+        a = rng.integers(0, 2, n).astype(bool)
+    elif dt.kind == "f":
+        a = rng.choice(np.array([0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, 1.5, -1.5,
+                                 1e-30, -1e30], dt), n)
+        m = rng.random(n) < 0.5
+        a[m] = rng.standard_normal(int(m.sum())).astype(dt)
+        if n:  # a NaN with a payload of its own must keep it
+            bits = a[:1].view(np.uint32 if dt.itemsize == 4 else np.uint64)
+            bits[0] = 0x7FC00123 if dt.itemsize == 4 else 0xFFF8000000000123
+    else:
+        info = np.iinfo(dt)
+        a = rng.choice(np.array([info.min, info.max, 0, 1, info.max - 1, info.min + 1], dt), n)
+        m = rng.random(n) < 0.5
+        a[m] = rng.integers(int(info.min), int(info.max), int(m.sum()), dtype=dt,
+                            endpoint=True)
+    if kind == "equal":
+        a[:] = a[0] if n else a
+    elif kind == "sorted":
+        a = np.sort(a, kind="stable")
+    elif kind == "reversed":
+        a = np.sort(a, kind="stable")[::-1].copy()
+    return a
+
+
+def bits(x):
+    x = np.asarray(x)
+    return x.view(np.uint8) if x.dtype == np.bool_ else x.view(f"u{x.dtype.itemsize}")
+
+
+def check(h, path, axis=-1):
+    _sort.SORT_PATH = path
+    try:
+        got = vp.sort(vp.asarray(h), axis=axis).numpy()
+        ran = _sort.last_path
+        idx = vp.argsort(vp.asarray(h), axis=axis).numpy()
+    finally:
+        _sort.SORT_PATH = None
+    want = np.sort(h, axis=axis, kind="stable")
+    assert np.array_equal(bits(got), bits(want)), (h.dtype, h.shape, path)
+    assert np.array_equal(idx, np.argsort(h, axis=axis, kind="stable")), (h.dtype, h.shape, path)
+    return ran
+
+
+@SETTINGS
+@given(st.sampled_from(DTYPES), st.sampled_from([-1, 0, 1]), st.integers(-3, 3),
+       st.sampled_from(["random", "equal", "sorted", "reversed"]), st.integers(0, 2 ** 31))
+def test_onesweep_matches_numpy_near_tile_sizes(dt, k, off, kind, seed):
+    rng = np.random.default_rng(seed)
+    n = max(0, (k + 1) * tile(dt) + off) if k >= 0 else 1 + off % 3
+    h = pattern(dt, n, kind, rng)
+    ran = check(h, "onesweep")
+    assert n == 0 or ran in ("onesweep", "onesweep->rts")
+    check(h, "rts")
+
+
+@SETTINGS
+@given(st.sampled_from(DTYPES), st.integers(1, 4), st.integers(1, 3000), st.integers(0, 2 ** 31),
+       st.booleans())
+def test_onesweep_rows(dt, rows, n, seed, first_axis):
+    # several rows: tiles never cross a row; the look-back stops at a row's
+    # first tile; per-row histograms
+    rng = np.random.default_rng(seed)
+    h = pattern(dt, rows * n, "random", rng).reshape(rows, n)
+    if first_axis:
+        check(np.ascontiguousarray(h.T), "onesweep", axis=0)
+    else:
+        check(h, "onesweep")
+
+
+def test_wrong_subgroup_size_gives_up():
+    # kernels built for another subgroup size than the device runs must not
+    # return a wrong order: they report it, and the caller sorts again
+    ctx = vp.default_context()
+    real = ctx.info["limits"]["subgroup_size"]
+    other = 16 if real != 16 else 8
+    keys = vp.asarray(np.arange(3000, 0, -1).astype(np.uint32).reshape(1, 3000))
+    assert _sort_onesweep.sort_rows(keys, True, False, "uint32", 0, 32, _sort._Rec, _sort._grid,
+                                    sg=other) is None
+    got = _sort_onesweep.sort_rows(keys, True, False, "uint32", 0, 32, _sort._Rec, _sort._grid)
+    if got is not None:  # (None: a look-back ran out of lavapipe's budget)
+        assert np.array_equal(got[0].numpy()[0], np.arange(1, 3001, dtype=np.uint32))
+
+
+def test_auto_path_on_lavapipe_is_the_safe_one():
+    # lavapipe gives no forward progress between workgroups: the runtime
+    # must not pick the look-back sort there by itself
+    if vp.default_context().kind != "cpu":
+        pytest.skip("the check is about CPU devices")
+    vp.sort(vp.asarray(np.arange(5000, 0, -1).astype(np.float32)))
+    assert _sort.last_path == "rts"
+
+
+def test_bad_path_names_the_variable():
+    _sort.SORT_PATH = "fast"
+    try:
+        with pytest.raises(ValueError, match="VULPY_SORT"):
+            vp.sort(vp.asarray(np.arange(3.0, dtype=np.float32)))
+    finally:
+        _sort.SORT_PATH = None
+
+
+def test_onesweep_itself_sequential_lavapipe():
+    # one lavapipe thread: workgroups run in tile-id order, nothing waits,
+    # so the onesweep result is the one checked (no fallback)
+    if vp.default_context().kind != "cpu":
+        pytest.skip("LP_NUM_THREADS is lavapipe's")
+    _run_sequential("")
+
+
+def test_onesweep_aggregate_chain_sequential_lavapipe():
+    # the look-back's other branch: no tile but a row's first publishes an
+    # inclusive prefix, so each tile adds the aggregates of all tiles before
+    # it in its row (a sequential run otherwise finds the inclusive prefix
+    # of the tile just before)
+    if vp.default_context().kind != "cpu":
+        pytest.skip("LP_NUM_THREADS is lavapipe's")
+    _run_sequential("from vulpy import _sort_onesweep; _sort_onesweep.PUBLISH_INCLUSIVE = False")
+
+
+def _run_sequential(setup):
+    code = setup + "\n" + textwrap.dedent("""
+        import numpy as np, vulpy as vp
+        from vulpy import _sort
+        rng = np.random.default_rng(7)
+        for dt in (np.float32, np.uint32, np.int32, np.float64, np.int64, np.uint64, np.bool_):
+            for n in (1, 1023, 1024, 1025, 2048, 5000, 70000):
+                if np.dtype(dt).kind == "f":
+                    h = rng.standard_normal(n).astype(dt)
+                    h[::7] = -0.0; h[1::7] = 0.0; h[2::11] = np.nan
+                elif np.dtype(dt).kind == "b":
+                    h = rng.integers(0, 2, n).astype(bool)
+                else:
+                    i = np.iinfo(dt)
+                    h = rng.integers(int(i.min), int(i.max), n, dtype=dt, endpoint=True)
+                    h[::5] = i.min; h[1::5] = i.max
+                for x in (h, h.reshape(1, n).repeat(3, 0)):
+                    got = vp.sort(vp.asarray(x)).numpy()
+                    assert _sort.last_path == "onesweep", (dt, n, _sort.last_path)
+                    w = np.sort(x, kind="stable")
+                    v = "u%d" % w.dtype.itemsize
+                    assert np.array_equal(got.view(v), w.view(v)), (dt, n)
+                    idx = vp.argsort(vp.asarray(x)).numpy()
+                    assert _sort.last_path == "onesweep", (dt, n, _sort.last_path)
+                    assert np.array_equal(idx, np.argsort(x, kind="stable")), (dt, n)
+        print("ok")
+    """)
+    env = dict(os.environ, LP_NUM_THREADS="1", VULPY_SORT="onesweep")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0 and "ok" in r.stdout, r.stdout[-3000:] + r.stderr[-3000:]
