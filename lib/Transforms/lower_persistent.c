@@ -652,7 +652,10 @@ static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap) {
   vir_op *wait = iff(l, bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, bin(l, VIR_OP_XOR, mine, phase), mask),
                              ku(l, 0)));
   into(l, wait, 0);
-  { /* poll the word; the host's abort every SLOW_POLL polls */
+  { /* poll the word; the host's abort every SLOW_POLL polls. A wait that
+     * ends without the flip (a timeout, the host's abort) leaves with the
+     * abort bit, so that the group returns instead of passing the barrier */
+    lstore(l, got, bin(l, VIR_OP_OR, mine, ku(l, GEN_ABORT)));
     vir_sym *k = local(l, "_vp_spin", ku(l, 0));
     vir_op *loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
     at la = here(l);
