@@ -244,3 +244,45 @@ def test_flip_glsl_has_one_atomic_arrival_and_no_second_release():
     assert "gl_SemanticsRelease" in body and "gl_SemanticsAcquireRelease" not in body
     assert body.count("memoryBarrierBuffer()") == 2          # one a barrier, in the leader
     assert body.count("groupMemoryBarrier()") >= 6
+
+
+@pytest.mark.parametrize("barrier", ("flip", "scoped", "cg"))
+def test_memsock_frames_from_the_time_loop(barrier):
+    # a MemSock fired from the time loop (lower-memsock runs before
+    # lower-persistent; a frame's arrival count is the admitted groups)
+    # with each new barrier: every frame, in order, with the right values
+    @vp.kernel(persistent=True, local_size_x=64, barrier=barrier)
+    def count(u: vp.Buffer[vp.float32], pipe: vp.MemSock[vp.float32], n: vp.uint32,
+              steps: vp.uint32, every: vp.uint32):
+        for t in range(steps):
+            for i in vp.grid_range(n):
+                u[i] = u[i] * 0.5 + vp.float32(t)
+            vp.grid_sync()
+
+            def frame(step: vp.uint32):
+                for i in vp.grid_range(n):
+                    pipe[i] = u[i]
+
+            if (t + 1) % every == 0:
+                pipe.fire(frame, step=t + 1)
+
+    n, steps, every = 512, 40, 5
+    u = np.arange(n, dtype=np.float32)
+    want = {}
+    for t in range(steps):
+        u = u * np.float32(0.5) + np.float32(t)
+        if (t + 1) % every == 0:
+            want[t + 1] = u.copy()
+    got = {}
+    ctx = vp.default_context()
+    pipe = vp.MemSock(dtype=vp.float32, frame_shape=(n,), payload={"step": vp.uint32})
+    pipe.on("message", lambda frame, step: got.__setitem__(step, frame.copy()))
+    pipe.open(ctx, capacity=len(want) + 1, policy="block")
+    dev = vp.asarray(np.arange(n, dtype=np.float32))
+    h = count(dev, pipe, n=n, steps=steps, every=every, sync=False, groups=_groups())
+    h.wait(timeout=120)
+    pipe.close()
+    assert h.steps == steps
+    assert sorted(got) == sorted(want)
+    for s in want:
+        np.testing.assert_array_equal(got[s], want[s])
