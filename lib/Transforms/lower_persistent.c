@@ -68,6 +68,11 @@ typedef struct pl {
   vir_sym *lphase, *lbits, *bank;   /* V_FLIP: the leader's phase bit and (group 0)
                                      * stop bits; every invocation's snapshot bank */
   bool nonprivate;                  /* some buffer is non-private: device fences stay */
+  /* V_EARLY: group 0's leader reads the stop request, the yield word and
+   * the control words while it waits at a barrier, for the next step
+   * boundary (its variables; entry_done: the entry barrier is behind) */
+  vir_sym *pstop, *pyield, *pctl[MAX_SLOTS];
+  bool entry_done;
   vir_sym *slot_sym[MAX_SLOTS];     /* control snapshot slots: (buffer, word) */
   vir_value *slot_word[MAX_SLOTS];  /* the word index value (a const) */
   uint64_t slot_lit[MAX_SLOTS];
@@ -597,9 +602,12 @@ static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap) {
   into(l, g0, 0);
   { /* group 0: the snapshot, then its share of the flip */
     vir_value *sbits = ku(l, 0);
+    bool early = (l->variant & V_EARLY) && l->entry_done;
     if (snap) {
-      vir_value *stop = load(l, l->host, H_STOP, VIR_SEM_RELAXED);
-      for (uint32_t i = 0; i < l->nslots; i++) {
+      /* V_EARLY: what group 0 read at the last barrier's wait; the
+       * control words are in the bank already */
+      vir_value *stop = early ? lload(l, l->pstop) : load(l, l->host, H_STOP, VIR_SEM_RELAXED);
+      for (uint32_t i = 0; !early && i < l->nslots; i++) {
         vir_value *w = ku(l, (uint32_t)l->slot_lit[i]);
         vir_op *o = op(l, VIR_OP_ATOMIC_LOAD, u32(l), 1, &w);
         if (o) {
@@ -610,7 +618,7 @@ static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap) {
         atom_at(l, VIR_OP_ATOMIC_STORE, l->grid, snap_word(l, i, nbank), val(o), VIR_SEM_RELAXED);
       }
       if (step && l->begin) { /* bounded slices, as in grid_barrier */
-        vir_value *y = load(l, l->host, H_YIELD, VIR_SEM_RELAXED);
+        vir_value *y = early ? lload(l, l->pyield) : load(l, l->host, H_YIELD, VIR_SEM_RELAXED);
         vir_value *go = bin(l, VIR_OP_LAND,
                             bin(l, VIR_OP_LAND, bin(l, VIR_OP_EQ, stop, ku(l, 0)),
                                 bin(l, VIR_OP_NE, y, ku(l, 0))),
@@ -644,6 +652,23 @@ static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap) {
   /* after the arrival: the host's counters, off the others' path */
   store(l, l->host, H_STEPS, steps, VIR_SEM_RELAXED);
   atom(l, VIR_OP_ATOMIC_ADD, l->host, H_BARRIERS, ku(l, 1), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+  if (l->variant & V_EARLY) {
+    /* the next step boundary's inputs, read now: the loads are in flight
+     * while this barrier waits, and nothing waits for them until then */
+    lstore(l, l->pstop, load(l, l->host, H_STOP, VIR_SEM_RELAXED));
+    if (l->begin)
+      lstore(l, l->pyield, load(l, l->host, H_YIELD, VIR_SEM_RELAXED));
+    for (uint32_t i = 0; i < l->nslots; i++) {
+      vir_value *w = ku(l, (uint32_t)l->slot_lit[i]);
+      vir_op *o = op(l, VIR_OP_ATOMIC_LOAD, u32(l), 1, &w);
+      if (o) {
+        o->attr.sym = l->slot_sym[i];
+        o->attr.scope = VIR_SCOPE_DEVICE;
+        o->attr.sem = VIR_SEM_RELAXED;
+      }
+      lstore(l, l->pctl[i], val(o));
+    }
+  }
   back(l, in);
   /* done: the phase bit moved (this arrival was the n-th) or an abort */
   vir_value *mask = ku(l, FLIP_PHASE | GEN_ABORT);
@@ -691,6 +716,19 @@ static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap) {
   vir_value *g = lload(l, got);
   lstore(l, l->lphase, bin(l, VIR_OP_XOR, phase, ku(l, FLIP_PHASE)));
   sh_store(l, S_ABORT, bin(l, VIR_OP_AND, g, ku(l, GEN_ABORT)));
+  if (snap && (l->variant & V_EARLY) && l->nslots) {
+    /* V_EARLY: group 0 fills the next step boundary's bank (the one the
+     * last step read: every group has passed this barrier, so none reads
+     * it any more) with the control words it read while it waited; its
+     * arrival at that boundary releases them */
+    vir_op *w0 = iff(l, is0);
+    at e = here(l);
+    into(l, w0, 0);
+    for (uint32_t i = 0; i < l->nslots; i++)
+      atom_at(l, VIR_OP_ATOMIC_STORE, l->grid, snap_word(l, i, bank), lload(l, l->pctl[i]),
+              VIR_SEM_RELAXED);
+    back(l, e);
+  }
   if (snap) {
     vir_value *sb = bin(l, VIR_OP_AND, bin(l, VIR_OP_SHR, g, shift), ku(l, 3));
     vir_value *y[3] = {bin(l, VIR_OP_EQ, sb, ku(l, 2)), ku(l, STOP_YIELD),
@@ -1035,8 +1073,15 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
     l->lsteps = local(l, "_vp_lsteps", l->begin ? l->begin : ku(l, 0));
     l->bank = local(l, "_vp_bank", ku(l, 0));
   }
+  if (l->variant & V_EARLY) {
+    l->pstop = local(l, "_vp_pstop", ku(l, 0));
+    l->pyield = local(l, "_vp_pyield", ku(l, 0));
+    for (uint32_t i = 0; i < l->nslots; i++)
+      l->pctl[i] = local(l, "_vp_pctl", ku(l, 0));
+  }
   discovery(l, limit, join_limit, min_groups);
   grid_barrier(l, limit, false, true);
+  l->entry_done = true;
   if (l->begin)
     resume_at(l, first);
   vir_type *v3 = vir_ty_vec(l->m, u32(l), 3);
@@ -1225,4 +1270,9 @@ vir_pass_result vir_lower_persistent_cg(vir_module *m, const vir_pass_options *o
                                         vp_diags *diags) {
   (void)opts;
   return lower(m, diags, V_PAD | V_FLIP | V_SCOPED);
+}
+vir_pass_result vir_lower_persistent_cg_early(vir_module *m, const vir_pass_options *opts,
+                                              vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, V_PAD | V_FLIP | V_SCOPED | V_EARLY);
 }

@@ -15,7 +15,12 @@ enum { G_GEN_PAD = 96, G_WORDS = 256 };
  * barrier (every group adds, the sum flips the phase bit: no last-arriver
  * release); V_SCOPED: workgroup-scope fences around the workgroup
  * barrier, device-scope ordering in the leader only. */
-enum { V_PAD = 1, V_PACKED = 4, V_FLIP = 8, V_SCOPED = 16 };
+enum { V_PAD = 1, V_PACKED = 4, V_FLIP = 8, V_SCOPED = 16, V_EARLY = 32 };
+/* V_EARLY (with V_FLIP): group 0 reads the stop request, the yield word
+ * and the control words while it waits at a barrier, and writes the next
+ * snapshot bank right after a step boundary: nothing but its arrival is
+ * left on the path at the next boundary (steering then takes effect one
+ * step later). */
 /* V_FLIP: the barrier word (G_GEN_PAD) is phase bit 31 | arrivals in bits
  * 5..30 (FLIP_UNIT each) | the stop snapshot of phase 1 (bits 3-4) and of
  * phase 0 (bits 1-2) | abort (bit 0, GEN_ABORT). Group 0 adds

@@ -16,7 +16,7 @@ import vulpy as vp
 BARRIERS = vp._persistent.BARRIERS
 # the variants this file runs 10^5 rounds for: the default and the new ones
 # (the older lean / padded get the same test with fewer rounds)
-PROPOSED = ("packed", "flip", "scoped", "cg")
+PROPOSED = ("packed", "flip", "scoped", "cg", "cg-early")
 
 
 def _lavapipe():
@@ -246,7 +246,7 @@ def test_flip_glsl_has_one_atomic_arrival_and_no_second_release():
     assert body.count("groupMemoryBarrier()") >= 6
 
 
-@pytest.mark.parametrize("barrier", ("flip", "scoped", "cg"))
+@pytest.mark.parametrize("barrier", ("flip", "scoped", "cg", "cg-early"))
 def test_memsock_frames_from_the_time_loop(barrier):
     # a MemSock fired from the time loop (lower-memsock runs before
     # lower-persistent; a frame's arrival count is the admitted groups)

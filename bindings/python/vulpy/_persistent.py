@@ -48,6 +48,9 @@ BARRIERS = ("lean", "padded", "packed")
 # bit), "scoped" is packed with workgroup-scope fences around barrier(),
 # "cg" is both: the shape of CUDA's cooperative grid.sync()
 BARRIERS += ("flip", "scoped", "cg")
+# "cg-early": cg, with group 0 reading the next step boundary's stop request
+# and control words while it waits at a barrier (steering one step later)
+BARRIERS += ("cg-early",)
 # the default: the fastest on the H200 (2026-12-02, bench suite persistent:
 # barrier 1.97-3.16x CUDA's grid.sync against lean's 2.54-3.41x; the 64K-cell
 # grid 2.95x stepped against 2.25x), and correct wherever the others are
