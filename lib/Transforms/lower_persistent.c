@@ -485,6 +485,11 @@ static void grid_barrier_packed(pl *l, vir_value *limit, bool step, bool snap) {
     /* after the release: the host's counters */
     store(l, l->host, H_STEPS, steps, VIR_SEM_RELAXED);
     atom(l, VIR_OP_ATOMIC_ADD, l->host, H_BARRIERS, ku(l, 1), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+    /* V_SCOPED: the last arriver's acquire is its acq_rel arrival, an
+     * atomic; a fence is what pairs with its group's acquire fences across
+     * barrier() below (the waiters have theirs after the wait) */
+    if (l->variant & V_SCOPED)
+      fence(l);
   }
   into(l, last, 1);
   { /* the others: poll the generation; the host's abort every SLOW_POLL polls */
