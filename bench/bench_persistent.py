@@ -336,7 +336,7 @@ def _per_step(records, label, device):
         return []
     barrier = {}   # (barrier, nonprivate, groups) -> us/barrier
     for r in records:
-        m = re.fullmatch(r"grid barrier, barrier=(\w+)", r.get("case", ""))
+        m = re.fullmatch(r"grid barrier, barrier=([\w-]+)", r.get("case", ""))
         if m and "median" in r:
             barrier[(m.group(1), False, r.get("groups"))] = r["median"]
         elif case_is_default_barrier(r):
