@@ -227,6 +227,7 @@ def run(ctx):
                             p10=None, p90=None, unit="x", device=device,
                             groups=info["admitted"], goal=dict(op="<=", target=1.5, issue=15)))
     records += _variants(tmp, device, cases, sizes, sync_steps, reps, records)
+    records += _per_step(records, cases[0][0], device)
     records += _slices(heat, device, cases[0], reps, records)
     records += _steering(steer, device, quick=ctx.quick or lavapipe)
     if not (ctx.quick or lavapipe):
@@ -264,7 +265,8 @@ def _variants(tmp, device, cases, sizes, sync_steps, reps, done):
             ref = None
         refs[label] = (u0, ref, stepped)
     out = []
-    configs = [(b, False) for b in vp._persistent.BARRIERS] + [("lean", True), ("packed", True)]
+    configs = [(b, False) for b in vp._persistent.BARRIERS] + [("lean", True), ("packed", True),
+                                                               ("cg", True)]
     for barrier, nonprivate in configs:
         heat, syncs, _ = _kernels(tmp, barrier, nonprivate)
         tag = f"barrier={barrier}" + (", nonprivate" if nonprivate else "")
@@ -312,6 +314,74 @@ def _variants(tmp, device, cases, sizes, sync_steps, reps, done):
                 out += _variant_steps(heat, tag, barrier, nonprivate, label, n, steps, reps,
                                       refs[label], device, groups)
     return out
+
+
+def case_is_default_barrier(r):
+    return r.get("case") == "grid barrier" and r.get("backend") == "persistent" and "median" in r
+
+
+def _per_step(records, label, device):
+    """The small (launch-bound) grid's time a step, persistent against
+    stepped, for the default barrier and every variant at each group count
+    measured: a record each (`per-step time, ...`: persistent and stepped
+    us/step, their ratio, the us/step the 5x goal needs, and the variant's
+    own grid-barrier cost at that group count, two of which a step of the
+    heat kernel pays) and a table on stderr, so the lead sees where the
+    goal stands and how much of a step the barriers are."""
+    import re
+    import sys
+    stepped = next((r for r in records if r.get("case") == f"step rate, {label}"
+                    and r.get("backend") == "stepped" and "median" in r), None)
+    if not stepped:
+        return []
+    barrier = {}   # (barrier, nonprivate, groups) -> us/barrier
+    for r in records:
+        m = re.fullmatch(r"grid barrier, barrier=([\w-]+)", r.get("case", ""))
+        if m and "median" in r:
+            barrier[(m.group(1), False, r.get("groups"))] = r["median"]
+        elif case_is_default_barrier(r):
+            barrier[(None, False, r.get("groups"))] = r["median"]
+    rows = []
+    for r in records:
+        case = r.get("case", "")
+        if r.get("backend") != "persistent" or "median" not in r or not (
+                case == f"step rate, {label}" or case.startswith(f"step rate, {label}, barrier=")):
+            continue
+        name = case[len(f"step rate, {label}"):].lstrip(", ") or "default"
+        b = r.get("barrier")
+        rows.append(dict(case=f"per-step time, {label}, {name}", size=r["size"],
+                         backend="persistent vs stepped", median=r["median"], p10=r.get("p10"),
+                         p90=r.get("p90"), unit="us/step", device=device,
+                         stepped_us=stepped["median"], groups=r.get("groups"),
+                         speedup=stepped["median"] / r["median"],
+                         goal_us=stepped["median"] / 5.0,
+                         # the barrier alone has no buffers: nonprivate
+                         # does not change it (measured coherent)
+                         barrier_us=barrier.get((b, False, r.get("groups"))),
+                         barrier=b, nonprivate=r.get("nonprivate", False)))
+    if rows:
+        print(f"---- per-step time, {label}: stepped {stepped['median']:.2f} us/step "
+              f"(goal: persistent <= {stepped['median'] / 5:.2f} us/step, 5x) ----",
+              file=sys.stderr)
+        print(f"{'variant':44s} {'groups':>6s} {'us/step':>8s} {'speed-up':>8s} "
+              f"{'barrier us':>10s}", file=sys.stderr)
+        for row in rows:
+            bu = row["barrier_us"]
+            print(f"{row['case'].split(', ', 2)[-1]:44s} {row['groups'] or 0:6d} "
+                  f"{row['median']:8.2f} {row['speedup']:7.2f}x "
+                  f"{'' if bu is None else f'{bu:10.2f}'}", file=sys.stderr)
+    # the barrier alone, every variant beside CUDA's grid.sync() (goal <= 1.5x)
+    cuda = {r.get("groups"): r["median"] for r in records
+            if r.get("backend") == "cuda grid.sync()" and "median" in r}
+    if barrier:
+        print("---- grid barrier alone, us/barrier (ratio to CUDA grid.sync(), goal <= 1.5x) ----",
+              file=sys.stderr)
+        for (b, _, g), us in sorted(barrier.items(), key=lambda kv: (kv[0][2] or 0, kv[1])):
+            c = cuda.get(g)
+            print(f"{b or 'default':12s} groups {g or 0:5d} {us:8.2f} us" +
+                  (f"   cuda {c:6.2f} us   {us / c:5.2f}x" if c else "   (no CUDA anchor)"),
+                  file=sys.stderr)
+    return rows
 
 
 def _variant_steps(heat, tag, barrier, nonprivate, label, n, steps, reps, ref, device,

@@ -65,6 +65,14 @@ typedef struct pl {
   unsigned variant;                 /* V_* bits: the barrier variant */
   uint32_t gen_word;                /* G_GEN or G_GEN_PAD */
   vir_sym *lgen, *lsteps;           /* V_PACKED: the leader's generation and steps */
+  vir_sym *lphase, *lbits, *bank;   /* V_FLIP: the leader's phase bit and (group 0)
+                                     * stop bits; every invocation's snapshot bank */
+  bool nonprivate;                  /* some buffer is non-private: device fences stay */
+  /* V_EARLY: group 0's leader reads the stop request, the yield word and
+   * the control words while it waits at a barrier, for the next step
+   * boundary (its variables; entry_done: the entry barrier is behind) */
+  vir_sym *pstop, *pyield, *pctl[MAX_SLOTS];
+  bool entry_done;
   vir_sym *slot_sym[MAX_SLOTS];     /* control snapshot slots: (buffer, word) */
   vir_value *slot_word[MAX_SLOTS];  /* the word index value (a const) */
   uint64_t slot_lit[MAX_SLOTS];
@@ -128,6 +136,31 @@ static void fence(pl *l) {
   }
 }
 static void wg_barrier(pl *l) { op(l, VIR_OP_BARRIER, NULL, 0, NULL); }
+/* V_SCOPED: a workgroup-scope fence (GLSL groupMemoryBarrier(); no
+ * device-wide wait). Around barrier() it orders a group's buffer accesses
+ * with its leader's: a release fence before the control barrier
+ * synchronizes with an acquire fence after it in another invocation of
+ * the group (Vulkan memory model), and the leader's device-scope arrival
+ * and acquire fence carry that on to the other groups, as CUDA's grid sync
+ * does with __syncthreads() and one __threadfence() in the leader. */
+static void wg_fence(pl *l) {
+  vir_op *o = op(l, VIR_OP_MEMORY_BARRIER, NULL, 0, NULL);
+  if (o) {
+    o->attr.scope = VIR_SCOPE_WORKGROUP;
+    o->attr.sem = VIR_SEM_ACQ_REL;
+    o->attr.storage = VIR_STORAGE_BUFFER;
+  }
+}
+/* the fences every invocation runs around the barrier's barrier():
+ * workgroup scope in the scoped variants (but device scope where buffers
+ * are non-private: there the device-scope fences are what makes each
+ * invocation's writes available and the others' visible) */
+static void outer_fence(pl *l) {
+  if ((l->variant & V_SCOPED) && !l->nonprivate)
+    wg_fence(l);
+  else
+    fence(l);
+}
 static vir_sym *local(pl *l, const char *name, vir_value *init);
 static vir_value *lload(pl *l, vir_sym *s);
 static void lstore(pl *l, vir_sym *s, vir_value *v);
@@ -213,7 +246,7 @@ static void spin_tick(pl *l, vir_sym *k, vir_value *limit, bool timeout_flags) {
     atom(l, VIR_OP_ATOMIC_OR, l->host, H_STATUS, ku(l, ST_TIMEOUT), VIR_SCOPE_DEVICE,
          VIR_SEM_RELAXED);
     store(l, l->grid, G_ABORT, ku(l, 1), VIR_SEM_RELAXED);
-    if (l->variant & V_PACKED) /* wakes every waiter at once */
+    if (l->variant & (V_PACKED | V_FLIP)) /* wakes every waiter at once */
       atom(l, VIR_OP_ATOMIC_OR, l->grid, l->gen_word, ku(l, GEN_ABORT), VIR_SCOPE_DEVICE,
            VIR_SEM_RELAXED);
   }
@@ -254,7 +287,13 @@ static int slot_of(pl *l, vir_sym *s, uint64_t w) {
  * on. */
 static void grid_barrier_packed(pl *l, vir_value *limit, bool step, bool snap);
 
+static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap);
+
 static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
+  if (l->variant & V_FLIP) {
+    grid_barrier_flip(l, limit, step, snap);
+    return;
+  }
   if (l->variant & V_PACKED) {
     grid_barrier_packed(l, limit, step, snap);
     return;
@@ -393,12 +432,12 @@ static vir_value *gen_stop(pl *l, vir_value *v) {
  * abort bit another group set meanwhile. An aborting group ors the abort
  * bit into the generation word, which also wakes every waiter. */
 static void grid_barrier_packed(pl *l, vir_value *limit, bool step, bool snap) {
-  fence(l);
+  outer_fence(l);
   wg_barrier(l);
   vir_op *lead = iff(l, bin(l, VIR_OP_EQ, l->li, ku(l, 0)));
   at out = here(l);
   into(l, lead, 0);
-  fence(l);
+  outer_fence(l); /* V_SCOPED: the acq_rel arrival is the device-scope release */
   vir_value *expect = lload(l, l->lgen);
   vir_value *steps = lload(l, l->lsteps);
   vir_sym *got = local(l, "_vp_gen", bin(l, VIR_OP_OR, expect, ku(l, GEN_ABORT)));
@@ -447,6 +486,11 @@ static void grid_barrier_packed(pl *l, vir_value *limit, bool step, bool snap) {
     /* after the release: the host's counters */
     store(l, l->host, H_STEPS, steps, VIR_SEM_RELAXED);
     atom(l, VIR_OP_ATOMIC_ADD, l->host, H_BARRIERS, ku(l, 1), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+    /* V_SCOPED: the last arriver's acquire is its acq_rel arrival, an
+     * atomic; a fence is what pairs with its group's acquire fences across
+     * barrier() below (the waiters have theirs after the wait) */
+    if (l->variant & V_SCOPED)
+      fence(l);
   }
   into(l, last, 1);
   { /* the others: poll the generation; the host's abort every SLOW_POLL polls */
@@ -494,12 +538,226 @@ static void grid_barrier_packed(pl *l, vir_value *limit, bool step, bool snap) {
   }
   back(l, out);
   wg_barrier(l);
-  fence(l);
+  outer_fence(l);
   vir_op *ab = iff(l, bin(l, VIR_OP_NE, sh_load(l, S_ABORT), ku(l, 0)));
   at a = here(l);
   into(l, ab, 0);
   term(l, VIR_OP_RETURN);
   back(l, a);
+}
+
+/* The snapshot slot i of bank `bank` (V_FLIP: two banks, FLIP_BANK words
+ * apart), as a word index value. */
+static vir_value *snap_word(pl *l, uint32_t i, vir_value *bank) {
+  return bin(l, VIR_OP_ADD, ku(l, G_SNAP + i), bin(l, VIR_OP_MUL, bank, ku(l, FLIP_BANK)));
+}
+/* an atomic on word `w` (a value) of `s` */
+static vir_value *atom_at(pl *l, vir_opcode c, vir_sym *s, vir_value *w, vir_value *v,
+                          vir_semantics se) {
+  vir_value *a[2] = {w, v};
+  vir_op *o = op(l, c, c == VIR_OP_ATOMIC_STORE ? NULL : u32(l), v ? 2 : 1, a);
+  if (o) {
+    o->attr.sym = s;
+    o->attr.scope = VIR_SCOPE_DEVICE;
+    o->attr.sem = se;
+  }
+  return val(o);
+}
+
+/* The flip variant (V_FLIP) of the grid barrier: CUDA's cooperative
+ * grid.sync() (cooperative_groups/details/sync.h) on one word. Every
+ * leader adds to the barrier word once and polls it; group 0 adds
+ * FLIP_PHASE - (n-1) FLIP_UNIT, every other group FLIP_UNIT, so the n-th
+ * arrival, whichever it is, carries into bit 31 and that flip is the
+ * release of everyone: no last arriver that must notice it is last, then
+ * reset a counter and bump a generation with a second atomic (two
+ * dependent device round trips on the path every group waits on before).
+ * Each arrival is a release (a release sequence of read-modify-writes), so
+ * a waiter that reads the flipped value (relaxed) and then fences
+ * (acquire) sees what every group wrote before it arrived.
+ *
+ * What the last arriver did at the others' expense, group 0's leader does
+ * before it arrives: at step boundaries it reads the stop request, the
+ * yield word and the control words, writes the control words into the
+ * snapshot bank of the coming phase (two banks: slow groups may still
+ * read the current one) and puts the stop snapshot into the stop bits of
+ * the coming phase (two pairs, for the same reason: group 0 may already
+ * arrive at the next barrier while a slow group has yet to read the word),
+ * changing them by the difference it adds. After its arrival (off every
+ * path but its own) it publishes the steps done and counts the barrier.
+ * An abort ors bit 0 (GEN_ABORT) into the word: every waiter wakes. */
+static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap) {
+  outer_fence(l);
+  wg_barrier(l);
+  vir_value *bank = lload(l, l->bank);
+  vir_value *nbank = bin(l, VIR_OP_XOR, bank, ku(l, 1));
+  vir_op *lead = iff(l, bin(l, VIR_OP_EQ, l->li, ku(l, 0)));
+  at out = here(l);
+  into(l, lead, 0);
+  outer_fence(l); /* V_SCOPED: the arrival below is the device-scope release */
+  vir_value *phase = lload(l, l->lphase);
+  vir_value *steps = lload(l, l->lsteps);
+  /* the coming phase's stop bits: bits 3-4 when it is 1, 1-2 when 0 */
+  vir_value *one = bin(l, VIR_OP_NE, phase, ku(l, 0)); /* the coming phase is 0 */
+  vir_value *shs[3] = {one, ku(l, 1), ku(l, 3)};
+  vir_value *shift = val(op(l, VIR_OP_SELECT, u32(l), 3, shs));
+  vir_value *is0 = bin(l, VIR_OP_EQ, l->gid, ku(l, 0));
+  vir_sym *add = local(l, "_vp_add", ku(l, FLIP_UNIT));
+  vir_op *g0 = iff(l, is0);
+  at in = here(l);
+  into(l, g0, 0);
+  { /* group 0: the snapshot, then its share of the flip */
+    vir_value *sbits = ku(l, 0);
+    bool early = (l->variant & V_EARLY) && l->entry_done;
+    if (snap) {
+      /* V_EARLY: what group 0 read at the last barrier's wait; the
+       * control words are in the bank already */
+      vir_value *stop = early ? lload(l, l->pstop) : load(l, l->host, H_STOP, VIR_SEM_RELAXED);
+      for (uint32_t i = 0; !early && i < l->nslots; i++) {
+        vir_value *w = ku(l, (uint32_t)l->slot_lit[i]);
+        vir_op *o = op(l, VIR_OP_ATOMIC_LOAD, u32(l), 1, &w);
+        if (o) {
+          o->attr.sym = l->slot_sym[i];
+          o->attr.scope = VIR_SCOPE_DEVICE;
+          o->attr.sem = VIR_SEM_RELAXED;
+        }
+        atom_at(l, VIR_OP_ATOMIC_STORE, l->grid, snap_word(l, i, nbank), val(o), VIR_SEM_RELAXED);
+      }
+      if (step && l->begin) { /* bounded slices, as in grid_barrier */
+        vir_value *y = early ? lload(l, l->pyield) : load(l, l->host, H_YIELD, VIR_SEM_RELAXED);
+        vir_value *go = bin(l, VIR_OP_LAND,
+                            bin(l, VIR_OP_LAND, bin(l, VIR_OP_EQ, stop, ku(l, 0)),
+                                bin(l, VIR_OP_NE, y, ku(l, 0))),
+                            bin(l, VIR_OP_NE, steps, l->begin));
+        vir_value *sa[3] = {go, ku(l, STOP_YIELD), stop};
+        stop = val(op(l, VIR_OP_SELECT, u32(l), 3, sa));
+      }
+      /* 0 run, 1 stop, 2 the slice is spent */
+      vir_value *b1[3] = {bin(l, VIR_OP_EQ, stop, ku(l, STOP_YIELD)), ku(l, 2), ku(l, 1)};
+      vir_value *b0[3] = {bin(l, VIR_OP_EQ, stop, ku(l, 0)), ku(l, 0),
+                          val(op(l, VIR_OP_SELECT, u32(l), 3, b1))};
+      sbits = val(op(l, VIR_OP_SELECT, u32(l), 3, b0));
+    }
+    vir_value *lb = lload(l, l->lbits);
+    vir_value *keep = bin(l, VIR_OP_AND, lb, bin(l, VIR_OP_XOR, bin(l, VIR_OP_SHL, ku(l, 3), shift),
+                                                   ku(l, 0xffffffffu)));
+    vir_value *nb = bin(l, VIR_OP_OR, keep, bin(l, VIR_OP_SHL, sbits, shift));
+    lstore(l, l->lbits, nb);
+    /* FLIP_PHASE - (n-1) FLIP_UNIT + (new bits - old bits), mod 2^32 */
+    vir_value *share = bin(l, VIR_OP_SUB, ku(l, FLIP_PHASE),
+                           bin(l, VIR_OP_MUL, bin(l, VIR_OP_SUB, l->ng, ku(l, 1)), ku(l, FLIP_UNIT)));
+    lstore(l, add, bin(l, VIR_OP_ADD, share, bin(l, VIR_OP_SUB, nb, lb)));
+  }
+  back(l, in);
+  vir_value *a = lload(l, add);
+  vir_value *old = atom(l, VIR_OP_ATOMIC_ADD, l->grid, l->gen_word, a, VIR_SCOPE_DEVICE,
+                        (l->variant & V_SCOPED) ? VIR_SEM_RELEASE : VIR_SEM_ACQ_REL);
+  g0 = iff(l, is0);
+  in = here(l);
+  into(l, g0, 0);
+  /* after the arrival: the host's counters, off the others' path */
+  store(l, l->host, H_STEPS, steps, VIR_SEM_RELAXED);
+  atom(l, VIR_OP_ATOMIC_ADD, l->host, H_BARRIERS, ku(l, 1), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+  if (l->variant & V_EARLY) {
+    /* the next step boundary's inputs, read now: the loads are in flight
+     * while this barrier waits, and nothing waits for them until then */
+    lstore(l, l->pstop, load(l, l->host, H_STOP, VIR_SEM_RELAXED));
+    if (l->begin)
+      lstore(l, l->pyield, load(l, l->host, H_YIELD, VIR_SEM_RELAXED));
+    for (uint32_t i = 0; i < l->nslots; i++) {
+      vir_value *w = ku(l, (uint32_t)l->slot_lit[i]);
+      vir_op *o = op(l, VIR_OP_ATOMIC_LOAD, u32(l), 1, &w);
+      if (o) {
+        o->attr.sym = l->slot_sym[i];
+        o->attr.scope = VIR_SCOPE_DEVICE;
+        o->attr.sem = VIR_SEM_RELAXED;
+      }
+      lstore(l, l->pctl[i], val(o));
+    }
+  }
+  back(l, in);
+  /* done: the phase bit moved (this arrival was the n-th) or an abort */
+  vir_value *mask = ku(l, FLIP_PHASE | GEN_ABORT);
+  vir_value *mine = bin(l, VIR_OP_ADD, old, a);
+  vir_sym *got = local(l, "_vp_gen", mine);
+  vir_op *wait = iff(l, bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, bin(l, VIR_OP_XOR, mine, phase), mask),
+                             ku(l, 0)));
+  into(l, wait, 0);
+  { /* poll the word; the host's abort every SLOW_POLL polls. A wait that
+     * ends without the flip (a timeout, the host's abort) leaves with the
+     * abort bit, so that the group returns instead of passing the barrier */
+    lstore(l, got, bin(l, VIR_OP_OR, mine, ku(l, GEN_ABORT)));
+    vir_sym *k = local(l, "_vp_spin", ku(l, 0));
+    vir_op *loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
+    at la = here(l);
+    into(l, loop, 0);
+    vir_value *v = poll(l, l->grid, l->gen_word);
+    vir_op *moved = iff(l, bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, bin(l, VIR_OP_XOR, v, phase), mask),
+                               ku(l, 0)));
+    at b = here(l);
+    into(l, moved, 0);
+    lstore(l, got, v);
+    term(l, VIR_OP_BREAK);
+    back(l, b);
+    vir_value *kk = lload(l, k);
+    vir_op *slow = iff(l, bin(l, VIR_OP_LOR, l->rmw,
+                             bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, kk, ku(l, SLOW_POLL - 1)),
+                                 ku(l, SLOW_POLL - 1))));
+    b = here(l);
+    into(l, slow, 0);
+    vir_op *quit = iff(l, bin(l, VIR_OP_GE, poll(l, l->host, H_STOP), ku(l, 2)));
+    at c = here(l);
+    into(l, quit, 0);
+    store(l, l->grid, G_ABORT, ku(l, 1), VIR_SEM_RELAXED);
+    atom(l, VIR_OP_ATOMIC_OR, l->grid, l->gen_word, ku(l, GEN_ABORT), VIR_SCOPE_DEVICE,
+         VIR_SEM_RELAXED);
+    term(l, VIR_OP_BREAK);
+    back(l, c);
+    back(l, b);
+    spin_tick(l, k, limit, true);
+    back(l, la);
+  }
+  back(l, in);
+  fence(l); /* acquire (device scope): what every group released by its arrival */
+  vir_value *g = lload(l, got);
+  lstore(l, l->lphase, bin(l, VIR_OP_XOR, phase, ku(l, FLIP_PHASE)));
+  sh_store(l, S_ABORT, bin(l, VIR_OP_AND, g, ku(l, GEN_ABORT)));
+  if (snap && (l->variant & V_EARLY) && l->nslots) {
+    /* V_EARLY: group 0 fills the next step boundary's bank (the one the
+     * last step read: every group has passed this barrier, so none reads
+     * it any more) with the control words it read while it waited; its
+     * arrival at that boundary releases them */
+    vir_op *w0 = iff(l, is0);
+    at e = here(l);
+    into(l, w0, 0);
+    for (uint32_t i = 0; i < l->nslots; i++)
+      atom_at(l, VIR_OP_ATOMIC_STORE, l->grid, snap_word(l, i, bank), lload(l, l->pctl[i]),
+              VIR_SEM_RELAXED);
+    back(l, e);
+  }
+  if (snap) {
+    vir_value *sb = bin(l, VIR_OP_AND, bin(l, VIR_OP_SHR, g, shift), ku(l, 3));
+    vir_value *y[3] = {bin(l, VIR_OP_EQ, sb, ku(l, 2)), ku(l, STOP_YIELD),
+                       bin(l, VIR_OP_AND, sb, ku(l, 1))};
+    vir_value *stop = val(op(l, VIR_OP_SELECT, u32(l), 3, y));
+    sh_store(l, S_STOP, stop);
+    if (step) { /* a stopped step does not count */
+      vir_value *inc[3] = {bin(l, VIR_OP_EQ, stop, ku(l, 0)), ku(l, 1), ku(l, 0)};
+      lstore(l, l->lsteps, bin(l, VIR_OP_ADD, steps, val(op(l, VIR_OP_SELECT, u32(l), 3, inc))));
+    }
+  }
+  back(l, out);
+  if (snap) /* every invocation reads the control words from the new bank */
+    lstore(l, l->bank, nbank);
+  /* the leader's fence above is also the release this barrier() pairs
+   * with each invocation's acquire below */
+  wg_barrier(l);
+  outer_fence(l);
+  vir_op *ab = iff(l, bin(l, VIR_OP_NE, sh_load(l, S_ABORT), ku(l, 0)));
+  at ea = here(l);
+  into(l, ab, 0);
+  term(l, VIR_OP_RETURN);
+  back(l, ea);
 }
 
 /* Occupancy discovery at the top of the kernel; sets l->gid, l->ng. */
@@ -815,8 +1073,21 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
     l->lgen = local(l, "_vp_lgen", ku(l, 0));
     l->lsteps = local(l, "_vp_lsteps", l->begin ? l->begin : ku(l, 0));
   }
+  if (l->variant & V_FLIP) { /* the leader's phase, group 0's stop bits, the bank */
+    l->lphase = local(l, "_vp_lphase", ku(l, 0));
+    l->lbits = local(l, "_vp_lbits", ku(l, 0));
+    l->lsteps = local(l, "_vp_lsteps", l->begin ? l->begin : ku(l, 0));
+    l->bank = local(l, "_vp_bank", ku(l, 0));
+  }
+  if (l->variant & V_EARLY) {
+    l->pstop = local(l, "_vp_pstop", ku(l, 0));
+    l->pyield = local(l, "_vp_pyield", ku(l, 0));
+    for (uint32_t i = 0; i < l->nslots; i++)
+      l->pctl[i] = local(l, "_vp_pctl", ku(l, 0));
+  }
   discovery(l, limit, join_limit, min_groups);
   grid_barrier(l, limit, false, true);
+  l->entry_done = true;
   if (l->begin)
     resume_at(l, first);
   vir_type *v3 = vir_ty_vec(l->m, u32(l), 3);
@@ -854,7 +1125,11 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
     }
     case VIR_OP_PERSIST_CONTROL: {
       int s = slot_of(l, o->attr.sym, o->opnd[0]->def->attr.lit.u);
-      r = load(l, l->grid, G_SNAP + (uint32_t)s, VIR_SEM_RELAXED);
+      if (l->variant & V_FLIP)
+        r = atom_at(l, VIR_OP_ATOMIC_LOAD, l->grid, snap_word(l, (uint32_t)s, lload(l, l->bank)),
+                    NULL, VIR_SEM_RELAXED);
+      else
+        r = load(l, l->grid, G_SNAP + (uint32_t)s, VIR_SEM_RELAXED);
       break;
     }
     case VIR_OP_PERSIST_GRID_SYNC: grid_barrier(l, limit, false, false); break;
@@ -938,6 +1213,11 @@ static vir_pass_result lower(vir_module *m, vp_diags *diags, unsigned variant) {
     if (s->kind != VIR_SYM_FUNC)
       continue;
     pl l = {.m = m, .k = s->func, .diags = diags, .variant = variant};
+    for (uint32_t j = 0; j < m->syms.len; j++) {
+      const vir_sym *b = m->syms.data[j];
+      if (b->kind == VIR_SYM_BUFFER && (b->buf_flags & VIR_BUF_NONPRIVATE))
+        l.nonprivate = true;
+    }
     vir_builder_init(&l.b, m);
     l.b.f = s->func;
     collect c = {.l = &l};
@@ -981,4 +1261,24 @@ vir_pass_result vir_lower_persistent_packed(vir_module *m, const vir_pass_option
                                             vp_diags *diags) {
   (void)opts;
   return lower(m, diags, V_PAD | V_PACKED);
+}
+vir_pass_result vir_lower_persistent_flip(vir_module *m, const vir_pass_options *opts,
+                                          vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, V_PAD | V_FLIP);
+}
+vir_pass_result vir_lower_persistent_scoped(vir_module *m, const vir_pass_options *opts,
+                                            vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, V_PAD | V_PACKED | V_SCOPED);
+}
+vir_pass_result vir_lower_persistent_cg(vir_module *m, const vir_pass_options *opts,
+                                        vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, V_PAD | V_FLIP | V_SCOPED);
+}
+vir_pass_result vir_lower_persistent_cg_early(vir_module *m, const vir_pass_options *opts,
+                                              vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, V_PAD | V_FLIP | V_SCOPED | V_EARLY);
 }

@@ -9,10 +9,28 @@ enum { G_JOIN, G_ADMITTED, G_ARRIVE, G_GEN, G_STEPS, G_STOP, G_ABORT, G_RUN, G_S
 /* the padded barrier variants' generation word: alone on its 128-byte line
  * (the waiters poll it; the arrivals hit G_ARRIVE's line), and the words
  * the host allocates for @_vp_grid */
-enum { G_GEN_PAD = 96, G_WORDS = 128 };
-/* the barrier variants (lower-persistent[-padded|-packed];
- * docs/persistent.md, "Barrier variants") */
-enum { V_PAD = 1, V_PACKED = 4 };
+enum { G_GEN_PAD = 96, G_WORDS = 256 };
+/* the barrier variants (lower-persistent[-padded|-packed|-flip|-scoped|-cg];
+ * docs/persistent.md, "Barrier variants"). V_FLIP: CUDA's one-word
+ * barrier (every group adds, the sum flips the phase bit: no last-arriver
+ * release); V_SCOPED: workgroup-scope fences around the workgroup
+ * barrier, device-scope ordering in the leader only. */
+enum { V_PAD = 1, V_PACKED = 4, V_FLIP = 8, V_SCOPED = 16, V_EARLY = 32 };
+/* V_EARLY (with V_FLIP): group 0 reads the stop request, the yield word
+ * and the control words while it waits at a barrier, and writes the next
+ * snapshot bank right after a step boundary: nothing but its arrival is
+ * left on the path at the next boundary (steering then takes effect one
+ * step later). */
+/* V_FLIP: the barrier word (G_GEN_PAD) is phase bit 31 | arrivals in bits
+ * 5..30 (FLIP_UNIT each) | the stop snapshot of phase 1 (bits 3-4) and of
+ * phase 0 (bits 1-2) | abort (bit 0, GEN_ABORT). Group 0 adds
+ * FLIP_PHASE - (n-1) FLIP_UNIT (plus the change of the stop bits), the
+ * others FLIP_UNIT: the n-th arrival carries into bit 31. The control
+ * snapshot alternates between two banks FLIP_BANK words apart (group 0
+ * writes the next bank before it arrives, while slow groups may still
+ * read the current one). */
+#define FLIP_PHASE 0x80000000u
+enum { FLIP_UNIT = 32, FLIP_BITS = 0x1e, FLIP_BANK = 128 };
 /* packed variant: the generation word's low bits; the count is in the rest
  * (it goes up by GEN_STEP a barrier and wraps) */
 enum { GEN_ABORT = 1, GEN_STOP = 2, GEN_YIELD = 4, GEN_STEP = 8 };

@@ -13,7 +13,8 @@ import vulpy as vp
 # (barrier, nonprivate): every barrier with coherent buffers, and two with
 # the buffers non-private (the Vulkan memory model's availability and
 # visibility instead of coherent accesses)
-VARIANTS = [(b, False) for b in vp._persistent.BARRIERS] + [("lean", True), ("packed", True)]
+VARIANTS = [(b, False) for b in vp._persistent.BARRIERS] + [("lean", True), ("packed", True),
+                                                          ("cg", True)]
 IDS = [b + ("+nonprivate" if np_ else "") for b, np_ in VARIANTS]
 
 

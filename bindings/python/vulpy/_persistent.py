@@ -37,11 +37,20 @@ from ._control import ControlBuffer
 HOST_WORDS = 16
 F_RMW_POLL = 1  # poll with atomic or-0: lavapipe moves atomic loads out of spin loops
 F_SLICED = 2    # bounded slices: a kernel that cannot resume leaves at once (ST_NOSLICE)
-GRID_WORDS = 128  # 8 words, 64 snapshot slots, the padded generation at 96 (persistent.h)
+GRID_WORDS = 256  # 8 words, 64 snapshot slots, the padded generation at 96, a second
+                  # snapshot bank at 136 (the flip barriers; persistent.h)
 G_STEPS = 4
 # the grid-barrier variants, chosen at compile time: @vp.kernel(persistent=True,
 # barrier=NAME) (docs/persistent.md, "Barrier variants")
 BARRIERS = ("lean", "padded", "packed")
+# cheaper barriers (issue 15, not yet timed on a GPU): "flip" is CUDA's
+# one-word barrier (every group adds once, the n-th arrival flips the phase
+# bit), "scoped" is packed with workgroup-scope fences around barrier(),
+# "cg" is both: the shape of CUDA's cooperative grid.sync()
+BARRIERS += ("flip", "scoped", "cg")
+# "cg-early": cg, with group 0 reading the next step boundary's stop request
+# and control words while it waits at a barrier (steering one step later)
+BARRIERS += ("cg-early",)
 # the default: the fastest on the H200 (2026-12-02, bench suite persistent:
 # barrier 1.97-3.16x CUDA's grid.sync against lean's 2.54-3.41x; the 64K-cell
 # grid 2.95x stepped against 2.25x), and correct wherever the others are
