@@ -139,3 +139,49 @@ def test_fallback_on_ragged_shapes_matches_numpy():
         b = rng.integers(-4, 5, (k, n)).astype(np.float16)
         got = _coopmat.matmul_f16_words(a.view(np.uint32), b.view(np.uint32), m, n, k)
         np.testing.assert_array_equal(got.numpy(), a.astype(np.float32) @ b.astype(np.float32))
+
+
+def _ints(rng, shape):
+    """Integer-valued halves: every product and float32 sum is exact."""
+    return rng.integers(-4, 5, shape).astype(np.float16)
+
+
+@pytest.mark.parametrize("name", sorted(_coopmat.TILES))
+def test_tiled_index_arithmetic_emulated(name):
+    """_coopmat_tiled.emulate runs the kernel's schedule in NumPy with the
+    very index formulas the GLSL prints (copies, guards, padded shared rows,
+    fragment offsets, C offsets): on ragged shapes (partial tiles of M, N
+    and K, one row, K shorter than a step) the padded output holds the
+    product in its corner, zeros in the padding, and nothing unwritten."""
+    t = _coopmat.TILES[name]
+    rng = np.random.default_rng(11)
+    for m, n, k in [(1, 8, 8), (130, 136, 40), (t.bm, t.bn, 2 * t.bk), (t.bm + 3, 264, 104)]:
+        a, b = _ints(rng, (m, k)), _ints(rng, (k, n))
+        c = _tiled.emulate(t, a, b)
+        assert c.shape == t.padded(m, n)
+        assert not np.isnan(c).any(), "an output element the kernel never writes"
+        np.testing.assert_array_equal(c[:m, :n], a.astype(np.float32) @ b.astype(np.float32))
+        assert not c[m:].any() and not c[:, n:].any()
+
+
+def test_emulation_catches_an_index_error(monkeypatch):
+    """The emulation fails when a formula is wrong (here B's fragment
+    column is off by one uvec4), so the test above can fail."""
+    t = _coopmat.TILES["t128x128"]
+    good = _tiled.b_frag
+    monkeypatch.setattr(_tiled, "b_frag", lambda *a: good(*a) + (1 if a[3] == 1 else 0))
+    rng = np.random.default_rng(3)
+    a, b = _ints(rng, (128, 32)), _ints(rng, (32, 128))
+    c = _tiled.emulate(t, a, b)
+    assert not np.array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+    assert "+ 1u), 17u, false)" in _tiled.glsl(t)  # the GLSL prints the same (wrong) formula
+
+
+def test_glsl_prints_the_emulated_formulas():
+    """The GLSL holds the emulated formulas' text (one definition, two uses)."""
+    t = _coopmat.TILES["t128x128"]
+    src = _tiled.glsl(t)
+    E = _tiled._E
+    assert f"coopMatLoadNV(fa1, As, {_tiled.a_frag(t, E('cur'), E('wm'), 1, 1)}, 5u, false)" in src
+    assert f"coopMatLoadNV(fb3, Bs, {_tiled.b_frag(t, E('cur'), E('wn'), 3, 0)}, 17u, false)" in src
+    assert "pc.ldc, false);" in src and src.count("coopMatStoreNV") == t.fm * t.fn
