@@ -185,3 +185,69 @@ def test_glsl_prints_the_emulated_formulas():
     assert f"coopMatLoadNV(fa1, As, {_tiled.a_frag(t, E('cur'), E('wm'), 1, 1)}, 5u, false)" in src
     assert f"coopMatLoadNV(fb3, Bs, {_tiled.b_frag(t, E('cur'), E('wn'), 3, 0)}, 17u, false)" in src
     assert "pc.ldc, false);" in src and src.count("coopMatStoreNV") == t.fm * t.fn
+
+
+class _Emulated:
+    """A tiled program whose pipeline is the NumPy emulation: dispatch
+    reads A and B back from the bound buffers, checks the push constants
+    and the grid against the tile, and writes what the kernel would."""
+
+    def __init__(self, real, tile, calls):
+        self.packer, self.tile, self.calls = real.packer, tile, calls
+
+    def native(self, ctx):
+        return self
+
+    def dispatch(self, bufs, push, gx, gy, gz, groups, sync):
+        import struct
+        m, n, k, ldc = struct.unpack("<4I", bytes(push)[:16])
+        assert (gx, gy, gz) == self.tile.groups(m, n) and ldc == self.tile.padded(m, n)[1]
+        a, b = np.empty(m * k, np.float16), np.empty(k * n, np.float16)
+        bufs[0].download(a)
+        bufs[1].download(b)
+        c = _tiled.emulate(self.tile, a.reshape(m, k), b.reshape(k, n))
+        assert bufs[2].size >= c.nbytes
+        bufs[2].upload(np.ascontiguousarray(c))
+        self.calls.append((m, n, k))
+
+
+@pytest.fixture
+def emulated(monkeypatch):
+    """A device 'with' cooperative matrices whose tiled kernels are the
+    emulation (what the Python around the kernel does, tested end to end)."""
+    monkeypatch.setattr(_coopmat, "available", lambda ctx=None: True)
+    monkeypatch.setattr(_coopmat, "_limits", lambda ctx: dict(
+        subgroup_size=32, max_shared_memory=49152, max_workgroup_count=(2 ** 31 - 1, 65535, 65535)))
+    real, calls = _coopmat._coop_program, []
+
+    def program(v="direct"):
+        t = _coopmat.VARIANTS[v]
+        assert t is not None, "only the tiled kernels are emulated"
+        return _Emulated(real(v), t, calls)
+    monkeypatch.setattr(_coopmat, "_coop_program", program)
+    return calls
+
+
+def test_matmul_float16_through_the_tiled_path(emulated):
+    """vp.matmul of resident float16 matrices on the (emulated) tiled
+    kernel: ragged shapes, the padded output cropped, the float32 result
+    rounded to float16 as NumPy's result dtype says; integer-valued data,
+    so NumPy's float16 product is exact and must match bit for bit."""
+    rng = np.random.default_rng(7)
+    for m, n, k in [(130, 136, 40), (128, 128, 64), (5, 24, 16)]:
+        a, b = _ints(rng, (m, k)), _ints(rng, (k, n))
+        got = vp.matmul(vp.asarray(a), vp.asarray(b))
+        assert isinstance(got, vp.ndarray) and got.dtype == np.float16 and got.shape == (m, n)
+        np.testing.assert_array_equal(got.numpy(), a @ b)
+        assert emulated[-1] == (m, n, k)
+    # matmul_f16_words: the float32 result, every variant of TILES forced
+    a, b = _ints(rng, (70, 48)), _ints(rng, (48, 40))
+    for v in _coopmat.TILES:
+        got = _coopmat.matmul_f16_words(a.view(np.uint32), b.view(np.uint32), 70, 40, 48,
+                                        variant=v)
+        assert got.shape == (70, 40) and got.dtype == np.float32
+        np.testing.assert_array_equal(got.numpy(), a.astype(np.float32) @ b.astype(np.float32))
+    n0 = len(emulated)
+    odd = _ints(rng, (70, 36))  # k % 8: the fallback (float32 GEMM), no coopmat dispatch
+    got = vp.matmul(vp.asarray(odd), vp.asarray(_ints(rng, (36, 40))))
+    assert got.dtype == np.float16 and len(emulated) == n0

@@ -271,9 +271,13 @@ def _words(x, rows, cols, what, ctx):
     return x if x.contiguous else x.copy()
 
 
+def _limits(ctx):
+    return ctx.limits
+
+
 def _takes(ctx, v, m, n, k):
     """Whether variant v runs an m x k @ k x n product on ctx."""
-    lim = ctx.limits
+    lim = _limits(ctx)
     if lim.get("subgroup_size") != _tiled.SUBGROUP:  # the layouts assume 32 lanes
         return False
     tile = VARIANTS[v]
