@@ -320,22 +320,23 @@ def run_buffers(ctx, abuf, bbuf, m, n, k, memory, variant=None):
     v = variant_for(ctx, m, n, k, variant)
     if v is None:
         return None
+    p, push, grid, (pm, pn) = launch_args(v, m, n, k)
+    c = _array._result((pm, pn), np.dtype(np.float32), memory, ctx)
+    p.native(ctx).dispatch([abuf, bbuf, c._buf], push, *grid, True, True)
+    return c if (pm, pn) == (m, n) else c[:m, :n].copy()
+
+
+def launch_args(v, m, n, k):
+    """(program, push constants, workgroup grid, (rows, columns) of the
+    float32 output buffer) of variant v for an m x k @ k x n product: the
+    tiled kernels write whole tiles of a padded buffer, whose m x n corner
+    is the product (_coopmat_tiled: edges); the older ones m x n."""
     p = _coop_program(v)
     tile = VARIANTS[v]
     if tile is None:
-        c = _array._result((m, n), np.dtype(np.float32), memory, ctx)
-        push = p.packer.pack({"m": m, "n": n, "k": k})
-        p.native(ctx).dispatch([abuf, bbuf, c._buf], push, n // BLOCK, m // BLOCK, 1, True,
-                               True)
-        return c
-    # whole tiles of C, so every fragment store is in bounds; the m x n
-    # corner is the product (_coopmat_tiled: edges)
+        return p, p.packer.pack({"m": m, "n": n, "k": k}), (n // BLOCK, m // BLOCK, 1), (m, n)
     pm, pn = tile.padded(m, n)
-    c = _array._result((pm, pn), np.dtype(np.float32), memory, ctx)
-    push = p.packer.pack({"m": m, "n": n, "k": k, "ldc": pn})
-    gx, gy, gz = tile.groups(m, n)
-    p.native(ctx).dispatch([abuf, bbuf, c._buf], push, gx, gy, gz, True, True)
-    return c if (pm, pn) == (m, n) else c[:m, :n].copy()
+    return p, p.packer.pack({"m": m, "n": n, "k": k, "ldc": pn}), tile.groups(m, n), (pm, pn)
 
 
 def matmul_f16_words(a, b, m, n, k, context=None, force_fallback=False, variant=None):
