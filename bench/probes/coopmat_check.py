@@ -26,6 +26,8 @@ Correctness, per shape and variant (each variant on the shapes it takes):
   precision loss.
 - where an older variant also takes the shape, the largest difference
   from it (the same MMAs in the same K order: expected 0).
+- vp.matmul of resident float16 arrays (the default variant, float16
+  out) on the 'exact' data: equal to NumPy's float16 `a @ b` bit for bit.
 Prints 'WRONG' lines and exits 1 on any failure, else 'ALL CORRECT'.
 
 Rates at 4096^2 (--size): wall clock of matmul_f16_words (synchronous, a
@@ -113,6 +115,18 @@ def check(ctx, shapes, variants, rng):
                         err > 4e-7 * k * bound + 1e-5)[:1]
                     msg += f" at {where.tolist()}"
                 print(f"{'ok   ' if ok else 'WRONG'} {v:12s} {m}x{k} @ {k}x{n} {msg}")
+            if exact and "fallback" not in takers:  # the user's call: float16 out, as NumPy's
+                try:
+                    g16 = vp.matmul(vp.asarray(a, context=ctx), vp.asarray(b, context=ctx)).numpy()
+                    want16 = a[rows] @ b
+                    ok = g16.dtype == np.float16 and np.array_equal(g16[rows], want16)
+                    msg = f"dtype {g16.dtype}"
+                except Exception as e:  # noqa: BLE001
+                    ok, msg = False, f"{type(e).__name__}: {e}"
+                bad += not ok
+                v0 = _coopmat.variant_for(ctx, m, n, k)
+                print(f"{'ok   ' if ok else 'WRONG'} {'vp.matmul':12s} {m}x{k} @ {k}x{n} exact, "
+                      f"float16 out ({v0 or 'fallback'}): {msg}")
             olds = [v for v in got if v in _coopmat.OLD]
             for v in got:
                 if v not in _coopmat.OLD and v != "fallback" and olds:
