@@ -1,6 +1,8 @@
 """Matrix multiply (issue 19): vp.matmul's tiled GEMM kernels against
 cupy.matmul (cuBLAS SGEMM, TF32 off), and the float16 cooperative-matrix
-kernel against cupy's float16 matmul.
+kernels (each variant of vulpy._coopmat.VARIANTS, and vp.matmul of
+resident float16 arrays, float16 out, as a user calls it) against cupy's
+float16 matmul.
 
 Goals (issue 19, H200): 4096^2 float32 >= 0.7x cupy.matmul; float16 inputs
 on cooperative matrices >= 0.5x cupy float16. Also 1024^2 and 8192^2
@@ -178,6 +180,22 @@ def _float16(rec, dev, n, gpu, h200, reps, rng):
             rec.error(case, n, name, bad)
         else:
             runners[name] = wall(lambda kw=kw: _coopmat.matmul_f16_words(aw, bw, n, n, n, **kw))
+    if variants:  # what a user types: vp.matmul of resident float16 (float16 out, as NumPy)
+        name = "vulpy vp.matmul float16"
+        try:
+            a16, b16 = vp.asarray(a_h), vp.asarray(b_h)
+            got = vp.matmul(a16, b16).numpy()[rows].astype(np.float64)
+            want = a64[rows] @ b64
+            err = np.abs(got - want)
+            bound = 4e-7 * n * (np.abs(a64[rows]) @ np.abs(b64)) + 2.0 ** -11 * np.abs(want) + 1e-5
+            bad = None if (err <= bound).all() else \
+                f"WRONG RESULT against NumPy: max error {err.max():.3g}"
+        except Exception as e:  # noqa: BLE001
+            bad = f"{type(e).__name__}: {e}"
+        if bad:
+            rec.error(case, n, name, bad)
+        else:
+            runners[name] = wall(lambda: vp.matmul(a16, b16))
     if cp is not None:
         ca, cb = cp.asarray(a_h), cp.asarray(b_h)
         cc = cp.empty((n, n), cp.float16)
@@ -202,3 +220,5 @@ def _float16(rec, dev, n, gpu, h200, reps, rng):
         if name.startswith("vulpy coopmat") and v and not isinstance(v, Exception):
             rec.ratio(f"{case}: {name} / cupy float16", n, v, cs, True,
                       goal={"op": ">=", "target": 0.5, "issue": 19}, numerator=name)
+        elif name == "vulpy vp.matmul float16" and v and not isinstance(v, Exception):
+            rec.ratio(f"{case}: {name} / cupy float16", n, v, cs, True, numerator=name)

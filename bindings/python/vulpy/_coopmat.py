@@ -11,24 +11,43 @@ matmul_f16_words(a, b, m, n, k) multiplies float16 matrices given as
 their bits, two halves to a uint32 word (NumPy: `x.view(np.uint32)` of a
 C-contiguous float16 array with an even last axis), so it needs no float16
 dtype in the package: A is m x k, B is k x n, row-major; the result is a
-resident float32 m x n array. With cooperative matrices, and m, n
-multiples of 128 and k of 16, a raw GLSL kernel (GL_NV_cooperative_matrix,
-compiled in-process by glslang) runs, one of two variants (VARIANTS): 'smem'
-(k a multiple of 32; the default) stages tiles through shared memory (see
-_SMEM_GLSL); 'direct' has a workgroup of 4 subgroups own a 128 x 128 block
-of C, each subgroup 64 x 64 as 4 x 4 accumulators of 16 x 16 float32, and
-every K step of 16 loads 4 A and 4 B tiles straight from the buffers
-(coopMatLoadNV) for 16 MMAs. Otherwise (the fallback:
-no capability, or other shapes) a small GLSL kernel unpacks the halves to
+resident float32 m x n array. With cooperative matrices a raw GLSL kernel
+(GL_NV_cooperative_matrix, compiled in-process by glslang) runs, one of
+VARIANTS:
+- the tiled kernels of TILES (vulpy/_coopmat_tiled.py, DEFAULT
+  't128x128'): a workgroup owns a tile of C (128 x 128, 128 x 256 or
+  256 x 128), each subgroup 64 x 64 or 64 x 32 of it as 16 x 16 float32
+  accumulators; the K loop stages A and B tiles through padded shared
+  memory with 16-byte loads, the next step's global loads issued before
+  the current step's MMAs. Any m; n and k multiples of 8 (edge tiles read
+  zeros and the output is padded to whole tiles).
+- the two older kernels (m, n multiples of 128), kept selectable so that a
+  device run compares them: 'smem' (k a multiple of 32) stages tiles
+  through shared memory (see _SMEM_GLSL) with no prefetch; 'direct' has
+  each subgroup load its A and B tiles straight from the buffers
+  (coopMatLoadNV) for every K step of 16. Measured on the H200 (4096^2):
+  0.14x and 0.12x cuBLAS half. Why they are slow: each K step waits for its
+  global loads with nothing in flight (no prefetch: the barrier and the
+  load latency are paid every 32 halves of K, and two workgroups an SM
+  cannot hide it), 'smem' gives a subgroup 64 x 32 of C (6 fragment loads
+  per 8 MMAs), and 'direct' reads every A and B fragment from global
+  memory (L2), with no reuse through shared memory and nothing in flight
+  across steps.
+variant= (or $VULPY_COOPMAT_VARIANT) forces one; without, the first of
+ORDER that takes the shape runs. Otherwise (the fallback: no capability,
+or a shape none takes) a small GLSL kernel unpacks the halves to
 float32 (unpackHalf2x16, core GLSL) and the float32 GEMM (_gemm) runs: the
 same products and a float32 accumulation.
 
 SPIRV-Cross (2021) cannot read a cooperative-matrix module, so its
 manifest is written here rather than reflected.
 """
+import os
+
 import numpy as np
 
 from . import _array, _context, _gemm, _native
+from . import _coopmat_tiled as _tiled
 from ._launch import Program, grid_2d
 from ._kernel import kernel
 
@@ -169,9 +188,26 @@ shared_bytes: 18944
 features: [storage16, float16, subgroup_basic, vulkan_memory_model, cooperative_matrix]
 """
 
-# name -> (GLSL, manifest, invocations, K multiple); both own 128 x 128 blocks
-VARIANTS = {"direct": (None, None, 128, 16), "smem": (None, None, 256, 32)}
-DEFAULT = "smem"  # where the shape allows it, else "direct"
+# The older variants, kept selectable so that one device run compares them
+# with the tiled ones: name -> (invocations, K multiple, shared bytes); m
+# and n multiples of BLOCK (128).
+OLD = {"direct": (128, 16, 0), "smem": (256, 32, 18944)}
+# The tiled kernels (vulpy/_coopmat_tiled.py; M any size, N and K multiples
+# of 8): name -> Tile(bm, bn, bk, subgroups down, across, shared buffers).
+TILES = {
+    "t128x128": _tiled.Tile(128, 128, 32, 2, 2, 2),    # 4 subgroups of 64 x 64
+    "t128x128s8": _tiled.Tile(128, 128, 32, 2, 4, 2),  # 8 subgroups of 64 x 32
+    "t128x128k64": _tiled.Tile(128, 128, 64, 2, 4, 1),  # K steps of 64, one buffer
+    "t128x256": _tiled.Tile(128, 256, 32, 2, 4, 1),    # 8 subgroups of 64 x 64
+    "t256x128": _tiled.Tile(256, 128, 32, 4, 2, 1),    # 8 subgroups of 64 x 64
+}
+VARIANTS = {**{v: None for v in OLD}, **TILES}  # name -> its Tile (None: an older one)
+# What runs without a choice: DEFAULT where it takes the shape, else the
+# next of ORDER that does (else the fallback). ENV (or variant=) forces one
+# variant; a shape it does not take then runs the fallback.
+DEFAULT = "t128x128"
+ORDER = (DEFAULT, "smem", "direct")
+ENV = "VULPY_COOPMAT_VARIANT"
 
 # the fallback's first step: float16 bits (2 per word) -> float32
 _UNPACK_GLSL = """#version 450
@@ -198,12 +234,17 @@ def available(ctx=None):
 def _coop_program(variant="direct"):
     p = _progs.get(variant)
     if p is None:
-        glsl, man = {"direct": (_COOP_GLSL, _COOP_MANIFEST),
-                     "smem": (_SMEM_GLSL, _SMEM_MANIFEST)}[variant]
+        tile = VARIANTS[variant]
+        if tile is None:
+            glsl, man = {"direct": (_COOP_GLSL, _COOP_MANIFEST),
+                         "smem": (_SMEM_GLSL, _SMEM_MANIFEST)}[variant]
+            key = ("coopmat", "nv", variant, 1)
+        else:
+            glsl, man = _tiled.glsl(tile), _tiled.manifest(tile)
+            key = ("coopmat", "nv", "tiled", tile, 1)
         label = f"vp.matmul float16 (coopmat {variant})"
         spirv = _native.ext().glsl_to_spirv(glsl, label)
-        p = Program({"glsl": glsl, "spirv": spirv, "manifest": man,
-                     "key": ("coopmat", "nv", variant, 1)}, label)
+        p = Program({"glsl": glsl, "spirv": spirv, "manifest": man, "key": key}, label)
         _progs[variant] = p
     return p
 
@@ -230,13 +271,39 @@ def _words(x, rows, cols, what, ctx):
     return x if x.contiguous else x.copy()
 
 
+def _limits(ctx):
+    return ctx.limits
+
+
+def _takes(ctx, v, m, n, k):
+    """Whether variant v runs an m x k @ k x n product on ctx."""
+    lim = _limits(ctx)
+    if lim.get("subgroup_size") != _tiled.SUBGROUP:  # the layouts assume 32 lanes
+        return False
+    tile = VARIANTS[v]
+    shared = lim.get("max_shared_memory") or 16384
+    maxg = lim.get("max_workgroup_count") or (65535, 65535, 65535)
+    if tile is None:
+        return m % BLOCK == 0 and n % BLOCK == 0 and k % OLD[v][1] == 0 and \
+            OLD[v][2] <= shared and n // BLOCK <= maxg[0] and m // BLOCK <= maxg[1]
+    gx, gy, _ = tile.groups(m, n)
+    return n % 8 == 0 and k % 8 == 0 and gx <= maxg[0] and gy <= maxg[1] and \
+        tile.shared_bytes <= shared
+
+
 def variant_for(ctx, m, n, k, variant=None):
     """The cooperative-matrix variant matmul_f16_words runs (None: the
-    fallback): `variant` or DEFAULT when the shape allows it, else 'direct'."""
-    if not available(ctx) or m % BLOCK or n % BLOCK or k <= 0:
+    fallback): `variant` (or $VULPY_COOPMAT_VARIANT) when it takes the
+    shape, else, with neither, the first of ORDER that does."""
+    forced = variant or os.environ.get(ENV) or None
+    if forced is not None and forced not in VARIANTS:
+        src = "variant" if variant else f"${ENV}"
+        raise ValueError(f"vp.matmul float16: {src}={forced!r} is not a cooperative-matrix "
+                         f"variant (one of {', '.join(VARIANTS)})")
+    if not available(ctx) or m <= 0 or n <= 0 or k <= 0:
         return None
-    for v in ([variant] if variant else [DEFAULT, "direct"]):
-        if k % VARIANTS[v][3] == 0:
+    for v in ([forced] if forced else ORDER):
+        if _takes(ctx, v, m, n, k):
             return v
     return None
 
@@ -253,11 +320,23 @@ def run_buffers(ctx, abuf, bbuf, m, n, k, memory, variant=None):
     v = variant_for(ctx, m, n, k, variant)
     if v is None:
         return None
+    p, push, grid, (pm, pn) = launch_args(v, m, n, k)
+    c = _array._result((pm, pn), np.dtype(np.float32), memory, ctx)
+    p.native(ctx).dispatch([abuf, bbuf, c._buf], push, *grid, True, True)
+    return c if (pm, pn) == (m, n) else c[:m, :n].copy()
+
+
+def launch_args(v, m, n, k):
+    """(program, push constants, workgroup grid, (rows, columns) of the
+    float32 output buffer) of variant v for an m x k @ k x n product: the
+    tiled kernels write whole tiles of a padded buffer, whose m x n corner
+    is the product (_coopmat_tiled: edges); the older ones m x n."""
     p = _coop_program(v)
-    c = _array._result((m, n), np.dtype(np.float32), memory, ctx)
-    push = p.packer.pack({"m": m, "n": n, "k": k})
-    p.native(ctx).dispatch([abuf, bbuf, c._buf], push, n // BLOCK, m // BLOCK, 1, True, True)
-    return c
+    tile = VARIANTS[v]
+    if tile is None:
+        return p, p.packer.pack({"m": m, "n": n, "k": k}), (n // BLOCK, m // BLOCK, 1), (m, n)
+    pm, pn = tile.padded(m, n)
+    return p, p.packer.pack({"m": m, "n": n, "k": k, "ldc": pn}), tile.groups(m, n), (pm, pn)
 
 
 def matmul_f16_words(a, b, m, n, k, context=None, force_fallback=False, variant=None):

@@ -1,0 +1,253 @@
+"""The float16 cooperative-matrix GEMM (vulpy._coopmat, _coopmat_tiled;
+issue 19) on a device without cooperative matrices (lavapipe): which
+variant a shape gets on a device that has them (a stand-in context), that
+every shipped kernel compiles to valid SPIR-V that declares what it needs,
+the index arithmetic of the tiled kernels against NumPy (an emulation that
+evaluates the very expressions the GLSL holds), and the fallback's
+results. The kernels themselves run on the H200: bench/probes/
+coopmat_check.py."""
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import vulpy as vp
+from vulpy import _coopmat, _coopmat_tiled as _tiled
+
+
+class _Ctx:
+    """A context as variant_for sees it: features and limits."""
+
+    def __init__(self, coop=True, subgroup=32, shared=49152, groups=(2 ** 31 - 1, 65535, 65535)):
+        self.coop = coop
+        self.limits = {"subgroup_size": subgroup, "max_shared_memory": shared,
+                       "max_workgroup_count": groups}
+
+    def has(self, feature):
+        return self.coop and feature == "cooperative_matrix"
+
+
+@pytest.fixture(autouse=True)
+def _no_env(monkeypatch):
+    monkeypatch.delenv(_coopmat.ENV, raising=False)
+
+
+@pytest.fixture
+def stand_in(monkeypatch):
+    """variant_for on _Ctx stand-ins (the probe asks them, not a device)."""
+    monkeypatch.setattr(_coopmat, "available", lambda ctx=None: ctx.has("cooperative_matrix"))
+
+
+def test_selection_default_and_ragged_shapes(stand_in):
+    ctx = _Ctx()
+    assert _coopmat.DEFAULT == "t128x128" and _coopmat.ORDER[0] == _coopmat.DEFAULT
+    assert _coopmat.variant_for(ctx, 4096, 4096, 4096) == "t128x128"
+    # the tiled kernels take any m and n, k multiples of 8 (the old ones not)
+    assert _coopmat.variant_for(ctx, 100, 72, 40) == "t128x128"
+    assert _coopmat.variant_for(ctx, 1, 8, 8) == "t128x128"
+    assert _coopmat.variant_for(ctx, 100, 70, 40) is None  # n % 8
+    assert _coopmat.variant_for(ctx, 100, 72, 36) is None  # k % 8
+    assert _coopmat.variant_for(ctx, 0, 8, 8) is None
+    assert _coopmat.uses_coopmat(ctx, 130, 136, 24)
+    assert not _coopmat.uses_coopmat(_Ctx(coop=False), 4096, 4096, 4096)
+    assert _coopmat.variant_for(_Ctx(subgroup=64), 4096, 4096, 4096) is None
+    # a grid the device cannot launch: the fallback
+    assert _coopmat.variant_for(_Ctx(groups=(65535, 4, 65535)), 1024, 128, 64) is None
+
+
+def test_selection_forced_and_old_kernels_selectable(stand_in, monkeypatch):
+    ctx = _Ctx()
+    for v in _coopmat.VARIANTS:
+        assert _coopmat.variant_for(ctx, 4096, 4096, 4096, v) == v
+    assert set(_coopmat.OLD) == {"smem", "direct"} and set(_coopmat.TILES) <= set(
+        _coopmat.VARIANTS)
+    # a forced variant that does not take the shape: the fallback, no other one
+    assert _coopmat.variant_for(ctx, 100, 128, 64, "smem") is None
+    assert _coopmat.variant_for(ctx, 128, 128, 48, "smem") is None
+    assert _coopmat.variant_for(ctx, 128, 128, 48, "direct") == "direct"
+    monkeypatch.setenv(_coopmat.ENV, "smem")
+    assert _coopmat.variant_for(ctx, 4096, 4096, 4096) == "smem"
+    assert _coopmat.variant_for(ctx, 100, 72, 40) is None
+    assert _coopmat.variant_for(ctx, 4096, 4096, 4096, "t128x256") == "t128x256"  # variant= wins
+    monkeypatch.setenv(_coopmat.ENV, "nope")
+    with pytest.raises(ValueError, match="VULPY_COOPMAT_VARIANT='nope'.*t128x128"):
+        _coopmat.variant_for(ctx, 4096, 4096, 4096)
+    with pytest.raises(ValueError, match="VULPY_COOPMAT_VARIANT"):  # also where none runs
+        _coopmat.variant_for(_Ctx(coop=False), 4096, 4096, 4096)
+    monkeypatch.delenv(_coopmat.ENV)
+    with pytest.raises(ValueError, match="variant='huge'"):
+        _coopmat.variant_for(ctx, 8, 8, 8, "huge")
+    # the old order, as before the tiled kernels: smem, else direct
+    monkeypatch.setattr(_coopmat, "ORDER", ("smem", "direct"))
+    assert _coopmat.variant_for(ctx, 256, 256, 64) == "smem"
+    assert _coopmat.variant_for(ctx, 256, 256, 48) == "direct"
+    assert _coopmat.variant_for(ctx, 100, 72, 40) is None
+
+
+def test_selection_respects_shared_memory(stand_in):
+    small = _Ctx(shared=32768)
+    t = _coopmat.TILES["t128x128"]
+    assert t.shared_bytes > 32768
+    assert _coopmat.variant_for(small, 256, 256, 64, "t128x128") is None
+    assert _coopmat.variant_for(small, 256, 256, 64) == "smem"  # the next of ORDER
+    assert _coopmat.variant_for(small, 256, 256, 64, "t128x256") == "t128x256"
+
+
+@pytest.mark.parametrize("name", sorted(_coopmat.TILES))
+def test_tiled_kernels_compile_and_validate(name, tmp_path):
+    """glslang -> SPIR-V in process (validated by SPIRV-Tools there), the
+    spirv-val tool where installed, the manifest parses and declares the
+    features; a device without them refuses the pipeline by name."""
+    t = _coopmat.TILES[name].check()
+    assert t.shared_bytes <= 49152, "NVIDIA's Vulkan limit (maxComputeSharedMemorySize)"
+    p = _coopmat._coop_program(name)
+    words = p.artifacts["spirv"]
+    assert words[:4] == b"\x03\x02\x23\x07"
+    assert "cooperative_matrix" in p.manifest["features"]
+    assert [b["name"] for b in p.manifest["buffers"]] == ["a", "b", "c"]
+    assert p.manifest["local_size"][0] == t.invocations
+    glsl = p.artifacts["glsl"]
+    assert glsl.count("coopMatMulAddNV") == t.fm * t.fn * (t.bk // 16)
+    assert glsl.count("barrier();") == 2
+    if shutil.which("spirv-val"):
+        f = tmp_path / f"{name}.spv"
+        f.write_bytes(words)
+        r = subprocess.run(["spirv-val", "--target-env", "vulkan1.2", str(f)],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stdout + r.stderr
+    ctx = vp.default_context()
+    if not ctx.has("cooperative_matrix"):
+        with pytest.raises(vp.FeatureError, match="cooperative_matrix"):
+            p.native(ctx)
+
+
+def test_every_variant_compiles():
+    for v in _coopmat.VARIANTS:
+        p = _coopmat._coop_program(v)
+        assert "GL_NV_cooperative_matrix" in p.artifacts["glsl"], v
+
+
+def test_fallback_on_ragged_shapes_matches_numpy():
+    """What a device without cooperative matrices runs (and the float32
+    reference the tiled kernels must equal): integer-valued halves, so
+    every product and sum is exact in float32 and the result equals NumPy's
+    bit for bit."""
+    rng = np.random.default_rng(5)
+    for m, n, k in [(3, 8, 8), (130, 136, 40), (64, 200, 264)]:
+        a = rng.integers(-4, 5, (m, k)).astype(np.float16)
+        b = rng.integers(-4, 5, (k, n)).astype(np.float16)
+        got = _coopmat.matmul_f16_words(a.view(np.uint32), b.view(np.uint32), m, n, k)
+        np.testing.assert_array_equal(got.numpy(), a.astype(np.float32) @ b.astype(np.float32))
+
+
+def _ints(rng, shape):
+    """Integer-valued halves: every product and float32 sum is exact."""
+    return rng.integers(-4, 5, shape).astype(np.float16)
+
+
+@pytest.mark.parametrize("name", sorted(_coopmat.TILES))
+def test_tiled_index_arithmetic_emulated(name):
+    """_coopmat_tiled.emulate runs the kernel's schedule in NumPy with the
+    very index formulas the GLSL prints (copies, guards, padded shared rows,
+    fragment offsets, C offsets): on ragged shapes (partial tiles of M, N
+    and K, one row, K shorter than a step) the padded output holds the
+    product in its corner, zeros in the padding, and nothing unwritten."""
+    t = _coopmat.TILES[name]
+    rng = np.random.default_rng(11)
+    for m, n, k in [(1, 8, 8), (130, 136, 40), (t.bm, t.bn, 2 * t.bk), (t.bm + 3, 264, 104)]:
+        a, b = _ints(rng, (m, k)), _ints(rng, (k, n))
+        c = _tiled.emulate(t, a, b)
+        assert c.shape == t.padded(m, n)
+        assert not np.isnan(c).any(), "an output element the kernel never writes"
+        np.testing.assert_array_equal(c[:m, :n], a.astype(np.float32) @ b.astype(np.float32))
+        assert not c[m:].any() and not c[:, n:].any()
+
+
+def test_emulation_catches_an_index_error(monkeypatch):
+    """The emulation fails when a formula is wrong (here B's fragment
+    column is off by one uvec4), so the test above can fail."""
+    t = _coopmat.TILES["t128x128"]
+    good = _tiled.b_frag
+    monkeypatch.setattr(_tiled, "b_frag", lambda *a: good(*a) + (1 if a[3] == 1 else 0))
+    rng = np.random.default_rng(3)
+    a, b = _ints(rng, (128, 32)), _ints(rng, (32, 128))
+    c = _tiled.emulate(t, a, b)
+    assert not np.array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+    assert "+ 1u), 17u, false)" in _tiled.glsl(t)  # the GLSL prints the same (wrong) formula
+
+
+def test_glsl_prints_the_emulated_formulas():
+    """The GLSL holds the emulated formulas' text (one definition, two uses)."""
+    t = _coopmat.TILES["t128x128"]
+    src = _tiled.glsl(t)
+    E = _tiled._E
+    assert f"coopMatLoadNV(fa1, As, {_tiled.a_frag(t, E('cur'), E('wm'), 1, 1)}, 5u, false)" in src
+    assert f"coopMatLoadNV(fb3, Bs, {_tiled.b_frag(t, E('cur'), E('wn'), 3, 0)}, 17u, false)" in src
+    assert "pc.ldc, false);" in src and src.count("coopMatStoreNV") == t.fm * t.fn
+
+
+class _Emulated:
+    """A tiled program whose pipeline is the NumPy emulation: dispatch
+    reads A and B back from the bound buffers, checks the push constants
+    and the grid against the tile, and writes what the kernel would."""
+
+    def __init__(self, real, tile, calls):
+        self.packer, self.tile, self.calls = real.packer, tile, calls
+
+    def native(self, ctx):
+        return self
+
+    def dispatch(self, bufs, push, gx, gy, gz, groups, sync):
+        import struct
+        m, n, k, ldc = struct.unpack("<4I", bytes(push)[:16])
+        assert (gx, gy, gz) == self.tile.groups(m, n) and ldc == self.tile.padded(m, n)[1]
+        a, b = np.empty(m * k, np.float16), np.empty(k * n, np.float16)
+        bufs[0].download(a)
+        bufs[1].download(b)
+        c = _tiled.emulate(self.tile, a.reshape(m, k), b.reshape(k, n))
+        assert bufs[2].size >= c.nbytes
+        bufs[2].upload(np.ascontiguousarray(c))
+        self.calls.append((m, n, k))
+
+
+@pytest.fixture
+def emulated(monkeypatch):
+    """A device 'with' cooperative matrices whose tiled kernels are the
+    emulation (what the Python around the kernel does, tested end to end)."""
+    monkeypatch.setattr(_coopmat, "available", lambda ctx=None: True)
+    monkeypatch.setattr(_coopmat, "_limits", lambda ctx: dict(
+        subgroup_size=32, max_shared_memory=49152, max_workgroup_count=(2 ** 31 - 1, 65535, 65535)))
+    real, calls = _coopmat._coop_program, []
+
+    def program(v="direct"):
+        t = _coopmat.VARIANTS[v]
+        assert t is not None, "only the tiled kernels are emulated"
+        return _Emulated(real(v), t, calls)
+    monkeypatch.setattr(_coopmat, "_coop_program", program)
+    return calls
+
+
+def test_matmul_float16_through_the_tiled_path(emulated):
+    """vp.matmul of resident float16 matrices on the (emulated) tiled
+    kernel: ragged shapes, the padded output cropped, the float32 result
+    rounded to float16 as NumPy's result dtype says; integer-valued data,
+    so NumPy's float16 product is exact and must match bit for bit."""
+    rng = np.random.default_rng(7)
+    for m, n, k in [(130, 136, 40), (128, 128, 64), (5, 24, 16)]:
+        a, b = _ints(rng, (m, k)), _ints(rng, (k, n))
+        got = vp.matmul(vp.asarray(a), vp.asarray(b))
+        assert isinstance(got, vp.ndarray) and got.dtype == np.float16 and got.shape == (m, n)
+        np.testing.assert_array_equal(got.numpy(), a @ b)
+        assert emulated[-1] == (m, n, k)
+    # matmul_f16_words: the float32 result, every variant of TILES forced
+    a, b = _ints(rng, (70, 48)), _ints(rng, (48, 40))
+    for v in _coopmat.TILES:
+        got = _coopmat.matmul_f16_words(a.view(np.uint32), b.view(np.uint32), 70, 40, 48,
+                                        variant=v)
+        assert got.shape == (70, 40) and got.dtype == np.float32
+        np.testing.assert_array_equal(got.numpy(), a.astype(np.float32) @ b.astype(np.float32))
+    n0 = len(emulated)
+    odd = _ints(rng, (70, 36))  # k % 8: the fallback (float32 GEMM), no coopmat dispatch
+    got = vp.matmul(vp.asarray(odd), vp.asarray(_ints(rng, (36, 40))))
+    assert got.dtype == np.float16 and len(emulated) == n0
