@@ -6,8 +6,9 @@ Per library present (each is skipped where it cannot be imported, and the
 whole suite where vp.cuda_interop() says CUDA export is unavailable: no
 libcuda, no CUDA device with the Vulkan device's UUID, no
 VK_KHR_external_memory_fd) and per size (16 MiB and 1 GiB; --quick: 16
-and 64 MiB): VulPy writes the array, the library imports it (timed:
-from_dlpack, which includes VulPy's sync point and the CUDA import), the
+and 64 MiB): VulPy writes the array and waits, the library imports it (timed:
+from_dlpack: VulPy's sync point, with no GPU work left to wait for, and the
+CUDA import; the first import of a buffer is recorded apart), the
 values are checked on the CUDA side; the library doubles it in place and
 VulPy sees the doubled values; VulPy adds 1 and the library's tensor from
 before sees it — the same bytes both ways, which a copy would not show; the
@@ -63,6 +64,7 @@ def run(ctx):
                 ts, ok = [], True
                 for r in range(reps + 1):
                     x[...] = np.float32(r + 1)           # VulPy writes
+                    c.synchronize()  # the timed call then waits for no GPU work
                     t0 = time.perf_counter_ns()
                     t = from_dlpack(x)                   # sync point + CUDA import
                     t1 = time.perf_counter_ns()

@@ -15,7 +15,7 @@
  *
  * scripts/fuzz.sh reads the lines below.
  */
-// sources: lib/Support/*.c lib/IR/*.c lib/Frontend/*.c lib/Transforms/*.c lib/Target/*.c lib/Target/CFamily/*.c lib/Manifest/*.c lib/Target/Cross/*.c lib/Target/SPIRV/spirv.c lib/Target/SPIRV/optimize.cpp
+// sources: lib/Support/*.c lib/IR/*.c lib/Frontend/*.c lib/Transforms/*.c lib/Transforms/lower_arrays/*.c lib/Target/*.c lib/Target/CFamily/*.c lib/Manifest/*.c lib/Target/Cross/*.c lib/Target/SPIRV/spirv.c lib/Target/SPIRV/optimize.cpp
 // libs: -lyaml -lspirv-cross-c-shared -lSPIRV -lglslang -lMachineIndependent -lOGLCompiler -lOSDependent -lGenericCodeGen -lglslang-default-resource-limits -lSPIRV-Tools-opt -lSPIRV-Tools-link -lSPIRV-Tools -lpthread -lrt
 // seeds: test/Frontend/Inputs/*.json
 // link: vulpy_frontend vulpy_target

@@ -88,7 +88,7 @@ def imports(files=None):
 # package's clients, above its top, not one of its layers. Their module
 # imports vulpy and nothing else, and the op module that runs them imports
 # them at first use (test_kernel_programs_are_clients checks both).
-KERNEL_PROGRAMS = {"_random_kernels": "random"}
+KERNEL_PROGRAMS = {"_random_kernels": "random", "_compact_kernels": "_compact"}
 
 
 def layered():
