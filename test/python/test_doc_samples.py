@@ -29,6 +29,8 @@ import textwrap
 
 import pytest
 
+import vulpy as vp
+
 from conftest import ROOT, needs_target
 
 BLOCK = re.compile(r"^```(\w*)( vul)?\n(.*?)^```", re.S | re.M)
@@ -103,7 +105,9 @@ def test_every_sample_is_found():
 def test_doc_samples_run(md, tmp_path):
     script = tmp_path / (md.stem.replace("-", "_") + "_samples.py")
     script.write_text(program(md, tmp_path))
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "bindings" / "python"))
+    # the vulpy this test imported (the source tree here; an installed wheel
+    # in the H200 run of bench/device-pytest.sh)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(vp.__file__)))
     env.setdefault("VULPY_VALIDATION", "1")
     r = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
                        capture_output=True, text=True, timeout=240)

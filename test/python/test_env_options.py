@@ -124,7 +124,7 @@ def test_vulkan_library_in_a_fresh_process():
     code = "import vulpy as vp\ntry:\n    vp.list_devices()\nexcept vp.VulkanError as e:\n" \
            "    print(e)\n"
     env = dict(os.environ, VULPY_VULKAN_LIBRARY="/nonexistent/libvulkan.so.1",
-               PYTHONPATH=str(ROOT / "bindings" / "python"))
+               PYTHONPATH=os.path.dirname(os.path.dirname(vp.__file__)))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          timeout=120)
     assert "cannot load the Vulkan loader (/nonexistent/libvulkan.so.1)" in out.stdout, out
