@@ -162,34 +162,14 @@ def _quantile(fname, a, q, axis, out, overwrite_input, method, keepdims, weights
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None, interpolation=None):
-    """numpy.quantile on the GPU, method='linear'.
-
-    a: the array (NumPy or resident; any real dtype); q: the quantile(s), a
-    scalar or array in [0, 1]; axis: None (flattened), an int or a tuple
-    of ints; out: a resident array for the result; keepdims: keep the
-    reduced axes as size 1; method: only 'linear' (NumPy's default; any
-    other is a NotImplementedError naming it); overwrite_input is accepted
-    and ignored (the input is never changed); weights and the deprecated
-    interpolation are NotImplementedError. The result is float64 for
-    integer input, else the input's float dtype, with q's dimensions first.
-    Example: vp.quantile(vp.arange(5.0), 0.5) -> 2.0"""
+    """numpy.quantile on the GPU, method='linear'."""
     return _quantile("quantile", a, q, axis, out, overwrite_input, method, keepdims, weights,
                      interpolation, False, False)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None, interpolation=None):
-    """numpy.percentile on the GPU: quantile of q / 100.
-
-    a: the array (NumPy or resident; any real dtype); q: the quantile(s), a
-    scalar or array of percentages in [0, 100]; axis: None (flattened), an int or a tuple
-    of ints; out: a resident array for the result; keepdims: keep the
-    reduced axes as size 1; method: only 'linear' (NumPy's default; any
-    other is a NotImplementedError naming it); overwrite_input is accepted
-    and ignored (the input is never changed); weights and the deprecated
-    interpolation are NotImplementedError. The result is float64 for
-    integer input, else the input's float dtype, with q's dimensions first.
-    Example: vp.quantile(vp.arange(5.0), 0.5) -> 2.0"""
+    """numpy.percentile on the GPU: quantile of q / 100."""
     return _quantile("percentile", a, q, axis, out, overwrite_input, method, keepdims, weights,
                      interpolation, True, False)
 
@@ -197,36 +177,35 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False, *, weights=None, interpolation=None):
     """numpy.nanquantile on the GPU: quantiles of the non-NaN values of each
-    slice (NaN for an all-NaN slice, without NumPy's warning).
-
-    a: the array (NumPy or resident; any real dtype); q: the quantile(s), a
-    scalar or array in [0, 1]; axis: None (flattened), an int or a tuple
-    of ints; out: a resident array for the result; keepdims: keep the
-    reduced axes as size 1; method: only 'linear' (NumPy's default; any
-    other is a NotImplementedError naming it); overwrite_input is accepted
-    and ignored (the input is never changed); weights and the deprecated
-    interpolation are NotImplementedError. The result is float64 for
-    integer input, else the input's float dtype, with q's dimensions first.
-    Example: vp.quantile(vp.arange(5.0), 0.5) -> 2.0"""
+    slice (NaN for an all-NaN slice, without NumPy's warning)."""
     return _quantile("nanquantile", a, q, axis, out, overwrite_input, method, keepdims,
                      weights, interpolation, False, True)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, weights=None, interpolation=None):
-    """numpy.nanpercentile on the GPU: nanquantile of q / 100.
-
-    a: the array (NumPy or resident; any real dtype); q: the quantile(s), a
-    scalar or array of percentages in [0, 100]; axis: None (flattened), an int or a tuple
-    of ints; out: a resident array for the result; keepdims: keep the
-    reduced axes as size 1; method: only 'linear' (NumPy's default; any
-    other is a NotImplementedError naming it); overwrite_input is accepted
-    and ignored (the input is never changed); weights and the deprecated
-    interpolation are NotImplementedError. The result is float64 for
-    integer input, else the input's float dtype, with q's dimensions first.
-    Example: vp.quantile(vp.arange(5.0), 0.5) -> 2.0"""
+    """numpy.nanpercentile on the GPU: nanquantile of q / 100."""
     return _quantile("nanpercentile", a, q, axis, out, overwrite_input, method, keepdims,
                      weights, interpolation, True, True)
 
 
 NAMES = ("quantile", "percentile", "nanquantile", "nanpercentile")
+
+
+# The parameters, written once for the four functions' docstrings.
+_PARAMS = """
+
+    a: the array (NumPy or resident; any real dtype); q: the {what}, a
+    scalar or array in {rng}; axis: None (flattened), an int or a tuple of
+    ints; out: a resident array for the result; keepdims: keep the reduced
+    axes as size 1; method: only 'linear' (NumPy's default; any other is a
+    NotImplementedError naming it); overwrite_input is accepted and ignored
+    (the input is never changed); weights and the deprecated interpolation
+    are NotImplementedError. The result is float64 for integer input, else
+    the input's float dtype, with q's dimensions first.
+    Example: vp.{name}(vp.arange(5.0), {q}) -> 2.0"""
+for _f, _pct in ((quantile, False), (nanquantile, False), (percentile, True),
+                 (nanpercentile, True)):
+    _f.__doc__ += _PARAMS.format(what="percentages" if _pct else "quantile(s)",
+                                 rng="[0, 100]" if _pct else "[0, 1]", name=_f.__name__,
+                                 q=50 if _pct else 0.5)
