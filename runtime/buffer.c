@@ -61,10 +61,6 @@ void vrt_buffer_will_write(vrt_buffer *b, uint64_t offset, uint64_t size) {
   pthread_mutex_unlock(&ctx->lock);
 }
 
-bool vrt__zero_later(vrt_context *ctx, vrt_buffer *b, vp_diags *d) {
-  return vrt__buffer_zero(ctx, b, 0, false, d);
-}
-
 bool vrt__buffer_zero(vrt_context *ctx, vrt_buffer *b, uint64_t from, bool cpu, vp_diags *d) {
   uint64_t end = b->vk_size;
   if (from >= end)
@@ -124,9 +120,38 @@ bool vrt__zero_ticket(vrt_context *ctx, vrt_buffer *b, vrt_ticket *t, vp_diags *
     *t = ctx->zero_sent[last % 64].ticket;
   }
   b->zero_serial = 0;
-  if (*t > atomic_load(&b->last_use))
-    atomic_store(&b->last_use, *t);
+  if (*t)
+    vrt__buffer_used(b, &ctx->tl0, *t); /* zero fills: the default queue's timeline */
   return true;
+}
+
+void vrt__buffer_used(vrt_buffer *b, const vrt_tl *tl, uint64_t t) {
+  /* max: a zero fill's ticket may be older than the buffer's last use */
+  if (t > atomic_load(&b->use[tl->id]))
+    atomic_store(&b->use[tl->id], t);
+  if (t > atomic_load(&b->last_use))
+    atomic_store(&b->last_use, t);
+}
+
+bool vrt__buffer_idle(vrt_buffer *b, vp_diags *d) {
+  vrt_context *ctx = b->ctx;
+  uint64_t last = atomic_load(&b->last_use);
+  if (last <= atomic_load(&ctx->completed))
+    return true;
+  uint32_t n = atomic_load(&ctx->nstreams);
+  if (!n) /* one timeline: the same wait (and held eager dispatches are sent) */
+    return vrt_wait(ctx, last, UINT64_MAX, d);
+  for (uint32_t i = 0; i <= n; i++) {
+    uint64_t t = atomic_load(&b->use[i]);
+    VkSemaphore sem = i ? ctx->streams[i - 1]->tl.sem : ctx->timeline;
+    if (t && !vrt__wait_on(ctx, sem, t, d))
+      return false;
+  }
+  return true;
+}
+
+bool vrt_buffer_wait(vrt_buffer *b, vp_diags *d) {
+  return vrt__alive(b->ctx, d) && vrt__buffer_idle(b, d);
 }
 
 vrt_buffer *vrt__buffer_make(vrt_context *ctx, uint64_t bytes, vrt_memory_kind kind,
@@ -308,8 +333,9 @@ void vrt_buffer_destroy(vrt_buffer *b) {
       ctx->zero_slot = -1;
   }
   pthread_mutex_unlock(&ctx->lock);
+  /* the work that uses it, not other streams' (vrt__buffer_idle) */
   if (!vrt_context_lost(ctx))
-    vrt_wait(ctx, atomic_load(&b->last_use), UINT64_MAX, &ignore);
+    vrt__buffer_idle(b, &ignore);
   vp_diags_free(&ignore);
   pthread_mutex_lock(&ctx->lock);
   if (b->pooled)
@@ -324,7 +350,8 @@ bool vrt_buffer_host_ready(vrt_buffer *b, vp_diags *d) {
   vrt_ticket t;
   bool ok = vrt__zero_owed(ctx, b, d) && vrt__zero_ticket(ctx, b, &t, d);
   pthread_mutex_unlock(&ctx->lock);
-  return ok && (!t || vrt_wait(ctx, t, UINT64_MAX, d));
+  /* the fill's own batch on the default queue's timeline, not other work */
+  return ok && (!t || vrt__wait_on(ctx, ctx->timeline, t, d));
 }
 
 uint64_t vrt_buffer_size(const vrt_buffer *b) { return b->size; }
@@ -380,11 +407,12 @@ static bool run_transfer(vrt_context *ctx, vrt_buffer *a, vrt_buffer *b, record_
       ctx->ring[slot].value = 0;
   }
   ctx->route = false;
-  VkSemaphore sem = vrt__tl_current(ctx)->sem;
+  vrt_tl *tl = vrt__tl_current(ctx);
+  VkSemaphore sem = tl->sem;
   if (ok) {
-    atomic_store(&a->last_use, t);
+    vrt__buffer_used(a, tl, t);
     if (b)
-      atomic_store(&b->last_use, t);
+      vrt__buffer_used(b, tl, t);
   }
   pthread_mutex_unlock(&ctx->lock);
   /* this copy's own queue: not the other streams' older work */

@@ -293,6 +293,14 @@ static bool check_options(const vrt_context_options *opt, vp_diags *d) {
   if (field)
     vp_error(d, (vp_loc){0}, "vrt_context_options.%s = %d is not one of its enum's values",
              field, value);
+  if (opt->staging_slots == 1 || opt->staging_slots > VRT_STAGING_SLOTS ||
+      opt->staging_slot_mib > 256) {
+    vp_error(d, (vp_loc){0},
+             "vrt_context_options.staging_slots = %u, staging_slot_mib = %u: 2 to %d slots "
+             "of 1 to 256 MiB (0: the default)",
+             opt->staging_slots, opt->staging_slot_mib, VRT_STAGING_SLOTS);
+    field = "staging_slots";
+  }
   if (opt->copy_threads > 64) {
     vp_error(d, (vp_loc){0}, "vrt_context_options.copy_threads = %u: at most 64",
              opt->copy_threads);
@@ -390,6 +398,8 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     mode = ctx->info.kind == VRT_DEVICE_CPU ? VRT_WAIT_BLOCK : VRT_WAIT_SPIN_BLOCK;
   atomic_store(&ctx->wait_mode, (int)mode);
   atomic_store(&ctx->spin_ns, spin_us * 1000);
+  ctx->staging_slots = opt->staging_slots ? opt->staging_slots : 4;
+  ctx->staging_slot_bytes = (uint64_t)(opt->staging_slot_mib ? opt->staging_slot_mib : 8) << 20;
   atomic_store(&ctx->copy_threads,
                opt->copy_threads ? opt->copy_threads : vrt__copy_threads_default(ctx->info.kind));
   if (opt->cache_dir && *opt->cache_dir)
@@ -502,27 +512,30 @@ uint64_t vrt__poll(vrt_context *ctx) {
   return atomic_load(&ctx->completed);
 }
 
-VkCommandBuffer vrt__cmd_begin(vrt_context *ctx, int *slot, vp_diags *d) {
+VkCommandBuffer vrt__ring_begin(vrt_context *ctx, int first, int count, uint32_t *next, int *slot,
+                                vp_diags *d) {
   int found = -1;
   for (int pass = 0; pass < 2 && found < 0; pass++) {
     uint64_t done = pass ? vrt__poll(ctx) : atomic_load(&ctx->completed);
-    for (int k = 0; k < VRT_RING && found < 0; k++) {
-      int i = (int)((ctx->ring_next + k) % VRT_RING);
+    for (int k = 0; k < count && found < 0; k++) {
+      int i = first + (int)((*next + k) % count);
       /* second pass: each slot's own queue, not every queue's older work */
       if (ctx->ring[i].value <= done || (pass && vrt__cmd_done(ctx, &ctx->ring[i], done)))
         found = i;
     }
   }
   if (found < 0) {
-    /* Every slot is in flight: wait for the oldest. */
+    /* Every slot is in flight: wait for the oldest, on the semaphore its
+     * submission signalled (the slots of the transfer family's part are
+     * shared by every transfer stream, each with its own semaphore). */
     uint64_t oldest = UINT64_MAX;
-    for (int i = 0; i < VRT_RING; i++)
+    for (int i = first; i < first + count; i++)
       if (ctx->ring[i].value < oldest) {
         oldest = ctx->ring[i].value;
         found = i;
       }
     if (oldest == UINT64_MAX) {
-      vrt__error(ctx, d, "internal error: every command buffer is being recorded");
+      vrt__error(ctx, d, "internal error: every command buffer of the ring is being recorded");
       return VK_NULL_HANDLE;
     }
     if (!vrt__wait_on(ctx, ctx->ring[found].sem, oldest, d))
@@ -536,9 +549,13 @@ VkCommandBuffer vrt__cmd_begin(vrt_context *ctx, int *slot, vp_diags *d) {
     return VK_NULL_HANDLE;
   ctx->ring[found].value = UINT64_MAX; /* busy until submitted */
   ctx->ring[found].sem = VK_NULL_HANDLE;
-  ctx->ring_next = (uint32_t)(found + 1) % VRT_RING;
+  *next = (uint32_t)(found - first + 1) % (uint32_t)count;
   *slot = found;
   return ctx->ring[found].cb;
+}
+
+VkCommandBuffer vrt__cmd_begin(vrt_context *ctx, int *slot, vp_diags *d) {
+  return vrt__ring_begin(ctx, 0, VRT_RING, &ctx->ring_next, slot, d);
 }
 
 void vrt__barrier(vrt_context *ctx, VkCommandBuffer cb, bool start) {

@@ -384,10 +384,12 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
    * go after the held batch: vrt__submit) and the batch has room; held
    * dispatches share the ticket their batch will signal. Nothing is held
    * once the context has streams (the held batch goes to the default
-   * queue, and a dispatch for another stream must not wait behind it). */
+   * queue, and a dispatch for another stream must not wait behind it), nor
+   * while the default queue has event waits for its next submission (a
+   * held batch is sent without them: vrt__submit). */
   uint32_t batch = atomic_load(&ctx->eager_batch);
   if (ok && hold && batch > 1 && ctx->zero_slot < 0 && ctx->nheld < batch &&
-      !atomic_load(&ctx->nstreams) &&
+      !atomic_load(&ctx->nstreams) && !ctx->tl0.nwaits &&
       ctx->nheld < sizeof ctx->held / sizeof ctx->held[0]) {
     if (!ctx->nheld)
       ctx->submitted = ctx->submitted + 1;
@@ -402,11 +404,13 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
     ctx->stats.dispatches++;
     l->value = t;
     l->used = ++k->clock;
+    /* held: the default queue's (nothing is held once there are streams) */
+    const vrt_tl *tl = vrt__tl_current(ctx);
     for (uint32_t i = 0; i < a->nbuffers; i++)
-      atomic_store(&a->buffers[i]->last_use, t);
+      vrt__buffer_used(a->buffers[i], tl, t);
     if (rb) {
-      atomic_store(&rb->dst->last_use, t);
-      atomic_store(&rb->src->last_use, t);
+      vrt__buffer_used(rb->dst, tl, t);
+      vrt__buffer_used(rb->src, tl, t);
     }
   }
   pthread_mutex_unlock(&ctx->lock);
@@ -508,7 +512,7 @@ bool vrt_dispatch_timed(vrt_kernel *k, const vrt_args *a, vrt_grid g, double *gp
   if (ok) {
     ctx->stats.dispatches++;
     for (uint32_t i = 0; i < a->nbuffers; i++)
-      atomic_store(&a->buffers[i]->last_use, t);
+      vrt__buffer_used(a->buffers[i], vrt__tl_current(ctx), t);
     ok = vrt_wait(ctx, t, UINT64_MAX, d);
   }
   uint64_t ts[2] = {0, 0};

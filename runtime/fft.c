@@ -206,8 +206,8 @@ bool vrt_fft_exec_to(vrt_buffer *in, vrt_buffer *b, const vrt_fft_shape *s, bool
   }
   if (ok) {
     p->last = t;
-    atomic_store(&b->last_use, t);
-    atomic_store(&in->last_use, t);
+    vrt__buffer_used(b, vrt__tl_current(ctx), t);
+    vrt__buffer_used(in, vrt__tl_current(ctx), t);
   }
   pthread_mutex_unlock(&ctx->lock);
   return ok;

@@ -97,6 +97,8 @@ typedef struct vrt_alloc {
 
 /* -------------------------------------------------------------- objects */
 
+#define VRT_MAX_STREAMS 16
+
 struct vrt_buffer {
   vrt_context *ctx;
   vrt_buffer *prev, *next; /* the context's list */
@@ -112,6 +114,11 @@ struct vrt_buffer {
   vrt_memory_kind kind;
   bool imported;
   _Atomic uint64_t last_use; /* ticket of the last submission that used it */
+  /* The same per timeline (vrt_tl.id: 0 the default stream's, i + 1
+   * stream i's), so that a wait for the buffer waits on each queue for its
+   * last use there, never for other work (vrt__buffer_idle). Set with
+   * last_use by vrt__buffer_used. */
+  _Atomic uint64_t use[VRT_MAX_STREAMS + 1];
   /* The caching allocator (pool.c): `pooled` buffers come from the pool and
    * go back to it when destroyed; `cls` is their VkBuffer's size (a size
    * class >= vk_size); `bnext` chains a cached buffer in its bin. */
@@ -203,7 +210,6 @@ uint32_t vrt__copy_threads_default(vrt_device_kind kind);
 #define VRT_RING 32 /* command buffers for one-off submissions */
 #define VRT_XRING 16 /* ... of the transfer queue family (ring[VRT_RING..]) */
 #define VRT_TL_RING 64 /* tickets a queue's timeline remembers */
-#define VRT_MAX_STREAMS 16
 #define VRT_MAX_QUEUES 4 /* compute-family queues a context asks for */
 
 /* One queue's timeline (stream.c): the default stream's is the context's
@@ -216,6 +222,7 @@ uint32_t vrt__copy_threads_default(vrt_device_kind kind);
 typedef struct vrt_tl {
   VkQueue queue;
   uint32_t family, index;
+  uint32_t id; /* 0: the default stream's; i + 1: ctx->streams[i]'s */
   VkSemaphore sem;
   _Atomic uint64_t last;   /* last ticket submitted here, 0: none */
   _Atomic uint64_t pushed; /* tickets pushed into `recent` so far */
@@ -234,16 +241,17 @@ typedef struct vrt_cmd {
   VkSemaphore sem; /* the semaphore that submission signals `value` on */
 } vrt_cmd;
 
-/* A staging ring (staging.c): one host-visible buffer of VRT_STAGING_SLOTS
- * slots. A slot is `busy` while one transfer holds it (from taking it,
- * through the host copy, to its GPU copy's submission, or for a download to
- * the host copy out); `value` on `sem` is the slot's last GPU copy, which
- * must be done before the slot is written again. */
-#define VRT_STAGING_SLOTS 4
+/* A staging ring (staging.c): one host-visible buffer of `nslots` slots
+ * (the context's staging_slots, at most VRT_STAGING_SLOTS). A slot is
+ * `busy` while one transfer holds it (from taking it, through the host
+ * copy, to its GPU copy's submission, or for a download to the host copy
+ * out); `value` on `sem` is the slot's last GPU copy, which must be done
+ * before the slot is written again. */
+#define VRT_STAGING_SLOTS 8
 typedef struct vrt_staging {
   vrt_buffer *buf; /* lazily made */
   uint64_t slot_size;
-  uint32_t next;
+  uint32_t next, nslots;
   struct {
     uint64_t value;
     VkSemaphore sem;
@@ -309,8 +317,11 @@ struct vrt_context {
   vrt_block *blocks[VRT_MAX_MEMORY_TYPES];
 
   /* Staging rings: [0] for copies on the compute family, [1] for the
-   * transfer family's (each VkBuffer used by one family only: EXCLUSIVE). */
+   * transfer family's (each VkBuffer used by one family only: EXCLUSIVE);
+   * their shape (vrt_context_options.staging_slots / staging_slot_mib). */
   vrt_staging staging[2];
+  uint32_t staging_slots;
+  uint64_t staging_slot_bytes;
 
   vrt_pipeline *pipelines;
   VkDescriptorPool *desc_pools;
@@ -470,6 +481,10 @@ void vrt__error(vrt_context *ctx, vp_diags *d, const char *fmt, ...) VP_PRINTF(3
 
 /* A free command buffer of the ring, begun (lock held). */
 VkCommandBuffer vrt__cmd_begin(vrt_context *ctx, int *slot, vp_diags *d);
+/* The same over ring slots [first, first + count), taken in turn from
+ * *next: the free one, else the oldest after a wait on its own semaphore. */
+VkCommandBuffer vrt__ring_begin(vrt_context *ctx, int first, int count, uint32_t *next, int *slot,
+                                vp_diags *d);
 /* Submits command buffers (lock held), after the pending zero fills; the
  * ring slots given get the new ticket. */
 bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const int *slots,
@@ -497,8 +512,6 @@ void vrt__alloc_destroy(vrt_context *ctx);
  * zero-fill command buffer (lock held): call before any submission that
  * uses `b` and before the host touches its mapping. */
 bool vrt__zero_owed(vrt_context *ctx, vrt_buffer *b, vp_diags *d);
-/* Records a zero fill of a buffer into the pending zero-fill command buffer. */
-bool vrt__zero_later(vrt_context *ctx, vrt_buffer *b, vp_diags *d);
 /* Frees empty blocks (all of them, or all but one per type when `keep_one`). */
 void vrt__alloc_trim(vrt_context *ctx, bool keep_one);
 /* The ticket that covers the zero fill of buffer `b` (lock held): submits
@@ -524,6 +537,14 @@ vrt_buffer *vrt__buffer_make(vrt_context *ctx, uint64_t bytes, vrt_memory_kind k
 /* Zeroes bytes [from, vk_size) of a new buffer: with memset through the
  * mapping (`cpu`), else by a fill in the pending zero-fill command buffer. */
 bool vrt__buffer_zero(vrt_context *ctx, vrt_buffer *b, uint64_t from, bool cpu, vp_diags *d);
+
+/* Notes that the submission of ticket t on timeline tl uses buffer b
+ * (lock held): its last_use and its use on that timeline. */
+void vrt__buffer_used(vrt_buffer *b, const vrt_tl *tl, uint64_t t);
+/* Waits for the GPU work submitted so far that uses b: on each timeline
+ * for its last ticket that used b, not for other work queued there or on
+ * other queues (lock not needed). */
+bool vrt__buffer_idle(vrt_buffer *b, vp_diags *d);
 
 /* Frees a buffer's Vulkan objects (lock held; no waiting). */
 void vrt__buffer_release(vrt_buffer *b);

@@ -212,7 +212,7 @@ static vrt_buffer *take(vrt_context *ctx, vrt_memory_kind kind, uint64_t cls, bo
      * growing the pool by one buffer per queued operation. */
     if (pass == 1 && busy >= MAX_BUSY) {
       vp_diags ignore = {0};
-      bool ok = vrt_wait(ctx, atomic_load(&oldest->last_use), UINT64_MAX, &ignore);
+      bool ok = vrt__buffer_idle(oldest, &ignore); /* its queues only */
       vp_diags_free(&ignore);
       if (ok) {
         ctx->stats.pool_waits++;

@@ -292,7 +292,7 @@ bool vrt_record_submit(vrt_recording *r, vrt_ticket *ticket, vp_diags *d) {
     ctx->stats.dispatches += r->ndispatches;
     r->value = t;
     for (uint32_t i = 0; i < r->nbufs; i++)
-      atomic_store(&r->bufs[i]->last_use, t);
+      vrt__buffer_used(r->bufs[i], vrt__tl_current(ctx), t);
   }
   pthread_mutex_unlock(&ctx->lock);
   if (ticket)

@@ -3,7 +3,8 @@
  * Host-visible buffers are copied with memcpy through their mapping, after
  * waiting for the GPU work that uses them. Other buffers go through a
  * staging ring: one host-visible buffer (kind `cached`, so reads back are
- * fast) of 4 slots of 8 MiB, made on first use and kept. There are two
+ * fast) of 4 slots of 8 MiB (vrt_context_options.staging_slots /
+ * staging_slot_mib choose others), made on first use and kept. There are two
  * rings, one per queue family (the compute family's, and the transfer
  * family's for transfer streams: stream.c, "sharing"), each EXCLUSIVE and
  * used by its family only, so a transfer stream's upload never waits for
@@ -30,13 +31,13 @@
 #include <string.h>
 #include <time.h>
 
-enum { SLOTS = VRT_STAGING_SLOTS, SLOT_SIZE = 8 << 20 };
 
 static bool ensure_ring(vrt_context *ctx, vrt_staging *st, vp_diags *d) {
   if (st->buf)
     return true;
   ctx->make_exclusive = true;
-  vrt_buffer *s = vrt__buffer_create(ctx, (uint64_t)SLOTS * SLOT_SIZE, VRT_CACHED, 0, d);
+  vrt_buffer *s =
+      vrt__buffer_create(ctx, ctx->staging_slots * ctx->staging_slot_bytes, VRT_CACHED, 0, d);
   ctx->make_exclusive = false;
   if (!s)
     return false;
@@ -46,7 +47,8 @@ static bool ensure_ring(vrt_context *ctx, vrt_staging *st, vp_diags *d) {
     return false;
   }
   st->buf = s;
-  st->slot_size = SLOT_SIZE;
+  st->slot_size = ctx->staging_slot_bytes;
+  st->nslots = ctx->staging_slots;
   st->next = 0;
   memset(st->slot, 0, sizeof st->slot);
   return true;
@@ -55,11 +57,11 @@ static bool ensure_ring(vrt_context *ctx, vrt_staging *st, vp_diags *d) {
 /* Takes a free slot (lock held): its index, or -1 when every slot is held
  * by a transfer in progress. */
 static int take_slot(vrt_staging *st) {
-  for (uint32_t k = 0; k < SLOTS; k++) {
-    uint32_t i = (st->next + k) % SLOTS;
+  for (uint32_t k = 0; k < st->nslots; k++) {
+    uint32_t i = (st->next + k) % st->nslots;
     if (!st->slot[i].busy) {
       st->slot[i].busy = true;
-      st->next = (i + 1) % SLOTS;
+      st->next = (i + 1) % st->nslots;
       return (int)i;
     }
   }
@@ -145,10 +147,11 @@ static bool submit_copy(vrt_context *ctx, vrt_staging *st, vrt_buffer *b, int sl
     ctx->ring[cs].value = 0;
     return false;
   }
+  vrt_tl *tl = vrt__tl_current(ctx);
   st->slot[slot].value = t;
-  st->slot[slot].sem = vrt__tl_current(ctx)->sem;
-  atomic_store(&b->last_use, t);
-  atomic_store(&st->buf->last_use, t);
+  st->slot[slot].sem = tl->sem;
+  vrt__buffer_used(b, tl, t);
+  vrt__buffer_used(st->buf, tl, t);
   return true;
 }
 
@@ -180,7 +183,8 @@ bool vrt_buffer_upload(vrt_buffer *b, uint64_t offset, const void *src, uint64_t
   if (!vrt__alive(ctx, d))
     return false;
   if (b->map) {
-    if (!vrt_buffer_host_ready(b, d) || !vrt_wait(ctx, atomic_load(&b->last_use), UINT64_MAX, d))
+    /* the GPU work on this buffer, not other streams' (vrt__buffer_idle) */
+    if (!vrt_buffer_host_ready(b, d) || !vrt__buffer_idle(b, d))
       return false;
     vrt__memcpy(ctx, (char *)b->map + offset, src, size);
     return vrt_buffer_flush(b, d);
@@ -228,8 +232,7 @@ bool vrt_buffer_download(vrt_buffer *b, uint64_t offset, void *dst, uint64_t siz
   bool bar = (b->mem_flags & VRT_MEM_DEVICE_LOCAL) && !(b->mem_flags & VRT_MEM_HOST_CACHED) &&
              ctx->info.kind == VRT_DEVICE_DGPU && size > 4096;
   if (b->map && !bar) {
-    if (!vrt_buffer_host_ready(b, d) ||
-        !vrt_wait(ctx, atomic_load(&b->last_use), UINT64_MAX, d) || !vrt_buffer_invalidate(b, d))
+    if (!vrt_buffer_host_ready(b, d) || !vrt__buffer_idle(b, d) || !vrt_buffer_invalidate(b, d))
       return false;
     vrt__memcpy(ctx, dst, (const char *)b->map + offset, size);
     return true;
@@ -240,15 +243,17 @@ bool vrt_buffer_download(vrt_buffer *b, uint64_t offset, void *dst, uint64_t siz
   pthread_mutex_lock(&ctx->lock);
   bool ok = ensure_ring(ctx, st, d);
   uint64_t slot_size = ok ? st->slot_size : 1;
+  uint32_t nslots = ok ? st->nslots : 1; /* chunks in flight at most */
   pthread_mutex_unlock(&ctx->lock);
   char *p = dst;
   uint64_t nchunks = ok ? (size + slot_size - 1) / slot_size : 0;
   uint64_t issued = 0, k = 0;
-  int held[SLOTS]; /* the slot of chunk c is held[c % SLOTS], for k <= c < issued */
+  /* the slot of chunk c is held[c % nslots], for k <= c < issued */
+  int held[VRT_STAGING_SLOTS];
   while (ok && k < nchunks) {
-    /* Keep the ring full: issue copies up to SLOTS chunks ahead, as far as
+    /* Keep the ring full: issue copies up to nslots chunks ahead, as far as
      * free slots allow (other threads may hold some). */
-    while (ok && issued < nchunks && issued < k + SLOTS) {
+    while (ok && issued < nchunks && issued < k + nslots) {
       uint64_t value;
       VkSemaphore sem;
       int slot = reserve(ctx, st, issued == k, &value, &sem, d);
@@ -267,11 +272,11 @@ bool vrt_buffer_download(vrt_buffer *b, uint64_t offset, void *dst, uint64_t siz
         st->slot[slot].busy = false;
       pthread_mutex_unlock(&ctx->lock);
       if (ok)
-        held[issued++ % SLOTS] = slot;
+        held[issued++ % nslots] = slot;
     }
     if (!ok)
       break;
-    int slot = held[k % SLOTS];
+    int slot = held[k % nslots];
     uint64_t at = k * slot_size;
     uint64_t n = size - at < slot_size ? size - at : slot_size;
     /* this thread wrote the slot's value and semaphore (submit_copy) */
@@ -284,6 +289,6 @@ bool vrt_buffer_download(vrt_buffer *b, uint64_t offset, void *dst, uint64_t siz
   }
   /* on an error: the slots still held go back */
   for (; k < issued; k++)
-    give_back(ctx, st, held[k % SLOTS]);
+    give_back(ctx, st, held[k % nslots]);
   return ok;
 }

@@ -227,6 +227,7 @@ vrt_stream *vrt_stream_create(vrt_context *ctx, vrt_stream_kind kind, vp_diags *
       return NULL;
     }
     s->ctx = ctx;
+    s->tl.id = n + 1; /* buffers' per-timeline uses (vrt__buffer_used) */
     ctx->streams[n] = s;
     atomic_store(&ctx->nstreams, n + 1);
   }
@@ -542,46 +543,9 @@ void vrt__streams_destroy(vrt_context *ctx) {
 }
 
 VkCommandBuffer vrt__cmd_begin_copy(vrt_context *ctx, int *slot, bool xfer, vp_diags *d) {
-  if (!xfer)
-    return vrt__cmd_begin(ctx, slot, d);
-  int found = -1;
-  for (int pass = 0; pass < 2 && found < 0; pass++) {
-    uint64_t done = pass ? vrt__poll(ctx) : atomic_load(&ctx->completed);
-    for (int k = 0; k < VRT_XRING && found < 0; k++) {
-      int i = VRT_RING + (int)((ctx->xring_next + k) % VRT_XRING);
-      /* second pass: the slot's own semaphore, so that the compute
-       * queues' older pending work does not hold the copy back */
-      if (ctx->ring[i].value <= done || (pass && vrt__cmd_done(ctx, &ctx->ring[i], done)))
-        found = i;
-    }
-  }
-  if (found < 0) {
-    uint64_t oldest = UINT64_MAX;
-    for (int i = VRT_RING; i < VRT_RING + VRT_XRING; i++)
-      if (ctx->ring[i].value < oldest) {
-        oldest = ctx->ring[i].value;
-        found = i;
-      }
-    if (oldest == UINT64_MAX) {
-      vrt__error(ctx, d, "internal error: every transfer command buffer is being recorded");
-      return VK_NULL_HANDLE;
-    }
-    /* the slot's ticket may be another transfer stream's (they share the
-     * queue and the slots, not the semaphore): the slot names it */
-    if (!vrt__wait_on(ctx, ctx->ring[found].sem, oldest, d))
-      return VK_NULL_HANDLE;
-  }
-  VkCommandBufferBeginInfo bi = {
-      .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-      .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
-  };
-  if (!VRT_VK(ctx, d, vkBeginCommandBuffer, ctx->ring[found].cb, &bi))
-    return VK_NULL_HANDLE;
-  ctx->ring[found].value = UINT64_MAX;
-  ctx->ring[found].sem = VK_NULL_HANDLE;
-  ctx->xring_next = (uint32_t)(found - VRT_RING + 1) % VRT_XRING;
-  *slot = found;
-  return ctx->ring[found].cb;
+  /* the transfer family's command buffers: the ring's slots past VRT_RING */
+  return xfer ? vrt__ring_begin(ctx, VRT_RING, VRT_XRING, &ctx->xring_next, slot, d)
+              : vrt__cmd_begin(ctx, slot, d);
 }
 
 void vrt__barrier_copy(vrt_context *ctx, VkCommandBuffer cb, bool start, bool xfer) {

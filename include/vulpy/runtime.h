@@ -331,6 +331,11 @@ typedef struct vrt_context_options {
    * stream exists; for measuring the difference (VULPY_SHARING=
    * concurrent). */
   bool always_concurrent;
+  /* The staging rings that carry uploads and downloads of memory the host
+   * cannot map (staging.c): slots per ring, 2 to 8 (VULPY_STAGING_SLOTS;
+   * 0: 4), and each slot's size in MiB, 1 to 256 (VULPY_STAGING_MIB;
+   * 0: 8). For measuring (bench/probes/upload_ab.py). */
+  uint32_t staging_slots, staging_slot_mib;
 } vrt_context_options;
 
 /* Creates a context; NULL `opt` means all defaults. */
@@ -465,6 +470,11 @@ bool vrt_buffer_invalidate(vrt_buffer *b, vp_diags *d);
  * has. Every submission gets a new, larger ticket, so an unchanged value
  * means the GPU has not touched the buffer since (vrt_dispatch_readback). */
 vrt_ticket vrt_buffer_last_use(const vrt_buffer *b);
+/* Waits for the GPU work submitted so far that uses the buffer: on each
+ * queue, for its last submission that used it - not for other work queued
+ * there or on other streams' queues, as vrt_wait(vrt_buffer_last_use(b))
+ * would. */
+bool vrt_buffer_wait(vrt_buffer *b, vp_diags *d);
 
 /* Copies between host memory and the buffer. Both wait for the GPU work
  * submitted so far that uses the buffer; memory that is not host-visible goes

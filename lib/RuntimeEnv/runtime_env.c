@@ -57,6 +57,19 @@ static bool number(const char *name, const char *v, unsigned long lo, uint32_t *
   return true;
 }
 
+/* number() with an upper bound too (the staging ring's shape). */
+static bool number_in(const char *name, const char *v, uint32_t lo, uint32_t hi, uint32_t *out,
+                      vp_diags *d) {
+  if (!number(name, v, lo, out, d))
+    return false;
+  if (*out <= hi)
+    return true;
+  vp_error(d, (vp_loc){0}, "%s='%s' is more than %u", name, v, hi);
+  vp_diag_hint(d, "unset %s for the default (docs/runtime.md, \"Environment variables\")", name);
+  *out = 0;
+  return false;
+}
+
 /* "0" sets a no_* flag, "1" leaves it. */
 static bool switch_off(const char *name, const char *v, bool *flag, vp_diags *d) {
   static const char *const names[] = {"0", "1", NULL};
@@ -155,6 +168,10 @@ bool vrt_env_context_options(vrt_context_options *opt, vrt_env *env, vp_diags *d
     ok &= m >= 0;
     opt->always_concurrent = m == 1;
   }
+  if (!opt->staging_slots && (v = var(env, "VULPY_STAGING_SLOTS")))
+    ok &= number_in("VULPY_STAGING_SLOTS", v, 2, 8, &opt->staging_slots, d);
+  if (!opt->staging_slot_mib && (v = var(env, "VULPY_STAGING_MIB")))
+    ok &= number_in("VULPY_STAGING_MIB", v, 1, 256, &opt->staging_slot_mib, d);
   if (!opt->vulkan_library)
     opt->vulkan_library = var(env, "VULPY_VULKAN_LIBRARY");
   return ok;

@@ -140,19 +140,37 @@ def test_results_reuse_memory_in_queue_order(ectx):
     """A chain that runs ahead of the GPU: each result takes a freed
     temporary's memory although queued work still uses it (queue order
     makes that safe, as in CuPy's pool), so the pool neither grows nor
-    waits, and the values are NumPy's."""
+    waits, and the values are NumPy's.
+
+    The GPU is held first: the default queue waits on a gate event that
+    the host opens only after the chain is queued, so no operation of the
+    chain can be done when the next one is queued, however fast the device
+    (on the H200 each 1M-element operation used to finish before Python
+    queued the next, and nothing was "ordered"). A timer opens the gate
+    after 60 s, so a regression that waits fails instead of hanging."""
+    import threading
     n = 1 << 20
     h = np.linspace(0, 1, n, dtype=np.float32)
     x = vp.asarray(h, context=ectx)
     x = x * 1.0 + 0.0  # plan the signatures
     ectx.synchronize()
-    s0 = ectx.stats()
-    for i in range(64):
-        x = x * 0.5 + 1.0
-        h = h * np.float32(0.5) + np.float32(1.0)
-    s1 = ectx.stats()
+    gate = vp.Event(ectx, gate=True)
+    assert gate._native.wait_on(ectx._native, None) == "gpu"  # the default stream's queue
+    timer = threading.Timer(60.0, gate.set)
+    timer.start()
+    try:
+        s0 = ectx.stats()
+        for i in range(64):
+            x = x * 0.5 + 1.0
+            h = h * np.float32(0.5) + np.float32(1.0)
+        s1 = ectx.stats()
+        held = not gate.done
+    finally:
+        gate.set()
+        timer.cancel()
+    assert held, "the gate opened (timer) before the chain was queued: the host waited"
     np.testing.assert_array_equal(x.numpy(), h)
     assert s1["pool_waits"] == s0["pool_waits"]
-    assert s1["pool_ordered"] > s0["pool_ordered"]
+    assert s1["pool_ordered"] - s0["pool_ordered"] >= 64  # every result: a busy temporary
     assert s1["pool_misses"] - s0["pool_misses"] <= 2
     assert s1["driver_allocations"] - s0["driver_allocations"] <= 1

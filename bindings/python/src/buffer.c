@@ -198,8 +198,7 @@ static int buffer_getbuffer(PyObject *obj, Py_buffer *view, int flags) {
     bool wait = !self->borrowed;
     Py_BEGIN_ALLOW_THREADS
     ok = vrt_buffer_host_ready(b, &d) &&
-         (!wait || (vrt_wait(vrt_buffer_context(b), vrt_buffer_last_use(b), UINT64_MAX, &d) &&
-                    vpy_buffer_invalidate(self, &d)));
+         (!wait || (vrt_buffer_wait(b, &d) && vpy_buffer_invalidate(self, &d)));
     Py_END_ALLOW_THREADS
     if (!ok) {
       view->obj = NULL;

@@ -536,12 +536,13 @@ PyObject *vpy_env_options(PyObject *m, PyObject *noargs) {
     return vpy_raise(st, &d, NULL, NULL, NULL);
   vp_diags_free(&d);
   return Py_BuildValue(
-      "{sNsNsNsssIsIsssssOsOsOsN}", "device", vpy_str_or_none(opt.device), "validation",
+      "{sNsNsNsssIsIsssssOsOsOsNsIsI}", "device", vpy_str_or_none(opt.device), "validation",
       opt.validation < 0 ? Py_NewRef(Py_None) : PyBool_FromLong(opt.validation > 0), "cache_dir",
       vpy_str_or_none(opt.cache_dir), "wait", vrt_wait_mode_name(opt.wait), "spin_us",
       opt.spin_us, "copy_threads", opt.copy_threads, "fma", vrt_fma_mode_name(opt.fma),
       "denorm", vrt_denorm_mode_name(opt.denorm), "export_semaphores",
       opt.no_export_semaphores ? Py_False : Py_True, "stream_queues",
       opt.single_queue ? Py_False : Py_True, "prewarm", opt.no_prewarm ? Py_False : Py_True,
-      "vulkan_library", vpy_str_or_none(opt.vulkan_library));
+      "vulkan_library", vpy_str_or_none(opt.vulkan_library), "staging_slots", opt.staging_slots,
+      "staging_mib", opt.staging_slot_mib);
 }

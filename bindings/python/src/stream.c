@@ -22,20 +22,41 @@ typedef struct vpy_event {
   PyObject *context;
 } vpy_event;
 
-static vpy_state *state_of(PyObject *obj) {
-  return vpy_module_state(PyType_GetModule(Py_TYPE(obj)));
+static PyObject *module_of(PyObject *obj) { return PyType_GetModule(Py_TYPE(obj)); }
+static vpy_state *state_of(PyObject *obj) { return vpy_module_state(module_of(obj)); }
+
+/* The optional timeout argument of synchronize(timeout=None) in seconds:
+ * false (with an exception) when it is not a number. */
+static bool timeout_arg(PyObject *args, uint64_t *ns) {
+  PyObject *timeout = Py_None;
+  if (!PyArg_ParseTuple(args, "|O", &timeout))
+    return false;
+  *ns = UINT64_MAX;
+  if (timeout == Py_None)
+    return true;
+  double s = PyFloat_AsDouble(timeout);
+  if (PyErr_Occurred())
+    return false;
+  *ns = s <= 0 ? 0 : (uint64_t)(s * 1e9);
+  return true;
 }
 
-static uint64_t timeout_ns(PyObject *timeout, bool *ok) {
-  *ok = true;
-  if (timeout == Py_None)
-    return UINT64_MAX;
-  double s = PyFloat_AsDouble(timeout);
-  if (PyErr_Occurred()) {
-    *ok = false;
-    return 0;
+/* A native Stream or None -> vrt_stream (NULL for None); false + TypeError.
+ * `m`: the extension module (its Stream type). */
+static bool stream_arg(PyObject *m, PyObject *arg, vrt_stream **out) {
+  *out = NULL;
+  if (arg == Py_None)
+    return true;
+  PyObject *t = PyObject_GetAttrString(m, "Stream");
+  int is = t ? PyObject_IsInstance(arg, t) : -1;
+  Py_XDECREF(t);
+  if (is <= 0) {
+    if (is == 0)
+      PyErr_Format(PyExc_TypeError, "expected a Stream or None, got %R", arg);
+    return false;
   }
-  return s <= 0 ? 0 : (uint64_t)(s * 1e9);
+  *out = ((vpy_stream *)arg)->s;
+  return true;
 }
 
 /* ----------------------------------------------------------- Stream */
@@ -89,13 +110,10 @@ static vrt_context *ctx_of(PyObject *context) { return ((vpy_context *)context)-
 
 static PyObject *stream_synchronize(PyObject *obj, PyObject *args) {
   vpy_stream *self = (vpy_stream *)obj;
-  PyObject *timeout = Py_None;
-  if (!PyArg_ParseTuple(args, "|O", &timeout))
+  uint64_t ns;
+  if (!timeout_arg(args, &ns))
     return NULL;
   bool ok;
-  uint64_t ns = timeout_ns(timeout, &ok);
-  if (!ok)
-    return NULL;
   vrt_context *ctx = ctx_of(self->context);
   vp_diags d = {0};
   Py_BEGIN_ALLOW_THREADS
@@ -199,28 +217,11 @@ static void event_dealloc(PyObject *obj) {
   Py_DECREF(type);
 }
 
-/* A native Stream or None -> vrt_stream (NULL for None); false + TypeError. */
-static bool stream_arg(PyObject *obj, PyObject *arg, vrt_stream **out) {
-  *out = NULL;
-  if (arg == Py_None)
-    return true;
-  PyObject *t = PyObject_GetAttrString(PyType_GetModule(Py_TYPE(obj)), "Stream");
-  int is = t ? PyObject_IsInstance(arg, t) : -1;
-  Py_XDECREF(t);
-  if (is <= 0) {
-    if (is == 0)
-      PyErr_Format(PyExc_TypeError, "expected a Stream or None, got %R", arg);
-    return false;
-  }
-  *out = ((vpy_stream *)arg)->s;
-  return true;
-}
-
 static PyObject *event_record(PyObject *obj, PyObject *args) {
   vpy_event *self = (vpy_event *)obj;
   PyObject *stream = Py_None;
   vrt_stream *s;
-  if (!PyArg_ParseTuple(args, "|O", &stream) || !stream_arg(obj, stream, &s))
+  if (!PyArg_ParseTuple(args, "|O", &stream) || !stream_arg(module_of(obj), stream, &s))
     return NULL;
   vp_diags d = {0};
   if (!vrt_event_record(self->e, s, &d))
@@ -235,13 +236,10 @@ static PyObject *event_query(PyObject *obj, PyObject *unused) {
 
 static PyObject *event_synchronize(PyObject *obj, PyObject *args) {
   vpy_event *self = (vpy_event *)obj;
-  PyObject *timeout = Py_None;
-  if (!PyArg_ParseTuple(args, "|O", &timeout))
+  uint64_t ns;
+  if (!timeout_arg(args, &ns))
     return NULL;
   bool ok;
-  uint64_t ns = timeout_ns(timeout, &ok);
-  if (!ok)
-    return NULL;
   vp_diags d = {0};
   Py_BEGIN_ALLOW_THREADS
   ok = vrt_event_synchronize(self->e, ns, &d);
@@ -271,7 +269,7 @@ static PyObject *event_wait_on(PyObject *obj, PyObject *args) {
   vpy_state *st = state_of(obj);
   vrt_context *ctx = vpy_context_get(st, context);
   vrt_stream *s;
-  if (!ctx || !stream_arg(obj, stream, &s))
+  if (!ctx || !stream_arg(module_of(obj), stream, &s))
     return NULL;
   vp_diags d = {0};
   vrt_wait_how how = VRT_WAIT_GPU;
@@ -321,18 +319,9 @@ static PyType_Spec event_spec = {"vulpy._vulpy.Event", sizeof(vpy_event), 0, Py_
 
 /* stream_activate(stream_or_None): this thread's current stream. */
 static PyObject *stream_activate(PyObject *m, PyObject *arg) {
-  vrt_stream *s = NULL;
-  if (arg != Py_None) {
-    PyObject *t = PyObject_GetAttrString(m, "Stream");
-    int is = t ? PyObject_IsInstance(arg, t) : -1;
-    Py_XDECREF(t);
-    if (is <= 0) {
-      if (is == 0)
-        PyErr_Format(PyExc_TypeError, "expected a Stream or None, got %R", arg);
-      return NULL;
-    }
-    s = ((vpy_stream *)arg)->s;
-  }
+  vrt_stream *s;
+  if (!stream_arg(m, arg, &s))
+    return NULL;
   vrt_stream_set_current(s);
   Py_RETURN_NONE;
 }

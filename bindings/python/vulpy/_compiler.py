@@ -66,14 +66,13 @@ def build_id():
 def cache_dir():
     """The folder of the on-disk kernel cache, or None when disabled:
     $VULPY_CACHE_DIR/kernels, else $XDG_CACHE_HOME/vulpy/kernels, else
-    ~/.cache/vulpy/kernels (the runtime keeps its pipeline cache beside it)."""
+    ~/.cache/vulpy/kernels (the runtime keeps its pipeline cache beside it).
+    The root is the runtime's own reading of the variables (lib/RuntimeEnv,
+    through env_options()), so both caches always share one folder."""
     if os.environ.get("VULPY_NO_DISK_CACHE") == "1":
         return None
-    root = os.environ.get("VULPY_CACHE_DIR")
-    if root:
-        return os.path.join(root, "kernels")
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "vulpy", "kernels")
+    root = _native.ext().env_options()["cache_dir"]
+    return os.path.join(root, "kernels") if root else None
 
 
 # The disk cache is trusted code: a hit's SPIR-V runs on the GPU with the

@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct {
@@ -501,6 +502,97 @@ static void test_threads_staging(void) {
   rt_context_done(ctx);
 }
 
+/* Host access to a buffer waits for the buffer's own uses on every
+ * stream (its last use per timeline: runtime/buffer.c, vrt__buffer_idle),
+ * and for nothing else. A stream held by a gate reads a host-visible
+ * buffer; an upload into that buffer (a mapped memcpy) and its destroy
+ * must wait until the gate opens and the kernel has read the old values.
+ * Where the stream has a queue of its own, a second buffer that only the
+ * default stream used is uploaded, read and destroyed while the gated
+ * stream's work is pending, without waiting for it (one queue, as on
+ * lavapipe, runs the gated batch first whatever the wait: skipped). */
+typedef struct {
+  vrt_event *gate;
+  unsigned ms;
+} opener;
+
+static void *open_later(void *p) {
+  opener *o = p;
+  usleep(o->ms * 1000u);
+  vp_diags d = {0};
+  vrt_event_set(o->gate, &d);
+  vp_diags_free(&d);
+  return NULL;
+}
+
+static double seconds_since(struct timespec t0) {
+  struct timespec t1;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  return (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+}
+
+static void test_buffer_waits_own_uses(void) {
+  vrt_context *ctx = rt_context();
+  vrt_kernel *k = ctx ? rt_kernel(ctx, "incr", NULL) : NULL;
+  if (!k) {
+    rt_context_done(ctx);
+    return;
+  }
+  vp_diags d = {0};
+  enum { N = 4096, MS = 300 };
+  vrt_stream *s = vrt_stream_create(ctx, VRT_STREAM_COMPUTE, &d);
+  vrt_event *gate = vrt_event_create_gate(ctx, &d);
+  vrt_buffer *a = u32_buffer(ctx, N, 0, VRT_HOST), *x = u32_buffer(ctx, N, 0, VRT_DEVICE);
+  vrt_buffer *ones = u32_buffer(ctx, N, 0, VRT_DEVICE), *h = u32_buffer(ctx, N, 0, VRT_HOST);
+  CHECK_OK(d);
+  CHECK(vrt_stream_wait_event(ctx, s, gate, NULL, &d));
+  vrt_stream_set_current(s);
+  incr(k, a, x, N); /* x[i] = i + a[i] + 1 = 2i + 1, once the gate opens */
+  vrt_stream_set_current(NULL);
+  uint32_t *v = malloc(N * 4);
+  if (!vrt_stream_shared(s)) {
+    /* h: the default stream's work only, done; the gated stream is not h's */
+    incr(k, ones, h, N);
+    CHECK(vrt_stream_synchronize(ctx, NULL, UINT64_MAX, &d));
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (uint32_t i = 0; i < N; i++)
+      v[i] = 5 * i;
+    CHECK(vrt_buffer_upload(h, 0, v, N * 4, &d) && vrt_buffer_wait(h, &d));
+    CHECK(vrt_buffer_download(h, 0, v, N * 4, &d) && v[7] == 35);
+    double took = seconds_since(t0);
+    if (took > 0.1)
+      fprintf(stderr, "h's upload and download took %.3f s beside a gated stream\n", took);
+    CHECK(took < 0.1);
+    CHECK(!vrt_event_query(gate)); /* still closed: nothing above waited for it */
+  }
+  /* a: read by the gated kernel; the upload waits for it (the gate opens
+   * in MS ms), so the kernel saw the old values */
+  opener o = {gate, MS};
+  pthread_t th;
+  CHECK(pthread_create(&th, NULL, open_later, &o) == 0);
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (uint32_t i = 0; i < N; i++)
+    v[i] = 1000 + i;
+  CHECK(vrt_buffer_upload(a, 0, v, N * 4, &d));
+  double took = seconds_since(t0);
+  CHECK(took > 0.8 * MS / 1000.0); /* it waited for the gate */
+  pthread_join(th, NULL);
+  CHECK_OK(d);
+  check_values(x, N, 1, 2, "the gated kernel read a before the upload");
+  check_values(a, N, 1000, 1, "the upload");
+  free(v);
+  vrt_buffer *bs[] = {a, x, ones, h};
+  for (int i = 0; i < 4; i++)
+    vrt_buffer_destroy(bs[i]);
+  vrt_event_destroy(gate);
+  vrt_stream_destroy(s);
+  vrt_kernel_destroy(k);
+  vp_diags_free(&d);
+  rt_context_done(ctx);
+}
+
 int main(void) {
   RT_RUN(test_two_streams);
   RT_RUN(test_gate_and_pool);
@@ -510,5 +602,6 @@ int main(void) {
   RT_RUN(test_exportable);
   RT_RUN(test_sharing_emulated);
   RT_RUN(test_threads_staging);
+  RT_RUN(test_buffer_waits_own_uses);
   return rt_failures != 0;
 }
