@@ -7,6 +7,7 @@ wait), and the argument errors. Lavapipe has one queue, so every stream
 here shares it (`shared`); the runtime's semaphores, tickets and waits are
 the same code a multi-queue device runs."""
 import ctypes
+import re
 
 import numpy as np
 import pytest
@@ -292,3 +293,104 @@ def test_dlpack_cuda_export_absent(ctx):
         vp.empty(4, np.float32, memory="host", exportable=True)
     with pytest.raises(TypeError, match="bool"):
         vp.empty(4, np.bool_, exportable=True)
+
+
+@vp.kernel(local_size_x=1)
+def _ones(a: vp.Buffer[vp.float32]):
+    a[vp.global_id()] = 1.0
+
+
+@needs_target
+def test_too_many_workgroups_on_every_path(ctx):
+    """A grid past maxComputeWorkGroupCount is an error naming the limit
+    whichever way the kernel is launched: synchronously, with sync=False,
+    on a stream (stream= and `with`), from other threads (with and without
+    a stream), along x and y. Nothing runs, and a good launch still does."""
+    import threading
+    lim = ctx.info["limits"]["max_workgroup_count"]
+    s = vp.Stream()
+    a = vp.zeros(16, np.float32)
+    calls = {
+        "sync": lambda g: _ones(a, groups=g),
+        "sync=False": lambda g: _ones(a, groups=g, sync=False).wait(),
+        "stream=": lambda g: _ones(a, groups=g, sync=False, stream=s).wait(),
+    }
+
+    def in_stream(g):
+        with s:
+            _ones(a, groups=g, sync=False)
+
+    calls["with stream"] = in_stream
+    for axis in (0, 1):
+        if lim[axis] >= 2 ** 32 - 1:
+            continue
+        g = [1, 1, 1]
+        g[axis] = lim[axis] + 1
+        g = tuple(g)
+        want = rf"maxComputeWorkGroupCount\[{axis}\] is {lim[axis]}"
+        for name, call in calls.items():
+            with pytest.raises(vp.VulkanError, match=want):
+                call(g)
+        errors = {}
+
+        def threaded(name, call, g=g):
+            try:
+                call(g)
+            except vp.VulkanError as e:
+                errors[name] = str(e)
+
+        ts = [threading.Thread(target=threaded, args=(f"thread {n}", c)) for n, c in calls.items()]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        assert sorted(errors) == sorted(f"thread {n}" for n in calls)
+        assert all(re.search(want, e) for e in errors.values()), errors
+    s.synchronize()
+    np.testing.assert_array_equal(a.numpy(), 0)  # nothing ran
+    _ones(a, dispatch=16)
+    np.testing.assert_array_equal(a.numpy(), 1)
+
+
+@needs_target
+def test_host_access_waits_only_for_the_buffers_work(ctx, kernels):
+    """Uploading into, reading and freeing a host-visible buffer wait for
+    the work that used it, on each queue, not for another stream's pending
+    work (issue 21: vrt_buffer_wait). A stream held by a gate has a kernel
+    pending; a buffer only the default stream used is then written and
+    read at once. Needs a stream with a queue of its own (the H200): with
+    one queue (lavapipe) the gated batch holds everything after it anyway.
+    A timer opens the gate after 20 s, so a wait for it fails the timing
+    instead of hanging."""
+    import threading
+    import time
+    axpb, _ = kernels
+    s = vp.Stream()
+    if s.shared:
+        pytest.skip("the streams share one queue on this device")
+    n = 4096
+    x = vp.asarray(np.full(n, 2, np.float32))
+    y = vp.asarray(np.full(n, 10, np.float32))
+    h = vp.asarray(np.full(n, 1, np.float32), memory="host")
+    gate = vp.Event(ctx, gate=True)
+    s.wait_event(gate)
+    axpb(x, y, dispatch=n, n=n, a=1.0, b=0.5, sync=False, stream=s)  # pending behind the gate
+    # then h = 1 + 2 + 0.5 on the default stream: a later ticket than the
+    # gated one, which a wait for "every queue's tickets up to h's" waits for
+    axpb(x, h, dispatch=n, n=n, a=1.0, b=0.5, sync=False)
+    timer = threading.Timer(20.0, gate.set)
+    timer.start()
+    try:
+        t0 = time.perf_counter()
+        np.testing.assert_array_equal(h.numpy(), np.full(n, 3.5, np.float32))
+        h.set(np.full(n, 7, np.float32))
+        np.testing.assert_array_equal(np.asarray(h.numpy_view()), np.full(n, 7, np.float32))
+        del h
+        took = time.perf_counter() - t0
+        still_closed = not gate.done
+    finally:
+        gate.set()
+        timer.cancel()
+    assert still_closed and took < 5.0, f"host access took {took:.3f} s beside a gated stream"
+    s.synchronize()
+    np.testing.assert_array_equal(y.numpy(), np.full(n, 12.5, np.float32))

@@ -5,6 +5,9 @@
  * messages, which are captured rather than printed. */
 #include "rt_test.h"
 
+#include <pthread.h>
+#include <string.h>
+
 enum { VK_ERROR_OUT_OF_DEVICE_MEMORY = -2, VK_ERROR_DEVICE_LOST = -4 }; /* VkResult values */
 
 static void *load(const char *name, size_t *len) { return rt_read(SHADER_DIR, name, ".spv", len); }
@@ -281,10 +284,120 @@ static void test_validation_capture(void) {
   rt_context_done(ctx);
 }
 
+/* Too many workgroups along an axis is an error naming
+ * maxComputeWorkGroupCount on every launch function (synchronous,
+ * asynchronous, ranges, eager, readback, timed, recorded), from another
+ * thread and on a stream too: each computes its groups in vrt__prepare,
+ * which checks them, before anything is recorded. */
+typedef struct {
+  vrt_context *ctx;
+  vrt_kernel *k;
+  vrt_stream *s; /* the thread's current stream, or NULL */
+  int bad;       /* launch functions that did not refuse, or refused wrongly */
+} grid_job;
+
+static void *too_many_groups(void *p) {
+  grid_job *j = p;
+  vrt_context *ctx = j->ctx;
+  const vrt_device_info *info = vrt_context_device(ctx);
+  vrt_stream *old = vrt_stream_set_current(j->s);
+  vp_diags d = {0};
+  vrt_buffer *x = vrt_buffer_create(ctx, 400, VRT_DEVICE, &d);
+  vrt_buffer *y = vrt_buffer_create(ctx, 400, VRT_HOST, &d);
+  vrt_buffer *two[2] = {x, y};
+  vrt_args args = {two, 2, NULL, 0};
+  vrt_bind_range ranges[2] = {{0, 0}, {0, 0}};
+  vrt_readback rb = {y, 0, x, 0, 4};
+  for (int axis = 0; axis < 3; axis++) {
+    uint32_t n[3] = {1, 1, 1};
+    n[axis] = info->max_workgroup_count[axis] + 1;
+    if (!n[axis]) /* a limit of UINT32_MAX leaves nothing above it */
+      continue;
+    vrt_grid g = vrt_groups(n[0], n[1], n[2]);
+    char want[64];
+    snprintf(want, sizeof want, "maxComputeWorkGroupCount[%d] is %u", axis,
+             info->max_workgroup_count[axis]);
+    for (int fn = 0; fn < 8; fn++) {
+      vrt_ticket t = 0;
+      double ns = 0;
+      bool ok = true;
+      vp_diags_clear(&d);
+      switch (fn) {
+      case 0: ok = vrt_dispatch(j->k, &args, g, &d); break;
+      case 1: ok = vrt_dispatch_async(j->k, &args, g, &t, &d); break;
+      case 2: ok = vrt_dispatch_ranges(j->k, &args, ranges, g, &t, &d); break;
+      case 3: ok = vrt_dispatch_ranges(j->k, &args, ranges, g, NULL, &d); break;
+      case 4: ok = vrt_dispatch_eager(j->k, &args, NULL, g, &t, &d); break;
+      case 5: ok = vrt_dispatch_readback(j->k, &args, g, &rb, &t, &d); break;
+      case 6:
+        ok = !vrt_context_device(ctx)->timestamps || vrt_dispatch_timed(j->k, &args, g, &ns, &d);
+        if (!vrt_context_device(ctx)->timestamps)
+          continue;
+        break;
+      case 7: {
+        vrt_recording *r = vrt_record_begin(ctx, 0, &d);
+        ok = !r || vrt_record_dispatch(r, j->k, &args, g, &d);
+        vrt_record_destroy(r);
+        break;
+      }
+      }
+      bool named = false;
+      for (uint32_t i = 0; i < d.count; i++)
+        named |= strstr(d.items[i].message, want) ||
+                 (d.items[i].hint && strstr(d.items[i].hint, want));
+      if (ok || !named) {
+        fprintf(stderr, "launch function %d, axis %d, stream %p: %s\n", fn, axis, (void *)j->s,
+                ok ? "no error" : "an error without the limit");
+        j->bad++;
+      }
+    }
+  }
+  vp_diags_clear(&d);
+  /* nothing was submitted: a good launch still runs */
+  uint32_t push[4] = {0};
+  vrt_args good = {two, 2, push, 16};
+  if (!vrt_dispatch(j->k, &good, vrt_invocations(1, 1, 1), &d))
+    j->bad++;
+  vrt_stream_set_current(old);
+  vrt_buffer_destroy(x);
+  vrt_buffer_destroy(y);
+  vp_diags_free(&d);
+  return NULL;
+}
+
+static void test_grid_limit_every_path(void) {
+  vrt_context *ctx = rt_context();
+  vrt_kernel *k = ctx ? rt_kernel(ctx, "saxpy", NULL) : NULL;
+  if (!k) {
+    rt_context_done(ctx);
+    return;
+  }
+  vp_diags d = {0};
+  vrt_stream *s = vrt_stream_create(ctx, VRT_STREAM_COMPUTE, &d);
+  CHECK_OK(d);
+  grid_job jobs[4] = {{ctx, k, NULL, 0}, {ctx, k, s, 0}, {ctx, k, NULL, 0}, {ctx, k, s, 0}};
+  too_many_groups(&jobs[0]); /* this thread, the default stream, then a stream */
+  too_many_groups(&jobs[1]);
+  pthread_t th[2];
+  for (int i = 0; i < 2; i++) /* two threads at once, one on the stream */
+    CHECK(pthread_create(&th[i], NULL, too_many_groups, &jobs[2 + i]) == 0);
+  for (int i = 0; i < 2; i++)
+    pthread_join(th[i], NULL);
+  for (int i = 0; i < 4; i++)
+    CHECK_EQ_U64(jobs[i].bad, 0);
+  CHECK(vrt_context_wait_idle(ctx, &d));
+  CHECK_OK(d);
+  vrt_stream_destroy(s);
+  vrt_kernel_destroy(k);
+  vp_diags_free(&d);
+  rt_context_done(ctx);
+}
+
 int main(void) {
   RT_RUN(test_bad_spirv);
   RT_RUN(test_manifest_mismatch);
   RT_RUN(test_dispatch_errors);
+  RT_RUN(test_grid_limit_every_path);
   RT_RUN(test_out_of_memory);
   RT_RUN(test_device_lost);
   RT_RUN(test_validation_capture);
