@@ -25,7 +25,7 @@ pytestmark = needs_ext
 
 VARS = ("VULPY_DEVICE", "VULPY_WAIT", "VULPY_SPIN_US", "VULPY_COPY_THREADS", "VULPY_FMA",
         "VULPY_DENORM", "VULPY_PREWARM", "VULPY_STREAM_QUEUES", "VULPY_EXPORT_SEMAPHORES",
-        "VULPY_CACHE_DIR", "VULPY_VULKAN_LIBRARY")
+        "VULPY_CACHE_DIR", "VULPY_VULKAN_LIBRARY", "VULPY_STAGING_SLOTS", "VULPY_STAGING_MIB")
 
 
 @pytest.fixture
@@ -48,7 +48,10 @@ def test_env_options_reads_every_variable(env):
     env.setenv("VULPY_STREAM_QUEUES", "0")
     env.setenv("VULPY_EXPORT_SEMAPHORES", "0")
     env.setenv("VULPY_CACHE_DIR", "/somewhere")
+    env.setenv("VULPY_STAGING_SLOTS", "8")
+    env.setenv("VULPY_STAGING_MIB", "16")
     o = _context.env_options()
+    assert (o["staging_slots"], o["staging_mib"]) == (8, 16)
     assert o["device"] == "cpu" and _context.env_device() == "cpu"
     assert (o["wait"], o["spin_us"], o["copy_threads"]) == ("spin", 250, 3)
     assert (o["fma"], o["denorm"]) == ("fused", "emulate")
@@ -128,3 +131,22 @@ def test_vulkan_library_in_a_fresh_process():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          timeout=120)
     assert "cannot load the Vulkan loader (/nonexistent/libvulkan.so.1)" in out.stdout, out
+
+
+def test_kernel_cache_folder_is_the_runtime_reading(env):
+    """The Python kernel cache sits in the folder the runtime's reading of
+    VULPY_CACHE_DIR / XDG_CACHE_HOME / HOME gives (lib/RuntimeEnv through
+    env_options): one reading, both caches side by side."""
+    from vulpy import _compiler
+    env.delenv("VULPY_NO_DISK_CACHE", raising=False)
+    env.setenv("VULPY_CACHE_DIR", "/somewhere/else")
+    assert _compiler.cache_dir() == os.path.join("/somewhere/else", "kernels")
+    assert _context.env_options()["cache_dir"] == "/somewhere/else"
+    env.delenv("VULPY_CACHE_DIR")
+    env.setenv("XDG_CACHE_HOME", "/xdg")
+    assert _compiler.cache_dir() == "/xdg/vulpy/kernels"
+    env.delenv("XDG_CACHE_HOME")
+    env.setenv("HOME", "/home/u")
+    assert _compiler.cache_dir() == "/home/u/.cache/vulpy/kernels"
+    env.setenv("VULPY_NO_DISK_CACHE", "1")
+    assert _compiler.cache_dir() is None

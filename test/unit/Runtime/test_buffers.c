@@ -72,6 +72,26 @@ static void test_round_trips_staged(void) {
   round_trips((vrt_context_options){.no_device_mapping = true});
 }
 
+/* Staging rings of other shapes (vrt_context_options.staging_slots /
+ * staging_slot_mib): two 1 MiB slots make every large transfer many
+ * chunks through a ring that wraps, eight 2 MiB slots a download that keeps
+ * eight copies in flight; a shape outside the bounds is an error naming
+ * the field. */
+static void test_round_trips_staging_shapes(void) {
+  round_trips((vrt_context_options){.no_device_mapping = true, .staging_slots = 2,
+                                    .staging_slot_mib = 1});
+  round_trips((vrt_context_options){.no_device_mapping = true, .staging_slots = 8,
+                                    .staging_slot_mib = 2});
+  vp_diags d = {0};
+  vrt_context_options bad = {.staging_slots = 9};
+  CHECK(!vrt_context_create(&bad, &d));
+  CHECK_ERROR(d, "vrt_context_options.staging_slots = 9");
+  bad = (vrt_context_options){.staging_slot_mib = 257};
+  CHECK(!vrt_context_create(&bad, &d));
+  CHECK_ERROR(d, "staging_slot_mib = 257");
+  vp_diags_free(&d);
+}
+
 /* Large copies split over copy threads (mapped and staged), odd sizes. */
 static void test_round_trips_threads(void) {
   round_trips((vrt_context_options){.copy_threads = 3});
@@ -227,6 +247,7 @@ int main(void) {
   RT_RUN(test_round_trips);
   RT_RUN(test_round_trips_staged);
   RT_RUN(test_round_trips_threads);
+  RT_RUN(test_round_trips_staging_shapes);
   RT_RUN(test_256mib);
   RT_RUN(test_zeroing);
   RT_RUN(test_fill_copy);

@@ -18,7 +18,7 @@ static const char *const VARS[] = {
     "VULPY_DEVICE",  "VULPY_VALIDATION", "VULPY_CACHE_DIR",        "VULPY_WAIT",
     "VULPY_SPIN_US", "VULPY_COPY_THREADS", "VULPY_FMA",            "VULPY_DENORM",
     "VULPY_PREWARM", "VULPY_STREAM_QUEUES", "VULPY_EXPORT_SEMAPHORES",
-    "VULPY_VULKAN_LIBRARY", NULL};
+    "VULPY_VULKAN_LIBRARY", "VULPY_STAGING_SLOTS", "VULPY_STAGING_MIB", NULL};
 
 static char xdg[512]; /* ctest's XDG_CACHE_HOME, kept for the cache cases */
 
@@ -48,7 +48,7 @@ static void test_each_variable(void) {
   CHECK(!o.device && o.validation == -1 && streq(o.cache_dir, "/xdg/vulpy") && !o.spin_us &&
         o.wait == VRT_WAIT_DEFAULT && !o.copy_threads && o.fma == VRT_FMA_AUTO &&
         o.denorm == VRT_DENORM_MODE_AUTO && !o.no_prewarm && !o.single_queue &&
-        !o.no_export_semaphores && !o.vulkan_library);
+        !o.no_export_semaphores && !o.vulkan_library && !o.staging_slots && !o.staging_slot_mib);
   CHECK(env.used[0] == 0);
   unsetenv("XDG_CACHE_HOME");
   setenv("HOME", "/home/u", 1);
@@ -70,7 +70,10 @@ static void test_each_variable(void) {
   setenv("VULPY_STREAM_QUEUES", "0", 1);
   setenv("VULPY_EXPORT_SEMAPHORES", "0", 1);
   setenv("VULPY_VULKAN_LIBRARY", "/l/libvulkan.so.1", 1);
+  setenv("VULPY_STAGING_SLOTS", "8", 1);
+  setenv("VULPY_STAGING_MIB", "32", 1);
   CHECK(parse(&o, &env, &d));
+  CHECK(o.staging_slots == 8 && o.staging_slot_mib == 32);
   CHECK(streq(o.device, "cpu") && o.validation == 0 && streq(o.cache_dir, "/c") &&
         o.wait == VRT_WAIT_SPIN && o.spin_us == 250 && o.copy_threads == 3 &&
         o.fma == VRT_FMA_FUSED && o.denorm == VRT_DENORM_MODE_EMULATE && o.no_prewarm &&
@@ -132,6 +135,10 @@ static void test_bad_values(void) {
   bad("VULPY_PREWARM", "off", "VULPY_PREWARM='off' is not one of 0, 1");
   bad("VULPY_STREAM_QUEUES", "2", "VULPY_STREAM_QUEUES='2' is not one of 0, 1");
   bad("VULPY_EXPORT_SEMAPHORES", "no", "VULPY_EXPORT_SEMAPHORES='no' is not one of 0, 1");
+  bad("VULPY_STAGING_SLOTS", "1", "VULPY_STAGING_SLOTS='1' is not a whole number of at least 2");
+  bad("VULPY_STAGING_SLOTS", "9", "VULPY_STAGING_SLOTS='9' is more than 8");
+  bad("VULPY_STAGING_MIB", "0", "VULPY_STAGING_MIB='0' is not a whole number of at least 1");
+  bad("VULPY_STAGING_MIB", "512", "VULPY_STAGING_MIB='512' is more than 256");
 }
 
 /* A context made the way every program makes one: the environment under
