@@ -378,6 +378,10 @@ def test_host_access_waits_only_for_the_buffers_work(ctx, kernels):
     # then h = 1 + 2 + 0.5 on the default stream: a later ticket than the
     # gated one, which a wait for "every queue's tickets up to h's" waits for
     axpb(x, h, dispatch=n, n=n, a=1.0, b=0.5, sync=False)
+    # an imported NumPy array (where the device imports host memory): its
+    # destroy waits for its own GPU work, not the gated stream's
+    g = vp.asarray(np.full(1 << 16, 3, np.float32), memory="host")
+    axpb(x, g, dispatch=n, n=n, a=1.0, b=0.5, sync=False)
     timer = threading.Timer(20.0, gate.set)
     timer.start()
     try:
@@ -385,7 +389,7 @@ def test_host_access_waits_only_for_the_buffers_work(ctx, kernels):
         np.testing.assert_array_equal(h.numpy(), np.full(n, 3.5, np.float32))
         h.set(np.full(n, 7, np.float32))
         np.testing.assert_array_equal(np.asarray(h.numpy_view()), np.full(n, 7, np.float32))
-        del h
+        del h, g
         took = time.perf_counter() - t0
         still_closed = not gate.done
     finally:
