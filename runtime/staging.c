@@ -31,7 +31,6 @@
 #include <string.h>
 #include <time.h>
 
-
 static bool ensure_ring(vrt_context *ctx, vrt_staging *st, vp_diags *d) {
   if (st->buf)
     return true;
