@@ -559,7 +559,8 @@ def resolve(context):
 def env_options():
     """What the VULPY_* variables choose for a new context, as a dict
     (device, validation, cache_dir, wait, spin_us, copy_threads, fma,
-    denorm, export_semaphores, stream_queues, prewarm, vulkan_library):
+    denorm, export_semaphores, stream_queues, prewarm, vulkan_library,
+    staging_slots, staging_mib; 0: the default):
     the C parser's reading (lib/RuntimeEnv), the only one. Raises
     VulkanError naming a variable whose value it does not take."""
     return _native.ext().env_options()
