@@ -10,7 +10,8 @@
  *   kernel.c   Kernel and its dispatch
  *   submit.c   dispatch arguments, Ticket, Recording
  *   launch.c   Launcher: a kernel's common call (checks, push block, dispatch) in C;
- *              KernelCall, the base class of vp.kernel objects that calls it
+ *              KernelCall, the base class of vp.kernel objects that calls it;
+ *              and the vp ufuncs' C call (ufunc_call_class)
  *   compile.c  the compiler: AST JSON -> VIR -> GLSL/SPIR-V/CUDA/HIP/manifest,
  *              raw GLSL -> SPIR-V, reflection, manifests as dicts
  *   control.c  Control (vrt_control)
@@ -178,6 +179,7 @@ extern PyType_Spec vpy_ticket_spec, vpy_recording_spec;
 
 /* launch.c */
 extern PyType_Spec vpy_launcher_spec, vpy_kernel_call_spec;
+extern PyMethodDef vpy_ufunc_call_methods[];
 /* push_pack(): vp's PushPacker in C, with the Launcher's value rules */
 extern PyMethodDef vpy_push_methods[];
 /* Runs a filled-in dispatch: flush, dispatch (sync: wait, then invalidate),

@@ -987,3 +987,115 @@ PyType_Spec vpy_kernel_call_spec = {
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .slots = kcall_slots,
 };
+
+/* -------------------------------------------------------- UfuncCall */
+
+/* The C call of the vp ufuncs. `import vulpy` loads no compiled module, so
+ * the ufuncs are made as plain Python objects (_ufunc.Ufunc); when the
+ * Python path plans a ufunc's first Launcher.ufunc, _launch.ufunc_c_call
+ * moves the object to ufunc_call_class(type(uf)): a subclass made here
+ * with no field of its own (so the live object's class can be swapped, and
+ * every reference to it - vp.add, an operator's - sees the change) whose
+ * tp_call runs the common resident call - `vp.add(a, b, out=c)`,
+ * `vp.sin(a)`, an operator on resident arrays - with no Python frame, as
+ * KernelCall does for kernels: the instance's `_fastw` / `_fastnw` are weak
+ * references to the bound Launcher.ufunc of its last resident out=
+ * signature and of its last one without out=; a call whose keywords are
+ * out=, sync= (a bool) and context=None at most goes to the matching one,
+ * and anything it declines, or any other call, to self._call(*args,
+ * **kwargs): the Python class's own __call__. */
+static PyObject *ufunc_launcher_of(PyObject *obj, PyObject *name) {
+  PyObject *w = PyObject_GetAttr(obj, name);
+  if (!w) {
+    PyErr_Clear();
+    return NULL;
+  }
+  PyObject *l = NULL;
+  if (PyWeakref_Check(w)) {
+    PyObject *m = PyWeakref_GetObject(w); /* borrowed */
+    if (m && m != Py_None && PyCFunction_Check(m)) {
+      l = PyCFunction_GetSelf(m);
+      l = l && is_launcher(l) ? Py_NewRef(l) : NULL;
+    }
+  }
+  Py_DECREF(w);
+  PyErr_Clear();
+  return l;
+}
+
+static PyObject *ucall_call(PyObject *obj, PyObject *args, PyObject *kwargs) {
+  static PyObject *s_fastw, *s_fastnw, *s_call;
+  if (!s_fastw && (!(s_fastw = PyUnicode_InternFromString("_fastw")) ||
+                   !(s_fastnw = PyUnicode_InternFromString("_fastnw")) ||
+                   !(s_call = PyUnicode_InternFromString("_call"))))
+    return NULL;
+  PyObject *out = Py_None, *sync = Py_True;
+  bool fast = true;
+  if (kwargs) {
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (fast && PyDict_Next(kwargs, &pos, &key, &value)) {
+      if (PyUnicode_CompareWithASCIIString(key, "out") == 0)
+        out = value;
+      else if (PyUnicode_CompareWithASCIIString(key, "sync") == 0)
+        fast = (sync = value) == Py_True || value == Py_False;
+      else
+        fast = PyUnicode_CompareWithASCIIString(key, "context") == 0 && value == Py_None;
+    }
+  }
+  PyObject *l = fast ? ufunc_launcher_of(obj, out == Py_None ? s_fastnw : s_fastw) : NULL;
+  if (l) {
+    PyObject *a[3] = {args, out, sync};
+    PyObject *r = launcher_ufunc(l, a, 3);
+    Py_DECREF(l);
+    if (r != Py_NotImplemented)
+      return r;
+    Py_DECREF(r);
+  }
+  PyObject *meth = PyObject_GetAttr(obj, s_call);
+  if (!meth)
+    return NULL;
+  PyObject *r = PyObject_Call(meth, args, kwargs);
+  Py_DECREF(meth);
+  return r;
+}
+
+/* ufunc_call_class(cls, name) -> the subclass of Python class `cls` (a
+ * vp ufunc's) named `name` whose calls go through ucall_call, its `_call`
+ * being cls.__call__. */
+static PyObject *ufunc_call_class(PyObject *mod, PyObject *args) {
+  PyObject *cls;
+  const char *name;
+  if (!PyArg_ParseTuple(args, "O!s", &PyType_Type, &cls, &name))
+    return NULL;
+  PyType_Slot slots[] = {
+      {Py_tp_call, ucall_call},
+      {Py_tp_doc, "A vp ufunc with its C call (launch.c, UfuncCall)"},
+      {0, NULL},
+  };
+  PyType_Spec spec = {
+      .name = name,
+      .basicsize = 0, /* cls's: the same layout, so objects can move over */
+      .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+      .slots = slots,
+  };
+  PyObject *bases = PyTuple_Pack(1, cls);
+  PyObject *t = bases ? PyType_FromSpecWithBases(&spec, bases) : NULL;
+  Py_XDECREF(bases);
+  if (!t)
+    return NULL;
+  PyObject *call = PyObject_GetAttrString(cls, "__call__");
+  if (!call || PyObject_SetAttrString(t, "_call", call) < 0) {
+    Py_XDECREF(call);
+    Py_DECREF(t);
+    return NULL;
+  }
+  Py_DECREF(call);
+  return t;
+}
+
+PyMethodDef vpy_ufunc_call_methods[] = {
+    {"ufunc_call_class", ufunc_call_class, METH_VARARGS,
+     "ufunc_call_class(cls, name) -> the subclass of a vp ufunc class whose calls run in C"},
+    {NULL, NULL, 0, NULL},
+};
