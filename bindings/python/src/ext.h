@@ -231,10 +231,18 @@ int vpy_cuda_init(PyObject *m);
 /* fastarray.c: resident arrays made in C (the allocation fast path).
  * vpy_array_fast: whether `array_type` (vp.ndarray) has the slot layout
  * fastarray.c knows; vpy_array_new: a whole, C-contiguous array of `buf`
- * (a new reference; NULL with an exception). */
+ * (a new reference; NULL with an exception); vpy_array_get: slot `slot` of
+ * `obj`, an instance of that type exactly, read through its member
+ * descriptor (a new reference), else through PyObject_GetAttr(obj, name);
+ * NULL with an exception when unset. */
+enum vpy_array_slot {
+  VPY_A_BUF, VPY_A_CTX, VPY_A_SHAPE, VPY_A_DTYPE, VPY_A_SDTYPE, VPY_A_SIZE, VPY_A_OFFSET,
+  VPY_A_ESTRIDES, VPY_A_WHOLE, VPY_A_MIRROR, VPY_A_NSLOTS
+};
 extern PyMethodDef vpy_fastarray_methods[];
 bool vpy_array_fast(PyObject *array_type);
 PyObject *vpy_array_new(PyObject *array_type, PyObject *buf, PyObject *shape, PyObject *dtype,
                         PyObject *sdtype, PyObject *ctx, Py_ssize_t size);
+PyObject *vpy_array_get(PyObject *obj, enum vpy_array_slot slot, PyObject *name);
 
 #endif /* VULPY_PY_EXT_H */

@@ -132,6 +132,7 @@ static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
   self->calls = self->fallbacks = 0;
   self->why = "";
   self->dry_run = false;
+  vpy_array_fast(array_type); /* fastarray.c learns the slots the checks read */
   self->s_dispatch = PyUnicode_InternFromString("dispatch");
   self->s_groups = PyUnicode_InternFromString("groups");
   self->s_sync = PyUnicode_InternFromString("sync");
@@ -476,7 +477,7 @@ static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, boo
       PyObject *vec = want && PyTuple_Check(want) ? want : NULL;
       if (vec)
         want = PyTuple_GetItem(vec, 0);
-      PyObject *sd = PyObject_GetAttr(item, self->s_sdtype);
+      PyObject *sd = vpy_array_get(item, VPY_A_SDTYPE, self->s_sdtype);
       Py_XDECREF(sd); /* the array holds it: only its identity matters */
       if (!sd || want == Py_None || sd != want) {
         why = "an array's dtype";
@@ -484,7 +485,7 @@ static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, boo
       }
       /* a view (an offset, strides, part of its buffer) binds a copy of
        * its own elements, which the Python path makes (_kernel.launch) */
-      PyObject *whole = PyObject_GetAttr(item, self->s_whole);
+      PyObject *whole = vpy_array_get(item, VPY_A_WHOLE, self->s_whole);
       Py_XDECREF(whole);
       if (whole != Py_True) {
         why = "a view";
@@ -503,7 +504,7 @@ static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, boo
           break;
         }
       }
-      buf = PyObject_GetAttr(item, self->s_buf);
+      buf = vpy_array_get(item, VPY_A_BUF, self->s_buf);
       arrays = true;
     } else if (Py_TYPE(item) == st->Buffer) {
       buf = Py_NewRef(item);
@@ -641,22 +642,22 @@ static PyObject *ufunc_operand(vpy_launcher *self, vpy_state *st, PyObject *item
                                PyObject *want) {
   if ((PyObject *)Py_TYPE(item) != self->array_type)
     return NULL;
-  PyObject *v = PyObject_GetAttr(item, self->s_dtype);
+  PyObject *v = vpy_array_get(item, VPY_A_DTYPE, self->s_dtype);
   Py_XDECREF(v);
   if (v != want)
     return NULL;
   /* all of its buffer: a prefix view of the same shape would have the
    * vec4 tail of the plan's kernel written past its end */
-  v = PyObject_GetAttr(item, self->s_whole);
+  v = vpy_array_get(item, VPY_A_WHOLE, self->s_whole);
   Py_XDECREF(v);
   if (v != Py_True)
     return NULL;
-  v = PyObject_GetAttr(item, self->s_shape);
+  v = vpy_array_get(item, VPY_A_SHAPE, self->s_shape);
   int same = v == self->ushape ? 1 : v ? PyObject_RichCompareBool(v, self->ushape, Py_EQ) : -1;
   Py_XDECREF(v);
   if (same != 1)
     return NULL;
-  PyObject *buf = PyObject_GetAttr(item, self->s_buf);
+  PyObject *buf = vpy_array_get(item, VPY_A_BUF, self->s_buf);
   if (!buf || Py_TYPE(buf) != st->Buffer ||
       ((vpy_buffer *)buf)->context != ((vpy_kernel *)self->kernel)->context) {
     Py_XDECREF(buf);
@@ -692,7 +693,7 @@ PyObject *vpy_run_eager(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *da, 
  * one when the Python path must make it. */
 static PyObject *ufunc_result(vpy_launcher *self, vpy_state *st, PyObject *first,
                               vpy_buffer *fbuf) {
-  PyObject *pyctx = PyObject_GetAttr(first, self->s_ctx);
+  PyObject *pyctx = vpy_array_get(first, VPY_A_CTX, self->s_ctx);
   if (!pyctx) {
     PyErr_Clear();
     return NULL;
@@ -775,7 +776,7 @@ static PyObject *launcher_ufunc(PyObject *obj, PyObject *const *a, Py_ssize_t na
       }
       out = res;
       held[nheld++] = res; /* released below; the call returns a new reference */
-      PyObject *rb = PyObject_GetAttr(res, self->s_buf);
+      PyObject *rb = vpy_array_get(res, VPY_A_BUF, self->s_buf);
       if (!rb) {
         for (Py_ssize_t j = 0; j < nheld; j++)
           Py_DECREF(held[j]);
