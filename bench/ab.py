@@ -28,6 +28,16 @@ Cases:
             bench_memory's FDTD-like loop at 2^12 (40 steps, a temporary and
             a new field per update) against the same dispatches with out=,
             as the ratio `fdtd alloc / prealloc`.
+  host      issue 14's entry points on float32[2^10] (vp.add(a, b,
+            out=c), c = a + b, vp.sin(a), a vp.jit call with out=, a tiny
+            @vp.kernel sync call, an eager ufunc + ctx.synchronize()) and
+            the convenience vp.sin(h) + vp.exp(h) on NumPy 2^10 (staged)
+            and 2^18 (imported): the calling thread's CPU time per call
+            (time.thread_time_ns over blocks of 50 calls ended by a
+            synchronize), so the figure is the host's own work - Python,
+            the binding, the runtime and the driver's submit - and not
+            lavapipe's worker threads running the kernels or the machine's
+            load. Rows `... wall` are the same blocks' wall time.
 
 A build given as FOLDER@N runs with Context.eager_batch = N (N=1: every
 eager dispatch submitted alone), so `ab.py alloc B@1 B` measures batching.
@@ -187,7 +197,61 @@ def child_alloc(blocks):
     return out
 
 
-CASES = {"call": child_call, "compile": child_compile, "alloc": child_alloc}
+def child_host(blocks):
+    import numpy as np
+
+    import vulpy as vp
+
+    batch = int(os.environ.get("VULPY_AB_EAGER_BATCH") or 0)
+    ctx = vp.default_context()
+    if batch:  # FOLDER@N
+        ctx.eager_batch = batch
+    sync = ctx.synchronize
+    n = 1 << 10
+    rng = np.random.default_rng(0)
+    a = vp.asarray(rng.random(n, dtype=np.float32))
+    b = vp.asarray(rng.random(n, dtype=np.float32))
+    c = vp.empty(n, np.float32)
+    f = vp.jit(lambda x, y: x * 2.0 + y)
+    sys.path.insert(0, str(HERE))
+    from bench_python import _tiny
+    h10 = rng.random(n, dtype=np.float32)
+    h18 = rng.random(1 << 18, dtype=np.float32)
+    cases = {
+        "vp.add(a, b, out=c)": lambda: vp.add(a, b, out=c),
+        "c = a + b": lambda: a + b,
+        "vp.sin(a)": lambda: vp.sin(a),
+        "jit f(a, b, out=c)": lambda: f(a, b, out=c),
+        "@vp.kernel sync call": lambda: _tiny(a, c, dispatch=n, a=2.0),
+        "vp.add(a, b, out=c) + synchronize": lambda: (vp.add(a, b, out=c), sync()),
+        "conv sin(h) + exp(h) 2^10": lambda: vp.sin(h10) + vp.exp(h10),
+        "conv sin(h) + exp(h) 2^18": lambda: vp.sin(h18) + vp.exp(h18),
+    }
+    cpu = {k: [] for k in cases}
+    wall = {k: [] for k in cases}
+    for fn in cases.values():
+        for _ in range(3):
+            fn()
+    sync()
+    for _ in range(blocks):
+        for k, fn in cases.items():
+            reps = 50 if "2^18" not in k else 10
+            t0, c0 = time.perf_counter_ns(), time.thread_time_ns()
+            for _ in range(reps):
+                fn()
+            sync()
+            cpu[k].append((time.thread_time_ns() - c0) / reps)
+            wall[k].append((time.perf_counter_ns() - t0) / reps)
+    if not np.allclose(f(a, b).numpy(), 2 * a.numpy() + b.numpy(), rtol=1e-6):
+        raise AssertionError("the jit result is wrong")
+    if not np.allclose(vp.sin(h18) + vp.exp(h18), np.sin(h18) + np.exp(h18), rtol=1e-5):
+        raise AssertionError("the convenience result is wrong")
+    out = {f"{k} cpu": statistics.median(v) for k, v in cpu.items()}
+    out.update({f"{k} wall": statistics.median(v) for k, v in wall.items()})
+    return out
+
+
+CASES = {"call": child_call, "compile": child_compile, "alloc": child_alloc, "host": child_host}
 
 
 def _pythonpath(build):

@@ -11,6 +11,10 @@
  *               raw-vulkan     a prerecorded command buffer, the runtime's
  *                              barriers, the runtime's default wait
  *               raw-vulkan timeline|fence spin|block, and without barriers
+ *               raw-vulkan timeline spin, closing barrier compute only |
+ *                              compute + host: a lighter closing barrier
+ *                              (no TRANSFER stage; without or with the
+ *                              host's read), what the runtime's costs
  *             plus the same two resubmitted alternately, call by call, to
  *             show the cost of switching devices, and single calls after
  *             50 ms of idling (clocks that drop while a program sleeps);
@@ -275,6 +279,22 @@ static void raw_barrier(VkCommandBuffer cb, bool start) {
                        NULL, 0, NULL);
 }
 
+/* Lighter closing barriers the runtime could end a dispatch's command
+ * buffer with, timed beside its own (latency's "closing barrier" rows):
+ * `host` keeps the host's read of the results (HOST stage and access),
+ * and both wait on the compute stage only (no TRANSFER), which is all a
+ * launch's command buffer runs. */
+static void raw_barrier_compute(VkCommandBuffer cb, bool host) {
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                         (host ? VK_ACCESS_HOST_READ_BIT : 0)};
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                           (host ? VK_PIPELINE_STAGE_HOST_BIT : 0),
+                       0, 1, &mb, 0, NULL, 0, NULL);
+}
+
 static void raw_dispatch(raw *r, VkCommandBuffer cb) {
   vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, r->pipeline);
   if (r->push_descriptors) {
@@ -322,6 +342,21 @@ static int raw_record_b(raw *r, int count, bool barriers, VkCommandBuffer *out) 
 
 static int raw_record(raw *r, int count, VkCommandBuffer *out) {
   return raw_record_b(r, count, true, out);
+}
+
+/* One dispatch closed by raw_barrier_compute (host: with the HOST read). */
+static int raw_record_light(raw *r, bool host, VkCommandBuffer *out) {
+  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                    .commandPool = r->pool,
+                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                    .commandBufferCount = 1};
+  VKCHECK(vkAllocateCommandBuffers(r->device, &ai, out));
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  VKCHECK(vkBeginCommandBuffer(*out, &bi));
+  raw_dispatch(r, *out);
+  raw_barrier_compute(*out, host);
+  VKCHECK(vkEndCommandBuffer(*out));
+  return 0;
 }
 
 /* How a raw loop waits: on the timeline semaphore (spin for spin_ns, then
@@ -484,6 +519,7 @@ typedef struct bench {
   vrt_args args;
   raw r;
   VkCommandBuffer one, bare; /* one tiny dispatch, with and without barriers */
+  VkCommandBuffer light[2];  /* closed by raw_barrier_compute without / with HOST */
   double spin;               /* the runtime's default spin on this device, ns */
   vrt_wait_mode mode;        /* the runtime's default wait here */
   uint32_t spin_us;
@@ -495,7 +531,8 @@ typedef struct strategy {
   const char *backend;
   int vrt_mode;   /* >= 0: vrt_dispatch with this vrt_wait_mode */
   raw_wait raw;   /* else the raw loop's wait */
-  bool barriers;  /* raw: the runtime's barriers */
+  int barriers;   /* raw: 1 the runtime's barriers, 0 none, 2 compute-only closing
+                   * barrier, 3 the same with the host's read */
   bool cpu_too;   /* also on CPU devices (spinning there takes a core) */
 } strategy;
 
@@ -511,13 +548,17 @@ static const strategy LAT[] = {
     {"raw-vulkan fence spin", -1, FENCE_SPIN, true, false},
     {"raw-vulkan timeline spin, no barriers", -1, TL_SPIN, false, false},
     {"raw-vulkan fence spin, no barriers", -1, FENCE_SPIN, false, false},
+    {"raw-vulkan timeline spin, closing barrier compute only", -1, TL_SPIN, 2, false},
+    {"raw-vulkan timeline spin, closing barrier compute + host", -1, TL_SPIN, 3, false},
 };
 enum { NLAT = sizeof LAT / sizeof LAT[0] };
 
 static bool round_trip(bench *b, const strategy *s, vp_diags *d) {
   if (s->vrt_mode >= 0)
     return vrt_dispatch(b->k, &b->args, vrt_groups(1, 1, 1), d);
-  VkCommandBuffer cb = s->barriers ? b->one : b->bare;
+  VkCommandBuffer cb = s->barriers == 1   ? b->one
+                       : s->barriers == 0 ? b->bare
+                                          : b->light[s->barriers - 2];
   switch (s->raw) {
   case TL_SPIN_BLOCK:
     /* the runtime's default: its spin, or a blocking wait on CPU devices */
@@ -813,7 +854,8 @@ int main(int argc, char **argv) {
   uint32_t push[2] = {64, 0};
   vrt_buffer *bufs[2] = {x, y};
   b.args = (vrt_args){bufs, 2, push, 8};
-  if (raw_record_b(&b.r, 1, true, &b.one) || raw_record_b(&b.r, 1, false, &b.bare))
+  if (raw_record_b(&b.r, 1, true, &b.one) || raw_record_b(&b.r, 1, false, &b.bare) ||
+      raw_record_light(&b.r, false, &b.light[0]) || raw_record_light(&b.r, true, &b.light[1]))
     return 1;
   for (int i = 0; i < 50; i++) /* warm-up */
     if (!vrt_dispatch(b.k, &b.args, vrt_groups(1, 1, 1), &d) || raw_run(&b.r, b.one, b.spin))

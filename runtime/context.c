@@ -9,7 +9,10 @@
  *
  * Waiting follows the context's wait mode: spin on vkGetSemaphoreCounterValue
  * for spin_us, then block in vkWaitSemaphores (GPUs: a tiny dispatch is done
- * within the spin, and blocking costs the driver's wake-up on top); block at
+ * within the spin, and blocking costs the driver's wake-up on top; a wait
+ * that outlasted the spin but took at most 2 ms lets the next waits spin
+ * 1.25x as long as it took, so a loop of medium-length work - a convenience
+ * call's dispatch over PCIe - is not woken up late every time); block at
  * once (CPU devices, where a spinning thread takes a core from the work); or
  * spin until done. bench/runtime_bench.c measures each on the same
  * context.
@@ -487,6 +490,7 @@ void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out) {
   out->xfer_copies = atomic_load(&ctx->xfer_copies);
   out->xfer_routed = atomic_load(&ctx->xfer_routed);
   out->conc_buffers = atomic_load(&ctx->conc_buffers);
+  out->waits_blocked = atomic_load(&ctx->waits_blocked);
   for (vrt_pipeline *p = ctx->pipelines; p; p = p->next)
     out->pipelines++;
   pthread_mutex_unlock(&ctx->lock);
@@ -844,13 +848,39 @@ bool vrt_wait(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, vp_diags
 /* One semaphore (the context's timeline, or a stream's) in the context's
  * wait mode; `note` records the value reached as the context's completed
  * one (only right while the timeline is the only one). */
+/* The extra spin of spin-block waits after one that took `took` ns: a wait
+ * within the base spin says nothing about longer ones (the extra stays); one
+ * that outlasted it but took at most VRT_SPIN_EXTRA_MAX_US lets the next
+ * waits spin 1.25x as long as it took (the same work again, its time
+ * varying a little, is then spun through: blocking costs the driver's
+ * wake-up, ~30 us on the H200); a longer one ends the extra (long work
+ * blocks, as it did before: spinning through milliseconds buys nothing). */
+uint64_t vrt__spin_extra(uint64_t base, uint64_t old, uint64_t took) {
+  if (took <= base)
+    return old;
+  if (took > (uint64_t)VRT_SPIN_EXTRA_MAX_US * 1000)
+    return 0;
+  return took + took / 4;
+}
+
+static void note_wait(vrt_context *ctx, uint64_t base, uint64_t took) {
+  uint64_t old = atomic_load_explicit(&ctx->spin_extra_ns, memory_order_relaxed);
+  uint64_t v = vrt__spin_extra(base, old, took);
+  if (v != old)
+    atomic_store_explicit(&ctx->spin_extra_ns, v, memory_order_relaxed);
+}
+
 bool vrt__wait_sem(vrt_context *ctx, VkSemaphore sem, uint64_t ticket, uint64_t timeout_ns,
                    bool note, vp_diags *d) {
   vrt_wait_mode mode = (vrt_wait_mode)atomic_load(&ctx->wait_mode);
   timeout_ns = limit_of(ctx, timeout_ns);
-  uint64_t spin_ns = mode == VRT_WAIT_SPIN        ? UINT64_MAX
-                     : mode == VRT_WAIT_SPIN_BLOCK ? atomic_load(&ctx->spin_ns)
-                                                   : 0;
+  uint64_t base = atomic_load(&ctx->spin_ns), spin_ns = 0;
+  if (mode == VRT_WAIT_SPIN) {
+    spin_ns = UINT64_MAX;
+  } else if (mode == VRT_WAIT_SPIN_BLOCK && base) {
+    uint64_t extra = atomic_load_explicit(&ctx->spin_extra_ns, memory_order_relaxed);
+    spin_ns = extra > base ? extra : base;
+  }
   uint64_t start = vrt__now_ns(), checked = start;
   /* Poll. The pause between polls is short (a few hundred cycles): the
    * point of spinning is to notice completion at once. */
@@ -870,6 +900,8 @@ bool vrt__wait_sem(vrt_context *ctx, VkSemaphore sem, uint64_t ticket, uint64_t 
     if (v >= ticket) {
       if (note)
         note_completed(ctx, v);
+      if (mode == VRT_WAIT_SPIN_BLOCK)
+        note_wait(ctx, base, vrt__now_ns() - start);
       return true;
     }
     uint64_t spent = vrt__now_ns() - start;
@@ -883,7 +915,11 @@ bool vrt__wait_sem(vrt_context *ctx, VkSemaphore sem, uint64_t ticket, uint64_t 
                (double)timeout_ns / 1e6, (unsigned long long)ticket, ctx->info.name);
     return false;
   }
-  return block(ctx, sem, note, ticket, timeout_ns, start, d);
+  atomic_fetch_add_explicit(&ctx->waits_blocked, 1, memory_order_relaxed);
+  bool ok = block(ctx, sem, note, ticket, timeout_ns, start, d);
+  if (ok && mode == VRT_WAIT_SPIN_BLOCK)
+    note_wait(ctx, base, vrt__now_ns() - start);
+  return ok;
 }
 
 /* A dispatch's own wait: with streams, only its queue's semaphore (the
@@ -926,6 +962,7 @@ void vrt_context_set_wait(vrt_context *ctx, vrt_wait_mode mode, uint32_t spin_us
     mode = ctx->info.kind == VRT_DEVICE_CPU ? VRT_WAIT_BLOCK : VRT_WAIT_SPIN_BLOCK;
   if (spin_us)
     atomic_store(&ctx->spin_ns, (uint64_t)spin_us * 1000);
+  atomic_store(&ctx->spin_extra_ns, 0); /* a new mode starts from its base spin */
   atomic_store(&ctx->wait_mode, (int)mode);
 }
 

@@ -271,6 +271,9 @@ struct vrt_context {
   _Atomic int wait_mode;      /* vrt_wait_mode, never DEFAULT */
   bool robust; /* robustBufferAccess enabled (vrt_context_options.robust) */
   _Atomic uint64_t spin_ns;
+  /* spin-block: the spin the last long-ish wait asks for (vrt__spin_extra) */
+  _Atomic uint64_t spin_extra_ns;
+  _Atomic uint64_t waits_blocked; /* waits that ended in vkWaitSemaphores */
   _Atomic uint32_t copy_threads;
   pthread_mutex_t copier_lock; /* guards starting `copier` */
   vrt_copier *copier;          /* copy.c's workers, started on first use */
@@ -501,6 +504,11 @@ uint64_t vrt__poll(vrt_context *ctx);
 /* Sends the held eager dispatches (lock held); true when none are held. */
 bool vrt__send_held(vrt_context *ctx, vp_diags *d);
 uint32_t vrt__eager_batch_default(const vrt_device_info *info);
+/* spin-block's budget after a wait of `took` ns (context.c, "Waiting"):
+ * the extra spin the next wait may use, from the current one `old` and the
+ * base spin `base`. */
+enum { VRT_SPIN_EXTRA_MAX_US = 2000 };
+uint64_t vrt__spin_extra(uint64_t base, uint64_t old, uint64_t took);
 
 /* ----------------------------------------------------- memory internals */
 

@@ -393,6 +393,7 @@ typedef struct vrt_context_stats {
   uint64_t xfer_copies;  /* transfer-stream copies run on the transfer family */
   uint64_t xfer_routed;  /* ... run on the compute family: a buffer was EXCLUSIVE */
   uint64_t conc_buffers; /* buffers made usable by both families (CONCURRENT) */
+  uint64_t waits_blocked; /* waits that blocked in vkWaitSemaphores (spin-block: after the spin) */
 } vrt_context_stats;
 void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out);
 

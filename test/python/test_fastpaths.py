@@ -224,6 +224,30 @@ def test_wait_modes_give_the_same_results(mode):
         vp.Context(wait="nap")
 
 
+@pytest.mark.parametrize("mode,blocks", [("spin", False), ("block", True)])
+def test_blocked_waits_are_counted(mode, blocks):
+    # stats()['waits_blocked']: each synchronous call waits for a dispatch
+    # it just submitted; 'block' waits in vkWaitSemaphores every time,
+    # 'spin' never does (spin-block's choice in between adapts to how long
+    # the waits take: test_dispatch.c's test_spin_extra)
+    c = vp.Context(wait=mode)
+
+    @vp.kernel(local_size_x=64)
+    def twice(x: vp.Buffer[vp.float32], y: vp.Buffer[vp.float32]):
+        i = vp.global_id()
+        y[i] = 2.0 * x[i]
+
+    x = vp.asarray(np.arange(1 << 16, dtype=np.float32), context=c)
+    y = vp.empty_like(x)
+    twice(x, y, dispatch=x.size)
+    before = c.stats()["waits_blocked"]
+    for _ in range(5):
+        twice(x, y, dispatch=x.size)
+    after = c.stats()["waits_blocked"]
+    assert (after - before == 5) if blocks else after == before
+    np.testing.assert_array_equal(y.numpy(), 2 * np.arange(1 << 16, dtype=np.float32))
+
+
 def test_synchronize_fails_on_a_lost_device():
     c = vp.Context()
     c.synchronize()

@@ -338,13 +338,14 @@ static PyObject *context_cores(PyObject *obj, PyObject *noargs) {
 static PyObject *context_stats(PyObject *obj, PyObject *noargs) {
   vrt_context_stats s;
   vrt_context_stats_get(((vpy_context *)obj)->ctx, &s);
-  PyObject *out = Py_BuildValue("{sKsKsKsKsKsKsKsd}", "submits", (unsigned long long)s.submits,
+  PyObject *out = Py_BuildValue("{sKsKsKsKsKsKsKsdsK}", "submits", (unsigned long long)s.submits,
                        "dispatches", (unsigned long long)s.dispatches,
                        "reused_launches", (unsigned long long)s.reused_launches, "blocks",
                        (unsigned long long)s.blocks, "block_bytes",
                        (unsigned long long)s.block_bytes, "used_bytes",
                        (unsigned long long)s.used_bytes, "pipelines",
-                       (unsigned long long)s.pipelines, "prewarm_ms", s.prewarm_ms);
+                       (unsigned long long)s.pipelines, "prewarm_ms", s.prewarm_ms,
+                       "waits_blocked", (unsigned long long)s.waits_blocked);
   /* The memory pool's counters (runtime/pool.c). */
   PyObject *mem = out ? Py_BuildValue(
                             "{sKsKsKsKsKsKsKsKsKsKsKsKsK}", "driver_allocations",

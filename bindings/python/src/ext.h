@@ -10,7 +10,8 @@
  *   kernel.c   Kernel and its dispatch
  *   submit.c   dispatch arguments, Ticket, Recording
  *   launch.c   Launcher: a kernel's common call (checks, push block, dispatch) in C;
- *              KernelCall, the base class of vp.kernel objects that calls it
+ *              KernelCall, the base class of vp.kernel objects that calls it;
+ *              and the vp ufuncs' C call (ufunc_call_class)
  *   compile.c  the compiler: AST JSON -> VIR -> GLSL/SPIR-V/CUDA/HIP/manifest,
  *              raw GLSL -> SPIR-V, reflection, manifests as dicts
  *   control.c  Control (vrt_control)
@@ -178,6 +179,7 @@ extern PyType_Spec vpy_ticket_spec, vpy_recording_spec;
 
 /* launch.c */
 extern PyType_Spec vpy_launcher_spec, vpy_kernel_call_spec;
+extern PyMethodDef vpy_ufunc_call_methods[];
 /* push_pack(): vp's PushPacker in C, with the Launcher's value rules */
 extern PyMethodDef vpy_push_methods[];
 /* Runs a filled-in dispatch: flush, dispatch (sync: wait, then invalidate),
@@ -229,10 +231,18 @@ int vpy_cuda_init(PyObject *m);
 /* fastarray.c: resident arrays made in C (the allocation fast path).
  * vpy_array_fast: whether `array_type` (vp.ndarray) has the slot layout
  * fastarray.c knows; vpy_array_new: a whole, C-contiguous array of `buf`
- * (a new reference; NULL with an exception). */
+ * (a new reference; NULL with an exception); vpy_array_get: slot `slot` of
+ * `obj`, an instance of that type exactly, read through its member
+ * descriptor (a new reference), else through PyObject_GetAttr(obj, name);
+ * NULL with an exception when unset. */
+enum vpy_array_slot {
+  VPY_A_BUF, VPY_A_CTX, VPY_A_SHAPE, VPY_A_DTYPE, VPY_A_SDTYPE, VPY_A_SIZE, VPY_A_OFFSET,
+  VPY_A_ESTRIDES, VPY_A_WHOLE, VPY_A_MIRROR, VPY_A_NSLOTS
+};
 extern PyMethodDef vpy_fastarray_methods[];
 bool vpy_array_fast(PyObject *array_type);
 PyObject *vpy_array_new(PyObject *array_type, PyObject *buf, PyObject *shape, PyObject *dtype,
                         PyObject *sdtype, PyObject *ctx, Py_ssize_t size);
+PyObject *vpy_array_get(PyObject *obj, enum vpy_array_slot slot, PyObject *name);
 
 #endif /* VULPY_PY_EXT_H */

@@ -32,14 +32,15 @@
 
 #include <string.h>
 
-/* The slots of vp.ndarray this file sets, in this order. */
-enum { S_BUF, S_CTX, S_SHAPE, S_DTYPE, S_SDTYPE, S_SIZE, S_OFFSET, S_ESTRIDES, S_WHOLE,
-       S_MIRROR, NSLOTS };
+/* The slots of vp.ndarray this file sets, in this order (ext.h's
+ * vpy_array_slot). */
+enum { NSLOTS = VPY_A_NSLOTS };
 static const char *const slot_names[NSLOTS] = {"_buf",      "_ctx",   "shape",   "dtype",
                                                "_sdtype",   "_size",  "_offset", "_estrides",
                                                "_whole",    "_mirror"};
 
 typedef int (*descr_set_fn)(PyObject *, PyObject *, PyObject *);
+typedef PyObject *(*descr_get_fn)(PyObject *, PyObject *, PyObject *);
 
 /* One type's layout (the GIL guards it). `type` is borrowed as a key only:
  * a type that dies and another at the same address is checked again
@@ -50,6 +51,7 @@ static struct {
   allocfunc alloc;
   PyObject *descr[NSLOTS];
   descr_set_fn set[NSLOTS];
+  descr_get_fn get[NSLOTS];
   PyObject *zero;
 } L;
 
@@ -97,7 +99,9 @@ static bool layout_check(PyObject *type) {
     L.descr[k] = PyObject_GetAttr(type, name); /* the member descriptor */
     L.set[k] = L.descr[k] ? (descr_set_fn)PyType_GetSlot(Py_TYPE(L.descr[k]), Py_tp_descr_set)
                           : NULL;
-    good = L.set[k] != NULL;
+    L.get[k] = L.descr[k] ? (descr_get_fn)PyType_GetSlot(Py_TYPE(L.descr[k]), Py_tp_descr_get)
+                          : NULL;
+    good = L.set[k] != NULL && L.get[k] != NULL;
   }
   Py_DECREF(seq);
   L.alloc = (allocfunc)PyType_GetSlot((PyTypeObject *)type, Py_tp_alloc);
@@ -113,6 +117,16 @@ fail:
 /* Declared in ext.h. */
 bool vpy_array_fast(PyObject *array_type) {
   return PyType_Check(array_type) && layout_check(array_type);
+}
+
+/* Declared in ext.h. The member descriptor's get skips the attribute
+ * lookup through the type (the launchers read four slots of every operand
+ * on each call). */
+PyObject *vpy_array_get(PyObject *obj, enum vpy_array_slot slot, PyObject *name) {
+  PyObject *type = (PyObject *)Py_TYPE(obj);
+  if (L.ok_for == type && L.ok)
+    return L.get[slot](L.descr[slot], obj, type);
+  return PyObject_GetAttr(obj, name);
 }
 
 /* Declared in ext.h. */

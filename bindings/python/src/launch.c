@@ -132,6 +132,7 @@ static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
   self->calls = self->fallbacks = 0;
   self->why = "";
   self->dry_run = false;
+  vpy_array_fast(array_type); /* fastarray.c learns the slots the checks read */
   self->s_dispatch = PyUnicode_InternFromString("dispatch");
   self->s_groups = PyUnicode_InternFromString("groups");
   self->s_sync = PyUnicode_InternFromString("sync");
@@ -476,7 +477,7 @@ static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, boo
       PyObject *vec = want && PyTuple_Check(want) ? want : NULL;
       if (vec)
         want = PyTuple_GetItem(vec, 0);
-      PyObject *sd = PyObject_GetAttr(item, self->s_sdtype);
+      PyObject *sd = vpy_array_get(item, VPY_A_SDTYPE, self->s_sdtype);
       Py_XDECREF(sd); /* the array holds it: only its identity matters */
       if (!sd || want == Py_None || sd != want) {
         why = "an array's dtype";
@@ -484,7 +485,7 @@ static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, boo
       }
       /* a view (an offset, strides, part of its buffer) binds a copy of
        * its own elements, which the Python path makes (_kernel.launch) */
-      PyObject *whole = PyObject_GetAttr(item, self->s_whole);
+      PyObject *whole = vpy_array_get(item, VPY_A_WHOLE, self->s_whole);
       Py_XDECREF(whole);
       if (whole != Py_True) {
         why = "a view";
@@ -503,7 +504,7 @@ static PyObject *launch(PyObject *obj, PyObject *const *a, Py_ssize_t nargs, boo
           break;
         }
       }
-      buf = PyObject_GetAttr(item, self->s_buf);
+      buf = vpy_array_get(item, VPY_A_BUF, self->s_buf);
       arrays = true;
     } else if (Py_TYPE(item) == st->Buffer) {
       buf = Py_NewRef(item);
@@ -641,22 +642,22 @@ static PyObject *ufunc_operand(vpy_launcher *self, vpy_state *st, PyObject *item
                                PyObject *want) {
   if ((PyObject *)Py_TYPE(item) != self->array_type)
     return NULL;
-  PyObject *v = PyObject_GetAttr(item, self->s_dtype);
+  PyObject *v = vpy_array_get(item, VPY_A_DTYPE, self->s_dtype);
   Py_XDECREF(v);
   if (v != want)
     return NULL;
   /* all of its buffer: a prefix view of the same shape would have the
    * vec4 tail of the plan's kernel written past its end */
-  v = PyObject_GetAttr(item, self->s_whole);
+  v = vpy_array_get(item, VPY_A_WHOLE, self->s_whole);
   Py_XDECREF(v);
   if (v != Py_True)
     return NULL;
-  v = PyObject_GetAttr(item, self->s_shape);
+  v = vpy_array_get(item, VPY_A_SHAPE, self->s_shape);
   int same = v == self->ushape ? 1 : v ? PyObject_RichCompareBool(v, self->ushape, Py_EQ) : -1;
   Py_XDECREF(v);
   if (same != 1)
     return NULL;
-  PyObject *buf = PyObject_GetAttr(item, self->s_buf);
+  PyObject *buf = vpy_array_get(item, VPY_A_BUF, self->s_buf);
   if (!buf || Py_TYPE(buf) != st->Buffer ||
       ((vpy_buffer *)buf)->context != ((vpy_kernel *)self->kernel)->context) {
     Py_XDECREF(buf);
@@ -692,7 +693,7 @@ PyObject *vpy_run_eager(vpy_state *st, vpy_kernel *kern, vpy_dispatch_args *da, 
  * one when the Python path must make it. */
 static PyObject *ufunc_result(vpy_launcher *self, vpy_state *st, PyObject *first,
                               vpy_buffer *fbuf) {
-  PyObject *pyctx = PyObject_GetAttr(first, self->s_ctx);
+  PyObject *pyctx = vpy_array_get(first, VPY_A_CTX, self->s_ctx);
   if (!pyctx) {
     PyErr_Clear();
     return NULL;
@@ -775,7 +776,7 @@ static PyObject *launcher_ufunc(PyObject *obj, PyObject *const *a, Py_ssize_t na
       }
       out = res;
       held[nheld++] = res; /* released below; the call returns a new reference */
-      PyObject *rb = PyObject_GetAttr(res, self->s_buf);
+      PyObject *rb = vpy_array_get(res, VPY_A_BUF, self->s_buf);
       if (!rb) {
         for (Py_ssize_t j = 0; j < nheld; j++)
           Py_DECREF(held[j]);
@@ -986,4 +987,116 @@ PyType_Spec vpy_kernel_call_spec = {
     .basicsize = sizeof(vpy_kernel_call),
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .slots = kcall_slots,
+};
+
+/* -------------------------------------------------------- UfuncCall */
+
+/* The C call of the vp ufuncs. `import vulpy` loads no compiled module, so
+ * the ufuncs are made as plain Python objects (_ufunc.Ufunc); when the
+ * Python path plans a ufunc's first Launcher.ufunc, _launch.ufunc_c_call
+ * moves the object to ufunc_call_class(type(uf)): a subclass made here
+ * with no field of its own (so the live object's class can be swapped, and
+ * every reference to it - vp.add, an operator's - sees the change) whose
+ * tp_call runs the common resident call - `vp.add(a, b, out=c)`,
+ * `vp.sin(a)`, an operator on resident arrays - with no Python frame, as
+ * KernelCall does for kernels: the instance's `_fastw` / `_fastnw` are weak
+ * references to the bound Launcher.ufunc of its last resident out=
+ * signature and of its last one without out=; a call whose keywords are
+ * out=, sync= (a bool) and context=None at most goes to the matching one,
+ * and anything it declines, or any other call, to self._call(*args,
+ * **kwargs): the Python class's own __call__. */
+static PyObject *ufunc_launcher_of(PyObject *obj, PyObject *name) {
+  PyObject *w = PyObject_GetAttr(obj, name);
+  if (!w) {
+    PyErr_Clear();
+    return NULL;
+  }
+  PyObject *l = NULL;
+  if (PyWeakref_Check(w)) {
+    PyObject *m = PyWeakref_GetObject(w); /* borrowed */
+    if (m && m != Py_None && PyCFunction_Check(m)) {
+      l = PyCFunction_GetSelf(m);
+      l = l && is_launcher(l) ? Py_NewRef(l) : NULL;
+    }
+  }
+  Py_DECREF(w);
+  PyErr_Clear();
+  return l;
+}
+
+static PyObject *ucall_call(PyObject *obj, PyObject *args, PyObject *kwargs) {
+  static PyObject *s_fastw, *s_fastnw, *s_call;
+  if (!s_fastw && (!(s_fastw = PyUnicode_InternFromString("_fastw")) ||
+                   !(s_fastnw = PyUnicode_InternFromString("_fastnw")) ||
+                   !(s_call = PyUnicode_InternFromString("_call"))))
+    return NULL;
+  PyObject *out = Py_None, *sync = Py_True;
+  bool fast = true;
+  if (kwargs) {
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (fast && PyDict_Next(kwargs, &pos, &key, &value)) {
+      if (PyUnicode_CompareWithASCIIString(key, "out") == 0)
+        out = value;
+      else if (PyUnicode_CompareWithASCIIString(key, "sync") == 0)
+        fast = (sync = value) == Py_True || value == Py_False;
+      else
+        fast = PyUnicode_CompareWithASCIIString(key, "context") == 0 && value == Py_None;
+    }
+  }
+  PyObject *l = fast ? ufunc_launcher_of(obj, out == Py_None ? s_fastnw : s_fastw) : NULL;
+  if (l) {
+    PyObject *a[3] = {args, out, sync};
+    PyObject *r = launcher_ufunc(l, a, 3);
+    Py_DECREF(l);
+    if (r != Py_NotImplemented)
+      return r;
+    Py_DECREF(r);
+  }
+  PyObject *meth = PyObject_GetAttr(obj, s_call);
+  if (!meth)
+    return NULL;
+  PyObject *r = PyObject_Call(meth, args, kwargs);
+  Py_DECREF(meth);
+  return r;
+}
+
+/* ufunc_call_class(cls, name) -> the subclass of Python class `cls` (a
+ * vp ufunc's) named `name` whose calls go through ucall_call, its `_call`
+ * being cls.__call__. */
+static PyObject *ufunc_call_class(PyObject *mod, PyObject *args) {
+  PyObject *cls;
+  const char *name;
+  if (!PyArg_ParseTuple(args, "O!s", &PyType_Type, &cls, &name))
+    return NULL;
+  PyType_Slot slots[] = {
+      {Py_tp_call, ucall_call},
+      {Py_tp_doc, "A vp ufunc with its C call (launch.c, UfuncCall)"},
+      {0, NULL},
+  };
+  PyType_Spec spec = {
+      .name = name,
+      .basicsize = 0, /* cls's: the same layout, so objects can move over */
+      .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+      .slots = slots,
+  };
+  PyObject *bases = PyTuple_Pack(1, cls);
+  PyObject *t = bases ? PyType_FromSpecWithBases(&spec, bases) : NULL;
+  Py_XDECREF(bases);
+  if (!t)
+    return NULL;
+  PyObject *call = PyObject_GetAttrString(cls, "__call__");
+  if (!call || PyObject_SetAttrString(t, "_call", call) < 0) {
+    Py_XDECREF(call);
+    Py_DECREF(t);
+    return NULL;
+  }
+  Py_DECREF(call);
+  return t;
+}
+
+PyMethodDef vpy_ufunc_call_methods[] = {
+    {"ufunc_call_class", ufunc_call_class, METH_VARARGS,
+     "ufunc_call_class(cls, name) -> the subclass of a vp ufunc class whose calls run in C"},
+    {NULL, NULL, 0, NULL},
 };

@@ -415,7 +415,8 @@ static int module_exec(PyObject *m) {
       PyModule_AddFunctions(m, vpy_jit_methods) < 0 ||
       PyModule_AddFunctions(m, vpy_dlpack_methods) < 0 ||
       PyModule_AddFunctions(m, vpy_fastarray_methods) < 0 ||
-      PyModule_AddFunctions(m, vpy_push_methods) < 0)
+      PyModule_AddFunctions(m, vpy_push_methods) < 0 ||
+      PyModule_AddFunctions(m, vpy_ufunc_call_methods) < 0)
     return -1;
   if (PyModule_AddFunctions(m, vpy_fft_methods) < 0)
     return -1;

@@ -1,7 +1,10 @@
 """What every way of running a kernel shares: the compiled Program (SPIR-V,
 manifest and the texts it came from), its pipelines per Context, packing of
-push constants by name, and the Handle that `sync=False` returns.
+push constants by name, the Handle that `sync=False` returns, and
+ufunc_c_call, which gives a ufunc the extension's call in C.
 """
+
+import functools
 
 from . import _array, _native
 from ._types import entry_dtype
@@ -189,3 +192,31 @@ def _check_loops(prog, ctx):
                       f"the {lim} after which {ctx.name} ends loops silently "
                       f"(ctx.limits['max_loop_iterations']): its results will be wrong there; "
                       f"spread the work over more invocations", RuntimeWarning, stacklevel=4)
+
+
+@functools.lru_cache(maxsize=None)
+def _c_call_class(cls):
+    """The subclass of ufunc class `cls` whose calls run in C (launch.c,
+    ufunc_call_class; its `_call` is cls.__call__, the Python path), with
+    cls's signature for inspect."""
+    import inspect
+    sub = _native.ext().ufunc_call_class(cls, f"{cls.__module__}.{cls.__qualname__}")
+    sub.__qualname__, sub.__doc__ = cls.__qualname__, cls.__doc__
+    params = list(inspect.signature(cls.__call__).parameters.values())[1:]  # no self
+    sub.__signature__ = inspect.Signature(params)
+    sub._vp_c_call = True
+    return sub
+
+
+def ufunc_c_call(uf):
+    """Gives ufunc `uf` the extension's call in C (launch.c, "UfuncCall"):
+    its calls then reach the Launcher.ufunc its `_fastw` / `_fastnw` refer
+    to with no Python frame, and go to its class's __call__ when that
+    declines. Called when the Python path plans a Launcher.ufunc (the
+    extension is loaded by then; `import vulpy` makes the ufuncs as plain
+    objects and loads no compiled module). The object's class is swapped in
+    place - the subclass adds no field - so every reference to `uf` (vp.add,
+    an operator's) sees it."""
+    cls = type(uf)
+    if not cls.__dict__.get("_vp_c_call"):
+        uf.__class__ = _c_call_class(cls)

@@ -21,7 +21,7 @@ import weakref
 import numpy as np
 
 from . import _array, _arrayops, _context, _engine, _graph, _native
-from ._launch import Handle
+from ._launch import Handle, ufunc_c_call
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _I32, _U32 = np.dtype(np.int32), np.dtype(np.uint32)
@@ -142,6 +142,8 @@ class Ufunc:
     @_fast.setter
     def _fast(self, fn):
         self._fastw = weakref.ref(fn) if fn is not None else None
+        if fn is not None:
+            ufunc_c_call(self)  # the next calls reach it from C (launch.c, UfuncCall)
 
     @property
     def _fastn(self):
@@ -151,17 +153,14 @@ class Ufunc:
     @_fastn.setter
     def _fastn(self, fn):
         self._fastnw = weakref.ref(fn) if fn is not None else None
+        if fn is not None:
+            ufunc_c_call(self)
 
     def __call__(self, *args, out=None, context=None, sync=True):
-        w = self._fastnw if out is None else self._fastw
-        if w is not None and context is None:
-            # resident operands of the last planned signature: checks, the
-            # result (out=None), the dispatch, all in C
-            fast = w()
-            if fast is not None:
-                r = fast(args, out, sync)
-                if r is not NotImplemented:
-                    return r
+        # (a ufunc with a Launcher.ufunc is called from C first: resident
+        # operands of its last planned signatures are checked, given a
+        # result and dispatched there, and this runs when that declines;
+        # _launch.ufunc_c_call)
         cx = _arrayops.COMPLEX  # issue 19: complex operands (_complex.py)
         if cx is not None and cx.involved(args, out):
             return cx.ufunc(self, args, out, context, sync)
@@ -267,7 +266,7 @@ class Ufunc:
                 self._fast = fast
             else:
                 self._fastn = fast
-            if not tried:  # __call__ tried another signature's launcher
+            if not tried:  # the C call tried another signature's launcher
                 r = fast(args, out, sync)
                 if r is not NotImplemented:
                     return r

@@ -295,6 +295,50 @@ static void test_async_tickets(void) {
   fixed_close(ctx, k);
 }
 
+/* runtime/internal.h: spin-block's extra spin after a wait (context.c). */
+uint64_t vrt__spin_extra(uint64_t base, uint64_t old, uint64_t took);
+
+/* The policy: a wait within the base spin leaves the extra as it was; one
+ * that outlasted it by up to 2 ms asks for 1.25x its time; a longer one
+ * ends the extra. Then, on a device: waits that block are counted (block
+ * mode always, spin-block after its spin), spinning ones are not. */
+static void test_spin_extra(void) {
+  uint64_t us = 1000;
+  CHECK(vrt__spin_extra(100 * us, 0, 50 * us) == 0);
+  CHECK(vrt__spin_extra(100 * us, 375 * us, 50 * us) == 375 * us);
+  CHECK(vrt__spin_extra(100 * us, 0, 300 * us) == 375 * us);
+  CHECK(vrt__spin_extra(100 * us, 375 * us, 800 * us) == 1000 * us);
+  CHECK(vrt__spin_extra(100 * us, 375 * us, 2000 * us) == 2500 * us);
+  CHECK(vrt__spin_extra(100 * us, 375 * us, 2001 * us) == 0);
+  CHECK(vrt__spin_extra(100 * us, 375 * us, 50000 * us) == 0);
+
+  vrt_context *ctx;
+  vrt_kernel *k;
+  if (!fixed_open(&ctx, &k))
+    return;
+  vp_diags d = {0};
+  vrt_buffer *o = vrt_buffer_create(ctx, 1024 * 4, VRT_HOST, &d);
+  uint32_t push[2] = {1024, 7};
+  vrt_ticket t = 0;
+  vrt_context_stats s0, s1;
+  CHECK(o && vrt_dispatch_async(k, &(vrt_args){&o, 1, push, 8}, vrt_invocations(1024, 1, 1),
+                                &t, &d));
+  vrt_wait_mode modes[] = {VRT_WAIT_SPIN, VRT_WAIT_BLOCK, VRT_WAIT_SPIN_BLOCK};
+  for (uint32_t m = 0; o && m < 3; m++) {
+    vrt_context_set_wait(ctx, modes[m], m == 2 ? 5 : 0);
+    vrt_context_stats_get(ctx, &s0);
+    CHECK(!vrt_wait(ctx, t + 1000, 1000000, &d)); /* never reached: runs out its 1 ms */
+    CHECK_ERROR(d, "timed out");
+    vrt_context_stats_get(ctx, &s1);
+    CHECK(s1.waits_blocked == s0.waits_blocked + (modes[m] != VRT_WAIT_SPIN));
+  }
+  CHECK(vrt_wait(ctx, t, UINT64_MAX, &d));
+  CHECK_OK(d);
+  vrt_buffer_destroy(o);
+  vp_diags_free(&d);
+  fixed_close(ctx, k);
+}
+
 /* Each wait strategy gives the same results, a never-reached ticket times
  * out in each (spinning included), and the default on a CPU device blocks
  * at once. */
@@ -579,6 +623,7 @@ int main(void) {
   RT_RUN(test_readback);
   RT_RUN(test_async_tickets);
   RT_RUN(test_wait_modes);
+  RT_RUN(test_spin_extra);
   RT_RUN(test_descriptor_pools);
   RT_RUN(test_timestamps);
   RT_RUN(test_threads);
