@@ -33,11 +33,7 @@ import numpy as np
 from . import (_array, _astjson, _compiler, _context, _hostarray, _memsock, _native, _stream,
                _persistent, _structs)
 from ._launch import Handle, Program
-from ._types import entry_dtype, python_name
-
-_PUSH_TYPES = {"float32": "f32", "float64": "f64", "int32": "i32", "uint32": "u32",
-               "int64": "i64", "uint64": "u64", "float16": "f16", "int16": "i16",
-               "uint16": "u16", "int8": "i8", "uint8": "u8", "bool": "bool"}
+from ._types import VIR_SPELLINGS, entry_dtype, python_name
 
 
 def _grid(label, dispatch, groups):
@@ -672,7 +668,7 @@ class GLSLKernel(_PyCall, _Inspect):
             pname, ptype = decl
             tname = getattr(ptype, "__name__", ptype)
             tname = "bool" if tname == "bool_" else tname
-            vir = _PUSH_TYPES.get(tname, tname)
+            vir = VIR_SPELLINGS.get(tname, tname)
             if pname != f["name"]:
                 raise ValueError(f"{label}: push constant {i} is '{f['name']}' "
                                  f"({python_name(f['type'])}) in the shader, declared '{pname}'")
