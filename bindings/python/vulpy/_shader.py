@@ -15,7 +15,8 @@ import os
 
 import numpy as np
 
-from . import _array, _astjson, _compiler, _context, _memsock, _native, _persistent, _structs
+from . import (_array, _astjson, _compiler, _context, _debug, _memsock, _native, _persistent,
+               _structs)
 from ._kernel import _Inspect, _check_elem, _nd_push, launch
 from ._launch import Program
 
@@ -39,7 +40,6 @@ class Shader(_Inspect):
         opts = {k: v for k, v in (("local_size_x", local_size_x), ("local_size_y", local_size_y),
                                   ("local_size_z", local_size_z)) if v is not None}
         self.fast_math = fast_math
-        from . import _debug
         self.debug = _debug.check_flag("vp.compile", debug)  # debug mode (issue 20)
         self._dkw = {"asserts": True} if self.debug else {}
         passes = _persistent.file_passes(self.path, kernel)  # barrier=, nonprivate=
@@ -199,7 +199,6 @@ class Shader(_Inspect):
             # the bound arrays (a name given explicitly still wins)
             push = dict(_nd_push(self._prog.label, nd, args), **push)
             whole = {k for k, _, _ in nd}
-        from . import _debug
         if self.debug or _debug.has_hidden(self._prog):
             return _debug.launch(launch, self._prog, args, push, dispatch, groups, sync,
                                  self.context, self._prog.label, self.path)
