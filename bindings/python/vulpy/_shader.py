@@ -52,7 +52,7 @@ class Shader(_Inspect):
                              precise=not fast_math)
         self._prog.native(self.context)  # build the pipeline now: errors show here
         self._bufs = {}
-        self._specs = {b["name"]: b for b in self._prog.buffers if b["name"] not in ("_vp_assert", "_vp_print")}
+        self._specs = {b["name"]: b for b in self._prog.buffers if b["name"] not in _debug.HIDDEN}
 
     def _artifacts(self):
         return self._prog.artifacts
@@ -72,7 +72,7 @@ class Shader(_Inspect):
         """The kernel's buffers, in binding order (a persistent kernel's
         hidden ones left out: each run makes its own)."""
         return [b["name"] for b in self._prog.buffers
-                if b["name"] not in _persistent.HIDDEN + ("_vp_assert", "_vp_print")]
+                if b["name"] not in _persistent.HIDDEN + _debug.HIDDEN]
 
     @property
     def push_names(self):
