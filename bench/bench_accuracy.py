@@ -23,7 +23,7 @@ Printed, and in the records:
 A set over its tolerance is also an ERROR record (bench/run.py exits
 non-zero).
 
-    bash bench/device.sh --suites accuracy
+    bash bench/device/suites.sh --suites accuracy
     .venv/bin/python bench/run.py --suite accuracy --quick --no-report
 """
 import os

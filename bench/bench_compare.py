@@ -161,7 +161,7 @@ class Env:
                 else:
                     self._ti = ti
             except Skip as e:
-                # bench/device.sh says why the carried Taichi wheels did not install
+                # bench/device/suites.sh says why the carried Taichi wheels did not install
                 note = os.environ.get("VULPY_BENCH_TAICHI_NOTE")
                 self._ti = Skip(f"{e}; {note}"[:300]) if note else e
             except Exception as e:  # noqa: BLE001

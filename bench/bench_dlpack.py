@@ -16,7 +16,7 @@ library's data pointer is the same before and after the writes. Records:
 the import time per size and the ratio t(large) / t(16 MiB) with the goal
 <= 2 (independent of the size: no copy; issue 18).
 
-    bash bench/device.sh --suites dlpack         (the H200, with CuPy/PyTorch there)
+    bash bench/device/suites.sh --suites dlpack         (the H200, with CuPy/PyTorch there)
     python bench/run.py --suite dlpack --quick   (here: skipped, no CUDA)
 """
 import time

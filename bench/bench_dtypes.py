@@ -5,7 +5,7 @@ runs (the H200); each record carries its effective bandwidth (bytes read
 and written / time) for the roofline. Every result is checked against NumPy
 first: a wrong one is an error record.
 Sizes: 2^28 elements on a GPU, 2^20 on a CPU device (lavapipe), 2^16 with
---quick. `bash bench/device.sh --suites dtypes` runs it on the H200.
+--quick. `bash bench/device/suites.sh --suites dtypes` runs it on the H200.
 """
 import sys
 from pathlib import Path

@@ -2,7 +2,7 @@
 docs/fdtd.md): throughput in Gcells/s (one cell update = its E and its H),
 float32, vacuum, a PEC box.
 
-    bash bench/device.sh --suites fdtd                 (the H200)
+    bash bench/device/suites.sh --suites fdtd                 (the H200)
     .venv/bin/python bench/run.py --suite fdtd --quick  (here: small sizes)
 
 Cases, each a wall-clock run of `steps` steps ending in a synchronize,

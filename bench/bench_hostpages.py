@@ -19,7 +19,7 @@ second context on the same device. Sizes: 1 and 16 MiB on a CPU device or
 with --quick, else 16, 64 and 256 MiB, each only where both devices can
 bind it (maxStorageBufferRange: 128 MiB on lavapipe).
 
-    bash bench/device.sh --suites hostpages         (the H200)
+    bash bench/device/suites.sh --suites hostpages         (the H200)
     python bench/run.py --suite hostpages --quick   (here, lavapipe: small)
 """
 import time

@@ -396,7 +396,7 @@ def run(ctx):
     except Skip as e:
         rec.skip("sin+exp vec4 kernel", 0, "vulpy", e)
     # the SPIR-V counts are the same on every machine: measured where the
-    # suite runs on a CPU device, left out on a GPU (device.sh gives the
+    # suite runs on a CPU device, left out on a GPU (bench/device/suites.sh gives the
     # suite 40 s there)
     if vulpy().default_context().kind == "cpu":
         try:

@@ -7,7 +7,7 @@ stamps it): an upper bound of publish -> callback latency, median and p99;
 and the cost to a bandwidth-bound kernel of firing a 1 MiB frame every 8
 steps (step time with and without the pipe).
 
-    bash bench/device.sh --suites memsock      (the H200)
+    bash bench/device/suites.sh --suites memsock      (the H200)
     python bench/run.py --suite memsock --quick (here, lavapipe: 64 KiB only)
 
 On a CPU device (lavapipe) a kernel cannot wait long for the host and a

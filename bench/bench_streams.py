@@ -33,7 +33,7 @@ default with a live transfer stream (its buffers CONCURRENT; device copies
 on the transfer queue). Each as GB/s and as a ratio to one queue: the
 default should be 1.0; the concurrent rows say what CONCURRENT costs.
 
-    bash bench/device.sh --suites streams         (the H200)
+    bash bench/device/suites.sh --suites streams         (the H200)
     python bench/run.py --suite streams --quick   (here, lavapipe: 16 MB)
 """
 import os

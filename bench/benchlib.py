@@ -315,7 +315,7 @@ class VkRef:
 
 def vkref_paths(ctx):
     """(program, library) paths of vkref in the build folder, or carried
-    prebuilt beside the wheels (bench/device.sh)."""
+    prebuilt beside the wheels (bench/device/suites.sh)."""
     cands = [Path(ctx.build) / "bin" / "vkref", Path(os.environ.get("VKREF_BIN", "/nonexistent"))]
     libs = [Path(ctx.build) / "lib" / "libvkref.so",
             Path(os.environ.get("VKREF_LIB", "/nonexistent"))]

@@ -1,5 +1,5 @@
 """The goals issues 2-8 set, and where each one's measured figure is found
-in the results (bench/report.py prints the table; bench/device.sh prints it
+in the results (bench/report.py prints the table; bench/device/suites.sh prints it
 for the H200 run).
 
 A goal matches records by suite, a regular expression on the case, and

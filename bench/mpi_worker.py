@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-if os.environ.get("VULPY_BENCH_INSTALLED") != "1":  # else the wheel device.sh installed
+if os.environ.get("VULPY_BENCH_INSTALLED") != "1":  # else the wheel bench/device/suites.sh installed
     sys.path.insert(0, str(ROOT / "bindings" / "python"))
 
 import vulpy as vp  # noqa: E402

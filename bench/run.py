@@ -35,7 +35,7 @@ ROOT = HERE.parent
 
 
 class SuiteTimeout(Exception):
-    """SIGTERM (bench/device.sh's `timeout`) arrived while a suite ran."""
+    """SIGTERM (bench/device/suites.sh's `timeout`) arrived while a suite ran."""
 
 
 def on_term(signum, frame):

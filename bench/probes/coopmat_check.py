@@ -2,10 +2,10 @@
 variant (the tiled kernels and the older 'smem'/'direct') on random and
 ragged shapes, then the 4096^2 rates beside cupy.matmul (cuBLAS half).
 
-On the H200, after bench/device-prep.sh and the .whl-test download that
-bench/device-pytest.sh describes:
+On the H200, after bench/device/prep.sh and the .whl-test download that
+bench/device/pytest.sh describes:
 
-  run(command="bash bench/device-pytest.sh test/python/test_coopmat.py "
+  run(command="bash bench/device/pytest.sh test/python/test_coopmat.py "
       "test/python/test_matmul.py; VULPY_VALIDATION=0 PYTHONPATH=/tmp/site-pytest "
       "python3 bench/probes/coopmat_check.py", carry=[".gl", ".whl", ".whl-test"])
 

@@ -82,8 +82,13 @@ static void check_syncs(vfe_ctx *c, vfe_node **body, uint32_t n, bool time_loop_
         vfe_hint(c, "end the grid_range loop first, then call vp.grid_sync()");
         continue;
       }
-      if (c->ntime_loops < VFE_MAX_TIME_LOOPS)
-        c->time_loops[c->ntime_loops++] = s;
+      if (c->ntime_loops == VFE_MAX_TIME_LOOPS) {
+        vfe_err(c, s, "a persistent kernel has at most %d time loops (loops with a vp.grid_sync() "
+                      "in their body)", VFE_MAX_TIME_LOOPS);
+        vfe_hint(c, "join loops that run the same number of steps into one");
+        continue;
+      }
+      c->time_loops[c->ntime_loops++] = s;
       const vfe_node *r = find_return(s);
       if (r) {
         vfe_err(c, r, "return inside a persistent kernel's time loop");

@@ -17,6 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
 sys.path.insert(0, str(BENCH))
+sys.path.insert(0, str(BENCH / "device"))  # gpu_clocks, slim_wheel: device plumbing
 
 import bench_compare  # noqa: E402
 import benchlib  # noqa: E402

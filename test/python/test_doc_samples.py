@@ -106,7 +106,7 @@ def test_doc_samples_run(md, tmp_path):
     script = tmp_path / (md.stem.replace("-", "_") + "_samples.py")
     script.write_text(program(md, tmp_path))
     # the vulpy this test imported (the source tree here; an installed wheel
-    # in the H200 run of bench/device-pytest.sh)
+    # in the H200 run of bench/device/pytest.sh)
     env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(vp.__file__)))
     env.setdefault("VULPY_VALIDATION", "1")
     r = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,

@@ -164,6 +164,28 @@ def apply_frame(f: vp.Buffer[Frame], out: vp.Buffer[vp.float32]):
     out[i] = v.x + 10.0 * v.y + 100.0 * v.z + f[i].k
 
 
+def test_shader_struct_buffer_dtype_and_mismatch(ctx, tmp_path):
+    """vp.compile's shader.dtype(name) is the std430 dtype; a struct buffer
+    given another layout is a TypeError printing both and naming shader.dtype."""
+    src = tmp_path / "structs.vul.py"
+    src.write_text("import vulpy as vp\n\n\nclass P:\n    pos: vp.vec3\n    m: vp.float32\n\n\n"
+                   "@vp.kernel\ndef main(p: vp.Buffer[P], n: vp.uint32):\n"
+                   "    i = vp.global_id().x\n    if i < n:\n        p[i].m = p[i].m * 2.0\n")
+    s = vp.compile(src, context=ctx)
+    dt = s.dtype("p")
+    assert dt.names == ("pos", "m") and dt.itemsize == 16 and dt.fields["m"][1] == 12
+    a = np.zeros(4, dt)
+    a["m"] = [1, 2, 3, 4]
+    s.upload("p", a)
+    s.run(dispatch=4, n=4)
+    np.testing.assert_array_equal(s.download("p")["m"], a["m"] * 2)
+    with pytest.raises(TypeError) as e:
+        s.upload("p", np.zeros(4, [("m", np.float32), ("pos", np.float32, 3)]))
+    msg = str(e.value)
+    assert "buffer 'p' holds struct P (std430, 16 bytes)" in msg and "m: float32 at offset 0" in msg
+    assert "(shader.dtype('p') is the matching dtype)" in msg
+
+
 def test_struct_with_a_mat3_field_pads_its_columns(ctx):
     # std430 pads each column of a mat3 to four floats: the field is (3, 4)
     dt = vp.struct_dtype(Frame)

@@ -906,24 +906,20 @@ def _strided_download(a):
     """The view `a` as a NumPy view of a download of only the elements it
     reaches (x[n - 1:] of a big device-local array reads one element, not
     the whole buffer: that read was most of the 2.4 s of a[mask] at 2^26)."""
-    from ._graph import c_strides
-    isz = np.dtype(a._sdtype).itemsize
     if a._size == 0:
         return np.empty(a.shape, a._sdtype)
-    st = a._estrides if a._estrides is not None else c_strides(a.shape)
-    lo = a._offset + sum((d - 1) * s for d, s in zip(a.shape, st) if s < 0)
-    hi = a._offset + sum((d - 1) * s for d, s in zip(a.shape, st) if s > 0) + 1
-    part = np.empty(hi - lo, a._sdtype)
-    a._buf.download(part, lo * isz)
-    return np.lib.stride_tricks.as_strided(part[a._offset - lo:], a.shape,
-                                           [x * isz for x in st])
+    lo, hi = span(a)
+    part = np.empty((hi + 1 - lo) // a._sdtype.itemsize, a._sdtype)
+    a._buf.download(part, lo)
+    return _strided(part, a, lo // a._sdtype.itemsize)
 
 
-def _strided(whole, a):
-    """The view `a` of NumPy array `whole` (its buffer's elements)."""
+def _strided(elems, a, first=0):
+    """The view `a` over the NumPy array `elems` of its buffer's elements
+    from element `first` on."""
     st = a._estrides if a._estrides is not None else c_strides(a.shape)
-    isz = whole.itemsize
-    return np.lib.stride_tricks.as_strided(whole[a._offset:], a.shape, [x * isz for x in st])
+    return np.lib.stride_tricks.as_strided(elems[a._offset - first:], a.shape,
+                                           [x * elems.itemsize for x in st])
 
 
 # ---------------------------------------------------------------- creation
@@ -940,18 +936,6 @@ def empty(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = N
     cupy.from_dlpack / torch.from_dlpack see it with no copy
     (docs/multidevice.md, "DLPack to CUDA"; vp.cuda_interop() says whether
     that works here).
-
-        shape     an int or a tuple of ints (each >= 0).
-        dtype     bool, int8/16/32/64, uint8/16/32/64, float16/32/64,
-                  complex64/128 or a vp.struct class; 64-bit types need the
-                  device's float64 / int64 features for arithmetic.
-        memory    'device' (the default), 'host', 'cached' or 'rebar'
-                  (vp.MEMORY_KINDS); None picks the context's default.
-        context   the vp.Context to allocate on (None: vp.default_context()).
-
-    Errors: TypeError for a dtype the GPU cannot hold, ValueError for a
-    negative dimension or an unknown memory kind, vp.OutOfMemoryError when
-    the device has no room.
 
         x = vp.empty((2, 3), np.int32)     # zeros, int32, on the GPU
     """
@@ -1038,18 +1022,6 @@ def zeros(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = N
     default dtype is float32, VulPy's rule for Python data (module
     docstring of vulpy._array); pass dtype= for another.
 
-        shape     an int or a tuple of ints (each >= 0).
-        dtype     bool, int8/16/32/64, uint8/16/32/64, float16/32/64,
-                  complex64/128 or a vp.struct class; 64-bit types need the
-                  device's float64 / int64 features for arithmetic.
-        memory    'device' (the default), 'host', 'cached' or 'rebar'
-                  (vp.MEMORY_KINDS); None picks the context's default.
-        context   the vp.Context to allocate on (None: vp.default_context()).
-
-    Errors: TypeError for a dtype the GPU cannot hold, ValueError for a
-    negative dimension or an unknown memory kind, vp.OutOfMemoryError when
-    the device has no room.
-
     Example:
         z = vp.zeros((2, 3))               # float32 zeros on the GPU
         z[0] = 1.0
@@ -1064,18 +1036,6 @@ def full(shape: ShapeLike, fill_value, dtype: DTypeLike = None, *, memory: Memor
     a resident array with every element `fill_value` (without dtype=:
     float32 for a Python float, int64 for an int, bool for a bool, the
     value's own dtype for a NumPy scalar).
-
-        shape     an int or a tuple of ints (each >= 0).
-        dtype     bool, int8/16/32/64, uint8/16/32/64, float16/32/64,
-                  complex64/128 or a vp.struct class; 64-bit types need the
-                  device's float64 / int64 features for arithmetic.
-        memory    'device' (the default), 'host', 'cached' or 'rebar'
-                  (vp.MEMORY_KINDS); None picks the context's default.
-        context   the vp.Context to allocate on (None: vp.default_context()).
-
-    Errors: TypeError for a dtype the GPU cannot hold, ValueError for a
-    negative dimension or an unknown memory kind, vp.OutOfMemoryError when
-    the device has no room.
 
         vp.full(4, 2.5).numpy()            # array([2.5, 2.5, 2.5, 2.5], dtype=float32)
     """
@@ -1095,6 +1055,25 @@ def ones(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = No
         vp.ones((2, 2), np.int32).numpy()  # [[1 1] [1 1]]
     """
     return full(shape, 1, dtype, memory=memory, context=context)
+
+
+# the arguments and errors of vp.empty, vp.zeros and vp.full, written once
+_CREATION_ARGS = """
+    Arguments:
+        shape     an int or a tuple of ints (each >= 0).
+        dtype     bool, int8/16/32/64, uint8/16/32/64, float16/32/64,
+                  complex64/128 or a vp.struct class; 64-bit types need the
+                  device's float64 / int64 features for arithmetic.
+        memory    'device' (the default), 'host', 'cached' or 'rebar'
+                  (vp.MEMORY_KINDS); None picks the context's default.
+        context   the vp.Context to allocate on (None: vp.default_context()).
+
+    Errors: TypeError for a dtype the GPU cannot hold, ValueError for a
+    negative dimension or an unknown memory kind, vp.OutOfMemoryError when
+    the device has no room.
+    """
+for _f in (empty, zeros, full):
+    _f.__doc__ = _f.__doc__.rstrip() + "\n" + _CREATION_ARGS
 
 
 def no_complex_drop(src, dt, what):

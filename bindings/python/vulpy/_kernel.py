@@ -30,14 +30,10 @@ import inspect
 
 import numpy as np
 
-from . import (_array, _astjson, _compiler, _context, _hostarray, _memsock, _native, _stream,
-               _persistent, _structs)
+from . import (_array, _astjson, _compiler, _context, _debug, _hostarray, _memsock, _native,
+               _stream, _persistent, _structs, _types)
 from ._launch import Handle, Program
-from ._types import entry_dtype, python_name
-
-_PUSH_TYPES = {"float32": "f32", "float64": "f64", "int32": "i32", "uint32": "u32",
-               "int64": "i64", "uint64": "u64", "float16": "f16", "int16": "i16",
-               "uint16": "u16", "int8": "i8", "uint8": "u8", "bool": "bool"}
+from ._types import VIR_SPELLINGS, entry_dtype, python_name
 
 
 def _grid(label, dispatch, groups):
@@ -172,7 +168,6 @@ def launch(prog, args, push, dispatch, groups, sync, context, label, whole=()):
 def _generic_params(fn):
     """[(position among the buffer arguments, name)] of the parameters
     annotated with a bare vp.Buffer (generic kernels, lib/Frontend/generic.c)."""
-    from . import _types
     try:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
@@ -195,7 +190,6 @@ def _generic_params(fn):
 def _generic_scalars(fn):
     """Names of the parameters annotated vp.Scalar (generic scalars,
     lib/Frontend/generic.c)."""
-    from . import _types
     try:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
@@ -235,7 +229,6 @@ def _scalar_dtype(label, name, value, elems):
 def _nd_params(fn):
     """[(position among the buffer arguments, name, N)] of the parameters
     annotated vp.Buffer[T, N] (N-d buffers, lib/Frontend/ndbuf.c)."""
-    from . import _types
     try:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
@@ -277,11 +270,6 @@ def _nd_push(label, nd, buffers):
         out[f"_vp_strides_{name}"] = one(tuple(s & 0xFFFFFFFF for s in strides))
         out[f"_vp_offset_{name}"] = offset
     return out
-
-
-def _hidden(prog):
-    from . import _debug
-    return _debug.has_hidden(prog)
 
 
 def _bind_view(label, b, a, ctx, views):
@@ -601,8 +589,7 @@ class PyKernel(_PyCall, _Inspect):
                                     kernel_launch=launch)
         if self._nd:  # always this path: the Launcher does not fill the hidden push fields
             push = dict(push, **_nd_push(prog.label, self._nd, buffers))
-        if self.debug or _hidden(prog):  # record / print ring bound and read: no fast path
-            from . import _debug
+        if self.debug or _debug.has_hidden(prog):  # record / print rings bound: no fast path
             file = getattr(getattr(self.fn, "__code__", None), "co_filename", None)
             return _debug.launch(launch, prog, buffers, push, dispatch, groups, sync,
                                  context or self.context, prog.label, file)
@@ -672,7 +659,7 @@ class GLSLKernel(_PyCall, _Inspect):
             pname, ptype = decl
             tname = getattr(ptype, "__name__", ptype)
             tname = "bool" if tname == "bool_" else tname
-            vir = _PUSH_TYPES.get(tname, tname)
+            vir = VIR_SPELLINGS.get(tname, tname)
             if pname != f["name"]:
                 raise ValueError(f"{label}: push constant {i} is '{f['name']}' "
                                  f"({python_name(f['type'])}) in the shader, declared '{pname}'")
@@ -805,7 +792,6 @@ def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_siz
     def wrap(fn):
         if not callable(fn):
             raise TypeError(f"vp.kernel expects a function or GLSL source, got {fn!r}")
-        from . import _debug
         return _with_c_call(PyKernel)(fn, opts, fast_math, context,
                                       _debug.check_flag("vp.kernel", debug))
 

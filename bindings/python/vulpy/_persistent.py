@@ -376,7 +376,47 @@ class _Progress:
             self._out.write("\n")
 
 
-class _SteppedRun:
+class _ThreadRun:
+    """What the stepped and sliced runs share: NumPy arguments staged on
+    the device for the whole run (copied back at its end when writable),
+    and a host thread running _main whose exception wait() re-raises."""
+    _thread = None
+
+    def _stage(self, buffers, ctx):
+        """`buffers` with each NumPy array replaced by a resident copy."""
+        self._error, self._back, staged = None, [], []
+        for a in buffers:
+            if isinstance(a, np.ndarray):
+                tmp = _array.asarray(np.ascontiguousarray(a), context=ctx)
+                if a.flags.writeable:
+                    self._back.append((a, tmp))
+                a = tmp
+            staged.append(a)
+        return staged
+
+    def start(self):
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        try:
+            self._main()
+            for a, tmp in self._back:
+                np.copyto(a, tmp.numpy())
+        except BaseException as e:  # re-raised by wait()
+            self._error = e
+
+    @property
+    def done(self):
+        return self._thread is not None and not self._thread.is_alive()
+
+    def wait(self, timeout=None):
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+
+
+class _SteppedRun(_ThreadRun):
     """The stepped form running on a host thread: per batch of steps one
     recorded command buffer (the step-boundary dispatch, then each phase),
     submitted and waited for (GIL released), until the boundary dispatch
@@ -385,7 +425,6 @@ class _SteppedRun:
     BATCH = 32
 
     def __init__(self, prog, buffers, push, groups, ctx, host, grid):
-        self._error = None
         names = [f["name"] for f in prog.manifest["push"]]
         phase = next(n for n in names if n.startswith("_vp_phase_"))
         self.pre, self.loop, self.post = (int(x) for x in phase.split("_")[3:6])
@@ -395,22 +434,11 @@ class _SteppedRun:
         self._push = dict(push)
         self._groups = groups
         self._ctx, self._host = ctx, host
-        self._bufs, self._back = [], []
-        for a in list(buffers) + [grid, host]:
-            if isinstance(a, _array.ndarray):
-                self._bufs.append(a._buf)
-            elif hasattr(a, "_control"):
-                self._bufs.append(a.buffer)
-            elif isinstance(a, np.ndarray):
-                tmp = _array.asarray(np.ascontiguousarray(a), context=ctx)
-                self._bufs.append(tmp._buf)
-                if a.flags.writeable:
-                    self._back.append((a, tmp))
-            else:
-                self._bufs.append(a)
+        self._bufs = [a._buf if isinstance(a, _array.ndarray) else
+                      a.buffer if hasattr(a, "_control") else a
+                      for a in self._stage(list(buffers) + [grid, host], ctx)]
         self._packer.pack(self._values(0, 0))  # argument errors here, not on the thread
-        self._thread = threading.Thread(target=self._main, daemon=True)
-        self._thread.start()
+        self.start()
 
     def _values(self, phase, k):
         return dict(self._push, **{self._phase: phase, "_vp_k": k})
@@ -426,35 +454,21 @@ class _SteppedRun:
         rec.run()
 
     def _main(self):
-        try:
-            self._submit([(SNAP, 0)] + [(p, 0) for p in range(self.pre)])
-            k = 0
-            while self.loop and not self._host[H_STATUS] & ST_DONE:
-                items = []
-                for j in range(k, k + self.BATCH):
-                    if j:
-                        items.append((SNAP, j))
-                    items += [(self.pre + p, j) for p in range(self.loop)]
-                self._submit(items)
-                k += self.BATCH
-            post = self.pre + self.loop
-            self._submit([(post + p, 0) for p in range(self.post)])
-            for a, tmp in self._back:
-                np.copyto(a, tmp.numpy())
-        except BaseException as e:  # re-raised by wait()
-            self._error = e
-
-    @property
-    def done(self):
-        return not self._thread.is_alive()
-
-    def wait(self, timeout=None):
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
+        self._submit([(SNAP, 0)] + [(p, 0) for p in range(self.pre)])
+        k = 0
+        while self.loop and not self._host[H_STATUS] & ST_DONE:
+            items = []
+            for j in range(k, k + self.BATCH):
+                if j:
+                    items.append((SNAP, j))
+                items += [(self.pre + p, j) for p in range(self.loop)]
+            self._submit(items)
+            k += self.BATCH
+        post = self.pre + self.loop
+        self._submit([(post + p, 0) for p in range(self.post)])
 
 
-class _SlicedRun:
+class _SlicedRun(_ThreadRun):
     """The persistent form as a sequence of bounded dispatches
     (max_seconds_per_dispatch=; docs/persistent.md, "Bounded slices"). A host
     thread raises the yield word (H_YIELD) once a dispatch's time is spent;
@@ -465,29 +479,15 @@ class _SlicedRun:
     ends, stops or fails. Buffers, control words and MemSocks stay bound."""
 
     def __init__(self, prog, buffers, push, groups, ctx, label, host, kernel_launch, seconds):
-        self._error = None
         self._prog, self._push, self._groups = prog, dict(push), groups
         self._ctx, self._label, self._host = ctx, label, host
         self._klaunch, self._seconds = kernel_launch, float(seconds)
         # NumPy arguments live on the device for the whole run (each slice
         # would otherwise copy them there and back)
-        self._bufs, self._back = [], []
-        for a in buffers:
-            if isinstance(a, np.ndarray) and not isinstance(a, _array.ndarray):
-                tmp = _array.asarray(np.ascontiguousarray(a), context=ctx)
-                self._bufs.append(tmp)
-                if a.flags.writeable:
-                    self._back.append((a, tmp))
-            else:
-                self._bufs.append(a)
+        self._bufs = self._stage(buffers, ctx)
         self.dispatches = 0
         host[H_FLAGS] = host[H_FLAGS] | F_SLICED
         self.current = self._launch(0)  # argument errors here, not on the thread
-        self._thread = None
-
-    def start(self):
-        self._thread = threading.Thread(target=self._main, daemon=True)
-        self._thread.start()
 
     def _launch(self, begin):
         host = self._host
@@ -508,41 +508,27 @@ class _SlicedRun:
 
     def _main(self):
         host = self._host
-        try:
-            while True:
-                inner, raised, pause = self.current, False, 1e-4
-                deadline = self._start + self._seconds
-                while not inner.done:
-                    now = time.monotonic()
-                    if not raised and now >= deadline:
-                        host[H_YIELD] = 1
-                        raised = True
-                    time.sleep(pause if raised else min(pause, max(deadline - now, 1e-5)))
-                    pause = min(pause * 2, 2e-3)
-                inner.wait()
-                status = host[H_STATUS]
-                if status & ST_NOSLICE:
-                    why = _NOSLICE.get(host[H_NOSLICE], f"reason {host[H_NOSLICE]}")
-                    raise PersistentError(f"{self._label} cannot run in bounded slices "
-                                          f"(max_seconds_per_dispatch=): {why}")
-                if (not status & ST_YIELD or status & (ST_TIMEOUT | ST_BUDGET)
-                        or host[H_STOP] >= 2):
-                    break
-                host[H_STATUS] = status & ~ST_YIELD
-                self.current = self._launch(host[H_STEPS])
-            for a, tmp in self._back:
-                np.copyto(a, tmp.numpy())
-        except BaseException as e:  # re-raised by wait()
-            self._error = e
-
-    @property
-    def done(self):
-        return self._thread is not None and not self._thread.is_alive()
-
-    def wait(self, timeout=None):
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
+        while True:
+            inner, raised, pause = self.current, False, 1e-4
+            deadline = self._start + self._seconds
+            while not inner.done:
+                now = time.monotonic()
+                if not raised and now >= deadline:
+                    host[H_YIELD] = 1
+                    raised = True
+                time.sleep(pause if raised else min(pause, max(deadline - now, 1e-5)))
+                pause = min(pause * 2, 2e-3)
+            inner.wait()
+            status = host[H_STATUS]
+            if status & ST_NOSLICE:
+                why = _NOSLICE.get(host[H_NOSLICE], f"reason {host[H_NOSLICE]}")
+                raise PersistentError(f"{self._label} cannot run in bounded slices "
+                                      f"(max_seconds_per_dispatch=): {why}")
+            if (not status & ST_YIELD or status & (ST_TIMEOUT | ST_BUDGET)
+                    or host[H_STOP] >= 2):
+                break
+            host[H_STATUS] = status & ~ST_YIELD
+            self.current = self._launch(host[H_STEPS])
 
 
 def _slice_seconds(label, v):

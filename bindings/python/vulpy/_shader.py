@@ -15,23 +15,13 @@ import os
 
 import numpy as np
 
-from . import _array, _astjson, _compiler, _context, _memsock, _native, _persistent, _structs
+from . import (_array, _astjson, _compiler, _context, _debug, _memsock, _native, _persistent,
+               _structs)
 from ._kernel import _Inspect, _check_elem, _nd_push, launch
 from ._launch import Program
 
 
 _MEMSOCK_RING = object()  # a MemSock's ring binding: the pipe binds it
-
-
-# the struct layouts are _structs' (shared with @vp.kernel calls and vp.asarray)
-_field_dtype = _structs._field_dtype
-describe_struct, describe_dtype = _structs.describe_struct, _structs.describe_dtype
-_layout_matches = _structs.layout_matches
-
-
-def struct_dtype(s, structs):
-    """The NumPy structured dtype with the struct's std430 layout."""
-    return _structs.struct_dtype_of(s, structs)
 
 
 class Shader(_Inspect):
@@ -50,7 +40,6 @@ class Shader(_Inspect):
         opts = {k: v for k, v in (("local_size_x", local_size_x), ("local_size_y", local_size_y),
                                   ("local_size_z", local_size_z)) if v is not None}
         self.fast_math = fast_math
-        from . import _debug
         self.debug = _debug.check_flag("vp.compile", debug)  # debug mode (issue 20)
         self._dkw = {"asserts": True} if self.debug else {}
         passes = _persistent.file_passes(self.path, kernel)  # barrier=, nonprivate=
@@ -63,7 +52,7 @@ class Shader(_Inspect):
                              precise=not fast_math)
         self._prog.native(self.context)  # build the pipeline now: errors show here
         self._bufs = {}
-        self._specs = {b["name"]: b for b in self._prog.buffers if b["name"] not in ("_vp_assert", "_vp_print")}
+        self._specs = {b["name"]: b for b in self._prog.buffers if b["name"] not in _debug.HIDDEN}
 
     def _artifacts(self):
         return self._prog.artifacts
@@ -83,7 +72,7 @@ class Shader(_Inspect):
         """The kernel's buffers, in binding order (a persistent kernel's
         hidden ones left out: each run makes its own)."""
         return [b["name"] for b in self._prog.buffers
-                if b["name"] not in _persistent.HIDDEN + ("_vp_assert", "_vp_print")]
+                if b["name"] not in _persistent.HIDDEN + _debug.HIDDEN]
 
     @property
     def push_names(self):
@@ -100,29 +89,17 @@ class Shader(_Inspect):
         """The NumPy dtype of one element of buffer `name` (a structured
         dtype with the std430 layout for struct buffers)."""
         b = self._spec(name)
-        t = b["type"]
-        if t.startswith("@"):
-            structs = self._prog.manifest["structs"]
-            s = next(x for x in structs if x["name"] == t[1:])
-            dt = struct_dtype(s, structs)
-            if b["elem_size"] and b["elem_size"] != dt.itemsize:  # the array stride rules
-                dt = np.dtype({"names": dt.names, "formats": [dt.fields[n][0] for n in dt.names],
-                               "offsets": [dt.fields[n][1] for n in dt.names],
-                               "itemsize": b["elem_size"]})
-            return dt
-        return _field_dtype(b)
+        s = _structs.buffer_struct(self._prog.manifest, b)
+        if s is None:
+            return _structs._field_dtype(b)
+        return _structs.struct_dtype_of(s, self._prog.manifest["structs"], b["elem_size"] or None)
 
     def _check(self, name, arr):
         b = self._spec(name)
         if b["type"].startswith("@"):
-            want = self.dtype(name)
-            if arr.dtype.names is None or not _layout_matches(arr.dtype, want):
-                structs = self._prog.manifest["structs"]
-                s = next(x for x in structs if x["name"] == b["type"][1:])
-                raise TypeError(f"{self._prog.label}: buffer '{name}' holds "
-                                f"{describe_struct(s, want.itemsize)}\nbut the array has "
-                                f"{describe_dtype(arr.dtype) if arr.dtype.names else arr.dtype}"
-                                f"\n(shader.dtype({name!r}) is the matching dtype)")
+            _structs.check_struct_array(self._prog.label, b, arr.dtype, self._prog.manifest,
+                                        self.__dict__.setdefault("_struct_dtypes", {}),
+                                        f"shader.dtype({name!r})")
         else:
             _check_elem(self._prog.label, b, arr.dtype, arr.nbytes)
 
@@ -222,7 +199,6 @@ class Shader(_Inspect):
             # the bound arrays (a name given explicitly still wins)
             push = dict(_nd_push(self._prog.label, nd, args), **push)
             whole = {k for k, _, _ in nd}
-        from . import _debug
         if self.debug or _debug.has_hidden(self._prog):
             return _debug.launch(launch, self._prog, args, push, dispatch, groups, sync,
                                  self.context, self._prog.label, self.path)

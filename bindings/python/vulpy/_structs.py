@@ -114,10 +114,11 @@ def layout_matches(dt, want):
     return True
 
 
-def check_struct_array(label, b, dtype, manifest, cache):
+def check_struct_array(label, b, dtype, manifest, cache, fix=None):
     """TypeError (both layouts printed) unless an array of `dtype` can back
     buffer `b` (a manifest buffer of a struct type); `cache` keeps the
-    buffer's dtype (one per compiled kernel)."""
+    buffer's dtype (one per compiled kernel); `fix` is the call the error
+    names for the matching dtype (default: vp.struct_dtype(<the struct>))."""
     want = cache.get(b["name"])
     if want is None:
         want = cache[b["name"]] = struct_dtype_of(buffer_struct(manifest, b), manifest["structs"],
@@ -127,7 +128,7 @@ def check_struct_array(label, b, dtype, manifest, cache):
     s = buffer_struct(manifest, b)
     raise TypeError(f"{label}: buffer '{b['name']}' holds {describe_struct(s, want.itemsize)}\n"
                     f"but the array has {describe_dtype(dtype)}\n"
-                    f"(vp.struct_dtype({s['name']}) is the matching dtype)")
+                    f"({fix or 'vp.struct_dtype(' + s['name'] + ')'} is the matching dtype)")
 
 
 def buffer_struct(manifest, b):

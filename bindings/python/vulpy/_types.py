@@ -234,18 +234,14 @@ def kernel_name(f, name):
                                      f"language's builtin (docs/language.md).")
     return f
 
-# VIR type spellings (manifests) -> NumPy dtypes of one element.
-_VIR_SCALARS = {
-    "bool": np.dtype(np.uint32),  # booleans live in buffers as 32-bit words
-    "i8": np.dtype(np.int8), "i16": np.dtype(np.int16), "i32": np.dtype(np.int32),
-    "i64": np.dtype(np.int64), "u8": np.dtype(np.uint8), "u16": np.dtype(np.uint16),
-    "u32": np.dtype(np.uint32), "u64": np.dtype(np.uint64), "f16": np.dtype(np.float16),
-    "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
-}
 
-
-_DTYPES = {n: np.dtype(n) for n in ("float16", "float32", "float64", "int8", "int16", "int32",
-                                     "int64", "uint8", "uint16", "uint32", "uint64")}
+# VIR scalar spellings (manifests) -> the NumPy names a user writes, and
+# NumPy names -> VIR spellings (raw GLSL kernels' declared push constants).
+VIR_NAMES = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8",
+             "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
+             "u16": "uint16", "u32": "uint32", "u64": "uint64", "bool": "bool"}
+VIR_SPELLINGS = {n: v for v, n in VIR_NAMES.items()}
+_DTYPES = {n: np.dtype(n) for n in VIR_NAMES.values() if n != "bool"}
 
 
 def entry_dtype(entry):
@@ -255,25 +251,12 @@ def entry_dtype(entry):
     return _DTYPES.get(entry["dtype"])
 
 
-def vir_scalar(spelling):
-    """The NumPy scalar dtype of a VIR type spelling's components
-    ('vec4<f32>' -> float32), or None for structs."""
-    s = spelling
-    if "<" in s:
-        s = s[s.index("<") + 1:s.rindex(">")]
-    return _VIR_SCALARS.get(s.strip())
-
-
 def python_name(spelling):
-    """A VIR spelling as a user writes it: 'f32' -> 'float32'."""
-    names = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8",
-             "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
-             "u16": "uint16", "u32": "uint32", "u64": "uint64", "bool": "bool"}
-    if spelling in names:
-        return names[spelling]
+    """A VIR spelling as a user writes it: 'f32' -> 'float32', 'vec4<i32>' -> 'ivec4'."""
+    if spelling in VIR_NAMES:
+        return VIR_NAMES[spelling]
     if spelling.startswith(("vec", "mat")):
-        scalar = vir_scalar(spelling)
-        prefix = {"f32": "", "i32": "i", "u32": "u", "f64": "d", "bool": "b"}
-        key = {np.float32: "f32", np.int32: "i32", np.uint32: "u32", np.float64: "f64"}
-        return prefix.get(key.get(scalar.type, "f32"), "") + spelling[:4]
+        scalar = spelling[spelling.index("<") + 1:spelling.rindex(">")] if "<" in spelling \
+            else "f32"
+        return {"i32": "i", "u32": "u", "f64": "d", "bool": "b"}.get(scalar, "") + spelling[:4]
     return spelling.lstrip("@")

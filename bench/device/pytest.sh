@@ -1,19 +1,19 @@
 #!/bin/bash
 # Runs pytest files on the device machine (the H200) against the carried
-# wheel, as bench/device.sh runs the bench suites:
+# wheel, as bench/device/suites.sh runs the bench suites:
 #
-#   bench/device-prep.sh                     (here: .whl and .gl)
+#   bench/device/prep.sh                     (here: .whl and .gl)
 #   .venv/bin/pip download --no-deps -d .whl-test --python-version 3.12 \
 #       --only-binary=:all: pytest hypothesis attrs iniconfig packaging pluggy \
 #       sortedcontainers pygments            (the versions the .venv has)
-#   run(command="bash bench/device-pytest.sh test/python/test_persistent.py ...",
+#   run(command="bash bench/device/pytest.sh test/python/test_persistent.py ...",
 #       carry=[".gl", ".whl", ".whl-test"])
 #
 # The validation layer is not on that machine (VULPY_VALIDATION=0). The
 # summary line and the failures' tails come back in the output; the whole
 # log is $OUT/pytest.log.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/vulpy-pytest-out}
 mkdir -p "$OUT"
 PY=${PY:-python3}

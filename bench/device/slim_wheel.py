@@ -1,6 +1,6 @@
-"""Slims a Taichi wheel in place for the device carry (bench/device-prep.sh).
+"""Slims a Taichi wheel in place for the device carry (bench/device/prep.sh).
 
-    python3 bench/slim_wheel.py taichi-1.7.4-cp312-....whl
+    python3 bench/device/slim_wheel.py taichi-1.7.4-cp312-....whl
 
 Drops what `import taichi` on the Vulkan backend never loads: the C API
 library and its headers (taichi/_lib/c_api/), the wheel's data files
@@ -40,7 +40,7 @@ def slim(path):
                     data += f"{dist}/{MARK},,\n".encode()
                 zo.writestr(info, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
             zo.writestr(f"{dist}/{MARK}", "C API, data files and examples left out for the "
-                                          "device carry (bench/slim_wheel.py)\n")
+                                          "device carry (bench/device/slim_wheel.py)\n")
     before = path.stat().st_size
     shutil.move(tmp, path)
     print(f"{path.name}: {before >> 20} -> {path.stat().st_size >> 20} MiB")

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Prepares, here, what bench/device.sh needs on the H200, in git-ignored
+# Prepares, here, what bench/device/suites.sh needs on the H200, in git-ignored
 # folders that the device call names in `carry`:
 #
 #   .gl/           Debian's libvulkan1 .deb (the device image has no Vulkan
@@ -20,23 +20,23 @@
 #                  and colorama (taichi imports both), cp312 wheels for the
 #                  device's Python 3.12
 #
-#   bench/device-prep.sh [--taichi] [--mpi] [--no-wheel]
+#   bench/device/prep.sh [--taichi] [--mpi] [--no-wheel]
 #
 # Then, through the device tool (bench/notes/device.md has the details):
-#   run(command="bash bench/device.sh", carry=[".gl", ".whl"])
-#   run(command="bash bench/device.sh --label h200-taichi --suites compare",
+#   run(command="bash bench/device/suites.sh", carry=[".gl", ".whl"])
+#   run(command="bash bench/device/suites.sh --label h200-taichi --suites compare",
 #       carry=[".gl", ".whl", ".whl-taichi"])
-#   run(command="bash bench/device.sh --label h200-mpi --suites mpi",
+#   run(command="bash bench/device/suites.sh --label h200-mpi --suites mpi",
 #       carry=[".gl", ".whl", ".whl-mpi"])
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 taichi=0 wheel=1 mpiw=0
 for a in "$@"; do
   case $a in
     --taichi) taichi=1 ;;
     --mpi) mpiw=1 ;;
     --no-wheel) wheel=0 ;;
-    *) echo "usage: bench/device-prep.sh [--taichi] [--mpi] [--no-wheel]" >&2; exit 2 ;;
+    *) echo "usage: bench/device/prep.sh [--taichi] [--mpi] [--no-wheel]" >&2; exit 2 ;;
   esac
 done
 BUILD=${BUILD:-build}
@@ -114,7 +114,7 @@ if [ $taichi = 1 ]; then
   # Slim the Taichi wheel once: the Python module needs neither the C API
   # library (libtaichi_c_api.so, 55 MB) nor the CMake files, headers and
   # examples; RECORD loses their lines so pip installs the rest as usual.
-  python3 bench/slim_wheel.py .whl-taichi/taichi-*.whl
+  python3 bench/device/slim_wheel.py .whl-taichi/taichi-*.whl
 fi
 
 # -- .whl-mpi (the versions the device-mpi group in pyproject.toml pins)

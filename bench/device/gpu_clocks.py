@@ -1,10 +1,10 @@
 """What the GPU's clocks did during each suite of a device run.
 
-    python3 bench/gpu_clocks.py gpu-clocks.csv suites.tsv
+    python3 bench/device/gpu_clocks.py gpu-clocks.csv suites.tsv
 
 gpu-clocks.csv is nvidia-smi's --query-gpu=timestamp,clocks.sm,clocks.mem,
 power.draw,temperature.gpu,utilization.gpu[,clocks_event_reasons.active]
---format=csv -lms 200 (bench/device.sh starts it beside the suites);
+--format=csv -lms 200 (bench/device/suites.sh starts it beside the suites);
 suites.tsv has one line per suite: name, start and end (Unix seconds). Prints
 one line per suite: SM clock (min / median / max MHz), memory clock, the
 most power drawn, the hottest temperature, and the throttle reasons seen

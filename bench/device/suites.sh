@@ -1,12 +1,12 @@
 #!/bin/bash
 # The one command the H200 run needs (through the device tool; prepare the
-# carried folders here first with bench/device-prep.sh):
+# carried folders here first with bench/device/prep.sh):
 #
-#   run(command="bash bench/device.sh", carry=[".gl", ".whl"])
-#   run(command="bash bench/device.sh --label h200-taichi --suites compare",
+#   run(command="bash bench/device/suites.sh", carry=[".gl", ".whl"])
+#   run(command="bash bench/device/suites.sh --label h200-taichi --suites compare",
 #       carry=[".gl", ".whl", ".whl-taichi"])          (Taichi: a second run)
-#   run(command="bash bench/device.sh --quick", ...)   (a first smoke run)
-#   run(command="bash bench/device.sh --label h200-mpi --suites mpi",
+#   run(command="bash bench/device/suites.sh --quick", ...)   (a first smoke run)
+#   run(command="bash bench/device/suites.sh --label h200-mpi --suites mpi",
 #       carry=[".gl", ".whl", ".whl-mpi"])             (MPI: device-prep.sh --mpi)
 #
 # What it does, each step logged to $OUT/device.log and never fatal to the
@@ -27,15 +27,15 @@
 #      that runs out of time loses only itself), while nvidia-smi samples the
 #      GPU's clocks, power and throttle reasons every 200 ms into
 #      $OUT/gpu-clocks.csv;
-#   5. per suite, what the GPU's clocks did (bench/gpu_clocks.py), then the
+#   5. per suite, what the GPU's clocks did (bench/device/gpu_clocks.py), then the
 #      goals table for the label, printed last (the device tool returns the
 #      output's tail).
 # $OUT gets <label>.json, device.log, env.txt, gpu-clocks.csv and
 # suites.tsv (the tool returns at most 8 files). Here,
-# `OUT=/tmp/x bash bench/device.sh --quick` runs the same steps against
+# `OUT=/tmp/x bash bench/device/suites.sh --quick` runs the same steps against
 # lavapipe.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 OUT=${OUT:-/tmp/vulpy-bench-out}
 mkdir -p "$OUT"
@@ -46,14 +46,14 @@ while [ $# -gt 0 ]; do
     --label) LABEL=$2; shift ;;
     --suites) SUITES=$2; shift ;;
     --deadline) DEADLINE=$2; shift ;;
-    *) echo "usage: bench/device.sh [--quick] [--label L] [--suites 'a b'] [--deadline S]"; exit 2 ;;
+    *) echo "usage: bench/device/suites.sh [--quick] [--label L] [--suites 'a b'] [--deadline S]"; exit 2 ;;
   esac
   shift
 done
 T0=$(date +%s)
 LOG=$OUT/device.log
 : > "$LOG"
-say() { echo "[device.sh +$(( $(date +%s) - T0 ))s] $*" | tee -a "$LOG"; }
+say() { echo "[suites.sh +$(( $(date +%s) - T0 ))s] $*" | tee -a "$LOG"; }
 left() { echo $(( DEADLINE - ($(date +%s) - T0) )); }
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 PY=${PYTHON:-python3}
@@ -239,7 +239,7 @@ done
 restore
 say "done; results in $OUT"
 if [ -s "$OUT/gpu-clocks.csv" ]; then
-  $PY bench/gpu_clocks.py "$OUT/gpu-clocks.csv" "$OUT/suites.tsv" 2>&1 | tee -a "$LOG"
+  $PY bench/device/gpu_clocks.py "$OUT/gpu-clocks.csv" "$OUT/suites.tsv" 2>&1 | tee -a "$LOG"
 fi
 $PY bench/report.py --results "$OUT" --summary "$LABEL" 2>&1 | tee -a "$LOG"
 ls -la "$OUT"
