@@ -133,12 +133,12 @@ const vtg_math_helper vtg_math_helpers[] = {
      "// |x| by the bits (no float operation that could flush a subnormal)\n"
      "float vp_fabsf(float x) { return uintBitsToFloat(floatBitsToUint(x) & 0x7fffffffu); }\n"},
 
-    /* The ops whose result is an operand with its sign bit changed, or one
-     * of the operands (abs, -x, sign, min, max, clamp): exact on a device
-     * that flushes too, as NumPy's are. Kernels and the array path print
-     * float32 abs / neg / sign / min / max / clamp as these calls unless
-     * fast math is on (expr.c); the sign-bit forms are as cheap as the float
-     * ones, the selections branch on VP_DENORM_EMULATE. */
+    /* The ops whose result is an operand with its sign bit changed, one of
+     * the operands, or a constant picked by the sign (abs, -x, sign, min,
+     * max, clamp, floor, ceil): exact on a device that flushes too, as
+     * NumPy's are. Kernels and the array path print them as these calls
+     * for float32 unless fast math is on (expr.c); the sign-bit forms are
+     * as cheap as the float ones, the others branch on VP_DENORM_EMULATE. */
     {"vp_negf", 32, "",
      "// -x by the sign bit: a device that flushes float32 subnormals makes -x of a\n"
      "// subnormal 0\n"
@@ -173,6 +173,18 @@ const vtg_math_helper vtg_math_helpers[] = {
      "float vp_clampf(float x, float lo, float hi) {\n"
      "  if (VP_DENORM_EMULATE) return vp_minf(vp_maxf(x, lo), hi);\n"
      "  return clamp(x, lo, hi);\n"
+     "}\n"},
+    {"vp_floorf", 32, "$S:spec_denorm vp_subf",
+     "// floor(x); -1 for a negative subnormal where the device would read it as -0\n"
+     "float vp_floorf(float x) {\n"
+     "  if (VP_DENORM_EMULATE && vp_subnormalf(x)) return floatBitsToUint(x) >= 0x80000000u ? -1.0 : 0.0;\n"
+     "  return floor(x);\n"
+     "}\n"},
+    {"vp_ceilf", 32, "$S:spec_denorm vp_subf",
+     "// ceil(x); 1 for a positive subnormal where the device would read it as 0\n"
+     "float vp_ceilf(float x) {\n"
+     "  if (VP_DENORM_EMULATE && vp_subnormalf(x)) return floatBitsToUint(x) >= 0x80000000u ? uintBitsToFloat(0x80000000u) : 1.0;\n"
+     "  return ceil(x);\n"
      "}\n"},
     {"vp_up23f", 32, "",
      "// |x| 2^23 from the bits of x, exactly: a subnormal becomes normal (2^-149 ->\n"
