@@ -1,7 +1,7 @@
 """Float32 ops that are exact on subnormals on every device (issue 14, "no
 silent wrong answers"; docs/math.md, "Subnormals"): abs, negative, sign,
 minimum, maximum, fmin, fmax, clip, copysign, fabs, signbit, floor, ceil,
-where, in eager ufuncs, vp.jit and kernels.
+where, in eager ufuncs, vp.jit and kernels; and sqrt of a subnormal.
 
 A device that flushes float32 subnormals (NVIDIA: Context.flushes_subnormals)
 reads a subnormal as +-0 in every float instruction and flushes subnormal
@@ -124,6 +124,21 @@ def test_binary_bit_for_bit(anyctx, name):
     same_bits(got[keep], want[keep], f"vp.{name}")
     z = ~keep  # +-0 against +-0: a zero either way
     assert (got[z] == 0).all(), name
+
+
+def test_sqrt_of_subnormals(anyctx):
+    """sqrt of a subnormal is a normal number: within GLSL's bound (NumPy's
+    tolerance in test_ufunc.py, 3 ULP), NaN for a negative one, not 0."""
+    x = _values()
+    with np.errstate(invalid="ignore"):
+        want = np.sqrt(x)
+    got = vp.sqrt(vp.asarray(x, context=anyctx)).numpy()
+    nan = np.isnan(want)
+    assert np.isnan(got[nan]).all()
+    g, w = got[~nan].view(np.int32).astype(np.int64), want[~nan].view(np.int32).astype(np.int64)
+    sub = (x[~nan] != 0) & (np.abs(x[~nan]) < np.finfo(np.float32).tiny)
+    assert (got[~nan][sub] > 0).all()
+    assert (np.abs(g - w) <= 3).all(), np.flatnonzero(np.abs(g - w) > 3)[:5]
 
 
 def test_clip_where_and_operators(anyctx):

@@ -227,7 +227,7 @@ const char *cf_need_math(cf_printer *p, vir_opcode code, const vir_type *t);
  * prints (a helper call in GLSL, a library call in CUDA/HIP). */
 bool cf_is_math_op(vir_opcode code);
 /* Whether op is a float32 abs / neg / sign / min / max / clamp / floor /
- * ceil that GLSL prints as a call of the math library's helper (vp_negf,
+ * ceil / sqrt that GLSL prints as a call of the math library's helper (vp_negf,
  * ...: exact where the device flushes subnormals), i.e. without fast math;
  * cf_need_math gives its name. */
 bool cf_is_exact_f32_op(const cf_printer *p, const vir_op *op);

@@ -67,6 +67,7 @@ static const struct {
     {VIR_OP_CLAMP, "vp_clampf", NULL, NULL, NULL, 3},
     {VIR_OP_FLOOR, "vp_floorf", NULL, NULL, NULL, 1},
     {VIR_OP_CEIL, "vp_ceilf", NULL, NULL, NULL, 1},
+    {VIR_OP_SQRT, "vp_sqrtf", NULL, NULL, NULL, 1},
 };
 #define NOPS (sizeof ops / sizeof ops[0])
 

@@ -136,7 +136,7 @@ const vtg_math_helper vtg_math_helpers[] = {
     /* The ops whose result is an operand with its sign bit changed, one of
      * the operands, or a constant picked by the sign (abs, -x, sign, min,
      * max, clamp, floor, ceil): exact on a device that flushes too, as
-     * NumPy's are. Kernels and the array path print them as these calls
+     * NumPy's are; and sqrt, whose subnormal arguments are scaled. Kernels and the array path print them as these calls
      * for float32 unless fast math is on (expr.c); the sign-bit forms are
      * as cheap as the float ones, the others branch on VP_DENORM_EMULATE. */
     {"vp_negf", 32, "",
@@ -176,15 +176,24 @@ const vtg_math_helper vtg_math_helpers[] = {
      "}\n"},
     {"vp_floorf", 32, "$S:spec_denorm vp_subf",
      "// floor(x); -1 for a negative subnormal where the device would read it as -0\n"
+     "// (the results by their bits: compilers may turn c ? -1.0 : 0.0 into -float(c))\n"
      "float vp_floorf(float x) {\n"
-     "  if (VP_DENORM_EMULATE && vp_subnormalf(x)) return floatBitsToUint(x) >= 0x80000000u ? -1.0 : 0.0;\n"
+     "  if (VP_DENORM_EMULATE && vp_subnormalf(x)) return uintBitsToFloat(floatBitsToUint(x) >= 0x80000000u ? 0xbf800000u : 0u);\n"
      "  return floor(x);\n"
      "}\n"},
     {"vp_ceilf", 32, "$S:spec_denorm vp_subf",
      "// ceil(x); 1 for a positive subnormal where the device would read it as 0\n"
      "float vp_ceilf(float x) {\n"
-     "  if (VP_DENORM_EMULATE && vp_subnormalf(x)) return floatBitsToUint(x) >= 0x80000000u ? uintBitsToFloat(0x80000000u) : 1.0;\n"
+     "  if (VP_DENORM_EMULATE && vp_subnormalf(x)) return uintBitsToFloat(floatBitsToUint(x) >= 0x80000000u ? 0x80000000u : 0x3f800000u);\n"
      "  return ceil(x);\n"
+     "}\n"},
+    {"vp_sqrtf", 32, "$S:spec_denorm vp_subf vp_up23f",
+     "// sqrt(x); of a subnormal, sqrt(|x| 2^24) 2^-12 (both scalings exact, the root\n"
+     "// normal) where the device would read it as 0, NaN for a negative one\n"
+     "float vp_sqrtf(float x) {\n"
+     "  if (VP_DENORM_EMULATE && vp_subnormalf(x))\n"
+     "    return floatBitsToUint(x) >= 0x80000000u ? uintBitsToFloat(0x7fc00000u) : sqrt(vp_up23f(x) * 2.0) * 2.44140625e-4;\n"
+     "  return sqrt(x);\n"
      "}\n"},
     {"vp_up23f", 32, "",
      "// |x| 2^23 from the bits of x, exactly: a subnormal becomes normal (2^-149 ->\n"

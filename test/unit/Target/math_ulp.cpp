@@ -355,7 +355,8 @@ template <class T> static stat run_pow(int bits, long n) {
 
 // The float32 ops whose result is an operand with its sign bit changed, one
 // of the operands, or a constant picked by the sign (vp_negf, vp_fabsf,
-// vp_signf, vp_minf, vp_maxf, vp_clampf, vp_floorf, vp_ceilf): bit for bit
+// vp_signf, vp_minf, vp_maxf, vp_clampf, vp_floorf, vp_ceilf; and vp_sqrtf,
+// correctly rounded here as the CPU's sqrt is): bit for bit
 // what IEEE arithmetic that keeps subnormals gives, over subnormals of both
 // signs, +-0, FLT_MIN, normals, inf and NaN. Returns the number of wrong
 // results (printing the first few).
@@ -380,6 +381,7 @@ static int check_exact_ops() {
     same("sign", F32CALL(vp_signf(x)), sg, x, 0);
     same("floor", F32CALL(vp_floorf(x)), std::floor(x), x, 0);
     same("ceil", F32CALL(vp_ceilf(x)), std::ceil(x), x, 0);
+    same("sqrt", F32CALL(vp_sqrtf(x)), std::sqrt(x), x, 0);
     for (float y : v) {
       if (x == y && floatBitsToUint(x) != floatBitsToUint(y)) continue; // +-0: either one
       same("min", F32CALL(vp_minf(x, y)), y < x ? y : x, x, y);
@@ -429,7 +431,7 @@ int main(int argc, char **argv) {
     report("atan2", run_atan2<float>(32, n32 / 4), none);
     report("pow", run_pow<float>(32, n32 / 4), none);
     int wrong = check_exact_ops();
-    printf("neg abs sign min max clamp floor ceil: %s\n", wrong ? "WRONG (above)" : "bit for bit");
+    printf("neg abs sign min max clamp floor ceil sqrt: %s\n", wrong ? "WRONG (above)" : "bit for bit");
     failures += wrong != 0;
   }
 #ifdef VP_FTZ_AVAILABLE
@@ -447,7 +449,7 @@ int main(int argc, char **argv) {
   ftz_active = true;
   int wrong = check_exact_ops();
   ftz_active = false;
-  printf("control: without VP_DENORM_EMULATE, %d wrong of min max clamp floor ceil under FTZ+DAZ: %s\n", wrong,
+  printf("control: without VP_DENORM_EMULATE, %d wrong of min max clamp floor ceil sqrt under FTZ+DAZ: %s\n", wrong,
          wrong ? "flushed, as on the device" : "NOT FLUSHED (the harness does not emulate a flush)");
   failures += !wrong;
   VP_DENORM_EMULATE = true;
