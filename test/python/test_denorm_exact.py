@@ -191,7 +191,7 @@ def test_kernel(anyctx):
     for k, (what, want, skip) in enumerate([
             ("-x", -x, None), ("abs", np.abs(x), None), ("sign", np.sign(x), x == 0),
             ("min", np.where(y < x, y, x), zz), ("max", np.where(x < y, y, x), zz),
-            ("clamp", np.minimum(np.maximum(x, lo), hi), x == 0)]):
+            ("clamp", np.minimum(np.maximum(x, lo), hi), (x == 0) | (y == 0))]):
         m = np.ones(x.size, bool) if skip is None else ~skip
         same_bits(got[m, k], want[m].astype(np.float32), f"kernel {what}")
         assert (got[~m, k] == 0).all(), what

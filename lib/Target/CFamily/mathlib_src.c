@@ -175,16 +175,20 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  return clamp(x, lo, hi);\n"
      "}\n"},
     {"vp_floorf", 32, "$S:spec_denorm vp_subf",
-     "// floor(x); -1 for a negative subnormal where the device would read it as -0\n"
-     "// (the results by their bits: compilers may turn c ? -1.0 : 0.0 into -float(c))\n"
+     "// floor(x); -1 for a negative subnormal where the device would read it as -0,\n"
+     "// +0 for a positive one. From the sign bit s, without a select of two constants:\n"
+     "// NIR turns c ? -1.0 : 0.0 into -float(c), which is -0 for false\n"
      "float vp_floorf(float x) {\n"
-     "  if (VP_DENORM_EMULATE && vp_subnormalf(x)) return uintBitsToFloat(floatBitsToUint(x) >= 0x80000000u ? 0xbf800000u : 0u);\n"
+     "  uint s = floatBitsToUint(x) >> 31;\n"
+     "  if (VP_DENORM_EMULATE && vp_subnormalf(x)) return uintBitsToFloat(s * 0xbf800000u);\n"
      "  return floor(x);\n"
      "}\n"},
     {"vp_ceilf", 32, "$S:spec_denorm vp_subf",
-     "// ceil(x); 1 for a positive subnormal where the device would read it as 0\n"
+     "// ceil(x); 1 for a positive subnormal where the device would read it as 0, -0\n"
+     "// for a negative one (from the sign bit, as vp_floorf)\n"
      "float vp_ceilf(float x) {\n"
-     "  if (VP_DENORM_EMULATE && vp_subnormalf(x)) return uintBitsToFloat(floatBitsToUint(x) >= 0x80000000u ? 0x80000000u : 0x3f800000u);\n"
+     "  uint s = floatBitsToUint(x) >> 31;\n"
+     "  if (VP_DENORM_EMULATE && vp_subnormalf(x)) return uintBitsToFloat((s << 31) | (s ^ 1u) * 0x3f800000u);\n"
      "  return ceil(x);\n"
      "}\n"},
     {"vp_sqrtf", 32, "$S:spec_denorm vp_subf vp_up23f",
