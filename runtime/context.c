@@ -392,6 +392,7 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     vrt_context_destroy(ctx);
     return NULL;
   }
+  ctx->info.denorm_flush = vrt__denorm_flushes(&ctx->info);
   ctx->no_device_mapping = opt->no_device_mapping;
   /* Spinning pays on a GPU; on a CPU device the spinning thread takes a core
    * from the threads doing the work, so there the wait blocks at once. */

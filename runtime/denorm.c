@@ -48,10 +48,12 @@ uint32_t vrt__denorm_auto(uint32_t support, uint32_t independence) {
  * shaderDenormPreserveFloat32 = false and flushes): the subnormal-safe
  * paths are right on a device that keeps subnormals too, only slower in
  * branches ordinary arguments do not take. */
-bool vrt__denorm_auto_emulate(const vrt_device_info *info) {
+bool vrt__denorm_flushes(const vrt_device_info *info) {
   return !(info->denorm_preserve & VRT_DENORM_F32) &&
          info->driver_id != VK_DRIVER_ID_MESA_LLVMPIPE;
 }
+
+bool vrt__denorm_auto_emulate(const vrt_device_info *info) { return vrt__denorm_flushes(info); }
 
 const char *vrt_denorm_mode_name(vrt_denorm_mode mode) {
   switch (mode) {

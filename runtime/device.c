@@ -219,6 +219,7 @@ static void fill_info(vrt_instance *inst, VkPhysicalDevice pd, uint32_t index,
   /* Subnormals kept where the shader can ask for it (denorm.c). */
   o->denorm_preserve = vrt__denorm_auto(o->denorm_support, o->denorm_independence);
   o->denorm_emulate = vrt__denorm_auto_emulate(o);
+  o->denorm_flush = vrt__denorm_flushes(o);
 
   uint32_t nq = 0;
   inst->fn.vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);

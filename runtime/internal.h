@@ -593,6 +593,9 @@ uint32_t vrt__denorm_auto(uint32_t support, uint32_t independence);
 /* What denorm mode auto says of the float32 helpers' subnormal-safe paths
  * on a device whose denorm_preserve is chosen (denorm.c). */
 bool vrt__denorm_auto_emulate(const vrt_device_info *info);
+/* Whether float32 arithmetic of precise kernels flushes subnormals with the
+ * info's denorm_preserve (vrt_device_info.denorm_flush). */
+bool vrt__denorm_flushes(const vrt_device_info *info);
 /* Applies a denorm mode (vrt_context_options.denorm) to a context's
  * info.denorm_preserve / denorm_emulate; false with an error for PRESERVE
  * on a device that cannot keep float32 subnormals, or a value outside the

@@ -134,6 +134,15 @@ typedef struct vrt_device_info {
    * context's info, the choice after vrt_context_options.denorm (emulate
    * forces it on, default and preserve off; docs/runtime.md). */
   bool denorm_emulate;
+  /* Float32 arithmetic of precise-math kernels (+ - * /, compares,
+   * conversions) flushes subnormal operands and results to +-0, as CUDA
+   * with -ftz=true: float32 gets no DenormPreserve and the driver is not
+   * one known to keep subnormals unasked (lavapipe). Not a choice, a fact
+   * of the context's denorm mode and driver: VULPY_DENORM=emulate on
+   * lavapipe leaves it false, default on NVIDIA true. The functions the
+   * helpers compute are exact or within their bounds either way
+   * (docs/math.md, "Subnormals"). */
+  bool denorm_flush;
 } vrt_device_info;
 
 /* Width bits of the denormal masks above. */

@@ -189,6 +189,20 @@ class Context:
         return bool(self.info.get("denorm_emulate", False))
 
     @property
+    def flushes_subnormals(self):
+        """True when float32 arithmetic in this context's precise-math
+        kernels flushes subnormal operands and results to +-0, as CUDA with
+        -ftz=true: + - * / and the ufuncs built on them (multiply, divide,
+        floor_divide, remainder, ...), compares and float32 conversions.
+        That is where float32 gets no DenormPreserve and the driver is not
+        one known to keep subnormals (lavapipe keeps them): True on NVIDIA
+        (the H200), False on lavapipe, VULPY_DENORM=emulate included. The
+        math functions (sin, exp, log, ...) keep their bounds and abs,
+        negative, sign, minimum, maximum, clip, copysign, fmin/fmax stay
+        exact either way (docs/math.md, "Subnormals")."""
+        return bool(self.info.get("denorm_flush", False))
+
+    @property
     def small_dtypes(self):
         """How resident arrays of the small dtypes are stored (issue 19): a
         dict such as {'int8': 'native', ..., 'float16': 'words'}. 'native':

@@ -220,11 +220,17 @@ void cf_emit_prelude(cf_printer *p, vp_strbuf *out);
 void cf_need_swizzle(cf_printer *p, const uint8_t *swz, unsigned n);
 
 /* ---- mathlib.c ---- */
-/* The function name for a TRANSC op on type t (notes the helper). */
+/* The function name for a TRANSC op on type t (notes the helper), or for
+ * an op cf_is_exact_f32_op accepts. */
 const char *cf_need_math(cf_printer *p, vir_opcode code, const vir_type *t);
 /* Whether op is one of the transcendental functions the math library
  * prints (a helper call in GLSL, a library call in CUDA/HIP). */
 bool cf_is_math_op(vir_opcode code);
+/* Whether op is a float32 abs / neg / sign / min / max / clamp / floor /
+ * ceil / sqrt that GLSL prints as a call of the math library's helper (vp_negf,
+ * ...: exact where the device flushes subnormals), i.e. without fast math;
+ * cf_need_math gives its name. */
+bool cf_is_exact_f32_op(const cf_printer *p, const vir_op *op);
 void cf_emit_math(cf_printer *p, vp_strbuf *out);
 /* The whole precise library (every function, both precisions) in a dialect:
  * the accuracy test compiles the CF_HOSTC text on the CPU. */

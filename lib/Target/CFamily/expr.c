@@ -7,7 +7,8 @@
  * Operators whose C meaning differs from Python's (//, %, shifts by the
  * width or more, round) become calls to small helpers (pyops.c);
  * transcendental functions become calls to the precise helpers (mathlib.c)
- * unless fast math is on.
+ * unless fast math is on, and so do float32 abs, negation, sign, min, max,
+ * clamp, floor, ceil and sqrt (right on a device that flushes subnormals).
  */
 #include <string.h>
 
@@ -546,6 +547,10 @@ static int float_fn(cf_printer *p, vp_strbuf *b, const vir_op *op) {
 int cf_op_expr(cf_printer *p, vp_strbuf *b, const vir_op *op) {
   const vir_op_info *info = vir_op_info_of(op->code);
   const vir_type *t = op->val.type;
+  /* float32 abs, -x, sign, min, max, clamp, floor, ceil, sqrt: the helpers that a
+   * device that flushes subnormals cannot flush (docs/math.md) */
+  if (cf_is_exact_f32_op(p, op))
+    return call(p, b, cf_need_math(p, op->code, t), op, true);
   switch (op->code) {
   case VIR_OP_CONST:
     if (t->kind == VIR_TY_VEC) {

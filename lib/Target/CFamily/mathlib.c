@@ -56,6 +56,18 @@ static const struct {
     {VIR_OP_LOG1P, "vp_log1p", NULL, "log1p", NULL, 1},
     {VIR_OP_POW, "vp_pow", "pow", "pow", "__powf", 2},
     {VIR_OP_CBRT, "vp_cbrt", NULL, "cbrt", NULL, 1},
+    /* float32 GLSL only, without fast math (expr.c): an operand with its
+     * sign bit changed, or a selection of the operands, exact where the
+     * device flushes subnormals (mathlib_src.c, docs/math.md "Subnormals") */
+    {VIR_OP_NEG, "vp_negf", NULL, NULL, NULL, 1},
+    {VIR_OP_ABS, "vp_fabsf", NULL, NULL, NULL, 1},
+    {VIR_OP_SIGN, "vp_signf", NULL, NULL, NULL, 1},
+    {VIR_OP_MIN, "vp_minf", NULL, NULL, NULL, 2},
+    {VIR_OP_MAX, "vp_maxf", NULL, NULL, NULL, 2},
+    {VIR_OP_CLAMP, "vp_clampf", NULL, NULL, NULL, 3},
+    {VIR_OP_FLOOR, "vp_floorf", NULL, NULL, NULL, 1},
+    {VIR_OP_CEIL, "vp_ceilf", NULL, NULL, NULL, 1},
+    {VIR_OP_SQRT, "vp_sqrtf", NULL, NULL, NULL, 1},
 };
 #define NOPS (sizeof ops / sizeof ops[0])
 
@@ -66,7 +78,20 @@ static int op_index(vir_opcode c) {
   return -1;
 }
 
-bool cf_is_math_op(vir_opcode code) { return op_index(code) >= 0; }
+bool cf_is_math_op(vir_opcode code) {
+  return op_index(code) >= 0 && (vir_op_info_of(code)->flags & VIR_F_TRANSC);
+}
+
+bool cf_is_exact_f32_op(const cf_printer *p, const vir_op *op) {
+  const vir_type *t = op->val.type;
+  if (p->dialect != CF_GLSL || p->o->fast_math || op_index(op->code) < 0 ||
+      (vir_op_info_of(op->code)->flags & VIR_F_TRANSC))
+    return false;
+  if (t->kind != VIR_TY_FLOAT && t->kind != VIR_TY_VEC)
+    return false;
+  const vir_type *s = vir_ty_scalar_of(t);
+  return s->kind == VIR_TY_FLOAT && s->bits == 32;
+}
 
 const char *cf_need_math(cf_printer *p, vir_opcode code, const vir_type *t) {
   int i = op_index(code);
@@ -492,13 +517,17 @@ static void emit_helper(expander *x, int idx) {
 
 static void vector_overload(expander *x, const char *name, unsigned n, int arity) {
   const char *pre = x->bits == 64 ? "dvec" : "vec";
-  vp_strbuf_printf(x->out, "%s%u %s(%s%u a%s", pre, n, name, pre, n, arity == 2 ? ", " : "");
-  if (arity == 2)
-    vp_strbuf_printf(x->out, "%s%u b", pre, n);
+  vp_strbuf_printf(x->out, "%s%u %s(%s%u a", pre, n, name, pre, n);
+  if (arity >= 2)
+    vp_strbuf_printf(x->out, ", %s%u b", pre, n);
+  if (arity == 3)
+    vp_strbuf_printf(x->out, ", %s%u c", pre, n);
   vp_strbuf_printf(x->out, ") { return %s%u(", pre, n);
   for (unsigned i = 0; i < n; i++) {
     char c = cf_comp[i];
-    if (arity == 2)
+    if (arity == 3)
+      vp_strbuf_printf(x->out, "%s%s(a.%c, b.%c, c.%c)", i ? ", " : "", name, c, c, c);
+    else if (arity == 2)
       vp_strbuf_printf(x->out, "%s%s(a.%c, b.%c)", i ? ", " : "", name, c, c);
     else
       vp_strbuf_printf(x->out, "%s%s(a.%c)", i ? ", " : "", name, c);

@@ -132,6 +132,73 @@ const vtg_math_helper vtg_math_helpers[] = {
     {"vp_fabsf", 32, "",
      "// |x| by the bits (no float operation that could flush a subnormal)\n"
      "float vp_fabsf(float x) { return uintBitsToFloat(floatBitsToUint(x) & 0x7fffffffu); }\n"},
+
+    /* The ops whose result is an operand with its sign bit changed, one of
+     * the operands, or a constant picked by the sign (abs, -x, sign, min,
+     * max, clamp, floor, ceil): exact on a device that flushes too, as
+     * NumPy's are; and sqrt, whose subnormal arguments are scaled. Kernels and the array path print them as these calls
+     * for float32 unless fast math is on (expr.c); the sign-bit forms are
+     * as cheap as the float ones, the others branch on VP_DENORM_EMULATE. */
+    {"vp_negf", 32, "",
+     "// -x by the sign bit: a device that flushes float32 subnormals makes -x of a\n"
+     "// subnormal 0\n"
+     "float vp_negf(float x) { return uintBitsToFloat(floatBitsToUint(x) ^ 0x80000000u); }\n"},
+    {"vp_signf", 32, "",
+     "// sign(x) by the bits: +-1 for every nonzero number, subnormals included; +0\n"
+     "// for +-0 (NumPy's sign) and x itself for NaN\n"
+     "float vp_signf(float x) {\n"
+     "  uint b = floatBitsToUint(x), m = b & 0x7fffffffu;\n"
+     "  return m > 0x7f800000u ? x : uintBitsToFloat(m == 0u ? 0u : (b & 0x80000000u) | 0x3f800000u);\n"
+     "}\n"},
+    {"vp_keyf", 32, "",
+     "// x as an int that orders as x does (+-0 both 0; NaN outside the numbers):\n"
+     "// integer compares read subnormals as they are\n"
+     "int vp_keyf(float x) { int k = floatBitsToInt(x); return k < 0 ? -(k & 0x7fffffff) : k; }\n"},
+    {"vp_minf", 32, "$S:spec_denorm vp_keyf",
+     "// min(a, b): GLSL's, or a select on the integer keys where the device flushes\n"
+     "// subnormals (its min would return 0 for a subnormal)\n"
+     "float vp_minf(float a, float b) {\n"
+     "  if (VP_DENORM_EMULATE) return vp_keyf(b) < vp_keyf(a) ? b : a;\n"
+     "  return min(a, b);\n"
+     "}\n"},
+    {"vp_maxf", 32, "$S:spec_denorm vp_keyf",
+     "// max(a, b): GLSL's, or a select on the integer keys where the device flushes\n"
+     "// subnormals\n"
+     "float vp_maxf(float a, float b) {\n"
+     "  if (VP_DENORM_EMULATE) return vp_keyf(a) < vp_keyf(b) ? b : a;\n"
+     "  return max(a, b);\n"
+     "}\n"},
+    {"vp_clampf", 32, "$S:spec_denorm vp_minf vp_maxf",
+     "// clamp(x, lo, hi) = min(max(x, lo), hi), by the keys where the device flushes\n"
+     "float vp_clampf(float x, float lo, float hi) {\n"
+     "  if (VP_DENORM_EMULATE) return vp_minf(vp_maxf(x, lo), hi);\n"
+     "  return clamp(x, lo, hi);\n"
+     "}\n"},
+    {"vp_floorf", 32, "$S:spec_denorm vp_subf",
+     "// floor(x); -1 for a negative subnormal where the device would read it as -0,\n"
+     "// +0 for a positive one. From the sign bit s, without a select of two constants:\n"
+     "// NIR turns c ? -1.0 : 0.0 into -float(c), which is -0 for false\n"
+     "float vp_floorf(float x) {\n"
+     "  uint s = floatBitsToUint(x) >> 31;\n"
+     "  if (VP_DENORM_EMULATE && vp_subnormalf(x)) return uintBitsToFloat(s * 0xbf800000u);\n"
+     "  return floor(x);\n"
+     "}\n"},
+    {"vp_ceilf", 32, "$S:spec_denorm vp_subf",
+     "// ceil(x); 1 for a positive subnormal where the device would read it as 0, -0\n"
+     "// for a negative one (from the sign bit, as vp_floorf)\n"
+     "float vp_ceilf(float x) {\n"
+     "  uint s = floatBitsToUint(x) >> 31;\n"
+     "  if (VP_DENORM_EMULATE && vp_subnormalf(x)) return uintBitsToFloat((s << 31) | (s ^ 1u) * 0x3f800000u);\n"
+     "  return ceil(x);\n"
+     "}\n"},
+    {"vp_sqrtf", 32, "$S:spec_denorm vp_subf vp_up23f",
+     "// sqrt(x); of a subnormal, sqrt(|x| 2^24) 2^-12 (both scalings exact, the root\n"
+     "// normal) where the device would read it as 0, NaN for a negative one\n"
+     "float vp_sqrtf(float x) {\n"
+     "  if (VP_DENORM_EMULATE && vp_subnormalf(x))\n"
+     "    return floatBitsToUint(x) >= 0x80000000u ? uintBitsToFloat(0x7fc00000u) : sqrt(vp_up23f(x) * 2.0) * 2.44140625e-4;\n"
+     "  return sqrt(x);\n"
+     "}\n"},
     {"vp_up23f", 32, "",
      "// |x| 2^23 from the bits of x, exactly: a subnormal becomes normal (2^-149 ->\n"
      "// 2^-126) without a float operation; 0, inf and NaN stay, and finite values\n"

@@ -35,7 +35,7 @@ def main(a: vp.Buffer[vp.float32], b: vp.Buffer[Body], k: vp.Buffer[vp.int32], d
 # CHECK-NEXT:   float _1;
 # CHECK-NEXT: };
 # CHECK: _vp_ret_split split(float x) {
-# CHECK:   return _vp_ret_split(floor(x), x - floor(x));
+# CHECK:   return _vp_ret_split(vp_floorf(x), x - vp_floorf(x));
 # CHECK: Body Body_step(Body self, float dt) {
 # CHECK:   self_{{[0-9]+}}.pos = self_{{[0-9]+}}.pos + self_{{[0-9]+}}.vel * dt;
 # CHECK:   return self_{{[0-9]+}};

@@ -24,12 +24,14 @@
 #include <cstring>
 #include <algorithm>
 #include <string>
+#include <vector>
 
 // ---- GLSL's names in C++ -------------------------------------------------
 typedef unsigned int uint;
 #define precise
 using std::abs;
 using std::floor;
+using std::ceil;
 #ifdef VP_UNFUSED_FMA
 // A device whose fma() is a multiply and an add, each rounded (lavapipe:
 // Vulkan does not require fma to be fused): the helpers must keep their
@@ -351,6 +353,49 @@ template <class T> static stat run_pow(int bits, long n) {
   return s;
 }
 
+// The float32 ops whose result is an operand with its sign bit changed, one
+// of the operands, or a constant picked by the sign (vp_negf, vp_fabsf,
+// vp_signf, vp_minf, vp_maxf, vp_clampf, vp_floorf, vp_ceilf; and vp_sqrtf,
+// correctly rounded here as the CPU's sqrt is): bit for bit
+// what IEEE arithmetic that keeps subnormals gives, over subnormals of both
+// signs, +-0, FLT_MIN, normals, inf and NaN. Returns the number of wrong
+// results (printing the first few).
+static int check_exact_ops() {
+  std::vector<float> v = {0.0f, -0.0f, 1.0f, -1.0f, 2.5f, -3.5f, FLT_MIN, -FLT_MIN,
+                          (float)INFINITY, (float)-INFINITY, 1e30f, -1e-30f};
+  for (uint b : {1u, 2u, 3u, 0x400000u, 0x7ffffeu, 0x7fffffu, 0x12345u})
+    for (uint s : {0u, 0x80000000u}) v.push_back(uintBitsToFloat(b | s));
+  for (int i = 0; i < 40; i++) v.push_back((rnd() & 1) ? -subnormal32() : subnormal32());
+  int bad = 0;
+  auto same = [&](const char *what, float got, float want, float x, float y) {
+    if (floatBitsToUint(got) == floatBitsToUint(want) || (std::isnan(got) && std::isnan(want))) return;
+    if (bad++ < 8)
+      printf("  %s(%.9g, %.9g): got %.9g (0x%08x), want %.9g (0x%08x)\n", what, x, y, got, floatBitsToUint(got), want,
+             floatBitsToUint(want));
+  };
+  for (float x : v) {
+    // references in the harness's own arithmetic, which keeps subnormals
+    float sg = x > 0 ? 1.0f : x < 0 ? -1.0f : 0.0f;
+    same("neg", F32CALL(vp_negf(x)), uintBitsToFloat(floatBitsToUint(x) ^ 0x80000000u), x, 0);
+    same("abs", F32CALL(vp_fabsf(x)), std::fabs(x), x, 0);
+    same("sign", F32CALL(vp_signf(x)), sg, x, 0);
+    same("floor", F32CALL(vp_floorf(x)), std::floor(x), x, 0);
+    same("ceil", F32CALL(vp_ceilf(x)), std::ceil(x), x, 0);
+    same("sqrt", F32CALL(vp_sqrtf(x)), std::sqrt(x), x, 0);
+    for (float y : v) {
+      if (x == y && floatBitsToUint(x) != floatBitsToUint(y)) continue; // +-0: either one
+      same("min", F32CALL(vp_minf(x, y)), y < x ? y : x, x, y);
+      same("max", F32CALL(vp_maxf(x, y)), x < y ? y : x, x, y);
+      float lo = std::min(x, y), hi = std::max(x, y), h = x * 0.5f;
+      if (lo != hi)
+        same("clamp", F32CALL(vp_clampf(h, lo, hi)), std::min(std::max(h, lo), hi), h, lo);
+    }
+  }
+  float n = uintBitsToFloat(0x7fc00000u);
+  same("sign", F32CALL(vp_signf(n)), n, n, 0);
+  return bad;
+}
+
 int main(int argc, char **argv) {
   bool table = argc > 1 && !strcmp(argv[1], "--table");
   long n32 = 200000, n64 = 60000;
@@ -385,6 +430,9 @@ int main(int argc, char **argv) {
     for (const fn1 &f : fns) report(f.name, run1<float>(f, 32, n32 / 4), none);
     report("atan2", run_atan2<float>(32, n32 / 4), none);
     report("pow", run_pow<float>(32, n32 / 4), none);
+    int wrong = check_exact_ops();
+    printf("neg abs sign min max clamp floor ceil sqrt: %s\n", wrong ? "WRONG (above)" : "bit for bit");
+    failures += wrong != 0;
   }
 #ifdef VP_FTZ_AVAILABLE
   // the harness can fail: without the subnormal-safe paths, FTZ+DAZ breaks
@@ -397,6 +445,14 @@ int main(int argc, char **argv) {
   printf("control: without VP_DENORM_EMULATE, exp(-100) = %g, log(1e-40) = %g under FTZ+DAZ: %s\n",
          e, l, flushed ? "flushed, as on the device" : "NOT FLUSHED (the harness does not emulate a flush)");
   failures += !flushed;
+  // and the exact ops: min of two subnormals, floor of a negative one
+  ftz_active = true;
+  int wrong = check_exact_ops();
+  ftz_active = false;
+  printf("control: without VP_DENORM_EMULATE, %d wrong of min max clamp floor ceil sqrt under FTZ+DAZ: %s\n", wrong,
+         wrong ? "flushed, as on the device" : "NOT FLUSHED (the harness does not emulate a flush)");
+  failures += !wrong;
+  VP_DENORM_EMULATE = true;
 #endif
 #else
   for (const fn1 &f : fns) report(f.name, run1<float>(f, 32, n32), run1<double>(f, 64, n64));
