@@ -31,6 +31,10 @@ _DTYPES = frozenset((_F32, _F64, _I32, _U32, _I64, _U64, _BOOL))
 _FEATURE = {_F64: "float64", _I64: "int64", _U64: "int64"}
 _SMALL = frozenset(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.float16))
 
+# the ufuncs that always take the array path (ArrayUfunc, below)
+_ARRAY_ONLY = frozenset(("fmod", "hypot", "fmax", "fmin", "copysign", "ldexp", "logaddexp",
+                         "left_shift", "right_shift", "gcd", "fabs", "signbit", "deg2rad",
+                         "rad2deg"))
 _ALIASES = {"true_divide": "divide", "abs": "absolute", "asin": "arcsin", "acos": "arccos",
             "atan": "arctan", "atan2": "arctan2", "asinh": "arcsinh", "acosh": "arccosh",
             "atanh": "arctanh", "pow": "power", "mod": "remainder"}
@@ -293,6 +297,10 @@ class Ufunc:
         return Handle(kern.dispatch(binds, push, gx, gy, 1, True, False), result=out)
 
 
+# the float math ufuncs (their docstrings name NumPy's integer-to-float rule)
+_MATH = frozenset(("sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
+                   "arcsinh", "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log2",
+                   "log10", "log1p", "sqrt", "cbrt"))
 _KIND_NAMES = {"f": "float32, float64", "i": "int32, int64", "u": "uint32, uint64",
                "b": "bool"}
 _KIND_OF = {"f": "f", "d": "f", "b": "i", "h": "i", "i": "i", "l": "i", "q": "i", "B": "u",
@@ -306,7 +314,7 @@ def _doc(name, nin):
     npu = getattr(np, name, None)
     kinds = {_KIND_OF.get(t[0]) for t in getattr(npu, "types", ())}
     loops = ", ".join(_KIND_NAMES[k] for k in "fiub" if k in kinds) if kinds else None
-    if name in _graph.MATH:
+    if name in _MATH:
         loops = "float32, float64 (int32 and bool inputs compute in float64, as NumPy's)"
     example = (f"vp.{name}(np.float32([0.5, 1.0]))" if nin == 1 else
                f"vp.{name}(np.float32([1.0, 2.0]), 3.0)")
@@ -665,8 +673,11 @@ Example:
     vp.where(a > 0, a, 0.0)          # resident [1, 0, 3]
 """
 
-_NAMES_2 = [n for n in _graph.BINARY if n not in _graph.MORE_BINARY]
-_NAMES_1 = [n for n in _graph.UNARY if n not in _graph.MORE_UNARY]
+# the ufuncs of the C table (include/vulpy/ir/ufuncs.def): a vp ufunc each;
+# those of _ACCURACY below always take the array path (ArrayUfunc)
+_TABLE = _native.ext().ufuncs()
+_NAMES_2 = [n for n, k in _TABLE if k == 2 and n not in _ARRAY_ONLY]
+_NAMES_1 = [n for n, k in _TABLE if k == 1 and n not in _ARRAY_ONLY]
 BY_NUMPY = {}
 _g = globals()
 for _n in _NAMES_2:
@@ -692,10 +703,10 @@ ALL = _NAMES_2 + _NAMES_1 + ["clip", "where"] + list(_ALIASES)
 
 # --- issue 19 (array API): ufuncs that run on the array path only ---------
 # fmod, hypot, fmax, fmin, copysign, ldexp, logaddexp, left_shift,
-# right_shift, gcd, fabs, signbit, deg2rad, rad2deg: _graph builds each from
-# the ops of ops.def (MORE_BINARY / MORE_UNARY); every call is one
+# right_shift, gcd, fabs, signbit, deg2rad, rad2deg (_ARRAY_ONLY): each is
+# an entry of the C table (ufuncs.def) like the others; every call is one
 # array-path kernel (_arrayops.ufunc), the path views and vp.jit already
-# take, so there is no second (kernel-language template) planner for them.
+# take.
 class ArrayUfunc(Ufunc):
     """A vp ufunc that always runs on the array path (one graph per call)."""
 
@@ -733,7 +744,8 @@ _ACCURACY = {
     "deg2rad": "x * (pi/180) in the input's dtype, as NumPy (1 rounding)",
     "rad2deg": "x * (180/pi) in the input's dtype, as NumPy (1 rounding)",
 }
-from ._graph import MORE_BINARY as _MB, MORE_UNARY as _MU  # noqa: E402
+_MB = tuple(n for n, k in _TABLE if k == 2 and n in _ARRAY_ONLY)
+_MU = tuple(n for n, k in _TABLE if k == 1 and n in _ARRAY_ONLY)
 for _n in _MB + _MU:
     _g[_n] = BY_NUMPY[_n] = ArrayUfunc(_n, 2 if _n in _MB else 1, getattr(np, _n))
     _g[_n].__doc__ = (f"vp.{_n}({'x1, x2' if _n in _MB else 'x'}, /, out=None, context=None, "
