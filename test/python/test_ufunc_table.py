@@ -76,3 +76,31 @@ def test_signed_vs_unsigned_64_random(pairs, name):
     i = np.array([p[0] for p in pairs], np.int64)
     u = np.array([p[1] for p in pairs], np.uint64)
     np.testing.assert_array_equal(getattr(vp, name)(i, u), getattr(np, name)(i, u))
+
+
+@pytest.mark.parametrize("name", ["hypot", "fmod", "gcd", "fabs"])
+def test_more_ufuncs_compile_once_for_every_size(ctx, name):
+    """The ufuncs of issue 19 are entries of the table like the others, so
+    they take the dynamic-extent path too: one compile serves every size
+    (they compiled once per shape on the static array path before)."""
+    from vulpy import _compiler
+    dt = np.int32 if name == "gcd" else np.float32
+    uf, ref = getattr(vp, name), getattr(np, name)
+    before = None
+    for n in (5, 17, 1000, 4099):
+        a = (np.arange(n) % 97 - 40).astype(dt)
+        b = (np.arange(n) % 13 + 1).astype(dt)
+        args = (a, b)[:uf.nin]
+        got = uf(*args, context=ctx)
+        want = ref(*args)
+        if name == "hypot":
+            np.testing.assert_allclose(got, want, rtol=4e-7)
+        else:
+            np.testing.assert_array_equal(got, want)
+        ra = [vp.asarray(x, context=ctx) for x in args]
+        got = uf(*ra).numpy()
+        np.testing.assert_allclose(got, want, rtol=4e-7) if name == "hypot" else \
+            np.testing.assert_array_equal(got, want)
+        if before is None:
+            before = _compiler.stats["compiled"]
+    assert _compiler.stats["compiled"] == before

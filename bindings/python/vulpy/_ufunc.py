@@ -31,10 +31,6 @@ _DTYPES = frozenset((_F32, _F64, _I32, _U32, _I64, _U64, _BOOL))
 _FEATURE = {_F64: "float64", _I64: "int64", _U64: "int64"}
 _SMALL = frozenset(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.float16))
 
-# the ufuncs that always take the array path (ArrayUfunc, below)
-_ARRAY_ONLY = frozenset(("fmod", "hypot", "fmax", "fmin", "copysign", "ldexp", "logaddexp",
-                         "left_shift", "right_shift", "gcd", "fabs", "signbit", "deg2rad",
-                         "rad2deg"))
 _ALIASES = {"true_divide": "divide", "abs": "absolute", "asin": "arcsin", "acos": "arccos",
             "atan": "arctan", "atan2": "arctan2", "asinh": "arcsinh", "acosh": "arccosh",
             "atanh": "arctanh", "pow": "power", "mod": "remainder"}
@@ -673,17 +669,35 @@ Example:
     vp.where(a > 0, a, 0.0)          # resident [1, 0, 3]
 """
 
-# the ufuncs of the C table (include/vulpy/ir/ufuncs.def): a vp ufunc each;
-# those of _ACCURACY below always take the array path (ArrayUfunc)
+# issue 19 (array API): the accuracy of the more ufuncs, per dtype (their
+# docstrings; docs/python-api.md, "More ufuncs")
+_ACCURACY = {
+    "fmod": "float: exact while |x1/x2| < 2**24 (float32) / 2**53 (float64), as C's fmod; "
+            "integers: C's remainder, 0 where x2 == 0",
+    "hypot": "float: within 3 ulp (max * sqrt(1 + (min/max)**2): no overflow)",
+    "fmax": "exact; a NaN operand loses to a number", "fmin": "exact; a NaN operand loses",
+    "copysign": "exact (the sign bit of x2, -0.0 and negative NaNs included)",
+    "ldexp": "exact where the result is a normal number (subnormal results follow the "
+             "device's denormal mode)",
+    "logaddexp": "float: within 4 ulp of log(exp(x1) + exp(x2)), no overflow",
+    "left_shift": "exact; counts outside [0, bits) give 0, as NumPy",
+    "right_shift": "exact; counts outside [0, bits) give 0 (-1 for negative x1), as NumPy",
+    "gcd": "exact (integers)", "fabs": "exact", "signbit": "exact",
+    "deg2rad": "x * (pi/180) in the input's dtype, as NumPy (1 rounding)",
+    "rad2deg": "x * (180/pi) in the input's dtype, as NumPy (1 rounding)",
+}
+
+# the ufuncs of the C table (include/vulpy/ir/ufuncs.def): a vp ufunc each
+# (those of issue 19, _ACCURACY above, get their docstring below)
 _TABLE = _native.ext().ufuncs()
-_NAMES_2 = [n for n, k in _TABLE if k == 2 and n not in _ARRAY_ONLY]
-_NAMES_1 = [n for n, k in _TABLE if k == 1 and n not in _ARRAY_ONLY]
+_MB = tuple(n for n, k in _TABLE if k == 2 and n in _ACCURACY)
+_MU = tuple(n for n, k in _TABLE if k == 1 and n in _ACCURACY)
+_NAMES_2 = [n for n, k in _TABLE if k == 2 and n not in _ACCURACY]
+_NAMES_1 = [n for n, k in _TABLE if k == 1 and n not in _ACCURACY]
 BY_NUMPY = {}
 _g = globals()
-for _n in _NAMES_2:
-    _g[_n] = BY_NUMPY[_n] = Ufunc(_n, 2, getattr(np, _n))
-for _n in _NAMES_1:
-    _g[_n] = BY_NUMPY[_n] = Ufunc(_n, 1, getattr(np, _n))
+for _n, _k in _TABLE:
+    _g[_n] = BY_NUMPY[_n] = Ufunc(_n, _k, getattr(np, _n))
 clip = _Clip("clip", 3, np.clip)
 clip.__doc__ = """vp.clip(a, a_min, a_max, /, out=None, context=None, sync=True)
 
@@ -701,53 +715,7 @@ BY_NUMPY["true_divide"] = divide
 ALL = _NAMES_2 + _NAMES_1 + ["clip", "where"] + list(_ALIASES)
 
 
-# --- issue 19 (array API): ufuncs that run on the array path only ---------
-# fmod, hypot, fmax, fmin, copysign, ldexp, logaddexp, left_shift,
-# right_shift, gcd, fabs, signbit, deg2rad, rad2deg (_ARRAY_ONLY): each is
-# an entry of the C table (ufuncs.def) like the others; every call is one
-# array-path kernel (_arrayops.ufunc), the path views and vp.jit already
-# take.
-class ArrayUfunc(Ufunc):
-    """A vp ufunc that always runs on the array path (one graph per call)."""
-
-    def __call__(self, *args, out=None, context=None, sync=True):
-        cx = _arrayops.COMPLEX  # issue 19: complex operands (_complex.py)
-        if cx is not None and cx.involved(args, out):
-            return cx.ufunc(self, args, out, context, sync)
-        if len(args) != self.nin:
-            raise TypeError(f"vp.{self.name} takes {self.nin} input(s), got {len(args)}")
-        for a in args:
-            t = type(a)
-            if t is not _array.ndarray and t is not np.ndarray:
-                trace = getattr(t, "_vp_trace_ufunc", None)
-                if trace is not None:
-                    return trace(self, args, out)
-        if isinstance(out, tuple) and len(out) == 1:
-            out = out[0]
-        if type(out) is _array.ndarray:
-            args = _array.unalias(args, (out,))
-        return _arrayops.ufunc(self, args, out, context, sync)
-
-
-_ACCURACY = {
-    "fmod": "float: exact while |x1/x2| < 2**24 (float32) / 2**53 (float64), as C's fmod; "
-            "integers: C's remainder, 0 where x2 == 0",
-    "hypot": "float: within 3 ulp (max * sqrt(1 + (min/max)**2): no overflow)",
-    "fmax": "exact; a NaN operand loses to a number", "fmin": "exact; a NaN operand loses",
-    "copysign": "exact (the sign bit of x2, -0.0 and negative NaNs included)",
-    "ldexp": "exact where the result is a normal number (subnormal results follow the "
-             "device's denormal mode)",
-    "logaddexp": "float: within 4 ulp of log(exp(x1) + exp(x2)), no overflow",
-    "left_shift": "exact; counts outside [0, bits) give 0, as NumPy",
-    "right_shift": "exact; counts outside [0, bits) give 0 (-1 for negative x1), as NumPy",
-    "gcd": "exact (integers)", "fabs": "exact", "signbit": "exact",
-    "deg2rad": "x * (pi/180) in the input's dtype, as NumPy (1 rounding)",
-    "rad2deg": "x * (180/pi) in the input's dtype, as NumPy (1 rounding)",
-}
-_MB = tuple(n for n, k in _TABLE if k == 2 and n in _ARRAY_ONLY)
-_MU = tuple(n for n, k in _TABLE if k == 1 and n in _ARRAY_ONLY)
 for _n in _MB + _MU:
-    _g[_n] = BY_NUMPY[_n] = ArrayUfunc(_n, 2 if _n in _MB else 1, getattr(np, _n))
     _g[_n].__doc__ = (f"vp.{_n}({'x1, x2' if _n in _MB else 'x'}, /, out=None, context=None, "
                       f"sync=True)\n\nnumpy.{_n} on the GPU, elementwise, NumPy's dtype "
                       f"rules and broadcasting; NumPy in -> NumPy out, resident in -> resident "
