@@ -2,7 +2,9 @@
 and a static broadcast graph) to compare two builds text for text:
     .venv/bin/python scripts/ufunc_glsl_corpus.py before.txt  (then after.txt; diff)
 Used to keep lower-ufuncs byte-identical with the Python tables it replaced."""
-import sys, hashlib, itertools
+import itertools
+import sys
+
 import numpy as np
 from vulpy import _graph, _ufunc, _native, _array
 
