@@ -80,7 +80,23 @@ typedef enum vir_attr_kind {
   VIR_ATTR_CALL,    /* attr.sym: the callee */
   VIR_ATTR_VIEW,    /* attr.sym (memory ops), attr.arr: offset, strides, shape */
   VIR_ATTR_AXES,    /* attr.arr: axes (reductions, scans, take, transpose) */
+  VIR_ATTR_UFUNC,   /* attr.index: the vir_ufunc (array.ufunc) */
 } vir_attr_kind;
+
+/* The NumPy ufuncs of the array level (vulpy/ir/ufuncs.def): the name that
+ * follows array.ufunc; lower-ufuncs expands each into elementwise ops. */
+typedef enum vir_ufunc {
+#define VIR_UFUNC(ID, NAME, NIN, RULE, FOP, IOP, BOP) VIR_UFUNC_##ID,
+#include "vulpy/ir/ufuncs.def"
+#undef VIR_UFUNC
+  VIR_UFUNC_COUNT
+} vir_ufunc;
+/* NumPy's name of a ufunc ("?" out of range). */
+const char *vir_ufunc_name(uint32_t u);
+/* Its operand count (0 out of range). */
+unsigned vir_ufunc_nin(uint32_t u);
+/* The ufunc of a NumPy name; VIR_UFUNC_COUNT when there is none. */
+vir_ufunc vir_ufunc_lookup(const char *name, size_t len);
 
 typedef enum vir_op_flags {
   VIR_F_PURE = 1u << 0,     /* no side effects, no memory reads: CSE/DCE-able */

@@ -168,3 +168,25 @@ bool vir_view_is_identity(const vir_type *t, const vir_array_attr *a) {
       return false;
   return true;
 }
+
+/* ---------------------------------------------------------------- ufuncs */
+
+static const struct {
+  const char *name;
+  uint8_t nin;
+} ufunc_infos[VIR_UFUNC_COUNT] = {
+#define VIR_UFUNC(ID, NAME, NIN, RULE, FOP, IOP, BOP) {NAME, NIN},
+#include "vulpy/ir/ufuncs.def"
+#undef VIR_UFUNC
+};
+
+const char *vir_ufunc_name(uint32_t u) { return u < VIR_UFUNC_COUNT ? ufunc_infos[u].name : "?"; }
+
+unsigned vir_ufunc_nin(uint32_t u) { return u < VIR_UFUNC_COUNT ? ufunc_infos[u].nin : 0; }
+
+vir_ufunc vir_ufunc_lookup(const char *name, size_t len) {
+  for (uint32_t u = 0; u < VIR_UFUNC_COUNT; u++)
+    if (strlen(ufunc_infos[u].name) == len && !memcmp(ufunc_infos[u].name, name, len))
+      return (vir_ufunc)u;
+  return VIR_UFUNC_COUNT;
+}

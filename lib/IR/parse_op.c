@@ -461,6 +461,18 @@ static bool parse_op_body(parser *p, vir_opcode code, uint32_t line, opnds *o, v
         !pr_expect_kw(p, "axes"))
       return false;
     return pr_ints(p, "axes", NULL, a->arr->axes, &a->arr->naxes);
+  case VIR_ATTR_UFUNC: {
+    /* NAME values */
+    vir_token t = p->tok;
+    vir_ufunc u = t.kind == TK_IDENT ? vir_ufunc_lookup(t.s, t.len) : VIR_UFUNC_COUNT;
+    if (u == VIR_UFUNC_COUNT) {
+      pr_expected(p, "a NumPy ufunc name (vulpy/ir/ufuncs.def)");
+      return false;
+    }
+    a->index = (uint32_t)u;
+    pr_next(p);
+    return parse_values(p, o, line, false);
+  }
   case VIR_ATTR_CALL:
     if (p->tok.kind != TK_SYM) {
       pr_expected(p, "the callee");

@@ -128,6 +128,11 @@ static void print_op(printer *p, const vir_op *op, int depth) {
     put_operands(p, op, 0, false);
     prt_axes(p, op->attr.arr);
     break;
+  case VIR_ATTR_UFUNC:
+    putc_(p, ' ');
+    puts_(p, vir_ufunc_name(op->attr.index));
+    put_operands(p, op, 0, false);
+    break;
   case VIR_ATTR_CALL:
     putc_(p, ' ');
     prt_sym(p, op->attr.sym);

@@ -307,10 +307,47 @@ static bool check_dynamic(vctx *c, const vir_op *op) {
   return true;
 }
 
+/* array.ufunc NAME: NAME's operand count; scalar operands, or tensors that
+ * broadcast to the result's shape; a scalar result only from scalar
+ * operands. Which element types a ufunc takes is lower-ufuncs'. */
+static void check_ufunc(vctx *c, const vir_op *op) {
+  const vir_type *rt = op->val.type;
+  uint32_t u = op->attr.index;
+  if (u >= VIR_UFUNC_COUNT) {
+    ERR(c, op, "'array.ufunc' of an unknown ufunc");
+    return;
+  }
+  if (op->nopnd != vir_ufunc_nin(u)) {
+    ERR(c, op, "'array.ufunc %s' takes %u operand(s), not %u", vir_ufunc_name(u),
+        vir_ufunc_nin(u), op->nopnd);
+    return;
+  }
+  if (!rt || (!vir_ty_is_tensor(rt) && !vir_ty_is_scalar(rt))) {
+    ERR(c, op, "'array.ufunc %s' result must be a tensor or a scalar, not %s",
+        vir_ufunc_name(u), tname(rt));
+    return;
+  }
+  for (uint32_t i = 0; i < op->nopnd; i++) {
+    const vir_type *t = op->opnd[i]->type;
+    bool ok = vir_ty_is_tensor(t) ? vir_ty_is_tensor(rt) && vir_broadcast_ok(t, rt) &&
+                                        (!vir_ty_is_dynamic(rt) || same_dims(t, rt))
+                                  : vir_ty_is_scalar(t);
+    if (!ok) {
+      ERR(c, op, "'array.ufunc %s' operand %u is %s: a scalar or a tensor that broadcasts to "
+                 "the result's shape (%s)", vir_ufunc_name(u), i + 1, tname(t), tname(rt));
+      return;
+    }
+  }
+}
+
 void vir_verify_array_op(vctx *c, const vir_op *op) {
   vir_module *m = c->mm;
   const vir_type *rt = op->val.type;
   const vir_type *t0 = op->nopnd ? op->opnd[0]->type : NULL;
+  if (op->code == VIR_OP_ARRAY_UFUNC) {
+    check_ufunc(c, op);
+    return;
+  }
   bool need_tensor_in = op->code != VIR_OP_ARRAY_LOAD && op->code != VIR_OP_ARRAY_STORE &&
                         op->code != VIR_OP_ARRAY_SCATTER && op->code != VIR_OP_ARRAY_KERNEL &&
                         op->code != VIR_OP_ARRAY_LAUNCH && op->code != VIR_OP_ARRAY_BROADCAST;

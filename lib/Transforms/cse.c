@@ -80,7 +80,8 @@ static bool same_attr(const vir_op *x, const vir_op *y) {
     return a->lit.u == b->lit.u;
   case VIR_ATTR_SYM:
     return a->sym == b->sym && a->npath == b->npath && memcmp(a->path, b->path, a->npath) == 0;
-  case VIR_ATTR_INDEX: return a->index == b->index;
+  case VIR_ATTR_INDEX:
+  case VIR_ATTR_UFUNC: return a->index == b->index;
   case VIR_ATTR_SWIZZLE: return a->nswz == b->nswz && memcmp(a->swz, b->swz, a->nswz) == 0;
   default: return false; /* atomics, barriers, calls are never pure */
   }

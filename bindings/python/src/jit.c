@@ -16,6 +16,9 @@
  * there on - fusion, lowering, code generation - is vtg_compile_array
  * (lib/Target/array.c), the same call `vulpy-translate` makes on array VIR.
  * Errors are vulpy.CompileError with the VIR line they point at.
+ *
+ *   ufuncs() -> ((name, nin), ...): the ufuncs `array.ufunc` takes
+ *     (vulpy/ir/ufuncs.def; lower-ufuncs expands them in vtg_compile_array)
  */
 #include "ext.h"
 
@@ -165,7 +168,25 @@ static PyObject *array_grid(PyObject *self, PyObject *args) {
   return Py_BuildValue("(kkk)", (unsigned long)g[0], (unsigned long)g[1], (unsigned long)g[2]);
 }
 
+/* ufuncs() -> ((name, nin), ...): the NumPy ufuncs of the array level
+ * (vulpy/ir/ufuncs.def), each recorded as `array.ufunc NAME` and expanded
+ * by lower-ufuncs; vulpy makes one vp ufunc of each. */
+static PyObject *ufuncs(PyObject *self, PyObject *args) {
+  (void)self, (void)args;
+  PyObject *t = PyTuple_New(VIR_UFUNC_COUNT);
+  for (uint32_t u = 0; t && u < VIR_UFUNC_COUNT; u++) {
+    PyObject *e = Py_BuildValue("(sI)", vir_ufunc_name(u), vir_ufunc_nin(u));
+    if (!e)
+      Py_CLEAR(t);
+    else
+      PyTuple_SetItem(t, u, e);
+  }
+  return t;
+}
+
 PyMethodDef vpy_jit_methods[] = {
+    {"ufuncs", ufuncs, METH_NOARGS,
+     "ufuncs() -> ((name, nin), ...): the NumPy ufuncs of the array level (ufuncs.def)"},
     {"array_grid", array_grid, METH_VARARGS,
      "array_grid(n, lanes) -> (gx, gy, gz): the grid of a launch over a dynamic extent"},
     {"jit_compile", (PyCFunction)(void (*)(void))jit_compile, METH_VARARGS | METH_KEYWORDS,

@@ -5,10 +5,10 @@ of one `array` function (docs/fusion.md).
 A Graph holds buffers (each bound, when the graph runs, to a vulpy Buffer),
 push-constant scalars, and a list of VIR lines; a Value is one SSA value of
 it: a tensor (shape is a tuple) or a scalar (shape is None). Everything
-after the text - fusion, lowering, code generation - is the C compiler's
-(vulpy._vulpy.jit_compile). The only logic here is NumPy's: dtype rules
-(numpy's own resolve_dtypes), broadcasting, and which VIR ops spell each
-ufunc.
+after the text - the ufuncs' expansion (array.ufunc: lower-ufuncs,
+include/vulpy/ir/ufuncs.def), fusion, lowering, code generation - is the C
+compiler's (vulpy._vulpy.jit_compile). The only logic here is NumPy's dtype
+rules (numpy's own resolve_dtypes) and broadcasting.
 """
 import math
 
@@ -279,6 +279,15 @@ class Graph:
             args = [a if a.shape is None else self.broadcast(a, shape) for a in args]
         return self._value(dtype, shape, f"{name} " + ", ".join(a.name for a in args))
 
+    def ufunc(self, name, args, dtype):
+        """NumPy's ufunc `name` on operands at its loop dtypes, result
+        `dtype`: `array.ufunc NAME`, which the C pass lower-ufuncs expands
+        (include/vulpy/ir/ufuncs.def). Tensor operands broadcast to the
+        result's shape there, where an op of the expansion needs it."""
+        shapes = [a.shape for a in args if a.shape is not None]
+        return self._value(dtype, bshape(*shapes) if shapes else None,
+                           f"array.ufunc {name} " + ", ".join(a.name for a in args))
+
     def reshape(self, v, shape):
         return v if v.shape == tuple(shape) else \
             self._value(v.dtype, shape, f"array.reshape {v.name}")
@@ -355,17 +364,14 @@ def c_strides(shape):
 
 
 # ------------------------------------------------------------- the ufuncs
-# Each builder gets the graph and the operands already cast to the loop
-# dtype, and returns the result (numpy's output dtype).
+# Which VIR ops spell each NumPy ufunc is the C compiler's: Graph.ufunc
+# records `array.ufunc NAME`, and the pass lower-ufuncs expands it
+# (include/vulpy/ir/ufuncs.def, lib/Transforms/ufuncs.c). Here: NumPy's
+# dtype resolution (the caller's), the small dtypes' widening (WIDE) and
+# where / cast.
 
 def _isnan(g, a):
     return g.op("isnan", [a], _BOOL)
-
-
-def _nan_pick(g, a, b, op):
-    """NumPy's minimum/maximum: NaN wins."""
-    m = g.op(op, [a, b], a.dtype)
-    return g.op("select", [_isnan(g, a), a, g.op("select", [_isnan(g, b), b, m], a.dtype)], a.dtype)
 
 
 def _nonzero(g, a):
@@ -375,148 +381,13 @@ def _nonzero(g, a):
     return g.op("ne", [a, g.const(0, a.dtype)], _BOOL)
 
 
-def _int_safe(g, a, b, op):
-    """a op b for integers, 0 where b == 0 (the GPU leaves it undefined)."""
-    zero, one = g.const(0, a.dtype), g.const(1, a.dtype)
-    bz = g.op("eq", [b, zero], _BOOL)
-    safe = g.op("select", [bz, g.broadcast(one, b.shape) if b.shape is not None else one, b],
-                b.dtype)
-    r = g.op(op, [a, safe], a.dtype)
-    zb = zero if r.shape is None else g.broadcast(zero, r.shape)
-    return g.op("select", [bz, zb, r], a.dtype)
-
-
-def _int_power(g, a, b):
-    """Square and multiply over the exponent's bits (0 for negative exponents)."""
-    bits = a.dtype.itemsize * 8
-    shape = bshape(*[x.shape for x in (a, b) if x.shape is not None]) \
-        if (a.shape is not None or b.shape is not None) else None
-
-    def full(v):
-        return v if shape is None or v.shape == shape else g.broadcast(v, shape)
-
-    r = full(g.const(1, a.dtype))
-    base, e = full(a), full(b)
-    one, zero = g.const(1, b.dtype), g.const(0, b.dtype)
-    for i in range(bits):
-        odd = g.op("ne", [g.op("and", [e, one], b.dtype), zero], _BOOL)
-        r = g.op("select", [odd, g.op("mul", [r, base], a.dtype), r], a.dtype)
-        if i + 1 < bits:
-            base = g.op("mul", [base, base], a.dtype)
-            e = g.op("shr", [e, one], b.dtype)
-    if b.dtype.kind == "i":
-        neg = g.op("lt", [full(b), zero], _BOOL)
-        r = g.op("select", [neg, full(g.const(0, a.dtype)), r], a.dtype)
-    return r
-
-
-def _binary(name):
-    def build(g, a, b, out_dt):
-        k = "b" if a.dtype == _BOOL else a.dtype.kind
-        if name in ("add", "subtract", "multiply"):
-            if k == "b":
-                return g.op({"add": "lor", "multiply": "land", "subtract": "ne"}[name], [a, b],
-                            _BOOL)
-            return g.op({"add": "add", "subtract": "sub", "multiply": "mul"}[name], [a, b], out_dt)
-        if name == "divide":
-            return g.op("div", [a, b], out_dt)
-        if name == "floor_divide":
-            return g.op("floordiv", [a, b], out_dt) if k == "f" else \
-                _int_safe(g, a, b, "floordiv")
-        if name == "remainder":
-            return g.op("mod", [a, b], out_dt) if k == "f" else _int_safe(g, a, b, "mod")
-        if name == "power":
-            return g.op("pow", [a, b], out_dt) if k == "f" else _int_power(g, a, b)
-        if name in ("minimum", "maximum"):
-            op = "min" if name == "minimum" else "max"
-            if k == "f":
-                return _nan_pick(g, a, b, op)
-            if k == "b":
-                return g.op("land" if op == "min" else "lor", [a, b], _BOOL)
-            return g.op(op, [a, b], out_dt)
-        if name == "arctan2":
-            return g.op("atan2", [a, b], out_dt)
-        if name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-            if k == "b":
-                return g.op({"bitwise_and": "land", "bitwise_or": "lor",
-                             "bitwise_xor": "ne"}[name], [a, b], _BOOL)
-            return g.op(name[8:], [a, b], out_dt)
-        if name in _CMP:
-            if k == "b" and name not in ("equal", "not_equal"):
-                a, b = g.cast(a, _U32), g.cast(b, _U32)
-            return g.op(_CMP[name], [a, b], _BOOL)
-        if name in ("logical_and", "logical_or", "logical_xor"):
-            a, b = _nonzero(g, a), _nonzero(g, b)
-            return g.op({"logical_and": "land", "logical_or": "lor",
-                         "logical_xor": "ne"}[name], [a, b], _BOOL)
-        raise TypeError(f"vp.{name} is not supported here")
-
-    return build
-
-
-_CMP = {"less": "lt", "less_equal": "le", "greater": "gt", "greater_equal": "ge",
-        "equal": "eq", "not_equal": "ne"}
-MATH = {"sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos",
-         "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "arcsinh": "asinh",
-         "arccosh": "acosh", "arctanh": "atanh", "exp": "exp", "exp2": "exp2", "expm1": "expm1",
-         "log": "log", "log2": "log2", "log10": "log10", "log1p": "log1p", "sqrt": "sqrt",
-         "cbrt": "cbrt"}
-
-
-def _unary(name):
-    def build(g, a, out_dt):
-        k = "b" if a.dtype == _BOOL else a.dtype.kind
-        if name in MATH:
-            return g.op(MATH[name], [a], out_dt)
-        if name == "negative":
-            return g.op("neg", [a], out_dt)
-        if name == "absolute":
-            return a if k in "ub" else g.op("abs", [a], out_dt)
-        if name == "sign":
-            if k == "f":
-                return g.op("select", [_isnan(g, a), a, g.op("sign", [a], out_dt)], out_dt)
-            if k == "u":
-                return g.op("min", [a, g.const(1, a.dtype)], out_dt)
-            return g.op("sign", [a], out_dt)
-        if name == "reciprocal":
-            if k == "f":
-                return g.op("div", [g.const(1, a.dtype), a], out_dt)
-            one = g.const(1, a.dtype)
-            r = g.op("select", [g.op("eq", [a, one], _BOOL), a, g.op("sub", [a, a], a.dtype)],
-                     a.dtype)
-            if k == "i":
-                m1 = g.const(-1, a.dtype)
-                r = g.op("select", [g.op("eq", [a, m1], _BOOL), a, r], a.dtype)
-            return r
-        if name in ("floor", "ceil", "trunc", "rint"):
-            return g.op(name, [a], out_dt) if k == "f" else a
-        if name == "square":
-            return g.op("mul", [a, a], out_dt) if k != "b" else a
-        if name == "logical_not":
-            return g.op("lnot", [_nonzero(g, a)], _BOOL)
-        if name == "invert":
-            return g.op("lnot" if k == "b" else "not", [a], out_dt)
-        if name in ("isnan", "isinf", "isfinite"):
-            if k != "f":
-                c = g.const(name == "isfinite", _BOOL)
-                return c if a.shape is None else g.broadcast(c, a.shape)
-            if name == "isfinite":
-                bad = g.op("lor", [g.op("isnan", [a], _BOOL), g.op("isinf", [a], _BOOL)], _BOOL)
-                return g.op("lnot", [bad], _BOOL)
-            return g.op(name, [a], _BOOL)
-        raise TypeError(f"vp.{name} is not supported here")
-
-    return build
-
-
-BINARY = {n: _binary(n) for n in (
-    "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "power", "minimum",
-    "maximum", "arctan2", "bitwise_and", "bitwise_or", "bitwise_xor", "less", "less_equal",
-    "greater", "greater_equal", "equal", "not_equal", "logical_and", "logical_or",
-    "logical_xor")}
-UNARY = {n: _unary(n) for n in list(MATH) + [
-    "negative", "absolute", "sign", "reciprocal", "floor", "ceil", "trunc", "rint", "square",
-    "logical_not", "invert", "isnan", "isinf", "isfinite"]}
+def _sel(g, c, x, y):
+    """select with every operand broadcast to the common shape."""
+    shapes = [v.shape for v in (c, x, y) if v.shape is not None]
+    if shapes:
+        shape = bshape(*shapes)
+        c, x, y = (g.broadcast(v, shape) for v in (c, x, y))
+    return g.op("select", [c, x, y], x.dtype)
 
 
 def apply_ufunc(g, uf, args, loop_in, out_dt):
@@ -546,199 +417,5 @@ def apply_ufunc(g, uf, args, loop_in, out_dt):
             keep = g.op("lor", [g.op("ge" if name == "maximum" else "le", [a, b], _BOOL),
                                 _isnan(g, a)], _BOOL)
             return g.cast(_sel(g, keep, a, b), out_dt)
-        r = BINARY[name](g, args[0], args[1], wide_out) if uf.nin == 2 else \
-            UNARY[name](g, args[0], wide_out)
-        return g.cast(r, out_dt)
-    if uf.nin == 2:
-        return BINARY[name](g, args[0], args[1], out_dt)
-    return UNARY[name](g, args[0], out_dt)
-
-
-# --- issue 19 (array API): fmod, hypot, fmax, fmin, copysign, ldexp, logaddexp,
-# left_shift, right_shift, gcd, fabs, signbit, deg2rad, rad2deg, each composed
-# from ops of the one op table (ops.def) on this array path; docs/python-api.md,
-# "More ufuncs", states each one's accuracy per dtype.
-_I8 = np.dtype(np.int8)
-_FBITS = {_F32: (_I32, 127, 23, 300), _F64: (_I64, 1023, 52, 2100)}
-
-
-def _sel(g, c, x, y):
-    """select with every operand broadcast to the common shape."""
-    shapes = [v.shape for v in (c, x, y) if v.shape is not None]
-    if shapes:
-        shape = bshape(*shapes)
-        c, x, y = (g.broadcast(v, shape) for v in (c, x, y))
-    return g.op("select", [c, x, y], x.dtype)
-
-
-def _bitcast(g, v, dtype):
-    return g._value(dtype, v.shape, f"bitcast {v.name}")
-
-
-def _signbit(g, a):
-    """The IEEE sign bit (set for -0.0 and negative NaNs, as NumPy's)."""
-    it = _FBITS[a.dtype][0]
-    return g.op("lt", [_bitcast(g, a, it), g.const(0, it)], _BOOL)
-
-
-def _pow2(g, k, dt):
-    """2**k for int32 k in [normal exponent range], built from its bits."""
-    it, bias, mant, _ = _FBITS[dt]
-    e = g.cast(g.op("add", [k, g.const(bias, _I32)], _I32), it)
-    return _bitcast(g, g.op("shl", [e, g.const(mant, it)], it), dt)
-
-
-def _ldexp(g, a, b):
-    # a * 2**b as three exact power-of-two factors (each exponent within the
-    # normal range): exact wherever the result is a normal number
-    it, bias, mant, lim = _FBITS[a.dtype]
-    kb = g.op("min", [g.op("max", [b, g.const(-lim, b.dtype)], b.dtype),
-                      g.const(lim, b.dtype)], b.dtype)
-    k = g.cast(kb, _I32)
-    three, two = g.const(3, _I32), g.const(2, _I32)
-    k1 = g.op("div", [k, three], _I32)
-    r1 = g.op("sub", [k, k1], _I32)
-    k2 = g.op("div", [r1, two], _I32)
-    k3 = g.op("sub", [r1, k2], _I32)
-    r = a
-    for kk in (k1, k2, k3):
-        r = g.op("mul", [r, _pow2(g, kk, a.dtype)], a.dtype)
-    return r
-
-
-def _nan_skip(g, a, b, op):
-    """fmin/fmax: a NaN operand loses to a number."""
-    m = g.op(op, [a, b], a.dtype)
-    return _sel(g, _isnan(g, a), b, _sel(g, _isnan(g, b), a, m))
-
-
-def _hypot(g, a, b):
-    # max * sqrt(1 + (min/max)^2): no overflow or underflow of the squares
-    x, y = g.op("abs", [a], a.dtype), g.op("abs", [b], a.dtype)
-    m = g.op("max", [x, y], a.dtype)
-    n = g.op("min", [x, y], a.dtype)
-    zero, one = g.const(0, a.dtype), g.const(1, a.dtype)
-    mz = g.op("eq", [m, zero], _BOOL)
-    t = g.op("div", [n, _sel(g, mz, one, m)], a.dtype)
-    r = g.op("mul", [m, g.op("sqrt", [g.op("add", [one, g.op("mul", [t, t], a.dtype)],
-                                               a.dtype)], a.dtype)], a.dtype)
-    nan = g.op("lor", [_isnan(g, a), _isnan(g, b)], _BOOL)
-    inf = g.op("lor", [g.op("isinf", [a], _BOOL), g.op("isinf", [b], _BOOL)], _BOOL)
-    r = _sel(g, nan, g.const(float("nan"), a.dtype), r)
-    return _sel(g, inf, g.const(float("inf"), a.dtype), r)
-
-
-def _logaddexp(g, a, b):
-    # max + log1p(exp(-|a - b|)); equal operands (the infinities too) give
-    # a + log(2), NaN gives NaN, as NumPy's npy_logaddexp
-    m = g.op("max", [a, b], a.dtype)
-    d = g.op("abs", [g.op("sub", [a, b], a.dtype)], a.dtype)
-    r = g.op("add", [m, g.op("log1p", [g.op("exp", [g.op("neg", [d], a.dtype)], a.dtype)],
-                             a.dtype)], a.dtype)
-    nan = g.op("lor", [_isnan(g, a), _isnan(g, b)], _BOOL)
-    r = _sel(g, nan, g.const(float("nan"), a.dtype), r)
-    ln2 = float(np.log(np.asarray(2, a.dtype)))
-    same = g.op("add", [a, g.const(ln2, a.dtype)], a.dtype)
-    return _sel(g, g.op("eq", [a, b], _BOOL), same, r)
-
-
-def _shift(g, a, b, left):
-    # NumPy: a count outside [0, bits) gives 0 (right shift of a negative
-    # number: -1); C and the GPU leave it undefined
-    bits = a.dtype.itemsize * 8
-    ut = np.dtype(f"u{a.dtype.itemsize}")
-    ok = g.op("lt", [g.cast(b, ut), g.const(bits, ut)], _BOOL)
-    zero = g.const(0, b.dtype)
-    cnt = _sel(g, ok, b, zero)
-    r = g.op("shl" if left else "shr", [a, cnt], a.dtype)
-    far = g.const(0, a.dtype)
-    if not left and a.dtype.kind == "i":
-        neg = g.op("lt", [a, g.const(0, a.dtype)], _BOOL)
-        far = _sel(g, neg, g.const(-1, a.dtype), far)
-    return _sel(g, ok, r, far)
-
-
-def _gcd(g, a, b):
-    # Euclid unrolled (the array level has no loops): numbers below
-    # 2**32 need at most 46 steps, below 2**64 at most 92 (Fibonacci bound)
-    shape = bshape(*[x.shape for x in (a, b) if x.shape is not None]) \
-        if (a.shape is not None or b.shape is not None) else None
-    if a.dtype.kind == "i":
-        a, b = g.op("abs", [a], a.dtype), g.op("abs", [b], b.dtype)
-    if shape is not None:
-        a, b = g.broadcast(a, shape), g.broadcast(b, shape)
-    zero, one = g.const(0, a.dtype), g.const(1, a.dtype)
-    for _ in range(47 if a.dtype.itemsize <= 4 else 93):
-        bz = g.op("eq", [b, zero], _BOOL)
-        r = g.op("rem", [a, _sel(g, bz, one, b)], a.dtype)
-        a, b = _sel(g, bz, a, b), _sel(g, bz, b, r)
-    return a
-
-
-def _more_binary(name):
-    def build(g, a, b, out_dt):
-        k = "b" if a.dtype == _BOOL else a.dtype.kind
-        if name == "fmod":
-            if k != "f":
-                return _int_safe(g, a, b, "rem")
-            # C: fmod(x, +-inf) is x for finite x; the GLSL rem helper's
-            # x - trunc(x/inf) * inf is NaN there
-            fin = g.op("lnot", [g.op("lor", [_isnan(g, a), g.op("isinf", [a], _BOOL)], _BOOL)],
-                       _BOOL)
-            keep = g.op("land", [g.op("isinf", [b], _BOOL), fin], _BOOL)
-            r = g.op("rem", [a, b], out_dt)
-            # C: a zero result has x's sign (fmod(-1.5, 0.75) is -0.0); x -
-            # trunc(x/y)*y gives +0.0 there. The signed zero is made from
-            # x's bits: float arithmetic may drop zero signs (Vulkan without
-            # SignedZeroInfNanPreserve: lavapipe's -1.5 * 0.0 is +0.0)
-            it = _FBITS[out_dt][0]
-            sz = _bitcast(g, g.op("and", [_bitcast(g, a, it),
-                                          g.const(np.iinfo(it).min, it)], it), out_dt)
-            r = _sel(g, g.op("eq", [r, g.const(0, out_dt)], _BOOL), sz, r)
-            return _sel(g, keep, a, r)
-        if name in ("fmax", "fmin"):
-            op = name[1:]
-            if k == "f":
-                return _nan_skip(g, a, b, op)
-            if k == "b":
-                return g.op("land" if op == "min" else "lor", [a, b], _BOOL)
-            return g.op(op, [a, b], out_dt)
-        if name == "hypot":
-            return _hypot(g, a, b)
-        if name == "copysign":
-            x = g.op("abs", [a], a.dtype)
-            return _sel(g, _signbit(g, b), g.op("neg", [x], a.dtype), x)
-        if name == "ldexp":
-            return _ldexp(g, a, b)
-        if name == "logaddexp":
-            return _logaddexp(g, a, b)
-        if name in ("left_shift", "right_shift"):
-            return _shift(g, a, b, name == "left_shift")
-        if name == "gcd":
-            return _gcd(g, a, b)
-        raise TypeError(f"vp.{name} is not supported here")
-
-    return build
-
-
-def _more_unary(name):
-    def build(g, a, out_dt):
-        if name == "fabs":
-            return g.op("abs", [a], out_dt)
-        if name == "signbit":
-            return _signbit(g, a)
-        if name in ("deg2rad", "rad2deg"):
-            pi = np.asarray(np.pi, a.dtype)
-            f = pi / np.asarray(180, a.dtype) if name == "deg2rad" else \
-                np.asarray(180, a.dtype) / pi
-            return g.op("mul", [a, g.const(float(f), a.dtype)], out_dt)
-        raise TypeError(f"vp.{name} is not supported here")
-
-    return build
-
-
-MORE_BINARY = ("fmod", "hypot", "fmax", "fmin", "copysign", "ldexp", "logaddexp", "left_shift",
-               "right_shift", "gcd")
-MORE_UNARY = ("fabs", "signbit", "deg2rad", "rad2deg")
-BINARY.update({n: _more_binary(n) for n in MORE_BINARY})
-UNARY.update({n: _more_unary(n) for n in MORE_UNARY})
+        return g.cast(g.ufunc(name, args, wide_out), out_dt)
+    return g.ufunc(name, args, out_dt)

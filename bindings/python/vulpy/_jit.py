@@ -871,24 +871,27 @@ def _inplace_hazard(g, params, args, outs):
         if p[0] != "r" or not any(_array.overlaps(o, a) for o in outs):
             continue
         src = "@" + p[1]
-        tainted = set()
+        tainted = {}  # name -> its shape (the tensor type without the dtype)
         for line in g.lines:
             if not line.startswith("%") or " = " not in line:
                 continue
             name, rest = line.split(" = ", 1)
-            body = rest.rsplit(" : ", 1)[0]
+            body, ty = rest.rsplit(" : ", 1)
+            shape = ty.split()[0].rsplit("x", 1)[0]
             words = body.split()
             op = words[0]
             if op == "array.load":
                 if words[1] == src:
-                    tainted.add(name)
+                    tainted[name] = shape
                 continue
             uses = [w.rstrip(",") for w in words[1:] if w.startswith("%")]
             if any(u in tainted for u in uses):
-                if op.startswith("array."):
+                # array.ufunc broadcasts an operand of another shape
+                if op.startswith("array.") and (op != "array.ufunc" or any(
+                        tainted.get(u, shape) != shape for u in uses)):
                     found += (i,)
                     break
-                tainted.add(name)
+                tainted[name] = shape
     return found
 
 
@@ -896,14 +899,15 @@ def _elementwise(g):
     """Whether every op of graph g is elementwise: loads and stores without
     a view, and no array-level op (broadcast, reduction, reshape, gather,
     ...): the same element of every buffer is read and written by one
-    invocation."""
+    invocation. (array.ufunc is elementwise here: its tensor operands
+    could only differ in shape after an array-level op.)"""
     for line in g.lines:
         body = line.split(" = ", 1)[1] if line.startswith("%") and " = " in line else line
         op = body.split(None, 1)[0] if body.strip() else ""
         if op in ("array.load", "array.store"):
             if " offset(" in body or " strides(" in body:
                 return False
-        elif op.startswith("array."):
+        elif op.startswith("array.") and op != "array.ufunc":
             return False
     return True
 

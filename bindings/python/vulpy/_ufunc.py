@@ -292,6 +292,10 @@ class Ufunc:
         return Handle(kern.dispatch(binds, push, gx, gy, 1, True, False), result=out)
 
 
+# the float math ufuncs (their docstrings name NumPy's integer-to-float rule)
+_MATH = frozenset(("sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
+                   "arcsinh", "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log2",
+                   "log10", "log1p", "sqrt", "cbrt"))
 _KIND_NAMES = {"f": "float32, float64", "i": "int32, int64", "u": "uint32, uint64",
                "b": "bool"}
 _KIND_OF = {"f": "f", "d": "f", "b": "i", "h": "i", "i": "i", "l": "i", "q": "i", "B": "u",
@@ -305,7 +309,7 @@ def _doc(name, nin):
     npu = getattr(np, name, None)
     kinds = {_KIND_OF.get(t[0]) for t in getattr(npu, "types", ())}
     loops = ", ".join(_KIND_NAMES[k] for k in "fiub" if k in kinds) if kinds else None
-    if name in _graph.MATH:
+    if name in _MATH:
         loops = "float32, float64 (int32 and bool inputs compute in float64, as NumPy's)"
     example = (f"vp.{name}(np.float32([0.5, 1.0]))" if nin == 1 else
                f"vp.{name}(np.float32([1.0, 2.0]), 3.0)")
@@ -664,14 +668,35 @@ Example:
     vp.where(a > 0, a, 0.0)          # resident [1, 0, 3]
 """
 
-_NAMES_2 = [n for n in _graph.BINARY if n not in _graph.MORE_BINARY]
-_NAMES_1 = [n for n in _graph.UNARY if n not in _graph.MORE_UNARY]
+# issue 19 (array API): the accuracy of the more ufuncs, per dtype (their
+# docstrings; docs/python-api.md, "More ufuncs")
+_ACCURACY = {
+    "fmod": "float: exact while |x1/x2| < 2**24 (float32) / 2**53 (float64), as C's fmod; "
+            "integers: C's remainder, 0 where x2 == 0",
+    "hypot": "float: within 3 ulp (max * sqrt(1 + (min/max)**2): no overflow)",
+    "fmax": "exact; a NaN operand loses to a number", "fmin": "exact; a NaN operand loses",
+    "copysign": "exact (the sign bit of x2, -0.0 and negative NaNs included)",
+    "ldexp": "exact where the result is a normal number (subnormal results follow the "
+             "device's denormal mode)",
+    "logaddexp": "float: within 4 ulp of log(exp(x1) + exp(x2)), no overflow",
+    "left_shift": "exact; counts outside [0, bits) give 0, as NumPy",
+    "right_shift": "exact; counts outside [0, bits) give 0 (-1 for negative x1), as NumPy",
+    "gcd": "exact (integers)", "fabs": "exact", "signbit": "exact",
+    "deg2rad": "x * (pi/180) in the input's dtype, as NumPy (1 rounding)",
+    "rad2deg": "x * (180/pi) in the input's dtype, as NumPy (1 rounding)",
+}
+
+# the ufuncs of the C table (include/vulpy/ir/ufuncs.def): a vp ufunc each
+# (those of issue 19, _ACCURACY above, get their docstring below)
+_TABLE = _native.ext().ufuncs()
+_MB = tuple(n for n, k in _TABLE if k == 2 and n in _ACCURACY)
+_MU = tuple(n for n, k in _TABLE if k == 1 and n in _ACCURACY)
+_NAMES_2 = [n for n, k in _TABLE if k == 2 and n not in _ACCURACY]
+_NAMES_1 = [n for n, k in _TABLE if k == 1 and n not in _ACCURACY]
 BY_NUMPY = {}
 _g = globals()
-for _n in _NAMES_2:
-    _g[_n] = BY_NUMPY[_n] = Ufunc(_n, 2, getattr(np, _n))
-for _n in _NAMES_1:
-    _g[_n] = BY_NUMPY[_n] = Ufunc(_n, 1, getattr(np, _n))
+for _n, _k in _TABLE:
+    _g[_n] = BY_NUMPY[_n] = Ufunc(_n, _k, getattr(np, _n))
 clip = _Clip("clip", 3, np.clip)
 clip.__doc__ = """vp.clip(a, a_min, a_max, /, out=None, context=None, sync=True)
 
@@ -689,52 +714,7 @@ BY_NUMPY["true_divide"] = divide
 ALL = _NAMES_2 + _NAMES_1 + ["clip", "where"] + list(_ALIASES)
 
 
-# --- issue 19 (array API): ufuncs that run on the array path only ---------
-# fmod, hypot, fmax, fmin, copysign, ldexp, logaddexp, left_shift,
-# right_shift, gcd, fabs, signbit, deg2rad, rad2deg: _graph builds each from
-# the ops of ops.def (MORE_BINARY / MORE_UNARY); every call is one
-# array-path kernel (_arrayops.ufunc), the path views and vp.jit already
-# take, so there is no second (kernel-language template) planner for them.
-class ArrayUfunc(Ufunc):
-    """A vp ufunc that always runs on the array path (one graph per call)."""
-
-    def __call__(self, *args, out=None, context=None, sync=True):
-        cx = _arrayops.COMPLEX  # issue 19: complex operands (_complex.py)
-        if cx is not None and cx.involved(args, out):
-            return cx.ufunc(self, args, out, context, sync)
-        if len(args) != self.nin:
-            raise TypeError(f"vp.{self.name} takes {self.nin} input(s), got {len(args)}")
-        for a in args:
-            t = type(a)
-            if t is not _array.ndarray and t is not np.ndarray:
-                trace = getattr(t, "_vp_trace_ufunc", None)
-                if trace is not None:
-                    return trace(self, args, out)
-        if isinstance(out, tuple) and len(out) == 1:
-            out = out[0]
-        if type(out) is _array.ndarray:
-            args = _array.unalias(args, (out,))
-        return _arrayops.ufunc(self, args, out, context, sync)
-
-
-_ACCURACY = {
-    "fmod": "float: exact while |x1/x2| < 2**24 (float32) / 2**53 (float64), as C's fmod; "
-            "integers: C's remainder, 0 where x2 == 0",
-    "hypot": "float: within 3 ulp (max * sqrt(1 + (min/max)**2): no overflow)",
-    "fmax": "exact; a NaN operand loses to a number", "fmin": "exact; a NaN operand loses",
-    "copysign": "exact (the sign bit of x2, -0.0 and negative NaNs included)",
-    "ldexp": "exact where the result is a normal number (subnormal results follow the "
-             "device's denormal mode)",
-    "logaddexp": "float: within 4 ulp of log(exp(x1) + exp(x2)), no overflow",
-    "left_shift": "exact; counts outside [0, bits) give 0, as NumPy",
-    "right_shift": "exact; counts outside [0, bits) give 0 (-1 for negative x1), as NumPy",
-    "gcd": "exact (integers)", "fabs": "exact", "signbit": "exact",
-    "deg2rad": "x * (pi/180) in the input's dtype, as NumPy (1 rounding)",
-    "rad2deg": "x * (180/pi) in the input's dtype, as NumPy (1 rounding)",
-}
-from ._graph import MORE_BINARY as _MB, MORE_UNARY as _MU  # noqa: E402
 for _n in _MB + _MU:
-    _g[_n] = BY_NUMPY[_n] = ArrayUfunc(_n, 2 if _n in _MB else 1, getattr(np, _n))
     _g[_n].__doc__ = (f"vp.{_n}({'x1, x2' if _n in _MB else 'x'}, /, out=None, context=None, "
                       f"sync=True)\n\nnumpy.{_n} on the GPU, elementwise, NumPy's dtype "
                       f"rules and broadcasting; NumPy in -> NumPy out, resident in -> resident "

@@ -130,6 +130,12 @@ static vir_value *emit_op(lw *l, vir_value *v, idx *ix) {
   }
   default: break;
   }
+  if (d->code == VIR_OP_ARRAY_UFUNC) {
+    vp_error(l->d, d->loc, "lower-arrays: 'array.ufunc %s' is expanded by lower-ufuncs, which runs "
+             "first (vulpy-opt --lower-ufuncs; vtg_compile_array runs it)", vir_ufunc_name(d->attr.index));
+    l->failed = true;
+    return NULL;
+  }
   if (!vir_op_is_elementwise(d->code) || d->nopnd > 4) {
     vp_error(l->d, d->loc, "lower-arrays: '%s' cannot be computed per element here (run fuse first?)",
              vir_op_info_of(d->code)->name);

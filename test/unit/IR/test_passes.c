@@ -22,20 +22,21 @@ static void count_pass(const vir_pass_info *p, const vir_module *m, void *ctx) {
 int main(void) {
   size_t n;
   const vir_pass_info *t = vir_pass_table(&n);
-  CHECK_EQ_U(n, 17); /* canonicalize cse dce fuse lower-arrays lower-persistent(-stepped) bounds-check clamp-shared lower-memsock,
+  CHECK_EQ_U(n, 18); /* canonicalize cse dce lower-ufuncs fuse lower-arrays lower-persistent(-stepped) bounds-check clamp-shared lower-memsock,
                         then lower-persistent-padded/-packed persistent-nonprivate, then -flip/-scoped/-cg/-cg-early */
-  CHECK(vir_pass_lookup("lower-persistent") == &t[5]);
-  CHECK(vir_pass_lookup("lower-persistent-stepped") == &t[6]);
-  CHECK(vir_pass_lookup("bounds-check") == &t[7]);
-  CHECK(vir_pass_lookup("clamp-shared") == &t[8]);
-  CHECK(vir_pass_lookup("lower-memsock") == &t[9]);
-  CHECK(vir_pass_lookup("lower-persistent-padded") == &t[10]);
-  CHECK(vir_pass_lookup("lower-persistent-packed") == &t[11]);
-  CHECK(vir_pass_lookup("persistent-nonprivate") == &t[12]);
-  CHECK(vir_pass_lookup("lower-persistent-flip") == &t[13]);
-  CHECK(vir_pass_lookup("lower-persistent-scoped") == &t[14]);
-  CHECK(vir_pass_lookup("lower-persistent-cg") == &t[15]);
-  CHECK(vir_pass_lookup("lower-persistent-cg-early") == &t[16]);
+  CHECK(vir_pass_lookup("lower-ufuncs") == &t[3]);
+  CHECK(vir_pass_lookup("lower-persistent") == &t[6]);
+  CHECK(vir_pass_lookup("lower-persistent-stepped") == &t[7]);
+  CHECK(vir_pass_lookup("bounds-check") == &t[8]);
+  CHECK(vir_pass_lookup("clamp-shared") == &t[9]);
+  CHECK(vir_pass_lookup("lower-memsock") == &t[10]);
+  CHECK(vir_pass_lookup("lower-persistent-padded") == &t[11]);
+  CHECK(vir_pass_lookup("lower-persistent-packed") == &t[12]);
+  CHECK(vir_pass_lookup("persistent-nonprivate") == &t[13]);
+  CHECK(vir_pass_lookup("lower-persistent-flip") == &t[14]);
+  CHECK(vir_pass_lookup("lower-persistent-scoped") == &t[15]);
+  CHECK(vir_pass_lookup("lower-persistent-cg") == &t[16]);
+  CHECK(vir_pass_lookup("lower-persistent-cg-early") == &t[17]);
   CHECK(vir_pass_lookup("lower-persistent-backoff") == NULL); /* removed: wrong results on lavapipe */
   CHECK_STR(t[0].name, "canonicalize");
   CHECK(vir_pass_lookup("cse") == &t[1]);
