@@ -156,26 +156,45 @@ def test_a_group_that_times_out_leaves_instead_of_passing(barrier, monkeypatch):
 
 @pytest.mark.parametrize("barrier", BARRIERS)
 def test_control_word_is_grid_uniform_within_a_step(barrier):
+    # On a loaded 2-core machine lavapipe's second group can be descheduled
+    # long enough for a barrier to time out (or a spin to spend the loop
+    # budget): the safe failure, an error. Such a launch is not counted, but
+    # the steps it finished must still be uniform; one launch must finish.
     uniform = KERNELS[barrier][1]
     groups = _groups()
     n = 64 * 2 * (groups or 8)
     steps = 2000
-    ctrl = vp.ControlBuffer(["mode"])
-    seen = vp.zeros(steps * 2 * n, np.uint32)
-    h = uniform(seen, ctrl, n=n, steps=steps, sync=False, groups=groups)
-    v = 0
-    deadline = time.monotonic() + 120
-    while not h.done and time.monotonic() < deadline:
-        v += 1
-        ctrl["mode"] = v   # the host changes it often, but leaves the CPU
-        time.sleep(0.0002)  # to lavapipe's group threads (a spinning host
-        # starved one of two groups on a 2-core machine: barrier timeouts)
-    h.wait(timeout=120)
-    rows = seen.numpy().reshape(steps, 2 * n)
-    for t, row in enumerate(rows):   # each step: one value in both phases
-        assert (row == row[0]).all(), (t, np.unique(row))
-    # the host only counts up, and the steps saw it change
-    assert (np.diff(rows[:, 0].astype(np.int64)) >= 0).all()
+    failures = []
+    for _ in range(5):
+        ctrl = vp.ControlBuffer(["mode"])
+        seen = vp.zeros(steps * 2 * n, np.uint32)
+        h = uniform(seen, ctrl, n=n, steps=steps, sync=False, groups=groups)
+        v = 0
+        deadline = time.monotonic() + 120
+        while not h.done and time.monotonic() < deadline:
+            v += 1
+            ctrl["mode"] = v   # the host changes it often, but leaves the CPU
+            time.sleep(0.0002)  # to lavapipe's group threads (a spinning host
+            # starved one of two groups on a 2-core machine: barrier timeouts)
+        try:
+            h.wait(timeout=120)
+        except vp.PersistentError as e:
+            assert "timed out" in str(e) or "loop budget" in str(e), str(e)
+            failures.append(str(e))
+            # steps before the last one published all ended in every group
+            done = max(0, h.steps - 1)
+        else:
+            done = steps
+        rows = seen.numpy().reshape(steps, 2 * n)[:done]
+        for t, row in enumerate(rows):   # each step: one value in both phases
+            assert (row == row[0]).all(), (t, np.unique(row))
+        # the host only counts up
+        assert (np.diff(rows[:, 0].astype(np.int64)) >= 0).all()
+        if done == steps:
+            break
+    else:
+        pytest.fail(f"no launch of 5 finished: {failures}")
+    # and the steps saw it change
     assert len(np.unique(rows[:, 0])) > 1
 
 
