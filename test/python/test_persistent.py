@@ -265,6 +265,11 @@ def test_bench_suite_runs_quick_and_both_forms_agree():
     assert not [r for r in recs if r.get("error")], recs
     cases = {r["case"] for r in recs}
     assert "grid barrier" in cases and any(c.startswith("speed-up") for c in cases)
+    # every barrier variant and every group rule has its rows
+    for b in vp._persistent.BARRIERS:
+        assert f"grid barrier, barrier={b}" in cases
+    for rule in vp._persistent.GROUP_RULES:
+        assert f"step rate, small grid (launch-bound), groups={rule}" in cases
 
 
 until_told = make_until_told()
