@@ -6,7 +6,8 @@ cooperative `grid.sync()` on the same grid (nvcc, where there is one);
 the host -> GPU -> host steering round trip of a running program; every
 grid-barrier variant (@vp.kernel(barrier=...): the barrier alone and the
 small grid's step rate, each with its GLSL) so one run shows the fastest;
-and (not with --quick) a 60 s persistent run steered live all the way (no
+both grids under each rule for the default group count (groups="work" |
+"resident" | "cores": `step rate, ..., groups=RULE`); and (not with --quick) a 60 s persistent run steered live all the way (no
 device loss, no stall).
 
     bash bench/device/suites.sh --suites persistent      (the H200)
@@ -226,6 +227,7 @@ def run(ctx):
                             backend="persistent/cuda", median=rec["median"] / crec["median"],
                             p10=None, p90=None, unit="x", device=device,
                             groups=info["admitted"], goal=dict(op="<=", target=1.5, issue=15)))
+    records += _group_rules(heat, device, cases, reps, records)
     records += _variants(tmp, device, cases, sizes, sync_steps, reps, records)
     records += _per_step(records, cases[0][0], device)
     records += _slices(heat, device, cases[0], reps, records)
@@ -316,6 +318,33 @@ def _variants(tmp, device, cases, sizes, sync_steps, reps, done):
     return out
 
 
+def _group_rules(heat, device, cases, reps, done):
+    """Both grids with the default barrier under each rule for the groups a
+    launch dispatches by default (groups="work" | "resident" | "cores",
+    vp._persistent.GROUP_RULES; the rows without groups= use the default
+    rule), each with its speed-up over the stepped form measured above and
+    a bit check: records `step rate, LABEL, groups=RULE` (`groups`: the
+    groups discovery admitted, `rule`)."""
+    import vulpy as vp
+    out = []
+    for label, n, steps in cases:
+        stepped = next((r for r in done if r.get("case") == f"step rate, {label}"
+                        and r.get("backend") == "stepped" and "median" in r), None)
+        u0 = np.random.default_rng(1).random(n, dtype=np.float32)
+        try:
+            ref = vp.asarray(u0)
+            heat(ref, vp.zeros(n, np.float32), n=n, alpha=0.2, steps=steps, mode="stepped")
+            want = ref.numpy().tobytes()
+        except Exception:  # noqa: BLE001 - the check is then left out
+            want = None
+        for rule in vp._persistent.GROUP_RULES:
+            for r in _variant_steps(heat, "", None, False, label, n, steps, reps,
+                                    (u0, want, stepped), device, rule):
+                r["rule"] = rule
+                out.append(r)
+    return out
+
+
 def case_is_default_barrier(r):
     return r.get("case") == "grid barrier" and r.get("backend") == "persistent" and "median" in r
 
@@ -345,7 +374,8 @@ def _per_step(records, label, device):
     for r in records:
         case = r.get("case", "")
         if r.get("backend") != "persistent" or "median" not in r or not (
-                case == f"step rate, {label}" or case.startswith(f"step rate, {label}, barrier=")):
+                case == f"step rate, {label}" or case.startswith(f"step rate, {label}, barrier=")
+                or case.startswith(f"step rate, {label}, groups=")):
             continue
         name = case[len(f"step rate, {label}"):].lstrip(", ") or "default"
         b = r.get("barrier")
@@ -392,7 +422,7 @@ def _variant_steps(heat, tag, barrier, nonprivate, label, n, steps, reps, ref, d
     import vulpy as vp
     u0, want, stepped = ref
     if groups is not None:
-        tag = f"{tag}, groups={groups}"
+        tag = f"{tag}, groups={groups}" if tag else f"groups={groups}"
     u = vp.asarray(u0)
     v = vp.zeros(n, np.float32)
     info = {}

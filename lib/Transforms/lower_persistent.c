@@ -67,6 +67,7 @@ typedef struct pl {
   vir_sym *lgen, *lsteps;           /* V_PACKED: the leader's generation and steps */
   vir_sym *lphase, *lbits, *bank;   /* V_FLIP: the leader's phase bit and (group 0)
                                      * stop bits; every invocation's snapshot bank */
+  vir_sym *lbar;                    /* V_QUIET: the barriers passed (group 0's leader) */
   bool nonprivate;                  /* some buffer is non-private: device fences stay */
   /* V_EARLY: group 0's leader reads the stop request, the yield word and
    * the control words while it waits at a barrier, for the next step
@@ -271,6 +272,164 @@ static int slot_of(pl *l, vir_sym *s, uint64_t w) {
  * poll, and an abort is still seen within microseconds. */
 #define SLOW_POLL 64u
 
+/* What every barrier variant shares. Each helper builds its ops in the
+ * order the variants did before they were factored out (the lowered VIR
+ * and GLSL are byte-identical): a helper's operands that build ops are
+ * computed by the caller first. */
+
+/* The control word of snapshot slot i, read (relaxed: a control word is a
+ * value, not a flag guarding a payload) from the kernel's buffer. */
+static vir_value *ctl_load(pl *l, uint32_t i) {
+  vir_value *w = ku(l, (uint32_t)l->slot_lit[i]);
+  vir_op *o = op(l, VIR_OP_ATOMIC_LOAD, u32(l), 1, &w);
+  if (o) {
+    o->attr.sym = l->slot_sym[i];
+    o->attr.scope = VIR_SCOPE_DEVICE;
+    o->attr.sem = VIR_SEM_RELAXED;
+  }
+  return val(o);
+}
+
+/* Bounded slices: the stop snapshot `stop`, or STOP_YIELD where the host
+ * raised the yield word (`y`), no stop was asked and this dispatch did a
+ * step (`steps` past l->begin: every slice makes progress). The time loop
+ * then ends with the snapshot STOP_YIELD and the kernel leaves without
+ * the code after the loop. */
+static vir_value *yield_stop(pl *l, vir_value *stop, vir_value *y, vir_value *steps) {
+  vir_value *go = bin(l, VIR_OP_LAND,
+                      bin(l, VIR_OP_LAND, bin(l, VIR_OP_EQ, stop, ku(l, 0)),
+                          bin(l, VIR_OP_NE, y, ku(l, 0))),
+                      bin(l, VIR_OP_NE, steps, l->begin));
+  vir_value *sa[3] = {go, ku(l, STOP_YIELD), stop};
+  return val(op(l, VIR_OP_SELECT, u32(l), 3, sa));
+}
+
+/* The stop snapshot as the bits a barrier word carries: 0 (run),
+ * `on_stop` or `on_yield` (STOP_YIELD). */
+static vir_value *stop_bits(pl *l, vir_value *stop, uint32_t on_yield, uint32_t on_stop) {
+  vir_value *b1[3] = {bin(l, VIR_OP_EQ, stop, ku(l, STOP_YIELD)), ku(l, on_yield),
+                      ku(l, on_stop)};
+  vir_value *b0[3] = {bin(l, VIR_OP_EQ, stop, ku(l, 0)), ku(l, 0),
+                      val(op(l, VIR_OP_SELECT, u32(l), 3, b1))};
+  return val(op(l, VIR_OP_SELECT, u32(l), 3, b0));
+}
+
+/* The leader's steps done after a step boundary: a stopped step does not
+ * count. */
+static void count_step(pl *l, vir_value *steps, vir_value *stop) {
+  vir_value *inc[3] = {bin(l, VIR_OP_EQ, stop, ku(l, 0)), ku(l, 1), ku(l, 0)};
+  lstore(l, l->lsteps, bin(l, VIR_OP_ADD, steps, val(op(l, VIR_OP_SELECT, u32(l), 3, inc))));
+}
+
+/* V_QUIET: the host's counters are written every QUIET_EVERY barriers
+ * (and exactly where the time loop and the kernel end). */
+#define QUIET_EVERY 64u
+
+/* The host's counters (steps done, barriers passed), written after the
+ * release: not on the path the other groups wait on. V_QUIET (V_FLIP:
+ * group 0's leader is the only writer) counts the barriers in a variable
+ * and writes both words every QUIET_EVERY barriers, with plain stores
+ * instead of an atomic add: no host-word traffic in most barriers, so
+ * nothing for group 0's next fence to wait on. */
+static void publish_host(pl *l, vir_value *steps) {
+  if (l->variant & V_QUIET) {
+    vir_value *n = bin(l, VIR_OP_ADD, lload(l, l->lbar), ku(l, 1));
+    lstore(l, l->lbar, n);
+    vir_op *due = iff(l, bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, n, ku(l, QUIET_EVERY - 1)), ku(l, 0)));
+    at a = here(l);
+    into(l, due, 0);
+    store(l, l->host, H_STEPS, steps, VIR_SEM_RELAXED);
+    store(l, l->host, H_BARRIERS, n, VIR_SEM_RELAXED);
+    back(l, a);
+    return;
+  }
+  store(l, l->host, H_STEPS, steps, VIR_SEM_RELAXED);
+  atom(l, VIR_OP_ATOMIC_ADD, l->host, H_BARRIERS, ku(l, 1), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+}
+
+/* V_QUIET: group 0's leader writes the exact barrier count at the end of
+ * the kernel (the host reads it once the dispatch is done). */
+static void publish_barriers(pl *l) {
+  if (!(l->variant & V_QUIET))
+    return;
+  vir_op *g0 = iff(l, bin(l, VIR_OP_LAND, bin(l, VIR_OP_EQ, l->gid, ku(l, 0)),
+                          bin(l, VIR_OP_EQ, l->li, ku(l, 0))));
+  at a = here(l);
+  into(l, g0, 0);
+  store(l, l->host, H_BARRIERS, lload(l, l->lbar), VIR_SEM_RELAXED);
+  back(l, a);
+}
+
+/* A leader's wait at a grid barrier: poll word `word` of @_vp_grid until
+ * it moved from `expect` (in the bits of `mask`, where one is given),
+ * bounded by the spin limit; `got` (where given) receives the value that
+ * ended the wait. Every SLOW_POLL polls (every poll where the host asked
+ * for read-modify-write polls: there the spin limit counts loop
+ * back-edges, lavapipe's budget, not time, and three polls a back-edge
+ * stretch the same budget over three times the wall time a descheduled
+ * thread may need) it also watches for an abort: the host's (H_STOP >= 2)
+ * and, in the lean barrier, another group's (G_ABORT); the packed and
+ * flip barriers see another group's abort in the word itself (GEN_ABORT),
+ * and an abort of their own sets that bit, which wakes every waiter. The
+ * acquire fence after the wait is the caller's. */
+static void spin_wait(pl *l, vir_value *limit, uint32_t word, vir_value *expect, vir_value *mask,
+                      vir_sym *got) {
+  bool in_word = l->variant & (V_PACKED | V_FLIP);
+  vir_sym *k = local(l, "_vp_spin", ku(l, 0));
+  vir_op *loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
+  at a = here(l);
+  into(l, loop, 0);
+  vir_value *v = poll(l, l->grid, word);
+  vir_value *moved_if =
+      mask ? bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, bin(l, VIR_OP_XOR, v, expect), mask), ku(l, 0))
+           : bin(l, VIR_OP_NE, v, expect);
+  vir_op *moved = iff(l, moved_if);
+  at b = here(l);
+  into(l, moved, 0);
+  if (got)
+    lstore(l, got, v);
+  term(l, VIR_OP_BREAK);
+  back(l, b);
+  vir_value *kk = lload(l, k);
+  vir_op *slow = iff(l, bin(l, VIR_OP_LOR, l->rmw,
+                           bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, kk, ku(l, SLOW_POLL - 1)),
+                               ku(l, SLOW_POLL - 1))));
+  b = here(l);
+  into(l, slow, 0);
+  vir_value *quit_if;
+  if (in_word) {
+    quit_if = bin(l, VIR_OP_GE, poll(l, l->host, H_STOP), ku(l, 2));
+  } else {
+    vir_value *ab = poll(l, l->grid, G_ABORT);
+    vir_value *hs = poll(l, l->host, H_STOP);
+    quit_if = bin(l, VIR_OP_LOR, bin(l, VIR_OP_NE, ab, ku(l, 0)), bin(l, VIR_OP_GE, hs, ku(l, 2)));
+  }
+  vir_op *quit = iff(l, quit_if);
+  at c = here(l);
+  into(l, quit, 0);
+  store(l, l->grid, G_ABORT, ku(l, 1), VIR_SEM_RELAXED);
+  if (in_word)
+    atom(l, VIR_OP_ATOMIC_OR, l->grid, word, ku(l, GEN_ABORT), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+  term(l, VIR_OP_BREAK);
+  back(l, c);
+  back(l, b);
+  spin_tick(l, k, limit, true);
+  back(l, a);
+}
+
+/* The end of every grid barrier: barrier(), the fence that acquires what
+ * the leader saw, and an aborted run's exit (every invocation of the
+ * group leaves together). */
+static void rejoin(pl *l) {
+  wg_barrier(l);
+  outer_fence(l);
+  vir_op *ab = iff(l, bin(l, VIR_OP_NE, sh_load(l, S_ABORT), ku(l, 0)));
+  at a = here(l);
+  into(l, ab, 0);
+  term(l, VIR_OP_RETURN);
+  back(l, a);
+}
+
 /* The grid barrier at the builder; `step`: also count the step; `snap`:
  * also snapshot the stop request and the control words (at the entry and
  * at step boundaries only, as the stepped form does).
@@ -318,31 +477,12 @@ static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
     /* relaxed: a control word is a value, not a flag guarding a payload;
      * the generation's release orders the snapshot before the others */
     vir_value *stop = snap ? load(l, l->host, H_STOP, VIR_SEM_RELAXED) : NULL;
-    for (uint32_t i = 0; snap && i < l->nslots; i++) {
-      vir_value *w = ku(l, (uint32_t)l->slot_lit[i]);
-      vir_op *o = op(l, VIR_OP_ATOMIC_LOAD, u32(l), 1, &w);
-      if (o) {
-        o->attr.sym = l->slot_sym[i];
-        o->attr.scope = VIR_SCOPE_DEVICE;
-        o->attr.sem = VIR_SEM_RELAXED;
-      }
-      store(l, l->grid, G_SNAP + i, val(o), VIR_SEM_RELAXED);
-    }
+    for (uint32_t i = 0; snap && i < l->nslots; i++)
+      store(l, l->grid, G_SNAP + i, ctl_load(l, i), VIR_SEM_RELAXED);
     /* the steps done: the steps that began before this boundary */
     vir_value *steps = load(l, l->grid, G_STEPS, VIR_SEM_RELAXED);
-    if (step && l->begin) {
-      /* bounded slices: the host raised the yield word, no stop was asked,
-       * and this dispatch did a step (so every slice makes progress): the
-       * time loop ends here with the stop snapshot STOP_YIELD, and the
-       * kernel leaves without the code after the loop */
-      vir_value *y = load(l, l->host, H_YIELD, VIR_SEM_RELAXED);
-      vir_value *go = bin(l, VIR_OP_LAND,
-                          bin(l, VIR_OP_LAND, bin(l, VIR_OP_EQ, stop, ku(l, 0)),
-                              bin(l, VIR_OP_NE, y, ku(l, 0))),
-                          bin(l, VIR_OP_NE, steps, l->begin));
-      vir_value *sa[3] = {go, ku(l, STOP_YIELD), stop};
-      stop = val(op(l, VIR_OP_SELECT, u32(l), 3, sa));
-    }
+    if (step && l->begin) /* bounded slices */
+      stop = yield_stop(l, stop, load(l, l->host, H_YIELD, VIR_SEM_RELAXED), steps);
     if (snap)
       store(l, l->grid, G_STOP, stop, VIR_SEM_RELAXED);
     if (step) { /* a stopped step does not count */
@@ -354,60 +494,19 @@ static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
     }
     store(l, l->grid, G_ARRIVE, ku(l, 0), VIR_SEM_RELAXED);
     store(l, l->grid, l->gen_word, bin(l, VIR_OP_ADD, gen, ku(l, 1)), VIR_SEM_RELEASE);
-    /* after the release: the host's counters are not on the others' path */
-    store(l, l->host, H_STEPS, steps, VIR_SEM_RELAXED);
-    atom(l, VIR_OP_ATOMIC_ADD, l->host, H_BARRIERS, ku(l, 1), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+    publish_host(l, steps);
   }
   into(l, last, 1);
-  { /* the others: spin on the generation, bounded; every SLOW_POLL polls
-     * also watch for an abort */
-    vir_sym *k = local(l, "_vp_spin", ku(l, 0));
-    vir_op *loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
-    at a = here(l);
-    into(l, loop, 0);
-    vir_op *moved = iff(l, bin(l, VIR_OP_NE, poll(l, l->grid, l->gen_word), gen));
-    at b = here(l);
-    into(l, moved, 0);
-    term(l, VIR_OP_BREAK);
-    back(l, b);
-    vir_value *kk = lload(l, k);
-    /* where the host asked for read-modify-write polls (lavapipe) every
-     * poll: there the spin limit counts loop back-edges (the budget), not
-     * time, and three polls a back-edge stretch the same budget over three
-     * times the wall time a descheduled thread may need */
-    vir_op *slow = iff(l, bin(l, VIR_OP_LOR, l->rmw,
-                             bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, kk, ku(l, SLOW_POLL - 1)),
-                                 ku(l, SLOW_POLL - 1))));
-    b = here(l);
-    into(l, slow, 0);
-    vir_value *ab = poll(l, l->grid, G_ABORT);
-    vir_value *hs = poll(l, l->host, H_STOP);
-    vir_op *quit = iff(l, bin(l, VIR_OP_LOR, bin(l, VIR_OP_NE, ab, ku(l, 0)),
-                              bin(l, VIR_OP_GE, hs, ku(l, 2))));
-    at c = here(l);
-    into(l, quit, 0);
-    store(l, l->grid, G_ABORT, ku(l, 1), VIR_SEM_RELAXED);
-    term(l, VIR_OP_BREAK);
-    back(l, c);
-    back(l, b);
-    spin_tick(l, k, limit, true);
-    back(l, a);
-    fence(l); /* acquire: what the last arriver released */
-  }
+  /* the others: spin on the generation */
+  spin_wait(l, limit, l->gen_word, gen, NULL, NULL);
+  fence(l); /* acquire: what the last arriver released */
   back(l, in);
   /* relaxed: both paths above end in an acquire */
   sh_store(l, S_ABORT, load(l, l->grid, G_ABORT, VIR_SEM_RELAXED));
   if (snap) /* one load of the stop snapshot a group, not one an invocation */
     sh_store(l, S_STOP, load(l, l->grid, G_STOP, VIR_SEM_RELAXED));
   back(l, out);
-  wg_barrier(l);
-  fence(l);
-  /* an aborted run: every invocation of the group leaves together */
-  vir_op *ab = iff(l, bin(l, VIR_OP_NE, sh_load(l, S_ABORT), ku(l, 0)));
-  at a = here(l);
-  into(l, ab, 0);
-  term(l, VIR_OP_RETURN);
-  back(l, a);
+  rejoin(l);
 }
 
 /* v & GEN_YIELD ? STOP_YIELD : v & GEN_STOP ? 1 : 0: the stop snapshot a
@@ -450,30 +549,11 @@ static void grid_barrier_packed(pl *l, vir_value *limit, bool step, bool snap) {
     vir_value *bits = ku(l, 0);
     if (snap) {
       vir_value *stop = load(l, l->host, H_STOP, VIR_SEM_RELAXED);
-      for (uint32_t i = 0; i < l->nslots; i++) {
-        vir_value *w = ku(l, (uint32_t)l->slot_lit[i]);
-        vir_op *o = op(l, VIR_OP_ATOMIC_LOAD, u32(l), 1, &w);
-        if (o) {
-          o->attr.sym = l->slot_sym[i];
-          o->attr.scope = VIR_SCOPE_DEVICE;
-          o->attr.sem = VIR_SEM_RELAXED;
-        }
-        store(l, l->grid, G_SNAP + i, val(o), VIR_SEM_RELAXED);
-      }
-      if (step && l->begin) { /* bounded slices, as in grid_barrier */
-        vir_value *y = load(l, l->host, H_YIELD, VIR_SEM_RELAXED);
-        vir_value *go = bin(l, VIR_OP_LAND,
-                            bin(l, VIR_OP_LAND, bin(l, VIR_OP_EQ, stop, ku(l, 0)),
-                                bin(l, VIR_OP_NE, y, ku(l, 0))),
-                            bin(l, VIR_OP_NE, steps, l->begin));
-        vir_value *sa[3] = {go, ku(l, STOP_YIELD), stop};
-        stop = val(op(l, VIR_OP_SELECT, u32(l), 3, sa));
-      }
-      vir_value *b1[3] = {bin(l, VIR_OP_EQ, stop, ku(l, STOP_YIELD)), ku(l, GEN_YIELD),
-                          ku(l, GEN_STOP)};
-      vir_value *b0[3] = {bin(l, VIR_OP_EQ, stop, ku(l, 0)), ku(l, 0),
-                          val(op(l, VIR_OP_SELECT, u32(l), 3, b1))};
-      bits = val(op(l, VIR_OP_SELECT, u32(l), 3, b0));
+      for (uint32_t i = 0; i < l->nslots; i++)
+        store(l, l->grid, G_SNAP + i, ctl_load(l, i), VIR_SEM_RELAXED);
+      if (step && l->begin) /* bounded slices */
+        stop = yield_stop(l, stop, load(l, l->host, H_YIELD, VIR_SEM_RELAXED), steps);
+      bits = stop_bits(l, stop, GEN_YIELD, GEN_STOP);
     }
     store(l, l->grid, G_ARRIVE, ku(l, 0), VIR_SEM_RELAXED);
     vir_value *next = bin(l, VIR_OP_OR,
@@ -483,9 +563,7 @@ static void grid_barrier_packed(pl *l, vir_value *limit, bool step, bool snap) {
     vir_value *prev = atom(l, VIR_OP_ATOMIC_ADD, l->grid, l->gen_word,
                            bin(l, VIR_OP_SUB, next, expect), VIR_SCOPE_DEVICE, VIR_SEM_RELEASE);
     lstore(l, got, bin(l, VIR_OP_OR, next, bin(l, VIR_OP_AND, prev, ku(l, GEN_ABORT))));
-    /* after the release: the host's counters */
-    store(l, l->host, H_STEPS, steps, VIR_SEM_RELAXED);
-    atom(l, VIR_OP_ATOMIC_ADD, l->host, H_BARRIERS, ku(l, 1), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+    publish_host(l, steps);
     /* V_SCOPED: the last arriver's acquire is its acq_rel arrival, an
      * atomic; a fence is what pairs with its group's acquire fences across
      * barrier() below (the waiters have theirs after the wait) */
@@ -493,37 +571,9 @@ static void grid_barrier_packed(pl *l, vir_value *limit, bool step, bool snap) {
       fence(l);
   }
   into(l, last, 1);
-  { /* the others: poll the generation; the host's abort every SLOW_POLL polls */
-    vir_sym *k = local(l, "_vp_spin", ku(l, 0));
-    vir_op *loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
-    at a = here(l);
-    into(l, loop, 0);
-    vir_value *v = poll(l, l->grid, l->gen_word);
-    vir_op *moved = iff(l, bin(l, VIR_OP_NE, v, expect));
-    at b = here(l);
-    into(l, moved, 0);
-    lstore(l, got, v);
-    term(l, VIR_OP_BREAK);
-    back(l, b);
-    vir_value *kk = lload(l, k);
-    vir_op *slow = iff(l, bin(l, VIR_OP_LOR, l->rmw,
-                             bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, kk, ku(l, SLOW_POLL - 1)),
-                                 ku(l, SLOW_POLL - 1))));
-    b = here(l);
-    into(l, slow, 0);
-    vir_op *quit = iff(l, bin(l, VIR_OP_GE, poll(l, l->host, H_STOP), ku(l, 2)));
-    at c = here(l);
-    into(l, quit, 0);
-    store(l, l->grid, G_ABORT, ku(l, 1), VIR_SEM_RELAXED);
-    atom(l, VIR_OP_ATOMIC_OR, l->grid, l->gen_word, ku(l, GEN_ABORT), VIR_SCOPE_DEVICE,
-         VIR_SEM_RELAXED);
-    term(l, VIR_OP_BREAK);
-    back(l, c);
-    back(l, b);
-    spin_tick(l, k, limit, true);
-    back(l, a);
-    fence(l); /* acquire: what the last arriver released */
-  }
+  /* the others: poll the generation */
+  spin_wait(l, limit, l->gen_word, expect, NULL, got);
+  fence(l); /* acquire: what the last arriver released */
   back(l, in);
   vir_value *g = lload(l, got);
   lstore(l, l->lgen, bin(l, VIR_OP_AND, g, ku(l, ~(uint32_t)GEN_ABORT)));
@@ -531,19 +581,11 @@ static void grid_barrier_packed(pl *l, vir_value *limit, bool step, bool snap) {
   if (snap) {
     vir_value *stop = gen_stop(l, g);
     sh_store(l, S_STOP, stop);
-    if (step) { /* a stopped step does not count */
-      vir_value *inc[3] = {bin(l, VIR_OP_EQ, stop, ku(l, 0)), ku(l, 1), ku(l, 0)};
-      lstore(l, l->lsteps, bin(l, VIR_OP_ADD, steps, val(op(l, VIR_OP_SELECT, u32(l), 3, inc))));
-    }
+    if (step)
+      count_step(l, steps, stop);
   }
   back(l, out);
-  wg_barrier(l);
-  outer_fence(l);
-  vir_op *ab = iff(l, bin(l, VIR_OP_NE, sh_load(l, S_ABORT), ku(l, 0)));
-  at a = here(l);
-  into(l, ab, 0);
-  term(l, VIR_OP_RETURN);
-  back(l, a);
+  rejoin(l);
 }
 
 /* The snapshot slot i of bank `bank` (V_FLIP: two banks, FLIP_BANK words
@@ -614,29 +656,14 @@ static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap) {
        * control words are in the bank already */
       vir_value *stop = early ? lload(l, l->pstop) : load(l, l->host, H_STOP, VIR_SEM_RELAXED);
       for (uint32_t i = 0; !early && i < l->nslots; i++) {
-        vir_value *w = ku(l, (uint32_t)l->slot_lit[i]);
-        vir_op *o = op(l, VIR_OP_ATOMIC_LOAD, u32(l), 1, &w);
-        if (o) {
-          o->attr.sym = l->slot_sym[i];
-          o->attr.scope = VIR_SCOPE_DEVICE;
-          o->attr.sem = VIR_SEM_RELAXED;
-        }
-        atom_at(l, VIR_OP_ATOMIC_STORE, l->grid, snap_word(l, i, nbank), val(o), VIR_SEM_RELAXED);
+        vir_value *c = ctl_load(l, i);
+        atom_at(l, VIR_OP_ATOMIC_STORE, l->grid, snap_word(l, i, nbank), c, VIR_SEM_RELAXED);
       }
-      if (step && l->begin) { /* bounded slices, as in grid_barrier */
-        vir_value *y = early ? lload(l, l->pyield) : load(l, l->host, H_YIELD, VIR_SEM_RELAXED);
-        vir_value *go = bin(l, VIR_OP_LAND,
-                            bin(l, VIR_OP_LAND, bin(l, VIR_OP_EQ, stop, ku(l, 0)),
-                                bin(l, VIR_OP_NE, y, ku(l, 0))),
-                            bin(l, VIR_OP_NE, steps, l->begin));
-        vir_value *sa[3] = {go, ku(l, STOP_YIELD), stop};
-        stop = val(op(l, VIR_OP_SELECT, u32(l), 3, sa));
-      }
-      /* 0 run, 1 stop, 2 the slice is spent */
-      vir_value *b1[3] = {bin(l, VIR_OP_EQ, stop, ku(l, STOP_YIELD)), ku(l, 2), ku(l, 1)};
-      vir_value *b0[3] = {bin(l, VIR_OP_EQ, stop, ku(l, 0)), ku(l, 0),
-                          val(op(l, VIR_OP_SELECT, u32(l), 3, b1))};
-      sbits = val(op(l, VIR_OP_SELECT, u32(l), 3, b0));
+      if (step && l->begin) /* bounded slices */
+        stop = yield_stop(l, stop,
+                          early ? lload(l, l->pyield) : load(l, l->host, H_YIELD, VIR_SEM_RELAXED),
+                          steps);
+      sbits = stop_bits(l, stop, 2, 1); /* 0 run, 1 stop, 2 the slice is spent */
     }
     vir_value *lb = lload(l, l->lbits);
     vir_value *keep = bin(l, VIR_OP_AND, lb, bin(l, VIR_OP_XOR, bin(l, VIR_OP_SHL, ku(l, 3), shift),
@@ -655,25 +682,15 @@ static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap) {
   g0 = iff(l, is0);
   in = here(l);
   into(l, g0, 0);
-  /* after the arrival: the host's counters, off the others' path */
-  store(l, l->host, H_STEPS, steps, VIR_SEM_RELAXED);
-  atom(l, VIR_OP_ATOMIC_ADD, l->host, H_BARRIERS, ku(l, 1), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+  publish_host(l, steps); /* after the arrival: off the others' path */
   if (l->variant & V_EARLY) {
     /* the next step boundary's inputs, read now: the loads are in flight
      * while this barrier waits, and nothing waits for them until then */
     lstore(l, l->pstop, load(l, l->host, H_STOP, VIR_SEM_RELAXED));
     if (l->begin)
       lstore(l, l->pyield, load(l, l->host, H_YIELD, VIR_SEM_RELAXED));
-    for (uint32_t i = 0; i < l->nslots; i++) {
-      vir_value *w = ku(l, (uint32_t)l->slot_lit[i]);
-      vir_op *o = op(l, VIR_OP_ATOMIC_LOAD, u32(l), 1, &w);
-      if (o) {
-        o->attr.sym = l->slot_sym[i];
-        o->attr.scope = VIR_SCOPE_DEVICE;
-        o->attr.sem = VIR_SEM_RELAXED;
-      }
-      lstore(l, l->pctl[i], val(o));
-    }
+    for (uint32_t i = 0; i < l->nslots; i++)
+      lstore(l, l->pctl[i], ctl_load(l, i));
   }
   back(l, in);
   /* done: the phase bit moved (this arrival was the n-th) or an abort */
@@ -683,42 +700,24 @@ static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap) {
   vir_op *wait = iff(l, bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, bin(l, VIR_OP_XOR, mine, phase), mask),
                              ku(l, 0)));
   into(l, wait, 0);
-  { /* poll the word; the host's abort every SLOW_POLL polls. A wait that
-     * ends without the flip (a timeout, the host's abort) leaves with the
-     * abort bit, so that the group returns instead of passing the barrier */
-    lstore(l, got, bin(l, VIR_OP_OR, mine, ku(l, GEN_ABORT)));
-    vir_sym *k = local(l, "_vp_spin", ku(l, 0));
-    vir_op *loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
-    at la = here(l);
-    into(l, loop, 0);
-    vir_value *v = poll(l, l->grid, l->gen_word);
-    vir_op *moved = iff(l, bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, bin(l, VIR_OP_XOR, v, phase), mask),
-                               ku(l, 0)));
-    at b = here(l);
-    into(l, moved, 0);
-    lstore(l, got, v);
-    term(l, VIR_OP_BREAK);
-    back(l, b);
-    vir_value *kk = lload(l, k);
-    vir_op *slow = iff(l, bin(l, VIR_OP_LOR, l->rmw,
-                             bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, kk, ku(l, SLOW_POLL - 1)),
-                                 ku(l, SLOW_POLL - 1))));
-    b = here(l);
-    into(l, slow, 0);
-    vir_op *quit = iff(l, bin(l, VIR_OP_GE, poll(l, l->host, H_STOP), ku(l, 2)));
-    at c = here(l);
-    into(l, quit, 0);
-    store(l, l->grid, G_ABORT, ku(l, 1), VIR_SEM_RELAXED);
-    atom(l, VIR_OP_ATOMIC_OR, l->grid, l->gen_word, ku(l, GEN_ABORT), VIR_SCOPE_DEVICE,
-         VIR_SEM_RELAXED);
-    term(l, VIR_OP_BREAK);
-    back(l, c);
-    back(l, b);
-    spin_tick(l, k, limit, true);
-    back(l, la);
-  }
+  /* a wait that ends without the flip (a timeout, the host's abort)
+   * leaves with the abort bit, so that the group returns instead of
+   * passing the barrier */
+  lstore(l, got, bin(l, VIR_OP_OR, mine, ku(l, GEN_ABORT)));
+  spin_wait(l, limit, l->gen_word, phase, mask, got);
   back(l, in);
-  fence(l); /* acquire (device scope): what every group released by its arrival */
+  if ((l->variant & V_ACQ) && !l->nonprivate) {
+    /* V_ACQ: one acquire load of the barrier word instead of a fence, as
+     * CUDA's grid sync does on sm_70 and later (bar_flush: ld.acquire.gpu).
+     * It reads the n-th arrival's value or a later one, which is in the
+     * release sequence of every group's arrival (each a release
+     * read-modify-write), so it synchronizes with all of them. Not with
+     * non-private buffers: there the fence's visibility is what makes the
+     * others' writes visible. */
+    load(l, l->grid, l->gen_word, VIR_SEM_ACQUIRE);
+  } else {
+    fence(l); /* acquire (device scope): what every group released by its arrival */
+  }
   vir_value *g = lload(l, got);
   lstore(l, l->lphase, bin(l, VIR_OP_XOR, phase, ku(l, FLIP_PHASE)));
   sh_store(l, S_ABORT, bin(l, VIR_OP_AND, g, ku(l, GEN_ABORT)));
@@ -741,23 +740,15 @@ static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap) {
                        bin(l, VIR_OP_AND, sb, ku(l, 1))};
     vir_value *stop = val(op(l, VIR_OP_SELECT, u32(l), 3, y));
     sh_store(l, S_STOP, stop);
-    if (step) { /* a stopped step does not count */
-      vir_value *inc[3] = {bin(l, VIR_OP_EQ, stop, ku(l, 0)), ku(l, 1), ku(l, 0)};
-      lstore(l, l->lsteps, bin(l, VIR_OP_ADD, steps, val(op(l, VIR_OP_SELECT, u32(l), 3, inc))));
-    }
+    if (step)
+      count_step(l, steps, stop);
   }
   back(l, out);
   if (snap) /* every invocation reads the control words from the new bank */
     lstore(l, l->bank, nbank);
   /* the leader's fence above is also the release this barrier() pairs
    * with each invocation's acquire below */
-  wg_barrier(l);
-  outer_fence(l);
-  vir_op *ab = iff(l, bin(l, VIR_OP_NE, sh_load(l, S_ABORT), ku(l, 0)));
-  at ea = here(l);
-  into(l, ab, 0);
-  term(l, VIR_OP_RETURN);
-  back(l, ea);
+  rejoin(l);
 }
 
 /* Occupancy discovery at the top of the kernel; sets l->gid, l->ng. */
@@ -956,6 +947,7 @@ static vir_op *time_loop_of(vir_op *step) { return step->parent ? step->parent->
 /* The loop-budget canary at the builder: n trips of a loop the compiler
  * cannot unroll (n from the host); fewer means lavapipe's budget ran out. */
 static void canary(pl *l) {
+  publish_barriers(l);
   vir_value *cn = load(l, l->host, H_CANARY, VIR_SEM_RELAXED);
   vir_sym *cnt = local(l, "_vp_canary", ku(l, 0));
   vir_value *fo[3] = {ku(l, 0), cn, ku(l, 1)};
@@ -1079,6 +1071,8 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
     l->lsteps = local(l, "_vp_lsteps", l->begin ? l->begin : ku(l, 0));
     l->bank = local(l, "_vp_bank", ku(l, 0));
   }
+  if (l->variant & V_QUIET) /* a relaunched slice goes on from the last count */
+    l->lbar = local(l, "_vp_lbar", load(l, l->host, H_BARRIERS, VIR_SEM_RELAXED));
   if (l->variant & V_EARLY) {
     l->pstop = local(l, "_vp_pstop", ku(l, 0));
     l->pyield = local(l, "_vp_pyield", ku(l, 0));
@@ -1158,6 +1152,8 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
       store(l, l->host, H_STEPS,
             l->lsteps ? lload(l, l->lsteps) : load(l, l->grid, G_STEPS, VIR_SEM_RELAXED),
             VIR_SEM_RELEASE);
+      if (l->variant & V_QUIET) /* the host reads it after the dispatch */
+        store(l, l->host, H_BARRIERS, lload(l, l->lbar), VIR_SEM_RELAXED);
       back(l, after);
       if (l->begin) { /* a spent slice: say so, check the budget, leave */
         vir_op *y = iff(l, bin(l, VIR_OP_EQ, sh_load(l, S_STOP), ku(l, STOP_YIELD)));
@@ -1276,6 +1272,16 @@ vir_pass_result vir_lower_persistent_cg(vir_module *m, const vir_pass_options *o
                                         vp_diags *diags) {
   (void)opts;
   return lower(m, diags, V_PAD | V_FLIP | V_SCOPED);
+}
+vir_pass_result vir_lower_persistent_cg_acq(vir_module *m, const vir_pass_options *opts,
+                                            vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, V_PAD | V_FLIP | V_SCOPED | V_ACQ);
+}
+vir_pass_result vir_lower_persistent_cg_quiet(vir_module *m, const vir_pass_options *opts,
+                                              vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, V_PAD | V_FLIP | V_SCOPED | V_ACQ | V_QUIET);
 }
 vir_pass_result vir_lower_persistent_cg_early(vir_module *m, const vir_pass_options *opts,
                                               vp_diags *diags) {

@@ -15,7 +15,12 @@ enum { G_GEN_PAD = 96, G_WORDS = 256 };
  * barrier (every group adds, the sum flips the phase bit: no last-arriver
  * release); V_SCOPED: workgroup-scope fences around the workgroup
  * barrier, device-scope ordering in the leader only. */
-enum { V_PAD = 1, V_PACKED = 4, V_FLIP = 8, V_SCOPED = 16, V_EARLY = 32 };
+enum { V_PAD = 1, V_PACKED = 4, V_FLIP = 8, V_SCOPED = 16, V_EARLY = 32, V_ACQ = 64,
+       V_QUIET = 128 };
+/* V_ACQ (with V_FLIP): the leader's acquire after the wait is one acquire
+ * load of the barrier word, not a fence (CUDA's grid sync on sm_70+).
+ * V_QUIET (with V_FLIP): group 0 writes the host's steps-done and
+ * barrier counters every QUIET_EVERY barriers, not every barrier. */
 /* V_EARLY (with V_FLIP): group 0 reads the stop request, the yield word
  * and the control words while it waits at a barrier, and writes the next
  * snapshot bank right after a step boundary: nothing but its arrival is

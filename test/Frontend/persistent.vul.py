@@ -58,6 +58,10 @@ def main(a: vp.Buffer[vp.float32], b: vp.Buffer[vp.float32], ctrl: vp.Control, n
 # GLSL: shared uint _vp_psh[4];
 # GLSL: for (uint t =
 # GLSL: barrier();
-# GLSL: atomicAdd(_vp_grid[2u], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease)
-# the default barrier (packed): the generation word alone at word 96, released by the last arriver
-# GLSL: atomicAdd(_vp_grid[96u], {{.*}}, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+# the default barrier (flip): every leader adds once (acq_rel) to the word
+# alone at word 96 and polls it; no arrival counter at word 2
+# GLSL-NOT: _vp_grid[2u]
+# GLSL: atomicAdd(_vp_grid[96u], {{.*}}, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
+# GLSL-NOT: _vp_grid[2u]
+# GLSL: atomicLoad(_vp_grid[96u], gl_ScopeDevice, 0, 0);
+# GLSL-NOT: _vp_grid[2u]

@@ -10,23 +10,10 @@ import numpy as np
 import pytest
 
 import vulpy as vp
+from persistent_common import (expected_count, heat_reference, make_count, make_heat,
+                               make_litmus, make_until_told, run_litmus)
 
-
-@vp.kernel(persistent=True, local_size_x=64)
-def count(acc: vp.Buffer[vp.uint32], n: vp.uint32, steps: vp.uint32):
-    for t in range(steps):
-        for p in vp.grid_range(n):
-            acc[p] = acc[p] + 1
-        vp.grid_sync()
-        for p in vp.grid_range(n):
-            acc[p] = acc[p] * 2
-
-
-def expected_count(steps, start=0):
-    v = start
-    for _ in range(steps):
-        v = (v + 1) * 2
-    return v
+count = make_count()
 
 
 def test_counting_program_phases_add_up():
@@ -82,20 +69,7 @@ def test_more_groups_than_lavapipe_threads_discovery_admits_the_resident_ones():
     assert 1 <= h.admitted <= min(16, vp._persistent._threads(a.context))
     np.testing.assert_array_equal(a.numpy(), np.full(n, expected_count(4), np.uint32))
 
-
-@vp.kernel(persistent=True, local_size_x=64)
-def heat(u: vp.Buffer[vp.float32], v: vp.Buffer[vp.float32], nx: vp.uint32, ny: vp.uint32,
-         alpha: vp.float32, steps: vp.uint32):
-    for t in range(steps):
-        for x, y in vp.grid_range(nx, ny):
-            i = y * nx + x
-            if x == 0 or y == 0 or x == nx - 1 or y == ny - 1:
-                v[i] = u[i]
-            else:
-                v[i] = u[i] + alpha * (u[i - 1] + u[i + 1] + u[i - nx] + u[i + nx] - 4.0 * u[i])
-        vp.grid_sync()
-        for p in vp.grid_range(nx * ny):
-            u[p] = v[p]
+heat = make_heat()
 
 
 def test_heat_diffusion_2d_against_numpy():
@@ -105,13 +79,7 @@ def test_heat_diffusion_2d_against_numpy():
     u = vp.asarray(u0.ravel())
     v = vp.zeros(nx * ny, np.float32)
     heat(u, v, nx=nx, ny=ny, alpha=float(alpha), steps=steps)
-    ref = u0.copy()
-    for _ in range(steps):
-        nxt = ref.copy()
-        lap = ref[:-2, 1:-1] + ref[2:, 1:-1] + ref[1:-1, :-2] + ref[1:-1, 2:] - \
-            np.float32(4) * ref[1:-1, 1:-1]
-        nxt[1:-1, 1:-1] = ref[1:-1, 1:-1] + alpha * lap
-        ref = nxt
+    ref = heat_reference(u0, steps, alpha)
     np.testing.assert_allclose(u.numpy().reshape(ny, nx), ref, rtol=1e-5, atol=1e-6)
 
 
@@ -207,52 +175,22 @@ def test_loop_budget_overrun_is_an_error_not_a_wrong_result():
         count(a, n=n, steps=1000, groups=1)
 
 
-@vp.kernel(persistent=True, local_size_x=64, control_words={"flags": ["flag", "ack"]})
-def litmus(payload: vp.Control, flags: vp.Control, out: vp.Buffer[vp.uint32], n: vp.uint32,
-           steps: vp.uint32):
-    for t in range(steps):
-        for p in vp.grid_range(n):
-            if p == 0:
-                payload[0] = t + 1     # the payload, a plain store
-                flags.flag = t + 1     # then the flag (atomic store, release)
-            out[t] = flags.ack        # host -> GPU: the snapshot of ack
-        vp.grid_sync()
+litmus = make_litmus()
 
 
 def test_message_passing_litmus_both_ways():
     # GPU -> host: the host acquire-loads the flag, then reads the payload;
     # it must never see a flag newer than the payload. Host -> GPU: the host
-    # counts `ack` up; the steps must see it never decrease.
-    rounds, steps, n = 0, 3000, 64
-    violations = 0
-    for launch in range(100):
-        if launch >= 4 and rounds >= 100_000:
-            break
-        payload = vp.ControlBuffer([], words=4)
-        flags = vp.ControlBuffer(["flag", "ack"])
-        out = vp.zeros(steps, np.uint32)
-        h = litmus(payload, flags, out, n=n, steps=steps, sync=False)
-        ack = 0
-        while not h.done:
-            f = flags["flag"]
-            p = payload[0]
-            violations += p < f
-            rounds += 1
-            ack += 1
-            flags["ack"] = ack
-        h.wait(timeout=60)
-        assert flags["flag"] == steps and payload[0] == steps
-        seen = out.numpy()
-        assert (np.diff(seen.astype(np.int64)) >= 0).all()
-        assert seen[-1] <= ack
-        # and the host's writes reach the running kernel at all: a GPU that
-        # never sees one (seen stays 0) passes the two checks above
-        assert seen[-1] > 0, "the kernel never saw a host write to `ack`"
+    # counts `ack` up; the steps must see it never decrease. The issue's
+    # 10^5 rounds: launches go on until they are reached (4 launches gave
+    # 3.3e5 rounds with the lean barrier, about 2e4 with the faster packed
+    # one, which leaves the host fewer rounds a launch)
+    rounds, violations, blind, launches = run_litmus(litmus, max_launches=100)
     assert violations == 0
-    # the 10^5 rounds: launches go on until they are reached (4
-    # launches gave 3.3e5 rounds with the lean barrier, about 2e4 with the
-    # faster packed one, which leaves the host fewer rounds a launch)
     assert rounds >= 100_000
+    # and the host's writes reach the running kernel at all: a GPU that
+    # never sees one passes the two checks above
+    assert blind == 0, f"{blind} of {launches} launches never saw a host write to `ack`"
 
 
 # ---------------------------------------------------------------- stepped
@@ -327,14 +265,14 @@ def test_bench_suite_runs_quick_and_both_forms_agree():
     assert not [r for r in recs if r.get("error")], recs
     cases = {r["case"] for r in recs}
     assert "grid barrier" in cases and any(c.startswith("speed-up") for c in cases)
+    # every barrier variant and every group rule has its rows
+    for b in vp._persistent.BARRIERS:
+        assert f"grid barrier, barrier={b}" in cases
+    for rule in vp._persistent.GROUP_RULES:
+        assert f"step rate, small grid (launch-bound), groups={rule}" in cases
 
 
-@vp.kernel(persistent=True, local_size_x=64, control_words={"ctrl": ["stop", "rate"]})
-def until_told(acc: vp.Buffer[vp.uint32], ctrl: vp.Control, n: vp.uint32):
-    while ctrl.stop == 0:
-        for p in vp.grid_range(n):
-            acc[p] = acc[p] + ctrl.rate
-        vp.grid_sync()
+until_told = make_until_told()
 
 
 def test_while_time_loop_ends_on_a_host_control_word():

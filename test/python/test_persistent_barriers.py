@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import vulpy as vp
+from persistent_common import expected_count, make_count, make_heat, make_until_told
 
 # (barrier, nonprivate): every barrier with coherent buffers, and two with
 # the buffers non-private (the Vulkan memory model's availability and
@@ -19,49 +20,11 @@ IDS = [b + ("+nonprivate" if np_ else "") for b, np_ in VARIANTS]
 
 
 def make(barrier, nonprivate):
-    @vp.kernel(persistent=True, local_size_x=64, barrier=barrier, nonprivate=nonprivate)
-    def count(acc: vp.Buffer[vp.uint32], n: vp.uint32, steps: vp.uint32):
-        for t in range(steps):
-            for p in vp.grid_range(n):
-                acc[p] = acc[p] + 1
-            vp.grid_sync()
-            for p in vp.grid_range(n):
-                acc[p] = acc[p] * 2
-
-    @vp.kernel(persistent=True, local_size_x=64, barrier=barrier, nonprivate=nonprivate)
-    def heat(u: vp.Buffer[vp.float32], v: vp.Buffer[vp.float32], nx: vp.uint32,
-             ny: vp.uint32, alpha: vp.float32, steps: vp.uint32):
-        for t in range(steps):
-            for x, y in vp.grid_range(nx, ny):
-                i = y * nx + x
-                if x == 0 or y == 0 or x == nx - 1 or y == ny - 1:
-                    v[i] = u[i]
-                else:
-                    v[i] = u[i] + alpha * (u[i - 1] + u[i + 1] + u[i - nx] + u[i + nx] -
-                                           4.0 * u[i])
-            vp.grid_sync()
-            for p in vp.grid_range(nx * ny):
-                u[p] = v[p]
-
-    @vp.kernel(persistent=True, local_size_x=64, barrier=barrier, nonprivate=nonprivate,
-               control_words={"ctrl": ["stop", "rate"]})
-    def until_told(acc: vp.Buffer[vp.uint32], ctrl: vp.Control, n: vp.uint32):
-        while ctrl.stop == 0:
-            for p in vp.grid_range(n):
-                acc[p] = acc[p] + ctrl.rate
-            vp.grid_sync()
-
-    return count, heat, until_told
+    return (make_count(barrier, nonprivate), make_heat(barrier, nonprivate),
+            make_until_told(barrier, nonprivate))
 
 
 KERNELS = {v: make(*v) for v in VARIANTS}
-
-
-def expected_count(steps):
-    v = 0
-    for _ in range(steps):
-        v = (v + 1) * 2
-    return v
 
 
 @pytest.mark.parametrize("barrier", VARIANTS, ids=IDS)
@@ -123,7 +86,7 @@ def test_stop_and_abort(barrier):
     h.stop()
     h.wait(timeout=60)
     assert 3 <= h.steps < 20000
-    np.testing.assert_array_equal(a.numpy(), np.full(n, expected_count(h.steps) & 0xFFFFFFFF,
+    np.testing.assert_array_equal(a.numpy(), np.full(n, expected_count(h.steps),
                                                      np.uint32))
     h = count(vp.zeros(n, np.uint32), n=n, steps=20000, sync=False)
     h.abort()
@@ -146,7 +109,7 @@ def test_a_barrier_that_cannot_be_passed_times_out(barrier, monkeypatch):
     except vp.PersistentError as e:
         assert "timed out" in str(e)
     else:
-        np.testing.assert_array_equal(a.numpy(), np.full(n, expected_count(50) & 0xFFFFFFFF,
+        np.testing.assert_array_equal(a.numpy(), np.full(n, expected_count(50),
                                                          np.uint32))
 
 
@@ -163,7 +126,7 @@ def test_slices(barrier):
     else:
         pytest.skip("the run never took 2 slices")
     assert h.steps == steps
-    np.testing.assert_array_equal(a.numpy(), np.full(n, expected_count(steps) & 0xFFFFFFFF,
+    np.testing.assert_array_equal(a.numpy(), np.full(n, expected_count(steps),
                                                      np.uint32))
 
 
@@ -213,6 +176,54 @@ def test_why_says_how_the_group_count_was_found():
     h = count(a, n=64, steps=1, groups=2, sync=False)
     h.wait(timeout=60)
     assert "2 groups dispatched (asked for)" in h.why
+    h = count(a, n=64, steps=1, groups="cores", sync=False)
+    h.wait(timeout=60)
+    assert h.steps == 1 and "groups dispatched" in h.why
+    if vp.default_context().info.get("driver_name") == "llvmpipe":
+        assert h.groups == 1 and "lavapipe: one group" in h.why
+    else:
+        assert "rule 'cores'" in h.why
+
+
+def test_group_rules():
+    # the H200's numbers: 132 SMs holding 8 groups of 256 each
+    rule = vp._persistent.groups_by_rule
+    assert rule("resident", 132, 8, 256, 1 << 16)[0] == 1056
+    assert rule("cores", 132, 8, 256, 1 << 16)[0] == 132
+    # "work": a group per 4 x 256 points, within [cores, resident]
+    assert rule("work", 132, 8, 256, 1 << 16)[0] == 132          # the 64K-cell grid
+    assert rule("work", 132, 8, 256, 1 << 26)[0] == 1056         # the 2^26-cell grid
+    assert rule("work", 132, 8, 256, 300 * 1024)[0] == 300
+    assert rule("work", 132, 8, 256, 300 * 1024 + 1)[0] == 301
+    n, why = rule("work", 132, 8, 256, 0)   # no data argument: what the cores hold
+    assert n == 1056 and "no data arguments" in why
+    n, why = rule("work", 0, 0, 256, 1 << 26)   # no core count from the driver
+    assert n == 1056 and "no core count" in why
+    assert vp._persistent.DEFAULT_GROUP_RULE == "work"
+    work = vp._persistent.work_of
+    assert work([np.zeros(7, np.float32), vp.zeros(300, np.uint32)]) == 300
+    assert work([vp.ControlBuffer(["a"])]) == 0
+
+
+def test_group_rule_names_are_checked(monkeypatch):
+    count = KERNELS[("lean", False)][0]
+    with pytest.raises(ValueError, match="groups= must be a positive int or one of 'work'"):
+        count(vp.zeros(64, np.uint32), n=64, steps=1, groups="many")
+    monkeypatch.setenv("VULPY_PERSISTENT_GROUPS", "many")
+    with pytest.raises(ValueError, match="VULPY_PERSISTENT_GROUPS must be a group count"):
+        count(vp.zeros(64, np.uint32), n=64, steps=1)
+    monkeypatch.setenv("VULPY_PERSISTENT_GROUPS", "cores")
+    count(vp.zeros(64, np.uint32), n=64, steps=1)
+
+
+def test_every_compile_path_lowers_with_the_default_barrier():
+    # @vp.kernel (barrier_passes), vp.compile / emit-glsl (compile_document's
+    # default) and vulpy-translate (its pipeline; the lit test
+    # Frontend/persistent.vul.py checks its GLSL) agree on the default
+    import inspect
+    assert vp._persistent.DEFAULT_BARRIER == "flip"
+    default = inspect.signature(vp._compiler.compile_document).parameters["passes"].default
+    assert default == vp._persistent.barrier_passes(None) == "lower-memsock,lower-persistent-flip"
 
 
 SHADER = '''import vulpy as vp

@@ -9,6 +9,7 @@ import pytest
 
 import vulpy as vp
 from conftest import needs_ext, needs_target
+from persistent_common import make_memsock_counter, memsock_frames_want
 
 pytestmark = [needs_ext, needs_target]
 
@@ -17,31 +18,11 @@ N = 512
 
 @pytest.fixture(scope="module")
 def counter():
-    @vp.kernel(persistent=True, local_size_x=64)
-    def count(u: vp.Buffer[vp.float32], pipe: vp.MemSock[vp.float32], n: vp.uint32,
-              first: vp.uint32, last: vp.uint32, every: vp.uint32):
-        for t in range(first, last):
-            for i in vp.grid_range(n):
-                u[i] = u[i] * 0.5 + vp.float32(t)
-            vp.grid_sync()
-
-            def frame(step: vp.uint32):
-                for i in vp.grid_range(n):
-                    pipe[i] = u[i]
-
-            if (t + 1) % every == 0:
-                pipe.fire(frame, step=t + 1)
-    return count
+    return make_memsock_counter()
 
 
 def _want(steps, every):
-    u = np.arange(N, dtype=np.float32)
-    out = {}
-    for t in range(steps):
-        u = u * np.float32(0.5) + np.float32(t)
-        if (t + 1) % every == 0:
-            out[t + 1] = u.copy()
-    return out
+    return memsock_frames_want(N, steps, every)
 
 
 @pytest.mark.parametrize("policy", ["block", "skip"])

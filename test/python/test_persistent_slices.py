@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import vulpy as vp
+from persistent_common import heat_reference, make_heat
 
 SLICE = 0.002
 
@@ -71,19 +72,7 @@ def test_numpy_arguments_stay_on_the_device_across_slices():
     np.testing.assert_array_equal(host, expected_count(n, steps))
 
 
-@vp.kernel(persistent=True, local_size_x=64)
-def heat(u: vp.Buffer[vp.float32], v: vp.Buffer[vp.float32], nx: vp.uint32, ny: vp.uint32,
-         alpha: vp.float32, steps: vp.uint32):
-    for t in range(steps):
-        for x, y in vp.grid_range(nx, ny):
-            i = y * nx + x
-            if x == 0 or y == 0 or x == nx - 1 or y == ny - 1:
-                v[i] = u[i]
-            else:
-                v[i] = u[i] + alpha * (u[i - 1] + u[i + 1] + u[i - nx] + u[i + nx] - 4.0 * u[i])
-        vp.grid_sync()
-        for p in vp.grid_range(nx * ny):
-            u[p] = v[p]
+heat = make_heat()
 
 
 def test_heat_2d_in_slices_against_numpy_and_bit_identical_to_one_dispatch():
@@ -94,19 +83,14 @@ def test_heat_2d_in_slices_against_numpy_and_bit_identical_to_one_dispatch():
                         lambda: vp.zeros(nx * ny, np.float32),
                         nx=nx, ny=ny, alpha=float(alpha), steps=steps)
     assert h.steps == steps
-    ref = u0.copy()
-    for _ in range(steps):
-        nxt = ref.copy()
-        lap = ref[:-2, 1:-1] + ref[2:, 1:-1] + ref[1:-1, :-2] + ref[1:-1, 2:] - \
-            np.float32(4) * ref[1:-1, 1:-1]
-        nxt[1:-1, 1:-1] = ref[1:-1, 1:-1] + alpha * lap
-        ref = nxt
+    ref = heat_reference(u0, steps, alpha)
     np.testing.assert_allclose(u.numpy().reshape(ny, nx), ref, rtol=1e-5, atol=1e-6)
     one = vp.asarray(u0.ravel())
     heat(one, vp.zeros(nx * ny, np.float32), nx=nx, ny=ny, alpha=float(alpha), steps=steps)
     assert one.numpy().tobytes() == u.numpy().tobytes()
 
 
+# `while not ctrl.stop` (persistent_common's until_told tests `== 0`)
 @vp.kernel(persistent=True, local_size_x=64, control_words={"ctrl": ["stop", "rate"]})
 def until_told(acc: vp.Buffer[vp.uint32], ctrl: vp.Control, n: vp.uint32):
     while not ctrl.stop:

@@ -365,7 +365,7 @@ def _disk_store(key, artifacts):
 
 def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispatch_guard=True,
                      fast_math=False, optimize=False, asserts=False, features=0xFFFFFFFF,
-                     passes="lower-memsock,lower-persistent-packed", clamp_shared=True):
+                     passes="lower-memsock,lower-persistent-flip", clamp_shared=True):
     """Compiles an AST document (from _astjson) to the named targets; returns
     {target: text or bytes}. Raises CompileError with file:line:col.
     clamp_shared=False leaves out the clamp-shared pass: only for the

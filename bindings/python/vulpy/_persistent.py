@@ -51,10 +51,20 @@ BARRIERS += ("flip", "scoped", "cg")
 # "cg-early": cg, with group 0 reading the next step boundary's stop request
 # and control words while it waits at a barrier (steering one step later)
 BARRIERS += ("cg-early",)
-# the default: the fastest on the H200 (2026-12-02, bench suite persistent:
-# barrier 1.97-3.16x CUDA's grid.sync against lean's 2.54-3.41x; the 64K-cell
-# grid 2.95x stepped against 2.25x), and correct wherever the others are
-DEFAULT_BARRIER = "packed"
+# levers on cg not yet timed on a GPU: "cg-acq" acquires after the wait
+# with one acquire load of the barrier word instead of a device fence (CUDA
+# on sm_70+); "cg-quiet" is cg-acq with the host's counters (steps done,
+# barriers passed) written every 64 barriers instead of every barrier
+BARRIERS += ("cg-acq", "cg-quiet")
+# the default: flip, the fastest or tied on every H200 figure of the
+# 2026-12-02 run (bench suite persistent; docs/persistent.md, "Barrier
+# variants"): barrier 1.72x CUDA's grid.sync() at 1056 groups (packed
+# 1.94x, cg 1.83x), the 64K-cell grid 4.84x stepped at 132 groups (cg
+# 4.86x, packed 4.19x), the 2^26-cell grid 1.14x (packed 1.14x); its
+# litmus tests (test_persistent_gridsync.py) passed there. It keeps
+# device-scope fences in every invocation (cg's workgroup-scope ones rely
+# on the leader's fences being cumulative).
+DEFAULT_BARRIER = "flip"
 
 
 def barrier_passes(name, nonprivate=False):
@@ -138,38 +148,107 @@ def _threads(ctx):
     return max(1, min(n or os.cpu_count() or 1, 32))
 
 
-def default_groups(ctx, local):
+# How many groups a persistent launch dispatches by default (discovery then
+# admits the resident ones). "work": as many as the kernel's data gives
+# WORK_PER_INVOCATION points an invocation, at least one group a core and
+# at most what the cores hold; "resident": what the cores hold (their
+# resident warps over the group's); "cores": one group a core. The H200
+# (bench suite persistent, 2026-12-02): the 64K-cell grid ran 4.86x faster
+# than the stepped form at 132 groups (one a SM) against 3.29x at 1056
+# (what the SMs hold), because a barrier among fewer groups is cheaper;
+# the 2^26-cell grid, bandwidth-bound, ran at 1056. "work" gives both.
+GROUP_RULES = ("work", "resident", "cores")
+DEFAULT_GROUP_RULE = "work"
+WORK_PER_INVOCATION = 4
+
+
+def default_groups(ctx, local, work=0):
     """How many groups to dispatch: discovery trims it to what is resident.
-    VULPY_PERSISTENT_GROUPS overrides the estimate."""
-    return sizing(ctx, local)[0]
+    VULPY_PERSISTENT_GROUPS overrides the estimate (a count, or a rule of
+    GROUP_RULES)."""
+    return sizing(ctx, local, work)[0]
 
 
-def sizing(ctx, local):
+def _cores(ctx, local):
+    """(cores, groups of `local` invocations a core holds), or (0, 0)
+    where the driver does not say (VK_NV_shader_sm_builtins, the AMD or
+    Arm core properties: runtime/persistent.c)."""
+    try:
+        cores, warps = ctx._native.cores()
+    except AttributeError:
+        cores, warps = 0, 0
+    if not (cores and warps):
+        return 0, 0
+    lanes = warps * max(ctx.info["limits"].get("subgroup_size") or 32, 1)
+    return cores, max(1, lanes // max(local, 1))
+
+
+def work_of(buffers):
+    """The points a persistent kernel's data holds, for the "work" rule:
+    the most elements of any array or NumPy argument (control buffers and
+    MemSocks are not data). 0 where there are none."""
+    most = 0
+    for a in buffers:
+        if type(a).__name__ in ("ControlBuffer", "MemSock"):
+            continue
+        size = getattr(a, "size", None)
+        if isinstance(size, (int, np.integer)):
+            most = max(most, int(size))
+    return most
+
+
+def sizing(ctx, local, work=0, rule=None):
     """(groups to dispatch, how that number was found): what handle.why
-    reports beside the groups discovery admitted."""
-    env = os.environ.get("VULPY_PERSISTENT_GROUPS")
-    if env:
-        return max(1, int(env)), "VULPY_PERSISTENT_GROUPS"
+    reports beside the groups discovery admitted. `work`: the points the
+    kernel's data holds (work_of), for the "work" rule; `rule`: one of
+    GROUP_RULES (None: VULPY_PERSISTENT_GROUPS, else DEFAULT_GROUP_RULE)."""
+    if rule is None:
+        env = os.environ.get("VULPY_PERSISTENT_GROUPS")
+        if env and env.strip() in GROUP_RULES:
+            rule = env.strip()
+        elif env:
+            try:
+                return max(1, int(env)), "VULPY_PERSISTENT_GROUPS"
+            except ValueError:
+                raise ValueError(f"VULPY_PERSISTENT_GROUPS must be a group count or one of "
+                                 f"{', '.join(GROUP_RULES)}, not {env!r}") from None
+        else:
+            rule = DEFAULT_GROUP_RULE
+    if rule not in GROUP_RULES:
+        raise ValueError(f"groups= must be a positive int or one of "
+                         f"{', '.join(map(repr, GROUP_RULES))}, not {rule!r}")
     if _lavapipe(ctx):
         # one group: lavapipe's groups wait for each other by spinning, and
         # every poll draws on the 65,535 back-edges an invocation has; a
         # thread the OS parks makes the others spin for milliseconds
         return 1, "lavapipe: one group"
-    # As many groups as the cores hold (VK_NV_shader_sm_builtins or the AMD
-    # core properties: cores x resident warps); without them, 8 groups of
-    # <= 256 invocations a core on the largest GPU VulPy knows (132 SMs).
-    # Discovery trims what does not fit (registers, shared memory).
-    try:
-        cores, warps = ctx._native.cores()
-    except AttributeError:
-        cores, warps = 0, 0
-    if cores and warps:
-        lanes = warps * max(ctx.info["limits"].get("subgroup_size") or 32, 1)
-        per = max(1, lanes // max(local, 1))
-        return max(1, cores * per), (f"{cores} cores x {per} groups of {local} (the warps each "
-                                     f"core keeps resident)")
-    per = max(1, 2048 // max(local, 1))
-    return min(132 * per, 4096), f"no core count from the driver: {per} groups of {local} x 132"
+    cores, per = _cores(ctx, local)
+    return groups_by_rule(rule, cores, per, local, work)
+
+
+def groups_by_rule(rule, cores, per, local, work):
+    """(groups, why) for rule `rule` on `cores` cores holding `per` groups
+    of `local` invocations each (0, 0: the driver did not say), for a
+    kernel whose data holds `work` points."""
+    if cores:
+        told = f"{cores} cores"
+    else:
+        # 8 groups of <= 256 invocations a core on the largest GPU VulPy
+        # knows (132 SMs); discovery trims what does not fit
+        cores, per = 132, max(1, 2048 // max(local, 1))
+        told = "no core count from the driver: 132 cores"
+    resident = min(cores * per, 4096) if told.startswith("no") else cores * per
+    if rule == "cores":
+        return cores, f"rule 'cores': one group a core ({told})"
+    if rule == "resident" or not work:
+        why = "" if rule == "resident" else "no data arguments to size by, "
+        return max(1, resident), (f"rule 'resident': {why}{told} x {per} groups of {local} "
+                                  f"(the warps each core keeps resident)")
+    want = -(-work // (local * WORK_PER_INVOCATION))
+    groups = max(cores, min(resident, want))
+    return groups, (f"rule 'work': {work} points / ({local} x {WORK_PER_INVOCATION} a group) "
+                    f"= {want}, kept within one group a core and what the cores hold "
+                    f"({told} x {per} = {resident})")
 
 
 def spin_limit(ctx):
@@ -588,8 +667,8 @@ def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeo
     ctx = _context.resolve(ctx)
     local = int(np.prod(prog.manifest.get("local_size") or (64, 1, 1)))
     sized = "asked for"
-    if groups is None:
-        groups, sized = sizing(ctx, local)
+    if groups is None or isinstance(groups, str):
+        groups, sized = sizing(ctx, local, work_of(buffers), groups)
     elif isinstance(groups, (tuple, list)):
         groups = int(np.prod(groups))
     if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:

@@ -84,11 +84,15 @@ static bool trivial(const vir_op *op) {
   }
 }
 
-/* Has an effect beyond its result (kept even when the result is unused). */
+/* Has an effect beyond its result (kept even when the result is unused).
+ * An atomic load with acquire semantics orders what follows it: dropping
+ * an unused one drops that ordering (lower-persistent-cg-acq acquires
+ * with one). */
 static bool has_effect(const vir_op *op) {
   uint32_t fl = vir_op_info_of(op->code)->flags;
   return (fl & (VIR_F_WRITEMEM | VIR_F_CONTROL | VIR_F_TERM)) || op->code == VIR_OP_BARRIER ||
-         vir_op_info_of(op->code)->nregion > 0;
+         vir_op_info_of(op->code)->nregion > 0 ||
+         (is_atomic(op->code) && op->attr.sem != VIR_SEM_RELAXED);
 }
 
 /* A call of a function that writes no memory (it may read buffers). */
