@@ -46,19 +46,10 @@ keeps its payload and a -0.0 its sign, in input order (the sort is
 stable), as NumPy's stable sort leaves them.
 """
 
-SOURCE = r'''
-import vulpy as vp
-
-L = 128                  # invocations per workgroup of the tile kernels
-IPT = @IPT@              # keys per invocation
-T = @T@                  # keys per tile (L * IPT)
-R = 16                   # a 4-bit split inside the tile
-B = 256                  # radix: 8-bit digits
-CH = 32                  # entries per chunk of the column scans
-HC = 8                   # copies of the histogram in hist
-MODE = @MODE@
-
-
+# The key image and the digit (shared with _sort_onesweep.py's kernels:
+# the text is spliced into each template at @KEYS@, as the templates are
+# instantiated per WORD / MODE by text substitution).
+KEYS = r'''
 def key(r: vp.@WORD@) -> vp.@WORD@:
     k = r
     if MODE == 1:
@@ -78,7 +69,22 @@ def key(r: vp.@WORD@) -> vp.@WORD@:
 
 def digit(r: vp.@WORD@, sh: vp.uint32) -> vp.uint32:
     return vp.uint32((key(r) >> vp.@WORD@(sh)) & vp.@WORD@(255))
+'''
 
+SOURCE = r'''
+import vulpy as vp
+
+L = 128                  # invocations per workgroup of the tile kernels
+IPT = @IPT@              # keys per invocation
+T = @T@                  # keys per tile (L * IPT)
+R = 16                   # a 4-bit split inside the tile
+B = 256                  # radix: 8-bit digits
+CH = 32                  # entries per chunk of the column scans
+HC = 8                   # copies of the histogram in hist
+MODE = @MODE@
+
+
+@KEYS@
 
 def block_exclusive(tot, lid: vp.uint32, s: vp.uint32) -> vp.uint32:
     # the sum of the L values s of invocations 0 .. lid-1 (Hillis-Steele
@@ -348,29 +354,41 @@ def search(a: vp.Buffer[vp.@WORD@], v: vp.Buffer[vp.@WORD@], out: vp.Buffer[vp.i
         out[i] = vp.int64(lo)
 '''
 
-_CONST = {
-    "uint32": dict(TOP="0x80000000", ABSM="0x7FFFFFFF", INF="0x7F800000", ALL="0xFFFFFFFF",
-                   IPT="16"),
+# the key images' constants per key word (KEYS)
+WORDS = {
+    "uint32": dict(TOP="0x80000000", ABSM="0x7FFFFFFF", INF="0x7F800000", ALL="0xFFFFFFFF"),
     "uint64": dict(TOP="0x8000000000000000", ABSM="0x7FFFFFFFFFFFFFFF",
-                   INF="0x7FF0000000000000", ALL="0xFFFFFFFFFFFFFFFF", IPT="8"),
+                   INF="0x7FF0000000000000", ALL="0xFFFFFFFFFFFFFFFF"),
 }
 _NS = {}
+
+
+def instantiate(template, subst, tag):
+    """Execs `template` with KEYS spliced in and every @NAME@ of `subst`
+    (plus WORDS[subst["WORD"]]) replaced; returns its namespace. The text
+    is registered in linecache under <vulpy-TAG> (VulPy compiles kernels
+    from their source), so each kernel compiles once per instantiation
+    and is then cached like any @vp.kernel (memory and disk)."""
+    import linecache
+    subst = dict(WORDS[subst["WORD"]], **subst)
+    src = template.replace("@KEYS@", KEYS)
+    for k, v in subst.items():
+        src = src.replace(f"@{k}@", str(v))
+    name = f"<vulpy-{tag}>"
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+    # the module name must not start with "vulpy.": helpers are read
+    ns = {"__name__": "_vulpy_" + tag.replace("-", "_")}
+    exec(compile(src, name, "exec"), ns)
+    return ns
 
 
 def kernels(word, mode):
     """The namespace holding the kernels for keys of `word` ('uint32' or
     'uint64') and kind `mode` (0 unsigned, 1 signed, 2 float)."""
-    import linecache
     ns = _NS.get((word, mode))
     if ns is None:
-        subst = dict(_CONST[word], WORD=word, MODE=str(mode))
-        subst["T"] = subst["SVT"] = str(128 * int(subst["IPT"]))
-        src = SOURCE
-        for k, v in subst.items():
-            src = src.replace(f"@{k}@", v)
-        name = f"<vulpy-sort-{word}-{mode}>"
-        linecache.cache[name] = (len(src), None, src.splitlines(True), name)
-        ns = {"__name__": f"_vulpy_sort_{word}_{mode}"}  # not "vulpy.": helpers are read
-        exec(compile(src, name, "exec"), ns)
+        ipt = 16 if word == "uint32" else 8
+        ns = instantiate(SOURCE, dict(WORD=word, MODE=mode, IPT=ipt, T=128 * ipt),
+                         f"sort-{word}-{mode}")
         _NS[(word, mode)] = ns
     return ns
