@@ -48,21 +48,34 @@ def _grid(count):
     return gx, -(-count // gx)
 
 
+# PROFILE (bench/bench_sort.py's breakdown): the sort's recordings carry
+# GPU timestamps, and after each sort last_times lists (kernel name, GPU
+# ms) per dispatch, in order
+PROFILE = False
+last_times = []
+
+
 class _Rec:
     """A recording of kernel dispatches (one submission)."""
 
     def __init__(self, ctx):
         self.ctx = ctx
-        self.rec = _native.ext().Recording(ctx._native, False)
+        self.prof = PROFILE and ctx.info["limits"].get("timestamps", False)
+        self.rec = _native.ext().Recording(ctx._native, self.prof)
+        self.names = []
 
     def __call__(self, kern, bufs, groups, **push):
         prog = kern.program()
         gx, gy = groups
         self.rec.dispatch(prog.native(self.ctx), [b._buf for b in bufs],
                           prog.packer.pack(push), gx, gy, 1, True)
+        self.names.append(kern.__name__)
 
     def run(self):
+        global last_times
         self.rec.run()
+        if self.prof:
+            last_times = list(zip(self.names, (ns / 1e6 for ns in self.rec.times())))
 
 
 # which radix sort runs (issue 19): "onesweep" (_sort_onesweep.py: one
