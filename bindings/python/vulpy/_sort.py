@@ -109,7 +109,7 @@ def radix_sort(keys, values=False, copy_in=False):
     """Sorts every row of the C-contiguous resident 2-D array `keys` (a
     fresh copy the caller owns; with copy_in, an array left as it is: the
     recording copies it first) stably; returns (sorted keys, the row
-    positions they came from as uint32, or None)."""
+    positions they came from as uint32 or int64, or None)."""
     global last_path
     rows, n = keys.shape
     ctx = keys._ctx
@@ -267,7 +267,8 @@ def _sorted(a, axis, values, name="vp.sort"):
     out = _back(k, shape, axis, ndim)
     if not values:
         return out, None
-    return out, _back(v.astype(_I64), shape, axis, ndim)
+    v = v if v.dtype == _I64 else v.astype(_I64)  # (onesweep's last pass may write int64)
+    return out, _back(v, shape, axis, ndim)
 
 
 def _sort_host(a, axis, kind, order, stable, name, fn):

@@ -350,7 +350,7 @@ def ohist(keys: vp.Buffer[vp.@WORD@], gh: vp.Buffer[vp.uint32], n: vp.uint32, cp
 
 @vp.kernel(local_size_x=L)
 def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buffer[vp.uint32],
-             vout: vp.Buffer[vp.uint32], gh: vp.Buffer[vp.uint32], st: vp.Buffer[vp.uint32],
+             vout: vp.Buffer[vp.@VOUT@], gh: vp.Buffer[vp.uint32], st: vp.Buffer[vp.uint32],
              ctr: vp.Buffer[vp.uint32], n: vp.uint32, tpr: vp.uint32, ntiles: vp.uint32,
              pas: vp.uint32, sh: vp.uint32, first: vp.uint32):
     whist = vp.Shared[vp.uint32, W * B]   # per subgroup: digit counts, then first ranks
@@ -492,8 +492,8 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
             x = sk[p]
             o = add[digit(x, sh)] + p
             kout[o] = x
-            if VALS != 0:
-                vout[o] = sv[p]
+            if VALS != 0:  # (the last pass writes argsort's int64 directly)
+                vout[o] = vp.@VOUT@(sv[p])
 '''
 
 _NS = {}
@@ -531,22 +531,25 @@ def shape(word, sg, variant=1, vals=0, shared=49152):
 PUBLISH_INCLUSIVE = True
 
 
-def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, variant=1, ipt=None):
+def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, variant=1, ipt=None,
+            vout="uint32"):
     """The namespace holding ohist / oscan / onesweep for keys of `word`
     and kind `mode` (as _sort_kernels.kernels), `passes` 8-bit digits,
     subgroups of sg lanes, with (vals=1) or without a uint32 payload, of
-    the given variant (1: SOURCE, 2: SOURCE2) and keys per invocation."""
+    the given variant (1: SOURCE, 2: SOURCE2) and keys per invocation;
+    variant 2's onesweep writes the payload as `vout` (int64: argsort's
+    result, in the last pass)."""
     lanes, dipt = shape(word, sg)
     ipt = ipt or dipt
-    k = (word, mode, passes, sg, vals, spin, publish, variant, ipt)
+    k = (word, mode, passes, sg, vals, spin, publish, variant, ipt, vout)
     ns = _NS.get(k)
     if ns is None:
         subst = dict(WORD=word, MODE=mode, L=lanes, SG=sg, IPT=ipt, P=passes, VALS=vals,
                      HCO=max(1, 16 // passes), SVLEN=lanes * ipt if vals else 1, SPIN=spin,
-                     PUBLISH=publish, HT=HIST_TILES, VVLEN=ipt)
+                     PUBLISH=publish, HT=HIST_TILES, VVLEN=ipt, VOUT=vout)
         src = (SOURCE if variant == 1 else SOURCE2).replace("@COMMON@", COMMON)
-        ns = _sort_kernels.instantiate(
-            src, subst, f"onesweep{variant}-{word}-{mode}-{passes}-{sg}-{vals}-{spin}-{publish}-{ipt}")
+        tag = f"onesweep{variant}-{word}-{mode}-{passes}-{sg}-{vals}-{spin}-{publish}-{ipt}"
+        ns = _sort_kernels.instantiate(src, subst, tag + ("" if vout == "uint32" else "-" + vout))
         _NS[k] = ns
     return ns
 
@@ -555,8 +558,9 @@ def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
     """Sorts every row of the C-contiguous resident 2-D array `keys`
     (never written, so copy_in needs nothing) with the onesweep kernels,
     as _sort.radix_sort does (rec_cls and grid: its _Rec and _grid).
-    Returns (keys, uint32 positions or None), or None when a workgroup
-    gave up waiting on another (the caller then uses the safe path)."""
+    Returns (keys, positions or None: uint32, or int64 from variant 2 on
+    a device with int64), or None when a workgroup gave up waiting on
+    another (the caller then uses the safe path)."""
     import numpy as np
 
     from . import _array
@@ -612,11 +616,21 @@ def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
         rec(ns["ohist"], (keys, gh), hg, n=n, cpr=cpr, nchunks=rows * cpr, gx=hg[0])
     g = _grid(rows * passes)
     rec(ns["oscan"], (gh,), g, count=rows * passes, gx=g[0])
+    # variant 2, argsort: the last pass writes the positions as int64 (the
+    # caller's dtype), sparing a conversion pass over them
+    i64 = variant == 2 and vals and ctx.has("int64")
+    if i64:
+        last = kernels(word, mode, passes, sg, vals, spin, int(PUBLISH_INCLUSIVE), variant, ipt,
+                       "int64")["onesweep"]
+        vo = _array._result(keys.shape, np.dtype(np.int64), mem, ctx)
     kin, kout = keys, a
     for p in range(passes):
-        rec(ns["onesweep"], (kin, kout, vb, va, gh, st, ctr), tg, n=n, tpr=tpr, ntiles=ntiles,
+        kern, dst = ns["onesweep"], va
+        if i64 and p == passes - 1:
+            kern, dst = last, vo
+        rec(kern, (kin, kout, vb, dst, gh, st, ctr), tg, n=n, tpr=tpr, ntiles=ntiles,
             pas=p, sh=8 * p, first=int(p == 0))
-        va, vb = vb, va
+        va, vb = vb, dst
         kin, kout = kout, (b if kout is a else a)
     rec.rec.copy(flag._buf, 0, ctr._buf, 4 * passes, 4)
     rec.run()
