@@ -229,6 +229,18 @@ def test_onesweep_itself_sequential_lavapipe():
     _run_sequential("")
 
 
+@pytest.mark.parametrize("v", [VARIANTS[0], VARIANTS[3]])
+def test_onesweep_variants_sequential_lavapipe(v):
+    # the other variants' own results (no fallback), on fewer dtypes and
+    # sizes: variant 1, and variant 2 with 24 keys an invocation and
+    # histogram chunks of 2 tiles
+    if vp.default_context().kind != "cpu":
+        pytest.skip("LP_NUM_THREADS is lavapipe's")
+    _run_sequential("from vulpy import _sort_onesweep as o; "
+                    "o.VARIANT, o.IPT32, o.HIST_TILES = %r" % (v,),
+                    "(np.float32, np.uint32, np.int64, np.bool_)", "(1, 1537, 4000, 70000)")
+
+
 def test_onesweep_aggregate_chain_sequential_lavapipe():
     # the look-back's other branch: no tile but a row's first publishes an
     # inclusive prefix, so each tile adds the aggregates of all tiles before
@@ -239,13 +251,14 @@ def test_onesweep_aggregate_chain_sequential_lavapipe():
     _run_sequential("from vulpy import _sort_onesweep; _sort_onesweep.PUBLISH_INCLUSIVE = False")
 
 
-def _run_sequential(setup):
+def _run_sequential(setup, dtypes="(np.float32, np.uint32, np.int32, np.float64, np.int64, "
+                    "np.uint64, np.bool_)", sizes="(1, 1023, 1024, 1025, 2048, 5000, 70000)"):
     code = setup + "\n" + textwrap.dedent("""
         import numpy as np, vulpy as vp
         from vulpy import _sort
         rng = np.random.default_rng(7)
-        for dt in (np.float32, np.uint32, np.int32, np.float64, np.int64, np.uint64, np.bool_):
-            for n in (1, 1023, 1024, 1025, 2048, 5000, 70000):
+        for dt in DTYPES:
+            for n in SIZES:
                 if np.dtype(dt).kind == "f":
                     h = rng.standard_normal(n).astype(dt)
                     h[::7] = -0.0; h[1::7] = 0.0; h[2::11] = np.nan
@@ -265,7 +278,7 @@ def _run_sequential(setup):
                     assert _sort.last_path == "onesweep", (dt, n, _sort.last_path)
                     assert np.array_equal(idx, np.argsort(x, kind="stable")), (dt, n)
         print("ok")
-    """)
+    """).replace("DTYPES", dtypes).replace("SIZES", sizes)
     env = dict(os.environ, LP_NUM_THREADS="1", VULPY_SORT="onesweep")
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                        timeout=600)

@@ -39,8 +39,18 @@ kernels are built for one subgroup size (SG); a workgroup that finds
 another gives up the same way. _sort.py picks this path by itself only on
 discrete GPUs with one fixed subgroup size.
 
-Same key images as _sort_kernels.py (key()): NaN last, -0.0 == +0.0, the
-original bits moved.
+Same key images as _sort_kernels.py (its KEYS text): NaN last, -0.0 ==
++0.0, the original bits moved.
+
+Two variants of the kernels, same algorithm and results (VARIANT; the
+bench times both, bench/notes/sort.md): 1 (SOURCE, the first version) and
+2 (SOURCE2, the default), which loads a tile's keys before ranking them
+(all loads in flight at once, no branch or atomic between them), ranks
+with a branch-free ballot match, loads argsort's payload into registers
+during the scans and the look-back, writes argsort's positions as int64
+in the last pass, counts HIST_TILES tiles per ohist workgroup (one global
+atomic per bin per chunk), and takes IPT32 keys per invocation where set
+and the tile fits the shared memory.
 """
 import os
 
@@ -541,14 +551,15 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, variant=1, ip
     result, in the last pass)."""
     lanes, dipt = shape(word, sg)
     ipt = ipt or dipt
-    k = (word, mode, passes, sg, vals, spin, publish, variant, ipt, vout)
+    ht = HIST_TILES if variant == 2 else 1
+    k = (word, mode, passes, sg, vals, spin, publish, variant, ipt, vout, ht)
     ns = _NS.get(k)
     if ns is None:
         subst = dict(WORD=word, MODE=mode, L=lanes, SG=sg, IPT=ipt, P=passes, VALS=vals,
                      HCO=max(1, 16 // passes), SVLEN=lanes * ipt if vals else 1, SPIN=spin,
-                     PUBLISH=publish, HT=HIST_TILES, VVLEN=ipt, VOUT=vout)
+                     PUBLISH=publish, HT=ht, VVLEN=ipt, VOUT=vout)
         src = (SOURCE if variant == 1 else SOURCE2).replace("@COMMON@", COMMON)
-        tag = f"onesweep{variant}-{word}-{mode}-{passes}-{sg}-{vals}-{spin}-{publish}-{ipt}"
+        tag = f"onesweep{variant}-{word}-{mode}-{passes}-{sg}-{vals}-{spin}-{publish}-{ipt}-{ht}"
         ns = _sort_kernels.instantiate(src, subst, tag + ("" if vout == "uint32" else "-" + vout))
         _NS[k] = ns
     return ns
