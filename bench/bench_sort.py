@@ -10,8 +10,9 @@ Records: one per backend (ms; "vulpy" is what vp.sort picks by itself,
 its record's "path" says which: "onesweep" on discrete GPUs, and then
 "vulpy rts" times the reduce-then-scan sort beside it, with a ratio
 record "... onesweep vs reduce-then-scan" = rts ms / onesweep ms), and
-"vulpy vs cupy" (cupy ms / vulpy ms: above 1 VulPy is faster) carrying issue 19's goal >= 0.7 at 2^26 keys; where
-CuPy is missing those are skipped records. Sizes: 2^26 on a GPU, 2^20 on a
+"vulpy vs cupy" (cupy ms / vulpy ms: above 1 VulPy is faster) carrying
+issue 19's goal >= 0.7 at 2^26 keys; where CuPy is missing those are
+skipped records. Sizes: 2^26 on a GPU, 2^20 on a
 CPU device (lavapipe), 2^16 with --quick.
 
 Where onesweep runs, the variants of _sort_onesweep.py are timed beside
@@ -104,7 +105,9 @@ def run(ctx):
         a = vp.asarray(h)
         want_sorted = np.sort(h)
         for op in ops:
-            case = f"{op} {np.dtype(h.dtype).name}" + (" (float32 bits)" if kind == "float32 bits" else "")
+            case = f"{op} {np.dtype(h.dtype).name}"
+            if kind == "float32 bits":
+                case += " (float32 bits)"
             fn = (lambda: vp.sort(a)) if op == "sort" else (lambda: vp.argsort(a))
             fn()
             path = _sort.last_path  # what the default ("auto") runs here
