@@ -10,9 +10,22 @@ Records: one per backend (ms; "vulpy" is what vp.sort picks by itself,
 its record's "path" says which: "onesweep" on discrete GPUs, and then
 "vulpy rts" times the reduce-then-scan sort beside it, with a ratio
 record "... onesweep vs reduce-then-scan" = rts ms / onesweep ms), and
-"vulpy vs cupy" (cupy ms / vulpy ms: above 1 VulPy is faster) carrying issue 19's goal >= 0.7 at 2^26 keys; where
-CuPy is missing those are skipped records. Sizes: 2^26 on a GPU, 2^20 on a
+"vulpy vs cupy" (cupy ms / vulpy ms: above 1 VulPy is faster) carrying
+issue 19's goal >= 0.7 at 2^26 keys; where CuPy is missing those are
+skipped records. Sizes: 2^26 on a GPU, 2^20 on a
 CPU device (lavapipe), 2^16 with --quick.
+
+Where onesweep runs, the variants of _sort_onesweep.py are timed beside
+the default (2): "vulpy onesweep v1" (the first version, VARIANT = 1) and,
+for sort, "vulpy onesweep ipt24" (variant 2 with 24 keys per invocation,
+IPT32); ratio records "... v2 vs v1" = v1 ms / default ms. Then one sort
+per variant with GPU timestamps gives "dispatch" records: GPU ms per
+kernel (ohist, oscan, onesweep pass 0..3; median of 3 sorts), backend
+"vulpy" or "vulpy onesweep v1". The case "sort uint32 (float32 bits)"
+sorts the float32 keys' bit patterns as uint32: the float32 data's digit
+distribution (the top byte has ~12 values) with the unsigned kernels, so
+set beside "sort float32" and "sort uint32" it tells whether uint32's
+higher time comes from the data or from the kernels' key mode.
 """
 import sys
 from pathlib import Path
@@ -23,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bindings" / "python"))
 
 import vulpy as vp  # noqa: E402
-from vulpy import _sort  # noqa: E402
+from vulpy import _sort, _sort_onesweep  # noqa: E402
 from benchlib import interleave, stats_ns, wall  # noqa: E402
 
 try:  # the H200 comparison
@@ -35,10 +48,44 @@ except Exception:  # no CuPy, or no CUDA device
 GOAL = {"op": ">=", "target": 0.7, "issue": 19}
 
 
-def _keys(dt, n, rng):
-    if dt == np.float32:
+def _keys(kind, n, rng):
+    if kind == "float32":
         return rng.standard_normal(n).astype(np.float32)
+    if kind == "float32 bits":
+        return rng.standard_normal(n).astype(np.float32).view(np.uint32)
     return rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+
+
+def _with(fn, path=None, variant=None, ipt=None, profile=False):
+    """fn() with the sort path / onesweep variant / IPT32 / PROFILE set."""
+    saved = (_sort.SORT_PATH, _sort_onesweep.VARIANT, _sort_onesweep.IPT32, _sort.PROFILE)
+    _sort.SORT_PATH = path
+    if variant is not None:
+        _sort_onesweep.VARIANT = variant
+    _sort_onesweep.IPT32 = ipt
+    _sort.PROFILE = profile
+    try:
+        return fn()
+    finally:
+        (_sort.SORT_PATH, _sort_onesweep.VARIANT, _sort_onesweep.IPT32, _sort.PROFILE) = saved
+
+
+def _breakdown(fn, reps=3, **kw):
+    """[(kernel label, GPU ms)] of one sort (median over reps), or None
+    when a run fell back or the device has no timestamps."""
+    runs = []
+    for _ in range(reps):
+        _with(fn, profile=True, **kw)
+        if _sort.last_path != "onesweep" or not _sort.last_times:
+            return None
+        runs.append(_sort.last_times)
+    out, npass = [], 0
+    for i, (name, _) in enumerate(runs[0]):
+        label = name
+        if name == "onesweep":
+            label, npass = f"onesweep pass {npass}", npass + 1
+        out.append((label, float(np.median([r[i][1] for r in runs]))))
+    return out
 
 
 def run(ctx):
@@ -51,35 +98,40 @@ def run(ctx):
     def base(case, backend):
         return dict(suite="sort", case=case, size=n, backend=backend, device=ctx.device_label)
 
-    for dt in (np.float32, np.uint32):
-        h = _keys(dt, n, rng)
+    cases = [("float32", ("sort", "argsort")), ("uint32", ("sort", "argsort")),
+             ("float32 bits", ("sort",))]
+    for kind, ops in cases:
+        h = _keys(kind, n, rng)
         a = vp.asarray(h)
         want_sorted = np.sort(h)
-        for op in ("sort", "argsort"):
-            case = f"{op} {np.dtype(dt).name}"
+        for op in ops:
+            case = f"{op} {np.dtype(h.dtype).name}"
+            if kind == "float32 bits":
+                case += " (float32 bits)"
             fn = (lambda: vp.sort(a)) if op == "sort" else (lambda: vp.argsort(a))
-
-            def rts(fn=fn):  # the reduce-then-scan path, timed beside the chosen one
-                _sort.SORT_PATH = "rts"
-                try:
-                    return fn()
-                finally:
-                    _sort.SORT_PATH = None
-            bad = False
-            for f in (fn, rts):
-                got = f().numpy()
-                ok = np.array_equal(got, want_sorted) if op == "sort" else \
-                    np.array_equal(got, np.argsort(h, kind="stable"))
-                bad = bad or not ok
-            if bad:
-                out.append(dict(base(case, "vulpy"), median=None, p10=None, p90=None,
-                                unit="ms", error="WRONG RESULT against NumPy"))
-                continue
             fn()
             path = _sort.last_path  # what the default ("auto") runs here
-            runners = {"vulpy": wall(lambda fn=fn: fn()._buf)}
+            # the backends beside the default: reduce-then-scan, and where
+            # onesweep runs, its first variant and (sort) a larger tile
+            others = {"vulpy rts": dict(path="rts")}
             if path != "rts":
-                runners["vulpy rts"] = wall(lambda rts=rts: rts()._buf)
+                others["vulpy onesweep v1"] = dict(path="onesweep", variant=1)
+                if op == "sort":
+                    others["vulpy onesweep ipt24"] = dict(path="onesweep", variant=2, ipt=24)
+            bad = []
+            for name, kw in [("vulpy", {})] + list(others.items()):
+                got = _with(fn, **kw).numpy()
+                ok = np.array_equal(got, want_sorted) if op == "sort" else \
+                    np.array_equal(got, np.argsort(h, kind="stable"))
+                if not ok:
+                    bad.append(name)
+            if bad:
+                out.append(dict(base(case, "vulpy"), median=None, p10=None, p90=None,
+                                unit="ms", error=f"WRONG RESULT against NumPy ({', '.join(bad)})"))
+                continue
+            runners = {"vulpy": wall(lambda fn=fn: fn()._buf)}
+            for name, kw in others.items():
+                runners[name] = wall(lambda fn=fn, kw=kw: _with(fn, **kw)._buf)
             if cp is not None:
                 ca = cp.asarray(h)
                 cfn = cp.sort if op == "sort" else cp.argsort
@@ -88,7 +140,7 @@ def run(ctx):
                     cfn(ca)
                     cp.cuda.Device().synchronize()
                 runners["cupy"] = wall(crun)
-            res = interleave(runners, reps, warmup=2, budget_s=60)
+            res = interleave(runners, reps, warmup=2, budget_s=90)
             med = {}
             for backend, samples in res.items():
                 if isinstance(samples, Exception):
@@ -99,6 +151,8 @@ def run(ctx):
                          method="wall clock per synchronous call, interleaved")
                 if backend == "vulpy":
                     r["path"] = path
+                    if path != "rts":
+                        r["variant"] = _sort_onesweep.VARIANT
                 out.append(r)
                 med[backend] = r["median"]
             rcase = f"{case}: vulpy vs cupy"
@@ -110,9 +164,22 @@ def run(ctx):
             elif "vulpy" in med and "cupy" in med:
                 out.append(dict(base(rcase, "ratio"), median=med["cupy"] / med["vulpy"],
                                 p10=None, p90=None, unit="x",
-                                goal=GOAL if n == 1 << 26 else None))
+                                goal=GOAL if n == 1 << 26 and kind != "float32 bits" else None))
             if "vulpy" in med and "vulpy rts" in med:
                 out.append(dict(base(f"{case}: {path} vs reduce-then-scan", "ratio"),
                                 median=med["vulpy rts"] / med["vulpy"], p10=None, p90=None,
                                 unit="x"))
+            if "vulpy" in med and "vulpy onesweep v1" in med:
+                out.append(dict(base(f"{case}: onesweep v2 vs v1", "ratio"),
+                                median=med["vulpy onesweep v1"] / med["vulpy"], p10=None,
+                                p90=None, unit="x"))
+            # GPU time per dispatch (timestamps), per variant
+            if path == "onesweep":
+                for backend, kw in (("vulpy", {}), ("vulpy onesweep v1", dict(variant=1))):
+                    parts = _breakdown(fn, path="onesweep", **kw)
+                    for label, ms in parts or ():
+                        out.append(dict(base(f"{case}: dispatch {label}", backend), median=ms,
+                                        p10=None, p90=None, unit="ms",
+                                        method="GPU timestamps around the dispatch, median "
+                                               "of 3 sorts"))
     return out

@@ -23,32 +23,12 @@ invocation in the tile kernels, and 2 * ceil(ntiles / L) in offsets
 (16,384 at 2^31 elements: below lavapipe's 65,535 back-edges).
 """
 import vulpy as vp
+from vulpy._kernel_helpers import SCAN_L, block_exclusive, tile_id
 
-L = 128                # invocations per workgroup
+L = SCAN_L             # invocations per workgroup (block_exclusive's 128)
 IPT = 16               # elements per invocation
 T = L * IPT            # elements per tile
 NONE = 0xFFFFFFFF      # "not selected" in the destination table
-
-
-def block_exclusive(tot, lid: vp.uint32, s: vp.uint32) -> vp.uint32:
-    """The sum of the values s of invocations 0 .. lid - 1 of the group
-    (Hillis-Steele in shared memory; every invocation calls it)."""
-    tot[lid] = s
-    vp.barrier()
-    for k in vp.static(range(7)):
-        w = vp.uint32(1 << k)
-        v = tot[lid]
-        if lid >= w:
-            v += tot[lid - w]
-        vp.barrier()
-        tot[lid] = v
-        vp.barrier()
-    return tot[lid] - s
-
-
-def tile_id(gx: vp.uint32) -> vp.uint32:
-    """The workgroup's tile on a 2-D grid (rows of gx workgroups)."""
-    return vp.workgroup_id(1) * gx + vp.workgroup_id(0)
 
 
 HELPERS = (block_exclusive, tile_id)

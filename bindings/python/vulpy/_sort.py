@@ -48,21 +48,34 @@ def _grid(count):
     return gx, -(-count // gx)
 
 
+# PROFILE (bench/bench_sort.py's breakdown): the sort's recordings carry
+# GPU timestamps, and after each sort last_times lists (kernel name, GPU
+# ms) per dispatch, in order
+PROFILE = False
+last_times = []
+
+
 class _Rec:
     """A recording of kernel dispatches (one submission)."""
 
     def __init__(self, ctx):
         self.ctx = ctx
-        self.rec = _native.ext().Recording(ctx._native, False)
+        self.prof = PROFILE and ctx.info["limits"].get("timestamps", False)
+        self.rec = _native.ext().Recording(ctx._native, self.prof)
+        self.names = []
 
     def __call__(self, kern, bufs, groups, **push):
         prog = kern.program()
         gx, gy = groups
         self.rec.dispatch(prog.native(self.ctx), [b._buf for b in bufs],
                           prog.packer.pack(push), gx, gy, 1, True)
+        self.names.append(kern.__name__)
 
     def run(self):
+        global last_times
         self.rec.run()
+        if self.prof:
+            last_times = list(zip(self.names, (ns / 1e6 for ns in self.rec.times())))
 
 
 # which radix sort runs (issue 19): "onesweep" (_sort_onesweep.py: one
@@ -96,7 +109,7 @@ def radix_sort(keys, values=False, copy_in=False):
     """Sorts every row of the C-contiguous resident 2-D array `keys` (a
     fresh copy the caller owns; with copy_in, an array left as it is: the
     recording copies it first) stably; returns (sorted keys, the row
-    positions they came from as uint32, or None)."""
+    positions they came from as uint32 or int64, or None)."""
     global last_path
     rows, n = keys.shape
     ctx = keys._ctx
@@ -254,7 +267,8 @@ def _sorted(a, axis, values, name="vp.sort"):
     out = _back(k, shape, axis, ndim)
     if not values:
         return out, None
-    return out, _back(v.astype(_I64), shape, axis, ndim)
+    v = v if v.dtype == _I64 else v.astype(_I64)  # (onesweep's last pass may write int64)
+    return out, _back(v, shape, axis, ndim)
 
 
 def _sort_host(a, axis, kind, order, stable, name, fn):

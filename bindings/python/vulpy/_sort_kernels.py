@@ -3,10 +3,13 @@ VulPy's own kernel language.
 
 SOURCE is one template, instantiated per key word type (WORD: uint32 or
 uint64, the raw bits of the elements) and key kind (MODE: 0 unsigned, 1
-signed, 2 IEEE float); kernels() execs it once per (WORD, MODE) with the
-text registered in linecache (VulPy compiles kernels from their source),
-so each kernel compiles once per dtype and is then cached like any
-@vp.kernel (memory and disk).
+signed, 2 IEEE float); kernels() execs it once per (WORD, MODE) through
+instantiate(), which splices in KEYS (the key image and digit, shared with
+_sort_onesweep.py's templates) and registers the text in linecache (VulPy
+compiles kernels from their source), so each kernel compiles once per
+dtype and is then cached like any @vp.kernel (memory and disk). The
+workgroup scan (block_exclusive) and tile_id come from _kernel_helpers.py,
+shared with _compact_kernels.py.
 
 The radix sort is LSD with 8-bit digits over tiles of T keys (a row of
 the array is split in tiles; a tile never crosses a row). One pass is
@@ -46,19 +49,10 @@ keeps its payload and a -0.0 its sign, in input order (the sort is
 stable), as NumPy's stable sort leaves them.
 """
 
-SOURCE = r'''
-import vulpy as vp
-
-L = 128                  # invocations per workgroup of the tile kernels
-IPT = @IPT@              # keys per invocation
-T = @T@                  # keys per tile (L * IPT)
-R = 16                   # a 4-bit split inside the tile
-B = 256                  # radix: 8-bit digits
-CH = 32                  # entries per chunk of the column scans
-HC = 8                   # copies of the histogram in hist
-MODE = @MODE@
-
-
+# The key image and the digit (shared with _sort_onesweep.py's kernels:
+# the text is spliced into each template at @KEYS@, as the templates are
+# instantiated per WORD / MODE by text substitution).
+KEYS = r'''
 def key(r: vp.@WORD@) -> vp.@WORD@:
     k = r
     if MODE == 1:
@@ -78,23 +72,22 @@ def key(r: vp.@WORD@) -> vp.@WORD@:
 
 def digit(r: vp.@WORD@, sh: vp.uint32) -> vp.uint32:
     return vp.uint32((key(r) >> vp.@WORD@(sh)) & vp.@WORD@(255))
+'''
+
+SOURCE = r'''
+import vulpy as vp
+
+L = 128                  # invocations per workgroup of the tile kernels (block_exclusive's)
+IPT = @IPT@              # keys per invocation
+T = @T@                  # keys per tile (L * IPT)
+R = 16                   # a 4-bit split inside the tile
+B = 256                  # radix: 8-bit digits
+CH = 32                  # entries per chunk of the column scans
+HC = 8                   # copies of the histogram in hist
+MODE = @MODE@
 
 
-def block_exclusive(tot, lid: vp.uint32, s: vp.uint32) -> vp.uint32:
-    # the sum of the L values s of invocations 0 .. lid-1 (Hillis-Steele
-    # in shared memory; every invocation of the group calls it)
-    tot[lid] = s
-    vp.barrier()
-    for k in vp.static(range(7)):
-        w = vp.uint32(1 << k)
-        v = tot[lid]
-        if lid >= w:
-            v += tot[lid - w]
-        vp.barrier()
-        tot[lid] = v
-        vp.barrier()
-    return tot[lid] - s
-
+@KEYS@
 
 def scan_counts(cnt, tot, lid: vp.uint32):
     # cnt holds each invocation's count per nibble, nibble-major
@@ -113,10 +106,10 @@ def scan_counts(cnt, tot, lid: vp.uint32):
 
 
 def tile_of(gx: vp.uint32, ntiles: vp.uint32) -> vp.uint32:
-    return min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), ntiles - 1)
+    return min(tile_id(gx), ntiles - 1)
 
 
-@vp.kernel(local_size_x=L)
+@vp.kernel(local_size_x=L, helpers=HELPERS)
 def hist(keys: vp.Buffer[vp.@WORD@], h: vp.Buffer[vp.uint32], n: vp.uint32, tpr: vp.uint32,
          ntiles: vp.uint32, gx: vp.uint32, sh: vp.uint32):
     # HC copies of the 256 counters, invocation i counting into copy
@@ -233,7 +226,7 @@ def sp(i: vp.uint32) -> vp.uint32:
     return i + (i >> vp.uint32(5))
 
 
-@vp.kernel(local_size_x=L)
+@vp.kernel(local_size_x=L, helpers=HELPERS)
 def scatter(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buffer[vp.uint32],
             vout: vp.Buffer[vp.uint32], h: vp.Buffer[vp.uint32], n: vp.uint32,
             tpr: vp.uint32, ntiles: vp.uint32, gx: vp.uint32, sh: vp.uint32,
@@ -348,29 +341,46 @@ def search(a: vp.Buffer[vp.@WORD@], v: vp.Buffer[vp.@WORD@], out: vp.Buffer[vp.i
         out[i] = vp.int64(lo)
 '''
 
-_CONST = {
-    "uint32": dict(TOP="0x80000000", ABSM="0x7FFFFFFF", INF="0x7F800000", ALL="0xFFFFFFFF",
-                   IPT="16"),
+# the key images' constants per key word (KEYS)
+WORDS = {
+    "uint32": dict(TOP="0x80000000", ABSM="0x7FFFFFFF", INF="0x7F800000", ALL="0xFFFFFFFF"),
     "uint64": dict(TOP="0x8000000000000000", ABSM="0x7FFFFFFFFFFFFFFF",
-                   INF="0x7FF0000000000000", ALL="0xFFFFFFFFFFFFFFFF", IPT="8"),
+                   INF="0x7FF0000000000000", ALL="0xFFFFFFFFFFFFFFFF"),
 }
 _NS = {}
+
+
+def instantiate(template, subst, tag, env=None):
+    """Execs `template` with KEYS spliced in and every @NAME@ of `subst`
+    (plus WORDS[subst["WORD"]]) replaced, in a namespace holding `env`;
+    returns the namespace. The text is registered in linecache under
+    <vulpy-TAG> (VulPy compiles kernels from their source), so each kernel
+    compiles once per instantiation and is then cached like any @vp.kernel
+    (memory and disk)."""
+    import linecache
+    subst = dict(WORDS[subst["WORD"]], **subst)
+    src = template.replace("@KEYS@", KEYS)
+    for k, v in subst.items():
+        src = src.replace(f"@{k}@", str(v))
+    name = f"<vulpy-{tag}>"
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+    # the module name must not start with "vulpy.": helpers are read
+    ns = dict(env or {}, __name__="_vulpy_" + tag.replace("-", "_"))
+    exec(compile(src, name, "exec"), ns)
+    return ns
 
 
 def kernels(word, mode):
     """The namespace holding the kernels for keys of `word` ('uint32' or
     'uint64') and kind `mode` (0 unsigned, 1 signed, 2 float)."""
-    import linecache
     ns = _NS.get((word, mode))
     if ns is None:
-        subst = dict(_CONST[word], WORD=word, MODE=str(mode))
-        subst["T"] = subst["SVT"] = str(128 * int(subst["IPT"]))
-        src = SOURCE
-        for k, v in subst.items():
-            src = src.replace(f"@{k}@", v)
-        name = f"<vulpy-sort-{word}-{mode}>"
-        linecache.cache[name] = (len(src), None, src.splitlines(True), name)
-        ns = {"__name__": f"_vulpy_sort_{word}_{mode}"}  # not "vulpy.": helpers are read
-        exec(compile(src, name, "exec"), ns)
+        from . import _kernel_helpers as H  # a kernel program: at first use
+        ipt = 16 if word == "uint32" else 8
+        helpers = (H.block_exclusive, H.tile_id)
+        ns = instantiate(SOURCE, dict(WORD=word, MODE=mode, IPT=ipt, T=128 * ipt),
+                         f"sort-{word}-{mode}",
+                         dict(block_exclusive=H.block_exclusive, tile_id=H.tile_id,
+                              HELPERS=helpers))
         _NS[(word, mode)] = ns
     return ns

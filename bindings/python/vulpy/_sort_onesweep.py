@@ -39,10 +39,53 @@ kernels are built for one subgroup size (SG); a workgroup that finds
 another gives up the same way. _sort.py picks this path by itself only on
 discrete GPUs with one fixed subgroup size.
 
-Same key images as _sort_kernels.py (key()): NaN last, -0.0 == +0.0, the
-original bits moved.
-"""
+Same key images as _sort_kernels.py (its KEYS text): NaN last, -0.0 ==
++0.0, the original bits moved.
 
+Two variants of the kernels, same algorithm and results (VARIANT; the
+bench times both, bench/notes/sort.md): 1 (SOURCE, the first version) and
+2 (SOURCE2, the default), which loads a tile's keys before ranking them
+(all loads in flight at once, no branch or atomic between them), ranks
+with a branch-free ballot match, loads argsort's payload into registers
+during the scans and the look-back, writes argsort's positions as int64
+in the last pass, counts HIST_TILES tiles per ohist workgroup (one global
+atomic per bin per chunk), and takes IPT32 keys per invocation where set
+and the tile fits the shared memory.
+"""
+import os
+
+from . import _sort_kernels
+
+# shared by both variants' templates (@COMMON@)
+COMMON = r'''
+def popc(x: vp.uint32) -> vp.uint32:
+    # the number of set bits: one instruction on GPUs (OpBitCount, POPC)
+    return vp.bit_count(x)
+
+
+@vp.kernel(local_size_x=B)
+def oscan(gh: vp.Buffer[vp.uint32], count: vp.uint32, gx: vp.uint32):
+    # per (row, pass): the exclusive scan of the 256 digit counts
+    tot = vp.Shared[vp.uint32, B]
+    d = vp.local_index()
+    ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < count
+    c = min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), count - 1)
+    v = gh[c * B + d]
+    tot[d] = v
+    vp.barrier()
+    for k in vp.static(range(8)):
+        w = vp.uint32(1 << k)
+        x = tot[d]
+        if d >= w:
+            x += tot[d - w]
+        vp.barrier()
+        tot[d] = x
+        vp.barrier()
+    if ok:
+        gh[c * B + d] = tot[d] - v
+'''
+
+# variant 1
 SOURCE = r'''
 import vulpy as vp
 
@@ -65,31 +108,9 @@ PUBLISH = @PUBLISH@      # 0 (tests only): no inclusive prefixes but a row's fir
                          # tile's, so every look-back walks the AGG chain to it
 
 
-def key(r: vp.@WORD@) -> vp.@WORD@:
-    k = r
-    if MODE == 1:
-        k = r ^ vp.@WORD@(@TOP@)
-    if MODE == 2:
-        a = r & vp.@WORD@(@ABSM@)
-        if a > vp.@WORD@(@INF@):
-            k = vp.@WORD@(@ALL@)
-        elif a == vp.@WORD@(0):
-            k = vp.@WORD@(@TOP@)
-        elif (r & vp.@WORD@(@TOP@)) != vp.@WORD@(0):
-            k = r ^ vp.@WORD@(@ALL@)
-        else:
-            k = r | vp.@WORD@(@TOP@)
-    return k
+@KEYS@
 
-
-def digit(r: vp.@WORD@, sh: vp.uint32) -> vp.uint32:
-    return vp.uint32((key(r) >> vp.@WORD@(sh)) & vp.@WORD@(255))
-
-
-def popc(x: vp.uint32) -> vp.uint32:
-    # the number of set bits: one instruction on GPUs (OpBitCount, POPC)
-    return vp.bit_count(x)
-
+@COMMON@
 
 @vp.kernel(local_size_x=L)
 def ohist(keys: vp.Buffer[vp.@WORD@], gh: vp.Buffer[vp.uint32], n: vp.uint32, tpr: vp.uint32,
@@ -123,28 +144,6 @@ def ohist(keys: vp.Buffer[vp.@WORD@], gh: vp.Buffer[vp.uint32], n: vp.uint32, tp
             s += cnt[vp.uint32(u * P * B) + i]
         if ok and s != 0:
             vp.atomic_add(gh, row * (P * B) + i, s)
-
-
-@vp.kernel(local_size_x=B)
-def oscan(gh: vp.Buffer[vp.uint32], count: vp.uint32, gx: vp.uint32):
-    # per (row, pass): the exclusive scan of the 256 digit counts
-    tot = vp.Shared[vp.uint32, B]
-    d = vp.local_index()
-    ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < count
-    c = min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), count - 1)
-    v = gh[c * B + d]
-    tot[d] = v
-    vp.barrier()
-    for k in vp.static(range(8)):
-        w = vp.uint32(1 << k)
-        x = tot[d]
-        if d >= w:
-            x += tot[d - w]
-        vp.barrier()
-        tot[d] = x
-        vp.barrier()
-    if ok:
-        gh[c * B + d] = tot[d] - v
 
 
 @vp.kernel(local_size_x=L)
@@ -290,21 +289,250 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
                 vout[o] = sv[p]
 '''
 
-_CONST = {
-    "uint32": dict(TOP="0x80000000", ABSM="0x7FFFFFFF", INF="0x7F800000", ALL="0xFFFFFFFF"),
-    "uint64": dict(TOP="0x8000000000000000", ABSM="0x7FFFFFFFFFFFFFFF",
-                   INF="0x7FF0000000000000", ALL="0xFFFFFFFFFFFFFFFF"),
-}
+# variant 2 (VARIANT)
+SOURCE2 = r'''
+import vulpy as vp
+
+L = @L@                  # invocations per workgroup
+SG = @SG@                # subgroup size (the ballots use the first word)
+W = L // SG              # subgroups per workgroup
+IPT = @IPT@              # keys per invocation
+T = L * IPT              # keys per tile
+B = 256                  # radix: 8-bit digits
+P = @P@                  # passes
+DPI = B // L             # digits per invocation (L <= 256)
+HCO = @HCO@              # copies of the histograms in ohist
+HT = @HT@                # tiles per ohist workgroup
+SPIN = @SPIN@            # look-back reads before a workgroup gives up
+MASK = 0x3FFFFFFF        # a status word's count
+AGG = 0x40000000         # ... flag: the tile's own count
+INC = 0x80000000         # ... flag: the count of the row up to this tile
+MODE = @MODE@
+VALS = @VALS@
+PUBLISH = @PUBLISH@      # 0 (tests only): no inclusive prefixes but a row's first
+                         # tile's, so every look-back walks the AGG chain to it
+
+@KEYS@
+
+@COMMON@
+
+@vp.kernel(local_size_x=L)
+def ohist(keys: vp.Buffer[vp.@WORD@], gh: vp.Buffer[vp.uint32], n: vp.uint32, cpr: vp.uint32,
+          nchunks: vp.uint32, gx: vp.uint32):
+    # every pass's digit histogram of a chunk of HT tiles in one read of
+    # its keys; invocation i counts into copy i % HCO; then one global
+    # atomic per bin and chunk (not per tile)
+    cnt = vp.Shared[vp.uint32, HCO * P * B]
+    lid = vp.local_index()
+    ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < nchunks
+    c = min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), nchunks - 1)
+    row = c // cpr
+    j = c - row * cpr
+    base = row * n + j * (HT * T)
+    m = min(vp.uint32(HT * T), n - j * (HT * T))   # >= 1
+    for z in vp.static(range(HCO * P * B // L)):
+        cnt[vp.uint32(z * L) + lid] = vp.uint32(0)
+    vp.barrier()
+    copy = (lid % HCO) * (P * B)
+    kk = vp.Local[vp.@WORD@, IPT]
+    for h in range(vp.uint32(HT)):
+        first = h * T
+        if first < m:
+            # the tile's loads first, all in flight together (no branch,
+            # no atomic between them), then the counting
+            for q in vp.static(range(IPT)):
+                kk[q] = keys[base + min(first + vp.uint32(q * L) + lid, m - 1)]
+            for q in vp.static(range(IPT)):
+                if first + vp.uint32(q * L) + lid < m:
+                    k = key(kk[q])
+                    for pp in vp.static(range(P)):
+                        d = vp.uint32((k >> vp.@WORD@(8 * pp)) & vp.@WORD@(255))
+                        vp.atomic_add(cnt, copy + vp.uint32(pp * B) + d, vp.uint32(1))
+    vp.barrier()
+    for z in vp.static(range(P * B // L)):
+        i = vp.uint32(z * L) + lid
+        s = vp.uint32(0)
+        for u in vp.static(range(HCO)):
+            s += cnt[vp.uint32(u * P * B) + i]
+        if ok and s != 0:
+            vp.atomic_add(gh, row * (P * B) + i, s)
+
+
+@vp.kernel(local_size_x=L)
+def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buffer[vp.uint32],
+             vout: vp.Buffer[vp.@VOUT@], gh: vp.Buffer[vp.uint32], st: vp.Buffer[vp.uint32],
+             ctr: vp.Buffer[vp.uint32], n: vp.uint32, tpr: vp.uint32, ntiles: vp.uint32,
+             pas: vp.uint32, sh: vp.uint32, first: vp.uint32):
+    whist = vp.Shared[vp.uint32, W * B]   # per subgroup: digit counts, then first ranks
+    tstart = vp.Shared[vp.uint32, B]      # the tile's first position of each digit
+    add = vp.Shared[vp.uint32, B]         # output position of a key = add[d] + its tile position
+    wt = vp.Shared[vp.uint32, W]
+    tix = vp.Shared[vp.uint32, 1]
+    sk = vp.Shared[vp.@WORD@, T]
+    sv = vp.Shared[vp.uint32, @SVLEN@]
+    lid = vp.local_index()
+    w = vp.subgroup_id()
+    lane = vp.subgroup_lane()
+    if lid == 0:
+        tix[0] = vp.atomic_add(ctr, pas, vp.uint32(1))
+        if vp.subgroup_size() != vp.uint32(SG):  # built for SG lanes: the host sorts again
+            vp.atomic_add(ctr, P, vp.uint32(1))
+    for z in vp.static(range(W * B // L)):
+        whist[vp.uint32(z * L) + lid] = vp.uint32(0)
+    vp.barrier()
+    t0 = tix[0]
+    ok = t0 < ntiles
+    t = min(t0, ntiles - 1)
+    row = t // tpr
+    j = t - row * tpr
+    base = row * n + j * T
+    m = min(vp.uint32(T), n - j * T)
+    if not ok:
+        m = vp.uint32(0)
+    last = max(m, vp.uint32(1)) - vp.uint32(1)   # loads past the tile read its last key
+    lt = (vp.uint32(1) << lane) - vp.uint32(1)
+    wb = w * B
+    mine0 = w * vp.uint32(SG * IPT) + lane       # round q: tile position mine0 + q * SG
+    kk = vp.Local[vp.@WORD@, IPT]
+    rk = vp.Local[vp.uint32, IPT]   # rank in the subgroup << 8 | digit
+    vv = vp.Local[vp.uint32, @VVLEN@]
+    # the keys first: IPT independent loads, no branch and no atomic between
+    # them, so they are all in flight at once
+    for q in vp.static(range(IPT)):
+        kk[q] = kin[base + min(mine0 + vp.uint32(q * SG), last)]
+    # rank: round q of subgroup w holds tile positions w*SG*IPT + q*SG + lane
+    for q in vp.static(range(IPT)):
+        valid = mine0 + vp.uint32(q * SG) < m
+        d = digit(kk[q], sh)
+        peers = vp.subgroup_ballot(valid).x
+        for b in vp.static(range(8)):
+            # the lanes whose digit has bit b as this lane's: the ballot,
+            # or its complement where the bit is 0 (no branch)
+            bit = (d >> vp.uint32(b)) & vp.uint32(1)
+            peers = peers & (vp.subgroup_ballot(bit != vp.uint32(0)).x ^ (bit - vp.uint32(1)))
+        below = popc(peers & lt)
+        old = vp.uint32(0)
+        if valid and below == vp.uint32(0):
+            old = vp.atomic_add(whist, wb + d, popc(peers))
+        leader = popc((peers & (vp.uint32(0) - peers)) - vp.uint32(1)) & vp.uint32(SG - 1)
+        rk[q] = ((vp.subgroup_shuffle(old, leader) + below) << vp.uint32(8)) | d
+    if VALS != 0:
+        # the payload's loads, in flight during the scans and the look-back
+        # (the first pass makes the positions instead of reading them)
+        for q in vp.static(range(IPT)):
+            p = mine0 + vp.uint32(q * SG)
+            if first != 0:
+                vv[q] = j * T + p
+            else:
+                vv[q] = vin[base + min(p, last)]
+    vp.barrier()
+    # per digit: the counts of the subgroups become their first ranks,
+    # and the tile's count is published for the tiles after it
+    tc = vp.Local[vp.uint32, DPI]
+    for z in vp.static(range(DPI)):
+        d = vp.uint32(z * L) + lid
+        run = vp.uint32(0)
+        for u in vp.static(range(W)):
+            c = whist[vp.uint32(u * B) + d]
+            whist[vp.uint32(u * B) + d] = run
+            run += c
+        tc[z] = run
+        tstart[d] = run
+        if ok:
+            flag = vp.uint32(AGG)
+            if j == 0:
+                flag = vp.uint32(INC)
+            vp.atomic_store(st, (pas * ntiles + t) * B + d, flag | run)
+    vp.barrier()
+    # the tile's counts scanned over the digits (lane l of subgroup w owns
+    # digits (w*SG + l)*DPI ..., the order subgroup scans follow): subgroup
+    # scans, then the subgroups' totals
+    own = vp.Local[vp.uint32, DPI]
+    mine = (w * vp.uint32(SG) + lane) * vp.uint32(DPI)
+    s = vp.uint32(0)
+    for z in vp.static(range(DPI)):
+        own[z] = tstart[mine + z]
+        s += own[z]
+    ex = vp.subgroup_exclusive_add(s)
+    tot = vp.subgroup_add(s)
+    if lane == vp.uint32(0):
+        wt[w] = tot
+    vp.barrier()
+    for u in vp.static(range(W)):
+        if vp.uint32(u) < w:
+            ex += wt[u]
+    for z in vp.static(range(DPI)):
+        tstart[mine + z] = ex
+        ex += own[z]
+    vp.barrier()
+    # decoupled look-back, one digit per invocation (DPI of them)
+    for z in vp.static(range(DPI)):
+        d = vp.uint32(z * L) + lid
+        pre = vp.uint32(0)
+        if ok and j > 0:
+            k = t - 1
+            done = False
+            for it in range(vp.uint32(SPIN)):
+                v = vp.atomic_load(st, (pas * ntiles + k) * B + d)
+                f = v >> vp.uint32(30)
+                if f != vp.uint32(0):
+                    pre += v & vp.uint32(MASK)
+                    if f == vp.uint32(2):
+                        done = True
+                        break
+                    k -= 1
+            if done:
+                if PUBLISH != 0:
+                    vp.atomic_store(st, (pas * ntiles + t) * B + d, vp.uint32(INC) | (pre + tc[z]))
+            else:  # gave up: the host sorts again with the safe path
+                vp.atomic_add(ctr, P, vp.uint32(1))
+        add[d] = row * n + gh[(row * P + pas) * B + d] + pre - tstart[d]
+    # the tile sorted in shared memory, then written out in runs of a digit
+    for q in vp.static(range(IPT)):
+        if mine0 + vp.uint32(q * SG) < m:
+            d = rk[q] & vp.uint32(255)
+            lp = tstart[d] + whist[wb + d] + (rk[q] >> vp.uint32(8))
+            sk[lp] = kk[q]
+            if VALS != 0:
+                sv[lp] = vv[q]
+    vp.barrier()
+    for q in vp.static(range(IPT)):
+        p = vp.uint32(q * L) + lid
+        if p < m:
+            x = sk[p]
+            o = add[digit(x, sh)] + p
+            kout[o] = x
+            if VALS != 0:  # (the last pass writes argsort's int64 directly)
+                vout[o] = vp.@VOUT@(sv[p])
+'''
+
 _NS = {}
 
+# which kernels sort_rows runs (issue 19): 2 (SOURCE2, the default) or 1
+# (SOURCE, the first version, kept so that one H200 run times both:
+# bench/bench_sort.py's "vulpy onesweep v1" rows). The environment
+# variable VULPY_ONESWEEP sets it at import; tests and the bench set it.
+VARIANT = int(os.environ.get("VULPY_ONESWEEP", "2") or "2")
+# variant 2's keys per invocation for 32-bit keys (None: 16); a larger
+# tile where it fits the device's shared memory (else 16)
+IPT32 = None
+HIST_TILES = 16   # variant 2: tiles per ohist workgroup
 
-def shape(word, sg):
+
+def shape(word, sg, variant=1, vals=0, shared=49152):
     """(L, IPT) for keys of `word` on a device whose subgroups have sg
     lanes: 256 x 16 32-bit keys (or 256 x 8 64-bit ones), 40 KiB of shared
     memory with values; 64 x 16 (8 KiB) on subgroups of fewer than 32
-    lanes (lavapipe's 8, whose shared memory is 32 KiB)."""
+    lanes (lavapipe's 8, whose shared memory is 32 KiB). Variant 2 takes
+    IPT32 keys per invocation for 32-bit keys where the tile (keys, values,
+    the per-subgroup counters) fits `shared` bytes."""
     lanes = 256 if sg >= 32 else 64
-    return lanes, (16 if word == "uint32" else 8)
+    ipt = 16 if word == "uint32" else 8
+    if variant == 2 and word == "uint32" and IPT32:
+        need = lanes * IPT32 * 4 * (2 if vals else 1) + (lanes // sg) * 1024 + 2100
+        if need <= shared:
+            ipt = IPT32
+    return lanes, ipt
 
 
 # tests: False makes every look-back add up the aggregates back to its
@@ -313,27 +541,26 @@ def shape(word, sg):
 PUBLISH_INCLUSIVE = True
 
 
-def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1):
+def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, variant=1, ipt=None,
+            vout="uint32"):
     """The namespace holding ohist / oscan / onesweep for keys of `word`
     and kind `mode` (as _sort_kernels.kernels), `passes` 8-bit digits,
-    subgroups of sg lanes, with (vals=1) or without a uint32 payload."""
-    import linecache
-    k = (word, mode, passes, sg, vals, spin, publish)
+    subgroups of sg lanes, with (vals=1) or without a uint32 payload, of
+    the given variant (1: SOURCE, 2: SOURCE2) and keys per invocation;
+    variant 2's onesweep writes the payload as `vout` (int64: argsort's
+    result, in the last pass)."""
+    lanes, dipt = shape(word, sg)
+    ipt = ipt or dipt
+    ht = HIST_TILES if variant == 2 else 1
+    k = (word, mode, passes, sg, vals, spin, publish, variant, ipt, vout, ht)
     ns = _NS.get(k)
     if ns is None:
-        lanes, ipt = shape(word, sg)
-        subst = dict(_CONST[word], WORD=word, MODE=str(mode), L=str(lanes), SG=str(sg),
-                     IPT=str(ipt), P=str(passes), VALS=str(vals),
-                     HCO=str(max(1, 16 // passes)),
-                     SVLEN=str(lanes * ipt if vals else 1), SPIN=str(spin),
-                     PUBLISH=str(publish))
-        src = SOURCE
-        for a, b in subst.items():
-            src = src.replace(f"@{a}@", b)
-        name = f"<vulpy-onesweep-{word}-{mode}-{passes}-{sg}-{vals}-{spin}-{publish}>"
-        linecache.cache[name] = (len(src), None, src.splitlines(True), name)
-        ns = {"__name__": f"_vulpy_onesweep_{word}_{mode}_{passes}_{sg}_{vals}"}
-        exec(compile(src, name, "exec"), ns)
+        subst = dict(WORD=word, MODE=mode, L=lanes, SG=sg, IPT=ipt, P=passes, VALS=vals,
+                     HCO=max(1, 16 // passes), SVLEN=lanes * ipt if vals else 1, SPIN=spin,
+                     PUBLISH=publish, HT=ht, VVLEN=ipt, VOUT=vout)
+        src = (SOURCE if variant == 1 else SOURCE2).replace("@COMMON@", COMMON)
+        tag = f"onesweep{variant}-{word}-{mode}-{passes}-{sg}-{vals}-{spin}-{publish}-{ipt}-{ht}"
+        ns = _sort_kernels.instantiate(src, subst, tag + ("" if vout == "uint32" else "-" + vout))
         _NS[k] = ns
     return ns
 
@@ -342,8 +569,9 @@ def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
     """Sorts every row of the C-contiguous resident 2-D array `keys`
     (never written, so copy_in needs nothing) with the onesweep kernels,
     as _sort.radix_sort does (rec_cls and grid: its _Rec and _grid).
-    Returns (keys, uint32 positions or None), or None when a workgroup
-    gave up waiting on another (the caller then uses the safe path)."""
+    Returns (keys, positions or None: uint32, or int64 from variant 2 on
+    a device with int64), or None when a workgroup gave up waiting on
+    another (the caller then uses the safe path)."""
     import numpy as np
 
     from . import _array
@@ -353,14 +581,20 @@ def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
     ctx = keys._ctx
     sg = sg or ctx.info["limits"]["subgroup_size"]  # (tests pass a wrong one)
     passes = -(-bits // 8)
-    lanes, ipt = shape(word, sg)
+    variant = VARIANT
+    if variant not in (1, 2):
+        raise ValueError(f"VULPY_ONESWEEP / _sort_onesweep.VARIANT must be 1 or 2 "
+                         f"(got {variant!r})")
+    vals = int(bool(values))
+    lanes, ipt = shape(word, sg, variant, vals,
+                       ctx.info["limits"].get("max_shared_memory", 49152))
     # the look-back's reads, all digits of an invocation together, stay
     # under a device's loop limit (lavapipe: 65,535 back-edges)
     spin = 1 << 20
     cap = ctx.limits.get("max_loop_iterations")
     if cap:
         spin = min(spin, cap // max(1, 256 // lanes) - 256)
-    ns = kernels(word, mode, passes, sg, int(bool(values)), spin, int(PUBLISH_INCLUSIVE))
+    ns = kernels(word, mode, passes, sg, vals, spin, int(PUBLISH_INCLUSIVE), variant, ipt)
     tile = lanes * ipt
     tpr = -(-n // tile)
     ntiles = rows * tpr
@@ -385,14 +619,29 @@ def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
     for z in (gh, st, ctr):
         rec.rec.fill(z._buf, 0, z.nbytes, 0)
     tg = _grid(ntiles)
-    rec(ns["ohist"], (keys, gh), tg, n=n, tpr=tpr, ntiles=ntiles, gx=tg[0])
+    if variant == 1:
+        rec(ns["ohist"], (keys, gh), tg, n=n, tpr=tpr, ntiles=ntiles, gx=tg[0])
+    else:  # a workgroup counts HIST_TILES tiles of a row
+        cpr = -(-tpr // HIST_TILES)
+        hg = _grid(rows * cpr)
+        rec(ns["ohist"], (keys, gh), hg, n=n, cpr=cpr, nchunks=rows * cpr, gx=hg[0])
     g = _grid(rows * passes)
     rec(ns["oscan"], (gh,), g, count=rows * passes, gx=g[0])
+    # variant 2, argsort: the last pass writes the positions as int64 (the
+    # caller's dtype), sparing a conversion pass over them
+    i64 = variant == 2 and vals and ctx.has("int64")
+    if i64:
+        last = kernels(word, mode, passes, sg, vals, spin, int(PUBLISH_INCLUSIVE), variant, ipt,
+                       "int64")["onesweep"]
+        vo = _array._result(keys.shape, np.dtype(np.int64), mem, ctx)
     kin, kout = keys, a
     for p in range(passes):
-        rec(ns["onesweep"], (kin, kout, vb, va, gh, st, ctr), tg, n=n, tpr=tpr, ntiles=ntiles,
+        kern, dst = ns["onesweep"], va
+        if i64 and p == passes - 1:
+            kern, dst = last, vo
+        rec(kern, (kin, kout, vb, dst, gh, st, ctr), tg, n=n, tpr=tpr, ntiles=ntiles,
             pas=p, sh=8 * p, first=int(p == 0))
-        va, vb = vb, va
+        va, vb = vb, dst
         kin, kout = kout, (b if kout is a else a)
     rec.rec.copy(flag._buf, 0, ctr._buf, 4 * passes, 4)
     rec.run()
