@@ -20,8 +20,15 @@ own, in three states of the machine before every timed call:
 - vk-write: VulPy filled the whole array and synchronized (the GPU idle,
   the last writer Vulkan);
 - bench: what the dlpack suite does between its timed calls: CUDA doubled
-  the array in place and synchronized, VulPy downloaded it (x.numpy()),
-  added 1 and synchronized, filled it and synchronized.
+  the array in place and synchronized, VulPy downloaded three 16 KiB
+  stretches of it, added 1 and synchronized, filled it and synchronized;
+- old-bench: the same with the whole-array download (x.numpy()) the suite
+  made until wave 9;
+- host-pass: the GPU idle, the host copied a NumPy array of the same size
+  (its caches then hold none of the interpreter's working set).
+If old-bench and host-pass scale with the size while steady, vk-write and
+bench do not, the size dependence the suite measured was the host's caches
+after its own 1 GiB check, not the exchange.
 The parts:
   dlpack_device      x.__dlpack_device__()
   interop            vulpy._cuda.interop(ctx) (cached probe)
@@ -84,7 +91,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[16, 64, 256, 1024], help="MiB")
     ap.add_argument("--reps", type=int, default=15)
-    ap.add_argument("--states", nargs="+", default=["steady", "vk-write", "bench"])
+    ap.add_argument("--states", nargs="+",
+                    default=["steady", "vk-write", "bench", "old-bench", "host-pass"])
     args = ap.parse_args()
     ctx = vp.default_context()
     info = vp.cuda_interop(ctx)
@@ -119,19 +127,30 @@ def main():
             x[...] = np.float32(val[0])
             ctx.synchronize()
 
-        def bench_state():
+        def bench_state(whole=False):
             if ct is not None:
                 ct.__imul__(2)
                 cp.cuda.Device().synchronize()
             elif tt is not None:
                 tt.mul_(2)
                 torch.cuda.synchronize()
-            _ = x.numpy()[::step]
+            if whole:
+                _ = x.numpy()[::step]
+            else:
+                k = min(4096, n)
+                _ = (x[:k].numpy(), x[n // 2:n // 2 + k].numpy(), x[n - k:].numpy())
             x.__iadd__(1.0)
             ctx.synchronize()
             vk_write()
 
-        states = {"steady": lambda: None, "vk-write": vk_write, "bench": bench_state}
+        hsrc = np.ones(n, np.float32)
+        hdst = np.empty_like(hsrc)
+
+        def host_pass():
+            np.copyto(hdst, hsrc)
+
+        states = {"steady": lambda: None, "vk-write": vk_write, "bench": bench_state,
+                  "old-bench": lambda: bench_state(True), "host-pass": host_pass}
         parts = {
             "dlpack_device": lambda: x.__dlpack_device__(),
             "interop": lambda: _cuda.interop(ctx),
@@ -167,7 +186,7 @@ def main():
         if ct is not None:
             ok = np.array_equal(cp.asnumpy(ct[::step]), got)
             print(f"{mib} MiB: CuPy's view equals VulPy's bytes: {ok}")
-        del ct, tt, ctl_t, ctl_c, pre, parts, m, x
+        del ct, tt, ctl_t, ctl_c, pre, parts, m, x, hsrc, hdst
     sizes = args.sizes
     hdr = "state     part                  " + "".join(f"{s:>9} MiB min/med" for s in sizes)
     print("\ntimes in us (min / median of %d)" % args.reps)
