@@ -328,6 +328,22 @@ def test_fast_float32_normal_paths_follow_the_formula(monkeypatch, path, atol):
                                rtol=1e-5, atol=atol)
 
 
+@pytest.mark.parametrize("n", [4, 12, 1000, 4099, (6, 6)])
+def test_float32_normal_loc_scale_in_the_kernel(n):
+    # number loc and scale are applied in the kernel's store (n a multiple
+    # of 4; else after standard_normal): loc + scale * z, rounded twice or
+    # fused by the device (then within an ulp of the larger term); the
+    # stream moves on as standard_normal's does
+    g, h = _vp_gen(13), _vp_gen(13)
+    got = _host(g.normal(3.0, 2.0, n, dtype=np.float32)).astype(np.float64)
+    z = _host(h.standard_normal(n, dtype=np.float32))
+    want = (np.float32(3.0) + np.float32(2.0) * z).astype(np.float64)
+    assert got.shape == want.shape
+    assert np.all(np.abs(got - want) <= 2.0 ** -23 * (3.0 + 2.0 * np.abs(z)))
+    np.testing.assert_array_equal(_host(g.standard_normal(8, dtype=np.float32)),
+                                  _host(h.standard_normal(8, dtype=np.float32)))
+
+
 def test_unknown_float32_normal_path_is_named(monkeypatch):
     monkeypatch.setattr(vp.random, "_NORMAL32_PATH", "v16")
     with pytest.raises(ValueError, match="'v16'.*v4, v8"):

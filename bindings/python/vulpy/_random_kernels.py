@@ -230,10 +230,21 @@ def normal4_fast(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32, c1: 
     return z0, z1, z2, z3
 
 
+def scaled4(z0: vp.float32, z1: vp.float32, z2: vp.float32, z3: vp.float32,
+            scale: vp.float32, loc: vp.float32, affine: vp.uint32):
+    """The vec4 of four normals, times scale plus loc where affine is 1
+    (Generator.normal with number loc and scale: one pass over the output,
+    not three). The device may fuse the two operations into one fma."""
+    v = vp.vec4(z0, z1, z2, z3)
+    if affine == 1:
+        v = v * scale + loc
+    return v
+
+
 # Functions of the vulpy package are not collected as helpers by name (they
 # would be the kernel language's own names): the kernels list them.
 HELPERS = (mulhilo, philox, philox32, invocation_id, invocation_block, log_unit,
-           box_muller32, normal4, box_muller32_fast, normal4_fast)
+           box_muller32, normal4, box_muller32_fast, normal4_fast, scaled4)
 
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)
@@ -345,20 +356,21 @@ def integers_i64(out: vp.Buffer[vp.int64], k0: vp.uint64, k1: vp.uint64, c0: vp.
 @vp.kernel(local_size_x=64, helpers=HELPERS)
 def normal_f32_v4(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
                   c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
-                  f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32, row: vp.uint32):
+                  f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32, row: vp.uint32,
+                  scale: vp.float32, loc: vp.float32, affine: vp.uint32):
     """Standard normals, n = 4 * n4: invocation t writes out[t], the four
     normals of one Philox4x32-10 output (normal4): one vec4 store per
     invocation, neighbouring invocations neighbouring 16 bytes."""
     t = invocation_id(row)
     z0, z1, z2, z3 = normal4(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
     if t < n4:
-        out[t] = vp.vec4(z0, z1, z2, z3)
+        out[t] = scaled4(z0, z1, z2, z3, scale, loc, affine)
 
 
 def _normal_f32_v8(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
                    c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
                    f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32, h: vp.uint32,
-                   row: vp.uint32):
+                   row: vp.uint32, scale: vp.float32, loc: vp.float32, affine: vp.uint32):
     """normal_f32_v4's values with half the invocations: invocation t
     writes out[t] and out[t + h] (h = ceil(n4 / 2)), so each of its two
     stores is one contiguous stretch of the warp's 16-byte writes, and the
@@ -366,11 +378,11 @@ def _normal_f32_v8(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32, c0: vp
     t = invocation_id(row)
     z0, z1, z2, z3 = normal4(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
     if t < n4:
-        out[t] = vp.vec4(z0, z1, z2, z3)
+        out[t] = scaled4(z0, z1, z2, z3, scale, loc, affine)
     u = t + h
     w0, w1, w2, w3 = normal4(u, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
     if u < n4:
-        out[u] = vp.vec4(w0, w1, w2, w3)
+        out[u] = scaled4(w0, w1, w2, w3, scale, loc, affine)
 
 
 normal_f32_v8 = vp.kernel(local_size_x=64, helpers=HELPERS)(_normal_f32_v8)
@@ -380,31 +392,33 @@ normal_f32_v8_256 = vp.kernel(local_size_x=256, helpers=HELPERS)(_normal_f32_v8)
 @vp.kernel(local_size_x=256, helpers=HELPERS)
 def normal_f32_gs(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
                   c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
-                  f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32, stride: vp.uint32):
+                  f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32, stride: vp.uint32,
+                  scale: vp.float32, loc: vp.float32, affine: vp.uint32):
     """normal_f32_v4's values from a fixed grid of `stride` invocations
     (a few per core, random.py), each looping over out[t], out[t +
     stride], ...: no workgroup is launched per 256 outputs."""
     t = vp.global_id(0)
     while t < n4:
         z0, z1, z2, z3 = normal4(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
-        out[t] = vp.vec4(z0, z1, z2, z3)
+        out[t] = scaled4(z0, z1, z2, z3, scale, loc, affine)
         t = t + stride
 
 
 def _normal_f32_fast(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
                      c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
                      f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32, h: vp.uint32,
-                     row: vp.uint32, native_log: vp.uint32):
+                     row: vp.uint32, native_log: vp.uint32,
+                     scale: vp.float32, loc: vp.float32, affine: vp.uint32):
     """normal_f32_v8's shape with box_muller32_fast (built-in sin / cos,
     and log where native_log is 1): not the documented stream."""
     t = invocation_id(row)
     z0, z1, z2, z3 = normal4_fast(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap, native_log)
     if t < n4:
-        out[t] = vp.vec4(z0, z1, z2, z3)
+        out[t] = scaled4(z0, z1, z2, z3, scale, loc, affine)
     u = t + h
     w0, w1, w2, w3 = normal4_fast(u, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap, native_log)
     if u < n4:
-        out[u] = vp.vec4(w0, w1, w2, w3)
+        out[u] = scaled4(w0, w1, w2, w3, scale, loc, affine)
 
 
 normal_f32_fast = vp.kernel(local_size_x=64, helpers=HELPERS, fast_math=True)(_normal_f32_fast)

@@ -348,7 +348,8 @@ class Generator:
             return arr
         push = _normal32_push(ctr, self.bit_generator._key, nb)
         if n % 4 == 0:  # vec4 stores
-            _normal32_v4(arr, n // 4, push, _NORMAL32_PATH)
+            _normal32_v4(arr, n // 4, dict(push, scale=1.0, loc=0.0, affine=0),
+                         _NORMAL32_PATH)
         else:
             _launch(_kernels().normal_f32, arr, (n + 3) // 4, n=n, **push)
         return arr
@@ -362,7 +363,13 @@ class Generator:
         loc, ls = _param(loc, who, "loc", dt)
         scale, ss = _param(scale, who, "scale", dt)
         _non_negative(scale, who, "scale")
-        z = self.standard_normal(_param_shape(size, (ls, ss), who), dt)
+        shape = _param_shape(size, (ls, ss), who)
+        if dt == _F32 and isinstance(scale, float) and isinstance(loc, float):
+            # numbers: scaled in the kernel's store (one pass, not three)
+            z = _normal32_scaled(self, shape, scale, loc)
+            if z is not None:
+                return z
+        z = self.standard_normal(shape, dt)
         return _affine(z, scale, loc)
 
     def uniform(self, low=0.0, high=1.0, size=None, dtype=np.float64):
@@ -457,6 +464,22 @@ def _normal32_push(ctr, key, nb):
     return dict(k0=(k0 ^ (k1 >> 32)) & _MASK32, k1=((k0 >> 32) ^ k1) & _MASK32,
                 c0=d0 & _MASK32, c1=d0 >> 32, f2=f2, f3=f3, f2w=f2w, f3w=f3w,
                 wrap=first_wrap if first_wrap < nb else _MASK32)
+
+
+def _normal32_scaled(gen, shape, scale, loc):
+    """float32 loc + scale * standard_normal(shape) of `gen` in one
+    dispatch of the vec4 kernels, or None where n is not a multiple of 4
+    (the caller scales standard_normal's result)."""
+    if shape is None:
+        return None
+    n = _count(shape)
+    if n == 0 or n % 4:
+        return None
+    arr = _target(shape, _F32, None, "Generator.normal")
+    ctr = gen.bit_generator._fresh_blocks((n + 7) // 8)
+    push = _normal32_push(ctr, gen.bit_generator._key, (n + 7) // 8)
+    _normal32_v4(arr, n // 4, dict(push, scale=scale, loc=loc, affine=1), _NORMAL32_PATH)
+    return arr
 
 
 def _normal32_v4(arr, n4, push, path):
