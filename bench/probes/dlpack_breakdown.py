@@ -4,12 +4,16 @@ goal: the exchange time independent of the size; the dlpack suite measured
 60 us at 16 MiB and 126 us at 1 GiB with CuPy, 109 and 190 us with
 PyTorch, bench/notes/dlpack.md).
 
-On the H200, after `bash bench/device.sh --suites dlpack` (which installs
-the wheel into /tmp/site; a machine kept warm keeps it):
+On the H200, in a second run call right after `bash bench/device.sh
+--suites dlpack` (which installs the wheel into /tmp/site; the machine,
+kept warm, keeps it; a few minutes: the old-bench state downloads 1 GiB
+before each timed call):
 
-  run(command="bash bench/device.sh --suites dlpack; "
-      "PYTHONPATH=/tmp/site python3 bench/probes/dlpack_breakdown.py",
+  run(command="PYTHONPATH=/tmp/site python3 bench/probes/dlpack_breakdown.py",
       carry=[".gl", ".whl"])
+
+(if device.sh logged "no Vulkan driver found by default", prefix
+VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json).
 
 Here (no CUDA) it prints why it cannot run and exits 0.
 
@@ -90,7 +94,7 @@ def _time(fn, prep, reps):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[16, 64, 256, 1024], help="MiB")
-    ap.add_argument("--reps", type=int, default=15)
+    ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--states", nargs="+",
                     default=["steady", "vk-write", "bench", "old-bench", "host-pass"])
     args = ap.parse_args()
