@@ -13,7 +13,11 @@ run picks the best; the ratio records name the configuration
 
 Wall clock from Python, synchronous calls on resident arrays with out=
 (no allocation in the loop), the backends interleaved round by round in
-one process (benchlib.interleave). Records carry TFLOP/s (2 n^3 / t) and,
+one process (benchlib.interleave), each timed call after an untimed one of
+the same backend (block_warmup=1: the first call after another API's block
+pays the GPU's switch between the CUDA and Vulkan contexts; without it
+cupy float16 4096^2 read 0.60 ms here against 0.229 ms alone,
+bench/notes/matmul.md). Records carry TFLOP/s (2 n^3 / t) and,
 on an H200, the percentage of its peak (FP32 ~67 TFLOP/s, FP16 dense
 tensor ~990 TFLOP/s) as extra fields. Each result is checked against NumPy
 first (a sample of rows above 1024, in float64): a wrong one is an error
@@ -135,7 +139,9 @@ def _float32(rec, dev, n, gpu, h200, reps, rng):
             cp.matmul(ca, cb, out=cc)
             cp.cuda.Device().synchronize()
         runners["cupy"] = wall(crun)
-    res = interleave(runners, reps, warmup=2, budget_s=90)
+    # block_warmup: an untimed call first, so no timed call pays the switch from
+    # the other API's block (see the docstring)
+    res = interleave(runners, reps, warmup=2, budget_s=90, block_warmup=1)
     for backend, samples in res.items():
         if isinstance(samples, Exception):
             rec.error(f"matmul float32 {size}", n, backend, repr(samples))
@@ -204,7 +210,7 @@ def _float16(rec, dev, n, gpu, h200, reps, rng):
             cp.matmul(ca, cb, out=cc)
             cp.cuda.Device().synchronize()
         runners["cupy float16"] = wall(crun)
-    res = interleave(runners, reps, warmup=2, budget_s=60)
+    res = interleave(runners, reps, warmup=2, budget_s=60, block_warmup=1)
     for name, samples in res.items():
         if isinstance(samples, Exception):
             rec.error(case, n, name, repr(samples))

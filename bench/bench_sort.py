@@ -140,7 +140,10 @@ def run(ctx):
                     cfn(ca)
                     cp.cuda.Device().synchronize()
                 runners["cupy"] = wall(crun)
-            res = interleave(runners, reps, warmup=2, budget_s=90)
+            # block_warmup: an untimed call before each timed one, so the call after
+            # the other API's block does not pay the GPU's context switch (the
+            # matmul suite's cupy float16 read 2.6x slow without it, notes/matmul.md)
+            res = interleave(runners, reps, warmup=2, budget_s=90, block_warmup=1)
             med = {}
             for backend, samples in res.items():
                 if isinstance(samples, Exception):

@@ -81,6 +81,10 @@ static vfe_val unary(vfe_ctx *c, const vfe_node *e) {
   vfe_set_loc(c, e);
   if (v.kind == VFE_V_ERR)
     return v;
+  /* A constant used as a literal (gsym: emitted by name) folds to a new
+   * literal: -C and ~C are not C by name (the sign would be lost). */
+  if ((v.kind == VFE_V_INT || v.kind == VFE_V_FLOAT) && op != VFE_AST_UAdd)
+    v.gsym = NULL;
   if (v.kind == VFE_V_INT) {
     if (op == VFE_AST_UAdd)
       return v;

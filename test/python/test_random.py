@@ -280,6 +280,76 @@ def test_float32_normals_across_a_counter_wrap():
     assert not np.any(a == b)
 
 
+# The float32 normal kernels' launch shapes (random.NORMAL32_PATHS): every
+# one but the fast ones writes the same values in the same places as v4.
+_SAME_PATHS = [p for p in vp.random.NORMAL32_PATHS if not p.startswith("fast")]
+
+
+@pytest.mark.parametrize("path", _SAME_PATHS)
+@pytest.mark.parametrize("n", [4, 8, 12, 1000, 4100, 70_004])
+def test_float32_normal_paths_write_the_same_values(monkeypatch, path, n):
+    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", "v4")
+    g = _vp_gen(31)
+    g.random(3, dtype=np.float32)  # the call starts at a later block
+    want = _host(g.standard_normal(n, dtype=np.float32))
+    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", path)
+    g = _vp_gen(31)
+    g.random(3, dtype=np.float32)
+    np.testing.assert_array_equal(_host(g.standard_normal(n, dtype=np.float32)), want)
+    # and the documented formula (random(3) used block 0: the normals start
+    # at block 1, eight a block)
+    m = min(n, 64)
+    np.testing.assert_allclose(want.astype(np.float64)[:m],
+                               _box_muller_reference(31, 8 + m, np.float32)[8:8 + m],
+                               rtol=2e-6, atol=2e-6)
+
+
+@pytest.mark.parametrize("path", ["v4", "v8", "v8/256", "fast"])
+def test_float32_normal_paths_fold_the_grid(monkeypatch, path):
+    # past the x workgroup limit (here 1 group) the v4 / v8 launches take a
+    # 2-D grid whose rows the kernels fold back
+    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", path)
+    want = _host(_vp_gen(9).standard_normal(4104, dtype=np.float32))
+    monkeypatch.setattr(vp.random, "_GRID_X_GROUPS", 1)
+    np.testing.assert_array_equal(_host(_vp_gen(9).standard_normal(4104, dtype=np.float32)),
+                                  want)
+
+
+@pytest.mark.parametrize("path,atol", [("fast", 1e-5), ("fast-log", 1e-3)])
+def test_fast_float32_normal_paths_follow_the_formula(monkeypatch, path, atol):
+    # the built-ins' error bounds on NVIDIA (the kernels' docstring): sin /
+    # cos about 2^-21 absolute times r (< 6 here); a built-in log's 2^-22
+    # absolute near u1 = 1 is up to sqrt(2^-21) in r where r is near 0
+    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", path)
+    n = 20_000
+    got = _host(_vp_gen(21).standard_normal(n, dtype=np.float32)).astype(np.float64)
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got, _box_muller_reference(21, n, np.float32),
+                               rtol=1e-5, atol=atol)
+
+
+@pytest.mark.parametrize("n", [4, 12, 1000, 4099, (6, 6)])
+def test_float32_normal_loc_scale_in_the_kernel(n):
+    # number loc and scale are applied in the kernel's store (n a multiple
+    # of 4; else after standard_normal): loc + scale * z, rounded twice or
+    # fused by the device (then within an ulp of the larger term); the
+    # stream moves on as standard_normal's does
+    g, h = _vp_gen(13), _vp_gen(13)
+    got = _host(g.normal(3.0, 2.0, n, dtype=np.float32)).astype(np.float64)
+    z = _host(h.standard_normal(n, dtype=np.float32))
+    want = (np.float32(3.0) + np.float32(2.0) * z).astype(np.float64)
+    assert got.shape == want.shape
+    assert np.all(np.abs(got - want) <= 2.0 ** -23 * (3.0 + 2.0 * np.abs(z)))
+    np.testing.assert_array_equal(_host(g.standard_normal(8, dtype=np.float32)),
+                                  _host(h.standard_normal(8, dtype=np.float32)))
+
+
+def test_unknown_float32_normal_path_is_named(monkeypatch):
+    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", "v16")
+    with pytest.raises(ValueError, match="'v16'.*v4, v8"):
+        vp.random.default_rng(1).standard_normal(8, dtype=np.float32)
+
+
 # ------------------------------------------------------------ statistics
 def _ks_uniform(x):
     """Kolmogorov-Smirnov statistic of x against U(0, 1)."""

@@ -18,7 +18,14 @@ float32 normals are the exception: they need no NumPy stream, so they come
 from Philox4x32-10 (philox32: 32-bit words, one wide multiply per product),
 four per invocation (normal4), and Box-Muller without int -> float
 conversions (box_muller32); docs/python-api.md, "Random numbers", gives
-the formulas and docs/performance.md, "random", the reason.
+the formulas and docs/performance.md, "random", the reason. The float32
+normal kernels come in launch shapes that write the same values in the same
+places (normal_f32_v4: one normal4 an invocation; normal_f32_v8 and its
+256-wide twin: two, out[t] and out[t + h]; normal_f32_gs: a grid-stride
+loop over a fixed grid) and in two "fast" forms with the device's built-in
+log / sin / cos (fast_math: other values, the same distribution), which
+random.py's NORMAL32_PATHS names for the bench's A/B rows
+(bench/bench_random.py).
 
 Every kernel writes the outputs of its invocation's block that fall inside
 [0, n) of the call (the first block may be partly used already: `skip`
@@ -36,6 +43,8 @@ INV53: vp.float64 = 1.1102230246251565e-16
 INV24: vp.float32 = 5.9604644775390625e-08
 PIO2_22: vp.float32 = 3.745070282923245e-07  # (pi / 2) / 2^22
 TWO_PI64: vp.float64 = 6.283185307179586
+PI32: vp.float32 = 3.1415927
+PIO4_32: vp.float32 = 0.7853982
 # Philox4x32-10's multipliers and key increments (Random123's, cuRAND's)
 PHILOX32_M0: vp.uint64 = 0xD2511F53
 PHILOX32_M1: vp.uint64 = 0xCD9E8D57
@@ -180,10 +189,62 @@ def normal4(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32, c1: vp.ui
     return z0, z1, z2, z3
 
 
+def box_muller32_fast(a: vp.uint32, b: vp.uint32, native_log: vp.uint32):
+    """box_muller32's u1 with the device's built-in sin and cos (and, with
+    native_log, its log) in a fast_math kernel. The angle is box_muller32's,
+    theta = 2 pi m 2^-24 - pi / 4 for m = b >> 8, with no conversion: the
+    top bit of b picks the half circle (a sign flip of r) and its next 23
+    bits f in [0, 1) the angle pi f - pi / 4. On NVIDIA the built-ins are the
+    special-function unit's (absolute error about 2^-21 for sin / cos on
+    [-pi, pi], 2^-22 for log2 near 1): the normals differ from
+    box_muller32's in the last bits (relative to z, more where z is near
+    0). The clamp keeps r real where a built-in log of u1 just below 1
+    rounds up to a positive value."""
+    u1 = (vp.bitcast(0x3F800000 | (a >> 9), vp.float32) - 1.0) + \
+        vp.bitcast(0x33800000 + ((a & 0x100) << 15), vp.float32)
+    lg = vp.float32(0.0)
+    if native_log == 1:
+        lg = vp.log(u1)
+    else:
+        lg = log_unit(u1)
+    r = vp.sqrt(vp.max(-2.0 * lg, 0.0))
+    f = vp.bitcast(0x3F800000 | ((b >> 8) & 0x7FFFFF), vp.float32) - 1.0
+    th = vp.fma(f, PI32, -PIO4_32)
+    rr = vp.bitcast(vp.bitcast(r, vp.uint32) ^ (b & 0x80000000), vp.float32)
+    return rr * vp.cos(th), rr * vp.sin(th)
+
+
+def normal4_fast(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32, c1: vp.uint32,
+                 f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32, f3w: vp.uint32,
+                 wrap: vp.uint32, native_log: vp.uint32):
+    """normal4's words through box_muller32_fast."""
+    g = t >> 1
+    lo = c0 + g
+    hi = c1 + (vp.uint32(1) if lo < g else vp.uint32(0))
+    w = g >= wrap
+    x2 = f2w if w else f2
+    x3 = (f3w if w else f3) | (t & 1)
+    y0, y1, y2, y3 = philox32(lo, hi, x2, x3, k0, k1)
+    z0, z1 = box_muller32_fast(y0, y1, native_log)
+    z2, z3 = box_muller32_fast(y2, y3, native_log)
+    return z0, z1, z2, z3
+
+
+def scaled4(z0: vp.float32, z1: vp.float32, z2: vp.float32, z3: vp.float32,
+            scale: vp.float32, loc: vp.float32, affine: vp.uint32):
+    """The vec4 of four normals, times scale plus loc where affine is 1
+    (Generator.normal with number loc and scale: one pass over the output,
+    not three). The device may fuse the two operations into one fma."""
+    v = vp.vec4(z0, z1, z2, z3)
+    if affine == 1:
+        v = v * scale + loc
+    return v
+
+
 # Functions of the vulpy package are not collected as helpers by name (they
 # would be the kernel language's own names): the kernels list them.
 HELPERS = (mulhilo, philox, philox32, invocation_id, invocation_block, log_unit,
-           box_muller32, normal4)
+           box_muller32, normal4, box_muller32_fast, normal4_fast, scaled4)
 
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)
@@ -295,14 +356,81 @@ def integers_i64(out: vp.Buffer[vp.int64], k0: vp.uint64, k1: vp.uint64, c0: vp.
 @vp.kernel(local_size_x=64, helpers=HELPERS)
 def normal_f32_v4(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
                   c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
-                  f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32, row: vp.uint32):
+                  f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32, row: vp.uint32,
+                  scale: vp.float32, loc: vp.float32, affine: vp.uint32):
     """Standard normals, n = 4 * n4: invocation t writes out[t], the four
     normals of one Philox4x32-10 output (normal4): one vec4 store per
     invocation, neighbouring invocations neighbouring 16 bytes."""
     t = invocation_id(row)
     z0, z1, z2, z3 = normal4(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
     if t < n4:
-        out[t] = vp.vec4(z0, z1, z2, z3)
+        out[t] = scaled4(z0, z1, z2, z3, scale, loc, affine)
+
+
+def _normal_f32_v8(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
+                   c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
+                   f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32, h: vp.uint32,
+                   row: vp.uint32, scale: vp.float32, loc: vp.float32, affine: vp.uint32):
+    """normal_f32_v4's values with half the invocations: invocation t
+    writes out[t] and out[t + h] (h = ceil(n4 / 2)), so each of its two
+    stores is one contiguous stretch of the warp's 16-byte writes, and the
+    two Philox4x32 chains are independent work for the scheduler."""
+    t = invocation_id(row)
+    z0, z1, z2, z3 = normal4(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
+    if t < n4:
+        out[t] = scaled4(z0, z1, z2, z3, scale, loc, affine)
+    u = t + h
+    w0, w1, w2, w3 = normal4(u, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
+    if u < n4:
+        out[u] = scaled4(w0, w1, w2, w3, scale, loc, affine)
+
+
+normal_f32_v8 = vp.kernel(local_size_x=64, helpers=HELPERS)(_normal_f32_v8)
+normal_f32_v8_256 = vp.kernel(local_size_x=256, helpers=HELPERS)(_normal_f32_v8)
+
+
+@vp.kernel(local_size_x=256, helpers=HELPERS)
+def normal_f32_gs(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
+                  c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
+                  f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32, stride: vp.uint32,
+                  scale: vp.float32, loc: vp.float32, affine: vp.uint32):
+    """normal_f32_v4's values from a fixed grid of `stride` invocations
+    (a few per core, random.py), each looping over out[t], out[t +
+    stride], ...: no workgroup is launched per 256 outputs."""
+    t = vp.global_id(0)
+    while t < n4:
+        z0, z1, z2, z3 = normal4(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
+        out[t] = scaled4(z0, z1, z2, z3, scale, loc, affine)
+        t = t + stride
+
+
+def _normal_f32_fast(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
+                     c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
+                     f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32, h: vp.uint32,
+                     row: vp.uint32, native_log: vp.uint32,
+                     scale: vp.float32, loc: vp.float32, affine: vp.uint32):
+    """normal_f32_v8's shape with box_muller32_fast (built-in sin / cos,
+    and log where native_log is 1): not the documented stream."""
+    t = invocation_id(row)
+    z0, z1, z2, z3 = normal4_fast(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap, native_log)
+    if t < n4:
+        out[t] = scaled4(z0, z1, z2, z3, scale, loc, affine)
+    u = t + h
+    w0, w1, w2, w3 = normal4_fast(u, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap, native_log)
+    if u < n4:
+        out[u] = scaled4(w0, w1, w2, w3, scale, loc, affine)
+
+
+normal_f32_fast = vp.kernel(local_size_x=64, helpers=HELPERS, fast_math=True)(_normal_f32_fast)
+
+
+@vp.kernel(local_size_x=64, helpers=HELPERS)
+def store_f32_v4(out: vp.Buffer[vp.vec4], v: vp.float32, n4: vp.uint32, row: vp.uint32):
+    """The floor of the normal kernels' launch shape: v4's grid and stores
+    with no arithmetic (bench/bench_random.py's 'store only' rows)."""
+    t = invocation_id(row)
+    if t < n4:
+        out[t] = vp.vec4(v, v, v, v)
 
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)

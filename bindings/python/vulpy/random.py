@@ -18,7 +18,8 @@ state dictionary, so a stream can move between VulPy and NumPy.
 
 The rest uses parallel methods (docs/python-api.md, "Random numbers"):
 standard_normal is Box-Muller on whole blocks (float32: on Philox4x32-10
-words, four normals per invocation, _normal32_push), integers Lemire's
+words, four normals per Philox call, two calls per invocation by default,
+_normal32_push and NORMAL32_PATHS), integers Lemire's
 multiply without rejection (bias below span / 2^64), uniform, normal and
 exponential are transforms of random / standard_normal.
 """
@@ -123,13 +124,29 @@ def _target(shape, dt, out, who):
 
 _GRID_X_GROUPS = None  # tests set a small x limit to check the 2-D fold
 
+# How float32 standard normals are launched (n a multiple of 4; other n take
+# normal_f32). Every path but the fast ones writes the same values in the
+# same places; the fast ones use the device's built-in sin / cos (and log)
+# and are not the documented stream. bench/bench_random.py times each
+# (A/B rows); _NORMAL32_PATH picks the one standard_normal uses.
+NORMAL32_PATHS = {
+    "v4": "normal_f32_v4: one Philox4x32 (four normals) an invocation, 64 wide",
+    "v8": "normal_f32_v8: two an invocation (out[t], out[t + h]), 64 wide",
+    "v8/256": "normal_f32_v8_256: as v8, 256 wide",
+    "gs": "normal_f32_gs: a grid-stride loop over a fixed grid, 256 wide",
+    "fast": "normal_f32_fast: as v8 with built-in sin / cos (other values)",
+    "fast-log": "normal_f32_fast: as v8 with built-in sin / cos / log (other values)",
+}
+_NORMAL32_PATH = "v8"
 
-def _launch(kern, arr, nblocks, **push):
+
+def _launch(kern, arr, nblocks, local=64, **push):
     """One invocation per block; past the device's x workgroup limit
     (lavapipe: 65535 groups) a 2-D grid whose rows the kernels fold back
-    (invocation_id; the surplus invocations of the last row write nothing)."""
+    (invocation_id; the surplus invocations of the last row write nothing).
+    `local`: the kernel's workgroup width."""
     maxx = _GRID_X_GROUPS or arr._ctx.info["limits"]["max_workgroup_count"][0] or 65535
-    maxx *= 64
+    maxx *= local
     if nblocks <= maxx:
         kern(arr, dispatch=nblocks, row=nblocks, **push)
     else:
@@ -330,8 +347,9 @@ class Generator:
             _launch(_kernels().normal_f64, arr, nb, n=n, **push)
             return arr
         push = _normal32_push(ctr, self.bit_generator._key, nb)
-        if n % 4 == 0:  # one vec4 store per invocation
-            _launch(_kernels().normal_f32_v4, arr, n // 4, n4=n // 4, **push)
+        if n % 4 == 0:  # vec4 stores
+            _normal32_v4(arr, n // 4, dict(push, scale=1.0, loc=0.0, affine=0),
+                         _NORMAL32_PATH)
         else:
             _launch(_kernels().normal_f32, arr, (n + 3) // 4, n=n, **push)
         return arr
@@ -345,7 +363,13 @@ class Generator:
         loc, ls = _param(loc, who, "loc", dt)
         scale, ss = _param(scale, who, "scale", dt)
         _non_negative(scale, who, "scale")
-        z = self.standard_normal(_param_shape(size, (ls, ss), who), dt)
+        shape = _param_shape(size, (ls, ss), who)
+        if dt == _F32 and isinstance(scale, float) and isinstance(loc, float):
+            # numbers: scaled in the kernel's store (one pass, not three)
+            z = _normal32_scaled(self, shape, scale, loc)
+            if z is not None:
+                return z
+        z = self.standard_normal(shape, dt)
         return _affine(z, scale, loc)
 
     def uniform(self, low=0.0, high=1.0, size=None, dtype=np.float64):
@@ -440,6 +464,45 @@ def _normal32_push(ctr, key, nb):
     return dict(k0=(k0 ^ (k1 >> 32)) & _MASK32, k1=((k0 >> 32) ^ k1) & _MASK32,
                 c0=d0 & _MASK32, c1=d0 >> 32, f2=f2, f3=f3, f2w=f2w, f3w=f3w,
                 wrap=first_wrap if first_wrap < nb else _MASK32)
+
+
+def _normal32_scaled(gen, shape, scale, loc):
+    """float32 loc + scale * standard_normal(shape) of `gen` in one
+    dispatch of the vec4 kernels, or None where n is not a multiple of 4
+    (the caller scales standard_normal's result)."""
+    if shape is None:
+        return None
+    n = _count(shape)
+    if n == 0 or n % 4:
+        return None
+    arr = _target(shape, _F32, None, "Generator.normal")
+    ctr = gen.bit_generator._fresh_blocks((n + 7) // 8)
+    push = _normal32_push(ctr, gen.bit_generator._key, (n + 7) // 8)
+    _normal32_v4(arr, n // 4, dict(push, scale=scale, loc=loc, affine=1), _NORMAL32_PATH)
+    return arr
+
+
+def _normal32_v4(arr, n4, push, path):
+    """Launches the float32 normal kernel of `path` (NORMAL32_PATHS) for
+    out = arr viewed as n4 vec4s."""
+    k = _kernels()
+    h = (n4 + 1) // 2
+    if path == "v4":
+        _launch(k.normal_f32_v4, arr, n4, n4=n4, **push)
+    elif path in ("v8", "v8/256"):
+        local = 256 if path == "v8/256" else 64
+        kern = k.normal_f32_v8_256 if path == "v8/256" else k.normal_f32_v8
+        _launch(kern, arr, h, local=local, n4=n4, h=h, **push)
+    elif path == "gs":
+        cores = arr._ctx._native.cores()[0] or 128
+        stride = min(n4, cores * 8 * 256)  # 8 workgroups of 256 a core
+        k.normal_f32_gs(arr, dispatch=stride, n4=n4, stride=stride, **push)
+    elif path in ("fast", "fast-log"):
+        _launch(k.normal_f32_fast, arr, h, n4=n4, h=h, native_log=int(path == "fast-log"),
+                **push)
+    else:
+        raise ValueError(f"vp.random: no float32 normal path {path!r}; the paths are "
+                         f"{', '.join(NORMAL32_PATHS)}")
 
 
 def _param(v, who, name, dt):
