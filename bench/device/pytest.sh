@@ -21,6 +21,10 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1 '; then
   for f in .gl/*.deb; do dpkg -x "$f" / > /dev/null 2>&1; done
   ldconfig
 fi
+# the loader may find no driver by itself on a fresh machine (suites.sh does the same)
+if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
+  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+fi
 SITE=/tmp/site-pytest
 rm -rf "$SITE"
 $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$SITE" .whl/*.whl \
