@@ -2,7 +2,7 @@
 # Prepares, here, what bench/device/suites.sh needs on the H200, in git-ignored
 # folders that the device call names in `carry`:
 #
-#   .gl/           Debian's libvulkan1 .deb (the device image has no Vulkan
+#   .gl/           Debian's libvulkan1 and glvnd .debs (the device image has no Vulkan
 #                  loader); kept if already there, else fetched with
 #                  `apt-get download` for amd64 as the device README shows
 #   .whl/          the VulPy wheel (scripts/build-wheel.sh: abi3, auditwheel
@@ -46,18 +46,19 @@ for d in .gl .whl .whl-taichi .whl-mpi; do
   git check-ignore -q "$d/x" || echo "/$d/" >> "$(git rev-parse --git-common-dir)/info/exclude"
 done
 
-# -- .gl: the Vulkan loader for the device
+# -- .gl: the Vulkan loader and the glvnd libraries NVIDIA's ICD needs (the
+# device image has neither; a machine without glvnd finds no Vulkan driver)
 mkdir -p .gl
-if ! ls .gl/libvulkan1_*.deb > /dev/null 2>&1; then
-  src=$(ls /work/main/.gl/libvulkan1_*.deb 2>/dev/null | head -1 || true)
-  if [ -n "$src" ]; then
-    cp "$src" .gl/
-  else
-    o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
-    mkdir -p /tmp/amd64/partial
-    apt-get $o update -qq
-    (cd .gl && apt-get $o download libvulkan1)
-  fi
+GL_PKGS="libvulkan1 libglvnd0 libegl1 libopengl0 libgl1 libglx0 libgles2"
+missing=""
+for p in $GL_PKGS; do
+  ls .gl/${p}_*.deb > /dev/null 2>&1 || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+  mkdir -p /tmp/amd64/partial
+  apt-get $o update -qq
+  (cd .gl && apt-get $o download $missing)
 fi
 
 # -- .whl: the wheel

@@ -17,7 +17,7 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/vulpy-pytest-out}
 mkdir -p "$OUT"
 PY=${PY:-python3}
-if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1 '; then
+if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1 ' || ! ldconfig -p 2>/dev/null | grep -q 'libGLdispatch.so.0 '; then
   for f in .gl/*.deb; do dpkg -x "$f" / > /dev/null 2>&1; done
   ldconfig
 fi

@@ -59,7 +59,7 @@ export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 PY=${PYTHON:-python3}
 
 # -- 1. Vulkan loader and driver
-if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1 '; then
+if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1 ' || ! ldconfig -p 2>/dev/null | grep -q 'libGLdispatch.so.0 '; then
   if ls .gl/*.deb > /dev/null 2>&1; then
     for f in .gl/*.deb; do dpkg -x "$f" / >> "$LOG" 2>&1; done
     ldconfig
