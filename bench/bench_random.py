@@ -95,8 +95,12 @@ def run(ctx):
             cg.normal(3.0, 2.0, 16, dtype=cp.float32)
             cfns["normal(3, 2) float32"] = lambda: cg.normal(3.0, 2.0, n, dtype=cp.float32)
             cnote["normal(3, 2) float32"] = "allocating (as VulPy's)"
-        except TypeError:  # no dtype= there
-            pass
+        except (TypeError, AttributeError):
+            # CuPy 14's Generator has no normal(): its legacy cupy.random.normal
+            # (XORWOW) is what a CuPy user types for a location and scale
+            crs = cp.random.RandomState(0)
+            cfns["normal(3, 2) float32"] = lambda: crs.normal(3.0, 2.0, n, dtype=cp.float32)
+            cnote["normal(3, 2) float32"] = "allocating; cupy.random.RandomState.normal (CuPy's Generator has no normal)"
         for case, meth in (("normal float32", cg.standard_normal), ("uniform float32", cg.random)):
             try:  # into a preallocated array, as VulPy's out=, where CuPy takes out=
                 meth(n, dtype=cp.float32, out=cbuf)
