@@ -687,8 +687,22 @@ _ACCURACY = {
 }
 
 # the ufuncs of the C table (include/vulpy/ir/ufuncs.def): a vp ufunc each
-# (those of issue 19, _ACCURACY above, get their docstring below)
-_TABLE = _native.ext().ufuncs()
+# (those of issue 19, _ACCURACY above, get their docstring below). The
+# names and operand counts are listed here, not read from the extension:
+# `import vulpy` must not load the C extension (python -m vulpy dump-ast
+# runs without it; test_astjson, test_errors); the semantics stay in C, and
+# test_ufunc_table checks this list against ext().ufuncs() entry for entry.
+_TABLE = tuple((n, 2) for n in (
+    "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "fmod", "power",
+    "minimum", "maximum", "fmin", "fmax", "arctan2", "hypot", "copysign", "ldexp",
+    "logaddexp", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
+    "gcd", "logical_and", "logical_or", "logical_xor", "less", "less_equal", "greater",
+    "greater_equal", "equal", "not_equal")) + tuple((n, 1) for n in (
+    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
+    "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
+    "cbrt", "negative", "absolute", "fabs", "sign", "reciprocal", "floor", "ceil", "trunc",
+    "rint", "square", "logical_not", "invert", "isnan", "isinf", "isfinite", "signbit",
+    "deg2rad", "rad2deg"))
 _MB = tuple(n for n, k in _TABLE if k == 2 and n in _ACCURACY)
 _MU = tuple(n for n, k in _TABLE if k == 1 and n in _ACCURACY)
 _NAMES_2 = [n for n, k in _TABLE if k == 2 and n not in _ACCURACY]
