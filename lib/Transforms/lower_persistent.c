@@ -1288,3 +1288,22 @@ vir_pass_result vir_lower_persistent_cg_early(vir_module *m, const vir_pass_opti
   (void)opts;
   return lower(m, diags, V_PAD | V_FLIP | V_SCOPED | V_EARLY);
 }
+/* Nothing on the path every group waits on but the barrier itself
+ * (issue 15): V_EARLY (group 0's step-boundary reads of the host's stop
+ * and yield words and of the control words are issued right after its
+ * arrival, in flight while it waits), V_QUIET (no host-word writes but
+ * every QUIET_EVERY barriers) and, in cg-offpath, V_ACQ (one acquire load
+ * after the wait, no fence). The measured variants had at most one of
+ * them: cg-early still wrote the host's counters every barrier and fenced
+ * after its wait (a fence waits for those writes), cg-quiet still read the
+ * host's words before group 0's arrival at every step boundary. */
+vir_pass_result vir_lower_persistent_cg_offpath(vir_module *m, const vir_pass_options *opts,
+                                                vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, V_PAD | V_FLIP | V_SCOPED | V_ACQ | V_QUIET | V_EARLY);
+}
+vir_pass_result vir_lower_persistent_flip_offpath(vir_module *m, const vir_pass_options *opts,
+                                                  vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, V_PAD | V_FLIP | V_QUIET | V_EARLY);
+}

@@ -18,7 +18,8 @@ from persistent_common import (lavapipe as _lavapipe, lavapipe_groups as _groups
 BARRIERS = vp._persistent.BARRIERS
 # the variants this file runs 10^5 rounds for: the default and the new ones
 # (the older lean / padded get the same test with fewer rounds)
-PROPOSED = ("packed", "flip", "scoped", "cg", "cg-early", "cg-acq", "cg-quiet")
+PROPOSED = ("packed", "flip", "scoped", "cg", "cg-early", "cg-acq", "cg-quiet", "cg-offpath",
+            "flip-offpath")
 
 
 def make(barrier):
@@ -245,7 +246,8 @@ def test_cg_acq_acquires_with_a_load_and_cg_quiet_writes_host_counters_rarely():
     assert "atomicAdd(_vp_host[6u]" in acq and "atomicAdd(_vp_host[6u]" not in quiet
 
 
-@pytest.mark.parametrize("barrier", ("flip", "scoped", "cg", "cg-early", "cg-acq", "cg-quiet"))
+@pytest.mark.parametrize("barrier", ("flip", "scoped", "cg", "cg-early", "cg-acq", "cg-quiet",
+                                     "cg-offpath", "flip-offpath"))
 def test_memsock_frames_from_the_time_loop(barrier):
     # a MemSock fired from the time loop (lower-memsock runs before
     # lower-persistent; a frame's arrival count is the admitted groups)

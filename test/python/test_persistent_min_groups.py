@@ -9,23 +9,10 @@ import numpy as np
 import pytest
 
 import vulpy as vp
+from persistent_common import expected_count, make_count
 
 
-@vp.kernel(persistent=True, local_size_x=64)
-def count(acc: vp.Buffer[vp.uint32], n: vp.uint32, steps: vp.uint32):
-    for t in range(steps):
-        for p in vp.grid_range(n):
-            acc[p] = acc[p] + 1
-        vp.grid_sync()
-        for p in vp.grid_range(n):
-            acc[p] = acc[p] * 2
-
-
-def expected(steps, start=0):
-    v = start
-    for _ in range(steps):
-        v = (v + 1) * 2
-    return v
+count = make_count()   # +1, a grid sync, *2 a step (persistent_common)
 
 
 def test_too_few_groups_admitted_runs_stepped_and_says_why():
@@ -39,7 +26,7 @@ def test_too_few_groups_admitted_runs_stepped_and_says_why():
     assert h.mode == "stepped"
     assert "min_groups=3" in h.why and "discovery admitted" in h.why
     assert h.steps == 9
-    np.testing.assert_array_equal(a.numpy(), np.full(n, expected(9, 3), np.uint32))
+    np.testing.assert_array_equal(a.numpy(), np.full(n, expected_count(9, 3), np.uint32))
 
 
 def test_enough_groups_admitted_stays_persistent():
@@ -48,14 +35,14 @@ def test_enough_groups_admitted_stays_persistent():
     h = count(a, n=n, steps=9, groups=1, min_groups=1, sync=False)
     h.wait(timeout=60)
     assert h.mode == "persistent" and h.admitted == 1 and h.steps == 9
-    np.testing.assert_array_equal(a.numpy(), np.full(n, expected(9), np.uint32))
+    np.testing.assert_array_equal(a.numpy(), np.full(n, expected_count(9), np.uint32))
 
 
 def test_sync_call_with_min_groups_falls_back_too():
     n = 64
     a = vp.zeros(n, np.uint32)
     count(a, n=n, steps=5, groups=1, min_groups=2)
-    np.testing.assert_array_equal(a.numpy(), np.full(n, expected(5), np.uint32))
+    np.testing.assert_array_equal(a.numpy(), np.full(n, expected_count(5), np.uint32))
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])

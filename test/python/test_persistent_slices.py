@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import vulpy as vp
-from persistent_common import heat_reference, make_heat
+from persistent_common import (heat_reference, make_heat, make_memsock_counter,
+                               memsock_frames_want)
 
 SLICE = 0.002
 
@@ -189,37 +190,20 @@ def test_max_seconds_per_dispatch_is_checked(bad):
         tick(a, n=8, steps=1, max_seconds_per_dispatch=bad)
 
 
-@vp.kernel(persistent=True, local_size_x=64)
-def streamed(u: vp.Buffer[vp.float32], pipe: vp.MemSock[vp.float32], n: vp.uint32,
-             steps: vp.uint32, every: vp.uint32):
-    for t in range(steps):
-        for i in vp.grid_range(n):
-            u[i] = u[i] * 0.5 + vp.float32(t)
-        vp.grid_sync()
-
-        def frame(step: vp.uint32):
-            for i in vp.grid_range(n):
-                pipe[i] = u[i]
-
-        if (t + 1) % every == 0:
-            pipe.fire(frame, step=t + 1)
+# u = u / 2 + t a step, u fired every `every`-th step (persistent_common)
+streamed = make_memsock_counter()
 
 
 def test_memsock_frames_keep_coming_across_slices():
     n, steps, every = 256, 1500, 50
-    u = np.arange(n, dtype=np.float32)
-    want = {}
-    for t in range(steps):
-        u = u * np.float32(0.5) + np.float32(t)
-        if (t + 1) % every == 0:
-            want[t + 1] = u.copy()
+    want = memsock_frames_want(n, steps, every)
     for _ in range(4):
         got = {}
         pipe = vp.MemSock(dtype=vp.float32, frame_shape=(n,), payload={"step": vp.uint32})
         pipe.on("message", lambda frame, step: got.__setitem__(step, frame.copy()))
         pipe.open(vp.default_context(), capacity=len(want) + 1, policy="block")
         u = vp.asarray(np.arange(n, dtype=np.float32))
-        h = streamed(u, pipe, n=n, steps=steps, every=every, sync=False,
+        h = streamed(u, pipe, n=n, first=0, last=steps, every=every, sync=False,
                      max_seconds_per_dispatch=SLICE)
         h.wait(timeout=120)
         pipe.close()

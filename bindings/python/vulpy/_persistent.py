@@ -56,6 +56,11 @@ BARRIERS += ("cg-early",)
 # on sm_70+); "cg-quiet" is cg-acq with the host's counters (steps done,
 # barriers passed) written every 64 barriers instead of every barrier
 BARRIERS += ("cg-acq", "cg-quiet")
+# nothing on the waiting path but the barrier (issue 15, not yet timed on a
+# GPU): "cg-offpath" is cg-quiet with cg-early's reads after the arrival (no
+# host-word access before group 0 arrives nor after it waits), "flip-offpath"
+# the same two levers on flip (device-scope fences kept)
+BARRIERS += ("cg-offpath", "flip-offpath")
 # the default: flip, the fastest or tied on every H200 figure of the
 # 2026-12-02 run (bench suite persistent; docs/persistent.md, "Barrier
 # variants"): barrier 1.72x CUDA's grid.sync() at 1056 groups (packed
