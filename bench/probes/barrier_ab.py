@@ -1,0 +1,276 @@
+"""Grid-barrier A/B (issue 15, docs/persistent.md "Barrier variants" and
+"What the driver is asked to do"): every barrier variant's cost beside
+CUDA's cooperative grid.sync() on the same grid, and the 64K-cell grid's
+step rate persistent vs stepped, in one process, timed so that the host's
+side is out of the figure.
+
+    .venv/bin/python bench/probes/barrier_ab.py                 (the H200: all of it)
+    .venv/bin/python bench/probes/barrier_ab.py --quick         (here, lavapipe: a smoke run)
+    .venv/bin/python bench/probes/barrier_ab.py --variants flip,cg-offpath --groups 132
+
+Per variant and group count (default 132 and 1056 on GPUs):
+- `vk us/bar`: the marginal cost of one barrier of the Vulkan kernel: two
+  runs of N1 and N2 steps (two barriers a step), each timed with a blocking
+  wait (PersistentHandle.wait() without a timeout: no sleep-polling), the
+  difference of their medians over the difference of the barriers passed.
+  Launch, hidden-buffer set-up, discovery and copy-back cancel out.
+- `whole`: the N2 run's wall time over its barriers (what bench suite
+  persistent reports, but with a blocking wait: the suite's
+  wait(timeout=600) sleeps up to 10 ms a poll, which on its 10^4-step
+  small grid (~65 ms) is up to 1.5 us a step).
+- `ours/CUDA us`: the same lowered kernel printed by VulPy's CUDA back end
+  (`kernel.cuda`), compiled with nvcc and run by a cooperative launch with
+  CUDA events: the lowering's cost without the Vulkan driver. Its fences
+  are the back end's (`__threadfence()` around relaxed atomics, volatile
+  polls), i.e. CUDA's pre-sm_70 grid sync sequence.
+- `cg us`: CUDA's own `cg::this_grid().sync()` (cooperative launch, CUDA
+  events, bench_persistent.CUDA_SYNC), and `ratio` = vk / cg (goal <= 1.5).
+Small grid (64K cells, 10^4 steps, the suite's heat kernel, groups rule
+"work"): persistent and stepped wall time a step with blocking waits,
+their ratio (goal >= 5), the marginal ratio (10^4 vs 2 * 10^4 steps: the
+fixed launch cost out), and a bit-for-bit check against the stepped form.
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # bench/ (bench_persistent)
+
+import bench_persistent as bp  # noqa: E402
+
+import vulpy as vp  # noqa: E402
+
+# host words the CUDA harness sets as the runtime does (persistent.h)
+H_SPIN, H_CANARY, H_JOIN_SPIN = 5, 4, 8
+HARNESS = r'''
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include <algorithm>
+int main(int argc, char **argv) {
+  int groups = atoi(argv[1]), steps = atoi(argv[2]), reps = atoi(argv[3]);
+  uint *grid, *host;
+  cudaMalloc(&grid, 256 * 4);
+  cudaMalloc(&host, 16 * 4);
+  PushConstants pc(steps);
+  void *args[] = {&grid, &host, &pc};
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  int coop = 1;
+  for (int r = 0; r <= reps; r++) {  /* the first is a warm-up */
+    uint words[16] = {0};
+    words[%(spin)d] = 1u << 26;
+    words[%(join)d] = 512;
+    words[%(canary)d] = 3;
+    cudaMemset(grid, 0, 256 * 4);
+    cudaMemcpy(host, words, sizeof words, cudaMemcpyHostToDevice);
+    cudaEventRecord(a);
+    cudaError_t e = coop ? cudaLaunchCooperativeKernel((void *)syncs, groups, 256, args, 0, 0)
+                         : cudaLaunchKernel((void *)syncs, groups, 256, args, 0, 0);
+    if (e == cudaErrorCooperativeLaunchTooLarge) {  /* discovery trims what does not fit */
+      cudaGetLastError();
+      coop = 0;
+      e = cudaLaunchKernel((void *)syncs, groups, 256, args, 0, 0);
+    }
+    cudaEventRecord(b);
+    if (e == cudaSuccess) e = cudaEventSynchronize(b);
+    if (e != cudaSuccess) { printf("error %%s\n", cudaGetErrorString(e)); return 1; }
+    float ms;
+    cudaEventElapsedTime(&ms, a, b);
+    cudaMemcpy(words, host, sizeof words, cudaMemcpyDeviceToHost);
+    /* 2: admitted, 3: status, 6: barriers passed */
+    if (r) printf("%%f %%u %%u %%u %%d\n", ms * 1000.0, words[6], words[2], words[3], coop);
+  }
+  return 0;
+}
+''' % {"spin": H_SPIN, "join": H_JOIN_SPIN, "canary": H_CANARY}
+
+
+def nvcc():
+    return shutil.which("nvcc") or (os.path.exists("/usr/local/cuda/bin/nvcc")
+                                    and "/usr/local/cuda/bin/nvcc")
+
+
+def timed(fn, reps):
+    out = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t0)
+    return statistics.median(out)
+
+
+def vk_barrier(syncs, groups, n1, n2, reps):
+    """(marginal us/barrier, whole-run us/barrier, admitted) of `syncs`."""
+    info = {}
+
+    def run(steps):
+        kw = {} if groups is None else {"groups": groups}
+        h = syncs(steps=steps, sync=False, **kw)
+        h.wait()  # blocking: no sleep-polling in the figure
+        info[steps] = (h.barriers, h.admitted)
+
+    run(n1)
+    run(n2)  # compile, warm up
+    t1, t2 = timed(lambda: run(n1), reps), timed(lambda: run(n2), reps)
+    (b1, _), (b2, adm) = info[n1], info[n2]
+    return (t2 - t1) / (b2 - b1) * 1e6, t2 / b2 * 1e6, adm
+
+
+def cuda_run(exe, groups, steps, reps):
+    r = subprocess.run([exe, str(groups), str(steps), str(reps)], capture_output=True, text=True,
+                       timeout=600)
+    if r.returncode:
+        raise RuntimeError((r.stdout + r.stderr).strip()[:200] or f"exit {r.returncode}")
+    return [line.split() for line in r.stdout.split("\n") if line.strip()]
+
+
+def build(src_text, tmp, name):
+    cc = nvcc()
+    if not cc:
+        raise RuntimeError("no nvcc")
+    src, exe = os.path.join(tmp, name + ".cu"), os.path.join(tmp, name)
+    with open(src, "w") as f:
+        f.write(src_text)
+    arch = os.environ.get("BARRIER_AB_ARCH", "native")
+    r = subprocess.run([cc, "-O3", f"-arch={arch}", "-o", exe, src], capture_output=True,
+                       text=True, timeout=600)
+    if r.returncode:
+        raise RuntimeError("nvcc: " + (r.stderr or r.stdout).strip()[-300:])
+    return exe
+
+
+def ours_cuda(syncs, tmp, tag, groups, n1, n2, reps):
+    """Our lowered kernel through our CUDA back end: (marginal us/barrier,
+    admitted) from CUDA events."""
+    exe = build(syncs.cuda + HARNESS, tmp, "ours_" + tag.replace("-", "_"))
+    r1, r2 = cuda_run(exe, groups, n1, reps), cuda_run(exe, groups, n2, reps)
+    for row in r1 + r2:
+        if int(row[3]) & 2:
+            raise RuntimeError(f"barrier timeout (status {row[3]}, admitted {row[2]})")
+    m1 = statistics.median(float(x[0]) for x in r1)
+    m2 = statistics.median(float(x[0]) for x in r2)
+    return (m2 - m1) / (int(r2[0][1]) - int(r1[0][1])), int(r2[0][2])
+
+
+def cg_sync(tmp, groups, n1, n2, reps):
+    """CUDA's grid.sync(): marginal us a sync (events; two launch lengths)."""
+    exe = os.path.join(tmp, "grid_sync")
+    if not os.path.exists(exe):
+        build(bp.CUDA_SYNC, tmp, "grid_sync")
+
+    def med(steps):  # the program prints us a sync for each rep
+        r = subprocess.run([exe, str(groups), str(steps), str(reps)], capture_output=True,
+                           text=True, timeout=600)
+        if r.returncode:
+            raise RuntimeError((r.stdout + r.stderr).strip()[:200])
+        return statistics.median(float(x) for x in r.stdout.split()) * steps
+    return (med(n2) - med(n1)) / (n2 - n1)
+
+
+def small_grid(heat, n, steps, reps, ref=None):
+    """(us/step whole, us/step marginal, bytes) of `heat` in a mode."""
+    u0 = np.random.default_rng(1).random(n, dtype=np.float32)
+    out = {}
+
+    def run(mode, k):
+        u, v = vp.asarray(u0), vp.zeros(n, np.float32)
+        t0 = time.perf_counter()
+        h = heat(u, v, n=n, alpha=0.2, steps=k, mode=mode, sync=False)
+        h.wait()
+        dt = time.perf_counter() - t0
+        out[k] = u
+        return dt
+
+    res = {}
+    for mode in ("persistent", "stepped"):
+        run(mode, steps)  # compile, warm up
+        t1 = statistics.median(run(mode, steps) for _ in range(reps))
+        bits = out[steps].numpy().tobytes()
+        t2 = statistics.median(run(mode, 2 * steps) for _ in range(reps))
+        res[mode] = (t1 / steps * 1e6, (t2 - t1) / steps * 1e6, bits)
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--variants", help="comma-separated barrier= names (default: all)")
+    ap.add_argument("--groups", help="comma-separated group counts (default 132,1056 on GPUs)")
+    ap.add_argument("--quick", action="store_true", help="small sizes (lavapipe)")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--no-cuda", action="store_true", help="skip both CUDA columns")
+    ap.add_argument("--no-small", action="store_true", help="skip the small grid")
+    args = ap.parse_args()
+    ctx = vp.default_context()
+    lavapipe = ctx.info.get("driver_name") == "llvmpipe"
+    quick = args.quick or lavapipe
+    variants = (args.variants.split(",") if args.variants else list(vp._persistent.BARRIERS))
+    groups = ([None if g == "default" else int(g) for g in args.groups.split(",")]
+              if args.groups else [None] if quick else [132, 1056])
+    n1, n2 = (50, 150) if quick else (5000, 25000)
+    small_n, small_steps = (4096, 100) if quick else (1 << 16, 10_000)
+    reps = 3 if quick else args.reps
+    tmp = tempfile.mkdtemp(prefix="vulpy-barrier-ab-")
+    print(f"device: {ctx.name}; default barrier {vp._persistent.DEFAULT_BARRIER}; "
+          f"steps {n1} / {n2} (two barriers a step); reps {reps}", flush=True)
+    cg = {}
+    for g in groups:
+        if args.no_cuda or g is None:
+            continue
+        try:
+            cg[g] = cg_sync(tmp, g, n1, n2, reps)
+        except Exception as e:  # noqa: BLE001 - no CUDA here: say so, go on
+            cg[g] = f"{type(e).__name__}: {e}"[:120]
+    print(f"CUDA cg grid.sync() us/sync: {cg}", flush=True)
+    print(f"{'barrier':14s} {'groups':>6s} {'vk us/bar':>9s} {'whole':>7s} {'cg us':>7s} "
+          f"{'ratio':>6s} {'ours/CUDA us':>12s}", flush=True)
+    small = {}
+    for v in variants:
+        heat, syncs, _ = bp._kernels(tmp, v)
+        for g in groups:
+            try:
+                marg, whole, adm = vk_barrier(syncs, g, n1, n2, reps)
+            except Exception as e:  # noqa: BLE001
+                print(f"{v:14s} {str(g):>6s} error {type(e).__name__}: {e}"[:200], flush=True)
+                continue
+            c = cg.get(adm) if isinstance(cg.get(adm), float) else None
+            ours = "-"
+            if not args.no_cuda and g is not None:
+                try:
+                    o, oadm = ours_cuda(syncs, tmp, v, g, n1, n2, reps)
+                    ours = f"{o:.2f}" + ("" if oadm == adm else f" ({oadm} adm)")
+                except Exception as e:  # noqa: BLE001
+                    ours = f"({type(e).__name__}: {e})"[:60]
+            print(f"{v:14s} {adm:6d} {marg:9.2f} {whole:7.2f} "
+                  f"{(f'{c:.2f}' if c else '-'):>7s} {(f'{marg / c:.2f}x' if c else '-'):>6s} "
+                  f"{ours:>12s}", flush=True)
+        if not args.no_small:
+            try:
+                small[v] = small_grid(heat, small_n, small_steps, reps)
+            except Exception as e:  # noqa: BLE001
+                small[v] = f"{type(e).__name__}: {e}"[:120]
+    if small:
+        print(f"\nsmall grid ({small_n} cells, {small_steps} steps), us/step, blocking waits "
+              f"(goal: stepped/persistent >= 5):")
+        print(f"{'barrier':14s} {'pers':>7s} {'stepped':>8s} {'ratio':>6s} {'pers marg':>9s} "
+              f"{'step marg':>9s} {'ratio marg':>10s} bits")
+        for v, r in small.items():
+            if isinstance(r, str):
+                print(f"{v:14s} error {r}")
+                continue
+            (p, pm, pb), (s, sm, sb) = r["persistent"], r["stepped"]
+            print(f"{v:14s} {p:7.2f} {s:8.2f} {s / p:5.2f}x {pm:9.2f} {sm:9.2f} {sm / pm:9.2f}x "
+                  f"{'same' if pb == sb else 'DIFFER'}")
+
+
+if __name__ == "__main__":
+    main()
