@@ -7,6 +7,7 @@ side is out of the figure.
     .venv/bin/python bench/probes/barrier_ab.py                 (the H200: all of it)
     .venv/bin/python bench/probes/barrier_ab.py --quick         (here, lavapipe: a smoke run)
     .venv/bin/python bench/probes/barrier_ab.py --variants flip,cg-offpath --groups 132
+    .venv/bin/python bench/probes/barrier_ab.py --dump $OUT/kernels   (also the kernels' text)
 
 Per variant and group count (default 132 and 1056 on GPUs):
 - `vk us/bar`: the marginal cost of one barrier of the Vulkan kernel: two
@@ -28,7 +29,8 @@ Per variant and group count (default 132 and 1056 on GPUs):
 Small grid (64K cells, 10^4 steps, the suite's heat kernel, groups rule
 "work"): persistent and stepped wall time a step with blocking waits,
 their ratio (goal >= 5), the marginal ratio (10^4 vs 2 * 10^4 steps: the
-fixed launch cost out), and a bit-for-bit check against the stepped form.
+fixed launch cost out), and a bit-for-bit check against the stepped form
+(the stepped form has no grid barrier: it is timed once).
 """
 import argparse
 import os
@@ -177,8 +179,8 @@ def cg_sync(tmp, groups, n1, n2, reps):
     return (med(n2) - med(n1)) / (n2 - n1)
 
 
-def small_grid(heat, n, steps, reps, ref=None):
-    """(us/step whole, us/step marginal, bytes) of `heat` in a mode."""
+def small_grid(heat, n, steps, reps, modes=("persistent", "stepped")):
+    """{mode: (us/step whole, us/step marginal, bytes)} of `heat`."""
     u0 = np.random.default_rng(1).random(n, dtype=np.float32)
     out = {}
 
@@ -192,7 +194,7 @@ def small_grid(heat, n, steps, reps, ref=None):
         return dt
 
     res = {}
-    for mode in ("persistent", "stepped"):
+    for mode in modes:
         run(mode, steps)  # compile, warm up
         t1 = statistics.median(run(mode, steps) for _ in range(reps))
         bits = out[steps].numpy().tobytes()
@@ -209,6 +211,8 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--no-cuda", action="store_true", help="skip both CUDA columns")
     ap.add_argument("--no-small", action="store_true", help="skip the small grid")
+    ap.add_argument("--dump", metavar="DIR",
+                    help="write each variant's barrier kernel (syncs) as GLSL and as our CUDA")
     args = ap.parse_args()
     ctx = vp.default_context()
     lavapipe = ctx.info.get("driver_name") == "llvmpipe"
@@ -233,7 +237,7 @@ def main():
     print(f"CUDA cg grid.sync() us/sync: {cg}", flush=True)
     print(f"{'barrier':14s} {'groups':>6s} {'vk us/bar':>9s} {'whole':>7s} {'cg us':>7s} "
           f"{'ratio':>6s} {'ours/CUDA us':>12s}", flush=True)
-    small = {}
+    small, stepped = {}, None
     for v in variants:
         heat, syncs, _ = bp._kernels(tmp, v)
         for g in groups:
@@ -253,9 +257,21 @@ def main():
             print(f"{v:14s} {adm:6d} {marg:9.2f} {whole:7.2f} "
                   f"{(f'{c:.2f}' if c else '-'):>7s} {(f'{marg / c:.2f}x' if c else '-'):>6s} "
                   f"{ours:>12s}", flush=True)
+        if args.dump:
+            os.makedirs(args.dump, exist_ok=True)
+            for ext, text in (("glsl", syncs.glsl), ("cu", None)):
+                try:
+                    text = text if text is not None else syncs.cuda
+                except Exception as e:  # noqa: BLE001
+                    text = f"// {type(e).__name__}: {e}\n"
+                with open(os.path.join(args.dump, f"syncs_{v}.{ext}"), "w") as f:
+                    f.write(text)
         if not args.no_small:
             try:
-                small[v] = small_grid(heat, small_n, small_steps, reps)
+                if stepped is None:  # the stepped form has no grid barrier: once
+                    stepped = small_grid(heat, small_n, small_steps, reps, ("stepped",))["stepped"]
+                small[v] = dict(small_grid(heat, small_n, small_steps, reps, ("persistent",)),
+                                stepped=stepped)
             except Exception as e:  # noqa: BLE001
                 small[v] = f"{type(e).__name__}: {e}"[:120]
     if small:
