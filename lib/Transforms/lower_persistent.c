@@ -68,6 +68,7 @@ typedef struct pl {
   vir_sym *lphase, *lbits, *bank;   /* V_FLIP: the leader's phase bit and (group 0)
                                      * stop bits; every invocation's snapshot bank */
   vir_sym *lbar;                    /* V_QUIET: the barriers passed (group 0's leader) */
+  vir_value *tree;                  /* V_TREE: bool, the two-level arrival (set at entry) */
   bool nonprivate;                  /* some buffer is non-private: device fences stay */
   /* V_EARLY: group 0's leader reads the stop request, the yield word and
    * the control words while it waits at a barrier, for the next step
@@ -606,6 +607,84 @@ static vir_value *atom_at(pl *l, vir_opcode c, vir_sym *s, vir_value *w, vir_val
   return val(o);
 }
 
+/* V_TREE: the flip barrier's arrival in two levels where more groups run
+ * than the host's threshold (H_TREE, 0: TREE_MIN; read once at the
+ * entry, l->tree). One word takes every
+ * arrival in the flat form, and arrivals on one word are serialized where
+ * it lives (CUDA's own grid.sync(): 1.2 us at 132 groups, 3.7 at 1056 on
+ * the H200, PERSISTENT.md). Here the groups come in clusters of C =
+ * max(2, ceil(n / TREE_FANOUT)): each leader adds to its cluster's word
+ * (its own 128-byte line, TREE_BASE + TREE_STRIDE * cluster) with the flip
+ * rule among the cluster's m groups (its first group adds FLIP_PHASE -
+ * (m-1) FLIP_UNIT, the others FLIP_UNIT), acq_rel: the arrival whose add
+ * flips the cluster word's bit 31 is the cluster's last and has acquired
+ * what every group of the cluster released; it alone adds to the barrier
+ * word with the same rule among the K clusters (release), so the barrier
+ * word flips as in the flat form, after every group arrived, and every
+ * leader polls it as before. Group 0's stop bits change the barrier word
+ * directly, by one relaxed add before its cluster arrival (only when they
+ * change): that add happens before the cluster's release and so before
+ * the flip. The value returned is the barrier word after this group's own
+ * add (the cluster's last), or `phase` (not flipped: wait). The branch
+ * on the group count is the same in every group. */
+static vir_value *tree_arrive(pl *l, vir_sym *add, vir_sym *delta, vir_value *phase) {
+  vir_semantics rel = (l->variant & V_SCOPED) ? VIR_SEM_RELEASE : VIR_SEM_ACQ_REL;
+  vir_sym *mine = local(l, "_vp_mine", phase);
+  vir_op *tree = iff(l, l->tree);
+  at a = here(l);
+  into(l, tree, 0);
+  {
+    vir_value *n = l->ng;
+    /* C = max(2, ceil(n / TREE_FANOUT)), K = ceil(n / C) clusters */
+    vir_value *c0 = bin(l, VIR_OP_DIV, bin(l, VIR_OP_ADD, n, ku(l, TREE_FANOUT - 1)),
+                        ku(l, TREE_FANOUT));
+    vir_value *cs[3] = {bin(l, VIR_OP_LT, c0, ku(l, 2)), ku(l, 2), c0};
+    vir_value *C = val(op(l, VIR_OP_SELECT, u32(l), 3, cs));
+    vir_value *K = bin(l, VIR_OP_DIV, bin(l, VIR_OP_SUB, bin(l, VIR_OP_ADD, n, C), ku(l, 1)), C);
+    vir_value *cl = bin(l, VIR_OP_DIV, l->gid, C);
+    vir_value *first = bin(l, VIR_OP_MUL, cl, C);
+    vir_value *left = bin(l, VIR_OP_SUB, n, first);
+    vir_value *ms[3] = {bin(l, VIR_OP_LT, left, C), left, C};
+    vir_value *m = val(op(l, VIR_OP_SELECT, u32(l), 3, ms));
+    vir_value *big = bin(l, VIR_OP_SUB, ku(l, FLIP_PHASE),
+                         bin(l, VIR_OP_MUL, bin(l, VIR_OP_SUB, m, ku(l, 1)), ku(l, FLIP_UNIT)));
+    vir_value *as[3] = {bin(l, VIR_OP_EQ, l->gid, first), big, ku(l, FLIP_UNIT)};
+    vir_value *cadd = val(op(l, VIR_OP_SELECT, u32(l), 3, as));
+    /* group 0's stop bits, straight into the barrier word (others: 0) */
+    vir_value *d = lload(l, delta);
+    vir_op *dz = iff(l, bin(l, VIR_OP_NE, d, ku(l, 0)));
+    at b = here(l);
+    into(l, dz, 0);
+    atom(l, VIR_OP_ATOMIC_ADD, l->grid, l->gen_word, d, VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+    back(l, b);
+    vir_value *cw = bin(l, VIR_OP_ADD, ku(l, TREE_BASE), bin(l, VIR_OP_MUL, cl, ku(l, TREE_STRIDE)));
+    vir_value *cold = atom_at(l, VIR_OP_ATOMIC_ADD, l->grid, cw, cadd, VIR_SEM_ACQ_REL);
+    vir_value *flipped = bin(l, VIR_OP_NE,
+                             bin(l, VIR_OP_AND,
+                                 bin(l, VIR_OP_XOR, cold, bin(l, VIR_OP_ADD, cold, cadd)),
+                                 ku(l, FLIP_PHASE)),
+                             ku(l, 0));
+    vir_op *last = iff(l, flipped);
+    b = here(l);
+    into(l, last, 0);
+    vir_value *rbig = bin(l, VIR_OP_SUB, ku(l, FLIP_PHASE),
+                          bin(l, VIR_OP_MUL, bin(l, VIR_OP_SUB, K, ku(l, 1)), ku(l, FLIP_UNIT)));
+    vir_value *rs[3] = {bin(l, VIR_OP_EQ, cl, ku(l, 0)), rbig, ku(l, FLIP_UNIT)};
+    vir_value *radd = val(op(l, VIR_OP_SELECT, u32(l), 3, rs));
+    vir_value *rold = atom(l, VIR_OP_ATOMIC_ADD, l->grid, l->gen_word, radd, VIR_SCOPE_DEVICE, rel);
+    lstore(l, mine, bin(l, VIR_OP_ADD, rold, radd));
+    back(l, b);
+  }
+  into(l, tree, 1);
+  { /* the flat form */
+    vir_value *av = lload(l, add);
+    vir_value *old = atom(l, VIR_OP_ATOMIC_ADD, l->grid, l->gen_word, av, VIR_SCOPE_DEVICE, rel);
+    lstore(l, mine, bin(l, VIR_OP_ADD, old, av));
+  }
+  back(l, a);
+  return lload(l, mine);
+}
+
 /* The flip variant (V_FLIP) of the grid barrier: CUDA's cooperative
  * grid.sync() (cooperative_groups/details/sync.h) on one word. Every
  * leader adds to the barrier word once and polls it; group 0 adds
@@ -645,6 +724,8 @@ static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap) {
   vir_value *shift = val(op(l, VIR_OP_SELECT, u32(l), 3, shs));
   vir_value *is0 = bin(l, VIR_OP_EQ, l->gid, ku(l, 0));
   vir_sym *add = local(l, "_vp_add", ku(l, FLIP_UNIT));
+  /* V_TREE: group 0's change of its stop bits, apart from its share */
+  vir_sym *delta = (l->variant & V_TREE) ? local(l, "_vp_delta", ku(l, 0)) : NULL;
   vir_op *g0 = iff(l, is0);
   at in = here(l);
   into(l, g0, 0);
@@ -674,11 +755,18 @@ static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap) {
     vir_value *share = bin(l, VIR_OP_SUB, ku(l, FLIP_PHASE),
                            bin(l, VIR_OP_MUL, bin(l, VIR_OP_SUB, l->ng, ku(l, 1)), ku(l, FLIP_UNIT)));
     lstore(l, add, bin(l, VIR_OP_ADD, share, bin(l, VIR_OP_SUB, nb, lb)));
+    if (delta)
+      lstore(l, delta, bin(l, VIR_OP_SUB, nb, lb));
   }
   back(l, in);
-  vir_value *a = lload(l, add);
-  vir_value *old = atom(l, VIR_OP_ATOMIC_ADD, l->grid, l->gen_word, a, VIR_SCOPE_DEVICE,
-                        (l->variant & V_SCOPED) ? VIR_SEM_RELEASE : VIR_SEM_ACQ_REL);
+  vir_value *a = NULL, *old = NULL, *mine = NULL;
+  if (l->variant & V_TREE) {
+    mine = tree_arrive(l, add, delta, phase);
+  } else {
+    a = lload(l, add);
+    old = atom(l, VIR_OP_ATOMIC_ADD, l->grid, l->gen_word, a, VIR_SCOPE_DEVICE,
+               (l->variant & V_SCOPED) ? VIR_SEM_RELEASE : VIR_SEM_ACQ_REL);
+  }
   g0 = iff(l, is0);
   in = here(l);
   into(l, g0, 0);
@@ -695,7 +783,8 @@ static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap) {
   back(l, in);
   /* done: the phase bit moved (this arrival was the n-th) or an abort */
   vir_value *mask = ku(l, FLIP_PHASE | GEN_ABORT);
-  vir_value *mine = bin(l, VIR_OP_ADD, old, a);
+  if (!mine)
+    mine = bin(l, VIR_OP_ADD, old, a);
   vir_sym *got = local(l, "_vp_gen", mine);
   vir_op *wait = iff(l, bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, bin(l, VIR_OP_XOR, mine, phase), mask),
                              ku(l, 0)));
@@ -1080,6 +1169,11 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
       l->pctl[i] = local(l, "_vp_pctl", ku(l, 0));
   }
   discovery(l, limit, join_limit, min_groups);
+  if (l->variant & V_TREE) { /* two levels above H_TREE groups (0: TREE_MIN), read once */
+    vir_value *tmin = load(l, l->host, H_TREE, VIR_SEM_RELAXED);
+    vir_value *ts[3] = {bin(l, VIR_OP_EQ, tmin, ku(l, 0)), ku(l, TREE_MIN), tmin};
+    l->tree = bin(l, VIR_OP_GT, l->ng, val(op(l, VIR_OP_SELECT, u32(l), 3, ts)));
+  }
   grid_barrier(l, limit, false, true);
   l->entry_done = true;
   if (l->begin)
@@ -1306,4 +1400,17 @@ vir_pass_result vir_lower_persistent_flip_offpath(vir_module *m, const vir_pass_
                                                   vp_diags *diags) {
   (void)opts;
   return lower(m, diags, V_PAD | V_FLIP | V_QUIET | V_EARLY);
+}
+/* cg-offpath / flip-offpath with the arrival in two levels above a group
+ * count (V_TREE, tree_arrive): against the contention of every group's
+ * arrival on one word. */
+vir_pass_result vir_lower_persistent_cg_tree(vir_module *m, const vir_pass_options *opts,
+                                             vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, V_PAD | V_FLIP | V_SCOPED | V_ACQ | V_QUIET | V_EARLY | V_TREE);
+}
+vir_pass_result vir_lower_persistent_flip_tree(vir_module *m, const vir_pass_options *opts,
+                                               vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, V_PAD | V_FLIP | V_QUIET | V_EARLY | V_TREE);
 }

@@ -9,14 +9,20 @@ enum { G_JOIN, G_ADMITTED, G_ARRIVE, G_GEN, G_STEPS, G_STOP, G_ABORT, G_RUN, G_S
 /* the padded barrier variants' generation word: alone on its 128-byte line
  * (the waiters poll it; the arrivals hit G_ARRIVE's line), and the words
  * the host allocates for @_vp_grid */
-enum { G_GEN_PAD = 96, G_WORDS = 256 };
+enum { G_GEN_PAD = 96, G_WORDS = 1280 }; /* 256.. the V_TREE cluster words */
 /* the barrier variants (lower-persistent[-padded|-packed|-flip|-scoped|-cg];
  * docs/persistent.md, "Barrier variants"). V_FLIP: CUDA's one-word
  * barrier (every group adds, the sum flips the phase bit: no last-arriver
  * release); V_SCOPED: workgroup-scope fences around the workgroup
  * barrier, device-scope ordering in the leader only. */
 enum { V_PAD = 1, V_PACKED = 4, V_FLIP = 8, V_SCOPED = 16, V_EARLY = 32, V_ACQ = 64,
-       V_QUIET = 128 };
+       V_QUIET = 128, V_TREE = 256 };
+/* V_TREE (with V_FLIP): above H_TREE groups (0: TREE_MIN) the groups
+ * arrive on per-cluster words first (clusters of max(2, ceil(n /
+ * TREE_FANOUT)) groups, word TREE_BASE + TREE_STRIDE * cluster, each on
+ * its own 128-byte line), the last of each cluster on the barrier word
+ * (lower_persistent.c, tree_arrive). */
+enum { TREE_MIN = 256, TREE_FANOUT = 32, TREE_BASE = 256, TREE_STRIDE = 32 };
 /* V_ACQ (with V_FLIP): the leader's acquire after the wait is one acquire
  * load of the barrier word, not a fence (CUDA's grid sync on sm_70+).
  * V_QUIET (with V_FLIP): group 0 writes the host's steps-done and
@@ -47,6 +53,8 @@ enum { H_STOP, H_STEPS, H_ADMITTED, H_STATUS, H_CANARY, H_SPIN, H_BARRIERS, H_FL
         * the steps done before it (the time loop starts there), H_YIELD the
         * host's "slice spent" word, H_NOSLICE why the kernel cannot resume */
        H_RESUME, H_BEGIN, H_YIELD, H_NOSLICE,
+       /* V_TREE: two-level arrival above this many groups (0: TREE_MIN) */
+       H_TREE,
        H_WORDS = 16 };
 /* H_FLAGS bits: poll with atomic.or x, 0 instead of atomic.load (lavapipe
  * moves atomic loads out of spin loops: the spin never sees the change) */

@@ -12,14 +12,30 @@ import numpy as np
 import pytest
 
 import vulpy as vp
-from persistent_common import (lavapipe as _lavapipe, lavapipe_groups as _groups, make_litmus,
-                               make_memsock_counter, memsock_frames_want, run_litmus)
+from persistent_common import (expected_count, lavapipe as _lavapipe, lavapipe_groups as _groups,
+                               make_count, make_litmus, make_memsock_counter, memsock_frames_want,
+                               run_litmus)
 
-BARRIERS = vp._persistent.BARRIERS
+# the tree barriers arrive in two levels only above 256 groups, which
+# lavapipe never admits: "NAME@tree" runs NAME with the threshold at one
+# group (VULPY_PERSISTENT_TREE=1), so that both levels run here
+FORCED = ("cg-tree@tree", "flip-tree@tree")
+BARRIERS = vp._persistent.BARRIERS + FORCED
+
+
+def _name(barrier):
+    return barrier.split("@")[0]
+
+
+@pytest.fixture(autouse=True)
+def _tree_threshold(request, monkeypatch):
+    params = getattr(getattr(request.node, "callspec", None), "params", {})
+    if str(params.get("barrier", "")).endswith("@tree"):
+        monkeypatch.setenv("VULPY_PERSISTENT_TREE", "1")
 # the variants this file runs 10^5 rounds for: the default and the new ones
 # (the older lean / padded get the same test with fewer rounds)
 PROPOSED = ("packed", "flip", "scoped", "cg", "cg-early", "cg-acq", "cg-quiet", "cg-offpath",
-            "flip-offpath")
+            "flip-offpath", "cg-tree", "flip-tree") + FORCED
 
 
 def make(barrier):
@@ -56,7 +72,7 @@ def make(barrier):
     return rounds, uniform
 
 
-KERNELS = {b: make(b) for b in BARRIERS}
+KERNELS = {b: make(_name(b)) for b in BARRIERS}
 
 
 @pytest.mark.parametrize("barrier", BARRIERS)
@@ -138,7 +154,7 @@ def test_a_group_that_times_out_leaves_instead_of_passing(barrier, monkeypatch):
     # yet (the flip barrier once did: a wait that timed out kept the value
     # of its own arrival, without the abort bit)
     monkeypatch.setenv("VULPY_PERSISTENT_SPIN", "2000")
-    late = make_late(barrier)
+    late = make_late(_name(barrier))
     groups = _groups() or 8
     n = 64 * 2 * groups
     timeouts = 0
@@ -205,7 +221,7 @@ def test_message_passing_litmus_both_ways(barrier):
     # GPU: a counter the steps must never see decrease) with each variant.
     # A launch may end before a loaded host's first write lands (the full
     # suite on 2 cores): those are counted; most launches must see writes
-    rounds, violations, blind, launches = run_litmus(make_litmus(barrier))
+    rounds, violations, blind, launches = run_litmus(make_litmus(_name(barrier)))
     assert violations == 0
     assert rounds >= 100_000
     assert blind * 2 < launches, f"{blind} of {launches} launches never saw a host write"
@@ -247,12 +263,13 @@ def test_cg_acq_acquires_with_a_load_and_cg_quiet_writes_host_counters_rarely():
 
 
 @pytest.mark.parametrize("barrier", ("flip", "scoped", "cg", "cg-early", "cg-acq", "cg-quiet",
-                                     "cg-offpath", "flip-offpath"))
+                                     "cg-offpath", "flip-offpath", "cg-tree", "flip-tree")
+                         + FORCED)
 def test_memsock_frames_from_the_time_loop(barrier):
     # a MemSock fired from the time loop (lower-memsock runs before
     # lower-persistent; a frame's arrival count is the admitted groups)
     # with each new barrier: every frame, in order, with the right values
-    count = make_memsock_counter(barrier)
+    count = make_memsock_counter(_name(barrier))
     n, steps, every = 512, 40, 5
     want = memsock_frames_want(n, steps, every)
     got = {}
@@ -268,3 +285,26 @@ def test_memsock_frames_from_the_time_loop(barrier):
     assert sorted(got) == sorted(want)
     for s in want:
         np.testing.assert_array_equal(got[s], want[s])
+
+
+@pytest.mark.parametrize("barrier", FORCED)
+def test_tree_barrier_stop_and_abort(barrier):
+    # the two-level arrival with group 0's stop bits added to the barrier
+    # word apart from its cluster arrival: a stop ends the loop at a step
+    # boundary with every group agreeing (the counts match a whole number
+    # of steps), an abort ends the run with an error
+    count = make_count(_name(barrier))
+    n = 64 * 2 * (_groups() or 8)
+    a = vp.zeros(n, np.uint32)
+    h = count(a, n=n, steps=20000, sync=False, groups=_groups())
+    deadline = time.monotonic() + 30
+    while h.steps < 3 and not h.done and time.monotonic() < deadline:
+        time.sleep(0)
+    h.stop()
+    h.wait(timeout=60)
+    assert 3 <= h.steps < 20000
+    np.testing.assert_array_equal(a.numpy(), np.full(n, expected_count(h.steps), np.uint32))
+    h = count(vp.zeros(n, np.uint32), n=n, steps=20000, sync=False, groups=_groups())
+    h.abort()
+    with pytest.raises(vp.PersistentError, match="aborted"):
+        h.wait(timeout=60)

@@ -33,12 +33,13 @@ from ._control import ControlBuffer
 
 # @_vp_host words (lib/Transforms/lower_persistent.c)
 (H_STOP, H_STEPS, H_ADMITTED, H_STATUS, H_CANARY, H_SPIN, H_BARRIERS, H_FLAGS,
- H_JOIN_SPIN, H_MIN_GROUPS, H_RESUME, H_BEGIN, H_YIELD, H_NOSLICE) = range(14)
+ H_JOIN_SPIN, H_MIN_GROUPS, H_RESUME, H_BEGIN, H_YIELD, H_NOSLICE, H_TREE) = range(15)
 HOST_WORDS = 16
 F_RMW_POLL = 1  # poll with atomic or-0: lavapipe moves atomic loads out of spin loops
 F_SLICED = 2    # bounded slices: a kernel that cannot resume leaves at once (ST_NOSLICE)
-GRID_WORDS = 256  # 8 words, 64 snapshot slots, the padded generation at 96, a second
-                  # snapshot bank at 136 (the flip barriers; persistent.h)
+GRID_WORDS = 1280  # 8 words, 64 snapshot slots, the padded generation at 96, a second
+                   # snapshot bank at 136 (the flip barriers), the tree barriers'
+                   # cluster words at 256 + 32 k (persistent.h)
 G_STEPS = 4
 # the grid-barrier variants, chosen at compile time: @vp.kernel(persistent=True,
 # barrier=NAME) (docs/persistent.md, "Barrier variants")
@@ -61,6 +62,10 @@ BARRIERS += ("cg-acq", "cg-quiet")
 # host-word access before group 0 arrives nor after it waits), "flip-offpath"
 # the same two levers on flip (device-scope fences kept)
 BARRIERS += ("cg-offpath", "flip-offpath")
+# the same two with the arrival in two levels above 256 groups (per-cluster
+# words, then the barrier word: against one word's contention at 1056
+# groups); VULPY_PERSISTENT_TREE=N moves the threshold (tests: 1)
+BARRIERS += ("cg-tree", "flip-tree")
 # the default: flip, the fastest or tied on every H200 figure of the
 # 2026-12-02 run (bench suite persistent; docs/persistent.md, "Barrier
 # variants"): barrier 1.72x CUDA's grid.sync() at 1056 groups (packed
@@ -636,6 +641,8 @@ def _hidden(ctx, min_groups):
     host[H_FLAGS] = F_RMW_POLL if _lavapipe(ctx) else 0
     host[H_CANARY] = CANARY
     host[H_MIN_GROUPS] = min_groups or 0
+    # the tree barriers' threshold (0: the kernel's default, 256 groups)
+    host[H_TREE] = int(os.environ.get("VULPY_PERSISTENT_TREE", "0") or 0)
     return host, _array.zeros(GRID_WORDS, np.uint32, context=ctx)
 
 
