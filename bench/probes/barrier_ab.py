@@ -26,6 +26,8 @@ Per variant and group count (default 132 and 1056 on GPUs):
   polls), i.e. CUDA's pre-sm_70 grid sync sequence.
 - `cg us`: CUDA's own `cg::this_grid().sync()` (cooperative launch, CUDA
   events, bench_persistent.CUDA_SYNC), and `ratio` = vk / cg (goal <= 1.5).
+`VULPY_PERSISTENT_TREE=N` moves the tree variants' two-level threshold
+(default 256 groups) in both the Vulkan and our-CUDA columns.
 Small grid (64K cells, 10^4 steps, the suite's heat kernel, groups rule
 "work"): persistent and stepped wall time a step with blocking waits,
 their ratio (goal >= 5), the marginal ratio (10^4 vs 2 * 10^4 steps: the
@@ -60,7 +62,7 @@ HARNESS = r'''
 int main(int argc, char **argv) {
   int groups = atoi(argv[1]), steps = atoi(argv[2]), reps = atoi(argv[3]);
   uint *grid, *host;
-  cudaMalloc(&grid, 256 * 4);
+  cudaMalloc(&grid, %(grid)d * 4);
   cudaMalloc(&host, 16 * 4);
   PushConstants pc(steps);
   void *args[] = {&grid, &host, &pc};
@@ -73,7 +75,9 @@ int main(int argc, char **argv) {
     words[%(spin)d] = 1u << 26;
     words[%(join)d] = 512;
     words[%(canary)d] = 3;
-    cudaMemset(grid, 0, 256 * 4);
+    const char *tree = getenv("VULPY_PERSISTENT_TREE");  /* as the runtime sets word 14 */
+    words[14] = tree ? (uint)atoi(tree) : 0u;
+    cudaMemset(grid, 0, %(grid)d * 4);
     cudaMemcpy(host, words, sizeof words, cudaMemcpyHostToDevice);
     cudaEventRecord(a);
     cudaError_t e = coop ? cudaLaunchCooperativeKernel((void *)syncs, groups, 256, args, 0, 0)
@@ -94,7 +98,8 @@ int main(int argc, char **argv) {
   }
   return 0;
 }
-''' % {"spin": H_SPIN, "join": H_JOIN_SPIN, "canary": H_CANARY}
+''' % {"spin": H_SPIN, "join": H_JOIN_SPIN, "canary": H_CANARY,
+       "grid": vp._persistent.GRID_WORDS}
 
 
 def nvcc():

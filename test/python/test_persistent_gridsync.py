@@ -308,3 +308,10 @@ def test_tree_barrier_stop_and_abort(barrier):
     h.abort()
     with pytest.raises(vp.PersistentError, match="aborted"):
         h.wait(timeout=60)
+
+
+@pytest.mark.parametrize("bad", ["x", "-1", "1.5"])
+def test_tree_threshold_is_checked(bad, monkeypatch):
+    monkeypatch.setenv("VULPY_PERSISTENT_TREE", bad)
+    with pytest.raises(ValueError, match="VULPY_PERSISTENT_TREE"):
+        KERNELS["cg-tree"][0](vp.zeros(64, np.uint32), vp.zeros(64, np.uint32), n=64, steps=1)

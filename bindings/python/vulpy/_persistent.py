@@ -270,6 +270,22 @@ def spin_limit(ctx):
     return 20000 if _lavapipe(ctx) else 1 << 26
 
 
+def tree_threshold():
+    """The tree barriers' threshold (host word 14): their arrival takes two
+    levels above this many groups; 0 leaves the kernel's default (256).
+    VULPY_PERSISTENT_TREE=N sets it (the tests: 1)."""
+    env = os.environ.get("VULPY_PERSISTENT_TREE", "").strip()
+    if not env:
+        return 0
+    try:
+        n = int(env)
+    except ValueError:
+        n = -1
+    if not 0 <= n < 1 << 32:
+        raise ValueError(f"VULPY_PERSISTENT_TREE must be a group count (0 or more), not {env!r}")
+    return n
+
+
 def choose_mode(ctx, mode):
     """('persistent' | 'stepped', why). 'auto' runs stepped where a grid
     barrier is unsafe: GPUs without the occupancy-bound guarantee (Apple,
@@ -641,8 +657,7 @@ def _hidden(ctx, min_groups):
     host[H_FLAGS] = F_RMW_POLL if _lavapipe(ctx) else 0
     host[H_CANARY] = CANARY
     host[H_MIN_GROUPS] = min_groups or 0
-    # the tree barriers' threshold (0: the kernel's default, 256 groups)
-    host[H_TREE] = int(os.environ.get("VULPY_PERSISTENT_TREE", "0") or 0)
+    host[H_TREE] = tree_threshold()
     return host, _array.zeros(GRID_WORDS, np.uint32, context=ctx)
 
 
