@@ -22,9 +22,9 @@ static void count_pass(const vir_pass_info *p, const vir_module *m, void *ctx) {
 int main(void) {
   size_t n;
   const vir_pass_info *t = vir_pass_table(&n);
-  CHECK_EQ_U(n, 20); /* canonicalize cse dce lower-ufuncs fuse lower-arrays lower-persistent(-stepped) bounds-check clamp-shared lower-memsock,
+  CHECK_EQ_U(n, 24); /* canonicalize cse dce lower-ufuncs fuse lower-arrays lower-persistent(-stepped) bounds-check clamp-shared lower-memsock,
                         then lower-persistent-padded/-packed persistent-nonprivate, then -flip/-scoped/-cg/-cg-early,
-                        then -cg-acq/-cg-quiet */
+                        then -cg-acq/-cg-quiet, then -cg-offpath/-flip-offpath/-cg-tree/-flip-tree */
   CHECK(vir_pass_lookup("lower-ufuncs") == &t[3]);
   CHECK(vir_pass_lookup("lower-persistent") == &t[6]);
   CHECK(vir_pass_lookup("lower-persistent-stepped") == &t[7]);
@@ -40,6 +40,10 @@ int main(void) {
   CHECK(vir_pass_lookup("lower-persistent-cg-early") == &t[17]);
   CHECK(vir_pass_lookup("lower-persistent-cg-acq") == &t[18]);
   CHECK(vir_pass_lookup("lower-persistent-cg-quiet") == &t[19]);
+  CHECK(vir_pass_lookup("lower-persistent-cg-offpath") == &t[20]);
+  CHECK(vir_pass_lookup("lower-persistent-flip-offpath") == &t[21]);
+  CHECK(vir_pass_lookup("lower-persistent-cg-tree") == &t[22]);
+  CHECK(vir_pass_lookup("lower-persistent-flip-tree") == &t[23]);
   CHECK(vir_pass_lookup("lower-persistent-backoff") == NULL); /* removed: wrong results on lavapipe */
   CHECK_STR(t[0].name, "canonicalize");
   CHECK(vir_pass_lookup("cse") == &t[1]);
