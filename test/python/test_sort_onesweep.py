@@ -36,36 +36,29 @@ SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
 DTYPES = [np.float32, np.float64, np.int32, np.uint32, np.int64, np.uint64, np.bool_]
 
 
-# the kernels' variants: (VARIANT, IPT32, HIST_TILES); variant 2 with one
-# or two tiles per histogram workgroup puts chunk boundaries inside the
-# sizes below, and IPT32 = 24 is its larger tile
-VARIANTS = [(1, None, 16), (2, None, 16), (2, None, 1), (2, 24, 2)]
+# tiles per histogram workgroup (HIST_TILES): one or two put chunk
+# boundaries inside the sizes below
+CHUNKS = [16, 1]
 
 
 class variant:
-    """with variant(v): the onesweep kernels of variant v (and the sort
-    path `path`) while the block runs."""
+    """with variant(chunk, path): HIST_TILES = chunk (and the sort path
+    `path`) while the block runs."""
 
-    def __init__(self, v, path="onesweep"):
-        self.v, self.path = v, path
+    def __init__(self, chunk=16, path="onesweep"):
+        self.chunk, self.path = chunk, path
 
     def __enter__(self):
-        o = _sort_onesweep
-        self.saved = (o.VARIANT, o.IPT32, o.HIST_TILES, _sort.SORT_PATH)
-        o.VARIANT, o.IPT32, o.HIST_TILES = self.v
-        _sort.SORT_PATH = self.path
+        self.saved = (_sort_onesweep.HIST_TILES, _sort.SORT_PATH)
+        _sort_onesweep.HIST_TILES, _sort.SORT_PATH = self.chunk, self.path
 
     def __exit__(self, *exc):
-        o = _sort_onesweep
-        o.VARIANT, o.IPT32, o.HIST_TILES, _sort.SORT_PATH = self.saved
+        _sort_onesweep.HIST_TILES, _sort.SORT_PATH = self.saved
 
 
-def tile(dt, v=VARIANTS[0]):
-    ctx = vp.default_context()
-    sg = ctx.info["limits"]["subgroup_size"]
-    with variant(v):
-        lanes, ipt = _sort_onesweep.shape("uint64" if np.dtype(dt).itemsize == 8 else "uint32",
-                                          sg, v[0], 1, ctx.info["limits"]["max_shared_memory"])
+def tile(dt):
+    sg = vp.default_context().info["limits"]["subgroup_size"]
+    lanes, ipt = _sort_onesweep.shape("uint64" if np.dtype(dt).itemsize == 8 else "uint32", sg)
     return lanes * ipt
 
 
@@ -101,7 +94,7 @@ def bits(x):
     return x.view(np.uint8) if x.dtype == np.bool_ else x.view(f"u{x.dtype.itemsize}")
 
 
-def check(h, path, axis=-1, v=VARIANTS[1]):
+def check(h, path, axis=-1, v=16):
     with variant(v, path):
         got = vp.sort(vp.asarray(h), axis=axis).numpy()
         ran = _sort.last_path
@@ -115,10 +108,10 @@ def check(h, path, axis=-1, v=VARIANTS[1]):
 @SETTINGS
 @given(st.sampled_from(DTYPES), st.sampled_from([-1, 0, 1]), st.integers(-3, 3),
        st.sampled_from(["random", "equal", "sorted", "reversed"]), st.integers(0, 2 ** 31),
-       st.sampled_from(VARIANTS))
+       st.sampled_from(CHUNKS))
 def test_onesweep_matches_numpy_near_tile_sizes(dt, k, off, kind, seed, v):
     rng = np.random.default_rng(seed)
-    n = max(0, (k + 1) * tile(dt, v) + off) if k >= 0 else 1 + off % 3
+    n = max(0, (k + 1) * tile(dt) + off) if k >= 0 else 1 + off % 3
     h = pattern(dt, n, kind, rng)
     ran = check(h, "onesweep", v=v)
     assert n == 0 or ran in ("onesweep", "onesweep->rts")
@@ -127,11 +120,11 @@ def test_onesweep_matches_numpy_near_tile_sizes(dt, k, off, kind, seed, v):
 
 @SETTINGS
 @given(st.sampled_from(DTYPES), st.integers(1, 4), st.integers(1, 3000), st.integers(0, 2 ** 31),
-       st.booleans(), st.sampled_from(VARIANTS))
+       st.booleans(), st.sampled_from(CHUNKS))
 def test_onesweep_rows(dt, rows, n, seed, first_axis, v):
     # several rows: tiles never cross a row; the look-back stops at a row's
-    # first tile; per-row histograms (variant 2: histogram chunks never
-    # cross a row either)
+    # first tile; per-row histograms (histogram chunks never cross a row
+    # either)
     rng = np.random.default_rng(seed)
     h = pattern(dt, rows * n, "random", rng).reshape(rows, n)
     if first_axis:
@@ -140,35 +133,17 @@ def test_onesweep_rows(dt, rows, n, seed, first_axis, v):
         check(h, "onesweep", v=v)
 
 
-def test_variant_2_histogram_chunks_and_tile_sizes():
-    # the sizes where variant 2's histogram chunks (HIST_TILES tiles of a
-    # row) and its tiles end, for every chunk length, keys and payloads
+def test_histogram_chunks_and_tile_sizes():
+    # the sizes where the histogram chunks (HIST_TILES tiles of a row) and
+    # the tiles end, for every chunk length, keys and payloads
     rng = np.random.default_rng(3)
-    for v in (VARIANTS[1], VARIANTS[3]):
-        t = tile(np.float32, v)
-        for chunk in (1, 2):
-            vv = (v[0], v[1], chunk)
-            for n in (chunk * t + 1, 3 * chunk * t - 1):
-                h = pattern(np.float32, n, "random", rng)
-                assert check(h, "onesweep", v=vv) in ("onesweep", "onesweep->rts")
-            h = pattern(np.int32, 2 * n, "random", rng).reshape(2, n)
-            check(h, "onesweep", v=vv)
-
-
-def test_bad_variant_names_the_variable():
-    with variant((3, None, 16)):
-        with pytest.raises(ValueError, match="VULPY_ONESWEEP"):
-            vp.sort(vp.asarray(np.arange(3000, dtype=np.float32)))
-
-
-def test_larger_tile_only_where_it_fits():
-    # IPT32 is taken where keys (and payloads) fit the shared memory, else 16
-    with variant((2, 24, 16)):
-        assert _sort_onesweep.shape("uint32", 32, 2, 0, 49152) == (256, 24)
-        assert _sort_onesweep.shape("uint32", 32, 2, 1, 49152) == (256, 16)
-        assert _sort_onesweep.shape("uint64", 32, 2, 0, 49152) == (256, 8)
-        assert _sort_onesweep.shape("uint32", 32, 1, 0, 49152) == (256, 16)
-        assert _sort_onesweep.shape("uint32", 8, 2, 1, 32768) == (64, 24)
+    t = tile(np.float32)
+    for chunk in (1, 2):
+        for n in (chunk * t + 1, 3 * chunk * t - 1):
+            h = pattern(np.float32, n, "random", rng)
+            assert check(h, "onesweep", v=chunk) in ("onesweep", "onesweep->rts")
+        h = pattern(np.int32, 2 * n, "random", rng).reshape(2, n)
+        check(h, "onesweep", v=chunk)
 
 
 def test_profile_lists_the_dispatches():
@@ -177,7 +152,7 @@ def test_profile_lists_the_dispatches():
         pytest.skip("the device writes no timestamps")
     _sort.PROFILE = True
     try:
-        with variant(VARIANTS[1], "rts"):
+        with variant(16, "rts"):
             vp.sort(vp.asarray(np.arange(5000, 0, -1).astype(np.uint32)))
     finally:
         _sort.PROFILE = False
@@ -186,15 +161,14 @@ def test_profile_lists_the_dispatches():
     assert all(ms > 0 for _, ms in _sort.last_times)
 
 
-@pytest.mark.parametrize("v", VARIANTS[:2])
-def test_wrong_subgroup_size_gives_up(v):
+def test_wrong_subgroup_size_gives_up():
     # kernels built for another subgroup size than the device runs must not
     # return a wrong order: they report it, and the caller sorts again
     ctx = vp.default_context()
     real = ctx.info["limits"]["subgroup_size"]
     other = 16 if real != 16 else 8
     keys = vp.asarray(np.arange(3000, 0, -1).astype(np.uint32).reshape(1, 3000))
-    with variant(v):
+    with variant():
         assert _sort_onesweep.sort_rows(keys, True, False, "uint32", 0, 32, _sort._Rec,
                                         _sort._grid, sg=other) is None
         got = _sort_onesweep.sort_rows(keys, True, False, "uint32", 0, 32, _sort._Rec,
@@ -229,15 +203,12 @@ def test_onesweep_itself_sequential_lavapipe():
     _run_sequential("")
 
 
-@pytest.mark.parametrize("v", [VARIANTS[0], VARIANTS[3]])
-def test_onesweep_variants_sequential_lavapipe(v):
-    # the other variants' own results (no fallback), on fewer dtypes and
-    # sizes: variant 1, and variant 2 with 24 keys an invocation and
-    # histogram chunks of 2 tiles
+def test_onesweep_chunks_sequential_lavapipe():
+    # the onesweep result itself (no fallback) with histogram chunks of 2
+    # tiles, on fewer dtypes and sizes
     if vp.default_context().kind != "cpu":
         pytest.skip("LP_NUM_THREADS is lavapipe's")
-    _run_sequential("from vulpy import _sort_onesweep as o; "
-                    "o.VARIANT, o.IPT32, o.HIST_TILES = %r" % (v,),
+    _run_sequential("from vulpy import _sort_onesweep as o; o.HIST_TILES = 2",
                     "(np.float32, np.uint32, np.int64, np.bool_)", "(1, 1537, 4000, 70000)")
 
 

@@ -42,255 +42,17 @@ discrete GPUs with one fixed subgroup size.
 Same key images as _sort_kernels.py (its KEYS text): NaN last, -0.0 ==
 +0.0, the original bits moved.
 
-Two variants of the kernels, same algorithm and results (VARIANT; the
-bench times both, bench/notes/sort.md): 1 (SOURCE, the first version) and
-2 (SOURCE2, the default), which loads a tile's keys before ranking them
-(all loads in flight at once, no branch or atomic between them), ranks
-with a branch-free ballot match, loads argsort's payload into registers
-during the scans and the look-back, writes argsort's positions as int64
-in the last pass, counts HIST_TILES tiles per ohist workgroup (one global
-atomic per bin per chunk), and takes IPT32 keys per invocation where set
-and the tile fits the shared memory.
+How it keeps a GPU busy: a tile's keys are loaded before they are
+ranked (all loads in flight at once, no branch or atomic between them),
+the ranking's ballot match is branch-free, argsort's payload is loaded
+into registers during the scans and the look-back, the last pass writes
+argsort's positions as int64, and an ohist workgroup counts HIST_TILES
+tiles (one global atomic per bin per chunk). (A first version without
+these, 1.4-2.4x slower on the H200, was removed; bench/notes/sort.md.)
 """
-import os
-
 from . import _sort_kernels
 
-# shared by both variants' templates (@COMMON@)
-COMMON = r'''
-def popc(x: vp.uint32) -> vp.uint32:
-    # the number of set bits: one instruction on GPUs (OpBitCount, POPC)
-    return vp.bit_count(x)
-
-
-@vp.kernel(local_size_x=B)
-def oscan(gh: vp.Buffer[vp.uint32], count: vp.uint32, gx: vp.uint32):
-    # per (row, pass): the exclusive scan of the 256 digit counts
-    tot = vp.Shared[vp.uint32, B]
-    d = vp.local_index()
-    ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < count
-    c = min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), count - 1)
-    v = gh[c * B + d]
-    tot[d] = v
-    vp.barrier()
-    for k in vp.static(range(8)):
-        w = vp.uint32(1 << k)
-        x = tot[d]
-        if d >= w:
-            x += tot[d - w]
-        vp.barrier()
-        tot[d] = x
-        vp.barrier()
-    if ok:
-        gh[c * B + d] = tot[d] - v
-'''
-
-# variant 1
 SOURCE = r'''
-import vulpy as vp
-
-L = @L@                  # invocations per workgroup
-SG = @SG@                # subgroup size (the ballots use the first word)
-W = L // SG              # subgroups per workgroup
-IPT = @IPT@              # keys per invocation
-T = L * IPT              # keys per tile
-B = 256                  # radix: 8-bit digits
-P = @P@                  # passes
-DPI = B // L             # digits per invocation (L <= 256)
-HCO = @HCO@              # copies of the histograms in ohist
-SPIN = @SPIN@            # look-back reads before a workgroup gives up
-MASK = 0x3FFFFFFF        # a status word's count
-AGG = 0x40000000         # ... flag: the tile's own count
-INC = 0x80000000         # ... flag: the count of the row up to this tile
-MODE = @MODE@
-VALS = @VALS@
-PUBLISH = @PUBLISH@      # 0 (tests only): no inclusive prefixes but a row's first
-                         # tile's, so every look-back walks the AGG chain to it
-
-
-@KEYS@
-
-@COMMON@
-
-@vp.kernel(local_size_x=L)
-def ohist(keys: vp.Buffer[vp.@WORD@], gh: vp.Buffer[vp.uint32], n: vp.uint32, tpr: vp.uint32,
-          ntiles: vp.uint32, gx: vp.uint32):
-    # every pass's digit histogram of a tile in one read of its keys;
-    # invocation i counts into copy i % HCO
-    cnt = vp.Shared[vp.uint32, HCO * P * B]
-    lid = vp.local_index()
-    ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < ntiles
-    t = min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), ntiles - 1)
-    row = t // tpr
-    j = t - row * tpr
-    base = row * n + j * T
-    m = min(vp.uint32(T), n - j * T)
-    for z in vp.static(range(HCO * P * B // L)):
-        cnt[vp.uint32(z * L) + lid] = vp.uint32(0)
-    vp.barrier()
-    copy = (lid % HCO) * (P * B)
-    for q in vp.static(range(IPT)):
-        e = vp.uint32(q * L) + lid
-        if e < m:
-            k = key(keys[base + e])
-            for pp in vp.static(range(P)):
-                d = vp.uint32((k >> vp.@WORD@(8 * pp)) & vp.@WORD@(255))
-                vp.atomic_add(cnt, copy + vp.uint32(pp * B) + d, vp.uint32(1))
-    vp.barrier()
-    for z in vp.static(range(P * B // L)):
-        i = vp.uint32(z * L) + lid
-        s = vp.uint32(0)
-        for u in vp.static(range(HCO)):
-            s += cnt[vp.uint32(u * P * B) + i]
-        if ok and s != 0:
-            vp.atomic_add(gh, row * (P * B) + i, s)
-
-
-@vp.kernel(local_size_x=L)
-def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buffer[vp.uint32],
-             vout: vp.Buffer[vp.uint32], gh: vp.Buffer[vp.uint32], st: vp.Buffer[vp.uint32],
-             ctr: vp.Buffer[vp.uint32], n: vp.uint32, tpr: vp.uint32, ntiles: vp.uint32,
-             pas: vp.uint32, sh: vp.uint32, first: vp.uint32):
-    whist = vp.Shared[vp.uint32, W * B]   # per subgroup: digit counts, then first ranks
-    tstart = vp.Shared[vp.uint32, B]      # the tile's first position of each digit
-    add = vp.Shared[vp.uint32, B]         # output position of a key = add[d] + its tile position
-    wt = vp.Shared[vp.uint32, W]
-    tix = vp.Shared[vp.uint32, 1]
-    sk = vp.Shared[vp.@WORD@, T]
-    sv = vp.Shared[vp.uint32, @SVLEN@]
-    lid = vp.local_index()
-    w = vp.subgroup_id()
-    lane = vp.subgroup_lane()
-    if lid == 0:
-        tix[0] = vp.atomic_add(ctr, pas, vp.uint32(1))
-        if vp.subgroup_size() != vp.uint32(SG):  # built for SG lanes: the host sorts again
-            vp.atomic_add(ctr, P, vp.uint32(1))
-    for z in vp.static(range(W * B // L)):
-        whist[vp.uint32(z * L) + lid] = vp.uint32(0)
-    vp.barrier()
-    t0 = tix[0]
-    ok = t0 < ntiles
-    t = min(t0, ntiles - 1)
-    row = t // tpr
-    j = t - row * tpr
-    base = row * n + j * T
-    m = min(vp.uint32(T), n - j * T)
-    if not ok:
-        m = vp.uint32(0)
-    lt = (vp.uint32(1) << lane) - vp.uint32(1)
-    wb = w * B
-    kk = vp.Local[vp.@WORD@, IPT]
-    rk = vp.Local[vp.uint32, IPT]   # rank in the subgroup << 8 | digit (few registers)
-    # rank: round q of subgroup w holds tile positions w*SG*IPT + q*SG + lane
-    for q in vp.static(range(IPT)):
-        p = w * vp.uint32(SG * IPT) + vp.uint32(q * SG) + lane
-        valid = p < m
-        x = vp.@WORD@(0)
-        if valid:
-            x = kin[base + p]
-        kk[q] = x
-        d = digit(x, sh)
-        peers = vp.subgroup_ballot(valid).x
-        for b in vp.static(range(8)):
-            on = ((d >> vp.uint32(b)) & vp.uint32(1)) != vp.uint32(0)
-            bl = vp.subgroup_ballot(on).x
-            if on:
-                peers = peers & bl
-            else:
-                peers = peers & ~bl
-        below = popc(peers & lt)
-        old = vp.uint32(0)
-        if valid and below == vp.uint32(0):
-            old = vp.atomic_add(whist, wb + d, popc(peers))
-        leader = popc((peers & (vp.uint32(0) - peers)) - vp.uint32(1)) & vp.uint32(SG - 1)
-        rk[q] = ((vp.subgroup_shuffle(old, leader) + below) << vp.uint32(8)) | d
-    vp.barrier()
-    # per digit: the counts of the subgroups become their first ranks,
-    # and the tile's count is published for the tiles after it
-    tc = vp.Local[vp.uint32, DPI]
-    for z in vp.static(range(DPI)):
-        d = vp.uint32(z * L) + lid
-        run = vp.uint32(0)
-        for u in vp.static(range(W)):
-            c = whist[vp.uint32(u * B) + d]
-            whist[vp.uint32(u * B) + d] = run
-            run += c
-        tc[z] = run
-        tstart[d] = run
-        if ok:
-            flag = vp.uint32(AGG)
-            if j == 0:
-                flag = vp.uint32(INC)
-            vp.atomic_store(st, (pas * ntiles + t) * B + d, flag | run)
-    vp.barrier()
-    # the tile's counts scanned over the digits (lane l of subgroup w owns
-    # digits (w*SG + l)*DPI ..., the order subgroup scans follow): subgroup
-    # scans, then the subgroups' totals
-    own = vp.Local[vp.uint32, DPI]
-    mine = (w * vp.uint32(SG) + lane) * vp.uint32(DPI)
-    s = vp.uint32(0)
-    for z in vp.static(range(DPI)):
-        own[z] = tstart[mine + z]
-        s += own[z]
-    ex = vp.subgroup_exclusive_add(s)
-    tot = vp.subgroup_add(s)
-    if lane == vp.uint32(0):
-        wt[w] = tot
-    vp.barrier()
-    for u in vp.static(range(W)):
-        if vp.uint32(u) < w:
-            ex += wt[u]
-    for z in vp.static(range(DPI)):
-        tstart[mine + z] = ex
-        ex += own[z]
-    vp.barrier()
-    # decoupled look-back, one digit per invocation (DPI of them)
-    for z in vp.static(range(DPI)):
-        d = vp.uint32(z * L) + lid
-        pre = vp.uint32(0)
-        if ok and j > 0:
-            k = t - 1
-            done = False
-            for it in range(vp.uint32(SPIN)):
-                v = vp.atomic_load(st, (pas * ntiles + k) * B + d)
-                f = v >> vp.uint32(30)
-                if f != vp.uint32(0):
-                    pre += v & vp.uint32(MASK)
-                    if f == vp.uint32(2):
-                        done = True
-                        break
-                    k -= 1
-            if done:
-                if PUBLISH != 0:
-                    vp.atomic_store(st, (pas * ntiles + t) * B + d, vp.uint32(INC) | (pre + tc[z]))
-            else:  # gave up: the host sorts again with the safe path
-                vp.atomic_add(ctr, P, vp.uint32(1))
-        add[d] = row * n + gh[(row * P + pas) * B + d] + pre - tstart[d]
-    # the tile sorted in shared memory, then written out in runs of a digit
-    for q in vp.static(range(IPT)):
-        p = w * vp.uint32(SG * IPT) + vp.uint32(q * SG) + lane
-        if p < m:
-            d = rk[q] & vp.uint32(255)
-            lp = tstart[d] + whist[wb + d] + (rk[q] >> vp.uint32(8))
-            sk[lp] = kk[q]
-            if VALS != 0:  # read here, not kept in registers since the ranking
-                if first != 0:
-                    sv[lp] = j * T + p
-                else:
-                    sv[lp] = vin[base + p]
-    vp.barrier()
-    for q in vp.static(range(IPT)):
-        p = vp.uint32(q * L) + lid
-        if p < m:
-            x = sk[p]
-            o = add[digit(x, sh)] + p
-            kout[o] = x
-            if VALS != 0:
-                vout[o] = sv[p]
-'''
-
-# variant 2 (VARIANT)
-SOURCE2 = r'''
 import vulpy as vp
 
 L = @L@                  # invocations per workgroup
@@ -314,7 +76,21 @@ PUBLISH = @PUBLISH@      # 0 (tests only): no inclusive prefixes but a row's fir
 
 @KEYS@
 
-@COMMON@
+def popc(x: vp.uint32) -> vp.uint32:
+    # the number of set bits: one instruction on GPUs (OpBitCount, POPC)
+    return vp.bit_count(x)
+
+
+@vp.kernel(local_size_x=B, helpers=HELPERS)
+def oscan(gh: vp.Buffer[vp.uint32], count: vp.uint32, gx: vp.uint32):
+    # per (row, pass): the exclusive scan of the 256 digit counts
+    tot = vp.Shared[vp.uint32, B]
+    d = vp.local_index()
+    ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < count
+    c = min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), count - 1)
+    ex = digits_exclusive(tot, d, gh[c * B + d])
+    if ok:
+        gh[c * B + d] = ex
 
 @vp.kernel(local_size_x=L)
 def ohist(keys: vp.Buffer[vp.@WORD@], gh: vp.Buffer[vp.uint32], n: vp.uint32, cpr: vp.uint32,
@@ -508,31 +284,15 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
 
 _NS = {}
 
-# which kernels sort_rows runs (issue 19): 2 (SOURCE2, the default) or 1
-# (SOURCE, the first version, kept so that one H200 run times both:
-# bench/bench_sort.py's "vulpy onesweep v1" rows). The environment
-# variable VULPY_ONESWEEP sets it at import; tests and the bench set it.
-VARIANT = int(os.environ.get("VULPY_ONESWEEP", "2") or "2")
-# variant 2's keys per invocation for 32-bit keys (None: 16); a larger
-# tile where it fits the device's shared memory (else 16)
-IPT32 = None
-HIST_TILES = 16   # variant 2: tiles per ohist workgroup
+HIST_TILES = 16   # tiles per ohist workgroup
 
 
-def shape(word, sg, variant=1, vals=0, shared=49152):
+def shape(word, sg):
     """(L, IPT) for keys of `word` on a device whose subgroups have sg
     lanes: 256 x 16 32-bit keys (or 256 x 8 64-bit ones), 40 KiB of shared
     memory with values; 64 x 16 (8 KiB) on subgroups of fewer than 32
-    lanes (lavapipe's 8, whose shared memory is 32 KiB). Variant 2 takes
-    IPT32 keys per invocation for 32-bit keys where the tile (keys, values,
-    the per-subgroup counters) fits `shared` bytes."""
-    lanes = 256 if sg >= 32 else 64
-    ipt = 16 if word == "uint32" else 8
-    if variant == 2 and word == "uint32" and IPT32:
-        need = lanes * IPT32 * 4 * (2 if vals else 1) + (lanes // sg) * 1024 + 2100
-        if need <= shared:
-            ipt = IPT32
-    return lanes, ipt
+    lanes (lavapipe's 8, whose shared memory is 32 KiB)."""
+    return (256 if sg >= 32 else 64), (16 if word == "uint32" else 8)
 
 
 # tests: False makes every look-back add up the aggregates back to its
@@ -541,26 +301,25 @@ def shape(word, sg, variant=1, vals=0, shared=49152):
 PUBLISH_INCLUSIVE = True
 
 
-def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, variant=1, ipt=None,
-            vout="uint32"):
+def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"):
     """The namespace holding ohist / oscan / onesweep for keys of `word`
     and kind `mode` (as _sort_kernels.kernels), `passes` 8-bit digits,
-    subgroups of sg lanes, with (vals=1) or without a uint32 payload, of
-    the given variant (1: SOURCE, 2: SOURCE2) and keys per invocation;
-    variant 2's onesweep writes the payload as `vout` (int64: argsort's
-    result, in the last pass)."""
-    lanes, dipt = shape(word, sg)
-    ipt = ipt or dipt
-    ht = HIST_TILES if variant == 2 else 1
-    k = (word, mode, passes, sg, vals, spin, publish, variant, ipt, vout, ht)
+    subgroups of sg lanes, with (vals=1) or without a uint32 payload;
+    onesweep writes the payload as `vout` (int64: argsort's result, in the
+    last pass)."""
+    lanes, ipt = shape(word, sg)
+    ht = HIST_TILES
+    k = (word, mode, passes, sg, vals, spin, publish, vout, ht)
     ns = _NS.get(k)
     if ns is None:
+        from . import _kernel_helpers as H  # a kernel program: at first use
         subst = dict(WORD=word, MODE=mode, L=lanes, SG=sg, IPT=ipt, P=passes, VALS=vals,
                      HCO=max(1, 16 // passes), SVLEN=lanes * ipt if vals else 1, SPIN=spin,
                      PUBLISH=publish, HT=ht, VVLEN=ipt, VOUT=vout)
-        src = (SOURCE if variant == 1 else SOURCE2).replace("@COMMON@", COMMON)
-        tag = f"onesweep{variant}-{word}-{mode}-{passes}-{sg}-{vals}-{spin}-{publish}-{ipt}-{ht}"
-        ns = _sort_kernels.instantiate(src, subst, tag + ("" if vout == "uint32" else "-" + vout))
+        tag = f"onesweep-{word}-{mode}-{passes}-{sg}-{vals}-{spin}-{publish}-{ipt}-{ht}"
+        ns = _sort_kernels.instantiate(SOURCE, subst, tag + ("" if vout == "uint32" else "-" + vout),
+                                       dict(digits_exclusive=H.digits_exclusive,
+                                            HELPERS=(H.digits_exclusive,)))
         _NS[k] = ns
     return ns
 
@@ -569,8 +328,8 @@ def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
     """Sorts every row of the C-contiguous resident 2-D array `keys`
     (never written, so copy_in needs nothing) with the onesweep kernels,
     as _sort.radix_sort does (rec_cls and grid: its _Rec and _grid).
-    Returns (keys, positions or None: uint32, or int64 from variant 2 on
-    a device with int64), or None when a workgroup gave up waiting on
+    Returns (keys, positions or None: uint32, or int64 on a device with
+    int64), or None when a workgroup gave up waiting on
     another (the caller then uses the safe path)."""
     import numpy as np
 
@@ -581,20 +340,15 @@ def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
     ctx = keys._ctx
     sg = sg or ctx.info["limits"]["subgroup_size"]  # (tests pass a wrong one)
     passes = -(-bits // 8)
-    variant = VARIANT
-    if variant not in (1, 2):
-        raise ValueError(f"VULPY_ONESWEEP / _sort_onesweep.VARIANT must be 1 or 2 "
-                         f"(got {variant!r})")
     vals = int(bool(values))
-    lanes, ipt = shape(word, sg, variant, vals,
-                       ctx.info["limits"].get("max_shared_memory", 49152))
+    lanes, ipt = shape(word, sg)
     # the look-back's reads, all digits of an invocation together, stay
     # under a device's loop limit (lavapipe: 65,535 back-edges)
     spin = 1 << 20
     cap = ctx.limits.get("max_loop_iterations")
     if cap:
         spin = min(spin, cap // max(1, 256 // lanes) - 256)
-    ns = kernels(word, mode, passes, sg, vals, spin, int(PUBLISH_INCLUSIVE), variant, ipt)
+    ns = kernels(word, mode, passes, sg, vals, spin, int(PUBLISH_INCLUSIVE))
     tile = lanes * ipt
     tpr = -(-n // tile)
     ntiles = rows * tpr
@@ -619,19 +373,17 @@ def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
     for z in (gh, st, ctr):
         rec.rec.fill(z._buf, 0, z.nbytes, 0)
     tg = _grid(ntiles)
-    if variant == 1:
-        rec(ns["ohist"], (keys, gh), tg, n=n, tpr=tpr, ntiles=ntiles, gx=tg[0])
-    else:  # a workgroup counts HIST_TILES tiles of a row
-        cpr = -(-tpr // HIST_TILES)
-        hg = _grid(rows * cpr)
-        rec(ns["ohist"], (keys, gh), hg, n=n, cpr=cpr, nchunks=rows * cpr, gx=hg[0])
+    # a workgroup counts HIST_TILES tiles of a row
+    cpr = -(-tpr // HIST_TILES)
+    hg = _grid(rows * cpr)
+    rec(ns["ohist"], (keys, gh), hg, n=n, cpr=cpr, nchunks=rows * cpr, gx=hg[0])
     g = _grid(rows * passes)
     rec(ns["oscan"], (gh,), g, count=rows * passes, gx=g[0])
-    # variant 2, argsort: the last pass writes the positions as int64 (the
-    # caller's dtype), sparing a conversion pass over them
-    i64 = variant == 2 and vals and ctx.has("int64")
+    # argsort: the last pass writes the positions as int64 (the caller's
+    # dtype), sparing a conversion pass over them
+    i64 = vals and ctx.has("int64")
     if i64:
-        last = kernels(word, mode, passes, sg, vals, spin, int(PUBLISH_INCLUSIVE), variant, ipt,
+        last = kernels(word, mode, passes, sg, vals, spin, int(PUBLISH_INCLUSIVE),
                        "int64")["onesweep"]
         vo = _array._result(keys.shape, np.dtype(np.int64), mem, ctx)
     kin, kout = keys, a
