@@ -15,6 +15,9 @@ issue 19's goal >= 0.7 at 2^26 keys; where CuPy is missing those are
 skipped records. Sizes: 2^26 on a GPU, 2^20 on a
 CPU device (lavapipe), 2^16 with --quick.
 
+Where onesweep runs with another variant than 2 (the default is 3),
+"vulpy onesweep v2" times wave 9's kernels beside it, with the ratio
+record "... onesweep v3 vs v2" = v2 ms / default ms.
 Where onesweep runs, one sort with GPU timestamps gives "dispatch"
 records: GPU ms per kernel (ohist, oscan, onesweep pass 0..3; median of
 3 sorts). (bench/probes/sort_ab.py times the onesweep variants against
@@ -34,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bindings" / "python"))
 
 import vulpy as vp  # noqa: E402
-from vulpy import _sort  # noqa: E402
+from vulpy import _sort, _sort_onesweep  # noqa: E402
 from benchlib import interleave, stats_ns, wall  # noqa: E402
 
 try:  # the H200 comparison
@@ -54,14 +57,16 @@ def _keys(kind, n, rng):
     return rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
 
 
-def _with(fn, path=None, profile=False):
-    """fn() with the sort path / PROFILE set."""
-    saved = (_sort.SORT_PATH, _sort.PROFILE)
+def _with(fn, path=None, variant=None, profile=False):
+    """fn() with the sort path / onesweep variant / PROFILE set."""
+    saved = (_sort.SORT_PATH, _sort_onesweep.VARIANT, _sort.PROFILE)
     _sort.SORT_PATH, _sort.PROFILE = path, profile
+    if variant is not None:
+        _sort_onesweep.VARIANT = variant
     try:
         return fn()
     finally:
-        _sort.SORT_PATH, _sort.PROFILE = saved
+        _sort.SORT_PATH, _sort_onesweep.VARIANT, _sort.PROFILE = saved
 
 
 def _breakdown(fn, reps=3, **kw):
@@ -105,8 +110,11 @@ def run(ctx):
             fn = (lambda: vp.sort(a)) if op == "sort" else (lambda: vp.argsort(a))
             fn()
             path = _sort.last_path  # what the default ("auto") runs here
-            # the backend beside the default: reduce-then-scan
+            # the backends beside the default: reduce-then-scan, and where
+            # onesweep runs, its wave-9 variant 2 (when the default is another)
             others = {"vulpy rts": dict(path="rts")}
+            if path != "rts" and str(_sort_onesweep.VARIANT) != "2":
+                others["vulpy onesweep v2"] = dict(path="onesweep", variant="2")
             bad = []
             for name, kw in [("vulpy", {})] + list(others.items()):
                 got = _with(fn, **kw).numpy()
@@ -143,6 +151,8 @@ def run(ctx):
                          method="wall clock per synchronous call, interleaved")
                 if backend == "vulpy":
                     r["path"] = path
+                    if path != "rts":
+                        r["variant"] = str(_sort_onesweep.VARIANT)
                 out.append(r)
                 med[backend] = r["median"]
             rcase = f"{case}: vulpy vs cupy"
@@ -159,6 +169,11 @@ def run(ctx):
                 out.append(dict(base(f"{case}: {path} vs reduce-then-scan", "ratio"),
                                 median=med["vulpy rts"] / med["vulpy"], p10=None, p90=None,
                                 unit="x"))
+            if "vulpy" in med and "vulpy onesweep v2" in med:
+                out.append(dict(base(f"{case}: onesweep v{_sort_onesweep.VARIANT} vs v2",
+                                     "ratio"),
+                                median=med["vulpy onesweep v2"] / med["vulpy"], p10=None,
+                                p90=None, unit="x"))
             # GPU time per dispatch (timestamps)
             if path == "onesweep":
                 for label, ms in _breakdown(fn, path="onesweep") or ():

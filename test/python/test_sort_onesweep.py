@@ -36,29 +36,36 @@ SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
 DTYPES = [np.float32, np.float64, np.int32, np.uint32, np.int64, np.uint64, np.bool_]
 
 
-# tiles per histogram workgroup (HIST_TILES): one or two put chunk
-# boundaries inside the sizes below
-CHUNKS = [16, 1]
+# the kernels' variants, each with a histogram chunk length: (VULPY_ONESWEEP
+# spec, HIST_TILES); one or two tiles per histogram workgroup put chunk
+# boundaries inside the sizes below, ipt=12 a tile of another size, lb=2
+# and 3 look-back steps of two and three words, and every switch of the
+# template is on in one of them (each variant compiles its own kernels)
+VARIANTS = [("2", 16), ("3", 16), ("2", 1), ("3:ipt=12,lb=2,defer=1", 2),
+            ("2:scan=1,sharev=1,lb=3", 1)]
 
 
 class variant:
-    """with variant(chunk, path): HIST_TILES = chunk (and the sort path
-    `path`) while the block runs."""
+    """with variant((spec, chunk), path): the onesweep variant `spec`
+    with HIST_TILES = chunk (and the sort path `path`) while the block runs."""
 
-    def __init__(self, chunk=16, path="onesweep"):
-        self.chunk, self.path = chunk, path
+    def __init__(self, v=VARIANTS[0], path="onesweep"):
+        self.v, self.path = v, path
 
     def __enter__(self):
-        self.saved = (_sort_onesweep.HIST_TILES, _sort.SORT_PATH)
-        _sort_onesweep.HIST_TILES, _sort.SORT_PATH = self.chunk, self.path
+        o = _sort_onesweep
+        self.saved = (o.VARIANT, o.HIST_TILES, _sort.SORT_PATH)
+        (o.VARIANT, o.HIST_TILES), _sort.SORT_PATH = self.v, self.path
 
     def __exit__(self, *exc):
-        _sort_onesweep.HIST_TILES, _sort.SORT_PATH = self.saved
+        o = _sort_onesweep
+        o.VARIANT, o.HIST_TILES, _sort.SORT_PATH = self.saved
 
 
-def tile(dt):
+def tile(dt, v=VARIANTS[0]):
     sg = vp.default_context().info["limits"]["subgroup_size"]
-    lanes, ipt = _sort_onesweep.shape("uint64" if np.dtype(dt).itemsize == 8 else "uint32", sg)
+    lanes, ipt = _sort_onesweep.shape("uint64" if np.dtype(dt).itemsize == 8 else "uint32", sg,
+                                      _sort_onesweep.settings(v[0]))
     return lanes * ipt
 
 
@@ -94,7 +101,7 @@ def bits(x):
     return x.view(np.uint8) if x.dtype == np.bool_ else x.view(f"u{x.dtype.itemsize}")
 
 
-def check(h, path, axis=-1, v=16):
+def check(h, path, axis=-1, v=VARIANTS[0]):
     with variant(v, path):
         got = vp.sort(vp.asarray(h), axis=axis).numpy()
         ran = _sort.last_path
@@ -108,10 +115,10 @@ def check(h, path, axis=-1, v=16):
 @SETTINGS
 @given(st.sampled_from(DTYPES), st.sampled_from([-1, 0, 1]), st.integers(-3, 3),
        st.sampled_from(["random", "equal", "sorted", "reversed"]), st.integers(0, 2 ** 31),
-       st.sampled_from(CHUNKS))
+       st.sampled_from(VARIANTS))
 def test_onesweep_matches_numpy_near_tile_sizes(dt, k, off, kind, seed, v):
     rng = np.random.default_rng(seed)
-    n = max(0, (k + 1) * tile(dt) + off) if k >= 0 else 1 + off % 3
+    n = max(0, (k + 1) * tile(dt, v) + off) if k >= 0 else 1 + off % 3
     h = pattern(dt, n, kind, rng)
     ran = check(h, "onesweep", v=v)
     assert n == 0 or ran in ("onesweep", "onesweep->rts")
@@ -120,7 +127,7 @@ def test_onesweep_matches_numpy_near_tile_sizes(dt, k, off, kind, seed, v):
 
 @SETTINGS
 @given(st.sampled_from(DTYPES), st.integers(1, 4), st.integers(1, 3000), st.integers(0, 2 ** 31),
-       st.booleans(), st.sampled_from(CHUNKS))
+       st.booleans(), st.sampled_from(VARIANTS))
 def test_onesweep_rows(dt, rows, n, seed, first_axis, v):
     # several rows: tiles never cross a row; the look-back stops at a row's
     # first tile; per-row histograms (histogram chunks never cross a row
@@ -133,17 +140,35 @@ def test_onesweep_rows(dt, rows, n, seed, first_axis, v):
         check(h, "onesweep", v=v)
 
 
-def test_histogram_chunks_and_tile_sizes():
+@pytest.mark.parametrize("spec", ["2", "3", "3:ipt=12"])
+def test_histogram_chunks_and_tile_sizes(spec):
     # the sizes where the histogram chunks (HIST_TILES tiles of a row) and
     # the tiles end, for every chunk length, keys and payloads
     rng = np.random.default_rng(3)
-    t = tile(np.float32)
+    t = tile(np.float32, (spec, 1))
     for chunk in (1, 2):
         for n in (chunk * t + 1, 3 * chunk * t - 1):
             h = pattern(np.float32, n, "random", rng)
-            assert check(h, "onesweep", v=chunk) in ("onesweep", "onesweep->rts")
+            assert check(h, "onesweep", v=(spec, chunk)) in ("onesweep", "onesweep->rts")
         h = pattern(np.int32, 2 * n, "random", rng).reshape(2, n)
-        check(h, "onesweep", v=chunk)
+        check(h, "onesweep", v=(spec, chunk))
+
+
+@pytest.mark.parametrize("spec", ["4", "x", "3:lb=0", "3:lanes=100", "3:ipt", "3:bogus=1",
+                                  "3:ipt=-2"])
+def test_bad_variant_names_the_variable(spec):
+    with variant((spec, 16)):
+        with pytest.raises(ValueError, match="VULPY_ONESWEEP"):
+            vp.sort(vp.asarray(np.arange(3000, dtype=np.float32)))
+
+
+def test_variant_settings():
+    o = _sort_onesweep
+    assert o.settings("3") == o.VARIANTS[3]
+    assert o.settings("2:lb=4,ipt=12") == dict(o.VARIANTS[2], lb=4, ipt=12)
+    assert o.shape("uint32", 32, o.settings("3:ipt=12,lanes=128")) == (128, 12)
+    assert o.shape("uint64", 32, o.settings("3:ipt=12")) == (256, 8)   # 32-bit keys only
+    assert o.shape("uint32", 8, o.settings("3")) == (64, 16)
 
 
 def test_profile_lists_the_dispatches():
@@ -152,7 +177,7 @@ def test_profile_lists_the_dispatches():
         pytest.skip("the device writes no timestamps")
     _sort.PROFILE = True
     try:
-        with variant(16, "rts"):
+        with variant(path="rts"):
             vp.sort(vp.asarray(np.arange(5000, 0, -1).astype(np.uint32)))
     finally:
         _sort.PROFILE = False
@@ -161,14 +186,15 @@ def test_profile_lists_the_dispatches():
     assert all(ms > 0 for _, ms in _sort.last_times)
 
 
-def test_wrong_subgroup_size_gives_up():
+@pytest.mark.parametrize("v", VARIANTS[:2])
+def test_wrong_subgroup_size_gives_up(v):
     # kernels built for another subgroup size than the device runs must not
     # return a wrong order: they report it, and the caller sorts again
     ctx = vp.default_context()
     real = ctx.info["limits"]["subgroup_size"]
     other = 16 if real != 16 else 8
     keys = vp.asarray(np.arange(3000, 0, -1).astype(np.uint32).reshape(1, 3000))
-    with variant():
+    with variant(v):
         assert _sort_onesweep.sort_rows(keys, True, False, "uint32", 0, 32, _sort._Rec,
                                         _sort._grid, sg=other) is None
         got = _sort_onesweep.sort_rows(keys, True, False, "uint32", 0, 32, _sort._Rec,
@@ -195,31 +221,42 @@ def test_bad_path_names_the_variable():
         _sort.SORT_PATH = None
 
 
-def test_onesweep_itself_sequential_lavapipe():
+@pytest.mark.parametrize("spec", ["2", "3"])
+def test_onesweep_itself_sequential_lavapipe(spec):
     # one lavapipe thread: workgroups run in tile-id order, nothing waits,
     # so the onesweep result is the one checked (no fallback)
     if vp.default_context().kind != "cpu":
         pytest.skip("LP_NUM_THREADS is lavapipe's")
-    _run_sequential("")
+    _run_sequential("from vulpy import _sort_onesweep as o; o.VARIANT = %r" % spec)
 
 
-def test_onesweep_chunks_sequential_lavapipe():
-    # the onesweep result itself (no fallback) with histogram chunks of 2
-    # tiles, on fewer dtypes and sizes
+@pytest.mark.parametrize("spec", ["3:ipt=12,lb=2,defer=1", "2:sharev=1,scan=1"])
+def test_onesweep_variants_sequential_lavapipe(spec):
+    # the other variants' own results (no fallback), with histogram chunks
+    # of 2 tiles, on fewer dtypes and sizes
     if vp.default_context().kind != "cpu":
         pytest.skip("LP_NUM_THREADS is lavapipe's")
-    _run_sequential("from vulpy import _sort_onesweep as o; o.HIST_TILES = 2",
-                    "(np.float32, np.uint32, np.int64, np.bool_)", "(1, 1537, 4000, 70000)")
+    _run_sequential("from vulpy import _sort_onesweep as o; o.HIST_TILES = 2; "
+                    "o.VARIANT = %r" % spec,
+                    "(np.float32, np.uint32, np.int64, np.bool_)", "(1, 767, 1537, 4000, 70000)")
 
 
-def test_onesweep_aggregate_chain_sequential_lavapipe():
+@pytest.mark.parametrize("spec", ["2", "3", "3:lb=3"])
+def test_onesweep_aggregate_chain_sequential_lavapipe(spec):
     # the look-back's other branch: no tile but a row's first publishes an
     # inclusive prefix, so each tile adds the aggregates of all tiles before
     # it in its row (a sequential run otherwise finds the inclusive prefix
-    # of the tile just before)
+    # of the tile just before), lb words a step (lb=3: steps that end past
+    # the row's first tile, whose reads are clamped to it)
     if vp.default_context().kind != "cpu":
         pytest.skip("LP_NUM_THREADS is lavapipe's")
-    _run_sequential("from vulpy import _sort_onesweep; _sort_onesweep.PUBLISH_INCLUSIVE = False")
+    setup = "from vulpy import _sort_onesweep as o; o.PUBLISH_INCLUSIVE = False; " \
+            "o.VARIANT = %r" % spec
+    if spec == "2":
+        _run_sequential(setup)
+    else:
+        _run_sequential(setup, "(np.float32, np.uint32, np.int64, np.bool_)",
+                        "(1, 1023, 5000, 70000)")
 
 
 def _run_sequential(setup, dtypes="(np.float32, np.uint32, np.int32, np.float64, np.int64, "

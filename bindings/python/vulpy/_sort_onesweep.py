@@ -49,7 +49,18 @@ into registers during the scans and the look-back, the last pass writes
 argsort's positions as int64, and an ohist workgroup counts HIST_TILES
 tiles (one global atomic per bin per chunk). (A first version without
 these, 1.4-2.4x slower on the H200, was removed; bench/notes/sort.md.)
+
+Variants (VARIANTS, VULPY_ONESWEEP): switches of the one template, same
+results. 3 (the default) over 2: a look-back step reads LB = 8 status
+words at once (one round trip per 8 tiles of a walk instead of per tile)
+and one invocation owns a digit from the tile's counts to the look-back
+(5 barriers a tile instead of 6). SHAREV (argsort's payload through the
+keys' shared array, as CUB: 26 KiB of shared memory instead of 42, but
+more registers), DEFER (ranking shuffles after all the atomics) and the
+tile shape are settings for bench/probes/sort_ab.py's sweep.
 """
+import os
+
 from . import _sort_kernels
 
 SOURCE = r'''
@@ -73,6 +84,10 @@ MODE = @MODE@
 VALS = @VALS@
 PUBLISH = @PUBLISH@      # 0 (tests only): no inclusive prefixes but a row's first
                          # tile's, so every look-back walks the AGG chain to it
+LB = @LB@                # status words a look-back step reads at once
+SCAN = @SCAN@            # 1: one owner per digit from the counts to the look-back
+SHAREV = @SHAREV@        # 1: the payload through the keys' shared array (32-bit keys)
+DEFER = @DEFER@          # 1: the ranking's shuffles after all its shared atomics
 
 @KEYS@
 
@@ -171,6 +186,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
     mine0 = w * vp.uint32(SG * IPT) + lane       # round q: tile position mine0 + q * SG
     kk = vp.Local[vp.@WORD@, IPT]
     rk = vp.Local[vp.uint32, IPT]   # rank in the subgroup << 8 | digit
+    olds = vp.Local[vp.uint32, IPT]   # DEFER: each round's count before it
     vv = vp.Local[vp.uint32, @VVLEN@]
     # the keys first: IPT independent loads, no branch and no atomic between
     # them, so they are all in flight at once
@@ -191,7 +207,16 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         if valid and below == vp.uint32(0):
             old = vp.atomic_add(whist, wb + d, popc(peers))
         leader = popc((peers & (vp.uint32(0) - peers)) - vp.uint32(1)) & vp.uint32(SG - 1)
-        rk[q] = ((vp.subgroup_shuffle(old, leader) + below) << vp.uint32(8)) | d
+        if DEFER == 0:
+            rk[q] = ((vp.subgroup_shuffle(old, leader) + below) << vp.uint32(8)) | d
+        else:  # the shuffle after all rounds: no round waits on an atomic's result
+            olds[q] = old
+            rk[q] = (below << vp.uint32(13)) | (leader << vp.uint32(8)) | d
+    if DEFER != 0:
+        for q in vp.static(range(IPT)):
+            r = rk[q]
+            first_rank = vp.subgroup_shuffle(olds[q], (r >> vp.uint32(8)) & vp.uint32(31))
+            rk[q] = ((first_rank + (r >> vp.uint32(13))) << vp.uint32(8)) | (r & vp.uint32(255))
     if VALS != 0:
         # the payload's loads, in flight during the scans and the look-back
         # (the first pass makes the positions instead of reading them)
@@ -202,97 +227,236 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
             else:
                 vv[q] = vin[base + min(p, last)]
     vp.barrier()
-    # per digit: the counts of the subgroups become their first ranks,
-    # and the tile's count is published for the tiles after it
-    tc = vp.Local[vp.uint32, DPI]
-    for z in vp.static(range(DPI)):
-        d = vp.uint32(z * L) + lid
-        run = vp.uint32(0)
-        for u in vp.static(range(W)):
-            c = whist[vp.uint32(u * B) + d]
-            whist[vp.uint32(u * B) + d] = run
-            run += c
-        tc[z] = run
-        tstart[d] = run
-        if ok:
-            flag = vp.uint32(AGG)
-            if j == 0:
-                flag = vp.uint32(INC)
-            vp.atomic_store(st, (pas * ntiles + t) * B + d, flag | run)
-    vp.barrier()
-    # the tile's counts scanned over the digits (lane l of subgroup w owns
-    # digits (w*SG + l)*DPI ..., the order subgroup scans follow): subgroup
-    # scans, then the subgroups' totals
-    own = vp.Local[vp.uint32, DPI]
     mine = (w * vp.uint32(SG) + lane) * vp.uint32(DPI)
-    s = vp.uint32(0)
-    for z in vp.static(range(DPI)):
-        own[z] = tstart[mine + z]
-        s += own[z]
-    ex = vp.subgroup_exclusive_add(s)
-    tot = vp.subgroup_add(s)
-    if lane == vp.uint32(0):
-        wt[w] = tot
-    vp.barrier()
-    for u in vp.static(range(W)):
-        if vp.uint32(u) < w:
-            ex += wt[u]
-    for z in vp.static(range(DPI)):
-        tstart[mine + z] = ex
-        ex += own[z]
-    vp.barrier()
+    tc = vp.Local[vp.uint32, DPI]   # the tile's count of each digit this invocation owns
+    ts = vp.Local[vp.uint32, DPI]   # ... and its first tile position (SCAN = 1)
+    own = vp.Local[vp.uint32, DPI]
+    lbw = vp.Local[vp.uint32, LB]   # a look-back step's status words
+    lps = vp.Local[vp.uint32, IPT]  # SHAREV: each key's position in sk ...
+    ops = vp.Local[vp.uint32, IPT]  # ... and in kout, for its payload
+    if SCAN == 0:
+        # per digit: the counts of the subgroups become their first ranks,
+        # and the tile's count is published for the tiles after it
+        for z in vp.static(range(DPI)):
+            d = vp.uint32(z * L) + lid
+            run = vp.uint32(0)
+            for u in vp.static(range(W)):
+                c = whist[vp.uint32(u * B) + d]
+                whist[vp.uint32(u * B) + d] = run
+                run += c
+            tc[z] = run
+            tstart[d] = run
+            if ok:
+                flag = vp.uint32(AGG)
+                if j == 0:
+                    flag = vp.uint32(INC)
+                vp.atomic_store(st, (pas * ntiles + t) * B + d, flag | run)
+        vp.barrier()
+        # the tile's counts scanned over the digits (lane l of subgroup w owns
+        # digits (w*SG + l)*DPI ..., the order subgroup scans follow): subgroup
+        # scans, then the subgroups' totals
+        s = vp.uint32(0)
+        for z in vp.static(range(DPI)):
+            own[z] = tstart[mine + z]
+            s += own[z]
+        ex = vp.subgroup_exclusive_add(s)
+        tot = vp.subgroup_add(s)
+        if lane == vp.uint32(0):
+            wt[w] = tot
+        vp.barrier()
+        for u in vp.static(range(W)):
+            if vp.uint32(u) < w:
+                ex += wt[u]
+        for z in vp.static(range(DPI)):
+            tstart[mine + z] = ex
+            ex += own[z]
+        vp.barrier()
+    else:
+        # the same with one owner per digit throughout (digits mine ..
+        # mine + DPI - 1, the subgroup scans' order): the counts stay in
+        # registers from the subgroups' prefix to the scan over digits and
+        # the look-back, one barrier fewer (and tstart is not read back)
+        s = vp.uint32(0)
+        for z in vp.static(range(DPI)):
+            d = mine + vp.uint32(z)
+            run = vp.uint32(0)
+            for u in vp.static(range(W)):
+                c = whist[vp.uint32(u * B) + d]
+                whist[vp.uint32(u * B) + d] = run
+                run += c
+            tc[z] = run
+            s += run
+            if ok:
+                flag = vp.uint32(AGG)
+                if j == 0:
+                    flag = vp.uint32(INC)
+                vp.atomic_store(st, (pas * ntiles + t) * B + d, flag | run)
+        ex = vp.subgroup_exclusive_add(s)
+        tot = vp.subgroup_add(s)
+        if lane == vp.uint32(0):
+            wt[w] = tot
+        vp.barrier()
+        for u in vp.static(range(W)):
+            if vp.uint32(u) < w:
+                ex += wt[u]
+        for z in vp.static(range(DPI)):
+            ts[z] = ex
+            tstart[mine + vp.uint32(z)] = ex
+            ex += tc[z]
     # decoupled look-back, one digit per invocation (DPI of them)
     for z in vp.static(range(DPI)):
-        d = vp.uint32(z * L) + lid
+        d = mine + vp.uint32(z)
+        if SCAN == 0:
+            d = vp.uint32(z * L) + lid
         pre = vp.uint32(0)
         if ok and j > 0:
             k = t - 1
             done = False
             for it in range(vp.uint32(SPIN)):
-                v = vp.atomic_load(st, (pas * ntiles + k) * B + d)
-                f = v >> vp.uint32(30)
-                if f != vp.uint32(0):
-                    pre += v & vp.uint32(MASK)
-                    if f == vp.uint32(2):
-                        done = True
-                        break
-                    k -= 1
+                # the words of tiles k, k-1, ..., k-LB+1 at once (independent
+                # loads: one round trip per LB tiles of the walk), none
+                # before the row's first tile t - j, whose word is INC
+                for i in vp.static(range(LB)):
+                    back = min(vp.uint32(i), k - (t - j))
+                    lbw[i] = vp.atomic_load(st, (pas * ntiles + k - back) * B + d)
+                # added nearest first, up to an INC word or one not
+                # published yet (the next step starts there)
+                more = True
+                for i in vp.static(range(LB)):
+                    v = lbw[i]
+                    f = v >> vp.uint32(30)
+                    if more:
+                        if f == vp.uint32(0):
+                            more = False
+                        else:
+                            pre += v & vp.uint32(MASK)
+                            if f == vp.uint32(2):
+                                done = True
+                                more = False
+                            else:
+                                k -= 1
+                if done:
+                    break
             if done:
                 if PUBLISH != 0:
                     vp.atomic_store(st, (pas * ntiles + t) * B + d, vp.uint32(INC) | (pre + tc[z]))
             else:  # gave up: the host sorts again with the safe path
                 vp.atomic_add(ctr, P, vp.uint32(1))
-        add[d] = row * n + gh[(row * P + pas) * B + d] + pre - tstart[d]
+        if SCAN == 0:
+            add[d] = row * n + gh[(row * P + pas) * B + d] + pre - tstart[d]
+        else:
+            add[d] = row * n + gh[(row * P + pas) * B + d] + pre - ts[z]
+    if SCAN != 0:
+        vp.barrier()   # tstart and add, for the scatter
     # the tile sorted in shared memory, then written out in runs of a digit
-    for q in vp.static(range(IPT)):
-        if mine0 + vp.uint32(q * SG) < m:
-            d = rk[q] & vp.uint32(255)
-            lp = tstart[d] + whist[wb + d] + (rk[q] >> vp.uint32(8))
-            sk[lp] = kk[q]
-            if VALS != 0:
-                sv[lp] = vv[q]
-    vp.barrier()
-    for q in vp.static(range(IPT)):
-        p = vp.uint32(q * L) + lid
-        if p < m:
-            x = sk[p]
-            o = add[digit(x, sh)] + p
-            kout[o] = x
-            if VALS != 0:  # (the last pass writes argsort's int64 directly)
-                vout[o] = vp.@VOUT@(sv[p])
+    if SHAREV == 0:
+        for q in vp.static(range(IPT)):
+            if mine0 + vp.uint32(q * SG) < m:
+                d = rk[q] & vp.uint32(255)
+                lp = tstart[d] + whist[wb + d] + (rk[q] >> vp.uint32(8))
+                sk[lp] = kk[q]
+                if VALS != 0:
+                    sv[lp] = vv[q]
+        vp.barrier()
+        for q in vp.static(range(IPT)):
+            p = vp.uint32(q * L) + lid
+            if p < m:
+                x = sk[p]
+                o = add[digit(x, sh)] + p
+                kout[o] = x
+                if VALS != 0:  # (the last pass writes argsort's int64 directly)
+                    vout[o] = vp.@VOUT@(sv[p])
+    else:
+        # the payload goes through the keys' shared array after them (as
+        # CUB's onesweep): half the shared memory of argsort, so more
+        # workgroups fit a multiprocessor; each key's shared and global
+        # positions are kept for its payload
+        for q in vp.static(range(IPT)):
+            if mine0 + vp.uint32(q * SG) < m:
+                d = rk[q] & vp.uint32(255)
+                lp = tstart[d] + whist[wb + d] + (rk[q] >> vp.uint32(8))
+                sk[lp] = kk[q]
+                lps[q] = lp
+        vp.barrier()
+        for q in vp.static(range(IPT)):
+            p = vp.uint32(q * L) + lid
+            if p < m:
+                x = sk[p]
+                o = add[digit(x, sh)] + p
+                kout[o] = x
+                ops[q] = o
+        if VALS != 0:
+            vp.barrier()
+            for q in vp.static(range(IPT)):
+                if mine0 + vp.uint32(q * SG) < m:
+                    sk[lps[q]] = vv[q]
+            vp.barrier()
+            for q in vp.static(range(IPT)):
+                p = vp.uint32(q * L) + lid
+                if p < m:
+                    vout[ops[q]] = vp.@VOUT@(sk[p])
 '''
 
 _NS = {}
 
 HIST_TILES = 16   # tiles per ohist workgroup
 
+# The kernels' variants (issue 19), same algorithm and results, each a set
+# of the template's switches: lb (status words a look-back step reads at
+# once), scan (1: one owner per digit from the counts to the look-back: 5
+# barriers a tile instead of 6), sharev (1: argsort's payload through the
+# keys' shared array, as CUB does: 26 KiB of shared memory a workgroup
+# instead of 42, at two barriers more and, by nvcc's count of the CUDA
+# form, 143 registers an invocation instead of 117), defer (1: the
+# ranking's shuffles after all its shared atomics, so the IPT rounds'
+# atomics are in flight together, at IPT registers more), and the tile
+# (lanes x ipt keys; None: shape()'s). 2 is wave 9's; 3, the default, is
+# cheaper by construction (a barrier less a tile, an eighth of the
+# look-back's round trips; bench/notes/sort.md) and awaits the H200's word.
+VARIANTS = {
+    2: dict(lb=1, scan=0, sharev=0, defer=0, lanes=None, ipt=None),
+    3: dict(lb=8, scan=1, sharev=0, defer=0, lanes=None, ipt=None),
+}
+# which variant sort_rows runs: "N" or "N:key=value,..." overriding the
+# variant's settings (bench/probes/sort_ab.py sweeps them), from the
+# environment variable VULPY_ONESWEEP at import; tests and probes set it
+VARIANT = os.environ.get("VULPY_ONESWEEP", "") or "3"
 
-def shape(word, sg):
+
+def settings(spec=None):
+    """The settings dict of a variant spec ("3", "3:lb=16,ipt=12"; None:
+    VARIANT), with ValueErrors naming VULPY_ONESWEEP."""
+    spec = str(VARIANT if spec is None else spec)
+    num, _, rest = spec.partition(":")
+    try:
+        out = dict(VARIANTS[int(num)])
+    except (ValueError, KeyError):
+        raise ValueError(f"VULPY_ONESWEEP / _sort_onesweep.VARIANT: the variant must be one of "
+                         f"{sorted(VARIANTS)} (got {spec!r})") from None
+    for item in filter(None, rest.split(",")):
+        key, _, val = item.partition("=")
+        if key not in out or not val.isdigit():
+            raise ValueError(f"VULPY_ONESWEEP / _sort_onesweep.VARIANT: {item!r} in {spec!r} is "
+                             f"not key=integer with key one of {sorted(out)}")
+        out[key] = int(val)
+    if out["lb"] < 1 or (out["lanes"] is not None and out["lanes"] not in (64, 128, 256)):
+        raise ValueError(f"VULPY_ONESWEEP / _sort_onesweep.VARIANT: {spec!r}: lb must be >= 1 "
+                         f"and lanes 64, 128 or 256")
+    return out
+
+
+def shape(word, sg, cfg=None):
     """(L, IPT) for keys of `word` on a device whose subgroups have sg
     lanes: 256 x 16 32-bit keys (or 256 x 8 64-bit ones), 40 KiB of shared
     memory with values; 64 x 16 (8 KiB) on subgroups of fewer than 32
-    lanes (lavapipe's 8, whose shared memory is 32 KiB)."""
-    return (256 if sg >= 32 else 64), (16 if word == "uint32" else 8)
+    lanes (lavapipe's 8, whose shared memory is 32 KiB). A variant's
+    settings (cfg) may set the lanes (at least sg) and 32-bit keys' ipt."""
+    lanes, ipt = (256 if sg >= 32 else 64), (16 if word == "uint32" else 8)
+    if cfg:
+        lanes = max(sg, cfg["lanes"] or lanes)
+        if word == "uint32" and cfg["ipt"]:
+            ipt = cfg["ipt"]
+    return lanes, ipt
 
 
 # tests: False makes every look-back add up the aggregates back to its
@@ -301,23 +465,27 @@ def shape(word, sg):
 PUBLISH_INCLUSIVE = True
 
 
-def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"):
+def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32", cfg=None):
     """The namespace holding ohist / oscan / onesweep for keys of `word`
     and kind `mode` (as _sort_kernels.kernels), `passes` 8-bit digits,
-    subgroups of sg lanes, with (vals=1) or without a uint32 payload;
-    onesweep writes the payload as `vout` (int64: argsort's result, in the
-    last pass)."""
-    lanes, ipt = shape(word, sg)
+    subgroups of sg lanes, with (vals=1) or without a uint32 payload, the
+    variant settings cfg (settings(); None: variant 2); onesweep writes
+    the payload as `vout` (int64: argsort's result, in the last pass)."""
+    cfg = cfg or VARIANTS[2]
+    lanes, ipt = shape(word, sg, cfg)
+    sharev = int(bool(cfg["sharev"]) and word == "uint32")
     ht = HIST_TILES
-    k = (word, mode, passes, sg, vals, spin, publish, vout, ht)
+    k = (word, mode, passes, sg, vals, spin, publish, vout, ht, lanes, ipt, cfg["lb"],
+         int(bool(cfg["scan"])), sharev, int(bool(cfg["defer"])))
     ns = _NS.get(k)
     if ns is None:
         from . import _kernel_helpers as H  # a kernel program: at first use
         subst = dict(WORD=word, MODE=mode, L=lanes, SG=sg, IPT=ipt, P=passes, VALS=vals,
-                     HCO=max(1, 16 // passes), SVLEN=lanes * ipt if vals else 1, SPIN=spin,
-                     PUBLISH=publish, HT=ht, VVLEN=ipt, VOUT=vout)
-        tag = f"onesweep-{word}-{mode}-{passes}-{sg}-{vals}-{spin}-{publish}-{ipt}-{ht}"
-        ns = _sort_kernels.instantiate(SOURCE, subst, tag + ("" if vout == "uint32" else "-" + vout),
+                     HCO=max(1, 16 // passes), SVLEN=lanes * ipt if vals and not sharev else 1,
+                     SPIN=spin, PUBLISH=publish, HT=ht, VVLEN=ipt, VOUT=vout, LB=cfg["lb"],
+                     SCAN=int(bool(cfg["scan"])), SHAREV=sharev, DEFER=int(bool(cfg["defer"])))
+        tag = "-".join(map(str, ("onesweep",) + k))
+        ns = _sort_kernels.instantiate(SOURCE, subst, tag,
                                        dict(digits_exclusive=H.digits_exclusive,
                                             HELPERS=(H.digits_exclusive,)))
         _NS[k] = ns
@@ -341,14 +509,15 @@ def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
     sg = sg or ctx.info["limits"]["subgroup_size"]  # (tests pass a wrong one)
     passes = -(-bits // 8)
     vals = int(bool(values))
-    lanes, ipt = shape(word, sg)
+    cfg = settings()
+    lanes, ipt = shape(word, sg, cfg)
     # the look-back's reads, all digits of an invocation together, stay
     # under a device's loop limit (lavapipe: 65,535 back-edges)
     spin = 1 << 20
     cap = ctx.limits.get("max_loop_iterations")
     if cap:
         spin = min(spin, cap // max(1, 256 // lanes) - 256)
-    ns = kernels(word, mode, passes, sg, vals, spin, int(PUBLISH_INCLUSIVE))
+    ns = kernels(word, mode, passes, sg, vals, spin, int(PUBLISH_INCLUSIVE), cfg=cfg)
     tile = lanes * ipt
     tpr = -(-n // tile)
     ntiles = rows * tpr
@@ -383,8 +552,8 @@ def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
     # dtype), sparing a conversion pass over them
     i64 = vals and ctx.has("int64")
     if i64:
-        last = kernels(word, mode, passes, sg, vals, spin, int(PUBLISH_INCLUSIVE),
-                       "int64")["onesweep"]
+        last = kernels(word, mode, passes, sg, vals, spin, int(PUBLISH_INCLUSIVE), "int64",
+                       cfg)["onesweep"]
         vo = _array._result(keys.shape, np.dtype(np.int64), mem, ctx)
     kin, kout = keys, a
     for p in range(passes):
