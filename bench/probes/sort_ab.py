@@ -10,9 +10,9 @@ process on the device:
 2. wall ms per synchronous call at 2^26 (median of --reps), the variants
    interleaved with cupy.sort / cupy.argsort (benchlib.interleave, as
    the sort suite), with cupy ms / variant ms (issue 19's ratio);
-3. where nvcc is, the registers and shared memory ptxas allots each
-   variant's CUDA form and the workgroups a multiprocessor then holds (a
-   proxy for the Vulkan driver's allotment: the occupancy);
+3. with --regs (needs nvcc), the registers and shared memory ptxas allots
+   each variant's CUDA form and the workgroups a multiprocessor then holds
+   (a proxy for the Vulkan driver's allotment: the occupancy);
 4. the GPU ms per dispatch of each variant (sort_parts.py: timestamps,
    GB/s per pass, the host's part of the wall clock).
 
@@ -92,6 +92,7 @@ def main():
     ap.add_argument("--log2n", type=int, default=26)
     ap.add_argument("--reps", type=int, default=11)
     ap.add_argument("--no-parts", action="store_true", help="skip the GPU breakdown")
+    ap.add_argument("--regs", action="store_true", help="nvcc register counts too")
     a = ap.parse_args()
     n = 1 << a.log2n
     ctx = vp.default_context()
@@ -137,9 +138,11 @@ def main():
                 r = f"  ratio {ratio / ms:5.3f}" if isinstance(ratio, float) and k != "cupy" \
                     else ""
                 print(f"  {k:22s} {ms:8.3f} ms{r}")
-    print("\nregisters and shared memory of the CUDA form by nvcc (a proxy for the driver's)")
-    for spec in good:
-        show_registers(spec)
+    if a.regs:
+        print("\nregisters and shared memory of the CUDA form by nvcc (a proxy for the "
+              "driver's)")
+        for spec in good:
+            show_registers(spec)
     if not a.no_parts:
         print("\nGPU time per dispatch (timestamps), per variant")
         for kind in ("float32", "uint32"):
