@@ -52,9 +52,11 @@ these, 1.4-2.4x slower on the H200, was removed; bench/notes/sort.md.)
 
 Variants (VARIANTS, VULPY_ONESWEEP): switches of the one template, same
 results. 3 (the default) over 2: a look-back step reads LB = 8 status
-words at once (one round trip per 8 tiles of a walk instead of per tile)
-and one invocation owns a digit from the tile's counts to the look-back
-(5 barriers a tile instead of 6). SHAREV (argsort's payload through the
+words at once (one round trip per 8 tiles of a walk instead of per tile),
+one invocation owns a digit from the tile's counts to the look-back (5
+barriers a tile instead of 6), and 32-bit keys wait in shared memory
+between their load and the scatter (KSH), not in registers, so more
+workgroups fit a multiprocessor. SHAREV (argsort's payload through the
 keys' shared array, as CUB: 26 KiB of shared memory instead of 42, but
 more registers), DEFER (ranking shuffles after all the atomics) and the
 tile shape are settings for bench/probes/sort_ab.py's sweep.
@@ -88,6 +90,7 @@ LB = @LB@                # status words a look-back step reads at once
 SCAN = @SCAN@            # 1: one owner per digit from the counts to the look-back
 SHAREV = @SHAREV@        # 1: the payload through the keys' shared array (32-bit keys)
 DEFER = @DEFER@          # 1: the ranking's shuffles after all its shared atomics
+KSH = @KSH@              # 1: the loaded keys wait in shared memory, not registers
 
 @KEYS@
 
@@ -161,6 +164,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
     tix = vp.Shared[vp.uint32, 1]
     sk = vp.Shared[vp.@WORD@, T]
     sv = vp.Shared[vp.uint32, @SVLEN@]
+    ski = vp.Shared[vp.@WORD@, @SKILEN@]  # KSH: the tile as loaded, then its payload
     lid = vp.local_index()
     w = vp.subgroup_id()
     lane = vp.subgroup_lane()
@@ -189,13 +193,20 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
     olds = vp.Local[vp.uint32, IPT]   # DEFER: each round's count before it
     vv = vp.Local[vp.uint32, @VVLEN@]
     # the keys first: IPT independent loads, no branch and no atomic between
-    # them, so they are all in flight at once
+    # them, so they are all in flight at once (KSH: into shared memory, not
+    # registers: each lane reads back only what it wrote, so no barrier)
     for q in vp.static(range(IPT)):
-        kk[q] = kin[base + min(mine0 + vp.uint32(q * SG), last)]
+        if KSH == 0:
+            kk[q] = kin[base + min(mine0 + vp.uint32(q * SG), last)]
+        else:
+            ski[mine0 + vp.uint32(q * SG)] = kin[base + min(mine0 + vp.uint32(q * SG), last)]
     # rank: round q of subgroup w holds tile positions w*SG*IPT + q*SG + lane
     for q in vp.static(range(IPT)):
         valid = mine0 + vp.uint32(q * SG) < m
-        d = digit(kk[q], sh)
+        x = kk[q]
+        if KSH != 0:
+            x = ski[mine0 + vp.uint32(q * SG)]
+        d = digit(x, sh)
         peers = vp.subgroup_ballot(valid).x
         for b in vp.static(range(8)):
             # the lanes whose digit has bit b as this lane's: the ballot,
@@ -349,7 +360,30 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
     if SCAN != 0:
         vp.barrier()   # tstart and add, for the scatter
     # the tile sorted in shared memory, then written out in runs of a digit
-    if SHAREV == 0:
+    if KSH != 0:
+        # the keys from the load array to their sorted places; then the
+        # load array, read by now, takes the payload (sv's role)
+        for q in vp.static(range(IPT)):
+            if mine0 + vp.uint32(q * SG) < m:
+                d = rk[q] & vp.uint32(255)
+                sk[tstart[d] + whist[wb + d] + (rk[q] >> vp.uint32(8))] = \
+                    ski[mine0 + vp.uint32(q * SG)]
+        if VALS != 0:
+            vp.barrier()
+            for q in vp.static(range(IPT)):
+                if mine0 + vp.uint32(q * SG) < m:
+                    d = rk[q] & vp.uint32(255)
+                    ski[tstart[d] + whist[wb + d] + (rk[q] >> vp.uint32(8))] = vv[q]
+        vp.barrier()
+        for q in vp.static(range(IPT)):
+            p = vp.uint32(q * L) + lid
+            if p < m:
+                x = sk[p]
+                o = add[digit(x, sh)] + p
+                kout[o] = x
+                if VALS != 0:
+                    vout[o] = vp.@VOUT@(ski[p])
+    elif SHAREV == 0:
         for q in vp.static(range(IPT)):
             if mine0 + vp.uint32(q * SG) < m:
                 d = rk[q] & vp.uint32(255)
@@ -409,13 +443,18 @@ HIST_TILES = 16   # tiles per ohist workgroup
 # instead of 42, at two barriers more and, by nvcc's count of the CUDA
 # form, 143 registers an invocation instead of 117), defer (1: the
 # ranking's shuffles after all its shared atomics, so the IPT rounds'
-# atomics are in flight together, at IPT registers more), and the tile
+# atomics are in flight together, at IPT registers more), ksh (1: 32-bit
+# keys wait in shared memory from their load to the scatter instead of in
+# registers, 16 KiB more shared memory and IPT registers fewer; argsort's
+# payload then goes through the load array; sharev is off), and the tile
 # (lanes x ipt keys; None: shape()'s). 2 is wave 9's; 3, the default, is
 # cheaper by construction (a barrier less a tile, an eighth of the
-# look-back's round trips; bench/notes/sort.md) and awaits the H200's word.
+# look-back's round trips, by ptxas's count 80 registers for sort instead
+# of 87, so 3 workgroups a multiprocessor instead of 2, and 96 for argsort
+# instead of 110; bench/notes/sort.md) and awaits the H200's word.
 VARIANTS = {
-    2: dict(lb=1, scan=0, sharev=0, defer=0, lanes=None, ipt=None),
-    3: dict(lb=8, scan=1, sharev=0, defer=0, lanes=None, ipt=None),
+    2: dict(lb=1, scan=0, sharev=0, defer=0, ksh=0, lanes=None, ipt=None),
+    3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, lanes=None, ipt=None),
 }
 # which variant sort_rows runs: "N" or "N:key=value,..." overriding the
 # variant's settings (bench/probes/sort_ab.py sweeps them), from the
@@ -473,15 +512,18 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
     the payload as `vout` (int64: argsort's result, in the last pass)."""
     cfg = cfg or VARIANTS[2]
     lanes, ipt = shape(word, sg, cfg)
-    sharev = int(bool(cfg["sharev"]) and word == "uint32")
+    ksh = int(bool(cfg["ksh"]) and word == "uint32")
+    sharev = int(bool(cfg["sharev"]) and word == "uint32" and not ksh)
     ht = HIST_TILES
     k = (word, mode, passes, sg, vals, spin, publish, vout, ht, lanes, ipt, cfg["lb"],
-         int(bool(cfg["scan"])), sharev, int(bool(cfg["defer"])))
+         int(bool(cfg["scan"])), sharev, int(bool(cfg["defer"])), ksh)
     ns = _NS.get(k)
     if ns is None:
         from . import _kernel_helpers as H  # a kernel program: at first use
         subst = dict(WORD=word, MODE=mode, L=lanes, SG=sg, IPT=ipt, P=passes, VALS=vals,
-                     HCO=max(1, 16 // passes), SVLEN=lanes * ipt if vals and not sharev else 1,
+                     HCO=max(1, 16 // passes),
+                     SVLEN=lanes * ipt if vals and not sharev and not ksh else 1,
+                     KSH=ksh, SKILEN=lanes * ipt if ksh else 1,
                      SPIN=spin, PUBLISH=publish, HT=ht, VVLEN=ipt, VOUT=vout, LB=cfg["lb"],
                      SCAN=int(bool(cfg["scan"])), SHAREV=sharev, DEFER=int(bool(cfg["defer"])))
         tag = "-".join(map(str, ("onesweep",) + k))
