@@ -19,9 +19,10 @@ process on the device:
     python bench/probes/sort_ab.py                   (the default sweep, ~3-6 min)
     python bench/probes/sort_ab.py --variants 2 3 3:ipt=12 --reps 21
 
-A variant is VULPY_ONESWEEP's text: "2" (wave 9's), "3" (the look-back
-reads 8 status words a step, one owner per digit from the counts to the
-look-back, argsort's payload through the keys' shared array), or either
+A variant is VULPY_ONESWEEP's text: "2" (wave 9's), "3" (the default: the
+look-back reads 8 status words a step, one owner per digit from the counts
+to the look-back, 32-bit keys wait in shared memory instead of registers),
+or either
 with settings overridden ("3:lb=16,ipt=12,lanes=128"; _sort_onesweep.VARIANTS).
 What to read: the "ratio" column of each case (>= 0.7 is the goal) and
 which variant has the lowest ms; then its per-pass GB/s.
@@ -48,9 +49,9 @@ try:
 except Exception:  # noqa: BLE001 - no CuPy or no CUDA device: VulPy only
     cp = None
 
-SWEEP = ["2", "3", "2:lb=8", "2:scan=1", "3:sharev=1", "3:defer=1", "3:lb=4", "3:lb=16",
-         "3:lb=32", "3:ipt=8", "3:ipt=10", "3:ipt=12", "3:ipt=20", "3:lanes=128",
-         "3:lanes=128,ipt=12"]
+SWEEP = ["2", "3", "3:ksh=0", "2:lb=8", "2:scan=1", "3:ksh=0,sharev=1", "3:defer=1", "3:lb=16",
+         "3:lb=32", "3:ipt=12", "3:ipt=14", "3:ipt=10", "3:ksh=0,ipt=12", "3:ksh=0,ipt=10",
+         "3:lanes=128", "3:ksh=0,lanes=128"]
 
 
 def run_variant(spec, fn):
