@@ -15,13 +15,14 @@ issue 19's goal >= 0.7 at 2^26 keys; where CuPy is missing those are
 skipped records. Sizes: 2^26 on a GPU, 2^20 on a
 CPU device (lavapipe), 2^16 with --quick.
 
-Where onesweep runs, the variants of _sort_onesweep.py are timed beside
-the default (2): "vulpy onesweep v1" (the first version, VARIANT = 1) and,
-for sort, "vulpy onesweep ipt24" (variant 2 with 24 keys per invocation,
-IPT32); ratio records "... v2 vs v1" = v1 ms / default ms. Then one sort
-per variant with GPU timestamps gives "dispatch" records: GPU ms per
-kernel (ohist, oscan, onesweep pass 0..3; median of 3 sorts), backend
-"vulpy" or "vulpy onesweep v1". The case "sort uint32 (float32 bits)"
+Where onesweep runs with another variant than 2 (the default is 3),
+"vulpy onesweep v2" times wave 9's kernels beside it, with the ratio
+record "... onesweep v3 vs v2" = v2 ms / default ms.
+Where onesweep runs, one sort with GPU timestamps gives "dispatch"
+records: GPU ms per kernel (ohist, oscan, onesweep pass 0..3; median of
+3 sorts). (bench/probes/sort_ab.py times the onesweep variants against
+each other and CuPy; bench/probes/sort_parts.py prints each pass's GB/s.)
+The case "sort uint32 (float32 bits)"
 sorts the float32 keys' bit patterns as uint32: the float32 data's digit
 distribution (the top byte has ~12 values) with the unsigned kernels, so
 set beside "sort float32" and "sort uint32" it tells whether uint32's
@@ -56,18 +57,16 @@ def _keys(kind, n, rng):
     return rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
 
 
-def _with(fn, path=None, variant=None, ipt=None, profile=False):
-    """fn() with the sort path / onesweep variant / IPT32 / PROFILE set."""
-    saved = (_sort.SORT_PATH, _sort_onesweep.VARIANT, _sort_onesweep.IPT32, _sort.PROFILE)
-    _sort.SORT_PATH = path
+def _with(fn, path=None, variant=None, profile=False):
+    """fn() with the sort path / onesweep variant / PROFILE set."""
+    saved = (_sort.SORT_PATH, _sort_onesweep.VARIANT, _sort.PROFILE)
+    _sort.SORT_PATH, _sort.PROFILE = path, profile
     if variant is not None:
         _sort_onesweep.VARIANT = variant
-    _sort_onesweep.IPT32 = ipt
-    _sort.PROFILE = profile
     try:
         return fn()
     finally:
-        (_sort.SORT_PATH, _sort_onesweep.VARIANT, _sort_onesweep.IPT32, _sort.PROFILE) = saved
+        _sort.SORT_PATH, _sort_onesweep.VARIANT, _sort.PROFILE = saved
 
 
 def _breakdown(fn, reps=3, **kw):
@@ -112,12 +111,10 @@ def run(ctx):
             fn()
             path = _sort.last_path  # what the default ("auto") runs here
             # the backends beside the default: reduce-then-scan, and where
-            # onesweep runs, its first variant and (sort) a larger tile
+            # onesweep runs, its wave-9 variant 2 (when the default is another)
             others = {"vulpy rts": dict(path="rts")}
-            if path != "rts":
-                others["vulpy onesweep v1"] = dict(path="onesweep", variant=1)
-                if op == "sort":
-                    others["vulpy onesweep ipt24"] = dict(path="onesweep", variant=2, ipt=24)
+            if path != "rts" and str(_sort_onesweep.VARIANT) != "2":
+                others["vulpy onesweep v2"] = dict(path="onesweep", variant="2")
             bad = []
             for name, kw in [("vulpy", {})] + list(others.items()):
                 got = _with(fn, **kw).numpy()
@@ -155,7 +152,7 @@ def run(ctx):
                 if backend == "vulpy":
                     r["path"] = path
                     if path != "rts":
-                        r["variant"] = _sort_onesweep.VARIANT
+                        r["variant"] = str(_sort_onesweep.VARIANT)
                 out.append(r)
                 med[backend] = r["median"]
             rcase = f"{case}: vulpy vs cupy"
@@ -172,17 +169,16 @@ def run(ctx):
                 out.append(dict(base(f"{case}: {path} vs reduce-then-scan", "ratio"),
                                 median=med["vulpy rts"] / med["vulpy"], p10=None, p90=None,
                                 unit="x"))
-            if "vulpy" in med and "vulpy onesweep v1" in med:
-                out.append(dict(base(f"{case}: onesweep v2 vs v1", "ratio"),
-                                median=med["vulpy onesweep v1"] / med["vulpy"], p10=None,
+            if "vulpy" in med and "vulpy onesweep v2" in med:
+                out.append(dict(base(f"{case}: onesweep v{_sort_onesweep.VARIANT} vs v2",
+                                     "ratio"),
+                                median=med["vulpy onesweep v2"] / med["vulpy"], p10=None,
                                 p90=None, unit="x"))
-            # GPU time per dispatch (timestamps), per variant
+            # GPU time per dispatch (timestamps)
             if path == "onesweep":
-                for backend, kw in (("vulpy", {}), ("vulpy onesweep v1", dict(variant=1))):
-                    parts = _breakdown(fn, path="onesweep", **kw)
-                    for label, ms in parts or ():
-                        out.append(dict(base(f"{case}: dispatch {label}", backend), median=ms,
-                                        p10=None, p90=None, unit="ms",
-                                        method="GPU timestamps around the dispatch, median "
-                                               "of 3 sorts"))
+                for label, ms in _breakdown(fn, path="onesweep") or ():
+                    out.append(dict(base(f"{case}: dispatch {label}", "vulpy"), median=ms,
+                                    p10=None, p90=None, unit="ms",
+                                    method="GPU timestamps around the dispatch, median of 3 "
+                                           "sorts"))
     return out

@@ -92,7 +92,7 @@ KERNEL_PROGRAMS = {"_random_kernels": "random", "_compact_kernels": "_compact"}
 # Kernel helpers shared by several kernel programs: a kernel program too
 # (imports vulpy only), used by the kernel programs and by the modules that
 # build kernels from a template, those importing it at first use.
-KERNEL_HELPERS = {"_kernel_helpers": {"_compact_kernels", "_sort_kernels"}}
+KERNEL_HELPERS = {"_kernel_helpers": {"_compact_kernels", "_sort_kernels", "_sort_onesweep"}}
 
 
 def layered():

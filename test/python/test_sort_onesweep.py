@@ -36,36 +36,36 @@ SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
 DTYPES = [np.float32, np.float64, np.int32, np.uint32, np.int64, np.uint64, np.bool_]
 
 
-# the kernels' variants: (VARIANT, IPT32, HIST_TILES); variant 2 with one
-# or two tiles per histogram workgroup puts chunk boundaries inside the
-# sizes below, and IPT32 = 24 is its larger tile
-VARIANTS = [(1, None, 16), (2, None, 16), (2, None, 1), (2, 24, 2)]
+# the kernels' variants, each with a histogram chunk length: (VULPY_ONESWEEP
+# spec, HIST_TILES); one or two tiles per histogram workgroup put chunk
+# boundaries inside the sizes below, ipt=12 a tile of another size, lb=2
+# and 3 look-back steps of two and three words, and every switch of the
+# template is on in one of them (each variant compiles its own kernels)
+VARIANTS = [("2", 16), ("3", 16), ("2", 1), ("3:ipt=12,lb=2,defer=1", 2),
+            ("2:scan=1,sharev=1,lb=3", 1)]
 
 
 class variant:
-    """with variant(v): the onesweep kernels of variant v (and the sort
-    path `path`) while the block runs."""
+    """with variant((spec, chunk), path): the onesweep variant `spec`
+    with HIST_TILES = chunk (and the sort path `path`) while the block runs."""
 
-    def __init__(self, v, path="onesweep"):
+    def __init__(self, v=VARIANTS[0], path="onesweep"):
         self.v, self.path = v, path
 
     def __enter__(self):
         o = _sort_onesweep
-        self.saved = (o.VARIANT, o.IPT32, o.HIST_TILES, _sort.SORT_PATH)
-        o.VARIANT, o.IPT32, o.HIST_TILES = self.v
-        _sort.SORT_PATH = self.path
+        self.saved = (o.VARIANT, o.HIST_TILES, _sort.SORT_PATH)
+        (o.VARIANT, o.HIST_TILES), _sort.SORT_PATH = self.v, self.path
 
     def __exit__(self, *exc):
         o = _sort_onesweep
-        o.VARIANT, o.IPT32, o.HIST_TILES, _sort.SORT_PATH = self.saved
+        o.VARIANT, o.HIST_TILES, _sort.SORT_PATH = self.saved
 
 
 def tile(dt, v=VARIANTS[0]):
-    ctx = vp.default_context()
-    sg = ctx.info["limits"]["subgroup_size"]
-    with variant(v):
-        lanes, ipt = _sort_onesweep.shape("uint64" if np.dtype(dt).itemsize == 8 else "uint32",
-                                          sg, v[0], 1, ctx.info["limits"]["max_shared_memory"])
+    sg = vp.default_context().info["limits"]["subgroup_size"]
+    lanes, ipt = _sort_onesweep.shape("uint64" if np.dtype(dt).itemsize == 8 else "uint32", sg,
+                                      _sort_onesweep.settings(v[0]))
     return lanes * ipt
 
 
@@ -101,7 +101,7 @@ def bits(x):
     return x.view(np.uint8) if x.dtype == np.bool_ else x.view(f"u{x.dtype.itemsize}")
 
 
-def check(h, path, axis=-1, v=VARIANTS[1]):
+def check(h, path, axis=-1, v=VARIANTS[0]):
     with variant(v, path):
         got = vp.sort(vp.asarray(h), axis=axis).numpy()
         ran = _sort.last_path
@@ -130,8 +130,8 @@ def test_onesweep_matches_numpy_near_tile_sizes(dt, k, off, kind, seed, v):
        st.booleans(), st.sampled_from(VARIANTS))
 def test_onesweep_rows(dt, rows, n, seed, first_axis, v):
     # several rows: tiles never cross a row; the look-back stops at a row's
-    # first tile; per-row histograms (variant 2: histogram chunks never
-    # cross a row either)
+    # first tile; per-row histograms (histogram chunks never cross a row
+    # either)
     rng = np.random.default_rng(seed)
     h = pattern(dt, rows * n, "random", rng).reshape(rows, n)
     if first_axis:
@@ -140,35 +140,35 @@ def test_onesweep_rows(dt, rows, n, seed, first_axis, v):
         check(h, "onesweep", v=v)
 
 
-def test_variant_2_histogram_chunks_and_tile_sizes():
-    # the sizes where variant 2's histogram chunks (HIST_TILES tiles of a
-    # row) and its tiles end, for every chunk length, keys and payloads
+@pytest.mark.parametrize("spec", ["2", "3", "3:ipt=12"])
+def test_histogram_chunks_and_tile_sizes(spec):
+    # the sizes where the histogram chunks (HIST_TILES tiles of a row) and
+    # the tiles end, for every chunk length, keys and payloads
     rng = np.random.default_rng(3)
-    for v in (VARIANTS[1], VARIANTS[3]):
-        t = tile(np.float32, v)
-        for chunk in (1, 2):
-            vv = (v[0], v[1], chunk)
-            for n in (chunk * t + 1, 3 * chunk * t - 1):
-                h = pattern(np.float32, n, "random", rng)
-                assert check(h, "onesweep", v=vv) in ("onesweep", "onesweep->rts")
-            h = pattern(np.int32, 2 * n, "random", rng).reshape(2, n)
-            check(h, "onesweep", v=vv)
+    t = tile(np.float32, (spec, 1))
+    for chunk in (1, 2):
+        for n in (chunk * t + 1, 3 * chunk * t - 1):
+            h = pattern(np.float32, n, "random", rng)
+            assert check(h, "onesweep", v=(spec, chunk)) in ("onesweep", "onesweep->rts")
+        h = pattern(np.int32, 2 * n, "random", rng).reshape(2, n)
+        check(h, "onesweep", v=(spec, chunk))
 
 
-def test_bad_variant_names_the_variable():
-    with variant((3, None, 16)):
+@pytest.mark.parametrize("spec", ["4", "x", "3:lb=0", "3:lanes=100", "3:ipt", "3:bogus=1",
+                                  "3:ipt=-2"])
+def test_bad_variant_names_the_variable(spec):
+    with variant((spec, 16)):
         with pytest.raises(ValueError, match="VULPY_ONESWEEP"):
             vp.sort(vp.asarray(np.arange(3000, dtype=np.float32)))
 
 
-def test_larger_tile_only_where_it_fits():
-    # IPT32 is taken where keys (and payloads) fit the shared memory, else 16
-    with variant((2, 24, 16)):
-        assert _sort_onesweep.shape("uint32", 32, 2, 0, 49152) == (256, 24)
-        assert _sort_onesweep.shape("uint32", 32, 2, 1, 49152) == (256, 16)
-        assert _sort_onesweep.shape("uint64", 32, 2, 0, 49152) == (256, 8)
-        assert _sort_onesweep.shape("uint32", 32, 1, 0, 49152) == (256, 16)
-        assert _sort_onesweep.shape("uint32", 8, 2, 1, 32768) == (64, 24)
+def test_variant_settings():
+    o = _sort_onesweep
+    assert o.settings("3") == o.VARIANTS[3]
+    assert o.settings("2:lb=4,ipt=12") == dict(o.VARIANTS[2], lb=4, ipt=12)
+    assert o.shape("uint32", 32, o.settings("3:ipt=12,lanes=128")) == (128, 12)
+    assert o.shape("uint64", 32, o.settings("3:ipt=12")) == (256, 8)   # 32-bit keys only
+    assert o.shape("uint32", 8, o.settings("3")) == (64, 16)
 
 
 def test_profile_lists_the_dispatches():
@@ -177,7 +177,7 @@ def test_profile_lists_the_dispatches():
         pytest.skip("the device writes no timestamps")
     _sort.PROFILE = True
     try:
-        with variant(VARIANTS[1], "rts"):
+        with variant(path="rts"):
             vp.sort(vp.asarray(np.arange(5000, 0, -1).astype(np.uint32)))
     finally:
         _sort.PROFILE = False
@@ -221,34 +221,42 @@ def test_bad_path_names_the_variable():
         _sort.SORT_PATH = None
 
 
-def test_onesweep_itself_sequential_lavapipe():
+@pytest.mark.parametrize("spec", ["2", "3"])
+def test_onesweep_itself_sequential_lavapipe(spec):
     # one lavapipe thread: workgroups run in tile-id order, nothing waits,
     # so the onesweep result is the one checked (no fallback)
     if vp.default_context().kind != "cpu":
         pytest.skip("LP_NUM_THREADS is lavapipe's")
-    _run_sequential("")
+    _run_sequential("from vulpy import _sort_onesweep as o; o.VARIANT = %r" % spec)
 
 
-@pytest.mark.parametrize("v", [VARIANTS[0], VARIANTS[3]])
-def test_onesweep_variants_sequential_lavapipe(v):
-    # the other variants' own results (no fallback), on fewer dtypes and
-    # sizes: variant 1, and variant 2 with 24 keys an invocation and
-    # histogram chunks of 2 tiles
+@pytest.mark.parametrize("spec", ["3:ipt=12,lb=2,defer=1", "2:sharev=1,scan=1"])
+def test_onesweep_variants_sequential_lavapipe(spec):
+    # the other variants' own results (no fallback), with histogram chunks
+    # of 2 tiles, on fewer dtypes and sizes
     if vp.default_context().kind != "cpu":
         pytest.skip("LP_NUM_THREADS is lavapipe's")
-    _run_sequential("from vulpy import _sort_onesweep as o; "
-                    "o.VARIANT, o.IPT32, o.HIST_TILES = %r" % (v,),
-                    "(np.float32, np.uint32, np.int64, np.bool_)", "(1, 1537, 4000, 70000)")
+    _run_sequential("from vulpy import _sort_onesweep as o; o.HIST_TILES = 2; "
+                    "o.VARIANT = %r" % spec,
+                    "(np.float32, np.uint32, np.int64, np.bool_)", "(1, 767, 1537, 4000, 70000)")
 
 
-def test_onesweep_aggregate_chain_sequential_lavapipe():
+@pytest.mark.parametrize("spec", ["2", "3", "3:lb=3"])
+def test_onesweep_aggregate_chain_sequential_lavapipe(spec):
     # the look-back's other branch: no tile but a row's first publishes an
     # inclusive prefix, so each tile adds the aggregates of all tiles before
     # it in its row (a sequential run otherwise finds the inclusive prefix
-    # of the tile just before)
+    # of the tile just before), lb words a step (lb=3: steps that end past
+    # the row's first tile, whose reads are clamped to it)
     if vp.default_context().kind != "cpu":
         pytest.skip("LP_NUM_THREADS is lavapipe's")
-    _run_sequential("from vulpy import _sort_onesweep; _sort_onesweep.PUBLISH_INCLUSIVE = False")
+    setup = "from vulpy import _sort_onesweep as o; o.PUBLISH_INCLUSIVE = False; " \
+            "o.VARIANT = %r" % spec
+    if spec == "2":
+        _run_sequential(setup)
+    else:
+        _run_sequential(setup, "(np.float32, np.uint32, np.int64, np.bool_)",
+                        "(1, 1023, 5000, 70000)")
 
 
 def _run_sequential(setup, dtypes="(np.float32, np.uint32, np.int32, np.float64, np.int64, "

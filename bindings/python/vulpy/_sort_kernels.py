@@ -8,8 +8,8 @@ instantiate(), which splices in KEYS (the key image and digit, shared with
 _sort_onesweep.py's templates) and registers the text in linecache (VulPy
 compiles kernels from their source), so each kernel compiles once per
 dtype and is then cached like any @vp.kernel (memory and disk). The
-workgroup scan (block_exclusive) and tile_id come from _kernel_helpers.py,
-shared with _compact_kernels.py.
+workgroup scans (block_exclusive, digits_exclusive) and tile_id come from
+_kernel_helpers.py, shared with _compact_kernels.py and _sort_onesweep.py.
 
 The radix sort is LSD with 8-bit digits over tiles of T keys (a row of
 the array is split in tiles; a tile never crosses a row). One pass is
@@ -182,7 +182,7 @@ def col_down(src: vp.Buffer[vp.uint32], dst: vp.Buffer[vp.uint32], slen: vp.uint
                 run += v[q]
 
 
-@vp.kernel(local_size_x=B)
+@vp.kernel(local_size_x=B, helpers=HELPERS)
 def col_scan(top: vp.Buffer[vp.uint32], n: vp.uint32, tlen: vp.uint32, rows: vp.uint32,
              gx: vp.uint32):
     # per row (tlen <= CH entries of 256 digits): each entry becomes its
@@ -203,17 +203,7 @@ def col_scan(top: vp.Buffer[vp.uint32], n: vp.uint32, tlen: vp.uint32, rows: vp.
             w = v[q]
             v[q] = run
             run += w
-    tot[d] = run
-    vp.barrier()
-    for k in vp.static(range(8)):
-        w = vp.uint32(1 << k)
-        x = tot[d]
-        if d >= w:
-            x += tot[d - w]
-        vp.barrier()
-        tot[d] = x
-        vp.barrier()
-    add = row * n + tot[d] - run
+    add = row * n + digits_exclusive(tot, d, run)
     for q in vp.static(range(CH)):
         if q < tlen and ok:
             top[(first + q) * B + d] = v[q] + add
@@ -377,10 +367,9 @@ def kernels(word, mode):
     if ns is None:
         from . import _kernel_helpers as H  # a kernel program: at first use
         ipt = 16 if word == "uint32" else 8
-        helpers = (H.block_exclusive, H.tile_id)
+        helpers = (H.block_exclusive, H.digits_exclusive, H.tile_id)
         ns = instantiate(SOURCE, dict(WORD=word, MODE=mode, IPT=ipt, T=128 * ipt),
                          f"sort-{word}-{mode}",
-                         dict(block_exclusive=H.block_exclusive, tile_id=H.tile_id,
-                              HELPERS=helpers))
+                         dict({f.__name__: f for f in helpers}, HELPERS=helpers))
         _NS[(word, mode)] = ns
     return ns

@@ -42,255 +42,30 @@ discrete GPUs with one fixed subgroup size.
 Same key images as _sort_kernels.py (its KEYS text): NaN last, -0.0 ==
 +0.0, the original bits moved.
 
-Two variants of the kernels, same algorithm and results (VARIANT; the
-bench times both, bench/notes/sort.md): 1 (SOURCE, the first version) and
-2 (SOURCE2, the default), which loads a tile's keys before ranking them
-(all loads in flight at once, no branch or atomic between them), ranks
-with a branch-free ballot match, loads argsort's payload into registers
-during the scans and the look-back, writes argsort's positions as int64
-in the last pass, counts HIST_TILES tiles per ohist workgroup (one global
-atomic per bin per chunk), and takes IPT32 keys per invocation where set
-and the tile fits the shared memory.
+How it keeps a GPU busy: a tile's keys are loaded before they are
+ranked (all loads in flight at once, no branch or atomic between them),
+the ranking's ballot match is branch-free, argsort's payload is loaded
+into registers during the scans and the look-back, the last pass writes
+argsort's positions as int64, and an ohist workgroup counts HIST_TILES
+tiles (one global atomic per bin per chunk). (A first version without
+these, 1.4-2.4x slower on the H200, was removed; bench/notes/sort.md.)
+
+Variants (VARIANTS, VULPY_ONESWEEP): switches of the one template, same
+results. 3 (the default) over 2: a look-back step reads LB = 8 status
+words at once (one round trip per 8 tiles of a walk instead of per tile),
+one invocation owns a digit from the tile's counts to the look-back (5
+barriers a tile instead of 6), and 32-bit keys wait in shared memory
+between their load and the scatter (KSH), not in registers, so more
+workgroups fit a multiprocessor. SHAREV (argsort's payload through the
+keys' shared array, as CUB: 26 KiB of shared memory instead of 42, but
+more registers), DEFER (ranking shuffles after all the atomics) and the
+tile shape are settings for bench/probes/sort_ab.py's sweep.
 """
 import os
 
 from . import _sort_kernels
 
-# shared by both variants' templates (@COMMON@)
-COMMON = r'''
-def popc(x: vp.uint32) -> vp.uint32:
-    # the number of set bits: one instruction on GPUs (OpBitCount, POPC)
-    return vp.bit_count(x)
-
-
-@vp.kernel(local_size_x=B)
-def oscan(gh: vp.Buffer[vp.uint32], count: vp.uint32, gx: vp.uint32):
-    # per (row, pass): the exclusive scan of the 256 digit counts
-    tot = vp.Shared[vp.uint32, B]
-    d = vp.local_index()
-    ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < count
-    c = min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), count - 1)
-    v = gh[c * B + d]
-    tot[d] = v
-    vp.barrier()
-    for k in vp.static(range(8)):
-        w = vp.uint32(1 << k)
-        x = tot[d]
-        if d >= w:
-            x += tot[d - w]
-        vp.barrier()
-        tot[d] = x
-        vp.barrier()
-    if ok:
-        gh[c * B + d] = tot[d] - v
-'''
-
-# variant 1
 SOURCE = r'''
-import vulpy as vp
-
-L = @L@                  # invocations per workgroup
-SG = @SG@                # subgroup size (the ballots use the first word)
-W = L // SG              # subgroups per workgroup
-IPT = @IPT@              # keys per invocation
-T = L * IPT              # keys per tile
-B = 256                  # radix: 8-bit digits
-P = @P@                  # passes
-DPI = B // L             # digits per invocation (L <= 256)
-HCO = @HCO@              # copies of the histograms in ohist
-SPIN = @SPIN@            # look-back reads before a workgroup gives up
-MASK = 0x3FFFFFFF        # a status word's count
-AGG = 0x40000000         # ... flag: the tile's own count
-INC = 0x80000000         # ... flag: the count of the row up to this tile
-MODE = @MODE@
-VALS = @VALS@
-PUBLISH = @PUBLISH@      # 0 (tests only): no inclusive prefixes but a row's first
-                         # tile's, so every look-back walks the AGG chain to it
-
-
-@KEYS@
-
-@COMMON@
-
-@vp.kernel(local_size_x=L)
-def ohist(keys: vp.Buffer[vp.@WORD@], gh: vp.Buffer[vp.uint32], n: vp.uint32, tpr: vp.uint32,
-          ntiles: vp.uint32, gx: vp.uint32):
-    # every pass's digit histogram of a tile in one read of its keys;
-    # invocation i counts into copy i % HCO
-    cnt = vp.Shared[vp.uint32, HCO * P * B]
-    lid = vp.local_index()
-    ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < ntiles
-    t = min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), ntiles - 1)
-    row = t // tpr
-    j = t - row * tpr
-    base = row * n + j * T
-    m = min(vp.uint32(T), n - j * T)
-    for z in vp.static(range(HCO * P * B // L)):
-        cnt[vp.uint32(z * L) + lid] = vp.uint32(0)
-    vp.barrier()
-    copy = (lid % HCO) * (P * B)
-    for q in vp.static(range(IPT)):
-        e = vp.uint32(q * L) + lid
-        if e < m:
-            k = key(keys[base + e])
-            for pp in vp.static(range(P)):
-                d = vp.uint32((k >> vp.@WORD@(8 * pp)) & vp.@WORD@(255))
-                vp.atomic_add(cnt, copy + vp.uint32(pp * B) + d, vp.uint32(1))
-    vp.barrier()
-    for z in vp.static(range(P * B // L)):
-        i = vp.uint32(z * L) + lid
-        s = vp.uint32(0)
-        for u in vp.static(range(HCO)):
-            s += cnt[vp.uint32(u * P * B) + i]
-        if ok and s != 0:
-            vp.atomic_add(gh, row * (P * B) + i, s)
-
-
-@vp.kernel(local_size_x=L)
-def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buffer[vp.uint32],
-             vout: vp.Buffer[vp.uint32], gh: vp.Buffer[vp.uint32], st: vp.Buffer[vp.uint32],
-             ctr: vp.Buffer[vp.uint32], n: vp.uint32, tpr: vp.uint32, ntiles: vp.uint32,
-             pas: vp.uint32, sh: vp.uint32, first: vp.uint32):
-    whist = vp.Shared[vp.uint32, W * B]   # per subgroup: digit counts, then first ranks
-    tstart = vp.Shared[vp.uint32, B]      # the tile's first position of each digit
-    add = vp.Shared[vp.uint32, B]         # output position of a key = add[d] + its tile position
-    wt = vp.Shared[vp.uint32, W]
-    tix = vp.Shared[vp.uint32, 1]
-    sk = vp.Shared[vp.@WORD@, T]
-    sv = vp.Shared[vp.uint32, @SVLEN@]
-    lid = vp.local_index()
-    w = vp.subgroup_id()
-    lane = vp.subgroup_lane()
-    if lid == 0:
-        tix[0] = vp.atomic_add(ctr, pas, vp.uint32(1))
-        if vp.subgroup_size() != vp.uint32(SG):  # built for SG lanes: the host sorts again
-            vp.atomic_add(ctr, P, vp.uint32(1))
-    for z in vp.static(range(W * B // L)):
-        whist[vp.uint32(z * L) + lid] = vp.uint32(0)
-    vp.barrier()
-    t0 = tix[0]
-    ok = t0 < ntiles
-    t = min(t0, ntiles - 1)
-    row = t // tpr
-    j = t - row * tpr
-    base = row * n + j * T
-    m = min(vp.uint32(T), n - j * T)
-    if not ok:
-        m = vp.uint32(0)
-    lt = (vp.uint32(1) << lane) - vp.uint32(1)
-    wb = w * B
-    kk = vp.Local[vp.@WORD@, IPT]
-    rk = vp.Local[vp.uint32, IPT]   # rank in the subgroup << 8 | digit (few registers)
-    # rank: round q of subgroup w holds tile positions w*SG*IPT + q*SG + lane
-    for q in vp.static(range(IPT)):
-        p = w * vp.uint32(SG * IPT) + vp.uint32(q * SG) + lane
-        valid = p < m
-        x = vp.@WORD@(0)
-        if valid:
-            x = kin[base + p]
-        kk[q] = x
-        d = digit(x, sh)
-        peers = vp.subgroup_ballot(valid).x
-        for b in vp.static(range(8)):
-            on = ((d >> vp.uint32(b)) & vp.uint32(1)) != vp.uint32(0)
-            bl = vp.subgroup_ballot(on).x
-            if on:
-                peers = peers & bl
-            else:
-                peers = peers & ~bl
-        below = popc(peers & lt)
-        old = vp.uint32(0)
-        if valid and below == vp.uint32(0):
-            old = vp.atomic_add(whist, wb + d, popc(peers))
-        leader = popc((peers & (vp.uint32(0) - peers)) - vp.uint32(1)) & vp.uint32(SG - 1)
-        rk[q] = ((vp.subgroup_shuffle(old, leader) + below) << vp.uint32(8)) | d
-    vp.barrier()
-    # per digit: the counts of the subgroups become their first ranks,
-    # and the tile's count is published for the tiles after it
-    tc = vp.Local[vp.uint32, DPI]
-    for z in vp.static(range(DPI)):
-        d = vp.uint32(z * L) + lid
-        run = vp.uint32(0)
-        for u in vp.static(range(W)):
-            c = whist[vp.uint32(u * B) + d]
-            whist[vp.uint32(u * B) + d] = run
-            run += c
-        tc[z] = run
-        tstart[d] = run
-        if ok:
-            flag = vp.uint32(AGG)
-            if j == 0:
-                flag = vp.uint32(INC)
-            vp.atomic_store(st, (pas * ntiles + t) * B + d, flag | run)
-    vp.barrier()
-    # the tile's counts scanned over the digits (lane l of subgroup w owns
-    # digits (w*SG + l)*DPI ..., the order subgroup scans follow): subgroup
-    # scans, then the subgroups' totals
-    own = vp.Local[vp.uint32, DPI]
-    mine = (w * vp.uint32(SG) + lane) * vp.uint32(DPI)
-    s = vp.uint32(0)
-    for z in vp.static(range(DPI)):
-        own[z] = tstart[mine + z]
-        s += own[z]
-    ex = vp.subgroup_exclusive_add(s)
-    tot = vp.subgroup_add(s)
-    if lane == vp.uint32(0):
-        wt[w] = tot
-    vp.barrier()
-    for u in vp.static(range(W)):
-        if vp.uint32(u) < w:
-            ex += wt[u]
-    for z in vp.static(range(DPI)):
-        tstart[mine + z] = ex
-        ex += own[z]
-    vp.barrier()
-    # decoupled look-back, one digit per invocation (DPI of them)
-    for z in vp.static(range(DPI)):
-        d = vp.uint32(z * L) + lid
-        pre = vp.uint32(0)
-        if ok and j > 0:
-            k = t - 1
-            done = False
-            for it in range(vp.uint32(SPIN)):
-                v = vp.atomic_load(st, (pas * ntiles + k) * B + d)
-                f = v >> vp.uint32(30)
-                if f != vp.uint32(0):
-                    pre += v & vp.uint32(MASK)
-                    if f == vp.uint32(2):
-                        done = True
-                        break
-                    k -= 1
-            if done:
-                if PUBLISH != 0:
-                    vp.atomic_store(st, (pas * ntiles + t) * B + d, vp.uint32(INC) | (pre + tc[z]))
-            else:  # gave up: the host sorts again with the safe path
-                vp.atomic_add(ctr, P, vp.uint32(1))
-        add[d] = row * n + gh[(row * P + pas) * B + d] + pre - tstart[d]
-    # the tile sorted in shared memory, then written out in runs of a digit
-    for q in vp.static(range(IPT)):
-        p = w * vp.uint32(SG * IPT) + vp.uint32(q * SG) + lane
-        if p < m:
-            d = rk[q] & vp.uint32(255)
-            lp = tstart[d] + whist[wb + d] + (rk[q] >> vp.uint32(8))
-            sk[lp] = kk[q]
-            if VALS != 0:  # read here, not kept in registers since the ranking
-                if first != 0:
-                    sv[lp] = j * T + p
-                else:
-                    sv[lp] = vin[base + p]
-    vp.barrier()
-    for q in vp.static(range(IPT)):
-        p = vp.uint32(q * L) + lid
-        if p < m:
-            x = sk[p]
-            o = add[digit(x, sh)] + p
-            kout[o] = x
-            if VALS != 0:
-                vout[o] = sv[p]
-'''
-
-# variant 2 (VARIANT)
-SOURCE2 = r'''
 import vulpy as vp
 
 L = @L@                  # invocations per workgroup
@@ -311,10 +86,29 @@ MODE = @MODE@
 VALS = @VALS@
 PUBLISH = @PUBLISH@      # 0 (tests only): no inclusive prefixes but a row's first
                          # tile's, so every look-back walks the AGG chain to it
+LB = @LB@                # status words a look-back step reads at once
+SCAN = @SCAN@            # 1: one owner per digit from the counts to the look-back
+SHAREV = @SHAREV@        # 1: the payload through the keys' shared array (32-bit keys)
+DEFER = @DEFER@          # 1: the ranking's shuffles after all its shared atomics
+KSH = @KSH@              # 1: the loaded keys wait in shared memory, not registers
 
 @KEYS@
 
-@COMMON@
+def popc(x: vp.uint32) -> vp.uint32:
+    # the number of set bits: one instruction on GPUs (OpBitCount, POPC)
+    return vp.bit_count(x)
+
+
+@vp.kernel(local_size_x=B, helpers=HELPERS)
+def oscan(gh: vp.Buffer[vp.uint32], count: vp.uint32, gx: vp.uint32):
+    # per (row, pass): the exclusive scan of the 256 digit counts
+    tot = vp.Shared[vp.uint32, B]
+    d = vp.local_index()
+    ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < count
+    c = min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), count - 1)
+    ex = digits_exclusive(tot, d, gh[c * B + d])
+    if ok:
+        gh[c * B + d] = ex
 
 @vp.kernel(local_size_x=L)
 def ohist(keys: vp.Buffer[vp.@WORD@], gh: vp.Buffer[vp.uint32], n: vp.uint32, cpr: vp.uint32,
@@ -370,6 +164,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
     tix = vp.Shared[vp.uint32, 1]
     sk = vp.Shared[vp.@WORD@, T]
     sv = vp.Shared[vp.uint32, @SVLEN@]
+    ski = vp.Shared[vp.@WORD@, @SKILEN@]  # KSH: the tile as loaded, then its payload
     lid = vp.local_index()
     w = vp.subgroup_id()
     lane = vp.subgroup_lane()
@@ -395,15 +190,23 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
     mine0 = w * vp.uint32(SG * IPT) + lane       # round q: tile position mine0 + q * SG
     kk = vp.Local[vp.@WORD@, IPT]
     rk = vp.Local[vp.uint32, IPT]   # rank in the subgroup << 8 | digit
+    olds = vp.Local[vp.uint32, IPT]   # DEFER: each round's count before it
     vv = vp.Local[vp.uint32, @VVLEN@]
     # the keys first: IPT independent loads, no branch and no atomic between
-    # them, so they are all in flight at once
+    # them, so they are all in flight at once (KSH: into shared memory, not
+    # registers: each lane reads back only what it wrote, so no barrier)
     for q in vp.static(range(IPT)):
-        kk[q] = kin[base + min(mine0 + vp.uint32(q * SG), last)]
+        if KSH == 0:
+            kk[q] = kin[base + min(mine0 + vp.uint32(q * SG), last)]
+        else:
+            ski[mine0 + vp.uint32(q * SG)] = kin[base + min(mine0 + vp.uint32(q * SG), last)]
     # rank: round q of subgroup w holds tile positions w*SG*IPT + q*SG + lane
     for q in vp.static(range(IPT)):
         valid = mine0 + vp.uint32(q * SG) < m
-        d = digit(kk[q], sh)
+        x = kk[q]
+        if KSH != 0:
+            x = ski[mine0 + vp.uint32(q * SG)]
+        d = digit(x, sh)
         peers = vp.subgroup_ballot(valid).x
         for b in vp.static(range(8)):
             # the lanes whose digit has bit b as this lane's: the ballot,
@@ -415,7 +218,16 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         if valid and below == vp.uint32(0):
             old = vp.atomic_add(whist, wb + d, popc(peers))
         leader = popc((peers & (vp.uint32(0) - peers)) - vp.uint32(1)) & vp.uint32(SG - 1)
-        rk[q] = ((vp.subgroup_shuffle(old, leader) + below) << vp.uint32(8)) | d
+        if DEFER == 0:
+            rk[q] = ((vp.subgroup_shuffle(old, leader) + below) << vp.uint32(8)) | d
+        else:  # the shuffle after all rounds: no round waits on an atomic's result
+            olds[q] = old
+            rk[q] = (below << vp.uint32(13)) | (leader << vp.uint32(8)) | d
+    if DEFER != 0:
+        for q in vp.static(range(IPT)):
+            r = rk[q]
+            first_rank = vp.subgroup_shuffle(olds[q], (r >> vp.uint32(8)) & vp.uint32(31))
+            rk[q] = ((first_rank + (r >> vp.uint32(13))) << vp.uint32(8)) | (r & vp.uint32(255))
     if VALS != 0:
         # the payload's loads, in flight during the scans and the look-back
         # (the first pass makes the positions instead of reading them)
@@ -426,112 +238,263 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
             else:
                 vv[q] = vin[base + min(p, last)]
     vp.barrier()
-    # per digit: the counts of the subgroups become their first ranks,
-    # and the tile's count is published for the tiles after it
-    tc = vp.Local[vp.uint32, DPI]
-    for z in vp.static(range(DPI)):
-        d = vp.uint32(z * L) + lid
-        run = vp.uint32(0)
-        for u in vp.static(range(W)):
-            c = whist[vp.uint32(u * B) + d]
-            whist[vp.uint32(u * B) + d] = run
-            run += c
-        tc[z] = run
-        tstart[d] = run
-        if ok:
-            flag = vp.uint32(AGG)
-            if j == 0:
-                flag = vp.uint32(INC)
-            vp.atomic_store(st, (pas * ntiles + t) * B + d, flag | run)
-    vp.barrier()
-    # the tile's counts scanned over the digits (lane l of subgroup w owns
-    # digits (w*SG + l)*DPI ..., the order subgroup scans follow): subgroup
-    # scans, then the subgroups' totals
-    own = vp.Local[vp.uint32, DPI]
     mine = (w * vp.uint32(SG) + lane) * vp.uint32(DPI)
-    s = vp.uint32(0)
-    for z in vp.static(range(DPI)):
-        own[z] = tstart[mine + z]
-        s += own[z]
-    ex = vp.subgroup_exclusive_add(s)
-    tot = vp.subgroup_add(s)
-    if lane == vp.uint32(0):
-        wt[w] = tot
-    vp.barrier()
-    for u in vp.static(range(W)):
-        if vp.uint32(u) < w:
-            ex += wt[u]
-    for z in vp.static(range(DPI)):
-        tstart[mine + z] = ex
-        ex += own[z]
-    vp.barrier()
+    tc = vp.Local[vp.uint32, DPI]   # the tile's count of each digit this invocation owns
+    ts = vp.Local[vp.uint32, DPI]   # ... and its first tile position (SCAN = 1)
+    own = vp.Local[vp.uint32, DPI]
+    lbw = vp.Local[vp.uint32, LB]   # a look-back step's status words
+    lps = vp.Local[vp.uint32, IPT]  # SHAREV: each key's position in sk ...
+    ops = vp.Local[vp.uint32, IPT]  # ... and in kout, for its payload
+    if SCAN == 0:
+        # per digit: the counts of the subgroups become their first ranks,
+        # and the tile's count is published for the tiles after it
+        for z in vp.static(range(DPI)):
+            d = vp.uint32(z * L) + lid
+            run = vp.uint32(0)
+            for u in vp.static(range(W)):
+                c = whist[vp.uint32(u * B) + d]
+                whist[vp.uint32(u * B) + d] = run
+                run += c
+            tc[z] = run
+            tstart[d] = run
+            if ok:
+                flag = vp.uint32(AGG)
+                if j == 0:
+                    flag = vp.uint32(INC)
+                vp.atomic_store(st, (pas * ntiles + t) * B + d, flag | run)
+        vp.barrier()
+        # the tile's counts scanned over the digits (lane l of subgroup w owns
+        # digits (w*SG + l)*DPI ..., the order subgroup scans follow): subgroup
+        # scans, then the subgroups' totals
+        s = vp.uint32(0)
+        for z in vp.static(range(DPI)):
+            own[z] = tstart[mine + z]
+            s += own[z]
+        ex = vp.subgroup_exclusive_add(s)
+        tot = vp.subgroup_add(s)
+        if lane == vp.uint32(0):
+            wt[w] = tot
+        vp.barrier()
+        for u in vp.static(range(W)):
+            if vp.uint32(u) < w:
+                ex += wt[u]
+        for z in vp.static(range(DPI)):
+            tstart[mine + z] = ex
+            ex += own[z]
+        vp.barrier()
+    else:
+        # the same with one owner per digit throughout (digits mine ..
+        # mine + DPI - 1, the subgroup scans' order): the counts stay in
+        # registers from the subgroups' prefix to the scan over digits and
+        # the look-back, one barrier fewer (and tstart is not read back)
+        s = vp.uint32(0)
+        for z in vp.static(range(DPI)):
+            d = mine + vp.uint32(z)
+            run = vp.uint32(0)
+            for u in vp.static(range(W)):
+                c = whist[vp.uint32(u * B) + d]
+                whist[vp.uint32(u * B) + d] = run
+                run += c
+            tc[z] = run
+            s += run
+            if ok:
+                flag = vp.uint32(AGG)
+                if j == 0:
+                    flag = vp.uint32(INC)
+                vp.atomic_store(st, (pas * ntiles + t) * B + d, flag | run)
+        ex = vp.subgroup_exclusive_add(s)
+        tot = vp.subgroup_add(s)
+        if lane == vp.uint32(0):
+            wt[w] = tot
+        vp.barrier()
+        for u in vp.static(range(W)):
+            if vp.uint32(u) < w:
+                ex += wt[u]
+        for z in vp.static(range(DPI)):
+            ts[z] = ex
+            tstart[mine + vp.uint32(z)] = ex
+            ex += tc[z]
     # decoupled look-back, one digit per invocation (DPI of them)
     for z in vp.static(range(DPI)):
-        d = vp.uint32(z * L) + lid
+        d = mine + vp.uint32(z)
+        if SCAN == 0:
+            d = vp.uint32(z * L) + lid
         pre = vp.uint32(0)
         if ok and j > 0:
             k = t - 1
             done = False
             for it in range(vp.uint32(SPIN)):
-                v = vp.atomic_load(st, (pas * ntiles + k) * B + d)
-                f = v >> vp.uint32(30)
-                if f != vp.uint32(0):
-                    pre += v & vp.uint32(MASK)
-                    if f == vp.uint32(2):
-                        done = True
-                        break
-                    k -= 1
+                # the words of tiles k, k-1, ..., k-LB+1 at once (independent
+                # loads: one round trip per LB tiles of the walk), none
+                # before the row's first tile t - j, whose word is INC
+                for i in vp.static(range(LB)):
+                    back = min(vp.uint32(i), k - (t - j))
+                    lbw[i] = vp.atomic_load(st, (pas * ntiles + k - back) * B + d)
+                # added nearest first, up to an INC word or one not
+                # published yet (the next step starts there)
+                more = True
+                for i in vp.static(range(LB)):
+                    v = lbw[i]
+                    f = v >> vp.uint32(30)
+                    if more:
+                        if f == vp.uint32(0):
+                            more = False
+                        else:
+                            pre += v & vp.uint32(MASK)
+                            if f == vp.uint32(2):
+                                done = True
+                                more = False
+                            else:
+                                k -= 1
+                if done:
+                    break
             if done:
                 if PUBLISH != 0:
                     vp.atomic_store(st, (pas * ntiles + t) * B + d, vp.uint32(INC) | (pre + tc[z]))
             else:  # gave up: the host sorts again with the safe path
                 vp.atomic_add(ctr, P, vp.uint32(1))
-        add[d] = row * n + gh[(row * P + pas) * B + d] + pre - tstart[d]
+        if SCAN == 0:
+            add[d] = row * n + gh[(row * P + pas) * B + d] + pre - tstart[d]
+        else:
+            add[d] = row * n + gh[(row * P + pas) * B + d] + pre - ts[z]
+    if SCAN != 0:
+        vp.barrier()   # tstart and add, for the scatter
     # the tile sorted in shared memory, then written out in runs of a digit
-    for q in vp.static(range(IPT)):
-        if mine0 + vp.uint32(q * SG) < m:
-            d = rk[q] & vp.uint32(255)
-            lp = tstart[d] + whist[wb + d] + (rk[q] >> vp.uint32(8))
-            sk[lp] = kk[q]
-            if VALS != 0:
-                sv[lp] = vv[q]
-    vp.barrier()
-    for q in vp.static(range(IPT)):
-        p = vp.uint32(q * L) + lid
-        if p < m:
-            x = sk[p]
-            o = add[digit(x, sh)] + p
-            kout[o] = x
-            if VALS != 0:  # (the last pass writes argsort's int64 directly)
-                vout[o] = vp.@VOUT@(sv[p])
+    if KSH != 0:
+        # the keys from the load array to their sorted places; then the
+        # load array, read by now, takes the payload (sv's role)
+        for q in vp.static(range(IPT)):
+            if mine0 + vp.uint32(q * SG) < m:
+                d = rk[q] & vp.uint32(255)
+                sk[tstart[d] + whist[wb + d] + (rk[q] >> vp.uint32(8))] = \
+                    ski[mine0 + vp.uint32(q * SG)]
+        if VALS != 0:
+            vp.barrier()
+            for q in vp.static(range(IPT)):
+                if mine0 + vp.uint32(q * SG) < m:
+                    d = rk[q] & vp.uint32(255)
+                    ski[tstart[d] + whist[wb + d] + (rk[q] >> vp.uint32(8))] = vv[q]
+        vp.barrier()
+        for q in vp.static(range(IPT)):
+            p = vp.uint32(q * L) + lid
+            if p < m:
+                x = sk[p]
+                o = add[digit(x, sh)] + p
+                kout[o] = x
+                if VALS != 0:
+                    vout[o] = vp.@VOUT@(ski[p])
+    elif SHAREV == 0:
+        for q in vp.static(range(IPT)):
+            if mine0 + vp.uint32(q * SG) < m:
+                d = rk[q] & vp.uint32(255)
+                lp = tstart[d] + whist[wb + d] + (rk[q] >> vp.uint32(8))
+                sk[lp] = kk[q]
+                if VALS != 0:
+                    sv[lp] = vv[q]
+        vp.barrier()
+        for q in vp.static(range(IPT)):
+            p = vp.uint32(q * L) + lid
+            if p < m:
+                x = sk[p]
+                o = add[digit(x, sh)] + p
+                kout[o] = x
+                if VALS != 0:  # (the last pass writes argsort's int64 directly)
+                    vout[o] = vp.@VOUT@(sv[p])
+    else:
+        # the payload goes through the keys' shared array after them (as
+        # CUB's onesweep): half the shared memory of argsort, so more
+        # workgroups fit a multiprocessor; each key's shared and global
+        # positions are kept for its payload
+        for q in vp.static(range(IPT)):
+            if mine0 + vp.uint32(q * SG) < m:
+                d = rk[q] & vp.uint32(255)
+                lp = tstart[d] + whist[wb + d] + (rk[q] >> vp.uint32(8))
+                sk[lp] = kk[q]
+                lps[q] = lp
+        vp.barrier()
+        for q in vp.static(range(IPT)):
+            p = vp.uint32(q * L) + lid
+            if p < m:
+                x = sk[p]
+                o = add[digit(x, sh)] + p
+                kout[o] = x
+                ops[q] = o
+        if VALS != 0:
+            vp.barrier()
+            for q in vp.static(range(IPT)):
+                if mine0 + vp.uint32(q * SG) < m:
+                    sk[lps[q]] = vv[q]
+            vp.barrier()
+            for q in vp.static(range(IPT)):
+                p = vp.uint32(q * L) + lid
+                if p < m:
+                    vout[ops[q]] = vp.@VOUT@(sk[p])
 '''
 
 _NS = {}
 
-# which kernels sort_rows runs (issue 19): 2 (SOURCE2, the default) or 1
-# (SOURCE, the first version, kept so that one H200 run times both:
-# bench/bench_sort.py's "vulpy onesweep v1" rows). The environment
-# variable VULPY_ONESWEEP sets it at import; tests and the bench set it.
-VARIANT = int(os.environ.get("VULPY_ONESWEEP", "2") or "2")
-# variant 2's keys per invocation for 32-bit keys (None: 16); a larger
-# tile where it fits the device's shared memory (else 16)
-IPT32 = None
-HIST_TILES = 16   # variant 2: tiles per ohist workgroup
+HIST_TILES = 16   # tiles per ohist workgroup
+
+# The kernels' variants (issue 19), same algorithm and results, each a set
+# of the template's switches: lb (status words a look-back step reads at
+# once), scan (1: one owner per digit from the counts to the look-back: 5
+# barriers a tile instead of 6), sharev (1: argsort's payload through the
+# keys' shared array, as CUB does: 26 KiB of shared memory a workgroup
+# instead of 42, at two barriers more and, by nvcc's count of the CUDA
+# form, 143 registers an invocation instead of 117), defer (1: the
+# ranking's shuffles after all its shared atomics, so the IPT rounds'
+# atomics are in flight together, at IPT registers more), ksh (1: 32-bit
+# keys wait in shared memory from their load to the scatter instead of in
+# registers, 16 KiB more shared memory and IPT registers fewer; argsort's
+# payload then goes through the load array; sharev is off), and the tile
+# (lanes x ipt keys; None: shape()'s). 2 is wave 9's; 3, the default, is
+# cheaper by construction (a barrier less a tile, an eighth of the
+# look-back's round trips, by ptxas's count 80 registers for sort instead
+# of 87, so 3 workgroups a multiprocessor instead of 2, and 96 for argsort
+# instead of 110; bench/notes/sort.md) and awaits the H200's word.
+VARIANTS = {
+    2: dict(lb=1, scan=0, sharev=0, defer=0, ksh=0, lanes=None, ipt=None),
+    3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, lanes=None, ipt=None),
+}
+# which variant sort_rows runs: "N" or "N:key=value,..." overriding the
+# variant's settings (bench/probes/sort_ab.py sweeps them), from the
+# environment variable VULPY_ONESWEEP at import; tests and probes set it
+VARIANT = os.environ.get("VULPY_ONESWEEP", "") or "3"
 
 
-def shape(word, sg, variant=1, vals=0, shared=49152):
+def settings(spec=None):
+    """The settings dict of a variant spec ("3", "3:lb=16,ipt=12"; None:
+    VARIANT), with ValueErrors naming VULPY_ONESWEEP."""
+    spec = str(VARIANT if spec is None else spec)
+    num, _, rest = spec.partition(":")
+    try:
+        out = dict(VARIANTS[int(num)])
+    except (ValueError, KeyError):
+        raise ValueError(f"VULPY_ONESWEEP / _sort_onesweep.VARIANT: the variant must be one of "
+                         f"{sorted(VARIANTS)} (got {spec!r})") from None
+    for item in filter(None, rest.split(",")):
+        key, _, val = item.partition("=")
+        if key not in out or not val.isdigit():
+            raise ValueError(f"VULPY_ONESWEEP / _sort_onesweep.VARIANT: {item!r} in {spec!r} is "
+                             f"not key=integer with key one of {sorted(out)}")
+        out[key] = int(val)
+    if out["lb"] < 1 or (out["lanes"] is not None and out["lanes"] not in (64, 128, 256)):
+        raise ValueError(f"VULPY_ONESWEEP / _sort_onesweep.VARIANT: {spec!r}: lb must be >= 1 "
+                         f"and lanes 64, 128 or 256")
+    return out
+
+
+def shape(word, sg, cfg=None):
     """(L, IPT) for keys of `word` on a device whose subgroups have sg
     lanes: 256 x 16 32-bit keys (or 256 x 8 64-bit ones), 40 KiB of shared
     memory with values; 64 x 16 (8 KiB) on subgroups of fewer than 32
-    lanes (lavapipe's 8, whose shared memory is 32 KiB). Variant 2 takes
-    IPT32 keys per invocation for 32-bit keys where the tile (keys, values,
-    the per-subgroup counters) fits `shared` bytes."""
-    lanes = 256 if sg >= 32 else 64
-    ipt = 16 if word == "uint32" else 8
-    if variant == 2 and word == "uint32" and IPT32:
-        need = lanes * IPT32 * 4 * (2 if vals else 1) + (lanes // sg) * 1024 + 2100
-        if need <= shared:
-            ipt = IPT32
+    lanes (lavapipe's 8, whose shared memory is 32 KiB). A variant's
+    settings (cfg) may set the lanes (at least sg) and 32-bit keys' ipt."""
+    lanes, ipt = (256 if sg >= 32 else 64), (16 if word == "uint32" else 8)
+    if cfg:
+        lanes = max(sg, cfg["lanes"] or lanes)
+        if word == "uint32" and cfg["ipt"]:
+            ipt = cfg["ipt"]
     return lanes, ipt
 
 
@@ -541,26 +504,32 @@ def shape(word, sg, variant=1, vals=0, shared=49152):
 PUBLISH_INCLUSIVE = True
 
 
-def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, variant=1, ipt=None,
-            vout="uint32"):
+def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32", cfg=None):
     """The namespace holding ohist / oscan / onesweep for keys of `word`
     and kind `mode` (as _sort_kernels.kernels), `passes` 8-bit digits,
-    subgroups of sg lanes, with (vals=1) or without a uint32 payload, of
-    the given variant (1: SOURCE, 2: SOURCE2) and keys per invocation;
-    variant 2's onesweep writes the payload as `vout` (int64: argsort's
-    result, in the last pass)."""
-    lanes, dipt = shape(word, sg)
-    ipt = ipt or dipt
-    ht = HIST_TILES if variant == 2 else 1
-    k = (word, mode, passes, sg, vals, spin, publish, variant, ipt, vout, ht)
+    subgroups of sg lanes, with (vals=1) or without a uint32 payload, the
+    variant settings cfg (settings(); None: variant 2); onesweep writes
+    the payload as `vout` (int64: argsort's result, in the last pass)."""
+    cfg = cfg or VARIANTS[2]
+    lanes, ipt = shape(word, sg, cfg)
+    ksh = int(bool(cfg["ksh"]) and word == "uint32")
+    sharev = int(bool(cfg["sharev"]) and word == "uint32" and not ksh)
+    ht = HIST_TILES
+    k = (word, mode, passes, sg, vals, spin, publish, vout, ht, lanes, ipt, cfg["lb"],
+         int(bool(cfg["scan"])), sharev, int(bool(cfg["defer"])), ksh)
     ns = _NS.get(k)
     if ns is None:
+        from . import _kernel_helpers as H  # a kernel program: at first use
         subst = dict(WORD=word, MODE=mode, L=lanes, SG=sg, IPT=ipt, P=passes, VALS=vals,
-                     HCO=max(1, 16 // passes), SVLEN=lanes * ipt if vals else 1, SPIN=spin,
-                     PUBLISH=publish, HT=ht, VVLEN=ipt, VOUT=vout)
-        src = (SOURCE if variant == 1 else SOURCE2).replace("@COMMON@", COMMON)
-        tag = f"onesweep{variant}-{word}-{mode}-{passes}-{sg}-{vals}-{spin}-{publish}-{ipt}-{ht}"
-        ns = _sort_kernels.instantiate(src, subst, tag + ("" if vout == "uint32" else "-" + vout))
+                     HCO=max(1, 16 // passes),
+                     SVLEN=lanes * ipt if vals and not sharev and not ksh else 1,
+                     KSH=ksh, SKILEN=lanes * ipt if ksh else 1,
+                     SPIN=spin, PUBLISH=publish, HT=ht, VVLEN=ipt, VOUT=vout, LB=cfg["lb"],
+                     SCAN=int(bool(cfg["scan"])), SHAREV=sharev, DEFER=int(bool(cfg["defer"])))
+        tag = "-".join(map(str, ("onesweep",) + k))
+        ns = _sort_kernels.instantiate(SOURCE, subst, tag,
+                                       dict(digits_exclusive=H.digits_exclusive,
+                                            HELPERS=(H.digits_exclusive,)))
         _NS[k] = ns
     return ns
 
@@ -569,8 +538,8 @@ def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
     """Sorts every row of the C-contiguous resident 2-D array `keys`
     (never written, so copy_in needs nothing) with the onesweep kernels,
     as _sort.radix_sort does (rec_cls and grid: its _Rec and _grid).
-    Returns (keys, positions or None: uint32, or int64 from variant 2 on
-    a device with int64), or None when a workgroup gave up waiting on
+    Returns (keys, positions or None: uint32, or int64 on a device with
+    int64), or None when a workgroup gave up waiting on
     another (the caller then uses the safe path)."""
     import numpy as np
 
@@ -581,20 +550,16 @@ def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
     ctx = keys._ctx
     sg = sg or ctx.info["limits"]["subgroup_size"]  # (tests pass a wrong one)
     passes = -(-bits // 8)
-    variant = VARIANT
-    if variant not in (1, 2):
-        raise ValueError(f"VULPY_ONESWEEP / _sort_onesweep.VARIANT must be 1 or 2 "
-                         f"(got {variant!r})")
     vals = int(bool(values))
-    lanes, ipt = shape(word, sg, variant, vals,
-                       ctx.info["limits"].get("max_shared_memory", 49152))
+    cfg = settings()
+    lanes, ipt = shape(word, sg, cfg)
     # the look-back's reads, all digits of an invocation together, stay
     # under a device's loop limit (lavapipe: 65,535 back-edges)
     spin = 1 << 20
     cap = ctx.limits.get("max_loop_iterations")
     if cap:
         spin = min(spin, cap // max(1, 256 // lanes) - 256)
-    ns = kernels(word, mode, passes, sg, vals, spin, int(PUBLISH_INCLUSIVE), variant, ipt)
+    ns = kernels(word, mode, passes, sg, vals, spin, int(PUBLISH_INCLUSIVE), cfg=cfg)
     tile = lanes * ipt
     tpr = -(-n // tile)
     ntiles = rows * tpr
@@ -619,20 +584,18 @@ def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
     for z in (gh, st, ctr):
         rec.rec.fill(z._buf, 0, z.nbytes, 0)
     tg = _grid(ntiles)
-    if variant == 1:
-        rec(ns["ohist"], (keys, gh), tg, n=n, tpr=tpr, ntiles=ntiles, gx=tg[0])
-    else:  # a workgroup counts HIST_TILES tiles of a row
-        cpr = -(-tpr // HIST_TILES)
-        hg = _grid(rows * cpr)
-        rec(ns["ohist"], (keys, gh), hg, n=n, cpr=cpr, nchunks=rows * cpr, gx=hg[0])
+    # a workgroup counts HIST_TILES tiles of a row
+    cpr = -(-tpr // HIST_TILES)
+    hg = _grid(rows * cpr)
+    rec(ns["ohist"], (keys, gh), hg, n=n, cpr=cpr, nchunks=rows * cpr, gx=hg[0])
     g = _grid(rows * passes)
     rec(ns["oscan"], (gh,), g, count=rows * passes, gx=g[0])
-    # variant 2, argsort: the last pass writes the positions as int64 (the
-    # caller's dtype), sparing a conversion pass over them
-    i64 = variant == 2 and vals and ctx.has("int64")
+    # argsort: the last pass writes the positions as int64 (the caller's
+    # dtype), sparing a conversion pass over them
+    i64 = vals and ctx.has("int64")
     if i64:
-        last = kernels(word, mode, passes, sg, vals, spin, int(PUBLISH_INCLUSIVE), variant, ipt,
-                       "int64")["onesweep"]
+        last = kernels(word, mode, passes, sg, vals, spin, int(PUBLISH_INCLUSIVE), "int64",
+                       cfg)["onesweep"]
         vo = _array._result(keys.shape, np.dtype(np.int64), mem, ctx)
     kin, kout = keys, a
     for p in range(passes):
