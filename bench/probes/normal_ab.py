@@ -125,8 +125,12 @@ def main():
     default = vp.random._NORMAL32_PATH
     if default not in paths:
         paths.insert(0, default)
+    t0 = time.perf_counter()
+    dev._native.cores()
+    cores_ms = (time.perf_counter() - t0) * 1e3
     print(f"device: {dev.info.get('name', dev.kind)}; n = {n} float32; default path "
-          f"{default}; {len(paths)} paths")
+          f"{default}; {len(paths)} paths; the driver's core-count query took {cores_ms:.3f} ms "
+          f"(vp.random asks it once a context now; the gs path asked it every call)")
     g = vp.random.default_rng(0)
     x = vp.empty(n, np.float32)
     t0 = time.perf_counter()

@@ -22,10 +22,12 @@ the formulas and docs/performance.md, "random", the reason. The float32
 normal kernels come in launch shapes that write the same values in the same
 places (normal_f32_v4: one normal4 an invocation; normal_f32_v8 and its
 256-wide twin: two, out[t] and out[t + h]; normal_f32_gs: a grid-stride
-loop over a fixed grid) and in two "fast" forms with the device's built-in
-log / sin / cos (fast_math: other values, the same distribution), which
-random.py's NORMAL32_PATHS names for the bench's A/B rows
-(bench/bench_random.py).
+loop over a fixed grid; normal_f32_shape's family: any number of normals
+an invocation, any width, three mappings of slots to invocations) and in
+two "fast" forms with the device's built-in log / sin / cos (fast_math:
+other values, the same distribution), which random.py's NORMAL32_PATHS and
+NORMAL32_FAMILY name for the A/B rows of bench/bench_random.py and
+bench/probes/normal_ab.py.
 
 Every kernel writes the outputs of its invocation's block that fall inside
 [0, n) of the call (the first block may be partly used already: `skip`

@@ -19,7 +19,8 @@ state dictionary, so a stream can move between VulPy and NumPy.
 The rest uses parallel methods (docs/python-api.md, "Random numbers"):
 standard_normal is Box-Muller on whole blocks (float32: on Philox4x32-10
 words, four normals per Philox call, two calls per invocation by default,
-_normal32_push and NORMAL32_PATHS), integers Lemire's
+_normal32_push; the launch shape is a parameter, NORMAL32_PATHS and
+NORMAL32_FAMILY, VULPY_NORMAL32_PATH), integers Lemire's
 multiply without rejection (bias below span / 2^64), uniform, normal and
 exponential are transforms of random / standard_normal.
 """
@@ -149,10 +150,14 @@ NORMAL32_PATHS = {
 # 32; W a power of two from 32 to 1024; G from 1 to 64.
 NORMAL32_FAMILY = "vN/W, bN/W, gsN/W/G"
 # The family members bench/probes/normal_ab.py times beside the named ones
-# (and test_random.py checks against v4).
+# (and test_random.py checks against v8): more normals an invocation (the
+# key schedule and index arithmetic shared by more Philox chains, more
+# independent work), wider groups (fewer groups to launch), and
+# grid-stride loops over few groups (resident at once: no second wave)
+# or many (short loops: a short tail).
 NORMAL32_CANDIDATES = ("v8/128", "v16/64", "v16/128", "v16/256", "v32/128", "b8/256",
-                       "b16/128", "b16/256", "gs8/256/4", "gs8/256/8", "gs16/128/8",
-                       "gs16/256/4")
+                       "b16/128", "b16/256", "gs4/256/32", "gs8/256/2", "gs8/256/4",
+                       "gs8/256/16", "gs16/128/4", "gs16/128/16")
 _NORMAL32_PATH = os.environ.get("VULPY_NORMAL32_PATH", "").strip() or "v8"
 _SHAPE_RE = re.compile(r"(v|b|gs)(4|8|16|32)/(\d+)(?:/(\d+))?")
 
