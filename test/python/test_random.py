@@ -350,6 +350,17 @@ def test_float32_normal_family_writes_the_default_values(monkeypatch, path):
                                   _normals32(monkeypatch, _DEFAULT32, 8, 4 * 333, scaled=True))
 
 
+@pytest.mark.parametrize("path", ["gs", "gs4/256/32", "gs8/256/2", "gs16/128/4", "gs32/64/2"])
+def test_float32_normal_grid_stride_loops_many_rounds(monkeypatch, path):
+    # a device of one core: the grid is G groups, so the loop runs many
+    # rounds and the last one ends inside a group or between its K stores
+    monkeypatch.setattr(vp.random, "_cores", lambda ctx: 1)
+    for seed, n in ((3, 4 * 1031), (2**63 + 7, 70_004), (11, 4 * 8192)):
+        want = _normals32(monkeypatch, _DEFAULT32, seed, n)
+        np.testing.assert_array_equal(_normals32(monkeypatch, path, seed, n), want,
+                                      err_msg=f"seed {seed}, n {n}")
+
+
 @pytest.mark.parametrize("path", ["v16/128", "b16/256", "gs8/256/4"])
 @pytest.mark.parametrize("n", [1, 3, 4099, 70_001])
 def test_float32_normal_family_agrees_with_the_scalar_kernel(monkeypatch, path, n):
