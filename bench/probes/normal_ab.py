@@ -22,7 +22,9 @@ an error, not a row); the fast ones within 1e-3 of them. Then:
     VULPY_NORMAL32_PATH=PATH python bench/run.py --suite random   # then the suite
 
 Read: per path "GPU ms" and "wall ms" with "cupy/x" (CuPy's median over the
-path's; >= 1 meets the goal), sorted by wall time; the last lines name the
+path's; >= 1 meets the goal) and "wall-GPU" (the call's cost beyond the
+kernel: host, submit, wait; compare CuPy's), sorted by wall time; the
+wait mode is the context's (--wait spin to try another); the last lines name the
 fastest exact path (the candidate for random._NORMAL32_PATH's default) and
 its gap to the fastest store-only floor of store_shapes.py.
 """
@@ -116,9 +118,13 @@ def main():
     ap.add_argument("--warm", type=float, default=1.0)
     ap.add_argument("--paths", default=None, help="comma-separated paths (default: all named "
                     "paths and vp.random.NORMAL32_CANDIDATES)")
+    ap.add_argument("--wait", default=None, help="the context's wait mode for the wall "
+                    "times (spin, block, spin-block; default: the context's)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     dev = vp.default_context()
+    if args.wait:
+        dev.wait = args.wait
     n = 1 << (args.log2n or (18 if dev.kind == "cpu" else 28))
     paths = (args.paths.split(",") if args.paths else
              list(vp.random.NORMAL32_PATHS) + list(vp.random.NORMAL32_CANDIDATES))
@@ -185,13 +191,14 @@ def main():
                          exact=not p.startswith("fast") and p != "cupy"))
     rows.sort(key=lambda r: r["wall_ms"])
     print(f"\n{'path':12s} {'GPU ms':>8s} {'GB/s':>6s} {'cupy/x GPU':>10s} {'wall ms':>8s} "
-          f"{'cupy/x wall':>11s}")
+          f"{'cupy/x wall':>11s} {'wall-GPU':>8s}")
     for r in rows:
         f = lambda v: f"{v:.3f}" if v is not None else "-"  # noqa: E731
         mark = " (default)" if r["path"] == default else (
             "" if r["exact"] or r["path"] == "cupy" else " (other values)")
         print(f"{r['path']:12s} {r['gpu_ms']:8.3f} {r['gbps']:6.0f} {f(r['cupy_over_gpu']):>10s} "
-              f"{r['wall_ms']:8.3f} {f(r['cupy_over_wall']):>11s}{mark}")
+              f"{r['wall_ms']:8.3f} {f(r['cupy_over_wall']):>11s} "
+              f"{r['wall_ms'] - r['gpu_ms']:8.3f}{mark}")
     exact = [r for r in rows if r["exact"]]
     bw = min(exact, key=lambda r: r["wall_ms"])
     bg = min(exact, key=lambda r: r["gpu_ms"])
