@@ -23,7 +23,10 @@ where it takes dtype=. Then GPU times (timestamps around each of REPEAT back-to-
 dispatches in one recording, after a warm-up; CuPy: CUDA events around
 REPEAT calls), case "... GPU time": every normal path's kernel, the
 uniform kernel, and "store only" (the v4 grid writing a constant: the
-floor of the launch shape and the stores, with no arithmetic). GPU time
+floor of the launch shape and the stores, with no arithmetic), and the
+default path's kernel where VULPY_NORMAL32_PATH names a member of the
+shape family (random.NORMAL32_FAMILY; bench/probes/normal_ab.py times
+them all). GPU time
 against wall time says how much of a call is the host and the wait; the
 store-only floor against a kernel says how much is arithmetic.
 """
@@ -206,7 +209,19 @@ def _normal_dispatches(dev, n):
         "fast": (k.normal_f32_fast, dict(push, n4=n4, h=h, row=h, native_log=0), h),
         "fast-log": (k.normal_f32_fast, dict(push, n4=n4, h=h, row=h, native_log=1), h),
         "store only (v4 grid)": (k.store_f32_v4, dict(v=1.0, n4=n4, row=n4), n4),
+        **_family_dispatch(dev, n4, push),
     }
+
+
+def _family_dispatch(dev, n4, push):
+    """{path: (kernel, push, invocations)} of the default path where it is
+    a member of the shape family (VULPY_NORMAL32_PATH), as
+    random._normal32_plan launches it (1-D), else {}."""
+    path = vp.random._NORMAL32_PATH
+    if path in vp.random.NORMAL32_PATHS or vp.random._shape(path) is None:
+        return {}
+    kern, inv, _local, extra, folds = vp.random._normal32_plan(dev, n4, path)
+    return {path: (kern, dict(push, **extra, **({"row": inv} if folds else {})), inv)}
 
 
 def _recorded(dev, kern, buf, push, invocations):

@@ -8,12 +8,14 @@ methods, docs/python-api.md "Random numbers"): standard_normal (Box-Muller),
 normal, uniform, exponential, integers: tested for their distribution.
 """
 import math
+import os
+import re
 
 import numpy as np
 import pytest
 
 import vulpy as vp
-from conftest import needs_target
+from conftest import ROOT, needs_target
 
 pytestmark = needs_target
 
@@ -313,6 +315,99 @@ def test_float32_normal_paths_fold_the_grid(monkeypatch, path):
     monkeypatch.setattr(vp.random, "_GRID_X_GROUPS", 1)
     np.testing.assert_array_equal(_host(_vp_gen(9).standard_normal(4104, dtype=np.float32)),
                                   want)
+
+
+# The launch-shape family (random.NORMAL32_FAMILY): the candidates the
+# normal_ab probe times, and members at the rules' edges (widths 32 and
+# 1024, N 4 and 32, one group a core).
+_FAMILY = list(vp.random.NORMAL32_CANDIDATES) + ["v4/32", "b4/1024", "b32/64", "gs4/32/1",
+                                                 "gs32/64/2"]
+_DEFAULT32 = "v8"  # the shipped default (VULPY_NORMAL32_PATH unset)
+
+
+def _normals32(monkeypatch, path, seed, n, counter=None, scaled=False):
+    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", path)
+    g = _vp_gen(seed, counter=counter)
+    g.random(3, dtype=np.float32)  # the call starts at a later block
+    if scaled:
+        return _host(g.normal(3.0, 2.0, n, dtype=np.float32))
+    return _host(g.standard_normal(n, dtype=np.float32))
+
+
+@pytest.mark.parametrize("path", _FAMILY)
+def test_float32_normal_family_writes_the_default_values(monkeypatch, path):
+    # sizes that end inside a group, inside a K x W stretch, and past a
+    # grid-stride loop's first round; seeds and a counter whose low word
+    # wraps inside the call
+    for seed, n, ctr in ((31, 4, None), (5, 1028, None), (2**63 + 7, 4 * 1031, None),
+                         (12345, 70_004, None), (4, 4 * 517, 2**64 - 40)):
+        want = _normals32(monkeypatch, _DEFAULT32, seed, n, ctr)
+        got = _normals32(monkeypatch, path, seed, n, ctr)
+        assert np.isfinite(got).all()
+        np.testing.assert_array_equal(got, want, err_msg=f"seed {seed}, n {n}")
+    # Generator.normal scales in the same kernels' store
+    np.testing.assert_array_equal(_normals32(monkeypatch, path, 8, 4 * 333, scaled=True),
+                                  _normals32(monkeypatch, _DEFAULT32, 8, 4 * 333, scaled=True))
+
+
+@pytest.mark.parametrize("path", ["gs", "gs4/256/32", "gs8/256/2", "gs16/128/4", "gs32/64/2"])
+def test_float32_normal_grid_stride_loops_many_rounds(monkeypatch, path):
+    # a device of one core: the grid is G groups, so the loop runs many
+    # rounds and the last one ends inside a group or between its K stores
+    monkeypatch.setattr(vp.random, "_cores", lambda ctx: 1)
+    for seed, n in ((3, 4 * 1031), (2**63 + 7, 70_004), (11, 4 * 8192)):
+        want = _normals32(monkeypatch, _DEFAULT32, seed, n)
+        np.testing.assert_array_equal(_normals32(monkeypatch, path, seed, n), want,
+                                      err_msg=f"seed {seed}, n {n}")
+
+
+@pytest.mark.parametrize("path", ["v16/128", "b16/256", "gs8/256/4"])
+@pytest.mark.parametrize("n", [1, 3, 4099, 70_001])
+def test_float32_normal_family_agrees_with_the_scalar_kernel(monkeypatch, path, n):
+    # n not a multiple of 4 takes normal_f32 (scalar stores) on every path:
+    # its samples are the family's first n of the next multiple of 4
+    want = _normals32(monkeypatch, _DEFAULT32, 77, n)
+    got = _normals32(monkeypatch, path, 77, -(-n // 4) * 4)[:n]
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("path", ["v16/64", "b8/256", "b16/128"])
+def test_float32_normal_family_folds_the_grid(monkeypatch, path):
+    # past the x workgroup limit (here 1 group) a 2-D grid whose rows the
+    # kernels fold back (whole workgroups a row for the b shapes)
+    want = _normals32(monkeypatch, _DEFAULT32, 9, 4104 * 3)
+    monkeypatch.setattr(vp.random, "_GRID_X_GROUPS", 1)
+    np.testing.assert_array_equal(_normals32(monkeypatch, path, 9, 4104 * 3), want)
+
+
+@pytest.mark.parametrize("path", ["v12/64", "v8/48", "v8/2048", "b8", "gs8/256",
+                                  "gs8/256/0", "v8/64/2", "gs8/256/65"])
+def test_float32_normal_family_rejects_bad_shapes(monkeypatch, path):
+    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", path)
+    with pytest.raises(ValueError, match=f"no float32 normal path {re.escape(repr(path))}.*"
+                                         f"VULPY_NORMAL32_PATH.*vN/W"):
+        vp.random.default_rng(1).standard_normal(8, dtype=np.float32)
+
+
+def test_normal32_path_from_the_environment():
+    # VULPY_NORMAL32_PATH sets the default path at import; its samples are
+    # v8's (both from the child's own device)
+    import subprocess
+    import sys
+    code = ("import vulpy as vp, numpy as np\n"
+            "def z(): return vp.random.default_rng(3).standard_normal(4 * 300, dtype=np.float32)"
+            ".numpy().tobytes().hex()\n"
+            "print(vp.random._NORMAL32_PATH, z())\n"
+            "vp.random._NORMAL32_PATH = 'v8'\n"
+            "print(z())\n")
+    env = dict(os.environ, VULPY_NORMAL32_PATH="b16/128",
+               PYTHONPATH=str(ROOT / "bindings" / "python"))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    path, got, want = r.stdout.split()
+    assert path == "b16/128"
+    assert got == want
 
 
 @pytest.mark.parametrize("path,atol", [("fast", 1e-5), ("fast-log", 1e-3)])

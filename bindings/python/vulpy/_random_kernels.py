@@ -22,10 +22,12 @@ the formulas and docs/performance.md, "random", the reason. The float32
 normal kernels come in launch shapes that write the same values in the same
 places (normal_f32_v4: one normal4 an invocation; normal_f32_v8 and its
 256-wide twin: two, out[t] and out[t + h]; normal_f32_gs: a grid-stride
-loop over a fixed grid) and in two "fast" forms with the device's built-in
-log / sin / cos (fast_math: other values, the same distribution), which
-random.py's NORMAL32_PATHS names for the bench's A/B rows
-(bench/bench_random.py).
+loop over a fixed grid; normal_f32_shape's family: any number of normals
+an invocation, any width, three mappings of slots to invocations) and in
+two "fast" forms with the device's built-in log / sin / cos (fast_math:
+other values, the same distribution), which random.py's NORMAL32_PATHS and
+NORMAL32_FAMILY name for the A/B rows of bench/bench_random.py and
+bench/probes/normal_ab.py.
 
 Every kernel writes the outputs of its invocation's block that fall inside
 [0, n) of the call (the first block may be partly used already: `skip`
@@ -168,6 +170,21 @@ def box_muller32(a: vp.uint32, b: vp.uint32):
     return rc * cq, rs * sq
 
 
+def normal4_words(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
+                  c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
+                  f3w: vp.uint32, wrap: vp.uint32):
+    """The four Philox4x32-10 words behind invocation t's four normals
+    (normal4 says which counter and key; normal4 and normal4_fast share
+    them, so the exact and the fast paths draw the same words)."""
+    g = t >> 1
+    lo = c0 + g
+    hi = c1 + (vp.uint32(1) if lo < g else vp.uint32(0))
+    w = g >= wrap
+    x2 = f2w if w else f2
+    x3 = (f3w if w else f3) | (t & 1)
+    return philox32(lo, hi, x2, x3, k0, k1)
+
+
 def normal4(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32, c1: vp.uint32,
             f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32, f3w: vp.uint32, wrap: vp.uint32):
     """The four float32 normals of invocation t: half j = t & 1 of Philox4x64
@@ -177,13 +194,7 @@ def normal4(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32, c1: vp.ui
     then Box-Muller on the word pairs (x0, x1) and (x2, x3). The low word of
     D wraps into the upper words at g >= wrap: their fold is then (f2w,
     f3w)."""
-    g = t >> 1
-    lo = c0 + g
-    hi = c1 + (vp.uint32(1) if lo < g else vp.uint32(0))
-    w = g >= wrap
-    x2 = f2w if w else f2
-    x3 = (f3w if w else f3) | (t & 1)
-    y0, y1, y2, y3 = philox32(lo, hi, x2, x3, k0, k1)
+    y0, y1, y2, y3 = normal4_words(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
     z0, z1 = box_muller32(y0, y1)
     z2, z3 = box_muller32(y2, y3)
     return z0, z1, z2, z3
@@ -218,13 +229,7 @@ def normal4_fast(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32, c1: 
                  f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32, f3w: vp.uint32,
                  wrap: vp.uint32, native_log: vp.uint32):
     """normal4's words through box_muller32_fast."""
-    g = t >> 1
-    lo = c0 + g
-    hi = c1 + (vp.uint32(1) if lo < g else vp.uint32(0))
-    w = g >= wrap
-    x2 = f2w if w else f2
-    x3 = (f3w if w else f3) | (t & 1)
-    y0, y1, y2, y3 = philox32(lo, hi, x2, x3, k0, k1)
+    y0, y1, y2, y3 = normal4_words(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
     z0, z1 = box_muller32_fast(y0, y1, native_log)
     z2, z3 = box_muller32_fast(y2, y3, native_log)
     return z0, z1, z2, z3
@@ -244,7 +249,7 @@ def scaled4(z0: vp.float32, z1: vp.float32, z2: vp.float32, z3: vp.float32,
 # Functions of the vulpy package are not collected as helpers by name (they
 # would be the kernel language's own names): the kernels list them.
 HELPERS = (mulhilo, philox, philox32, invocation_id, invocation_block, log_unit,
-           box_muller32, normal4, box_muller32_fast, normal4_fast, scaled4)
+           box_muller32, normal4_words, normal4, box_muller32_fast, normal4_fast, scaled4)
 
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)
@@ -402,6 +407,84 @@ def normal_f32_gs(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32, c0: vp.
         z0, z1, z2, z3 = normal4(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
         out[t] = scaled4(z0, z1, z2, z3, scale, loc, affine)
         t = t + stride
+
+
+# The launch-shape family (random.py's paths "vN/W", "bN/W", "gsN/W/G"):
+# kernels made at first use for K = N / 4 vec4s an invocation (a closure
+# constant the kernel unrolls), a workgroup width W and a mapping of vec4
+# indices u to invocations. Each writes out[u] = normal4(u) for every u in
+# [0, n4) exactly once, so each writes normal_f32_v4's values; only which
+# invocation computes which u differs. Every store instruction of a warp
+# covers 32 neighbouring 16-byte slots.
+_SHAPES = {}
+
+
+def normal_f32_shape(mapping, per, local):
+    """The kernel of `mapping` ("split", "block" or "stride") with `per`
+    vec4s an invocation (or an iteration) and workgroups of `local`."""
+    key = (mapping, per, local)
+    kern = _SHAPES.get(key)
+    if kern is None:
+        make = {"split": _split_shape, "block": _block_shape, "stride": _stride_shape}[mapping]
+        kern = _SHAPES[key] = vp.kernel(local_size_x=local, helpers=HELPERS)(make(per, local))
+    return kern
+
+
+def _split_shape(K, W):
+    def normal_f32_split(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32,
+                         c0: vp.uint32, c1: vp.uint32, f2: vp.uint32, f3: vp.uint32,
+                         f2w: vp.uint32, f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32,
+                         h: vp.uint32, row: vp.uint32, scale: vp.float32, loc: vp.float32,
+                         affine: vp.uint32):
+        """normal_f32_v8 with K parts: invocation t writes out[t + j h] for
+        j < K (h = ceil(n4 / K)); K independent Philox chains."""
+        t = invocation_id(row)
+        for j in vp.static(range(K)):
+            u = t + j * h
+            z0, z1, z2, z3 = normal4(u, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
+            if u < n4:
+                out[u] = scaled4(z0, z1, z2, z3, scale, loc, affine)
+    return normal_f32_split
+
+
+def _block_shape(K, W):
+    def normal_f32_block(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32,
+                         c0: vp.uint32, c1: vp.uint32, f2: vp.uint32, f3: vp.uint32,
+                         f2w: vp.uint32, f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32,
+                         row: vp.uint32, scale: vp.float32, loc: vp.float32,
+                         affine: vp.uint32):
+        """Each workgroup writes one contiguous stretch of K W vec4s: lane
+        l of the group starting at invocation b writes out[K b + j W + l]
+        for j < K (random.py launches whole groups)."""
+        g = invocation_id(row)
+        lane = g % W
+        base = (g - lane) * K + lane
+        for j in vp.static(range(K)):
+            u = base + j * W
+            z0, z1, z2, z3 = normal4(u, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
+            if u < n4:
+                out[u] = scaled4(z0, z1, z2, z3, scale, loc, affine)
+    return normal_f32_block
+
+
+def _stride_shape(K, W):
+    def normal_f32_stride(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32,
+                          c0: vp.uint32, c1: vp.uint32, f2: vp.uint32, f3: vp.uint32,
+                          f2w: vp.uint32, f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32,
+                          stride: vp.uint32, scale: vp.float32, loc: vp.float32,
+                          affine: vp.uint32):
+        """A grid-stride loop over a fixed grid of `stride` invocations,
+        K vec4s an iteration: out[t + j stride] for j < K, then t moves on
+        by K stride (normal_f32_gs is K = 1)."""
+        t = vp.global_id(0)
+        while t < n4:
+            for j in vp.static(range(K)):
+                u = t + j * stride
+                z0, z1, z2, z3 = normal4(u, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
+                if u < n4:
+                    out[u] = scaled4(z0, z1, z2, z3, scale, loc, affine)
+            t = t + K * stride
+    return normal_f32_stride
 
 
 def _normal_f32_fast(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,

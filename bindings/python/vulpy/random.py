@@ -19,12 +19,16 @@ state dictionary, so a stream can move between VulPy and NumPy.
 The rest uses parallel methods (docs/python-api.md, "Random numbers"):
 standard_normal is Box-Muller on whole blocks (float32: on Philox4x32-10
 words, four normals per Philox call, two calls per invocation by default,
-_normal32_push and NORMAL32_PATHS), integers Lemire's
+_normal32_push; the launch shape is a parameter, NORMAL32_PATHS and
+NORMAL32_FAMILY, VULPY_NORMAL32_PATH), integers Lemire's
 multiply without rejection (bias below span / 2^64), uniform, normal and
 exponential are transforms of random / standard_normal.
 """
 import numbers
 import operator
+import os
+import re
+import weakref
 
 import numpy as np
 
@@ -127,8 +131,10 @@ _GRID_X_GROUPS = None  # tests set a small x limit to check the 2-D fold
 # How float32 standard normals are launched (n a multiple of 4; other n take
 # normal_f32). Every path but the fast ones writes the same values in the
 # same places; the fast ones use the device's built-in sin / cos (and log)
-# and are not the documented stream. bench/bench_random.py times each
-# (A/B rows); _NORMAL32_PATH picks the one standard_normal uses.
+# and are not the documented stream. bench/bench_random.py times each named
+# one (A/B rows), bench/probes/normal_ab.py the family below too;
+# _NORMAL32_PATH picks the one standard_normal uses (VULPY_NORMAL32_PATH
+# sets it at import).
 NORMAL32_PATHS = {
     "v4": "normal_f32_v4: one Philox4x32 (four normals) an invocation, 64 wide",
     "v8": "normal_f32_v8: two an invocation (out[t], out[t + h]), 64 wide",
@@ -137,7 +143,55 @@ NORMAL32_PATHS = {
     "fast": "normal_f32_fast: as v8 with built-in sin / cos (other values)",
     "fast-log": "normal_f32_fast: as v8 with built-in sin / cos / log (other values)",
 }
-_NORMAL32_PATH = "v8"
+# The launch-shape family (_random_kernels.normal_f32_shape), the same
+# values as v4 in every shape: "vN/W" N normals (N / 4 vec4s) an invocation
+# at out[t + j h] (as v8), W wide; "bN/W" the same counts with each
+# workgroup writing one contiguous stretch; "gsN/W/G" a grid-stride loop, N
+# normals an iteration, over G workgroups of W a core (SM). N in 4, 8, 16,
+# 32; W a power of two from 32 to 1024; G from 1 to 64.
+NORMAL32_FAMILY = "vN/W, bN/W, gsN/W/G"
+# The family members bench/probes/normal_ab.py times beside the named ones
+# (and test_random.py checks against v8): more normals an invocation (the
+# key schedule and index arithmetic shared by more Philox chains, more
+# independent work), wider groups (fewer groups to launch), and
+# grid-stride loops over few groups (resident at once: no second wave)
+# or many (short loops: a short tail).
+NORMAL32_CANDIDATES = ("v8/128", "v16/64", "v16/128", "v16/256", "v32/128", "b8/256",
+                       "b16/128", "b16/256", "gs4/256/32", "gs8/256/2", "gs8/256/4",
+                       "gs8/256/16", "gs16/128/4", "gs16/128/16")
+_NORMAL32_PATH = os.environ.get("VULPY_NORMAL32_PATH", "").strip() or "v8"
+_SHAPE_RE = re.compile(r"(v|b|gs)(4|8|16|32)/(\d+)(?:/(\d+))?")
+
+
+def _shape(path):
+    """(mapping, vec4s an invocation, width, groups a core) of a family
+    path (NORMAL32_FAMILY), or None."""
+    m = _SHAPE_RE.fullmatch(path) if isinstance(path, str) else None
+    if not m:
+        return None
+    kind, per, local, groups = m.group(1), int(m.group(2)) // 4, int(m.group(3)), m.group(4)
+    if local < 32 or local > 1024 or local & (local - 1):
+        return None
+    if (kind == "gs") != (groups is not None):
+        return None
+    if groups is not None and not 1 <= int(groups) <= 64:
+        return None
+    mapping = {"v": "split", "b": "block", "gs": "stride"}[kind]
+    return mapping, per, local, int(groups or 0)
+
+
+_CORES = weakref.WeakKeyDictionary()  # vp.Context -> its core count
+
+
+def _cores(ctx):
+    """The device's core (SM) count, asked once per context (the query
+    enumerates the device's extensions: on lavapipe 0.29 ms, and the H200's
+    gs row took 0.6 ms more wall than GPU time asking it every call), 128
+    where the driver does not say."""
+    got = _CORES.get(ctx)
+    if got is None:
+        got = _CORES[ctx] = ctx._native.cores()[0] or 128
+    return got
 
 
 def _launch(kern, arr, nblocks, local=64, **push):
@@ -483,26 +537,51 @@ def _normal32_scaled(gen, shape, scale, loc):
 
 
 def _normal32_v4(arr, n4, push, path):
-    """Launches the float32 normal kernel of `path` (NORMAL32_PATHS) for
-    out = arr viewed as n4 vec4s."""
+    """Launches the float32 normal kernel of `path` (NORMAL32_PATHS or
+    NORMAL32_FAMILY) for out = arr viewed as n4 vec4s."""
+    kern, inv, local, extra, folds = _normal32_plan(arr._ctx, n4, path)
+    if folds:
+        _launch(kern, arr, inv, local=local, **extra, **push)
+    else:
+        kern(arr, dispatch=inv, **extra, **push)
+
+
+def _normal32_plan(ctx, n4, path):
+    """(kernel, invocations, workgroup width, push constants of the shape,
+    folds) of path's launch for n4 vec4s: `folds` when the kernel takes a
+    2-D grid past the x workgroup limit (_launch; its `row` is then the
+    invocations of a 1-D launch), else a 1-D grid of whole workgroups.
+    bench/probes/normal_ab.py records these same launches."""
     k = _kernels()
     h = (n4 + 1) // 2
     if path == "v4":
-        _launch(k.normal_f32_v4, arr, n4, n4=n4, **push)
-    elif path in ("v8", "v8/256"):
-        local = 256 if path == "v8/256" else 64
+        return k.normal_f32_v4, n4, 64, dict(n4=n4), True
+    if path in ("v8", "v8/256"):
         kern = k.normal_f32_v8_256 if path == "v8/256" else k.normal_f32_v8
-        _launch(kern, arr, h, local=local, n4=n4, h=h, **push)
-    elif path == "gs":
-        cores = arr._ctx._native.cores()[0] or 128
-        stride = min(n4, cores * 8 * 256)  # 8 workgroups of 256 a core
-        k.normal_f32_gs(arr, dispatch=stride, n4=n4, stride=stride, **push)
-    elif path in ("fast", "fast-log"):
-        _launch(k.normal_f32_fast, arr, h, n4=n4, h=h, native_log=int(path == "fast-log"),
-                **push)
-    else:
-        raise ValueError(f"vp.random: no float32 normal path {path!r}; the paths are "
-                         f"{', '.join(NORMAL32_PATHS)}")
+        return kern, h, 256 if path == "v8/256" else 64, dict(n4=n4, h=h), True
+    if path == "gs":
+        stride = min(n4, _cores(ctx) * 8 * 256)  # 8 workgroups of 256 a core
+        return k.normal_f32_gs, stride, 256, dict(n4=n4, stride=stride), False
+    if path in ("fast", "fast-log"):
+        return k.normal_f32_fast, h, 64, dict(n4=n4, h=h, native_log=int(path == "fast-log")), \
+            True
+    shape = _shape(path)
+    if shape is None:
+        raise ValueError(f"vp.random: no float32 normal path {path!r} (vp.random._NORMAL32_PATH"
+                         f" or VULPY_NORMAL32_PATH); the paths are "
+                         f"{', '.join(NORMAL32_PATHS)} and the family {NORMAL32_FAMILY} "
+                         f"(N in 4, 8, 16, 32; W a power of two, 32 to 1024; G 1 to 64)")
+    mapping, per, local, groups = shape
+    kern = k.normal_f32_shape(mapping, per, local)
+    if mapping == "split":
+        h = -(-n4 // per)
+        return kern, h, local, dict(n4=n4, h=h), True
+    if mapping == "block":
+        # whole workgroups: every lane of a group has its stretch's slots
+        return kern, -(-n4 // (per * local)) * local, local, dict(n4=n4), True
+    # at most the invocations the first iteration needs, in whole groups
+    stride = min(_cores(ctx) * groups * local, -(-n4 // (per * local)) * local)
+    return kern, stride, local, dict(n4=n4, stride=stride), False
 
 
 def _param(v, who, name, dt):
