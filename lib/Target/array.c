@@ -1,5 +1,6 @@
-/* array.c - the compile of an array function: lower-small-types, lower-ufuncs, fuse, lower-arrays, and the
- * GLSL -> SPIR-V -> manifest chain of lib/Target for each kernel.
+/* array.c - the compile of an array function: lower-small-types,
+ * lower-ufuncs, fuse, lower-arrays, and the GLSL -> SPIR-V -> manifest
+ * chain of lib/Target for each kernel.
  *
  * One function, vtg_compile_array, called by the Python extension
  * (jit_compile, for vp.jit and the eager array API) and by vulpy-translate
