@@ -200,6 +200,13 @@ vtg_kcache_result vtg_kcache_load(const char *folder, const uint8_t secret[32], 
                                   const char *build, vtg_kcache_entry *e, char *why,
                                   size_t whylen);
 void vtg_kcache_entry_free(vtg_kcache_entry *e);
+/* vtg_kcache_load's checks of a file's bytes `data` (read into memory,
+ * written to: the header's strings are NUL-terminated in place): a hit
+ * fills *e with parts pointing into data (e->file stays NULL: the caller
+ * keeps data). */
+vtg_kcache_result vtg_kcache_read(char *data, size_t len, const uint8_t secret[32],
+                                  const char *key, const char *build, vtg_kcache_entry *e,
+                                  char *why, size_t whylen);
 /* Writes the entry (a temporary file renamed into place), then keeps the
  * folder under `cap` bytes by removing the least recently used entries
  * down to three quarters of it. *total is the folder's size as the caller

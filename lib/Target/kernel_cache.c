@@ -365,10 +365,11 @@ static const vtg_kcache_part *find_part(const vtg_kcache_entry *e, const char *n
   return NULL;
 }
 
-/* Checks the file's bytes; fills *e on a hit. */
-static vtg_kcache_result check_file(char *data, size_t len, const uint8_t secret[32],
-                                    const char *key, const char *build, vtg_kcache_entry *e,
-                                    char *why, size_t n) {
+vtg_kcache_result vtg_kcache_read(char *data, size_t len, const uint8_t secret[32],
+                                  const char *key, const char *build, vtg_kcache_entry *e,
+                                  char *why, size_t n) {
+  *e = (vtg_kcache_entry){0};
+  why[0] = 0;
   for (size_t k = 0; k < sizeof OLD_MAGICS / sizeof *OLD_MAGICS; k++)
     if (len >= 8 && !memcmp(data, OLD_MAGICS[k], 8))
       return VTG_KCACHE_MISS;
@@ -419,7 +420,7 @@ static vtg_kcache_result check_file(char *data, size_t len, const uint8_t secret
     h.parts[i].data = body;
     body += h.parts[i].len;
   }
-  *e = (vtg_kcache_entry){data, h.parts, h.nparts};
+  *e = (vtg_kcache_entry){NULL, h.parts, h.nparts};
   const vtg_kcache_part *spirv = find_part(e, "spirv"), *manifest = find_part(e, "manifest");
   if (spirv && manifest &&
       !vtg_check_cache_entry(spirv->data, spirv->len, manifest->data, manifest->len, why, n)) {
@@ -452,11 +453,14 @@ vtg_kcache_result vtg_kcache_load(const char *folder, const uint8_t secret[32], 
     snprintf(why, whylen, "ignoring %s: %s", path, problem);
     return VTG_KCACHE_REFUSED;
   }
-  vtg_kcache_result res = check_file(data, len, secret, key, build, e, problem, sizeof problem);
-  if (res == VTG_KCACHE_HIT)
+  vtg_kcache_result res = vtg_kcache_read(data, len, secret, key, build, e, problem,
+                                          sizeof problem);
+  if (res == VTG_KCACHE_HIT) {
+    e->file = data; /* the parts point into it */
     utimensat(AT_FDCWD, path, NULL, 0); /* recently used: evicted last */
-  else
+  } else {
     free(data);
+  }
   if (res == VTG_KCACHE_REFUSED)
     snprintf(why, whylen, "ignoring %s: %s", path, problem);
   return res;

@@ -73,12 +73,13 @@ static bool room(sx *s, uint32_t id) {
   uint32_t cap = s->cap ? s->cap : 64;
   while (cap <= id)
     cap *= 2;
-  vir_value **w = realloc(s->wide, cap * sizeof *w), **r = w ? realloc(s->repl, cap * sizeof *r) : NULL;
-  vir_type **f = r ? realloc(s->fits, cap * sizeof *f) : NULL;
+  vir_value **w = realloc(s->wide, cap * sizeof *w);
   if (w)
     s->wide = w;
+  vir_value **r = w ? realloc(s->repl, cap * sizeof *r) : NULL;
   if (r)
     s->repl = r;
+  vir_type **f = r ? realloc(s->fits, cap * sizeof *f) : NULL;
   if (f)
     s->fits = f;
   if (!f) {
@@ -92,7 +93,9 @@ static bool room(sx *s, uint32_t id) {
   return true;
 }
 
-static vir_type *fits_of(sx *s, const vir_value *v) { return v->id < s->cap ? s->fits[v->id] : NULL; }
+static vir_type *fits_of(sx *s, const vir_value *v) {
+  return v->id < s->cap ? s->fits[v->id] : NULL;
+}
 static void set_fits(sx *s, vir_value *v, vir_type *t) {
   if (v && room(s, v->id))
     s->fits[v->id] = t;
