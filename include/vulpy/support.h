@@ -217,6 +217,8 @@ void vp_sha256_init(vp_sha256 *s);
 void vp_sha256_update(vp_sha256 *s, const void *data, size_t n);
 void vp_sha256_final(vp_sha256 *s, uint8_t out[32]);
 void vp_sha256_of(const void *data, size_t n, uint8_t out[32]);
+/* HMAC-SHA256 (RFC 2104) of `msg` under `key` (the kernel cache's MACs). */
+void vp_hmac_sha256(const void *key, size_t klen, const void *msg, size_t n, uint8_t out[32]);
 
 #ifdef __cplusplus
 }

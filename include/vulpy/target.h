@@ -162,6 +162,61 @@ vir_func *vtg_array_func(const vir_module *m);
 bool vtg_check_cache_entry(const void *spirv, size_t nbytes, const char *yaml, size_t ylen,
                            char *why, size_t whylen);
 
+/* --- the kernel cache on disk (lib/Target/kernel_cache.c) ------------- */
+/* One compile's artifacts under a key, in a folder whose files are
+ * treated as hostile: every check of docs/errors.md ("The kernel cache")
+ * runs before an entry is used. */
+enum { VTG_KCACHE_ENTRY_MAX = 64 << 20 };
+typedef enum vtg_kcache_result {
+  VTG_KCACHE_MISS,    /* no entry, or one of another build or format */
+  VTG_KCACHE_HIT,     /* every check passed */
+  VTG_KCACHE_REFUSED, /* an entry that fails a check (why says which) */
+} vtg_kcache_result;
+/* One artifact: a name ("spirv", "manifest", ...), its kind ('b' bytes,
+ * 's' UTF-8 text) and its bytes. */
+typedef struct vtg_kcache_part {
+  const char *name;
+  char kind;
+  const void *data;
+  size_t len;
+} vtg_kcache_part;
+/* A loaded entry: the parts point into `file`. */
+typedef struct vtg_kcache_entry {
+  char *file;
+  vtg_kcache_part *parts;
+  uint32_t nparts;
+} vtg_kcache_entry;
+
+/* Makes `folder` (0700) if needed and reads its secret (32 random bytes,
+ * mode 0600, made on first use) into `secret`: true, or false with the
+ * sentence for a CacheWarning in why (the folder or the root above it is
+ * a link, not a directory, another user's or writable by other users; the
+ * secret is readable by others or damaged). */
+bool vtg_kcache_open(const char *folder, uint8_t secret[32], char *why, size_t whylen);
+/* The entry under `key` (letters, digits, '_' and '-') written by
+ * compiler `build`: a hit fills *e (free it with vtg_kcache_entry_free)
+ * and marks the file recently used; a refusal says why, naming the file. */
+vtg_kcache_result vtg_kcache_load(const char *folder, const uint8_t secret[32], const char *key,
+                                  const char *build, vtg_kcache_entry *e, char *why,
+                                  size_t whylen);
+void vtg_kcache_entry_free(vtg_kcache_entry *e);
+/* vtg_kcache_load's checks of a file's bytes `data` (read into memory,
+ * written to: the header's strings are NUL-terminated in place): a hit
+ * fills *e with parts pointing into data (e->file stays NULL: the caller
+ * keeps data). */
+vtg_kcache_result vtg_kcache_read(char *data, size_t len, const uint8_t secret[32],
+                                  const char *key, const char *build, vtg_kcache_entry *e,
+                                  char *why, size_t whylen);
+/* Writes the entry (a temporary file renamed into place), then keeps the
+ * folder under `cap` bytes by removing the least recently used entries
+ * down to three quarters of it. *total is the folder's size as the caller
+ * last knew it (-1: unknown, counted) and is updated. False when nothing
+ * was written (a name that may not be stored, too big, a disk error):
+ * the cache is an optimization, so that is never an error. */
+bool vtg_kcache_store(const char *folder, const uint8_t secret[32], const char *key,
+                      const char *build, const vtg_kcache_part *parts, uint32_t nparts,
+                      uint64_t cap, int64_t *total);
+
 #ifdef __cplusplus
 }
 #endif

@@ -104,3 +104,26 @@ void vp_sha256_of(const void *data, size_t n, uint8_t out[32]) {
   vp_sha256_update(&s, data, n);
   vp_sha256_final(&s, out);
 }
+
+/* HMAC (RFC 2104) over SHA-256: a key longer than a block is hashed first,
+ * then H((K ^ opad) || H((K ^ ipad) || msg)). */
+void vp_hmac_sha256(const void *key, size_t klen, const void *msg, size_t n, uint8_t out[32]) {
+  uint8_t k[64] = {0}, pad[64], inner[32];
+  if (klen > 64)
+    vp_sha256_of(key, klen, k);
+  else if (klen)
+    memcpy(k, key, klen);
+  vp_sha256 s;
+  for (int i = 0; i < 64; i++)
+    pad[i] = k[i] ^ 0x36;
+  vp_sha256_init(&s);
+  vp_sha256_update(&s, pad, 64);
+  vp_sha256_update(&s, msg, n);
+  vp_sha256_final(&s, inner);
+  for (int i = 0; i < 64; i++)
+    pad[i] = k[i] ^ 0x5c;
+  vp_sha256_init(&s);
+  vp_sha256_update(&s, pad, 64);
+  vp_sha256_update(&s, inner, 32);
+  vp_sha256_final(&s, out);
+}

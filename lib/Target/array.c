@@ -1,5 +1,6 @@
-/* array.c - the compile of an array function: lower-ufuncs, fuse, lower-arrays, and the
- * GLSL -> SPIR-V -> manifest chain of lib/Target for each kernel.
+/* array.c - the compile of an array function: lower-small-types,
+ * lower-ufuncs, fuse, lower-arrays, and the GLSL -> SPIR-V -> manifest
+ * chain of lib/Target for each kernel.
  *
  * One function, vtg_compile_array, called by the Python extension
  * (jit_compile, for vp.jit and the eager array API) and by vulpy-translate
@@ -121,8 +122,9 @@ bool vtg_compile_array(vir_module *m, const vtg_array_options *o, vtg_array_resu
   po.pass = o->pass;
   if (!(r->vir = text_of(m)))
     return false;
-  /* NumPy's ufuncs (array.ufunc) into elementwise ops, fused or not */
-  if (vir_run_pipeline(m, "lower-ufuncs", &po, d) == VIR_PASS_FAILURE)
+  /* small dtypes computed in 32 bits, then NumPy's ufuncs (array.ufunc)
+   * into elementwise ops, fused or not */
+  if (vir_run_pipeline(m, "lower-small-types,lower-ufuncs", &po, d) == VIR_PASS_FAILURE)
     return false;
   if (o->fuse) {
     if (vir_run_pipeline(m, "fuse", &po, d) == VIR_PASS_FAILURE || !(r->fused = text_of(m)))

@@ -1,9 +1,9 @@
 /* cache_entry.c - whether a kernel cache entry's SPIR-V and manifest may
  * be used (vtg_check_cache_entry).
  *
- * The kernel cache (.vpk files, bindings/python/vulpy/_compiler.py) checks
- * an entry's key, build, payload SHA-256 and HMAC in Python; what it holds
- * is SPIR-V words and a manifest, which come here before a hit is used:
+ * The kernel cache (.vpk files, kernel_cache.c) checks an entry's key,
+ * build, payload SHA-256 and HMAC; what it holds is SPIR-V words and a
+ * manifest, which come here before a hit is used:
  * the words must be a SPIR-V module that SPIRV-Tools validates (for the
  * Vulkan version its header names), the manifest must parse, and the
  * module's reflection (SPIRV-Cross) must agree with the manifest on the

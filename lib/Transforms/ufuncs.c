@@ -13,7 +13,7 @@
  * The ops are built where the array.ufunc was: tensor operands broadcast
  * to their common shape by the op that needs them so, scalars staying
  * scalars until an op needs a tensor of them. 8/16-bit
- * dtypes reach this pass widened to 32 bits (their ops compute wide).
+ * dtypes reach this pass widened to 32 bits (lower-small-types runs first).
  */
 #include "transforms.h"
 

@@ -8,10 +8,14 @@
  *    names (so mutations get past the key), and with bit 1 set the blob's
  *    SHA-256 is corrected first (so they get past the hash too). An entry
  *    that is accepted must be exactly what the writer makes of its blob.
- *  - odd: a kernel cache entry's payload (lib/Target/cache_entry.c:
- *    SPIRV-Tools validation, the manifest, SPIRV-Cross reflection compared
- *    with it). The rest is a 4-byte little-endian SPIR-V length, the
- *    SPIR-V, then the manifest YAML.
+ *  - odd, bit 2 clear: a kernel cache entry's payload
+ *    (lib/Target/cache_entry.c: SPIRV-Tools validation, the manifest,
+ *    SPIRV-Cross reflection compared with it). The rest is a 4-byte
+ *    little-endian SPIR-V length, the SPIR-V, then the manifest YAML.
+ *  - odd, bit 2 set: a whole kernel cache file (.vpk, vtg_kcache_read in
+ *    lib/Target/kernel_cache.c: magic, the JSON header, the HMAC under an
+ *    all-zero secret, key "k0", build "b0", the payload's SHA-256). An
+ *    accepted entry's parts must tile the payload exactly.
  * Nothing may crash, hang or leak (ASan and UBSan watch); a refused entry
  * must say why. Seeds: test/fuzz/corpus/fuzz_cache_entry (entries of both
  * kinds made from the SPIR-V and manifests of examples/saxpy.vir and
@@ -19,7 +23,7 @@
  *
  * scripts/fuzz.sh reads the lines below.
  */
-// sources: lib/Support/support.c lib/Support/sha256.c lib/Manifest/manifest.c lib/Manifest/manifest_emit.c lib/Target/Cross/cross.c lib/Target/Cross/reflect.c lib/Target/SPIRV/spirv.c lib/Target/SPIRV/optimize.cpp lib/Target/cache_entry.c runtime/pcache_entry.c
+// sources: lib/Support/support.c lib/Support/sha256.c lib/Manifest/manifest.c lib/Manifest/manifest_emit.c lib/Target/Cross/cross.c lib/Target/Cross/reflect.c lib/Target/SPIRV/spirv.c lib/Target/SPIRV/optimize.cpp lib/Target/cache_entry.c lib/Target/kernel_cache.c runtime/pcache_entry.c
 // cflags: -Iruntime
 // libs: -lyaml -lspirv-cross-c-shared -lSPIRV -lglslang -lMachineIndependent -lOGLCompiler -lOSDependent -lGenericCodeGen -lglslang-default-resource-limits -lSPIRV-Tools-opt -lSPIRV-Tools-link -lSPIRV-Tools -lpthread -lrt
 // link: vulpy_runtime vulpy_target
@@ -83,10 +87,41 @@ static void kernel_entry(const uint8_t *data, size_t size) {
   free(yaml);
 }
 
+static void kernel_file(const uint8_t *data, size_t size) {
+  char *file = malloc(size ? size : 1); /* exact size: ASan sees a read past it */
+  memcpy(file, data, size);
+  static const uint8_t secret[32];
+  vtg_kcache_entry e;
+  char why[256];
+  vtg_kcache_result r = vtg_kcache_read(file, size, secret, "k0", "b0", &e, why, sizeof why);
+  if (r == VTG_KCACHE_REFUSED && !why[0]) {
+    fprintf(stderr, "fuzz_cache_entry: a kernel cache file was refused without a reason\n");
+    abort();
+  }
+  if (r == VTG_KCACHE_HIT) {
+    const char *at = e.nparts ? e.parts[0].data : file + size;
+    for (uint32_t i = 0; i < e.nparts; i++) {
+      if (e.parts[i].data != at) {
+        fprintf(stderr, "fuzz_cache_entry: an accepted entry's parts do not tile it\n");
+        abort();
+      }
+      at += e.parts[i].len;
+    }
+    if (at != file + size) {
+      fprintf(stderr, "fuzz_cache_entry: an accepted entry's parts end before the file\n");
+      abort();
+    }
+  }
+  vtg_kcache_entry_free(&e);
+  free(file);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!size)
     return 0;
-  if (data[0] & 1)
+  if ((data[0] & 5) == 5)
+    kernel_file(data + 1, size - 1);
+  else if (data[0] & 1)
     kernel_entry(data + 1, size - 1);
   else
     pipeline_entry(data + 1, size - 1, (data[0] & 2) != 0);

@@ -185,6 +185,47 @@ def test_threads_storing_one_entry_leave_one_whole_file(monkeypatch, tmp_path):
     assert got["spirv"] == arts["spirv"] and got["manifest"] == arts["manifest"]
 
 
+def test_entry_format_is_the_documented_one(monkeypatch, tmp_path):
+    """An entry written here by the format lib/Target/kernel_cache.c
+    documents (magic line, JSON header, HMAC-SHA256 under the folder's
+    secret of the header up to ',"mac"', the parts) is a hit; the same with
+    one bit of the HMAC, the key or a length changed is refused."""
+    import hashlib
+    import hmac
+    import warnings
+    _fresh(monkeypatch, tmp_path)
+    monkeypatch.setattr(_compiler, "_folders", {})
+    folder = Path(_compiler.cache_dir())
+    arts = {"spirv": b"\x03\x02\x23\x07" * 3, "glsl": "void main() {}\n"}
+    _compiler._disk_store("zz" + "1" * 62, arts)  # makes the folder and its secret
+    secret = (folder / "secret").read_bytes()
+    key = "zy" + "0" * 62
+
+    def write(key_in_header=key, mac_flip=0, glsl_len=None):
+        body = arts["spirv"] + arts["glsl"].encode()
+        parts = [["spirv", "b", len(arts["spirv"])],
+                 ["glsl", "s", glsl_len if glsl_len is not None else len(arts["glsl"])]]
+        head = {"key": key_in_header, "build": _compiler.build_id(), "parts": parts,
+                "sha256": hashlib.sha256(body).hexdigest()}
+        text = json.dumps(head, separators=(",", ":"))[:-1]
+        mac = bytearray(hmac.new(secret, text.encode(), hashlib.sha256).hexdigest().encode())
+        mac[0] ^= mac_flip
+        data = text + ',"mac":"' + mac.decode() + '"}\n'
+        path = Path(_compiler._entry_path(str(folder), key))
+        path.parent.mkdir(mode=0o700, exist_ok=True)
+        path.write_bytes(b"VULPYK4\n" + data.encode() + body)
+
+    write()
+    assert _compiler._disk_load(key) == arts
+    for bad in (dict(mac_flip=1), dict(key_in_header="zy" + "0" * 61 + "1"),
+                dict(glsl_len=len(arts["glsl"]) - 1)):
+        write(**bad)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            assert _compiler._disk_load(key) is None
+        assert any(issubclass(m.category, vp.CacheWarning) for m in w), bad
+
+
 def test_two_processes_fill_one_cache(tmp_path):
     env = _env(XDG_CACHE_HOME=str(tmp_path / "cache"))
     cmd = _probe_cmd(tmp_path)

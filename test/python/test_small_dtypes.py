@@ -7,12 +7,14 @@ arithmetic feature, else packed in 32-bit words (lib/Transforms/lower_arrays/,
 emulated one tells the compiler the device lacks storage8/int8/storage16/
 int16/float16, as test_jit's fallback test does). On the array path the
 small types are computed in 32 bits and narrowed when stored
-(bindings/python/vulpy/_graph.py, WIDE): integer results wrap as NumPy's,
+(lower-small-types, lib/Transforms/small_types.c): integer results wrap as NumPy's,
 float16 results are rounded to nearest even as NumPy's (which computes
 float16 in float32 too), so results are compared bit for bit, except
 float16 transcendental functions (NumPy's float32 libm vs the device's:
 1 float16 ulp) and float16 sums (summation order: float32 accumulators).
 """
+import re
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -453,6 +455,24 @@ def test_emulation_is_what_ran(ctx, monkeypatch):
     same(rh, h * 2.0, "emulated float16")
     assert "i8[" not in g.lowered_vir and "f16[" not in g.lowered_vir
     assert "atomic.or" in g.lowered_vir and "atomic.and" in g.lowered_vir
+
+
+def test_array_vir_carries_the_small_types(ctx):
+    """The traced array VIR records ops at NumPy's dtypes (int8 add, a
+    float16 maximum, float64 -> float16); the C pass lower-small-types
+    computes them in 32 bits (lib/Transforms/small_types.c), so the text
+    `vulpy-translate --arrays` is given holds no 32-bit arithmetic."""
+    f = vp.jit(lambda a, h, d: (a + a, vp.maximum(h, h), d.astype(np.float16)))
+    a = np.array([100, -100, 7], np.int8)
+    h = np.array([-0.0, np.nan, 2.5], np.float16)
+    d = np.array([1 + 2.0 ** -11 + 2.0 ** -40, 65519.0, -1e-8])
+    ra, rh, rd = f(a, h, d)
+    same(ra, a + a, "int8 wraps")
+    same(rh, np.maximum(h, h), "float16 maximum")
+    same(rd, d.astype(np.float16), "float64 -> float16 rounds once")
+    assert re.search(r"array.ufunc add .* : tensor<3xi8>", f.vir), f.vir
+    assert re.search(r"array.ufunc maximum .* : tensor<3xf16>", f.vir), f.vir
+    assert "xi32>" not in f.vir and "xf32>" not in f.vir and "bitcast" not in f.vir, f.vir
 
 
 # ------------------------------------------------------------ kernels

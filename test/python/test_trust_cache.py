@@ -8,6 +8,7 @@ Each case fills a private cache in a child process, attacks it, and runs a
 second child that must compute vp.add and vp.subtract right, within a time
 limit, and (for a refused entry or folder) warn with a CacheWarning."""
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -112,11 +113,12 @@ def _plant_1337(path, build, new_format):
     head, arts = _read(path)
     _replant(arts, lambda g: re.sub(r"out_\[(\w+)\] = vec4\(.*\);", r"out_[\1] = vec4(1337.0);", g))
     parts, body = _encode(arts)
-    if new_format:
+    if new_format:  # every field right but the MAC, made under a secret of its own
         digest = hashlib.sha256(body).hexdigest()
-        mac = _compiler._mac(os.urandom(32), head["key"], build, parts, digest)
-        h = dict(key=head["key"], build=build, parts=parts, sha256=digest, mac=mac)
-        path.write_bytes(_compiler._MAGIC + json.dumps(h).encode() + b"\n" + body)
+        h = dict(key=head["key"], build=build, parts=parts, sha256=digest)
+        text = json.dumps(h, separators=(",", ":"))[:-1]  # what the MAC covers
+        h["mac"] = hmac.new(os.urandom(32), text.encode(), hashlib.sha256).hexdigest()
+        path.write_bytes(path.read_bytes()[:8] + json.dumps(h).encode() + b"\n" + body)
     else:  # the format before issue 20: a CRC-32 and the build
         h = dict(build=build, parts=parts, crc=zlib.crc32(body))
         path.write_bytes(b"VULPYK2\n" + json.dumps(h).encode() + b"\n" + body)

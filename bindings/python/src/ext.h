@@ -211,6 +211,8 @@ typedef struct vir_module vir_module;
 vir_module *vpy_parse_vir(vpy_state *st, const char *text, size_t len, const char *name,
                           vp_diags *d);
 
+/* kcache.c: the kernel cache on disk (lib/Target/kernel_cache.c) */
+extern PyMethodDef vpy_kcache_methods[];
 /* jit.c: array-level VIR through fuse and lower-arrays to kernels */
 extern PyMethodDef vpy_jit_methods[];
 /* dlpack.c: DLPack export capsules (issue 18) */

@@ -413,6 +413,7 @@ static int module_exec(PyObject *m) {
       !(st->KernelCall = (PyTypeObject *)add_type(m, &vpy_kernel_call_spec)))
     return -1;
   if (PyModule_AddFunctions(m, vpy_compile_methods) < 0 ||
+      PyModule_AddFunctions(m, vpy_kcache_methods) < 0 ||
       PyModule_AddFunctions(m, vpy_jit_methods) < 0 ||
       PyModule_AddFunctions(m, vpy_dlpack_methods) < 0 ||
       PyModule_AddFunctions(m, vpy_fastarray_methods) < 0 ||

@@ -18,15 +18,11 @@ a miss compiles and stores the result under both keys. `stats` counts
 what happened (tests check that a second process compiles nothing).
 """
 import hashlib
-import hmac
 import inspect
-import json
 import linecache
 import os
 import re
-import stat
 import sys
-import tempfile
 import threading
 import types
 import warnings
@@ -76,40 +72,18 @@ def cache_dir():
 
 
 # The disk cache is trusted code: a hit's SPIR-V runs on the GPU with the
-# process's buffers bound. So (docs/errors.md, "The kernel cache"):
-# - the folder (and the cache root above it) must be a real directory owned
-#   by this user that no other user may write; VulPy makes it 0700, and
-#   refuses one that fails (a CacheWarning, then no disk cache);
-# - an entry is read only from a regular file opened without following
-#   symbolic links and without blocking (a FIFO named like an entry would
-#   hang a plain open), and only up to ENTRY_MAX bytes;
-# - an entry holds its own key (the SHA-256 of the full compile input: the
-#   document or source, the options - the device's feature mask among them -
-#   and the compiler build), the build, the SHA-256 of its payload, and an
-#   HMAC-SHA256 of all of them under a per-cache secret (`secret`, 32 random
-#   bytes, mode 0600): an entry planted by someone who cannot read the secret,
-#   a renamed (swapped) entry, or a damaged one does not pass;
-# - a hit's SPIR-V is validated again (SPIRV-Tools) and its reflection
-#   (SPIRV-Cross) compared with the manifest it came with (check_entry);
-# - writes go to a temporary file renamed into place, and the folder is kept
-#   under VULPY_CACHE_MAX_MB (default 512) by removing the least recently
-#   used entries.
-# A refused entry is a miss plus a CacheWarning naming it; a missing one, or
-# one from another build, is a plain miss.
-#
-# A disk entry is one file, read with one read and no decoding of the
-# payload: a magic line, a JSON header line (key, build, the artifacts'
-# names, kinds - "b" bytes, "s" text - and lengths, the payload's SHA-256
-# and the HMAC), then the artifacts' bytes back to back.
-_MAGIC = b"VULPYK3\n"
-_OLD_MAGICS = (b"VULPYK2\n",)
-ENTRY_MAX = 64 << 20
+# process's buffers bound. Every check of an entry (a private folder, a
+# regular file opened without following links or blocking, the key, the
+# build, the payload's SHA-256, an HMAC under the folder's secret, the
+# SPIR-V validated and reflected against its manifest) and the writes
+# (temporary file + rename, least recently used entries evicted) are C's:
+# lib/Target/kernel_cache.c, through the extension's kcache_* functions.
+# Here: the folder, the key, the build, and a refusal turned into a
+# CacheWarning (docs/errors.md, "The kernel cache"). A missing entry, or one
+# from another build, is a plain miss.
 CACHE_MAX_ENV = "VULPY_CACHE_MAX_MB"
-_SECRET = "secret"
 _folders = {}  # folder -> its secret (bytes), or None when the folder is refused
 _disk_bytes = {}  # folder -> bytes of entries (an estimate, kept by this process)
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | \
-    getattr(os, "O_CLOEXEC", 0)
 
 
 def _warn(message):
@@ -118,159 +92,34 @@ def _warn(message):
 
 
 def _entry_path(folder, key):
+    """Where the entry under `key` lives in `folder`."""
     return os.path.join(folder, key[:2], key + ".vpk")
 
 
-def _dir_problem(path):
-    """Why `path` may not hold a cache (None: it may): it must be a real
-    directory owned by this user that no other user may write."""
-    st = os.lstat(path)
-    if stat.S_ISLNK(st.st_mode):
-        return "is a symbolic link"
-    if not stat.S_ISDIR(st.st_mode):
-        return "is not a directory"
-    if hasattr(os, "getuid") and st.st_uid != os.getuid():
-        return f"is owned by uid {st.st_uid}, not by this user ({os.getuid()})"
-    if st.st_mode & 0o022:
-        return f"is writable by other users (mode {stat.S_IMODE(st.st_mode):03o})"
-    return None
-
-
-def _read_regular(path, limit):
-    """The bytes of the regular file `path` (opened without following a
-    symbolic link or blocking), or raises OSError/ValueError saying why not."""
-    fd = os.open(path, _OPEN_FLAGS)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise ValueError("is not a regular file")
-        if hasattr(os, "getuid") and st.st_uid != os.getuid():
-            raise ValueError(f"is owned by uid {st.st_uid}, not by this user")
-        if st.st_size > limit:
-            raise ValueError(f"is {st.st_size} bytes, more than {limit}")
-        chunks, left = [], st.st_size
-        while left > 0:
-            b = os.read(fd, left)
-            if not b:
-                break
-            chunks.append(b)
-            left -= len(b)
-        return b"".join(chunks), st
-    finally:
-        os.close(fd)
-
-
-def _secret(folder):
-    """The folder's secret: read, or made (32 random bytes, mode 0600,
-    linked into place whole so a concurrent reader never sees it half
-    written)."""
-    path = os.path.join(folder, _SECRET)
-    try:
-        data, st = _read_regular(path, 64)
-    except FileNotFoundError:
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+def _open_folder():
+    """(folder, its secret), or (None, None) when there is no disk cache
+    or the folder is refused (a CacheWarning, once)."""
+    folder = cache_dir()
+    if not folder:
+        return None, None
+    if folder not in _folders:
         try:
-            os.write(fd, os.urandom(32))
-            os.close(fd)
-            try:
-                os.link(tmp, path)
-            except FileExistsError:
-                pass  # another process made it first: use theirs
-            except OSError:  # no hard links here: a rename (a racing one may win)
-                os.replace(tmp, path)
-        finally:
-            if os.path.lexists(tmp):
-                os.unlink(tmp)
-        data, st = _read_regular(path, 64)
-    if stat.S_IMODE(st.st_mode) & 0o077:
-        raise ValueError(f"{path} may be read by other users "
-                         f"(mode {stat.S_IMODE(st.st_mode):03o})")
-    if len(data) != 32:
-        raise ValueError(f"{path} is {len(data)} bytes, not 32")
-    return data
-
-
-def _open_folder(folder):
-    """The folder's secret, making the folder (0700) on first use; None
-    (after a CacheWarning, once) when the folder may not be used."""
-    if folder in _folders:
-        return _folders[folder]
-    secret = None
-    try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        why = None
-        for p in (os.path.dirname(folder), folder):  # the cache root and the folder
-            why = _dir_problem(p)
-            if why:
-                _warn(f"not using {p}: it {why}; kernels are compiled every time "
-                      f"(fix it with `chmod 700 {p}`, or set VULPY_CACHE_DIR)")
-                break
-        if not why:
-            secret = _secret(folder)
-    except (OSError, ValueError) as e:
-        _warn(f"not using {folder}: {e}")
-        secret = None
-    _folders[folder] = secret
-    return secret
-
-
-def _mac(secret, key, build, parts, digest):
-    text = json.dumps([key, build, parts, digest], separators=(",", ":"))
-    return hmac.new(secret, text.encode("utf-8"), hashlib.sha256).hexdigest()
+            _folders[folder] = _native.ext().kcache_open(folder)
+        except ValueError as e:
+            _warn(str(e))
+            _folders[folder] = None
+    return folder, _folders[folder]
 
 
 def _disk_load(key):
-    folder = cache_dir()
-    if not folder:
-        return None
-    secret = _open_folder(folder)
+    folder, secret = _open_folder()
     if secret is None:
         return None
-    path = _entry_path(folder, key)
     try:
-        data, _ = _read_regular(path, ENTRY_MAX)
-    except FileNotFoundError:
+        return _native.ext().kcache_load(folder, secret, key, build_id())
+    except ValueError as e:
+        _warn(str(e))
         return None
-    except (OSError, ValueError) as e:
-        _warn(f"ignoring {path}: {getattr(e, 'strerror', None) or e}")
-        return None
-    try:
-        if data.startswith(_OLD_MAGICS):
-            return None  # an older VulPy's entry: compiled again and replaced
-        if not data.startswith(_MAGIC):
-            raise ValueError("not a VulPy kernel cache entry")
-        end = data.index(b"\n", len(_MAGIC))
-        head = json.loads(data[len(_MAGIC):end])
-        body = memoryview(data)[end + 1:]
-        parts = head["parts"]
-        if not hmac.compare_digest(str(head["mac"]),
-                                   _mac(secret, head["key"], head["build"], parts,
-                                        head["sha256"])):
-            raise ValueError("its HMAC does not match (not written by this cache, or damaged)")
-        if head["key"] != key:
-            raise ValueError(f"it holds the entry for another key ({str(head['key'])[:16]}...)")
-        if head["build"] != build_id():
-            return None  # another build's: a plain miss
-        if len(body) != sum(n for _, _, n in parts) or \
-                hashlib.sha256(body).hexdigest() != head["sha256"]:
-            raise ValueError("its payload is damaged (SHA-256 mismatch)")
-        out, at = {}, 0
-        for name, kind, n in parts:
-            chunk = body[at:at + n]
-            out[name] = bytes(chunk) if kind == "b" else str(chunk, "utf-8")
-            at += n
-        if "spirv" in out and "manifest" in out:
-            why = _native.ext().check_entry(out["spirv"], out["manifest"])
-            if why:
-                raise ValueError(why)
-    except (ValueError, KeyError, TypeError, IndexError, UnicodeDecodeError) as e:
-        _warn(f"ignoring {path}: {e}")
-        return None
-    try:
-        os.utime(path)  # recently used: evicted last
-    except OSError:
-        pass
-    return out
 
 
 def cache_max_bytes():
@@ -281,86 +130,12 @@ def cache_max_bytes():
         return 512 << 20
 
 
-def _entries(folder):
-    out = []
-    try:
-        subs = list(os.scandir(folder))
-    except OSError:
-        return out
-    for sub in subs:
-        if not sub.is_dir(follow_symlinks=False):
-            continue
-        try:
-            for e in os.scandir(sub.path):
-                if e.name.endswith(".vpk") and e.is_file(follow_symlinks=False):
-                    st = e.stat(follow_symlinks=False)
-                    out.append((st.st_mtime_ns, st.st_size, e.path))
-        except OSError:
-            pass
-    return out
-
-
-def _evict(folder, added):
-    """Keeps the folder under cache_max_bytes(): the least recently used
-    entries go first, down to three quarters of the cap."""
-    cap = cache_max_bytes()
-    total = _disk_bytes.get(folder)
-    if total is None:
-        total = sum(n for _, n, _ in _entries(folder))
-    else:
-        total += added
-    if total > cap:
-        entries = sorted(_entries(folder))
-        total = sum(n for _, n, _ in entries)
-        for _, n, path in entries:
-            if total <= cap * 3 // 4:
-                break
-            try:
-                os.unlink(path)
-                total -= n
-            except OSError:
-                pass
-    _disk_bytes[folder] = total
-
-
 def _disk_store(key, artifacts):
-    folder = cache_dir()
-    if not folder:
-        return
-    secret = _open_folder(folder)
-    if secret is None:
-        return
-    parts, chunks = [], []
-    for name, v in artifacts.items():
-        if isinstance(v, bytes):
-            parts.append((name, "b", len(v)))
-            chunks.append(v)
-        elif isinstance(v, str):
-            b = v.encode("utf-8", "replace")
-            parts.append((name, "s", len(b)))
-            chunks.append(b)
-    parts = [list(p) for p in parts]
-    body = b"".join(chunks)
-    digest = hashlib.sha256(body).hexdigest()
-    head = json.dumps({"key": key, "build": build_id(), "parts": parts, "sha256": digest,
-                       "mac": _mac(secret, key, build_id(), parts, digest)})
-    data = _MAGIC + head.encode("ascii") + b"\n" + body
-    if len(data) > ENTRY_MAX:
-        return
-    sub = os.path.join(folder, key[:2])
-    try:
-        os.makedirs(sub, mode=0o700, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=sub, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, _entry_path(folder, key))  # atomic: readers see all or nothing
-        except BaseException:
-            os.unlink(tmp)
-            raise
-        _evict(folder, len(data))
-    except OSError:
-        pass  # a read-only cache folder only costs compile time
+    folder, secret = _open_folder()
+    if secret is not None:
+        _disk_bytes[folder] = _native.ext().kcache_store(
+            folder, secret, key, build_id(), artifacts, cache_max_bytes(),
+            _disk_bytes.get(folder, -1))
 
 
 def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispatch_guard=True,

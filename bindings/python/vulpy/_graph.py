@@ -7,8 +7,9 @@ push-constant scalars, and a list of VIR lines; a Value is one SSA value of
 it: a tensor (shape is a tuple) or a scalar (shape is None). Everything
 after the text - the ufuncs' expansion (array.ufunc: lower-ufuncs,
 include/vulpy/ir/ufuncs.def), fusion, lowering, code generation - is the C
-compiler's (vulpy._vulpy.jit_compile). The only logic here is NumPy's dtype
-rules (numpy's own resolve_dtypes) and broadcasting.
+compiler's (vulpy._vulpy.jit_compile), the small dtypes' 32-bit arithmetic
+too (lower-small-types). The only logic here is NumPy's dtype rules
+(numpy's own resolve_dtypes) and broadcasting.
 """
 import math
 
@@ -24,16 +25,10 @@ VTYPE = {_F32: "f32", _F64: "f64", _I32: "i32", _U32: "u32", _I64: "i64", _U64: 
          _BOOL: "bool", _U8: "u8", np.dtype(np.int8): "i8", np.dtype(np.int16): "i16",
          np.dtype(np.uint16): "u16", np.dtype(np.float16): "f16"}
 FEATURE = {_F64: "float64", _I64: "int64", _U64: "int64"}
-# issue 19: the small dtypes live in memory at their own size (or packed in
-# words, lower_arrays/) and are computed in 32 bits: a value of one is
-# widened on load (f16 -> f32, i8/i16 -> i32, u8/u16 -> u32), every op runs
-# on the wide value, and the result is narrowed (integers wrap, float16
-# rounds to nearest even) when stored. NumPy computes float16 in float32 and
-# rounds too, and 32-bit integer results truncated to 8/16 bits are NumPy's
-# wrapped ones, so the answers are NumPy's; kernels then need only the
-# 8/16-bit storage features, not 8/16-bit arithmetic.
-_F16 = np.dtype(np.float16)
-WIDE = {_F16: _F32, np.dtype(np.int8): _I32, np.dtype(np.int16): _I32,
+# issue 19: the small dtypes are recorded at their own types and computed in
+# 32 bits by the C pass lower-small-types (lib/Transforms/small_types.c);
+# a push-constant field of one is its 32-bit type (WIDE).
+WIDE = {np.dtype(np.float16): _F32, np.dtype(np.int8): _I32, np.dtype(np.int16): _I32,
         _U8: _U32, np.dtype(np.uint16): _U32}
 
 
@@ -81,13 +76,10 @@ class Value:
     """One SSA value of a graph: a tensor (shape: tuple) or a scalar
     (shape None) of a NumPy dtype."""
 
-    __slots__ = ("g", "name", "dtype", "shape", "wide", "fits")
+    __slots__ = ("g", "name", "dtype", "shape")
 
     def __init__(self, g, name, dtype, shape):
         self.g, self.name, self.dtype, self.shape = g, name, dtype, shape
-        # small dtypes (WIDE): `wide` is the 32-bit value equal to this one;
-        # `fits`, on a 32-bit value, a small dtype that holds it exactly
-        self.wide = self.fits = None
 
     def __repr__(self):
         return f"<{self.name} {self.dtype.name} {self.shape}>"
@@ -201,68 +193,19 @@ class Graph:
         dtype's field is its 32-bit type (WIDE), the value already in range."""
         field = name or f"s{len(self.push)}"
         dtype = np.dtype(dtype)
-        wide = WIDE.get(dtype, dtype)
-        self.push.append((field, wide))
-        w = self._value(wide, None, f"push.load @pc.{field}")
-        if wide is not dtype:
-            w.fits = dtype  # the caller gives a value of dtype
-        return self.cast(w, dtype)
+        self.push.append((field, WIDE.get(dtype, dtype)))
+        return self.cast(self._value(WIDE.get(dtype, dtype), None, f"push.load @pc.{field}"),
+                         dtype)
 
     def const(self, value, dtype):
-        dtype = np.dtype(dtype)
-        wide = WIDE.get(dtype)
-        if wide is not None:  # the value at the small dtype, held wide
-            w = self._value(wide, None, f"const {literal(np.asarray(value).astype(dtype), wide)}")
-            w.fits = dtype
-            return self.cast(w, dtype)
         return self._value(dtype, None, f"const {literal(value, dtype)}")
 
     # ---------------------------------------------------------------- ops
     def cast(self, v, dtype):
+        """v as dtype (NumPy's astype); a small dtype's casts go through its
+        32-bit type in C (lower-small-types)."""
         dtype = np.dtype(dtype)
-        if v.dtype == dtype:
-            return v
-        # small dtypes convert only to and from their 32-bit type (WIDE);
-        # float64 -> float16 is one rounding, not two
-        src_w, dst_w = WIDE.get(v.dtype), WIDE.get(dtype)
-        if src_w is not None:
-            if v.wide is None or v.wide.dtype != src_w:
-                w = self._value(src_w, v.shape, f"cast {v.name}")
-                w.fits, v.wide = v.dtype, w
-            v = v.wide  # widened once
-            if v.dtype == dtype:
-                return v
-        if dtype == _F16 and v.dtype == _F64:
-            v = self._f32_odd(v)
-        elif dst_w is not None and v.dtype != dst_w:
-            v = self.cast(v, dst_w)
-        r = self._value(dtype, v.shape, f"cast {v.name}")
-        if v.fits is not None and np.can_cast(v.fits, dtype, "safe"):
-            if dst_w is not None:
-                r.wide = v  # narrowing a value that fits: widening it again is v
-            elif dtype in (_I32, _U32, _F32):
-                r.fits = v.fits  # u8 -> u32 -> i32 still fits u8
-        return r
-
-    def _f32_odd(self, d):
-        """float64 d rounded to float32 by round-to-odd (toward zero, the
-        last bit set when inexact): rounding that to float16 is then d
-        correctly rounded (24 >= 11 + 2 bits), as NumPy's double->half,
-        where two round-to-nearest steps could round twice (1 + 2**-11 +
-        2**-40 would become 1.0, not 1.001)."""
-        f = self._value(_F32, d.shape, f"cast {d.name}")
-        back = self._value(_F64, d.shape, f"cast {f.name}")
-        inexact = self.op("ne", [back, d], _BOOL)
-        away = self.op("gt", [self.op("abs", [back], _F64), self.op("abs", [d], _F64)], _BOOL)
-        bits = self._value(_U32, d.shape, f"bitcast {f.name}")
-        one, zero = self.const(1, _U32), self.const(0, _U32)
-        bits = self.op("sub", [bits, self.op("select", [away, one, zero], _U32)], _U32)
-        bits = self.op("or", [bits, self.op("select", [inexact, one, zero], _U32)], _U32)
-        return self._value(_F32, d.shape, f"bitcast {bits.name}")
-
-    def widen(self, v):
-        """v in its 32-bit compute type when it is of a small dtype."""
-        return self.cast(v, WIDE.get(v.dtype, v.dtype))
+        return v if v.dtype == dtype else self._value(dtype, v.shape, f"cast {v.name}")
 
     def broadcast(self, v, shape):
         shape = tuple(shape)
@@ -306,9 +249,6 @@ class Graph:
 
     def reduce(self, kind, v, axes, keepdims, dtype):
         dtype = np.dtype(dtype)
-        if v.dtype in WIDE or dtype in WIDE:  # in 32 bits, narrowed at the end (WIDE)
-            return self.cast(self.reduce(kind, self.widen(v), axes, keepdims,
-                                         WIDE.get(dtype, dtype)), dtype)
         axes = tuple(sorted(axes))
         shape = tuple(1 if i in axes else d for i, d in enumerate(v.shape)) if keepdims else \
             tuple(d for i, d in enumerate(v.shape) if i not in axes)
@@ -316,10 +256,7 @@ class Graph:
                            f"array.{kind} {v.name} axes({', '.join(map(str, axes))})")
 
     def scan(self, kind, v, axis, dtype):
-        dtype = np.dtype(dtype)
-        if v.dtype in WIDE or dtype in WIDE:
-            return self.cast(self.scan(kind, self.widen(v), axis, WIDE.get(dtype, dtype)), dtype)
-        return self._value(dtype, v.shape, f"array.{kind} {v.name} axes({axis})")
+        return self._value(np.dtype(dtype), v.shape, f"array.{kind} {v.name} axes({axis})")
 
     # ---------------------------------------------------------------- text
     def text(self):
@@ -367,27 +304,12 @@ def c_strides(shape):
 # Which VIR ops spell each NumPy ufunc is the C compiler's: Graph.ufunc
 # records `array.ufunc NAME`, and the pass lower-ufuncs expands it
 # (include/vulpy/ir/ufuncs.def, lib/Transforms/ufuncs.c). Here: NumPy's
-# dtype resolution (the caller's), the small dtypes' widening (WIDE) and
-# where / cast.
-
-def _isnan(g, a):
-    return g.op("isnan", [a], _BOOL)
-
+# dtype resolution (the caller's), and where / cast.
 
 def _nonzero(g, a):
     if a.dtype == _BOOL:
         return a
-    a = g.widen(a)
     return g.op("ne", [a, g.const(0, a.dtype)], _BOOL)
-
-
-def _sel(g, c, x, y):
-    """select with every operand broadcast to the common shape."""
-    shapes = [v.shape for v in (c, x, y) if v.shape is not None]
-    if shapes:
-        shape = bshape(*shapes)
-        c, x, y = (g.broadcast(v, shape) for v in (c, x, y))
-    return g.op("select", [c, x, y], x.dtype)
 
 
 def apply_ufunc(g, uf, args, loop_in, out_dt):
@@ -396,26 +318,10 @@ def apply_ufunc(g, uf, args, loop_in, out_dt):
     name = uf.name
     if name == "where":
         c, x, y = args
-        c = _nonzero(g, c)
-        w = WIDE.get(out_dt, out_dt)  # small dtypes select in 32 bits (WIDE)
-        x, y = g.cast(g.cast(x, out_dt), w), g.cast(g.cast(y, out_dt), w)
-        return g.cast(g.op("select", [c, x, y], w), out_dt)
+        return g.op("select", [_nonzero(g, c), g.cast(x, out_dt), g.cast(y, out_dt)], out_dt)
     if name == "cast":
         (a,) = args
         if out_dt == _BOOL:
             return _nonzero(g, a)
         return g.cast(a, out_dt)
-    args = [g.cast(a, dt) for a, dt in zip(args, loop_in)]
-    if any(a.dtype in WIDE for a in args) or out_dt in WIDE:
-        # small dtypes: the op in 32 bits, the result narrowed (see WIDE)
-        args = [g.widen(a) for a in args]
-        wide_out = WIDE.get(out_dt, out_dt)
-        if out_dt == _F16 and name in ("maximum", "minimum"):
-            # NumPy's float16 loop: a if a >= b (a <= b) or a is NaN, else b
-            # (so maximum(-0.0, 0.0) is -0.0, unlike its float32 one)
-            a, b = args
-            keep = g.op("lor", [g.op("ge" if name == "maximum" else "le", [a, b], _BOOL),
-                                _isnan(g, a)], _BOOL)
-            return g.cast(_sel(g, keep, a, b), out_dt)
-        return g.cast(g.ufunc(name, args, wide_out), out_dt)
-    return g.ufunc(name, args, out_dt)
+    return g.ufunc(name, [g.cast(a, dt) for a, dt in zip(args, loop_in)], out_dt)

@@ -186,7 +186,7 @@ void vla_store_elem(lw *l, vir_sym *s, vir_value *off, vir_value *v) {
  * arithmetic feature of a small type, a value of int8 / uint8 / int16 /
  * uint16 / float16 is its bits in a u32 (zero-extended); its buffers are
  * packed words (pack_bytes). The array path computes small types in 32
- * bits (bindings/python/vulpy/_graph.py, WIDE), so every op on one is a
+ * bits (lower-small-types, small_types.c), so every op on one is a
  * cast: small_cast decodes and encodes. */
 
 bool vla_emulated(lw *l, const vir_type *t) {

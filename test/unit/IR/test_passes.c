@@ -22,28 +22,29 @@ static void count_pass(const vir_pass_info *p, const vir_module *m, void *ctx) {
 int main(void) {
   size_t n;
   const vir_pass_info *t = vir_pass_table(&n);
-  CHECK_EQ_U(n, 24); /* canonicalize cse dce lower-ufuncs fuse lower-arrays lower-persistent(-stepped) bounds-check clamp-shared lower-memsock,
+  CHECK_EQ_U(n, 25); /* canonicalize cse dce lower-small-types lower-ufuncs fuse lower-arrays lower-persistent(-stepped) bounds-check clamp-shared lower-memsock,
                         then lower-persistent-padded/-packed persistent-nonprivate, then -flip/-scoped/-cg/-cg-early,
                         then -cg-acq/-cg-quiet, then -cg-offpath/-flip-offpath/-cg-tree/-flip-tree */
-  CHECK(vir_pass_lookup("lower-ufuncs") == &t[3]);
-  CHECK(vir_pass_lookup("lower-persistent") == &t[6]);
-  CHECK(vir_pass_lookup("lower-persistent-stepped") == &t[7]);
-  CHECK(vir_pass_lookup("bounds-check") == &t[8]);
-  CHECK(vir_pass_lookup("clamp-shared") == &t[9]);
-  CHECK(vir_pass_lookup("lower-memsock") == &t[10]);
-  CHECK(vir_pass_lookup("lower-persistent-padded") == &t[11]);
-  CHECK(vir_pass_lookup("lower-persistent-packed") == &t[12]);
-  CHECK(vir_pass_lookup("persistent-nonprivate") == &t[13]);
-  CHECK(vir_pass_lookup("lower-persistent-flip") == &t[14]);
-  CHECK(vir_pass_lookup("lower-persistent-scoped") == &t[15]);
-  CHECK(vir_pass_lookup("lower-persistent-cg") == &t[16]);
-  CHECK(vir_pass_lookup("lower-persistent-cg-early") == &t[17]);
-  CHECK(vir_pass_lookup("lower-persistent-cg-acq") == &t[18]);
-  CHECK(vir_pass_lookup("lower-persistent-cg-quiet") == &t[19]);
-  CHECK(vir_pass_lookup("lower-persistent-cg-offpath") == &t[20]);
-  CHECK(vir_pass_lookup("lower-persistent-flip-offpath") == &t[21]);
-  CHECK(vir_pass_lookup("lower-persistent-cg-tree") == &t[22]);
-  CHECK(vir_pass_lookup("lower-persistent-flip-tree") == &t[23]);
+  CHECK(vir_pass_lookup("lower-small-types") == &t[3]);
+  CHECK(vir_pass_lookup("lower-ufuncs") == &t[4]);
+  CHECK(vir_pass_lookup("lower-persistent") == &t[7]);
+  CHECK(vir_pass_lookup("lower-persistent-stepped") == &t[8]);
+  CHECK(vir_pass_lookup("bounds-check") == &t[9]);
+  CHECK(vir_pass_lookup("clamp-shared") == &t[10]);
+  CHECK(vir_pass_lookup("lower-memsock") == &t[11]);
+  CHECK(vir_pass_lookup("lower-persistent-padded") == &t[12]);
+  CHECK(vir_pass_lookup("lower-persistent-packed") == &t[13]);
+  CHECK(vir_pass_lookup("persistent-nonprivate") == &t[14]);
+  CHECK(vir_pass_lookup("lower-persistent-flip") == &t[15]);
+  CHECK(vir_pass_lookup("lower-persistent-scoped") == &t[16]);
+  CHECK(vir_pass_lookup("lower-persistent-cg") == &t[17]);
+  CHECK(vir_pass_lookup("lower-persistent-cg-early") == &t[18]);
+  CHECK(vir_pass_lookup("lower-persistent-cg-acq") == &t[19]);
+  CHECK(vir_pass_lookup("lower-persistent-cg-quiet") == &t[20]);
+  CHECK(vir_pass_lookup("lower-persistent-cg-offpath") == &t[21]);
+  CHECK(vir_pass_lookup("lower-persistent-flip-offpath") == &t[22]);
+  CHECK(vir_pass_lookup("lower-persistent-cg-tree") == &t[23]);
+  CHECK(vir_pass_lookup("lower-persistent-flip-tree") == &t[24]);
   CHECK(vir_pass_lookup("lower-persistent-backoff") == NULL); /* removed: wrong results on lavapipe */
   CHECK_STR(t[0].name, "canonicalize");
   CHECK(vir_pass_lookup("cse") == &t[1]);

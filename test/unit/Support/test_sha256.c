@@ -1,5 +1,6 @@
 /* test_sha256.c - vp_sha256 against the FIPS 180-4 / NIST test vectors,
- * whole and fed in uneven pieces (the block buffering). */
+ * whole and fed in uneven pieces (the block buffering), and vp_hmac_sha256
+ * against RFC 4231's. */
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +42,17 @@ static void check(const char *what, const void *msg, size_t n, size_t repeat, co
   }
 }
 
+static void check_hmac(const void *key, size_t klen, const char *msg, const char *want) {
+  uint8_t d[32];
+  char got[65];
+  vp_hmac_sha256(key, klen, msg, strlen(msg), d);
+  hex(d, got);
+  if (strcmp(got, want)) {
+    fprintf(stderr, "hmac_sha256(%s) = %s, want %s\n", msg, got, want);
+    failures++;
+  }
+}
+
 int main(void) {
   check("\"\"", "", 0, 1, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   check("abc", "abc", 3, 1, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
@@ -61,6 +73,16 @@ int main(void) {
     fprintf(stderr, "vp_sha256_of(abc) = %s\n", got);
     failures++;
   }
+  /* HMAC-SHA256: RFC 4231 test cases 1, 2 and 6 (a key longer than a block) */
+  uint8_t k1[20], k6[131];
+  memset(k1, 0x0b, sizeof k1);
+  memset(k6, 0xaa, sizeof k6);
+  check_hmac(k1, sizeof k1, "Hi There",
+             "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+  check_hmac("Jefe", 4, "what do ya want for nothing?",
+             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  check_hmac(k6, sizeof k6, "Test Using Larger Than Block-Size Key - Hash Key First",
+             "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
   if (failures)
     fprintf(stderr, "%d failure(s)\n", failures);
   return failures != 0;
