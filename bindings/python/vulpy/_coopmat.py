@@ -204,7 +204,7 @@ TILES = {
     # H200 run to tell which matters (bench/probes/coopmat_ab.py). Suffixes:
     # c: compiled per shape (constants, no guard a full tile cannot fail);
     # b: one B fragment live at a time; g8: workgroups walk C in groups of
-    # 8 tile rows (L2 reuse).
+    # 8 tile rows (L2 reuse); t (below): B transposed in shared memory.
     "t128x256b": _tiled.Tile(128, 256, 32, 2, 4, 1, b_one=True),
     "t128x256c": _tiled.Tile(128, 256, 32, 2, 4, 1, shape=True),
     "t128x256cb": _tiled.Tile(128, 256, 32, 2, 4, 1, shape=True, b_one=True),
@@ -212,6 +212,11 @@ TILES = {
     "t128x256cbg8": _tiled.Tile(128, 256, 32, 2, 4, 1, shape=True, b_one=True, group=8),
     "t128x128cb": _tiled.Tile(128, 128, 32, 2, 2, 2, shape=True, b_one=True),
     "t256x128cb": _tiled.Tile(256, 128, 32, 4, 2, 1, shape=True, b_one=True),
+    # t: B transposed in shared memory, column-major B fragments (as llama.cpp's
+    # coopmat path keeps B)
+    "t128x256t": _tiled.Tile(128, 256, 32, 2, 4, 1, b_t=True),
+    "t128x256cbt": _tiled.Tile(128, 256, 32, 2, 4, 1, shape=True, b_one=True, b_t=True),
+    "t128x128cbt": _tiled.Tile(128, 128, 32, 2, 2, 2, shape=True, b_one=True, b_t=True),
 }
 VARIANTS = {**{v: None for v in OLD}, **TILES}  # name -> its Tile (None: an older one)
 # What runs without a choice: DEFAULT where it takes the shape, else the

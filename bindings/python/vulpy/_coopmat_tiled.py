@@ -58,6 +58,7 @@ class Tile:
     shape: bool = False  # the kernel is compiled per (m, n, k): constants, no needless guards
     b_one: bool = False  # B fragments loaded one at a time (fewer live registers)
     group: int = 0       # workgroups walk C in groups of this many tile rows (0: row by row)
+    b_t: bool = False    # B transposed in shared memory (N x K rows), fragments column-major
 
     @property
     def invocations(self):
@@ -76,8 +77,8 @@ class Tile:
         return self.bk // 8 + 1
 
     @property
-    def b_stride(self):
-        return self.bn // 8 + 1
+    def b_stride(self):  # uvec4s per B row (per column of B with b_t) in shared memory
+        return self.bk // 8 + 1 if self.b_t else self.bn // 8 + 1
 
     @property
     def a_stage(self):  # uvec4s per A buffer
@@ -85,7 +86,7 @@ class Tile:
 
     @property
     def b_stage(self):
-        return self.bk * self.b_stride
+        return (self.bn if self.b_t else self.bk) * self.b_stride
 
     @property
     def shared_bytes(self):
@@ -99,6 +100,8 @@ class Tile:
         # every invocation copies the same number of uvec4s of each tile
         assert (self.bm * self.bk // 8) % self.invocations == 0, self
         assert (self.bk * self.bn // 8) % self.invocations == 0, self
+        # b_t: an invocation's B loads come in pairs of rows (2 kp, 2 kp + 1)
+        assert not self.b_t or (self.bk * self.bn // 8 // self.invocations) % 2 == 0, self
         return self
 
     def padded(self, m, n):
@@ -195,6 +198,13 @@ def a_copy(t, tid, s):
 
 
 def b_copy(t, tid, s):
+    """Invocation tid's s-th uvec4 of the B tile: (row k, uvec4 in the row).
+    With t.b_t the loads pair up: loads 2p and 2p + 1 are rows 2 kp and
+    2 kp + 1 of the same uvec4 column (kp varies fastest across
+    invocations, so a subgroup's transposed stores hit consecutive words)."""
+    if t.b_t:
+        e = tid + s // 2 * t.invocations
+        return e % (t.bk // 2) * 2 + s % 2, e // (t.bk // 2)
     e = tid + s * t.invocations
     return e // (t.bn // 8), e % (t.bn // 8)
 
@@ -220,6 +230,14 @@ def b_shared(t, buf, br, bq):
     return buf * t.b_stage + br * t.b_stride + bq
 
 
+def bt_word(t, buf, br, bq, h):
+    """t.b_t: where the 32-bit word of halves (B[br][n], B[br + 1][n]) of
+    column n = 8 bq + h goes (br even): (uvec4 index, component); row n
+    of the transposed tile holds column n of B, two K values a word."""
+    kp = br // 2
+    return buf * t.b_stage + (bq * 8 + h) * t.b_stride + kp // 4, kp % 4
+
+
 def a_frag(t, buf, wm, i, kk):
     """Offset of A fragment i of K sub-step kk in shared buffer buf (row
     stride t.a_stride)."""
@@ -227,6 +245,10 @@ def a_frag(t, buf, wm, i, kk):
 
 
 def b_frag(t, buf, wn, j, kk):
+    """Offset of B fragment j of K sub-step kk (row-major; with t.b_t the
+    fragment is column-major: its columns are rows of the transposed tile)."""
+    if t.b_t:
+        return buf * t.b_stage + (wn * (t.bn // t.sgn) + FRAG * j) * t.b_stride + 2 * kk
     return buf * t.b_stage + FRAG * kk * t.b_stride + (wn * (t.bn // t.sgn) + FRAG * j) // 8
 
 
@@ -279,8 +301,12 @@ def glsl(t, shape=None):
     w("layout(push_constant) uniform P { uint m; uint n; uint k; uint ldc; } pc;")
     w(f"shared uvec4 As[{t.stages * t.a_stage}];  // {t.stages} x {t.bm} rows of "
       f"{AQ} + 1 uvec4s")
-    w(f"shared uvec4 Bs[{t.stages * t.b_stage}];  // {t.stages} x {t.bk} rows of "
-      f"{BQ} + 1 uvec4s")
+    if t.b_t:
+        w(f"shared uvec4 Bs[{t.stages * t.b_stage}];  // {t.stages} x {t.bn} columns of B, "
+          f"{AQ} + 1 uvec4s each")
+    else:
+        w(f"shared uvec4 Bs[{t.stages * t.b_stage}];  // {t.stages} x {t.bk} rows of "
+          f"{BQ} + 1 uvec4s")
     w("void main() {")
     if shape is None:
         w("  uint m = pc.m, n = pc.n, k = pc.k, ldc = pc.ldc;")
@@ -336,8 +362,20 @@ def glsl(t, shape=None):
         """Registers -> shared buffer `buf`."""
         for s in range(a_per):
             w(f"{ind}As[{a_shared(t, buf, E(f'ar{s}'), E(f'aq{s}'))}] = ra{s};")
+        if t.b_t:  # transpose: 8 words (two K values of one column) from each pair
+            for p in range(b_per // 2):
+                lo, hi = f"rb{2 * p}", f"rb{2 * p + 1}"
+                for h in range(8):
+                    idx, comp = bt_word(t, buf, E(f"br{2 * p}"), E(f"bq{2 * p}"), h)
+                    c = "xyzw"[h // 2]
+                    word = (f"({lo}.{c} & 0xFFFFu) | ({hi}.{c} << 16u)" if h % 2 == 0 else
+                            f"({lo}.{c} >> 16u) | ({hi}.{c} & 0xFFFF0000u)")
+                    w(f"{ind}Bs[{idx}][{comp}] = {word};")
+            return
         for s in range(b_per):
             w(f"{ind}Bs[{b_shared(t, buf, E(f'br{s}'), E(f'bq{s}'))}] = rb{s};")
+
+    b_col = "true" if t.b_t else "false"  # B fragments column-major
 
     def math(buf, ind):
         """The MMAs of one K step from shared buffer `buf`."""
@@ -350,13 +388,13 @@ def glsl(t, shape=None):
                 w(f"{ind}  {h_t} fb;")
                 for j in range(t.fn):
                     w(f"{ind}  coopMatLoadNV(fb, Bs, {b_frag(t, buf, wn, j, kk)}, "
-                      f"{t.b_stride}u, false);")
+                      f"{t.b_stride}u, {b_col});")
                     for i in range(t.fm):
                         w(f"{ind}  acc{i}_{j} = coopMatMulAddNV(fa{i}, fb, acc{i}_{j});")
             else:
                 for j in range(t.fn):
                     w(f"{ind}  {h_t} fb{j}; coopMatLoadNV(fb{j}, Bs, "
-                      f"{b_frag(t, buf, wn, j, kk)}, {t.b_stride}u, false);")
+                      f"{b_frag(t, buf, wn, j, kk)}, {t.b_stride}u, {b_col});")
                 for i in range(t.fm):
                     for j in range(t.fn):
                         w(f"{ind}  acc{i}_{j} = coopMatMulAddNV(fa{i}, fb{j}, acc{i}_{j});")
@@ -457,6 +495,17 @@ def emulate(t, a16, b16):
                 ra, rb = regs
                 for s in range(a_per):
                     As[a_shared(t, buf, *a_copy(t, tid, s))] = ra[s]
+                if t.b_t:  # the GLSL's word packing, on uint32 lanes
+                    for p in range(b_per // 2):
+                        br, bq = b_copy(t, tid, 2 * p)
+                        lo, hi = rb[2 * p], rb[2 * p + 1]
+                        for h in range(8):
+                            c = h // 2
+                            word = ((lo[:, c] & 0xFFFF) | (hi[:, c] << 16) if h % 2 == 0 else
+                                    (lo[:, c] >> 16) | (hi[:, c] & 0xFFFF0000))
+                            idx, comp = bt_word(t, buf, br, bq, h)
+                            Bs[idx, comp] = word
+                    return
                 for s in range(b_per):
                     Bs[b_shared(t, buf, *b_copy(t, tid, s))] = rb[s]
 
@@ -466,6 +515,8 @@ def emulate(t, a16, b16):
                     for kk in range(t.bk // FRAG):
                         fa = [frag(As, a_frag(t, buf, wm, i, kk), t.a_stride) for i in range(t.fm)]
                         fb = [frag(Bs, b_frag(t, buf, wn, j, kk), t.b_stride) for j in range(t.fn)]
+                        if t.b_t:  # column-major fragments
+                            fb = [f.T for f in fb]
                         for i in range(t.fm):
                             for j in range(t.fn):
                                 acc[sg, i, j] += fa[i] @ fb[j]
