@@ -10,7 +10,19 @@ bench/device/pytest.sh describes), ~60 s:
       "VULPY_VALIDATION=0 PYTHONPATH=/tmp/site-pytest python3 bench/probes/coopmat_ab.py",
       carry=[".gl", ".whl", ".whl-test"])
 
-What it does, per size n:
+First the ceilings (--no-peak skips them): t128x256's MMA loop alone,
+1056 workgroups x 2048 K sub-steps of 16 MMAs a subgroup, no global
+memory: 'reg' (fragments kept in registers: the MMA rate the driver's
+coopmat1 code reaches), 'smem' (each sub-step loads its fragments from
+the padded shared tiles, B row-major, as the GEMM does), 'smem_t' (B
+transposed, column-major fragments, Tile.b_t). Read: if 'reg' is near
+the GEMM's rate, coopmat1 itself is the limit (then only
+VK_NV_cooperative_matrix2 or another path can reach 0.5x); if 'smem' is
+far below 'reg', the shared-memory fragment loads are (and 'smem_t'
+says whether B's layout is why); if both are far above the GEMM, the
+global->shared pipeline is (latency, barriers).
+
+Then, per size n:
 - A and B: standard-normal float16 n x n (NumPy, seed 19), resident in
   VulPy and in CuPy.
 - The check (before any timing): each configuration's float32 result,
@@ -53,7 +65,9 @@ _SRC = Path(__file__).resolve().parents[2] / "bindings" / "python"
 if list((_SRC / "vulpy").glob("_vulpy*.so")):  # a built tree; else the installed wheel
     sys.path.insert(0, str(_SRC))
 import vulpy as vp  # noqa: E402
-from vulpy import _coopmat  # noqa: E402
+from vulpy import _coopmat, _native  # noqa: E402
+from vulpy import _coopmat_tiled as _tiled  # noqa: E402
+from vulpy._launch import Program  # noqa: E402
 
 ROWS = 128  # rows per checked block
 
@@ -156,12 +170,124 @@ def run_size(ctx, n, variants, rounds, rng, cp):
     return {v: (tf(g), cg / g) for v, (g, w) in med.items() if v != "cupy"}, bad
 
 
+# ---- the ceilings: the tiled kernels' MMA loop without global memory
+
+PEAK_ITERS, PEAK_GROUPS = 2048, 1056
+
+
+def peak_glsl(kind):
+    """A kernel of t128x256's shape (8 subgroups, 4 x 4 accumulators of
+    16 x 16 float32 each) that runs PEAK_ITERS K sub-steps of 16 MMAs a
+    subgroup with no global memory in the loop. kind 'reg': the fragments
+    stay in registers (the MMA rate alone); 'smem': each sub-step loads
+    its 4 A and 4 B fragments from the padded shared tiles as the GEMM
+    does (the GEMM's own formulas; B row-major); 'smem_t': B transposed in
+    shared memory, column-major fragments (Tile.b_t)."""
+    t = _coopmat.TILES["t128x256t" if kind == "smem_t" else "t128x256"]
+    E = _tiled._E
+    acc_t = "fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>"
+    h_t = "fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>"
+    L = ["#version 450", "#extension GL_NV_cooperative_matrix : require",
+         "#extension GL_KHR_memory_scope_semantics : require",
+         "#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require",
+         "#extension GL_EXT_shader_16bit_storage : require",
+         "#extension GL_KHR_shader_subgroup_basic : require",
+         f"layout(local_size_x = {t.invocations}) in;",
+         "layout(set = 0, binding = 0) readonly buffer A { uvec4 a[]; };",
+         "layout(set = 0, binding = 1) writeonly buffer C { float c[]; };",
+         "layout(push_constant) uniform P { uint iters; uint words; } pc;",
+         f"shared uvec4 As[{t.a_stage}];", f"shared uvec4 Bs[{t.b_stage}];",
+         "void main() {",
+         "  uint tid = gl_LocalInvocationID.x;",
+         f"  uint wm = gl_SubgroupID / {t.sgn}u, wn = gl_SubgroupID % {t.sgn}u;",
+         f"  for (uint i = tid; i < {t.a_stage}u; i += {t.invocations}u) As[i] = a[i % pc.words];",
+         f"  for (uint i = tid; i < {t.b_stage}u; i += {t.invocations}u) Bs[i] = a[i % pc.words];",
+         "  barrier();"]
+    w = L.append
+    col = "true" if t.b_t else "false"
+    for i in range(t.fm):
+        for j in range(t.fn):
+            w(f"  {acc_t} acc{i}_{j} = {acc_t}(0.0);")
+
+    def frags(kk, ind):
+        for i in range(t.fm):
+            w(f"{ind}coopMatLoadNV(fa{i}, As, {_tiled.a_frag(t, 0, E('wm'), i, kk)}, "
+              f"{t.a_stride}u, false);")
+        for j in range(t.fn):
+            w(f"{ind}coopMatLoadNV(fb{j}, Bs, {_tiled.b_frag(t, 0, E('wn'), j, kk)}, "
+              f"{t.b_stride}u, {col});")
+    w("  " + " ".join(f"{h_t} fa{i};" for i in range(t.fm)))
+    w("  " + " ".join(f"{h_t} fb{j};" for j in range(t.fn)))
+    if kind == "reg":
+        frags(0, "  ")
+    w("  for (uint it = 0u; it < pc.iters; it++) {")
+    if kind != "reg":
+        frags(E("(it & 1u)"), "    ")
+    for i in range(t.fm):
+        for j in range(t.fn):
+            w(f"    acc{i}_{j} = coopMatMulAddNV(fa{i}, fb{j}, acc{i}_{j});")
+    w("  }")
+    w(f"  uint base = (gl_WorkGroupID.x * {t.sgm * t.sgn}u + gl_SubgroupID) * "
+      f"{t.fm * t.fn * 256}u;")
+    for i in range(t.fm):
+        for j in range(t.fn):
+            w(f"  coopMatStoreNV(acc{i}_{j}, c, base + {(i * t.fn + j) * 256}u, 16u, false);")
+    w("}")
+    man = f"""vulpy_manifest: 1
+kernel: main
+entry_point: main
+local_size: [{t.invocations}, 1, 1]
+buffers:
+  - {{name: a, set: 0, binding: 0, type: vec4<u32>, elem_size: 16, access: readonly}}
+  - {{name: c, set: 0, binding: 1, type: f32, elem_size: 4, access: writeonly}}
+push_constants:
+  size: 8
+  fields:
+    - {{name: iters, type: u32, offset: 0, size: 4}}
+    - {{name: words, type: u32, offset: 4, size: 4}}
+structs: []
+shared_bytes: {16 * (t.a_stage + t.b_stage)}
+features: [storage16, float16, subgroup_basic, vulkan_memory_model, cooperative_matrix]
+"""
+    flops = 2.0 * 16 ** 3 * t.fm * t.fn * t.sgm * t.sgn * PEAK_GROUPS * PEAK_ITERS
+    return "\n".join(L) + "\n", man, flops, t
+
+
+def peaks(ctx, rng, reps=5):
+    """The MMA-loop ceilings (peak_glsl) in TFLOP/s, GPU time."""
+    print("\n== ceilings: the t128x256 MMA loop without global memory "
+          f"({PEAK_GROUPS} workgroups x {PEAK_ITERS} K sub-steps) ==")
+    data = vp.asarray(rng.standard_normal(8192).astype(np.float16).view(np.uint32),
+                      context=ctx)
+    for kind in ("reg", "smem", "smem_t"):
+        glsl, man, flops, t = peak_glsl(kind)
+        label = f"coopmat_ab peak {kind}"
+        try:
+            prog = Program({"glsl": glsl, "spirv": _native.ext().glsl_to_spirv(glsl, label),
+                            "manifest": man, "key": ("coopmat_ab", kind)}, label)
+            k = prog.native(ctx)
+            out = vp.empty((PEAK_GROUPS * t.sgm * t.sgn * t.fm * t.fn * 256,), np.float32,
+                           context=ctx)
+            push = prog.packer.pack({"iters": PEAK_ITERS, "words": data.size // 4})
+            bufs = [data._buf, out._buf]
+            k.dispatch_timed(bufs, push, PEAK_GROUPS, 1, 1, True)
+            ms = statistics.median(k.dispatch_timed(bufs, push, PEAK_GROUPS, 1, 1, True) / 1e6
+                                   for _ in range(reps))
+            finite = bool(np.isfinite(out[:4096].numpy()).all())
+        except Exception as e:  # noqa: BLE001 - a report line
+            print(f"  {kind:7s} FAILED: {type(e).__name__}: {e}")
+            continue
+        print(f"  {kind:7s} {ms:8.3f} ms = {flops / (ms * 1e-3) / 1e12:7.1f} TFLOP/s"
+              f"{'' if finite else '  (non-finite output)'}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="4096,8192")
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--variants", default="")
     ap.add_argument("--old", action="store_true")
+    ap.add_argument("--no-peak", action="store_true")
     args = ap.parse_args()
     t0 = time.perf_counter()
     ctx = vp.default_context()
@@ -183,6 +309,8 @@ def main():
     if args.old:
         variants += list(_coopmat.OLD)
     rng = np.random.default_rng(19)
+    if not args.no_peak:
+        peaks(ctx, rng)
     table, bad = {}, 0
     for n in [int(s) for s in args.sizes.split(",")]:
         res, b = run_size(ctx, n, variants, args.rounds, rng, cp)
