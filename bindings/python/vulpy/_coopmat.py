@@ -20,7 +20,10 @@ VARIANTS:
   accumulators; the K loop stages A and B tiles through padded shared
   memory with 16-byte loads, the next step's global loads issued before
   the current step's MMAs. Any m; n and k multiples of 8 (edge tiles read
-  zeros and the output is padded to whole tiles).
+  zeros and the output is padded to whole tiles). TILES also holds wave
+  10's experiments (suffixes c, b, g8, t: the Tile options of
+  _coopmat_tiled; a 'c' one is compiled per shape, _coop_program(v,
+  shape)), compared with cuBLAS by bench/probes/coopmat_ab.py.
 - the two older kernels (m, n multiples of 128), kept selectable so that a
   device run compares them: 'smem' (k a multiple of 32) stages tiles
   through shared memory (see _SMEM_GLSL) with no prefetch; 'direct' has

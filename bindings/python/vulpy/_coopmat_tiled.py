@@ -33,12 +33,29 @@ What one workgroup does (Tile(bm, bn, bk, sgm, sgn, stages)):
 - C is stored with coopMatStoreNV, one fragment at a time, straight to the
   output buffer.
 
+Options (Tile fields after stages, all off by default; wave 10's
+experiments, compared on the H200 by bench/probes/coopmat_ab.py):
+- shape: the kernel is compiled for one (m, n, k): the sizes, strides and
+  trip count are constants, and only the guards a partial tile of that
+  shape can fail are written (guards()), as NVIDIA's sample kernel has K
+  and the strides as specialization constants and no bounds checks.
+- b_one: one B fragment live at a time (load B_j, then the fm MMAs that
+  use it), fewer registers than all fn at once.
+- group: workgroup (x, y) computes tile tile_of(...) instead of (y, x):
+  the grid walks C in groups of `group` tile rows, so the workgroups
+  resident together share A rows and B columns in L2.
+- b_t: the B tile is stored transposed (bn rows of bk halves plus one
+  uvec4 of padding) and its fragments loaded column-major, as llama.cpp
+  keeps B; an invocation loads rows 2kp and 2kp + 1 of one uvec4 column
+  and writes eight 32-bit words of two K values each (bt_word).
+
 Edges: M any size, N and K multiples of 8 (a uvec4 of a row is wholly
 inside or wholly outside the matrix). A global load outside A or B reads
 zeros instead (a guarded load, never out of bounds), so the partial tiles
 of M, N and K add exact zeros; the output buffer is padded to whole tiles
 (pad_m x pad_n, row stride ldc = pad_n) so every fragment store is in
-bounds, and the caller keeps its m x n corner. Accumulation is float32;
+bounds, and the caller keeps its m x n corner. A shape kernel on a shape
+of whole tiles (and K a multiple of bk) has no guard at all. Accumulation is float32;
 the output float32.
 """
 from dataclasses import dataclass
