@@ -209,6 +209,8 @@ def main():
     ap.add_argument("--size", type=int, default=4096)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--no-rates", action="store_true")
+    ap.add_argument("--variants", default="", help="NAME,NAME (default: every variant; "
+                    "the 'c' ones compile once per shape checked)")
     args = ap.parse_args()
     ctx = vp.default_context()
     lim = ctx.limits
@@ -219,7 +221,7 @@ def main():
           f"{os.environ.get(_coopmat.ENV, '')!r})")
     rng = np.random.default_rng(19)
     if coop:
-        variants = list(_coopmat.VARIANTS)
+        variants = [v for v in args.variants.split(",") if v] or list(_coopmat.VARIANTS)
         shapes = SHAPES
     else:
         print("no cooperative matrices here: the fallback only, small shapes")

@@ -101,7 +101,12 @@ def test_tiled_kernels_compile_and_validate(name, tmp_path):
     features; a device without them refuses the pipeline by name."""
     t = _coopmat.TILES[name].check()
     assert t.shared_bytes <= 49152, "NVIDIA's Vulkan limit (maxComputeSharedMemorySize)"
-    p = _coopmat._coop_program(name)
+    for shape in ([None] if not t.shape else [(4096, 4096, 4096), (130, 136, 40)]):
+        _compiles_and_validates(name, t, shape, tmp_path)
+
+
+def _compiles_and_validates(name, t, shape, tmp_path):
+    p = _coopmat._coop_program(name, shape)
     words = p.artifacts["spirv"]
     assert words[:4] == b"\x03\x02\x23\x07"
     assert "cooperative_matrix" in p.manifest["features"]
@@ -110,6 +115,12 @@ def test_tiled_kernels_compile_and_validate(name, tmp_path):
     glsl = p.artifacts["glsl"]
     assert glsl.count("coopMatMulAddNV") == t.fm * t.fn * (t.bk // 16)
     assert glsl.count("barrier();") == 2
+    zeroed = glsl.count("= uvec4(0u);")  # one per guarded global load
+    if shape == (4096, 4096, 4096):  # whole tiles: constants, not one guard
+        assert "const uint m = 4096u, n = 4096u, k = 4096u, ldc = 4096u;" in glsl
+        assert zeroed == 0 and "pc." not in glsl.split("void main()")[1]
+    else:
+        assert zeroed > 0
     if shutil.which("spirv-val"):
         f = tmp_path / f"{name}.spv"
         f.write_bytes(words)
@@ -124,7 +135,7 @@ def test_tiled_kernels_compile_and_validate(name, tmp_path):
 
 def test_every_variant_compiles():
     for v in _coopmat.VARIANTS:
-        p = _coopmat._coop_program(v)
+        p = _coopmat._coop_program(v, (256, 256, 64))
         assert "GL_NV_cooperative_matrix" in p.artifacts["glsl"], v
 
 
@@ -155,7 +166,12 @@ def test_tiled_index_arithmetic_emulated(name):
     product in its corner, zeros in the padding, and nothing unwritten."""
     t = _coopmat.TILES[name]
     rng = np.random.default_rng(11)
-    for m, n, k in [(1, 8, 8), (130, 136, 40), (t.bm, t.bn, 2 * t.bk), (t.bm + 3, 264, 104)]:
+    shapes = [(1, 8, 8), (130, 136, 40), (t.bm, t.bn, 2 * t.bk), (t.bm + 3, 264, 104),
+              # one dimension ragged at a time (a Tile.shape kernel drops the other guards)
+              (2 * t.bm, 264, 2 * t.bk), (t.bm + 5, t.bn, 3 * t.bk), (t.bm, 2 * t.bn, 40)]
+    if t.group:  # more tile rows than a group, the last group shorter
+        shapes.append((t.group * t.bm + t.bm + 1, 2 * t.bn + 8, t.bk))
+    for m, n, k in shapes:
         a, b = _ints(rng, (m, k)), _ints(rng, (k, n))
         c = _tiled.emulate(t, a, b)
         assert c.shape == t.padded(m, n)
@@ -177,6 +193,62 @@ def test_emulation_catches_an_index_error(monkeypatch):
     assert "+ 1u), 17u, false)" in _tiled.glsl(t)  # the GLSL prints the same (wrong) formula
 
 
+def test_emulation_catches_a_dropped_guard(monkeypatch):
+    """A Tile.shape kernel keeps only the guards its shape needs; were one
+    dropped that a partial tile needs, the emulation (which loads without
+    the guards the GLSL lacks) reads out of A or the wrong row: the
+    dropped-guard tests above can fail."""
+    t = _coopmat.TILES["t128x256cb"]
+    rng = np.random.default_rng(4)
+    for m, n, k in [(130, 256, 64), (128, 264, 64), (128, 256, 40)]:
+        a, b = _ints(rng, (m, k)), _ints(rng, (k, n))
+        np.testing.assert_array_equal(_tiled.emulate(t, a, b)[:m, :n],
+                                      a.astype(np.float32) @ b.astype(np.float32))
+        monkeypatch.setattr(_tiled, "guards", lambda t, shape: (False,) * 4)
+        try:
+            c = _tiled.emulate(t, a, b)
+            assert not np.array_equal(c[:m, :n], a.astype(np.float32) @ b.astype(np.float32))
+        except IndexError:
+            pass
+        monkeypatch.undo()
+        assert "if (" in _tiled.glsl(t, (m, n, k)).split("for (uint t")[0]
+
+
+def test_grouped_order_is_a_bijection():
+    """tile_of with a group: every tile of C exactly once, for full and
+    short last groups; the GLSL prints the same formula."""
+    for group in (1, 3, 8):
+        t = _tiled.Tile(128, 256, 32, 2, 4, 1, group=group)
+        for gx, gy in [(1, 1), (16, 32), (5, 9), (3, 8), (7, 1)]:
+            x, y = np.meshgrid(np.arange(gx), np.arange(gy))
+            ty, tx = _tiled.tile_of(t, x.ravel(), y.ravel(), gx, gy)
+            assert ty.min() >= 0 and tx.min() >= 0 and ty.max() < gy and tx.max() < gx
+            assert len(set(zip(ty.tolist(), tx.tolist()))) == gx * gy, (group, gx, gy)
+            if group > 1 and gy > group:  # the resident workgroups share tile rows
+                assert ty[:group * 2].max() == group - 1 and tx[:group * 2].max() == 1
+    t = _coopmat.TILES["t128x256cbg8"]
+    E = _tiled._E
+    ty, tx = _tiled.tile_of(t, E("gl_WorkGroupID.x"), E("gl_WorkGroupID.y"), 16, 32)
+    assert f"uint ty = {ty}, tx = {tx};" in _tiled.glsl(t, (4096, 4096, 4096))
+    assert _tiled.tile_of(_coopmat.TILES["t128x256"], 3, 5, 16, 32) == (5, 3)
+
+
+def test_shaped_programs_cached_per_shape(monkeypatch):
+    """A Tile.shape variant compiles once per (m, n, k), keeps at most
+    SHAPED_KEEP of them, and cannot be asked for without a shape."""
+    monkeypatch.setattr(_coopmat, "_progs", {})
+    monkeypatch.setattr(_coopmat, "SHAPED_KEEP", 2)
+    p1 = _coopmat._coop_program("t128x256c", (256, 256, 64))
+    assert _coopmat._coop_program("t128x256c", (256, 256, 64)) is p1
+    p2 = _coopmat._coop_program("t128x256c", (256, 264, 64))
+    assert p2 is not p1 and "n = 264u" in p2.artifacts["glsl"]
+    _coopmat._coop_program("t128x256c", (8, 8, 8))
+    assert len(_coopmat._progs) == 2 and ("t128x256c", (256, 256, 64)) not in _coopmat._progs
+    assert _coopmat._coop_program("t128x256", (8, 8, 8)) is _coopmat._coop_program("t128x256")
+    with pytest.raises(ValueError, match="compiled per shape"):
+        _coopmat._coop_program("t128x256c")
+
+
 def test_glsl_prints_the_emulated_formulas():
     """The GLSL holds the emulated formulas' text (one definition, two uses)."""
     t = _coopmat.TILES["t128x128"]
@@ -184,7 +256,8 @@ def test_glsl_prints_the_emulated_formulas():
     E = _tiled._E
     assert f"coopMatLoadNV(fa1, As, {_tiled.a_frag(t, E('cur'), E('wm'), 1, 1)}, 5u, false)" in src
     assert f"coopMatLoadNV(fb3, Bs, {_tiled.b_frag(t, E('cur'), E('wn'), 3, 0)}, 17u, false)" in src
-    assert "pc.ldc, false);" in src and src.count("coopMatStoreNV") == t.fm * t.fn
+    assert "ldc, false);" in src and src.count("coopMatStoreNV") == t.fm * t.fn
+    assert "uint m = pc.m, n = pc.n, k = pc.k, ldc = pc.ldc;" in src
 
 
 class _Emulated:
@@ -192,8 +265,8 @@ class _Emulated:
     reads A and B back from the bound buffers, checks the push constants
     and the grid against the tile, and writes what the kernel would."""
 
-    def __init__(self, real, tile, calls):
-        self.packer, self.tile, self.calls = real.packer, tile, calls
+    def __init__(self, real, tile, calls, shape):
+        self.packer, self.tile, self.calls, self.shape = real.packer, tile, calls, shape
 
     def native(self, ctx):
         return self
@@ -202,6 +275,8 @@ class _Emulated:
         import struct
         m, n, k, ldc = struct.unpack("<4I", bytes(push)[:16])
         assert (gx, gy, gz) == self.tile.groups(m, n) and ldc == self.tile.padded(m, n)[1]
+        if self.tile.shape:  # compiled for this very shape
+            assert self.shape == (m, n, k)
         a, b = np.empty(m * k, np.float16), np.empty(k * n, np.float16)
         bufs[0].download(a)
         bufs[1].download(b)
@@ -220,10 +295,10 @@ def emulated(monkeypatch):
         subgroup_size=32, max_shared_memory=49152, max_workgroup_count=(2 ** 31 - 1, 65535, 65535)))
     real, calls = _coopmat._coop_program, []
 
-    def program(v="direct"):
+    def program(v="direct", shape=None):
         t = _coopmat.VARIANTS[v]
         assert t is not None, "only the tiled kernels are emulated"
-        return _Emulated(real(v), t, calls)
+        return _Emulated(real(v, shape), t, calls, shape)
     monkeypatch.setattr(_coopmat, "_coop_program", program)
     return calls
 
@@ -251,3 +326,47 @@ def test_matmul_float16_through_the_tiled_path(emulated):
     odd = _ints(rng, (70, 36))  # k % 8: the fallback (float32 GEMM), no coopmat dispatch
     got = vp.matmul(vp.asarray(odd), vp.asarray(_ints(rng, (36, 40))))
     assert got.dtype == np.float16 and len(emulated) == n0
+
+
+@pytest.mark.parametrize("variant", [None, "t128x256cbg8", "t128x128cb"])
+def test_matmul_float16_transposed_and_strided(emulated, monkeypatch, variant):
+    """vp.matmul of float16 views (transposed, strided rows and columns, a
+    column slice) on the (emulated) tiled kernels: the views are made
+    contiguous on the device first; integer-valued data, so the float16
+    result equals NumPy's bit for bit."""
+    if variant:
+        monkeypatch.setenv(_coopmat.ENV, variant)
+    rng = np.random.default_rng(13)
+    A = _ints(rng, (144, 80))
+    B = _ints(rng, (160, 136))
+    dA, dB = vp.asarray(A), vp.asarray(B)
+    cases = [(dA.T, dB[:144, :], A.T, B[:144, :]),            # (80 x 144) @ (144 x 136)
+             (dA[::2], dB.T[:80, ::2], A[::2], B.T[:80, ::2]),   # (72 x 80) @ (80 x 80)
+             (dA[:, 8:72], dB[:64, :128:2], A[:, 8:72], B[:64, :128:2])]
+    for da, db, a, b in cases:
+        n0 = len(emulated)
+        got = vp.matmul(da, db)
+        assert got.dtype == np.float16 and got.shape == (a @ b).shape
+        np.testing.assert_array_equal(got.numpy(), a @ b)
+        assert len(emulated) == n0 + 1, "the tiled kernel ran"
+
+
+def test_transposed_b_tile_text_and_a_mutation(monkeypatch):
+    """Tile.b_t: the GLSL packs two K values of one column of B into a word
+    (the same packing the emulation runs) at bt_word's place and loads the
+    B fragments column-major; a wrong word place fails the emulation."""
+    t = _coopmat.TILES["t128x256t"]
+    E = _tiled._E
+    src = _tiled.glsl(t)
+    i0, c0 = _tiled.bt_word(t, 0, E("br0"), E("bq0"), 0)
+    i1, c1 = _tiled.bt_word(t, 0, E("br0"), E("bq0"), 1)
+    assert f"Bs[{i0}][{c0}] = (rb0.x & 0xFFFFu) | (rb1.x << 16u);" in src
+    assert f"Bs[{i1}][{c1}] = (rb0.x >> 16u) | (rb1.x & 0xFFFF0000u);" in src
+    assert src.count(f", {t.b_stride}u, true);") == t.fn * (t.bk // 16)
+    rng = np.random.default_rng(8)
+    a, b = _ints(rng, (128, 64)), _ints(rng, (64, 256))
+    want = a.astype(np.float32) @ b.astype(np.float32)
+    np.testing.assert_array_equal(_tiled.emulate(t, a, b), want)
+    good = _tiled.bt_word
+    monkeypatch.setattr(_tiled, "bt_word", lambda t, buf, br, bq, h: good(t, buf, br, bq, h ^ 1))
+    assert not np.array_equal(_tiled.emulate(t, a, b), want)

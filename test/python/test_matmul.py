@@ -487,7 +487,7 @@ def test_coopmat_probe_and_fallback():
                                     128, 128, 64, force_fallback=True)
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-4)
     for v in _coopmat.VARIANTS:  # both compile here (glslang) and declare what they need
-        p = _coopmat._coop_program(v)
+        p = _coopmat._coop_program(v, (128, 128, 64))
         assert "cooperative_matrix" in p.manifest["features"], v
         assert "GL_NV_cooperative_matrix" in p.artifacts["glsl"]
     with pytest.raises(ValueError, match="must hold 128 x 64 float16 values"):

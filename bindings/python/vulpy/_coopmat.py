@@ -20,7 +20,10 @@ VARIANTS:
   accumulators; the K loop stages A and B tiles through padded shared
   memory with 16-byte loads, the next step's global loads issued before
   the current step's MMAs. Any m; n and k multiples of 8 (edge tiles read
-  zeros and the output is padded to whole tiles).
+  zeros and the output is padded to whole tiles). TILES also holds wave
+  10's experiments (suffixes c, b, g8, t: the Tile options of
+  _coopmat_tiled; a 'c' one is compiled per shape, _coop_program(v,
+  shape)), compared with cuBLAS by bench/probes/coopmat_ab.py.
 - the two older kernels (m, n multiples of 128), kept selectable so that a
   device run compares them: 'smem' (k a multiple of 32) stages tiles
   through shared memory (see _SMEM_GLSL) with no prefetch; 'direct' has
@@ -200,6 +203,23 @@ TILES = {
     "t128x128k64": _tiled.Tile(128, 128, 64, 2, 4, 1),  # K steps of 64, one buffer
     "t128x256": _tiled.Tile(128, 256, 32, 2, 4, 1),    # 8 subgroups of 64 x 64
     "t256x128": _tiled.Tile(256, 128, 32, 4, 2, 1),    # 8 subgroups of 64 x 64
+    # wave 10 experiments, each one change (or two) from the above, for one
+    # H200 run to tell which matters (bench/probes/coopmat_ab.py). Suffixes:
+    # c: compiled per shape (constants, no guard a full tile cannot fail);
+    # b: one B fragment live at a time; g8: workgroups walk C in groups of
+    # 8 tile rows (L2 reuse); t (below): B transposed in shared memory.
+    "t128x256b": _tiled.Tile(128, 256, 32, 2, 4, 1, b_one=True),
+    "t128x256c": _tiled.Tile(128, 256, 32, 2, 4, 1, shape=True),
+    "t128x256cb": _tiled.Tile(128, 256, 32, 2, 4, 1, shape=True, b_one=True),
+    "t128x256g8": _tiled.Tile(128, 256, 32, 2, 4, 1, group=8),
+    "t128x256cbg8": _tiled.Tile(128, 256, 32, 2, 4, 1, shape=True, b_one=True, group=8),
+    "t128x128cb": _tiled.Tile(128, 128, 32, 2, 2, 2, shape=True, b_one=True),
+    "t256x128cb": _tiled.Tile(256, 128, 32, 4, 2, 1, shape=True, b_one=True),
+    # t: B transposed in shared memory, column-major B fragments (as llama.cpp's
+    # coopmat path keeps B)
+    "t128x256t": _tiled.Tile(128, 256, 32, 2, 4, 1, b_t=True),
+    "t128x256cbt": _tiled.Tile(128, 256, 32, 2, 4, 1, shape=True, b_one=True, b_t=True),
+    "t128x128cbt": _tiled.Tile(128, 128, 32, 2, 2, 2, shape=True, b_one=True, b_t=True),
 }
 VARIANTS = {**{v: None for v in OLD}, **TILES}  # name -> its Tile (None: an older one)
 # What runs without a choice: DEFAULT where it takes the shape, else the
@@ -231,21 +251,36 @@ def available(ctx=None):
     return bool(ctx.has(FEATURE))
 
 
-def _coop_program(variant="direct"):
-    p = _progs.get(variant)
+# the per-shape programs (Tile.shape) kept at most; the oldest goes first
+SHAPED_KEEP = 32
+
+
+def _coop_program(variant="direct", shape=None):
+    """The program of `variant`; a Tile.shape kernel is compiled for
+    shape = (m, n, k) (other variants ignore it)."""
+    tile = VARIANTS[variant]
+    shape = tuple(shape) if tile is not None and tile.shape and shape is not None else None
+    if tile is not None and tile.shape and shape is None:
+        raise ValueError(f"vp.matmul float16: coopmat variant {variant!r} is compiled per "
+                         f"shape; pass shape=(m, n, k)")
+    pk = (variant, shape) if shape else variant
+    p = _progs.get(pk)
     if p is None:
-        tile = VARIANTS[variant]
         if tile is None:
             glsl, man = {"direct": (_COOP_GLSL, _COOP_MANIFEST),
                          "smem": (_SMEM_GLSL, _SMEM_MANIFEST)}[variant]
             key = ("coopmat", "nv", variant, 1)
         else:
-            glsl, man = _tiled.glsl(tile), _tiled.manifest(tile)
-            key = ("coopmat", "nv", "tiled", tile, 1)
+            glsl, man = _tiled.glsl(tile, shape), _tiled.manifest(tile)
+            key = ("coopmat", "nv", "tiled", tile, shape, 1)
         label = f"vp.matmul float16 (coopmat {variant})"
         spirv = _native.ext().glsl_to_spirv(glsl, label)
         p = Program({"glsl": glsl, "spirv": spirv, "manifest": man, "key": key}, label)
-        _progs[variant] = p
+        if shape:
+            shaped = [q for q in _progs if isinstance(q, tuple)]
+            for q in shaped[:max(0, len(shaped) + 1 - SHAPED_KEEP)]:
+                del _progs[q]
+        _progs[pk] = p
     return p
 
 
@@ -331,7 +366,7 @@ def launch_args(v, m, n, k):
     float32 output buffer) of variant v for an m x k @ k x n product: the
     tiled kernels write whole tiles of a padded buffer, whose m x n corner
     is the product (_coopmat_tiled: edges); the older ones m x n."""
-    p = _coop_program(v)
+    p = _coop_program(v, (m, n, k))
     tile = VARIANTS[v]
     if tile is None:
         return p, p.packer.pack({"m": m, "n": n, "k": k}), (n // BLOCK, m // BLOCK, 1), (m, n)

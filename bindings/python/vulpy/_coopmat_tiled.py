@@ -33,12 +33,29 @@ What one workgroup does (Tile(bm, bn, bk, sgm, sgn, stages)):
 - C is stored with coopMatStoreNV, one fragment at a time, straight to the
   output buffer.
 
+Options (Tile fields after stages, all off by default; wave 10's
+experiments, compared on the H200 by bench/probes/coopmat_ab.py):
+- shape: the kernel is compiled for one (m, n, k): the sizes, strides and
+  trip count are constants, and only the guards a partial tile of that
+  shape can fail are written (guards()), as NVIDIA's sample kernel has K
+  and the strides as specialization constants and no bounds checks.
+- b_one: one B fragment live at a time (load B_j, then the fm MMAs that
+  use it), fewer registers than all fn at once.
+- group: workgroup (x, y) computes tile tile_of(...) instead of (y, x):
+  the grid walks C in groups of `group` tile rows, so the workgroups
+  resident together share A rows and B columns in L2.
+- b_t: the B tile is stored transposed (bn rows of bk halves plus one
+  uvec4 of padding) and its fragments loaded column-major, as llama.cpp
+  keeps B; an invocation loads rows 2kp and 2kp + 1 of one uvec4 column
+  and writes eight 32-bit words of two K values each (bt_word).
+
 Edges: M any size, N and K multiples of 8 (a uvec4 of a row is wholly
 inside or wholly outside the matrix). A global load outside A or B reads
 zeros instead (a guarded load, never out of bounds), so the partial tiles
 of M, N and K add exact zeros; the output buffer is padded to whole tiles
 (pad_m x pad_n, row stride ldc = pad_n) so every fragment store is in
-bounds, and the caller keeps its m x n corner. Accumulation is float32;
+bounds, and the caller keeps its m x n corner. A shape kernel on a shape
+of whole tiles (and K a multiple of bk) has no guard at all. Accumulation is float32;
 the output float32.
 """
 from dataclasses import dataclass
@@ -55,6 +72,10 @@ class Tile:
     sgm: int     # subgroups down
     sgn: int     # subgroups across
     stages: int  # shared-memory buffers: 1 or 2
+    shape: bool = False  # the kernel is compiled per (m, n, k): constants, no needless guards
+    b_one: bool = False  # B fragments loaded one at a time (fewer live registers)
+    group: int = 0       # workgroups walk C in groups of this many tile rows (0: row by row)
+    b_t: bool = False    # B transposed in shared memory (N x K rows), fragments column-major
 
     @property
     def invocations(self):
@@ -73,8 +94,8 @@ class Tile:
         return self.bk // 8 + 1
 
     @property
-    def b_stride(self):
-        return self.bn // 8 + 1
+    def b_stride(self):  # uvec4s per B row (per column of B with b_t) in shared memory
+        return self.bk // 8 + 1 if self.b_t else self.bn // 8 + 1
 
     @property
     def a_stage(self):  # uvec4s per A buffer
@@ -82,7 +103,7 @@ class Tile:
 
     @property
     def b_stage(self):
-        return self.bk * self.b_stride
+        return (self.bn if self.b_t else self.bk) * self.b_stride
 
     @property
     def shared_bytes(self):
@@ -96,6 +117,8 @@ class Tile:
         # every invocation copies the same number of uvec4s of each tile
         assert (self.bm * self.bk // 8) % self.invocations == 0, self
         assert (self.bk * self.bn // 8) % self.invocations == 0, self
+        # b_t: an invocation's B loads come in pairs of rows (2 kp, 2 kp + 1)
+        assert not self.b_t or (self.bk * self.bn // 8 // self.invocations) % 2 == 0, self
         return self
 
     def padded(self, m, n):
@@ -143,6 +166,12 @@ class _E:
     def __mod__(self, o):
         return self._op(o, "%")
 
+    def __sub__(self, o):
+        return self._op(o, "-")
+
+    def __rsub__(self, o):
+        return self._op(o, "-", True)
+
     def __str__(self):
         return self.s
 
@@ -151,7 +180,33 @@ def _str(x):
     return str(_E.of(x))
 
 
+def _min(x, y):
+    """min of two formula values: ints, NumPy arrays or _E."""
+    if isinstance(x, _E) or isinstance(y, _E):
+        return _E(f"min({_E.of(x).s}, {_E.of(y).s})")
+    if isinstance(x, int) and isinstance(y, int):
+        return min(x, y)
+    import numpy as np
+    return np.minimum(x, y)
+
+
 # ---- the index formulas (uvec4 units unless said; shared by glsl and emulate)
+
+def tile_of(t, x, y, gx, gy):
+    """(row block, column block) of C that workgroup (x, y) of the gx x gy
+    grid computes. Without t.group, (y, x). With it, the workgroups walk C
+    in groups of t.group tile rows, column by column inside a group, so
+    the workgroups resident at once share A rows and B columns in L2
+    (linear id L = y * gx + x; a bijection: the last group may be shorter)."""
+    if not t.group:
+        return y, x
+    per = t.group * gx          # workgroups of a full group
+    lin = y * gx + x
+    g0 = lin // per * t.group   # its first tile row
+    rows = _min(gy - g0, t.group)
+    r = lin % per
+    return g0 + r % rows, r // rows
+
 
 def a_copy(t, tid, s):
     """Invocation tid's s-th uvec4 of the A tile: (row, uvec4 in the row)."""
@@ -160,6 +215,13 @@ def a_copy(t, tid, s):
 
 
 def b_copy(t, tid, s):
+    """Invocation tid's s-th uvec4 of the B tile: (row k, uvec4 in the row).
+    With t.b_t the loads pair up: loads 2p and 2p + 1 are rows 2 kp and
+    2 kp + 1 of the same uvec4 column (kp varies fastest across
+    invocations, so a subgroup's transposed stores hit consecutive words)."""
+    if t.b_t:
+        e = tid + s // 2 * t.invocations
+        return e % (t.bk // 2) * 2 + s % 2, e // (t.bk // 2)
     e = tid + s * t.invocations
     return e // (t.bn // 8), e % (t.bn // 8)
 
@@ -185,6 +247,14 @@ def b_shared(t, buf, br, bq):
     return buf * t.b_stage + br * t.b_stride + bq
 
 
+def bt_word(t, buf, br, bq, h):
+    """t.b_t: where the 32-bit word of halves (B[br][n], B[br + 1][n]) of
+    column n = 8 bq + h goes (br even): (uvec4 index, component); row n
+    of the transposed tile holds column n of B, two K values a word."""
+    kp = br // 2
+    return buf * t.b_stage + (bq * 8 + h) * t.b_stride + kp // 4, kp % 4
+
+
 def a_frag(t, buf, wm, i, kk):
     """Offset of A fragment i of K sub-step kk in shared buffer buf (row
     stride t.a_stride)."""
@@ -192,6 +262,10 @@ def a_frag(t, buf, wm, i, kk):
 
 
 def b_frag(t, buf, wn, j, kk):
+    """Offset of B fragment j of K sub-step kk (row-major; with t.b_t the
+    fragment is column-major: its columns are rows of the transposed tile)."""
+    if t.b_t:
+        return buf * t.b_stage + (wn * (t.bn // t.sgn) + FRAG * j) * t.b_stride + 2 * kk
     return buf * t.b_stage + FRAG * kk * t.b_stride + (wn * (t.bn // t.sgn) + FRAG * j) // 8
 
 
@@ -200,9 +274,25 @@ def c_frag(t, bm, bn, wm, wn, i, j, ldc):
     return (bm + wm * (t.bm // t.sgm) + FRAG * i) * ldc + bn + wn * (t.bn // t.sgn) + FRAG * j
 
 
-def glsl(t):
-    """The GLSL of tile configuration t (push constants m, n, k, ldc)."""
+def guards(t, shape):
+    """Which bounds checks the global loads need: (A rows, A K, B K, B
+    columns). Without a shape, all; with one (a t.shape kernel), only
+    those a partial tile of that shape can fail (m % bm: A rows; k % bk:
+    the K of both; n % bn: B columns), the others being true for every
+    load of every step."""
+    if shape is None:
+        return True, True, True, True
+    m, n, k = shape
+    return bool(m % t.bm), bool(k % t.bk), bool(k % t.bk), bool(n % t.bn)
+
+
+def glsl(t, shape=None):
+    """The GLSL of tile configuration t. m, n, k and ldc are push
+    constants, or, for a t.shape kernel, constants of `shape` = (m, n, k)
+    written into the text (strides and trip count known to the compiler,
+    no guard that cannot fail)."""
     t.check()
+    assert (shape is not None) == t.shape, (t, shape)
     T, AQ, BQ = t.invocations, t.bk // 8, t.bn // 8
     a_per, b_per = t.bm * AQ // T, t.bk * BQ // T
     E = _E
@@ -219,6 +309,8 @@ def glsl(t):
     w("#extension GL_EXT_shader_16bit_storage : require")
     w("#extension GL_KHR_shader_subgroup_basic : require")
     w(f"// vulpy coopmat tile: {t} (generated by vulpy/_coopmat_tiled.py)")
+    if shape is not None:
+        w(f"// compiled for m, n, k = {shape[0]}, {shape[1]}, {shape[2]}")
     w(f"layout(local_size_x = {T}) in;")
     w("layout(set = 0, binding = 0) readonly buffer A { uvec4 a[]; };")
     w("layout(set = 0, binding = 1) readonly buffer B { uvec4 b[]; };")
@@ -226,14 +318,30 @@ def glsl(t):
     w("layout(push_constant) uniform P { uint m; uint n; uint k; uint ldc; } pc;")
     w(f"shared uvec4 As[{t.stages * t.a_stage}];  // {t.stages} x {t.bm} rows of "
       f"{AQ} + 1 uvec4s")
-    w(f"shared uvec4 Bs[{t.stages * t.b_stage}];  // {t.stages} x {t.bk} rows of "
-      f"{BQ} + 1 uvec4s")
+    if t.b_t:
+        w(f"shared uvec4 Bs[{t.stages * t.b_stage}];  // {t.stages} x {t.bn} columns of B, "
+          f"{AQ} + 1 uvec4s each")
+    else:
+        w(f"shared uvec4 Bs[{t.stages * t.b_stage}];  // {t.stages} x {t.bk} rows of "
+          f"{BQ} + 1 uvec4s")
     w("void main() {")
+    if shape is None:
+        w("  uint m = pc.m, n = pc.n, k = pc.k, ldc = pc.ldc;")
+    else:
+        m_, n_, k_ = shape
+        w(f"  const uint m = {m_}u, n = {n_}u, k = {k_}u, ldc = {t.padded(m_, n_)[1]}u;")
     w("  uint tid = gl_LocalInvocationID.x;")
     w(f"  uint wm = gl_SubgroupID / {t.sgn}u, wn = gl_SubgroupID % {t.sgn}u;")
-    w(f"  uint bm = gl_WorkGroupID.y * {t.bm}u, bn = gl_WorkGroupID.x * {t.bn}u;")
-    w("  uint kq = pc.k / 8u, nq = pc.n / 8u;  // uvec4s per row of A, of B")
-    w(f"  uint nt = (pc.k + {t.bk - 1}u) / {t.bk}u;  // K steps")
+    if t.group:
+        gx, gy = ((E("gl_NumWorkGroups.x"), E("gl_NumWorkGroups.y")) if shape is None
+                  else t.groups(shape[0], shape[1])[:2])
+        ty, tx = tile_of(t, E("gl_WorkGroupID.x"), E("gl_WorkGroupID.y"), gx, gy)
+        w(f"  uint ty = {ty}, tx = {tx};  // this workgroup's tile (grouped order)")
+        w(f"  uint bm = ty * {t.bm}u, bn = tx * {t.bn}u;")
+    else:
+        w(f"  uint bm = gl_WorkGroupID.y * {t.bm}u, bn = gl_WorkGroupID.x * {t.bn}u;")
+    w("  uint kq = k / 8u, nq = n / 8u;  // uvec4s per row of A, of B")
+    w(f"  uint nt = (k + {t.bk - 1}u) / {t.bk}u;  // K steps")
     # this invocation's uvec4s of the tile copies: A row ar_s, uvec4 aq_s;
     # B row br_s, uvec4 bq_s
     for s in range(a_per):
@@ -248,23 +356,43 @@ def glsl(t):
     w("  " + " ".join(f"uvec4 ra{s};" for s in range(a_per)))
     w("  " + " ".join(f"uvec4 rb{s};" for s in range(b_per)))
 
+    g_am, g_ak, g_bk, g_bn = guards(t, shape)
+
+    def guarded(ind, reg, conds, idx, buf):
+        conds = [c for c in conds if c]
+        if not conds:
+            w(f"{ind}{reg} = {buf}[{idx}];")
+            return
+        w(f"{ind}{reg} = uvec4(0u);")
+        w(f"{ind}if ({' && '.join(conds)}) {reg} = {buf}[{idx}];")
+
     def load(step, ind):
         """Global -> registers for K step `step` (zeros outside A and B)."""
         for s in range(a_per):
             r, q, idx = a_global(t, bm, E(f"ar{s}"), E(f"aq{s}"), step, kq)
-            w(f"{ind}ra{s} = uvec4(0u);")
-            w(f"{ind}if ({r} < pc.m && {q} < kq) ra{s} = a[{idx}];")
+            guarded(ind, f"ra{s}", [g_am and f"{r} < m", g_ak and f"{q} < kq"], idx, "a")
         for s in range(b_per):
             r, q, idx = b_global(t, bn, E(f"br{s}"), E(f"bq{s}"), step, nq)
-            w(f"{ind}rb{s} = uvec4(0u);")
-            w(f"{ind}if ({r} < pc.k && {q} < nq) rb{s} = b[{idx}];")
+            guarded(ind, f"rb{s}", [g_bk and f"{r} < k", g_bn and f"{q} < nq"], idx, "b")
 
     def store(buf, ind):
         """Registers -> shared buffer `buf`."""
         for s in range(a_per):
             w(f"{ind}As[{a_shared(t, buf, E(f'ar{s}'), E(f'aq{s}'))}] = ra{s};")
+        if t.b_t:  # transpose: 8 words (two K values of one column) from each pair
+            for p in range(b_per // 2):
+                lo, hi = f"rb{2 * p}", f"rb{2 * p + 1}"
+                for h in range(8):
+                    idx, comp = bt_word(t, buf, E(f"br{2 * p}"), E(f"bq{2 * p}"), h)
+                    c = "xyzw"[h // 2]
+                    word = (f"({lo}.{c} & 0xFFFFu) | ({hi}.{c} << 16u)" if h % 2 == 0 else
+                            f"({lo}.{c} >> 16u) | ({hi}.{c} & 0xFFFF0000u)")
+                    w(f"{ind}Bs[{idx}][{comp}] = {word};")
+            return
         for s in range(b_per):
             w(f"{ind}Bs[{b_shared(t, buf, E(f'br{s}'), E(f'bq{s}'))}] = rb{s};")
+
+    b_col = "true" if t.b_t else "false"  # B fragments column-major
 
     def math(buf, ind):
         """The MMAs of one K step from shared buffer `buf`."""
@@ -273,12 +401,20 @@ def glsl(t):
             for i in range(t.fm):
                 w(f"{ind}  {h_t} fa{i}; coopMatLoadNV(fa{i}, As, {a_frag(t, buf, wm, i, kk)}, "
                   f"{t.a_stride}u, false);")
-            for j in range(t.fn):
-                w(f"{ind}  {h_t} fb{j}; coopMatLoadNV(fb{j}, Bs, {b_frag(t, buf, wn, j, kk)}, "
-                  f"{t.b_stride}u, false);")
-            for i in range(t.fm):
+            if t.b_one:  # one B fragment live at a time, used by a column of MMAs
+                w(f"{ind}  {h_t} fb;")
                 for j in range(t.fn):
-                    w(f"{ind}  acc{i}_{j} = coopMatMulAddNV(fa{i}, fb{j}, acc{i}_{j});")
+                    w(f"{ind}  coopMatLoadNV(fb, Bs, {b_frag(t, buf, wn, j, kk)}, "
+                      f"{t.b_stride}u, {b_col});")
+                    for i in range(t.fm):
+                        w(f"{ind}  acc{i}_{j} = coopMatMulAddNV(fa{i}, fb, acc{i}_{j});")
+            else:
+                for j in range(t.fn):
+                    w(f"{ind}  {h_t} fb{j}; coopMatLoadNV(fb{j}, Bs, "
+                      f"{b_frag(t, buf, wn, j, kk)}, {t.b_stride}u, {b_col});")
+                for i in range(t.fm):
+                    for j in range(t.fn):
+                        w(f"{ind}  acc{i}_{j} = coopMatMulAddNV(fa{i}, fb{j}, acc{i}_{j});")
             w(f"{ind}}}")
 
     step, cur, nxt = E("t"), E("cur"), E("(cur ^ 1u)")
@@ -311,8 +447,8 @@ def glsl(t):
         w("  }")
     for i in range(t.fm):
         for j in range(t.fn):
-            w(f"  coopMatStoreNV(acc{i}_{j}, c, {c_frag(t, bm, bn, wm, wn, i, j, E('pc.ldc'))}, "
-              f"pc.ldc, false);")
+            w(f"  coopMatStoreNV(acc{i}_{j}, c, {c_frag(t, bm, bn, wm, wn, i, j, E('ldc'))}, "
+              f"ldc, false);")
     w("}")
     return "\n".join(L) + "\n"
 
@@ -337,7 +473,10 @@ def emulate(t, a16, b16):
     T = t.invocations
     a_per, b_per = t.bm * (t.bk // 8) // T, t.bk * (t.bn // 8) // T
     tid = np.arange(T)
+    ones = np.ones(T, bool)
     gx, gy, _ = t.groups(m, n)
+    # the guards the GLSL keeps (all, or for a t.shape kernel those its shape needs)
+    g_am, g_ak, g_bk, g_bn = guards(t, (m, n, k) if t.shape else None)
 
     def frag(S, off, stride):  # 16 x 16 halves, row-major, from uvec4 array S
         rows = [S[off + r * stride: off + r * stride + 2].reshape(-1) for r in range(FRAG)]
@@ -345,7 +484,8 @@ def emulate(t, a16, b16):
 
     for wy in range(gy):
         for wx in range(gx):
-            bm, bn = wy * t.bm, wx * t.bn
+            ty, tx = tile_of(t, wx, wy, gx, gy)
+            bm, bn = ty * t.bm, tx * t.bn
             As = np.full((t.stages * t.a_stage, 4), 0xFFFFFFFF, np.uint32)  # NaN halves
             Bs = np.full((t.stages * t.b_stage, 4), 0xFFFFFFFF, np.uint32)
             acc = np.zeros((t.sgm * t.sgn, t.fm, t.fn, FRAG, FRAG), np.float32)
@@ -355,14 +495,14 @@ def emulate(t, a16, b16):
                 for s in range(a_per):
                     ar, aq = a_copy(t, tid, s)
                     r, q, idx = a_global(t, bm, ar, aq, step, kq)
-                    ok = (r < m) & (q < kq)
+                    ok = (r < m if g_am else True) & (q < kq if g_ak else True) & ones
                     v = np.zeros((T, 4), np.uint32)
-                    v[ok] = A[idx[ok]]
+                    v[ok] = A[idx[ok]]  # an unguarded load out of A raises IndexError
                     ra.append(v)
                 for s in range(b_per):
                     br, bq = b_copy(t, tid, s)
                     r, q, idx = b_global(t, bn, br, bq, step, nq)
-                    ok = (r < k) & (q < nq)
+                    ok = (r < k if g_bk else True) & (q < nq if g_bn else True) & ones
                     v = np.zeros((T, 4), np.uint32)
                     v[ok] = B[idx[ok]]
                     rb.append(v)
@@ -372,6 +512,17 @@ def emulate(t, a16, b16):
                 ra, rb = regs
                 for s in range(a_per):
                     As[a_shared(t, buf, *a_copy(t, tid, s))] = ra[s]
+                if t.b_t:  # the GLSL's word packing, on uint32 lanes
+                    for p in range(b_per // 2):
+                        br, bq = b_copy(t, tid, 2 * p)
+                        lo, hi = rb[2 * p], rb[2 * p + 1]
+                        for h in range(8):
+                            c = h // 2
+                            word = ((lo[:, c] & 0xFFFF) | (hi[:, c] << 16) if h % 2 == 0 else
+                                    (lo[:, c] >> 16) | (hi[:, c] & 0xFFFF0000))
+                            idx, comp = bt_word(t, buf, br, bq, h)
+                            Bs[idx, comp] = word
+                    return
                 for s in range(b_per):
                     Bs[b_shared(t, buf, *b_copy(t, tid, s))] = rb[s]
 
@@ -381,6 +532,8 @@ def emulate(t, a16, b16):
                     for kk in range(t.bk // FRAG):
                         fa = [frag(As, a_frag(t, buf, wm, i, kk), t.a_stride) for i in range(t.fm)]
                         fb = [frag(Bs, b_frag(t, buf, wn, j, kk), t.b_stride) for j in range(t.fn)]
+                        if t.b_t:  # column-major fragments
+                            fb = [f.T for f in fb]
                         for i in range(t.fm):
                             for j in range(t.fn):
                                 acc[sg, i, j] += fa[i] @ fb[j]

@@ -260,15 +260,18 @@ def _matmul_core(name, a, b, out, dtype):
 
 def _float16_coopmat(ctx, a, b, rdt, m, n, k):
     """float16 @ float16 on cooperative matrices (vulpy._coopmat) when the
-    device has them and both operands are whole, contiguous resident
-    matrices of a shape the kernels take; else None (the float32 GEMM)."""
+    device has them and both operands are resident matrices of a shape the
+    kernels take; else None (the float32 GEMM). A view (transposed,
+    strided, sliced) is first copied to a contiguous matrix on the device:
+    m k + k n halves moved against 2 m n k flops."""
     if rdt.name != "float16" or not (isinstance(a, _nd) and isinstance(b, _nd)):
         return None
-    if a.ndim != 2 or b.ndim != 2 or a.dtype != rdt or b.dtype != rdt or \
-            not (a.contiguous and b.contiguous):
+    if a.ndim != 2 or b.ndim != 2 or a.dtype != rdt or b.dtype != rdt:
         return None
     if not _coopmat.uses_coopmat(ctx, m, n, k):
         return None
+    a = a if a.contiguous else a.copy()
+    b = b if b.contiguous else b.copy()
     return _coopmat.run_buffers(ctx, a._buf, b._buf, m, n, k, a.memory)
 
 
