@@ -194,8 +194,8 @@ def main():
                     state()
                     # a capsule is consumed by the call that takes it: a
                     # fresh one before every call, the untimed first too
-                    # (unversioned: what every CuPy and PyTorch take as a
-                    # bare capsule; a versioned one is refused by CuPy 13)
+                    # (unversioned: the bare-capsule form every CuPy and
+                    # PyTorch version takes)
                     if pname == "cupy(capsule)":
                         pre["cupy"] = x.__dlpack__(stream=1)
                     elif pname == "torch(capsule)":
