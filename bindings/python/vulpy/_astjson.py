@@ -39,6 +39,7 @@ import json
 import linecache
 import math
 import re
+import sys
 import textwrap
 import types
 
@@ -257,30 +258,53 @@ def dump_function(fn, options=None, helpers=()):
     kernel_node, filename, whole = _function_source(fn)
     helpers = [inspect.unwrap(h) for h in helpers]
     body, constants, done = [], {}, {fn, *helpers}
+    owners = {}  # constant name -> (function, its file) that first read it
     imports = []
     todo = [(fn, kernel_node)] + [(h, None) for h in helpers]
     while todo:
         obj, node = todo.pop(0)
+        ofile = filename
         if node is None:
             node, ofile, _ = _function_source(obj)
             if ofile != filename:
                 node["filename"] = ofile
         body.append(node)
         scope = dict(getattr(obj, "__globals__", {}) or {})
+        nonlocals = {}
         if isinstance(obj, types.FunctionType):
-            scope.update(inspect.getclosurevars(obj).nonlocals)
-        for name in _names_read(ast.parse(textwrap.dedent(inspect.getsource(obj)))):
-            if name not in scope:
+            nonlocals = inspect.getclosurevars(obj).nonlocals
+            scope.update(nonlocals)
+        names = _names_read(ast.parse(textwrap.dedent(inspect.getsource(obj))))
+        own = _own_names(obj)  # its locals: they shadow module names
+        k = 0
+        while k < len(names):
+            name = names[k]
+            k += 1
+            if name not in scope or name in own:
                 continue
             value = scope[name]
             if isinstance(value, types.ModuleType):
-                if value.__name__ in ("vulpy", "math") and (name, value.__name__) not in imports:
-                    imports.append((name, value.__name__))
-            elif isinstance(value, (bool, int, float)) and name not in constants:
-                constants[name] = dict({"_type": "Constant"}, **_constant(value))
-            elif _number_tuple(value) and name not in constants:
-                # a tuple of numbers: kernels unroll loops over it and index it
-                constants[name] = _tuple_node(value)
+                if value.__name__ in ("vulpy", "math"):
+                    if (name, value.__name__) not in imports:
+                        imports.append((name, value.__name__))
+                elif name not in constants:  # `mymod.C`: the C side names it
+                    constants[name] = {"_type": "Constant", "kind": "module"}
+            elif _is_number(value):
+                item = _constant_node(value)
+                if name not in nonlocals:
+                    ann, loc = _declaration(obj, ofile, name)
+                else:
+                    ann, loc = _closure_declaration(obj, ofile, name)
+                if ann is not None:
+                    item["annotation"] = ann
+                    names += [n for n in _ann_names(ann) if n not in names]
+                if loc:
+                    _locate(item, loc)
+                if name not in constants:
+                    constants[name] = item
+                    owners[name] = (obj, ofile)
+                else:  # read by two functions: one value, or an error
+                    _same_constant(name, constants[name], item, owners[name], (obj, ofile))
             elif isinstance(value, (types.FunctionType, type)) and not _is_vulpy(value):
                 if value not in done and _has_source(value):
                     done.add(value)
@@ -297,6 +321,253 @@ def dump_function(fn, options=None, helpers=()):
     funcs = [n for n in body if n["_type"] != "ClassDef"]
     module = {"_type": "Module", "body": pre + classes + funcs, "type_ignores": []}
     return _document(filename, whole, module, fn.__name__, options, constants)
+
+
+# ------------------------------------------------------------ module constants
+#
+# A number a decorated function reads arrives as the value it has now, with
+# the annotation of its declaration, so that `D: vp.float64 = 0.1` is the
+# float64 constant vp.compile and vulpy-translate make of the same file. The
+# annotation is the source's own expression node (the C side evaluates it
+# as it evaluates a module-level AnnAssign), found in the function's file
+# (module level, or the enclosing function for a closure); for a name
+# imported with `from M import NAME`, in M; else, as a last resort (a
+# notebook cell's constant defined in another cell), from the live
+# __annotations__.
+
+_NUMPY_KINDS = "biuf"  # bool, int, uint, float scalars
+_facts_cache = {}  # (filename, len, hash of text) -> _Facts
+
+
+def _is_number(value):
+    if isinstance(value, (bool, int, float)):
+        return True
+    if _number_tuple(value):
+        return True
+    return isinstance(value, _np_generic()) and value.dtype.kind in _NUMPY_KINDS
+
+
+def _np_generic():
+    """numpy.generic, imported only when NumPy is (this file needs only the
+    standard library)."""
+    np = sys.modules.get("numpy")
+    return np.generic if np is not None else ()
+
+
+def _constant_node(value):
+    """The node of a number: a Constant, a Tuple, or for a NumPy scalar the
+    cast its type makes (np.float32(0.1) -> float32(0.1...), typed as the
+    source path types `np.float32(0.1)`)."""
+    if isinstance(value, tuple):
+        return _tuple_node(value)
+    gen = _np_generic()
+    if gen and isinstance(value, gen):
+        if value.dtype.kind == "b":
+            return dict({"_type": "Constant"}, **_constant(bool(value)))
+        arg = dict({"_type": "Constant"}, **_constant(value.item()))
+        return {"_type": "Call", "func": {"_type": "Name", "id": value.dtype.name,
+                                          "ctx": {"_type": "Load"}},
+                "args": [arg], "keywords": []}
+    return dict({"_type": "Constant"}, **_constant(value))
+
+
+class _Facts:
+    """What a file's source says about its names: per scope (the module,
+    each function), name -> [annotation node or None, location of the
+    value], and the module's `from M import NAME [as ALIAS]`."""
+
+    def __init__(self, text, filename):
+        self.module, self.imports, self.functions = {}, {}, []
+        try:
+            tree = ast.parse(text, filename=filename)
+        except (SyntaxError, ValueError):
+            return
+        self._scope(tree.body, self.module, top=True)
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names = {}
+                self._scope(n.body, names, top=False)
+                self.functions.append((n.lineno, n.end_lineno, names))
+        # innermost (latest start) first
+        self.functions.sort(key=lambda f: -f[0])
+
+    def _scope(self, stmts, names, top):
+        """The bindings of a block's statements (into if/try/with/loop
+        bodies, not into nested functions or classes)."""
+        for s in stmts:
+            bound = []
+            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name):
+                d = names.setdefault(s.target.id, [None, None])
+                d[0] = _node(s.annotation, 0, 0)  # a later plain `=` keeps the declared type
+                if s.value is not None:
+                    d[1] = _loc(s.value)
+                bound.append(s.target.id)
+            elif isinstance(s, ast.Assign):
+                for t in s.targets:
+                    if isinstance(t, ast.Name):
+                        names.setdefault(t.id, [None, None])[1] = _loc(s.value)
+                        bound.append(t.id)
+            elif isinstance(s, ast.ImportFrom) and top:
+                for a in s.names:
+                    alias = a.asname or a.name
+                    self.imports[alias] = ("." * s.level + (s.module or ""), a.name)
+                    names.pop(alias, None)
+            elif isinstance(s, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
+                sub = [x for f in ("body", "orelse", "finalbody") for x in getattr(s, f, [])]
+                sub += [x for h in getattr(s, "handlers", []) for x in h.body]
+                self._scope(sub, names, top)
+            if top:
+                for name in bound:  # an assignment after an import rebinds
+                    self.imports.pop(name, None)
+
+
+def _loc(n):
+    return {"lineno": n.lineno, "col_offset": n.col_offset,
+            "end_lineno": n.end_lineno, "end_col_offset": n.end_col_offset}
+
+
+def _facts(filename):
+    lines = linecache.getlines(filename)
+    if not lines:
+        return None
+    text = "".join(lines)
+    key = (filename, len(text), hash(text))
+    f = _facts_cache.get(key)
+    if f is None:
+        if len(_facts_cache) > 256:
+            _facts_cache.clear()
+        f = _facts_cache[key] = _Facts(text, filename)
+    return f
+
+
+def _declaration(obj, filename, name, depth=0):
+    """(annotation node or None, value location or None) of module-level
+    `name` as `obj` (a function) sees it."""
+    glob = getattr(obj, "__globals__", None) or {}
+    facts = _facts(filename)
+    if facts is not None:
+        d = facts.module.get(name)
+        if d is not None and d[0] is not None:
+            return d[0], d[1]
+        imp = facts.imports.get(name)
+        if imp is not None and depth < 8:
+            found = _imported_declaration(glob, imp, depth)
+            if found is not None:
+                return found
+        if d is not None:
+            return _live_annotation(glob, name), d[1]
+    return _live_annotation(glob, name), None
+
+
+def _imported_declaration(glob, imp, depth):
+    """The declaration of `from M import NAME`'s NAME in module M."""
+    import importlib.util
+    mod_name, orig = imp
+    try:
+        mod_name = importlib.util.resolve_name(mod_name, glob.get("__package__"))
+    except (ImportError, ValueError):
+        return None
+    mod = sys.modules.get(mod_name)
+    file = getattr(mod, "__file__", None)
+    if mod is None or not file:
+        return None
+
+    class _Where:  # what _declaration needs of a function of module M
+        __globals__ = vars(mod)
+    ann, _ = _declaration(_Where, file, orig, depth + 1)
+    return (ann, None) if ann is not None else None
+
+
+def _closure_declaration(obj, filename, name):
+    """The declaration of a closure variable: in the innermost enclosing
+    function (of obj's file) that declares it."""
+    facts = _facts(filename)
+    first = getattr(getattr(obj, "__code__", None), "co_firstlineno", 0)
+    if facts is not None:
+        for start, end, names in facts.functions:
+            if start < first <= end and name in names:
+                return names[name][0], names[name][1]
+    return None, None
+
+
+def _live_annotation(glob, name):
+    """The annotation of module-level `name` from the live __annotations__
+    (a notebook cell's constant defined in another cell), as a node."""
+    ann = (glob.get("__annotations__") or {}).get(name) if isinstance(glob, dict) else None
+    if ann is None:
+        return None
+    if isinstance(ann, str):  # `from __future__ import annotations`
+        try:
+            return _strip_loc(_node(ast.parse(ann, mode="eval").body, 0, 0))
+        except SyntaxError:
+            return {"_type": "Constant", "kind": "str", "value": ann}
+    if ann in (bool, int, float):
+        return {"_type": "Name", "id": ann.__name__, "ctx": {"_type": "Load"}}
+    try:
+        np = sys.modules.get("numpy")
+        dt = np.dtype(ann) if np is not None and (isinstance(ann, np.dtype) or (
+            isinstance(ann, type) and issubclass(ann, np.generic))) else None
+    except TypeError:
+        dt = None
+    if dt is not None and dt.kind in _NUMPY_KINDS:
+        return {"_type": "Name", "id": "bool" if dt.kind == "b" else dt.name,
+                "ctx": {"_type": "Load"}}
+    return {"_type": "Constant", "kind": type(ann).__name__}
+
+
+def _strip_loc(d):
+    if isinstance(d, dict):
+        return {k: _strip_loc(v) for k, v in d.items() if k not in _LOC}
+    if isinstance(d, list):
+        return [_strip_loc(v) for v in d]
+    return d
+
+
+def _ann_names(ann):
+    """Names an annotation node reads (`vp` of vp.float64)."""
+    out, todo = [], [ann]
+    while todo:
+        d = todo.pop()
+        if isinstance(d, dict):
+            if d.get("_type") == "Name" and d.get("id") not in out:
+                out.append(d["id"])
+            todo.extend(d.values())
+        elif isinstance(d, list):
+            todo.extend(d)
+    return out
+
+
+def _locate(item, loc):
+    item.update(loc)
+    for a in item.get("args", ()):
+        a.update(loc)
+
+
+def _own_names(obj):
+    """The names a function binds itself (parameters, locals)."""
+    code = getattr(obj, "__code__", None)
+    return set(code.co_varnames) | set(code.co_cellvars) if code is not None else set()
+
+
+def _same_constant(name, a, b, owner_a, owner_b):
+    """Two functions of one kernel read module constant `name`: the kernel
+    has one namespace of constants, so the two must agree."""
+    def plain(d):
+        return _strip_loc(d)
+    if plain(a) == plain(b):
+        return
+    from ._errors import CompileError  # only here: dumping stays free of the package's imports
+    (fa, file_a), (fb, file_b) = owner_a, owner_b
+
+    def show(d):
+        v = d.get("args", [d])[0] if d.get("_type") == "Call" else d
+        ty = d["func"]["id"] if d.get("_type") == "Call" else None
+        return (f"{v.get('value')!r}" + (f" ({ty})" if ty else "")) if "value" in v else \
+            d.get("_type", "?")
+    raise CompileError(
+        f"{file_b}: error: '{fb.__qualname__}' reads module constant '{name}' = {show(b)} of its "
+        f"module, but '{fa.__qualname__}' ({file_a}) reads '{name}' = {show(a)}; a kernel's "
+        f"module constants share one namespace\n  hint: rename one of them")
 
 
 def _has_source(obj):

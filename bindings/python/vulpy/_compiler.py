@@ -19,6 +19,7 @@ what happened (tests check that a second process compiles nothing).
 """
 import hashlib
 import hmac
+import importlib.util
 import inspect
 import json
 import linecache
@@ -478,7 +479,8 @@ def compile_function(fn, options, document, **kw):
 # ------------------------------------------------------------ fast keys
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_file_facts = {}  # (filename, len, hash of text) -> (digest, identifiers)
+_FROM = re.compile(r"^[ \t]*from[ \t]+([.\w]+)[ \t]+import\b", re.M)
+_file_facts = {}  # (filename, len, hash of text) -> (digest, identifiers, from-modules)
 
 
 def _plain(options):
@@ -489,7 +491,8 @@ def _plain(options):
 
 def _file(filename):
     """(digest of the file's text as linecache has it, the identifiers in
-    it), or None when the text is not available."""
+    it, the modules of its `from M import ...` lines), or None when the
+    text is not available."""
     lines = linecache.getlines(filename)
     if not lines:
         return None
@@ -498,7 +501,7 @@ def _file(filename):
     facts = _file_facts.get((filename, len(text), h))
     if facts is None:
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-        facts = (digest, frozenset(_IDENT.findall(text)))
+        facts = (digest, frozenset(_IDENT.findall(text)), tuple(sorted(set(_FROM.findall(text)))))
         _file_facts[(filename, len(text), h)] = facts
     return facts
 
@@ -512,7 +515,9 @@ def _summary(name, v, todo):
     """What the document can depend on in the value bound to `name`."""
     if isinstance(v, types.ModuleType):
         return (name, "module", v.__name__)
-    if isinstance(v, (bool, int, float)):
+    if isinstance(v, (bool, int, float, tuple)) or _astjson._is_number(v):
+        # numbers by value: NumPy scalars and tuples of numbers too (their
+        # values are the document's constants)
         return (name, type(v).__name__, repr(v))
     if isinstance(v, (types.FunctionType, type)) and not _is_vulpy(v):
         todo.append(v)
@@ -520,6 +525,25 @@ def _summary(name, v, todo):
     if _is_vulpy(v):
         return (name, "vulpy", getattr(v, "__name__", type(v).__name__))
     return (name, "other", type(v).__name__, callable(v))
+
+
+def _from_digests(froms, package, depth=0):
+    """[(module, digest of its file)] of the modules a file imports names
+    from (and of those they import from), for the key."""
+    out = []
+    for name in froms:
+        try:
+            name = importlib.util.resolve_name(name, package)
+        except (ImportError, ValueError):
+            continue
+        mod = sys.modules.get(name)
+        facts = _file(getattr(mod, "__file__", None) or "") if mod is not None else None
+        if facts is None or name.split(".")[0] in ("vulpy", "numpy", "math"):
+            continue
+        out.append(("from", name, facts[0]))
+        if depth < 4:
+            out += _from_digests(facts[2], getattr(mod, "__package__", None), depth + 1)
+    return out
 
 
 def function_key(fn, options, kw):
@@ -564,8 +588,10 @@ def function_key(fn, options, kw):
             facts = _file(filename)
             if facts is None:
                 return None
-            digest, idents = facts
+            digest, idents, froms = facts
             parts.append((filename, digest, getattr(obj, "__qualname__", ""), first))
+            # a constant imported with `from M import C` takes M's annotation
+            parts += _from_digests(froms, scope.get("__package__"))
             for name in sorted(idents & closure.keys()):
                 parts.append(("closure",) + _summary(name, closure[name], todo))
             # the module's values once per (file, module): its functions
@@ -575,6 +601,9 @@ def function_key(fn, options, kw):
             scopes.add((filename, id(scope)))
             for name in sorted(idents & scope.keys()):
                 parts.append(_summary(name, scope[name], todo))
+            anns = scope.get("__annotations__")  # (a notebook's other cells)
+            if isinstance(anns, dict):
+                parts += [("annotation", n, repr(anns[n])) for n in sorted(idents & anns.keys())]
         return _fast_key(tuple(parts), kw)
     except (TypeError, OSError, AttributeError):
         return None
