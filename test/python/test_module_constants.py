@@ -104,6 +104,7 @@ def _cases():
         out.append((f"C: vp.{name} = {v!r}", name, name, v))
     out.append(("C: vp.uint64 = 0xD2E7470EE14C6C93", "uint64", "uint64", 0xD2E7470EE14C6C93))
     out.append(("C: vp.bool = True", "int32", "bool", True))
+    out.append(("C = False", "int32", "bool", False))
     out.append(("C: vp.int64 = -(2**63)", "int64", "int64", -(2**63)))
     # casts, and NumPy scalars (np.float32(0.1) is a float32 in the source too)
     out.append(("C = vp.float64(0.1)", "float64", "float64", 0.1))
@@ -272,6 +273,27 @@ def k(o: vp.Buffer[vp.float32]):
     o[0] = helper(1.0) + K
 """)
     with pytest.raises(vp.CompileError, match="'K' = 3.*'K' = 2|'K' = 2.*'K' = 3"):
+        mod.k(np.zeros(1, np.float32), dispatch=1)
+
+
+def test_helpers_of_one_name_from_two_modules(tmp_path):
+    """A helper's module defines `sub`, the kernel's module another `sub`:
+    the C side has one namespace of functions; one of them would silently
+    run in place of the other."""
+    name = f"_vp_mc_sub_{os.getpid()}"
+    _module(tmp_path, "import vulpy as vp\n\ndef sub(x: vp.float32):\n    return x * 3.0\n\n"
+                      "def helper(x: vp.float32):\n    return sub(x)\n", name)
+    mod, _ = _module(tmp_path, f"""import vulpy as vp
+from {name} import helper
+
+def sub(x: vp.float32):
+    return x * 2.0
+
+@vp.kernel
+def k(o: vp.Buffer[vp.float32]):
+    o[0] = sub(1.0) + helper(1.0) * 10.0
+""")
+    with pytest.raises(vp.CompileError, match="two functions or classes named 'sub'"):
         mod.k(np.zeros(1, np.float32), dispatch=1)
 
 

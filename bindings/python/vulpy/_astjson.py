@@ -259,6 +259,9 @@ def dump_function(fn, options=None, helpers=()):
     helpers = [inspect.unwrap(h) for h in helpers]
     body, constants, done = [], {}, {fn, *helpers}
     owners = {}  # constant name -> (function, its file) that first read it
+    defined = {}  # function / class name -> the object: the C side has one namespace
+    for obj in (fn, *helpers):
+        _one_definition(defined, obj)
     imports = []
     todo = [(fn, kernel_node)] + [(h, None) for h in helpers]
     while todo:
@@ -308,6 +311,7 @@ def dump_function(fn, options=None, helpers=()):
             elif isinstance(value, (types.FunctionType, type)) and not _is_vulpy(value):
                 if value not in done and _has_source(value):
                     done.add(value)
+                    _one_definition(defined, value)
                     todo.append((value, None))
             elif not callable(value) and not _is_vulpy(value) and name not in constants:
                 # not a number: named by its type, so the C side can say so
@@ -547,6 +551,27 @@ def _own_names(obj):
     """The names a function binds itself (parameters, locals)."""
     code = getattr(obj, "__code__", None)
     return set(code.co_varnames) | set(code.co_cellvars) if code is not None else set()
+
+
+def _one_definition(defined, obj):
+    """Registers a function or class the kernel reaches; two different ones
+    of one name (a helper's module defines `sub`, the kernel's module
+    another `sub`) would be one function for the C side: an error."""
+    name = obj.__name__
+    other = defined.setdefault(name, obj)
+    if other is obj:
+        return
+    from ._errors import CompileError  # only here: dumping stays free of the package's imports
+
+    def where(o):
+        try:
+            return f"{inspect.getsourcefile(o)}:{inspect.getsourcelines(o)[1]}"
+        except (OSError, TypeError):
+            return getattr(o, "__module__", "?")
+    raise CompileError(
+        f"{where(obj)}: error: the kernel reaches two functions or classes named '{name}' "
+        f"({where(other)} and {where(obj)}); a kernel's helpers share one namespace\n"
+        f"  hint: rename one of them")
 
 
 def _same_constant(name, a, b, owner_a, owner_b):

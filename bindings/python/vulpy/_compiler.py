@@ -515,7 +515,7 @@ def _summary(name, v, todo):
     """What the document can depend on in the value bound to `name`."""
     if isinstance(v, types.ModuleType):
         return (name, "module", v.__name__)
-    if isinstance(v, (bool, int, float, tuple)) or _astjson._is_number(v):
+    if isinstance(v, (bool, int, float)) or _astjson._is_number(v):
         # numbers by value: NumPy scalars and tuples of numbers too (their
         # values are the document's constants)
         return (name, type(v).__name__, repr(v))
