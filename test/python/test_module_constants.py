@@ -426,3 +426,27 @@ def k(o: vp.Buffer[vp.float32]):
     assert o[0] == 2.0
     vp.kernel(mod.k.fn)(o, dispatch=1)
     assert o[0] == 3.0
+
+
+def test_fast_key_holds_imported_and_live_annotations(tmp_path):
+    """The compile caches' fast key (looked up before the source is parsed)
+    changes with the declaration that types a constant: another module's
+    (from M import C) and a namespace's live __annotations__."""
+    from vulpy import _compiler
+    name = f"_vp_mc_key_{os.getpid()}"
+    m, _ = _module(tmp_path, "import vulpy as vp\nC: vp.float64 = 0.1\n", name)
+    mod, _ = _module(tmp_path, f"""import vulpy as vp
+from {name} import C
+
+def body(o: vp.Buffer[vp.float64]):
+    t = C
+    o[0] = t
+""")
+    before = _compiler.function_key(mod.body, {}, {})
+    m.__annotations__["C"] = vp.float32  # as if M declared C: vp.float32 = 0.1
+    assert _compiler.function_key(mod.body, {}, {}) != before
+    mod.__annotations__["Z"] = vp.float32  # not a name the file holds: no change
+    m.__annotations__["C"] = vp.float64
+    assert _compiler.function_key(mod.body, {}, {}) == before
+    mod.__annotations__["C"] = vp.float32
+    assert _compiler.function_key(mod.body, {}, {}) != before

@@ -527,22 +527,26 @@ def _summary(name, v, todo):
     return (name, "other", type(v).__name__, callable(v))
 
 
-def _from_digests(froms, package, depth=0):
-    """[(module, digest of its file)] of the modules a file imports names
-    from (and of those they import from), for the key."""
+def _from_annotations(froms, package, name, value, depth=0):
+    """[(module, name, its annotation there)] for a number `name` imported
+    with `from M import name` (M among `froms`), for the key: the document
+    types it by M's declaration. Reads no file unless M re-exports it."""
     out = []
-    for name in froms:
+    for mod_name in froms:
         try:
-            name = importlib.util.resolve_name(name, package)
+            mod_name = importlib.util.resolve_name(mod_name, package)
         except (ImportError, ValueError):
             continue
-        mod = sys.modules.get(name)
-        facts = _file(getattr(mod, "__file__", None) or "") if mod is not None else None
-        if facts is None or name.split(".")[0] in ("vulpy", "numpy", "math"):
+        mod = sys.modules.get(mod_name)
+        if mod is None or getattr(mod, name, out) is not value:
             continue
-        out.append(("from", name, facts[0]))
-        if depth < 4:
-            out += _from_digests(facts[2], getattr(mod, "__package__", None), depth + 1)
+        anns = getattr(mod, "__dict__", {}).get("__annotations__") or {}
+        out.append(("from", mod_name, name, repr(anns.get(name))))
+        if name not in anns and depth < 4:  # re-exported: where M took it from
+            facts = _file(getattr(mod, "__file__", None) or "")
+            if facts is not None:
+                out += _from_annotations(facts[2], getattr(mod, "__package__", None), name,
+                                         value, depth + 1)
     return out
 
 
@@ -590,8 +594,6 @@ def function_key(fn, options, kw):
                 return None
             digest, idents, froms = facts
             parts.append((filename, digest, getattr(obj, "__qualname__", ""), first))
-            # a constant imported with `from M import C` takes M's annotation
-            parts += _from_digests(froms, scope.get("__package__"))
             for name in sorted(idents & closure.keys()):
                 parts.append(("closure",) + _summary(name, closure[name], todo))
             # the module's values once per (file, module): its functions
@@ -601,6 +603,10 @@ def function_key(fn, options, kw):
             scopes.add((filename, id(scope)))
             for name in sorted(idents & scope.keys()):
                 parts.append(_summary(name, scope[name], todo))
+                if froms and _astjson._is_number(scope[name]):
+                    # `from M import C`: the document types C by M's declaration
+                    parts += _from_annotations(froms, scope.get("__package__"), name,
+                                               scope[name])
             anns = scope.get("__annotations__")  # (a notebook's other cells)
             if isinstance(anns, dict):
                 parts += [("annotation", n, repr(anns[n])) for n in sorted(idents & anns.keys())]
