@@ -11,7 +11,9 @@ The document (include/vulpy/frontend.h has the contract):
     {"_vulpy_ast": 1, "filename": "k.vul.py", "source": "<the file's text>",
      "kernel": "main" | "<decorated function>" | null,
      "options": {"local_size_x": 64, ...},
-     "constants": {"N": {"_type": "Constant", "value": 1024, "kind": "int"}},
+     "constants": {"N": {"_type": "Constant", "value": 1024, "kind": "int"},
+                   "D": {"_type": "Constant", "value": 0.1, "kind": "float",
+                         "annotation": <the node of vp.float64>, "lineno": ...}},
      "module": {"_type": "Module", "body": [...]}}
 
 Choices the C side relies on:
@@ -26,9 +28,12 @@ Choices the C side relies on:
 - Fields whose value is None (returns, type_comment, ...) are left out:
   absent means None. Every other field is written, empty lists included.
 - "constants" (only for decorated functions) holds the values of the
-  module-level numbers the function reads, taken from the live module;
-  other module values it reads appear as {"kind": "<type name>"} with no
-  value, so the frontend can name them in its error.
+  module-level numbers the function reads, taken from the live module,
+  each with the "annotation" of its declaration when it has one and the
+  location of its assignment (a NumPy scalar is the cast of its dtype,
+  float32(0.1)); other module values it reads appear as
+  {"kind": "<type name>"} with no value, so the frontend can name them in
+  its error.
 - Strings are JSON with the few characters YAML does not take raw
   (C0/C1 controls, DEL, U+2028/2029, U+FEFF, non-characters) escaped,
   since the reader is a YAML parser.
