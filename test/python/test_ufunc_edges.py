@@ -187,3 +187,32 @@ def test_large_not_a_multiple_of_vec4():
     _check(x, want)
     hb = hf > 2.0
     _check(vp.logical_xor(vp.asarray(hb), vp.less(x, y)), np.logical_xor(hb, want < gf))
+
+
+def test_out_aliases_a_transposed_or_reversed_input():
+    h = np.arange(16, dtype=np.float32).reshape(4, 4)
+    x = vp.asarray(h)
+    vp.add(x, x.T, out=x)
+    want = h.copy()
+    np.add(want, want.T, out=want)
+    _check(x, want)
+    x = vp.asarray(h)
+    vp.multiply(x[:, ::-1], x, out=x)
+    want = h.copy()
+    np.multiply(want[:, ::-1], want, out=want)
+    _check(x, want)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.float16, np.bool_])
+def test_small_dtypes_empty_zero_d_and_aliased(dtype):
+    h = _host(dtype, (10,))
+    name = "logical_xor" if dtype == np.bool_ else "add"
+    f, g = getattr(vp, name), getattr(np, name)
+    _check(f(vp.asarray(h[:0]), vp.asarray(h[:0])), g(h[:0], h[:0]))
+    z = np.array(h[3])
+    _check(f(vp.asarray(z), vp.asarray(h)), g(z, h))
+    x = vp.asarray(h)
+    f(x[::2], x[1::2], out=x[1::2])
+    want = h.copy()
+    g(want[::2], want[1::2], out=want[1::2])
+    _check(x, want)
