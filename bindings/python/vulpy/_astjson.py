@@ -240,11 +240,19 @@ def _is_vulpy(obj):
 
 
 def _names_read(fn_node):
-    """Names a function reads, in order, without repeats."""
-    seen = []
-    for n in ast.walk(fn_node):
-        if isinstance(n, ast.Name) and n.id not in seen:
-            seen.append(n.id)
+    """Names a function reads, in order (ast.walk's, breadth first), without
+    repeats, from its node as _node made it (no second parse)."""
+    seen, queue, k = [], [fn_node], 0
+    while k < len(queue):
+        d = queue[k]
+        k += 1
+        if d.get("_type") == "Name" and d["id"] not in seen:
+            seen.append(d["id"])
+        for v in d.values():
+            if isinstance(v, dict):
+                queue.append(v)
+            elif isinstance(v, list):
+                queue.extend(x for x in v if isinstance(x, dict))
     return seen
 
 
@@ -282,7 +290,7 @@ def dump_function(fn, options=None, helpers=()):
         if isinstance(obj, types.FunctionType):
             nonlocals = inspect.getclosurevars(obj).nonlocals
             scope.update(nonlocals)
-        names = _names_read(ast.parse(textwrap.dedent(inspect.getsource(obj))))
+        names = _names_read(node)
         own = _own_names(obj)  # its locals: they shadow module names
         k = 0
         while k < len(names):
@@ -386,19 +394,26 @@ class _Facts:
     value], and the module's `from M import NAME [as ALIAS]`."""
 
     def __init__(self, text, filename):
-        self.module, self.imports, self.functions = {}, {}, []
+        self.module, self.imports, self._functions = {}, {}, None
         try:
-            tree = ast.parse(text, filename=filename)
+            self._tree = ast.parse(text, filename=filename)
         except (SyntaxError, ValueError):
-            return
-        self._scope(tree.body, self.module, top=True)
-        for n in ast.walk(tree):
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                names = {}
-                self._scope(n.body, names, top=False)
-                self.functions.append((n.lineno, n.end_lineno, names))
-        # innermost (latest start) first
-        self.functions.sort(key=lambda f: -f[0])
+            self._tree = ast.Module(body=[], type_ignores=[])
+        self._scope(self._tree.body, self.module, top=True)
+
+    @property
+    def functions(self):
+        """[(first line, last line, names)] of every function, innermost
+        (latest start) first; made on first use (closures are rare)."""
+        if self._functions is None:
+            self._functions = []
+            for n in ast.walk(self._tree):
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    names = {}
+                    self._scope(n.body, names, top=False)
+                    self._functions.append((n.lineno, n.end_lineno, names))
+            self._functions.sort(key=lambda f: -f[0])
+        return self._functions
 
     def _scope(self, stmts, names, top):
         """The bindings of a block's statements (into if/try/with/loop
