@@ -39,6 +39,7 @@ Choices the C side relies on:
   since the reader is a YAML parser.
 """
 import ast
+import importlib.util
 import inspect
 import json
 import linecache
@@ -308,7 +309,7 @@ def dump_function(fn, options=None, helpers=()):
             elif _is_number(value):
                 item = _constant_node(value)
                 if name not in nonlocals:
-                    ann, loc = _declaration(obj, ofile, name)
+                    ann, loc = _declaration(getattr(obj, "__globals__", {}), ofile, name)
                 else:
                     ann, loc = _closure_declaration(obj, ofile, name)
                 if ann is not None:
@@ -318,9 +319,9 @@ def dump_function(fn, options=None, helpers=()):
                     _locate(item, loc)
                 if name not in constants:
                     constants[name] = item
-                    owners[name] = (obj, ofile)
+                    owners[name] = (obj, ofile, value)
                 else:  # read by two functions: one value, or an error
-                    _same_constant(name, constants[name], item, owners[name], (obj, ofile))
+                    _same_constant(name, constants[name], item, owners[name], (obj, ofile, value))
             elif isinstance(value, (types.FunctionType, type)) and not _is_vulpy(value):
                 if value not in done and _has_source(value):
                     done.add(value)
@@ -464,42 +465,26 @@ def _facts(filename):
     return f
 
 
-def _declaration(obj, filename, name, depth=0):
+def _declaration(glob, filename, name, depth=0):
     """(annotation node or None, value location or None) of module-level
-    `name` as `obj` (a function) sees it."""
-    glob = getattr(obj, "__globals__", None) or {}
+    `name` of the module whose globals are `glob` and file `filename`."""
     facts = _facts(filename)
-    if facts is not None:
-        d = facts.module.get(name)
-        if d is not None and d[0] is not None:
-            return d[0], d[1]
-        imp = facts.imports.get(name)
-        if imp is not None and depth < 8:
-            found = _imported_declaration(glob, imp, depth)
-            if found is not None:
-                return found
-        if d is not None:
-            return _live_annotation(glob, name), d[1]
-    return _live_annotation(glob, name), None
-
-
-def _imported_declaration(glob, imp, depth):
-    """The declaration of `from M import NAME`'s NAME in module M."""
-    import importlib.util
-    mod_name, orig = imp
-    try:
-        mod_name = importlib.util.resolve_name(mod_name, glob.get("__package__"))
-    except (ImportError, ValueError):
-        return None
-    mod = sys.modules.get(mod_name)
-    file = getattr(mod, "__file__", None)
-    if mod is None or not file:
-        return None
-
-    class _Where:  # what _declaration needs of a function of module M
-        __globals__ = vars(mod)
-    ann, _ = _declaration(_Where, file, orig, depth + 1)
-    return (ann, None) if ann is not None else None
+    d = facts.module.get(name) if facts is not None else None
+    if d is not None and d[0] is not None:
+        return d[0], d[1]
+    imp = facts.imports.get(name) if facts is not None else None
+    if imp is not None and depth < 8:  # from M import NAME: M's declaration
+        mod_name, orig = imp
+        try:
+            mod_name = importlib.util.resolve_name(mod_name, glob.get("__package__"))
+        except (ImportError, ValueError):
+            mod_name = None
+        mod = sys.modules.get(mod_name) if mod_name else None
+        if getattr(mod, "__file__", None):
+            ann, _ = _declaration(vars(mod), mod.__file__, orig, depth + 1)
+            if ann is not None:
+                return ann, None
+    return _live_annotation(glob, name), d[1] if d is not None else None
 
 
 def _closure_declaration(obj, filename, name):
@@ -595,23 +580,16 @@ def _one_definition(defined, obj):
 
 
 def _same_constant(name, a, b, owner_a, owner_b):
-    """Two functions of one kernel read module constant `name`: the kernel
-    has one namespace of constants, so the two must agree."""
-    def plain(d):
-        return _strip_loc(d)
-    if plain(a) == plain(b):
+    """Two functions of one kernel read module constant `name` (nodes a, b;
+    owners (function, file, value)): the kernel has one namespace of
+    constants, so the two must agree."""
+    if _strip_loc(a) == _strip_loc(b):
         return
     from ._errors import CompileError  # only here: dumping stays free of the package's imports
-    (fa, file_a), (fb, file_b) = owner_a, owner_b
-
-    def show(d):
-        v = d.get("args", [d])[0] if d.get("_type") == "Call" else d
-        ty = d["func"]["id"] if d.get("_type") == "Call" else None
-        return (f"{v.get('value')!r}" + (f" ({ty})" if ty else "")) if "value" in v else \
-            d.get("_type", "?")
+    (fa, file_a, va), (fb, file_b, vb) = owner_a, owner_b
     raise CompileError(
-        f"{file_b}: error: '{fb.__qualname__}' reads module constant '{name}' = {show(b)} of its "
-        f"module, but '{fa.__qualname__}' ({file_a}) reads '{name}' = {show(a)}; a kernel's "
+        f"{file_b}: error: '{fb.__qualname__}' reads module constant '{name}' = {vb!r} of its "
+        f"module, but '{fa.__qualname__}' ({file_a}) reads '{name}' = {va!r}; a kernel's "
         f"module constants share one namespace\n  hint: rename one of them")
 
 
