@@ -19,9 +19,12 @@
  * fields whose value is None are left out; floats are written with repr()
  * (exact), inf and nan as the strings "inf", "-inf", "nan" with kind
  * "float"; ints in full (more than 64 bits is an error where used).
- * Optional: "constants": {"NAME": <Constant node>} (module numbers a
- * decorated function reads), and "filename" on a FunctionDef/ClassDef that
- * comes from another file than the document's.
+ * Optional: "constants": {"NAME": <node>} (module numbers a decorated
+ * function reads: a Constant, a Tuple of them, or a Call of a scalar type
+ * on one, float32(0.1), for a NumPy scalar; with an "annotation" field, the
+ * expression of its declaration `NAME: <annotation> = ...`), and "filename"
+ * on a FunctionDef/ClassDef that comes from another file than the
+ * document's.
  *
  * The interface the module gets: storage buffers for vp.Buffer parameters
  * (set 0, bindings in parameter order, access readonly/writeonly/readwrite

@@ -107,9 +107,14 @@ void vfe_scan_module(vfe_ctx *c) {
       uint32_t nt;
       vfe_node **targets = vfe_get_list(s, "targets", &nt);
       for (uint32_t k = 0; k < nt; k++) {
-        if (vfe_ast_of(targets[k]) == VFE_AST_Name)
-          new_global(c, vfe_get_str(targets[k], "id"), nt == 1 ? VFE_G_CONST : VFE_G_OTHER,
-                     vfe_get(s, "value"));
+        if (vfe_ast_of(targets[k]) == VFE_AST_Name) {
+          const char *id = vfe_get_str(targets[k], "id");
+          vfe_global *old = id ? vfe_map_get(&c->globals, id) : NULL;
+          vfe_global *g = new_global(c, id, nt == 1 ? VFE_G_CONST : VFE_G_OTHER, vfe_get(s, "value"));
+          /* D: vp.float64 = 0.1 then D = 0.2: D keeps its declared type */
+          if (old && old->kind == VFE_G_CONST && g->kind == VFE_G_CONST)
+            g->ann = old->ann;
+        }
       }
       break;
     }
@@ -127,16 +132,24 @@ void vfe_scan_module(vfe_ctx *c) {
       break;
     }
   }
-  /* Numbers a decorated function reads from its live module. */
+  /* Numbers a decorated function reads from its live module: a literal, a
+   * cast (a NumPy scalar, np.float32(0.1), arrives as float32(0.1)) or a
+   * tuple, with the "annotation" of its declaration (D: vp.float64 = 0.1),
+   * evaluated as a module-level AnnAssign is. */
   const vfe_node *consts = vfe_get(c->doc, "constants");
   if (consts && consts->kind == VFE_J_OBJ)
     for (uint32_t i = 0; i < consts->len; i++) {
-      const char *kind = vfe_get_str(consts->items[i], "kind");
+      const vfe_node *item = consts->items[i];
+      const char *kind = vfe_get_str(item, "kind");
+      vfe_ast ast = vfe_ast_of(item);
       bool number = (kind && (strcmp(kind, "int") == 0 || strcmp(kind, "float") == 0 ||
                               strcmp(kind, "bool") == 0)) ||
-                    vfe_ast_of(consts->items[i]) == VFE_AST_Tuple; /* a tuple of numbers */
-      if (!vfe_map_get(&c->globals, consts->keys[i]))
-        new_global(c, consts->keys[i], number ? VFE_G_CONST : VFE_G_OTHER, consts->items[i]);
+                    ast == VFE_AST_Tuple || ast == VFE_AST_Call;
+      if (!vfe_map_get(&c->globals, consts->keys[i])) {
+        vfe_global *g = new_global(c, consts->keys[i], number ? VFE_G_CONST : VFE_G_OTHER, item);
+        if (number)
+          g->ann = vfe_get(item, "annotation");
+      }
     }
 }
 

@@ -292,6 +292,13 @@ vfe_val vfe_name(vfe_ctx *c, const vfe_node *n, const char *id) {
         return (vfe_val){0};
       }
       const char *kind = vfe_ast_of(g->node) == VFE_AST_Constant ? vfe_get_str(g->node, "kind") : NULL;
+      if (vfe_ast_of(g->node) == VFE_AST_Import || (kind && strcmp(kind, "module") == 0)) {
+        /* `import mymod` then mymod.C: the live module's attributes are
+         * not constants (a @vp.kernel's dump sends {"kind": "module"}) */
+        vfe_err(c, n, "'%s' is a module; kernels read attributes of vulpy and math only", id);
+        vfe_hint(c, "import the number itself: from %s import NAME", id);
+        return (vfe_val){0};
+      }
       if (kind)
         vfe_err(c, n, "'%s' is a module-level %s, not a compile-time constant", id, kind);
       else

@@ -195,7 +195,13 @@ def test_dump_function_collects_helpers_constants_and_structs():
     # classes come before functions
     assert names.index("_Particle") < names.index("kernel")
     consts = doc["constants"]
-    assert consts["HELPER_EPS"] == {"_type": "Constant", "value": 0.5, "kind": "float"}
+    eps = consts["HELPER_EPS"]
+    assert {k: v for k, v in eps.items() if k not in _astjson._LOC} == \
+        {"_type": "Constant", "value": 0.5, "kind": "float"}
+    # located at the module's assignment (diagnostics name the place)
+    src_line = open(__file__).read().splitlines()[eps["lineno"] - 1]
+    assert src_line[eps["col_offset"]:eps["end_col_offset"]] == "0.5"
+    assert src_line.startswith("HELPER_EPS = ")
     # reached through the helper
     assert consts["HELPER_SCALE"]["value"] == 3
 

@@ -11,7 +11,9 @@ The document (include/vulpy/frontend.h has the contract):
     {"_vulpy_ast": 1, "filename": "k.vul.py", "source": "<the file's text>",
      "kernel": "main" | "<decorated function>" | null,
      "options": {"local_size_x": 64, ...},
-     "constants": {"N": {"_type": "Constant", "value": 1024, "kind": "int"}},
+     "constants": {"N": {"_type": "Constant", "value": 1024, "kind": "int"},
+                   "D": {"_type": "Constant", "value": 0.1, "kind": "float",
+                         "annotation": <the node of vp.float64>, "lineno": ...}},
      "module": {"_type": "Module", "body": [...]}}
 
 Choices the C side relies on:
@@ -26,19 +28,24 @@ Choices the C side relies on:
 - Fields whose value is None (returns, type_comment, ...) are left out:
   absent means None. Every other field is written, empty lists included.
 - "constants" (only for decorated functions) holds the values of the
-  module-level numbers the function reads, taken from the live module;
-  other module values it reads appear as {"kind": "<type name>"} with no
-  value, so the frontend can name them in its error.
+  module-level numbers the function reads, taken from the live module,
+  each with the "annotation" of its declaration when it has one and the
+  location of its assignment (a NumPy scalar is the cast of its dtype,
+  float32(0.1)); other module values it reads appear as
+  {"kind": "<type name>"} with no value, so the frontend can name them in
+  its error.
 - Strings are JSON with the few characters YAML does not take raw
   (C0/C1 controls, DEL, U+2028/2029, U+FEFF, non-characters) escaped,
   since the reader is a YAML parser.
 """
 import ast
+import importlib.util
 import inspect
 import json
 import linecache
 import math
 import re
+import sys
 import textwrap
 import types
 
@@ -234,11 +241,19 @@ def _is_vulpy(obj):
 
 
 def _names_read(fn_node):
-    """Names a function reads, in order, without repeats."""
-    seen = []
-    for n in ast.walk(fn_node):
-        if isinstance(n, ast.Name) and n.id not in seen:
-            seen.append(n.id)
+    """Names a function reads, in order (ast.walk's, breadth first), without
+    repeats, from its node as _node made it (no second parse)."""
+    seen, queue, k = [], [fn_node], 0
+    while k < len(queue):
+        d = queue[k]
+        k += 1
+        if d.get("_type") == "Name" and d["id"] not in seen:
+            seen.append(d["id"])
+        for v in d.values():
+            if isinstance(v, dict):
+                queue.append(v)
+            elif isinstance(v, list):
+                queue.extend(x for x in v if isinstance(x, dict))
     return seen
 
 
@@ -257,33 +272,60 @@ def dump_function(fn, options=None, helpers=()):
     kernel_node, filename, whole = _function_source(fn)
     helpers = [inspect.unwrap(h) for h in helpers]
     body, constants, done = [], {}, {fn, *helpers}
+    owners = {}  # constant name -> (function, its file) that first read it
+    defined = {}  # function / class name -> the object: the C side has one namespace
+    for obj in (fn, *helpers):
+        _one_definition(defined, obj)
     imports = []
     todo = [(fn, kernel_node)] + [(h, None) for h in helpers]
     while todo:
         obj, node = todo.pop(0)
+        ofile = filename
         if node is None:
             node, ofile, _ = _function_source(obj)
             if ofile != filename:
                 node["filename"] = ofile
         body.append(node)
         scope = dict(getattr(obj, "__globals__", {}) or {})
+        nonlocals = {}
         if isinstance(obj, types.FunctionType):
-            scope.update(inspect.getclosurevars(obj).nonlocals)
-        for name in _names_read(ast.parse(textwrap.dedent(inspect.getsource(obj)))):
-            if name not in scope:
+            nonlocals = inspect.getclosurevars(obj).nonlocals
+            scope.update(nonlocals)
+        names = _names_read(node)
+        own = _own_names(obj)  # its locals: they shadow module names
+        k = 0
+        while k < len(names):
+            name = names[k]
+            k += 1
+            if name not in scope or name in own:
                 continue
             value = scope[name]
             if isinstance(value, types.ModuleType):
-                if value.__name__ in ("vulpy", "math") and (name, value.__name__) not in imports:
-                    imports.append((name, value.__name__))
-            elif isinstance(value, (bool, int, float)) and name not in constants:
-                constants[name] = dict({"_type": "Constant"}, **_constant(value))
-            elif _number_tuple(value) and name not in constants:
-                # a tuple of numbers: kernels unroll loops over it and index it
-                constants[name] = _tuple_node(value)
+                if value.__name__ in ("vulpy", "math"):
+                    if (name, value.__name__) not in imports:
+                        imports.append((name, value.__name__))
+                elif name not in constants:  # `mymod.C`: the C side names it
+                    constants[name] = {"_type": "Constant", "kind": "module"}
+            elif _is_number(value):
+                item = _constant_node(value)
+                if name not in nonlocals:
+                    ann, loc = _declaration(getattr(obj, "__globals__", {}), ofile, name)
+                else:
+                    ann, loc = _closure_declaration(obj, ofile, name)
+                if ann is not None:
+                    item["annotation"] = ann
+                    names += [n for n in _ann_names(ann) if n not in names]
+                if loc:
+                    _locate(item, loc)
+                if name not in constants:
+                    constants[name] = item
+                    owners[name] = (obj, ofile, value)
+                else:  # read by two functions: one value, or an error
+                    _same_constant(name, constants[name], item, owners[name], (obj, ofile, value))
             elif isinstance(value, (types.FunctionType, type)) and not _is_vulpy(value):
                 if value not in done and _has_source(value):
                     done.add(value)
+                    _one_definition(defined, value)
                     todo.append((value, None))
             elif not callable(value) and not _is_vulpy(value) and name not in constants:
                 # not a number: named by its type, so the C side can say so
@@ -297,6 +339,258 @@ def dump_function(fn, options=None, helpers=()):
     funcs = [n for n in body if n["_type"] != "ClassDef"]
     module = {"_type": "Module", "body": pre + classes + funcs, "type_ignores": []}
     return _document(filename, whole, module, fn.__name__, options, constants)
+
+
+# ------------------------------------------------------------ module constants
+#
+# A number a decorated function reads arrives as the value it has now, with
+# the annotation of its declaration, so that `D: vp.float64 = 0.1` is the
+# float64 constant vp.compile and vulpy-translate make of the same file. The
+# annotation is the source's own expression node (the C side evaluates it
+# as it evaluates a module-level AnnAssign), found in the function's file
+# (module level, or the enclosing function for a closure); for a name
+# imported with `from M import NAME`, in M; else, as a last resort (a
+# notebook cell's constant defined in another cell), from the live
+# __annotations__.
+
+_NUMPY_KINDS = "biuf"  # bool, int, uint, float scalars
+_facts_cache = {}  # (filename, len, hash of text) -> _Facts
+
+
+def _is_number(value):
+    if isinstance(value, (bool, int, float)):
+        return True
+    if _number_tuple(value):
+        return True
+    return isinstance(value, _np_generic()) and value.dtype.kind in _NUMPY_KINDS
+
+
+def _np_generic():
+    """numpy.generic, imported only when NumPy is (this file needs only the
+    standard library)."""
+    np = sys.modules.get("numpy")
+    return np.generic if np is not None else ()
+
+
+def _constant_node(value):
+    """The node of a number: a Constant, a Tuple, or for a NumPy scalar the
+    cast its type makes (np.float32(0.1) -> float32(0.1...), typed as the
+    source path types `np.float32(0.1)`)."""
+    if isinstance(value, tuple):
+        return _tuple_node(value)
+    gen = _np_generic()
+    if gen and isinstance(value, gen):
+        if value.dtype.kind == "b":
+            return dict({"_type": "Constant"}, **_constant(bool(value)))
+        arg = dict({"_type": "Constant"}, **_constant(value.item()))
+        return {"_type": "Call", "func": {"_type": "Name", "id": value.dtype.name,
+                                          "ctx": {"_type": "Load"}},
+                "args": [arg], "keywords": []}
+    return dict({"_type": "Constant"}, **_constant(value))
+
+
+class _Facts:
+    """What a file's source says about its names: per scope (the module,
+    each function), name -> [annotation node or None, location of the
+    value], and the module's `from M import NAME [as ALIAS]`."""
+
+    def __init__(self, text, filename):
+        self.module, self.imports, self._functions = {}, {}, None
+        try:
+            self._tree = ast.parse(text, filename=filename)
+        except (SyntaxError, ValueError):
+            self._tree = ast.Module(body=[], type_ignores=[])
+        self._scope(self._tree.body, self.module, top=True)
+
+    @property
+    def functions(self):
+        """[(first line, last line, names)] of every function, innermost
+        (latest start) first; made on first use (closures are rare)."""
+        if self._functions is None:
+            self._functions = []
+            for n in ast.walk(self._tree):
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    names = {}
+                    self._scope(n.body, names, top=False)
+                    self._functions.append((n.lineno, n.end_lineno, names))
+            self._functions.sort(key=lambda f: -f[0])
+        return self._functions
+
+    def _scope(self, stmts, names, top):
+        """The bindings of a block's statements (into if/try/with/loop
+        bodies, not into nested functions or classes)."""
+        for s in stmts:
+            bound = []
+            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name):
+                d = names.setdefault(s.target.id, [None, None])
+                d[0] = _node(s.annotation, 0, 0)  # a later plain `=` keeps the declared type
+                if s.value is not None:
+                    d[1] = _loc(s.value)
+                bound.append(s.target.id)
+            elif isinstance(s, ast.Assign):
+                for t in s.targets:
+                    if isinstance(t, ast.Name):
+                        names.setdefault(t.id, [None, None])[1] = _loc(s.value)
+                        bound.append(t.id)
+            elif isinstance(s, ast.ImportFrom) and top:
+                for a in s.names:
+                    alias = a.asname or a.name
+                    self.imports[alias] = ("." * s.level + (s.module or ""), a.name)
+                    names.pop(alias, None)
+            elif isinstance(s, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
+                sub = [x for f in ("body", "orelse", "finalbody") for x in getattr(s, f, [])]
+                sub += [x for h in getattr(s, "handlers", []) for x in h.body]
+                self._scope(sub, names, top)
+            if top:
+                for name in bound:  # an assignment after an import rebinds
+                    self.imports.pop(name, None)
+
+
+def _loc(n):
+    return {"lineno": n.lineno, "col_offset": n.col_offset,
+            "end_lineno": n.end_lineno, "end_col_offset": n.end_col_offset}
+
+
+def _facts(filename):
+    lines = linecache.getlines(filename)
+    if not lines:
+        return None
+    text = "".join(lines)
+    key = (filename, len(text), hash(text))
+    f = _facts_cache.get(key)
+    if f is None:
+        if len(_facts_cache) > 256:
+            _facts_cache.clear()
+        f = _facts_cache[key] = _Facts(text, filename)
+    return f
+
+
+def _declaration(glob, filename, name, depth=0):
+    """(annotation node or None, value location or None) of module-level
+    `name` of the module whose globals are `glob` and file `filename`."""
+    facts = _facts(filename)
+    d = facts.module.get(name) if facts is not None else None
+    if d is not None and d[0] is not None:
+        return d[0], d[1]
+    imp = facts.imports.get(name) if facts is not None else None
+    if imp is not None and depth < 8:  # from M import NAME: M's declaration
+        mod_name, orig = imp
+        try:
+            mod_name = importlib.util.resolve_name(mod_name, glob.get("__package__"))
+        except (ImportError, ValueError):
+            mod_name = None
+        mod = sys.modules.get(mod_name) if mod_name else None
+        if getattr(mod, "__file__", None):
+            ann, _ = _declaration(vars(mod), mod.__file__, orig, depth + 1)
+            if ann is not None:
+                return ann, None
+    return _live_annotation(glob, name), d[1] if d is not None else None
+
+
+def _closure_declaration(obj, filename, name):
+    """The declaration of a closure variable: in the innermost enclosing
+    function (of obj's file) that declares it."""
+    facts = _facts(filename)
+    first = getattr(getattr(obj, "__code__", None), "co_firstlineno", 0)
+    if facts is not None:
+        for start, end, names in facts.functions:
+            if start < first <= end and name in names:
+                return names[name][0], names[name][1]
+    return None, None
+
+
+def _live_annotation(glob, name):
+    """The annotation of module-level `name` from the live __annotations__
+    (a notebook cell's constant defined in another cell), as a node."""
+    ann = (glob.get("__annotations__") or {}).get(name) if isinstance(glob, dict) else None
+    if ann is None:
+        return None
+    if isinstance(ann, str):  # `from __future__ import annotations`
+        try:
+            return _strip_loc(_node(ast.parse(ann, mode="eval").body, 0, 0))
+        except SyntaxError:
+            return {"_type": "Constant", "kind": "str", "value": ann}
+    if ann in (bool, int, float):
+        return {"_type": "Name", "id": ann.__name__, "ctx": {"_type": "Load"}}
+    try:
+        np = sys.modules.get("numpy")
+        dt = np.dtype(ann) if np is not None and (isinstance(ann, np.dtype) or (
+            isinstance(ann, type) and issubclass(ann, np.generic))) else None
+    except TypeError:
+        dt = None
+    if dt is not None and dt.kind in _NUMPY_KINDS:
+        return {"_type": "Name", "id": "bool" if dt.kind == "b" else dt.name,
+                "ctx": {"_type": "Load"}}
+    return {"_type": "Constant", "kind": type(ann).__name__}
+
+
+def _strip_loc(d):
+    if isinstance(d, dict):
+        return {k: _strip_loc(v) for k, v in d.items() if k not in _LOC}
+    if isinstance(d, list):
+        return [_strip_loc(v) for v in d]
+    return d
+
+
+def _ann_names(ann):
+    """Names an annotation node reads (`vp` of vp.float64)."""
+    out, todo = [], [ann]
+    while todo:
+        d = todo.pop()
+        if isinstance(d, dict):
+            if d.get("_type") == "Name" and d.get("id") not in out:
+                out.append(d["id"])
+            todo.extend(d.values())
+        elif isinstance(d, list):
+            todo.extend(d)
+    return out
+
+
+def _locate(item, loc):
+    item.update(loc)
+    for a in item.get("args", ()):
+        a.update(loc)
+
+
+def _own_names(obj):
+    """The names a function binds itself (parameters, locals)."""
+    code = getattr(obj, "__code__", None)
+    return set(code.co_varnames) | set(code.co_cellvars) if code is not None else set()
+
+
+def _one_definition(defined, obj):
+    """Registers a function or class the kernel reaches; two different ones
+    of one name (a helper's module defines `sub`, the kernel's module
+    another `sub`) would be one function for the C side: an error."""
+    name = obj.__name__
+    other = defined.setdefault(name, obj)
+    if other is obj:
+        return
+    from ._errors import CompileError  # only here: dumping stays free of the package's imports
+
+    def where(o):
+        try:
+            return f"{inspect.getsourcefile(o)}:{inspect.getsourcelines(o)[1]}"
+        except (OSError, TypeError):
+            return getattr(o, "__module__", "?")
+    raise CompileError(
+        f"{where(obj)}: error: the kernel reaches two functions or classes named '{name}' "
+        f"({where(other)} and {where(obj)}); a kernel's helpers share one namespace\n"
+        f"  hint: rename one of them")
+
+
+def _same_constant(name, a, b, owner_a, owner_b):
+    """Two functions of one kernel read module constant `name` (nodes a, b;
+    owners (function, file, value)): the kernel has one namespace of
+    constants, so the two must agree."""
+    if _strip_loc(a) == _strip_loc(b):
+        return
+    from ._errors import CompileError  # only here: dumping stays free of the package's imports
+    (fa, file_a, va), (fb, file_b, vb) = owner_a, owner_b
+    raise CompileError(
+        f"{file_b}: error: '{fb.__qualname__}' reads module constant '{name}' = {vb!r} of its "
+        f"module, but '{fa.__qualname__}' ({file_a}) reads '{name}' = {va!r}; a kernel's "
+        f"module constants share one namespace\n  hint: rename one of them")
 
 
 def _has_source(obj):

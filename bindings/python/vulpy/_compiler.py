@@ -18,6 +18,7 @@ a miss compiles and stores the result under both keys. `stats` counts
 what happened (tests check that a second process compiles nothing).
 """
 import hashlib
+import importlib.util
 import inspect
 import linecache
 import os
@@ -253,7 +254,8 @@ def compile_function(fn, options, document, **kw):
 # ------------------------------------------------------------ fast keys
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_file_facts = {}  # (filename, len, hash of text) -> (digest, identifiers)
+_FROM = re.compile(r"^[ \t]*from[ \t]+([.\w]+)[ \t]+import\b", re.M)
+_file_facts = {}  # (filename, len, hash of text) -> (digest, identifiers, from-modules)
 
 
 def _plain(options):
@@ -264,7 +266,8 @@ def _plain(options):
 
 def _file(filename):
     """(digest of the file's text as linecache has it, the identifiers in
-    it), or None when the text is not available."""
+    it, the modules of its `from M import ...` lines), or None when the
+    text is not available."""
     lines = linecache.getlines(filename)
     if not lines:
         return None
@@ -273,7 +276,7 @@ def _file(filename):
     facts = _file_facts.get((filename, len(text), h))
     if facts is None:
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-        facts = (digest, frozenset(_IDENT.findall(text)))
+        facts = (digest, frozenset(_IDENT.findall(text)), tuple(sorted(set(_FROM.findall(text)))))
         _file_facts[(filename, len(text), h)] = facts
     return facts
 
@@ -287,7 +290,9 @@ def _summary(name, v, todo):
     """What the document can depend on in the value bound to `name`."""
     if isinstance(v, types.ModuleType):
         return (name, "module", v.__name__)
-    if isinstance(v, (bool, int, float)):
+    if isinstance(v, (bool, int, float)) or _astjson._is_number(v):
+        # numbers by value: NumPy scalars and tuples of numbers too (their
+        # values are the document's constants)
         return (name, type(v).__name__, repr(v))
     if isinstance(v, (types.FunctionType, type)) and not _is_vulpy(v):
         todo.append(v)
@@ -295,6 +300,29 @@ def _summary(name, v, todo):
     if _is_vulpy(v):
         return (name, "vulpy", getattr(v, "__name__", type(v).__name__))
     return (name, "other", type(v).__name__, callable(v))
+
+
+def _from_annotations(froms, package, name, value, depth=0):
+    """[(module, name, its annotation there)] for a number `name` imported
+    with `from M import name` (M among `froms`), for the key: the document
+    types it by M's declaration. Reads no file unless M re-exports it."""
+    out = []
+    for mod_name in froms:
+        try:
+            mod_name = importlib.util.resolve_name(mod_name, package)
+        except (ImportError, ValueError):
+            continue
+        mod = sys.modules.get(mod_name)
+        if mod is None or getattr(mod, name, out) is not value:
+            continue
+        anns = getattr(mod, "__dict__", {}).get("__annotations__") or {}
+        out.append(("from", mod_name, name, repr(anns.get(name))))
+        if name not in anns and depth < 4:  # re-exported: where M took it from
+            facts = _file(getattr(mod, "__file__", None) or "")
+            if facts is not None:
+                out += _from_annotations(facts[2], getattr(mod, "__package__", None), name,
+                                         value, depth + 1)
+    return out
 
 
 def function_key(fn, options, kw):
@@ -339,7 +367,7 @@ def function_key(fn, options, kw):
             facts = _file(filename)
             if facts is None:
                 return None
-            digest, idents = facts
+            digest, idents, froms = facts
             parts.append((filename, digest, getattr(obj, "__qualname__", ""), first))
             for name in sorted(idents & closure.keys()):
                 parts.append(("closure",) + _summary(name, closure[name], todo))
@@ -350,6 +378,13 @@ def function_key(fn, options, kw):
             scopes.add((filename, id(scope)))
             for name in sorted(idents & scope.keys()):
                 parts.append(_summary(name, scope[name], todo))
+                if froms and _astjson._is_number(scope[name]):
+                    # `from M import C`: the document types C by M's declaration
+                    parts += _from_annotations(froms, scope.get("__package__"), name,
+                                               scope[name])
+            anns = scope.get("__annotations__")  # (a notebook's other cells)
+            if isinstance(anns, dict):
+                parts += [("annotation", n, repr(anns[n])) for n in sorted(idents & anns.keys())]
         return _fast_key(tuple(parts), kw)
     except (TypeError, OSError, AttributeError):
         return None

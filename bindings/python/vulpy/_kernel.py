@@ -759,6 +759,13 @@ def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_siz
     (vp.Buffer[vp.float32], ...: float32, float64, int32, uint32, int64,
     uint64, bool, and vectors such as vp.vec4).
 
+    Module constants: the numbers (and tuples of numbers) the function
+    reads from its module, read when the kernel first compiles (its first
+    call or .glsl), each with the type of its declaration
+    (`D: vp.float64 = 0.1`, `S = np.float32(0.5)`); rebinding one later
+    does not change the compiled kernel: decorate again (docs/language.md,
+    Module constants).
+
     Errors: vp.CompileError (file:line:col: error: ... for kernels written
     in Python, the GLSL compiler's message for GLSL), TypeError for an
     argument of the wrong kind or element type or a missing grid, ValueError

@@ -32,6 +32,22 @@ class Holder:
         i = vp.global_id()
         out[i] = table[0] + i * 0.5
 
+    @staticmethod
+    def typed(out: vp.Buffer[vp.float64], bits: vp.Buffer[vp.uint64]):
+        i = vp.global_id()
+        t = DSCALE
+        out[i] = t
+        bits[i] = MASK
+
+    @staticmethod
+    def too_big(out: vp.Buffer[vp.uint32]):
+        out[0] = SMALL
+
+
+DSCALE: vp.float64 = 0.1  # typed by their annotations (decorated-constants.test)
+MASK: vp.uint64 = 0xFFFFFFFF
+SMALL: vp.uint8 = 300  # an error where a kernel reads it
+
 
 if __name__ == "__main__":
     import sys

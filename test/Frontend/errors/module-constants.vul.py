@@ -17,12 +17,14 @@ def main(a: vp.Buffer[vp.float32]):
     a[0] = 2.5e39
     x = 2.5e39
     m = random.random
+    r = randint
 
+from random import randint
 # Error classes of module constants and literals: a negative shift, a value
 # past 64 bits, a fractional power of a negative number, mixed types, a typed
 # constant out of range, a non-scalar annotation, ~ on a float, a literal
 # past 64 bits, float literals past float32 (printed as written, not as
-# 2.5000000000000001e+39), another module's value. Each constant is reported
+# 2.5000000000000001e+39), another module, another module's value. Each constant is reported
 # once, at its definition.
 # RUN: %dump-ast %s | not vulpy-translate --from=ast --to=vir - 2>&1 | FileCheck %s
 # CHECK: {{.*}}module-constants.vul.py:4:5: error: negative shift count
@@ -38,6 +40,8 @@ def main(a: vp.Buffer[vp.float32]):
 # CHECK: {{^}}  hint: use a wider type, e.g. vp.float64(...)
 # CHECK: {{.*}}module-constants.vul.py:18:9: error: float literal 2.5e+39 does not fit float32, the type of a literal on its own
 # CHECK: {{^}}  hint: give it a type: vp.float64(...)
-# CHECK: {{.*}}module-constants.vul.py:19:9: error: 'random' is a module-level value that is not a compile-time constant
+# CHECK: {{.*}}module-constants.vul.py:19:9: error: 'random' is a module; kernels read attributes of vulpy and math only
+# CHECK: {{^}}  hint: import the number itself: from random import NAME
+# CHECK: {{.*}}module-constants.vul.py:20:9: error: 'randint' is a module-level value that is not a compile-time constant
 # CHECK: {{^}}  hint: kernels see numbers, struct classes and functions of their module; pass other data in a buffer
 # CHECK-NOT: error:
