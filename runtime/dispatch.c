@@ -314,7 +314,6 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
     memcpy(key + len, r, sizeof r);
     len += sizeof r;
   }
-  uint64_t hash = vp_hash64(key, len, 0);
 
   pthread_mutex_lock(&ctx->lock);
   /* Zero fills the buffers are owed go first (pool.c: lazy zeroing). */
@@ -327,11 +326,22 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
     pthread_mutex_unlock(&ctx->lock);
     return false;
   }
+  /* The entry the last dispatch used first: a loop repeating one call
+   * finds it with one compare and no hash. */
   vrt_launch *l = NULL;
-  for (uint32_t i = 0; i < k->nlaunches && !l; i++) {
-    vrt_launch *c = &k->launches[i];
-    if (c->recorded && c->hash == hash && c->key_len == len && memcmp(c->key, key, len) == 0)
+  if (k->last_launch < k->nlaunches) {
+    vrt_launch *c = &k->launches[k->last_launch];
+    if (c->recorded && c->key_len == len && memcmp(c->key, key, len) == 0)
       l = c;
+  }
+  uint64_t hash = 0;
+  if (!l) {
+    hash = vp_hash64(key, len, 0);
+    for (uint32_t i = 0; i < k->nlaunches && !l; i++) {
+      vrt_launch *c = &k->launches[i];
+      if (c->recorded && c->hash == hash && c->key_len == len && memcmp(c->key, key, len) == 0)
+        l = c;
+    }
   }
   bool ok = true;
   if (l) {
@@ -404,6 +414,7 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
     ctx->stats.dispatches++;
     l->value = t;
     l->used = ++k->clock;
+    k->last_launch = (uint32_t)(l - k->launches);
     /* held: the default queue's (nothing is held once there are streams) */
     const vrt_tl *tl = vrt__tl_current(ctx);
     for (uint32_t i = 0; i < a->nbuffers; i++)

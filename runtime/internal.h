@@ -192,6 +192,7 @@ struct vrt_kernel {
   vrt_kernel_stats stats;
   vrt_launch *launches;
   uint32_t nlaunches;
+  uint32_t last_launch; /* the entry the last dispatch used (dispatch.c looks there first) */
   uint64_t clock;
 };
 

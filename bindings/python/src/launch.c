@@ -1004,6 +1004,18 @@ static bool is_launcher(PyObject *v) {
   return st && Py_TYPE(v) == st->Launcher;
 }
 
+/* The Python path: self._call(args, **kwargs). */
+static PyObject *kcall_python(PyObject *obj, PyObject *args, PyObject *kwargs) {
+  PyObject *meth = PyObject_GetAttrString(obj, "_call");
+  if (!meth)
+    return NULL;
+  PyObject *pargs = PyTuple_Pack(1, args);
+  PyObject *r = pargs ? PyObject_Call(meth, pargs, kwargs) : NULL;
+  Py_XDECREF(pargs);
+  Py_DECREF(meth);
+  return r;
+}
+
 static PyObject *kcall_call(PyObject *obj, PyObject *args, PyObject *kwargs) {
   vpy_kernel_call *self = (vpy_kernel_call *)obj;
   PyObject *fast = self->fast;
@@ -1016,19 +1028,12 @@ static PyObject *kcall_call(PyObject *obj, PyObject *args, PyObject *kwargs) {
       return r;
     Py_DECREF(r);
   }
-  PyObject *meth = PyObject_GetAttrString(obj, "_call");
-  if (!meth)
-    return NULL;
-  PyObject *pargs = PyTuple_Pack(1, args);
-  PyObject *r = pargs ? PyObject_Call(meth, pargs, kwargs) : NULL;
-  Py_XDECREF(pargs);
-  Py_DECREF(meth);
-  return r;
+  return kcall_python(obj, args, kwargs);
 }
 
 /* The vectorcall form of kcall_call: the Launcher reads the arguments in
- * place; what it declines goes to kcall_call with the tuple and dict the
- * interpreter would have made. */
+ * place; what it declines goes to the Python path with the tuple and dict
+ * the interpreter would have made. */
 static PyObject *kcall_vectorcall(PyObject *obj, PyObject *const *args, size_t nargsf,
                                   PyObject *kwnames) {
   vpy_kernel_call *self = (vpy_kernel_call *)obj;
@@ -1051,7 +1056,7 @@ static PyObject *kcall_vectorcall(PyObject *obj, PyObject *const *args, size_t n
     PyTuple_SetItem(tuple, i, Py_NewRef(args[i]));
   for (Py_ssize_t i = 0; ok && i < nkw; i++)
     ok = PyDict_SetItem(kw, PyTuple_GetItem(kwnames, i), args[nargs + i]) == 0;
-  PyObject *r = ok ? kcall_call(obj, tuple, kw) : NULL;
+  PyObject *r = ok ? kcall_python(obj, tuple, kw) : NULL; /* the launcher declined */
   Py_XDECREF(kw);
   Py_XDECREF(tuple);
   return r;
