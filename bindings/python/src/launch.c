@@ -1139,7 +1139,14 @@ PyType_Spec vpy_kernel_call_spec = {
  * and anything it declines, or any other call, to self._call(*args,
  * **kwargs): the Python class's own __call__. */
 static PyObject *ufunc_launcher_of(PyObject *obj, PyObject *name) {
-  PyObject *w = PyObject_GetAttr(obj, name);
+  /* The instance dict itself (made once, then handed back as it is), not
+   * a generic attribute lookup (~240 instructions a call): `_fastw` and
+   * `_fastnw` are instance attributes the class never defines, so the
+   * dict holds what the lookup would find, or nothing (the Python path). */
+  PyObject *dict = PyObject_GenericGetDict(obj, NULL);
+  PyObject *w = dict ? PyDict_GetItemWithError(dict, name) : NULL; /* borrowed */
+  Py_XINCREF(w);
+  Py_XDECREF(dict);
   if (!w) {
     PyErr_Clear();
     return NULL;
