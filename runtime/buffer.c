@@ -37,6 +37,10 @@ bool vrt__zero_owed(vrt_context *ctx, vrt_buffer *b, vp_diags *d) {
 
 void vrt_buffer_will_write(vrt_buffer *b, uint64_t offset, uint64_t size) {
   vrt_context *ctx = b->ctx;
+  /* Nothing owed (every out= after the first): no lock. A buffer is made
+   * owed only when the pool hands it out, before anyone else holds it. */
+  if (!atomic_load_explicit(&b->owed, memory_order_relaxed))
+    return;
   pthread_mutex_lock(&ctx->lock);
   /* Only a write that starts at or before the owed range and reaches into
    * it moves its start; the bytes it writes need no zeros. */

@@ -885,9 +885,12 @@ bool vrt__wait_sem(vrt_context *ctx, VkSemaphore sem, uint64_t ticket, uint64_t 
   uint64_t start = vrt__now_ns(), checked = start;
   /* Poll. The pause between polls is short (a few hundred cycles): the
    * point of spinning is to notice completion at once. */
+  uint64_t now = start;
   while (spin_ns) {
-    if (ctx->interrupt && vrt__now_ns() - checked > 20000000u) {
-      checked = vrt__now_ns();
+    /* `now` is the clock read at the end of the last poll: one read per
+     * poll, so completion is noticed a little sooner */
+    if (ctx->interrupt && now - checked > 20000000u) {
+      checked = now;
       if (ctx->interrupt(ctx->interrupt_arg)) {
         vrt__error(ctx, d, "interrupted while waiting for ticket %llu on device '%s'",
                    (unsigned long long)ticket, ctx->info.name);
@@ -905,7 +908,8 @@ bool vrt__wait_sem(vrt_context *ctx, VkSemaphore sem, uint64_t ticket, uint64_t 
         note_wait(ctx, base, vrt__now_ns() - start);
       return true;
     }
-    uint64_t spent = vrt__now_ns() - start;
+    now = vrt__now_ns();
+    uint64_t spent = now - start;
     if (spent >= spin_ns || spent >= timeout_ns)
       break;
     for (int i = 0; i < 2; i++)

@@ -286,9 +286,13 @@ static bool check_readback(vrt_kernel *k, const vrt_readback *rb, vp_diags *d) {
 }
 
 /* Submits the dispatch (and `rb`'s copy after it, when given) through the
- * launch cache; `hold`: an eager dispatch, which may wait for a batch. */
+ * launch cache; `hold`: an eager dispatch, which may wait for a batch.
+ * `busy` non-NULL: only what cannot block (vrt_dispatch_eager_nowait);
+ * anything that might - the lock taken, a launch to record, a zero fill
+ * owed, a submission with waits - sets *busy before any side effect. */
 static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *ranges, vrt_grid g,
-                   const vrt_readback *rb, vrt_ticket *ticket, bool hold, vp_diags *d) {
+                   const vrt_readback *rb, vrt_ticket *ticket, bool hold, bool *busy,
+                   vp_diags *d) {
   vrt_context *ctx = k->ctx;
   if (!vrt__alive(ctx, d))
     return false;
@@ -314,9 +318,21 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
     memcpy(key + len, r, sizeof r);
     len += sizeof r;
   }
-  uint64_t hash = vp_hash64(key, len, 0);
 
-  pthread_mutex_lock(&ctx->lock);
+  if (busy) {
+    *busy = true;
+    if (atomic_load(&ctx->nstreams) || pthread_mutex_trylock(&ctx->lock) != 0)
+      return true;
+    bool blocks = ctx->tl0.nwaits > 0;
+    for (uint32_t i = 0; !blocks && i < a->nbuffers; i++)
+      blocks = atomic_load_explicit(&a->buffers[i]->owed, memory_order_relaxed);
+    if (blocks) {
+      pthread_mutex_unlock(&ctx->lock);
+      return true;
+    }
+  } else {
+    pthread_mutex_lock(&ctx->lock);
+  }
   /* Zero fills the buffers are owed go first (pool.c: lazy zeroing). */
   bool owed_ok = true;
   for (uint32_t i = 0; owed_ok && i < a->nbuffers; i++)
@@ -327,12 +343,29 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
     pthread_mutex_unlock(&ctx->lock);
     return false;
   }
+  /* The entry the last dispatch used first: a loop repeating one call
+   * finds it with one compare and no hash. */
   vrt_launch *l = NULL;
-  for (uint32_t i = 0; i < k->nlaunches && !l; i++) {
-    vrt_launch *c = &k->launches[i];
-    if (c->recorded && c->hash == hash && c->key_len == len && memcmp(c->key, key, len) == 0)
+  if (k->last_launch < k->nlaunches) {
+    vrt_launch *c = &k->launches[k->last_launch];
+    if (c->recorded && c->key_len == len && memcmp(c->key, key, len) == 0)
       l = c;
   }
+  uint64_t hash = 0;
+  if (!l) {
+    hash = vp_hash64(key, len, 0);
+    for (uint32_t i = 0; i < k->nlaunches && !l; i++) {
+      vrt_launch *c = &k->launches[i];
+      if (c->recorded && c->hash == hash && c->key_len == len && memcmp(c->key, key, len) == 0)
+        l = c;
+    }
+  }
+  if (busy && !l) { /* recording may allocate, or wait for a slot */
+    pthread_mutex_unlock(&ctx->lock);
+    return true;
+  }
+  if (busy)
+    *busy = false;
   bool ok = true;
   if (l) {
     ctx->stats.reused_launches++;
@@ -404,6 +437,7 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
     ctx->stats.dispatches++;
     l->value = t;
     l->used = ++k->clock;
+    k->last_launch = (uint32_t)(l - k->launches);
     /* held: the default queue's (nothing is held once there are streams) */
     const vrt_tl *tl = vrt__tl_current(ctx);
     for (uint32_t i = 0; i < a->nbuffers; i++)
@@ -421,7 +455,7 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
 bool vrt_dispatch_async(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vrt_ticket *ticket,
                         vp_diags *d) {
   vrt_ticket t = 0;
-  bool ok = launch(k, args, NULL, grid, NULL, &t, false, d);
+  bool ok = launch(k, args, NULL, grid, NULL, &t, false, NULL, d);
   if (ticket)
     *ticket = t;
   return ok;
@@ -431,9 +465,9 @@ bool vrt_dispatch_ranges(vrt_kernel *k, const vrt_args *args, const vrt_bind_ran
                          vrt_grid grid, vrt_ticket *ticket, vp_diags *d) {
   vrt_ticket t = 0;
   if (!ticket) /* synchronous: as vrt_dispatch */
-    return launch(k, args, ranges, grid, NULL, &t, false, d) &&
+    return launch(k, args, ranges, grid, NULL, &t, false, NULL, d) &&
            vrt__wait_mine(k->ctx, t, d);
-  bool ok = launch(k, args, ranges, grid, NULL, &t, false, d);
+  bool ok = launch(k, args, ranges, grid, NULL, &t, false, NULL, d);
   *ticket = t;
   return ok;
 }
@@ -441,7 +475,17 @@ bool vrt_dispatch_ranges(vrt_kernel *k, const vrt_args *args, const vrt_bind_ran
 bool vrt_dispatch_eager(vrt_kernel *k, const vrt_args *args, const vrt_bind_range *ranges,
                         vrt_grid grid, vrt_ticket *ticket, vp_diags *d) {
   vrt_ticket t = 0;
-  bool ok = launch(k, args, ranges, grid, NULL, &t, true, d);
+  bool ok = launch(k, args, ranges, grid, NULL, &t, true, NULL, d);
+  if (ticket)
+    *ticket = t;
+  return ok;
+}
+
+bool vrt_dispatch_eager_nowait(vrt_kernel *k, const vrt_args *args,
+                               const vrt_bind_range *ranges, vrt_grid grid, vrt_ticket *ticket,
+                               bool *busy, vp_diags *d) {
+  vrt_ticket t = 0;
+  bool ok = launch(k, args, ranges, grid, NULL, &t, true, busy, d);
   if (ticket)
     *ticket = t;
   return ok;
@@ -449,15 +493,15 @@ bool vrt_dispatch_eager(vrt_kernel *k, const vrt_args *args, const vrt_bind_rang
 
 bool vrt_dispatch(vrt_kernel *k, const vrt_args *args, vrt_grid grid, vp_diags *d) {
   vrt_ticket t;
-  return launch(k, args, NULL, grid, NULL, &t, false, d) && vrt__wait_mine(k->ctx, t, d);
+  return launch(k, args, NULL, grid, NULL, &t, false, NULL, d) && vrt__wait_mine(k->ctx, t, d);
 }
 
 bool vrt_dispatch_readback(vrt_kernel *k, const vrt_args *args, vrt_grid grid,
                            const vrt_readback *rb, vrt_ticket *ticket, vp_diags *d) {
   vrt_ticket t = 0;
   if (!ticket) /* synchronous: as vrt_dispatch */
-    return launch(k, args, NULL, grid, rb, &t, false, d) && vrt__wait_mine(k->ctx, t, d);
-  bool ok = launch(k, args, NULL, grid, rb, &t, false, d);
+    return launch(k, args, NULL, grid, rb, &t, false, NULL, d) && vrt__wait_mine(k->ctx, t, d);
+  bool ok = launch(k, args, NULL, grid, rb, &t, false, NULL, d);
   *ticket = t;
   return ok;
 }

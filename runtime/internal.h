@@ -135,7 +135,7 @@ struct vrt_buffer {
    * copies it, a host access through the mapping - records it first
    * (vrt__zero_owed); vrt_buffer_will_write shrinks it or drops it, so a
    * buffer whose first operation writes every element is never filled. */
-  bool owed;
+  _Atomic bool owed; /* atomic: vrt_buffer_will_write reads it without the lock */
   uint64_t owed_from;
   /* The transfer queue family may use it (stream.c, "sharing"): made
    * VK_SHARING_MODE_CONCURRENT over both families while the context had a
@@ -192,6 +192,7 @@ struct vrt_kernel {
   vrt_kernel_stats stats;
   vrt_launch *launches;
   uint32_t nlaunches;
+  uint32_t last_launch; /* the entry the last dispatch used (dispatch.c looks there first) */
   uint64_t clock;
 };
 

@@ -606,6 +606,17 @@ bool vrt_dispatch_ranges(vrt_kernel *k, const vrt_args *args, const vrt_bind_ran
  * every result are as if each dispatch were submitted alone. */
 bool vrt_dispatch_eager(vrt_kernel *k, const vrt_args *args, const vrt_bind_range *ranges,
                         vrt_grid grid, vrt_ticket *ticket, vp_diags *d);
+/* vrt_dispatch_eager when it cannot block: the context's lock free at once
+ * (trylock), the launch recorded already (a cache hit), no zero fill owed
+ * by its buffers, no streams and no event waits on the default queue (a
+ * submission that waits for a semaphore may wait in the driver). Then it
+ * is vrt_dispatch_eager exactly; otherwise it does nothing, sets *busy and
+ * returns true, and the caller makes the blocking call (vrt_dispatch_eager)
+ * - the Python binding first tries this one without releasing the GIL,
+ * which costs more than the dispatch on a small array. */
+bool vrt_dispatch_eager_nowait(vrt_kernel *k, const vrt_args *args,
+                               const vrt_bind_range *ranges, vrt_grid grid, vrt_ticket *ticket,
+                               bool *busy, vp_diags *d);
 /* Eager dispatches held back at most before a submission (1: each is sent
  * at once; 0 restores the default: VRT_EAGER_BATCH on CPU devices, 1 on
  * GPUs, where holding left the GPU idle). Safe from any thread. */

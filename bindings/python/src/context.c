@@ -443,7 +443,9 @@ static PyMethodDef context_methods[] = {
     {"describe", context_describe, METH_VARARGS, "describe(verbose=True) -> str"},
     {"take_validation", context_take_validation, METH_NOARGS,
      "take_validation() -> list of validation-layer messages since the last call"},
-    {"wait_idle", context_wait_idle, METH_NOARGS, "wait_idle(): waits for all submitted work"},
+    {"wait_idle", context_wait_idle, METH_NOARGS,
+     "waits until every submitted dispatch and copy is done (raises DeviceLostError on a lost "
+     "device); a Context's synchronize()"},
     {"stats", context_stats, METH_NOARGS, "stats() -> dict of submission and memory counters"},
     {"cores", context_cores, METH_NOARGS,
      "cores() -> (cores, warps_per_core) of the device, (0, 0) when unknown"},

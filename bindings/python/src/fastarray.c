@@ -52,14 +52,66 @@ static struct {
   PyObject *descr[NSLOTS];
   descr_set_fn set[NSLOTS];
   descr_get_fn get[NSLOTS];
+  Py_ssize_t off[NSLOTS]; /* each slot's byte offset in the object, found by
+                           * slot_offsets (0: unknown, read through `get`) */
   PyObject *zero;
 } L;
 
 static void layout_clear(void) {
-  for (int i = 0; i < NSLOTS; i++)
+  for (int i = 0; i < NSLOTS; i++) {
     Py_CLEAR(L.descr[i]);
+    L.off[i] = 0;
+  }
   Py_CLEAR(L.ok_for);
   L.ok = false;
+}
+
+/* Finds where each slot lives in an instance of `type`, so that the
+ * launchers' per-call reads (vpy_array_get, a dozen a call) are one load
+ * instead of a member descriptor's get (~50 instructions each; the stable
+ * ABI has no way to ask a member descriptor its offset). Found, not
+ * assumed: a fresh instance (zeroed by tp_alloc) gets a distinct object in
+ * each slot through the slot's own setter, and the one pointer-sized word
+ * of the instance that then holds that object is the slot. Any doubt - no
+ * word, two words, a setter failing - leaves every offset 0 and the reads
+ * go through the descriptors as before. */
+static void slot_offsets(PyObject *type) {
+  PyObject *bs = PyObject_GetAttrString(type, "__basicsize__");
+  Py_ssize_t basic = bs ? PyLong_AsSsize_t(bs) : -1;
+  Py_XDECREF(bs);
+  PyErr_Clear();
+  if (basic <= (Py_ssize_t)sizeof(PyObject) || basic % (Py_ssize_t)sizeof(PyObject *))
+    return;
+  PyObject *probe = L.alloc((PyTypeObject *)type, 0);
+  if (!probe) {
+    PyErr_Clear();
+    return;
+  }
+  Py_ssize_t off[NSLOTS] = {0};
+  bool good = true;
+  /* the sentinels: the member descriptors themselves, distinct objects */
+  for (int k = 0; good && k < NSLOTS; k++)
+    good = L.set[k](L.descr[k], probe, L.descr[k]) == 0;
+  for (int k = 0; good && k < NSLOTS; k++) {
+    for (Py_ssize_t o = sizeof(PyObject); o < basic; o += sizeof(PyObject *)) {
+      PyObject *word;
+      memcpy(&word, (char *)probe + o, sizeof word);
+      if (word == L.descr[k]) {
+        good = off[k] == 0;
+        off[k] = o;
+      }
+    }
+    good = good && off[k] != 0;
+  }
+  /* the slots emptied again before the probe goes (a failed set left its
+   * slot as it was: NULL, which deleting leaves alone) */
+  for (int k = 0; k < NSLOTS; k++)
+    if (L.set[k](L.descr[k], probe, NULL) < 0)
+      PyErr_Clear();
+  Py_DECREF(probe);
+  PyErr_Clear();
+  for (int k = 0; good && k < NSLOTS; k++)
+    L.off[k] = off[k];
 }
 
 /* Whether `type` has exactly the slots above (plus __weakref__); finds
@@ -107,6 +159,8 @@ static bool layout_check(PyObject *type) {
   L.alloc = (allocfunc)PyType_GetSlot((PyTypeObject *)type, Py_tp_alloc);
   L.ok = good && seen == NSLOTS && L.alloc;
   PyErr_Clear();
+  if (L.ok)
+    slot_offsets(type);
   return L.ok;
 fail:
   PyErr_Clear();
@@ -119,13 +173,20 @@ bool vpy_array_fast(PyObject *array_type) {
   return PyType_Check(array_type) && layout_check(array_type);
 }
 
-/* Declared in ext.h. The member descriptor's get skips the attribute
- * lookup through the type (the launchers read four slots of every operand
- * on each call). */
+/* Declared in ext.h. The slot read in place (slot_offsets), else through
+ * the member descriptor's get, which skips the attribute lookup through
+ * the type (the launchers read four slots of every operand on each call). */
 PyObject *vpy_array_get(PyObject *obj, enum vpy_array_slot slot, PyObject *name) {
   PyObject *type = (PyObject *)Py_TYPE(obj);
-  if (L.ok_for == type && L.ok)
-    return L.get[slot](L.descr[slot], obj, type);
+  if (L.ok_for == type && L.ok) {
+    if (L.off[slot]) {
+      PyObject *v;
+      memcpy(&v, (char *)obj + L.off[slot], sizeof v);
+      if (v)
+        return Py_NewRef(v);
+    }
+    return L.get[slot](L.descr[slot], obj, type); /* unset: its AttributeError */
+  }
   return PyObject_GetAttr(obj, name);
 }
 

@@ -111,6 +111,10 @@ class Context:
                                              copy_threads=copy_threads or 0,
                                              no_device_mapping=bool(no_device_mapping),
                                              robust=bool(robust))
+        # ctx.synchronize() is the extension's own call: no Python frame on
+        # the wait that every `op(...); ctx.synchronize()` loop makes
+        # (issue 14's per-call figure); the method below is its reference
+        self.synchronize = self._native.wait_idle
         self.robust = bool(robust)  # robustBufferAccess on (issue 20)
         self.info = self._native.info()
         if timeout is not None:

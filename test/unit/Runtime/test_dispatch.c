@@ -74,6 +74,69 @@ static void saxpy_case(vrt_context *ctx, vrt_kernel *k, uint32_t n, vrt_memory_k
   vp_diags_free(&d);
 }
 
+/* vrt_dispatch_eager_nowait: a launch not recorded yet (and a new buffer,
+ * owed zeros where the pool defers them) leaves it busy with nothing done
+ * (the counts of dispatches and submissions unchanged); once the blocking
+ * call recorded the launch it runs exactly as vrt_dispatch_eager, and the
+ * results are saxpy's, again and again (y accumulates). */
+static void test_eager_nowait(void) {
+  vrt_context *ctx = rt_context();
+  if (!ctx)
+    return;
+  vrt_kernel *k = rt_kernel(ctx, "saxpy", NULL);
+  vp_diags d = {0};
+  enum { N = 256 };
+  float x[N], y[N], out[N];
+  for (uint32_t i = 0; i < N; i++) {
+    x[i] = (float)i;
+    y[i] = 1.0f;
+  }
+  vrt_buffer *bx = upload_f32(ctx, x, N, VRT_DEVICE), *by = upload_f32(ctx, y, N, VRT_DEVICE);
+  struct {
+    uint32_t count[3];
+    float alpha;
+  } push = {{0}, 2.0f};
+  vrt_buffer *bufs[2] = {bx, by};
+  vrt_args args = {bufs, 2, &push, sizeof push};
+  vrt_grid g = vrt_invocations(N, 1, 1);
+  vrt_context_stats s0, s1;
+  vrt_context_stats_get(ctx, &s0);
+  bool busy = false;
+  vrt_ticket t = 0;
+  CHECK(vrt_dispatch_eager_nowait(k, &args, NULL, g, &t, &busy, &d) && busy);
+  /* a new buffer: another launch, maybe owed zeros: busy too */
+  vrt_buffer *fresh = vrt_buffer_create(ctx, N * 4, VRT_DEVICE, &d);
+  vrt_buffer *fb[2] = {bx, fresh};
+  vrt_args fargs = {fb, 2, &push, sizeof push};
+  busy = false;
+  CHECK(fresh && vrt_dispatch_eager_nowait(k, &fargs, NULL, g, &t, &busy, &d) && busy);
+  vrt_context_stats_get(ctx, &s1);
+  CHECK_EQ_U64(s1.dispatches, s0.dispatches);
+  CHECK_EQ_U64(s1.submits, s0.submits);
+  /* recorded by the blocking call; then resubmitted without blocking */
+  CHECK(vrt_dispatch_eager(k, &args, NULL, g, &t, &d));
+  int ran = 1;
+  for (int i = 0; i < 3; i++) {
+    busy = true;
+    CHECK(vrt_dispatch_eager_nowait(k, &args, NULL, g, &t, &busy, &d));
+    CHECK(!busy);
+    ran += !busy;
+  }
+  CHECK(t > 0 && vrt_wait(ctx, t, UINT64_MAX, &d));
+  CHECK(vrt_buffer_download(by, 0, out, N * 4, &d));
+  CHECK_OK(d);
+  uint32_t bad = 0;
+  for (uint32_t i = 0; i < N; i++)
+    bad += out[i] != 1.0f + (float)ran * 2.0f * x[i];
+  CHECK_EQ_U64(bad, 0);
+  vrt_buffer_destroy(fresh);
+  vrt_buffer_destroy(bx);
+  vrt_buffer_destroy(by);
+  vp_diags_free(&d);
+  vrt_kernel_destroy(k);
+  rt_context_done(ctx);
+}
+
 static void test_saxpy_sizes(void) {
   vrt_context *ctx = rt_context();
   if (!ctx)
@@ -618,6 +681,7 @@ static void test_sync_lost(void) {
 
 int main(void) {
   RT_RUN(test_saxpy_sizes);
+  RT_RUN(test_eager_nowait);
   RT_RUN(test_grids);
   RT_RUN(test_fixed_and_launch_cache);
   RT_RUN(test_readback);
