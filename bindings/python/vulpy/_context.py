@@ -53,7 +53,7 @@ class Context:
     for the GPU: 'spin-block' (poll, then sleep: the default on GPUs),
     'block' (sleep at once: the default on CPU devices), 'spin' (poll until
     done); `copy_threads` is how many threads share large host copies
-    (default: VULPY_COPY_THREADS, else half the CPUs, at most 4).
+    (default: VULPY_COPY_THREADS, else half the CPUs, at most 8).
     `timeout` (seconds, default None) bounds every wait that has no
     timeout of its own: past it the call raises vp.TimeoutError.
     `no_device_mapping=True` never maps 'device' memory, even where it is
@@ -574,7 +574,7 @@ def env_options():
     """What the VULPY_* variables choose for a new context, as a dict
     (device, validation, cache_dir, wait, spin_us, copy_threads, fma,
     denorm, export_semaphores, stream_queues, prewarm, vulkan_library,
-    staging_slots, staging_mib; 0: the default):
+    staging_slots, staging_mib, upload_import_mib; 0: the default):
     the C parser's reading (lib/RuntimeEnv), the only one. Raises
     VulkanError naming a variable whose value it does not take."""
     return _native.ext().env_options()
