@@ -125,6 +125,12 @@ class Context:
         # turned off (the copy paths then run, as for odd cases anyway).
         self.host_import = "external_memory_host" in self._features
         self.zero_copy_results = True
+        # Uploads of at least this many bytes from a NumPy array into memory
+        # the host cannot map ('device' on a discrete GPU) copy on the GPU
+        # from the array's imported pages (the host_import cache: pinned
+        # once, for the array's lifetime) instead of through the staging
+        # ring's memcpy; 0: never (_upload).
+        self.upload_import_min = self._UPLOAD_IMPORT_MIN
         _live.add(self)
 
     # ---------------------------------------------------------- description
@@ -380,6 +386,26 @@ class Context:
     # a large block of the driver's (often pinned) memory.
     _ZERO_COPY_MAX = 128 << 20
     _IMPORTS_MAX = 32
+    _UPLOAD_IMPORT_MIN = 16 << 20
+
+    def _upload(self, buf, a, cacheable):
+        """buf.upload(a) for a C-contiguous ndarray `a` (buf's first
+        a.nbytes bytes). With `cacheable` (`a` is the caller's own array, not
+        a temporary made for this call), upload_import_min bytes or more and
+        a `buf` the host cannot map, the GPU copies from `a`'s pages imported
+        by _imported (kept while `a` lives, so a second upload of the same
+        array costs no pinning) and the call returns once that copy is done:
+        no staging memcpy. Any other case, and an array that cannot be
+        imported, takes the staging ring (runtime/staging.c)."""
+        n = a.nbytes
+        if cacheable and self.upload_import_min and n >= self.upload_import_min and \
+                self.host_import and not buf.mapped and a.flags.writeable and \
+                a.flags.c_contiguous:
+            src = self._imported(a)
+            if src is not None:
+                buf.copy_from(src, 0, 0, n)
+                return
+        buf.upload(a)
 
     def _host_input(self, a, allow_import=True):
         """A Buffer the GPU can read C-contiguous ndarray `a` from: the
