@@ -249,7 +249,7 @@ static bool upload_imported(vrt_context *ctx, vrt_buffer *b, uint64_t offset, co
   page = page ? page : 4096;
   uintptr_t s = (uintptr_t)src;
   uintptr_t lo = (s + page - 1) / page * page, hi = (s + size) / page * page;
-  if (hi <= lo || hi - lo < ctx->upload_import_bytes)
+  if (hi <= lo) /* no whole page (a tiny upload_import_mib) */
     return upload_staged(ctx, b, offset, src, size, d);
   uint64_t piece = ctx->upload_import_bytes / page * page;
   bool ok = upload_staged(ctx, b, offset, src, lo - s, d) &&

@@ -67,7 +67,9 @@ class Context:
     Arrays, kernels and jit functions take context= (default: the arrays'
     own context, else vp.default_context()); operands of one call must live
     on one context. Attributes: name, kind, index, info (the device's
-    limits and features), has(feature).
+    limits and features), has(feature); upload_import_min (bytes, default
+    16 MiB, 0: off): large uploads of a NumPy array into memory the host
+    cannot map copy from the array's imported pages (docs/python-api.md).
 
     Errors: ValueError for an unknown kind or wait mode; vp.VulkanError
     when no device matches the index or name (the message lists the
