@@ -175,3 +175,20 @@ def test_the_import_paths_ran(percall, cached, nomap):
     gc.collect()
     assert len(cached._imports) == n0  # released with the array
     assert nomap.stats()["upload_imports"] == 0
+
+
+def test_cached_imports_are_bounded(cached, monkeypatch):
+    """Imported (pinned) bytes stay under _IMPORTS_MAX_BYTES: the oldest
+    imports go first, the data stays right."""
+    if not cached.host_import:
+        pytest.skip("no VK_EXT_external_memory_host")
+    monkeypatch.setattr(cached, "_IMPORTS_MAX_BYTES", 5 << 20)
+    xs = [np.full(2 << 20, i, np.uint8) for i in range(4)]
+    a = vp.empty(2 << 20, np.uint8, memory="device", context=cached)
+    for x in xs:
+        a.set(x)
+        np.testing.assert_array_equal(a.numpy(), x)
+    held = sum(e[2] for e in cached._imports.values())
+    assert held <= 5 << 20
+    ids = {id(x) for x in xs}
+    assert [k for k in cached._imports if k in ids] == [id(xs[2]), id(xs[3])]

@@ -388,6 +388,7 @@ class Context:
     # a large block of the driver's (often pinned) memory.
     _ZERO_COPY_MAX = 128 << 20
     _IMPORTS_MAX = 32
+    _IMPORTS_MAX_BYTES = 4 << 30
     _UPLOAD_IMPORT_MIN = 16 << 20
 
     def _upload(self, buf, a, cacheable):
@@ -466,8 +467,12 @@ class Context:
             return None
         with self._imports_lock:
             self._imports[key] = (ref, addr, a.nbytes, buf)
-            while len(self._imports) > self._IMPORTS_MAX:
-                del self._imports[next(iter(self._imports))]
+            # Imported pages are pinned: past _IMPORTS_MAX arrays or
+            # _IMPORTS_MAX_BYTES (large uploads) the oldest go, the newest stays.
+            held = sum(e[2] for e in self._imports.values())
+            while len(self._imports) > 1 and (len(self._imports) > self._IMPORTS_MAX or
+                                              held > self._IMPORTS_MAX_BYTES):
+                held -= self._imports.pop(next(iter(self._imports)))[2]
         return buf
 
     def _forget(self, key, ref):
