@@ -6,7 +6,7 @@ that take turns, NumPy's memcpy of the same bytes beside them as the host's
 own speed on the same stretch of time.
 
 The levers:
-  - the default: array uploads of 16 MiB or more copy on the GPU from the
+  - the default: array uploads of more than 32 MiB copy on the GPU from the
     NumPy array's cached import (Context.upload_import_min; pinned on the
     first upload, kept while the array lives), the rest through the
     staging ring with half the CPUs (at most 8) as copy threads;

@@ -349,8 +349,10 @@ typedef struct vrt_context_options {
    * import the source's whole pages (VK_EXT_external_memory_host), that
    * many MiB at a time, and copy from them on the GPU: no staging memcpy
    * (staging.c, "imported uploads"); the unaligned head and tail still go
-   * through the ring, and such an upload returns once its copies are done.
-   * 0: never, the default (VULPY_UPLOAD_IMPORT_MIB, 1 to 4096). */
+   * through the ring, and such an upload returns once its copies are done
+   * (so after the work queued before them on the stream, as a staged upload
+   * larger than the ring does). 0: never, the default
+   * (VULPY_UPLOAD_IMPORT_MIB, 1 to 4096). */
   uint32_t upload_import_mib;
 } vrt_context_options;
 

@@ -68,7 +68,7 @@ class Context:
     own context, else vp.default_context()); operands of one call must live
     on one context. Attributes: name, kind, index, info (the device's
     limits and features), has(feature); upload_import_min (bytes, default
-    16 MiB, 0: off): large uploads of a NumPy array into memory the host
+    32 MiB, 0: off): larger uploads of a NumPy array into memory the host
     cannot map copy from the array's imported pages (docs/python-api.md).
 
     Errors: ValueError for an unknown kind or wait mode; vp.VulkanError
@@ -127,7 +127,7 @@ class Context:
         # turned off (the copy paths then run, as for odd cases anyway).
         self.host_import = "external_memory_host" in self._features
         self.zero_copy_results = True
-        # Uploads of at least this many bytes from a NumPy array into memory
+        # Uploads of more than this many bytes from a NumPy array into memory
         # the host cannot map ('device' on a discrete GPU) copy on the GPU
         # from the array's imported pages (the host_import cache: pinned
         # once, for the array's lifetime) instead of through the staging
@@ -389,19 +389,23 @@ class Context:
     _ZERO_COPY_MAX = 128 << 20
     _IMPORTS_MAX = 32
     _IMPORTS_MAX_BYTES = 4 << 30
-    _UPLOAD_IMPORT_MIN = 16 << 20
+    # The staging ring's default size (4 slots of 8 MiB, runtime/staging.c):
+    # a staged upload larger than this waits for its own first copies, and
+    # so for the work queued before them, as the import path waits for its
+    # copy; up to it the ring returns without waiting for the GPU.
+    _UPLOAD_IMPORT_MIN = 32 << 20
 
     def _upload(self, buf, a, cacheable):
         """buf.upload(a) for a C-contiguous ndarray `a` (buf's first
         a.nbytes bytes). With `cacheable` (`a` is the caller's own array, not
-        a temporary made for this call), upload_import_min bytes or more and
-        a `buf` the host cannot map, the GPU copies from `a`'s pages imported
-        by _imported (kept while `a` lives, so a second upload of the same
-        array costs no pinning) and the call returns once that copy is done:
-        no staging memcpy. Any other case, and an array that cannot be
-        imported, takes the staging ring (runtime/staging.c)."""
+        a temporary made for this call), more than upload_import_min bytes
+        and a `buf` the host cannot map, the GPU copies from `a`'s pages
+        imported by _imported (kept while `a` lives, so a second upload of
+        the same array costs no pinning) and the call returns once that copy
+        is done: no staging memcpy. Any other case, and an array that cannot
+        be imported, takes the staging ring (runtime/staging.c)."""
         n = a.nbytes
-        if cacheable and self.upload_import_min and n >= self.upload_import_min and \
+        if cacheable and self.upload_import_min and n > self.upload_import_min and \
                 self.host_import and not buf.mapped and a.flags.writeable and \
                 a.flags.c_contiguous:
             src = self._imported(a)
