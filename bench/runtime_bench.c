@@ -315,11 +315,8 @@ static void raw_dispatch(raw *r, VkCommandBuffer cb) {
   vkCmdDispatch(cb, 1, 1, 1);
 }
 
-/* Records `count` dispatches (barrier between each, and the runtime's
- * barriers around them when `barriers`: one dispatch as the runtime's
- * launch cache records it, the closing barrier only) into a new command
- * buffer. */
-static int raw_record_b(raw *r, int count, bool barriers, VkCommandBuffer *out) {
+/* A new command buffer from the raw pool, begun; 1 on a Vulkan error. */
+static int raw_begin(raw *r, VkCommandBuffer *out) {
   VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                     .commandPool = r->pool,
                                     .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
@@ -327,6 +324,16 @@ static int raw_record_b(raw *r, int count, bool barriers, VkCommandBuffer *out) 
   VKCHECK(vkAllocateCommandBuffers(r->device, &ai, out));
   VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   VKCHECK(vkBeginCommandBuffer(*out, &bi));
+  return 0;
+}
+
+/* Records `count` dispatches (barrier between each, and the runtime's
+ * barriers around them when `barriers`: one dispatch as the runtime's
+ * launch cache records it, the closing barrier only) into a new command
+ * buffer. */
+static int raw_record_b(raw *r, int count, bool barriers, VkCommandBuffer *out) {
+  if (raw_begin(r, out))
+    return 1;
   if (barriers && count > 1)
     raw_barrier(*out, true);
   for (int i = 0; i < count; i++) {
@@ -346,13 +353,8 @@ static int raw_record(raw *r, int count, VkCommandBuffer *out) {
 
 /* One dispatch closed by raw_barrier_compute (host: with the HOST read). */
 static int raw_record_light(raw *r, bool host, VkCommandBuffer *out) {
-  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                    .commandPool = r->pool,
-                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                    .commandBufferCount = 1};
-  VKCHECK(vkAllocateCommandBuffers(r->device, &ai, out));
-  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  VKCHECK(vkBeginCommandBuffer(*out, &bi));
+  if (raw_begin(r, out))
+    return 1;
   raw_dispatch(r, *out);
   raw_barrier_compute(*out, host);
   VKCHECK(vkEndCommandBuffer(*out));
@@ -438,13 +440,8 @@ typedef struct raw_xfer {
 } raw_xfer;
 
 static int record_copy(raw *r, VkBuffer src, VkBuffer dst, uint64_t bytes, VkCommandBuffer *cb) {
-  VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                    .commandPool = r->pool,
-                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                    .commandBufferCount = 1};
-  VKCHECK(vkAllocateCommandBuffers(r->device, &ai, cb));
-  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  VKCHECK(vkBeginCommandBuffer(*cb, &bi));
+  if (raw_begin(r, cb))
+    return 1;
   raw_barrier(*cb, true);
   VkBufferCopy region = {0, 0, bytes};
   vkCmdCopyBuffer(*cb, src, dst, 1, &region);

@@ -304,6 +304,11 @@ static bool check_options(const vrt_context_options *opt, vp_diags *d) {
              opt->staging_slots, opt->staging_slot_mib, VRT_STAGING_SLOTS);
     field = "staging_slots";
   }
+  if (opt->upload_import_mib > 4096) {
+    vp_error(d, (vp_loc){0}, "vrt_context_options.upload_import_mib = %u: at most 4096",
+             opt->upload_import_mib);
+    field = "upload_import_mib";
+  }
   if (opt->copy_threads > 64) {
     vp_error(d, (vp_loc){0}, "vrt_context_options.copy_threads = %u: at most 64",
              opt->copy_threads);
@@ -404,6 +409,7 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
   atomic_store(&ctx->spin_ns, spin_us * 1000);
   ctx->staging_slots = opt->staging_slots ? opt->staging_slots : 4;
   ctx->staging_slot_bytes = (uint64_t)(opt->staging_slot_mib ? opt->staging_slot_mib : 8) << 20;
+  ctx->upload_import_bytes = (uint64_t)opt->upload_import_mib << 20;
   atomic_store(&ctx->copy_threads,
                opt->copy_threads ? opt->copy_threads : vrt__copy_threads_default(ctx->info.kind));
   if (opt->cache_dir && *opt->cache_dir)

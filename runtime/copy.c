@@ -12,7 +12,9 @@
  * One parallel copy at a time per context: a caller that finds the workers
  * busy copies alone rather than waiting. The thread count comes from the
  * context options (callers read VULPY_COPY_THREADS), else half the online
- * CPUs (at most 4).
+ * CPUs, at most 8: on the H200's 16-core host 8 threads filled the staging
+ * ring faster than 4 (bench/probes/upload_ab.py; bench/notes/runtime.md),
+ * and the other half of the cores stays with the caller's own threads.
  */
 #include "internal.h"
 
@@ -74,7 +76,7 @@ uint32_t vrt__copy_threads_default(vrt_device_kind kind) {
   (void)kind; /* copies and kernels rarely overlap, so CPU devices too */
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   long n = cpus / 2;
-  return n < 1 ? 1 : n > 4 ? 4 : (uint32_t)n;
+  return n < 1 ? 1 : n > 8 ? 8 : (uint32_t)n;
 }
 
 /* Starts nthreads - 1 workers (the caller is the last one). */

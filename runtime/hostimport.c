@@ -45,10 +45,8 @@ void vrt_host_free(void *ptr, size_t alloc_size) {
     munmap(ptr, alloc_size);
 }
 
-/* Imports [base, base + span) and makes a buffer of `size` bytes (a
- * `vk_size`-byte VkBuffer range) starting `offset` bytes into it. */
-static vrt_buffer *import_pages(vrt_context *ctx, char *base, uint64_t span, uint64_t offset,
-                                uint64_t size, uint64_t vk_size, vp_diags *d) {
+vrt_buffer *vrt__import_pages(vrt_context *ctx, char *base, uint64_t span, uint64_t offset,
+                              uint64_t size, uint64_t vk_size, vp_diags *d) {
   vrt_buffer *b = calloc(1, sizeof *b);
   if (!b) {
     vrt__error(ctx, d, "out of host memory");
@@ -154,7 +152,7 @@ vrt_buffer *vrt_buffer_import_host(vrt_context *ctx, void *ptr, uint64_t size, v
                     "with vrt_buffer_import_host_range");
     return NULL;
   }
-  return import_pages(ctx, ptr, size, 0, size, size, d);
+  return vrt__import_pages(ctx, ptr, size, 0, size, size, d);
 }
 
 vrt_buffer *vrt_buffer_import_host_range(vrt_context *ctx, void *ptr, uint64_t size,
@@ -179,5 +177,5 @@ vrt_buffer *vrt_buffer_import_host_range(vrt_context *ctx, void *ptr, uint64_t s
   uint64_t vk_size = (size + 15) & ~(uint64_t)15;
   if (vk_size > span - (p - base))
     vk_size = span - (p - base);
-  return import_pages(ctx, (char *)base, span, p - base, size, vk_size, d);
+  return vrt__import_pages(ctx, (char *)base, span, p - base, size, vk_size, d);
 }

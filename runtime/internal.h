@@ -203,8 +203,14 @@ typedef struct vrt_copier vrt_copier;
 void vrt__memcpy(vrt_context *ctx, void *dst, const void *src, size_t n);
 /* Joins the workers and frees them (NULL is fine). */
 void vrt__copier_destroy(vrt_copier *c);
-/* The default thread count: half the CPUs (<= 4). */
+/* The default thread count: half the CPUs (<= 8). */
 uint32_t vrt__copy_threads_default(vrt_device_kind kind);
+/* Imports the host pages [base, base + span) (hostimport.c; base and span
+ * multiples of minImportedHostPointerAlignment) as a buffer of `size`
+ * bytes (a `vk_size`-byte VkBuffer range) starting `offset` bytes in;
+ * takes the context lock. */
+vrt_buffer *vrt__import_pages(vrt_context *ctx, char *base, uint64_t span, uint64_t offset,
+                              uint64_t size, uint64_t vk_size, vp_diags *d);
 
 /* --------------------------------------------------------------- context */
 
@@ -326,6 +332,9 @@ struct vrt_context {
   vrt_staging staging[2];
   uint32_t staging_slots;
   uint64_t staging_slot_bytes;
+  /* Uploads of this many bytes or more import their source (0: never;
+   * vrt_context_options.upload_import_mib, staging.c). */
+  uint64_t upload_import_bytes;
 
   vrt_pipeline *pipelines;
   VkDescriptorPool *desc_pools;

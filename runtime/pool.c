@@ -16,7 +16,9 @@
  *     block each. The descriptor range stays the requested size, so a
  *     kernel sees exactly the bytes it asked for.
  *   - Reuse waits for the GPU: a cached buffer is handed out only once its
- *     last-use ticket is reached (a poll, never a wait). Queue order makes
+ *     own last uses are done - its last-use ticket reached, or with streams
+ *     its last use on each queue's timeline (a poll, never a wait), so a
+ *     stream held elsewhere does not stop reuse. Queue order makes
  *     that immediate in synchronous code; a sync=False chain gets new
  *     buffers until its work is done, never memory it still uses.
  *   - A hit keeps the buffer's id when its size is unchanged, so recorded
@@ -168,9 +170,43 @@ void vrt__pool_put(vrt_context *ctx, vrt_buffer *b) {
     vrt__pool_trim(ctx, ctx->pool_cache_max);
 }
 
-/* The newest cached buffer of the kind and class that the GPU is done with. */
-static vrt_buffer *take(vrt_context *ctx, vrt_memory_kind kind, uint64_t cls, bool ordered) {
+/* Whether the GPU is done with a cached buffer: its last use is at most
+ * `done` (every queue's work up to there is done), or, with streams, each
+ * timeline's last use of it (b->use, what vrt__buffer_idle waits for) is
+ * reached on that timeline's semaphore. The second matters while another
+ * stream is held (a gate, a long kernel): its pending ticket holds `done`
+ * back, and buffers used after it on other queues, long done, would not be
+ * reused. `seen` caches the semaphore values read during one take (0: not
+ * read yet). */
+static bool own_uses_done(vrt_context *ctx, vrt_buffer *b, uint64_t done, uint64_t *seen) {
+  if (atomic_load(&b->last_use) <= done)
+    return true;
+  uint32_t n = atomic_load(&ctx->nstreams);
+  if (!n) /* one timeline: `done` says it all (and held eager work is not sent) */
+    return false;
+  for (uint32_t i = 0; i <= n; i++) {
+    uint64_t t = atomic_load(&b->use[i]);
+    if (t <= done || t <= seen[i])
+      continue;
+    VkSemaphore sem = i ? ctx->streams[i - 1]->tl.sem : ctx->timeline;
+    uint64_t v = 0;
+    if (ctx->vk.vkGetSemaphoreCounterValue(ctx->device, sem, &v) != VK_SUCCESS)
+      return false;
+    seen[i] = v;
+    if (v < t)
+      return false;
+  }
+  return true;
+}
+
+/* The newest cached buffer of the kind and class that the GPU is done with;
+ * *in_use: queued work may still use it (taken in queue order or after a
+ * wait on its own queues). */
+static vrt_buffer *take(vrt_context *ctx, vrt_memory_kind kind, uint64_t cls, bool ordered,
+                        bool *in_use) {
   uint64_t done = atomic_load(&ctx->completed);
+  uint64_t seen[VRT_MAX_STREAMS + 1] = {0};
+  *in_use = false;
   /* While the context has a transfer stream, an EXCLUSIVE cached buffer
    * is not handed out: the transfer family could not use it (stream.c,
    * "sharing"); it ages out of the cache. */
@@ -182,7 +218,7 @@ static vrt_buffer *take(vrt_context *ctx, vrt_memory_kind kind, uint64_t cls, bo
     for (vrt_buffer *b = ctx->pool_bins[bin_of(kind, cls)]; b; b = b->bnext) {
       if (b->kind != kind || b->cls != cls || (conc && !b->conc))
         continue;
-      if (atomic_load(&b->last_use) <= done) {
+      if (own_uses_done(ctx, b, done, seen)) {
         unlink_cached(ctx, b);
         return b;
       }
@@ -204,6 +240,7 @@ static vrt_buffer *take(vrt_context *ctx, vrt_memory_kind kind, uint64_t cls, bo
     if (ordered && pass == 1 && !atomic_load(&ctx->nstreams)) {
       ctx->stats.pool_ordered++;
       unlink_cached(ctx, oldest);
+      *in_use = atomic_load(&oldest->last_use) > atomic_load(&ctx->completed);
       return oldest;
     }
     /* Back-pressure: eager ufuncs (issue 21) run ahead of the GPU, and
@@ -217,6 +254,7 @@ static vrt_buffer *take(vrt_context *ctx, vrt_memory_kind kind, uint64_t cls, bo
       if (ok) {
         ctx->stats.pool_waits++;
         unlink_cached(ctx, oldest);
+        *in_use = atomic_load(&oldest->last_use) > atomic_load(&ctx->completed);
         return oldest;
       }
     }
@@ -258,8 +296,8 @@ vrt_buffer *vrt__pool_create(vrt_context *ctx, uint64_t size, vrt_memory_kind ki
   /* The caller writes every byte but the tail past `written` (under 16
    * bytes, often none) on the GPU first: queue order protects it. */
   bool ordered = written + 16 > vk_size && kind != VRT_HOST && kind != VRT_CACHED;
-  vrt_buffer *b = take(ctx, kind, cls, ordered);
-  bool busy = b && atomic_load(&b->last_use) > atomic_load(&ctx->completed);
+  bool busy;
+  vrt_buffer *b = take(ctx, kind, cls, ordered, &busy);
   if (b) {
     ctx->stats.pool_hits++;
     /* The id keys recorded launches, whose descriptors bind vk_size bytes. */

@@ -25,6 +25,17 @@
  * threads may transfer at once (each holds the slots it took; slots are
  * handed out in turn). Every host-side copy of 4 MiB or more is split over
  * the context's copy threads (copy.c; a second concurrent copy runs alone).
+ *
+ * The upload pipeline, per 8 MiB slot: take a slot (two lock round trips),
+ * wait for its previous copy on that copy's queue, memcpy the chunk in on
+ * the copy threads (the caller and up to 7 workers, 1 MiB parts at least),
+ * flush it where the memory is not coherent, then record and submit one
+ * vkCmdCopyBuffer on the buffer's family (the compute queue, or the
+ * transfer queue for a transfer stream); the next chunk's memcpy overlaps
+ * that copy. Before streams the context lock was held for the whole
+ * transfer and the waits were vrt_wait on the one timeline: the same
+ * memcpy and copy per chunk. With upload_import_mib the memcpy goes:
+ * "imported uploads" below.
  */
 #include "internal.h"
 
@@ -117,41 +128,49 @@ static bool sync_slot(vrt_context *ctx, vrt_staging *st, int slot, bool flush, v
                : VRT_VK(ctx, d, vkInvalidateMappedMemoryRanges, ctx->device, 1, &r);
 }
 
-/* Records and submits one copy between a staging slot and the buffer
- * (lock held); the slot remembers the copy's ticket and semaphore. */
-static bool submit_copy(vrt_context *ctx, vrt_staging *st, vrt_buffer *b, int slot,
-                        uint64_t offset, uint64_t n, bool upload, vp_diags *d) {
+/* Records and submits one copy of `region` from `src` to `dst` (lock
+ * held). `b` is the device buffer (its zero fill goes first), `other` the
+ * staging ring's or an imported buffer; with `other_family` the queue
+ * family is chosen for both (vrt__copy_family), else for `b` alone (each
+ * ring serves one family). *sem, *t: the copy's timeline and ticket. */
+static bool submit_one(vrt_context *ctx, vrt_buffer *b, vrt_buffer *other, bool other_family,
+                       VkBuffer src, VkBuffer dst, VkBufferCopy region, VkSemaphore *sem,
+                       vrt_ticket *t, vp_diags *d) {
   int cs;
   if (!vrt__zero_owed(ctx, b, d))
     return false;
-  bool xfer = vrt__copy_family(ctx, b, NULL); /* on the transfer family (stream.c) */
+  bool xfer = vrt__copy_family(ctx, b, other_family ? other : NULL); /* stream.c */
   VkCommandBuffer cb = vrt__cmd_begin_copy(ctx, &cs, xfer, d);
   if (!cb) {
     ctx->route = false;
     return false;
   }
-  VkBufferCopy region = {(uint64_t)slot * st->slot_size, b->offset + offset, n};
   vrt__barrier_copy(ctx, cb, true, xfer);
-  if (upload) {
-    ctx->vk.vkCmdCopyBuffer(cb, st->buf->buffer, b->buffer, 1, &region);
-  } else {
-    region = (VkBufferCopy){b->offset + offset, (uint64_t)slot * st->slot_size, n};
-    ctx->vk.vkCmdCopyBuffer(cb, b->buffer, st->buf->buffer, 1, &region);
-  }
+  ctx->vk.vkCmdCopyBuffer(cb, src, dst, 1, &region);
   vrt__barrier_copy(ctx, cb, false, xfer);
-  vrt_ticket t;
-  bool ok = VRT_VK(ctx, d, vkEndCommandBuffer, cb) && vrt__submit(ctx, &cb, 1, &cs, 1, &t, d);
+  bool ok = VRT_VK(ctx, d, vkEndCommandBuffer, cb) && vrt__submit(ctx, &cb, 1, &cs, 1, t, d);
   ctx->route = false;
   if (!ok) {
     ctx->ring[cs].value = 0;
     return false;
   }
   vrt_tl *tl = vrt__tl_current(ctx);
-  st->slot[slot].value = t;
-  st->slot[slot].sem = tl->sem;
-  vrt__buffer_used(b, tl, t);
-  vrt__buffer_used(st->buf, tl, t);
+  *sem = tl->sem;
+  vrt__buffer_used(b, tl, *t);
+  vrt__buffer_used(other, tl, *t);
   return true;
+}
+
+/* One copy between a staging slot and the buffer (lock held); the slot
+ * remembers the copy's ticket and semaphore. */
+static bool submit_copy(vrt_context *ctx, vrt_staging *st, vrt_buffer *b, int slot,
+                        uint64_t offset, uint64_t n, bool upload, vp_diags *d) {
+  uint64_t at = (uint64_t)slot * st->slot_size;
+  VkBufferCopy up = {at, b->offset + offset, n}, down = {b->offset + offset, at, n};
+  return upload ? submit_one(ctx, b, st->buf, false, st->buf->buffer, b->buffer, up,
+                             &st->slot[slot].sem, &st->slot[slot].value, d)
+                : submit_one(ctx, b, st->buf, false, b->buffer, st->buf->buffer, down,
+                             &st->slot[slot].sem, &st->slot[slot].value, d);
 }
 
 static bool check_range(vrt_buffer *b, uint64_t offset, uint64_t size, const char *what,
@@ -172,24 +191,10 @@ static vrt_staging *ring_for(vrt_context *ctx, const vrt_buffer *b) {
   return &ctx->staging[s && s->xfer && b->conc ? 1 : 0];
 }
 
-bool vrt_buffer_upload(vrt_buffer *b, uint64_t offset, const void *src, uint64_t size,
-                       vp_diags *d) {
-  vrt_context *ctx = b->ctx;
-  if (!check_range(b, offset, size, "upload", d))
-    return false;
-  if (!size)
-    return true;
-  if (!vrt__alive(ctx, d))
-    return false;
-  if (b->map) {
-    /* the GPU work on this buffer, not other streams' (vrt__buffer_idle) */
-    if (!vrt_buffer_host_ready(b, d) || !vrt__buffer_idle(b, d))
-      return false;
-    vrt__memcpy(ctx, (char *)b->map + offset, src, size);
-    return vrt_buffer_flush(b, d);
-  }
+/* Uploads through the ring: fills a slot, submits its copy, moves on. */
+static bool upload_staged(vrt_context *ctx, vrt_buffer *b, uint64_t offset, const char *p,
+                          uint64_t size, vp_diags *d) {
   vrt_staging *st = ring_for(ctx, b);
-  const char *p = src;
   bool ok = true;
   for (uint64_t done = 0; ok && done < size;) {
     uint64_t value;
@@ -212,6 +217,88 @@ bool vrt_buffer_upload(vrt_buffer *b, uint64_t offset, const void *src, uint64_t
     done += n;
   }
   return ok;
+}
+
+/* Imported uploads (vrt_context_options.upload_import_mib): the whole pages
+ * inside the source are imported (VK_EXT_external_memory_host) a piece of
+ * upload_import_bytes at a time and copied from by the GPU, while the next
+ * piece is imported; the bytes before the first whole page and after the
+ * last take the ring. At most IMPORTS_LIVE pieces are pinned at once. The
+ * imports are per call and released once their copies are done, before
+ * the call returns, so the caller may free or rewrite the source then, as
+ * after a staged upload (a cache keyed by address could not tell that
+ * NumPy freed the memory and the address came back as other pages). A
+ * piece the driver will not import (read-only pages, say) and everything
+ * after it is staged instead. */
+enum { IMPORTS_LIVE = 4 };
+
+/* Waits for an imported piece's copy and releases it; false when the wait
+ * failed (the copy's bytes cannot be trusted). */
+static bool release_piece(vrt_buffer **imp, vp_diags *d) {
+  if (!*imp)
+    return true;
+  bool ok = vrt_buffer_wait(*imp, d);
+  vrt_buffer_destroy(*imp);
+  *imp = NULL;
+  return ok;
+}
+
+static bool upload_imported(vrt_context *ctx, vrt_buffer *b, uint64_t offset, const char *src,
+                            uint64_t size, vp_diags *d) {
+  uint64_t page = ctx->info.min_imported_host_pointer_alignment;
+  page = page ? page : 4096;
+  uintptr_t s = (uintptr_t)src;
+  uintptr_t lo = (s + page - 1) / page * page, hi = (s + size) / page * page;
+  if (hi <= lo) /* no whole page (a tiny upload_import_mib) */
+    return upload_staged(ctx, b, offset, src, size, d);
+  uint64_t piece = ctx->upload_import_bytes / page * page;
+  bool ok = upload_staged(ctx, b, offset, src, lo - s, d) &&
+            upload_staged(ctx, b, offset + (hi - s), (const char *)hi, s + size - hi, d);
+  vrt_buffer *live[IMPORTS_LIVE] = {0};
+  uint32_t k = 0;
+  for (uintptr_t at = lo; ok && at < hi; at += piece, k++) {
+    uint64_t n = hi - at < piece ? hi - at : piece;
+    ok = release_piece(&live[k % IMPORTS_LIVE], d);
+    vp_diags refused = {0}; /* not the caller's error: the ring takes it */
+    vrt_buffer *imp = ok ? vrt__import_pages(ctx, (char *)at, n, 0, n, n, &refused) : NULL;
+    vp_diags_free(&refused);
+    if (!imp) {
+      ok = ok && upload_staged(ctx, b, offset + (at - s), (const char *)at, hi - at, d);
+      break;
+    }
+    VkSemaphore sem;
+    vrt_ticket t;
+    VkBufferCopy region = {0, b->offset + offset + (at - s), n};
+    pthread_mutex_lock(&ctx->lock);
+    ok = submit_one(ctx, b, imp, true, imp->buffer, b->buffer, region, &sem, &t, d);
+    ctx->stats.upload_imports += ok;
+    pthread_mutex_unlock(&ctx->lock);
+    live[k % IMPORTS_LIVE] = imp;
+  }
+  for (uint32_t i = 0; i < IMPORTS_LIVE; i++)
+    ok = release_piece(&live[i], d) && ok;
+  return ok;
+}
+
+bool vrt_buffer_upload(vrt_buffer *b, uint64_t offset, const void *src, uint64_t size,
+                       vp_diags *d) {
+  vrt_context *ctx = b->ctx;
+  if (!check_range(b, offset, size, "upload", d))
+    return false;
+  if (!size)
+    return true;
+  if (!vrt__alive(ctx, d))
+    return false;
+  if (b->map) {
+    /* the GPU work on this buffer, not other streams' (vrt__buffer_idle) */
+    if (!vrt_buffer_host_ready(b, d) || !vrt__buffer_idle(b, d))
+      return false;
+    vrt__memcpy(ctx, (char *)b->map + offset, src, size);
+    return vrt_buffer_flush(b, d);
+  }
+  if (ctx->upload_import_bytes && size >= ctx->upload_import_bytes && ctx->external_host)
+    return upload_imported(ctx, b, offset, src, size, d);
+  return upload_staged(ctx, b, offset, src, size, d);
 }
 
 bool vrt_buffer_download(vrt_buffer *b, uint64_t offset, void *dst, uint64_t size, vp_diags *d) {

@@ -290,7 +290,7 @@ typedef struct vrt_context_options {
   vrt_wait_mode wait;
   /* Threads that share large host-side copies (uploads, downloads, staging
    * slots of 4 MiB or more), at most 64 (16 of them work at once). 0: half
-   * the online CPUs, at most 4 (VULPY_COPY_THREADS). */
+   * the online CPUs, at most 8 (VULPY_COPY_THREADS). */
   uint32_t copy_threads;
   /* Bind buffers through descriptor sets from pools even where
    * VK_KHR_push_descriptor exists (tests use it to cover both paths). */
@@ -345,6 +345,15 @@ typedef struct vrt_context_options {
    * 0: 4), and each slot's size in MiB, 1 to 256 (VULPY_STAGING_MIB;
    * 0: 8). For measuring (bench/probes/upload_ab.py). */
   uint32_t staging_slots, staging_slot_mib;
+  /* Uploads of at least this many MiB into memory the host cannot map
+   * import the source's whole pages (VK_EXT_external_memory_host), that
+   * many MiB at a time, and copy from them on the GPU: no staging memcpy
+   * (staging.c, "imported uploads"); the unaligned head and tail still go
+   * through the ring, and such an upload returns once its copies are done
+   * (so after the work queued before them on the stream, as a staged upload
+   * larger than the ring does). 0: never, the default
+   * (VULPY_UPLOAD_IMPORT_MIB, 1 to 4096). */
+  uint32_t upload_import_mib;
 } vrt_context_options;
 
 /* Creates a context; NULL `opt` means all defaults. */
@@ -403,6 +412,9 @@ typedef struct vrt_context_stats {
   uint64_t xfer_routed;  /* ... run on the compute family: a buffer was EXCLUSIVE */
   uint64_t conc_buffers; /* buffers made usable by both families (CONCURRENT) */
   uint64_t waits_blocked; /* waits that blocked in vkWaitSemaphores (spin-block: after the spin) */
+  /* Pieces of uploads copied straight from imported host pages
+   * (vrt_context_options.upload_import_mib). */
+  uint64_t upload_imports;
 } vrt_context_stats;
 void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out);
 

@@ -20,6 +20,9 @@
  *   VULPY_STREAM_QUEUES      single_queue          0: set (1: the default)
  *   VULPY_PREWARM            no_prewarm            0: set (1: the default)
  *   VULPY_VULKAN_LIBRARY     vulkan_library        a loader file
+ *   VULPY_STAGING_SLOTS      staging_slots         2 to 8
+ *   VULPY_STAGING_MIB        staging_slot_mib      1 to 256
+ *   VULPY_UPLOAD_IMPORT_MIB  upload_import_mib     1 to 4096 (0: never)
  * An unset or empty variable leaves its field alone; a value a variable
  * does not take is an error naming the variable (VULPY_FMA takes any:
  * values other than fused and unfused keep the detection, as documented).

@@ -172,6 +172,8 @@ bool vrt_env_context_options(vrt_context_options *opt, vrt_env *env, vp_diags *d
     ok &= number_in("VULPY_STAGING_SLOTS", v, 2, 8, &opt->staging_slots, d);
   if (!opt->staging_slot_mib && (v = var(env, "VULPY_STAGING_MIB")))
     ok &= number_in("VULPY_STAGING_MIB", v, 1, 256, &opt->staging_slot_mib, d);
+  if (!opt->upload_import_mib && (v = var(env, "VULPY_UPLOAD_IMPORT_MIB")))
+    ok &= number_in("VULPY_UPLOAD_IMPORT_MIB", v, 0, 4096, &opt->upload_import_mib, d);
   if (!opt->vulkan_library)
     opt->vulkan_library = var(env, "VULPY_VULKAN_LIBRARY");
   return ok;

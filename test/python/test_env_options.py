@@ -25,7 +25,8 @@ pytestmark = needs_ext
 
 VARS = ("VULPY_DEVICE", "VULPY_WAIT", "VULPY_SPIN_US", "VULPY_COPY_THREADS", "VULPY_FMA",
         "VULPY_DENORM", "VULPY_PREWARM", "VULPY_STREAM_QUEUES", "VULPY_EXPORT_SEMAPHORES",
-        "VULPY_CACHE_DIR", "VULPY_VULKAN_LIBRARY", "VULPY_STAGING_SLOTS", "VULPY_STAGING_MIB")
+        "VULPY_CACHE_DIR", "VULPY_VULKAN_LIBRARY", "VULPY_STAGING_SLOTS", "VULPY_STAGING_MIB",
+        "VULPY_UPLOAD_IMPORT_MIB")
 
 
 @pytest.fixture
@@ -50,8 +51,11 @@ def test_env_options_reads_every_variable(env):
     env.setenv("VULPY_CACHE_DIR", "/somewhere")
     env.setenv("VULPY_STAGING_SLOTS", "8")
     env.setenv("VULPY_STAGING_MIB", "16")
+    assert base["upload_import_mib"] == 0
+    env.setenv("VULPY_UPLOAD_IMPORT_MIB", "32")
     o = _context.env_options()
     assert (o["staging_slots"], o["staging_mib"]) == (8, 16)
+    assert o["upload_import_mib"] == 32
     assert o["device"] == "cpu" and _context.env_device() == "cpu"
     assert (o["wait"], o["spin_us"], o["copy_threads"]) == ("spin", 250, 3)
     assert (o["fma"], o["denorm"]) == ("fused", "emulate")
@@ -65,6 +69,7 @@ def test_env_options_reads_every_variable(env):
     ("VULPY_COPY_THREADS", "0", "VULPY_COPY_THREADS='0' is not a whole number of at least 1"),
     ("VULPY_DENORM", "keep", "VULPY_DENORM='keep' is not one of preserve, emulate, default, auto"),
     ("VULPY_STREAM_QUEUES", "none", "VULPY_STREAM_QUEUES='none' is not one of 0, 1"),
+    ("VULPY_UPLOAD_IMPORT_MIB", "5000", "VULPY_UPLOAD_IMPORT_MIB='5000' is more than 4096"),
 ])
 def test_bad_values_name_the_variable(env, var, value, text):
     env.setenv(var, value)

@@ -370,9 +370,10 @@ static PyObject *context_stats(PyObject *obj, PyObject *noargs) {
   }
   Py_DECREF(mem);
   /* Streams' queue families (runtime/stream.c, "sharing"). */
-  PyObject *xf = Py_BuildValue("{sKsKsK}", "xfer_copies", (unsigned long long)s.xfer_copies,
+  PyObject *xf = Py_BuildValue("{sKsKsKsK}", "xfer_copies", (unsigned long long)s.xfer_copies,
                                "xfer_routed", (unsigned long long)s.xfer_routed, "conc_buffers",
-                               (unsigned long long)s.conc_buffers);
+                               (unsigned long long)s.conc_buffers, "upload_imports",
+                               (unsigned long long)s.upload_imports);
   if (!xf || PyDict_Update(out, xf) < 0) {
     Py_XDECREF(xf);
     Py_DECREF(out);
@@ -539,7 +540,7 @@ PyObject *vpy_env_options(PyObject *m, PyObject *noargs) {
     return vpy_raise(st, &d, NULL, NULL, NULL);
   vp_diags_free(&d);
   return Py_BuildValue(
-      "{sNsNsNsssIsIsssssOsOsOsNsIsI}", "device", vpy_str_or_none(opt.device), "validation",
+      "{sNsNsNsssIsIsssssOsOsOsNsIsIsI}", "device", vpy_str_or_none(opt.device), "validation",
       opt.validation < 0 ? Py_NewRef(Py_None) : PyBool_FromLong(opt.validation > 0), "cache_dir",
       vpy_str_or_none(opt.cache_dir), "wait", vrt_wait_mode_name(opt.wait), "spin_us",
       opt.spin_us, "copy_threads", opt.copy_threads, "fma", vrt_fma_mode_name(opt.fma),
@@ -547,5 +548,5 @@ PyObject *vpy_env_options(PyObject *m, PyObject *noargs) {
       opt.no_export_semaphores ? Py_False : Py_True, "stream_queues",
       opt.single_queue ? Py_False : Py_True, "prewarm", opt.no_prewarm ? Py_False : Py_True,
       "vulkan_library", vpy_str_or_none(opt.vulkan_library), "staging_slots", opt.staging_slots,
-      "staging_mib", opt.staging_slot_mib);
+      "staging_mib", opt.staging_slot_mib, "upload_import_mib", opt.upload_import_mib);
 }

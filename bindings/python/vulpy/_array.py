@@ -577,9 +577,9 @@ class ndarray:
         if not self.contiguous:
             _ops._arrayops.assign(self, a)
             return
-        a = np.ascontiguousarray(a, dtype=self._sdtype)
+        c = np.ascontiguousarray(a, dtype=self._sdtype)
         if self._size:
-            self._buf.upload(a)
+            self._ctx._upload(self._buf, c, c is array)
 
     # ---------------------------------------------------------- printing, pickling
     def __repr__(self):
@@ -1220,7 +1220,8 @@ def asarray(obj: ArrayLike, dtype: DTypeLike = None, *, memory: Memory = None,
             return ndarray(buf, a.shape, dt, ctx)
     out = _result(_shape(a.shape), dt, memory, ctx)  # the upload writes every element
     if out._size:
-        out._buf.upload(np.ascontiguousarray(a, dtype=out._sdtype))
+        c = np.ascontiguousarray(a, dtype=out._sdtype)
+        ctx._upload(out._buf, c, c is obj)
     return out
 
 

@@ -53,7 +53,7 @@ class Context:
     for the GPU: 'spin-block' (poll, then sleep: the default on GPUs),
     'block' (sleep at once: the default on CPU devices), 'spin' (poll until
     done); `copy_threads` is how many threads share large host copies
-    (default: VULPY_COPY_THREADS, else half the CPUs, at most 4).
+    (default: VULPY_COPY_THREADS, else half the CPUs, at most 8).
     `timeout` (seconds, default None) bounds every wait that has no
     timeout of its own: past it the call raises vp.TimeoutError.
     `no_device_mapping=True` never maps 'device' memory, even where it is
@@ -67,7 +67,9 @@ class Context:
     Arrays, kernels and jit functions take context= (default: the arrays'
     own context, else vp.default_context()); operands of one call must live
     on one context. Attributes: name, kind, index, info (the device's
-    limits and features), has(feature).
+    limits and features), has(feature); upload_import_min (bytes, default
+    32 MiB, 0: off): larger uploads of a NumPy array into memory the host
+    cannot map copy from the array's imported pages (docs/python-api.md).
 
     Errors: ValueError for an unknown kind or wait mode; vp.VulkanError
     when no device matches the index or name (the message lists the
@@ -129,6 +131,12 @@ class Context:
         # turned off (the copy paths then run, as for odd cases anyway).
         self.host_import = "external_memory_host" in self._features
         self.zero_copy_results = True
+        # Uploads of more than this many bytes from a NumPy array into memory
+        # the host cannot map ('device' on a discrete GPU) copy on the GPU
+        # from the array's imported pages (the host_import cache: pinned
+        # once, for the array's lifetime) instead of through the staging
+        # ring's memcpy; 0: never (_upload).
+        self.upload_import_min = self._UPLOAD_IMPORT_MIN
         _live.add(self)
 
     # ---------------------------------------------------------- description
@@ -384,6 +392,31 @@ class Context:
     # a large block of the driver's (often pinned) memory.
     _ZERO_COPY_MAX = 128 << 20
     _IMPORTS_MAX = 32
+    _IMPORTS_MAX_BYTES = 4 << 30
+    # The staging ring's default size (4 slots of 8 MiB, runtime/staging.c):
+    # a staged upload larger than this waits for its own first copies, and
+    # so for the work queued before them, as the import path waits for its
+    # copy; up to it the ring returns without waiting for the GPU.
+    _UPLOAD_IMPORT_MIN = 32 << 20
+
+    def _upload(self, buf, a, cacheable):
+        """buf.upload(a) for a C-contiguous ndarray `a` (buf's first
+        a.nbytes bytes). With `cacheable` (`a` is the caller's own array, not
+        a temporary made for this call), more than upload_import_min bytes
+        and a `buf` the host cannot map, the GPU copies from `a`'s pages
+        imported by _imported (kept while `a` lives, so a second upload of
+        the same array costs no pinning) and the call returns once that copy
+        is done: no staging memcpy. Any other case, and an array that cannot
+        be imported, takes the staging ring (runtime/staging.c)."""
+        n = a.nbytes
+        if cacheable and self.upload_import_min and n > self.upload_import_min and \
+                self.host_import and not buf.mapped and a.flags.writeable and \
+                a.flags.c_contiguous:
+            src = self._imported(a)
+            if src is not None:
+                buf.copy_from(src, 0, 0, n)
+                return
+        buf.upload(a)
 
     def _host_input(self, a, allow_import=True):
         """A Buffer the GPU can read C-contiguous ndarray `a` from: the
@@ -442,8 +475,12 @@ class Context:
             return None
         with self._imports_lock:
             self._imports[key] = (ref, addr, a.nbytes, buf)
-            while len(self._imports) > self._IMPORTS_MAX:
-                del self._imports[next(iter(self._imports))]
+            # Imported pages are pinned: past _IMPORTS_MAX arrays or
+            # _IMPORTS_MAX_BYTES (large uploads) the oldest go, the newest stays.
+            held = sum(e[2] for e in self._imports.values())
+            while len(self._imports) > 1 and (len(self._imports) > self._IMPORTS_MAX or
+                                              held > self._IMPORTS_MAX_BYTES):
+                held -= self._imports.pop(next(iter(self._imports)))[2]
         return buf
 
     def _forget(self, key, ref):
@@ -578,7 +615,7 @@ def env_options():
     """What the VULPY_* variables choose for a new context, as a dict
     (device, validation, cache_dir, wait, spin_us, copy_threads, fma,
     denorm, export_semaphores, stream_queues, prewarm, vulkan_library,
-    staging_slots, staging_mib; 0: the default):
+    staging_slots, staging_mib, upload_import_mib; 0: the default):
     the C parser's reading (lib/RuntimeEnv), the only one. Raises
     VulkanError naming a variable whose value it does not take."""
     return _native.ext().env_options()

@@ -172,4 +172,28 @@ static inline vrt_kernel *rt_kernel(vrt_context *ctx, const char *name,
   return k;
 }
 
+/* A context made with `opt` and its kernel `name`; false (the context, if
+ * any, done) when either cannot be made - the test then returns. */
+static inline bool rt_context_kernel(vrt_context_options opt, const char *name,
+                                     vrt_context **ctx, vrt_kernel **k) {
+  *ctx = rt_context_with(opt);
+  *k = *ctx ? rt_kernel(*ctx, name, NULL) : NULL;
+  if (!*k)
+    rt_context_done(*ctx);
+  return *k != NULL;
+}
+
+/* A compute stream held by a closed gate event (*gate): the work submitted
+ * to it queues and runs once vrt_event_set(*gate). NULL fails the test. */
+static inline vrt_stream *rt_gated_stream(vrt_context *ctx, vrt_event **gate) {
+  vp_diags d = {0};
+  vrt_stream *s = vrt_stream_create(ctx, VRT_STREAM_COMPUTE, &d);
+  *gate = s ? vrt_event_create_gate(ctx, &d) : NULL;
+  bool ok = *gate && vrt_stream_wait_event(ctx, s, *gate, NULL, &d);
+  CHECK_OK(d);
+  CHECK(ok && !vrt_event_query(*gate));
+  vp_diags_free(&d);
+  return ok ? s : NULL;
+}
+
 #endif /* RT_TEST_H */

@@ -29,12 +29,10 @@ static void check_values(vrt_buffer *b, uint32_t mul, uint32_t add, vp_diags *d)
 }
 
 static void chain(vrt_context_options opt) {
-  vrt_context *ctx = rt_context_with(opt);
-  vrt_kernel *k = ctx ? rt_kernel(ctx, "incr", NULL) : NULL;
-  if (!k) {
-    rt_context_done(ctx);
+  vrt_context *ctx;
+  vrt_kernel *k;
+  if (!rt_context_kernel(opt, "incr", &ctx, &k))
     return;
-  }
   vp_diags d = {0};
   vrt_buffer *a = iota(ctx, &d);
   vrt_buffer *b = vrt_buffer_create(ctx, N * 4, VRT_DEVICE, &d);
@@ -80,12 +78,10 @@ static void test_chain_pools(void) { chain((vrt_context_options){.no_push_descri
 
 /* Commands on different buffers get no barriers; readonly sharing neither. */
 static void test_independent(void) {
-  vrt_context *ctx = rt_context();
-  vrt_kernel *k = ctx ? rt_kernel(ctx, "incr", NULL) : NULL;
-  if (!k) {
-    rt_context_done(ctx);
+  vrt_context *ctx;
+  vrt_kernel *k;
+  if (!rt_context_kernel((vrt_context_options){0}, "incr", &ctx, &k))
     return;
-  }
   vp_diags d = {0};
   vrt_buffer *a = iota(ctx, &d), *out[10];
   vrt_recording *r = vrt_record_begin(ctx, 0, &d);
