@@ -18,23 +18,9 @@ mkdir -p "$OUT"
 PY=${PY:-python3}
 LIMIT=${1:?usage: bench/device/probes.sh SECONDS 'probe args' ...}
 shift
-if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1 ' || ! ldconfig -p 2>/dev/null | grep -q 'libGLdispatch.so.0 '; then
-  for f in .gl/*.deb; do dpkg -x "$f" / > /dev/null 2>&1; done
-  ldconfig
-fi
-if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
-  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-fi
-SITE=/tmp/site-probes
-rm -rf "$SITE"
-$PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$SITE" .whl/*.whl \
-  || { echo "pip install of .whl failed"; exit 2; }
-moved=0
-if [ -d bindings/python/vulpy ] && ! ls bindings/python/vulpy/_vulpy*.so > /dev/null 2>&1; then
-  mv bindings/python/vulpy bindings/python/vulpy.source && moved=1
-fi
-trap '[ $moved = 1 ] && mv bindings/python/vulpy.source bindings/python/vulpy' EXIT
-export PYTHONPATH=$SITE VULPY_VALIDATION=${VULPY_VALIDATION:-0} XDG_CACHE_HOME=/tmp/vulpy-probes-cache
+SITE=/tmp/site-probes CACHE=/tmp/vulpy-probes-cache
+. bench/device/setup.sh
+export VULPY_VALIDATION=${VULPY_VALIDATION:-0}
 failed=0
 for p in "$@"; do
   echo "=== $p" | tee -a "$OUT/probes.log"

@@ -1,0 +1,23 @@
+# Sourced by bench/device/pytest.sh and probes.sh on the device machine:
+# the carried Vulkan loader and glvnd libraries (.gl), the driver's ICD
+# file, the carried wheel (.whl) installed into $SITE, and the source tree's
+# bindings/python/vulpy moved aside while the caller runs (so that the
+# wheel's package is the one imported). Expects PY and SITE set; exports
+# PYTHONPATH and XDG_CACHE_HOME ($CACHE).
+if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1 ' || ! ldconfig -p 2>/dev/null | grep -q 'libGLdispatch.so.0 '; then
+  for f in .gl/*.deb; do dpkg -x "$f" / > /dev/null 2>&1; done
+  ldconfig
+fi
+# the loader may find no driver by itself on a fresh machine (suites.sh does the same)
+if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
+  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+fi
+rm -rf "$SITE"
+$PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$SITE" .whl/*.whl \
+  || { echo "pip install of .whl failed"; exit 2; }
+moved=0
+if [ -d bindings/python/vulpy ] && ! ls bindings/python/vulpy/_vulpy*.so > /dev/null 2>&1; then
+  mv bindings/python/vulpy bindings/python/vulpy.source && moved=1
+fi
+trap '[ $moved = 1 ] && mv bindings/python/vulpy.source bindings/python/vulpy' EXIT
+export PYTHONPATH=$SITE XDG_CACHE_HOME=$CACHE
