@@ -15,9 +15,12 @@ fi
 rm -rf "$SITE"
 $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$SITE" .whl/*.whl \
   || { echo "pip install of .whl failed"; exit 2; }
+# the wheel's package stands in the source tree's place too, so that tests
+# which start a child with PYTHONPATH=<repo>/bindings/python import it
 moved=0
 if [ -d bindings/python/vulpy ] && ! ls bindings/python/vulpy/_vulpy*.so > /dev/null 2>&1; then
   mv bindings/python/vulpy bindings/python/vulpy.source && moved=1
+  cp -r "$SITE/vulpy" bindings/python/vulpy
 fi
-trap '[ $moved = 1 ] && mv bindings/python/vulpy.source bindings/python/vulpy' EXIT
+trap '[ $moved = 1 ] && rm -rf bindings/python/vulpy && mv bindings/python/vulpy.source bindings/python/vulpy' EXIT
 export PYTHONPATH=$SITE XDG_CACHE_HOME=$CACHE
