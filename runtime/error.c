@@ -32,17 +32,23 @@ const char *vrt__result_name(VkResult r) {
 VkResult vrt__fault(vrt_context *ctx, const char *call) {
   if (!ctx || !ctx->fault_call[0] || strcmp(ctx->fault_call, call) != 0)
     return VK_SUCCESS;
-  ctx->fault_call[0] = 0;
+  if (ctx->fault_times != UINT32_MAX && --ctx->fault_times == 0)
+    ctx->fault_call[0] = 0;
   return ctx->fault_result;
 }
 
-void vrt_context_inject_fault(vrt_context *ctx, const char *call, int vk_result) {
-  if (!call) {
+void vrt_context_inject_faults(vrt_context *ctx, const char *call, int vk_result, uint32_t times) {
+  if (!call || !times) {
     ctx->fault_call[0] = 0;
     return;
   }
   snprintf(ctx->fault_call, sizeof ctx->fault_call, "%s", call);
   ctx->fault_result = (VkResult)vk_result;
+  ctx->fault_times = times;
+}
+
+void vrt_context_inject_fault(vrt_context *ctx, const char *call, int vk_result) {
+  vrt_context_inject_faults(ctx, call, vk_result, 1);
 }
 
 static const char *device_name(vrt_context *ctx) { return ctx ? ctx->info.name : "?"; }

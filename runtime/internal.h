@@ -350,6 +350,7 @@ struct vrt_context {
 
   char fault_call[64];
   VkResult fault_result;
+  uint32_t fault_times; /* calls left to fail; UINT32_MAX: until cleared */
 
   /* fft.c's plan cache (under lock) and what frees it when the context
    * goes (set by fft.c, which lives in its own library, vulpy_fft). */

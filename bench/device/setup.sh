@@ -20,7 +20,9 @@ $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target 
 moved=0
 if [ -d bindings/python/vulpy ] && ! ls bindings/python/vulpy/_vulpy*.so > /dev/null 2>&1; then
   mv bindings/python/vulpy bindings/python/vulpy.source && moved=1
+  extra=$(cd "$SITE" && ls -d vulpy.libs 2> /dev/null)   # the wheel's vendored libraries
   cp -r "$SITE/vulpy" bindings/python/vulpy
+  [ -n "$extra" ] && cp -r "$SITE/$extra" bindings/python/
 fi
-trap '[ $moved = 1 ] && rm -rf bindings/python/vulpy && mv bindings/python/vulpy.source bindings/python/vulpy' EXIT
+trap '[ $moved = 1 ] && rm -rf bindings/python/vulpy bindings/python/vulpy.libs && mv bindings/python/vulpy.source bindings/python/vulpy' EXIT
 export PYTHONPATH=$SITE XDG_CACHE_HOME=$CACHE

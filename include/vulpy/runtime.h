@@ -422,6 +422,9 @@ void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out);
  * "vkQueueSubmit") is not made and returns `vk_result` instead (a VkResult,
  * say -4 for VK_ERROR_DEVICE_LOST). Not thread-safe; NULL clears it. */
 void vrt_context_inject_fault(vrt_context *ctx, const char *call, int vk_result);
+/* The same for the next `times` calls (UINT32_MAX: every call until cleared
+ * with a NULL `call`). */
+void vrt_context_inject_faults(vrt_context *ctx, const char *call, int vk_result, uint32_t times);
 
 /* ========================================================== memory kinds */
 

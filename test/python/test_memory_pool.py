@@ -222,11 +222,14 @@ def test_set_limit_then_out_of_memory(mctx):
 
 def test_driver_out_of_memory_names_the_sizes(mctx):
     """The driver refuses (an injected VK_ERROR_OUT_OF_DEVICE_MEMORY) with
-    nothing cached to free: vp.OutOfMemoryError with the size and the heap."""
+    nothing cached to free: vp.OutOfMemoryError with the size and the heap.
+    Every call fails while the fault is set: a device with more than one
+    memory type for the kind (the H200's rebar falls back to plain device
+    memory) would otherwise succeed on its next type."""
     pool = mctx.memory_pool
     pool.free_all_blocks()
     heap = max(h["size"] for h in mctx.info["memory"]["heaps"])
-    mctx._native.inject_fault("vkAllocateMemory", -2)
+    mctx._native.inject_fault("vkAllocateMemory", -2, 0)
     try:
         with pytest.raises(vp.OutOfMemoryError) as ei:
             vp.empty(50 << 18, context=mctx)  # 50 MiB: a block of its own

@@ -424,13 +424,15 @@ static PyObject *context_memory_set_limit(PyObject *obj, PyObject *args) {
   Py_RETURN_NONE;
 }
 
-/* inject_fault(call, vk_result) or inject_fault(None): the testing hook. */
+/* inject_fault(call, vk_result, times=1) or inject_fault(None): the testing
+ * hook; times=0 fails every `call` until inject_fault(None). */
 static PyObject *context_inject_fault(PyObject *obj, PyObject *args) {
   const char *call = NULL;
   int result = 0;
-  if (!PyArg_ParseTuple(args, "z|i", &call, &result))
+  unsigned int times = 1;
+  if (!PyArg_ParseTuple(args, "z|iI", &call, &result, &times))
     return NULL;
-  vrt_context_inject_fault(((vpy_context *)obj)->ctx, call, result);
+  vrt_context_inject_faults(((vpy_context *)obj)->ctx, call, result, times ? times : UINT32_MAX);
   Py_RETURN_NONE;
 }
 
@@ -463,7 +465,7 @@ static PyMethodDef context_methods[] = {
     {"set_wait", context_set_wait, METH_VARARGS,
      "set_wait(mode, spin_us=0): 'spin-block', 'block', 'spin' or 'default'"},
     {"inject_fault", context_inject_fault, METH_VARARGS,
-     "inject_fault(call, vk_result): the next `call` fails with `vk_result` (tests)"},
+     "inject_fault(call, vk_result, times=1): the next `times` `call`s fail with `vk_result` (0: until inject_fault(None); tests)"},
     {NULL, NULL, 0, NULL},
 };
 
