@@ -138,7 +138,8 @@ def test_buffer_used_by_queued_work_is_not_handed_out(mctx):
             seen_busy = True
             if addr is not None:
                 assert fresh.buffer.address != addr
-            assert _stats(mctx)["pool_hits"] == hits  # nothing of that class was free
+            if attempt == 0:  # later attempts free the earlier ones' buffers of the class
+                assert _stats(mctx)["pool_hits"] == hits  # nothing of that class was free
         mctx.synchronize()
         np.testing.assert_allclose(out.numpy(), np.sin(x), rtol=1e-5, atol=1e-6)
         np.testing.assert_array_equal(fresh.numpy(), np.zeros(n, np.float32))

@@ -244,7 +244,10 @@ def test_threads_upload_launch_download(monkeypatch, emulate):
                 h = rng.standard_normal(n).astype(np.float32)
                 if st is None:
                     a.set(h)
-                    ev = None
+                    # the default stream is a stream: the compute stream's
+                    # kernel must wait for its upload (on the H200 it ran
+                    # before the upload's last staging slot had landed)
+                    ev = vp.Event(c).record()
                 else:
                     with st:
                         a.set(h)
