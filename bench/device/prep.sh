@@ -8,7 +8,7 @@
 #   .whl/          the VulPy wheel (scripts/build-wheel.sh: abi3, auditwheel
 #                  repaired), .whl/build.tar.xz: the bench programs (vkref,
 #                  libvkref.so, runtime_bench, ir_throughput, frontend_time,
-#                  compile_bench; stripped) in bin/ and lib/ with the
+#                  compile_bench, waitprobe; stripped) in bin/ and lib/ with the
 #                  non-system shared libraries they need, and
 #                  vkref-src.tar.xz (vkref's sources, SPIR-V headers, volk and
 #                  the Vulkan headers) for a rebuild there if the binary fails
@@ -73,7 +73,7 @@ fi
 cmake --build "$BUILD" > /dev/null
 pk=$(mktemp -d)
 mkdir -p "$pk/bin" "$pk/lib"
-for p in vkref runtime_bench ir_throughput frontend_time compile_bench; do
+for p in vkref runtime_bench ir_throughput frontend_time compile_bench waitprobe; do
   if [ -x "$BUILD/bin/$p" ]; then cp "$BUILD/bin/$p" "$pk/bin/"; else echo "note: no $BUILD/bin/$p"; fi
 done
 [ -f "$BUILD/lib/libvkref.so" ] && cp "$BUILD/lib/libvkref.so" "$pk/lib/"
