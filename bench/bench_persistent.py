@@ -10,8 +10,14 @@ both grids under each rule for the default group count (groups="work" |
 "resident" | "cores": `step rate, ..., groups=RULE`); and (not with --quick)
 a 60 s persistent run steered live all the way (no device loss, no stall).
 
+Beside VulPy's stepped form (three dispatches a step on the heat kernel:
+the one-group step boundary and one per phase), each grid also runs as two
+plain kernels dispatched by hand (`step rate, ..., plain dispatches`, two
+dispatches a step, PLAIN; bit-checked; `plain dispatches / persistent`):
+what the stepped form's boundary dispatch costs the baseline.
+
 Rows that are compared are timed the same way in one block: each grid's
-headline persistent row, its stepped row and its groups=RULE rows run
+headline persistent row, its stepped row, its plain row and its groups=RULE rows run
 round-robin, rep by rep (_interleaved), and CUDA's grid.sync() anchors run
 after every Vulkan row. In the H200 runs of waves 8-10 a row timed right
 after a CUDA process had used the GPU (the previous suite's CuPy, this
@@ -67,6 +73,29 @@ def steer(ctrl: vp.Control, u: vp.Buffer[vp.float32], n: vp.uint32, steps: vp.ui
         vp.grid_sync()
 '''
 
+# The stepped baseline without VulPy's stepped form: the heat step as two
+# plain kernels (one point an invocation), two dispatches a step recorded
+# 32 steps a command buffer, as a user would write it by hand. The stepped
+# form adds a one-group step-boundary dispatch a step (stop requests,
+# steering snapshots, the steps done): this row says what that costs.
+PLAIN = '''
+import vulpy as vp
+
+
+@vp.kernel(local_size_x=256)
+def stencil(u: vp.Buffer[vp.float32], v: vp.Buffer[vp.float32], n: vp.uint32, alpha: vp.float32):
+    for p in vp.grid_range(n):
+        l = u[p - 1] if p > 0 else u[p]
+        r = u[p + 1] if p + 1 < n else u[p]
+        v[p] = u[p] + alpha * (l + r - 2.0 * u[p])
+
+
+@vp.kernel(local_size_x=256)
+def copy(u: vp.Buffer[vp.float32], v: vp.Buffer[vp.float32], n: vp.uint32):
+    for p in vp.grid_range(n):
+        u[p] = v[p]
+'''
+
 # CUDA's own grid barrier, the anchor for ours: a cooperative launch of
 # the same grid (groups x 256) looping over grid.sync(); CUDA events time it.
 CUDA_SYNC = r'''
@@ -120,6 +149,37 @@ def _kernels(tmp, barrier=None, nonprivate=False):
     linecache.cache[path] = (len(text), None, text.splitlines(True), path)
     exec(code, ns)
     return ns["heat"], ns["syncs"], ns["steer"]
+
+
+def _plain_stepper(tmp, n, steps):
+    """A function running `steps` heat steps on (u, v) as plain dispatches
+    (PLAIN: stencil, then copy, 32 steps a recorded command buffer, each
+    submitted and waited for), and the dispatches a step (2)."""
+    import linecache
+
+    import vulpy as vp
+    from vulpy import _native
+    path = os.path.join(tmp, "persistent_plain_kernels.py")
+    with open(path, "w") as f:
+        f.write(PLAIN)
+    linecache.cache[path] = (len(PLAIN), None, PLAIN.splitlines(True), path)
+    ns = {}
+    exec(compile(PLAIN, path, "exec"), ns)
+    ctx = vp.default_context()
+    progs = [ns["stencil"].program(), ns["copy"].program()]
+    kerns = [p.native(ctx) for p in progs]
+    groups = -(-n // 256)
+
+    def run(u, v):
+        bufs = [u._buf, v._buf]
+        pushes = [progs[0].packer.pack(dict(n=n, alpha=0.2)), progs[1].packer.pack(dict(n=n))]
+        for k in range(0, steps, 32):
+            rec = _native.ext().Recording(ctx._native, False)
+            for _ in range(min(32, steps - k)):
+                for kern, push in zip(kerns, pushes):
+                    rec.dispatch(kern, bufs, push, groups, 1, 1, True)
+            rec.run()
+    return run
 
 
 def _barrier_glsl(syncs):
@@ -185,7 +245,7 @@ def _interleaved(fns, reps):
     return samples, errors
 
 
-def _grid_rows(heat, label, n, steps, reps, device, rng):
+def _grid_rows(heat, label, n, steps, reps, device, rng, tmp):
     """One grid's rows, all timed in one interleaved block: the default
     launch persistent and stepped (the headline rows `step rate, LABEL`
     and `speed-up, LABEL`) and the default barrier under each rule for the
@@ -199,8 +259,20 @@ def _grid_rows(heat, label, n, steps, reps, device, rng):
     forms = [("persistent", "persistent", None), ("stepped", "stepped", None)]
     forms += [(f"groups={rule}", "persistent", rule) for rule in vp._persistent.GROUP_RULES]
     fns, state = {}, {}
-    for name, mode, groups in forms:
+    try:
+        plain = _plain_stepper(tmp, n, steps)
+    except Exception as e:  # noqa: BLE001 - reported as the row's error
+        plain = f"{type(e).__name__}: {e}"[:300]
+    for name, mode, groups in forms + [("plain dispatches", "plain", None)]:
         info = state[name] = dict(u=vp.asarray(u0), v=vp.zeros(n, np.float32))
+        if mode == "plain":
+            def once(info=info):
+                if isinstance(plain, str):
+                    raise RuntimeError(plain)
+                plain(info["u"], info["v"])
+                info["admitted"] = -(-n // 256)
+            fns[name] = once
+            continue
 
         def once(info=info, mode=mode, groups=groups):
             kw = {} if groups is None else {"groups": groups}
@@ -237,6 +309,24 @@ def _grid_rows(heat, label, n, steps, reps, device, rng):
             out.append(dict(case=case.replace("step rate", "speed-up", 1), size=n,
                             backend="stepped/persistent", median=stepped / rec["median"],
                             p10=None, p90=None, unit="x", device=device, goal=goal, **extra))
+    # the plain baseline: two dispatches a step, no step-boundary dispatch
+    case = f"step rate, {label}, plain dispatches"
+    if "plain dispatches" in errors:
+        out.append(dict(case=case, size=n, backend="stepped (plain)",
+                        error=errors["plain dispatches"], device=device))
+        return out
+    rec = _record(case, n, "stepped (plain)", samples["plain dispatches"], steps, device,
+                  steps=steps, groups=state["plain dispatches"]["admitted"],
+                  dispatches_per_step=2, interleaved=True, t_start=t_start)
+    out.append(rec)
+    if want is not None and state["plain dispatches"]["u"].numpy().tobytes() != want:
+        out.append(dict(case=case, size=n, backend="check",
+                        error="plain dispatches and stepped results differ", device=device))
+    if "persistent" in samples and samples["persistent"]:
+        pers = statistics.median(samples["persistent"]) / steps / 1e3
+        out.append(dict(case=f"plain dispatches / persistent, {label}", size=n,
+                        backend="plain/persistent", median=rec["median"] / pers, p10=None,
+                        p90=None, unit="x", device=device))
     return out
 
 
@@ -262,7 +352,7 @@ def run(ctx):
     records = []
     rng = np.random.default_rng(1)
     for label, n, steps in cases:
-        records += _grid_rows(heat, label, n, steps, reps, device, rng)
+        records += _grid_rows(heat, label, n, steps, reps, device, rng, tmp)
     # the grid barrier alone: a time loop of grid syncs (two barriers a step:
     # the step boundary and the sync), at the default size and at 132 groups
     # (one a SM on the H200: PERSISTENT.md's raw-GLSL probe measured 3.1 us).

@@ -276,6 +276,10 @@ def test_bench_suite_runs_quick_and_both_forms_agree():
     label = "step rate, small grid (launch-bound)"
     block = [r for r in recs if r["case"] == label or r["case"].startswith(label + ", groups=")]
     assert len(block) == 2 + len(vp._persistent.GROUP_RULES)
+    # the stepped baseline as plain dispatches (two a step), in the same
+    # block and with the same bits (no "check" error above)
+    plain = [r for r in recs if r["case"] == label + ", plain dispatches"]
+    assert len(plain) == 1 and plain[0]["t_start"] == block[0]["t_start"]
     assert all(r.get("interleaved") for r in block)
     assert len({r["t_start"] for r in block}) == 1
     # CUDA's grid.sync() (a record, or why it was skipped) after every Vulkan row
