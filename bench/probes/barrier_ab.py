@@ -14,11 +14,10 @@ Per variant and group count (default 132 and 1056 on GPUs):
   runs of N1 and N2 steps (two barriers a step), each timed with a blocking
   wait (PersistentHandle.wait() without a timeout: no sleep-polling), the
   difference of their medians over the difference of the barriers passed.
-  Launch, hidden-buffer set-up, discovery and copy-back cancel out.
+  Launch, hidden-buffer set-up, discovery and copy-back cancel out. Every
+  (variant, groups, steps) run is interleaved with the others rep by rep.
 - `whole`: the N2 run's wall time over its barriers (what bench suite
-  persistent reports, but with a blocking wait: the suite's
-  wait(timeout=600) sleeps up to 10 ms a poll, which on its 10^4-step
-  small grid (~65 ms) is up to 1.5 us a step).
+  persistent reports; both wait blocking).
 - `ours/CUDA us`: the same lowered kernel printed by VulPy's CUDA back end
   (`kernel.cuda`), compiled with nvcc and run by a cooperative launch with
   CUDA events: the lowering's cost without the Vulkan driver. Its fences
@@ -111,30 +110,47 @@ def nvcc():
                                     and "/usr/local/cuda/bin/nvcc")
 
 
-def timed(fn, reps):
-    out = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t0)
-    return statistics.median(out)
+def vk_barriers(syncs, groups, n1, n2, reps):
+    """{(variant, group count): (marginal us/barrier, whole-run us/barrier,
+    admitted) or an error} of each `syncs` kernel (variant -> kernel) at
+    each group count, every (variant, groups, steps) run interleaved rep by
+    rep after one untimed round, so a change of the GPU's state weighs on
+    every variant alike."""
+    info, times, out = {}, {}, {}
 
-
-def vk_barrier(syncs, groups, n1, n2, reps):
-    """(marginal us/barrier, whole-run us/barrier, admitted) of `syncs`."""
-    info = {}
-
-    def run(steps):
-        kw = {} if groups is None else {"groups": groups}
-        h = syncs(steps=steps, sync=False, **kw)
+    def run(v, g, steps):
+        kw = {} if g is None else {"groups": g}
+        h = syncs[v](steps=steps, sync=False, **kw)
         h.wait()  # blocking: no sleep-polling in the figure
-        info[steps] = (h.barriers, h.admitted)
+        info[(v, g, steps)] = (h.barriers, h.admitted)
 
-    run(n1)
-    run(n2)  # compile, warm up
-    t1, t2 = timed(lambda: run(n1), reps), timed(lambda: run(n2), reps)
-    (b1, _), (b2, adm) = info[n1], info[n2]
-    return (t2 - t1) / (b2 - b1) * 1e6, t2 / b2 * 1e6, adm
+    keys = [(v, g) for v in syncs for g in groups]
+    for key in keys:  # compile, warm up
+        try:
+            run(*key, n1)
+            run(*key, n2)
+        except Exception as e:  # noqa: BLE001
+            out[key] = f"{type(e).__name__}: {e}"[:160]
+    for _ in range(reps):
+        for key in keys:
+            for steps in (n1, n2):
+                if key in out:
+                    continue
+                t0 = time.perf_counter()
+                try:
+                    run(*key, steps)
+                except Exception as e:  # noqa: BLE001
+                    out[key] = f"{type(e).__name__}: {e}"[:160]
+                    continue
+                times.setdefault(key + (steps,), []).append(time.perf_counter() - t0)
+    for key in keys:
+        if key in out:
+            continue
+        t1 = statistics.median(times[key + (n1,)])
+        t2 = statistics.median(times[key + (n2,)])
+        (b1, _), (b2, adm) = info[key + (n1,)], info[key + (n2,)]
+        out[key] = ((t2 - t1) / (b2 - b1) * 1e6, t2 / b2 * 1e6, adm)
+    return out
 
 
 def cuda_run(exe, groups, steps, reps):
@@ -256,15 +272,10 @@ def main():
     # Vulkan first, CUDA last: in the H200 suite runs a Vulkan row timed
     # right after a CUDA process had used the GPU read up to 30% faster
     # than the same kernel elsewhere (bench/probes/persistent_order.py)
-    vk, kernels = {}, {}
+    kernels = {}
     for v in variants:
         heat, syncs, _ = bp._kernels(tmp, v)
         kernels[v] = (heat, syncs)
-        for g in groups:
-            try:
-                vk[(v, g)] = vk_barrier(syncs, g, n1, n2, reps)
-            except Exception as e:  # noqa: BLE001
-                vk[(v, g)] = f"{type(e).__name__}: {e}"[:160]
         if args.dump:
             os.makedirs(args.dump, exist_ok=True)
             for ext, text in (("glsl", syncs.glsl), ("cu", None)):
@@ -274,6 +285,7 @@ def main():
                     text = f"// {type(e).__name__}: {e}\n"
                 with open(os.path.join(args.dump, f"syncs_{v}.{ext}"), "w") as f:
                     f.write(text)
+    vk = vk_barriers({v: kernels[v][1] for v in variants}, groups, n1, n2, reps)
     small = {}
     if not args.no_small:
         heats = {v: (kernels[v][0], "persistent") for v in variants}
