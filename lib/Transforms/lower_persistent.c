@@ -171,15 +171,7 @@ static void lstore(pl *l, vir_sym *s, vir_value *v);
  * host asked for it (H_FLAGS) an atomic or with 0, which no compiler moves
  * out of the loop. Relaxed, with a fence after the loop: lavapipe (Mesa
  * 22.3) drops the whole dispatch when an atomic with acquire semantics
- * sits in a loop under a branch that only some invocations take.
- * The read-modify-write poll (lavapipe) is RMW_POLLS atomics in a row, the
- * last one's value kept: there a spin limit counts loop back-edges (the
- * 65,535 an invocation has), and each back-edge taking RMW_POLLS times as
- * long lets the same limit outlast a worker thread the OS parked for
- * milliseconds on a loaded machine (at one atomic a back-edge, 20,000 polls
- * were about a millisecond: a two-group barrier timed out about once in
- * 300 runs beside four busy processes on two cores). */
-#define RMW_POLLS 8u
+ * sits in a loop under a branch that only some invocations take. */
 static vir_value *poll(pl *l, vir_sym *s, uint32_t w) {
   vir_sym *t = local(l, "_vp_poll", ku(l, 0));
   vir_op *o = op(l, VIR_OP_IF, NULL, 1, &l->rmw);
@@ -188,8 +180,6 @@ static vir_value *poll(pl *l, vir_sym *s, uint32_t w) {
   if (!o)
     return NULL;
   vir_builder_at_end(&l->b, &o->regions[0]);
-  for (uint32_t i = 1; i < RMW_POLLS; i++)
-    atom(l, VIR_OP_ATOMIC_OR, s, w, ku(l, 0), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
   lstore(l, t, atom(l, VIR_OP_ATOMIC_OR, s, w, ku(l, 0), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED));
   vir_builder_at_end(&l->b, &o->regions[1]);
   lstore(l, t, atom(l, VIR_OP_ATOMIC_LOAD, s, w, NULL, VIR_SCOPE_DEVICE, VIR_SEM_RELAXED));
