@@ -7,8 +7,26 @@ the host -> GPU -> host steering round trip of a running program; every
 grid-barrier variant (@vp.kernel(barrier=...): the barrier alone and the
 small grid's step rate, each with its GLSL) so one run shows the fastest;
 both grids under each rule for the default group count (groups="work" |
-"resident" | "cores": `step rate, ..., groups=RULE`); and (not with --quick) a 60 s persistent run steered live all the way (no
-device loss, no stall).
+"resident" | "cores": `step rate, ..., groups=RULE`); and (not with --quick)
+a 60 s persistent run steered live all the way (no device loss, no stall).
+
+Beside VulPy's stepped form (three dispatches a step on the heat kernel:
+the one-group step boundary and one per phase), each grid also runs as two
+plain kernels dispatched by hand (`step rate, ..., plain dispatches`, two
+dispatches a step, PLAIN; bit-checked; `plain dispatches / persistent`):
+what the stepped form's boundary dispatch costs the baseline.
+
+Rows that are compared are timed the same way in one block: each grid's
+headline persistent row, its stepped row, its plain row and its groups=RULE rows run
+round-robin, rep by rep (_interleaved), and CUDA's grid.sync() anchors run
+after every Vulkan row. In the H200 runs of waves 8-10 a row timed right
+after a CUDA process had used the GPU (the previous suite's CuPy, this
+suite's own anchor) read up to 30% faster than the same kernel at the same
+group count elsewhere in the run (headline 4.92 us/step against
+groups=work 6.23; default barrier at 132 groups 1.77 us against
+barrier=flip 2.51, the same GLSL); bench/probes/persistent_order.py times
+that. With fewer than 10 reps p10 and p90 are the fastest and the slowest
+rep.
 
     bash bench/device/suites.sh --suites persistent      (the H200)
     .venv/bin/python bench/run.py --suite persistent --quick   (here)
@@ -53,6 +71,29 @@ def steer(ctrl: vp.Control, u: vp.Buffer[vp.float32], n: vp.uint32, steps: vp.ui
                 ctrl.echo = ctrl.x    # what the step saw, back to the host
             u[p] = u[p] * 0.5 + 1.0
         vp.grid_sync()
+'''
+
+# The stepped baseline without VulPy's stepped form: the heat step as two
+# plain kernels (one point an invocation), two dispatches a step recorded
+# 32 steps a command buffer, as a user would write it by hand. The stepped
+# form adds a one-group step-boundary dispatch a step (stop requests,
+# steering snapshots, the steps done): this row says what that costs.
+PLAIN = '''
+import vulpy as vp
+
+
+@vp.kernel(local_size_x=256)
+def stencil(u: vp.Buffer[vp.float32], v: vp.Buffer[vp.float32], n: vp.uint32, alpha: vp.float32):
+    for p in vp.grid_range(n):
+        l = u[p - 1] if p > 0 else u[p]
+        r = u[p + 1] if p + 1 < n else u[p]
+        v[p] = u[p] + alpha * (l + r - 2.0 * u[p])
+
+
+@vp.kernel(local_size_x=256)
+def copy(u: vp.Buffer[vp.float32], v: vp.Buffer[vp.float32], n: vp.uint32):
+    for p in vp.grid_range(n):
+        u[p] = v[p]
 '''
 
 # CUDA's own grid barrier, the anchor for ours: a cooperative launch of
@@ -110,6 +151,37 @@ def _kernels(tmp, barrier=None, nonprivate=False):
     return ns["heat"], ns["syncs"], ns["steer"]
 
 
+def _plain_stepper(tmp, n, steps):
+    """A function running `steps` heat steps on (u, v) as plain dispatches
+    (PLAIN: stencil, then copy, 32 steps a recorded command buffer, each
+    submitted and waited for), and the dispatches a step (2)."""
+    import linecache
+
+    import vulpy as vp
+    from vulpy import _native
+    path = os.path.join(tmp, "persistent_plain_kernels.py")
+    with open(path, "w") as f:
+        f.write(PLAIN)
+    linecache.cache[path] = (len(PLAIN), None, PLAIN.splitlines(True), path)
+    ns = {}
+    exec(compile(PLAIN, path, "exec"), ns)
+    ctx = vp.default_context()
+    progs = [ns["stencil"].program(), ns["copy"].program()]
+    kerns = [p.native(ctx) for p in progs]
+    groups = -(-n // 256)
+
+    def run(u, v):
+        bufs = [u._buf, v._buf]
+        pushes = [progs[0].packer.pack(dict(n=n, alpha=0.2)), progs[1].packer.pack(dict(n=n))]
+        for k in range(0, steps, 32):
+            rec = _native.ext().Recording(ctx._native, False)
+            for _ in range(min(32, steps - k)):
+                for kern, push in zip(kerns, pushes):
+                    rec.dispatch(kern, bufs, push, groups, 1, 1, True)
+            rec.run()
+    return run
+
+
 def _barrier_glsl(syncs):
     """The GLSL of a time loop of grid syncs, from the time loop on (the
     two barriers a step, as every back end sees them)."""
@@ -138,9 +210,124 @@ def _time(fn, reps):
 
 def _record(case, size, backend, samples_ns, per, device, unit="us/step", **extra):
     s = sorted(x / per / 1e3 for x in samples_ns)
-    q = statistics.quantiles(s, n=10) if len(s) >= 10 else [s[0]] * 9
+    # fewer than 10 samples: the fastest and the slowest (a spread, not a
+    # quantile)
+    q = statistics.quantiles(s, n=10) if len(s) >= 10 else [s[0]] * 8 + [s[-1]]
     return dict(case=case, size=size, backend=backend, median=statistics.median(s), p10=q[0],
                 p90=q[-1], unit=unit, device=device, **extra)
+
+
+def _interleaved(fns, reps):
+    """Times each function of `fns` (name -> fn) `reps` times, round-robin
+    (a, b, c, a, b, c, ...) after one untimed round (compile, warm up), so
+    that whatever state the GPU is in during the block (the H200 runs of
+    waves 8-10: rows timed right after a CUDA process had used the GPU read
+    up to 30% faster than the same kernel timed later, bench/probes/
+    persistent_order.py) weighs on every row alike. Returns ({name: [ns]},
+    {name: error}); a function that raised is left out from then on."""
+    samples, errors = {k: [] for k in fns}, {}
+    for k, fn in fns.items():
+        try:
+            fn()
+        except Exception as e:  # noqa: BLE001 - a wrong size for the device, the budget
+            errors[k] = f"{type(e).__name__}: {e}"[:300]
+    for _ in range(reps):
+        for k, fn in fns.items():
+            if k in errors:
+                continue
+            t0 = time.perf_counter_ns()
+            try:
+                fn()
+            except Exception as e:  # noqa: BLE001
+                errors[k] = f"{type(e).__name__}: {e}"[:300]
+                continue
+            samples[k].append(time.perf_counter_ns() - t0)
+    return samples, errors
+
+
+def _grid_rows(heat, label, n, steps, reps, device, rng, tmp):
+    """One grid's rows, all timed in one interleaved block: the default
+    launch persistent and stepped (the headline rows `step rate, LABEL`
+    and `speed-up, LABEL`) and the default barrier under each rule for the
+    groups a launch dispatches (groups="work" | "resident" | "cores",
+    vp._persistent.GROUP_RULES: `step rate, LABEL, groups=RULE`, with
+    `rule` and the groups discovery admitted). Every form runs its own copy
+    from the same start the same number of times, so all must end with the
+    same bits (checked against the stepped form)."""
+    import vulpy as vp
+    u0 = rng.random(n, dtype=np.float32)
+    forms = [("persistent", "persistent", None), ("stepped", "stepped", None)]
+    forms += [(f"groups={rule}", "persistent", rule) for rule in vp._persistent.GROUP_RULES]
+    fns, state = {}, {}
+    try:
+        plain = _plain_stepper(tmp, n, steps)
+    except Exception as e:  # noqa: BLE001 - reported as the row's error
+        plain = f"{type(e).__name__}: {e}"[:300]
+    for name, mode, groups in forms + [("plain dispatches", "plain", None)]:
+        info = state[name] = dict(u=vp.asarray(u0), v=vp.zeros(n, np.float32))
+        if mode == "plain":
+            def once(info=info):
+                if isinstance(plain, str):
+                    raise RuntimeError(plain)
+                plain(info["u"], info["v"])
+                info["admitted"] = -(-n // 256)
+            fns[name] = once
+            continue
+
+        def once(info=info, mode=mode, groups=groups):
+            kw = {} if groups is None else {"groups": groups}
+            h = heat(info["u"], info["v"], n=n, alpha=0.2, steps=steps, mode=mode, sync=False,
+                     **kw)
+            _finish(h)
+            info["admitted"] = h.admitted
+        fns[name] = once
+    t_start = time.time()
+    samples, errors = _interleaved(fns, reps)
+    want = None if "stepped" in errors else state["stepped"]["u"].numpy().tobytes()
+    stepped = (None if "stepped" in errors
+               else statistics.median(samples["stepped"]) / steps / 1e3)
+    out = []
+    for name, mode, rule in forms:
+        case = f"step rate, {label}" + ("" if rule is None else f", {name}")
+        extra = {} if rule is None else dict(barrier=None, nonprivate=False, rule=rule)
+        if name in errors:
+            out.append(dict(case=case, size=n, backend=mode, error=errors[name], device=device,
+                            **extra))
+            continue
+        rec = _record(case, n, mode, samples[name], steps, device, steps=steps,
+                      groups=state[name]["admitted"], interleaved=True, t_start=t_start, **extra)
+        out.append(rec)
+        if mode == "stepped":
+            continue
+        if want is not None and state[name]["u"].numpy().tobytes() != want:
+            out.append(dict(case=case, size=n, backend="check",
+                            error="persistent and stepped results differ", device=device, **extra))
+        if stepped is not None:
+            # issue 15's goals: >= 5x on the launch-bound grid, >= 0.95x
+            # on the bandwidth-bound one
+            goal = dict(op=">=", target=5.0 if "small" in label else 0.95, issue=15)
+            out.append(dict(case=case.replace("step rate", "speed-up", 1), size=n,
+                            backend="stepped/persistent", median=stepped / rec["median"],
+                            p10=None, p90=None, unit="x", device=device, goal=goal, **extra))
+    # the plain baseline: two dispatches a step, no step-boundary dispatch
+    case = f"step rate, {label}, plain dispatches"
+    if "plain dispatches" in errors:
+        out.append(dict(case=case, size=n, backend="stepped (plain)",
+                        error=errors["plain dispatches"], device=device))
+        return out
+    rec = _record(case, n, "stepped (plain)", samples["plain dispatches"], steps, device,
+                  steps=steps, groups=state["plain dispatches"]["admitted"],
+                  dispatches_per_step=2, interleaved=True, t_start=t_start)
+    out.append(rec)
+    if want is not None and state["plain dispatches"]["u"].numpy().tobytes() != want:
+        out.append(dict(case=case, size=n, backend="check",
+                        error="plain dispatches and stepped results differ", device=device))
+    if "persistent" in samples and samples["persistent"]:
+        pers = statistics.median(samples["persistent"]) / steps / 1e3
+        out.append(dict(case=f"plain dispatches / persistent, {label}", size=n,
+                        backend="plain/persistent", median=rec["median"] / pers, p10=None,
+                        p90=None, unit="x", device=device))
+    return out
 
 
 def run(ctx):
@@ -165,44 +352,13 @@ def run(ctx):
     records = []
     rng = np.random.default_rng(1)
     for label, n, steps in cases:
-        u0 = rng.random(n, dtype=np.float32)
-        results = {}
-        # each form runs its own copy from the same start the same number of
-        # times: the results must agree bit for bit
-        for mode in ("persistent", "stepped"):
-            u = vp.asarray(u0)
-            v = vp.zeros(n, np.float32)
-            info = {}
-
-            def once(u=u, v=v, mode=mode, info=info, n=n, steps=steps):
-                h = heat(u, v, n=n, alpha=0.2, steps=steps, mode=mode, sync=False)
-                _finish(h)
-                info["admitted"], info["steps"] = h.admitted, h.steps
-            try:
-                once()  # compile, warm up
-                samples = _time(once, reps)
-            except Exception as e:  # a wrong size for the device, the budget
-                records.append(dict(case=f"step rate, {label}", size=n, backend=mode,
-                                    error=f"{type(e).__name__}: {e}"[:300], device=device))
-                continue
-            results[mode] = u.numpy().copy()
-            records.append(_record(f"step rate, {label}", n, mode, samples, steps, device,
-                                   steps=steps, groups=info["admitted"]))
-        if len(results) == 2 and results["persistent"].tobytes() != results["stepped"].tobytes():
-            records.append(dict(case=f"step rate, {label}", size=n, backend="check",
-                                error="persistent and stepped results differ", device=device))
-        per = {r["backend"]: r["median"] for r in records
-               if r.get("case") == f"step rate, {label}" and "median" in r}
-        if len(per) == 2:
-            # issue 15's goals: >= 5x on the launch-bound grid, >= 0.95x on
-            # the bandwidth-bound one
-            goal = dict(op=">=", target=5.0 if "small" in label else 0.95, issue=15)
-            records.append(dict(case=f"speed-up, {label}", size=n, backend="stepped/persistent",
-                                median=per["stepped"] / per["persistent"], p10=None, p90=None,
-                                unit="x", device=device, goal=goal))
+        records += _grid_rows(heat, label, n, steps, reps, device, rng, tmp)
     # the grid barrier alone: a time loop of grid syncs (two barriers a step:
     # the step boundary and the sync), at the default size and at 132 groups
-    # (one a SM on the H200: PERSISTENT.md's raw-GLSL probe measured 3.1 us)
+    # (one a SM on the H200: PERSISTENT.md's raw-GLSL probe measured 3.1 us).
+    # CUDA's grid.sync() on the same grids runs at the end of the suite
+    # (_cuda_anchors): a Vulkan row timed right after a CUDA process read
+    # faster than the same row elsewhere in the run
     sizes = [None] if ctx.quick or lavapipe else [None, 132, 1056]
     for groups in sizes:
         info = {}
@@ -215,44 +371,65 @@ def run(ctx):
         try:
             barriers()
             samples = _time(barriers, reps)
-            rec = _record("grid barrier", sync_steps, "persistent", samples, info["barriers"],
-                          device, unit="us/barrier", groups=info["admitted"])
-            records.append(rec)
+            records.append(_record("grid barrier", sync_steps, "persistent", samples,
+                                   info["barriers"], device, unit="us/barrier",
+                                   groups=info["admitted"]))
         except Exception as e:
             records.append(dict(case="grid barrier", size=sync_steps, backend="persistent",
                                 groups=groups, error=f"{type(e).__name__}: {e}"[:300],
                                 device=device))
-            continue
-        cuda = _cuda_grid_sync(tmp, info["admitted"], sync_steps, reps)
-        if isinstance(cuda, str):
-            records.append(dict(case="grid barrier", size=sync_steps, backend="cuda grid.sync()",
-                                groups=info["admitted"], skipped=cuda, device=device))
-            continue
-        crec = _record("grid barrier", sync_steps, "cuda grid.sync()", [x * 1e3 for x in cuda],
-                       1, device, unit="us/barrier", groups=info["admitted"])
-        records.append(crec)
-        # issue 15's goal: at most 1.5x CUDA's grid.sync()
-        records.append(dict(case="grid barrier vs CUDA", size=sync_steps,
-                            backend="persistent/cuda", median=rec["median"] / crec["median"],
-                            p10=None, p90=None, unit="x", device=device,
-                            groups=info["admitted"], goal=dict(op="<=", target=1.5, issue=15)))
-    records += _group_rules(heat, device, cases, reps, records)
     records += _variants(tmp, device, cases, sizes, sync_steps, reps, records)
-    records += _per_step(records, cases[0][0], device)
     records += _slices(heat, device, cases[0], reps, records)
     records += _steering(steer, device, quick=ctx.quick or lavapipe)
     if not (ctx.quick or lavapipe):
         records += _long_run(steer, device, seconds=60)
+    records += _cuda_anchors(tmp, records, sync_steps, reps, device)
+    records += _per_step(records, cases[0][0], device)
     for r in records:
         r["suite"] = "persistent"
     return records
+
+
+def _cuda_anchors(tmp, records, sync_steps, reps, device):
+    """CUDA's grid.sync() (cooperative launch) at each group count a
+    barrier row was admitted at, and each barrier row's ratio to it
+    (`grid barrier vs CUDA[, barrier=NAME]`, issue 15's goal <= 1.5x). Run
+    after every Vulkan row: the H200 runs of waves 8-10 read the Vulkan
+    rows timed right after this CUDA program up to 30% faster than the
+    same configurations elsewhere in the run."""
+    import re
+    rows = [r for r in records if r.get("backend") == "persistent" and "median" in r
+            and re.fullmatch(r"grid barrier(, barrier=[\w-]+)?", r.get("case", ""))]
+    out, cuda = [], {}
+    for groups in sorted({r["groups"] for r in rows}):
+        got = _cuda_grid_sync(tmp, groups, sync_steps, reps)
+        if isinstance(got, str):
+            out.append(dict(case="grid barrier", size=sync_steps, backend="cuda grid.sync()",
+                            groups=groups, skipped=got, device=device))
+            continue
+        crec = _record("grid barrier", sync_steps, "cuda grid.sync()", [x * 1e3 for x in got],
+                       1, device, unit="us/barrier", groups=groups)
+        out.append(crec)
+        cuda[groups] = crec["median"]
+    for r in rows:
+        c = cuda.get(r["groups"])
+        if not c:
+            continue
+        tag = r["case"][len("grid barrier"):]
+        out.append(dict(case=f"grid barrier vs CUDA{tag}", size=sync_steps,
+                        backend="persistent/cuda", median=r["median"] / c, p10=None, p90=None,
+                        unit="x", device=device, groups=r["groups"],
+                        **({"barrier": r["barrier"]} if "barrier" in r else {}),
+                        goal=dict(op="<=", target=1.5, issue=15)))
+    return out
 
 
 def _variants(tmp, device, cases, sizes, sync_steps, reps, done):
     """Every grid-barrier variant (@vp.kernel(barrier=...), docs/persistent.md
     "Barrier variants"), and two with non-private buffers (nonprivate=True,
     "Memory model"), on the same cases: the barrier alone (us/barrier at
-    each size, beside CUDA's grid.sync() measured above) and both grids'
+    each size; CUDA's grid.sync() is timed after every Vulkan row,
+    _cuda_anchors) and both grids'
     persistent step rates (the speed-up over the stepped form measured
     above, and a bit-for-bit check against it). Each variant's first barrier
     record carries the GLSL of its time loop (`glsl`), also printed on
@@ -260,8 +437,6 @@ def _variants(tmp, device, cases, sizes, sync_steps, reps, done):
     import sys
 
     import vulpy as vp
-    cuda = {r.get("groups"): r["median"] for r in done
-            if r.get("backend") == "cuda grid.sync()" and "median" in r}
     refs = {}
     for label, n, steps in cases:
         stepped = next((r for r in done if r.get("case") == f"step rate, {label}"
@@ -311,12 +486,6 @@ def _variants(tmp, device, cases, sizes, sync_steps, reps, done):
             if glsl is not None:
                 rec["glsl"], glsl = glsl, None
             out.append(rec)
-            c = cuda.get(info["admitted"])
-            if c:
-                out.append(dict(case=f"grid barrier vs CUDA, {tag}", size=sync_steps,
-                                backend="persistent/cuda", median=rec["median"] / c, p10=None,
-                                p90=None, unit="x", device=device, groups=info["admitted"],
-                                barrier=barrier, goal=dict(op="<=", target=1.5, issue=15)))
         for label, n, steps in cases:
             # the small grid also with one group a SM (132 on the H200): a
             # barrier among fewer groups is cheaper, and 132 x 256
@@ -324,33 +493,6 @@ def _variants(tmp, device, cases, sizes, sync_steps, reps, done):
             for groups in [None] + ([132] if "small" in label and len(sizes) > 1 else []):
                 out += _variant_steps(heat, tag, barrier, nonprivate, label, n, steps, reps,
                                       refs[label], device, groups)
-    return out
-
-
-def _group_rules(heat, device, cases, reps, done):
-    """Both grids with the default barrier under each rule for the groups a
-    launch dispatches by default (groups="work" | "resident" | "cores",
-    vp._persistent.GROUP_RULES; the rows without groups= use the default
-    rule), each with its speed-up over the stepped form measured above and
-    a bit check: records `step rate, LABEL, groups=RULE` (`groups`: the
-    groups discovery admitted, `rule`)."""
-    import vulpy as vp
-    out = []
-    for label, n, steps in cases:
-        stepped = next((r for r in done if r.get("case") == f"step rate, {label}"
-                        and r.get("backend") == "stepped" and "median" in r), None)
-        u0 = np.random.default_rng(1).random(n, dtype=np.float32)
-        try:
-            ref = vp.asarray(u0)
-            heat(ref, vp.zeros(n, np.float32), n=n, alpha=0.2, steps=steps, mode="stepped")
-            want = ref.numpy().tobytes()
-        except Exception:  # noqa: BLE001 - the check is then left out
-            want = None
-        for rule in vp._persistent.GROUP_RULES:
-            for r in _variant_steps(heat, "", None, False, label, n, steps, reps,
-                                    (u0, want, stepped), device, rule):
-                r["rule"] = rule
-                out.append(r)
     return out
 
 

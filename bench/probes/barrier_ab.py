@@ -14,11 +14,10 @@ Per variant and group count (default 132 and 1056 on GPUs):
   runs of N1 and N2 steps (two barriers a step), each timed with a blocking
   wait (PersistentHandle.wait() without a timeout: no sleep-polling), the
   difference of their medians over the difference of the barriers passed.
-  Launch, hidden-buffer set-up, discovery and copy-back cancel out.
+  Launch, hidden-buffer set-up, discovery and copy-back cancel out. Every
+  (variant, groups, steps) run is interleaved with the others rep by rep.
 - `whole`: the N2 run's wall time over its barriers (what bench suite
-  persistent reports, but with a blocking wait: the suite's
-  wait(timeout=600) sleeps up to 10 ms a poll, which on its 10^4-step
-  small grid (~65 ms) is up to 1.5 us a step).
+  persistent reports; both wait blocking).
 - `ours/CUDA us`: the same lowered kernel printed by VulPy's CUDA back end
   (`kernel.cuda`), compiled with nvcc and run by a cooperative launch with
   CUDA events: the lowering's cost without the Vulkan driver. Its fences
@@ -29,10 +28,14 @@ Per variant and group count (default 132 and 1056 on GPUs):
 `VULPY_PERSISTENT_TREE=N` moves the tree variants' two-level threshold
 (default 256 groups) in both the Vulkan and our-CUDA columns.
 Small grid (64K cells, 10^4 steps, the suite's heat kernel, groups rule
-"work"): persistent and stepped wall time a step with blocking waits,
-their ratio (goal >= 5), the marginal ratio (10^4 vs 2 * 10^4 steps: the
-fixed launch cost out), and a bit-for-bit check against the stepped form
-(the stepped form has no grid barrier: it is timed once).
+"work"): every variant's persistent form and the stepped form, interleaved
+rep by rep, wall time a step with blocking waits, their ratio (goal >= 5),
+the marginal ratio (10^4 vs 2 * 10^4 steps: the fixed launch cost out), and
+a bit-for-bit check against the stepped form.
+Order: every Vulkan figure first, every CUDA one (cg anchors, our CUDA)
+after them: in the H200 suite runs a Vulkan row timed right after a CUDA
+process had used the GPU read up to 30% faster than the same kernel timed
+elsewhere (bench/probes/persistent_order.py).
 """
 import argparse
 import os
@@ -107,30 +110,47 @@ def nvcc():
                                     and "/usr/local/cuda/bin/nvcc")
 
 
-def timed(fn, reps):
-    out = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t0)
-    return statistics.median(out)
+def vk_barriers(syncs, groups, n1, n2, reps):
+    """{(variant, group count): (marginal us/barrier, whole-run us/barrier,
+    admitted) or an error} of each `syncs` kernel (variant -> kernel) at
+    each group count, every (variant, groups, steps) run interleaved rep by
+    rep after one untimed round, so a change of the GPU's state weighs on
+    every variant alike."""
+    info, times, out = {}, {}, {}
 
-
-def vk_barrier(syncs, groups, n1, n2, reps):
-    """(marginal us/barrier, whole-run us/barrier, admitted) of `syncs`."""
-    info = {}
-
-    def run(steps):
-        kw = {} if groups is None else {"groups": groups}
-        h = syncs(steps=steps, sync=False, **kw)
+    def run(v, g, steps):
+        kw = {} if g is None else {"groups": g}
+        h = syncs[v](steps=steps, sync=False, **kw)
         h.wait()  # blocking: no sleep-polling in the figure
-        info[steps] = (h.barriers, h.admitted)
+        info[(v, g, steps)] = (h.barriers, h.admitted)
 
-    run(n1)
-    run(n2)  # compile, warm up
-    t1, t2 = timed(lambda: run(n1), reps), timed(lambda: run(n2), reps)
-    (b1, _), (b2, adm) = info[n1], info[n2]
-    return (t2 - t1) / (b2 - b1) * 1e6, t2 / b2 * 1e6, adm
+    keys = [(v, g) for v in syncs for g in groups]
+    for key in keys:  # compile, warm up
+        try:
+            run(*key, n1)
+            run(*key, n2)
+        except Exception as e:  # noqa: BLE001
+            out[key] = f"{type(e).__name__}: {e}"[:160]
+    for _ in range(reps):
+        for key in keys:
+            for steps in (n1, n2):
+                if key in out:
+                    continue
+                t0 = time.perf_counter()
+                try:
+                    run(*key, steps)
+                except Exception as e:  # noqa: BLE001
+                    out[key] = f"{type(e).__name__}: {e}"[:160]
+                    continue
+                times.setdefault(key + (steps,), []).append(time.perf_counter() - t0)
+    for key in keys:
+        if key in out:
+            continue
+        t1 = statistics.median(times[key + (n1,)])
+        t2 = statistics.median(times[key + (n2,)])
+        (b1, _), (b2, adm) = info[key + (n1,)], info[key + (n2,)]
+        out[key] = ((t2 - t1) / (b2 - b1) * 1e6, t2 / b2 * 1e6, adm)
+    return out
 
 
 def cuda_run(exe, groups, steps, reps):
@@ -184,27 +204,45 @@ def cg_sync(tmp, groups, n1, n2, reps):
     return (med(n2) - med(n1)) / (n2 - n1)
 
 
-def small_grid(heat, n, steps, reps, modes=("persistent", "stepped")):
-    """{mode: (us/step whole, us/step marginal, bytes)} of `heat`."""
+def small_grid(heats, n, steps, reps):
+    """{name: (us/step whole, us/step marginal, bytes)} of each kernel of
+    `heats` (name -> (kernel, mode)), all interleaved rep by rep (a, b, c,
+    a, b, c, ...) after one untimed round, so that a change of the GPU's
+    state during the block weighs on every row alike
+    (bench/probes/persistent_order.py)."""
     u0 = np.random.default_rng(1).random(n, dtype=np.float32)
-    out = {}
+    times = {(name, k): [] for name in heats for k in (steps, 2 * steps)}
+    bits = {}
 
-    def run(mode, k):
+    def run(name, k):
+        heat, mode = heats[name]
         u, v = vp.asarray(u0), vp.zeros(n, np.float32)
         t0 = time.perf_counter()
         h = heat(u, v, n=n, alpha=0.2, steps=k, mode=mode, sync=False)
         h.wait()
         dt = time.perf_counter() - t0
-        out[k] = u
+        if k == steps:
+            bits[name] = u.numpy().tobytes()
         return dt
 
-    res = {}
-    for mode in modes:
-        run(mode, steps)  # compile, warm up
-        t1 = statistics.median(run(mode, steps) for _ in range(reps))
-        bits = out[steps].numpy().tobytes()
-        t2 = statistics.median(run(mode, 2 * steps) for _ in range(reps))
-        res[mode] = (t1 / steps * 1e6, (t2 - t1) / steps * 1e6, bits)
+    failed = {}
+    for name in heats:  # compile, warm up
+        try:
+            run(name, steps)
+        except Exception as e:  # noqa: BLE001
+            failed[name] = f"{type(e).__name__}: {e}"[:120]
+    for _ in range(reps):
+        for k in (steps, 2 * steps):
+            for name in heats:
+                if name not in failed:
+                    times[(name, k)].append(run(name, k))
+    res = dict(failed)
+    for name in heats:
+        if name in failed:
+            continue
+        t1 = statistics.median(times[(name, steps)])
+        t2 = statistics.median(times[(name, 2 * steps)])
+        res[name] = (t1 / steps * 1e6, (t2 - t1) / steps * 1e6, bits[name])
     return res
 
 
@@ -231,26 +269,47 @@ def main():
     tmp = tempfile.mkdtemp(prefix="vulpy-barrier-ab-")
     print(f"device: {ctx.name}; default barrier {vp._persistent.DEFAULT_BARRIER}; "
           f"steps {n1} / {n2} (two barriers a step); reps {reps}", flush=True)
+    # Vulkan first, CUDA last: in the H200 suite runs a Vulkan row timed
+    # right after a CUDA process had used the GPU read up to 30% faster
+    # than the same kernel elsewhere (bench/probes/persistent_order.py)
+    kernels = {}
+    for v in variants:
+        heat, syncs, _ = bp._kernels(tmp, v)
+        kernels[v] = (heat, syncs)
+        if args.dump:
+            os.makedirs(args.dump, exist_ok=True)
+            for ext, text in (("glsl", syncs.glsl), ("cu", None)):
+                try:
+                    text = text if text is not None else syncs.cuda
+                except Exception as e:  # noqa: BLE001
+                    text = f"// {type(e).__name__}: {e}\n"
+                with open(os.path.join(args.dump, f"syncs_{v}.{ext}"), "w") as f:
+                    f.write(text)
+    vk = vk_barriers({v: kernels[v][1] for v in variants}, groups, n1, n2, reps)
+    small = {}
+    if not args.no_small:
+        heats = {v: (kernels[v][0], "persistent") for v in variants}
+        heats["(stepped)"] = (kernels[variants[0]][0], "stepped")
+        small = small_grid(heats, small_n, small_steps, reps)
     cg = {}
-    for g in groups:
-        if args.no_cuda or g is None:
+    for g in sorted({r[2] for r in vk.values() if not isinstance(r, str)}):
+        if args.no_cuda:
             continue
         try:
             cg[g] = cg_sync(tmp, g, n1, n2, reps)
         except Exception as e:  # noqa: BLE001 - no CUDA here: say so, go on
             cg[g] = f"{type(e).__name__}: {e}"[:120]
-    print(f"CUDA cg grid.sync() us/sync: {cg}", flush=True)
+    print(f"CUDA cg grid.sync() us/sync (timed after every Vulkan row): {cg}", flush=True)
     print(f"{'barrier':14s} {'groups':>6s} {'vk us/bar':>9s} {'whole':>7s} {'cg us':>7s} "
           f"{'ratio':>6s} {'ours/CUDA us':>12s}", flush=True)
-    small, stepped = {}, None
     for v in variants:
-        heat, syncs, _ = bp._kernels(tmp, v)
+        syncs = kernels[v][1]
         for g in groups:
-            try:
-                marg, whole, adm = vk_barrier(syncs, g, n1, n2, reps)
-            except Exception as e:  # noqa: BLE001
-                print(f"{v:14s} {str(g):>6s} error {type(e).__name__}: {e}"[:200], flush=True)
+            r = vk[(v, g)]
+            if isinstance(r, str):
+                print(f"{v:14s} {str(g):>6s} error {r}"[:200], flush=True)
                 continue
+            marg, whole, adm = r
             c = cg.get(adm) if isinstance(cg.get(adm), float) else None
             ours = "-"
             if not args.no_cuda and g is not None:
@@ -262,33 +321,18 @@ def main():
             print(f"{v:14s} {adm:6d} {marg:9.2f} {whole:7.2f} "
                   f"{(f'{c:.2f}' if c else '-'):>7s} {(f'{marg / c:.2f}x' if c else '-'):>6s} "
                   f"{ours:>12s}", flush=True)
-        if args.dump:
-            os.makedirs(args.dump, exist_ok=True)
-            for ext, text in (("glsl", syncs.glsl), ("cu", None)):
-                try:
-                    text = text if text is not None else syncs.cuda
-                except Exception as e:  # noqa: BLE001
-                    text = f"// {type(e).__name__}: {e}\n"
-                with open(os.path.join(args.dump, f"syncs_{v}.{ext}"), "w") as f:
-                    f.write(text)
-        if not args.no_small:
-            try:
-                if stepped is None:  # the stepped form has no grid barrier: once
-                    stepped = small_grid(heat, small_n, small_steps, reps, ("stepped",))["stepped"]
-                small[v] = dict(small_grid(heat, small_n, small_steps, reps, ("persistent",)),
-                                stepped=stepped)
-            except Exception as e:  # noqa: BLE001
-                small[v] = f"{type(e).__name__}: {e}"[:120]
+    stepped = small.get("(stepped)")
     if small:
-        print(f"\nsmall grid ({small_n} cells, {small_steps} steps), us/step, blocking waits "
-              f"(goal: stepped/persistent >= 5):")
+        print(f"\nsmall grid ({small_n} cells, {small_steps} steps), us/step, blocking waits, "
+              f"every variant and the stepped form interleaved (goal: stepped/persistent >= 5):")
         print(f"{'barrier':14s} {'pers':>7s} {'stepped':>8s} {'ratio':>6s} {'pers marg':>9s} "
               f"{'step marg':>9s} {'ratio marg':>10s} bits")
-        for v, r in small.items():
-            if isinstance(r, str):
-                print(f"{v:14s} error {r}")
+        for v in variants:
+            r = small.get(v)
+            if isinstance(r, str) or isinstance(stepped, str) or stepped is None:
+                print(f"{v:14s} error {r if isinstance(r, str) else stepped}")
                 continue
-            (p, pm, pb), (s, sm, sb) = r["persistent"], r["stepped"]
+            (p, pm, pb), (s, sm, sb) = r, stepped
             print(f"{v:14s} {p:7.2f} {s:8.2f} {s / p:5.2f}x {pm:9.2f} {sm:9.2f} {sm / pm:9.2f}x "
                   f"{'same' if pb == sb else 'DIFFER'}")
 

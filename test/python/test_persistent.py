@@ -270,6 +270,22 @@ def test_bench_suite_runs_quick_and_both_forms_agree():
         assert f"grid barrier, barrier={b}" in cases
     for rule in vp._persistent.GROUP_RULES:
         assert f"step rate, small grid (launch-bound), groups={rule}" in cases
+    # the rows that are compared are timed in one interleaved block: the
+    # headline, the stepped form and every rule (the H200's headline once
+    # read 27% faster than groups=work, the same launch, timed apart)
+    label = "step rate, small grid (launch-bound)"
+    block = [r for r in recs if r["case"] == label or r["case"].startswith(label + ", groups=")]
+    assert len(block) == 2 + len(vp._persistent.GROUP_RULES)
+    # the stepped baseline as plain dispatches (two a step), in the same
+    # block and with the same bits (no "check" error above)
+    plain = [r for r in recs if r["case"] == label + ", plain dispatches"]
+    assert len(plain) == 1 and plain[0]["t_start"] == block[0]["t_start"]
+    assert all(r.get("interleaved") for r in block)
+    assert len({r["t_start"] for r in block}) == 1
+    # CUDA's grid.sync() (a record, or why it was skipped) after every Vulkan row
+    order = [i for i, r in enumerate(recs) if r.get("backend") == "cuda grid.sync()"]
+    vulkan = [i for i, r in enumerate(recs) if r.get("backend") == "persistent"]
+    assert order and min(order) > max(vulkan)
 
 
 until_told = make_until_told()
