@@ -88,11 +88,7 @@ class Shader(_Inspect):
     def dtype(self, name):
         """The NumPy dtype of one element of buffer `name` (a structured
         dtype with the std430 layout for struct buffers)."""
-        b = self._spec(name)
-        s = _structs.buffer_struct(self._prog.manifest, b)
-        if s is None:
-            return _structs._field_dtype(b)
-        return _structs.struct_dtype_of(s, self._prog.manifest["structs"], b["elem_size"] or None)
+        return _structs.buffer_dtype(self._spec(name))
 
     def _check(self, name, arr):
         b = self._spec(name)
