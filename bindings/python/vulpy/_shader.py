@@ -42,9 +42,6 @@ class Shader(_Inspect):
         self.fast_math = fast_math
         self.debug = _debug.check_flag("vp.compile", debug)  # debug mode (issue 20)
         self._dkw = {"asserts": True} if self.debug else {}
-        passes = _persistent.file_passes(self.path, kernel)  # barrier=, nonprivate=
-        if passes:
-            self._dkw["passes"] = passes
         self._kernel, self._opts, self._doc = kernel, opts, None
         arts = _compiler.compile_file(self.path, kernel, opts, self._document,
                                       fast_math=fast_math, **self._dkw)
