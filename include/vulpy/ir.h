@@ -465,6 +465,11 @@ struct vir_module {
    * get their position in it, in a loc whose `file` is this pointer; the
    * printer leaves such locations out (docs/ir.md, "Locations"). */
   const char *text_file;
+  /* The passes that lower it for a back end as its source asks (a
+   * persistent kernel's barrier= and nonprivate=, set by the frontend), or
+   * NULL: VIR_BACKEND_PIPELINE (vulpy/passes.h). A request to the driver,
+   * not IR: the printer leaves it out. */
+  const char *pipeline;
 };
 
 vir_module *vir_module_create(const char *source_name);

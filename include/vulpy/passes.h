@@ -78,6 +78,13 @@ typedef struct vir_pipeline_options {
   void *ctx;
 } vir_pipeline_options;
 
+/* What runs before a back end when the source asks for nothing else
+ * (vir_module.pipeline): memsock.* ops, then persistent.* ops with the
+ * default grid barrier, "flip" (docs/persistent.md, "Barrier variants";
+ * bindings/python/vulpy/_persistent.py DEFAULT_BARRIER says the same for
+ * @vp.kernel). */
+#define VIR_BACKEND_PIPELINE "lower-memsock,lower-persistent-flip"
+
 /* Runs the comma-separated pass names in order ("canonicalize,cse,dce").
  * An unknown name is an error before anything runs. */
 vir_pass_result vir_run_pipeline(vir_module *m, const char *pipeline,

@@ -11,10 +11,16 @@
  * persistent.control for named control words, and grid_range as a `for`
  * from persistent.group_id * L + local_index by persistent.num_groups * L.
  * lower-persistent turns them into plain kernel VIR.
+ *
+ * The decorator's barrier= and nonprivate= (or the same options) choose
+ * that lowering: the frontend sets the module's pipeline, which every
+ * driver (vulpy-translate, the Python extension) runs before a back end.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "fe.h"
+#include "vulpy/passes.h"
 
 /* Whether `e` is a call of the vulpy built-in `name` (vp.NAME(...) or a
  * bare / from-imported NAME). */
@@ -111,7 +117,70 @@ static void check_syncs(vfe_ctx *c, vfe_node **body, uint32_t n, bool time_loop_
   }
 }
 
+/* The value of keyword `name`: the document's option (a JSON value), else
+ * the decorator's keyword (its constant's value, or the expression itself,
+ * which no kind check accepts); `at` gets the node an error points at. */
+static const vfe_node *keyword(vfe_ctx *c, const vfe_node *def, const char *name,
+                               const vfe_node **at) {
+  const vfe_node *opt = vfe_get(vfe_get(c->doc, "options"), name);
+  *at = def;
+  if (opt)
+    return opt;
+  uint32_t nd, nk;
+  vfe_node **decos = vfe_get_list(def, "decorator_list", &nd);
+  for (uint32_t d = 0; d < nd; d++) {
+    vfe_node **kws = vfe_get_list(decos[d], "keywords", &nk);
+    for (uint32_t k = 0; k < nk; k++) {
+      const char *arg = vfe_get_str(kws[k], "arg");
+      const vfe_node *v = vfe_get(kws[k], "value");
+      if (arg && strcmp(arg, name) == 0) {
+        *at = v;
+        return vfe_ast_of(v) == VFE_AST_Constant ? vfe_get(v, "value") : v;
+      }
+    }
+  }
+  return NULL;
+}
+
+/* The lowering pass of grid barrier `name` ("lean" is the plain
+ * lower-persistent), or NULL when no pass of the table is one. */
+static const char *barrier_pass(vfe_ctx *c, const char *name) {
+  if (strcmp(name, "lean") == 0)
+    return "lower-persistent";
+  const char *pass = vp_arena_printf(&c->arena, "lower-persistent-%s", name);
+  return pass && strcmp(name, "stepped") != 0 && vir_pass_lookup(pass) ? pass : NULL;
+}
+
+/* barrier="NAME" and nonprivate=True|False: the module's pipeline (the
+ * default one when neither is given). */
+static void choose_pipeline(vfe_ctx *c, const vfe_node *def) {
+  const vfe_node *at_b, *at_n;
+  const vfe_node *b = keyword(c, def, "barrier", &at_b);
+  const vfe_node *np = keyword(c, def, "nonprivate", &at_n);
+  const char *pass = "lower-persistent-flip";
+  if (b && b->kind != VFE_J_NULL && (b->kind != VFE_J_STR || !(pass = barrier_pass(c, b->s)))) {
+    char names[512] = "'lean'";
+    size_t n, len = strlen(names);
+    const vir_pass_info *t = vir_pass_table(&n);
+    for (size_t i = 0; i < n && len < sizeof names; i++)
+      if (strncmp(t[i].name, "lower-persistent-", 17) == 0 && strcmp(t[i].name + 17, "stepped"))
+        len += (size_t)snprintf(names + len, sizeof names - len, ", '%s'", t[i].name + 17);
+    vfe_err(c, at_b, "barrier= must be one of %s", names);
+    vfe_hint(c, "the grid barrier of a persistent kernel (docs/persistent.md, \"Barrier "
+                "variants\")");
+    pass = NULL;
+  }
+  if (np && np->kind != VFE_J_BOOL) {
+    vfe_err(c, at_n, "nonprivate= must be True or False");
+    return;
+  }
+  if (pass)
+    c->m->pipeline = vp_arena_printf(&c->m->arena, "lower-memsock,%s%s",
+                                   np && np->b ? "persistent-nonprivate," : "", pass);
+}
+
 void vfe_persistent_setup(vfe_ctx *c, const vfe_node *def) {
+  choose_pipeline(c, def);
   /* persistent=True: the decorator keyword (.vul.py) or the options */
   const vfe_node *opt = vfe_get(vfe_get(c->doc, "options"), "persistent");
   if (opt && opt->kind == VFE_J_BOOL)

@@ -51,6 +51,23 @@ def test_manifest_entries_are_parsed():
 
 
 @needs_target
+def test_manifest_buffers_carry_their_numpy_dtype():
+    # np_dtype: what np.dtype() takes for one element, built in C from the
+    # compiler's layout (std430: vec3 at 0, mat2 at 16, mass at 32, 48-byte
+    # stride), so the host never recomputes offsets or padding
+    m = parsed.program().manifest
+    got = {b["name"]: np.dtype(b["np_dtype"]) for b in m["buffers"]}
+    assert got["a"] == np.float64 and got["flags"] == np.uint8 and got["h"] == np.float16
+    assert got["v"] == np.dtype((np.float32, (4,)))
+    body = got["b"]
+    assert body.names == ("pos", "m", "mass") and body.itemsize == 48
+    assert [body.fields[n][1] for n in body.names] == [0, 16, 32]
+    assert body.fields["pos"][0] == np.dtype((np.float32, (3,)))
+    assert body.fields["m"][0] == np.dtype((np.float32, (2, 2)))
+    assert vp.struct_dtype(Body) == body
+
+
+@needs_target
 def test_parsed_manifest_drives_the_call():
     n = 8
     a, v = vp.zeros(n, np.float64), vp.zeros((n, 4), np.float32)

@@ -216,14 +216,22 @@ def test_group_rule_names_are_checked(monkeypatch):
     count(vp.zeros(64, np.uint32), n=64, steps=1)
 
 
-def test_every_compile_path_lowers_with_the_default_barrier():
-    # @vp.kernel (barrier_passes), vp.compile / emit-glsl (compile_document's
-    # default) and vulpy-translate (its pipeline; the lit test
-    # Frontend/persistent.vul.py checks its GLSL) agree on the default
-    import inspect
+def test_every_compile_path_lowers_with_the_default_barrier(tmp_path):
+    # @vp.kernel (barrier_passes) and vp.compile / emit-glsl / vulpy-translate
+    # (the frontend's pipeline, VIR_BACKEND_PIPELINE; the lit test
+    # Frontend/persistent.vul.py checks vulpy-translate's GLSL) agree on the
+    # default: the same GLSL with and without barrier="flip"
     assert vp._persistent.DEFAULT_BARRIER == "flip"
-    default = inspect.signature(vp._compiler.compile_document).parameters["passes"].default
-    assert default == vp._persistent.barrier_passes(None) == "lower-memsock,lower-persistent-flip"
+    assert vp._persistent.barrier_passes(None) == "lower-memsock,lower-persistent-flip"
+    plain = SHADER.replace(', barrier="packed", nonprivate=True', "")
+    glsl = {}
+    for name, src in (("default", plain), ("flip", plain.replace("64)", '64, barrier="flip")')),
+                      ("lean", plain.replace("64)", '64, barrier="lean")'))):
+        (tmp_path / name).mkdir()
+        path = tmp_path / name / "k.vul.py"
+        path.write_text(src)
+        glsl[name] = vp.compile(str(path)).glsl.replace(str(path), "k.vul.py")
+    assert glsl["default"] == glsl["flip"] != glsl["lean"]
 
 
 SHADER = '''import vulpy as vp
@@ -247,6 +255,12 @@ def test_vul_py_file_decorator_picks_the_variant(tmp_path):
     h = sh.run(n=100, steps=9, sync=False)
     h.wait(timeout=60)
     np.testing.assert_array_equal(sh.download("acc"), np.full(100, 18, np.uint32))
+    # the frontend checks the decorator's keywords and names their place
     path.write_text(SHADER.replace('"packed"', '"fastest"'))
-    with pytest.raises(ValueError, match="barrier="):
+    with pytest.raises(vp.CompileError, match=r"tick.vul.py:4:\d+: error: barrier= must be "
+                                              r"one of 'lean', .*'flip-tree'"):
+        vp.compile(str(path))
+    path.write_text(SHADER.replace("nonprivate=True", "nonprivate=1"))
+    with pytest.raises(vp.CompileError, match=r"tick.vul.py:4:\d+: error: nonprivate= must be "
+                                              r"True or False"):
         vp.compile(str(path))

@@ -296,9 +296,9 @@ int main(int argc, char **argv) {
     /* back ends print kernel ops only: memsock.* and then persistent.* ops
      * are lowered first (no-ops for other modules), in the Python
      * compiler's order: a fire inside a persistent loop is lowered before
-     * the loop becomes the grid-barrier protocol, with the default grid
-     * barrier (bindings/python/vulpy/_persistent.py DEFAULT_BARRIER) */
-    ok = vir_run_pipeline(m, "lower-memsock,lower-persistent-flip", NULL, &diags) !=
+     * the loop becomes the grid-barrier protocol, with the grid barrier the
+     * decorator names (barrier=, nonprivate=; the default otherwise) */
+    ok = vir_run_pipeline(m, m->pipeline ? m->pipeline : VIR_BACKEND_PIPELINE, NULL, &diags) !=
          VIR_PASS_FAILURE;
     if (!ok)
       show_diags(&diags, source);

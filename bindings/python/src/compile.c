@@ -33,7 +33,8 @@ typedef struct emit_request {
   int fast_math, optimize;
   unsigned long features;
   unsigned vulkan;
-  const char *passes;
+  const char *passes; /* compile_ast: NULL runs the source's (vir_module.pipeline) */
+  const char *then;   /* passes after those (bounds-check, clamp-shared) */
   PyObject *targets;
 } emit_request;
 
@@ -114,10 +115,13 @@ static uint64_t module_backedges(const vir_module *m) {
 static PyObject *emit_targets(vpy_state *st, vir_module *m, const emit_request *rq,
                               const char *source) {
   vp_diags d = {0};
-  if (rq->passes && *rq->passes) {
+  const char *pipelines[2] = {rq->passes, rq->then};
+  for (int i = 0; i < 2; i++) {
+    if (!pipelines[i] || !*pipelines[i])
+      continue;
     vir_pipeline_options po = {0};
     po.pass.fast_math = rq->fast_math;
-    if (vir_run_pipeline(m, rq->passes, &po, &d) == VIR_PASS_FAILURE)
+    if (vir_run_pipeline(m, pipelines[i], &po, &d) == VIR_PASS_FAILURE)
       return vpy_raise(st, &d, st->CompileError, NULL, source);
   }
   /* back ends never see memsock.fire: its protocol, in plain kernel VIR */
@@ -177,7 +181,7 @@ static bool parse_request(PyObject *args, PyObject *kw, const char **text, Py_ss
                           const char **name, int *guard, int *asserts, emit_request *rq) {
   static char *kwlist[] = {"text",     "name",     "kernel", "local_size", "dispatch_guard",
                            "asserts",  "fast_math", "optimize", "features", "vulkan",
-                           "targets",  "passes",   NULL};
+                           "targets",  "passes",   "then",     NULL};
   PyObject *local = Py_None;
   memset(rq, 0, sizeof *rq);
   rq->features = 0xffffffffUL;
@@ -185,10 +189,10 @@ static bool parse_request(PyObject *args, PyObject *kw, const char **text, Py_ss
   *asserts = 0;
   *name = "<kernel>";
   rq->targets = NULL;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "s#|szOppppkIOz", kwlist, text, len, name,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "s#|szOppppkIOzz", kwlist, text, len, name,
                                    &rq->kernel, &local, guard, asserts, &rq->fast_math,
                                    &rq->optimize, &rq->features, &rq->vulkan, &rq->targets,
-                                   &rq->passes))
+                                   &rq->passes, &rq->then))
     return false;
   if (local != Py_None && !vpy_uint3(local, "local_size", 1, rq->local_size))
     return false;
@@ -229,7 +233,9 @@ static PyObject *emit_and_destroy(vpy_state *st, vir_module *m, emit_request *rq
 /* compile_ast(json, name='<kernel>', kernel=None, local_size=None,
  *             dispatch_guard=True, asserts=False, fast_math=False,
  *             optimize=False, features=0xffffffff, vulkan=0,
- *             targets=('vir','glsl','spirv','manifest'), passes=None) -> dict */
+ *             targets=('vir','glsl','spirv','manifest'), passes=None, then=None)
+ *   -> dict; passes=None runs what the source asks for (vir_module.pipeline:
+ *   its barrier= and nonprivate=), `then` runs after the passes */
 static PyObject *compile_ast(PyObject *self, PyObject *args, PyObject *kw) {
   vpy_state *st = vpy_module_state(self);
   const char *text, *name;
@@ -256,6 +262,8 @@ static PyObject *compile_ast(PyObject *self, PyObject *args, PyObject *kw) {
     return r;
   }
   vp_diags_free(&d);
+  if (!rq.passes) /* what the kernel's decorator asks for (barrier=, nonprivate=) */
+    rq.passes = m->pipeline ? m->pipeline : VIR_BACKEND_PIPELINE;
   PyObject *out = emit_and_destroy(st, m, &rq, source);
   free(source);
   return out;
@@ -462,7 +470,7 @@ PyMethodDef vpy_compile_methods[] = {
     {"prewarm_join", prewarm_join, METH_NOARGS, "prewarm_join(): waits for prewarm's thread"},
     {"compile_ast", (PyCFunction)(void (*)(void))compile_ast, METH_VARARGS | METH_KEYWORDS,
      "compile_ast(json, name, kernel, local_size, dispatch_guard, asserts, fast_math, optimize, "
-     "features, vulkan, targets, passes) -> dict of target -> text/bytes"},
+     "features, vulkan, targets, passes, then) -> dict of target -> text/bytes"},
     {"compile_vir", (PyCFunction)(void (*)(void))compile_vir, METH_VARARGS | METH_KEYWORDS,
      "compile_vir(text, ...) -> dict of target -> text/bytes"},
     {"glsl_to_spirv", (PyCFunction)(void (*)(void))glsl_to_spirv, METH_VARARGS | METH_KEYWORDS,

@@ -23,24 +23,27 @@
  * 'I', ...; None for a struct), "lanes" (components: vec3 3, mat4 16) and
  * "dtype" (the NumPy name of one component; a bool is stored as a 32-bit
  * word, so 'uint32'; None for a struct). */
+static const char *code_dtype(char code) {
+  switch (code) {
+  case 'f': return "float32";
+  case 'd': return "float64";
+  case 'e': return "float16";
+  case 'b': return "int8";
+  case 'B': return "uint8";
+  case 'h': return "int16";
+  case 'H': return "uint16";
+  case 'i': return "int32";
+  case 'I': return "uint32";
+  case 'q': return "int64";
+  case 'Q': return "uint64";
+  default: return NULL;
+  }
+}
+
 bool vpy_set_parsed_type(PyObject *d, const char *type) {
   uint32_t lanes = 1;
   char code = vpm_push_code(type, &lanes);
-  const char *dtype = NULL;
-  switch (code) {
-  case 'f': dtype = "float32"; break;
-  case 'd': dtype = "float64"; break;
-  case 'e': dtype = "float16"; break;
-  case 'b': dtype = "int8"; break;
-  case 'B': dtype = "uint8"; break;
-  case 'h': dtype = "int16"; break;
-  case 'H': dtype = "uint16"; break;
-  case 'i': dtype = "int32"; break;
-  case 'I': dtype = "uint32"; break;
-  case 'q': dtype = "int64"; break;
-  case 'Q': dtype = "uint64"; break;
-  default: break;
-  }
+  const char *dtype = code_dtype(code);
   return vpy_dict_set(d, "code", code ? PyUnicode_FromStringAndSize(&code, 1) : Py_NewRef(Py_None)) &&
          vpy_dict_set(d, "lanes", PyLong_FromUnsignedLong(lanes)) &&
          vpy_dict_set(d, "dtype", vpy_str_or_none(dtype));
@@ -58,6 +61,58 @@ static PyObject *fields_list(const vpm_field *f, uint32_t n) {
   return list;
 }
 
+/* The argument of np.dtype() for one element of type `type` (a VIR
+ * spelling, `size` its std430 bytes, `stride` its array stride or 0): the
+ * component's name; (name, (lanes,)) for a vector; (name, (columns, rows))
+ * for a matrix, whose columns std430 pads to four rows for a mat3 (the
+ * size says); for a struct, {"names", "formats", "offsets", "itemsize"}
+ * with the std430 offsets and the itemsize `stride`, else its size rounded
+ * up to its alignment (its stride in an array and its size as a member).
+ * The host's NumPy layout of a struct buffer is thus the compiler's. */
+static PyObject *np_dtype_spec(const vpm_manifest *m, const char *type, uint32_t size,
+                               uint32_t stride, uint32_t depth) {
+  if (type[0] != '@') {
+    uint32_t lanes;
+    char code = vpm_push_code(type, &lanes);
+    const char *name = code_dtype(code);
+    if (!name)
+      Py_RETURN_NONE; /* not a host type */
+    if (type[0] == 'm') {
+      uint32_t cols = (uint32_t)(type[3] - '0'), w = vpm_push_code_size(code);
+      return Py_BuildValue("(s(II))", name, cols, size ? size / (cols * w) : cols);
+    }
+    return lanes > 1 ? Py_BuildValue("(s(I))", name, lanes) : PyUnicode_FromString(name);
+  }
+  const vpm_struct *s = NULL;
+  for (uint32_t i = 0; i < m->nstructs && !s; i++)
+    if (strcmp(m->structs[i].name, type + 1) == 0)
+      s = &m->structs[i];
+  if (!s || depth > VPM_MAX_DEPTH)
+    return PyErr_Format(PyExc_ValueError, "manifest: struct '%s' is not declared (or nests "
+                        "itself)", type + 1);
+  uint32_t align = s->align ? s->align : 1;
+  PyObject *names = PyList_New(0), *formats = PyList_New(0), *offsets = PyList_New(0);
+  bool ok = names && formats && offsets;
+  for (uint32_t i = 0; ok && i < s->nfields; i++) {
+    const vpm_field *f = &s->fields[i];
+    PyObject *n = PyUnicode_FromString(f->name), *o = PyLong_FromUnsignedLong(f->offset);
+    PyObject *fmt = np_dtype_spec(m, f->type, f->size, 0, depth + 1);
+    ok = n && o && fmt && PyList_Append(names, n) == 0 && PyList_Append(offsets, o) == 0 &&
+         PyList_Append(formats, fmt) == 0;
+    Py_XDECREF(n);
+    Py_XDECREF(o);
+    Py_XDECREF(fmt);
+  }
+  PyObject *spec = ok ? Py_BuildValue("{sOsOsOsI}", "names", names, "formats", formats,
+                                      "offsets", offsets, "itemsize",
+                                      stride ? stride : (s->size + align - 1) / align * align)
+                      : NULL;
+  Py_XDECREF(names);
+  Py_XDECREF(formats);
+  Py_XDECREF(offsets);
+  return spec;
+}
+
 PyObject *vpy_manifest_dict(const vpm_manifest *m) {
   static const char *access[] = {"readwrite", "readonly", "writeonly"};
   PyObject *d = PyDict_New(), *bufs = PyList_New(0), *structs = PyList_New(0);
@@ -67,7 +122,10 @@ PyObject *vpy_manifest_dict(const vpm_manifest *m) {
     PyObject *item = Py_BuildValue("{sssIsIsssIss}", "name", b->name, "set", b->set, "binding",
                                    b->binding, "type", b->type, "elem_size", b->elem_size,
                                    "access", access[b->access]);
-    ok = item && vpy_set_parsed_type(item, b->type) && PyList_Append(bufs, item) == 0;
+    ok = item && vpy_set_parsed_type(item, b->type) &&
+         vpy_dict_set(item, "np_dtype",
+                      np_dtype_spec(m, b->type, 0, b->type[0] == '@' ? b->elem_size : 0, 0)) &&
+         PyList_Append(bufs, item) == 0;
     Py_XDECREF(item);
   }
   for (uint32_t i = 0; ok && i < m->nstructs; i++) {

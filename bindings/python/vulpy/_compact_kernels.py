@@ -28,7 +28,6 @@ from vulpy._kernel_helpers import SCAN_L, block_exclusive, tile_id
 L = SCAN_L             # invocations per workgroup (block_exclusive's 128)
 IPT = 16               # elements per invocation
 T = L * IPT            # elements per tile
-NONE = 0xFFFFFFFF      # "not selected" in the destination table
 
 
 HELPERS = (block_exclusive, tile_id)

@@ -141,9 +141,12 @@ def _disk_store(key, artifacts):
 
 def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispatch_guard=True,
                      fast_math=False, optimize=False, asserts=False, features=0xFFFFFFFF,
-                     passes="lower-memsock,lower-persistent-flip", clamp_shared=True):
+                     passes=None, clamp_shared=True):
     """Compiles an AST document (from _astjson) to the named targets; returns
     {target: text or bytes}. Raises CompileError with file:line:col.
+    passes=None runs what the kernel's decorator asks for (the frontend
+    reads a persistent kernel's barrier= and nonprivate=; memsock and the
+    default grid barrier otherwise), else the named passes.
     clamp_shared=False leaves out the clamp-shared pass: only for the
     library's own kernels whose shared indexes are in range by construction
     (the GEMM tiles, _gemm.py), where the clamps cost an ALU op per shared
@@ -152,7 +155,7 @@ def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispat
     opts = dict(targets=tuple(targets), local_size=tuple(local_size) if local_size else None,
                 dispatch_guard=bool(dispatch_guard), fast_math=bool(fast_math),
                 optimize=bool(optimize), asserts=bool(asserts), features=int(features),
-                passes=str(passes))
+                passes=None if passes is None else str(passes))
     if not clamp_shared:
         opts["clamp_shared"] = False  # (absent by default: the cache keys stay as they were)
     key = hashlib.sha256((text + "\0" + repr(sorted(opts.items())) + "\0" +
@@ -168,13 +171,12 @@ def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispat
                                         doc.get("kernel"), opts["local_size"],
                                         opts["dispatch_guard"], opts["asserts"],
                                         opts["fast_math"], opts["optimize"], opts["features"],
-                                        0, opts["targets"],
+                                        0, opts["targets"], opts["passes"],
                                         # then debug mode (asserts=True): the
                                         # bounds checks and the fault record;
                                         # otherwise shared indexes clamped (issue 20)
-                                        ",".join(p for p in (opts["passes"],
-                                                 "bounds-check" if opts["asserts"] else
-                                                 "clamp-shared" if clamp_shared else "") if p))
+                                        "bounds-check" if opts["asserts"] else
+                                        "clamp-shared" if clamp_shared else None)
         _disk_store(key, out)
     else:
         stats["disk_hits"] += 1

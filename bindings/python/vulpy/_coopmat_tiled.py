@@ -176,10 +176,6 @@ class _E:
         return self.s
 
 
-def _str(x):
-    return str(_E.of(x))
-
-
 def _min(x, y):
     """min of two formula values: ints, NumPy arrays or _E."""
     if isinstance(x, _E) or isinstance(y, _E):

@@ -9,10 +9,6 @@ import functools
 from . import _array, _native
 from ._types import entry_dtype
 
-# VIR scalar spellings -> struct codes (push constants are little-endian std430).
-_CODES = {"f32": "f", "f64": "d", "i32": "i", "u32": "I", "i64": "q", "u64": "Q",
-          "bool": "I", "f16": "e", "i16": "h", "u16": "H", "i8": "b", "u8": "B"}
-
 
 class PushPacker:
     """Packs keyword values into a kernel's push-constant block, as the

@@ -107,33 +107,6 @@ CANARY = 3
 HIDDEN = ("_vp_grid", "_vp_host")
 
 
-def file_passes(path, kernel=None):
-    """The compile passes a .vul.py file's decorator asks for with
-    barrier= / nonprivate= (its persistent kernel's), or None: vp.compile
-    reads them here, the frontend reads the rest of the decorator."""
-    import ast
-    try:
-        with open(path, "rb") as f:
-            tree = ast.parse(f.read(), filename=os.fspath(path))
-    except (OSError, SyntaxError, ValueError):
-        return None  # the compile reports it
-    for node in tree.body:
-        if not isinstance(node, ast.FunctionDef) or (kernel and node.name != kernel):
-            continue
-        for deco in node.decorator_list:
-            kws = {k.arg: k.value for k in getattr(deco, "keywords", ()) if k.arg}
-            if "barrier" not in kws and "nonprivate" not in kws:
-                continue
-            try:
-                barrier = ast.literal_eval(kws["barrier"]) if "barrier" in kws else None
-                nonprivate = ast.literal_eval(kws["nonprivate"]) if "nonprivate" in kws else False
-            except ValueError:
-                raise ValueError(f"{path}:{deco.lineno}: barrier= and nonprivate= must be "
-                                 f"constants") from None
-            return barrier_passes(barrier, nonprivate)
-    return None
-
-
 class PersistentError(_errors.VulkanError):
     """A persistent run failed in a way the GPU reported: its grid barrier
     timed out (groups that were not co-resident, or a deadlock), or a loop of

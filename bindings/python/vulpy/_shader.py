@@ -42,9 +42,6 @@ class Shader(_Inspect):
         self.fast_math = fast_math
         self.debug = _debug.check_flag("vp.compile", debug)  # debug mode (issue 20)
         self._dkw = {"asserts": True} if self.debug else {}
-        passes = _persistent.file_passes(self.path, kernel)  # barrier=, nonprivate=
-        if passes:
-            self._dkw["passes"] = passes
         self._kernel, self._opts, self._doc = kernel, opts, None
         arts = _compiler.compile_file(self.path, kernel, opts, self._document,
                                       fast_math=fast_math, **self._dkw)
@@ -88,11 +85,7 @@ class Shader(_Inspect):
     def dtype(self, name):
         """The NumPy dtype of one element of buffer `name` (a structured
         dtype with the std430 layout for struct buffers)."""
-        b = self._spec(name)
-        s = _structs.buffer_struct(self._prog.manifest, b)
-        if s is None:
-            return _structs._field_dtype(b)
-        return _structs.struct_dtype_of(s, self._prog.manifest["structs"], b["elem_size"] or None)
+        return _structs.buffer_dtype(self._spec(name))
 
     def _check(self, name, arr):
         b = self._spec(name)

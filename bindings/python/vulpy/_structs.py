@@ -27,7 +27,7 @@ import weakref
 
 import numpy as np
 
-from ._types import VectorType, entry_dtype, python_name
+from ._types import VectorType, python_name
 
 _cache = weakref.WeakKeyDictionary()  # class -> dtype
 _lock = threading.Lock()
@@ -35,24 +35,19 @@ _lock = threading.Lock()
 
 # ------------------------------------------------------- manifest -> dtype
 
-def _field_dtype(entry):
-    """The NumPy dtype of a manifest field or buffer element that is not a
-    struct (None for a struct): a scalar, (lanes,) for a vector, (n, n)
-    for a matrix."""
-    scalar = entry_dtype(entry)
-    if scalar is None:
-        return None
-    lanes = entry["lanes"]
-    if entry["type"].startswith("mat"):
-        n = int(entry["type"][3])
-        return np.dtype((scalar, (n, n)))
-    return np.dtype((scalar, (lanes,))) if lanes > 1 else scalar
+def buffer_dtype(b):
+    """The NumPy dtype of one element of manifest buffer `b`: a scalar,
+    (lanes,) for a vector, (columns, rows) for a matrix, and for a struct
+    the structured dtype with its std430 offsets and the buffer's stride as
+    itemsize (the extension builds the np.dtype argument from the
+    compiler's layout: "np_dtype"); None for a type the host has no dtype of."""
+    spec = b["np_dtype"]
+    return None if spec is None else np.dtype(spec)
 
 
-def describe_struct(s, stride=None):
+def describe_struct(s, stride):
     """A struct's std430 layout, one field a line (`stride`: its array stride)."""
-    align = max(s.get("align") or 1, 1)
-    lines = [f"struct {s['name']} (std430, {stride or -(-s['size'] // align) * align} bytes):"]
+    lines = [f"struct {s['name']} (std430, {stride} bytes):"]
     for f in s["fields"]:
         lines.append(f"    {f['name']}: {python_name(f['type'])} at offset {f['offset']} "
                      f"({f['size']} bytes)")
@@ -68,33 +63,6 @@ def describe_dtype(dt):
         fdt, off = dt.fields[name][:2]
         lines.append(f"    {name}: {fdt} at offset {off} ({fdt.itemsize} bytes)")
     return "\n".join(lines)
-
-
-def struct_dtype_of(s, structs, stride=None):
-    """The NumPy structured dtype with struct `s`'s std430 layout (from a
-    manifest's "structs"); `stride` overrides the itemsize (a buffer's
-    element stride)."""
-    names, formats, offsets = [], [], []
-    for f in s["fields"]:
-        t = f["type"]
-        if t.startswith("@"):
-            inner = next(x for x in structs if x["name"] == t[1:])
-            fdt = struct_dtype_of(inner, structs)
-        else:
-            fdt = _field_dtype(f)
-            if t.startswith(("mat", "dmat")) and f.get("size") and fdt.itemsize != f["size"]:
-                # std430 pads each column of a mat3 to four components:
-                # the field is (columns, 4), column c's rows in [c, :3]
-                n = fdt.shape[0]
-                fdt = np.dtype((fdt.base, (n, f["size"] // (n * fdt.base.itemsize))))
-        names.append(f["name"])
-        formats.append(fdt)
-        offsets.append(f["offset"])
-    # std430: a struct's array stride (and size as a member) is its size
-    # rounded up to its alignment
-    align = max(s.get("align") or 1, 1)
-    return np.dtype({"names": names, "formats": formats, "offsets": offsets,
-                     "itemsize": stride or -(-s["size"] // align) * align})
 
 
 def layout_matches(dt, want):
@@ -121,8 +89,7 @@ def check_struct_array(label, b, dtype, manifest, cache, fix=None):
     names for the matching dtype (default: vp.struct_dtype(<the struct>))."""
     want = cache.get(b["name"])
     if want is None:
-        want = cache[b["name"]] = struct_dtype_of(buffer_struct(manifest, b), manifest["structs"],
-                                                b.get("elem_size") or None)
+        want = cache[b["name"]] = buffer_dtype(b)
     if dtype is want or layout_matches(dtype, want):
         return
     s = buffer_struct(manifest, b)
@@ -215,8 +182,7 @@ def struct_dtype(cls):
     arts = _compiler.compile_source(src, f"<struct {cls.__name__}>",
                                     targets=("vir", "glsl", "spirv", "manifest"))
     man = _native.ext().manifest_parse(arts["manifest"])
-    b = man["buffers"][0]
-    dt = struct_dtype_of(buffer_struct(man, b), man["structs"], b.get("elem_size") or None)
+    dt = buffer_dtype(man["buffers"][0])
     with _lock:
         _cache[cls] = dt
     return dt
