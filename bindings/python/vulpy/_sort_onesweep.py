@@ -27,9 +27,9 @@ So a pass reads the keys once and writes them once (CUB's traffic), and a
 32-bit sort is one recording of a fill (the tile counters and histograms,
 4 KiB a row; ohist zeroes the status words as it goes) and 2 + 4
 dispatches (ohist, oscan, 4 onesweeps) instead of 28, with no copy back:
-a workgroup that gives up writes the host's memory. Stability: a tile's keys are ranked in position order (subgroup w,
-round q, lane l holds tile position w*SG*IPT + q*SG + l), tiles in id
-order within a row.
+a workgroup that gives up writes the host's memory. Stability: a tile's
+keys are ranked in position order (subgroup w, round q, lane l holds tile
+position w*SG*IPT + q*SG + l), tiles in id order within a row.
 
 The look-back spins on another workgroup's status word. Vulkan does not
 promise that this ends (no forward-progress guarantee between
@@ -490,8 +490,13 @@ GH = 16           # the state buffer's first word of gh (the kernels' GH)
 # atomics are in flight together, at IPT registers more), ksh (1: 32-bit
 # keys wait in shared memory from their load to the scatter instead of in
 # registers, 16 KiB more shared memory and IPT registers fewer; argsort's
-# payload then goes through the load array; sharev is off), and the tile
-# (lanes x ipt keys; None: shape()'s). 2 is wave 9's; 3, the default, is
+# payload then goes through the load array; sharev is off), pack (1: with
+# ksh, sort's ranks three 10-bit fields to a register and the digit read
+# again from the key at the scatter: by ptxas's count 56 registers instead
+# of 80, so 4 workgroups a multiprocessor instead of 3; keys only, no
+# defer, subgroups of at most 1024 keys), hco (ohist's copies of the
+# histograms against contention on one bin; 0: 16 KiB of them, at most 32
+# KiB), and the tile (lanes x ipt keys; None: shape()'s). 2 is wave 9's; 3, the default, is
 # cheaper by construction (a barrier less a tile, an eighth of the
 # look-back's round trips, by ptxas's count 80 registers for sort instead
 # of 87, so 3 workgroups a multiprocessor instead of 2, and 96 for argsort
