@@ -24,16 +24,18 @@ DeviceRadixSort), in VulPy's own kernel language:
             the tile in shared memory and writes it out in runs of a digit.
 
 So a pass reads the keys once and writes them once (CUB's traffic), and a
-32-bit sort is 3 + 4 dispatches (fills, ohist, oscan, 4 onesweeps) instead
-of 28. Stability: a tile's keys are ranked in position order (subgroup w,
-round q, lane l holds tile position w*SG*IPT + q*SG + l), tiles in id
-order within a row.
+32-bit sort is one recording of a fill (the tile counters and histograms,
+4 KiB a row; ohist zeroes the status words as it goes) and 2 + 4
+dispatches (ohist, oscan, 4 onesweeps) instead of 28, with no copy back:
+a workgroup that gives up writes the host's memory. Stability: a tile's
+keys are ranked in position order (subgroup w, round q, lane l holds tile
+position w*SG*IPT + q*SG + l), tiles in id order within a row.
 
 The look-back spins on another workgroup's status word. Vulkan does not
 promise that this ends (no forward-progress guarantee between
 workgroups); lavapipe runs workgroups in contiguous chunks per CPU thread
 and ends any loop after 65,535 back-edges. So the spin is bounded, a
-workgroup that gives up counts itself in ctr[P], and the host then runs
+workgroup that gives up says so in a host-memory word, and the host then runs
 the reduce-then-scan sort instead (the result is right either way). The
 kernels are built for one subgroup size (SG); a workgroup that finds
 another gives up the same way. _sort.py picks this path by itself only on
@@ -79,6 +81,8 @@ DPI = B // L             # digits per invocation (L <= 256)
 HCO = @HCO@              # copies of the histograms in ohist
 HT = @HT@                # tiles per ohist workgroup
 SPIN = @SPIN@            # look-back reads before a workgroup gives up
+GH = @GH@                # the state buffer: the passes' tile counters in words
+                         # 0 .. P-1, gh from word GH, the status words st from sto
 MASK = 0x3FFFFFFF        # a status word's count
 AGG = 0x40000000         # ... flag: the tile's own count
 INC = 0x80000000         # ... flag: the count of the row up to this tile
@@ -91,12 +95,67 @@ SCAN = @SCAN@            # 1: one owner per digit from the counts to the look-ba
 SHAREV = @SHAREV@        # 1: the payload through the keys' shared array (32-bit keys)
 DEFER = @DEFER@          # 1: the ranking's shuffles after all its shared atomics
 KSH = @KSH@              # 1: the loaded keys wait in shared memory, not registers
+PACK = @PACK@            # 1 (keys only, KSH): three 10-bit ranks a register, the
+                         # digit read again from the key at the scatter
 
 @KEYS@
 
 def popc(x: vp.uint32) -> vp.uint32:
     # the number of set bits: one instruction on GPUs (OpBitCount, POPC)
     return vp.bit_count(x)
+
+
+# onesweep's steps that its variants share (each written once here; the
+# switches below only choose the order and the owner of the work)
+def digit_count(whist, d: vp.uint32) -> vp.uint32:
+    # the tile's count of digit d; the subgroups' counts of it (whist, W
+    # rows of B) become their first ranks among the tile's keys of d
+    run = vp.uint32(0)
+    for u in vp.static(range(W)):
+        c = whist[vp.uint32(u * B) + d]
+        whist[vp.uint32(u * B) + d] = run
+        run += c
+    return run
+
+
+def publish(st, at: vp.uint32, j: vp.uint32, run: vp.uint32):
+    # a tile's status word: its own count (AGG), or the row's count up to
+    # it (INC) for a row's first tile (j == 0), which has nothing before it
+    flag = vp.uint32(AGG)
+    if j == vp.uint32(0):
+        flag = vp.uint32(INC)
+    vp.atomic_store(st, at, flag | run)
+
+
+def invocations_before(wt, s: vp.uint32) -> vp.uint32:
+    # the sum of s over the workgroup's invocations before this one (in
+    # subgroup order): subgroup scans, then the subgroups' totals via wt
+    w = vp.subgroup_id()
+    ex = vp.subgroup_exclusive_add(s)
+    tot = vp.subgroup_add(s)
+    if vp.subgroup_lane() == vp.uint32(0):
+        wt[w] = tot
+    vp.barrier()
+    for u in vp.static(range(W)):
+        if vp.uint32(u) < w:
+            ex += wt[u]
+    return ex
+
+
+def tile_place(tstart, whist, wb: vp.uint32, r: vp.uint32) -> vp.uint32:
+    # a key's place in the tile sorted by digit, from its ranking r (rank
+    # in the subgroup << 8 | digit) and wb, its subgroup's row of whist
+    d = r & vp.uint32(255)
+    return tstart[d] + whist[wb + d] + (r >> vp.uint32(8))
+
+
+def write_out(kout, sk, add, p: vp.uint32, sh: vp.uint32) -> vp.uint32:
+    # the key at sorted tile position p to its place in the output (which
+    # it returns: the payload goes to the same place)
+    x = sk[p]
+    o = add[digit(x, sh)] + p
+    kout[o] = x
+    return o
 
 
 @vp.kernel(local_size_x=B, helpers=HELPERS)
@@ -106,16 +165,18 @@ def oscan(gh: vp.Buffer[vp.uint32], count: vp.uint32, gx: vp.uint32):
     d = vp.local_index()
     ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < count
     c = min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), count - 1)
-    ex = digits_exclusive(tot, d, gh[c * B + d])
+    ex = digits_exclusive(tot, d, gh[GH + c * B + d])
     if ok:
-        gh[c * B + d] = ex
+        gh[GH + c * B + d] = ex
 
 @vp.kernel(local_size_x=L)
 def ohist(keys: vp.Buffer[vp.@WORD@], gh: vp.Buffer[vp.uint32], n: vp.uint32, cpr: vp.uint32,
-          nchunks: vp.uint32, gx: vp.uint32):
+          nchunks: vp.uint32, gx: vp.uint32, tpr: vp.uint32, ntiles: vp.uint32, sto: vp.uint32):
     # every pass's digit histogram of a chunk of HT tiles in one read of
     # its keys; invocation i counts into copy i % HCO; then one global
-    # atomic per bin and chunk (not per tile)
+    # atomic per bin and chunk (not per tile). gh is the state buffer (sb):
+    # the chunk's tiles' status words of every pass are zeroed here, not
+    # by a fill of their own (the stores drain while the atomics count)
     cnt = vp.Shared[vp.uint32, HCO * P * B]
     lid = vp.local_index()
     ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < nchunks
@@ -132,6 +193,11 @@ def ohist(keys: vp.Buffer[vp.@WORD@], gh: vp.Buffer[vp.uint32], n: vp.uint32, cp
     for h in range(vp.uint32(HT)):
         first = h * T
         if first < m:
+            t = row * tpr + j * vp.uint32(HT) + h
+            for pp in vp.static(range(P)):
+                for z in vp.static(range(B // L)):
+                    gh[sto + (vp.uint32(pp) * ntiles + t) * B + vp.uint32(z * L) + lid] = \
+                        vp.uint32(0)
             # the tile's loads first, all in flight together (no branch,
             # no atomic between them), then the counting
             for q in vp.static(range(IPT)):
@@ -149,14 +215,18 @@ def ohist(keys: vp.Buffer[vp.@WORD@], gh: vp.Buffer[vp.uint32], n: vp.uint32, cp
         for u in vp.static(range(HCO)):
             s += cnt[vp.uint32(u * P * B) + i]
         if ok and s != 0:
-            vp.atomic_add(gh, row * (P * B) + i, s)
+            vp.atomic_add(gh, GH + row * (P * B) + i, s)
 
 
 @vp.kernel(local_size_x=L)
 def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buffer[vp.uint32],
-             vout: vp.Buffer[vp.@VOUT@], gh: vp.Buffer[vp.uint32], st: vp.Buffer[vp.uint32],
-             ctr: vp.Buffer[vp.uint32], n: vp.uint32, tpr: vp.uint32, ntiles: vp.uint32,
-             pas: vp.uint32, sh: vp.uint32, first: vp.uint32):
+             vout: vp.Buffer[vp.@VOUT@], sb: vp.Buffer[vp.uint32], gave: vp.Buffer[vp.uint32],
+             n: vp.uint32,
+             tpr: vp.uint32, ntiles: vp.uint32, pas: vp.uint32, sh: vp.uint32, first: vp.uint32,
+             sto: vp.uint32):
+    # sb: the state (GH above); the status word of tile t's digit d in pass
+    # pas is sb[sto + (pas * ntiles + t) * B + d]. A workgroup that gives
+    # up sets gave[0] (host memory, zeroed by the host: no copy back)
     whist = vp.Shared[vp.uint32, W * B]   # per subgroup: digit counts, then first ranks
     tstart = vp.Shared[vp.uint32, B]      # the tile's first position of each digit
     add = vp.Shared[vp.uint32, B]         # output position of a key = add[d] + its tile position
@@ -169,9 +239,9 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
     w = vp.subgroup_id()
     lane = vp.subgroup_lane()
     if lid == 0:
-        tix[0] = vp.atomic_add(ctr, pas, vp.uint32(1))
+        tix[0] = vp.atomic_add(sb, pas, vp.uint32(1))
         if vp.subgroup_size() != vp.uint32(SG):  # built for SG lanes: the host sorts again
-            vp.atomic_add(ctr, P, vp.uint32(1))
+            gave[0] = vp.uint32(1)
     for z in vp.static(range(W * B // L)):
         whist[vp.uint32(z * L) + lid] = vp.uint32(0)
     vp.barrier()
@@ -190,6 +260,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
     mine0 = w * vp.uint32(SG * IPT) + lane       # round q: tile position mine0 + q * SG
     kk = vp.Local[vp.@WORD@, IPT]
     rk = vp.Local[vp.uint32, IPT]   # rank in the subgroup << 8 | digit
+    rkp = vp.Local[vp.uint32, (IPT + 2) // 3]   # PACK: rank q in bits 10*(q%3) of word q//3
     olds = vp.Local[vp.uint32, IPT]   # DEFER: each round's count before it
     vv = vp.Local[vp.uint32, @VVLEN@]
     # the keys first: IPT independent loads, no branch and no atomic between
@@ -218,7 +289,13 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         if valid and below == vp.uint32(0):
             old = vp.atomic_add(whist, wb + d, popc(peers))
         leader = popc((peers & (vp.uint32(0) - peers)) - vp.uint32(1)) & vp.uint32(SG - 1)
-        if DEFER == 0:
+        if PACK != 0:
+            r10 = (vp.subgroup_shuffle(old, leader) + below) << vp.uint32(10 * (q % 3))
+            if q % 3 == 0:
+                rkp[q // 3] = r10
+            else:
+                rkp[q // 3] = rkp[q // 3] | r10
+        elif DEFER == 0:
             rk[q] = ((vp.subgroup_shuffle(old, leader) + below) << vp.uint32(8)) | d
         else:  # the shuffle after all rounds: no round waits on an atomic's result
             olds[q] = old
@@ -250,18 +327,11 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         # and the tile's count is published for the tiles after it
         for z in vp.static(range(DPI)):
             d = vp.uint32(z * L) + lid
-            run = vp.uint32(0)
-            for u in vp.static(range(W)):
-                c = whist[vp.uint32(u * B) + d]
-                whist[vp.uint32(u * B) + d] = run
-                run += c
+            run = digit_count(whist, d)
             tc[z] = run
             tstart[d] = run
             if ok:
-                flag = vp.uint32(AGG)
-                if j == 0:
-                    flag = vp.uint32(INC)
-                vp.atomic_store(st, (pas * ntiles + t) * B + d, flag | run)
+                publish(sb, sto + (pas * ntiles + t) * B + d, j, run)
         vp.barrier()
         # the tile's counts scanned over the digits (lane l of subgroup w owns
         # digits (w*SG + l)*DPI ..., the order subgroup scans follow): subgroup
@@ -270,14 +340,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         for z in vp.static(range(DPI)):
             own[z] = tstart[mine + z]
             s += own[z]
-        ex = vp.subgroup_exclusive_add(s)
-        tot = vp.subgroup_add(s)
-        if lane == vp.uint32(0):
-            wt[w] = tot
-        vp.barrier()
-        for u in vp.static(range(W)):
-            if vp.uint32(u) < w:
-                ex += wt[u]
+        ex = invocations_before(wt, s)
         for z in vp.static(range(DPI)):
             tstart[mine + z] = ex
             ex += own[z]
@@ -290,26 +353,12 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         s = vp.uint32(0)
         for z in vp.static(range(DPI)):
             d = mine + vp.uint32(z)
-            run = vp.uint32(0)
-            for u in vp.static(range(W)):
-                c = whist[vp.uint32(u * B) + d]
-                whist[vp.uint32(u * B) + d] = run
-                run += c
+            run = digit_count(whist, d)
             tc[z] = run
             s += run
             if ok:
-                flag = vp.uint32(AGG)
-                if j == 0:
-                    flag = vp.uint32(INC)
-                vp.atomic_store(st, (pas * ntiles + t) * B + d, flag | run)
-        ex = vp.subgroup_exclusive_add(s)
-        tot = vp.subgroup_add(s)
-        if lane == vp.uint32(0):
-            wt[w] = tot
-        vp.barrier()
-        for u in vp.static(range(W)):
-            if vp.uint32(u) < w:
-                ex += wt[u]
+                publish(sb, sto + (pas * ntiles + t) * B + d, j, run)
+        ex = invocations_before(wt, s)
         for z in vp.static(range(DPI)):
             ts[z] = ex
             tstart[mine + vp.uint32(z)] = ex
@@ -329,7 +378,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
                 # before the row's first tile t - j, whose word is INC
                 for i in vp.static(range(LB)):
                     back = min(vp.uint32(i), k - (t - j))
-                    lbw[i] = vp.atomic_load(st, (pas * ntiles + k - back) * B + d)
+                    lbw[i] = vp.atomic_load(sb, sto + (pas * ntiles + k - back) * B + d)
                 # added nearest first, up to an INC word or one not
                 # published yet (the next step starts there)
                 more = True
@@ -350,13 +399,14 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
                     break
             if done:
                 if PUBLISH != 0:
-                    vp.atomic_store(st, (pas * ntiles + t) * B + d, vp.uint32(INC) | (pre + tc[z]))
+                    vp.atomic_store(sb, sto + (pas * ntiles + t) * B + d,
+                                    vp.uint32(INC) | (pre + tc[z]))
             else:  # gave up: the host sorts again with the safe path
-                vp.atomic_add(ctr, P, vp.uint32(1))
+                gave[0] = vp.uint32(1)
         if SCAN == 0:
-            add[d] = row * n + gh[(row * P + pas) * B + d] + pre - tstart[d]
+            add[d] = row * n + sb[GH + (row * P + pas) * B + d] + pre - tstart[d]
         else:
-            add[d] = row * n + gh[(row * P + pas) * B + d] + pre - ts[z]
+            add[d] = row * n + sb[GH + (row * P + pas) * B + d] + pre - ts[z]
     if SCAN != 0:
         vp.barrier()   # tstart and add, for the scatter
     # the tile sorted in shared memory, then written out in runs of a digit
@@ -365,29 +415,28 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         # load array, read by now, takes the payload (sv's role)
         for q in vp.static(range(IPT)):
             if mine0 + vp.uint32(q * SG) < m:
-                d = rk[q] & vp.uint32(255)
-                sk[tstart[d] + whist[wb + d] + (rk[q] >> vp.uint32(8))] = \
-                    ski[mine0 + vp.uint32(q * SG)]
+                if PACK != 0:
+                    x = ski[mine0 + vp.uint32(q * SG)]
+                    r = (rkp[q // 3] >> vp.uint32(10 * (q % 3))) & vp.uint32(1023)
+                    sk[tile_place(tstart, whist, wb, (r << vp.uint32(8)) | digit(x, sh))] = x
+                else:
+                    sk[tile_place(tstart, whist, wb, rk[q])] = ski[mine0 + vp.uint32(q * SG)]
         if VALS != 0:
             vp.barrier()
             for q in vp.static(range(IPT)):
                 if mine0 + vp.uint32(q * SG) < m:
-                    d = rk[q] & vp.uint32(255)
-                    ski[tstart[d] + whist[wb + d] + (rk[q] >> vp.uint32(8))] = vv[q]
+                    ski[tile_place(tstart, whist, wb, rk[q])] = vv[q]
         vp.barrier()
         for q in vp.static(range(IPT)):
             p = vp.uint32(q * L) + lid
             if p < m:
-                x = sk[p]
-                o = add[digit(x, sh)] + p
-                kout[o] = x
+                o = write_out(kout, sk, add, p, sh)
                 if VALS != 0:
                     vout[o] = vp.@VOUT@(ski[p])
     elif SHAREV == 0:
         for q in vp.static(range(IPT)):
             if mine0 + vp.uint32(q * SG) < m:
-                d = rk[q] & vp.uint32(255)
-                lp = tstart[d] + whist[wb + d] + (rk[q] >> vp.uint32(8))
+                lp = tile_place(tstart, whist, wb, rk[q])
                 sk[lp] = kk[q]
                 if VALS != 0:
                     sv[lp] = vv[q]
@@ -395,9 +444,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         for q in vp.static(range(IPT)):
             p = vp.uint32(q * L) + lid
             if p < m:
-                x = sk[p]
-                o = add[digit(x, sh)] + p
-                kout[o] = x
+                o = write_out(kout, sk, add, p, sh)
                 if VALS != 0:  # (the last pass writes argsort's int64 directly)
                     vout[o] = vp.@VOUT@(sv[p])
     else:
@@ -407,18 +454,14 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         # positions are kept for its payload
         for q in vp.static(range(IPT)):
             if mine0 + vp.uint32(q * SG) < m:
-                d = rk[q] & vp.uint32(255)
-                lp = tstart[d] + whist[wb + d] + (rk[q] >> vp.uint32(8))
+                lp = tile_place(tstart, whist, wb, rk[q])
                 sk[lp] = kk[q]
                 lps[q] = lp
         vp.barrier()
         for q in vp.static(range(IPT)):
             p = vp.uint32(q * L) + lid
             if p < m:
-                x = sk[p]
-                o = add[digit(x, sh)] + p
-                kout[o] = x
-                ops[q] = o
+                ops[q] = write_out(kout, sk, add, p, sh)
         if VALS != 0:
             vp.barrier()
             for q in vp.static(range(IPT)):
@@ -434,6 +477,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
 _NS = {}
 
 HIST_TILES = 16   # tiles per ohist workgroup
+GH = 16           # the state buffer's first word of gh (the kernels' GH)
 
 # The kernels' variants (issue 19), same algorithm and results, each a set
 # of the template's switches: lb (status words a look-back step reads at
@@ -446,15 +490,20 @@ HIST_TILES = 16   # tiles per ohist workgroup
 # atomics are in flight together, at IPT registers more), ksh (1: 32-bit
 # keys wait in shared memory from their load to the scatter instead of in
 # registers, 16 KiB more shared memory and IPT registers fewer; argsort's
-# payload then goes through the load array; sharev is off), and the tile
-# (lanes x ipt keys; None: shape()'s). 2 is wave 9's; 3, the default, is
+# payload then goes through the load array; sharev is off), pack (1: with
+# ksh, sort's ranks three 10-bit fields to a register and the digit read
+# again from the key at the scatter: by ptxas's count 56 registers instead
+# of 80, so 4 workgroups a multiprocessor instead of 3; keys only, no
+# defer, subgroups of at most 1024 keys), hco (ohist's copies of the
+# histograms against contention on one bin; 0: 16 KiB of them, at most 32
+# KiB), and the tile (lanes x ipt keys; None: shape()'s). 2 is wave 9's; 3, the default, is
 # cheaper by construction (a barrier less a tile, an eighth of the
 # look-back's round trips, by ptxas's count 80 registers for sort instead
 # of 87, so 3 workgroups a multiprocessor instead of 2, and 96 for argsort
 # instead of 110; bench/notes/sort.md) and awaits the H200's word.
 VARIANTS = {
-    2: dict(lb=1, scan=0, sharev=0, defer=0, ksh=0, lanes=None, ipt=None),
-    3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, lanes=None, ipt=None),
+    2: dict(lb=1, scan=0, sharev=0, defer=0, ksh=0, pack=0, hco=0, lanes=None, ipt=None),
+    3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, pack=0, hco=0, lanes=None, ipt=None),
 }
 # which variant sort_rows runs: "N" or "N:key=value,..." overriding the
 # variant's settings (bench/probes/sort_ab.py sweeps them), from the
@@ -514,17 +563,23 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
     lanes, ipt = shape(word, sg, cfg)
     ksh = int(bool(cfg["ksh"]) and word == "uint32")
     sharev = int(bool(cfg["sharev"]) and word == "uint32" and not ksh)
+    # packed ranks: keys only, keys in shared memory, ranks < 1024 (a
+    # subgroup's SG * IPT keys), no deferred shuffles
+    pack = int(bool(cfg.get("pack")) and ksh and not vals and not cfg["defer"]
+               and sg * ipt <= 1024)
+    # ohist's copies of the histograms: 16 KiB by default, at most 32 KiB
+    hco = max(1, min(cfg.get("hco") or 16 // passes, 8192 // (passes * 256)))
     ht = HIST_TILES
     k = (word, mode, passes, sg, vals, spin, publish, vout, ht, lanes, ipt, cfg["lb"],
-         int(bool(cfg["scan"])), sharev, int(bool(cfg["defer"])), ksh)
+         int(bool(cfg["scan"])), sharev, int(bool(cfg["defer"])), ksh, pack, hco)
     ns = _NS.get(k)
     if ns is None:
         from . import _kernel_helpers as H  # a kernel program: at first use
         subst = dict(WORD=word, MODE=mode, L=lanes, SG=sg, IPT=ipt, P=passes, VALS=vals,
-                     HCO=max(1, 16 // passes),
+                     HCO=hco, PACK=pack,
                      SVLEN=lanes * ipt if vals and not sharev and not ksh else 1,
                      KSH=ksh, SKILEN=lanes * ipt if ksh else 1,
-                     SPIN=spin, PUBLISH=publish, HT=ht, VVLEN=ipt, VOUT=vout, LB=cfg["lb"],
+                     SPIN=spin, PUBLISH=publish, HT=ht, GH=GH, VVLEN=ipt, VOUT=vout, LB=cfg["lb"],
                      SCAN=int(bool(cfg["scan"])), SHAREV=sharev, DEFER=int(bool(cfg["defer"])))
         tag = "-".join(map(str, ("onesweep",) + k))
         ns = _sort_kernels.instantiate(SOURCE, subst, tag,
@@ -563,33 +618,37 @@ def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
     tile = lanes * ipt
     tpr = -(-n // tile)
     ntiles = rows * tpr
-    if passes * ntiles * 1024 > ctx.limits["max_storage_buffer_range"]:
+    # the state, one buffer: the passes' tile counters (words 0 .. passes-1),
+    # the histograms gh (rows x passes x 256, from word GH), both zeroed by
+    # one small fill, and the status words (passes x tiles x 256, from word
+    # sto), zeroed by ohist
+    sto = GH + rows * passes * 256
+    swords = sto + passes * ntiles * 256
+    if 4 * swords > ctx.limits["max_storage_buffer_range"]:
         return None  # the status words would not fit one binding
     mem = keys.memory
-    # every word of these is written before it is read (the fills below,
-    # or a pass): no zeroing at allocation
+    # every word of these is written before it is read (the fill below, a
+    # pass, the copy): no zeroing at allocation. (keys stays as it is: the
+    # safe path sorts it again should a workgroup give up.)
     a = _array._result(keys.shape, keys.dtype, mem, ctx)
     b = _array._result(keys.shape, keys.dtype, mem, ctx)
-    gh = _array._result((rows * passes * 256,), _U32, mem, ctx)
-    st = _array._result((passes * ntiles * 256,), _U32, mem, ctx)
-    ctr = _array._result((passes + 4,), _U32, mem, ctx)
-    flag = _array.empty((4,), _U32, memory="host", context=ctx)
+    sb = _array._result((swords,), _U32, mem, ctx)
+    gave = _array.empty((4,), _U32, memory="host", context=ctx)   # zeroed by the CPU
     if values:
         va = _array._result(keys.shape, _U32, mem, ctx)
         vb = _array._result(keys.shape, _U32, mem, ctx)
-    else:  # the payload bindings, never touched (VALS = 0)
-        va = _array.empty((4,), _U32, memory=mem, context=ctx)
-        vb = _array.empty((4,), _U32, memory=mem, context=ctx)
+    else:  # the payload bindings, never touched (VALS = 0): no buffers of their own
+        va = vb = sb
     rec = _Rec(ctx)
-    for z in (gh, st, ctr):
-        rec.rec.fill(z._buf, 0, z.nbytes, 0)
+    rec.rec.fill(sb._buf, 0, 4 * sto, 0)   # (ohist zeroes the status words)
     tg = _grid(ntiles)
     # a workgroup counts HIST_TILES tiles of a row
     cpr = -(-tpr // HIST_TILES)
     hg = _grid(rows * cpr)
-    rec(ns["ohist"], (keys, gh), hg, n=n, cpr=cpr, nchunks=rows * cpr, gx=hg[0])
+    rec(ns["ohist"], (keys, sb), hg, n=n, cpr=cpr, nchunks=rows * cpr, gx=hg[0], tpr=tpr,
+        ntiles=ntiles, sto=sto)
     g = _grid(rows * passes)
-    rec(ns["oscan"], (gh,), g, count=rows * passes, gx=g[0])
+    rec(ns["oscan"], (sb,), g, count=rows * passes, gx=g[0])
     # argsort: the last pass writes the positions as int64 (the caller's
     # dtype), sparing a conversion pass over them
     i64 = vals and ctx.has("int64")
@@ -602,12 +661,11 @@ def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
         kern, dst = ns["onesweep"], va
         if i64 and p == passes - 1:
             kern, dst = last, vo
-        rec(kern, (kin, kout, vb, dst, gh, st, ctr), tg, n=n, tpr=tpr, ntiles=ntiles,
-            pas=p, sh=8 * p, first=int(p == 0))
+        rec(kern, (kin, kout, vb, dst, sb, gave), tg, n=n, tpr=tpr, ntiles=ntiles,
+            pas=p, sh=8 * p, first=int(p == 0), sto=sto)
         va, vb = vb, dst
         kin, kout = kout, (b if kout is a else a)
-    rec.rec.copy(flag._buf, 0, ctr._buf, 4 * passes, 4)
     rec.run()
-    if int(flag.numpy()[0]):
+    if int(gave.numpy()[0]):
         return None
     return kin, (vb if values else None)
