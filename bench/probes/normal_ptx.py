@@ -14,7 +14,7 @@ with a slow-path call, would count instructions the H200 never runs).
 Samples per invocation: 4 N / 4 for "vN/W" (straight-line code); the loop
 shapes are left out (a static count is not a per-sample one).
 
-    python bench/probes/normal_ptx.py [--paths v8,hlog,lean] [--nvdisasm PATH]
+    python bench/probes/normal_ptx.py [--paths v8,hlog,lean] [--nvdisasm PATH] [--ftz]
 
 Read: per path PTX and SASS per sample and the change against the exact
 v8 (the documented stream); bench/probes/normal_ab.py times the same
@@ -64,11 +64,11 @@ def sass_count(sass):
                if re.match(r"\s+/\*[0-9a-f]{4}\*/", ln) and " NOP" not in ln)
 
 
-def compile_counts(src, nvcc, nvdisasm):
+def compile_counts(src, nvcc, nvdisasm, ftz):
     with tempfile.TemporaryDirectory() as d:
         cu = Path(d) / "k.cu"
         cu.write_text(src)
-        flags = ["-arch=sm_90", "-O3", "-prec-sqrt=false"]
+        flags = ["-arch=sm_90", "-O3", "-prec-sqrt=false"] + (["-ftz=true"] if ftz else [])
         subprocess.run([nvcc, *flags, "-ptx", "-o", str(Path(d) / "k.ptx"), str(cu)],
                        check=True, capture_output=True)
         ptx = ptx_count((Path(d) / "k.ptx").read_text())
@@ -87,6 +87,10 @@ def main():
     ap.add_argument("--paths", default=",".join(DEFAULT_PATHS))
     ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
     ap.add_argument("--nvdisasm", default=os.environ.get("NVDISASM") or shutil.which("nvdisasm"))
+    ap.add_argument("--ftz", action="store_true", help="compile the fast_math kernels "
+                    "with -ftz=true (no subnormal steps around the built-ins: a Vulkan "
+                    "fast_math kernel keeps the device's default float controls; the exact "
+                    "ones are compiled with subnormals kept, as precise kernels run)")
     args = ap.parse_args()
     if not Path(args.nvcc).exists():
         raise SystemExit("nvcc not found (--nvcc)")
@@ -96,10 +100,12 @@ def main():
         if kern is None:
             print(f"{path}: a loop shape, left out")
             continue
-        ptx, sass = compile_counts(kern.cuda, args.nvcc, args.nvdisasm)
+        ptx, sass = compile_counts(kern.cuda, args.nvcc, args.nvdisasm,
+                                   args.ftz and not vp.random.normal32_exact(path))
         rows.append((path, ptx / per, None if sass is None else sass / per))
     base = dict((p, (a, b)) for p, a, b in rows).get("v8")
-    print(f"nvcc -arch=sm_90 -O3 -prec-sqrt=false; instructions per sample"
+    print(f"nvcc -arch=sm_90 -O3 -prec-sqrt=false{' (-ftz=true: other math)' if args.ftz else ''}; "
+          f"instructions per sample"
           f"{'' if args.nvdisasm else ' (no nvdisasm: PTX only)'}")
     print(f"{'path':16s} {'exact':>5s} {'PTX':>7s} {'vs v8':>7s} {'SASS':>7s} {'vs v8':>7s}")
     for path, ptx, sass in rows:

@@ -373,14 +373,18 @@ def test_float32_normal_grid_stride_loops_many_rounds(monkeypatch, path):
                                       err_msg=f"seed {seed}, n {n}")
 
 
-@pytest.mark.parametrize("path", ["v16/128", "b16/256", "gs8/256/4"])
+@pytest.mark.parametrize("path", ["v16/128", "b16/256", "gs8/256/4", "lean:v16/128", "hlog",
+                                  "fast"])
 @pytest.mark.parametrize("n", [1, 3, 4099, 70_001])
 def test_float32_normal_family_agrees_with_the_scalar_kernel(monkeypatch, path, n):
-    # n not a multiple of 4 takes normal_f32 (scalar stores) on every path:
-    # its samples are the family's first n of the next multiple of 4
-    want = _normals32(monkeypatch, _DEFAULT32, 77, n)
+    # n not a multiple of 4 takes normal_f32 (scalar stores) of the path's
+    # math: its samples are the path's first n of the next multiple of 4
+    # (for the exact math, v8's)
+    want = _normals32(monkeypatch, path, 77, n)
     got = _normals32(monkeypatch, path, 77, -(-n // 4) * 4)[:n]
     np.testing.assert_array_equal(got, want)
+    if vp.random.normal32_exact(path):
+        np.testing.assert_array_equal(want, _normals32(monkeypatch, _DEFAULT32, 77, n))
 
 
 @pytest.mark.parametrize("path", ["v16/64", "b8/256", "b16/128"])

@@ -383,13 +383,14 @@ def uniform_f32(out: vp.Buffer[vp.float32], k0: vp.uint64, k1: vp.uint64, c0: vp
             out[h + 1 - skip2 + has_buf] = vp.float32(hi >> 8) * INV24
 
 
-@vp.kernel(local_size_x=64, helpers=HELPERS)
-def normal_f32(out: vp.Buffer[vp.float32], k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
-               c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32, f3w: vp.uint32,
-               wrap: vp.uint32, n: vp.uint32, row: vp.uint32):
-    """normal_f32_v4 for any n: out[4t + k] = z[k] where inside [0, n)."""
+def _normal_f32_scalar(out: vp.Buffer[vp.float32], k0: vp.uint32, k1: vp.uint32,
+                       c0: vp.uint32, c1: vp.uint32, f2: vp.uint32, f3: vp.uint32,
+                       f2w: vp.uint32, f3w: vp.uint32, wrap: vp.uint32, n: vp.uint32,
+                       row: vp.uint32):
+    """The vec4 kernels' values for any n: out[4t + k] = z[k] where inside
+    [0, n) (scalar stores)."""
     t = invocation_id(row)
-    z0, z1, z2, z3 = normal4(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
+    z0, z1, z2, z3 = normal4_of(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
     j = 4 * t
     if j < n:
         out[j] = z0
@@ -399,6 +400,21 @@ def normal_f32(out: vp.Buffer[vp.float32], k0: vp.uint32, k1: vp.uint32, c0: vp.
         out[j + 2] = z2
     if j + 3 < n:
         out[j + 3] = z3
+
+
+_SCALAR = {}
+
+
+def normal_f32(math=0):
+    """The scalar-store kernel of float32 normals of math kind `math` (n not
+    a multiple of 4), made at first use: the same values as that math's
+    vec4 kernels, so a path's stream does not depend on n mod 4."""
+    kern = _SCALAR.get(math)
+    if kern is None:
+        kern = _SCALAR[math] = vp.kernel(local_size_x=64, fast_math=math != MATH_EXACT,
+                                         helpers=HELPERS + (_math_slot(math),))(
+                                             _normal_f32_scalar)
+    return kern
 
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)

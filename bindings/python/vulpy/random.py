@@ -129,7 +129,7 @@ def _target(shape, dt, out, who):
 _GRID_X_GROUPS = None  # tests set a small x limit to check the 2-D fold
 
 # How float32 standard normals are launched (n a multiple of 4; other n take
-# normal_f32, the exact math): a launch shape and a math kind. The exact
+# normal_f32 of the path's math, scalar stores): a launch shape and a math kind. The exact
 # math (no prefix) writes the documented stream, the same values on every
 # path; the others use device built-ins and write other values of the same
 # distribution: "fast" built-in sin / cos with our log (cuRAND's choice),
@@ -195,6 +195,14 @@ def _shape(path):
         return None
     mapping = {"v": "split", "b": "block", "gs": "stride"}[kind]
     return mapping, per, local, int(groups or 0), math
+
+
+def _normal32_math(path):
+    """The math kind of path (ValueError naming the paths for none)."""
+    shape = _shape(path)
+    if shape is None:
+        _normal32_plan(None, 0, path)  # raises, naming the paths
+    return shape[4]
 
 
 def normal32_exact(path):
@@ -429,7 +437,8 @@ class Generator:
             _normal32_v4(arr, n // 4, dict(push, scale=1.0, loc=0.0, affine=0),
                          _NORMAL32_PATH)
         else:
-            _launch(_kernels().normal_f32, arr, (n + 3) // 4, n=n, **push)
+            _launch(_kernels().normal_f32(_normal32_math(_NORMAL32_PATH)), arr,
+                    (n + 3) // 4, n=n, **push)
         return arr
 
     def normal(self, loc=0.0, scale=1.0, size=None, dtype=np.float64):
