@@ -17,17 +17,20 @@ so their halves fold.
 float32 normals are the exception: they need no NumPy stream, so they come
 from Philox4x32-10 (philox32: 32-bit words, one wide multiply per product),
 four per invocation (normal4), and Box-Muller without int -> float
-conversions (box_muller32); docs/python-api.md, "Random numbers", gives
-the formulas and docs/performance.md, "random", the reason. The float32
-normal kernels come in launch shapes that write the same values in the same
-places (normal_f32_v4: one normal4 an invocation; normal_f32_v8 and its
-256-wide twin: two, out[t] and out[t + h]; normal_f32_gs: a grid-stride
-loop over a fixed grid; normal_f32_shape's family: any number of normals
-an invocation, any width, three mappings of slots to invocations) and in
-two "fast" forms with the device's built-in log / sin / cos (fast_math:
-other values, the same distribution), which random.py's NORMAL32_PATHS and
-NORMAL32_FAMILY name for the A/B rows of bench/bench_random.py and
-bench/probes/normal_ab.py.
+conversions (unit_u1, log_unit, sincos_quadrant: box_muller32);
+docs/python-api.md, "Random numbers", gives the formulas and the accuracy,
+docs/performance.md, "random", the reasons. The float32 normal kernels are
+one family (normal_f32_shape, normal_f32 for n not a multiple of 4): a
+launch shape (how vec4 slots map to invocations: split, block, stride) and
+a math kind (MATH_*): the exact math, the documented stream, the same
+values on every path; and four with device built-ins in fast_math kernels
+(box_muller32_fast): fast and fast-log (built-in sin / cos, and log), hlog
+(neg2log_split: the built-in log2 only below u1 = 1/2, where it is
+relative-accurate, a polynomial above; our sin / cos) and lean (hlog's log
+with the built-in sin / cos, cuRAND's accuracy class). random.py's
+NORMAL32_PATHS and NORMAL32_FAMILY name them for standard_normal, the A/B
+rows of bench/bench_random.py and bench/probes/normal_ab.py;
+bench/probes/normal_ptx.py counts their instructions.
 
 Every kernel writes the outputs of its invocation's block that fall inside
 [0, n) of the call (the first block may be partly used already: `skip`

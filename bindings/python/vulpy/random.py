@@ -19,8 +19,8 @@ state dictionary, so a stream can move between VulPy and NumPy.
 The rest uses parallel methods (docs/python-api.md, "Random numbers"):
 standard_normal is Box-Muller on whole blocks (float32: on Philox4x32-10
 words, four normals per Philox call, two calls per invocation by default,
-_normal32_push; the launch shape is a parameter, NORMAL32_PATHS and
-NORMAL32_FAMILY, VULPY_NORMAL32_PATH), integers Lemire's
+_normal32_push; the launch shape and the math are a parameter,
+NORMAL32_PATHS and NORMAL32_FAMILY, VULPY_NORMAL32_PATH), integers Lemire's
 multiply without rejection (bias below span / 2^64), uniform, normal and
 exponential are transforms of random / standard_normal.
 """
