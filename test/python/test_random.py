@@ -406,24 +406,26 @@ def test_float32_normal_family_rejects_bad_shapes(monkeypatch, path):
         vp.random.default_rng(1).standard_normal(8, dtype=np.float32)
 
 
-def test_normal32_path_from_the_environment():
+@pytest.mark.parametrize("env,same", [("b16/128", "v8"), ("lean:gs4/256/32", "lean")])
+def test_normal32_path_from_the_environment(env, same):
     # VULPY_NORMAL32_PATH sets the default path at import; its samples are
-    # v8's (both from the child's own device)
+    # those of the v8-shaped path of its math (both from the child's own
+    # device)
     import subprocess
     import sys
     code = ("import vulpy as vp, numpy as np\n"
             "def z(): return vp.random.default_rng(3).standard_normal(4 * 300, dtype=np.float32)"
             ".numpy().tobytes().hex()\n"
             "print(vp.random._NORMAL32_PATH, z())\n"
-            "vp.random._NORMAL32_PATH = 'v8'\n"
+            f"vp.random._NORMAL32_PATH = {same!r}\n"
             "print(z())\n")
-    env = dict(os.environ, VULPY_NORMAL32_PATH="b16/128",
-               PYTHONPATH=str(ROOT / "bindings" / "python"))
-    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                       timeout=300)
+    env_vars = dict(os.environ, VULPY_NORMAL32_PATH=env,
+                    PYTHONPATH=str(ROOT / "bindings" / "python"))
+    r = subprocess.run([sys.executable, "-c", code], env=env_vars, capture_output=True,
+                       text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     path, got, want = r.stdout.split()
-    assert path == "b16/128"
+    assert path == env
     assert got == want
 
 
