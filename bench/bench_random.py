@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bindings" / "python"))
 
 import vulpy as vp  # noqa: E402
-from benchlib import interleave, stats_ns, wall  # noqa: E402
+from benchlib import cupy_events, interleave, recorded, stats_ns, wall  # noqa: E402
 
 try:  # the H200 comparison
     import cupy as cp  # noqa: E402
@@ -172,72 +172,40 @@ def _with_wait(dev, mode, fn):
 
 
 def _check_paths(n):
-    """None when every exact normal path writes the default path's values
-    on a prefix (and the fast ones stay within 1e-3 of them), else a message."""
+    """None when every exact normal path writes v8's values (the documented
+    stream) on a prefix and the others stay within 1e-3 of them, else a
+    message."""
     m = min(n, 1 << 16)
-    ref = vp.random.default_rng(3).standard_normal(m, dtype=np.float32).numpy()
+    ref = _with_path("v8", lambda: vp.random.default_rng(3).standard_normal(
+        m, dtype=np.float32).numpy())
     for path in vp.random.NORMAL32_PATHS:
         got = _with_path(path, lambda: vp.random.default_rng(3).standard_normal(
             m, dtype=np.float32).numpy())
-        if path.startswith("fast"):
+        if not vp.random.normal32_exact(path):
             if not (np.isfinite(got).all() and np.abs(got - ref).max() <= 1e-3):
                 return f"WRONG RESULT: path {path} strays from the formula by " \
                        f"{np.abs(got - ref).max():.3g}"
         elif not np.array_equal(got, ref):
-            return f"WRONG RESULT: path {path} writes other values than " \
-                   f"{vp.random._NORMAL32_PATH}"
+            return f"WRONG RESULT: path {path} writes other values than v8"
     return None
 
 
 def _normal_dispatches(dev, n):
     """{row name: (kernel, push dict, invocations)} of the float32 normal
-    paths for n samples (random._normal32_v4's launches, 1-D), and the
-    store-only floor."""
-    k = vp.random._kernels()
+    paths for n samples (random._normal32_plan's launches, 1-D: the
+    default path's too where it is a family member, VULPY_NORMAL32_PATH),
+    and the store-only floor."""
     bg = vp.random.Philox(0)
     n4 = n // 4
-    h = (n4 + 1) // 2
     push = dict(vp.random._normal32_push(bg._fresh_blocks(n // 8), bg._key, n // 8),
                 scale=1.0, loc=0.0, affine=0)
-    cores = dev._native.cores()[0] or 128
-    stride = min(n4, cores * 8 * 256)
-    return {
-        "v4": (k.normal_f32_v4, dict(push, n4=n4, row=n4), n4),
-        "v8": (k.normal_f32_v8, dict(push, n4=n4, h=h, row=h), h),
-        "v8/256": (k.normal_f32_v8_256, dict(push, n4=n4, h=h, row=h), h),
-        "gs": (k.normal_f32_gs, dict(push, n4=n4, stride=stride), stride),
-        "fast": (k.normal_f32_fast, dict(push, n4=n4, h=h, row=h, native_log=0), h),
-        "fast-log": (k.normal_f32_fast, dict(push, n4=n4, h=h, row=h, native_log=1), h),
-        "store only (v4 grid)": (k.store_f32_v4, dict(v=1.0, n4=n4, row=n4), n4),
-        **_family_dispatch(dev, n4, push),
-    }
-
-
-def _family_dispatch(dev, n4, push):
-    """{path: (kernel, push, invocations)} of the default path where it is
-    a member of the shape family (VULPY_NORMAL32_PATH), as
-    random._normal32_plan launches it (1-D), else {}."""
-    path = vp.random._NORMAL32_PATH
-    if path in vp.random.NORMAL32_PATHS or vp.random._shape(path) is None:
-        return {}
-    kern, inv, _local, extra, folds = vp.random._normal32_plan(dev, n4, path)
-    return {path: (kern, dict(push, **extra, **({"row": inv} if folds else {})), inv)}
-
-
-def _recorded(dev, kern, buf, push, invocations):
-    """GPU ns per dispatch: REPEAT dispatches in one recording with
-    timestamps (bench_fusion's method)."""
-    prog = kern.program()
-    nk = prog.native(dev)
-    data = prog.packer.pack(push)
-    r = vp._native.ext().Recording(dev._native, True)
-    for _ in range(REPEAT):
-        r.dispatch(nk, [buf], data, invocations, 1, 1, False)
-
-    def run():
-        r.run()
-        return sum(r.times()) / REPEAT
-    return run
+    out = {}
+    for path in dict.fromkeys([*vp.random.NORMAL32_PATHS, vp.random._NORMAL32_PATH]):
+        kern, inv, _local, extra, folds = vp.random._normal32_plan(dev, n4, path)
+        out[path] = (kern, dict(push, **extra, **({"row": inv} if folds else {})), inv)
+    k = vp.random._kernels()
+    out["store only (v4 grid)"] = (k.store_f32_v4, dict(v=1.0, n4=n4, row=n4), n4)
+    return out
 
 
 def _gpu_times(ctx, dev, n, vbuf, reps, rec, cfns):
@@ -248,7 +216,7 @@ def _gpu_times(ctx, dev, n, vbuf, reps, rec, cfns):
         return out  # 1-D grids only here (the H200's x limit is 2^31 - 1)
     for name, (kern, push, inv) in _normal_dispatches(dev, n).items():
         try:
-            timers[f"vulpy {name}"] = _recorded(dev, kern, vbuf.buffer, push, inv)
+            timers[f"vulpy {name}"] = recorded(vp, dev, kern, vbuf.buffer, push, inv, REPEAT)
         except Exception as e:  # noqa: BLE001 - a record, not a crash
             out.append(dict(suite="random", case="normal float32 GPU time", size=n,
                             backend=f"vulpy {name}", device=ctx.device_label, median=None,
@@ -271,14 +239,14 @@ def _gpu_times(ctx, dev, n, vbuf, reps, rec, cfns):
     bg = vp.random.Philox(0)
     upush = dict(bg._push(bg._fresh_blocks(n // 8)), n4=n // 4, row=n // 8)
     try:
-        timers["vulpy uniform"] = _recorded(dev, ku, vbuf.buffer, upush, n // 8)
+        timers["vulpy uniform"] = recorded(vp, dev, ku, vbuf.buffer, upush, n // 8, REPEAT)
     except Exception as e:  # noqa: BLE001
         out.append(dict(suite="random", case="uniform float32 GPU time", size=n,
                         backend="vulpy", device=ctx.device_label, median=None, p10=None,
                         p90=None, unit="ms", error=repr(e)[:300]))
     if cp is not None:
         for case, name in (("normal float32", "cupy normal"), ("uniform float32", "cupy uniform")):
-            timers[name] = _cupy_timer(cfns[case])
+            timers[name] = cupy_events(cp, cfns[case], REPEAT)
     t_end = time.perf_counter() + (0.2 if ctx.quick else WARM_S)
     while time.perf_counter() < t_end:  # the GPU's clocks up before the rounds
         for t in timers.values():
@@ -298,18 +266,3 @@ def _gpu_times(ctx, dev, n, vbuf, reps, rec, cfns):
                         method=f"timestamps, {REPEAT} back-to-back dispatches"
                         if backend != "cupy" else f"CUDA events, {REPEAT} calls"))
     return out
-
-
-def _cupy_timer(fn):
-    """CUDA events around REPEAT back-to-back calls: ns per call."""
-    start, end = cp.cuda.Event(), cp.cuda.Event()
-    fn()
-
-    def run():
-        start.record()
-        for _ in range(REPEAT):
-            fn()
-        end.record()
-        end.synchronize()
-        return cp.cuda.get_elapsed_time(start, end) * 1e6 / REPEAT
-    return run

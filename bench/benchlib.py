@@ -73,6 +73,40 @@ def wall(fn):
     return run
 
 
+def recorded(vp, dev, kern, buf, push, invocations, repeat):
+    """A runner of GPU ns per dispatch: `repeat` back-to-back dispatches of
+    vp.kernel `kern` (push constants `push`, one buffer, a 1-D grid of
+    `invocations`) in one recording with timestamps, replayed each call
+    (bench_random and the normal / store probes time kernels so)."""
+    prog = kern.program()
+    nk = prog.native(dev)
+    data = prog.packer.pack(push)
+    r = vp._native.ext().Recording(dev._native, True)
+    for _ in range(repeat):
+        r.dispatch(nk, [buf], data, invocations, 1, 1, False)
+
+    def run():
+        r.run()
+        return sum(r.times()) / repeat
+    return run
+
+
+def cupy_events(cp, fn, repeat):
+    """A runner of CUDA ns per call: events around `repeat` back-to-back
+    calls of fn (called once untimed first)."""
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    fn()
+
+    def run():
+        start.record()
+        for _ in range(repeat):
+            fn()
+        end.record()
+        end.synchronize()
+        return cp.cuda.get_elapsed_time(start, end) * 1e6 / repeat
+    return run
+
+
 def interleave(runners, reps, warmup=2, budget_s=None, block=1, block_warmup=0):
     """Runs the runners round-robin; returns {name: [ns, ...]}.
 

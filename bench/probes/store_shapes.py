@@ -46,8 +46,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bindings" / "python"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import vulpy as vp  # noqa: E402
+from benchlib import cupy_events, recorded  # noqa: E402
 
 try:
     import cupy as cp
@@ -169,34 +171,8 @@ def shapes(n, sms):
 
 
 # ------------------------------------------------------------------ timers
-def recorded(dev, kern, buf, push, invocations):
-    """(timer, runner): the timer gives GPU ns per dispatch of REPEAT
-    back-to-back dispatches with timestamps; the runner runs them once."""
-    prog = kern.program()
-    nk = prog.native(dev)
-    data = prog.packer.pack(push)
-    r = vp._native.ext().Recording(dev._native, True)
-    for _ in range(REPEAT):
-        r.dispatch(nk, [buf], data, invocations, 1, 1, False)
-
-    def run():
-        r.run()
-        return sum(r.times()) / REPEAT
-    return run
-
-
 def cupy_timer(fn):
-    start, end = cp.cuda.Event(), cp.cuda.Event()
-    fn()
-
-    def run():
-        start.record()
-        for _ in range(REPEAT):
-            fn()
-        end.record()
-        end.synchronize()
-        return cp.cuda.get_elapsed_time(start, end) * 1e6 / REPEAT
-    return run
+    return cupy_events(cp, fn, REPEAT)
 
 
 def cupy_timers(n):
@@ -274,7 +250,7 @@ def main():
     for i, (name, (kern, push, inv, bits)) in enumerate(table.items()):
         v = float(i + 1)
         p = dict(push, bits=int(np.float32(v).view(np.uint32))) if bits else dict(push, v=v)
-        timers[name] = recorded(dev, kern, vbuf.buffer, p, inv)
+        timers[name] = recorded(vp, dev, kern, vbuf.buffer, p, inv, REPEAT)
         check(name, timers[name], vbuf, v)
     print(f"compiled and checked {len(table)} shapes in {time.perf_counter() - t0:.1f} s "
           f"(each writes its constant to all {n} elements)")

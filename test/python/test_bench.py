@@ -494,3 +494,21 @@ def test_stats_ns_scales_and_takes_deciles():
     assert r["p10"] == pytest.approx(10.1) and r["p90"] == pytest.approx(90.9)
     assert benchlib.stats_ns([2_000_000], "ms") == {"median": 2.0, "p10": 2.0, "p90": 2.0,
                                                      "unit": "ms"}
+
+
+def test_recorded_times_the_dispatches_it_replays():
+    # benchlib.recorded (bench_random and the normal / store probes): each
+    # call replays the recording (the buffer gets the kernel's values again)
+    # and returns a positive GPU time per dispatch
+    import vulpy as vp
+    k = vp.random._kernels()
+    dev = vp.default_context()
+    buf = vp.zeros(4 * 256, np.float32)
+    run = benchlib.recorded(vp, dev, k.store_f32_v4, buf.buffer,
+                            dict(v=2.5, n4=256, row=256), 256, 3)
+    assert not np.any(buf.numpy() == 2.5)  # recorded, not run
+    t = run()
+    assert t > 0
+    assert np.all(buf.numpy() == 2.5)
+    buf.fill(0.0)
+    assert run() > 0 and np.all(buf.numpy() == 2.5)

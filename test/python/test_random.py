@@ -240,17 +240,20 @@ def _normal32_words(seed, n, **kw):
     return np.stack(x, axis=1).ravel()  # y0 y1 y2 y3 of each half, in order
 
 
-def _box_muller_reference(seed, n, dtype, **kw):
+def _box_muller_reference(seed, n, dtype, du=0.0, dtheta=0.0, **kw):
     """docs/python-api.md's Box-Muller, in float64 on the host: float32
     from the Philox4x32 words above, float64 from NumPy's raw Philox words
-    (whole blocks from the start of the stream)."""
+    (whole blocks from the start of the stream). du and dtheta move u1 and
+    the angle (float32: in units of their 2^-24 steps), to check that the
+    accuracy bounds below reject a wrong formula."""
     per = 8 if dtype == np.float32 else 4
     if dtype == np.float32:
         words = _normal32_words(seed, n, **kw)
         a, b = words[0::2], words[1::2]
-        u1 = ((a >> np.uint64(8)).astype(np.float64) + 1.0) * 2.0 ** -24
+        u1 = ((a >> np.uint64(8)).astype(np.float64) + 1.0 - du) * 2.0 ** -24
         m = (b >> np.uint64(8)).astype(np.int64)
-        theta = (m >> 22) * (np.pi / 2) + ((m & 0x3FFFFF) - 2**21) * (np.pi / 2) * 2.0 ** -22
+        theta = (m >> 22) * (np.pi / 2) + ((m & 0x3FFFFF) - 2**21 + dtheta) * (
+            np.pi / 2) * 2.0 ** -22
     else:
         words = np.random.Philox(seed, **kw).random_raw(-(-n // per) * 4)
         a, b = words[0::2], words[1::2]
@@ -284,7 +287,7 @@ def test_float32_normals_across_a_counter_wrap():
 
 # The float32 normal kernels' launch shapes (random.NORMAL32_PATHS): every
 # one but the fast ones writes the same values in the same places as v4.
-_SAME_PATHS = [p for p in vp.random.NORMAL32_PATHS if not p.startswith("fast")]
+_SAME_PATHS = [p for p in vp.random.NORMAL32_PATHS if vp.random.normal32_exact(p)]
 
 
 @pytest.mark.parametrize("path", _SAME_PATHS)
@@ -306,7 +309,7 @@ def test_float32_normal_paths_write_the_same_values(monkeypatch, path, n):
                                rtol=2e-6, atol=2e-6)
 
 
-@pytest.mark.parametrize("path", ["v4", "v8", "v8/256", "fast"])
+@pytest.mark.parametrize("path", ["v4", "v8", "v8/256", "fast", "hlog", "lean"])
 def test_float32_normal_paths_fold_the_grid(monkeypatch, path):
     # past the x workgroup limit (here 1 group) the v4 / v8 launches take a
     # 2-D grid whose rows the kernels fold back
@@ -334,20 +337,29 @@ def _normals32(monkeypatch, path, seed, n, counter=None, scaled=False):
     return _host(g.standard_normal(n, dtype=np.float32))
 
 
+def _same_math(path):
+    """The named v8-shaped path of path's math: v8 for the exact math, else
+    the prefix's own ("lean:gs4/256/32" -> "lean")."""
+    return path.split(":")[0] if ":" in path else (
+        path if path in ("fast", "fast-log", "hlog", "lean") else _DEFAULT32)
+
+
 @pytest.mark.parametrize("path", _FAMILY)
 def test_float32_normal_family_writes_the_default_values(monkeypatch, path):
     # sizes that end inside a group, inside a K x W stretch, and past a
     # grid-stride loop's first round; seeds and a counter whose low word
-    # wraps inside the call
+    # wraps inside the call. A member with other math writes its math's
+    # values in every shape (lean:gs4/256/32 those of lean).
+    ref = _same_math(path)
     for seed, n, ctr in ((31, 4, None), (5, 1028, None), (2**63 + 7, 4 * 1031, None),
                          (12345, 70_004, None), (4, 4 * 517, 2**64 - 40)):
-        want = _normals32(monkeypatch, _DEFAULT32, seed, n, ctr)
+        want = _normals32(monkeypatch, ref, seed, n, ctr)
         got = _normals32(monkeypatch, path, seed, n, ctr)
         assert np.isfinite(got).all()
         np.testing.assert_array_equal(got, want, err_msg=f"seed {seed}, n {n}")
     # Generator.normal scales in the same kernels' store
     np.testing.assert_array_equal(_normals32(monkeypatch, path, 8, 4 * 333, scaled=True),
-                                  _normals32(monkeypatch, _DEFAULT32, 8, 4 * 333, scaled=True))
+                                  _normals32(monkeypatch, ref, 8, 4 * 333, scaled=True))
 
 
 @pytest.mark.parametrize("path", ["gs", "gs4/256/32", "gs8/256/2", "gs16/128/4", "gs32/64/2"])
@@ -361,14 +373,18 @@ def test_float32_normal_grid_stride_loops_many_rounds(monkeypatch, path):
                                       err_msg=f"seed {seed}, n {n}")
 
 
-@pytest.mark.parametrize("path", ["v16/128", "b16/256", "gs8/256/4"])
+@pytest.mark.parametrize("path", ["v16/128", "b16/256", "gs8/256/4", "lean:v16/128", "hlog",
+                                  "fast"])
 @pytest.mark.parametrize("n", [1, 3, 4099, 70_001])
 def test_float32_normal_family_agrees_with_the_scalar_kernel(monkeypatch, path, n):
-    # n not a multiple of 4 takes normal_f32 (scalar stores) on every path:
-    # its samples are the family's first n of the next multiple of 4
-    want = _normals32(monkeypatch, _DEFAULT32, 77, n)
+    # n not a multiple of 4 takes normal_f32 (scalar stores) of the path's
+    # math: its samples are the path's first n of the next multiple of 4
+    # (for the exact math, v8's)
+    want = _normals32(monkeypatch, path, 77, n)
     got = _normals32(monkeypatch, path, 77, -(-n // 4) * 4)[:n]
     np.testing.assert_array_equal(got, want)
+    if vp.random.normal32_exact(path):
+        np.testing.assert_array_equal(want, _normals32(monkeypatch, _DEFAULT32, 77, n))
 
 
 @pytest.mark.parametrize("path", ["v16/64", "b8/256", "b16/128"])
@@ -381,7 +397,8 @@ def test_float32_normal_family_folds_the_grid(monkeypatch, path):
 
 
 @pytest.mark.parametrize("path", ["v12/64", "v8/48", "v8/2048", "b8", "gs8/256",
-                                  "gs8/256/0", "v8/64/2", "gs8/256/65"])
+                                  "gs8/256/0", "v8/64/2", "gs8/256/65", "slow:v8/64",
+                                  "lean:", "lean:v8", "hlog:lean:v8/64", "lean/v8/64"])
 def test_float32_normal_family_rejects_bad_shapes(monkeypatch, path):
     monkeypatch.setattr(vp.random, "_NORMAL32_PATH", path)
     with pytest.raises(ValueError, match=f"no float32 normal path {re.escape(repr(path))}.*"
@@ -389,24 +406,26 @@ def test_float32_normal_family_rejects_bad_shapes(monkeypatch, path):
         vp.random.default_rng(1).standard_normal(8, dtype=np.float32)
 
 
-def test_normal32_path_from_the_environment():
+@pytest.mark.parametrize("env,same", [("b16/128", "v8"), ("lean:gs4/256/32", "lean")])
+def test_normal32_path_from_the_environment(env, same):
     # VULPY_NORMAL32_PATH sets the default path at import; its samples are
-    # v8's (both from the child's own device)
+    # those of the v8-shaped path of its math (both from the child's own
+    # device)
     import subprocess
     import sys
     code = ("import vulpy as vp, numpy as np\n"
             "def z(): return vp.random.default_rng(3).standard_normal(4 * 300, dtype=np.float32)"
             ".numpy().tobytes().hex()\n"
             "print(vp.random._NORMAL32_PATH, z())\n"
-            "vp.random._NORMAL32_PATH = 'v8'\n"
+            f"vp.random._NORMAL32_PATH = {same!r}\n"
             "print(z())\n")
-    env = dict(os.environ, VULPY_NORMAL32_PATH="b16/128",
-               PYTHONPATH=str(ROOT / "bindings" / "python"))
-    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                       timeout=300)
+    env_vars = dict(os.environ, VULPY_NORMAL32_PATH=env,
+                    PYTHONPATH=str(ROOT / "bindings" / "python"))
+    r = subprocess.run([sys.executable, "-c", code], env=env_vars, capture_output=True,
+                       text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     path, got, want = r.stdout.split()
-    assert path == "b16/128"
+    assert path == env
     assert got == want
 
 
@@ -421,6 +440,88 @@ def test_fast_float32_normal_paths_follow_the_formula(monkeypatch, path, atol):
     assert np.all(np.isfinite(got))
     np.testing.assert_allclose(got, _box_muller_reference(21, n, np.float32),
                                rtol=1e-5, atol=atol)
+
+
+# Accuracy of each math against the float64 Box-Muller of the same Philox
+# words (docs/python-api.md's table): |z - ref| <= k ulp(ref) + a r, ulp
+# the float32 spacing at |ref|. The exact math and hlog: k ulp alone (the
+# angle's y and the polynomials are relative-accurate, so z near 0 is
+# too); lean and fast: cuRAND's built-in sin / cos add an absolute a r
+# (2^-21.4 on NVIDIA, about 2^-22 on lavapipe; 2^-20 allowed).
+_ACCURACY = {"v8": (4, 0.0), "hlog": (4, 0.0), "lean": (4, 2.0**-20), "fast": (4, 2.0**-20),
+             "lean:gs4/256/32": (4, 2.0**-20), "hlog:v32/128": (4, 0.0)}
+
+
+def _within(got, want, k, a):
+    """Whether every |got - want| <= k ulp(want) + a r (r of want's pair)."""
+    r = np.repeat(np.hypot(want[0::2], want[1::2]), 2)[:len(want)]
+    ulp = np.spacing(np.abs(want).astype(np.float32)).astype(np.float64)
+    return bool(np.all(np.abs(got - want) <= k * ulp + a * r))
+
+
+@pytest.mark.parametrize("path", list(_ACCURACY))
+def test_float32_normal_math_accuracy(monkeypatch, path):
+    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", path)
+    n = 1 << 17
+    got = _host(_vp_gen(21).standard_normal(n, dtype=np.float32)).astype(np.float64)
+    want = _box_muller_reference(21, n, np.float32)
+    k, a = _ACCURACY[path]
+    assert _within(got, want, k, a), (path, np.max(np.abs(got - want)))
+    # the bound rejects a wrong formula: u1 half a step off (large relative
+    # error where u1 is near 1, r near 0) and an angle a few steps off
+    # (absolute r 2^-21.4 a step: relative where z is near 0)
+    assert not _within(_box_muller_reference(21, n, np.float32, du=0.5), want, k, a)
+    assert not _within(_box_muller_reference(21, n, np.float32, dtheta=1 if a == 0 else 8),
+                       want, k, a)
+
+
+def test_float32_fast_log_misses_the_accuracy_bound(monkeypatch):
+    # the built-in log's absolute error near u1 = 1 is a large relative
+    # error in r near 0: why fast-log is not the lean math
+    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", "fast-log")
+    n = 1 << 17
+    got = _host(_vp_gen(21).standard_normal(n, dtype=np.float32)).astype(np.float64)
+    assert not _within(got, _box_muller_reference(21, n, np.float32), 4, 2.0**-20)
+
+
+_EVERY32 = list(vp.random.NORMAL32_PATHS) + [p for p in vp.random.NORMAL32_CANDIDATES
+                                             if ":" in p]
+
+
+@pytest.mark.parametrize("path", _EVERY32)
+def test_float32_normal_paths_are_deterministic(monkeypatch, path):
+    # the same seed gives the same values (call after call, and a second
+    # generator), the next call other values
+    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", path)
+    g, h = _vp_gen(99), _vp_gen(99)
+    a = _host(g.standard_normal(4 * 777, dtype=np.float32))
+    np.testing.assert_array_equal(_host(h.standard_normal(4 * 777, dtype=np.float32)), a)
+    np.testing.assert_array_equal(_host(_vp_gen(99).standard_normal(4 * 777, dtype=np.float32)),
+                                  a)
+    b = _host(g.standard_normal(4 * 777, dtype=np.float32))
+    assert np.isfinite(a).all() and np.isfinite(b).all()
+    assert np.mean(a == b) < 0.01
+
+
+@pytest.mark.parametrize("path", ["hlog", "lean", "lean:gs4/256/32", "fast"])
+def test_float32_normal_math_distribution(monkeypatch, path):
+    # the other math keeps the distribution (test_standard_normal_distribution's
+    # moments and KS test, at alpha = 0.001)
+    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", path)
+    n = 200_000
+    z = _host(vp.random.default_rng(2024).standard_normal(n, dtype=np.float32))
+    se = 1 / math.sqrt(n)
+    assert abs(z.mean()) < 5 * se
+    assert abs(z.var() - 1.0) < 5 * math.sqrt(2.0) * se
+    assert _ks_uniform(_norm_cdf(z.astype(np.float64))) < 1.95 / math.sqrt(n)
+    assert np.abs(z).max() > 4.0
+
+
+def test_normal32_exact_names_the_math():
+    assert vp.random.normal32_exact("v8") and vp.random.normal32_exact("gs4/256/32")
+    assert vp.random.normal32_exact("lean") is False
+    assert vp.random.normal32_exact("hlog:v32/128") is False
+    assert vp.random.normal32_exact("lean:v8") is None
 
 
 @pytest.mark.parametrize("n", [4, 12, 1000, 4099, (6, 6)])

@@ -17,17 +17,20 @@ so their halves fold.
 float32 normals are the exception: they need no NumPy stream, so they come
 from Philox4x32-10 (philox32: 32-bit words, one wide multiply per product),
 four per invocation (normal4), and Box-Muller without int -> float
-conversions (box_muller32); docs/python-api.md, "Random numbers", gives
-the formulas and docs/performance.md, "random", the reason. The float32
-normal kernels come in launch shapes that write the same values in the same
-places (normal_f32_v4: one normal4 an invocation; normal_f32_v8 and its
-256-wide twin: two, out[t] and out[t + h]; normal_f32_gs: a grid-stride
-loop over a fixed grid; normal_f32_shape's family: any number of normals
-an invocation, any width, three mappings of slots to invocations) and in
-two "fast" forms with the device's built-in log / sin / cos (fast_math:
-other values, the same distribution), which random.py's NORMAL32_PATHS and
-NORMAL32_FAMILY name for the A/B rows of bench/bench_random.py and
-bench/probes/normal_ab.py.
+conversions (unit_u1, log_unit, sincos_quadrant: box_muller32);
+docs/python-api.md, "Random numbers", gives the formulas and the accuracy,
+docs/performance.md, "random", the reasons. The float32 normal kernels are
+one family (normal_f32_shape, normal_f32 for n not a multiple of 4): a
+launch shape (how vec4 slots map to invocations: split, block, stride) and
+a math kind (MATH_*): the exact math, the documented stream, the same
+values on every path; and four with device built-ins in fast_math kernels
+(box_muller32_fast): fast and fast-log (built-in sin / cos, and log), hlog
+(neg2log_split: the built-in log2 only below u1 = 1/2, where it is
+relative-accurate, a polynomial above; our sin / cos) and lean (hlog's log
+with the built-in sin / cos, cuRAND's accuracy class). random.py's
+NORMAL32_PATHS and NORMAL32_FAMILY name them for standard_normal, the A/B
+rows of bench/bench_random.py and bench/probes/normal_ab.py;
+bench/probes/normal_ptx.py counts their instructions.
 
 Every kernel writes the outputs of its invocation's block that fall inside
 [0, n) of the call (the first block may be partly used already: `skip`
@@ -47,6 +50,13 @@ PIO2_22: vp.float32 = 3.745070282923245e-07  # (pi / 2) / 2^22
 TWO_PI64: vp.float64 = 6.283185307179586
 PI32: vp.float32 = 3.1415927
 PIO4_32: vp.float32 = 0.7853982
+NEG2LN2: vp.float32 = -1.3862944  # -2 ln 2
+# The math of a float32 normal kernel (random.py's paths; box_muller32_fast)
+MATH_EXACT: vp.uint32 = 0
+MATH_FAST: vp.uint32 = 1
+MATH_FAST_LOG: vp.uint32 = 2
+MATH_HLOG: vp.uint32 = 3
+MATH_LEAN: vp.uint32 = 4
 # Philox4x32-10's multipliers and key increments (Random123's, cuRAND's)
 PHILOX32_M0: vp.uint64 = 0xD2511F53
 PHILOX32_M1: vp.uint64 = 0xCD9E8D57
@@ -136,38 +146,79 @@ def log_unit(x: vp.float32):
     return vp.fma(fe, 0.693145752, f) + vp.fma(fe, 1.42860677e-6, p)
 
 
-def box_muller32(a: vp.uint32, b: vp.uint32):
-    """Two standard normals from two 32-bit words: r = sqrt(-2 log u1) with
-    u1 = ((a >> 8) + 1) 2^-24 in (0, 1], and the angle from the top 24 bits
-    m of b: quadrant q = m >> 22 and y = ((m & (2^22 - 1)) - 2^21) (pi/2)
-    2^-22 in [-pi/4, pi/4), theta = q pi/2 + y (uniform on the circle: 2 pi
-    m 2^-24 turned by -pi/4). sin y and cos y are the polynomials of the
-    math library's vp_sincos on |y| <= pi/4 (math.md), without its range
-    reduction: the quadrant comes from the bits, and one y serves both.
-
-    No int -> float conversion (a quarter-rate instruction on NVIDIA GPUs):
-    u1 is 1.b23..b9 - 1 (exact) plus 2^-24 or 2^-23 for bit 8 (the exponent
-    field of 2^-24 raised by that bit), y's integer is the low bits of
-    1.5 2^23 (exact below 2^22), so the values are the formulas' own."""
-    u1 = (vp.bitcast(0x3F800000 | (a >> 9), vp.float32) - 1.0) + \
+def unit_u1(a: vp.uint32):
+    """Box-Muller's u1 = ((a >> 8) + 1) 2^-24 in (0, 1] from the word a,
+    without an int -> float conversion (a quarter-rate instruction on
+    NVIDIA GPUs): 1.b23..b9 - 1 (exact) plus 2^-24 or 2^-23 for bit 8 (the
+    exponent field of 2^-24 raised by that bit)."""
+    return (vp.bitcast(0x3F800000 | (a >> 9), vp.float32) - 1.0) + \
         vp.bitcast(0x33800000 + ((a & 0x100) << 15), vp.float32)
-    r = vp.sqrt(-2.0 * log_unit(u1))
-    m = b >> 8
-    y = (vp.bitcast(0x4B400000 + (m & 0x3FFFFF), vp.float32) - 14680064.0) * PIO2_22
+
+
+def neg2log_split(u1: vp.float32):
+    """-2 log u1 for u1 in [2^-24, 1] (the "split" log of the hlog and lean
+    paths): below 1/2 the device's built-in log2 times -2 ln 2 (there
+    |log2 u1| >= 1, where Vulkan bounds log2 by 3 ulp relative: NVIDIA's is
+    within 2^-22.6 absolute everywhere); from 1/2 up a polynomial in
+    f = u1 - 1 in [-1/2, 0] (exact by Sterbenz), f (-2 + f c1 + ... + f^8 c8),
+    a minimax fit of -2 log1p(f) / f (relative 2.4e-8; within 1.9 ulp of
+    -2 log u1 in float32 over every u1 of the stream there, 2.1 with fma
+    unfused as on lavapipe). No exponent
+    reduction and no split ln 2: 14 instructions against log_unit's 23."""
+    f = u1 - 1.0
+    p = f * vp.fma(vp.fma(vp.fma(vp.fma(vp.fma(vp.fma(vp.fma(vp.fma(
+        -2.8291003704071045, f, -3.279188871383667), f, -2.41743540763855), f,
+        -0.36190763115882874), f, -0.5273825526237488), f, 0.48736512660980225), f,
+        -0.6672642230987549), f, 0.9999904632568359), f, -2.0)
+    return vp.log2(u1) * NEG2LN2 if u1 < 0.5 else p
+
+
+def sincos_quadrant(b: vp.uint32, r: vp.float32):
+    """(r cos theta, r sin theta) for the angle of the top 24 bits m of b:
+    quadrant q = m >> 22 (b's top two bits) and y = ((m & (2^22 - 1)) -
+    2^21) (pi/2) 2^-22 in [-pi/4, pi/4), theta = q pi/2 + y (uniform on the
+    circle: 2 pi m 2^-24 turned by -pi/4). sin y and cos y are the
+    polynomials of the math library's vp_sincos on |y| <= pi/4 (math.md),
+    without its range reduction: the quadrant comes from the bits, and one
+    y serves both. y's integer is the low bits of 1.5 2^23 (exact below
+    2^22): no conversion."""
+    y = (vp.bitcast(0x4B400000 | ((b >> 8) & 0x3FFFFF), vp.float32) - 14680064.0) * PIO2_22
     z = y * y
     s = vp.fma(y * z, vp.fma(vp.fma(-1.95777214e-4, z, 0.00833270025), z, -0.166666644), y)
     c = vp.fma(z, vp.fma(z, vp.fma(vp.fma(2.45377508e-5, z, -0.00138882549), z,
                                    0.0416666644), -0.5), 1.0)
     # (cos, sin) of q pi/2 + y: (c, s), (-s, c), (-c, -s), (s, -c): odd q
-    # swaps the two, then the signs by a xor of the sign bits of r
-    odd = (m & 0x400000) != 0
+    # (bit 30 of b) swaps the two; the signs are sign bits put on r: sin < 0
+    # for q = 2, 3 (bit 31 of b), cos < 0 for q = 1, 2 (bit 31 of b + 2^30)
+    odd = (b & 0x40000000) != 0
     cq = s if odd else c
     sq = c if odd else s
     rb = vp.bitcast(r, vp.uint32)
-    q = m >> 22
-    rc = vp.bitcast(rb ^ (((q + 1) & 2) << 30), vp.float32)  # cos < 0 for q = 1, 2
-    rs = vp.bitcast(rb ^ ((q & 2) << 30), vp.float32)        # sin < 0 for q = 2, 3
+    rc = vp.bitcast(rb ^ ((b + 0x40000000) & 0x80000000), vp.float32)
+    rs = vp.bitcast(rb ^ (b & 0x80000000), vp.float32)
     return rc * cq, rs * sq
+
+
+def sincos_builtin(b: vp.uint32, r: vp.float32):
+    """sincos_quadrant's angle, theta = 2 pi m 2^-24 - pi / 4 for m = b >> 8,
+    with the device's built-in sin and cos (a fast_math kernel): the top
+    bit of b picks the half circle (a sign flip of r) and its next 23 bits
+    f in [0, 1) the angle pi f - pi / 4, no conversion. On NVIDIA the
+    built-ins are the special-function unit's (absolute error about 2^-21
+    on [-pi, pi], cuRAND's __sincosf): r times that, absolute, in z."""
+    f = vp.bitcast(0x3F800000 | ((b >> 8) & 0x7FFFFF), vp.float32) - 1.0
+    th = vp.fma(f, PI32, -PIO4_32)
+    rr = vp.bitcast(vp.bitcast(r, vp.uint32) ^ (b & 0x80000000), vp.float32)
+    return rr * vp.cos(th), rr * vp.sin(th)
+
+
+def box_muller32(a: vp.uint32, b: vp.uint32):
+    """Two standard normals from two 32-bit words, the documented stream:
+    r = sqrt(-2 log u1) (unit_u1, log_unit), the angle of sincos_quadrant.
+    Every operation is the math library's own polynomial or an exact bit
+    operation, so every device writes the same values (to its sqrt and
+    fma)."""
+    return sincos_quadrant(b, vp.sqrt(-2.0 * log_unit(unit_u1(a))))
 
 
 def normal4_words(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
@@ -175,7 +226,7 @@ def normal4_words(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
                   f3w: vp.uint32, wrap: vp.uint32):
     """The four Philox4x32-10 words behind invocation t's four normals
     (normal4 says which counter and key; normal4 and normal4_fast share
-    them, so the exact and the fast paths draw the same words)."""
+    them, so every path draws the same words)."""
     g = t >> 1
     lo = c0 + g
     hi = c1 + (vp.uint32(1) if lo < g else vp.uint32(0))
@@ -200,38 +251,39 @@ def normal4(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32, c1: vp.ui
     return z0, z1, z2, z3
 
 
-def box_muller32_fast(a: vp.uint32, b: vp.uint32, native_log: vp.uint32):
-    """box_muller32's u1 with the device's built-in sin and cos (and, with
-    native_log, its log) in a fast_math kernel. The angle is box_muller32's,
-    theta = 2 pi m 2^-24 - pi / 4 for m = b >> 8, with no conversion: the
-    top bit of b picks the half circle (a sign flip of r) and its next 23
-    bits f in [0, 1) the angle pi f - pi / 4. On NVIDIA the built-ins are the
-    special-function unit's (absolute error about 2^-21 for sin / cos on
-    [-pi, pi], 2^-22 for log2 near 1): the normals differ from
-    box_muller32's in the last bits (relative to z, more where z is near
-    0). The clamp keeps r real where a built-in log of u1 just below 1
-    rounds up to a positive value."""
-    u1 = (vp.bitcast(0x3F800000 | (a >> 9), vp.float32) - 1.0) + \
-        vp.bitcast(0x33800000 + ((a & 0x100) << 15), vp.float32)
-    lg = vp.float32(0.0)
-    if native_log == 1:
-        lg = vp.log(u1)
+def box_muller32_fast(a: vp.uint32, b: vp.uint32, math: vp.uint32):
+    """box_muller32's words in a fast_math kernel, by `math` (MATH_*):
+    MATH_FAST log_unit and the built-in sin / cos (cuRAND's choice);
+    MATH_FAST_LOG the built-in log too (absolute error 2^-22 near u1 = 1:
+    large relative error where r is near 0); MATH_HLOG neg2log_split and
+    sincos_quadrant (a few ulp everywhere); MATH_LEAN neg2log_split and
+    the built-in sin / cos. The clamp of the fast ones keeps r real where a
+    built-in log of u1 just below 1 rounds up to a positive value."""
+    u1 = unit_u1(a)
+    t = vp.float32(0.0)
+    if math == MATH_FAST_LOG:
+        t = vp.max(-2.0 * vp.log(u1), 0.0)
+    elif math == MATH_FAST:
+        t = vp.max(-2.0 * log_unit(u1), 0.0)
     else:
-        lg = log_unit(u1)
-    r = vp.sqrt(vp.max(-2.0 * lg, 0.0))
-    f = vp.bitcast(0x3F800000 | ((b >> 8) & 0x7FFFFF), vp.float32) - 1.0
-    th = vp.fma(f, PI32, -PIO4_32)
-    rr = vp.bitcast(vp.bitcast(r, vp.uint32) ^ (b & 0x80000000), vp.float32)
-    return rr * vp.cos(th), rr * vp.sin(th)
+        t = neg2log_split(u1)
+    r = vp.sqrt(t)
+    z0 = vp.float32(0.0)
+    z1 = vp.float32(0.0)
+    if math == MATH_HLOG:
+        z0, z1 = sincos_quadrant(b, r)
+    else:
+        z0, z1 = sincos_builtin(b, r)
+    return z0, z1
 
 
 def normal4_fast(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32, c1: vp.uint32,
                  f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32, f3w: vp.uint32,
-                 wrap: vp.uint32, native_log: vp.uint32):
+                 wrap: vp.uint32, math: vp.uint32):
     """normal4's words through box_muller32_fast."""
     y0, y1, y2, y3 = normal4_words(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
-    z0, z1 = box_muller32_fast(y0, y1, native_log)
-    z2, z3 = box_muller32_fast(y2, y3, native_log)
+    z0, z1 = box_muller32_fast(y0, y1, math)
+    z2, z3 = box_muller32_fast(y2, y3, math)
     return z0, z1, z2, z3
 
 
@@ -246,10 +298,43 @@ def scaled4(z0: vp.float32, z1: vp.float32, z2: vp.float32, z3: vp.float32,
     return v
 
 
+def put_normal4(out: vp.Buffer[vp.vec4], u: vp.uint32, n4: vp.uint32, k0: vp.uint32,
+                k1: vp.uint32, c0: vp.uint32, c1: vp.uint32, f2: vp.uint32, f3: vp.uint32,
+                f2w: vp.uint32, f3w: vp.uint32, wrap: vp.uint32, scale: vp.float32,
+                loc: vp.float32, affine: vp.uint32):
+    """out[u] = the four normals of slot u (normal4_of: the kernel's math),
+    scaled, where u < n4: the body every launch shape repeats."""
+    z0, z1, z2, z3 = normal4_of(u, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
+    if u < n4:
+        out[u] = scaled4(z0, z1, z2, z3, scale, loc, affine)
+
+
+def _math_slot(math):
+    """The helper normal4_of of a kernel of the math kind `math` (a
+    closure constant; one helper name for every kind, so the launch shapes'
+    bodies are written once and a kernel carries only its own math)."""
+    if math == MATH_EXACT:
+        def normal4_of(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
+                       c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
+                       f3w: vp.uint32, wrap: vp.uint32):
+            """normal4 (the exact math)."""
+            return normal4(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
+        return normal4_of
+    M: vp.uint32 = math
+
+    def normal4_of(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
+                   c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
+                   f3w: vp.uint32, wrap: vp.uint32):
+        """normal4_fast of math kind M."""
+        return normal4_fast(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap, M)
+    return normal4_of
+
+
 # Functions of the vulpy package are not collected as helpers by name (they
 # would be the kernel language's own names): the kernels list them.
-HELPERS = (mulhilo, philox, philox32, invocation_id, invocation_block, log_unit,
-           box_muller32, normal4_words, normal4, box_muller32_fast, normal4_fast, scaled4)
+HELPERS = (mulhilo, philox, philox32, invocation_id, invocation_block, log_unit, unit_u1,
+           neg2log_split, sincos_quadrant, sincos_builtin, box_muller32, normal4_words,
+           normal4, box_muller32_fast, normal4_fast, scaled4, put_normal4)
 
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)
@@ -302,13 +387,14 @@ def uniform_f32(out: vp.Buffer[vp.float32], k0: vp.uint64, k1: vp.uint64, c0: vp
             out[h + 1 - skip2 + has_buf] = vp.float32(hi >> 8) * INV24
 
 
-@vp.kernel(local_size_x=64, helpers=HELPERS)
-def normal_f32(out: vp.Buffer[vp.float32], k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
-               c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32, f3w: vp.uint32,
-               wrap: vp.uint32, n: vp.uint32, row: vp.uint32):
-    """normal_f32_v4 for any n: out[4t + k] = z[k] where inside [0, n)."""
+def _normal_f32_scalar(out: vp.Buffer[vp.float32], k0: vp.uint32, k1: vp.uint32,
+                       c0: vp.uint32, c1: vp.uint32, f2: vp.uint32, f3: vp.uint32,
+                       f2w: vp.uint32, f3w: vp.uint32, wrap: vp.uint32, n: vp.uint32,
+                       row: vp.uint32):
+    """The vec4 kernels' values for any n: out[4t + k] = z[k] where inside
+    [0, n) (scalar stores)."""
     t = invocation_id(row)
-    z0, z1, z2, z3 = normal4(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
+    z0, z1, z2, z3 = normal4_of(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
     j = 4 * t
     if j < n:
         out[j] = z0
@@ -318,6 +404,21 @@ def normal_f32(out: vp.Buffer[vp.float32], k0: vp.uint32, k1: vp.uint32, c0: vp.
         out[j + 2] = z2
     if j + 3 < n:
         out[j + 3] = z3
+
+
+_SCALAR = {}
+
+
+def normal_f32(math=0):
+    """The scalar-store kernel of float32 normals of math kind `math` (n not
+    a multiple of 4), made at first use: the same values as that math's
+    vec4 kernels, so a path's stream does not depend on n mod 4."""
+    kern = _SCALAR.get(math)
+    if kern is None:
+        kern = _SCALAR[math] = vp.kernel(local_size_x=64, fast_math=math != MATH_EXACT,
+                                         helpers=HELPERS + (_math_slot(math),))(
+                                             _normal_f32_scalar)
+    return kern
 
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)
@@ -355,78 +456,29 @@ def integers_i64(out: vp.Buffer[vp.int64], k0: vp.uint64, k1: vp.uint64, c0: vp.
             out[t + k - skip] = vp.int64(low + v)
 
 
-# Vector-store variants: the same values in the same places as normal_f32 /
-# uniform_f32, written as vec4 stores (normals: n a multiple of 4; uniforms:
-# n a multiple of 8, the call starting on a block, two stores).
-@vp.kernel(local_size_x=64, helpers=HELPERS)
-def normal_f32_v4(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
-                  c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
-                  f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32, row: vp.uint32,
-                  scale: vp.float32, loc: vp.float32, affine: vp.uint32):
-    """Standard normals, n = 4 * n4: invocation t writes out[t], the four
-    normals of one Philox4x32-10 output (normal4): one vec4 store per
-    invocation, neighbouring invocations neighbouring 16 bytes."""
-    t = invocation_id(row)
-    z0, z1, z2, z3 = normal4(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
-    if t < n4:
-        out[t] = scaled4(z0, z1, z2, z3, scale, loc, affine)
-
-
-def _normal_f32_v8(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
-                   c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
-                   f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32, h: vp.uint32,
-                   row: vp.uint32, scale: vp.float32, loc: vp.float32, affine: vp.uint32):
-    """normal_f32_v4's values with half the invocations: invocation t
-    writes out[t] and out[t + h] (h = ceil(n4 / 2)), so each of its two
-    stores is one contiguous stretch of the warp's 16-byte writes, and the
-    two Philox4x32 chains are independent work for the scheduler."""
-    t = invocation_id(row)
-    z0, z1, z2, z3 = normal4(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
-    if t < n4:
-        out[t] = scaled4(z0, z1, z2, z3, scale, loc, affine)
-    u = t + h
-    w0, w1, w2, w3 = normal4(u, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
-    if u < n4:
-        out[u] = scaled4(w0, w1, w2, w3, scale, loc, affine)
-
-
-normal_f32_v8 = vp.kernel(local_size_x=64, helpers=HELPERS)(_normal_f32_v8)
-normal_f32_v8_256 = vp.kernel(local_size_x=256, helpers=HELPERS)(_normal_f32_v8)
-
-
-@vp.kernel(local_size_x=256, helpers=HELPERS)
-def normal_f32_gs(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
-                  c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
-                  f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32, stride: vp.uint32,
-                  scale: vp.float32, loc: vp.float32, affine: vp.uint32):
-    """normal_f32_v4's values from a fixed grid of `stride` invocations
-    (a few per core, random.py), each looping over out[t], out[t +
-    stride], ...: no workgroup is launched per 256 outputs."""
-    t = vp.global_id(0)
-    while t < n4:
-        z0, z1, z2, z3 = normal4(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
-        out[t] = scaled4(z0, z1, z2, z3, scale, loc, affine)
-        t = t + stride
-
-
-# The launch-shape family (random.py's paths "vN/W", "bN/W", "gsN/W/G"):
+# The vec4 kernels of float32 normals (n a multiple of 4; random.py's
+# paths "v4", "v8", ..., "vN/W", "bN/W", "gsN/W/G", each with a math kind):
 # kernels made at first use for K = N / 4 vec4s an invocation (a closure
-# constant the kernel unrolls), a workgroup width W and a mapping of vec4
-# indices u to invocations. Each writes out[u] = normal4(u) for every u in
-# [0, n4) exactly once, so each writes normal_f32_v4's values; only which
-# invocation computes which u differs. Every store instruction of a warp
-# covers 32 neighbouring 16-byte slots.
+# constant the kernel unrolls), a workgroup width W, a mapping of vec4
+# indices u to invocations and the math (MATH_*; all but MATH_EXACT are
+# fast_math kernels, for the built-ins). Each writes out[u] = normal4_of(u)
+# for every u in [0, n4) exactly once (put_normal4), so the exact ones all
+# write the same values (normal_f32's) and only which invocation computes
+# which u differs. Every store instruction of a warp covers 32
+# neighbouring 16-byte slots.
 _SHAPES = {}
 
 
-def normal_f32_shape(mapping, per, local):
+def normal_f32_shape(mapping, per, local, math=0):
     """The kernel of `mapping` ("split", "block" or "stride") with `per`
-    vec4s an invocation (or an iteration) and workgroups of `local`."""
-    key = (mapping, per, local)
+    vec4s an invocation (or an iteration), workgroups of `local` and the
+    math kind `math`."""
+    key = (mapping, per, local, math)
     kern = _SHAPES.get(key)
     if kern is None:
         make = {"split": _split_shape, "block": _block_shape, "stride": _stride_shape}[mapping]
-        kern = _SHAPES[key] = vp.kernel(local_size_x=local, helpers=HELPERS)(make(per, local))
+        kern = _SHAPES[key] = vp.kernel(local_size_x=local, fast_math=math != MATH_EXACT,
+                                        helpers=HELPERS + (_math_slot(math),))(make(per, local))
     return kern
 
 
@@ -436,14 +488,13 @@ def _split_shape(K, W):
                          f2w: vp.uint32, f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32,
                          h: vp.uint32, row: vp.uint32, scale: vp.float32, loc: vp.float32,
                          affine: vp.uint32):
-        """normal_f32_v8 with K parts: invocation t writes out[t + j h] for
-        j < K (h = ceil(n4 / K)); K independent Philox chains."""
+        """Invocation t writes out[t + j h] for j < K (h = ceil(n4 / K)):
+        K independent Philox chains, each of whose stores is one contiguous
+        stretch of the warp's 16-byte writes (v4 is K = 1, v8 K = 2)."""
         t = invocation_id(row)
         for j in vp.static(range(K)):
-            u = t + j * h
-            z0, z1, z2, z3 = normal4(u, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
-            if u < n4:
-                out[u] = scaled4(z0, z1, z2, z3, scale, loc, affine)
+            put_normal4(out, t + j * h, n4, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap,
+                        scale, loc, affine)
     return normal_f32_split
 
 
@@ -460,10 +511,8 @@ def _block_shape(K, W):
         lane = g % W
         base = (g - lane) * K + lane
         for j in vp.static(range(K)):
-            u = base + j * W
-            z0, z1, z2, z3 = normal4(u, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
-            if u < n4:
-                out[u] = scaled4(z0, z1, z2, z3, scale, loc, affine)
+            put_normal4(out, base + j * W, n4, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap,
+                        scale, loc, affine)
     return normal_f32_block
 
 
@@ -475,36 +524,15 @@ def _stride_shape(K, W):
                           affine: vp.uint32):
         """A grid-stride loop over a fixed grid of `stride` invocations,
         K vec4s an iteration: out[t + j stride] for j < K, then t moves on
-        by K stride (normal_f32_gs is K = 1)."""
+        by K stride (the "gs" path is K = 1): no workgroup is launched per
+        few outputs."""
         t = vp.global_id(0)
         while t < n4:
             for j in vp.static(range(K)):
-                u = t + j * stride
-                z0, z1, z2, z3 = normal4(u, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
-                if u < n4:
-                    out[u] = scaled4(z0, z1, z2, z3, scale, loc, affine)
+                put_normal4(out, t + j * stride, n4, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap,
+                            scale, loc, affine)
             t = t + K * stride
     return normal_f32_stride
-
-
-def _normal_f32_fast(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
-                     c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
-                     f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32, h: vp.uint32,
-                     row: vp.uint32, native_log: vp.uint32,
-                     scale: vp.float32, loc: vp.float32, affine: vp.uint32):
-    """normal_f32_v8's shape with box_muller32_fast (built-in sin / cos,
-    and log where native_log is 1): not the documented stream."""
-    t = invocation_id(row)
-    z0, z1, z2, z3 = normal4_fast(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap, native_log)
-    if t < n4:
-        out[t] = scaled4(z0, z1, z2, z3, scale, loc, affine)
-    u = t + h
-    w0, w1, w2, w3 = normal4_fast(u, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap, native_log)
-    if u < n4:
-        out[u] = scaled4(w0, w1, w2, w3, scale, loc, affine)
-
-
-normal_f32_fast = vp.kernel(local_size_x=64, helpers=HELPERS, fast_math=True)(_normal_f32_fast)
 
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)

@@ -19,8 +19,8 @@ state dictionary, so a stream can move between VulPy and NumPy.
 The rest uses parallel methods (docs/python-api.md, "Random numbers"):
 standard_normal is Box-Muller on whole blocks (float32: on Philox4x32-10
 words, four normals per Philox call, two calls per invocation by default,
-_normal32_push; the launch shape is a parameter, NORMAL32_PATHS and
-NORMAL32_FAMILY, VULPY_NORMAL32_PATH), integers Lemire's
+_normal32_push; the launch shape and the math are a parameter,
+NORMAL32_PATHS and NORMAL32_FAMILY, VULPY_NORMAL32_PATH), integers Lemire's
 multiply without rejection (bias below span / 2^64), uniform, normal and
 exponential are transforms of random / standard_normal.
 """
@@ -129,47 +129,64 @@ def _target(shape, dt, out, who):
 _GRID_X_GROUPS = None  # tests set a small x limit to check the 2-D fold
 
 # How float32 standard normals are launched (n a multiple of 4; other n take
-# normal_f32). Every path but the fast ones writes the same values in the
-# same places; the fast ones use the device's built-in sin / cos (and log)
-# and are not the documented stream. bench/bench_random.py times each named
-# one (A/B rows), bench/probes/normal_ab.py the family below too;
+# normal_f32 of the path's math, scalar stores): a launch shape and a math kind. The exact
+# math (no prefix) writes the documented stream, the same values on every
+# path; the others use device built-ins and write other values of the same
+# distribution: "fast" built-in sin / cos with our log (cuRAND's choice),
+# "fast-log" built-in sin / cos / log, "hlog" the split log (built-in log2
+# below u1 = 1/2, a polynomial above) with our sin / cos, "lean" the split
+# log with built-in sin / cos. bench/bench_random.py times each named one
+# (A/B rows), bench/probes/normal_ab.py the candidates below too;
 # _NORMAL32_PATH picks the one standard_normal uses (VULPY_NORMAL32_PATH
 # sets it at import).
 NORMAL32_PATHS = {
-    "v4": "normal_f32_v4: one Philox4x32 (four normals) an invocation, 64 wide",
-    "v8": "normal_f32_v8: two an invocation (out[t], out[t + h]), 64 wide",
-    "v8/256": "normal_f32_v8_256: as v8, 256 wide",
-    "gs": "normal_f32_gs: a grid-stride loop over a fixed grid, 256 wide",
-    "fast": "normal_f32_fast: as v8 with built-in sin / cos (other values)",
-    "fast-log": "normal_f32_fast: as v8 with built-in sin / cos / log (other values)",
+    "v4": "one Philox4x32 (four normals) an invocation, 64 wide (v4/64)",
+    "v8": "two an invocation (out[t], out[t + h]), 64 wide (v8/64)",
+    "v8/256": "as v8, 256 wide",
+    "gs": "a grid-stride loop over 8 workgroups of 256 a core (gs4/256/8)",
+    "fast": "as v8 with built-in sin / cos (fast:v8/64; other values)",
+    "fast-log": "as v8 with built-in sin / cos / log (fast-log:v8/64; other values)",
+    "hlog": "as v8 with the split log (hlog:v8/64; other values, a few ulp)",
+    "lean": "as v8 with the split log and built-in sin / cos (lean:v8/64; other values)",
 }
-# The launch-shape family (_random_kernels.normal_f32_shape), the same
-# values as v4 in every shape: "vN/W" N normals (N / 4 vec4s) an invocation
-# at out[t + j h] (as v8), W wide; "bN/W" the same counts with each
-# workgroup writing one contiguous stretch; "gsN/W/G" a grid-stride loop, N
-# normals an iteration, over G workgroups of W a core (SM). N in 4, 8, 16,
-# 32; W a power of two from 32 to 1024; G from 1 to 64.
-NORMAL32_FAMILY = "vN/W, bN/W, gsN/W/G"
+_NAMED = {"v4": "v4/64", "v8": "v8/64", "v8/256": "v8/256", "gs": "gs4/256/8",
+          "fast": "fast:v8/64", "fast-log": "fast-log:v8/64", "hlog": "hlog:v8/64",
+          "lean": "lean:v8/64"}
+# The math kinds of the prefixes (_random_kernels.MATH_*)
+NORMAL32_MATH = {"": 0, "fast": 1, "fast-log": 2, "hlog": 3, "lean": 4}
+# The launch-shape family (_random_kernels.normal_f32_shape): "vN/W" N
+# normals (N / 4 vec4s) an invocation at out[t + j h] (as v8), W wide;
+# "bN/W" the same counts with each workgroup writing one contiguous
+# stretch; "gsN/W/G" a grid-stride loop, N normals an iteration, over G
+# workgroups of W a core (SM). N in 4, 8, 16, 32; W a power of two from 32
+# to 1024; G from 1 to 64. A prefix "fast:", "fast-log:", "hlog:" or
+# "lean:" sets the math.
+NORMAL32_FAMILY = "[MATH:]vN/W, [MATH:]bN/W, [MATH:]gsN/W/G"
 # The family members bench/probes/normal_ab.py times beside the named ones
-# (and test_random.py checks against v8): more normals an invocation (the
-# key schedule and index arithmetic shared by more Philox chains, more
-# independent work), wider groups (fewer groups to launch), and
-# grid-stride loops over few groups (resident at once: no second wave)
-# or many (short loops: a short tail).
+# (and test_random.py checks against v8 or the formula): more normals an
+# invocation (the key schedule and index arithmetic shared by more Philox
+# chains, more independent work), wider groups (fewer groups to launch),
+# grid-stride loops over few groups (resident at once: no second wave) or
+# many (short loops: a short tail); and the other math in the best exact
+# shapes of the H200 (gs4/256/32, v32/128, b16/128).
 NORMAL32_CANDIDATES = ("v8/128", "v16/64", "v16/128", "v16/256", "v32/128", "b8/256",
                        "b16/128", "b16/256", "gs4/256/32", "gs8/256/2", "gs8/256/4",
-                       "gs8/256/16", "gs16/128/4", "gs16/128/16")
+                       "gs8/256/16", "gs16/128/4", "gs16/128/16", "fast:gs4/256/32",
+                       "hlog:gs4/256/32", "hlog:v32/128", "lean:gs4/256/32", "lean:v32/128",
+                       "lean:b16/128", "lean:v16/128")
 _NORMAL32_PATH = os.environ.get("VULPY_NORMAL32_PATH", "").strip() or "v8"
-_SHAPE_RE = re.compile(r"(v|b|gs)(4|8|16|32)/(\d+)(?:/(\d+))?")
+_SHAPE_RE = re.compile(r"(?:(fast|fast-log|hlog|lean):)?(v|b|gs)(4|8|16|32)/(\d+)(?:/(\d+))?")
 
 
 def _shape(path):
-    """(mapping, vec4s an invocation, width, groups a core) of a family
-    path (NORMAL32_FAMILY), or None."""
+    """(mapping, vec4s an invocation, width, groups a core, math kind) of
+    a path (NORMAL32_PATHS or NORMAL32_FAMILY), or None."""
+    path = _NAMED.get(path, path) if isinstance(path, str) else path
     m = _SHAPE_RE.fullmatch(path) if isinstance(path, str) else None
     if not m:
         return None
-    kind, per, local, groups = m.group(1), int(m.group(2)) // 4, int(m.group(3)), m.group(4)
+    math, kind = NORMAL32_MATH[m.group(1) or ""], m.group(2)
+    per, local, groups = int(m.group(3)) // 4, int(m.group(4)), m.group(5)
     if local < 32 or local > 1024 or local & (local - 1):
         return None
     if (kind == "gs") != (groups is not None):
@@ -177,7 +194,22 @@ def _shape(path):
     if groups is not None and not 1 <= int(groups) <= 64:
         return None
     mapping = {"v": "split", "b": "block", "gs": "stride"}[kind]
-    return mapping, per, local, int(groups or 0)
+    return mapping, per, local, int(groups or 0), math
+
+
+def _normal32_math(path):
+    """The math kind of path (ValueError naming the paths for none)."""
+    shape = _shape(path)
+    if shape is None:
+        _normal32_plan(None, 0, path)  # raises, naming the paths
+    return shape[4]
+
+
+def normal32_exact(path):
+    """Whether path writes the documented stream (the exact math), or None
+    for no path."""
+    shape = _shape(path)
+    return None if shape is None else shape[4] == 0
 
 
 _CORES = weakref.WeakKeyDictionary()  # vp.Context -> its core count
@@ -405,7 +437,8 @@ class Generator:
             _normal32_v4(arr, n // 4, dict(push, scale=1.0, loc=0.0, affine=0),
                          _NORMAL32_PATH)
         else:
-            _launch(_kernels().normal_f32, arr, (n + 3) // 4, n=n, **push)
+            _launch(_kernels().normal_f32(_normal32_math(_NORMAL32_PATH)), arr,
+                    (n + 3) // 4, n=n, **push)
         return arr
 
     def normal(self, loc=0.0, scale=1.0, size=None, dtype=np.float64):
@@ -551,28 +584,17 @@ def _normal32_plan(ctx, n4, path):
     folds) of path's launch for n4 vec4s: `folds` when the kernel takes a
     2-D grid past the x workgroup limit (_launch; its `row` is then the
     invocations of a 1-D launch), else a 1-D grid of whole workgroups.
-    bench/probes/normal_ab.py records these same launches."""
-    k = _kernels()
-    h = (n4 + 1) // 2
-    if path == "v4":
-        return k.normal_f32_v4, n4, 64, dict(n4=n4), True
-    if path in ("v8", "v8/256"):
-        kern = k.normal_f32_v8_256 if path == "v8/256" else k.normal_f32_v8
-        return kern, h, 256 if path == "v8/256" else 64, dict(n4=n4, h=h), True
-    if path == "gs":
-        stride = min(n4, _cores(ctx) * 8 * 256)  # 8 workgroups of 256 a core
-        return k.normal_f32_gs, stride, 256, dict(n4=n4, stride=stride), False
-    if path in ("fast", "fast-log"):
-        return k.normal_f32_fast, h, 64, dict(n4=n4, h=h, native_log=int(path == "fast-log")), \
-            True
+    bench/probes/normal_ab.py and bench/bench_random.py record these same
+    launches."""
     shape = _shape(path)
     if shape is None:
         raise ValueError(f"vp.random: no float32 normal path {path!r} (vp.random._NORMAL32_PATH"
                          f" or VULPY_NORMAL32_PATH); the paths are "
                          f"{', '.join(NORMAL32_PATHS)} and the family {NORMAL32_FAMILY} "
-                         f"(N in 4, 8, 16, 32; W a power of two, 32 to 1024; G 1 to 64)")
-    mapping, per, local, groups = shape
-    kern = k.normal_f32_shape(mapping, per, local)
+                         f"(N in 4, 8, 16, 32; W a power of two, 32 to 1024; G 1 to 64; "
+                         f"MATH one of {', '.join(m for m in NORMAL32_MATH if m)})")
+    mapping, per, local, groups, math = shape
+    kern = _kernels().normal_f32_shape(mapping, per, local, math)
     if mapping == "split":
         h = -(-n4 // per)
         return kern, h, local, dict(n4=n4, h=h), True
