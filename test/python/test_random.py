@@ -747,3 +747,26 @@ def test_device_without_int64_is_a_feature_error(monkeypatch):
         monkeypatch.setattr(k, "_fast", False, raising=False)
     with pytest.raises(vp.FeatureError, match="int64"):
         vp.random.default_rng(0).random(16, dtype=np.float32)
+
+
+def test_float32_normal_default_path_per_device(monkeypatch):
+    """Without VULPY_NORMAL32_PATH the default path is the device's:
+    lean:v32/128 on NVIDIA (vendor 0x10de, cuRAND-class built-in sin / cos),
+    the exact v8 elsewhere; a set path wins everywhere."""
+    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", None)
+
+    class Dev:  # only the vendor id matters to the rule
+        def __init__(self, vendor):
+            self.info = {"vendor_id": vendor}
+
+    assert vp.random._normal32_path(Dev(0x10DE)) == "lean:v32/128"
+    assert vp.random._normal32_path(Dev(0x1002)) == "v8"
+    ctx = vp.default_context()
+    want = "lean:v32/128" if ctx.info["vendor_id"] == 0x10DE else "v8"
+    assert vp.random._normal32_path(ctx) == want
+    got = vp.random.default_rng(5).standard_normal(4096, dtype=np.float32).numpy()
+    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", want)
+    ref = vp.random.default_rng(5).standard_normal(4096, dtype=np.float32).numpy()
+    assert got.tobytes() == ref.tobytes()
+    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", "v8")
+    assert vp.random._normal32_path(Dev(0x10DE)) == "v8"

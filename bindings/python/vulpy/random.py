@@ -174,7 +174,24 @@ NORMAL32_CANDIDATES = ("v8/128", "v16/64", "v16/128", "v16/256", "v32/128", "b8/
                        "gs8/256/16", "gs16/128/4", "gs16/128/16", "fast:gs4/256/32",
                        "hlog:gs4/256/32", "hlog:v32/128", "lean:gs4/256/32", "lean:v32/128",
                        "lean:b16/128", "lean:v16/128")
-_NORMAL32_PATH = os.environ.get("VULPY_NORMAL32_PATH", "").strip() or "v8"
+# None: the device's default (_normal32_path). On NVIDIA the default is
+# lean:v32/128 (the H200, bench/probes/normal_ab.py, 2026-12-02: 1.076x
+# CuPy's wall time, GPU 1.149x; the fastest exact path 0.857x): the split
+# log, which keeps its ulp bound on every Vulkan device, and the built-in
+# sin / cos, which NVIDIA computes to ~2^-21.4 absolute as cuRAND's
+# __sincosf does (every sample within 3e-5 relative, 2.6e-6 absolute, of
+# the exact stream). Elsewhere the exact v8: Vulkan promises only 2^-11
+# absolute for a built-in sin / cos, and lavapipe / other drivers are not
+# measured.
+_NORMAL32_PATH = os.environ.get("VULPY_NORMAL32_PATH", "").strip() or None
+_NVIDIA = 0x10DE
+
+
+def _normal32_path(ctx):
+    """The float32 normal path standard_normal / normal use on ctx's device."""
+    if _NORMAL32_PATH is not None:
+        return _NORMAL32_PATH
+    return "lean:v32/128" if ctx.info.get("vendor_id") == _NVIDIA else "v8"
 _SHAPE_RE = re.compile(r"(?:(fast|fast-log|hlog|lean):)?(v|b|gs)(4|8|16|32)/(\d+)(?:/(\d+))?")
 
 
@@ -435,9 +452,9 @@ class Generator:
         push = _normal32_push(ctr, self.bit_generator._key, nb)
         if n % 4 == 0:  # vec4 stores
             _normal32_v4(arr, n // 4, dict(push, scale=1.0, loc=0.0, affine=0),
-                         _NORMAL32_PATH)
+                         _normal32_path(arr._ctx))
         else:
-            _launch(_kernels().normal_f32(_normal32_math(_NORMAL32_PATH)), arr,
+            _launch(_kernels().normal_f32(_normal32_math(_normal32_path(arr._ctx))), arr,
                     (n + 3) // 4, n=n, **push)
         return arr
 
@@ -565,7 +582,8 @@ def _normal32_scaled(gen, shape, scale, loc):
     arr = _target(shape, _F32, None, "Generator.normal")
     ctr = gen.bit_generator._fresh_blocks((n + 7) // 8)
     push = _normal32_push(ctr, gen.bit_generator._key, (n + 7) // 8)
-    _normal32_v4(arr, n // 4, dict(push, scale=scale, loc=loc, affine=1), _NORMAL32_PATH)
+    _normal32_v4(arr, n // 4, dict(push, scale=scale, loc=loc, affine=1),
+                 _normal32_path(arr._ctx))
     return arr
 
 
