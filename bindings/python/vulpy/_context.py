@@ -363,7 +363,9 @@ class Context:
         with streams, xfer_copies and xfer_routed (transfer-stream copies run
         on the transfer queue family / on the compute family because a
         buffer was made before the transfer stream) and conc_buffers
-        (buffers shared by both families: docs/multidevice.md, "Streams")."""
+        (buffers shared by both families: docs/multidevice.md, "Streams");
+        eager_held (eager dispatches held back now, not yet submitted) and
+        eager_flushes (held batches the flusher thread sent: eager_batch)."""
         return self._native.stats()
 
     @property
