@@ -15,11 +15,13 @@
  *  - The flusher, a thread of the context made on the first hold, sends
  *    the held batch when the work in flight completes, so held work never
  *    waits for the host's next call (the host may be off doing something
- *    else). It blocks in vkWaitSemaphores on the last sent ticket (50 ms
- *    slices, re-checking the stop flag), and sleeps on flush_cond while
- *    nothing is held: no busy loop. It takes the context lock only to look
- *    at the held batch and to send it; vrt_context_destroy stops and joins
- *    it, then sends what is left.
+ *    else). While work is in flight it blocks in vkWaitSemaphores on the
+ *    last sent ticket (50 ms slices, re-checking the stop flag); once the
+ *    queue is drained it sleeps on flush_cond until the next hold: no busy
+ *    loop, and in a pipelined loop a hold finds it parked in the driver
+ *    (no wake-up call on the host's path). It takes the context lock only
+ *    to look at the held batch and to send it; vrt_context_destroy stops
+ *    and joins it, then sends what is left.
  *
  * Everything else that sends held work (every other submission, waits,
  * reads, streams, event waits) is unchanged (docs/runtime.md, "Batched
@@ -38,34 +40,44 @@ static bool counter(vrt_context *ctx, uint64_t *v) {
   return ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, v) == VK_SUCCESS;
 }
 
+/* The flusher's loop (the lock held, except in vkWaitSemaphores). While
+ * work is in flight it waits for the last sent ticket whether or not
+ * anything is held yet, so a pipelined loop finds it parked there and a
+ * hold costs no wake-up call; it sleeps on flush_cond only once the queue
+ * is drained (or in a fixed batch, or broken). */
 static void *flusher_main(void *arg) {
   vrt_context *ctx = arg;
   pthread_mutex_lock(&ctx->lock); /* once: pthread_cond_wait needs that */
   while (!atomic_load(&ctx->flusher_stop)) {
-    if (!ctx->nheld || ctx->flusher_broken || atomic_load(&ctx->lost) ||
-        !atomic_load(&ctx->eager_adaptive)) { /* a fixed batch is left alone */
-      pthread_cond_wait(&ctx->flush_cond, &ctx->lock);
-      continue;
-    }
-    /* The held batch waits behind `sent`; nothing is held with streams,
-     * so the default queue's timeline is the one to watch. */
     uint64_t target = atomic_load(&ctx->sent), v = 0;
-    if (!counter(ctx, &v)) {
-      ctx->flusher_broken = true; /* the caller's next wait reports it */
-      continue;
-    }
-    if (v >= target) {
+    /* idle: a fixed batch is left alone; with streams nothing is held
+     * (and `sent` may be another queue's value) */
+    bool idle = ctx->flusher_broken || atomic_load(&ctx->lost) ||
+                !atomic_load(&ctx->eager_adaptive) || atomic_load(&ctx->nstreams);
+    if (!idle && !counter(ctx, &v))
+      idle = ctx->flusher_broken = true; /* the caller's next wait reports it */
+    if (!idle && v >= target) {
       uint64_t seen = atomic_load(&ctx->completed);
       while (v > seen && !atomic_compare_exchange_weak(&ctx->completed, &seen, v))
         ;
+      idle = !ctx->nheld;
       vp_diags ignore = {0};
-      if (vrt__send_held(ctx, &ignore))
+      if (ctx->nheld && vrt__send_held(ctx, &ignore))
         ctx->stats.eager_flushes++;
-      else
+      else if (ctx->nheld)
         ctx->flusher_broken = true; /* held work stays; a wait sends it or fails */
       vp_diags_free(&ignore);
+      if (!idle)
+        continue; /* what it sent is in flight now */
+    }
+    if (idle) {
+      ctx->flusher_idle = true;
+      pthread_cond_wait(&ctx->flush_cond, &ctx->lock);
+      ctx->flusher_idle = false;
       continue;
     }
+    /* The held batch (or the next one) waits behind `sent`, on the
+     * default queue's timeline. */
     pthread_mutex_unlock(&ctx->lock);
     VkSemaphoreWaitInfo wi = {
         .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
@@ -94,7 +106,8 @@ bool vrt__flusher_kick(vrt_context *ctx) {
     ctx->flusher_running = true;
     return true;
   }
-  pthread_cond_signal(&ctx->flush_cond);
+  if (ctx->flusher_idle) /* else it is waiting for the work in flight */
+    pthread_cond_signal(&ctx->flush_cond);
   return !ctx->flusher_broken;
 }
 

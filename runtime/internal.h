@@ -305,9 +305,9 @@ struct vrt_context {
   /* Adaptive batching (eager.c): hold only while the work sent so far
    * still runs; the flusher thread (made on the first hold, joined at
    * destroy) waits for that work and then sends what is held. It sleeps on
-   * flush_cond (with `lock`) while nothing is held. */
+   * flush_cond (with `lock`; `flusher_idle`) once the queue is drained. */
   atomic_bool eager_adaptive;
-  bool flusher_running, flusher_broken;
+  bool flusher_running, flusher_broken, flusher_idle;
   atomic_bool flusher_stop;
   pthread_t flusher;
   pthread_cond_t flush_cond;

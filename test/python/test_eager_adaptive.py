@@ -145,8 +145,9 @@ def test_flusher_sends_held_work_without_a_call(actx):
     h = np.arange(4096, dtype=np.float32)
     x = vp.asarray(h, context=actx)
     _busy(actx, big)
-    x + 1.0
+    x + 1.0  # held: the flusher starts
     actx.synchronize()
+    time.sleep(0.3)  # the queue drained: the flusher goes to sleep
 
     def start():
         b = _busy(actx, big)

@@ -163,6 +163,21 @@ static void test_held_while_running_then_flushed(void) {
   CHECK(done);
   CHECK_EQ_U64(stats(s.ctx).submits, a.submits + 1);
   check_runs(&s, 6);
+  vrt_event_destroy(gate);
+  /* Again once the flusher sleeps (the queue drained): a hold wakes it. */
+  sleep_ms(100);
+  gate = gated_saxpy(&s, &t0);
+  a = stats(s.ctx);
+  eager(&s);
+  eager(&s);
+  CHECK_EQ_U64(stats(s.ctx).eager_held, 2);
+  CHECK(vrt_event_set(gate, &d));
+  for (int ms = 0; ms < 20000 && stats(s.ctx).eager_held; ms += 2)
+    sleep_ms(2);
+  b = stats(s.ctx);
+  CHECK_EQ_U64(b.eager_held, 0);
+  CHECK_EQ_U64(b.eager_flushes, a.eager_flushes + 1);
+  check_runs(&s, 9);
   CHECK_OK(d);
   vp_diags_free(&d);
   vrt_event_destroy(gate);
@@ -267,7 +282,7 @@ static void test_destroy_with_held_work(void) {
       vrt_buffer *cb[1] = {ctrl};
       vrt_args ha = {cb, 1, &max_polls, 4};
       vrt_ticket th = 0;
-      CHECK(vrt_dispatch_async(hk, &ha, vrt_groups(512, 1, 1), &th, &d));
+      CHECK(vrt_dispatch_async(hk, &ha, vrt_groups(64, 1, 1), &th, &d));
       for (int i = 0; i < 3; i++)
         eager(&s);
       /* held: the handshake outlasts three calls by far */
