@@ -309,6 +309,12 @@ static bool check_options(const vrt_context_options *opt, vp_diags *d) {
              opt->upload_import_mib);
     field = "upload_import_mib";
   }
+  if (opt->eager_batch > 64 && opt->eager_batch != VRT_EAGER_ADAPTIVE_OPT) {
+    vp_error(d, (vp_loc){0},
+             "vrt_context_options.eager_batch = %u: 1 to 64, or VRT_EAGER_ADAPTIVE_OPT "
+             "(0: the default)", opt->eager_batch);
+    field = "eager_batch";
+  }
   if (opt->copy_threads > 64) {
     vp_error(d, (vp_loc){0}, "vrt_context_options.copy_threads = %u: at most 64",
              opt->copy_threads);
@@ -436,6 +442,10 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
       ctx->pool_cache_max = ctx->info.memory.heaps[i].size / 4;
   if (ctx->info.kind == VRT_DEVICE_CPU && ctx->pool_cache_max > (1ull << 30))
     ctx->pool_cache_max = 1ull << 30;
+  if (opt->eager_batch == VRT_EAGER_ADAPTIVE_OPT)
+    vrt_context_set_eager_adaptive(ctx, 0);
+  else if (opt->eager_batch)
+    vrt_context_set_eager_batch(ctx, opt->eager_batch);
   if (!opt->no_prewarm)
     vrt__prewarm_start(ctx);
   return ctx;

@@ -354,7 +354,12 @@ typedef struct vrt_context_options {
    * larger than the ring does). 0: never, the default
    * (VULPY_UPLOAD_IMPORT_MIB, 1 to 4096). */
   uint32_t upload_import_mib;
+  /* Eager batching (vrt_context_set_eager_batch / _adaptive): 0: the
+   * device kind's default; 1 to 64: a fixed batch; VRT_EAGER_ADAPTIVE_OPT:
+   * adaptive (VULPY_EAGER_BATCH, 1 to 64 or "adaptive"). */
+  uint32_t eager_batch;
 } vrt_context_options;
+#define VRT_EAGER_ADAPTIVE_OPT 0xffffffffu
 
 /* Creates a context; NULL `opt` means all defaults. */
 vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d);

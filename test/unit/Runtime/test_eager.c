@@ -121,6 +121,18 @@ static void test_mode_api(void) {
   CHECK(vrt_context_eager_adaptive(s.ctx) == !cpu);
   CHECK_EQ_U64(vrt_context_eager_batch(s.ctx), cpu ? VRT_EAGER_BATCH : VRT_EAGER_ADAPTIVE_CAP);
   saxpy_close(&s);
+  /* vrt_context_options.eager_batch (VULPY_EAGER_BATCH) */
+  vrt_context *c = rt_context_with((vrt_context_options){.eager_batch = VRT_EAGER_ADAPTIVE_OPT});
+  CHECK(c && vrt_context_eager_adaptive(c));
+  rt_context_done(c);
+  c = rt_context_with((vrt_context_options){.eager_batch = 5});
+  CHECK(c && !vrt_context_eager_adaptive(c) && vrt_context_eager_batch(c) == 5);
+  rt_context_done(c);
+  vp_diags d = {0};
+  vrt_context_options bad = {.eager_batch = 65};
+  CHECK(vrt_context_create(&bad, &d) == NULL);
+  CHECK_ERROR(d, "vrt_context_options.eager_batch = 65");
+  vp_diags_free(&d);
 }
 
 /* Held while the gated work runs (the flusher waits too), sent by the
