@@ -9,6 +9,7 @@ while its batch is held, 8 threads, streams), and the counters
 (ctx.stats(): submits, eager_held, eager_flushes) show that holding
 happened, so each test can fail."""
 import gc
+import os
 import threading
 import time
 
@@ -61,6 +62,8 @@ def test_mode_property(actx):
 
 
 def test_default_by_device_kind():
+    if os.environ.get("VULPY_EAGER_BATCH"):
+        pytest.skip("VULPY_EAGER_BATCH chooses the default")
     c = vp.Context()
     assert c.eager_batch == (8 if c.kind == "cpu" else "adaptive")
 
@@ -278,3 +281,15 @@ def test_context_destroyed_with_held_work():
     c2.eager_batch = "adaptive"
     v = vp.asarray(np.arange(8, dtype=np.float32), context=c2) * 2.0
     np.testing.assert_array_equal(v.numpy(), np.arange(8, dtype=np.float32) * 2)
+
+
+@pytest.mark.parametrize("value, want", [("adaptive", "adaptive"), ("3", "3")])
+def test_environment_variable(value, want):
+    """VULPY_EAGER_BATCH sets a new context's batching (runtime_env.h)."""
+    import subprocess
+    import sys
+    env = dict(os.environ, VULPY_EAGER_BATCH=value)
+    p = subprocess.run([sys.executable, "-c", "import vulpy as vp; print(vp.Context().eager_batch)"],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip().splitlines()[-1] == want
