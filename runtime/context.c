@@ -309,6 +309,12 @@ static bool check_options(const vrt_context_options *opt, vp_diags *d) {
              opt->upload_import_mib);
     field = "upload_import_mib";
   }
+  if (opt->eager_batch > 64 && opt->eager_batch != VRT_EAGER_ADAPTIVE_OPT) {
+    vp_error(d, (vp_loc){0},
+             "vrt_context_options.eager_batch = %u: 1 to 64, or VRT_EAGER_ADAPTIVE_OPT "
+             "(0: the default)", opt->eager_batch);
+    field = "eager_batch";
+  }
   if (opt->copy_threads > 64) {
     vp_error(d, (vp_loc){0}, "vrt_context_options.copy_threads = %u: at most 64",
              opt->copy_threads);
@@ -344,6 +350,7 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
   pthread_mutex_init(&ctx->lock, &attr);
   pthread_mutexattr_destroy(&attr);
   pthread_mutex_init(&ctx->copier_lock, NULL);
+  pthread_cond_init(&ctx->flush_cond, NULL);
   ctx->zero_slot = -1;
   static _Atomic uint64_t serials;
   ctx->serial = atomic_fetch_add(&serials, 1) + 1;
@@ -354,6 +361,7 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
       !vrt__instance_create(&ctx->inst, ctx->validation, opt->vulkan_library, d)) {
     pthread_mutex_destroy(&ctx->lock);
     pthread_mutex_destroy(&ctx->copier_lock);
+    pthread_cond_destroy(&ctx->flush_cond);
     free(ctx);
     return NULL;
   }
@@ -366,6 +374,7 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
     ctx->pdev = pds[index];
     ctx->info = infos[index];
     atomic_store(&ctx->eager_batch, vrt__eager_batch_default(&ctx->info));
+    atomic_store(&ctx->eager_adaptive, vrt__eager_adaptive_default(&ctx->info));
   }
   free(pds);
   free(infos);
@@ -433,6 +442,10 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
       ctx->pool_cache_max = ctx->info.memory.heaps[i].size / 4;
   if (ctx->info.kind == VRT_DEVICE_CPU && ctx->pool_cache_max > (1ull << 30))
     ctx->pool_cache_max = 1ull << 30;
+  if (opt->eager_batch == VRT_EAGER_ADAPTIVE_OPT)
+    vrt_context_set_eager_adaptive(ctx, 0);
+  else if (opt->eager_batch)
+    vrt_context_set_eager_batch(ctx, opt->eager_batch);
   if (!opt->no_prewarm)
     vrt__prewarm_start(ctx);
   return ctx;
@@ -448,6 +461,7 @@ uint32_t vrt_context_destroy_checked(vrt_context *ctx, vp_diags *d) {
   uint32_t before = d ? d->count : 0;
   if (ctx->device) {
     vrt__prewarm_join(ctx);
+    vrt__flusher_stop(ctx); /* and sends what is held */
     ctx->vk.vkDeviceWaitIdle(ctx->device);
     if (ctx->fft_free)
       ctx->fft_free(ctx);
@@ -482,6 +496,7 @@ uint32_t vrt_context_destroy_checked(vrt_context *ctx, vp_diags *d) {
   vrt__instance_destroy(&ctx->inst, d);
   pthread_mutex_destroy(&ctx->lock);
   pthread_mutex_destroy(&ctx->copier_lock);
+  pthread_cond_destroy(&ctx->flush_cond);
   free(ctx);
   return d ? d->count - before : 0;
 }
@@ -498,6 +513,7 @@ void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out) {
   out->xfer_routed = atomic_load(&ctx->xfer_routed);
   out->conc_buffers = atomic_load(&ctx->conc_buffers);
   out->waits_blocked = atomic_load(&ctx->waits_blocked);
+  out->eager_held = ctx->nheld;
   for (vrt_pipeline *p = ctx->pipelines; p; p = p->next)
     out->pipelines++;
   pthread_mutex_unlock(&ctx->lock);
@@ -737,19 +753,26 @@ static bool send_for(vrt_context *ctx, vrt_ticket ticket, vp_diags *d) {
   return ok;
 }
 
-/* The default eager batch: VRT_EAGER_BATCH on CPU devices, where each
- * vkQueueSubmit costs host time the batch saves (lavapipe: 2000 submissions
- * became 250); 1 on GPUs, where holding dispatches keeps the GPU idle while
- * the host records: on the H200 a batch of 8 made `c = a + b` 1.29-1.44x
- * slower end to end at 2^20-2^27 (bench suite memory, "batched /
- * eager_batch=1"). */
+/* The default eager batch: a fixed VRT_EAGER_BATCH on CPU devices, where
+ * each vkQueueSubmit costs host time the batch saves (lavapipe: 2000
+ * submissions became 250); adaptive on GPUs (eager.c), where a fixed batch
+ * keeps the GPU idle while the host records: on the H200 a batch of 8 made
+ * `c = a + b` 1.29-1.44x slower end to end at 2^20-2^27 (bench suite
+ * memory, "batched / eager_batch=1"), while a submission per dispatch
+ * leaves a ~4 us gap between kernels (bench/probes/midsize_ab.py). */
 uint32_t vrt__eager_batch_default(const vrt_device_info *info) {
-  return info->kind == VRT_DEVICE_CPU ? VRT_EAGER_BATCH : 1;
+  return info->kind == VRT_DEVICE_CPU ? VRT_EAGER_BATCH : VRT_EAGER_ADAPTIVE_CAP;
+}
+
+bool vrt__eager_adaptive_default(const vrt_device_info *info) {
+  return info->kind != VRT_DEVICE_CPU;
 }
 
 void vrt_context_set_eager_batch(vrt_context *ctx, uint32_t n) {
+  bool dflt = n == 0;
   n = n ? n : vrt__eager_batch_default(&ctx->info);
   atomic_store(&ctx->eager_batch, n > 64 ? 64 : n);
+  atomic_store(&ctx->eager_adaptive, dflt && vrt__eager_adaptive_default(&ctx->info));
   if (n == 1) { /* from now on nothing is held: send what is */
     vp_diags ignore = {0};
     send_for(ctx, atomic_load(&ctx->submitted), &ignore);

@@ -421,14 +421,21 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
    * while the default queue has event waits for its next submission (a
    * held batch is sent without them: vrt__submit). */
   uint32_t batch = atomic_load(&ctx->eager_batch);
-  if (ok && hold && batch > 1 && ctx->zero_slot < 0 && ctx->nheld < batch &&
-      !atomic_load(&ctx->nstreams) && !ctx->tl0.nwaits &&
-      ctx->nheld < sizeof ctx->held / sizeof ctx->held[0]) {
+  bool holdable = ok && hold && batch > 1 && ctx->zero_slot < 0 && ctx->nheld < batch &&
+                  !atomic_load(&ctx->nstreams) && !ctx->tl0.nwaits &&
+                  ctx->nheld < sizeof ctx->held / sizeof ctx->held[0];
+  /* Adaptive (eager.c): held only while the work sent so far runs; one
+   * that finds it done joins what is held, and the batch goes now. */
+  bool adaptive = holdable && atomic_load(&ctx->eager_adaptive);
+  bool running = adaptive && vrt__eager_running(ctx);
+  if (adaptive && running && !vrt__flusher_kick(ctx))
+    running = false; /* no flusher: nothing may wait for the next call */
+  if (holdable && (!adaptive || running || ctx->nheld)) {
     if (!ctx->nheld)
       ctx->submitted = ctx->submitted + 1;
     ctx->held[ctx->nheld++] = l->cb;
     t = ctx->submitted;
-    if (ctx->nheld >= batch)
+    if (ctx->nheld >= batch || (adaptive && !running))
       ok = vrt__send_held(ctx, d);
   } else if (ok) {
     ok = vrt__submit(ctx, &l->cb, 1, NULL, 0, &t, d);

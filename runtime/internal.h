@@ -302,6 +302,15 @@ struct vrt_context {
   VkCommandBuffer held[64];
   uint32_t nheld;
   _Atomic uint32_t eager_batch; /* the most held before a submission */
+  /* Adaptive batching (eager.c): hold only while the work sent so far
+   * still runs; the flusher thread (made on the first hold, joined at
+   * destroy) waits for that work and then sends what is held. It sleeps on
+   * flush_cond (with `lock`; `flusher_idle`) once the queue is drained. */
+  atomic_bool eager_adaptive;
+  bool flusher_running, flusher_broken, flusher_idle;
+  atomic_bool flusher_stop;
+  pthread_t flusher;
+  pthread_cond_t flush_cond;
   _Atomic uint64_t sent;
   _Atomic uint64_t completed;  /* last value seen reached */
   atomic_bool lost;
@@ -515,6 +524,15 @@ uint64_t vrt__poll(vrt_context *ctx);
 /* Sends the held eager dispatches (lock held); true when none are held. */
 bool vrt__send_held(vrt_context *ctx, vp_diags *d);
 uint32_t vrt__eager_batch_default(const vrt_device_info *info);
+bool vrt__eager_adaptive_default(const vrt_device_info *info);
+/* eager.c: adaptive batching. True while work sent on the default queue
+ * has not completed (lock held; never blocks). */
+bool vrt__eager_running(vrt_context *ctx);
+/* A batch started being held (lock held): wakes the flusher, making it on
+ * first use; false when no thread could be made (then hold nothing). */
+bool vrt__flusher_kick(vrt_context *ctx);
+/* Stops and joins the flusher (lock not held), then sends what is held. */
+void vrt__flusher_stop(vrt_context *ctx);
 /* spin-block's budget after a wait of `took` ns (context.c, "Waiting"):
  * the extra spin the next wait may use, from the current one `old` and the
  * base spin `base`. */

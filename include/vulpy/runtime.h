@@ -354,7 +354,12 @@ typedef struct vrt_context_options {
    * larger than the ring does). 0: never, the default
    * (VULPY_UPLOAD_IMPORT_MIB, 1 to 4096). */
   uint32_t upload_import_mib;
+  /* Eager batching (vrt_context_set_eager_batch / _adaptive): 0: the
+   * device kind's default; 1 to 64: a fixed batch; VRT_EAGER_ADAPTIVE_OPT:
+   * adaptive (VULPY_EAGER_BATCH, 1 to 64 or "adaptive"). */
+  uint32_t eager_batch;
 } vrt_context_options;
+#define VRT_EAGER_ADAPTIVE_OPT 0xffffffffu
 
 /* Creates a context; NULL `opt` means all defaults. */
 vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d);
@@ -415,6 +420,9 @@ typedef struct vrt_context_stats {
   /* Pieces of uploads copied straight from imported host pages
    * (vrt_context_options.upload_import_mib). */
   uint64_t upload_imports;
+  /* Eager batching (vrt_dispatch_eager). */
+  uint64_t eager_held;    /* dispatches held back right now, not yet submitted */
+  uint64_t eager_flushes; /* held batches the flusher thread sent (adaptive mode) */
 } vrt_context_stats;
 void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out);
 
@@ -632,12 +640,26 @@ bool vrt_dispatch_eager(vrt_kernel *k, const vrt_args *args, const vrt_bind_rang
 bool vrt_dispatch_eager_nowait(vrt_kernel *k, const vrt_args *args,
                                const vrt_bind_range *ranges, vrt_grid grid, vrt_ticket *ticket,
                                bool *busy, vp_diags *d);
-/* Eager dispatches held back at most before a submission (1: each is sent
- * at once; 0 restores the default: VRT_EAGER_BATCH on CPU devices, 1 on
- * GPUs, where holding left the GPU idle). Safe from any thread. */
+/* Eager dispatches held back at most before a submission, a fixed batch
+ * (1: each is sent at once); it turns adaptive batching off. 0 restores
+ * the default: a fixed VRT_EAGER_BATCH on CPU devices, adaptive on GPUs
+ * (a fixed batch left the GPU idle while the host filled it). Safe from
+ * any thread. vrt_context_eager_batch: the fixed batch, or the adaptive
+ * mode's cap. */
 #define VRT_EAGER_BATCH 8
 void vrt_context_set_eager_batch(vrt_context *ctx, uint32_t n);
 uint32_t vrt_context_eager_batch(const vrt_context *ctx);
+/* Adaptive eager batching (runtime/eager.c): an eager dispatch is
+ * submitted at once while the default queue has nothing in flight (the
+ * last submission's ticket reached), and held while earlier work still
+ * runs; the held batch is sent by the first eager dispatch that finds that
+ * work done, by the context's flusher thread as soon as it is done (so
+ * held work never waits for the host's next call), by everything that
+ * sends held work anyway (waits, reads, other submissions), and when `cap`
+ * are held (0: VRT_EAGER_ADAPTIVE_CAP). Safe from any thread. */
+#define VRT_EAGER_ADAPTIVE_CAP 64
+void vrt_context_set_eager_adaptive(vrt_context *ctx, uint32_t cap);
+bool vrt_context_eager_adaptive(const vrt_context *ctx);
 /* A copy recorded after a dispatch in the same command buffer: `size` bytes
  * of `src` at src_offset into `dst` at dst_offset (both buffers of the
  * kernel's context; different buffers). */

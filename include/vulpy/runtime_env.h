@@ -23,6 +23,7 @@
  *   VULPY_STAGING_SLOTS      staging_slots         2 to 8
  *   VULPY_STAGING_MIB        staging_slot_mib      1 to 256
  *   VULPY_UPLOAD_IMPORT_MIB  upload_import_mib     1 to 4096 (0: never)
+ *   VULPY_EAGER_BATCH        eager_batch           1 to 64, adaptive
  * An unset or empty variable leaves its field alone; a value a variable
  * does not take is an error naming the variable (VULPY_FMA takes any:
  * values other than fused and unfused keep the detection, as documented).

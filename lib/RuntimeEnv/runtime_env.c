@@ -174,6 +174,12 @@ bool vrt_env_context_options(vrt_context_options *opt, vrt_env *env, vp_diags *d
     ok &= number_in("VULPY_STAGING_MIB", v, 1, 256, &opt->staging_slot_mib, d);
   if (!opt->upload_import_mib && (v = var(env, "VULPY_UPLOAD_IMPORT_MIB")))
     ok &= number_in("VULPY_UPLOAD_IMPORT_MIB", v, 0, 4096, &opt->upload_import_mib, d);
+  if (!opt->eager_batch && (v = var(env, "VULPY_EAGER_BATCH"))) {
+    if (strcmp(v, "adaptive") == 0)
+      opt->eager_batch = VRT_EAGER_ADAPTIVE_OPT;
+    else
+      ok &= number_in("VULPY_EAGER_BATCH", v, 1, 64, &opt->eager_batch, d);
+  }
   if (!opt->vulkan_library)
     opt->vulkan_library = var(env, "VULPY_VULKAN_LIBRARY");
   return ok;

@@ -265,19 +265,33 @@ static int context_set_copy_threads(PyObject *obj, PyObject *value, void *closur
   return 0;
 }
 
+/* eager_batch: a fixed batch (an int) or "adaptive" (runtime/eager.c). */
 static PyObject *context_get_eager_batch(PyObject *obj, void *closure) {
-  return PyLong_FromUnsignedLong(vrt_context_eager_batch(((vpy_context *)obj)->ctx));
+  vrt_context *ctx = ((vpy_context *)obj)->ctx;
+  if (vrt_context_eager_adaptive(ctx))
+    return PyUnicode_FromString("adaptive");
+  return PyLong_FromUnsignedLong(vrt_context_eager_batch(ctx));
 }
 
 static int context_set_eager_batch(PyObject *obj, PyObject *value, void *closure) {
-  long n = value ? PyLong_AsLong(value) : -1;
+  vrt_context *ctx = ((vpy_context *)obj)->ctx;
+  if (value && PyUnicode_Check(value)) {
+    if (PyUnicode_CompareWithASCIIString(value, "adaptive") != 0) {
+      PyErr_Format(PyExc_ValueError, "eager_batch must be in 1..64 or 'adaptive', not %R",
+                   value);
+      return -1;
+    }
+    vrt_context_set_eager_adaptive(ctx, 0);
+    return 0;
+  }
+  long n = value && PyLong_Check(value) && !PyBool_Check(value) ? PyLong_AsLong(value) : -1;
   if (n == -1 && PyErr_Occurred())
     return -1;
   if (n < 1 || n > 64) {
-    PyErr_SetString(PyExc_ValueError, "eager_batch must be in 1..64");
+    PyErr_SetString(PyExc_ValueError, "eager_batch must be in 1..64 or 'adaptive'");
     return -1;
   }
-  vrt_context_set_eager_batch(((vpy_context *)obj)->ctx, (uint32_t)n);
+  vrt_context_set_eager_batch(ctx, (uint32_t)n);
   return 0;
 }
 
@@ -370,10 +384,13 @@ static PyObject *context_stats(PyObject *obj, PyObject *noargs) {
   }
   Py_DECREF(mem);
   /* Streams' queue families (runtime/stream.c, "sharing"). */
-  PyObject *xf = Py_BuildValue("{sKsKsKsK}", "xfer_copies", (unsigned long long)s.xfer_copies,
-                               "xfer_routed", (unsigned long long)s.xfer_routed, "conc_buffers",
+  PyObject *xf = Py_BuildValue("{sKsKsKsKsKsK}", "xfer_copies",
+                               (unsigned long long)s.xfer_copies, "xfer_routed",
+                               (unsigned long long)s.xfer_routed, "conc_buffers",
                                (unsigned long long)s.conc_buffers, "upload_imports",
-                               (unsigned long long)s.upload_imports);
+                               (unsigned long long)s.upload_imports, "eager_held",
+                               (unsigned long long)s.eager_held, "eager_flushes",
+                               (unsigned long long)s.eager_flushes);
   if (!xf || PyDict_Update(out, xf) < 0) {
     Py_XDECREF(xf);
     Py_DECREF(out);
@@ -505,7 +522,8 @@ static PyGetSetDef context_getset[] = {
     {"copy_threads", context_get_copy_threads, context_set_copy_threads,
      "threads that share large host copies", NULL},
     {"eager_batch", context_get_eager_batch, context_set_eager_batch,
-     "eager dispatches held back at most before one submission (1: none)", NULL},
+     "eager dispatches held back at most before one submission (1: none), or 'adaptive'",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

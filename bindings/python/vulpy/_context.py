@@ -332,12 +332,17 @@ class Context:
 
     @property
     def eager_batch(self):
-        """How many eager dispatches (ufuncs and operators on resident
-        arrays) are held back at most and sent in one submission (default 8;
-        1: each is submitted at once). Held work is sent by any host read,
-        wait or synchronize() that needs it, and by any other submission,
-        so results never depend on it; a larger batch costs fewer
-        submissions, a smaller one starts the GPU sooner."""
+        """How eager dispatches (ufuncs and operators on resident arrays)
+        are batched into submissions: an int n holds up to n back and sends
+        them in one submission (1: each is submitted at once); "adaptive"
+        submits at once while the GPU is idle and holds dispatches (up to
+        64) only while earlier work still runs, sending them as soon as it
+        is done - by the next eager call or by the context's flusher
+        thread, without waiting for another call. Default: 8 on CPU
+        devices, "adaptive" on GPUs. Held work is also sent by any host
+        read, wait or synchronize() that needs it, and by any other
+        submission, so results never depend on it; holding costs fewer
+        submissions, sending at once starts the GPU sooner."""
         return self._native.eager_batch
 
     @eager_batch.setter
@@ -358,7 +363,9 @@ class Context:
         with streams, xfer_copies and xfer_routed (transfer-stream copies run
         on the transfer queue family / on the compute family because a
         buffer was made before the transfer stream) and conc_buffers
-        (buffers shared by both families: docs/multidevice.md, "Streams")."""
+        (buffers shared by both families: docs/multidevice.md, "Streams");
+        eager_held (eager dispatches held back now, not yet submitted) and
+        eager_flushes (held batches the flusher thread sent: eager_batch)."""
         return self._native.stats()
 
     @property

@@ -1,0 +1,324 @@
+/* test_eager.c - adaptive batching of eager dispatches (runtime/eager.c).
+ *
+ * A gate event on the default queue keeps a submission in flight for as
+ * long as the test wants, which makes every case deterministic: eager
+ * dispatches made while it runs are held (no submission), the flusher
+ * thread leaves them alone while it runs and sends them, with no further
+ * call, once the gate opens; one made while the GPU is idle is submitted
+ * at once; the cap sends a full batch; a stream created while work is held
+ * sends it first; a context destroyed with work held sends it and tears
+ * down without validation messages. Results are saxpy's, checked on the
+ * host (y accumulates alpha * x per dispatch).
+ */
+#include "rt_test.h"
+
+#include <time.h>
+
+enum { N = 256 };
+
+typedef struct {
+  vrt_context *ctx;
+  vrt_kernel *k;
+  vrt_buffer *x, *y;
+  vrt_args args;
+  vrt_buffer *bufs[2];
+  struct {
+    uint32_t count[3];
+    float alpha;
+  } push;
+} saxpy_t;
+
+static bool saxpy_open(saxpy_t *s) {
+  memset(s, 0, sizeof *s);
+  if (!rt_context_kernel((vrt_context_options){0}, "saxpy", &s->ctx, &s->k))
+    return false;
+  vp_diags d = {0};
+  float x[N], y[N];
+  for (uint32_t i = 0; i < N; i++) {
+    x[i] = (float)i;
+    y[i] = 1.0f;
+  }
+  s->x = vrt_buffer_create(s->ctx, N * 4, VRT_DEVICE, &d);
+  s->y = vrt_buffer_create(s->ctx, N * 4, VRT_DEVICE, &d);
+  CHECK(s->x && s->y && vrt_buffer_upload(s->x, 0, x, N * 4, &d) &&
+        vrt_buffer_upload(s->y, 0, y, N * 4, &d));
+  CHECK_OK(d);
+  vp_diags_free(&d);
+  s->bufs[0] = s->x;
+  s->bufs[1] = s->y;
+  s->push.alpha = 2.0f;
+  s->args = (vrt_args){s->bufs, 2, &s->push, sizeof s->push};
+  return s->x && s->y;
+}
+
+static void saxpy_close_at(saxpy_t *s, const char *file, int line) {
+  vrt_buffer_destroy(s->x);
+  vrt_buffer_destroy(s->y);
+  vrt_kernel_destroy(s->k);
+  rt_context_done_at(s->ctx, file, line);
+}
+#define saxpy_close(s) saxpy_close_at((s), __FILE__, __LINE__)
+
+/* y[i] == 1 + runs * 2 * i for every i. */
+static void check_runs(saxpy_t *s, int runs) {
+  vp_diags d = {0};
+  float out[N];
+  CHECK(vrt_buffer_download(s->y, 0, out, N * 4, &d));
+  CHECK_OK(d);
+  uint32_t bad = 0;
+  for (uint32_t i = 0; i < N; i++)
+    bad += out[i] != 1.0f + (float)runs * 2.0f * (float)i;
+  CHECK_EQ_U64(bad, 0);
+  vp_diags_free(&d);
+}
+
+static vrt_context_stats stats(vrt_context *ctx) {
+  vrt_context_stats st;
+  vrt_context_stats_get(ctx, &st);
+  return st;
+}
+
+static void sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+/* A closed gate the default queue's next submission waits for, and that
+ * submission (a saxpy): in flight until vrt_event_set. */
+static vrt_event *gated_saxpy(saxpy_t *s, vrt_ticket *t) {
+  vp_diags d = {0};
+  vrt_event *gate = vrt_event_create_gate(s->ctx, &d);
+  CHECK(gate && vrt_stream_wait_event(s->ctx, NULL, gate, NULL, &d));
+  CHECK(gate && vrt_dispatch_async(s->k, &s->args, vrt_invocations(N, 1, 1), t, &d));
+  CHECK_OK(d);
+  vp_diags_free(&d);
+  return gate;
+}
+
+static vrt_ticket eager(saxpy_t *s) {
+  vp_diags d = {0};
+  vrt_ticket t = 0;
+  CHECK(vrt_dispatch_eager(s->k, &s->args, NULL, vrt_invocations(N, 1, 1), &t, &d));
+  CHECK_OK(d);
+  vp_diags_free(&d);
+  return t;
+}
+
+static void test_mode_api(void) {
+  saxpy_t s;
+  if (!saxpy_open(&s))
+    return;
+  vrt_context_set_eager_adaptive(s.ctx, 0);
+  CHECK(vrt_context_eager_adaptive(s.ctx));
+  CHECK_EQ_U64(vrt_context_eager_batch(s.ctx), VRT_EAGER_ADAPTIVE_CAP);
+  vrt_context_set_eager_adaptive(s.ctx, 5);
+  CHECK_EQ_U64(vrt_context_eager_batch(s.ctx), 5);
+  vrt_context_set_eager_batch(s.ctx, 3); /* a fixed batch ends adaptive */
+  CHECK(!vrt_context_eager_adaptive(s.ctx));
+  CHECK_EQ_U64(vrt_context_eager_batch(s.ctx), 3);
+  vrt_context_set_eager_batch(s.ctx, 0); /* the default: by device kind */
+  bool cpu = vrt_context_device(s.ctx)->kind == VRT_DEVICE_CPU;
+  CHECK(vrt_context_eager_adaptive(s.ctx) == !cpu);
+  CHECK_EQ_U64(vrt_context_eager_batch(s.ctx), cpu ? VRT_EAGER_BATCH : VRT_EAGER_ADAPTIVE_CAP);
+  saxpy_close(&s);
+  /* vrt_context_options.eager_batch (VULPY_EAGER_BATCH) */
+  vrt_context *c = rt_context_with((vrt_context_options){.eager_batch = VRT_EAGER_ADAPTIVE_OPT});
+  CHECK(c && vrt_context_eager_adaptive(c));
+  rt_context_done(c);
+  c = rt_context_with((vrt_context_options){.eager_batch = 5});
+  CHECK(c && !vrt_context_eager_adaptive(c) && vrt_context_eager_batch(c) == 5);
+  rt_context_done(c);
+  vp_diags d = {0};
+  vrt_context_options bad = {.eager_batch = 65};
+  CHECK(vrt_context_create(&bad, &d) == NULL);
+  CHECK_ERROR(d, "vrt_context_options.eager_batch = 65");
+  vp_diags_free(&d);
+}
+
+/* Held while the gated work runs (the flusher waits too), sent by the
+ * flusher with no further call once the gate opens. */
+static void test_held_while_running_then_flushed(void) {
+  saxpy_t s;
+  if (!saxpy_open(&s))
+    return;
+  vrt_context_set_eager_adaptive(s.ctx, 0);
+  vrt_ticket t0;
+  vrt_event *gate = gated_saxpy(&s, &t0);
+  vrt_context_stats a = stats(s.ctx);
+  vrt_ticket t = 0;
+  for (int i = 0; i < 5; i++)
+    t = eager(&s);
+  CHECK_EQ_U64(t, t0 + 1); /* the held batch's ticket */
+  vrt_context_stats b = stats(s.ctx);
+  CHECK_EQ_U64(b.submits, a.submits);
+  CHECK_EQ_U64(b.dispatches, a.dispatches + 5);
+  CHECK_EQ_U64(b.eager_held, 5);
+  sleep_ms(100); /* the gated work still runs: nothing may be sent */
+  b = stats(s.ctx);
+  CHECK_EQ_U64(b.submits, a.submits);
+  CHECK_EQ_U64(b.eager_held, 5);
+  vp_diags d = {0};
+  CHECK(vrt_event_set(gate, &d));
+  for (int ms = 0; ms < 20000 && stats(s.ctx).eager_held; ms += 2)
+    sleep_ms(2);
+  b = stats(s.ctx);
+  CHECK_EQ_U64(b.eager_held, 0);
+  CHECK_EQ_U64(b.submits, a.submits + 1);
+  CHECK_EQ_U64(b.eager_flushes, a.eager_flushes + 1);
+  /* and it runs to completion without anyone waiting */
+  bool done = false;
+  for (int ms = 0; ms < 20000 && !done; ms += 2) {
+    done = vrt_ticket_done(s.ctx, t);
+    if (!done)
+      sleep_ms(2);
+  }
+  CHECK(done);
+  CHECK_EQ_U64(stats(s.ctx).submits, a.submits + 1);
+  check_runs(&s, 6);
+  vrt_event_destroy(gate);
+  /* Again once the flusher sleeps (the queue drained): a hold wakes it. */
+  sleep_ms(100);
+  gate = gated_saxpy(&s, &t0);
+  a = stats(s.ctx);
+  eager(&s);
+  eager(&s);
+  CHECK_EQ_U64(stats(s.ctx).eager_held, 2);
+  CHECK(vrt_event_set(gate, &d));
+  for (int ms = 0; ms < 20000 && stats(s.ctx).eager_held; ms += 2)
+    sleep_ms(2);
+  b = stats(s.ctx);
+  CHECK_EQ_U64(b.eager_held, 0);
+  CHECK_EQ_U64(b.eager_flushes, a.eager_flushes + 1);
+  check_runs(&s, 9);
+  CHECK_OK(d);
+  vp_diags_free(&d);
+  vrt_event_destroy(gate);
+  saxpy_close(&s);
+}
+
+/* Idle GPU: submitted at once; the cap sends a full batch while earlier
+ * work runs. */
+static void test_idle_submits_and_cap(void) {
+  saxpy_t s;
+  if (!saxpy_open(&s))
+    return;
+  vrt_context_set_eager_adaptive(s.ctx, 4);
+  vp_diags d = {0};
+  CHECK(vrt_context_wait_idle(s.ctx, &d));
+  vrt_context_stats a = stats(s.ctx);
+  vrt_ticket t = eager(&s);
+  vrt_context_stats b = stats(s.ctx);
+  CHECK_EQ_U64(b.submits, a.submits + 1);
+  CHECK_EQ_U64(b.eager_held, 0);
+  CHECK(vrt_wait(s.ctx, t, UINT64_MAX, &d));
+  vrt_ticket t0;
+  vrt_event *gate = gated_saxpy(&s, &t0);
+  a = stats(s.ctx);
+  for (int i = 0; i < 10; i++)
+    eager(&s);
+  b = stats(s.ctx);
+  CHECK_EQ_U64(b.submits, a.submits + 2); /* at 4 and 8 held */
+  CHECK_EQ_U64(b.eager_held, 2);
+  CHECK(vrt_event_set(gate, &d));
+  CHECK(vrt_context_wait_idle(s.ctx, &d));
+  CHECK_EQ_U64(stats(s.ctx).eager_held, 0);
+  check_runs(&s, 12);
+  CHECK_OK(d);
+  vp_diags_free(&d);
+  vrt_event_destroy(gate);
+  saxpy_close(&s);
+}
+
+/* A stream made while work is held sends it first; with streams nothing
+ * is held. */
+static void test_stream_sends_held(void) {
+  saxpy_t s;
+  if (!saxpy_open(&s))
+    return;
+  vrt_context_set_eager_adaptive(s.ctx, 0);
+  vrt_ticket t0;
+  vrt_event *gate = gated_saxpy(&s, &t0);
+  for (int i = 0; i < 3; i++)
+    eager(&s);
+  vrt_context_stats a = stats(s.ctx);
+  CHECK_EQ_U64(a.eager_held, 3);
+  vp_diags d = {0};
+  vrt_stream *st = vrt_stream_create(s.ctx, VRT_STREAM_COMPUTE, &d);
+  CHECK(st != NULL);
+  vrt_context_stats b = stats(s.ctx);
+  CHECK_EQ_U64(b.eager_held, 0);
+  CHECK_EQ_U64(b.submits, a.submits + 1);
+  eager(&s); /* on the default stream, the gate still closed: not held */
+  CHECK_EQ_U64(stats(s.ctx).eager_held, 0);
+  CHECK(vrt_event_set(gate, &d));
+  CHECK(vrt_context_wait_idle(s.ctx, &d));
+  check_runs(&s, 5);
+  CHECK_OK(d);
+  vp_diags_free(&d);
+  vrt_stream_destroy(st);
+  vrt_event_destroy(gate);
+  saxpy_close(&s);
+}
+
+/* Destroyed with work held: the context sends it (the flusher stopped
+ * first) before it tears down, without validation messages. The work in
+ * flight is a long "handshake" dispatch (its workgroups poll a flag that
+ * is never set, a bounded number of times); y is imported host memory, so
+ * its values can be read after the context is gone. With a fixed batch set
+ * after the holds the flusher leaves them alone, so the destroy path is
+ * the one that sends them. */
+static void test_destroy_with_held_work(void) {
+  for (int fixed = 0; fixed < 2; fixed++) {
+    saxpy_t s;
+    if (!saxpy_open(&s))
+      return;
+    if (!vrt_context_device(s.ctx)->min_imported_host_pointer_alignment) {
+      saxpy_close(&s);
+      fprintf(stderr, "(no external_memory_host: skipped)\n");
+      return;
+    }
+    vp_diags d = {0};
+    size_t bytes = 0;
+    float *host = vrt_host_alloc(N * 4, &bytes);
+    for (uint32_t i = 0; host && i < N; i++)
+      host[i] = 1.0f;
+    vrt_buffer *yh = host ? vrt_buffer_import_host(s.ctx, host, bytes, &d) : NULL;
+    vrt_kernel *hk = rt_kernel(s.ctx, "handshake", NULL);
+    vrt_buffer *ctrl = vrt_buffer_create(s.ctx, 16, VRT_DEVICE, &d);
+    CHECK(yh && hk && ctrl);
+    CHECK_OK(d);
+    if (yh && hk && ctrl) {
+      vrt_context_set_eager_adaptive(s.ctx, 0);
+      s.bufs[1] = yh;
+      uint32_t max_polls = 65535;
+      vrt_buffer *cb[1] = {ctrl};
+      vrt_args ha = {cb, 1, &max_polls, 4};
+      vrt_ticket th = 0;
+      CHECK(vrt_dispatch_async(hk, &ha, vrt_groups(64, 1, 1), &th, &d));
+      for (int i = 0; i < 3; i++)
+        eager(&s);
+      /* held: the handshake outlasts three calls by far */
+      CHECK_EQ_U64(stats(s.ctx).eager_held, 3);
+      if (fixed)
+        vrt_context_set_eager_batch(s.ctx, 8);
+      CHECK_OK(d);
+    }
+    /* the buffers and kernels go with the context, after its flush */
+    rt_context_done(s.ctx);
+    uint32_t bad = 0;
+    for (uint32_t i = 0; host && i < N; i++)
+      bad += host[i] != 1.0f + 3.0f * 2.0f * (float)i;
+    CHECK_EQ_U64(bad, 0);
+    vrt_host_free(host, bytes);
+    vp_diags_free(&d);
+  }
+}
+
+int main(void) {
+  RT_RUN(test_mode_api);
+  RT_RUN(test_held_while_running_then_flushed);
+  RT_RUN(test_idle_submits_and_cap);
+  RT_RUN(test_stream_sends_held);
+  RT_RUN(test_destroy_with_held_work);
+  return rt_failures ? 1 : 0;
+}
