@@ -760,12 +760,19 @@ static bool send_for(vrt_context *ctx, vrt_ticket ticket, vp_diags *d) {
  * `c = a + b` 1.29-1.44x slower end to end at 2^20-2^27 (bench suite
  * memory, "batched / eager_batch=1"), while a submission per dispatch
  * leaves a ~4 us gap between kernels (bench/probes/midsize_ab.py). */
+/* GPUs default to one submission per eager dispatch. Adaptive batching
+ * (eager.c) is opt-in: on the H200 (2026-12-02, memory suite) it made
+ * pipelined 2^20 ops 1.6x faster (6.4 against 10.1 us an op) but `c = a + b`
+ * at 2^24 in rebar memory 23x slower (1289 against 56 us) and `sin(x) +
+ * exp(x)` at 2^27 3.7x slower: the results of held work wait for memory
+ * that held work still owns (docs/runtime.md, "Adaptive eager batching"). */
 uint32_t vrt__eager_batch_default(const vrt_device_info *info) {
-  return info->kind == VRT_DEVICE_CPU ? VRT_EAGER_BATCH : VRT_EAGER_ADAPTIVE_CAP;
+  return info->kind == VRT_DEVICE_CPU ? VRT_EAGER_BATCH : 1;
 }
 
 bool vrt__eager_adaptive_default(const vrt_device_info *info) {
-  return info->kind != VRT_DEVICE_CPU;
+  (void)info;
+  return false;
 }
 
 void vrt_context_set_eager_batch(vrt_context *ctx, uint32_t n) {

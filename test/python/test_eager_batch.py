@@ -44,12 +44,12 @@ def _counts(ctx, fn):
 
 
 def test_default_batch_by_device_kind(bctx):
-    # 8 on CPU devices (fewer submissions), adaptive on GPUs (a fixed batch
-    # kept the H200 idle: c = a + b 1.29-1.44x slower with 8, bench suite
-    # memory; test_eager_adaptive.py)
+    # 8 on CPU devices (fewer submissions), 1 on GPUs (a fixed batch kept
+    # the H200 idle: c = a + b 1.29-1.44x slower with 8; adaptive made
+    # 2^24 results in rebar memory 23x slower: docs/runtime.md)
     if os.environ.get("VULPY_EAGER_BATCH"):
         pytest.skip("VULPY_EAGER_BATCH chooses the default")
-    assert bctx.eager_batch == (8 if bctx.kind == "cpu" else "adaptive")
+    assert bctx.eager_batch == (8 if bctx.kind == "cpu" else 1)
 
 
 def test_eager_loop_is_batched(bctx):
