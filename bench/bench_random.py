@@ -75,7 +75,7 @@ def run(ctx):
 
     g = vp.random.default_rng(0)
     vbuf = vp.empty(n, np.float32)
-    default = vp.random._NORMAL32_PATH
+    default = vp.random._normal32_path(vp.default_context())
     cases = {"normal float32": {"vulpy": lambda: g.standard_normal(dtype=np.float32, out=vbuf)},
              "uniform float32": {"vulpy": lambda: g.random(dtype=np.float32, out=vbuf)}}
     for path in vp.random.NORMAL32_PATHS:
@@ -200,7 +200,7 @@ def _normal_dispatches(dev, n):
     push = dict(vp.random._normal32_push(bg._fresh_blocks(n // 8), bg._key, n // 8),
                 scale=1.0, loc=0.0, affine=0)
     out = {}
-    for path in dict.fromkeys([*vp.random.NORMAL32_PATHS, vp.random._NORMAL32_PATH]):
+    for path in dict.fromkeys([*vp.random.NORMAL32_PATHS, vp.random._normal32_path(dev)]):
         kern, inv, _local, extra, folds = vp.random._normal32_plan(dev, n4, path)
         out[path] = (kern, dict(push, **extra, **({"row": inv} if folds else {})), inv)
     k = vp.random._kernels()

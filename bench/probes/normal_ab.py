@@ -116,7 +116,7 @@ def main():
     n = 1 << (args.log2n or (18 if dev.kind == "cpu" else 28))
     paths = (args.paths.split(",") if args.paths else
              list(vp.random.NORMAL32_PATHS) + list(vp.random.NORMAL32_CANDIDATES))
-    default = vp.random._NORMAL32_PATH
+    default = vp.random._normal32_path(dev)
     if default not in paths:
         paths.insert(0, default)
     t0 = time.perf_counter()
