@@ -9,7 +9,7 @@
  *
  * scripts/fuzz.sh reads the lines below.
  */
-// sources: lib/Support/support.c lib/IR/*.c lib/Frontend/*.c
+// sources: lib/Support/support.c lib/IR/*.c lib/Frontend/*.c lib/Transforms/*.c lib/Transforms/lower_arrays/*.c
 // cflags: -Ilib/Frontend
 // libs: -lyaml
 // seeds: test/Frontend/Inputs/*.json
