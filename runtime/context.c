@@ -442,6 +442,7 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
       ctx->pool_cache_max = ctx->info.memory.heaps[i].size / 4;
   if (ctx->info.kind == VRT_DEVICE_CPU && ctx->pool_cache_max > (1ull << 30))
     ctx->pool_cache_max = 1ull << 30;
+  vrt_context_set_eager_inflight(ctx, opt->eager_inflight);
   if (opt->eager_batch == VRT_EAGER_ADAPTIVE_OPT)
     vrt_context_set_eager_adaptive(ctx, 0);
   else if (opt->eager_batch)
@@ -708,6 +709,7 @@ bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const
   if (!ok)
     return false;
   ctx->nheld = 0;
+  ctx->held_bytes = 0;
   uint64_t last = sv[nb - 1];
   if (zero >= 0) {
     ctx->zero_sent[ctx->zero_serial % 64].serial = ctx->zero_serial;
@@ -756,23 +758,22 @@ static bool send_for(vrt_context *ctx, vrt_ticket ticket, vp_diags *d) {
 /* The default eager batch: a fixed VRT_EAGER_BATCH on CPU devices, where
  * each vkQueueSubmit costs host time the batch saves (lavapipe: 2000
  * submissions became 250); adaptive on GPUs (eager.c), where a fixed batch
- * keeps the GPU idle while the host records: on the H200 a batch of 8 made
- * `c = a + b` 1.29-1.44x slower end to end at 2^20-2^27 (bench suite
- * memory, "batched / eager_batch=1"), while a submission per dispatch
- * leaves a ~4 us gap between kernels (bench/probes/midsize_ab.py). */
-/* GPUs default to one submission per eager dispatch. Adaptive batching
- * (eager.c) is opt-in: on the H200 (2026-12-02, memory suite) it made
- * pipelined 2^20 ops 1.6x faster (6.4 against 10.1 us an op) but `c = a + b`
- * at 2^24 in rebar memory 23x slower (1289 against 56 us) and `sin(x) +
- * exp(x)` at 2^27 3.7x slower: the results of held work wait for memory
- * that held work still owns (docs/runtime.md, "Adaptive eager batching"). */
+ * keeps the GPU idle while the host records (on the H200 a batch of 8 made
+ * `c = a + b` 1.29-1.44x slower end to end at 2^20-2^27, bench suite
+ * memory, "batched / eager_batch=1") and a submission per dispatch leaves
+ * a ~4 us gap between kernels (bench/probes/midsize_ab.py). Adaptive keeps
+ * VRT_EAGER_INFLIGHT submissions in flight before it holds and caps a
+ * batch by VRT_EAGER_HELD_BYTES, so the GPU's queue never drains at a
+ * batch boundary (with one in flight, 2026-12-03, the H200 idled there:
+ * docs/runtime.md, "Batched eager submissions"). vrt_context_set_eager_batch
+ * (ctx, 1), `ctx.eager_batch = 1` or VULPY_EAGER_BATCH=1 gives a submission
+ * per dispatch. */
 uint32_t vrt__eager_batch_default(const vrt_device_info *info) {
-  return info->kind == VRT_DEVICE_CPU ? VRT_EAGER_BATCH : 1;
+  return info->kind == VRT_DEVICE_CPU ? VRT_EAGER_BATCH : VRT_EAGER_ADAPTIVE_CAP;
 }
 
 bool vrt__eager_adaptive_default(const vrt_device_info *info) {
-  (void)info;
-  return false;
+  return info->kind != VRT_DEVICE_CPU;
 }
 
 void vrt_context_set_eager_batch(vrt_context *ctx, uint32_t n) {

@@ -424,8 +424,8 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
   bool holdable = ok && hold && batch > 1 && ctx->zero_slot < 0 && ctx->nheld < batch &&
                   !atomic_load(&ctx->nstreams) && !ctx->tl0.nwaits &&
                   ctx->nheld < sizeof ctx->held / sizeof ctx->held[0];
-  /* Adaptive (eager.c): held only while the work sent so far runs; one
-   * that finds it done joins what is held, and the batch goes now. */
+  /* Adaptive (eager.c): held only while eager_inflight submissions run;
+   * one that finds fewer joins what is held, and the batch goes now. */
   bool adaptive = holdable && atomic_load(&ctx->eager_adaptive);
   bool running = adaptive && vrt__eager_running(ctx);
   if (adaptive && running && !vrt__flusher_kick(ctx))
@@ -435,7 +435,13 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
       ctx->submitted = ctx->submitted + 1;
     ctx->held[ctx->nheld++] = l->cb;
     t = ctx->submitted;
-    if (ctx->nheld >= batch || (adaptive && !running))
+    /* The bytes it binds: an estimate of its work. Adaptive sends a batch
+     * that binds VRT_EAGER_HELD_BYTES at once, so large ops go in small
+     * batches (the queue stays deep) and one batch is never a whole loop. */
+    for (uint32_t i = 0; i < a->nbuffers; i++)
+      ctx->held_bytes += ranges && ranges[i].size ? ranges[i].size : a->buffers[i]->size;
+    if (ctx->nheld >= batch ||
+        (adaptive && (!running || ctx->held_bytes >= VRT_EAGER_HELD_BYTES)))
       ok = vrt__send_held(ctx, d);
   } else if (ok) {
     ok = vrt__submit(ctx, &l->cb, 1, NULL, 0, &t, d);

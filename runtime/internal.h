@@ -301,7 +301,9 @@ struct vrt_context {
    * actually given to vkQueueSubmit (== submitted when none are held). */
   VkCommandBuffer held[64];
   uint32_t nheld;
+  uint64_t held_bytes;          /* bytes the held dispatches bind (their work's estimate) */
   _Atomic uint32_t eager_batch; /* the most held before a submission */
+  _Atomic uint32_t eager_inflight; /* adaptive: submissions in flight before a hold */
   /* Adaptive batching (eager.c): hold only while the work sent so far
    * still runs; the flusher thread (made on the first hold, joined at
    * destroy) waits for that work and then sends what is held. It sleeps on
@@ -525,8 +527,9 @@ uint64_t vrt__poll(vrt_context *ctx);
 bool vrt__send_held(vrt_context *ctx, vp_diags *d);
 uint32_t vrt__eager_batch_default(const vrt_device_info *info);
 bool vrt__eager_adaptive_default(const vrt_device_info *info);
-/* eager.c: adaptive batching. True while work sent on the default queue
- * has not completed (lock held; never blocks). */
+/* eager.c: adaptive batching. True while eager_inflight or more
+ * submissions of the default queue have not completed (lock held; never
+ * blocks). */
 bool vrt__eager_running(vrt_context *ctx);
 /* A batch started being held (lock held): wakes the flusher, making it on
  * first use; false when no thread could be made (then hold nothing). */

@@ -358,6 +358,10 @@ typedef struct vrt_context_options {
    * device kind's default; 1 to 64: a fixed batch; VRT_EAGER_ADAPTIVE_OPT:
    * adaptive (VULPY_EAGER_BATCH, 1 to 64 or "adaptive"). */
   uint32_t eager_batch;
+  /* Adaptive batching's submissions in flight before a dispatch is held
+   * (vrt_context_set_eager_inflight; VULPY_EAGER_INFLIGHT, 1 to 8); 0:
+   * VRT_EAGER_INFLIGHT. */
+  uint32_t eager_inflight;
 } vrt_context_options;
 #define VRT_EAGER_ADAPTIVE_OPT 0xffffffffu
 
@@ -649,16 +653,26 @@ bool vrt_dispatch_eager_nowait(vrt_kernel *k, const vrt_args *args,
 #define VRT_EAGER_BATCH 8
 void vrt_context_set_eager_batch(vrt_context *ctx, uint32_t n);
 uint32_t vrt_context_eager_batch(const vrt_context *ctx);
-/* Adaptive eager batching (runtime/eager.c): an eager dispatch is
- * submitted at once while the default queue has nothing in flight (the
- * last submission's ticket reached), and held while earlier work still
- * runs; the held batch is sent by the first eager dispatch that finds that
- * work done, by the context's flusher thread as soon as it is done (so
- * held work never waits for the host's next call), by everything that
- * sends held work anyway (waits, reads, other submissions), and when `cap`
- * are held (0: VRT_EAGER_ADAPTIVE_CAP). Safe from any thread. */
+/* Adaptive eager batching (runtime/eager.c; the default on GPUs): an
+ * eager dispatch is submitted at once while fewer than `inflight`
+ * submissions of the default queue are in flight (not yet reached), and
+ * held otherwise, so one submission always waits queued behind the running
+ * one and the GPU never idles for a batch boundary; the held batch is sent
+ * by the first eager dispatch that finds fewer in flight, by the context's
+ * flusher thread as soon as one completes (so held work never waits for
+ * the host's next call), by everything that sends held work anyway (waits,
+ * reads, other submissions), when `cap` are held (0:
+ * VRT_EAGER_ADAPTIVE_CAP), and when the held dispatches bind
+ * VRT_EAGER_HELD_BYTES or more (an estimate of their work: one batch is
+ * never a whole loop of large ops). Safe from any thread. */
 #define VRT_EAGER_ADAPTIVE_CAP 64
+#define VRT_EAGER_INFLIGHT 2
+#define VRT_EAGER_HELD_BYTES (256ull << 20)
 void vrt_context_set_eager_adaptive(vrt_context *ctx, uint32_t cap);
+/* Submissions in flight before adaptive batching holds (1 to 8; 0:
+ * VRT_EAGER_INFLIGHT; 1 holds while anything runs). */
+void vrt_context_set_eager_inflight(vrt_context *ctx, uint32_t n);
+uint32_t vrt_context_eager_inflight(const vrt_context *ctx);
 bool vrt_context_eager_adaptive(const vrt_context *ctx);
 /* A copy recorded after a dispatch in the same command buffer: `size` bytes
  * of `src` at src_offset into `dst` at dst_offset (both buffers of the

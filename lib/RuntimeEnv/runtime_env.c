@@ -180,6 +180,8 @@ bool vrt_env_context_options(vrt_context_options *opt, vrt_env *env, vp_diags *d
     else
       ok &= number_in("VULPY_EAGER_BATCH", v, 1, 64, &opt->eager_batch, d);
   }
+  if (!opt->eager_inflight && (v = var(env, "VULPY_EAGER_INFLIGHT")))
+    ok &= number_in("VULPY_EAGER_INFLIGHT", v, 1, 8, &opt->eager_inflight, d);
   if (!opt->vulkan_library)
     opt->vulkan_library = var(env, "VULPY_VULKAN_LIBRARY");
   return ok;

@@ -335,8 +335,9 @@ class Context:
         """How eager dispatches (ufuncs and operators on resident arrays)
         are batched into submissions: an int n holds up to n back and sends
         them in one submission (1: each is submitted at once); "adaptive"
-        submits at once while the GPU is idle and holds dispatches (up to
-        64) only while earlier work still runs, sending them as soon as it
+        submits at once while fewer than 2 submissions are in flight
+        (VULPY_EAGER_INFLIGHT) and holds dispatches (up to 64, or 256 MiB
+        bound) only while that many still run, sending them as soon as one
         is done - by the next eager call or by the context's flusher
         thread, without waiting for another call. Default: 8 on CPU
         devices, "adaptive" on GPUs. Held work is also sent by any host

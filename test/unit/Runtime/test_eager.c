@@ -142,6 +142,7 @@ static void test_held_while_running_then_flushed(void) {
   if (!saxpy_open(&s))
     return;
   vrt_context_set_eager_adaptive(s.ctx, 0);
+  vrt_context_set_eager_inflight(s.ctx, 1); /* hold while anything runs */
   vrt_ticket t0;
   vrt_event *gate = gated_saxpy(&s, &t0);
   vrt_context_stats a = stats(s.ctx);
@@ -203,6 +204,7 @@ static void test_idle_submits_and_cap(void) {
   if (!saxpy_open(&s))
     return;
   vrt_context_set_eager_adaptive(s.ctx, 4);
+  vrt_context_set_eager_inflight(s.ctx, 1);
   vp_diags d = {0};
   CHECK(vrt_context_wait_idle(s.ctx, &d));
   vrt_context_stats a = stats(s.ctx);
@@ -236,6 +238,7 @@ static void test_stream_sends_held(void) {
   if (!saxpy_open(&s))
     return;
   vrt_context_set_eager_adaptive(s.ctx, 0);
+  vrt_context_set_eager_inflight(s.ctx, 1);
   vrt_ticket t0;
   vrt_event *gate = gated_saxpy(&s, &t0);
   for (int i = 0; i < 3; i++)
@@ -289,6 +292,7 @@ static void test_destroy_with_held_work(void) {
     CHECK_OK(d);
     if (yh && hk && ctrl) {
       vrt_context_set_eager_adaptive(s.ctx, 0);
+      vrt_context_set_eager_inflight(s.ctx, 1);
       s.bufs[1] = yh;
       uint32_t max_polls = 65535;
       vrt_buffer *cb[1] = {ctrl};
@@ -314,11 +318,121 @@ static void test_destroy_with_held_work(void) {
   }
 }
 
+/* Two in flight (the default, VRT_EAGER_INFLIGHT): with the gated work
+ * running the next eager dispatch is still submitted at once (it waits
+ * queued behind the gate, so the GPU has work the moment the gate opens);
+ * the ones after it are held, and the flusher sends them as soon as the
+ * gated work completes, while the queued one may still run. */
+static void test_two_in_flight(void) {
+  saxpy_t s;
+  if (!saxpy_open(&s))
+    return;
+  vrt_context_set_eager_adaptive(s.ctx, 0);
+  vrt_context_set_eager_inflight(s.ctx, 0);
+  CHECK_EQ_U64(vrt_context_eager_inflight(s.ctx), VRT_EAGER_INFLIGHT);
+  CHECK_EQ_U64(VRT_EAGER_INFLIGHT, 2);
+  vp_diags d = {0};
+  CHECK(vrt_context_wait_idle(s.ctx, &d));
+  vrt_ticket t0;
+  vrt_event *gate = gated_saxpy(&s, &t0);
+  vrt_context_stats a = stats(s.ctx);
+  vrt_ticket t1 = eager(&s);
+  vrt_context_stats b = stats(s.ctx);
+  CHECK_EQ_U64(b.submits, a.submits + 1); /* queued behind the gate */
+  CHECK_EQ_U64(b.eager_held, 0);
+  CHECK(t1 > t0);
+  vrt_ticket t = 0;
+  for (int i = 0; i < 4; i++)
+    t = eager(&s);
+  CHECK(t > t1);
+  b = stats(s.ctx);
+  CHECK_EQ_U64(b.submits, a.submits + 1);
+  CHECK_EQ_U64(b.eager_held, 4);
+  sleep_ms(50);
+  CHECK_EQ_U64(stats(s.ctx).eager_held, 4); /* the gate holds both */
+  CHECK(vrt_event_set(gate, &d));
+  for (int ms = 0; ms < 20000 && stats(s.ctx).eager_held; ms += 2)
+    sleep_ms(2);
+  b = stats(s.ctx);
+  CHECK_EQ_U64(b.eager_held, 0);
+  CHECK_EQ_U64(b.submits, a.submits + 2);
+  CHECK_EQ_U64(b.eager_flushes, a.eager_flushes + 1);
+  CHECK(vrt_wait(s.ctx, t, UINT64_MAX, &d));
+  check_runs(&s, 6);
+  /* 1 in flight holds the dispatch the default submits */
+  vrt_context_set_eager_inflight(s.ctx, 1);
+  CHECK_EQ_U64(vrt_context_eager_inflight(s.ctx), 1);
+  vrt_event_destroy(gate);
+  gate = gated_saxpy(&s, &t0);
+  a = stats(s.ctx);
+  eager(&s);
+  CHECK_EQ_U64(stats(s.ctx).eager_held, 1);
+  CHECK(vrt_event_set(gate, &d));
+  CHECK(vrt_context_wait_idle(s.ctx, &d));
+  check_runs(&s, 8);
+  vrt_context_set_eager_inflight(s.ctx, 100);
+  CHECK_EQ_U64(vrt_context_eager_inflight(s.ctx), 8);
+  CHECK_OK(d);
+  vp_diags_free(&d);
+  vrt_event_destroy(gate);
+  saxpy_close(&s);
+  /* vrt_context_options.eager_inflight (VULPY_EAGER_INFLIGHT) */
+  vrt_context *c = rt_context_with((vrt_context_options){.eager_inflight = 3});
+  CHECK(c && vrt_context_eager_inflight(c) == 3);
+  rt_context_done(c);
+}
+
+/* A held batch binding VRT_EAGER_HELD_BYTES goes at once: dispatches that
+ * bind 2 x 128 MiB are each sent while the gated work runs, where small
+ * ones are held. */
+static void test_held_bytes_cap(void) {
+  saxpy_t s;
+  if (!saxpy_open(&s))
+    return;
+  vp_diags d = {0};
+  vrt_buffer *bx = vrt_buffer_create(s.ctx, 128u << 20, VRT_DEVICE, &d);
+  vrt_buffer *by = vrt_buffer_create(s.ctx, 128u << 20, VRT_DEVICE, &d);
+  CHECK(bx && by);
+  CHECK_OK(d);
+  if (bx && by) {
+    vrt_context_set_eager_adaptive(s.ctx, 0);
+    vrt_context_set_eager_inflight(s.ctx, 1);
+    vrt_ticket t0;
+    vrt_event *gate = gated_saxpy(&s, &t0);
+    vrt_context_stats a = stats(s.ctx);
+    eager(&s); /* small: held */
+    CHECK_EQ_U64(stats(s.ctx).eager_held, 1);
+    CHECK_EQ_U64(stats(s.ctx).submits, a.submits);
+    vrt_buffer *big[2] = {bx, by};
+    vrt_args ba = {big, 2, &s.push, sizeof s.push};
+    vrt_ticket t = 0;
+    CHECK(vrt_dispatch_eager(s.k, &ba, NULL, vrt_invocations(N, 1, 1), &t, &d));
+    vrt_context_stats b = stats(s.ctx);
+    CHECK_EQ_U64(b.eager_held, 0); /* the batch passed the bytes cap: sent */
+    CHECK_EQ_U64(b.submits, a.submits + 1);
+    CHECK(vrt_dispatch_eager(s.k, &ba, NULL, vrt_invocations(N, 1, 1), &t, &d));
+    b = stats(s.ctx);
+    CHECK_EQ_U64(b.eager_held, 0);
+    CHECK_EQ_U64(b.submits, a.submits + 2);
+    CHECK(vrt_event_set(gate, &d));
+    CHECK(vrt_context_wait_idle(s.ctx, &d));
+    check_runs(&s, 2);
+    vrt_event_destroy(gate);
+  }
+  CHECK_OK(d);
+  vp_diags_free(&d);
+  vrt_buffer_destroy(bx);
+  vrt_buffer_destroy(by);
+  saxpy_close(&s);
+}
+
 int main(void) {
   RT_RUN(test_mode_api);
   RT_RUN(test_held_while_running_then_flushed);
   RT_RUN(test_idle_submits_and_cap);
   RT_RUN(test_stream_sends_held);
   RT_RUN(test_destroy_with_held_work);
+  RT_RUN(test_two_in_flight);
+  RT_RUN(test_held_bytes_cap);
   return rt_failures ? 1 : 0;
 }

@@ -19,7 +19,7 @@ static const char *const VARS[] = {
     "VULPY_SPIN_US", "VULPY_COPY_THREADS", "VULPY_FMA",            "VULPY_DENORM",
     "VULPY_PREWARM", "VULPY_STREAM_QUEUES", "VULPY_EXPORT_SEMAPHORES",
     "VULPY_VULKAN_LIBRARY", "VULPY_STAGING_SLOTS", "VULPY_STAGING_MIB", "VULPY_EAGER_BATCH",
-    NULL};
+    "VULPY_EAGER_INFLIGHT", NULL};
 
 static char xdg[512]; /* ctest's XDG_CACHE_HOME, kept for the cache cases */
 
@@ -74,9 +74,10 @@ static void test_each_variable(void) {
   setenv("VULPY_STAGING_SLOTS", "8", 1);
   setenv("VULPY_STAGING_MIB", "32", 1);
   setenv("VULPY_EAGER_BATCH", "adaptive", 1);
+  setenv("VULPY_EAGER_INFLIGHT", "3", 1);
   CHECK(parse(&o, &env, &d));
   CHECK(o.staging_slots == 8 && o.staging_slot_mib == 32);
-  CHECK(o.eager_batch == VRT_EAGER_ADAPTIVE_OPT);
+  CHECK(o.eager_batch == VRT_EAGER_ADAPTIVE_OPT && o.eager_inflight == 3);
   CHECK(streq(o.device, "cpu") && o.validation == 0 && streq(o.cache_dir, "/c") &&
         o.wait == VRT_WAIT_SPIN && o.spin_us == 250 && o.copy_threads == 3 &&
         o.fma == VRT_FMA_FUSED && o.denorm == VRT_DENORM_MODE_EMULATE && o.no_prewarm &&
@@ -145,6 +146,8 @@ static void test_bad_values(void) {
   bad("VULPY_EAGER_BATCH", "0", "VULPY_EAGER_BATCH='0' is not a whole number of at least 1");
   bad("VULPY_EAGER_BATCH", "65", "VULPY_EAGER_BATCH='65' is more than 64");
   bad("VULPY_EAGER_BATCH", "fast", "VULPY_EAGER_BATCH='fast' is not a whole number");
+  bad("VULPY_EAGER_INFLIGHT", "0", "VULPY_EAGER_INFLIGHT='0' is not a whole number of at least 1");
+  bad("VULPY_EAGER_INFLIGHT", "9", "VULPY_EAGER_INFLIGHT='9' is more than 8");
   bad("VULPY_STAGING_MIB", "0", "VULPY_STAGING_MIB='0' is not a whole number of at least 1");
   bad("VULPY_STAGING_MIB", "512", "VULPY_STAGING_MIB='512' is more than 256");
 }
