@@ -440,6 +440,10 @@ static bool launch(vrt_kernel *k, const vrt_args *a, const vrt_bind_range *range
      * batches (the queue stays deep) and one batch is never a whole loop. */
     for (uint32_t i = 0; i < a->nbuffers; i++)
       ctx->held_bytes += ranges && ranges[i].size ? ranges[i].size : a->buffers[i]->size;
+    /* !running: fewer in flight; none (`completed` was just polled): the
+     * GPU idled at this batch boundary */
+    if (adaptive && !running && ctx->nheld > 1)
+      ctx->stats.eager_drained += atomic_load(&ctx->completed) >= atomic_load(&ctx->sent);
     if (ctx->nheld >= batch ||
         (adaptive && (!running || ctx->held_bytes >= VRT_EAGER_HELD_BYTES)))
       ok = vrt__send_held(ctx, d);

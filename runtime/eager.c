@@ -89,6 +89,7 @@ static void *flusher_main(void *arg) {
       /* a held batch goes once fewer than eager_inflight are in flight */
       uint64_t gate = recent(ctx, inflight(ctx));
       if (ctx->nheld && v >= gate) {
+        ctx->stats.eager_drained += v >= sent;
         vp_diags ignore = {0};
         if (vrt__send_held(ctx, &ignore))
           ctx->stats.eager_flushes++;

@@ -427,6 +427,9 @@ typedef struct vrt_context_stats {
   /* Eager batching (vrt_dispatch_eager). */
   uint64_t eager_held;    /* dispatches held back right now, not yet submitted */
   uint64_t eager_flushes; /* held batches the flusher thread sent (adaptive mode) */
+  /* Held batches sent (adaptive) when the default queue had nothing in
+   * flight: the GPU idled between the batch before and this one. */
+  uint64_t eager_drained;
 } vrt_context_stats;
 void vrt_context_stats_get(vrt_context *ctx, vrt_context_stats *out);
 

@@ -393,3 +393,44 @@ def test_sync_false_chain_never_reuses_busy_memory(actx):
     assert held > 0, "nothing was held: the test shows nothing"
     for got, w in zip(kept, want):
         np.testing.assert_array_equal(got.numpy(), w)
+
+
+BURSTS = """
+import time, numpy as np, vulpy as vp
+c = vp.Context(); c.eager_batch = "adaptive"
+x = np.linspace(0, 1, 1 << 22, dtype=np.float32)
+a = vp.asarray(x, context=c); out = vp.empty(1 << 22, context=c)
+vp.sin(a, out=out); c.synchronize()
+s0 = c.stats()
+for _ in range(5):
+    for _ in range(6):
+        vp.sin(a, out=out)  # pipelined: the later ones are held
+    time.sleep(0.3)  # the host is elsewhere: only the flusher sends
+c.synchronize()
+s1 = c.stats()
+np.testing.assert_allclose(out.numpy(), np.sin(x), rtol=1e-5, atol=1e-6)
+print(*(s1[k] - s0[k] for k in ("eager_flushes", "eager_drained", "dispatches")))
+"""
+
+
+@pytest.mark.parametrize("inflight", ["1", "2"])
+def test_flusher_keeps_the_queue_fed(inflight):
+    """Bursts of pipelined ops, then the host is away: the flusher sends
+    the held batch. With VULPY_EAGER_INFLIGHT=1 it sends only once the queue
+    is empty (eager_drained counts every such send: the GPU idled at the
+    boundary, the H200's bubble); with the default 2 it sends when the first
+    of two completes, while the second still runs, so the queue never
+    drains at a batch boundary."""
+    import subprocess
+    import sys
+    env = dict(os.environ, VULPY_EAGER_INFLIGHT=inflight)
+    p = subprocess.run([sys.executable, "-c", BURSTS], env=env, capture_output=True,
+                       text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    flushes, drained, dispatches = map(int, p.stdout.split()[-3:])
+    assert dispatches == 30
+    assert flushes >= 3, p.stdout  # the flusher sent the bursts' held ops
+    if inflight == "1":
+        assert drained >= flushes
+    else:
+        assert drained <= 1, p.stdout

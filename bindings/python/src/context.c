@@ -384,13 +384,14 @@ static PyObject *context_stats(PyObject *obj, PyObject *noargs) {
   }
   Py_DECREF(mem);
   /* Streams' queue families (runtime/stream.c, "sharing"). */
-  PyObject *xf = Py_BuildValue("{sKsKsKsKsKsK}", "xfer_copies",
+  PyObject *xf = Py_BuildValue("{sKsKsKsKsKsKsK}", "xfer_copies",
                                (unsigned long long)s.xfer_copies, "xfer_routed",
                                (unsigned long long)s.xfer_routed, "conc_buffers",
                                (unsigned long long)s.conc_buffers, "upload_imports",
                                (unsigned long long)s.upload_imports, "eager_held",
                                (unsigned long long)s.eager_held, "eager_flushes",
-                               (unsigned long long)s.eager_flushes);
+                               (unsigned long long)s.eager_flushes, "eager_drained",
+                               (unsigned long long)s.eager_drained);
   if (!xf || PyDict_Update(out, xf) < 0) {
     Py_XDECREF(xf);
     Py_DECREF(out);
