@@ -7,19 +7,160 @@ eager_batch=1" rows on the H200 disagreed with its own default rows; this
 probe settles which default to keep.)
 
     python bench/probes/eager_batch_ab.py [--n 1048576] [--blocks 20]
+
+--loops: the pipelined loops adaptive batching was slow on (H200,
+2026-12-02/03) against eager_batch 1, in one process, blocks interleaved:
+`c = a + b` and `vp.sin(x) + vp.exp(x)` at 2^20, 2^24, 2^27 in the default
+memory and 'device', `vp.add(a, b, out=c)` at 2^20, and the memory suite's
+FDTD-like loop at 2^24 (allocating against preallocated). Each block is
+`inner` calls (20 / 8 / 3 by size, as bench/bench_memory.py) and one
+synchronize; it prints the total and the host's issue time per call (a host
+time near the total: the host blocked, not the GPU) and the stats per call
+(submits, flusher sends, eager_drained: held batches sent with the queue
+empty, i.e. GPU bubbles; driver allocations, pool waits). Adaptive keeps
+VULPY_EAGER_INFLIGHT (default 2) submissions in flight before it holds;
+--inflight 1,2,3 reruns the loops once per value, each in its own process.
+
+    python bench/probes/eager_batch_ab.py --loops [--blocks 10] [--quick]
+    python bench/probes/eager_batch_ab.py --loops --inflight 1,2,3
 """
 import argparse
+import os
 import statistics
+import subprocess
+import sys
 import time
 
 import numpy as np
 
 
+STATS = ("submits", "eager_flushes", "eager_drained", "driver_allocations", "pool_waits",
+         "pool_ordered")
+
+
+def loops(a):
+    """The pipelined loops, batch 1 against adaptive, interleaved."""
+    import vulpy as vp
+    ctx = vp.default_context()
+    sizes = [1 << 16, 1 << 20] if a.quick else [1 << 20, 1 << 24, 1 << 27]
+    fdtd_n = 1 << 16 if a.quick else 1 << 24
+    cases = {}  # name -> (calls per block, fn, check)
+    for n in sizes:
+        inner = 20 if n <= 1 << 20 else 8 if n <= 1 << 24 else 3
+        hx = np.random.default_rng(0).random(n, dtype=np.float32)
+        for mem in dict.fromkeys((ctx.default_memory, "device")):
+            xa, xb = vp.asarray(hx, memory=mem), vp.asarray(hx, memory=mem)
+
+            def add(xa=xa, xb=xb, inner=inner):
+                for _ in range(inner):
+                    c = xa + xb
+                return c
+
+            def sinexp(xa=xa, inner=inner):
+                for _ in range(inner):
+                    c = vp.sin(xa) + vp.exp(xa)
+                return c
+            cases[f"c = a + b 2^{n.bit_length() - 1} {mem}"] = (inner, add, hx + hx)
+            cases[f"sin+exp 2^{n.bit_length() - 1} {mem}"] = (inner, sinexp, np.sin(hx) + np.exp(hx))
+            if n == 1 << 20:
+                out = vp.empty(n, memory=mem)
+
+                def addout(xa=xa, xb=xb, out=out, inner=inner):
+                    for _ in range(inner):
+                        vp.add(xa, xb, out=out)
+                    return out
+                cases[f"add out= 2^20 {mem}"] = (inner, addout, hx + hx)
+    e0 = np.linspace(0, 1, fdtd_n, dtype=np.float32)
+    he = vp.asarray(e0)
+    E, H, T = vp.empty(fdtd_n), vp.empty(fdtd_n), vp.empty(fdtd_n)
+
+    def fdtd_alloc():
+        e, h = he.copy(), vp.zeros(fdtd_n)
+        for _ in range(40):
+            h = h + 0.5 * e
+            e = e + 0.5 * h
+        return e
+
+    def fdtd_pre():
+        E._buf.copy_from(he._buf)
+        H.fill(0)
+        for _ in range(40):
+            vp.multiply(E, 0.5, out=T)
+            vp.add(H, T, out=H)
+            vp.multiply(H, 0.5, out=T)
+            vp.add(E, T, out=E)
+        return E
+    e, h = e0.copy(), np.zeros(fdtd_n, np.float32)
+    for _ in range(40):
+        h = h + np.float32(0.5) * e
+        e = e + np.float32(0.5) * h
+    lg = fdtd_n.bit_length() - 1
+    cases[f"FDTD 40 steps allocating 2^{lg}"] = (160, fdtd_alloc, e)
+    cases[f"FDTD 40 steps prealloc 2^{lg}"] = (160, fdtd_pre, e)
+    modes = (1, "adaptive")
+    tot = {(k, m): [] for k in cases for m in modes}
+    host = {(k, m): [] for k in cases for m in modes}
+    st = {(k, m): dict.fromkeys(STATS, 0) for k in cases for m in modes}
+    for (k, (inner, fn, want)) in cases.items():  # results first, once per mode
+        for m in modes:
+            ctx.eager_batch = m
+            got = fn()
+            ctx.synchronize()
+            h = got.copy(memory="cached").numpy() if got.memory in ("rebar", "device") else got.numpy()
+            np.testing.assert_allclose(h, want, rtol=1e-4, atol=1e-5, err_msg=f"{k}, batch {m}")
+            del got
+    for _ in range(a.blocks):
+        for k, (inner, fn, _) in cases.items():
+            for m in modes:
+                ctx.eager_batch = m
+                fn()  # the untimed block before each timed one
+                ctx.synchronize()
+                s0 = ctx.stats()
+                t0 = time.perf_counter_ns()
+                r = fn()
+                t1 = time.perf_counter_ns()
+                ctx.synchronize()
+                t2 = time.perf_counter_ns()
+                s1 = ctx.stats()
+                del r
+                tot[k, m].append((t2 - t0) / inner)
+                host[k, m].append((t1 - t0) / inner)
+                for s in STATS:
+                    st[k, m][s] += s1.get(s, 0) - s0.get(s, 0)
+    inflight = os.environ.get("VULPY_EAGER_INFLIGHT", "default (2)")
+    print(f"device {ctx.name}, memory {ctx.default_memory}, VULPY_EAGER_INFLIGHT {inflight}, "
+          f"{a.blocks} blocks; us per call (median; p10-p90), host issue us per call, stats per call")
+    for k, (inner, _, _) in cases.items():
+        for m in modes:
+            v = tot[k, m]
+            calls = inner * a.blocks
+            per = " ".join(f"{s}={st[k, m][s] / calls:.2f}" for s in STATS)
+            print(f"{k:32s} batch {str(m):8s} {statistics.median(v) / 1e3:9.2f} "
+                  f"({np.percentile(v, 10) / 1e3:.2f}-{np.percentile(v, 90) / 1e3:.2f})  host "
+                  f"{statistics.median(host[k, m]) / 1e3:8.2f}  {per}")
+        r = statistics.median(tot[k, "adaptive"]) / statistics.median(tot[k, 1])
+        print(f"{'':32s} adaptive / batch 1 = {r:.3f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=1 << 20)
-    ap.add_argument("--blocks", type=int, default=20)
+    ap.add_argument("--blocks", type=int, default=None)
+    ap.add_argument("--loops", action="store_true", help="the pipelined loops (see above)")
+    ap.add_argument("--quick", action="store_true", help="--loops at small sizes (lavapipe)")
+    ap.add_argument("--inflight", default=None, help="--loops once per VULPY_EAGER_INFLIGHT value")
     a = ap.parse_args()
+    if a.loops:
+        a.blocks = a.blocks or 10
+        if a.inflight:
+            for k in a.inflight.split(","):
+                argv = [sys.executable, __file__, "--loops", "--blocks", str(a.blocks)]
+                argv += ["--quick"] if a.quick else []
+                subprocess.run(argv, env=dict(os.environ, VULPY_EAGER_INFLIGHT=k), check=True)
+            return
+        loops(a)
+        return
+    a.blocks = a.blocks or 20
     import vulpy as vp
     ctx = vp.default_context()
     default = ctx.eager_batch
