@@ -365,8 +365,9 @@ class Context:
         on the transfer queue family / on the compute family because a
         buffer was made before the transfer stream) and conc_buffers
         (buffers shared by both families: docs/multidevice.md, "Streams");
-        eager_held (eager dispatches held back now, not yet submitted) and
-        eager_flushes (held batches the flusher thread sent: eager_batch)."""
+        eager_held (eager dispatches held back now, not yet submitted),
+        eager_flushes (held batches the flusher thread sent: eager_batch)
+        and eager_drained (adaptive batches sent with nothing in flight)."""
         return self._native.stats()
 
     @property
