@@ -28,6 +28,8 @@
  *    on flush_cond until the next hold: no busy loop. It takes the context
  *    lock only to look at the held batch and to send it;
  *    vrt_context_destroy stops and joins it, then sends what is left.
+ *    With eager_flusher_us (VULPY_EAGER_FLUSHER_US) it polls the timeline
+ *    every that many us instead of blocking in the driver (measuring).
  *
  * With eager_inflight 1 the GPU's queue drained at every batch boundary
  * and idled while the flusher woke up and submitted (the H200, 2026-12-03:
@@ -40,6 +42,8 @@
  * hook's fault injection (vrt__fault), which belongs to the caller's calls.
  */
 #include "internal.h"
+
+#include <time.h>
 
 /* The value of the k-th most recent submission on the default queue's
  * timeline; 0 when there were fewer (lock held: pushes are made under it). */
@@ -121,6 +125,12 @@ static void *flusher_main(void *arg) {
       continue;
     }
     pthread_mutex_unlock(&ctx->lock);
+    if (ctx->eager_flusher_us) { /* polling: no driver call that blocks */
+      struct timespec ts = {0, (long)ctx->eager_flusher_us * 1000L};
+      nanosleep(&ts, NULL);
+      pthread_mutex_lock(&ctx->lock);
+      continue;
+    }
     VkSemaphoreWaitInfo wi = {
         .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
         .semaphoreCount = 1,

@@ -304,6 +304,7 @@ struct vrt_context {
   uint64_t held_bytes;          /* bytes the held dispatches bind (their work's estimate) */
   _Atomic uint32_t eager_batch; /* the most held before a submission */
   _Atomic uint32_t eager_inflight; /* adaptive: submissions in flight before a hold */
+  uint32_t eager_flusher_us;       /* the flusher: 0 blocks in the driver, n polls every n us */
   /* Adaptive batching (eager.c): hold only while the work sent so far
    * still runs; the flusher thread (made on the first hold, joined at
    * destroy) waits for that work and then sends what is held. It sleeps on

@@ -19,10 +19,13 @@ time near the total: the host blocked, not the GPU) and the stats per call
 (submits, flusher sends, eager_drained: held batches sent with the queue
 empty, i.e. GPU bubbles; driver allocations, pool waits). Adaptive keeps
 VULPY_EAGER_INFLIGHT (default 2) submissions in flight before it holds;
---inflight 1,2,3 reruns the loops once per value, each in its own process.
+--inflight 1,2,3 reruns the loops once per value, each in its own process;
+--flusher-us 0,20 likewise for VULPY_EAGER_FLUSHER_US (0: the flusher
+blocks in vkWaitSemaphores; 20: it polls every 20 us), crossed with
+--inflight when both are given.
 
     python bench/probes/eager_batch_ab.py --loops [--blocks 10] [--quick]
-    python bench/probes/eager_batch_ab.py --loops --inflight 1,2,3
+    python bench/probes/eager_batch_ab.py --loops --inflight 1,2 --flusher-us 0,20
 """
 import argparse
 import os
@@ -128,7 +131,9 @@ def loops(a):
                 for s in STATS:
                     st[k, m][s] += s1.get(s, 0) - s0.get(s, 0)
     inflight = os.environ.get("VULPY_EAGER_INFLIGHT", "default (2)")
+    fus = os.environ.get("VULPY_EAGER_FLUSHER_US", "default (0: blocks)")
     print(f"device {ctx.name}, memory {ctx.default_memory}, VULPY_EAGER_INFLIGHT {inflight}, "
+          f"VULPY_EAGER_FLUSHER_US {fus}, "
           f"{a.blocks} blocks; us per call (median; p10-p90), host issue us per call, stats per call")
     for k, (inner, _, _) in cases.items():
         for m in modes:
@@ -149,14 +154,18 @@ def main():
     ap.add_argument("--loops", action="store_true", help="the pipelined loops (see above)")
     ap.add_argument("--quick", action="store_true", help="--loops at small sizes (lavapipe)")
     ap.add_argument("--inflight", default=None, help="--loops once per VULPY_EAGER_INFLIGHT value")
+    ap.add_argument("--flusher-us", default=None,
+                    help="--loops once per VULPY_EAGER_FLUSHER_US value (0: blocking flusher)")
     a = ap.parse_args()
     if a.loops:
         a.blocks = a.blocks or 10
-        if a.inflight:
-            for k in a.inflight.split(","):
-                argv = [sys.executable, __file__, "--loops", "--blocks", str(a.blocks)]
-                argv += ["--quick"] if a.quick else []
-                subprocess.run(argv, env=dict(os.environ, VULPY_EAGER_INFLIGHT=k), check=True)
+        if a.inflight or a.flusher_us:
+            for k in (a.inflight or os.environ.get("VULPY_EAGER_INFLIGHT", "2")).split(","):
+                for us in (a.flusher_us or os.environ.get("VULPY_EAGER_FLUSHER_US", "0")).split(","):
+                    argv = [sys.executable, __file__, "--loops", "--blocks", str(a.blocks)]
+                    argv += ["--quick"] if a.quick else []
+                    env = dict(os.environ, VULPY_EAGER_INFLIGHT=k, VULPY_EAGER_FLUSHER_US=us)
+                    subprocess.run(argv, env=env, check=True)
             return
         loops(a)
         return

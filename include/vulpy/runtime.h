@@ -362,6 +362,11 @@ typedef struct vrt_context_options {
    * (vrt_context_set_eager_inflight; VULPY_EAGER_INFLIGHT, 1 to 8); 0:
    * VRT_EAGER_INFLIGHT. */
   uint32_t eager_inflight;
+  /* How adaptive batching's flusher thread waits for the work in flight:
+   * 0 (the default), blocked in vkWaitSemaphores; n (1 to 1000), polling
+   * the timeline every n us (VULPY_EAGER_FLUSHER_US; measuring: a driver
+   * whose blocked waiter slows the host's own calls or wakes late). */
+  uint32_t eager_flusher_us;
 } vrt_context_options;
 #define VRT_EAGER_ADAPTIVE_OPT 0xffffffffu
 

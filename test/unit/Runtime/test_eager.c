@@ -28,9 +28,9 @@ typedef struct {
   } push;
 } saxpy_t;
 
-static bool saxpy_open(saxpy_t *s) {
+static bool saxpy_open_with(saxpy_t *s, vrt_context_options opt) {
   memset(s, 0, sizeof *s);
-  if (!rt_context_kernel((vrt_context_options){0}, "saxpy", &s->ctx, &s->k))
+  if (!rt_context_kernel(opt, "saxpy", &s->ctx, &s->k))
     return false;
   vp_diags d = {0};
   float x[N], y[N];
@@ -49,6 +49,10 @@ static bool saxpy_open(saxpy_t *s) {
   s->push.alpha = 2.0f;
   s->args = (vrt_args){s->bufs, 2, &s->push, sizeof s->push};
   return s->x && s->y;
+}
+
+static bool saxpy_open(saxpy_t *s) {
+  return saxpy_open_with(s, (vrt_context_options){0});
 }
 
 static void saxpy_close_at(saxpy_t *s, const char *file, int line) {
@@ -426,6 +430,39 @@ static void test_held_bytes_cap(void) {
   saxpy_close(&s);
 }
 
+/* The polling flusher (eager_flusher_us, VULPY_EAGER_FLUSHER_US): held
+ * work stays held while the gate is closed and is sent with no further
+ * call once it opens. */
+static void test_polling_flusher(void) {
+  saxpy_t s;
+  if (!saxpy_open_with(&s, (vrt_context_options){.eager_flusher_us = 50}))
+    return;
+  vrt_context_set_eager_adaptive(s.ctx, 0);
+  vrt_context_set_eager_inflight(s.ctx, 1);
+  vrt_ticket t0;
+  vrt_event *gate = gated_saxpy(&s, &t0);
+  vrt_context_stats a = stats(s.ctx);
+  for (int i = 0; i < 3; i++)
+    eager(&s);
+  sleep_ms(50);
+  vrt_context_stats b = stats(s.ctx);
+  CHECK_EQ_U64(b.eager_held, 3);
+  CHECK_EQ_U64(b.submits, a.submits);
+  vp_diags d = {0};
+  CHECK(vrt_event_set(gate, &d));
+  for (int ms = 0; ms < 20000 && stats(s.ctx).eager_held; ms += 2)
+    sleep_ms(2);
+  b = stats(s.ctx);
+  CHECK_EQ_U64(b.eager_held, 0);
+  CHECK_EQ_U64(b.eager_flushes, a.eager_flushes + 1);
+  CHECK(vrt_context_wait_idle(s.ctx, &d));
+  check_runs(&s, 4);
+  CHECK_OK(d);
+  vp_diags_free(&d);
+  vrt_event_destroy(gate);
+  saxpy_close(&s);
+}
+
 int main(void) {
   RT_RUN(test_mode_api);
   RT_RUN(test_held_while_running_then_flushed);
@@ -434,5 +471,6 @@ int main(void) {
   RT_RUN(test_destroy_with_held_work);
   RT_RUN(test_two_in_flight);
   RT_RUN(test_held_bytes_cap);
+  RT_RUN(test_polling_flusher);
   return rt_failures ? 1 : 0;
 }

@@ -19,7 +19,7 @@ static const char *const VARS[] = {
     "VULPY_SPIN_US", "VULPY_COPY_THREADS", "VULPY_FMA",            "VULPY_DENORM",
     "VULPY_PREWARM", "VULPY_STREAM_QUEUES", "VULPY_EXPORT_SEMAPHORES",
     "VULPY_VULKAN_LIBRARY", "VULPY_STAGING_SLOTS", "VULPY_STAGING_MIB", "VULPY_EAGER_BATCH",
-    "VULPY_EAGER_INFLIGHT", NULL};
+    "VULPY_EAGER_INFLIGHT", "VULPY_EAGER_FLUSHER_US", NULL};
 
 static char xdg[512]; /* ctest's XDG_CACHE_HOME, kept for the cache cases */
 
@@ -75,7 +75,9 @@ static void test_each_variable(void) {
   setenv("VULPY_STAGING_MIB", "32", 1);
   setenv("VULPY_EAGER_BATCH", "adaptive", 1);
   setenv("VULPY_EAGER_INFLIGHT", "3", 1);
+  setenv("VULPY_EAGER_FLUSHER_US", "20", 1);
   CHECK(parse(&o, &env, &d));
+  CHECK(o.eager_flusher_us == 20);
   CHECK(o.staging_slots == 8 && o.staging_slot_mib == 32);
   CHECK(o.eager_batch == VRT_EAGER_ADAPTIVE_OPT && o.eager_inflight == 3);
   CHECK(streq(o.device, "cpu") && o.validation == 0 && streq(o.cache_dir, "/c") &&
@@ -148,6 +150,7 @@ static void test_bad_values(void) {
   bad("VULPY_EAGER_BATCH", "fast", "VULPY_EAGER_BATCH='fast' is not a whole number");
   bad("VULPY_EAGER_INFLIGHT", "0", "VULPY_EAGER_INFLIGHT='0' is not a whole number of at least 1");
   bad("VULPY_EAGER_INFLIGHT", "9", "VULPY_EAGER_INFLIGHT='9' is more than 8");
+  bad("VULPY_EAGER_FLUSHER_US", "1001", "VULPY_EAGER_FLUSHER_US='1001' is more than 1000");
   bad("VULPY_STAGING_MIB", "0", "VULPY_STAGING_MIB='0' is not a whole number of at least 1");
   bad("VULPY_STAGING_MIB", "512", "VULPY_STAGING_MIB='512' is more than 256");
 }
