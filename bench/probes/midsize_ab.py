@@ -1,7 +1,8 @@
 """Per-op wall time of mid-size eager ops (2^20 float32) under runtime
 levers, one child process per setting (the memory suite's 2^20 rows doubled
 between two H200 runs of 2026-12-02): which lever brings it back. The
-eager_batch rows (1, 8, "adaptive": runtime/eager.c) also time pipelined
+eager_batch rows (1, 8, "adaptive": runtime/eager.c, the default, adaptive
+with 1 in flight and with a polling flusher) also time pipelined
 blocks of 20 and 2^24 elements, and print the submissions per block.
 
     python3 bench/probes/midsize_ab.py            (prints one table)
@@ -25,6 +26,11 @@ EAGER = [
     ("eager_batch=1", {"PROBE_EAGER_BATCH": "1"}),
     ("eager_batch=8", {"PROBE_EAGER_BATCH": "8"}),
     ("eager_batch=adaptive", {"PROBE_EAGER_BATCH": "adaptive"}),
+    # the device's default (adaptive on GPUs since 2026-12-03, 8 on CPUs)
+    ("eager_batch default", {}),
+    # adaptive as before 2026-12-03: held while anything runs
+    ("adaptive 1 in flight", {"PROBE_EAGER_BATCH": "adaptive", "VULPY_EAGER_INFLIGHT": "1"}),
+    ("adaptive poll 20us", {"PROBE_EAGER_BATCH": "adaptive", "VULPY_EAGER_FLUSHER_US": "20"}),
 ]
 
 CHILD = r'''
@@ -98,7 +104,8 @@ def main():
     for label, res, d in rows:
         for name, st in d.items():
             print(f"{label}: {name}: submits {st.get('submits', 0)}, dispatches "
-                  f"{st.get('dispatches', 0)}, flusher sends {st.get('eager_flushes', 0)}")
+                  f"{st.get('dispatches', 0)}, flusher sends {st.get('eager_flushes', 0)}, "
+                  f"drained {st.get('eager_drained', 0)}")
 
 if __name__ == "__main__":
     main()
