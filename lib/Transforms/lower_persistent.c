@@ -172,7 +172,7 @@ static void lstore(pl *l, vir_sym *s, vir_value *v);
  * out of the loop. Relaxed, with a fence after the loop: lavapipe (Mesa
  * 22.3) drops the whole dispatch when an atomic with acquire semantics
  * sits in a loop under a branch that only some invocations take. */
-static vir_value *poll(pl *l, vir_sym *s, uint32_t w) {
+static vir_value *poll_sem(pl *l, vir_sym *s, uint32_t w, vir_semantics se) {
   vir_sym *t = local(l, "_vp_poll", ku(l, 0));
   vir_op *o = op(l, VIR_OP_IF, NULL, 1, &l->rmw);
   vir_region *save_r = l->b.region;
@@ -182,10 +182,13 @@ static vir_value *poll(pl *l, vir_sym *s, uint32_t w) {
   vir_builder_at_end(&l->b, &o->regions[0]);
   lstore(l, t, atom(l, VIR_OP_ATOMIC_OR, s, w, ku(l, 0), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED));
   vir_builder_at_end(&l->b, &o->regions[1]);
-  lstore(l, t, atom(l, VIR_OP_ATOMIC_LOAD, s, w, NULL, VIR_SCOPE_DEVICE, VIR_SEM_RELAXED));
+  lstore(l, t, atom(l, VIR_OP_ATOMIC_LOAD, s, w, NULL, VIR_SCOPE_DEVICE, se));
   l->b.region = save_r;
   l->b.before = save_b;
   return lload(l, t);
+}
+static vir_value *poll(pl *l, vir_sym *s, uint32_t w) {
+  return poll_sem(l, s, w, VIR_SEM_RELAXED);
 }
 
 /* Structured control: `iff` builds `if c { ... } else { ... }` and moves the
@@ -380,7 +383,12 @@ static void spin_wait(pl *l, vir_value *limit, uint32_t word, vir_value *expect,
   vir_op *loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
   at a = here(l);
   into(l, loop, 0);
-  vir_value *v = poll(l, l->grid, word);
+  /* V_ACQPOLL: every poll of the barrier word an acquire load, as CUDA's
+   * grid.sync() spins (ld.acquire.gpu); the read-modify-write polls the
+   * host asks for on lavapipe stay relaxed (the caller acquires after) */
+  vir_value *v = poll_sem(l, l->grid, word,
+                          (l->variant & V_ACQPOLL) && !l->nonprivate ? VIR_SEM_ACQUIRE
+                                                                     : VIR_SEM_RELAXED);
   vir_value *moved_if =
       mask ? bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, bin(l, VIR_OP_XOR, v, expect), mask), ku(l, 0))
            : bin(l, VIR_OP_NE, v, expect);
@@ -762,6 +770,15 @@ static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap) {
   vir_value *a = NULL, *old = NULL, *mine = NULL;
   if (l->variant & V_TREE) {
     mine = tree_arrive(l, add, delta, phase);
+  } else if (l->variant & V_FADD) {
+    /* V_FADD: a device-scope fence, then a relaxed add (CUDA's pre-sm_70
+     * grid sync, and what our CUDA back end prints for a release add:
+     * __threadfence(); atomicAdd). The fence is a release fence before
+     * the add; the waiters' acquire reads the add's value or a later
+     * one of its release sequence, so it synchronizes with the fence */
+    fence(l);
+    a = lload(l, add);
+    old = atom(l, VIR_OP_ATOMIC_ADD, l->grid, l->gen_word, a, VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
   } else {
     a = lload(l, add);
     old = atom(l, VIR_OP_ATOMIC_ADD, l->grid, l->gen_word, a, VIR_SCOPE_DEVICE,
@@ -773,12 +790,23 @@ static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap) {
   publish_host(l, steps); /* after the arrival: off the others' path */
   if (l->variant & V_EARLY) {
     /* the next step boundary's inputs, read now: the loads are in flight
-     * while this barrier waits, and nothing waits for them until then */
+     * while this barrier waits, and nothing waits for them until then.
+     * V_RARE: only every QUIET_EVERY barriers (and at the entry barrier):
+     * no host-visible word is read in most barriers, and a stop, a yield
+     * or a control word's change takes effect up to QUIET_EVERY / 2
+     * steps later */
+    at r = here(l);
+    if ((l->variant & V_RARE) && l->entry_done) {
+      vir_value *due = bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, lload(l, l->lbar),
+                                             ku(l, QUIET_EVERY - 1)), ku(l, 0));
+      into(l, iff(l, due), 0);
+    }
     lstore(l, l->pstop, load(l, l->host, H_STOP, VIR_SEM_RELAXED));
     if (l->begin)
       lstore(l, l->pyield, load(l, l->host, H_YIELD, VIR_SEM_RELAXED));
     for (uint32_t i = 0; i < l->nslots; i++)
       lstore(l, l->pctl[i], ctl_load(l, i));
+    back(l, r);
   }
   back(l, in);
   /* done: the phase bit moved (this arrival was the n-th) or an abort */
@@ -794,8 +822,22 @@ static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap) {
    * passing the barrier */
   lstore(l, got, bin(l, VIR_OP_OR, mine, ku(l, GEN_ABORT)));
   spin_wait(l, limit, l->gen_word, phase, mask, got);
+  if ((l->variant & V_ACQPOLL) && !l->nonprivate) {
+    /* V_ACQPOLL: the poll that saw the flip acquired, except the relaxed
+     * read-modify-write polls the host asks for (lavapipe); a leader whose
+     * own arrival flipped the word acquires with one load, as V_ACQ */
+    vir_op *rmw = iff(l, l->rmw);
+    at q = here(l);
+    into(l, rmw, 0);
+    load(l, l->grid, l->gen_word, VIR_SEM_ACQUIRE);
+    back(l, q);
+    into(l, wait, 1);
+    load(l, l->grid, l->gen_word, VIR_SEM_ACQUIRE);
+  }
   back(l, in);
-  if ((l->variant & V_ACQ) && !l->nonprivate) {
+  if ((l->variant & V_ACQPOLL) && !l->nonprivate) {
+    /* acquired above */
+  } else if ((l->variant & V_ACQ) && !l->nonprivate) {
     /* V_ACQ: one acquire load of the barrier word instead of a fence, as
      * CUDA's grid sync does on sm_70 and later (bar_flush: ld.acquire.gpu).
      * It reads the n-th arrival's value or a later one, which is in the
@@ -982,8 +1024,12 @@ static vir_sym *hidden_buffer(pl *l, const char *name) {
   vir_sym *s = vir_add_buffer(l->m, name, u32(l), 0, binding, VIR_ACCESS_READWRITE, l->k->loc);
   if (!s)
     l->failed = true;
-  else
+  else if (!(l->variant & V_NOCOH)) /* V_NOCOH: every access to it is an atomic */
     s->buf_flags |= VIR_BUF_COHERENT;
+  if (s && (l->variant & V_CLASSIC)) /* the module prints without the Vulkan memory model */
+    s->buf_flags |= VIR_BUF_CLASSIC;
+  if (s && (l->variant & V_DEVSCOPE)) /* fences and relaxed atomics print device scope */
+    s->buf_flags |= VIR_BUF_SCOPED;
   return s;
 }
 
@@ -1413,4 +1459,51 @@ vir_pass_result vir_lower_persistent_flip_tree(vir_module *m, const vir_pass_opt
                                                vp_diags *diags) {
   (void)opts;
   return lower(m, diags, V_PAD | V_FLIP | V_QUIET | V_EARLY | V_TREE);
+}
+
+/* The cgx-* experiments (issue 15: the Vulkan form of cg-offpath cost
+ * 2.19 us a barrier on the H200 where the same lowering printed as CUDA
+ * cost 1.10): cg-offpath with one difference between what the Vulkan
+ * driver and nvcc are given changed each, and cgx-all with every one that
+ * is safe (docs/persistent.md, "Barrier variants"). */
+#define CG_OFFPATH (V_PAD | V_FLIP | V_SCOPED | V_ACQ | V_QUIET | V_EARLY)
+vir_pass_result vir_lower_persistent_cgx_rare(vir_module *m, const vir_pass_options *opts,
+                                              vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, CG_OFFPATH | V_RARE);
+}
+vir_pass_result vir_lower_persistent_cgx_acqpoll(vir_module *m, const vir_pass_options *opts,
+                                                 vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, CG_OFFPATH | V_ACQPOLL);
+}
+vir_pass_result vir_lower_persistent_cgx_fadd(vir_module *m, const vir_pass_options *opts,
+                                              vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, CG_OFFPATH | V_FADD | V_DEVSCOPE);
+}
+vir_pass_result vir_lower_persistent_cgx_classic(vir_module *m, const vir_pass_options *opts,
+                                                 vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, CG_OFFPATH | V_CLASSIC);
+}
+vir_pass_result vir_lower_persistent_cgx_classicnc(vir_module *m, const vir_pass_options *opts,
+                                                   vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, CG_OFFPATH | V_CLASSIC | V_NOCOH);
+}
+vir_pass_result vir_lower_persistent_cgx_all(vir_module *m, const vir_pass_options *opts,
+                                             vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, CG_OFFPATH | V_CLASSIC | V_NOCOH | V_RARE | V_ACQPOLL);
+}
+vir_pass_result vir_lower_persistent_flipx_dev(vir_module *m, const vir_pass_options *opts,
+                                               vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, V_PAD | V_FLIP | V_QUIET | V_EARLY | V_DEVSCOPE);
+}
+vir_pass_result vir_lower_persistent_flipx_classic(vir_module *m, const vir_pass_options *opts,
+                                                   vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, V_PAD | V_FLIP | V_QUIET | V_EARLY | V_CLASSIC);
 }

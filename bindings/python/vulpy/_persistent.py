@@ -66,6 +66,21 @@ BARRIERS += ("cg-offpath", "flip-offpath")
 # words, then the barrier word: against one word's contention at 1056
 # groups); VULPY_PERSISTENT_TREE=N moves the threshold (tests: 1)
 BARRIERS += ("cg-tree", "flip-tree")
+# experiments on cg-offpath (issue 15: its Vulkan form cost 2.19 us a
+# barrier on the H200, the same lowering printed as CUDA 1.10), each
+# changing one thing the Vulkan driver is given (docs/persistent.md,
+# "Barrier variants"): "cgx-rare" group 0 reads the host's words every 64
+# barriers only (steering up to 32 steps later), "cgx-acqpoll" every poll
+# an acquire load, "cgx-fadd" a fence then a relaxed arrival,
+# "cgx-classic" the GLSL without the Vulkan memory model, "cgx-classicnc"
+# that with the hidden buffers (atomics only) not coherent, "cgx-all"
+# classicnc + rare + acqpoll; on flip-offpath (device-scope fences in every
+# invocation), "flipx-dev" those fences at device scope (glslang makes
+# memoryBarrierBuffer() queue-family scope) and "flipx-classic" the GLSL
+# without the Vulkan memory model
+EXPERIMENTS = ("cgx-rare", "cgx-acqpoll", "cgx-fadd", "cgx-classic", "cgx-classicnc", "cgx-all",
+               "flipx-dev", "flipx-classic")
+BARRIERS += EXPERIMENTS
 # the default: flip, the fastest or tied on every H200 figure of the
 # 2026-12-02 run (bench suite persistent; docs/persistent.md, "Barrier
 # variants"): barrier 1.72x CUDA's grid.sync() at 1056 groups (packed
