@@ -1331,10 +1331,13 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
  * every buffer the kernel may write becomes coherent: its accesses go to
  * the device-coherent level, which the barrier's device-scope
  * release/acquire then orders. Read-only buffers do not change within a
- * dispatch and keep their caching. */
-static void coherent_buffers(vir_module *m) {
+ * dispatch and keep their caching. V_NOCOH: not the hidden buffers (every
+ * access to them is an atomic). */
+static void coherent_buffers(vir_module *m, const pl *l) {
   for (uint32_t i = 0; i < m->syms.len; i++) {
     vir_sym *s = m->syms.data[i];
+    if ((l->variant & V_NOCOH) && (s == l->grid || s == l->host))
+      continue;
     if (s->kind == VIR_SYM_BUFFER && s->access != VIR_ACCESS_READONLY &&
         !(s->buf_flags & VIR_BUF_NONPRIVATE)) /* persistent-nonprivate: ordered otherwise */
       s->buf_flags |= VIR_BUF_COHERENT;
@@ -1368,7 +1371,7 @@ static vir_pass_result lower(vir_module *m, vp_diags *diags, unsigned variant) {
     bool did = true;
     if (c.persistent) {
       lower_kernel(&l, &c.ops);
-      coherent_buffers(m);
+      coherent_buffers(m, &l);
     } else
       did = lower_plain(&l, &c.ops);
     if (l.failed) {

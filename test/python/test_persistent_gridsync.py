@@ -35,7 +35,7 @@ def _tree_threshold(request, monkeypatch):
 # the variants this file runs 10^5 rounds for: the default and the new ones
 # (the older lean / padded get the same test with fewer rounds)
 PROPOSED = ("packed", "flip", "scoped", "cg", "cg-early", "cg-acq", "cg-quiet", "cg-offpath",
-            "flip-offpath", "cg-tree", "flip-tree") + FORCED
+            "flip-offpath", "cg-tree", "flip-tree") + FORCED + vp._persistent.EXPERIMENTS
 
 
 def make(barrier):
@@ -264,7 +264,7 @@ def test_cg_acq_acquires_with_a_load_and_cg_quiet_writes_host_counters_rarely():
 
 @pytest.mark.parametrize("barrier", ("flip", "scoped", "cg", "cg-early", "cg-acq", "cg-quiet",
                                      "cg-offpath", "flip-offpath", "cg-tree", "flip-tree")
-                         + FORCED)
+                         + FORCED + vp._persistent.EXPERIMENTS)
 def test_memsock_frames_from_the_time_loop(barrier):
     # a MemSock fired from the time loop (lower-memsock runs before
     # lower-persistent; a frame's arrival count is the admitted groups)

@@ -23,6 +23,7 @@ after the run: a barrier timeout or lavapipe's loop budget is an error,
 never a silent wrong result.
 """
 import os
+import re
 import threading
 import time
 
@@ -272,6 +273,20 @@ def tree_threshold():
     if not 0 <= n < 1 << 32:
         raise ValueError(f"VULPY_PERSISTENT_TREE must be a group count (0 or more), not {env!r}")
     return n
+
+
+# an acquire atomic load polled in a spin loop (barrier="cgx-acqpoll",
+# "cgx-all"): lavapipe (Mesa 22.3) miscompiles an acquire atomic in a loop
+# under a branch only some invocations take, even one the run never takes
+# (its polls are the read-modify-write ones): runs end early with wrong
+# results and no error (docs/persistent.md, "Guarantees per device class")
+_ACQUIRE_POLL = re.compile(r"uint (t\d+) = atomicLoad\(_vp_grid\[\d+u\], gl_ScopeDevice, "
+                           r"gl_StorageSemanticsBuffer, gl_SemanticsAcquire\);\s*_vp_poll\d+ = \1;")
+
+
+def acquire_polls(prog):
+    """Whether the persistent program's spin loops poll with acquire loads."""
+    return bool(_ACQUIRE_POLL.search(prog.artifacts.get("glsl") or ""))
 
 
 def choose_mode(ctx, mode):
@@ -690,6 +705,12 @@ def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeo
         raise ValueError(f"{label}: groups= must be a positive int, got {groups!r}")
     groups = int(groups)
     mode, why = choose_mode(ctx, mode)
+    if mode == "persistent" and _lavapipe(ctx) and acquire_polls(prog):
+        if why == "asked for":
+            raise PersistentError(f"{label}: its grid barrier polls with acquire loads, which "
+                                  f"lavapipe miscompiles (wrong results without an error); use "
+                                  f"another barrier= there, or mode='stepped'")
+        mode, why = "stepped", "lavapipe miscompiles this barrier's acquire polls"
     if min_groups is not None:
         if (isinstance(min_groups, bool) or not isinstance(min_groups, (int, np.integer))
                 or min_groups < 1):
