@@ -14,7 +14,7 @@ import pytest
 import vulpy as vp
 from persistent_common import (expected_count, lavapipe as _lavapipe, lavapipe_groups as _groups,
                                make_count, make_litmus, make_memsock_counter, memsock_frames_want,
-                               run_litmus)
+                               run_litmus, skip_gpu_only)
 
 # the tree barriers arrive in two levels only above 256 groups, which
 # lavapipe never admits: "NAME@tree" runs NAME with the threshold at one
@@ -32,6 +32,7 @@ def _tree_threshold(request, monkeypatch):
     params = getattr(getattr(request.node, "callspec", None), "params", {})
     if str(params.get("barrier", "")).endswith("@tree"):
         monkeypatch.setenv("VULPY_PERSISTENT_TREE", "1")
+    skip_gpu_only(request)
 # the variants this file runs 10^5 rounds for: the default and the new ones
 # (the older lean / padded get the same test with fewer rounds)
 PROPOSED = ("packed", "flip", "scoped", "cg", "cg-early", "cg-acq", "cg-quiet", "cg-offpath",
