@@ -68,6 +68,8 @@ typedef struct pl {
   vir_sym *lphase, *lbits, *bank;   /* V_FLIP: the leader's phase bit and (group 0)
                                      * stop bits; every invocation's snapshot bank */
   vir_sym *lbar;                    /* V_QUIET: the barriers passed (group 0's leader) */
+  int pollk;                        /* V_UNSWITCH: the spin loop being built polls with
+                                     * 0 either (the host's flag), 1 atomic or, 2 loads */
   vir_value *tree;                  /* V_TREE: bool, the two-level arrival (set at entry) */
   bool nonprivate;                  /* some buffer is non-private: device fences stay */
   /* V_EARLY: group 0's leader reads the stop request, the yield word and
@@ -173,6 +175,10 @@ static void lstore(pl *l, vir_sym *s, vir_value *v);
  * 22.3) drops the whole dispatch when an atomic with acquire semantics
  * sits in a loop under a branch that only some invocations take. */
 static vir_value *poll_sem(pl *l, vir_sym *s, uint32_t w, vir_semantics se) {
+  if (l->pollk == 1) /* V_UNSWITCH: the loop of read-modify-write polls */
+    return atom(l, VIR_OP_ATOMIC_OR, s, w, ku(l, 0), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+  if (l->pollk == 2)
+    return atom(l, VIR_OP_ATOMIC_LOAD, s, w, NULL, VIR_SCOPE_DEVICE, se);
   vir_sym *t = local(l, "_vp_poll", ku(l, 0));
   vir_op *o = op(l, VIR_OP_IF, NULL, 1, &l->rmw);
   vir_region *save_r = l->b.region;
@@ -376,7 +382,7 @@ static void publish_barriers(pl *l) {
  * flip barriers see another group's abort in the word itself (GEN_ABORT),
  * and an abort of their own sets that bit, which wakes every waiter. The
  * acquire fence after the wait is the caller's. */
-static void spin_wait(pl *l, vir_value *limit, uint32_t word, vir_value *expect, vir_value *mask,
+static void spin_loop(pl *l, vir_value *limit, uint32_t word, vir_value *expect, vir_value *mask,
                       vir_sym *got) {
   bool in_word = l->variant & (V_PACKED | V_FLIP);
   vir_sym *k = local(l, "_vp_spin", ku(l, 0));
@@ -400,9 +406,11 @@ static void spin_wait(pl *l, vir_value *limit, uint32_t word, vir_value *expect,
   term(l, VIR_OP_BREAK);
   back(l, b);
   vir_value *kk = lload(l, k);
-  vir_op *slow = iff(l, bin(l, VIR_OP_LOR, l->rmw,
-                           bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, kk, ku(l, SLOW_POLL - 1)),
-                               ku(l, SLOW_POLL - 1))));
+  vir_value *every = bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, kk, ku(l, SLOW_POLL - 1)),
+                         ku(l, SLOW_POLL - 1));
+  vir_op *slow = iff(l, l->pollk == 1   ? l->rmw /* (true there) */
+                        : l->pollk == 2 ? every
+                                        : bin(l, VIR_OP_LOR, l->rmw, every));
   b = here(l);
   into(l, slow, 0);
   vir_value *quit_if;
@@ -423,6 +431,27 @@ static void spin_wait(pl *l, vir_value *limit, uint32_t word, vir_value *expect,
   back(l, c);
   back(l, b);
   spin_tick(l, k, limit, true);
+  back(l, a);
+}
+
+/* V_UNSWITCH: the test of the host's poll flag out of the spin loop, one
+ * loop for each kind of poll (the GPU's loop then holds one load, the
+ * flip test, the spin count and every SLOW_POLL polls the host's word) */
+static void spin_wait(pl *l, vir_value *limit, uint32_t word, vir_value *expect, vir_value *mask,
+                      vir_sym *got) {
+  if (!(l->variant & V_UNSWITCH)) {
+    spin_loop(l, limit, word, expect, mask, got);
+    return;
+  }
+  vir_op *u = iff(l, l->rmw);
+  at a = here(l);
+  into(l, u, 0);
+  l->pollk = 1;
+  spin_loop(l, limit, word, expect, mask, got);
+  into(l, u, 1);
+  l->pollk = 2;
+  spin_loop(l, limit, word, expect, mask, got);
+  l->pollk = 0;
   back(l, a);
 }
 
@@ -1495,10 +1524,15 @@ vir_pass_result vir_lower_persistent_cgx_classicnc(vir_module *m, const vir_pass
   (void)opts;
   return lower(m, diags, CG_OFFPATH | V_CLASSIC | V_NOCOH);
 }
+vir_pass_result vir_lower_persistent_cgx_spin(vir_module *m, const vir_pass_options *opts,
+                                              vp_diags *diags) {
+  (void)opts;
+  return lower(m, diags, CG_OFFPATH | V_UNSWITCH);
+}
 vir_pass_result vir_lower_persistent_cgx_all(vir_module *m, const vir_pass_options *opts,
                                              vp_diags *diags) {
   (void)opts;
-  return lower(m, diags, CG_OFFPATH | V_CLASSIC | V_NOCOH | V_RARE | V_ACQPOLL);
+  return lower(m, diags, CG_OFFPATH | V_CLASSIC | V_NOCOH | V_RARE | V_ACQPOLL | V_UNSWITCH);
 }
 vir_pass_result vir_lower_persistent_flipx_dev(vir_module *m, const vir_pass_options *opts,
                                                vp_diags *diags) {
