@@ -8,6 +8,17 @@ side is out of the figure.
     .venv/bin/python bench/probes/barrier_ab.py --quick         (here, lavapipe: a smoke run)
     .venv/bin/python bench/probes/barrier_ab.py --variants flip,cg-offpath --groups 132
     .venv/bin/python bench/probes/barrier_ab.py --dump $OUT/kernels   (also the kernels' text)
+    .venv/bin/python bench/probes/barrier_ab.py --experiments --groups 132 --dump $OUT/kernels
+                     (issue 15's cgx-* / flipx-* experiments beside their bases, one call)
+
+`--variants` names are barrier= names; `NAME+np` compiles NAME with
+nonprivate=True (the phases' data buffers non-private instead of coherent:
+docs/persistent.md "Memory model"; it changes only the small grid, the
+barrier kernel has no data buffer). `--experiments` is flip, cg-offpath,
+flip-offpath, every name of vulpy._persistent.EXPERIMENTS, and
+cg-offpath+np: each experiment changes one thing the Vulkan driver is
+given against cg-offpath (or flip-offpath), docs/persistent.md "Barrier
+variants".
 
 Per variant and group count (default 132 and 1056 on GPUs):
 - `vk us/bar`: the marginal cost of one barrier of the Vulkan kernel: two
@@ -22,7 +33,11 @@ Per variant and group count (default 132 and 1056 on GPUs):
   (`kernel.cuda`), compiled with nvcc and run by a cooperative launch with
   CUDA events: the lowering's cost without the Vulkan driver. Its fences
   are the back end's (`__threadfence()` around relaxed atomics, volatile
-  polls), i.e. CUDA's pre-sm_70 grid sync sequence.
+  polls), i.e. CUDA's pre-sm_70 grid sync sequence. Its host words are
+  cudaMalloc'd device memory (Vulkan: the ControlBuffer's host-visible
+  memory, device-local where the BAR allows). Variants whose CUDA text is
+  the same (the experiments that change only the GLSL printing: classic,
+  dev) are compiled and timed once; the row names the first one (`= NAME`).
 - `cg us`: CUDA's own `cg::this_grid().sync()` (cooperative launch, CUDA
   events, bench_persistent.CUDA_SYNC), and `ratio` = vk / cg (goal <= 1.5).
 `VULPY_PERSISTENT_TREE=N` moves the tree variants' two-level threshold
@@ -149,6 +164,9 @@ def vk_barriers(syncs, groups, n1, n2, reps):
         t1 = statistics.median(times[key + (n1,)])
         t2 = statistics.median(times[key + (n2,)])
         (b1, _), (b2, adm) = info[key + (n1,)], info[key + (n2,)]
+        if b2 <= b1:  # lavapipe runs acquire-poll barriers stepped: no barrier to time
+            out[key] = f"no barriers counted ({b1}, {b2}): ran stepped"
+            continue
         out[key] = ((t2 - t1) / (b2 - b1) * 1e6, t2 / b2 * 1e6, adm)
     return out
 
@@ -176,10 +194,16 @@ def build(src_text, tmp, name):
     return exe
 
 
+def cuda_key(text):
+    """The CUDA text without comment lines (the first names the source
+    file, which differs between variants that print the same code)."""
+    return "\n".join(line for line in text.split("\n") if not line.lstrip().startswith("//"))
+
+
 def ours_cuda(syncs, tmp, tag, groups, n1, n2, reps):
     """Our lowered kernel through our CUDA back end: (marginal us/barrier,
     admitted) from CUDA events."""
-    exe = build(syncs.cuda + HARNESS, tmp, "ours_" + tag.replace("-", "_"))
+    exe = build(syncs.cuda + HARNESS, tmp, "ours_" + tag.replace("-", "_").replace("+", "_"))
     r1, r2 = cuda_run(exe, groups, n1, reps), cuda_run(exe, groups, n2, reps)
     for row in r1 + r2:
         if int(row[3]) & 2:
@@ -248,7 +272,11 @@ def small_grid(heats, n, steps, reps):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--variants", help="comma-separated barrier= names (default: all)")
+    ap.add_argument("--variants", help="comma-separated barrier= names, NAME+np for "
+                                       "nonprivate=True (default: all)")
+    ap.add_argument("--experiments", action="store_true",
+                    help="flip, cg-offpath, flip-offpath, the cgx-*/flipx-* experiments and "
+                         "cg-offpath+np (issue 15)")
     ap.add_argument("--groups", help="comma-separated group counts (default 132,1056 on GPUs)")
     ap.add_argument("--quick", action="store_true", help="small sizes (lavapipe)")
     ap.add_argument("--reps", type=int, default=5)
@@ -260,7 +288,10 @@ def main():
     ctx = vp.default_context()
     lavapipe = ctx.info.get("driver_name") == "llvmpipe"
     quick = args.quick or lavapipe
-    variants = (args.variants.split(",") if args.variants else list(vp._persistent.BARRIERS))
+    variants = (args.variants.split(",") if args.variants
+                else ["flip", "cg-offpath", "flip-offpath", *vp._persistent.EXPERIMENTS,
+                      "cg-offpath+np"] if args.experiments
+                else list(vp._persistent.BARRIERS))
     groups = ([None if g == "default" else int(g) for g in args.groups.split(",")]
               if args.groups else [None] if quick else [132, 1056])
     n1, n2 = (50, 150) if quick else (5000, 25000)
@@ -274,17 +305,29 @@ def main():
     # than the same kernel elsewhere (bench/probes/persistent_order.py)
     kernels = {}
     for v in variants:
-        heat, syncs, _ = bp._kernels(tmp, v)
+        name, np_ = (v[:-3], True) if v.endswith("+np") else (v, False)
+        heat, syncs, _ = bp._kernels(tmp, name, np_)
         kernels[v] = (heat, syncs)
         if args.dump:
             os.makedirs(args.dump, exist_ok=True)
-            for ext, text in (("glsl", syncs.glsl), ("cu", None)):
+            for ext, text in (("glsl", syncs.glsl), ("cu", None), ("spvasm", None)):
                 try:
-                    text = text if text is not None else syncs.cuda
+                    if ext == "cu":
+                        text = syncs.cuda
+                    elif ext == "spvasm":  # the SPIR-V the driver gets, as text
+                        spv = os.path.join(args.dump, f"syncs_{v}.spv")
+                        with open(spv, "wb") as f:
+                            f.write(syncs.spirv)
+                        dis = shutil.which("spirv-dis")
+                        text = (subprocess.run([dis, spv], capture_output=True, text=True).stdout
+                                if dis else "; no spirv-dis here: see the .spv\n")
                 except Exception as e:  # noqa: BLE001
                     text = f"// {type(e).__name__}: {e}\n"
                 with open(os.path.join(args.dump, f"syncs_{v}.{ext}"), "w") as f:
                     f.write(text)
+            if np_:  # the barrier kernel has no data buffer: the heat kernel shows it
+                with open(os.path.join(args.dump, f"heat_{v}.glsl"), "w") as f:
+                    f.write(heat.glsl)
     vk = vk_barriers({v: kernels[v][1] for v in variants}, groups, n1, n2, reps)
     small = {}
     if not args.no_small:
@@ -302,6 +345,7 @@ def main():
     print(f"CUDA cg grid.sync() us/sync (timed after every Vulkan row): {cg}", flush=True)
     print(f"{'barrier':14s} {'groups':>6s} {'vk us/bar':>9s} {'whole':>7s} {'cg us':>7s} "
           f"{'ratio':>6s} {'ours/CUDA us':>12s}", flush=True)
+    ours_done = {}
     for v in variants:
         syncs = kernels[v][1]
         for g in groups:
@@ -313,9 +357,13 @@ def main():
             c = cg.get(adm) if isinstance(cg.get(adm), float) else None
             ours = "-"
             if not args.no_cuda and g is not None:
-                try:
-                    o, oadm = ours_cuda(syncs, tmp, v, g, n1, n2, reps)
-                    ours = f"{o:.2f}" + ("" if oadm == adm else f" ({oadm} adm)")
+                try:  # the same CUDA text as a variant timed before: its figure
+                    key = (cuda_key(syncs.cuda), g)
+                    if key not in ours_done:
+                        ours_done[key] = (v,) + ours_cuda(syncs, tmp, v, g, n1, n2, reps)
+                    first, o, oadm = ours_done[key]
+                    ours = (f"{o:.2f}" + ("" if oadm == adm else f" ({oadm} adm)")
+                            + ("" if first == v else f" = {first}"))
                 except Exception as e:  # noqa: BLE001
                     ours = f"({type(e).__name__}: {e})"[:60]
             print(f"{v:14s} {adm:6d} {marg:9.2f} {whole:7.2f} "

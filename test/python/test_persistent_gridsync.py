@@ -14,7 +14,7 @@ import pytest
 import vulpy as vp
 from persistent_common import (expected_count, lavapipe as _lavapipe, lavapipe_groups as _groups,
                                make_count, make_litmus, make_memsock_counter, memsock_frames_want,
-                               run_litmus)
+                               run_litmus, skip_gpu_only)
 
 # the tree barriers arrive in two levels only above 256 groups, which
 # lavapipe never admits: "NAME@tree" runs NAME with the threshold at one
@@ -32,10 +32,11 @@ def _tree_threshold(request, monkeypatch):
     params = getattr(getattr(request.node, "callspec", None), "params", {})
     if str(params.get("barrier", "")).endswith("@tree"):
         monkeypatch.setenv("VULPY_PERSISTENT_TREE", "1")
+    skip_gpu_only(request)
 # the variants this file runs 10^5 rounds for: the default and the new ones
 # (the older lean / padded get the same test with fewer rounds)
 PROPOSED = ("packed", "flip", "scoped", "cg", "cg-early", "cg-acq", "cg-quiet", "cg-offpath",
-            "flip-offpath", "cg-tree", "flip-tree") + FORCED
+            "flip-offpath", "cg-tree", "flip-tree") + FORCED + vp._persistent.EXPERIMENTS
 
 
 def make(barrier):
@@ -264,7 +265,7 @@ def test_cg_acq_acquires_with_a_load_and_cg_quiet_writes_host_counters_rarely():
 
 @pytest.mark.parametrize("barrier", ("flip", "scoped", "cg", "cg-early", "cg-acq", "cg-quiet",
                                      "cg-offpath", "flip-offpath", "cg-tree", "flip-tree")
-                         + FORCED)
+                         + FORCED + vp._persistent.EXPERIMENTS)
 def test_memsock_frames_from_the_time_loop(barrier):
     # a MemSock fired from the time loop (lower-memsock runs before
     # lower-persistent; a frame's arrival count is the admitted groups)

@@ -23,6 +23,7 @@ after the run: a barrier timeout or lavapipe's loop budget is an error,
 never a silent wrong result.
 """
 import os
+import re
 import threading
 import time
 
@@ -66,6 +67,22 @@ BARRIERS += ("cg-offpath", "flip-offpath")
 # words, then the barrier word: against one word's contention at 1056
 # groups); VULPY_PERSISTENT_TREE=N moves the threshold (tests: 1)
 BARRIERS += ("cg-tree", "flip-tree")
+# experiments on cg-offpath (issue 15: its Vulkan form cost 2.19 us a
+# barrier on the H200, the same lowering printed as CUDA 1.10), each
+# changing one thing the Vulkan driver is given (docs/persistent.md,
+# "Barrier variants"): "cgx-rare" group 0 reads the host's words every 64
+# barriers only (steering up to 32 steps later), "cgx-acqpoll" every poll
+# an acquire load, "cgx-fadd" a fence then a relaxed arrival,
+# "cgx-classic" the GLSL without the Vulkan memory model, "cgx-classicnc"
+# that with the hidden buffers (atomics only) not coherent, "cgx-all"
+# classicnc + rare + acqpoll + spin ("cgx-spin": the test of the host's
+# poll flag out of the spin loop, a loop for each kind of poll); on flip-offpath (device-scope fences in every
+# invocation), "flipx-dev" those fences at device scope (glslang makes
+# memoryBarrierBuffer() queue-family scope) and "flipx-classic" the GLSL
+# without the Vulkan memory model
+EXPERIMENTS = ("cgx-rare", "cgx-acqpoll", "cgx-fadd", "cgx-classic", "cgx-classicnc", "cgx-spin",
+               "cgx-all", "flipx-dev", "flipx-classic")
+BARRIERS += EXPERIMENTS
 # the default: flip, the fastest or tied on every H200 figure of the
 # 2026-12-02 run (bench suite persistent; docs/persistent.md, "Barrier
 # variants"): barrier 1.72x CUDA's grid.sync() at 1056 groups (packed
@@ -257,6 +274,22 @@ def tree_threshold():
     if not 0 <= n < 1 << 32:
         raise ValueError(f"VULPY_PERSISTENT_TREE must be a group count (0 or more), not {env!r}")
     return n
+
+
+# an acquire atomic load polled in a spin loop (barrier="cgx-acqpoll",
+# "cgx-all"): lavapipe (Mesa 22.3) miscompiles an acquire atomic in a loop
+# under a branch only some invocations take, even one the run never takes
+# (its polls are the read-modify-write ones): runs end early with wrong
+# results and no error (docs/persistent.md, "Guarantees per device class")
+# (an acquire load whose value is used: the one after a wait is a bare
+# statement; test_persistent_barriers.py checks which barriers match)
+_ACQUIRE_POLL = re.compile(r"uint t\d+ = atomicLoad\(_vp_grid\[\d+u\], gl_ScopeDevice, "
+                           r"gl_StorageSemanticsBuffer, gl_SemanticsAcquire\);")
+
+
+def acquire_polls(prog):
+    """Whether the persistent program's spin loops poll with acquire loads."""
+    return bool(_ACQUIRE_POLL.search(prog.artifacts.get("glsl") or ""))
 
 
 def choose_mode(ctx, mode):
@@ -675,6 +708,12 @@ def launch(prog, buffers, push, groups, sync, context, label, mode="auto", timeo
         raise ValueError(f"{label}: groups= must be a positive int, got {groups!r}")
     groups = int(groups)
     mode, why = choose_mode(ctx, mode)
+    if mode == "persistent" and _lavapipe(ctx) and acquire_polls(prog):
+        if why == "asked for":
+            raise PersistentError(f"{label}: its grid barrier polls with acquire loads, which "
+                                  f"lavapipe miscompiles (wrong results without an error); use "
+                                  f"another barrier= there, or mode='stepped'")
+        mode, why = "stepped", "lavapipe miscompiles this barrier's acquire polls"
     if min_groups is not None:
         if (isinstance(min_groups, bool) or not isinstance(min_groups, (int, np.integer))
                 or min_groups < 1):
