@@ -276,8 +276,7 @@ class ndarray:
     @property
     def strides(self):
         """Strides in bytes, as NumPy's."""
-        st = self._estrides if self._estrides is not None else c_strides(self.shape)
-        return tuple(x * self._sdtype.itemsize for x in st)
+        return tuple(x * self._sdtype.itemsize for x in elem_strides(self))
 
     @property
     def base(self):
@@ -832,6 +831,12 @@ class ndarray:
     conjugate = conj
 
 
+def elem_strides(a):
+    """The element strides of resident view `a` (C order when it has none
+    of its own), as a list."""
+    return list(a._estrides) if a._estrides is not None else list(c_strides(a.shape))
+
+
 def c_contiguous(a):
     """True when the elements of view `a` are one C-ordered run of its
     buffer (at any offset)."""
@@ -863,9 +868,7 @@ def _same_view(a, b):
         return False
     if a._estrides == b._estrides:
         return True
-    sa = a._estrides if a._estrides is not None else c_strides(a.shape)
-    sb = b._estrides if b._estrides is not None else c_strides(b.shape)
-    return all(x == y or d == 1 for x, y, d in zip(sa, sb, a.shape))
+    return all(x == y or d == 1 for x, y, d in zip(elem_strides(a), elem_strides(b), a.shape))
 
 
 def overlaps(a, b):
@@ -917,9 +920,8 @@ def _strided_download(a):
 def _strided(elems, a, first=0):
     """The view `a` over the NumPy array `elems` of its buffer's elements
     from element `first` on."""
-    st = a._estrides if a._estrides is not None else c_strides(a.shape)
     return np.lib.stride_tricks.as_strided(elems[a._offset - first:], a.shape,
-                                           [x * elems.itemsize for x in st])
+                                           [x * elems.itemsize for x in elem_strides(a)])
 
 
 # ---------------------------------------------------------------- creation

@@ -261,7 +261,7 @@ def _nd_push(label, nd, buffers):
             raise TypeError(f"{label}: buffer '{name}' is vp.Buffer[T, {n}]; "
                             f"got an array of {len(shape)} dimension(s) {shape}")
         if type(a) is _array.ndarray:
-            strides = a._estrides if a._estrides is not None else c_strides(shape)
+            strides = _array.elem_strides(a)
             offset = a._offset
         else:
             strides, offset = c_strides(shape), 0

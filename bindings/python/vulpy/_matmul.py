@@ -81,16 +81,7 @@ def _dev(x, cdt, ctx):
     return _array.asarray(np.ascontiguousarray(x, dtype=cdt), context=ctx)
 
 
-def _strides(x):
-    return list(x._estrides) if x._estrides is not None else list(_c_strides(x.shape))
-
-
-def _c_strides(shape):
-    st, acc = [], 1
-    for d in reversed(shape):
-        st.append(acc)
-        acc *= d
-    return tuple(reversed(st))
+_strides = _array.elem_strides
 
 
 def _merge(shape, strides):
@@ -288,7 +279,7 @@ def _broadcast_batch(x, batch):
     newshape = tuple(batch) + tuple(x.shape[-2:])
     if newshape == tuple(x.shape) and st == _strides(x):
         return x
-    return _indexing._view(x, _indexing._Basic(newshape, x._offset, st))
+    return _indexing.strided_view(x, newshape, x._offset, st)
 
 
 def _bmm_batched(ctx, cdt, A, B, nb, batch, m, n, cview):
@@ -536,7 +527,7 @@ def _diagonal(x, letters):
             new.append(c)
             shape.append(x.shape[i])
             strides.append(st[i])
-    return _indexing._view(x, _indexing._Basic(shape, x._offset, strides)), new
+    return _indexing.strided_view(x, shape, x._offset, strides), new
 
 
 def _sum_out(x, letters, keep, cdt):
@@ -661,9 +652,9 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
         # length-1 axes broadcast against the others' lengths (NumPy does so with '...')
         st = _strides(x)
         if builtins.any(d != sizes[c] for c, d in zip(L, x.shape)):
-            x = _indexing._view(x, _indexing._Basic([sizes[c] for c in L], x._offset,
-                                                    [0 if d != sizes[c] else s for c, d, s in
-                                                     zip(L, x.shape, st)]))
+            x = _indexing.strided_view(x, [sizes[c] for c in L], x._offset,
+                                       [0 if d != sizes[c] else s for c, d, s in
+                                        zip(L, x.shape, st)])
         x, L = _diagonal(x, L)
         xs.append((x, L))
     # sum out letters no other operand and not the output have
