@@ -27,6 +27,7 @@ complex64, as Python floats are float32).
 """
 from __future__ import annotations
 
+import math
 from typing import Optional, Sequence, Union
 
 import numpy as np
@@ -118,9 +119,7 @@ def _count(shape, itemsize, what):
     """The element count of `shape`, checked (ValueError naming `what`)
     so that count * itemsize fits 64 bits: the C layers take byte counts
     as uint64 and would wrap a larger one."""
-    n = 1
-    for s in shape:
-        n *= s
+    n = math.prod(shape)
     if n * itemsize > _MAX_BYTES:
         raise ValueError(f"{what}: shape {shape} is too big: {n} elements of {itemsize} bytes "
                          f"do not fit a 64-bit byte count")
@@ -251,10 +250,7 @@ class ndarray:
         may be all of its buffer."""
         self._buf, self._ctx, self.shape, self.dtype = buf, ctx, shape, dtype
         self._sdtype = storage_dtype(dtype)
-        n = 1
-        for s in shape:
-            n *= s
-        self._size = n
+        self._size = math.prod(shape)
         # a strided view (basic slicing, .T): first element and strides in
         # elements of the buffer; strides None = C-contiguous (_indexing.py)
         self._offset = offset
@@ -518,9 +514,7 @@ class ndarray:
             if rest == 0 or self._size % rest:
                 raise ValueError(f"cannot reshape array of size {self._size} into shape {shape}")
             shape = tuple(self._size // rest if s == -1 else s for s in shape)
-        n = 1
-        for s in shape:
-            n *= s
+        n = math.prod(shape)
         if n != self._size or any(s < 0 for s in shape):
             raise ValueError(f"cannot reshape array of size {self._size} into shape {shape}")
         if not self.contiguous:  # a strided view: NumPy copies too
@@ -1358,6 +1352,19 @@ def describe_context(ctx):
     """A context's name for error messages: two contexts on one device
     (two vp.Context() on lavapipe) must still read differently."""
     return f"{ctx.name} (device {ctx.index}, context {id(ctx):#x})"
+
+
+def common_context(where, xs):
+    """The context of the resident arrays among xs (None when there is
+    none); ValueError naming `where` when two differ."""
+    ctx = None
+    for x in xs:
+        if isinstance(x, ndarray):
+            if ctx is None:
+                ctx = x._ctx
+            elif x._ctx is not ctx:
+                raise mixed_contexts(where, ctx, x._ctx)
+    return ctx
 
 
 def mixed_contexts(where, a, b):

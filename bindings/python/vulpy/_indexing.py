@@ -18,6 +18,7 @@ Indices out of range raise IndexError when the index array is on the host;
 resident index arrays are clamped on reads and dropped on writes (the GPU
 cannot raise).
 """
+import math
 import numpy as np
 
 from . import _array, _arrayops, _graph
@@ -115,9 +116,7 @@ def _view(a, b):
     st = tuple(b.strides)
     shape = tuple(b.shape)
     contiguous = b.offset == 0 and st == _graph.c_strides(shape)
-    n = 1
-    for s in shape:
-        n *= s
+    n = math.prod(shape)
     # all of the array's elements (x[...], x[None]): still all of the buffer
     whole = a._whole and contiguous and n == a._size
     return _array.ndarray(a._buf, shape, a.dtype, a._ctx, b.offset, None if contiguous else st,
