@@ -52,17 +52,6 @@ def _compute_dtype(rdt, name):
                     f"{', '.join(d.name for d in _gemm.DTYPES)}, bool)")
 
 
-def _context_of(name, xs, out=None):
-    ctx = None
-    for x in list(xs) + [out]:
-        if isinstance(x, _nd):
-            if ctx is None:
-                ctx = x._ctx
-            elif x._ctx is not ctx:
-                raise _array.mixed_contexts(f"vp.{name}", ctx, x._ctx)
-    return ctx
-
-
 def _operand(x, name, k):
     """A resident array or a NumPy array of operand k."""
     if isinstance(x, _nd):
@@ -204,7 +193,7 @@ def _unwrap_out(out):
 
 def _matmul_core(name, a, b, out, dtype):
     resident = isinstance(a, _nd) or isinstance(b, _nd) or isinstance(out, _nd)
-    ctx = _context_of(name, (a, b), out) or _context.resolve(None)
+    ctx = _array.common_context(f"vp.{name}", (a, b, out)) or _context.resolve(None)
     sa, sb = tuple(a.shape), tuple(b.shape)
     if not sa or not sb:
         raise ValueError(f"vp.{name}: operand {0 if not sa else 1} is a scalar (shape "
@@ -422,7 +411,7 @@ def tensordot(a, b, axes=2):
 
 def _tensordot_core(name, a, b, xa, xb, out):
     resident = isinstance(a, _nd) or isinstance(b, _nd) or isinstance(out, _nd)
-    ctx = _context_of(name, (a, b), out) or _context.resolve(None)
+    ctx = _array.common_context(f"vp.{name}", (a, b, out)) or _context.resolve(None)
     rdt = np.result_type(a.dtype, b.dtype)
     cdt = _compute_dtype(rdt, name)
     fa = [i for i in range(a.ndim) if i not in xa]
@@ -629,7 +618,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
         raise ValueError("vp.einsum: no operands")
     ops = [_operand(x, "einsum", k) for k, x in enumerate(operands)]
     resident = builtins.any(isinstance(x, _nd) for x in ops) or isinstance(out, _nd)
-    ctx = _context_of("einsum", ops, out) or _context.resolve(None)
+    ctx = _array.common_context("vp.einsum", tuple(ops) + (out,)) or _context.resolve(None)
     letters, outl = _parse(subscripts, [tuple(np.shape(x)) for x in ops])
     rdt = np.result_type(*[x.dtype for x in ops]) if dtype is None else np.dtype(dtype)
     cdt = _compute_dtype(rdt, "einsum")
