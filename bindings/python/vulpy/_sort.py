@@ -256,19 +256,25 @@ def _sorted(a, axis, values, name="vp.sort"):
     return out, _back(v, shape, axis, ndim)
 
 
-def _sort_host(a, axis, kind, order, stable, name, fn):
-    """NumPy in -> NumPy out: upload, sort on the device, download."""
+def _sort_call(name, a, axis, kind, order, stable, values):
+    """vp.sort (values False: the sorted keys) or vp.argsort (values True:
+    the indices) of `a`; NumPy in -> NumPy out (upload, sort on the
+    device, download)."""
+    a = _prep(a, name)
+    name = f"vp.{name}"
     _check_kind(kind, stable, name)
     _check_order(order, name)
-    a = np.asarray(a)
-    if np.dtype(a.dtype) not in _KEYS and np.dtype(a.dtype) not in _WIDENED:
-        raise _unsupported(a.dtype, name)
-    if axis is not None:
-        _axis(a, axis)
-    elif a.ndim == 0:
-        a = a.reshape(1)
-    r = fn(_array.asarray(a), axis=axis)
-    return r.numpy()
+    host = not isinstance(a, _nd)
+    if host:
+        a = np.asarray(a)
+        if np.dtype(a.dtype) not in _KEYS and np.dtype(a.dtype) not in _WIDENED:
+            raise _unsupported(a.dtype, name)
+        if axis is None and a.ndim == 0:
+            a = a.reshape(1)
+        _axis(a, axis)  # NumPy's errors before the upload
+        a = _array.asarray(a)
+    r = _sorted(a, _axis(a, axis), values, name)[int(values)]
+    return r.numpy() if host else r
 
 
 # ------------------------------------------------------------------ the API
@@ -277,24 +283,14 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     numpy.sort on the GPU: a sorted copy along `axis` (None: flattened).
     Stable whatever `kind` says (a radix sort; NumPy's order: NaN last,
     -0.0 and 0.0 equal and left in input order)."""
-    a = _prep(a, "sort")
-    if not isinstance(a, _nd):
-        return _sort_host(a, axis, kind, order, stable, "vp.sort", sort)
-    _check_kind(kind, stable, "vp.sort")
-    _check_order(order, "vp.sort")
-    return _sorted(a, _axis(a, axis), False)[0]
+    return _sort_call("sort", a, axis, kind, order, stable, False)
 
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     """vp.argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     numpy.argsort on the GPU: int64 indices that sort `a` along `axis`
     (None: flattened), those of NumPy's kind='stable'."""
-    a = _prep(a, "argsort")
-    if not isinstance(a, _nd):
-        return _sort_host(a, axis, kind, order, stable, "vp.argsort", argsort)
-    _check_kind(kind, stable, "vp.argsort")
-    _check_order(order, "vp.argsort")
-    return _sorted(a, _axis(a, axis), True, "vp.argsort")[1]
+    return _sort_call("argsort", a, axis, kind, order, stable, True)
 
 
 def sort_in_place(self, axis=-1, kind=None, order=None, *, stable=None):
