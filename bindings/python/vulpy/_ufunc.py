@@ -354,16 +354,11 @@ _dtype_key = _arrayops.dtype_key
 
 
 def _apply(uf, args, out, context, sync, loop=None):
-    resident = out if isinstance(out, _array.ndarray) else None
-    ctx = None
-    for a in args:
-        if isinstance(a, _array.ndarray):
-            if ctx is None:
-                ctx = a._ctx
-                resident = a if resident is None else resident
-            elif a._ctx is not ctx:
-                raise _array.mixed_contexts(f"vp.{uf.name}", ctx, a._ctx)
-    if resident is not None and out is not None and isinstance(out, _array.ndarray):
+    ctx = _array.common_context(f"vp.{uf.name}", args)
+    # out=, else the first resident operand: the result is resident
+    resident = out if isinstance(out, _array.ndarray) else \
+        next((a for a in args if isinstance(a, _array.ndarray)), None)
+    if resident is out and out is not None:
         if ctx is not None and out._ctx is not ctx:
             raise _array.mixed_contexts(f"vp.{uf.name} (out=)", ctx, out._ctx)
         ctx = out._ctx
