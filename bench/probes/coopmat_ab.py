@@ -50,8 +50,7 @@ What to read: the 'ratio' column (GPU time; the goal >= 0.5), which
 suffix moves it (docs/notes/matmul.md lists what each configuration
 changes: c = compiled per shape without guards, b = one B fragment live,
 g8 = grouped workgroup order), and whether 8192^2 agrees with 4096^2.
---variants NAME,NAME picks configurations; --sizes 4096 a size; --old
-adds the older 'smem' and 'direct' kernels.
+--variants NAME,NAME picks configurations; --sizes 4096 a size.
 """
 import argparse
 import statistics
@@ -286,7 +285,6 @@ def main():
     ap.add_argument("--sizes", default="4096,8192")
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--variants", default="")
-    ap.add_argument("--old", action="store_true")
     ap.add_argument("--no-peak", action="store_true")
     args = ap.parse_args()
     t0 = time.perf_counter()
@@ -306,8 +304,6 @@ def main():
         print(f"cupy is needed for the reference and the comparison: {type(e).__name__}: {e}")
         return 2
     variants = [v for v in args.variants.split(",") if v] or list(_coopmat.TILES)
-    if args.old:
-        variants += list(_coopmat.OLD)
     rng = np.random.default_rng(19)
     if not args.no_peak:
         peaks(ctx, rng)

@@ -1,5 +1,5 @@
 """Cooperative-matrix float16 GEMM on the device: correctness of every
-variant (the tiled kernels and the older 'smem'/'direct') on random and
+variant (the tiled kernels of _coopmat.TILES) on random and
 ragged shapes, then the 4096^2 rates beside cupy.matmul (cuBLAS half).
 
 On the H200, after bench/device/prep.sh and the .whl-test download that
@@ -24,8 +24,8 @@ Correctness, per shape and variant (each variant on the shapes it takes):
   for round-to-nearest sums). Structural errors (a wrong index, a lost
   partial tile) show in 'exact' bit for bit; this one catches NaN and
   precision loss.
-- where an older variant also takes the shape, the largest difference
-  from it (the same MMAs in the same K order: expected 0).
+- where the default variant also takes the shape, each other one's largest
+  difference from it (the same MMAs in the same K order: expected 0).
 - vp.matmul of resident float16 arrays (the default variant, float16
   out) on the 'exact' data: equal to NumPy's float16 `a @ b` bit for bit.
 Prints 'WRONG' lines and exits 1 on any failure, else 'ALL CORRECT'.
@@ -127,11 +127,11 @@ def check(ctx, shapes, variants, rng):
                 v0 = _coopmat.variant_for(ctx, m, n, k)
                 print(f"{'ok   ' if ok else 'WRONG'} {'vp.matmul':12s} {m}x{k} @ {k}x{n} exact, "
                       f"float16 out ({v0 or 'fallback'}): {msg}")
-            olds = [v for v in got if v in _coopmat.OLD]
+            ref = _coopmat.DEFAULT
             for v in got:
-                if v not in _coopmat.OLD and v != "fallback" and olds:
-                    d = np.abs(got[v].astype(np.float64) - got[olds[0]]).max()
-                    print(f"      {v:12s} vs {olds[0]}: max |diff| {d:.3g}"
+                if v not in (ref, "fallback") and ref in got:
+                    d = np.abs(got[v].astype(np.float64) - got[ref]).max()
+                    print(f"      {v:12s} vs {ref}: max |diff| {d:.3g}"
                           f"{' (bitwise equal)' if d == 0 else ''}")
     return bad
 

@@ -56,19 +56,21 @@ def test_selection_default_and_ragged_shapes(stand_in):
     assert _coopmat.variant_for(_Ctx(groups=(65535, 4, 65535)), 1024, 128, 64) is None
 
 
-def test_selection_forced_and_old_kernels_selectable(stand_in, monkeypatch):
+def test_selection_forced(stand_in, monkeypatch):
     ctx = _Ctx()
     for v in _coopmat.VARIANTS:
         assert _coopmat.variant_for(ctx, 4096, 4096, 4096, v) == v
-    assert set(_coopmat.OLD) == {"smem", "direct"} and set(_coopmat.TILES) <= set(
-        _coopmat.VARIANTS)
+    # the retired 'smem' and 'direct' kernels are no variant
+    assert set(_coopmat.VARIANTS) == set(_coopmat.TILES)
+    with pytest.raises(ValueError, match="variant='smem'"):
+        _coopmat.variant_for(ctx, 4096, 4096, 4096, "smem")
     # a forced variant that does not take the shape: the fallback, no other one
-    assert _coopmat.variant_for(ctx, 100, 128, 64, "smem") is None
-    assert _coopmat.variant_for(ctx, 128, 128, 48, "smem") is None
-    assert _coopmat.variant_for(ctx, 128, 128, 48, "direct") == "direct"
-    monkeypatch.setenv(_coopmat.ENV, "smem")
-    assert _coopmat.variant_for(ctx, 4096, 4096, 4096) == "smem"
-    assert _coopmat.variant_for(ctx, 100, 72, 40) is None
+    small = _Ctx(shared=32768)
+    assert _coopmat.variant_for(small, 256, 256, 64, "t128x128") is None
+    assert _coopmat.variant_for(ctx, 128, 128, 36, "t128x256") is None
+    monkeypatch.setenv(_coopmat.ENV, "t128x128k64")
+    assert _coopmat.variant_for(ctx, 4096, 4096, 4096) == "t128x128k64"
+    assert _coopmat.variant_for(ctx, 100, 72, 36) is None
     assert _coopmat.variant_for(ctx, 4096, 4096, 4096, "t128x256") == "t128x256"  # variant= wins
     monkeypatch.setenv(_coopmat.ENV, "nope")
     with pytest.raises(ValueError, match="VULPY_COOPMAT_VARIANT='nope'.*t128x128"):
@@ -78,11 +80,11 @@ def test_selection_forced_and_old_kernels_selectable(stand_in, monkeypatch):
     monkeypatch.delenv(_coopmat.ENV)
     with pytest.raises(ValueError, match="variant='huge'"):
         _coopmat.variant_for(ctx, 8, 8, 8, "huge")
-    # the old order, as before the tiled kernels: smem, else direct
-    monkeypatch.setattr(_coopmat, "ORDER", ("smem", "direct"))
-    assert _coopmat.variant_for(ctx, 256, 256, 64) == "smem"
-    assert _coopmat.variant_for(ctx, 256, 256, 48) == "direct"
-    assert _coopmat.variant_for(ctx, 100, 72, 40) is None
+    # another order: its first variant that takes the shape
+    monkeypatch.setattr(_coopmat, "ORDER", ("t128x128", "t128x256"))
+    assert _coopmat.variant_for(small, 256, 256, 64) == "t128x256"
+    assert _coopmat.variant_for(ctx, 256, 256, 64) == "t128x128"
+    assert _coopmat.variant_for(ctx, 100, 72, 36) is None
 
 
 def test_selection_respects_shared_memory(stand_in):
@@ -90,7 +92,7 @@ def test_selection_respects_shared_memory(stand_in):
     t = _coopmat.TILES["t128x128"]
     assert t.shared_bytes > 32768
     assert _coopmat.variant_for(small, 256, 256, 64, "t128x128") is None
-    assert _coopmat.variant_for(small, 256, 256, 64) == "smem"  # the next of ORDER
+    assert _coopmat.variant_for(small, 256, 256, 64) is None  # ORDER has no other: the fallback
     assert _coopmat.variant_for(small, 256, 256, 64, "t128x256") == "t128x256"
 
 
@@ -295,9 +297,8 @@ def emulated(monkeypatch):
         subgroup_size=32, max_shared_memory=49152, max_workgroup_count=(2 ** 31 - 1, 65535, 65535)))
     real, calls = _coopmat._coop_program, []
 
-    def program(v="direct", shape=None):
+    def program(v=_coopmat.DEFAULT, shape=None):
         t = _coopmat.VARIANTS[v]
-        assert t is not None, "only the tiled kernels are emulated"
         return _Emulated(real(v, shape), t, calls, shape)
     monkeypatch.setattr(_coopmat, "_coop_program", program)
     return calls

@@ -123,9 +123,9 @@ def test_mask_large():
 def test_compaction_over_tiles(dt, monkeypatch):
     # masks over every axis take the stream compaction (_compact.py: tiles
     # of 2048 elements); several tiles, a partial last one, 8-byte elements
-    # as two words; the 8/16-bit dtypes take the array path. _MAX_GX = 2
+    # as two words; the 8/16-bit dtypes take the array path. MAX_GX = 2
     # folds the tiles onto a 2-D grid, as past 32768 tiles.
-    from vulpy import _compact
+    from vulpy import _launch
     rng = np.random.default_rng(7)
     n = 3 * 2048 + 5
     h = (rng.standard_normal(n) * 50).astype(dt)
@@ -133,7 +133,7 @@ def test_compaction_over_tiles(dt, monkeypatch):
         hm = rng.random(n) < p
         for gx in (None, 2):
             if gx:
-                monkeypatch.setattr(_compact, "_MAX_GX", gx)
+                monkeypatch.setattr(_launch, "MAX_GX", gx)
             got = vp.asarray(h)[vp.asarray(hm)]
             assert got.dtype == h.dtype and got.shape == h[hm].shape
             np.testing.assert_array_equal(got.numpy(), h[hm])

@@ -61,6 +61,19 @@ def test_jit_names_both_devices(two):
     _names_both(e, a, b)
 
 
+def test_array_functions_name_themselves_and_both_devices(two):
+    # the operand checks of the array functions (_array.common_context):
+    # the error names the function the user called, not an inner ufunc
+    a, b = two
+    x, y = vp.ones((2, 4), context=a), vp.ones((2, 4), context=b)
+    calls = {"vp.isclose": lambda: vp.isclose(x, y), "vp.append": lambda: vp.append(x, y),
+             "vp.matmul": lambda: vp.matmul(x, y.T), "vp.einsum": lambda: vp.einsum("ij,kj", x, y)}
+    for name, call in calls.items():
+        with pytest.raises(ValueError, match=name + ": arrays of different contexts") as e:
+            call()
+        _names_both(e, a, b)
+
+
 @needs_target
 def test_kernel_names_both_devices(two):
     a, b = two

@@ -270,8 +270,8 @@ def test_two_dimensional_grids(monkeypatch):
     # more tiles, chunks and rows than one grid axis takes (32768 a row of
     # workgroups; 3 here, so that a small array needs the 2-D grids, whose
     # last row is partly past the end)
-    from vulpy import _sort
-    monkeypatch.setattr(_sort, "_MAX_GX", 3)
+    from vulpy import _launch
+    monkeypatch.setattr(_launch, "MAX_GX", 3)
     rng = np.random.default_rng(4)
     m = rng.integers(-5, 5, (11, 3)).astype(np.int32)
     same(vp.argsort(vp.asarray(m), axis=1), np.argsort(m, axis=1, kind="stable"))

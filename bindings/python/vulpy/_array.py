@@ -27,6 +27,7 @@ complex64, as Python floats are float32).
 """
 from __future__ import annotations
 
+import math
 from typing import Optional, Sequence, Union
 
 import numpy as np
@@ -118,9 +119,7 @@ def _count(shape, itemsize, what):
     """The element count of `shape`, checked (ValueError naming `what`)
     so that count * itemsize fits 64 bits: the C layers take byte counts
     as uint64 and would wrap a larger one."""
-    n = 1
-    for s in shape:
-        n *= s
+    n = math.prod(shape)
     if n * itemsize > _MAX_BYTES:
         raise ValueError(f"{what}: shape {shape} is too big: {n} elements of {itemsize} bytes "
                          f"do not fit a 64-bit byte count")
@@ -251,10 +250,7 @@ class ndarray:
         may be all of its buffer."""
         self._buf, self._ctx, self.shape, self.dtype = buf, ctx, shape, dtype
         self._sdtype = storage_dtype(dtype)
-        n = 1
-        for s in shape:
-            n *= s
-        self._size = n
+        self._size = math.prod(shape)
         # a strided view (basic slicing, .T): first element and strides in
         # elements of the buffer; strides None = C-contiguous (_indexing.py)
         self._offset = offset
@@ -276,8 +272,7 @@ class ndarray:
     @property
     def strides(self):
         """Strides in bytes, as NumPy's."""
-        st = self._estrides if self._estrides is not None else c_strides(self.shape)
-        return tuple(x * self._sdtype.itemsize for x in st)
+        return tuple(x * self._sdtype.itemsize for x in elem_strides(self))
 
     @property
     def base(self):
@@ -519,9 +514,7 @@ class ndarray:
             if rest == 0 or self._size % rest:
                 raise ValueError(f"cannot reshape array of size {self._size} into shape {shape}")
             shape = tuple(self._size // rest if s == -1 else s for s in shape)
-        n = 1
-        for s in shape:
-            n *= s
+        n = math.prod(shape)
         if n != self._size or any(s < 0 for s in shape):
             raise ValueError(f"cannot reshape array of size {self._size} into shape {shape}")
         if not self.contiguous:  # a strided view: NumPy copies too
@@ -832,6 +825,12 @@ class ndarray:
     conjugate = conj
 
 
+def elem_strides(a):
+    """The element strides of resident view `a` (C order when it has none
+    of its own), as a list."""
+    return list(a._estrides) if a._estrides is not None else list(c_strides(a.shape))
+
+
 def c_contiguous(a):
     """True when the elements of view `a` are one C-ordered run of its
     buffer (at any offset)."""
@@ -863,9 +862,7 @@ def _same_view(a, b):
         return False
     if a._estrides == b._estrides:
         return True
-    sa = a._estrides if a._estrides is not None else c_strides(a.shape)
-    sb = b._estrides if b._estrides is not None else c_strides(b.shape)
-    return all(x == y or d == 1 for x, y, d in zip(sa, sb, a.shape))
+    return all(x == y or d == 1 for x, y, d in zip(elem_strides(a), elem_strides(b), a.shape))
 
 
 def overlaps(a, b):
@@ -917,9 +914,8 @@ def _strided_download(a):
 def _strided(elems, a, first=0):
     """The view `a` over the NumPy array `elems` of its buffer's elements
     from element `first` on."""
-    st = a._estrides if a._estrides is not None else c_strides(a.shape)
     return np.lib.stride_tricks.as_strided(elems[a._offset - first:], a.shape,
-                                           [x * elems.itemsize for x in st])
+                                           [x * elems.itemsize for x in elem_strides(a)])
 
 
 # ---------------------------------------------------------------- creation
@@ -1356,6 +1352,19 @@ def describe_context(ctx):
     """A context's name for error messages: two contexts on one device
     (two vp.Context() on lavapipe) must still read differently."""
     return f"{ctx.name} (device {ctx.index}, context {id(ctx):#x})"
+
+
+def common_context(where, xs):
+    """The context of the resident arrays among xs (None when there is
+    none); ValueError naming `where` when two differ."""
+    ctx = None
+    for x in xs:
+        if isinstance(x, ndarray):
+            if ctx is None:
+                ctx = x._ctx
+            elif x._ctx is not ctx:
+                raise mixed_contexts(where, ctx, x._ctx)
+    return ctx
 
 
 def mixed_contexts(where, a, b):

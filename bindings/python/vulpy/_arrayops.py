@@ -293,19 +293,6 @@ def dtype_key(x):
     return np.asarray(x).dtype
 
 
-def many_dims(args):
-    """Whether operands of different shapes broadcast over more than four
-    dimensions (more than the ufunc planner's kernels take)."""
-    nd = 0
-    for a in args:
-        s = getattr(a, "shape", None)
-        if s is not None and len(s) > nd:
-            nd = len(s)
-    if nd <= 4:
-        return False
-    return len({tuple(getattr(a, "shape", ())) for a in args}) > 1
-
-
 def ufunc(uf, args, out, context, sync):
     """A vulpy Ufunc on the array path (views, out= views, any number of
     broadcast dimensions)."""

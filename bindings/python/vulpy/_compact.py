@@ -15,32 +15,11 @@ takes the array path).
 """
 import numpy as np
 
-from . import _array, _native
+from . import _array
+from ._launch import Recorder as _Rec, rows_grid as _grid
 
 _nd = _array.ndarray
 _U32 = np.dtype(np.uint32)
-_MAX_GX = 32768
-
-
-class _Rec:
-    """Kernel dispatches recorded into one submission."""
-
-    def __init__(self, ctx):
-        self.ctx = ctx
-        self.rec = _native.ext().Recording(ctx._native, False)
-
-    def __call__(self, kern, bufs, groups, **push):
-        prog = kern.program()
-        self.rec.dispatch(prog.native(self.ctx), list(bufs), prog.packer.pack(push),
-                          groups[0], groups[1], 1, True)
-
-    def run(self):
-        self.rec.run()
-
-
-def _grid(count):
-    gx = max(1, min(count, _MAX_GX))
-    return gx, -(-count // gx)
 
 
 def mask_select(a, m):

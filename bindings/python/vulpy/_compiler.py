@@ -283,9 +283,7 @@ def _file(filename):
     return facts
 
 
-def _is_vulpy(obj):
-    mod = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
-    return isinstance(mod, str) and (mod == "vulpy" or mod.startswith("vulpy."))
+_is_vulpy = _astjson._is_vulpy
 
 
 def _summary(name, v, todo):

@@ -204,13 +204,7 @@ def ufunc(uf, args, out, context, sync):
         raise TypeError(f"vp.{uf.name}: sync=False is not supported with complex operands")
     if len(args) != uf.nin:
         raise TypeError(f"vp.{uf.name} takes {uf.nin} input(s), got {len(args)}")
-    ctx = None
-    for a in tuple(args) + (o,):
-        if _resident(a):
-            if ctx is None:
-                ctx = a._ctx
-            elif a._ctx is not ctx:
-                raise _array.mixed_contexts(f"vp.{uf.name}", ctx, a._ctx)
+    ctx = _array.common_context(f"vp.{uf.name}", tuple(args) + (o,))
     host = ctx is None  # NumPy in, NumPy out (convenience mode)
     if ctx is None:
         ctx = _context.resolve(context)

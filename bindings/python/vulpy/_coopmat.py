@@ -24,18 +24,9 @@ VARIANTS:
   10's experiments (suffixes c, b, g8, t: the Tile options of
   _coopmat_tiled; a 'c' one is compiled per shape, _coop_program(v,
   shape)), compared with cuBLAS by bench/probes/coopmat_ab.py.
-- the two older kernels (m, n multiples of 128), kept selectable so that a
-  device run compares them: 'smem' (k a multiple of 32) stages tiles
-  through shared memory (see _SMEM_GLSL) with no prefetch; 'direct' has
-  each subgroup load its A and B tiles straight from the buffers
-  (coopMatLoadNV) for every K step of 16. Measured on the H200 (4096^2):
-  0.14x and 0.12x cuBLAS half. Why they are slow: each K step waits for its
-  global loads with nothing in flight (no prefetch: the barrier and the
-  load latency are paid every 32 halves of K, and two workgroups an SM
-  cannot hide it), 'smem' gives a subgroup 64 x 32 of C (6 fragment loads
-  per 8 MMAs), and 'direct' reads every A and B fragment from global
-  memory (L2), with no reuse through shared memory and nothing in flight
-  across steps.
+  Two older kernels, 'smem' and 'direct' (no prefetch, m and n multiples
+  of 128), measured 0.12x-0.14x cuBLAS half on the H200 (4096^2, against
+  0.28x for t128x128) and were retired (docs/performance.md says why).
 variant= (or $VULPY_COOPMAT_VARIANT) forces one; without, the first of
 ORDER that takes the shape runs. Otherwise (the fallback: no capability,
 or a shape none takes) a small GLSL kernel unpacks the halves to
@@ -55,146 +46,7 @@ from ._launch import Program, grid_2d
 from ._kernel import kernel
 
 FEATURE = "cooperative_matrix"
-BLOCK = 128
 
-_COOP_GLSL = """#version 450
-#extension GL_NV_cooperative_matrix : require
-#extension GL_KHR_memory_scope_semantics : require
-#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-#extension GL_EXT_shader_16bit_storage : require
-#extension GL_KHR_shader_subgroup_basic : require
-layout(local_size_x = 128) in;
-layout(set = 0, binding = 0) readonly buffer A { float16_t a[]; };
-layout(set = 0, binding = 1) readonly buffer B { float16_t b[]; };
-layout(set = 0, binding = 2) writeonly buffer C { float c[]; };
-layout(push_constant) uniform P { uint m; uint n; uint k; } pc;
-// 4 subgroups of 32 (NVIDIA's size) in a 2 x 2 grid, 64 x 64 of C each
-void main() {
-  uint sg = gl_SubgroupID;
-  uint row0 = gl_WorkGroupID.y * 128u + (sg / 2u) * 64u;
-  uint col0 = gl_WorkGroupID.x * 128u + (sg % 2u) * 64u;
-  fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[4][4];
-  for (int i = 0; i < 4; i++)
-    for (int j = 0; j < 4; j++)
-      acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
-  for (uint kk = 0u; kk < pc.k; kk += 16u) {
-    fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> x[4];
-    fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> y[4];
-    for (int i = 0; i < 4; i++)
-      coopMatLoadNV(x[i], a, (row0 + 16u * uint(i)) * pc.k + kk, pc.k, false);
-    for (int j = 0; j < 4; j++)
-      coopMatLoadNV(y[j], b, kk * pc.n + col0 + 16u * uint(j), pc.n, false);
-    for (int i = 0; i < 4; i++)
-      for (int j = 0; j < 4; j++)
-        acc[i][j] = coopMatMulAddNV(x[i], y[j], acc[i][j]);
-  }
-  for (int i = 0; i < 4; i++)
-    for (int j = 0; j < 4; j++)
-      coopMatStoreNV(acc[i][j], c, (row0 + 16u * uint(i)) * pc.n + col0 + 16u * uint(j),
-                     pc.n, false);
-}
-"""
-
-_COOP_MANIFEST = """vulpy_manifest: 1
-kernel: main
-entry_point: main
-local_size: [128, 1, 1]
-buffers:
-  - {name: a, set: 0, binding: 0, type: f16, elem_size: 2, access: readonly}
-  - {name: b, set: 0, binding: 1, type: f16, elem_size: 2, access: readonly}
-  - {name: c, set: 0, binding: 2, type: f32, elem_size: 4, access: writeonly}
-push_constants:
-  size: 12
-  fields:
-    - {name: m, type: u32, offset: 0, size: 4}
-    - {name: "n", type: u32, offset: 4, size: 4}
-    - {name: k, type: u32, offset: 8, size: 4}
-structs: []
-shared_bytes: 0
-features: [storage16, float16, subgroup_basic, vulkan_memory_model, cooperative_matrix]
-"""
-
-# The shared-memory variant: 8 subgroups (2 x 4) own a 128 x 128 block of C,
-# each 64 x 32 (4 x 2 accumulators); every K step of 32 copies the A tile
-# (128 x 32 halves) and the B tile (32 x 128) into shared memory as uvec4s
-# (8 halves, 16-byte loads; rows padded by one uvec4 against bank
-# conflicts), and the MMAs read their tiles from there (coopMatLoadNV on a
-# uvec4 array: offset and stride count uvec4s).
-_SMEM_GLSL = """#version 450
-#extension GL_NV_cooperative_matrix : require
-#extension GL_KHR_memory_scope_semantics : require
-#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-#extension GL_EXT_shader_16bit_storage : require
-#extension GL_KHR_shader_subgroup_basic : require
-layout(local_size_x = 256) in;
-layout(set = 0, binding = 0) readonly buffer A { uvec4 a[]; };
-layout(set = 0, binding = 1) readonly buffer B { uvec4 b[]; };
-layout(set = 0, binding = 2) writeonly buffer C { float c[]; };
-layout(push_constant) uniform P { uint m; uint n; uint k; } pc;
-shared uvec4 As[128 * 5];
-shared uvec4 Bs[32 * 17];
-void main() {
-  uint tid = gl_LocalInvocationID.x;
-  uint sg = gl_SubgroupID;
-  uint wr = sg / 4u, wc = sg % 4u;
-  uint bm = gl_WorkGroupID.y * 128u, bn = gl_WorkGroupID.x * 128u;
-  uint kw = pc.k / 8u, nw = pc.n / 8u;
-  fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[4][2];
-  for (int i = 0; i < 4; i++)
-    for (int j = 0; j < 2; j++)
-      acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
-  for (uint k0 = 0u; k0 < pc.k; k0 += 32u) {
-    for (uint s = 0u; s < 2u; s++) {
-      uint e = tid + s * 256u;
-      uint r = e / 4u, q = e % 4u;
-      As[r * 5u + q] = a[(bm + r) * kw + k0 / 8u + q];
-      uint rb = e / 16u, qb = e % 16u;
-      Bs[rb * 17u + qb] = b[(k0 + rb) * nw + bn / 8u + qb];
-    }
-    barrier();
-    for (uint kk = 0u; kk < 32u; kk += 16u) {
-      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> x[4];
-      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> y[2];
-      for (int i = 0; i < 4; i++)
-        coopMatLoadNV(x[i], As, (wr * 64u + 16u * uint(i)) * 5u + kk / 8u, 5u, false);
-      for (int j = 0; j < 2; j++)
-        coopMatLoadNV(y[j], Bs, kk * 17u + (wc * 32u + 16u * uint(j)) / 8u, 17u, false);
-      for (int i = 0; i < 4; i++)
-        for (int j = 0; j < 2; j++)
-          acc[i][j] = coopMatMulAddNV(x[i], y[j], acc[i][j]);
-    }
-    barrier();
-  }
-  for (int i = 0; i < 4; i++)
-    for (int j = 0; j < 2; j++)
-      coopMatStoreNV(acc[i][j], c, (bm + wr * 64u + 16u * uint(i)) * pc.n + bn + wc * 32u + 16u * uint(j),
-                     pc.n, false);
-}
-"""
-
-_SMEM_MANIFEST = """vulpy_manifest: 1
-kernel: main
-entry_point: main
-local_size: [256, 1, 1]
-buffers:
-  - {name: a, set: 0, binding: 0, type: vec4<u32>, elem_size: 16, access: readonly}
-  - {name: b, set: 0, binding: 1, type: vec4<u32>, elem_size: 16, access: readonly}
-  - {name: c, set: 0, binding: 2, type: f32, elem_size: 4, access: writeonly}
-push_constants:
-  size: 12
-  fields:
-    - {name: m, type: u32, offset: 0, size: 4}
-    - {name: "n", type: u32, offset: 4, size: 4}
-    - {name: k, type: u32, offset: 8, size: 4}
-structs: []
-shared_bytes: 18944
-features: [storage16, float16, subgroup_basic, vulkan_memory_model, cooperative_matrix]
-"""
-
-# The older variants, kept selectable so that one device run compares them
-# with the tiled ones: name -> (invocations, K multiple, shared bytes); m
-# and n multiples of BLOCK (128).
-OLD = {"direct": (128, 16, 0), "smem": (256, 32, 18944)}
 # The tiled kernels (vulpy/_coopmat_tiled.py; M any size, N and K multiples
 # of 8): name -> Tile(bm, bn, bk, subgroups down, across, shared buffers).
 TILES = {
@@ -221,12 +73,12 @@ TILES = {
     "t128x256cbt": _tiled.Tile(128, 256, 32, 2, 4, 1, shape=True, b_one=True, b_t=True),
     "t128x128cbt": _tiled.Tile(128, 128, 32, 2, 2, 2, shape=True, b_one=True, b_t=True),
 }
-VARIANTS = {**{v: None for v in OLD}, **TILES}  # name -> its Tile (None: an older one)
+VARIANTS = TILES  # name -> its Tile
 # What runs without a choice: DEFAULT where it takes the shape, else the
 # next of ORDER that does (else the fallback). ENV (or variant=) forces one
 # variant; a shape it does not take then runs the fallback.
 DEFAULT = "t128x128"
-ORDER = (DEFAULT, "smem", "direct")
+ORDER = (DEFAULT,)
 ENV = "VULPY_COOPMAT_VARIANT"
 
 # the fallback's first step: float16 bits (2 per word) -> float32
@@ -255,24 +107,19 @@ def available(ctx=None):
 SHAPED_KEEP = 32
 
 
-def _coop_program(variant="direct", shape=None):
+def _coop_program(variant=DEFAULT, shape=None):
     """The program of `variant`; a Tile.shape kernel is compiled for
     shape = (m, n, k) (other variants ignore it)."""
     tile = VARIANTS[variant]
-    shape = tuple(shape) if tile is not None and tile.shape and shape is not None else None
-    if tile is not None and tile.shape and shape is None:
+    shape = tuple(shape) if tile.shape and shape is not None else None
+    if tile.shape and shape is None:
         raise ValueError(f"vp.matmul float16: coopmat variant {variant!r} is compiled per "
                          f"shape; pass shape=(m, n, k)")
     pk = (variant, shape) if shape else variant
     p = _progs.get(pk)
     if p is None:
-        if tile is None:
-            glsl, man = {"direct": (_COOP_GLSL, _COOP_MANIFEST),
-                         "smem": (_SMEM_GLSL, _SMEM_MANIFEST)}[variant]
-            key = ("coopmat", "nv", variant, 1)
-        else:
-            glsl, man = _tiled.glsl(tile, shape), _tiled.manifest(tile)
-            key = ("coopmat", "nv", "tiled", tile, shape, 1)
+        glsl, man = _tiled.glsl(tile, shape), _tiled.manifest(tile)
+        key = ("coopmat", "nv", "tiled", tile, shape, 1)
         label = f"vp.matmul float16 (coopmat {variant})"
         spirv = _native.ext().glsl_to_spirv(glsl, label)
         p = Program({"glsl": glsl, "spirv": spirv, "manifest": man, "key": key}, label)
@@ -318,9 +165,6 @@ def _takes(ctx, v, m, n, k):
     tile = VARIANTS[v]
     shared = lim.get("max_shared_memory") or 16384
     maxg = lim.get("max_workgroup_count") or (65535, 65535, 65535)
-    if tile is None:
-        return m % BLOCK == 0 and n % BLOCK == 0 and k % OLD[v][1] == 0 and \
-            OLD[v][2] <= shared and n // BLOCK <= maxg[0] and m // BLOCK <= maxg[1]
     gx, gy, _ = tile.groups(m, n)
     return n % 8 == 0 and k % 8 == 0 and gx <= maxg[0] and gy <= maxg[1] and \
         tile.shared_bytes <= shared
@@ -365,11 +209,9 @@ def launch_args(v, m, n, k):
     """(program, push constants, workgroup grid, (rows, columns) of the
     float32 output buffer) of variant v for an m x k @ k x n product: the
     tiled kernels write whole tiles of a padded buffer, whose m x n corner
-    is the product (_coopmat_tiled: edges); the older ones m x n."""
+    is the product (_coopmat_tiled: edges)."""
     p = _coop_program(v, (m, n, k))
     tile = VARIANTS[v]
-    if tile is None:
-        return p, p.packer.pack({"m": m, "n": n, "k": k}), (n // BLOCK, m // BLOCK, 1), (m, n)
     pm, pn = tile.padded(m, n)
     return p, p.packer.pack({"m": m, "n": n, "k": k, "ldc": pn}), tile.groups(m, n), (pm, pn)
 

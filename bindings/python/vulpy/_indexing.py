@@ -18,6 +18,7 @@ Indices out of range raise IndexError when the index array is on the host;
 resident index arrays are clamped on reads and dropped on writes (the GPU
 cannot raise).
 """
+import math
 import numpy as np
 
 from . import _array, _arrayops, _graph
@@ -115,17 +116,16 @@ def _view(a, b):
     st = tuple(b.strides)
     shape = tuple(b.shape)
     contiguous = b.offset == 0 and st == _graph.c_strides(shape)
-    n = 1
-    for s in shape:
-        n *= s
+    n = math.prod(shape)
     # all of the array's elements (x[...], x[None]): still all of the buffer
     whole = a._whole and contiguous and n == a._size
     return _array.ndarray(a._buf, shape, a.dtype, a._ctx, b.offset, None if contiguous else st,
                           whole)
 
 
-def _strides_of(a):
-    return list(a._estrides) if a._estrides is not None else list(_graph.c_strides(a.shape))
+def strided_view(a, shape, offset, strides):
+    """A view of resident `a` (element offset and strides into its buffer)."""
+    return _view(a, _Basic(shape, offset, strides))
 
 
 def _host_index(k, dim):
@@ -152,7 +152,7 @@ def getitem(a, key):
     if _is_mask(key) and not isinstance(key, tuple):
         return _mask_get(a, key)
     entries = _expand(key, a.ndim)
-    b, adv = _basic(a.shape, a._offset, _strides_of(a), entries)
+    b, adv = _basic(a.shape, a._offset, _array.elem_strides(a), entries)
     view = _view(a, b)
     if not adv:
         return view
@@ -273,7 +273,7 @@ def setitem(a, key, value):
     if _is_mask(key) and not isinstance(key, tuple):
         return _mask_set(a, key, _unaliased(a, value, False))
     entries = _expand(key, a.ndim)
-    b, adv = _basic(a.shape, a._offset, _strides_of(a), entries)
+    b, adv = _basic(a.shape, a._offset, _array.elem_strides(a), entries)
     view = _view(a, b)
     if not adv:
         _arrayops.assign(view, _unaliased(view, value, True))
@@ -401,6 +401,6 @@ def transpose(a, axes=None):
     axes = tuple(reversed(range(nd))) if axes is None else tuple(int(x) % nd for x in axes)
     if sorted(axes) != list(range(nd)):
         raise ValueError("axes don't match array")
-    st = _strides_of(a)
+    st = _array.elem_strides(a)
     b = _Basic([a.shape[x] for x in axes], a._offset, [st[x] for x in axes])
     return _view(a, b)

@@ -536,18 +536,13 @@ class JitFunction:
             r = fast(args, out, sync)
             if r is not NotImplemented:
                 return r
-        ctx = None
         outs = _outs(out, self.__name__)
         for a in args + outs:
             if getattr(a, "dtype", None) is not None and getattr(a.dtype, "kind", "") == "c":
                 from . import _arrayops  # issue 19: complex operands are eager only
                 raise _arrayops.complex_unsupported(f"vp.jit {self.__name__}", a.dtype)
-            if isinstance(a, _array.ndarray):
-                if ctx is None:
-                    ctx = a._ctx
-                elif a._ctx is not ctx:
-                    raise _array.mixed_contexts(f"vp.jit {self.__name__}", ctx, a._ctx)
-        ctx = ctx or _context.resolve(self.context)
+        ctx = _array.common_context(f"vp.jit {self.__name__}", args + outs) or \
+            _context.resolve(self.context)
         if outs:
             # an argument that overlaps an out= array other than element for
             # element is read as it was before the call (NumPy's rule): a copy

@@ -165,15 +165,19 @@ def launch(prog, args, push, dispatch, groups, sync, context, label, whole=()):
     return Handle(ticket, finish)
 
 
+def _params(fn):
+    """fn's parameters (none where inspect cannot read its signature)."""
+    try:
+        return inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return ()
+
+
 def _generic_params(fn):
     """[(position among the buffer arguments, name)] of the parameters
     annotated with a bare vp.Buffer (generic kernels, lib/Frontend/generic.c)."""
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return []
     out, k = [], 0
-    for p in params:
+    for p in _params(fn):
         ann = p.annotation
         if isinstance(ann, str):  # from __future__ import annotations
             last = ann.split("[")[0].split(".")[-1]
@@ -190,12 +194,8 @@ def _generic_params(fn):
 def _generic_scalars(fn):
     """Names of the parameters annotated vp.Scalar (generic scalars,
     lib/Frontend/generic.c)."""
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return []
     out = []
-    for p in params:
+    for p in _params(fn):
         ann = p.annotation
         if ann is _types.Scalar or (isinstance(ann, str) and ann.split(".")[-1] == "Scalar"):
             out.append(p.name)
@@ -229,12 +229,8 @@ def _scalar_dtype(label, name, value, elems):
 def _nd_params(fn):
     """[(position among the buffer arguments, name, N)] of the parameters
     annotated vp.Buffer[T, N] (N-d buffers, lib/Frontend/ndbuf.c)."""
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return []
     out, k = [], 0
-    for p in params:
+    for p in _params(fn):
         ann = p.annotation
         if isinstance(ann, _types._BufferAnnotation) and ann.kind == "Buffer":
             if isinstance(ann.elem, tuple) and len(ann.elem) == 2 and isinstance(ann.elem[1], int):
@@ -261,7 +257,7 @@ def _nd_push(label, nd, buffers):
             raise TypeError(f"{label}: buffer '{name}' is vp.Buffer[T, {n}]; "
                             f"got an array of {len(shape)} dimension(s) {shape}")
         if type(a) is _array.ndarray:
-            strides = a._estrides if a._estrides is not None else c_strides(shape)
+            strides = _array.elem_strides(a)
             offset = a._offset
         else:
             strides, offset = c_strides(shape), 0

@@ -174,6 +174,43 @@ def grid_2d(ctx, items, local):
     return gx, gy, gx * local
 
 
+# The x extent of the library kernels' grids (_sort, _sort_onesweep,
+# _compact): more workgroups go in rows, which the kernels fold back
+# (_kernel_helpers.tile_id); tests set a small one to run the fold.
+MAX_GX = 32768
+
+
+def rows_grid(count):
+    """(gx, gy): `count` workgroups in rows of at most MAX_GX."""
+    gx = max(1, min(count, MAX_GX))
+    return gx, -(-count // gx)
+
+
+class Recorder:
+    """Dispatches of the library's own kernels (vp.kernel objects),
+    recorded into one submission that run() sends; `rec` is the
+    extension's Recording (fill, copy). With `profile`, each dispatch
+    carries GPU timestamps and `names` lists the kernels in order."""
+
+    def __init__(self, ctx, profile=False):
+        self.ctx = ctx
+        self.prof = profile
+        self.rec = _native.ext().Recording(ctx._native, profile)
+        self.names = []
+
+    def __call__(self, kern, bufs, groups, **push):
+        """Records kern over `bufs` (resident arrays or buffers) on
+        `groups` = (gx, gy) with the push constants by name."""
+        prog = kern.program()
+        bufs = [b._buf if isinstance(b, _array.ndarray) else b for b in bufs]
+        self.rec.dispatch(prog.native(self.ctx), bufs, prog.packer.pack(push), groups[0],
+                          groups[1], 1, True)
+        self.names.append(kern.__name__)
+
+    def run(self):
+        self.rec.run()
+
+
 def _check_loops(prog, ctx):
     """Warns when a kernel's loops with constant trip counts add up to more
     back-edges per invocation than the device runs before ending loops

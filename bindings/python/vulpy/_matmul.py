@@ -52,17 +52,6 @@ def _compute_dtype(rdt, name):
                     f"{', '.join(d.name for d in _gemm.DTYPES)}, bool)")
 
 
-def _context_of(name, xs, out=None):
-    ctx = None
-    for x in list(xs) + [out]:
-        if isinstance(x, _nd):
-            if ctx is None:
-                ctx = x._ctx
-            elif x._ctx is not ctx:
-                raise _array.mixed_contexts(f"vp.{name}", ctx, x._ctx)
-    return ctx
-
-
 def _operand(x, name, k):
     """A resident array or a NumPy array of operand k."""
     if isinstance(x, _nd):
@@ -81,16 +70,7 @@ def _dev(x, cdt, ctx):
     return _array.asarray(np.ascontiguousarray(x, dtype=cdt), context=ctx)
 
 
-def _strides(x):
-    return list(x._estrides) if x._estrides is not None else list(_c_strides(x.shape))
-
-
-def _c_strides(shape):
-    st, acc = [], 1
-    for d in reversed(shape):
-        st.append(acc)
-        acc *= d
-    return tuple(reversed(st))
+_strides = _array.elem_strides
 
 
 def _merge(shape, strides):
@@ -213,7 +193,7 @@ def _unwrap_out(out):
 
 def _matmul_core(name, a, b, out, dtype):
     resident = isinstance(a, _nd) or isinstance(b, _nd) or isinstance(out, _nd)
-    ctx = _context_of(name, (a, b), out) or _context.resolve(None)
+    ctx = _array.common_context(f"vp.{name}", (a, b, out)) or _context.resolve(None)
     sa, sb = tuple(a.shape), tuple(b.shape)
     if not sa or not sb:
         raise ValueError(f"vp.{name}: operand {0 if not sa else 1} is a scalar (shape "
@@ -288,7 +268,7 @@ def _broadcast_batch(x, batch):
     newshape = tuple(batch) + tuple(x.shape[-2:])
     if newshape == tuple(x.shape) and st == _strides(x):
         return x
-    return _indexing._view(x, _indexing._Basic(newshape, x._offset, st))
+    return _indexing.strided_view(x, newshape, x._offset, st)
 
 
 def _bmm_batched(ctx, cdt, A, B, nb, batch, m, n, cview):
@@ -431,7 +411,7 @@ def tensordot(a, b, axes=2):
 
 def _tensordot_core(name, a, b, xa, xb, out):
     resident = isinstance(a, _nd) or isinstance(b, _nd) or isinstance(out, _nd)
-    ctx = _context_of(name, (a, b), out) or _context.resolve(None)
+    ctx = _array.common_context(f"vp.{name}", (a, b, out)) or _context.resolve(None)
     rdt = np.result_type(a.dtype, b.dtype)
     cdt = _compute_dtype(rdt, name)
     fa = [i for i in range(a.ndim) if i not in xa]
@@ -536,7 +516,7 @@ def _diagonal(x, letters):
             new.append(c)
             shape.append(x.shape[i])
             strides.append(st[i])
-    return _indexing._view(x, _indexing._Basic(shape, x._offset, strides)), new
+    return _indexing.strided_view(x, shape, x._offset, strides), new
 
 
 def _sum_out(x, letters, keep, cdt):
@@ -638,7 +618,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
         raise ValueError("vp.einsum: no operands")
     ops = [_operand(x, "einsum", k) for k, x in enumerate(operands)]
     resident = builtins.any(isinstance(x, _nd) for x in ops) or isinstance(out, _nd)
-    ctx = _context_of("einsum", ops, out) or _context.resolve(None)
+    ctx = _array.common_context("vp.einsum", tuple(ops) + (out,)) or _context.resolve(None)
     letters, outl = _parse(subscripts, [tuple(np.shape(x)) for x in ops])
     rdt = np.result_type(*[x.dtype for x in ops]) if dtype is None else np.dtype(dtype)
     cdt = _compute_dtype(rdt, "einsum")
@@ -661,9 +641,9 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
         # length-1 axes broadcast against the others' lengths (NumPy does so with '...')
         st = _strides(x)
         if builtins.any(d != sizes[c] for c, d in zip(L, x.shape)):
-            x = _indexing._view(x, _indexing._Basic([sizes[c] for c in L], x._offset,
-                                                    [0 if d != sizes[c] else s for c, d, s in
-                                                     zip(L, x.shape, st)]))
+            x = _indexing.strided_view(x, [sizes[c] for c in L], x._offset,
+                                       [0 if d != sizes[c] else s for c, d, s in
+                                        zip(L, x.shape, st)])
         x, L = _diagonal(x, L)
         xs.append((x, L))
     # sum out letters no other operand and not the output have

@@ -29,13 +29,6 @@ def _res(*xs):
     return builtins.any(isinstance(x, _nd) for x in xs)
 
 
-def _context_of(*xs):
-    for x in xs:
-        if isinstance(x, _nd):
-            return x.context
-    return None
-
-
 def _asnd(x, ctx):
     """x as a resident array on ctx (NumPy data and scalars are uploaded)."""
     if isinstance(x, _nd):
@@ -51,7 +44,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     equal_nan=True."""
     if not _res(a, b):
         return np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
-    ctx = _context_of(a, b)
+    ctx = _array.common_context("vp.isclose", (a, b))
     dt = np.result_type(getattr(a, "dtype", np.asarray(a).dtype),
                         getattr(b, "dtype", np.asarray(b).dtype), 1.0)
     a = _asnd(a, ctx).astype(dt)
@@ -83,7 +76,7 @@ def array_equal(a1, a2, equal_nan=False):
     s1, s2 = np.shape(a1), np.shape(a2)
     if tuple(s1) != tuple(s2):
         return False
-    ctx = _context_of(a1, a2)
+    ctx = _array.common_context("vp.array_equal", (a1, a2))
     a1, a2 = _asnd(a1, ctx), _asnd(a2, ctx)
     eq = _ufunc.equal(a1, a2)
     if equal_nan and np.dtype(a1.dtype).kind == "f" or equal_nan and np.dtype(a2.dtype).kind == "f":
@@ -100,7 +93,7 @@ def array_equiv(a1, a2):
         np.broadcast_shapes(np.shape(a1), np.shape(a2))
     except ValueError:
         return False
-    ctx = _context_of(a1, a2)
+    ctx = _array.common_context("vp.array_equiv", (a1, a2))
     return builtins.bool(_reduce.all(_ufunc.equal(_asnd(a1, ctx), _asnd(a2, ctx))))
 
 
@@ -118,7 +111,7 @@ def diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
     if not _res(a, None if prepend is np._NoValue else prepend,
                 None if append is np._NoValue else append):
         return np.diff(a, n, axis, prepend, append)
-    ctx = _context_of(a, prepend, append)
+    ctx = _array.common_context("vp.diff", (a, prepend, append))
     a = _asnd(a, ctx)
     if n == 0:
         return a
@@ -152,7 +145,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
     values before and after."""
     if not _res(ary, to_end, to_begin):
         return np.ediff1d(ary, to_end, to_begin)
-    ctx = _context_of(ary, to_end, to_begin)
+    ctx = _array.common_context("vp.ediff1d", (ary, to_end, to_begin))
     a = _asnd(ary, ctx).ravel()
     d = diff(a)
     parts = [_asnd(np.ravel(np.asarray(to_begin, dtype=a.dtype)), ctx)] if to_begin is not None else []
@@ -172,30 +165,28 @@ def _tri_mask(m, k, lower):
     return _ufunc.less_equal(d, k) if lower else _ufunc.greater_equal(d, k)
 
 
+def _tri(m, k, lower):
+    """tril (lower) or triu of resident m: 1-D input is first broadcast to
+    a square, as NumPy does."""
+    if m.ndim == 1:
+        m = _shapeops.broadcast_to(m, (m.shape[0], m.shape[0]))
+    if m.ndim < 1:
+        raise ValueError(f"{'tril' if lower else 'triu'}: the input must be at least 1-D")
+    return _ufunc.where(_tri_mask(m, int(k), lower), m, np.zeros((), m.dtype))
+
+
 def tril(m, k=0):
     """vp.tril(m, k=0):
     numpy.tril: the elements on and below the k-th diagonal of the last
     two axes, zeros above (1-D input is first broadcast to a square)."""
-    if not _res(m):
-        return np.tril(m, k)
-    if m.ndim == 1:
-        m = _shapeops.broadcast_to(m, (m.shape[0], m.shape[0]))
-    if m.ndim < 1:
-        raise ValueError("tril: the input must be at least 1-D")
-    return _ufunc.where(_tri_mask(m, int(k), True), m, np.zeros((), m.dtype))
+    return _tri(m, k, True) if _res(m) else np.tril(m, k)
 
 
 def triu(m, k=0):
     """vp.triu(m, k=0):
     numpy.triu: the elements on and above the k-th diagonal of the last
     two axes, zeros below."""
-    if not _res(m):
-        return np.triu(m, k)
-    if m.ndim == 1:
-        m = _shapeops.broadcast_to(m, (m.shape[0], m.shape[0]))
-    if m.ndim < 1:
-        raise ValueError("triu: the input must be at least 1-D")
-    return _ufunc.where(_tri_mask(m, int(k), False), m, np.zeros((), m.dtype))
+    return _tri(m, k, False) if _res(m) else np.triu(m, k)
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
@@ -263,7 +254,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
         return np.meshgrid(*xi, copy=copy, sparse=sparse, indexing=indexing)
     if indexing not in ("xy", "ij"):
         raise ValueError("meshgrid: indexing must be 'xy' or 'ij'")
-    ctx = _context_of(*xi)
+    ctx = _array.common_context("vp.meshgrid", xi)
     xs = [_asnd(x, ctx).ravel() for x in xi]
     ndim = len(xs)
     out = []
@@ -361,7 +352,7 @@ def append(arr, values, axis=None):
     axis is None)."""
     if not _res(arr, values):
         return np.append(arr, values, axis)
-    ctx = _context_of(arr, values)
+    ctx = _array.common_context("vp.append", (arr, values))
     arr, values = _asnd(arr, ctx), _asnd(values, ctx)
     if axis is None:
         return _shapeops.concatenate([arr.ravel(), values.ravel()])

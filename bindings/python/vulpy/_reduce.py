@@ -9,6 +9,7 @@ out, resident in -> resident out. Inside vp.jit they are recorded, and a
 reduction at the end of an elementwise chain fuses into its kernel.
 """
 import builtins
+import math
 import warnings
 
 import numpy as np
@@ -348,9 +349,7 @@ def _moment(kind, a, axis, dtype, out, ddof, keepdims, context):
         a = a.astype(np.float64)
     shape = tuple(a.shape)  # ndarrays and vp.jit tracers
     axes = _axes(axis, len(shape), kind)
-    n = 1
-    for i in axes:
-        n *= shape[i]
+    n = math.prod(shape[i] for i in axes)
     if n - ddof <= 0:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
     kw = {} if isinstance(a, _graph.Traced) else {"context": context}

@@ -30,7 +30,7 @@ _I64 = np.dtype(np.int64)
 def unique_axis(ar, return_index, return_inverse, return_counts, axis, equal_nan):
     import sys
 
-    from . import _reduce, _shapeops, _stats, _ufunc
+    from . import _reduce, _shapeops, _ufunc
     # vp.argsort through the package: _sort dispatches axis= here, so
     # importing it back would close an import cycle (test_layers.py)
     argsort = sys.modules[__package__].argsort
@@ -63,21 +63,33 @@ def unique_axis(ar, return_index, return_inverse, return_counts, axis, equal_nan
         mask = _shapeops.concatenate([_array.ones((1,), np.bool_, context=ctx), head])
         first = srt[mask]
         k = first.shape[0]
-        res = [_shapeops.moveaxis(first.reshape((k,) + rest), 0, ax).copy()]
-        if return_index:
-            res.append(perm[mask])
-        if return_inverse:
-            ids = _ufunc.subtract(_reduce.cumsum(mask, 0, _I64), 1)
-            inv = _array.empty((n,), _I64, context=ctx)
-            inv[perm] = ids
-            res.append(inv)
-        if return_counts:
-            starts = _stats.flatnonzero(mask)
-            ends = _shapeops.concatenate([starts[1:], _array.full((1,), n, _I64, context=ctx)])
-            res.append(_ufunc.subtract(ends, starts))
+        res = run_results(_shapeops.moveaxis(first.reshape((k,) + rest), 0, ax).copy(), mask,
+                          perm, (n,), return_index, return_inverse, return_counts)
     if host:
         res = [r.numpy() for r in res]
     return res[0] if len(res) == 1 else tuple(res)
+
+
+def run_results(first, mask, perm, inv_shape, return_index, return_inverse, return_counts):
+    """[first, then as asked: the index, the inverse (of shape inv_shape)
+    and the counts] of unique, from `mask` (True where a run of equal
+    values starts in the sorted order) and `perm` (the sorting
+    permutation: sorted position -> input position)."""
+    from . import _reduce, _shapeops, _stats, _ufunc
+    ctx, n = mask._ctx, mask.shape[0]
+    res = [first]
+    if return_index:
+        res.append(perm[mask])
+    if return_inverse:
+        ids = _ufunc.subtract(_reduce.cumsum(mask, 0, _I64), 1)
+        inv = _array.empty((n,), _I64, context=ctx)
+        inv[perm] = ids
+        res.append(inv.reshape(inv_shape))
+    if return_counts:
+        starts = _stats.flatnonzero(mask)
+        ends = _shapeops.concatenate([starts[1:], _array.full((1,), n, _I64, context=ctx)])
+        res.append(_ufunc.subtract(ends, starts))
+    return res
 
 
 def _norm_axis(axis, ndim):

@@ -57,13 +57,8 @@ def _axes(axis, ndim, name):
     return out
 
 
-def _strides(a):
-    return list(a._estrides) if a._estrides is not None else list(_graph.c_strides(a.shape))
-
-
-def _view(a, shape, offset, strides):
-    """A view of resident `a` (element offset and strides into its buffer)."""
-    return _indexing._view(a, _indexing._Basic(shape, offset, strides))
+_strides = _array.elem_strides
+_view = _indexing.strided_view
 
 
 def _new(shape, dtype, like):

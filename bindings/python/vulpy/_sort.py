@@ -19,14 +19,13 @@ unique and searchsorted compose the sort with the array path (a stable
 argsort, a gather, a boolean-mask compaction, a cumsum) and one binary
 search kernel. NumPy in -> NumPy out; resident in -> resident out.
 """
-import builtins
 import operator
 import os
 
 import numpy as np
 
-from . import (_array, _indexing, _native, _reduce, _shapeops, _sort_kernels, _sort_onesweep,
-               _stats, _ufunc)
+from . import (_array, _indexing, _launch, _setops, _shapeops, _sort_kernels,
+               _sort_onesweep, _ufunc)
 
 _nd = _array.ndarray
 _I64 = np.dtype(np.int64)
@@ -40,12 +39,7 @@ _KEYS = {np.dtype(np.float32): ("uint32", 2, 32), np.dtype(np.float64): ("uint64
 _WIDENED = {np.dtype(t): np.dtype(w) for t, w in (
     (np.int8, np.int32), (np.int16, np.int32), (np.uint8, np.uint32), (np.uint16, np.uint32),
     (np.float16, np.float32))}
-_MAX_GX = 32768
-
-
-def _grid(count):
-    gx = builtins.max(1, builtins.min(count, _MAX_GX))
-    return gx, -(-count // gx)
+_grid = _launch.rows_grid
 
 
 # PROFILE (bench/bench_sort.py's breakdown): the sort's recordings carry
@@ -55,21 +49,12 @@ PROFILE = False
 last_times = []
 
 
-class _Rec:
-    """A recording of kernel dispatches (one submission)."""
+class _Rec(_launch.Recorder):
+    """A recording of the sort's dispatches (one submission); with
+    PROFILE, run() leaves their GPU times in last_times."""
 
     def __init__(self, ctx):
-        self.ctx = ctx
-        self.prof = PROFILE and ctx.info["limits"].get("timestamps", False)
-        self.rec = _native.ext().Recording(ctx._native, self.prof)
-        self.names = []
-
-    def __call__(self, kern, bufs, groups, **push):
-        prog = kern.program()
-        gx, gy = groups
-        self.rec.dispatch(prog.native(self.ctx), [b._buf for b in bufs],
-                          prog.packer.pack(push), gx, gy, 1, True)
-        self.names.append(kern.__name__)
+        super().__init__(ctx, PROFILE and ctx.info["limits"].get("timestamps", False))
 
     def run(self):
         global last_times
@@ -271,19 +256,25 @@ def _sorted(a, axis, values, name="vp.sort"):
     return out, _back(v, shape, axis, ndim)
 
 
-def _sort_host(a, axis, kind, order, stable, name, fn):
-    """NumPy in -> NumPy out: upload, sort on the device, download."""
+def _sort_call(name, a, axis, kind, order, stable, values):
+    """vp.sort (values False: the sorted keys) or vp.argsort (values True:
+    the indices) of `a`; NumPy in -> NumPy out (upload, sort on the
+    device, download)."""
+    a = _prep(a, name)
+    name = f"vp.{name}"
     _check_kind(kind, stable, name)
     _check_order(order, name)
-    a = np.asarray(a)
-    if np.dtype(a.dtype) not in _KEYS and np.dtype(a.dtype) not in _WIDENED:
-        raise _unsupported(a.dtype, name)
-    if axis is not None:
-        _axis(a, axis)
-    elif a.ndim == 0:
-        a = a.reshape(1)
-    r = fn(_array.asarray(a), axis=axis)
-    return r.numpy()
+    host = not isinstance(a, _nd)
+    if host:
+        a = np.asarray(a)
+        if np.dtype(a.dtype) not in _KEYS and np.dtype(a.dtype) not in _WIDENED:
+            raise _unsupported(a.dtype, name)
+        if axis is None and a.ndim == 0:
+            a = a.reshape(1)
+        _axis(a, axis)  # NumPy's errors before the upload
+        a = _array.asarray(a)
+    r = _sorted(a, _axis(a, axis), values, name)[int(values)]
+    return r.numpy() if host else r
 
 
 # ------------------------------------------------------------------ the API
@@ -292,24 +283,14 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     numpy.sort on the GPU: a sorted copy along `axis` (None: flattened).
     Stable whatever `kind` says (a radix sort; NumPy's order: NaN last,
     -0.0 and 0.0 equal and left in input order)."""
-    a = _prep(a, "sort")
-    if not isinstance(a, _nd):
-        return _sort_host(a, axis, kind, order, stable, "vp.sort", sort)
-    _check_kind(kind, stable, "vp.sort")
-    _check_order(order, "vp.sort")
-    return _sorted(a, _axis(a, axis), False)[0]
+    return _sort_call("sort", a, axis, kind, order, stable, False)
 
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     """vp.argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     numpy.argsort on the GPU: int64 indices that sort `a` along `axis`
     (None: flattened), those of NumPy's kind='stable'."""
-    a = _prep(a, "argsort")
-    if not isinstance(a, _nd):
-        return _sort_host(a, axis, kind, order, stable, "vp.argsort", argsort)
-    _check_kind(kind, stable, "vp.argsort")
-    _check_order(order, "vp.argsort")
-    return _sorted(a, _axis(a, axis), True, "vp.argsort")[1]
+    return _sort_call("argsort", a, axis, kind, order, stable, True)
 
 
 def sort_in_place(self, axis=-1, kind=None, order=None, *, stable=None):
@@ -389,8 +370,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     optionally the first index of each, the inverse (input shape) and the
     counts. NaNs count as one value (equal_nan=True, NumPy's default)."""
     if axis is not None:  # issue 19: unique slices along an axis (_setops.py)
-        from ._setops import unique_axis
-        return unique_axis(ar, return_index, return_inverse, return_counts, axis, equal_nan)
+        return _setops.unique_axis(ar, return_index, return_inverse, return_counts, axis, equal_nan)
     resident = isinstance(ar, _nd)
     if not resident:
         a_np = np.asarray(ar)
@@ -420,18 +400,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
             mask = _shapeops.concatenate([_array.ones((1,), np.bool_, context=ctx), head])
         else:
             mask = _array.ones((1,), np.bool_, context=ctx)
-        res = [srt[mask]]
-        if return_index:
-            res.append(perm[mask])
-        if return_inverse:
-            ids = _ufunc.subtract(_reduce.cumsum(mask, 0, _I64), 1)
-            inv = _array.empty((n,), _I64, context=ctx)
-            inv[perm] = ids
-            res.append(inv.reshape(shape))
-        if return_counts:
-            starts = _stats.flatnonzero(mask)
-            ends = _shapeops.concatenate([starts[1:], _array.full((1,), n, _I64, context=ctx)])
-            res.append(_ufunc.subtract(ends, starts))
+        res = _setops.run_results(srt[mask], mask, perm, shape, return_index, return_inverse,
+                                  return_counts)
     if not resident:
         res = [r.numpy() for r in res]
     return res[0] if len(res) == 1 else tuple(res)

@@ -21,6 +21,7 @@ nanmax/nanmin give NaN without NumPy's RuntimeWarning (the warning would
 need a read back of the result), and average's "weights sum to zero" is not
 checked (the result is NaN or inf), for the same reason.
 """
+import math
 import warnings
 
 import numpy as np
@@ -47,10 +48,7 @@ def _axes(a, axis, name):
 
 
 def _count(a, axes):
-    n = 1
-    for i in axes:
-        n *= a.shape[i]
-    return n
+    return math.prod(a.shape[i] for i in axes)
 
 
 def _finish(r, out):

@@ -16,6 +16,7 @@ semantics per operation are _graph.apply_ufunc's. Python only chooses:
 The first call of a resident signature hands the plan to the C fast path
 (Launcher.ufunc), which runs the next calls without Python.
 """
+import math
 import weakref
 
 import numpy as np
@@ -28,7 +29,6 @@ _I32, _U32 = np.dtype(np.int32), np.dtype(np.uint32)
 _I64, _U64 = np.dtype(np.int64), np.dtype(np.uint64)
 _BOOL = np.dtype(np.bool_)
 _DTYPES = frozenset((_F32, _F64, _I32, _U32, _I64, _U64, _BOOL))
-_FEATURE = {_F64: "float64", _I64: "int64", _U64: "int64"}
 _SMALL = frozenset(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.float16))
 
 _ALIASES = {"true_divide": "divide", "abs": "absolute", "asin": "arcsin", "acos": "arccos",
@@ -175,9 +175,9 @@ class Ufunc:
             if type(o) is _array.ndarray:
                 args = _array.unalias(args, (o,))
         # vp.jit's tracers record the call (an operand type with the hook);
-        # strided views, out= views (a prefix view too: this planner's vec4
-        # kernels would write past its end) and broadcasts over more than
-        # four dimensions run on the array path
+        # strided views and out= views (a prefix view too: this planner's
+        # vec4 kernels would write past its end) run on the array path, and
+        # so do broadcasts (_apply hands them over)
         view = False
         for a in args:
             t = type(a)
@@ -191,7 +191,7 @@ class Ufunc:
         if out is not None:
             o = out[0] if type(out) is tuple and len(out) == 1 else out
             view = view or (type(o) is _array.ndarray and not o._whole)
-        if view or (self.name != "cast" and _arrayops.many_dims(args)):
+        if view:
             return _arrayops.ufunc(self, args, out, context, sync)
         if args and type(args[0]) is np.ndarray:
             r = self._try_fast_np(args, out, context, sync)
@@ -354,16 +354,11 @@ _dtype_key = _arrayops.dtype_key
 
 
 def _apply(uf, args, out, context, sync, loop=None):
-    resident = out if isinstance(out, _array.ndarray) else None
-    ctx = None
-    for a in args:
-        if isinstance(a, _array.ndarray):
-            if ctx is None:
-                ctx = a._ctx
-                resident = a if resident is None else resident
-            elif a._ctx is not ctx:
-                raise _array.mixed_contexts(f"vp.{uf.name}", ctx, a._ctx)
-    if resident is not None and out is not None and isinstance(out, _array.ndarray):
+    ctx = _array.common_context(f"vp.{uf.name}", args)
+    # out=, else the first resident operand: the result is resident
+    resident = out if isinstance(out, _array.ndarray) else \
+        next((a for a in args if isinstance(a, _array.ndarray)), None)
+    if resident is out and out is not None:
         if ctx is not None and out._ctx is not ctx:
             raise _array.mixed_contexts(f"vp.{uf.name} (out=)", ctx, out._ctx)
         ctx = out._ctx
@@ -389,7 +384,7 @@ def _apply(uf, args, out, context, sync, loop=None):
             names = ", ".join(d.name for d in _array.DTYPES)
             raise TypeError(f"vp.{uf.name}: dtype {dt.name} is not supported on the GPU "
                             f"(supported: {names})")
-        feat = _FEATURE.get(dt)
+        feat = _graph.FEATURE.get(dt)
         if feat is not None and not ctx.has(feat):
             ctx.require(feat, f"vp.{uf.name} on {dt.name}")
 
@@ -422,9 +417,7 @@ def _apply(uf, args, out, context, sync, loop=None):
     except ValueError:
         raise ValueError(f"vp.{uf.name}: operands could not be broadcast together with shapes "
                          f"{' '.join(str(s) for s in shapes)}") from None
-    n = 1
-    for s in oshape:
-        n *= s
+    n = math.prod(oshape)
     if all(s == () for s in shapes) or any(s != oshape and (s != () or isinstance(
             o, _array.ndarray)) for s, o in zip(shapes, ops)):
         # broadcasts (a resident 0-d array too) and scalars alone: the array
@@ -473,7 +466,7 @@ def _apply(uf, args, out, context, sync, loop=None):
     bufs, layout, storage = [], [], []
     for k, a in enumerate(ops):
         if isinstance(a, _array.ndarray):
-            buf, st, shp = a._buf, a.dtype, a.shape
+            buf, st = a._buf, a.dtype
         elif isinstance(a, np.ndarray):
             if a.ndim == 0:
                 v = a.astype(loop_in[k]) if loop_in[k] != _BOOL else a.astype(np.bool_)
@@ -490,7 +483,7 @@ def _apply(uf, args, out, context, sync, loop=None):
             # caller may change the array before waiting
             buf = ctx._host_input(host, allow_import=sync and host is args[k])
             scratch.append(buf)
-            st, shp = loop_in[k], a.shape
+            st = loop_in[k]
         bufs.append(buf)
         storage.append(st)
         layout.append("c")  # of the output's shape (broadcasts left above)

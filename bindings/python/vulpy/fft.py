@@ -37,7 +37,6 @@ import operator
 import numpy as np
 
 from . import _array, _complex, _context, _native, _ufunc
-from ._graph import c_strides
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
            "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -139,8 +138,7 @@ def _view(a, shape, offset, strides):
     return _array.ndarray(a._buf, tuple(shape), a.dtype, a._ctx, offset, tuple(strides), False)
 
 
-def _estrides(a):
-    return list(a._estrides) if a._estrides is not None else list(c_strides(a.shape))
+_estrides = _array.elem_strides
 
 
 def _resized(fname, a, cdt, axes, s, copy=True):

@@ -24,6 +24,7 @@ NORMAL32_PATHS and NORMAL32_FAMILY, VULPY_NORMAL32_PATH), integers Lemire's
 multiply without rejection (bias below span / 2^64), uniform, normal and
 exponential are transforms of random / standard_normal.
 """
+import math
 import numbers
 import operator
 import os
@@ -79,9 +80,7 @@ def _size(size, who):
         raise TypeError(f"{who}: size= must be an int or a tuple of ints, got {size!r}")
     if any(s < 0 for s in size):
         raise ValueError(f"{who}: size= must not be negative, got {size!r}")
-    n = 1
-    for s in size:
-        n *= s
+    n = math.prod(size)
     if n > _MAX_N:
         raise ValueError(f"{who}: size= asks for {n} values; one call makes at most "
                          f"{_MAX_N} (split the request)")
@@ -96,13 +95,6 @@ def _float_dtype(dtype, who):
     if dt not in (_F32, _F64):
         raise TypeError(f"{who}: dtype= must be float32 or float64, got {dt.name}")
     return dt
-
-
-def _count(shape):
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 def _target(shape, dt, out, who):
@@ -120,8 +112,8 @@ def _target(shape, dt, out, who):
     if shape is not None and tuple(out.shape) != tuple(shape):
         raise ValueError(f"{who}: size= {shape} does not match out= of shape "
                          f"{tuple(out.shape)}")
-    if _count(out.shape) > _MAX_N:
-        raise ValueError(f"{who}: out= has {_count(out.shape)} elements; one call makes at "
+    if math.prod(out.shape) > _MAX_N:
+        raise ValueError(f"{who}: out= has {math.prod(out.shape)} elements; one call makes at "
                          f"most {_MAX_N}")
     return out
 
@@ -359,7 +351,7 @@ class Philox:
         Philox.random_raw), as a resident uint64 array (0-d for size=None)."""
         shape = _size(size, "Philox.random_raw")
         out = _array.empty(shape, np.uint64)
-        self._fill_words(_kernels().raw_u64, out, _count(shape))
+        self._fill_words(_kernels().raw_u64, out, math.prod(shape))
         return out
 
     def advance(self, delta):
@@ -407,7 +399,7 @@ class Generator:
         dt = _float_dtype(dtype, "Generator.random")
         shape = None if (size is None and out is not None) else _size(size, "Generator.random")
         arr = _target(shape, dt, out, "Generator.random")
-        n = _count(arr.shape)
+        n = math.prod(arr.shape)
         bg, k = self.bit_generator, _kernels()
         if dt == _F64:
             bg._fill_words(k.uniform_f64, arr, n)
@@ -439,7 +431,7 @@ class Generator:
         shape = None if (size is None and out is not None) else _size(
             size, "Generator.standard_normal")
         arr = _target(shape, dt, out, "Generator.standard_normal")
-        n = _count(arr.shape)
+        n = math.prod(arr.shape)
         per = 8 if dt == _F32 else 4
         nb = (n + per - 1) // per
         if n == 0:
@@ -530,7 +522,7 @@ class Generator:
                              f"([{info.min}, {info.max}])")
         span = (top - low + 1) & _MASK64  # 0 means all 2^64 values
         shape = _size(size, who)
-        n = _count(shape)
+        n = math.prod(shape)
         out = _array.empty(shape, np.int64)
         bg, k = self.bit_generator, _kernels()
         ctr, skip, nb = bg._take(n)
@@ -576,7 +568,7 @@ def _normal32_scaled(gen, shape, scale, loc):
     (the caller scales standard_normal's result)."""
     if shape is None:
         return None
-    n = _count(shape)
+    n = math.prod(shape)
     if n == 0 or n % 4:
         return None
     arr = _target(shape, _F32, None, "Generator.normal")
