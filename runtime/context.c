@@ -443,7 +443,10 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
   if (ctx->info.kind == VRT_DEVICE_CPU && ctx->pool_cache_max > (1ull << 30))
     ctx->pool_cache_max = 1ull << 30;
   vrt_context_set_eager_inflight(ctx, opt->eager_inflight);
-  ctx->eager_flusher_us = opt->eager_flusher_us > 1000 ? 1000 : opt->eager_flusher_us;
+  ctx->eager_flusher_us = opt->eager_flusher_us == VRT_EAGER_FLUSHER_BLOCK ? 0
+                          : !opt->eager_flusher_us                       ? VRT_EAGER_FLUSHER_US
+                          : opt->eager_flusher_us > 1000                 ? 1000
+                                                                         : opt->eager_flusher_us;
   if (opt->eager_batch == VRT_EAGER_ADAPTIVE_OPT)
     vrt_context_set_eager_adaptive(ctx, 0);
   else if (opt->eager_batch)

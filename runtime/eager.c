@@ -28,8 +28,13 @@
  *    on flush_cond until the next hold: no busy loop. It takes the context
  *    lock only to look at the held batch and to send it;
  *    vrt_context_destroy stops and joins it, then sends what is left.
- *    With eager_flusher_us (VULPY_EAGER_FLUSHER_US) it polls the timeline
- *    every that many us instead of blocking in the driver (measuring).
+ *    That is VULPY_EAGER_FLUSHER_US=block; by default (eager_flusher_us,
+ *    VRT_EAGER_FLUSHER_US = 20) it polls the timeline every that many us
+ *    while a batch is held and sleeps on flush_cond while none is: on the
+ *    H200 (2026-12-03) a flusher blocked in vkWaitSemaphores while kernels
+ *    ran made them slower (30 pipelined `c = a + b` at 2^27: 16.6-19.8 ms
+ *    of GPU work against 11.1 with batch 1 or the polling flusher), though
+ *    nothing was held (each dispatch binds more than the held-bytes cap).
  *
  * With eager_inflight 1 the GPU's queue drained at every batch boundary
  * and idled while the flusher woke up and submitted (the H200, 2026-12-03:
@@ -44,6 +49,9 @@
 #include "internal.h"
 
 #include <time.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 /* The value of the k-th most recent submission on the default queue's
  * timeline; 0 when there were fewer (lock held: pushes are made under it). */
@@ -76,6 +84,12 @@ static bool counter(vrt_context *ctx, uint64_t *v) {
  * once the queue is drained (or in a fixed batch, or broken). */
 static void *flusher_main(void *arg) {
   vrt_context *ctx = arg;
+#ifdef PR_SET_TIMERSLACK
+  /* polls every eager_flusher_us: the default 50 us of slack would more
+   * than triple the default period */
+  if (ctx->eager_flusher_us)
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+#endif
   pthread_mutex_lock(&ctx->lock); /* once: pthread_cond_wait needs that */
   while (!atomic_load(&ctx->flusher_stop)) {
     uint64_t sent = atomic_load(&ctx->sent), v = 0;
@@ -102,7 +116,11 @@ static void *flusher_main(void *arg) {
         vp_diags_free(&ignore);
         continue; /* what it sent is in flight now */
       }
-      if (gate > v) {
+      if (!ctx->nheld && ctx->eager_flusher_us) {
+        /* polling: nothing held, nothing to watch (a hold wakes it); no
+         * wake-ups while long kernels run with nothing held */
+        idle = true;
+      } else if (gate > v) {
         target = gate;
       } else if (sent > v) {
         /* fewer in flight than a hold needs: the oldest value still

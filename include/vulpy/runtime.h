@@ -362,13 +362,17 @@ typedef struct vrt_context_options {
    * (vrt_context_set_eager_inflight; VULPY_EAGER_INFLIGHT, 1 to 8); 0:
    * VRT_EAGER_INFLIGHT. */
   uint32_t eager_inflight;
-  /* How adaptive batching's flusher thread waits for the work in flight:
-   * 0 (the default), blocked in vkWaitSemaphores; n (1 to 1000), polling
-   * the timeline every n us (VULPY_EAGER_FLUSHER_US; measuring: a driver
-   * whose blocked waiter slows the host's own calls or wakes late). */
+  /* How adaptive batching's flusher thread waits for the work in flight
+   * while it holds a batch: 0, polling the timeline every
+   * VRT_EAGER_FLUSHER_US; n (1 to 1000), every n us; VRT_EAGER_FLUSHER_BLOCK,
+   * blocked in vkWaitSemaphores (VULPY_EAGER_FLUSHER_US=block: measuring;
+   * on the H200 a waiter blocked in the driver while kernels ran made them
+   * up to 1.8x slower). */
   uint32_t eager_flusher_us;
 } vrt_context_options;
 #define VRT_EAGER_ADAPTIVE_OPT 0xffffffffu
+#define VRT_EAGER_FLUSHER_US 20u
+#define VRT_EAGER_FLUSHER_BLOCK 0xffffffffu
 
 /* Creates a context; NULL `opt` means all defaults. */
 vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d);

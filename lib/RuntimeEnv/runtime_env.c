@@ -182,8 +182,12 @@ bool vrt_env_context_options(vrt_context_options *opt, vrt_env *env, vp_diags *d
   }
   if (!opt->eager_inflight && (v = var(env, "VULPY_EAGER_INFLIGHT")))
     ok &= number_in("VULPY_EAGER_INFLIGHT", v, 1, 8, &opt->eager_inflight, d);
-  if (!opt->eager_flusher_us && (v = var(env, "VULPY_EAGER_FLUSHER_US")))
-    ok &= number_in("VULPY_EAGER_FLUSHER_US", v, 0, 1000, &opt->eager_flusher_us, d);
+  if (!opt->eager_flusher_us && (v = var(env, "VULPY_EAGER_FLUSHER_US"))) {
+    if (strcmp(v, "block") == 0)
+      opt->eager_flusher_us = VRT_EAGER_FLUSHER_BLOCK;
+    else
+      ok &= number_in("VULPY_EAGER_FLUSHER_US", v, 1, 1000, &opt->eager_flusher_us, d);
+  }
   if (!opt->vulkan_library)
     opt->vulkan_library = var(env, "VULPY_VULKAN_LIBRARY");
   return ok;

@@ -78,6 +78,10 @@ static void test_each_variable(void) {
   setenv("VULPY_EAGER_FLUSHER_US", "20", 1);
   CHECK(parse(&o, &env, &d));
   CHECK(o.eager_flusher_us == 20);
+  /* `block`: the flusher waits in the driver (0 is the default: polling) */
+  setenv("VULPY_EAGER_FLUSHER_US", "block", 1);
+  CHECK(parse(&o, &env, &d));
+  CHECK(o.eager_flusher_us == VRT_EAGER_FLUSHER_BLOCK);
   CHECK(o.staging_slots == 8 && o.staging_slot_mib == 32);
   CHECK(o.eager_batch == VRT_EAGER_ADAPTIVE_OPT && o.eager_inflight == 3);
   CHECK(streq(o.device, "cpu") && o.validation == 0 && streq(o.cache_dir, "/c") &&
@@ -151,6 +155,7 @@ static void test_bad_values(void) {
   bad("VULPY_EAGER_INFLIGHT", "0", "VULPY_EAGER_INFLIGHT='0' is not a whole number of at least 1");
   bad("VULPY_EAGER_INFLIGHT", "9", "VULPY_EAGER_INFLIGHT='9' is more than 8");
   bad("VULPY_EAGER_FLUSHER_US", "1001", "VULPY_EAGER_FLUSHER_US='1001' is more than 1000");
+  bad("VULPY_EAGER_FLUSHER_US", "0", "VULPY_EAGER_FLUSHER_US='0' is not a whole number of at least 1");
   bad("VULPY_STAGING_MIB", "0", "VULPY_STAGING_MIB='0' is not a whole number of at least 1");
   bad("VULPY_STAGING_MIB", "512", "VULPY_STAGING_MIB='512' is more than 256");
 }
