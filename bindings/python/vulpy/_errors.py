@@ -6,6 +6,11 @@ raises them with the formatted diagnostic text as the message and the parts
 in a `diagnostics` attribute: a list of dicts with severity, file, line,
 col, message and hint.
 """
+import numpy as _np
+
+# NumPy's AxisError: numpy.exceptions.AxisError from NumPy 1.25, the
+# top-level numpy.AxisError before (pyproject allows NumPy 1.24)
+AxisError = getattr(_np, "exceptions", _np).AxisError
 
 
 class VulkanError(RuntimeError):

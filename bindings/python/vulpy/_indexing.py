@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from . import _array, _arrayops, _graph
+from . import _errors
 
 _BOOL = np.dtype(np.bool_)
 _I32 = np.dtype(np.int32)
@@ -364,7 +365,7 @@ def take(a, indices, axis=None, out=None, mode="raise", *, context=None):
     else:
         ax = int(axis)
         if not -a.ndim <= ax < a.ndim:
-            raise np.exceptions.AxisError(ax, a.ndim, "vp.take: axis")
+            raise _errors.AxisError(ax, a.ndim, "vp.take: axis")
         ax %= a.ndim
     idx = indices if isinstance(indices, (_array.ndarray, _graph.Traced)) or np.ndim(indices) \
         else int(indices)

@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from . import _array, _arrayops, _engine, _graph, _ufunc
+from . import _errors
 from ._launch import Handle
 
 _BOOL = np.dtype(np.bool_)
@@ -38,8 +39,7 @@ def _axes(axis, ndim, name):
     for a in items:
         a = int(a)
         if not -ndim <= a < builtins.max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
-            raise np.exceptions.AxisError(a, ndim) if hasattr(np, "exceptions") else \
-                ValueError(f"axis {a} is out of bounds for array of dimension {ndim}")
+            raise _errors.AxisError(a, ndim)
         a = a % ndim if ndim else 0
         if a in out:
             raise ValueError(f"vp.{name}: duplicate value in 'axis'")

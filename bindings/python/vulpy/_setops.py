@@ -22,6 +22,7 @@ differ from NumPy's order (NumPy's structured sort is not specified for NaN).
 import numpy as np
 
 from . import _array
+from . import _errors
 
 _nd = _array.ndarray
 _I64 = np.dtype(np.int64)
@@ -99,5 +100,5 @@ def _norm_axis(axis, ndim):
     except TypeError:
         raise TypeError(f"vp.unique: axis= must be an int or None, got {axis!r}") from None
     if not -ndim <= a < ndim:
-        raise np.exceptions.AxisError(a, ndim)
+        raise _errors.AxisError(a, ndim)
     return a % ndim

@@ -28,6 +28,7 @@ import operator
 import numpy as np
 
 from . import _array, _arrayops, _graph, _indexing, _reduce, _stats, _ufunc
+from . import _errors
 
 _nd = _array.ndarray
 
@@ -45,7 +46,7 @@ def _resident(*xs):
 def _axis(axis, ndim, name):
     a = operator.index(axis)
     if not -ndim <= a < ndim:
-        raise np.exceptions.AxisError(a, ndim, f"vp.{name}: axis")
+        raise _errors.AxisError(a, ndim, f"vp.{name}: axis")
     return a % ndim
 
 

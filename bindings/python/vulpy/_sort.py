@@ -24,7 +24,7 @@ import os
 
 import numpy as np
 
-from . import (_array, _indexing, _launch, _setops, _shapeops, _sort_kernels,
+from . import (_array, _errors, _indexing, _launch, _setops, _shapeops, _sort_kernels,
                _sort_onesweep, _ufunc)
 
 _nd = _array.ndarray
@@ -195,7 +195,7 @@ def _axis(a, axis):
         raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an "
                         f"integer") from None
     if not -a.ndim <= axis < a.ndim:
-        raise np.exceptions.AxisError(axis, a.ndim)
+        raise _errors.AxisError(axis, a.ndim)
     return axis % a.ndim
 
 

@@ -37,6 +37,7 @@ import operator
 import numpy as np
 
 from . import _array, _complex, _context, _native, _ufunc
+from . import _errors
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
            "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -60,7 +61,7 @@ def _axis(fname, axis, ndim, what="axis"):
     except TypeError:
         raise TypeError(f"vp.fft.{fname}: {what}={axis!r} is not an integer") from None
     if not -ndim <= ax < ndim:
-        raise np.exceptions.AxisError(f"vp.fft.{fname}: {what}={axis} is out of bounds for an "
+        raise _errors.AxisError(f"vp.fft.{fname}: {what}={axis} is out of bounds for an "
                                       f"array of dimension {ndim}")
     return ax % ndim
 
@@ -417,13 +418,13 @@ def _shift(fname, x, axes, sign):
     elif isinstance(axes, (int, np.integer)):
         ax = operator.index(axes)
         if not -a.ndim <= ax < a.ndim:
-            raise np.exceptions.AxisError(ax, a.ndim, f"vp.fft.{fname}: axes")
+            raise _errors.AxisError(ax, a.ndim, f"vp.fft.{fname}: axes")
         shift = sign * (a.shape[ax] // 2)
     else:
         axes = tuple(operator.index(ax) for ax in axes)
         for ax in axes:
             if not -a.ndim <= ax < a.ndim:
-                raise np.exceptions.AxisError(ax, a.ndim, f"vp.fft.{fname}: axes")
+                raise _errors.AxisError(ax, a.ndim, f"vp.fft.{fname}: axes")
         shift = [sign * (a.shape[ax] // 2) for ax in axes]
     if a.dtype.kind == "c":  # roll the (..., 2) float view: the same moves
         axes_f = tuple(ax % a.ndim for ax in (axes if isinstance(axes, tuple) else (axes,)))
