@@ -169,14 +169,33 @@ static vir_sym *local(pl *l, const char *name, vir_value *init);
 static vir_value *lload(pl *l, vir_sym *s);
 static void lstore(pl *l, vir_sym *s, vir_value *v);
 
+/* A wait's read-modify-write poll (lavapipe) is RMW_WAIT_POLLS atomics in
+ * a row, the last one's value used. Lavapipe bounds a wait by loop
+ * back-edges (65,535 an invocation in all), not time: one atomic a
+ * back-edge (~30 ns on a CPU core) made 20,000 polls a 2 ms wait, shorter
+ * than the OS may park the thread of the group waited for on a loaded
+ * 2-core machine (CI saw such timeouts). 32 in a row stretch the same
+ * back-edges over ~1 us each, a ~20 ms wait. The barrier word only moves
+ * on once every group arrived, and abort bits stay set, so the last poll
+ * sees whatever an earlier one would have. (A constant-trip loop would
+ * read shorter, but whether a driver unrolls it decides whether its
+ * back-edges draw on the budget.) */
+#define RMW_WAIT_POLLS 32u
+
 /* A poll of word `w` inside a spin loop: a relaxed load, or where the
  * host asked for it (H_FLAGS) an atomic or with 0, which no compiler moves
- * out of the loop. Relaxed, with a fence after the loop: lavapipe (Mesa
- * 22.3) drops the whole dispatch when an atomic with acquire semantics
- * sits in a loop under a branch that only some invocations take. */
-static vir_value *poll_sem(pl *l, vir_sym *s, uint32_t w, vir_semantics se) {
+ * out of the loop (`reps` of them in a row: RMW_WAIT_POLLS). Relaxed, with
+ * a fence after the loop: lavapipe (Mesa 22.3) drops the whole dispatch
+ * when an atomic with acquire semantics sits in a loop under a branch that
+ * only some invocations take. */
+static vir_value *rmw_polls(pl *l, vir_sym *s, uint32_t w, uint32_t reps) {
+  for (uint32_t i = 1; i < reps; i++)
+    atom(l, VIR_OP_ATOMIC_OR, s, w, ku(l, 0), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+  return atom(l, VIR_OP_ATOMIC_OR, s, w, ku(l, 0), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+}
+static vir_value *poll_sem(pl *l, vir_sym *s, uint32_t w, vir_semantics se, uint32_t reps) {
   if (l->pollk == 1) /* V_UNSWITCH: the loop of read-modify-write polls */
-    return atom(l, VIR_OP_ATOMIC_OR, s, w, ku(l, 0), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+    return rmw_polls(l, s, w, reps);
   if (l->pollk == 2)
     return atom(l, VIR_OP_ATOMIC_LOAD, s, w, NULL, VIR_SCOPE_DEVICE, se);
   vir_sym *t = local(l, "_vp_poll", ku(l, 0));
@@ -186,7 +205,7 @@ static vir_value *poll_sem(pl *l, vir_sym *s, uint32_t w, vir_semantics se) {
   if (!o)
     return NULL;
   vir_builder_at_end(&l->b, &o->regions[0]);
-  lstore(l, t, atom(l, VIR_OP_ATOMIC_OR, s, w, ku(l, 0), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED));
+  lstore(l, t, rmw_polls(l, s, w, reps));
   vir_builder_at_end(&l->b, &o->regions[1]);
   lstore(l, t, atom(l, VIR_OP_ATOMIC_LOAD, s, w, NULL, VIR_SCOPE_DEVICE, se));
   l->b.region = save_r;
@@ -194,7 +213,7 @@ static vir_value *poll_sem(pl *l, vir_sym *s, uint32_t w, vir_semantics se) {
   return lload(l, t);
 }
 static vir_value *poll(pl *l, vir_sym *s, uint32_t w) {
-  return poll_sem(l, s, w, VIR_SEM_RELAXED);
+  return poll_sem(l, s, w, VIR_SEM_RELAXED, 1);
 }
 
 /* Structured control: `iff` builds `if c { ... } else { ... }` and moves the
@@ -375,9 +394,9 @@ static void publish_barriers(pl *l) {
  * bounded by the spin limit; `got` (where given) receives the value that
  * ended the wait. Every SLOW_POLL polls (every poll where the host asked
  * for read-modify-write polls: there the spin limit counts loop
- * back-edges, lavapipe's budget, not time, and three polls a back-edge
- * stretch the same budget over three times the wall time a descheduled
- * thread may need) it also watches for an abort: the host's (H_STOP >= 2)
+ * back-edges, lavapipe's budget, not time, and more polls a back-edge
+ * (RMW_WAIT_POLLS) stretch the same budget over the wall time a
+ * descheduled thread may need) it also watches for an abort: the host's (H_STOP >= 2)
  * and, in the lean barrier, another group's (G_ABORT); the packed and
  * flip barriers see another group's abort in the word itself (GEN_ABORT),
  * and an abort of their own sets that bit, which wakes every waiter. The
@@ -394,7 +413,8 @@ static void spin_loop(pl *l, vir_value *limit, uint32_t word, vir_value *expect,
    * host asks for on lavapipe stay relaxed (the caller acquires after) */
   vir_value *v = poll_sem(l, l->grid, word,
                           (l->variant & V_ACQPOLL) && !l->nonprivate ? VIR_SEM_ACQUIRE
-                                                                     : VIR_SEM_RELAXED);
+                                                                     : VIR_SEM_RELAXED,
+                          RMW_WAIT_POLLS);
   vir_value *moved_if =
       mask ? bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, bin(l, VIR_OP_XOR, v, expect), mask), ku(l, 0))
            : bin(l, VIR_OP_NE, v, expect);
@@ -968,7 +988,7 @@ static void discovery(pl *l, vir_value *limit, vir_value *join_limit, vir_value 
     vir_sym *n = local(l, "_vp_admitted", ku(l, 0));
     loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
     into(l, loop, 0);
-    vir_value *c = poll(l, l->grid, G_ADMITTED);
+    vir_value *c = poll_sem(l, l->grid, G_ADMITTED, VIR_SEM_RELAXED, RMW_WAIT_POLLS);
     lstore(l, n, c);
     stop = iff(l, bin(l, VIR_OP_NE, c, ku(l, 0)));
     b = here(l);

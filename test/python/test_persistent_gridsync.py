@@ -154,7 +154,9 @@ def test_a_group_that_times_out_leaves_instead_of_passing(barrier, monkeypatch):
     # never pass the barrier and read what the late group has not written
     # yet (the flip barrier once did: a wait that timed out kept the value
     # of its own arrival, without the abort bit)
-    monkeypatch.setenv("VULPY_PERSISTENT_SPIN", "2000")
+    # (63 polls: on lavapipe each is 32 read-modify-writes in a row, ~1 us,
+    # so the wait times out well before the late group's ~ms of work)
+    monkeypatch.setenv("VULPY_PERSISTENT_SPIN", "63")
     late = make_late(_name(barrier))
     groups = _groups() or 8
     n = 64 * 2 * groups
