@@ -19,7 +19,6 @@ unique and searchsorted compose the sort with the array path (a stable
 argsort, a gather, a boolean-mask compaction, a cumsum) and one binary
 search kernel. NumPy in -> NumPy out; resident in -> resident out.
 """
-import operator
 import os
 
 import numpy as np
@@ -187,16 +186,7 @@ def _check_order(order, name):
 
 
 def _axis(a, axis):
-    if axis is None:
-        return None
-    try:
-        axis = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an "
-                        f"integer") from None
-    if not -a.ndim <= axis < a.ndim:
-        raise _errors.AxisError(axis, a.ndim)
-    return axis % a.ndim
+    return None if axis is None else _errors.axis(axis, a.ndim)
 
 
 def _rows(a, axis):

@@ -160,21 +160,17 @@ NORMAL32_FAMILY = "[MATH:]vN/W, [MATH:]bN/W, [MATH:]gsN/W/G"
 # chains, more independent work), wider groups (fewer groups to launch),
 # grid-stride loops over few groups (resident at once: no second wave) or
 # many (short loops: a short tail); and the other math in the best exact
-# shapes of the H200 (gs4/256/32, v32/128, b16/128).
+# shapes.
 NORMAL32_CANDIDATES = ("v8/128", "v16/64", "v16/128", "v16/256", "v32/128", "b8/256",
                        "b16/128", "b16/256", "gs4/256/32", "gs8/256/2", "gs8/256/4",
                        "gs8/256/16", "gs16/128/4", "gs16/128/16", "fast:gs4/256/32",
                        "hlog:gs4/256/32", "hlog:v32/128", "lean:gs4/256/32", "lean:v32/128",
                        "lean:b16/128", "lean:v16/128")
-# None: the device's default (_normal32_path). On NVIDIA the default is
-# lean:v32/128 (the H200, bench/probes/normal_ab.py, 2026-12-02: 1.076x
-# CuPy's wall time, GPU 1.149x; the fastest exact path 0.857x): the split
-# log, which keeps its ulp bound on every Vulkan device, and the built-in
-# sin / cos, which NVIDIA computes to ~2^-21.4 absolute as cuRAND's
-# __sincosf does (every sample within 3e-5 relative, 2.6e-6 absolute, of
-# the exact stream). Elsewhere the exact v8: Vulkan promises only 2^-11
-# absolute for a built-in sin / cos, and lavapipe / other drivers are not
-# measured.
+# None: the device's default (_normal32_path): lean:v32/128 on NVIDIA (the
+# split log keeps its ulp bound on every Vulkan device; NVIDIA's built-in
+# sin / cos are as accurate as cuRAND's __sincosf; figures in
+# bench/notes/random.md), elsewhere the exact v8 (Vulkan promises only
+# 2^-11 absolute for a built-in sin / cos).
 _NORMAL32_PATH = os.environ.get("VULPY_NORMAL32_PATH", "").strip() or None
 _NVIDIA = 0x10DE
 
@@ -226,9 +222,8 @@ _CORES = weakref.WeakKeyDictionary()  # vp.Context -> its core count
 
 def _cores(ctx):
     """The device's core (SM) count, asked once per context (the query
-    enumerates the device's extensions: on lavapipe 0.29 ms, and the H200's
-    gs row took 0.6 ms more wall than GPU time asking it every call), 128
-    where the driver does not say."""
+    enumerates the device's extensions: bench/notes/random.md), 128 where
+    the driver does not say."""
     got = _CORES.get(ctx)
     if got is None:
         got = _CORES[ctx] = ctx._native.cores()[0] or 128
