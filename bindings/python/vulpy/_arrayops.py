@@ -154,8 +154,7 @@ class Call:
         dt = value.dtype
         if isinstance(out, _array.ndarray):
             if out.shape != shape:
-                raise ValueError(f"vp.{self.name}: out= has shape {out.shape}, the result has "
-                                 f"shape {shape}")
+                raise _array.out_shape_error(f"vp.{self.name}", out, shape)
             if out._ctx is not ctx:
                 raise _array.mixed_contexts(f"vp.{self.name} (out=)", ctx, out._ctx)
             v = self.g.cast(value, out.dtype) if out.dtype != dt else value
@@ -328,8 +327,7 @@ def ufunc(uf, args, out, context, sync):
     if r.shape is None:
         r = c.g.broadcast(r, oshape)
     if isinstance(out, _array.ndarray) and out.dtype != r.dtype:
-        raise TypeError(f"vp.{uf.name}: out= has dtype {out.dtype.name}, the result is "
-                        f"{r.dtype.name} (VulPy does not cast into out=)")
+        raise _array.out_dtype_error(f"vp.{uf.name}", out, r.dtype)
     res = c.run(c.result(r, out), sync)
     uf.last_program = next(iter(c.compiled.programs.values()), None)
     uf.last_compiled = c.compiled

@@ -105,7 +105,7 @@ def _target(shape, dt, out, who):
         raise TypeError(f"{who}: out= must be a vp.ndarray (resident), got "
                         f"{type(out).__name__}")
     if out.dtype != dt:
-        raise TypeError(f"{who}: out= has dtype {out.dtype.name}, the result is {dt.name}")
+        raise _array.out_dtype_error(who, out, dt)
     if not _array.c_contiguous(out):
         raise ValueError(f"{who}: out= must be C-contiguous (a strided view gets its "
                          f"samples in another order than NumPy's): pass a contiguous array")
