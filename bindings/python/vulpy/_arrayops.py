@@ -305,10 +305,7 @@ def ufunc(uf, args, out, context, sync):
     keys = tuple(dtype_key(a) for a in args)
     loop_in, out_dt = uf.resolve(keys) if uf.name != "cast" else ((args[0].dtype,), out.dtype)
     ctx = c.context_()
-    for dt in tuple(loop_in) + (out_dt,):
-        feat = _graph.FEATURE.get(dt)
-        if feat is not None and not ctx.has(feat):
-            ctx.require(feat, f"vp.{uf.name} on {dt.name}")
+    _graph.require_features(ctx, tuple(loop_in) + (out_dt,), f"vp.{uf.name}")
     for k, (a, dt) in enumerate(zip(args, loop_in)):
         if type(a) is int and dt.kind in "iu":  # NumPy refuses what the loop cannot hold
             try:

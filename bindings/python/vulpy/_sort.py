@@ -101,7 +101,7 @@ def radix_sort(keys, values=False, copy_in=False):
     if rows * n >= 1 << 32:
         raise NotImplementedError(f"vp.sort: {rows * n} elements; the radix sort indexes with "
                                   f"32-bit integers (fewer than 2**32 elements)")
-    if word == "uint64" and not ctx.has("int64"):
+    if word == "uint64":
         ctx.require("int64", f"vp.sort of {keys.dtype}")
     if _path(ctx, n, word) == "onesweep":
         r = _sort_onesweep.sort_rows(keys, values, copy_in, word, mode, bits, _Rec, _grid)
@@ -112,10 +112,6 @@ def radix_sort(keys, values=False, copy_in=False):
     else:
         last_path = "rts"
     ns = _sort_kernels.kernels(word, mode)
-    if word == "uint64":
-        for feat in ("int64",):
-            if not ctx.has(feat):
-                ctx.require(feat, f"vp.sort of {keys.dtype}")
     tile = 128 * (8 if word == "uint64" else 16)
     tpr = -(-n // tile)               # tiles per row
     ntiles = rows * tpr

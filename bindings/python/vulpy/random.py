@@ -118,6 +118,13 @@ def _target(shape, dt, out, who):
     return out
 
 
+def _sample_target(size, dtype, out, who):
+    """The float result of a sampler's size=, dtype= and out= (size None
+    with out= given: out's shape)."""
+    dt = _float_dtype(dtype, who)
+    return _target(None if size is None and out is not None else _size(size, who), dt, out, who)
+
+
 _GRID_X_GROUPS = None  # tests set a small x limit to check the 2-D fold
 
 # How float32 standard normals are launched (n a multiple of 4; other n take
@@ -241,14 +248,6 @@ def _launch(kern, arr, nblocks, local=64, **push):
         kern(arr, dispatch=nblocks, row=nblocks, **push)
     else:
         kern(arr, dispatch=(maxx, -(-nblocks // maxx)), row=maxx, **push)
-
-
-def _dtype_ok(dt):
-    try:
-        _array.check_dtype(dt)
-        return True
-    except (TypeError, ValueError):
-        return False
 
 
 class Philox:
@@ -391,10 +390,8 @@ class Generator:
 
     def random(self, size=None, dtype=np.float64, out=None):
         """Uniform floats in [0, 1): NumPy's stream, bit for bit."""
-        dt = _float_dtype(dtype, "Generator.random")
-        shape = None if (size is None and out is not None) else _size(size, "Generator.random")
-        arr = _target(shape, dt, out, "Generator.random")
-        n = math.prod(arr.shape)
+        arr = _sample_target(size, dtype, out, "Generator.random")
+        dt, n = arr.dtype, math.prod(arr.shape)
         bg, k = self.bit_generator, _kernels()
         if dt == _F64:
             bg._fill_words(k.uniform_f64, arr, n)
@@ -422,11 +419,8 @@ class Generator:
         """Standard normal samples by Box-Muller on whole Philox blocks (not
         NumPy's ziggurat: the values differ from NumPy's, the distribution
         is the same)."""
-        dt = _float_dtype(dtype, "Generator.standard_normal")
-        shape = None if (size is None and out is not None) else _size(
-            size, "Generator.standard_normal")
-        arr = _target(shape, dt, out, "Generator.standard_normal")
-        n = math.prod(arr.shape)
+        arr = _sample_target(size, dtype, out, "Generator.standard_normal")
+        dt, n = arr.dtype, math.prod(arr.shape)
         per = 8 if dt == _F32 else 4
         nb = (n + per - 1) // per
         if n == 0:
@@ -498,7 +492,7 @@ class Generator:
             dt = np.dtype(dtype)
         except TypeError:
             raise TypeError(f"{who}: dtype= must be an integer dtype, got {dtype!r}") from None
-        if dt.kind not in "iu" or not _dtype_ok(dt):
+        if dt.kind not in "iu" or dt not in _array.DTYPES:
             raise TypeError(f"{who}: dtype= must be an integer dtype VulPy supports, got "
                             f"{dt.name}")
         _check_int(low, who, "low")
