@@ -1367,6 +1367,18 @@ def common_context(where, xs):
     return ctx
 
 
+def out_shape_error(where, out, shape):
+    """The ValueError for out= of another shape than the result's."""
+    return ValueError(f"{where}: out= has shape {tuple(out.shape)}, the result has shape "
+                      f"{tuple(shape)}")
+
+
+def out_dtype_error(where, out, dt):
+    """The TypeError for out= of another dtype than the result's."""
+    return TypeError(f"{where}: out= has dtype {out.dtype.name}, the result is {dt.name} "
+                     f"(VulPy does not cast into out=)")
+
+
 def mixed_contexts(where, a, b):
     """The ValueError for arrays of two contexts meeting in one call."""
     return ValueError(f"{where}: arrays of different contexts meet in one call: "

@@ -154,8 +154,7 @@ class Call:
         dt = value.dtype
         if isinstance(out, _array.ndarray):
             if out.shape != shape:
-                raise ValueError(f"vp.{self.name}: out= has shape {out.shape}, the result has "
-                                 f"shape {shape}")
+                raise _array.out_shape_error(f"vp.{self.name}", out, shape)
             if out._ctx is not ctx:
                 raise _array.mixed_contexts(f"vp.{self.name} (out=)", ctx, out._ctx)
             v = self.g.cast(value, out.dtype) if out.dtype != dt else value
@@ -306,10 +305,7 @@ def ufunc(uf, args, out, context, sync):
     keys = tuple(dtype_key(a) for a in args)
     loop_in, out_dt = uf.resolve(keys) if uf.name != "cast" else ((args[0].dtype,), out.dtype)
     ctx = c.context_()
-    for dt in tuple(loop_in) + (out_dt,):
-        feat = _graph.FEATURE.get(dt)
-        if feat is not None and not ctx.has(feat):
-            ctx.require(feat, f"vp.{uf.name} on {dt.name}")
+    _graph.require_features(ctx, tuple(loop_in) + (out_dt,), f"vp.{uf.name}")
     for k, (a, dt) in enumerate(zip(args, loop_in)):
         if type(a) is int and dt.kind in "iu":  # NumPy refuses what the loop cannot hold
             try:
@@ -328,8 +324,7 @@ def ufunc(uf, args, out, context, sync):
     if r.shape is None:
         r = c.g.broadcast(r, oshape)
     if isinstance(out, _array.ndarray) and out.dtype != r.dtype:
-        raise TypeError(f"vp.{uf.name}: out= has dtype {out.dtype.name}, the result is "
-                        f"{r.dtype.name} (VulPy does not cast into out=)")
+        raise _array.out_dtype_error(f"vp.{uf.name}", out, r.dtype)
     res = c.run(c.result(r, out), sync)
     uf.last_program = next(iter(c.compiled.programs.values()), None)
     uf.last_compiled = c.compiled

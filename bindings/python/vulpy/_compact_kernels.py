@@ -13,10 +13,8 @@ stored) is cut into tiles of T = L * IPT elements, one workgroup a tile:
            consecutive elements (the tile's lines are read once, through
            the cache), ranks them (the tile's offset, the group's scan of
            the invocations' counts, a running sum) and copies its selected
-           elements to out[rank] (W 32-bit words each). A variant that
-           staged the tile's destinations in shared memory to coalesce the
-           copies took 1.7x as long on lavapipe (2^24 int32, a third
-           selected: 1.4 s against 0.8 s); not measured on a GPU.
+           elements to out[rank] (W 32-bit words each; bench/notes/scan.md:
+           why not staged in shared memory).
 The host reads the total back between offsets and scatter (the result's
 length is the count, as in NumPy; 4 bytes). Loops: at most IPT per
 invocation in the tile kernels, and 2 * ceil(ntiles / L) in offsets

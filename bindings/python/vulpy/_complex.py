@@ -228,11 +228,9 @@ def ufunc(uf, args, out, context, sync):
         if not _resident(o) and not host:
             raise TypeError(f"vp.{uf.name}: out= must be a resident array when an operand is")
         if o.dtype != rdt:
-            raise TypeError(f"vp.{uf.name}: out= has dtype {o.dtype.name}, the result is "
-                            f"{rdt.name} (VulPy does not cast into out=)")
+            raise _array.out_dtype_error(f"vp.{uf.name}", o, rdt)
         if tuple(o.shape) != shape:
-            raise ValueError(f"vp.{uf.name}: out= has shape {tuple(o.shape)}, the result "
-                             f"{shape}")
+            raise _array.out_shape_error(f"vp.{uf.name}", o, shape)
         if _resident(o) and not any(_array.overlaps(o, a) for a in args):
             res = o
     if res is None:

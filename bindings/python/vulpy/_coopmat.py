@@ -24,9 +24,7 @@ VARIANTS:
   10's experiments (suffixes c, b, g8, t: the Tile options of
   _coopmat_tiled; a 'c' one is compiled per shape, _coop_program(v,
   shape)), compared with cuBLAS by bench/probes/coopmat_ab.py.
-  Two older kernels, 'smem' and 'direct' (no prefetch, m and n multiples
-  of 128), measured 0.12x-0.14x cuBLAS half on the H200 (4096^2, against
-  0.28x for t128x128) and were retired (docs/performance.md says why).
+  (docs/performance.md: why 'smem' and 'direct' were retired.)
 variant= (or $VULPY_COOPMAT_VARIANT) forces one; without, the first of
 ORDER that takes the shape runs. Otherwise (the fallback: no capability,
 or a shape none takes) a small GLSL kernel unpacks the halves to

@@ -6,11 +6,22 @@ raises them with the formatted diagnostic text as the message and the parts
 in a `diagnostics` attribute: a list of dicts with severity, file, line,
 col, message and hint.
 """
+import operator as _operator
+
 import numpy as _np
 
 # NumPy's AxisError: numpy.exceptions.AxisError from NumPy 1.25, the
 # top-level numpy.AxisError before (pyproject allows NumPy 1.24)
 AxisError = getattr(_np, "exceptions", _np).AxisError
+
+
+def axis(axis, ndim, prefix=None):
+    """axis (an integer, negative from the end) as 0 .. ndim - 1; AxisError
+    (its message opening with prefix) out of range."""
+    a = _operator.index(axis)
+    if not -ndim <= a < ndim:
+        raise AxisError(a, ndim, prefix)
+    return a % ndim
 
 
 class VulkanError(RuntimeError):

@@ -25,6 +25,14 @@ VTYPE = {_F32: "f32", _F64: "f64", _I32: "i32", _U32: "u32", _I64: "i64", _U64: 
          _BOOL: "bool", _U8: "u8", np.dtype(np.int8): "i8", np.dtype(np.int16): "i16",
          np.dtype(np.uint16): "u16", np.dtype(np.float16): "f16"}
 FEATURE = {_F64: "float64", _I64: "int64", _U64: "int64"}
+
+
+def require_features(ctx, dts, who):
+    """vp.FeatureError unless ctx has the 64-bit features of dtypes dts."""
+    for dt in dts:
+        feat = FEATURE.get(dt)
+        if feat is not None and not ctx.has(feat):
+            ctx.require(feat, f"{who} on {dt.name}")
 # issue 19: the small dtypes are recorded at their own types and computed in
 # 32 bits by the C pass lower-small-types (lib/Transforms/small_types.c);
 # a push-constant field of one is its 32-bit type (WIDE).

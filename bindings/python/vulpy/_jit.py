@@ -712,8 +712,7 @@ class JitFunction:
         the buffer is the argument's own when o shares one with an argument,
         so fusion sees the in-place update."""
         if tuple(o.shape) != tuple(shape):
-            raise ValueError(f"vp.jit {self.__name__}: out= has shape {tuple(o.shape)}, the "
-                             f"result has shape {tuple(shape)}")
+            raise _array.out_shape_error(f"vp.jit {self.__name__}", o, shape)
         if o.dtype != v.dtype:
             if not np.can_cast(v.dtype, o.dtype, "same_kind"):
                 raise TypeError(f"vp.jit {self.__name__}: cannot store a {v.dtype.name} result "

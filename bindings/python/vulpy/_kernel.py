@@ -398,13 +398,8 @@ def _fast_path(prog, buffers, bound):
 
 
 class _Inspect:
-    """The inspection attributes every compiled kernel has."""
-
-    def _artifacts(self):
-        raise NotImplementedError
-
-    def _extra(self, target):
-        raise NotImplementedError
+    """The inspection attributes every compiled kernel has (from its
+    _artifacts() and _extra(target))."""
 
     @property
     def glsl(self):
@@ -589,12 +584,9 @@ class PyKernel(_PyCall, _Inspect):
             file = getattr(getattr(self.fn, "__code__", None), "co_filename", None)
             return _debug.launch(launch, prog, buffers, push, dispatch, groups, sync,
                                  context or self.context, prog.label, file)
-        if self._nd:
-            return launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
-                          prog.label, whole={k for k, _, _ in self._nd})
         r = launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
-                   prog.label)
-        if self._fast is None:
+                   prog.label, whole={k for k, _, _ in self._nd})
+        if self._fast is None and not self._nd:
             # a kernel with a MemSock takes the Python path (the pipe's bookkeeping)
             self._fast = False if any(type(a) is _memsock.MemSock for a in buffers) else \
                 _fast_path(prog, buffers, self.context)

@@ -178,8 +178,7 @@ def _check_out(name, out, oshape, rdt, resident):
         raise TypeError(f"vp.{name}: out= must be a resident vp.ndarray when an operand is "
                         f"resident")
     if tuple(out.shape) != tuple(oshape):
-        raise ValueError(f"vp.{name}: out= has shape {tuple(out.shape)}, the result has shape "
-                         f"{tuple(oshape)}")
+        raise _array.out_shape_error(f"vp.{name}", out, oshape)
     if not np.can_cast(rdt, out.dtype, "same_kind"):
         raise TypeError(f"vp.{name}: cannot cast the result ({rdt.name}) into out= of dtype "
                         f"{out.dtype.name} (casting='same_kind')")

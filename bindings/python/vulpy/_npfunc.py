@@ -42,10 +42,6 @@ def ufunc(name):
     return f
 
 
-def _result_type(*arrays_and_dtypes):
-    return np.result_type(*(getattr(a, "dtype", a) for a in arrays_and_dtypes))
-
-
 def _reshape(a, *args, **kwargs):
     shape = kwargs.pop("shape", kwargs.pop("newshape", None))
     if args:
@@ -63,26 +59,21 @@ def _ravel(a, order="C"):
     return a.ravel()
 
 
-def _copy(a, order="K", subok=False):
-    return a.copy()
-
-
 # NumPy name -> function(args...) where vp has no function of the same name
 # and NumPy semantics (metadata functions answer without touching the data).
 ADAPTERS = {
     "shape": lambda a: tuple(a.shape),
     "ndim": lambda a: a.ndim,
     "size": lambda a, axis=None: a.size if axis is None else a.shape[axis],
-    "result_type": _result_type,
+    "result_type": lambda *xs: np.result_type(*(getattr(x, "dtype", x) for x in xs)),
     "reshape": _reshape,
     "ravel": _ravel,
-    "copy": _copy,
+    "copy": lambda a, order="K", subok=False: a.copy(),
     "min": lambda *a, **k: getattr(_NS, "amin")(*a, **k),
     "max": lambda *a, **k: getattr(_NS, "amax")(*a, **k),
 }
 # NumPy submodules whose functions vp.<submodule> implements by name
-SUBMODULES = {"numpy.linalg": "linalg"}
-SUBMODULES["numpy.fft"] = "fft"  # issue 19: np.fft.fft(resident) -> vp.fft.fft
+SUBMODULES = {"numpy.linalg": "linalg", "numpy.fft": "fft"}
 # vp names whose meaning differs from NumPy's function of the same name
 EXCLUDED = frozenset({"compile", "array", "asarray"})
 

@@ -23,10 +23,7 @@ from . import _array, _reduce, _shapeops, _ufunc
 
 _nd = _array.ndarray
 _BOOL = np.dtype(np.bool_)
-
-
-def _res(*xs):
-    return builtins.any(isinstance(x, _nd) for x in xs)
+_res = _shapeops._resident  # any operand resident
 
 
 def _asnd(x, ctx):

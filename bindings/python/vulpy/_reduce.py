@@ -127,10 +127,7 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
     if isinstance(out, _array.ndarray):
         c.note(out)
     ctx = c.context_()
-    for dt in (np.dtype(a.dtype), rdt):
-        feat = _graph.FEATURE.get(dt)
-        if feat is not None and not ctx.has(feat):
-            ctx.require(feat, f"vp.{kind} on {dt.name}")
+    _graph.require_features(ctx, (np.dtype(a.dtype), rdt), f"vp.{kind}")
     v = c.operand(a)
     if v.shape is None:
         v = c.g.broadcast(v, ())

@@ -44,10 +44,7 @@ def _resident(*xs):
 
 
 def _axis(axis, ndim, name):
-    a = operator.index(axis)
-    if not -ndim <= a < ndim:
-        raise _errors.AxisError(a, ndim, f"vp.{name}: axis")
-    return a % ndim
+    return _errors.axis(axis, ndim, f"vp.{name}: axis")
 
 
 def _axes(axis, ndim, name):

@@ -19,7 +19,6 @@ unique and searchsorted compose the sort with the array path (a stable
 argsort, a gather, a boolean-mask compaction, a cumsum) and one binary
 search kernel. NumPy in -> NumPy out; resident in -> resident out.
 """
-import operator
 import os
 
 import numpy as np
@@ -102,7 +101,7 @@ def radix_sort(keys, values=False, copy_in=False):
     if rows * n >= 1 << 32:
         raise NotImplementedError(f"vp.sort: {rows * n} elements; the radix sort indexes with "
                                   f"32-bit integers (fewer than 2**32 elements)")
-    if word == "uint64" and not ctx.has("int64"):
+    if word == "uint64":
         ctx.require("int64", f"vp.sort of {keys.dtype}")
     if _path(ctx, n, word) == "onesweep":
         r = _sort_onesweep.sort_rows(keys, values, copy_in, word, mode, bits, _Rec, _grid)
@@ -113,10 +112,6 @@ def radix_sort(keys, values=False, copy_in=False):
     else:
         last_path = "rts"
     ns = _sort_kernels.kernels(word, mode)
-    if word == "uint64":
-        for feat in ("int64",):
-            if not ctx.has(feat):
-                ctx.require(feat, f"vp.sort of {keys.dtype}")
     tile = 128 * (8 if word == "uint64" else 16)
     tpr = -(-n // tile)               # tiles per row
     ntiles = rows * tpr
@@ -187,16 +182,7 @@ def _check_order(order, name):
 
 
 def _axis(a, axis):
-    if axis is None:
-        return None
-    try:
-        axis = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an "
-                        f"integer") from None
-    if not -a.ndim <= axis < a.ndim:
-        raise _errors.AxisError(axis, a.ndim)
-    return axis % a.ndim
+    return None if axis is None else _errors.axis(axis, a.ndim)
 
 
 def _rows(a, axis):

@@ -49,19 +49,9 @@ ranked (all loads in flight at once, no branch or atomic between them),
 the ranking's ballot match is branch-free, argsort's payload is loaded
 into registers during the scans and the look-back, the last pass writes
 argsort's positions as int64, and an ohist workgroup counts HIST_TILES
-tiles (one global atomic per bin per chunk). (A first version without
-these, 1.4-2.4x slower on the H200, was removed; bench/notes/sort.md.)
-
-Variants (VARIANTS, VULPY_ONESWEEP): switches of the one template, same
-results. 3 (the default) over 2: a look-back step reads LB = 8 status
-words at once (one round trip per 8 tiles of a walk instead of per tile),
-one invocation owns a digit from the tile's counts to the look-back (5
-barriers a tile instead of 6), and 32-bit keys wait in shared memory
-between their load and the scatter (KSH), not in registers, so more
-workgroups fit a multiprocessor. SHAREV (argsort's payload through the
-keys' shared array, as CUB: 26 KiB of shared memory instead of 42, but
-more registers), DEFER (ranking shuffles after all the atomics) and the
-tile shape are settings for bench/probes/sort_ab.py's sweep.
+tiles (one global atomic per bin per chunk); bench/notes/sort.md has the
+figures. Variants (VARIANTS, VULPY_ONESWEEP) are switches of the one
+template, same results.
 """
 import os
 
@@ -481,26 +471,17 @@ GH = 16           # the state buffer's first word of gh (the kernels' GH)
 
 # The kernels' variants (issue 19), same algorithm and results, each a set
 # of the template's switches: lb (status words a look-back step reads at
-# once), scan (1: one owner per digit from the counts to the look-back: 5
-# barriers a tile instead of 6), sharev (1: argsort's payload through the
-# keys' shared array, as CUB does: 26 KiB of shared memory a workgroup
-# instead of 42, at two barriers more and, by nvcc's count of the CUDA
-# form, 143 registers an invocation instead of 117), defer (1: the
-# ranking's shuffles after all its shared atomics, so the IPT rounds'
-# atomics are in flight together, at IPT registers more), ksh (1: 32-bit
-# keys wait in shared memory from their load to the scatter instead of in
-# registers, 16 KiB more shared memory and IPT registers fewer; argsort's
-# payload then goes through the load array; sharev is off), pack (1: with
-# ksh, sort's ranks three 10-bit fields to a register and the digit read
-# again from the key at the scatter: by ptxas's count 56 registers instead
-# of 80, so 4 workgroups a multiprocessor instead of 3; keys only, no
-# defer, subgroups of at most 1024 keys), hco (ohist's copies of the
-# histograms against contention on one bin; 0: 16 KiB of them, at most 32
-# KiB), and the tile (lanes x ipt keys; None: shape()'s). 2 is wave 9's; 3, the default, is
-# cheaper by construction (a barrier less a tile, an eighth of the
-# look-back's round trips, by ptxas's count 80 registers for sort instead
-# of 87, so 3 workgroups a multiprocessor instead of 2, and 96 for argsort
-# instead of 110; bench/notes/sort.md) and awaits the H200's word.
+# once), scan (1: one owner per digit from the counts to the look-back, a
+# barrier less a tile), sharev (1: argsort's payload through the keys'
+# shared array, as CUB does: less shared memory, more registers), defer
+# (1: the ranking's shuffles after all its shared atomics), ksh (1: 32-bit
+# keys wait in shared memory from their load to the scatter, not in
+# registers; argsort's payload then goes through the load array; sharev is
+# off), pack (1: with ksh, sort's ranks three 10-bit fields to a register;
+# keys only, no defer, subgroups of at most 1024 keys), hco (ohist's copies
+# of the histograms; 0: 16 KiB of them, at most 32 KiB), and the tile
+# (lanes x ipt keys; None: shape()'s). 2 is wave 9's; 3 the default
+# (bench/notes/sort.md has each switch's cost).
 VARIANTS = {
     2: dict(lb=1, scan=0, sharev=0, defer=0, ksh=0, pack=0, hco=0, lanes=None, ipt=None),
     3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, pack=0, hco=0, lanes=None, ipt=None),

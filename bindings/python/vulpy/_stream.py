@@ -90,9 +90,7 @@ class Stream:
         """True when the stream's work so far is done (never blocks)."""
         return self._native.query()
 
-    @property
-    def done(self):
-        return self._native.query()
+    done = property(query)
 
     def record(self, event=None):
         """Records `event` (a new vp.Event when None) at this point of the
@@ -139,26 +137,11 @@ def current_stream():
     return st[-1] if st else None
 
 
-class _Using:
-    """`with _stream.using(stream):` for stream= arguments (None: no change)."""
-
-    def __init__(self, stream, label):
-        if stream is not None and not isinstance(stream, Stream):
-            raise TypeError(f"{label}: stream= takes a vp.Stream, got {type(stream).__name__}")
-        self.stream = stream
-
-    def __enter__(self):
-        if self.stream is not None:
-            self.stream.__enter__()
-
-    def __exit__(self, *exc):
-        if self.stream is not None:
-            self.stream.__exit__(*exc)
-        return False
-
-
 def using(stream, label):
-    return _Using(stream, label)
+    """A stream= argument, checked, for `with _stream.using(stream, label):`."""
+    if not isinstance(stream, Stream):
+        raise TypeError(f"{label}: stream= takes a vp.Stream, got {type(stream).__name__}")
+    return stream
 
 
 class Event:
@@ -199,9 +182,7 @@ class Event:
     def query(self):
         return self._native.query()
 
-    @property
-    def done(self):
-        return self._native.query()
+    done = property(query)
 
     def synchronize(self, timeout=None):
         self._native.synchronize(timeout)

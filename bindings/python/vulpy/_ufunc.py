@@ -432,19 +432,16 @@ def _apply(uf, args, out, context, sync, loop=None):
             out = out[0]
         if isinstance(out, _array.ndarray):
             if out.shape != oshape:
-                raise ValueError(f"vp.{uf.name}: out= has shape {out.shape}, the result has "
-                                 f"shape {oshape}")
+                raise _array.out_shape_error(f"vp.{uf.name}", out, oshape)
             if out.dtype != out_dt:
-                raise TypeError(f"vp.{uf.name}: out= has dtype {out.dtype.name}, the result is "
-                                f"{out_dt.name} (VulPy does not cast into out=)")
+                raise _array.out_dtype_error(f"vp.{uf.name}", out, out_dt)
             dst = out
         elif isinstance(out, np.ndarray):
             if resident is not None:
                 raise TypeError(f"vp.{uf.name}: out= must be a resident vp.ndarray when an "
                                 "input is resident")
             if out.shape != oshape:
-                raise ValueError(f"vp.{uf.name}: out= has shape {out.shape}, the result has "
-                                 f"shape {oshape}")
+                raise _array.out_shape_error(f"vp.{uf.name}", out, oshape)
             if not out.flags.c_contiguous:
                 raise ValueError(f"vp.{uf.name}: out= must be C-contiguous")
             host_out = out

@@ -416,15 +416,12 @@ def _shift(fname, x, axes, sign):
         axes = tuple(range(a.ndim))
         shift = [sign * (dim // 2) for dim in a.shape]
     elif isinstance(axes, (int, np.integer)):
-        ax = operator.index(axes)
-        if not -a.ndim <= ax < a.ndim:
-            raise _errors.AxisError(ax, a.ndim, f"vp.fft.{fname}: axes")
-        shift = sign * (a.shape[ax] // 2)
+        _errors.axis(axes, a.ndim, f"vp.fft.{fname}: axes")
+        shift = sign * (a.shape[axes] // 2)
     else:
         axes = tuple(operator.index(ax) for ax in axes)
         for ax in axes:
-            if not -a.ndim <= ax < a.ndim:
-                raise _errors.AxisError(ax, a.ndim, f"vp.fft.{fname}: axes")
+            _errors.axis(ax, a.ndim, f"vp.fft.{fname}: axes")
         shift = [sign * (a.shape[ax] // 2) for ax in axes]
     if a.dtype.kind == "c":  # roll the (..., 2) float view: the same moves
         axes_f = tuple(ax % a.ndim for ax in (axes if isinstance(axes, tuple) else (axes,)))

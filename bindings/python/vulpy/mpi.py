@@ -308,8 +308,7 @@ class Exchange:
         idle ranks), then yielding the core between polls (sched_yield):
         MPI_Waitall busy-waits, and on a CPU device (lavapipe) or with more ranks than
         cores that spinning takes the core from the very threads computing
-        the interior - lesson 12 on two lavapipe ranks ran 4-5x slower with
-        it (docs/multidevice.md). (A sleep between polls is worse: each
+        the interior (docs/multidevice.md, "Waiting"). (A sleep between polls is worse: each
         wake-up is late, and a 1 MiB message needs several polls.)
         `spin=True` calls Waitall (a core to spare, lowest latency)."""
         if self._done:

@@ -105,7 +105,7 @@ def _target(shape, dt, out, who):
         raise TypeError(f"{who}: out= must be a vp.ndarray (resident), got "
                         f"{type(out).__name__}")
     if out.dtype != dt:
-        raise TypeError(f"{who}: out= has dtype {out.dtype.name}, the result is {dt.name}")
+        raise _array.out_dtype_error(who, out, dt)
     if not _array.c_contiguous(out):
         raise ValueError(f"{who}: out= must be C-contiguous (a strided view gets its "
                          f"samples in another order than NumPy's): pass a contiguous array")
@@ -116,6 +116,13 @@ def _target(shape, dt, out, who):
         raise ValueError(f"{who}: out= has {math.prod(out.shape)} elements; one call makes at "
                          f"most {_MAX_N}")
     return out
+
+
+def _sample_target(size, dtype, out, who):
+    """The float result of a sampler's size=, dtype= and out= (size None
+    with out= given: out's shape)."""
+    dt = _float_dtype(dtype, who)
+    return _target(None if size is None and out is not None else _size(size, who), dt, out, who)
 
 
 _GRID_X_GROUPS = None  # tests set a small x limit to check the 2-D fold
@@ -160,21 +167,17 @@ NORMAL32_FAMILY = "[MATH:]vN/W, [MATH:]bN/W, [MATH:]gsN/W/G"
 # chains, more independent work), wider groups (fewer groups to launch),
 # grid-stride loops over few groups (resident at once: no second wave) or
 # many (short loops: a short tail); and the other math in the best exact
-# shapes of the H200 (gs4/256/32, v32/128, b16/128).
+# shapes.
 NORMAL32_CANDIDATES = ("v8/128", "v16/64", "v16/128", "v16/256", "v32/128", "b8/256",
                        "b16/128", "b16/256", "gs4/256/32", "gs8/256/2", "gs8/256/4",
                        "gs8/256/16", "gs16/128/4", "gs16/128/16", "fast:gs4/256/32",
                        "hlog:gs4/256/32", "hlog:v32/128", "lean:gs4/256/32", "lean:v32/128",
                        "lean:b16/128", "lean:v16/128")
-# None: the device's default (_normal32_path). On NVIDIA the default is
-# lean:v32/128 (the H200, bench/probes/normal_ab.py, 2026-12-02: 1.076x
-# CuPy's wall time, GPU 1.149x; the fastest exact path 0.857x): the split
-# log, which keeps its ulp bound on every Vulkan device, and the built-in
-# sin / cos, which NVIDIA computes to ~2^-21.4 absolute as cuRAND's
-# __sincosf does (every sample within 3e-5 relative, 2.6e-6 absolute, of
-# the exact stream). Elsewhere the exact v8: Vulkan promises only 2^-11
-# absolute for a built-in sin / cos, and lavapipe / other drivers are not
-# measured.
+# None: the device's default (_normal32_path): lean:v32/128 on NVIDIA (the
+# split log keeps its ulp bound on every Vulkan device; NVIDIA's built-in
+# sin / cos are as accurate as cuRAND's __sincosf; figures in
+# bench/notes/random.md), elsewhere the exact v8 (Vulkan promises only
+# 2^-11 absolute for a built-in sin / cos).
 _NORMAL32_PATH = os.environ.get("VULPY_NORMAL32_PATH", "").strip() or None
 _NVIDIA = 0x10DE
 
@@ -226,9 +229,8 @@ _CORES = weakref.WeakKeyDictionary()  # vp.Context -> its core count
 
 def _cores(ctx):
     """The device's core (SM) count, asked once per context (the query
-    enumerates the device's extensions: on lavapipe 0.29 ms, and the H200's
-    gs row took 0.6 ms more wall than GPU time asking it every call), 128
-    where the driver does not say."""
+    enumerates the device's extensions: bench/notes/random.md), 128 where
+    the driver does not say."""
     got = _CORES.get(ctx)
     if got is None:
         got = _CORES[ctx] = ctx._native.cores()[0] or 128
@@ -246,14 +248,6 @@ def _launch(kern, arr, nblocks, local=64, **push):
         kern(arr, dispatch=nblocks, row=nblocks, **push)
     else:
         kern(arr, dispatch=(maxx, -(-nblocks // maxx)), row=maxx, **push)
-
-
-def _dtype_ok(dt):
-    try:
-        _array.check_dtype(dt)
-        return True
-    except (TypeError, ValueError):
-        return False
 
 
 class Philox:
@@ -396,10 +390,8 @@ class Generator:
 
     def random(self, size=None, dtype=np.float64, out=None):
         """Uniform floats in [0, 1): NumPy's stream, bit for bit."""
-        dt = _float_dtype(dtype, "Generator.random")
-        shape = None if (size is None and out is not None) else _size(size, "Generator.random")
-        arr = _target(shape, dt, out, "Generator.random")
-        n = math.prod(arr.shape)
+        arr = _sample_target(size, dtype, out, "Generator.random")
+        dt, n = arr.dtype, math.prod(arr.shape)
         bg, k = self.bit_generator, _kernels()
         if dt == _F64:
             bg._fill_words(k.uniform_f64, arr, n)
@@ -427,11 +419,8 @@ class Generator:
         """Standard normal samples by Box-Muller on whole Philox blocks (not
         NumPy's ziggurat: the values differ from NumPy's, the distribution
         is the same)."""
-        dt = _float_dtype(dtype, "Generator.standard_normal")
-        shape = None if (size is None and out is not None) else _size(
-            size, "Generator.standard_normal")
-        arr = _target(shape, dt, out, "Generator.standard_normal")
-        n = math.prod(arr.shape)
+        arr = _sample_target(size, dtype, out, "Generator.standard_normal")
+        dt, n = arr.dtype, math.prod(arr.shape)
         per = 8 if dt == _F32 else 4
         nb = (n + per - 1) // per
         if n == 0:
@@ -503,7 +492,7 @@ class Generator:
             dt = np.dtype(dtype)
         except TypeError:
             raise TypeError(f"{who}: dtype= must be an integer dtype, got {dtype!r}") from None
-        if dt.kind not in "iu" or not _dtype_ok(dt):
+        if dt.kind not in "iu" or dt not in _array.DTYPES:
             raise TypeError(f"{who}: dtype= must be an integer dtype VulPy supports, got "
                             f"{dt.name}")
         _check_int(low, who, "low")
