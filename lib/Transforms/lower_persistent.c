@@ -169,33 +169,50 @@ static vir_sym *local(pl *l, const char *name, vir_value *init);
 static vir_value *lload(pl *l, vir_sym *s);
 static void lstore(pl *l, vir_sym *s, vir_value *v);
 
-/* A wait's read-modify-write poll (lavapipe) is RMW_WAIT_POLLS atomics in
- * a row, the last one's value used. Lavapipe bounds a wait by loop
- * back-edges (65,535 an invocation in all), not time: one atomic a
- * back-edge (~30 ns on a CPU core) made 20,000 polls a 2 ms wait, shorter
- * than the OS may park the thread of the group waited for on a loaded
- * 2-core machine (CI saw such timeouts). 32 in a row stretch the same
- * back-edges over ~1 us each, a ~20 ms wait. The barrier word only moves
+/* A wait's read-modify-write poll (lavapipe) is one atomic while the wait
+ * is young, then RMW_SLOW_POLLS atomics in a row, the last one's value
+ * used. Lavapipe bounds a wait by loop back-edges (65,535 an invocation in
+ * all), not time: one atomic a back-edge (~30 ns on a CPU core) made the
+ * 20,000-poll spin limit a 2 ms wait, shorter than the OS may park the
+ * thread of the group waited for on a loaded 2-core machine (CI saw such
+ * timeouts); 32 in a row stretch the same back-edges over ~1 us each, a
+ * ~20 ms wait. The first RMW_FAST_POLLS polls stay single: most waits end
+ * within them, and a long poll there would make every wait a long one
+ * (each barrier notices late, the next waits longer, and a run of many
+ * steps spends more of the budget, not less). The barrier word only moves
  * on once every group arrived, and abort bits stay set, so the last poll
  * sees whatever an earlier one would have. (A constant-trip loop would
  * read shorter, but whether a driver unrolls it decides whether its
  * back-edges draw on the budget.) */
-#define RMW_WAIT_POLLS 32u
+#define RMW_FAST_POLLS 64u
+#define RMW_SLOW_POLLS 32u
 
 /* A poll of word `w` inside a spin loop: a relaxed load, or where the
  * host asked for it (H_FLAGS) an atomic or with 0, which no compiler moves
- * out of the loop (`reps` of them in a row: RMW_WAIT_POLLS). Relaxed, with
+ * out of the loop; where `k` (the wait's spin count) is given, the
+ * RMW_SLOW_POLLS in a row once it reached RMW_FAST_POLLS. Relaxed, with
  * a fence after the loop: lavapipe (Mesa 22.3) drops the whole dispatch
- * when an atomic with acquire semantics sits in a loop under a branch that
- * only some invocations take. */
-static vir_value *rmw_polls(pl *l, vir_sym *s, uint32_t w, uint32_t reps) {
-  for (uint32_t i = 1; i < reps; i++)
-    atom(l, VIR_OP_ATOMIC_OR, s, w, ku(l, 0), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+ * when an atomic with acquire semantics sits in a loop under a branch
+ * that only some invocations take. */
+static vir_value *rmw_polls(pl *l, vir_sym *s, uint32_t w, vir_sym *k) {
+  if (k) {
+    vir_value *c = bin(l, VIR_OP_GE, lload(l, k), ku(l, RMW_FAST_POLLS));
+    vir_op *o = op(l, VIR_OP_IF, NULL, 1, &c);
+    if (!o)
+      return NULL;
+    vir_region *save_r = l->b.region;
+    vir_op *save_b = l->b.before;
+    vir_builder_at_end(&l->b, &o->regions[0]);
+    for (uint32_t i = 1; i < RMW_SLOW_POLLS; i++)
+      atom(l, VIR_OP_ATOMIC_OR, s, w, ku(l, 0), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
+    l->b.region = save_r;
+    l->b.before = save_b;
+  }
   return atom(l, VIR_OP_ATOMIC_OR, s, w, ku(l, 0), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
 }
-static vir_value *poll_sem(pl *l, vir_sym *s, uint32_t w, vir_semantics se, uint32_t reps) {
+static vir_value *poll_sem(pl *l, vir_sym *s, uint32_t w, vir_semantics se, vir_sym *k) {
   if (l->pollk == 1) /* V_UNSWITCH: the loop of read-modify-write polls */
-    return rmw_polls(l, s, w, reps);
+    return rmw_polls(l, s, w, k);
   if (l->pollk == 2)
     return atom(l, VIR_OP_ATOMIC_LOAD, s, w, NULL, VIR_SCOPE_DEVICE, se);
   vir_sym *t = local(l, "_vp_poll", ku(l, 0));
@@ -205,7 +222,7 @@ static vir_value *poll_sem(pl *l, vir_sym *s, uint32_t w, vir_semantics se, uint
   if (!o)
     return NULL;
   vir_builder_at_end(&l->b, &o->regions[0]);
-  lstore(l, t, rmw_polls(l, s, w, reps));
+  lstore(l, t, rmw_polls(l, s, w, k));
   vir_builder_at_end(&l->b, &o->regions[1]);
   lstore(l, t, atom(l, VIR_OP_ATOMIC_LOAD, s, w, NULL, VIR_SCOPE_DEVICE, se));
   l->b.region = save_r;
@@ -213,7 +230,7 @@ static vir_value *poll_sem(pl *l, vir_sym *s, uint32_t w, vir_semantics se, uint
   return lload(l, t);
 }
 static vir_value *poll(pl *l, vir_sym *s, uint32_t w) {
-  return poll_sem(l, s, w, VIR_SEM_RELAXED, 1);
+  return poll_sem(l, s, w, VIR_SEM_RELAXED, NULL);
 }
 
 /* Structured control: `iff` builds `if c { ... } else { ... }` and moves the
@@ -395,7 +412,7 @@ static void publish_barriers(pl *l) {
  * ended the wait. Every SLOW_POLL polls (every poll where the host asked
  * for read-modify-write polls: there the spin limit counts loop
  * back-edges, lavapipe's budget, not time, and more polls a back-edge
- * (RMW_WAIT_POLLS) stretch the same budget over the wall time a
+ * (RMW_SLOW_POLLS) stretch the same budget over the wall time a
  * descheduled thread may need) it also watches for an abort: the host's (H_STOP >= 2)
  * and, in the lean barrier, another group's (G_ABORT); the packed and
  * flip barriers see another group's abort in the word itself (GEN_ABORT),
@@ -414,7 +431,7 @@ static void spin_loop(pl *l, vir_value *limit, uint32_t word, vir_value *expect,
   vir_value *v = poll_sem(l, l->grid, word,
                           (l->variant & V_ACQPOLL) && !l->nonprivate ? VIR_SEM_ACQUIRE
                                                                      : VIR_SEM_RELAXED,
-                          RMW_WAIT_POLLS);
+                          k);
   vir_value *moved_if =
       mask ? bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, bin(l, VIR_OP_XOR, v, expect), mask), ku(l, 0))
            : bin(l, VIR_OP_NE, v, expect);
@@ -988,7 +1005,7 @@ static void discovery(pl *l, vir_value *limit, vir_value *join_limit, vir_value 
     vir_sym *n = local(l, "_vp_admitted", ku(l, 0));
     loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
     into(l, loop, 0);
-    vir_value *c = poll_sem(l, l->grid, G_ADMITTED, VIR_SEM_RELAXED, RMW_WAIT_POLLS);
+    vir_value *c = poll_sem(l, l->grid, G_ADMITTED, VIR_SEM_RELAXED, k);
     lstore(l, n, c);
     stop = iff(l, bin(l, VIR_OP_NE, c, ku(l, 0)));
     b = here(l);

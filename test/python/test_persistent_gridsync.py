@@ -154,9 +154,10 @@ def test_a_group_that_times_out_leaves_instead_of_passing(barrier, monkeypatch):
     # never pass the barrier and read what the late group has not written
     # yet (the flip barrier once did: a wait that timed out kept the value
     # of its own arrival, without the abort bit)
-    # (63 polls: on lavapipe each is 32 read-modify-writes in a row, ~1 us,
-    # so the wait times out well before the late group's ~ms of work)
-    monkeypatch.setenv("VULPY_PERSISTENT_SPIN", "63")
+    # (200 polls: on lavapipe the first 64 are one read-modify-write each,
+    # the rest 32 in a row, ~1 us: a ~0.15 ms wait, well short of the late
+    # group's ~ms of work)
+    monkeypatch.setenv("VULPY_PERSISTENT_SPIN", "200")
     late = make_late(_name(barrier))
     groups = _groups() or 8
     n = 64 * 2 * groups
@@ -171,6 +172,8 @@ def test_a_group_that_times_out_leaves_instead_of_passing(barrier, monkeypatch):
         except vp.PersistentError as e:
             assert "timed out" in str(e)
             timeouts += 1
+            if "loop budget" in str(e):
+                continue  # a spin the budget cut short: the error says "wrong"
         assert int(bad.numpy().sum()) == 0
 
 
@@ -201,8 +204,11 @@ def test_control_word_is_grid_uniform_within_a_step(barrier):
         except vp.PersistentError as e:
             assert "timed out" in str(e) or "loop budget" in str(e), str(e)
             failures.append(str(e))
-            # steps before the last one published all ended in every group
-            done = max(0, h.steps - 1)
+            # after a timeout, the steps before the last one published all
+            # ended in every group; after the loop budget ran out any loop
+            # may have been cut short (the error says the results are
+            # wrong): no step to check
+            done = 0 if "loop budget" in str(e) else max(0, h.steps - 1)
         else:
             done = steps
         rows = seen.numpy().reshape(steps, 2 * n)[:done]

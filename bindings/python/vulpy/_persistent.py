@@ -393,17 +393,20 @@ class PersistentHandle:
         self._inner.wait()
         self._done = True
         status = self._host[H_STATUS]
+        budget = ("a loop of the run was cut short by the device's loop budget (lavapipe "
+                  "stops loops silently after 65,535 back-edges an invocation, spins "
+                  "included); results are wrong. Run fewer steps a launch, or "
+                  "mode='stepped'") if status & ST_BUDGET else ""
         if status & ST_TIMEOUT or self._host[H_STOP] >= 2:
+            # a spin the budget cut short may pass a barrier early: then
+            # the results are wrong, not only partial, and the error says so
             raise PersistentError(
                 f"{self._label}: a grid barrier timed out or the run was aborted after "
                 f"{self.steps} steps ({self.admitted} groups admitted): groups that are not "
-                f"co-resident, or a grid sync that not every invocation reaches; results are "
-                f"partial")
-        if status & ST_BUDGET:
-            raise PersistentError(
-                f"{self._label}: a loop of the run was cut short by the device's loop budget "
-                f"(lavapipe stops loops silently after 65,535 back-edges an invocation, spins "
-                f"included); results are wrong. Run fewer steps a launch, or mode='stepped'")
+                f"co-resident, or a grid sync that not every invocation reaches; "
+                + (f"and {budget}" if budget else "results are partial"))
+        if budget:
+            raise PersistentError(f"{self._label}: {budget}")
         return None
 
     def __repr__(self):
