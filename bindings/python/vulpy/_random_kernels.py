@@ -47,7 +47,7 @@ TWO_PI64: vp.float64 = 6.283185307179586
 PI32: vp.float32 = 3.1415927
 PIO4_32: vp.float32 = 0.7853982
 NEG2LN2: vp.float32 = -1.3862944  # -2 ln 2
-# The math of a float32 normal kernel (random.py's paths; box_muller32_fast)
+# The math of a float32 normal kernel (random.py's paths; box_muller32_lean)
 MATH_EXACT: vp.uint32 = 0
 MATH_LEAN: vp.uint32 = 4
 # Philox4x32-10's multipliers and key increments (Random123's, cuRAND's)
@@ -218,7 +218,7 @@ def normal4_words(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
                   c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
                   f3w: vp.uint32, wrap: vp.uint32):
     """The four Philox4x32-10 words behind invocation t's four normals
-    (normal4 says which counter and key; normal4 and normal4_fast share
+    (normal4 says which counter and key; normal4 and normal4_lean share
     them, so every path draws the same words)."""
     g = t >> 1
     lo = c0 + g
@@ -467,8 +467,9 @@ def _split_shape(K):
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)
 def store_f32_v4(out: vp.Buffer[vp.vec4], v: vp.float32, n4: vp.uint32, row: vp.uint32):
-    """The floor of the normal kernels' launch shape: v4's grid and stores
-    with no arithmetic (bench/bench_random.py's 'store only' rows)."""
+    """The floor of the normal kernels' stores: one vec4 an invocation (the
+    retired v4 path's grid), no arithmetic (bench/bench_random.py's 'store
+    only' rows)."""
     t = invocation_id(row)
     if t < n4:
         out[t] = vp.vec4(v, v, v, v)
