@@ -11,9 +11,9 @@ Before timing, the float32 uniform stream is checked against NumPy's
 Generator(Philox(seed)) on a prefix (a wrong stream is an error record).
 
 A/B rows for the float32 normals (bench/notes/random.md): backend
-"vulpy <path>" for each launch path of vp.random.NORMAL32_PATHS (the
-default path is the plain "vulpy" row; "fast" and "fast-log" use the
-device's built-in sin / cos / log and write other values), "vulpy
+"vulpy <path>" for the other path of vp.random.NORMAL32_PATHS (the
+default path is the plain "vulpy" row; "lean:v32/128" uses the device's
+built-in log2 / sin / cos and writes other values), "vulpy
 wait=spin" (the default path with the context polling instead of blocking
 after 100 us), each with its ratio to CuPy (no goal: the goal is the plain
 row's). `normal(3, 2) float32`: Generator.normal with a location and
@@ -22,11 +22,8 @@ kernel's store, one pass) against cupy's Generator.normal(..., dtype=)
 where it takes dtype=. Then GPU times (timestamps around each of REPEAT back-to-back
 dispatches in one recording, after a warm-up; CuPy: CUDA events around
 REPEAT calls), case "... GPU time": every normal path's kernel, the
-uniform kernel, and "store only" (the v4 grid writing a constant: the
-floor of the launch shape and the stores, with no arithmetic), and the
-default path's kernel where VULPY_NORMAL32_PATH names a member of the
-shape family (random.NORMAL32_FAMILY; bench/probes/normal_ab.py times
-them all). GPU time
+uniform kernel, and "store only" (a grid of one vec4 an invocation writing
+a constant: the floor of the stores, with no arithmetic). GPU time
 against wall time says how much of a call is the host and the wait; the
 store-only floor against a kernel says how much is arithmetic.
 """
@@ -192,17 +189,16 @@ def _check_paths(n):
 
 def _normal_dispatches(dev, n):
     """{row name: (kernel, push dict, invocations)} of the float32 normal
-    paths for n samples (random._normal32_plan's launches, 1-D: the
-    default path's too where it is a family member, VULPY_NORMAL32_PATH),
-    and the store-only floor."""
+    paths for n samples (random._normal32_plan's launches, 1-D) and the
+    store-only floor."""
     bg = vp.random.Philox(0)
     n4 = n // 4
     push = dict(vp.random._normal32_push(bg._fresh_blocks(n // 8), bg._key, n // 8),
                 scale=1.0, loc=0.0, affine=0)
     out = {}
-    for path in dict.fromkeys([*vp.random.NORMAL32_PATHS, vp.random._normal32_path(dev)]):
-        kern, inv, _local, extra, folds = vp.random._normal32_plan(dev, n4, path)
-        out[path] = (kern, dict(push, **extra, **({"row": inv} if folds else {})), inv)
+    for path in vp.random.NORMAL32_PATHS:
+        kern, inv, _local, extra = vp.random._normal32_plan(n4, path)
+        out[path] = (kern, dict(push, **extra, row=inv), inv)
     k = vp.random._kernels()
     out["store only (v4 grid)"] = (k.store_f32_v4, dict(v=1.0, n4=n4, row=n4), n4)
     return out

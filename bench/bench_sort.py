@@ -15,9 +15,9 @@ issue 19's goal >= 0.7 at 2^26 keys; where CuPy is missing those are
 skipped records. Sizes: 2^26 on a GPU, 2^20 on a
 CPU device (lavapipe), 2^16 with --quick.
 
-Where onesweep runs with another variant than 2 (the default is 3),
-"vulpy onesweep v2" times wave 9's kernels beside it, with the ratio
-record "... onesweep v3 vs v2" = v2 ms / default ms.
+(The "vulpy onesweep v2" rows and "... onesweep v3 vs v2" ratios of
+earlier runs timed wave 9's variant 2, retired after it lost: v3 was
+1.01-1.44x as fast on the H200; bench/notes/sort.md.)
 Where onesweep runs, one sort with GPU timestamps gives "dispatch"
 records: GPU ms per kernel (ohist, oscan, onesweep pass 0..3; median of
 3 sorts). (bench/probes/sort_ab.py times the onesweep variants against
@@ -110,11 +110,8 @@ def run(ctx):
             fn = (lambda: vp.sort(a)) if op == "sort" else (lambda: vp.argsort(a))
             fn()
             path = _sort.last_path  # what the default ("auto") runs here
-            # the backends beside the default: reduce-then-scan, and where
-            # onesweep runs, its wave-9 variant 2 (when the default is another)
+            # the backend beside the default: reduce-then-scan
             others = {"vulpy rts": dict(path="rts")}
-            if path != "rts" and str(_sort_onesweep.VARIANT) != "2":
-                others["vulpy onesweep v2"] = dict(path="onesweep", variant="2")
             bad = []
             for name, kw in [("vulpy", {})] + list(others.items()):
                 got = _with(fn, **kw).numpy()
@@ -169,11 +166,6 @@ def run(ctx):
                 out.append(dict(base(f"{case}: {path} vs reduce-then-scan", "ratio"),
                                 median=med["vulpy rts"] / med["vulpy"], p10=None, p90=None,
                                 unit="x"))
-            if "vulpy" in med and "vulpy onesweep v2" in med:
-                out.append(dict(base(f"{case}: onesweep v{_sort_onesweep.VARIANT} vs v2",
-                                     "ratio"),
-                                median=med["vulpy onesweep v2"] / med["vulpy"], p10=None,
-                                p90=None, unit="x"))
             # GPU time per dispatch (timestamps)
             if path == "onesweep":
                 for label, ms in _breakdown(fn, path="onesweep") or ():

@@ -3,7 +3,7 @@
 # carried wheel, with the same setup as bench/device/pytest.sh:
 #
 #   bench/device/prep.sh                     (here: .whl and .gl)
-#   run(command="bash bench/device/probes.sh 120 'bench/probes/normal_ab.py' \
+#   run(command="bash bench/device/probes.sh 120 'bench/probes/sort_ab.py' \
 #       'bench/probes/upload_ab.py --fresh'", carry=[".gl", ".whl"])
 #
 # The first argument is each probe's time limit in seconds; every further

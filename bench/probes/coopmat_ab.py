@@ -14,12 +14,11 @@ First the ceilings (--no-peak skips them): t128x256's MMA loop alone,
 1056 workgroups x 2048 K sub-steps of 16 MMAs a subgroup, no global
 memory: 'reg' (fragments kept in registers: the MMA rate the driver's
 coopmat1 code reaches), 'smem' (each sub-step loads its fragments from
-the padded shared tiles, B row-major, as the GEMM does), 'smem_t' (B
-transposed, column-major fragments, Tile.b_t). Read: if 'reg' is near
+the padded shared tiles, B row-major, as the GEMM does; the transposed-B
+'smem_t' ceiling went with Tile.b_t, retired). Read: if 'reg' is near
 the GEMM's rate, coopmat1 itself is the limit (then only
 VK_NV_cooperative_matrix2 or another path can reach 0.5x); if 'smem' is
-far below 'reg', the shared-memory fragment loads are (and 'smem_t'
-says whether B's layout is why); if both are far above the GEMM, the
+far below 'reg', the shared-memory fragment loads are; if both are far above the GEMM, the
 global->shared pipeline is (latency, barriers).
 
 Then, per size n:
@@ -180,9 +179,8 @@ def peak_glsl(kind):
     subgroup with no global memory in the loop. kind 'reg': the fragments
     stay in registers (the MMA rate alone); 'smem': each sub-step loads
     its 4 A and 4 B fragments from the padded shared tiles as the GEMM
-    does (the GEMM's own formulas; B row-major); 'smem_t': B transposed in
-    shared memory, column-major fragments (Tile.b_t)."""
-    t = _coopmat.TILES["t128x256t" if kind == "smem_t" else "t128x256"]
+    does (the GEMM's own formulas; B row-major)."""
+    t = _coopmat.TILES["t128x256"]
     E = _tiled._E
     acc_t = "fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>"
     h_t = "fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>"
@@ -203,7 +201,6 @@ def peak_glsl(kind):
          f"  for (uint i = tid; i < {t.b_stage}u; i += {t.invocations}u) Bs[i] = a[i % pc.words];",
          "  barrier();"]
     w = L.append
-    col = "true" if t.b_t else "false"
     for i in range(t.fm):
         for j in range(t.fn):
             w(f"  {acc_t} acc{i}_{j} = {acc_t}(0.0);")
@@ -214,7 +211,7 @@ def peak_glsl(kind):
               f"{t.a_stride}u, false);")
         for j in range(t.fn):
             w(f"{ind}coopMatLoadNV(fb{j}, Bs, {_tiled.b_frag(t, 0, E('wn'), j, kk)}, "
-              f"{t.b_stride}u, {col});")
+              f"{t.b_stride}u, false);")
     w("  " + " ".join(f"{h_t} fa{i};" for i in range(t.fm)))
     w("  " + " ".join(f"{h_t} fb{j};" for j in range(t.fn)))
     if kind == "reg":
@@ -258,7 +255,7 @@ def peaks(ctx, rng, reps=5):
           f"({PEAK_GROUPS} workgroups x {PEAK_ITERS} K sub-steps) ==")
     data = vp.asarray(rng.standard_normal(8192).astype(np.float16).view(np.uint32),
                       context=ctx)
-    for kind in ("reg", "smem", "smem_t"):
+    for kind in ("reg", "smem"):
         glsl, man, flops, t = peak_glsl(kind)
         label = f"coopmat_ab peak {kind}"
         try:

@@ -11,13 +11,13 @@ for the H200's Vulkan compiler, which shares its back end with ptxas), then
 `-prec-sqrt=false` makes nvcc's sqrt the hardware's approximate one, as
 GLSL's sqrt is on NVIDIA's Vulkan driver (the CUDA default, an IEEE sqrt
 with a slow-path call, would count instructions the H200 never runs).
-Samples per invocation: 4 N / 4 for "vN/W" (straight-line code); the loop
-shapes are left out (a static count is not a per-sample one).
+Samples per invocation: 4 N / 4 for "vN/W" (straight-line code). The
+retired paths (v4, fast, hlog, ...) are counted in bench/notes/random.md.
 
-    python bench/probes/normal_ptx.py [--paths v8,hlog,lean] [--nvdisasm PATH] [--ftz]
+    python bench/probes/normal_ptx.py [--paths v8,lean:v32/128] [--nvdisasm PATH] [--ftz]
 
 Read: per path PTX and SASS per sample and the change against the exact
-v8 (the documented stream); bench/probes/normal_ab.py times the same
+v8 (the documented stream); bench/bench_random.py times the same
 paths on the H200 (time follows SASS there: docs/performance.md, random).
 """
 import argparse
@@ -34,19 +34,15 @@ sys.path.insert(0, str(ROOT / "bindings" / "python"))
 
 import vulpy as vp  # noqa: E402
 
-DEFAULT_PATHS = ("v4", "v8", "fast", "fast-log", "hlog", "lean", "v32/128", "hlog:v32/128",
-                 "lean:v32/128", "fast:v32/128")
+DEFAULT_PATHS = tuple(vp.random.NORMAL32_PATHS)  # v8 and lean:v32/128 (the others retired)
 PTX_SKIP = re.compile(r"\s+(mov|ld\.param|bra|ret|@%p\d+ bra)\b")
 
 
 def kernel_of(path):
-    shape = vp.random._shape(path)
-    if shape is None:
+    if vp.random.normal32_exact(path) is None:
         raise SystemExit(f"no float32 normal path {path!r}")
-    mapping, per, local, _groups, math = shape
-    if mapping != "split":
-        return None, 0
-    return vp.random._kernels().normal_f32_shape(mapping, per, local, math), 4 * per
+    per, local, math = vp.random._shape(path)
+    return vp.random._kernels().normal_f32_split(per, local, math), 4 * per
 
 
 def ptx_count(ptx):

@@ -10,7 +10,7 @@ the host's part and the gaps between dispatches: allocation, recording,
 submission, the fills, the read-back of the give-up word).
 
     python bench/probes/sort_parts.py                      (variants 2 and 3)
-    python bench/probes/sort_parts.py --variants 2 3:lb=16 --log2n 24
+    python bench/probes/sort_parts.py --variants 3 3:lb=16 --log2n 24
 
 `--regs` (needs nvcc; no device) prints instead what ptxas allots the
 onesweep kernels' CUDA form (sm_90, 32 lanes, float32 keys): registers an
@@ -146,7 +146,7 @@ def show_registers(spec):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--variants", nargs="+", default=["2", "3"])
+    ap.add_argument("--variants", nargs="+", default=["3"])
     ap.add_argument("--log2n", type=int, default=26)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--regs", action="store_true", help="nvcc register counts only")

@@ -31,7 +31,7 @@ no slot left unwritten).
 Read: "GB/s" (bytes written / median GPU time; the H200's HBM3e peak is
 4.8 TB/s) per shape against `cupy fill` (CuPy's own store-only kernel) and
 `cupy normal`; which family (W, K, groups a SM) is fastest says what the
-normal kernels' launch shape should be (bench/probes/normal_ab.py times the
+normal kernels' launch shape should be (bench/probes/normal_ab.py, now retired, timed the
 normal kernels in those shapes). "call - recorded" in the last table is
 the launch overhead of a `vp.kernel` call.
 """

@@ -350,24 +350,3 @@ def test_matmul_float16_transposed_and_strided(emulated, monkeypatch, variant):
         assert got.dtype == np.float16 and got.shape == (a @ b).shape
         np.testing.assert_array_equal(got.numpy(), a @ b)
         assert len(emulated) == n0 + 1, "the tiled kernel ran"
-
-
-def test_transposed_b_tile_text_and_a_mutation(monkeypatch):
-    """Tile.b_t: the GLSL packs two K values of one column of B into a word
-    (the same packing the emulation runs) at bt_word's place and loads the
-    B fragments column-major; a wrong word place fails the emulation."""
-    t = _coopmat.TILES["t128x256t"]
-    E = _tiled._E
-    src = _tiled.glsl(t)
-    i0, c0 = _tiled.bt_word(t, 0, E("br0"), E("bq0"), 0)
-    i1, c1 = _tiled.bt_word(t, 0, E("br0"), E("bq0"), 1)
-    assert f"Bs[{i0}][{c0}] = (rb0.x & 0xFFFFu) | (rb1.x << 16u);" in src
-    assert f"Bs[{i1}][{c1}] = (rb0.x >> 16u) | (rb1.x & 0xFFFF0000u);" in src
-    assert src.count(f", {t.b_stride}u, true);") == t.fn * (t.bk // 16)
-    rng = np.random.default_rng(8)
-    a, b = _ints(rng, (128, 64)), _ints(rng, (64, 256))
-    want = a.astype(np.float32) @ b.astype(np.float32)
-    np.testing.assert_array_equal(_tiled.emulate(t, a, b), want)
-    good = _tiled.bt_word
-    monkeypatch.setattr(_tiled, "bt_word", lambda t, buf, br, bq, h: good(t, buf, br, bq, h ^ 1))
-    assert not np.array_equal(_tiled.emulate(t, a, b), want)

@@ -285,47 +285,11 @@ def test_float32_normals_across_a_counter_wrap():
     assert not np.any(a == b)
 
 
-# The float32 normal kernels' launch shapes (random.NORMAL32_PATHS): every
-# one but the fast ones writes the same values in the same places as v4.
-_SAME_PATHS = [p for p in vp.random.NORMAL32_PATHS if vp.random.normal32_exact(p)]
-
-
-@pytest.mark.parametrize("path", _SAME_PATHS)
-@pytest.mark.parametrize("n", [4, 8, 12, 1000, 4100, 70_004])
-def test_float32_normal_paths_write_the_same_values(monkeypatch, path, n):
-    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", "v4")
-    g = _vp_gen(31)
-    g.random(3, dtype=np.float32)  # the call starts at a later block
-    want = _host(g.standard_normal(n, dtype=np.float32))
-    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", path)
-    g = _vp_gen(31)
-    g.random(3, dtype=np.float32)
-    np.testing.assert_array_equal(_host(g.standard_normal(n, dtype=np.float32)), want)
-    # and the documented formula (random(3) used block 0: the normals start
-    # at block 1, eight a block)
-    m = min(n, 64)
-    np.testing.assert_allclose(want.astype(np.float64)[:m],
-                               _box_muller_reference(31, 8 + m, np.float32)[8:8 + m],
-                               rtol=2e-6, atol=2e-6)
-
-
-@pytest.mark.parametrize("path", ["v4", "v8", "v8/256", "fast", "hlog", "lean"])
-def test_float32_normal_paths_fold_the_grid(monkeypatch, path):
-    # past the x workgroup limit (here 1 group) the v4 / v8 launches take a
-    # 2-D grid whose rows the kernels fold back
-    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", path)
-    want = _host(_vp_gen(9).standard_normal(4104, dtype=np.float32))
-    monkeypatch.setattr(vp.random, "_GRID_X_GROUPS", 1)
-    np.testing.assert_array_equal(_host(_vp_gen(9).standard_normal(4104, dtype=np.float32)),
-                                  want)
-
-
-# The launch-shape family (random.NORMAL32_FAMILY): the candidates the
-# normal_ab probe times, and members at the rules' edges (widths 32 and
-# 1024, N 4 and 32, one group a core).
-_FAMILY = list(vp.random.NORMAL32_CANDIDATES) + ["v4/32", "b4/1024", "b32/64", "gs4/32/1",
-                                                 "gs32/64/2"]
-_DEFAULT32 = "v8"  # the shipped default (VULPY_NORMAL32_PATH unset)
+# The float32 normal paths (random.NORMAL32_PATHS): v8, the exact math (the
+# default off NVIDIA), and lean:v32/128 (NVIDIA's default). The other
+# shapes and math were retired (bench/notes/random.md).
+_PATHS32 = list(vp.random.NORMAL32_PATHS)
+_DEFAULT32 = "v8"  # the exact path (VULPY_NORMAL32_PATH=v8)
 
 
 def _normals32(monkeypatch, path, seed, n, counter=None, scaled=False):
@@ -337,119 +301,88 @@ def _normals32(monkeypatch, path, seed, n, counter=None, scaled=False):
     return _host(g.standard_normal(n, dtype=np.float32))
 
 
-def _same_math(path):
-    """The named v8-shaped path of path's math: v8 for the exact math, else
-    the prefix's own ("lean:gs4/256/32" -> "lean")."""
-    return path.split(":")[0] if ":" in path else (
-        path if path in ("fast", "fast-log", "hlog", "lean") else _DEFAULT32)
+def test_float32_normal_paths_are_the_two_defaults():
+    assert _PATHS32 == ["v8", "lean:v32/128"]
 
 
-@pytest.mark.parametrize("path", _FAMILY)
-def test_float32_normal_family_writes_the_default_values(monkeypatch, path):
-    # sizes that end inside a group, inside a K x W stretch, and past a
-    # grid-stride loop's first round; seeds and a counter whose low word
-    # wraps inside the call. A member with other math writes its math's
-    # values in every shape (lean:gs4/256/32 those of lean).
-    ref = _same_math(path)
-    for seed, n, ctr in ((31, 4, None), (5, 1028, None), (2**63 + 7, 4 * 1031, None),
-                         (12345, 70_004, None), (4, 4 * 517, 2**64 - 40)):
-        want = _normals32(monkeypatch, ref, seed, n, ctr)
-        got = _normals32(monkeypatch, path, seed, n, ctr)
-        assert np.isfinite(got).all()
-        np.testing.assert_array_equal(got, want, err_msg=f"seed {seed}, n {n}")
-    # Generator.normal scales in the same kernels' store
-    np.testing.assert_array_equal(_normals32(monkeypatch, path, 8, 4 * 333, scaled=True),
-                                  _normals32(monkeypatch, ref, 8, 4 * 333, scaled=True))
+@pytest.mark.parametrize("n", [4, 8, 12, 1000, 4100, 70_004])
+def test_float32_exact_path_is_the_documented_formula(monkeypatch, n):
+    # random(3) used block 0: the normals start at block 1, eight a block
+    got = _normals32(monkeypatch, _DEFAULT32, 31, n).astype(np.float64)
+    np.testing.assert_allclose(got, _box_muller_reference(31, 8 + n, np.float32)[8:8 + n],
+                               rtol=2e-6, atol=2e-6)
 
 
-@pytest.mark.parametrize("path", ["gs", "gs4/256/32", "gs8/256/2", "gs16/128/4", "gs32/64/2"])
-def test_float32_normal_grid_stride_loops_many_rounds(monkeypatch, path):
-    # a device of one core: the grid is G groups, so the loop runs many
-    # rounds and the last one ends inside a group or between its K stores
-    monkeypatch.setattr(vp.random, "_cores", lambda ctx: 1)
-    for seed, n in ((3, 4 * 1031), (2**63 + 7, 70_004), (11, 4 * 8192)):
-        want = _normals32(monkeypatch, _DEFAULT32, seed, n)
-        np.testing.assert_array_equal(_normals32(monkeypatch, path, seed, n), want,
-                                      err_msg=f"seed {seed}, n {n}")
-
-
-@pytest.mark.parametrize("path", ["v16/128", "b16/256", "gs8/256/4", "lean:v16/128", "hlog",
-                                  "fast"])
-@pytest.mark.parametrize("n", [1, 3, 4099, 70_001])
-def test_float32_normal_family_agrees_with_the_scalar_kernel(monkeypatch, path, n):
-    # n not a multiple of 4 takes normal_f32 (scalar stores) of the path's
-    # math: its samples are the path's first n of the next multiple of 4
-    # (for the exact math, v8's)
-    want = _normals32(monkeypatch, path, 77, n)
-    got = _normals32(monkeypatch, path, 77, -(-n // 4) * 4)[:n]
-    np.testing.assert_array_equal(got, want)
-    if vp.random.normal32_exact(path):
-        np.testing.assert_array_equal(want, _normals32(monkeypatch, _DEFAULT32, 77, n))
-
-
-@pytest.mark.parametrize("path", ["v16/64", "b8/256", "b16/128"])
-def test_float32_normal_family_folds_the_grid(monkeypatch, path):
-    # past the x workgroup limit (here 1 group) a 2-D grid whose rows the
-    # kernels fold back (whole workgroups a row for the b shapes)
-    want = _normals32(monkeypatch, _DEFAULT32, 9, 4104 * 3)
+@pytest.mark.parametrize("path", _PATHS32)
+def test_float32_normal_paths_fold_the_grid(monkeypatch, path):
+    # past the x workgroup limit (here 1 group) the launches take a 2-D
+    # grid whose rows the kernels fold back
+    want = _normals32(monkeypatch, path, 9, 4104 * 3)
     monkeypatch.setattr(vp.random, "_GRID_X_GROUPS", 1)
     np.testing.assert_array_equal(_normals32(monkeypatch, path, 9, 4104 * 3), want)
 
 
-@pytest.mark.parametrize("path", ["v12/64", "v8/48", "v8/2048", "b8", "gs8/256",
-                                  "gs8/256/0", "v8/64/2", "gs8/256/65", "slow:v8/64",
-                                  "lean:", "lean:v8", "hlog:lean:v8/64", "lean/v8/64"])
-def test_float32_normal_family_rejects_bad_shapes(monkeypatch, path):
+@pytest.mark.parametrize("path", _PATHS32)
+@pytest.mark.parametrize("n", [1, 3, 4099, 70_001])
+def test_float32_normal_paths_agree_with_the_scalar_kernel(monkeypatch, path, n):
+    # n not a multiple of 4 takes normal_f32 (scalar stores) of the path's
+    # math: its samples are the path's first n of the next multiple of 4
+    want = _normals32(monkeypatch, path, 77, n)
+    got = _normals32(monkeypatch, path, 77, -(-n // 4) * 4)[:n]
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("path", _PATHS32)
+def test_float32_normal_paths_across_a_counter_wrap(monkeypatch, path):
+    # seeds and a counter whose low word wraps inside the call; sizes that
+    # end inside a group and inside a K x W stretch
+    for seed, n, ctr in ((31, 4, None), (5, 1028, None), (2**63 + 7, 4 * 1031, None),
+                         (4, 4 * 517, 2**64 - 40)):
+        got = _normals32(monkeypatch, path, seed, n, ctr)
+        assert np.isfinite(got).all()
+        want = _box_muller_reference(seed, 8 + n, np.float32, counter=ctr)[8:8 + n]
+        k, a = _ACCURACY[path]
+        assert _within(got.astype(np.float64), want, k, a), (seed, n)
+
+
+@pytest.mark.parametrize("path", ["v4", "fast", "gs", "lean", "lean:v8/64", "v16/128", "slow", ""])
+def test_unknown_float32_normal_path_is_named(monkeypatch, path):
     monkeypatch.setattr(vp.random, "_NORMAL32_PATH", path)
     with pytest.raises(ValueError, match=f"no float32 normal path {re.escape(repr(path))}.*"
-                                         f"VULPY_NORMAL32_PATH.*vN/W"):
+                                         f"VULPY_NORMAL32_PATH.*v8, lean:v32/128"):
         vp.random.default_rng(1).standard_normal(8, dtype=np.float32)
+    with pytest.raises(ValueError, match="v8, lean:v32/128"):
+        vp.random.default_rng(1).standard_normal(7, dtype=np.float32)
 
 
-@pytest.mark.parametrize("env,same", [("b16/128", "v8"), ("lean:gs4/256/32", "lean")])
-def test_normal32_path_from_the_environment(env, same):
-    # VULPY_NORMAL32_PATH sets the default path at import; its samples are
-    # those of the v8-shaped path of its math (both from the child's own
-    # device)
+@pytest.mark.parametrize("env", _PATHS32)
+def test_normal32_path_from_the_environment(monkeypatch, env):
+    # VULPY_NORMAL32_PATH sets the default path at import; the child's
+    # samples are this process's of that path (the same device)
     import subprocess
     import sys
     code = ("import vulpy as vp, numpy as np\n"
-            "def z(): return vp.random.default_rng(3).standard_normal(4 * 300, dtype=np.float32)"
-            ".numpy().tobytes().hex()\n"
-            "print(vp.random._NORMAL32_PATH, z())\n"
-            f"vp.random._NORMAL32_PATH = {same!r}\n"
-            "print(z())\n")
+            "z = vp.random.default_rng(3).standard_normal(4 * 300, dtype=np.float32)\n"
+            "print(vp.random._NORMAL32_PATH, z.numpy().tobytes().hex())\n")
     env_vars = dict(os.environ, VULPY_NORMAL32_PATH=env,
                     PYTHONPATH=str(ROOT / "bindings" / "python"))
     r = subprocess.run([sys.executable, "-c", code], env=env_vars, capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    path, got, want = r.stdout.split()
+    path, got = r.stdout.split()
     assert path == env
-    assert got == want
+    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", env)
+    want = _host(vp.random.default_rng(3).standard_normal(4 * 300, dtype=np.float32))
+    assert got == want.tobytes().hex()
 
 
-@pytest.mark.parametrize("path,atol", [("fast", 1e-5), ("fast-log", 1e-3)])
-def test_fast_float32_normal_paths_follow_the_formula(monkeypatch, path, atol):
-    # the built-ins' error bounds on NVIDIA (the kernels' docstring): sin /
-    # cos about 2^-21 absolute times r (< 6 here); a built-in log's 2^-22
-    # absolute near u1 = 1 is up to sqrt(2^-21) in r where r is near 0
-    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", path)
-    n = 20_000
-    got = _host(_vp_gen(21).standard_normal(n, dtype=np.float32)).astype(np.float64)
-    assert np.all(np.isfinite(got))
-    np.testing.assert_allclose(got, _box_muller_reference(21, n, np.float32),
-                               rtol=1e-5, atol=atol)
-
-
-# Accuracy of each math against the float64 Box-Muller of the same Philox
+# Accuracy of each path against the float64 Box-Muller of the same Philox
 # words (docs/python-api.md's table): |z - ref| <= k ulp(ref) + a r, ulp
-# the float32 spacing at |ref|. The exact math and hlog: k ulp alone (the
-# angle's y and the polynomials are relative-accurate, so z near 0 is
-# too); lean and fast: cuRAND's built-in sin / cos add an absolute a r
-# (2^-21.4 on NVIDIA, about 2^-22 on lavapipe; 2^-20 allowed).
-_ACCURACY = {"v8": (4, 0.0), "hlog": (4, 0.0), "lean": (4, 2.0**-20), "fast": (4, 2.0**-20),
-             "lean:gs4/256/32": (4, 2.0**-20), "hlog:v32/128": (4, 0.0)}
+# the float32 spacing at |ref|. The exact math: k ulp alone (the angle's y
+# and the polynomials are relative-accurate, so z near 0 is too); lean:
+# cuRAND's built-in sin / cos add an absolute a r (2^-21.4 on NVIDIA,
+# about 2^-22 on lavapipe; 2^-20 allowed).
+_ACCURACY = {"v8": (4, 0.0), "lean:v32/128": (4, 2.0**-20)}
 
 
 def _within(got, want, k, a):
@@ -475,20 +408,7 @@ def test_float32_normal_math_accuracy(monkeypatch, path):
                        want, k, a)
 
 
-def test_float32_fast_log_misses_the_accuracy_bound(monkeypatch):
-    # the built-in log's absolute error near u1 = 1 is a large relative
-    # error in r near 0: why fast-log is not the lean math
-    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", "fast-log")
-    n = 1 << 17
-    got = _host(_vp_gen(21).standard_normal(n, dtype=np.float32)).astype(np.float64)
-    assert not _within(got, _box_muller_reference(21, n, np.float32), 4, 2.0**-20)
-
-
-_EVERY32 = list(vp.random.NORMAL32_PATHS) + [p for p in vp.random.NORMAL32_CANDIDATES
-                                             if ":" in p]
-
-
-@pytest.mark.parametrize("path", _EVERY32)
+@pytest.mark.parametrize("path", _PATHS32)
 def test_float32_normal_paths_are_deterministic(monkeypatch, path):
     # the same seed gives the same values (call after call, and a second
     # generator), the next call other values
@@ -503,11 +423,10 @@ def test_float32_normal_paths_are_deterministic(monkeypatch, path):
     assert np.mean(a == b) < 0.01
 
 
-@pytest.mark.parametrize("path", ["hlog", "lean", "lean:gs4/256/32", "fast"])
-def test_float32_normal_math_distribution(monkeypatch, path):
-    # the other math keeps the distribution (test_standard_normal_distribution's
+def test_float32_lean_normal_distribution(monkeypatch):
+    # the lean math keeps the distribution (test_standard_normal_distribution's
     # moments and KS test, at alpha = 0.001)
-    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", path)
+    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", "lean:v32/128")
     n = 200_000
     z = _host(vp.random.default_rng(2024).standard_normal(n, dtype=np.float32))
     se = 1 / math.sqrt(n)
@@ -518,18 +437,20 @@ def test_float32_normal_math_distribution(monkeypatch, path):
 
 
 def test_normal32_exact_names_the_math():
-    assert vp.random.normal32_exact("v8") and vp.random.normal32_exact("gs4/256/32")
-    assert vp.random.normal32_exact("lean") is False
-    assert vp.random.normal32_exact("hlog:v32/128") is False
-    assert vp.random.normal32_exact("lean:v8") is None
+    assert vp.random.normal32_exact("v8") is True
+    assert vp.random.normal32_exact("lean:v32/128") is False
+    assert vp.random.normal32_exact("lean") is None
+    assert vp.random.normal32_exact("gs4/256/32") is None
 
 
+@pytest.mark.parametrize("path", _PATHS32)
 @pytest.mark.parametrize("n", [4, 12, 1000, 4099, (6, 6)])
-def test_float32_normal_loc_scale_in_the_kernel(n):
+def test_float32_normal_loc_scale_in_the_kernel(monkeypatch, path, n):
     # number loc and scale are applied in the kernel's store (n a multiple
     # of 4; else after standard_normal): loc + scale * z, rounded twice or
     # fused by the device (then within an ulp of the larger term); the
     # stream moves on as standard_normal's does
+    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", path)
     g, h = _vp_gen(13), _vp_gen(13)
     got = _host(g.normal(3.0, 2.0, n, dtype=np.float32)).astype(np.float64)
     z = _host(h.standard_normal(n, dtype=np.float32))
@@ -538,12 +459,6 @@ def test_float32_normal_loc_scale_in_the_kernel(n):
     assert np.all(np.abs(got - want) <= 2.0 ** -23 * (3.0 + 2.0 * np.abs(z)))
     np.testing.assert_array_equal(_host(g.standard_normal(8, dtype=np.float32)),
                                   _host(h.standard_normal(8, dtype=np.float32)))
-
-
-def test_unknown_float32_normal_path_is_named(monkeypatch):
-    monkeypatch.setattr(vp.random, "_NORMAL32_PATH", "v16")
-    with pytest.raises(ValueError, match="'v16'.*v4, v8"):
-        vp.random.default_rng(1).standard_normal(8, dtype=np.float32)
 
 
 # ------------------------------------------------------------ statistics

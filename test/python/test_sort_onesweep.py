@@ -40,9 +40,10 @@ DTYPES = [np.float32, np.float64, np.int32, np.uint32, np.int64, np.uint64, np.b
 # spec, HIST_TILES); one or two tiles per histogram workgroup put chunk
 # boundaries inside the sizes below, ipt=12 a tile of another size, lb=2
 # and 3 look-back steps of two and three words, and every switch of the
-# template is on in one of them (each variant compiles its own kernels)
-VARIANTS = [("2", 16), ("3", 16), ("3:pack=1,hco=8", 1), ("3:ipt=12,lb=2,defer=1", 2),
-            ("2:scan=1,sharev=1,lb=3", 1)]
+# template is on in one of them and off in another (each variant compiles
+# its own kernels; the first has the settings of the retired variant 2)
+VARIANTS = [("3:lb=1,scan=0,ksh=0", 16), ("3", 16), ("3:hco=8", 1), ("3:ipt=12,lb=2,defer=1", 2),
+            ("3:ksh=0,sharev=1,lb=3", 1)]
 
 
 class variant:
@@ -140,7 +141,7 @@ def test_onesweep_rows(dt, rows, n, seed, first_axis, v):
         check(h, "onesweep", v=v)
 
 
-@pytest.mark.parametrize("spec", ["2", "3", "3:ipt=12"])
+@pytest.mark.parametrize("spec", ["3:lb=1,scan=0,ksh=0", "3", "3:ipt=12"])
 def test_histogram_chunks_and_tile_sizes(spec):
     # the sizes where the histogram chunks (HIST_TILES tiles of a row) and
     # the tiles end, for every chunk length, keys and payloads
@@ -155,7 +156,7 @@ def test_histogram_chunks_and_tile_sizes(spec):
 
 
 @pytest.mark.parametrize("spec", ["4", "x", "3:lb=0", "3:lanes=100", "3:ipt", "3:bogus=1",
-                                  "3:ipt=-2"])
+                                  "3:ipt=-2", "2", "3:pack=1"])
 def test_bad_variant_names_the_variable(spec):
     with variant((spec, 16)):
         with pytest.raises(ValueError, match="VULPY_ONESWEEP"):
@@ -164,8 +165,9 @@ def test_bad_variant_names_the_variable(spec):
 
 def test_variant_settings():
     o = _sort_onesweep
+    assert sorted(o.VARIANTS) == [3]
     assert o.settings("3") == o.VARIANTS[3]
-    assert o.settings("2:lb=4,ipt=12") == dict(o.VARIANTS[2], lb=4, ipt=12)
+    assert o.settings("3:lb=4,ipt=12") == dict(o.VARIANTS[3], lb=4, ipt=12)
     assert o.shape("uint32", 32, o.settings("3:ipt=12,lanes=128")) == (128, 12)
     assert o.shape("uint64", 32, o.settings("3:ipt=12")) == (256, 8)   # 32-bit keys only
     assert o.shape("uint32", 8, o.settings("3")) == (64, 16)
@@ -232,21 +234,21 @@ _SOME = "(np.float32, np.uint32, np.int64, np.bool_)"
 _SEQUENTIAL = [
     # (what it checks, setup, dtypes, sizes)
     ("variant 3 (the default)", "o.VARIANT = '3'", _ALL, "(1, 1023, 1024, 1025, 5000, 17500)"),
-    ("variant 2", "o.VARIANT = '2'", "(np.float32, np.int32, np.int64, np.bool_)",
-     "(1, 1025, 2048, 5000, 17500)"),
+    ("variant 2's settings", "o.VARIANT = '3:lb=1,scan=0,ksh=0'",
+     "(np.float32, np.int32, np.int64, np.bool_)", "(1, 1025, 2048, 5000, 17500)"),
     # the other switches, with histogram chunks of 2 tiles
     ("ipt=12 tiles, lb=2, defer", "o.HIST_TILES = 2; o.VARIANT = '3:ipt=12,lb=2,defer=1'",
      _SOME, "(1, 767, 1537, 4000, 17500)"),
-    ("sharev, scan", "o.HIST_TILES = 2; o.VARIANT = '2:sharev=1,scan=1'", _SOME,
+    ("sharev, scan", "o.HIST_TILES = 2; o.VARIANT = '3:ksh=0,sharev=1'", _SOME,
      "(1, 767, 1537, 4000, 17500)"),
-    ("packed ranks (32-bit keys only), 8 histogram copies", "o.VARIANT = '3:pack=1,hco=8'",
+    ("8 histogram copies", "o.VARIANT = '3:hco=8'",
      "(np.float32, np.uint32, np.int32, np.bool_)", "(1, 767, 1025, 4000, 17500)"),
     # the look-back's other branch: no tile but a row's first publishes an
     # inclusive prefix, so each tile adds the aggregates of all tiles before
     # it in its row (a sequential run otherwise finds the inclusive prefix
     # of the tile just before), lb words a step (lb=3: steps that end past
     # the row's first tile, whose reads are clamped to it)
-    ("aggregate chain, lb=1", "o.PUBLISH_INCLUSIVE = False; o.VARIANT = '2'",
+    ("aggregate chain, lb=1", "o.PUBLISH_INCLUSIVE = False; o.VARIANT = '3:lb=1,scan=0,ksh=0'",
      "(np.float32, np.int64)", "(1, 1023, 5000, 17500)"),
     ("aggregate chain, lb=8", "o.PUBLISH_INCLUSIVE = False; o.VARIANT = '3'", _SOME,
      "(1, 1023, 5000, 17500)"),

@@ -57,7 +57,8 @@ TILES = {
     # H200 run to tell which matters (bench/probes/coopmat_ab.py). Suffixes:
     # c: compiled per shape (constants, no guard a full tile cannot fail);
     # b: one B fragment live at a time; g8: workgroups walk C in groups of
-    # 8 tile rows (L2 reuse); t (below): B transposed in shared memory.
+    # 8 tile rows (L2 reuse). (t, B transposed in shared memory, was retired:
+    # 0.22-0.28x against 0.35-0.40x; docs/performance.md, matmul.)
     "t128x256b": _tiled.Tile(128, 256, 32, 2, 4, 1, b_one=True),
     "t128x256c": _tiled.Tile(128, 256, 32, 2, 4, 1, shape=True),
     "t128x256cb": _tiled.Tile(128, 256, 32, 2, 4, 1, shape=True, b_one=True),
@@ -65,11 +66,6 @@ TILES = {
     "t128x256cbg8": _tiled.Tile(128, 256, 32, 2, 4, 1, shape=True, b_one=True, group=8),
     "t128x128cb": _tiled.Tile(128, 128, 32, 2, 2, 2, shape=True, b_one=True),
     "t256x128cb": _tiled.Tile(256, 128, 32, 4, 2, 1, shape=True, b_one=True),
-    # t: B transposed in shared memory, column-major B fragments (as llama.cpp's
-    # coopmat path keeps B)
-    "t128x256t": _tiled.Tile(128, 256, 32, 2, 4, 1, b_t=True),
-    "t128x256cbt": _tiled.Tile(128, 256, 32, 2, 4, 1, shape=True, b_one=True, b_t=True),
-    "t128x128cbt": _tiled.Tile(128, 128, 32, 2, 2, 2, shape=True, b_one=True, b_t=True),
 }
 VARIANTS = TILES  # name -> its Tile
 # What runs without a choice: DEFAULT where it takes the shape, else the

@@ -44,10 +44,9 @@ experiments, compared on the H200 by bench/probes/coopmat_ab.py):
 - group: workgroup (x, y) computes tile tile_of(...) instead of (y, x):
   the grid walks C in groups of `group` tile rows, so the workgroups
   resident together share A rows and B columns in L2.
-- b_t: the B tile is stored transposed (bn rows of bk halves plus one
-  uvec4 of padding) and its fragments loaded column-major, as llama.cpp
-  keeps B; an invocation loads rows 2kp and 2kp + 1 of one uvec4 column
-  and writes eight 32-bit words of two K values each (bt_word).
+(b_t, B transposed in shared memory with column-major fragments, was
+retired: 0.22-0.28x cuBLAS on the H200 against 0.35-0.40x for the other
+tiles; docs/performance.md, matmul.)
 
 Edges: M any size, N and K multiples of 8 (a uvec4 of a row is wholly
 inside or wholly outside the matrix). A global load outside A or B reads
@@ -75,7 +74,6 @@ class Tile:
     shape: bool = False  # the kernel is compiled per (m, n, k): constants, no needless guards
     b_one: bool = False  # B fragments loaded one at a time (fewer live registers)
     group: int = 0       # workgroups walk C in groups of this many tile rows (0: row by row)
-    b_t: bool = False    # B transposed in shared memory (N x K rows), fragments column-major
 
     @property
     def invocations(self):
@@ -94,8 +92,8 @@ class Tile:
         return self.bk // 8 + 1
 
     @property
-    def b_stride(self):  # uvec4s per B row (per column of B with b_t) in shared memory
-        return self.bk // 8 + 1 if self.b_t else self.bn // 8 + 1
+    def b_stride(self):  # uvec4s per B row in shared memory (one of padding)
+        return self.bn // 8 + 1
 
     @property
     def a_stage(self):  # uvec4s per A buffer
@@ -103,7 +101,7 @@ class Tile:
 
     @property
     def b_stage(self):
-        return (self.bn if self.b_t else self.bk) * self.b_stride
+        return self.bk * self.b_stride
 
     @property
     def shared_bytes(self):
@@ -117,8 +115,6 @@ class Tile:
         # every invocation copies the same number of uvec4s of each tile
         assert (self.bm * self.bk // 8) % self.invocations == 0, self
         assert (self.bk * self.bn // 8) % self.invocations == 0, self
-        # b_t: an invocation's B loads come in pairs of rows (2 kp, 2 kp + 1)
-        assert not self.b_t or (self.bk * self.bn // 8 // self.invocations) % 2 == 0, self
         return self
 
     def padded(self, m, n):
@@ -211,13 +207,7 @@ def a_copy(t, tid, s):
 
 
 def b_copy(t, tid, s):
-    """Invocation tid's s-th uvec4 of the B tile: (row k, uvec4 in the row).
-    With t.b_t the loads pair up: loads 2p and 2p + 1 are rows 2 kp and
-    2 kp + 1 of the same uvec4 column (kp varies fastest across
-    invocations, so a subgroup's transposed stores hit consecutive words)."""
-    if t.b_t:
-        e = tid + s // 2 * t.invocations
-        return e % (t.bk // 2) * 2 + s % 2, e // (t.bk // 2)
+    """Invocation tid's s-th uvec4 of the B tile: (row k, uvec4 in the row)."""
     e = tid + s * t.invocations
     return e // (t.bn // 8), e % (t.bn // 8)
 
@@ -243,14 +233,6 @@ def b_shared(t, buf, br, bq):
     return buf * t.b_stage + br * t.b_stride + bq
 
 
-def bt_word(t, buf, br, bq, h):
-    """t.b_t: where the 32-bit word of halves (B[br][n], B[br + 1][n]) of
-    column n = 8 bq + h goes (br even): (uvec4 index, component); row n
-    of the transposed tile holds column n of B, two K values a word."""
-    kp = br // 2
-    return buf * t.b_stage + (bq * 8 + h) * t.b_stride + kp // 4, kp % 4
-
-
 def a_frag(t, buf, wm, i, kk):
     """Offset of A fragment i of K sub-step kk in shared buffer buf (row
     stride t.a_stride)."""
@@ -258,10 +240,7 @@ def a_frag(t, buf, wm, i, kk):
 
 
 def b_frag(t, buf, wn, j, kk):
-    """Offset of B fragment j of K sub-step kk (row-major; with t.b_t the
-    fragment is column-major: its columns are rows of the transposed tile)."""
-    if t.b_t:
-        return buf * t.b_stage + (wn * (t.bn // t.sgn) + FRAG * j) * t.b_stride + 2 * kk
+    """Offset of B fragment j of K sub-step kk (row-major)."""
     return buf * t.b_stage + FRAG * kk * t.b_stride + (wn * (t.bn // t.sgn) + FRAG * j) // 8
 
 
@@ -314,12 +293,8 @@ def glsl(t, shape=None):
     w("layout(push_constant) uniform P { uint m; uint n; uint k; uint ldc; } pc;")
     w(f"shared uvec4 As[{t.stages * t.a_stage}];  // {t.stages} x {t.bm} rows of "
       f"{AQ} + 1 uvec4s")
-    if t.b_t:
-        w(f"shared uvec4 Bs[{t.stages * t.b_stage}];  // {t.stages} x {t.bn} columns of B, "
-          f"{AQ} + 1 uvec4s each")
-    else:
-        w(f"shared uvec4 Bs[{t.stages * t.b_stage}];  // {t.stages} x {t.bk} rows of "
-          f"{BQ} + 1 uvec4s")
+    w(f"shared uvec4 Bs[{t.stages * t.b_stage}];  // {t.stages} x {t.bk} rows of "
+      f"{BQ} + 1 uvec4s")
     w("void main() {")
     if shape is None:
         w("  uint m = pc.m, n = pc.n, k = pc.k, ldc = pc.ldc;")
@@ -375,20 +350,8 @@ def glsl(t, shape=None):
         """Registers -> shared buffer `buf`."""
         for s in range(a_per):
             w(f"{ind}As[{a_shared(t, buf, E(f'ar{s}'), E(f'aq{s}'))}] = ra{s};")
-        if t.b_t:  # transpose: 8 words (two K values of one column) from each pair
-            for p in range(b_per // 2):
-                lo, hi = f"rb{2 * p}", f"rb{2 * p + 1}"
-                for h in range(8):
-                    idx, comp = bt_word(t, buf, E(f"br{2 * p}"), E(f"bq{2 * p}"), h)
-                    c = "xyzw"[h // 2]
-                    word = (f"({lo}.{c} & 0xFFFFu) | ({hi}.{c} << 16u)" if h % 2 == 0 else
-                            f"({lo}.{c} >> 16u) | ({hi}.{c} & 0xFFFF0000u)")
-                    w(f"{ind}Bs[{idx}][{comp}] = {word};")
-            return
         for s in range(b_per):
             w(f"{ind}Bs[{b_shared(t, buf, E(f'br{s}'), E(f'bq{s}'))}] = rb{s};")
-
-    b_col = "true" if t.b_t else "false"  # B fragments column-major
 
     def math(buf, ind):
         """The MMAs of one K step from shared buffer `buf`."""
@@ -401,13 +364,13 @@ def glsl(t, shape=None):
                 w(f"{ind}  {h_t} fb;")
                 for j in range(t.fn):
                     w(f"{ind}  coopMatLoadNV(fb, Bs, {b_frag(t, buf, wn, j, kk)}, "
-                      f"{t.b_stride}u, {b_col});")
+                      f"{t.b_stride}u, false);")
                     for i in range(t.fm):
                         w(f"{ind}  acc{i}_{j} = coopMatMulAddNV(fa{i}, fb, acc{i}_{j});")
             else:
                 for j in range(t.fn):
                     w(f"{ind}  {h_t} fb{j}; coopMatLoadNV(fb{j}, Bs, "
-                      f"{b_frag(t, buf, wn, j, kk)}, {t.b_stride}u, {b_col});")
+                      f"{b_frag(t, buf, wn, j, kk)}, {t.b_stride}u, false);")
                 for i in range(t.fm):
                     for j in range(t.fn):
                         w(f"{ind}  acc{i}_{j} = coopMatMulAddNV(fa{i}, fb{j}, acc{i}_{j});")
@@ -508,17 +471,6 @@ def emulate(t, a16, b16):
                 ra, rb = regs
                 for s in range(a_per):
                     As[a_shared(t, buf, *a_copy(t, tid, s))] = ra[s]
-                if t.b_t:  # the GLSL's word packing, on uint32 lanes
-                    for p in range(b_per // 2):
-                        br, bq = b_copy(t, tid, 2 * p)
-                        lo, hi = rb[2 * p], rb[2 * p + 1]
-                        for h in range(8):
-                            c = h // 2
-                            word = ((lo[:, c] & 0xFFFF) | (hi[:, c] << 16) if h % 2 == 0 else
-                                    (lo[:, c] >> 16) | (hi[:, c] & 0xFFFF0000))
-                            idx, comp = bt_word(t, buf, br, bq, h)
-                            Bs[idx, comp] = word
-                    return
                 for s in range(b_per):
                     Bs[b_shared(t, buf, *b_copy(t, tid, s))] = rb[s]
 
@@ -528,8 +480,6 @@ def emulate(t, a16, b16):
                     for kk in range(t.bk // FRAG):
                         fa = [frag(As, a_frag(t, buf, wm, i, kk), t.a_stride) for i in range(t.fm)]
                         fb = [frag(Bs, b_frag(t, buf, wn, j, kk), t.b_stride) for j in range(t.fn)]
-                        if t.b_t:  # column-major fragments
-                            fb = [f.T for f in fb]
                         for i in range(t.fm):
                             for j in range(t.fn):
                                 acc[sg, i, j] += fa[i] @ fb[j]

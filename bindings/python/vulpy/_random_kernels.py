@@ -19,18 +19,14 @@ from Philox4x32-10 (philox32: 32-bit words, one wide multiply per product),
 four per invocation (normal4), and Box-Muller without int -> float
 conversions (unit_u1, log_unit, sincos_quadrant: box_muller32);
 docs/python-api.md, "Random numbers", gives the formulas and the accuracy,
-docs/performance.md, "random", the reasons. The float32 normal kernels are
-one family (normal_f32_shape, normal_f32 for n not a multiple of 4): a
-launch shape (how vec4 slots map to invocations: split, block, stride) and
-a math kind (MATH_*): the exact math, the documented stream, the same
-values on every path; and four with device built-ins in fast_math kernels
-(box_muller32_fast): fast and fast-log (built-in sin / cos, and log), hlog
-(neg2log_split: the built-in log2 only below u1 = 1/2, where it is
-relative-accurate, a polynomial above; our sin / cos) and lean (hlog's log
-with the built-in sin / cos, cuRAND's accuracy class). random.py's
-NORMAL32_PATHS and NORMAL32_FAMILY name them for standard_normal, the A/B
-rows of bench/bench_random.py and bench/probes/normal_ab.py;
-bench/probes/normal_ptx.py counts their instructions.
+docs/performance.md, "random", the reasons. The float32 normal kernels
+(normal_f32_split, normal_f32 for n not a multiple of 4) take a math kind
+(MATH_*): the exact math, the documented stream, or lean in a fast_math
+kernel (box_muller32_lean: neg2log_split, the built-in log2 only below
+u1 = 1/2, where it is relative-accurate, a polynomial above, with the
+built-in sin / cos, cuRAND's accuracy class). random.py's NORMAL32_PATHS
+name the two paths (v8 and lean:v32/128); the other shapes and math were
+retired (bench/notes/random.md keeps their figures).
 
 Every kernel writes the outputs of its invocation's block that fall inside
 [0, n) of the call (the first block may be partly used already: `skip`
@@ -51,11 +47,8 @@ TWO_PI64: vp.float64 = 6.283185307179586
 PI32: vp.float32 = 3.1415927
 PIO4_32: vp.float32 = 0.7853982
 NEG2LN2: vp.float32 = -1.3862944  # -2 ln 2
-# The math of a float32 normal kernel (random.py's paths; box_muller32_fast)
+# The math of a float32 normal kernel (random.py's paths; box_muller32_lean)
 MATH_EXACT: vp.uint32 = 0
-MATH_FAST: vp.uint32 = 1
-MATH_FAST_LOG: vp.uint32 = 2
-MATH_HLOG: vp.uint32 = 3
 MATH_LEAN: vp.uint32 = 4
 # Philox4x32-10's multipliers and key increments (Random123's, cuRAND's)
 PHILOX32_M0: vp.uint64 = 0xD2511F53
@@ -156,8 +149,8 @@ def unit_u1(a: vp.uint32):
 
 
 def neg2log_split(u1: vp.float32):
-    """-2 log u1 for u1 in [2^-24, 1] (the "split" log of the hlog and lean
-    paths): below 1/2 the device's built-in log2 times -2 ln 2 (there
+    """-2 log u1 for u1 in [2^-24, 1] (the "split" log of the lean path):
+    below 1/2 the device's built-in log2 times -2 ln 2 (there
     |log2 u1| >= 1, where Vulkan bounds log2 by 3 ulp relative: NVIDIA's is
     within 2^-22.6 absolute everywhere); from 1/2 up a polynomial in
     f = u1 - 1 in [-1/2, 0] (exact by Sterbenz), f (-2 + f c1 + ... + f^8 c8),
@@ -225,7 +218,7 @@ def normal4_words(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
                   c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
                   f3w: vp.uint32, wrap: vp.uint32):
     """The four Philox4x32-10 words behind invocation t's four normals
-    (normal4 says which counter and key; normal4 and normal4_fast share
+    (normal4 says which counter and key; normal4 and normal4_lean share
     them, so every path draws the same words)."""
     g = t >> 1
     lo = c0 + g
@@ -251,39 +244,19 @@ def normal4(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32, c1: vp.ui
     return z0, z1, z2, z3
 
 
-def box_muller32_fast(a: vp.uint32, b: vp.uint32, math: vp.uint32):
-    """box_muller32's words in a fast_math kernel, by `math` (MATH_*):
-    MATH_FAST log_unit and the built-in sin / cos (cuRAND's choice);
-    MATH_FAST_LOG the built-in log too (absolute error 2^-22 near u1 = 1:
-    large relative error where r is near 0); MATH_HLOG neg2log_split and
-    sincos_quadrant (a few ulp everywhere); MATH_LEAN neg2log_split and
-    the built-in sin / cos. The clamp of the fast ones keeps r real where a
-    built-in log of u1 just below 1 rounds up to a positive value."""
-    u1 = unit_u1(a)
-    t = vp.float32(0.0)
-    if math == MATH_FAST_LOG:
-        t = vp.max(-2.0 * vp.log(u1), 0.0)
-    elif math == MATH_FAST:
-        t = vp.max(-2.0 * log_unit(u1), 0.0)
-    else:
-        t = neg2log_split(u1)
-    r = vp.sqrt(t)
-    z0 = vp.float32(0.0)
-    z1 = vp.float32(0.0)
-    if math == MATH_HLOG:
-        z0, z1 = sincos_quadrant(b, r)
-    else:
-        z0, z1 = sincos_builtin(b, r)
-    return z0, z1
+def box_muller32_lean(a: vp.uint32, b: vp.uint32):
+    """box_muller32's words in a fast_math kernel (MATH_LEAN): r from
+    neg2log_split, the angle by the built-in sin / cos."""
+    return sincos_builtin(b, vp.sqrt(neg2log_split(unit_u1(a))))
 
 
-def normal4_fast(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32, c1: vp.uint32,
+def normal4_lean(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32, c1: vp.uint32,
                  f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32, f3w: vp.uint32,
-                 wrap: vp.uint32, math: vp.uint32):
-    """normal4's words through box_muller32_fast."""
+                 wrap: vp.uint32):
+    """normal4's words through box_muller32_lean."""
     y0, y1, y2, y3 = normal4_words(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
-    z0, z1 = box_muller32_fast(y0, y1, math)
-    z2, z3 = box_muller32_fast(y2, y3, math)
+    z0, z1 = box_muller32_lean(y0, y1)
+    z2, z3 = box_muller32_lean(y2, y3)
     return z0, z1, z2, z3
 
 
@@ -310,23 +283,21 @@ def put_normal4(out: vp.Buffer[vp.vec4], u: vp.uint32, n4: vp.uint32, k0: vp.uin
 
 
 def _math_slot(math):
-    """The helper normal4_of of a kernel of the math kind `math` (a
-    closure constant; one helper name for every kind, so the launch shapes'
-    bodies are written once and a kernel carries only its own math)."""
+    """The helper normal4_of of a kernel of the math kind `math` (one
+    helper name for both kinds, so the bodies are written once and a
+    kernel carries only its own math)."""
     if math == MATH_EXACT:
         def normal4_of(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
                        c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
                        f3w: vp.uint32, wrap: vp.uint32):
             """normal4 (the exact math)."""
             return normal4(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
-        return normal4_of
-    M: vp.uint32 = math
-
-    def normal4_of(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
-                   c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
-                   f3w: vp.uint32, wrap: vp.uint32):
-        """normal4_fast of math kind M."""
-        return normal4_fast(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap, M)
+    else:
+        def normal4_of(t: vp.uint32, k0: vp.uint32, k1: vp.uint32, c0: vp.uint32,
+                       c1: vp.uint32, f2: vp.uint32, f3: vp.uint32, f2w: vp.uint32,
+                       f3w: vp.uint32, wrap: vp.uint32):
+            """normal4_lean (MATH_LEAN)."""
+            return normal4_lean(t, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap)
     return normal4_of
 
 
@@ -334,7 +305,7 @@ def _math_slot(math):
 # would be the kernel language's own names): the kernels list them.
 HELPERS = (mulhilo, philox, philox32, invocation_id, invocation_block, log_unit, unit_u1,
            neg2log_split, sincos_quadrant, sincos_builtin, box_muller32, normal4_words,
-           normal4, box_muller32_fast, normal4_fast, scaled4, put_normal4)
+           normal4, box_muller32_lean, normal4_lean, scaled4, put_normal4)
 
 
 @vp.kernel(local_size_x=64, helpers=HELPERS)
@@ -457,32 +428,28 @@ def integers_i64(out: vp.Buffer[vp.int64], k0: vp.uint64, k1: vp.uint64, c0: vp.
 
 
 # The vec4 kernels of float32 normals (n a multiple of 4; random.py's
-# paths "v4", "v8", ..., "vN/W", "bN/W", "gsN/W/G", each with a math kind):
-# kernels made at first use for K = N / 4 vec4s an invocation (a closure
-# constant the kernel unrolls), a workgroup width W, a mapping of vec4
-# indices u to invocations and the math (MATH_*; all but MATH_EXACT are
-# fast_math kernels, for the built-ins). Each writes out[u] = normal4_of(u)
-# for every u in [0, n4) exactly once (put_normal4), so the exact ones all
-# write the same values (normal_f32's) and only which invocation computes
-# which u differs. Every store instruction of a warp covers 32
-# neighbouring 16-byte slots.
-_SHAPES = {}
+# paths): kernels made at first use for K vec4s an invocation (a closure
+# constant the kernel unrolls), a workgroup width W and the math (MATH_*;
+# MATH_LEAN kernels are fast_math, for the built-ins). Each writes
+# out[u] = normal4_of(u) for every u in [0, n4) exactly once
+# (put_normal4). Every store instruction of a warp covers 32 neighbouring
+# 16-byte slots.
+_SPLITS = {}
 
 
-def normal_f32_shape(mapping, per, local, math=0):
-    """The kernel of `mapping` ("split", "block" or "stride") with `per`
-    vec4s an invocation (or an iteration), workgroups of `local` and the
-    math kind `math`."""
-    key = (mapping, per, local, math)
-    kern = _SHAPES.get(key)
+def normal_f32_split(per, local, math=0):
+    """The kernel with `per` vec4s an invocation, workgroups of `local` and
+    the math kind `math`."""
+    key = (per, local, math)
+    kern = _SPLITS.get(key)
     if kern is None:
-        make = {"split": _split_shape, "block": _block_shape, "stride": _stride_shape}[mapping]
-        kern = _SHAPES[key] = vp.kernel(local_size_x=local, fast_math=math != MATH_EXACT,
-                                        helpers=HELPERS + (_math_slot(math),))(make(per, local))
+        kern = _SPLITS[key] = vp.kernel(local_size_x=local, fast_math=math != MATH_EXACT,
+                                        helpers=HELPERS + (_math_slot(math),))(
+                                            _split_shape(per))
     return kern
 
 
-def _split_shape(K, W):
+def _split_shape(K):
     def normal_f32_split(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32,
                          c0: vp.uint32, c1: vp.uint32, f2: vp.uint32, f3: vp.uint32,
                          f2w: vp.uint32, f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32,
@@ -490,7 +457,7 @@ def _split_shape(K, W):
                          affine: vp.uint32):
         """Invocation t writes out[t + j h] for j < K (h = ceil(n4 / K)):
         K independent Philox chains, each of whose stores is one contiguous
-        stretch of the warp's 16-byte writes (v4 is K = 1, v8 K = 2)."""
+        stretch of the warp's 16-byte writes (v8 is K = 2)."""
         t = invocation_id(row)
         for j in vp.static(range(K)):
             put_normal4(out, t + j * h, n4, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap,
@@ -498,47 +465,11 @@ def _split_shape(K, W):
     return normal_f32_split
 
 
-def _block_shape(K, W):
-    def normal_f32_block(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32,
-                         c0: vp.uint32, c1: vp.uint32, f2: vp.uint32, f3: vp.uint32,
-                         f2w: vp.uint32, f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32,
-                         row: vp.uint32, scale: vp.float32, loc: vp.float32,
-                         affine: vp.uint32):
-        """Each workgroup writes one contiguous stretch of K W vec4s: lane
-        l of the group starting at invocation b writes out[K b + j W + l]
-        for j < K (random.py launches whole groups)."""
-        g = invocation_id(row)
-        lane = g % W
-        base = (g - lane) * K + lane
-        for j in vp.static(range(K)):
-            put_normal4(out, base + j * W, n4, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap,
-                        scale, loc, affine)
-    return normal_f32_block
-
-
-def _stride_shape(K, W):
-    def normal_f32_stride(out: vp.Buffer[vp.vec4], k0: vp.uint32, k1: vp.uint32,
-                          c0: vp.uint32, c1: vp.uint32, f2: vp.uint32, f3: vp.uint32,
-                          f2w: vp.uint32, f3w: vp.uint32, wrap: vp.uint32, n4: vp.uint32,
-                          stride: vp.uint32, scale: vp.float32, loc: vp.float32,
-                          affine: vp.uint32):
-        """A grid-stride loop over a fixed grid of `stride` invocations,
-        K vec4s an iteration: out[t + j stride] for j < K, then t moves on
-        by K stride (the "gs" path is K = 1): no workgroup is launched per
-        few outputs."""
-        t = vp.global_id(0)
-        while t < n4:
-            for j in vp.static(range(K)):
-                put_normal4(out, t + j * stride, n4, k0, k1, c0, c1, f2, f3, f2w, f3w, wrap,
-                            scale, loc, affine)
-            t = t + K * stride
-    return normal_f32_stride
-
-
 @vp.kernel(local_size_x=64, helpers=HELPERS)
 def store_f32_v4(out: vp.Buffer[vp.vec4], v: vp.float32, n4: vp.uint32, row: vp.uint32):
-    """The floor of the normal kernels' launch shape: v4's grid and stores
-    with no arithmetic (bench/bench_random.py's 'store only' rows)."""
+    """The floor of the normal kernels' stores: one vec4 an invocation (the
+    retired v4 path's grid), no arithmetic (bench/bench_random.py's 'store
+    only' rows)."""
     t = invocation_id(row)
     if t < n4:
         out[t] = vp.vec4(v, v, v, v)

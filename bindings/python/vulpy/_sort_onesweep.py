@@ -85,8 +85,6 @@ SCAN = @SCAN@            # 1: one owner per digit from the counts to the look-ba
 SHAREV = @SHAREV@        # 1: the payload through the keys' shared array (32-bit keys)
 DEFER = @DEFER@          # 1: the ranking's shuffles after all its shared atomics
 KSH = @KSH@              # 1: the loaded keys wait in shared memory, not registers
-PACK = @PACK@            # 1 (keys only, KSH): three 10-bit ranks a register, the
-                         # digit read again from the key at the scatter
 
 @KEYS@
 
@@ -250,7 +248,6 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
     mine0 = w * vp.uint32(SG * IPT) + lane       # round q: tile position mine0 + q * SG
     kk = vp.Local[vp.@WORD@, IPT]
     rk = vp.Local[vp.uint32, IPT]   # rank in the subgroup << 8 | digit
-    rkp = vp.Local[vp.uint32, (IPT + 2) // 3]   # PACK: rank q in bits 10*(q%3) of word q//3
     olds = vp.Local[vp.uint32, IPT]   # DEFER: each round's count before it
     vv = vp.Local[vp.uint32, @VVLEN@]
     # the keys first: IPT independent loads, no branch and no atomic between
@@ -279,13 +276,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         if valid and below == vp.uint32(0):
             old = vp.atomic_add(whist, wb + d, popc(peers))
         leader = popc((peers & (vp.uint32(0) - peers)) - vp.uint32(1)) & vp.uint32(SG - 1)
-        if PACK != 0:
-            r10 = (vp.subgroup_shuffle(old, leader) + below) << vp.uint32(10 * (q % 3))
-            if q % 3 == 0:
-                rkp[q // 3] = r10
-            else:
-                rkp[q // 3] = rkp[q // 3] | r10
-        elif DEFER == 0:
+        if DEFER == 0:
             rk[q] = ((vp.subgroup_shuffle(old, leader) + below) << vp.uint32(8)) | d
         else:  # the shuffle after all rounds: no round waits on an atomic's result
             olds[q] = old
@@ -405,12 +396,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         # load array, read by now, takes the payload (sv's role)
         for q in vp.static(range(IPT)):
             if mine0 + vp.uint32(q * SG) < m:
-                if PACK != 0:
-                    x = ski[mine0 + vp.uint32(q * SG)]
-                    r = (rkp[q // 3] >> vp.uint32(10 * (q % 3))) & vp.uint32(1023)
-                    sk[tile_place(tstart, whist, wb, (r << vp.uint32(8)) | digit(x, sh))] = x
-                else:
-                    sk[tile_place(tstart, whist, wb, rk[q])] = ski[mine0 + vp.uint32(q * SG)]
+                sk[tile_place(tstart, whist, wb, rk[q])] = ski[mine0 + vp.uint32(q * SG)]
         if VALS != 0:
             vp.barrier()
             for q in vp.static(range(IPT)):
@@ -477,14 +463,13 @@ GH = 16           # the state buffer's first word of gh (the kernels' GH)
 # (1: the ranking's shuffles after all its shared atomics), ksh (1: 32-bit
 # keys wait in shared memory from their load to the scatter, not in
 # registers; argsort's payload then goes through the load array; sharev is
-# off), pack (1: with ksh, sort's ranks three 10-bit fields to a register;
-# keys only, no defer, subgroups of at most 1024 keys), hco (ohist's copies
-# of the histograms; 0: 16 KiB of them, at most 32 KiB), and the tile
-# (lanes x ipt keys; None: shape()'s). 2 is wave 9's; 3 the default
-# (bench/notes/sort.md has each switch's cost).
+# off), hco (ohist's copies of the histograms; 0: 16 KiB of them, at most
+# 32 KiB), and the tile (lanes x ipt keys; None: shape()'s). 3 is the
+# default. Wave 9's variant 2 and the pack switch lost on the H200 and were
+# retired (bench/notes/sort.md keeps their figures; variant 2's settings
+# are "3:lb=1,scan=0,ksh=0").
 VARIANTS = {
-    2: dict(lb=1, scan=0, sharev=0, defer=0, ksh=0, pack=0, hco=0, lanes=None, ipt=None),
-    3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, pack=0, hco=0, lanes=None, ipt=None),
+    3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, hco=0, lanes=None, ipt=None),
 }
 # which variant sort_rows runs: "N" or "N:key=value,..." overriding the
 # variant's settings (bench/probes/sort_ab.py sweeps them), from the
@@ -538,26 +523,22 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
     """The namespace holding ohist / oscan / onesweep for keys of `word`
     and kind `mode` (as _sort_kernels.kernels), `passes` 8-bit digits,
     subgroups of sg lanes, with (vals=1) or without a uint32 payload, the
-    variant settings cfg (settings(); None: variant 2); onesweep writes
+    variant settings cfg (settings(); None: variant 3); onesweep writes
     the payload as `vout` (int64: argsort's result, in the last pass)."""
-    cfg = cfg or VARIANTS[2]
+    cfg = cfg or VARIANTS[3]
     lanes, ipt = shape(word, sg, cfg)
     ksh = int(bool(cfg["ksh"]) and word == "uint32")
     sharev = int(bool(cfg["sharev"]) and word == "uint32" and not ksh)
-    # packed ranks: keys only, keys in shared memory, ranks < 1024 (a
-    # subgroup's SG * IPT keys), no deferred shuffles
-    pack = int(bool(cfg.get("pack")) and ksh and not vals and not cfg["defer"]
-               and sg * ipt <= 1024)
     # ohist's copies of the histograms: 16 KiB by default, at most 32 KiB
     hco = max(1, min(cfg.get("hco") or 16 // passes, 8192 // (passes * 256)))
     ht = HIST_TILES
     k = (word, mode, passes, sg, vals, spin, publish, vout, ht, lanes, ipt, cfg["lb"],
-         int(bool(cfg["scan"])), sharev, int(bool(cfg["defer"])), ksh, pack, hco)
+         int(bool(cfg["scan"])), sharev, int(bool(cfg["defer"])), ksh, hco)
     ns = _NS.get(k)
     if ns is None:
         from . import _kernel_helpers as H  # a kernel program: at first use
         subst = dict(WORD=word, MODE=mode, L=lanes, SG=sg, IPT=ipt, P=passes, VALS=vals,
-                     HCO=hco, PACK=pack,
+                     HCO=hco,
                      SVLEN=lanes * ipt if vals and not sharev and not ksh else 1,
                      KSH=ksh, SKILEN=lanes * ipt if ksh else 1,
                      SPIN=spin, PUBLISH=publish, HT=ht, GH=GH, VVLEN=ipt, VOUT=vout, LB=cfg["lb"],

@@ -19,8 +19,7 @@ state dictionary, so a stream can move between VulPy and NumPy.
 The rest uses parallel methods (docs/python-api.md, "Random numbers"):
 standard_normal is Box-Muller on whole blocks (float32: on Philox4x32-10
 words, four normals per Philox call, two calls per invocation by default,
-_normal32_push; the launch shape and the math are a parameter,
-NORMAL32_PATHS and NORMAL32_FAMILY, VULPY_NORMAL32_PATH), integers Lemire's
+_normal32_push; two paths, NORMAL32_PATHS, VULPY_NORMAL32_PATH), integers Lemire's
 multiply without rejection (bias below span / 2^64), uniform, normal and
 exponential are transforms of random / standard_normal.
 """
@@ -28,8 +27,6 @@ import math
 import numbers
 import operator
 import os
-import re
-import weakref
 
 import numpy as np
 
@@ -128,51 +125,22 @@ def _sample_target(size, dtype, out, who):
 _GRID_X_GROUPS = None  # tests set a small x limit to check the 2-D fold
 
 # How float32 standard normals are launched (n a multiple of 4; other n take
-# normal_f32 of the path's math, scalar stores): a launch shape and a math kind. The exact
-# math (no prefix) writes the documented stream, the same values on every
-# path; the others use device built-ins and write other values of the same
-# distribution: "fast" built-in sin / cos with our log (cuRAND's choice),
-# "fast-log" built-in sin / cos / log, "hlog" the split log (built-in log2
-# below u1 = 1/2, a polynomial above) with our sin / cos, "lean" the split
-# log with built-in sin / cos. bench/bench_random.py times each named one
-# (A/B rows), bench/probes/normal_ab.py the candidates below too;
-# _NORMAL32_PATH picks the one standard_normal uses (VULPY_NORMAL32_PATH
-# sets it at import).
+# normal_f32 of the path's math, scalar stores): K vec4s an invocation at
+# out[t + j h], W wide, and a math kind. "v8" is the exact math, the
+# documented stream; "lean:v32/128" the split log (built-in log2 below
+# u1 = 1/2, a polynomial above) with the built-in sin / cos: other values
+# of the same distribution. The other shapes and math (v4, gs, b..., fast,
+# fast-log, hlog) were retired after the H200 A/B (bench/notes/random.md
+# keeps their figures). _NORMAL32_PATH picks the one standard_normal uses
+# (VULPY_NORMAL32_PATH sets it at import).
 NORMAL32_PATHS = {
-    "v4": "one Philox4x32 (four normals) an invocation, 64 wide (v4/64)",
-    "v8": "two an invocation (out[t], out[t + h]), 64 wide (v8/64)",
-    "v8/256": "as v8, 256 wide",
-    "gs": "a grid-stride loop over 8 workgroups of 256 a core (gs4/256/8)",
-    "fast": "as v8 with built-in sin / cos (fast:v8/64; other values)",
-    "fast-log": "as v8 with built-in sin / cos / log (fast-log:v8/64; other values)",
-    "hlog": "as v8 with the split log (hlog:v8/64; other values, a few ulp)",
-    "lean": "as v8 with the split log and built-in sin / cos (lean:v8/64; other values)",
+    "v8": "two Philox4x32 (eight normals) an invocation (out[t], out[t + h]), 64 wide; "
+          "the exact math",
+    "lean:v32/128": "eight an invocation, 128 wide, the split log and built-in sin / cos "
+                    "(other values)",
 }
-_NAMED = {"v4": "v4/64", "v8": "v8/64", "v8/256": "v8/256", "gs": "gs4/256/8",
-          "fast": "fast:v8/64", "fast-log": "fast-log:v8/64", "hlog": "hlog:v8/64",
-          "lean": "lean:v8/64"}
-# The math kinds of the prefixes (_random_kernels.MATH_*)
-NORMAL32_MATH = {"": 0, "fast": 1, "fast-log": 2, "hlog": 3, "lean": 4}
-# The launch-shape family (_random_kernels.normal_f32_shape): "vN/W" N
-# normals (N / 4 vec4s) an invocation at out[t + j h] (as v8), W wide;
-# "bN/W" the same counts with each workgroup writing one contiguous
-# stretch; "gsN/W/G" a grid-stride loop, N normals an iteration, over G
-# workgroups of W a core (SM). N in 4, 8, 16, 32; W a power of two from 32
-# to 1024; G from 1 to 64. A prefix "fast:", "fast-log:", "hlog:" or
-# "lean:" sets the math.
-NORMAL32_FAMILY = "[MATH:]vN/W, [MATH:]bN/W, [MATH:]gsN/W/G"
-# The family members bench/probes/normal_ab.py times beside the named ones
-# (and test_random.py checks against v8 or the formula): more normals an
-# invocation (the key schedule and index arithmetic shared by more Philox
-# chains, more independent work), wider groups (fewer groups to launch),
-# grid-stride loops over few groups (resident at once: no second wave) or
-# many (short loops: a short tail); and the other math in the best exact
-# shapes.
-NORMAL32_CANDIDATES = ("v8/128", "v16/64", "v16/128", "v16/256", "v32/128", "b8/256",
-                       "b16/128", "b16/256", "gs4/256/32", "gs8/256/2", "gs8/256/4",
-                       "gs8/256/16", "gs16/128/4", "gs16/128/16", "fast:gs4/256/32",
-                       "hlog:gs4/256/32", "hlog:v32/128", "lean:gs4/256/32", "lean:v32/128",
-                       "lean:b16/128", "lean:v16/128")
+# path -> (vec4s an invocation, workgroup width, math kind: _random_kernels.MATH_*)
+_PATHS = {"v8": (2, 64, 0), "lean:v32/128": (8, 128, 4)}
 # None: the device's default (_normal32_path): lean:v32/128 on NVIDIA (the
 # split log keeps its ulp bound on every Vulkan device; NVIDIA's built-in
 # sin / cos are as accurate as cuRAND's __sincosf; figures in
@@ -187,54 +155,23 @@ def _normal32_path(ctx):
     if _NORMAL32_PATH is not None:
         return _NORMAL32_PATH
     return "lean:v32/128" if ctx.info.get("vendor_id") == _NVIDIA else "v8"
-_SHAPE_RE = re.compile(r"(?:(fast|fast-log|hlog|lean):)?(v|b|gs)(4|8|16|32)/(\d+)(?:/(\d+))?")
 
 
 def _shape(path):
-    """(mapping, vec4s an invocation, width, groups a core, math kind) of
-    a path (NORMAL32_PATHS or NORMAL32_FAMILY), or None."""
-    path = _NAMED.get(path, path) if isinstance(path, str) else path
-    m = _SHAPE_RE.fullmatch(path) if isinstance(path, str) else None
-    if not m:
-        return None
-    math, kind = NORMAL32_MATH[m.group(1) or ""], m.group(2)
-    per, local, groups = int(m.group(3)) // 4, int(m.group(4)), m.group(5)
-    if local < 32 or local > 1024 or local & (local - 1):
-        return None
-    if (kind == "gs") != (groups is not None):
-        return None
-    if groups is not None and not 1 <= int(groups) <= 64:
-        return None
-    mapping = {"v": "split", "b": "block", "gs": "stride"}[kind]
-    return mapping, per, local, int(groups or 0), math
-
-
-def _normal32_math(path):
-    """The math kind of path (ValueError naming the paths for none)."""
-    shape = _shape(path)
-    if shape is None:
-        _normal32_plan(None, 0, path)  # raises, naming the paths
-    return shape[4]
+    """(vec4s an invocation, width, math kind) of a path of NORMAL32_PATHS
+    (ValueError naming the paths for another)."""
+    got = _PATHS.get(path) if isinstance(path, str) else None
+    if got is None:
+        raise ValueError(f"vp.random: no float32 normal path {path!r} (vp.random._NORMAL32_PATH"
+                         f" or VULPY_NORMAL32_PATH); the paths are {', '.join(NORMAL32_PATHS)}")
+    return got
 
 
 def normal32_exact(path):
     """Whether path writes the documented stream (the exact math), or None
     for no path."""
-    shape = _shape(path)
-    return None if shape is None else shape[4] == 0
-
-
-_CORES = weakref.WeakKeyDictionary()  # vp.Context -> its core count
-
-
-def _cores(ctx):
-    """The device's core (SM) count, asked once per context (the query
-    enumerates the device's extensions: bench/notes/random.md), 128 where
-    the driver does not say."""
-    got = _CORES.get(ctx)
-    if got is None:
-        got = _CORES[ctx] = ctx._native.cores()[0] or 128
-    return got
+    got = _PATHS.get(path) if isinstance(path, str) else None
+    return None if got is None else got[2] == 0
 
 
 def _launch(kern, arr, nblocks, local=64, **push):
@@ -435,7 +372,7 @@ class Generator:
             _normal32_v4(arr, n // 4, dict(push, scale=1.0, loc=0.0, affine=0),
                          _normal32_path(arr._ctx))
         else:
-            _launch(_kernels().normal_f32(_normal32_math(_normal32_path(arr._ctx))), arr,
+            _launch(_kernels().normal_f32(_shape(_normal32_path(arr._ctx))[2]), arr,
                     (n + 3) // 4, n=n, **push)
         return arr
 
@@ -569,40 +506,20 @@ def _normal32_scaled(gen, shape, scale, loc):
 
 
 def _normal32_v4(arr, n4, push, path):
-    """Launches the float32 normal kernel of `path` (NORMAL32_PATHS or
-    NORMAL32_FAMILY) for out = arr viewed as n4 vec4s."""
-    kern, inv, local, extra, folds = _normal32_plan(arr._ctx, n4, path)
-    if folds:
-        _launch(kern, arr, inv, local=local, **extra, **push)
-    else:
-        kern(arr, dispatch=inv, **extra, **push)
+    """Launches the float32 normal kernel of `path` (NORMAL32_PATHS) for
+    out = arr viewed as n4 vec4s."""
+    kern, h, local, extra = _normal32_plan(n4, path)
+    _launch(kern, arr, h, local=local, **extra, **push)
 
 
-def _normal32_plan(ctx, n4, path):
-    """(kernel, invocations, workgroup width, push constants of the shape,
-    folds) of path's launch for n4 vec4s: `folds` when the kernel takes a
-    2-D grid past the x workgroup limit (_launch; its `row` is then the
-    invocations of a 1-D launch), else a 1-D grid of whole workgroups.
-    bench/probes/normal_ab.py and bench/bench_random.py record these same
-    launches."""
-    shape = _shape(path)
-    if shape is None:
-        raise ValueError(f"vp.random: no float32 normal path {path!r} (vp.random._NORMAL32_PATH"
-                         f" or VULPY_NORMAL32_PATH); the paths are "
-                         f"{', '.join(NORMAL32_PATHS)} and the family {NORMAL32_FAMILY} "
-                         f"(N in 4, 8, 16, 32; W a power of two, 32 to 1024; G 1 to 64; "
-                         f"MATH one of {', '.join(m for m in NORMAL32_MATH if m)})")
-    mapping, per, local, groups, math = shape
-    kern = _kernels().normal_f32_shape(mapping, per, local, math)
-    if mapping == "split":
-        h = -(-n4 // per)
-        return kern, h, local, dict(n4=n4, h=h), True
-    if mapping == "block":
-        # whole workgroups: every lane of a group has its stretch's slots
-        return kern, -(-n4 // (per * local)) * local, local, dict(n4=n4), True
-    # at most the invocations the first iteration needs, in whole groups
-    stride = min(_cores(ctx) * groups * local, -(-n4 // (per * local)) * local)
-    return kern, stride, local, dict(n4=n4, stride=stride), False
+def _normal32_plan(n4, path):
+    """(kernel, invocations, workgroup width, push constants of the shape)
+    of path's launch for n4 vec4s (a 2-D grid past the x workgroup limit:
+    _launch, whose `row` is then the invocations of a 1-D launch).
+    bench/bench_random.py records these same launches."""
+    per, local, math = _shape(path)
+    h = -(-n4 // per)
+    return _kernels().normal_f32_split(per, local, math), h, local, dict(n4=n4, h=h)
 
 
 def _param(v, who, name, dt):
