@@ -15,6 +15,14 @@
  *                              compute + host: a lighter closing barrier
  *                              (no TRANSFER stage; without or with the
  *                              host's read), what the runtime's costs
+ *               raw-vulkan timeline spin, semaphore chain: no barrier;
+ *                              each submission waits (compute stage) for
+ *                              the timeline value the one before it
+ *                              signals, the memory dependency a closing
+ *                              barrier gives (device work only, no host
+ *                              read), in the submission
+ *               raw-vulkan timeline spin, opening barrier only: the
+ *                              runtime's opening barrier, no closing one
  *             plus the same two resubmitted alternately, call by call, to
  *             show the cost of switching devices, and single calls after
  *             50 ms of idling (clocks that drop while a program sleeps);
@@ -351,6 +359,16 @@ static int raw_record(raw *r, int count, VkCommandBuffer *out) {
   return raw_record_b(r, count, true, out);
 }
 
+/* One dispatch opened by the runtime's opening barrier, no closing one. */
+static int raw_record_open(raw *r, VkCommandBuffer *out) {
+  if (raw_begin(r, out))
+    return 1;
+  raw_barrier(*out, true);
+  raw_dispatch(r, *out);
+  VKCHECK(vkEndCommandBuffer(*out));
+  return 0;
+}
+
 /* One dispatch closed by raw_barrier_compute (host: with the HOST read). */
 static int raw_record_light(raw *r, bool host, VkCommandBuffer *out) {
   if (raw_begin(r, out))
@@ -385,13 +403,19 @@ static int raw_run_fence(raw *r, VkCommandBuffer cb, bool spin) {
 }
 
 /* Submit + wait on the timeline; spin_ns > 0 polls first, like vrt_wait
- * (< 0: polls until done). */
-static int raw_run(raw *r, VkCommandBuffer cb, double spin_ns) {
-  uint64_t value = ++r->value;
+ * (< 0: polls until done). `chain`: the submission also waits, at the
+ * compute stage, for the value the one before it signalled. */
+static int raw_run_c(raw *r, VkCommandBuffer cb, double spin_ns, bool chain) {
+  uint64_t value = ++r->value, before = value - 1;
+  VkPipelineStageFlags stage = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
   VkTimelineSemaphoreSubmitInfo ts = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                      .waitSemaphoreValueCount = chain,
+                                      .pWaitSemaphoreValues = &before,
                                       .signalSemaphoreValueCount = 1,
                                       .pSignalSemaphoreValues = &value};
   VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .pNext = &ts,
+                     .waitSemaphoreCount = chain, .pWaitSemaphores = &r->timeline,
+                     .pWaitDstStageMask = &stage,
                      .commandBufferCount = 1, .pCommandBuffers = &cb,
                      .signalSemaphoreCount = 1, .pSignalSemaphores = &r->timeline};
   VKCHECK(vkQueueSubmit(r->queue, 1, &si, VK_NULL_HANDLE));
@@ -406,6 +430,10 @@ static int raw_run(raw *r, VkCommandBuffer cb, double spin_ns) {
                             .semaphoreCount = 1, .pSemaphores = &r->timeline, .pValues = &value};
   VKCHECK(vkWaitSemaphores(r->device, &wi, UINT64_MAX));
   return 0;
+}
+
+static int raw_run(raw *r, VkCommandBuffer cb, double spin_ns) {
+  return raw_run_c(r, cb, spin_ns, false);
 }
 
 static void raw_close(raw *r) {
@@ -517,6 +545,7 @@ typedef struct bench {
   raw r;
   VkCommandBuffer one, bare; /* one tiny dispatch, with and without barriers */
   VkCommandBuffer light[2];  /* closed by raw_barrier_compute without / with HOST */
+  VkCommandBuffer open;      /* the opening barrier only */
   double spin;               /* the runtime's default spin on this device, ns */
   vrt_wait_mode mode;        /* the runtime's default wait here */
   uint32_t spin_us;
@@ -529,7 +558,8 @@ typedef struct strategy {
   int vrt_mode;   /* >= 0: vrt_dispatch with this vrt_wait_mode */
   raw_wait raw;   /* else the raw loop's wait */
   int barriers;   /* raw: 1 the runtime's barriers, 0 none, 2 compute-only closing
-                   * barrier, 3 the same with the host's read */
+                   * barrier, 3 the same with the host's read, 4 none and the
+                   * semaphore chain, 5 the opening barrier only */
   bool cpu_too;   /* also on CPU devices (spinning there takes a core) */
 } strategy;
 
@@ -547,21 +577,24 @@ static const strategy LAT[] = {
     {"raw-vulkan fence spin, no barriers", -1, FENCE_SPIN, false, false},
     {"raw-vulkan timeline spin, closing barrier compute only", -1, TL_SPIN, 2, false},
     {"raw-vulkan timeline spin, closing barrier compute + host", -1, TL_SPIN, 3, false},
+    {"raw-vulkan timeline spin, semaphore chain", -1, TL_SPIN, 4, false},
+    {"raw-vulkan timeline spin, opening barrier only", -1, TL_SPIN, 5, false},
 };
 enum { NLAT = sizeof LAT / sizeof LAT[0] };
 
 static bool round_trip(bench *b, const strategy *s, vp_diags *d) {
   if (s->vrt_mode >= 0)
     return vrt_dispatch(b->k, &b->args, vrt_groups(1, 1, 1), d);
-  VkCommandBuffer cb = s->barriers == 1   ? b->one
-                       : s->barriers == 0 ? b->bare
-                                          : b->light[s->barriers - 2];
+  VkCommandBuffer cb = s->barriers == 1                      ? b->one
+                       : s->barriers == 0 || s->barriers == 4 ? b->bare
+                       : s->barriers == 5                     ? b->open
+                                                              : b->light[s->barriers - 2];
   switch (s->raw) {
   case TL_SPIN_BLOCK:
     /* the runtime's default: its spin, or a blocking wait on CPU devices */
     return raw_run(&b->r, cb, b->mode == VRT_WAIT_BLOCK ? 0 : b->spin) == 0;
   case TL_BLOCK: return raw_run(&b->r, cb, 0) == 0;
-  case TL_SPIN: return raw_run(&b->r, cb, -1) == 0;
+  case TL_SPIN: return raw_run_c(&b->r, cb, -1, s->barriers == 4) == 0;
   case FENCE_SPIN: return raw_run_fence(&b->r, cb, true) == 0;
   case FENCE_BLOCK: return raw_run_fence(&b->r, cb, false) == 0;
   }
@@ -852,7 +885,8 @@ int main(int argc, char **argv) {
   vrt_buffer *bufs[2] = {x, y};
   b.args = (vrt_args){bufs, 2, push, 8};
   if (raw_record_b(&b.r, 1, true, &b.one) || raw_record_b(&b.r, 1, false, &b.bare) ||
-      raw_record_light(&b.r, false, &b.light[0]) || raw_record_light(&b.r, true, &b.light[1]))
+      raw_record_light(&b.r, false, &b.light[0]) || raw_record_light(&b.r, true, &b.light[1]) ||
+      raw_record_open(&b.r, &b.open))
     return 1;
   for (int i = 0; i < 50; i++) /* warm-up */
     if (!vrt_dispatch(b.k, &b.args, vrt_groups(1, 1, 1), &d) || raw_run(&b.r, b.one, b.spin))
