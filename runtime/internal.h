@@ -175,6 +175,7 @@ typedef struct vrt_launch {
   VkDescriptorSet sets[VRT_MAX_SETS];
   VkDescriptorPool set_pool; /* where `sets` came from, or null */
   bool recorded;
+  bool open; /* recorded without the closing barrier (dispatch.c) */
   uint64_t hash;
   unsigned char *key; /* buffer ids, groups, push bytes */
   size_t key_len;
@@ -515,12 +516,13 @@ VkCommandBuffer vrt__ring_begin(vrt_context *ctx, int first, int count, uint32_t
  * ring slots given get the new ticket. */
 bool vrt__submit(vrt_context *ctx, const VkCommandBuffer *cbs, uint32_t n, const int *slots,
                  uint32_t nslots, vrt_ticket *ticket, vp_diags *d);
-/* Records the barrier that starts (true) or ends (false) every submission's
- * work: earlier GPU writes visible to compute/transfer; at the end, GPU
- * writes visible to the host and to every later compute/transfer command
- * (a barrier's second scope runs on in submission order, into later
- * submissions: so a command buffer submitted after one that ended this way
- * needs no opening barrier). Every submitted command buffer ends with it. */
+/* Records the barrier that starts (true) or ends (false) a submission's
+ * work: at the start, earlier GPU writes visible to compute/transfer (a
+ * barrier's first scope reaches back in submission order into earlier
+ * submissions on the queue, so it orders all of them before this work);
+ * at the end, GPU writes also visible to the host. Every command buffer the
+ * runtime records starts with it; all but launches that bind only
+ * device-local memory (dispatch.c) end with it. */
 void vrt__barrier(vrt_context *ctx, VkCommandBuffer cb, bool start);
 /* Refreshes and returns the completed value (never blocks). */
 uint64_t vrt__poll(vrt_context *ctx);

@@ -231,8 +231,8 @@ static vrt_buffer *take(vrt_context *ctx, vrt_memory_kind kind, uint64_t cls, bo
     /* Queue order (issue 21): a buffer whose first use is a GPU write of
      * every byte the caller keeps (`ordered`: a ufunc's result) may take
      * memory that queued work still uses, as CuPy's stream-ordered pool
-     * does: every command buffer ends with a barrier that orders all of it
-     * before later submissions, and every host access to the new buffer
+     * does: every command buffer starts with a barrier that orders all
+     * earlier submissions on the queue before it, and every host access to the new buffer
      * waits for its last use, which is then the new write. The oldest is
      * the likeliest to be done soon. Not once the context has streams
      * (stream.c): the queued work may be on another queue, which no

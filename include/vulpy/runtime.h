@@ -407,6 +407,8 @@ typedef struct vrt_context_stats {
   uint64_t submits;          /* vkQueueSubmit calls */
   uint64_t dispatches;       /* compute dispatches submitted (a recording counts each of its own) */
   uint64_t reused_launches;  /* dispatches that resubmitted a recorded command buffer */
+  uint64_t open_launches;    /* dispatches of those that end without the closing barrier:
+                              * every buffer device-local, nothing the host reads */
   uint64_t blocks, block_bytes; /* VkDeviceMemory blocks held by the allocator */
   uint64_t used_bytes;       /* bytes handed out of them */
   uint64_t pipelines;        /* pipelines in the in-memory cache */

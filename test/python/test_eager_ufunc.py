@@ -136,6 +136,38 @@ def test_eager_loop_reuses_one_recorded_launch(ectx):
     np.testing.assert_array_equal(o.numpy(), 2)
 
 
+def test_launches_close_only_where_the_host_reads(ectx):
+    """A launch whose buffers are all device-local (memory the host cannot
+    map: discrete GPUs) ends without the closing barrier: its writes reach
+    later work through that work's opening barrier, and the host reads them
+    only through a copy, which closes. A launch that binds host-visible
+    memory (every buffer on lavapipe; 'cached' arrays everywhere) still
+    closes. A chain of dependent calls over both kinds, read back, checks
+    the ordering against NumPy."""
+    host_visible = 0x2  # VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT
+    h = np.linspace(0, 1, N, dtype=np.float32)
+    a = vp.asarray(h, context=ectx)
+    c = vp.asarray(h, context=ectx, memory="cached")
+    t = vp.empty(N, context=ectx)
+    ectx.synchronize()
+    device_only = not a._buf.memory_flags & host_visible
+    assert c._buf.memory_flags & host_visible
+    s0 = ectx.stats()
+    for _ in range(8):
+        vp.multiply(a, 0.5, out=t)      # reads a, writes t
+        vp.add(t, 1.0, out=a)           # reads t (just written), writes a (just read)
+        h = h * np.float32(0.5) + np.float32(1.0)
+    s1 = ectx.stats()
+    vp.add(a, 0.0, out=c)               # binds host-visible memory: closes
+    s2 = ectx.stats()
+    ectx.synchronize()
+    np.testing.assert_array_equal(a.numpy(), h)
+    np.testing.assert_array_equal(np.asarray(c), h)
+    assert s1["dispatches"] - s0["dispatches"] == 16
+    assert s1["open_launches"] - s0["open_launches"] == (16 if device_only else 0)
+    assert s2["open_launches"] == s1["open_launches"]
+
+
 def test_results_reuse_memory_in_queue_order(ectx):
     """A chain that runs ahead of the GPU: each result takes a freed
     temporary's memory although queued work still uses it (queue order

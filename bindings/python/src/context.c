@@ -352,9 +352,10 @@ static PyObject *context_cores(PyObject *obj, PyObject *noargs) {
 static PyObject *context_stats(PyObject *obj, PyObject *noargs) {
   vrt_context_stats s;
   vrt_context_stats_get(((vpy_context *)obj)->ctx, &s);
-  PyObject *out = Py_BuildValue("{sKsKsKsKsKsKsKsdsK}", "submits", (unsigned long long)s.submits,
+  PyObject *out = Py_BuildValue("{sKsKsKsKsKsKsKsKsdsK}", "submits", (unsigned long long)s.submits,
                        "dispatches", (unsigned long long)s.dispatches,
-                       "reused_launches", (unsigned long long)s.reused_launches, "blocks",
+                       "reused_launches", (unsigned long long)s.reused_launches,
+                       "open_launches", (unsigned long long)s.open_launches, "blocks",
                        (unsigned long long)s.blocks, "block_bytes",
                        (unsigned long long)s.block_bytes, "used_bytes",
                        (unsigned long long)s.used_bytes, "pipelines",
