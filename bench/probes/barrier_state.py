@@ -6,7 +6,7 @@ barrier kernel cost 2.19 us a barrier in one process and 1.44 in another
 ONE process while it changes one condition at a time, with the GPU's
 clocks sampled during each phase, and ends with one table.
 
-    .venv/bin/python bench/probes/barrier_state.py            (the H200, ~90 s)
+    .venv/bin/python bench/probes/barrier_state.py            (the H200, ~100 s)
     .venv/bin/python bench/probes/barrier_state.py --quick    (lavapipe: a smoke run)
     bash bench/device/probes.sh 200 'bench/probes/barrier_state.py'
 
@@ -54,6 +54,10 @@ Phases, in order (each line of the table names its phase):
                `device` buffer the probe sets before each launch and reads
                after it (vp.ControlBuffer takes no memory kind: this is the
                only other placement the API allows; no steering happens)
+  wait         the usual blocking wait against the host spinning on the run's
+               completion (handle.done, the timeline value) at every group
+               count: a wake-up that comes late or in 50 ms slices
+               (docs/runtime.md, "Waiting") would bend both figures
   end cuda     CUDA's grid.sync() interleaved again (did the ratio move?)
 Variants: flip (the default) and cg-offpath (--variants); group counts
 132 and 1056 on GPUs (--groups; the placement and host-word phases use the
@@ -223,8 +227,8 @@ class Placement:
     runtime's ControlBuffer) or a memory kind (PlainHost). install()
     replaces vulpy._persistent._hidden for the runs that follow."""
 
-    def __init__(self, ctx, grid="pool", host="control"):
-        self.ctx, self.grid, self.host = ctx, grid, host
+    def __init__(self, ctx, grid="pool", host="control", wait="block"):
+        self.ctx, self.grid, self.host, self.wait = ctx, grid, host, wait
         self.big = None
         self.seen = {}  # mapped address (or id) of each run's grid buffer -> runs
         self.info = None
@@ -247,7 +251,8 @@ class Placement:
     @property
     def name(self):
         g = self.grid if isinstance(self.grid, str) else f"ded:{self.grid[1]}@{self.grid[2]}"
-        return g if self.host == "control" else f"{g} host:{self.host}"
+        return (g + ("" if self.host == "control" else f" host:{self.host}")
+                + ("" if self.wait == "block" else f" wait:{self.wait}"))
 
     def hidden(self, orig):
         def hidden(ctx, min_groups):
@@ -301,6 +306,9 @@ def measure(syncs, keys, n1, n2, reps, cuda=None):
         try:
             t0 = time.perf_counter()
             h = syncs[v](steps=steps, sync=False, **kw)
+            if place.wait == "spin":  # the host polls the run's timeline value
+                while not h.done:
+                    pass
             h.wait()  # blocking: no sleep-polling in the figure
             dt = time.perf_counter() - t0
         finally:
@@ -382,6 +390,7 @@ def main():
             if off % align == 0:
                 placements.append(Placement(ctx, ("ded", kind, off)))
     hosts = [Placement(ctx, "pool", "device")]
+    spin = Placement(ctx, wait="spin")
     # compile each kernel, and no more (the `first` phase is the first timed run)
     for v in variants:
         for g in groups:
@@ -439,6 +448,8 @@ def main():
          False),
         ("host words", None, [(v, g, p) for v in variants for g in first_g
                               for p in [usual] + hosts], False),
+        ("wait", None, [(v, g, p) for v in variants for g in groups for p in (usual, spin)],
+         False),
         ("end cuda", None, base, True),
     ]
     if args.phases:
@@ -478,8 +489,9 @@ def main():
             admitted.setdefault(g, r["adm"])
             c = cg.get(r["adm"])
             print(f"  {v:11s} {r['adm']:5d} {place.name:22s} {r['marg']:7.3f} us/bar "
-                  f"(whole {r['whole']:.3f}, fixed {r['fixed']:.2f} ms a run) reps " + " ".join(f"{x:.3f}" for x in r["reps"])
-                  + f"  grid at {place.where()}", flush=True)
+                  f"(whole {r['whole']:.3f}, fixed {r['fixed']:.2f} ms a run) reps "
+                  + " ".join(f"{x:.3f}" for x in r["reps"]) + f"  grid at {place.where()}",
+                  flush=True)
             table.append((name, v, str(r["adm"]), place.name, r["marg"], r["whole"], c, state,
                           place.where(), None))
         if Placement._dedicated:  # the later phases run without the 40 MiB arrays
