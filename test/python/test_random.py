@@ -341,7 +341,7 @@ def test_float32_normal_paths_across_a_counter_wrap(monkeypatch, path):
         got = _normals32(monkeypatch, path, seed, n, ctr)
         assert np.isfinite(got).all()
         want = _box_muller_reference(seed, 8 + n, np.float32, counter=ctr)[8:8 + n]
-        k, a = _ACCURACY[path]
+        k, a = _accuracy(path)
         assert _within(got.astype(np.float64), want, k, a), (seed, n)
 
 
@@ -385,6 +385,18 @@ def test_normal32_path_from_the_environment(monkeypatch, env):
 _ACCURACY = {"v8": (4, 0.0), "lean:v32/128": (4, 2.0**-20)}
 
 
+def _accuracy(path):
+    """_ACCURACY's bound for this device: v8's polynomials round otherwise
+    where the device takes the fused-fma paths (ctx.fma_fused: NVIDIA), so
+    there its angle is within the lean path's absolute 2^-20 r of the
+    reference (the H200: at most 8.8e-7 over 2^17 samples; 17 ulp at a z
+    near 0, where 4 ulp alone failed). docs/python-api.md, "Random numbers"."""
+    k, a = _ACCURACY[path]
+    if path == "v8" and vp.default_context().fma_fused:
+        a = 2.0**-20
+    return k, a
+
+
 def _within(got, want, k, a):
     """Whether every |got - want| <= k ulp(want) + a r (r of want's pair)."""
     r = np.repeat(np.hypot(want[0::2], want[1::2]), 2)[:len(want)]
@@ -398,7 +410,7 @@ def test_float32_normal_math_accuracy(monkeypatch, path):
     n = 1 << 17
     got = _host(_vp_gen(21).standard_normal(n, dtype=np.float32)).astype(np.float64)
     want = _box_muller_reference(21, n, np.float32)
-    k, a = _ACCURACY[path]
+    k, a = _accuracy(path)
     assert _within(got, want, k, a), (path, np.max(np.abs(got - want)))
     # the bound rejects a wrong formula: u1 half a step off (large relative
     # error where u1 is near 1, r near 0) and an angle a few steps off
