@@ -41,13 +41,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether the host may read memory a dispatch binds without a copy of its
- * own (host-visible or imported memory): then its command buffer ends with
- * the closing barrier. */
+/* Whether something other than this queue's later work may read memory a
+ * dispatch binds without a copy of its own: the host (host-visible or
+ * imported memory) or another API (memory of its own: imported, or
+ * exported to CUDA and the like, export.c). Then its command buffer ends
+ * with the closing barrier. */
 static bool host_reads(const vrt_args *a) {
-  for (uint32_t i = 0; i < a->nbuffers; i++)
-    if (a->buffers[i]->imported || (a->buffers[i]->mem_flags & VRT_MEM_HOST_VISIBLE))
+  for (uint32_t i = 0; i < a->nbuffers; i++) {
+    const vrt_buffer *b = a->buffers[i];
+    if (b->imported || b->own || (b->mem_flags & VRT_MEM_HOST_VISIBLE))
       return true;
+  }
   return false;
 }
 
