@@ -32,16 +32,13 @@ from . import _array, _arrayops, _context
 
 C64, C128 = np.dtype(np.complex64), np.dtype(np.complex128)
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
-_BOOL = np.dtype(np.bool_)
 
 # the vp ufuncs that take complex operands (their NumPy names)
 SUPPORTED = ("add", "subtract", "multiply", "divide", "negative", "positive", "conjugate",
              "absolute", "exp", "equal", "not_equal", "cast")
 
 
-def unsupported(what, dt):
-    """The TypeError for operation `what` on complex dtype `dt`."""
-    return _arrayops.complex_unsupported(what, dt)
+unsupported = _arrayops.complex_unsupported  # the TypeError for an operation on complex
 
 
 def is_complex(x):
@@ -91,13 +88,8 @@ def parts(z):
 
 # ------------------------------------------------------------- components
 def _key(x):
-    if isinstance(x, (_array.ndarray, np.ndarray, np.generic)):
-        return x.dtype
-    if isinstance(x, bool):
-        return _BOOL
-    if isinstance(x, (int, float, complex)):
-        return type(x)
-    return np.asarray(x).dtype
+    """_arrayops.dtype_key, with a Python complex weak too (NEP 50)."""
+    return complex if type(x) is complex else _arrayops.dtype_key(x)
 
 
 def _re_im(x, fdt, ctx):
@@ -132,15 +124,10 @@ def _op(name, x, y=None, dst=None):
     into dst when given."""
     args = (x,) if y is None else (x, y)
     if not any(_resident(a) for a in args):
-        r = getattr(np, name)(*args)
-        if dst is not None:
-            _put(dst, r)
-        return r
+        return _kept(getattr(np, name)(*args), dst)
     f = _ufunc(name)
     if dst is not None and np.broadcast_shapes(*(_shape_of(a) for a in args)) != dst.shape:
-        r = f(*args)  # a broadcast result: out= must have the operands' shape
-        _put(dst, r)
-        return r
+        return _kept(f(*args), dst)  # a broadcast result: out= must have the operands' shape
     return f(*args, out=dst) if dst is not None else f(*args)
 
 
@@ -155,20 +142,22 @@ def _put(dst, v):
         _arrayops.fill(dst, v)
 
 
+def _kept(r, dst):
+    """r, also put into dst when given."""
+    if dst is not None:
+        _put(dst, r)
+    return r
+
+
 def _add(x, y, dst=None):
     if x is None or y is None:
-        r = y if x is None else x
-        if dst is not None:
-            _put(dst, r)
-        return r
+        return _kept(y if x is None else x, dst)
     return _op("add", x, y, dst)
 
 
 def _sub(x, y, dst=None):
     if y is None:
-        if dst is not None:
-            _put(dst, x)
-        return x
+        return _kept(x, dst)
     if x is None:
         return _op("negative", y, None, dst)
     return _op("subtract", x, y, dst)
@@ -180,9 +169,7 @@ def _mul(x, y):
 
 def _div(x, y, dst=None):
     if x is None:
-        if dst is not None:
-            _put(dst, None)
-        return None
+        return _kept(None, dst)
     return _op("divide", x, y, dst)
 
 
@@ -346,14 +333,7 @@ def materialize(z):
     return from_fview(f, z.dtype)
 
 
-def assign(a, src):
-    """a[...] = src, a a complex resident array or view."""
-    _assign(a, src)
-
-
-def fill(a, value):
-    """Every element of complex view a = value."""
-    _assign(a, value)
+assign = fill = _assign  # a[...] = src and a.fill(value) for a complex resident array or view
 
 
 def astype(a, dt, memory=None):

@@ -290,9 +290,7 @@ def setitem(a, key, value):
     c.note(i)
     c.note(value)
     iv = c.array(i) if isinstance(i, _array.ndarray) else c.array(_host_index(i, view.shape[0]))
-    vv = c.operand(value, view.dtype)
-    vv = c.g.cast(vv, view.dtype) if view.dtype != _BOOL else (
-        vv if vv.dtype == _BOOL else c.g.op("ne", [vv, c.g.const(0, vv.dtype)], _BOOL))
+    vv = c.g.convert(c.operand(value, view.dtype), view.dtype)
     vshape = tuple(iv.shape) + tuple(view.shape[1:])
     try:
         np.broadcast_shapes(vv.shape or (), vshape)

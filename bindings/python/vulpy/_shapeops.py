@@ -86,11 +86,7 @@ def _copy_many(pairs, name):
         c.note(d)
         c.note(s)
     for d, s in pairs:
-        v = c.operand(s, d.dtype)
-        if v.dtype != d.dtype:
-            v = c.g.cast(v, d.dtype) if d.dtype != np.bool_ else c.g.op(
-                "ne", [v, c.g.const(0, v.dtype)], np.dtype(np.bool_))
-        v = c.g.broadcast(v, d.shape)
+        v = c.g.broadcast(c.g.convert(c.operand(s, d.dtype), d.dtype), d.shape)
         b = c.g.buffer(("r", id(d._buf)), _array.storage_dtype(d.dtype), _arrayops.extent(d),
                        d._buf, "out")
         c.bind[b.name] = d._buf
@@ -136,9 +132,7 @@ def reshape(a, newshape=None, order="C", *, shape=None):
         raise TypeError("vp.reshape: give the new shape")
     if order != "C":
         raise NotImplementedError("vp.reshape: order='C' only")
-    if _traced(a):
-        return a.reshape(shape)
-    if not isinstance(a, _nd):
+    if not isinstance(a, _nd) and not _traced(a):
         return np.reshape(a, shape)
     return a.reshape(shape)
 
@@ -147,9 +141,7 @@ def ravel(a, order="C"):
     """numpy.ravel: a 1-D view (a copy of a strided view). order='C' only."""
     if order != "C":
         raise NotImplementedError("vp.ravel: order='C' only")
-    if _traced(a):
-        return a.reshape((a.size,))
-    if not isinstance(a, _nd):
+    if not isinstance(a, _nd) and not _traced(a):
         return np.ravel(a)
     return a.ravel()
 
