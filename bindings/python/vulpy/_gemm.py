@@ -24,22 +24,13 @@ binding of the same buffer (`av`, `bv`), else 4 scalar loads with bounds
 checks. So one kernel source serves row-major, transposed and strided
 operands; the layout only picks the variant.
 
-An invocation's TM rows of C are c_i + ty*mu ('split': groups of 4
-adjacent rows, mu = 4, so the shared loads of a group can be one 128-bit
-load; 'inter': rows ty + i*(BM/TM), mu = 1, conflict-free scalar shared
-loads); columns alike. Two options per configuration: double-buffered
-shared tiles (the next tile is stored into the other buffer while this one
-is read: one barrier a step instead of two), and vec4 shared tiles (4
-adjacent rows of one k are one vec4, stored and read whole: 128-bit shared
-accesses whatever the GPU compiler merges; A's slots are then 4 rows of
-one k). CONFIGS names the tile shapes; VULPY_GEMM_CONFIG=NAME forces one
-(benchmarks measure several in one process with set_config()). The
+CONFIGS names the tile shapes and their options (the row mapping 'split'
+or 'inter', double-buffered and vec4 shared tiles): docs/python-api.md,
+"The GEMM kernels", explains them, VULPY_GEMM_CONFIG / set_config() and why
+a dispatch covers at most K_STEPS_MAX * BK of K (lavapipe's loop limit; a
+longer K is several dispatches that accumulate into C, `acc_in`). The
 kernels are compiled without the clamp-shared pass: every shared index is
 in range by construction.
-
-Lavapipe ends loops silently after ~65,535 back-edges per invocation: a
-dispatch covers at most K_STEPS_MAX * BK of K, and the host splits a longer
-K into several dispatches that accumulate into C (`acc_in`).
 """
 import os
 import threading
