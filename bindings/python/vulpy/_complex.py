@@ -1,30 +1,17 @@
 """Complex arrays (complex64, complex128) on the device: storage, .real /
-.imag, and the arithmetic that issue 19 asks for.
+.imag, and the arithmetic that issue 19 asks for (docs/python-api.md,
+"Complex dtypes and `vp.fft`", is the reference).
 
 A complex array is stored as NumPy stores it, interleaved (real, imag)
-pairs, so upload, download, numpy_view() and DLPack are the float paths'
-byte copies. Its float view (`fview`) is a float32 (float64) resident
-array of shape + (2,) over the same buffer; `.real` and `.imag` are the
-views fview[..., 0] and fview[..., 1], as NumPy's are views.
-
-Arithmetic is the float ufuncs on those views: add, subtract, multiply,
-divide, negative, positive, conjugate, absolute (hypot), exp, equal,
-not_equal, and the casts between complex and real. No kernel is complex:
-the compiler sees float32 (float64) kernels on strided views, so every
-device and backend that runs float kernels runs these. Each component is
-one array-path kernel (a complex multiply is six); that is the price of
-needing no compiler change.
-
-Dtypes follow NumPy (ufunc.resolve_dtypes, NEP 50): complex64 with
-float32 or a Python scalar stays complex64, with float64, int32 or int64
-arrays becomes complex128. Every other operation on a complex operand
-raises TypeError naming the operation and the dtype (never a result with
-the imaginary part dropped); a complex -> real astype too (NumPy warns and
-drops it: use .real).
-
-Division is the textbook formula, (a*conj(b)) / |b|^2: |b|^2 overflows
-(and underflows) sooner than NumPy's scaled division does, about |b| >
-1.8e19 (1.3e154 for complex128).
+pairs. Its float view (`fview`) is a float32 (float64) resident array of
+shape + (2,) over the same buffer; `.real` and `.imag` are fview[..., 0]
+and fview[..., 1]. Arithmetic (SUPPORTED) is the float ufuncs on those
+views: no kernel is complex, so every device that runs float kernels runs
+these (a complex multiply is six kernels). Dtypes follow NumPy
+(ufunc.resolve_dtypes, NEP 50); any other operation on a complex operand
+raises TypeError naming it (never a result with the imaginary part
+dropped). Division is the textbook (a*conj(b)) / |b|^2, which overflows
+sooner than NumPy's scaled division (|b| > ~1.8e19 in complex64).
 """
 import numpy as np
 

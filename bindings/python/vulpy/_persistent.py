@@ -1,19 +1,6 @@
-"""Persistent programs: one dispatch that owns its time loop (docs/persistent.md).
-
-    @vp.kernel(persistent=True, control_words={"ctrl": ["mode"]})
-    def heat(u: vp.Buffer[vp.float32], v: vp.Buffer[vp.float32], ctrl: vp.Control,
-             n: vp.uint32, steps: vp.uint32):
-        for t in range(steps):                 # the time loop, on the GPU
-            for p in vp.grid_range(n):         # any number of resident groups
-                v[p] = ...
-            vp.grid_sync()                     # every invocation, then go on
-            ...
-
-    h = heat(u, v, ctrl, n=N, steps=10_000, sync=False)   # returns at once
-    h.steps              # steps done so far (the GPU publishes it)
-    ctrl["mode"] = 1     # steering: seen at the next step boundary
-    h.stop()             # ends after the current step
-    h.wait(timeout=5.0)  # vp.TimeoutError if not done by then
+"""Persistent programs: one dispatch that owns its time loop (docs/persistent.md,
+with the example: @vp.kernel(persistent=True), vp.grid_range, vp.grid_sync,
+and the PersistentHandle's steps / stop() / wait(timeout=)).
 
 The compiler (lower-persistent) adds two hidden buffers: device words for
 discovery and the grid barrier (_vp_grid) and host-coherent words the host

@@ -1,23 +1,15 @@
 """Sorting and searching (issue 19): vp.sort, vp.argsort, ndarray.sort /
-ndarray.argsort, vp.unique, vp.searchsorted, on the device.
+ndarray.argsort, vp.unique, vp.searchsorted, on the device
+(docs/python-api.md, "Sorting", is the reference).
 
-sort and argsort are a stable LSD radix sort with 8-bit digits (4 passes
-for 32-bit keys, 8 for 64-bit ones, 1 for bool), all passes in one
-recording, one submission, no host round trip between passes. Two
-implementations: onesweep (_sort_onesweep.py: one histogram read, then one
-dispatch a pass with a decoupled look-back; discrete GPUs) and
-reduce-then-scan (_sort_kernels.py: five to seven dispatches a pass; safe
-without forward progress between workgroups: lavapipe, and the fallback
-when a onesweep workgroup gives up waiting). _path() chooses. The array is moved so that the
-sorted axis is last and copied C-contiguous; each row is sorted on its
-own (the tiles never cross a row). Every `kind=` NumPy accepts is
-stable here ('quicksort' and 'heapsort' give what 'stable' gives, which
-NumPy allows: its kind is a hint). Order: NumPy's (NaN last; -0.0 and
-0.0 equal, so they keep their input order).
-
-unique and searchsorted compose the sort with the array path (a stable
-argsort, a gather, a boolean-mask compaction, a cumsum) and one binary
-search kernel. NumPy in -> NumPy out; resident in -> resident out.
+sort and argsort are a stable LSD radix sort with 8-bit digits, all passes
+in one recording: onesweep (_sort_onesweep.py; discrete GPUs) or
+reduce-then-scan (_sort_kernels.py; lavapipe, and the fallback when a
+onesweep workgroup gives up waiting); _path() chooses. The sorted axis is
+moved last and copied C-contiguous; each row is sorted on its own. unique
+and searchsorted compose the sort with the array path (a stable argsort, a
+gather, a boolean-mask compaction, a cumsum) and one binary search kernel.
+NumPy in -> NumPy out; resident in -> resident out.
 """
 import os
 
