@@ -1,26 +1,16 @@
 """Linear algebra on the GPU (issue 19): vp.matmul and `@` / `@=`, vp.dot,
-vp.vdot, vp.inner, vp.tensordot, vp.einsum, with NumPy's semantics.
+vp.vdot, vp.inner, vp.tensordot, vp.einsum, with NumPy's semantics
+(docs/python-api.md, "Linear algebra", has the dtypes, views and einsum's
+subscripts).
 
 Every product becomes one batched GEMM (_gemm.gemm) over strided views:
 an operand's axes are permuted (a view, no copy) and grouped into the
 batch, row and contraction axes of the GEMM; a group whose axes cannot be
 merged into one stride is the only case that copies (to a contiguous
-array, on the device). So `a.T @ b`, slices with steps and broadcast
-batches run in place. Batch dimensions that do not merge into one stride
-become a host loop of dispatches.
-
-Dtypes: float32, float64, int32, uint32, int64, uint64 run as they are
-(integers wrap like NumPy's); bool computes in int32 and compares with 0;
-narrower types (where the package has them) compute in the 32-bit type of
-their kind and convert back. NumPy in -> NumPy out; a resident operand or
-out= gives a resident result.
-
-vp.einsum takes any subscripts NumPy accepts for real operands (explicit
-'->' or implicit output, '...', repeated letters as diagonals, any number
-of operands, contracted pairwise left to right): letters only one operand
-has are summed first (vp.sum), diagonals are strided views, each pairwise
-contraction is a batched GEMM. Subscripts it cannot parse raise
-NotImplementedError naming them.
+array, on the device). Batch dimensions that do not merge into one stride
+become a host loop of dispatches. einsum contracts pairwise left to
+right: letters only one operand has are summed first (vp.sum), diagonals
+are strided views, each contraction is a batched GEMM.
 """
 import builtins
 import itertools

@@ -3,23 +3,13 @@ nanprod, nanmax, nanmin, nanmean, nanvar, nanstd, median, ptp,
 count_nonzero, average, nonzero, flatnonzero, argwhere, outer.
 
 Each is a composition of the vp ufuncs and reductions (_ufunc, _reduce):
-every step is a device kernel on the array path, NumPy in -> NumPy out,
-resident in -> resident out, with NumPy's axis=, keepdims=, out= and dtype=.
-nonzero and argwhere read one number back (how many elements are nonzero:
-the result's shape depends on it, as in CuPy) and compact on the device
-(the cumsum-and-scatter of boolean-mask indexing, _indexing._mask_get).
-
-median: slices of up to MEDIAN_COUNTING_MAX elements find the k-th
-smallest element by counting, for every element, how many of its slice
-are smaller and how many equal (one broadcast compare-and-sum, one kernel,
-O(n^2) work per slice of length n: cheapest for short slices); longer
-slices are sorted (vp.sort, the radix sort of _sort.py: O(n) per slice)
-and the middle element(s) read.
-
-Differences from NumPy, documented in docs/python-api.md: all-NaN slices of
-nanmax/nanmin give NaN without NumPy's RuntimeWarning (the warning would
-need a read back of the result), and average's "weights sum to zero" is not
-checked (the result is NaN or inf), for the same reason.
+every step is a device kernel, NumPy in -> NumPy out, resident in ->
+resident out, with NumPy's axis=, keepdims=, out= and dtype=.
+docs/python-api.md, "NaN-aware and order statistics" and "Searching", has
+the details: median by counting for short slices (MEDIAN_COUNTING_MAX) or
+by vp.sort, the read backs of nonzero / argwhere, and the two differences
+from NumPy (no RuntimeWarning for all-NaN slices, average's zero weight
+sum not checked: both would need a read back).
 """
 import math
 import sys

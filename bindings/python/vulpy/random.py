@@ -289,21 +289,22 @@ class Philox:
         """numpy.random.Philox.advance: the counter moves delta blocks on
         (the buffered words and half are dropped, as NumPy does); returns
         self."""
-        ref = np.random.Philox(0)  # its state is replaced at once
-        ref.state = self.state
-        ref.advance(delta)
-        self.state = ref.state
+        self.state = self._numpy().advance(delta).state
         return self
 
     def jumped(self, jumps=1):
         """numpy.random.Philox.jumped: a new Philox whose stream starts
         jumps * 2^128 blocks on (independent streams for parallel work)."""
-        ref = np.random.Philox(0)  # its state is replaced at once
-        ref.state = self.state
         new = Philox.__new__(Philox)
         new.seed_seq = self.seed_seq
-        new.state = ref.jumped(jumps).state
+        new.state = self._numpy().jumped(jumps).state
         return new
+
+    def _numpy(self):
+        """A numpy.random.Philox at this stream's position."""
+        ref = np.random.Philox(0)  # its state is replaced at once
+        ref.state = self.state
+        return ref
 
     def __repr__(self):
         return f"vp.random.Philox(key=0x{self._key[1] << 64 | self._key[0]:x})"
@@ -363,9 +364,8 @@ class Generator:
         if n == 0:
             return arr
         ctr = self.bit_generator._fresh_blocks(nb)
-        push = self.bit_generator._push(ctr) if dt == _F64 else None
         if dt == _F64:
-            _launch(_kernels().normal_f64, arr, nb, n=n, **push)
+            _launch(_kernels().normal_f64, arr, nb, n=n, **self.bit_generator._push(ctr))
             return arr
         push = _normal32_push(ctr, self.bit_generator._key, nb)
         if n % 4 == 0:  # vec4 stores
