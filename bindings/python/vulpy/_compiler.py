@@ -72,16 +72,12 @@ def cache_dir():
     return os.path.join(root, "kernels") if root else None
 
 
-# The disk cache is trusted code: a hit's SPIR-V runs on the GPU with the
-# process's buffers bound. Every check of an entry (a private folder, a
-# regular file opened without following links or blocking, the key, the
-# build, the payload's SHA-256, an HMAC under the folder's secret, the
-# SPIR-V validated and reflected against its manifest) and the writes
-# (temporary file + rename, least recently used entries evicted) are C's:
-# lib/Target/kernel_cache.c, through the extension's kcache_* functions.
-# Here: the folder, the key, the build, and a refusal turned into a
-# CacheWarning (docs/errors.md, "The kernel cache"). A missing entry, or one
-# from another build, is a plain miss.
+# The disk cache is trusted code (its SPIR-V runs with the process's buffers
+# bound): every check of an entry and every write is C's
+# (lib/Target/kernel_cache.c, the extension's kcache_* functions;
+# docs/errors.md, "The kernel cache", lists them). Here: the folder, the key,
+# the build, and a refusal turned into a CacheWarning. A missing entry, or
+# one from another build, is a plain miss.
 CACHE_MAX_ENV = "VULPY_CACHE_MAX_MB"
 _folders = {}  # folder -> its secret (bytes), or None when the folder is refused
 _disk_bytes = {}  # folder -> bytes of entries (an estimate, kept by this process)

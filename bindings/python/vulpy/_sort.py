@@ -54,12 +54,10 @@ class _Rec(_launch.Recorder):
             last_times = list(zip(self.names, (ns / 1e6 for ns in self.rec.times())))
 
 
-# which radix sort runs (issue 19): "onesweep" (_sort_onesweep.py: one
-# read + one write of the keys a pass, decoupled look-back, so it needs
-# forward progress between workgroups), "rts" (reduce-then-scan, below:
-# safe everywhere) or "auto": onesweep on discrete GPUs. SORT_PATH (tests)
-# overrides the environment variable VULPY_SORT; last_path says what ran
-# ("onesweep", "rts", or "onesweep->rts" when a workgroup gave up waiting).
+# which radix sort runs (issue 19; docs/python-api.md, "Sorting"): "onesweep",
+# "rts" (reduce-then-scan) or "auto" (onesweep on discrete GPUs). SORT_PATH
+# (tests) overrides VULPY_SORT; last_path says what ran ("onesweep", "rts",
+# or "onesweep->rts" when a workgroup gave up waiting).
 SORT_PATH = None
 last_path = None
 
