@@ -206,6 +206,12 @@ def _unsupported(dt, name):
                      f"{names})")
 
 
+def _check_host(dt, name):
+    """A NumPy input's dtype: one the device sorts (or widens), else TypeError."""
+    if np.dtype(dt) not in _KEYS and np.dtype(dt) not in _WIDENED:
+        raise _unsupported(dt, name)
+
+
 def _sorted(a, axis, values, name="vp.sort"):
     """(sorted array, int64 indices or None) of resident a along axis."""
     dt = np.dtype(a.dtype)
@@ -242,9 +248,7 @@ def _sort_call(name, a, axis, kind, order, stable, values):
     _check_order(order, name)
     host = not isinstance(a, _nd)
     if host:
-        a = np.asarray(a)
-        if np.dtype(a.dtype) not in _KEYS and np.dtype(a.dtype) not in _WIDENED:
-            raise _unsupported(a.dtype, name)
+        _check_host(a.dtype, name)
         if axis is None and a.ndim == 0:
             a = a.reshape(1)
         _axis(a, axis)  # NumPy's errors before the upload
@@ -291,10 +295,7 @@ def searchsorted(a, v, side="left", sorter=None):
     if side not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
     if not resident:
-        a_np, v_np = np.asarray(a), np.asarray(v)
-        dt = np.result_type(a_np, v_np)
-        if dt not in _KEYS and dt not in _WIDENED:
-            raise _unsupported(dt, "vp.searchsorted")
+        _check_host(np.result_type(np.asarray(a), np.asarray(v)), "vp.searchsorted")
     a = a if isinstance(a, _nd) else _array.asarray(np.asarray(a), context=ctx)
     if a.ndim != 1:
         raise ValueError("object too deep for desired array" if a.ndim > 1 else
@@ -350,8 +351,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     resident = isinstance(ar, _nd)
     if not resident:
         a_np = np.asarray(ar)
-        if np.dtype(a_np.dtype) not in _KEYS and np.dtype(a_np.dtype) not in _WIDENED:
-            raise _unsupported(a_np.dtype, "vp.unique")
+        _check_host(a_np.dtype, "vp.unique")
         ar = _array.asarray(a_np)
     shape = tuple(ar.shape)
     flat = ar.reshape(-1)
