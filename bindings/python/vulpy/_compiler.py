@@ -1,21 +1,14 @@
-"""Compiling kernel-language source, with a cache in memory and on disk.
+"""Compiling kernel-language source, with a cache in memory and on disk
+(docs/python-api.md, "Kernels", says where entries live, the checks, the
+size cap and what a warm start skips).
 
 The pipeline is all C (the extension's compile_ast: frontend -> VIR ->
 GLSL -> SPIR-V -> manifest); Python only dumps the AST as JSON (_astjson)
-and keeps the results. The cache key is the JSON document, the options and
-the extension's build identity, so a rebuilt compiler never reuses stale
-SPIR-V. Disk entries live in $VULPY_CACHE_DIR/kernels, else
-$XDG_CACHE_HOME/vulpy/kernels (or ~/.cache/vulpy/kernels), one binary file
-each; VULPY_NO_DISK_CACHE=1 turns them off. Entries are checked before use
-(see "The disk cache is trusted code" below).
-
-Making the JSON document costs milliseconds (inspect's tokenizer, ast.parse),
-so a warm start looks first under a key computed without it
-(function_key, source_key): the text of the source file(s), where the
-function starts, the values of the names it may read, the options and the
-build. A hit there skips the dump, the frontend, glslang and validation;
-a miss compiles and stores the result under both keys. `stats` counts
-what happened (tests check that a second process compiles nothing).
+and keeps the results, keyed by the JSON document, the options and the
+extension's build identity. A warm start looks first under a key made
+without the document (function_key, source_key: the source text, the
+values of the names the function may read, the options and the build),
+which skips the dump and the compile; `stats` counts what happened.
 """
 import hashlib
 import importlib.util

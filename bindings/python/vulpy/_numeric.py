@@ -303,20 +303,8 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 
 def _atleast(n, arys):
-    res = []
-    for a in arys:
-        if not isinstance(a, _nd):
-            res.append(getattr(np, f"atleast_{n}d")(a))
-            continue
-        if a.ndim >= n:
-            res.append(a)
-        elif n == 1:
-            res.append(a.reshape((1,)))
-        elif n == 2:
-            res.append(a.reshape((1, -1) if a.ndim == 1 else (1, 1)))
-        else:
-            res.append(a.reshape((1, a.shape[0], 1) if a.ndim == 1 else
-                                 (a.shape + (1,)) if a.ndim == 2 else (1, 1, 1)))
+    res = [_shapeops._as_nd(a, n) if isinstance(a, _nd) else getattr(np, f"atleast_{n}d")(a)
+           for a in arys]
     return res[0] if len(res) == 1 else tuple(res)
 
 
