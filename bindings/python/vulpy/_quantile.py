@@ -65,15 +65,9 @@ def _q_of(fname, a, q, percent):
 def _host_neighbours(n, q):
     """NumPy's _get_indexes and _get_gamma for method='linear' on n values."""
     virtual = np.asanyarray((n - 1) * q)
-    prev = np.asanyarray(np.floor(virtual))
-    nxt = np.asanyarray(prev + 1)
     above = virtual >= n - 1
-    prev[above] = n - 1
-    nxt[above] = n - 1
-    below = virtual < 0
-    prev[below] = 0
-    nxt[below] = 0
-    prev, nxt = prev.astype(_I64), nxt.astype(_I64)
+    prev = np.asanyarray(np.clip(np.floor(virtual), 0, n - 1)).astype(_I64)
+    nxt = np.asanyarray(np.clip(np.floor(virtual) + 1, 0, n - 1)).astype(_I64)
     # NumPy's gamma uses the index -1 for `above` (the same element either
     # side, so the weight only matters through 0 * t): kept as NumPy has it
     gamma = np.asanyarray(virtual - np.where(above, -1, prev), dtype=virtual.dtype)
@@ -145,9 +139,7 @@ def _quantile(fname, a, q, axis, out, overwrite_input, method, keepdims, weights
         has_nan = _ufunc.isnan(srt[..., n - 1])
         r = _ufunc.where(has_nan, float("nan"), r).astype(r.dtype)
     r = r.reshape(q.shape + rshape)
-    if host:
-        if out is not None:
-            return _stats._finish(r, out)
+    if host and out is None:
         h = r.numpy()
         return h[()] if h.ndim == 0 else h
     return _stats._finish(r, out)
