@@ -324,14 +324,12 @@ def dump_function(fn, options=None, helpers=()):
 # ------------------------------------------------------------ module constants
 #
 # A number a decorated function reads arrives as the value it has now, with
-# the annotation of its declaration, so that `D: vp.float64 = 0.1` is the
-# float64 constant vp.compile and vulpy-translate make of the same file. The
-# annotation is the source's own expression node (the C side evaluates it
-# as it evaluates a module-level AnnAssign), found in the function's file
-# (module level, or the enclosing function for a closure); for a name
-# imported with `from M import NAME`, in M; else, as a last resort (a
-# notebook cell's constant defined in another cell), from the live
-# __annotations__.
+# the annotation of its declaration (the source's own expression node, which
+# the C side evaluates as a module-level AnnAssign): `D: vp.float64 = 0.1` is
+# the float64 constant vp.compile and vulpy-translate make of the same file.
+# The declaration is looked up in the function's file (module level, or the
+# enclosing function for a closure), in M for `from M import NAME`, else in
+# the live __annotations__ (a notebook cell's constant from another cell).
 
 _NUMPY_KINDS = "biuf"  # bool, int, uint, float scalars
 _facts_cache = {}  # (filename, len, hash of text) -> _Facts
