@@ -431,18 +431,10 @@ HIST_TILES = 16   # tiles per ohist workgroup
 GH = 16           # the state buffer's first word of gh (the kernels' GH)
 
 # The kernels' variants (issue 19), same algorithm and results, each a set
-# of the template's switches: lb (status words a look-back step reads at
-# once), scan (1: one owner per digit from the counts to the look-back, a
-# barrier less a tile), sharev (1: argsort's payload through the keys'
-# shared array, as CUB does: less shared memory, more registers), defer
-# (1: the ranking's shuffles after all its shared atomics), ksh (1: 32-bit
-# keys wait in shared memory from their load to the scatter, not in
-# registers; argsort's payload then goes through the load array; sharev is
-# off), hco (ohist's copies of the histograms; 0: 16 KiB of them, at most
-# 32 KiB), and the tile (lanes x ipt keys; None: shape()'s). 3 is the
-# default. Wave 9's variant 2 and the pack switch lost on the H200 and were
-# retired (bench/notes/sort.md keeps their figures; variant 2's settings
-# are "3:lb=1,scan=0,ksh=0").
+# of the template's switches (lb, scan, sharev, defer, ksh, hco; the tile:
+# lanes x ipt, None: shape()'s); bench/notes/sort.md says what each changes
+# and keeps the figures of the retired variant 2 ("3:lb=1,scan=0,ksh=0").
+# 3 is the default.
 VARIANTS = {
     3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, hco=0, lanes=None, ipt=None),
 }
