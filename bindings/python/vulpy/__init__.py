@@ -23,7 +23,6 @@ from ._version import __version__  # noqa: F401
 from ._astjson import dump_file, dump_function, dump_source, to_json  # noqa: F401
 from ._errors import (CompileError, DeviceLostError, ExtensionMissingError,  # noqa: F401
                       FeatureError, OutOfMemoryError, VulkanError)
-from ._errors import TimeoutError  # noqa: F401,A004
 from ._persistent import PersistentError, PersistentHandle  # noqa: F401
 from ._errors import KernelError  # noqa: F401  (debug mode, issue 20)
 from ._types import *  # noqa: F401,F403  (float32, vec4, Buffer, Control, ...)

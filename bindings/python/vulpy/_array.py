@@ -1,29 +1,16 @@
-"""Resident arrays: vp.ndarray and the functions that make them.
+"""Resident arrays: vp.ndarray and the functions that make them
+(docs/python-api.md, "Resident arrays", is the reference: memory kinds,
+default dtypes, supported dtypes).
 
 A vp.ndarray is a C-contiguous block in one Vulkan buffer of one memory
-kind ('device', 'host', 'cached', 'rebar'), with a NumPy shape and dtype.
-Arrays stay on the device across calls; `.numpy()` copies out, and
-`.numpy_view()` is an ndarray whose data pointer is the buffer's persistent
-mapping (host-visible kinds only). reshape/ravel return views of the same
-buffer. Buffers are padded to 16 bytes so kernels may read whole vec4s.
-
-Default dtypes, one rule for every creation function: when VulPy picks the
-dtype (no dtype= given), Python data - floats, lists, tuples, ranges - that
-NumPy would make float64 is float32 (the convenience path's compute type,
-and the one every device has); data that carries a dtype (NumPy arrays and
-scalars, resident arrays) keeps it. Integers and bools follow NumPy (int64,
-bool). So vp.zeros(3), vp.full(3, 2.5), vp.asarray([1.0]),
-vp.arange(0, 1, 0.25) and vp.linspace(0, 1) are float32;
-vp.asarray(np.zeros(3)) stays float64.
-
-Supported dtypes: float32 everywhere; float64, int32, uint32, int64, uint64
-(storage works on every device; arithmetic on 64-bit types needs the
-device's float64 / int64 features); bool, stored as one uint32 word per
-element (no zero-copy bool view); int8, uint8, int16, uint16, float16 at
-their own size, computed in 32 bits on every device (docs/python-api.md,
-"Small dtypes"); complex64 / complex128, stored as NumPy stores them, with
-the arithmetic _complex.py lists (Python complex data without dtype= is
-complex64, as Python floats are float32).
+kind ('device', 'host', 'cached', 'rebar'), with a NumPy shape and dtype,
+or a view of one (element offset and strides). Arrays stay on the device
+across calls; `.numpy()` copies out, `.numpy_view()` maps host-visible
+kinds. Buffers are padded to 16 bytes so kernels may read whole vec4s.
+Default dtypes, one rule: Python data NumPy would make float64 is float32
+here; data that carries a dtype keeps it (default_dtype). bool is stored
+as one uint32 word per element; the small dtypes at their own size,
+computed in 32 bits; complex as NumPy stores it (_complex.py).
 """
 from __future__ import annotations
 

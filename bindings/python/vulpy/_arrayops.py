@@ -127,11 +127,9 @@ class Call:
         v = self.g.scalar(dtype)
         field = self.g.push[-1][0]
         dt = np.dtype(dtype)
-        self.push[field] = bool(value) if dt == _BOOL else (
+        self.push[field] = int(bool(value)) if dt == _BOOL else (
             float(value if dt != _F16 else np.float16(value)) if dt.kind == "f"
             else int(np.asarray(value).astype(dt)))
-        if dt == _BOOL:
-            self.push[field] = int(self.push[field])
         return v
 
     def operand(self, x, dtype=None):
@@ -255,10 +253,7 @@ def assign(a, src):
     c = Call("assign")
     c.note(a)
     c.note(src)
-    v = c.operand(src, a.dtype)
-    if v.dtype != a.dtype:
-        v = c.g.cast(v, a.dtype) if a.dtype != _BOOL else c.g.op(
-            "ne", [v, c.g.const(0, v.dtype)], _BOOL)
+    v = c.g.convert(c.operand(src, a.dtype), a.dtype)
     try:
         np.broadcast_shapes(v.shape or (), a.shape)
     except ValueError:
@@ -272,10 +267,8 @@ def assign(a, src):
 def astype(a, dtype, memory=None):
     c = Call("astype")
     c.note(a)
-    v = c.array(a)
     dt = np.dtype(dtype)
-    r = c.g.op("ne", [v, c.g.const(0, v.dtype)], _BOOL) if dt == _BOOL and v.dtype != _BOOL \
-        else c.g.cast(v, dt)
+    r = c.g.convert(c.array(a), dt)
     out = _array._result(a.shape, dt, _array.check_memory(memory or a.memory), a._ctx)
     return c.run(c.result(r, out))
 

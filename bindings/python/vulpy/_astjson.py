@@ -6,34 +6,14 @@ node becomes {"_type": "<ast class>", <fields>..., "lineno", "col_offset",
 all the checking, so this file stays small and needs nothing but the
 standard library (no C extension, no third-party import).
 
-The document (include/vulpy/frontend.h has the contract):
-
-    {"_vulpy_ast": 1, "filename": "k.vul.py", "source": "<the file's text>",
-     "kernel": "main" | "<decorated function>" | null,
-     "options": {"local_size_x": 64, ...},
-     "constants": {"N": {"_type": "Constant", "value": 1024, "kind": "int"},
-                   "D": {"_type": "Constant", "value": 0.1, "kind": "float",
-                         "annotation": <the node of vp.float64>, "lineno": ...}},
-     "module": {"_type": "Module", "body": [...]}}
-
-Choices the C side relies on:
-- Locations are Python's: `lineno` 1-based, `col_offset` 0-based in UTF-8
-  bytes. For a decorated function they are the lines of the real file.
-- Constants carry "kind": "int" | "float" | "bool" | "str" | "None" |
-  "bytes" | "complex" | "Ellipsis" (this replaces ast.Constant's own `kind`
-  field, the rarely used u-prefix marker). Floats are written with repr(),
-  which round-trips exactly; inf and nan, which JSON has no spelling for,
-  are the strings "inf", "-inf" and "nan" with kind "float". Ints of any
-  size are written in full; the C side rejects what does not fit 64 bits.
-- Fields whose value is None (returns, type_comment, ...) are left out:
-  absent means None. Every other field is written, empty lists included.
-- "constants" (only for decorated functions) holds the values of the
-  module-level numbers the function reads, taken from the live module,
-  each with the "annotation" of its declaration when it has one and the
-  location of its assignment (a NumPy scalar is the cast of its dtype,
-  float32(0.1)); other module values it reads appear as
-  {"kind": "<type name>"} with no value, so the frontend can name them in
-  its error.
+include/vulpy/frontend.h has the document's contract (its keys, locations,
+None fields left out, floats by repr() with "inf"/"nan" as strings,
+"constants" of decorated functions). What it leaves to this side:
+- Constants carry "kind" (replacing ast.Constant's u-prefix marker):
+  besides "int", "float", "bool", "str", "None" also "bytes", "complex"
+  and "Ellipsis"; a module value a function reads that is not a number
+  appears as {"kind": "<type name>"} with no value, so the frontend can
+  name it in its error.
 - Strings are JSON with the few characters YAML does not take raw
   (C0/C1 controls, DEL, U+2028/2029, U+FEFF, non-characters) escaped,
   since the reader is a YAML parser.
@@ -344,14 +324,12 @@ def dump_function(fn, options=None, helpers=()):
 # ------------------------------------------------------------ module constants
 #
 # A number a decorated function reads arrives as the value it has now, with
-# the annotation of its declaration, so that `D: vp.float64 = 0.1` is the
-# float64 constant vp.compile and vulpy-translate make of the same file. The
-# annotation is the source's own expression node (the C side evaluates it
-# as it evaluates a module-level AnnAssign), found in the function's file
-# (module level, or the enclosing function for a closure); for a name
-# imported with `from M import NAME`, in M; else, as a last resort (a
-# notebook cell's constant defined in another cell), from the live
-# __annotations__.
+# the annotation of its declaration (the source's own expression node, which
+# the C side evaluates as a module-level AnnAssign): `D: vp.float64 = 0.1` is
+# the float64 constant vp.compile and vulpy-translate make of the same file.
+# The declaration is looked up in the function's file (module level, or the
+# enclosing function for a closure), in M for `from M import NAME`, else in
+# the live __annotations__ (a notebook cell's constant from another cell).
 
 _NUMPY_KINDS = "biuf"  # bool, int, uint, float scalars
 _facts_cache = {}  # (filename, len, hash of text) -> _Facts

@@ -1,21 +1,14 @@
-"""Compiling kernel-language source, with a cache in memory and on disk.
+"""Compiling kernel-language source, with a cache in memory and on disk
+(docs/python-api.md, "Kernels", says where entries live, the checks, the
+size cap and what a warm start skips).
 
 The pipeline is all C (the extension's compile_ast: frontend -> VIR ->
 GLSL -> SPIR-V -> manifest); Python only dumps the AST as JSON (_astjson)
-and keeps the results. The cache key is the JSON document, the options and
-the extension's build identity, so a rebuilt compiler never reuses stale
-SPIR-V. Disk entries live in $VULPY_CACHE_DIR/kernels, else
-$XDG_CACHE_HOME/vulpy/kernels (or ~/.cache/vulpy/kernels), one binary file
-each; VULPY_NO_DISK_CACHE=1 turns them off. Entries are checked before use
-(see "The disk cache is trusted code" below).
-
-Making the JSON document costs milliseconds (inspect's tokenizer, ast.parse),
-so a warm start looks first under a key computed without it
-(function_key, source_key): the text of the source file(s), where the
-function starts, the values of the names it may read, the options and the
-build. A hit there skips the dump, the frontend, glslang and validation;
-a miss compiles and stores the result under both keys. `stats` counts
-what happened (tests check that a second process compiles nothing).
+and keeps the results, keyed by the JSON document, the options and the
+extension's build identity. A warm start looks first under a key made
+without the document (function_key, source_key: the source text, the
+values of the names the function may read, the options and the build),
+which skips the dump and the compile; `stats` counts what happened.
 """
 import hashlib
 import importlib.util
@@ -72,16 +65,12 @@ def cache_dir():
     return os.path.join(root, "kernels") if root else None
 
 
-# The disk cache is trusted code: a hit's SPIR-V runs on the GPU with the
-# process's buffers bound. Every check of an entry (a private folder, a
-# regular file opened without following links or blocking, the key, the
-# build, the payload's SHA-256, an HMAC under the folder's secret, the
-# SPIR-V validated and reflected against its manifest) and the writes
-# (temporary file + rename, least recently used entries evicted) are C's:
-# lib/Target/kernel_cache.c, through the extension's kcache_* functions.
-# Here: the folder, the key, the build, and a refusal turned into a
-# CacheWarning (docs/errors.md, "The kernel cache"). A missing entry, or one
-# from another build, is a plain miss.
+# The disk cache is trusted code (its SPIR-V runs with the process's buffers
+# bound): every check of an entry and every write is C's
+# (lib/Target/kernel_cache.c, the extension's kcache_* functions;
+# docs/errors.md, "The kernel cache", lists them). Here: the folder, the key,
+# the build, and a refusal turned into a CacheWarning. A missing entry, or
+# one from another build, is a plain miss.
 CACHE_MAX_ENV = "VULPY_CACHE_MAX_MB"
 _folders = {}  # folder -> its secret (bytes), or None when the folder is refused
 _disk_bytes = {}  # folder -> bytes of entries (an estimate, kept by this process)

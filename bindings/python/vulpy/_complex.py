@@ -1,30 +1,17 @@
 """Complex arrays (complex64, complex128) on the device: storage, .real /
-.imag, and the arithmetic that issue 19 asks for.
+.imag, and the arithmetic that issue 19 asks for (docs/python-api.md,
+"Complex dtypes and `vp.fft`", is the reference).
 
 A complex array is stored as NumPy stores it, interleaved (real, imag)
-pairs, so upload, download, numpy_view() and DLPack are the float paths'
-byte copies. Its float view (`fview`) is a float32 (float64) resident
-array of shape + (2,) over the same buffer; `.real` and `.imag` are the
-views fview[..., 0] and fview[..., 1], as NumPy's are views.
-
-Arithmetic is the float ufuncs on those views: add, subtract, multiply,
-divide, negative, positive, conjugate, absolute (hypot), exp, equal,
-not_equal, and the casts between complex and real. No kernel is complex:
-the compiler sees float32 (float64) kernels on strided views, so every
-device and backend that runs float kernels runs these. Each component is
-one array-path kernel (a complex multiply is six); that is the price of
-needing no compiler change.
-
-Dtypes follow NumPy (ufunc.resolve_dtypes, NEP 50): complex64 with
-float32 or a Python scalar stays complex64, with float64, int32 or int64
-arrays becomes complex128. Every other operation on a complex operand
-raises TypeError naming the operation and the dtype (never a result with
-the imaginary part dropped); a complex -> real astype too (NumPy warns and
-drops it: use .real).
-
-Division is the textbook formula, (a*conj(b)) / |b|^2: |b|^2 overflows
-(and underflows) sooner than NumPy's scaled division does, about |b| >
-1.8e19 (1.3e154 for complex128).
+pairs. Its float view (`fview`) is a float32 (float64) resident array of
+shape + (2,) over the same buffer; `.real` and `.imag` are fview[..., 0]
+and fview[..., 1]. Arithmetic (SUPPORTED) is the float ufuncs on those
+views: no kernel is complex, so every device that runs float kernels runs
+these (a complex multiply is six kernels). Dtypes follow NumPy
+(ufunc.resolve_dtypes, NEP 50); any other operation on a complex operand
+raises TypeError naming it (never a result with the imaginary part
+dropped). Division is the textbook (a*conj(b)) / |b|^2, which overflows
+sooner than NumPy's scaled division (|b| > ~1.8e19 in complex64).
 """
 import numpy as np
 
@@ -32,16 +19,13 @@ from . import _array, _arrayops, _context
 
 C64, C128 = np.dtype(np.complex64), np.dtype(np.complex128)
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
-_BOOL = np.dtype(np.bool_)
 
 # the vp ufuncs that take complex operands (their NumPy names)
 SUPPORTED = ("add", "subtract", "multiply", "divide", "negative", "positive", "conjugate",
              "absolute", "exp", "equal", "not_equal", "cast")
 
 
-def unsupported(what, dt):
-    """The TypeError for operation `what` on complex dtype `dt`."""
-    return _arrayops.complex_unsupported(what, dt)
+unsupported = _arrayops.complex_unsupported  # the TypeError for an operation on complex
 
 
 def is_complex(x):
@@ -91,13 +75,8 @@ def parts(z):
 
 # ------------------------------------------------------------- components
 def _key(x):
-    if isinstance(x, (_array.ndarray, np.ndarray, np.generic)):
-        return x.dtype
-    if isinstance(x, bool):
-        return _BOOL
-    if isinstance(x, (int, float, complex)):
-        return type(x)
-    return np.asarray(x).dtype
+    """_arrayops.dtype_key, with a Python complex weak too (NEP 50)."""
+    return complex if type(x) is complex else _arrayops.dtype_key(x)
 
 
 def _re_im(x, fdt, ctx):
@@ -132,15 +111,10 @@ def _op(name, x, y=None, dst=None):
     into dst when given."""
     args = (x,) if y is None else (x, y)
     if not any(_resident(a) for a in args):
-        r = getattr(np, name)(*args)
-        if dst is not None:
-            _put(dst, r)
-        return r
+        return _kept(getattr(np, name)(*args), dst)
     f = _ufunc(name)
     if dst is not None and np.broadcast_shapes(*(_shape_of(a) for a in args)) != dst.shape:
-        r = f(*args)  # a broadcast result: out= must have the operands' shape
-        _put(dst, r)
-        return r
+        return _kept(f(*args), dst)  # a broadcast result: out= must have the operands' shape
     return f(*args, out=dst) if dst is not None else f(*args)
 
 
@@ -155,20 +129,22 @@ def _put(dst, v):
         _arrayops.fill(dst, v)
 
 
+def _kept(r, dst):
+    """r, also put into dst when given."""
+    if dst is not None:
+        _put(dst, r)
+    return r
+
+
 def _add(x, y, dst=None):
     if x is None or y is None:
-        r = y if x is None else x
-        if dst is not None:
-            _put(dst, r)
-        return r
+        return _kept(y if x is None else x, dst)
     return _op("add", x, y, dst)
 
 
 def _sub(x, y, dst=None):
     if y is None:
-        if dst is not None:
-            _put(dst, x)
-        return x
+        return _kept(x, dst)
     if x is None:
         return _op("negative", y, None, dst)
     return _op("subtract", x, y, dst)
@@ -180,9 +156,7 @@ def _mul(x, y):
 
 def _div(x, y, dst=None):
     if x is None:
-        if dst is not None:
-            _put(dst, None)
-        return None
+        return _kept(None, dst)
     return _op("divide", x, y, dst)
 
 
@@ -346,14 +320,7 @@ def materialize(z):
     return from_fview(f, z.dtype)
 
 
-def assign(a, src):
-    """a[...] = src, a a complex resident array or view."""
-    _assign(a, src)
-
-
-def fill(a, value):
-    """Every element of complex view a = value."""
-    _assign(a, value)
+assign = fill = _assign  # a[...] = src and a.fill(value) for a complex resident array or view
 
 
 def astype(a, dt, memory=None):

@@ -1,36 +1,15 @@
 """float16 GEMM with float32 accumulation on cooperative matrices (tensor
-cores), issue 19; the fallback elsewhere.
+cores), issue 19; the fallback elsewhere. docs/python-api.md, "Linear
+algebra", "Cooperative matrices", is the reference: the feature, the
+kernels and TILES' options (suffixes c, b, g8), VULPY_COOPMAT_VARIANT, why
+NV and not KHR.
 
-available(ctx) is the capability probe: the device has
-VK_NV_cooperative_matrix with its feature on, plus 16-bit storage and
-float16 arithmetic (the runtime's 'cooperative_matrix' feature; runtime/
-device.c says why NV and not KHR: the KHR extension is newer than this
-build's Vulkan headers and glslang). Lavapipe has none of it.
-
-matmul_f16_words(a, b, m, n, k) multiplies float16 matrices given as
-their bits, two halves to a uint32 word (NumPy: `x.view(np.uint32)` of a
-C-contiguous float16 array with an even last axis), so it needs no float16
-dtype in the package: A is m x k, B is k x n, row-major; the result is a
-resident float32 m x n array. With cooperative matrices a raw GLSL kernel
-(GL_NV_cooperative_matrix, compiled in-process by glslang) runs, one of
-VARIANTS:
-- the tiled kernels of TILES (vulpy/_coopmat_tiled.py, DEFAULT
-  't128x128'): a workgroup owns a tile of C (128 x 128, 128 x 256 or
-  256 x 128), each subgroup 64 x 64 or 64 x 32 of it as 16 x 16 float32
-  accumulators; the K loop stages A and B tiles through padded shared
-  memory with 16-byte loads, the next step's global loads issued before
-  the current step's MMAs. Any m; n and k multiples of 8 (edge tiles read
-  zeros and the output is padded to whole tiles). TILES also holds wave
-  10's experiments (suffixes c, b, g8, t: the Tile options of
-  _coopmat_tiled; a 'c' one is compiled per shape, _coop_program(v,
-  shape)), compared with cuBLAS by bench/probes/coopmat_ab.py.
-  (docs/performance.md: why 'smem' and 'direct' were retired.)
-variant= (or $VULPY_COOPMAT_VARIANT) forces one; without, the first of
-ORDER that takes the shape runs. Otherwise (the fallback: no capability,
-or a shape none takes) a small GLSL kernel unpacks the halves to
-float32 (unpackHalf2x16, core GLSL) and the float32 GEMM (_gemm) runs: the
-same products and a float32 accumulation.
-
+available(ctx) is the capability probe. matmul_f16_words(a, b, m, n, k)
+multiplies float16 matrices given as their bits (two halves to a uint32
+word: `x.view(np.uint32)`) into a resident float32 m x n array: a variant
+of TILES (GLSL from _coopmat_tiled.py; variant= or $VULPY_COOPMAT_VARIANT
+forces one, else the first of ORDER that takes the shape), or (the
+fallback) unpackHalf2x16 to float32 and the float32 GEMM (_gemm).
 SPIRV-Cross (2021) cannot read a cooperative-matrix module, so its
 manifest is written here rather than reflected.
 """
@@ -53,12 +32,8 @@ TILES = {
     "t128x128k64": _tiled.Tile(128, 128, 64, 2, 4, 1),  # K steps of 64, one buffer
     "t128x256": _tiled.Tile(128, 256, 32, 2, 4, 1),    # 8 subgroups of 64 x 64
     "t256x128": _tiled.Tile(256, 128, 32, 4, 2, 1),    # 8 subgroups of 64 x 64
-    # wave 10 experiments, each one change (or two) from the above, for one
-    # H200 run to tell which matters (bench/probes/coopmat_ab.py). Suffixes:
-    # c: compiled per shape (constants, no guard a full tile cannot fail);
-    # b: one B fragment live at a time; g8: workgroups walk C in groups of
-    # 8 tile rows (L2 reuse). (t, B transposed in shared memory, was retired:
-    # 0.22-0.28x against 0.35-0.40x; docs/performance.md, matmul.)
+    # wave 10's experiments (bench/probes/coopmat_ab.py; the suffixes c, b, g8:
+    # docs/python-api.md, "Cooperative matrices")
     "t128x256b": _tiled.Tile(128, 256, 32, 2, 4, 1, b_one=True),
     "t128x256c": _tiled.Tile(128, 256, 32, 2, 4, 1, shape=True),
     "t128x256cb": _tiled.Tile(128, 256, 32, 2, 4, 1, shape=True, b_one=True),

@@ -33,20 +33,10 @@ What one workgroup does (Tile(bm, bn, bk, sgm, sgn, stages)):
 - C is stored with coopMatStoreNV, one fragment at a time, straight to the
   output buffer.
 
-Options (Tile fields after stages, all off by default; wave 10's
-experiments, compared on the H200 by bench/probes/coopmat_ab.py):
-- shape: the kernel is compiled for one (m, n, k): the sizes, strides and
-  trip count are constants, and only the guards a partial tile of that
-  shape can fail are written (guards()), as NVIDIA's sample kernel has K
-  and the strides as specialization constants and no bounds checks.
-- b_one: one B fragment live at a time (load B_j, then the fm MMAs that
-  use it), fewer registers than all fn at once.
-- group: workgroup (x, y) computes tile tile_of(...) instead of (y, x):
-  the grid walks C in groups of `group` tile rows, so the workgroups
-  resident together share A rows and B columns in L2.
-(b_t, B transposed in shared memory with column-major fragments, was
-retired: 0.22-0.28x cuBLAS on the H200 against 0.35-0.40x for the other
-tiles; docs/performance.md, matmul.)
+Options (Tile fields after stages, off by default: shape, b_one, group;
+wave 10's experiments, compared on the H200 by bench/probes/coopmat_ab.py):
+docs/python-api.md, "Cooperative matrices", and bench/notes/matmul.md
+(which also keeps the figures of the retired b_t) say what each changes.
 
 Edges: M any size, N and K multiples of 8 (a uvec4 of a row is wholly
 inside or wholly outside the matrix). A global load outside A or B reads

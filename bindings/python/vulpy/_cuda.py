@@ -1,26 +1,13 @@
 """VulPy arrays seen by CUDA with no copy: DLPack kDLCUDA (issue 18;
-docs/multidevice.md, "DLPack to CUDA").
+docs/multidevice.md, "DLPack to CUDA", says how, when it is a sync point
+and why the other direction is not possible).
 
 `vp.empty(shape, dtype, exportable=True)` allocates the array in its own
-device-local Vulkan allocation exported as an opaque fd
-(VK_KHR_external_memory_fd, runtime/export.c). `x.__dlpack__(dl_device=(2,
-i))` — what `cupy.from_dlpack(x)` and `torch.from_dlpack(x)` ask for once
-`x.__dlpack_device__()` says (2, i) — imports that memory into CUDA
-(cuImportExternalMemory + cuExternalMemoryGetMappedBuffer; libcuda.so.1 is
-dlopen'ed, bindings/python/src/cuda.c) and hands out a kDLCUDA tensor over
-the same bytes. The first export of a buffer imports it; the buffer keeps
-that import until it is freed, so handing the same array over again costs a
-sync point and a capsule, whatever its size. The capsule keeps the array
-(and so the import) alive.
-
-Synchronization is a documented sync point: __dlpack__ waits for all the
-context's GPU work before it returns (so CUDA sees VulPy's writes whatever
-stream it uses); after CUDA writes, synchronize CUDA (e.g.
-torch.cuda.synchronize()) before VulPy uses the array again.
-
-The other direction — CuPy or PyTorch memory into VulPy — is not possible
-for their ordinary (cudaMalloc) memory, which CUDA does not export:
-allocate on the VulPy side with exportable=True and hand it to them.
+device-local Vulkan allocation exported as an opaque fd (runtime/export.c);
+`x.__dlpack__(dl_device=(2, i))` imports that memory into CUDA once per
+buffer (libcuda.so.1 is dlopen'ed, bindings/python/src/cuda.c) and hands
+out a kDLCUDA tensor over the same bytes, after waiting for all the
+context's GPU work.
 """
 from . import _native
 

@@ -56,10 +56,6 @@ class FeatureError(TypeError):
     for float64, shaderInt64 for int64, ...). The message names it."""
 
 
-class TimeoutError(TimeoutError):  # noqa: A001  (also Python's TimeoutError)
-    """A wait ran out of time; the work it waited for may still be running."""
-
-
 class ExtensionMissingError(ImportError):
     """The C extension `vulpy._vulpy` is not built or failed to load."""
 

@@ -1,45 +1,18 @@
-"""The GEMM kernels behind vp.matmul, vp.dot, vp.einsum (issue 19).
+"""The GEMM kernels behind vp.matmul, vp.dot, vp.einsum (issue 19);
+docs/python-api.md, "The GEMM kernels", is the reference (how a kernel
+works, CONFIGS and their options, VULPY_GEMM_CONFIG / set_config(),
+K_STEPS_MAX).
 
 C[z] (+)= A[z] @ B[z] for one batch of M x K and K x N operands that are
 any strided views of device buffers: each operand comes with an element
 offset and a stride per axis (push constants), so a transposed view or a
-slice is read in place, never copied. A kernel is written in the kernel
-language (source() prints it) and compiled by VulPy's compiler like any
-user kernel, once per (dtype, tile configuration, layout variant), then
-cached in memory and on disk (_compiler).
-
-How a kernel works: a workgroup of NT invocations owns a BM x BN block of
-C; it walks K in steps of BK, each step copying an A tile (BM x BK) and a
-B tile (BK x BN) into shared memory (vp.Shared) and then, unrolled over
-the BK columns, every invocation multiplies TM values of A by TN values of
-B into its TM x TN accumulators (register blocking: TM*TN FMAs per TM+TN
-shared loads). The next step's global loads are issued before the current
-step's arithmetic (register prefetch), so their latency hides behind it.
-
-Tiles are copied in slots of 4 consecutive elements along the operand's
-contiguous axis, with consecutive invocations on consecutive slots
-(coalesced); where the axis is contiguous and 4-aligned (offset, the other
-stride and the extent multiples of 4) a slot is one vec4 load of a second
-binding of the same buffer (`av`, `bv`), else 4 scalar loads with bounds
-checks. So one kernel source serves row-major, transposed and strided
-operands; the layout only picks the variant.
-
-An invocation's TM rows of C are c_i + ty*mu ('split': groups of 4
-adjacent rows, mu = 4, so the shared loads of a group can be one 128-bit
-load; 'inter': rows ty + i*(BM/TM), mu = 1, conflict-free scalar shared
-loads); columns alike. Two options per configuration: double-buffered
-shared tiles (the next tile is stored into the other buffer while this one
-is read: one barrier a step instead of two), and vec4 shared tiles (4
-adjacent rows of one k are one vec4, stored and read whole: 128-bit shared
-accesses whatever the GPU compiler merges; A's slots are then 4 rows of
-one k). CONFIGS names the tile shapes; VULPY_GEMM_CONFIG=NAME forces one
-(benchmarks measure several in one process with set_config()). The
-kernels are compiled without the clamp-shared pass: every shared index is
-in range by construction.
-
-Lavapipe ends loops silently after ~65,535 back-edges per invocation: a
-dispatch covers at most K_STEPS_MAX * BK of K, and the host splits a longer
-K into several dispatches that accumulate into C (`acc_in`).
+slice is read in place. A kernel is written in the kernel language
+(source() prints it) and compiled once per (dtype, tile configuration,
+layout variant: which axis of A and B is contiguous, and whether its
+slots are vec4 loads), then cached in memory and on disk (_compiler). A
+dispatch covers at most K_STEPS_MAX * BK of K (lavapipe ends loops after
+~65,535 back-edges); a longer K is several dispatches that accumulate into
+C (`acc_in`).
 """
 import os
 import threading

@@ -215,6 +215,13 @@ class Graph:
         dtype = np.dtype(dtype)
         return v if v.dtype == dtype else self._value(dtype, v.shape, f"cast {v.name}")
 
+    def convert(self, v, dtype):
+        """v as dtype, where a conversion to bool is `v != 0` (NumPy's)."""
+        dtype = np.dtype(dtype)
+        if dtype == _BOOL and v.dtype != _BOOL:
+            return self.op("ne", [v, self.const(0, v.dtype)], _BOOL)
+        return self.cast(v, dtype)
+
     def broadcast(self, v, shape):
         shape = tuple(shape)
         if v.shape == shape:
@@ -314,22 +321,13 @@ def c_strides(shape):
 # (include/vulpy/ir/ufuncs.def, lib/Transforms/ufuncs.c). Here: NumPy's
 # dtype resolution (the caller's), and where / cast.
 
-def _nonzero(g, a):
-    if a.dtype == _BOOL:
-        return a
-    return g.op("ne", [a, g.const(0, a.dtype)], _BOOL)
-
-
 def apply_ufunc(g, uf, args, loop_in, out_dt):
     """The graph value of ufunc `uf` (a vulpy Ufunc) on graph values
     `args`, whose loop dtypes numpy resolved as loop_in -> out_dt."""
     name = uf.name
     if name == "where":
         c, x, y = args
-        return g.op("select", [_nonzero(g, c), g.cast(x, out_dt), g.cast(y, out_dt)], out_dt)
+        return g.op("select", [g.convert(c, _BOOL), g.cast(x, out_dt), g.cast(y, out_dt)], out_dt)
     if name == "cast":
-        (a,) = args
-        if out_dt == _BOOL:
-            return _nonzero(g, a)
-        return g.cast(a, out_dt)
+        return g.convert(args[0], out_dt)
     return g.ufunc(name, [g.cast(a, dt) for a, dt in zip(args, loop_in)], out_dt)

@@ -1,35 +1,17 @@
 """Shared host pages (issue 18): vp.HostArray, one allocation of page-aligned
 host memory that every context that asks imports with
-VK_EXT_external_memory_host, plus one NumPy view of the same bytes.
-
-    h = vp.HostArray((n,), np.float32)
-    xa = h.on(ctx_a)          # ctx_a's array over the pages (imported once)
-    xb = h.on(ctx_b)          # ctx_b's array over the same pages
-    write_k(xa, dispatch=n)   # device A writes ...
-    read_k(xb, out, dispatch=n)   # ... device B reads, no copy
-    h.numpy()                 # NumPy sees the same bytes
+VK_EXT_external_memory_host, plus one NumPy view of the same bytes
+(docs/multidevice.md, "Shared host pages", is the reference).
 
 How: the pages come from vrt_host_alloc (64 KiB-aligned mmap, a multiple of
 64 KiB long: every driver's minImportedHostPointerAlignment divides it).
-h.on(ctx) imports them once per context - the runtime picks the memory
-type from vkGetMemoryHostPointerPropertiesEXT's memoryTypeBits for that
-device (hostimport.c) - and keeps the array, so a second h.on(ctx) is a
-dictionary lookup, never a second import into the same device (the spec lets
-a driver refuse that). Where a device cannot import (no extension, or the
-driver refuses, as the spec allows for a second import of the same pages
-into one physical device), h.on(ctx) warns (vp.SharingWarning) and gives a
-COPY, and h.shared_with(ctx) says False: nothing pretends to share.
-
-Lifetime: every imported Buffer holds the HostMemory through its buffer
-view (buffer.c), and the NumPy view holds it through its memoryview, so the
-pages are unmapped only after the last of h, its views and its arrays is
-gone, and an import is destroyed (after the GPU work that uses it) before
-the pages it imports are released.
-
-Ordering between contexts is the caller's and is explicit: nothing orders
-two devices' queues. Wait on the host for the writer before the reader
-runs: `handle.wait()`, `h.wait()` (all GPU work any context submitted on the
-pages), or `kernel(..., after=handle_or_h)`. docs/multidevice.md.
+h.on(ctx) imports them once per context (the spec lets a driver refuse a
+second import into one device) and keeps the array; where a device cannot
+import, it warns (vp.SharingWarning) and gives a COPY, and
+h.shared_with(ctx) says False. Every import and the NumPy view hold the
+pages, so they are unmapped only after the last user is gone. Ordering
+between contexts is the caller's, explicit: `after=`, h.wait(),
+handle.wait().
 """
 import threading
 import warnings

@@ -1,22 +1,14 @@
-"""Indexing resident arrays and vp.jit tracers, NumPy's way.
+"""Indexing resident arrays and vp.jit tracers, NumPy's way
+(docs/python-api.md, "Indexing and views", is the reference).
 
-  x[2:10:3, ::-1], x[1], x[..., None], x.T      basic: a strided *view* of the
-                                                same buffer (no copy, no kernel)
-  x[idx], x[:, idx], x[i, j]                    integer arrays: a gather
-                                                (array.take), one kernel
-  x[mask]                                       a boolean mask: a stream compaction
-                                                (_compact.py) when it covers every
-                                                axis, else a cumsum kernel, the
-                                                count read back (4 bytes), a scatter
-  x[...] = v, x[idx] = v, x[mask] = v           writes: a store through the view,
-                                                a scatter, or a select
-
-Views carry an element offset and element strides (vp.ndarray._offset,
-_estrides); every array-path operation reads and writes through them
-(array.load / array.store views), so views work as inputs and as out=.
-Indices out of range raise IndexError when the index array is on the host;
-resident index arrays are clamped on reads and dropped on writes (the GPU
-cannot raise).
+Basic indexing gives a strided *view* of the same buffer (no copy, no
+kernel); an integer array is a gather (array.take); a boolean mask a
+stream compaction or a cumsum kernel with the count read back; writes are
+a store through the view, a scatter or a select. Views carry an element
+offset and element strides (vp.ndarray._offset, _estrides), which every
+array-path operation reads and writes through. Indices out of range raise
+IndexError when the index array is on the host; resident index arrays are
+clamped on reads and dropped on writes (the GPU cannot raise).
 """
 import math
 import numpy as np
@@ -290,9 +282,7 @@ def setitem(a, key, value):
     c.note(i)
     c.note(value)
     iv = c.array(i) if isinstance(i, _array.ndarray) else c.array(_host_index(i, view.shape[0]))
-    vv = c.operand(value, view.dtype)
-    vv = c.g.cast(vv, view.dtype) if view.dtype != _BOOL else (
-        vv if vv.dtype == _BOOL else c.g.op("ne", [vv, c.g.const(0, vv.dtype)], _BOOL))
+    vv = c.g.convert(c.operand(value, view.dtype), view.dtype)
     vshape = tuple(iv.shape) + tuple(view.shape[1:])
     try:
         np.broadcast_shapes(vv.shape or (), vshape)

@@ -213,14 +213,8 @@ class Tracer(_graph.Traced):
         return transpose(self)
 
     def astype(self, dtype):
-        dt = np.dtype(dtype)
-        t = self._t
-        t.stamp()
-        if dt == _BOOL and self.dtype != _BOOL:
-            v = t.g.op("ne", [self._v, t.g.const(0, self.dtype)], _BOOL)
-        else:
-            v = t.g.cast(self._v, dt)
-        return Tracer(v, t)
+        self._t.stamp()
+        return Tracer(self._t.g.convert(self._v, dtype), self._t)
 
     def ravel(self):
         return reshape(self, -1)
@@ -717,8 +711,7 @@ class JitFunction:
             if not np.can_cast(v.dtype, o.dtype, "same_kind"):
                 raise TypeError(f"vp.jit {self.__name__}: cannot store a {v.dtype.name} result "
                                 f"into out= of dtype {o.dtype.name} (same_kind casting)")
-            v = t.g.op("ne", [v, t.g.const(0, v.dtype)], _BOOL) if o.dtype == _BOOL else \
-                t.g.cast(v, o.dtype)
+            v = t.g.convert(v, o.dtype)
         sd = _array.storage_dtype(o.dtype)
         alias = _alias(o, args)
         key = ("p", alias) if alias is not None else ("out", id(o))

@@ -1,28 +1,15 @@
 """Kernels: @vp.kernel on a Python function, vp.kernel(GLSL_SOURCE, ...) for
-raw GLSL, and the call path they share with vp.compile's shaders.
+raw GLSL, and the call path they share with vp.compile's shaders
+(docs/python-api.md, "Kernels", is the reference).
 
 A call binds buffers positionally (resident arrays, NumPy arrays, control
-buffers) and push constants by keyword, then dispatches:
-    k(a, b, dispatch=N, n=N, dt=0.1)          N invocations (exactly N for
-                                              kernels compiled from Python)
-    k(a, b, dispatch=(nx, ny[, nz]), ...)     a 2-D / 3-D grid of invocations
-    k(a, b, groups=(gx, gy, gz), ...)         explicit workgroup counts
-    k(..., sync=False) -> vp.Handle           wait() later
-    k(..., after=h)                           host-waits for h (a vp.Handle of
-                                              any context, a vp.HostArray) first
+buffers) and push constants by keyword, then dispatches (dispatch=N or a
+grid, groups=, sync=False -> vp.Handle, after= a handle to host-wait for).
 NumPy arguments are uploaded before and written back after (unless the
-kernel only reads them).
-
-Views: a resident view that is not all of its buffer (x[4:], x[:n], a row
-x[3]) binds its own bytes: the byte range of the Buffer where its offset is
-a multiple of the device's minStorageBufferOffsetAlignment, else a copy of
-its elements, made before the dispatch and copied back after it (on wait()
-for sync=False) unless the kernel only reads it. A strided view (x[::2],
-x.T) is a ValueError naming the parameter. The same memory bound to two
-parameters, one of them written (k(x, x), overlapping views, one NumPy
-array twice), is a ValueError naming both: each invocation would see the
-other binding's writes in an unspecified order. A read-only NumPy array
-bound where the kernel writes is a ValueError too (its writes would be lost).
+kernel only reads them). A resident view binds its own bytes (a copy in
+and out where its offset is not aligned); a strided view, the same memory
+bound twice with one binding written, and a read-only NumPy array the
+kernel writes are ValueErrors naming the parameters.
 """
 import difflib
 import functools

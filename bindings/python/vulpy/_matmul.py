@@ -1,26 +1,16 @@
 """Linear algebra on the GPU (issue 19): vp.matmul and `@` / `@=`, vp.dot,
-vp.vdot, vp.inner, vp.tensordot, vp.einsum, with NumPy's semantics.
+vp.vdot, vp.inner, vp.tensordot, vp.einsum, with NumPy's semantics
+(docs/python-api.md, "Linear algebra", has the dtypes, views and einsum's
+subscripts).
 
 Every product becomes one batched GEMM (_gemm.gemm) over strided views:
 an operand's axes are permuted (a view, no copy) and grouped into the
 batch, row and contraction axes of the GEMM; a group whose axes cannot be
 merged into one stride is the only case that copies (to a contiguous
-array, on the device). So `a.T @ b`, slices with steps and broadcast
-batches run in place. Batch dimensions that do not merge into one stride
-become a host loop of dispatches.
-
-Dtypes: float32, float64, int32, uint32, int64, uint64 run as they are
-(integers wrap like NumPy's); bool computes in int32 and compares with 0;
-narrower types (where the package has them) compute in the 32-bit type of
-their kind and convert back. NumPy in -> NumPy out; a resident operand or
-out= gives a resident result.
-
-vp.einsum takes any subscripts NumPy accepts for real operands (explicit
-'->' or implicit output, '...', repeated letters as diagonals, any number
-of operands, contracted pairwise left to right): letters only one operand
-has are summed first (vp.sum), diagonals are strided views, each pairwise
-contraction is a batched GEMM. Subscripts it cannot parse raise
-NotImplementedError naming them.
+array, on the device). Batch dimensions that do not merge into one stride
+become a host loop of dispatches. einsum contracts pairwise left to
+right: letters only one operand has are summed first (vp.sum), diagonals
+are strided views, each contraction is a batched GEMM.
 """
 import builtins
 import itertools
@@ -167,10 +157,10 @@ def _finish(name, r, rdt, cdt, out, resident, oshape):
 
 
 def _check_out(name, out, oshape, rdt, resident):
+    """out= (a 1-tuple unwrapped) checked against the result's shape and dtype."""
+    out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
     if out is None:
-        return
-    if isinstance(out, tuple) and len(out) == 1:
-        out = out[0]
+        return None
     if not isinstance(out, (_nd, np.ndarray)):
         raise TypeError(f"vp.{name}: out= must be a vp.ndarray or a NumPy array, not "
                         f"{type(out).__name__}")
@@ -182,10 +172,7 @@ def _check_out(name, out, oshape, rdt, resident):
     if not np.can_cast(rdt, out.dtype, "same_kind"):
         raise TypeError(f"vp.{name}: cannot cast the result ({rdt.name}) into out= of dtype "
                         f"{out.dtype.name} (casting='same_kind')")
-
-
-def _unwrap_out(out):
-    return out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    return out
 
 
 # ---------------------------------------------------------------- matmul
@@ -214,8 +201,7 @@ def _matmul_core(name, a, b, out, dtype):
                          f"broadcast ({a2[:-2]} against {b2[:-2]})") from None
     m, k, n = a2[-2], a2[-1], b2[-1]
     oshape = batch + ((m,) if len(sa) >= 2 else ()) + ((n,) if len(sb) >= 2 else ())
-    out = _unwrap_out(out)
-    _check_out(name, out, oshape, rdt, resident)
+    out = _check_out(name, out, oshape, rdt, resident)
     r = _float16_coopmat(ctx, a, b, rdt, m, n, k)
     if r is not None:  # tensor cores: float32 accumulation, rounded to float16 as NumPy's
         return _finish(name, r, rdt, np.dtype(np.float32), out, resident, oshape)
@@ -289,15 +275,12 @@ def _bmm_batched(ctx, cdt, A, B, nb, batch, m, n, cview):
             break
     outer = list(range(inner))
     for idx in itertools.product(*[range(batch[i]) for i in outer]):
-        oa = A._offset + builtins.sum(i * sa[d] for i, d in zip(idx, outer))
-        ob = B._offset + builtins.sum(i * sb[d] for i, d in zip(idx, outer))
-        oc = c._offset + builtins.sum(i * sc[d] for i, d in zip(idx, outer))
+        oa, ob, oc = (x._offset + builtins.sum(i * s[d] for i, d in zip(idx, outer))
+                      for x, s in ((A, sa), (B, sb), (c, sc)))
         g = list(range(inner, nb))
-        za = _merge([A.shape[i] for i in g], [sa[i] for i in g]) if g else (1, 0)
-        zb = _merge([B.shape[i] for i in g], [sb[i] for i in g]) if g else (1, 0)
-        zc = _merge([c.shape[i] for i in g], [sc[i] for i in g]) if g else (1, 0)
-        bz = builtins.max(za[0], zb[0], zc[0])
-        _gemm.gemm(ctx, cdt, m, n, A.shape[-1], bz,
+        za, zb, zc = (_merge([x.shape[i] for i in g], [s[i] for i in g]) if g else (1, 0)
+                      for x, s in ((A, sa), (B, sb), (c, sc)))
+        _gemm.gemm(ctx, cdt, m, n, A.shape[-1], builtins.max(za[0], zb[0], zc[0]),
                    (A._buf, oa, (sa[-2], sa[-1], za[1] if za[0] > 1 else 0)),
                    (B._buf, ob, (sb[-2], sb[-1], zb[1] if zb[0] > 1 else 0)),
                    (c._buf, oc, (sc[-2], sc[-1], zc[1] if zc[0] > 1 else 0)))
@@ -307,10 +290,8 @@ def _bmm_batched(ctx, cdt, A, B, nb, batch, m, n, cview):
 def _prepare(name, a, b):
     """Operands as resident/NumPy arrays; a negative-stride resident view
     is copied (the GEMM takes non-negative strides)."""
-    a, b = _operand(a, name, 0), _operand(b, name, 1)
-    a = a.copy() if isinstance(a, _nd) and builtins.any(s < 0 for s in _strides(a)) else a
-    b = b.copy() if isinstance(b, _nd) and builtins.any(s < 0 for s in _strides(b)) else b
-    return a, b
+    return tuple(x.copy() if isinstance(x, _nd) and builtins.any(s < 0 for s in _strides(x))
+                 else x for x in (_operand(a, name, 0), _operand(b, name, 1)))
 
 
 def matmul(x1, x2, /, out=None, *, dtype=None, casting="same_kind", order="K", subok=True):
@@ -416,8 +397,7 @@ def _tensordot_core(name, a, b, xa, xb, out):
     fa = [i for i in range(a.ndim) if i not in xa]
     fb = [i for i in range(b.ndim) if i not in xb]
     oshape = tuple(a.shape[i] for i in fa) + tuple(b.shape[i] for i in fb)
-    out = _unwrap_out(out)
-    _check_out(name, out, oshape, rdt, resident)
+    out = _check_out(name, out, oshape, rdt, resident)
     A, B = _dev(a, cdt, ctx), _dev(b, cdt, ctx)
     m = int(np.prod([a.shape[i] for i in fa], dtype=np.int64))
     n = int(np.prod([b.shape[i] for i in fb], dtype=np.int64))
@@ -631,8 +611,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
                 if sizes[c] == 1:
                     sizes[c] = d
     oshape = tuple(sizes[c] for c in outl)
-    out = _unwrap_out(out)
-    _check_out("einsum", out, oshape, rdt, resident)
+    out = _check_out("einsum", out, oshape, rdt, resident)
     xs = []
     for x, L in zip(ops, letters):
         x = _dev(x, cdt, ctx)

@@ -1,15 +1,5 @@
 """vp.MemSock: a typed GPU -> CPU channel that a running kernel streams
-frames into (docs/memsock.md).
-
-    pipe = vp.MemSock(dtype=vp.float32, frame_shape=(ny, nx),
-                      payload={"snap_idx": vp.uint32})
-
-    @pipe.on("message")
-    def on_frame(frame, idx):        # frame: a zero-copy NumPy view of the slot
-        imshow.set_data(frame)
-
-    pipe.open(ctx, capacity=8)       # policy="block" | "skip" | "overwrite"
-    step(field, pipe, dispatch=n, t=t)   # a kernel with `pipe: vp.MemSock[vp.float32]`
+frames into (docs/memsock.md is the reference, with an example).
 
 The kernel fires frames with `pipe.fire(body, snap_idx=t)`; the frames are
 delivered in order to the "message" callbacks (on a poller thread that

@@ -1,19 +1,13 @@
 """Comparisons, differences and matrix-shape helpers a CuPy user reaches for
 (issue 19): isclose, allclose, array_equal, array_equiv, diff, ediff1d,
 tril, triu, diag, diagonal, trace, meshgrid, logspace, nan_to_num,
-atleast_1d/2d/3d, append, divmod.
+atleast_1d/2d/3d, append, divmod (docs/python-api.md, "Comparisons,
+differences, matrix shapes", says NumPy 2's semantics they follow).
 
 Each is a composition of the vp ufuncs, reductions, views and shape
-operations (_ufunc, _reduce, _indexing, _shapeops): every step is a device
-kernel on the array path; resident in -> resident out, NumPy in -> NumPy's
-own function (nothing to gain from a trip to the GPU). allclose,
-array_equal and array_equiv return a Python bool, as NumPy's do: they read
-one value back.
-
-Semantics follow NumPy 2: isclose computes |a - b| <= atol + rtol * |b| in
-the result type of (a, b, 1.0), infinities are close only to themselves,
-NaNs only with equal_nan=True; diff of booleans is `!=`; tril/triu/diag
-take the last two axes (tril/triu) or a 1-/2-D input (diag) like NumPy.
+operations (_ufunc, _reduce, _indexing, _shapeops): resident in -> resident
+out, NumPy in -> NumPy's own function. allclose, array_equal and
+array_equiv return a Python bool (one value read back).
 """
 import builtins
 
@@ -309,20 +303,8 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 
 def _atleast(n, arys):
-    res = []
-    for a in arys:
-        if not isinstance(a, _nd):
-            res.append(getattr(np, f"atleast_{n}d")(a))
-            continue
-        if a.ndim >= n:
-            res.append(a)
-        elif n == 1:
-            res.append(a.reshape((1,)))
-        elif n == 2:
-            res.append(a.reshape((1, -1) if a.ndim == 1 else (1, 1)))
-        else:
-            res.append(a.reshape((1, a.shape[0], 1) if a.ndim == 1 else
-                                 (a.shape + (1,)) if a.ndim == 2 else (1, 1, 1)))
+    res = [_shapeops._as_nd(a, n) if isinstance(a, _nd) else getattr(np, f"atleast_{n}d")(a)
+           for a in arys]
     return res[0] if len(res) == 1 else tuple(res)
 
 

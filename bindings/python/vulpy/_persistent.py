@@ -1,19 +1,6 @@
-"""Persistent programs: one dispatch that owns its time loop (docs/persistent.md).
-
-    @vp.kernel(persistent=True, control_words={"ctrl": ["mode"]})
-    def heat(u: vp.Buffer[vp.float32], v: vp.Buffer[vp.float32], ctrl: vp.Control,
-             n: vp.uint32, steps: vp.uint32):
-        for t in range(steps):                 # the time loop, on the GPU
-            for p in vp.grid_range(n):         # any number of resident groups
-                v[p] = ...
-            vp.grid_sync()                     # every invocation, then go on
-            ...
-
-    h = heat(u, v, ctrl, n=N, steps=10_000, sync=False)   # returns at once
-    h.steps              # steps done so far (the GPU publishes it)
-    ctrl["mode"] = 1     # steering: seen at the next step boundary
-    h.stop()             # ends after the current step
-    h.wait(timeout=5.0)  # vp.TimeoutError if not done by then
+"""Persistent programs: one dispatch that owns its time loop (docs/persistent.md,
+with the example: @vp.kernel(persistent=True), vp.grid_range, vp.grid_sync,
+and the PersistentHandle's steps / stop() / wait(timeout=)).
 
 The compiler (lower-persistent) adds two hidden buffers: device words for
 discovery and the grid barrier (_vp_grid) and host-coherent words the host
@@ -43,54 +30,18 @@ GRID_WORDS = 1280  # 8 words, 64 snapshot slots, the padded generation at 96, a 
                    # cluster words at 256 + 32 k (persistent.h)
 G_STEPS = 4
 # the grid-barrier variants, chosen at compile time: @vp.kernel(persistent=True,
-# barrier=NAME) (docs/persistent.md, "Barrier variants")
+# barrier=NAME). docs/persistent.md, "Barrier variants", says what each changes
+# (EXPERIMENTS: one change each on cg-offpath / flip-offpath) and why the
+# default is flip (its H200 figures)
 BARRIERS = ("lean", "padded", "packed")
-# cheaper barriers (issue 15, not yet timed on a GPU): "flip" is CUDA's
-# one-word barrier (every group adds once, the n-th arrival flips the phase
-# bit), "scoped" is packed with workgroup-scope fences around barrier(),
-# "cg" is both: the shape of CUDA's cooperative grid.sync()
 BARRIERS += ("flip", "scoped", "cg")
-# "cg-early": cg, with group 0 reading the next step boundary's stop request
-# and control words while it waits at a barrier (steering one step later)
 BARRIERS += ("cg-early",)
-# levers on cg not yet timed on a GPU: "cg-acq" acquires after the wait
-# with one acquire load of the barrier word instead of a device fence (CUDA
-# on sm_70+); "cg-quiet" is cg-acq with the host's counters (steps done,
-# barriers passed) written every 64 barriers instead of every barrier
 BARRIERS += ("cg-acq", "cg-quiet")
-# nothing on the waiting path but the barrier (issue 15, not yet timed on a
-# GPU): "cg-offpath" is cg-quiet with cg-early's reads after the arrival (no
-# host-word access before group 0 arrives nor after it waits), "flip-offpath"
-# the same two levers on flip (device-scope fences kept)
 BARRIERS += ("cg-offpath", "flip-offpath")
-# the same two with the arrival in two levels above 256 groups (per-cluster
-# words, then the barrier word: against one word's contention at 1056
-# groups); VULPY_PERSISTENT_TREE=N moves the threshold (tests: 1)
 BARRIERS += ("cg-tree", "flip-tree")
-# experiments on cg-offpath (issue 15: its Vulkan form cost 2.19 us a
-# barrier on the H200, the same lowering printed as CUDA 1.10), each
-# changing one thing the Vulkan driver is given (docs/persistent.md,
-# "Barrier variants"): "cgx-rare" group 0 reads the host's words every 64
-# barriers only (steering up to 32 steps later), "cgx-acqpoll" every poll
-# an acquire load, "cgx-fadd" a fence then a relaxed arrival,
-# "cgx-classic" the GLSL without the Vulkan memory model, "cgx-classicnc"
-# that with the hidden buffers (atomics only) not coherent, "cgx-all"
-# classicnc + rare + acqpoll + spin ("cgx-spin": the test of the host's
-# poll flag out of the spin loop, a loop for each kind of poll); on flip-offpath (device-scope fences in every
-# invocation), "flipx-dev" those fences at device scope (glslang makes
-# memoryBarrierBuffer() queue-family scope) and "flipx-classic" the GLSL
-# without the Vulkan memory model
 EXPERIMENTS = ("cgx-rare", "cgx-acqpoll", "cgx-fadd", "cgx-classic", "cgx-classicnc", "cgx-spin",
                "cgx-all", "flipx-dev", "flipx-classic")
 BARRIERS += EXPERIMENTS
-# the default: flip, the fastest or tied on every H200 figure of the
-# 2026-12-02 run (bench suite persistent; docs/persistent.md, "Barrier
-# variants"): barrier 1.72x CUDA's grid.sync() at 1056 groups (packed
-# 1.94x, cg 1.83x), the 64K-cell grid 4.84x stepped at 132 groups (cg
-# 4.86x, packed 4.19x), the 2^26-cell grid 1.14x (packed 1.14x); its
-# litmus tests (test_persistent_gridsync.py) passed there. It keeps
-# device-scope fences in every invocation (cg's workgroup-scope ones rely
-# on the leader's fences being cumulative).
 DEFAULT_BARRIER = "flip"
 
 
@@ -149,14 +100,8 @@ def _threads(ctx):
 
 
 # How many groups a persistent launch dispatches by default (discovery then
-# admits the resident ones). "work": as many as the kernel's data gives
-# WORK_PER_INVOCATION points an invocation, at least one group a core and
-# at most what the cores hold; "resident": what the cores hold (their
-# resident warps over the group's); "cores": one group a core. The H200
-# (bench suite persistent, 2026-12-02): the 64K-cell grid ran 4.86x faster
-# than the stepped form at 132 groups (one a SM) against 3.29x at 1056
-# (what the SMs hold), because a barrier among fewer groups is cheaper;
-# the 2^26-cell grid, bandwidth-bound, ran at 1056. "work" gives both.
+# admits the resident ones): docs/persistent.md, "Running it (Python)", has the rules
+# and why "work" (the H200's figures)
 GROUP_RULES = ("work", "resident", "cores")
 DEFAULT_GROUP_RULE = "work"
 WORK_PER_INVOCATION = 4

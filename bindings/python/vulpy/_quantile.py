@@ -1,20 +1,13 @@
-"""percentile, quantile, nanpercentile, nanquantile (issue 19) on the device.
+"""percentile, quantile, nanpercentile, nanquantile (issue 19) on the device
+(docs/python-api.md, "Quantiles", is the reference: dtypes, NaN slices,
+the order of q's dimensions).
 
-method='linear' (NumPy's default, Hyndman and Fan's 7th): each slice along
-the reduced axes (merged into one, last) is sorted (vp.sort: NaN last), the
-two neighbours of the virtual index (n - 1) q are gathered and mixed by
-NumPy's own _lerp formula (a + (b - a) t, or b - (b - a)(1 - t) where
-t >= 0.5), so results equal NumPy's to an ulp or two (the GPU may fuse a
-multiply-add that NumPy rounds twice). The q-dependent numbers - virtual
-index, neighbours, weight - are NumPy's code on the host for quantile /
-percentile (n is one number); for the NaN-skipping variants n is each
-slice's count of non-NaN values, so they are computed on the device, the
-same formulas in q's dtype. A slice holding a NaN gives NaN (quantile), an
-all-NaN slice gives NaN (nanquantile, without NumPy's RuntimeWarning: it
-would need a read back). q's dimensions come first in the result, as in
-NumPy; axis= (int or tuple), keepdims= and out= are NumPy's. Other methods
-raise NotImplementedError naming the method; weights= likewise.
-NumPy in -> NumPy out; resident in -> resident out.
+method='linear' only: each slice along the reduced axes (merged into one,
+last) is sorted (vp.sort: NaN last), the two neighbours of the virtual
+index (n - 1) q are gathered and mixed by NumPy's own _lerp formula. The
+virtual index, neighbours and weight are NumPy's code on the host for
+quantile / percentile (n is one number), and the same formulas on the
+device, in q's dtype, for the NaN-skipping variants (n differs per slice).
 """
 import numpy as np
 
@@ -72,15 +65,9 @@ def _q_of(fname, a, q, percent):
 def _host_neighbours(n, q):
     """NumPy's _get_indexes and _get_gamma for method='linear' on n values."""
     virtual = np.asanyarray((n - 1) * q)
-    prev = np.asanyarray(np.floor(virtual))
-    nxt = np.asanyarray(prev + 1)
     above = virtual >= n - 1
-    prev[above] = n - 1
-    nxt[above] = n - 1
-    below = virtual < 0
-    prev[below] = 0
-    nxt[below] = 0
-    prev, nxt = prev.astype(_I64), nxt.astype(_I64)
+    prev = np.asanyarray(np.clip(np.floor(virtual), 0, n - 1)).astype(_I64)
+    nxt = np.asanyarray(np.clip(np.floor(virtual) + 1, 0, n - 1)).astype(_I64)
     # NumPy's gamma uses the index -1 for `above` (the same element either
     # side, so the weight only matters through 0 * t): kept as NumPy has it
     gamma = np.asanyarray(virtual - np.where(above, -1, prev), dtype=virtual.dtype)
@@ -152,9 +139,7 @@ def _quantile(fname, a, q, axis, out, overwrite_input, method, keepdims, weights
         has_nan = _ufunc.isnan(srt[..., n - 1])
         r = _ufunc.where(has_nan, float("nan"), r).astype(r.dtype)
     r = r.reshape(q.shape + rshape)
-    if host:
-        if out is not None:
-            return _stats._finish(r, out)
+    if host and out is None:
         h = r.numpy()
         return h[()] if h.ndim == 0 else h
     return _stats._finish(r, out)

@@ -145,17 +145,10 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
 
 
 # ----------------------------------------------------- the full-reduction plan
-# vp.sum(x) of a whole resident array, again: the same graph text, so the
-# same compiled kernel, bound to other buffers. The plan keeps what the
-# first call worked out (the Compiled, which graph buffer is the input and
-# which the result, the result dtype), per context, by (kind, dtype, shape,
-# memory kind, and what the lowering depends on, VULPY_REDUCE_GROUPS too);
-# later calls skip building the graph and its text (most of the Python time of a call).
-# The result's buffer comes from the context's scratch pool (POOLED): the
-# kernel writes all of it, and `float(vp.sum(x))` in a loop then gets the
-# same buffer back each time, so the dispatch resubmits the command buffer
-# it recorded (the launch cache keys on buffer ids) instead of recording
-# a new one, and no buffer is created, zeroed and destroyed per call.
+# vp.sum(x) of a whole resident array, again: the same compiled kernel bound
+# to other buffers, its 0-d result from the context's scratch pool
+# (docs/python-api.md, "Reductions and scans"). The key holds what the
+# lowering depends on, VULPY_REDUCE_GROUPS too.
 POOLED = True  # False: a new buffer per result (benchmarks compare)
 PLANS = True  # False: every call builds its graph (tests and benchmarks compare)
 _NO_PLANS = {}
@@ -312,13 +305,9 @@ def max(a, *args, **kwargs):  # noqa: A001
 
 
 # ----------------------------------------------------------- var and std
-# numpy.var / numpy.std (issue 19) from the reductions above: the mean
-# (kept dims, so it broadcasts), then the mean of the squared deviations
-# from it, scaled by n / (n - ddof). Two passes over the data, as NumPy
-# does: sound where the one-pass E[x^2] - E[x]^2 cancels catastrophically.
-# In host Python vp.var is this function; inside a kernel `vp.var(expr)`
-# keeps its kernel-language meaning (a mutable variable): the frontend
-# reads the kernel's AST, never this object (_types.kernel_name).
+# numpy.var / numpy.std (issue 19): the mean (kept dims), then the mean of the
+# squared deviations, two passes as NumPy (docs/python-api.md). Inside a
+# kernel `vp.var(expr)` keeps its kernel-language meaning (_types.kernel_name).
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
     """vp.var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
     numpy.var on the GPU (the mean, then the mean of squared deviations).

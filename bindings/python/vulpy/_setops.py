@@ -1,23 +1,14 @@
 """vp.unique(..., axis=k) (issue 19): the unique slices along an axis, on
-the device.
+the device (docs/python-api.md, "Sorting", says what it returns and how
+NaN rows differ from NumPy).
 
-NumPy views each slice (the array moved so that `axis` is first, then
-reshaped to (n, m)) as one structured value of m fields and sorts those:
-lexicographic order, first field first. Here the same order comes from m
-stable argsorts (vp.argsort, the radix sort), from the last column to the
-first (a least-significant-digit sort of the rows: each pass keeps the order
-of the ones before it among equal keys), composed into one permutation of
-the rows. Then as in unique of the flattened array (_sort.unique): a row
-starts a new value where it differs from the row before it (one compare of
-neighbouring rows, any() over the columns), a boolean-mask compaction takes
-the first of each run, the first indices and counts come from the same mask,
-the inverse from a cumsum scattered back through the permutation.
-
-m sorts of n keys: fine for the narrow slices unique(axis=) is used on
-(rows of a table, points); slices of thousands of elements take as many
-sorts. Rows that hold NaN are all distinct (NaN != NaN, as NumPy's
-structured compare has it), but where they land among each other can
-differ from NumPy's order (NumPy's structured sort is not specified for NaN).
+NumPy sorts the slices (flattened to rows of m elements) as structured
+values, lexicographically; here the same order comes from m stable
+argsorts, from the last column to the first (an LSD sort of the rows),
+composed into one permutation. Then as in _sort.unique: a row starts a
+new value where it differs from the row before it, a boolean-mask
+compaction takes the first of each run, the inverse is a cumsum scattered
+back through the permutation. m sorts: meant for narrow slices.
 """
 import numpy as np
 

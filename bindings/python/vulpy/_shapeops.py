@@ -2,25 +2,15 @@
 identity, reshape, ravel, swapaxes, moveaxis, expand_dims, squeeze,
 broadcast_to, flip (and fliplr/flipud), split (array_split, hsplit, vsplit),
 concatenate, stack, hstack, vstack, dstack, column_stack, roll, tile, repeat,
-pad.
+pad. docs/python-api.md, "Shape operations, more ufuncs, statistics", says
+which are views and how each copy runs.
 
-Where NumPy returns a view, so does VulPy: the result is a vp.ndarray over
-the same buffer with another element offset and element strides (the views
-basic indexing makes, _indexing.py): reshape of a contiguous array, ravel,
-swapaxes, moveaxis, expand_dims, squeeze, broadcast_to (strides 0), flip
-(negative strides), split. The rest make a new array and fill it on the
-device with array-path copies (through the views of source and
-destination), never through the host: concatenate writes each input into
-its slab of the output, all in one array function (_copy_many: one
-compile, one submission, a kernel per input); roll likewise; tile and repeat
-write one broadcast view; pad fills the output and copies the input in
-(mode='constant'), or gathers (array.take) with index vectors that NumPy
-computes on the host from the shape alone (the other modes that pick
-elements: edge, wrap, reflect, symmetric).
-
-With no resident operand these are NumPy's own functions (NumPy in, NumPy
-out: a shape operation gains nothing from a trip to the GPU); eye and
-identity make resident arrays, like vp.zeros.
+Where NumPy returns a view, so does VulPy (strided_view over the same
+buffer, _indexing.py); the rest make a new array and fill it on the device
+with array-path copies through the views of source and destination
+(_copy_many: one compile and one submission for several slabs), or a
+gather (array.take) with index vectors NumPy computes on the host from the
+shape alone. With no resident operand these are NumPy's own functions.
 """
 import builtins
 import operator
@@ -86,11 +76,7 @@ def _copy_many(pairs, name):
         c.note(d)
         c.note(s)
     for d, s in pairs:
-        v = c.operand(s, d.dtype)
-        if v.dtype != d.dtype:
-            v = c.g.cast(v, d.dtype) if d.dtype != np.bool_ else c.g.op(
-                "ne", [v, c.g.const(0, v.dtype)], np.dtype(np.bool_))
-        v = c.g.broadcast(v, d.shape)
+        v = c.g.broadcast(c.g.convert(c.operand(s, d.dtype), d.dtype), d.shape)
         b = c.g.buffer(("r", id(d._buf)), _array.storage_dtype(d.dtype), _arrayops.extent(d),
                        d._buf, "out")
         c.bind[b.name] = d._buf
@@ -136,9 +122,7 @@ def reshape(a, newshape=None, order="C", *, shape=None):
         raise TypeError("vp.reshape: give the new shape")
     if order != "C":
         raise NotImplementedError("vp.reshape: order='C' only")
-    if _traced(a):
-        return a.reshape(shape)
-    if not isinstance(a, _nd):
+    if not isinstance(a, _nd) and not _traced(a):
         return np.reshape(a, shape)
     return a.reshape(shape)
 
@@ -147,9 +131,7 @@ def ravel(a, order="C"):
     """numpy.ravel: a 1-D view (a copy of a strided view). order='C' only."""
     if order != "C":
         raise NotImplementedError("vp.ravel: order='C' only")
-    if _traced(a):
-        return a.reshape((a.size,))
-    if not isinstance(a, _nd):
+    if not isinstance(a, _nd) and not _traced(a):
         return np.ravel(a)
     return a.ravel()
 

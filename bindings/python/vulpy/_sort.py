@@ -1,23 +1,15 @@
 """Sorting and searching (issue 19): vp.sort, vp.argsort, ndarray.sort /
-ndarray.argsort, vp.unique, vp.searchsorted, on the device.
+ndarray.argsort, vp.unique, vp.searchsorted, on the device
+(docs/python-api.md, "Sorting", is the reference).
 
-sort and argsort are a stable LSD radix sort with 8-bit digits (4 passes
-for 32-bit keys, 8 for 64-bit ones, 1 for bool), all passes in one
-recording, one submission, no host round trip between passes. Two
-implementations: onesweep (_sort_onesweep.py: one histogram read, then one
-dispatch a pass with a decoupled look-back; discrete GPUs) and
-reduce-then-scan (_sort_kernels.py: five to seven dispatches a pass; safe
-without forward progress between workgroups: lavapipe, and the fallback
-when a onesweep workgroup gives up waiting). _path() chooses. The array is moved so that the
-sorted axis is last and copied C-contiguous; each row is sorted on its
-own (the tiles never cross a row). Every `kind=` NumPy accepts is
-stable here ('quicksort' and 'heapsort' give what 'stable' gives, which
-NumPy allows: its kind is a hint). Order: NumPy's (NaN last; -0.0 and
-0.0 equal, so they keep their input order).
-
-unique and searchsorted compose the sort with the array path (a stable
-argsort, a gather, a boolean-mask compaction, a cumsum) and one binary
-search kernel. NumPy in -> NumPy out; resident in -> resident out.
+sort and argsort are a stable LSD radix sort with 8-bit digits, all passes
+in one recording: onesweep (_sort_onesweep.py; discrete GPUs) or
+reduce-then-scan (_sort_kernels.py; lavapipe, and the fallback when a
+onesweep workgroup gives up waiting); _path() chooses. The sorted axis is
+moved last and copied C-contiguous; each row is sorted on its own. unique
+and searchsorted compose the sort with the array path (a stable argsort, a
+gather, a boolean-mask compaction, a cumsum) and one binary search kernel.
+NumPy in -> NumPy out; resident in -> resident out.
 """
 import os
 
@@ -62,12 +54,10 @@ class _Rec(_launch.Recorder):
             last_times = list(zip(self.names, (ns / 1e6 for ns in self.rec.times())))
 
 
-# which radix sort runs (issue 19): "onesweep" (_sort_onesweep.py: one
-# read + one write of the keys a pass, decoupled look-back, so it needs
-# forward progress between workgroups), "rts" (reduce-then-scan, below:
-# safe everywhere) or "auto": onesweep on discrete GPUs. SORT_PATH (tests)
-# overrides the environment variable VULPY_SORT; last_path says what ran
-# ("onesweep", "rts", or "onesweep->rts" when a workgroup gave up waiting).
+# which radix sort runs (issue 19; docs/python-api.md, "Sorting"): "onesweep",
+# "rts" (reduce-then-scan) or "auto" (onesweep on discrete GPUs). SORT_PATH
+# (tests) overrides VULPY_SORT; last_path says what ran ("onesweep", "rts",
+# or "onesweep->rts" when a workgroup gave up waiting).
 SORT_PATH = None
 last_path = None
 
@@ -216,6 +206,12 @@ def _unsupported(dt, name):
                      f"{names})")
 
 
+def _check_host(dt, name):
+    """A NumPy input's dtype: one the device sorts (or widens), else TypeError."""
+    if np.dtype(dt) not in _KEYS and np.dtype(dt) not in _WIDENED:
+        raise _unsupported(dt, name)
+
+
 def _sorted(a, axis, values, name="vp.sort"):
     """(sorted array, int64 indices or None) of resident a along axis."""
     dt = np.dtype(a.dtype)
@@ -252,9 +248,7 @@ def _sort_call(name, a, axis, kind, order, stable, values):
     _check_order(order, name)
     host = not isinstance(a, _nd)
     if host:
-        a = np.asarray(a)
-        if np.dtype(a.dtype) not in _KEYS and np.dtype(a.dtype) not in _WIDENED:
-            raise _unsupported(a.dtype, name)
+        _check_host(a.dtype, name)
         if axis is None and a.ndim == 0:
             a = a.reshape(1)
         _axis(a, axis)  # NumPy's errors before the upload
@@ -301,10 +295,7 @@ def searchsorted(a, v, side="left", sorter=None):
     if side not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
     if not resident:
-        a_np, v_np = np.asarray(a), np.asarray(v)
-        dt = np.result_type(a_np, v_np)
-        if dt not in _KEYS and dt not in _WIDENED:
-            raise _unsupported(dt, "vp.searchsorted")
+        _check_host(np.result_type(np.asarray(a), np.asarray(v)), "vp.searchsorted")
     a = a if isinstance(a, _nd) else _array.asarray(np.asarray(a), context=ctx)
     if a.ndim != 1:
         raise ValueError("object too deep for desired array" if a.ndim > 1 else
@@ -360,8 +351,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     resident = isinstance(ar, _nd)
     if not resident:
         a_np = np.asarray(ar)
-        if np.dtype(a_np.dtype) not in _KEYS and np.dtype(a_np.dtype) not in _WIDENED:
-            raise _unsupported(a_np.dtype, "vp.unique")
+        _check_host(a_np.dtype, "vp.unique")
         ar = _array.asarray(a_np)
     shape = tuple(ar.shape)
     flat = ar.reshape(-1)

@@ -1,15 +1,10 @@
 """The device kernels of vp.sort / argsort / searchsorted (issue 19), in
-VulPy's own kernel language.
-
-SOURCE is one template, instantiated per key word type (WORD: uint32 or
-uint64, the raw bits of the elements) and key kind (MODE: 0 unsigned, 1
-signed, 2 IEEE float); kernels() execs it once per (WORD, MODE) through
-instantiate(), which splices in KEYS (the key image and digit, shared with
-_sort_onesweep.py's templates) and registers the text in linecache (VulPy
-compiles kernels from their source), so each kernel compiles once per
-dtype and is then cached like any @vp.kernel (memory and disk). The
-workgroup scans (block_exclusive, digits_exclusive) and tile_id come from
-_kernel_helpers.py, shared with _compact_kernels.py and _sort_onesweep.py.
+VulPy's own kernel language: the reduce-then-scan radix sort (every
+device, and the fallback of _sort_onesweep.py; docs/python-api.md,
+"Sorting"). SOURCE is one template per key word type (WORD: uint32 or
+uint64, the elements' raw bits) and key kind (MODE: 0 unsigned, 1 signed,
+2 IEEE float), made a namespace of kernels by kernels() (instantiate());
+the workgroup scans and tile_id come from _kernel_helpers.py.
 
 The radix sort is LSD with 8-bit digits over tiles of T keys (a row of
 the array is split in tiles; a tile never crosses a row). One pass is
@@ -39,14 +34,9 @@ no invocation waits on a chain of dependent loads):
 Every invocation loops at most a few hundred times (lavapipe ends loops
 after 65,535 back-edges per invocation).
 
-Keys are the elements' raw bits; the digit of a key is taken from an
-order-preserving unsigned image of it (key()): unsigned as is, signed
-with the top bit flipped, floats with the sign bit flipped (positive) or
-all bits flipped (negative), every NaN mapped to the largest image and
--0.0 to the image of +0.0. So NaNs sort last and -0.0 / +0.0 compare
-equal (NumPy's order), while the keys moved are the original bits: a NaN
-keeps its payload and a -0.0 its sign, in input order (the sort is
-stable), as NumPy's stable sort leaves them.
+Keys: a key's digit is taken from an order-preserving unsigned image of
+its raw bits (key(), below): NaNs last, -0.0 == +0.0 (NumPy's order),
+while the keys moved are the original bits, in input order (stable).
 """
 
 # The key image and the digit (shared with _sort_onesweep.py's kernels:

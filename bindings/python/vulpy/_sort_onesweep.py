@@ -1,57 +1,32 @@
 """The onesweep radix sort (issue 19): the fast path of vp.sort / argsort
-on GPUs that give workgroups forward progress (NVIDIA, AMD, Intel).
-
-The reduce-then-scan sort of _sort_kernels.py reads the keys twice and
-writes them once a pass, in five to seven dispatches a pass, and ranks a
-tile with two 4-bit splits over per-invocation counters. This one is
-Adinets & Merrill's onesweep (arXiv 2206.01784, CUB's
-DeviceRadixSort), in VulPy's own kernel language:
+on GPUs that give workgroups forward progress (NVIDIA, AMD, Intel):
+Adinets & Merrill's onesweep (arXiv 2206.01784, CUB's DeviceRadixSort),
+in VulPy's own kernel language. docs/python-api.md ("Sorting") and
+bench/notes/sort.md say what it costs against the reduce-then-scan sort of
+_sort_kernels.py, and how its kernels keep a GPU busy:
 
   ohist     one read of the keys: all P digit histograms of a row at once
-            (shared-memory atomics, HCO copies against contention on one
-            bin; then global atomics) -> gh[row, pass, digit]
+            (shared-memory atomics, HCO copies; then global atomics)
+            -> gh[row, pass, digit]
   oscan     per (row, pass): gh becomes the exclusive scan over digits
   onesweep  per pass, one dispatch: a workgroup takes the next tile id
-            from an atomic counter (so every smaller id belongs to a
-            workgroup that already runs), loads its T = L * IPT keys,
-            ranks them by digit with subgroup ballots (8 ballots make the
-            mask of lanes with the same digit; vp.bit_count of the lower
-            lanes is the rank, one shared atomic per distinct digit and
-            subgroup round), publishes its per-digit counts, looks back
-            over the tiles before it (decoupled look-back: a status word
-            per tile and digit, flag in the top 2 bits, count in the low
-            30) for its exclusive prefix, publishes the inclusive one, sorts
-            the tile in shared memory and writes it out in runs of a digit.
+            from an atomic counter, ranks its T = L * IPT keys by digit
+            with subgroup ballots, looks back over the tiles before it
+            (decoupled look-back: a status word per tile and digit, flag in
+            the top 2 bits, count in the low 30) for its exclusive prefix,
+            publishes the inclusive one, sorts the tile in shared memory
+            and writes it out in runs of a digit.
 
-So a pass reads the keys once and writes them once (CUB's traffic), and a
-32-bit sort is one recording of a fill (the tile counters and histograms,
-4 KiB a row; ohist zeroes the status words as it goes) and 2 + 4
-dispatches (ohist, oscan, 4 onesweeps) instead of 28, with no copy back:
-a workgroup that gives up writes the host's memory. Stability: a tile's
-keys are ranked in position order (subgroup w, round q, lane l holds tile
-position w*SG*IPT + q*SG + l), tiles in id order within a row.
-
-The look-back spins on another workgroup's status word. Vulkan does not
-promise that this ends (no forward-progress guarantee between
-workgroups); lavapipe runs workgroups in contiguous chunks per CPU thread
-and ends any loop after 65,535 back-edges. So the spin is bounded, a
-workgroup that gives up says so in a host-memory word, and the host then runs
-the reduce-then-scan sort instead (the result is right either way). The
-kernels are built for one subgroup size (SG); a workgroup that finds
-another gives up the same way. _sort.py picks this path by itself only on
-discrete GPUs with one fixed subgroup size.
-
-Same key images as _sort_kernels.py (its KEYS text): NaN last, -0.0 ==
-+0.0, the original bits moved.
-
-How it keeps a GPU busy: a tile's keys are loaded before they are
-ranked (all loads in flight at once, no branch or atomic between them),
-the ranking's ballot match is branch-free, argsort's payload is loaded
-into registers during the scans and the look-back, the last pass writes
-argsort's positions as int64, and an ohist workgroup counts HIST_TILES
-tiles (one global atomic per bin per chunk); bench/notes/sort.md has the
-figures. Variants (VARIANTS, VULPY_ONESWEEP) are switches of the one
-template, same results.
+Stability: a tile's keys are ranked in position order (subgroup w, round
+q, lane l holds tile position w*SG*IPT + q*SG + l), tiles in id order
+within a row. The look-back spins on another workgroup's status word,
+which Vulkan does not promise ends (lavapipe ends any loop after 65,535
+back-edges): the spin is bounded, a workgroup that gives up (or finds a
+subgroup size other than SG, the one the kernels are built for) says so
+in a host-memory word, and the host then runs the reduce-then-scan sort
+(right either way). Same key images as _sort_kernels.py (its KEYS text).
+Variants (VARIANTS, VULPY_ONESWEEP) are switches of the one template,
+same results.
 """
 import os
 
@@ -456,18 +431,10 @@ HIST_TILES = 16   # tiles per ohist workgroup
 GH = 16           # the state buffer's first word of gh (the kernels' GH)
 
 # The kernels' variants (issue 19), same algorithm and results, each a set
-# of the template's switches: lb (status words a look-back step reads at
-# once), scan (1: one owner per digit from the counts to the look-back, a
-# barrier less a tile), sharev (1: argsort's payload through the keys'
-# shared array, as CUB does: less shared memory, more registers), defer
-# (1: the ranking's shuffles after all its shared atomics), ksh (1: 32-bit
-# keys wait in shared memory from their load to the scatter, not in
-# registers; argsort's payload then goes through the load array; sharev is
-# off), hco (ohist's copies of the histograms; 0: 16 KiB of them, at most
-# 32 KiB), and the tile (lanes x ipt keys; None: shape()'s). 3 is the
-# default. Wave 9's variant 2 and the pack switch lost on the H200 and were
-# retired (bench/notes/sort.md keeps their figures; variant 2's settings
-# are "3:lb=1,scan=0,ksh=0").
+# of the template's switches (lb, scan, sharev, defer, ksh, hco; the tile:
+# lanes x ipt, None: shape()'s); bench/notes/sort.md says what each changes
+# and keeps the figures of the retired variant 2 ("3:lb=1,scan=0,ksh=0").
+# 3 is the default.
 VARIANTS = {
     3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, hco=0, lanes=None, ipt=None),
 }

@@ -3,25 +3,16 @@ nanprod, nanmax, nanmin, nanmean, nanvar, nanstd, median, ptp,
 count_nonzero, average, nonzero, flatnonzero, argwhere, outer.
 
 Each is a composition of the vp ufuncs and reductions (_ufunc, _reduce):
-every step is a device kernel on the array path, NumPy in -> NumPy out,
-resident in -> resident out, with NumPy's axis=, keepdims=, out= and dtype=.
-nonzero and argwhere read one number back (how many elements are nonzero:
-the result's shape depends on it, as in CuPy) and compact on the device
-(the cumsum-and-scatter of boolean-mask indexing, _indexing._mask_get).
-
-median: slices of up to MEDIAN_COUNTING_MAX elements find the k-th
-smallest element by counting, for every element, how many of its slice
-are smaller and how many equal (one broadcast compare-and-sum, one kernel,
-O(n^2) work per slice of length n: cheapest for short slices); longer
-slices are sorted (vp.sort, the radix sort of _sort.py: O(n) per slice)
-and the middle element(s) read.
-
-Differences from NumPy, documented in docs/python-api.md: all-NaN slices of
-nanmax/nanmin give NaN without NumPy's RuntimeWarning (the warning would
-need a read back of the result), and average's "weights sum to zero" is not
-checked (the result is NaN or inf), for the same reason.
+every step is a device kernel, NumPy in -> NumPy out, resident in ->
+resident out, with NumPy's axis=, keepdims=, out= and dtype=.
+docs/python-api.md, "NaN-aware and order statistics" and "Searching", has
+the details: median by counting for short slices (MEDIAN_COUNTING_MAX) or
+by vp.sort, the read backs of nonzero / argwhere, and the two differences
+from NumPy (no RuntimeWarning for all-NaN slices, average's zero weight
+sum not checked: both would need a read back).
 """
 import math
+import sys
 import warnings
 
 import numpy as np
@@ -187,23 +178,6 @@ def _moved_last(a, axes):
 MEDIAN_COUNTING_MAX = 64
 
 
-def _median_sorted(a, x, n, axes, keepdims):
-    import sys
-    sort = getattr(sys.modules[__package__], "sort", None)
-    if sort is None:
-        raise NotImplementedError(
-            f"vp.median: slices of {n} elements need a sort (VulPy counts ranks, n^2 compares "
-            f"a slice, up to vp._stats.MEDIAN_COUNTING_MAX = {MEDIAN_COUNTING_MAX})")
-    srt = sort(x, axis=-1)
-    lo, hi = (n - 1) // 2, n // 2
-    m = srt[..., lo] if lo == hi else _ufunc.multiply(_ufunc.add(srt[..., lo], srt[..., hi]),
-                                                      0.5)
-    m = _ufunc.where(_reduce.any(_ufunc.isnan(x), -1), float("nan"), m)
-    if keepdims:
-        m = m.reshape(tuple(1 if d in axes else s for d, s in enumerate(a.shape)))
-    return m
-
-
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """vp.median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     numpy.median on the GPU (NaN where a slice holds a NaN). Exact: the
@@ -219,24 +193,26 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     x = _moved_last(a, axes)
     if _dt(x).kind != "f":
         x = x.astype(np.float64)
-    if n > MEDIAN_COUNTING_MAX:
-        return _finish(_median_sorted(a, x, n, axes, keepdims), out)
-    xi, xj = x.reshape(x.shape + (1,)), x.reshape(x.shape[:-1] + (1, n))
-    less = _reduce.sum(_ufunc.less(xj, xi), -1, np.int32)     # how many are smaller
-    eq = _reduce.sum(_ufunc.equal(xj, xi), -1, np.int32)      # how many are equal
     lo, hi = (n - 1) // 2, n // 2
+    if n > MEDIAN_COUNTING_MAX:  # the middle of the sorted slices (vp.sort, bound at import)
+        srt = sys.modules[__package__].sort(x, axis=-1)
 
-    def kth(k):
-        hit = _ufunc.logical_and(_ufunc.less_equal(less, k),
-                                 _ufunc.less(k, _ufunc.add(less, eq)))
-        return _reduce.amax(_ufunc.where(hit, x, float("-inf")), -1)
+        def kth(k):
+            return srt[..., k]
+    else:
+        xi, xj = x.reshape(x.shape + (1,)), x.reshape(x.shape[:-1] + (1, n))
+        less = _reduce.sum(_ufunc.less(xj, xi), -1, np.int32)     # how many are smaller
+        eq = _reduce.sum(_ufunc.equal(xj, xi), -1, np.int32)      # how many are equal
+
+        def kth(k):
+            hit = _ufunc.logical_and(_ufunc.less_equal(less, k),
+                                     _ufunc.less(k, _ufunc.add(less, eq)))
+            return _reduce.amax(_ufunc.where(hit, x, float("-inf")), -1)
 
     m = kth(lo) if lo == hi else _ufunc.multiply(_ufunc.add(kth(lo), kth(hi)), 0.5)
-    if _dt(x).kind == "f":
-        m = _ufunc.where(_reduce.any(_ufunc.isnan(x), -1), float("nan"), m)
+    m = _ufunc.where(_reduce.any(_ufunc.isnan(x), -1), float("nan"), m)
     if keepdims:
-        shape = tuple(1 if d in axes else s for d, s in enumerate(a.shape))
-        m = m.reshape(shape)
+        m = m.reshape(tuple(1 if d in axes else s for d, s in enumerate(a.shape)))
     return _finish(m, out)
 
 
@@ -358,11 +334,7 @@ def argwhere(a):
 def outer(a, b, out=None):
     """vp.outer(a, b, out=None):
     numpy.outer on the GPU: ravel(a)[:, None] * ravel(b)[None, :]."""
-    a, b = _prep(a), _prep(b)
-    ra = a.reshape(-1) if isinstance(a, _nd) else np.ravel(a)
-    rb = b.reshape(-1) if isinstance(b, _nd) else np.ravel(b)
-    ra = ra.reshape((-1, 1))
-    rb = rb.reshape((1, -1))
+    ra, rb = _prep(a).reshape((-1, 1)), _prep(b).reshape((1, -1))
     return _ufunc.multiply(ra, rb, out=out) if out is not None else _ufunc.multiply(ra, rb)
 
 

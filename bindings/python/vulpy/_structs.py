@@ -1,25 +1,13 @@
-"""Struct classes on the host: their std430 layout as a NumPy dtype.
+"""Struct classes on the host: their std430 layout as a NumPy dtype
+(docs/python-api.md, "Struct buffers"; docs/language.md, "Structs").
 
-A kernel struct is an annotated class (docs/language.md, "Structs"). Its
-layout in a storage buffer is std430's, which the compiler computes (lib/IR
-lays structs out; the manifest reports each field's offset and the array
-stride). On the host a buffer of structs is a NumPy structured array with
-exactly that layout:
-
-    @vp.struct                      # optional: Body.dtype, np.zeros(n, Body)
-    class Body:
-        pos: vp.vec2
-        vel: vp.vec2
-        mass: vp.float32
-
-    vp.struct_dtype(Body)           # {'pos': (2,)f4 @0, 'vel' @8, 'mass' @16}, 24 bytes
-    bodies = vp.asarray(records, dtype=Body)   # resident; layout checked
-
-The layout is asked of the compiler itself (a one-line kernel over a buffer
-of the class, compiled to its manifest and cached like any kernel), so the
-host and the kernel can never disagree. A structured array whose layout
-differs (field names, order, dtypes, offsets, itemsize) is a TypeError that
-prints both layouts.
+A kernel struct is an annotated class; on the host a buffer of structs is
+a NumPy structured array with exactly its std430 layout. The layout is
+asked of the compiler itself (a one-line kernel over a buffer of the class,
+compiled to its manifest and cached like any kernel), so the host and the
+kernel can never disagree. A structured array whose layout differs (field
+names, order, dtypes, offsets, itemsize) is a TypeError that prints both
+layouts.
 """
 import threading
 import typing

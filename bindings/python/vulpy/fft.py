@@ -122,17 +122,23 @@ def _resident(x, fname, context):
     return _array.asarray(h, context=context), True
 
 
-def _complex_dtype(fname, dt):
+def _setup(fname, a, s, axes, norm, context, one, real=False):
+    """A transform's checked arguments: (x resident, host?, s, axes, norm,
+    the complex dtype it runs in); real: the input must not be complex."""
+    norm = _check_norm(fname, norm)
+    x, host = _resident(a, fname, context)
+    if real and x.dtype.kind == "c":
+        raise TypeError(f"vp.fft.{fname}: the input is {x.dtype.name}; real transforms take "
+                        f"real input (use vp.fft.fft{'n' if fname != 'rfft' else ''})")
+    s, axes = _axes_s(fname, x.shape, s, axes, one)
+    dt = x.dtype
     if dt.kind == "c":
-        return dt if dt in (_C64, _C128) else _C128
-    if dt == _F32 or (dt.kind == "f" and dt.itemsize < 4):
-        return _C64
-    return _C128
-
-
-def _need_f64(fname, ctx, cdt):
-    if cdt == _C128 and not ctx.has("float64"):
-        ctx.require("float64", f"vp.fft.{fname} on complex128 (float64 or integer input)")
+        cdt = dt if dt in (_C64, _C128) else _C128
+    else:
+        cdt = _C64 if dt == _F32 or (dt.kind == "f" and dt.itemsize < 4) else _C128
+    if cdt == _C128 and not x._ctx.has("float64"):
+        x._ctx.require("float64", f"vp.fft.{fname} on complex128 (float64 or integer input)")
+    return x, host, s, axes, norm, cdt
 
 
 def _view(a, shape, offset, strides):
@@ -233,11 +239,7 @@ def _scale(y, fname, norm, n, inverse):
 
 
 def _c2c(fname, a, s, axes, norm, inverse, context, one=False):
-    norm = _check_norm(fname, norm)
-    x, host = _resident(a, fname, context)
-    s, axes = _axes_s(fname, x.shape, s, axes, one)
-    cdt = _complex_dtype(fname, x.dtype)
-    _need_f64(fname, x._ctx, cdt)
+    x, host, s, axes, norm, cdt = _setup(fname, a, s, axes, norm, context, one)
     y = _resized(fname, x, cdt, axes, s, copy=False)
     y = _exec(y, axes, inverse, owned=y is not x)
     y = _scale(y, fname, norm, math.prod(s), inverse)
@@ -289,14 +291,7 @@ def _half(y, axis, m):
 
 
 def _rfftn(fname, a, s, axes, norm, context, one=False):
-    norm = _check_norm(fname, norm)
-    x, host = _resident(a, fname, context)
-    if x.dtype.kind == "c":
-        raise TypeError(f"vp.fft.{fname}: the input is {x.dtype.name}; real transforms take "
-                        f"real input (use vp.fft.fft{'n' if fname != 'rfft' else ''})")
-    s, axes = _axes_s(fname, x.shape, s, axes, one)
-    cdt = _complex_dtype(fname, x.dtype)
-    _need_f64(fname, x._ctx, cdt)
+    x, host, s, axes, norm, cdt = _setup(fname, a, s, axes, norm, context, one, real=True)
     y = _resized(fname, x, cdt, axes, s)
     y = _exec(y, axes, False)
     y = _half(y, axes[-1], s[-1] // 2 + 1)
@@ -305,17 +300,13 @@ def _rfftn(fname, a, s, axes, norm, context, one=False):
 
 
 def _irfftn(fname, a, s, axes, norm, context, n_given, one=False):
-    norm = _check_norm(fname, norm)
-    x, host = _resident(a, fname, context)
+    x, host, s0, axes, norm, cdt = _setup(fname, a, s, axes, norm, context, one)
     shp = x.shape
-    s0, axes = _axes_s(fname, shp, s, axes, one)
     if not n_given:
         s0[-1] = 2 * (shp[axes[-1]] - 1)
         if s0[-1] < 1:
             raise ValueError(f"vp.fft.{fname}: the last axis has {shp[axes[-1]]} point(s); the "
                              f"output would have {s0[-1]} (give n= / s=)")
-    cdt = _complex_dtype(fname, x.dtype)
-    _need_f64(fname, x._ctx, cdt)
     last, n = axes[-1], s0[-1]
     h = n // 2 + 1
     # the first h points of the last axis (cropped or zero-padded), the

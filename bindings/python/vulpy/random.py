@@ -125,14 +125,8 @@ def _sample_target(size, dtype, out, who):
 _GRID_X_GROUPS = None  # tests set a small x limit to check the 2-D fold
 
 # How float32 standard normals are launched (n a multiple of 4; other n take
-# normal_f32 of the path's math, scalar stores): K vec4s an invocation at
-# out[t + j h], W wide, and a math kind. "v8" is the exact math, the
-# documented stream; "lean:v32/128" the split log (built-in log2 below
-# u1 = 1/2, a polynomial above) with the built-in sin / cos: other values
-# of the same distribution. The other shapes and math (v4, gs, b..., fast,
-# fast-log, hlog) were retired after the H200 A/B (bench/notes/random.md
-# keeps their figures). _NORMAL32_PATH picks the one standard_normal uses
-# (VULPY_NORMAL32_PATH sets it at import).
+# normal_f32 of the path's math, scalar stores): docs/python-api.md, "float32
+# normal paths", says what each path is, which runs where and why.
 NORMAL32_PATHS = {
     "v8": "two Philox4x32 (eight normals) an invocation (out[t], out[t + h]), 64 wide; "
           "the exact math",
@@ -141,11 +135,7 @@ NORMAL32_PATHS = {
 }
 # path -> (vec4s an invocation, workgroup width, math kind: _random_kernels.MATH_*)
 _PATHS = {"v8": (2, 64, 0), "lean:v32/128": (8, 128, 4)}
-# None: the device's default (_normal32_path): lean:v32/128 on NVIDIA (the
-# split log keeps its ulp bound on every Vulkan device; NVIDIA's built-in
-# sin / cos are as accurate as cuRAND's __sincosf; figures in
-# bench/notes/random.md), elsewhere the exact v8 (Vulkan promises only
-# 2^-11 absolute for a built-in sin / cos).
+# None: the device's default (_normal32_path): lean:v32/128 on NVIDIA, else v8
 _NORMAL32_PATH = os.environ.get("VULPY_NORMAL32_PATH", "").strip() or None
 _NVIDIA = 0x10DE
 
@@ -289,21 +279,22 @@ class Philox:
         """numpy.random.Philox.advance: the counter moves delta blocks on
         (the buffered words and half are dropped, as NumPy does); returns
         self."""
-        ref = np.random.Philox(0)  # its state is replaced at once
-        ref.state = self.state
-        ref.advance(delta)
-        self.state = ref.state
+        self.state = self._numpy().advance(delta).state
         return self
 
     def jumped(self, jumps=1):
         """numpy.random.Philox.jumped: a new Philox whose stream starts
         jumps * 2^128 blocks on (independent streams for parallel work)."""
-        ref = np.random.Philox(0)  # its state is replaced at once
-        ref.state = self.state
         new = Philox.__new__(Philox)
         new.seed_seq = self.seed_seq
-        new.state = ref.jumped(jumps).state
+        new.state = self._numpy().jumped(jumps).state
         return new
+
+    def _numpy(self):
+        """A numpy.random.Philox at this stream's position."""
+        ref = np.random.Philox(0)  # its state is replaced at once
+        ref.state = self.state
+        return ref
 
     def __repr__(self):
         return f"vp.random.Philox(key=0x{self._key[1] << 64 | self._key[0]:x})"
@@ -363,9 +354,8 @@ class Generator:
         if n == 0:
             return arr
         ctr = self.bit_generator._fresh_blocks(nb)
-        push = self.bit_generator._push(ctr) if dt == _F64 else None
         if dt == _F64:
-            _launch(_kernels().normal_f64, arr, nb, n=n, **push)
+            _launch(_kernels().normal_f64, arr, nb, n=n, **self.bit_generator._push(ctr))
             return arr
         push = _normal32_push(ctr, self.bit_generator._key, nb)
         if n % 4 == 0:  # vec4 stores
