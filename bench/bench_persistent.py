@@ -36,6 +36,7 @@ run (launch to the last result), over the steps: what a user waits for.
 """
 import os
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -367,12 +368,11 @@ def run(ctx):
     # program once, then every barrier row; the anchors themselves run at
     # the end (_cuda_anchors)
     sizes = [None] if ctx.quick or lavapipe else [None, 132, 1056]
-    cold = not (ctx.quick or lavapipe)
-    for groups in ([g for g in sizes if g] if cold else []) + sizes:
-        info = {}
-        case = "grid barrier, before CUDA ran" if cold else "grid barrier"
 
-        def barriers(groups=groups, info=info):
+    def barrier_row(case, groups):
+        info = {}
+
+        def barriers():
             kw = {} if groups is None else {"groups": groups}
             h = syncs(steps=sync_steps, sync=False, **kw)
             _finish(h)
@@ -380,20 +380,17 @@ def run(ctx):
         try:
             barriers()
             samples = _time(barriers, reps)
-            records.append(_record(case, sync_steps, "persistent", samples,
-                                   info["barriers"], device, unit="us/barrier",
-                                   groups=info["admitted"]))
+            return _record(case, sync_steps, "persistent", samples, info["barriers"], device,
+                           unit="us/barrier", groups=info["admitted"])
         except Exception as e:
-            records.append(dict(case=case, size=sync_steps, backend="persistent",
-                                groups=groups, error=f"{type(e).__name__}: {e}"[:300],
-                                device=device))
-        if cold and groups == sizes[-1]:
-            cold = False
-            import sys
-            got = _cuda_grid_sync(tmp, 132, 1000, 1)  # the state CUDA leaves
-            if isinstance(got, str):
-                print(f"persistent: no CUDA program before the barrier rows: {got}",
-                      file=sys.stderr)
+            return dict(case=case, size=sync_steps, backend="persistent", groups=groups,
+                        error=f"{type(e).__name__}: {e}"[:300], device=device)
+    if not (ctx.quick or lavapipe):
+        records += [barrier_row("grid barrier, before CUDA ran", g) for g in sizes if g]
+        got = _cuda_grid_sync(tmp, 132, 1000, 1)  # the state CUDA leaves
+        if isinstance(got, str):
+            print(f"persistent: no CUDA program before the barrier rows: {got}", file=sys.stderr)
+    records += [barrier_row("grid barrier", g) for g in sizes]
     records += _variants(tmp, device, cases, sizes, sync_steps, reps, records)
     records += _slices(heat, device, cases[0], reps, records)
     records += _steering(steer, device, quick=ctx.quick or lavapipe)
@@ -450,7 +447,6 @@ def _variants(tmp, device, cases, sizes, sync_steps, reps, done):
     above, and a bit-for-bit check against it). Each variant's first barrier
     record carries the GLSL of its time loop (`glsl`), also printed on
     stderr."""
-    import sys
 
     import vulpy as vp
     refs = {}
@@ -533,7 +529,6 @@ def _per_step(records, label, device):
     heat kernel pays) and a table on stderr, so the lead sees where the
     goal stands and how much of a step the barriers are."""
     import re
-    import sys
     stepped = next((r for r in records if r.get("case") == f"step rate, {label}"
                     and r.get("backend") == "stepped" and "median" in r), None)
     if not stepped:
@@ -794,7 +789,6 @@ def _long_run(steer, device, seconds):
 
 
 if __name__ == "__main__":
-    import sys
     from types import SimpleNamespace
     for r in run(SimpleNamespace(quick="--quick" in sys.argv, build=None)):
         print(r)

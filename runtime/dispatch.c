@@ -9,8 +9,9 @@
  * command buffer without recording anything. A launch opens with the
  * runtime's opening barrier, which orders all earlier work on the queue
  * before it, and ends with the closing barrier (its writes made visible to
- * the host) only when it binds memory the host can read: host-visible or
- * imported buffers, or a readback. Where every buffer is device-local, later
+ * the host) only when it binds memory the host or another API can read
+ * (host_reads: host-visible, imported or exported memory) or reads a
+ * result back. Where every buffer is device-local, later
  * work is ordered by its own opening barrier (every command buffer the
  * runtime records starts with one) and the host reads nothing but through a
  * copy, which has its own closing barrier. On the H200 a barrier at the end

@@ -355,7 +355,9 @@ class Context:
         return self._native.take_validation()
 
     def stats(self):
-        """Counters: submits, dispatches, cached pipelines, the allocator's
+        """Counters: submits, dispatches, open_launches (those whose
+        command buffer ends without the closing barrier: every buffer
+        device-local, docs/runtime.md "Barriers"), cached pipelines, the allocator's
         memory blocks and bytes, and the memory pool's: driver_allocations
         and driver_frees (vkAllocateMemory / vkFreeMemory calls), pool_hits
         and pool_misses (buffers handed out again / made new),
