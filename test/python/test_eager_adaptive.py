@@ -41,6 +41,47 @@ def _busy(c, x):
     return r
 
 
+@vp.kernel(local_size_x=256)
+def _spin_kernel(x: vp.Buffer[vp.float32], iters: vp.uint32):
+    i = vp.global_id()
+    v = x[i]
+    for _ in range(iters):
+        v = vp.sin(v) * 0.5 + 0.25
+    x[i] = v
+
+
+_SPIN = {}  # context kind -> (elements, iterations) that ran >= 1/4 of the target
+
+
+def _spin(c, seconds=0.4):
+    """Two submissions of GPU work lasting about `seconds` together on any
+    device (calibrated once per device kind): what keeps a fast GPU busy
+    while a whole host loop runs behind it (on the H200 a sin over BIG
+    elements takes ~10 us, less than the host's next call, so nothing is
+    in flight to hold behind). The iterations stay under lavapipe's loop
+    budget; the element count grows."""
+    iters = 4096 if c.kind == "cpu" else 65536
+    n = _SPIN.get(c.kind)
+    x = None
+    if n is None:
+        n = 256
+        while True:
+            x = vp.zeros(n, np.float32, context=c)
+            t = time.perf_counter()
+            _spin_kernel(x, iters=iters, dispatch=n)
+            c.synchronize()
+            dt = time.perf_counter() - t
+            if dt >= seconds / 8 or n >= 1 << 26:
+                break
+            n *= 4 if dt < seconds / 64 else 2
+        n = min(1 << 26, int(n * seconds / 2 / max(dt, 1e-6)))
+        _SPIN[c.kind] = n
+    x = vp.zeros(n, np.float32, context=c)
+    _spin_kernel(x, iters=iters, dispatch=n, sync=False)
+    _spin_kernel(x, iters=iters, dispatch=n, sync=False)
+    return x
+
+
 def _held_after(c, fn, tries=8):
     """Runs fn() (which starts long work, then small eager ops) until the
     small ops were seen held; returns fn's result and the stats then."""
@@ -105,6 +146,7 @@ def test_long_random_chains(actx, seed):
     vp.maximum(vs[0], -4.0)
     actx.synchronize()
     s0 = actx.stats()
+    _spin(actx)  # outlasts the whole loop below on any device
     bout = _busy(actx, big)
     handles = []
     for step in range(300):
@@ -398,8 +440,10 @@ def test_sync_false_chain_never_reuses_busy_memory(actx):
 BURSTS = """
 import time, numpy as np, vulpy as vp
 c = vp.Context(); c.eager_batch = "adaptive"
-x = np.linspace(0, 1, 1 << 22, dtype=np.float32)
-a = vp.asarray(x, context=c); out = vp.empty(1 << 22, context=c)
+# a sin over n outlasts the host's next call (on the H200 2^22 takes ~10 us: nothing held)
+n = 1 << 22 if c.kind == "cpu" else 1 << 26
+x = np.linspace(0, 1, n, dtype=np.float32)
+a = vp.asarray(x, context=c); out = vp.empty(n, context=c)
 vp.sin(a, out=out); c.synchronize()
 s0 = c.stats()
 for _ in range(5):
