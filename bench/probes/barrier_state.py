@@ -59,6 +59,14 @@ Phases, in order (each line of the table names its phase):
                count: a wake-up that comes late or in 50 ms slices
                (docs/runtime.md, "Waiting") would bend both figures
   end cuda     CUDA's grid.sync() interleaved again (did the ratio move?)
+  cu-child     (--phases only, before any CUDA phase) after another process
+               called cuInit and made its primary context current, then exited
+  cuInit       after cuInit(0) in this process (ctypes, libcuda.so.1)
+  cu-ctx       after the primary context was retained and made current
+  cu-released  after it was released
+               (each of these tells only while the state has not flipped:
+               ask for them in the order to test, e.g.
+               --phases first,cuInit,cu-ctx,cu-released,cuda)
 Variants: flip (the default) and cg-offpath (--variants); group counts
 132 and 1056 on GPUs (--groups; the placement and host-word phases use the
 first count only unless --all-groups), the driver's default on lavapipe.
@@ -422,6 +430,39 @@ def main():
                 got.setdefault(g, []).append(us)
         return cuda
 
+    cu = {}
+
+    def cu_call(name, *args):
+        import ctypes
+        if "lib" not in cu:
+            cu["lib"] = ctypes.CDLL("libcuda.so.1")
+        r = getattr(cu["lib"], name)(*args)
+        print(f"  {name}: {r}", flush=True)
+        return r
+
+    def cu_init():  # the driver API's first call, in this process, and nothing more
+        cu_call("cuInit", 0)
+
+    def cu_ctx():  # the primary context made current (what a CuPy import's first use does)
+        import ctypes
+        dev, c = ctypes.c_int(), ctypes.c_void_p()
+        cu_call("cuDeviceGet", ctypes.byref(dev), 0)
+        cu_call("cuDevicePrimaryCtxRetain", ctypes.byref(c), dev)
+        cu_call("cuCtxSetCurrent", c)
+        cu["ctx"], cu["dev"] = c, dev
+
+    def cu_release():
+        cu_call("cuCtxSetCurrent", None)
+        cu_call("cuDevicePrimaryCtxRelease", cu["dev"])
+
+    def cu_child():  # another process: cuInit and a primary context, then it exits
+        import subprocess
+        code = ("import ctypes; l = ctypes.CDLL('libcuda.so.1'); d = ctypes.c_int(); "
+                "c = ctypes.c_void_p(); print(l.cuInit(0), l.cuDeviceGet(ctypes.byref(d), 0), "
+                "l.cuDevicePrimaryCtxRetain(ctypes.byref(c), d), l.cuCtxSetCurrent(c))")
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        print(f"  child: {r.stdout.strip()} {r.stderr.strip()[-200:]}", flush=True)
+
     big = []
 
     def big_alloc():
@@ -458,10 +499,17 @@ def main():
         ("wait", None, [(v, g, p) for v in variants for g in groups for p in (usual, spin)],
          False),
         ("end cuda", None, base, True),
+        # which part of a CUDA program leaves the fast state (--phases picks
+        # them, in order: each only tells while the state has not flipped)
+        ("cu-child", cu_child, base, False),
+        ("cuInit", cu_init, base, False),
+        ("cu-ctx", cu_ctx, base, False),
+        ("cu-released", cu_release, base, False),
     ]
     if args.phases:
         want = args.phases.split(",")
-        phases = [p for p in phases if p[0] in want]
+        byname = {p[0]: p for p in phases}
+        phases = [byname[w] for w in want]  # in the order asked
     table = []
     for name, event, keys, with_cuda in phases:
         for p in {k[2] for k in keys}:
@@ -469,7 +517,10 @@ def main():
             p.prepare()
         t0 = time.perf_counter()
         if event is not None:
-            event()
+            try:
+                event()
+            except Exception as e:  # noqa: BLE001 - no libcuda here: the phase says so
+                print(f"[{name}] event failed: {type(e).__name__}: {e}"[:200], flush=True)
         before = smi.start()
         got_cg = {}
         adm_groups = sorted(set(admitted.values())) or [g for g in groups if g]
