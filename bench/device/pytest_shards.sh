@@ -15,6 +15,11 @@
 # ERROR line; the logs are $OUT/shard-K.log. Timing-sensitive tests may
 # behave differently with 4 processes on one GPU: run a failure again
 # alone (bench/device/pytest.sh FILE::TEST) before believing it.
+# Its first use (2026-12-03, 6 shards of every file) never came back: the
+# device "stopped answering" and the call's time was lost, with no log. Not
+# known whether the shards caused it (host memory: several test files
+# allocate GiBs; 6 at once may not fit); use 2-3 shards, or --from to split
+# the files over calls.
 set -u
 cd "$(dirname "$0")/../.."
 SHARDS=${1:-4}
