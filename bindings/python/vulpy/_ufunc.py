@@ -661,7 +661,7 @@ Example:
 # issue 19 (array API): the accuracy of the more ufuncs, per dtype (their
 # docstrings; docs/python-api.md, "More ufuncs")
 _ACCURACY = {
-    "fmod": "float: exact while |x1/x2| < 2**24 (float32) / 2**53 (float64), as C's fmod; "
+    "fmod": "float: exact, as C's fmod; "
             "integers: C's remainder, 0 where x2 == 0",
     "hypot": "float: within 3 ulp (max * sqrt(1 + (min/max)**2): no overflow)",
     "fmax": "exact; a NaN operand loses to a number", "fmin": "exact; a NaN operand loses",
