@@ -92,3 +92,88 @@ def test_float_divmod_hypothesis(dtype, data):
     _same(r, _want(np.remainder, a, b), "divmod r")
     _same(vp.jit(lambda x, y: x // y)(av, bv), _want(np.floor_divide, a, b), "jit //")
     _same(vp.jit(lambda x, y: x % y)(av, bv), _want(np.remainder, a, b), "jit %")
+
+
+# ------------------------------------- int32 widened to int64 (lavapipe)
+
+INT_MIXED = [(np.int32, np.int64), (np.int8, np.int64), (np.int16, np.int64),
+             (np.int32, np.uint64), (np.int8, np.uint64), (np.uint64, np.int32)]
+
+
+@pytest.mark.parametrize("d1,d2", INT_MIXED)
+def test_int32_widened_to_int64_compares_and_floors(d1, d2):
+    """Bug: an int32 value widened to int64 in a kernel compared with a
+    constant as if zero-extended on lavapipe (Mesa 22.3: int64_t(-128) < 0l
+    was false), so int32 // int64 rounded toward zero (-128 // 3 gave -42,
+    NumPy -43), int32 % int64 and int8 < uint64 were wrong (-128 < 1 False).
+    The GLSL now spells the widening from the two words (vp_sext64)."""
+    def ints(dt, n, seed):
+        ii = np.iinfo(dt)
+        r = np.random.default_rng(seed).integers(max(ii.min, -300), min(ii.max, 300), n).astype(dt)
+        r[:4] = [ii.min, ii.max, 0, 1] if ii.min < 0 else [0, ii.max, 1, 2]
+        return r
+    a, b = ints(d1, 64, 1), ints(d2, 64, 2)
+    av, bv = vp.asarray(a), vp.asarray(b)
+    for name in ["less", "less_equal", "greater", "greater_equal", "equal", "not_equal"]:
+        _same(getattr(vp, name)(av, bv), getattr(np, name)(a, b), name)
+        _same(getattr(vp, name)(bv, av), getattr(np, name)(b, a), name + " swapped")
+    if np.result_type(d1, d2).kind in "iu":
+        nz = np.where(b == 0, 3, b).astype(d2)
+        _same(av // vp.asarray(nz), a // nz, "//")
+        _same(av % vp.asarray(nz), a % nz, "%")
+        _same(vp.jit(lambda x, y: x // y)(av, vp.asarray(nz)), a // nz, "jit //")
+    # a NumPy scalar is strong (NEP 50): int32 // np.int64(3) is int64
+    _same(av // np.int64(3), a // np.int64(3), "// np.int64")
+
+
+def test_int32_to_int64_in_a_kernel():
+    """The same widening in a @vp.kernel (vp.int64 of an int32 element)."""
+    @vp.kernel
+    def k(a: vp.Buffer[vp.int32], o: vp.Buffer[vp.int64]):
+        i = vp.global_id()
+        x = vp.int64(a[i])
+        o[i] = x // 3 + (100 if x < 0 else 0)
+
+    a = np.array([-128, 127, 0, 1, -7, -8, -9, -2147483648], np.int32)
+    o = np.zeros(a.size, np.int64)
+    k(a, o, dispatch=a.size)
+    want = a.astype(np.int64) // 3 + np.where(a < 0, 100, 0)
+    np.testing.assert_array_equal(o, want)
+
+
+# ------------------------------------------------- shifts and divmod operators
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.uint32, np.int64, np.uint64])
+def test_shift_operators(dtype):
+    """Bug: x << y and x >> y on resident arrays (and vp.jit tracers) were a
+    TypeError; NumPy's operators are left_shift / right_shift."""
+    ii = np.iinfo(dtype)
+    a = np.array([ii.min, ii.max, 0, 1, 5, ii.max // 3], dtype)
+    s = np.array([0, 1, ii.bits - 1, ii.bits, ii.bits + 3, 2], dtype)
+    av, sv = vp.asarray(a), vp.asarray(s)
+    _same(av << sv, a << s, "<<")
+    _same(av >> sv, a >> s, ">>")
+    _same(av << 2, a << 2, "<< 2")
+    _same(3 >> sv, 3 >> s, "3 >>")
+    x = av.copy()
+    x <<= sv
+    _same(x, a << s, "<<=")
+    x = av.copy()
+    x >>= 1
+    _same(x, a >> 1, ">>= 1")
+    _same(vp.jit(lambda p, q: (p << q) ^ (p >> q))(av, sv), (a << s) ^ (a >> s), "jit")
+
+
+def test_divmod_operator():
+    """Bug: divmod(x, y) on resident arrays was a TypeError."""
+    a = np.array([-7.5, 7.5, -0.0, 3.0, np.inf], np.float32)
+    b = np.array([2.0, -2.0, 3.0, np.inf, 2.0], np.float32)
+    q, r = divmod(vp.asarray(a), vp.asarray(b))
+    wq, wr = _want(divmod, a, b)
+    _same(q, wq, "q")
+    _same(r, wr, "r")
+    q, r = divmod(7, vp.asarray(np.array([2, -3, 5], np.int32)))
+    _same(q, 7 // np.array([2, -3, 5], np.int32), "rq")
+    _same(r, 7 % np.array([2, -3, 5], np.int32), "rr")
+    f = vp.jit(lambda x, y: divmod(x, y)[0] * 10 + divmod(x, y)[1])
+    _same(f(vp.asarray(a), vp.asarray(b)), _want(lambda x, y: (x // y) * 10 + x % y, a, b), "jit")

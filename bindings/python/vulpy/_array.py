@@ -622,6 +622,15 @@ class ndarray:
     __and__, __rand__, __iand__ = _binary("bitwise_and")
     __or__, __ror__, __ior__ = _binary("bitwise_or")
     __xor__, __rxor__, __ixor__ = _binary("bitwise_xor")
+    __lshift__, __rlshift__, __ilshift__ = _binary("left_shift")
+    __rshift__, __rrshift__, __irshift__ = _binary("right_shift")
+
+    def __divmod__(self, other):
+        return _ops._ufunc.floor_divide(self, other), _ops._ufunc.remainder(self, other)
+
+    def __rdivmod__(self, other):
+        return _ops._ufunc.floor_divide(other, self), _ops._ufunc.remainder(other, self)
+
     __lt__ = _binary("less")[0]
     __le__ = _binary("less_equal")[0]
     __gt__ = _binary("greater")[0]

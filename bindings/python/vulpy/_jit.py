@@ -246,6 +246,15 @@ class Tracer(_graph.Traced):
     __and__, __rand__ = _binop("bitwise_and")
     __or__, __ror__ = _binop("bitwise_or")
     __xor__, __rxor__ = _binop("bitwise_xor")
+    __lshift__, __rlshift__ = _binop("left_shift")
+    __rshift__, __rrshift__ = _binop("right_shift")
+
+    def __divmod__(self, other):
+        return self // other, self % other
+
+    def __rdivmod__(self, other):
+        return other // self, other % self
+
     __lt__ = _binop("less")[0]
     __le__ = _binop("less_equal")[0]
     __gt__ = _binop("greater")[0]

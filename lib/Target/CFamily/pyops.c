@@ -30,8 +30,8 @@ static const char *const slot_vec[11] = {"i8vec", "i16vec", "ivec", "i64vec", "u
                                          "uvec",  "u64vec", "f16vec", "vec", "dvec"};
 static const unsigned slot_bits[11] = {8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64};
 
-static const char *const names[CF_PY_COUNT] = {"vp_floordiv", "vp_mod",   "vp_rem", "vp_shl",
-                                               "vp_shr",      "vp_round", "vp_rint"};
+static const char *const names[CF_PY_COUNT] = {"vp_floordiv", "vp_mod",  "vp_rem",   "vp_shl",
+                                               "vp_shr",      "vp_round", "vp_rint", "vp_sext64"};
 
 const char *cf_need_pyop(cf_printer *p, cf_pyop k, const vir_type *t) {
   const vir_type *s = vir_ty_scalar_of(t);
@@ -225,6 +225,15 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
                      bits == 64 ? "4503599627370496" : "8388608", T, T, bits == 64 ? "4503599627370496" : "8388608",
                      bits == 64 ? "unpackDouble2x32(x).y >= 0x80000000u" : "floatBitsToUint(x) >= 0x80000000u");
     break;
+  case CF_PY_SEXT64:
+    /* Mesa 22.3's lavapipe (LLVM 15) compares int64_t(x) of a negative int
+     * x with a constant as if x had been zero-extended: int64_t(-128) < 0l
+     * was false, so int32 // int64 rounded toward zero. The same value
+     * built from its two words compares right. */
+    vp_strbuf_append(b, "// int64_t(x), spelled from the words: Mesa 22's lavapipe compares a\n"
+                        "// sign-extended int with a constant as unsigned.\n"
+                        "int64_t vp_sext64(int x) { return packInt2x32(ivec2(x, x >> 31)); }\n");
+    break;
   default: break;
   }
 }
@@ -289,12 +298,12 @@ static void literals(cf_printer *p, vp_strbuf *b, size_t from, int slot) {
 static void vector_overload(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot, unsigned n) {
   const char *name = names[k];
   const char *dev = p->dialect != CF_GLSL ? "__device__ inline " : "";
-  bool unary = k == CF_PY_ROUND || k == CF_PY_RINT;
-  vp_strbuf_printf(b, "%s%s%u %s(%s%u a%s", dev, slot_vec[slot], n, name, slot_vec[slot], n,
-                   unary ? "" : ", ");
+  bool unary = k == CF_PY_ROUND || k == CF_PY_RINT || k == CF_PY_SEXT64;
+  const char *rvec = k == CF_PY_SEXT64 ? "i64vec" : slot_vec[slot];
+  vp_strbuf_printf(b, "%s%s%u %s(%s%u a%s", dev, rvec, n, name, slot_vec[slot], n, unary ? "" : ", ");
   if (!unary)
     vp_strbuf_printf(b, "%s%u b", slot_vec[slot], n);
-  vp_strbuf_printf(b, ") { return %s%u(", slot_vec[slot], n);
+  vp_strbuf_printf(b, ") { return %s%u(", rvec, n);
   for (unsigned i = 0; i < n; i++) {
     char c = cf_comp[i];
     if (unary)
@@ -307,8 +316,8 @@ static void vector_overload(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot, un
 
 void cf_emit_pyops(cf_printer *p, vp_strbuf *out) {
   /* vp_rem first: the float helpers call it */
-  static const cf_pyop order[] = {CF_PY_REM, CF_PY_FLOORDIV, CF_PY_MOD, CF_PY_SHL,
-                                  CF_PY_SHR, CF_PY_ROUND,    CF_PY_RINT};
+  static const cf_pyop order[] = {CF_PY_REM, CF_PY_FLOORDIV, CF_PY_MOD,  CF_PY_SHL,
+                                  CF_PY_SHR, CF_PY_ROUND,    CF_PY_RINT, CF_PY_SEXT64};
   for (unsigned oi = 0; oi < sizeof order / sizeof order[0]; oi++) {
     cf_pyop k = order[oi];
     for (int slot = 0; slot < 11; slot++) {
