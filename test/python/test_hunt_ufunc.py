@@ -177,3 +177,39 @@ def test_divmod_operator():
     _same(r, 7 % np.array([2, -3, 5], np.int32), "rr")
     f = vp.jit(lambda x, y: divmod(x, y)[0] * 10 + divmod(x, y)[1])
     _same(f(vp.asarray(a), vp.asarray(b)), _want(lambda x, y: (x // y) * 10 + x % y, a, b), "jit")
+
+
+# ------------------------------------------------------ dtype= and where=
+
+@pytest.mark.parametrize("dt", [np.int8, np.uint8, np.int32, np.float32])
+def test_ufunc_dtype_and_where(dt):
+    """Bug: vp.add(a, b, dtype=...) and where= were a TypeError (NumPy's
+    ufunc keywords), through vp.add, np.add on resident arrays and vp.jit."""
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 120, (3, 8)).astype(dt)
+    b = rng.integers(0, 120, (3, 8)).astype(dt)
+    av, bv = vp.asarray(a), vp.asarray(b)
+    for odt in [np.int16, np.int64, np.float64]:
+        if not np.can_cast(dt, odt, "same_kind"):
+            continue
+        _same(vp.add(av, bv, dtype=odt), np.add(a, b, dtype=odt), f"dtype={odt}")
+        _same(np.multiply(av, bv, dtype=odt), np.multiply(a, b, dtype=odt), f"np dtype={odt}")
+        _same(vp.jit(lambda x, y: vp.add(x, y, dtype=odt))(av, bv), np.add(a, b, dtype=odt), "jit")
+    with pytest.raises(TypeError):
+        vp.add(vp.asarray(a.astype(np.float32)), bv, dtype=np.int32)
+    mask = rng.integers(0, 2, (3, 8)).astype(bool)
+    o = np.full((3, 8), 7, dt)
+    ov = vp.asarray(o)
+    _same(vp.add(av, bv, out=ov, where=vp.asarray(mask)), np.add(a, b, out=o.copy(), where=mask), "where")
+    ov = vp.asarray(o)
+    _same(np.subtract(av, bv, out=ov, where=mask[0]), np.subtract(a, b, out=o.copy(), where=mask[0]),
+          "np where row")
+    ov = vp.asarray(o)
+    vp.add(av, bv, out=ov, where=False)
+    _same(ov, o, "where=False")
+    # a strided out= view
+    big = np.zeros((6, 16), dt)
+    bigv = vp.asarray(big)
+    vp.add(av, bv, out=bigv[::2, ::2], where=mask)
+    np.add(a, b, out=big[::2, ::2], where=mask)
+    _same(bigv, big, "where into a view")

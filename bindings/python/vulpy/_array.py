@@ -666,14 +666,15 @@ class ndarray:
         (np.sin(x) is vp.sin(x)); any other raises TypeError naming the ufunc
         (_npfunc), never a silent download."""
         f = _npfunc.ufunc(ufunc.__name__)
-        if method != "__call__" or f is None or set(kwargs) - {"out"}:
+        known = {"out", "where", "dtype"} if hasattr(f, "_dtype_where") else {"out"}
+        if method != "__call__" or f is None or set(kwargs) - known:
             return _npfunc.ufunc_unhandled(ufunc, method, inputs, kwargs)
-        out = kwargs.get("out")
+        out = kwargs.pop("out", None)
         if isinstance(out, tuple):
             if len(out) != 1:
                 return NotImplemented
             out = out[0]
-        return f(*inputs, out=out)
+        return f(*inputs, out=out, **kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
         """np.<function>(x) runs on the device (vp.<function>) or raises a

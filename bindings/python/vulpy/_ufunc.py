@@ -156,7 +156,9 @@ class Ufunc:
         if fn is not None:
             ufunc_c_call(self)
 
-    def __call__(self, *args, out=None, context=None, sync=True):
+    def __call__(self, *args, out=None, context=None, sync=True, where=True, dtype=None):
+        if dtype is not None or where is not True:
+            return self._dtype_where(args, out, context, sync, where, dtype)
         # (a ufunc with a Launcher.ufunc is called from C first: resident
         # operands of its last planned signatures are checked, given a
         # result and dispatched there, and this runs when that declines;
@@ -198,6 +200,32 @@ class Ufunc:
         else:
             r = self._try_fast(args, out, context, sync)
         return r if r is not None else _apply(self, args, out, context, sync)
+
+    def _dtype_where(self, args, out, context, sync, where, dtype):
+        """NumPy's dtype= (the loop whose output is `dtype`, inputs cast to
+        it with same_kind casting) and where= (out= keeps its values where
+        the mask is False; without out= those elements are unspecified, as
+        NumPy leaves them uninitialized: VulPy gives the computed ones)."""
+        if dtype is not None:
+            if len(args) != self.nin:
+                raise TypeError(f"vp.{self.name} takes {self.nin} input(s), got {len(args)}")
+            keys = tuple(a.dtype if hasattr(a, "dtype") and not isinstance(a, np.generic)
+                         else _dtype_key(a) for a in args)  # vp.jit's tracers have .dtype
+            try:
+                dts = self.np.resolve_dtypes(keys + (None,), signature=(None,) * self.nin +
+                                             (np.dtype(dtype),), casting="same_kind")
+            except Exception as e:  # numpy's own UFuncTypeError etc.
+                raise TypeError(f"vp.{self.name}: dtype={np.dtype(dtype).name}: {e}") from None
+            args = tuple(a if isinstance(a, (bool, int, float)) or getattr(a, "dtype", None) == dt
+                         else (a.astype(dt) if hasattr(a, "astype") else np.asarray(a, dt))
+                         for a, dt in zip(args, dts))
+        if where is True:
+            return self(*args, out=out, context=context, sync=sync)
+        r = self(*args, context=context)
+        if out is None:
+            return r
+        o = out[0] if type(out) is tuple and len(out) == 1 else out
+        return globals()["where"](where, r, o, out=o, context=context, sync=sync)
 
     def _try_fast_np(self, args, out, context, sync):
         """The common convenience call - C-contiguous NumPy arrays of one
@@ -313,7 +341,7 @@ def _doc(name, nin):
         loops = "float32, float64 (int32 and bool inputs compute in float64, as NumPy's)"
     example = (f"vp.{name}(np.float32([0.5, 1.0]))" if nin == 1 else
                f"vp.{name}(np.float32([1.0, 2.0]), 3.0)")
-    return f"""vp.{name}({args}, /, out=None, context=None, sync=True)
+    return f"""vp.{name}({args}, /, out=None, context=None, sync=True, where=True, dtype=None)
 
 numpy.{name} on the GPU, elementwise, with NumPy's semantics (dtype
 promotion, broadcasting, NaN handling, integer division by zero gives 0).
@@ -327,6 +355,10 @@ Arguments:
                copied first). VulPy does not cast into out=.
   context      the vp.Context to run on when no input is resident.
   sync         False: return a vp.Handle; .wait() gives the result.
+  where        a bool mask (broadcast to the result): out= keeps its values
+               where it is False (without out= they are unspecified).
+  dtype        the loop's output dtype, as NumPy's: the inputs are cast to
+               the loop NumPy picks (same_kind casting, else TypeError).
 
 Dtypes: as NumPy resolves them (numpy.{name}.resolve_dtypes; Python scalars
 are weak, NEP 50). Loops:
@@ -720,9 +752,10 @@ ALL = _NAMES_2 + _NAMES_1 + ["clip", "where"] + list(_ALIASES)
 
 for _n in _MB + _MU:
     _g[_n].__doc__ = (f"vp.{_n}({'x1, x2' if _n in _MB else 'x'}, /, out=None, context=None, "
-                      f"sync=True)\n\nnumpy.{_n} on the GPU, elementwise, NumPy's dtype "
-                      f"rules and broadcasting; NumPy in -> NumPy out, resident in -> resident "
-                      f"out (views and out= views too).\nAccuracy: {_ACCURACY[_n]}.\n")
+                      f"sync=True, where=True, dtype=None)\n\nnumpy.{_n} on the GPU, "
+                      f"elementwise, NumPy's dtype rules and broadcasting; NumPy in -> NumPy "
+                      f"out, resident in -> resident out (views and out= views too); where= "
+                      f"and dtype= as help(vp.add) says.\nAccuracy: {_ACCURACY[_n]}.\n")
 _g["radians"], _g["degrees"] = _g["deg2rad"], _g["rad2deg"]
 BY_NUMPY["radians"], BY_NUMPY["degrees"] = _g["deg2rad"], _g["rad2deg"]
 ALL += list(_MB + _MU) + ["radians", "degrees"]
