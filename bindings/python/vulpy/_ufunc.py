@@ -782,7 +782,7 @@ def around(a, decimals=0, out=None):
     if dt.kind == "c":
         raise TypeError("vp.around: complex input is not supported")
     if decimals >= 0 or dt == _BOOL:
-        r = a.copy() if isinstance(a, _array.ndarray) else np.array(a, copy=True)
+        r = a.copy() if hasattr(a, "copy") else np.array(a, copy=True)  # tracers too
         if out is not None:
             multiply(r, 1, out=out) if dt != _BOOL else logical_and(r, True, out=out)
             return out
