@@ -318,3 +318,87 @@ def test_jit_float_zero_constants(dtype):
         want = _want(f, x)
         _same(f(xv), want, "eager " + name)
         _same(vp.jit(f)(xv), want, "jit " + name)
+
+
+# ------------------------------------------------------------- reductions
+
+def test_std_var_numpy_out_for_a_resident_input():
+    """Bug: vp.std / vp.var of a resident array with a NumPy out= raised
+    TypeError from inside (vp.sqrt: out= must be a resident vp.ndarray);
+    the other reductions take a NumPy out= as docs/python-api.md says."""
+    x = np.arange(24, dtype=np.int8).reshape(4, 6) - 9
+    xv = vp.asarray(x)
+    for f in ("std", "var"):
+        o = np.empty(6, np.float64)
+        r = getattr(vp, f)(xv, axis=0, out=o, ddof=1)
+        assert r is o
+        np.testing.assert_allclose(o, getattr(np, f)(x, axis=0, ddof=1), rtol=1e-12)
+
+
+_RED_DTYPES = [np.int8, np.uint8, np.int16, np.int32, np.uint32, np.int64, np.float16,
+               np.float32, np.float64, np.bool_]
+
+
+@pytest.mark.parametrize("dtype", _RED_DTYPES)
+@settings(max_examples=5, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2 ** 32 - 1))
+def test_reductions_hypothesis(dtype, seed):
+    """sum/prod/min/max/argmin/argmax/any/all/cumsum/mean/ptp/count_nonzero
+    over a random axis (keepdims, a reversed or strided view, NaN and ±0 in
+    floats): NumPy's dtype (int8 sums in int64), exact for integers and
+    extrema, within rounding for float sums."""
+    import random
+    rng = random.Random(seed)
+    nrng = np.random.default_rng(seed)
+    dt = np.dtype(dtype)
+    shape = rng.choice([(7,), (3, 5), (2, 3, 4), (1, 6)])
+    if dt == np.bool_:
+        full = nrng.integers(0, 2, (2,) + shape).astype(dt)
+    elif dt.kind == "f":
+        full = (nrng.standard_normal((2,) + shape) * 3).astype(dt)
+        full.flat[rng.randrange(full.size)] = rng.choice([np.nan, -0.0, 0.0, np.inf])
+    else:
+        ii = np.iinfo(dt)
+        full = nrng.integers(ii.min, ii.max, (2,) + shape, endpoint=True).astype(dt)
+    view = rng.choice(["whole", "reversed", "strided"])
+    fv = vp.asarray(full)
+    if view == "whole":
+        x, xv = full[0], fv[0]
+    elif view == "reversed":
+        x, xv = full[1][..., ::-1], fv[1][..., ::-1]
+    else:
+        x, xv = full[:, 0], fv[:, 0]  # a row from each half: strided
+    axis = rng.choice([None] + list(range(-x.ndim, x.ndim)))
+    keep = rng.random() < 0.5
+    for f in ["sum", "prod", "min", "max", "any", "all", "mean"]:
+        if f == "mean" and dt == np.bool_:
+            continue
+        want = _want(lambda: getattr(np, f)(x, axis=axis, keepdims=keep))
+        got = getattr(vp, f)(xv, axis=axis, keepdims=keep)
+        if (dt.kind == "f" and f in ("sum", "prod")) or f == "mean":
+            g = _np(got)
+            assert g.dtype == want.dtype and g.shape == np.shape(want), (f, g.dtype, want.dtype)
+            tol = 1e-2 if dt == np.float16 else 1e-5
+            np.testing.assert_allclose(g, want, rtol=tol, atol=tol, equal_nan=True, err_msg=f)
+        elif f in ("min", "max") and dt.kind == "f":
+            g = _np(got)  # ±0 among equals may come back either way (NumPy's order too)
+            assert g.dtype == want.dtype and g.shape == np.shape(want)
+            np.testing.assert_array_equal(g, want, err_msg=f)
+        else:
+            _same(got, want, f)
+    for f in ["argmin", "argmax", "cumsum", "count_nonzero", "ptp"]:
+        if f == "ptp" and dt == np.bool_:
+            continue
+        ax = axis if axis is not None or f != "cumsum" else None
+        want = _want(lambda: getattr(np, f)(x, axis=ax))
+        got = getattr(vp, f)(xv, axis=ax)
+        if dt.kind == "f" and f == "cumsum":
+            np.testing.assert_allclose(_np(got), want, rtol=1e-2 if dt == np.float16 else 1e-5,
+                                       atol=1e-2 if dt == np.float16 else 1e-5, equal_nan=True)
+        else:
+            _same(got, want, f)
+    # a dtype= that narrows (wraps as NumPy's) and one that widens
+    if dt.kind in "iu":
+        _same(vp.sum(xv, axis=axis, dtype=np.int8), np.sum(x, axis=axis, dtype=np.int8), "sum int8")
+        _same(vp.cumsum(xv, axis=axis if axis is not None else None, dtype=np.int16),
+              np.cumsum(x, axis=axis, dtype=np.int16), "cumsum int16")
