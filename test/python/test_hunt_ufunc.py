@@ -402,3 +402,25 @@ def test_reductions_hypothesis(dtype, seed):
         _same(vp.sum(xv, axis=axis, dtype=np.int8), np.sum(x, axis=axis, dtype=np.int8), "sum int8")
         _same(vp.cumsum(xv, axis=axis if axis is not None else None, dtype=np.int16),
               np.cumsum(x, axis=axis, dtype=np.int16), "cumsum int16")
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.int32, np.uint32, np.int64,
+                                   np.uint64])
+def test_compare_with_out_of_range_python_int(dtype):
+    """Bug: u8 < 300, u8 == -1, i32 > 2**40 raised OverflowError; NumPy 2
+    decides them exactly (all True / all False), also reflected (300 > u8),
+    through np.less on resident arrays, out= and vp.jit."""
+    ii = np.iinfo(dtype)
+    x = np.array([ii.min, 0, 1, ii.max], dtype)
+    xv = vp.asarray(x)
+    for s in [ii.max + 1, ii.min - 1, 2 ** 70, -2 ** 70]:
+        for name in ["less", "less_equal", "greater", "greater_equal", "equal", "not_equal"]:
+            _same(getattr(vp, name)(xv, s), getattr(np, name)(x, s), (name, s))
+            _same(getattr(vp, name)(s, xv), getattr(np, name)(s, x), (s, name))
+        _same(np.less(xv, s), np.less(x, s), ("np.less", s))
+        o = vp.empty(4, np.bool_)
+        vp.greater_equal(xv, s, out=o)
+        _same(o, np.greater_equal(x, s), ("out=", s))
+        _same(vp.jit(lambda a: (a < s) | (a == s))(xv), (x < s) | (x == s), ("jit", s))
+    with pytest.raises(OverflowError):
+        vp.add(xv, ii.max + 1)  # arithmetic keeps NumPy's error

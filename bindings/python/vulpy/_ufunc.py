@@ -159,6 +159,13 @@ class Ufunc:
     def __call__(self, *args, out=None, context=None, sync=True, where=True, dtype=None):
         if dtype is not None or where is not True:
             return self._dtype_where(args, out, context, sync, where, dtype)
+        if self.name in _COMPARE_FLIP and len(args) == 2 and (type(args[0]) is int or
+                                                              type(args[1]) is int):
+            decided = self._out_of_range_compare(args)
+            if decided is not None:
+                x, answer = decided
+                same = globals()["equal" if answer else "not_equal"]  # x == x: True on ints
+                return same(x, x, out=out, context=context, sync=sync)
         # (a ufunc with a Launcher.ufunc is called from C first: resident
         # operands of its last planned signatures are checked, given a
         # result and dispatched there, and this runs when that declines;
@@ -200,6 +207,27 @@ class Ufunc:
         else:
             r = self._try_fast(args, out, context, sync)
         return r if r is not None else _apply(self, args, out, context, sync)
+
+    def _out_of_range_compare(self, args):
+        """NumPy 2 compares an integer array with a Python int outside its
+        dtype's range exactly (u8 < 300 is all True, u8 == -1 all False)
+        instead of raising OverflowError. (x, the decided answer), or None
+        where the int is in range or the other operand is no integer array."""
+        for k in (0, 1):
+            s, x = args[k], args[1 - k]
+            if type(s) is not int:
+                continue
+            dt = getattr(x, "dtype", None)
+            if not isinstance(dt, np.dtype) or dt.kind not in "iu" or isinstance(x, np.generic):
+                return None
+            ii = np.iinfo(dt)
+            if ii.min <= s <= ii.max:
+                return None
+            name = self.name if k == 1 else _COMPARE_FLIP[self.name]  # as x op s
+            above = s > ii.max
+            return x, {"less": above, "less_equal": above, "greater": not above,
+                       "greater_equal": not above, "equal": False, "not_equal": True}[name]
+        return None
 
     def _dtype_where(self, args, out, context, sync, where, dtype):
         """NumPy's dtype= (the loop whose output is `dtype`, inputs cast to
@@ -371,7 +399,8 @@ Returns a NumPy array when every input is a NumPy array or scalar
 Errors: TypeError (no loop for the dtypes, a dtype the GPU cannot use, the
 wrong number of inputs, out= of another dtype), ValueError (shapes that do
 not broadcast, out= of another shape, operands on different contexts),
-OverflowError (a Python int the loop dtype cannot hold), vp.FeatureError
+OverflowError (a Python int the loop dtype cannot hold; comparisons decide
+an out-of-range int exactly, as NumPy 2), vp.FeatureError
 (a 64-bit dtype the device lacks).
 
 Example:
@@ -383,6 +412,9 @@ Example:
 
 
 _dtype_key = _arrayops.dtype_key
+# s op x read as x op' s, for the comparisons (NumPy 2's out-of-range ints)
+_COMPARE_FLIP = {"less": "greater", "less_equal": "greater_equal", "greater": "less",
+                 "greater_equal": "less_equal", "equal": "equal", "not_equal": "not_equal"}
 
 
 def _apply(uf, args, out, context, sync, loop=None):
