@@ -424,3 +424,32 @@ def test_compare_with_out_of_range_python_int(dtype):
         _same(vp.jit(lambda a: (a < s) | (a == s))(xv), (x < s) | (x == s), ("jit", s))
     with pytest.raises(OverflowError):
         vp.add(xv, ii.max + 1)  # arithmetic keeps NumPy's error
+
+
+def test_inplace_operators_cast_same_kind():
+    """Bug: x *= np.float64(2.0) on a float32 array, i32 += i64 and the
+    like raised TypeError (out= of another dtype); NumPy casts the result
+    back into x when same_kind allows. Views, overlap and strides too."""
+    cases = [(np.float32, lambda x: x.__imul__(np.float64(2.5))),
+             (np.float32, lambda x: x.__iadd__(np.ones(x.shape, np.float64) / 3)),
+             (np.int32, lambda x: x.__iadd__(np.int64(2 ** 33 + 5))),
+             (np.int16, lambda x: x.__imul__(np.arange(x.shape[-1], dtype=np.int64))),
+             (np.uint8, lambda x: x.__isub__(np.uint16(300))),
+             (np.float16, lambda x: x.__itruediv__(np.float32(3.0)))]
+    for dt, op in cases:
+        base = (np.arange(24) % 11 + 1).astype(dt).reshape(4, 6)
+        for view in [lambda a: a, lambda a: a[1:, ::2], lambda a: a.T, lambda a: a[:, ::-1]]:
+            want = base.copy()
+            op(view(want))
+            got = vp.asarray(base)
+            op(view(got))
+            _same(got, want, (dt, op))
+    # what NumPy refuses stays refused
+    with pytest.raises(TypeError):
+        x = vp.asarray(np.arange(4, dtype=np.int32))
+        x /= 2
+    # an overlapping right side is read before the write, as NumPy's
+    v, w = vp.asarray(np.arange(10, dtype=np.float32)), np.arange(10, dtype=np.float32)
+    v[1:] += v[:-1].astype(np.float64)
+    w[1:] += w[:-1].astype(np.float64)
+    _same(v, w, "overlap")

@@ -192,7 +192,18 @@ def _binary(name):
         return getattr(_ops._ufunc, name)(other, self)
 
     def iop(self, other):
-        getattr(_ops._ufunc, name)(self, other, out=self)
+        uf = getattr(_ops._ufunc, name)
+        try:
+            uf(self, other, out=self)
+        except TypeError:
+            # x += y where the result's dtype is wider (f32 *= np.float64(2),
+            # i32 += i64): NumPy casts back into x when the cast is
+            # same_kind; vp ufuncs' out= does not cast, so the operator does
+            r = uf(self, other)
+            if not (isinstance(r, ndarray) and r.dtype != self.dtype and
+                    np.can_cast(r.dtype, self.dtype, "same_kind")):
+                raise
+            self[...] = r.astype(self.dtype)
         return self
 
     return op, rop, iop
