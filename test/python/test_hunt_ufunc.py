@@ -505,3 +505,23 @@ def test_integer_power_negative_exponent_is_documented_zero(dtype):
               np.zeros(4, dtype), "x ** -n")
     _same(vp.asarray(a) // 0, np.zeros(4, dtype), "// 0")
     _same(vp.asarray(a) % vp.asarray(np.zeros(4, dtype)), np.zeros(4, dtype), "% 0")
+
+
+def test_average_returned_sum_of_weights_with_nan():
+    """Bug: vp.average(..., returned=True) gave NaN for the sum of weights
+    wherever a slice of `a` held NaN or inf (weights broadcast as a*0 + 1);
+    NumPy's sum of weights does not look at a's values."""
+    x = np.array([[1.0, np.nan, np.inf, 2.0], [2, 3, 4, 5], [np.nan, 1, 1, 1]], np.float32)
+    w = np.array([1.0, 2.0, 0.5, 3.0], np.float32)
+    xv = vp.asarray(x)
+    for ax in [None, 0, 1]:
+        got = vp.average(xv, axis=ax, returned=True)
+        want = np.average(x, axis=ax, returned=True)
+        _same(got[0], want[0], ("avg", ax))
+        _same(got[1], want[1], ("scl", ax))
+    got = vp.average(xv, axis=1, weights=w, returned=True)
+    want = np.average(x, axis=1, weights=w, returned=True)
+    _same(got[0], want[0], "weighted avg")
+    _same(got[1], want[1], "weighted scl")
+    f = vp.jit(lambda a: vp.average(a, axis=1, weights=w, returned=True)[1])
+    _same(f(xv), want[1], "jit")
