@@ -525,3 +525,15 @@ def test_average_returned_sum_of_weights_with_nan():
     _same(got[1], want[1], "weighted scl")
     f = vp.jit(lambda a: vp.average(a, axis=1, weights=w, returned=True)[1])
     _same(f(xv), want[1], "jit")
+
+
+def test_clip_with_out_of_range_int_bounds():
+    """Bug: vp.clip(u8, -5, 300) raised OverflowError (from vp.maximum);
+    NumPy 2 clips nothing there. A bound on the far side stays an error."""
+    for dt in [np.uint8, np.int8, np.uint16, np.int32]:
+        ii = np.iinfo(dt)
+        x = np.array([ii.min, 0, 7, ii.max], dt)
+        xv = vp.asarray(x)
+        for lo, hi in [(ii.min - 5, ii.max + 300), (ii.min - 1, 5), (3, ii.max + 1),
+                       (ii.min - 1, None), (None, ii.max + 1)]:
+            _same(vp.clip(xv, lo, hi), np.clip(x, lo, hi), (dt, lo, hi))

@@ -702,6 +702,16 @@ class _Clip(Ufunc):
     def __call__(self, a, a_min, a_max, *, out=None, context=None, sync=True):
         if a_min is None and a_max is None:
             raise ValueError("vp.clip: give a_min, a_max or both")
+        dt = getattr(a, "dtype", None)
+        if isinstance(dt, np.dtype) and dt.kind in "iu":
+            # a Python int bound beyond the dtype's range on its own side
+            # clips nothing (NumPy 2: clip(u8, -5, 300) is u8); others stay
+            # NumPy's OverflowError
+            ii = np.iinfo(dt)
+            if type(a_min) is int and a_min < ii.min:
+                a_min = None if a_max is not None else ii.min
+            if type(a_max) is int and a_max > ii.max:
+                a_max = None if a_min is not None else ii.max
         lo = maximum(a, a_min, context=context) if a_min is not None else a
         return minimum(lo, a_max, out=out, context=context, sync=sync) if a_max is not None \
             else (maximum(a, a_min, out=out, context=context, sync=sync))
