@@ -192,7 +192,18 @@ def _binary(name):
         return getattr(_ops._ufunc, name)(other, self)
 
     def iop(self, other):
-        getattr(_ops._ufunc, name)(self, other, out=self)
+        uf = getattr(_ops._ufunc, name)
+        try:
+            uf(self, other, out=self)
+        except TypeError:
+            # x += y where the result's dtype is wider (f32 *= np.float64(2),
+            # i32 += i64): NumPy casts back into x when the cast is
+            # same_kind; vp ufuncs' out= does not cast, so the operator does
+            r = uf(self, other)
+            if not (isinstance(r, ndarray) and r.dtype != self.dtype and
+                    np.can_cast(r.dtype, self.dtype, "same_kind")):
+                raise
+            self[...] = r.astype(self.dtype)
         return self
 
     return op, rop, iop
@@ -622,6 +633,15 @@ class ndarray:
     __and__, __rand__, __iand__ = _binary("bitwise_and")
     __or__, __ror__, __ior__ = _binary("bitwise_or")
     __xor__, __rxor__, __ixor__ = _binary("bitwise_xor")
+    __lshift__, __rlshift__, __ilshift__ = _binary("left_shift")
+    __rshift__, __rrshift__, __irshift__ = _binary("right_shift")
+
+    def __divmod__(self, other):
+        return _ops._ufunc.floor_divide(self, other), _ops._ufunc.remainder(self, other)
+
+    def __rdivmod__(self, other):
+        return _ops._ufunc.floor_divide(other, self), _ops._ufunc.remainder(other, self)
+
     __lt__ = _binary("less")[0]
     __le__ = _binary("less_equal")[0]
     __gt__ = _binary("greater")[0]
@@ -657,14 +677,15 @@ class ndarray:
         (np.sin(x) is vp.sin(x)); any other raises TypeError naming the ufunc
         (_npfunc), never a silent download."""
         f = _npfunc.ufunc(ufunc.__name__)
-        if method != "__call__" or f is None or set(kwargs) - {"out"}:
+        known = {"out", "where", "dtype"} if hasattr(f, "_dtype_where") else {"out"}
+        if method != "__call__" or f is None or set(kwargs) - known:
             return _npfunc.ufunc_unhandled(ufunc, method, inputs, kwargs)
-        out = kwargs.get("out")
+        out = kwargs.pop("out", None)
         if isinstance(out, tuple):
             if len(out) != 1:
                 return NotImplemented
             out = out[0]
-        return f(*inputs, out=out)
+        return f(*inputs, out=out, **kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
         """np.<function>(x) runs on the device (vp.<function>) or raises a

@@ -282,7 +282,8 @@ def dtype_key(x):
         return _BOOL
     if isinstance(x, (int, float)):
         return type(x)
-    return np.asarray(x).dtype
+    dt = getattr(x, "dtype", None)  # vp.jit's tracers (np.asarray refuses them)
+    return dt if isinstance(dt, np.dtype) else np.asarray(x).dtype
 
 
 def ufunc(uf, args, out, context, sync):

@@ -246,6 +246,15 @@ class Tracer(_graph.Traced):
     __and__, __rand__ = _binop("bitwise_and")
     __or__, __ror__ = _binop("bitwise_or")
     __xor__, __rxor__ = _binop("bitwise_xor")
+    __lshift__, __rlshift__ = _binop("left_shift")
+    __rshift__, __rrshift__ = _binop("right_shift")
+
+    def __divmod__(self, other):
+        return self // other, self % other
+
+    def __rdivmod__(self, other):
+        return other // self, other % self
+
     __lt__ = _binop("less")[0]
     __le__ = _binop("less_equal")[0]
     __gt__ = _binop("greater")[0]
@@ -331,6 +340,13 @@ def _trace_value(t, x, dt):
                            f"a closure variable) is used in vp.jit; pass it as an argument")
     a = np.asarray(x)
     if a.ndim == 0:
+        if np.dtype(dt).kind == "f" and a.item() == 0:
+            # a float ±0.0 is read from a buffer, not written as a literal:
+            # drivers without SignedZeroInfNanPreserve (lavapipe) fold
+            # x * 0.0 to 0, 0.0 / x to 0, x + 0.0 to x and x / 0.0 to
+            # garbage, which NumPy (and eager, whose scalars are push
+            # constants) does not
+            return _capture(t, np.asarray(a.item(), dtype=dt))
         return t.g.const(a.item(), dt)
     return _capture(t, a)
 

@@ -343,6 +343,15 @@ def _moment(kind, a, axis, dtype, out, ddof, keepdims, context):
     d = _ufunc.subtract(a, m)
     s = sum(_ufunc.multiply(d, d), axis, None, None, keepdims, **kw)
     div = builtins.max(n - ddof, 0)
+    if isinstance(out, np.ndarray) and isinstance(s, _array.ndarray):
+        # a NumPy out= for a resident input, as the other reductions take
+        r = _moment_finish(kind, s, div, None)
+        np.copyto(out, r.numpy(), casting="same_kind")
+        return out
+    return _moment_finish(kind, s, div, out)
+
+
+def _moment_finish(kind, s, div, out):
     if kind == "var":
         return _ufunc.divide(s, div, out=out) if out is not None else _ufunc.divide(s, div)
     v = _ufunc.divide(s, div)

@@ -237,6 +237,12 @@ def count_nonzero(a, axis=None, *, keepdims=False):
     return r
 
 
+def _ones_like_bool(x):
+    """True in x's shape, whatever x holds: x * 0 + 1 would be NaN where x
+    is NaN or infinite (numpy.average's sum of weights is not)."""
+    return _ufunc.logical_or(_ufunc.isnan(x), True)
+
+
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     """vp.average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     numpy.average on the GPU: the mean, or sum(a * w) / sum(w) along the
@@ -246,7 +252,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         avg = _reduce.mean(a, axis, None, None, keepdims)
         if returned:
             n = _count(a, _axes(a, axis, "average"))
-            scl = _ufunc.multiply(_ufunc.add(_ufunc.multiply(avg, 0), 1), n)
+            scl = _ufunc.multiply(_ones_like_bool(avg), n).astype(_dt(avg))
             return avg, scl
         return avg
     w = _prep(weights)
@@ -272,7 +278,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     if _dt(w) != rdt:
         w = w.astype(rdt)
     aw = a.astype(rdt) if _dt(a) != rdt else a
-    scl = _reduce.sum(_ufunc.multiply(_ufunc.add(_ufunc.multiply(aw, 0), 1), w)
+    scl = _reduce.sum(_ufunc.multiply(_ones_like_bool(aw), w)
                       if tuple(w.shape) != tuple(a.shape) else w, axis, rdt, None, keepdims)
     avg = _ufunc.divide(_reduce.sum(_ufunc.multiply(aw, w), axis, rdt, None, keepdims), scl)
     if returned:

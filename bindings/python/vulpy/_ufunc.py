@@ -156,7 +156,16 @@ class Ufunc:
         if fn is not None:
             ufunc_c_call(self)
 
-    def __call__(self, *args, out=None, context=None, sync=True):
+    def __call__(self, *args, out=None, context=None, sync=True, where=True, dtype=None):
+        if dtype is not None or where is not True:
+            return self._dtype_where(args, out, context, sync, where, dtype)
+        if self.name in _COMPARE_FLIP and len(args) == 2 and (type(args[0]) is int or
+                                                              type(args[1]) is int):
+            decided = self._out_of_range_compare(args)
+            if decided is not None:
+                x, answer = decided
+                same = globals()["equal" if answer else "not_equal"]  # x == x: True on ints
+                return same(x, x, out=out, context=context, sync=sync)
         # (a ufunc with a Launcher.ufunc is called from C first: resident
         # operands of its last planned signatures are checked, given a
         # result and dispatched there, and this runs when that declines;
@@ -198,6 +207,53 @@ class Ufunc:
         else:
             r = self._try_fast(args, out, context, sync)
         return r if r is not None else _apply(self, args, out, context, sync)
+
+    def _out_of_range_compare(self, args):
+        """NumPy 2 compares an integer array with a Python int outside its
+        dtype's range exactly (u8 < 300 is all True, u8 == -1 all False)
+        instead of raising OverflowError. (x, the decided answer), or None
+        where the int is in range or the other operand is no integer array."""
+        for k in (0, 1):
+            s, x = args[k], args[1 - k]
+            if type(s) is not int:
+                continue
+            dt = getattr(x, "dtype", None)
+            if not isinstance(dt, np.dtype) or dt.kind not in "iu" or isinstance(x, np.generic):
+                return None
+            ii = np.iinfo(dt)
+            if ii.min <= s <= ii.max:
+                return None
+            name = self.name if k == 1 else _COMPARE_FLIP[self.name]  # as x op s
+            above = s > ii.max
+            return x, {"less": above, "less_equal": above, "greater": not above,
+                       "greater_equal": not above, "equal": False, "not_equal": True}[name]
+        return None
+
+    def _dtype_where(self, args, out, context, sync, where, dtype):
+        """NumPy's dtype= (the loop whose output is `dtype`, inputs cast to
+        it with same_kind casting) and where= (out= keeps its values where
+        the mask is False; without out= those elements are unspecified, as
+        NumPy leaves them uninitialized: VulPy gives the computed ones)."""
+        if dtype is not None:
+            if len(args) != self.nin:
+                raise TypeError(f"vp.{self.name} takes {self.nin} input(s), got {len(args)}")
+            keys = tuple(a.dtype if hasattr(a, "dtype") and not isinstance(a, np.generic)
+                         else _dtype_key(a) for a in args)  # vp.jit's tracers have .dtype
+            try:
+                dts = self.np.resolve_dtypes(keys + (None,), signature=(None,) * self.nin +
+                                             (np.dtype(dtype),), casting="same_kind")
+            except Exception as e:  # numpy's own UFuncTypeError etc.
+                raise TypeError(f"vp.{self.name}: dtype={np.dtype(dtype).name}: {e}") from None
+            args = tuple(a if isinstance(a, (bool, int, float)) or getattr(a, "dtype", None) == dt
+                         else (a.astype(dt) if hasattr(a, "astype") else np.asarray(a, dt))
+                         for a, dt in zip(args, dts))
+        if where is True:
+            return self(*args, out=out, context=context, sync=sync)
+        r = self(*args, context=context)
+        if out is None:
+            return r
+        o = out[0] if type(out) is tuple and len(out) == 1 else out
+        return globals()["where"](where, r, o, out=o, context=context, sync=sync)
 
     def _try_fast_np(self, args, out, context, sync):
         """The common convenience call - C-contiguous NumPy arrays of one
@@ -313,7 +369,7 @@ def _doc(name, nin):
         loops = "float32, float64 (int32 and bool inputs compute in float64, as NumPy's)"
     example = (f"vp.{name}(np.float32([0.5, 1.0]))" if nin == 1 else
                f"vp.{name}(np.float32([1.0, 2.0]), 3.0)")
-    return f"""vp.{name}({args}, /, out=None, context=None, sync=True)
+    return f"""vp.{name}({args}, /, out=None, context=None, sync=True, where=True, dtype=None)
 
 numpy.{name} on the GPU, elementwise, with NumPy's semantics (dtype
 promotion, broadcasting, NaN handling, integer division by zero gives 0).
@@ -327,6 +383,10 @@ Arguments:
                copied first). VulPy does not cast into out=.
   context      the vp.Context to run on when no input is resident.
   sync         False: return a vp.Handle; .wait() gives the result.
+  where        a bool mask (broadcast to the result): out= keeps its values
+               where it is False (without out= they are unspecified).
+  dtype        the loop's output dtype, as NumPy's: the inputs are cast to
+               the loop NumPy picks (same_kind casting, else TypeError).
 
 Dtypes: as NumPy resolves them (numpy.{name}.resolve_dtypes; Python scalars
 are weak, NEP 50). Loops:
@@ -339,7 +399,8 @@ Returns a NumPy array when every input is a NumPy array or scalar
 Errors: TypeError (no loop for the dtypes, a dtype the GPU cannot use, the
 wrong number of inputs, out= of another dtype), ValueError (shapes that do
 not broadcast, out= of another shape, operands on different contexts),
-OverflowError (a Python int the loop dtype cannot hold), vp.FeatureError
+OverflowError (a Python int the loop dtype cannot hold; comparisons decide
+an out-of-range int exactly, as NumPy 2), vp.FeatureError
 (a 64-bit dtype the device lacks).
 
 Example:
@@ -351,6 +412,9 @@ Example:
 
 
 _dtype_key = _arrayops.dtype_key
+# s op x read as x op' s, for the comparisons (NumPy 2's out-of-range ints)
+_COMPARE_FLIP = {"less": "greater", "less_equal": "greater_equal", "greater": "less",
+                 "greater_equal": "less_equal", "equal": "equal", "not_equal": "not_equal"}
 
 
 def _apply(uf, args, out, context, sync, loop=None):
@@ -638,6 +702,16 @@ class _Clip(Ufunc):
     def __call__(self, a, a_min, a_max, *, out=None, context=None, sync=True):
         if a_min is None and a_max is None:
             raise ValueError("vp.clip: give a_min, a_max or both")
+        dt = getattr(a, "dtype", None)
+        if isinstance(dt, np.dtype) and dt.kind in "iu":
+            # a Python int bound beyond the dtype's range on its own side
+            # clips nothing (NumPy 2: clip(u8, -5, 300) is u8); others stay
+            # NumPy's OverflowError
+            ii = np.iinfo(dt)
+            if type(a_min) is int and a_min < ii.min:
+                a_min = None if a_max is not None else ii.min
+            if type(a_max) is int and a_max > ii.max:
+                a_max = None if a_min is not None else ii.max
         lo = maximum(a, a_min, context=context) if a_min is not None else a
         return minimum(lo, a_max, out=out, context=context, sync=sync) if a_max is not None \
             else (maximum(a, a_min, out=out, context=context, sync=sync))
@@ -661,7 +735,7 @@ Example:
 # issue 19 (array API): the accuracy of the more ufuncs, per dtype (their
 # docstrings; docs/python-api.md, "More ufuncs")
 _ACCURACY = {
-    "fmod": "float: exact while |x1/x2| < 2**24 (float32) / 2**53 (float64), as C's fmod; "
+    "fmod": "float: exact, as C's fmod; "
             "integers: C's remainder, 0 where x2 == 0",
     "hypot": "float: within 3 ulp (max * sqrt(1 + (min/max)**2): no overflow)",
     "fmax": "exact; a NaN operand loses to a number", "fmin": "exact; a NaN operand loses",
@@ -720,9 +794,10 @@ ALL = _NAMES_2 + _NAMES_1 + ["clip", "where"] + list(_ALIASES)
 
 for _n in _MB + _MU:
     _g[_n].__doc__ = (f"vp.{_n}({'x1, x2' if _n in _MB else 'x'}, /, out=None, context=None, "
-                      f"sync=True)\n\nnumpy.{_n} on the GPU, elementwise, NumPy's dtype "
-                      f"rules and broadcasting; NumPy in -> NumPy out, resident in -> resident "
-                      f"out (views and out= views too).\nAccuracy: {_ACCURACY[_n]}.\n")
+                      f"sync=True, where=True, dtype=None)\n\nnumpy.{_n} on the GPU, "
+                      f"elementwise, NumPy's dtype rules and broadcasting; NumPy in -> NumPy "
+                      f"out, resident in -> resident out (views and out= views too); where= "
+                      f"and dtype= as help(vp.add) says.\nAccuracy: {_ACCURACY[_n]}.\n")
 _g["radians"], _g["degrees"] = _g["deg2rad"], _g["rad2deg"]
 BY_NUMPY["radians"], BY_NUMPY["degrees"] = _g["deg2rad"], _g["rad2deg"]
 ALL += list(_MB + _MU) + ["radians", "degrees"]
@@ -749,7 +824,7 @@ def around(a, decimals=0, out=None):
     if dt.kind == "c":
         raise TypeError("vp.around: complex input is not supported")
     if decimals >= 0 or dt == _BOOL:
-        r = a.copy() if isinstance(a, _array.ndarray) else np.array(a, copy=True)
+        r = a.copy() if hasattr(a, "copy") else np.array(a, copy=True)  # tracers too
         if out is not None:
             multiply(r, 1, out=out) if dt != _BOOL else logical_and(r, True, out=out)
             return out

@@ -67,6 +67,7 @@ typedef enum cf_pyop {
   CF_PY_SHR,      /* >> with counts >= width giving 0 or -1 */
   CF_PY_ROUND,    /* half away from zero */
   CF_PY_RINT,     /* double's roundEven, spelled out (Mesa 22's is wrong) */
+  CF_PY_SEXT64,   /* int -> int64_t from its two words (Mesa 22's compare is wrong) */
   CF_PY_COUNT
 } cf_pyop;
 

@@ -568,12 +568,19 @@ int cf_op_expr(cf_printer *p, vp_strbuf *b, const vir_op *op) {
   case VIR_OP_GCONST:
     vp_strbuf_append(b, cf_sym_name(p, op->attr.sym));
     return CF_PREC_PRIMARY;
-  case VIR_OP_CAST:
-    cf_type(p, b, t, false);
+  case VIR_OP_CAST: {
+    const vir_type *from = vir_ty_scalar_of(op->opnd[0]->type), *to = vir_ty_scalar_of(t);
+    bool folded = op->opnd[0]->def && op->opnd[0]->def->code == VIR_OP_CONST;
+    if (p->dialect == CF_GLSL && !folded && from->kind == VIR_TY_INT && from->bits == 32 &&
+        to->kind == VIR_TY_INT && to->bits == 64)
+      vp_strbuf_append(b, cf_need_pyop(p, CF_PY_SEXT64, op->opnd[0]->type)); /* lavapipe: pyops.c */
+    else
+      cf_type(p, b, t, false);
     vp_strbuf_putc(b, '(');
     cf_expr(p, b, op->opnd[0], CF_PREC_LOWEST);
     vp_strbuf_putc(b, ')');
     return CF_PREC_PRIMARY;
+  }
   case VIR_OP_BITCAST: return bitcast(p, b, op);
   case VIR_OP_SELECT:
     if (op->opnd[0]->type->kind == VIR_TY_VEC) {

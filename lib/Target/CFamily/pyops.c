@@ -8,6 +8,7 @@
  * Each helper is one small function per scalar type the kernel uses, named
  * vp_<op> (overloaded), with componentwise overloads for vectors.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "cfamily.h"
@@ -29,8 +30,8 @@ static const char *const slot_vec[11] = {"i8vec", "i16vec", "ivec", "i64vec", "u
                                          "uvec",  "u64vec", "f16vec", "vec", "dvec"};
 static const unsigned slot_bits[11] = {8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64};
 
-static const char *const names[CF_PY_COUNT] = {"vp_floordiv", "vp_mod",   "vp_rem", "vp_shl",
-                                               "vp_shr",      "vp_round", "vp_rint"};
+static const char *const names[CF_PY_COUNT] = {"vp_floordiv", "vp_mod",  "vp_rem",   "vp_shl",
+                                               "vp_shr",      "vp_round", "vp_rint", "vp_sext64"};
 
 const char *cf_need_pyop(cf_printer *p, cf_pyop k, const vir_type *t) {
   const vir_type *s = vir_ty_scalar_of(t);
@@ -51,12 +52,49 @@ const char *cf_need_pyop(cf_printer *p, cf_pyop k, const vir_type *t) {
   return names[k];
 }
 
+/* the IEEE sign bit of x as a bool expression: -0.0 counts, and it is read
+ * from the bits because float arithmetic may drop zero signs */
+static const char *signbit_of(cf_printer *p, unsigned bits, const char *x, char s[64]) {
+  if (p->dialect != CF_GLSL)
+    snprintf(s, 64, "signbit(%s)", x);
+  else if (bits == 64)
+    snprintf(s, 64, "unpackDouble2x32(%s).y >= 0x80000000u", x);
+  else if (bits == 32)
+    snprintf(s, 64, "floatBitsToUint(%s) >= 0x80000000u", x);
+  else
+    snprintf(s, 64, "%s < float16_t(0)", x);
+  return s;
+}
+
+/* fmod by binary long division, for finite a and b != 0 where a / b is
+ * beyond the Dekker path: s = |b| 2^k, the largest not above |a|, then
+ * halved back to |b|, subtracted wherever it fits. Each subtraction is
+ * exact (s <= x < 2s: Sterbenz), so the remainder is; one step per bit of
+ * the quotient's exponent (at most ~280 for float32, ~2100 for float64),
+ * bounded so that a device flushing subnormals cannot loop forever. */
+static void rem_long(vp_strbuf *b, const char *T, unsigned bits) {
+  unsigned cap = bits == 64 ? 2200u : bits == 32 ? 300u : 48u;
+  vp_strbuf_printf(b,
+                   "%s vp_rem_long(%s a, %s b) {\n"
+                   "  precise %s x = abs(a);\n"
+                   "  %s y = abs(b), s = y;\n"
+                   "  for (int i = 0; i < %u && s * %s(2) <= x; i++) s *= %s(2);\n"
+                   "  for (int i = 0; i < %u && s >= y; i++) {\n"
+                   "    if (x >= s) x -= s;\n"
+                   "    s *= %s(0.5);\n"
+                   "  }\n"
+                   "  return a < %s(0) ? -x : x;\n"
+                   "}\n",
+                   T, T, T, T, T, cap, T, T, cap + 1, T, T);
+}
+
 static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
   const char *T = slot_type[slot];
   unsigned bits = slot_bits[slot];
   bool is_float = slot >= 8, is_signed = slot < 4;
   bool gpu = p->dialect != CF_GLSL;
   const char *dev = gpu ? "__device__ inline " : "";
+  char sa[64], sb[64];
   switch (k) {
   case CF_PY_FLOORDIV:
     if (is_float)
@@ -67,11 +105,14 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
                        "  %s m = vp_rem(a, b);\n"
                        "  %s d = (a - m) / b;\n"
                        "  if (m != %s(0) && ((b < %s(0)) != (m < %s(0)))) d -= %s(1);\n"
+                       "  // a zero quotient has the sign of a / b (NumPy), from the bits\n"
+                       "  if (d == %s(0)) return (%s) != (%s) ? -%s(0) : %s(0);\n"
                        "  %s f = floor(d);\n"
                        "  if (d - f > %s(0.5)) f += %s(1);\n"
                        "  return f;\n"
                        "}\n",
-                       dev, T, T, T, T, T, T, T, T, T, T, T, T, T);
+                       dev, T, T, T, T, T, T, T, T, T, T, T, signbit_of(p, bits, "a", sa), signbit_of(p, bits, "b", sb),
+                       T, T, T, T, T);
     else
       vp_strbuf_printf(b,
                        "// Python's a // b: the quotient rounded down (C's / truncates).\n"
@@ -106,11 +147,20 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
   case CF_PY_REM:
     if (is_float && gpu)
       vp_strbuf_printf(b, "%s%s vp_rem(%s a, %s b) { return fmod(a, b); }\n", dev, T, T, T);
-    else if (is_float)
+    else if (is_float) {
+      /* 2^(max exponent - 13): q b and the 2^27 (2^13) split stay finite */
+      const char *big = bits == 64 ? "1e299lf" : bits == 32 ? "1e34" : "512.0";
+      rem_long(b, T, bits);
       vp_strbuf_printf(b,
-                       "// C's fmod(a, b): exact while |a / b| < 2^%u.\n"
+                       "// C's fmod(a, b), exact: a Dekker product while |a / b| < 2^%u and the\n"
+                       "// split of a and b cannot overflow, else vp_rem_long (b infinite, b tiny,\n"
+                       "// a or b near the largest number, the quotient huge).\n"
                        "%s vp_rem(%s a, %s b) {\n"
+                       "  if (isinf(b) && !isinf(a)) return a;\n"
                        "  %s q = trunc(a / b);\n"
+                       "  if (!(abs(q) < %s(%s) && abs(a) < %s(%s) && abs(b) < %s(%s)) &&\n"
+                       "      !isinf(a) && !isnan(a) && !isnan(b) && b != %s(0))\n"
+                       "    return vp_rem_long(a, b);\n"
                        "  // a - q b exactly, by Dekker's product: fma(-q, b, a) would be exact\n"
                        "  // only where fma is fused, which Vulkan does not require\n"
                        "  precise %s cq = q * %s(%s), cb = b * %s(%s);\n"
@@ -124,10 +174,11 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
                        "  else if (abs(r) >= abs(b)) r -= a < %s(0) ? -abs(b) : abs(b);\n"
                        "  return r;\n"
                        "}\n",
-                       bits == 64 ? 53u : bits == 32 ? 24u : 11u, T, T, T, T, T, T,
+                       bits == 64 ? 53u : bits == 32 ? 24u : 11u, T, T, T, T, T,
+                       bits == 64 ? "9007199254740992" : bits == 32 ? "16777216" : "2048", T, big, T, big, T, T, T,
                        bits == 64 ? "134217729" : bits == 32 ? "4097" : "65", T,
                        bits == 64 ? "134217729" : bits == 32 ? "4097" : "65", T, T, T, T, T, T, T, T, T, T);
-    else
+    } else
       vp_strbuf_printf(b,
                        "// C's a %% b for signed a, b (GLSL's %% is undefined for negatives).\n"
                        "%s%s vp_rem(%s a, %s b) { return a - (a / b) * b; }\n",
@@ -173,6 +224,15 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
                      T, T, T, bits == 64 ? "4503599627370496" : "8388608", T, T,
                      bits == 64 ? "4503599627370496" : "8388608", T, T, bits == 64 ? "4503599627370496" : "8388608",
                      bits == 64 ? "unpackDouble2x32(x).y >= 0x80000000u" : "floatBitsToUint(x) >= 0x80000000u");
+    break;
+  case CF_PY_SEXT64:
+    /* Mesa 22.3's lavapipe (LLVM 15) compares int64_t(x) of a negative int
+     * x with a constant as if x had been zero-extended: int64_t(-128) < 0l
+     * was false, so int32 // int64 rounded toward zero. The same value
+     * built from its two words compares right. */
+    vp_strbuf_append(b, "// int64_t(x), spelled from the words: Mesa 22's lavapipe compares a\n"
+                        "// sign-extended int with a constant as unsigned.\n"
+                        "int64_t vp_sext64(int x) { return packInt2x32(ivec2(x, x >> 31)); }\n");
     break;
   default: break;
   }
@@ -238,12 +298,12 @@ static void literals(cf_printer *p, vp_strbuf *b, size_t from, int slot) {
 static void vector_overload(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot, unsigned n) {
   const char *name = names[k];
   const char *dev = p->dialect != CF_GLSL ? "__device__ inline " : "";
-  bool unary = k == CF_PY_ROUND || k == CF_PY_RINT;
-  vp_strbuf_printf(b, "%s%s%u %s(%s%u a%s", dev, slot_vec[slot], n, name, slot_vec[slot], n,
-                   unary ? "" : ", ");
+  bool unary = k == CF_PY_ROUND || k == CF_PY_RINT || k == CF_PY_SEXT64;
+  const char *rvec = k == CF_PY_SEXT64 ? "i64vec" : slot_vec[slot];
+  vp_strbuf_printf(b, "%s%s%u %s(%s%u a%s", dev, rvec, n, name, slot_vec[slot], n, unary ? "" : ", ");
   if (!unary)
     vp_strbuf_printf(b, "%s%u b", slot_vec[slot], n);
-  vp_strbuf_printf(b, ") { return %s%u(", slot_vec[slot], n);
+  vp_strbuf_printf(b, ") { return %s%u(", rvec, n);
   for (unsigned i = 0; i < n; i++) {
     char c = cf_comp[i];
     if (unary)
@@ -256,8 +316,8 @@ static void vector_overload(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot, un
 
 void cf_emit_pyops(cf_printer *p, vp_strbuf *out) {
   /* vp_rem first: the float helpers call it */
-  static const cf_pyop order[] = {CF_PY_REM, CF_PY_FLOORDIV, CF_PY_MOD, CF_PY_SHL,
-                                  CF_PY_SHR, CF_PY_ROUND,    CF_PY_RINT};
+  static const cf_pyop order[] = {CF_PY_REM, CF_PY_FLOORDIV, CF_PY_MOD,  CF_PY_SHL,
+                                  CF_PY_SHR, CF_PY_ROUND,    CF_PY_RINT, CF_PY_SEXT64};
   for (unsigned oi = 0; oi < sizeof order / sizeof order[0]; oi++) {
     cf_pyop k = order[oi];
     for (int slot = 0; slot < 11; slot++) {

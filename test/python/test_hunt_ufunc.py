@@ -1,0 +1,539 @@
+"""A hunt for silent wrong answers in the eager elementwise path, the
+operators and the reductions, called as a CuPy user would, differentially
+against NumPy (hypothesis where it fits): special values (inf, NaN, -0.0,
+subnormals, huge and tiny quotients), every dtype, views and aliased out=,
+and vp.jit fusing the same expressions (it must equal the eager result).
+
+Each test named after a bug fails on the code before its fix."""
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import vulpy as vp
+
+from conftest import needs_target
+
+pytestmark = [pytest.mark.usefixtures("ctx"), needs_target]
+
+SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
+                    suppress_health_check=list(HealthCheck))
+
+
+def _np(x):
+    return x.numpy() if isinstance(x, vp.ndarray) else np.asarray(x)
+
+
+def _same(got, want, what=""):
+    """Bit-for-bit NumPy: dtype, shape, values, NaN where NaN, zero signs."""
+    got, want = _np(got), np.asarray(want)
+    assert got.dtype == want.dtype, (what, got.dtype, want.dtype)
+    assert got.shape == want.shape, (what, got.shape, want.shape)
+    if want.dtype.kind == "f":
+        bad = ~((got == want) & (np.signbit(got) == np.signbit(want)) | (np.isnan(got) & np.isnan(want)))
+        assert not bad.any(), (what, np.argwhere(bad)[:5].tolist(), got[bad][:5], want[bad][:5])
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=str(what))
+
+
+def _want(f, *args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return f(*args)
+
+
+# -------------------------------------------- float floor_divide / remainder
+
+SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 1.5, -1.5, 3.0, -3.0, 2.5,
+           1e30, -1e30, 1e-40, -1e-40, 1.5e-45, 3.4e38, 1e-30]
+SPECIAL64 = SPECIAL + [1e300, -1e300, 5e-324, 1e-300, 2.0 ** 60 + 1]
+
+
+def _float_pairs(dtype):
+    vals = SPECIAL64 if dtype == np.float64 else SPECIAL
+    v = np.array(vals, dtype)
+    return np.repeat(v, len(v)), np.tile(v, len(v))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["floor_divide", "remainder", "fmod"])
+def test_float_floordiv_mod_specials(dtype, name):
+    """Bug: float // and % through the GLSL helpers gave NaN for an infinite
+    divisor (NumPy: -1.5 // inf == -1, -1.5 % inf == inf), for a subnormal
+    divisor (a / b overflowed: 2.5 % 1e-40), a huge quotient in float64
+    (1e30 % 2.5 was -7e13, NumPy 1.0) and -0.0 for -1.5 // -3.0 (NumPy +0)."""
+    a, b = _float_pairs(dtype)
+    want = _want(getattr(np, name), a, b)
+    _same(getattr(vp, name)(vp.asarray(a), vp.asarray(b)), want, name)
+
+
+def _floats(dtype):
+    w = 32 if dtype == np.float32 else 64
+    return st.floats(width=w, allow_nan=True, allow_infinity=True, allow_subnormal=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@SETTINGS
+@given(data=st.data())
+def test_float_divmod_hypothesis(dtype, data):
+    """floor_divide, remainder, fmod and divmod on random floats, through
+    the ufunc, the operators and vp.jit: all bit-identical to NumPy."""
+    n = data.draw(st.integers(1, 40))
+    a = np.array(data.draw(st.lists(_floats(dtype), min_size=n, max_size=n)), dtype)
+    b = np.array(data.draw(st.lists(_floats(dtype), min_size=n, max_size=n)), dtype)
+    av, bv = vp.asarray(a), vp.asarray(b)
+    _same(av // bv, _want(np.floor_divide, a, b), "//")
+    _same(av % bv, _want(np.remainder, a, b), "%")
+    _same(vp.fmod(av, bv), _want(np.fmod, a, b), "fmod")
+    q, r = vp.divmod(av, bv)
+    _same(q, _want(np.floor_divide, a, b), "divmod q")
+    _same(r, _want(np.remainder, a, b), "divmod r")
+    _same(vp.jit(lambda x, y: x // y)(av, bv), _want(np.floor_divide, a, b), "jit //")
+    _same(vp.jit(lambda x, y: x % y)(av, bv), _want(np.remainder, a, b), "jit %")
+
+
+# ------------------------------------- int32 widened to int64 (lavapipe)
+
+INT_MIXED = [(np.int32, np.int64), (np.int8, np.int64), (np.int16, np.int64),
+             (np.int32, np.uint64), (np.int8, np.uint64), (np.uint64, np.int32)]
+
+
+@pytest.mark.parametrize("d1,d2", INT_MIXED)
+def test_int32_widened_to_int64_compares_and_floors(d1, d2):
+    """Bug: an int32 value widened to int64 in a kernel compared with a
+    constant as if zero-extended on lavapipe (Mesa 22.3: int64_t(-128) < 0l
+    was false), so int32 // int64 rounded toward zero (-128 // 3 gave -42,
+    NumPy -43), int32 % int64 and int8 < uint64 were wrong (-128 < 1 False).
+    The GLSL now spells the widening from the two words (vp_sext64)."""
+    def ints(dt, n, seed):
+        ii = np.iinfo(dt)
+        r = np.random.default_rng(seed).integers(max(ii.min, -300), min(ii.max, 300), n).astype(dt)
+        r[:4] = [ii.min, ii.max, 0, 1] if ii.min < 0 else [0, ii.max, 1, 2]
+        return r
+    a, b = ints(d1, 64, 1), ints(d2, 64, 2)
+    av, bv = vp.asarray(a), vp.asarray(b)
+    for name in ["less", "less_equal", "greater", "greater_equal", "equal", "not_equal"]:
+        _same(getattr(vp, name)(av, bv), getattr(np, name)(a, b), name)
+        _same(getattr(vp, name)(bv, av), getattr(np, name)(b, a), name + " swapped")
+    if np.result_type(d1, d2).kind in "iu":
+        nz = np.where(b == 0, 3, b).astype(d2)
+        _same(av // vp.asarray(nz), a // nz, "//")
+        _same(av % vp.asarray(nz), a % nz, "%")
+        _same(vp.jit(lambda x, y: x // y)(av, vp.asarray(nz)), a // nz, "jit //")
+    # a NumPy scalar is strong (NEP 50): int32 // np.int64(3) is int64
+    _same(av // np.int64(3), a // np.int64(3), "// np.int64")
+
+
+def test_int32_to_int64_in_a_kernel():
+    """The same widening in a @vp.kernel (vp.int64 of an int32 element)."""
+    @vp.kernel
+    def k(a: vp.Buffer[vp.int32], o: vp.Buffer[vp.int64]):
+        i = vp.global_id()
+        x = vp.int64(a[i])
+        o[i] = x // 3 + (100 if x < 0 else 0)
+
+    a = np.array([-128, 127, 0, 1, -7, -8, -9, -2147483648], np.int32)
+    o = np.zeros(a.size, np.int64)
+    k(a, o, dispatch=a.size)
+    want = a.astype(np.int64) // 3 + np.where(a < 0, 100, 0)
+    np.testing.assert_array_equal(o, want)
+
+
+# ------------------------------------------------- shifts and divmod operators
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.uint32, np.int64, np.uint64])
+def test_shift_operators(dtype):
+    """Bug: x << y and x >> y on resident arrays (and vp.jit tracers) were a
+    TypeError; NumPy's operators are left_shift / right_shift."""
+    ii = np.iinfo(dtype)
+    a = np.array([ii.min, ii.max, 0, 1, 5, ii.max // 3], dtype)
+    s = np.array([0, 1, ii.bits - 1, ii.bits, ii.bits + 3, 2], dtype)
+    av, sv = vp.asarray(a), vp.asarray(s)
+    _same(av << sv, a << s, "<<")
+    _same(av >> sv, a >> s, ">>")
+    _same(av << 2, a << 2, "<< 2")
+    _same(3 >> sv, 3 >> s, "3 >>")
+    x = av.copy()
+    x <<= sv
+    _same(x, a << s, "<<=")
+    x = av.copy()
+    x >>= 1
+    _same(x, a >> 1, ">>= 1")
+    _same(vp.jit(lambda p, q: (p << q) ^ (p >> q))(av, sv), (a << s) ^ (a >> s), "jit")
+
+
+def test_divmod_operator():
+    """Bug: divmod(x, y) on resident arrays was a TypeError."""
+    a = np.array([-7.5, 7.5, -0.0, 3.0, np.inf], np.float32)
+    b = np.array([2.0, -2.0, 3.0, np.inf, 2.0], np.float32)
+    q, r = divmod(vp.asarray(a), vp.asarray(b))
+    wq, wr = _want(divmod, a, b)
+    _same(q, wq, "q")
+    _same(r, wr, "r")
+    q, r = divmod(7, vp.asarray(np.array([2, -3, 5], np.int32)))
+    _same(q, 7 // np.array([2, -3, 5], np.int32), "rq")
+    _same(r, 7 % np.array([2, -3, 5], np.int32), "rr")
+    f = vp.jit(lambda x, y: divmod(x, y)[0] * 10 + divmod(x, y)[1])
+    _same(f(vp.asarray(a), vp.asarray(b)), _want(lambda x, y: (x // y) * 10 + x % y, a, b), "jit")
+
+
+# ------------------------------------------------------ dtype= and where=
+
+@pytest.mark.parametrize("dt", [np.int8, np.uint8, np.int32, np.float32])
+def test_ufunc_dtype_and_where(dt):
+    """Bug: vp.add(a, b, dtype=...) and where= were a TypeError (NumPy's
+    ufunc keywords), through vp.add, np.add on resident arrays and vp.jit."""
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 120, (3, 8)).astype(dt)
+    b = rng.integers(0, 120, (3, 8)).astype(dt)
+    av, bv = vp.asarray(a), vp.asarray(b)
+    for odt in [np.int16, np.int64, np.float64]:
+        if not np.can_cast(dt, odt, "same_kind"):
+            continue
+        _same(vp.add(av, bv, dtype=odt), np.add(a, b, dtype=odt), f"dtype={odt}")
+        _same(np.multiply(av, bv, dtype=odt), np.multiply(a, b, dtype=odt), f"np dtype={odt}")
+        _same(vp.jit(lambda x, y: vp.add(x, y, dtype=odt))(av, bv), np.add(a, b, dtype=odt), "jit")
+    with pytest.raises(TypeError):
+        vp.add(vp.asarray(a.astype(np.float32)), bv, dtype=np.int32)
+    mask = rng.integers(0, 2, (3, 8)).astype(bool)
+    o = np.full((3, 8), 7, dt)
+    ov = vp.asarray(o)
+    _same(vp.add(av, bv, out=ov, where=vp.asarray(mask)), np.add(a, b, out=o.copy(), where=mask), "where")
+    ov = vp.asarray(o)
+    _same(np.subtract(av, bv, out=ov, where=mask[0]), np.subtract(a, b, out=o.copy(), where=mask[0]),
+          "np where row")
+    ov = vp.asarray(o)
+    vp.add(av, bv, out=ov, where=False)
+    _same(ov, o, "where=False")
+    # a strided out= view
+    big = np.zeros((6, 16), dt)
+    bigv = vp.asarray(big)
+    vp.add(av, bv, out=bigv[::2, ::2], where=mask)
+    np.add(a, b, out=big[::2, ::2], where=mask)
+    _same(bigv, big, "where into a view")
+
+
+# ---------------------------------------- vp.jit fuses what eager computes
+
+def test_around_in_jit():
+    """Bug: vp.around / vp.round inside vp.jit raised TypeError ('NoneType'
+    object is not callable: np.asarray of a tracer)."""
+    a = np.array([1.25, 2.5, -0.5, 3.5, -7.45, 0.0], np.float32)
+    i = np.array([-15, 25, 35, 44, 7, 0], np.int32)
+    _same(vp.jit(lambda x: vp.around(x))(vp.asarray(a)), np.around(a), "0")
+    _same(vp.jit(lambda x: vp.around(x, 1) * 2)(vp.asarray(a)), np.around(a, 1) * 2, "1")
+    _same(vp.jit(lambda x: vp.round(x, -1) + vp.around(x))(vp.asarray(i)),
+          np.around(i, -1) + np.around(i), "int")
+
+
+_BIN = ["add", "subtract", "multiply", "floor_divide", "remainder", "maximum", "minimum",
+        "true_divide", "less", "equal", "fmax", "copysign", "fmod", "left_shift",
+        "right_shift", "bitwise_xor", "logical_and", "power"]
+_UN = ["negative", "absolute", "square", "sign", "floor", "rint", "invert", "logical_not",
+       "isnan", "signbit", "fabs"]
+
+
+def _expr(rng, depth):
+    if depth == 0 or rng.random() < 0.25:
+        return ("leaf", rng.randrange(3))
+    if rng.random() < 0.65:
+        return ("bin", rng.choice(_BIN), _expr(rng, depth - 1), _expr(rng, depth - 1))
+    return ("un", rng.choice(_UN), _expr(rng, depth - 1))
+
+
+def _eval(e, m, leaves):
+    if e[0] == "leaf":
+        return leaves[e[1]]
+    if e[0] == "bin":
+        return getattr(m, e[1])(_eval(e[2], m, leaves), _eval(e[3], m, leaves))
+    return getattr(m, e[1])(_eval(e[2], m, leaves))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int32, np.uint32, np.int64,
+                                   np.float16, np.float32, np.float64, np.bool_])
+@settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2 ** 32 - 1))
+def test_jit_equals_eager_equals_numpy(dtype, seed):
+    """Random expressions of exact ufuncs (no transcendental functions) on
+    two arrays of one dtype (a strided view among them) and a weak Python
+    scalar: eager on resident arrays is bit-identical to NumPy, vp.jit's
+    fused kernel to eager."""
+    import random
+    rng = random.Random(seed)
+    nrng = np.random.default_rng(seed)
+    shape = rng.choice([(7,), (3, 5), (2, 3, 4), (0,), ()])
+    dt = np.dtype(dtype)
+
+    def make():
+        if dt == np.bool_:
+            return nrng.integers(0, 2, shape).astype(dt)
+        if dt.kind == "f":
+            x = (nrng.standard_normal(shape) * 4).astype(dt)
+            if x.size:
+                x.flat[0] = rng.choice([0.0, -0.0, np.inf, np.nan, 2.5])
+            return x
+        ii = np.iinfo(dt)
+        return nrng.integers(max(ii.min, -60), min(ii.max, 60), shape).astype(dt)
+
+    base = make()
+    # the second operand is a view: every other row of a taller array
+    tall = np.stack([make(), make()], axis=0) if shape else np.stack([make()])
+    b = tall[0] if shape else tall[0]
+    scalar = True if dt == np.bool_ else rng.choice([2, -3, 7, 0.5] if dt.kind == "f" else [2, 3, 7])
+    e = _expr(rng, 3)
+    try:
+        want = _want(lambda: _eval(e, np, [base, b, scalar]))
+    except Exception:
+        return  # NumPy refuses (integer ** negative, bool - bool, ...)
+    want = np.asarray(want)
+    if want.dtype.kind not in "fiub":
+        return
+    av, tv = vp.asarray(base), vp.asarray(tall)
+    bv = tv[0]
+    got = _eval(e, vp, [av, bv, scalar])
+    if "power" in repr(e) and want.dtype.kind == "f":
+        np.testing.assert_allclose(_np(got), want, rtol=1e-5, equal_nan=True, err_msg=repr(e))
+    elif not ("power" in repr(e) and (want < 0).any()):  # integer ** negative: documented 0
+        _same(got, want, repr(e))
+    jitted = vp.jit(lambda x, y: _eval(e, vp, [x, y, scalar]))(av, bv)
+    _same(jitted, got, "jit " + repr(e))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_jit_float_zero_constants(dtype):
+    """Bug: a literal 0.0 in a vp.jit body let lavapipe fold like fast math
+    (no SignedZeroInfNanPreserve): x * 0.0 gave 0 for NaN, inf and
+    negatives (NumPy NaN, NaN, -0.0), 0.0 / x gave 0 (NumPy NaN for 0 and
+    NaN), x + 0.0 kept -0.0, and x / 0.0 gave garbage (2.7e36 for 0.0).
+    Eager scalars are push constants and were right; vp.jit reads a float
+    zero constant from a buffer now."""
+    x = np.array([0.0, 1.0, -2.0, np.nan, np.inf, -0.0, -np.inf, 3.5], dtype)
+    xv = vp.asarray(x)
+    for name, f in [("x*0", lambda a: a * 0.0), ("0/x", lambda a: 0.0 / a),
+                    ("x/0", lambda a: a / 0.0), ("x/-0", lambda a: a / -0.0),
+                    ("x+0", lambda a: a + 0.0), ("1/(x*0)", lambda a: 1.0 / (a * 0.0)),
+                    ("x*int 0", lambda a: a * 0), ("np zero", lambda a: a * np.float32(0))]:
+        want = _want(f, x)
+        _same(f(xv), want, "eager " + name)
+        _same(vp.jit(f)(xv), want, "jit " + name)
+
+
+# ------------------------------------------------------------- reductions
+
+def test_std_var_numpy_out_for_a_resident_input():
+    """Bug: vp.std / vp.var of a resident array with a NumPy out= raised
+    TypeError from inside (vp.sqrt: out= must be a resident vp.ndarray);
+    the other reductions take a NumPy out= as docs/python-api.md says."""
+    x = np.arange(24, dtype=np.int8).reshape(4, 6) - 9
+    xv = vp.asarray(x)
+    for f in ("std", "var"):
+        o = np.empty(6, np.float64)
+        r = getattr(vp, f)(xv, axis=0, out=o, ddof=1)
+        assert r is o
+        np.testing.assert_allclose(o, getattr(np, f)(x, axis=0, ddof=1), rtol=1e-12)
+
+
+_RED_DTYPES = [np.int8, np.uint8, np.int16, np.int32, np.uint32, np.int64, np.float16,
+               np.float32, np.float64, np.bool_]
+
+
+@pytest.mark.parametrize("dtype", _RED_DTYPES)
+@settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2 ** 32 - 1))
+def test_reductions_hypothesis(dtype, seed):
+    """sum/prod/min/max/argmin/argmax/any/all/cumsum/mean/ptp/count_nonzero
+    over a random axis (keepdims, a reversed or strided view, NaN and ±0 in
+    floats): NumPy's dtype (int8 sums in int64), exact for integers and
+    extrema, within rounding for float sums."""
+    import random
+    rng = random.Random(seed)
+    nrng = np.random.default_rng(seed)
+    dt = np.dtype(dtype)
+    shape = rng.choice([(7,), (3, 5), (2, 3, 4), (1, 6)])
+    if dt == np.bool_:
+        full = nrng.integers(0, 2, (2,) + shape).astype(dt)
+    elif dt.kind == "f":
+        full = (nrng.standard_normal((2,) + shape) * 3).astype(dt)
+        full.flat[rng.randrange(full.size)] = rng.choice([np.nan, -0.0, 0.0, np.inf])
+    else:
+        ii = np.iinfo(dt)
+        full = nrng.integers(ii.min, ii.max, (2,) + shape, endpoint=True).astype(dt)
+    view = rng.choice(["whole", "reversed", "strided"])
+    fv = vp.asarray(full)
+    if view == "whole":
+        x, xv = full[0], fv[0]
+    elif view == "reversed":
+        x, xv = full[1][..., ::-1], fv[1][..., ::-1]
+    else:
+        x, xv = full[:, 0], fv[:, 0]  # a row from each half: strided
+    axis = rng.choice([None] + list(range(-x.ndim, x.ndim)))
+    keep = rng.random() < 0.5
+    for f in ["sum", "prod", "min", "max", "any", "all", "mean"]:
+        if f == "mean" and dt == np.bool_:
+            continue
+        want = _want(lambda: getattr(np, f)(x, axis=axis, keepdims=keep))
+        got = getattr(vp, f)(xv, axis=axis, keepdims=keep)
+        if (dt.kind == "f" and f in ("sum", "prod")) or f == "mean":
+            g = _np(got)
+            assert g.dtype == want.dtype and g.shape == np.shape(want), (f, g.dtype, want.dtype)
+            tol = 1e-2 if dt == np.float16 else 1e-5
+            np.testing.assert_allclose(g, want, rtol=tol, atol=tol, equal_nan=True, err_msg=f)
+        elif f in ("min", "max") and dt.kind == "f":
+            g = _np(got)  # ±0 among equals may come back either way (NumPy's order too)
+            assert g.dtype == want.dtype and g.shape == np.shape(want)
+            np.testing.assert_array_equal(g, want, err_msg=f)
+        else:
+            _same(got, want, f)
+    for f in ["argmin", "argmax", "cumsum", "count_nonzero", "ptp"]:
+        if f == "ptp" and dt == np.bool_:
+            continue
+        ax = axis if axis is not None or f != "cumsum" else None
+        want = _want(lambda: getattr(np, f)(x, axis=ax))
+        got = getattr(vp, f)(xv, axis=ax)
+        if dt.kind == "f" and f == "cumsum":
+            np.testing.assert_allclose(_np(got), want, rtol=1e-2 if dt == np.float16 else 1e-5,
+                                       atol=1e-2 if dt == np.float16 else 1e-5, equal_nan=True)
+        else:
+            _same(got, want, f)
+    # a dtype= that narrows (wraps as NumPy's) and one that widens
+    if dt.kind in "iu":
+        _same(vp.sum(xv, axis=axis, dtype=np.int8), np.sum(x, axis=axis, dtype=np.int8), "sum int8")
+        _same(vp.cumsum(xv, axis=axis if axis is not None else None, dtype=np.int16),
+              np.cumsum(x, axis=axis, dtype=np.int16), "cumsum int16")
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.int32, np.uint32, np.int64,
+                                   np.uint64])
+def test_compare_with_out_of_range_python_int(dtype):
+    """Bug: u8 < 300, u8 == -1, i32 > 2**40 raised OverflowError; NumPy 2
+    decides them exactly (all True / all False), also reflected (300 > u8),
+    through np.less on resident arrays, out= and vp.jit."""
+    ii = np.iinfo(dtype)
+    x = np.array([ii.min, 0, 1, ii.max], dtype)
+    xv = vp.asarray(x)
+    for s in [ii.max + 1, ii.min - 1, 2 ** 70, -2 ** 70]:
+        for name in ["less", "less_equal", "greater", "greater_equal", "equal", "not_equal"]:
+            _same(getattr(vp, name)(xv, s), getattr(np, name)(x, s), (name, s))
+            _same(getattr(vp, name)(s, xv), getattr(np, name)(s, x), (s, name))
+        _same(np.less(xv, s), np.less(x, s), ("np.less", s))
+        o = vp.empty(4, np.bool_)
+        vp.greater_equal(xv, s, out=o)
+        _same(o, np.greater_equal(x, s), ("out=", s))
+        _same(vp.jit(lambda a: (a < s) | (a == s))(xv), (x < s) | (x == s), ("jit", s))
+    with pytest.raises(OverflowError):
+        vp.add(xv, ii.max + 1)  # arithmetic keeps NumPy's error
+
+
+def test_inplace_operators_cast_same_kind():
+    """Bug: x *= np.float64(2.0) on a float32 array, i32 += i64 and the
+    like raised TypeError (out= of another dtype); NumPy casts the result
+    back into x when same_kind allows. Views, overlap and strides too."""
+    cases = [(np.float32, lambda x: x.__imul__(np.float64(2.5))),
+             (np.float32, lambda x: x.__iadd__(np.ones(x.shape, np.float64) / 3)),
+             (np.int32, lambda x: x.__iadd__(np.int64(2 ** 33 + 5))),
+             (np.int16, lambda x: x.__imul__(np.arange(x.shape[-1], dtype=np.int64))),
+             (np.uint8, lambda x: x.__isub__(np.uint16(300))),
+             (np.float16, lambda x: x.__itruediv__(np.float32(3.0)))]
+    for dt, op in cases:
+        base = (np.arange(24) % 11 + 1).astype(dt).reshape(4, 6)
+        for view in [lambda a: a, lambda a: a[1:, ::2], lambda a: a.T, lambda a: a[:, ::-1]]:
+            want = base.copy()
+            op(view(want))
+            got = vp.asarray(base)
+            op(view(got))
+            _same(got, want, (dt, op))
+    # what NumPy refuses stays refused
+    with pytest.raises(TypeError):
+        x = vp.asarray(np.arange(4, dtype=np.int32))
+        x /= 2
+    # an overlapping right side is read before the write, as NumPy's
+    v, w = vp.asarray(np.arange(10, dtype=np.float32)), np.arange(10, dtype=np.float32)
+    v[1:] += v[:-1].astype(np.float64)
+    w[1:] += w[:-1].astype(np.float64)
+    _same(v, w, "overlap")
+
+
+# ------------------------------------------------- integers: NumPy's rules
+
+_INTS = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
+
+
+@pytest.mark.parametrize("d1", _INTS)
+@settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_integer_ops_hypothesis(d1, data):
+    """//, %, shifts, bitwise ops, power (exponents >= 0) and comparisons on
+    random integers of d1 and a second dtype (mixed signedness and widths:
+    NumPy's promotion), extremes and zero divisors included: bit-identical
+    to NumPy (division by zero gives 0, as NumPy's result with its warning;
+    INT_MIN // -1 wraps)."""
+    d2 = data.draw(st.sampled_from(_INTS))
+    if np.result_type(d1, d2).kind == "f":
+        d2 = d1  # int64 with uint64 is float64 in NumPy: covered elsewhere
+    n = data.draw(st.integers(1, 24))
+
+    def ints(dt):
+        ii = np.iinfo(dt)
+        edge = st.sampled_from([ii.min, ii.max, 0, 1, -1 if ii.min < 0 else 2, ii.max // 2])
+        return np.array(data.draw(st.lists(st.one_of(edge, st.integers(ii.min, ii.max)),
+                                           min_size=n, max_size=n)), dt)
+
+    a, b = ints(d1), ints(d2)
+    av, bv = vp.asarray(a), vp.asarray(b)
+    for name in ["floor_divide", "remainder", "bitwise_xor", "less", "greater_equal",
+                 "subtract", "multiply", "maximum"]:
+        _same(getattr(vp, name)(av, bv), _want(getattr(np, name), a, b), name)
+    sh = (b.astype(np.int64) % 70).astype(d2)  # counts past the width included
+    _same(av << vp.asarray(sh), _want(np.left_shift, a, sh), "<<")
+    _same(av >> vp.asarray(sh), _want(np.right_shift, a, sh), ">>")
+    e = (b.astype(np.int64) % 9).astype(d2)
+    _same(vp.power(av, vp.asarray(e)), _want(np.power, a, e), "power")
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint16])
+def test_integer_power_negative_exponent_is_documented_zero(dtype):
+    """docs/python-api.md: integer power with a negative exponent gives 0
+    (NumPy raises ValueError); integer // and % by zero give 0 (NumPy too,
+    with a warning)."""
+    a = np.array([2, 1, 0, 5], dtype)
+    if np.dtype(dtype).kind == "i":
+        a[0] = -1
+        _same(vp.power(vp.asarray(a), -1), np.zeros(4, dtype), "x ** -1")
+        _same(vp.power(vp.asarray(a), vp.asarray(np.array([-1, -2, -3, -1], dtype))),
+              np.zeros(4, dtype), "x ** -n")
+    _same(vp.asarray(a) // 0, np.zeros(4, dtype), "// 0")
+    _same(vp.asarray(a) % vp.asarray(np.zeros(4, dtype)), np.zeros(4, dtype), "% 0")
+
+
+def test_average_returned_sum_of_weights_with_nan():
+    """Bug: vp.average(..., returned=True) gave NaN for the sum of weights
+    wherever a slice of `a` held NaN or inf (weights broadcast as a*0 + 1);
+    NumPy's sum of weights does not look at a's values."""
+    x = np.array([[1.0, np.nan, np.inf, 2.0], [2, 3, 4, 5], [np.nan, 1, 1, 1]], np.float32)
+    w = np.array([1.0, 2.0, 0.5, 3.0], np.float32)
+    xv = vp.asarray(x)
+    for ax in [None, 0, 1]:
+        got = vp.average(xv, axis=ax, returned=True)
+        want = np.average(x, axis=ax, returned=True)
+        _same(got[0], want[0], ("avg", ax))
+        _same(got[1], want[1], ("scl", ax))
+    got = vp.average(xv, axis=1, weights=w, returned=True)
+    want = np.average(x, axis=1, weights=w, returned=True)
+    _same(got[0], want[0], "weighted avg")
+    _same(got[1], want[1], "weighted scl")
+    f = vp.jit(lambda a: vp.average(a, axis=1, weights=w, returned=True)[1])
+    _same(f(xv), want[1], "jit")
+
+
+def test_clip_with_out_of_range_int_bounds():
+    """Bug: vp.clip(u8, -5, 300) raised OverflowError (from vp.maximum);
+    NumPy 2 clips nothing there. A bound on the far side stays an error."""
+    for dt in [np.uint8, np.int8, np.uint16, np.int32]:
+        ii = np.iinfo(dt)
+        x = np.array([ii.min, 0, 7, ii.max], dt)
+        xv = vp.asarray(x)
+        for lo, hi in [(ii.min - 5, ii.max + 300), (ii.min - 1, 5), (3, ii.max + 1),
+                       (ii.min - 1, None), (None, ii.max + 1)]:
+            _same(vp.clip(xv, lo, hi), np.clip(x, lo, hi), (dt, lo, hi))
