@@ -59,6 +59,21 @@ def _ravel(a, order="C"):
     return a.ravel()
 
 
+def _created(name):
+    """numpy.<name>(..., like=x) for eye, identity, ones, full: NumPy hands
+    its whole signature on (order=, device=), which vp.<name> has not; C
+    order on the CPU-less default device is what VulPy makes."""
+    def create(*args, order="C", device=None, **kwargs):
+        if order not in ("C", "K", "A"):
+            raise NotImplementedError(f"numpy.{name}(..., like=vp.ndarray): order={order!r}; "
+                                      f"VulPy arrays are C-ordered (order='C')")
+        if device not in (None, "cpu"):
+            raise ValueError(f"numpy.{name}(..., like=vp.ndarray): device={device!r}; only "
+                             f"None is accepted (the array goes to the current context)")
+        return getattr(_NS, name)(*args, **kwargs)
+    return create
+
+
 # NumPy name -> function(args...) where vp has no function of the same name
 # and NumPy semantics (metadata functions answer without touching the data).
 ADAPTERS = {
@@ -71,6 +86,7 @@ ADAPTERS = {
     "copy": lambda a, order="K", subok=False: a.copy(),
     "min": lambda *a, **k: getattr(_NS, "amin")(*a, **k),
     "max": lambda *a, **k: getattr(_NS, "amax")(*a, **k),
+    **{n: _created(n) for n in ("eye", "identity", "ones", "full")},
 }
 # NumPy submodules whose functions vp.<submodule> implements by name
 SUBMODULES = {"numpy.linalg": "linalg", "numpy.fft": "fft"}

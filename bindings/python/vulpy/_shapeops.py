@@ -305,7 +305,10 @@ def split(ary, indices_or_sections, axis=0):
         return np.split(ary, indices_or_sections, axis)
     if np.ndim(indices_or_sections) == 0:
         ax = _axis(axis, ary.ndim, "split")
-        if ary.shape[ax] % operator.index(indices_or_sections):
+        sections = operator.index(indices_or_sections)
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        if ary.shape[ax] % sections:
             raise ValueError("array split does not result in an equal division")
     return array_split(ary, indices_or_sections, axis)
 

@@ -304,6 +304,12 @@ def searchsorted(a, v, side="left", sorter=None):
         s = sorter if isinstance(sorter, _nd) else np.asarray(sorter)
         if tuple(s.shape) != tuple(a.shape):
             raise ValueError("sorter.size must equal a.size")
+        if s.dtype.kind not in "iu" and s.size:
+            raise TypeError(f"vp.searchsorted: sorter= must hold integers, got {s.dtype.name}")
+        # NumPy's check: an index outside [0, a.size) would be clamped by
+        # the gather (a wrong answer); a resident sorter costs one flag read
+        if s.size and bool(((s < 0) | (s >= a.size)).any()):
+            raise ValueError("Sorter index out of range.")
         if not isinstance(s, _nd):
             s = _array.asarray(s.astype(np.int64), context=a._ctx)
         a = _indexing.take(a, s)
