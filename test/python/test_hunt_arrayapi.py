@@ -353,3 +353,26 @@ def test_numpy_creation_like_resident():
     same(vp.ones(3, dtype=None), np.ones(3, dtype=None))
     with pytest.raises(NotImplementedError, match="order='F'"):
         np.ones(3, order="F", like=x)
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.uint16, np.float16, np.float32, np.bool_])
+def test_dot_python_scalar_is_an_array(dt):
+    """vp.dot(int8 array, 3) was int8 (3 taken as a weak scalar: 100 * 3
+    wrapped to 44); numpy.dot makes a Python scalar an int64 / float64
+    array, so the product is int64 (float64)."""
+    h = np.array([100, 1, 0], dtype=dt)
+    x = vp.asarray(h)
+    for s in (3, 2.5, True, np.int8(3), np.float32(2)):
+        same(vp.dot(x, s), np.dot(h, s), f"dot {s!r}")
+        same(vp.dot(s, x), np.dot(s, h), f"dot {s!r}")
+
+
+def test_einsum_and_tensordot_host_scalar_operands():
+    """einsum(',ij->ij', 2, x) raised "axes don't match array": a host 0-d
+    operand became 1-d on upload (np.ascontiguousarray)."""
+    h = np.arange(6, dtype=np.float32).reshape(2, 3)
+    x = vp.asarray(h)
+    same(vp.einsum(",ij->ij", 2, x), np.einsum(",ij->ij", 2, h))
+    same(vp.einsum("ij,->ji", x, np.int8(2)), np.einsum("ij,->ji", h, np.int8(2)))
+    same(vp.tensordot(2, x, 0), np.tensordot(2, h, 0))
+    same(vp.tensordot(x, np.float32(2), 0), np.tensordot(h, np.float32(2), 0))

@@ -57,7 +57,8 @@ def _dev(x, cdt, ctx):
     """x as a resident array of dtype cdt (no copy when it is one)."""
     if isinstance(x, _nd):
         return x if x.dtype == cdt else x.astype(cdt)
-    return _array.asarray(np.ascontiguousarray(x, dtype=cdt), context=ctx)
+    # ascontiguousarray makes a 0-d array 1-d: keep x's shape (einsum's ',ij')
+    return _array.asarray(np.ascontiguousarray(x, dtype=cdt).reshape(np.shape(x)), context=ctx)
 
 
 _strides = _array.elem_strides
@@ -317,6 +318,9 @@ def dot(a, b, out=None):
     NumPy in -> NumPy out, resident in -> resident out. Inside a kernel,
     vp.dot(u, v) is the kernel language's vector dot product."""
     if np.isscalar(a) or np.isscalar(b) or np.ndim(a) == 0 or np.ndim(b) == 0:
+        # numpy.dot makes a Python scalar an array (int64, float64): no weak
+        # scalar, so int8 . 3 is int64 (a weak 3 would wrap in int8)
+        a, b = (np.asarray(v) if isinstance(v, (int, float, complex)) else v for v in (a, b))
         return _ufunc.multiply(a, b, out=out) if out is not None else _ufunc.multiply(a, b)
     a, b = _prepare("dot", a, b)
     sa, sb = tuple(a.shape), tuple(b.shape)
