@@ -376,3 +376,48 @@ def test_einsum_and_tensordot_host_scalar_operands():
     same(vp.einsum("ij,->ji", x, np.int8(2)), np.einsum("ij,->ji", h, np.int8(2)))
     same(vp.tensordot(2, x, 0), np.tensordot(2, h, 0))
     same(vp.tensordot(x, np.float32(2), 0), np.tensordot(h, np.float32(2), 0))
+
+
+@pytest.mark.parametrize("odt", [np.int32, np.bool_, np.float64, np.float16])
+def test_concatenate_out_casting(odt):
+    """vp.concatenate([f32, f32], out=int32 array) truncated silently
+    (the cast was checked against the inputs' own dtype); NumPy checks the
+    inputs against out='s dtype under casting='same_kind' (TypeError)."""
+    h = np.array([1.5, 2.5, -0.5], np.float32)
+    x = vp.asarray(h)
+    ok = np.can_cast(np.float32, odt, "same_kind")
+    for fv, fn in ((lambda o: vp.concatenate([x, x], out=o), lambda o: np.concatenate([h, h], out=o)),
+                   (lambda o: vp.stack([x, x], out=o.reshape(2, 3)),
+                    lambda o: np.stack([h, h], out=o.reshape(2, 3)))):
+        o = vp.zeros(6, odt)
+        if ok:
+            fv(o)
+            want = np.zeros(6, odt)
+            fn(want)
+            same(o, want)
+        else:
+            with pytest.raises(TypeError, match="cannot cast float32"):
+                fv(o)
+            np.testing.assert_array_equal(o.numpy(), np.zeros(6, odt))  # untouched
+        o = vp.zeros(6, odt)
+        vp.concatenate([x, x], out=o, casting="unsafe")
+        same(o, np.concatenate([h, h]).astype(odt))
+    with pytest.raises(TypeError, match="not both"):
+        vp.concatenate([x, x], out=vp.zeros(6, odt), dtype=odt)
+
+
+def test_numpy_reshape_copy_and_broadcast_to_subok():
+    """np.reshape(x, s, copy=...) raised "order='C' only" (copy= was not
+    read) and np.broadcast_to(x, s, subok=False) a TypeError."""
+    h = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x = vp.asarray(h)
+    r = np.reshape(x, (4, 3), copy=True)
+    r[0, 0] = 99
+    assert x.numpy()[0, 0] == 0  # a copy
+    r = np.reshape(x, (4, 3), copy=False)
+    r[0, 0] = 7
+    assert x.numpy()[0, 0] == 7  # a view
+    with pytest.raises(ValueError, match="copy"):
+        np.reshape(x.T, (12,), copy=False)
+    same(np.reshape(x.T, (12,), copy=True), np.reshape(x.numpy().T, (12,)))
+    same(np.broadcast_to(x, (2, 3, 4), subok=False), np.broadcast_to(x.numpy(), (2, 3, 4)))

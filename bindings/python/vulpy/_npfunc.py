@@ -48,9 +48,14 @@ def _reshape(a, *args, **kwargs):
         shape = args[0]
         args = args[1:]
     order = kwargs.pop("order", args[0] if args else "C")
+    copy = kwargs.pop("copy", None)
     if order != "C" or kwargs:
-        raise TypeError("numpy.reshape on a vp.ndarray supports order='C' only")
-    return a.reshape(shape)
+        raise TypeError(f"numpy.reshape on a vp.ndarray supports order='C' only"
+                        f"{'' if order != 'C' else ', not ' + ', '.join(map(repr, kwargs))}")
+    if copy is False and not a.contiguous:
+        raise ValueError("Unable to avoid creating a copy while reshaping.")
+    r = a.reshape(shape)
+    return r.copy() if copy and r._buf is a._buf else r
 
 
 def _ravel(a, order="C"):
