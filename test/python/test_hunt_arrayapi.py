@@ -421,3 +421,23 @@ def test_numpy_reshape_copy_and_broadcast_to_subok():
         np.reshape(x.T, (12,), copy=False)
     same(np.reshape(x.T, (12,), copy=True), np.reshape(x.numpy().T, (12,)))
     same(np.broadcast_to(x, (2, 3, 4), subok=False), np.broadcast_to(x.numpy(), (2, 3, 4)))
+
+
+@pytest.mark.parametrize("casting", ["safe", "same_kind", "unsafe"])
+@pytest.mark.parametrize("odt", [np.int32, np.float16, np.float32, np.float64])
+def test_einsum_casting(casting, odt):
+    """vp.einsum ignored casting=: a float32 result went into a float16
+    out= under the default casting='safe' (NumPy: TypeError), and
+    casting='unsafe' into an int32 out= was refused; dtype= was not
+    checked against the operands either."""
+    h = np.arange(6, dtype=np.float32).reshape(2, 3) + 0.5
+    x = vp.asarray(h)
+    for call in (lambda m, a, o: m.einsum("ij,kj->ik", a, a, out=o, casting=casting),
+                 lambda m, a, o: m.einsum("ij,kj->ik", a, a, dtype=o.dtype, casting=casting)):
+        try:
+            want = call(np, h, np.zeros((2, 2), odt))
+        except TypeError:
+            with pytest.raises(TypeError, match="cast"):
+                call(vp, x, vp.zeros((2, 2), odt))
+            continue
+        same(call(vp, x, vp.zeros((2, 2), odt)), want)

@@ -157,8 +157,9 @@ def _finish(name, r, rdt, cdt, out, resident, oshape):
     return res if res.ndim else res[()]
 
 
-def _check_out(name, out, oshape, rdt, resident):
-    """out= (a 1-tuple unwrapped) checked against the result's shape and dtype."""
+def _check_out(name, out, oshape, rdt, resident, casting="same_kind"):
+    """out= (a 1-tuple unwrapped) checked against the result's shape and
+    dtype (the cast under `casting`)."""
     out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
     if out is None:
         return None
@@ -170,9 +171,9 @@ def _check_out(name, out, oshape, rdt, resident):
                         f"resident")
     if tuple(out.shape) != tuple(oshape):
         raise _array.out_shape_error(f"vp.{name}", out, oshape)
-    if not np.can_cast(rdt, out.dtype, "same_kind"):
+    if not np.can_cast(rdt, out.dtype, casting):
         raise TypeError(f"vp.{name}: cannot cast the result ({rdt.name}) into out= of dtype "
-                        f"{out.dtype.name} (casting='same_kind')")
+                        f"{out.dtype.name} (casting={casting!r})")
     return out
 
 
@@ -603,7 +604,14 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     resident = builtins.any(isinstance(x, _nd) for x in ops) or isinstance(out, _nd)
     ctx = _array.common_context("vp.einsum", tuple(ops) + (out,)) or _context.resolve(None)
     letters, outl = _parse(subscripts, [tuple(np.shape(x)) for x in ops])
+    if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        raise ValueError(f"vp.einsum: casting must be one of 'no', 'equiv', 'safe', "
+                         f"'same_kind', or 'unsafe' (got {casting!r})")
     rdt = np.result_type(*[x.dtype for x in ops]) if dtype is None else np.dtype(dtype)
+    for x in ops:  # numpy.einsum casts the operands to dtype= under casting=
+        if not np.can_cast(x.dtype, rdt, casting):
+            raise TypeError(f"vp.einsum: cannot cast an operand of dtype {x.dtype.name} to "
+                            f"{rdt.name} (dtype=) with casting={casting!r}")
     cdt = _compute_dtype(rdt, "einsum")
     sizes = {}
     for x, L in zip(ops, letters):
@@ -615,7 +623,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
                 if sizes[c] == 1:
                     sizes[c] = d
     oshape = tuple(sizes[c] for c in outl)
-    out = _check_out("einsum", out, oshape, rdt, resident)
+    out = _check_out("einsum", out, oshape, rdt, resident, casting)
     xs = []
     for x, L in zip(ops, letters):
         x = _dev(x, cdt, ctx)
