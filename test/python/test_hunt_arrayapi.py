@@ -441,3 +441,16 @@ def test_einsum_casting(casting, odt):
                 call(vp, x, vp.zeros((2, 2), odt))
             continue
         same(call(vp, x, vp.zeros((2, 2), odt)), want)
+
+
+@pytest.mark.parametrize("axis", [-1, 0, None])
+def test_argsort_zero_d(axis):
+    """vp.argsort of a 0-d array raised AxisError; NumPy's argsort sees a
+    0-d array as 1-d (array([0])), while its sort refuses axis=-1/0."""
+    h = np.array(3.0, np.float32)
+    for a in (h, vp.asarray(h)):
+        got = vp.argsort(a, axis=axis)
+        assert got.shape == (1,) and got.dtype == np.int64 and got.tolist() == [0]
+        if axis is not None:
+            with pytest.raises(np.exceptions.AxisError):
+                vp.sort(a, axis=axis)

@@ -247,10 +247,10 @@ def _sort_call(name, a, axis, kind, order, stable, values):
     _check_kind(kind, stable, name)
     _check_order(order, name)
     host = not isinstance(a, _nd)
+    if a.ndim == 0 and (values or axis is None):
+        a = a.reshape(1)  # NumPy's argsort sees a 0-d array as 1-d (sort: axis=None only)
     if host:
         _check_host(a.dtype, name)
-        if axis is None and a.ndim == 0:
-            a = a.reshape(1)
         _axis(a, axis)  # NumPy's errors before the upload
         a = _array.asarray(a)
     r = _sorted(a, _axis(a, axis), values, name)[int(values)]
