@@ -454,3 +454,27 @@ def test_argsort_zero_d(axis):
         if axis is not None:
             with pytest.raises(np.exceptions.AxisError):
                 vp.sort(a, axis=axis)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.int8, np.uint64])
+def test_sort_many_short_rows(dt):
+    """vp.sort(x, axis=1) of a (2**17 + 1, 2) array raised VulkanError
+    (the radix sort gave every row a tile and 256 histogram words: 128 MiB,
+    over lavapipe's binding limit; (2**20, 1) wanted 1 GiB). Now two sorts
+    of the whole array (keys, then row numbers) once the histograms would
+    not fit one binding."""
+    from vulpy import _sort
+    limit = vp.default_context().limits["max_storage_buffer_range"]
+    rows = min(limit // 1024 + 1, 2**20)
+    h = np.random.default_rng(1).integers(0, 9, (rows, 2)).astype(dt)
+    if h.dtype.kind == "f":
+        h[::7, 0] = np.nan
+        h[::5, 1] = -0.0
+    x = vp.asarray(h)
+    if rows == limit // 1024 + 1:
+        assert _sort._many_rows(x)
+    same(vp.sort(x, axis=1), np.sort(h, axis=1, kind="stable"))
+    same(vp.argsort(x, axis=-1), np.argsort(h, axis=-1, kind="stable"))
+    same(vp.argsort(x.T, axis=0), np.argsort(h.T, axis=0, kind="stable"))
+    x.sort(axis=1)
+    same(x, np.sort(h, axis=1, kind="stable"))
