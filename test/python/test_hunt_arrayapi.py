@@ -478,3 +478,24 @@ def test_sort_many_short_rows(dt):
     same(vp.argsort(x.T, axis=0), np.argsort(h.T, axis=0, kind="stable"))
     x.sort(axis=1)
     same(x, np.sort(h, axis=1, kind="stable"))
+
+
+@pytest.mark.parametrize("fn,shape,axes", [("fft2", (65536, 2, 3), (-2, -1)),
+                                           ("fftn", (2, 65537, 2), (0, 2)),
+                                           ("ifftn", (65537, 2, 2, 2), (1, 2, 3)),
+                                           ("rfft2", (65536, 2, 4), (-2, -1))])
+def test_fft_multi_axis_large_batch(fn, shape, axes):
+    """A 2-D / 3-D transform with a batch of 65,536 or more (the device's
+    workgroup-count limit) returned garbage and NaN without an error
+    (VkFFT's multi-dimensional plan dispatches its batch along one
+    workgroup count); now such groups go one axis at a time."""
+    rng = np.random.default_rng(0)
+    h = rng.standard_normal(shape).astype(np.float32)
+    if fn != "rfft2":
+        h = (h + 1j * rng.standard_normal(shape)).astype(np.complex64)
+    got = getattr(vp.fft, fn)(vp.asarray(h), axes=axes)
+    want = getattr(np.fft, fn)(h, axes=axes)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    g = got.numpy()
+    assert np.isfinite(g).all()
+    assert np.abs(g - want).max() <= 1e-5 * np.abs(want).max()
