@@ -499,3 +499,28 @@ def test_fft_multi_axis_large_batch(fn, shape, axes):
     g = got.numpy()
     assert np.isfinite(g).all()
     assert np.abs(g - want).max() <= 1e-5 * np.abs(want).max()
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.int32, np.float64])
+def test_matmul_past_the_workgroup_counts(dt):
+    """A tall matmul, (2**22 + 65) x 2 @ 2 x 3 (a point cloud times a
+    matrix), raised VulkanError: 65,538 workgroups in y, one per 64 rows of
+    C. The GEMM now dispatches C in blocks of at most the device's counts;
+    here the counts are made small (_gemm.GRID_GROUPS) so that small
+    products cross several blocks in x, y and z, with vec4 and strided
+    operands."""
+    from vulpy import _gemm
+    rng = np.random.default_rng(0)
+    a = rng.integers(-5, 6, (3, 300, 20)).astype(dt)
+    b = rng.integers(-5, 6, (3, 20, 260)).astype(dt)
+    xa, xb = vp.asarray(a), vp.asarray(b)
+    old = _gemm.GRID_GROUPS
+    _gemm.GRID_GROUPS = (2, 2, 2)
+    try:
+        same(vp.matmul(xa, xb), np.matmul(a, b))
+        same(vp.matmul(xa[:, 1:, :], xb[:, :, 3:]), np.matmul(a[:, 1:, :], b[:, :, 3:]))
+        same(vp.matmul(xb.swapaxes(1, 2), xa.swapaxes(1, 2)),
+             np.matmul(b.swapaxes(1, 2), a.swapaxes(1, 2)))
+        same(vp.matmul(xa[0], xb[0, :, 0]), np.matmul(a[0], b[0, :, 0]))
+    finally:
+        _gemm.GRID_GROUPS = old
