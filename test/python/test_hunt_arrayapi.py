@@ -524,3 +524,27 @@ def test_matmul_past_the_workgroup_counts(dt):
         same(vp.matmul(xa[0], xb[0, :, 0]), np.matmul(a[0], b[0, :, 0]))
     finally:
         _gemm.GRID_GROUPS = old
+
+
+def test_uniform_range_checks_like_numpy():
+    """Generator.uniform(0, inf) returned inf samples and uniform([1.],
+    [0.]) samples from the reversed range (its docstring said NumPy does
+    not check arrays; it does): NumPy raises OverflowError for a range
+    high - low that is not finite and ValueError for a negative one,
+    numbers and arrays alike."""
+    for low, high, exc in ((0.0, np.inf, OverflowError), (-1e308, 1e308, OverflowError),
+                           (0.0, np.nan, OverflowError), ([0.0], [np.inf], OverflowError),
+                           (2.0, 1.0, ValueError), ([1.0], [0.0], ValueError),
+                           (np.array([0.0, 1.0]), np.array([1.0, 0.5]), ValueError)):
+        with pytest.raises(exc):
+            np.random.default_rng(0).uniform(low, high)
+        g = vp.random.default_rng(0)
+        before = g.bit_generator.state
+        with pytest.raises(exc, match="Generator.uniform"):
+            g.uniform(low, high)
+        with pytest.raises(exc, match="Generator.uniform"):
+            g.uniform(vp.asarray(np.asarray(low, np.float64)),
+                      vp.asarray(np.asarray(high, np.float64)))
+        assert str(g.bit_generator.state) == str(before)  # a failed call draws nothing
+    u = vp.random.default_rng(0).uniform([0.0, 5.0], [1.0, 6.0], size=(1000, 2)).numpy()
+    assert (u[:, 0] >= 0).all() and (u[:, 0] < 1).all() and (u[:, 1] >= 5).all()
