@@ -548,3 +548,14 @@ def test_uniform_range_checks_like_numpy():
         assert str(g.bit_generator.state) == str(before)  # a failed call draws nothing
     u = vp.random.default_rng(0).uniform([0.0, 5.0], [1.0, 6.0], size=(1000, 2)).numpy()
     assert (u[:, 0] >= 0).all() and (u[:, 0] < 1).all() and (u[:, 1] >= 5).all()
+
+
+def test_roll_array_shift_and_axis():
+    """vp.roll(x, np.array([1, 2]), axis=(0, 1)) raised "only integer
+    scalar arrays can be converted to a scalar index"; NumPy takes arrays
+    for shift and axis as it takes sequences."""
+    h = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    x = vp.asarray(h)
+    for s, a in ((np.array([1, 2]), (0, 1)), (1, np.array([0, 2])), (np.array([-1, 5]), [2, 2]),
+                 (np.int64(2), np.int8(-1)), ([1, 2], 1)):
+        same(vp.roll(x, s, a), np.roll(h, s, a), f"roll {s} {a}")

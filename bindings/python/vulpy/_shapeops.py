@@ -486,8 +486,9 @@ def roll(a, shift, axis=None):
         return np.roll(a, shift, axis)
     if axis is None:
         return roll(a.reshape(-1), shift, 0).reshape(a.shape)
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+    # NumPy takes sequences and arrays (np.array([1, 2])) for both
+    axes = tuple(np.ravel(axis).tolist()) if np.ndim(axis) else (axis,)
+    shifts = tuple(np.ravel(shift).tolist()) if np.ndim(shift) else (shift,)
     if len(shifts) == 1 and len(axes) > 1:
         shifts = tuple(shifts) * len(axes)
     if len(axes) == 1 and len(shifts) > 1:
