@@ -559,3 +559,21 @@ def test_roll_array_shift_and_axis():
     for s, a in ((np.array([1, 2]), (0, 1)), (1, np.array([0, 2])), (np.array([-1, 5]), [2, 2]),
                  (np.int64(2), np.int8(-1)), ([1, 2], 1)):
         same(vp.roll(x, s, a), np.roll(h, s, a), f"roll {s} {a}")
+
+
+@pytest.mark.parametrize("src", [np.int32, np.float32])
+@pytest.mark.parametrize("dt", [np.float64, np.int8, np.float16, np.bool_, np.int64, np.uint8])
+def test_matmul_dtype_casting(src, dt):
+    """vp.matmul(x, y, dtype=) did not check the operands' cast: float32
+    operands with dtype=int8 were truncated silently, int32 ones with
+    dtype=bool made a bool product; NumPy casts under 'same_kind'
+    (UFuncTypeError otherwise)."""
+    h = np.arange(6, dtype=src).reshape(2, 3) - 2
+    x = vp.asarray(h)
+    try:
+        want = np.matmul(h, h.T, dtype=dt)
+    except TypeError:
+        with pytest.raises(TypeError, match="same_kind"):
+            vp.matmul(x, x.T, dtype=dt)
+        return
+    same(vp.matmul(x, x.T, dtype=dt), want)

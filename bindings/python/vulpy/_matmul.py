@@ -188,6 +188,10 @@ def _matmul_core(name, a, b, out, dtype):
                          f"{sa if not sa else sb}); matmul needs at least one dimension "
                          f"(use vp.multiply or *)")
     rdt = np.result_type(a.dtype, b.dtype) if dtype is None else np.dtype(dtype)
+    for x in (a, b):  # dtype= casts the operands (NumPy's casting='same_kind')
+        if not np.can_cast(x.dtype, rdt, "same_kind"):
+            raise TypeError(f"vp.{name}: cannot cast an operand of dtype {x.dtype.name} to "
+                            f"{rdt.name} (dtype=) with casting='same_kind'")
     cdt = _compute_dtype(rdt, name)
     a2 = sa if len(sa) >= 2 else (1,) + sa
     b2 = sb if len(sb) >= 2 else sb + (1,)
