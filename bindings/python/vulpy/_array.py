@@ -15,6 +15,7 @@ computed in 32 bits; complex as NumPy stores it (_complex.py).
 from __future__ import annotations
 
 import math
+import operator
 from typing import Optional, Sequence, Union
 
 import numpy as np
@@ -500,8 +501,9 @@ class ndarray:
     def reshape(self, *shape):
         """A view with another shape (one dimension may be -1)."""
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
-            shape = shape[0]
-        shape = tuple(int(s) for s in shape)
+            shape = shape[0] if np.ndim(shape[0]) else (shape[0],)
+        # operator.index: a float (2.9) is NumPy's TypeError, not int()'s 2
+        shape = tuple(operator.index(s) for s in shape)
         if shape.count(-1) > 1:
             raise ValueError("only one dimension can be -1")
         if -1 in shape:
@@ -1058,7 +1060,9 @@ def ones(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = No
 
         vp.ones((2, 2), np.int32).numpy()  # [[1 1] [1 1]]
     """
-    return full(shape, 1, dtype, memory=memory, context=context)
+    # dtype=None is NumPy's float64 (as vp.zeros), not the int64 of full's 1
+    return full(shape, 1, np.float64 if dtype is None else dtype, memory=memory,
+                context=context)
 
 
 # the arguments and errors of vp.empty, vp.zeros and vp.full, written once

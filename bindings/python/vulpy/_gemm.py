@@ -313,6 +313,11 @@ def _axis_and_vec(s_rows, s_k, rows, kdim, off, name_rows):
     return "g", False
 
 
+# tests: (x, y, z) workgroup counts to use instead of the device's, so
+# that small products take the blocked dispatch the limits force on large ones
+GRID_GROUPS = None
+
+
 def gemm(ctx, dtype, m, n, k, batch, a, b, c, accumulate=False, sync=True, cfg=None):
     """Runs C[z] (+)= A[z] @ B[z] for z < batch on the device.
 
@@ -332,19 +337,31 @@ def gemm(ctx, dtype, m, n, k, batch, a, b, c, accumulate=False, sync=True, cfg=N
     prog = program(cfg, dt, a_axis, a_vec, b_axis, b_vec)
     kern = prog.native(ctx)
     binds = [abuf, bbuf, cbuf] + ([abuf] if a_vec else []) + ([bbuf] if b_vec else [])
-    gx, gy = -(-n // BN), -(-m // BM)
-    zmax = ctx.info["limits"]["max_workgroup_count"][2] or 65535
+    xmax, ymax, zmax = (g or 65535 for g in GRID_GROUPS or
+                        ctx.info["limits"]["max_workgroup_count"])
     chunk = K_STEPS_MAX * BK
     ticket = None
     starts = list(range(0, k, chunk)) or [0]
-    for z0 in range(0, batch, zmax):
-        nz = min(zmax, batch - z0)
-        for kc in starts:
-            vals = {"m": m, "n": n, "k0": kc, "k1": min(k, kc + chunk),
-                    "acc_in": int(accumulate or kc > 0),
-                    "ao": ao + z0 * abt, "asm": asm, "ask": ask, "abt": abt,
-                    "bo": bo + z0 * bbt, "bsk": bsk, "bsn": bsn, "bbt": bbt,
-                    "co": co + z0 * cbt, "csm": csm, "csn": csn, "cbt": cbt}
-            push = prog.packer.pack(vals)
-            ticket = kern.dispatch(binds, push, gx, gy, nz, True, sync)
+    # C in blocks of at most the device's workgroup counts along x (columns)
+    # and y (rows): a (2**22 + 65) x 2 @ 2 x 3 matmul wanted 65,538 groups in
+    # y. The blocks start at multiples of BM / BN, so a vec4 variant's
+    # alignment holds in each.
+    for m0 in range(0, m, ymax * BM):
+        mc = min(m - m0, ymax * BM)
+        for n0 in range(0, n, xmax * BN):
+            nc = min(n - n0, xmax * BN)
+            gx, gy = -(-nc // BN), -(-mc // BM)
+            for z0 in range(0, batch, zmax):
+                nz = min(zmax, batch - z0)
+                for kc in starts:
+                    vals = {"m": mc, "n": nc, "k0": kc, "k1": min(k, kc + chunk),
+                            "acc_in": int(accumulate or kc > 0),
+                            "ao": ao + z0 * abt + m0 * asm, "asm": asm, "ask": ask,
+                            "abt": abt,
+                            "bo": bo + z0 * bbt + n0 * bsn, "bsk": bsk, "bsn": bsn,
+                            "bbt": bbt,
+                            "co": co + z0 * cbt + m0 * csm + n0 * csn, "csm": csm,
+                            "csn": csn, "cbt": cbt}
+                    push = prog.packer.pack(vals)
+                    ticket = kern.dispatch(binds, push, gx, gy, nz, True, sync)
     return ticket

@@ -57,7 +57,8 @@ def _dev(x, cdt, ctx):
     """x as a resident array of dtype cdt (no copy when it is one)."""
     if isinstance(x, _nd):
         return x if x.dtype == cdt else x.astype(cdt)
-    return _array.asarray(np.ascontiguousarray(x, dtype=cdt), context=ctx)
+    # ascontiguousarray makes a 0-d array 1-d: keep x's shape (einsum's ',ij')
+    return _array.asarray(np.ascontiguousarray(x, dtype=cdt).reshape(np.shape(x)), context=ctx)
 
 
 _strides = _array.elem_strides
@@ -156,8 +157,9 @@ def _finish(name, r, rdt, cdt, out, resident, oshape):
     return res if res.ndim else res[()]
 
 
-def _check_out(name, out, oshape, rdt, resident):
-    """out= (a 1-tuple unwrapped) checked against the result's shape and dtype."""
+def _check_out(name, out, oshape, rdt, resident, casting="same_kind"):
+    """out= (a 1-tuple unwrapped) checked against the result's shape and
+    dtype (the cast under `casting`)."""
     out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
     if out is None:
         return None
@@ -169,9 +171,9 @@ def _check_out(name, out, oshape, rdt, resident):
                         f"resident")
     if tuple(out.shape) != tuple(oshape):
         raise _array.out_shape_error(f"vp.{name}", out, oshape)
-    if not np.can_cast(rdt, out.dtype, "same_kind"):
+    if not np.can_cast(rdt, out.dtype, casting):
         raise TypeError(f"vp.{name}: cannot cast the result ({rdt.name}) into out= of dtype "
-                        f"{out.dtype.name} (casting='same_kind')")
+                        f"{out.dtype.name} (casting={casting!r})")
     return out
 
 
@@ -186,6 +188,10 @@ def _matmul_core(name, a, b, out, dtype):
                          f"{sa if not sa else sb}); matmul needs at least one dimension "
                          f"(use vp.multiply or *)")
     rdt = np.result_type(a.dtype, b.dtype) if dtype is None else np.dtype(dtype)
+    for x in (a, b):  # dtype= casts the operands (NumPy's casting='same_kind')
+        if not np.can_cast(x.dtype, rdt, "same_kind"):
+            raise TypeError(f"vp.{name}: cannot cast an operand of dtype {x.dtype.name} to "
+                            f"{rdt.name} (dtype=) with casting='same_kind'")
     cdt = _compute_dtype(rdt, name)
     a2 = sa if len(sa) >= 2 else (1,) + sa
     b2 = sb if len(sb) >= 2 else sb + (1,)
@@ -317,6 +323,9 @@ def dot(a, b, out=None):
     NumPy in -> NumPy out, resident in -> resident out. Inside a kernel,
     vp.dot(u, v) is the kernel language's vector dot product."""
     if np.isscalar(a) or np.isscalar(b) or np.ndim(a) == 0 or np.ndim(b) == 0:
+        # numpy.dot makes a Python scalar an array (int64, float64): no weak
+        # scalar, so int8 . 3 is int64 (a weak 3 would wrap in int8)
+        a, b = (np.asarray(v) if isinstance(v, (int, float, complex)) else v for v in (a, b))
         return _ufunc.multiply(a, b, out=out) if out is not None else _ufunc.multiply(a, b)
     a, b = _prepare("dot", a, b)
     sa, sb = tuple(a.shape), tuple(b.shape)
@@ -599,7 +608,14 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     resident = builtins.any(isinstance(x, _nd) for x in ops) or isinstance(out, _nd)
     ctx = _array.common_context("vp.einsum", tuple(ops) + (out,)) or _context.resolve(None)
     letters, outl = _parse(subscripts, [tuple(np.shape(x)) for x in ops])
+    if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        raise ValueError(f"vp.einsum: casting must be one of 'no', 'equiv', 'safe', "
+                         f"'same_kind', or 'unsafe' (got {casting!r})")
     rdt = np.result_type(*[x.dtype for x in ops]) if dtype is None else np.dtype(dtype)
+    for x in ops:  # numpy.einsum casts the operands to dtype= under casting=
+        if not np.can_cast(x.dtype, rdt, casting):
+            raise TypeError(f"vp.einsum: cannot cast an operand of dtype {x.dtype.name} to "
+                            f"{rdt.name} (dtype=) with casting={casting!r}")
     cdt = _compute_dtype(rdt, "einsum")
     sizes = {}
     for x, L in zip(ops, letters):
@@ -611,7 +627,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
                 if sizes[c] == 1:
                     sizes[c] = d
     oshape = tuple(sizes[c] for c in outl)
-    out = _check_out("einsum", out, oshape, rdt, resident)
+    out = _check_out("einsum", out, oshape, rdt, resident, casting)
     xs = []
     for x, L in zip(ops, letters):
         x = _dev(x, cdt, ctx)

@@ -48,15 +48,35 @@ def _reshape(a, *args, **kwargs):
         shape = args[0]
         args = args[1:]
     order = kwargs.pop("order", args[0] if args else "C")
+    copy = kwargs.pop("copy", None)
     if order != "C" or kwargs:
-        raise TypeError("numpy.reshape on a vp.ndarray supports order='C' only")
-    return a.reshape(shape)
+        raise TypeError(f"numpy.reshape on a vp.ndarray supports order='C' only"
+                        f"{'' if order != 'C' else ', not ' + ', '.join(map(repr, kwargs))}")
+    if copy is False and not a.contiguous:
+        raise ValueError("Unable to avoid creating a copy while reshaping.")
+    r = a.reshape(shape)
+    return r.copy() if copy and r._buf is a._buf else r
 
 
 def _ravel(a, order="C"):
     if order != "C":
         raise TypeError("numpy.ravel on a vp.ndarray supports order='C' only")
     return a.ravel()
+
+
+def _created(name):
+    """numpy.<name>(..., like=x) for eye, identity, ones, full: NumPy hands
+    its whole signature on (order=, device=), which vp.<name> has not; C
+    order on the CPU-less default device is what VulPy makes."""
+    def create(*args, order="C", device=None, **kwargs):
+        if order not in ("C", "K", "A"):
+            raise NotImplementedError(f"numpy.{name}(..., like=vp.ndarray): order={order!r}; "
+                                      f"VulPy arrays are C-ordered (order='C')")
+        if device not in (None, "cpu"):
+            raise ValueError(f"numpy.{name}(..., like=vp.ndarray): device={device!r}; only "
+                             f"None is accepted (the array goes to the current context)")
+        return getattr(_NS, name)(*args, **kwargs)
+    return create
 
 
 # NumPy name -> function(args...) where vp has no function of the same name
@@ -71,6 +91,7 @@ ADAPTERS = {
     "copy": lambda a, order="K", subok=False: a.copy(),
     "min": lambda *a, **k: getattr(_NS, "amin")(*a, **k),
     "max": lambda *a, **k: getattr(_NS, "amax")(*a, **k),
+    **{n: _created(n) for n in ("eye", "identity", "ones", "full")},
 }
 # NumPy submodules whose functions vp.<submodule> implements by name
 SUBMODULES = {"numpy.linalg": "linalg", "numpy.fft": "fft"}

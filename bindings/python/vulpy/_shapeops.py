@@ -211,13 +211,13 @@ def squeeze(a, axis=None):
     return _view(a, [a.shape[d] for d in keep], a._offset, [st[d] for d in keep])
 
 
-def broadcast_to(a, shape):
-    """vp.broadcast_to(a, shape):
+def broadcast_to(a, shape, subok=False):
+    """vp.broadcast_to(a, shape, subok=False):
     numpy.broadcast_to: a view with stride 0 along the broadcast axes
     (read it; writing it writes the shared elements, as NumPy's writeable
-    broadcast views would)."""
+    broadcast views would). subok has no meaning for resident arrays."""
     if not isinstance(a, _nd) and not _traced(a):
-        return np.broadcast_to(a, shape)
+        return np.broadcast_to(a, shape, subok=subok)
     shape = (operator.index(shape),) if np.ndim(shape) == 0 else tuple(
         operator.index(s) for s in shape)
     if _traced(a):
@@ -305,7 +305,10 @@ def split(ary, indices_or_sections, axis=0):
         return np.split(ary, indices_or_sections, axis)
     if np.ndim(indices_or_sections) == 0:
         ax = _axis(axis, ary.ndim, "split")
-        if ary.shape[ax] % operator.index(indices_or_sections):
+        sections = operator.index(indices_or_sections)
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        if ary.shape[ax] % sections:
             raise ValueError("array split does not result in an equal division")
     return array_split(ary, indices_or_sections, axis)
 
@@ -370,20 +373,24 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
                                  f"axis must match exactly, but along dimension {d}, the array "
                                  f"at index 0 has size {infos[0][0][d]} and the array at index "
                                  f"{i} has size {s[d]}")
-    rdt = np.dtype(dtype) if dtype is not None else np.result_type(*[d for _, d in infos])
-    for _, d in infos:
-        if not np.can_cast(d, rdt, casting):
-            raise TypeError(f"vp.concatenate: cannot cast {d.name} to {rdt.name} with "
-                            f"casting={casting!r}")
+    if out is not None and dtype is not None:
+        raise TypeError("vp.concatenate: give out= or dtype=, not both (NumPy's rule)")
     shape = list(infos[0][0])
     shape[ax] = builtins.sum(s[ax] for s, _ in infos)
     if out is not None:
         if not isinstance(out, _nd) or tuple(out.shape) != tuple(shape):
             raise ValueError(f"vp.concatenate: out= must be a resident array of shape "
                              f"{tuple(shape)}")
-        res = out
-    else:
-        res = _new(shape, rdt, like)
+    # the inputs are cast to out='s dtype when there is one (float into an
+    # int out= is NumPy's TypeError under 'same_kind', not a truncation)
+    rdt = out.dtype if out is not None else np.dtype(dtype) if dtype is not None else \
+        np.result_type(*[d for _, d in infos])
+    for _, d in infos:
+        if not np.can_cast(d, rdt, casting):
+            raise TypeError(f"vp.concatenate: cannot cast {d.name} to {rdt.name} with "
+                            f"casting={casting!r}" + (" (the dtype of out=)" if out is not None
+                                                      else ""))
+    res = out if out is not None else _new(shape, rdt, like)
     pre = (slice(None),) * ax
     start = 0
     pairs = []
@@ -479,8 +486,9 @@ def roll(a, shift, axis=None):
         return np.roll(a, shift, axis)
     if axis is None:
         return roll(a.reshape(-1), shift, 0).reshape(a.shape)
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+    # NumPy takes sequences and arrays (np.array([1, 2])) for both
+    axes = tuple(np.ravel(axis).tolist()) if np.ndim(axis) else (axis,)
+    shifts = tuple(np.ravel(shift).tolist()) if np.ndim(shift) else (shift,)
     if len(shifts) == 1 and len(axes) > 1:
         shifts = tuple(shifts) * len(axes)
     if len(axes) == 1 and len(shifts) > 1:

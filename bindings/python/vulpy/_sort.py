@@ -212,6 +212,38 @@ def _check_host(dt, name):
         raise _unsupported(dt, name)
 
 
+def _many_rows(x):
+    """Whether the rows of x are too many for radix_sort's per-row tiles:
+    every row takes a whole tile and 256 histogram words per tile, so a
+    (2**17, 2) array wanted 128 MiB of histograms (lavapipe's binding
+    limit) and a (2**20, 1) one 1 GiB (a VulkanError)."""
+    rows, n = x.shape
+    dt = np.dtype(x.dtype)
+    word = _KEYS[_WIDENED.get(dt, dt)][0]
+    tile = 128 * (8 if word == "uint64" else 16)
+    return rows > 1 and 1024 * rows * -(-n // tile) > x._ctx.limits["max_storage_buffer_range"]
+
+
+def _sort_many_rows(x, values):
+    """Every row of the C-contiguous 2-D x sorted stably as radix_sort
+    does, by two sorts of the whole array seen as one row: the keys
+    (positions p1), then the row numbers p1 // n in that order (stable:
+    each row's keys stay in key order, ties in input order). Returns
+    (sorted keys, int64 positions within the row, or None)."""
+    rows, n = x.shape
+    total = rows * n
+    k1, p1 = radix_sort(x.reshape((1, total)), True, copy_in=True)
+    p1 = (p1 if p1.dtype == _I64 else p1.astype(_I64)).reshape(total)
+    rid = _ufunc.floor_divide(p1, n).astype(_U32)  # row numbers < 2**32 (radix_sort's bound)
+    _, p2 = radix_sort(rid.reshape((1, total)), True)
+    p2 = (p2 if p2.dtype == _I64 else p2.astype(_I64)).reshape(total)
+    keys = _indexing.take(k1.reshape(total), p2).reshape((rows, n))
+    if not values:
+        return keys, None
+    pos = _ufunc.remainder(_indexing.take(p1, p2), n)
+    return keys, pos.reshape((rows, n))
+
+
 def _sorted(a, axis, values, name="vp.sort"):
     """(sorted array, int64 indices or None) of resident a along axis."""
     dt = np.dtype(a.dtype)
@@ -229,7 +261,10 @@ def _sorted(a, axis, values, name="vp.sort"):
         x = x if copied else x.copy()  # a new array, as NumPy's
         idx = _array.empty(shape, _I64, context=a._ctx) if values else None
         return _back(x, shape, axis, ndim), (idx if idx is None else _back(idx, shape, axis, ndim))
-    k, v = radix_sort(x, values, copy_in=not copied)
+    if _many_rows(x):
+        k, v = _sort_many_rows(x, values)
+    else:
+        k, v = radix_sort(x, values, copy_in=not copied)
     k = _array.ndarray(k._buf, tuple(x.shape), dt, a._ctx) if k.dtype != dt else k
     out = _back(k, shape, axis, ndim)
     if not values:
@@ -247,10 +282,10 @@ def _sort_call(name, a, axis, kind, order, stable, values):
     _check_kind(kind, stable, name)
     _check_order(order, name)
     host = not isinstance(a, _nd)
+    if a.ndim == 0 and (values or axis is None):
+        a = a.reshape(1)  # NumPy's argsort sees a 0-d array as 1-d (sort: axis=None only)
     if host:
         _check_host(a.dtype, name)
-        if axis is None and a.ndim == 0:
-            a = a.reshape(1)
         _axis(a, axis)  # NumPy's errors before the upload
         a = _array.asarray(a)
     r = _sorted(a, _axis(a, axis), values, name)[int(values)]
@@ -304,6 +339,12 @@ def searchsorted(a, v, side="left", sorter=None):
         s = sorter if isinstance(sorter, _nd) else np.asarray(sorter)
         if tuple(s.shape) != tuple(a.shape):
             raise ValueError("sorter.size must equal a.size")
+        if s.dtype.kind not in "iu" and s.size:
+            raise TypeError(f"vp.searchsorted: sorter= must hold integers, got {s.dtype.name}")
+        # NumPy's check: an index outside [0, a.size) would be clamped by
+        # the gather (a wrong answer); a resident sorter costs one flag read
+        if s.size and bool(((s < 0) | (s >= a.size)).any()):
+            raise ValueError("Sorter index out of range.")
         if not isinstance(s, _nd):
             s = _array.asarray(s.astype(np.int64), context=a._ctx)
         a = _indexing.take(a, s)

@@ -19,7 +19,8 @@ libvkfft-dev), recorded on the array's context like any other operation
 compiled by the in-process glslang) are cached per context and shape: the
 first transform of a new shape pays for compiling them. Python here is
 NumPy's argument handling and layout: the axes to transform are made the
-trailing ones (a copy when they are not), at most three at a time, n= / s=
+trailing ones (a copy when they are not), at most three at a time (one
+when the batch exceeds the device's workgroup count), n= / s=
 crop or zero-pad, and norm= scales afterwards (one more elementwise pass
 where a scale applies). rfft takes the first n//2 + 1 outputs of the
 complex transform of its real input and irfft the real part of the inverse
@@ -199,8 +200,15 @@ def _exec(y, axes, inverse, owned=True):
     order = list(range(nd))  # order[i]: the original axis at position i of y
     todo = sorted(axes)
     dbl = y.dtype == _C128
+    # VkFFT dispatches a multi-dimensional plan's batch along one workgroup
+    # count: past the device's (65,535 on most) every output was garbage
+    # (a (65536, 2, 3) fft2: NaN and wrong values, no error). One axis at a
+    # time then, as 1-D plans fold any batch into their dispatch.
+    most = min(y._ctx.limits["max_workgroup_count"])
     while todo:
         group, todo = todo[-3:], todo[:-3]
+        if len(group) > 1 and y.size // math.prod(y.shape[g] for g in group) > most:
+            group, todo = group[-1:], todo + group[:-1]
         pos = [order.index(g) for g in group]
         rest = [i for i in range(nd) if i not in pos]
         perm = rest + pos

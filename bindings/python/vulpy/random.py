@@ -386,17 +386,30 @@ class Generator:
 
     def uniform(self, low=0.0, high=1.0, size=None, dtype=np.float64):
         """Uniform floats in [low, high): low + (high - low) * random().
-        low and high are numbers or arrays that broadcast to size; with
-        numbers, low > high is a ValueError (arrays are not checked, as
-        NumPy does not check them)."""
+        low and high are numbers or arrays that broadcast to size. As
+        NumPy, for numbers and arrays alike: a range high - low that is not
+        finite is an OverflowError, a negative one a ValueError (arrays:
+        one read back of two flags)."""
         who = "Generator.uniform"
         dt = _float_dtype(dtype, who)
         low, ls = _param(low, who, "low", dt)
         high, hs = _param(high, who, "high", dt)
-        if not ls and not hs and not high >= low:
-            raise ValueError(f"{who}: low= must be <= high=, got low={low!r}, high={high!r}")
+        span = high - low
+        if isinstance(span, float):
+            finite, negative = math.isfinite(span), span < 0
+        else:  # an array: NumPy checks arrays too ([1.] to [0.] is its ValueError)
+            finite = not bool(_reduce.any(~_ufunc.isfinite(span)))
+            negative = finite and bool(_reduce.any(span < 0))
+        if not finite:
+            raise OverflowError(f"{who}: high - low range exceeds valid bounds (low={low!r}, "
+                                f"high={high!r})" if isinstance(span, float) else
+                                f"{who}: high - low range exceeds valid bounds (not finite)")
+        if negative:
+            raise ValueError(f"{who}: low= must be <= high=, got low={low!r}, high={high!r}"
+                             if isinstance(span, float) else
+                             f"{who}: low= must be <= high= (high - low < 0 somewhere)")
         u = self.random(_param_shape(size, (ls, hs), who), dt)
-        return _affine(u, high - low, low)
+        return _affine(u, span, low)
 
     def exponential(self, scale=1.0, size=None, dtype=np.float64):
         """Exponential samples by inversion: -scale * log(1 - random());
