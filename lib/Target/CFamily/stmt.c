@@ -559,6 +559,9 @@ static void print_while(cf_printer *p, const vir_op *op) {
 static const vir_op *single_statement(const cf_printer *p, const vir_region *r) {
   const vir_op *only = NULL;
   for (const vir_op *op = r->first; op; op = op->next) {
+    for (uint32_t i = 0; silent(p, op) && i < p->fn->f->locals.len; i++)
+      if (p->fn->local_decl_at[i] == op && !p->fn->local_decl_store[i])
+        return NULL; /* a declaration printed before it: two statements */
     if (silent(p, op))
       continue;
     if (only)
@@ -750,22 +753,34 @@ static void print_op(cf_printer *p, const vir_op *op) {
   vp_strbuf_append(b, ";\n");
 }
 
+/* The locals declared without a value just before `op`. */
+static void declare_locals_at(cf_printer *p, const vir_op *op) {
+  cf_func *fn = p->fn;
+  for (uint32_t i = 0; i < fn->f->locals.len; i++)
+    if (fn->local_decl_at[i] == op && !fn->local_decl_store[i] && !fn->local_declared[i]) {
+      fn->local_declared[i] = 1;
+      cf_line(p);
+      cf_decl(p, &p->body, ((const vir_sym *)fn->f->locals.data[i])->type, fn->local_name[i], false);
+      vp_strbuf_append(&p->body, ";\n");
+    }
+}
+
 static void print_region(cf_printer *p, const vir_region *r) {
   cf_func *fn = p->fn;
   for (const vir_op *op = r->first; op; op = op->next) {
-    if (silent(p, op))
+    /* A silent op may be where a local is declared without a value: its
+     * first access a load printed inside a later statement (a local read
+     * before any store, `x: vp.float32` then a read). It is declared here
+     * all the same, never left undeclared. */
+    if (silent(p, op)) {
+      declare_locals_at(p, op);
       continue;
+    }
     /* `return` closing a void function says nothing */
     if (op->code == VIR_OP_RETURN && !op->nopnd && !op->next && r == &fn->f->body)
       continue;
     source_comment(p, op);
-    for (uint32_t i = 0; i < fn->f->locals.len; i++)
-      if (fn->local_decl_at[i] == op && !fn->local_decl_store[i] && !fn->local_declared[i]) {
-        fn->local_declared[i] = 1;
-        cf_line(p);
-        cf_decl(p, &p->body, ((const vir_sym *)fn->f->locals.data[i])->type, fn->local_name[i], false);
-        vp_strbuf_append(&p->body, ";\n");
-      }
+    declare_locals_at(p, op);
     print_op(p, op);
   }
 }
