@@ -537,3 +537,27 @@ def test_clip_with_out_of_range_int_bounds():
         for lo, hi in [(ii.min - 5, ii.max + 300), (ii.min - 1, 5), (3, ii.max + 1),
                        (ii.min - 1, None), (None, ii.max + 1)]:
             _same(vp.clip(xv, lo, hi), np.clip(x, lo, hi), (dt, lo, hi))
+
+
+def test_float64_trunc_of_large_values():
+    """Bug: Mesa 22.3's lavapipe returns a double of magnitude 2^31 or more
+    from GLSL's trunc() as it is: vp.trunc(-867361737988.4036) was
+    -867361737988.4036 (NumPy -867361737988.0), and float64 fmod, // and %
+    built on it were wrong (fmod(-1e30, 1.152921504606847e18) was -0.0,
+    NumPy -4.652781365027144e17). GLSL spells it with floor and ceil."""
+    x = np.array([-867361737988.4036, 2.5, -2.5, 1e15 + 0.5, -4503599627370495.5, 3e9 + 0.5,
+                  -3e9 - 0.5, 2.0**40 + 0.25, -0.5, 0.0, -0.0, np.nan, np.inf, -np.inf,
+                  -1e30, 1e-30], np.float64)
+    y = np.array([7.0, 7.0, -3.0, 1.152921504606847e18, 1e-40, -1e-40, 0.75, 3.0, 7.0, 1.0,
+                  -1.0, 2.0, 5.0, 5.0, 1.152921504606847e18, 1e-40], np.float64)
+    xv, yv = vp.asarray(x), vp.asarray(y)
+    _same(vp.trunc(xv), _want(np.trunc, x), "trunc")
+    _same(vp.jit(lambda a: vp.trunc(a * 1.0))(xv), _want(np.trunc, x), "jit trunc")
+    for name in ["fmod", "floor_divide", "remainder"]:
+        _same(getattr(vp, name)(xv, yv), _want(getattr(np, name), x, y), name)
+    q, r = vp.divmod(xv, yv)
+    _same(q, _want(np.floor_divide, x, y), "divmod q")
+    _same(r, _want(np.remainder, x, y), "divmod r")
+    ones = np.array([-1.0, -1.0, -1.0, -1.0])
+    e = np.array([3000000001.0, 3e9, -3000000001.0, 2.0**52 + 1])
+    _same(vp.power(vp.asarray(ones), vp.asarray(e)), _want(np.power, ones, e), "power")

@@ -542,6 +542,8 @@ static int float_fn(cf_printer *p, vp_strbuf *b, const vir_op *op) {
     spell = cf_need_pyop(p, CF_PY_ROUND, op->val.type); /* GLSL leaves .5 open */
   } else if (op->code == VIR_OP_RINT && vir_ty_scalar_of(op->val.type)->bits == 64) {
     spell = cf_need_pyop(p, CF_PY_RINT, op->val.type); /* lavapipe's is wrong */
+  } else if (op->code == VIR_OP_TRUNC && vir_ty_scalar_of(op->val.type)->bits == 64) {
+    spell = cf_need_pyop(p, CF_PY_TRUNC, op->val.type); /* lavapipe's is wrong */
   }
   bool splat = op->code != VIR_OP_MIX && op->code != VIR_OP_STEP && op->code != VIR_OP_SMOOTHSTEP &&
                op->code != VIR_OP_CLAMP && op->code != VIR_OP_MIN && op->code != VIR_OP_MAX;

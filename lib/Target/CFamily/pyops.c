@@ -30,8 +30,9 @@ static const char *const slot_vec[11] = {"i8vec", "i16vec", "ivec", "i64vec", "u
                                          "uvec",  "u64vec", "f16vec", "vec", "dvec"};
 static const unsigned slot_bits[11] = {8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64};
 
-static const char *const names[CF_PY_COUNT] = {"vp_floordiv", "vp_mod",  "vp_rem",   "vp_shl",
-                                               "vp_shr",      "vp_round", "vp_rint", "vp_sext64"};
+static const char *const names[CF_PY_COUNT] = {"vp_floordiv", "vp_mod",    "vp_rem",
+                                               "vp_shl",      "vp_shr",    "vp_round",
+                                               "vp_rint",     "vp_sext64", "vp_trunc"};
 
 const char *cf_need_pyop(cf_printer *p, cf_pyop k, const vir_type *t) {
   const vir_type *s = vir_ty_scalar_of(t);
@@ -44,6 +45,10 @@ const char *cf_need_pyop(cf_printer *p, cf_pyop k, const vir_type *t) {
   /* float // and % are built on the exact remainder */
   if (slot >= 8 && (k == CF_PY_FLOORDIV || k == CF_PY_MOD))
     p->pyops[CF_PY_REM] |= 1u << slot;
+  /* and GLSL's double remainder and round on vp_trunc */
+  if (slot == 10 && p->dialect == CF_GLSL &&
+      (k == CF_PY_FLOORDIV || k == CF_PY_MOD || k == CF_PY_REM || k == CF_PY_ROUND))
+    p->pyops[CF_PY_TRUNC] |= 1u << slot;
   if (p->dialect != CF_GLSL) {
     p->pre |= CF_PRE_MATH;
     if (t->kind == VIR_TY_VEC)
@@ -157,7 +162,7 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
                        "// a or b near the largest number, the quotient huge).\n"
                        "%s vp_rem(%s a, %s b) {\n"
                        "  if (isinf(b) && !isinf(a)) return a;\n"
-                       "  %s q = trunc(a / b);\n"
+                       "  %s q = %s(a / b);\n"
                        "  if (!(abs(q) < %s(%s) && abs(a) < %s(%s) && abs(b) < %s(%s)) &&\n"
                        "      !isinf(a) && !isnan(a) && !isnan(b) && b != %s(0))\n"
                        "    return vp_rem_long(a, b);\n"
@@ -174,7 +179,7 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
                        "  else if (abs(r) >= abs(b)) r -= a < %s(0) ? -abs(b) : abs(b);\n"
                        "  return r;\n"
                        "}\n",
-                       bits == 64 ? 53u : bits == 32 ? 24u : 11u, T, T, T, T, T,
+                       bits == 64 ? 53u : bits == 32 ? 24u : 11u, T, T, T, T, bits == 64 ? "vp_trunc" : "trunc", T,
                        bits == 64 ? "9007199254740992" : bits == 32 ? "16777216" : "2048", T, big, T, big, T, T, T,
                        bits == 64 ? "134217729" : bits == 32 ? "4097" : "65", T,
                        bits == 64 ? "134217729" : bits == 32 ? "4097" : "65", T, T, T, T, T, T, T, T, T, T);
@@ -203,11 +208,11 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
     vp_strbuf_printf(b,
                      "// round half away from zero (GLSL's round() leaves .5 open).\n"
                      "%s%s vp_round(%s x) {\n"
-                     "  %s t = trunc(x);\n"
+                     "  %s t = %s(x);\n"
                      "  if (abs(x - t) >= %s(0.5)) t += sign(x);\n"
                      "  return t;\n"
                      "}\n",
-                     dev, T, T, T, T);
+                     dev, T, T, T, bits == 64 && p->dialect == CF_GLSL ? "vp_trunc" : "trunc", T);
     break;
   case CF_PY_RINT:
     /* 2^52 (2^23) + |x| rounds |x| to an integer, ties to even, as IEEE
@@ -224,6 +229,16 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
                      T, T, T, bits == 64 ? "4503599627370496" : "8388608", T, T,
                      bits == 64 ? "4503599627370496" : "8388608", T, T, bits == 64 ? "4503599627370496" : "8388608",
                      bits == 64 ? "unpackDouble2x32(x).y >= 0x80000000u" : "floatBitsToUint(x) >= 0x80000000u");
+    break;
+  case CF_PY_TRUNC:
+    /* Mesa 22.3's lavapipe returns a double of magnitude 2^31 or more from
+     * trunc() as it is (trunc(-867361737988.4) was -867361737988.4), which
+     * made fmod, // and % of float64 wrong; floor and ceil are right. */
+    vp_strbuf_printf(b,
+                     "// x rounded toward zero. Not trunc(): Mesa 22's lavapipe leaves a double\n"
+                     "// of 2^31 or more as it is.\n"
+                     "%s vp_trunc(%s x) { return x < %s(0) ? ceil(x) : floor(x); }\n",
+                     T, T, T);
     break;
   case CF_PY_SEXT64:
     /* Mesa 22.3's lavapipe (LLVM 15) compares int64_t(x) of a negative int
@@ -298,7 +313,7 @@ static void literals(cf_printer *p, vp_strbuf *b, size_t from, int slot) {
 static void vector_overload(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot, unsigned n) {
   const char *name = names[k];
   const char *dev = p->dialect != CF_GLSL ? "__device__ inline " : "";
-  bool unary = k == CF_PY_ROUND || k == CF_PY_RINT || k == CF_PY_SEXT64;
+  bool unary = k == CF_PY_ROUND || k == CF_PY_RINT || k == CF_PY_SEXT64 || k == CF_PY_TRUNC;
   const char *rvec = k == CF_PY_SEXT64 ? "i64vec" : slot_vec[slot];
   vp_strbuf_printf(b, "%s%s%u %s(%s%u a%s", dev, rvec, n, name, slot_vec[slot], n, unary ? "" : ", ");
   if (!unary)
@@ -315,9 +330,9 @@ static void vector_overload(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot, un
 }
 
 void cf_emit_pyops(cf_printer *p, vp_strbuf *out) {
-  /* vp_rem first: the float helpers call it */
-  static const cf_pyop order[] = {CF_PY_REM, CF_PY_FLOORDIV, CF_PY_MOD,  CF_PY_SHL,
-                                  CF_PY_SHR, CF_PY_ROUND,    CF_PY_RINT, CF_PY_SEXT64};
+  /* vp_trunc, then vp_rem first: the float helpers call them */
+  static const cf_pyop order[] = {CF_PY_TRUNC, CF_PY_REM,   CF_PY_FLOORDIV, CF_PY_MOD,   CF_PY_SHL,
+                                  CF_PY_SHR,   CF_PY_ROUND, CF_PY_RINT,     CF_PY_SEXT64};
   for (unsigned oi = 0; oi < sizeof order / sizeof order[0]; oi++) {
     cf_pyop k = order[oi];
     for (int slot = 0; slot < 11; slot++) {
