@@ -15,6 +15,13 @@
  * The per-device choice (what denorm mode auto means) lives here too: a
  * device whose denormal modes are tied across widths
  * (denormBehaviorIndependence) gets either every tied width or none.
+ *
+ * The same kernels get their float arithmetic kept as written, as NumPy
+ * computes it: SignedZeroInfNanPreserve where the device offers it (inf,
+ * NaN and -0.0 are not assumed away), and, on drivers whose compilers
+ * rewrite float arithmetic that is not marked exact (every Mesa driver:
+ * NIR folds x - x to 0, (x + 1e20) - 1e20 to x, x * 0.0 to 0), a
+ * NoContraction decoration on every float arithmetic instruction.
  */
 #include "internal.h"
 
@@ -133,22 +140,27 @@ static int bad(vp_diags *d, const char *what, size_t word) {
   return -1;
 }
 
-/* Appends OpExecutionMode %id DenormPreserve <w> for each width in `add`,
- * 16, 32, 64 in that order. */
-static uint32_t *put_modes(uint32_t *o, uint32_t id, uint32_t add) {
+/* Appends OpExecutionMode %id <mode> <w> for each width in `add`, 16, 32,
+ * 64 in that order. */
+static uint32_t *put_modes(uint32_t *o, uint32_t id, uint32_t mode, uint32_t add) {
   static const uint32_t widths[3] = {16, 32, 64};
   for (int k = 0; k < 3; k++)
     if (add & width_bit(widths[k])) {
       *o++ = (MODE_WORDS << 16) | SpvOpExecutionMode;
       *o++ = id;
-      *o++ = SpvExecutionModeDenormPreserve;
+      *o++ = mode;
       *o++ = widths[k];
     }
   return o;
 }
 
-int vrt_spirv_preserve_denorms(const uint32_t *words, size_t nwords, uint32_t widths,
-                               uint32_t **out, size_t *nout, vp_diags *d) {
+/* One float-controls execution mode for every entry point (the two public
+ * functions below): `mode` for the widths of `widths`, with `cap`; an
+ * entry point's width with `mode` or `other` already keeps it, and under
+ * VRT_DENORM_TIED an entry point with any of them is left alone. */
+static int add_float_mode(const uint32_t *words, size_t nwords, uint32_t mode, uint32_t other,
+                          uint32_t cap, uint32_t widths, uint32_t **out, size_t *nout,
+                          vp_diags *d) {
   *out = NULL;
   *nout = 0;
   if (nwords < 5 || words[0] != SpvMagicNumber) {
@@ -173,7 +185,7 @@ int vrt_spirv_preserve_denorms(const uint32_t *words, size_t nwords, uint32_t wi
     switch (op) {
     case SpvOpCapability:
       if (wc >= 2) {
-        have_cap |= ins[1] == SpvCapabilityDenormPreserve;
+        have_cap |= ins[1] == cap;
         float16 |= ins[1] == SpvCapabilityFloat16;
         float64 |= ins[1] == SpvCapabilityFloat64;
       }
@@ -201,8 +213,7 @@ int vrt_spirv_preserve_denorms(const uint32_t *words, size_t nwords, uint32_t wi
       break;
     }
     case SpvOpExecutionMode:
-      if (wc >= 4 && (ins[2] == SpvExecutionModeDenormPreserve ||
-                      ins[2] == SpvExecutionModeDenormFlushToZero))
+      if (wc >= 4 && (ins[2] == mode || (other && ins[2] == other)))
         for (uint32_t k = 0; k < nentries; k++)
           if (entries[k].id == ins[1])
             entries[k].have |= width_bit(ins[3]);
@@ -259,7 +270,7 @@ int vrt_spirv_preserve_denorms(const uint32_t *words, size_t nwords, uint32_t wi
   for (size_t i = 5;;) {
     if (i == cap_end && !have_cap) {
       *p++ = (CAP_WORDS << 16) | SpvOpCapability;
-      *p++ = SpvCapabilityDenormPreserve;
+      *p++ = cap;
     }
     if (i == ext_at && need_ext) {
       *p++ = (EXT_WORDS << 16) | SpvOpExtension;
@@ -269,7 +280,7 @@ int vrt_spirv_preserve_denorms(const uint32_t *words, size_t nwords, uint32_t wi
     }
     if (i == mode_end)
       for (uint32_t k = 0; k < nentries; k++)
-        p = put_modes(p, entries[k].id, entries[k].add);
+        p = put_modes(p, entries[k].id, mode, entries[k].add);
     if (i >= last) {
       memcpy(p, words + i, (nwords - i) * sizeof *p);
       p += nwords - i;
@@ -284,4 +295,142 @@ int vrt_spirv_preserve_denorms(const uint32_t *words, size_t nwords, uint32_t wi
   *out = o;
   *nout = n;
   return (int)added_widths;
+}
+
+int vrt_spirv_preserve_denorms(const uint32_t *words, size_t nwords, uint32_t widths,
+                               uint32_t **out, size_t *nout, vp_diags *d) {
+  return add_float_mode(words, nwords, SpvExecutionModeDenormPreserve,
+                        SpvExecutionModeDenormFlushToZero, SpvCapabilityDenormPreserve, widths,
+                        out, nout, d);
+}
+
+int vrt_spirv_keep_inf_nan(const uint32_t *words, size_t nwords, uint32_t widths,
+                           uint32_t **out, size_t *nout, vp_diags *d) {
+  return add_float_mode(words, nwords, SpvExecutionModeSignedZeroInfNanPreserve, 0,
+                        SpvCapabilitySignedZeroInfNanPreserve,
+                        widths & ~(uint32_t)VRT_DENORM_TIED, out, nout, d);
+}
+
+/* ------------------------------------------------ arithmetic as written */
+
+/* The float arithmetic instructions NoContraction applies to. */
+static bool float_arithmetic(uint32_t op) {
+  switch (op) {
+  case SpvOpFNegate:
+  case SpvOpFAdd:
+  case SpvOpFSub:
+  case SpvOpFMul:
+  case SpvOpFDiv:
+  case SpvOpFRem:
+  case SpvOpFMod:
+  case SpvOpVectorTimesScalar:
+  case SpvOpMatrixTimesScalar:
+  case SpvOpVectorTimesMatrix:
+  case SpvOpMatrixTimesVector:
+  case SpvOpMatrixTimesMatrix:
+  case SpvOpOuterProduct:
+  case SpvOpDot:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* The sections before the first type: capabilities to annotations. */
+static bool before_types(uint32_t op) {
+  switch (op) {
+  case SpvOpCapability:
+  case SpvOpExtension:
+  case SpvOpExtInstImport:
+  case SpvOpMemoryModel:
+  case SpvOpEntryPoint:
+  case SpvOpExecutionMode:
+  case SpvOpExecutionModeId:
+  case SpvOpSourceContinued:
+  case SpvOpSource:
+  case SpvOpSourceExtension:
+  case SpvOpName:
+  case SpvOpMemberName:
+  case SpvOpString:
+  case SpvOpModuleProcessed:
+  case SpvOpDecorate:
+  case SpvOpMemberDecorate:
+  case SpvOpDecorationGroup:
+  case SpvOpGroupDecorate:
+  case SpvOpGroupMemberDecorate:
+  case SpvOpDecorateId:
+  case SpvOpDecorateString:
+  case SpvOpMemberDecorateString:
+    return true;
+  default:
+    return false;
+  }
+}
+
+int vrt_spirv_no_contraction(const uint32_t *words, size_t nwords, uint32_t **out, size_t *nout,
+                             vp_diags *d) {
+  *out = NULL;
+  *nout = 0;
+  if (nwords < 5 || words[0] != SpvMagicNumber) {
+    vp_error(d, (vp_loc){0}, "not SPIR-V: no module header");
+    return -1;
+  }
+  uint32_t bound = words[3];
+  /* 1: decorated already (or an id out of bound), 2: to decorate */
+  uint8_t *mark = calloc(bound ? bound : 1, 1);
+  if (!mark) {
+    vp_error(d, (vp_loc){0}, "out of host memory");
+    return -1;
+  }
+  size_t at = 0, added = 0;
+  for (size_t i = 5; i < nwords;) {
+    uint32_t wc = words[i] >> 16, op = words[i] & 0xffff;
+    if (wc == 0 || wc > nwords - i) {
+      free(mark);
+      return bad(d, "an instruction runs past the end of the module", i);
+    }
+    const uint32_t *ins = words + i;
+    if (!at && !before_types(op))
+      at = i;
+    if (op == SpvOpDecorate && wc >= 3 && ins[2] == SpvDecorationNoContraction &&
+        ins[1] < bound)
+      mark[ins[1]] = 1;
+    else if (float_arithmetic(op) && wc >= 3) {
+      if (ins[2] >= bound) {
+        free(mark);
+        return bad(d, "a result id past the module's bound", i);
+      }
+      if (!mark[ins[2]]) {
+        mark[ins[2]] = 2;
+        added++;
+      }
+    }
+    i += wc;
+  }
+  if (!added || !at) {
+    free(mark);
+    return 0;
+  }
+  size_t n = nwords + 3 * added;
+  uint32_t *o = malloc(n * sizeof *o);
+  if (!o) {
+    free(mark);
+    vp_error(d, (vp_loc){0}, "out of host memory");
+    return -1;
+  }
+  /* The decorations go at the end of the annotations, before the first
+   * type: the module up to `at`, one OpDecorate per result, the rest. */
+  memcpy(o, words, at * sizeof *o);
+  uint32_t *p = o + at;
+  for (uint32_t id = 0; id < bound; id++)
+    if (mark[id] == 2) {
+      *p++ = (3u << 16) | SpvOpDecorate;
+      *p++ = id;
+      *p++ = SpvDecorationNoContraction;
+    }
+  memcpy(p, words + at, (nwords - at) * sizeof *p);
+  free(mark);
+  *out = o;
+  *nout = n;
+  return (int)added;
 }

@@ -134,6 +134,9 @@ static void fill_info(vrt_instance *inst, VkPhysicalDevice pd, uint32_t index,
                           (p12.shaderDenormPreserveFloat32 ? VRT_DENORM_F32 : 0) |
                           (p12.shaderDenormPreserveFloat64 ? VRT_DENORM_F64 : 0);
       o->denorm_independence = (uint32_t)p12.denormBehaviorIndependence;
+      o->inf_nan_preserve = (p12.shaderSignedZeroInfNanPreserveFloat16 ? VRT_DENORM_F16 : 0) |
+                            (p12.shaderSignedZeroInfNanPreserveFloat32 ? VRT_DENORM_F32 : 0) |
+                            (p12.shaderSignedZeroInfNanPreserveFloat64 ? VRT_DENORM_F64 : 0);
     } else {
       o->subgroup_size = sub.subgroupSize;
       o->max_memory_allocation_size = m3.maxMemoryAllocationSize;
@@ -220,6 +223,10 @@ static void fill_info(vrt_instance *inst, VkPhysicalDevice pd, uint32_t index,
   o->denorm_preserve = vrt__denorm_auto(o->denorm_support, o->denorm_independence);
   o->denorm_emulate = vrt__denorm_auto_emulate(o);
   o->denorm_flush = vrt__denorm_flushes(o);
+  /* NIR (every Mesa driver) reassociates and folds float arithmetic not
+   * marked exact; so may any compiler not known otherwise. NVIDIA's only
+   * fuses a multiply and an add (docs/runtime.md, "Float arithmetic"). */
+  o->float_rewrites = o->driver_id != VK_DRIVER_ID_NVIDIA_PROPRIETARY;
 
   uint32_t nq = 0;
   inst->fn.vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);

@@ -114,6 +114,29 @@ static bool choose_local_size(vrt_context *ctx, const vrt_spirv_info *si, const 
   return true;
 }
 
+/* One of denorm.c's module patches on *words: the patched module replaces
+ * it when the patch changed something. Returns the patch's result (-1: an
+ * error, 0: nothing to change, > 0: what it added). */
+typedef int (*spirv_patch)(const uint32_t *words, size_t nwords, uint32_t widths, uint32_t **out,
+                           size_t *nout, vp_diags *d);
+static int take_patch(uint32_t **words, size_t *nwords, spirv_patch patch, uint32_t widths,
+                      vp_diags *d) {
+  uint32_t *patched;
+  size_t npatched;
+  int added = patch(*words, *nwords, widths, &patched, &npatched, d);
+  if (added > 0) {
+    free(*words);
+    *words = patched;
+    *nwords = npatched;
+  }
+  return added;
+}
+
+static int no_contraction(const uint32_t *words, size_t nwords, uint32_t widths, uint32_t **out,
+                          size_t *nout, vp_diags *d) {
+  return vrt_spirv_no_contraction(words, nwords, out, nout, d);
+}
+
 vrt_kernel *vrt_kernel_create(vrt_context *ctx, const void *spirv, size_t spirv_bytes,
                               const vpm_manifest *m, const vrt_kernel_options *opt,
                               vp_diags *d) {
@@ -161,24 +184,28 @@ vrt_kernel *vrt_kernel_create(vrt_context *ctx, const void *spirv, size_t spirv_
       k = NULL;
     }
   }
-  /* Precise-math kernels keep subnormals where the context says so: the
-   * module gets DenormPreserve before anything hashes or validates it. */
-  uint32_t denorm = 0;
-  if (k && opt && opt->preserve_denorms && (ctx->info.denorm_preserve & VRT_DENORM_F32)) {
-    uint32_t *patched;
-    size_t npatched;
-    int added = vrt_spirv_preserve_denorms(words, nwords, ctx->info.denorm_preserve, &patched,
-                                           &npatched, d);
-    if (added < 0) {
-      vpm_free(k->m);
-      free(k);
-      k = NULL;
-    } else if (added > 0) {
-      free(words);
-      words = patched;
-      nwords = npatched;
-      denorm = (uint32_t)added;
-    }
+  /* Precise-math kernels keep subnormals where the context says so, and
+   * their float arithmetic as written (denorm.c): SignedZeroInfNanPreserve
+   * where the device offers it (Mesa's NIR then neither folds nor
+   * reassociates float arithmetic either), and where it lacks a width,
+   * NoContraction on every float instruction if its compiler would rewrite
+   * them. The module is patched before anything hashes or validates it. */
+  const uint32_t all_widths = VRT_DENORM_F16 | VRT_DENORM_F32 | VRT_DENORM_F64;
+  const vrt_device_info *in = &ctx->info;
+  bool precise = k && opt && opt->preserve_denorms, exact = k && opt && opt->exact_float;
+  int denorm = 0, inf_nan = 0, contraction = 0;
+  if (precise && (in->denorm_preserve & VRT_DENORM_F32))
+    denorm = take_patch(&words, &nwords, vrt_spirv_preserve_denorms, in->denorm_preserve, d);
+  if (exact && denorm >= 0 && (in->inf_nan_preserve & VRT_DENORM_F32))
+    inf_nan = take_patch(&words, &nwords, vrt_spirv_keep_inf_nan, in->inf_nan_preserve, d);
+  if (exact && denorm >= 0 && inf_nan >= 0 && in->float_rewrites &&
+      (in->inf_nan_preserve & all_widths) != all_widths)
+    contraction = take_patch(&words, &nwords, no_contraction, 0, d);
+  if (denorm < 0 || inf_nan < 0 || contraction < 0) {
+    vpm_free(k->m);
+    free(k);
+    k = NULL;
+    denorm = 0;
   }
   /* ... or, where it cannot keep them, the float32 helpers emulate them
    * (VP_DENORM_EMULATE; part of the pipeline's keys through `denorm`). */
@@ -189,7 +216,7 @@ vrt_kernel *vrt_kernel_create(vrt_context *ctx, const void *spirv, size_t spirv_
     pthread_mutex_lock(&ctx->lock);
     vrt_pipeline *before = ctx->pipelines;
     k->p = vrt__pipeline_get(ctx, words, nwords, k->m, local, si.spec_id, k->push_size,
-                             opt && opt->trusted, denorm, d);
+                             opt && opt->trusted, (uint32_t)denorm, d);
     if (k->p) {
       bool hit = ctx->pipelines == before;
       k->stats = k->p->stats;
@@ -199,6 +226,8 @@ vrt_kernel *vrt_kernel_create(vrt_context *ctx, const void *spirv, size_t spirv_
                                       .denorm_preserve = k->p->stats.denorm_preserve,
                                       .denorm_emulate = k->p->stats.denorm_emulate};
       }
+      k->stats.inf_nan_preserve = (uint32_t)inf_nan;
+      k->stats.no_contraction = (uint32_t)contraction;
       k->stats.reflect_ms = t1 - t0;
       k->stats.total_ms = vrt__now_ns() / 1e6 - t0;
       VRT_LINK(ctx->kernels, k);

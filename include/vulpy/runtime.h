@@ -143,6 +143,18 @@ typedef struct vrt_device_info {
    * helpers compute are exact or within their bounds either way
    * (docs/math.md, "Subnormals"). */
   bool denorm_flush;
+  /* The widths whose shaders can keep signed zeros, infinities and NaNs
+   * with the execution mode SignedZeroInfNanPreserve
+   * (shaderSignedZeroInfNanPreserveFloat16/32/64, VRT_DENORM_F* bits):
+   * precise-math kernels get it for each (vrt_kernel_options.exact_float). */
+  uint32_t inf_nan_preserve;
+  /* The driver's compiler rewrites float arithmetic not decorated
+   * NoContraction (reassociates, folds x - x to 0 and x * 0.0 to 0, fuses
+   * into fma): every driver but NVIDIA's proprietary one, whose compiler
+   * only fuses (info.fma_fused says what fma() does). Precise-math kernels
+   * get NoContraction on every float arithmetic instruction here
+   * (vrt_spirv_no_contraction). */
+  bool float_rewrites;
 } vrt_device_info;
 
 /* Width bits of the denormal masks above. */
@@ -174,6 +186,22 @@ enum {
  * well-formed module. */
 int vrt_spirv_preserve_denorms(const uint32_t *words, size_t nwords, uint32_t widths,
                                uint32_t **out, size_t *nout, vp_diags *d);
+
+/* Adds `OpExecutionMode %entry SignedZeroInfNanPreserve <width>` to every
+ * entry point for the widths of `widths` (VRT_DENORM_F* bits): 32, and 16 /
+ * 64 where the module declares Float16 / Float64, with the capability and
+ * extension as vrt_spirv_preserve_denorms adds them. Returns as that does. */
+int vrt_spirv_keep_inf_nan(const uint32_t *words, size_t nwords, uint32_t widths,
+                           uint32_t **out, size_t *nout, vp_diags *d);
+
+/* Decorates the result of every float arithmetic instruction (OpFNegate,
+ * OpFAdd, OpFSub, OpFMul, OpFDiv, OpFRem, OpFMod, OpDot and the vector and
+ * matrix products) NoContraction, so that the driver computes it as
+ * written. Returns the number of decorations added: when > 0, *out is the
+ * patched module (malloc'ed, *nout words; free() it), else *out is NULL;
+ * -1 with an error for words that are not a well-formed module. */
+int vrt_spirv_no_contraction(const uint32_t *words, size_t nwords, uint32_t **out, size_t *nout,
+                             vp_diags *d);
 
 /* The SpecId of the bool specialization constant VP_FMA_FUSED that the
  * precise math helpers branch on (lib/Target/CFamily/mathlib_src.c; the
@@ -562,6 +590,12 @@ typedef struct vrt_kernel_options {
    * emulates (info.denorm_emulate), the pipeline gets VP_DENORM_EMULATE
    * true instead. */
   bool preserve_denorms;
+  /* Float arithmetic as written (NumPy's results for inf, NaN, -0.0 and
+   * rounding): SignedZeroInfNanPreserve for the widths of the context's
+   * info.inf_nan_preserve, and NoContraction on every float arithmetic
+   * instruction where info.float_rewrites. VulPy sets it with
+   * preserve_denorms, for the kernels it compiled with precise math. */
+  bool exact_float;
 } vrt_kernel_options;
 
 /* Creates a kernel from SPIR-V words and its manifest (copied), after
@@ -582,6 +616,8 @@ typedef struct vrt_kernel_stats {
   bool push_descriptors; /* bound with VK_KHR_push_descriptor */
   uint32_t denorm_preserve; /* the widths (VRT_DENORM_F*) given DenormPreserve */
   bool denorm_emulate;      /* VP_DENORM_EMULATE was set true */
+  uint32_t inf_nan_preserve; /* the widths given SignedZeroInfNanPreserve */
+  uint32_t no_contraction;   /* float instructions decorated NoContraction */
   char cache_path[512];  /* the cache file, or "" */
   /* Where the creation's time went, in ms (0 for an in-memory hit):
    * reflection and checks, SPIRV-Tools validation (0 when trusted), layouts

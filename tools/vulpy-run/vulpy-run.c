@@ -3,7 +3,7 @@
  *   vulpy-run kernel.spv --manifest k.yaml --buf pos=pos.npy --buf out=zeros:1000
  *             --push N=1000 --dispatch 1000[,Y[,Z]] | --groups X[,Y[,Z]]
  *             --out pos=pos_out.npy [--device SEL] [--local-size X[,Y,Z]] [--time]
- *             [--preserve-denorms]
+ *             [--preserve-denorms] [--exact-float]
  *   vulpy-run --devices [-v]
  *   vulpy-run --manifest k.yaml --print-manifest
  *
@@ -13,7 +13,10 @@
  * The SPIR-V runs as written unless --preserve-denorms asks the runtime to
  * add DenormPreserve, as it does for VulPy's precise-math kernels (or, where
  * the device cannot keep float32 subnormals, to set VP_DENORM_EMULATE)
- * (docs/runtime.md, "Subnormals"). The context honours the VULPY_*
+ * (docs/runtime.md, "Subnormals"), and unless --exact-float asks it to keep
+ * the float arithmetic as written (SignedZeroInfNanPreserve where the device
+ * offers it, NoContraction where its compiler rewrites float arithmetic;
+ * docs/runtime.md, "Float arithmetic as written"). The context honours the VULPY_*
  * variables through vulpy_runtime_env (include/vulpy/runtime_env.h).
  */
 #include "npy.h"
@@ -37,7 +40,7 @@ typedef struct options {
   item bufs[MAX_ITEMS], pushes[MAX_ITEMS], outs[MAX_ITEMS];
   int nbufs, npushes, nouts;
   const char *dispatch, *groups, *local_size;
-  bool devices, verbose, print_manifest, time, preserve_denorms;
+  bool devices, verbose, print_manifest, time, preserve_denorms, exact_float;
 } options;
 
 static int error(const char *fmt, ...) VP_PRINTF(1, 2);
@@ -62,7 +65,7 @@ static const char usage[] =
     "usage: vulpy-run KERNEL.spv --manifest K.yaml [--buf NAME=FILE.npy|NAME=zeros:COUNT]...\n"
     "                 [--push FIELD=VALUE]... (--dispatch X[,Y[,Z]] | --groups X[,Y[,Z]])\n"
     "                 [--out NAME=FILE.npy]... [--device SELECTOR] [--local-size X[,Y[,Z]]]\n"
-    "                 [--time] [--preserve-denorms]\n"
+    "                 [--time] [--preserve-denorms] [--exact-float]\n"
     "       vulpy-run --devices [-v]\n"
     "       vulpy-run --manifest K.yaml --print-manifest\n"
     "The VULPY_* variables of docs/runtime.md (\"Environment variables\") choose the\n"
@@ -101,6 +104,8 @@ static int parse_args(int argc, char **argv, options *o) {
       o->time = true;
     } else if (strcmp(a, "--preserve-denorms") == 0) {
       o->preserve_denorms = true;
+    } else if (strcmp(a, "--exact-float") == 0) {
+      o->exact_float = true;
     } else if (strcmp(a, "--manifest") == 0) {
       o->manifest = VALUE();
     } else if (strcmp(a, "--device") == 0) {
@@ -424,7 +429,8 @@ static int run(const options *o) {
     ctx = vrt_env_context_options(&copt, &env, &d) ? vrt_context_create(&copt, &d) : NULL;
     if (!ctx)
       vrt_env_note(&env, &d);
-    vrt_kernel_options kopt = {{local[0], local[1], local[2]}, false, o->preserve_denorms};
+    vrt_kernel_options kopt = {{local[0], local[1], local[2]}, false, o->preserve_denorms,
+                               o->exact_float};
     k = ctx ? vrt_kernel_create(ctx, spv, spv_len, m, &kopt, &d) : NULL;
     ok = k != NULL;
   }

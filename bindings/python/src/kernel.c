@@ -166,22 +166,22 @@ PyObject *vpy_manifest_dict(const vpm_manifest *m) {
 /* ------------------------------------------------------------ Kernel */
 
 /* Kernel(context, spirv, manifest, local_size=(0, 0, 0), trusted=False,
- *        preserve_denorms=False) */
+ *        preserve_denorms=False, exact_float=False) */
 static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"context",  "spirv", "manifest", "local_size",
-                           "trusted", "preserve_denorms", NULL};
+                           "trusted", "preserve_denorms", "exact_float", NULL};
   PyObject *context, *spirv, *local = NULL;
   const char *yaml;
   Py_ssize_t yaml_len;
-  int trusted = 0, preserve = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOs#|Opp", kwlist, &context, &spirv, &yaml,
-                                   &yaml_len, &local, &trusted, &preserve))
+  int trusted = 0, preserve = 0, exact = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOs#|Oppp", kwlist, &context, &spirv, &yaml,
+                                   &yaml_len, &local, &trusted, &preserve, &exact))
     return NULL;
   vpy_state *st = vpy_module_state(PyType_GetModule(type));
   vrt_context *ctx = vpy_context_get(st, context);
   if (!ctx)
     return NULL;
-  vrt_kernel_options opt = {{0, 0, 0}, trusted != 0, preserve != 0};
+  vrt_kernel_options opt = {{0, 0, 0}, trusted != 0, preserve != 0, exact != 0};
   if (local && local != Py_None && !vpy_uint3(local, "local_size", 0, opt.local_size))
     return NULL;
   Py_buffer words;
@@ -360,7 +360,7 @@ static PyObject *kernel_get_stats(PyObject *obj, void *c) {
   vrt_kernel_stats s;
   vrt_kernel_stats_get(((vpy_kernel *)obj)->k, &s);
   return Py_BuildValue(
-      "{sOsOsOsOsisOsssdsdsdsdsdsdsdsNsO}", "memory_hit", s.memory_hit ? Py_True : Py_False,
+      "{sOsOsOsOsisOsssdsdsdsdsdsdsdsNsOsNsI}", "memory_hit", s.memory_hit ? Py_True : Py_False,
       "disk_loaded", s.disk_loaded ? Py_True : Py_False, "disk_rejected",
       s.disk_rejected ? Py_True : Py_False, "disk_written", s.disk_written ? Py_True : Py_False,
       "driver_hit", s.driver_hit, "push_descriptors", s.push_descriptors ? Py_True : Py_False,
@@ -368,7 +368,8 @@ static PyObject *kernel_get_stats(PyObject *obj, void *c) {
       "layout_ms", s.layout_ms, "cache_load_ms", s.cache_load_ms, "create_ms", s.create_ms,
       "cache_save_ms", s.cache_save_ms, "total_ms", s.total_ms, "denorm_preserve",
       vpy_denorm_widths(s.denorm_preserve), "denorm_emulate",
-      s.denorm_emulate ? Py_True : Py_False);
+      s.denorm_emulate ? Py_True : Py_False, "inf_nan_preserve",
+      vpy_denorm_widths(s.inf_nan_preserve), "no_contraction", s.no_contraction);
 }
 
 static PyObject *kernel_get_context(PyObject *obj, void *c) {
@@ -399,7 +400,7 @@ static PyType_Slot kernel_slots[] = {
     {Py_tp_methods, kernel_methods},
     {Py_tp_getset, kernel_getset},
     {Py_tp_doc, "Kernel(context, spirv, manifest_yaml, local_size=None, trusted=False, "
-                "preserve_denorms=False)"},
+                "preserve_denorms=False, exact_float=False)"},
     {0, NULL},
 };
 

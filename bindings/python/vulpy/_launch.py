@@ -98,7 +98,7 @@ class Program:
             _check_loops(self, ctx)
             k = _native.ext().Kernel(ctx._native, self.artifacts["spirv"],
                                      self.artifacts["manifest"], self.local_size, True,
-                                     self.precise)
+                                     self.precise, self.precise)
             ctx._kernels[self.key] = k
         return k
 

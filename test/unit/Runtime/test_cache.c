@@ -65,7 +65,7 @@ static void test_one_process(void) {
   vrt_context_stats_get(a, &cs);
   CHECK_EQ_U64(cs.pipelines, 1);
   /* Another local size is another pipeline. */
-  vrt_kernel *other = rt_kernel(a, "saxpy", &(vrt_kernel_options){{128, 1, 1}, false, false});
+  vrt_kernel *other = rt_kernel(a, "saxpy", &(vrt_kernel_options){{128, 1, 1}, false, false, false});
   vrt_kernel_stats s3;
   if (other) {
     vrt_kernel_stats_get(other, &s3);

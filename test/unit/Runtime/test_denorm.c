@@ -1,10 +1,12 @@
-/* test_denorm.c - the DenormPreserve patch (runtime/denorm.c) on SPIR-V
+/* test_denorm.c - the float-controls patches (runtime/denorm.c) on SPIR-V
  * made by our compiler (VIR -> GLSL -> glslang) for SPIR-V 1.0, 1.3, 1.5 and
  * 1.6: every patched module passes SPIRV-Tools' validator, has exactly one
  * mode per width asked for and used, one capability, the extension only
  * below SPIR-V 1.4, and patching it again changes nothing. Also the
  * per-device choice (denorm modes auto/preserve/emulate/default) from tables
- * of devices that are not in the machine. Needs no Vulkan device. */
+ * of devices that are not in the machine. The same checks for
+ * SignedZeroInfNanPreserve, and the NoContraction decoration on every float
+ * arithmetic instruction. Needs no Vulkan device. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,8 @@ static void print_diags(const vp_diags *d) {
 enum { F16 = VRT_DENORM_F16, F32 = VRT_DENORM_F32, F64 = VRT_DENORM_F64, TIED = VRT_DENORM_TIED };
 enum { OP_EXTENSION = 10, OP_EXT_INST_IMPORT = 11, OP_EXECUTION_MODE = 16, OP_CAPABILITY = 17 };
 enum { MODE_DENORM_PRESERVE = 4459, CAP_DENORM_PRESERVE = 4464 };
+enum { MODE_INF_NAN = 4461, CAP_INF_NAN = 4466, OP_DECORATE = 71, NO_CONTRACTION = 42 };
+enum { OP_FNEGATE = 127, OP_FADD = 129, OP_FSUB = 131, OP_FMUL = 133, OP_FDIV = 136 };
 /* VkShaderFloatControlsIndependence */
 enum { INDEP_32_ONLY = 0, INDEP_ALL = 1, INDEP_NONE = 2 };
 
@@ -310,8 +314,122 @@ static void test_emulate_choice(void) {
   CHECK(VRT_DENORM_SPEC_ID == VTG_DENORM_SPEC_ID);
 }
 
+/* SignedZeroInfNanPreserve: one mode per width used, the capability, the
+ * extension below SPIR-V 1.4, valid, and a second patch adds nothing. */
+static void test_inf_nan(void) {
+  static const unsigned vulkans[] = {10, 11, 12, 13};
+  for (size_t t = 0; t < sizeof vulkans / sizeof *vulkans; t++) {
+    size_t n = 0;
+    uint32_t *w = compile_vir(mixed_vir, vulkans[t], &n);
+    if (!w)
+      continue;
+    vp_diags d = {0};
+    uint32_t *p = NULL, *again = NULL;
+    size_t np = 0, nagain = 0;
+    /* TIED means nothing here: 16 is not added to a module without float16 */
+    CHECK(vrt_spirv_keep_inf_nan(w, n, F16 | F32 | F64 | TIED, &p, &np, &d) == (F32 | F64));
+    if (p) {
+      CHECK(valid(p, np, vulkans[t]));
+      int modes[3] = {0, 0, 0}, caps = 0, exts = 0;
+      for (size_t i = 5; i < np && (p[i] >> 16);) {
+        uint32_t wc = p[i] >> 16, op = p[i] & 0xffff;
+        if (op == OP_EXECUTION_MODE && wc == 4 && p[i + 2] == MODE_INF_NAN)
+          modes[p[i + 3] == 16 ? 0 : p[i + 3] == 32 ? 1 : 2]++;
+        caps += op == OP_CAPABILITY && p[i + 1] == CAP_INF_NAN;
+        exts += op == OP_EXTENSION &&
+                strcmp((const char *)(p + i + 1), "SPV_KHR_float_controls") == 0;
+        i += wc;
+      }
+      CHECK(modes[0] == 0 && modes[1] == 1 && modes[2] == 1 && caps == 1);
+      CHECK(exts == (p[1] < 0x00010400 ? 1 : 0));
+      /* with DenormPreserve on top: one extension, both capabilities, valid */
+      uint32_t *both = NULL;
+      size_t nboth = 0;
+      CHECK(vrt_spirv_preserve_denorms(p, np, F32 | F64, &both, &nboth, &d) == (F32 | F64));
+      if (both) {
+        CHECK(valid(both, nboth, vulkans[t]));
+        CHECK(scan(both, nboth).exts == (p[1] < 0x00010400 ? 1 : 0));
+        free(both);
+      }
+      CHECK(vrt_spirv_keep_inf_nan(p, np, F16 | F32 | F64, &again, &nagain, &d) == 0 &&
+            !again);
+      free(p);
+    }
+    CHECK(d.count == 0);
+    free(w);
+    vp_diags_free(&d);
+  }
+}
+
+/* A kernel with float arithmetic of two widths and a vector product. */
+static const char arith_vir[] =
+    "module \"exact.vul.py\"\n"
+    "buffer @a : f32[] binding(0, 0) readwrite\n"
+    "buffer @d : f64[] binding(0, 1) readwrite\n"
+    "kernel @main local_size(64, 1, 1) loc(1:1) {\n"
+    "  %0 = global_id : vec3<u32> loc(2:5)\n"
+    "  %i = extract %0[0] : u32 loc(2:5)\n"
+    "  %1 = buffer.load @a[%i] : f32 loc(3:12)\n"
+    "  %2 = sub %1, %1 : f32 loc(3:12)\n"
+    "  %3 = mul %2, %1 : f32 loc(3:12)\n"
+    "  %4 = div %3, %1 : f32 loc(3:12)\n"
+    "  %5 = neg %4 : f32 loc(3:12)\n"
+    "  buffer.store @a[%i], %5 loc(3:5)\n"
+    "  %6 = buffer.load @d[%i] : f64 loc(4:12)\n"
+    "  %7 = add %6, %6 : f64 loc(4:12)\n"
+    "  buffer.store @d[%i], %7 loc(4:5)\n"
+    "}\n";
+
+/* NoContraction: every float arithmetic result decorated once, nothing
+ * else, valid, and a second patch adds nothing. */
+static void test_no_contraction(void) {
+  static const unsigned vulkans[] = {10, 13};
+  for (size_t t = 0; t < sizeof vulkans / sizeof *vulkans; t++) {
+    size_t n = 0;
+    uint32_t *w = compile_vir(arith_vir, vulkans[t], &n);
+    if (!w)
+      continue;
+    int arith = 0;
+    for (size_t i = 5; i < n && (w[i] >> 16); i += w[i] >> 16) {
+      uint32_t op = w[i] & 0xffff;
+      arith += op == OP_FNEGATE || op == OP_FADD || op == OP_FSUB || op == OP_FMUL ||
+               op == OP_FDIV;
+    }
+    CHECK(arith >= 4); /* sub, mul, div, add (neg flips the sign bit) */
+    vp_diags d = {0};
+    uint32_t *p = NULL, *again = NULL;
+    size_t np = 0, nagain = 0;
+    CHECK(vrt_spirv_no_contraction(w, n, &p, &np, &d) == arith);
+    if (p) {
+      CHECK(np == n + 3 * (size_t)arith && valid(p, np, vulkans[t]));
+      /* each float result has exactly one decoration */
+      uint32_t bound = p[3];
+      uint8_t *dec = calloc(bound, 1);
+      for (size_t i = 5; i < np && (p[i] >> 16); i += p[i] >> 16)
+        if ((p[i] & 0xffff) == OP_DECORATE && p[i + 2] == NO_CONTRACTION && p[i + 1] < bound)
+          dec[p[i + 1]]++;
+      for (size_t i = 5; i < np && (p[i] >> 16); i += p[i] >> 16) {
+        uint32_t op = p[i] & 0xffff;
+        if (op == OP_FNEGATE || op == OP_FADD || op == OP_FSUB || op == OP_FMUL ||
+            op == OP_FDIV)
+          CHECK(dec[p[i + 2]] == 1);
+      }
+      free(dec);
+      CHECK(vrt_spirv_no_contraction(p, np, &again, &nagain, &d) == 0 && !again);
+      free(p);
+    }
+    uint32_t bogus[6] = {0x03022307, 0x00010500, 0, 1, 0, 0};
+    CHECK(vrt_spirv_no_contraction(bogus, 6, &p, &np, &d) == -1 && !p);
+    CHECK(d.nerrors == 1 && strstr(d.items[0].message, "not SPIR-V"));
+    free(w);
+    vp_diags_free(&d);
+  }
+}
+
 int main(void) {
   test_compiler_modules();
+  test_inf_nan();
+  test_no_contraction();
   test_existing_mode();
   test_malformed();
   test_choice();

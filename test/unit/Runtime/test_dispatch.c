@@ -186,8 +186,8 @@ static void test_grids(void) {
   vrt_context *ctx = rt_context();
   if (!ctx)
     return;
-  vrt_kernel *k1 = rt_kernel(ctx, "grid", &(vrt_kernel_options){{32, 1, 1}, false, false});
-  vrt_kernel *k2 = rt_kernel(ctx, "grid", &(vrt_kernel_options){{8, 8, 1}, false, false});
+  vrt_kernel *k1 = rt_kernel(ctx, "grid", &(vrt_kernel_options){{32, 1, 1}, false, false, false});
+  vrt_kernel *k2 = rt_kernel(ctx, "grid", &(vrt_kernel_options){{8, 8, 1}, false, false, false});
   vrt_kernel *k3 = rt_kernel(ctx, "grid", NULL); /* 4 x 4 x 4 from the manifest */
   if (k1 && k2 && k3) {
     uint32_t l[3];

@@ -100,7 +100,7 @@ static void test_manifest_mismatch(void) {
     c = vpm_clone(m);
     c->local_size[0] = 4096;
     expect_kernel_error(ctx, spv, len, c, NULL, "outside the limits of device");
-    expect_kernel_error(ctx, spv, len, m, &(vrt_kernel_options){{2048, 1, 1}, false, false},
+    expect_kernel_error(ctx, spv, len, m, &(vrt_kernel_options){{2048, 1, 1}, false, false, false},
                         "outside the limits");
     vpm_free(c);
     /* A literal local size must match. */
@@ -111,7 +111,7 @@ static void test_manifest_mismatch(void) {
                           "the manifest's local size [32, 1, 1] differs from the SPIR-V's fixed "
                           "[64, 1, 1]");
       f->local_size[0] = 64;
-      expect_kernel_error(ctx, fixed, flen, f, &(vrt_kernel_options){{128, 1, 1}, false, false},
+      expect_kernel_error(ctx, fixed, flen, f, &(vrt_kernel_options){{128, 1, 1}, false, false, false},
                           "the requested local size");
       vpm_free(f);
     }
@@ -271,7 +271,7 @@ static void test_validation_capture(void) {
     spv[1] = 0x00010700;
     vp_diags d = {0};
     vrt_kernel *k =
-        vrt_kernel_create(ctx, spv, len, m, &(vrt_kernel_options){{0}, true, false}, &d);
+        vrt_kernel_create(ctx, spv, len, m, &(vrt_kernel_options){{0}, true, false, false}, &d);
     vrt_kernel_destroy(k);
     vp_diags_clear(&d);
     CHECK(vrt_context_take_validation(ctx, &d) >= 1);
