@@ -18,10 +18,10 @@
  *
  * The same kernels get their float arithmetic kept as written, as NumPy
  * computes it: SignedZeroInfNanPreserve where the device offers it (inf,
- * NaN and -0.0 are not assumed away), and, on drivers whose compilers
- * rewrite float arithmetic that is not marked exact (every Mesa driver:
- * NIR folds x - x to 0, (x + 1e20) - 1e20 to x, x * 0.0 to 0), a
- * NoContraction decoration on every float arithmetic instruction.
+ * NaN and -0.0 are not assumed away), and a NoContraction decoration on
+ * every float arithmetic instruction (without them Mesa's NIR folds x - x
+ * to 0, (x + 1e20) - 1e20 to x and x * 0.0 to 0, and NVIDIA's compiler
+ * still folds (x + 1e20) - 1e20 under SignedZeroInfNanPreserve).
  */
 #include "internal.h"
 

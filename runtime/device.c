@@ -223,10 +223,6 @@ static void fill_info(vrt_instance *inst, VkPhysicalDevice pd, uint32_t index,
   o->denorm_preserve = vrt__denorm_auto(o->denorm_support, o->denorm_independence);
   o->denorm_emulate = vrt__denorm_auto_emulate(o);
   o->denorm_flush = vrt__denorm_flushes(o);
-  /* NIR (every Mesa driver) reassociates and folds float arithmetic not
-   * marked exact; so may any compiler not known otherwise. NVIDIA's only
-   * fuses a multiply and an add (docs/runtime.md, "Float arithmetic"). */
-  o->float_rewrites = o->driver_id != VK_DRIVER_ID_NVIDIA_PROPRIETARY;
 
   uint32_t nq = 0;
   inst->fn.vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);

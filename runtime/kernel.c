@@ -186,11 +186,10 @@ vrt_kernel *vrt_kernel_create(vrt_context *ctx, const void *spirv, size_t spirv_
   }
   /* Precise-math kernels keep subnormals where the context says so, and
    * their float arithmetic as written (denorm.c): SignedZeroInfNanPreserve
-   * where the device offers it (Mesa's NIR then neither folds nor
-   * reassociates float arithmetic either), and where it lacks a width,
-   * NoContraction on every float instruction if its compiler would rewrite
-   * them. The module is patched before anything hashes or validates it. */
-  const uint32_t all_widths = VRT_DENORM_F16 | VRT_DENORM_F32 | VRT_DENORM_F64;
+   * where the device offers it, and NoContraction on every float
+   * instruction (NVIDIA's compiler reassociates (x + c) - c to x under
+   * SignedZeroInfNanPreserve alone, and fuses a * b + c). The module is
+   * patched before anything hashes or validates it. */
   const vrt_device_info *in = &ctx->info;
   bool precise = k && opt && opt->preserve_denorms, exact = k && opt && opt->exact_float;
   int denorm = 0, inf_nan = 0, contraction = 0;
@@ -198,8 +197,7 @@ vrt_kernel *vrt_kernel_create(vrt_context *ctx, const void *spirv, size_t spirv_
     denorm = take_patch(&words, &nwords, vrt_spirv_preserve_denorms, in->denorm_preserve, d);
   if (exact && denorm >= 0 && (in->inf_nan_preserve & VRT_DENORM_F32))
     inf_nan = take_patch(&words, &nwords, vrt_spirv_keep_inf_nan, in->inf_nan_preserve, d);
-  if (exact && denorm >= 0 && inf_nan >= 0 && in->float_rewrites &&
-      (in->inf_nan_preserve & all_widths) != all_widths)
+  if (exact && denorm >= 0 && inf_nan >= 0)
     contraction = take_patch(&words, &nwords, no_contraction, 0, d);
   if (denorm < 0 || inf_nan < 0 || contraction < 0) {
     vpm_free(k->m);

@@ -148,13 +148,6 @@ typedef struct vrt_device_info {
    * (shaderSignedZeroInfNanPreserveFloat16/32/64, VRT_DENORM_F* bits):
    * precise-math kernels get it for each (vrt_kernel_options.exact_float). */
   uint32_t inf_nan_preserve;
-  /* The driver's compiler rewrites float arithmetic not decorated
-   * NoContraction (reassociates, folds x - x to 0 and x * 0.0 to 0, fuses
-   * into fma): every driver but NVIDIA's proprietary one, whose compiler
-   * only fuses (info.fma_fused says what fma() does). Precise-math kernels
-   * get NoContraction on every float arithmetic instruction here
-   * (vrt_spirv_no_contraction). */
-  bool float_rewrites;
 } vrt_device_info;
 
 /* Width bits of the denormal masks above. */
@@ -593,7 +586,7 @@ typedef struct vrt_kernel_options {
   /* Float arithmetic as written (NumPy's results for inf, NaN, -0.0 and
    * rounding): SignedZeroInfNanPreserve for the widths of the context's
    * info.inf_nan_preserve, and NoContraction on every float arithmetic
-   * instruction where info.float_rewrites. VulPy sets it with
+   * instruction (vrt_spirv_no_contraction). VulPy sets it with
    * preserve_denorms, for the kernels it compiled with precise math. */
   bool exact_float;
 } vrt_kernel_options;

@@ -308,7 +308,6 @@ PyObject *vpy_device_info_dict(const vrt_device_info *info) {
             vpy_dict_set(d, "denorm_emulate", PyBool_FromLong(info->denorm_emulate)) &&
             vpy_dict_set(d, "denorm_flush", PyBool_FromLong(info->denorm_flush)) &&
             vpy_dict_set(d, "inf_nan_preserve", vpy_denorm_widths(info->inf_nan_preserve)) &&
-            vpy_dict_set(d, "float_rewrites", PyBool_FromLong(info->float_rewrites)) &&
             vpy_dict_set(d, "memory", memory_dict(&info->memory)) &&
             vpy_dict_set(d, "limits", limits) &&
             vpy_dict_set(d, "description",
