@@ -313,7 +313,9 @@ int vrt_spirv_keep_inf_nan(const uint32_t *words, size_t nwords, uint32_t widths
 
 /* ------------------------------------------------ arithmetic as written */
 
-/* The float arithmetic instructions NoContraction applies to. */
+/* The float arithmetic instructions NoContraction applies to. (Decorating
+ * OpFConvert too did not keep NVIDIA's compiler from dropping the float16
+ * rounding in float(float16_t(x + c)) - c: docs/runtime.md.) */
 static bool float_arithmetic(uint32_t op) {
   switch (op) {
   case SpvOpFNegate:

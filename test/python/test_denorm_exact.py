@@ -141,6 +141,24 @@ def test_sqrt_of_subnormals(anyctx):
     assert (np.abs(g - w) <= 3).all(), np.flatnonzero(np.abs(g - w) > 3)[:5]
 
 
+def test_division_by_a_huge_divisor(anyctx):
+    """Bug: on the H200 (NVIDIA flushes float32 subnormals), a / b with |b|
+    past 2^126 was 0: its division is a * (1 / b), and 1 / b is subnormal
+    (3.4e38 / 3.4e38 gave 0, NumPy 1.0), in eager ufuncs, vp.jit and
+    kernels. vp_divf scales such a divisor first where VP_DENORM_EMULATE is
+    set (here: the emulating lavapipe context takes that path)."""
+    a = np.array([3.4e38, 3.4e38, 1.0, 1e38, 6.0, -3e38, 2e38, 1e-30], F32)
+    b = np.array([3.4e38, 1.7e38, 2e38, 9e37, 3.0, 1.5e38, -1e38, 1e38], F32)
+    with np.errstate(all="ignore"):
+        want = a / b
+    av, bv = vp.asarray(a, context=anyctx), vp.asarray(b, context=anyctx)
+    # quotients within Vulkan's division bound (~2 ULP off lavapipe), none 0
+    for what, got in [("ufunc", vp.divide(av, bv).numpy()), ("operator", (av / bv).numpy()),
+                      ("jit", vp.jit(lambda x, y: x / y)(av, bv).numpy())]:
+        keep = np.abs(want) >= np.finfo(F32).tiny  # 1e-30 / 1e38 is subnormal: flushed
+        np.testing.assert_allclose(got[keep], want[keep], rtol=3e-7, err_msg=what)
+
+
 def test_clip_where_and_operators(anyctx):
     x = _values()
     xv = vp.asarray(x, context=anyctx)

@@ -70,7 +70,10 @@ def _cases(dt):
 
 @pytest.mark.parametrize("dt", FLOATS)
 def test_jit_keeps_the_arithmetic_as_written(dt):
-    _needs(dt)
+    c = _needs(dt)
+    if dt == np.float16 and c.info["driver_id"] == 4:  # VK_DRIVER_ID_NVIDIA_PROPRIETARY
+        pytest.xfail("known: NVIDIA drops the float16 rounding between two fused vp.jit steps "
+                     "((x + 4096) - 4096 is x on the H200; docs/runtime.md)")
     x = np.array(SPECIAL, dt)
     xv = vp.asarray(x)
     for name, f in _cases(dt):

@@ -68,6 +68,7 @@ static const struct {
     {VIR_OP_FLOOR, "vp_floorf", NULL, NULL, NULL, 1},
     {VIR_OP_CEIL, "vp_ceilf", NULL, NULL, NULL, 1},
     {VIR_OP_SQRT, "vp_sqrtf", NULL, NULL, NULL, 1},
+    {VIR_OP_DIV, "vp_divf", NULL, NULL, NULL, 2},
 };
 #define NOPS (sizeof ops / sizeof ops[0])
 

@@ -136,7 +136,8 @@ const vtg_math_helper vtg_math_helpers[] = {
     /* The ops whose result is an operand with its sign bit changed, one of
      * the operands, or a constant picked by the sign (abs, -x, sign, min,
      * max, clamp, floor, ceil): exact on a device that flushes too, as
-     * NumPy's are; and sqrt, whose subnormal arguments are scaled. Kernels and the array path print them as these calls
+     * NumPy's are; sqrt, whose subnormal arguments are scaled; and
+     * division, whose huge divisors are. Kernels and the array path print them as these calls
      * for float32 unless fast math is on (expr.c); the sign-bit forms are
      * as cheap as the float ones, the others branch on VP_DENORM_EMULATE. */
     {"vp_negf", 32, "",
@@ -190,6 +191,14 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  uint s = floatBitsToUint(x) >> 31;\n"
      "  if (VP_DENORM_EMULATE && vp_subnormalf(x)) return uintBitsToFloat((s << 31) | (s ^ 1u) * 0x3f800000u);\n"
      "  return ceil(x);\n"
+     "}\n"},
+    {"vp_divf", 32, "$S:spec_denorm",
+     "// a / b; where the device flushes subnormals, a b past 2^126 is scaled by 1/4\n"
+     "// first: Vulkan bounds a division's error only for |b| <= 2^126, and NVIDIA's\n"
+     "// a * (1 / b) gave 0 past it (1 / b subnormal, flushed)\n"
+     "float vp_divf(float a, float b) {\n"
+     "  if (VP_DENORM_EMULATE && abs(b) > 8.50705917e37) return (a * 0.25) / (b * 0.25);\n"
+     "  return a / b;\n"
      "}\n"},
     {"vp_sqrtf", 32, "$S:spec_denorm vp_subf vp_up23f",
      "// sqrt(x); of a subnormal, sqrt(|x| 2^24) 2^-12 (both scalings exact, the root\n"

@@ -108,7 +108,8 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
                        "%s%s vp_floordiv(%s a, %s b) {\n"
                        "  if (b == %s(0)) return a / b;\n"
                        "  %s m = vp_rem(a, b);\n"
-                       "  %s d = (a - m) / b;\n"
+                       "  // Vulkan divides only by |b| <= 2^%u: NVIDIA's a * (1 / b) gave 0 past it\n"
+                       "  %s d = abs(b) > %s(%s) ? ((a - m) * %s(0.25)) / (b * %s(0.25)) : (a - m) / b;\n"
                        "  if (m != %s(0) && ((b < %s(0)) != (m < %s(0)))) d -= %s(1);\n"
                        "  // a zero quotient has the sign of a / b (NumPy), from the bits\n"
                        "  if (d == %s(0)) return (%s) != (%s) ? -%s(0) : %s(0);\n"
@@ -116,8 +117,9 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
                        "  if (d - f > %s(0.5)) f += %s(1);\n"
                        "  return f;\n"
                        "}\n",
-                       dev, T, T, T, T, T, T, T, T, T, T, T, signbit_of(p, bits, "a", sa), signbit_of(p, bits, "b", sb),
-                       T, T, T, T, T);
+                       dev, T, T, T, T, T, bits == 64 ? 1022u : bits == 32 ? 126u : 14u, T, T,
+                       bits == 64 ? "4.49423283715579e307" : bits == 32 ? "8.507059e37" : "16384.0", T, T, T,
+                       T, T, T, T, signbit_of(p, bits, "a", sa), signbit_of(p, bits, "b", sb), T, T, T, T, T);
     else
       vp_strbuf_printf(b,
                        "// Python's a // b: the quotient rounded down (C's / truncates).\n"
