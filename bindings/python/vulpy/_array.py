@@ -656,7 +656,7 @@ class ndarray:
         return _ops._ufunc.negative(self)
 
     def __pos__(self):
-        return self.copy()
+        return _ops._ufunc.positive(self)  # a copy; bool is NumPy's TypeError
 
     def __abs__(self):
         return _ops._ufunc.absolute(self)

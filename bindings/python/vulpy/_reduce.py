@@ -10,11 +10,12 @@ reduction at the end of an elementwise chain fuses into its kernel.
 """
 import builtins
 import math
+import operator
 import warnings
 
 import numpy as np
 
-from . import _array, _arrayops, _engine, _graph, _ufunc
+from . import _array, _arrayops, _engine, _graph, _reduce_where, _ufunc
 from . import _errors
 from ._launch import Handle
 
@@ -37,7 +38,9 @@ def _axes(axis, ndim, name):
     items = axis if isinstance(axis, (tuple, list)) else (axis,)
     out = []
     for a in items:
-        a = int(a)
+        if isinstance(a, (bool, np.bool_)):  # NumPy refuses True/False as an axis
+            raise TypeError(f"vp.{name}: axis must be an integer, not {type(a).__name__}")
+        a = operator.index(a)  # 1.0 is a TypeError, as in NumPy (int() would take it)
         if not -ndim <= a < builtins.max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
             raise _errors.AxisError(a, ndim)
         a = a % ndim if ndim else 0
@@ -109,6 +112,7 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
     shape = tuple(_shape_of(a))
     nd = len(shape)
     if scan:
+        _scan_axis(kind, axis)
         if axis is None and nd != 1:
             # NumPy flattens; so do we (a copy of a view)
             a = a.reshape(-1) if isinstance(a, _array.ndarray) else np.ravel(a)
@@ -121,6 +125,16 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
     rdt = result_dtype(kind, a.dtype, dtype)
     _check_identity(kind, shape, axes)
     _warn_empty_mean(kind, shape, axes)
+    if isinstance(out, np.ndarray):  # np.copyto would broadcast into a larger out
+        rshape = shape if scan else tuple(
+            1 if d in axes else n for d, n in enumerate(shape) if keepdims or d not in axes)
+        if out.shape != rshape:
+            raise _array.out_shape_error(f"vp.{kind}", out, rshape)
+    if rdt.kind == "b" and kind in ("sum", "prod", "cumsum", "cumprod", "mean") or \
+            (kind == "mean" and rdt.kind in "iu"):
+        r = _not_a_number_sum(kind, a, axis, rdt, out, keepdims, n=math.prod(
+            shape[i] for i in axes))
+        return r if sync else Handle(None, result=r)
     c = _arrayops.Call(kind, context=context)
     c.mirror_max = MIRROR_MAX
     c.note(a)
@@ -142,6 +156,30 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
             not c.scratch:
         _keep_plan(c, a, key, rdt)
     return res
+
+
+def _not_a_number_sum(kind, a, axis, rdt, out, keepdims, n):
+    """dtype=bool for sum/prod and their scans, and an integer or bool
+    dtype= for mean, where the device reductions accumulate numbers only:
+    NumPy adds bools as logical or and multiplies them as logical and, and
+    its mean of dtype=int8 is the int8 sum over the count, cast back
+    (truncated). Composed from device reductions; the answer is NumPy's."""
+    from . import _stats
+    if kind in ("sum", "prod", "cumsum", "cumprod"):
+        nz = _ufunc.not_equal(a, 0)
+        if kind == "sum":
+            r = any(nz, axis, None, keepdims)
+        elif kind == "prod":
+            r = all(nz, axis, None, keepdims)
+        elif kind == "cumsum":  # a running or: some nonzero so far
+            r = _ufunc.greater(cumsum(nz, axis, np.int64), 0)
+        else:  # a running and: no zero so far
+            r = _ufunc.equal(cumsum(_ufunc.logical_not(nz), axis, np.int64), 0)
+        return _stats._finish(r, out)
+    s = sum(a, axis, rdt, None, keepdims)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = _ufunc.divide(s, n)
+    return _stats._finish(r.astype(rdt), out)
 
 
 # ----------------------------------------------------- the full-reduction plan
@@ -189,12 +227,21 @@ def _run_plan(plan, a, sync):
     return Handle(t, done)
 
 
+def _scan_axis(kind, axis):
+    """A scan runs along one axis: a tuple is NumPy's TypeError (it was
+    taken as its first axis)."""
+    if isinstance(axis, (tuple, list)):
+        raise TypeError(f"vp.{kind}: axis must be an int or None, not a "
+                        f"{type(axis).__name__}")
+
+
 def _trace(kind, a, axis, dtype, keepdims, scan):
     t = a._t
     t.stamp()
     nd = a.ndim
     v = a._v
     if scan:
+        _scan_axis(kind, axis)
         if axis is None and nd != 1:
             v = t.g.reshape(v, (a.size,))
             nd = 1
@@ -221,15 +268,43 @@ def _make(kind):
     elif kind in ("cumsum", "cumprod"):
         def f(a, axis=None, dtype=None, out=None, *, context=None, sync=True):
             return reduce(kind, a, axis, dtype, out, False, context=context, sync=sync)
-    elif kind in ("min", "max", "amin", "amax", "any", "all"):
-        def f(a, axis=None, out=None, keepdims=False, *, context=None, sync=True):
+    elif kind in ("any", "all"):
+        def f(a, axis=None, out=None, keepdims=False, *, where=True, context=None, sync=True):
+            if _reduce_where.wanted(None, where):
+                return _composed(kind, a, axis, None, out, keepdims, None, where, sync)
             return reduce(kind, a, axis, None, out, keepdims, context=context, sync=sync)
+    elif kind in ("min", "max", "amin", "amax"):
+        def f(a, axis=None, out=None, keepdims=False, initial=None, where=True, *,
+              context=None, sync=True):
+            if _reduce_where.wanted(initial, where):
+                return _composed(kind, a, axis, None, out, keepdims, initial, where, sync)
+            return reduce(kind, a, axis, None, out, keepdims, context=context, sync=sync)
+    elif kind == "mean":
+        def f(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True, context=None,
+              sync=True):
+            if _reduce_where.wanted(None, where):
+                return _composed(kind, a, axis, dtype, out, keepdims, None, where, sync)
+            return reduce(kind, a, axis, dtype, out, keepdims, context=context, sync=sync)
     else:
-        def f(a, axis=None, dtype=None, out=None, keepdims=False, *, context=None, sync=True):
+        def f(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True, *,
+              context=None, sync=True):
+            if _reduce_where.wanted(initial, where):
+                return _composed(kind, a, axis, dtype, out, keepdims, initial, where, sync)
             return reduce(kind, a, axis, dtype, out, keepdims, context=context, sync=sync)
     f.__name__ = f.__qualname__ = kind
     f.__doc__ = _reduce_doc(kind, f)
     return f
+
+
+def _composed(kind, a, axis, dtype, out, keepdims, initial, where, sync):
+    """initial= / where=: several kernels (_reduce_where); with sync=False
+    a Handle that is already done."""
+    kind = _KIND.get(kind, kind)
+    if kind == "mean":
+        r = _reduce_where.mean(a, axis, dtype, out, keepdims, where)
+    else:
+        r = _reduce_where.reduce(kind, a, axis, dtype, out, keepdims, initial, where)
+    return r if sync else Handle(None, result=r)
 
 
 def _reduce_doc(kind, f):
@@ -251,6 +326,12 @@ def _reduce_doc(kind, f):
     lines.append("    out       an array of the result's shape to write into (returned).")
     if "keepdims" in sig:
         lines.append("    keepdims  True keeps the reduced axes with length 1.")
+    if "initial" in sig:
+        lines.append("    initial   a starting value combined with each slice (None: none); "
+                     "min/max need it with where= and give it for an empty slice.")
+    if "where" in sig:
+        lines.append("    where     a bool array broadcast to a's shape: only its True "
+                     "elements are reduced (several kernels, as the composition it is).")
     lines += ["    context   the vp.Context for NumPy inputs (None: the default).",
               "    sync      False returns a vp.Handle; its .wait() returns the value.",
               "",
@@ -308,17 +389,24 @@ def max(a, *args, **kwargs):  # noqa: A001
 # numpy.var / numpy.std (issue 19): the mean (kept dims), then the mean of the
 # squared deviations, two passes as NumPy (docs/python-api.md). Inside a
 # kernel `vp.var(expr)` keeps its kernel-language meaning (_types.kernel_name).
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
-    """vp.var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
-    numpy.var on the GPU (the mean, then the mean of squared deviations).
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+        context=None):
+    """vp.var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, context=None):
+    numpy.var on the GPU (the mean, then the mean of squared deviations;
+    where= selects the elements, as NumPy's).
     NumPy in -> NumPy out, resident in -> resident out. Inside a kernel,
     vp.var(expr) is the kernel language's variable (docs/language.md)."""
+    if _reduce_where.wanted(None, where):
+        return _reduce_where.moment("var", a, axis, dtype, out, ddof, keepdims, where)
     return _moment("var", a, axis, dtype, out, ddof, keepdims, context)
 
 
-def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
-    """vp.std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+        context=None):
+    """vp.std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, context=None):
     numpy.std on the GPU (the square root of vp.var)."""
+    if _reduce_where.wanted(None, where):
+        return _reduce_where.moment("std", a, axis, dtype, out, ddof, keepdims, where)
     return _moment("std", a, axis, dtype, out, ddof, keepdims, context)
 
 
