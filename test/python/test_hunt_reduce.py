@@ -283,3 +283,30 @@ def test_positive():
     _same(+vp.asarray(np.int8([3, -4])), np.int8([3, -4]))
     with pytest.raises(TypeError):
         vp.positive(vp.asarray(np.array([True])))
+
+
+def test_methods_take_initial_and_where():
+    """ndarray.sum/prod/min/max(initial=, where=), mean/any/all/var/std(where=),
+    as numpy.ndarray's methods."""
+    a = np.array([[1.0, -2.0, 3.5], [0.25, 4.0, -1.0]], np.float32)
+    m = np.array([[True, False, True], [False, True, True]])
+    x = vp.asarray(a)
+    for name, kw in (("sum", {"initial": 1.5, "where": m}), ("prod", {"where": m}),
+                     ("min", {"initial": 0.0, "where": m}), ("max", {"initial": 9.0}),
+                     ("mean", {"where": m}), ("any", {"where": m}), ("all", {"where": m}),
+                     ("var", {"where": m}), ("std", {"where": m})):
+        for axis in (None, 1):
+            _same(getattr(x, name)(axis=axis, **kw), getattr(a, name)(axis=axis, **kw))
+
+
+def test_initial_and_where_trace_in_jit():
+    """Inside vp.jit, initial= and where= are recorded like any other op."""
+    a = np.arange(6.0).reshape(2, 3)
+    m = a > 1
+    cases = [(lambda x, w: vp.sum(x * 2, axis=1, initial=1.0, where=w),
+              np.sum(a * 2, axis=1, initial=1.0, where=m)),
+             (lambda x, w: vp.mean(x, axis=1, where=w), np.mean(a, axis=1, where=m)),
+             (lambda x, w: vp.max(x, axis=0, initial=-1.0, where=w),
+              np.max(a, axis=0, initial=-1.0, where=m))]
+    for fn, want in cases:
+        _same(vp.jit(fn)(vp.asarray(a), vp.asarray(m)), want)

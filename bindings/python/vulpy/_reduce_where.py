@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from . import _array, _reduce, _ufunc
+from . import _array, _graph, _reduce, _ufunc
 
 _BOOL = np.dtype(np.bool_)
 _I64 = np.dtype(np.int64)
@@ -44,7 +44,8 @@ def _mask(name, a, where):
         return None
     if isinstance(where, (list, tuple, bool, np.bool_)):
         where = np.asarray(where)
-    dt = np.dtype(getattr(where, "dtype", np.asarray(where).dtype))
+    dt = getattr(where, "dtype", None)  # arrays and vp.jit's tracers
+    dt = np.dtype(dt if dt is not None else np.asarray(where).dtype)
     if dt != _BOOL:
         raise TypeError(f"vp.{name}: where= must be boolean; cannot cast {dt} to bool "
                         f"(NumPy's 'safe' rule)")
@@ -144,7 +145,7 @@ def mean(a, axis, dtype, out, keepdims, where):
     s = _reduce.sum(x if np.dtype(x.dtype) == np.dtype(a.dtype) else x.astype(a.dtype), axis,
                     acc, None, keepdims)
     n = _reduce.sum(_ufunc.logical_and(mask, _ones(a)), axis, _I64, None, keepdims)
-    if not bool(_reduce.all(_ufunc.greater(n, 0))):
+    if not isinstance(n, _graph.Traced) and not bool(_reduce.all(_ufunc.greater(n, 0))):
         warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=3)
     with np.errstate(invalid="ignore", divide="ignore"):
         r = _ufunc.divide(s, n.astype(acc))
