@@ -310,3 +310,21 @@ def test_initial_and_where_trace_in_jit():
               np.max(a, axis=0, initial=-1.0, where=m))]
     for fn, want in cases:
         _same(vp.jit(fn)(vp.asarray(a), vp.asarray(m)), want)
+
+
+def test_argmax_out_dtype():
+    """Bug: vp.argmax(x, out=vp.zeros((), np.float32)) wrote the index cast
+    to float32. NumPy: TypeError for an out= whose dtype does not cast
+    safely to int64 (float32, float64, uint64); int8..int64 and bool it takes."""
+    a = np.arange(12.0).reshape(3, 4)
+    for f in ("argmin", "argmax", "nanargmin", "nanargmax"):
+        for dt in (np.float32, np.float64, np.uint64):
+            with pytest.raises(TypeError):
+                getattr(np, f)(a, axis=0, out=np.zeros(4, dt))
+            for o in (np.zeros(4, dt), vp.zeros(4, dt)):
+                with pytest.raises(TypeError):
+                    getattr(vp, f)(vp.asarray(a), axis=0, out=o)
+        for dt in (np.int64, np.int32):
+            o = vp.zeros(4, dt)
+            getattr(vp, f)(vp.asarray(a), axis=0, out=o)
+            _same(o, getattr(np, f)(a, axis=0, out=np.zeros(4, dt)))

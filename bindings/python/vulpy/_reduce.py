@@ -125,6 +125,11 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
     rdt = result_dtype(kind, a.dtype, dtype)
     _check_identity(kind, shape, axes)
     _warn_empty_mean(kind, shape, axes)
+    if kind in ("argmin", "argmax") and out is not None and \
+            not np.can_cast(out.dtype, np.int64, "safe"):  # NumPy's test, this way round
+        raise TypeError(f"vp.{kind}: out= has dtype {out.dtype}; NumPy takes an out= whose "
+                        f"dtype casts safely to int64 (an integer or bool type, not uint64 or "
+                        f"a float)")
     if isinstance(out, np.ndarray):  # np.copyto would broadcast into a larger out
         rshape = shape if scan else tuple(
             1 if d in axes else n for d, n in enumerate(shape) if keepdims or d not in axes)
