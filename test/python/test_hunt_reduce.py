@@ -328,3 +328,18 @@ def test_argmax_out_dtype():
             o = vp.zeros(4, dt)
             getattr(vp, f)(vp.asarray(a), axis=0, out=o)
             _same(o, getattr(np, f)(a, axis=0, out=np.zeros(4, dt)))
+
+
+def test_float16_median_of_large_values():
+    """Bug: vp.median(np.float16([65504, 65504])) was inf: the two middle
+    values were added in float16. NumPy: 65504.0 (np.mean of the two adds
+    float16 in float32). (NumPy's nanmedian of short float16 slices goes
+    through np.ma.median, which adds in float16 and gives -inf for
+    [-65504, -60000]; vp.nanmedian gives median's answer, as NumPy's own
+    nanmedian does for slices of 600 or more.)"""
+    for a in (np.float16([65504, 65504]), np.float16([[-65504, -60000, 7, 1]] * 3),
+              np.float16([60000, 65504, 1, 65504] * 20)):
+        for axis in (None, -1):
+            _both("median", a, axis=axis)
+    a = np.float16([-65504, -60000, np.nan] * 300)
+    _both("nanmedian", a)

@@ -257,6 +257,16 @@ def _moved_last(a, axes):
     return t.reshape(shape)
 
 
+def _midpoint(lo, hi):
+    """(lo + hi) / 2 as numpy.median takes it, np.mean of the two: float16
+    is added in float32 (two float16 maxima average to the maximum, not
+    inf) and rounded back."""
+    if _dt(lo) == np.float16:
+        r = _ufunc.multiply(_ufunc.add(lo.astype(np.float32), hi.astype(np.float32)), 0.5)
+        return r.astype(np.float16)
+    return _ufunc.multiply(_ufunc.add(lo, hi), 0.5)
+
+
 # Slices longer than this (n^2 compares each) take vp.sort: the counting
 # kernel is one dispatch, the sort about 40 (8 radix passes, one
 # submission), and the n^2 compares pass that cost beyond a few dozen
@@ -295,7 +305,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
                                      _ufunc.less(k, _ufunc.add(less, eq)))
             return _reduce.amax(_ufunc.where(hit, x, float("-inf")), -1)
 
-    m = kth(lo) if lo == hi else _ufunc.multiply(_ufunc.add(kth(lo), kth(hi)), 0.5)
+    m = kth(lo) if lo == hi else _midpoint(kth(lo), kth(hi))
     m = _ufunc.where(_reduce.any(_ufunc.isnan(x), -1), float("nan"), m)
     if keepdims:
         m = m.reshape(tuple(1 if d in axes else s for d, s in enumerate(a.shape)))
@@ -331,7 +341,7 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     def at(i):
         idx = _ufunc.add(base, i).reshape(-1)
         return flat[idx].reshape(kept)
-    r = _ufunc.multiply(_ufunc.add(at(lo), at(hi)), 0.5)
+    r = _midpoint(at(lo), at(hi))
     r = _ufunc.where(_ufunc.equal(k, 0), float("nan"), r).astype(r.dtype)
     if keepdims:
         r = r.reshape(tuple(1 if d in axes else s for d, s in enumerate(a.shape)))
