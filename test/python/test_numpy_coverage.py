@@ -350,6 +350,8 @@ def test_method_sort_in_place():
 # --- issue 19: complex dtypes and numpy.fft (test_complex.py and test_fft.py have the
 # differential tests; these fail when a name regresses)
 Z = np.array([[1 + 2j, -0.5j, 3.0], [0.25 - 1j, 2 + 2j, -1.5 + 0.5j]], np.complex64)
+FORMS.update({"sum complex": ("sum", (Z,), {"axis": 1}), "mean complex": ("mean", (Z,), {}),
+              "cumsum complex": ("cumsum", (Z,), {"axis": 0})})
 R = np.array([[0.5, -1.0, 2.0, 0.25], [1.5, 0.0, -0.75, 3.0]], np.float32)
 COMPLEX_DTYPES = ["complex64", "complex128"]
 COMPLEX_FUNCTIONS = {"real": (Z,), "imag": (Z,), "conj": (Z,), "conjugate": (Z,),

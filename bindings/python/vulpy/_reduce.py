@@ -135,6 +135,10 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
             1 if d in axes else n for d, n in enumerate(shape) if keepdims or d not in axes)
         if out.shape != rshape:
             raise _array.out_shape_error(f"vp.{kind}", out, rshape)
+    if np.dtype(a.dtype).kind == "c" and kind in ("sum", "mean", "cumsum") and \
+            (dtype is None or np.dtype(dtype) == np.dtype(a.dtype)):
+        r = _complex_sum(kind, a, axes, keepdims, rdt, out)
+        return r if sync else Handle(None, result=r)
     if rdt.kind == "b" and kind in ("sum", "prod", "cumsum", "cumprod", "mean") or \
             (kind == "mean" and rdt.kind in "iu"):
         r = _not_a_number_sum(kind, a, axis, rdt, out, keepdims, n=math.prod(
@@ -161,6 +165,25 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
             not c.scratch:
         _keep_plan(c, a, key, rdt)
     return res
+
+
+def _complex_sum(kind, a, axes, keepdims, rdt, out):
+    """sum, mean and cumsum of a complex array: the same reduction of its
+    float view (shape + (2,), the (real, imag) pairs: one kernel), the
+    result read back as complex (vulpy/_complex.py)."""
+    from . import _complex, _stats
+    host = not isinstance(a, _array.ndarray)
+    z = _array.asarray(np.asarray(a)) if host else a
+    f = _complex.fview(z)
+    if kind == "cumsum":
+        r = cumsum(f, axes[0])
+    else:
+        r = (sum if kind == "sum" else mean)(f, axes, None, None, keepdims)
+    r = _complex.from_fview(r, rdt)
+    if host and out is None:
+        h = r.numpy()
+        return h[()] if h.ndim == 0 else h
+    return _stats._finish(r, out)
 
 
 def _not_a_number_sum(kind, a, axis, rdt, out, keepdims, n):

@@ -61,6 +61,9 @@ def _finish(r, out):
 # ---------------------------------------------------------------- NaN-aware
 def _nan_replaced(a, value):
     """a with its NaNs replaced by value (floats only; others as they are)."""
+    if _dt(a).kind == "c":  # a NaN in either part: vp.isnan has no complex loop
+        raise TypeError("the NaN-skipping reductions do not support complex input "
+                        "(vp.sum / vp.mean / vp.cumsum do)")
     if _dt(a).kind != "f":
         return a
     return _ufunc.where(_ufunc.isnan(a), value, a)
@@ -132,6 +135,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     empty along the axes)."""
     a = _prep(a)
     _inexact_dtype("nanmean", a, dtype)
+    if _dt(a).kind == "c":
+        _nan_replaced(a, 0.0)  # its TypeError (vp.mean would count the NaNs)
     if _reduce_where.wanted(None, where):
         m = _ufunc.isnan(a) if _dt(a).kind == "f" else None
         ok = _reduce_where._mask("nanmean", a, where)
