@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from . import _array, _reduce, _reduce_where, _ufunc
+from . import _array, _reduce, _ufunc
 
 _nd = _array.ndarray
 _BOOL = np.dtype(np.bool_)
@@ -42,20 +42,7 @@ def _count(a, axes):
     return math.prod(a.shape[i] for i in axes)
 
 
-def _finish(r, out):
-    """r into out= (a resident or NumPy array), as the reductions do."""
-    if out is None:
-        return r
-    if isinstance(out, _nd):
-        if tuple(out.shape) != tuple(np.shape(r)):
-            raise ValueError(f"out= has shape {tuple(out.shape)}, the result has shape "
-                             f"{tuple(np.shape(r))}")
-        out[...] = r
-        return out
-    if tuple(out.shape) != tuple(np.shape(r)):  # np.copyto would broadcast into it
-        raise _array.out_shape_error("out=", out, np.shape(r))
-    np.copyto(out, r.numpy() if isinstance(r, _nd) else r, casting="unsafe")
-    return out
+_finish = _reduce.finish  # r into out= (resident or NumPy), as the reductions do
 
 
 # ---------------------------------------------------------------- NaN-aware
@@ -72,8 +59,8 @@ def _nan_replaced(a, value):
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
     """vp.nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
     numpy.nansum on the GPU: the sum with NaNs counted as zero."""
-    if _reduce_where.wanted(initial, where):
-        return _reduce_where.nan_reduce("sum", a, axis, dtype, out, keepdims, initial, where)
+    if _reduce.wanted(initial, where):
+        return _reduce.masked_nan_reduce("sum", a, axis, dtype, out, keepdims, initial, where)
     a = _prep(a)
     return _reduce.sum(_nan_replaced(a, 0.0), axis, dtype, out, keepdims)
 
@@ -81,8 +68,8 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
     """vp.nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
     numpy.nanprod on the GPU: the product with NaNs counted as one."""
-    if _reduce_where.wanted(initial, where):
-        return _reduce_where.nan_reduce("prod", a, axis, dtype, out, keepdims, initial, where)
+    if _reduce.wanted(initial, where):
+        return _reduce.masked_nan_reduce("prod", a, axis, dtype, out, keepdims, initial, where)
     a = _prep(a)
     return _reduce.prod(_nan_replaced(a, 1.0), axis, dtype, out, keepdims)
 
@@ -107,16 +94,16 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=True):
     """vp.nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=True):
     numpy.nanmax on the GPU: the maximum ignoring NaNs (NaN for an
     all-NaN slice, without NumPy's RuntimeWarning; initial= for one)."""
-    if _reduce_where.wanted(initial, where):
-        return _reduce_where.nan_reduce("max", a, axis, None, out, keepdims, initial, where)
+    if _reduce.wanted(initial, where):
+        return _reduce.masked_nan_reduce("max", a, axis, None, out, keepdims, initial, where)
     return _nan_extreme("max", a, axis, out, keepdims)
 
 
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=True):
     """vp.nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=True):
     numpy.nanmin on the GPU: the minimum ignoring NaNs."""
-    if _reduce_where.wanted(initial, where):
-        return _reduce_where.nan_reduce("min", a, axis, None, out, keepdims, initial, where)
+    if _reduce.wanted(initial, where):
+        return _reduce.masked_nan_reduce("min", a, axis, None, out, keepdims, initial, where)
     return _nan_extreme("min", a, axis, out, keepdims)
 
 
@@ -137,12 +124,12 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     _inexact_dtype("nanmean", a, dtype)
     if _dt(a).kind == "c":
         _nan_replaced(a, 0.0)  # its TypeError (vp.mean would count the NaNs)
-    if _reduce_where.wanted(None, where):
+    if _reduce.wanted(None, where):
         m = _ufunc.isnan(a) if _dt(a).kind == "f" else None
-        ok = _reduce_where._mask("nanmean", a, where)
+        ok = _reduce.where_mask("nanmean", a, where)
         ok = ok if m is None else _ufunc.logical_and(ok, _ufunc.logical_not(m))
         with np.errstate(invalid="ignore", divide="ignore"):
-            return _reduce_where.mean(a, axis, dtype, out, keepdims, ok)
+            return _reduce.masked_mean(a, axis, dtype, out, keepdims, ok)
     if _dt(a).kind != "f":
         return _reduce.mean(a, axis, dtype, out, keepdims)
     axes = _axes(a, axis, "nanmean")
@@ -183,7 +170,7 @@ def _nan_moment(kind, a, axis, dtype, out, ddof, keepdims):
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
     """vp.nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
     numpy.nanvar on the GPU (two passes over the non-NaN values)."""
-    if _reduce_where.wanted(None, where):
+    if _reduce.wanted(None, where):
         return _nan_moment_where("var", a, axis, dtype, out, ddof, keepdims, where)
     return _nan_moment("var", a, axis, dtype, out, ddof, keepdims)
 
@@ -191,7 +178,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
     """vp.nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
     numpy.nanstd on the GPU: sqrt(nanvar)."""
-    if _reduce_where.wanted(None, where):
+    if _reduce.wanted(None, where):
         return _nan_moment_where("std", a, axis, dtype, out, ddof, keepdims, where)
     return _nan_moment("std", a, axis, dtype, out, ddof, keepdims)
 
@@ -199,10 +186,10 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
 def _nan_moment_where(kind, a, axis, dtype, out, ddof, keepdims, where):
     """nanvar / nanstd with where=: var / std over the selected non-NaN values."""
     a = _prep(a)
-    ok = _reduce_where._mask(f"nan{kind}", a, where)
+    ok = _reduce.where_mask(f"nan{kind}", a, where)
     if _dt(a).kind == "f":
         ok = _ufunc.logical_and(ok, _ufunc.logical_not(_ufunc.isnan(a)))
-    return _reduce_where.moment(kind, a, axis, dtype, out, ddof, keepdims, ok)
+    return _reduce.masked_moment(kind, a, axis, dtype, out, ddof, keepdims, ok)
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):
