@@ -36,6 +36,7 @@ typedef enum vir_ufunc_rule {
   VIR_UR_LOGICAL,
   VIR_UR_CMP,
   VIR_UR_ABS,
+  VIR_UR_IDENTITY,
   VIR_UR_SIGN,
   VIR_UR_RECIPROCAL,
   VIR_UR_FLOAT_ONLY,
@@ -442,6 +443,10 @@ static vir_value *expand(ux *u, const vir_op *op, const char **why) {
     return op2(u, fop, bt, a, b);
   case VIR_UR_ABS:
     return k == 'u' || k == 'b' ? a : op1(u, fop, ot, a);
+  case VIR_UR_IDENTITY:
+    if (k == 'b')
+      break;
+    return a;
   case VIR_UR_SIGN:
     if (k == 'f') {
       vir_value *nan = isnan_(u, a);

@@ -133,6 +133,25 @@ FORMS = {  # another form of a name above: label -> (name, args, kwargs)
     "unique axis=1": ("unique", (I % 2,), {"axis": 1, "return_counts": True}),
     "einsum sublist": ("einsum", (F, [0, 1], G, [2, 1], [0, 2]), {}),
 }
+# --- issue 19: the reductions completed (test_hunt_reduce.py has the differential tests)
+UFUNCS_1["positive"] = F - 0.5
+FUNCTIONS.update({"nanargmin": ((H,), {"axis": 1}), "nanargmax": ((H,), {"axis": 0}),
+                  "nanmedian": ((H,), {"axis": 1}), "nancumsum": ((H,), {"axis": 1}),
+                  "nancumprod": ((H,), {})})
+FORMS.update({
+    "sum initial where": ("sum", (F,), {"axis": 1, "initial": 2.0, "where": P}),
+    "prod where": ("prod", (G,), {"where": Q}),
+    "max initial where": ("max", (I,), {"axis": 0, "initial": -1, "where": P}),
+    "min initial": ("min", (G,), {"initial": 0.5}),
+    "mean where": ("mean", (F,), {"axis": 1, "where": Q}),
+    "std where": ("std", (G,), {"where": P}),
+    "any where": ("any", (P,), {"axis": 0, "where": Q}),
+    "nansum initial where": ("nansum", (H,), {"initial": 1.0, "where": P}),
+    "nanmax initial": ("nanmax", (H,), {"axis": 1, "initial": 0.0}),
+    "nanmean where": ("nanmean", (H,), {"where": Q}),
+    "sum dtype=bool": ("sum", (I,), {"axis": 1, "dtype": np.bool_}),
+    "mean dtype=int32": ("mean", (I,), {"axis": 0, "dtype": np.int32}),
+})
 FFT_HELPERS = {  # numpy.fft name -> (args, kwargs); NumPy arrays go in resident
     "fftfreq": ((8, 0.5), {}), "rfftfreq": ((9,), {}), "fftshift": ((F,), {"axes": 1}),
     "ifftshift": ((G,), {}),
@@ -331,6 +350,8 @@ def test_method_sort_in_place():
 # --- issue 19: complex dtypes and numpy.fft (test_complex.py and test_fft.py have the
 # differential tests; these fail when a name regresses)
 Z = np.array([[1 + 2j, -0.5j, 3.0], [0.25 - 1j, 2 + 2j, -1.5 + 0.5j]], np.complex64)
+FORMS.update({"sum complex": ("sum", (Z,), {"axis": 1}), "mean complex": ("mean", (Z,), {}),
+              "cumsum complex": ("cumsum", (Z,), {"axis": 0})})
 R = np.array([[0.5, -1.0, 2.0, 0.25], [1.5, 0.0, -0.75, 3.0]], np.float32)
 COMPLEX_DTYPES = ["complex64", "complex128"]
 COMPLEX_FUNCTIONS = {"real": (Z,), "imag": (Z,), "conj": (Z,), "conjugate": (Z,),

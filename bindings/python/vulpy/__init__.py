@@ -96,8 +96,8 @@ from ._shapeops import (array_split, broadcast_to, column_stack, concatenate,  #
                         identity, moveaxis, pad, ravel, repeat, reshape, roll, split, squeeze,
                         stack, swapaxes, tile, vsplit, vstack)
 from ._stats import (argwhere, average, count_nonzero, flatnonzero, median,  # noqa: E402,F401
-                     nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar, nonzero, outer,
-                     ptp)
+                     nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean, nanmedian,
+                     nanmin, nanprod, nanstd, nansum, nanvar, nonzero, outer, ptp)
 from ._ufunc import around  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 round = around  # noqa: A001  (host numpy.round; inside a kernel vp.round is GLSL's round)

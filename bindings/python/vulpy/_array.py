@@ -656,7 +656,7 @@ class ndarray:
         return _ops._ufunc.negative(self)
 
     def __pos__(self):
-        return self.copy()
+        return _ops._ufunc.positive(self)  # a copy; bool is NumPy's TypeError
 
     def __abs__(self):
         return _ops._ufunc.absolute(self)
@@ -733,25 +733,25 @@ class ndarray:
         return _ops._shapeops.repeat(self, repeats, axis)
 
     # ------------------------------------------------------------ reductions
-    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
-        """vp.sum(self, axis, dtype, out, keepdims)."""
-        return _ops._reduce.sum(self, axis, dtype, out, keepdims)
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+        """vp.sum(self, axis, dtype, out, keepdims, initial, where)."""
+        return _ops._reduce.sum(self, axis, dtype, out, keepdims, initial, where)
 
-    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
-        """vp.prod(self, axis, dtype, out, keepdims)."""
-        return _ops._reduce.prod(self, axis, dtype, out, keepdims)
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+        """vp.prod(self, axis, dtype, out, keepdims, initial, where)."""
+        return _ops._reduce.prod(self, axis, dtype, out, keepdims, initial, where)
 
-    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
-        """vp.mean(self, axis, dtype, out, keepdims)."""
-        return _ops._reduce.mean(self, axis, dtype, out, keepdims)
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+        """vp.mean(self, axis, dtype, out, keepdims, where=where)."""
+        return _ops._reduce.mean(self, axis, dtype, out, keepdims, where=where)
 
-    def min(self, axis=None, out=None, keepdims=False):
+    def min(self, axis=None, out=None, keepdims=False, initial=None, where=True):
         """The smallest element (along `axis`): numpy.ndarray.min."""
-        return _ops._reduce.amin(self, axis, out, keepdims)
+        return _ops._reduce.amin(self, axis, out, keepdims, initial, where)
 
-    def max(self, axis=None, out=None, keepdims=False):
+    def max(self, axis=None, out=None, keepdims=False, initial=None, where=True):
         """The largest element (along `axis`): numpy.ndarray.max."""
-        return _ops._reduce.amax(self, axis, out, keepdims)
+        return _ops._reduce.amax(self, axis, out, keepdims, initial, where)
 
     def argmin(self, axis=None, out=None, *, keepdims=False):
         """vp.argmin(self, axis, out, keepdims=...)."""
@@ -761,13 +761,13 @@ class ndarray:
         """vp.argmax(self, axis, out, keepdims=...)."""
         return _ops._reduce.argmax(self, axis, out, keepdims=keepdims)
 
-    def any(self, axis=None, out=None, keepdims=False):
-        """vp.any(self, axis, out, keepdims)."""
-        return _ops._reduce.any(self, axis, out, keepdims)
+    def any(self, axis=None, out=None, keepdims=False, *, where=True):
+        """vp.any(self, axis, out, keepdims, where=where)."""
+        return _ops._reduce.any(self, axis, out, keepdims, where=where)
 
-    def all(self, axis=None, out=None, keepdims=False):
-        """vp.all(self, axis, out, keepdims)."""
-        return _ops._reduce.all(self, axis, out, keepdims)
+    def all(self, axis=None, out=None, keepdims=False, *, where=True):
+        """vp.all(self, axis, out, keepdims, where=where)."""
+        return _ops._reduce.all(self, axis, out, keepdims, where=where)
 
     def cumsum(self, axis=None, dtype=None, out=None):
         """vp.cumsum(self, axis, dtype, out)."""
@@ -777,13 +777,13 @@ class ndarray:
         """vp.cumprod(self, axis, dtype, out)."""
         return _ops._reduce.cumprod(self, axis, dtype, out)
 
-    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-        """vp.var(self, axis, dtype, out, ddof, keepdims)."""
-        return _ops._reduce.var(self, axis, dtype, out, ddof, keepdims)
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
+        """vp.var(self, axis, dtype, out, ddof, keepdims, where=where)."""
+        return _ops._reduce.var(self, axis, dtype, out, ddof, keepdims, where=where)
 
-    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-        """vp.std(self, axis, dtype, out, ddof, keepdims)."""
-        return _ops._reduce.std(self, axis, dtype, out, ddof, keepdims)
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
+        """vp.std(self, axis, dtype, out, ddof, keepdims, where=where)."""
+        return _ops._reduce.std(self, axis, dtype, out, ddof, keepdims, where=where)
 
     def ptp(self, axis=None, out=None, keepdims=False):
         """vp.ptp(self, axis, out, keepdims): max - min."""

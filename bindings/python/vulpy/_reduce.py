@@ -1,15 +1,18 @@
 """Reductions and scans: vp.sum, prod, min, max, mean, argmin, argmax, any,
 all, cumsum, cumprod (NumPy's semantics: axis= None, an int or a tuple,
-negative axes, keepdims=, dtype=, out=), and the same names as methods of
-vp.ndarray and of vp.jit's tracers.
+negative axes, keepdims=, dtype=, out=, initial=, where=), and the same
+names as methods of vp.ndarray and of vp.jit's tracers.
 
 Each call is an array.<kind> op on the array path (_arrayops): one kernel
 (docs/fusion.md, "Lowering" says which shape of kernel), NumPy in -> NumPy
 out, resident in -> resident out. Inside vp.jit they are recorded, and a
-reduction at the end of an elementwise chain fuses into its kernel.
+reduction at the end of an elementwise chain fuses into its kernel. What
+the device reductions do not accumulate (a bool sum, an integer mean,
+complex sums, initial= and where=) is composed from them in this file.
 """
 import builtins
 import math
+import operator
 import warnings
 
 import numpy as np
@@ -19,6 +22,7 @@ from . import _errors
 from ._launch import Handle
 
 _BOOL = np.dtype(np.bool_)
+_I64 = np.dtype(np.int64)
 NAMES = ("sum", "prod", "min", "max", "mean", "argmin", "argmax", "any", "all", "cumsum",
          "cumprod", "amin", "amax")
 _KIND = {"amin": "min", "amax": "max"}
@@ -37,7 +41,9 @@ def _axes(axis, ndim, name):
     items = axis if isinstance(axis, (tuple, list)) else (axis,)
     out = []
     for a in items:
-        a = int(a)
+        if isinstance(a, (bool, np.bool_)):  # NumPy refuses True/False as an axis
+            raise TypeError(f"vp.{name}: axis must be an integer, not {type(a).__name__}")
+        a = operator.index(a)  # 1.0 is a TypeError, as in NumPy (int() would take it)
         if not -ndim <= a < builtins.max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
             raise _errors.AxisError(a, ndim)
         a = a % ndim if ndim else 0
@@ -109,6 +115,7 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
     shape = tuple(_shape_of(a))
     nd = len(shape)
     if scan:
+        _scan_axis(kind, axis)
         if axis is None and nd != 1:
             # NumPy flattens; so do we (a copy of a view)
             a = a.reshape(-1) if isinstance(a, _array.ndarray) else np.ravel(a)
@@ -121,6 +128,25 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
     rdt = result_dtype(kind, a.dtype, dtype)
     _check_identity(kind, shape, axes)
     _warn_empty_mean(kind, shape, axes)
+    if kind in ("argmin", "argmax") and out is not None and \
+            not np.can_cast(out.dtype, np.int64, "safe"):  # NumPy's test, this way round
+        raise TypeError(f"vp.{kind}: out= has dtype {out.dtype}; NumPy takes an out= whose "
+                        f"dtype casts safely to int64 (an integer or bool type, not uint64 or "
+                        f"a float)")
+    if isinstance(out, np.ndarray):  # np.copyto would broadcast into a larger out
+        rshape = shape if scan else tuple(
+            1 if d in axes else n for d, n in enumerate(shape) if keepdims or d not in axes)
+        if out.shape != rshape:
+            raise _array.out_shape_error(f"vp.{kind}", out, rshape)
+    if np.dtype(a.dtype).kind == "c" and kind in ("sum", "mean", "cumsum") and \
+            (dtype is None or np.dtype(dtype) == np.dtype(a.dtype)):
+        r = _complex_sum(kind, a, axes, keepdims, rdt, out)
+        return r if sync else Handle(None, result=r)
+    if rdt.kind == "b" and kind in ("sum", "prod", "cumsum", "cumprod", "mean") or \
+            (kind == "mean" and rdt.kind in "iu"):
+        r = _not_a_number_sum(kind, a, axis, rdt, out, keepdims, n=math.prod(
+            shape[i] for i in axes))
+        return r if sync else Handle(None, result=r)
     c = _arrayops.Call(kind, context=context)
     c.mirror_max = MIRROR_MAX
     c.note(a)
@@ -142,6 +168,48 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
             not c.scratch:
         _keep_plan(c, a, key, rdt)
     return res
+
+
+def _complex_sum(kind, a, axes, keepdims, rdt, out):
+    """sum, mean and cumsum of a complex array: the same reduction of its
+    float view (shape + (2,), the (real, imag) pairs: one kernel), the
+    result read back as complex (vulpy/_complex.py)."""
+    from . import _complex
+    host = not isinstance(a, _array.ndarray)
+    z = _array.asarray(np.asarray(a)) if host else a
+    f = _complex.fview(z)
+    if kind == "cumsum":
+        r = cumsum(f, axes[0])
+    else:
+        r = (sum if kind == "sum" else mean)(f, axes, None, None, keepdims)
+    r = _complex.from_fview(r, rdt)
+    if host and out is None:
+        h = r.numpy()
+        return h[()] if h.ndim == 0 else h
+    return finish(r, out)
+
+
+def _not_a_number_sum(kind, a, axis, rdt, out, keepdims, n):
+    """dtype=bool for sum/prod and their scans, and an integer or bool
+    dtype= for mean, where the device reductions accumulate numbers only:
+    NumPy adds bools as logical or and multiplies them as logical and, and
+    its mean of dtype=int8 is the int8 sum over the count, cast back
+    (truncated). Composed from device reductions; the answer is NumPy's."""
+    if kind in ("sum", "prod", "cumsum", "cumprod"):
+        nz = _ufunc.not_equal(a, 0)
+        if kind == "sum":
+            r = any(nz, axis, None, keepdims)
+        elif kind == "prod":
+            r = all(nz, axis, None, keepdims)
+        elif kind == "cumsum":  # a running or: some nonzero so far
+            r = _ufunc.greater(cumsum(nz, axis, np.int64), 0)
+        else:  # a running and: no zero so far
+            r = _ufunc.equal(cumsum(_ufunc.logical_not(nz), axis, np.int64), 0)
+        return finish(r, out)
+    s = sum(a, axis, rdt, None, keepdims)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = _ufunc.divide(s, n)
+    return finish(r.astype(rdt), out)
 
 
 # ----------------------------------------------------- the full-reduction plan
@@ -189,12 +257,21 @@ def _run_plan(plan, a, sync):
     return Handle(t, done)
 
 
+def _scan_axis(kind, axis):
+    """A scan runs along one axis: a tuple is NumPy's TypeError (it was
+    taken as its first axis)."""
+    if isinstance(axis, (tuple, list)):
+        raise TypeError(f"vp.{kind}: axis must be an int or None, not a "
+                        f"{type(axis).__name__}")
+
+
 def _trace(kind, a, axis, dtype, keepdims, scan):
     t = a._t
     t.stamp()
     nd = a.ndim
     v = a._v
     if scan:
+        _scan_axis(kind, axis)
         if axis is None and nd != 1:
             v = t.g.reshape(v, (a.size,))
             nd = 1
@@ -221,15 +298,43 @@ def _make(kind):
     elif kind in ("cumsum", "cumprod"):
         def f(a, axis=None, dtype=None, out=None, *, context=None, sync=True):
             return reduce(kind, a, axis, dtype, out, False, context=context, sync=sync)
-    elif kind in ("min", "max", "amin", "amax", "any", "all"):
-        def f(a, axis=None, out=None, keepdims=False, *, context=None, sync=True):
+    elif kind in ("any", "all"):
+        def f(a, axis=None, out=None, keepdims=False, *, where=True, context=None, sync=True):
+            if wanted(None, where):
+                return _composed(kind, a, axis, None, out, keepdims, None, where, sync)
             return reduce(kind, a, axis, None, out, keepdims, context=context, sync=sync)
+    elif kind in ("min", "max", "amin", "amax"):
+        def f(a, axis=None, out=None, keepdims=False, initial=None, where=True, *,
+              context=None, sync=True):
+            if wanted(initial, where):
+                return _composed(kind, a, axis, None, out, keepdims, initial, where, sync)
+            return reduce(kind, a, axis, None, out, keepdims, context=context, sync=sync)
+    elif kind == "mean":
+        def f(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True, context=None,
+              sync=True):
+            if wanted(None, where):
+                return _composed(kind, a, axis, dtype, out, keepdims, None, where, sync)
+            return reduce(kind, a, axis, dtype, out, keepdims, context=context, sync=sync)
     else:
-        def f(a, axis=None, dtype=None, out=None, keepdims=False, *, context=None, sync=True):
+        def f(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True, *,
+              context=None, sync=True):
+            if wanted(initial, where):
+                return _composed(kind, a, axis, dtype, out, keepdims, initial, where, sync)
             return reduce(kind, a, axis, dtype, out, keepdims, context=context, sync=sync)
     f.__name__ = f.__qualname__ = kind
     f.__doc__ = _reduce_doc(kind, f)
     return f
+
+
+def _composed(kind, a, axis, dtype, out, keepdims, initial, where, sync):
+    """initial= / where=: several kernels (below); with sync=False
+    a Handle that is already done."""
+    kind = _KIND.get(kind, kind)
+    if kind == "mean":
+        r = masked_mean(a, axis, dtype, out, keepdims, where)
+    else:
+        r = _masked_reduce(kind, a, axis, dtype, out, keepdims, initial, where)
+    return r if sync else Handle(None, result=r)
 
 
 def _reduce_doc(kind, f):
@@ -251,6 +356,12 @@ def _reduce_doc(kind, f):
     lines.append("    out       an array of the result's shape to write into (returned).")
     if "keepdims" in sig:
         lines.append("    keepdims  True keeps the reduced axes with length 1.")
+    if "initial" in sig:
+        lines.append("    initial   a starting value combined with each slice (None: none); "
+                     "min/max need it with where= and give it for an empty slice.")
+    if "where" in sig:
+        lines.append("    where     a bool array broadcast to a's shape: only its True "
+                     "elements are reduced (several kernels, as the composition it is).")
     lines += ["    context   the vp.Context for NumPy inputs (None: the default).",
               "    sync      False returns a vp.Handle; its .wait() returns the value.",
               "",
@@ -308,17 +419,26 @@ def max(a, *args, **kwargs):  # noqa: A001
 # numpy.var / numpy.std (issue 19): the mean (kept dims), then the mean of the
 # squared deviations, two passes as NumPy (docs/python-api.md). Inside a
 # kernel `vp.var(expr)` keeps its kernel-language meaning (_types.kernel_name).
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
-    """vp.var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
-    numpy.var on the GPU (the mean, then the mean of squared deviations).
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+        context=None):
+    """vp.var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
+    where=True, context=None):
+    numpy.var on the GPU (the mean, then the mean of squared deviations;
+    where= selects the elements, as NumPy's).
     NumPy in -> NumPy out, resident in -> resident out. Inside a kernel,
     vp.var(expr) is the kernel language's variable (docs/language.md)."""
+    if wanted(None, where):
+        return masked_moment("var", a, axis, dtype, out, ddof, keepdims, where)
     return _moment("var", a, axis, dtype, out, ddof, keepdims, context)
 
 
-def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
-    """vp.std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, context=None):
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+        context=None):
+    """vp.std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
+    where=True, context=None):
     numpy.std on the GPU (the square root of vp.var)."""
+    if wanted(None, where):
+        return masked_moment("std", a, axis, dtype, out, ddof, keepdims, where)
     return _moment("std", a, axis, dtype, out, ddof, keepdims, context)
 
 
@@ -356,3 +476,200 @@ def _moment_finish(kind, s, div, out):
         return _ufunc.divide(s, div, out=out) if out is not None else _ufunc.divide(s, div)
     v = _ufunc.divide(s, div)
     return _ufunc.sqrt(v, out=out) if out is not None else _ufunc.sqrt(v)
+
+
+def finish(r, out):
+    """r into out= (a resident or NumPy array of r's shape), as the
+    reductions do; r itself without out. _stats and _quantile use it too."""
+    if out is None:
+        return r
+    if isinstance(out, _array.ndarray):
+        if tuple(out.shape) != tuple(np.shape(r)):
+            raise _array.out_shape_error("out=", out, np.shape(r))
+        out[...] = r
+        return out
+    if tuple(out.shape) != tuple(np.shape(r)):  # np.copyto would broadcast into it
+        raise _array.out_shape_error("out=", out, np.shape(r))
+    np.copyto(out, r.numpy() if isinstance(r, _array.ndarray) else r, casting="unsafe")
+    return out
+
+
+# ------------------------------------------------------ initial= and where=
+# numpy.sum(a, initial=5, where=m) and the same on prod, min, max, amin,
+# amax, mean, any, all, var, std and the NaN-aware ones (_stats), composed
+# on the device from the plain reductions above and vp.where:
+#
+#   masked-out elements are replaced by the reduction's identity (0 for
+#   sum, 1 for prod, True for all, False for any; for min/max, which have
+#   none, `initial`: NumPy then requires it), the slice is reduced, and
+#   `initial` is combined with the result (sum: +, prod: *, min: minimum,
+#   max: maximum), in the result's dtype as NumPy casts it (a float initial
+#   truncated for an integer result, an out-of-range one an OverflowError).
+#
+# mean divides by the count of selected elements per slice (NaN where
+# none, NumPy's RuntimeWarning when none at all is selected); var and std
+# take the mean and the squared deviations over the selected elements.
+_UFUNC_NAME = {"min": "minimum", "max": "maximum", "nanmin": "fmin", "nanmax": "fmax"}
+
+
+def wanted(initial, where):
+    """Whether a call has initial= or where= (NumPy's defaults otherwise)."""
+    return initial is not None or not (where is True or where is np.True_)
+
+
+def _operand(a):
+    if isinstance(a, (list, tuple)) or np.isscalar(a):
+        return np.asarray(a)
+    return a
+
+
+def where_mask(name, a, where):
+    """where= as a bool operand of a's shape (broadcast), or None for all."""
+    if where is True or where is np.True_:
+        return None
+    if isinstance(where, (list, tuple, bool, np.bool_)):
+        where = np.asarray(where)
+    dt = getattr(where, "dtype", None)  # arrays and vp.jit's tracers
+    dt = np.dtype(dt if dt is not None else np.asarray(where).dtype)
+    if dt != _BOOL:
+        raise TypeError(f"vp.{name}: where= must be boolean; cannot cast {dt} to bool "
+                        f"(NumPy's 'safe' rule)")
+    try:
+        shape = np.broadcast_shapes(tuple(where.shape), tuple(a.shape))
+    except ValueError:
+        shape = None
+    if shape != tuple(a.shape):
+        raise ValueError(f"vp.{name}: where= of shape {tuple(where.shape)} does not broadcast "
+                         f"to the input's shape {tuple(a.shape)}")
+    if isinstance(a, _array.ndarray) and isinstance(where, np.ndarray):
+        where = _array.asarray(where, context=a._ctx)
+    return where
+
+
+def _initial_value(name, initial, rdt):
+    """initial in the result's dtype, as NumPy casts it."""
+    if rdt.kind in "iub" and isinstance(initial, (float, np.floating)):
+        if not math.isfinite(initial):
+            raise ValueError(f"vp.{name}: cannot convert float {initial} to integer "
+                             f"(initial= for an integer result)")
+        initial = int(initial)
+    if rdt.kind in "iu" and isinstance(initial, (int, np.integer)):
+        info = np.iinfo(rdt)
+        if not info.min <= int(initial) <= info.max:
+            raise OverflowError(f"vp.{name}: initial={initial} is out of bounds for "
+                                f"{rdt.name}")
+    return rdt.type(initial)
+
+
+def _full(shape, value, like):
+    """A result of `shape` holding `value`, resident for a resident input."""
+    h = np.full(shape, value)
+    if isinstance(like, _array.ndarray):
+        return _array.asarray(h, context=like._ctx)
+    return h[()] if h.ndim == 0 else h
+
+
+def _masked_reduce(kind, a, axis, dtype, out, keepdims, initial, where):
+    """sum, prod, min, max, any, all with initial= and/or where=."""
+    name = {"min": "amin", "max": "amax"}.get(kind, kind)
+    a = _operand(a)
+    mask = where_mask(name, a, where)
+    rdt = result_dtype(kind, a.dtype, dtype)
+    if kind in ("min", "max") and initial is None and mask is not None:
+        raise ValueError(f"reduction operation '{_UFUNC_NAME[kind]}' does not have an "
+                         f"identity, so to use a where mask one has to specify 'initial'")
+    if kind in ("any", "all") and initial is not None:
+        raise TypeError(f"vp.{kind}() got an unexpected keyword argument 'initial'")
+    init = None if initial is None else _initial_value(name, initial, rdt)
+    axes = _axes(axis, a.ndim, name)
+    shape = tuple(a.shape)
+    rshape = tuple(1 if d in axes else s for d, s in enumerate(shape)) if keepdims else \
+        tuple(s for d, s in enumerate(shape) if d not in axes)
+    empty = builtins.any(shape[d] == 0 for d in axes)
+    if kind in ("min", "max") and empty:  # the initial alone (init is a scalar of rdt)
+        if init is None:
+            _check_identity(kind, shape, axes)
+        return finish(_full(rshape, init, a), out)
+    x = a
+    if mask is not None:
+        fill = {"sum": 0, "prod": 1, "any": False, "all": True}.get(kind, init)
+        if isinstance(fill, np.generic):
+            fill = fill.item()
+        if kind in ("any", "all") and np.dtype(a.dtype) != _BOOL:
+            x = _ufunc.not_equal(a, 0)
+        x = _ufunc.where(mask, x, fill)
+        if np.dtype(x.dtype) != np.dtype(a.dtype) and kind not in ("any", "all"):
+            x = x.astype(a.dtype)
+    f = {"sum": sum, "prod": prod, "min": amin, "max": amax, "any": any, "all": all}[kind]
+    r = f(x, axis, dtype, None, keepdims) if kind in ("sum", "prod") else \
+        f(x, axis, None, keepdims)
+    if init is not None:
+        op = {"sum": _ufunc.add, "prod": _ufunc.multiply, "min": _ufunc.minimum,
+              "max": _ufunc.maximum}[kind]
+        r = op(r, init)  # a NumPy scalar of rdt: the result stays rdt
+        if np.dtype(r.dtype) != rdt:
+            r = r.astype(rdt)
+    return finish(r, out)
+
+
+def masked_mean(a, axis, dtype, out, keepdims, where):
+    """numpy.mean with where=: the sum of the selected elements over their
+    count (NaN where a slice selects none)."""
+    a = _operand(a)
+    mask = where_mask("mean", a, where)
+    rdt = result_dtype("mean", a.dtype, dtype)
+    # NumPy sums float16 in float32 and integers in float64
+    acc = rdt if dtype is not None or rdt != np.dtype(np.float16) else np.dtype(np.float32)
+    x = _ufunc.where(mask, a, 0)
+    s = sum(x if np.dtype(x.dtype) == np.dtype(a.dtype) else x.astype(a.dtype), axis,
+                    acc, None, keepdims)
+    n = sum(_ufunc.logical_and(mask, _ones(a)), axis, _I64, None, keepdims)
+    if not isinstance(n, _graph.Traced) and not bool(all(_ufunc.greater(n, 0))):
+        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=3)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = _ufunc.divide(s, n.astype(acc))
+    return finish(r.astype(rdt) if np.dtype(r.dtype) != rdt else r, out)
+
+
+def _ones(a):
+    """True in a's shape (for counting a broadcast mask)."""
+    return _ufunc.logical_or(_ufunc.isnan(a), True) if np.dtype(a.dtype).kind == "f" else \
+        _ufunc.logical_or(_ufunc.equal(a, a), True)
+
+
+def masked_moment(kind, a, axis, dtype, out, ddof, keepdims, where):
+    """numpy.var / numpy.std with where=."""
+    a = _operand(a)
+    mask = where_mask(kind, a, where)
+    if dtype is not None:
+        a = a.astype(dtype)
+    elif np.dtype(a.dtype).kind in "biu":
+        a = a.astype(np.float64)
+    sel = _ufunc.logical_and(mask, _ones(a))
+    n = sum(sel, axis, _I64, None, True)
+    s = sum(_ufunc.where(mask, a, 0), axis, None, None, True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = _ufunc.divide(s, n.astype(s.dtype))
+        d = _ufunc.where(mask, _ufunc.subtract(a, m), 0)
+        d = d.astype(a.dtype) if np.dtype(d.dtype) != np.dtype(a.dtype) else d
+        ss = sum(_ufunc.multiply(d, d), axis, None, None, keepdims)
+        n = n if keepdims else sum(sel, axis, _I64, None, False)
+        dof = _ufunc.maximum(_ufunc.subtract(n, ddof), 0).astype(ss.dtype)
+        v = _ufunc.divide(ss, dof)
+        r = v if kind == "var" else _ufunc.sqrt(v)
+    return finish(r, out)
+
+
+def masked_nan_reduce(kind, a, axis, dtype, out, keepdims, initial, where):
+    """nansum, nanprod, nanmin, nanmax with initial= and/or where=: NaNs
+    are masked out as well (NumPy's fmin/fmax with an initial)."""
+    a = _operand(a)
+    mask = where_mask(f"nan{kind}", a, where)
+    if kind in ("min", "max") and initial is None and mask is not None:
+        raise ValueError(f"reduction operation '{_UFUNC_NAME['nan' + kind]}' does not have "
+                         f"an identity, so to use a where mask one has to specify 'initial'")
+    if np.dtype(a.dtype).kind == "f":
+        ok = _ufunc.logical_not(_ufunc.isnan(a))
+        mask = ok if mask is None else _ufunc.logical_and(ok, mask)
+    return _masked_reduce(kind, a, axis, dtype, out, keepdims, initial,
+                  True if mask is None else mask)

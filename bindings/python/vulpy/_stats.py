@@ -42,38 +42,34 @@ def _count(a, axes):
     return math.prod(a.shape[i] for i in axes)
 
 
-def _finish(r, out):
-    """r into out= (a resident or NumPy array), as the reductions do."""
-    if out is None:
-        return r
-    if isinstance(out, _nd):
-        if tuple(out.shape) != tuple(np.shape(r)):
-            raise ValueError(f"out= has shape {tuple(out.shape)}, the result has shape "
-                             f"{tuple(np.shape(r))}")
-        out[...] = r
-        return out
-    np.copyto(out, r.numpy() if isinstance(r, _nd) else r, casting="unsafe")
-    return out
+_finish = _reduce.finish  # r into out= (resident or NumPy), as the reductions do
 
 
 # ---------------------------------------------------------------- NaN-aware
 def _nan_replaced(a, value):
     """a with its NaNs replaced by value (floats only; others as they are)."""
+    if _dt(a).kind == "c":  # a NaN in either part: vp.isnan has no complex loop
+        raise TypeError("the NaN-skipping reductions do not support complex input "
+                        "(vp.sum / vp.mean / vp.cumsum do)")
     if _dt(a).kind != "f":
         return a
     return _ufunc.where(_ufunc.isnan(a), value, a)
 
 
-def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
-    """vp.nansum(a, axis=None, dtype=None, out=None, keepdims=False):
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    """vp.nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
     numpy.nansum on the GPU: the sum with NaNs counted as zero."""
+    if _reduce.wanted(initial, where):
+        return _reduce.masked_nan_reduce("sum", a, axis, dtype, out, keepdims, initial, where)
     a = _prep(a)
     return _reduce.sum(_nan_replaced(a, 0.0), axis, dtype, out, keepdims)
 
 
-def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
-    """vp.nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    """vp.nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
     numpy.nanprod on the GPU: the product with NaNs counted as one."""
+    if _reduce.wanted(initial, where):
+        return _reduce.masked_nan_reduce("prod", a, axis, dtype, out, keepdims, initial, where)
     a = _prep(a)
     return _reduce.prod(_nan_replaced(a, 1.0), axis, dtype, out, keepdims)
 
@@ -94,16 +90,20 @@ def _nan_extreme(kind, a, axis, out, keepdims):
     return _finish(_ufunc.where(allnan, float("nan"), r), out)
 
 
-def nanmax(a, axis=None, out=None, keepdims=False):
-    """vp.nanmax(a, axis=None, out=None, keepdims=False):
+def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    """vp.nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=True):
     numpy.nanmax on the GPU: the maximum ignoring NaNs (NaN for an
-    all-NaN slice, without NumPy's RuntimeWarning)."""
+    all-NaN slice, without NumPy's RuntimeWarning; initial= for one)."""
+    if _reduce.wanted(initial, where):
+        return _reduce.masked_nan_reduce("max", a, axis, None, out, keepdims, initial, where)
     return _nan_extreme("max", a, axis, out, keepdims)
 
 
-def nanmin(a, axis=None, out=None, keepdims=False):
-    """vp.nanmin(a, axis=None, out=None, keepdims=False):
+def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    """vp.nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=True):
     numpy.nanmin on the GPU: the minimum ignoring NaNs."""
+    if _reduce.wanted(initial, where):
+        return _reduce.masked_nan_reduce("min", a, axis, None, out, keepdims, initial, where)
     return _nan_extreme("min", a, axis, out, keepdims)
 
 
@@ -115,12 +115,21 @@ def _nan_count_sum(a, axis, dtype, keepdims):
     return s, n
 
 
-def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
-    """vp.nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    """vp.nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     numpy.nanmean on the GPU: the mean of the non-NaN values (NaN for
     a slice with none, with NumPy's RuntimeWarning when the array is
     empty along the axes)."""
     a = _prep(a)
+    _inexact_dtype("nanmean", a, dtype)
+    if _dt(a).kind == "c":
+        _nan_replaced(a, 0.0)  # its TypeError (vp.mean would count the NaNs)
+    if _reduce.wanted(None, where):
+        m = _ufunc.isnan(a) if _dt(a).kind == "f" else None
+        ok = _reduce.where_mask("nanmean", a, where)
+        ok = ok if m is None else _ufunc.logical_and(ok, _ufunc.logical_not(m))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return _reduce.masked_mean(a, axis, dtype, out, keepdims, ok)
     if _dt(a).kind != "f":
         return _reduce.mean(a, axis, dtype, out, keepdims)
     axes = _axes(a, axis, "nanmean")
@@ -131,8 +140,16 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
         return _finish(_ufunc.divide(s, n), out)
 
 
+def _inexact_dtype(name, a, dtype):
+    """NumPy's TypeError: a float input's NaN-skipping mean/var needs a
+    float dtype= (an integer one would drop the NaNs' meaning)."""
+    if _dt(a).kind == "f" and dtype is not None and np.dtype(dtype).kind not in "fc":
+        raise TypeError(f"vp.{name}: if a is inexact, then dtype must be inexact")
+
+
 def _nan_moment(kind, a, axis, dtype, out, ddof, keepdims):
     a = _prep(a)
+    _inexact_dtype(f"nan{kind}", a, dtype)
     if _dt(a).kind != "f":
         f = _reduce.var if kind == "var" else _reduce.std
         return f(a, axis, dtype, out, ddof, keepdims)
@@ -150,16 +167,77 @@ def _nan_moment(kind, a, axis, dtype, out, ddof, keepdims):
     return _finish(v if kind == "var" else _ufunc.sqrt(v), out)
 
 
-def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    """vp.nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
+    """vp.nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
     numpy.nanvar on the GPU (two passes over the non-NaN values)."""
+    if _reduce.wanted(None, where):
+        return _nan_moment_where("var", a, axis, dtype, out, ddof, keepdims, where)
     return _nan_moment("var", a, axis, dtype, out, ddof, keepdims)
 
 
-def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    """vp.nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
+    """vp.nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
     numpy.nanstd on the GPU: sqrt(nanvar)."""
+    if _reduce.wanted(None, where):
+        return _nan_moment_where("std", a, axis, dtype, out, ddof, keepdims, where)
     return _nan_moment("std", a, axis, dtype, out, ddof, keepdims)
+
+
+def _nan_moment_where(kind, a, axis, dtype, out, ddof, keepdims, where):
+    """nanvar / nanstd with where=: var / std over the selected non-NaN values."""
+    a = _prep(a)
+    ok = _reduce.where_mask(f"nan{kind}", a, where)
+    if _dt(a).kind == "f":
+        ok = _ufunc.logical_and(ok, _ufunc.logical_not(_ufunc.isnan(a)))
+    return _reduce.masked_moment(kind, a, axis, dtype, out, ddof, keepdims, ok)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """vp.nancumsum(a, axis=None, dtype=None, out=None):
+    numpy.nancumsum on the GPU: the running sum with NaNs counted as zero."""
+    a = _prep(a)
+    return _reduce.cumsum(_nan_replaced(a, 0.0), axis, dtype, out)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """vp.nancumprod(a, axis=None, dtype=None, out=None):
+    numpy.nancumprod on the GPU: the running product with NaNs counted as
+    one."""
+    a = _prep(a)
+    return _reduce.cumprod(_nan_replaced(a, 1.0), axis, dtype, out)
+
+
+def _nan_arg(kind, a, axis, out, keepdims):
+    a = _prep(a)
+    f = _reduce.argmin if kind == "min" else _reduce.argmax
+    if _dt(a).kind != "f":
+        return f(a, axis, out, keepdims=keepdims)
+    if isinstance(axis, (tuple, list)):
+        raise TypeError(f"vp.nanarg{kind}: axis must be an int or None")
+    nan = _ufunc.isnan(a)
+    axes = _axes(a, axis, f"nanarg{kind}")
+    _reduce._check_identity(f"arg{kind}", tuple(a.shape), axes)
+    # NumPy's ValueError needs one bool read back (an all-NaN slice has no
+    # index); the index itself stays on the device
+    if bool(_reduce.any(_reduce.all(nan, axis))):
+        raise ValueError("All-NaN slice encountered")
+    fill = float("inf") if kind == "min" else float("-inf")
+    return f(_ufunc.where(nan, fill, a), axis, out, keepdims=keepdims)
+
+
+def nanargmin(a, axis=None, out=None, *, keepdims=False):
+    """vp.nanargmin(a, axis=None, out=None, *, keepdims=False):
+    numpy.nanargmin on the GPU: the index of the smallest non-NaN element
+    (the first one on ties). ValueError for an all-NaN slice, as NumPy (a
+    bool is read back to know)."""
+    return _nan_arg("min", a, axis, out, keepdims)
+
+
+def nanargmax(a, axis=None, out=None, *, keepdims=False):
+    """vp.nanargmax(a, axis=None, out=None, *, keepdims=False):
+    numpy.nanargmax on the GPU: the index of the largest non-NaN element
+    (ValueError for an all-NaN slice, as NumPy)."""
+    return _nan_arg("max", a, axis, out, keepdims)
 
 
 # ---------------------------------------------------------------- median, ptp
@@ -169,6 +247,16 @@ def _moved_last(a, axes):
     t = a.transpose(tuple(keep + list(axes)))  # a view (NumPy's or VulPy's)
     shape = tuple(a.shape[d] for d in keep) + (_count(a, axes),)
     return t.reshape(shape)
+
+
+def _midpoint(lo, hi):
+    """(lo + hi) / 2 as numpy.median takes it, np.mean of the two: float16
+    is added in float32 (two float16 maxima average to the maximum, not
+    inf) and rounded back."""
+    if _dt(lo) == np.float16:
+        r = _ufunc.multiply(_ufunc.add(lo.astype(np.float32), hi.astype(np.float32)), 0.5)
+        return r.astype(np.float16)
+    return _ufunc.multiply(_ufunc.add(lo, hi), 0.5)
 
 
 # Slices longer than this (n^2 compares each) take vp.sort: the counting
@@ -209,11 +297,50 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
                                      _ufunc.less(k, _ufunc.add(less, eq)))
             return _reduce.amax(_ufunc.where(hit, x, float("-inf")), -1)
 
-    m = kth(lo) if lo == hi else _ufunc.multiply(_ufunc.add(kth(lo), kth(hi)), 0.5)
+    m = kth(lo) if lo == hi else _midpoint(kth(lo), kth(hi))
     m = _ufunc.where(_reduce.any(_ufunc.isnan(x), -1), float("nan"), m)
     if keepdims:
         m = m.reshape(tuple(1 if d in axes else s for d, s in enumerate(a.shape)))
     return _finish(m, out)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """vp.nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    numpy.nanmedian on the GPU: the median of the non-NaN values of each
+    slice (NaN for an all-NaN slice, without NumPy's RuntimeWarning). Each
+    slice is sorted (vp.sort puts NaNs last) and its two middle non-NaN
+    values gathered and averaged, as numpy.median averages them."""
+    a = _prep(a)
+    if _dt(a).kind != "f":
+        return median(a, axis, out, overwrite_input, keepdims)
+    axes = _axes(a, axis, "nanmedian")
+    n = _count(a, axes)
+    kept = tuple(s for d, s in enumerate(a.shape) if d not in axes)
+    m = math.prod(kept)
+    if n == 0 or m == 0:  # NumPy's NaNs (and warning) or empty result
+        r = np.nanmedian(np.empty(a.shape, _dt(a)), axis, None, False, keepdims)
+        return _finish(_array.asarray(np.asarray(r), context=a._ctx)
+                       if isinstance(a, _nd) else r, out)
+    host = not isinstance(a, _nd)
+    x = _moved_last(_array.asarray(a) if host else a, axes)
+    srt = sys.modules[__package__].sort(x, axis=-1)
+    k = _ufunc.subtract(n, _reduce.sum(_ufunc.isnan(x), -1, _I64))   # non-NaN per slice
+    lo = _ufunc.floor_divide(_ufunc.maximum(_ufunc.subtract(k, 1), 0), 2)
+    hi = _ufunc.minimum(_ufunc.floor_divide(k, 2), n - 1)
+    base = _array.arange(0, m * n, n, dtype=_I64, context=srt._ctx).reshape(kept)
+    flat = srt.reshape(-1)
+
+    def at(i):
+        idx = _ufunc.add(base, i).reshape(-1)
+        return flat[idx].reshape(kept)
+    r = _midpoint(at(lo), at(hi))
+    r = _ufunc.where(_ufunc.equal(k, 0), float("nan"), r).astype(r.dtype)
+    if keepdims:
+        r = r.reshape(tuple(1 if d in axes else s for d, s in enumerate(a.shape)))
+    if host and out is None:
+        h = r.numpy()
+        return h[()] if h.ndim == 0 else h
+    return _finish(r, out)
 
 
 def ptp(a, axis=None, out=None, keepdims=False):
@@ -345,5 +472,6 @@ def outer(a, b, out=None):
 
 
 NAMES = ("nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd", "median",
+         "nanmedian", "nanargmin", "nanargmax", "nancumsum", "nancumprod",
          "ptp", "count_nonzero", "average", "flatnonzero", "nonzero", "argwhere", "outer")
 

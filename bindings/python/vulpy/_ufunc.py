@@ -764,7 +764,7 @@ _TABLE = tuple((n, 2) for n in (
     "greater_equal", "equal", "not_equal")) + tuple((n, 1) for n in (
     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
     "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
-    "cbrt", "negative", "absolute", "fabs", "sign", "reciprocal", "floor", "ceil", "trunc",
+    "cbrt", "negative", "positive", "absolute", "fabs", "sign", "reciprocal", "floor", "ceil", "trunc",
     "rint", "square", "logical_not", "invert", "isnan", "isinf", "isfinite", "signbit",
     "deg2rad", "rad2deg"))
 _MB = tuple(n for n, k in _TABLE if k == 2 and n in _ACCURACY)
