@@ -421,6 +421,14 @@ static bool const_u64(const vir_value *v, uint64_t *out) {
   return true;
 }
 
+/* An integer divisor known not to be zero: `x // 4u` stays C's `/`; any
+ * other unsigned // and % goes through the helper that gives 0 for a zero
+ * divisor (NumPy), where C's / and % are undefined (lavapipe: all ones). */
+static bool nonzero_const(const vir_value *v) {
+  uint64_t k;
+  return const_u64(v, &k) && k != 0;
+}
+
 static int arith(cf_printer *p, vp_strbuf *b, const vir_op *op) {
   const vir_type *t = op->val.type;
   const vir_type *s = vir_ty_scalar_of(t);
@@ -431,7 +439,7 @@ static int arith(cf_printer *p, vp_strbuf *b, const vir_op *op) {
       break; /* unsigned: C's % */
     return call(p, b, cf_need_pyop(p, CF_PY_REM, t), op, true);
   case VIR_OP_FLOORDIV:
-    if (!is_float && !is_signed) {
+    if (!is_float && !is_signed && nonzero_const(op->opnd[1])) {
       /* unsigned: truncation is flooring */
       int prec = CF_PREC_MUL;
       cf_expr(p, b, op->opnd[0], prec);
@@ -441,7 +449,7 @@ static int arith(cf_printer *p, vp_strbuf *b, const vir_op *op) {
     }
     return call(p, b, cf_need_pyop(p, CF_PY_FLOORDIV, t), op, true);
   case VIR_OP_MOD:
-    if (!is_float && !is_signed)
+    if (!is_float && !is_signed && nonzero_const(op->opnd[1]))
       break;
     return call(p, b, cf_need_pyop(p, CF_PY_MOD, t), op, true);
   case VIR_OP_SHL:

@@ -115,13 +115,15 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
                        T, T, T, T, T);
     else
       vp_strbuf_printf(b,
-                       "// Python's a // b: the quotient rounded down (C's / truncates).\n"
+                       "// Python's a // b: the quotient rounded down (C's / truncates);\n"
+                       "// 0 for b == 0, as NumPy (C leaves it undefined).\n"
                        "%s%s vp_floordiv(%s a, %s b) {\n"
+                       "  if (b == %s(0)) return %s(0);\n"
                        "  %s q = a / b;\n"
                        "  if (q * b != a && ((a < %s(0)) != (b < %s(0)))) q -= %s(1);\n"
                        "  return q;\n"
                        "}\n",
-                       dev, T, T, T, T, T, T, T);
+                       dev, T, T, T, T, T, T, T, T, T);
     break;
   case CF_PY_MOD:
     if (is_float)
@@ -136,13 +138,14 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
                        dev, T, T, T, T, T, T, T, T, T, T);
     else
       vp_strbuf_printf(b,
-                       "// Python's a %% b: the remainder has the sign of b.\n"
+                       "// Python's a %% b: the remainder has the sign of b; 0 for b == 0 (NumPy).\n"
                        "%s%s vp_mod(%s a, %s b) {\n"
+                       "  if (b == %s(0)) return %s(0);\n"
                        "  %s r = a - (a / b) * b;\n"
                        "  if (r != %s(0) && ((r < %s(0)) != (b < %s(0)))) r += b;\n"
                        "  return r;\n"
                        "}\n",
-                       dev, T, T, T, T, T, T, T);
+                       dev, T, T, T, T, T, T, T, T, T);
     break;
   case CF_PY_REM:
     if (is_float && gpu)
