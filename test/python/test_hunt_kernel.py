@@ -134,7 +134,7 @@ def test_small_type_min_max(dt, name):
     Int16/Float16 capability for a GLSL.std.450 call); NumPy's minimum and
     maximum answer."""
     a, b = _pairs(dt)
-    if np.dtype(dt).kind == "f":  # NaN operands: see test_min_max_nan
+    if np.dtype(dt).kind == "f":  # NaN operands are GLSL's (docs/language.md)
         keep = ~np.isnan(a) & ~np.isnan(b)
         a, b = a[keep], b[keep]
     k, f = (k_min, np.minimum) if name == "min" else (k_max, np.maximum)
