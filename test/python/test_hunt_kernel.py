@@ -268,3 +268,95 @@ def test_int_ops_hypothesis(dt, data):
                  (k_shr, np.right_shift)]:
         _same(_run(k, a, b), _want(f, a, b), (f.__name__, dt))
     _same(_run(k_cmp, a, b, out_dtype=np.uint32), _cmp_bits(a, b), ("cmp", dt))
+
+
+# ------------------------------------------------------------- control flow
+
+@vp.kernel
+def k_range_wraps(a: vp.Buffer[vp.int32]):
+    i = vp.global_id()
+    for j in range(2147483640, 2147483647, 2):
+        a[i] ^= j
+
+
+@vp.kernel
+def k_range_near_max(a: vp.Buffer[vp.int32]):
+    i = vp.global_id()
+    for j in range(2147483641, 2147483647, 2):
+        a[i] ^= j
+    for j in range(-2147483642, -2147483648, -3):
+        a[i] += j
+
+
+def test_range_wrapping_stop_is_an_error():
+    """Bug: for j in range(2147483640, 2147483647, 2) ran on after its last
+    value 2147483646 (j += 2 wrapped to a negative number, still < stop) until
+    lavapipe's loop cut-off, and stored garbage: -2147352586 for a[i] = 0,
+    where Python's loop (the XOR of 2147483640, ...42, ...44, ...46) gives 0.
+    Now a CompileError naming the stop and the step."""
+    with pytest.raises(vp.CompileError, match="range\\(\\) stop 2147483647 with step 2 wraps"):
+        k_range_wraps(np.zeros(4, np.int32), dispatch=4)
+
+
+def test_range_near_max_stops():
+    """Loops whose last step lands exactly on the type's end stop in time."""
+    a = np.arange(-3, 5, dtype=np.int32)
+    want = a.astype(np.int64)
+    for j in range(2147483641, 2147483647, 2):
+        want ^= j
+    want += sum(range(-2147483642, -2147483648, -3))
+    want = want.astype(np.int32)  # int32 wrap-around of the sum, as the kernel
+    k_range_near_max(a, dispatch=len(a))
+    _same(a, want)
+
+
+@vp.kernel
+def k_control(a: vp.Buffer[vp.int32], o: vp.Buffer[vp.int32]):
+    i = vp.global_id()
+    n = a[i]
+    s = vp.var(0)
+    for j in range(n, -10, -3):
+        s += j
+    k = vp.var(0)
+    while True:
+        k += 1
+        if k % 3 == 0:
+            continue
+        if k > n + 5:
+            break
+        s += k
+    h = vp.Local[vp.int32, 4]
+    for j in range(8):
+        h[j % 4] += j * n
+    o[i] += (s if n > 0 else (-s if n < -3 else s * 2)) - h[n % 4]
+    if n == 7:
+        return
+    o[i] -= n // -4
+
+
+def _control(n, o):
+    s = sum(range(n, -10, -3))
+    k = 0
+    while True:
+        k += 1
+        if k % 3 == 0:
+            continue
+        if k > n + 5:
+            break
+        s += k
+    h = [0] * 4
+    for j in range(8):
+        h[j % 4] += j * n
+    o += (s if n > 0 else (-s if n < -3 else s * 2)) - h[n % 4]
+    return o if n == 7 else o - n // -4
+
+
+def test_control_flow():
+    """while True/break/continue, range with a negative step, nested
+    ternaries, a private array with a negative-number index (n % 4 is
+    Python's), o[i] += ..., an early return: Python's answers."""
+    a = np.arange(-12, 13, dtype=np.int32)
+    o = np.arange(len(a), dtype=np.int32) * 7
+    want = np.array([_control(int(n), int(x)) for n, x in zip(a, o)], np.int32)
+    k_control(a, o, dispatch=len(a))
+    _same(o, want)
