@@ -138,6 +138,29 @@ static void stmt_if(vfe_ctx *c, const vfe_node *s) {
 }
 
 /* for NAME in range(stop) | range(start, stop[, step]) */
+/* Whether a for loop over range(lo, hi, step) of type t, constant hi, steps
+ * its variable past the type's end after its last value (the loop then
+ * runs on): exactly for a constant lo, else for the last value hi - 1
+ * (hi + 1 counting down) that any start could reach. */
+static bool range_wraps(const vir_type *t, vfe_val lo, int64_t hi, int64_t step) {
+  unsigned bits = vir_ty_scalar_of(t)->bits;
+  bool is_signed = vir_ty_is_signed(t);
+  __int128 max = is_signed ? ((__int128)1 << (bits - 1)) - 1 : ((__int128)1 << bits) - 1;
+  __int128 min = is_signed ? -((__int128)1 << (bits - 1)) : 0;
+  __int128 h = hi, st = step, last;
+  if (h > max || h < min)
+    return false; /* a stop that does not fit: the coercion says so */
+  if (lo.kind == VFE_V_INT && !lo.big) {
+    __int128 l = lo.i;
+    if (st > 0 ? l >= h : l <= h)
+      return false; /* no iteration */
+    last = l + ((h - l + (st > 0 ? -1 : 1)) / st) * st;
+  } else {
+    last = st > 0 ? h - 1 : h + 1;
+  }
+  return st > 0 ? last + st > max : last + st < min;
+}
+
 static void stmt_for(vfe_ctx *c, const vfe_node *s) {
   const vfe_node *target = vfe_get(s, "target"), *iter = vfe_get(s, "iter");
   if (vfe_static_for(c, s)) /* unrolled at compile time (static_loops.c) */
@@ -209,6 +232,13 @@ static void stmt_for(vfe_ctx *c, const vfe_node *s) {
   if (down && !vir_ty_is_signed(t)) {
     vfe_err(c, stn, "a negative step needs a signed loop variable; the bounds are %s", vfe_tyname(c, t));
     vfe_hint(c, "count down with signed bounds, e.g. range(vp.int32(n) - 1, -1, -1)");
+    return;
+  }
+  if (hi.kind == VFE_V_INT && !hi.big && !step.big && range_wraps(t, lo, hi.i, step.i)) {
+    /* the C loop `j += step` would wrap past the type's end and run on */
+    vfe_err(c, hin, "range() stop %lld with step %lld wraps the %s loop variable past its %s",
+            (long long)hi.i, (long long)step.i, vfe_tyname(c, t), down ? "minimum" : "maximum");
+    vfe_hint(c, "keep the stop at least |step| - 1 inside the type's range, or use a wider type");
     return;
   }
   vfe_set_loc(c, iter);

@@ -38,7 +38,7 @@ def main(efield: vp.Buffer[vp.float32], pipe: vp.MemSock[vp.float32]):
 # GLSL: layout(std430, set = 0, binding = 1) coherent writeonly buffer pipe_buf { float pipe[]; };
 # GLSL: layout(std430, set = 0, binding = 2) coherent buffer pipe_ring_buf { uint pipe_ring[]; };
 # GLSL: shared uint _vp_pipe_wg[2];
-# GLSL: if (t % pc.snap_interval == 0u) {
+# GLSL: if (vp_mod(t, pc.snap_interval) == 0u) {
 # GLSL: if (pipe_ring[0u] == 1263750486u) {
 # GLSL: bool leader = gl_LocalInvocationIndex == 0u;
 # GLSL: uint seq = pipe_ring[6u] + fire;

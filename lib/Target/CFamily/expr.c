@@ -421,6 +421,14 @@ static bool const_u64(const vir_value *v, uint64_t *out) {
   return true;
 }
 
+/* An integer divisor known not to be zero: `x // 4u` stays C's `/`; any
+ * other unsigned // and % goes through the helper that gives 0 for a zero
+ * divisor (NumPy), where C's / and % are undefined (lavapipe: all ones). */
+static bool nonzero_const(const vir_value *v) {
+  uint64_t k;
+  return const_u64(v, &k) && k != 0;
+}
+
 static int arith(cf_printer *p, vp_strbuf *b, const vir_op *op) {
   const vir_type *t = op->val.type;
   const vir_type *s = vir_ty_scalar_of(t);
@@ -431,7 +439,7 @@ static int arith(cf_printer *p, vp_strbuf *b, const vir_op *op) {
       break; /* unsigned: C's % */
     return call(p, b, cf_need_pyop(p, CF_PY_REM, t), op, true);
   case VIR_OP_FLOORDIV:
-    if (!is_float && !is_signed) {
+    if (!is_float && !is_signed && nonzero_const(op->opnd[1])) {
       /* unsigned: truncation is flooring */
       int prec = CF_PREC_MUL;
       cf_expr(p, b, op->opnd[0], prec);
@@ -441,7 +449,7 @@ static int arith(cf_printer *p, vp_strbuf *b, const vir_op *op) {
     }
     return call(p, b, cf_need_pyop(p, CF_PY_FLOORDIV, t), op, true);
   case VIR_OP_MOD:
-    if (!is_float && !is_signed)
+    if (!is_float && !is_signed && nonzero_const(op->opnd[1]))
       break;
     return call(p, b, cf_need_pyop(p, CF_PY_MOD, t), op, true);
   case VIR_OP_SHL:
@@ -523,7 +531,71 @@ static int prefix(cf_printer *p, vp_strbuf *b, const vir_op *op) {
   return CF_PREC_UNARY;
 }
 
+/* An int8/int16/uint8/uint16/float16 operand or result. */
+static bool is_small(const vir_type *t) {
+  const vir_type *s = vir_ty_scalar_of(t);
+  return (s->kind == VIR_TY_INT || s->kind == VIR_TY_UINT || s->kind == VIR_TY_FLOAT) && s->bits < 32;
+}
+
+static bool small_operands(const vir_op *op) {
+  if (is_small(op->val.type))
+    return true;
+  for (uint32_t i = 0; i < op->nopnd; i++)
+    if (is_small(op->opnd[i]->type))
+      return true;
+  return false;
+}
+
+/* t with a 32-bit scalar of its kind, as GLSL spells it */
+static void wide_type(vp_strbuf *b, const vir_type *t) {
+  const vir_type *s = vir_ty_scalar_of(t);
+  const char *scalar = s->kind == VIR_TY_INT ? "int" : s->kind == VIR_TY_UINT ? "uint" : "float";
+  const char *vec = s->kind == VIR_TY_INT ? "ivec" : s->kind == VIR_TY_UINT ? "uvec" : "vec";
+  if (t->kind == VIR_TY_VEC)
+    vp_strbuf_printf(b, "%s%u", vec, t->n);
+  else
+    vp_strbuf_append(b, scalar);
+}
+
+/* GLSL's built-in functions on 8/16-bit values, computed at 32 bits:
+ * T(name(W(a), W(b), ...)). glslang 11 declares no Int8/Int16/Float16
+ * capability for a GLSL.std.450 call, so a kernel whose only small-type
+ * arithmetic was `min(a[i], b[i])` on int16 failed spirv-val. min, max,
+ * clamp, abs, sign, floor, trunc, ... of the widened values are exact, and
+ * a float16 sin is float32's rounded once, as NumPy computes it. `splat`
+ * widens every operand to the vector of the result, as call() shapes them. */
+static int widened(cf_printer *p, vp_strbuf *b, const vir_op *op, const char *name, bool splat) {
+  const vir_type *want = op->val.type;
+  for (uint32_t i = 0; i < op->nopnd; i++)
+    if (op->opnd[i]->type->kind == VIR_TY_VEC)
+      want = op->opnd[i]->type;
+  cf_type(p, b, op->val.type, false);
+  vp_strbuf_printf(b, "(%s(", name);
+  for (uint32_t i = 0; i < op->nopnd; i++) {
+    const vir_type *t = op->opnd[i]->type;
+    if (i)
+      vp_strbuf_append(b, ", ");
+    if (vir_ty_scalar_of(t)->kind == VIR_TY_BOOL) {
+      cf_expr(p, b, op->opnd[i], CF_PREC_LOWEST);
+      continue;
+    }
+    wide_type(b, splat ? want : t);
+    vp_strbuf_putc(b, '(');
+    cf_expr(p, b, op->opnd[i], CF_PREC_LOWEST);
+    vp_strbuf_putc(b, ')');
+  }
+  vp_strbuf_append(b, "))");
+  return CF_PREC_PRIMARY;
+}
+
 static int math(cf_printer *p, vp_strbuf *b, const vir_op *op) {
+  if (p->dialect == CF_GLSL && small_operands(op)) {
+    /* the float32 helper (or, with fast math, GLSL's) for the widened type */
+    vir_type f32 = {.kind = VIR_TY_FLOAT, .bits = 32};
+    vir_type v32 = {.kind = VIR_TY_VEC, .bits = 32, .n = op->val.type->n, .elem = &f32};
+    const char *name = cf_need_math(p, op->code, op->val.type->kind == VIR_TY_VEC ? &v32 : &f32);
+    return widened(p, b, op, name, true);
+  }
   const char *name = cf_need_math(p, op->code, op->val.type);
   return call(p, b, name, op, true);
 }
@@ -532,21 +604,32 @@ static int math(cf_printer *p, vp_strbuf *b, const vir_op *op) {
  * math section under their GLSL names; C's own (sqrt, floor, ...) exist. */
 static int float_fn(cf_printer *p, vp_strbuf *b, const vir_op *op) {
   const char *spell = vir_op_info_of(op->code)->spell;
+  bool splat = op->code != VIR_OP_MIX && op->code != VIR_OP_STEP && op->code != VIR_OP_SMOOTHSTEP &&
+               op->code != VIR_OP_CLAMP && op->code != VIR_OP_MIN && op->code != VIR_OP_MAX;
   if (gpu_c(p)) {
     p->pre |= CF_PRE_MATH;
     if (op->val.type->kind == VIR_TY_VEC || (op->nopnd && op->opnd[0]->type->kind == VIR_TY_VEC))
       p->pre |= CF_PRE_VEC;
     if (op->code == VIR_OP_ROUND)
       spell = "round"; /* C's round is half away from zero, as VIR's */
+  } else if (small_operands(op)) {
+    vir_type f32 = {.kind = VIR_TY_FLOAT, .bits = 32};
+    vir_type v32 = {.kind = VIR_TY_VEC, .bits = 32, .n = op->val.type->n, .elem = &f32};
+    const vir_type *wide = op->val.type->kind == VIR_TY_VEC ? &v32 : &f32;
+    if (op->code == VIR_OP_ROUND)
+      spell = cf_need_pyop(p, CF_PY_ROUND, wide);
+    else if (op->code == VIR_OP_SIGN && vir_ty_is_float(op->val.type))
+      spell = cf_need_math(p, VIR_OP_SIGN, wide); /* vp_signf: NaN stays NaN */
+    return widened(p, b, op, spell, splat); /* roundEven of a float32 is right on lavapipe */
   } else if (op->code == VIR_OP_ROUND) {
     spell = cf_need_pyop(p, CF_PY_ROUND, op->val.type); /* GLSL leaves .5 open */
   } else if (op->code == VIR_OP_RINT && vir_ty_scalar_of(op->val.type)->bits == 64) {
     spell = cf_need_pyop(p, CF_PY_RINT, op->val.type); /* lavapipe's is wrong */
   } else if (op->code == VIR_OP_TRUNC && vir_ty_scalar_of(op->val.type)->bits == 64) {
     spell = cf_need_pyop(p, CF_PY_TRUNC, op->val.type); /* lavapipe's is wrong */
+  } else if (op->code == VIR_OP_SIGN && vir_ty_is_float(op->val.type) && vir_ty_scalar_of(op->val.type)->bits == 64) {
+    spell = cf_need_pyop(p, CF_PY_SIGN, op->val.type); /* lavapipe: sign(NaN) == 0.0 */
   }
-  bool splat = op->code != VIR_OP_MIX && op->code != VIR_OP_STEP && op->code != VIR_OP_SMOOTHSTEP &&
-               op->code != VIR_OP_CLAMP && op->code != VIR_OP_MIN && op->code != VIR_OP_MAX;
   return call(p, b, spell, op, splat);
 }
 
@@ -786,6 +869,9 @@ int cf_op_expr(cf_printer *p, vp_strbuf *b, const vir_op *op) {
   case VIR_OP_TRANSPOSE:
     if (gpu_c(p))
       p->pre |= CF_PRE_VEC | CF_PRE_MATH | (op->code == VIR_OP_TRANSPOSE ? CF_PRE_MAT : 0);
+    else if (op->code != VIR_OP_ISNAN && op->code != VIR_OP_ISINF && op->code != VIR_OP_ALL &&
+             op->code != VIR_OP_ANY && small_operands(op))
+      return widened(p, b, op, info->spell, false); /* dot, length, ...: GLSL.std.450 too */
     return call(p, b, info->spell, op, false);
   default: break;
   }

@@ -32,7 +32,8 @@ static const unsigned slot_bits[11] = {8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64}
 
 static const char *const names[CF_PY_COUNT] = {"vp_floordiv", "vp_mod",    "vp_rem",
                                                "vp_shl",      "vp_shr",    "vp_round",
-                                               "vp_rint",     "vp_sext64", "vp_trunc"};
+                                               "vp_rint",     "vp_sext64", "vp_trunc",
+                                               "vp_sign"};
 
 const char *cf_need_pyop(cf_printer *p, cf_pyop k, const vir_type *t) {
   const vir_type *s = vir_ty_scalar_of(t);
@@ -122,13 +123,15 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
                        T, T, T, T, signbit_of(p, bits, "a", sa), signbit_of(p, bits, "b", sb), T, T, T, T, T);
     else
       vp_strbuf_printf(b,
-                       "// Python's a // b: the quotient rounded down (C's / truncates).\n"
+                       "// Python's a // b: the quotient rounded down (C's / truncates);\n"
+                       "// 0 for b == 0, as NumPy (C leaves it undefined).\n"
                        "%s%s vp_floordiv(%s a, %s b) {\n"
+                       "  if (b == %s(0)) return %s(0);\n"
                        "  %s q = a / b;\n"
                        "  if (q * b != a && ((a < %s(0)) != (b < %s(0)))) q -= %s(1);\n"
                        "  return q;\n"
                        "}\n",
-                       dev, T, T, T, T, T, T, T);
+                       dev, T, T, T, T, T, T, T, T, T);
     break;
   case CF_PY_MOD:
     if (is_float)
@@ -143,13 +146,14 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
                        dev, T, T, T, T, T, T, T, T, T, T);
     else
       vp_strbuf_printf(b,
-                       "// Python's a %% b: the remainder has the sign of b.\n"
+                       "// Python's a %% b: the remainder has the sign of b; 0 for b == 0 (NumPy).\n"
                        "%s%s vp_mod(%s a, %s b) {\n"
+                       "  if (b == %s(0)) return %s(0);\n"
                        "  %s r = a - (a / b) * b;\n"
                        "  if (r != %s(0) && ((r < %s(0)) != (b < %s(0)))) r += b;\n"
                        "  return r;\n"
                        "}\n",
-                       dev, T, T, T, T, T, T, T);
+                       dev, T, T, T, T, T, T, T, T, T);
     break;
   case CF_PY_REM:
     if (is_float && gpu)
@@ -251,6 +255,13 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
                         "// sign-extended int with a constant as unsigned.\n"
                         "int64_t vp_sext64(int x) { return packInt2x32(ivec2(x, x >> 31)); }\n");
     break;
+  case CF_PY_SIGN:
+    /* lavapipe's sign(double) of NaN is 0.0; float32 has vp_signf */
+    vp_strbuf_printf(b,
+                     "// sign(x), NaN for NaN (NumPy's sign; GLSL leaves NaN open).\n"
+                     "%s vp_sign(%s x) { return isnan(x) ? x : sign(x); }\n",
+                     T, T);
+    break;
   default: break;
   }
 }
@@ -315,7 +326,8 @@ static void literals(cf_printer *p, vp_strbuf *b, size_t from, int slot) {
 static void vector_overload(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot, unsigned n) {
   const char *name = names[k];
   const char *dev = p->dialect != CF_GLSL ? "__device__ inline " : "";
-  bool unary = k == CF_PY_ROUND || k == CF_PY_RINT || k == CF_PY_SEXT64 || k == CF_PY_TRUNC;
+  bool unary = k == CF_PY_ROUND || k == CF_PY_RINT || k == CF_PY_SEXT64 || k == CF_PY_TRUNC ||
+               k == CF_PY_SIGN;
   const char *rvec = k == CF_PY_SEXT64 ? "i64vec" : slot_vec[slot];
   vp_strbuf_printf(b, "%s%s%u %s(%s%u a%s", dev, rvec, n, name, slot_vec[slot], n, unary ? "" : ", ");
   if (!unary)
@@ -333,8 +345,9 @@ static void vector_overload(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot, un
 
 void cf_emit_pyops(cf_printer *p, vp_strbuf *out) {
   /* vp_trunc, then vp_rem first: the float helpers call them */
-  static const cf_pyop order[] = {CF_PY_TRUNC, CF_PY_REM,   CF_PY_FLOORDIV, CF_PY_MOD,   CF_PY_SHL,
-                                  CF_PY_SHR,   CF_PY_ROUND, CF_PY_RINT,     CF_PY_SEXT64};
+  static const cf_pyop order[] = {CF_PY_TRUNC, CF_PY_REM,  CF_PY_FLOORDIV, CF_PY_MOD,
+                                  CF_PY_SHL,   CF_PY_SHR,  CF_PY_ROUND,    CF_PY_RINT,
+                                  CF_PY_SEXT64, CF_PY_SIGN};
   for (unsigned oi = 0; oi < sizeof order / sizeof order[0]; oi++) {
     cf_pyop k = order[oi];
     for (int slot = 0; slot < 11; slot++) {
