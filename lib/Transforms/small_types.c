@@ -136,13 +136,54 @@ static vir_value *plain_cast(sx *s, vir_value *v, vir_type *e) {
   return v ? opn(s, VIR_OP_CAST, shaped(s, v->type, e), 1, &v) : NULL;
 }
 
-/* v in its 32-bit type when it is of a small type (made once). */
+/* float32 y rounded to float16 (nearest even; overflow to inf; float16's
+ * subnormals), still a float32: the value of float(float16_t(y)), spelled
+ * in integer ops. NVIDIA's compiler drops that pair of conversions, so a
+ * fused chain of float16 ops kept its float32 intermediates there
+ * ((x + 4096) - 4096 was x on the H200, NumPy's 0 for small x). */
+static vir_value *round_half(sx *s, vir_value *y) {
+  const vir_type *t = y->type;
+  vir_type *u32 = vir_ty_uint(s->m, 32), *f32 = vir_ty_float(s->m, 32), *bt = vir_ty_bool(s->m);
+  vir_builder *b = &s->b;
+  vir_value *bits = opn(s, VIR_OP_BITCAST, shaped(s, t, u32), 1, &y);
+  vir_value *a = op2(s, VIR_OP_AND, t, u32, bits, vir_build_int(b, u32, 0x7FFFFFFF));
+  /* normal float16 range: drop 13 bits, ties to the even one */
+  vir_value *odd = op2(s, VIR_OP_AND, t, u32,
+                       op2(s, VIR_OP_SHR, t, u32, a, vir_build_int(b, u32, 13)),
+                       vir_build_int(b, u32, 1));
+  vir_value *n = op2(s, VIR_OP_ADD, t, u32, op2(s, VIR_OP_ADD, t, u32, a, vir_build_int(b, u32, 0xFFF)),
+                     odd);
+  n = op2(s, VIR_OP_AND, t, u32, n, vir_build_int(b, u32, 0xFFFFE000));
+  vir_value *over[3] = {op2(s, VIR_OP_GT, t, bt, n, vir_build_int(b, u32, 0x477FE000)), /* 65504 */
+                        vir_build_int(b, u32, 0x7F800000), n};
+  n = opn(s, VIR_OP_SELECT, shaped(s, t, u32), 3, over);
+  n = op2(s, VIR_OP_OR, t, u32, n,
+          op2(s, VIR_OP_AND, t, u32, bits, vir_build_int(b, u32, 0x80000000u)));
+  vir_value *normal = n ? opn(s, VIR_OP_BITCAST, shaped(s, t, f32), 1, &n) : NULL;
+  /* below 2^-14: a multiple of 2^-24 (the scalings are exact) */
+  vir_value *up = op2(s, VIR_OP_MUL, t, f32, y, vir_build_float(b, f32, 16777216.0));
+  vir_value *sub = op2(s, VIR_OP_MUL, t, f32, up ? opn(s, VIR_OP_RINT, up->type, 1, &up) : NULL,
+                       vir_build_float(b, f32, 1.0 / 16777216.0));
+  vir_value *tiny[3] = {op2(s, VIR_OP_LT, t, bt, a, vir_build_int(b, u32, 0x38800000)), sub, normal};
+  vir_value *r = opn(s, VIR_OP_SELECT, shaped(s, t, f32), 3, tiny);
+  vir_value *keep[3] = {op2(s, VIR_OP_GE, t, bt, a, vir_build_int(b, u32, 0x7F800000)), y, r};
+  return opn(s, VIR_OP_SELECT, shaped(s, t, f32), 3, keep); /* inf and NaN as they are */
+}
+
+/* v in its 32-bit type when it is of a small type (made once). A float16
+ * narrowed from a float32 widens as that float32 rounded (round_half). */
 static vir_value *widen(sx *s, vir_value *v) {
   if (!v || !small(elem(v)))
     return v;
   if (v->id < s->cap && s->wide[v->id])
     return s->wide[v->id];
-  vir_value *w = plain_cast(s, v, wide_type(s, elem(v)));
+  const vir_op *def = v->def;
+  vir_value *w;
+  if (elem(v)->kind == VIR_TY_FLOAT && def && def->code == VIR_OP_CAST && def->nopnd == 1 &&
+      def->opnd[0] && elem(def->opnd[0]) == vir_ty_float(s->m, 32))
+    w = round_half(s, def->opnd[0]);
+  else
+    w = plain_cast(s, v, wide_type(s, elem(v)));
   set_fits(s, w, elem(v));
   set_wide(s, v, w);
   return w;

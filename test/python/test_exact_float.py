@@ -70,15 +70,50 @@ def _cases(dt):
 
 @pytest.mark.parametrize("dt", FLOATS)
 def test_jit_keeps_the_arithmetic_as_written(dt):
-    c = _needs(dt)
-    if dt == np.float16 and c.info["driver_id"] == 4:  # VK_DRIVER_ID_NVIDIA_PROPRIETARY
-        pytest.xfail("known: NVIDIA drops the float16 rounding between two fused vp.jit steps "
-                     "((x + 4096) - 4096 is x on the H200; docs/runtime.md)")
+    _needs(dt)
     x = np.array(SPECIAL, dt)
     xv = vp.asarray(x)
     for name, f in _cases(dt):
         _same(vp.jit(f)(xv), _want(f, x), "jit " + name)
         _same(f(xv), _want(f, x), "eager " + name)
+
+
+def _f32_near_half_steps(n, rng):
+    """float32s over float16's range and past it: random bits, ties (the 13
+    bits a float16 drops exactly half), float16's subnormals and their ties,
+    the overflow edge (65504, 65519.99, 65520), zeros, inf and NaN."""
+    e = rng.integers(95, 146, n).astype(np.uint32)  # 2^-32 .. 2^18
+    m = rng.integers(0, 1 << 23, n).astype(np.uint32)
+    m[::3] = (m[::3] & ~np.uint32(0x1FFF)) | 0x1000   # ties at normal float16s
+    bits = (e << 23) | m
+    bits[1::2] |= np.uint32(0x80000000)
+    y = bits.view(np.float32).copy()
+    k = np.arange(n // 4, dtype=np.float32)
+    y[:n // 4] = np.where(k % 2 == 0, (k + 0.5), k + 0.25) * np.float32(2.0 ** -24)  # subnormal ties
+    edge = [65504.0, 65519.99, 65520.0, -65520.0, 7e4, 0.0, -0.0, np.inf, -np.inf, np.nan,
+            2.0 ** -25, 2.0 ** -25 * 1.0000001, -(2.0 ** -25), 2.0 ** -14, 2.0 ** -14 * (1 - 2.0 ** -12)]
+    y[-len(edge):] = edge
+    return y
+
+
+def test_jit_rounds_each_float16_step():
+    # Bug: a fused float16 chain widened each step's float16 result back
+    # with float(float16_t(y)); the H200's compiler drops that pair, so the
+    # chain kept float32 intermediates: (x + 4096) - 4096 was x, NumPy 0.0.
+    # The widening is now the rounding spelled in integer ops.
+    _needs(np.float16)
+    rng = np.random.default_rng(5)
+    y = _f32_near_half_steps(1 << 16, rng)
+    one = np.float16(1)
+    f = vp.jit(lambda v: v.astype(np.float16) * one)
+    _same(f(vp.asarray(y)), _want(lambda v: v.astype(np.float16) * one, y), "round to half")
+    a = rng.integers(0, 1 << 16, 1 << 16, dtype=np.uint16).view(np.float16)
+    b = rng.integers(0, 1 << 16, 1 << 16, dtype=np.uint16).view(np.float16)
+    av, bv = vp.asarray(a), vp.asarray(b)
+    for name, g in [("(a + b) - b", lambda p, q: (p + q) - q),
+                    ("(a * b) * 1", lambda p, q: (p * q) * one),
+                    ("(a - b) * b", lambda p, q: (p - q) * q)]:
+        _same(vp.jit(g)(av, bv), _want(g, a, b), name)
 
 
 KERNELS = '''import vulpy as vp

@@ -164,6 +164,7 @@ void cf_names_add(cf_printer *p, cf_names *s, const char *name);
 /* A readable, legal, unused identifier from a Python name; adds it to s. */
 const char *cf_unique_name(cf_printer *p, cf_names *s, const char *want);
 bool cf_is_reserved(const char *name);
+void cf_put_file_name(vp_strbuf *out, const char *path);
 /* A struct member / push field name: legal, otherwise unchanged. */
 const char *cf_member_name(cf_printer *p, const char *name);
 

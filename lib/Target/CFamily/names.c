@@ -190,3 +190,18 @@ const char *cf_unique_name(cf_printer *p, cf_names *s, const char *want) {
 }
 
 const char *cf_member_name(cf_printer *p, const char *name) { return legalize(p, name, true); }
+
+/* A source file's base name inside a `//` comment: bytes outside printable
+ * ASCII become `?` (a newline in a name would end the comment and a line
+ * starting with `#` would be a preprocessor directive), and so does a
+ * trailing backslash (it would splice the next line into the comment). */
+void cf_put_file_name(vp_strbuf *out, const char *path) {
+  const char *s = strrchr(path, '/');
+  s = s ? s + 1 : path;
+  size_t n = strlen(s);
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    bool ok = c >= 0x20 && c < 0x7f && !(c == '\\' && i + 1 == n);
+    vp_strbuf_putc(out, ok ? (char)c : '?');
+  }
+}

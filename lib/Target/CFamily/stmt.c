@@ -423,11 +423,6 @@ static bool silent(const cf_printer *p, const vir_op *op) {
   return false;
 }
 
-static const char *base_name(const char *path) {
-  const char *s = strrchr(path, '/');
-  return s ? s + 1 : path;
-}
-
 static void source_comment(cf_printer *p, const vir_op *op) {
   cf_func *fn = p->fn;
   /* positions in a .vir file (ops written without loc(...)) are not the
@@ -439,7 +434,9 @@ static void source_comment(cf_printer *p, const vir_op *op) {
   fn->last_line = op->loc.line;
   fn->last_file = op->loc.file;
   cf_line(p);
-  vp_strbuf_printf(&p->body, "// %s:%u\n", base_name(op->loc.file), op->loc.line);
+  vp_strbuf_append(&p->body, "// ");
+  cf_put_file_name(&p->body, op->loc.file);
+  vp_strbuf_printf(&p->body, ":%u\n", op->loc.line);
 }
 
 static void open_block(cf_printer *p) {
