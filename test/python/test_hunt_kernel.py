@@ -360,3 +360,21 @@ def test_control_flow():
     want = np.array([_control(int(n), int(x)) for n, x in zip(a, o)], np.int32)
     k_control(a, o, dispatch=len(a))
     _same(o, want)
+
+
+@vp.kernel
+def k_wide_index(a: vp.Buffer[vp.float32], o: vp.Buffer[vp.float32], n: vp.int64, m: vp.int16):
+    i: vp.uint64 = vp.uint64(vp.global_id())
+    j: vp.int16 = vp.int16(vp.global_id())
+    o[i] = a[i] + a[n] + a[m] * 10.0 + a[j] * 100.0
+
+
+def test_buffer_index_of_64_and_16_bits():
+    """Bug: a buffer indexed by a uint64 local or an int64/int16 push
+    constant gave "internal error: the generated GLSL does not compile (a
+    VulPy bug): '[]' : scalar integer expression required" (GLSL indexes
+    with 32-bit integers; found by fuzz_translate)."""
+    a = np.arange(8, dtype=np.float32)
+    o = vp.zeros(8, np.float32)
+    k_wide_index(vp.asarray(a), o, n=5, m=2, dispatch=8)
+    np.testing.assert_array_equal(o.numpy(), a + a[5] + a[2] * 10 + a * 100)

@@ -149,6 +149,19 @@ static void path(cf_printer *p, vp_strbuf *b, const vir_type *t, uint32_t n, con
   }
 }
 
+/* `[index]`. GLSL indexes with 32-bit integers only (glslang: "scalar
+ * integer expression required" for a uint64_t or int16_t index), so an
+ * index of another width is converted there; no buffer or array holds 2^32
+ * elements a GLSL index could reach. */
+static void print_index(cf_printer *p, vp_strbuf *b, const vir_value *index) {
+  const vir_type *t = index->type;
+  bool narrow = p->dialect == CF_GLSL && (t->kind == VIR_TY_INT || t->kind == VIR_TY_UINT) &&
+                t->bits != 32;
+  vp_strbuf_append(b, narrow ? (t->kind == VIR_TY_INT ? "[int(" : "[uint(") : "[");
+  cf_expr(p, b, index, CF_PREC_LOWEST);
+  vp_strbuf_append(b, narrow ? ")]" : "]");
+}
+
 void cf_lvalue(cf_printer *p, vp_strbuf *b, const vir_op *op, const vir_value *index) {
   const vir_sym *s = op->attr.sym;
   const char *name = s->kind == VIR_SYM_LOCAL ? NULL : cf_sym_name(p, s);
@@ -163,9 +176,7 @@ void cf_lvalue(cf_printer *p, vp_strbuf *b, const vir_op *op, const vir_value *i
   if (s->kind == VIR_SYM_PUSH) {
     /* pc.FIELD: the first path element is the field */
   } else if (index) {
-    vp_strbuf_putc(b, '[');
-    cf_expr(p, b, index, CF_PREC_LOWEST);
-    vp_strbuf_putc(b, ']');
+    print_index(p, b, index);
     if ((s->kind == VIR_SYM_SHARED || s->kind == VIR_SYM_LOCAL) && t->kind == VIR_TY_ARRAY)
       t = t->elem;
   }
@@ -741,9 +752,7 @@ int cf_op_expr(cf_printer *p, vp_strbuf *b, const vir_op *op) {
   }
   case VIR_OP_EXTRACT_DYN:
     cf_expr(p, b, op->opnd[0], CF_PREC_PRIMARY);
-    vp_strbuf_putc(b, '[');
-    cf_expr(p, b, op->opnd[1], CF_PREC_LOWEST);
-    vp_strbuf_putc(b, ']');
+    print_index(p, b, op->opnd[1]);
     return CF_PREC_PRIMARY;
   case VIR_OP_SWIZZLE:
     if (gpu_c(p)) {
