@@ -53,9 +53,37 @@ def _expand(key, ndim):
     return out
 
 
+def _host_masks(entries, shape):
+    """entries with each NumPy boolean array (or list of bools) beside other
+    indices replaced by its nonzero() integer arrays, as NumPy's
+    x[:, mask] is x[:, mask.nonzero()[0]]; a mask whose shape differs from
+    the axes it covers is NumPy's IndexError."""
+    out = []
+    d = 0
+    for k in entries:
+        if k is None:
+            out.append(k)
+            continue
+        m = k if isinstance(k, np.ndarray) else np.asarray(k) if isinstance(k, list) else None
+        if m is None or m.dtype != _BOOL or m.ndim == 0 or \
+                (isinstance(k, list) and not _is_mask(k)):
+            out.append(k)
+            d += 1
+            continue
+        for j, n in enumerate(m.shape):
+            if shape[d + j] != n:
+                raise IndexError(f"boolean index did not match indexed array along axis {d + j}; "
+                                 f"size of axis is {shape[d + j]} but size of corresponding "
+                                 f"boolean axis is {n}")
+        out.extend(m.nonzero())
+        d += m.ndim
+    return out
+
+
 def _is_array_index(k):
+    # a 0-d NumPy integer array is an integer (x[np.array(1)] drops the axis)
     return isinstance(k, (list, np.ndarray, _array.ndarray, _graph.Traced)) and \
-        not np.isscalar(k)
+        not np.isscalar(k) and not (isinstance(k, np.ndarray) and k.ndim == 0)
 
 
 def _is_mask(k):
@@ -124,6 +152,8 @@ def strided_view(a, shape, offset, strides):
 def _host_index(k, dim):
     """A host index array as int32 (int64 when needed), bounds checked."""
     h = np.asarray(k)
+    if isinstance(k, (list, tuple)) and not h.size:
+        h = h.astype(_I32)  # x[[]]: NumPy's empty integer index
     if h.dtype == _BOOL:
         raise IndexError("boolean index arrays mixed with other indices are not supported")
     if h.dtype.kind not in "iu":
@@ -144,12 +174,31 @@ def _host_index(k, dim):
 def getitem(a, key):
     if _is_mask(key) and not isinstance(key, tuple):
         return _mask_get(a, key)
-    entries = _expand(key, a.ndim)
+    entries = _host_masks(_expand(key, a.ndim), a.shape)
     b, adv = _basic(a.shape, a._offset, _array.elem_strides(a), entries)
+    if adv and _adv_apart(entries):
+        b, adv = _adv_first(b, adv)
     view = _view(a, b)
     if not adv:
         return view
     return _gather(view, adv)
+
+
+def _adv_apart(entries):
+    """True when the advanced indices (integer arrays, and with them the
+    integers) are separated by a slice, `...` or None: NumPy then puts the
+    broadcast index dims first (x[0, :, [1, 2]] has shape (2, n))."""
+    pos = [j for j, k in enumerate(entries) if _is_array_index(k) or
+           (k is not None and not isinstance(k, slice) and k is not Ellipsis)]
+    return pos[-1] - pos[0] + 1 != len(pos)
+
+
+def _adv_first(b, adv):
+    """The view b with its advanced (array-indexed) axes moved to the front."""
+    first = [p for p, _ in adv]
+    order = first + [d for d in range(len(b.shape)) if d not in first]
+    moved = _Basic([b.shape[d] for d in order], b.offset, [b.strides[d] for d in order])
+    return moved, [(j, k) for j, (_, k) in enumerate(adv)]
 
 
 def _adv_group(adv, name):
@@ -164,6 +213,11 @@ def _gather(view, adv):
     """view[..., idx, ...]: array.take along the advanced axes (merged into
     one when there are several, adjacent)."""
     k, n = _adv_group(adv, "indexing")
+    try:
+        np.broadcast_shapes(*(np.shape(i) for _, i in adv))
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together with "
+                         "shapes " + " ".join(str(np.shape(i)) for _, i in adv)) from None
     c = _arrayops.Call("take")
     c.note(view)
     for _, i in adv:
@@ -262,20 +316,50 @@ def _unaliased(target, value, elementwise):
     return value.copy() if hazard else value
 
 
+def checked_scalar(value, dtype):
+    """A Python scalar about to be stored in an array of `dtype`, checked as
+    NumPy's x[...] = value and x.fill(value) check it: an int out of the
+    dtype's range is an OverflowError (not wrapped: u8[0] = 300 is not 44),
+    a float into an integer array truncates (NaN and inf raise), a complex
+    into a real array is a TypeError (into bool, its truth)."""
+    if isinstance(value, np.generic) or not isinstance(value, (int, float, complex)) or \
+            isinstance(value, bool):
+        return value
+    dt = np.dtype(dtype)
+    if isinstance(value, complex) and dt.kind != "c":
+        if dt == _BOOL:
+            return bool(value)
+        name = "int" if dt.kind in "iu" else "float"
+        raise TypeError(f"{name}() argument must be a string or a real number, not 'complex'")
+    if dt.kind not in "iu":
+        return value
+    if isinstance(value, float):
+        value = int(value)  # NaN: ValueError, inf: OverflowError, as NumPy's
+    info = np.iinfo(dt)
+    if not info.min <= value <= info.max:
+        raise OverflowError(f"Python integer {value} out of bounds for {dt.name}")
+    return value
+
+
 def setitem(a, key, value):
+    value = checked_scalar(value, a.dtype)
     if _is_mask(key) and not isinstance(key, tuple):
         return _mask_set(a, key, _unaliased(a, value, False))
-    entries = _expand(key, a.ndim)
+    entries = _host_masks(_expand(key, a.ndim), a.shape)
     b, adv = _basic(a.shape, a._offset, _array.elem_strides(a), entries)
+    # where NumPy's result has the index dims (the value broadcasts to it)
+    k = 0 if adv and _adv_apart(entries) else _adv_group(adv, "index assignment")[0] \
+        if adv else 0
+    if adv:
+        b, adv = _adv_first(b, adv)  # the scatter indexes the view's first axis
     view = _view(a, b)
     if not adv:
         _arrayops.assign(view, _unaliased(view, value, True))
         return
     value = _unaliased(a, value, False)
-    k, n = _adv_group(adv, "index assignment")
-    if k != 0 or n != 1:
-        raise IndexError("index assignment: an integer array is supported on the first axis of "
-                         "the (sliced) array")
+    if len(adv) != 1:
+        raise IndexError("index assignment: one integer array is supported (with integers and "
+                         "slices), not several")
     i = _unaliased(a, adv[0][1], False)
     c = _arrayops.Call("scatter")
     c.note(view)
@@ -283,13 +367,18 @@ def setitem(a, key, value):
     c.note(value)
     iv = c.array(i) if isinstance(i, _array.ndarray) else c.array(_host_index(i, view.shape[0]))
     vv = c.g.convert(c.operand(value, view.dtype), view.dtype)
-    vshape = tuple(iv.shape) + tuple(view.shape[1:])
+    rest = tuple(view.shape[1:])
+    ni = len(iv.shape)
+    vshape = rest[:k] + tuple(iv.shape) + rest[k:]  # NumPy's result shape
     try:
         np.broadcast_shapes(vv.shape or (), vshape)
     except ValueError:
         raise ValueError(f"shape mismatch: value array of shape {vv.shape} could not be "
                          f"broadcast to indexing result of shape {vshape}") from None
     vv = c.g.broadcast(vv, vshape)
+    if k:  # x[:, idx] = v: the index dims first, as the view has them
+        vv = c.g.transpose(vv, tuple(range(k, k + ni)) + tuple(range(k)) +
+                           tuple(range(k + ni, len(vshape))))
     bsym = c.g.buffer(("r", id(view._buf)), _array.storage_dtype(view.dtype),
                       _arrayops.extent(view), view._buf, "out")
     c.bind[bsym.name] = view._buf

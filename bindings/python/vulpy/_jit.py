@@ -392,6 +392,8 @@ def _getitem(t, key):
     tr.stamp()
     entries = ix._expand(key, t.ndim)
     b, adv = ix._basic(t.shape, 0, list(_graph.c_strides(t.shape)), entries)
+    if adv and ix._adv_apart(entries):  # t[0, :, idx]: NumPy puts idx's dims first
+        b, adv = ix._adv_first(b, adv)
     v = t._v
     if (tuple(b.shape), b.offset, tuple(b.strides)) != (t.shape, 0, _graph.c_strides(t.shape)):
         v = tr.g.slice(v, tuple(b.shape), b.offset, tuple(b.strides))

@@ -1,0 +1,250 @@
+"""A hunt for wrong answers in indexing, views and aliasing, called as a
+CuPy user would, differentially against NumPy (hypothesis where it fits):
+integers beside integer arrays, 0-d index arrays, boolean masks beside
+other indices, reshape/ravel of views and writes through them, and the
+checks NumPy makes on a Python scalar stored into an array.
+
+Each test named after a bug fails on the code before its fix."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import vulpy as vp
+
+from conftest import needs_target
+
+pytestmark = [pytest.mark.usefixtures("ctx"), needs_target]
+
+SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
+                    suppress_health_check=list(HealthCheck))
+DTYPES = [np.bool_, np.int8, np.uint16, np.int32, np.float16, np.float32]
+
+
+def _data(shape, dt):
+    a = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    if np.dtype(dt) == np.bool_:
+        return a % 3 == 0
+    return (a * 7 % 23 - (5 if np.dtype(dt).kind != "u" else 0)).astype(dt)
+
+
+def _same(got, want, what=""):
+    got = got.numpy() if isinstance(got, vp.ndarray) else np.asarray(got)
+    assert got.dtype == want.dtype and got.shape == want.shape, (what, got.shape, want.shape)
+    np.testing.assert_array_equal(got, want, err_msg=str(what))
+
+
+def _outcome(f):
+    try:
+        return f()
+    except (IndexError, ValueError, TypeError, OverflowError) as e:
+        return type(e)
+
+
+# --------------------------------------------------------------- mixed keys
+
+APART = [(0, slice(None), [1, 2]), (0, slice(None), [[1], [2]]), (0, None, [1, 2]),
+         (0, Ellipsis, [2, 0]), ([1, 2], slice(None), 0), ([0, 1], slice(None), [1, 2]),
+         ([[0], [3]], slice(1, None), [1, 2]), ([0, 2], None, 1, slice(None)),
+         (slice(None), [0, 1], None, [2, 0]), (-1, slice(None, None, -2), [-1, 0, 0])]
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_integer_apart_from_an_index_array_puts_the_index_dims_first(dt):
+    """Bug: x[0, :, [1, 2]] of a (4, 5, 3) array gave shape (5, 2) (the
+    integer dropped its axis and the array indexed in place; inside vp.jit
+    too), x[0, None, [1, 2]] (1, 2, 3). NumPy: the integer is an advanced
+    index too, and advanced indices separated by a slice, ... or None put
+    their broadcast dims first: (2, 5) and (2, 1, 3)."""
+    x = _data((4, 5, 3), dt)
+    xv = vp.asarray(x)
+    for k in APART:
+        _same(xv[k], x[k], k)
+    if np.dtype(dt) == np.float32:
+        for k in APART[:4]:
+            f = vp.jit(lambda t, k=k: t[k] * 1)
+            _same(f(x), x[k] * 1, ("jit", k))
+
+
+def test_index_assignment_on_any_axis_with_numpys_value_layout():
+    """Bug: x[0, :, [1, 2]] = v and x[:, [0, 2]] = v raised "an integer
+    array is supported on the first axis". NumPy: one array on any axis,
+    the value broadcast to the indexing result (index dims first when the
+    integer and the array are apart)."""
+    x = _data((4, 5, 3), np.int32)
+    keys = [(slice(None), [0, 2]), (slice(1, None), [0, 2]), (0, slice(None), [1, 2]),
+            (slice(None), 1, [0, 2]), (Ellipsis, [2, 0, 1]), (slice(None), [[1], [3]]),
+            (slice(None, None, -1), [0, -1]), ([0, 2], None, 1, slice(None))]
+    for k in keys:
+        shape = x[k].shape
+        val = (np.arange(int(np.prod(shape))) * 10 + 1).reshape(shape).astype(np.int32)
+        for v in (val, val[-1:] if val.ndim else val, np.int32(7)):
+            want, got = x.copy(), vp.asarray(x)
+            want[k] = v
+            got[k] = v
+            _same(got, want, (k, v))
+
+
+def test_zero_d_index_array_is_an_integer():
+    """Bug: x[np.array(1)] gave shape (1, 5) and x[0, np.array(2)] shape (1,).
+    NumPy: a 0-d integer array indexes as an integer, (5,) and ()."""
+    x = _data((4, 5), np.int32)
+    xv = vp.asarray(x)
+    for k in [np.array(1), (np.array(1), slice(None)), (0, np.array(2)),
+              (slice(None), np.array(-1)), np.int64(-1)]:
+        _same(xv[k], x[k], k)
+    want, got = x.copy(), vp.asarray(x)
+    want[np.array(2)] = 9
+    got[np.array(2)] = 9
+    _same(got, want)
+
+
+def test_host_boolean_mask_beside_other_indices():
+    """Bug: x[:, mask], x[..., mask], x[1, [True, False, ...]] raised
+    "boolean index arrays mixed with other indices are not supported".
+    NumPy: the mask is its nonzero() indices; a mask of the wrong length is
+    an IndexError naming the axis."""
+    x = _data((4, 5, 3), np.float32)
+    m5 = np.array([True, False, True, False, True])
+    keys = [(slice(None), m5), (Ellipsis, np.array([True, False, True])),
+            (1, [True, False, True, False, True]), (np.ones((4, 5), bool), 1),
+            (slice(None), np.zeros((5, 3), bool)), ([True, False, True, False],)]
+    for k in keys:
+        _same(vp.asarray(x)[k], x[k], k)
+        want, got = x.copy(), vp.asarray(x)
+        if any(e is not Ellipsis and np.ndim(e) == 2 for e in k):
+            continue  # two arrays: assignment takes one
+        want[k] = -1
+        got[k] = -1
+        _same(got, want, k)
+    with pytest.raises(IndexError, match="axis 1"):
+        vp.asarray(x)[:, np.ones(4, bool)]
+
+
+def test_index_errors_as_numpy():
+    """Bug: x[[0, 1], [1, 2, 3]] was a ValueError and x[[]] an IndexError
+    ("must be of integer type"). NumPy: IndexError (shape mismatch) and an
+    empty result (an empty list is an integer index)."""
+    x = _data((4, 5), np.float32)
+    xv = vp.asarray(x)
+    with pytest.raises(IndexError, match="shape mismatch"):
+        xv[[0, 1], [1, 2, 3]]
+    _same(xv[[]], x[[]])
+    _same(xv[:, []], x[:, []])
+    got = vp.asarray(x)
+    got[[]] = 5
+    _same(got, x)
+
+
+@settings(SETTINGS, max_examples=80)
+@given(st.lists(st.one_of(st.integers(-5, 4), st.none(), st.just(Ellipsis),
+                          st.builds(slice, st.none() | st.integers(-6, 6),
+                                    st.none() | st.integers(-6, 6),
+                                    st.sampled_from([None, 1, -1, 2, -2])),
+                          st.lists(st.integers(-4, 3), min_size=1, max_size=3)),
+                min_size=1, max_size=4))
+def test_mixed_keys_read_as_numpy(key):
+    """Integers, slices, None, ... and integer lists in any order read as
+    NumPy's (values, shape, or the same exception type)."""
+    x = _data((4, 3, 2), np.int32)
+    key = tuple(key)
+    want = _outcome(lambda: x[key])
+    got = _outcome(lambda: vp.asarray(x)[key])
+    if isinstance(want, type):
+        # several arrays apart, or a second Ellipsis: an IndexError either way
+        assert got is want or (want is not IndexError and got is IndexError), (key, got, want)
+    elif isinstance(got, type):
+        arrays = [k for k in key if isinstance(k, list)]
+        assert got is IndexError and len(arrays) > 1, (key, got)  # documented limit
+    else:
+        _same(got, want, key)
+
+
+# --------------------------------------------------------------- reshape of views
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_reshape_of_a_view_is_a_view(dt):
+    """Bug: x[2:4].reshape(8) and x[1:3].ravel() copied (every view with an
+    offset or strides did), so writes through them never reached x:
+    r = x[2:4].reshape(8); r[:] = 0 left x as it was. NumPy: a view wherever
+    strides can show the elements in the new shape (x.T.reshape(2, 2, 6)
+    too), a copy only where they cannot (x[::2].reshape(12))."""
+    x = _data((6, 4), dt)
+    zero = np.zeros((), dt)[()]
+    makers = [lambda a: a[2:4].reshape(8), lambda a: a[1:3].ravel(),
+              lambda a: a.T.reshape(2, 2, 6), lambda a: a[:, 1:3].reshape(6, 2, 1),
+              lambda a: a[::-1].reshape(3, 2, 4), lambda a: a.reshape(4, 6)[:, 1:3],
+              lambda a: a[1:2, 1:2].reshape(()), lambda a: a[::2].reshape(12),
+              lambda a: a[:, :1].ravel(), lambda a: a.T.reshape(-1)]
+    for j, make in enumerate(makers):
+        want, got = x.copy(), vp.asarray(x)
+        rw, rg = make(want), make(got)
+        _same(rg, rw, j)
+        if np.dtype(dt) != np.bool_:  # resident bools are 4-byte words
+            assert rg.strides == rw.strides or not np.shares_memory(rw, want), j
+        rw[...] = zero
+        rg[...] = zero
+        _same(got, want, j)
+
+
+@vp.kernel(local_size_x=64)
+def _add_one(x: vp.Buffer[vp.float32]):
+    i = vp.global_id()
+    if i < len(x):
+        x[i] = x[i] + 1.0
+
+
+def test_kernel_writes_through_a_reshaped_view():
+    """Bug: a kernel given x[2:4].reshape(-1) wrote a copy (reshape copied
+    an offset view); x was unchanged. The reshaped view now binds x's own
+    elements; a strided result is the clear ValueError of any strided view."""
+    h = np.arange(24, dtype=np.float32).reshape(6, 4)
+    v = vp.asarray(h)
+    _add_one(v[2:4].reshape(-1), dispatch=8)
+    h[2:4] += 1
+    _add_one(v[1:3].ravel(), dispatch=8)
+    h[1:3] += 1
+    _same(v, h)
+    with pytest.raises(ValueError, match="strided view"):
+        _add_one(v.T.reshape(2, 2, 6), dispatch=24)
+    r = np.reshape(v[2:4], (8,), copy=False)  # NumPy's view, no "cannot avoid a copy"
+    assert r.buffer is v.buffer
+
+
+# --------------------------------------------------------------- stored scalars
+
+def test_stored_python_scalars_checked_as_numpy():
+    """Bug: u8[:] = 300 stored 44, u8[[0]] = -1 255, i32[0] = 1e10
+    -2147483648, u8[mask] = -2.7 254, i32[[0, 1]] = 1+2j and
+    f32[mask] = 1+1j stored 1 (the imaginary part dropped silently),
+    u8.fill(300) 44. NumPy: OverflowError for an int outside the dtype's
+    range (a float truncates first: NaN ValueError, inf OverflowError),
+    TypeError for a complex into a real array; into bool a complex is its
+    truth."""
+    x8 = np.arange(6, dtype=np.uint8).reshape(2, 3)
+    mask = x8 > 2
+    for key in [np.s_[:], np.s_[0], [0], mask]:
+        for v, err in [(300, OverflowError), (-1, OverflowError), (-2.7, OverflowError),
+                       (1e10, OverflowError), (float("nan"), ValueError),
+                       (float("inf"), OverflowError), (1 + 2j, TypeError)]:
+            with pytest.raises(err):
+                x8.copy()[key] = v  # NumPy's own answer
+            with pytest.raises(err):
+                vp.asarray(x8)[key] = v
+        for v in [255, 2.7, -0.5, True]:
+            want, got = x8.copy(), vp.asarray(x8)
+            want[key] = v
+            got[key] = v
+            _same(got, want, (key, v))
+    with pytest.raises(OverflowError):
+        vp.asarray(x8).fill(300)
+    f = np.zeros(4, np.float32)
+    for key in [np.s_[:], [0, 1], f == 0]:
+        with pytest.raises(TypeError):
+            vp.asarray(f)[key] = 1 + 1j
+    b = np.zeros(3, bool)
+    for key in [np.s_[:], [0, 2]]:
+        want, got = b.copy(), vp.asarray(b)
+        want[key] = 1 + 2j
+        got[key] = 1 + 2j
+        _same(got, want)
