@@ -248,3 +248,26 @@ def test_stored_python_scalars_checked_as_numpy():
         want[key] = 1 + 2j
         got[key] = 1 + 2j
         _same(got, want)
+
+
+def test_small_integer_resident_index_arrays():
+    """Bug: a resident int8 index -1 on an axis of 600 read row 87 (the
+    wrap added 600 as an int8, 88), x[i, j] with uint8 i = 100 on a
+    (600, 3) array read element 44 (100 * 3 wrapped in uint8), in eager
+    reads, writes and vp.jit. NumPy: an index is a plain integer whatever
+    its dtype: row 599 and element 301."""
+    x = np.arange(600 * 3, dtype=np.float32).reshape(600, 3)
+    xv = vp.asarray(x)
+    f = vp.jit(lambda a, i: a[i] * 1)
+    for dt in [np.int8, np.uint8, np.int16, np.uint16]:
+        i = np.array([-1, 5, 100] if np.dtype(dt).kind == "i" else [1, 5, 100], dt)
+        j = np.array([0, 2, 1], dt)
+        iv, jv = vp.asarray(i), vp.asarray(j)
+        _same(xv[iv], x[i], dt)
+        _same(xv[iv, jv], x[i, j], dt)
+        _same(xv[:, jv], x[:, j], dt)
+        _same(f(xv, iv), x[i], dt)
+        want, got = x.copy(), vp.asarray(x)
+        want[i] = -7
+        got[iv] = -7
+        _same(got, want, dt)

@@ -225,10 +225,11 @@ def _gather(view, adv):
     v = c.array(view)
     dims = view.shape[k:k + n]
     idx = None
+    wide = _I32 if int(np.prod(dims, dtype=np.int64)) < 2**31 else np.dtype(np.int64)
     for j, (_, i) in enumerate(adv):
-        iv = c.array(i) if isinstance(i, _array.ndarray) else c.array(_host_index(i, dims[j]))
-        if iv.dtype.kind not in "iu":
-            raise IndexError("arrays used as indices must be of integer (or boolean) type")
+        iv = _index_value(c, i, dims[j])
+        if n > 1 and iv.dtype.itemsize < wide.itemsize:
+            iv = c.g.cast(iv, wide)  # i * (product of the later dims) must not wrap
         if n > 1:
             # negative indices wrap per axis before they are combined
             if iv.dtype.kind == "i":
@@ -248,6 +249,20 @@ def _gather(view, adv):
         v = c.g.reshape(v, merged)
     r = c.g.take(v, idx, k)
     return c.run(c.result(r))
+
+
+def _index_value(c, i, dim):
+    """The graph value of index array `i` (resident or host) for an axis of
+    length `dim`: host arrays bounds-checked (_host_index), resident ones
+    of 8 or 16 bits widened to int32, so that a negative index wraps by the
+    axis length rather than by that length wrapped to the index's dtype
+    (int8 -1 on an axis of 600 read row 87)."""
+    if not isinstance(i, _array.ndarray):
+        return c.array(_host_index(i, dim))
+    if i.dtype.kind not in "iu":
+        raise IndexError("arrays used as indices must be of integer (or boolean) type")
+    iv = c.array(i)
+    return c.g.cast(iv, _I32) if iv.dtype.itemsize < 4 else iv
 
 
 def _mask_prefix(a, mask):
@@ -365,7 +380,7 @@ def setitem(a, key, value):
     c.note(view)
     c.note(i)
     c.note(value)
-    iv = c.array(i) if isinstance(i, _array.ndarray) else c.array(_host_index(i, view.shape[0]))
+    iv = _index_value(c, i, view.shape[0])
     vv = c.g.convert(c.operand(value, view.dtype), view.dtype)
     rest = tuple(view.shape[1:])
     ni = len(iv.shape)

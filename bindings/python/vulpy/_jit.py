@@ -406,6 +406,8 @@ def _getitem(t, key):
     i = adv[0][1]
     if isinstance(i, Tracer):
         iv = i._v
+        if iv.dtype.kind in "iu" and iv.dtype.itemsize < 4:  # wrap -1 by the axis, not mod 256
+            iv = tr.g.cast(iv, np.dtype(np.int32))
     else:
         iv = _capture(tr, ix._host_index(i, b.shape[k]))
     return Tracer(tr.g.take(v, iv, k), tr)
