@@ -271,3 +271,23 @@ def test_small_integer_resident_index_arrays():
         want[i] = -7
         got[iv] = -7
         _same(got, want, dt)
+
+
+def test_in_place_op_on_a_broadcast_view_reads_the_input_first():
+    """Bug: b = vp.broadcast_to(a, (3, 4)); vp.add(b, 1, out=b) (and
+    b += 1) left a + 2 or a + 3 at random: the out= was the very input view,
+    taken as safe, but each element is written by 3 invocations, one of which
+    may read what another wrote. NumPy (a writeable broadcast view, as
+    VulPy's are): the input is read as it was, a + 1."""
+    h = np.arange(4, dtype=np.float32)
+    for _ in range(3):
+        a, n = vp.asarray(h), h.copy()
+        b = vp.broadcast_to(a, (16, 4))
+        nb = np.lib.stride_tricks.as_strided(n, (16, 4), (0, 4))
+        vp.add(b, 1, out=b)
+        np.add(nb, 1, out=nb)
+        b += b[::-1]
+        nb += nb[::-1]
+        b[...] = b * 2 + 1
+        nb[...] = nb * 2 + 1
+        _same(a, n)

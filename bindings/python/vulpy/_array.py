@@ -927,8 +927,17 @@ def write_hazard(out, a):
     element the write has already changed: the same buffer, overlapping
     bytes, and not the very same view (element i read, element i written,
     which is safe). NumPy's rule is then to compute as if `a` had been
-    copied first; the callers copy it."""
-    return overlaps(out, a) and not _same_view(out, a)
+    copied first; the callers copy it. A write into a broadcast view (a
+    zero stride over a length > 1: element i written by several
+    invocations) is never safe: one invocation may read what another
+    already wrote (vp.add(b, 1, out=b) of b = vp.broadcast_to(x, (3, 4))
+    added 1 to 3 at random)."""
+    return overlaps(out, a) and (_repeats(out) or not _same_view(out, a))
+
+
+def _repeats(a):
+    """True when view `a` reaches some element more than once (stride 0)."""
+    return a._estrides is not None and any(s == 0 and d > 1 for d, s in zip(a.shape, a._estrides))
 
 
 def unalias(args, outs):
