@@ -291,3 +291,18 @@ def test_in_place_op_on_a_broadcast_view_reads_the_input_first():
         b[...] = b * 2 + 1
         nb[...] = nb * 2 + 1
         _same(a, n)
+
+
+def test_transpose_axis_out_of_range_is_an_axis_error():
+    """Bug: x.transpose(-3, 0) of a 2-D array returned x.T (the axis taken
+    modulo ndim), x.transpose(0.0, 1) x itself, eager and in vp.jit. NumPy:
+    AxisError (a ValueError and IndexError) and TypeError."""
+    x = vp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    for axes in [(-3, 0), (2, 1), (0, 3)]:
+        with pytest.raises(np.exceptions.AxisError):
+            x.transpose(axes)
+        with pytest.raises(np.exceptions.AxisError):
+            vp.jit(lambda t, axes=axes: vp.transpose(t, axes))(x)
+    with pytest.raises(TypeError):
+        x.transpose(0.0, 1)
+    _same(x.transpose(-1, 0), x.numpy().T)
