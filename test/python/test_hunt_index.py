@@ -306,3 +306,22 @@ def test_transpose_axis_out_of_range_is_an_axis_error():
     with pytest.raises(TypeError):
         x.transpose(0.0, 1)
     _same(x.transpose(-1, 0), x.numpy().T)
+
+
+def test_non_integer_scalar_index_and_huge_step():
+    """Bug: x[np.float32(1)] read row 1 and x[0, np.float16(2)] element 2
+    (int() took any number), x["1"] was int()'s ValueError, and x[::2**63]
+    failed in .numpy() with an OverflowError (a stride of 2**63 elements
+    kept for a one-element axis). NumPy: IndexError for a non-integer
+    index; x[::2**63] is x[:1]."""
+    x = _data((5, 4), np.int32)
+    xv = vp.asarray(x)
+    for k in [np.float32(1), (0, np.float16(2)), "1", 1.0, np.array(1.0)]:
+        with pytest.raises(IndexError):
+            x[k]  # NumPy's own answer
+        with pytest.raises(IndexError):
+            xv[k]
+        with pytest.raises(IndexError):
+            xv[k] = 0
+    for k in [np.s_[::2**63], np.s_[::-2**63], np.s_[1, ::2**40], np.s_[np.int64(1):np.uint8(3)]]:
+        _same(xv[k], x[k], k)

@@ -11,6 +11,8 @@ IndexError when the index array is on the host; resident index arrays are
 clamped on reads and dropped on writes (the GPU cannot raise).
 """
 import math
+import operator
+
 import numpy as np
 
 from . import _array, _arrayops, _graph
@@ -116,14 +118,15 @@ def _basic(shape, offset, strides, entries):
             n = len(range(start, stop, step))
             v.offset += start * strides[d] if n else 0
             v.shape.append(n)
-            v.strides.append(strides[d] * step)
+            # one element or none: any stride will do (x[::2**63] needs no 2**63)
+            v.strides.append(strides[d] * step if n > 1 else strides[d])
             d += 1
             continue
-        try:
-            i = int(k) if not isinstance(k, (bool, np.bool_)) else None
+        try:  # operator.index: an integer only (np.float32(1), "1" and 1.0 are not)
+            i = operator.index(k) if not isinstance(k, (bool, np.bool_)) else None
         except TypeError:
             i = None
-        if i is None or isinstance(k, float):
+        if i is None:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
                              "(`None`) and integer or boolean arrays are valid indices")
         if not -shape[d] <= i < shape[d]:
