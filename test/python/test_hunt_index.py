@@ -122,8 +122,8 @@ def test_host_boolean_mask_beside_other_indices():
 
 
 def test_index_errors_as_numpy():
-    """Bug: x[[0, 1], [1, 2, 3]] was a ValueError and x[[]] an IndexError
-    ("must be of integer type"). NumPy: IndexError (shape mismatch) and an
+    """Bug: x[[0, 1], [1, 2, 3]] was a ValueError, x[[]] and vp.take(x, [])
+    an IndexError ("must be of integer type"). NumPy: IndexError (shape mismatch) and an
     empty result (an empty list is an integer index)."""
     x = _data((4, 5), np.float32)
     xv = vp.asarray(x)
@@ -131,6 +131,8 @@ def test_index_errors_as_numpy():
         xv[[0, 1], [1, 2, 3]]
     _same(xv[[]], x[[]])
     _same(xv[:, []], x[:, []])
+    _same(vp.take(xv, [], axis=0), np.take(x, [], axis=0))
+    _same(xv.take([]), x.take([]))
     got = vp.asarray(x)
     got[[]] = 5
     _same(got, x)

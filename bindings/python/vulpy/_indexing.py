@@ -456,6 +456,8 @@ def take(a, indices, axis=None, out=None, mode="raise", *, context=None):
         a = _array.asarray(np.asarray(a), context=context)
     if isinstance(indices, (list, tuple)) or np.isscalar(indices):
         indices = np.asarray(indices)
+        if not indices.size:
+            indices = indices.astype(_I32)  # take(a, []): NumPy's empty integer index
     if axis is None:
         a = a.reshape(-1)
         ax = 0
