@@ -67,14 +67,17 @@ def test_integer_apart_from_an_index_array_puts_the_index_dims_first(dt):
 
 
 def test_index_assignment_on_any_axis_with_numpys_value_layout():
-    """Bug: x[0, :, [1, 2]] = v and x[:, [0, 2]] = v raised "an integer
-    array is supported on the first axis". NumPy: one array on any axis,
-    the value broadcast to the indexing result (index dims first when the
-    integer and the array are apart)."""
+    """Bug: x[0, :, [1, 2]] = v, x[:, [0, 2]] = v and x[i, j] = v raised
+    "an integer array is supported on the first axis". NumPy: index arrays
+    on any axes, the value broadcast to the indexing result (index dims
+    first when the indices are apart); with resident index arrays, one out
+    of its axis's range drops that write (as for one index array)."""
     x = _data((4, 5, 3), np.int32)
     keys = [(slice(None), [0, 2]), (slice(1, None), [0, 2]), (0, slice(None), [1, 2]),
             (slice(None), 1, [0, 2]), (Ellipsis, [2, 0, 1]), (slice(None), [[1], [3]]),
-            (slice(None, None, -1), [0, -1]), ([0, 2], None, 1, slice(None))]
+            (slice(None, None, -1), [0, -1]), ([0, 2], None, 1, slice(None)),
+            ([0, 2], [1, 4]), ([0, -1], slice(None), [2, 0]), (slice(None), [0, -1], [2, 0]),
+            ([[0], [3]], [1, 2]), (slice(None, None, -1), [0, 4], [2, 1]), (0, [0, 1], [2, 0])]
     for k in keys:
         shape = x[k].shape
         val = (np.arange(int(np.prod(shape))) * 10 + 1).reshape(shape).astype(np.int32)
@@ -83,6 +86,21 @@ def test_index_assignment_on_any_axis_with_numpys_value_layout():
             want[k] = v
             got[k] = v
             _same(got, want, (k, v))
+        resident = tuple(vp.asarray(np.array(e)) if isinstance(e, list) else e for e in k)
+        want, got = x.copy(), vp.asarray(x)
+        want[k] = val
+        got[resident] = val
+        _same(got, want, ("resident", k))
+    view = x[:, ::2]
+    got = vp.asarray(x)
+    got[:, ::2][[1, 3], [0, 1]] = got[[1, 2], [2, 3]]  # through a view, reading itself
+    view[[1, 3], [0, 1]] = x[[1, 2], [2, 3]]
+    _same(got, x)
+    got = vp.asarray(x)
+    got[vp.asarray(np.array([0, 9, -5, 1])), vp.asarray(np.array([1, 0, 1, -6]))] = -1
+    want = x.copy()
+    want[0, 1] = -1
+    _same(got, want)
 
 
 def test_zero_d_index_array_is_an_integer():
@@ -112,8 +130,6 @@ def test_host_boolean_mask_beside_other_indices():
     for k in keys:
         _same(vp.asarray(x)[k], x[k], k)
         want, got = x.copy(), vp.asarray(x)
-        if any(e is not Ellipsis and np.ndim(e) == 2 for e in k):
-            continue  # two arrays: assignment takes one
         want[k] = -1
         got[k] = -1
         _same(got, want, k)

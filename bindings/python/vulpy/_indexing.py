@@ -375,17 +375,19 @@ def setitem(a, key, value):
         _arrayops.assign(view, _unaliased(view, value, True))
         return
     value = _unaliased(a, value, False)
-    if len(adv) != 1:
-        raise IndexError("index assignment: one integer array is supported (with integers and "
-                         "slices), not several")
-    i = _unaliased(a, adv[0][1], False)
+    idx = [_unaliased(a, i, False) for _, i in adv]
     c = _arrayops.Call("scatter")
     c.note(view)
-    c.note(i)
+    for i in idx:
+        c.note(i)
     c.note(value)
-    iv = _index_value(c, i, view.shape[0])
+    if len(idx) == 1:
+        iv = _index_value(c, idx[0], view.shape[0])
+        shape, offset, strides = view.shape, view._offset, view._estrides
+    else:
+        iv, shape, offset, strides = _merged_target(c, view, idx)
     vv = c.g.convert(c.operand(value, view.dtype), view.dtype)
-    rest = tuple(view.shape[1:])
+    rest = tuple(shape[1:])
     ni = len(iv.shape)
     vshape = rest[:k] + tuple(iv.shape) + rest[k:]  # NumPy's result shape
     try:
@@ -400,8 +402,48 @@ def setitem(a, key, value):
     bsym = c.g.buffer(("r", id(view._buf)), _array.storage_dtype(view.dtype),
                       _arrayops.extent(view), view._buf, "out")
     c.bind[bsym.name] = view._buf
-    c.g.scatter(bsym, view.shape, iv, vv, view._offset, view._estrides)
+    c.g.scatter(bsym, shape, iv, vv, offset, strides)
     c.run(lambda: None)
+
+
+def _merged_target(c, view, idx):
+    """x[i, j, ...] = v with the index arrays on the view's first len(idx)
+    axes: those axes as one axis of element offsets (stride 1 from the
+    lowest element they reach) and the combined index into it, each index
+    wrapped by its own axis first; a resident index out of its axis's range
+    makes the combined index out of range, so the write is dropped as for
+    one index array. Returns (index, shape, offset, strides) for the
+    scatter."""
+    n = len(idx)
+    dims, st = view.shape[:n], _array.elem_strides(view)
+    lo = view._offset + sum(min(0, (d - 1) * s) for d, s in zip(dims, st[:n]))
+    hi = view._offset + sum(max(0, (d - 1) * s) for d, s in zip(dims, st[:n]))
+    span = hi - lo + 1
+    try:
+        np.broadcast_shapes(*(np.shape(i) for i in idx))
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together with "
+                         "shapes " + " ".join(str(np.shape(i)) for i in idx)) from None
+    wide = _I32 if span + hi < 2**31 else np.dtype(np.int64)
+    g = c.g
+    total = bad = None
+    for j, i in enumerate(idx):
+        iv = _index_value(c, i, dims[j])
+        iv = g.cast(iv, wide) if iv.dtype != wide else iv
+        d = g.const(dims[j], wide)
+        iv = g.op("select", [g.op("lt", [iv, g.const(0, wide)], _BOOL),
+                             g.op("add", [iv, d], wide), iv], wide)
+        if isinstance(i, _array.ndarray):
+            out = g.op("lor", [g.op("lt", [iv, g.const(0, wide)], _BOOL),
+                                      g.op("ge", [iv, d], _BOOL)], _BOOL)
+            bad = out if bad is None else g.op("lor", [bad, out], _BOOL)
+        term = g.op("mul", [iv, g.const(st[j], wide)], wide)
+        total = term if total is None else g.op("add", [total, term], wide)
+    total = g.op("add", [total, g.const(view._offset - lo, wide)], wide)
+    if bad is not None:
+        total = g.op("select", [bad, g.const(span, wide), total], wide)
+    shape = (span,) + tuple(view.shape[n:])
+    return total, shape, lo, (1,) + tuple(st[n:])
 
 
 def _mask_set(a, mask, value):
