@@ -118,8 +118,9 @@ def test_zero_d_index_array_is_an_integer():
 
 
 def test_host_boolean_mask_beside_other_indices():
-    """Bug: x[:, mask], x[..., mask], x[1, [True, False, ...]] raised
-    "boolean index arrays mixed with other indices are not supported".
+    """Bug: x[:, mask], x[..., mask], x[1, [True, False, ...]] and
+    x[(resident_mask,)] raised "boolean index arrays mixed with other
+    indices are not supported".
     NumPy: the mask is its nonzero() indices; a mask of the wrong length is
     an IndexError naming the axis."""
     x = _data((4, 5, 3), np.float32)
@@ -135,6 +136,12 @@ def test_host_boolean_mask_beside_other_indices():
         _same(got, want, k)
     with pytest.raises(IndexError, match="axis 1"):
         vp.asarray(x)[:, np.ones(4, bool)]
+    m = x > 30
+    _same(vp.asarray(x)[(vp.asarray(m),)], x[m])  # a resident mask alone in a tuple
+    want, got = x.copy(), vp.asarray(x)
+    want[(m,)] = 0
+    got[(vp.asarray(m),)] = 0
+    _same(got, want)
 
 
 def test_index_errors_as_numpy():

@@ -175,6 +175,8 @@ def _host_index(k, dim):
 
 
 def getitem(a, key):
+    if isinstance(key, tuple) and len(key) == 1 and _is_mask(key[0]):
+        key = key[0]  # x[(mask,)] is x[mask]
     if _is_mask(key) and not isinstance(key, tuple):
         return _mask_get(a, key)
     entries = _host_masks(_expand(key, a.ndim), a.shape)
@@ -361,6 +363,8 @@ def checked_scalar(value, dtype):
 
 def setitem(a, key, value):
     value = checked_scalar(value, a.dtype)
+    if isinstance(key, tuple) and len(key) == 1 and _is_mask(key[0]):
+        key = key[0]
     if _is_mask(key) and not isinstance(key, tuple):
         return _mask_set(a, key, _unaliased(a, value, False))
     entries = _host_masks(_expand(key, a.ndim), a.shape)
