@@ -242,10 +242,11 @@ def test_stored_python_scalars_checked_as_numpy():
     """Bug: u8[:] = 300 stored 44, u8[[0]] = -1 255, i32[0] = 1e10
     -2147483648, u8[mask] = -2.7 254, i32[[0, 1]] = 1+2j and
     f32[mask] = 1+1j stored 1 (the imaginary part dropped silently),
-    u8.fill(300) 44. NumPy: OverflowError for an int outside the dtype's
+    u8.fill(300) 44, and f32[0] = 2**200 was a TypeError (a push constant
+    cannot hold it). NumPy: OverflowError for an int outside the dtype's
     range (a float truncates first: NaN ValueError, inf OverflowError),
     TypeError for a complex into a real array; into bool a complex is its
-    truth."""
+    truth; past a float dtype's range, inf."""
     x8 = np.arange(6, dtype=np.uint8).reshape(2, 3)
     mask = x8 > 2
     for key in [np.s_[:], np.s_[0], [0], mask]:
@@ -267,6 +268,13 @@ def test_stored_python_scalars_checked_as_numpy():
     for key in [np.s_[:], [0, 1], f == 0]:
         with pytest.raises(TypeError):
             vp.asarray(f)[key] = 1 + 1j
+    for key in [np.s_[:], [0], f == 0]:  # past float32's range: inf, as NumPy's
+        for v in [2**200, -1e300]:
+            want, got = f.copy(), vp.asarray(f)
+            with np.errstate(over="ignore"):
+                want[key] = v
+            got[key] = v
+            _same(got, want, (key, v))
     b = np.zeros(3, bool)
     for key in [np.s_[:], [0, 2]]:
         want, got = b.copy(), vp.asarray(b)

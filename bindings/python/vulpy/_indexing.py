@@ -341,7 +341,8 @@ def checked_scalar(value, dtype):
     NumPy's x[...] = value and x.fill(value) check it: an int out of the
     dtype's range is an OverflowError (not wrapped: u8[0] = 300 is not 44),
     a float into an integer array truncates (NaN and inf raise), a complex
-    into a real array is a TypeError (into bool, its truth)."""
+    into a real array is a TypeError (into bool, its truth), a number past
+    a float dtype's range is inf."""
     if isinstance(value, np.generic) or not isinstance(value, (int, float, complex)) or \
             isinstance(value, bool):
         return value
@@ -351,6 +352,9 @@ def checked_scalar(value, dtype):
             return bool(value)
         name = "int" if dt.kind in "iu" else "float"
         raise TypeError(f"{name}() argument must be a string or a real number, not 'complex'")
+    if dt.kind == "f" and not isinstance(value, complex):
+        with np.errstate(over="ignore"):  # f32[0] = 2**200 is inf, as NumPy's
+            return float(dt.type(value))
     if dt.kind not in "iu":
         return value
     if isinstance(value, float):
