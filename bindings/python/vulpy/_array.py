@@ -517,14 +517,21 @@ class ndarray:
         n = math.prod(shape)
         if n != self._size or any(s < 0 for s in shape):
             raise ValueError(f"cannot reshape array of size {self._size} into shape {shape}")
-        if not self.contiguous:  # a strided view: NumPy copies too
+        if self.contiguous:
+            return ndarray(self._buf, shape, self.dtype, self._ctx, whole=self._whole)
+        st = nocopy_strides(self.shape, elem_strides(self), shape) if self._size else None
+        if st is None:  # the elements are no strided view of the buffer: NumPy copies too
             return self.copy().reshape(shape)
-        return ndarray(self._buf, shape, self.dtype, self._ctx, whole=self._whole)
+        # a view (x[2:4].reshape(-1), x.T.reshape(2, 2, 6)): writes reach x, as NumPy's
+        return _ops._indexing.strided_view(self, shape, self._offset, st)
 
     def ravel(self):
-        """A 1-D view of the same buffer (a copy for a strided view)."""
+        """A 1-D view of the same buffer when the elements are one C-ordered
+        run of it (at any offset), else a copy, as NumPy's."""
         if not self.contiguous:
-            return self.copy().ravel()
+            if not c_contiguous(self):
+                return self.copy().ravel()
+            return _ops._indexing.strided_view(self, (self._size,), self._offset, (1,))
         return ndarray(self._buf, (self._size,), self.dtype, self._ctx, whole=self._whole)
 
     def flatten(self):
@@ -556,6 +563,7 @@ class ndarray:
 
     def fill(self, value):
         """Sets every element to `value`."""
+        value = _ops._indexing.checked_scalar(value, self.dtype)
         if not self._whole:  # a view (a prefix x[:n] too: the buffer fill rounds up to 16 bytes)
             _ops._arrayops.fill(self, value)
             return
@@ -841,6 +849,36 @@ def elem_strides(a):
     return list(a._estrides) if a._estrides is not None else list(c_strides(a.shape))
 
 
+def nocopy_strides(shape, strides, newshape):
+    """Element strides that show the elements of a (shape, strides) view in
+    C order as `newshape`, or None when no strides can (then reshape copies).
+    NumPy's _attempt_nocopy_reshape: each run of old axes that multiplies to
+    a run of new axes must be contiguous within itself."""
+    old = [(d, s) for d, s in zip(shape, strides) if d != 1]
+    new = list(newshape)
+    out = [1] * len(new)
+    oi = ni = 0
+    while ni < len(new) and oi < len(old):
+        oj, nj = oi + 1, ni + 1
+        np_, op = new[ni], old[oi][0]
+        while np_ != op:
+            if np_ < op:
+                np_ *= new[nj]
+                nj += 1
+            else:
+                op *= old[oj][0]
+                oj += 1
+        if any(old[k][1] != old[k + 1][0] * old[k + 1][1] for k in range(oi, oj - 1)):
+            return None
+        out[nj - 1] = old[oj - 1][1]
+        for k in range(nj - 1, ni, -1):
+            out[k - 1] = out[k] * new[k]
+        ni, oi = nj, oj
+    for k in range(ni, len(new)):  # trailing length-1 axes
+        out[k] = out[ni - 1] if ni else 1
+    return out
+
+
 def c_contiguous(a):
     """True when the elements of view `a` are one C-ordered run of its
     buffer (at any offset)."""
@@ -889,8 +927,17 @@ def write_hazard(out, a):
     element the write has already changed: the same buffer, overlapping
     bytes, and not the very same view (element i read, element i written,
     which is safe). NumPy's rule is then to compute as if `a` had been
-    copied first; the callers copy it."""
-    return overlaps(out, a) and not _same_view(out, a)
+    copied first; the callers copy it. A write into a broadcast view (a
+    zero stride over a length > 1: element i written by several
+    invocations) is never safe: one invocation may read what another
+    already wrote (vp.add(b, 1, out=b) of b = vp.broadcast_to(x, (3, 4))
+    added 1 to 3 at random)."""
+    return overlaps(out, a) and (_repeats(out) or not _same_view(out, a))
+
+
+def _repeats(a):
+    """True when view `a` reaches some element more than once (stride 0)."""
+    return a._estrides is not None and any(s == 0 and d > 1 for d, s in zip(a.shape, a._estrides))
 
 
 def unalias(args, outs):

@@ -11,6 +11,8 @@ IndexError when the index array is on the host; resident index arrays are
 clamped on reads and dropped on writes (the GPU cannot raise).
 """
 import math
+import operator
+
 import numpy as np
 
 from . import _array, _arrayops, _graph
@@ -53,9 +55,37 @@ def _expand(key, ndim):
     return out
 
 
+def _host_masks(entries, shape):
+    """entries with each NumPy boolean array (or list of bools) beside other
+    indices replaced by its nonzero() integer arrays, as NumPy's
+    x[:, mask] is x[:, mask.nonzero()[0]]; a mask whose shape differs from
+    the axes it covers is NumPy's IndexError."""
+    out = []
+    d = 0
+    for k in entries:
+        if k is None:
+            out.append(k)
+            continue
+        m = k if isinstance(k, np.ndarray) else np.asarray(k) if isinstance(k, list) else None
+        if m is None or m.dtype != _BOOL or m.ndim == 0 or \
+                (isinstance(k, list) and not _is_mask(k)):
+            out.append(k)
+            d += 1
+            continue
+        for j, n in enumerate(m.shape):
+            if shape[d + j] != n:
+                raise IndexError(f"boolean index did not match indexed array along axis {d + j}; "
+                                 f"size of axis is {shape[d + j]} but size of corresponding "
+                                 f"boolean axis is {n}")
+        out.extend(m.nonzero())
+        d += m.ndim
+    return out
+
+
 def _is_array_index(k):
+    # a 0-d NumPy integer array is an integer (x[np.array(1)] drops the axis)
     return isinstance(k, (list, np.ndarray, _array.ndarray, _graph.Traced)) and \
-        not np.isscalar(k)
+        not np.isscalar(k) and not (isinstance(k, np.ndarray) and k.ndim == 0)
 
 
 def _is_mask(k):
@@ -88,14 +118,15 @@ def _basic(shape, offset, strides, entries):
             n = len(range(start, stop, step))
             v.offset += start * strides[d] if n else 0
             v.shape.append(n)
-            v.strides.append(strides[d] * step)
+            # one element or none: any stride will do (x[::2**63] needs no 2**63)
+            v.strides.append(strides[d] * step if n > 1 else strides[d])
             d += 1
             continue
-        try:
-            i = int(k) if not isinstance(k, (bool, np.bool_)) else None
+        try:  # operator.index: an integer only (np.float32(1), "1" and 1.0 are not)
+            i = operator.index(k) if not isinstance(k, (bool, np.bool_)) else None
         except TypeError:
             i = None
-        if i is None or isinstance(k, float):
+        if i is None:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
                              "(`None`) and integer or boolean arrays are valid indices")
         if not -shape[d] <= i < shape[d]:
@@ -124,6 +155,8 @@ def strided_view(a, shape, offset, strides):
 def _host_index(k, dim):
     """A host index array as int32 (int64 when needed), bounds checked."""
     h = np.asarray(k)
+    if isinstance(k, (list, tuple)) and not h.size:
+        h = h.astype(_I32)  # x[[]]: NumPy's empty integer index
     if h.dtype == _BOOL:
         raise IndexError("boolean index arrays mixed with other indices are not supported")
     if h.dtype.kind not in "iu":
@@ -142,14 +175,35 @@ def _host_index(k, dim):
 
 
 def getitem(a, key):
+    if isinstance(key, tuple) and len(key) == 1 and _is_mask(key[0]):
+        key = key[0]  # x[(mask,)] is x[mask]
     if _is_mask(key) and not isinstance(key, tuple):
         return _mask_get(a, key)
-    entries = _expand(key, a.ndim)
+    entries = _host_masks(_expand(key, a.ndim), a.shape)
     b, adv = _basic(a.shape, a._offset, _array.elem_strides(a), entries)
+    if adv and _adv_apart(entries):
+        b, adv = _adv_first(b, adv)
     view = _view(a, b)
     if not adv:
         return view
     return _gather(view, adv)
+
+
+def _adv_apart(entries):
+    """True when the advanced indices (integer arrays, and with them the
+    integers) are separated by a slice, `...` or None: NumPy then puts the
+    broadcast index dims first (x[0, :, [1, 2]] has shape (2, n))."""
+    pos = [j for j, k in enumerate(entries) if _is_array_index(k) or
+           (k is not None and not isinstance(k, slice) and k is not Ellipsis)]
+    return pos[-1] - pos[0] + 1 != len(pos)
+
+
+def _adv_first(b, adv):
+    """The view b with its advanced (array-indexed) axes moved to the front."""
+    first = [p for p, _ in adv]
+    order = first + [d for d in range(len(b.shape)) if d not in first]
+    moved = _Basic([b.shape[d] for d in order], b.offset, [b.strides[d] for d in order])
+    return moved, [(j, k) for j, (_, k) in enumerate(adv)]
 
 
 def _adv_group(adv, name):
@@ -164,6 +218,11 @@ def _gather(view, adv):
     """view[..., idx, ...]: array.take along the advanced axes (merged into
     one when there are several, adjacent)."""
     k, n = _adv_group(adv, "indexing")
+    try:
+        np.broadcast_shapes(*(np.shape(i) for _, i in adv))
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together with "
+                         "shapes " + " ".join(str(np.shape(i)) for _, i in adv)) from None
     c = _arrayops.Call("take")
     c.note(view)
     for _, i in adv:
@@ -171,10 +230,11 @@ def _gather(view, adv):
     v = c.array(view)
     dims = view.shape[k:k + n]
     idx = None
+    wide = _I32 if int(np.prod(dims, dtype=np.int64)) < 2**31 else np.dtype(np.int64)
     for j, (_, i) in enumerate(adv):
-        iv = c.array(i) if isinstance(i, _array.ndarray) else c.array(_host_index(i, dims[j]))
-        if iv.dtype.kind not in "iu":
-            raise IndexError("arrays used as indices must be of integer (or boolean) type")
+        iv = _index_value(c, i, dims[j])
+        if n > 1 and iv.dtype.itemsize < wide.itemsize:
+            iv = c.g.cast(iv, wide)  # i * (product of the later dims) must not wrap
         if n > 1:
             # negative indices wrap per axis before they are combined
             if iv.dtype.kind == "i":
@@ -194,6 +254,20 @@ def _gather(view, adv):
         v = c.g.reshape(v, merged)
     r = c.g.take(v, idx, k)
     return c.run(c.result(r))
+
+
+def _index_value(c, i, dim):
+    """The graph value of index array `i` (resident or host) for an axis of
+    length `dim`: host arrays bounds-checked (_host_index), resident ones
+    of 8 or 16 bits widened to int32, so that a negative index wraps by the
+    axis length rather than by that length wrapped to the index's dtype
+    (int8 -1 on an axis of 600 read row 87)."""
+    if not isinstance(i, _array.ndarray):
+        return c.array(_host_index(i, dim))
+    if i.dtype.kind not in "iu":
+        raise IndexError("arrays used as indices must be of integer (or boolean) type")
+    iv = c.array(i)
+    return c.g.cast(iv, _I32) if iv.dtype.itemsize < 4 else iv
 
 
 def _mask_prefix(a, mask):
@@ -262,39 +336,122 @@ def _unaliased(target, value, elementwise):
     return value.copy() if hazard else value
 
 
+def checked_scalar(value, dtype):
+    """A Python scalar about to be stored in an array of `dtype`, checked as
+    NumPy's x[...] = value and x.fill(value) check it: an int out of the
+    dtype's range is an OverflowError (not wrapped: u8[0] = 300 is not 44),
+    a float into an integer array truncates (NaN and inf raise), a complex
+    into a real array is a TypeError (into bool, its truth), a number past
+    a float dtype's range is inf."""
+    if isinstance(value, np.generic) or not isinstance(value, (int, float, complex)) or \
+            isinstance(value, bool):
+        return value
+    dt = np.dtype(dtype)
+    if isinstance(value, complex) and dt.kind != "c":
+        if dt == _BOOL:
+            return bool(value)
+        name = "int" if dt.kind in "iu" else "float"
+        raise TypeError(f"{name}() argument must be a string or a real number, not 'complex'")
+    if dt.kind == "f" and not isinstance(value, complex):
+        with np.errstate(over="ignore"):  # f32[0] = 2**200 is inf, as NumPy's
+            return float(dt.type(value))
+    if dt.kind not in "iu":
+        return value
+    if isinstance(value, float):
+        value = int(value)  # NaN: ValueError, inf: OverflowError, as NumPy's
+    info = np.iinfo(dt)
+    if not info.min <= value <= info.max:
+        raise OverflowError(f"Python integer {value} out of bounds for {dt.name}")
+    return value
+
+
 def setitem(a, key, value):
+    value = checked_scalar(value, a.dtype)
+    if isinstance(key, tuple) and len(key) == 1 and _is_mask(key[0]):
+        key = key[0]
     if _is_mask(key) and not isinstance(key, tuple):
         return _mask_set(a, key, _unaliased(a, value, False))
-    entries = _expand(key, a.ndim)
+    entries = _host_masks(_expand(key, a.ndim), a.shape)
     b, adv = _basic(a.shape, a._offset, _array.elem_strides(a), entries)
+    # where NumPy's result has the index dims (the value broadcasts to it)
+    k = 0 if adv and _adv_apart(entries) else _adv_group(adv, "index assignment")[0] \
+        if adv else 0
+    if adv:
+        b, adv = _adv_first(b, adv)  # the scatter indexes the view's first axis
     view = _view(a, b)
     if not adv:
         _arrayops.assign(view, _unaliased(view, value, True))
         return
     value = _unaliased(a, value, False)
-    k, n = _adv_group(adv, "index assignment")
-    if k != 0 or n != 1:
-        raise IndexError("index assignment: an integer array is supported on the first axis of "
-                         "the (sliced) array")
-    i = _unaliased(a, adv[0][1], False)
+    idx = [_unaliased(a, i, False) for _, i in adv]
     c = _arrayops.Call("scatter")
     c.note(view)
-    c.note(i)
+    for i in idx:
+        c.note(i)
     c.note(value)
-    iv = c.array(i) if isinstance(i, _array.ndarray) else c.array(_host_index(i, view.shape[0]))
+    if len(idx) == 1:
+        iv = _index_value(c, idx[0], view.shape[0])
+        shape, offset, strides = view.shape, view._offset, view._estrides
+    else:
+        iv, shape, offset, strides = _merged_target(c, view, idx)
     vv = c.g.convert(c.operand(value, view.dtype), view.dtype)
-    vshape = tuple(iv.shape) + tuple(view.shape[1:])
+    rest = tuple(shape[1:])
+    ni = len(iv.shape)
+    vshape = rest[:k] + tuple(iv.shape) + rest[k:]  # NumPy's result shape
     try:
         np.broadcast_shapes(vv.shape or (), vshape)
     except ValueError:
         raise ValueError(f"shape mismatch: value array of shape {vv.shape} could not be "
                          f"broadcast to indexing result of shape {vshape}") from None
     vv = c.g.broadcast(vv, vshape)
+    if k:  # x[:, idx] = v: the index dims first, as the view has them
+        vv = c.g.transpose(vv, tuple(range(k, k + ni)) + tuple(range(k)) +
+                           tuple(range(k + ni, len(vshape))))
     bsym = c.g.buffer(("r", id(view._buf)), _array.storage_dtype(view.dtype),
                       _arrayops.extent(view), view._buf, "out")
     c.bind[bsym.name] = view._buf
-    c.g.scatter(bsym, view.shape, iv, vv, view._offset, view._estrides)
+    c.g.scatter(bsym, shape, iv, vv, offset, strides)
     c.run(lambda: None)
+
+
+def _merged_target(c, view, idx):
+    """x[i, j, ...] = v with the index arrays on the view's first len(idx)
+    axes: those axes as one axis of element offsets (stride 1 from the
+    lowest element they reach) and the combined index into it, each index
+    wrapped by its own axis first; a resident index out of its axis's range
+    makes the combined index out of range, so the write is dropped as for
+    one index array. Returns (index, shape, offset, strides) for the
+    scatter."""
+    n = len(idx)
+    dims, st = view.shape[:n], _array.elem_strides(view)
+    lo = view._offset + sum(min(0, (d - 1) * s) for d, s in zip(dims, st[:n]))
+    hi = view._offset + sum(max(0, (d - 1) * s) for d, s in zip(dims, st[:n]))
+    span = hi - lo + 1
+    try:
+        np.broadcast_shapes(*(np.shape(i) for i in idx))
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together with "
+                         "shapes " + " ".join(str(np.shape(i)) for i in idx)) from None
+    wide = _I32 if span + hi < 2**31 else np.dtype(np.int64)
+    g = c.g
+    total = bad = None
+    for j, i in enumerate(idx):
+        iv = _index_value(c, i, dims[j])
+        iv = g.cast(iv, wide) if iv.dtype != wide else iv
+        d = g.const(dims[j], wide)
+        iv = g.op("select", [g.op("lt", [iv, g.const(0, wide)], _BOOL),
+                             g.op("add", [iv, d], wide), iv], wide)
+        if isinstance(i, _array.ndarray):
+            out = g.op("lor", [g.op("lt", [iv, g.const(0, wide)], _BOOL),
+                                      g.op("ge", [iv, d], _BOOL)], _BOOL)
+            bad = out if bad is None else g.op("lor", [bad, out], _BOOL)
+        term = g.op("mul", [iv, g.const(st[j], wide)], wide)
+        total = term if total is None else g.op("add", [total, term], wide)
+    total = g.op("add", [total, g.const(view._offset - lo, wide)], wide)
+    if bad is not None:
+        total = g.op("select", [bad, g.const(span, wide), total], wide)
+    shape = (span,) + tuple(view.shape[n:])
+    return total, shape, lo, (1,) + tuple(st[n:])
 
 
 def _mask_set(a, mask, value):
@@ -349,6 +506,8 @@ def take(a, indices, axis=None, out=None, mode="raise", *, context=None):
         a = _array.asarray(np.asarray(a), context=context)
     if isinstance(indices, (list, tuple)) or np.isscalar(indices):
         indices = np.asarray(indices)
+        if not indices.size:
+            indices = indices.astype(_I32)  # take(a, []): NumPy's empty integer index
     if axis is None:
         a = a.reshape(-1)
         ax = 0
@@ -389,7 +548,8 @@ def transpose(a, axes=None):
     if isinstance(a, np.ndarray):
         return np.transpose(a, axes)
     nd = a.ndim
-    axes = tuple(reversed(range(nd))) if axes is None else tuple(int(x) % nd for x in axes)
+    axes = tuple(reversed(range(nd))) if axes is None else \
+        tuple(_errors.axis(x, nd, "vp.transpose") for x in axes)  # x.T(-3, 0): NumPy's AxisError
     if sorted(axes) != list(range(nd)):
         raise ValueError("axes don't match array")
     st = _array.elem_strides(a)

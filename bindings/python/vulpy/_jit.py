@@ -23,8 +23,8 @@ import threading
 
 import numpy as np
 
-from . import (_array, _arrayops, _context, _engine, _graph, _indexing, _npfunc, _reduce,
-               _shapeops, _ufunc)
+from . import (_array, _arrayops, _context, _engine, _errors, _graph, _indexing, _npfunc,
+               _reduce, _shapeops, _ufunc)
 from ._launch import Handle
 
 _BOOL = np.dtype(np.bool_)
@@ -392,6 +392,8 @@ def _getitem(t, key):
     tr.stamp()
     entries = ix._expand(key, t.ndim)
     b, adv = ix._basic(t.shape, 0, list(_graph.c_strides(t.shape)), entries)
+    if adv and ix._adv_apart(entries):  # t[0, :, idx]: NumPy puts idx's dims first
+        b, adv = ix._adv_first(b, adv)
     v = t._v
     if (tuple(b.shape), b.offset, tuple(b.strides)) != (t.shape, 0, _graph.c_strides(t.shape)):
         v = tr.g.slice(v, tuple(b.shape), b.offset, tuple(b.strides))
@@ -404,6 +406,8 @@ def _getitem(t, key):
     i = adv[0][1]
     if isinstance(i, Tracer):
         iv = i._v
+        if iv.dtype.kind in "iu" and iv.dtype.itemsize < 4:  # wrap -1 by the axis, not mod 256
+            iv = tr.g.cast(iv, np.dtype(np.int32))
     else:
         iv = _capture(tr, ix._host_index(i, b.shape[k]))
     return Tracer(tr.g.take(v, iv, k), tr)
@@ -432,7 +436,8 @@ def transpose(a, axes=None):
     if not isinstance(a, Tracer):
         return _indexing.transpose(a, axes)
     nd = a.ndim
-    axes = tuple(reversed(range(nd))) if axes is None else tuple(int(x) % nd for x in axes)
+    axes = tuple(reversed(range(nd))) if axes is None else \
+        tuple(_errors.axis(x, nd, "vp.transpose") for x in axes)
     if sorted(axes) != list(range(nd)):
         raise ValueError("axes don't match array")
     if axes == tuple(range(nd)):

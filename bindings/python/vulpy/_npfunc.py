@@ -52,9 +52,9 @@ def _reshape(a, *args, **kwargs):
     if order != "C" or kwargs:
         raise TypeError(f"numpy.reshape on a vp.ndarray supports order='C' only"
                         f"{'' if order != 'C' else ', not ' + ', '.join(map(repr, kwargs))}")
-    if copy is False and not a.contiguous:
+    r = a.reshape(shape)  # a view wherever NumPy's is one (x[2:4], x.T to (2, 2, 6))
+    if copy is False and r._buf is not a._buf:
         raise ValueError("Unable to avoid creating a copy while reshaping.")
-    r = a.reshape(shape)
     return r.copy() if copy and r._buf is a._buf else r
 
 
