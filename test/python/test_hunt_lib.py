@@ -96,6 +96,18 @@ def test_axis_minus_one_of_a_0d_array(name):
             getattr(vp, name)(vp.asarray(a), axis=axis)
 
 
+def test_norm_inf_of_empty_is_zero():
+    """Bug: vp.linalg.norm(np.zeros(0), np.inf) raised ValueError('zero-size
+    array to reduction operation max which has no identity'), and so did
+    the matrix norms ord=1 / inf whose max runs over an empty axis
+    (np.zeros((0, 3)) with ord=inf); NumPy's max there starts at 0: 0.0
+    (and [0., 0., 0.] along axis 0). -inf and -1 stay NumPy's ValueError."""
+    for a in (np.zeros(0), np.zeros((0, 3)), np.zeros((3, 0)), np.zeros((2, 0, 3))):
+        for o in (np.inf, -np.inf, 1, -1):
+            for axis in (None, 0, -1, (0, -1), (-1, 0)):
+                _both(lambda m: m.linalg.norm, a, o, axis)
+
+
 # ------------------------------------------------------ checked and right
 @pytest.mark.parametrize("dt", SORTED)
 @SETTINGS

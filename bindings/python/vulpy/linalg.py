@@ -55,8 +55,8 @@ def _vector(x, ord, axis, keepdims):
         return _ufunc.sqrt(_sumsq(x, ax, keepdims))
     if isinstance(ord, str):
         raise ValueError(f"Invalid norm order '{ord}' for vectors")
-    if ord == np.inf:
-        return _reduce.amax(absx(), ax, None, keepdims)
+    if ord == np.inf:  # NumPy's max starts at 0: an empty vector's inf-norm is 0
+        return _reduce.amax(absx(), ax, None, keepdims, 0 if x.shape[ax] == 0 else None)
     if ord == -np.inf:
         return _reduce.amin(absx(), ax, None, keepdims)
     if ord == 0:
@@ -84,8 +84,10 @@ def _matrix(x, ord, axis, keepdims):
         # 1: largest column sum (sum over rows, then max over columns)
         inner, outer = (r0, c0) if ord in (1, -1) else (c0, r0)
         s = _reduce.sum(_ufunc.absolute(x), inner, None, None, True)
-        f = _reduce.amax if ord in (1, np.inf) else _reduce.amin
-        r = f(s, outer, None, True)
+        if ord in (1, np.inf):  # from 0, as NumPy's: no ValueError when `outer` is empty
+            r = _reduce.amax(s, outer, None, True, 0 if x.shape[outer] == 0 else None)
+        else:
+            r = _reduce.amin(s, outer, None, True)
         if not keepdims:
             r = r.reshape(tuple(d for i, d in enumerate(r.shape) if i not in (r0, c0)))
         return r
