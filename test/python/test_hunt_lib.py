@@ -108,6 +108,24 @@ def test_norm_inf_of_empty_is_zero():
                 _both(lambda m: m.linalg.norm, a, o, axis)
 
 
+def test_norm_axis_out_of_range():
+    """Bug: vp.linalg.norm(x, axis=(0, -3)) of a 2-d x was the norm over
+    axes (0, 1) (7.416 for np.arange(6.).reshape(2, 3)) and axis=(0, 2) a
+    'Duplicate axes given.' ValueError; NumPy raises AxisError for both,
+    and for axis=0 of a 0-d array (which VulPy reduced)."""
+    x = np.arange(6.0).reshape(2, 3)
+    for o in (None, 1, np.inf, "fro"):
+        for axis in ((0, -3), (-3, 0), (0, 2), (2, 0)):
+            with pytest.raises(np.exceptions.AxisError):
+                vp.linalg.norm(vp.asarray(x), o, axis)
+    for o in (None, 1, np.inf, 0):
+        for axis in (2, -3):
+            with pytest.raises(np.exceptions.AxisError):
+                vp.linalg.norm(vp.asarray(x), o, axis)
+        with pytest.raises(np.exceptions.AxisError):
+            vp.linalg.norm(vp.asarray(np.array(2.0)), o, 0)
+
+
 # ------------------------------------------------------ checked and right
 @pytest.mark.parametrize("dt", SORTED)
 @SETTINGS

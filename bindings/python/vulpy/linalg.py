@@ -8,7 +8,7 @@ has not: they raise NotImplementedError.
 """
 import numpy as np
 
-from . import _array, _reduce, _ufunc
+from . import _array, _errors, _reduce, _ufunc
 
 _nd = _array.ndarray
 
@@ -38,6 +38,10 @@ def norm(x, ord=None, axis=None, keepdims=False):
     elif not isinstance(axis, tuple):
         axis = (int(axis),)
     axis = tuple(int(a) for a in axis)
+    for a in axis:  # checked before `% nd`, which would wrap (0, -3) of a matrix to (0, 1)
+        if not -nd <= a < nd:
+            raise _errors.AxisError(a, nd)
+    axis = tuple(a % nd for a in axis)
     if len(axis) == 1:
         return _vector(x, ord, axis[0], keepdims)
     if len(axis) == 2:
