@@ -126,6 +126,19 @@ def test_norm_axis_out_of_range():
             vp.linalg.norm(vp.asarray(np.array(2.0)), o, 0)
 
 
+def test_tensordot_axis_out_of_range():
+    """Bug: vp.tensordot(x, x, (3, 3)) of a 3-d x summed over axis 0 (3 %
+    3; likewise -4 and [0, 5]) and returned a (3, 4, 3, 4) array; NumPy
+    raises IndexError (tuple index out of range). VulPy raises AxisError,
+    which is an IndexError."""
+    x = np.arange(24.0).reshape(2, 3, 4)
+    for axes in ((3, 3), (-4, -4), ([0, 5], [0, 2]), ([1], [-4])):
+        with pytest.raises(IndexError):
+            np.tensordot(x, x, axes)
+        with pytest.raises(IndexError):
+            vp.tensordot(vp.asarray(x), vp.asarray(x), axes)
+
+
 # ------------------------------------------------------ checked and right
 @pytest.mark.parametrize("dt", SORTED)
 @SETTINGS
