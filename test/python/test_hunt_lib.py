@@ -139,6 +139,22 @@ def test_tensordot_axis_out_of_range():
             vp.tensordot(vp.asarray(x), vp.asarray(x), axes)
 
 
+def test_transpose_axis_out_of_range():
+    """Bug: vp.transpose(x, (0, 3)) of a resident 2-d x was x itself
+    ((2, 3): 3 wrapped to 1) and (-3, 0) the transpose (3, 2); x.T-style
+    x.transpose(0, 2) said "axes don't match array"; so did vp.jit's
+    traced vp.transpose. NumPy raises AxisError for each."""
+    x = vp.asarray(np.arange(6.0).reshape(2, 3))
+    for axes in ((0, 3), (-3, 0), (0, 2)):
+        with pytest.raises(np.exceptions.AxisError):
+            vp.transpose(x, axes)
+        with pytest.raises(np.exceptions.AxisError):
+            x.transpose(*axes)
+    with pytest.raises(np.exceptions.AxisError):
+        vp.jit(lambda a: vp.transpose(a, (-3, 0)) + 1)(x)
+    _same(vp.transpose(x, (-1, -2)), np.arange(6.0).reshape(2, 3).T)
+
+
 # ------------------------------------------------------ checked and right
 @pytest.mark.parametrize("dt", SORTED)
 @SETTINGS

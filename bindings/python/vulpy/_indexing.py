@@ -389,7 +389,8 @@ def transpose(a, axes=None):
     if isinstance(a, np.ndarray):
         return np.transpose(a, axes)
     nd = a.ndim
-    axes = tuple(reversed(range(nd))) if axes is None else tuple(int(x) % nd for x in axes)
+    axes = tuple(reversed(range(nd))) if axes is None else \
+        tuple(_errors.axis(x, nd, "vp.transpose") for x in axes)  # checked, then wrapped
     if sorted(axes) != list(range(nd)):
         raise ValueError("axes don't match array")
     st = _array.elem_strides(a)

@@ -23,8 +23,8 @@ import threading
 
 import numpy as np
 
-from . import (_array, _arrayops, _context, _engine, _graph, _indexing, _npfunc, _reduce,
-               _shapeops, _ufunc)
+from . import (_array, _arrayops, _context, _engine, _errors, _graph, _indexing, _npfunc,
+               _reduce, _shapeops, _ufunc)
 from ._launch import Handle
 
 _BOOL = np.dtype(np.bool_)
@@ -432,7 +432,8 @@ def transpose(a, axes=None):
     if not isinstance(a, Tracer):
         return _indexing.transpose(a, axes)
     nd = a.ndim
-    axes = tuple(reversed(range(nd))) if axes is None else tuple(int(x) % nd for x in axes)
+    axes = tuple(reversed(range(nd))) if axes is None else \
+        tuple(_errors.axis(x, nd, "vp.transpose") for x in axes)  # checked, then wrapped
     if sorted(axes) != list(range(nd)):
         raise ValueError("axes don't match array")
     if axes == tuple(range(nd)):
