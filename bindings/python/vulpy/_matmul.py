@@ -18,7 +18,7 @@ import operator
 
 import numpy as np
 
-from . import _array, _context, _coopmat, _gemm, _indexing, _reduce, _ufunc
+from . import _array, _context, _coopmat, _errors, _gemm, _indexing, _reduce, _ufunc
 
 _nd = _array.ndarray
 _BOOL = np.dtype(np.bool_)
@@ -366,6 +366,15 @@ def inner(a, b):
     return _tensordot_core("inner", a, b, [a.ndim - 1], [b.ndim - 1], None)
 
 
+def _summed_axis(axis, ndim):
+    """tensordot's axis in range(ndim); checked before it wraps (axis 3 of
+    a 3-d operand is NumPy's IndexError; AxisError is an IndexError)."""
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise _errors.AxisError(axis, ndim)
+    return axis % ndim
+
+
 def tensordot(a, b, axes=2):
     """numpy.tensordot on the GPU: sums the products over a's axes[0] and
     b's axes[1] (an int N: a's last N with b's first N); the result's axes
@@ -388,8 +397,8 @@ def tensordot(a, b, axes=2):
         if len(xa) != len(xb):
             raise ValueError("vp.tensordot: shape-mismatch for sum (axes lists of different "
                              "lengths)")
-        xa = [operator.index(x) % a.ndim if a.ndim else x for x in xa]
-        xb = [operator.index(x) % b.ndim if b.ndim else x for x in xb]
+        xa = [_summed_axis(x, a.ndim) for x in xa]
+        xb = [_summed_axis(x, b.ndim) for x in xb]
     for i, j in zip(xa, xb):
         if a.shape[i] != b.shape[j]:
             raise ValueError(f"vp.tensordot: shape-mismatch for sum: shapes {tuple(a.shape)} "

@@ -44,7 +44,8 @@ def _axes(axis, ndim, name):
         if isinstance(a, (bool, np.bool_)):  # NumPy refuses True/False as an axis
             raise TypeError(f"vp.{name}: axis must be an integer, not {type(a).__name__}")
         a = operator.index(a)  # 1.0 is a TypeError, as in NumPy (int() would take it)
-        if not -ndim <= a < builtins.max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+        # np.sum, np.argmax, np.cumsum take axis 0 or -1 on a 0-d array
+        if (a not in (0, -1)) if ndim == 0 else not -ndim <= a < ndim:
             raise _errors.AxisError(a, ndim)
         a = a % ndim if ndim else 0
         if a in out:
@@ -116,7 +117,9 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
     nd = len(shape)
     if scan:
         _scan_axis(kind, axis)
-        if axis is None and nd != 1:
+        if axis is not None and nd == 0:
+            _axes(axis, nd, kind)  # axis 0 or -1 scans a 0-d array as 1-d (NumPy)
+        if nd == 0 or axis is None and nd != 1:
             # NumPy flattens; so do we (a copy of a view)
             a = a.reshape(-1) if isinstance(a, _array.ndarray) else np.ravel(a)
             shape, nd = tuple(_shape_of(a)), 1

@@ -8,7 +8,7 @@ has not: they raise NotImplementedError.
 """
 import numpy as np
 
-from . import _array, _reduce, _ufunc
+from . import _array, _errors, _reduce, _ufunc
 
 _nd = _array.ndarray
 
@@ -38,6 +38,10 @@ def norm(x, ord=None, axis=None, keepdims=False):
     elif not isinstance(axis, tuple):
         axis = (int(axis),)
     axis = tuple(int(a) for a in axis)
+    for a in axis:  # checked before `% nd`, which would wrap (0, -3) of a matrix to (0, 1)
+        if not -nd <= a < nd:
+            raise _errors.AxisError(a, nd)
+    axis = tuple(a % nd for a in axis)
     if len(axis) == 1:
         return _vector(x, ord, axis[0], keepdims)
     if len(axis) == 2:
@@ -55,8 +59,8 @@ def _vector(x, ord, axis, keepdims):
         return _ufunc.sqrt(_sumsq(x, ax, keepdims))
     if isinstance(ord, str):
         raise ValueError(f"Invalid norm order '{ord}' for vectors")
-    if ord == np.inf:
-        return _reduce.amax(absx(), ax, None, keepdims)
+    if ord == np.inf:  # NumPy's max starts at 0: an empty vector's inf-norm is 0
+        return _reduce.amax(absx(), ax, None, keepdims, 0 if x.shape[ax] == 0 else None)
     if ord == -np.inf:
         return _reduce.amin(absx(), ax, None, keepdims)
     if ord == 0:
@@ -84,8 +88,10 @@ def _matrix(x, ord, axis, keepdims):
         # 1: largest column sum (sum over rows, then max over columns)
         inner, outer = (r0, c0) if ord in (1, -1) else (c0, r0)
         s = _reduce.sum(_ufunc.absolute(x), inner, None, None, True)
-        f = _reduce.amax if ord in (1, np.inf) else _reduce.amin
-        r = f(s, outer, None, True)
+        if ord in (1, np.inf):  # from 0, as NumPy's: no ValueError when `outer` is empty
+            r = _reduce.amax(s, outer, None, True, 0 if x.shape[outer] == 0 else None)
+        else:
+            r = _reduce.amin(s, outer, None, True)
         if not keepdims:
             r = r.reshape(tuple(d for i, d in enumerate(r.shape) if i not in (r0, c0)))
         return r
