@@ -306,24 +306,39 @@ def test_small_integer_resident_index_arrays():
         _same(got, want, dt)
 
 
-def test_in_place_op_on_a_broadcast_view_reads_the_input_first():
-    """Bug: b = vp.broadcast_to(a, (3, 4)); vp.add(b, 1, out=b) (and
-    b += 1) left a + 2 or a + 3 at random: the out= was the very input view,
-    taken as safe, but each element is written by 3 invocations, one of which
-    may read what another wrote. NumPy (a writeable broadcast view, as
-    VulPy's are): the input is read as it was, a + 1."""
+def test_writes_into_a_broadcast_view_raise():
+    """Bug: b = vp.broadcast_to(a, (16, 4)); b[...] = y wrote each element
+    of `a` from 16 invocations in no set order, so `a` held whichever row
+    of y came last (the last row on lavapipe; no defined one on a GPU)
+    (likewise vp.add(b, 1, out=b) and b += 1 left a + 2 or a + 3 at random,
+    then, after a first fix, a + 1 while b[...] = y stayed random). NumPy:
+    broadcast_to's views are read-only; every write raises ValueError and
+    leaves `a` as it was. So do VulPy's (index assignment, out=, in-place
+    operators, fill), and the input stays unchanged."""
     h = np.arange(4, dtype=np.float32)
-    for _ in range(3):
-        a, n = vp.asarray(h), h.copy()
-        b = vp.broadcast_to(a, (16, 4))
-        nb = np.lib.stride_tricks.as_strided(n, (16, 4), (0, 4))
-        vp.add(b, 1, out=b)
-        np.add(nb, 1, out=nb)
-        b += b[::-1]
-        nb += nb[::-1]
-        b[...] = b * 2 + 1
-        nb[...] = nb * 2 + 1
-        _same(a, n)
+    y = np.arange(64, dtype=np.float32).reshape(16, 4)
+    a = vp.asarray(h)
+    b = vp.broadcast_to(a, (16, 4))
+    nb = np.broadcast_to(h.copy(), (16, 4))
+    writes = [
+        ("setitem", lambda t, yy: t.__setitem__(Ellipsis, yy)),
+        ("setitem row", lambda t, yy: t.__setitem__(0, 1.0)),
+        ("setitem scatter", lambda t, yy: t.__setitem__(([0, 1], [1, 2]), 5.0)),
+        ("out=", lambda t, yy: np.add(t, 1, out=t) if isinstance(t, np.ndarray)
+         else vp.add(t, 1, out=t)),
+        ("in-place", lambda t, yy: t.__iadd__(t[::-1])),
+        ("fill", lambda t, yy: t.fill(3.0)),
+    ]
+    for name, w in writes:
+        with pytest.raises(ValueError, match="read-only"):
+            w(nb, y)
+        with pytest.raises(ValueError, match="read-only"):
+            w(b, vp.asarray(y))
+        _same(a, h)
+    # reading it stays a view of a; writing `a` shows through it
+    _same(b * 2, nb * 2)
+    a[1] = 9
+    _same(b[:, 1], np.full(16, 9, np.float32))
 
 
 def test_transpose_axis_out_of_range_is_an_axis_error():

@@ -563,6 +563,7 @@ class ndarray:
 
     def fill(self, value):
         """Sets every element to `value`."""
+        check_writable(self, "fill")
         value = _ops._indexing.checked_scalar(value, self.dtype)
         if not self._whole:  # a view (a prefix x[:n] too: the buffer fill rounds up to 16 bytes)
             _ops._arrayops.fill(self, value)
@@ -938,6 +939,19 @@ def write_hazard(out, a):
 def _repeats(a):
     """True when view `a` reaches some element more than once (stride 0)."""
     return a._estrides is not None and any(s == 0 and d > 1 for d, s in zip(a.shape, a._estrides))
+
+
+def check_writable(a, where):
+    """Raises NumPy's ValueError for a write into a view that reaches some
+    element more than once (vp.broadcast_to's stride 0 over a length > 1):
+    its elements would be written by several invocations in no set order
+    (b[...] = y of b = vp.broadcast_to(x, (3, 4)) left x holding whichever
+    row of y was written last: y's last row on lavapipe, no defined row on
+    a GPU). NumPy's broadcast_to views are read-only and raise the same."""
+    if a._estrides is not None and _repeats(a):
+        raise ValueError(f"{where}: the destination is read-only (a broadcast view, "
+                         f"shape {tuple(a.shape)} with a zero stride); write into a copy "
+                         f"or into the array it broadcasts")
 
 
 def unalias(args, outs):

@@ -366,6 +366,7 @@ def checked_scalar(value, dtype):
 
 
 def setitem(a, key, value):
+    _array.check_writable(a, "index assignment")
     value = checked_scalar(value, a.dtype)
     if isinstance(key, tuple) and len(key) == 1 and _is_mask(key[0]):
         key = key[0]

@@ -213,9 +213,9 @@ def squeeze(a, axis=None):
 
 def broadcast_to(a, shape, subok=False):
     """vp.broadcast_to(a, shape, subok=False):
-    numpy.broadcast_to: a view with stride 0 along the broadcast axes
-    (read it; writing it writes the shared elements, as NumPy's writeable
-    broadcast views would). subok has no meaning for resident arrays."""
+    numpy.broadcast_to: a view with stride 0 along the broadcast axes,
+    read-only as NumPy's: a write into it raises ValueError
+    (_array.check_writable). subok has no meaning for resident arrays."""
     if not isinstance(a, _nd) and not _traced(a):
         return np.broadcast_to(a, shape, subok=subok)
     shape = (operator.index(shape),) if np.ndim(shape) == 0 else tuple(
