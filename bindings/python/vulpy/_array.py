@@ -948,7 +948,7 @@ def check_writable(a, where):
     (b[...] = y of b = vp.broadcast_to(x, (3, 4)) left x holding whichever
     row of y was written last: y's last row on lavapipe, no defined row on
     a GPU). NumPy's broadcast_to views are read-only and raise the same."""
-    if a._estrides is not None and _repeats(a):
+    if _repeats(a):
         raise ValueError(f"{where}: the destination is read-only (a broadcast view, "
                          f"shape {tuple(a.shape)} with a zero stride); write into a copy "
                          f"or into the array it broadcasts")
