@@ -341,6 +341,85 @@ def test_writes_into_a_broadcast_view_raise():
     _same(b[:, 1], np.full(16, 9, np.float32))
 
 
+def _out_functions():
+    """Every public vp function that takes out=, with arguments whose
+    result has a leading axis of length > 1."""
+    import inspect
+    rng = np.random.default_rng(0)
+    f32 = lambda *s: vp.asarray(rng.uniform(0.1, 0.9, s).astype(np.float32))  # noqa: E731
+    i32 = lambda *s: vp.asarray(rng.integers(1, 9, s).astype(np.int32))  # noqa: E731
+    ints = {"bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "invert", "left_shift",
+            "right_shift"}
+    cums = {"cumprod", "cumsum", "nancumprod", "nancumsum"}
+    quantiles = {"quantile", "nanquantile", "percentile", "nanpercentile"}
+    reductions = {"all", "amax", "amin", "any", "mean", "nanmax", "nanmean", "nanmin",
+                  "nanprod", "nanstd", "nansum", "nanvar", "prod", "ptp", "std", "sum", "var",
+                  "argmax", "argmin", "nanargmax", "nanargmin", "median", "nanmedian"}
+    special = {
+        "clip": lambda: ((f32(4, 3), 0.2, 0.5), {}),
+        "concatenate": lambda: (([f32(2, 3), f32(2, 3)],), {}),
+        "stack": lambda: (([f32(3), f32(3)],), {}),
+        "dot": lambda: ((f32(4, 2), f32(2, 3)), {}),
+        "matmul": lambda: ((f32(4, 2), f32(2, 3)), {}),
+        "outer": lambda: ((f32(4), f32(3)), {}),
+        "einsum": lambda: (("ij,jk->ik", f32(4, 2), f32(2, 3)), {}),
+        "take": lambda: ((f32(5, 3), vp.asarray(np.int32([0, 2, 1, 4]))), {}),
+        "where": lambda: ((f32(4, 3) > 0.5, f32(4, 3), f32(4, 3)), {}),
+        "trace": lambda: ((f32(3, 3, 4, 3),), {}),
+        "ldexp": lambda: ((f32(4, 3), i32(4, 3)), {}),
+    }
+    out = []
+    for name in sorted(dir(vp)):
+        f = getattr(vp, name)
+        if not callable(f) or isinstance(f, type):
+            continue
+        try:
+            if "out" not in inspect.signature(f).parameters:
+                continue
+        except (TypeError, ValueError):
+            continue
+        if name in special:
+            make = special[name]
+        elif name in reductions:
+            make = lambda: ((f32(5, 4, 3),), {"axis": 0})  # noqa: E731
+        elif name in cums:
+            make = lambda: ((f32(4, 3),), {"axis": 0})  # noqa: E731
+        elif name in quantiles:
+            make = lambda: ((f32(5, 4, 3), 0.5), {"axis": 0})  # noqa: E731
+        else:
+            make = (lambda nin, mk: lambda: (tuple(mk(4, 3) for _ in range(nin)), {}))(
+                getattr(f, "nin", 1), i32 if name in ints else f32)
+        out.append((name, make))
+    return out
+
+
+def test_every_out_function_refuses_a_broadcast_view():
+    """Bug: vp.matmul, vp.dot, vp.concatenate, vp.stack and vp.jit took a
+    broadcast view as out= and wrote each shared element from several
+    invocations (x held a row chosen by the scheduler). Every public vp
+    function with out= (130 of them) now raises NumPy's read-only
+    ValueError and leaves the broadcast array unchanged."""
+    funcs = _out_functions()
+    assert len(funcs) > 100
+    for name, make in funcs:
+        args, kw = make()
+        r = getattr(vp, name)(*args, **kw)
+        assert isinstance(r, vp.ndarray) and r.ndim and r.shape[0] > 1, name
+        base = vp.asarray(np.arange(int(np.prod(r.shape[1:])), dtype=np.float64)
+                          .reshape(r.shape[1:]).astype(r.dtype))
+        before = base.numpy()
+        with pytest.raises(ValueError, match="read-only"):
+            getattr(vp, name)(*args, out=vp.broadcast_to(base, r.shape), **kw)
+        _same(base, before, name)
+    x = vp.asarray(np.arange(4, dtype=np.float32))
+    b = vp.broadcast_to(x, (16, 4))
+    with pytest.raises(ValueError, match="read-only"):
+        vp.jit(lambda t: t * 2)(vp.ones((16, 4)), out=b)
+    with pytest.raises(ValueError, match="ndarray.sort: .*read-only"):
+        b.sort(axis=0)
+    _same(x, np.arange(4, dtype=np.float32))
+
+
 def test_transpose_axis_out_of_range_is_an_axis_error():
     """Bug: x.transpose(-3, 0) of a 2-D array returned x.T (the axis taken
     modulo ndim), x.transpose(0.0, 1) x itself, eager and in vp.jit. NumPy:

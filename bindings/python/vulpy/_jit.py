@@ -854,6 +854,7 @@ def _outs(out, name):
         if not isinstance(o, _array.ndarray):
             raise TypeError(f"vp.jit {name}: out= must be resident vp.ndarray(s), got "
                             f"{type(o).__name__}")
+        _array.check_writable(o, f"vp.jit {name}")
     return outs
 
 

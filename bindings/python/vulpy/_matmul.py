@@ -171,6 +171,10 @@ def _check_out(name, out, oshape, rdt, resident, casting="same_kind"):
                         f"resident")
     if tuple(out.shape) != tuple(oshape):
         raise _array.out_shape_error(f"vp.{name}", out, oshape)
+    if isinstance(out, _nd):
+        _array.check_writable(out, f"vp.{name}")
+    elif not out.flags.writeable:
+        raise ValueError(f"vp.{name}: out= is a read-only NumPy array")
     if not np.can_cast(rdt, out.dtype, casting):
         raise TypeError(f"vp.{name}: cannot cast the result ({rdt.name}) into out= of dtype "
                         f"{out.dtype.name} (casting={casting!r})")

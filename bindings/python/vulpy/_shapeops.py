@@ -381,6 +381,7 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
         if not isinstance(out, _nd) or tuple(out.shape) != tuple(shape):
             raise ValueError(f"vp.concatenate: out= must be a resident array of shape "
                              f"{tuple(shape)}")
+        _array.check_writable(out, "vp.concatenate")
     # the inputs are cast to out='s dtype when there is one (float into an
     # int out= is NumPy's TypeError under 'same_kind', not a truncation)
     rdt = out.dtype if out is not None else np.dtype(dtype) if dtype is not None else \
@@ -432,6 +433,8 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     nd = len(next(iter(shapes))) + 1
     ax = _axis(axis, nd, "stack")
     ex = [expand_dims(x, ax) if isinstance(x, _nd) else np.expand_dims(x, ax) for x in arrays]
+    if isinstance(out, _nd):
+        _array.check_writable(out, "vp.stack")
     return concatenate(ex, ax, out, dtype=dtype, casting=casting)
 
 

@@ -312,6 +312,7 @@ def sort_in_place(self, axis=-1, kind=None, order=None, *, stable=None):
     """ndarray.sort: sorts in place along `axis` (stable; see vp.sort)."""
     _check_kind(kind, stable, "ndarray.sort")
     _check_order(order, "ndarray.sort")
+    _array.check_writable(self, "ndarray.sort")
     if axis is None:  # NumPy's error
         raise TypeError("'NoneType' object cannot be interpreted as an integer")
     r = _sorted(self, _axis(self, axis), False)[0]
