@@ -88,8 +88,11 @@ ctrl["period"] = P1
 # Under `block` a full ring makes the kernel wait for the host. A GPU gets two
 # slots: it runs at most two slices ahead of the host, so the steering lands
 # mid-run. A CPU device gets a slot for every slice and never waits
-# (lavapipe cannot wait long inside a dispatch: docs/memsock.md).
-slots = (STEPS - 1) // EVERY + 1 if ctx0.kind == "cpu" else 2
+# (lavapipe cannot wait long inside a dispatch: docs/memsock.md). So does a
+# GPU whose "device 1" is a second context on itself: its overlay kernel
+# waits for the persistent dispatch, which would wait for the host, which
+# waits for the overlay (on the H200 the run stopped at step 18 for ever).
+slots = (STEPS - 1) // EVERY + 1 if ctx0.kind == "cpu" or not others else 2
 pipe = sim.memsock(capacity=slots, policy="block")
 assert STEPS <= sim.chunk(), f"--steps above lavapipe's loop budget ({sim.chunk()} here)"
 t0 = time.perf_counter()

@@ -337,10 +337,21 @@ void vrt_buffer_destroy(vrt_buffer *b) {
       ctx->zero_slot = -1;
   }
   pthread_mutex_unlock(&ctx->lock);
-  /* the work that uses it, not other streams' (vrt__buffer_idle) */
-  if (!vrt_context_lost(ctx))
-    vrt__buffer_idle(b, &ignore);
+  /* the work that uses it, not other streams' (vrt__buffer_idle), for at
+   * most vrt__destroy_bound: a buffer that a kernel which never ends still
+   * uses (a stalled persistent program) is left in the context's list,
+   * freed by its teardown if the device ever goes idle, never under the
+   * GPU (the wait hung the interpreter's exit forever before) */
+  bool idle = true;
+  if (!vrt_context_lost(ctx)) {
+    uint64_t last = atomic_load(&b->last_use);
+    idle = atomic_load(&ctx->nstreams) || last <= atomic_load(&ctx->completed)
+               ? vrt__buffer_idle(b, &ignore)
+               : vrt_wait(ctx, last, vrt__destroy_bound(ctx), &ignore);
+  }
   vp_diags_free(&ignore);
+  if (!idle && !vrt_context_lost(ctx))
+    return;
   pthread_mutex_lock(&ctx->lock);
   if (b->pooled)
     ctx->stats.pool_used_bytes -= b->cls;

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static uint32_t pick_queue_family(vrt_context *ctx, bool *timestamps) {
   uint32_t n = 0;
@@ -458,6 +459,33 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
 
 void vrt_context_destroy(vrt_context *ctx) { vrt_context_destroy_checked(ctx, NULL); }
 
+/* How long a teardown (a context's, a buffer's) waits for work still on
+ * the GPU: the context's timeout when it has one, else 30 s. */
+uint64_t vrt__destroy_bound(vrt_context *ctx) {
+  uint64_t tmo = atomic_load(&ctx->default_timeout_ns);
+  return tmo ? tmo : 30ull * 1000000000u;
+}
+
+/* Whether the default timeline's last submission completes within
+ * `bound_ns` (polled every millisecond; no interrupt, no diagnostics: the
+ * context is going). True with streams, whose queues vkDeviceWaitIdle
+ * covers as before. */
+static bool idle_within(vrt_context *ctx, uint64_t bound_ns) {
+  if (atomic_load(&ctx->nstreams) || !ctx->timeline)
+    return true;
+  uint64_t want = atomic_load(&ctx->submitted), start = vrt__now_ns();
+  for (;;) {
+    uint64_t v = 0;
+    if (ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &v) != VK_SUCCESS ||
+        v >= want)
+      return true; /* done, or lost: vkDeviceWaitIdle returns at once */
+    if (vrt__now_ns() - start >= bound_ns)
+      return false;
+    struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+  }
+}
+
 uint32_t vrt_context_destroy_checked(vrt_context *ctx, vp_diags *d) {
   if (!ctx)
     return 0;
@@ -467,6 +495,23 @@ uint32_t vrt_context_destroy_checked(vrt_context *ctx, vp_diags *d) {
   if (ctx->device) {
     vrt__prewarm_join(ctx);
     vrt__flusher_stop(ctx); /* and sends what is held */
+    /* Work that never ends (a persistent program that the GPU stopped
+     * scheduling: on NVIDIA, one that waits for the host while another
+     * VkDevice of the same GPU has work; or a kernel stuck in a loop) made
+     * vkDeviceWaitIdle, and with it the interpreter's exit, hang forever.
+     * Past the bound the context is left as it is, its device and memory
+     * to the driver (which reclaims them when the process ends), with a
+     * warning; freeing memory the GPU may still write is never safe. */
+    uint64_t bound = vrt__destroy_bound(ctx);
+    if (!idle_within(ctx, bound)) {
+      if (d)
+        vp_diag_add(d, VP_WARNING, (vp_loc){0},
+                    "vulpy: device '%s' still busy %.1f s after its context was closed "
+                    "(a persistent program or kernel that never ended); its device and "
+                    "memory are left to the driver",
+                    ctx->info.name, (double)bound / 1e9);
+      return d ? d->count - before : 0;
+    }
     ctx->vk.vkDeviceWaitIdle(ctx->device);
     if (ctx->fft_free)
       ctx->fft_free(ctx);

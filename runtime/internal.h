@@ -588,6 +588,9 @@ void vrt__buffer_used(vrt_buffer *b, const vrt_tl *tl, uint64_t t);
  * for its last ticket that used b, not for other work queued there or on
  * other queues (lock not needed). */
 bool vrt__buffer_idle(vrt_buffer *b, vp_diags *d);
+/* How long a teardown waits for the GPU before it leaves the object to the
+ * driver (context.c). */
+uint64_t vrt__destroy_bound(vrt_context *ctx);
 
 /* Frees a buffer's Vulkan objects (lock held; no waiting). */
 void vrt__buffer_release(vrt_buffer *b);

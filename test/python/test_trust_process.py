@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -219,3 +220,42 @@ def test_context_timeout_bounds_synchronous_calls():
     assert r["after"] == [1.0, 2.0, 3.0, 4.0]
     with pytest.raises(ValueError, match="timeout"):
         vp.Context(timeout=-1)
+
+
+def test_exit_with_a_kernel_that_does_not_end_returns():
+    """Bug: a process that ended while its GPU still ran a kernel that never
+    ends (on the H200: lesson 11's persistent program, stalled by another
+    VkDevice's work on the same GPU) hung in the context's teardown
+    (vkDeviceWaitIdle, and each buffer's idle wait before it) for ever.
+    Teardown now waits at most the context's timeout (30 s without one),
+    then leaves the device and its memory to the driver and says so on
+    stderr. Here a kernel of ~20 s on lavapipe, launched without waiting,
+    under a context with timeout=1: the process ends in a few seconds."""
+    script = HEAD + SPIN + textwrap.dedent("""
+        ctx = vp.Context(timeout=1.0)
+        k = vp.kernel(local_size_x=64)(spin)
+        x = vp.asarray(np.zeros(1 << 20, np.float32), context=ctx)
+        k(x, n=10, dispatch=1 << 20, context=ctx)
+        x.numpy()
+        t0 = time.perf_counter()
+        k(x, n=10, dispatch=1 << 20, context=ctx)
+        x.numpy()
+        short = time.perf_counter() - t0
+        k(x, n=60000, dispatch=1 << 20, context=ctx, sync=False)  # ~20 s on lavapipe
+        print(json.dumps(dict(kind=ctx.kind, short=short)), flush=True)
+    """)
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(script)  # a file: vp.kernel reads the kernel's source
+    try:
+        t0 = time.monotonic()
+        p = subprocess.run([sys.executable, f.name], capture_output=True, text=True,
+                           timeout=170, cwd=str(ROOT))
+        took = time.monotonic() - t0
+    finally:
+        os.unlink(f.name)
+    assert p.returncode == 0, (p.stdout[-2000:], p.stderr[-3000:])
+    r = json.loads(p.stdout.strip().splitlines()[-1])
+    if r["kind"] != "cpu" or r["short"] * 6000 < 20:
+        pytest.skip(f"the long kernel takes {r['short'] * 6000:.1f} s here: it ends on its own")
+    assert "still busy 1.0 s after its context was closed" in p.stderr, p.stderr[-2000:]
+    assert took < min(15.0, r["short"] * 6000 / 2), (took, r)

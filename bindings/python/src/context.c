@@ -15,6 +15,7 @@
 #include "ext.h"
 #include "vulpy/runtime_env.h"
 
+#include <stdio.h>
 #include <string.h>
 
 vrt_context *vpy_context_get(vpy_state *st, PyObject *obj) {
@@ -124,11 +125,17 @@ static void context_dealloc(PyObject *obj) {
   if (ctx && vrt_context_forked(ctx))
     ctx = NULL; /* a forked child's copy: the device is the parent's */
   if (ctx) {
+    vp_diags d = {0};
     Py_BEGIN_ALLOW_THREADS
     for (uint32_t i = 0; i < npool; i++)
       vrt_buffer_destroy(pool[i].b);
-    vrt_context_destroy(ctx);
+    vrt_context_destroy_checked(ctx, &d);
     Py_END_ALLOW_THREADS
+    /* a device left busy (vrt_context_destroy_checked): said on stderr, which
+     * still works while the interpreter exits (a Python warning may not) */
+    for (uint32_t i = 0; i < d.count; i++)
+      fprintf(stderr, "%s\n", d.items[i].message);
+    vp_diags_free(&d);
   }
   PyMem_Free(pool);
   PyObject_Free(obj);

@@ -55,7 +55,10 @@ class Context:
     done); `copy_threads` is how many threads share large host copies
     (default: VULPY_COPY_THREADS, else half the CPUs, at most 8).
     `timeout` (seconds, default None) bounds every wait that has no
-    timeout of its own: past it the call raises vp.TimeoutError.
+    timeout of its own: past it the call raises vp.TimeoutError. It also
+    bounds the wait of the context's teardown (30 s when None): a device
+    still busy then (a stalled persistent program) is left to the driver,
+    with a line on stderr, instead of hanging the interpreter's exit.
     `no_device_mapping=True` never maps 'device' memory, even where it is
     host-visible (unified memory): a CPU or integrated device then takes a
     discrete GPU's paths (staging copies, readback mirrors); tests use it.
