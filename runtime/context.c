@@ -466,24 +466,34 @@ uint64_t vrt__destroy_bound(vrt_context *ctx) {
   return tmo ? tmo : 30ull * 1000000000u;
 }
 
-/* Whether the default timeline's last submission completes within
- * `bound_ns` (polled every millisecond; no interrupt, no diagnostics: the
- * context is going). True with streams, whose queues vkDeviceWaitIdle
- * covers as before. */
+/* Whether every queue's last submission (the default stream's and each
+ * vrt_stream's) completes within `bound_ns`, polled every millisecond; no
+ * interrupt, no diagnostics: the context is going. */
 static bool idle_within(vrt_context *ctx, uint64_t bound_ns) {
-  if (atomic_load(&ctx->nstreams) || !ctx->timeline)
-    return true;
-  uint64_t want = atomic_load(&ctx->submitted), start = vrt__now_ns();
-  for (;;) {
-    uint64_t v = 0;
-    if (ctx->vk.vkGetSemaphoreCounterValue(ctx->device, ctx->timeline, &v) != VK_SUCCESS ||
-        v >= want)
-      return true; /* done, or lost: vkDeviceWaitIdle returns at once */
-    if (vrt__now_ns() - start >= bound_ns)
-      return false;
-    struct timespec ms = {0, 1000000};
-    nanosleep(&ms, NULL);
+  uint64_t start = vrt__now_ns();
+  uint32_t n = atomic_load(&ctx->nstreams);
+  for (uint32_t i = 0; i <= n; i++) {
+    /* one timeline: `submitted`; with streams each queue signals only its
+     * own tickets, the last of which its vrt_tl keeps */
+    struct vrt_stream *st = i ? ctx->streams[i - 1] : NULL;
+    if (i && (!st || !st->live))
+      continue;
+    VkSemaphore sem = st ? st->tl.sem : ctx->timeline;
+    uint64_t want = st ? atomic_load(&st->tl.last)
+                    : n ? atomic_load(&ctx->tl0.last) : atomic_load(&ctx->submitted);
+    if (!sem || !want)
+      continue;
+    for (;;) {
+      uint64_t v = 0;
+      if (ctx->vk.vkGetSemaphoreCounterValue(ctx->device, sem, &v) != VK_SUCCESS || v >= want)
+        break; /* done, or lost: vkDeviceWaitIdle returns at once */
+      if (vrt__now_ns() - start >= bound_ns)
+        return false;
+      struct timespec ms = {0, 1000000};
+      nanosleep(&ms, NULL);
+    }
   }
+  return true;
 }
 
 uint32_t vrt_context_destroy_checked(vrt_context *ctx, vp_diags *d) {
