@@ -417,7 +417,30 @@ def test_every_out_function_refuses_a_broadcast_view():
         vp.jit(lambda t: t * 2)(vp.ones((16, 4)), out=b)
     with pytest.raises(ValueError, match="ndarray.sort: .*read-only"):
         b.sort(axis=0)
+    # a kernel's N-d buffer takes strided views: one it writes refuses a
+    # broadcast view (x held the last row written), one it reads takes it
+    with pytest.raises(ValueError, match="buffer 'o': the destination is read-only"):
+        _fill_2d(b, dispatch=64)
     _same(x, np.arange(4, dtype=np.float32))
+    got = vp.zeros((16, 4))
+    _copy_2d(b, got, dispatch=64)
+    _same(got, np.broadcast_to(np.arange(4, dtype=np.float32), (16, 4)))
+
+
+@vp.kernel
+def _fill_2d(o: vp.Buffer[vp.float32, 2]):
+    i = vp.global_id(0)
+    h, w = o.shape
+    if i < h * w:
+        o[i // w, i % w] = vp.float32(i)
+
+
+@vp.kernel
+def _copy_2d(a: vp.Buffer[vp.float32, 2], o: vp.Buffer[vp.float32, 2]):
+    i = vp.global_id(0)
+    h, w = o.shape
+    if i < h * w:
+        o[i // w, i % w] = a[i // w, i % w]
 
 
 def test_transpose_axis_out_of_range_is_an_axis_error():

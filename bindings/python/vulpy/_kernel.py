@@ -93,6 +93,10 @@ def launch(prog, args, push, dispatch, groups, sync, context, label, whole=()):
         if type(a) is _array.ndarray:
             if a._sdtype is not w and a._sdtype != w:
                 _check_elem(label, b, a.dtype, a.nbytes)
+            if not a._whole and b["access"] != "readonly":
+                # a broadcast view (N-d buffers take strided views): its shared
+                # elements would be written by several invocations
+                _array.check_writable(a, f"{label}: buffer '{b['name']}'")
             # an N-d buffer (in `whole`) binds the view's whole Buffer: its
             # offset and strides travel in the push block (_nd_push)
             binds.append(a._buf if a._whole or k in whole else _bind_view(label, b, a, ctx, views))
