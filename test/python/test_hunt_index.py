@@ -341,6 +341,45 @@ def test_writes_into_a_broadcast_view_raise():
     _same(b[:, 1], np.full(16, 9, np.float32))
 
 
+def test_views_of_a_broadcast_view_are_read_only():
+    """Bug: b[0], b[:, 1] and b[0].reshape(2, 2) of b = vp.broadcast_to(x,
+    (16, 4)) have no zero stride, so they stayed writable and wrote x
+    through the broadcast; vp.broadcast_to(x, (1, 4)) repeats nothing and
+    was writable too. NumPy: every view of a broadcast_to result is
+    read-only. Each write raises and x is unchanged; views of x itself (and
+    copies of the broadcast) stay writable."""
+    h = np.arange(4, dtype=np.float32)
+    x = vp.asarray(h)
+    b = vp.broadcast_to(x, (16, 4))
+    nb = np.broadcast_to(h, (16, 4))
+    views = [lambda t: t[0], lambda t: t[:, 1], lambda t: t[0].reshape(2, 2),
+             lambda t: t[3].ravel(), lambda t: t[2:3][0], lambda t: t[0][::-1],
+             lambda t: t.T[1]]
+    for f in views:
+        with pytest.raises(ValueError, match="read-only"):
+            f(nb)[...] = 5
+        with pytest.raises(ValueError, match="read-only"):
+            f(b)[...] = 5
+        with pytest.raises(ValueError, match="read-only"):
+            vp.add(f(b), 1, out=f(b))
+        _same(f(b), f(nb))
+    one = vp.broadcast_to(x, (1, 4))
+    for t in (one, one[0]):
+        with pytest.raises(ValueError, match="read-only"):
+            t[...] = 7
+        with pytest.raises(ValueError, match="read-only"):
+            t.fill(7)
+    _same(x, h)
+    c = b.copy()
+    c[0] = 9
+    x[1:3] = 2
+    _same(x, np.float32([0, 2, 2, 3]))
+    _same(c[0], np.full(4, 9, np.float32))
+    zc = vp.broadcast_to(vp.asarray(np.complex64([1 + 2j, 3])), (3, 2))
+    with pytest.raises(ValueError, match="read-only"):
+        zc[0].real[...] = 0
+
+
 def _out_functions():
     """Every public vp function that takes out=, with arguments whose
     result has a leading axis of length > 1."""

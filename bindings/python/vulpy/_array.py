@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import operator
+import weakref
 from typing import Optional, Sequence, Union
 
 import numpy as np
@@ -518,7 +519,8 @@ class ndarray:
         if n != self._size or any(s < 0 for s in shape):
             raise ValueError(f"cannot reshape array of size {self._size} into shape {shape}")
         if self.contiguous:
-            return ndarray(self._buf, shape, self.dtype, self._ctx, whole=self._whole)
+            return view_of(self, ndarray(self._buf, shape, self.dtype, self._ctx,
+                                         whole=self._whole))
         st = nocopy_strides(self.shape, elem_strides(self), shape) if self._size else None
         if st is None:  # the elements are no strided view of the buffer: NumPy copies too
             return self.copy().reshape(shape)
@@ -532,7 +534,8 @@ class ndarray:
             if not c_contiguous(self):
                 return self.copy().ravel()
             return _ops._indexing.strided_view(self, (self._size,), self._offset, (1,))
-        return ndarray(self._buf, (self._size,), self.dtype, self._ctx, whole=self._whole)
+        return view_of(self, ndarray(self._buf, (self._size,), self.dtype, self._ctx,
+                                     whole=self._whole))
 
     def flatten(self):
         """A 1-D copy."""
@@ -941,6 +944,32 @@ def _repeats(a):
     return a._estrides is not None and any(s == 0 and d > 1 for d, s in zip(a.shape, a._estrides))
 
 
+# Arrays NumPy calls read-only although no stride of theirs is zero: a view
+# of a vp.broadcast_to view (b[0] of b = vp.broadcast_to(x, (16, 4)) is x's
+# elements, once each) and broadcast_to's own result when it repeats nothing
+# (shape (1, 4)). id -> weakref; an entry goes when its array does (the
+# callback runs before the id can be reused).
+_READONLY = {}
+
+
+def mark_readonly(a):
+    """Marks resident array `a` read-only (check_writable refuses writes)."""
+    k = id(a)
+    _READONLY[k] = weakref.ref(a, lambda _r, k=k: _READONLY.pop(k, None))
+    return a
+
+
+def readonly(a):
+    """True when writes into `a` raise: a zero stride over a length > 1, or
+    a view of a broadcast view (mark_readonly)."""
+    return _repeats(a) or (bool(_READONLY) and id(a) in _READONLY)
+
+
+def view_of(a, v):
+    """`v`, a view of `a`, read-only when `a` is."""
+    return mark_readonly(v) if readonly(a) else v
+
+
 def check_writable(a, where):
     """Raises NumPy's ValueError for a write into a view that reaches some
     element more than once (vp.broadcast_to's stride 0 over a length > 1):
@@ -948,10 +977,11 @@ def check_writable(a, where):
     (b[...] = y of b = vp.broadcast_to(x, (3, 4)) left x holding whichever
     row of y was written last: y's last row on lavapipe, no defined row on
     a GPU). NumPy's broadcast_to views are read-only and raise the same."""
-    if _repeats(a):
-        raise ValueError(f"{where}: the destination is read-only (a broadcast view, "
-                         f"shape {tuple(a.shape)} with a zero stride); write into a copy "
-                         f"or into the array it broadcasts")
+    if _repeats(a) or (_READONLY and id(a) in _READONLY):
+        raise ValueError(f"{where}: the destination is read-only (a broadcast view"
+                         + (f", shape {tuple(a.shape)} with a zero stride" if _repeats(a) else
+                            " or a view of one") +
+                         "); write into a copy or into the array it broadcasts")
 
 
 def unalias(args, outs):

@@ -57,8 +57,8 @@ def fview(z):
     """The float view of complex resident array z: shape z.shape + (2,),
     the same buffer (a view, or the whole buffer when z is)."""
     st = None if z._estrides is None else tuple(2 * s for s in z._estrides) + (1,)
-    return _array.ndarray(z._buf, z.shape + (2,), float_of(z.dtype), z._ctx, 2 * z._offset, st,
-                          z._whole)
+    return _array.view_of(z, _array.ndarray(z._buf, z.shape + (2,), float_of(z.dtype), z._ctx,
+                                            2 * z._offset, st, z._whole))
 
 
 def from_fview(f, dt):

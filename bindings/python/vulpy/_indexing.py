@@ -143,8 +143,8 @@ def _view(a, b):
     n = math.prod(shape)
     # all of the array's elements (x[...], x[None]): still all of the buffer
     whole = a._whole and contiguous and n == a._size
-    return _array.ndarray(a._buf, shape, a.dtype, a._ctx, b.offset, None if contiguous else st,
-                          whole)
+    return _array.view_of(a, _array.ndarray(a._buf, shape, a.dtype, a._ctx, b.offset,
+                                            None if contiguous else st, whole))
 
 
 def strided_view(a, shape, offset, strides):

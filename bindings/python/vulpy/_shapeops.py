@@ -214,8 +214,9 @@ def squeeze(a, axis=None):
 def broadcast_to(a, shape, subok=False):
     """vp.broadcast_to(a, shape, subok=False):
     numpy.broadcast_to: a view with stride 0 along the broadcast axes,
-    read-only as NumPy's: a write into it raises ValueError
-    (_array.check_writable). subok has no meaning for resident arrays."""
+    read-only as NumPy's: a write into it, or into any view of it (b[0]),
+    raises ValueError (_array.check_writable). subok has no meaning for
+    resident arrays."""
     if not isinstance(a, _nd) and not _traced(a):
         return np.broadcast_to(a, shape, subok=subok)
     shape = (operator.index(shape),) if np.ndim(shape) == 0 else tuple(
@@ -245,7 +246,8 @@ def broadcast_to(a, shape, subok=False):
         else:
             raise ValueError(f"operands could not be broadcast together with remapped shapes "
                              f"[original->remapped]: {a.shape} and requested shape {shape}")
-    return _view(a, shape, a._offset, out_st)
+    # read-only as NumPy's, its views too, even where it repeats nothing
+    return _array.mark_readonly(_view(a, shape, a._offset, out_st))
 
 
 def flip(m, axis=None):
