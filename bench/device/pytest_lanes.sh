@@ -63,8 +63,9 @@ lane() {
     if [ "$left" -le 5 ]; then echo "$b: not run (time limit)" >> "$OUT/lane-$k.sum"; continue; fi
     t=$((left < FILE_LIMIT ? left : FILE_LIMIT))
     echo "$b" > "$OUT/lane-$k.current"
+    echo "$(date +%s) start $b" >> "$OUT/progress.log"
     s0=$(date +%s)
-    XDG_CACHE_HOME=$CACHE-$k timeout -s INT -k 10 "$t" $PY -m pytest -q -p no:cacheprovider \
+    XDG_CACHE_HOME=$CACHE-$k timeout -s INT -k 10 "$t" $PY -m pytest -q -v -p no:cacheprovider \
       -o addopts= "$f" > "$OUT/lane-$k-$b.log" 2>&1
     rc=$?
     echo "$b: rc=$rc $(($(date +%s) - s0))s $(tail -1 "$OUT/lane-$k-$b.log")" >> "$OUT/lane-$k.sum"
@@ -82,11 +83,11 @@ lane() {
     if [ "$avail" -lt "$MIN_FREE_GB" ]; then
       echo "WATCHDOG: host memory available ${avail}G < ${MIN_FREE_GB}G while running: $running" \
         >> "$OUT/watchdog.log"
-      pkill -KILL -f "pytest -q -p no:cacheprovider"
+      pkill -KILL -f "pytest -q -v -p no:cacheprovider"
     fi
     sleep 3
   done
-) &
+) < /dev/null > /dev/null 2>&1 &
 watch=$!
 
 declare -a lanes
@@ -98,12 +99,25 @@ pids=()
 for k in $(seq 0 $((LANES - 1))); do
   [ -n "${lanes[$k]:-}" ] || continue
   # shellcheck disable=SC2086
-  lane "$k" ${lanes[$k]} &
+  lane "$k" ${lanes[$k]} < /dev/null > "$OUT/lane-$k.out" 2>&1 &
   pids+=($!)
 done
 touch "$OUT/started"
-for p in "${pids[@]}"; do wait "$p"; done
-wait "$watch" 2> /dev/null
+# Poll, never `wait`: a pytest stuck in the driver (uninterruptible) is not
+# reaped by timeout's KILL, and a wait on it would keep this call from ever
+# returning. Past the deadline the stragglers are named and left behind.
+while [ "$(date +%s)" -lt $((deadline + 15)) ]; do
+  alive=0
+  for p in "${pids[@]}"; do kill -0 "$p" 2> /dev/null && alive=1; done
+  [ "$alive" = 0 ] && break
+  sleep 2
+done
+for k in $(seq 0 $((LANES - 1))); do
+  [ -f "$OUT/lane-$k.current" ] && echo "STUCK past the deadline: $(cat "$OUT/lane-$k.current")" \
+    | tee -a "$OUT/watchdog.log"
+done
+pkill -KILL -f "pytest -q -v -p no:cacheprovider" 2> /dev/null
+kill "$watch" 2> /dev/null
 cat "$OUT"/lane-*.sum | sort
 grep -hE "^(FAILED|ERROR)" "$OUT"/lane-*-*.log | cut -c1-200 | head -60
 cat "$OUT/watchdog.log" 2> /dev/null
