@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static uint32_t pick_queue_family(vrt_context *ctx, bool *timestamps) {
   uint32_t n = 0;
@@ -260,8 +261,94 @@ static bool create_device(vrt_context *ctx, const vrt_context_options *opt, vp_d
 _Atomic uint64_t vrt__fork_gen;
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
-static void after_fork_in_child(void) { atomic_fetch_add(&vrt__fork_gen, 1); }
+/* The first driver this process (or an ancestor before a fork) loaded that
+ * is not known to survive fork(), and the fork generation it was loaded in.
+ * Mesa's drivers open their own files per instance and keep no threads
+ * across instances: a child makes a fresh instance and device and works
+ * (lavapipe, test_trust_process.py). NVIDIA's does not: on the H200 a
+ * child's vkCreateInstance hung, or vkCreateDevice failed with
+ * VK_ERROR_INITIALIZATION_FAILED, and a child that merely exited crashed
+ * in the driver's exit-time teardown (SIGSEGV) - the driver threads the
+ * parent started did not survive the fork. CUDA has the same rule. Other
+ * drivers are not known: treated as NVIDIA's. */
+static struct {
+  _Atomic uint32_t driver_id; /* 0: none */
+  uint64_t gen;
+  char device[256], driver[256];
+} unsafe;
+static pthread_mutex_t unsafe_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool vrt_driver_survives_fork(uint32_t id) {
+  switch (id) {
+  case VK_DRIVER_ID_MESA_RADV:
+  case VK_DRIVER_ID_INTEL_OPEN_SOURCE_MESA:
+  case VK_DRIVER_ID_MESA_LLVMPIPE:
+  case VK_DRIVER_ID_MESA_TURNIP:
+  case VK_DRIVER_ID_MESA_V3DV:
+  case VK_DRIVER_ID_MESA_PANVK:
+  case VK_DRIVER_ID_MESA_VENUS:
+  case VK_DRIVER_ID_MESA_NVK:
+  case VK_DRIVER_ID_IMAGINATION_OPEN_SOURCE_MESA: return true;
+  default: return false;
+  }
+}
+
+/* A child of a parent that loaded such a driver leaves by _exit() once
+ * Python (or the program) has finished its own exit: the C library's exit
+ * would run the driver's teardown, which crashed. Buffered C output is
+ * flushed first; destructors of other libraries do not run either. */
+static void exit_without_driver_teardown(int status, void *arg) {
+  (void)arg;
+  fflush(NULL);
+  _exit(status);
+}
+
+static void after_fork_in_child(void) {
+  atomic_fetch_add(&vrt__fork_gen, 1);
+  pthread_mutex_init(&unsafe_lock, NULL); /* another thread may have held it */
+  if (atomic_load(&unsafe.driver_id))
+    on_exit(exit_without_driver_teardown, NULL);
+}
 static void register_fork(void) { pthread_atfork(NULL, NULL, after_fork_in_child); }
+
+void vrt__fork_note_driver(const vrt_device_info *info) {
+  pthread_once(&fork_once, register_fork);
+  if (vrt_driver_survives_fork(info->driver_id) || atomic_load(&unsafe.driver_id))
+    return;
+  pthread_mutex_lock(&unsafe_lock);
+  if (!atomic_load(&unsafe.driver_id)) {
+    unsafe.gen = atomic_load(&vrt__fork_gen);
+    snprintf(unsafe.device, sizeof unsafe.device, "%s", info->name);
+    snprintf(unsafe.driver, sizeof unsafe.driver, "%s",
+             info->driver_name[0] ? info->driver_name : "unnamed");
+    atomic_store(&unsafe.driver_id, info->driver_id ? info->driver_id : UINT32_MAX);
+  }
+  pthread_mutex_unlock(&unsafe_lock);
+}
+
+bool vrt__fork_check(vrt_fork_child policy, vp_diags *d) {
+  pthread_once(&fork_once, register_fork);
+  uint64_t gen = atomic_load(&vrt__fork_gen);
+  if (!gen || policy == VRT_FORK_TRY)
+    return true; /* not a forked child, or asked to try */
+  bool unsafe_parent = atomic_load(&unsafe.driver_id) && unsafe.gen < gen;
+  if (policy == VRT_FORK_AUTO && !unsafe_parent)
+    return true;
+  if (unsafe_parent)
+    vp_error(d, (vp_loc){0},
+             "this process is a fork() of one that had loaded the Vulkan driver '%s' "
+             "(device '%s'), which does not work in a forked child: its threads did not "
+             "survive the fork, and the child hangs or crashes in it",
+             unsafe.driver, unsafe.device);
+  else
+    vp_error(d, (vp_loc){0}, "this process is a fork() child, and VULPY_FORK_CHILD=refuse "
+                             "keeps it off Vulkan");
+  vp_diag_hint(d, "start worker processes with the 'spawn' or 'forkserver' method "
+                  "(multiprocessing.get_context('spawn'), or mp_context= of "
+                  "concurrent.futures), or fork before the first VulPy call; "
+                  "VULPY_FORK_CHILD=try attempts it anyway");
+  return false;
+}
 
 bool vrt_context_forked(const vrt_context *ctx) {
   return ctx->fork_gen != atomic_load_explicit(&vrt__fork_gen, memory_order_relaxed);
@@ -359,7 +446,8 @@ vrt_context *vrt_context_create(const vrt_context_options *opt, vp_diags *d) {
   ctx->fork_gen = atomic_load(&vrt__fork_gen);
   ctx->validation = opt->validation > 0;
   if (!check_options(opt, d) ||
-      !vrt__instance_create(&ctx->inst, ctx->validation, opt->vulkan_library, d)) {
+      !vrt__instance_create(&ctx->inst, ctx->validation, opt->vulkan_library, opt->fork_child,
+                            d)) {
     pthread_mutex_destroy(&ctx->lock);
     pthread_mutex_destroy(&ctx->copier_lock);
     pthread_cond_destroy(&ctx->flush_cond);

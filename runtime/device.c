@@ -270,8 +270,10 @@ bool vrt__enumerate(vrt_instance *inst, VkPhysicalDevice **pdevs, vrt_device_inf
     free(out);
     return false;
   }
-  for (uint32_t i = 0; i < count; i++)
+  for (uint32_t i = 0; i < count; i++) {
     fill_info(inst, pds[i], i, &out[i]);
+    vrt__fork_note_driver(&out[i]);
+  }
   *pdevs = pds;
   *infos = out;
   *n = count;
@@ -282,7 +284,7 @@ bool vrt_list_devices(vrt_device_info **out, uint32_t *count, vp_diags *d) {
   *out = NULL;
   *count = 0;
   vrt_instance inst;
-  if (!vrt__instance_create(&inst, false, NULL, d))
+  if (!vrt__instance_create(&inst, false, NULL, VRT_FORK_AUTO, d))
     return false;
   VkPhysicalDevice *pds;
   bool ok = vrt__enumerate(&inst, &pds, out, count, d);

@@ -59,7 +59,12 @@ typedef struct vrt_instance {
 /* An instance of the loader vrt_loader_open(library) opens (once per
  * process); false + hint when it is missing. */
 bool vrt__instance_create(vrt_instance *inst, bool validation, const char *library,
-                          vp_diags *d);
+                          vrt_fork_child fork_child, vp_diags *d);
+/* Fork (context.c): vrt__enumerate notes each driver it met; a forked
+ * child refuses to make an instance when its parent had loaded one that
+ * does not survive fork() (vrt__fork_check, false + error). */
+void vrt__fork_note_driver(const vrt_device_info *info);
+bool vrt__fork_check(vrt_fork_child policy, vp_diags *d);
 /* Destroys the instance; its validation messages move to `sink` if given. */
 void vrt__instance_destroy(vrt_instance *inst, vp_diags *sink);
 /* The physical devices and their descriptions (malloc'ed arrays). */

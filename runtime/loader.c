@@ -144,8 +144,10 @@ static bool has_instance_extension(const char *name) {
 }
 
 bool vrt__instance_create(vrt_instance *inst, bool validation, const char *library,
-                          vp_diags *d) {
+                          vrt_fork_child fork_child, vp_diags *d) {
   memset(inst, 0, sizeof *inst);
+  if (!vrt__fork_check(fork_child, d))
+    return false; /* before any call into the loader: that call may hang */
   if (!vrt_loader_open(library, d))
     return false;
   uint32_t version = VK_API_VERSION_1_0;

@@ -49,6 +49,9 @@ if [ $# -gt 0 ]; then
 else
   mapfile -t files < <(ls -S test/python/test_*.py | while read -r f; do
     b=$(basename "$f")
+    # test_wheel builds the wheel from source: the device has no libyaml-dev,
+    # and the carried wheel is what runs there
+    [ "$b" = test_wheel.py ] && continue
     { [ -z "$FROM" ] || [[ ! "$b" < "$FROM" ]]; } && { [ -z "$TO" ] || [[ "$b" < "$TO" ]]; } \
       && echo "$f"; done)
 fi

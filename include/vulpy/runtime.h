@@ -260,6 +260,16 @@ const char *vrt_wait_mode_name(vrt_wait_mode mode);
 
 /* Whether kernels take the fused-fma paths of the math helpers
  * (info.fma_fused). AUTO: as detected for the device. */
+/* What a forked child may do with Vulkan when its parent had loaded a
+ * driver (VULPY_FORK_CHILD): AUTO refuses in the child when that driver is
+ * not known to survive fork() (every driver but Mesa's: NVIDIA's child hung
+ * in vkCreateInstance or crashed at exit, measured on the H200), REFUSE
+ * always refuses there, TRY always attempts a fresh instance. */
+typedef enum vrt_fork_child { VRT_FORK_AUTO, VRT_FORK_REFUSE, VRT_FORK_TRY } vrt_fork_child;
+/* Whether a forked child may make its own instance of this driver
+ * (VkDriverId) after its parent loaded it: true for Mesa's drivers. */
+bool vrt_driver_survives_fork(uint32_t driver_id);
+
 typedef enum vrt_fma_mode {
   VRT_FMA_AUTO,
   VRT_FMA_FUSED,   /* forced on (testing the other path on lavapipe) */
@@ -352,6 +362,9 @@ typedef struct vrt_context_options {
   /* No driver warm-up thread at context creation (VULPY_PREWARM=0;
    * prewarm.c). */
   bool no_prewarm;
+  /* A forked child's use of a driver its parent loaded (VULPY_FORK_CHILD=
+   * auto|refuse|try; vrt_fork_child). */
+  vrt_fork_child fork_child;
   /* Tests on one-family devices (lavapipe): transfer streams take the
    * transfer-family paths on the default queue (VULPY_TRANSFER_FAMILY=
    * emulate; stream.c, "sharing"). */

@@ -19,6 +19,7 @@
  *   VULPY_EXPORT_SEMAPHORES  no_export_semaphores  0: set (1: the default)
  *   VULPY_STREAM_QUEUES      single_queue          0: set (1: the default)
  *   VULPY_PREWARM            no_prewarm            0: set (1: the default)
+ *   VULPY_FORK_CHILD         fork_child            auto, refuse, try
  *   VULPY_VULKAN_LIBRARY     vulkan_library        a loader file
  *   VULPY_STAGING_SLOTS      staging_slots         2 to 8
  *   VULPY_STAGING_MIB        staging_slot_mib      1 to 256

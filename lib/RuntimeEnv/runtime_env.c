@@ -156,6 +156,13 @@ bool vrt_env_context_options(vrt_context_options *opt, vrt_env *env, vp_diags *d
     ok &= switch_off("VULPY_STREAM_QUEUES", v, &opt->single_queue, d);
   if (!opt->no_prewarm && (v = var(env, "VULPY_PREWARM")))
     ok &= switch_off("VULPY_PREWARM", v, &opt->no_prewarm, d);
+  if (opt->fork_child == VRT_FORK_AUTO && (v = var(env, "VULPY_FORK_CHILD"))) {
+    static const char *const names[] = {"auto", "refuse", "try", NULL};
+    int m = pick("VULPY_FORK_CHILD", v, names, d);
+    ok &= m >= 0;
+    if (m > 0)
+      opt->fork_child = (vrt_fork_child)m;
+  }
   if (!opt->emulate_transfer_family && (v = var(env, "VULPY_TRANSFER_FAMILY"))) {
     static const char *const names[] = {"", "emulate", NULL};
     int m = pick("VULPY_TRANSFER_FAMILY", v, names, d);

@@ -569,7 +569,7 @@ PyObject *vpy_env_options(PyObject *m, PyObject *noargs) {
     return vpy_raise(st, &d, NULL, NULL, NULL);
   vp_diags_free(&d);
   return Py_BuildValue(
-      "{sNsNsNsssIsIsssssOsOsOsNsIsIsI}", "device", vpy_str_or_none(opt.device), "validation",
+      "{sNsNsNsssIsIsssssOsOsOsNsIsIsIss}", "device", vpy_str_or_none(opt.device), "validation",
       opt.validation < 0 ? Py_NewRef(Py_None) : PyBool_FromLong(opt.validation > 0), "cache_dir",
       vpy_str_or_none(opt.cache_dir), "wait", vrt_wait_mode_name(opt.wait), "spin_us",
       opt.spin_us, "copy_threads", opt.copy_threads, "fma", vrt_fma_mode_name(opt.fma),
@@ -577,5 +577,6 @@ PyObject *vpy_env_options(PyObject *m, PyObject *noargs) {
       opt.no_export_semaphores ? Py_False : Py_True, "stream_queues",
       opt.single_queue ? Py_False : Py_True, "prewarm", opt.no_prewarm ? Py_False : Py_True,
       "vulkan_library", vpy_str_or_none(opt.vulkan_library), "staging_slots", opt.staging_slots,
-      "staging_mib", opt.staging_slot_mib, "upload_import_mib", opt.upload_import_mib);
+      "staging_mib", opt.staging_slot_mib, "upload_import_mib", opt.upload_import_mib, "fork_child",
+      (const char *[]){"auto", "refuse", "try"}[opt.fork_child]);
 }

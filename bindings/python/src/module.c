@@ -300,6 +300,7 @@ PyObject *vpy_device_info_dict(const vrt_device_info *info) {
             vpy_dict_set(d, "feature_bits", PyLong_FromUnsignedLong(info->features)) &&
             vpy_dict_set(d, "push_descriptors", PyBool_FromLong(info->push_descriptors)) &&
             vpy_dict_set(d, "driver_id", PyLong_FromUnsignedLong(info->driver_id)) &&
+            vpy_dict_set(d, "survives_fork", PyBool_FromLong(vrt_driver_survives_fork(info->driver_id))) &&
             vpy_dict_set(d, "device_uuid",
                          PyBytes_FromStringAndSize((const char *)info->device_uuid, 16)) &&
             vpy_dict_set(d, "fma_fused", PyBool_FromLong(info->fma_fused)) &&

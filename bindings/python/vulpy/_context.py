@@ -629,7 +629,8 @@ def env_options():
     """What the VULPY_* variables choose for a new context, as a dict
     (device, validation, cache_dir, wait, spin_us, copy_threads, fma,
     denorm, export_semaphores, stream_queues, prewarm, vulkan_library,
-    staging_slots, staging_mib, upload_import_mib; 0: the default):
+    staging_slots, staging_mib, upload_import_mib, fork_child; 0: the
+    default):
     the C parser's reading (lib/RuntimeEnv), the only one. Raises
     VulkanError naming a variable whose value it does not take."""
     return _native.ext().env_options()
@@ -645,7 +646,10 @@ def env_device():
 # did not survive the fork; waiting on it hung). The runtime refuses every
 # call on an inherited context with a VulkanError saying so, and frees
 # nothing of it; here the child forgets the default context, so that plain
-# vp.* calls make a fresh one on first use. The parent's contexts are kept
+# vp.* calls make a fresh one on first use. Whether the child may make one
+# is the runtime's call (context.c, "fork"): with Mesa's drivers it may; a
+# parent that loaded NVIDIA's (or another driver not known to survive fork)
+# leaves the child a VulkanError that says to use 'spawn', as CUDA does. The parent's contexts are kept
 # alive, so that no cache keyed by id(context) mistakes a new context for one.
 _forked_parents = []
 
