@@ -37,6 +37,20 @@ def spin(x: vp.Buffer[vp.float32], n: vp.uint32):
     for k in range(n):
         s = s * 0.999 + 1.0
     x[i] = s
+
+
+def steps_for(k, x, dispatch, seconds, **kw):
+    # the n that keeps `dispatch` invocations busy about `seconds`: lavapipe
+    # needs tens of thousands of steps, the H200 hundreds of millions (60000
+    # steps of 2^17 invocations took 0.9 ms there; 2026-12-04)
+    n = 1000
+    while True:
+        t0 = time.perf_counter()
+        k(x, n=n, dispatch=dispatch, **kw)
+        t = time.perf_counter() - t0
+        if t > 0.05 or n >= 1 << 29:
+            return min(int(n * seconds / max(t, 1e-6)), 2 ** 32 - 1)
+        n *= 8
 """
 
 
@@ -135,7 +149,7 @@ def test_fork_child_refused_when_asked_names_spawn():
     """, timeout=120, VULPY_FORK_CHILD="refuse")
     assert r["parent"] == 28.0
     assert os.WIFEXITED(r["status"]) and os.WEXITSTATUS(r["status"]) == 0, r
-    assert "keeps it off Vulkan" in r["pooled"] and "'spawn'" in r["pooled"], r
+    assert "fork() " in r["pooled"] and "'spawn'" in r["pooled"], r
     assert r["took"] < 60, r
 
 
@@ -200,6 +214,7 @@ def test_ctrl_c_interrupts_a_long_gpu_call():
         # lavapipe (2^15 took 0.47 s there and ended before the signal)
         x = vp.asarray(np.zeros(1 << 17, np.float32))
         k(x, n=10, dispatch=1 << 17)  # compiled and warm
+        n = steps_for(k, x, 1 << 17, 2.0)
         sent = []
         def interrupt():
             time.sleep(0.2)
@@ -208,7 +223,7 @@ def test_ctrl_c_interrupts_a_long_gpu_call():
         threading.Thread(target=interrupt).start()
         t0 = time.perf_counter()
         try:
-            k(x, n=60000, dispatch=1 << 17)  # seconds on lavapipe
+            k(x, n=n, dispatch=1 << 17)  # about 2 s
             caught = None
         except KeyboardInterrupt:
             caught = time.perf_counter()
@@ -229,7 +244,7 @@ def test_handle_wait_timeout():
         k = vp.kernel(local_size_x=64)(spin)
         x = vp.asarray(np.zeros(1 << 15, np.float32))
         k(x, n=10, dispatch=1 << 15)
-        h = k(x, n=30000, dispatch=1 << 15, sync=False)
+        h = k(x, n=steps_for(k, x, 1 << 15, 1.0), dispatch=1 << 15, sync=False)
         t0 = time.perf_counter()
         try:
             h.wait(timeout=0.05)
@@ -258,9 +273,12 @@ def test_context_timeout_bounds_synchronous_calls():
         k = vp.kernel(local_size_x=64)(spin)
         x = vp.asarray(np.zeros(1 << 15, np.float32), context=ctx)
         k(x, n=10, dispatch=1 << 15)
+        ctx.timeout = None
+        n = steps_for(k, x, 1 << 15, 1.0)
+        ctx.timeout = 0.05
         t0 = time.perf_counter()
         try:
-            k(x, n=30000, dispatch=1 << 15)
+            k(x, n=n, dispatch=1 << 15)
             kind = None
         except vp.TimeoutError as e:
             kind = str(e)
@@ -285,7 +303,7 @@ def test_exit_with_a_kernel_that_does_not_end_returns():
     (vkDeviceWaitIdle, and each buffer's idle wait before it) for ever.
     Teardown now waits at most the context's timeout (30 s without one),
     then leaves the device and its memory to the driver and says so on
-    stderr. Here a kernel of ~20 s on lavapipe, launched without waiting,
+    stderr. Here a kernel of ~20 s (steps_for), launched without waiting,
     under a context with timeout=1: the process ends in a few seconds."""
     script = HEAD + SPIN + textwrap.dedent("""
         ctx = vp.Context(timeout=1.0)
@@ -293,12 +311,9 @@ def test_exit_with_a_kernel_that_does_not_end_returns():
         x = vp.asarray(np.zeros(1 << 20, np.float32), context=ctx)
         k(x, n=10, dispatch=1 << 20, context=ctx)
         x.numpy()
-        t0 = time.perf_counter()
-        k(x, n=10, dispatch=1 << 20, context=ctx)
-        x.numpy()
-        short = time.perf_counter() - t0
-        k(x, n=60000, dispatch=1 << 20, context=ctx, sync=False)  # ~20 s on lavapipe
-        print(json.dumps(dict(kind=ctx.kind, short=short)), flush=True)
+        n = steps_for(k, x, 1 << 20, 20.0, context=ctx)
+        k(x, n=n, dispatch=1 << 20, context=ctx, sync=False)  # about 20 s
+        print(json.dumps(dict(kind=ctx.kind, n=n)), flush=True)
     """)
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
         f.write(script)  # a file: vp.kernel reads the kernel's source
@@ -311,7 +326,5 @@ def test_exit_with_a_kernel_that_does_not_end_returns():
         os.unlink(f.name)
     assert p.returncode == 0, (p.stdout[-2000:], p.stderr[-3000:])
     r = json.loads(p.stdout.strip().splitlines()[-1])
-    if r["kind"] != "cpu" or r["short"] * 6000 < 20:
-        pytest.skip(f"the long kernel takes {r['short'] * 6000:.1f} s here: it ends on its own")
-    assert "still busy 1.0 s after its context was closed" in p.stderr, p.stderr[-2000:]
-    assert took < min(15.0, r["short"] * 6000 / 2), (took, r)
+    assert "still busy 1.0 s after its context was closed" in p.stderr, (r, p.stderr[-2000:])
+    assert took < 15.0, (took, r)
