@@ -122,3 +122,25 @@ def test_numpy_in_numpy_out():
     a = np.array([1.0, 2.0, 4.0])
     assert isinstance(vp.diff(a), np.ndarray) and vp.allclose(a, a) is True
     assert isinstance(vp.tril(np.ones((3, 3))), np.ndarray)
+
+
+def test_broadcast_arrays_views_read_only_and_errors():
+    """vp.broadcast_arrays (was missing: np.broadcast_arrays(resident) was
+    refused): views of the inputs with NumPy's shapes and values, read-only
+    where broadcast (a write would land in every repeated element), an
+    input already of the full shape returned as itself; shapes that do not
+    broadcast are a ValueError naming the shapes."""
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    c = np.arange(3, dtype=np.int32)[:, None]
+    a, b, s = vp.broadcast_arrays(vp.asarray(x), vp.asarray(c), 2.5)
+    wa, wb, ws = np.broadcast_arrays(x, c, 2.5)
+    for g, w in ((a, wa), (b, wb), (s, ws)):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_array_equal(g.numpy(), w)
+    assert b.strides[1] == 0
+    with pytest.raises(ValueError, match="read-only"):
+        b[0, 1] = 7
+    np.testing.assert_array_equal(vp.broadcast_arrays(vp.asarray(c))[0].numpy(), c)
+    with pytest.raises(ValueError, match=r"broadcast_arrays: shape mismatch.*\(3, 4\), \(2,\)"):
+        vp.broadcast_arrays(vp.asarray(x), vp.asarray(np.ones(2, np.float32)))
+    assert vp.broadcast_shapes((3, 1), (4,)) == (3, 4)

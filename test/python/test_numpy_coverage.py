@@ -112,7 +112,8 @@ FUNCTIONS.update({
     "append": ((F, G), {"axis": 0}), "atleast_3d": ((F,), {}),
 })
 CREATION.update({"logspace": ((0.0, 2.0, 3), {"dtype": np.float32})})
-SEQUENCES.update({"meshgrid": ((F[0], G[0]), {})})
+SEQUENCES.update({"meshgrid": ((F[0], G[0]), {}),
+                  "broadcast_arrays": ((F, G[0], I[:, :1]), {})})
 VP_ONLY_SEQUENCES = {"divmod": ((I, J), {})}   # np.divmod (two outputs) is a TypeError
 
 

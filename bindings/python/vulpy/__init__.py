@@ -91,7 +91,8 @@ from ._array import from_dlpack  # noqa: E402,F401
 from ._hostarray import HostArray, SharingWarning  # noqa: E402,F401
 
 # --- issue 19 (array API): shape ops, more ufuncs, NaN/order statistics, linalg.norm
-from ._shapeops import (array_split, broadcast_to, column_stack, concatenate,  # noqa: E402,F401
+from ._shapeops import (array_split, broadcast_arrays, broadcast_shapes,  # noqa: E402,F401
+                        broadcast_to, column_stack, concatenate,
                         dstack, expand_dims, eye, flip, fliplr, flipud, hsplit, hstack,
                         identity, moveaxis, pad, ravel, repeat, reshape, roll, split, squeeze,
                         stack, swapaxes, tile, vsplit, vstack)

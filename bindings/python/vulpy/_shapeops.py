@@ -250,6 +250,37 @@ def broadcast_to(a, shape, subok=False):
     return _array.mark_readonly(_view(a, shape, a._offset, out_st))
 
 
+def broadcast_arrays(*args, subok=False):
+    """vp.broadcast_arrays(*args, subok=False):
+    numpy.broadcast_arrays: the arguments broadcast against each other, as
+    a tuple of views (no copy; stride 0 along the broadcast axes). The
+    views are read-only, as NumPy's future ones (NumPy 2 warns on a write):
+    a write raises ValueError; write into a copy. An argument that needs no
+    broadcasting comes back as itself, as in NumPy. NumPy arrays in: NumPy's
+    broadcast_arrays. Raises ValueError for shapes that do not broadcast.
+
+        >>> x, y = vp.broadcast_arrays(vp.arange(3), vp.arange(2)[:, None])
+        >>> x.shape, y.shape
+        ((2, 3), (2, 3))"""
+    if not builtins.any(isinstance(a, _nd) for a in args):
+        return tuple(np.broadcast_arrays(*args, subok=subok))
+    ctx = _array.common_context("vp.broadcast_arrays", args)
+    arrs = [a if isinstance(a, _nd) else _array.asarray(np.asarray(a), context=ctx) for a in args]
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrs))
+    except ValueError:
+        raise ValueError("vp.broadcast_arrays: shape mismatch: the arguments' shapes "
+                         + ", ".join(str(a.shape) for a in arrs)
+                         + " cannot be broadcast to a single shape") from None
+    return tuple(a if a.shape == shape else broadcast_to(a, shape) for a in arrs)
+
+
+def broadcast_shapes(*shapes):
+    """vp.broadcast_shapes(*shapes): numpy.broadcast_shapes, the shape the
+    given shapes broadcast to (ValueError when they do not)."""
+    return np.broadcast_shapes(*shapes)
+
+
 def flip(m, axis=None):
     """vp.flip(m, axis=None):
     numpy.flip: a view with negative strides along the axes."""
