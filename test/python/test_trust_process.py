@@ -166,6 +166,58 @@ def test_fork_child_exits_cleanly_with_inherited_arrays():
     assert r["status"] == 0 and r["s"] == 1000.0
 
 
+def test_fork_child_exit_leaves_the_parents_memsock_alone():
+    """Bug: a forked child's exit closed the MemSock it inherited (vp's
+    atexit handler closes every open pipe), writing the 'closed' word into
+    the ring the parent's GPU and poller still share, and freeing it joined
+    a poller thread that only the parent has. The parent's pipe must go on
+    delivering every frame after the child has come and gone."""
+    r = _run(pre=BURST, body="""
+        pipe = vp.MemSock(dtype=vp.uint32, frame_shape=(64,), payload={"seq": vp.uint32})
+        got = []
+        pipe.on("message")(lambda frame, seq: got.append((seq, int(frame[63]))))
+        pipe.open(capacity=16, policy="block")
+        burst(pipe, dispatch=64, first=0, n=16)
+        rd, wr = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            signal.alarm(30)
+            pipe._native.close()  # what the atexit handler does: not ours to close
+            os.write(wr, json.dumps(pipe.is_open).encode())
+            sys.exit(0)  # a normal exit: atexit handlers, then the objects freed
+        os.close(wr)
+        child_sees_open = json.loads(os.read(rd, 100))
+        _, status = os.waitpid(pid, 0)
+        burst(pipe, dispatch=64, first=16, n=16)
+        t0 = time.monotonic()
+        while len(got) < 32 and time.monotonic() - t0 < 20:
+            time.sleep(0.01)
+        st = pipe.stats
+        pipe.close()
+        print(json.dumps(dict(status=status, got=got, closed_early=st["dropped"],
+                              child_sees_open=child_sees_open)))
+    """, timeout=120)
+    assert r["status"] == 0, r
+    # lavapipe's mappings are copied on write, so only this shows the close
+    # there; NVIDIA's are shared with the parent, where it ended the stream
+    assert r["child_sees_open"] is True, r
+    assert r["got"] == [[s, s * 64 + 63] for s in range(32)], r
+    assert r["closed_early"] == 0
+
+
+BURST = """
+@vp.kernel(local_size_x=64)
+def burst(pipe: vp.MemSock[vp.uint32], first: vp.uint32, n: vp.uint32):
+    p = vp.global_id()
+
+    def body(seq: vp.uint32):
+        pipe[p] = seq * 64 + p
+
+    for j in range(n):
+        pipe.fire(body, seq=first + j)
+"""
+
+
 WORK = """
 def work(i):
     import numpy as np

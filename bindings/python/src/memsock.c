@@ -73,9 +73,13 @@ static PyObject *ms_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
 static void ms_dealloc(PyObject *obj) {
   vpy_memsock *self = (vpy_memsock *)obj;
   PyTypeObject *type = Py_TYPE(obj);
-  Py_BEGIN_ALLOW_THREADS
-  vrt_memsock_destroy(self->ms);
-  Py_END_ALLOW_THREADS
+  /* A forked child's copy: the poller thread and the lock's holder are the
+   * parent's (a join would wait for a thread that is not there); leave it. */
+  if (!vpy_forked(self->context)) {
+    Py_BEGIN_ALLOW_THREADS
+    vrt_memsock_destroy(self->ms);
+    Py_END_ALLOW_THREADS
+  }
   Py_XDECREF(self->frames); /* after the pipe: it used these frames until destroyed */
   Py_XDECREF(self->context);
   PyObject_Free(obj);
@@ -150,7 +154,8 @@ static PyObject *ms_end(PyObject *obj, PyObject *unused) {
 }
 
 static PyObject *ms_close(PyObject *obj, PyObject *unused) {
-  vrt_memsock_close(((vpy_memsock *)obj)->ms);
+  if (!vpy_forked(((vpy_memsock *)obj)->context)) /* the parent's pipe: not ours to close */
+    vrt_memsock_close(((vpy_memsock *)obj)->ms);
   Py_RETURN_NONE;
 }
 
