@@ -149,13 +149,14 @@ typedef struct {
   CUexternalMemory mem;
   CUdeviceptr ptr;
   int ordinal;
+  pid_t pid; /* CUDA is not fork-safe: a forked child leaves the parent's import alone */
   unsigned char uuid[16]; /* the device it was imported for */
 } vpy_cuda_mapping;
 
 static void mapping_dealloc(PyObject *obj) {
   vpy_cuda_mapping *self = (vpy_cuda_mapping *)obj;
   PyTypeObject *type = Py_TYPE(obj);
-  if (self->cctx && cu.ok) {
+  if (self->cctx && cu.ok && self->pid == getpid()) {
     cu.cuCtxPushCurrent(self->cctx);
     if (self->ptr)
       cu.cuMemFree(self->ptr);
@@ -233,6 +234,7 @@ static PyObject *cuda_import(PyObject *m, PyObject *args) {
   self->mem = NULL;
   self->ptr = 0;
   self->ordinal = ordinal;
+  self->pid = getpid();
   memcpy(self->uuid, uuid, 16);
   CUresult r = cu.cuDeviceGet(&self->dev, ordinal);
   if (!r)
