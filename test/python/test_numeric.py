@@ -144,3 +144,72 @@ def test_broadcast_arrays_views_read_only_and_errors():
     with pytest.raises(ValueError, match=r"broadcast_arrays: shape mismatch.*\(3, 4\), \(2,\)"):
         vp.broadcast_arrays(vp.asarray(x), vp.asarray(np.ones(2, np.float32)))
     assert vp.broadcast_shapes((3, 1), (4,)) == (3, 4)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 12), st.sampled_from([np.float32, np.int32]), st.integers(0, 2**31),
+       st.sampled_from(["plain", "where", "overlap", "scalar"]))
+def test_copyto_matches_numpy(n, dt, seed, how):
+    """vp.copyto / np.copyto(resident) (was missing: np.copyto(resident) was
+    refused): broadcasting, where=, a src that overlaps dst, scalars."""
+    rng = np.random.default_rng(seed)
+    h = (rng.standard_normal((2, n)) * 10).astype(dt)
+    x = vp.asarray(h)
+    if how == "plain":
+        src = (rng.standard_normal(n) * 10).astype(dt)
+        np.copyto(h, src)
+        vp.copyto(x, vp.asarray(src))
+    elif how == "where":
+        m = rng.random((2, n)) < 0.5
+        src = (rng.standard_normal((1, n)) * 10).astype(dt)
+        np.copyto(h, src, where=m)
+        np.copyto(x, vp.asarray(src), where=vp.asarray(m))
+    elif how == "overlap":  # dst and src share the buffer, shifted
+        np.copyto(h[:, 1:], h[:, :-1])
+        vp.copyto(x[:, 1:], x[:, :-1])
+    else:
+        np.copyto(h, 3)
+        vp.copyto(x, 3)
+    np.testing.assert_array_equal(x.numpy(), h)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 12), st.integers(1, 5), st.integers(0, 2**31),
+       st.sampled_from(["putmask", "place"]), st.booleans())
+def test_putmask_and_place_match_numpy(n, nv, seed, name, alias):
+    """vp.putmask (values repeat over a's positions) and vp.place (over the
+    True positions) differ exactly where the first True is not at a
+    multiple of len(values); values that alias a are read first."""
+    rng = np.random.default_rng(seed)
+    h = rng.integers(-50, 50, (3, n)).astype(np.int32)
+    m = rng.random((3, n)) < 0.4
+    x = vp.asarray(h)
+    if alias and h.size >= nv:
+        hv, xv = h.ravel()[::-1][:nv], x.ravel()[::-1][:nv]
+    else:
+        hv = rng.integers(100, 200, nv).astype(np.int32)
+        xv = vp.asarray(hv)
+    getattr(np, name)(h, m, hv.copy() if alias else hv)
+    getattr(vp, name)(x, vp.asarray(m), xv)
+    np.testing.assert_array_equal(x.numpy(), h)
+
+
+def test_copyto_putmask_place_errors():
+    x = vp.zeros(3, np.int32)
+    with pytest.raises(TypeError, match=r"vp.copyto: Cannot cast scalar from dtype\('float64'\) "
+                                        r"to dtype\('int32'\) according to the rule 'same_kind'"):
+        vp.copyto(x, 2.5)
+    with pytest.raises(TypeError, match="Cannot cast array data"):
+        vp.copyto(x, vp.ones(3, np.float32))
+    vp.copyto(x, vp.asarray(np.array([1.7, 2.2, -3.9], np.float32)), casting="unsafe")
+    np.testing.assert_array_equal(x.numpy(), [1, 2, -3])
+    with pytest.raises(ValueError, match=r"could not broadcast src from shape \(4,\)"):
+        vp.copyto(x, vp.ones(4, np.int32))
+    with pytest.raises(ValueError, match="read-only"):
+        vp.copyto(vp.broadcast_to(x, (2, 3)), 1)
+    with pytest.raises(ValueError, match="casting must be one of"):
+        vp.copyto(x, 1, casting="bogus")
+    with pytest.raises(ValueError, match="cannot insert from an empty array"):
+        vp.place(x, vp.asarray(np.ones(3, bool)), vp.zeros(0, np.int32))
+    with pytest.raises(ValueError, match="same size"):
+        vp.putmask(x, vp.asarray(np.ones(2, bool)), 1)

@@ -425,3 +425,20 @@ def test_fft_helper_name(name):
     _check(getattr(vp.fft, name)(*map(_res, args), **kw), want, "vp.fft." + name)
     if any(isinstance(a, np.ndarray) for a in args):
         _check(getattr(np.fft, name)(*map(_res, args), **kw), want, "np.fft." + name)
+
+
+# --- issue 19: functions that write into their first argument (test_numeric.py has the
+# differential tests): name -> (args after the destination, kwargs); dst is a copy of I
+IN_PLACE = {"copyto": ((J,), {"where": P}), "putmask": ((P, J[0, :2]), {}),
+            "place": ((Q, J[1]), {})}
+
+
+@pytest.mark.parametrize("name", sorted(IN_PLACE))
+def test_in_place_function(name):
+    args, kw = IN_PLACE[name]
+    want = I.copy()
+    assert getattr(np, name)(want, *args, **kw) is None
+    for f in (getattr(vp, name), getattr(np, name)):
+        got = vp.asarray(I)
+        assert f(got, *map(_res, args), **kw) is None
+        _check(got, want, name)

@@ -349,3 +349,126 @@ def divmod(x1, x2):  # noqa: A001  (numpy.divmod)
 NAMES = ("isclose", "allclose", "array_equal", "array_equiv", "diff", "ediff1d", "tril", "triu",
          "diag", "diagonal", "trace", "meshgrid", "logspace", "nan_to_num", "atleast_1d",
          "atleast_2d", "atleast_3d", "append", "divmod")
+
+
+# ------------------------------------------------------------ copying into
+def _cast_check(name, dst_dtype, src, casting):
+    """NumPy's own casting verdict (its TypeError, word for word): the same
+    call on empty NumPy arrays of the dtypes, or with a Python scalar as
+    itself (NumPy 2's rules for those differ from a dtype's)."""
+    probe = np.empty(0, src.dtype) if isinstance(src, _nd) else src
+    try:
+        np.copyto(np.empty(0, dst_dtype), probe, casting=casting)
+    except ValueError:
+        pass  # a shape mismatch of the probes; shapes are checked below
+    except TypeError as e:
+        raise TypeError(f"vp.{name}: {e}") from None
+
+
+def copyto(dst, src, casting="same_kind", where=True):
+    """vp.copyto(dst, src, casting='same_kind', where=True):
+    numpy.copyto on the device: src (an array, NumPy data or a scalar)
+    broadcast to dst's shape and written into dst where `where` is True.
+    src may overlap dst (the result is as if src were copied first).
+    casting= follows NumPy's rules and its TypeError; a src that does not
+    broadcast to dst's shape is a ValueError; a read-only dst (a broadcast
+    view) is a ValueError. A NumPy dst is NumPy's copyto.
+
+        >>> x = vp.zeros(4)
+        >>> vp.copyto(x, vp.arange(4.0), where=vp.arange(4) % 2 == 1)
+        >>> x.tolist()
+        [0.0, 1.0, 0.0, 3.0]"""
+    if not isinstance(dst, _nd):
+        if _res(src, where):
+            raise TypeError("vp.copyto: dst is a NumPy array and src or where a resident "
+                            "vp.ndarray; download explicitly (x.numpy()) or copy into a "
+                            "vp.ndarray")
+        return np.copyto(dst, src, casting=casting, where=where)
+    if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        raise ValueError(f"vp.copyto: casting must be one of 'no', 'equiv', 'safe', "
+                         f"'same_kind', 'unsafe', got {casting!r}")
+    ctx = _array.common_context("vp.copyto", (dst, src, where))
+    if not isinstance(src, _nd):
+        src = np.asarray(src) if not isinstance(src, (bool, int, float, complex)) else src
+    _cast_check("copyto", dst.dtype, src, casting)
+    sshape = np.shape(src) if not isinstance(src, _nd) else src.shape
+    try:
+        if np.broadcast_shapes(sshape, dst.shape) != dst.shape:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"vp.copyto: could not broadcast src from shape {sshape} into "
+                         f"dst's shape {dst.shape}") from None
+    _array.check_writable(dst, "vp.copyto")
+    if where is True:
+        dst[...] = src
+        return None
+    mask = _asnd(where, ctx)
+    if mask.dtype != _BOOL:
+        raise TypeError(f"vp.copyto: where must be a bool array, got {mask.dtype}")
+    try:
+        if np.broadcast_shapes(mask.shape, dst.shape) != dst.shape:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"vp.copyto: could not broadcast where from shape {mask.shape} "
+                         f"into dst's shape {dst.shape}") from None
+    s = _asnd(src, ctx) if not isinstance(src, _nd) else src
+    dst[...] = _ufunc.where(mask, (s if s.dtype == dst.dtype else s.astype(dst.dtype)), dst)  # a new array first
+    return None
+
+
+def _flat_fill(name, a, mask, values, gather_index):
+    """The shared part of putmask and place: a[mask] takes values[k % n],
+    k from gather_index(mask_flat) (int64), computed before any write."""
+    if not isinstance(a, _nd):
+        raise TypeError(f"vp.{name}: a must be a resident vp.ndarray (NumPy arrays: "
+                        f"numpy.{name})")
+    _array.check_writable(a, f"vp.{name}")
+    ctx = a._ctx
+    m = _asnd(mask, ctx)
+    if m.shape != a.shape:
+        raise ValueError(f"vp.{name}: mask and data must be the same size (mask {m.shape}, "
+                         f"data {a.shape})")
+    m = m if m.dtype == _BOOL else m.astype(_BOOL)
+    v = _asnd(values, ctx).ravel()
+    if v.size == 0:
+        if a.size and bool(_reduce.any(m)):
+            raise ValueError(f"vp.{name}: cannot insert from an empty array"
+                             if name == "place" else
+                             f"vp.{name}: values is empty and mask selects elements")
+        return None
+    idx = gather_index(m.ravel()) % v.size
+    vals = (v if v.dtype == a.dtype else v.astype(a.dtype))[idx].reshape(a.shape)  # gathered: a copy
+    a[...] = _ufunc.where(m, vals, a)
+    return None
+
+
+def putmask(a, mask, values):
+    """vp.putmask(a, mask, values): numpy.putmask in place on the device:
+    a.flat[i] = values.flat[i % len(values)] wherever mask.flat[i] is True
+    (values repeat over a's positions). mask has a's shape; values may
+    overlap a (read before any write). NumPy arrays: numpy.putmask.
+
+        >>> x = vp.arange(6)
+        >>> vp.putmask(x, x > 2, vp.asarray([10, 20]))
+        >>> x.tolist()
+        [0, 1, 2, 20, 10, 20]"""
+    if not _res(a, mask, values):
+        return np.putmask(a, mask, values)
+    return _flat_fill("putmask", a, mask, values,
+                      lambda m: _array.arange(m.size, dtype=np.int64, context=m._ctx))
+
+
+def place(arr, mask, vals):
+    """vp.place(arr, mask, vals): numpy.place in place on the device: the
+    k-th True position of mask (in C order) takes vals[k % len(vals)].
+    mask has arr's shape; vals may overlap arr (read first); empty vals with
+    a True in mask is NumPy's ValueError. NumPy arrays: numpy.place.
+
+        >>> x = vp.arange(6)
+        >>> vp.place(x, x > 2, vp.asarray([10, 20]))
+        >>> x.tolist()
+        [0, 1, 2, 10, 20, 10]"""
+    if not _res(arr, mask, vals):
+        return np.place(arr, mask, vals)
+    return _flat_fill("place", arr, mask, vals,
+                      lambda m: m.astype(np.int64).cumsum() - 1)
