@@ -120,7 +120,9 @@ VP_ONLY_SEQUENCES = {"divmod": ((I, J), {})}   # np.divmod (two outputs) is a Ty
 # --- issue 19: sorting and searching (test_sort.py has the differential tests)
 FUNCTIONS.update({"sort": ((I,), {"axis": 0}), "argsort": ((H,), {"axis": 1}),
                   "unique": ((I,), {}),
-                  "searchsorted": ((np.sort(F.ravel()), G[0]), {"side": "right"})})
+                  "searchsorted": ((np.sort(F.ravel()), G[0]), {"side": "right"}),
+                  # rows of 3, kth 1: every valid partition is sorted, so NumPy's is exact
+                  "partition": ((I, 1), {"axis": 1}), "argpartition": ((G, 1), {"axis": 1})})
 SEQUENCES["unique"] = ((J % 3,), {"return_index": True, "return_inverse": True,
                                   "return_counts": True})
 METHODS += ["argsort"]

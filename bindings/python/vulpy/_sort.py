@@ -426,3 +426,62 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 
 NAMES = ("sort", "argsort", "searchsorted", "unique")
+
+
+# ------------------------------------------------------------------ partition
+def _kth(kth, n, name):
+    """kth as a list of ints, each checked against the axis length n as
+    NumPy does (ValueError 'kth(=k) out of bounds (n)')."""
+    ks = [kth] if np.ndim(kth) == 0 else list(np.asarray(kth).ravel())
+    out = []
+    for k in ks:
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+            raise TypeError(f"vp.{name}: kth must be an integer or a sequence of integers, "
+                            f"got {k!r}")
+        k = int(k)
+        if not -n <= k < n:
+            raise ValueError(f"vp.{name}: kth(={k}) out of bounds ({n})")
+        out.append(k)
+    return out
+
+
+def _partition(name, a, kth, axis, kind, order, values):
+    if kind != "introselect":
+        raise ValueError(f"vp.{name}: kind must be 'introselect' (NumPy's only one), "
+                         f"got {kind!r}")
+    _check_order(order, f"vp.{name}")
+    shape = np.shape(a) if not isinstance(a, _nd) else a.shape
+    size = int(np.prod(shape, dtype=np.int64))
+    if axis is None:
+        n = size
+    else:
+        nd = len(shape)
+        if nd == 0:
+            raise ValueError(f"vp.{name}: a 0-d array cannot be partitioned along an axis "
+                             f"(use axis=None)")
+        if not -nd <= axis < nd:
+            raise np.exceptions.AxisError(axis, nd)
+        n = shape[axis]
+    _kth(kth, n, name)
+    return (argsort if values else sort)(a, axis=axis)
+
+
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """vp.partition(a, kth, axis=-1, kind='introselect', order=None):
+    numpy.partition on the GPU. The result meets NumPy's contract - the
+    element at each kth is the one a sort puts there, smaller ones before,
+    larger ones after - by being fully sorted (the stable radix sort of
+    vp.sort; CuPy's partition sorts too): the same kth values as NumPy, the
+    other positions in sorted order where NumPy leaves them unordered.
+    kth out of range is NumPy's ValueError. axis=None: flattened.
+
+        >>> vp.partition(vp.asarray([3, 4, 2, 1]), 2)[2]
+        3"""
+    return _partition("partition", a, kth, axis, kind, order, False)
+
+
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    """vp.argpartition(a, kth, axis=-1, kind='introselect', order=None):
+    numpy.argpartition on the GPU: int64 indices that partition `a` (see
+    vp.partition: they fully sort it, ties in input order)."""
+    return _partition("argpartition", a, kth, axis, kind, order, True)
