@@ -122,7 +122,8 @@ FUNCTIONS.update({"sort": ((I,), {"axis": 0}), "argsort": ((H,), {"axis": 1}),
                   "unique": ((I,), {}),
                   "searchsorted": ((np.sort(F.ravel()), G[0]), {"side": "right"}),
                   # rows of 3, kth 1: every valid partition is sorted, so NumPy's is exact
-                  "partition": ((I, 1), {"axis": 1}), "argpartition": ((G, 1), {"axis": 1})})
+                  "partition": ((I, 1), {"axis": 1}), "argpartition": ((G, 1), {"axis": 1}),
+                  "lexsort": (((I[0], J[0] % 2),), {})})
 SEQUENCES["unique"] = ((J % 3,), {"return_index": True, "return_inverse": True,
                                   "return_counts": True})
 METHODS += ["argsort"]
@@ -162,8 +163,8 @@ FFT_HELPERS = {  # numpy.fft name -> (args, kwargs); NumPy arrays go in resident
 
 
 def _res(x):
-    if isinstance(x, list) and x and all(isinstance(e, np.ndarray) for e in x):
-        return [vp.asarray(e) for e in x]  # concatenate([a, b]), ...
+    if isinstance(x, (list, tuple)) and x and all(isinstance(e, np.ndarray) for e in x):
+        return type(x)(vp.asarray(e) for e in x)  # concatenate([a, b]), lexsort((a, b))
     return vp.asarray(x) if isinstance(x, np.ndarray) else x
 
 

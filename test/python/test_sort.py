@@ -340,3 +340,34 @@ def test_partition_errors_are_numpys():
     with pytest.raises(np.exceptions.AxisError):
         vp.partition(x, 1, axis=1)
     np.testing.assert_array_equal(vp.partition(np.array([3, 1, 2]), 1), [1, 2, 3])  # NumPy in
+
+
+@SETTINGS
+@given(st.lists(st.integers(0, 5), min_size=0, max_size=3).map(tuple), st.integers(1, 3),
+       st.integers(0, 2**31), st.data())
+def test_lexsort_matches_numpy(shape, nkeys, seed, data):
+    """vp.lexsort (was missing; np.lexsort(resident) was refused): the last
+    key is the primary one, ties in input order, any axis; keys as a list
+    or as one array whose first axis indexes them."""
+    rng = np.random.default_rng(seed)
+    ks = [rng.integers(0, 3, shape).astype(np.int32) for _ in range(nkeys)]
+    ks[-1] = ks[-1].astype(np.float32)
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1)) if shape else -1
+    want = np.lexsort(ks, axis=axis)
+    # a tuple: NumPy's lexsort dispatches on a tuple of keys, not on a list
+    got = np.lexsort(tuple(vp.asarray(k) for k in ks), axis=axis)
+    np.testing.assert_array_equal(vp.lexsort([vp.asarray(k) for k in ks], axis=axis).numpy(),
+                                  want)
+    assert isinstance(got, vp.ndarray) and got.dtype == np.int64 and got.shape == want.shape
+    np.testing.assert_array_equal(got.numpy(), want)
+    if nkeys > 1 and shape:
+        stacked = np.stack(ks[:-1])
+        np.testing.assert_array_equal(vp.lexsort(vp.asarray(stacked), axis=axis).numpy(),
+                                      np.lexsort(stacked, axis=axis))
+
+
+def test_lexsort_errors():
+    with pytest.raises(ValueError, match="same shape"):
+        vp.lexsort([vp.zeros(3), vp.zeros(4)])
+    with pytest.raises(np.exceptions.AxisError):
+        vp.lexsort([vp.zeros(3)], axis=1)

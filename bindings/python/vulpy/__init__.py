@@ -117,7 +117,8 @@ from ._numeric import copyto, place, putmask  # noqa: E402,F401
 from . import random  # noqa: E402,F401
 
 # --- issue 19 (array API): sorting and searching (radix sort on the device) ---
-from ._sort import argpartition, argsort, partition, searchsorted, sort, unique  # noqa: E402,F401,E501
+from ._sort import (argpartition, argsort, lexsort, partition,  # noqa: E402,F401
+                    searchsorted, sort, unique)
 
 # --- issue 19 (array API): complex64/complex128 (_complex.py) and vp.fft ---
 from ._complex import angle, conj, conjugate, imag, real  # noqa: E402,F401

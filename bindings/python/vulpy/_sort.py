@@ -485,3 +485,50 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     numpy.argpartition on the GPU: int64 indices that partition `a` (see
     vp.partition: they fully sort it, ties in input order)."""
     return _partition("argpartition", a, kth, axis, kind, order, True)
+
+
+def lexsort(keys, axis=-1):
+    """vp.lexsort(keys, axis=-1): numpy.lexsort on the GPU: int64 indices
+    that sort by the last key first, ties broken by the one before it, and
+    so on (a sequence of same-shape arrays, or a 2-D+ array whose first axis
+    indexes the keys). One stable argsort per key, last-but-one key first:
+    the last key's order is the primary one, as NumPy's. Resident keys in:
+    a resident result; NumPy keys: NumPy's lexsort."""
+    if isinstance(keys, _nd):
+        if keys.ndim == 0:
+            raise TypeError("vp.lexsort: need a sequence of keys with len > 0")
+        keys = [keys[i] for i in range(keys.shape[0])]
+    elif isinstance(keys, (list, tuple)):
+        keys = list(keys)
+    else:
+        return np.lexsort(keys, axis=axis)
+    if not any(isinstance(k, _nd) for k in keys):
+        return np.lexsort(keys, axis=axis)
+    if not keys:
+        raise TypeError("vp.lexsort: need a sequence of keys with len > 0")
+    ctx = _array.common_context("vp.lexsort", keys)
+    keys = [k if isinstance(k, _nd) else _array.asarray(np.asarray(k), context=ctx)
+            for k in keys]
+    shape = keys[0].shape
+    if any(k.shape != shape for k in keys):
+        raise ValueError("vp.lexsort: all keys need to be the same shape")
+    if len(shape) == 0:  # NumPy: a 0-d int64 0 (after checking axis against 1-d)
+        r = lexsort([k.reshape(1) for k in keys], axis)
+        return r.reshape(())
+    nd = len(shape)
+    if not -nd <= axis < nd:
+        raise np.exceptions.AxisError(axis, nd)
+    ax = axis % nd
+    # the sort axis last, the rest as rows: (rows, n)
+    rows = [k.swapaxes(ax, nd - 1) for k in keys]
+    moved = rows[0].shape
+    n = moved[-1]
+    m = int(np.prod(moved[:-1], dtype=np.int64))
+    rows = [k.reshape(m, n) for k in rows]
+    rid = _array.arange(m, dtype=np.int64, context=ctx).reshape(m, 1)
+    # least significant key first; each stable sort of the next key, taken
+    # in the order so far, keeps that order among its equal values
+    idx = argsort(rows[0], axis=-1)
+    for k in rows[1:]:
+        idx = idx[rid, argsort(k[rid, idx], axis=-1)]
+    return idx.reshape(moved).swapaxes(ax, nd - 1)
