@@ -31,6 +31,13 @@
 # (lesson 11 stalled; fixed) and test_guard's group-count test (fixed); its
 # run of test_m* to test_z* again never came back, with no memory alarm
 # reported: the file is among test_m*..test_z*.
+# Found (2026-12-04, session 27): test_trust_process's fork tests. With
+# NVIDIA's driver a forked child of a process that used Vulkan hangs in
+# vkCreateInstance or crashes at exit, so multiprocessing.Pool('fork')
+# workers hung in the driver; the runs that included that file are the
+# ones the machine did not survive. The runtime now refuses Vulkan in such
+# a child at once (VulkanError naming 'spawn'; docs/errors.md), and every
+# file from test_m* to test_z* then passed on the H200 (pytest_lanes.sh).
 set -u
 cd "$(dirname "$0")/../.."
 SHARDS=${1:-4}
