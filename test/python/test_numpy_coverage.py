@@ -124,6 +124,9 @@ FUNCTIONS.update({"sort": ((I,), {"axis": 0}), "argsort": ((H,), {"axis": 1}),
                   # rows of 3, kth 1: every valid partition is sorted, so NumPy's is exact
                   "partition": ((I, 1), {"axis": 1}), "argpartition": ((G, 1), {"axis": 1}),
                   "lexsort": (((I[0], J[0] % 2),), {})})
+# --- issue 19: interpolation and differences (test_interp_gradient.py)
+FUNCTIONS.update({"interp": ((F[1], np.sort(G[1]), F[0]), {}),
+                  "gradient": ((G,), {"axis": 1, "edge_order": 2})})
 SEQUENCES["unique"] = ((J % 3,), {"return_index": True, "return_inverse": True,
                                   "return_counts": True})
 METHODS += ["argsort"]
