@@ -126,7 +126,9 @@ FUNCTIONS.update({"sort": ((I,), {"axis": 0}), "argsort": ((H,), {"axis": 1}),
                   "lexsort": (((I[0], J[0] % 2),), {})})
 # --- issue 19: interpolation and differences (test_interp_gradient.py)
 FUNCTIONS.update({"interp": ((F[1], np.sort(G[1]), F[0]), {}),
-                  "gradient": ((G,), {"axis": 1, "edge_order": 2})})
+                  "gradient": ((G,), {"axis": 1, "edge_order": 2}),
+                  "convolve": ((F[0], G[1]), {"mode": "same"}),
+                  "correlate": ((G[0], F[1]), {"mode": "full"})})
 SEQUENCES["unique"] = ((J % 3,), {"return_index": True, "return_inverse": True,
                                   "return_counts": True})
 METHODS += ["argsort"]

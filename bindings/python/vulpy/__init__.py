@@ -136,3 +136,4 @@ _types.kernel_name(dot, "dot")  # noqa: F405
 # --- issue 19 (array API): quantiles (method='linear') on the device sort ---
 from ._quantile import nanpercentile, nanquantile, percentile, quantile  # noqa: E402,F401
 from ._interp import gradient, interp  # noqa: E402,F401
+from ._convolve import convolve, correlate  # noqa: E402,F401
