@@ -130,7 +130,7 @@ def _disk_store(key, artifacts):
 
 def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispatch_guard=True,
                      fast_math=False, optimize=False, asserts=False, features=0xFFFFFFFF,
-                     passes=None, clamp_shared=True):
+                     passes=None, clamp_shared=True, loop_canary=False):
     """Compiles an AST document (from _astjson) to the named targets; returns
     {target: text or bytes}. Raises CompileError with file:line:col.
     passes=None runs what the kernel's decorator asks for (the frontend
@@ -139,7 +139,11 @@ def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispat
     clamp_shared=False leaves out the clamp-shared pass: only for the
     library's own kernels whose shared indexes are in range by construction
     (the GEMM tiles, _gemm.py), where the clamps cost an ALU op per shared
-    load and keep the GPU compiler from merging neighbouring loads."""
+    load and keep the GPU compiler from merging neighbouring loads.
+    loop_canary=True adds the loop-canary pass (lib/Transforms/loop_canary.c):
+    for lavapipe, whose invocations' loops end silently after 65,535
+    back-edges in all; a kernel whose loops may take that many gets the
+    fault record _vp_assert (kind 8 when they were cut)."""
     text = _astjson.to_json(doc)
     opts = dict(targets=tuple(targets), local_size=tuple(local_size) if local_size else None,
                 dispatch_guard=bool(dispatch_guard), fast_math=bool(fast_math),
@@ -147,12 +151,16 @@ def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispat
                 passes=None if passes is None else str(passes))
     if not clamp_shared:
         opts["clamp_shared"] = False  # (absent by default: the cache keys stay as they were)
+    if loop_canary:
+        opts["loop_canary"] = True
     key = hashlib.sha256((text + "\0" + repr(sorted(opts.items())) + "\0" +
                           build_id()).encode("utf-8")).hexdigest()
     hit = _memory.get(key)
     if hit is not None:
         stats["memory_hits"] += 1
         return hit
+    then = ["bounds-check" if opts["asserts"] else "clamp-shared" if clamp_shared else None,
+            "loop-canary" if loop_canary else None]
     out = _disk_load(key)
     if out is None or any(t not in out for t in targets):
         stats["compiled"] += 1
@@ -163,9 +171,9 @@ def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispat
                                         0, opts["targets"], opts["passes"],
                                         # then debug mode (asserts=True): the
                                         # bounds checks and the fault record;
-                                        # otherwise shared indexes clamped (issue 20)
-                                        "bounds-check" if opts["asserts"] else
-                                        "clamp-shared" if clamp_shared else None)
+                                        # otherwise shared indexes clamped (issue 20);
+                                        # lavapipe's loop budget checked
+                                        ",".join(t for t in then if t) or None)
         _disk_store(key, out)
     else:
         stats["disk_hits"] += 1

@@ -7,6 +7,9 @@ shared-array index and records the first failure in a hidden last buffer,
 `_vp_assert` (16 uint32 words: line, column, kind, invocation x y z, index,
 length, which symbol, index signed). This module binds that record to each
 call, reads it after the dispatch and raises vp.KernelError.
+On lavapipe a kernel whose loops may pass its loop budget has the record
+too (the loop-canary pass, lib/Transforms/loop_canary.c): word 15 is the
+trip count of its canary loop, which the host writes (LOOP_CANARY_TRIPS).
 """
 import linecache
 import os
@@ -23,7 +26,9 @@ PRINT = "_vp_print"  # the ring of vp.print (lib/Frontend/print.c)
 PRINT_WORDS = 1 << 16  # 256 KiB a call: bounded; a full ring drops records
 HIDDEN = (RECORD, PRINT)
 KINDS = {1: "assert", 2: "buffer read", 3: "buffer write", 4: "shared read",
-         5: "shared write", 6: "buffer atomic", 7: "shared atomic"}
+         5: "shared write", 6: "buffer atomic", 7: "shared atomic", 8: "loop budget"}
+TRIPS_WORD = 15  # the loop canary's trip count (loop_canary.c)
+LOOP_CANARY_TRIPS = 2  # a cut loop then runs once: 1 trip, not 2
 
 
 def env_default():
@@ -139,13 +144,19 @@ def _raise(rec, prog, file, label):
     if kind == "assert":
         what = f"assertion failed in invocation {inv}"
         index = length = None
+    elif kind == "loop budget":
+        what = ("the device ended this kernel's loops early: lavapipe ends an invocation's "
+                "loops after 65,535 back-edges in all (ctx.limits['max_loop_iterations']), so "
+                "the results are wrong; keep per-invocation loops shorter (more invocations, "
+                "a grid-stride loop)")
+        index = length = None
     else:
         access = kind.split()[1]
         place = "buffer" if kind.startswith("buffer") else "shared array"
         what = (f"{place} {name!r} {access}: index {index} is out of bounds (length {length}) "
                 f"in invocation {inv}")
     text = linecache.getline(file, line).rstrip("\n") if file else ""
-    msg = f"{where}: error: {what} ({label}, debug mode)"
+    msg = f"{where}: error: {what}" + ("" if kind == "loop budget" else f" ({label}, debug mode)")
     if text:
         msg += f"\n{text}\n{' ' * max(col - 1, 0)}^"
     err = KernelError(msg)
@@ -168,6 +179,7 @@ def launch(launch_fn, prog, args, push, dispatch, groups, sync, ctx, label, file
         names = ", ".join(b["name"] for b in users)
         raise TypeError(f"{label} takes {len(users)} buffer(s) ({names}), got {len(args)}")
     rec = np.zeros(WORDS, np.uint32)
+    rec[TRIPS_WORD] = LOOP_CANARY_TRIPS
     ring = np.zeros(PRINT_WORDS, np.uint32)
     it = iter(args)
     full, skip = [], False

@@ -466,6 +466,11 @@ class PyKernel(_PyCall, _Inspect):
         self.fast_math = fast_math
         self.context = context
         self._prog = None
+        self._loop_prog = None  # lavapipe's variant with the loop-canary pass
+        # the library's own kernels bound their loops themselves; persistent
+        # kernels have their own hidden buffers and loop bookkeeping
+        self._loop_checked = (getattr(fn, "__module__", None) or "").split(".")[0] != "vulpy" \
+            and not self.options.get("persistent")
         self._doc = None
         # Decoration comes long before the first call in most programs: a
         # good moment to start glslang's one-time set-up (a no-op once
@@ -550,6 +555,32 @@ class PyKernel(_PyCall, _Inspect):
             self._prog = Program(arts, f"kernel {self.__name__}()", precise=not self.fast_math)
         return self._prog
 
+    def loop_program(self):
+        """program() with the loop-canary pass (lib/Transforms/loop_canary.c),
+        for devices that end an invocation's loops after
+        ctx.limits['max_loop_iterations'] back-edges (lavapipe): a kernel
+        whose loops may take that many gets the fault record, and a cut
+        loop raises vp.KernelError instead of a wrong result."""
+        if self._loop_prog is None:
+            arts = _compiler.compile_function(self.fn, self.options, self._document,
+                                              fast_math=self.fast_math, loop_canary=True,
+                                              **self._debug_kw())
+            self._loop_prog = Program(arts, f"kernel {self.__name__}()",
+                                      precise=not self.fast_math)
+        return self._loop_prog
+
+    def _program_for(self, buffers, context):
+        """The program a call runs: loop_program() where the call's context
+        (as launch resolves it) cuts long loops, else program()."""
+        if self._loop_checked:
+            ctx = context
+            if ctx is None:
+                ctx = next((c for c in (getattr(a, "_ctx", None) for a in buffers)
+                            if c is not None), None)
+            if _context.resolve(ctx).limits.get("max_loop_iterations") is not None:
+                return self.loop_program()
+        return self._prog or self.program()
+
     def _call(self, buffers, dispatch=None, groups=None, sync=True, context=None, after=None,
               stream=None, **push):
         """The Python path: every check, every kind of argument, its errors
@@ -562,7 +593,7 @@ class PyKernel(_PyCall, _Inspect):
         if self._generic or self._gscalars:
             return self._for_args(buffers, push)._call(buffers, dispatch, groups, sync, context,
                                                        **push)
-        prog = self._prog or self.program()
+        prog = self._program_for(buffers, context or self.context)
         if _persistent.is_persistent(prog):  # one dispatch that owns its loop
             self._fast = False
             return _persistent.call(prog, buffers, push, dispatch, groups, sync,
