@@ -1,0 +1,95 @@
+"""Lavapipe's loop budget in user kernels: an error, not a wrong answer.
+
+Lavapipe ends every loop of an invocation silently after 65,535 back-edges
+in all (ctx.limits['max_loop_iterations']); after that every loop runs
+once. A @vp.kernel whose loop count is a runtime value gets the loop-canary
+pass there (lib/Transforms/loop_canary.c): a cut loop raises vp.KernelError
+naming the kernel's file:line. Kernels with short constant loops only are
+compiled as before (no hidden record).
+"""
+import numpy as np
+import pytest
+
+import vulpy as vp
+from conftest import needs_target
+
+pytestmark = needs_target
+
+
+@pytest.fixture(scope="module")
+def lavapipe():
+    ctx = vp.default_context()
+    if ctx.limits.get("max_loop_iterations") is None:
+        pytest.skip("the device does not cut long loops")
+    return ctx
+
+
+@vp.kernel
+def loop_sum(a: vp.Buffer[vp.float32], out: vp.Buffer[vp.float32], n: vp.int32):
+    acc = 0.0
+    for j in range(n):
+        acc += a[j]
+    out[vp.global_id()] = acc
+
+
+LINE = loop_sum.fn.__code__.co_firstlineno + 1  # the def line, after the decorator
+
+
+@vp.kernel
+def short_loops(a: vp.Buffer[vp.float32], out: vp.Buffer[vp.float32]):
+    acc = 0.0
+    for j in range(16):
+        acc += a[j]
+    out[vp.global_id()] = acc
+
+
+def test_runtime_loop_past_budget_raises(lavapipe):
+    """Bug: a kernel summing 70000 ones with `for j in range(n)` (n a push
+    constant) returned 65535 on lavapipe with no error; NumPy's answer is
+    70000. Now vp.KernelError names the loop budget and the kernel."""
+    a = np.ones(70000, np.float32)
+    out = np.zeros(2, np.float32)
+    with pytest.raises(vp.KernelError, match="ended this kernel's loops early") as e:
+        loop_sum(a, out, n=70000, dispatch=2)
+    assert f"{__file__}:{LINE}:" in str(e.value)
+    assert "max_loop_iterations" in str(e.value)
+    assert e.value.kind == "loop budget" and e.value.line == LINE
+    # a resident array: the same (no fast path around the check)
+    with pytest.raises(vp.KernelError, match="loops early"):
+        loop_sum(vp.asarray(a), vp.zeros(2, vp.float32), n=70000, dispatch=2)
+
+
+def test_runtime_loop_within_budget(lavapipe):
+    a = np.ones(70000, np.float32)
+    out = np.zeros(2, np.float32)
+    loop_sum(a, out, n=1000, dispatch=2)
+    np.testing.assert_array_equal(out, [1000, 1000])
+    r = vp.zeros(2, vp.float32)
+    for _ in range(2):  # later calls (the fast path's turn) too
+        loop_sum(vp.asarray(a), r, n=1000, dispatch=2)
+    np.testing.assert_array_equal(r.numpy(), [1000, 1000])
+    assert any(b["name"] == "_vp_assert" for b in loop_sum.loop_program().buffers)
+
+
+def test_sync_false_raises_at_wait(lavapipe):
+    a = np.ones(70000, np.float32)
+    h = loop_sum(a, np.zeros(2, np.float32), n=70000, dispatch=2, sync=False)
+    with pytest.raises(vp.KernelError, match="loops early"):
+        h.wait()
+
+
+def test_short_constant_loops_unchanged(lavapipe):
+    prog = short_loops.loop_program()
+    assert [b["name"] for b in prog.buffers] == ["a", "out"]
+    out = np.zeros(4, np.float32)
+    short_loops(np.ones(16, np.float32), out, dispatch=4)
+    np.testing.assert_array_equal(out, 16)
+
+
+def test_debug_mode_checks_loops_too(lavapipe):
+    k = vp.kernel(debug=True)(loop_sum.fn)
+    with pytest.raises(vp.KernelError, match="loops early"):
+        k(np.ones(70000, np.float32), np.zeros(2, np.float32), n=70000, dispatch=2)
+    out = np.zeros(2, np.float32)
+    k(np.ones(70000, np.float32), out, n=500, dispatch=2)
+    np.testing.assert_array_equal(out, 500)
