@@ -18,7 +18,9 @@
  * the host reads it after the dispatch and raises vp.KernelError. Kernels
  * whose loops are all short constant ones are left alone (no record). A
  * kernel with memsock.fire is left alone too: lower-memsock adds its own
- * canary for its wait loops.
+ * canary for its wait loops; so is a persistent program (after
+ * lower-persistent: the module has @_vp_grid), whose host binds its own
+ * hidden buffers last and bounds its barrier waits itself.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -220,6 +222,8 @@ static bool canary_kernel(lc_ctx *c) {
 vir_pass_result vir_opt_loop_canary(vir_module *m, const vir_pass_options *opts,
                                     vp_diags *diags) {
   (void)opts;
+  if (vir_module_find(m, "_vp_grid"))
+    return VIR_PASS_UNCHANGED;
   lc_ctx c = {.m = m, .u32 = vir_ty_uint(m, 32)};
   bool any = false;
   uint32_t nsyms = m->syms.len; /* the record, when added, is not a function */

@@ -93,3 +93,26 @@ def test_debug_mode_checks_loops_too(lavapipe):
     out = np.zeros(2, np.float32)
     k(np.ones(70000, np.float32), out, n=500, dispatch=2)
     np.testing.assert_array_equal(out, 500)
+
+
+def test_compiled_file_raises(lavapipe, tmp_path):
+    """Bug: vp.compile of a .vul.py kernel with `for j in range(n)` summed
+    65535 of 70000 ones on lavapipe with no error; NumPy's answer is 70000."""
+    src = tmp_path / "loops.vul.py"
+    src.write_text(
+        "import vulpy as vp\n"
+        "\n"
+        "def main(a: vp.Buffer[vp.float32], out: vp.Buffer[vp.float32], n: vp.int32):\n"
+        "    acc = 0.0\n"
+        "    for j in range(n):\n"
+        "        acc += a[j]\n"
+        "    out[vp.global_id()] = acc\n")
+    sh = vp.compile(str(src))
+    assert sh.buffer_names == ["a", "out"]
+    sh.allocate(out=2)
+    sh.upload("a", np.ones(70000, np.float32))
+    sh.run(dispatch=2, n=1000)
+    np.testing.assert_array_equal(sh.download("out"), 1000)
+    with pytest.raises(vp.KernelError, match="loops early") as e:
+        sh.run(dispatch=2, n=70000)
+    assert str(e.value).startswith(f"{src}:3:1: error:")

@@ -567,6 +567,9 @@ class PyKernel(_PyCall, _Inspect):
                                               **self._debug_kw())
             self._loop_prog = Program(arts, f"kernel {self.__name__}()",
                                       precise=not self.fast_math)
+            if self._prog is None and "vir" in arts and "_vp_loop_canary" not in arts["vir"]:
+                # the pass changed nothing: program()'s code, one compile
+                self._prog = self._loop_prog
         return self._loop_prog
 
     def _program_for(self, buffers, context):

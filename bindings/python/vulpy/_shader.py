@@ -42,6 +42,9 @@ class Shader(_Inspect):
         self.fast_math = fast_math
         self.debug = _debug.check_flag("vp.compile", debug)  # debug mode (issue 20)
         self._dkw = {"asserts": True} if self.debug else {}
+        if self.context.limits.get("max_loop_iterations") is not None:
+            # lavapipe: loops it ends early raise vp.KernelError (loop_canary.c)
+            self._dkw["loop_canary"] = True
         self._kernel, self._opts, self._doc = kernel, opts, None
         arts = _compiler.compile_file(self.path, kernel, opts, self._document,
                                       fast_math=fast_math, **self._dkw)
