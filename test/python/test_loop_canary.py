@@ -116,3 +116,31 @@ def test_compiled_file_raises(lavapipe, tmp_path):
     with pytest.raises(vp.KernelError, match="loops early") as e:
         sh.run(dispatch=2, n=70000)
     assert str(e.value).startswith(f"{src}:3:1: error:")
+
+
+@vp.kernel
+def row_sums(a: vp.Buffer[vp.float32, 2], o: vp.Buffer[vp.float32], n: vp.int32):
+    i = vp.global_id(0)
+    h, w = a.shape
+    if i < h:
+        acc = 0.0
+        for j in range(n):
+            acc += a[i, j]
+        o[i] = acc
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_nd_views_keep_their_layout(lavapipe, debug):
+    """Bug: debug mode bound an N-d buffer's view as a plain buffer (not the
+    whole buffer its push-block offset and strides describe): a strided
+    view raised ValueError ("not contiguous"), an offset view x[2:] raised a
+    false KernelError "index 32 is out of bounds (length 32)". NumPy's
+    answer: the views' row sums. (On lavapipe a kernel with a runtime loop
+    now takes that path without debug mode too.)"""
+    k = vp.kernel(debug=True)(row_sums.fn) if debug else row_sums
+    h = np.arange(48, dtype=np.float32).reshape(6, 8)
+    for view in (np.s_[::2, 1::2], np.s_[2:]):
+        want = h[view][:, :4].sum(axis=1)
+        o = vp.zeros(len(want), vp.float32)
+        k(vp.asarray(h)[view], o, n=4, dispatch=len(want))
+        np.testing.assert_array_equal(o.numpy(), want)

@@ -165,14 +165,15 @@ def _raise(rec, prog, file, label):
     raise err
 
 
-def launch(launch_fn, prog, args, push, dispatch, groups, sync, ctx, label, file):
+def launch(launch_fn, prog, args, push, dispatch, groups, sync, ctx, label, file, whole=()):
     """launch_fn (the normal _kernel.launch) with the record bound after the
     caller's buffers; raises KernelError when the record says so (at
-    Handle.wait() for sync=False)."""
+    Handle.wait() for sync=False). `whole`: the positions of N-d buffers
+    (bound whole, their view in the push block), as launch takes them."""
     bdefs = prog.buffers
     users = user_buffers(prog)
     if len(users) == len(bdefs):  # nothing to check in this kernel
-        return launch_fn(prog, args, push, dispatch, groups, sync, ctx, label)
+        return launch_fn(prog, args, push, dispatch, groups, sync, ctx, label, whole=whole)
     # a vp.MemSock argument binds two of the kernel's buffers (frames, ring)
     pipes = sum(1 for a in args if type(a).__name__ == "MemSock")
     if len(args) + pipes != len(users):
@@ -192,7 +193,8 @@ def launch(launch_fn, prog, args, push, dispatch, groups, sync, ctx, label, file
             full.append(next(it))
             skip = type(full[-1]).__name__ == "MemSock"
     has_ring = any(b["name"] == PRINT for b in bdefs)
-    r = launch_fn(prog, full, push, dispatch, groups, sync, ctx, label)
+    # (the hidden buffers come after the caller's: `whole`'s positions hold)
+    r = launch_fn(prog, full, push, dispatch, groups, sync, ctx, label, whole=whole)
 
     def report():
         if has_ring:

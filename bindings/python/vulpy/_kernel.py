@@ -608,7 +608,8 @@ class PyKernel(_PyCall, _Inspect):
         if self.debug or _debug.has_hidden(prog):  # record / print rings bound: no fast path
             file = getattr(getattr(self.fn, "__code__", None), "co_filename", None)
             return _debug.launch(launch, prog, buffers, push, dispatch, groups, sync,
-                                 context or self.context, prog.label, file)
+                                 context or self.context, prog.label, file,
+                                 whole={k for k, _, _ in self._nd})
         r = launch(prog, buffers, push, dispatch, groups, sync, context or self.context,
                    prog.label, whole={k for k, _, _ in self._nd})
         if self._fast is None and not self._nd:

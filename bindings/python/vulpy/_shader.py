@@ -197,7 +197,7 @@ class Shader(_Inspect):
             whole = {k for k, _, _ in nd}
         if self.debug or _debug.has_hidden(self._prog):
             return _debug.launch(launch, self._prog, args, push, dispatch, groups, sync,
-                                 self.context, self._prog.label, self.path)
+                                 self.context, self._prog.label, self.path, whole=whole)
         return launch(self._prog, args, push, dispatch, groups, sync, self.context,
                       self._prog.label, whole=whole)
 
