@@ -144,3 +144,13 @@ def test_nd_views_keep_their_layout(lavapipe, debug):
         o = vp.zeros(len(want), vp.float32)
         k(vp.asarray(h)[view], o, n=4, dispatch=len(want))
         np.testing.assert_array_equal(o.numpy(), want)
+
+
+def test_correlate_past_budget_raises(lavapipe):
+    """Bug: vp.correlate(vp.ones(70000), vp.ones(70000), 'valid') gave
+    [65535.] on lavapipe with no error (its kernel loops len(v) times an
+    invocation); NumPy's answer is [70000.]. Now vp.KernelError."""
+    with pytest.raises(vp.KernelError, match="loops early"):
+        vp.correlate(vp.ones(70000), vp.ones(70000), "valid")
+    np.testing.assert_array_equal(vp.correlate(vp.ones(7000), vp.ones(7000), "valid").numpy(),
+                                  np.correlate(np.ones(7000), np.ones(7000), "valid"))

@@ -4,8 +4,12 @@ overlap of `a` and `v` (direct convolution, O(len(a) * len(v)) work). The
 output element k is element k + shift of the full convolution
 full[i] = sum_j a[i - j] * v[j]. Loops: at most len(v) back-edges an
 invocation (lavapipe ends an invocation's loops after 65,535 in all; the
-runtime reports that as an error)."""
+runtime reports that as an error: LOOP_CANARY, vp.KernelError)."""
 import vulpy as vp
+
+# len(v) comes with the call: checked on lavapipe like a user kernel's loops
+# (_kernel.py, PyKernel; lib/Transforms/loop_canary.c)
+LOOP_CANARY = True
 
 
 @vp.kernel(local_size_x=64)

@@ -467,9 +467,11 @@ class PyKernel(_PyCall, _Inspect):
         self.context = context
         self._prog = None
         self._loop_prog = None  # lavapipe's variant with the loop-canary pass
-        # the library's own kernels bound their loops themselves; persistent
+        # the library's own kernels bound their loops themselves (a module of
+        # them whose loops follow the data says LOOP_CANARY = True); persistent
         # kernels have their own hidden buffers and loop bookkeeping
-        self._loop_checked = (getattr(fn, "__module__", None) or "").split(".")[0] != "vulpy" \
+        user = (getattr(fn, "__module__", None) or "").split(".")[0] != "vulpy"
+        self._loop_checked = (user or getattr(fn, "__globals__", {}).get("LOOP_CANARY") is True) \
             and not self.options.get("persistent")
         self._doc = None
         # Decoration comes long before the first call in most programs: a
