@@ -128,3 +128,20 @@ def lu(a: vp.Buffer, b: vp.Buffer, d: vp.Buffer, s: vp.Buffer[vp.int32],
                 b[B + r * nrhs + c] -= a[A + r * n + u] * b[B + u * nrhs + c]
             vp.memory_barrier()
             vp.barrier()
+
+
+def backedges(n, nrhs):
+    """The most loop back-edges one invocation of lu takes, as llvmpipe
+    counts them (a loop of t trips costs t + 1: its exit test too; 358 x
+    358 solves right on lavapipe, 360 x 360 did not, as this count says):
+    the host refuses a call above a device's max_loop_iterations, where
+    lavapipe would end the loops silently with a wrong answer."""
+    def loop(count):  # a range(lid, count, L) loop at its longest, and its exit
+        return -(-count // L) + 1
+    total = loop(n) + n + 1  # d's diagonal; the loop over k
+    for k in range(n):
+        m = n - k - 1
+        total += loop(n - k) + loop(n - k) + loop(nrhs) + loop(m) + loop(m * (m + nrhs))
+    if nrhs:
+        total += n + 1 + sum(loop(nrhs) + loop(u * nrhs) for u in range(n))
+    return total

@@ -176,6 +176,13 @@ def _lu(a, b, cdt):
     if count * n * max(n, nrhs, 1) >= 2**32:
         raise ValueError(f"vp.linalg: the stack {tuple(a.shape)} is too large (2^32 elements "
                          f"or more)")
+    lim = ctx.limits.get("max_loop_iterations") if count and n else None
+    if lim is not None and K.backedges(n, nrhs) > lim:
+        raise NotImplementedError(
+            f"vp.linalg: a {n} x {n} matrix{f' with {nrhs} right-hand sides' if nrhs else ''} "
+            f"needs more than the {lim} loop iterations per invocation after which {ctx.name} "
+            f"ends loops silently (ctx.limits['max_loop_iterations']); use numpy.linalg on "
+            f"x.numpy() there (GPUs have no such limit)")
     w = a.astype(cdt)  # a new contiguous array: the kernel overwrites it with L and U
     x = b.astype(cdt) if b is not None else _array.empty((1,), cdt, memory=mem, context=ctx)
     d = _array.empty(batch + (n,), cdt, memory=mem, context=ctx)
