@@ -262,7 +262,7 @@ def _slogdet(name, a):
     cdt = _compute_dtype(name, (a,))
     _, d, s, _ = _lu(a, None, cdt)
     logdet = _reduce.sum(_ufunc.log(_ufunc.absolute(d)), -1)  # -inf where a u_ii is 0
-    return _ufunc.where(_ufunc.equal(s, 0), 0, s).astype(cdt), logdet
+    return s.astype(cdt), logdet
 
 
 def slogdet(a):
