@@ -196,7 +196,7 @@ def test_loop_limit_refused_not_wrong():
     back-edges, vp.linalg.solve of a 600 x 600 system returned a wrong
     answer (errors of 3.4) without an error; NumPy solves it. Now the call
     is refused with NotImplementedError naming the limit where the
-    kernel's loops would pass it (358 x 358 still solves)."""
+    kernel's loops would pass it (up to 357 x 357 solves there)."""
     lim = vp.default_context().limits.get("max_loop_iterations")
     if lim is None:
         pytest.skip("the device has no loop limit")

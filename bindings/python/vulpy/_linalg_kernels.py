@@ -28,9 +28,10 @@ parity times the signs of the u[i, i]; 0 when singular), from which the
 host computes det and slogdet.
 
 Loops: an invocation runs about sum_k ((n-k) * (2n-k) / L) back-edges for
-inv (n = 64: under 1,000), far below lavapipe's 65,535 (docs/language.md,
-"Long loops on lavapipe"); n in the hundreds stays below it too for solve
-with few right-hand sides, n = 1000 does not (GPUs have no such limit).
+inv (n = 64: about 2,300), below lavapipe's 65,535 up to n = 228 for inv,
+357 for solve with one right-hand side (docs/language.md, "Long loops on
+lavapipe"); backedges() below counts them and the host refuses larger
+calls on such a device (GPUs have no such limit).
 Every phase writes global memory that other invocations of the group read
 next, hence memory_barrier() (buffer visibility) before each barrier().
 """
@@ -132,10 +133,12 @@ def lu(a: vp.Buffer, b: vp.Buffer, d: vp.Buffer, s: vp.Buffer[vp.int32],
 
 def backedges(n, nrhs):
     """The most loop back-edges one invocation of lu takes, as llvmpipe
-    counts them (a loop of t trips costs t + 1: its exit test too; 358 x
-    358 solves right on lavapipe, 360 x 360 did not, as this count says):
-    the host refuses a call above a device's max_loop_iterations, where
-    lavapipe would end the loops silently with a wrong answer."""
+    counts them (a loop of t trips costs t + 1: its exit test too; every
+    swap loop counted): the host refuses a call above a device's
+    max_loop_iterations, where lavapipe would end the loops silently with
+    a wrong answer. Measured there: a 358 x 358 solve (one right-hand
+    side) came out right and 360 wrong, inv 228 right and 230 wrong; this
+    count allows 357 and 228, so it errs on the safe side."""
     def loop(count):  # a range(lid, count, L) loop at its longest, and its exit
         return -(-count // L) + 1
     total = loop(n) + n + 1  # d's diagonal; the loop over k
