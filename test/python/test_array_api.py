@@ -552,8 +552,8 @@ def test_norm_unsupported():
     x = vp.asarray(np.eye(3, dtype=np.float32))
     with pytest.raises(NotImplementedError, match="singular values"):
         np.linalg.norm(x, 2)
-    with pytest.raises(TypeError, match="linalg.solve"):
-        np.linalg.solve(x, x)  # still refused by name, never a silent download
+    with pytest.raises(TypeError, match="linalg.eigvals"):
+        np.linalg.eigvals(x)  # still refused by name, never a silent download
 
 
 # ------------------------------------------------------------------ jit

@@ -101,6 +101,10 @@ METHODS_ARGS = {"swapaxes": (0, 1), "repeat": (2,), "nonzero": ()}
 SEQUENCES = {"split": ((F, 3), {"axis": 1}), "array_split": ((F, 2), {"axis": 1}),
              "hsplit": ((F, 3), {}), "vsplit": ((F, 2), {}), "nonzero": ((I,), {})}
 LINALG = {"norm": [((F,), {}), ((F, 1), {"axis": 1}), ((F, "fro"), {}), ((F, np.inf), {})]}
+# solve / inv / det / slogdet (LU on the device; test_linalg_solve.py has the differential tests)
+Q = np.array([[4.0, 1.0, 0.5], [1.0, -3.0, 2.0], [0.0, 2.0, 5.0]], np.float32)  # square
+LINALG.update({"solve": [((Q, G[0]), {}), ((Q, G.T), {})], "inv": [((Q,), {})],
+               "det": [((Q,), {})], "slogdet": [((Q,), {})]})
 
 
 # --- issue 19: comparisons, differences, matrix-shape helpers (_numeric.py;
@@ -283,8 +287,10 @@ def test_sequence_function(name):
 def test_linalg(name):
     for args, kw in LINALG[name]:
         want = getattr(np.linalg, name)(*args, **kw)
-        _check(getattr(vp.linalg, name)(*map(_res, args), **kw), want, "linalg." + name)
-        _check(getattr(np.linalg, name)(*map(_res, args), **kw), want, "np.linalg." + name)
+        for f, label in ((vp.linalg, "linalg."), (np.linalg, "np.linalg.")):
+            got = getattr(f, name)(*map(_res, args), **kw)
+            for g, w in zip(got, want) if isinstance(want, tuple) else [(got, want)]:
+                _check(g, w, label + name)  # slogdet: (sign, logabsdet)
 
 
 @pytest.mark.parametrize("name", sorted(METHODS_ARGS))

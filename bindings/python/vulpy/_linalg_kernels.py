@@ -1,0 +1,150 @@
+"""The device kernel of vp.linalg.solve / inv / det / slogdet (linalg.py),
+in VulPy's own kernel language: LU factorization with partial pivoting,
+one workgroup per matrix of a batch, generic over float32 / float64 (the
+buffers `a`, `b`, `d` take the call's dtype: one compile per dtype).
+
+Workgroup z owns matrix z: a[z] (n x n, row-major, a working copy the
+kernel overwrites with the multipliers and U) and b[z] (n x nrhs, the
+right-hand sides, overwritten with the solution; nrhs = 0 for det). For
+each column k, with a barrier between the phases:
+  pivot     argmax |a[i, k]| over i >= k, ties to the lowest i (LAPACK's
+            i?amax): each invocation scans rows k + lid, k + lid + L, ...,
+            then a tree reduction of the candidates' row indices in shared
+            memory (the values are read again from a, so the shared array
+            is uint32 whatever the dtype)
+  swap      rows k and p of a (columns >= k: the multipliers left of k are
+            not needed again) and of b
+  scale     the multipliers a[i, k] /= a[k, k], i > k
+  update    a[i, j] -= a[i, k] * a[k, j] over the (i, j) pairs of the
+            trailing block and of b's rows below k (forward substitution
+            rides along with the elimination)
+An exactly zero pivot (the whole column below is zero) skips scale and
+update, as LAPACK's getf2 does, and marks the matrix singular: sing[0] = 1
+(any matrix of the batch) and s[z] = 0. Then, for nrhs > 0, back
+substitution with U, row by row from the last: x[i, :] = b[i, :] / u[i, i],
+then b[r, :] -= u[r, i] * x[i, :] for r < i (parallel over (r, column)).
+Outputs: d[z, i] = u[i, i] and s[z] = the sign of det (the permutation's
+parity times the signs of the u[i, i]; 0 when singular), from which the
+host computes det and slogdet.
+
+Loops: an invocation runs about sum_k ((n-k) * (2n-k) / L) back-edges for
+inv (n = 64: about 2,300), below lavapipe's 65,535 up to n = 228 for inv,
+357 for solve with one right-hand side (docs/language.md, "Long loops on
+lavapipe"); backedges() below counts them and the host refuses larger
+calls on such a device (GPUs have no such limit).
+Every phase writes global memory that other invocations of the group read
+next, hence memory_barrier() (buffer visibility) before each barrier().
+"""
+import vulpy as vp
+
+L = 256  # invocations per workgroup: one matrix
+
+
+@vp.kernel(local_size_x=L)
+def lu(a: vp.Buffer, b: vp.Buffer, d: vp.Buffer, s: vp.Buffer[vp.int32],
+       sing: vp.Buffer[vp.uint32], n: vp.uint32, nrhs: vp.uint32, count: vp.uint32,
+       gx: vp.uint32):
+    piv = vp.Shared[vp.uint32, L]
+    lid = vp.local_index()
+    z = vp.workgroup_id(1) * gx + vp.workgroup_id(0)
+    if z >= count:  # the grid's last row of groups overhangs: whole groups leave
+        return
+    A = z * n * n
+    B = z * n * nrhs
+    sg = 1  # the sign of det, the same in every invocation
+    for k in range(n):
+        # pivot: this invocation's best row (row k is every invocation's
+        # first candidate: it is the lowest index, so ties stay with it)
+        best = k
+        bv = abs(a[A + k * n + k])
+        for i in range(k + lid, n, L):
+            v = abs(a[A + i * n + k])
+            if v > bv:
+                best = i
+                bv = v
+        piv[lid] = best
+        vp.barrier()
+        for h in vp.static((128, 64, 32, 16, 8, 4, 2, 1)):
+            if lid < h:  # reads piv[h .. 2h), writes piv[0 .. h): no race
+                o = piv[lid + h]
+                ov = abs(a[A + o * n + k])
+                if ov > bv or (ov == bv and o < best):
+                    best = o
+                    bv = ov
+                piv[lid] = best
+            vp.barrier()
+        p = piv[0]
+        if p != k:
+            sg = -sg
+            for j in range(k + lid, n, L):
+                t = a[A + k * n + j]
+                a[A + k * n + j] = a[A + p * n + j]
+                a[A + p * n + j] = t
+            for j in range(lid, nrhs, L):
+                t = b[B + k * nrhs + j]
+                b[B + k * nrhs + j] = b[B + p * nrhs + j]
+                b[B + p * nrhs + j] = t
+        vp.memory_barrier()
+        vp.barrier()
+        pv = a[A + k * n + k]
+        if pv < 0:
+            sg = -sg
+        if pv == 0:
+            sg = 0
+            if lid == 0:
+                sing[0] = vp.uint32(1)
+        else:
+            for i in range(k + 1 + lid, n, L):
+                a[A + i * n + k] = a[A + i * n + k] / pv
+        vp.memory_barrier()
+        vp.barrier()
+        if pv != 0:
+            m = n - k - 1  # trailing columns of a, then the nrhs of b
+            w = m + nrhs
+            for q in range(lid, m * w, L):
+                r = q // w
+                c = q - r * w
+                i = k + 1 + r
+                if c < m:
+                    a[A + i * n + k + 1 + c] -= a[A + i * n + k] * a[A + k * n + k + 1 + c]
+                else:
+                    c -= m
+                    b[B + i * nrhs + c] -= a[A + i * n + k] * b[B + k * nrhs + c]
+        vp.memory_barrier()
+        vp.barrier()
+    for e in range(lid, n, L):
+        d[z * n + e] = a[A + e * n + e]
+    if lid == 0:
+        s[z] = sg
+    if nrhs > 0:
+        for kk in range(n):
+            u = n - 1 - kk
+            for j in range(lid, nrhs, L):
+                b[B + u * nrhs + j] = b[B + u * nrhs + j] / a[A + u * n + u]
+            vp.memory_barrier()
+            vp.barrier()
+            for q in range(lid, u * nrhs, L):
+                r = q // nrhs
+                c = q - r * nrhs
+                b[B + r * nrhs + c] -= a[A + r * n + u] * b[B + u * nrhs + c]
+            vp.memory_barrier()
+            vp.barrier()
+
+
+def backedges(n, nrhs):
+    """The most loop back-edges one invocation of lu takes, as llvmpipe
+    counts them (a loop of t trips costs t + 1: its exit test too; every
+    swap loop counted): the host refuses a call above a device's
+    max_loop_iterations, where lavapipe would end the loops silently with
+    a wrong answer. Measured there: a 358 x 358 solve (one right-hand
+    side) came out right and 360 wrong, inv 228 right and 230 wrong; this
+    count allows 357 and 228, so it errs on the safe side."""
+    def loop(count):  # a range(lid, count, L) loop at its longest, and its exit
+        return -(-count // L) + 1
+    total = loop(n) + n + 1  # d's diagonal; the loop over k
+    for k in range(n):
+        m = n - k - 1
+        total += loop(n - k) + loop(n - k) + loop(nrhs) + loop(m) + loop(m * (m + nrhs))
+    if nrhs:
+        total += n + 1 + sum(loop(nrhs) + loop(u * nrhs) for u in range(n))
+    return total
