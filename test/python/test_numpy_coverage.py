@@ -102,9 +102,9 @@ SEQUENCES = {"split": ((F, 3), {"axis": 1}), "array_split": ((F, 2), {"axis": 1}
              "hsplit": ((F, 3), {}), "vsplit": ((F, 2), {}), "nonzero": ((I,), {})}
 LINALG = {"norm": [((F,), {}), ((F, 1), {"axis": 1}), ((F, "fro"), {}), ((F, np.inf), {})]}
 # solve / inv / det / slogdet (LU on the device; test_linalg_solve.py has the differential tests)
-Q = np.array([[4.0, 1.0, 0.5], [1.0, -3.0, 2.0], [0.0, 2.0, 5.0]], np.float32)  # square
-LINALG.update({"solve": [((Q, G[0]), {}), ((Q, G.T), {})], "inv": [((Q,), {})],
-               "det": [((Q,), {})], "slogdet": [((Q,), {})]})
+SQ = np.array([[4.0, 1.0, 0.5], [1.0, -3.0, 2.0], [0.0, 2.0, 5.0]], np.float32)  # square
+LINALG.update({"solve": [((SQ, G[0]), {}), ((SQ, G.T), {})], "inv": [((SQ,), {})],
+               "det": [((SQ,), {})], "slogdet": [((SQ,), {})]})
 
 
 # --- issue 19: comparisons, differences, matrix-shape helpers (_numeric.py;
