@@ -158,6 +158,27 @@ FFT_HELPERS = {  # numpy.fft name -> (args, kwargs); NumPy arrays go in resident
 }
 
 
+# --- more NumPy functions: index helpers, set operations, binning, statistics
+# (test_numpy_more.py has the differential tests)
+S = np.array([3, 1, 4, 1, 5], np.int32)
+FUNCTIONS.update({
+    "take_along_axis": ((G, np.argsort(G, axis=1)), {"axis": 1}),
+    "ravel_multi_index": (([np.array([0, 1]), np.array([2, 0])], (2, 3)), {}),
+    "rot90": ((F,), {"k": 3}), "isin": ((I, J), {}), "union1d": ((I, J), {}),
+    "intersect1d": ((I, J), {}), "setdiff1d": ((J, I), {}), "setxor1d": ((I, J), {}),
+    "digitize": ((F, np.array([0.2, 0.5, 0.7])), {}), "bincount": ((S,), {"minlength": 7}),
+    "cov": ((G.astype(np.float64),), {}), "corrcoef": ((G.astype(np.float64),), {}),
+    "kron": ((I, J), {}), "trapezoid": ((G,), {"axis": 0}), "polyval": ((F[0], G), {}),
+})
+CREATION.update({"indices": (((2, 3),), {})})
+SEQUENCES.update({"unravel_index": ((np.array([1, 5]), (2, 3)), {}),
+                  "histogram": ((G,), {"bins": 3})})
+FORMS.update({
+    "intersect1d return_indices": ("intersect1d", (I, J), {"return_indices": True}),
+    "histogram weights": ("histogram", (G,), {"bins": [0.0, 1.0, 3.0], "weights": F}),
+})
+
+
 def _res(x):
     if isinstance(x, list) and x and all(isinstance(e, np.ndarray) for e in x):
         return [vp.asarray(e) for e in x]  # concatenate([a, b]), ...
@@ -424,3 +445,20 @@ def test_fft_helper_name(name):
     _check(getattr(vp.fft, name)(*map(_res, args), **kw), want, "vp.fft." + name)
     if any(isinstance(a, np.ndarray) for a in args):
         _check(getattr(np.fft, name)(*map(_res, args), **kw), want, "np.fft." + name)
+
+
+IN_PLACE = {  # name -> (array, args, kwargs): writes the array, returns None
+    "put_along_axis": (G, (np.array([[2], [0]]), 9.0, 1), {}),
+    "fill_diagonal": (G, (7.0,), {}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(IN_PLACE))
+def test_in_place_function(name):
+    a, args, kw = IN_PLACE[name]
+    want = a.copy()
+    getattr(np, name)(want, *args, **kw)
+    for f in (getattr(vp, name), getattr(np, name)):
+        x = vp.asarray(a)
+        assert f(x, *args, **kw) is None, name
+        _check(x, want, name)
