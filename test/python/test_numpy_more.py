@@ -123,12 +123,8 @@ def test_fill_diagonal(shape, wrap):
 
 
 # ------------------------------------------------------------------ set operations
-SET_DTYPES = [np.int32, np.float32]
-
-
-@pytest.mark.parametrize("dt", SET_DTYPES)
-@settings(SETTINGS, max_examples=3)
-@given(data=st.data(), strided=st.booleans())
+@settings(SETTINGS, max_examples=4)
+@given(data=st.data(), strided=st.booleans(), dt=st.sampled_from([np.int32, np.float32]))
 def test_set_operations(dt, data, strided):
     # fixed shapes (each shape compiles its own kernels); empty ones below
     a = data.draw(small(dt, (2, 3)))
@@ -238,6 +234,21 @@ def test_kron_trapezoid_polyval(dt):
     check(vp.polyval(np.array([], dt), vp.asarray(a)), np.polyval(np.array([], dt), a))
     check(np.polyval(vp.asarray(np.array([2, 0, -1], dt)), a),
           np.polyval(np.array([2, 0, -1], dt), a), rtol=1e-6)
+
+
+def test_zero_d():
+    z, zn = vp.asarray(np.array(2.0, np.float32)), np.array(2.0, np.float32)
+    check(vp.isin(z, [2.0, 3.0]), np.isin(zn, [2.0, 3.0]))
+    check(vp.digitize(z, [1.0, 3.0]), np.digitize(zn, [1.0, 3.0]))
+    check(vp.kron(z, np.ones(2, np.float32)), np.kron(zn, np.ones(2, np.float32)))
+    check(vp.union1d(z, [1.0]), np.union1d(zn, [1.0]))
+    check(list(vp.histogram(z)), list(np.histogram(zn)))
+    i = vp.asarray(np.array(3))
+    check(list(vp.unravel_index(i, (2, 3))), list(np.unravel_index(np.array(3), (2, 3))))
+    check(vp.ravel_multi_index((i - 2, i - 1), (2, 3)),
+          np.asarray(np.ravel_multi_index((1, 2), (2, 3))))
+    with pytest.raises(ValueError, match="out of range"):
+        vp.rot90(z)
 
 
 # ------------------------------------------------------------------ NumPy in, NumPy out
