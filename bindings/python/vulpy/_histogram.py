@@ -106,7 +106,7 @@ def bincount(x, weights=None, minlength=0):
     if x.ndim != 1:
         raise ValueError("object too deep for desired array" if x.ndim > 1 else
                          "object of too small depth for desired array")
-    if np.dtype(x.dtype).kind not in "iub":
+    if np.dtype(x.dtype).kind not in "iub" or np.dtype(x.dtype) == np.uint64:
         raise TypeError(f"Cannot cast array data from dtype('{x.dtype}') to dtype('int64') "
                         f"according to the rule 'safe'")
     w = None
