@@ -263,6 +263,21 @@ def test_numpy_in_numpy_out():
     np.testing.assert_array_equal(b, [[0, 1], [2, 0]])
 
 
+def test_empty_multi_index_assignment():
+    """Bug: x[i, j] = v with empty integer-array indices (x of shape (0, 0)
+    or (0, 3)) raised CompileError ('array.scatter' view reaches elements
+    -1..0 of out); NumPy writes nothing (put_along_axis on an empty array
+    came here)."""
+    for shape, i, j in (((0, 0), np.zeros((0, 0), np.int64), np.zeros((0, 0), np.int64)),
+                        ((0, 3), np.zeros((0, 1), np.int64), np.arange(3).reshape(1, 3))):
+        x = vp.zeros(shape, np.float32)
+        x[i, j] = 1.0
+        check(x, np.zeros(shape, np.float32))
+    x = vp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    x[np.zeros(0, np.int64), np.zeros(0, np.int64)] = 9.0
+    check(x, np.arange(6, dtype=np.float32).reshape(2, 3))
+
+
 # ------------------------------------------------------------------ errors
 def test_errors():
     x = vp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
@@ -306,6 +321,8 @@ def test_errors():
         vp.bincount(vp.asarray(np.array([1])), minlength=-1)
     with pytest.raises(TypeError, match="Cannot cast"):
         vp.bincount(vp.asarray(np.array([1.0])))
+    with pytest.raises(TypeError, match="uint64"):
+        vp.bincount(vp.asarray(np.array([1], np.uint64)))
     with pytest.raises(ValueError, match="too deep"):
         vp.bincount(x.astype(np.int32))
     with pytest.raises(ValueError, match="positive"):

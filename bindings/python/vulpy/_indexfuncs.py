@@ -111,10 +111,7 @@ def put_along_axis(arr, indices, values, axis):
             raise NotImplementedError("vp.put_along_axis(axis=None) on a non-contiguous view; "
                                       "pass a contiguous arr or an axis")
         target, axis = arr.reshape(-1), 0
-    key = _along_axis_index(target, indices, axis, "put_along_axis")
-    if 0 in np.broadcast_shapes(*(np.shape(k) for k in key)):
-        return  # nothing to write (the scatter of an empty index into an empty array fails)
-    target[key] = values
+    target[_along_axis_index(target, indices, axis, "put_along_axis")] = values
 
 
 def _shape_arg(dims, name):
