@@ -171,6 +171,27 @@ FFT_HELPERS = {  # numpy.fft name -> (args, kwargs); NumPy arrays go in resident
 }
 
 
+# --- more NumPy functions: index helpers, set operations, binning, statistics
+# (test_numpy_more.py has the differential tests)
+S = np.array([3, 1, 4, 1, 5], np.int32)
+FUNCTIONS.update({
+    "take_along_axis": ((G, np.argsort(G, axis=1)), {"axis": 1}),
+    "ravel_multi_index": (([np.array([0, 1]), np.array([2, 0])], (2, 3)), {}),
+    "rot90": ((F,), {"k": 3}), "isin": ((I, J), {}), "union1d": ((I, J), {}),
+    "intersect1d": ((I, J), {}), "setdiff1d": ((J, I), {}), "setxor1d": ((I, J), {}),
+    "digitize": ((F, np.array([0.2, 0.5, 0.7])), {}), "bincount": ((S,), {"minlength": 7}),
+    "cov": ((G.astype(np.float64),), {}), "corrcoef": ((G.astype(np.float64),), {}),
+    "kron": ((I, J), {}), "trapezoid": ((G,), {"axis": 0}), "polyval": ((F[0], G), {}),
+})
+CREATION.update({"indices": (((2, 3),), {})})
+SEQUENCES.update({"unravel_index": ((np.array([1, 5]), (2, 3)), {}),
+                  "histogram": ((G,), {"bins": 3})})
+FORMS.update({
+    "intersect1d return_indices": ("intersect1d", (I, J), {"return_indices": True}),
+    "histogram weights": ("histogram", (G,), {"bins": [0.0, 1.0, 3.0], "weights": F}),
+})
+
+
 def _res(x):
     if isinstance(x, (list, tuple)) and x and all(isinstance(e, np.ndarray) for e in x):
         return type(x)(vp.asarray(e) for e in x)  # concatenate([a, b]), lexsort((a, b))
@@ -441,18 +462,22 @@ def test_fft_helper_name(name):
         _check(getattr(np.fft, name)(*map(_res, args), **kw), want, "np.fft." + name)
 
 
-# --- issue 19: functions that write into their first argument (test_numeric.py has the
-# differential tests): name -> (args after the destination, kwargs); dst is a copy of I
-IN_PLACE = {"copyto": ((J,), {"where": P}), "putmask": ((P, J[0, :2]), {}),
-            "place": ((Q, J[1]), {})}
+# --- issue 19: functions that write into their first argument (test_numeric.py and
+# test_numpy_more.py have the differential tests): name -> (array, args, kwargs)
+IN_PLACE = {
+    "copyto": (I, (J,), {"where": P}), "putmask": (I, (P, J[0, :2]), {}),
+    "place": (I, (Q, J[1]), {}),
+    "put_along_axis": (G, (np.array([[2], [0]]), 9.0, 1), {}),
+    "fill_diagonal": (G, (7.0,), {}),
+}
 
 
 @pytest.mark.parametrize("name", sorted(IN_PLACE))
 def test_in_place_function(name):
-    args, kw = IN_PLACE[name]
-    want = I.copy()
+    a, args, kw = IN_PLACE[name]
+    want = a.copy()
     assert getattr(np, name)(want, *args, **kw) is None
     for f in (getattr(vp, name), getattr(np, name)):
-        got = vp.asarray(I)
-        assert f(got, *map(_res, args), **kw) is None
-        _check(got, want, name)
+        x = vp.asarray(a)
+        assert f(x, *map(_res, args), **kw) is None, name
+        _check(x, want, name)

@@ -137,3 +137,11 @@ _types.kernel_name(dot, "dot")  # noqa: F405
 from ._quantile import nanpercentile, nanquantile, percentile, quantile  # noqa: E402,F401
 from ._interp import gradient, interp  # noqa: E402,F401
 from ._convolve import convolve, correlate  # noqa: E402,F401
+
+# --- more NumPy functions (docs/python-api.md, "More NumPy functions"): index helpers, set
+# operations, binning, statistics; compositions of the device operations above
+from ._indexfuncs import (fill_diagonal, indices, put_along_axis,  # noqa: E402,F401
+                          ravel_multi_index, rot90, take_along_axis, unravel_index)
+from ._setfuncs import intersect1d, isin, setdiff1d, setxor1d, union1d  # noqa: E402,F401
+from ._histogram import bincount, digitize, histogram  # noqa: E402,F401
+from ._statfuncs import corrcoef, cov, kron, polyval, trapezoid  # noqa: E402,F401

@@ -385,6 +385,8 @@ def setitem(a, key, value):
         return
     value = _unaliased(a, value, False)
     idx = [_unaliased(a, i, False) for _, i in adv]
+    if len(idx) > 1 and 0 in _index_shape(idx):
+        return  # nothing to write (the merged target of an empty axis spans -stride..0)
     c = _arrayops.Call("scatter")
     c.note(view)
     for i in idx:
@@ -413,6 +415,14 @@ def setitem(a, key, value):
     c.bind[bsym.name] = view._buf
     c.g.scatter(bsym, shape, iv, vv, offset, strides)
     c.run(lambda: None)
+
+
+def _index_shape(idx):
+    try:
+        return np.broadcast_shapes(*(np.shape(i) for i in idx))
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together with "
+                         "shapes " + " ".join(str(np.shape(i)) for i in idx)) from None
 
 
 def _merged_target(c, view, idx):

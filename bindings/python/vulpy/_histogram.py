@@ -1,0 +1,217 @@
+"""Counting into bins: digitize, bincount, histogram (docs/python-api.md,
+"More NumPy functions").
+
+No atomics: the values are sorted on the device and the bin boundaries
+found by binary search (searchsorted), so a bin's count is the difference
+of two positions, and a weighted bin the difference of two entries of the
+cumulative sum of the weights taken in sorted order. Resident in ->
+resident out; NumPy in -> NumPy's own function. Data-dependent sizes and
+edges (bincount's length, histogram's automatic range) read back one or
+two scalars.
+"""
+import operator
+
+import numpy as np
+
+from . import _array, _numeric, _reduce, _shapeops, _sort, _ufunc
+
+_nd = _array.ndarray
+_I64 = np.dtype(np.int64)
+_res = _shapeops._resident
+
+
+def _asnd(x, ctx):
+    return x if isinstance(x, _nd) else _array.asarray(np.asarray(x), context=ctx)
+
+
+def digitize(x, bins, right=False):
+    """vp.digitize(x, bins, right=False):
+    numpy.digitize on the GPU: for each value of x the int64 index i of
+    its bin in the 1-D monotonic `bins`: bins[i-1] <= x < bins[i] for
+    increasing bins (bins[i-1] < x <= bins[i] with right=True), the
+    mirror for decreasing ones; 0 or len(bins) outside. A binary search
+    per value (searchsorted); checking that bins is monotonic reads back
+    one bool.
+
+        >>> vp.digitize(vp.asarray(np.array([0.5, 1.5, 3.0])), [1.0, 2.0, 3.0]).numpy()
+        array([0, 1, 3])
+    """
+    if not _res(x, bins):
+        return np.digitize(x, bins, right)
+    ctx = _array.common_context("vp.digitize", (x, bins))
+    x, bins = _asnd(x, ctx), _asnd(bins, ctx)
+    if np.dtype(x.dtype).kind == "c":
+        raise TypeError("x may not be complex")
+    if bins.ndim != 1:
+        raise ValueError("object too deep for desired array" if bins.ndim > 1 else
+                         "object of too small depth for desired array")
+    increasing = True
+    if bins.size > 1:
+        d = _numeric.diff(bins)
+        if bool(_reduce.all(_ufunc.greater_equal(d, 0))):
+            increasing = True
+        elif bool(_reduce.all(_ufunc.less_equal(d, 0))):
+            increasing = False
+        else:
+            raise ValueError("bins must be monotonically increasing or decreasing")
+    side = "left" if right else "right"
+    if increasing:
+        return _sort.searchsorted(bins, x, side=side)
+    flipped = _shapeops.flip(bins, 0)
+    return _ufunc.subtract(bins.size, _sort.searchsorted(flipped, x, side=side))
+
+
+def _bin_positions(srt, edges, n):
+    """positions in the sorted values of each bin's start, the last edge
+    counted into the last bin (NumPy's closed last bin): n + 1 int64."""
+    cuts = _sort.searchsorted(srt, edges, side="left")
+    last = _sort.searchsorted(srt, edges[n:], side="right")
+    return _shapeops.concatenate([cuts[:n], last])
+
+
+def _binned(srt, order, w, cuts, ctx):
+    """counts (int64) or summed weights per bin (in the weights' dtype)
+    from the cut positions; float weights accumulate in float64 where
+    the device has it, integers in int64."""
+    if w is None:
+        return _numeric.diff(cuts)
+    dt = np.dtype(w.dtype)
+    acc = np.int64 if dt.kind in "iub" else np.float64 if ctx.has("float64") else dt
+    cw = _reduce.cumsum(w.reshape(-1)[order].astype(acc))
+    cw = _shapeops.concatenate([_array.zeros((1,), cw.dtype, context=ctx), cw])
+    return _ufunc.subtract(cw[cuts[1:]], cw[cuts[:-1]]).astype(dt)
+
+
+def bincount(x, weights=None, minlength=0):
+    """vp.bincount(x, weights=None, minlength=0):
+    numpy.bincount on the GPU: the number of occurrences of each value
+    0..max(x) of the 1-D non-negative integer array x (int64), at least
+    `minlength` long; with `weights` the sum of the weights of each value
+    instead (float64, as NumPy's, so a float64 device is needed). Sorts x
+    on the device; a weighted bin is the difference of two entries of the
+    cumulative sum of the sorted weights, so its rounding error scales
+    with the running total, not only the bin's sum (NumPy adds each
+    weight to its bin). max(x) is read back (the result's length).
+
+        >>> vp.bincount(vp.asarray(np.array([0, 1, 1, 3]))).numpy()
+        array([1, 2, 0, 1])
+    """
+    if not _res(x, weights):
+        return np.bincount(x, weights, minlength)
+    minlength = operator.index(minlength) if minlength is not None else 0
+    if minlength < 0:
+        raise ValueError("'minlength' must not be negative")
+    ctx = _array.common_context("vp.bincount", (x, weights))
+    x = _asnd(x, ctx)
+    if x.ndim != 1:
+        raise ValueError("object too deep for desired array" if x.ndim > 1 else
+                         "object of too small depth for desired array")
+    if np.dtype(x.dtype).kind not in "iub" or np.dtype(x.dtype) == np.uint64:
+        raise TypeError(f"Cannot cast array data from dtype('{x.dtype}') to dtype('int64') "
+                        f"according to the rule 'safe'")
+    w = None
+    if weights is not None:
+        w = _asnd(weights, ctx)
+        if tuple(w.shape) != tuple(x.shape):
+            raise ValueError("The weights and list don't have the same length.")
+        if x.size:
+            ctx.require("float64", "vp.bincount with weights= (NumPy's float64 result)")
+            w = w.astype(np.float64)
+    n = minlength
+    if x.size:
+        if bool(_reduce.any(_ufunc.less(x, 0))):
+            raise ValueError("'list' argument must have no negative elements")
+        n = max(n, int(_reduce.max(x)) + 1)
+    if x.size == 0:  # int64 zeros even with weights, as NumPy's
+        return _array.zeros((n,), _I64, context=ctx)
+    xs = x.astype(_I64)
+    order = _sort.argsort(xs, kind="stable") if w is not None else None
+    srt = xs[order] if order is not None else _sort.sort(xs)
+    cuts = _sort.searchsorted(srt, _array.arange(n + 1, dtype=_I64, context=ctx))
+    return _binned(srt, order, w, cuts, ctx)
+
+
+def _edges(a, bins, range_, ctx):
+    """(edges as a resident 1-D array, their count minus one)."""
+    if isinstance(bins, str):
+        raise NotImplementedError(f"vp.histogram: bins={bins!r} (an estimator name); pass a "
+                                  f"number of bins or the edges")
+    if np.ndim(bins) == 0:
+        try:
+            n = operator.index(bins)
+        except TypeError:
+            raise TypeError("`bins` must be an integer, a string, or an array") from None
+        if n < 1:
+            raise ValueError("`bins` must be positive, when an integer")
+        if range_ is not None:
+            first, last = range_
+            if first > last:
+                raise ValueError("max must be larger than min in range parameter.")
+            if not (np.isfinite(first) and np.isfinite(last)):
+                raise ValueError(f"supplied range of [{first}, {last}] is not finite")
+        elif a.size == 0:
+            first, last = 0, 1
+        else:  # two scalars read back: the data's range, in its dtype as NumPy's
+            t = np.dtype(a.dtype).type
+            first, last = t(_reduce.min(a).item()), t(_reduce.max(a).item())
+            if not (np.isfinite(first) and np.isfinite(last)):
+                raise ValueError(f"autodetected range of [{first}, {last}] is not finite")
+        if first == last:
+            first, last = first - 0.5, last + 0.5
+        dt = np.result_type(first, last, a.dtype)
+        if dt.kind in "iub":
+            dt = np.result_type(dt, float)
+        edges = np.linspace(first, last, n + 1, endpoint=True, dtype=dt)
+        return _array.asarray(edges, context=ctx), n
+    edges = _asnd(bins, ctx)
+    if edges.ndim != 1:
+        raise ValueError("`bins` must be 1d, when an array")
+    if edges.size > 1 and bool(_reduce.any(_ufunc.less(_numeric.diff(edges), 0))):
+        raise ValueError("`bins` must increase monotonically, when an array")
+    return edges, edges.size - 1
+
+
+def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
+    """vp.histogram(a, bins=10, range=None, density=None, weights=None):
+    numpy.histogram on the GPU: (hist, bin_edges) of the flattened a.
+    bins is a number of equal-width bins over `range` (default: a's min
+    and max, two scalars read back) or the increasing edges; every bin
+    is half-open [e_i, e_i+1) but the last, which holds its right edge,
+    as NumPy's; values outside and NaN are not counted. hist is int64
+    counts, or with `weights` (a's shape) their sums in the weights'
+    dtype; density=True divides by the total and the bin width (float64,
+    so a float64 device is needed). The values are sorted on the device
+    and the edges found by binary search; weighted sums are differences
+    of a cumulative sum (vp.bincount says what that means for rounding).
+
+        >>> h, e = vp.histogram(vp.asarray(np.array([1.0, 2.0, 2.0, 3.0])), bins=2)
+        >>> h.numpy(), e.numpy()
+        (array([1, 3]), array([1., 2., 3.]))
+    """
+    if not _res(a, bins if np.ndim(bins) else None, weights):
+        return np.histogram(a, bins, range, density, weights)
+    ctx = _array.common_context("vp.histogram", (a, bins, weights))
+    a = _asnd(a, ctx)
+    flat = a.reshape(-1)
+    w = None
+    if weights is not None:
+        w = _asnd(weights, ctx)
+        if tuple(w.shape) != tuple(a.shape):
+            raise ValueError("weights should have the same shape as a.")
+    edges, n = _edges(flat, bins, range, ctx)
+    if flat.size == 0 or n < 1:
+        dt = _I64 if w is None else np.result_type(w.dtype)
+        hist = _array.zeros((max(n, 0),), dt, context=ctx)
+    else:
+        order = _sort.argsort(flat, kind="stable") if w is not None else None
+        srt = flat[order] if order is not None else _sort.sort(flat)
+        hist = _binned(srt, order, w, _bin_positions(srt, edges, n), ctx)
+    if density:
+        ctx.require("float64", "vp.histogram(density=True) (NumPy's float64 result)")
+        width = _numeric.diff(edges).astype(np.float64)
+        total = _reduce.sum(hist.astype(np.float64))
+        return _ufunc.divide(_ufunc.divide(hist.astype(np.float64), width), total), edges
+    return hist, edges
+
+
+NAMES = ("digitize", "bincount", "histogram")

@@ -1,0 +1,173 @@
+"""cov, corrcoef, kron, trapezoid, polyval (docs/python-api.md, "More NumPy
+functions"): NumPy's own formulas on the vp ufuncs, reductions, views
+and matmul. Resident in -> resident out; NumPy in -> NumPy's own
+function.
+"""
+import warnings
+
+import numpy as np
+
+from . import _array, _matmul, _numeric, _reduce, _shapeops, _ufunc
+
+_nd = _array.ndarray
+_res = _shapeops._resident
+
+
+def _asnd(x, ctx):
+    return x if isinstance(x, _nd) else _array.asarray(np.asarray(x), context=ctx)
+
+
+def _rows2d(x, rowvar):
+    x = x.reshape(1, -1) if x.ndim < 2 else x
+    return x if rowvar or x.shape[0] == 1 else x.T
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
+        dtype=None):
+    """vp.cov(m, y=None, rowvar=True, bias=False, ddof=None, *, dtype=None):
+    numpy.cov on the GPU: the covariance matrix of the variables in the
+    rows of m (columns with rowvar=False), y's variables appended;
+    normalized by N - ddof (ddof defaults to 1, or 0 with bias=True).
+    The result is float64 for float32 and integer inputs, as NumPy's (a
+    float64 device is needed), squeezed (a 0-d array for one variable).
+    fweights= and aweights= are not supported (NotImplementedError).
+
+        >>> vp.cov(vp.asarray(np.array([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]))).numpy()
+        array([[ 1., -1.], [-1.,  1.]])
+    """
+    if not _res(m, y):
+        return np.cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype=dtype)
+    if fweights is not None or aweights is not None:
+        raise NotImplementedError("vp.cov: fweights= and aweights= are not supported")
+    if ddof is not None and ddof != int(ddof):
+        raise ValueError("ddof must be integer")
+    ctx = _array.common_context("vp.cov", (m, y))
+    m = _asnd(m, ctx)
+    if m.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    dt = np.dtype(dtype) if dtype is not None else np.result_type(m.dtype, np.float64) \
+        if y is None else np.result_type(m.dtype, getattr(y, "dtype", np.asarray(y).dtype),
+                                         np.float64)
+    if dt == np.float64:
+        ctx.require("float64", "vp.cov (NumPy's float64 result)")
+    x = _rows2d(m.astype(dt), rowvar)
+    if y is not None:
+        y = _asnd(y, ctx)
+        if y.ndim > 2:
+            raise ValueError("y has more than 2 dimensions")
+        x = _shapeops.concatenate([x, _rows2d(y.astype(dt), rowvar)], axis=0)
+    if x.shape[0] == 0:
+        return _array.empty((0, 0), dt, context=ctx)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    fact = x.shape[1] - ddof
+    if fact <= 0:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+        fact = 0.0
+    xc = _ufunc.subtract(x, _reduce.mean(x, axis=1, keepdims=True))
+    c = _ufunc.divide(_matmul.matmul(xc, xc.T), fact)
+    return _shapeops.squeeze(c)
+
+
+def corrcoef(x, y=None, rowvar=True, bias=np._NoValue, ddof=np._NoValue, *, dtype=None):
+    """vp.corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    numpy.corrcoef on the GPU: the Pearson correlation coefficients,
+    cov(x, y, rowvar) divided by the outer product of the standard
+    deviations and clipped to [-1, 1]; float64 as vp.cov. bias= and
+    ddof= have no effect (deprecated in NumPy, which warns as here).
+
+        >>> vp.corrcoef(vp.asarray(np.array([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]))).numpy()
+        array([[ 1., -1.], [-1.,  1.]])
+    """
+    if not _res(x, y):
+        return np.corrcoef(x, y, rowvar, bias, ddof, dtype=dtype)
+    if bias is not np._NoValue or ddof is not np._NoValue:
+        warnings.warn("bias and ddof have no effect and are deprecated", DeprecationWarning,
+                      stacklevel=2)
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return _ufunc.divide(c, c)
+    d = _ufunc.sqrt(_numeric.diagonal(c))
+    c = _ufunc.divide(_ufunc.divide(c, d.reshape(-1, 1)), d.reshape(1, -1))
+    return _ufunc.clip(c, -1, 1)
+
+
+def kron(a, b):
+    """vp.kron(a, b):
+    numpy.kron on the GPU: the Kronecker product, blocks of b scaled by
+    each element of a (shapes multiplied axis by axis after the smaller
+    ndim is padded with leading ones), in the result dtype of a * b.
+
+        >>> vp.kron(vp.asarray(np.array([1, 10])), np.array([1, 2])).numpy()
+        array([ 1,  2, 10, 20])
+    """
+    if not _res(a, b):
+        return np.kron(a, b)
+    ctx = _array.common_context("vp.kron", (a, b))
+    a, b = _asnd(a, ctx), _asnd(b, ctx)
+    if a.ndim == 0 or b.ndim == 0:
+        return _ufunc.multiply(a, b)
+    nd = max(a.ndim, b.ndim)
+    sa = (1,) * (nd - a.ndim) + tuple(a.shape)
+    sb = (1,) * (nd - b.ndim) + tuple(b.shape)
+    ea = tuple(d for s in sa for d in (s, 1))   # (a0, 1, a1, 1, ...)
+    eb = tuple(d for s in sb for d in (1, s))   # (1, b0, 1, b1, ...)
+    r = _ufunc.multiply(a.reshape(ea), b.reshape(eb))
+    return r.reshape(tuple(x * y for x, y in zip(sa, sb)))
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """vp.trapezoid(y, x=None, dx=1.0, axis=-1):
+    numpy.trapezoid on the GPU: the integral of y along `axis` by the
+    trapezoidal rule, with sample points x (1-D of that axis's length,
+    or y's shape) or spacing dx. Integer y gives float64, as NumPy's.
+
+        >>> float(vp.trapezoid(vp.asarray(np.array([1.0, 2.0, 3.0]))))
+        4.0
+    """
+    if not _res(y, x, dx if np.ndim(dx) else None):
+        return np.trapezoid(y, x, dx, axis)
+    ctx = _array.common_context("vp.trapezoid", (y, x, dx))
+    y = _asnd(y, ctx)
+    ax = _shapeops._axis(axis, y.ndim, "trapezoid")
+    if x is None:
+        d = dx
+    else:
+        x = _asnd(x, ctx)
+        if x.ndim == 1:
+            d = _numeric.diff(x)
+            shape = [1] * y.ndim
+            shape[ax] = d.shape[0]
+            d = d.reshape(shape)
+        else:
+            d = _numeric.diff(x, axis=ax)
+    lo = [slice(None)] * y.ndim
+    hi = [slice(None)] * y.ndim
+    lo[ax], hi[ax] = slice(None, -1), slice(1, None)
+    mid = _ufunc.divide(_ufunc.add(y[tuple(hi)], y[tuple(lo)]), 2.0)
+    return _reduce.sum(_ufunc.multiply(d, mid), axis=ax)
+
+
+def polyval(p, x):
+    """vp.polyval(p, x):
+    numpy.polyval on the GPU: p[0] * x**(n-1) + ... + p[n-1] by Horner's
+    rule (one multiply-add per coefficient); the result has x's shape
+    and the result dtype of p and x.
+
+        >>> vp.polyval([3, 0, 1], vp.asarray(np.array([5.0]))).numpy()
+        array([76.])
+    """
+    if not _res(p, x):
+        return np.polyval(p, x)
+    ctx = _array.common_context("vp.polyval", (p, x))
+    p = _asnd(p, ctx)
+    x = _asnd(x, ctx)
+    if p.ndim != 1:
+        raise ValueError("vp.polyval: p must be a 1-D sequence of coefficients")
+    yv = _array.zeros(tuple(x.shape), x.dtype, context=ctx)
+    for i in range(p.shape[0]):
+        yv = _ufunc.add(_ufunc.multiply(yv, x), p[i])
+    return yv
+
+
+NAMES = ("cov", "corrcoef", "kron", "trapezoid", "polyval")
