@@ -7,6 +7,8 @@ pass there (lib/Transforms/loop_canary.c): a cut loop raises vp.KernelError
 naming the kernel's file:line. Kernels with short constant loops only are
 compiled as before (no hidden record).
 """
+import time
+
 import numpy as np
 import pytest
 
@@ -76,6 +78,32 @@ def test_sync_false_raises_at_wait(lavapipe):
     h = loop_sum(a, np.zeros(2, np.float32), n=70000, dispatch=2, sync=False)
     with pytest.raises(vp.KernelError, match="loops early"):
         h.wait()
+
+
+@vp.kernel(local_size_x=64)
+def spin(x: vp.Buffer[vp.float32], n: vp.uint32):
+    s = x[vp.global_id()]
+    for k in range(n):
+        s = s * 0.999 + 1.0
+    x[vp.global_id()] = s
+
+
+def test_sync_false_wait_timeout_sees_the_gpu(lavapipe):
+    """Bug (CI, 2026-12-04): the Handle of a canary-checked call had no
+    ticket, so wait(timeout=0.05) blocked until the kernel ended and .done
+    was True while the GPU still ran. Here 2^16 invocations of 60000 steps
+    (about 1 s on a 2-core lavapipe) under a 10 ms wait."""
+    x = vp.zeros(1 << 16, vp.float32)
+    spin(x, n=10, dispatch=1 << 16)  # compiled and warm
+    h = spin(x, n=60000, dispatch=1 << 16, sync=False)
+    assert not h.done
+    t0 = time.perf_counter()
+    with pytest.raises(vp.TimeoutError):
+        h.wait(timeout=0.01)
+    assert time.perf_counter() - t0 < 0.3
+    h.wait()
+    assert h.done
+    assert float(x.numpy()[0]) > 900  # s -> 1000 (the fixed point of s*0.999+1)
 
 
 def test_short_constant_loops_unchanged(lavapipe):

@@ -42,15 +42,21 @@ def spin(x: vp.Buffer[vp.float32], n: vp.uint32):
 def steps_for(k, x, dispatch, seconds, **kw):
     # the n that keeps `dispatch` invocations busy about `seconds`: lavapipe
     # needs tens of thousands of steps, the H200 hundreds of millions (60000
-    # steps of 2^17 invocations took 0.9 ms there; 2026-12-04)
+    # steps of 2^17 invocations took 0.9 ms there; 2026-12-04). A device that
+    # cuts long loops (lavapipe: 65,535 back-edges per invocation) gets at
+    # most 60000 steps, under its budget: more would raise vp.KernelError
+    # (the loop canary), and there the caller's dispatch sets the time
+    # (2^15 invocations x 60000 steps: about 0.5 s on a 2-core lavapipe).
+    budget = x.context.limits.get("max_loop_iterations")
+    cap = 2 ** 32 - 1 if budget is None else min(60000, budget - 5000)
     n = 1000
     while True:
         t0 = time.perf_counter()
         k(x, n=n, dispatch=dispatch, **kw)
         t = time.perf_counter() - t0
-        if t > 0.05 or n >= 1 << 29:
-            return min(int(n * seconds / max(t, 1e-6)), 2 ** 32 - 1)
-        n *= 8
+        if t > 0.05 or n >= min(cap, 1 << 29):
+            return min(int(n * seconds / max(t, 1e-6)), cap)
+        n = min(n * 8, cap)
 """
 
 

@@ -211,4 +211,7 @@ def launch(launch_fn, prog, args, push, dispatch, groups, sync, ctx, label, file
         report()
         return res
 
-    return Handle(None, finish)
+    # the launch's ticket: wait(timeout) and .done see the GPU's progress
+    # (with none, wait(timeout=0.05) blocked to the end and .done was True
+    # at once)
+    return Handle(getattr(r, "_ticket", None), finish)
