@@ -15,6 +15,11 @@ _nd = _array.ndarray
 _res = _shapeops._resident
 _MODES = ("full", "same", "valid")
 
+# the most taps one dispatch sums on a device that cuts long loops
+# (ctx.limits['max_loop_iterations'], lavapipe: 65,535 back-edges an
+# invocation, some of them the loop canary's); tests set a small one
+TAPS_PER_CALL = 32768
+
 
 def _run(name, a, v, mode, shift_same):
     ctx = _array.common_context(f"vp.{name}", (a, v))
@@ -51,9 +56,17 @@ def _run(name, a, v, mode, shift_same):
     y = (v if v.dtype == work else v.astype(work))
     x = x if x.contiguous else x.copy()
     y = y if y.contiguous else y.copy()
+    if nv > na:  # full[i] is symmetric in a and v: the taps loop over the shorter
+        x, y, na, nv = y, x, nv, na
     out = _array.empty((nout,), work, context=ctx)
     kern = K.conv_f32 if work == np.float32 else K.conv_f64
-    kern(x, y, out, na=na, nv=nv, nout=nout, shift=shift, dispatch=nout, context=ctx)
+    # windows of taps [j0, j1), each a dispatch adding to `out`, so that no
+    # invocation loops past the device's budget (lavapipe: 65,535
+    # back-edges; a direct sum of 70000 taps raised vp.KernelError)
+    step = nv if ctx.limits.get("max_loop_iterations") is None else TAPS_PER_CALL
+    for j0 in range(0, nv, step):
+        kern(x, y, out, na=na, nv=nv, nout=nout, shift=shift, j0=j0, j1=min(nv, j0 + step),
+             acc=int(j0 > 0), dispatch=nout, context=ctx)
     return out if out.dtype == want else out.astype(want)
 
 
