@@ -114,8 +114,54 @@ def test_meshgrid_logspace_nan_to_num_atleast_append_divmod():
     i = np.array([7, -7, 0, 5], np.int32)
     check(list(vp.divmod(vp.asarray(i), 3)), list(np.divmod(i, 3)))
     check(list(vp.divmod(vp.asarray(i), np.int32(-2))), list(np.divmod(i, np.int32(-2))))
-    with pytest.raises(TypeError, match="numpy.divmod is not implemented"):  # the 2-output ufunc
-        np.divmod(vp.asarray(i), 3)
+    check(list(np.divmod(vp.asarray(i), 3)), list(np.divmod(i, 3)))  # was a TypeError
+
+
+MODF_SPECIAL = [2.5, -2.5, -0.0, 0.0, INF, -INF, NAN, -2.0, 1e-40, -1e-40, 3e9, 0.75]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from([np.float32, np.float64, np.float16, np.int32, np.int8, np.bool_]),
+       st.integers(0, 40), st.integers(0, 2**31), st.booleans())
+def test_modf_matches_numpy(dt, n, seed, strided):
+    """vp.modf / np.modf on resident arrays (np.modf was a TypeError):
+    values, signs of zero, inf and NaN, NumPy's dtypes (float64 for int32,
+    float16 for int8), views."""
+    if np.dtype(dt) in (np.float64, np.int32) and "float64" not in vp.Context().info["features"]:
+        return
+    rng = np.random.default_rng(seed)
+    with np.errstate(all="ignore"):
+        h = np.concatenate([np.array(MODF_SPECIAL), rng.standard_normal(2 * n) * 100]).astype(dt)
+    if strided:
+        h, x = h[::2], vp.asarray(h)[::2]
+    else:
+        x = vp.asarray(h)
+    for got in (vp.modf(x), np.modf(x)):
+        for g, w in zip(got, np.modf(h)):
+            g = g.numpy()
+            assert g.dtype == w.dtype, (g.dtype, w.dtype)
+            np.testing.assert_array_equal(g, w)
+            np.testing.assert_array_equal(np.signbit(g), np.signbit(w))  # -0.0 kept
+
+
+def test_two_output_ufuncs_out_pairs():
+    """out=(a, b) of np.divmod / np.modf: either may be None; an out that
+    is also an input does not change the other result (both are computed
+    before either is written)."""
+    i = np.arange(-6, 6, dtype=np.int32)
+    j = np.array([3, -3, 2, 5, -2, 7, 1, 3, -3, 2, 5, 4], np.int32)
+    x, r = vp.asarray(i), vp.zeros(12, np.int32)
+    q, rr = np.divmod(x, vp.asarray(j), out=(x, r))
+    assert q is x and rr is r
+    check([x, r], list(np.divmod(i, j)))
+    f = vp.asarray(np.array([2.5, -1.25, 7.0], np.float32))
+    frac, whole = vp.modf(f, out=(None, f))
+    assert whole is f
+    check([frac, f], list(np.modf(np.array([2.5, -1.25, 7.0], np.float32))))
+    with pytest.raises(TypeError, match="out must be a tuple of two"):
+        vp.modf(f, out=f)
+    with pytest.raises(TypeError, match="out must hold vp.ndarray"):
+        vp.divmod(x, 3, out=(np.zeros(12, np.int32), None))
 
 
 def test_numpy_in_numpy_out():

@@ -118,7 +118,8 @@ FUNCTIONS.update({
 CREATION.update({"logspace": ((0.0, 2.0, 3), {"dtype": np.float32})})
 SEQUENCES.update({"meshgrid": ((F[0], G[0]), {}),
                   "broadcast_arrays": ((F, G[0], I[:, :1]), {})})
-VP_ONLY_SEQUENCES = {"divmod": ((I, J), {})}   # np.divmod (two outputs) is a TypeError
+# two-output ufuncs: np.divmod / np.modf on resident arrays run on the device
+SEQUENCES.update({"divmod": ((I, J), {}), "modf": ((G,), {})})
 
 
 # --- issue 19: sorting and searching (test_sort.py has the differential tests)
@@ -331,16 +332,6 @@ def test_bool_function(name):
     for got in (getattr(vp, name)(*map(_res, args), **kw),
                 getattr(np, name)(*map(_res, args), **kw)):
         assert got is want, name      # a Python bool, as NumPy's
-
-
-@pytest.mark.parametrize("name", sorted(VP_ONLY_SEQUENCES))
-def test_vp_sequence_function(name):
-    args, kw = VP_ONLY_SEQUENCES[name]
-    want = getattr(np, name)(*args, **kw)
-    got = getattr(vp, name)(*map(_res, args), **kw)
-    assert len(got) == len(want), name
-    for g, w in zip(got, want):
-        _check(g, w, name)
 
 
 # --- issue 19: numpy.random's Generator API (test_random.py has the stream and

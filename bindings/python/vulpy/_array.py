@@ -690,6 +690,11 @@ class ndarray:
         """NumPy ufuncs on resident arrays run on the GPU when VulPy has them
         (np.sin(x) is vp.sin(x)); any other raises TypeError naming the ufunc
         (_npfunc), never a silent download."""
+        if ufunc.nout == 2:  # np.divmod, np.modf: out= is a pair
+            f = _npfunc.ufunc_two_out(ufunc.__name__)
+            if method != "__call__" or f is None or set(kwargs) - {"out"}:
+                return _npfunc.ufunc_unhandled(ufunc, method, inputs, kwargs)
+            return f(*inputs, out=kwargs.get("out"))
         f = _npfunc.ufunc(ufunc.__name__)
         known = {"out", "where", "dtype"} if hasattr(f, "_dtype_where") else {"out"}
         if method != "__call__" or f is None or set(kwargs) - known:

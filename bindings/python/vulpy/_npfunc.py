@@ -42,6 +42,15 @@ def ufunc(name):
     return f
 
 
+# NumPy's two-output ufuncs VulPy runs (out= a pair): ndarray.__array_ufunc__
+_UFUNCS_TWO_OUT = ("divmod", "modf")
+
+
+def ufunc_two_out(name):
+    """The vp function for NumPy's two-output ufunc `name`, or None."""
+    return getattr(_NS, name) if name in _UFUNCS_TWO_OUT else None
+
+
 def _reshape(a, *args, **kwargs):
     shape = kwargs.pop("shape", kwargs.pop("newshape", None))
     if args:

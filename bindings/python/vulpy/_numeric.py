@@ -338,17 +338,76 @@ def append(arr, values, axis=None):
     return _shapeops.concatenate([arr, values], axis=axis)
 
 
-def divmod(x1, x2):  # noqa: A001  (numpy.divmod)
-    """vp.divmod(x1, x2):
-    numpy.divmod: (floor_divide(x1, x2), remainder(x1, x2))."""
-    if not _res(x1, x2):
-        return np.divmod(x1, x2)
-    return _ufunc.floor_divide(x1, x2), _ufunc.remainder(x1, x2)
+def _pair_out(name, out):
+    """out= of a two-output ufunc: None or a pair (each None or an array)."""
+    if out is None:
+        return None, None
+    if not isinstance(out, tuple) or len(out) != 2:
+        raise TypeError(f"vp.{name}: out must be a tuple of two arrays (or None each), "
+                        f"got {type(out).__name__}")
+    return out
+
+
+def _into(name, res, out):
+    """The results `res` written into the caller's `out` pair where given
+    (after both were computed: an out that overlaps an input does not
+    change the other result), NumPy's 'same_kind' casting."""
+    got = []
+    for r, o in zip(res, out):
+        if o is None:
+            got.append(r)
+            continue
+        if not isinstance(o, _array.ndarray):
+            raise TypeError(f"vp.{name}: out must hold vp.ndarray (or None), got "
+                            f"{type(o).__module__}.{type(o).__name__}")
+        copyto(o, r)
+        got.append(o)
+    return tuple(got)
+
+
+def divmod(x1, x2, out=None):  # noqa: A001  (numpy.divmod)
+    """vp.divmod(x1, x2, out=None):
+    numpy.divmod: (floor_divide(x1, x2), remainder(x1, x2)), computed
+    together; out=(q, r) writes either result into an array of yours (as
+    if the inputs were copied first when an out overlaps one). np.divmod
+    on resident arrays runs here."""
+    q_out, r_out = _pair_out("divmod", out)
+    if not _res(x1, x2, q_out, r_out):
+        return np.divmod(x1, x2) if out is None else np.divmod(x1, x2, out=out)
+    return _into("divmod", (_ufunc.floor_divide(x1, x2), _ufunc.remainder(x1, x2)),
+                 (q_out, r_out))
+
+
+def modf(x, out=None):
+    """vp.modf(x, out=None):
+    numpy.modf: the fractional and integral parts of x, both with x's sign
+    (modf(-2.5) is (-0.5, -2.0); modf(-inf) is (-0.0, -inf); NaN gives NaN
+    twice). float16/32/64 keep their dtype; integer and bool input are
+    NumPy's float type for them (float64 for 32- and 64-bit integers).
+    out=(frac, whole) as vp.divmod's. np.modf on resident arrays runs here.
+
+        >>> [a.tolist() for a in vp.modf(vp.asarray([2.5, -0.25]))]
+        [[0.5, -0.25], [2.0, -0.0]]"""
+    f_out, w_out = _pair_out("modf", out)
+    if not _res(x, f_out, w_out):
+        return np.modf(x) if out is None else np.modf(x, out=out)
+    ctx = _array.common_context("vp.modf", (x, f_out, w_out))
+    x = _asnd(x, ctx)
+    want = np.modf(np.zeros(1, x.dtype))[0].dtype
+    if want.kind != "f":
+        raise TypeError(f"vp.modf: {x.dtype} input is not supported (NumPy's modf has no "
+                        f"loop for it)")
+    xf = x if x.dtype == want else x.astype(want)
+    whole = _ufunc.trunc(xf)
+    frac = _ufunc.copysign(_ufunc.where(_ufunc.isinf(xf), 0, _ufunc.subtract(xf, whole)), xf)
+    if frac.dtype != want:  # where(…, 0, …) keeps the float type; be sure
+        frac = frac.astype(want)
+    return _into("modf", (frac, whole), (f_out, w_out))
 
 
 NAMES = ("isclose", "allclose", "array_equal", "array_equiv", "diff", "ediff1d", "tril", "triu",
          "diag", "diagonal", "trace", "meshgrid", "logspace", "nan_to_num", "atleast_1d",
-         "atleast_2d", "atleast_3d", "append", "divmod")
+         "atleast_2d", "atleast_3d", "append", "divmod", "modf")
 
 
 # ------------------------------------------------------------ copying into
