@@ -259,3 +259,80 @@ def test_copyto_putmask_place_errors():
         vp.place(x, vp.asarray(np.ones(3, bool)), vp.zeros(0, np.int32))
     with pytest.raises(ValueError, match="same size"):
         vp.putmask(x, vp.asarray(np.ones(2, bool)), 1)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from([np.float32, np.float64, np.int32]), st.integers(1, 4), st.integers(1, 40),
+       st.sampled_from([None, 0, 1, -1]), st.sampled_from([None, 1.0, 5.0]),
+       st.sampled_from([None, 6, 7, 360.0]), st.integers(0, 2**31))
+def test_unwrap_matches_numpy(dt, rows, n, axis, discont, period, seed):
+    """vp.unwrap / np.unwrap on resident arrays (were refused): NumPy's
+    steps, its dtypes (integer input with an integer period stays
+    integer), steps of exactly period/2 (integer walks hit them)."""
+    if dt != np.float32 and "float64" not in vp.Context().info["features"]:
+        return
+    rng = np.random.default_rng(seed)
+    p = np.cumsum(rng.integers(-6, 7, (rows, n)) * (1 if dt == np.int32 else 0.75), axis=1)
+    p = p.astype(dt)
+    if axis is None:
+        p, axis = p[0], -1
+    if axis == 0 and p.ndim == 1:
+        axis = -1
+    kw = {} if period is None else {"period": period}
+    want = np.unwrap(p, discont, axis, **kw)
+    got = np.unwrap(vp.asarray(p), discont, axis, **kw)
+    assert isinstance(got, vp.ndarray) and got.dtype == want.dtype, (got.dtype, want.dtype)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-3 if dt == np.float32 else 1e-9)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from([np.float32, np.float64, np.int32, np.int64, np.bool_, np.uint8]),
+       st.integers(0, 9), st.sampled_from([None, 0, 1, 4, 12]), st.booleans(), st.booleans(),
+       st.integers(0, 2**31))
+def test_vander_matches_numpy(dt, n, N, increasing, strided, seed):
+    """vp.vander / np.vander (was refused): NumPy's dtype (x promoted with
+    int), powers, N of 0 and 1, integer wrap-around, a strided x."""
+    if "float64" not in vp.Context().info["features"] and np.dtype(dt).kind in "f":
+        return
+    rng = np.random.default_rng(seed)
+    h = rng.integers(-9, 10, 2 * n).astype(dt)
+    if np.dtype(dt).kind == "f":
+        h = h * np.asarray(0.5, dt)
+    x = vp.asarray(h)
+    h, x = (h[::2], x[::2]) if strided else (h[:n], x[:n])
+    want = np.vander(h, N, increasing)
+    got = np.vander(x, N, increasing)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-13)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(1, 3), st.integers(0, 6), st.sampled_from(["fb", "f", "b", "BF"]),
+       st.sampled_from([None, 0, -1]), st.sampled_from([np.float32, np.int32, np.bool_]),
+       st.integers(0, 2**31))
+def test_trim_zeros_matches_numpy(ndim, n, trim, axis, dt, seed):
+    """vp.trim_zeros / np.trim_zeros (was refused): a view of the input
+    (writes reach it), every trim, n-d along all axes or one, all-zero."""
+    rng = np.random.default_rng(seed)
+    h = (rng.random((n,) * ndim) < 0.3).astype(dt) * np.asarray(3, dt) if dt != np.bool_ \
+        else rng.random((n,) * ndim) < 0.3
+    x = vp.asarray(h)
+    want = np.trim_zeros(h, trim, axis if ndim > 1 else None)
+    got = np.trim_zeros(x, trim, axis if ndim > 1 else None)
+    assert isinstance(got, vp.ndarray) and got.shape == want.shape, (got.shape, want.shape)
+    np.testing.assert_array_equal(got.numpy(), want)
+    if got.size:
+        got[...] = 1  # a view: writes reach x where NumPy's reach h
+        want[...] = 1
+        np.testing.assert_array_equal(x.numpy(), h)
+
+
+def test_unwrap_vander_trim_zeros_errors():
+    with pytest.raises(ValueError, match="one-dimensional"):
+        vp.vander(vp.zeros((2, 2)))
+    with pytest.raises(ValueError, match="unexpected character"):
+        vp.trim_zeros(vp.zeros(3), "x")
+    with pytest.raises(ValueError, match="at least one-dimensional"):
+        vp.unwrap(vp.asarray(np.float32(1)))
+    with pytest.raises(ValueError, match="must be non-negative"):
+        vp.vander(vp.zeros(2), -1)

@@ -120,6 +120,8 @@ SEQUENCES.update({"meshgrid": ((F[0], G[0]), {}),
                   "broadcast_arrays": ((F, G[0], I[:, :1]), {})})
 # two-output ufuncs: np.divmod / np.modf on resident arrays run on the device
 SEQUENCES.update({"divmod": ((I, J), {}), "modf": ((G,), {})})
+FUNCTIONS.update({"unwrap": ((G * 3,), {"axis": 0}), "vander": ((I[0], 4), {}),
+                  "trim_zeros": ((np.array([0, 0, 3, 0, 5, 0], np.int32),), {"trim": "f"})})
 
 
 # --- issue 19: sorting and searching (test_sort.py has the differential tests)

@@ -1,7 +1,8 @@
 """Comparisons, differences and matrix-shape helpers a CuPy user reaches for
 (issue 19): isclose, allclose, array_equal, array_equiv, diff, ediff1d,
 tril, triu, diag, diagonal, trace, meshgrid, logspace, nan_to_num,
-atleast_1d/2d/3d, append, divmod (docs/python-api.md, "Comparisons,
+atleast_1d/2d/3d, append, divmod, modf, unwrap, vander, trim_zeros,
+copyto, putmask, place (docs/python-api.md, "Comparisons,
 differences, matrix shapes", says NumPy 2's semantics they follow).
 
 Each is a composition of the vp ufuncs, reductions, views and shape
@@ -10,6 +11,7 @@ out, NumPy in -> NumPy's own function. allclose, array_equal and
 array_equiv return a Python bool (one value read back).
 """
 import builtins
+import operator
 
 import numpy as np
 
@@ -338,6 +340,118 @@ def append(arr, values, axis=None):
     return _shapeops.concatenate([arr, values], axis=axis)
 
 
+def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
+    """vp.unwrap(p, discont=None, axis=-1, *, period=2*pi):
+    numpy.unwrap on the device: adds multiples of `period` wherever a step
+    along `axis` is larger than `discont` (default period/2), so that no
+    step is; NumPy's steps exactly (the boundary case of a step of exactly
+    period/2 keeps its sign; integer input with an integer period stays
+    integer). The running correction is vp.cumsum's, whose summation order
+    differs from NumPy's: float results agree to rounding.
+
+        >>> vp.unwrap(vp.asarray([0.0, 3.0, 6.0, 2.5])).tolist()  # doctest: +ELLIPSIS
+        [0.0, 3.0, 6.0, 8.78...]"""
+    if not _res(p):
+        return np.unwrap(p, discont, axis, period=period)
+    p = _asnd(p, _array.common_context("vp.unwrap", (p,)))
+    if p.ndim == 0:
+        raise ValueError("vp.unwrap: p must be at least one-dimensional")
+    ax = _shapeops._axis(axis, p.ndim, "unwrap")
+    dd = diff(p, axis=ax)
+    if discont is None:
+        discont = period / 2
+    dtype = np.result_type(dd.dtype, period)
+    if np.issubdtype(dtype, np.integer):
+        high, rem = builtins.divmod(period, 2)
+        ambiguous = rem == 0
+    else:
+        high, ambiguous = period / 2, True
+    low = -high
+    ddmod = _ufunc.add(_ufunc.remainder(_ufunc.subtract(dd, low), period), low)
+    if ambiguous:  # a step of exactly period/2 keeps its sign
+        copyto(ddmod, high, where=_ufunc.logical_and(_ufunc.equal(ddmod, low),
+                                                     _ufunc.greater(dd, 0)))
+    fix = _ufunc.subtract(ddmod, dd)
+    copyto(fix, 0, where=_ufunc.less(_ufunc.absolute(dd), discont))
+    up = p.astype(dtype) if p.dtype != dtype else p.copy()
+    tail = _slice(p.ndim, ax, slice(1, None))
+    up[tail] = _ufunc.add(p[tail], _reduce.cumsum(fix, axis=ax))
+    return up
+
+
+def vander(x, N=None, increasing=False):
+    """vp.vander(x, N=None, increasing=False):
+    numpy.vander on the device: the (len(x), N) matrix of powers of the
+    1-D x, highest power first (x**(N-1), ..., x, 1) unless `increasing`;
+    N defaults to len(x). NumPy's dtype (x's type promoted with int:
+    int64 for integers and bool, float64 for float32), powers as running
+    products (vp.cumprod; float results agree with NumPy's to rounding,
+    integers exactly, wrapping on overflow as NumPy's do).
+
+        >>> vp.vander(vp.asarray([1, 2, 3]), 3).tolist()
+        [[1, 1, 1], [4, 2, 1], [9, 3, 1]]"""
+    if not _res(x):
+        return np.vander(x, N, increasing)
+    x = _asnd(x, _array.common_context("vp.vander", (x,)))
+    if x.ndim != 1:
+        raise ValueError("vp.vander: x must be a one-dimensional array or sequence")
+    n = x.shape[0]
+    N = n if N is None else operator.index(N)
+    if N < 0:
+        raise ValueError(f"vp.vander: N must be non-negative, got {N}")
+    dt = np.promote_types(x.dtype, int)
+    v = _array.empty((n, N), dt, context=x.context)
+    t = v if increasing else v[:, ::-1]
+    if N > 0:
+        t[:, 0] = 1
+    if N > 1 and n:
+        xs = x if x.dtype == dt else x.astype(dt)
+        t[:, 1:] = _reduce.cumprod(_shapeops.broadcast_to(xs.reshape(n, 1), (n, N - 1)),
+                                   axis=1)
+    return v
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """vp.trim_zeros(filt, trim='fb', axis=None):
+    numpy.trim_zeros on the device: filt without its leading ('f') and/or
+    trailing ('b') zeros: a view of filt (n-d: along every axis, or only
+    `axis`, the bounds of the non-zero elements). Reads 2 * ndim indices
+    back to the host (the view's bounds).
+
+        >>> vp.trim_zeros(vp.asarray([0, 0, 1, 2, 0])).tolist()
+        [1, 2]"""
+    if not _res(filt):
+        return np.trim_zeros(filt, trim, axis)
+    if not isinstance(trim, str) or trim.lower() not in ("fb", "bf", "f", "b"):
+        raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
+    trim = trim.lower()
+    filt = _asnd(filt, _array.common_context("vp.trim_zeros", (filt,)))
+    if filt.ndim == 0:
+        return filt[()]
+    if axis is not None:
+        axis = _shapeops._axis(axis, filt.ndim, "trim_zeros")
+    nz = filt if np.dtype(filt.dtype) == _BOOL else _ufunc.not_equal(filt, 0)
+    start, stop = [], []
+    for ax in range(filt.ndim):
+        others = tuple(a for a in range(filt.ndim) if a != ax)
+        line = _reduce.any(nz, axis=others) if others else nz
+        if not builtins.bool(_reduce.any(line)):  # all zero: an empty slice
+            start, stop = [0] * filt.ndim, [0] * filt.ndim
+            break
+        start.append(int(_reduce.argmax(line)))
+        stop.append(filt.shape[ax] - int(_reduce.argmax(line[::-1])))
+    else:
+        if "f" not in trim:
+            start = [None] * filt.ndim
+        if "b" not in trim:
+            stop = [None] * filt.ndim
+    if filt.ndim == 1:
+        return filt[start[0]:stop[0]]
+    if axis is None:
+        return filt[tuple(slice(a, b) for a, b in zip(start, stop))]
+    return filt[(slice(None),) * axis + (slice(start[axis], stop[axis]),)]
+
+
 def _pair_out(name, out):
     """out= of a two-output ufunc: None or a pair (each None or an array)."""
     if out is None:
@@ -407,7 +521,7 @@ def modf(x, out=None):
 
 NAMES = ("isclose", "allclose", "array_equal", "array_equiv", "diff", "ediff1d", "tril", "triu",
          "diag", "diagonal", "trace", "meshgrid", "logspace", "nan_to_num", "atleast_1d",
-         "atleast_2d", "atleast_3d", "append", "divmod", "modf")
+         "atleast_2d", "atleast_3d", "append", "divmod", "modf", "unwrap", "vander", "trim_zeros")
 
 
 # ------------------------------------------------------------ copying into
