@@ -336,3 +336,48 @@ def test_unwrap_vander_trim_zeros_errors():
         vp.unwrap(vp.asarray(np.float32(1)))
     with pytest.raises(ValueError, match="must be non-negative"):
         vp.vander(vp.zeros(2), -1)
+
+
+FREXP_SPECIAL = [0.0, -0.0, INF, -INF, NAN, 1.0, -1.0, 0.5, 2.0, 8.0, -0.375, 3e38, 1e-40, -1e-45,
+                 5e-324, 1e-310, 2.0 ** -1022, 65504.0, 6e-8, 1 - 2 ** -24, 1 - 2 ** -53, 2 ** 53 - 1]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from([np.float32, np.float64, np.float16, np.int32, np.int8, np.bool_]),
+       st.integers(0, 60), st.integers(0, 2**31), st.booleans())
+def test_frexp_matches_numpy(dt, n, seed, strided):
+    """vp.frexp / np.frexp on resident arrays (were missing / a TypeError):
+    mantissas and int32 exponents bit for bit, signs of zero, inf and NaN,
+    values next to powers of two (where log2's rounding decides the first
+    guess), subnormals where the device keeps them, NumPy's dtypes."""
+    if np.dtype(dt) in (np.float64, np.int32) and "float64" not in vp.Context().info["features"]:
+        return
+    rng = np.random.default_rng(seed)
+    with np.errstate(all="ignore"):
+        h = np.concatenate([FREXP_SPECIAL, rng.standard_normal(2 * n)
+                            * 10.0 ** rng.integers(-30, 30, 2 * n)]).astype(dt)
+    x = vp.asarray(h)
+    if strided:
+        h, x = h[::2], x[::2]
+    from vulpy import _numeric
+    keeps = not vp.default_context().flushes_subnormals or \
+        "float64" in vp.default_context().info["features"]  # (frexp widens there)
+    widened = [vp.frexp(x)]
+    if "float64" in vp.default_context().info["features"]:
+        _numeric.FREXP_WIDEN = True  # the flushing device's path, on any device
+        try:
+            widened.append(vp.frexp(x))
+        finally:
+            _numeric.FREXP_WIDEN = False
+    for got in widened + [np.frexp(x)]:
+        for g, w in zip(got, np.frexp(h)):
+            g = g.numpy()
+            assert g.dtype == w.dtype, (g.dtype, w.dtype)
+            if not keeps:  # a device that flushes: compare the normal inputs only
+                norm = np.abs(h) >= np.finfo(np.frexp(h)[0].dtype).tiny
+                g, w = g[norm | ~np.isfinite(h) | (h == 0)], w[norm | ~np.isfinite(h) | (h == 0)]
+            np.testing.assert_array_equal(g, w)
+            np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
+    m, e = vp.zeros(h.shape, np.frexp(h)[0].dtype), vp.zeros(h.shape, np.int32)
+    assert np.frexp(x, out=(m, e))[1] is e
+    np.testing.assert_array_equal(e.numpy(), np.frexp(h)[1])

@@ -119,7 +119,7 @@ CREATION.update({"logspace": ((0.0, 2.0, 3), {"dtype": np.float32})})
 SEQUENCES.update({"meshgrid": ((F[0], G[0]), {}),
                   "broadcast_arrays": ((F, G[0], I[:, :1]), {})})
 # two-output ufuncs: np.divmod / np.modf on resident arrays run on the device
-SEQUENCES.update({"divmod": ((I, J), {}), "modf": ((G,), {})})
+SEQUENCES.update({"divmod": ((I, J), {}), "modf": ((G,), {}), "frexp": ((G,), {})})
 FUNCTIONS.update({"unwrap": ((G * 3,), {"axis": 0}), "vander": ((I[0], 4), {}),
                   "trim_zeros": ((np.array([0, 0, 3, 0, 5, 0], np.int32),), {"trim": "f"})})
 

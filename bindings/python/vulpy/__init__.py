@@ -111,7 +111,7 @@ from ._structs import struct, struct_dtype  # noqa: E402,F401
 from ._numeric import (allclose, append, array_equal, array_equiv,  # noqa: E402,F401
                        atleast_1d, atleast_2d, atleast_3d, diag, diagonal, diff, divmod,
                        ediff1d, isclose, logspace, meshgrid, nan_to_num, trace, tril, triu)
-from ._numeric import copyto, modf, place, putmask, trim_zeros, unwrap, vander  # noqa: E402,F401
+from ._numeric import copyto, frexp, modf, place, putmask, trim_zeros, unwrap, vander  # noqa: E402,F401
 
 # --- issue 19 (array API): vp.random (Generator, Philox bit-identical to NumPy's) ---
 from . import random  # noqa: E402,F401

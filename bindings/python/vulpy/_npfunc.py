@@ -43,7 +43,7 @@ def ufunc(name):
 
 
 # NumPy's two-output ufuncs VulPy runs (out= a pair): ndarray.__array_ufunc__
-_UFUNCS_TWO_OUT = ("divmod", "modf")
+_UFUNCS_TWO_OUT = ("divmod", "modf", "frexp")
 
 
 def ufunc_two_out(name):

@@ -1,7 +1,7 @@
 """Comparisons, differences and matrix-shape helpers a CuPy user reaches for
 (issue 19): isclose, allclose, array_equal, array_equiv, diff, ediff1d,
 tril, triu, diag, diagonal, trace, meshgrid, logspace, nan_to_num,
-atleast_1d/2d/3d, append, divmod, modf, unwrap, vander, trim_zeros,
+atleast_1d/2d/3d, append, divmod, modf, frexp, unwrap, vander, trim_zeros,
 copyto, putmask, place (docs/python-api.md, "Comparisons,
 differences, matrix shapes", says NumPy 2's semantics they follow).
 
@@ -340,6 +340,59 @@ def append(arr, values, axis=None):
     return _shapeops.concatenate([arr, values], axis=axis)
 
 
+# frexp computes float16/float32 input in float64 on a device that flushes
+# float32 subnormals (ctx.flushes_subnormals); tests set True to run that
+# path on any device with float64
+FREXP_WIDEN = False
+
+
+def frexp(x, out=None):
+    """vp.frexp(x, out=None):
+    numpy.frexp: mantissa and exponent, x == m * 2**e with 0.5 <= |m| < 1
+    (m keeps x's sign; zero, inf and NaN give (x, 0); subnormal x a normal
+    m and its exponent: computed in float64 on a device whose float32
+    arithmetic flushes subnormals, ctx.flushes_subnormals). m has x's float
+    type (NumPy's for integer input), e is int32. out=(m, e) as
+    vp.divmod's. np.frexp on resident arrays runs here.
+
+        >>> [a.tolist() for a in vp.frexp(vp.asarray([8.0, -0.375]))]
+        [[0.5, -0.75], [4, -1]]"""
+    m_out, e_out = _pair_out("frexp", out)
+    if not _res(x, m_out, e_out):
+        return np.frexp(x) if out is None else np.frexp(x, out=out)
+    ctx = _array.common_context("vp.frexp", (x, m_out, e_out))
+    x = _asnd(x, ctx)
+    want = np.frexp(np.zeros(1, x.dtype))[0].dtype
+    if want.kind != "f":
+        raise TypeError(f"vp.frexp: {x.dtype} input is not supported (NumPy's frexp has no "
+                        f"loop for it)")
+    work = want
+    if want.itemsize < 8 and (FREXP_WIDEN or ctx.flushes_subnormals) and \
+            "float64" in ctx.info["features"]:
+        # a device whose float32 arithmetic flushes subnormals (NVIDIA)
+        # would give m = 0 for them: float64 keeps them, and m (24 bits or
+        # fewer) converts back exactly
+        work = np.dtype(np.float64)
+    xf = x if x.dtype == work else x.astype(work)
+    ax = _ufunc.absolute(xf)
+    plain = _ufunc.logical_and(_ufunc.isfinite(xf), _ufunc.not_equal(xf, 0))
+    # e from log2 (off by one near powers of two, where the rounding of
+    # log2 decides), then m = ldexp(x, -e) and one step of correction:
+    # ldexp is exact here (m is a normal number), so the check is too
+    e = _ufunc.where(plain, _ufunc.add(_ufunc.floor(_ufunc.log2(_ufunc.where(plain, ax, 1))),
+                                       1), 0).astype(np.int32)
+    m = _ufunc.ldexp(xf, _ufunc.negative(e))
+    am = _ufunc.absolute(m)
+    up = _ufunc.logical_and(plain, _ufunc.greater_equal(am, 1))
+    down = _ufunc.logical_and(plain, _ufunc.less(am, 0.5))
+    e = _ufunc.add(e, _ufunc.subtract(up.astype(np.int32), down.astype(np.int32)))
+    m = _ufunc.where(up, _ufunc.multiply(m, 0.5), _ufunc.where(down, _ufunc.multiply(m, 2), m))
+    m = _ufunc.where(plain, m, xf)  # zero (either sign), inf, NaN: x itself
+    if m.dtype != want:  # (exact: m has no more bits than x)
+        m = m.astype(want)
+    return _into("frexp", (m, e), (m_out, e_out))
+
+
 def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
     """vp.unwrap(p, discont=None, axis=-1, *, period=2*pi):
     numpy.unwrap on the device: adds multiples of `period` wherever a step
@@ -513,7 +566,13 @@ def modf(x, out=None):
                         f"loop for it)")
     xf = x if x.dtype == want else x.astype(want)
     whole = _ufunc.trunc(xf)
-    frac = _ufunc.copysign(_ufunc.where(_ufunc.isinf(xf), 0, _ufunc.subtract(xf, whole)), xf)
+    # |x| < 1: the fraction is x itself (no arithmetic, so a subnormal x
+    # survives a device that flushes them); else x - whole is 0 or at
+    # least x's ulp (a normal number), and inf has fraction 0
+    small = _ufunc.less(_ufunc.absolute(xf), 1)
+    frac = _ufunc.where(small, xf, _ufunc.where(_ufunc.isinf(xf), 0,
+                                                _ufunc.subtract(xf, whole)))
+    frac = _ufunc.copysign(frac, xf)
     if frac.dtype != want:  # where(…, 0, …) keeps the float type; be sure
         frac = frac.astype(want)
     return _into("modf", (frac, whole), (f_out, w_out))
@@ -521,7 +580,7 @@ def modf(x, out=None):
 
 NAMES = ("isclose", "allclose", "array_equal", "array_equiv", "diff", "ediff1d", "tril", "triu",
          "diag", "diagonal", "trace", "meshgrid", "logspace", "nan_to_num", "atleast_1d",
-         "atleast_2d", "atleast_3d", "append", "divmod", "modf", "unwrap", "vander", "trim_zeros")
+         "atleast_2d", "atleast_3d", "append", "divmod", "modf", "frexp", "unwrap", "vander", "trim_zeros")
 
 
 # ------------------------------------------------------------ copying into
