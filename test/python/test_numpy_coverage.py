@@ -104,7 +104,8 @@ LINALG = {"norm": [((F,), {}), ((F, 1), {"axis": 1}), ((F, "fro"), {}), ((F, np.
 # solve / inv / det / slogdet (LU on the device; test_linalg_solve.py has the differential tests)
 SQ = np.array([[4.0, 1.0, 0.5], [1.0, -3.0, 2.0], [0.0, 2.0, 5.0]], np.float32)  # square
 LINALG.update({"solve": [((SQ, G[0]), {}), ((SQ, G.T), {})], "inv": [((SQ,), {})],
-               "det": [((SQ,), {})], "slogdet": [((SQ,), {})]})
+               "det": [((SQ,), {})], "slogdet": [((SQ,), {})],
+               "cholesky": [((SQ @ SQ.T,), {}), ((SQ @ SQ.T,), {"upper": True})]})
 
 
 # --- issue 19: comparisons, differences, matrix-shape helpers (_numeric.py;

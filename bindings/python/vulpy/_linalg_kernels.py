@@ -148,3 +148,63 @@ def backedges(n, nrhs):
     if nrhs:
         total += n + 1 + sum(loop(nrhs) + loop(u * nrhs) for u in range(n))
     return total
+
+
+@vp.kernel(local_size_x=L)
+def cholesky(a: vp.Buffer, bad: vp.Buffer[vp.uint32], n: vp.uint32, count: vp.uint32,
+             gx: vp.uint32):
+    """Cholesky (vp.linalg.cholesky), right-looking and unblocked: matrix z
+    of the batch (row-major n x n, a working copy) is overwritten with L
+    (lower triangle; the upper one is zeroed at the end). Only the lower
+    triangle of the input is read, as LAPACK's potrf (uplo 'L'). For each
+    column k: every invocation reads the pivot d = a[k, k] (barrier), then
+    a[k, k] = sqrt(d) and a[i, k] /= sqrt(d) below it (barrier), then the
+    trailing lower triangle a[i, j] -= a[i, k] * a[j, k], k < j <= i
+    (barrier). A pivot <= 0 means the matrix is not positive definite:
+    bad[0] = 1 (the host raises LinAlgError, as
+    NumPy's); the loop goes on with garbage nobody reads."""
+    lid = vp.local_index()
+    z = vp.workgroup_id(1) * gx + vp.workgroup_id(0)
+    if z >= count:
+        return
+    A = z * n * n
+    for k in range(n):
+        d = a[A + k * n + k]
+        if d <= 0:  # (a NaN pivot goes on as NaN: NumPy's potrf does not raise)
+            if lid == 0:
+                bad[0] = vp.uint32(1)
+        r = vp.sqrt(d)
+        vp.memory_barrier()
+        vp.barrier()  # every invocation has read d before it changes
+        if lid == 0:
+            a[A + k * n + k] = r
+        for i in range(k + 1 + lid, n, L):
+            a[A + i * n + k] = a[A + i * n + k] / r
+        vp.memory_barrier()
+        vp.barrier()
+        m = n - k - 1
+        for q in range(lid, m * m, L):
+            i = q // m
+            j = q - i * m
+            if j <= i:
+                a[A + (k + 1 + i) * n + k + 1 + j] -= a[A + (k + 1 + i) * n + k] * \
+                    a[A + (k + 1 + j) * n + k]
+        vp.memory_barrier()
+        vp.barrier()
+    for q in range(lid, n * n, L):
+        i = q // n
+        if q - i * n > i:
+            a[A + q] = a[A + q] * 0  # (a of the call's dtype: a typed zero)
+
+
+def cholesky_backedges(n):
+    """The most loop back-edges one invocation of cholesky takes (counted
+    as backedges() counts lu's): the host refuses a call above a device's
+    max_loop_iterations."""
+    def loop(count):
+        return -(-count // L) + 1
+    total = n + 1 + loop(n * n)
+    for k in range(n):
+        m = n - k - 1
+        total += loop(m) + loop(m * m)
+    return total

@@ -6,6 +6,8 @@ reductions (device kernels; NumPy in -> NumPy out, resident in -> resident
 out). The matrix 2-norm, -2 and 'nuc' need singular values, which VulPy
 has not: they raise NotImplementedError.
 
+cholesky: right-looking Cholesky on the device, one workgroup per matrix.
+
 solve, inv, det, slogdet: LU factorization with partial pivoting on the
 device, one workgroup per matrix of a (..., M, M) stack
 (_linalg_kernels.py); float32 and float64 (NumPy's dtype rules: float64
@@ -283,4 +285,45 @@ def det(a):
     return _ufunc.multiply(sign, _ufunc.exp(logdet))
 
 
-NAMES = ("norm", "solve", "inv", "det", "slogdet")
+def cholesky(a, /, *, upper=False):
+    """numpy.linalg.cholesky on the GPU: L with a = L @ L.T for each
+    matrix of a (..., M, M) stack (only the lower triangle of a is read, as
+    NumPy's); upper=True gives L.T. LinAlgError("Matrix is not positive
+    definite") when a pivot of some matrix is <= 0 (a NaN gives NaNs, as
+    NumPy's). One workgroup per
+    matrix (_linalg_kernels.cholesky); on a device that cuts long loops
+    (lavapipe) matrices past about 350 x 350 raise NotImplementedError."""
+    xs = _resident_inputs("cholesky", (a,))
+    if xs is None:
+        return np.linalg.cholesky(a, upper=upper)
+    a, = xs
+    _square(a)
+    cdt = _compute_dtype("cholesky", (a,))
+    from . import _linalg_kernels as K
+    from ._launch import Recorder, rows_grid
+    ctx = a._ctx
+    batch, n = tuple(a.shape[:-2]), a.shape[-1]
+    count = math.prod(batch)
+    if count * n * n >= 2**32:
+        raise ValueError(f"vp.linalg: the stack {tuple(a.shape)} is too large (2^32 elements "
+                         f"or more)")
+    lim = ctx.limits.get("max_loop_iterations") if count and n else None
+    if lim is not None and K.cholesky_backedges(n) > lim:
+        raise NotImplementedError(
+            f"vp.linalg.cholesky: a {n} x {n} matrix needs more than the {lim} loop iterations "
+            f"per invocation after which {ctx.name} ends loops silently "
+            f"(ctx.limits['max_loop_iterations']); use numpy.linalg on x.numpy() there (GPUs "
+            f"have no such limit)")
+    w = a.astype(cdt)  # a new contiguous array: the kernel overwrites it with L
+    if count and n:
+        bad = _array.zeros((1,), np.uint32, context=ctx)
+        g = rows_grid(count)
+        rec = Recorder(ctx)
+        rec(K.cholesky.specialize(a=cdt), (w, bad), g, n=n, count=count, gx=g[0])
+        rec.run()
+        if bool(bad.numpy()[0]):
+            raise LinAlgError("Matrix is not positive definite")
+    return _shapeops.swapaxes(w, -1, -2).copy() if upper else w
+
+
+NAMES = ("norm", "solve", "inv", "det", "slogdet", "cholesky")
