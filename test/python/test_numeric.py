@@ -120,7 +120,8 @@ def test_meshgrid_logspace_nan_to_num_atleast_append_divmod():
 MODF_SPECIAL = [2.5, -2.5, -0.0, 0.0, INF, -INF, NAN, -2.0, 1e-40, -1e-40, 3e9, 0.75]
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
 @given(st.sampled_from([np.float32, np.float64, np.float16, np.int32, np.int8, np.bool_]),
        st.integers(0, 40), st.integers(0, 2**31), st.booleans())
 def test_modf_matches_numpy(dt, n, seed, strided):
@@ -192,7 +193,8 @@ def test_broadcast_arrays_views_read_only_and_errors():
     assert vp.broadcast_shapes((3, 1), (4,)) == (3, 4)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
 @given(st.integers(0, 12), st.sampled_from([np.float32, np.int32]), st.integers(0, 2**31),
        st.sampled_from(["plain", "where", "overlap", "scalar"]))
 def test_copyto_matches_numpy(n, dt, seed, how):
@@ -219,7 +221,8 @@ def test_copyto_matches_numpy(n, dt, seed, how):
     np.testing.assert_array_equal(x.numpy(), h)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
 @given(st.integers(0, 12), st.integers(1, 5), st.integers(0, 2**31),
        st.sampled_from(["putmask", "place"]), st.booleans())
 def test_putmask_and_place_match_numpy(n, nv, seed, name, alias):
@@ -261,7 +264,8 @@ def test_copyto_putmask_place_errors():
         vp.putmask(x, vp.asarray(np.ones(2, bool)), 1)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
 @given(st.sampled_from([np.float32, np.float64, np.int32]), st.integers(1, 4), st.integers(1, 40),
        st.sampled_from([None, 0, 1, -1]), st.sampled_from([None, 1.0, 5.0]),
        st.sampled_from([None, 6, 7, 360.0]), st.integers(0, 2**31))
@@ -285,7 +289,8 @@ def test_unwrap_matches_numpy(dt, rows, n, axis, discont, period, seed):
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-3 if dt == np.float32 else 1e-9)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
 @given(st.sampled_from([np.float32, np.float64, np.int32, np.int64, np.bool_, np.uint8]),
        st.integers(0, 9), st.sampled_from([None, 0, 1, 4, 12]), st.booleans(), st.booleans(),
        st.integers(0, 2**31))
@@ -306,7 +311,8 @@ def test_vander_matches_numpy(dt, n, N, increasing, strided, seed):
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-13)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=30, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
 @given(st.integers(1, 3), st.integers(0, 6), st.sampled_from(["fb", "f", "b", "BF"]),
        st.sampled_from([None, 0, -1]), st.sampled_from([np.float32, np.int32, np.bool_]),
        st.integers(0, 2**31))
@@ -342,7 +348,8 @@ FREXP_SPECIAL = [0.0, -0.0, INF, -INF, NAN, 1.0, -1.0, 0.5, 2.0, 8.0, -0.375, 3e
                  5e-324, 1e-310, 2.0 ** -1022, 65504.0, 6e-8, 1 - 2 ** -24, 1 - 2 ** -53, 2 ** 53 - 1]
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
 @given(st.sampled_from([np.float32, np.float64, np.float16, np.int32, np.int8, np.bool_]),
        st.integers(0, 60), st.integers(0, 2**31), st.booleans())
 def test_frexp_matches_numpy(dt, n, seed, strided):

@@ -105,7 +105,12 @@ LINALG = {"norm": [((F,), {}), ((F, 1), {"axis": 1}), ((F, "fro"), {}), ((F, np.
 SQ = np.array([[4.0, 1.0, 0.5], [1.0, -3.0, 2.0], [0.0, 2.0, 5.0]], np.float32)  # square
 LINALG.update({"solve": [((SQ, G[0]), {}), ((SQ, G.T), {})], "inv": [((SQ,), {})],
                "det": [((SQ,), {})], "slogdet": [((SQ,), {})],
-               "cholesky": [((SQ @ SQ.T,), {}), ((SQ @ SQ.T,), {"upper": True})]})
+               "cholesky": [((SQ @ SQ.T,), {}), ((SQ @ SQ.T,), {"upper": True})],
+               # the one-sided Jacobi SVD (test_linalg_svd.py)
+               "svdvals": [((G,), {})], "pinv": [((G,), {})], "matrix_rank": [((SQ,), {})],
+               "cond": [((SQ,), {}), ((SQ, 1), {})], "svd": [((G,), {"compute_uv": False})]})
+# (lstsq returns a Python int among its arrays: test_linalg_svd.py checks it)
+FUNCTIONS.update({"polyfit": ((np.arange(6.0), np.arange(6.0) ** 2, 2), {})})
 
 
 # --- issue 19: comparisons, differences, matrix-shape helpers (_numeric.py;

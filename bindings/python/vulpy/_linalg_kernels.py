@@ -208,3 +208,127 @@ def cholesky_backedges(n):
         m = n - k - 1
         total += loop(m) + loop(m * m)
     return total
+
+
+@vp.kernel(local_size_x=L)
+def jacobi_svd(u: vp.Buffer, v: vp.Buffer, s: vp.Buffer, w: vp.Buffer,
+               flags: vp.Buffer[vp.uint32], m: vp.uint32, n: vp.uint32, wantv: vp.uint32,
+               sweeps: vp.uint32, count: vp.uint32, gx: vp.uint32, tol: vp.Scalar):
+    """One-sided Jacobi SVD (Hestenes; vp.linalg.svdvals, pinv, lstsq,
+    matrix_rank, cond, norm's 2 / nuc): matrix z of the batch (m x n,
+    m >= n, row-major, a working copy scaled by the host to max |a| = 1)
+    has its columns rotated pairwise until every pair is orthogonal to
+    `tol` (|u_p . u_q| <= tol * |u_p| |u_q|) or holds a column of norm
+    below tol (the noise of a zero singular value); then s[z, j] = |u_j| are the
+    singular values (unsorted) and u_j / s_j the left singular vectors;
+    with wantv, v (n x n, from I) gathers the rotations: the right ones.
+    Pairs (p, q) in cyclic order, one after another; for each, the
+    workgroup's invocations split the m rows: partial sums of u_p.u_p,
+    u_q.u_q, u_p.u_q, a tree reduction in w (scratch, 3 L elements a
+    matrix, the call's dtype), then the rotation of the rows in parallel.
+    Every invocation reads the same reduced sums, so the branch on them is
+    uniform. A sweep that rotates nothing ends the iteration; after
+    `sweeps` sweeps without that, flags[0] = 1; a NaN singular value (NaN
+    or inf input) sets flags[0] = 2 (the host raises for either)."""
+    lid = vp.local_index()
+    z = vp.workgroup_id(1) * gx + vp.workgroup_id(0)
+    if z >= count:
+        return
+    U = z * m * n
+    V = z * n * n
+    W = z * 3 * L
+    zero = tol - tol
+    one = zero + 1
+    if wantv != 0:
+        for q in range(lid, n * n, L):
+            if q // n == q - (q // n) * n:
+                v[V + q] = one
+            else:
+                v[V + q] = zero
+    vp.memory_barrier()
+    vp.barrier()
+    done = 0
+    for sw in range(sweeps):
+        rot = 0
+        for p in range(n):
+            for q in range(p + 1, n):
+                sa = zero
+                sb = zero
+                sg = zero
+                for i in range(lid, m, L):
+                    up = u[U + i * n + p]
+                    uq = u[U + i * n + q]
+                    sa += up * up
+                    sb += uq * uq
+                    sg += up * uq
+                w[W + lid] = sa
+                w[W + L + lid] = sb
+                w[W + 2 * L + lid] = sg
+                vp.memory_barrier()
+                vp.barrier()
+                for h in vp.static((128, 64, 32, 16, 8, 4, 2, 1)):
+                    if lid < h:
+                        w[W + lid] += w[W + lid + h]
+                        w[W + L + lid] += w[W + L + lid + h]
+                        w[W + 2 * L + lid] += w[W + 2 * L + lid + h]
+                    vp.memory_barrier()
+                    vp.barrier()
+                alpha = w[W]
+                beta = w[W + L]
+                gamma = w[W + 2 * L]
+                vp.memory_barrier()
+                vp.barrier()  # every invocation has read the sums before the next pair's
+                # a column of norm below tol (the matrix is scaled to max
+                # |a| = 1) is rounding noise of a zero singular value: its
+                # pair needs no rotation (rotating it would go on for ever)
+                if abs(gamma) > tol * vp.sqrt(alpha) * vp.sqrt(beta) and \
+                        alpha > tol * tol and beta > tol * tol:
+                    rot = 1
+                    zeta = (beta - alpha) / (gamma + gamma)
+                    az = abs(zeta)
+                    t = one / (az + vp.sqrt(one + zeta * zeta))
+                    if az > 1e8:  # zeta * zeta would overflow: t ~ 1 / (2 |zeta|)
+                        t = 0.5 / az
+                    if zeta < 0:
+                        t = -t
+                    c = one / vp.sqrt(one + t * t)
+                    sn = c * t
+                    for i in range(lid, m, L):
+                        up = u[U + i * n + p]
+                        uq = u[U + i * n + q]
+                        u[U + i * n + p] = c * up - sn * uq
+                        u[U + i * n + q] = sn * up + c * uq
+                    if wantv != 0:
+                        for i in range(lid, n, L):
+                            vpp = v[V + i * n + p]
+                            vqq = v[V + i * n + q]
+                            v[V + i * n + p] = c * vpp - sn * vqq
+                            v[V + i * n + q] = sn * vpp + c * vqq
+                    vp.memory_barrier()
+                    vp.barrier()
+        if rot == 0:
+            done = 1
+            break
+    if done == 0 and lid == 0:
+        flags[0] = vp.uint32(1)
+    for j in range(lid, n, L):
+        acc = zero
+        for i in range(m):
+            x = u[U + i * n + j]
+            acc += x * x
+        s[z * n + j] = vp.sqrt(acc)
+        if not acc == acc:  # NaN (or inf) input: NumPy's "SVD did not converge"
+            flags[0] = vp.uint32(2)
+
+
+def svd_backedges(m, n, wantv, sweeps):
+    """The most loop back-edges one invocation of jacobi_svd takes in
+    `sweeps` sweeps (counted as backedges() counts lu's): the host lets a
+    device with max_loop_iterations run only as many sweeps as fit."""
+    def loop(count):
+        return -(-count // L) + 1
+    pairs = n * (n - 1) // 2
+    per_pair = loop(m) + loop(m) + (loop(n) if wantv else 0)
+    per_sweep = pairs * per_pair + pairs + n + 1 + 1
+    return (loop(n * n) if wantv else 0) + sweeps * per_sweep + sweeps + 1 + \
+        loop(n) * (m + 1)

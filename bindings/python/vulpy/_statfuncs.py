@@ -170,4 +170,75 @@ def polyval(p, x):
     return yv
 
 
-NAMES = ("cov", "corrcoef", "kron", "trapezoid", "polyval")
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """vp.polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    numpy.polyfit on the GPU: the least-squares polynomial of degree deg
+    through (x, y) (y 1-D, or 2-D: one fit per column), highest power
+    first. NumPy's method: the Vandermonde matrix (vp.vander) with its
+    columns scaled to unit norm, then vp.linalg.lstsq (the one-sided Jacobi
+    SVD on the device); RankWarning when the rank is short of deg + 1.
+    full=True returns (coefficients, residuals, rank, singular values,
+    rcond); cov=True (or 'unscaled') also the covariance matrix; w weights
+    the points. The fit is in float64 for float32 input too (NumPy's
+    vander promotes x with int), as NumPy's; it needs the device's float64.
+
+        >>> vp.polyfit(vp.asarray([0.0, 1.0, 2.0]), vp.asarray([1.0, 3.0, 5.0]), 1).round(6).tolist()
+        [2.0, 1.0]"""
+    if not _res(x, y, w):
+        return np.polyfit(x, y, deg, rcond, full, w, cov)
+    from . import linalg
+    ctx = _array.common_context("vp.polyfit", (x, y, w))
+    x = _ufunc.add(_asnd(x, ctx), 0.0)
+    y = _ufunc.add(_asnd(y, ctx), 0.0)
+    order = int(deg) + 1
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    if x.ndim != 1:
+        raise TypeError("expected 1D vector for x")
+    if x.size == 0:
+        raise TypeError("expected non-empty vector for x")
+    if y.ndim < 1 or y.ndim > 2:
+        raise TypeError("expected 1D or 2D array for y")
+    if x.shape[0] != y.shape[0]:
+        raise TypeError("expected x and y to have same length")
+    if rcond is None:
+        rcond = x.shape[0] * np.finfo(x.dtype).eps
+    lhs = _numeric.vander(x, order)
+    rhs = y
+    if w is not None:
+        w = _ufunc.add(_asnd(w, ctx), 0.0)
+        if w.ndim != 1:
+            raise TypeError("expected a 1-d array for weights")
+        if w.shape[0] != y.shape[0]:
+            raise TypeError("expected w and y to have the same length")
+        # NumPy's in-place `lhs *= w[:, None]; rhs *= w`: each keeps its
+        # dtype (float32 y stays float32 there, rounded)
+        lhs = _ufunc.multiply(lhs, w.reshape((-1, 1))).astype(lhs.dtype)
+        rhs = _ufunc.multiply(rhs, w if rhs.ndim == 1 else w.reshape((-1, 1))).astype(rhs.dtype)
+    scale = _ufunc.sqrt(_reduce.sum(_ufunc.multiply(lhs, lhs), axis=0))
+    lhs = _ufunc.divide(lhs, scale)
+    c, resids, rank, s = linalg.lstsq(lhs, rhs, rcond)
+    c = _ufunc.divide(c, scale if c.ndim == 1 else scale.reshape((-1, 1)))
+    if rank != order and not full:
+        warnings.warn("Polyfit may be poorly conditioned", np.exceptions.RankWarning,
+                      stacklevel=2)
+    if full:
+        return c, resids, rank, s, rcond
+    if cov:
+        vbase = linalg.inv(_matmul.matmul(_shapeops.swapaxes(lhs, 0, 1), lhs))
+        vbase = _ufunc.divide(vbase, _ufunc.multiply(scale.reshape((-1, 1)),
+                                                     scale.reshape((1, -1))))
+        if cov == "unscaled":
+            fac = 1
+        else:
+            if x.shape[0] <= order:
+                raise ValueError("the number of data points must exceed order to scale the "
+                                 "covariance matrix")
+            fac = _ufunc.divide(resids, x.shape[0] - order)
+        if y.ndim == 1:
+            return c, _ufunc.multiply(vbase, fac)
+        return c, _ufunc.multiply(vbase.reshape(vbase.shape + (1,)), fac)
+    return c
+
+
+NAMES = ("cov", "corrcoef", "kron", "trapezoid", "polyval", "polyfit")

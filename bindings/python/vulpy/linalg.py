@@ -3,8 +3,12 @@
 norm: vector norms (ord None/2, 1, inf, -inf, 0, any other p) and matrix
 norms (ord None/'fro', 1, -1, inf, -inf) as compositions of vp ufuncs and
 reductions (device kernels; NumPy in -> NumPy out, resident in -> resident
-out). The matrix 2-norm, -2 and 'nuc' need singular values, which VulPy
-has not: they raise NotImplementedError.
+out); the matrix 2-norm, -2 and 'nuc' from svdvals.
+
+svdvals, svd(compute_uv=False), pinv, lstsq, matrix_rank, cond: the
+one-sided Jacobi SVD on the device (_linalg_kernels.jacobi_svd), one
+workgroup per matrix; the singular vectors themselves (svd with
+compute_uv=True) are not implemented.
 
 cholesky: right-looking Cholesky on the device, one workgroup per matrix.
 
@@ -94,9 +98,18 @@ def _matrix(x, ord, axis, keepdims):
     r0, c0 = (int(a) % nd for a in axis)
     if r0 == c0:
         raise ValueError("Duplicate axes given.")
-    if ord in (2, -2, "nuc"):
-        raise NotImplementedError(f"vp.linalg.norm: ord={ord!r} needs singular values, which "
-                                  f"VulPy has not; use numpy.linalg.norm on x.numpy()")
+    if ord in (2, -2, "nuc"):  # from the singular values (svdvals: one-sided Jacobi)
+        xm = _shapeops.moveaxis(x, (r0, c0), (-2, -1))
+        sv = svdvals(xm)
+        if ord == "nuc":
+            r = _reduce.sum(sv, -1)
+        else:
+            r = sv[..., 0] if ord == 2 else sv[..., -1]
+        if keepdims:
+            shape = list(x.shape)
+            shape[r0] = shape[c0] = 1
+            r = r.reshape(tuple(shape))
+        return r
     if ord is None or ord in ("fro", "f"):
         r = _ufunc.sqrt(_sumsq(x, (r0, c0), keepdims))
         return r
@@ -326,4 +339,265 @@ def cholesky(a, /, *, upper=False):
     return _shapeops.swapaxes(w, -1, -2).copy() if upper else w
 
 
-NAMES = ("norm", "solve", "inv", "det", "slogdet", "cholesky")
+# ---------------------------------------------------------------- SVD (one-sided Jacobi)
+
+MAX_SWEEPS = 30  # LAPACK's gesvj gives up after 30 sweeps too
+MIN_SWEEPS = 8   # a device whose loop limit allows fewer refuses the size
+
+
+def _jacobi(a, cdt, wantv, name):
+    """The one-sided Jacobi SVD of every matrix of the resident stack a
+    (..., M, N) on the device (_linalg_kernels.jacobi_svd), in cdt.
+    Returns (s, u, v, t): s (..., K) the singular values unsorted, K =
+    min(M, N); with wantv, u (..., P, K) the left singular vectors (zero
+    columns where s is 0) and v (..., K, K) the right ones of the matrix
+    the kernel saw, which is a's transpose when M < N (t True then). Each
+    matrix is scaled to max |a| = 1 first (no overflow or underflow of the
+    sums of squares for ordinary scales) and s scaled back."""
+    from . import _linalg_kernels as K
+    from ._launch import Recorder, rows_grid
+    ctx = a._ctx
+    t = a.shape[-2] < a.shape[-1]
+    g = _shapeops.swapaxes(a, -1, -2) if t else a
+    batch, m, n = tuple(g.shape[:-2]), g.shape[-2], g.shape[-1]
+    count = math.prod(batch)
+    if count * m * max(n, 3 * K.L // max(m, 1) + 1) >= 2**32:
+        raise ValueError(f"vp.linalg: the stack {tuple(a.shape)} is too large (2^32 elements "
+                         f"or more)")
+    if count == 0 or n == 0:
+        s = _array.zeros(batch + (n,), cdt, context=ctx)
+        return s, (_array.zeros(batch + (m, n), cdt, context=ctx) if wantv else None), \
+            (_shapeops.broadcast_to(_shapeops.eye(n, dtype=cdt, context=ctx), batch + (n, n))
+             if wantv else None), t
+    sweeps = MAX_SWEEPS
+    lim = ctx.limits.get("max_loop_iterations")
+    if lim is not None:
+        while sweeps >= MIN_SWEEPS and K.svd_backedges(m, n, wantv, sweeps) > lim:
+            sweeps -= 1
+        if sweeps < MIN_SWEEPS:
+            raise NotImplementedError(
+                f"vp.linalg.{name}: a {tuple(a.shape[-2:])} matrix needs more than the {lim} "
+                f"loop iterations per invocation after which {ctx.name} ends loops silently "
+                f"(ctx.limits['max_loop_iterations']); use numpy.linalg on x.numpy() there "
+                f"(GPUs have no such limit)")
+    work = g.astype(cdt)
+    big = _reduce.amax(_ufunc.absolute(work), axis=(-2, -1), keepdims=True)
+    if not bool(_reduce.all(_ufunc.isfinite(big))):  # NaN or inf input, as LAPACK's
+        raise LinAlgError("SVD did not converge")
+    big = _ufunc.where(_ufunc.greater(big, 0), big, 1)
+    work = _ufunc.divide(work, big)  # a new contiguous array the kernel overwrites
+    v = _array.empty(batch + (n, n) if wantv else (1,), cdt, context=ctx)
+    s = _array.empty(batch + (n,), cdt, context=ctx)
+    w = _array.empty((count * 3 * K.L,), cdt, context=ctx)
+    flags = _array.zeros((1,), np.uint32, context=ctx)
+    tol = np.asarray(m * np.finfo(cdt).eps, cdt)[()]
+    grid = rows_grid(count)
+    rec = Recorder(ctx)
+    rec(K.jacobi_svd.specialize(u=cdt, v=cdt, s=cdt, w=cdt, tol=cdt), (work, v, s, w, flags),
+        grid, m=m, n=n, wantv=int(wantv), sweeps=sweeps, count=count, gx=grid[0], tol=tol)
+    rec.run()
+    flag = int(flags.numpy()[0])
+    if flag:
+        if flag == 2:
+            raise LinAlgError("SVD did not converge")
+        if sweeps < MAX_SWEEPS:
+            raise NotImplementedError(
+                f"vp.linalg.{name}: the SVD did not converge in the {sweeps} sweeps that "
+                f"{ctx.name}'s loop limit allows (ctx.limits['max_loop_iterations']); use "
+                f"numpy.linalg on x.numpy() there")
+        raise LinAlgError("SVD did not converge")
+    u = None
+    if wantv:
+        nz = _ufunc.greater(s, 0)
+        u = _ufunc.divide(work, _ufunc.where(nz, s, 1).reshape(batch + (1, n)))
+    s = _ufunc.multiply(s, big.reshape(batch + (1,)))  # u is the scaled matrix's: scale-free
+    return s, u, (v if wantv else None), t
+
+
+def _sorted_desc(s):
+    return _shapeops.flip(_sort_mod().sort(s, axis=-1), axis=-1)
+
+
+def _sort_mod():
+    from . import _sort
+    return _sort
+
+
+def _svd_input(name, a):
+    a, = _resident_inputs(name, (a,))
+    if a.ndim < 2:
+        raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least "
+                          f"two-dimensional")
+    return a, _compute_dtype(name, (a,))
+
+
+def svdvals(x, /):
+    """numpy.linalg.svdvals on the GPU: the singular values of each matrix
+    of a (..., M, N) stack, in descending order (one-sided Jacobi SVD,
+    _linalg_kernels.jacobi_svd: high relative accuracy; values below about
+    1e-19 (float32) / 1e-154 (float64) of the largest come out as 0).
+    NaN input: LinAlgError("SVD did not converge"), as NumPy's."""
+    if _array.common_context("vp.linalg.svdvals", (x,)) is None:
+        return np.linalg.svdvals(x)
+    a, cdt = _svd_input("svdvals", x)
+    s, _, _, _ = _jacobi(a, cdt, False, "svdvals")
+    return _sorted_desc(s)
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    """numpy.linalg.svd on the GPU for compute_uv=False (the singular
+    values, as svdvals). The singular vectors (compute_uv=True) are not
+    implemented: NotImplementedError; pinv, lstsq, matrix_rank and cond,
+    which need them or the values, run on the device."""
+    if _array.common_context("vp.linalg.svd", (a,)) is None:
+        return np.linalg.svd(a, full_matrices, compute_uv, hermitian)
+    if compute_uv:
+        raise NotImplementedError(
+            "vp.linalg.svd: the singular vectors (compute_uv=True) are not implemented; "
+            "vp.linalg.svdvals / svd(a, compute_uv=False), pinv, lstsq, matrix_rank and cond "
+            "run on the device; use numpy.linalg.svd on x.numpy() for the vectors")
+    return svdvals(a)
+
+
+def pinv(a, rcond=None, hermitian=False, *, rtol=np._NoValue):
+    """numpy.linalg.pinv on the GPU: V diag(1/s) U^T from the one-sided
+    Jacobi SVD, singular values at or below rcond * max(s) treated as 0
+    (NumPy 2's defaults: rcond / rtol None -> max(M, N) * eps). Stacks,
+    float32 / float64 as NumPy's."""
+    if _array.common_context("vp.linalg.pinv", (a,)) is None:
+        return np.linalg.pinv(a, rcond, hermitian, rtol=rtol)
+    x, cdt = _svd_input("pinv", a)
+    m, n = x.shape[-2], x.shape[-1]
+    if rcond is None:
+        rcond = max(m, n) * np.finfo(cdt).eps if rtol is np._NoValue or rtol is None else rtol
+    elif rtol is not np._NoValue:
+        raise ValueError("`rtol` and `rcond` can't be both set.")
+    batch = tuple(x.shape[:-2])
+    if x.size == 0:
+        return _array.zeros(batch + (n, m), cdt, context=x._ctx)
+    s, u, v, t = _jacobi(x, cdt, True, "pinv")
+    cut = _ufunc.multiply(_reduce.amax(s, axis=-1, keepdims=True), np.asarray(rcond, cdt)
+                          if np.ndim(rcond) == 0 else _array.asarray(np.asarray(rcond, cdt)[..., None], context=x._ctx))
+    inv_s = _ufunc.where(_ufunc.greater(s, cut), _ufunc.divide(1, _ufunc.where(
+        _ufunc.greater(s, 0), s, 1)), 0).astype(cdt)
+    k = s.shape[-1]
+    # the kernel's matrix g (x, or x.T when t): pinv(g) = V diag(inv_s) U^T
+    vs = _ufunc.multiply(v, inv_s.reshape(batch + (1, k)))
+    from . import _matmul
+    pg = _matmul.matmul(vs, _shapeops.swapaxes(u, -1, -2))
+    return _shapeops.swapaxes(pg, -1, -2).copy() if t else pg
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
+    """numpy.linalg.matrix_rank on the GPU: the number of singular values
+    above tol (default max(s) * max(M, N) * eps, or max(s) * rtol), per
+    matrix of a stack (a resident int64 array; 0-d for one matrix). Arrays
+    of fewer than 2 dimensions: 1 unless all zero, as NumPy's."""
+    if _array.common_context("vp.linalg.matrix_rank", (A,)) is None:
+        return np.linalg.matrix_rank(A, tol, hermitian, rtol=rtol)
+    a, = _resident_inputs("matrix_rank", (A,))
+    if a.ndim < 2:
+        return int(not bool(_reduce.all(_ufunc.equal(a, 0))))
+    s = svdvals(a)
+    ctx = a._ctx
+    if tol is None:
+        if rtol is None:
+            rtol = max(a.shape[-2:]) * np.finfo(s.dtype).eps
+        r = np.asarray(rtol, s.dtype)
+        r = r if r.ndim == 0 else _array.asarray(r[..., None], context=ctx)
+        top = _reduce.amax(s, axis=-1, keepdims=True) if s.shape[-1] else s
+        tol = _ufunc.multiply(top, r)
+    else:
+        t = np.asarray(tol, s.dtype)
+        tol = t if t.ndim == 0 else _array.asarray(t[..., None], context=ctx)
+    from . import _stats
+    return _stats.count_nonzero(_ufunc.greater(s, tol), axis=-1)
+
+
+def cond(x, p=None):
+    """numpy.linalg.cond on the GPU: p None / 2 / -2 from the singular
+    values (s_max / s_min, or the inverse), any other p (1, -1, inf, -inf,
+    'fro') as norm(x, p) * norm(inv(x), p) for square matrices. A singular
+    matrix gives inf (NaN results become inf unless x holds a NaN), as
+    NumPy's. Empty matrices: LinAlgError."""
+    if _array.common_context("vp.linalg.cond", (x,)) is None:
+        return np.linalg.cond(x, p)
+    a, = _resident_inputs("cond", (x,))
+    if a.ndim >= 2 and a.size == 0 or (a.ndim >= 2 and 0 in a.shape[-2:]):
+        raise LinAlgError("cond is not defined on empty arrays")
+    if p is None or p == 2 or p == -2:
+        s = svdvals(a)
+        hi, lo = s[..., 0], s[..., -1]
+        r = _ufunc.divide(lo, hi) if p == -2 else _ufunc.divide(hi, lo)
+    else:
+        _square(a)
+        cdt = _compute_dtype("cond", (a,))
+        sign, _ = _slogdet("cond", a)
+        singular = _ufunc.equal(sign, 0)
+        eye = _shapeops.broadcast_to(_shapeops.eye(a.shape[-1], dtype=cdt, context=a._ctx),
+                                     tuple(a.shape))
+        ok = _ufunc.where(singular[..., None, None], eye, a.astype(cdt))
+        r = _ufunc.multiply(norm(a.astype(cdt), p, axis=(-2, -1)),
+                            norm(inv(ok), p, axis=(-2, -1)))
+        r = _ufunc.where(singular, np.inf, r)
+    bad = _ufunc.isnan(r)
+    hasnan = _reduce.any(_ufunc.isnan(a), axis=(-2, -1))
+    return _ufunc.where(_ufunc.logical_and(bad, _ufunc.logical_not(hasnan)), np.inf, r)
+
+
+def lstsq(a, b, rcond=None):
+    """numpy.linalg.lstsq on the GPU: (x, residuals, rank, s) for a (M, N)
+    and b (M,) or (M, K): x minimizes |b - a x| (the pseudo-inverse of the
+    one-sided Jacobi SVD, singular values at or below rcond * max(s)
+    dropped; rcond None is max(M, N) * eps as NumPy 2's); residuals the
+    squared norms of b - a x per column when rank == N < M, else empty;
+    rank a Python int (read back); s the singular values, descending."""
+    xs = _resident_inputs("lstsq", (a, b))
+    if xs is None:
+        return np.linalg.lstsq(a, b, rcond)
+    a, b = xs
+    if a.ndim != 2:
+        raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
+    if b.ndim not in (1, 2):
+        raise LinAlgError(f"{b.ndim}-dimensional array given. Array must be one or "
+                          f"two-dimensional")
+    m, n = a.shape
+    if b.shape[0] != m:
+        raise LinAlgError("Incompatible dimensions")
+    cdt = _compute_dtype("lstsq", (a, b))
+    if rcond is None:
+        rcond = np.finfo(cdt).eps * max(m, n)
+    ctx = a._ctx
+    bb = b.reshape((m, 1)) if b.ndim == 1 else b
+    k = bb.shape[1]
+    if a.size == 0:
+        x = _array.zeros((n, k), cdt, context=ctx)
+        s = _array.zeros((0,), cdt, context=ctx)
+        rank = 0
+    else:
+        s_, u, v, t = _jacobi(a, cdt, True, "lstsq")
+        cut = _ufunc.multiply(_reduce.amax(s_), np.asarray(rcond, cdt))
+        keep = _ufunc.greater(s_, cut)
+        rank = int(_reduce.sum(keep))
+        inv_s = _ufunc.where(keep, _ufunc.divide(1, _ufunc.where(_ufunc.greater(s_, 0), s_, 1)),
+                             0).astype(cdt)
+        from . import _matmul
+        kk = s_.shape[-1]
+        # a = U S V^T (t False) or a^T = U S V^T (t True): x = V S^+ U^T b or U S^+ V^T b
+        left, right = (v, u) if not t else (u, v)
+        x = _matmul.matmul(_ufunc.multiply(left, inv_s.reshape((1, kk))),
+                           _matmul.matmul(_shapeops.swapaxes(right, 0, 1), bb.astype(cdt)))
+        s = _sorted_desc(s_)
+    if rank == n and m > n:
+        from . import _matmul
+        r = _ufunc.subtract(bb.astype(cdt), _matmul.matmul(a.astype(cdt), x))
+        resid = _reduce.sum(_ufunc.multiply(r, r), axis=0)
+    else:
+        resid = _array.zeros((0,), cdt, context=ctx)
+    if b.ndim == 1:
+        x = x.reshape((n,))
+    return x, resid, rank, s
+
+
+NAMES = ("norm", "solve", "inv", "det", "slogdet", "cholesky", "svdvals", "svd", "pinv",
+         "matrix_rank", "cond", "lstsq")
