@@ -108,7 +108,9 @@ LINALG.update({"solve": [((SQ, G[0]), {}), ((SQ, G.T), {})], "inv": [((SQ,), {})
                "cholesky": [((SQ @ SQ.T,), {}), ((SQ @ SQ.T,), {"upper": True})],
                # the one-sided Jacobi SVD (test_linalg_svd.py)
                "svdvals": [((G,), {})], "pinv": [((G,), {})], "matrix_rank": [((SQ,), {})],
-               "cond": [((SQ,), {}), ((SQ, 1), {})], "svd": [((G,), {"compute_uv": False})]})
+               "cond": [((SQ,), {}), ((SQ, 1), {})], "svd": [((G,), {"compute_uv": False})],
+               # cyclic Jacobi (test_linalg_eigh.py; eigh's vectors are checked there)
+               "eigvalsh": [((SQ + SQ.T,), {}), ((SQ + SQ.T,), {"UPLO": "U"})]})
 # (lstsq returns a Python int among its arrays: test_linalg_svd.py checks it)
 FUNCTIONS.update({"polyfit": ((np.arange(6.0), np.arange(6.0) ** 2, 2), {})})
 

@@ -332,3 +332,104 @@ def svd_backedges(m, n, wantv, sweeps):
     per_sweep = pairs * per_pair + pairs + n + 1 + 1
     return (loop(n * n) if wantv else 0) + sweeps * per_sweep + sweeps + 1 + \
         loop(n) * (m + 1)
+
+
+@vp.kernel(local_size_x=L)
+def jacobi_eigh(a: vp.Buffer, v: vp.Buffer, flags: vp.Buffer[vp.uint32], n: vp.uint32,
+                wantv: vp.uint32, sweeps: vp.uint32, count: vp.uint32, gx: vp.uint32,
+                tol: vp.Scalar, floor: vp.Scalar):
+    """Cyclic two-sided Jacobi for symmetric matrices (vp.linalg.eigh,
+    eigvalsh): matrix z of the batch (n x n, symmetric, row-major, a
+    working copy scaled by the host to max |a| = 1) is rotated pair by pair,
+    A <- J^T A J, until every off-diagonal a[p, q] is at most
+    tol * max(sqrt(|a[p, p] a[q, q]|), floor); its diagonal is then the
+    eigenvalues (unsorted) and, with wantv, v (from I, v <- v J) the
+    eigenvectors. For each pair: every invocation reads a[p, p], a[q, q],
+    a[p, q] (barrier: all have read them), then columns p and q of A and
+    of v are rotated in parallel over the rows (barrier), then rows p and
+    q of A (barrier), and a[p, q] = a[q, p] = 0 exactly. The decision
+    depends on the same three values in every invocation, so it is
+    uniform. A sweep without a rotation ends it; after `sweeps` sweeps
+    without that, flags[0] = 1; a NaN on the diagonal sets flags[0] = 2."""
+    lid = vp.local_index()
+    z = vp.workgroup_id(1) * gx + vp.workgroup_id(0)
+    if z >= count:
+        return
+    A = z * n * n
+    V = z * n * n
+    zero = tol - tol
+    one = zero + 1
+    if wantv != 0:
+        for q in range(lid, n * n, L):
+            if q // n == q - (q // n) * n:
+                v[V + q] = one
+            else:
+                v[V + q] = zero
+    vp.memory_barrier()
+    vp.barrier()
+    done = 0
+    for sw in range(sweeps):
+        rot = 0
+        for p in range(n):
+            for q in range(p + 1, n):
+                app = a[A + p * n + p]
+                aqq = a[A + q * n + q]
+                apq = a[A + p * n + q]
+                vp.memory_barrier()
+                vp.barrier()  # every invocation has read the block before it changes
+                if abs(apq) > tol * max(vp.sqrt(abs(app)) * vp.sqrt(abs(aqq)), floor):
+                    rot = 1
+                    theta = (aqq - app) / (apq + apq)
+                    at = abs(theta)
+                    t = one / (at + vp.sqrt(one + theta * theta))
+                    if at > 1e8:  # theta * theta would overflow: t ~ 1 / (2 |theta|)
+                        t = 0.5 / at
+                    if theta < 0:
+                        t = -t
+                    c = one / vp.sqrt(one + t * t)
+                    s = c * t
+                    for k in range(lid, n, L):  # A J: columns p and q
+                        akp = a[A + k * n + p]
+                        akq = a[A + k * n + q]
+                        a[A + k * n + p] = c * akp - s * akq
+                        a[A + k * n + q] = s * akp + c * akq
+                    if wantv != 0:
+                        for k in range(lid, n, L):
+                            vkp = v[V + k * n + p]
+                            vkq = v[V + k * n + q]
+                            v[V + k * n + p] = c * vkp - s * vkq
+                            v[V + k * n + q] = s * vkp + c * vkq
+                    vp.memory_barrier()
+                    vp.barrier()
+                    for k in range(lid, n, L):  # J^T (A J): rows p and q
+                        apk = a[A + p * n + k]
+                        aqk = a[A + q * n + k]
+                        a[A + p * n + k] = c * apk - s * aqk
+                        a[A + q * n + k] = s * apk + c * aqk
+                    vp.memory_barrier()
+                    vp.barrier()
+                    if lid == 0:
+                        a[A + p * n + q] = zero
+                        a[A + q * n + p] = zero
+                    vp.memory_barrier()
+                    vp.barrier()
+        if rot == 0:
+            done = 1
+            break
+    if done == 0 and lid == 0:
+        flags[0] = vp.uint32(1)
+    for j in range(lid, n, L):
+        d = a[A + j * n + j]
+        if not d == d:
+            flags[0] = vp.uint32(2)
+
+
+def eigh_backedges(n, wantv, sweeps):
+    """The most loop back-edges one invocation of jacobi_eigh takes in
+    `sweeps` sweeps (counted as backedges() counts lu's)."""
+    def loop(count):
+        return -(-count // L) + 1
+    pairs = n * (n - 1) // 2
+    per_pair = loop(n) + loop(n) + (loop(n) if wantv else 0)
+    per_sweep = pairs * per_pair + pairs + n + 1 + 1
+    return (loop(n * n) if wantv else 0) + sweeps * per_sweep + sweeps + 1 + loop(n)

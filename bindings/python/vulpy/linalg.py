@@ -10,6 +10,9 @@ one-sided Jacobi SVD on the device (_linalg_kernels.jacobi_svd), one
 workgroup per matrix; the singular vectors themselves (svd with
 compute_uv=True) are not implemented.
 
+eigvalsh, eigh: cyclic two-sided Jacobi for symmetric matrices on the
+device (_linalg_kernels.jacobi_eigh), one workgroup per matrix.
+
 cholesky: right-looking Cholesky on the device, one workgroup per matrix.
 
 solve, inv, det, slogdet: LU factorization with partial pivoting on the
@@ -599,5 +602,101 @@ def lstsq(a, b, rcond=None):
     return x, resid, rank, s
 
 
+# ---------------------------------------------------------------- symmetric eigenproblems
+
+EighResult = getattr(getattr(np.linalg, "_linalg", None), "EighResult", None) or \
+    collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+
+
+def _eigh(name, a, UPLO, wantv):
+    """(w, v): the eigenvalues (ascending) and, with wantv, eigenvectors of
+    every symmetric matrix of the stack a (..., M, M), from the triangle
+    UPLO names, by the cyclic Jacobi kernel (_linalg_kernels.jacobi_eigh)."""
+    from . import _linalg_kernels as K, _numeric, _sort
+    from ._launch import Recorder, rows_grid
+    if UPLO not in ("L", "U"):
+        raise ValueError("UPLO argument must be 'L' or 'U'")
+    a, = _resident_inputs(name, (a,))
+    _square(a)
+    cdt = _compute_dtype(name, (a,))
+    ctx = a._ctx
+    batch, n = tuple(a.shape[:-2]), a.shape[-1]
+    count = math.prod(batch)
+    if count * n * n >= 2**32:
+        raise ValueError(f"vp.linalg: the stack {tuple(a.shape)} is too large (2^32 elements "
+                         f"or more)")
+    if count == 0 or n == 0:
+        w = _array.zeros(batch + (n,), cdt, context=ctx)
+        eye = _shapeops.broadcast_to(_shapeops.eye(n, dtype=cdt, context=ctx), batch + (n, n))
+        return w, (eye.copy() if wantv else None)
+    sweeps = MAX_SWEEPS
+    lim = ctx.limits.get("max_loop_iterations")
+    if lim is not None:
+        while sweeps >= MIN_SWEEPS and K.eigh_backedges(n, wantv, sweeps) > lim:
+            sweeps -= 1
+        if sweeps < MIN_SWEEPS:
+            raise NotImplementedError(
+                f"vp.linalg.{name}: a {n} x {n} matrix needs more than the {lim} loop "
+                f"iterations per invocation after which {ctx.name} ends loops silently "
+                f"(ctx.limits['max_loop_iterations']); use numpy.linalg on x.numpy() there "
+                f"(GPUs have no such limit)")
+    x = a.astype(cdt)
+    tri = _numeric.tril(x) if UPLO == "L" else _numeric.triu(x)
+    strict = _numeric.tril(x, -1) if UPLO == "L" else _numeric.triu(x, 1)
+    sym = _ufunc.add(tri, _shapeops.swapaxes(strict, -1, -2))  # the triangle, mirrored
+    big = _reduce.amax(_ufunc.absolute(sym), axis=(-2, -1), keepdims=True)
+    if not bool(_reduce.all(_ufunc.isfinite(big))):
+        raise LinAlgError("Eigenvalues did not converge")
+    big = _ufunc.where(_ufunc.greater(big, 0), big, 1)
+    work = _ufunc.divide(sym, big)  # new, contiguous: the kernel overwrites it
+    v = _array.empty(batch + (n, n) if wantv else (1,), cdt, context=ctx)
+    flags = _array.zeros((1,), np.uint32, context=ctx)
+    eps = np.finfo(cdt).eps
+    tol = np.asarray(n * eps, cdt)[()]
+    floor = np.asarray(eps, cdt)[()]
+    grid = rows_grid(count)
+    rec = Recorder(ctx)
+    rec(K.jacobi_eigh.specialize(a=cdt, v=cdt, tol=cdt, floor=cdt), (work, v, flags), grid,
+        n=n, wantv=int(wantv), sweeps=sweeps, count=count, gx=grid[0], tol=tol, floor=floor)
+    rec.run()
+    flag = int(flags.numpy()[0])
+    if flag == 1 and sweeps < MAX_SWEEPS:
+        raise NotImplementedError(
+            f"vp.linalg.{name}: the iteration did not converge in the {sweeps} sweeps that "
+            f"{ctx.name}'s loop limit allows (ctx.limits['max_loop_iterations']); use "
+            f"numpy.linalg on x.numpy() there")
+    if flag:
+        raise LinAlgError("Eigenvalues did not converge")
+    d = _numeric.diagonal(work, 0, -2, -1)
+    w = _ufunc.multiply(d, big.reshape(batch + (1,)))
+    order = _sort.argsort(w, axis=-1)  # ascending, as LAPACK's
+    from . import _indexfuncs
+    w = _indexfuncs.take_along_axis(w, order, -1)
+    if not wantv:
+        return w, None
+    vecs = _indexfuncs.take_along_axis(v, order.reshape(batch + (1, n)), -1)
+    return w, vecs
+
+
+def eigvalsh(a, UPLO="L"):
+    """numpy.linalg.eigvalsh on the GPU: the eigenvalues of each symmetric
+    matrix of a (..., M, M) stack, ascending, from the lower (UPLO='L') or
+    upper triangle only (cyclic Jacobi, _linalg_kernels.jacobi_eigh: high
+    relative accuracy). NaN or inf input: LinAlgError."""
+    if _array.common_context("vp.linalg.eigvalsh", (a,)) is None:
+        return np.linalg.eigvalsh(a, UPLO)
+    return _eigh("eigvalsh", a, UPLO, False)[0]
+
+
+def eigh(a, UPLO="L"):
+    """numpy.linalg.eigh on the GPU: EighResult(eigenvalues, eigenvectors)
+    of each symmetric matrix of a stack: eigenvalues ascending, the
+    eigenvectors orthonormal columns (their signs may differ from
+    LAPACK's, as any eigenvector's may), from the UPLO triangle."""
+    if _array.common_context("vp.linalg.eigh", (a,)) is None:
+        return np.linalg.eigh(a, UPLO)
+    return EighResult(*_eigh("eigh", a, UPLO, True))
+
+
 NAMES = ("norm", "solve", "inv", "det", "slogdet", "cholesky", "svdvals", "svd", "pinv",
-         "matrix_rank", "cond", "lstsq")
+         "matrix_rank", "cond", "lstsq", "eigvalsh", "eigh")
