@@ -110,7 +110,9 @@ LINALG.update({"solve": [((SQ, G[0]), {}), ((SQ, G.T), {})], "inv": [((SQ,), {})
                "svdvals": [((G,), {})], "pinv": [((G,), {})], "matrix_rank": [((SQ,), {})],
                "cond": [((SQ,), {}), ((SQ, 1), {})], "svd": [((G,), {"compute_uv": False})],
                # cyclic Jacobi (test_linalg_eigh.py; eigh's vectors are checked there)
-               "eigvalsh": [((SQ + SQ.T,), {}), ((SQ + SQ.T,), {"UPLO": "U"})]})
+               "eigvalsh": [((SQ + SQ.T,), {}), ((SQ + SQ.T,), {"UPLO": "U"})],
+               # Householder (test_linalg_qr.py): Q and R as NumPy's, signs included
+               "qr": [((G,), {}), ((SQ,), {"mode": "complete"}), ((G.T,), {"mode": "r"})]})
 # (lstsq returns a Python int among its arrays: test_linalg_svd.py checks it)
 FUNCTIONS.update({"polyfit": ((np.arange(6.0), np.arange(6.0) ** 2, 2), {})})
 

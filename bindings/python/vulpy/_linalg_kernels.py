@@ -433,3 +433,115 @@ def eigh_backedges(n, wantv, sweeps):
     per_pair = loop(n) + loop(n) + (loop(n) if wantv else 0)
     per_sweep = pairs * per_pair + pairs + n + 1 + 1
     return (loop(n * n) if wantv else 0) + sweeps * per_sweep + sweeps + 1 + loop(n)
+
+
+@vp.kernel(local_size_x=L)
+def householder_qr(a: vp.Buffer, q: vp.Buffer, tau: vp.Buffer, w: vp.Buffer, m: vp.uint32,
+                   n: vp.uint32, kq: vp.uint32, wantq: vp.uint32, count: vp.uint32,
+                   gx: vp.uint32, zero: vp.Scalar):
+    """Householder QR (vp.linalg.qr), as LAPACK's geqr2 + org2r: matrix z
+    of the batch (m x n, row-major, a working copy) becomes R in its upper
+    triangle, with the reflectors' vectors below it; k = min(m, n)
+    reflectors H_j = I - tau_j v_j v_j^T, each from dlarfg's recipe
+    (beta = -sign(alpha) |x|, tau = (beta - alpha) / beta, v = x / (alpha -
+    beta) with v_j = 1; tau = 0 where the column below the diagonal is
+    already zero), so R's diagonal has LAPACK's signs. Per column j: the
+    sum of squares below the diagonal (rows split among the invocations,
+    a tree reduction in w: L elements a matrix), the reflector (barrier),
+    then H_j applied to the trailing columns, one invocation a column
+    (barrier). With wantq, q (m x kq, from the first kq columns of I)
+    becomes Q = H_0 ... H_{k-1} (applied from the last, one invocation a
+    column of q)."""
+    lid = vp.local_index()
+    z = vp.workgroup_id(1) * gx + vp.workgroup_id(0)
+    if z >= count:
+        return
+    A = z * m * n
+    Q = z * m * kq
+    k = min(m, n)
+    T = z * k
+    W = z * L
+    one = zero + 1
+    for j in range(k):
+        part = zero
+        for i in range(j + 1 + lid, m, L):
+            x = a[A + i * n + j]
+            part += x * x
+        w[W + lid] = part
+        vp.memory_barrier()
+        vp.barrier()
+        for h in vp.static((128, 64, 32, 16, 8, 4, 2, 1)):
+            if lid < h:
+                w[W + lid] += w[W + lid + h]
+            vp.memory_barrier()
+            vp.barrier()
+        ss = w[W]
+        alpha = a[A + j * n + j]
+        vp.memory_barrier()
+        vp.barrier()  # every invocation has read ss and alpha
+        t = zero
+        scale = zero
+        if ss > 0:
+            beta = vp.sqrt(alpha * alpha + ss)
+            if alpha >= 0:
+                beta = -beta
+            t = (beta - alpha) / beta
+            scale = one / (alpha - beta)
+            for i in range(j + 1 + lid, m, L):
+                a[A + i * n + j] = a[A + i * n + j] * scale
+            if lid == 0:
+                a[A + j * n + j] = beta
+        if lid == 0:
+            tau[T + j] = t
+        vp.memory_barrier()
+        vp.barrier()
+        if ss > 0:
+            for c in range(j + 1 + lid, n, L):  # H_j on column c: a_c -= t v (v . a_c)
+                s = a[A + j * n + c]
+                for i in range(j + 1, m):
+                    s += a[A + i * n + j] * a[A + i * n + c]
+                s = s * t
+                a[A + j * n + c] -= s
+                for i in range(j + 1, m):
+                    a[A + i * n + c] -= s * a[A + i * n + j]
+        vp.memory_barrier()
+        vp.barrier()
+    if wantq != 0:
+        for e in range(lid, m * kq, L):
+            r = e // kq
+            if r == e - r * kq:
+                q[Q + e] = one
+            else:
+                q[Q + e] = zero
+        vp.memory_barrier()
+        vp.barrier()
+        for jj in range(k):
+            j = k - 1 - jj
+            t = tau[T + j]
+            if t != 0:
+                for c in range(j + lid, kq, L):  # H_j on column c of q
+                    s = q[Q + j * kq + c]
+                    for i in range(j + 1, m):
+                        s += a[A + i * n + j] * q[Q + i * kq + c]
+                    s = s * t
+                    q[Q + j * kq + c] -= s
+                    for i in range(j + 1, m):
+                        q[Q + i * kq + c] -= s * a[A + i * n + j]
+            vp.memory_barrier()
+            vp.barrier()
+
+
+def qr_backedges(m, n, kq, wantq):
+    """The most loop back-edges one invocation of householder_qr takes
+    (counted as backedges() counts lu's)."""
+    def loop(count):
+        return -(-count // L) + 1
+    k = min(m, n)
+    total = k + 1
+    for j in range(k):
+        total += loop(m - j - 1) * 2 + loop(n - j - 1) * (2 * (m - j - 1) + 2)
+    if wantq:
+        total += loop(m * kq) + k + 1
+        for j in range(k):
+            total += loop(kq - j) * (2 * (m - j - 1) + 2)
+    return total

@@ -10,6 +10,8 @@ one-sided Jacobi SVD on the device (_linalg_kernels.jacobi_svd), one
 workgroup per matrix; the singular vectors themselves (svd with
 compute_uv=True) are not implemented.
 
+qr: Householder QR on the device (_linalg_kernels.householder_qr).
+
 eigvalsh, eigh: cyclic two-sided Jacobi for symmetric matrices on the
 device (_linalg_kernels.jacobi_eigh), one workgroup per matrix.
 
@@ -602,6 +604,72 @@ def lstsq(a, b, rcond=None):
     return x, resid, rank, s
 
 
+# ---------------------------------------------------------------- QR (Householder)
+
+QRResult = getattr(getattr(np.linalg, "_linalg", None), "QRResult", None) or \
+    collections.namedtuple("QRResult", ["Q", "R"])
+
+
+def qr(a, mode="reduced"):
+    """numpy.linalg.qr on the GPU: Householder QR of each matrix of a
+    (..., M, N) stack, as LAPACK's geqrf / orgqr (R's diagonal has their
+    signs, so Q and R agree with NumPy's to rounding for full-rank input).
+    mode 'reduced' (Q (..., M, K), R (..., K, N), K = min(M, N)),
+    'complete' (Q (..., M, M), R (..., M, N)), 'r' (R only), 'raw' ((h,
+    tau): h (..., N, M) the reflectors below R, transposed as NumPy's)."""
+    if _array.common_context("vp.linalg.qr", (a,)) is None:
+        return np.linalg.qr(a, mode)
+    if mode not in ("reduced", "complete", "r", "raw"):
+        raise ValueError(f"Unrecognized mode '{mode}'")
+    from . import _linalg_kernels as K, _numeric
+    from ._launch import Recorder, rows_grid
+    x, = _resident_inputs("qr", (a,))
+    if x.ndim < 2:
+        raise LinAlgError(f"{x.ndim}-dimensional array given. Array must be at least "
+                          f"two-dimensional")
+    cdt = _compute_dtype("qr", (x,))
+    ctx = x._ctx
+    batch, m, n = tuple(x.shape[:-2]), x.shape[-2], x.shape[-1]
+    k = min(m, n)
+    kq = m if mode == "complete" else k
+    wantq = mode in ("reduced", "complete")
+    count = math.prod(batch)
+    if count * max(m * n, m * kq, L_QR) >= 2**32:
+        raise ValueError(f"vp.linalg: the stack {tuple(x.shape)} is too large (2^32 elements "
+                         f"or more)")
+    lim = ctx.limits.get("max_loop_iterations") if count and m and n else None
+    if lim is not None and K.qr_backedges(m, n, kq, wantq) > lim:
+        raise NotImplementedError(
+            f"vp.linalg.qr: a {(m, n)} matrix needs more than the {lim} loop iterations per "
+            f"invocation after which {ctx.name} ends loops silently "
+            f"(ctx.limits['max_loop_iterations']); use numpy.linalg on x.numpy() there (GPUs "
+            f"have no such limit)")
+    work = x.astype(cdt)  # new, contiguous: the kernel overwrites it
+    q = _array.zeros(batch + (m, kq) if wantq else (1,), cdt, context=ctx)
+    tau = _array.zeros(batch + (k,), cdt, context=ctx)  # (the kernel runs only when k > 0)
+    if count and m and n:
+        w = _array.empty((count * K.L,), cdt, context=ctx)
+        grid = rows_grid(count)
+        rec = Recorder(ctx)
+        rec(K.householder_qr.specialize(a=cdt, q=cdt, tau=cdt, w=cdt, zero=cdt),
+            (work, q, tau, w), grid, m=m, n=n, kq=kq, wantq=int(wantq), count=count,
+            gx=grid[0], zero=np.asarray(0, cdt)[()])
+        rec.run()
+    elif wantq and kq:  # no reflectors: Q is the identity's first kq columns
+        q = _shapeops.broadcast_to(_shapeops.eye(m, kq, dtype=cdt, context=ctx),
+                                   batch + (m, kq)).copy()
+    if mode == "raw":
+        return _shapeops.swapaxes(work, -1, -2).copy(), tau
+    rows = kq if mode == "complete" else k
+    r = _numeric.triu(work[..., :rows, :]) if rows <= m else _numeric.triu(work)
+    if mode == "r":
+        return r
+    return QRResult(q, r)
+
+
+L_QR = 256  # the kernel's workgroup (its scratch: one element an invocation)
+
+
 # ---------------------------------------------------------------- symmetric eigenproblems
 
 EighResult = getattr(getattr(np.linalg, "_linalg", None), "EighResult", None) or \
@@ -699,4 +767,4 @@ def eigh(a, UPLO="L"):
 
 
 NAMES = ("norm", "solve", "inv", "det", "slogdet", "cholesky", "svdvals", "svd", "pinv",
-         "matrix_rank", "cond", "lstsq", "eigvalsh", "eigh")
+         "matrix_rank", "cond", "lstsq", "eigvalsh", "eigh", "qr")
