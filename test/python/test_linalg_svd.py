@@ -1,5 +1,6 @@
 """The one-sided Jacobi SVD on the device (_linalg_kernels.jacobi_svd) and
-what is built on it: vp.linalg.svdvals, svd(compute_uv=False), pinv,
+what is built on it: vp.linalg.svdvals, svd (the vectors completed to
+square orthogonal ones by vp.linalg.qr where asked), pinv,
 lstsq, matrix_rank, cond, norm's 2 / -2 / 'nuc', and vp.polyfit, each
 differentially against NumPy (all were refused or NotImplementedError):
 tall and wide matrices, stacks, rank-deficient ones, empty ones, NaN
@@ -83,6 +84,33 @@ def test_lstsq_matches_numpy(dt, m, n, k, deficient, seed):
     close(got[3], want[3])
 
 
+@SETTINGS
+@given(dt=st.sampled_from([F32, F64]), m=st.integers(0, 8), n=st.integers(0, 8),
+       batch=st.sampled_from([(), (2,)]), deficient=st.booleans(), full=st.booleans(),
+       seed=st.integers(0, 2**31))
+def test_svd_vectors(dt, m, n, batch, deficient, full, seed):
+    """np.linalg.svd with the vectors (was NotImplementedError): NumPy's
+    shapes and S; U and Vh by what defines them (their signs are free):
+    U diag(S) Vh = a, orthonormal columns of U and rows of Vh, completed
+    to square ones with full_matrices (rank-deficient input included)."""
+    rng = np.random.default_rng(seed)
+    a = rand(rng, batch + (m, n), dt, rank=1 if deficient else None)
+    wu, ws, wvh = np.linalg.svd(a, full_matrices=full)
+    r = np.linalg.svd(vp.asarray(a), full_matrices=full)
+    assert type(r).__name__ == "SVDResult"
+    u, s, vh = (x.numpy() for x in r)
+    assert (u.shape, s.shape, vh.shape) == (wu.shape, ws.shape, wvh.shape)
+    assert u.dtype == wu.dtype == s.dtype == vh.dtype
+    close(r.S, ws)
+    k = s.shape[-1]
+    t = TOL[dt] * 10 * max(m, n, 1) * max(np.abs(a).max() if a.size else 1, 1)
+    np.testing.assert_allclose((u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :], a, atol=t)
+    for q, side in ((u, -1), (vh, -2)):
+        g = np.swapaxes(q, -1, -2) @ q if side == -1 else q @ np.swapaxes(q, -1, -2)
+        np.testing.assert_allclose(g, np.broadcast_to(np.eye(q.shape[side]), g.shape),
+                                   atol=TOL[dt] * 10 * max(m, n, 1))
+
+
 def test_norm_2_nuc_and_cond_match_numpy():
     rng = np.random.default_rng(5)
     for dt in (F32, F64):
@@ -122,8 +150,6 @@ def test_singular_and_nan():
 
 def test_errors_and_limits():
     x = vp.asarray(np.eye(3))
-    with pytest.raises(NotImplementedError, match="compute_uv=True"):
-        np.linalg.svd(x)
     with pytest.raises(LinAlgError, match="two-dimensional"):
         vp.linalg.svdvals(vp.ones(3))
     with pytest.raises(LinAlgError, match="empty"):

@@ -5,10 +5,9 @@ norms (ord None/'fro', 1, -1, inf, -inf) as compositions of vp ufuncs and
 reductions (device kernels; NumPy in -> NumPy out, resident in -> resident
 out); the matrix 2-norm, -2 and 'nuc' from svdvals.
 
-svdvals, svd(compute_uv=False), pinv, lstsq, matrix_rank, cond: the
-one-sided Jacobi SVD on the device (_linalg_kernels.jacobi_svd), one
-workgroup per matrix; the singular vectors themselves (svd with
-compute_uv=True) are not implemented.
+svd, svdvals, pinv, lstsq, matrix_rank, cond: the one-sided Jacobi SVD
+on the device (_linalg_kernels.jacobi_svd), one workgroup per matrix; svd
+completes its vectors to orthonormal bases with qr.
 
 qr: Householder QR on the device (_linalg_kernels.householder_qr).
 
@@ -413,8 +412,13 @@ def _jacobi(a, cdt, wantv, name):
         raise LinAlgError("SVD did not converge")
     u = None
     if wantv:
-        nz = _ufunc.greater(s, 0)
-        u = _ufunc.divide(work, _ufunc.where(nz, s, 1).reshape(batch + (1, n)))
+        # a column whose norm stayed below tol is rounding noise of a zero
+        # singular value (the kernel left it alone, unorthogonalized): its
+        # left vector is 0 here (pinv and lstsq drop such values anyway;
+        # svd completes the basis)
+        nz = _ufunc.greater(s, tol).reshape(batch + (1, n))
+        u = _ufunc.divide(work, _ufunc.where(nz, s.reshape(batch + (1, n)), 1))
+        u = _ufunc.multiply(u, nz.astype(cdt))
     s = _ufunc.multiply(s, big.reshape(batch + (1,)))  # u is the scaled matrix's: scale-free
     return s, u, (v if wantv else None), t
 
@@ -449,19 +453,65 @@ def svdvals(x, /):
     return _sorted_desc(s)
 
 
+SVDResult = getattr(getattr(np.linalg, "_linalg", None), "SVDResult", None) or \
+    collections.namedtuple("SVDResult", ["U", "S", "Vh"])
+
+
+def _complete(y, full):
+    """y (..., P, K): orthonormal columns, then zero columns (those of zero
+    singular values), K <= P. Returns P x P (full) or P x K orthonormal
+    columns whose first ones are y's nonzero ones: Householder QR of
+    [y | I] (complete), its Q's columns signed by R's diagonal (where y's
+    column is j, Q[:, j] * R[j, j] = y_j with R[j, j] = +-1)."""
+    batch, p, k = tuple(y.shape[:-2]), y.shape[-2], y.shape[-1]
+    eye = _shapeops.broadcast_to(_shapeops.eye(p, dtype=y.dtype, context=y._ctx),
+                                 batch + (p, p))
+    q, r = qr(_shapeops.concatenate([y, eye], axis=-1), "complete")
+    from . import _numeric
+    d = _numeric.diagonal(r, 0, -2, -1)[..., :k]
+    sgn = _ufunc.where(_ufunc.less(d, 0), -1, 1).astype(y.dtype)
+    if p > k:
+        sgn = _shapeops.concatenate([sgn, _array.ones(batch + (p - k,), y.dtype,
+                                                      context=y._ctx)], axis=-1)
+    q = _ufunc.multiply(q, sgn.reshape(batch + (1, p)))
+    return q if full else q[..., :, :k].copy()
+
+
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
-    """numpy.linalg.svd on the GPU for compute_uv=False (the singular
-    values, as svdvals). The singular vectors (compute_uv=True) are not
-    implemented: NotImplementedError; pinv, lstsq, matrix_rank and cond,
-    which need them or the values, run on the device."""
+    """numpy.linalg.svd on the GPU: SVDResult(U, S, Vh) of each matrix of
+    a (..., M, N) stack (S descending), or S alone for compute_uv=False,
+    from the one-sided Jacobi SVD; full_matrices=True completes U (or Vh)
+    to a square orthogonal matrix, as the basis of the columns of zero
+    singular values is, by Householder QR (vp.linalg.qr). Singular vectors
+    are unique only up to sign (and within repeated values): they may
+    differ from LAPACK's, U @ diag(S) @ Vh agrees. hermitian=True is
+    computed as for any matrix."""
     if _array.common_context("vp.linalg.svd", (a,)) is None:
         return np.linalg.svd(a, full_matrices, compute_uv, hermitian)
-    if compute_uv:
-        raise NotImplementedError(
-            "vp.linalg.svd: the singular vectors (compute_uv=True) are not implemented; "
-            "vp.linalg.svdvals / svd(a, compute_uv=False), pinv, lstsq, matrix_rank and cond "
-            "run on the device; use numpy.linalg.svd on x.numpy() for the vectors")
-    return svdvals(a)
+    if not compute_uv:
+        return svdvals(a)
+    x, cdt = _svd_input("svd", a)
+    ctx = x._ctx
+    batch, m, n = tuple(x.shape[:-2]), x.shape[-2], x.shape[-1]
+    k = min(m, n)
+    if x.size == 0:
+        def eye(p, q):
+            return _shapeops.broadcast_to(_shapeops.eye(p, q, dtype=cdt, context=ctx),
+                                          batch + (p, q)).copy()
+        return SVDResult(eye(m, m if full_matrices else k), _array.zeros(batch + (k,), cdt,
+                                                                         context=ctx),
+                         eye(n if full_matrices else k, n))
+    s, u, v, t = _jacobi(x, cdt, True, "svd")
+    from . import _indexfuncs, _sort
+    order = _sort.argsort(_ufunc.negative(s), axis=-1)  # descending, ties in index order
+    s = _indexfuncs.take_along_axis(s, order, -1)
+    cols = order.reshape(batch + (1, k))
+    u = _indexfuncs.take_along_axis(u, cols, -1)  # (..., P, K): may need completing
+    v = _indexfuncs.take_along_axis(v, cols, -1)  # (..., K, K): orthogonal
+    # the kernel's matrix g = u diag(s) v^T, with g = x, or x^T (t)
+    if not t:
+        return SVDResult(_complete(u, full_matrices), s, _shapeops.swapaxes(v, -1, -2).copy())
+    return SVDResult(v, s, _shapeops.swapaxes(_complete(u, full_matrices), -1, -2).copy())
 
 
 def pinv(a, rcond=None, hermitian=False, *, rtol=np._NoValue):
