@@ -112,7 +112,14 @@ LINALG.update({"solve": [((SQ, G[0]), {}), ((SQ, G.T), {})], "inv": [((SQ,), {})
                # cyclic Jacobi (test_linalg_eigh.py; eigh's vectors are checked there)
                "eigvalsh": [((SQ + SQ.T,), {}), ((SQ + SQ.T,), {"UPLO": "U"})],
                # Householder (test_linalg_qr.py): Q and R as NumPy's, signs included
-               "qr": [((G,), {}), ((SQ,), {"mode": "complete"}), ((G.T,), {"mode": "r"})]})
+               "qr": [((G,), {}), ((SQ,), {"mode": "complete"}), ((G.T,), {"mode": "r"})],
+               # NumPy 2's compositions (test_linalg_api.py)
+               "matmul": [((G, G.T), {})], "outer": [((F[0], G[0]), {})],
+               "trace": [((SQ,), {"offset": 1})], "diagonal": [((SQ,), {})],
+               "matrix_transpose": [((G,), {})], "vecdot": [((G, G), {})],
+               "cross": [((SQ, SQ[::-1]), {})], "matrix_norm": [((G,), {"ord": 1})],
+               "vector_norm": [((G,), {"axis": 1})], "matrix_power": [((SQ, 3), {})],
+               "tensorinv": [((SQ.reshape(3, 3), 1), {})]})
 # (lstsq returns a Python int among its arrays: test_linalg_svd.py checks it)
 FUNCTIONS.update({"polyfit": ((np.arange(6.0), np.arange(6.0) ** 2, 2), {})})
 

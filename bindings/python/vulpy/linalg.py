@@ -29,6 +29,7 @@ exp(logabsdet), as NumPy computes it (so it overflows where NumPy's does).
 """
 import collections
 import math
+import operator
 
 import numpy as np
 
@@ -816,5 +817,267 @@ def eigh(a, UPLO="L"):
     return EighResult(*_eigh("eigh", a, UPLO, True))
 
 
+# ---------------------------------------------------------------- NumPy 2's array-API names
+
+def _res1(name, *xs):
+    """The inputs as resident arrays of one context, or None (NumPy's)."""
+    return _resident_inputs(name, xs)
+
+
+def matmul(x1, x2, /):
+    """numpy.linalg.matmul: vp.matmul (arrays of at least one dimension)."""
+    xs = _res1("matmul", x1, x2)
+    if xs is None:
+        return np.linalg.matmul(x1, x2)
+    from . import _matmul
+    return _matmul.matmul(*xs)
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    """numpy.linalg.tensordot: vp.tensordot."""
+    xs = _res1("tensordot", x1, x2)
+    if xs is None:
+        return np.linalg.tensordot(x1, x2, axes=axes)
+    from . import _matmul
+    return _matmul.tensordot(*xs, axes=axes)
+
+
+def outer(x1, x2, /):
+    """numpy.linalg.outer: the outer product of two 1-D arrays (ValueError
+    for any other, as NumPy's)."""
+    xs = _res1("outer", x1, x2)
+    if xs is None:
+        return np.linalg.outer(x1, x2)
+    a, b = xs
+    if a.ndim != 1 or b.ndim != 1:
+        raise ValueError(f"Input arrays must be one-dimensional, but they are "
+                         f"x1.ndim={a.ndim} and x2.ndim={b.ndim}.")
+    from . import _stats
+    return _stats.outer(a, b)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """numpy.linalg.trace: the sums along the diagonals of the last two
+    axes."""
+    xs = _res1("trace", x)
+    if xs is None:
+        return np.linalg.trace(x, offset=offset, dtype=dtype)
+    from . import _numeric
+    return _numeric.trace(xs[0], offset, -2, -1, dtype)
+
+
+def diagonal(x, /, *, offset=0):
+    """numpy.linalg.diagonal: the diagonals of the last two axes (a copy)."""
+    xs = _res1("diagonal", x)
+    if xs is None:
+        return np.linalg.diagonal(x, offset=offset)
+    from . import _numeric
+    return _numeric.diagonal(xs[0], offset, -2, -1)
+
+
+def matrix_transpose(x, /):
+    """numpy.linalg.matrix_transpose: the last two axes swapped (a view);
+    ValueError below two dimensions, as NumPy's."""
+    xs = _res1("matrix_transpose", x)
+    if xs is None:
+        return np.linalg.matrix_transpose(x)
+    if xs[0].ndim < 2:
+        raise ValueError(f"Input array must be at least 2-dimensional, but it is {xs[0].ndim}")
+    return _shapeops.swapaxes(xs[0], -1, -2)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """numpy.linalg.vecdot: sum(conj(x1) * x2) along `axis` (the shapes
+    broadcast first)."""
+    xs = _res1("vecdot", x1, x2)
+    if xs is None:
+        return np.linalg.vecdot(x1, x2, axis=axis)
+    a, b = xs
+    if a.dtype.kind == "c":
+        from . import _complex
+        a = _complex.conjugate(a)
+    return _reduce.sum(_ufunc.multiply(a, b), axis)
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """numpy.linalg.cross: the cross product of 3-element vectors along
+    `axis` (ValueError for any other length, as NumPy's), the shapes
+    broadcast."""
+    xs = _res1("cross", x1, x2)
+    if xs is None:
+        return np.linalg.cross(x1, x2, axis=axis)
+    a, b = xs
+    if a.shape[axis] != 3 or b.shape[axis] != 3:
+        raise ValueError(f"Both input arrays must be (arrays of) 3-dimensional vectors, but "
+                         f"they are {a.shape[axis]} and {b.shape[axis]} dimensional instead.")
+    a = _shapeops.moveaxis(a, axis, -1)
+    b = _shapeops.moveaxis(b, axis, -1)
+    c = [_ufunc.subtract(_ufunc.multiply(a[..., i], b[..., j]),
+                         _ufunc.multiply(a[..., j], b[..., i]))
+         for i, j in ((1, 2), (2, 0), (0, 1))]
+    return _shapeops.moveaxis(_shapeops.stack(c, axis=-1), -1, axis)
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    """numpy.linalg.matrix_norm: norm over the last two axes."""
+    xs = _res1("matrix_norm", x)
+    if xs is None:
+        return np.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
+    return norm(xs[0], ord, (-2, -1), keepdims)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """numpy.linalg.vector_norm: a vector norm over all axes (axis None:
+    the array flattened), one axis or a tuple of them (taken together)."""
+    xs = _res1("vector_norm", x)
+    if xs is None:
+        return np.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+    a = xs[0]
+    if a.dtype.kind not in "fc":
+        a = a.astype(np.float64)
+    nd = a.ndim
+    if axis is None:
+        r = norm(a.ravel(), ord, 0)
+        return r.reshape((1,) * nd) if keepdims else r
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    axes = tuple(_errors.axis(int(ax), nd, "vp.linalg.vector_norm: axis") for ax in axes)
+    rest = tuple(i for i in range(nd) if i not in axes)
+    t = _shapeops.moveaxis(a, axes, tuple(range(nd - len(axes), nd)))
+    t = t.reshape(tuple(a.shape[i] for i in rest) + (-1,))
+    r = norm(t, ord, -1)
+    if keepdims:
+        r = r.reshape(tuple(1 if i in axes else a.shape[i] for i in range(nd)))
+    return r
+
+
+def matrix_power(a, n):
+    """numpy.linalg.matrix_power: a raised to the integer power n for each
+    matrix of a stack, by NumPy's sequence of products (so results agree
+    to rounding): n = 0 the identity, n < 0 the power of inv(a)."""
+    xs = _res1("matrix_power", a)
+    if xs is None:
+        return np.linalg.matrix_power(a, n)
+    x, = xs
+    _square(x)
+    try:
+        n = operator.index(n)
+    except TypeError as e:
+        raise TypeError("exponent must be an integer") from e
+    from . import _matmul
+    if n == 0:
+        eye = _shapeops.eye(x.shape[-1], dtype=x.dtype, context=x._ctx)
+        return _shapeops.broadcast_to(eye, tuple(x.shape)).copy()
+    if n < 0:
+        x = inv(x)
+        n = abs(n)
+    if n == 1:
+        return x.copy()
+    if n == 2:
+        return _matmul.matmul(x, x)
+    if n == 3:
+        return _matmul.matmul(_matmul.matmul(x, x), x)
+    z = result = None
+    while n > 0:
+        z = x if z is None else _matmul.matmul(z, z)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if result is None else _matmul.matmul(result, z)
+    return result
+
+
+def multi_dot(arrays, *, out=None):
+    """numpy.linalg.multi_dot: the product of two or more arrays (the first
+    and last may be 1-D) in the order of fewest multiplications (NumPy's
+    matrix-chain order, so results agree to rounding)."""
+    arrays = list(arrays)
+    if not any(isinstance(a, _nd) for a in arrays):
+        return np.linalg.multi_dot(arrays, out=out)
+    xs = _resident_inputs("multi_dot", arrays)
+    from . import _matmul
+    n = len(xs)
+    if n < 2:
+        raise ValueError("Expecting at least two arrays.")
+    first, last = xs[0].ndim == 1, xs[-1].ndim == 1
+    if first:
+        xs[0] = xs[0].reshape((1, -1))
+    if last:
+        xs[-1] = xs[-1].reshape((-1, 1))
+    for x in xs:
+        if x.ndim != 2:
+            raise LinAlgError(f"{x.ndim}-dimensional array given. Array must be "
+                              f"two-dimensional")
+    if n == 2:
+        r = _matmul.matmul(xs[0], xs[1])
+    else:
+        dims = [x.shape[0] for x in xs] + [xs[-1].shape[1]]
+        cost = [[0] * n for _ in range(n)]
+        split = [[0] * n for _ in range(n)]
+        for length in range(1, n):  # NumPy's _multi_dot_matrix_chain_order
+            for i in range(n - length):
+                j = i + length
+                cost[i][j] = math.inf
+                for k in range(i, j):
+                    q = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                    if q < cost[i][j]:
+                        cost[i][j] = q
+                        split[i][j] = k
+
+        def chain(i, j):
+            if i == j:
+                return xs[i]
+            k = split[i][j]
+            return _matmul.matmul(chain(i, k), chain(k + 1, j))
+        r = chain(0, n - 1)
+    if first and last:
+        r = r.reshape(())
+    elif first:
+        r = r.reshape((r.shape[-1],))
+    elif last:
+        r = r.reshape((r.shape[0],))
+    if out is not None:
+        from . import _numeric
+        _numeric.copyto(out, r)
+        return out
+    return r
+
+
+def tensorinv(a, ind=2):
+    """numpy.linalg.tensorinv: the inverse of a reshaped to a square matrix
+    (the first `ind` axes against the rest), reshaped back."""
+    xs = _res1("tensorinv", a)
+    if xs is None:
+        return np.linalg.tensorinv(a, ind)
+    x, = xs
+    if ind <= 0:
+        raise ValueError("Invalid ind argument.")
+    old = tuple(x.shape)
+    prod = math.prod(old[ind:])
+    return inv(x.reshape((prod, -1))).reshape(old[ind:] + old[:ind])
+
+
+def tensorsolve(a, b, axes=None):
+    """numpy.linalg.tensorsolve: x with tensordot(a, x, x.ndim) == b, by
+    solve on a reshaped to a square matrix."""
+    xs = _res1("tensorsolve", a, b)
+    if xs is None:
+        return np.linalg.tensorsolve(a, b, axes)
+    x, y = xs
+    an = x.ndim
+    if axes is not None:
+        allaxes = list(range(an))
+        for k in axes:
+            allaxes.remove(k)
+            allaxes.insert(an, k)
+        x = x.transpose(allaxes)
+    oldshape = tuple(x.shape[-(an - y.ndim):])
+    prod = math.prod(oldshape)
+    if x.size != prod ** 2:
+        raise LinAlgError("Input arrays must satisfy the requirement "
+                          "prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")
+    return solve(x.reshape((prod, prod)), y.ravel()).reshape(oldshape)
+
+
 NAMES = ("norm", "solve", "inv", "det", "slogdet", "cholesky", "svdvals", "svd", "pinv",
-         "matrix_rank", "cond", "lstsq", "eigvalsh", "eigh", "qr")
+         "matrix_rank", "cond", "lstsq", "eigvalsh", "eigh", "qr", "matmul", "tensordot",
+         "outer", "trace", "diagonal", "matrix_transpose", "vecdot", "cross", "matrix_norm",
+         "vector_norm", "matrix_power", "multi_dot", "tensorinv", "tensorsolve")
