@@ -6,6 +6,8 @@ NumPy (hypothesis) on resident arrays (contiguous and strided views, empty,
 special values), through vp.<name> and NumPy's own names
 (__array_function__): a NumPy call on a resident array runs on the device
 and returns a resident array (or NumPy's Python bool)."""
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -388,3 +390,55 @@ def test_frexp_matches_numpy(dt, n, seed, strided):
     m, e = vp.zeros(h.shape, np.frexp(h)[0].dtype), vp.zeros(h.shape, np.int32)
     assert np.frexp(x, out=(m, e))[1] is e
     np.testing.assert_array_equal(e.numpy(), np.frexp(h)[1])
+
+
+@pytest.mark.parametrize("sa,sb,kw", [
+    ((5, 3), (5, 3), {}), ((5, 2), (5, 3), {}), ((5, 3), (1, 2), {}), ((5, 2), (5, 2), {}),
+    ((3, 4), (3, 4), {"axisa": 0, "axisb": 0}), ((3, 4), (4, 3), {"axisa": 0, "axisc": 0}),
+    ((2, 3, 4), (3,), {"axisa": 1}), ((4, 3, 2), (4, 3, 2), {"axis": 1})])
+def test_cross_matches_numpy(sa, sb, kw):
+    """vp.cross / np.cross in host Python (vp.cross was the kernel
+    language's stub there, np.cross refused): 2- and 3-vectors, axes,
+    broadcasting, NumPy's dtype."""
+    rng = np.random.default_rng(len(sa) * 7 + sa[-1])
+    a = rng.standard_normal(sa).astype(np.float32)
+    b = rng.standard_normal(sb)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # 2-vectors, as NumPy's
+        want = np.cross(a, b, **kw)
+        check(np.cross(vp.asarray(a), vp.asarray(b), **kw), want, rtol=1e-12, atol=1e-12)
+        check(vp.cross(vp.asarray(a), b, **kw), want, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="dimension must be 2 or 3"):
+        vp.cross(vp.ones(4), vp.ones(4))
+
+
+def test_select_matches_numpy():
+    """vp.select / np.select in host Python (were the kernel stub and
+    refused): first true condition wins, default, NumPy's dtype rules
+    (weak Python scalars), broadcasting, its errors."""
+    x = np.random.default_rng(3).standard_normal((3, 4)).astype(np.float32)
+    cases = [([x > 0, x < -1], [x, x * 2]), ([x > 0], [x], -1.5),
+             ([x > 0, x < 0], [1, np.int64(2)], 3), ([x > 0], [x.astype(np.int32)], 0.5),
+             ([x[0] > 0], [x], 7)]
+    for args in cases:
+        conds = [vp.asarray(c) for c in args[0]]
+        choices = [vp.asarray(c) if isinstance(c, np.ndarray) else c for c in args[1]]
+        check(vp.select(conds, choices, *args[2:]), np.select(*args))
+        check(np.select(conds, choices, *args[2:]), np.select(*args))
+    with pytest.raises(TypeError, match="should be boolean"):
+        vp.select([vp.asarray(x)], [vp.asarray(x)])
+    with pytest.raises(ValueError, match="same length"):
+        vp.select([vp.asarray(x > 0)], [])
+
+
+@vp.kernel
+def _cross_select_kernel(a: vp.Buffer[vp.float32], o: vp.Buffer[vp.float32]):
+    i = vp.global_id()
+    v = vp.cross(vp.vec3(a[i], 0.0, 0.0), vp.vec3(0.0, 1.0, 0.0))
+    o[i] = vp.select(a[i] > 1.0, v.z, -1.0)
+
+
+def test_cross_select_stay_builtins_in_kernels():
+    o = np.zeros(3, np.float32)
+    _cross_select_kernel(np.array([0.5, 2, 3], np.float32), o, dispatch=3)
+    np.testing.assert_array_equal(o, [-1.0, 2.0, 3.0])

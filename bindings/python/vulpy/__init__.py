@@ -132,6 +132,11 @@ from ._cuda import interop as cuda_interop  # noqa: E402,F401  (DLPack to CUDA)
 # vp.dot stays the kernel language's vector dot inside kernels
 from ._matmul import dot, einsum, inner, matmul, tensordot, vdot  # noqa: E402,F401
 _types.kernel_name(dot, "dot")  # noqa: F405
+# vp.cross / vp.select: numpy.cross / numpy.select in host Python, the kernel
+# language's vec3 cross and branch-free select inside kernels
+from ._numeric import cross, select  # noqa: E402,F401
+_types.kernel_name(cross, "cross")  # noqa: F405
+_types.kernel_name(select, "select")  # noqa: F405
 
 # --- issue 19 (array API): quantiles (method='linear') on the device sort ---
 from ._quantile import nanpercentile, nanquantile, percentile, quantile  # noqa: E402,F401

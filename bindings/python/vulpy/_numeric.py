@@ -505,6 +505,89 @@ def trim_zeros(filt, trim="fb", axis=None):
     return filt[(slice(None),) * axis + (slice(start[axis], stop[axis]),)]
 
 
+def _dummy(x):
+    """An empty stand-in with x's dtype (resident or NumPy array), or x
+    itself (a Python scalar keeps NumPy's weak-scalar rules)."""
+    if isinstance(x, _array.ndarray):
+        return np.zeros((0,) * builtins.max(x.ndim, 1), x.dtype)
+    if isinstance(x, np.ndarray):
+        return np.zeros((0,) * builtins.max(x.ndim, 1), x.dtype)
+    return x
+
+
+def select(condlist, choicelist, default=0):
+    """vp.select(condlist, choicelist, default=0) in host Python:
+    numpy.select on the device: from the first condition that holds, the
+    matching choice, else default (all broadcast together; NumPy's result
+    dtype). Inside a kernel vp.select(cond, a, b) is the kernel language's
+    branch-free select (docs/language.md)."""
+    condlist, choicelist = list(condlist), list(choicelist)
+    if not _res(*condlist, *choicelist, default):
+        return np.select(condlist, choicelist, default)
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions")
+    if not condlist:
+        raise ValueError("select with an empty condition list is not possible")
+    # NumPy's dtype (and its errors) from empty stand-ins
+    dt = np.select([np.zeros(0, bool)] * len(choicelist), [_dummy(c) for c in choicelist],
+                   _dummy(default)).dtype
+    ctx = _array.common_context("vp.select", tuple(condlist) + tuple(choicelist) + (default,))
+    conds = [_asnd(c, ctx) for c in condlist]
+    for i, c in enumerate(conds):
+        if np.dtype(c.dtype) != _BOOL:
+            raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
+    choices = [_asnd(c, ctx) for c in choicelist]
+    dflt = _asnd(default, ctx)
+    shape = np.broadcast_shapes(*(tuple(x.shape) for x in conds + choices + [dflt]))
+    out = _shapeops.broadcast_to(dflt.astype(dt) if dflt.dtype != dt else dflt, shape)
+    for cond, choice in zip(reversed(conds), reversed(choices)):
+        out = _ufunc.where(cond, choice.astype(dt) if choice.dtype != dt else choice, out)
+    return out if out._buf is not dflt._buf else out.copy()
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """vp.cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) in host
+    Python: numpy.cross on the device: the cross product of vectors of 2 or
+    3 components along the given axes (2 and 2: the z component only,
+    with NumPy's DeprecationWarning), the other axes broadcast. Inside a
+    kernel vp.cross(u, v) is the kernel language's vec3 cross product."""
+    if not _res(a, b):
+        return np.cross(a, b, axisa, axisb, axisc, axis)
+    ctx = _array.common_context("vp.cross", (a, b))
+    a, b = _asnd(a, ctx), _asnd(b, ctx)
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a = _shapeops.moveaxis(a, _shapeops._axis(axisa, a.ndim, "cross"), -1)
+    b = _shapeops.moveaxis(b, _shapeops._axis(axisb, b.ndim, "cross"), -1)
+    na, nb = a.shape[-1], b.shape[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+    if na == 2 and nb == 2:
+        import warnings
+        warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of "
+                      "3-dimensional vectors instead. (deprecated in NumPy 2.0)",
+                      DeprecationWarning, stacklevel=2)
+    dt = np.result_type(a.dtype, b.dtype)
+    a, b = a.astype(dt), b.astype(dt)
+    mul, sub = _ufunc.multiply, _ufunc.subtract
+
+    def c(x, i):
+        return x[..., i]
+    z = sub(mul(c(a, 0), c(b, 1)), mul(c(a, 1), c(b, 0)))
+    if na == 2 and nb == 2:
+        return z
+    if na == 2:
+        parts = [mul(c(a, 1), c(b, 2)), _ufunc.negative(mul(c(a, 0), c(b, 2))), z]
+    elif nb == 2:
+        parts = [_ufunc.negative(mul(c(a, 2), c(b, 1))), mul(c(a, 2), c(b, 0)), z]
+    else:
+        parts = [sub(mul(c(a, 1), c(b, 2)), mul(c(a, 2), c(b, 1))),
+                 sub(mul(c(a, 2), c(b, 0)), mul(c(a, 0), c(b, 2))), z]
+    shape = np.broadcast_shapes(*(tuple(p.shape) for p in parts))
+    r = _shapeops.stack([_shapeops.broadcast_to(p, shape) for p in parts], axis=-1)
+    return _shapeops.moveaxis(r, -1, _shapeops._axis(axisc, r.ndim, "cross"))
+
+
 def _pair_out(name, out):
     """out= of a two-output ufunc: None or a pair (each None or an array)."""
     if out is None:
@@ -580,7 +663,7 @@ def modf(x, out=None):
 
 NAMES = ("isclose", "allclose", "array_equal", "array_equiv", "diff", "ediff1d", "tril", "triu",
          "diag", "diagonal", "trace", "meshgrid", "logspace", "nan_to_num", "atleast_1d",
-         "atleast_2d", "atleast_3d", "append", "divmod", "modf", "frexp", "unwrap", "vander", "trim_zeros")
+         "atleast_2d", "atleast_3d", "append", "divmod", "modf", "frexp", "select", "cross", "unwrap", "vander", "trim_zeros")
 
 
 # ------------------------------------------------------------ copying into
