@@ -122,6 +122,16 @@ LINALG.update({"solve": [((SQ, G[0]), {}), ((SQ, G.T), {})], "inv": [((SQ,), {})
                "tensorinv": [((SQ.reshape(3, 3), 1), {})]})
 # (lstsq returns a Python int among its arrays: test_linalg_svd.py checks it)
 FUNCTIONS.update({"polyfit": ((np.arange(6.0), np.arange(6.0) ** 2, 2), {})})
+# _morefuncs.py (test_morefuncs.py has the differential tests)
+FUNCTIONS.update({"delete": ((G, [0, 2]), {"axis": 1}), "insert": ((F, 1, 7.0), {}),
+                  "resize": ((I, (2, 7)), {}), "compress": (([True, False], G), {"axis": 0}),
+                  "extract": ((I > 0, I), {}), "fix": ((H,), {}), "sinc": ((G,), {}),
+                  "isposinf": ((H,), {}), "isneginf": ((H,), {}), "diagflat": ((G[0],), {}),
+                  "rollaxis": ((G, 1), {}), "cumulative_sum": ((I,), {"axis": 0}),
+                  "matrix_transpose": ((G,), {}),  # (unique_values: NumPy's order varies)
+                  "polyadd": ((F[0], G[0]), {}), "polyder": ((F[0],), {})})
+SEQUENCES.update({"unstack": ((G,), {}), "ix_": ((I[0], J[0]), {}),
+                  "unique_counts": ((J % 3,), {})})
 
 
 # --- issue 19: comparisons, differences, matrix-shape helpers (_numeric.py;

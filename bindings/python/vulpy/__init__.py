@@ -137,6 +137,13 @@ _types.kernel_name(dot, "dot")  # noqa: F405
 from ._numeric import cross, select  # noqa: E402,F401
 _types.kernel_name(cross, "cross")  # noqa: F405
 _types.kernel_name(select, "select")  # noqa: F405
+from ._morefuncs import (compress, cumulative_prod, cumulative_sum, delete,  # noqa: E402,F401
+                         diag_indices_from, diagflat, dsplit, extract, fix, insert, iscomplex,
+                         iscomplexobj, isneginf, isposinf, isreal, isrealobj, ix_,
+                         matrix_transpose, may_share_memory, polyadd, polyder, polyint, polymul,
+                         polysub, put, resize, rollaxis, row_stack, shares_memory, sinc,
+                         tril_indices_from, triu_indices_from, unique_all, unique_counts,
+                         unique_inverse, unique_values, unstack)
 
 # --- issue 19 (array API): quantiles (method='linear') on the device sort ---
 from ._quantile import nanpercentile, nanquantile, percentile, quantile  # noqa: E402,F401

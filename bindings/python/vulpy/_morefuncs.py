@@ -1,0 +1,585 @@
+"""More NumPy functions a CuPy user reaches for (issue 19), as compositions
+of the device operations (vp ufuncs, reductions, take / setitem, shape
+operations): insert, delete, resize, compress, extract, put, the array
+API's cumulative_sum / cumulative_prod / unstack / unique_all /
+unique_counts / unique_inverse / unique_values / matrix_transpose,
+isposinf, isneginf, fix, sinc, diagflat, rollaxis, row_stack, dsplit,
+tril_indices_from, triu_indices_from, diag_indices_from, ix_, iscomplex,
+isreal, iscomplexobj, isrealobj, may_share_memory, shares_memory, and the
+polynomial helpers polyadd, polysub, polymul, polyder, polyint.
+
+Resident in -> resident out (NumPy in -> NumPy's own function). Where a
+function's result shape depends on data NumPy would read (delete's and
+insert's index lists, given as resident arrays), those indices are read
+back (small). test_morefuncs.py checks each against NumPy.
+"""
+import builtins
+import collections
+import operator
+
+import numpy as np
+
+from . import _array, _reduce, _shapeops, _ufunc
+
+_nd = _array.ndarray
+_res = _shapeops._resident
+
+
+def _asnd(x, ctx):
+    return x if isinstance(x, _nd) else _array.asarray(np.asarray(x), context=ctx)
+
+
+def _host(x):
+    """Small index data as NumPy (a resident array is read back)."""
+    return x.numpy() if isinstance(x, _nd) else x
+
+
+def _along(ndim, axis, idx):
+    return (slice(None),) * axis + (idx,)
+
+
+def _take(a, idx, axis):
+    from . import _indexing
+    return _indexing.take(a, _array.asarray(np.asarray(idx, np.int64), context=a._ctx), axis)
+
+
+def delete(arr, obj, axis=None):
+    """vp.delete(arr, obj, axis=None): numpy.delete on the device: arr
+    without the entries obj (an int, a slice, integer indices or a boolean
+    mask; NumPy's errors) along axis (None: the flattened array)."""
+    if not _res(arr):
+        return np.delete(arr, _host(obj), axis)
+    a = arr
+    if axis is None:
+        a, axis = a.ravel(), 0
+    else:
+        axis = _shapeops._axis(axis, a.ndim, "delete")
+    n = a.shape[axis]
+    keep = np.delete(np.arange(n), _host(obj))  # NumPy's rules and errors on the indices
+    return _take(a, keep, axis)
+
+
+def insert(arr, obj, values, axis=None):
+    """vp.insert(arr, obj, values, axis=None): numpy.insert on the device:
+    values inserted before the index or indices obj along axis (None: the
+    flattened array); a scalar obj inserts values as a block, a sequence
+    one value (or slice) each, as NumPy's."""
+    if not _res(arr, values):
+        return np.insert(arr, _host(obj), values, axis)
+    ctx = _array.common_context("vp.insert", (arr, values))
+    a = _asnd(arr, ctx)
+    if axis is None:
+        a, axis = a.ravel(), 0
+    else:
+        axis = _shapeops._axis(axis, a.ndim, "insert")
+    n = a.shape[axis]
+    obj = _host(obj)
+    vals = _asnd(values, ctx)
+    if isinstance(obj, slice):
+        obj = np.arange(*obj.indices(n))
+    idx = np.asarray(obj)
+    if idx.ndim == 0 or idx.size == 1 and idx.ndim == 1 and not isinstance(obj, (list, tuple)):
+        # a block: values with at least arr's dims, its first axis moved to `axis`
+        v = vals
+        while v.ndim < a.ndim:
+            v = v.reshape((1,) + tuple(v.shape))
+        v = _shapeops.moveaxis(v, 0, axis)
+        numnew = v.shape[axis]
+        where = np.insert(np.arange(n), idx.item() if idx.ndim else int(idx),
+                          -1 - np.arange(numnew))
+    else:
+        v = vals
+        numnew = idx.size
+        where = np.insert(np.arange(n), idx, -1 - np.arange(numnew))
+    old = np.flatnonzero(where >= 0)
+    new = np.empty(numnew, np.int64)
+    new[-1 - where[where < 0]] = np.flatnonzero(where < 0)
+    shape = list(a.shape)
+    shape[axis] = n + numnew
+    dt = a.dtype
+    out = _array.empty(tuple(shape), dt, context=ctx)
+    if n:
+        out[_along(a.ndim, axis, _array.asarray(old, context=ctx))] = a
+    if numnew:
+        out[_along(a.ndim, axis, _array.asarray(new, context=ctx))] = \
+            v if v.dtype == dt else v.astype(dt)
+    return out
+
+
+def resize(a, new_shape):
+    """vp.resize(a, new_shape): numpy.resize: a new array of new_shape
+    filled with a's elements repeated in order (zeros when a is empty)."""
+    if not _res(a):
+        return np.resize(a, new_shape)
+    shape = (new_shape,) if np.ndim(new_shape) == 0 else tuple(new_shape)
+    shape = tuple(operator.index(s) for s in shape)
+    if builtins.any(s < 0 for s in shape):
+        raise ValueError("all elements of `new_shape` must be non-negative")
+    total = int(np.prod(shape, dtype=np.int64))
+    flat = a.ravel()
+    if flat.size == 0 or total == 0:
+        return _array.zeros(shape, a.dtype, context=a._ctx)
+    return _take(flat, np.arange(total) % flat.size, 0).reshape(shape)
+
+
+def compress(condition, a, axis=None, out=None):
+    """vp.compress(condition, a, axis=None, out=None): numpy.compress:
+    the slices of a along axis (None: flattened) where condition (1-D,
+    possibly shorter than the axis) is true."""
+    if not _res(condition, a):
+        return np.compress(condition, a, axis, out)
+    c = np.asarray(_host(condition))
+    if c.ndim != 1:
+        raise ValueError("condition must be a 1-d array")
+    x = a.ravel() if axis is None else a
+    ax = 0 if axis is None else _shapeops._axis(axis, a.ndim, "compress")
+    keep = np.flatnonzero(c)
+    if keep.size and keep[-1] >= x.shape[ax]:
+        raise IndexError(f"index {keep[-1]} is out of bounds for axis {ax} with size "
+                         f"{x.shape[ax]}")
+    r = _take(x, keep, ax)
+    if out is not None:
+        from . import _numeric
+        _numeric.copyto(out, r)
+        return out
+    return r
+
+
+def extract(condition, arr):
+    """vp.extract(condition, arr): numpy.extract: arr's elements where
+    condition is true (both flattened; condition's length may be shorter)."""
+    if not _res(condition, arr):
+        return np.extract(condition, arr)
+    ctx = _array.common_context("vp.extract", (condition, arr))
+    c = _asnd(condition, ctx).ravel()
+    x = _asnd(arr, ctx).ravel()
+    from . import _stats
+    idx = _stats.flatnonzero(c)
+    return x[idx]
+
+
+def put(a, ind, v, mode="raise"):
+    """vp.put(a, ind, v, mode='raise'): numpy.put on the device: a.flat[ind]
+    = v (v repeated over ind; mode 'raise', 'wrap' or 'clip' as NumPy's).
+    a must be a resident array (written in place)."""
+    if not isinstance(a, _nd):
+        return np.put(a, _host(ind), _host(v), mode)
+    ind = np.asarray(_host(ind), np.int64).ravel()
+    n = a.size
+    if mode == "raise":
+        bad = (ind < -n) | (ind >= n)
+        if bad.any():
+            raise IndexError(f"index {ind[bad][0]} is out of bounds for axis 0 with size {n}")
+        ind = np.where(ind < 0, ind + n, ind)
+    elif mode == "wrap":
+        ind = ind % n if n else ind
+    elif mode == "clip":
+        ind = np.clip(ind, 0, n - 1)
+    else:
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    if ind.size == 0:
+        return None
+    vals = _asnd(v, a._ctx).ravel()
+    if vals.size == 0:
+        return None
+    vals = _take(vals, np.arange(ind.size) % vals.size, 0)
+    from . import _numeric
+    flat = a.reshape((n,)) if a.contiguous else None
+    if flat is None:
+        raise ValueError("vp.put: a must be contiguous (NumPy writes a.flat; take a copy, "
+                         "put into it, and copy back)")
+    # last write wins for repeated indices, as NumPy's sequential loop
+    last = {int(i): k for k, i in enumerate(ind)}
+    pos = np.fromiter(last.keys(), np.int64, len(last))
+    src = np.fromiter(last.values(), np.int64, len(last))
+    flat[_array.asarray(pos, context=a._ctx)] = _numeric._asnd(
+        _take(vals, src, 0), a._ctx).astype(a.dtype)
+    return None
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    """vp.cumulative_sum (the array API's, NumPy 2.1): vp.cumsum with
+    include_initial=True putting a 0 first along axis (required unless x is
+    1-D or 0-d)."""
+    return _cumulative("cumulative_sum", _reduce.cumsum, 0, x, axis, dtype, out,
+                       include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    """vp.cumulative_prod: as vp.cumulative_sum, with products (initial 1)."""
+    return _cumulative("cumulative_prod", _reduce.cumprod, 1, x, axis, dtype, out,
+                       include_initial)
+
+
+def _cumulative(name, scan, init, x, axis, dtype, out, include_initial):
+    if not isinstance(x, _nd):
+        return getattr(np, name)(x, axis=axis, dtype=dtype, out=out,
+                                 include_initial=include_initial)
+    if x.ndim == 0:
+        x = x.reshape((1,))
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError(f"For arrays which have more than one dimension ``axis`` "
+                             f"argument is required.")
+        axis = 0
+    axis = _shapeops._axis(axis, x.ndim, name)
+    r = scan(x, axis=axis, dtype=dtype)
+    if include_initial:
+        shape = list(r.shape)
+        shape[axis] = 1
+        first = _array.full(tuple(shape), init, r.dtype, context=x._ctx)
+        r = _shapeops.concatenate([first, r], axis=axis)
+    if out is not None:
+        from . import _numeric
+        _numeric.copyto(out, r)
+        return out
+    return r
+
+
+def unstack(x, /, *, axis=0):
+    """vp.unstack: the views x[..., i, ...] along axis, as a tuple."""
+    if not isinstance(x, _nd):
+        return np.unstack(x, axis=axis)
+    if x.ndim == 0:
+        raise ValueError("Input array must be at least 1-d.")
+    axis = _shapeops._axis(axis, x.ndim, "unstack")
+    return tuple(x[_along(x.ndim, axis, i)] for i in range(x.shape[axis]))
+
+
+def matrix_transpose(x, /):
+    """vp.matrix_transpose: the last two axes swapped (a view)."""
+    from . import linalg
+    return linalg.matrix_transpose(x)
+
+
+UniqueAllResult = collections.namedtuple("UniqueAllResult",
+                                         ["values", "indices", "inverse_indices", "counts"])
+UniqueCountsResult = collections.namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = collections.namedtuple("UniqueInverseResult",
+                                             ["values", "inverse_indices"])
+
+
+def _unique(x, **kw):
+    from . import _sort
+    return _sort.unique(x, equal_nan=False, **kw)
+
+
+def unique_all(x):
+    """vp.unique_all (the array API's): values (sorted), the index of each
+    one's first occurrence, the inverse indices (x's shape), the counts."""
+    if not isinstance(x, _nd):
+        return np.unique_all(x)
+    v, i, inv, c = _unique(x, return_index=True, return_inverse=True, return_counts=True)
+    return UniqueAllResult(v, i, inv.reshape(tuple(x.shape)), c)
+
+
+def unique_counts(x):
+    """vp.unique_counts: values (sorted) and their counts."""
+    if not isinstance(x, _nd):
+        return np.unique_counts(x)
+    return UniqueCountsResult(*_unique(x, return_counts=True))
+
+
+def unique_inverse(x):
+    """vp.unique_inverse: values (sorted) and the inverse indices (x's shape)."""
+    if not isinstance(x, _nd):
+        return np.unique_inverse(x)
+    v, inv = _unique(x, return_inverse=True)
+    return UniqueInverseResult(v, inv.reshape(tuple(x.shape)))
+
+
+def unique_values(x):
+    """vp.unique_values: the distinct values (sorted here; NumPy's order is
+    unspecified)."""
+    if not isinstance(x, _nd):
+        return np.unique_values(x)
+    return _unique(x)
+
+
+def isposinf(x, out=None):
+    """vp.isposinf: x == +inf (as NumPy: isinf and not signbit)."""
+    return _inf_sign("isposinf", x, out, False)
+
+
+def isneginf(x, out=None):
+    """vp.isneginf: x == -inf."""
+    return _inf_sign("isneginf", x, out, True)
+
+
+def _inf_sign(name, x, out, neg):
+    if not _res(x, out):
+        return getattr(np, name)(x, out)
+    if x.dtype.kind == "c":
+        raise TypeError(f"This operation is not supported for complex values because it "
+                        f"would be ambiguous.")
+    s = _ufunc.signbit(x)
+    r = _ufunc.logical_and(_ufunc.isinf(x), s if neg else _ufunc.logical_not(s))
+    if out is not None:
+        from . import _numeric
+        _numeric.copyto(out, r)
+        return out
+    return r
+
+
+def fix(x, out=None):
+    """vp.fix: rounds toward zero, keeping x's dtype (as numpy.fix)."""
+    if not _res(x, out):
+        return np.fix(x, out)
+    r = _ufunc.trunc(x)
+    if r.dtype != x.dtype and x.dtype.kind in "iub":
+        r = r.astype(x.dtype)
+    if out is not None:
+        from . import _numeric
+        _numeric.copyto(out, r)
+        return out
+    return r
+
+
+def sinc(x):
+    """vp.sinc: sin(pi x) / (pi x), 1 at 0 (NumPy's formula: pi * x with
+    0 replaced by 1e-20)."""
+    if not _res(x):
+        return np.sinc(x)
+    if x.dtype.kind in "iub":
+        x = x.astype(np.float64)
+    y = _ufunc.multiply(np.pi, _ufunc.where(_ufunc.equal(x, 0), np.asarray(1.0e-20, x.dtype)
+                                            if x.dtype.kind == "f" else 1.0e-20, x))
+    return _ufunc.divide(_ufunc.sin(y), y)
+
+
+def diagflat(v, k=0):
+    """vp.diagflat: a 2-D array with v flattened on diagonal k."""
+    if not _res(v):
+        return np.diagflat(v, k)
+    from . import _numeric
+    return _numeric.diag(v.ravel(), k)
+
+
+def rollaxis(a, axis, start=0):
+    """vp.rollaxis: axis rolled back until it lies before start (a view)."""
+    if not _res(a):
+        return np.rollaxis(a, axis, start)
+    n = a.ndim
+    axis = _shapeops._axis(axis, n, "rollaxis")
+    if start < 0:
+        start += n
+    if not 0 <= start < n + 1:
+        raise np.exceptions.AxisError(f"'start' arg requires {-n} <= start < {n + 1}, but "
+                                      f"{start} was passed in")
+    if axis < start:
+        start -= 1
+    if axis == start:
+        return a[...]
+    axes = list(range(n))
+    axes.remove(axis)
+    axes.insert(start, axis)
+    return a.transpose(axes)
+
+
+def row_stack(tup, *, dtype=None, casting="same_kind"):
+    """vp.row_stack: vp.vstack (NumPy 2 deprecates the name, and so warns)."""
+    import warnings
+    warnings.warn("`row_stack` alias is deprecated. Use `np.vstack` directly.",
+                  DeprecationWarning, stacklevel=2)
+    return _shapeops.vstack(tup, dtype=dtype, casting=casting)
+
+
+def dsplit(ary, indices_or_sections):
+    """vp.dsplit: split along the third axis (arrays of 3 or more dims)."""
+    if not _res(ary):
+        return np.dsplit(ary, indices_or_sections)
+    if ary.ndim < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return _shapeops.split(ary, indices_or_sections, 2)
+
+
+def _indices_from(name, arr, *args):
+    a = arr
+    if not isinstance(a, _nd):
+        return getattr(np, name)(a, *args)
+    if a.ndim != 2 and name != "diag_indices_from":
+        raise ValueError("input array must be 2-d")
+    host = getattr(np, name)(np.empty(tuple(a.shape), np.bool_), *args)
+    return tuple(_array.asarray(h, context=a._ctx) for h in host)
+
+
+def tril_indices_from(arr, k=0):
+    """vp.tril_indices_from: numpy.tril_indices_from as resident index arrays."""
+    return _indices_from("tril_indices_from", arr, k)
+
+
+def triu_indices_from(arr, k=0):
+    """vp.triu_indices_from: numpy.triu_indices_from as resident index arrays."""
+    return _indices_from("triu_indices_from", arr, k)
+
+
+def diag_indices_from(arr):
+    """vp.diag_indices_from: numpy.diag_indices_from as resident index arrays."""
+    return _indices_from("diag_indices_from", arr)
+
+
+def ix_(*args):
+    """vp.ix_: the open mesh of 1-D sequences (resident views reshaped so
+    that they broadcast against each other; booleans become indices)."""
+    if not _res(*args):
+        return np.ix_(*args)
+    ctx = _array.common_context("vp.ix_", args)
+    out = []
+    nd = len(args)
+    for k, x in enumerate(args):
+        x = _asnd(x, ctx)
+        if x.ndim != 1:
+            raise ValueError("Cross index must be 1 dimensional")
+        if x.dtype == np.bool_:
+            from . import _stats
+            x = _stats.flatnonzero(x)
+        out.append(x.reshape((1,) * k + (x.shape[0],) + (1,) * (nd - k - 1)))
+    return tuple(out)
+
+
+def iscomplexobj(x):
+    """vp.iscomplexobj: whether x's dtype is complex."""
+    return np.dtype(x.dtype).kind == "c" if isinstance(x, _nd) else np.iscomplexobj(x)
+
+
+def isrealobj(x):
+    """vp.isrealobj: whether x's dtype is not complex."""
+    return not iscomplexobj(x)
+
+
+def iscomplex(x):
+    """vp.iscomplex: where the imaginary part is nonzero (False for real
+    dtypes), a resident bool array."""
+    if not isinstance(x, _nd):
+        return np.iscomplex(x)
+    if x.dtype.kind != "c":
+        return _array.zeros(tuple(x.shape), np.bool_, context=x._ctx)
+    from . import _complex
+    return _ufunc.not_equal(_complex.imag(x), 0)
+
+
+def isreal(x):
+    """vp.isreal: where the imaginary part is zero (True for real dtypes)."""
+    if not isinstance(x, _nd):
+        return np.isreal(x)
+    return _ufunc.logical_not(iscomplex(x))
+
+
+def may_share_memory(a, b, /, max_work=None):
+    """vp.may_share_memory: whether two resident arrays are views of one
+    buffer whose byte ranges overlap (NumPy's bounds test; a host array
+    never shares a device buffer)."""
+    if not (isinstance(a, _nd) or isinstance(b, _nd)):
+        return np.may_share_memory(a, b, max_work)
+    return isinstance(a, _nd) and isinstance(b, _nd) and _array.overlaps(a, b)
+
+
+def shares_memory(a, b, /, max_work=None):
+    """vp.shares_memory: whether two resident arrays have a byte in common
+    (exact: each element's bytes compared, as NumPy's exact answer)."""
+    if not (isinstance(a, _nd) or isinstance(b, _nd)):
+        return np.shares_memory(a, b, max_work)
+    if not may_share_memory(a, b):
+        return False
+
+    def touched(x):
+        isz = x._sdtype.itemsize
+        st = np.asarray(_array.elem_strides(x), np.int64)
+        idx = np.indices(tuple(x.shape)).reshape(x.ndim, -1)
+        first = x._offset + (st[:, None] * idx).sum(0)
+        return set((first[:, None] * isz + np.arange(isz)).ravel().tolist())
+    return bool(touched(a) & touched(b))
+
+
+def _poly1d_in(name, *ps):
+    if not _res(*ps):
+        return None
+    ctx = _array.common_context(f"vp.{name}", ps)
+    out = []
+    for p in ps:
+        p = _asnd(p, ctx)
+        if p.ndim != 1:
+            raise ValueError(f"vp.{name}: coefficients must be 1-D (poly1d is not supported)")
+        out.append(p)
+    return out
+
+
+def polyadd(a1, a2):
+    """vp.polyadd: the sum of two polynomials (coefficients highest first)."""
+    ps = _poly1d_in("polyadd", a1, a2)
+    if ps is None:
+        return np.polyadd(a1, a2)
+    a, b = ps
+    n = builtins.max(a.shape[0], b.shape[0])
+    dt = np.result_type(a.dtype, b.dtype)
+
+    def pad(p):
+        return p.astype(dt) if p.shape[0] == n else _shapeops.concatenate(
+            [_array.zeros((n - p.shape[0],), dt, context=p._ctx), p.astype(dt)])
+    return _ufunc.add(pad(a), pad(b))
+
+
+def polysub(a1, a2):
+    """vp.polysub: a1 - a2 (coefficients highest first)."""
+    ps = _poly1d_in("polysub", a1, a2)
+    if ps is None:
+        return np.polysub(a1, a2)
+    return polyadd(ps[0], _ufunc.negative(ps[1]))
+
+
+def polymul(a1, a2):
+    """vp.polymul: the product of two polynomials (vp.convolve)."""
+    ps = _poly1d_in("polymul", a1, a2)
+    if ps is None:
+        return np.polymul(a1, a2)
+    from . import _convolve
+    return _convolve.convolve(*ps)
+
+
+def polyder(p, m=1):
+    """vp.polyder: the m-th derivative of a polynomial."""
+    ps = _poly1d_in("polyder", p)
+    if ps is None:
+        return np.polyder(p, m)
+    m = operator.index(m)
+    if m < 0:
+        raise ValueError("Order of derivative must be positive (see polyint)")
+    p = ps[0]
+    for _ in range(m):  # NumPy's: p[:-1] * arange(n, 0, -1) (a constant's is empty)
+        n = p.shape[0] - 1
+        p = _ufunc.multiply(p[:-1] if n > 0 else p[:0],
+                            _array.asarray(np.arange(n, 0, -1), context=p._ctx))
+    return p
+
+
+def polyint(p, m=1, k=None):
+    """vp.polyint: the m-th antiderivative of a polynomial (integration
+    constants k, default 0)."""
+    ps = _poly1d_in("polyint", p)
+    if ps is None:
+        return np.polyint(p, m, k)
+    m = operator.index(m)
+    if m < 0:
+        raise ValueError("Order of integral must be positive (see polyder)")
+    ks = np.zeros(m) if k is None else np.atleast_1d(np.asarray(_host(k), dtype=float))
+    if ks.size == 1 and m > 1:
+        ks = ks[0] * np.ones(m)
+    if ks.size < m:
+        raise ValueError("k must be a scalar or a rank-1 array of length 1 or >m.")
+    p = ps[0]
+    for i in range(m):
+        n = p.shape[0]
+        q = _ufunc.true_divide(p, _array.asarray(np.arange(n, 0, -1).astype(np.float64),
+                                                 context=p._ctx))
+        p = _shapeops.concatenate([q, _array.asarray(np.asarray([ks[i]], q.dtype),
+                                                     context=p._ctx)])
+    return p
+
+
+NAMES = ("delete", "insert", "resize", "compress", "extract", "put", "cumulative_sum",
+         "cumulative_prod", "unstack", "matrix_transpose", "unique_all", "unique_counts",
+         "unique_inverse", "unique_values", "isposinf", "isneginf", "fix", "sinc", "diagflat",
+         "rollaxis", "row_stack", "dsplit", "tril_indices_from", "triu_indices_from",
+         "diag_indices_from", "ix_", "iscomplex", "isreal", "iscomplexobj", "isrealobj",
+         "may_share_memory", "shares_memory", "polyadd", "polysub", "polymul", "polyder",
+         "polyint")
