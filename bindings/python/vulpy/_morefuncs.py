@@ -198,15 +198,19 @@ def put(a, ind, v, mode="raise"):
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
-    """vp.cumulative_sum (the array API's, NumPy 2.1): vp.cumsum with
-    include_initial=True putting a 0 first along axis (required unless x is
-    1-D or 0-d)."""
+    """vp.cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    the array API's running sum (NumPy 2.1): vp.cumsum of x along axis
+    (required unless x is 1-D or 0-d), in dtype when given, into out when
+    given; include_initial=True puts a 0 first along axis."""
     return _cumulative("cumulative_sum", _reduce.cumsum, 0, x, axis, dtype, out,
                        include_initial)
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
-    """vp.cumulative_prod: as vp.cumulative_sum, with products (initial 1)."""
+    """vp.cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    the array API's running product: vp.cumprod of x along axis (required
+    unless x is 1-D or 0-d), in dtype when given, into out when given;
+    include_initial=True puts a 1 first along axis."""
     return _cumulative("cumulative_prod", _reduce.cumprod, 1, x, axis, dtype, out,
                        include_initial)
 
@@ -247,7 +251,8 @@ def unstack(x, /, *, axis=0):
 
 
 def matrix_transpose(x, /):
-    """vp.matrix_transpose: the last two axes swapped (a view)."""
+    """vp.matrix_transpose(x, /): numpy.matrix_transpose: x with its last two
+    axes swapped, a view (ValueError below two dimensions, as NumPy's)."""
     from . import linalg
     return linalg.matrix_transpose(x)
 
@@ -274,7 +279,9 @@ def unique_all(x):
 
 
 def unique_counts(x):
-    """vp.unique_counts: values (sorted) and their counts."""
+    """vp.unique_counts(x): the array API's unique_counts on the device: the
+    distinct values of x (sorted) and how often each occurs, as NumPy's
+    UniqueCountsResult(values, counts)."""
     if not isinstance(x, _nd):
         return np.unique_counts(x)
     return UniqueCountsResult(*_unique(x, return_counts=True))
@@ -289,20 +296,22 @@ def unique_inverse(x):
 
 
 def unique_values(x):
-    """vp.unique_values: the distinct values (sorted here; NumPy's order is
-    unspecified)."""
+    """vp.unique_values(x): the array API's unique_values on the device: the
+    distinct values of x (sorted here; NumPy's order is unspecified)."""
     if not isinstance(x, _nd):
         return np.unique_values(x)
     return _unique(x)
 
 
 def isposinf(x, out=None):
-    """vp.isposinf: x == +inf (as NumPy: isinf and not signbit)."""
+    """vp.isposinf(x, out=None): numpy.isposinf on the device: a bool array,
+    True where x is +inf (isinf and not signbit); written into out when given."""
     return _inf_sign("isposinf", x, out, False)
 
 
 def isneginf(x, out=None):
-    """vp.isneginf: x == -inf."""
+    """vp.isneginf(x, out=None): numpy.isneginf on the device: a bool array,
+    True where x is -inf (isinf and signbit); written into out when given."""
     return _inf_sign("isneginf", x, out, True)
 
 
@@ -322,7 +331,8 @@ def _inf_sign(name, x, out, neg):
 
 
 def fix(x, out=None):
-    """vp.fix: rounds toward zero, keeping x's dtype (as numpy.fix)."""
+    """vp.fix(x, out=None): numpy.fix on the device: x rounded toward zero,
+    keeping x's dtype (integers unchanged); written into out when given."""
     if not _res(x, out):
         return np.fix(x, out)
     r = _ufunc.trunc(x)
@@ -348,7 +358,8 @@ def sinc(x):
 
 
 def diagflat(v, k=0):
-    """vp.diagflat: a 2-D array with v flattened on diagonal k."""
+    """vp.diagflat(v, k=0): numpy.diagflat on the device: a 2-D array with the
+    flattened input v on diagonal k (k > 0 above the main one, k < 0 below)."""
     if not _res(v):
         return np.diagflat(v, k)
     from . import _numeric
@@ -377,7 +388,9 @@ def rollaxis(a, axis, start=0):
 
 
 def row_stack(tup, *, dtype=None, casting="same_kind"):
-    """vp.row_stack: vp.vstack (NumPy 2 deprecates the name, and so warns)."""
+    """vp.row_stack(tup, *, dtype=None, casting='same_kind'): vp.vstack of the
+    arrays in tup (dtype and casting as vstack's); NumPy 2 deprecates the
+    name, and this warns as it does (DeprecationWarning)."""
     import warnings
     warnings.warn("`row_stack` alias is deprecated. Use `np.vstack` directly.",
                   DeprecationWarning, stacklevel=2)
@@ -385,7 +398,9 @@ def row_stack(tup, *, dtype=None, casting="same_kind"):
 
 
 def dsplit(ary, indices_or_sections):
-    """vp.dsplit: split along the third axis (arrays of 3 or more dims)."""
+    """vp.dsplit(ary, indices_or_sections): numpy.dsplit: ary (3 or more
+    dimensions) split along its third axis into views, by a number of
+    equal sections or a list of split indices (indices_or_sections)."""
     if not _res(ary):
         return np.dsplit(ary, indices_or_sections)
     if ary.ndim < 3:
@@ -404,17 +419,22 @@ def _indices_from(name, arr, *args):
 
 
 def tril_indices_from(arr, k=0):
-    """vp.tril_indices_from: numpy.tril_indices_from as resident index arrays."""
+    """vp.tril_indices_from(arr, k=0): numpy.tril_indices_from: the (row,
+    column) indices of the lower triangle of the 2-D array arr, diagonal
+    offset k, as resident index arrays."""
     return _indices_from("tril_indices_from", arr, k)
 
 
 def triu_indices_from(arr, k=0):
-    """vp.triu_indices_from: numpy.triu_indices_from as resident index arrays."""
+    """vp.triu_indices_from(arr, k=0): numpy.triu_indices_from: the (row,
+    column) indices of the upper triangle of the 2-D array arr, diagonal
+    offset k, as resident index arrays."""
     return _indices_from("triu_indices_from", arr, k)
 
 
 def diag_indices_from(arr):
-    """vp.diag_indices_from: numpy.diag_indices_from as resident index arrays."""
+    """vp.diag_indices_from(arr): numpy.diag_indices_from: the indices of the
+    main diagonal of the square n-d array arr, as resident index arrays."""
     return _indices_from("diag_indices_from", arr)
 
 
@@ -438,18 +458,20 @@ def ix_(*args):
 
 
 def iscomplexobj(x):
-    """vp.iscomplexobj: whether x's dtype is complex."""
+    """vp.iscomplexobj(x): numpy.iscomplexobj: True when x's dtype is complex
+    (a Python bool, from the metadata: nothing is read back)."""
     return np.dtype(x.dtype).kind == "c" if isinstance(x, _nd) else np.iscomplexobj(x)
 
 
 def isrealobj(x):
-    """vp.isrealobj: whether x's dtype is not complex."""
+    """vp.isrealobj(x): numpy.isrealobj: True when x's dtype is not complex
+    (a Python bool, from the metadata: nothing is read back)."""
     return not iscomplexobj(x)
 
 
 def iscomplex(x):
-    """vp.iscomplex: where the imaginary part is nonzero (False for real
-    dtypes), a resident bool array."""
+    """vp.iscomplex(x): numpy.iscomplex on the device: a resident bool array,
+    True where x's imaginary part is nonzero (all False for a real dtype)."""
     if not isinstance(x, _nd):
         return np.iscomplex(x)
     if x.dtype.kind != "c":
@@ -459,24 +481,27 @@ def iscomplex(x):
 
 
 def isreal(x):
-    """vp.isreal: where the imaginary part is zero (True for real dtypes)."""
+    """vp.isreal(x): numpy.isreal on the device: a resident bool array, True
+    where x's imaginary part is zero (all True for a real dtype)."""
     if not isinstance(x, _nd):
         return np.isreal(x)
     return _ufunc.logical_not(iscomplex(x))
 
 
 def may_share_memory(a, b, /, max_work=None):
-    """vp.may_share_memory: whether two resident arrays are views of one
-    buffer whose byte ranges overlap (NumPy's bounds test; a host array
-    never shares a device buffer)."""
+    """vp.may_share_memory(a, b, /, max_work=None): numpy.may_share_memory for
+    resident arrays: True when a and b are views of one buffer whose byte
+    ranges overlap (NumPy's bounds test; max_work is accepted and unused);
+    a host array never shares a device buffer (False)."""
     if not (isinstance(a, _nd) or isinstance(b, _nd)):
         return np.may_share_memory(a, b, max_work)
     return isinstance(a, _nd) and isinstance(b, _nd) and _array.overlaps(a, b)
 
 
 def shares_memory(a, b, /, max_work=None):
-    """vp.shares_memory: whether two resident arrays have a byte in common
-    (exact: each element's bytes compared, as NumPy's exact answer)."""
+    """vp.shares_memory(a, b, /, max_work=None): numpy.shares_memory for
+    resident arrays: True when a and b have a byte in common (exact: each
+    element's bytes compared on the host; max_work is accepted and unused)."""
     if not (isinstance(a, _nd) or isinstance(b, _nd)):
         return np.shares_memory(a, b, max_work)
     if not may_share_memory(a, b):
@@ -505,7 +530,9 @@ def _poly1d_in(name, *ps):
 
 
 def polyadd(a1, a2):
-    """vp.polyadd: the sum of two polynomials (coefficients highest first)."""
+    """vp.polyadd(a1, a2): numpy.polyadd on the device: the sum of the
+    polynomials a1 and a2 (1-D coefficient arrays, highest power first; the
+    shorter is padded with leading zeros)."""
     ps = _poly1d_in("polyadd", a1, a2)
     if ps is None:
         return np.polyadd(a1, a2)
@@ -520,7 +547,8 @@ def polyadd(a1, a2):
 
 
 def polysub(a1, a2):
-    """vp.polysub: a1 - a2 (coefficients highest first)."""
+    """vp.polysub(a1, a2): numpy.polysub on the device: the difference a1 - a2
+    of two polynomials (1-D coefficient arrays, highest power first)."""
     ps = _poly1d_in("polysub", a1, a2)
     if ps is None:
         return np.polysub(a1, a2)
@@ -528,7 +556,9 @@ def polysub(a1, a2):
 
 
 def polymul(a1, a2):
-    """vp.polymul: the product of two polynomials (vp.convolve)."""
+    """vp.polymul(a1, a2): numpy.polymul on the device: the product of the
+    polynomials a1 and a2 (1-D coefficients, highest power first), by
+    vp.convolve."""
     ps = _poly1d_in("polymul", a1, a2)
     if ps is None:
         return np.polymul(a1, a2)
@@ -537,7 +567,9 @@ def polymul(a1, a2):
 
 
 def polyder(p, m=1):
-    """vp.polyder: the m-th derivative of a polynomial."""
+    """vp.polyder(p, m=1): numpy.polyder on the device: the m-th derivative of
+    the polynomial p (1-D coefficients, highest power first; a constant's
+    derivative is empty, as NumPy's)."""
     ps = _poly1d_in("polyder", p)
     if ps is None:
         return np.polyder(p, m)
@@ -553,8 +585,9 @@ def polyder(p, m=1):
 
 
 def polyint(p, m=1, k=None):
-    """vp.polyint: the m-th antiderivative of a polynomial (integration
-    constants k, default 0)."""
+    """vp.polyint(p, m=1, k=None): numpy.polyint on the device: the m-th
+    antiderivative of the polynomial p (1-D coefficients, highest power
+    first), with integration constants k (a scalar or m values; default 0)."""
     ps = _poly1d_in("polyint", p)
     if ps is None:
         return np.polyint(p, m, k)
