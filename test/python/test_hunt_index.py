@@ -406,6 +406,10 @@ def _out_functions():
         "where": lambda: ((f32(4, 3) > 0.5, f32(4, 3), f32(4, 3)), {}),
         "trace": lambda: ((f32(3, 3, 4, 3),), {}),
         "ldexp": lambda: ((f32(4, 3), i32(4, 3)), {}),
+        "compress": lambda: (([True, False, True, True], f32(4, 3)), {"axis": 0}),
+        "cumulative_sum": lambda: ((f32(4, 3),), {"axis": 0}),
+        "cumulative_prod": lambda: ((f32(4, 3),), {"axis": 0}),
+        "divmod": lambda: ((f32(4, 3), f32(4, 3)), {}),
     }
     out = []
     for name in sorted(dir(vp)):
@@ -440,16 +444,21 @@ def test_every_out_function_refuses_a_broadcast_view():
     ValueError and leaves the broadcast array unchanged."""
     funcs = _out_functions()
     assert len(funcs) > 100
+    pairs = {"divmod", "modf", "frexp"}  # two outputs: out=(a, b), each checked
     for name, make in funcs:
         args, kw = make()
         r = getattr(vp, name)(*args, **kw)
-        assert isinstance(r, vp.ndarray) and r.ndim and r.shape[0] > 1, name
-        base = vp.asarray(np.arange(int(np.prod(r.shape[1:])), dtype=np.float64)
-                          .reshape(r.shape[1:]).astype(r.dtype))
-        before = base.numpy()
-        with pytest.raises(ValueError, match="read-only"):
-            getattr(vp, name)(*args, out=vp.broadcast_to(base, r.shape), **kw)
-        _same(base, before, name)
+        for k in (0, 1) if name in pairs else (None,):
+            rk = r if k is None else r[k]
+            assert isinstance(rk, vp.ndarray) and rk.ndim and rk.shape[0] > 1, name
+            base = vp.asarray(np.arange(int(np.prod(rk.shape[1:])), dtype=np.float64)
+                              .reshape(rk.shape[1:]).astype(rk.dtype))
+            before = base.numpy()
+            view = vp.broadcast_to(base, rk.shape)
+            out = view if k is None else ((view, None) if k == 0 else (None, view))
+            with pytest.raises(ValueError, match="read-only"):
+                getattr(vp, name)(*args, out=out, **kw)
+            _same(base, before, name)
     x = vp.asarray(np.arange(4, dtype=np.float32))
     b = vp.broadcast_to(x, (16, 4))
     with pytest.raises(ValueError, match="read-only"):
