@@ -89,7 +89,8 @@ def imports(files=None):
 # imports vulpy and nothing else, and the op module that runs them imports
 # them at first use (test_kernel_programs_are_clients checks both).
 KERNEL_PROGRAMS = {"_random_kernels": "random", "_compact_kernels": "_compact",
-                   "_convolve_kernels": "_convolve", "_linalg_kernels": "linalg"}
+                   "_convolve_kernels": "_convolve", "_linalg_kernels": "linalg",
+                   "_numeric_kernels": "_numeric"}
 # Kernel helpers shared by several kernel programs: a kernel program too
 # (imports vulpy only), used by the kernel programs and by the modules that
 # build kernels from a template, those importing it at first use.

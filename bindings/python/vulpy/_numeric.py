@@ -340,18 +340,13 @@ def append(arr, values, axis=None):
     return _shapeops.concatenate([arr, values], axis=axis)
 
 
-# frexp computes float16/float32 input in float64 on a device that flushes
-# float32 subnormals (ctx.flushes_subnormals); tests set True to run that
-# path on any device with float64
-FREXP_WIDEN = False
-
-
 def frexp(x, out=None):
     """vp.frexp(x, out=None):
     numpy.frexp: mantissa and exponent, x == m * 2**e with 0.5 <= |m| < 1
     (m keeps x's sign; zero, inf and NaN give (x, 0); subnormal x a normal
-    m and its exponent: computed in float64 on a device whose float32
-    arithmetic flushes subnormals, ctx.flushes_subnormals). m has x's float
+    m and its exponent, on every device: float16 and float32 by their bits,
+    so a device that flushes float32 subnormals, ctx.flushes_subnormals,
+    gets them too). m has x's float
     type (NumPy's for integer input), e is int32. out=(m, e) as
     vp.divmod's. np.frexp on resident arrays runs here.
 
@@ -366,13 +361,22 @@ def frexp(x, out=None):
     if want.kind != "f":
         raise TypeError(f"vp.frexp: {x.dtype} input is not supported (NumPy's frexp has no "
                         f"loop for it)")
-    work = want
-    if want.itemsize < 8 and (FREXP_WIDEN or ctx.flushes_subnormals) and \
-            "float64" in ctx.info["features"]:
-        # a device whose float32 arithmetic flushes subnormals (NVIDIA)
-        # would give m = 0 for them: float64 keeps them, and m (24 bits or
-        # fewer) converts back exactly
-        work = np.dtype(np.float64)
+    if want.itemsize < 8:
+        # float16 and float32 by the bits (_numeric_kernels.frexp_f32):
+        # exact on a device that flushes float32 subnormals, where log2,
+        # ldexp and a conversion to float64 all read them as 0. float16
+        # converts to float32 exactly (no float32 subnormal is involved)
+        # and m (at most 11 bits) converts back exactly.
+        from . import _numeric_kernels as K
+        xf = x.astype(np.float32) if x.dtype != np.float32 else x
+        xf = xf if xf.contiguous else xf.copy()
+        m = _array.empty(x.shape, np.float32, context=ctx)
+        e = _array.empty(x.shape, np.int32, context=ctx)
+        if x.size:
+            K.frexp_f32(xf, m, e, n=x.size, dispatch=x.size, context=ctx)
+        return _into("frexp", (m if want == np.float32 else m.astype(want), e),
+                     (m_out, e_out))
+    work = want  # float64: the device keeps float64 subnormals
     xf = x if x.dtype == work else x.astype(work)
     ax = _ufunc.absolute(xf)
     plain = _ufunc.logical_and(_ufunc.isfinite(xf), _ufunc.not_equal(xf, 0))
@@ -388,8 +392,6 @@ def frexp(x, out=None):
     e = _ufunc.add(e, _ufunc.subtract(up.astype(np.int32), down.astype(np.int32)))
     m = _ufunc.where(up, _ufunc.multiply(m, 0.5), _ufunc.where(down, _ufunc.multiply(m, 2), m))
     m = _ufunc.where(plain, m, xf)  # zero (either sign), inf, NaN: x itself
-    if m.dtype != want:  # (exact: m has no more bits than x)
-        m = m.astype(want)
     return _into("frexp", (m, e), (m_out, e_out))
 
 
@@ -545,12 +547,31 @@ def select(condlist, choicelist, default=0):
     return out if out._buf is not dflt._buf else out.copy()
 
 
+def _numpy_crosses_2d():
+    """Whether the NumPy we run with still takes 2-vectors in np.cross
+    (deprecated in NumPy 2.0, refused by later versions)."""
+    import warnings
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            np.cross(np.zeros(2), np.zeros(3))
+        return True
+    except ValueError:
+        return False
+
+
+_CROSS_2D = _numpy_crosses_2d()
+
+
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """vp.cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) in host
-    Python: numpy.cross on the device: the cross product of vectors of 2 or
-    3 components along the given axes (2 and 2: the z component only,
-    with NumPy's DeprecationWarning), the other axes broadcast. Inside a
-    kernel vp.cross(u, v) is the kernel language's vec3 cross product."""
+    Python: numpy.cross on the device: the cross product of vectors of 3
+    components along the given axes, the other axes broadcast. Vectors of
+    2 components as the installed NumPy takes them: where it still does
+    (NumPy 2.0 to 2.4: a DeprecationWarning; 2 and 2 give the z component
+    only) VulPy does too, where it refuses them VulPy raises its
+    ValueError. Inside a kernel vp.cross(u, v) is the kernel language's
+    vec3 cross product."""
     if not _res(a, b):
         return np.cross(a, b, axisa, axisb, axisc, axis)
     ctx = _array.common_context("vp.cross", (a, b))
@@ -562,6 +583,9 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     na, nb = a.shape[-1], b.shape[-1]
     if na not in (2, 3) or nb not in (2, 3):
         raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+    if not _CROSS_2D and (na == 2 or nb == 2):
+        raise ValueError(f"Both input arrays must be (arrays of) 3-dimensional vectors, but they "
+                         f"are {na} and {nb} dimensional instead.")
     if na == 2 and nb == 2:
         import warnings
         warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of "
