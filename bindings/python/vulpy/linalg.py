@@ -180,6 +180,61 @@ def _square(a):
         raise LinAlgError("Last 2 dimensions of the array must be square")
 
 
+def _check_elements(shape, elements):
+    """The kernels index a stack with 32-bit integers: refuse one whose
+    arrays reach 2^32 elements (ValueError naming its shape)."""
+    if elements >= 2**32:
+        raise ValueError(f"vp.linalg: the stack {tuple(shape)} is too large (2^32 elements "
+                         f"or more)")
+
+
+def _loop_limit_error(ctx, name, what, lim):
+    return NotImplementedError(
+        f"vp.linalg{name}: {what} needs more than the {lim} loop iterations per invocation "
+        f"after which {ctx.name} ends loops silently (ctx.limits['max_loop_iterations']); "
+        f"use numpy.linalg on x.numpy() there (GPUs have no such limit)")
+
+
+def _check_loops(ctx, name, what, backedges):
+    """Refuse (NotImplementedError) a factorization whose kernel would loop
+    past the device's loop limit (lavapipe's 65,535 back-edges per
+    invocation, ctx.limits['max_loop_iterations']; GPUs have none), where
+    the loops would end silently. backedges: the kernel's count for the
+    call, computed only where there is a limit."""
+    lim = ctx.limits.get("max_loop_iterations")
+    if lim is not None and backedges() > lim:
+        raise _loop_limit_error(ctx, name, what, lim)
+
+
+MAX_SWEEPS = 30  # LAPACK's gesvj gives up after 30 sweeps too
+MIN_SWEEPS = 8   # a device whose loop limit allows fewer refuses the size
+
+
+def _fit_sweeps(ctx, name, what, backedges):
+    """The sweeps a Jacobi kernel may take: MAX_SWEEPS, or on a device with
+    a loop limit the most (down to MIN_SWEEPS) whose back-edges,
+    backedges(sweeps), stay under it; fewer than MIN_SWEEPS refuses the
+    size (NotImplementedError)."""
+    sweeps = MAX_SWEEPS
+    lim = ctx.limits.get("max_loop_iterations")
+    if lim is not None:
+        while sweeps >= MIN_SWEEPS and backedges(sweeps) > lim:
+            sweeps -= 1
+        if sweeps < MIN_SWEEPS:
+            raise _loop_limit_error(ctx, name, what, lim)
+    return sweeps
+
+
+def _unconverged(ctx, name, what, sweeps):
+    """NotImplementedError for a Jacobi iteration that did not converge in
+    the fewer than MAX_SWEEPS sweeps the device's loop limit allowed (with
+    all of them it would raise LinAlgError, as LAPACK)."""
+    return NotImplementedError(
+        f"vp.linalg{name}: {what} did not converge in the {sweeps} sweeps that "
+        f"{ctx.name}'s loop limit allows (ctx.limits['max_loop_iterations']); use "
+        f"numpy.linalg on x.numpy() there")
+
+
 def _lu(a, b, cdt):
     """Factors every matrix of a (resident, (..., n, n)) on the device;
     b (resident, a's batch shape + (n, nrhs)) or None: its solution.
@@ -193,16 +248,11 @@ def _lu(a, b, cdt):
     batch, n = tuple(a.shape[:-2]), a.shape[-1]
     count = math.prod(batch)
     nrhs = b.shape[-1] if b is not None else 0
-    if count * n * max(n, nrhs, 1) >= 2**32:
-        raise ValueError(f"vp.linalg: the stack {tuple(a.shape)} is too large (2^32 elements "
-                         f"or more)")
-    lim = ctx.limits.get("max_loop_iterations") if count and n else None
-    if lim is not None and K.backedges(n, nrhs) > lim:
-        raise NotImplementedError(
-            f"vp.linalg: a {n} x {n} matrix{f' with {nrhs} right-hand sides' if nrhs else ''} "
-            f"needs more than the {lim} loop iterations per invocation after which {ctx.name} "
-            f"ends loops silently (ctx.limits['max_loop_iterations']); use numpy.linalg on "
-            f"x.numpy() there (GPUs have no such limit)")
+    _check_elements(a.shape, count * n * max(n, nrhs, 1))
+    if count and n:
+        _check_loops(ctx, "", f"a {n} x {n} matrix"
+                     f"{f' with {nrhs} right-hand sides' if nrhs else ''}",
+                     lambda: K.backedges(n, nrhs))
     w = a.astype(cdt)  # a new contiguous array: the kernel overwrites it with L and U
     x = b.astype(cdt) if b is not None else _array.empty((1,), cdt, memory=mem, context=ctx)
     d = _array.empty(batch + (n,), cdt, memory=mem, context=ctx)
@@ -322,16 +372,9 @@ def cholesky(a, /, *, upper=False):
     ctx = a._ctx
     batch, n = tuple(a.shape[:-2]), a.shape[-1]
     count = math.prod(batch)
-    if count * n * n >= 2**32:
-        raise ValueError(f"vp.linalg: the stack {tuple(a.shape)} is too large (2^32 elements "
-                         f"or more)")
-    lim = ctx.limits.get("max_loop_iterations") if count and n else None
-    if lim is not None and K.cholesky_backedges(n) > lim:
-        raise NotImplementedError(
-            f"vp.linalg.cholesky: a {n} x {n} matrix needs more than the {lim} loop iterations "
-            f"per invocation after which {ctx.name} ends loops silently "
-            f"(ctx.limits['max_loop_iterations']); use numpy.linalg on x.numpy() there (GPUs "
-            f"have no such limit)")
+    _check_elements(a.shape, count * n * n)
+    if count and n:
+        _check_loops(ctx, ".cholesky", f"a {n} x {n} matrix", lambda: K.cholesky_backedges(n))
     w = a.astype(cdt)  # a new contiguous array: the kernel overwrites it with L
     if count and n:
         bad = _array.zeros((1,), np.uint32, context=ctx)
@@ -345,10 +388,6 @@ def cholesky(a, /, *, upper=False):
 
 
 # ---------------------------------------------------------------- SVD (one-sided Jacobi)
-
-MAX_SWEEPS = 30  # LAPACK's gesvj gives up after 30 sweeps too
-MIN_SWEEPS = 8   # a device whose loop limit allows fewer refuses the size
-
 
 def _jacobi(a, cdt, wantv, name):
     """The one-sided Jacobi SVD of every matrix of the resident stack a
@@ -366,25 +405,14 @@ def _jacobi(a, cdt, wantv, name):
     g = _shapeops.swapaxes(a, -1, -2) if t else a
     batch, m, n = tuple(g.shape[:-2]), g.shape[-2], g.shape[-1]
     count = math.prod(batch)
-    if count * m * max(n, 3 * K.L // max(m, 1) + 1) >= 2**32:
-        raise ValueError(f"vp.linalg: the stack {tuple(a.shape)} is too large (2^32 elements "
-                         f"or more)")
+    _check_elements(a.shape, count * m * max(n, 3 * K.L // max(m, 1) + 1))
     if count == 0 or n == 0:
         s = _array.zeros(batch + (n,), cdt, context=ctx)
         return s, (_array.zeros(batch + (m, n), cdt, context=ctx) if wantv else None), \
             (_shapeops.broadcast_to(_shapeops.eye(n, dtype=cdt, context=ctx), batch + (n, n))
              if wantv else None), t
-    sweeps = MAX_SWEEPS
-    lim = ctx.limits.get("max_loop_iterations")
-    if lim is not None:
-        while sweeps >= MIN_SWEEPS and K.svd_backedges(m, n, wantv, sweeps) > lim:
-            sweeps -= 1
-        if sweeps < MIN_SWEEPS:
-            raise NotImplementedError(
-                f"vp.linalg.{name}: a {tuple(a.shape[-2:])} matrix needs more than the {lim} "
-                f"loop iterations per invocation after which {ctx.name} ends loops silently "
-                f"(ctx.limits['max_loop_iterations']); use numpy.linalg on x.numpy() there "
-                f"(GPUs have no such limit)")
+    sweeps = _fit_sweeps(ctx, f".{name}", f"a {tuple(a.shape[-2:])} matrix",
+                         lambda sw: K.svd_backedges(m, n, wantv, sw))
     work = g.astype(cdt)
     big = _reduce.amax(_ufunc.absolute(work), axis=(-2, -1), keepdims=True)
     if not bool(_reduce.all(_ufunc.isfinite(big))):  # NaN or inf input, as LAPACK's
@@ -406,10 +434,7 @@ def _jacobi(a, cdt, wantv, name):
         if flag == 2:
             raise LinAlgError("SVD did not converge")
         if sweeps < MAX_SWEEPS:
-            raise NotImplementedError(
-                f"vp.linalg.{name}: the SVD did not converge in the {sweeps} sweeps that "
-                f"{ctx.name}'s loop limit allows (ctx.limits['max_loop_iterations']); use "
-                f"numpy.linalg on x.numpy() there")
+            raise _unconverged(ctx, f".{name}", "the SVD", sweeps)
         raise LinAlgError("SVD did not converge")
     u = None
     if wantv:
@@ -685,16 +710,9 @@ def qr(a, mode="reduced"):
     kq = m if mode == "complete" else k
     wantq = mode in ("reduced", "complete")
     count = math.prod(batch)
-    if count * max(m * n, m * kq, L_QR) >= 2**32:
-        raise ValueError(f"vp.linalg: the stack {tuple(x.shape)} is too large (2^32 elements "
-                         f"or more)")
-    lim = ctx.limits.get("max_loop_iterations") if count and m and n else None
-    if lim is not None and K.qr_backedges(m, n, kq, wantq) > lim:
-        raise NotImplementedError(
-            f"vp.linalg.qr: a {(m, n)} matrix needs more than the {lim} loop iterations per "
-            f"invocation after which {ctx.name} ends loops silently "
-            f"(ctx.limits['max_loop_iterations']); use numpy.linalg on x.numpy() there (GPUs "
-            f"have no such limit)")
+    _check_elements(x.shape, count * max(m * n, m * kq, L_QR))
+    if count and m and n:
+        _check_loops(ctx, ".qr", f"a {(m, n)} matrix", lambda: K.qr_backedges(m, n, kq, wantq))
     work = x.astype(cdt)  # new, contiguous: the kernel overwrites it
     q = _array.zeros(batch + (m, kq) if wantq else (1,), cdt, context=ctx)
     tau = _array.zeros(batch + (k,), cdt, context=ctx)  # (the kernel runs only when k > 0)
@@ -741,24 +759,13 @@ def _eigh(name, a, UPLO, wantv):
     ctx = a._ctx
     batch, n = tuple(a.shape[:-2]), a.shape[-1]
     count = math.prod(batch)
-    if count * n * n >= 2**32:
-        raise ValueError(f"vp.linalg: the stack {tuple(a.shape)} is too large (2^32 elements "
-                         f"or more)")
+    _check_elements(a.shape, count * n * n)
     if count == 0 or n == 0:
         w = _array.zeros(batch + (n,), cdt, context=ctx)
         eye = _shapeops.broadcast_to(_shapeops.eye(n, dtype=cdt, context=ctx), batch + (n, n))
         return w, (eye.copy() if wantv else None)
-    sweeps = MAX_SWEEPS
-    lim = ctx.limits.get("max_loop_iterations")
-    if lim is not None:
-        while sweeps >= MIN_SWEEPS and K.eigh_backedges(n, wantv, sweeps) > lim:
-            sweeps -= 1
-        if sweeps < MIN_SWEEPS:
-            raise NotImplementedError(
-                f"vp.linalg.{name}: a {n} x {n} matrix needs more than the {lim} loop "
-                f"iterations per invocation after which {ctx.name} ends loops silently "
-                f"(ctx.limits['max_loop_iterations']); use numpy.linalg on x.numpy() there "
-                f"(GPUs have no such limit)")
+    sweeps = _fit_sweeps(ctx, f".{name}", f"a {n} x {n} matrix",
+                         lambda sw: K.eigh_backedges(n, wantv, sw))
     x = a.astype(cdt)
     tri = _numeric.tril(x) if UPLO == "L" else _numeric.triu(x)
     strict = _numeric.tril(x, -1) if UPLO == "L" else _numeric.triu(x, 1)
@@ -780,10 +787,7 @@ def _eigh(name, a, UPLO, wantv):
     rec.run()
     flag = int(flags.numpy()[0])
     if flag == 1 and sweeps < MAX_SWEEPS:
-        raise NotImplementedError(
-            f"vp.linalg.{name}: the iteration did not converge in the {sweeps} sweeps that "
-            f"{ctx.name}'s loop limit allows (ctx.limits['max_loop_iterations']); use "
-            f"numpy.linalg on x.numpy() there")
+        raise _unconverged(ctx, f".{name}", "the iteration", sweeps)
     if flag:
         raise LinAlgError("Eigenvalues did not converge")
     d = _numeric.diagonal(work, 0, -2, -1)
