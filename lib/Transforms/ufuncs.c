@@ -31,6 +31,7 @@ typedef enum vir_ufunc_rule {
   VIR_UR_COPYSIGN,
   VIR_UR_LDEXP,
   VIR_UR_LOGADDEXP,
+  VIR_UR_HEAVISIDE,
   VIR_UR_SHIFT,
   VIR_UR_GCD,
   VIR_UR_LOGICAL,
@@ -298,17 +299,39 @@ static vir_value *ldexp_(ux *u, vir_value *a, vir_value *b) {
 }
 
 /* max + log1p(exp(-|a - b|)); equal operands (the infinities too) give
- * a + log(2), NaN gives NaN, as NumPy's npy_logaddexp */
-static vir_value *logaddexp_(ux *u, vir_value *a, vir_value *b) {
+ * a + log(2), NaN gives NaN, as NumPy's npy_logaddexp. base2: logaddexp2,
+ * max + log1p(exp2(-|a - b|)) / log(2), equal operands a + 1 (npy_logaddexp2) */
+static vir_value *logaddexp_(ux *u, vir_value *a, vir_value *b, bool base2) {
   vir_type *t = elem(a), *bt = boolt(u);
   vir_value *m = op2(u, VIR_OP_MAX, t, a, b);
   vir_value *d = op1(u, VIR_OP_ABS, t, op2(u, VIR_OP_SUB, t, a, b));
-  vir_value *r = op2(u, VIR_OP_ADD, t, m,
-                     op1(u, VIR_OP_LOG1P, t, op1(u, VIR_OP_EXP, t, op1(u, VIR_OP_NEG, t, d))));
+  vir_value *e = op1(u, base2 ? VIR_OP_EXP2 : VIR_OP_EXP, t, op1(u, VIR_OP_NEG, t, d));
+  vir_value *l = op1(u, VIR_OP_LOG1P, t, e);
+  if (base2)
+    l = op2(u, VIR_OP_MUL, t, l, kflt(u, t, M_LOG2E));
+  vir_value *r = op2(u, VIR_OP_ADD, t, m, l);
   vir_value *nan = op2(u, VIR_OP_LOR, bt, isnan_(u, a), isnan_(u, b));
   r = sel(u, nan, kflt(u, t, NAN), r);
-  vir_value *same = op2(u, VIR_OP_ADD, t, a, kflt(u, t, M_LN2));
+  vir_value *same = op2(u, VIR_OP_ADD, t, a, kflt(u, t, base2 ? 1.0 : M_LN2));
   return sel(u, op2(u, VIR_OP_EQ, bt, a, b), same, r);
+}
+
+/* NumPy's npy_heaviside: 0 below zero, x2 at zero (-0.0 too), 1 above,
+ * a NaN x1 itself. x1's sign is read from its bits (as an integer, a
+ * positive float is > 0 and a negative one < 0 except -0.0, the least
+ * integer), so a subnormal x1 counts as nonzero on a device that flushes
+ * them in float compares; selects only, so x2 and NaN keep their bits. */
+static vir_value *heaviside_(ux *u, vir_value *a, vir_value *b) {
+  vir_type *t = elem(a), *it = bits_type(u, a), *bt = boolt(u);
+  vir_value *ib = bitcast(u, a, it), *izero = kint(u, it, 0);
+  vir_value *neg0 = kint(u, it, t->bits == 64 ? INT64_MIN : INT32_MIN);
+  vir_value *pos = op2(u, VIR_OP_GT, bt, ib, izero);
+  vir_value *neg = op2(u, VIR_OP_LAND, bt, op2(u, VIR_OP_LT, bt, ib, izero),
+                       op2(u, VIR_OP_NE, bt, ib, neg0));
+  vir_value *zero = kflt(u, t, 0.0);
+  vir_value *r = sel(u, pos, kflt(u, t, 1.0), b);
+  r = sel(u, neg, zero, r);
+  return sel(u, isnan_(u, a), a, r);
 }
 
 /* NumPy: a count outside [0, bits) gives 0 (a right shift of a negative
@@ -416,7 +439,11 @@ static vir_value *expand(ux *u, const vir_op *op, const char **why) {
     break;
   case VIR_UR_LOGADDEXP:
     if (k == 'f')
-      return logaddexp_(u, a, b);
+      return logaddexp_(u, a, b, id == VIR_UFUNC_LOGADDEXP2);
+    break;
+  case VIR_UR_HEAVISIDE:
+    if (k == 'f')
+      return heaviside_(u, a, b);
     break;
   case VIR_UR_SHIFT:
     if (k == 'i' || k == 'u')

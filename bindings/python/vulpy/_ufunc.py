@@ -743,6 +743,10 @@ _ACCURACY = {
     "ldexp": "exact where the result is a normal number (subnormal results follow the "
              "device's denormal mode)",
     "logaddexp": "float: within 4 ulp of log(exp(x1) + exp(x2)), no overflow",
+    "logaddexp2": "float: within 4 ulp of log2(2**x1 + 2**x2), no overflow; equal operands "
+                  "give x1 + 1 (the infinities too)",
+    "heaviside": "exact: 0 where x1 < 0, x2 where x1 is 0 (either sign), 1 where x1 > 0, "
+                 "NaN where x1 is NaN; integer input computes in NumPy's float type",
     "left_shift": "exact; counts outside [0, bits) give 0, as NumPy",
     "right_shift": "exact; counts outside [0, bits) give 0 (-1 for negative x1), as NumPy",
     "gcd": "exact (integers)", "fabs": "exact", "signbit": "exact",
@@ -759,7 +763,7 @@ _ACCURACY = {
 _TABLE = tuple((n, 2) for n in (
     "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "fmod", "power",
     "minimum", "maximum", "fmin", "fmax", "arctan2", "hypot", "copysign", "ldexp",
-    "logaddexp", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
+    "logaddexp", "logaddexp2", "heaviside", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
     "gcd", "logical_and", "logical_or", "logical_xor", "less", "less_equal", "greater",
     "greater_equal", "equal", "not_equal")) + tuple((n, 1) for n in (
     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
