@@ -316,6 +316,16 @@ static bool lower_func(sx *s, vir_func *f, vp_diags *diags, bool *changed) {
     vir_builder_init(&s->b, s->m);
     vir_builder_before(&s->b, op);
     s->b.loc = op->loc;
+    if (op->code == VIR_OP_ARRAY_UFUNC && op->nopnd &&
+        (op->attr.index == VIR_UFUNC_NEXTAFTER || op->attr.index == VIR_UFUNC_SPACING) &&
+        small(elem(op->opnd[0]))) {
+      /* their answers are steps of the operand's own format, which the
+       * widened 32-bit value no longer has */
+      vp_error(diags, op->loc, "lower-small-types: %s of float16 is not supported; "
+               "convert to float32 first",
+               op->attr.index == VIR_UFUNC_NEXTAFTER ? "nextafter" : "spacing");
+      return false;
+    }
     vir_value *r = lower(s, op);
     if (!r || s->oom) {
       vp_error(diags, op->loc, "lower-small-types: %s",

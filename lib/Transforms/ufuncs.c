@@ -32,6 +32,8 @@ typedef enum vir_ufunc_rule {
   VIR_UR_LDEXP,
   VIR_UR_LOGADDEXP,
   VIR_UR_HEAVISIDE,
+  VIR_UR_NEXTAFTER,
+  VIR_UR_SPACING,
   VIR_UR_SHIFT,
   VIR_UR_GCD,
   VIR_UR_LOGICAL,
@@ -334,6 +336,69 @@ static vir_value *heaviside_(ux *u, vir_value *a, vir_value *b) {
   return sel(u, isnan_(u, a), a, r);
 }
 
+/* A float's bits as a signed integer whose order is the float order:
+ * the bits of a number >= +0, minus the magnitude bits of a negative one
+ * (-0.0 and +0.0 both give 0). NaN has no place (callers select it). */
+static vir_value *order_key(ux *u, vir_value *a) {
+  vir_type *it = bits_type(u, a), *bt = boolt(u);
+  int64_t min = elem(a)->bits == 64 ? INT64_MIN : INT32_MIN;
+  vir_value *ib = bitcast(u, a, it);
+  vir_value *neg = op2(u, VIR_OP_LT, bt, ib, kint(u, it, 0));
+  return sel(u, neg, op2(u, VIR_OP_SUB, it, kint(u, it, min), ib), ib);
+}
+
+/* NumPy's nextafter: x2 where x1 == x2 (so +-0 toward -+0 gives x2),
+ * else one step of x1's order key toward x2's (a key < 0, or a step from
+ * a negative x1 onto 0, maps back to a negative number: -0.0 there), NaN
+ * where either is NaN.
+ * Integer operations only: exact where float compares flush subnormals. */
+static vir_value *nextafter_(ux *u, vir_value *a, vir_value *b) {
+  vir_type *t = elem(a), *it = bits_type(u, a), *bt = boolt(u);
+  int64_t min = t->bits == 64 ? INT64_MIN : INT32_MIN;
+  vir_value *ka = order_key(u, a), *kb = order_key(u, b);
+  vir_value *step = sel(u, op2(u, VIR_OP_GT, bt, kb, ka), kint(u, it, 1), kint(u, it, -1));
+  vir_value *kn = op2(u, VIR_OP_ADD, it, ka, step);
+  /* a step onto zero from below is -0.0 (x1's sign kept, as NumPy) */
+  vir_value *neg = op2(u, VIR_OP_LOR, bt, op2(u, VIR_OP_LT, bt, kn, kint(u, it, 0)),
+                       op2(u, VIR_OP_LT, bt, ka, kint(u, it, 0)));
+  vir_value *ib = sel(u, neg, op2(u, VIR_OP_SUB, it, kint(u, it, min), kn), kn);
+  vir_value *r = sel(u, op2(u, VIR_OP_EQ, bt, ka, kb), b, bitcast(u, ib, t));
+  vir_value *nan = op2(u, VIR_OP_LOR, bt, isnan_(u, a), isnan_(u, b));
+  return sel(u, nan, kflt(u, t, NAN), r);
+}
+
+/* NumPy's spacing: the gap from |x| to the next number up, with x's sign
+ * (positive for both zeros), built from the exponent field e alone:
+ * e > mant bits: a normal number (e - mant) << mant; 0 < e <= mant bits:
+ * the subnormal 1 << (e - 1); e == 0: the least subnormal; the largest
+ * finite number: inf (NumPy's overflow); inf and NaN: NaN. */
+static vir_value *spacing_(ux *u, vir_value *a) {
+  vir_type *t = elem(a), *it = bits_type(u, a), *bt = boolt(u);
+  bool d = t->bits == 64;
+  int64_t mant = d ? 52 : 23, emax = d ? 2046 : 254;
+  int64_t min = d ? INT64_MIN : INT32_MIN, inf = d ? INT64_C(0x7ff0000000000000) : 0x7f800000;
+  vir_value *ib = bitcast(u, a, it);
+  vir_value *mag = op2(u, VIR_OP_AND, it, ib, kint(u, it, ~min));
+  vir_value *e = op2(u, VIR_OP_SHR, it, mag, kint(u, it, mant));
+  vir_value *one = kint(u, it, 1);
+  /* both forms are computed for every e: their operands are clamped so
+   * that neither shifts a negative number or by the width or more */
+  vir_value *zero = kint(u, it, 0), *mk = kint(u, it, mant);
+  vir_value *normal = op2(u, VIR_OP_SHL, it,
+                          op2(u, VIR_OP_MAX, it, op2(u, VIR_OP_SUB, it, e, mk), zero), mk);
+  vir_value *sub = op2(u, VIR_OP_SHL, it, one,
+                       op2(u, VIR_OP_MIN, it,
+                           op2(u, VIR_OP_MAX, it, op2(u, VIR_OP_SUB, it, e, one), zero), mk));
+  vir_value *r = sel(u, op2(u, VIR_OP_GT, bt, e, kint(u, it, mant)), normal, sub);
+  r = sel(u, op2(u, VIR_OP_EQ, bt, e, zero), one, r);
+  r = sel(u, op2(u, VIR_OP_EQ, bt, mag, kint(u, it, inf - 1)), kint(u, it, inf), r);
+  vir_value *neg = op2(u, VIR_OP_LAND, bt, op2(u, VIR_OP_LT, bt, ib, zero),
+                       op2(u, VIR_OP_NE, bt, mag, zero));
+  r = sel(u, neg, op2(u, VIR_OP_OR, it, r, kint(u, it, min)), r);
+  vir_value *bad = op2(u, VIR_OP_GT, bt, e, kint(u, it, emax));
+  return sel(u, bad, kflt(u, t, NAN), bitcast(u, r, t));
+}
+
 /* NumPy: a count outside [0, bits) gives 0 (a right shift of a negative
  * number: -1); C and the GPU leave it undefined */
 static vir_value *shift(ux *u, vir_value *a, vir_value *b, vir_opcode code) {
@@ -444,6 +509,14 @@ static vir_value *expand(ux *u, const vir_op *op, const char **why) {
   case VIR_UR_HEAVISIDE:
     if (k == 'f')
       return heaviside_(u, a, b);
+    break;
+  case VIR_UR_NEXTAFTER:
+    if (k == 'f')
+      return nextafter_(u, a, b);
+    break;
+  case VIR_UR_SPACING:
+    if (k == 'f')
+      return spacing_(u, a);
     break;
   case VIR_UR_SHIFT:
     if (k == 'i' || k == 'u')

@@ -71,6 +71,14 @@ def shapes_pair(draw, max_nd=3):
 
 
 # ------------------------------------------------------------------ ufuncs
+def _edge(dt):
+    """Values where a float's bits change form: zeros, the subnormal range,
+    the least normal, the largest finite, the infinities, NaN."""
+    fi = np.finfo(dt)
+    v = [0.0, -0.0, fi.smallest_subnormal, fi.tiny, fi.tiny * (1 - fi.eps), fi.max, INF, NAN]
+    return st.sampled_from([float(dt(x)) for x in v] + [-float(dt(x)) for x in v])
+
+
 # name -> {dtype: (elements of x1, elements of x2, rtol)}
 _F32, _F64 = np.float32, np.float64
 _BIN = {
@@ -93,6 +101,9 @@ _BIN = {
                                                                    1e-14)},
     "logaddexp2": {_F32: (floats(_F32), floats(_F32), 2e-6), _F64: (floats(_F64), floats(_F64),
                                                                      1e-14)},
+    "nextafter": {dt: (st.one_of(floats(dt, -2.0**100, 2.0**100), _edge(dt)),
+                       st.one_of(floats(dt, -2.0**100, 2.0**100), _edge(dt)), 0)
+                  for dt in (_F32, _F64)} | {np.int32: (st.integers(-9, 9), st.integers(-9, 9), 0)},
     # subnormal x1 included (floats() draws them): nonzero on every device
     "heaviside": {_F32: (st.one_of(floats(_F32), st.sampled_from([0.0, -0.0, 1e-45, -1e-45])),
                          floats(_F32), 0),
@@ -113,10 +124,55 @@ _UN = {
     "fabs": {_F32: (floats(_F32), 0), _F64: (floats(_F64), 0),
              np.int32: (st.integers(-50, 50), 0)},
     "signbit": {_F32: (floats(_F32), 0), _F64: (floats(_F64), 0)},
+    "spacing": {dt: (st.one_of(floats(dt, -2.0**100, 2.0**100), _edge(dt)), 0) for dt in (_F32, _F64)},
     "deg2rad": {_F32: (floats(_F32, -1e4, 1e4), 1.2e-7), _F64: (floats(_F64, -1e4, 1e4), 0)},
     "rad2deg": {_F32: (floats(_F32, -1e4, 1e4), 1.2e-7), _F64: (floats(_F64, -1e4, 1e4), 0)},
 }
 BIN_CASES = [(n, dt) for n, t in _BIN.items() for dt in t]
+
+
+def _bits(x):
+    x = np.asarray(x)
+    return x.view(f"u{x.dtype.itemsize}")
+
+
+@pytest.mark.parametrize("dt", [_F32, _F64])
+def test_nextafter_spacing_bits(dt):
+    """vp.nextafter / vp.spacing (were refused) bit for bit with NumPy: every
+    exponent field, the subnormals (on every device: the H200 flushes
+    float32 subnormals in float arithmetic, the kernels use the bits),
+    zeros of both signs (a step onto zero from below is -0.0), the largest
+    finite (spacing: inf), inf and NaN; float16 is refused."""
+    if dt == _F64 and "float64" not in vp.Context().info["features"]:
+        pytest.skip("no float64")
+    rng = np.random.default_rng(5)
+    fi = np.finfo(dt)
+    ebits, mbits = (8, 23) if dt == _F32 else (11, 52)
+    ut = np.uint32 if dt == _F32 else np.uint64
+    fields = np.arange(0, 2 ** ebits, dtype=np.uint64)
+    mant = rng.integers(0, 2 ** mbits, fields.size, dtype=np.uint64)
+    bits = np.concatenate([(fields << np.uint64(mbits)) | mant, [1, 2, (1 << mbits) - 1, 0]])
+    x = np.concatenate([bits.astype(ut).view(dt), [fi.max]]).astype(dt)
+    x = np.concatenate([x, -x])
+    with np.errstate(all="ignore"):
+        for y in (np.full_like(x, np.inf), np.full_like(x, -np.inf), np.zeros_like(x),
+                  -np.zeros_like(x), x[::-1].copy(), x.copy(), np.full_like(x, np.nan)):
+            got = vp.nextafter(vp.asarray(x), vp.asarray(y)).numpy()
+            want = np.nextafter(x, y)
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+            ok = ~np.isnan(want)
+            np.testing.assert_array_equal(_bits(got)[ok], _bits(want)[ok])
+        got = vp.spacing(vp.asarray(x)).numpy()
+        want = np.spacing(x)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    ok = ~np.isnan(want)
+    np.testing.assert_array_equal(_bits(got)[ok], _bits(want)[ok])
+    with np.errstate(over="ignore"):  # the largest finite: inf (NumPy's overflow)
+        assert np.isposinf(vp.spacing(vp.asarray(np.array([fi.max], dt))).numpy()[0])
+    h = vp.asarray(np.ones(3, np.float16))
+    for call in (lambda: vp.spacing(h), lambda: vp.nextafter(h, h), lambda: np.spacing(h)):
+        with pytest.raises(TypeError, match="float16 is not supported"):
+            call()
 UN_CASES = [(n, dt) for n, t in _UN.items() for dt in t]
 
 

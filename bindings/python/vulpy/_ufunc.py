@@ -30,6 +30,8 @@ _I64, _U64 = np.dtype(np.int64), np.dtype(np.uint64)
 _BOOL = np.dtype(np.bool_)
 _DTYPES = frozenset((_F32, _F64, _I32, _U32, _I64, _U64, _BOOL))
 _SMALL = frozenset(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.float16))
+# ufuncs whose float16 loop VulPy refuses (Ufunc.resolve)
+_NO_HALF = frozenset(("nextafter", "spacing"))
 
 _ALIASES = {"true_divide": "divide", "abs": "absolute", "asin": "arcsin", "acos": "arccos",
             "atan": "arctan", "atan2": "arctan2", "asinh": "arcsinh", "acosh": "arccosh",
@@ -130,6 +132,11 @@ class Ufunc:
             except Exception as e:  # numpy's own UFuncTypeError etc.
                 names = ", ".join(getattr(k, "name", getattr(k, "__name__", str(k))) for k in keys)
                 raise TypeError(f"vp.{self.name}: no loop for ({names}): {e}") from None
+            if self.name in _NO_HALF and np.dtype(np.float16) in dts:
+                # (lower-small-types refuses them too: their steps are
+                # float16's, which the widened 32-bit value does not have)
+                raise TypeError(f"vp.{self.name}: float16 is not supported; convert to "
+                                f"float32 first")
             r = (tuple(dts[:-1]), dts[-1])
             self._resolved[keys] = r
         return r
@@ -745,6 +752,12 @@ _ACCURACY = {
     "logaddexp": "float: within 4 ulp of log(exp(x1) + exp(x2)), no overflow",
     "logaddexp2": "float: within 4 ulp of log2(2**x1 + 2**x2), no overflow; equal operands "
                   "give x1 + 1 (the infinities too)",
+    "nextafter": "exact (by the bits, subnormals included on every device): the next "
+                 "number after x1 toward x2, x2 where they are equal, NaN for NaN; float16 "
+                 "is not supported (TypeError)",
+    "spacing": "exact (by the bits): the gap to the next number away from zero, with x's "
+               "sign (+ for -0.0), inf past the largest finite, NaN for inf and NaN; "
+               "float16 is not supported (TypeError)",
     "heaviside": "exact: 0 where x1 < 0, x2 where x1 is 0 (either sign), 1 where x1 > 0, "
                  "NaN where x1 is NaN; integer input computes in NumPy's float type",
     "left_shift": "exact; counts outside [0, bits) give 0, as NumPy",
@@ -763,14 +776,14 @@ _ACCURACY = {
 _TABLE = tuple((n, 2) for n in (
     "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "fmod", "power",
     "minimum", "maximum", "fmin", "fmax", "arctan2", "hypot", "copysign", "ldexp",
-    "logaddexp", "logaddexp2", "heaviside", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
+    "logaddexp", "logaddexp2", "heaviside", "nextafter", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
     "gcd", "logical_and", "logical_or", "logical_xor", "less", "less_equal", "greater",
     "greater_equal", "equal", "not_equal")) + tuple((n, 1) for n in (
     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
     "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
     "cbrt", "negative", "positive", "absolute", "fabs", "sign", "reciprocal", "floor", "ceil", "trunc",
     "rint", "square", "logical_not", "invert", "isnan", "isinf", "isfinite", "signbit",
-    "deg2rad", "rad2deg"))
+    "spacing", "deg2rad", "rad2deg"))
 _MB = tuple(n for n, k in _TABLE if k == 2 and n in _ACCURACY)
 _MU = tuple(n for n, k in _TABLE if k == 1 and n in _ACCURACY)
 _NAMES_2 = [n for n, k in _TABLE if k == 2 and n not in _ACCURACY]
