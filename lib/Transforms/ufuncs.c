@@ -437,6 +437,20 @@ static vir_value *gcd_(ux *u, vir_value *a, vir_value *b) {
   return a;
 }
 
+/* NumPy's npy_lcm: |a / gcd(a, b) * b|, 0 where the gcd is 0 (a and b
+ * both 0; the divisor made 1 there, so the GPU never divides by 0) */
+static vir_value *lcm_(ux *u, vir_value *a, vir_value *b) {
+  vir_type *t = elem(a), *bt = boolt(u);
+  vir_value *g = gcd_(u, a, b);
+  vir_value *zero = kint(u, t, 0);
+  vir_value *gz = op2(u, VIR_OP_EQ, bt, g, zero);
+  vir_value *q = op2(u, VIR_OP_DIV, t, a, sel(u, gz, kint(u, t, 1), g));
+  vir_value *r = op2(u, VIR_OP_MUL, t, q, b);
+  if (t->kind == VIR_TY_INT)
+    r = op1(u, VIR_OP_ABS, t, r);
+  return sel(u, gz, zero, r);
+}
+
 /* A comparison of a signed and an unsigned integer, exact as NumPy's (its
  * (int64, uint64) loops): both as unsigned of the wider width, where a
  * negative signed operand decides alone. */
@@ -524,7 +538,7 @@ static vir_value *expand(ux *u, const vir_op *op, const char **why) {
     break;
   case VIR_UR_GCD:
     if (k == 'i' || k == 'u')
-      return gcd_(u, a, b);
+      return id == VIR_UFUNC_LCM ? lcm_(u, a, b) : gcd_(u, a, b);
     break;
   case VIR_UR_LOGICAL:
     if (op->nopnd == 1)

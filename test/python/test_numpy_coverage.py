@@ -71,6 +71,7 @@ UFUNCS_1.update({"fabs": F - 0.5, "signbit": F - 0.5, "spacing": G - 1, "deg2rad
 UFUNCS_2.update({"fmod": (G, F), "hypot": (G, F), "fmax": (H, F), "fmin": (H, F),
                  "copysign": (G, F - 0.5), "logaddexp": (G, F), "logaddexp2": (G, F),
                  "heaviside": (G - 0.5, F), "nextafter": (G, F), "gcd": (I, J),
+                 "lcm": (I, J), "float_power": (G, F),
                  "left_shift": (I, J), "right_shift": (I, J),
                  "ldexp": (F, J)})
 FUNCTIONS.update({

@@ -762,7 +762,12 @@ _ACCURACY = {
                  "NaN where x1 is NaN; integer input computes in NumPy's float type",
     "left_shift": "exact; counts outside [0, bits) give 0, as NumPy",
     "right_shift": "exact; counts outside [0, bits) give 0 (-1 for negative x1), as NumPy",
-    "gcd": "exact (integers)", "fabs": "exact", "signbit": "exact",
+    "gcd": "exact (integers)",
+    "lcm": "exact (integers) where the result fits the dtype: |x1 / gcd * x2|, 0 where "
+           "both are 0",
+    "float_power": "pow in float64 (NumPy's loops: every real input computes and returns "
+                   "float64; a device without float64 raises); within the device's "
+                   "float64 pow", "fabs": "exact", "signbit": "exact",
     "deg2rad": "x * (pi/180) in the input's dtype, as NumPy (1 rounding)",
     "rad2deg": "x * (180/pi) in the input's dtype, as NumPy (1 rounding)",
 }
@@ -775,9 +780,10 @@ _ACCURACY = {
 # test_ufunc_table checks this list against ext().ufuncs() entry for entry.
 _TABLE = tuple((n, 2) for n in (
     "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "fmod", "power",
-    "minimum", "maximum", "fmin", "fmax", "arctan2", "hypot", "copysign", "ldexp",
-    "logaddexp", "logaddexp2", "heaviside", "nextafter", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
-    "gcd", "logical_and", "logical_or", "logical_xor", "less", "less_equal", "greater",
+    "float_power", "minimum", "maximum", "fmin", "fmax", "arctan2", "hypot", "copysign", "ldexp",
+    "logaddexp", "logaddexp2", "heaviside", "nextafter", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "left_shift", "right_shift", "gcd", "lcm", "logical_and",
+    "logical_or", "logical_xor", "less", "less_equal", "greater",
     "greater_equal", "equal", "not_equal")) + tuple((n, 1) for n in (
     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
     "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
