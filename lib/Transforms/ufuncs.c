@@ -34,6 +34,7 @@ typedef enum vir_ufunc_rule {
   VIR_UR_HEAVISIDE,
   VIR_UR_NEXTAFTER,
   VIR_UR_SPACING,
+  VIR_UR_BITCOUNT,
   VIR_UR_SHIFT,
   VIR_UR_GCD,
   VIR_UR_LOGICAL,
@@ -437,6 +438,22 @@ static vir_value *gcd_(ux *u, vir_value *a, vir_value *b) {
   return a;
 }
 
+/* NumPy's bitwise_count: the set bits of |x| (a signed x's magnitude;
+ * INT_MIN's is its own bits), counted 32 bits at a time, in the output type */
+static vir_value *bitcount_(ux *u, vir_value *a, vir_type *ot) {
+  vir_type *t = elem(a), *u32 = vir_ty_uint(u->m, 32);
+  if (t->kind == VIR_TY_INT)
+    a = op1(u, VIR_OP_ABS, t, a);
+  a = cast(u, a, vir_ty_uint(u->m, t->bits));
+  vir_value *n = op1(u, VIR_OP_BIT_COUNT, u32, cast(u, a, u32));
+  if (t->bits == 64) {
+    vir_type *u64 = elem(a);
+    vir_value *hi = cast(u, op2(u, VIR_OP_SHR, u64, a, kint(u, u64, 32)), u32);
+    n = op2(u, VIR_OP_ADD, u32, n, op1(u, VIR_OP_BIT_COUNT, u32, hi));
+  }
+  return cast(u, n, ot);
+}
+
 /* NumPy's npy_lcm: |a / gcd(a, b) * b|, 0 where the gcd is 0 (a and b
  * both 0; the divisor made 1 there, so the GPU never divides by 0) */
 static vir_value *lcm_(ux *u, vir_value *a, vir_value *b) {
@@ -527,6 +544,10 @@ static vir_value *expand(ux *u, const vir_op *op, const char **why) {
   case VIR_UR_NEXTAFTER:
     if (k == 'f')
       return nextafter_(u, a, b);
+    break;
+  case VIR_UR_BITCOUNT:
+    if (k == 'i' || k == 'u')
+      return bitcount_(u, a, ot);
     break;
   case VIR_UR_SPACING:
     if (k == 'f')

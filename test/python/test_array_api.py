@@ -130,6 +130,8 @@ _UN = {
     "fabs": {_F32: (floats(_F32), 0), _F64: (floats(_F64), 0),
              np.int32: (st.integers(-50, 50), 0)},
     "signbit": {_F32: (floats(_F32), 0), _F64: (floats(_F64), 0)},
+    "bitwise_count": {t: (st.integers(int(np.iinfo(t).min), int(np.iinfo(t).max)), 0)
+                      for t in (np.int8, np.int32, np.uint32, np.int64, np.uint64)},
     "spacing": {dt: (st.one_of(floats(dt, -2.0**100, 2.0**100), _edge(dt)), 0) for dt in (_F32, _F64)},
     "deg2rad": {_F32: (floats(_F32, -1e4, 1e4), 1.2e-7), _F64: (floats(_F64, -1e4, 1e4), 0)},
     "rad2deg": {_F32: (floats(_F32, -1e4, 1e4), 1.2e-7), _F64: (floats(_F64, -1e4, 1e4), 0)},

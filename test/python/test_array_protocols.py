@@ -116,8 +116,8 @@ def test_ufuncs_on_device_or_named_error():
         np.add.reduce(x)
     with pytest.raises(TypeError, match=r"numpy\.multiply\.outer"):
         np.multiply.outer(x, x)
-    with pytest.raises(TypeError, match=r"numpy\.bitwise_count"):
-        np.bitwise_count(vp.asarray(np.array([4, 6], np.int32)))
+    with pytest.raises(TypeError, match=r"numpy\.isnat"):
+        np.isnat(x)
     got = np.heaviside(x - 0.5, 0.5)  # (was refused; on the device now)
     assert isinstance(got, vp.ndarray)
     np.testing.assert_array_equal(got.numpy(), np.heaviside(A - np.float32(0.5), 0.5))

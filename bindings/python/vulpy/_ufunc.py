@@ -763,6 +763,8 @@ _ACCURACY = {
     "left_shift": "exact; counts outside [0, bits) give 0, as NumPy",
     "right_shift": "exact; counts outside [0, bits) give 0 (-1 for negative x1), as NumPy",
     "gcd": "exact (integers)",
+    "bitwise_count": "exact: the set bits of |x| (NumPy's: bitwise_count(-1) is 1), uint8 "
+                     "for every integer type",
     "lcm": "exact (integers) where the result fits the dtype: |x1 / gcd * x2|, 0 where "
            "both are 0",
     "float_power": "pow in float64 (NumPy's loops: every real input computes and returns "
@@ -788,7 +790,7 @@ _TABLE = tuple((n, 2) for n in (
     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
     "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
     "cbrt", "negative", "positive", "absolute", "fabs", "sign", "reciprocal", "floor", "ceil", "trunc",
-    "rint", "square", "logical_not", "invert", "isnan", "isinf", "isfinite", "signbit",
+    "rint", "square", "logical_not", "invert", "bitwise_count", "isnan", "isinf", "isfinite", "signbit",
     "spacing", "deg2rad", "rad2deg"))
 _MB = tuple(n for n, k in _TABLE if k == 2 and n in _ACCURACY)
 _MU = tuple(n for n, k in _TABLE if k == 1 and n in _ACCURACY)
