@@ -271,3 +271,16 @@ def test_unsupported_with_complex_scalar():
         vp.asarray(np.array([1j]), np.float32)
     with pytest.raises(TypeError, match="set: complex64"):
         f.set(crand(3))
+
+
+@pytest.mark.parametrize("shape", [(3, 0), (0,), (0, 4), (2, 0, 3)])
+def test_empty_complex_arithmetic(shape):
+    """Complex arithmetic on empty arrays gives NumPy's empty results (the
+    component views of a (3, 0) complex array have a zero stride, and the
+    writes into them were refused as writes into a broadcast view)."""
+    z = (np.ones(shape) + 1j * np.ones(shape)).astype(np.complex64)
+    x = vp.asarray(z)
+    for got, want in ((x * x, z * z), (x + 1j, z + 1j), (x / x, z / z), (x - z, z - z),
+                      (vp.conjugate(x), np.conjugate(z)), (vp.sum(x * x, -1), np.sum(z * z, -1))):
+        assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape)
+        np.testing.assert_array_equal(got.numpy(), want)

@@ -388,7 +388,7 @@ def _out_functions():
     f32 = lambda *s: vp.asarray(rng.uniform(0.1, 0.9, s).astype(np.float32))  # noqa: E731
     i32 = lambda *s: vp.asarray(rng.integers(1, 9, s).astype(np.int32))  # noqa: E731
     ints = {"bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "invert", "left_shift",
-            "right_shift"}
+            "right_shift", "lcm", "bitwise_count"}
     cums = {"cumprod", "cumsum", "nancumprod", "nancumsum"}
     quantiles = {"quantile", "nanquantile", "percentile", "nanpercentile"}
     reductions = {"all", "amax", "amin", "any", "mean", "nanmax", "nanmean", "nanmin",
@@ -400,6 +400,9 @@ def _out_functions():
         "stack": lambda: (([f32(3), f32(3)],), {}),
         "dot": lambda: ((f32(4, 2), f32(2, 3)), {}),
         "matmul": lambda: ((f32(4, 2), f32(2, 3)), {}),
+        "matvec": lambda: ((f32(4, 3), f32(3)), {}),
+        "vecmat": lambda: ((f32(4), f32(4, 3)), {}),
+        "vecdot": lambda: ((f32(4, 3), f32(3)), {}),
         "outer": lambda: ((f32(4), f32(3)), {}),
         "einsum": lambda: (("ij,jk->ik", f32(4, 2), f32(2, 3)), {}),
         "take": lambda: ((f32(5, 3), vp.asarray(np.int32([0, 2, 1, 4]))), {}),

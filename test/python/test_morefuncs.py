@@ -165,3 +165,56 @@ def test_polynomials():
         same(np.polyder(vp.asarray(a), m), np.polyder(a, m))
     for m, k in ((1, None), (2, [1.0, 2.0]), (2, 3.0)):
         same(np.polyint(vp.asarray(a), m, k), np.polyint(a, m, k), 1e-12)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64])
+@pytest.mark.parametrize("sa,sb", [((3, 4), (4,)), ((2, 3, 4), (4,)), ((2, 1, 3, 4), (3, 4)),
+                                   ((3, 0), (0,)), ((0, 2, 3), (3,))])
+def test_vecdot_matvec_vecmat_match_numpy(dt, sa, sb):
+    """np.vecdot / np.matvec / np.vecmat (NumPy 2's gufuncs; were refused on
+    resident arrays) and vp.vecdot / vp.matvec / vp.vecmat: NumPy's values
+    (conj of x1 in vecdot), broadcasting, empty stacks, out=, axis= for
+    vecdot; NumPy in -> NumPy out; complex matvec is refused by name (the
+    GEMM kernels are real)."""
+    if np.dtype(dt) == np.float64 and "float64" not in vp.Context().info["features"]:
+        pytest.skip("no float64")
+    rng = np.random.default_rng(len(sa) * 10 + sa[-1])
+
+    def rand(shape):
+        x = rng.standard_normal(shape)
+        if np.dtype(dt).kind == "c":
+            x = x + 1j * rng.standard_normal(shape)
+        return x.astype(dt)
+    a, v = rand(sa), rand(sb)
+    tol = 1e-5 if np.dtype(dt) in (np.float32, np.complex64) else 1e-12
+    cplx = np.dtype(dt).kind == "c"
+    if cplx:  # vp.matmul is real-only: matvec and vecmat say so
+        with pytest.raises(TypeError, match="complex64 is not supported"):
+            np.matvec(vp.asarray(a), vp.asarray(v))
+    for name, x1, x2 in ((("vecdot", a, v),) if cplx else (("matvec", a, v), ("vecdot", a, v))):
+        want = getattr(np, name)(x1, x2)
+        for got in (getattr(np, name)(vp.asarray(x1), vp.asarray(x2)),
+                    getattr(vp, name)(vp.asarray(x1), x2)):
+            assert isinstance(got, vp.ndarray) and got.shape == want.shape, name
+            assert got.dtype == want.dtype, (name, got.dtype, want.dtype)
+            np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol, err_msg=name)
+        assert isinstance(getattr(vp, name)(x1, x2), np.ndarray)
+    if cplx:
+        return
+    vm = rand(sa[:-2] + sa[-2:-1])
+    want = np.vecmat(vm, a)
+    got = np.vecmat(vp.asarray(vm), vp.asarray(a))
+    np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol)
+    o = vp.empty(want.shape, want.dtype)
+    assert vp.vecmat(vp.asarray(vm), vp.asarray(a), out=o) is o
+    np.testing.assert_allclose(o.numpy(), want, rtol=tol, atol=tol)
+    if a.shape[0] == 3:  # vecdot along another axis
+        np.testing.assert_allclose(np.vecdot(vp.asarray(a), vp.asarray(a), axis=0).numpy(),
+                                   np.vecdot(a, a, axis=0), rtol=tol, atol=tol)
+
+
+def test_matvec_vecmat_errors():
+    with pytest.raises(ValueError, match="x1 must have at least 2 dimensions"):
+        vp.matvec(vp.ones(3), vp.ones(3))
+    with pytest.raises(ValueError, match="out has shape"):
+        vp.matvec(vp.ones((2, 3)), vp.ones(3), out=vp.empty(3))

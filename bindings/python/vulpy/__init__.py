@@ -143,7 +143,7 @@ from ._morefuncs import (compress, cumulative_prod, cumulative_sum, delete,  # n
                          matrix_transpose, may_share_memory, polyadd, polyder, polyint, polymul,
                          polysub, put, resize, rollaxis, row_stack, shares_memory, sinc,
                          tril_indices_from, triu_indices_from, unique_all, unique_counts,
-                         unique_inverse, unique_values, unstack)
+                         unique_inverse, unique_values, unstack, vecdot, matvec, vecmat)
 
 # --- issue 19 (array API): quantiles (method='linear') on the device sort ---
 from ._quantile import nanpercentile, nanquantile, percentile, quantile  # noqa: E402,F401

@@ -697,6 +697,7 @@ class ndarray:
             return f(*inputs, out=kwargs.get("out"))
         f = _npfunc.ufunc(ufunc.__name__)
         known = {"out", "where", "dtype"} if hasattr(f, "_dtype_where") else {"out"}
+        known |= getattr(f, "_ufunc_kwargs", frozenset())
         if method != "__call__" or f is None or set(kwargs) - known:
             return _npfunc.ufunc_unhandled(ufunc, method, inputs, kwargs)
         out = kwargs.pop("out", None)
@@ -945,8 +946,11 @@ def write_hazard(out, a):
 
 
 def _repeats(a):
-    """True when view `a` reaches some element more than once (stride 0)."""
-    return a._estrides is not None and any(s == 0 and d > 1 for d, s in zip(a.shape, a._estrides))
+    """True when view `a` reaches some element more than once (stride 0).
+    An empty view reaches none (a complex array of shape (3, 0) had its
+    component views refused as broadcast ones)."""
+    return (a._estrides is not None and 0 not in a.shape
+            and any(s == 0 and d > 1 for d, s in zip(a.shape, a._estrides)))
 
 
 # Arrays NumPy calls read-only although no stride of theirs is zero: a view

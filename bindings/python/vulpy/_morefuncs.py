@@ -616,3 +616,75 @@ NAMES = ("delete", "insert", "resize", "compress", "extract", "put", "cumulative
          "diag_indices_from", "ix_", "iscomplex", "isreal", "iscomplexobj", "isrealobj",
          "may_share_memory", "shares_memory", "polyadd", "polysub", "polymul", "polyder",
          "polyint")
+
+
+# ---------------------------------------------------------------- NumPy 2 gufuncs
+
+def _gufunc_out(name, r, out):
+    """A gufunc's result written into out where given (NumPy's casting)."""
+    if out is None:
+        return r
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise TypeError(f"vp.{name}: out must be one array (or a tuple of one)")
+        out = out[0]
+    if not isinstance(out, _nd):
+        raise TypeError(f"vp.{name}: out must be a vp.ndarray, got "
+                        f"{type(out).__module__}.{type(out).__name__}")
+    if tuple(out.shape) != tuple(r.shape):
+        raise ValueError(f"vp.{name}: out has shape {tuple(out.shape)}, the result "
+                         f"{tuple(r.shape)}")
+    from . import _numeric
+    _numeric.copyto(out, r, casting="same_kind")
+    return out
+
+
+def vecdot(x1, x2, /, out=None, *, axis=-1):
+    """vp.vecdot(x1, x2, /, out=None, *, axis=-1): numpy.vecdot (NumPy 2's
+    gufunc, (n),(n)->()) on the device: sum(conj(x1) * x2) over `axis` of
+    the broadcast operands (vp.linalg.vecdot's), written into out when
+    given. NumPy in -> NumPy out."""
+    if not _res(x1, x2, out):
+        return np.vecdot(x1, x2, out=out, axis=axis)
+    from . import linalg
+    return _gufunc_out("vecdot", linalg.vecdot(x1, x2, axis=axis), out)
+
+
+def matvec(x1, x2, /, out=None):
+    """vp.matvec(x1, x2, /, out=None): numpy.matvec (NumPy 2.2's gufunc,
+    (m,n),(n)->(m)) on the device: the matrix-vector products of the
+    stacks x1 (..., m, n) and x2 (..., n), broadcast over the leading axes,
+    by vp.matmul; written into out when given."""
+    if not _res(x1, x2, out):
+        return np.matvec(x1, x2, out=out)
+    ctx = _array.common_context("vp.matvec", (x1, x2, out))
+    a, v = _asnd(x1, ctx), _asnd(x2, ctx)
+    if a.ndim < 2 or v.ndim < 1:
+        raise ValueError(f"vp.matvec: x1 must have at least 2 dimensions and x2 at least 1, "
+                         f"got {a.ndim} and {v.ndim}")
+    from . import _matmul
+    r = _matmul.matmul(a, v[..., None])[..., 0]
+    return _gufunc_out("matvec", r, out)
+
+
+def vecmat(x1, x2, /, out=None):
+    """vp.vecmat(x1, x2, /, out=None): numpy.vecmat (NumPy 2.2's gufunc,
+    (n),(n,m)->(m)) on the device: conj(x1) times the matrices x2, the
+    stacks broadcast, by vp.matmul; written into out when given."""
+    if not _res(x1, x2, out):
+        return np.vecmat(x1, x2, out=out)
+    ctx = _array.common_context("vp.vecmat", (x1, x2, out))
+    v, a = _asnd(x1, ctx), _asnd(x2, ctx)
+    if a.ndim < 2 or v.ndim < 1:
+        raise ValueError(f"vp.vecmat: x1 must have at least 1 dimension and x2 at least 2, "
+                         f"got {v.ndim} and {a.ndim}")
+    if v.dtype.kind == "c":
+        from . import _complex
+        v = _complex.conjugate(v)
+    from . import _matmul
+    r = _matmul.matmul(v[..., None, :], a)[..., 0, :]
+    return _gufunc_out("vecmat", r, out)
+
+
+# keywords NumPy passes to these gufuncs that ndarray.__array_ufunc__ forwards
+vecdot._ufunc_kwargs = frozenset(("axis",))

@@ -29,8 +29,9 @@ def bind(namespace):
 
 
 # NumPy ufuncs VulPy implements outside vulpy/_ufunc.py's table: np.matmul
-# (a ufunc in NumPy; vp.matmul, _matmul.py) and np.conjugate (_complex.py)
-_UFUNCS_ELSEWHERE = ("matmul", "conjugate")
+# (a ufunc in NumPy; vp.matmul, _matmul.py), np.conjugate (_complex.py) and
+# NumPy 2's gufuncs np.vecdot, np.matvec, np.vecmat (_morefuncs.py)
+_UFUNCS_ELSEWHERE = ("matmul", "conjugate", "vecdot", "matvec", "vecmat")
 
 
 def ufunc(name):
