@@ -650,6 +650,19 @@ def vecdot(x1, x2, /, out=None, *, axis=-1):
     return _gufunc_out("vecdot", linalg.vecdot(x1, x2, axis=axis), out)
 
 
+def _mat_vec(name, x1, x2, out, mat_first):
+    """(matrix stack, vector stack) of matvec (mat_first) / vecmat, resident
+    on one context, each checked for its least number of dimensions."""
+    ctx = _array.common_context(f"vp.{name}", (x1, x2, out))
+    y1, y2 = _asnd(x1, ctx), _asnd(x2, ctx)
+    a, v = (y1, y2) if mat_first else (y2, y1)
+    if a.ndim < 2 or v.ndim < 1:
+        least = "x1 must have at least 2 dimensions and x2 at least 1" if mat_first else \
+            "x1 must have at least 1 dimension and x2 at least 2"
+        raise ValueError(f"vp.{name}: {least}, got {y1.ndim} and {y2.ndim}")
+    return a, v
+
+
 def matvec(x1, x2, /, out=None):
     """vp.matvec(x1, x2, /, out=None): numpy.matvec (NumPy 2.2's gufunc,
     (m,n),(n)->(m)) on the device: the matrix-vector products of the
@@ -657,14 +670,9 @@ def matvec(x1, x2, /, out=None):
     by vp.matmul; written into out when given."""
     if not _res(x1, x2, out):
         return np.matvec(x1, x2, out=out)
-    ctx = _array.common_context("vp.matvec", (x1, x2, out))
-    a, v = _asnd(x1, ctx), _asnd(x2, ctx)
-    if a.ndim < 2 or v.ndim < 1:
-        raise ValueError(f"vp.matvec: x1 must have at least 2 dimensions and x2 at least 1, "
-                         f"got {a.ndim} and {v.ndim}")
+    a, v = _mat_vec("matvec", x1, x2, out, True)
     from . import _matmul
-    r = _matmul.matmul(a, v[..., None])[..., 0]
-    return _gufunc_out("matvec", r, out)
+    return _gufunc_out("matvec", _matmul.matmul(a, v[..., None])[..., 0], out)
 
 
 def vecmat(x1, x2, /, out=None):
@@ -673,17 +681,12 @@ def vecmat(x1, x2, /, out=None):
     stacks broadcast, by vp.matmul; written into out when given."""
     if not _res(x1, x2, out):
         return np.vecmat(x1, x2, out=out)
-    ctx = _array.common_context("vp.vecmat", (x1, x2, out))
-    v, a = _asnd(x1, ctx), _asnd(x2, ctx)
-    if a.ndim < 2 or v.ndim < 1:
-        raise ValueError(f"vp.vecmat: x1 must have at least 1 dimension and x2 at least 2, "
-                         f"got {v.ndim} and {a.ndim}")
+    a, v = _mat_vec("vecmat", x1, x2, out, False)
     if v.dtype.kind == "c":
         from . import _complex
         v = _complex.conjugate(v)
     from . import _matmul
-    r = _matmul.matmul(v[..., None, :], a)[..., 0, :]
-    return _gufunc_out("vecmat", r, out)
+    return _gufunc_out("vecmat", _matmul.matmul(v[..., None, :], a)[..., 0, :], out)
 
 
 # keywords NumPy passes to these gufuncs that ndarray.__array_ufunc__ forwards
