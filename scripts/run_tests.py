@@ -1,7 +1,8 @@
 """Runs every test suite and prints one summary line: `N passed, N failed`.
 
 Suites: lit (test/, FileCheck and end-to-end), ctest (C unit tests), pytest
-(test/python), and a bounded fuzz run. Each writes JUnit XML under
+(test/python: most files in one pytest-xdist worker per core, then the
+timing-sensitive ones alone as "pytest-serial"), and a bounded fuzz run. Each writes JUnit XML under
 BUILD/test-results; the counts come from there.
 
 --sanitize runs the suites against an ASan + UBSan build (`make
@@ -16,6 +17,7 @@ without it (Python keeps its objects until exit). docs/testing.md says more.
 """
 import argparse
 import glob
+import importlib.util
 import os
 import shlex
 import shutil
@@ -80,6 +82,10 @@ def main():
                     help="BUILD is an ASan + UBSan build (-DVULPY_SANITIZE=ON)")
     ap.add_argument("--pytest-args", default="",
                     help="what pytest runs (default: all of test/python), e.g. '-k foo test/python/test_x.py'")
+    ap.add_argument("--pytest-jobs", type=int,
+                    default=int(os.environ.get("VULPY_TEST_JOBS", "0")) or os.cpu_count() or 1,
+                    help="pytest-xdist workers for the whole suite (default: VULPY_TEST_JOBS, "
+                         "else one per core; 1: one process)")
     args = ap.parse_args()
     build = (ROOT / args.build).resolve()
     results = build / "test-results"
@@ -109,15 +115,28 @@ def main():
                            "-j", str(os.cpu_count() or 2), "--output-junit", str(out)], env)
         suites.append(("ctest", rc, out))
     if "pytest" in only and (ROOT / "test" / "python").is_dir():
-        out = results / "pytest.xml"
-        out.unlink(missing_ok=True)
         penv = python_sanitizer_env(env) if args.sanitize else env
-        rc = run("pytest", [py, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                            f"--junitxml={out}"] + (shlex.split(args.pytest_args) or [str(ROOT / "test" / "python")]),
-                 penv)
-        if rc == 5:  # no tests collected
-            rc = 0
-        suites.append(("pytest", rc, out))
+        base = [py, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        if args.pytest_args:
+            phases = [("pytest", shlex.split(args.pytest_args))]
+        else:
+            # Two phases (test/python/conftest.py's SERIAL_FILES): the files
+            # that time the device or whose persistent programs spin on
+            # lavapipe's threads run alone, after the rest has run in
+            # `jobs` pytest-xdist workers (one per core).
+            tests = [str(ROOT / "test" / "python")]
+            jobs = args.pytest_jobs
+            workers = (["-n", str(jobs), "--dist", "worksteal"]
+                       if jobs > 1 and importlib.util.find_spec("xdist") else [])
+            phases = [("pytest", workers + ["-m", "not serial"] + tests),
+                      ("pytest-serial", ["-m", "serial"] + tests)]
+        for name, targs in phases:
+            out = results / f"{name}.xml"
+            out.unlink(missing_ok=True)
+            rc = run(name, base + [f"--junitxml={out}"] + targs, penv)
+            if rc == 5:  # no tests collected
+                rc = 0
+            suites.append((name, rc, out))
     if "fuzz" in only and (ROOT / "scripts" / "fuzz.sh").exists() and shutil.which("clang-14"):
         out = results / "fuzz.xml"
         out.unlink(missing_ok=True)

@@ -34,8 +34,29 @@ needs_target = pytest.mark.skipif(not HAVE_TARGET, reason="the back ends (lib/Ta
 needs_cross = pytest.mark.skipif(not HAVE_CROSS, reason="SPIRV-Cross reflection is not built")
 
 
+# Files whose tests must not share the CPU with another pytest process:
+# persistent programs, whose workgroups spin on each other in lavapipe's
+# threads under a loop budget (a thread descheduled for another process's
+# work can run a spinning one out of it), and tests that time the device or
+# the host. scripts/run_tests.py runs them alone ("pytest-serial") after the
+# rest has run in one pytest-xdist worker per core.
+# Every test_persistent*.py, and these:
+SERIAL_FILES = frozenset({
+    "test_memsock.py", "test_loop_canary.py", "test_streams.py", "test_trust_process.py",
+    "test_eager_adaptive.py", "test_fdtd.py",
+})
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes more than a few seconds")
+    config.addinivalue_line("markers", "serial: runs alone, never beside another pytest worker "
+                                       "(conftest.SERIAL_FILES)")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name.startswith("test_persistent") or item.path.name in SERIAL_FILES:
+            item.add_marker(pytest.mark.serial)
 
 
 @pytest.fixture(scope="session")
