@@ -413,6 +413,8 @@ def _out_functions():
         "cumulative_sum": lambda: ((f32(4, 3),), {"axis": 0}),
         "cumulative_prod": lambda: ((f32(4, 3),), {"axis": 0}),
         "divmod": lambda: ((f32(4, 3), f32(4, 3)), {}),
+        "choose": lambda: ((vp.asarray(np.int64([[0, 1, 0], [1, 0, 1], [0, 0, 1], [1, 1, 0]])),
+                            [f32(4, 3), f32(4, 3)]), {}),
     }
     out = []
     for name in sorted(dir(vp)):

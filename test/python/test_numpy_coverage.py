@@ -165,6 +165,14 @@ FUNCTIONS.update({"interp": ((F[1], np.sort(G[1]), F[0]), {}),
                   "gradient": ((G,), {"axis": 1, "edge_order": 2}),
                   "convolve": ((F[0], G[1]), {"mode": "same"}),
                   "correlate": ((G[0], F[1]), {"mode": "full"})})
+# --- issue 19: blocks, functional helpers, windows, i0 (_numpyfuncs.py; test_numpyfuncs.py)
+FUNCTIONS.update({"block": (([F, G],), {}), "choose": ((J % 3, [F, G, F + G]), {}),
+                  "sort_complex": ((G,), {}), "i0": ((G,), {}),
+                  "apply_along_axis": ((np.sum, 1, G), {}),
+                  "apply_over_axes": ((np.sum, I, [0]), {})})
+# the window functions: NumPy's float64 formula, resident as float32 (vp.linspace's rule)
+WINDOWS = {"bartlett": (5,), "blackman": (6,), "hamming": (4,), "hanning": (7,),
+           "kaiser": (8, 3.0)}
 SEQUENCES["unique"] = ((J % 3,), {"return_index": True, "return_inverse": True,
                                   "return_counts": True})
 METHODS += ["argsort"]
@@ -503,3 +511,9 @@ def test_in_place_function(name):
         x = vp.asarray(a)
         assert f(x, *map(_res, args), **kw) is None, name
         _check(x, want, name)
+
+
+@pytest.mark.parametrize("name", sorted(WINDOWS))
+def test_window(name):
+    _check(getattr(vp, name)(*WINDOWS[name]),
+           getattr(np, name)(*WINDOWS[name]).astype(np.float32), name)

@@ -157,3 +157,7 @@ from ._indexfuncs import (fill_diagonal, indices, put_along_axis,  # noqa: E402,
 from ._setfuncs import intersect1d, isin, setdiff1d, setxor1d, union1d  # noqa: E402,F401
 from ._histogram import bincount, digitize, histogram  # noqa: E402,F401
 from ._statfuncs import corrcoef, cov, kron, polyfit, polyval, trapezoid  # noqa: E402,F401
+# block, choose, piecewise, apply_along_axis / apply_over_axes, sort_complex, the window
+# functions and i0 (_numpyfuncs.py)
+from ._numpyfuncs import (apply_along_axis, apply_over_axes, bartlett, blackman,  # noqa: E402,F401
+                          block, choose, hamming, hanning, i0, kaiser, piecewise, sort_complex)
