@@ -225,7 +225,8 @@ FUNCTIONS.update({
 })
 CREATION.update({"indices": (((2, 3),), {})})
 SEQUENCES.update({"unravel_index": ((np.array([1, 5]), (2, 3)), {}),
-                  "histogram": ((G,), {"bins": 3})})
+                  "histogram": ((G,), {"bins": 3}),
+                  "histogram2d": ((F[0], G[0]), {"bins": 3})})
 FORMS.update({
     "intersect1d return_indices": ("intersect1d", (I, J), {"return_indices": True}),
     "histogram weights": ("histogram", (G,), {"bins": [0.0, 1.0, 3.0], "weights": F}),

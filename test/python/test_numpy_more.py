@@ -204,6 +204,59 @@ def test_histogram(data, strided, dt):
                   list(np.histogram(a, density=True, **kw)), rtol=1e-12, atol=1e-12)
 
 
+@SETTINGS
+@given(data=st.data(), strided=st.booleans(), dt=st.sampled_from([np.float32, np.int32]),
+       d=st.integers(1, 3))
+def test_histogramdd_histogram2d(data, strided, dt, d):
+    if not vp.default_context().has("float64"):
+        pytest.skip("NumPy's histogramdd is float64")
+    n = data.draw(st.sampled_from([0, 1, 7, 20]))
+    a = data.draw(hnp.arrays(dt, (n, d), elements=st.integers(-3, 6).map(lambda v: dt(v))))
+    x = resident(a, strided)
+    w = np.linspace(0, 1, n).astype(np.float32)
+    edges = [-2, 0, 0.5, 4, 6]
+    for kw in ({}, {"bins": 3}, {"bins": 4, "range": [(-1, 5)] * d}, {"bins": [edges] * d},
+               {"bins": [2, edges, 3][:d]}, {"bins": 2, "density": True}):
+        if not n and "range" not in kw:
+            continue  # NumPy's automatic range of no points: [0, 1] either way
+        want = np.histogramdd(a, **kw)
+        if kw.get("density") and not np.isfinite(want[0]).all():
+            continue  # (a zero total: NaN either way, with NumPy's warning)
+        check(list(vp.histogramdd(x, **kw)), list(want), rtol=1e-12, atol=1e-12)
+        check(list(np.histogramdd(x, weights=vp.asarray(w), **kw)),
+              list(np.histogramdd(a, weights=w, **kw)), rtol=1e-6, atol=1e-6)
+    # a sequence of D 1-D arrays; a view of each
+    cols = [np.ascontiguousarray(a[:, i]) for i in range(d)]
+    check(list(vp.histogramdd([vp.asarray(c) for c in cols], bins=3, range=[(-3, 6)] * d)),
+          list(np.histogramdd(cols, bins=3, range=[(-3, 6)] * d)))
+    if d == 2:
+        for kw in ({"bins": 3, "range": [(-3, 6)] * 2}, {"bins": (2, 4), "range": [(-3, 6)] * 2},
+                   {"bins": np.array(edges, np.float64)}, {"bins": [edges, [0, 1, 2]]}):
+            check(list(vp.histogram2d(vp.asarray(cols[0]), vp.asarray(cols[1]), **kw)),
+                  list(np.histogram2d(cols[0], cols[1], **kw)))
+            check(list(np.histogram2d(x[:, 0], x[:, 1], weights=vp.asarray(w), **kw)),
+                  list(np.histogram2d(a[:, 0], a[:, 1], weights=w, **kw)), rtol=1e-6, atol=1e-6)
+
+
+def test_histogramdd_errors_are_numpys():
+    x = vp.asarray(np.arange(12, dtype=np.float32).reshape(6, 2))
+    with pytest.raises(ValueError, match="dimension of bins"):
+        vp.histogramdd(x, bins=[2, 2, 2])
+    with pytest.raises(ValueError, match="one entry per dimension"):
+        vp.histogramdd(x, range=[(0, 1)])
+    with pytest.raises(ValueError, match=r"`bins\[1\]` must be positive"):
+        vp.histogramdd(x, bins=[2, 0])
+    with pytest.raises(ValueError, match=r"`bins\[0\]` must be monotonically increasing"):
+        vp.histogramdd(x, bins=[[0, 2, 1], 2])
+    with pytest.raises(ValueError, match="max must be larger"):
+        vp.histogramdd(x, range=[(0, 1), (3, 2)])
+    with pytest.raises(ValueError, match="not finite"):
+        vp.histogramdd(vp.asarray(np.array([[1.0, np.inf]], np.float32)))
+    with pytest.raises(ValueError, match="weights"):
+        vp.histogramdd(x, weights=vp.ones(5, np.float32))
+    assert isinstance(vp.histogramdd(np.zeros((3, 2)))[0], np.ndarray)
+
+
 # ------------------------------------------------------------------ statistics
 @SETTINGS
 @given(data=st.data(), strided=st.booleans())

@@ -155,7 +155,7 @@ from ._convolve import convolve, correlate  # noqa: E402,F401
 from ._indexfuncs import (fill_diagonal, indices, put_along_axis,  # noqa: E402,F401
                           ravel_multi_index, rot90, take_along_axis, unravel_index)
 from ._setfuncs import intersect1d, isin, setdiff1d, setxor1d, union1d  # noqa: E402,F401
-from ._histogram import bincount, digitize, histogram  # noqa: E402,F401
+from ._histogram import bincount, digitize, histogram, histogram2d, histogramdd  # noqa: E402,F401
 from ._statfuncs import corrcoef, cov, kron, polyfit, polyval, trapezoid  # noqa: E402,F401
 # block, choose, piecewise, apply_along_axis / apply_over_axes, sort_complex, the window
 # functions and i0 (_numpyfuncs.py)

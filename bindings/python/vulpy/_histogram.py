@@ -9,6 +9,7 @@ resident out; NumPy in -> NumPy's own function. Data-dependent sizes and
 edges (bincount's length, histogram's automatic range) read back one or
 two scalars.
 """
+import builtins
 import operator
 
 import numpy as np
@@ -214,4 +215,139 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     return hist, edges
 
 
-NAMES = ("digitize", "bincount", "histogram")
+def _outer_edges(col, rng):
+    """NumPy's outer edges of one coordinate (histogramdd): the range
+    given, else the data's min and max (two scalars read back, in its
+    dtype), widened by 0.5 each way when they are equal."""
+    if rng is not None:
+        first, last = rng
+        if first > last:
+            raise ValueError("max must be larger than min in range parameter.")
+        if not (np.isfinite(first) and np.isfinite(last)):
+            raise ValueError(f"supplied range of [{first}, {last}] is not finite")
+    elif col.size == 0:
+        first, last = 0, 1
+    else:
+        t = np.dtype(col.dtype).type
+        first, last = t(_reduce.min(col).item()), t(_reduce.max(col).item())
+        if not (np.isfinite(first) and np.isfinite(last)):
+            raise ValueError(f"autodetected range of [{first}, {last}] is not finite")
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    return first, last
+
+
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noqa: A002
+    """vp.histogramdd(sample, bins=10, range=None, density=None, weights=None):
+    numpy.histogramdd on the GPU: (hist, edges) of N points in D
+    dimensions (sample an (N, D) array, or a sequence of D 1-D arrays of
+    length N). bins: a count or increasing edges, one for all coordinates
+    or one per coordinate; the edges of a count are NumPy's linspace over
+    `range` (default: each coordinate's min and max, read back). Every
+    bin is half-open but the last of each axis, which holds its right
+    edge; points outside and NaN are not counted. Each coordinate's bin is
+    a binary search (searchsorted) into its edges, the D bins one flat
+    position, the histogram a vp.bincount of those (weighted bins: the
+    difference of two entries of a cumulative sum, as vp.bincount). hist is
+    float64, as NumPy's (a float64 device is needed); edges a list of
+    resident arrays."""
+    seq = isinstance(sample, (list, tuple))
+    per_axis = isinstance(bins, (list, tuple))
+    given = (list(sample) if seq else [sample]) + [weights] + \
+        (list(bins) if per_axis else [bins] if isinstance(bins, _nd) else [])
+    if not _res(*given):
+        return np.histogramdd(sample, bins, range, density, weights)
+    ctx = _array.common_context("vp.histogramdd", given)
+    if seq:
+        cols = [_asnd(c, ctx) for c in sample]
+        if any(c.ndim != 1 for c in cols) or len({c.size for c in cols}) > 1:
+            raise ValueError("vp.histogramdd: a sequence sample must hold D 1-D arrays of one "
+                             f"length (got shapes {[c.shape for c in cols]})")
+    else:
+        s = _asnd(sample, ctx)
+        if s.ndim == 1:
+            s = s.reshape(-1, 1)
+        if s.ndim != 2:
+            raise ValueError(f"vp.histogramdd: sample must be (N, D) (got shape {s.shape})")
+        cols = [s[:, i] for i in builtins.range(s.shape[1])]
+    D = len(cols)
+    w = None
+    if weights is not None:
+        w = _asnd(weights, ctx)
+        if w.ndim != 1 or (cols and w.size != cols[0].size):
+            raise ValueError(f"vp.histogramdd: weights must be 1-D with one weight a point "
+                             f"(got shape {w.shape})")
+    try:
+        m = len(bins)
+    except TypeError:
+        bins = D * [bins]
+    else:
+        if m != D:
+            raise ValueError("The dimension of bins must be equal to the dimension of the "
+                             "sample x.")
+    if range is None:
+        range = (None,) * D  # noqa: A001
+    elif len(range) != D:
+        raise ValueError("range argument must have one entry per dimension")
+    ctx.require("float64", "vp.histogramdd (NumPy's float64 histogram)")
+    edges, nbin, pos = [], [], None
+    for i, col in enumerate(cols):
+        b = bins[i]
+        if np.ndim(b) == 0:
+            try:
+                n = operator.index(b)
+            except TypeError:
+                raise TypeError(f"`bins[{i}]` must be an integer, when a scalar") from None
+            if n < 1:
+                raise ValueError(f"`bins[{i}]` must be positive, when an integer")
+            first, last = _outer_edges(col, range[i])
+            e = _array.asarray(np.linspace(first, last, n + 1), context=ctx)
+        elif np.ndim(b) == 1:
+            e = _asnd(b, ctx)
+            if e.size > 1 and bool(_reduce.any(_ufunc.less(_numeric.diff(e), 0))):
+                raise ValueError(f"`bins[{i}]` must be monotonically increasing, when an array")
+        else:
+            raise ValueError(f"`bins[{i}]` must be a scalar or 1d array")
+        edges.append(e)
+        nbin.append(e.size + 1)  # an outlier bin at each end
+        if col.size and e.size:
+            c = _sort.searchsorted(e, col, side="right")
+            # a point on the last edge is in the last bin
+            c = _ufunc.subtract(c, _ufunc.equal(col, e[-1]).astype(_I64))
+            pos = c if pos is None else _ufunc.add(_ufunc.multiply(pos, e.size + 1), c)
+    total = int(np.prod(nbin))
+    if pos is None:  # no points (or an axis without edges)
+        hist = _array.zeros((total,), np.float64, context=ctx)
+    else:
+        hist = bincount(pos, w, minlength=total).astype(np.float64)
+    hist = hist.reshape(tuple(nbin))[(slice(1, -1),) * D]
+    if density:
+        s = _reduce.sum(hist)
+        for i, e in enumerate(edges):
+            shape = [1] * D
+            shape[i] = nbin[i] - 2
+            hist = _ufunc.divide(hist, _numeric.diff(e).reshape(tuple(shape)))
+        hist = _ufunc.divide(hist, s)
+    elif not hist.contiguous:
+        hist = hist.copy()
+    return hist, edges
+
+
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):  # noqa: A002
+    """vp.histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    numpy.histogram2d on the GPU: (hist, xedges, yedges) of the points
+    (x[i], y[i]), through vp.histogramdd (whose docstring says how; hist
+    is float64). bins: a count or edges for both, or a pair of them."""
+    if not _res(x, y, weights, *(list(bins) if isinstance(bins, (list, tuple)) else [bins])):
+        return np.histogram2d(x, y, bins, range, density, weights)
+    try:
+        n = len(bins)
+    except TypeError:
+        n = 1
+    if n != 1 and n != 2:
+        bins = [bins, bins]
+    hist, edges = histogramdd([x, y], bins, range, density, weights)
+    return hist, edges[0], edges[1]
+
+
+NAMES = ("digitize", "bincount", "histogram", "histogramdd", "histogram2d")
