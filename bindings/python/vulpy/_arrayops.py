@@ -49,7 +49,8 @@ class _ComplexOps:
 
 COMPLEX = _ComplexOps()
 _COMPLEX_SUPPORTED = ("+ - * /, negative, conj, abs, exp, ==, !=, real, imag, angle, astype, "
-                      "copy, indexing views, fft")
+                      "copy, indexing views, integer-array and mask reads (take, compress, "
+                      "take_along_axis), fft")
 
 
 def complex_unsupported(what, dt):

@@ -174,9 +174,35 @@ def _host_index(k, dim):
 # ---------------------------------------------------------------- reading
 
 
+def _basic_key(key):
+    """Whether key is basic indexing only (ints, slices, None, ...): a view."""
+    for k in (key if isinstance(key, tuple) else (key,)):
+        if not (k is None or k is Ellipsis or isinstance(k, slice) or
+                (isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)))):
+            return False
+    return True
+
+
+def _complex_get(a, key):
+    """x[key] of a complex x with integer-array or mask indices: the same
+    key on x's float view (real and imaginary parts as a trailing axis of
+    2), so each element's two parts move together, then seen as complex
+    again (the gathers have no complex path of their own)."""
+    f = _arrayops.COMPLEX.fview(a)
+    if _is_mask(key) and not isinstance(key, tuple):
+        r = getitem(f, key)
+    else:
+        r = getitem(f, (key if isinstance(key, tuple) else (key,)) + (slice(None),))
+    if not (r.contiguous and r._offset == 0 and r._whole):
+        r = r.copy()
+    return _arrayops.COMPLEX.from_fview(r, a.dtype)
+
+
 def getitem(a, key):
     if isinstance(key, tuple) and len(key) == 1 and _is_mask(key[0]):
         key = key[0]  # x[(mask,)] is x[mask]
+    if isinstance(a, _array.ndarray) and a.dtype.kind == "c" and not _basic_key(key):
+        return _complex_get(a, key)
     if _is_mask(key) and not isinstance(key, tuple):
         return _mask_get(a, key)
     entries = _host_masks(_expand(key, a.ndim), a.shape)
