@@ -62,11 +62,26 @@ def _copy_into(dst, src):
         _arrayops.assign(dst, src)
 
 
+def _float_pair(d, s):
+    """(dst, src) of a complex dst as their float views (parts as a
+    trailing axis of 2): the copy moves both parts of every element; src
+    (NumPy data, a scalar, a real or complex array) is made dst's dtype
+    first (the caller has checked the casting)."""
+    C = _arrayops.COMPLEX
+    if not isinstance(s, _nd):
+        s = _array.asarray(np.asarray(s, d.dtype), context=d._ctx)
+    elif s.dtype != d.dtype:
+        s = s.astype(d.dtype)
+    return C.fview(d), C.fview(s)
+
+
 def _copy_many(pairs, name):
     """dst[...] = src for every (dst, src) pair in one array function (one
     compile, one submission; `fuse` makes a kernel per store). The dsts are
     disjoint views of one new array; the srcs do not overlap them."""
     pairs = [(d, s) for d, s in pairs if d.size]
+    if pairs and pairs[0][0].dtype.kind == "c":
+        pairs = [_float_pair(d, s) for d, s in pairs]
     if len(pairs) <= 1:
         for d, s in pairs:
             _arrayops.assign(d, s)
