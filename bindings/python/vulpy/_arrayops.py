@@ -50,7 +50,7 @@ class _ComplexOps:
 COMPLEX = _ComplexOps()
 _COMPLEX_SUPPORTED = ("+ - * /, negative, conj, abs, exp, ==, !=, real, imag, angle, astype, "
                       "copy, indexing views, integer-array and mask reads (take, compress, "
-                      "take_along_axis), concatenate / stack / roll, fft")
+                      "take_along_axis), concatenate / stack / roll, sort / argsort, fft")
 
 
 def complex_unsupported(what, dt):

@@ -15,7 +15,7 @@ import itertools
 
 import numpy as np
 
-from . import _array, _complex, _indexfuncs, _numeric, _reduce, _shapeops, _sort, _ufunc
+from . import _array, _numeric, _reduce, _shapeops, _sort, _ufunc
 
 _nd = _array.ndarray
 _res = _shapeops._resident
@@ -258,7 +258,7 @@ def sort_complex(a):
     for int8 / int16 / uint8 / uint16 / complex64 input, complex128
     otherwise, float32 included: NumPy's rule). NaNs go last in NumPy's order: values with a NaN
     imaginary part after all others (by real part), then NaN real parts (by
-    imaginary part), then both NaN."""
+    imaginary part), then both NaN: vp.sort's order of complex arrays."""
     if not isinstance(a, _nd):
         return np.sort_complex(a)
     if a.dtype.kind != "c":
@@ -266,14 +266,7 @@ def sort_complex(a):
         return _sort.sort(a, axis=-1).astype(dt)
     if a.ndim == 0:
         return a.copy()
-    re, im = _complex.real(a), _complex.imag(a)
-    cls = _ufunc.add(_ufunc.multiply(_ufunc.isnan(re).astype(np.int32), 2),
-                     _ufunc.isnan(im).astype(np.int32))
-    order = _sort.lexsort((im, re, cls), axis=-1)
-    # the parts gathered, then interleaved again (take has no complex path)
-    f = _shapeops.stack([_indexfuncs.take_along_axis(re, order, axis=-1),
-                         _indexfuncs.take_along_axis(im, order, axis=-1)], axis=-1)
-    return _complex.from_fview(f, a.dtype)
+    return _sort.sort(a, axis=-1)   # complex: NumPy's order, NaNs included (vp.sort)
 
 
 # ---------------------------------------------------------------- windows

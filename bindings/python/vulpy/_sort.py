@@ -15,8 +15,8 @@ import os
 
 import numpy as np
 
-from . import (_array, _errors, _indexing, _launch, _setops, _shapeops, _sort_kernels,
-               _sort_onesweep, _ufunc)
+from . import (_array, _arrayops, _errors, _indexing, _launch, _setops, _shapeops,
+               _sort_kernels, _sort_onesweep, _ufunc)
 
 _nd = _array.ndarray
 _I64 = np.dtype(np.int64)
@@ -284,12 +284,43 @@ def _sort_call(name, a, axis, kind, order, stable, values):
     host = not isinstance(a, _nd)
     if a.ndim == 0 and (values or axis is None):
         a = a.reshape(1)  # NumPy's argsort sees a 0-d array as 1-d (sort: axis=None only)
+    if a.dtype.kind == "c":
+        _axis(a, axis)  # NumPy's errors before any upload
+        r = _complex_sorted(_array.asarray(a) if host else a, axis, values)
+        return r.numpy() if host else r
     if host:
         _check_host(a.dtype, name)
         _axis(a, axis)  # NumPy's errors before the upload
         a = _array.asarray(a)
     r = _sorted(a, _axis(a, axis), values, name)[int(values)]
     return r.numpy() if host else r
+
+
+def _complex_sorted(a, axis, values):
+    """sort (values False) or argsort (True) of complex a along axis in
+    NumPy's order: by real part, then imaginary part; values with a NaN
+    imaginary part after all others (by real part), then NaN real parts
+    (by imaginary part), then both NaN. A lexsort of (class, real, imag),
+    stable; the sort then gathers both parts of each element together."""
+    C = _arrayops.COMPLEX
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    nd = a.ndim
+    ax = _errors.axis(axis, nd)
+    re, im = C.real(a), C.imag(a)
+    cls = _ufunc.add(_ufunc.multiply(_ufunc.isnan(re).astype(np.int32), 2),
+                     _ufunc.isnan(im).astype(np.int32))
+    idx = lexsort((im, re, cls), axis=ax)
+    if values:
+        return idx
+    moved = a.swapaxes(ax, nd - 1)
+    n = moved.shape[-1]
+    m = int(np.prod(moved.shape[:-1], dtype=np.int64))
+    rid = _array.arange(m, dtype=np.int64, context=a._ctx).reshape(m, 1)
+    rows = moved if moved.contiguous else moved.copy()
+    r = rows.reshape(m, n)[rid, idx.swapaxes(ax, nd - 1).reshape(m, n)]
+    r = r.reshape(moved.shape).swapaxes(ax, nd - 1)
+    return r if r.contiguous else r.copy()
 
 
 # ------------------------------------------------------------------ the API
@@ -315,7 +346,10 @@ def sort_in_place(self, axis=-1, kind=None, order=None, *, stable=None):
     _array.check_writable(self, "ndarray.sort")
     if axis is None:  # NumPy's error
         raise TypeError("'NoneType' object cannot be interpreted as an integer")
-    r = _sorted(self, _axis(self, axis), False)[0]
+    if self.dtype.kind == "c":
+        r = _complex_sorted(self, axis, False)
+    else:
+        r = _sorted(self, _axis(self, axis), False)[0]
     if r.size:
         self[...] = r
 
