@@ -48,8 +48,8 @@ class _ComplexOps:
 
 
 COMPLEX = _ComplexOps()
-_COMPLEX_SUPPORTED = ("+ - * /, negative, conj, abs, exp, ==, !=, real, imag, angle, astype, "
-                      "copy, indexing views, integer-array and mask reads (take, compress, "
+_COMPLEX_SUPPORTED = ("+ - * /, negative, conj, abs, exp, ==, !=, where, real, imag, angle, "
+                      "astype, copy, indexing views, integer-array and mask reads (take, compress, "
                       "take_along_axis), concatenate / stack / roll, sort / argsort, fft")
 
 

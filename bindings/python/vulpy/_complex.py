@@ -22,7 +22,7 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 # the vp ufuncs that take complex operands (their NumPy names)
 SUPPORTED = ("add", "subtract", "multiply", "divide", "negative", "positive", "conjugate",
-             "absolute", "exp", "equal", "not_equal", "cast")
+             "absolute", "exp", "equal", "not_equal", "cast", "where")
 
 
 unsupported = _arrayops.complex_unsupported  # the TypeError for an operation on complex
@@ -184,6 +184,9 @@ def ufunc(uf, args, out, context, sync):
         ctx = _context.resolve(context)
     if name == "cast":
         rdt = o.dtype
+    elif name == "where":  # x and y promote (NEP 50: Python scalars are weak)
+        rdt = np.result_type(*(k if isinstance(k, np.dtype) else k(0)
+                               for k in (_key(a) for a in args[1:])))
     else:
         try:
             rdt = uf.np.resolve_dtypes(tuple(_key(a) for a in args) + (None,))[-1]
@@ -225,6 +228,9 @@ def _compute(name, args, res, ctx):
     rdt = res.dtype
     if rdt.kind == "c":
         dre, dim = parts(res)
+    if name == "where":
+        _where(args, dre, dim, float_of(rdt), ctx)
+        return
     # the components' dtype: that of the operands' complex promotion
     if name == "cast":
         cdt = rdt
@@ -292,6 +298,26 @@ def _compute(name, args, res, ctx):
         _op("logical_and" if name == "equal" else "logical_or", re, im, res)
     else:  # pragma: no cover - SUPPORTED lists the names above
         raise unsupported(f"vp.{name}", rdt)
+
+
+def _where(args, dre, dim, fdt, ctx):
+    """vp.where(c, x, y) with a complex x or y: the parts, each a real
+    where into the result's part (a complex condition: nonzero is true)."""
+    c, x, y = args
+    if is_complex(c):
+        c = ufunc(_ufunc("not_equal"), (c, 0), None, None, True)
+    if isinstance(c, np.ndarray) and c.ndim:
+        c = _array.asarray(c, context=ctx)
+    (xr, xi), (yr, yi) = _re_im(x, fdt, ctx), _re_im(y, fdt, ctx)
+    z = fdt.type(0)
+    w = _ufunc("where")
+    for dst, a, b in ((dre, xr, yr), (dim, z if xi is None else xi, z if yi is None else yi)):
+        if np.broadcast_shapes(*(_shape_of(v) for v in (c, a, b))) == dst.shape and \
+                any(_resident(v) for v in (c, a, b)):
+            w(c, a, b, out=dst)
+        else:
+            _put(dst, w(c, a, b) if any(_resident(v) for v in (c, a, b)) else
+                 _array.asarray(np.broadcast_to(np.where(c, a, b), dst.shape), context=ctx))
 
 
 def _assign(dst, src):
