@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import vulpy as vp
 from conftest import needs_target
+from vulpy._numpyfuncs import _leaves
 
 pytestmark = needs_target
 
@@ -67,14 +68,6 @@ def test_block_matches_numpy(build):
         same(np.block(dev), want)
     got = vp.block(vp.asarray(A))
     same(got, A)
-
-
-def _leaves(x):
-    if isinstance(x, list):
-        for e in x:
-            yield from _leaves(e)
-    else:
-        yield x
 
 
 def test_block_errors_are_numpys():

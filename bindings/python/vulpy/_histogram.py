@@ -132,6 +132,29 @@ def bincount(x, weights=None, minlength=0):
     return _binned(srt, order, w, cuts, ctx)
 
 
+def _outer_edges(col, rng):
+    """NumPy's outer edges of data col (histogram, and each coordinate of
+    histogramdd): the range given, else the data's min and max (two
+    scalars read back, in its dtype), widened by 0.5 each way when they
+    are equal."""
+    if rng is not None:
+        first, last = rng
+        if first > last:
+            raise ValueError("max must be larger than min in range parameter.")
+        if not (np.isfinite(first) and np.isfinite(last)):
+            raise ValueError(f"supplied range of [{first}, {last}] is not finite")
+    elif col.size == 0:
+        first, last = 0, 1
+    else:
+        t = np.dtype(col.dtype).type
+        first, last = t(_reduce.min(col).item()), t(_reduce.max(col).item())
+        if not (np.isfinite(first) and np.isfinite(last)):
+            raise ValueError(f"autodetected range of [{first}, {last}] is not finite")
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    return first, last
+
+
 def _edges(a, bins, range_, ctx):
     """(edges as a resident 1-D array, their count minus one)."""
     if isinstance(bins, str):
@@ -144,21 +167,7 @@ def _edges(a, bins, range_, ctx):
             raise TypeError("`bins` must be an integer, a string, or an array") from None
         if n < 1:
             raise ValueError("`bins` must be positive, when an integer")
-        if range_ is not None:
-            first, last = range_
-            if first > last:
-                raise ValueError("max must be larger than min in range parameter.")
-            if not (np.isfinite(first) and np.isfinite(last)):
-                raise ValueError(f"supplied range of [{first}, {last}] is not finite")
-        elif a.size == 0:
-            first, last = 0, 1
-        else:  # two scalars read back: the data's range, in its dtype as NumPy's
-            t = np.dtype(a.dtype).type
-            first, last = t(_reduce.min(a).item()), t(_reduce.max(a).item())
-            if not (np.isfinite(first) and np.isfinite(last)):
-                raise ValueError(f"autodetected range of [{first}, {last}] is not finite")
-        if first == last:
-            first, last = first - 0.5, last + 0.5
+        first, last = _outer_edges(a, range_)
         dt = np.result_type(first, last, a.dtype)
         if dt.kind in "iub":
             dt = np.result_type(dt, float)
@@ -213,28 +222,6 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
         total = _reduce.sum(hist.astype(np.float64))
         return _ufunc.divide(_ufunc.divide(hist.astype(np.float64), width), total), edges
     return hist, edges
-
-
-def _outer_edges(col, rng):
-    """NumPy's outer edges of one coordinate (histogramdd): the range
-    given, else the data's min and max (two scalars read back, in its
-    dtype), widened by 0.5 each way when they are equal."""
-    if rng is not None:
-        first, last = rng
-        if first > last:
-            raise ValueError("max must be larger than min in range parameter.")
-        if not (np.isfinite(first) and np.isfinite(last)):
-            raise ValueError(f"supplied range of [{first}, {last}] is not finite")
-    elif col.size == 0:
-        first, last = 0, 1
-    else:
-        t = np.dtype(col.dtype).type
-        first, last = t(_reduce.min(col).item()), t(_reduce.max(col).item())
-        if not (np.isfinite(first) and np.isfinite(last)):
-            raise ValueError(f"autodetected range of [{first}, {last}] is not finite")
-    if first == last:
-        first, last = first - 0.5, last + 0.5
-    return first, last
 
 
 def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noqa: A002
