@@ -244,11 +244,11 @@ def _twice(x):
 
 
 @pytest.mark.parametrize("call,name", [
-    (lambda a: a.prod(), "vp.prod"), (lambda a: vp.sqrt(a), "vp.sqrt"),
+    (lambda a: a.prod(), "vp.prod"), (lambda a: vp.sin(a), "vp.sin"),
     (lambda a: a < a, "vp.less"), (lambda a: vp.maximum(a, a), "vp.maximum"),
-    (lambda a: vp.hypot(a, a), "vp.hypot"), (lambda a: a @ a, "vp.matmul"),
-    (lambda a: vp.square(a), "vp.square"),
-    (lambda a: a ** 2, "vp.power"), (lambda a: vp.log(a), "vp.log"),
+    (lambda a: vp.hypot(a, a), "vp.hypot"), (lambda a: vp.log1p(a), "vp.log1p"),
+    (lambda a: vp.floor_divide(a, a), "vp.floor_divide"),
+    (lambda a: a ** 2, "vp.power"), (lambda a: vp.tanh(a), "vp.tanh"),
     (lambda a: vp.cumprod(a), "vp.cumprod"), (lambda a: a.max(), ""),
     (lambda a: _twice(a), "vp.jit _twice"),
 ])
@@ -416,3 +416,190 @@ def test_empty_complex_arithmetic(shape):
                       (vp.conjugate(x), np.conjugate(z)), (vp.sum(x * x, -1), np.sum(z * z, -1))):
         assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape)
         np.testing.assert_array_equal(got.numpy(), want)
+
+
+# ---------------------------------------------------------------- sqrt, log & co
+_BIG = {C64: 3e38, C128: 1.7e308}
+
+
+def _special(dt):
+    """Values at the edges: zeros of both signs, infinities, NaNs, |z| that
+    overflows with finite parts, subnormals, |z| near 1."""
+    inf, nan, b = np.inf, np.nan, _BIG[dt]
+    v = [0, -0.0, 1, -1, 1j, -1j, inf, -inf, nan, complex(inf, nan), complex(-inf, nan),
+         complex(nan, inf), complex(nan, -inf), complex(-inf, 1), complex(inf, -1),
+         complex(1, inf), complex(-1, -inf), complex(-0.0, -0.0), complex(0, -0.0),
+         complex(-2, 0), complex(-2, -0.0), complex(1e-45, 0), complex(0, 1e-45),
+         complex(-b, b), complex(b, 1), complex(b, -b), complex(-b, -1), 1 + 1e-4j,
+         0.6 + 0.8j, complex(nan, 0), complex(0, nan), complex(-1e-30, 1e-30)]
+    return np.array(v, dt)
+
+
+def _wide(n, dt, seed):
+    r = np.random.default_rng(seed)
+    mag = np.exp(r.uniform(-30, 30, (2, n)))
+    return (r.standard_normal(n) * mag[0] + 1j * r.standard_normal(n) * mag[1]).astype(dt)
+
+
+def _parts_close(got, want, rtol, name):
+    """Real and imaginary parts each within rtol of NumPy's (relative to
+    the element's magnitude: a part that cancels to near 0, as log|z| at
+    |z| = 1, is not held to its own few digits), with NaN where NumPy has
+    NaN and infinities equal."""
+    with np.errstate(all="ignore"):
+        mag = np.abs(want)
+    for part in ("real", "imag"):
+        g, w = getattr(got, part), getattr(want, part)
+        with np.errstate(all="ignore"):
+            ok = np.isclose(g, w, rtol=rtol, atol=0, equal_nan=True) | \
+                (np.isfinite(g) & np.isfinite(w) & (np.abs(g - w) <= rtol * mag))
+        assert ok.all(), (name, part, [(i, got[i], want[i]) for i in np.flatnonzero(~ok)[:5]])
+
+
+@pytest.mark.parametrize("dt", [C64, C128])
+@pytest.mark.parametrize("name", ["sqrt", "log", "log2", "log10", "reciprocal"])
+def test_sqrt_log_reciprocal_match_numpy_to_the_edges(dt, name):
+    """NumPy's principal branches, signed zeros and C99's special values;
+    sqrt and log of a z whose |z| overflows (finite parts) stay finite."""
+    z = np.concatenate([_wide(400, dt, 3), _special(dt)])
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(z)
+    got = getattr(vp, name)(vp.asarray(z))
+    assert isinstance(got, vp.ndarray) and got.dtype == want.dtype
+    _parts_close(got.numpy(), want, 4e-6 if dt == C64 else 1e-13, name)
+    # NumPy in, NumPy out; a strided view
+    h = crand((4, 6), dt, 5)
+    with np.errstate(all="ignore"):
+        w2 = getattr(np, name)(h[:, ::2])
+    g2 = getattr(vp, name)(h[:, ::2])
+    assert isinstance(g2, np.ndarray)
+    _parts_close(g2, w2, 4e-6 if dt == C64 else 1e-13, name + " numpy in")
+    g3 = getattr(vp, name)(vp.asarray(h)[:, ::2])
+    _parts_close(g3.numpy(), w2, 4e-6 if dt == C64 else 1e-13, name + " view")
+
+
+@pytest.mark.parametrize("dt", [C64, C128])
+def test_log_near_the_unit_circle(dt):
+    """|z| near 1: log|z| near 0 keeps its accuracy (log1p of (M-1)(M+1) +
+    m*m, not log of hypot)."""
+    r = np.random.default_rng(11)
+    th = r.uniform(0, 2 * np.pi, 4000)
+    rad = 1 + r.standard_normal(4000) * np.exp(r.uniform(-20, 0, 4000))
+    z = (rad * np.exp(1j * th)).astype(dt)
+    want = np.log(z)
+    got = vp.log(vp.asarray(z)).numpy()
+    err = np.abs(got - want) / np.abs(want)
+    assert err.max() <= (1e-6 if dt == C64 else 1e-15), err.max()
+
+
+@pytest.mark.parametrize("dt", [C64, C128])
+def test_square_and_classification(dt):
+    z = np.concatenate([crand(50, dt, 9), _special(dt)[:21]])
+    x = vp.asarray(z)
+    tol = 4e-6 if dt == C64 else 1e-13
+    with np.errstate(all="ignore"):
+        want = np.square(z)
+    _parts_close(vp.square(x).numpy(), want, tol, "square")
+    out = vp.empty(z.shape, dt)
+    assert vp.square(x, out=out) is out
+    _parts_close(out.numpy(), want, tol, "square out=")
+    for name in ("isnan", "isinf", "isfinite"):
+        close(getattr(vp, name)(x), getattr(np, name)(z), name)
+        np.testing.assert_array_equal(getattr(vp, name)(z), getattr(np, name)(z), err_msg=name)
+    y = x.copy()
+    vp.sqrt(y, out=y)  # in place
+    with np.errstate(all="ignore"):
+        _parts_close(y.numpy(), np.sqrt(z), tol, "sqrt in place")
+
+
+# ---------------------------------------------------------------- products
+PRODUCTS = [  # (name, vp call, NumPy call, operand shapes)
+    ("matmul", lambda a, b: a @ b, lambda a, b: a @ b, ((5, 7), (7, 3))),
+    ("matmul batched", vp.matmul, np.matmul, ((2, 1, 4, 6), (3, 6, 2))),
+    ("matmul vector", vp.matmul, np.matmul, ((6,), (6, 4))),
+    ("dot", vp.dot, np.dot, ((3, 5), (5,))),
+    ("dot nd", vp.dot, np.dot, ((2, 3, 4), (2, 4, 5))),
+    ("vdot", vp.vdot, np.vdot, ((3, 4), (12,))),
+    ("inner", vp.inner, np.inner, ((3, 5), (2, 5))),
+    ("tensordot", lambda a, b: vp.tensordot(a, b, ([0, 2], [1, 0])),
+     lambda a, b: np.tensordot(a, b, ([0, 2], [1, 0])), ((3, 4, 5), (5, 3, 2))),
+    ("einsum", lambda a, b: vp.einsum("ij,kj->ki", a, b),
+     lambda a, b: np.einsum("ij,kj->ki", a, b), ((4, 3), (5, 3))),
+    ("matvec", vp.matvec, np.matvec, ((2, 4, 5), (5,))),
+    ("vecmat", vp.vecmat, np.vecmat, ((4,), (3, 4, 5))),
+    ("einsum one", lambda a, b: vp.einsum("ij->j", a) + vp.einsum("ii", b[:3, :3]),
+     lambda a, b: np.einsum("ij->j", a) + np.einsum("ii", b[:3, :3]), ((4, 3), (3, 4))),
+]
+
+
+@pytest.mark.parametrize("name,f,npf,shapes", PRODUCTS, ids=[p[0] for p in PRODUCTS])
+@pytest.mark.parametrize("kinds", ["c64 c64", "c64 f32", "f32 c128", "c128 c128"])
+def test_products_of_complex_operands(name, f, npf, shapes, kinds):
+    """matmul / @ / dot / vdot (the first operand conjugated) / inner /
+    tensordot / einsum on complex operands, mixed with real ones: four real
+    GEMMs of the parts, NumPy's result dtype, resident in -> resident out."""
+    dts = {"c64": C64, "c128": C128, "f32": np.dtype(np.float32)}
+    ka, kb = (dts[k] for k in kinds.split())
+    a = crand(shapes[0], C128, 1).astype(ka) if ka.kind == "c" else \
+        np.random.default_rng(1).standard_normal(shapes[0]).astype(ka)
+    b = crand(shapes[1], C128, 2).astype(kb) if kb.kind == "c" else \
+        np.random.default_rng(2).standard_normal(shapes[1]).astype(kb)
+    want = npf(a, b)
+    got = f(vp.asarray(a), vp.asarray(b))
+    tol = 1e-5 if C64 in (ka, kb) or ka == np.float32 and kb != C128 else 1e-12
+    assert isinstance(got, vp.ndarray), type(got)
+    assert got.dtype == np.asarray(want).dtype, (got.dtype, np.asarray(want).dtype)
+    g = got.numpy()
+    np.testing.assert_allclose(g, want, rtol=tol, atol=tol * np.abs(want).max(), err_msg=name)
+
+
+def test_products_numpy_in_out_and_in_place():
+    a, b = crand((4, 4), C64, 3), crand((4, 4), C64, 4)
+    got = vp.matmul(a, b)  # NumPy in, NumPy out
+    assert isinstance(got, np.ndarray)
+    np.testing.assert_allclose(got, a @ b, rtol=1e-5, atol=1e-5 * np.abs(a @ b).max())
+    v = vp.vdot(a, b)
+    assert np.isscalar(v) and isinstance(v, np.complex64)
+    np.testing.assert_allclose(v, np.vdot(a, b), rtol=1e-5)
+    x = vp.asarray(a)
+    out = vp.zeros((4, 4), C128)
+    assert vp.matmul(x, vp.asarray(b), out=out) is out  # complex64 product into complex128
+    np.testing.assert_allclose(out.numpy(), a @ b, rtol=1e-5, atol=1e-5 * np.abs(a @ b).max())
+    x @= x  # out= overlaps both operands: NumPy's result
+    np.testing.assert_allclose(x.numpy(), a @ a, rtol=1e-5, atol=1e-5 * np.abs(a @ a).max())
+    y = vp.asarray(a)
+    np.testing.assert_allclose(np.matmul(y, y).numpy(), a @ a, rtol=1e-5,
+                               atol=1e-5 * np.abs(a @ a).max())
+    t = vp.asarray(a).T  # a transposed view, and .conj().T (the Hermitian transpose)
+    h = vp.conj(vp.asarray(a)).T @ vp.asarray(b)
+    np.testing.assert_allclose(h.numpy(), a.conj().T @ b, rtol=1e-5,
+                               atol=1e-5 * np.abs(a.conj().T @ b).max())
+    np.testing.assert_allclose((t @ t).numpy(), a.T @ a.T, rtol=1e-5,
+                               atol=1e-5 * np.abs(a.T @ a.T).max())
+    with pytest.raises(ValueError, match="do not match"):
+        vp.asarray(a) @ vp.asarray(crand((3, 2)))
+    with pytest.raises(TypeError, match="vp.matmul: cannot cast complex operands to float32"):
+        vp.matmul(vp.asarray(a), vp.asarray(b), dtype=np.float32)
+    with pytest.raises(TypeError, match="one or two operands"):
+        vp.einsum("ij,jk,kl", vp.asarray(a), vp.asarray(a), vp.asarray(a))
+
+
+@pytest.mark.parametrize("kw", [{}, {"axis": 1}, {"axis": (1, 2)}, {"ord": 1, "axis": (0, 2)},
+                                {"ord": -np.inf, "axis": (2, 1)}, {"ord": 3, "axis": 0},
+                                {"ord": 0, "axis": -1}, {"ord": "fro", "axis": (0, 1),
+                                                         "keepdims": True}])
+@pytest.mark.parametrize("dt", [C64, C128])
+def test_norm_of_complex_is_the_norm_of_abs(kw, dt):
+    z = crand((3, 4, 5), dt, 8)
+    want = np.linalg.norm(z, **kw)
+    got = vp.linalg.norm(vp.asarray(z), **kw)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype)
+    tol = 2e-6 if dt == C64 else 1e-14
+    np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol * np.abs(want).max())
+
+
+def test_norm_of_complex_matrix_refuses_singular_value_norms():
+    m = vp.asarray(crand((3, 3)))
+    for ord in (2, -2, "nuc"):
+        with pytest.raises(TypeError, match=f"ord={ord!r} of a complex matrix"):
+            vp.linalg.norm(m, ord)

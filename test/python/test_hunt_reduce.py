@@ -347,10 +347,11 @@ def test_float16_median_of_large_values():
 
 @pytest.mark.parametrize("dt", ["complex64", "complex128"])
 def test_complex_sum_mean_cumsum(dt):
-    """sum, mean and cumsum of complex arrays (the reduction of the float
-    view): every axis form, keepdims, views, NumPy and resident input; the
-    NaN-skipping ones stay a TypeError (vp.isnan has no complex loop, and
-    counting the NaNs would be a wrong answer)."""
+    """sum, mean, cumsum, var and std of complex arrays (the reductions of
+    the float view; var = var(real) + var(imag)): every axis form,
+    keepdims, views, NumPy and resident input; the NaN-skipping ones leave
+    out an element with a NaN in either part (numpy.isnan's complex NaN);
+    nanprod stays a TypeError (prod has no complex form)."""
     rng = np.random.default_rng(3)
     for shape in ((), (0,), (5,), (3, 4), (2, 0, 3), (2, 3, 4)):
         z = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
@@ -359,11 +360,23 @@ def test_complex_sum_mean_cumsum(dt):
             for kd in (False, True):
                 _both("sum", z, axis=axis, keepdims=kd)
                 _both("mean", z, axis=axis, keepdims=kd)
+                _both("var", z, axis=axis, keepdims=kd)
+                _both("std", z, axis=axis, keepdims=kd, ddof=1)
             if not isinstance(axis, tuple):
                 _both("cumsum", z, axis=axis)
         if nd >= 2:
             _same(vp.sum(vp.asarray(z).T, axis=0), np.sum(z.T, axis=0))
-    z = np.array([1 + 1j, np.nan, 2j], dt)
-    for f in ("nansum", "nanmean", "nancumsum", "nanprod"):
-        with pytest.raises(TypeError):
-            getattr(vp, f)(vp.asarray(z))
+            _same(vp.var(vp.asarray(z).T, axis=0), np.var(z.T, axis=0))
+    z = (rng.standard_normal((4, 5)) + 1j * rng.standard_normal((4, 5))).astype(dt)
+    z[0, 1], z[2, 3], z[3] = complex(np.nan, 1), complex(1, np.nan), np.nan
+    w = np.arange(20).reshape(4, 5) % 3 > 0
+    for f in ("nansum", "nanmean", "nancumsum", "nanvar", "nanstd"):
+        for axis in (None, 0, 1):
+            _both(f, z, axis=axis)
+    for f in ("nanmean", "nanvar", "var", "std"):
+        _both(f, z if f.startswith("nan") else z[:3], axis=1, where=w[:3 if f[0] != "n" else 4])
+    _both("nanvar", z, axis=0, ddof=1, keepdims=True)
+    with pytest.raises(TypeError, match="vp.prod"):
+        vp.nanprod(vp.asarray(z))
+    with pytest.raises(TypeError, match="imaginary"):
+        vp.var(vp.asarray(z), dtype=np.float32)

@@ -424,7 +424,12 @@ COMPLEX_DTYPES = ["complex64", "complex128"]
 COMPLEX_FUNCTIONS = {"real": (Z,), "imag": (Z,), "conj": (Z,), "conjugate": (Z,),
                      "angle": (Z,), "absolute": (Z,), "exp": (Z,), "negative": (Z,),
                      "add": (Z, Z), "subtract": (Z, R[:, :3]), "multiply": (Z, 2j),
-                     "divide": (Z, Z + 1), "equal": (Z, Z), "not_equal": (Z, 1j)}
+                     "divide": (Z, Z + 1), "equal": (Z, Z), "not_equal": (Z, 1j),
+                     "sqrt": (Z,), "log": (Z,), "log2": (Z,), "log10": (Z,), "square": (Z,),
+                     "reciprocal": (Z,), "isnan": (Z,), "isinf": (Z,), "isfinite": (Z,),
+                     "matmul": (Z, Z.T.copy()), "dot": (Z, Z.T.copy()), "vdot": (Z, Z),
+                     "inner": (Z, Z), "tensordot": (Z, Z), "outer": (Z[0], Z[1]),
+                     "kron": (Z, Z)}
 COMPLEX_ATTRIBUTES = ["real", "imag", "conj", "conjugate"]
 FFT = {  # numpy.fft name -> (operand, kwargs)
     "fft": (Z, {"axis": 0}), "ifft": (Z, {"n": 5}), "fft2": (Z, {}), "ifft2": (Z, {}),

@@ -7,7 +7,9 @@ pairs. Its float view (`fview`) is a float32 (float64) resident array of
 shape + (2,) over the same buffer; `.real` and `.imag` are fview[..., 0]
 and fview[..., 1]. Arithmetic (SUPPORTED) is the float ufuncs on those
 views: no kernel is complex, so every device that runs float kernels runs
-these (a complex multiply is six kernels). Dtypes follow NumPy
+these (a complex multiply is six kernels; sqrt, log and reciprocal are
+written for NumPy's branches and special values, below; products such as
+matmul are four real GEMMs, in _matmul). Dtypes follow NumPy
 (ufunc.resolve_dtypes, NEP 50); any other operation on a complex operand
 raises TypeError naming it (never a result with the imaginary part
 dropped). Division is the textbook (a*conj(b)) / |b|^2, which overflows
@@ -22,7 +24,8 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 # the vp ufuncs that take complex operands (their NumPy names)
 SUPPORTED = ("add", "subtract", "multiply", "divide", "negative", "positive", "conjugate",
-             "absolute", "exp", "equal", "not_equal", "cast", "where")
+             "absolute", "exp", "equal", "not_equal", "cast", "where", "square", "reciprocal",
+             "sqrt", "log", "log2", "log10", "isnan", "isinf", "isfinite")
 
 
 unsupported = _arrayops.complex_unsupported  # the TypeError for an operation on complex
@@ -296,8 +299,114 @@ def _compute(name, args, res, ctx):
         re = _op(name, ar, br)
         im = _op(name, ai if ai is not None else z, bi if bi is not None else z)
         _op("logical_and" if name == "equal" else "logical_or", re, im, res)
-    else:  # pragma: no cover - SUPPORTED lists the names above
-        raise unsupported(f"vp.{name}", rdt)
+    elif name == "square":  # (x*x - y*y, x*y + y*x), NumPy's nc_square
+        (ar, ai), = comps
+        _sub(_mul(ar, ar), _mul(ai, ai), dre)
+        _add(_mul(ar, ai), _mul(ai, ar), dim)
+    elif name in ("isnan", "isinf", "isfinite"):
+        (ar, ai), = comps
+        re = _op(name, ar)
+        if ai is None:
+            _put(res, re)
+        else:
+            _op("logical_and" if name == "isfinite" else "logical_or", re, _op(name, ai), res)
+    else:
+        (ar, ai), = comps
+        ai = fdt.type(0) if ai is None else ai
+        if name == "reciprocal":
+            _reciprocal(ar, ai, dre, dim, fdt)
+        elif name == "sqrt":
+            _sqrt(ar, ai, dre, dim, fdt)
+        elif name in ("log", "log2", "log10"):
+            _log(ar, ai, dre, dim, fdt, name)
+        else:  # pragma: no cover - SUPPORTED lists the names above
+            raise unsupported(f"vp.{name}", rdt)
+
+
+def _op_where(c, a, b, dst=None):
+    w = _ufunc("where")
+    if dst is not None and np.broadcast_shapes(*(_shape_of(v) for v in (c, a, b))) == dst.shape:
+        return w(c, a, b, out=dst)
+    return _kept(w(c, a, b), dst)
+
+
+def _reciprocal(x, y, dre, dim, fdt):
+    """1 / (x + iy) by Smith's algorithm (no overflow of x*x + y*y): where
+    |x| >= |y|, r = y/x, d = x + y r, 1/z = (1/d, -r/d); else r = x/y,
+    d = x r + y, 1/z = (r/d, -1/d)."""
+    big = _op("greater_equal", _op("absolute", x), _op("absolute", y))
+    r = _op_where(big, _op("divide", y, x), _op("divide", x, y))
+    d = _op_where(big, _op("add", x, _op("multiply", y, r)), _op("add", _op("multiply", x, r), y))
+    one = fdt.type(1)
+    _op_where(big, _op("divide", one, d), _op("divide", r, d), dre)
+    _op("negative", _op_where(big, _op("divide", r, d), _op("divide", one, d)), None, dim)
+
+
+def _sqrt(x, y, dre, dim, fdt):
+    """The principal square root (C99 csqrt, NumPy's): t = sqrt((|x| + |z|)
+    / 2); x >= 0: (t, y / 2t), x < 0: (|y| / 2t, copysign(t, y)); z = 0
+    gives (0, y) and an infinite y (inf, y) whatever x is. |x| + |z| that
+    overflows is halved before it is added; one that is subnormal is not
+    (sqrt(s) * sqrt(1/2), so a tiny z keeps its root). Where |z| itself
+    overflows (finite parts), the root is 2 sqrt(z / 4)."""
+    x, y, big = _scaled(x, y, fdt, 0.25)
+    ax = _op("absolute", x)
+    r = _op("hypot", x, y)
+    s = _op("add", ax, r)
+    half = fdt.type(0.5)
+    t = _op_where(_op("isinf", s),
+                  _op("sqrt", _op("add", _op("multiply", ax, half), _op("multiply", r, half))),
+                  _op("multiply", _op("sqrt", s), fdt.type(np.sqrt(0.5))))
+    d = _op("add", t, t)
+    neg = _op("less", x, fdt.type(0))
+    re = _op_where(neg, _op("divide", _op("absolute", y), d), t)
+    im = _op_where(neg, _op("copysign", t, y), _op("divide", y, d))
+    zero = _op("equal", t, fdt.type(0))
+    iy = _op("isinf", y)
+    re = _op_where(iy, fdt.type(np.inf), _op_where(zero, fdt.type(0), re))
+    im = _op_where(_op("logical_or", iy, zero), y, im)
+    two = _op_where(big, fdt.type(2), fdt.type(1))
+    _op("multiply", re, two, dre)
+    _op("multiply", im, two, dim)
+
+
+def _scaled(x, y, fdt, k):
+    """(x k, y k, big) where |x + iy| overflows with finite parts (big),
+    else (x, y, big)."""
+    big = _op("logical_and", _op("isinf", _op("hypot", x, y)),
+              _op("logical_and", _op("isfinite", x), _op("isfinite", y)))
+    k = fdt.type(k)
+    return (_op_where(big, _op("multiply", x, k), x), _op_where(big, _op("multiply", y, k), y),
+            big)
+
+
+_LOG_SCALE = {"log": 1.0, "log2": 1.0 / np.log(2.0), "log10": 1.0 / np.log(10.0)}
+
+
+def _log(x, y, dre, dim, fdt, name):
+    """log(x + iy) = (log|z|, atan2(y, x)), scaled for log2 / log10. Near
+    |z| = 1 (0.5 < |z| < 2) log|z| is log1p((M - 1)(M + 1) + m m) / 2
+    (M the larger of |x|, |y|, m the smaller; M - 1 is exact there), which
+    keeps log|z| accurate where it is near 0. Where |z|
+    overflows (finite parts), log|z| = log|z / 2| + log 2."""
+    th = _op("arctan2", y, x)
+    x, y, big = _scaled(x, y, fdt, 0.5)
+    r = _op("hypot", x, y)
+    near = _op("logical_and", _op("greater", r, fdt.type(0.5)), _op("less", r, fdt.type(2)))
+    one = fdt.type(1)
+    ax, ay = _op("absolute", x), _op("absolute", y)
+    big_, small = _op("maximum", ax, ay), _op("minimum", ax, ay)
+    h = _op("add", _op("multiply", _op("subtract", big_, one), _op("add", big_, one)),
+            _op("multiply", small, small))
+    lr = _op_where(near, _op("multiply", _op("log1p", h), fdt.type(0.5)), _op("log", r))
+    lr = _op("add", lr, _op_where(big, fdt.type(np.log(2.0)), fdt.type(0)))
+    k = _LOG_SCALE[name]
+    if k == 1.0:
+        _put(dre, lr)
+        _put(dim, th)
+    else:
+        _op("multiply", lr, fdt.type(k), dre)
+        _op("multiply", th, fdt.type(k), dim)
 
 
 def _where(args, dre, dim, fdt, ctx):

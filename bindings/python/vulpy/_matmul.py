@@ -47,7 +47,7 @@ def _operand(x, name, k):
     if isinstance(x, _nd):
         return x
     a = np.asarray(x)
-    if a.dtype.kind not in "biuf":
+    if a.dtype.kind not in "biufc":
         raise TypeError(f"vp.{name}: operand {k} has dtype {a.dtype.name}, which VulPy's "
                         f"linear algebra does not support")
     return a
@@ -62,6 +62,63 @@ def _dev(x, cdt, ctx):
 
 
 _strides = _array.elem_strides
+
+
+def _any_complex(*xs):
+    return builtins.any(getattr(x, "dtype", None) is not None and x.dtype.kind == "c"
+                        for x in xs)
+
+
+def _complex_product(name, fn, ops, out=None, dtype=None, conj_first=False):
+    """fn (a real product of one or two operands: matmul, tensordot,
+    einsum, ...) of complex operands, from real products of their parts:
+    (ar + i ai)(br + i bi) = ar br - ai bi + i (ar bi + ai br), four real
+    GEMMs (one per nonzero pair; a real operand has no imaginary part);
+    conj_first conjugates the first operand (vdot). The result is complex
+    (NumPy's result_type, or dtype=) and goes into out= when given."""
+    from . import _complex
+    resident = builtins.any(isinstance(x, _nd) for x in ops) or isinstance(out, _nd)
+    ctx = _array.common_context(f"vp.{name}", tuple(ops) + (out,)) or _context.resolve(None)
+    rdt = np.result_type(*[x.dtype for x in ops]) if dtype is None else np.dtype(dtype)
+    if rdt.kind != "c":
+        raise TypeError(f"vp.{name}: cannot cast complex operands to {rdt.name} (dtype=)")
+    if rdt == np.dtype(np.complex128):
+        ctx.require("float64", f"vp.{name} on complex128")
+    fdt = _complex.float_of(rdt)
+    parts = [_complex._re_im(x, fdt, ctx) for x in ops]
+    if conj_first and parts[0][1] is not None:
+        parts[0] = (parts[0][0], _ufunc.negative(parts[0][1]))
+
+    def acc(total, term, sign=1):
+        if term is None:
+            return total
+        if total is None:
+            return term if sign > 0 else _ufunc.negative(term)
+        return (_ufunc.add if sign > 0 else _ufunc.subtract)(total, term)
+
+    if len(parts) == 1:
+        (xr, xi), = parts
+        re, im = fn(xr), (fn(xi) if xi is not None else None)
+    else:
+        (ar, ai), (br, bi) = parts
+        re = acc(fn(ar, br), fn(ai, bi) if ai is not None and bi is not None else None, -1)
+        im = acc(fn(ar, bi) if bi is not None else None, fn(ai, br) if ai is not None else None)
+    res = _array._result(tuple(re.shape), rdt, re.memory, ctx)
+    dre, dim = _complex.parts(res)
+    _complex._put(dre, re)
+    _complex._put(dim, im)
+    if out is not None:
+        out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+        out = _check_out(name, out, tuple(res.shape), rdt, resident)
+        if isinstance(out, _nd):
+            _complex._assign(out, res)
+        else:
+            out[...] = res.numpy()
+        return out
+    if resident:
+        return res
+    h = res.numpy()
+    return h if h.ndim else h[()]
 
 
 def _merge(shape, strides):
@@ -315,6 +372,9 @@ def matmul(x1, x2, /, out=None, *, dtype=None, casting="same_kind", order="K", s
         raise NotImplementedError("vp.matmul: casting= other than 'same_kind' and order= "
                                   "other than 'K' are not supported")
     a, b = _prepare("matmul", x1, x2)
+    if _any_complex(a, b) or (dtype is not None and np.dtype(dtype).kind == "c"):
+        return _complex_product("matmul", lambda x, y: _matmul_core("matmul", x, y, None, None),
+                                (a, b), out, dtype)
     return _matmul_core("matmul", a, b, out, dtype)
 
 
@@ -337,6 +397,8 @@ def dot(a, b, out=None):
     if sa[-1] != kb:
         raise ValueError(f"vp.dot: shapes {sa} and {sb} not aligned: {sa[-1]} (dim "
                          f"{len(sa) - 1}) != {kb} (dim {0 if len(sb) == 1 else len(sb) - 2})")
+    if _any_complex(a, b):
+        return _complex_product("dot", dot, (a, b), out)
     if len(sb) <= 2:
         return _matmul_core("dot", a, b, out, None)
     # a (..., k) . b (..., k, n): tensordot over (a's last, b's second-to-last)
@@ -346,7 +408,7 @@ def dot(a, b, out=None):
 def vdot(a, b):
     """vp.vdot(a, b):
     numpy.vdot on the GPU: the dot product of the flattened operands
-    (real dtypes: no conjugation needed). Returns a 0-d resident array for
+    (complex: the first operand conjugated, as NumPy's). Returns a 0-d resident array for
     resident operands, a NumPy scalar otherwise."""
     a, b = _prepare("vdot", a, b)
     na, nb = int(np.prod(a.shape)), int(np.prod(b.shape))
@@ -355,6 +417,9 @@ def vdot(a, b):
                          f"have different sizes ({na} and {nb})")
     ra = a.reshape(-1) if isinstance(a, _nd) else np.ravel(a)
     rb = b.reshape(-1) if isinstance(b, _nd) else np.ravel(b)
+    if _any_complex(ra, rb):  # the first operand conjugated, as numpy.vdot
+        return _complex_product("vdot", lambda x, y: _matmul_core("vdot", x, y, None, None),
+                                (ra, rb), conj_first=True)
     return _matmul_core("vdot", ra, rb, None, None)
 
 
@@ -367,6 +432,8 @@ def inner(a, b):
     if a.shape[-1] != b.shape[-1]:
         raise ValueError(f"vp.inner: shapes {tuple(a.shape)} and {tuple(b.shape)} not aligned: "
                          f"last axes {a.shape[-1]} != {b.shape[-1]}")
+    if _any_complex(a, b):
+        return _complex_product("inner", inner, (a, b))
     return _tensordot_core("inner", a, b, [a.ndim - 1], [b.ndim - 1], None)
 
 
@@ -408,6 +475,8 @@ def tensordot(a, b, axes=2):
             raise ValueError(f"vp.tensordot: shape-mismatch for sum: shapes {tuple(a.shape)} "
                              f"and {tuple(b.shape)}, axis {i} ({a.shape[i]}) against axis {j} "
                              f"({b.shape[j]})")
+    if _any_complex(a, b):
+        return _complex_product("tensordot", lambda x, y: tensordot(x, y, (xa, xb)), (a, b))
     return _tensordot_core("tensordot", a, b, xa, xb, None)
 
 
@@ -609,7 +678,8 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
            optimize=False):
     """vp.einsum(subscripts, *operands, out=None, dtype=None, order='K', casting='safe',
     optimize=False):
-    numpy.einsum on the GPU for real operands (module docstring): each
+    numpy.einsum on the GPU (module docstring; complex operands, one or
+    two of them, by four real einsums of their parts): each
     pairwise contraction is one batched GEMM, sums over letters that one
     operand alone has are reductions, repeated letters are diagonal views.
     NumPy in -> NumPy out; resident in -> resident out."""
@@ -629,6 +699,11 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
         if not np.can_cast(x.dtype, rdt, casting):
             raise TypeError(f"vp.einsum: cannot cast an operand of dtype {x.dtype.name} to "
                             f"{rdt.name} (dtype=) with casting={casting!r}")
+    if rdt.kind == "c":  # one or two operands: the real einsum of the parts
+        if len(ops) > 2:
+            raise TypeError(f"vp.einsum: complex operands are supported with one or two "
+                            f"operands ({len(ops)} given); contract them in pairs")
+        return _complex_product("einsum", lambda *xs: einsum(subscripts, *xs), ops, out, rdt)
     cdt = _compute_dtype(rdt, "einsum")
     sizes = {}
     for x, L in zip(ops, letters):

@@ -430,6 +430,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     where= selects the elements, as NumPy's).
     NumPy in -> NumPy out, resident in -> resident out. Inside a kernel,
     vp.var(expr) is the kernel language's variable (docs/language.md)."""
+    if _complex_input(a, dtype):
+        return _complex_moment("var", a, axis, dtype, out, ddof, keepdims, where, context)
     if wanted(None, where):
         return masked_moment("var", a, axis, dtype, out, ddof, keepdims, where)
     return _moment("var", a, axis, dtype, out, ddof, keepdims, context)
@@ -440,9 +442,40 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     """vp.std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
     where=True, context=None):
     numpy.std on the GPU (the square root of vp.var)."""
+    if _complex_input(a, dtype):
+        return _complex_moment("std", a, axis, dtype, out, ddof, keepdims, where, context)
     if wanted(None, where):
         return masked_moment("std", a, axis, dtype, out, ddof, keepdims, where)
     return _moment("std", a, axis, dtype, out, ddof, keepdims, context)
+
+
+def _complex_input(a, dtype):
+    dt = getattr(a, "dtype", None)
+    if dt is None and not isinstance(a, _graph.Traced):
+        dt = np.asarray(a).dtype
+    return (dt is not None and np.dtype(dt).kind == "c") or \
+        (dtype is not None and np.dtype(dtype).kind == "c")
+
+
+def _complex_moment(kind, a, axis, dtype, out, ddof, keepdims, where, context):
+    """var / std of complex a: |z - mean z|^2 = (x - mean x)^2 + (y -
+    mean y)^2, so the variance is var(a.real) + var(a.imag), in the parts'
+    real dtype (NumPy's result dtype for complex input)."""
+    from . import _complex
+    if isinstance(a, (list, tuple)) or np.isscalar(a):
+        a = np.asarray(a)
+    if dtype is not None:
+        if np.dtype(dtype).kind != "c":
+            raise TypeError(f"vp.{kind}: dtype={np.dtype(dtype).name} would drop the imaginary "
+                            f"part of complex input")
+        a = a.astype(dtype)
+    if a.dtype.kind != "c":  # real input, complex dtype=: NumPy's var of the real values
+        a = a.astype(np.result_type(a.dtype, np.complex64))
+    kw = dict(ddof=ddof, keepdims=keepdims, where=where, context=context)
+    v = _ufunc.add(var(_complex.real(a), axis, **kw), var(_complex.imag(a), axis, **kw))
+    if kind == "std":
+        v = _ufunc.sqrt(v)
+    return finish(v, out)
 
 
 def _moment(kind, a, axis, dtype, out, ddof, keepdims, context):

@@ -47,11 +47,9 @@ _finish = _reduce.finish  # r into out= (resident or NumPy), as the reductions d
 
 # ---------------------------------------------------------------- NaN-aware
 def _nan_replaced(a, value):
-    """a with its NaNs replaced by value (floats only; others as they are)."""
-    if _dt(a).kind == "c":  # a NaN in either part: vp.isnan has no complex loop
-        raise TypeError("the NaN-skipping reductions do not support complex input "
-                        "(vp.sum / vp.mean / vp.cumsum do)")
-    if _dt(a).kind != "f":
+    """a with its NaNs replaced by value (floats and complex, whose NaN is
+    one in either part, as numpy.isnan's; others as they are)."""
+    if _dt(a).kind not in "fc":
         return a
     return _ufunc.where(_ufunc.isnan(a), value, a)
 
@@ -111,7 +109,7 @@ def _nan_count_sum(a, axis, dtype, keepdims):
     """(sum of the non-NaN values, their count as the sum's dtype)."""
     ok = _ufunc.logical_not(_ufunc.isnan(a))
     s = _reduce.sum(_ufunc.where(ok, a, 0.0), axis, dtype, None, keepdims)
-    n = _reduce.sum(ok, axis, s.dtype, None, keepdims)
+    n = _reduce.sum(ok, axis, s.dtype if s.dtype.kind != "c" else s.real.dtype, None, keepdims)
     return s, n
 
 
@@ -122,15 +120,13 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     empty along the axes)."""
     a = _prep(a)
     _inexact_dtype("nanmean", a, dtype)
-    if _dt(a).kind == "c":
-        _nan_replaced(a, 0.0)  # its TypeError (vp.mean would count the NaNs)
     if _reduce.wanted(None, where):
-        m = _ufunc.isnan(a) if _dt(a).kind == "f" else None
+        m = _ufunc.isnan(a) if _dt(a).kind in "fc" else None
         ok = _reduce.where_mask("nanmean", a, where)
         ok = ok if m is None else _ufunc.logical_and(ok, _ufunc.logical_not(m))
         with np.errstate(invalid="ignore", divide="ignore"):
             return _reduce.masked_mean(a, axis, dtype, out, keepdims, ok)
-    if _dt(a).kind != "f":
+    if _dt(a).kind not in "fc":
         return _reduce.mean(a, axis, dtype, out, keepdims)
     axes = _axes(a, axis, "nanmean")
     if _count(a, axes) == 0:
@@ -167,9 +163,29 @@ def _nan_moment(kind, a, axis, dtype, out, ddof, keepdims):
     return _finish(v if kind == "var" else _ufunc.sqrt(v), out)
 
 
+def _complex_nan_moment(kind, a, axis, dtype, out, ddof, keepdims, where):
+    """nanvar / nanstd of complex a: nanvar of each part, an element whose
+    either part is NaN (numpy.isnan's complex NaN) left out of both, summed
+    (vp.var's identity for complex input)."""
+    from . import _complex
+    if dtype is not None:
+        if np.dtype(dtype).kind != "c":
+            raise TypeError(f"vp.nan{kind}: dtype={np.dtype(dtype).name} would drop the "
+                            f"imaginary part of complex input")
+        a = a.astype(dtype)
+    bad = _ufunc.isnan(a)
+    re, im = (_ufunc.where(bad, np.nan, p) for p in (_complex.real(a), _complex.imag(a)))
+    kw = dict(ddof=ddof, keepdims=keepdims, where=where)
+    v = _ufunc.add(nanvar(re, axis, **kw), nanvar(im, axis, **kw))
+    return _finish(v if kind == "var" else _ufunc.sqrt(v), out)
+
+
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
     """vp.nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
     numpy.nanvar on the GPU (two passes over the non-NaN values)."""
+    a = _prep(a)
+    if _dt(a).kind == "c":
+        return _complex_nan_moment("var", a, axis, dtype, out, ddof, keepdims, where)
     if _reduce.wanted(None, where):
         return _nan_moment_where("var", a, axis, dtype, out, ddof, keepdims, where)
     return _nan_moment("var", a, axis, dtype, out, ddof, keepdims)
@@ -178,6 +194,9 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
     """vp.nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
     numpy.nanstd on the GPU: sqrt(nanvar)."""
+    a = _prep(a)
+    if _dt(a).kind == "c":
+        return _complex_nan_moment("std", a, axis, dtype, out, ddof, keepdims, where)
     if _reduce.wanted(None, where):
         return _nan_moment_where("std", a, axis, dtype, out, ddof, keepdims, where)
     return _nan_moment("std", a, axis, dtype, out, ddof, keepdims)

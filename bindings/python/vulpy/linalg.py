@@ -49,7 +49,18 @@ def norm(x, ord=None, axis=None, keepdims=False):
         x = np.asarray(x)
     dt = np.dtype(x.dtype)
     if dt.kind == "c":
-        raise TypeError("vp.linalg.norm: complex input is not supported")
+        # every norm but the matrix 2-norms and the nuclear norm is a norm
+        # of |x| (NumPy's result is |x|'s real dtype); those three need the
+        # singular values of a complex matrix
+        nd = np.ndim(x)
+        matrix = (axis is None and nd == 2) or (isinstance(axis, tuple) and len(axis) == 2)
+        if matrix and ord in (2, -2, "nuc"):
+            raise TypeError(f"vp.linalg.norm: ord={ord!r} of a complex matrix is not supported "
+                            f"(it needs complex singular values); the Frobenius, 1 and inf "
+                            f"norms are")
+        from . import _complex
+        a = _complex.ufunc(_complex._Named("absolute", 1, np.absolute), (x,), None, None, True)
+        return norm(a, ord, axis, keepdims)
     if dt.kind != "f":
         x = x.astype(np.float64)
     nd = x.ndim
