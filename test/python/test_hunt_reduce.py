@@ -348,10 +348,10 @@ def test_float16_median_of_large_values():
 @pytest.mark.parametrize("dt", ["complex64", "complex128"])
 def test_complex_sum_mean_cumsum(dt):
     """sum, mean, cumsum, var and std of complex arrays (the reductions of
-    the float view; var = var(real) + var(imag)): every axis form,
-    keepdims, views, NumPy and resident input; the NaN-skipping ones leave
-    out an element with a NaN in either part (numpy.isnan's complex NaN);
-    nanprod stays a TypeError (prod has no complex form)."""
+    the float view; var = var(real) + var(imag)), prod and cumprod
+    (pairwise products): every axis form, keepdims, views, NumPy and
+    resident input, initial= and where=; the NaN-skipping ones leave out
+    an element with a NaN in either part (numpy.isnan's complex NaN)."""
     rng = np.random.default_rng(3)
     for shape in ((), (0,), (5,), (3, 4), (2, 0, 3), (2, 3, 4)):
         z = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
@@ -362,10 +362,13 @@ def test_complex_sum_mean_cumsum(dt):
                 _both("mean", z, axis=axis, keepdims=kd)
                 _both("var", z, axis=axis, keepdims=kd)
                 _both("std", z, axis=axis, keepdims=kd, ddof=1)
+                _both("prod", z / np.abs(z) if z.size else z, axis=axis, keepdims=kd)
             if not isinstance(axis, tuple):
                 _both("cumsum", z, axis=axis)
+                _both("cumprod", z / np.abs(z) if z.size else z, axis=axis)
         if nd >= 2:
             _same(vp.sum(vp.asarray(z).T, axis=0), np.sum(z.T, axis=0))
+            _same(vp.prod(vp.asarray(z).T, axis=0), np.prod(z.T, axis=0))
             _same(vp.var(vp.asarray(z).T, axis=0), np.var(z.T, axis=0))
     z = (rng.standard_normal((4, 5)) + 1j * rng.standard_normal((4, 5))).astype(dt)
     z[0, 1], z[2, 3], z[3] = complex(np.nan, 1), complex(1, np.nan), np.nan
@@ -376,7 +379,13 @@ def test_complex_sum_mean_cumsum(dt):
     for f in ("nanmean", "nanvar", "var", "std"):
         _both(f, z if f.startswith("nan") else z[:3], axis=1, where=w[:3 if f[0] != "n" else 4])
     _both("nanvar", z, axis=0, ddof=1, keepdims=True)
-    with pytest.raises(TypeError, match="vp.prod"):
-        vp.nanprod(vp.asarray(z))
+    with np.errstate(invalid="ignore"):
+        u = z[:3] / np.abs(z[:3])
+    _both("prod", u, axis=1, where=w[:3], initial=2 - 1j)
+    _both("prod", u, axis=None, initial=1j)
+    _same(vp.prod(vp.asarray(np.ones((3, 2000), dt) * np.exp(1j * 1e-3)), axis=1),
+          np.prod(np.ones((3, 2000), dt) * np.exp(1j * 1e-3), axis=1), 1e-4)
+    for f in ("nanprod", "nancumprod"):
+        _both(f, z, axis=1)
     with pytest.raises(TypeError, match="imaginary"):
         vp.var(vp.asarray(z), dtype=np.float32)

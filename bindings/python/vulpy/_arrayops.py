@@ -48,10 +48,10 @@ class _ComplexOps:
 
 
 COMPLEX = _ComplexOps()
-_COMPLEX_SUPPORTED = ("+ - * /, negative, conj, abs, exp, sqrt, log, log2, log10, square, "
+_COMPLEX_SUPPORTED = ("+ - * / **, negative, conj, abs, exp, sqrt, log, log2, log10, square, "
                       "reciprocal, isnan, isinf, isfinite, ==, !=, where, real, imag, angle, "
-                      "sum, mean, cumsum, var, std, nansum / nanmean / nancumsum / nanvar / nanstd, matmul / dot / vdot / inner / tensordot / einsum, "
-                      "linalg.norm, astype, copy, indexing views, integer-array and mask reads "
+                      "sum, mean, prod, cumsum, cumprod, var, std and their nan forms, "
+                      "matmul / dot / vdot / inner / tensordot / einsum, linalg.norm, astype, copy, indexing views, integer-array and mask reads "
                       "(take, compress, take_along_axis), concatenate / stack / roll, "
                       "sort / argsort, fft")
 

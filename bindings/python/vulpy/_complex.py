@@ -25,7 +25,7 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 # the vp ufuncs that take complex operands (their NumPy names)
 SUPPORTED = ("add", "subtract", "multiply", "divide", "negative", "positive", "conjugate",
              "absolute", "exp", "equal", "not_equal", "cast", "where", "square", "reciprocal",
-             "sqrt", "log", "log2", "log10", "isnan", "isinf", "isfinite")
+             "sqrt", "log", "log2", "log10", "isnan", "isinf", "isfinite", "power")
 
 
 unsupported = _arrayops.complex_unsupported  # the TypeError for an operation on complex
@@ -303,6 +303,11 @@ def _compute(name, args, res, ctx):
         (ar, ai), = comps
         _sub(_mul(ar, ar), _mul(ai, ai), dre)
         _add(_mul(ar, ai), _mul(ai, ar), dim)
+    elif name == "power":
+        (ar, ai), (br, bi) = comps
+        re, im = _power(args[1], ar, ai, br, bi, fdt)
+        _put(dre, re)
+        _put(dim, im)
     elif name in ("isnan", "isinf", "isfinite"):
         (ar, ai), = comps
         re = _op(name, ar)
@@ -333,13 +338,72 @@ def _op_where(c, a, b, dst=None):
 def _reciprocal(x, y, dre, dim, fdt):
     """1 / (x + iy) by Smith's algorithm (no overflow of x*x + y*y): where
     |x| >= |y|, r = y/x, d = x + y r, 1/z = (1/d, -r/d); else r = x/y,
-    d = x r + y, 1/z = (r/d, -1/d)."""
+    d = x r + y, 1/z = (r/d, -1/d). Into dre, dim when given; returns the
+    parts."""
     big = _op("greater_equal", _op("absolute", x), _op("absolute", y))
     r = _op_where(big, _op("divide", y, x), _op("divide", x, y))
     d = _op_where(big, _op("add", x, _op("multiply", y, r)), _op("add", _op("multiply", x, r), y))
     one = fdt.type(1)
-    _op_where(big, _op("divide", one, d), _op("divide", r, d), dre)
-    _op("negative", _op_where(big, _op("divide", r, d), _op("divide", one, d)), None, dim)
+    re = _op_where(big, _op("divide", one, d), _op("divide", r, d), dre)
+    return re, _op("negative", _op_where(big, _op("divide", r, d), _op("divide", one, d)), None,
+                   dim)
+
+
+def _cmul(p, q):
+    """(ar + i ai)(br + i bi) on parts (None: a zero part)."""
+    (ar, ai), (br, bi) = p, q
+    return _sub(_mul(ar, br), _mul(ai, bi)), _add(_mul(ar, bi), _mul(ai, br))
+
+
+def _small_int(w):
+    """The exponent w as an int when it is a scalar whose value is an
+    integer below 100 in magnitude (NumPy's npy_cpow multiplies then),
+    else None."""
+    if _resident(w) or np.ndim(w) != 0:
+        return None
+    v = complex(np.asarray(w).item())
+    if v.imag != 0 or not np.isfinite(v.real) or v.real != int(v.real) or abs(v.real) >= 100:
+        return None
+    return int(v.real)
+
+
+def _power(w, ar, ai, br, bi, fdt):
+    """(ar + i ai) ** (br + i bi) as numpy.power (npy_cpow): a scalar
+    exponent that is an integer n, |n| < 100, by repeated squaring (n < 0:
+    Smith's reciprocal of that); else exp(w log z). z ** 0 is 1; 0 ** w is
+    0 where w has a positive real part, else NaN (NumPy's rule)."""
+    n = _small_int(w)
+    if n == 0:
+        return fdt.type(1), None
+    if n is not None:
+        acc, p, k = None, (ar, ai), abs(n)
+        while True:
+            if k & 1:
+                acc = p if acc is None else _cmul(acc, p)
+            k >>= 1
+            if not k:
+                break
+            p = _cmul(p, p)
+        re, im = acc
+        if n < 0:
+            re, im = _reciprocal(re, fdt.type(0) if im is None else im, None, None, fdt)
+        return (_op("add", re, fdt.type(0)) if re is ar else re), \
+            (None if im is None else (_op("add", im, fdt.type(0)) if im is ai else im))
+    z = fdt.type(0)
+    ai = z if ai is None else ai
+    br = z if br is None else br
+    bi = z if bi is None else bi
+    lr, li = _log(ar, ai, None, None, fdt, "log")
+    tr = _op("subtract", _op("multiply", br, lr), _op("multiply", bi, li))
+    ti = _op("add", _op("multiply", br, li), _op("multiply", bi, lr))
+    m = _op("exp", tr)
+    re, im = _op("multiply", m, _op("cos", ti)), _op("multiply", m, _op("sin", ti))
+    zero_a = _op("logical_and", _op("equal", ar, z), _op("equal", ai, z))
+    pos_b = _op("greater", br, z)
+    at0 = _op_where(pos_b, z, fdt.type(np.nan))
+    re, im = _op_where(zero_a, at0, re), _op_where(zero_a, at0, im)
+    zero_b = _op("logical_and", _op("equal", br, z), _op("equal", bi, z))
+    return _op_where(zero_b, fdt.type(1), re), _op_where(zero_b, z, im)
 
 
 def _sqrt(x, y, dre, dim, fdt):
@@ -402,11 +466,8 @@ def _log(x, y, dre, dim, fdt, name):
     lr = _op("add", lr, _op_where(big, fdt.type(np.log(2.0)), fdt.type(0)))
     k = _LOG_SCALE[name]
     if k == 1.0:
-        _put(dre, lr)
-        _put(dim, th)
-    else:
-        _op("multiply", lr, fdt.type(k), dre)
-        _op("multiply", th, fdt.type(k), dim)
+        return _kept(lr, dre), _kept(th, dim)
+    return _op("multiply", lr, fdt.type(k), dre), _op("multiply", th, fdt.type(k), dim)
 
 
 def _where(args, dre, dim, fdt, ctx):
