@@ -470,8 +470,8 @@ def _variants(tmp, device, cases, sizes, sync_steps, reps, done):
         tag = f"barrier={barrier}" + (", nonprivate" if nonprivate else "")
         if (vp.default_context().info.get("driver_name") == "llvmpipe"
                 and vp._persistent.acquire_polls(syncs.program())):
-            # cgx-acqpoll / cgx-all: lavapipe miscompiles acquire polls and
-            # runs them stepped (docs/persistent.md): nothing to time here
+            # cgx-acqpoll: lavapipe miscompiles acquire polls and runs it
+            # stepped (docs/persistent.md): nothing to time here
             out.append(dict(case=f"grid barrier, {tag}", size=sync_steps, backend="persistent",
                             barrier=barrier, device=device,
                             skipped="lavapipe runs this barrier stepped (acquire polls)"))

@@ -9,7 +9,7 @@ side is out of the figure.
     .venv/bin/python bench/probes/barrier_ab.py --variants flip,cg-offpath --groups 132
     .venv/bin/python bench/probes/barrier_ab.py --dump $OUT/kernels   (also the kernels' text)
     .venv/bin/python bench/probes/barrier_ab.py --experiments --groups 132 --dump $OUT/kernels
-                     (issue 15's cgx-* / flipx-* experiments beside their bases, one call)
+                     (issue 15's experiment cgx-acqpoll beside its bases, one call)
 
 `--variants` names are barrier= names; `NAME+np` compiles NAME with
 nonprivate=True (the phases' data buffers non-private instead of coherent:
@@ -17,8 +17,9 @@ docs/persistent.md "Memory model"; it changes only the small grid, the
 barrier kernel has no data buffer). `--experiments` is flip, cg-offpath,
 flip-offpath, every name of vulpy._persistent.EXPERIMENTS, and
 cg-offpath+np: each experiment changes one thing the Vulkan driver is
-given against cg-offpath (or flip-offpath), docs/persistent.md "Barrier
-variants".
+given against cg-offpath, docs/persistent.md "Barrier variants" (the
+eight others of that wave were retired on 2026-12-05: no gain on the
+H200).
 
 Per variant and group count (default 132 and 1056 on GPUs):
 - `vk us/bar`: the marginal cost of one barrier of the Vulkan kernel: two
@@ -36,8 +37,8 @@ Per variant and group count (default 132 and 1056 on GPUs):
   polls), i.e. CUDA's pre-sm_70 grid sync sequence. Its host words are
   cudaMalloc'd device memory (Vulkan: the ControlBuffer's host-visible
   memory, device-local where the BAR allows). Variants whose CUDA text is
-  the same (the experiments that change only the GLSL printing: classic,
-  dev) are compiled and timed once; the row names the first one (`= NAME`).
+  the same are compiled and timed once; the row names the first one
+  (`= NAME`).
 - `cg us`: CUDA's own `cg::this_grid().sync()` (cooperative launch, CUDA
   events, bench_persistent.CUDA_SYNC), and `ratio` = vk / cg (goal <= 1.5).
 `VULPY_PERSISTENT_TREE=N` moves the tree variants' two-level threshold
@@ -275,7 +276,7 @@ def main():
     ap.add_argument("--variants", help="comma-separated barrier= names, NAME+np for "
                                        "nonprivate=True (default: all)")
     ap.add_argument("--experiments", action="store_true",
-                    help="flip, cg-offpath, flip-offpath, the cgx-*/flipx-* experiments and "
+                    help="flip, cg-offpath, flip-offpath, the experiment cgx-acqpoll and "
                          "cg-offpath+np (issue 15)")
     ap.add_argument("--groups", help="comma-separated group counts (default 132,1056 on GPUs)")
     ap.add_argument("--quick", action="store_true", help="small sizes (lavapipe)")

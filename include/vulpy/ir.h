@@ -266,16 +266,6 @@ enum {
    * fences and atomics with availability / visibility order them across
    * invocations; not coherent (persistent-nonprivate, docs/persistent.md) */
   VIR_BUF_NONPRIVATE = 1u << 2,
-  /* on any buffer: the GLSL printer writes the module without the Vulkan
-   * memory model (no `#pragma use_vulkan_memory_model`: GLSL450's model,
-   * `coherent` as the Coherent decoration, scope-less fences at device
-   * scope), where nothing needs it (no non-private buffer). The barrier
-   * experiments cgx-classic* (docs/persistent.md, "Barrier variants") */
-  VIR_BUF_CLASSIC = 1u << 3,
-  /* GLSL: the atomics on this buffer carry their scope even where relaxed
-   * at device scope (under the Vulkan memory model glslang gives GLSL's
-   * scope-less atomicAdd(x, v) queue-family scope); cgx-fadd */
-  VIR_BUF_SCOPED = 1u << 4,
 };
 
 typedef union vir_literal {

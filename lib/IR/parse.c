@@ -250,7 +250,7 @@ static bool parse_fields(parser *p, vir_struct *st) {
  *   struct := 'struct' SYM fields loc?
  *   push   := 'push' SYM fields loc?
  *   buffer := 'buffer' SYM ':' type '[' INT? ']' 'binding' '(' INT ',' INT ')'
- *             ('readwrite' | 'readonly' | 'writeonly') ('coherent' | 'volatile' | 'nonprivate' | 'classic' | 'scoped')* loc?
+ *             ('readwrite' | 'readonly' | 'writeonly') ('coherent' | 'volatile' | 'nonprivate')* loc?
  *   shared := 'shared' SYM ':' type loc?
  *   const  := 'const' SYM ':' type '=' literal loc? */
 static bool parse_decl(parser *p) {
@@ -337,10 +337,6 @@ static bool parse_decl(parser *p) {
       flags |= VIR_BUF_VOLATILE;
     else if (pr_accept_kw(p, "nonprivate"))
       flags |= VIR_BUF_NONPRIVATE;
-    else if (pr_accept_kw(p, "classic"))
-      flags |= VIR_BUF_CLASSIC;
-    else if (pr_accept_kw(p, "scoped"))
-      flags |= VIR_BUF_SCOPED;
     else
       break;
   }

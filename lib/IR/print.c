@@ -257,10 +257,6 @@ static void print_decl(printer *p, const vir_sym *s) {
       PUTS(p, " volatile");
     if (s->buf_flags & VIR_BUF_NONPRIVATE)
       PUTS(p, " nonprivate");
-    if (s->buf_flags & VIR_BUF_CLASSIC)
-      PUTS(p, " classic");
-    if (s->buf_flags & VIR_BUF_SCOPED)
-      PUTS(p, " scoped");
     break;
   case VIR_SYM_SHARED:
     PUTS(p, "shared ");

@@ -68,8 +68,6 @@ typedef struct pl {
   vir_sym *lphase, *lbits, *bank;   /* V_FLIP: the leader's phase bit and (group 0)
                                      * stop bits; every invocation's snapshot bank */
   vir_sym *lbar;                    /* V_QUIET: the barriers passed (group 0's leader) */
-  int pollk;                        /* V_UNSWITCH: the spin loop being built polls with
-                                     * 0 either (the host's flag), 1 atomic or, 2 loads */
   vir_value *tree;                  /* V_TREE: bool, the two-level arrival (set at entry) */
   bool nonprivate;                  /* some buffer is non-private: device fences stay */
   /* V_EARLY: group 0's leader reads the stop request, the yield word and
@@ -211,10 +209,6 @@ static vir_value *rmw_polls(pl *l, vir_sym *s, uint32_t w, vir_sym *k) {
   return atom(l, VIR_OP_ATOMIC_OR, s, w, ku(l, 0), VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
 }
 static vir_value *poll_sem(pl *l, vir_sym *s, uint32_t w, vir_semantics se, vir_sym *k) {
-  if (l->pollk == 1) /* V_UNSWITCH: the loop of read-modify-write polls */
-    return rmw_polls(l, s, w, k);
-  if (l->pollk == 2)
-    return atom(l, VIR_OP_ATOMIC_LOAD, s, w, NULL, VIR_SCOPE_DEVICE, se);
   vir_sym *t = local(l, "_vp_poll", ku(l, 0));
   vir_op *o = op(l, VIR_OP_IF, NULL, 1, &l->rmw);
   vir_region *save_r = l->b.region;
@@ -418,7 +412,7 @@ static void publish_barriers(pl *l) {
  * flip barriers see another group's abort in the word itself (GEN_ABORT),
  * and an abort of their own sets that bit, which wakes every waiter. The
  * acquire fence after the wait is the caller's. */
-static void spin_loop(pl *l, vir_value *limit, uint32_t word, vir_value *expect, vir_value *mask,
+static void spin_wait(pl *l, vir_value *limit, uint32_t word, vir_value *expect, vir_value *mask,
                       vir_sym *got) {
   bool in_word = l->variant & (V_PACKED | V_FLIP);
   vir_sym *k = local(l, "_vp_spin", ku(l, 0));
@@ -443,11 +437,9 @@ static void spin_loop(pl *l, vir_value *limit, uint32_t word, vir_value *expect,
   term(l, VIR_OP_BREAK);
   back(l, b);
   vir_value *kk = lload(l, k);
-  vir_value *every = bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, kk, ku(l, SLOW_POLL - 1)),
-                         ku(l, SLOW_POLL - 1));
-  vir_op *slow = iff(l, l->pollk == 1   ? l->rmw /* (true there) */
-                        : l->pollk == 2 ? every
-                                        : bin(l, VIR_OP_LOR, l->rmw, every));
+  vir_op *slow = iff(l, bin(l, VIR_OP_LOR, l->rmw,
+                           bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, kk, ku(l, SLOW_POLL - 1)),
+                               ku(l, SLOW_POLL - 1))));
   b = here(l);
   into(l, slow, 0);
   vir_value *quit_if;
@@ -468,27 +460,6 @@ static void spin_loop(pl *l, vir_value *limit, uint32_t word, vir_value *expect,
   back(l, c);
   back(l, b);
   spin_tick(l, k, limit, true);
-  back(l, a);
-}
-
-/* V_UNSWITCH: the test of the host's poll flag out of the spin loop, one
- * loop for each kind of poll (the GPU's loop then holds one load, the
- * flip test, the spin count and every SLOW_POLL polls the host's word) */
-static void spin_wait(pl *l, vir_value *limit, uint32_t word, vir_value *expect, vir_value *mask,
-                      vir_sym *got) {
-  if (!(l->variant & V_UNSWITCH)) {
-    spin_loop(l, limit, word, expect, mask, got);
-    return;
-  }
-  vir_op *u = iff(l, l->rmw);
-  at a = here(l);
-  into(l, u, 0);
-  l->pollk = 1;
-  spin_loop(l, limit, word, expect, mask, got);
-  into(l, u, 1);
-  l->pollk = 2;
-  spin_loop(l, limit, word, expect, mask, got);
-  l->pollk = 0;
   back(l, a);
 }
 
@@ -836,15 +807,6 @@ static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap) {
   vir_value *a = NULL, *old = NULL, *mine = NULL;
   if (l->variant & V_TREE) {
     mine = tree_arrive(l, add, delta, phase);
-  } else if (l->variant & V_FADD) {
-    /* V_FADD: a device-scope fence, then a relaxed add (CUDA's pre-sm_70
-     * grid sync, and what our CUDA back end prints for a release add:
-     * __threadfence(); atomicAdd). The fence is a release fence before
-     * the add; the waiters' acquire reads the add's value or a later
-     * one of its release sequence, so it synchronizes with the fence */
-    fence(l);
-    a = lload(l, add);
-    old = atom(l, VIR_OP_ATOMIC_ADD, l->grid, l->gen_word, a, VIR_SCOPE_DEVICE, VIR_SEM_RELAXED);
   } else {
     a = lload(l, add);
     old = atom(l, VIR_OP_ATOMIC_ADD, l->grid, l->gen_word, a, VIR_SCOPE_DEVICE,
@@ -856,23 +818,12 @@ static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap) {
   publish_host(l, steps); /* after the arrival: off the others' path */
   if (l->variant & V_EARLY) {
     /* the next step boundary's inputs, read now: the loads are in flight
-     * while this barrier waits, and nothing waits for them until then.
-     * V_RARE: only every QUIET_EVERY barriers (and at the entry barrier):
-     * no host-visible word is read in most barriers, and a stop, a yield
-     * or a control word's change takes effect up to QUIET_EVERY / 2
-     * steps later */
-    at r = here(l);
-    if ((l->variant & V_RARE) && l->entry_done) {
-      vir_value *due = bin(l, VIR_OP_EQ, bin(l, VIR_OP_AND, lload(l, l->lbar),
-                                             ku(l, QUIET_EVERY - 1)), ku(l, 0));
-      into(l, iff(l, due), 0);
-    }
+     * while this barrier waits, and nothing waits for them until then */
     lstore(l, l->pstop, load(l, l->host, H_STOP, VIR_SEM_RELAXED));
     if (l->begin)
       lstore(l, l->pyield, load(l, l->host, H_YIELD, VIR_SEM_RELAXED));
     for (uint32_t i = 0; i < l->nslots; i++)
       lstore(l, l->pctl[i], ctl_load(l, i));
-    back(l, r);
   }
   back(l, in);
   /* done: the phase bit moved (this arrival was the n-th) or an abort */
@@ -1090,12 +1041,8 @@ static vir_sym *hidden_buffer(pl *l, const char *name) {
   vir_sym *s = vir_add_buffer(l->m, name, u32(l), 0, binding, VIR_ACCESS_READWRITE, l->k->loc);
   if (!s)
     l->failed = true;
-  else if (!(l->variant & V_NOCOH)) /* V_NOCOH: every access to it is an atomic */
+  else
     s->buf_flags |= VIR_BUF_COHERENT;
-  if (s && (l->variant & V_CLASSIC)) /* the module prints without the Vulkan memory model */
-    s->buf_flags |= VIR_BUF_CLASSIC;
-  if (s && (l->variant & V_DEVSCOPE)) /* fences and relaxed atomics print device scope */
-    s->buf_flags |= VIR_BUF_SCOPED;
   return s;
 }
 
@@ -1397,13 +1344,10 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
  * every buffer the kernel may write becomes coherent: its accesses go to
  * the device-coherent level, which the barrier's device-scope
  * release/acquire then orders. Read-only buffers do not change within a
- * dispatch and keep their caching. V_NOCOH: not the hidden buffers (every
- * access to them is an atomic). */
-static void coherent_buffers(vir_module *m, const pl *l) {
+ * dispatch and keep their caching. */
+static void coherent_buffers(vir_module *m) {
   for (uint32_t i = 0; i < m->syms.len; i++) {
     vir_sym *s = m->syms.data[i];
-    if ((l->variant & V_NOCOH) && (s == l->grid || s == l->host))
-      continue;
     if (s->kind == VIR_SYM_BUFFER && s->access != VIR_ACCESS_READONLY &&
         !(s->buf_flags & VIR_BUF_NONPRIVATE)) /* persistent-nonprivate: ordered otherwise */
       s->buf_flags |= VIR_BUF_COHERENT;
@@ -1437,7 +1381,7 @@ static vir_pass_result lower(vir_module *m, vp_diags *diags, unsigned variant) {
     bool did = true;
     if (c.persistent) {
       lower_kernel(&l, &c.ops);
-      coherent_buffers(m, &l);
+      coherent_buffers(m);
     } else
       did = lower_plain(&l, &c.ops);
     if (l.failed) {
@@ -1530,54 +1474,15 @@ vir_pass_result vir_lower_persistent_flip_tree(vir_module *m, const vir_pass_opt
   return lower(m, diags, V_PAD | V_FLIP | V_QUIET | V_EARLY | V_TREE);
 }
 
-/* The cgx-* experiments (issue 15: the Vulkan form of cg-offpath cost
- * 2.19 us a barrier on the H200 where the same lowering printed as CUDA
- * cost 1.10): cg-offpath with one difference between what the Vulkan
- * driver and nvcc are given changed each, and cgx-all with every one that
- * is safe (docs/persistent.md, "Barrier variants"). */
+/* cgx-acqpoll (issue 15: the Vulkan form of cg-offpath cost 2.19 us a
+ * barrier on the H200 where the same lowering printed as CUDA cost 1.10):
+ * cg-offpath whose every poll of the barrier word is an acquire load, as
+ * CUDA's grid.sync() spins; the one of issue 15's nine driver
+ * experiments that measured a gain (docs/persistent.md, "Barrier
+ * variants"). */
 #define CG_OFFPATH (V_PAD | V_FLIP | V_SCOPED | V_ACQ | V_QUIET | V_EARLY)
-vir_pass_result vir_lower_persistent_cgx_rare(vir_module *m, const vir_pass_options *opts,
-                                              vp_diags *diags) {
-  (void)opts;
-  return lower(m, diags, CG_OFFPATH | V_RARE);
-}
 vir_pass_result vir_lower_persistent_cgx_acqpoll(vir_module *m, const vir_pass_options *opts,
                                                  vp_diags *diags) {
   (void)opts;
   return lower(m, diags, CG_OFFPATH | V_ACQPOLL);
-}
-vir_pass_result vir_lower_persistent_cgx_fadd(vir_module *m, const vir_pass_options *opts,
-                                              vp_diags *diags) {
-  (void)opts;
-  return lower(m, diags, CG_OFFPATH | V_FADD | V_DEVSCOPE);
-}
-vir_pass_result vir_lower_persistent_cgx_classic(vir_module *m, const vir_pass_options *opts,
-                                                 vp_diags *diags) {
-  (void)opts;
-  return lower(m, diags, CG_OFFPATH | V_CLASSIC);
-}
-vir_pass_result vir_lower_persistent_cgx_classicnc(vir_module *m, const vir_pass_options *opts,
-                                                   vp_diags *diags) {
-  (void)opts;
-  return lower(m, diags, CG_OFFPATH | V_CLASSIC | V_NOCOH);
-}
-vir_pass_result vir_lower_persistent_cgx_spin(vir_module *m, const vir_pass_options *opts,
-                                              vp_diags *diags) {
-  (void)opts;
-  return lower(m, diags, CG_OFFPATH | V_UNSWITCH);
-}
-vir_pass_result vir_lower_persistent_cgx_all(vir_module *m, const vir_pass_options *opts,
-                                             vp_diags *diags) {
-  (void)opts;
-  return lower(m, diags, CG_OFFPATH | V_CLASSIC | V_NOCOH | V_RARE | V_ACQPOLL | V_UNSWITCH);
-}
-vir_pass_result vir_lower_persistent_flipx_dev(vir_module *m, const vir_pass_options *opts,
-                                               vp_diags *diags) {
-  (void)opts;
-  return lower(m, diags, V_PAD | V_FLIP | V_QUIET | V_EARLY | V_DEVSCOPE);
-}
-vir_pass_result vir_lower_persistent_flipx_classic(vir_module *m, const vir_pass_options *opts,
-                                                   vp_diags *diags) {
-  (void)opts;
-  return lower(m, diags, V_PAD | V_FLIP | V_QUIET | V_EARLY | V_CLASSIC);
 }

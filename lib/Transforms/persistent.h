@@ -17,17 +17,9 @@ enum { G_GEN_PAD = 96, G_WORDS = 1280 }; /* 256.. the V_TREE cluster words */
  * barrier, device-scope ordering in the leader only. */
 enum { V_PAD = 1, V_PACKED = 4, V_FLIP = 8, V_SCOPED = 16, V_EARLY = 32, V_ACQ = 64,
        V_QUIET = 128, V_TREE = 256,
-       /* the cgx-* experiments on cg-offpath (issue 15; docs/persistent.md,
-        * "Barrier variants"): V_RARE group 0 reads the host's words every
-        * QUIET_EVERY barriers only; V_ACQPOLL every poll an acquire load;
-        * V_FADD a fence, then a relaxed arrival; V_CLASSIC the GLSL without
-        * the Vulkan memory model; V_NOCOH hidden buffers not coherent;
-        * V_DEVSCOPE device-scope fences and relaxed atomics printed with
-        * device scope (glslang: queue family) */
-       V_RARE = 512, V_ACQPOLL = 1024, V_FADD = 2048, V_CLASSIC = 4096, V_NOCOH = 8192,
-       V_DEVSCOPE = 16384,
-       /* V_UNSWITCH: the poll flag's test out of the spin loop (two loops) */
-       V_UNSWITCH = 32768 };
+       /* cgx-acqpoll on cg-offpath (issue 15; docs/persistent.md, "Barrier
+        * variants"): every poll of the barrier word an acquire load */
+       V_ACQPOLL = 1024 };
 /* V_TREE (with V_FLIP): above H_TREE groups (0: TREE_MIN) the groups
  * arrive on per-cluster words first (clusters of max(2, ceil(n /
  * TREE_FANOUT)) groups, word TREE_BASE + TREE_STRIDE * cluster, each on

@@ -28,7 +28,7 @@ def lavapipe():
 # the barriers lavapipe cannot run persistent: their spin loops poll with
 # acquire loads, which it miscompiles (docs/persistent.md, "Guarantees per
 # device class"); the runtime runs them stepped there (a test below checks)
-GPU_ONLY = ("cgx-acqpoll", "cgx-all")
+GPU_ONLY = ("cgx-acqpoll",)
 
 
 def skip_gpu_only(request):

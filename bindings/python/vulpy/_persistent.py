@@ -31,16 +31,16 @@ GRID_WORDS = 1280  # 8 words, 64 snapshot slots, the padded generation at 96, a 
 G_STEPS = 4
 # the grid-barrier variants, chosen at compile time: @vp.kernel(persistent=True,
 # barrier=NAME). docs/persistent.md, "Barrier variants", says what each changes
-# (EXPERIMENTS: one change each on cg-offpath / flip-offpath) and why the
-# default is flip (its H200 figures)
+# (EXPERIMENTS: one change on cg-offpath; the eight others of that wave
+# were retired on 2026-12-05, no gain on the H200) and why the default is
+# flip (its H200 figures)
 BARRIERS = ("lean", "padded", "packed")
 BARRIERS += ("flip", "scoped", "cg")
 BARRIERS += ("cg-early",)
 BARRIERS += ("cg-acq", "cg-quiet")
 BARRIERS += ("cg-offpath", "flip-offpath")
 BARRIERS += ("cg-tree", "flip-tree")
-EXPERIMENTS = ("cgx-rare", "cgx-acqpoll", "cgx-fadd", "cgx-classic", "cgx-classicnc", "cgx-spin",
-               "cgx-all", "flipx-dev", "flipx-classic")
+EXPERIMENTS = ("cgx-acqpoll",)
 BARRIERS += EXPERIMENTS
 DEFAULT_BARRIER = "flip"
 
@@ -221,10 +221,10 @@ def tree_threshold():
     return n
 
 
-# an acquire atomic load polled in a spin loop (barrier="cgx-acqpoll",
-# "cgx-all"): lavapipe (Mesa 22.3) miscompiles an acquire atomic in a loop
-# under a branch only some invocations take, even one the run never takes
-# (its polls are the read-modify-write ones): runs end early with wrong
+# an acquire atomic load polled in a spin loop (barrier="cgx-acqpoll"):
+# lavapipe (Mesa 22.3) miscompiles an acquire atomic in a loop under a
+# branch only some invocations take, even one the run never takes (its
+# polls are the read-modify-write ones): runs end early with wrong
 # results and no error (docs/persistent.md, "Guarantees per device class")
 # (an acquire load whose value is used: the one after a wait is a bare
 # statement; test_persistent_barriers.py checks which barriers match)

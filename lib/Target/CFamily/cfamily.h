@@ -130,8 +130,6 @@ typedef struct cf_printer {
    * ordered atomics carry availability / visibility (MakeAvailable /
    * MakeVisible), which is what orders non-private accesses */
   bool avvis;
-  /* some buffer is VIR_BUF_SCOPED: device-scope fences print their scope */
-  bool scoped;
   uint32_t pre;            /* CF_PRE_* */
   uint32_t pyops[CF_PY_COUNT];        /* per helper: bitmask of scalar slots (pyops.c) */
   uint8_t pyops_vec[CF_PY_COUNT][16]; /* per helper and slot: vector widths used */

@@ -277,11 +277,7 @@ int cf_atomic_expr(cf_printer *p, vp_strbuf *b, const vir_op *op) {
   bool plain = op->attr.scope >= VIR_SCOPE_DEVICE && op->attr.sem == VIR_SEM_RELAXED && !is_load &&
                !is_store &&
                /* a queue-family one keeps its scope where it has one */
-               !(op->attr.scope == VIR_SCOPE_QUEUE_FAMILY && (p->ext & CF_EXT_VMM)) &&
-               /* VIR_BUF_SCOPED: the scope VIR says, not glslang's default
-                * (queue family under the Vulkan memory model) */
-               !(op->attr.sym->kind == VIR_SYM_BUFFER && (op->attr.sym->buf_flags & VIR_BUF_SCOPED) &&
-                 (p->ext & CF_EXT_VMM));
+               !(op->attr.scope == VIR_SCOPE_QUEUE_FAMILY && (p->ext & CF_EXT_VMM));
   vp_strbuf_printf(b, "%s(", atomic_glsl(op->code));
   cf_lvalue(p, b, op, index);
   for (uint32_t i = 1; i < op->nopnd; i++) {

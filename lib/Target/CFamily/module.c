@@ -525,16 +525,8 @@ bool cf_emit(const vir_module *m, const vtg_options *o, cf_dialect dialect, vp_s
     if (feats & ext_of[i].feat)
       p->ext |= ext_of[i].ext;
   /* atomic.load/store and queue-family scope: the Vulkan memory model */
-  bool classic = false; /* VIR_BUF_CLASSIC: GLSL450's memory model */
-  for (uint32_t i = 0; i < m->syms.len; i++) {
-    const vir_sym *s = m->syms.data[i];
-    if (s->kind == VIR_SYM_BUFFER && (s->buf_flags & VIR_BUF_CLASSIC))
-      classic = true;
-    if (s->kind == VIR_SYM_BUFFER && (s->buf_flags & VIR_BUF_SCOPED))
-      p->scoped = true;
-  }
   if (feats & VP_FEAT(MEMORY_MODEL))
-    p->ext |= classic ? CF_EXT_SCOPE : CF_EXT_VMM | CF_EXT_SCOPE;
+    p->ext |= CF_EXT_VMM | CF_EXT_SCOPE;
   /* non-private buffers: the Vulkan memory model's availability and
    * visibility (GLSL only; CUDA and HIP have no such qualifier) */
   for (uint32_t i = 0; !gpu_c(p) && i < m->syms.len; i++) {

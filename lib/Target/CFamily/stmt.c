@@ -620,17 +620,6 @@ static void memory_barrier(cf_printer *p, const vir_op *op) {
                                                        : "gl_SemanticsAcquireRelease");
     return;
   }
-  /* VIR_BUF_SCOPED (cgx-fadd, flipx-dev): a device-scope buffer fence
-   * says device scope, where memoryBarrierBuffer() is queue-family scope
-   * under the Vulkan memory model (glslang) */
-  if (p->scoped && !p->avvis && sc == VIR_SCOPE_DEVICE && (p->ext & CF_EXT_VMM) &&
-      st == VIR_STORAGE_BUFFER && op->attr.sem != VIR_SEM_RELAXED) {
-    vp_strbuf_printf(b, "memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, %s);",
-                     op->attr.sem == VIR_SEM_ACQUIRE   ? "gl_SemanticsAcquire"
-                     : op->attr.sem == VIR_SEM_RELEASE ? "gl_SemanticsRelease"
-                                                       : "gl_SemanticsAcquireRelease");
-    return;
-  }
   /* with non-private buffers, an ordered buffer fence at device scope
    * also makes this invocation's writes available (release) and the
    * others' visible (acquire): the Vulkan memory model's way to order
