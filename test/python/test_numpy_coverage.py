@@ -429,7 +429,9 @@ COMPLEX_FUNCTIONS = {"real": (Z,), "imag": (Z,), "conj": (Z,), "conjugate": (Z,)
                      "reciprocal": (Z,), "isnan": (Z,), "isinf": (Z,), "isfinite": (Z,),
                      "matmul": (Z, Z.T.copy()), "dot": (Z, Z.T.copy()), "vdot": (Z, Z),
                      "inner": (Z, Z), "tensordot": (Z, Z), "outer": (Z[0], Z[1]),
-                     "kron": (Z, Z)}
+                     "kron": (Z, Z), "sin": (Z,), "cos": (Z,), "tan": (Z,), "sinh": (Z,),
+                     "cosh": (Z,), "tanh": (Z,), "power": (Z, 3), "prod": (Z,),
+                     "cumprod": (Z,), "var": (Z,), "std": (Z,), "nansum": (Z,)}
 COMPLEX_ATTRIBUTES = ["real", "imag", "conj", "conjugate"]
 FFT = {  # numpy.fft name -> (operand, kwargs)
     "fft": (Z, {"axis": 0}), "ifft": (Z, {"n": 5}), "fft2": (Z, {}), "ifft2": (Z, {}),
