@@ -245,7 +245,7 @@ def _twice(x):
 
 @pytest.mark.parametrize("call,name", [
     (lambda a: vp.argmax(a), "vp.argmax"), (lambda a: vp.arctan(a), "vp.arctan"),
-    (lambda a: a < a, "vp.less"), (lambda a: vp.maximum(a, a), "vp.maximum"),
+    (lambda a: vp.logaddexp(a, a), "vp.logaddexp"), (lambda a: vp.expm1(a), "vp.expm1"),
     (lambda a: vp.hypot(a, a), "vp.hypot"), (lambda a: vp.log1p(a), "vp.log1p"),
     (lambda a: vp.floor_divide(a, a), "vp.floor_divide"),
     (lambda a: vp.fmod(a, a), "vp.fmod"), (lambda a: vp.arccosh(a), "vp.arccosh"),
@@ -674,3 +674,31 @@ def test_trigonometric_match_numpy(dt, name):
     h = crand((3, 4), dt, 15)
     _parts_close(getattr(vp, name)(h), getattr(np, name)(h), 1.6e-5 if dt == C64 else 4e-13,
                  name + " numpy in")
+
+
+# ---------------------------------------------------------------- ordering
+@pytest.mark.parametrize("dt", [C64, C128])
+def test_ordering_is_numpys_lexicographic(dt):
+    """<, <=, >, >=, maximum, minimum, fmax, fmin of complex operands:
+    NumPy's lexicographic order (real part, then imaginary), with its NaN
+    rules (a NaN imaginary part spoils the real-part test; maximum and
+    minimum propagate a NaN, fmax and fmin take the other operand), every
+    pair of edge values, scalars and real operands."""
+    vals = np.array([0, 1, -1, 1j, -1j, 1 + 1j, 1 - 1j, np.nan, complex(1, np.nan),
+                     complex(np.nan, 1), complex(np.inf, 0), complex(-np.inf, 1),
+                     complex(1, np.inf), 2, 2 + 0.5j, -0.0], dt)
+    a, b = np.repeat(vals, len(vals)), np.tile(vals, len(vals))
+    x, y = vp.asarray(a), vp.asarray(b)
+    for name in ("less", "less_equal", "greater", "greater_equal", "maximum", "minimum",
+                 "fmax", "fmin"):
+        with np.errstate(invalid="ignore"):
+            want = getattr(np, name)(a, b)
+        got = getattr(vp, name)(x, y)
+        assert got.dtype == want.dtype, name
+        np.testing.assert_array_equal(got.numpy(), want, err_msg=name)  # NaNs match NaNs
+    r = np.float32([0.5, 1, 2, np.nan] * 4)[:len(vals)].astype(float_of(dt))
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal((x < 1).numpy(), a < 1)
+        np.testing.assert_array_equal((1.5 >= x).numpy(), 1.5 >= a)
+        np.testing.assert_array_equal(vp.maximum(vp.asarray(vals), vp.asarray(r)).numpy(),
+                                      np.maximum(vals, r))

@@ -49,12 +49,12 @@ class _ComplexOps:
 
 COMPLEX = _ComplexOps()
 _COMPLEX_SUPPORTED = ("+ - * / **, negative, conj, abs, exp, sqrt, log, log2, log10, square, "
-                      "sin, cos, tan, sinh, cosh, tanh, "
-                      "reciprocal, isnan, isinf, isfinite, ==, !=, where, real, imag, angle, "
-                      "sum, mean, prod, cumsum, cumprod, var, std and their nan forms, "
-                      "matmul / dot / vdot / inner / tensordot / einsum, linalg.norm, astype, copy, indexing views, integer-array and mask reads "
-                      "(take, compress, take_along_axis), concatenate / stack / roll, "
-                      "sort / argsort, fft")
+                      "reciprocal, sin, cos, tan, sinh, cosh, tanh, isnan, isinf, isfinite, "
+                      "== != < <= > >=, maximum / minimum / fmax / fmin, where, real, imag, "
+                      "angle, sum, mean, prod, cumsum, cumprod, var, std and their nan forms, "
+                      "matmul / dot / vdot / inner / tensordot / einsum, linalg.norm, astype, "
+                      "copy, indexing views, integer-array and mask reads (take, compress, "
+                      "take_along_axis), concatenate / stack / roll, sort / argsort, fft")
 
 
 def complex_unsupported(what, dt):

@@ -26,7 +26,8 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 SUPPORTED = ("add", "subtract", "multiply", "divide", "negative", "positive", "conjugate",
              "absolute", "exp", "equal", "not_equal", "cast", "where", "square", "reciprocal",
              "sqrt", "log", "log2", "log10", "isnan", "isinf", "isfinite", "power",
-             "sinh", "cosh", "tanh", "sin", "cos", "tan")
+             "sinh", "cosh", "tanh", "sin", "cos", "tan", "less", "less_equal", "greater",
+             "greater_equal", "maximum", "minimum", "fmax", "fmin")
 
 
 unsupported = _arrayops.complex_unsupported  # the TypeError for an operation on complex
@@ -304,6 +305,24 @@ def _compute(name, args, res, ctx):
         (ar, ai), = comps
         _sub(_mul(ar, ar), _mul(ai, ai), dre)
         _add(_mul(ar, ai), _mul(ai, ar), dim)
+    elif name in _ORDER:
+        (ar, ai), (br, bi) = comps
+        z = fdt.type(0)
+        ai, bi = (z if v is None else v for v in (ai, bi))
+        _order(name, ar, ai, br, bi, res)
+    elif name in ("maximum", "minimum", "fmax", "fmin"):
+        (ar, ai), (br, bi) = comps
+        z = fdt.type(0)
+        ai, bi = (z if v is None else v for v in (ai, bi))
+        ge = _order("greater_equal" if name in ("maximum", "fmax") else "less_equal",
+                    ar, ai, br, bi)
+        # maximum / minimum: a where a has a NaN or a >= b (<= b), else b
+        # (NaNs propagate); fmax / fmin: a where b has a NaN or a >= b
+        nan = _op("logical_or", _op("isnan", ar if name in ("maximum", "minimum") else br),
+                  _op("isnan", ai if name in ("maximum", "minimum") else bi))
+        pick = _op("logical_or", nan, ge)
+        _op_where(pick, ar, br, dre)
+        _op_where(pick, ai, bi, dim)
     elif name == "power":
         (ar, ai), (br, bi) = comps
         re, im = _power(args[1], ar, ai, br, bi, fdt)
@@ -339,6 +358,20 @@ def _compute(name, args, res, ctx):
                 _op("negative", re, None, dim)
         else:  # pragma: no cover - SUPPORTED lists the names above
             raise unsupported(f"vp.{name}", rdt)
+
+
+_ORDER = ("less", "less_equal", "greater", "greater_equal")
+
+
+def _order(name, ar, ai, br, bi, dst=None):
+    """NumPy's lexicographic complex comparison (CLT, CLE, CGT, CGE in its
+    loops): (ar < br and neither imaginary part NaN) or (ar == br and ai <
+    bi), <= / > / >= alike."""
+    strict = {"less_equal": "less", "greater_equal": "greater"}.get(name, name)
+    first = _op("logical_and", _op(strict, ar, br),
+                _op("logical_not", _op("logical_or", _op("isnan", ai), _op("isnan", bi))))
+    return _op("logical_or", first, _op("logical_and", _op("equal", ar, br), _op(name, ai, bi)),
+               dst)
 
 
 def _op_where(c, a, b, dst=None):
