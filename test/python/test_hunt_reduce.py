@@ -389,3 +389,29 @@ def test_complex_sum_mean_cumsum(dt):
         _both(f, z, axis=1)
     with pytest.raises(TypeError, match="imaginary"):
         vp.var(vp.asarray(z), dtype=np.float32)
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+def test_complex_order_reductions(dt):
+    """max / min / amax / ptp / argmax / argmin and the NaN-skipping ones of
+    complex arrays: NumPy's lexicographic order, a NaN propagating (max)
+    or skipped (nanmax: fmax.reduce), the first index of the extreme or of
+    the first NaN, all-NaN slices (NaN, or nanargmax's ValueError), every
+    axis form and keepdims, NumPy and resident input."""
+    rng = np.random.default_rng(4)
+    for shape in ((), (7,), (3, 5)):
+        z = (rng.integers(-2, 3, shape) + 1j * rng.integers(-2, 3, shape)).astype(dt)
+        cases = [z]
+        if z.size > 2:  # ties (small integers), a NaN in one part, an all-NaN array
+            z.flat[0] = 0j  # zeros for any / all
+            zn = z.copy()
+            zn.flat[1], zn.flat[-1] = complex(1, np.nan), np.nan
+            cases += [zn, np.full(shape, np.nan, dt)]
+        nd = len(shape)
+        for x in cases:
+            for f in ("max", "min", "amax", "ptp", "argmax", "argmin", "nanmax", "nanmin",
+                      "nanargmax", "nanargmin", "any", "all"):
+                forms = [(None, False), (None, True)] + [(a, a == 0) for a in range(-nd, nd)] + \
+                    ([((0, nd - 1), False)] if nd >= 2 and "arg" not in f else [])
+                for axis, kd in forms:
+                    _both(f, x, axis=axis, keepdims=kd)

@@ -51,7 +51,8 @@ COMPLEX = _ComplexOps()
 _COMPLEX_SUPPORTED = ("+ - * / **, negative, conj, abs, exp, sqrt, log, log2, log10, square, "
                       "reciprocal, sin, cos, tan, sinh, cosh, tanh, isnan, isinf, isfinite, "
                       "== != < <= > >=, maximum / minimum / fmax / fmin, where, real, imag, "
-                      "angle, sum, mean, prod, cumsum, cumprod, var, std and their nan forms, "
+                      "angle, sum, mean, prod, cumsum, cumprod, var, std, max, min, argmax, argmin and "
+                      "their nan forms, any, all, "
                       "matmul / dot / vdot / inner / tensordot / einsum, linalg.norm, astype, "
                       "copy, indexing views, integer-array and mask reads (take, compress, "
                       "take_along_axis), concatenate / stack / roll, sort / argsort, fft")

@@ -146,7 +146,11 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
             (dtype is None or np.dtype(dtype) == np.dtype(a.dtype)):
         r = _complex_sum(kind, a, axes, keepdims, rdt, out)
         return r if sync else Handle(None, result=r)
-    if np.dtype(a.dtype).kind == "c" and kind in ("prod", "cumprod") and rdt.kind == "c":
+    if np.dtype(a.dtype).kind == "c" and kind in ("any", "all"):  # nonzero: either part
+        r = reduce(kind, _ufunc.not_equal(a, 0), axis, None, out, keepdims, context=context)
+        return r if sync else Handle(None, result=r)
+    if np.dtype(a.dtype).kind == "c" and (kind in ("prod", "cumprod") and rdt.kind == "c" or
+                                          kind in ("min", "max", "argmin", "argmax")):
         r = _complex_prod(kind, a, axes, keepdims, rdt, out)
         return r if sync else Handle(None, result=r)
     if rdt.kind == "b" and kind in ("sum", "prod", "cumsum", "cumprod", "mean") or \
@@ -197,14 +201,20 @@ def _complex_sum(kind, a, axes, keepdims, rdt, out):
 
 
 def _complex_prod(kind, a, axes, keepdims, rdt, out):
-    """prod and cumprod of a complex array (a product of complex numbers is
-    no reduction of the float view): the reduced axes moved last and
-    flattened, then products of halves, log2(n) complex multiplies (a
-    pairwise product: rounding differs from NumPy's sequential loop by a
-    few ulp); cumprod doubles its reach each round (Hillis and Steele:
-    log2(n) rounds, n log2(n) multiplies)."""
+    """prod, cumprod, min, max, argmin and argmax of a complex array (no
+    reduction of the float view): the reduced axes moved last and
+    flattened, then the operation of halves, log2(n) rounds of complex
+    multiplies (a pairwise product: rounding differs from NumPy's
+    sequential loop by a few ulp) or of vp.maximum / vp.minimum (NumPy's
+    lexicographic order; a NaN propagates; nanmax / nanmin: vp.fmax /
+    vp.fmin, NumPy's fmax.reduce); cumprod doubles its reach each
+    round (Hillis and Steele: log2(n) rounds, n log2(n) multiplies);
+    argmin / argmax is the first element equal to the min / max (the
+    first NaN where a slice has one), as NumPy's."""
     host = not isinstance(a, _array.ndarray)
     z = _array.asarray(np.asarray(a)) if host else a
+    if kind in ("argmin", "argmax"):
+        return _complex_arg(kind, z, axes, keepdims, out, host)
     if z.dtype != rdt:
         z = z.astype(rdt)
     nd = z.ndim
@@ -223,16 +233,37 @@ def _complex_prod(kind, a, axes, keepdims, rdt, out):
         kshape = tuple(z.shape[d] for d in kept)
         n = math.prod(z.shape[d] for d in axes)
         b = z.transpose(kept + list(axes)).copy().reshape(kshape + (n,))
+        f = {"prod": _ufunc.multiply, "max": _ufunc.maximum, "min": _ufunc.minimum,
+             "nanmax": _ufunc.fmax, "nanmin": _ufunc.fmin}[kind]
         while n > 1:
             h = n // 2
-            p = b[..., :h] * b[..., h:2 * h]
-            if n % 2:  # the odd one out joins the first product
-                p[..., :1] = p[..., :1] * b[..., 2 * h:]
+            p = f(b[..., :h], b[..., h:2 * h])
+            if n % 2:  # the odd one out joins the first pair's result
+                p[..., :1] = f(p[..., :1], b[..., 2 * h:])
             b, n = p, h
         r = _array.ones(kshape, rdt, memory=z.memory, context=z._ctx) if n == 0 else \
             b[..., 0].copy()
         if keepdims:
             r = r.reshape(tuple(1 if d in axes else z.shape[d] for d in range(nd)))
+    if host and out is None:
+        h = r.numpy()
+        return h[()] if h.ndim == 0 else h
+    return finish(r, out)
+
+
+def _complex_arg(kind, z, axes, keepdims, out, host):
+    """argmin / argmax of complex z: the first index equal to the slice's
+    min / max, or of its first NaN (NumPy's argmax of complex)."""
+    nd = z.ndim
+    flat = len(axes) != 1  # axis=None: the flat index (a 0-d array: 0)
+    if flat:
+        z, axes = z.reshape(-1), (0,)
+    m = _complex_prod(kind[3:], z, axes, True, z.dtype, None)
+    nan = _ufunc.isnan(z)
+    hit = _ufunc.where(any(nan, axes[0], None, True), nan, _ufunc.equal(z, m))
+    r = argmax(hit, axes[0], keepdims=keepdims and not flat)
+    if flat and keepdims:
+        r = r.reshape((1,) * nd)
     if host and out is None:
         h = r.numpy()
         return h[()] if h.ndim == 0 else h

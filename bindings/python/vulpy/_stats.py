@@ -74,10 +74,12 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
 
 def _nan_extreme(kind, a, axis, out, keepdims):
     a = _prep(a)
-    if _dt(a).kind != "f":
+    if _dt(a).kind not in "fc":
         return (_reduce.amax if kind == "max" else _reduce.amin)(a, axis, out, keepdims)
     axes = _axes(a, axis, f"nan{kind}")
     _reduce._check_identity(kind, tuple(a.shape), axes)
+    if _dt(a).kind == "c":  # numpy.fmax.reduce: pairwise vp.fmax (NaN only for all-NaN)
+        return _reduce._complex_prod(f"nan{kind}", a, axes, keepdims, _dt(a), out)
     nan = _ufunc.isnan(a)
     fill = float("-inf") if kind == "max" else float("inf")
     r = (_reduce.amax if kind == "max" else _reduce.amin)(_ufunc.where(nan, fill, a), axis,
@@ -229,7 +231,7 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 def _nan_arg(kind, a, axis, out, keepdims):
     a = _prep(a)
     f = _reduce.argmin if kind == "min" else _reduce.argmax
-    if _dt(a).kind != "f":
+    if _dt(a).kind not in "fc":  # complex: NumPy's -inf / inf in place of a NaN, as floats
         return f(a, axis, out, keepdims=keepdims)
     if isinstance(axis, (tuple, list)):
         raise TypeError(f"vp.nanarg{kind}: axis must be an int or None")
