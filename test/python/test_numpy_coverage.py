@@ -431,7 +431,9 @@ COMPLEX_FUNCTIONS = {"real": (Z,), "imag": (Z,), "conj": (Z,), "conjugate": (Z,)
                      "inner": (Z, Z), "tensordot": (Z, Z), "outer": (Z[0], Z[1]),
                      "kron": (Z, Z), "sin": (Z,), "cos": (Z,), "tan": (Z,), "sinh": (Z,),
                      "cosh": (Z,), "tanh": (Z,), "power": (Z, 3), "prod": (Z,),
-                     "cumprod": (Z,), "var": (Z,), "std": (Z,), "nansum": (Z,)}
+                     "cumprod": (Z,), "var": (Z,), "std": (Z,), "nansum": (Z,),
+                     "exp2": (Z,), "expm1": (Z,), "log1p": (Z,), "sign": (Z,),
+                     "round": (Z, 1), "around": (Z,)}
 COMPLEX_ATTRIBUTES = ["real", "imag", "conj", "conjugate"]
 FFT = {  # numpy.fft name -> (operand, kwargs)
     "fft": (Z, {"axis": 0}), "ifft": (Z, {"n": 5}), "fft2": (Z, {}), "ifft2": (Z, {}),

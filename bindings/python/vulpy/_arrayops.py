@@ -48,14 +48,16 @@ class _ComplexOps:
 
 
 COMPLEX = _ComplexOps()
-_COMPLEX_SUPPORTED = ("+ - * / **, negative, conj, abs, exp, sqrt, log, log2, log10, square, "
-                      "reciprocal, sin, cos, tan, sinh, cosh, tanh, isnan, isinf, isfinite, "
+_COMPLEX_SUPPORTED = ("+ - * / **, negative, conj, abs, exp, exp2, expm1, sqrt, log, log2, "
+                      "log10, log1p, square, reciprocal, sign, round, sin, cos, tan, sinh, "
+                      "cosh, tanh, isnan, isinf, isfinite, "
                       "== != < <= > >=, maximum / minimum / fmax / fmin, where, real, imag, "
                       "angle, sum, mean, prod, cumsum, cumprod, var, std, max, min, argmax, argmin and "
                       "their nan forms, any, all, "
                       "matmul / dot / vdot / inner / tensordot / einsum, linalg.norm, astype, "
                       "copy, indexing views, integer-array and mask reads (take, compress, "
-                      "take_along_axis), concatenate / stack / roll, sort / argsort, fft")
+                      "take_along_axis) and assignments (put, place, putmask), "
+                      "concatenate / stack / roll, sort / argsort, fft")
 
 
 def complex_unsupported(what, dt):

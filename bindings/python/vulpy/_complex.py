@@ -27,7 +27,8 @@ SUPPORTED = ("add", "subtract", "multiply", "divide", "negative", "positive", "c
              "absolute", "exp", "equal", "not_equal", "cast", "where", "square", "reciprocal",
              "sqrt", "log", "log2", "log10", "isnan", "isinf", "isfinite", "power",
              "sinh", "cosh", "tanh", "sin", "cos", "tan", "less", "less_equal", "greater",
-             "greater_equal", "maximum", "minimum", "fmax", "fmin")
+             "greater_equal", "maximum", "minimum", "fmax", "fmin", "sign", "log1p", "expm1",
+             "exp2")
 
 
 unsupported = _arrayops.complex_unsupported  # the TypeError for an operation on complex
@@ -286,15 +287,17 @@ def _compute(name, args, res, ctx):
             _op("absolute", ar, None, res)
         else:
             _op("hypot", ar, ai, res)
-    elif name == "exp":
+    elif name in ("exp", "exp2"):
         (ar, ai), = comps
-        m = _op("exp", ar)
+        if name == "exp2":  # exp(z ln 2), NumPy's nc_exp2
+            ln2 = fdt.type(np.log(2.0))
+            ar = _op("multiply", ar, ln2)
+            ai = None if ai is None else _op("multiply", ai, ln2)
         if ai is None:
-            _put(dre, m)
+            _op("exp", ar, None, dre)
             _put(dim, None)
         else:
-            _op("multiply", m, _op("cos", ai), dre)
-            _op("multiply", m, _op("sin", ai), dim)
+            _exp(ar, ai, dre, dim, fdt)
     elif name in ("equal", "not_equal"):
         (ar, ai), (br, bi) = comps
         z = fdt.type(0)
@@ -346,6 +349,12 @@ def _compute(name, args, res, ctx):
             _log(ar, ai, dre, dim, fdt, name)
         elif name in ("sinh", "cosh", "tanh"):
             _HYPERBOLIC[name](ar, ai, dre, dim, fdt)
+        elif name == "sign":
+            _sign(ar, ai, dre, dim, fdt)
+        elif name == "log1p":
+            _log1p(ar, ai, dre, dim, fdt)
+        elif name == "expm1":
+            _expm1(ar, ai, dre, dim, fdt)
         elif name in ("sin", "cos", "tan"):
             # sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz), iz = -y + ix
             f = _HYPERBOLIC[{"sin": "sinh", "cos": "cosh", "tan": "tanh"}[name]]
@@ -584,6 +593,85 @@ def _log(x, y, dre, dim, fdt, name):
     if k == 1.0:
         return _kept(lr, dre), _kept(th, dim)
     return _op("multiply", lr, fdt.type(k), dre), _op("multiply", th, fdt.type(k), dim)
+
+
+def _exp(x, y, dre, dim, fdt):
+    """exp(x + iy) = exp(x) (cos y + i sin y) as C99 cexp (NumPy's
+    npy_cexp): past the overflow of exp(x), exp(x/2) twice, so a product
+    with a small cosine or sine stays finite; a zero y gives (exp x, y);
+    x = +inf with an infinite or NaN y (inf, NaN), x = -inf (0, +-0)."""
+    thr = fdt.type(np.log(np.finfo(fdt).max) - 1)
+    big = _op("greater", x, thr)
+    h = _op_where(big, _op("exp", _op("multiply", x, fdt.type(0.5))), fdt.type(1))
+    m = _op_where(big, h, _op("exp", x))
+    re = _op("multiply", _op("multiply", m, _op("cos", y)), h)
+    im = _op("multiply", _op("multiply", m, _op("sin", y)), h)
+    z = fdt.type(0)
+    yfin = _op("isfinite", y)
+    pinf = _op("logical_and", _op("equal", x, fdt.type(np.inf)), _op("logical_not", yfin))
+    ninf = _op("logical_and", _op("equal", x, fdt.type(-np.inf)), _op("logical_not", yfin))
+    re = _op_where(pinf, fdt.type(np.inf), _op_where(ninf, z, re))
+    im = _op_where(ninf, _op("copysign", z, y), im)
+    y0 = _op("equal", y, z)
+    _op_where(y0, _op("exp", x), re, dre)
+    _op_where(y0, y, im, dim)
+
+
+def _sign(x, y, dre, dim, fdt):
+    """z / |z| (NumPy 2's complex sign): 0 for 0, NaN for a NaN part
+    unless the other is infinite; where |z| is infinite, +-1 along an
+    infinite part (NaN when both are), else along the imaginary axis."""
+    a = _op("hypot", x, y)
+    one, z, nan = fdt.type(1), fdt.type(0), fdt.type(np.nan)
+    inf, xinf = _op("isinf", a), _op("isinf", x)
+    re = _op_where(xinf, _op_where(_op("isinf", y), nan, _op("copysign", one, x)), z)
+    im = _op_where(xinf, _op_where(_op("isinf", y), nan, z),
+                   _op_where(_op("greater", y, z), one, -one))
+    zero = _op("equal", a, z)
+    re = _op_where(inf, re, _op_where(zero, z, _op("divide", x, a)))
+    im = _op_where(inf, im, _op_where(zero, z, _op("divide", y, a)))
+    nan_a = _op("isnan", a)
+    _op_where(nan_a, nan, re, dre)
+    _op_where(nan_a, nan, im, dim)
+
+
+def _log1p(x, y, dre, dim, fdt):
+    """log(1 + z): (log|1 + z|, atan2(y, 1 + x)); where |z| < 1/2,
+    log|1 + z| is log1p(x (2 + x) + y y) / 2, which keeps a small z's
+    digits (NumPy's log(hypot(1 + x, y)) loses them: 0 for z = 1e-10 in
+    complex64), elsewhere _log's real part of 1 + z."""
+    one, half = fdt.type(1), fdt.type(0.5)
+    x1 = _op("add", x, one)
+    _op("arctan2", y, x1, dim)
+    lr, _ = _log(x1, y, None, None, fdt, "log")
+    small = _op("less", _op("hypot", x, y), half)
+    t = _op("add", _op("multiply", x, _op("add", x, fdt.type(2))), _op("multiply", y, y))
+    _op_where(small, _op("multiply", _op("log1p", t), half), lr, dre)
+
+
+def _expm1(x, y, dre, dim, fdt):
+    """exp(z) - 1 as NumPy's nc_expm1: (expm1(x) cos y - 2 sin^2(y/2),
+    exp(x) sin y), which keeps a small z's digits."""
+    a = _op("sin", _op("multiply", y, fdt.type(0.5)))
+    _op("subtract", _op("multiply", _op("expm1", x), _op("cos", y)),
+        _op("multiply", _op("multiply", a, a), fdt.type(2)), dre)
+    _op("multiply", _op("exp", x), _op("sin", y), dim)
+
+
+def around(a, decimals=0, out=None):
+    """vp.around of complex a: each part rounded (half to even) to
+    `decimals`, as np.round does; NumPy in gives NumPy out."""
+    rnd = _ufunc("around")
+    host = not _resident(a)
+    x = _array.asarray(a) if host else a
+    r = _array.empty(x.shape, x.dtype, context=x._ctx)
+    (re, im), (dre, dim) = parts(x), parts(r)
+    rnd(re, decimals, out=dre)
+    rnd(im, decimals, out=dim)
+    if out is not None:
+        _put(out, r)
+        return out
+    return r.numpy() if host else r
 
 
 def _where(args, dre, dim, fdt, ctx):

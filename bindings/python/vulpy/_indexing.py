@@ -290,6 +290,10 @@ def _index_value(c, i, dim):
     (int8 -1 on an axis of 600 read row 87)."""
     if not isinstance(i, _array.ndarray):
         return c.array(_host_index(i, dim))
+    if i.dtype == _BOOL:
+        raise IndexError("a resident boolean mask beside other indices is not supported: "
+                         "pass it as a NumPy array (it is then its nonzero()) or index with "
+                         "the mask alone (x[mask])")
     if i.dtype.kind not in "iu":
         raise IndexError("arrays used as indices must be of integer (or boolean) type")
     iv = c.array(i)
@@ -391,9 +395,111 @@ def checked_scalar(value, dtype):
     return value
 
 
+def _complex_parts_value(value, a):
+    """`value` for an assignment into complex `a`'s float view: an array
+    of value's shape + (2,) (its real and imaginary parts), as a.dtype."""
+    if isinstance(value, _array.ndarray):
+        if value.dtype != a.dtype:
+            value = value.astype(a.dtype)  # a real value gains a zero imaginary part
+        return _arrayops.COMPLEX.fview(value)
+    h = np.asarray(value)
+    if h.dtype.kind not in "biufc":
+        raise TypeError(f"index assignment: cannot assign a {h.dtype.name} value to a "
+                        f"{a.dtype.name} array")
+    h = np.ascontiguousarray(h, a.dtype)
+    return h.view(_arrayops.COMPLEX.float_of(a.dtype)).reshape(h.shape + (2,))
+
+
+def _complex_set(a, key, value):
+    """x[key] = value of a complex x with integer-array or mask indices: the
+    same key on x's float view (the parts as a trailing axis of 2) with the
+    value's parts, so each element's two parts are written together (the
+    scatters have no complex path of their own)."""
+    f = _arrayops.COMPLEX.fview(a)
+    v = _complex_parts_value(value, a)
+    if _is_mask(key) and not isinstance(key, tuple):
+        setitem(f, key, v)
+        return
+    key, v = _last_writes(a, key if isinstance(key, tuple) else (key,), v)
+    setitem(f, key + (slice(None),), v)
+
+
+def _last_writes(a, key, v):
+    """(key, v) for x[key] = v with each element of x written once, by the
+    value NumPy writes last there: where the index arrays name an element
+    more than once, they are flattened to the last occurrence of each and
+    the value's index dims with them. A float scatter lets one of the
+    duplicates win; a complex one writes its two parts separately, so two
+    duplicates could leave one's real part beside the other's imaginary
+    part. Resident index arrays are read to the host for the check."""
+    entries = _host_masks(_expand(key, a.ndim), a.shape)
+    arrays = [(j, k) for j, k in enumerate(entries) if _is_array_index(k)]
+    if not arrays:
+        return key, v
+    dims = [a.shape[_axis_of(entries, j)] for j, _ in arrays]
+    hosts = [np.asarray(k.numpy() if isinstance(k, _array.ndarray) else k) for _, k in arrays]
+    if any(h.dtype.kind not in "iu" for h in hosts):
+        return key, v  # (not indices: the scatter raises NumPy's error)
+    try:
+        hosts = np.broadcast_arrays(*hosts)
+    except ValueError:
+        return key, v  # (the scatter raises NumPy's shape mismatch)
+    wrapped = []
+    for h, d in zip(hosts, dims):
+        h = h.astype(np.int64)
+        h = np.where(h < 0, h + d, h)
+        if h.size and (h.min() < 0 or h.max() >= d):
+            return key, v  # (the scatter raises NumPy's IndexError)
+        wrapped.append(h)
+    lin = np.ravel_multi_index(wrapped, dims) if wrapped[0].ndim else \
+        np.asarray(np.ravel_multi_index(wrapped, dims))
+    flat = lin.ravel()
+    if np.unique(flat).size == flat.size:
+        return key, v
+    _, first_rev = np.unique(flat[::-1], return_index=True)
+    keep = np.sort(flat.size - 1 - first_rev)
+    # the result's shape R, and where the index dims B sit in it (k)
+    r = np.lib.stride_tricks.as_strided(np.zeros(1, np.uint8), a.shape, (0,) * a.ndim)
+    rshape = r[tuple(h if _is_array_index(e) else e for h, e in
+                     zip(_fill_arrays(entries, wrapped), entries))].shape
+    b = wrapped[0].shape
+    if _adv_apart(entries):
+        k = 0
+    else:
+        first = arrays[0][0]
+        k = sum(1 for e in entries[:first] if e is None or isinstance(e, slice))
+    want = rshape[:k] + (flat.size,) + rshape[k + len(b):] + (2,)
+    pick = (slice(None),) * k + (keep,)
+    if isinstance(v, _array.ndarray):
+        full = _array.empty(tuple(rshape) + (2,), v.dtype, context=a._ctx)
+        _arrayops.assign(full, v)
+        v = getitem(full.reshape(want), pick)
+    else:
+        v = np.ascontiguousarray(np.broadcast_to(v, tuple(rshape) + (2,))).reshape(want)[pick]
+    out = list(entries)
+    for (j, _), h in zip(arrays, wrapped):
+        out[j] = h.ravel()[keep]
+    return tuple(out), v
+
+
+def _axis_of(entries, j):
+    """The axis of x that entry j of an expanded key indexes."""
+    return sum(1 for e in entries[:j] if e is not None)
+
+
+def _fill_arrays(entries, hosts):
+    """entries with the index arrays replaced by the host arrays, in order."""
+    it = iter(hosts)
+    return [next(it) if _is_array_index(e) else e for e in entries]
+
+
 def setitem(a, key, value):
     _array.check_writable(a, "index assignment")
     value = checked_scalar(value, a.dtype)
+    if isinstance(key, tuple) and len(key) == 1 and _is_mask(key[0]):
+        key = key[0]  # x[(mask,)] = v is x[mask] = v
+    if a.dtype.kind == "c" and not _basic_key(key):
+        return _complex_set(a, key, value)
     if isinstance(key, tuple) and len(key) == 1 and _is_mask(key[0]):
         key = key[0]
     if _is_mask(key) and not isinstance(key, tuple):

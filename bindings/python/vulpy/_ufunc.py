@@ -847,7 +847,7 @@ def around(a, decimals=0, out=None):
         r = rint(divide(a, m))
         return multiply(r, m, out=out) if out is not None else multiply(r, m)
     if dt.kind == "c":
-        raise TypeError("vp.around: complex input is not supported")
+        return _arrayops.COMPLEX.around(a, decimals, out)
     if decimals >= 0 or dt == _BOOL:
         r = a.copy() if hasattr(a, "copy") else np.array(a, copy=True)  # tracers too
         if out is not None:

@@ -410,7 +410,7 @@ const vtg_math_helper vtg_math_helpers[] = {
      "// e^x - 1: vp_expm1_df rounded once (issue 20: within 1 ULP in double)\n"
      "$F vp_expm1($F x) {\n"
      "$S{  if (VP_DENORM_EMULATE && vp_subf(x)) return x; // +-0, subnormals: f(x) = x\n}"
-     "  if (isnan(x)) return x;\n"
+     "  if (isnan(x) || x == 0.0) return x; // expm1(+-0) = +-0\n"
      "  if (x > $X(EXP_OVF)) return $X(INF);\n"
      "  if (x < $X(EXPM1_MIN)) return -1.0;\n"
      "  return vp_expm1_df(x).x;\n"
@@ -869,7 +869,9 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  return $X(QUADSIGN);\n"
      "}\n"},
     {"vp_sin", 0, "vp_sincos $S:vp_subf $S:spec_denorm",
-     "$F vp_sin($F x) { $S{if (VP_DENORM_EMULATE && vp_subf(x)) return x; }return vp_sincos(x, 0); }\n"},
+     "// (sin(+-0) = +-0: the reduction's sums would give +0)\n"
+     "$F vp_sin($F x) { $S{if (VP_DENORM_EMULATE && vp_subf(x)) return x; }"
+     "return x == 0.0 ? x : vp_sincos(x, 0); }\n"},
     {"vp_cos", 0, "vp_sincos", "$F vp_cos($F x) { return vp_sincos(x, 1); }\n"},
     {"vp_rem_pio2", 0, "vp_two_sum vp_fast_two_sum $X(REMPIO2BIG)",
      "// x - q pi/2 = hi + lo with |hi + lo| <= pi/4, as ($F q, hi, lo): the\n"
