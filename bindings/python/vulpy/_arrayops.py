@@ -57,7 +57,7 @@ _COMPLEX_SUPPORTED = ("+ - * / **, negative, conj, abs, exp, exp2, expm1, sqrt, 
                       "matmul / dot / vdot / inner / tensordot / einsum, linalg.norm, astype, "
                       "copy, indexing views, integer-array and mask reads (take, compress, "
                       "take_along_axis) and assignments (put, place, putmask), "
-                      "concatenate / stack / roll, sort / argsort, fft")
+                      "concatenate / stack / roll, sort / argsort / unique / searchsorted, fft")
 
 
 def complex_unsupported(what, dt):

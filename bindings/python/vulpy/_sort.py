@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from . import (_array, _arrayops, _errors, _indexing, _launch, _setops, _shapeops,
+from . import (_array, _arrayops, _errors, _indexing, _launch, _reduce, _setops, _shapeops,
                _sort_kernels, _sort_onesweep, _ufunc)
 
 _nd = _array.ndarray
@@ -364,7 +364,7 @@ def searchsorted(a, v, side="left", sorter=None):
     ctx = a._ctx if isinstance(a, _nd) else v._ctx if isinstance(v, _nd) else None
     if side not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
-    if not resident:
+    if not resident and np.result_type(np.asarray(a), np.asarray(v)).kind != "c":
         _check_host(np.result_type(np.asarray(a), np.asarray(v)), "vp.searchsorted")
     a = a if isinstance(a, _nd) else _array.asarray(np.asarray(a), context=ctx)
     if a.ndim != 1:
@@ -386,6 +386,12 @@ def searchsorted(a, v, side="left", sorter=None):
     scalar = not isinstance(v, _nd) and np.ndim(v) == 0
     vv = v if isinstance(v, _nd) else np.asarray(v)
     dt = np.result_type(a.dtype, vv.dtype)
+    if dt.kind == "c":
+        out = _complex_searchsorted(a, vv, dt, side)
+        if not resident:
+            r = out.numpy()
+            return r[()] if scalar else r
+        return out
     if dt == np.dtype(np.bool_):
         dt = _U32
     dt = _WIDENED.get(dt, dt)  # exact: the small dtypes' values and order are kept
@@ -413,6 +419,37 @@ def searchsorted(a, v, side="left", sorter=None):
     return out
 
 
+def _complex_searchsorted(a, v, dt, side):
+    """searchsorted of complex v into the sorted complex 1-D a (NumPy's
+    order, as _complex_sorted): a and v sorted together by (class, real,
+    imaginary, side), where side puts each v before the a elements equal to
+    it ('left') or after them ('right'); a v's insertion point is the
+    number of a elements before it."""
+    ctx = a._ctx
+    v = v if isinstance(v, _nd) else _array.asarray(np.asarray(v, dt), context=ctx)
+    shape = tuple(v.shape)
+    n, m = a.size, v.size
+    out = _array.zeros(shape, _I64, context=ctx)
+    if m == 0 or n == 0:
+        return out
+    both = _shapeops.concatenate([a.astype(dt), v.reshape(-1).astype(dt)])
+    C = _arrayops.COMPLEX
+    re, im = C.real(both), C.imag(both)
+    cls = _ufunc.add(_ufunc.multiply(_ufunc.isnan(re).astype(np.int32), 2),
+                     _ufunc.isnan(im).astype(np.int32))
+    tie = _array.zeros((n + m,), np.int32, context=ctx)
+    if side == "left":
+        tie[:n] = 1
+    else:
+        tie[n:] = 1
+    order = lexsort((tie, im, re, cls), axis=0)
+    isv = _ufunc.greater_equal(order, n)
+    before = _reduce.cumsum(_ufunc.logical_not(isv).astype(np.int64))
+    flat = out.reshape(-1)
+    flat[_ufunc.subtract(order[isv], n)] = before[isv]
+    return out
+
+
 # ------------------------------------------------------------------ unique
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
            *, equal_nan=True, sorted=True):
@@ -427,7 +464,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     resident = isinstance(ar, _nd)
     if not resident:
         a_np = np.asarray(ar)
-        _check_host(a_np.dtype, "vp.unique")
+        if a_np.dtype.kind != "c":
+            _check_host(a_np.dtype, "vp.unique")
         ar = _array.asarray(a_np)
     shape = tuple(ar.shape)
     flat = ar.reshape(-1)
@@ -443,10 +481,15 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
             res.append(_array.empty((0,), _I64, context=ctx))
     else:
         want_perm = return_index or return_inverse
-        srt, perm = _sorted(flat, 0, want_perm)
+        if ar.dtype.kind == "c":  # NumPy's order; every value with a NaN part is one value
+            perm = _complex_sorted(flat, 0, True)
+            srt = _indexing.take(flat, perm)
+            perm = perm if want_perm else None
+        else:
+            srt, perm = _sorted(flat, 0, want_perm)
         if n > 1:
             head = _ufunc.not_equal(srt[1:], srt[:-1])
-            if np.dtype(ar.dtype).kind == "f" and equal_nan:
+            if np.dtype(ar.dtype).kind in "fc" and equal_nan:
                 both = _ufunc.logical_and(_ufunc.isnan(srt[1:]), _ufunc.isnan(srt[:-1]))
                 head = _ufunc.logical_and(head, _ufunc.logical_not(both))
             mask = _shapeops.concatenate([_array.ones((1,), np.bool_, context=ctx), head])
