@@ -107,18 +107,8 @@ def _complex_product(name, fn, ops, out=None, dtype=None, conj_first=False):
     dre, dim = _complex.parts(res)
     _complex._put(dre, re)
     _complex._put(dim, im)
-    if out is not None:
-        out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
-        out = _check_out(name, out, tuple(res.shape), rdt, resident)
-        if isinstance(out, _nd):
-            _complex._assign(out, res)
-        else:
-            out[...] = res.numpy()
-        return out
-    if resident:
-        return res
-    h = res.numpy()
-    return h if h.ndim else h[()]
+    out = _check_out(name, out, tuple(res.shape), rdt, resident)
+    return _deliver(res, out, resident, _complex._assign)
 
 
 def _merge(shape, strides):
@@ -192,26 +182,39 @@ def _overlaps(out, xs):
     return builtins.any(isinstance(x, _nd) and x._buf is out._buf for x in xs)
 
 
+def _deliver(r, out, resident, write):
+    """The public result from r (resident): r written into out when given
+    (out already checked; a resident out by write(out, r)), else r when an
+    operand was resident, else r downloaded (a NumPy scalar when 0-d)."""
+    if out is not None:
+        if isinstance(out, _nd):
+            if out is not r:  # a GEMM may have written into out already
+                write(out, r)
+        else:
+            out[...] = r.numpy()
+        return out
+    if resident:
+        return r
+    h = r.numpy()
+    return h if h.ndim else h[()]
+
+
+def _write_real(out, r):
+    """out[...] = r for a real resident out, cast to out's dtype."""
+    if r.dtype != out.dtype:
+        r = r.astype(out.dtype)
+    if r.dtype == _BOOL:
+        _ufunc.logical_and(r, True, out=out)
+    else:
+        _ufunc.multiply(r, 1, out=out)
+
+
 def _finish(name, r, rdt, cdt, out, resident, oshape):
     """The public result: r (resident, cdt) converted to rdt, written into
     out when given, downloaded when no operand was resident."""
     if rdt != cdt:
         r = _ufunc.not_equal(r, 0) if rdt == _BOOL else r.astype(rdt)
-    if out is not None:
-        if out is r:
-            return out
-        if isinstance(out, _nd):
-            if r.dtype != out.dtype:
-                r = r.astype(out.dtype)
-            _ufunc.multiply(r, 1, out=out) if r.dtype != _BOOL else \
-                _ufunc.logical_and(r, True, out=out)
-            return out
-        out[...] = r.numpy()
-        return out
-    if resident:
-        return r
-    res = r.numpy()
-    return res if res.ndim else res[()]
+    return _deliver(r, out, resident, _write_real)
 
 
 def _check_out(name, out, oshape, rdt, resident, casting="same_kind"):
