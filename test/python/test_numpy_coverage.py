@@ -433,7 +433,9 @@ COMPLEX_FUNCTIONS = {"real": (Z,), "imag": (Z,), "conj": (Z,), "conjugate": (Z,)
                      "cosh": (Z,), "tanh": (Z,), "power": (Z, 3), "prod": (Z,),
                      "cumprod": (Z,), "var": (Z,), "std": (Z,), "nansum": (Z,),
                      "exp2": (Z,), "expm1": (Z,), "log1p": (Z,), "sign": (Z,),
-                     "round": (Z, 1), "around": (Z,)}
+                     "round": (Z, 1), "around": (Z,), "rint": (Z,), "arcsin": (Z,),
+                     "arccos": (Z,), "arctan": (Z,), "arcsinh": (Z,), "arccosh": (Z,),
+                     "arctanh": (Z,), "float_power": (Z, 2)}
 COMPLEX_ATTRIBUTES = ["real", "imag", "conj", "conjugate"]
 FFT = {  # numpy.fft name -> (operand, kwargs)
     "fft": (Z, {"axis": 0}), "ifft": (Z, {"n": 5}), "fft2": (Z, {}), "ifft2": (Z, {}),

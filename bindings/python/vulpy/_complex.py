@@ -28,7 +28,8 @@ SUPPORTED = ("add", "subtract", "multiply", "divide", "negative", "positive", "c
              "sqrt", "log", "log2", "log10", "isnan", "isinf", "isfinite", "power",
              "sinh", "cosh", "tanh", "sin", "cos", "tan", "less", "less_equal", "greater",
              "greater_equal", "maximum", "minimum", "fmax", "fmin", "sign", "log1p", "expm1",
-             "exp2")
+             "exp2", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "rint",
+             "float_power")
 
 
 unsupported = _arrayops.complex_unsupported  # the TypeError for an operation on complex
@@ -238,7 +239,7 @@ def _compute(name, args, res, ctx):
         _where(args, dre, dim, float_of(rdt), ctx)
         return
     # the components' dtype: that of the operands' complex promotion
-    if name == "cast":
+    if name in ("cast", "float_power"):  # (float_power: in complex128)
         cdt = rdt
     elif len(args) == 2:
         cdt = np.add.resolve_dtypes((_key(args[0]), _key(args[1]), None))[-1]
@@ -326,7 +327,7 @@ def _compute(name, args, res, ctx):
         pick = _op("logical_or", nan, ge)
         _op_where(pick, ar, br, dre)
         _op_where(pick, ai, bi, dim)
-    elif name == "power":
+    elif name in ("power", "float_power"):
         (ar, ai), (br, bi) = comps
         re, im = _power(args[1], ar, ai, br, bi, fdt)
         _put(dre, re)
@@ -355,6 +356,11 @@ def _compute(name, args, res, ctx):
             _log1p(ar, ai, dre, dim, fdt)
         elif name == "expm1":
             _expm1(ar, ai, dre, dim, fdt)
+        elif name in _INVERSE:
+            _inverse(name, ar, ai, dre, dim, fdt)
+        elif name == "rint":  # each part, half to even
+            _op("rint", ar, None, dre)
+            _op("rint", ai, None, dim)
         elif name in ("sin", "cos", "tan"):
             # sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz), iz = -y + ix
             f = _HYPERBOLIC[{"sin": "sinh", "cos": "cosh", "tan": "tanh"}[name]]
@@ -555,8 +561,7 @@ def _sqrt(x, y, dre, dim, fdt):
     re = _op_where(iy, fdt.type(np.inf), _op_where(zero, fdt.type(0), re))
     im = _op_where(_op("logical_or", iy, zero), y, im)
     two = _op_where(big, fdt.type(2), fdt.type(1))
-    _op("multiply", re, two, dre)
-    _op("multiply", im, two, dim)
+    return _op("multiply", re, two, dre), _op("multiply", im, two, dim)
 
 
 def _scaled(x, y, fdt, k):
@@ -656,6 +661,119 @@ def _expm1(x, y, dre, dim, fdt):
     _op("subtract", _op("multiply", _op("expm1", x), _op("cos", y)),
         _op("multiply", _op("multiply", a, a), fdt.type(2)), dre)
     _op("multiply", _op("exp", x), _op("sin", y), dim)
+
+
+_INVERSE = ("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh")
+
+
+def _far(x, y, fdt):
+    """Where |x + iy| is past 2^(p/2 + 1) (p the mantissa bits), infinite
+    or NaN: there asinh z and acosh z are log(2z) to the last bit (the next
+    term is 1/(4 z^2)), and the formulas below would overflow."""
+    t = fdt.type(2.0 ** ((np.finfo(fdt).nmant + 1) // 2 + 1))
+    return _op("logical_not", _op("less_equal", _op("hypot", x, y), t))
+
+
+def _log2z(x, y, fdt):
+    """log(2z) as parts (_log: no overflow of |z|)."""
+    lr, li = _log(x, y, None, None, fdt, "log")
+    return _op("add", lr, fdt.type(np.log(2.0))), li
+
+
+def _asinh(x, y, fdt):
+    """asinh(x + iy): Kahan's formula ("Branch cuts for complex elementary
+    functions") from the principal roots s1 = sqrt(1 - w), s2 = sqrt(1 + w)
+    of w = iz: asin w = (atan2(Re w, Re(s1 s2)), asinh(Im(conj(s1) s2))),
+    asinh z = -i asin(iz); far out (and for infinities and NaNs) log(2z)
+    on the right half plane, -log(-2z) on the left (asinh is odd); a zero
+    y gives (asinh x, y). C99's special values follow."""
+    one = fdt.type(1)
+    wr, wi = _op("negative", y), x  # w = iz
+    s1r, s1i = _sqrt(_op("subtract", one, wr), _op("negative", wi), None, None, fdt)
+    s2r, s2i = _sqrt(_op("add", one, wr), wi, None, None, fdt)
+    ar = _op("arctan2", wr, _op("subtract", _op("multiply", s1r, s2r), _op("multiply", s1i, s2i)))
+    ai = _op("arcsinh", _op("subtract", _op("multiply", s1r, s2i), _op("multiply", s1i, s2r)))
+    re, im = ai, _op("negative", ar)  # -i (ar + i ai)
+    neg = _op("signbit", x)
+    sx = _op_where(neg, _op("negative", x), x)
+    sy = _op_where(neg, _op("negative", y), y)
+    fr, fi = _log2z(sx, sy, fdt)
+    fr = _op_where(neg, _op("negative", fr), fr)
+    fi = _op_where(neg, _op("negative", fi), fi)
+    far = _far(x, y, fdt)
+    re, im = _op_where(far, fr, re), _op_where(far, fi, im)
+    y0 = _op("equal", y, fdt.type(0))
+    return _op_where(y0, _op("arcsinh", x), re), _op_where(y0, y, im)
+
+
+def _acosh(x, y, fdt):
+    """acosh(x + iy) by Kahan's formula: t1 = sqrt(z - 1), t2 = sqrt(z + 1),
+    (asinh(Re(conj(t1) t2)), 2 atan2(Im t1, Re t2)); far out log(2z) (the
+    principal log: its imaginary part is acosh's there too); a zero x with
+    a NaN y gives (NaN, pi/2), as C99's."""
+    one = fdt.type(1)
+    t1r, t1i = _sqrt(_op("subtract", x, one), y, None, None, fdt)
+    t2r, t2i = _sqrt(_op("add", x, one), y, None, None, fdt)
+    re = _op("arcsinh", _op("add", _op("multiply", t1r, t2r), _op("multiply", t1i, t2i)))
+    im = _op("multiply", _op("arctan2", t1i, t2r), fdt.type(2))
+    fr, fi = _log2z(x, y, fdt)
+    far = _far(x, y, fdt)
+    re, im = _op_where(far, fr, re), _op_where(far, fi, im)
+    zn = _op("logical_and", _op("equal", x, fdt.type(0)), _op("isnan", y))
+    return re, _op_where(zn, fdt.type(np.pi / 2), im)
+
+
+def _atanh(x, y, fdt):
+    """atanh(x + iy): (copysign(log1p(4|x| / ((1 - |x|)^2 + y^2)) / 4, x),
+    atan2(2y, (1 - x)(1 + x) - y^2) / 2) (FreeBSD's catanh), with (ln 2 -
+    log|y|) / 2 for the real part where |x| = 1 and |y| < eps (where y^2
+    underflows); a zero x keeps its zero; far out (|z| past 2^(p+1)) and
+    for infinities the series' first term, (Re 1/z, copysign(pi/2, y))."""
+    one, z = fdt.type(1), fdt.type(0)
+    ax, ay = _op("absolute", x), _op("absolute", y)
+    d = _op("add", _op("square", _op("subtract", one, ax)), _op("multiply", y, y))
+    re = _op("multiply", _op("log1p", _op("divide", _op("multiply", ax, fdt.type(4)), d)),
+             fdt.type(0.25))
+    edge = _op("logical_and", _op("equal", ax, one), _op("less", ay, fdt.type(np.finfo(fdt).eps)))
+    re = _op_where(edge, _op("multiply", _op("subtract", fdt.type(np.log(2.0)), _op("log", ay)),
+                             fdt.type(0.5)), re)
+    re = _op("copysign", re, x)
+    im = _op("multiply", _op("arctan2", _op("multiply", y, fdt.type(2)),
+                             _op("subtract", _op("multiply", _op("subtract", one, x),
+                                                 _op("add", one, x)),
+                                 _op("multiply", y, y))), fdt.type(0.5))
+    q = fdt.type(0.25)  # x / |z|^2 = (x/4) / |z/4|^2 / 4: no overflow of |z|
+    xs, ys = _op("multiply", x, q), _op("multiply", y, q)
+    r = _op("hypot", xs, ys)
+    far = _op("greater", r, fdt.type(2.0 ** (np.finfo(fdt).nmant - 1)))
+    re_far = _op_where(_op("isinf", r), _op("copysign", z, x),
+                       _op("multiply", _op("divide", _op("divide", xs, r), r), q))
+    im_far = _op_where(_op("isnan", y), y, _op("copysign", fdt.type(np.pi / 2), y))
+    re = _op_where(_op("equal", x, z), x, _op_where(far, re_far, re))
+    return re, _op_where(far, im_far, im)
+
+
+def _inverse(name, x, y, dre, dim, fdt):
+    """The inverse trigonometric and hyperbolic functions into dre, dim:
+    arcsin z = -i asinh(iz), arctan z = -i atanh(iz) (iz = -y + ix),
+    arccos z = -i acosh(z) where y has no sign bit, i acosh(z) where it
+    has (C99's identities, with their special values)."""
+    if name == "arcsinh":
+        re, im = _asinh(x, y, fdt)
+    elif name == "arccosh":
+        re, im = _acosh(x, y, fdt)
+    elif name == "arctanh":
+        re, im = _atanh(x, y, fdt)
+    elif name == "arccos":
+        a, b = _acosh(x, y, fdt)
+        neg = _op("signbit", y)
+        re = _op_where(neg, _op("negative", b), b)
+        im = _op_where(neg, a, _op("negative", a))
+    else:
+        a, b = (_asinh if name == "arcsin" else _atanh)(_op("negative", y), x, fdt)
+        re, im = b, _op("negative", a)  # -i (a + ib)
+    _put(dre, re)
+    _put(dim, im)
 
 
 def around(a, decimals=0, out=None):
