@@ -495,6 +495,9 @@ class ndarray:
     def __float__(self):
         return float(self.item())
 
+    def __complex__(self):
+        return complex(self.item())
+
     def __int__(self):
         return int(self.item())
 
@@ -958,13 +961,13 @@ def _repeats(a):
 # elements, once each) and broadcast_to's own result when it repeats nothing
 # (shape (1, 4)). id -> weakref; an entry goes when its array does (the
 # callback runs before the id can be reused).
-_READONLY = {}
+_READONLY = {}  # id -> (weakref, what the array is, for the error)
 
 
-def mark_readonly(a):
+def mark_readonly(a, what="a broadcast view or a view of one"):
     """Marks resident array `a` read-only (check_writable refuses writes)."""
     k = id(a)
-    _READONLY[k] = weakref.ref(a, lambda _r, k=k: _READONLY.pop(k, None))
+    _READONLY[k] = (weakref.ref(a, lambda _r, k=k: _READONLY.pop(k, None)), what)
     return a
 
 
@@ -976,7 +979,9 @@ def readonly(a):
 
 def view_of(a, v):
     """`v`, a view of `a`, read-only when `a` is."""
-    return mark_readonly(v) if readonly(a) else v
+    if not readonly(a):
+        return v
+    return mark_readonly(v, _READONLY[id(a)][1]) if id(a) in _READONLY else mark_readonly(v)
 
 
 def check_writable(a, where):
@@ -986,11 +991,14 @@ def check_writable(a, where):
     (b[...] = y of b = vp.broadcast_to(x, (3, 4)) left x holding whichever
     row of y was written last: y's last row on lavapipe, no defined row on
     a GPU). NumPy's broadcast_to views are read-only and raise the same."""
-    if _repeats(a) or (_READONLY and id(a) in _READONLY):
-        raise ValueError(f"{where}: the destination is read-only (a broadcast view"
-                         + (f", shape {tuple(a.shape)} with a zero stride" if _repeats(a) else
-                            " or a view of one") +
-                         "); write into a copy or into the array it broadcasts")
+    if _READONLY and id(a) in _READONLY:
+        what = _READONLY[id(a)][1]
+        raise ValueError(f"{where}: the destination is read-only ({what}); write into a copy"
+                         + ("" if "imaginary" in what else " or into the array it broadcasts"))
+    if _repeats(a):
+        raise ValueError(f"{where}: the destination is read-only (a broadcast view, shape "
+                         f"{tuple(a.shape)} with a zero stride); write into a copy or into the "
+                         f"array it broadcasts")
 
 
 def unalias(args, outs):

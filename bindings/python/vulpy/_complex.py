@@ -12,12 +12,11 @@ written for NumPy's branches and special values, below; products such as
 matmul are four real GEMMs, in _matmul). Dtypes follow NumPy
 (ufunc.resolve_dtypes, NEP 50); any other operation on a complex operand
 raises TypeError naming it (never a result with the imaginary part
-dropped). Division is the textbook (a*conj(b)) / |b|^2, which overflows
-sooner than NumPy's scaled division (|b| > ~1.8e19 in complex64).
+dropped). Division by a complex divisor is NumPy's (Smith's method).
 """
 import numpy as np
 
-from . import _array, _arrayops, _context
+from . import _array, _arrayops, _context, _indexing
 
 C64, C128 = np.dtype(np.complex64), np.dtype(np.complex128)
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -43,6 +42,8 @@ def is_complex(x):
         return False
     if t is _array.ndarray or t is np.ndarray:
         return x.dtype.kind == "c"
+    if t is list or t is tuple:  # z + [1j, 2]
+        return np.asarray(x).dtype.kind == "c"
     return isinstance(x, np.complexfloating)
 
 
@@ -132,6 +133,8 @@ def _put(dst, v):
     if _resident(v):
         if v is not dst:
             _arrayops.assign(dst, v)
+    elif np.ndim(v):  # a NumPy array or list: broadcast into dst
+        _arrayops.assign(dst, _array.asarray(np.asarray(v), context=dst._ctx))
     else:
         _arrayops.fill(dst, v)
 
@@ -177,6 +180,7 @@ def ufunc(uf, args, out, context, sync):
     """The call of vulpy Ufunc `uf` with a complex operand or out=."""
     name = {"true_divide": "divide", "conj": "conjugate"}.get(uf.name, uf.name)
     o = out[0] if type(out) is tuple and len(out) == 1 else out
+    args = tuple(np.asarray(a) if isinstance(a, (list, tuple)) else a for a in args)
     if name not in SUPPORTED:
         dt = next((np.asarray(a).dtype if not _resident(a) else a.dtype) for a in
                   tuple(args) + ((o,) if o is not None else ()) if is_complex(a))
@@ -270,9 +274,7 @@ def _compute(name, args, res, ctx):
             _div(ar, br, dre)
             _div(ai, br, dim)
         else:
-            d = _add(_mul(br, br), _mul(bi, bi))
-            _div(_add(_mul(ar, br), _mul(ai, bi)), d, dre)
-            _div(_sub(_mul(ai, br), _mul(ar, bi)), d, dim)
+            _divide(ar, fdt.type(0) if ai is None else ai, br, bi, dre, dim, fdt)
     elif name in ("negative", "positive", "conjugate"):
         (ar, ai), = comps
         _sub(None, ar, dre) if name == "negative" else _put(dre, ar)
@@ -394,6 +396,28 @@ def _op_where(c, a, b, dst=None):
     if dst is not None and np.broadcast_shapes(*(_shape_of(v) for v in (c, a, b))) == dst.shape:
         return w(c, a, b, out=dst)
     return _kept(w(c, a, b), dst)
+
+
+def _divide(ar, ai, br, bi, dre, dim, fdt):
+    """(ar + i ai) / (br + i bi) as NumPy's loop (Smith's method, so |b|^2
+    never overflows or underflows): where |br| >= |bi|, r = bi/br, s =
+    1/(br + bi r), ((ar + ai r) s, (ai - ar r) s); else r = br/bi, s =
+    1/(bi + br r), ((ar r + ai) s, (ai r - ar) s); a zero divisor gives
+    (ar/|br|, ai/|br|), NumPy's infinities and NaNs."""
+    one = fdt.type(1)
+    abr, abi = _op("absolute", br), _op("absolute", bi)
+    big = _op("greater_equal", abr, abi)
+    r = _op_where(big, _op("divide", bi, br), _op("divide", br, bi))
+    s = _op("divide", one, _op_where(big, _op("add", br, _op("multiply", bi, r)),
+                                     _op("add", bi, _op("multiply", br, r))))
+    re = _op_where(big, _op("add", ar, _op("multiply", ai, r)),
+                   _op("add", _op("multiply", ar, r), ai))
+    im = _op_where(big, _op("subtract", ai, _op("multiply", ar, r)),
+                   _op("subtract", _op("multiply", ai, r), ar))
+    re, im = _op("multiply", re, s), _op("multiply", im, s)
+    zero = _op("logical_and", _op("equal", abr, fdt.type(0)), _op("equal", abi, fdt.type(0)))
+    _op_where(zero, _op("divide", ar, abr), re, dre)
+    _op_where(zero, _op("divide", ai, abr), im, dim)
 
 
 def _reciprocal(x, y, dre, dim, fdt):
@@ -844,6 +868,8 @@ assign = fill = _assign  # a[...] = src and a.fill(value) for a complex resident
 def astype(a, dt, memory=None):
     """a.astype(dt) where a or dt is complex."""
     dt = np.dtype(dt)
+    if a.dtype.kind == "c" and dt == np.dtype(np.bool_):  # NumPy's: nonzero, either part
+        return ufunc(_ufunc("not_equal"), (a, 0), None, None, True)
     if a.dtype.kind == "c" and dt.kind != "c":
         raise TypeError(f"astype: {a.dtype.name} to {dt.name} would drop the imaginary part; "
                         f"take .real (or abs()) first")
@@ -868,7 +894,11 @@ def imag(x):
         return np.imag(x)
     if x.dtype.kind == "c":
         return parts(x)[1]
-    return _array.zeros(x.shape, x.dtype, memory=x.memory, context=x._ctx)
+    # read-only, as NumPy's (a write into it would be lost): zeros seen
+    # through a broadcast view, which no write path takes
+    z = _array.zeros((1,) * max(x.ndim, 1), x.dtype, memory=x.memory, context=x._ctx)
+    return _array.mark_readonly(_indexing.strided_view(z, x.shape, 0, (0,) * x.ndim),
+                                "the imaginary part of a real array")
 
 
 def conjugate(x, out=None):

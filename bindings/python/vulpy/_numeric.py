@@ -291,6 +291,11 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     dt = np.dtype(x.dtype)
     if dt.kind not in "fc":
         return x.copy() if copy else x
+    if dt.kind == "c":  # each part on its own, as NumPy's
+        r = x.copy() if copy else x
+        for part in (r.real, r.imag):
+            nan_to_num(part, copy=False, nan=nan, posinf=posinf, neginf=neginf)
+        return r
     fi = np.finfo(dt)
     pos = np.asarray(fi.max if posinf is None else posinf, dt)
     neg = np.asarray(fi.min if neginf is None else neginf, dt)

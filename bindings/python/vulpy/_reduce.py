@@ -142,6 +142,9 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
             1 if d in axes else n for d, n in enumerate(shape) if keepdims or d not in axes)
         if out.shape != rshape:
             raise _array.out_shape_error(f"vp.{kind}", out, rshape)
+    if dtype is not None and np.dtype(dtype).kind == "c" and np.dtype(dtype) != a.dtype and \
+            kind in ("sum", "mean", "cumsum", "prod", "cumprod"):
+        a = a.astype(dtype)  # (vp.sum(c64, dtype=complex128), vp.sum(f32, dtype=complex64))
     if np.dtype(a.dtype).kind == "c" and kind in ("sum", "mean", "cumsum") and \
             (dtype is None or np.dtype(dtype) == np.dtype(a.dtype)):
         r = _complex_sum(kind, a, axes, keepdims, rdt, out)

@@ -65,7 +65,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
         fact = 0.0
     xc = _ufunc.subtract(x, _reduce.mean(x, axis=1, keepdims=True))
-    c = _ufunc.divide(_matmul.matmul(xc, xc.T), fact)
+    xt = xc.T.conj() if dt.kind == "c" else xc.T  # NumPy's dot(X, X.T.conj())
+    c = _ufunc.divide(_matmul.matmul(xc, xt), fact)
     return _shapeops.squeeze(c)
 
 
@@ -87,9 +88,15 @@ def corrcoef(x, y=None, rowvar=True, bias=np._NoValue, ddof=np._NoValue, *, dtyp
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
         return _ufunc.divide(c, c)
-    d = _ufunc.sqrt(_numeric.diagonal(c))
+    d = _numeric.diagonal(c)
+    d = _ufunc.sqrt(d.real if d.dtype.kind == "c" else d)
     c = _ufunc.divide(_ufunc.divide(c, d.reshape(-1, 1)), d.reshape(1, -1))
-    return _ufunc.clip(c, -1, 1)
+    if c.dtype.kind != "c":
+        return _ufunc.clip(c, -1, 1)
+    c = c.copy() if not c.contiguous else c
+    for part in (c.real, c.imag):  # each part clipped, as NumPy's
+        _ufunc.clip(part, -1, 1, out=part)
+    return c
 
 
 def kron(a, b):
