@@ -807,13 +807,16 @@ def _same(got, want):
 
 
 @pytest.mark.parametrize("dt", [C64, C128])
-@pytest.mark.parametrize("name", ["exp", "exp2", "expm1", "sign"])
+@pytest.mark.parametrize("name", ["exp", "exp2", "expm1", "sign", "sinh", "cosh", "tanh", "sin",
+                                  "cos", "tan"])
 def test_exp_family_and_sign_special_values(dt, name):
     """exp (C99 cexp: exp(inf + 0j) is inf + 0j, not inf + NaNj; exp(x)
     past its overflow scaled so that a product with a small sine stays
     finite; x = -inf gives +-0), exp2 = exp(z ln 2), expm1 (NumPy's
-    nc_expm1) and sign (z / |z|, NumPy 2's rules for infinities) on every
-    pair of edge values, against NumPy."""
+    nc_expm1), sign (z / |z|, NumPy 2's rules for infinities), and the
+    trigonometric and hyperbolic functions (an infinite x with an infinite
+    or NaN y: sinh(inf + inf j) was nan + nan j, NumPy's inf + nan j) on
+    every pair of edge values, against NumPy."""
     if dt == C128 and not vp.default_context().has("float64"):
         pytest.skip("complex128 needs float64")
     z = np.array([complex(a, b) for a in _EDGES for b in _EDGES], dt)

@@ -370,9 +370,14 @@ def _compute(name, args, res, ctx):
             if name == "cos":
                 _put(dre, re)
                 _put(dim, im)
-            else:  # -i (re + i im) = im - i re
+            elif name == "tan":  # -i (re + i im) = im - i re
                 _put(dre, im)
                 _op("negative", re, None, dim)
+            else:  # sin; (inf or NaN, +-inf) gives (NaN, +inf), NumPy's
+                hit = _op("logical_and", _op("logical_not", _op("isfinite", ar)),
+                          _op("isinf", ai))
+                _put(dre, im)
+                _op_where(hit, fdt.type(np.inf), _op("negative", re), dim)
         else:  # pragma: no cover - SUPPORTED lists the names above
             raise unsupported(f"vp.{name}", rdt)
 
@@ -451,27 +456,42 @@ def _exp_parts(x, fdt):
 
 def _sinh(x, y, dre, dim, fdt):
     """sinh(x + iy) = sinh x cos y + i cosh x sin y (C99 csinh's formula;
-    past cosh's overflow as (sinh x / h cos y) h). A zero x keeps a zero
-    real part whatever y is (C99: also for an infinite or NaN y); a zero y
-    a zero imaginary part."""
+    past cosh's overflow as (sinh x / h cos y) h). A zero y keeps its zero
+    imaginary part, a zero x with an infinite or NaN y its zero real part
+    (glibc's csinh, NumPy's)."""
     h, c, s = _exp_parts(x, fdt)
     re = _op("multiply", _op("multiply", s, _op("cos", y)), h)
     im = _op("multiply", _op("multiply", c, _op("sin", y)), h)
     z = fdt.type(0)
-    re = _op_where(_op("equal", x, z), x, re)
+    bad_y = _op("logical_not", _op("isfinite", y))
+    re = _op_where(_op("logical_and", _op("equal", x, z), bad_y), x, re)  # (+-0, NaN)
     im = _op_where(_op("equal", y, z), y, im)
+    re, im = _inf_x_nonfinite_y(x, y, re, im, fdt)
     return _kept(re, dre), _kept(im, dim)
+
+
+def _inf_x_nonfinite_y(x, y, re, im, fdt):
+    """sinh and cosh of (+-inf, +-inf or NaN): (+inf, NaN), NumPy's."""
+    hit = _op("logical_and", _op("isinf", x), _op("logical_not", _op("isfinite", y)))
+    return (_op_where(hit, fdt.type(np.inf), re), _op_where(hit, fdt.type(np.nan), im))
 
 
 def _cosh(x, y, dre, dim, fdt):
     """cosh(x + iy) = cosh x cos y + i sinh x sin y (C99 ccosh's formula;
-    past cosh's overflow as (cosh x / h cos y) h); a zero x or y gives a
-    zero imaginary part (C99's, whatever the other part is)."""
+    past cosh's overflow as (cosh x / h cos y) h); the zero imaginary
+    parts and infinities as glibc's ccosh (NumPy's)."""
     h, c, s = _exp_parts(x, fdt)
     re = _op("multiply", _op("multiply", c, _op("cos", y)), h)
     im = _op("multiply", _op("multiply", s, _op("sin", y)), h)
     z = fdt.type(0)
-    im = _op_where(_op("logical_or", _op("equal", x, z), _op("equal", y, z)), z, im)
+    bad_y = _op("logical_not", _op("isfinite", y))
+    y0 = _op("equal", y, z)
+    # a zero y: sinh(x) y's sign (y where x is NaN); a zero x with an
+    # infinite or NaN y: +0 (glibc's ccosh, NumPy's)
+    im = _op_where(y0, _op("multiply", y, _op("copysign", fdt.type(1), x)), im)
+    im = _op_where(_op("logical_and", _op("equal", x, z), bad_y), z, im)
+    im = _op_where(_op("logical_and", _op("isnan", x), y0), y, im)
+    re, im = _inf_x_nonfinite_y(x, y, re, im, fdt)
     return _kept(re, dre), _kept(im, dim)
 
 
@@ -498,6 +518,14 @@ def _tanh(x, y, dre, dim, fdt):
     z = fdt.type(0)
     re = _op_where(_op("equal", x, z), x, re)
     im = _op_where(_op("equal", y, z), y, im)
+    # a non-finite y: (+-1, +-0) where x is infinite, NaNs where x is
+    # finite and nonzero (C99's, NumPy's)
+    bad_y = _op("logical_not", _op("isfinite", y))
+    inf_x = _op("logical_and", _op("isinf", x), bad_y)
+    fin_x = _op("logical_and", _op("logical_and", _op("isfinite", x), _op("not_equal", x, z)),
+                bad_y)
+    re = _op_where(fin_x, fdt.type(np.nan), re)
+    im = _op_where(inf_x, _op("copysign", z, y), _op_where(fin_x, fdt.type(np.nan), im))
     return _kept(re, dre), _kept(im, dim)
 
 
