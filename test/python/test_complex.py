@@ -971,3 +971,17 @@ def test_rint_and_float_power(dt):
         got, want = vp.float_power(*args), np.float_power(*nargs)
         assert got.dtype == want.dtype == C128
         _same(got.numpy()[:3], want[:3])
+
+
+@pytest.mark.parametrize("dt", [C64, C128])
+def test_power_with_infinite_exponents(dt):
+    """z ** +-inf is cexp(w log z) with cexp's special values, as NumPy's
+    (it was NaN everywhere): 0 inside the unit circle, (inf, NaN) outside,
+    and the other way round for -inf."""
+    if dt == C128 and not vp.default_context().has("float64"):
+        pytest.skip("complex128 needs float64")
+    x = np.array([0.5 + 0.5j, -2, 2, 0.5, 3j], dt)
+    for w in (np.inf, -np.inf):
+        with np.errstate(all="ignore"):
+            want = x ** w
+        _same((vp.asarray(x) ** w).numpy(), want)

@@ -579,8 +579,7 @@ def _power(w, ar, ai, br, bi, fdt):
     lr, li = _log(ar, ai, None, None, fdt, "log")
     tr = _op("subtract", _op("multiply", br, lr), _op("multiply", bi, li))
     ti = _op("add", _op("multiply", br, li), _op("multiply", bi, lr))
-    m = _op("exp", tr)
-    re, im = _op("multiply", m, _op("cos", ti)), _op("multiply", m, _op("sin", ti))
+    re, im = _exp(tr, ti, None, None, fdt)  # cexp(w log z), NumPy's, special values included
     zero_a = _op("logical_and", _op("equal", ar, z), _op("equal", ai, z))
     pos_b = _op("greater", br, z)
     at0 = _op_where(pos_b, z, fdt.type(np.nan))
@@ -670,8 +669,7 @@ def _exp(x, y, dre, dim, fdt):
     re = _op_where(pinf, fdt.type(np.inf), _op_where(ninf, z, re))
     im = _op_where(ninf, _op("copysign", z, y), im)
     y0 = _op("equal", y, z)
-    _op_where(y0, _op("exp", x), re, dre)
-    _op_where(y0, y, im, dim)
+    return _op_where(y0, _op("exp", x), re, dre), _op_where(y0, y, im, dim)
 
 
 def _sign(x, y, dre, dim, fdt):
