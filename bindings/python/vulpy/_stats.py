@@ -300,10 +300,12 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         return _finish(_array.asarray(np.asarray(r), context=a._ctx)
                        if isinstance(a, _nd) else r, out)
     x = _moved_last(a, axes)
-    if _dt(x).kind != "f":
+    if _dt(x).kind not in "fc":
         x = x.astype(np.float64)
     lo, hi = (n - 1) // 2, n // 2
-    if n > MEDIAN_COUNTING_MAX:  # the middle of the sorted slices (vp.sort, bound at import)
+    if n > MEDIAN_COUNTING_MAX or _dt(x).kind == "c":
+        # the middle of the sorted slices (vp.sort, bound at import; complex:
+        # NumPy's lexicographic order)
         srt = sys.modules[__package__].sort(x, axis=-1)
 
         def kth(k):
@@ -319,7 +321,10 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
             return _reduce.amax(_ufunc.where(hit, x, float("-inf")), -1)
 
     m = kth(lo) if lo == hi else _midpoint(kth(lo), kth(hi))
-    m = _ufunc.where(_reduce.any(_ufunc.isnan(x), -1), float("nan"), m)
+    if _dt(x).kind == "c":  # NumPy's: a slice's last sorted value where it has a NaN part
+        m = _ufunc.where(_ufunc.isnan(srt[..., -1]), srt[..., -1], m)
+    else:
+        m = _ufunc.where(_reduce.any(_ufunc.isnan(x), -1), float("nan"), m)
     if keepdims:
         m = m.reshape(tuple(1 if d in axes else s for d, s in enumerate(a.shape)))
     return _finish(m, out)
