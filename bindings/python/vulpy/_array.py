@@ -961,13 +961,15 @@ def _repeats(a):
 # elements, once each) and broadcast_to's own result when it repeats nothing
 # (shape (1, 4)). id -> weakref; an entry goes when its array does (the
 # callback runs before the id can be reused).
-_READONLY = {}  # id -> (weakref, what the array is, for the error)
+_READONLY = {}  # id -> (weakref, (what the array is, what to write into instead))
+_BROADCAST = ("a broadcast view or a view of one", "a copy or into the array it broadcasts")
 
 
-def mark_readonly(a, what="a broadcast view or a view of one"):
-    """Marks resident array `a` read-only (check_writable refuses writes)."""
+def mark_readonly(a, why=_BROADCAST):
+    """Marks resident array `a` read-only (check_writable refuses writes);
+    `why` is (what it is, what to write into instead), for the error."""
     k = id(a)
-    _READONLY[k] = (weakref.ref(a, lambda _r, k=k: _READONLY.pop(k, None)), what)
+    _READONLY[k] = (weakref.ref(a, lambda _r, k=k: _READONLY.pop(k, None)), why)
     return a
 
 
@@ -981,7 +983,7 @@ def view_of(a, v):
     """`v`, a view of `a`, read-only when `a` is."""
     if not readonly(a):
         return v
-    return mark_readonly(v, _READONLY[id(a)][1]) if id(a) in _READONLY else mark_readonly(v)
+    return mark_readonly(v, _READONLY[id(a)][1] if id(a) in _READONLY else _BROADCAST)
 
 
 def check_writable(a, where):
@@ -992,9 +994,8 @@ def check_writable(a, where):
     row of y was written last: y's last row on lavapipe, no defined row on
     a GPU). NumPy's broadcast_to views are read-only and raise the same."""
     if _READONLY and id(a) in _READONLY:
-        what = _READONLY[id(a)][1]
-        raise ValueError(f"{where}: the destination is read-only ({what}); write into a copy"
-                         + ("" if "imaginary" in what else " or into the array it broadcasts"))
+        what, instead = _READONLY[id(a)][1]
+        raise ValueError(f"{where}: the destination is read-only ({what}); write into {instead}")
     if _repeats(a):
         raise ValueError(f"{where}: the destination is read-only (a broadcast view, shape "
                          f"{tuple(a.shape)} with a zero stride); write into a copy or into the "

@@ -466,13 +466,14 @@ def _sinh(x, y, dre, dim, fdt):
     bad_y = _op("logical_not", _op("isfinite", y))
     re = _op_where(_op("logical_and", _op("equal", x, z), bad_y), x, re)  # (+-0, NaN)
     im = _op_where(_op("equal", y, z), y, im)
-    re, im = _inf_x_nonfinite_y(x, y, re, im, fdt)
+    re, im = _inf_x_nonfinite_y(x, bad_y, re, im, fdt)
     return _kept(re, dre), _kept(im, dim)
 
 
-def _inf_x_nonfinite_y(x, y, re, im, fdt):
-    """sinh and cosh of (+-inf, +-inf or NaN): (+inf, NaN), NumPy's."""
-    hit = _op("logical_and", _op("isinf", x), _op("logical_not", _op("isfinite", y)))
+def _inf_x_nonfinite_y(x, bad_y, re, im, fdt):
+    """sinh and cosh of (+-inf, +-inf or NaN) (bad_y: y is not finite):
+    (+inf, NaN), NumPy's."""
+    hit = _op("logical_and", _op("isinf", x), bad_y)
     return (_op_where(hit, fdt.type(np.inf), re), _op_where(hit, fdt.type(np.nan), im))
 
 
@@ -491,7 +492,7 @@ def _cosh(x, y, dre, dim, fdt):
     im = _op_where(y0, _op("multiply", y, _op("copysign", fdt.type(1), x)), im)
     im = _op_where(_op("logical_and", _op("equal", x, z), bad_y), z, im)
     im = _op_where(_op("logical_and", _op("isnan", x), y0), y, im)
-    re, im = _inf_x_nonfinite_y(x, y, re, im, fdt)
+    re, im = _inf_x_nonfinite_y(x, bad_y, re, im, fdt)
     return _kept(re, dre), _kept(im, dim)
 
 
@@ -659,7 +660,8 @@ def _exp(x, y, dre, dim, fdt):
     thr = fdt.type(np.log(np.finfo(fdt).max) - 1)
     big = _op("greater", x, thr)
     h = _op_where(big, _op("exp", _op("multiply", x, fdt.type(0.5))), fdt.type(1))
-    m = _op_where(big, h, _op("exp", x))
+    e = _op("exp", x)
+    m = _op_where(big, h, e)
     re = _op("multiply", _op("multiply", m, _op("cos", y)), h)
     im = _op("multiply", _op("multiply", m, _op("sin", y)), h)
     z = fdt.type(0)
@@ -669,7 +671,7 @@ def _exp(x, y, dre, dim, fdt):
     re = _op_where(pinf, fdt.type(np.inf), _op_where(ninf, z, re))
     im = _op_where(ninf, _op("copysign", z, y), im)
     y0 = _op("equal", y, z)
-    return _op_where(y0, _op("exp", x), re, dre), _op_where(y0, y, im, dim)
+    return _op_where(y0, e, re, dre), _op_where(y0, y, im, dim)
 
 
 def _sign(x, y, dre, dim, fdt):
@@ -924,7 +926,7 @@ def imag(x):
     # through a broadcast view, which no write path takes
     z = _array.zeros((1,) * max(x.ndim, 1), x.dtype, memory=x.memory, context=x._ctx)
     return _array.mark_readonly(_indexing.strided_view(z, x.shape, 0, (0,) * x.ndim),
-                                "the imaginary part of a real array")
+                                ("the imaginary part of a real array", "a copy"))
 
 
 def conjugate(x, out=None):

@@ -451,17 +451,14 @@ def _last_writes(a, key, v):
         if h.size and (h.min() < 0 or h.max() >= d):
             return key, v  # (the scatter raises NumPy's IndexError)
         wrapped.append(h)
-    lin = np.ravel_multi_index(wrapped, dims) if wrapped[0].ndim else \
-        np.asarray(np.ravel_multi_index(wrapped, dims))
-    flat = lin.ravel()
+    flat = np.asarray(np.ravel_multi_index(wrapped, dims)).ravel()
     if np.unique(flat).size == flat.size:
         return key, v
     _, first_rev = np.unique(flat[::-1], return_index=True)
     keep = np.sort(flat.size - 1 - first_rev)
     # the result's shape R, and where the index dims B sit in it (k)
     r = np.lib.stride_tricks.as_strided(np.zeros(1, np.uint8), a.shape, (0,) * a.ndim)
-    rshape = r[tuple(h if _is_array_index(e) else e for h, e in
-                     zip(_fill_arrays(entries, wrapped), entries))].shape
+    rshape = r[tuple(_fill_arrays(entries, wrapped))].shape
     b = wrapped[0].shape
     if _adv_apart(entries):
         k = 0
@@ -500,8 +497,6 @@ def setitem(a, key, value):
         key = key[0]  # x[(mask,)] = v is x[mask] = v
     if a.dtype.kind == "c" and not _basic_key(key):
         return _complex_set(a, key, value)
-    if isinstance(key, tuple) and len(key) == 1 and _is_mask(key[0]):
-        key = key[0]
     if _is_mask(key) and not isinstance(key, tuple):
         return _mask_set(a, key, _unaliased(a, value, False))
     entries = _host_masks(_expand(key, a.ndim), a.shape)
