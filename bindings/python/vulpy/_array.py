@@ -993,13 +993,13 @@ def check_writable(a, where):
     (b[...] = y of b = vp.broadcast_to(x, (3, 4)) left x holding whichever
     row of y was written last: y's last row on lavapipe, no defined row on
     a GPU). NumPy's broadcast_to views are read-only and raise the same."""
-    if _READONLY and id(a) in _READONLY:
-        what, instead = _READONLY[id(a)][1]
-        raise ValueError(f"{where}: the destination is read-only ({what}); write into {instead}")
-    if _repeats(a):
+    why = _READONLY[id(a)][1] if _READONLY and id(a) in _READONLY else None
+    if _repeats(a) and why in (None, _BROADCAST):
         raise ValueError(f"{where}: the destination is read-only (a broadcast view, shape "
                          f"{tuple(a.shape)} with a zero stride); write into a copy or into the "
                          f"array it broadcasts")
+    if why is not None:
+        raise ValueError(f"{where}: the destination is read-only ({why[0]}); write into {why[1]}")
 
 
 def unalias(args, outs):
