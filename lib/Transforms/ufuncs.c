@@ -509,10 +509,20 @@ static vir_value *expand(ux *u, const vir_op *op, const char **why) {
     if (k != 'f')
       return int_safe(u, a, b, iop);
     return table[id].rule == VIR_UR_FMOD ? fmod_(u, a, b, ot) : op2(u, fop, ot, a, b);
-  case VIR_UR_POWER:
+  case VIR_UR_POWER: {
     if (k == 'b')
       break;
-    return k == 'f' ? op2(u, fop, ot, a, b) : int_power(u, a, b);
+    if (k != 'f')
+      return int_power(u, a, b);
+    vir_value *r = op2(u, fop, ot, a, b);
+    if (tensor(b))
+      return r;
+    /* a scalar exponent (NumPy's loop with a zero stride there): 0.5 is
+     * sqrt, so (-0.0) ** 0.5 = -0.0 and (-inf) ** 0.5 = NaN, where C99's
+     * pow (an array exponent) gives 0.0 and inf */
+    vir_value *half = op2(u, VIR_OP_EQ, bt, b, kflt(u, elem(b), 0.5));
+    return select_(u, half, op1(u, VIR_OP_SQRT, ot, a), r);
+  }
   case VIR_UR_NAN_PICK:
   case VIR_UR_NAN_SKIP:
     if (k == 'f')

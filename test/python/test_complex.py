@@ -973,6 +973,80 @@ def test_rint_and_float_power(dt):
         _same(got.numpy()[:3], want[:3])
 
 
+def _bits_or_nan(got, want, what):
+    """Each part bit for bit NumPy's, or NaN where NumPy's is NaN."""
+    for g, w in ((got.real, want.real), (got.imag, want.imag)):
+        nan = np.isnan(w)
+        assert np.array_equal(np.isnan(g), nan), what
+        assert np.array_equal(g[~nan].view(f"u{g.itemsize}"), w[~nan].view(f"u{w.itemsize}")), \
+            (what, g[~nan][g[~nan] != w[~nan]][:5], w[~nan][g[~nan] != w[~nan]][:5])
+
+
+@pytest.mark.parametrize("dt", [C64, C128])
+def test_integer_powers_are_numpys_to_the_bit(dt):
+    """An integer exponent below 100 in magnitude multiplies, as npy_cpow
+    does, for a scalar and now for each element of an array exponent (it
+    took exp(w log z) there: 1j ** 2 was -1 + 1.2e-16j, (inf + 1j) ** 4 was
+    inf + nanj): the same products in the same order (n = 1, 2, 3 unrolled,
+    the rest from 1 + 0j by repeated squaring, 1 / that for n < 0), so the
+    same bits, special values and zero signs; 0 ** n is 0 (n > 0) or NaN."""
+    if dt == C128 and not vp.default_context().has("float64"):
+        pytest.skip("complex128 needs float64")
+    v = [0.0, -0.0, 1.0, -1.0, 2.5, -3.0, 0.75, np.inf, np.nan, 1e30, 1e-30]
+    z = np.concatenate([np.array([complex(a, b) for a in v for b in v], dt),
+                        crand(40, dt, 21), np.array([1j, 1 + 1j, 3 - 2j, -2j], dt)])
+    ns = np.array([1, 2, 3, -1, -2, -3, 4, 5, 7, -6, 12, 99, -98, 0], float_of(dt))
+    zz, ww = np.broadcast_arrays(z[:, None], ns[None, :])
+    x = vp.asarray(z)
+    with np.errstate(all="ignore"):
+        want = np.power(zz, ww)
+        for w in (ww, vp.asarray(ww), ww.astype(dt)):  # on the host, resident, complex
+            _bits_or_nan(vp.power(vp.asarray(zz), w).numpy(), want, type(w).__name__)
+        for n in ns:  # scalar exponents (np.power: the operator's fast paths aside)
+            _bits_or_nan(vp.power(x, int(n)).numpy(), np.power(z, int(n)), f"z ** {n}")
+        # integers beside other exponents, each element its own path
+        mix = np.resize(np.array([2, 2.5, 100, -3, 1j, 99.0, 1 + 0j, -100], dt), z.shape)
+        want = np.power(z, mix)
+        for w in (mix, vp.asarray(mix)):
+            got = vp.power(x, w).numpy()
+            ints = (mix.imag == 0) & (np.abs(mix.real) < 100) & (mix.real == np.round(mix.real))
+            _bits_or_nan(got[ints], want[ints], "integers of a mixed exponent")
+            fin = ~ints & np.isfinite(want) & np.isfinite(z) & (np.abs(z) > 1e-20) & \
+                (np.abs(z) < 1e20)
+            _parts_close(got[fin], want[fin], 1e-4 if dt == C64 else 1e-10, "the others")
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, C64, C128])
+def test_power_operator_fast_paths(dt):
+    """x ** -1, x ** 2 and x ** 0.5 (Python scalars, float or complex x) are
+    NumPy's reciprocal, square and sqrt, as NumPy's operator makes them
+    ((-0.0) ** 0.5 is -0.0 and (-inf) ** 0.5 NaN where power gives 0.0 and
+    inf; (-4 - 0j) ** 0.5 is -2j exactly), in place too; vp.power itself,
+    np.float64(0.5) and an int array keep power's."""
+    if np.dtype(dt) in (np.float64, C128) and not vp.default_context().has("float64"):
+        pytest.skip("needs float64")
+    h = np.array([-0.0, -np.inf, 4.0, -4.0, 0.0, 2.0, 1e-3], dt)
+    if np.dtype(dt).kind == "c":
+        h = h + np.array([-0.0, 0, 1, -0.0, 0, -3, 2], dt) * 1j
+    x = vp.asarray(h)
+    with np.errstate(all="ignore"):
+        for s, f in ((-1, vp.reciprocal), (2, vp.square), (0.5, vp.sqrt)):
+            y = vp.asarray(h)
+            y **= s
+            for got in ((x ** s).numpy(), y.numpy()):
+                _bits_or_nan(got, f(x).numpy(), f"x ** {s!r} is {f.__name__}")
+                if not (s == 2 and np.dtype(dt).kind == "c"):  # (NumPy's uses FMAs)
+                    _same(got, h ** s)
+        if np.dtype(dt).kind == "c":
+            return
+        # vp.power with a scalar: NumPy's loop makes 0.5 sqrt (reals only)
+        _same(vp.power(x, 0.5).numpy(), np.power(h, 0.5))
+        _same((x ** np.float64(0.5)).numpy(), h ** np.float64(0.5))
+        _same(vp.power(x, np.full(h.shape, 0.5, dt)).numpy(), np.power(h, np.full(h.shape, 0.5)))
+    i = np.arange(-3, 4)
+    np.testing.assert_array_equal((vp.asarray(i) ** 2).numpy(), i ** 2)
+
+
 @pytest.mark.parametrize("dt", [C64, C128])
 def test_power_with_infinite_exponents(dt):
     """z ** +-inf is cexp(w log z) with cexp's special values, as NumPy's

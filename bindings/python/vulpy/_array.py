@@ -185,16 +185,35 @@ def bind_ops(package):
     _npfunc.bind(package)
 
 
+def _fast_power(x, e):
+    """NumPy's fast_scalar_power: a float or complex array ** the Python
+    int -1 or 2, or the Python float 0.5, is vp.reciprocal / square / sqrt
+    of it ((-0.0) ** 0.5 is sqrt's -0.0 where power gives 0.0; (-4-0j) **
+    0.5 is -2j): the ufunc's name, else None."""
+    if x.dtype.kind not in "fc":
+        return None
+    if type(e) is int:
+        return {-1: "reciprocal", 2: "square"}.get(e)
+    return "sqrt" if type(e) is float and e == 0.5 else None
+
+
 def _binary(name):
     """The (x op y, y op x, x op= y) methods of ufunc vp.<name>."""
     def op(self, other):
+        fast = name == "power" and _fast_power(self, other)
+        if fast:
+            return getattr(_ops._ufunc, fast)(self)
         return getattr(_ops._ufunc, name)(self, other)
 
     def rop(self, other):
         return getattr(_ops._ufunc, name)(other, self)
 
     def iop(self, other):
-        uf = getattr(_ops._ufunc, name)
+        fast = name == "power" and _fast_power(self, other)
+        uf = getattr(_ops._ufunc, fast or name)
+        if fast:
+            uf(self, out=self)
+            return self
         try:
             uf(self, other, out=self)
         except TypeError:

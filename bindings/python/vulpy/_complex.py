@@ -408,7 +408,8 @@ def _divide(ar, ai, br, bi, dre, dim, fdt):
     never overflows or underflows): where |br| >= |bi|, r = bi/br, s =
     1/(br + bi r), ((ar + ai r) s, (ai - ar r) s); else r = br/bi, s =
     1/(bi + br r), ((ar r + ai) s, (ai r - ar) s); a zero divisor gives
-    (ar/|br|, ai/|br|), NumPy's infinities and NaNs."""
+    (ar/|br|, ai/|br|), NumPy's infinities and NaNs. Into dre, dim when
+    given; returns the parts."""
     one = fdt.type(1)
     abr, abi = _op("absolute", br), _op("absolute", bi)
     big = _op("greater_equal", abr, abi)
@@ -421,8 +422,8 @@ def _divide(ar, ai, br, bi, dre, dim, fdt):
                    _op("subtract", _op("multiply", ai, r), ar))
     re, im = _op("multiply", re, s), _op("multiply", im, s)
     zero = _op("logical_and", _op("equal", abr, fdt.type(0)), _op("equal", abi, fdt.type(0)))
-    _op_where(zero, _op("divide", ar, abr), re, dre)
-    _op_where(zero, _op("divide", ai, abr), im, dim)
+    return (_op_where(zero, _op("divide", ar, abr), re, dre),
+            _op_where(zero, _op("divide", ai, abr), im, dim))
 
 
 def _reciprocal(x, y, dre, dim, fdt):
@@ -541,8 +542,7 @@ def _cmul(p, q):
 
 def _small_int(w):
     """The exponent w as an int when it is a scalar whose value is an
-    integer below 100 in magnitude (NumPy's npy_cpow multiplies then),
-    else None."""
+    integer below 100 in magnitude (npy_cpow multiplies then), else None."""
     if _resident(w) or np.ndim(w) != 0:
         return None
     v = complex(np.asarray(w).item())
@@ -551,39 +551,85 @@ def _small_int(w):
     return int(v.real)
 
 
+def _int_power(a, n, fdt):
+    """a ** n for an int n, 0 < |n| < 100, as npy_cpow: a itself (n = 1),
+    a a (2), a (a a) (3), else 1 times a^(2^j) for each set bit j of |n|
+    (repeated squaring, the product started from 1 + 0j as NumPy's is:
+    it decides the NaNs of infinite parts), then 1 / that where n < 0."""
+    if n == 1:
+        return a
+    if n == 2:
+        return _cmul(a, a)
+    if n == 3:
+        return _cmul(a, _cmul(a, a))
+    acc, p, k = (fdt.type(1), fdt.type(0)), a, abs(n)
+    while True:
+        if k & 1:
+            acc = _cmul(acc, p)
+        k >>= 1
+        if not k:
+            break
+        p = _cmul(p, p)
+    return acc if n > 0 else _divide(fdt.type(1), fdt.type(0), *acc, None, None, fdt)
+
+
+def _int_power_each(a, br, fdt):
+    """_int_power with each element's own n = br (an integer below 100 in
+    magnitude where the caller uses the result): the powers of the set
+    bits of |n| multiplied in where a bit is set, n = 1, 2, 3 unrolled."""
+    one = fdt.type(1)
+    k = _op("absolute", br)
+    acc, p = (one, fdt.type(0)), a
+    for j in range(7):  # |n| < 100 < 2^7
+        bit = _op("equal", _op("remainder", _op("floor", _op("multiply", k, fdt.type(2.0 ** -j))),
+                                          fdt.type(2)), one)
+        m = _cmul(acc, p)
+        acc = tuple(_op_where(bit, mv, av) for mv, av in zip(m, acc))
+        if j < 6:
+            p = _cmul(p, p)
+    inv = _divide(one, fdt.type(0), *acc, None, None, fdt)
+    neg = _op("less", br, fdt.type(0))
+    acc = tuple(_op_where(neg, iv, av) for iv, av in zip(inv, acc))
+    a2 = _cmul(a, a)
+    for n, v in ((3, _cmul(a, a2)), (2, a2), (1, a)):
+        at = _op("equal", br, fdt.type(n))
+        acc = tuple(_op_where(at, vv, av) for vv, av in zip(v, acc))
+    return acc
+
+
 def _power(w, ar, ai, br, bi, fdt):
-    """(ar + i ai) ** (br + i bi) as numpy.power (npy_cpow): a scalar
-    exponent that is an integer n, |n| < 100, by repeated squaring (n < 0:
-    Smith's reciprocal of that); else exp(w log z). z ** 0 is 1; 0 ** w is
-    0 where w has a positive real part, else NaN (NumPy's rule)."""
+    """(ar + i ai) ** (br + i bi) as numpy.power (npy_cpow): z ** 0 is 1;
+    0 ** w is 0 where w has a positive real part, else NaN; an exponent
+    that is an integer n, |n| < 100, by _int_power (elementwise for an
+    array exponent); else exp(w log z)."""
+    z = fdt.type(0)
+    ai = z if ai is None else ai  # (0 * inf is NaN in NumPy's products too)
     n = _small_int(w)
     if n == 0:
         return fdt.type(1), None
+    zero_a = _op("logical_and", _op("equal", ar, z), _op("equal", ai, z))
     if n is not None:
-        acc, p, k = None, (ar, ai), abs(n)
-        while True:
-            if k & 1:
-                acc = p if acc is None else _cmul(acc, p)
-            k >>= 1
-            if not k:
-                break
-            p = _cmul(p, p)
-        re, im = acc
-        if n < 0:
-            re, im = _reciprocal(re, fdt.type(0) if im is None else im, None, None, fdt)
-        return (_op("add", re, fdt.type(0)) if re is ar else re), \
-            (None if im is None else (_op("add", im, fdt.type(0)) if im is ai else im))
-    z = fdt.type(0)
-    ai = z if ai is None else ai
+        re, im = _int_power((ar, ai), n, fdt)
+        at0 = z if n > 0 else fdt.type(np.nan)
+        return _op_where(zero_a, at0, re), _op_where(zero_a, at0, im)
     br = z if br is None else br
     bi = z if bi is None else bi
-    lr, li = _log(ar, ai, None, None, fdt, "log")
-    tr = _op("subtract", _op("multiply", br, lr), _op("multiply", bi, li))
-    ti = _op("add", _op("multiply", br, li), _op("multiply", bi, lr))
-    re, im = _exp(tr, ti, None, None, fdt)  # cexp(w log z), NumPy's, special values included
-    zero_a = _op("logical_and", _op("equal", ar, z), _op("equal", ai, z))
-    pos_b = _op("greater", br, z)
-    at0 = _op_where(pos_b, z, fdt.type(np.nan))
+    integral = _op("logical_and", _op("equal", bi, z), _op("logical_and", _op(
+        "equal", br, _op("trunc", br)), _op("less", _op("absolute", br), fdt.type(100))))
+    some = all_ = False
+    if np.ndim(w) != 0 or _resident(w):
+        # a NumPy exponent says on the host which paths its elements need
+        some, all_ = (True, False) if _resident(integral) else \
+            (bool(np.any(integral)), bool(np.all(integral)))
+    if not all_:
+        lr, li = _log(ar, ai, None, None, fdt, "log")
+        tr = _op("subtract", _op("multiply", br, lr), _op("multiply", bi, li))
+        ti = _op("add", _op("multiply", br, li), _op("multiply", bi, lr))
+        re, im = _exp(tr, ti, None, None, fdt)  # cexp(w log z), NumPy's, special values included
+    if some:
+        ire, iim = _int_power_each((ar, ai), br, fdt)
+        re, im = (ire, iim) if all_ else (_op_where(integral, ire, re), _op_where(integral, iim, im))
+    at0 = _op_where(_op("greater", br, z), z, fdt.type(np.nan))
     re, im = _op_where(zero_a, at0, re), _op_where(zero_a, at0, im)
     zero_b = _op("logical_and", _op("equal", br, z), _op("equal", bi, z))
     return _op_where(zero_b, fdt.type(1), re), _op_where(zero_b, z, im)
