@@ -389,6 +389,13 @@ def test_complex_sum_mean_cumsum(dt):
         _both(f, z, axis=1)
     with pytest.raises(TypeError, match="imaginary"):
         vp.var(vp.asarray(z), dtype=np.float32)
+    # a complex dtype= is the result's dtype, real input too (it was the
+    # parts' real dtype)
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    for f in ("var", "std"):
+        _both(f, z[:3], axis=1, dtype=dt)
+        _both(f, x, axis=0, dtype=dt)
+        _both(f, x, dtype=dt)
 
 
 @pytest.mark.parametrize("dt", ["complex64", "complex128"])

@@ -542,7 +542,8 @@ def _complex_input(a, dtype):
 def _complex_moment(kind, a, axis, dtype, out, ddof, keepdims, where, context):
     """var / std of complex a: |z - mean z|^2 = (x - mean x)^2 + (y -
     mean y)^2, so the variance is var(a.real) + var(a.imag), in the parts'
-    real dtype (NumPy's result dtype for complex input)."""
+    real dtype (NumPy's result dtype for complex input), or in dtype= (a
+    complex one, as NumPy's result then is)."""
     from . import _complex
     if isinstance(a, (list, tuple)) or np.isscalar(a):
         a = np.asarray(a)
@@ -557,6 +558,8 @@ def _complex_moment(kind, a, axis, dtype, out, ddof, keepdims, where, context):
     v = _ufunc.add(var(_complex.real(a), axis, **kw), var(_complex.imag(a), axis, **kw))
     if kind == "std":
         v = _ufunc.sqrt(v)
+    if dtype is not None:  # NumPy: a complex dtype= is the result's dtype (imaginary part 0)
+        v = v.astype(dtype)
     return finish(v, out)
 
 
