@@ -2,12 +2,15 @@
 (docs/python-api.md, "Quantiles", is the reference: dtypes, NaN slices,
 the order of q's dimensions).
 
-method='linear' only: each slice along the reduced axes (merged into one,
-last) is sorted (vp.sort: NaN last), the two neighbours of the virtual
-index (n - 1) q are gathered and mixed by NumPy's own _lerp formula. The
-virtual index, neighbours and weight are NumPy's code on the host for
-quantile / percentile (n is one number), and the same formulas on the
-device, in q's dtype, for the NaN-skipping variants (n differs per slice).
+Every method of NumPy's: each slice along the reduced axes (merged into
+one, last) is sorted (vp.sort: NaN last); the method's virtual index (the
+same expression as NumPy's get_virtual_index, in the same dtypes) either
+picks an element (the discrete methods: lower, higher, nearest,
+inverted_cdf, closest_observation; and integer indices of linear) or
+mixes its two neighbours by NumPy's _lerp formula with the method's gamma.
+The index, neighbours and weight are NumPy's code on the host for quantile
+/ percentile (n is one number), and the same formulas on the device for
+the NaN-skipping variants (n differs per slice).
 """
 import numpy as np
 
@@ -27,10 +30,7 @@ def _check(fname, a, method, weights, interpolation, overwrite_input):
     if weights is not None:
         raise NotImplementedError(f"vp.{fname}: weights= is not implemented (NumPy allows it "
                                   f"with method='inverted_cdf' only)")
-    if method != "linear":
-        if method in _NUMPY_METHODS:
-            raise NotImplementedError(f"vp.{fname}: method={method!r} is not implemented "
-                                      f"(only method='linear', NumPy's default)")
+    if method not in _NUMPY_METHODS:
         raise ValueError(f"vp.{fname}: {method!r} is not a valid method. Use one of: "
                          f"{_NUMPY_METHODS}")
     if np.dtype(a.dtype).kind == "c":
@@ -62,15 +62,63 @@ def _q_of(fname, a, q, percent):
     return q
 
 
-def _host_neighbours(n, q):
-    """NumPy's _get_indexes and _get_gamma for method='linear' on n values."""
-    virtual = np.asanyarray((n - 1) * q)
-    above = virtual >= n - 1
-    prev = np.asanyarray(np.clip(np.floor(virtual), 0, n - 1)).astype(_I64)
-    nxt = np.asanyarray(np.clip(np.floor(virtual) + 1, 0, n - 1)).astype(_I64)
-    # NumPy's gamma uses the index -1 for `above` (the same element either
-    # side, so the weight only matters through 0 * t): kept as NumPy has it
-    gamma = np.asanyarray(virtual - np.where(above, -1, prev), dtype=virtual.dtype)
+# H&F's continuous methods: NumPy's _compute_virtual_index(n, q, alpha, beta)
+_ALPHA_BETA = {"interpolated_inverted_cdf": (0, 1), "hazen": (0.5, 0.5), "weibull": (0, 0),
+               "median_unbiased": (1 / 3.0, 1 / 3.0), "normal_unbiased": (3 / 8.0, 3 / 8.0)}
+
+
+def _virtual(m, n, q, method):
+    """NumPy's get_virtual_index of `method` for n values (a Python int, or
+    an array of counts per slice) and q, with m's floor / ceil / rint /
+    where / equal / remainder (numpy, or the device's ufuncs): (index,
+    discrete), discrete meaning the index picks an element."""
+    if method in ("linear", "lower", "higher", "nearest", "midpoint"):
+        v = (n - 1) * q
+        if method == "midpoint":
+            return 0.5 * (m.floor(v) + m.ceil(v)), False
+        f = {"lower": m.floor, "higher": m.ceil, "nearest": m.rint}.get(method)
+        return (f(v), True) if f is not None else (v, False)
+    if method in ("inverted_cdf", "closest_observation"):
+        # _discrete_interpolation_to_boundaries: the element before the
+        # index where its gamma is 0 (closest_observation: and it is odd)
+        v = n * q - 1 if method == "inverted_cdf" else n * q - 1 - 0.5
+        prev = m.floor(v)
+        at = m.equal(v - prev, 0)
+        if method == "closest_observation":
+            at = m.logical_and(at, m.equal(m.remainder(prev, 2), 1))
+        return m.where(at, prev, prev + 1), True
+    if method == "averaged_inverted_cdf":
+        return n * q - 1, False
+    alpha, beta = _ALPHA_BETA[method]
+    return n * q + (alpha + q * (1 - alpha - beta)) - 1, False
+
+
+def _fix_gamma(m, gamma, v, method):
+    """NumPy's fix_gamma of the continuous methods."""
+    if method == "averaged_inverted_cdf":
+        return m.where(m.equal(gamma, 0), 0.5, 1.0)
+    if method == "midpoint":
+        return m.where(m.equal(m.remainder(v, 1), 0), 0.0, 0.5)
+    return gamma
+
+
+def _host_plan(n, q, method):
+    """NumPy's indexes and gamma on n values (quantile's _get_indexes and
+    _get_gamma): (prev, nxt, gamma), gamma None where the index picks the
+    element (a discrete method, or linear's integer index)."""
+    v, discrete = _virtual(np, n, q, method)
+    v = np.asanyarray(v)
+    if discrete or (method == "linear" and v.dtype.kind in "iu"):
+        idx = np.clip(v, 0, n - 1).astype(_I64)
+        return idx, idx, None
+    above = v >= n - 1
+    prev = np.asanyarray(np.clip(np.floor(v), 0, n - 1)).astype(_I64)
+    nxt = np.asanyarray(np.clip(np.floor(v) + 1, 0, n - 1)).astype(_I64)
+    # NumPy's gamma uses the index -1 for `above` and 0 below (the same
+    # element either side, so the weight only matters through 0 * t):
+    # kept as NumPy has it
+    gamma = np.asanyarray(v - np.where(above, -1, np.where(v < 0, 0, np.floor(v))))
+    gamma = np.asanyarray(_fix_gamma(np, gamma, v, method), dtype=v.dtype)
     return prev, nxt, gamma
 
 
@@ -112,26 +160,16 @@ def _quantile(fname, a, q, axis, out, overwrite_input, method, keepdims, weights
     lift = q.shape + (1,) * len(kept)
     floats = x.dtype.kind == "f"
     if skip_nan and floats:
-        k = _ufunc.subtract(n, _reduce.sum(_ufunc.isnan(x), -1, _I64))  # non-NaN per slice
-        qd = _array.asarray(q.reshape(lift), context=flat._ctx)
-        km1 = _ufunc.subtract(k, 1).astype(q.dtype if q.dtype.kind == "f" else np.float64)
-        virtual = _ufunc.multiply(km1, qd)  # shape q + kept, q's dtype
-        prevf = _ufunc.floor(virtual)
-        above = _ufunc.greater_equal(virtual, km1)
-        below = _ufunc.less(virtual, 0)
-        last = _ufunc.maximum(_ufunc.subtract(k, 1), 0)
-        prev = _ufunc.where(below, 0, _ufunc.where(above, last, prevf.astype(_I64)))
-        nxt = _ufunc.where(below, 0, _ufunc.where(above, last, _ufunc.add(prev, 1)))
-        gamma = _ufunc.subtract(virtual, _ufunc.where(above, -1.0, prevf).astype(virtual.dtype))
-        gamma = gamma.astype(virtual.dtype)
-        pa, pb = _ufunc.add(base, prev), _ufunc.add(base, nxt)
+        gamma = _device_plan(x, n, q.reshape(lift), method, flat._ctx)
+        pa, pb, gamma = _ufunc.add(base, gamma[0]), _ufunc.add(base, gamma[1]), gamma[2]
     else:
-        prev, nxt, gamma = _host_neighbours(n, q)
+        prev, nxt, gamma = _host_plan(n, q, method)
         pa = _ufunc.add(base, _array.asarray(prev.reshape(lift), context=flat._ctx))
         pb = _ufunc.add(base, _array.asarray(nxt.reshape(lift), context=flat._ctx))
-        gamma = _array.asarray(np.ascontiguousarray(gamma.reshape(lift)), context=flat._ctx)
+        if gamma is not None:
+            gamma = _array.asarray(np.ascontiguousarray(gamma.reshape(lift)), context=flat._ctx)
     lo = flat[pa.reshape(-1)].reshape(pa.shape)
-    if q.dtype.kind in "biu":  # integer virtual indices: NumPy takes the values
+    if gamma is None:  # the index picks the element (in the input's dtype, as NumPy's take)
         r = lo
     else:
         r = _lerp(lo, flat[pb.reshape(-1)].reshape(pb.shape), gamma)
@@ -145,9 +183,34 @@ def _quantile(fname, a, q, axis, out, overwrite_input, method, keepdims, weights
     return _stats._finish(r, out)
 
 
+def _device_plan(x, n, q, method, ctx):
+    """_host_plan per slice of x (last axis, n long) on the device, with the
+    count of its non-NaN values for n (they sort first): (prev, nxt,
+    gamma), indexes within the slice, gamma None where they pick."""
+    k = _ufunc.subtract(n, _reduce.sum(_ufunc.isnan(x), -1, _I64))  # non-NaN per slice
+    # the index in the dtype NumPy's has (q's, float64 for integers but for
+    # integer q with linear and the discrete methods)
+    vdt = np.asanyarray(_virtual(np, 2, q, method)[0]).dtype
+    nk = k if vdt.kind in "iu" else k.astype(vdt)
+    qd = _array.asarray(np.ascontiguousarray(q), context=ctx)
+    v, discrete = _virtual(_ufunc, nk, qd, method)  # shape q + kept
+    last = _ufunc.maximum(_ufunc.subtract(k, 1), 0)
+    if discrete or (method == "linear" and vdt.kind in "iu"):
+        idx = _ufunc.minimum(_ufunc.maximum(v, 0), last).astype(_I64)
+        return idx, idx, None
+    prevf = _ufunc.floor(v)
+    above = _ufunc.greater_equal(v, _ufunc.subtract(nk, 1))
+    below = _ufunc.less(v, 0)
+    prev = _ufunc.where(below, 0, _ufunc.where(above, last, prevf.astype(_I64)))
+    nxt = _ufunc.where(below, 0, _ufunc.where(above, last, _ufunc.add(prev, 1)))
+    gamma = _ufunc.subtract(v, _ufunc.where(above, -1, _ufunc.where(below, 0, prevf)))
+    gamma = _fix_gamma(_ufunc, gamma, v, method).astype(v.dtype)
+    return prev, nxt, gamma
+
+
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None, interpolation=None):
-    """numpy.quantile on the GPU, method='linear'."""
+    """numpy.quantile on the GPU (every method of NumPy's)."""
     return _quantile("quantile", a, q, axis, out, overwrite_input, method, keepdims, weights,
                      interpolation, False, False)
 
@@ -183,11 +246,13 @@ _PARAMS = """
     a: the array (NumPy or resident; any real dtype); q: the {what}, a
     scalar or array in {rng}; axis: None (flattened), an int or a tuple of
     ints; out: a resident array for the result; keepdims: keep the reduced
-    axes as size 1; method: only 'linear' (NumPy's default; any other is a
-    NotImplementedError naming it); overwrite_input is accepted and ignored
-    (the input is never changed); weights and the deprecated interpolation
-    are NotImplementedError. The result is float64 for integer input, else
-    the input's float dtype, with q's dimensions first.
+    axes as size 1; method: any of NumPy's ('linear', its default; the
+    discrete 'lower', 'higher', 'nearest', 'inverted_cdf',
+    'closest_observation' pick an element, in the input's dtype; the others
+    interpolate); overwrite_input is accepted and ignored (the input is
+    never changed); weights and the deprecated interpolation are
+    NotImplementedError. An interpolated result is float64 for integer
+    input, else the input's float dtype, with q's dimensions first.
     Example: vp.{name}(vp.arange(5.0), {q}) -> 2.0"""
 for _f, _pct in ((quantile, False), (nanquantile, False), (percentile, True),
                  (nanpercentile, True)):
