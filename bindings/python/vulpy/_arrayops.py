@@ -222,7 +222,11 @@ class Call:
         ctx = self.context_()
         comp = _engine.compile(self.g.text(), ctx, f"vp.{self.name}")
         self.compiled = comp
-        t = comp.run(ctx, self.bind, self.push, sync, self.readback)
+        # resident operands and results only (no staged host data, no
+        # readback): eager, as the resident ufuncs' fast path (host reads
+        # of the results wait for it)
+        eager = sync and not self.scratch and self.readback is None
+        t = comp.run(ctx, self.bind, self.push, None if eager else sync, self.readback)
 
         def done():
             for b in self.scratch:

@@ -212,13 +212,17 @@ class Compiled:
         size): a copy after the last launch in the same submission (a small
         result into host-visible memory, read with no second submission).
         Returns None (sync) or something with wait()/done (a Ticket, or a
-        Recording's Ticket kept with it)."""
+        Recording's Ticket kept with it). sync=None: eager where the program
+        is one launch without readback (submitted, not waited for; host
+        reads and writes of its buffers wait), else as sync=True."""
         calls = self._calls(ctx, bind, push)
         if not calls:
             return None
         if len(calls) == 1:
             k, bufs, data, gx, gy, gz = calls[0]
-            return k.dispatch(bufs, data, gx, gy, gz, True, sync, readback)
+            return k.dispatch(bufs, data, gx, gy, gz, True,
+                              True if sync is None and readback is not None else sync, readback)
+        sync = True if sync is None else sync
         rec = _native.ext().Recording(ctx._native, False)
         for k, bufs, data, gx, gy, gz in calls:
             rec.dispatch(k, bufs, data, gx, gy, gz, True)
