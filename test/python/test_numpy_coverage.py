@@ -224,6 +224,10 @@ FUNCTIONS.update({
     "kron": ((I, J), {}), "trapezoid": ((G,), {"axis": 0}), "polyval": ((F[0], G), {}),
 })
 CREATION.update({"indices": (((2, 3),), {})})
+# tri and geomspace (float32 by VulPy's creation rule; NumPy's values)
+CREATION.update({"tri": ((3, 4, 1), {"dtype": np.float32}),
+                 "geomspace": ((1.0, 1000.0, 4), {"dtype": np.float32})})
+FUNCTIONS.update({"real_if_close": ((F.astype(np.complex64) + 1e-9j,), {})})
 SEQUENCES.update({"unravel_index": ((np.array([1, 5]), (2, 3)), {}),
                   "histogram": ((G,), {"bins": 3}),
                   "histogram2d": ((F[0], G[0]), {"bins": 3})})
@@ -443,6 +447,7 @@ FFT = {  # numpy.fft name -> (operand, kwargs)
     "irfft": (np.fft.rfft(R).astype(np.complex64), {}), "rfft2": (R, {}),
     "irfft2": (np.fft.rfft2(R).astype(np.complex64), {"s": (2, 4)}), "rfftn": (R, {}),
     "irfftn": (np.fft.rfftn(R).astype(np.complex64), {"s": (2, 4), "axes": (0, 1)}),
+    "hfft": (Z, {"n": 6}), "ihfft": (R, {"norm": "ortho"}),
 }
 
 

@@ -110,7 +110,8 @@ from ._structs import struct, struct_dtype  # noqa: E402,F401
 # --- issue 19 (array API): comparisons, differences, matrix-shape helpers ---
 from ._numeric import (allclose, append, array_equal, array_equiv,  # noqa: E402,F401
                        atleast_1d, atleast_2d, atleast_3d, diag, diagonal, diff, divmod,
-                       ediff1d, isclose, logspace, meshgrid, nan_to_num, trace, tril, triu)
+                       ediff1d, geomspace, isclose, logspace, meshgrid, nan_to_num, trace, tri,
+                       tril, triu)
 from ._numeric import copyto, frexp, modf, place, putmask, trim_zeros, unwrap, vander  # noqa: E402,F401
 
 # --- issue 19 (array API): vp.random (Generator, Philox bit-identical to NumPy's) ---
@@ -141,7 +142,8 @@ from ._morefuncs import (compress, cumulative_prod, cumulative_sum, delete,  # n
                          diag_indices_from, diagflat, dsplit, extract, fix, insert, iscomplex,
                          iscomplexobj, isneginf, isposinf, isreal, isrealobj, ix_,
                          matrix_transpose, may_share_memory, polyadd, polyder, polyint, polymul,
-                         polysub, put, resize, rollaxis, row_stack, shares_memory, sinc,
+                         polysub, put, real_if_close, resize, rollaxis, row_stack,
+                         shares_memory, sinc,
                          tril_indices_from, triu_indices_from, unique_all, unique_counts,
                          unique_inverse, unique_values, unstack, vecdot, matvec, vecmat)
 

@@ -480,6 +480,23 @@ def iscomplex(x):
     return _ufunc.not_equal(_complex.imag(x), 0)
 
 
+def real_if_close(a, tol=100):
+    """vp.real_if_close(a, tol=100): numpy.real_if_close: a's real part (a
+    view) when every imaginary part is below tol (tol > 1: that many of
+    the dtype's machine epsilons), else a itself; real input is returned as
+    it is. One value is read back (the decision), as NumPy's result dtype
+    depends on the values."""
+    if not isinstance(a, _nd):
+        return np.real_if_close(a, tol)
+    if a.dtype.kind != "c":
+        return a
+    from . import _complex
+    if tol > 1:
+        tol = np.finfo(a.dtype).eps * tol
+    small = _reduce.all(_ufunc.less(_ufunc.absolute(_complex.imag(a)), tol))
+    return _complex.real(a) if bool(small) else a
+
+
 def isreal(x):
     """vp.isreal(x): numpy.isreal on the device: a resident bool array, True
     where x's imaginary part is zero (all True for a real dtype)."""
@@ -615,7 +632,7 @@ NAMES = ("delete", "insert", "resize", "compress", "extract", "put", "cumulative
          "rollaxis", "row_stack", "dsplit", "tril_indices_from", "triu_indices_from",
          "diag_indices_from", "ix_", "iscomplex", "isreal", "iscomplexobj", "isrealobj",
          "may_share_memory", "shares_memory", "polyadd", "polysub", "polymul", "polyder",
-         "polyint")
+         "polyint", "real_if_close")
 
 
 # ---------------------------------------------------------------- NumPy 2 gufuncs

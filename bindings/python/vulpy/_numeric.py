@@ -168,6 +168,22 @@ def _tri(m, k, lower):
     return _ufunc.where(_tri_mask(m, int(k), lower), m, np.zeros((), m.dtype))
 
 
+def tri(N, M=None, k=0, dtype=np.float32, *, memory=None, context=None):
+    """vp.tri(N, M=None, k=0, dtype=float32, *, memory=None, context=None):
+    numpy.tri as a resident N x M array (M None: square): ones on and below
+    diagonal k, zeros above (VulPy's default dtype is float32, as vp.eye's;
+    memory= and context= as for vp.zeros)."""
+    N = operator.index(N)
+    M = N if M is None else operator.index(M)
+    k = operator.index(k)
+    if N < 0 or M < 0:
+        raise ValueError(f"vp.tri: negative dimensions are not allowed ({N}, {M})")
+    m = _array.empty((N, M), dtype, memory=memory, context=context)
+    if m.size:
+        m[...] = _tri_mask(m, k, True)  # (NumPy: greater_equal.outer, cast)
+    return m
+
+
 def tril(m, k=0):
     """vp.tril(m, k=0):
     numpy.tril: the elements on and below the k-th diagonal of the last
@@ -279,6 +295,20 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, 
     y = _array.linspace(start, stop, num, endpoint, dtype=dtype, memory=memory, context=context)
     r = _ufunc.power(np.asarray(base, dtype=y.dtype), y)
     return r if dtype is None else r.astype(dtype)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0, *, memory=None,
+              context=None):
+    """vp.geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0, *,
+    memory=None, context=None):
+    numpy.geomspace as a resident array (NumPy's own numbers, made on the
+    host and uploaded, as vp.linspace's): float32 (complex64) for Python
+    number bounds unless dtype= says otherwise, as vp.linspace; memory= and
+    context= as for vp.zeros."""
+    a = np.geomspace(start, stop, num, endpoint=endpoint, dtype=dtype, axis=axis)
+    if dtype is None:
+        a = a.astype(_array.default_dtype(a.dtype, start, stop), copy=False)
+    return _array.asarray(a, memory=memory, context=context)
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
@@ -691,7 +721,7 @@ def modf(x, out=None):
 
 
 NAMES = ("isclose", "allclose", "array_equal", "array_equiv", "diff", "ediff1d", "tril", "triu",
-         "diag", "diagonal", "trace", "meshgrid", "logspace", "nan_to_num", "atleast_1d",
+         "diag", "diagonal", "trace", "meshgrid", "logspace", "geomspace", "tri", "nan_to_num", "atleast_1d",
          "atleast_2d", "atleast_3d", "append", "divmod", "modf", "frexp", "select", "cross", "unwrap", "vander", "trim_zeros")
 
 

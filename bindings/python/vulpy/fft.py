@@ -41,7 +41,7 @@ from . import _array, _complex, _context, _native, _ufunc
 from . import _errors
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
-           "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+           "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 _C64, _C128 = np.dtype(np.complex64), np.dtype(np.complex128)
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -379,6 +379,33 @@ def rfft2(a, s=None, axes=(-2, -1), norm=None, *, context=None):
 def irfft2(a, s=None, axes=(-2, -1), norm=None, *, context=None):
     """vp.fft.irfft2: the inverse of rfft2, as numpy.fft.irfft2."""
     return _irfftn("irfft2", a, s, axes, norm, context, s is not None)
+
+
+_SWAPPED = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
+
+
+def hfft(a, n=None, axis=-1, norm=None, *, context=None):
+    """vp.fft.hfft(a, n=None, axis=-1, norm=None): the transform of a
+    signal with Hermitian symmetry (its n//2 + 1 first values given), real
+    output of length n (2 * (m - 1) by default), as numpy.fft.hfft:
+    irfft of the conjugate with the opposite normalization."""
+    _check_norm("hfft", norm)
+    x, host = _resident(a, "hfft", context)
+    if n is None:
+        n = (x.shape[_axis("hfft", axis, x.ndim)] - 1) * 2
+    r = irfft(_complex.conjugate(x) if x.dtype.kind == "c" else x, n, axis, _SWAPPED[norm])
+    return r.numpy() if host else r
+
+
+def ihfft(a, n=None, axis=-1, norm=None, *, context=None):
+    """vp.fft.ihfft(a, n=None, axis=-1, norm=None): the inverse of hfft for
+    real input (the n//2 + 1 non-negative frequencies), as
+    numpy.fft.ihfft: the conjugate of rfft with the opposite
+    normalization."""
+    _check_norm("ihfft", norm)
+    x, host = _resident(a, "ihfft", context)
+    r = _complex.conjugate(rfft(x, n, axis, _SWAPPED[norm]))
+    return r.numpy() if host else r
 
 
 # ------------------------------------------------ helpers (issue 19)

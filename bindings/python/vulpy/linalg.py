@@ -643,7 +643,8 @@ def lstsq(a, b, rcond=None):
     one-sided Jacobi SVD, singular values at or below rcond * max(s)
     dropped; rcond None is max(M, N) * eps as NumPy 2's); residuals the
     squared norms of b - a x per column when rank == N < M, else empty;
-    rank a Python int (read back); s the singular values, descending."""
+    rank a NumPy int32 (read back; NumPy's LAPACK integer); s the singular
+    values, descending."""
     xs = _resident_inputs("lstsq", (a, b))
     if xs is None:
         return np.linalg.lstsq(a, b, rcond)
@@ -688,7 +689,7 @@ def lstsq(a, b, rcond=None):
         resid = _array.zeros((0,), cdt, context=ctx)
     if b.ndim == 1:
         x = x.reshape((n,))
-    return x, resid, rank, s
+    return x, resid, np.int32(rank), s
 
 
 # ---------------------------------------------------------------- QR (Householder)
