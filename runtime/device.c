@@ -81,6 +81,9 @@ static void fill_info(vrt_instance *inst, VkPhysicalDevice pd, uint32_t index,
   o->max_workgroup_invocations = l->maxComputeWorkGroupInvocations;
   o->max_shared_memory = l->maxComputeSharedMemorySize;
   o->max_push_constants_size = l->maxPushConstantsSize;
+  o->max_storage_buffers = l->maxPerStageDescriptorStorageBuffers < l->maxDescriptorSetStorageBuffers
+                               ? l->maxPerStageDescriptorStorageBuffers
+                               : l->maxDescriptorSetStorageBuffers;
   o->min_storage_buffer_offset_alignment = l->minStorageBufferOffsetAlignment;
   o->non_coherent_atom_size = l->nonCoherentAtomSize;
   o->timestamp_period = l->timestampPeriod;

@@ -45,6 +45,13 @@ static bool check_interface(vrt_context *ctx, const vrt_spirv_info *si, const vp
     vrt__error(ctx, d, "kernel '%s' has %u buffers; the runtime supports 64", m->kernel,
                m->nbuffers);
     ok = false;
+  } else if (m->nbuffers > ctx->info.max_storage_buffers) {
+    /* past the device's limit the driver's behaviour is undefined (lavapipe
+     * crashed at 41 of its 32) */
+    vrt__error(ctx, d, "kernel '%s' binds %u buffers; device '%s' allows %u storage buffers in "
+                       "a compute shader", m->kernel, m->nbuffers, ctx->info.name,
+               ctx->info.max_storage_buffers);
+    ok = false;
   }
   if (si->push_bytes > m->push_size) {
     vrt__error(ctx, d, "the SPIR-V's push-constant block is %u bytes but the manifest says %u",

@@ -96,6 +96,9 @@ typedef struct vrt_device_info {
   uint32_t max_workgroup_size[3], max_workgroup_invocations, max_workgroup_count[3];
   uint32_t subgroup_size, min_subgroup_size, max_subgroup_size;
   uint32_t max_shared_memory, max_push_constants_size;
+  /* the storage buffers one compute shader may bind: the smaller of
+   * maxPerStageDescriptorStorageBuffers and maxDescriptorSetStorageBuffers */
+  uint32_t max_storage_buffers;
   uint64_t min_storage_buffer_offset_alignment, non_coherent_atom_size;
   uint64_t min_imported_host_pointer_alignment; /* 0 without external_memory_host */
   float timestamp_period;                       /* ns per timestamp tick */

@@ -1059,3 +1059,79 @@ def test_power_with_infinite_exponents(dt):
         with np.errstate(all="ignore"):
             want = x ** w
         _same((vp.asarray(x) ** w).numpy(), want)
+
+
+# ---------------------------------------------------------------- one kernel
+_FUSED_UNARY = ["exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin",
+                "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "expm1", "log1p", "exp2",
+                "log2", "log10", "square", "reciprocal", "sign", "negative", "conjugate",
+                "absolute", "isnan"]
+_FUSED_BINARY = ["add", "subtract", "multiply", "divide", "power", "maximum", "fmin", "equal",
+                 "less"]
+
+
+@pytest.mark.parametrize("dt", [C64, C128])
+def test_complex_ufuncs_are_one_kernel_with_the_same_bits(dt):
+    """A complex ufunc runs its formula as one traced kernel (it was tens of
+    dispatches, each compiled per shape): one dispatch each, and the bits
+    of the real ufuncs run one by one (NoContraction keeps the driver from
+    fusing what the formula does in steps), special values included, with
+    array, view, real and scalar operands."""
+    from vulpy import _complex
+    if dt == C128 and not vp.default_context().has("float64"):
+        pytest.skip("complex128 needs float64")
+    edge = np.array([complex(a, b) for a in _EDGES[:8] for b in _EDGES[:8]], dt)
+    z = np.concatenate([edge, crand(36, dt, 31)]).reshape(10, 10)
+    w = np.concatenate([crand(36, dt, 32), edge]).reshape(10, 10)
+    x = z.real.copy()
+    ctx = vp.default_context()
+    cases = [(f, (z,)) for f in _FUSED_UNARY] + [(f, (z[:, ::2],)) for f in ("exp", "divide")
+                                                   if f == "exp"]
+    cases += [(f, (z, w)) for f in _FUSED_BINARY]
+    cases += [("multiply", (z, x)), ("divide", (x, z)), ("power", (z, np.real(w))),
+              ("divide", (z.T, w[::-1])), ("multiply", (z, 1.5 - 2j)), ("power", (z, 2.5))]
+
+    def run(f, ops):
+        ops = [vp.asarray(o) if isinstance(o, np.ndarray) else o for o in ops]
+        with np.errstate(all="ignore"):
+            return getattr(vp, f)(*ops)
+
+    fused = {}
+    for f, ops in cases:
+        run(f, ops)  # (the trace)
+        before = ctx.stats()["dispatches"]
+        fused[f, len(fused)] = run(f, ops).numpy()
+        assert ctx.stats()["dispatches"] - before == 1, f
+    real_fused = _complex._fused
+    _complex._fused = lambda *a: False  # the ufuncs one by one
+    try:
+        for (f, k), got in fused.items():
+            want = run(*cases[k]).numpy()
+            assert got.dtype == want.dtype, f
+            b = f"u{got.dtype.itemsize // (2 if got.dtype.kind == 'c' else 1)}" \
+                if got.dtype.kind in "fc" else None
+            if b is None:
+                assert np.array_equal(got, want), f
+            else:
+                g, wv = got.view(b), want.view(b)
+                nan = np.isnan(want.view(float_of(dt)) if got.dtype.kind == "c" else want)
+                assert np.array_equal(g[~nan], wv[~nan]), (f, k)
+                assert np.array_equal(np.isnan(got.view(float_of(dt)) if got.dtype.kind == "c"
+                                               else got), nan), (f, k)
+    finally:
+        _complex._fused = real_fused
+
+
+def test_kernel_past_the_devices_buffer_limit_is_an_error():
+    """A kernel that binds more storage buffers than the device allows in
+    one shader is a VulkanError naming the limit (lavapipe crashed at 41
+    of its 32: a vp.jit of a complex power captured a buffer per zero
+    constant; it now captures one per signed zero)."""
+    lim = vp.default_context().info["limits"]["max_storage_buffers"]
+    n = min(lim, 64) + 1
+    xs = [vp.asarray(np.full(4, k, np.float32)) for k in range(n)]
+    f = vp.jit(lambda *a: sum(a[1:], a[0]))
+    with pytest.raises(vp.VulkanError, match="buffers"):
+        f(*xs)
+    ok = vp.jit(lambda *a: sum(a[1:], a[0]))(*xs[:8])
+    np.testing.assert_array_equal(ok.numpy(), np.full(4, sum(range(8)), np.float32))

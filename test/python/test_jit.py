@@ -440,3 +440,16 @@ def test_timer_runs_repeat_calls_back_to_back(ctx):
     ns = [t(), t()]
     assert all(v > 0 for v in ns)
     np.testing.assert_array_equal(x.numpy(), 7.0)
+
+
+def test_numpy_float64_scalar_argument_is_strong():
+    # np.float64 is a Python float too: it was taken for a weak Python
+    # scalar, whose type then failed NumPy's loop resolution inside the
+    # trace ("no loop for (float64, float64)"); NumPy scalars are strong
+    x = vp.asarray(np.arange(4, dtype=np.float32))
+    f = vp.jit(lambda a, s, t: a * (s / t))
+    r = f(x, np.float64(3.0), np.float64(2.0))
+    assert r.dtype == np.float64
+    np.testing.assert_array_equal(r.numpy(), np.arange(4, dtype=np.float32) * 1.5)
+    r = f(x, 3.0, 2.0)  # Python floats stay weak
+    np.testing.assert_array_equal(r.numpy(), np.arange(4, dtype=np.float32) * 1.5)

@@ -270,7 +270,7 @@ PyObject *vpy_device_info_dict(const vrt_device_info *info) {
   while (desc.len && desc.data[desc.len - 1] == '\n')
     desc.data[--desc.len] = 0;
   PyObject *limits = Py_BuildValue(
-      "{sKsKsKs(III)sIs(III)sIsIsIsIsIsKsKsKsdsO}", "max_storage_buffer_range",
+      "{sKsKsKs(III)sIs(III)sIsIsIsIsIsIsKsKsKsdsO}", "max_storage_buffer_range",
       (unsigned long long)info->max_storage_buffer_range, "max_memory_allocation_size",
       (unsigned long long)info->max_memory_allocation_size, "max_buffer_size",
       (unsigned long long)info->max_buffer_size, "max_workgroup_size", info->max_workgroup_size[0],
@@ -279,7 +279,8 @@ PyObject *vpy_device_info_dict(const vrt_device_info *info) {
       info->max_workgroup_count[1], info->max_workgroup_count[2], "subgroup_size",
       info->subgroup_size, "min_subgroup_size", info->min_subgroup_size, "max_subgroup_size",
       info->max_subgroup_size, "max_shared_memory", info->max_shared_memory,
-      "max_push_constants_size", info->max_push_constants_size,
+      "max_push_constants_size", info->max_push_constants_size, "max_storage_buffers",
+      info->max_storage_buffers,
       "min_storage_buffer_offset_alignment",
       (unsigned long long)info->min_storage_buffer_offset_alignment, "non_coherent_atom_size",
       (unsigned long long)info->non_coherent_atom_size, "min_imported_host_pointer_alignment",

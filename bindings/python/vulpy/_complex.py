@@ -16,7 +16,7 @@ dropped). Division by a complex divisor is NumPy's (Smith's method).
 """
 import numpy as np
 
-from . import _array, _arrayops, _context, _indexing
+from . import _array, _arrayops, _context, _graph, _indexing
 
 C64, C128 = np.dtype(np.complex64), np.dtype(np.complex128)
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -106,7 +106,8 @@ def _re_im(x, fdt, ctx):
 
 
 def _resident(x):
-    return isinstance(x, _array.ndarray)
+    """x is an array of the device: resident, or traced (the fused path)."""
+    return isinstance(x, (_array.ndarray, _graph.Traced))
 
 
 def _ufunc(name):
@@ -121,6 +122,8 @@ def _op(name, x, y=None, dst=None):
     if not any(_resident(a) for a in args):
         return _kept(getattr(np, name)(*args), dst)
     f = _ufunc(name)
+    if isinstance(dst, _Slot):
+        return _kept(f(*args), dst)
     if dst is not None and np.broadcast_shapes(*(_shape_of(a) for a in args)) != dst.shape:
         return _kept(f(*args), dst)  # a broadcast result: out= must have the operands' shape
     return f(*args, out=dst) if dst is not None else f(*args)
@@ -128,6 +131,9 @@ def _op(name, x, y=None, dst=None):
 
 def _put(dst, v):
     """dst[...] = v (None = 0)."""
+    if isinstance(dst, _Slot):
+        dst.value = v
+        return
     if v is None:
         v = 0
     if _resident(v):
@@ -237,10 +243,8 @@ def ufunc(uf, args, out, context, sync):
 def _compute(name, args, res, ctx):
     """Writes vp.<name>(*args) into the new resident array res."""
     rdt = res.dtype
-    if rdt.kind == "c":
-        dre, dim = parts(res)
     if name == "where":
-        _where(args, dre, dim, float_of(rdt), ctx)
+        _where(args, *parts(res), float_of(rdt), ctx)
         return
     # the components' dtype: that of the operands' complex promotion
     if name in ("cast", "float_power"):  # (float_power: in complex128)
@@ -251,6 +255,114 @@ def _compute(name, args, res, ctx):
         cdt = np.negative.resolve_dtypes((_key(args[0]), None))[-1]
     fdt = float_of(cdt)
     comps = [_re_im(a, fdt, ctx) for a in args]
+    if name not in _UNFUSED and _fused(name, args, comps, res, fdt):
+        return
+    _formula(name, args, comps, res, fdt)
+
+
+# ------------------------------------------------------------- one kernel
+# A complex ufunc is a formula of many real ufuncs on the parts (below). Run
+# one by one they are tens of dispatches, each compiled for the shape of the
+# parts (strided views, the array path). So the formula is traced by vp.jit
+# instead, once per operation and operand pattern: the parts (resident
+# views) and scalar parts (NumPy scalars of the parts' dtype: push
+# constants, no trace per value) are its arguments, the result's parts its
+# out=; it then runs as one kernel, compiled once per shape, with every
+# float instruction NoContraction as eager ones are (docs/runtime.md), so
+# the bits are those of the ufuncs one by one. A pattern the trace cannot
+# take (a part that stays a constant, say) runs the ufuncs one by one.
+_UNFUSED = ("cast", "where")
+_FUSED = {}  # (name, dtypes, parts pattern, exponent) -> the vp.jit function
+_UNFUSABLE = set()  # those keys with the shapes whose trace failed
+
+
+class _Slot:
+    """A result part while a formula is traced: what the formula puts into
+    it is kept, nothing is written."""
+
+    __slots__ = ("shape", "value")
+
+    def __init__(self, shape):
+        self.shape, self.value = shape, None
+
+
+class _NotFusable(Exception):
+    pass
+
+
+def _fused(name, args, comps, res, fdt):
+    """vp.<name> as one kernel into res; False when the pattern does not
+    fuse (the caller runs the ufuncs one by one)."""
+    pattern, xs = [], []
+    for part in (p for c in comps for p in c):
+        if part is None:
+            pattern.append(None)
+        elif _resident(part):
+            pattern.append(part.dtype)
+            xs.append(part)
+        else:
+            pattern.append("s")
+            xs.append(fdt.type(part))
+    if not any(isinstance(p, np.dtype) for p in pattern):
+        return False
+    power = name in ("power", "float_power")
+    w = args[1] if power else None
+    wkey = (_small_int(w), _resident(w) or np.ndim(w) != 0) if power else None
+    key = (name, res.dtype, fdt, tuple(pattern), wkey)
+    shapes = (key, tuple(res.shape)) + tuple(tuple(x.shape) for x in xs if _resident(x))
+    if shapes in _UNFUSABLE:
+        return False
+    f = _FUSED.get(key)
+    if f is None:
+        f = _FUSED[key] = _array._ops.jit(_tracer(name, pattern, res.dtype, fdt, w, wkey))
+    outs = parts(res) if res.dtype.kind == "c" else (res,)
+    try:
+        f(*xs, out=outs)
+    except _NotFusable:  # (raised by the trace: nothing ran)
+        _UNFUSABLE.add(shapes)
+        return False
+    return True
+
+
+def _tracer(name, pattern, rdt, fdt, w, wkey):
+    """The function vp.jit traces: the parts in, the formula, the result's
+    parts out. An error inside the trace (an op the trace does not take)
+    is _NotFusable: the caller runs the ufuncs one by one instead."""
+    cplx = rdt.kind == "c"
+
+    def formula(*xs):
+        it = iter(xs)
+        flat = [None if p is None else next(it) for p in pattern]
+        comps = list(zip(flat[0::2], flat[1::2]))
+        shape = np.broadcast_shapes(*(tuple(x.shape) for x in xs
+                                      if getattr(x, "shape", None) is not None))
+        slots = (_Slot(shape), _Slot(shape)) if cplx else (_Slot(shape),)
+        # the exponent: its value matters only through wkey (an int below
+        # 100 multiplies; an array decides per element)
+        wv = None if w is None else (comps[1][0] if wkey[1] else w)
+        try:
+            _formula(name, (None, wv), comps, slots if cplx else slots[0], fdt)
+        except Exception as e:
+            raise _NotFusable(name) from e
+        if not all(isinstance(s.value, _graph.Traced) and s.value.shape is not None and
+                   tuple(s.value.shape) == shape for s in slots):
+            raise _NotFusable(name)  # (a constant part, or one a broadcast would fill)
+        return tuple(s.value for s in slots) if cplx else slots[0].value
+
+    formula.__name__ = f"complex_{name}"
+    return formula
+
+
+def _formula(name, args, comps, res, fdt):
+    """Writes vp.<name> of the parts `comps` (res: the result, or for a
+    complex one its parts as a pair) through the ufuncs on the parts."""
+    if isinstance(res, tuple):  # traced: the result's parts
+        (dre, dim), rdt = res, np.result_type(fdt, np.complex64)
+    elif isinstance(res, _Slot):  # traced: a real result
+        dre = dim = rdt = None
+    else:
+        rdt = res.dtype
+        dre, dim = parts(res) if rdt.kind == "c" else (None, None)
     if name == "cast":
         (ar, ai), = comps
         if rdt.kind != "c":
@@ -398,6 +510,8 @@ def _order(name, ar, ai, br, bi, dst=None):
 
 def _op_where(c, a, b, dst=None):
     w = _ufunc("where")
+    if isinstance(dst, _Slot):
+        return _kept(w(c, a, b), dst)
     if dst is not None and np.broadcast_shapes(*(_shape_of(v) for v in (c, a, b))) == dst.shape:
         return w(c, a, b, out=dst)
     return _kept(w(c, a, b), dst)
@@ -617,7 +731,7 @@ def _power(w, ar, ai, br, bi, fdt):
     integral = _op("logical_and", _op("equal", bi, z), _op("logical_and", _op(
         "equal", br, _op("trunc", br)), _op("less", _op("absolute", br), fdt.type(100))))
     some = all_ = False
-    if np.ndim(w) != 0 or _resident(w):
+    if _resident(w) or np.ndim(w) != 0:
         # a NumPy exponent says on the host which paths its elements need
         some, all_ = (True, False) if _resident(integral) else \
             (bool(np.any(integral)), bool(np.all(integral)))

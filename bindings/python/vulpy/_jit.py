@@ -69,6 +69,8 @@ class _Trace:
         self.g = _graph.Graph(name, source_file=file)
         self.file = file
         self.consts = []  # (buffer name, resident array) captured NumPy constants
+        self.ctx = None  # the context the traced call runs on
+        self.zeros = {}  # (dtype, bits) -> the Value of a captured +-0.0 (one buffer each)
 
     def stamp(self):
         """Stamps the next ops with the user's line (GLSL comments show it)."""
@@ -346,7 +348,11 @@ def _trace_value(t, x, dt):
             # x * 0.0 to 0, 0.0 / x to 0, x + 0.0 to x and x / 0.0 to
             # garbage, which NumPy (and eager, whose scalars are push
             # constants) does not
-            return _capture(t, np.asarray(a.item(), dtype=dt))
+            z = np.asarray(a.item(), dtype=dt)
+            key = (z.dtype, z.tobytes())
+            if key not in t.zeros:  # one buffer per signed zero, however often it is used
+                t.zeros[key] = _capture(t, z)
+            return t.zeros[key]
         return t.g.const(a.item(), dt)
     return _capture(t, a)
 
@@ -356,7 +362,7 @@ def _capture(t, a):
     at every call."""
     a = np.ascontiguousarray(a)
     _array.check_dtype(a.dtype, "vp.jit constant")
-    ctx = _context.resolve(None)
+    ctx = t.ctx if t.ctx is not None else _context.resolve(None)
     r = _array.asarray(a, context=ctx)
     sd = _array.storage_dtype(r.dtype)
     b = t.g.buffer(("c", id(r._buf)), sd, max(a.size, 1), r._buf, "k")
@@ -463,10 +469,10 @@ def _sig_of(x):
             all(isinstance(e, (int, float, bool)) for e in x):
         a = np.asarray(x)
         return ("n", a.dtype.str, a.shape)
-    if isinstance(x, (bool, int, float)):
-        return ("s", type(x).__name__)
     if isinstance(x, np.generic):
         return ("g", x.dtype.str)
+    if isinstance(x, (bool, int, float)):
+        return ("s", type(x).__name__)
     try:
         hash(x)
     except TypeError:
@@ -562,7 +568,9 @@ class JitFunction:
             # an argument that overlaps an out= array other than element for
             # element is read as it was before the call (NumPy's rule): a copy
             args = _array.unalias(args, outs)
-        sig = tuple(_sig_of(a) for a in args)
+        # (the context too: a trace's captured constants live on its context,
+        # which they keep alive, so its id is not reused while cached)
+        sig = tuple(_sig_of(a) for a in args) + (("ctx", id(ctx)),)
         groups = _engine.reduce_groups()  # VULPY_REDUCE_GROUPS changes the lowering
         if groups:
             sig += (("reduce_groups", groups),)
@@ -635,6 +643,7 @@ class JitFunction:
         name = self.__name__ if self.__name__.isidentifier() else "jit"
         file = getattr(getattr(self.fn, "__code__", None), "co_filename", None)
         t = _Trace(name if name != "<lambda>" else "jit", file)
+        t.ctx = ctx  # (the captured constants live on the call's context)
         params = []
         tracers = []
         code = getattr(self.fn, "__code__", None)
@@ -654,14 +663,14 @@ class JitFunction:
                 b = t.g.buffer(("p", i), sd, max(h.size, 1), None, pname)
                 params.append(("n", b.name, h.dtype))
                 tracers.append(Tracer(t.g.load(b, h.dtype, h.shape), t))
+            elif isinstance(a, np.generic):  # (before float: np.float64 is one, but strong)
+                v = t.g.scalar(a.dtype, pname)
+                params.append(("g", pname, a.dtype))
+                tracers.append(Tracer(v, t))
             elif isinstance(a, (bool, int, float)):
                 w = _WeakScalar(a, pname, t)
                 params.append(("s", w))
                 tracers.append(w)
-            elif isinstance(a, np.generic):
-                v = t.g.scalar(a.dtype, pname)
-                params.append(("g", pname, a.dtype))
-                tracers.append(Tracer(v, t))
             else:
                 params.append(("k",))
                 tracers.append(a)
