@@ -195,7 +195,7 @@ fi
 declare -A CAP=([ir]=60 [frontend]=40 [compile]=60 [vkref]=60 [runtime]=60 [python]=60
                 [fusion]=90 [mathcost]=40 [cuda]=120 [compare]=420 [fdtd]=300 [mpi]=300
                 [accuracy]=300 [random]=120 [sort]=240 [persistent]=300 [fft]=120
-                [streams]=180 [dlpack]=120 [matmul]=240)
+                [streams]=180 [dlpack]=120 [matmul]=240 [complex]=120)
 # The GPU's clocks, power and throttle reasons while the suites run (a GPU
 # that clocks down between or during suites explains odd figures).
 if command -v nvidia-smi > /dev/null; then
