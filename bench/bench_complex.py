@@ -16,6 +16,7 @@ fusion gains) and cupy / vulpy (VulPy's speed as a fraction of CuPy's).
 Sizes: 2^24 on a GPU, 2^20 on a CPU device (lavapipe), 2^12 with --quick.
 """
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -73,7 +74,7 @@ def run(ctx):
         scale = float(np.abs(want).max())
         runners = {}
         for backend, guard in (("vulpy", None), ("vulpy unfused", _Unfused)):
-            with (guard() if guard else _Nothing()):
+            with (guard() if guard else nullcontext()):
                 err = float(np.abs(f(vp, a, b).numpy() - want).max()) / scale
             if not err <= 1e-5:
                 out.append(dict(base(case, backend), median=None, p10=None, p90=None, unit="ms",
@@ -81,7 +82,7 @@ def run(ctx):
                 continue
 
             def vrun(f=f, guard=guard):
-                with (guard() if guard else _Nothing()):
+                with (guard() if guard else nullcontext()):
                     f(vp, a, b)
                     dev.synchronize()
             runners[backend] = wall(vrun)
@@ -115,10 +116,3 @@ def run(ctx):
                                 p90=None, unit="x", skipped="CuPy is not importable here"))
     return out
 
-
-class _Nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
