@@ -173,11 +173,7 @@ def tri(N, M=None, k=0, dtype=np.float32, *, memory=None, context=None):
     numpy.tri as a resident N x M array (M None: square): ones on and below
     diagonal k, zeros above (VulPy's default dtype is float32, as vp.eye's;
     memory= and context= as for vp.zeros)."""
-    N = operator.index(N)
-    M = N if M is None else operator.index(M)
-    k = operator.index(k)
-    if N < 0 or M < 0:
-        raise ValueError(f"vp.tri: negative dimensions are not allowed ({N}, {M})")
+    N, M, k = _shapeops.matrix_args("tri", N, M, k)
     m = _array.empty((N, M), dtype, memory=memory, context=context)
     if m.size:
         m[...] = _tri_mask(m, k, True)  # (NumPy: greater_equal.outer, cast)

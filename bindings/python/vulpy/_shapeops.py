@@ -100,17 +100,23 @@ def _copy_many(pairs, name):
 
 
 # ---------------------------------------------------------------- creation
+def matrix_args(fname, N, M, k):
+    """(N, M, k) of eye / tri: ints, M None meaning N; negative sizes a
+    ValueError naming vp.<fname>."""
+    N = operator.index(N)
+    M = N if M is None else operator.index(M)
+    if N < 0 or M < 0:
+        raise ValueError(f"vp.{fname}: negative dimensions are not allowed ({N}, {M})")
+    return N, M, operator.index(k)
+
+
 def eye(N, M=None, k=0, dtype=np.float32, *, memory=None, context=None):
     """vp.eye(N, M=None, k=0, dtype=float32, *, memory=None, context=None):
     a resident N x M array (M None: square) with ones on diagonal k and
     zeros elsewhere (numpy.eye; VulPy's default dtype is float32, like
     vp.zeros; memory= and context= as for vp.zeros). The ones are one fill
     of a strided view."""
-    N = operator.index(N)
-    M = N if M is None else operator.index(M)
-    k = operator.index(k)
-    if N < 0 or M < 0:
-        raise ValueError(f"vp.eye: negative dimensions are not allowed ({N}, {M})")
+    N, M, k = matrix_args("eye", N, M, k)
     out = _array.zeros((N, M), dtype, memory=memory, context=context)
     start = k if k >= 0 else -k * M
     n = builtins.max(0, builtins.min(M - k, N) if k >= 0 else builtins.min(N + k, M))
