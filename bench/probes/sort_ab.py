@@ -22,10 +22,10 @@ process on the device:
 A variant is VULPY_ONESWEEP's text: "3" (the default: the look-back reads
 8 status words a step, one owner per digit from the counts to the
 look-back, 32-bit keys wait in shared memory instead of registers), or it
-with settings overridden ("3:lb=16,ipt=12,lanes=128", hco=N: ohist's copies
-of the histograms; _sort_onesweep.VARIANTS). Wave 9's variant 2 and the
-pack switch were retired after losing (bench/notes/sort.md); variant 2's
-settings are "3:lb=1,scan=0,ksh=0".
+with settings overridden ("3:lb=16,ipt=12,lanes=128";
+_sort_onesweep.VARIANTS). Wave 9's variant 2 and the pack and hco switches
+were retired after losing (bench/notes/sort.md); variant 2's settings are
+"3:lb=1,scan=0,ksh=0".
 What to read: the "ratio" column of each case (>= 0.7 is the goal) and
 which variant has the lowest ms; then its per-pass GB/s.
 """
@@ -53,7 +53,7 @@ except Exception:  # noqa: BLE001 - no CuPy or no CUDA device: VulPy only
 
 SWEEP = ["3", "3:ksh=0", "3:ksh=0,sharev=1", "3:defer=1", "3:lb=16", "3:lb=32", "3:ipt=12",
          "3:ipt=14", "3:ipt=10", "3:ksh=0,ipt=12", "3:ksh=0,ipt=10", "3:lanes=128",
-         "3:ksh=0,lanes=128", "3:hco=8"]
+         "3:ksh=0,lanes=128"]
 
 
 def run_variant(spec, fn):

@@ -36,21 +36,31 @@ SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
 DTYPES = [np.float32, np.float64, np.int32, np.uint32, np.int64, np.uint64, np.bool_]
 
 
-# the kernels' variants, each with a histogram chunk length: (VULPY_ONESWEEP
-# spec, HIST_TILES); one or two tiles per histogram workgroup put chunk
-# boundaries inside the sizes below, ipt=12 a tile of another size, lb=2
-# and 3 look-back steps of two and three words, and every switch of the
-# template is on in one of them and off in another (each variant compiles
-# its own kernels; the first has the settings of the retired variant 2)
-VARIANTS = [("3:lb=1,scan=0,ksh=0", 16), ("3", 16), ("3:hco=8", 1), ("3:ipt=12,lb=2,defer=1", 2),
-            ("3:ksh=0,sharev=1,lb=3", 1)]
+# The configurations the tests run: (VULPY_ONESWEEP spec, HIST_TILES) and
+# the dtypes each is checked with. Each configuration and key kind compiles
+# its own kernels, and lavapipe takes seconds a kernel (most of this file's
+# time: it lowers their barriers to coroutines), so every test draws from
+# these pairs only and each kernel compiles once in a run. The default runs
+# every key kind; the others run float32 (32-bit words, where ksh, sharev
+# and ipt apply) and int64 (64-bit words). Every switch of the template is
+# on in one of them and off in another: lb 8 / 1 / 3 (a look-back of three
+# words a step), scan 1 / 0, ksh 1 / 0, sharev and defer 0 / 1; the tile
+# 64 x 16 / 64 x 6 (lavapipe's 8-lane subgroups); histogram chunks of 16, 1
+# and 2 tiles put chunk boundaries inside the sizes below. The second has
+# the settings of the retired variant 2.
+DEFAULT = ("3", 16)
+CONFIGS = [(DEFAULT, DTYPES),
+           (("3:lb=1,scan=0,ksh=0", 1), [np.float32, np.int64]),
+           (("3:ipt=6,lb=3,ksh=0,sharev=1,defer=1", 2), [np.float32, np.int64])]
+VARIANTS = [v for v, _ in CONFIGS]
+PAIRS = [(v, dt) for v, dts in CONFIGS for dt in dts]
 
 
 class variant:
     """with variant((spec, chunk), path): the onesweep variant `spec`
     with HIST_TILES = chunk (and the sort path `path`) while the block runs."""
 
-    def __init__(self, v=VARIANTS[0], path="onesweep"):
+    def __init__(self, v=DEFAULT, path="onesweep"):
         self.v, self.path = v, path
 
     def __enter__(self):
@@ -63,7 +73,7 @@ class variant:
         o.VARIANT, o.HIST_TILES, _sort.SORT_PATH = self.saved
 
 
-def tile(dt, v=VARIANTS[0]):
+def tile(dt, v=DEFAULT):
     sg = vp.default_context().info["limits"]["subgroup_size"]
     lanes, ipt = _sort_onesweep.shape("uint64" if np.dtype(dt).itemsize == 8 else "uint32", sg,
                                       _sort_onesweep.settings(v[0]))
@@ -102,7 +112,7 @@ def bits(x):
     return x.view(np.uint8) if x.dtype == np.bool_ else x.view(f"u{x.dtype.itemsize}")
 
 
-def check(h, path, axis=-1, v=VARIANTS[0]):
+def check(h, path, axis=-1, v=DEFAULT):
     with variant(v, path):
         got = vp.sort(vp.asarray(h), axis=axis).numpy()
         ran = _sort.last_path
@@ -114,10 +124,10 @@ def check(h, path, axis=-1, v=VARIANTS[0]):
 
 
 @SETTINGS
-@given(st.sampled_from(DTYPES), st.sampled_from([-1, 0, 1]), st.integers(-3, 3),
-       st.sampled_from(["random", "equal", "sorted", "reversed"]), st.integers(0, 2 ** 31),
-       st.sampled_from(VARIANTS))
-def test_onesweep_matches_numpy_near_tile_sizes(dt, k, off, kind, seed, v):
+@given(st.sampled_from(PAIRS), st.sampled_from([-1, 0, 1]), st.integers(-3, 3),
+       st.sampled_from(["random", "equal", "sorted", "reversed"]), st.integers(0, 2 ** 31))
+def test_onesweep_matches_numpy_near_tile_sizes(pair, k, off, kind, seed):
+    v, dt = pair
     rng = np.random.default_rng(seed)
     n = max(0, (k + 1) * tile(dt, v) + off) if k >= 0 else 1 + off % 3
     h = pattern(dt, n, kind, rng)
@@ -127,9 +137,10 @@ def test_onesweep_matches_numpy_near_tile_sizes(dt, k, off, kind, seed, v):
 
 
 @SETTINGS
-@given(st.sampled_from(DTYPES), st.integers(1, 4), st.integers(1, 3000), st.integers(0, 2 ** 31),
-       st.booleans(), st.sampled_from(VARIANTS))
-def test_onesweep_rows(dt, rows, n, seed, first_axis, v):
+@given(st.sampled_from(PAIRS), st.integers(1, 4), st.integers(1, 3000), st.integers(0, 2 ** 31),
+       st.booleans())
+def test_onesweep_rows(pair, rows, n, seed, first_axis):
+    v, dt = pair
     # several rows: tiles never cross a row; the look-back stops at a row's
     # first tile; per-row histograms (histogram chunks never cross a row
     # either)
@@ -141,22 +152,21 @@ def test_onesweep_rows(dt, rows, n, seed, first_axis, v):
         check(h, "onesweep", v=v)
 
 
-@pytest.mark.parametrize("spec", ["3:lb=1,scan=0,ksh=0", "3", "3:ipt=12"])
-def test_histogram_chunks_and_tile_sizes(spec):
+@pytest.mark.parametrize("v", VARIANTS, ids=[v[0] for v in VARIANTS])
+def test_histogram_chunks_and_tile_sizes(v):
     # the sizes where the histogram chunks (HIST_TILES tiles of a row) and
-    # the tiles end, for every chunk length, keys and payloads
+    # the tiles end, keys and payloads, one row and two
     rng = np.random.default_rng(3)
-    t = tile(np.float32, (spec, 1))
-    for chunk in (1, 2):
-        for n in (chunk * t + 1, 3 * chunk * t - 1):
-            h = pattern(np.float32, n, "random", rng)
-            assert check(h, "onesweep", v=(spec, chunk)) in ("onesweep", "onesweep->rts")
-        h = pattern(np.int32, 2 * n, "random", rng).reshape(2, n)
-        check(h, "onesweep", v=(spec, chunk))
+    t, chunk = tile(np.float32, v), v[1]
+    for n in (chunk * t + 1, 3 * chunk * t - 1, 17 * t):
+        h = pattern(np.float32, n, "random", rng)
+        assert check(h, "onesweep", v=v) in ("onesweep", "onesweep->rts")
+    h = pattern(np.float32, 2 * n, "random", rng).reshape(2, n)
+    check(h, "onesweep", v=v)
 
 
 @pytest.mark.parametrize("spec", ["4", "x", "3:lb=0", "3:lanes=100", "3:ipt", "3:bogus=1",
-                                  "3:ipt=-2", "2", "3:pack=1"])
+                                  "3:ipt=-2", "2", "3:pack=1", "3:hco=8"])
 def test_bad_variant_names_the_variable(spec):
     with variant((spec, 16)):
         with pytest.raises(ValueError, match="VULPY_ONESWEEP"):
@@ -188,10 +198,10 @@ def test_profile_lists_the_dispatches():
     assert all(ms > 0 for _, ms in _sort.last_times)
 
 
-@pytest.mark.parametrize("v", VARIANTS[:2])
-def test_wrong_subgroup_size_gives_up(v):
+def test_wrong_subgroup_size_gives_up():
     # kernels built for another subgroup size than the device runs must not
     # return a wrong order: they report it, and the caller sorts again
+    v = DEFAULT
     ctx = vp.default_context()
     real = ctx.info["limits"]["subgroup_size"]
     other = 16 if real != 16 else 8
@@ -230,30 +240,25 @@ def test_bad_path_names_the_variable():
 # size of more than 16 tiles (one row): histogram chunks of the default
 # 16 tiles end inside it and look-back walks pass more than 8 tiles.
 _ALL = "(np.float32, np.uint32, np.int32, np.float64, np.int64, np.uint64, np.bool_)"
-_SOME = "(np.float32, np.uint32, np.int64, np.bool_)"
+_TWO = "(np.float32, np.int64)"
 _SEQUENTIAL = [
-    # (what it checks, setup, dtypes, sizes)
+    # (what it checks, setup, dtypes, sizes): CONFIGS, each with its dtypes
     ("variant 3 (the default)", "o.VARIANT = '3'", _ALL, "(1, 1023, 1024, 1025, 5000, 17500)"),
-    ("variant 2's settings", "o.VARIANT = '3:lb=1,scan=0,ksh=0'",
-     "(np.float32, np.int32, np.int64, np.bool_)", "(1, 1025, 2048, 5000, 17500)"),
-    # the other switches, with histogram chunks of 2 tiles
-    ("ipt=12 tiles, lb=2, defer", "o.HIST_TILES = 2; o.VARIANT = '3:ipt=12,lb=2,defer=1'",
-     _SOME, "(1, 767, 1537, 4000, 17500)"),
-    ("sharev, scan", "o.HIST_TILES = 2; o.VARIANT = '3:ksh=0,sharev=1'", _SOME,
-     "(1, 767, 1537, 4000, 17500)"),
-    ("8 histogram copies", "o.VARIANT = '3:hco=8'",
-     "(np.float32, np.uint32, np.int32, np.bool_)", "(1, 767, 1025, 4000, 17500)"),
+    ("variant 2's settings", "o.HIST_TILES = 1; o.VARIANT = '3:lb=1,scan=0,ksh=0'", _TWO,
+     "(1, 1025, 2048, 5000, 17500)"),
+    ("ipt=6 tiles, lb=3, sharev, defer",
+     "o.HIST_TILES = 2; o.VARIANT = '3:ipt=6,lb=3,ksh=0,sharev=1,defer=1'", _TWO,
+     "(1, 383, 385, 1537, 4000, 17500)"),
     # the look-back's other branch: no tile but a row's first publishes an
     # inclusive prefix, so each tile adds the aggregates of all tiles before
     # it in its row (a sequential run otherwise finds the inclusive prefix
     # of the tile just before), lb words a step (lb=3: steps that end past
     # the row's first tile, whose reads are clamped to it)
-    ("aggregate chain, lb=1", "o.PUBLISH_INCLUSIVE = False; o.VARIANT = '3:lb=1,scan=0,ksh=0'",
-     "(np.float32, np.int64)", "(1, 1023, 5000, 17500)"),
-    ("aggregate chain, lb=8", "o.PUBLISH_INCLUSIVE = False; o.VARIANT = '3'", _SOME,
+    ("aggregate chain, lb=8", "o.PUBLISH_INCLUSIVE = False; o.VARIANT = '3'", _TWO,
      "(1, 1023, 5000, 17500)"),
-    ("aggregate chain, lb=3", "o.PUBLISH_INCLUSIVE = False; o.VARIANT = '3:lb=3'",
-     "(np.float32, np.int32)", "(1, 1023, 5000, 17500)"),
+    ("aggregate chain, lb=3",
+     "o.PUBLISH_INCLUSIVE = False; o.HIST_TILES = 2; o.VARIANT = '3:ipt=6,lb=3,ksh=0,sharev=1,defer=1'",
+     "(np.float32,)", "(1, 1023, 5000, 17500)"),
 ]
 
 

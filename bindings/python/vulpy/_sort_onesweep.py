@@ -431,12 +431,13 @@ HIST_TILES = 16   # tiles per ohist workgroup
 GH = 16           # the state buffer's first word of gh (the kernels' GH)
 
 # The kernels' variants (issue 19), same algorithm and results, each a set
-# of the template's switches (lb, scan, sharev, defer, ksh, hco; the tile:
+# of the template's switches (lb, scan, sharev, defer, ksh; the tile:
 # lanes x ipt, None: shape()'s); bench/notes/sort.md says what each changes
-# and keeps the figures of the retired variant 2 ("3:lb=1,scan=0,ksh=0").
+# and keeps the figures of the retired variant 2 ("3:lb=1,scan=0,ksh=0")
+# and of the retired hco=N (ohist's histogram copies: slower on the H200).
 # 3 is the default.
 VARIANTS = {
-    3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, hco=0, lanes=None, ipt=None),
+    3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, lanes=None, ipt=None),
 }
 # which variant sort_rows runs: "N" or "N:key=value,..." overriding the
 # variant's settings (bench/probes/sort_ab.py sweeps them), from the
@@ -496,8 +497,8 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
     lanes, ipt = shape(word, sg, cfg)
     ksh = int(bool(cfg["ksh"]) and word == "uint32")
     sharev = int(bool(cfg["sharev"]) and word == "uint32" and not ksh)
-    # ohist's copies of the histograms: 16 KiB by default, at most 32 KiB
-    hco = max(1, min(cfg.get("hco") or 16 // passes, 8192 // (passes * 256)))
+    # ohist's copies of the histograms: 16 KiB
+    hco = max(1, min(16 // passes, 8192 // (passes * 256)))
     ht = HIST_TILES
     k = (word, mode, passes, sg, vals, spin, publish, vout, ht, lanes, ipt, cfg["lb"],
          int(bool(cfg["scan"])), sharev, int(bool(cfg["defer"])), ksh, hco)
