@@ -439,8 +439,8 @@ def _cuda_anchors(tmp, records, sync_steps, reps, device):
 
 def _variants(tmp, device, cases, sizes, sync_steps, reps, done):
     """Every grid-barrier variant (@vp.kernel(barrier=...), docs/persistent.md
-    "Barrier variants"), and two with non-private buffers (nonprivate=True,
-    "Memory model"), on the same cases: the barrier alone (us/barrier at
+    "Barrier variants"), and lean, flip and cg with non-private buffers
+    (nonprivate=True, "Memory model"), on the same cases: the barrier alone (us/barrier at
     each size; CUDA's grid.sync() is timed after every Vulkan row,
     _cuda_anchors) and both grids'
     persistent step rates (the speed-up over the stepped form measured
@@ -463,7 +463,7 @@ def _variants(tmp, device, cases, sizes, sync_steps, reps, done):
             ref = None
         refs[label] = (u0, ref, stepped)
     out = []
-    configs = [(b, False) for b in vp._persistent.BARRIERS] + [("lean", True), ("packed", True),
+    configs = [(b, False) for b in vp._persistent.BARRIERS] + [("lean", True), ("flip", True),
                                                                ("cg", True)]
     for barrier, nonprivate in configs:
         heat, syncs, _ = _kernels(tmp, barrier, nonprivate)

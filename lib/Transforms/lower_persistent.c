@@ -64,9 +64,9 @@ typedef struct pl {
   vir_op *loop;                     /* the time loop of a resumable kernel */
   unsigned variant;                 /* V_* bits: the barrier variant */
   uint32_t gen_word;                /* G_GEN or G_GEN_PAD */
-  vir_sym *lgen, *lsteps;           /* V_PACKED: the leader's generation and steps */
-  vir_sym *lphase, *lbits, *bank;   /* V_FLIP: the leader's phase bit and (group 0)
-                                     * stop bits; every invocation's snapshot bank */
+  vir_sym *lphase, *lbits, *lsteps; /* V_FLIP: the leader's phase bit, (group 0) stop
+                                     * bits and steps done */
+  vir_sym *bank;                    /* V_FLIP: every invocation's snapshot bank */
   vir_sym *lbar;                    /* V_QUIET: the barriers passed (group 0's leader) */
   vir_value *tree;                  /* V_TREE: bool, the two-level arrival (set at entry) */
   bool nonprivate;                  /* some buffer is non-private: device fences stay */
@@ -154,7 +154,7 @@ static void wg_fence(pl *l) {
   }
 }
 /* the fences every invocation runs around the barrier's barrier():
- * workgroup scope in the scoped variants (but device scope where buffers
+ * workgroup scope in the V_SCOPED variants (but device scope where buffers
  * are non-private: there the device-scope fences are what makes each
  * invocation's writes available and the others' visible) */
 static void outer_fence(pl *l) {
@@ -287,7 +287,7 @@ static void spin_tick(pl *l, vir_sym *k, vir_value *limit, bool timeout_flags) {
     atom(l, VIR_OP_ATOMIC_OR, l->host, H_STATUS, ku(l, ST_TIMEOUT), VIR_SCOPE_DEVICE,
          VIR_SEM_RELAXED);
     store(l, l->grid, G_ABORT, ku(l, 1), VIR_SEM_RELAXED);
-    if (l->variant & (V_PACKED | V_FLIP)) /* wakes every waiter at once */
+    if (l->variant & V_FLIP) /* wakes every waiter at once */
       atom(l, VIR_OP_ATOMIC_OR, l->grid, l->gen_word, ku(l, GEN_ABORT), VIR_SCOPE_DEVICE,
            VIR_SEM_RELAXED);
   }
@@ -408,13 +408,13 @@ static void publish_barriers(pl *l) {
  * back-edges, lavapipe's budget, not time, and more polls a back-edge
  * (RMW_SLOW_POLLS) stretch the same budget over the wall time a
  * descheduled thread may need) it also watches for an abort: the host's (H_STOP >= 2)
- * and, in the lean barrier, another group's (G_ABORT); the packed and
- * flip barriers see another group's abort in the word itself (GEN_ABORT),
+ * and, in the lean barrier, another group's (G_ABORT); the flip
+ * barriers see another group's abort in the word itself (GEN_ABORT),
  * and an abort of their own sets that bit, which wakes every waiter. The
  * acquire fence after the wait is the caller's. */
 static void spin_wait(pl *l, vir_value *limit, uint32_t word, vir_value *expect, vir_value *mask,
                       vir_sym *got) {
-  bool in_word = l->variant & (V_PACKED | V_FLIP);
+  bool in_word = l->variant & V_FLIP;
   vir_sym *k = local(l, "_vp_spin", ku(l, 0));
   vir_op *loop = op(l, VIR_OP_LOOP, NULL, 0, NULL);
   at a = here(l);
@@ -490,17 +490,11 @@ static void rejoin(pl *l) {
  * and the host-visible bookkeeping (steps done, barriers passed) is
  * written after the generation bump, off the path the other groups wait
  * on. */
-static void grid_barrier_packed(pl *l, vir_value *limit, bool step, bool snap);
-
 static void grid_barrier_flip(pl *l, vir_value *limit, bool step, bool snap);
 
 static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
   if (l->variant & V_FLIP) {
     grid_barrier_flip(l, limit, step, snap);
-    return;
-  }
-  if (l->variant & V_PACKED) {
-    grid_barrier_packed(l, limit, step, snap);
     return;
   }
   /* fence, barrier: each invocation releases its writes; the leader's own
@@ -551,85 +545,6 @@ static void grid_barrier(pl *l, vir_value *limit, bool step, bool snap) {
   sh_store(l, S_ABORT, load(l, l->grid, G_ABORT, VIR_SEM_RELAXED));
   if (snap) /* one load of the stop snapshot a group, not one an invocation */
     sh_store(l, S_STOP, load(l, l->grid, G_STOP, VIR_SEM_RELAXED));
-  back(l, out);
-  rejoin(l);
-}
-
-/* v & GEN_YIELD ? STOP_YIELD : v & GEN_STOP ? 1 : 0: the stop snapshot a
- * packed generation value carries */
-static vir_value *gen_stop(pl *l, vir_value *v) {
-  vir_value *st[3] = {bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, v, ku(l, GEN_STOP)), ku(l, 0)),
-                      ku(l, 1), ku(l, 0)};
-  vir_value *s1 = val(op(l, VIR_OP_SELECT, u32(l), 3, st));
-  vir_value *yt[3] = {bin(l, VIR_OP_NE, bin(l, VIR_OP_AND, v, ku(l, GEN_YIELD)), ku(l, 0)),
-                      ku(l, STOP_YIELD), s1};
-  return val(op(l, VIR_OP_SELECT, u32(l), 3, yt));
-}
-
-/* The packed variant (V_PACKED) of the grid barrier: the same fences and
- * the same arrival as the lean one, but nothing else on the path every
- * group waits on. The generation word carries the abort bit and the stop
- * snapshot in its low bits (GEN_*), so a waiter learns all of it from the
- * value its poll returned; each leader keeps the generation it expects
- * and the steps done in its own variables (every group passes every
- * barrier), so it loads neither before arriving. The last arriver bumps
- * the generation with one add (release) of the difference, which keeps an
- * abort bit another group set meanwhile. An aborting group ors the abort
- * bit into the generation word, which also wakes every waiter. */
-static void grid_barrier_packed(pl *l, vir_value *limit, bool step, bool snap) {
-  outer_fence(l);
-  wg_barrier(l);
-  vir_op *lead = iff(l, bin(l, VIR_OP_EQ, l->li, ku(l, 0)));
-  at out = here(l);
-  into(l, lead, 0);
-  outer_fence(l); /* V_SCOPED: the acq_rel arrival is the device-scope release */
-  vir_value *expect = lload(l, l->lgen);
-  vir_value *steps = lload(l, l->lsteps);
-  vir_sym *got = local(l, "_vp_gen", bin(l, VIR_OP_OR, expect, ku(l, GEN_ABORT)));
-  vir_value *old = atom(l, VIR_OP_ATOMIC_ADD, l->grid, G_ARRIVE, ku(l, 1), VIR_SCOPE_DEVICE,
-                        VIR_SEM_ACQ_REL);
-  vir_op *last = iff(l, bin(l, VIR_OP_EQ, old, bin(l, VIR_OP_SUB, l->ng, ku(l, 1))));
-  at in = here(l);
-  into(l, last, 0);
-  {
-    vir_value *bits = ku(l, 0);
-    if (snap) {
-      vir_value *stop = load(l, l->host, H_STOP, VIR_SEM_RELAXED);
-      for (uint32_t i = 0; i < l->nslots; i++)
-        store(l, l->grid, G_SNAP + i, ctl_load(l, i), VIR_SEM_RELAXED);
-      if (step && l->begin) /* bounded slices */
-        stop = yield_stop(l, stop, load(l, l->host, H_YIELD, VIR_SEM_RELAXED), steps);
-      bits = stop_bits(l, stop, GEN_YIELD, GEN_STOP);
-    }
-    store(l, l->grid, G_ARRIVE, ku(l, 0), VIR_SEM_RELAXED);
-    vir_value *next = bin(l, VIR_OP_OR,
-                          bin(l, VIR_OP_ADD, bin(l, VIR_OP_AND, expect, ku(l, ~(GEN_STEP - 1u))),
-                              ku(l, GEN_STEP)),
-                          bits);
-    vir_value *prev = atom(l, VIR_OP_ATOMIC_ADD, l->grid, l->gen_word,
-                           bin(l, VIR_OP_SUB, next, expect), VIR_SCOPE_DEVICE, VIR_SEM_RELEASE);
-    lstore(l, got, bin(l, VIR_OP_OR, next, bin(l, VIR_OP_AND, prev, ku(l, GEN_ABORT))));
-    publish_host(l, steps);
-    /* V_SCOPED: the last arriver's acquire is its acq_rel arrival, an
-     * atomic; a fence is what pairs with its group's acquire fences across
-     * barrier() below (the waiters have theirs after the wait) */
-    if (l->variant & V_SCOPED)
-      fence(l);
-  }
-  into(l, last, 1);
-  /* the others: poll the generation */
-  spin_wait(l, limit, l->gen_word, expect, NULL, got);
-  fence(l); /* acquire: what the last arriver released */
-  back(l, in);
-  vir_value *g = lload(l, got);
-  lstore(l, l->lgen, bin(l, VIR_OP_AND, g, ku(l, ~(uint32_t)GEN_ABORT)));
-  sh_store(l, S_ABORT, bin(l, VIR_OP_AND, g, ku(l, GEN_ABORT)));
-  if (snap) {
-    vir_value *stop = gen_stop(l, g);
-    sh_store(l, S_STOP, stop);
-    if (step)
-      count_step(l, steps, stop);
-  }
   back(l, out);
   rejoin(l);
 }
@@ -1209,10 +1124,6 @@ static void lower_kernel(pl *l, vp_ptrvec *ops) {
   vir_value *min_groups = load(l, l->host, H_MIN_GROUPS, VIR_SEM_RELAXED);
   slices(l, flags);
   l->gen_word = (l->variant & V_PAD) ? G_GEN_PAD : G_GEN;
-  if (l->variant & V_PACKED) { /* the leader's expected generation and steps done */
-    l->lgen = local(l, "_vp_lgen", ku(l, 0));
-    l->lsteps = local(l, "_vp_lsteps", l->begin ? l->begin : ku(l, 0));
-  }
   if (l->variant & V_FLIP) { /* the leader's phase, group 0's stop bits, the bank */
     l->lphase = local(l, "_vp_lphase", ku(l, 0));
     l->lbits = local(l, "_vp_lbits", ku(l, 0));
@@ -1401,55 +1312,25 @@ vir_pass_result vir_lower_persistent(vir_module *m, const vir_pass_options *opts
   (void)opts;
   return lower(m, diags, 0);
 }
-vir_pass_result vir_lower_persistent_padded(vir_module *m, const vir_pass_options *opts,
-                                            vp_diags *diags) {
-  (void)opts;
-  return lower(m, diags, V_PAD);
-}
-vir_pass_result vir_lower_persistent_packed(vir_module *m, const vir_pass_options *opts,
-                                            vp_diags *diags) {
-  (void)opts;
-  return lower(m, diags, V_PAD | V_PACKED);
-}
 vir_pass_result vir_lower_persistent_flip(vir_module *m, const vir_pass_options *opts,
                                           vp_diags *diags) {
   (void)opts;
   return lower(m, diags, V_PAD | V_FLIP);
-}
-vir_pass_result vir_lower_persistent_scoped(vir_module *m, const vir_pass_options *opts,
-                                            vp_diags *diags) {
-  (void)opts;
-  return lower(m, diags, V_PAD | V_PACKED | V_SCOPED);
 }
 vir_pass_result vir_lower_persistent_cg(vir_module *m, const vir_pass_options *opts,
                                         vp_diags *diags) {
   (void)opts;
   return lower(m, diags, V_PAD | V_FLIP | V_SCOPED);
 }
-vir_pass_result vir_lower_persistent_cg_acq(vir_module *m, const vir_pass_options *opts,
-                                            vp_diags *diags) {
-  (void)opts;
-  return lower(m, diags, V_PAD | V_FLIP | V_SCOPED | V_ACQ);
-}
-vir_pass_result vir_lower_persistent_cg_quiet(vir_module *m, const vir_pass_options *opts,
-                                              vp_diags *diags) {
-  (void)opts;
-  return lower(m, diags, V_PAD | V_FLIP | V_SCOPED | V_ACQ | V_QUIET);
-}
-vir_pass_result vir_lower_persistent_cg_early(vir_module *m, const vir_pass_options *opts,
-                                              vp_diags *diags) {
-  (void)opts;
-  return lower(m, diags, V_PAD | V_FLIP | V_SCOPED | V_EARLY);
-}
 /* Nothing on the path every group waits on but the barrier itself
  * (issue 15): V_EARLY (group 0's step-boundary reads of the host's stop
  * and yield words and of the control words are issued right after its
  * arrival, in flight while it waits), V_QUIET (no host-word writes but
  * every QUIET_EVERY barriers) and, in cg-offpath, V_ACQ (one acquire load
- * after the wait, no fence). The measured variants had at most one of
- * them: cg-early still wrote the host's counters every barrier and fenced
- * after its wait (a fence waits for those writes), cg-quiet still read the
- * host's words before group 0's arrival at every step boundary. */
+ * after the wait, no fence). The variants that had only some of them on
+ * cg (cg-early: V_EARLY; cg-acq: V_ACQ; cg-quiet: V_ACQ | V_QUIET) were
+ * retired on 2026-12-05: on the H200 each measured within 0.01 of this
+ * one (docs/persistent.md, "Barrier variants"). */
 vir_pass_result vir_lower_persistent_cg_offpath(vir_module *m, const vir_pass_options *opts,
                                                 vp_diags *diags) {
   (void)opts;

@@ -6,17 +6,18 @@
 
 /* @_vp_grid words (device-local) */
 enum { G_JOIN, G_ADMITTED, G_ARRIVE, G_GEN, G_STEPS, G_STOP, G_ABORT, G_RUN, G_SNAP = 8 };
-/* the padded barrier variants' generation word: alone on its 128-byte line
- * (the waiters poll it; the arrivals hit G_ARRIVE's line), and the words
- * the host allocates for @_vp_grid */
+/* the padded generation word (V_PAD: the flip barriers' barrier word):
+ * alone on its 128-byte line (the waiters poll it, away from G_ARRIVE's
+ * line), and the words the host allocates for @_vp_grid */
 enum { G_GEN_PAD = 96, G_WORDS = 1280 }; /* 256.. the V_TREE cluster words */
-/* the barrier variants (lower-persistent[-padded|-packed|-flip|-scoped|-cg];
- * docs/persistent.md, "Barrier variants"). V_FLIP: CUDA's one-word
- * barrier (every group adds, the sum flips the phase bit: no last-arriver
- * release); V_SCOPED: workgroup-scope fences around the workgroup
- * barrier, device-scope ordering in the leader only. */
-enum { V_PAD = 1, V_PACKED = 4, V_FLIP = 8, V_SCOPED = 16, V_EARLY = 32, V_ACQ = 64,
-       V_QUIET = 128, V_TREE = 256,
+/* the barrier variants (lower-persistent[-flip|-cg|-cg-offpath|...];
+ * docs/persistent.md, "Barrier variants"). V_PAD: the barrier word is
+ * G_GEN_PAD; V_FLIP: CUDA's one-word barrier (every group adds, the sum
+ * flips the phase bit: no last-arriver release); V_SCOPED: workgroup-scope
+ * fences around the workgroup barrier, device-scope ordering in the leader
+ * only. */
+enum { V_PAD = 1, V_FLIP = 8, V_SCOPED = 16, V_EARLY = 32, V_ACQ = 64, V_QUIET = 128,
+       V_TREE = 256,
        /* cgx-acqpoll on cg-offpath (issue 15; docs/persistent.md, "Barrier
         * variants"): every poll of the barrier word an acquire load */
        V_ACQPOLL = 1024 };
@@ -45,9 +46,8 @@ enum { TREE_MIN = 256, TREE_FANOUT = 32, TREE_BASE = 256, TREE_STRIDE = 32 };
  * read the current one). */
 #define FLIP_PHASE 0x80000000u
 enum { FLIP_UNIT = 32, FLIP_BITS = 0x1e, FLIP_BANK = 128 };
-/* packed variant: the generation word's low bits; the count is in the rest
- * (it goes up by GEN_STEP a barrier and wraps) */
-enum { GEN_ABORT = 1, GEN_STOP = 2, GEN_YIELD = 4, GEN_STEP = 8 };
+/* V_FLIP: the barrier word's abort bit */
+enum { GEN_ABORT = 1 };
 /* @_vp_host words (host-coherent) */
 enum { H_STOP, H_STEPS, H_ADMITTED, H_STATUS, H_CANARY, H_SPIN, H_BARRIERS, H_FLAGS, H_JOIN_SPIN,
        H_MIN_GROUPS,

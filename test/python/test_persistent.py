@@ -184,7 +184,8 @@ def test_message_passing_litmus_both_ways():
     # counts `ack` up; the steps must see it never decrease. The issue's
     # 10^5 rounds: launches go on until they are reached (4 launches gave
     # 3.3e5 rounds with the lean barrier, about 2e4 with the faster packed
-    # one, which leaves the host fewer rounds a launch)
+    # one, since retired: a faster barrier leaves the host fewer rounds a
+    # launch)
     rounds, violations, blind, launches = run_litmus(litmus, max_launches=100)
     assert violations == 0
     assert rounds >= 100_000

@@ -12,10 +12,10 @@ import vulpy as vp
 from persistent_common import (expected_count, lavapipe, make_count, make_heat, make_until_told,
                                skip_gpu_only)
 
-# (barrier, nonprivate): every barrier with coherent buffers, and two with
-# the buffers non-private (the Vulkan memory model's availability and
-# visibility instead of coherent accesses)
-VARIANTS = [(b, False) for b in vp._persistent.BARRIERS] + [("lean", True), ("packed", True),
+# (barrier, nonprivate): every barrier with coherent buffers, and three
+# with the buffers non-private (the Vulkan memory model's availability and
+# visibility instead of coherent accesses): lean, the default and cg
+VARIANTS = [(b, False) for b in vp._persistent.BARRIERS] + [("lean", True), ("flip", True),
                                                           ("cg", True)]
 IDS = [b + ("+nonprivate" if np_ else "") for b, np_ in VARIANTS]
 
@@ -163,20 +163,23 @@ def test_unknown_barrier_is_a_value_error_naming_it():
         @vp.kernel(persistent=True, barrier="fastest")
         def k(acc: vp.Buffer[vp.uint32]):
             vp.grid_sync()
-    # a retired experiment (docs/persistent.md, "Barrier variants": the
-    # eight cgx-* / flipx-* that measured no gain, retired 2026-12-05) is
-    # an unknown name like any other
-    with pytest.raises(ValueError, match="barrier=.*not 'cgx-fadd'"):
-        @vp.kernel(persistent=True, barrier="cgx-fadd")
-        def k2(acc: vp.Buffer[vp.uint32]):
-            vp.grid_sync()
+    # a retired experiment or variant (docs/persistent.md, "Barrier
+    # variants": the eight cgx-* / flipx-* that measured no gain, and
+    # padded, packed, scoped, cg-early, cg-acq and cg-quiet, retired
+    # 2026-12-05) is an unknown name like any other
+    for name in ("cgx-fadd", "padded", "packed", "scoped", "cg-early", "cg-acq", "cg-quiet"):
+        assert name not in vp._persistent.BARRIERS
+        with pytest.raises(ValueError, match=f"barrier=.*not '{name}'"):
+            @vp.kernel(persistent=True, barrier=name)
+            def k2(acc: vp.Buffer[vp.uint32]):
+                vp.grid_sync()
 
 
 def test_variants_print_different_glsl():
     texts = {v: KERNELS[v][0].glsl for v in VARIANTS}
     assert len(set(texts.values())) == len(VARIANTS)
-    # the padded variants poll word 96 of the grid words, the lean one word 3
-    assert "_vp_grid[96u]" in texts[("padded", False)]
+    # the flip variants poll word 96 of the grid words, the lean one word 3
+    assert "_vp_grid[96u]" in texts[("flip", False)]
     assert "_vp_grid[96u]" not in texts[("lean", False)]
 
 
@@ -258,7 +261,7 @@ def test_every_compile_path_lowers_with_the_default_barrier(tmp_path):
     # default: the same GLSL with and without barrier="flip"
     assert vp._persistent.DEFAULT_BARRIER == "flip"
     assert vp._persistent.barrier_passes(None) == "lower-memsock,lower-persistent-flip"
-    plain = SHADER.replace(', barrier="packed", nonprivate=True', "")
+    plain = SHADER.replace(', barrier="lean", nonprivate=True', "")
     glsl = {}
     for name, src in (("default", plain), ("flip", plain.replace("64)", '64, barrier="flip")')),
                       ("lean", plain.replace("64)", '64, barrier="lean")'))):
@@ -272,7 +275,7 @@ def test_every_compile_path_lowers_with_the_default_barrier(tmp_path):
 SHADER = '''import vulpy as vp
 
 
-@vp.kernel(persistent=True, local_size_x=64, barrier="packed", nonprivate=True)
+@vp.kernel(persistent=True, local_size_x=64, barrier="lean", nonprivate=True)
 def main(acc: vp.Buffer[vp.uint32], n: vp.uint32, steps: vp.uint32):
     for t in range(steps):
         for p in vp.grid_range(n):
@@ -285,13 +288,15 @@ def test_vul_py_file_decorator_picks_the_variant(tmp_path):
     path = tmp_path / "tick.vul.py"
     path.write_text(SHADER)
     sh = vp.compile(str(path))
-    assert "_vp_grid[96u]" in sh.glsl and "nonprivate buffer acc_buf" in sh.glsl
+    # lean: an arrival on word 2, no word 96 (the default flip's barrier word)
+    assert "atomicAdd(_vp_grid[2u]" in sh.glsl and "_vp_grid[96u]" not in sh.glsl
+    assert "nonprivate buffer acc_buf" in sh.glsl
     sh.allocate(acc=np.zeros(100, np.uint32))
     h = sh.run(n=100, steps=9, sync=False)
     h.wait(timeout=60)
     np.testing.assert_array_equal(sh.download("acc"), np.full(100, 18, np.uint32))
     # the frontend checks the decorator's keywords and names their place
-    path.write_text(SHADER.replace('"packed"', '"fastest"'))
+    path.write_text(SHADER.replace('"lean"', '"fastest"'))
     with pytest.raises(vp.CompileError, match=r"tick.vul.py:4:\d+: error: barrier= must be "
                                               r"one of 'lean', .*'flip-tree'"):
         vp.compile(str(path))

@@ -86,7 +86,7 @@ static bool trivial(const vir_op *op) {
 
 /* Has an effect beyond its result (kept even when the result is unused).
  * An atomic load with acquire semantics orders what follows it: dropping
- * an unused one drops that ordering (lower-persistent-cg-acq acquires
+ * an unused one drops that ordering (lower-persistent-cg-offpath acquires
  * with one). */
 static bool has_effect(const vir_op *op) {
   uint32_t fl = vir_op_info_of(op->code)->flags;
