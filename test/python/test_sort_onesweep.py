@@ -49,9 +49,9 @@ DTYPES = [np.float32, np.float64, np.int32, np.uint32, np.int64, np.uint64, np.b
 # and 2 tiles put chunk boundaries inside the sizes below. The second has
 # the settings of the retired variant 2.
 DEFAULT = ("3", 16)
-CONFIGS = [(DEFAULT, DTYPES),
-           (("3:lb=1,scan=0,ksh=0", 1), [np.float32, np.int64]),
-           (("3:ipt=6,lb=3,ksh=0,sharev=1,defer=1", 2), [np.float32, np.int64])]
+V2 = ("3:lb=1,scan=0,ksh=0", 1)
+OTHER = ("3:ipt=6,lb=3,ksh=0,sharev=1,defer=1", 2)
+CONFIGS = [(DEFAULT, DTYPES), (V2, [np.float32, np.int64]), (OTHER, [np.float32, np.int64])]
 VARIANTS = [v for v, _ in CONFIGS]
 PAIRS = [(v, dt) for v, dts in CONFIGS for dt in dts]
 
@@ -241,24 +241,27 @@ def test_bad_path_names_the_variable():
 # 16 tiles end inside it and look-back walks pass more than 8 tiles.
 _ALL = "(np.float32, np.uint32, np.int32, np.float64, np.int64, np.uint64, np.bool_)"
 _TWO = "(np.float32, np.int64)"
+
+
+def _setup(v):
+    """The subprocess's lines that select configuration v."""
+    return f"o.HIST_TILES = {v[1]}; o.VARIANT = {v[0]!r}"
+
+
 _SEQUENTIAL = [
     # (what it checks, setup, dtypes, sizes): CONFIGS, each with its dtypes
-    ("variant 3 (the default)", "o.VARIANT = '3'", _ALL, "(1, 1023, 1024, 1025, 5000, 17500)"),
-    ("variant 2's settings", "o.HIST_TILES = 1; o.VARIANT = '3:lb=1,scan=0,ksh=0'", _TWO,
-     "(1, 1025, 2048, 5000, 17500)"),
-    ("ipt=6 tiles, lb=3, sharev, defer",
-     "o.HIST_TILES = 2; o.VARIANT = '3:ipt=6,lb=3,ksh=0,sharev=1,defer=1'", _TWO,
-     "(1, 383, 385, 1537, 4000, 17500)"),
+    ("variant 3 (the default)", _setup(DEFAULT), _ALL, "(1, 1023, 1024, 1025, 5000, 17500)"),
+    ("variant 2's settings", _setup(V2), _TWO, "(1, 1025, 2048, 5000, 17500)"),
+    ("ipt=6 tiles, lb=3, sharev, defer", _setup(OTHER), _TWO, "(1, 383, 385, 1537, 4000, 17500)"),
     # the look-back's other branch: no tile but a row's first publishes an
     # inclusive prefix, so each tile adds the aggregates of all tiles before
     # it in its row (a sequential run otherwise finds the inclusive prefix
     # of the tile just before), lb words a step (lb=3: steps that end past
     # the row's first tile, whose reads are clamped to it)
-    ("aggregate chain, lb=8", "o.PUBLISH_INCLUSIVE = False; o.VARIANT = '3'", _TWO,
+    ("aggregate chain, lb=8", "o.PUBLISH_INCLUSIVE = False; " + _setup(DEFAULT), _TWO,
      "(1, 1023, 5000, 17500)"),
-    ("aggregate chain, lb=3",
-     "o.PUBLISH_INCLUSIVE = False; o.HIST_TILES = 2; o.VARIANT = '3:ipt=6,lb=3,ksh=0,sharev=1,defer=1'",
-     "(np.float32,)", "(1, 1023, 5000, 17500)"),
+    ("aggregate chain, lb=3", "o.PUBLISH_INCLUSIVE = False; " + _setup(OTHER), "(np.float32,)",
+     "(1, 1023, 5000, 17500)"),
 ]
 
 
