@@ -51,10 +51,12 @@ def _want(f, *args):
 
 
 def _div_ulps():
-    """0 where float division is correctly rounded (lavapipe); 2 on other
-    drivers, which divide to ~2 ULP as Vulkan allows (docs/math.md): a
-    result built on a quotient may then be off by that much."""
-    return 0 if vp.default_context().info["driver_id"] == 13 else 2  # VK_DRIVER_ID_MESA_LLVMPIPE
+    """0 where float division is correctly rounded: lavapipe's, and every
+    device with a fused fma, where vp_divf refines the quotient (docs/math.md);
+    2 on other drivers, which divide to ~2 ULP as Vulkan allows: a result
+    built on a quotient may then be off by that much."""
+    c = vp.default_context()
+    return 0 if c.info["driver_id"] == 13 or c.fma_fused else 2  # VK_DRIVER_ID_MESA_LLVMPIPE
 
 
 def _ftz(x):

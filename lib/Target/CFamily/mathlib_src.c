@@ -192,12 +192,32 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  if (VP_DENORM_EMULATE && vp_subnormalf(x)) return uintBitsToFloat((s << 31) | (s ^ 1u) * 0x3f800000u);\n"
      "  return ceil(x);\n"
      "}\n"},
-    {"vp_divf", 32, "$S:spec_denorm",
+    {"vp_div_roundf", 32, "",
+     "// a / b correctly rounded, from q and y within a few ULP of a / b and 1 / b\n"
+     "// (Vulkan lets a division be 2.5 ULP off): y refined by one Newton step, then\n"
+     "// two corrections q + (a - q b) y whose residuals a fused fma computes exactly\n"
+     "// once q is within an ULP (Markstein). |a| < 2^-78 is scaled by 2^64 first, so\n"
+     "// that no residual is subnormal; where 1 / b or the quotient could be\n"
+     "// (|b| outside [2^-126, 2^126], |q| < 2^-126), q as it is.\n"
+     "float vp_div_roundf(float a, float b, float q, float y) {\n"
+     "  if (!(abs(b) >= 1.17549435e-38 && abs(b) <= 8.50705917e37 && abs(q) >= 1.17549435e-38 &&\n"
+     "        abs(q) <= 3.40282347e38))\n"
+     "    return q;\n"
+     "  float s = 1.0;\n"
+     "  if (abs(a) < 3.30872245e-24) { a *= 1.84467441e19; q *= 1.84467441e19; s = 5.42101086e-20; }\n"
+     "  y = fma(fma(-b, y, 1.0), y, y);\n"
+     "  q = fma(fma(-q, b, a), y, q);\n"
+     "  return fma(fma(-q, b, a), y, q) * s;\n"
+     "}\n"},
+    {"vp_divf", 32, "$S:spec_denorm spec_fma vp_div_roundf",
      "// a / b; where the device flushes subnormals, a b past 2^126 is scaled by 1/4\n"
      "// first: Vulkan bounds a division's error only for |b| <= 2^126, and NVIDIA's\n"
-     "// a * (1 / b) gave 0 past it (1 / b subnormal, flushed)\n"
+     "// a * (1 / b) gave 0 past it (1 / b subnormal, flushed). Where fma is fused, the\n"
+     "// quotient is rounded correctly as NumPy's and CUDA's are (NVIDIA's was 1 ULP off\n"
+     "// for 72 / 10); lavapipe's division is correctly rounded already.\n"
      "float vp_divf(float a, float b) {\n"
-     "  if (VP_DENORM_EMULATE && abs(b) > 8.50705917e37) return (a * 0.25) / (b * 0.25);\n"
+     "  if (VP_DENORM_EMULATE && abs(b) > 8.50705917e37) { a *= 0.25; b *= 0.25; }\n"
+     "  if (VP_FMA_FUSED) return vp_div_roundf(a, b, a / b, 1.0 / b);\n"
      "  return a / b;\n"
      "}\n"},
     {"vp_sqrtf", 32, "$S:spec_denorm vp_subf vp_up23f",

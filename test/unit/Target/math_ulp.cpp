@@ -396,6 +396,57 @@ static int check_exact_ops() {
   return bad;
 }
 
+// vp_div_roundf: a quotient q and a reciprocal y a few ULP off (as a Vulkan
+// division may be: NVIDIA's is a * (1 / b)) rounded to exactly a / b, which
+// the harness's division is. Every float32 significand of b once, each with a
+// random a and q, y moved by -3..3 and -2..2 ULP, then random exponents over
+// the whole range the helper corrects (tiny a scaled); outside it q comes back
+// unchanged.
+// Needs a fused fma: vp_divf calls it only where VP_FMA_FUSED is true.
+static float ulp_step(float x, int k) {
+  for (; k > 0; k--) x = std::nextafter(x, (float)INFINITY);
+  for (; k < 0; k++) x = std::nextafter(x, (float)-INFINITY);
+  return x;
+}
+static int check_div_round() {
+  int bad = 0;
+  long n = 0;
+  auto one = [&](float a, float b, int kq, int ky) {
+    float want = a / b;
+    float got = F32CALL(vp_div_roundf(a, b, ulp_step(want, kq), ulp_step(1.0f / b, ky)));
+    n++;
+    if (floatBitsToUint(got) != floatBitsToUint(want) && bad++ < 8)
+      printf("  div_round(%.9g, %.9g) from q %+d ULP, y %+d ULP: got %.9g (0x%08x), want %.9g (0x%08x)\n", a, b, kq,
+             ky, got, floatBitsToUint(got), want, floatBitsToUint(want));
+  };
+  auto mag = [](int lo, int hi) { // a random float with exponent in [lo, hi]
+    return std::ldexp(1.0f + (float)(rnd() & 0x7fffff) * 0x1p-23f, lo + (int)(rnd() % (uint64_t)(hi - lo + 1)));
+  };
+  for (uint m = 0; m < 0x800000u; m++) {
+    float b = uintBitsToFloat(0x3f800000u | m) * ((m & 1) ? -1.0f : 1.0f);
+    float a = uintBitsToFloat(0x3f800000u | (uint)(rnd() & 0x7fffff));
+    one(a, b, (int)(m % 7) - 3, (int)(m / 7 % 5) - 2);
+  }
+  for (int i = 0; i < 1 << 20; i++) {
+    float a = mag(-126, 127), b = mag(-126, 125);
+    if (rnd() & 1) a = -a;
+    if (rnd() & 1) b = -b;
+    float q = a / b;
+    if (std::fabs(q) < FLT_MIN || std::isinf(q)) continue;
+    one(a, b, (int)(rnd() % 7) - 3, (int)(rnd() % 5) - 2);
+  }
+  // outside the range: q as given (1 / b or the quotient subnormal, inf, NaN)
+  for (auto ab : {std::make_pair(1e-30f, 1e10f), std::make_pair(1.0f, 1e38f), std::make_pair(0.0f, 3.0f),
+                  std::make_pair((float)INFINITY, 3.0f), std::make_pair(1.0f, 0.0f)}) {
+    float a = ab.first, b = ab.second, q = ulp_step(a / b, 1);
+    float got = F32CALL(vp_div_roundf(a, b, q, 1.0f / b));
+    if (floatBitsToUint(got) != floatBitsToUint(q) && bad++ < 8)
+      printf("  div_round(%.9g, %.9g) outside its range: got %.9g, want q = %.9g\n", a, b, got, q);
+  }
+  printf("div_round: %ld quotients %s\n", n, bad ? "WRONG (above)" : "correctly rounded");
+  return bad;
+}
+
 int main(int argc, char **argv) {
   bool table = argc > 1 && !strcmp(argv[1], "--table");
   long n32 = 200000, n64 = 60000;
@@ -433,6 +484,9 @@ int main(int argc, char **argv) {
     int wrong = check_exact_ops();
     printf("neg abs sign min max clamp floor ceil sqrt: %s\n", wrong ? "WRONG (above)" : "bit for bit");
     failures += wrong != 0;
+#ifndef VP_UNFUSED_FMA
+    failures += check_div_round() != 0;
+#endif
   }
 #ifdef VP_FTZ_AVAILABLE
   // the harness can fail: without the subnormal-safe paths, FTZ+DAZ breaks
@@ -458,6 +512,10 @@ int main(int argc, char **argv) {
   for (const fn1 &f : fns) report(f.name, run1<float>(f, 32, n32), run1<double>(f, 64, n64));
   report("atan2", run_atan2<float>(32, n32), run_atan2<double>(64, n64));
   report("pow", run_pow<float>(32, n32), run_pow<double>(64, n64));
+#ifndef VP_UNFUSED_FMA
+  if (!table)
+    failures += check_div_round() != 0;
+#endif
 #endif
   if (!table)
     printf("%s\n", failures ? "FAIL" : "ok");
