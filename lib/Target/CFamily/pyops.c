@@ -46,6 +46,9 @@ const char *cf_need_pyop(cf_printer *p, cf_pyop k, const vir_type *t) {
   /* float // and % are built on the exact remainder */
   if (slot >= 8 && (k == CF_PY_FLOORDIV || k == CF_PY_MOD))
     p->pyops[CF_PY_REM] |= 1u << slot;
+  /* float32 // in GLSL divides by vp_divf (body) */
+  if (slot == 9 && k == CF_PY_FLOORDIV && p->dialect == CF_GLSL && !p->o->fast_math)
+    cf_need_math(p, VIR_OP_DIV, s);
   /* and GLSL's double remainder and round on vp_trunc */
   if (slot == 10 && p->dialect == CF_GLSL &&
       (k == CF_PY_FLOORDIV || k == CF_PY_MOD || k == CF_PY_REM || k == CF_PY_ROUND))
@@ -103,14 +106,24 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
   char sa[64], sb[64];
   switch (k) {
   case CF_PY_FLOORDIV:
-    if (is_float)
+    if (is_float) {
+      /* float32 GLSL with precise math divides as `/` does there: vp_divf,
+       * correctly rounded where fma is fused (mathlib.c, printed after the
+       * pyops: declared here) */
+      bool divf = !gpu && bits == 32 && !p->o->fast_math;
+      if (divf)
+        vp_strbuf_printf(b, "float vp_divf(float a, float b);\n");
+      char big[96], near[32];
+      snprintf(big, sizeof big, divf ? "vp_divf((a - m) * %s(0.25), b * %s(0.25))" : "((a - m) * %s(0.25)) / (b * %s(0.25))",
+               T, T);
+      snprintf(near, sizeof near, "%s", divf ? "vp_divf(a - m, b)" : "(a - m) / b");
       vp_strbuf_printf(b,
                        "// Python's a // b on floats (NumPy's floor_divide).\n"
                        "%s%s vp_floordiv(%s a, %s b) {\n"
                        "  if (b == %s(0)) return a / b;\n"
                        "  %s m = vp_rem(a, b);\n"
                        "  // Vulkan divides only by |b| <= 2^%u: NVIDIA's a * (1 / b) gave 0 past it\n"
-                       "  %s d = abs(b) > %s(%s) ? ((a - m) * %s(0.25)) / (b * %s(0.25)) : (a - m) / b;\n"
+                       "  %s d = abs(b) > %s(%s) ? %s : %s;\n"
                        "  if (m != %s(0) && ((b < %s(0)) != (m < %s(0)))) d -= %s(1);\n"
                        "  // a zero quotient has the sign of a / b (NumPy), from the bits\n"
                        "  if (d == %s(0)) return (%s) != (%s) ? -%s(0) : %s(0);\n"
@@ -119,9 +132,9 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
                        "  return f;\n"
                        "}\n",
                        dev, T, T, T, T, T, bits == 64 ? 1022u : bits == 32 ? 126u : 14u, T, T,
-                       bits == 64 ? "4.49423283715579e307" : bits == 32 ? "8.507059e37" : "16384.0", T, T, T,
-                       T, T, T, T, signbit_of(p, bits, "a", sa), signbit_of(p, bits, "b", sb), T, T, T, T, T);
-    else
+                       bits == 64 ? "4.49423283715579e307" : bits == 32 ? "8.507059e37" : "16384.0", big, near,
+                       T, T, T, T, T, signbit_of(p, bits, "a", sa), signbit_of(p, bits, "b", sb), T, T, T, T, T);
+    } else
       vp_strbuf_printf(b,
                        "// Python's a // b: the quotient rounded down (C's / truncates);\n"
                        "// 0 for b == 0, as NumPy (C leaves it undefined).\n"
