@@ -391,6 +391,16 @@ static int check_exact_ops() {
         same("clamp", F32CALL(vp_clampf(h, lo, hi)), std::min(std::max(h, lo), hi), h, lo);
     }
   }
+  // pow(x, 2) is x x exactly, subnormal squares included (vp_sqr_tinyf: from
+  // the bits where the device would flush them), and pow(x, -1) is 1 / x
+  for (int i = 0; i < 20000; i++) {
+    float x = std::ldexp(1.0f + (float)(rnd() & 0x7fffff) * 0x1p-23f, -100 + (int)(rnd() % 48));
+    if (rnd() & 1) x = -x;
+    same("pow(x, 2)", F32CALL(vp_pow(x, 2.0f)), x * x, x, 2.0f);
+    same("pow(x, -1)", F32CALL(vp_pow(x, -1.0f)), 1.0f / x, x, -1.0f);
+  }
+  for (float x : {0x1p-63f, -0x1.fffffep-64f, 0x1.6a09e6p-75f, 0x1p-75f, 0x1.000002p-75f, 0x1.8p-75f, 0x1p-76f})
+    same("pow(x, 2)", F32CALL(vp_pow(x, 2.0f)), x * x, x, 2.0f);
   float n = uintBitsToFloat(0x7fc00000u);
   same("sign", F32CALL(vp_signf(n)), n, n, 0);
   return bad;
