@@ -34,6 +34,15 @@ needs_target = pytest.mark.skipif(not HAVE_TARGET, reason="the back ends (lib/Ta
 needs_cross = pytest.mark.skipif(not HAVE_CROSS, reason="SPIRV-Cross reflection is not built")
 
 
+
+def divides_correctly(ctx):
+    """Whether float32 division on ctx is correctly rounded (docs/math.md):
+    lavapipe's is (VK_DRIVER_ID_MESA_LLVMPIPE, 13), and on a device with a
+    fused fma vp_divf refines the quotient until it is; elsewhere Vulkan's
+    2.5 ULP bound is all there is."""
+    return ctx.info["driver_id"] == 13 or ctx.fma_fused
+
+
 # Files whose tests must not share the CPU with another pytest process:
 # persistent programs, whose workgroups spin on each other in lavapipe's
 # threads under a loop budget (a thread descheduled for another process's

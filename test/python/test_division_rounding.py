@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import vulpy as vp
-from conftest import needs_ext, needs_target
+from conftest import divides_correctly, needs_ext, needs_target
 
 pytestmark = [needs_ext, needs_target]
 
@@ -30,12 +30,6 @@ def div(a: vp.Buffer[vp.float32], b: vp.Buffer[vp.float32], o: vp.Buffer[vp.floa
     i = vp.global_id()
     o[i] = a[i] / b[i]
 '''
-
-
-def _rounds_correctly(ctx):
-    """lavapipe divides correctly rounded; other devices do once VulPy
-    refines the quotient, which needs a fused fma."""
-    return ctx.info["driver_id"] == 13 or ctx.fma_fused  # VK_DRIVER_ID_MESA_LLVMPIPE
 
 
 def _pairs(n, seed=7):
@@ -62,7 +56,7 @@ def _same_bits(got, want, what):
 @pytest.fixture(scope="module")
 def ctx():
     c = vp.default_context()
-    if not _rounds_correctly(c):
+    if not divides_correctly(c):
         pytest.skip("division within Vulkan's 2.5 ULP: the device's fma is not fused")
     return c
 

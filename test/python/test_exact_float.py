@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import vulpy as vp
-from conftest import needs_ext, needs_target
+from conftest import divides_correctly, needs_ext, needs_target
 
 pytestmark = [needs_ext, needs_target]
 
@@ -206,7 +206,7 @@ def test_jit_expressions_are_numpy_bit_for_bit(e, av, bv, cv):
     subnormals (lavapipe; devices with a fused fma divide correctly rounded
     too, but NVIDIA flushes float32 subnormals: docs/math.md)."""
     c = vp.default_context()
-    if not (c.info["driver_id"] == 13 or c.fma_fused) or c.info["denorm_flush"]:
+    if not divides_correctly(c) or c.info["denorm_flush"]:
         pytest.skip("division within ~2 ULP or subnormals flushed on this driver")
     assume("'a'" in repr(e) or "'b'" in repr(e) or e in ("a", "b"))
     a = np.array(av, np.float32)

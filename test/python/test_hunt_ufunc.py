@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import vulpy as vp
 
-from conftest import needs_target
+from conftest import divides_correctly, needs_target
 
 pytestmark = [pytest.mark.usefixtures("ctx"), needs_target]
 
@@ -55,8 +55,7 @@ def _div_ulps():
     device with a fused fma, where vp_divf refines the quotient (docs/math.md);
     2 on other drivers, which divide to ~2 ULP as Vulkan allows: a result
     built on a quotient may then be off by that much."""
-    c = vp.default_context()
-    return 0 if c.info["driver_id"] == 13 or c.fma_fused else 2  # VK_DRIVER_ID_MESA_LLVMPIPE
+    return 0 if divides_correctly(vp.default_context()) else 2
 
 
 def _ftz(x):
