@@ -107,7 +107,7 @@ def run(ctx):
     # the same pipeline, buffers and push block, dispatched from C
     prog = vp.sin.last_program
     kern = prog.native(c)
-    gx, gy, _ = vp._native.ext().array_grid(n, vp.sin.last_compiled.lanes[0])
+    gx, gy, _ = vp.sin.last_compiled.grid(0, n)
     push = prog.packer.pack({"n": n})
     # vp.sin(x, out=y) runs through the ufunc's Launcher; with context=
     # given it takes the Python path (_try_fast), timed in the same blocks
@@ -224,6 +224,7 @@ def run(ctx):
         _stats(_timed(resident, reps), "ms"))
 
     _readback(c, ctx.quick, rec)
+    _lengths(c, ctx.quick, rec)
     recs += _transfers(c, ctx, rec)
     recs += _compile(ctx, dev)
     return recs
@@ -237,13 +238,13 @@ def _readback(c, quick, rec):
     the call that leaves the result on the device and the C round trip of
     the same reduction kernel alone (Kernel.time_dispatch); "before" is
     also without the reduction plan and the pooled result (_reduce.PLANS =
-    POOLED = False: the graph and its text built and a new result buffer
-    made on every call, as before), and one variant has the mirror
-    without them. The submissions per float(vp.sum(x)) come
+    POOLED = False: the kernel's text made and looked up in the compile
+    cache and a new result buffer made on every call), and one variant has
+    the mirror without them. The submissions per float(vp.sum(x)) come
     from the context's counter. On a unified-memory
     device 'device' memory is mapped and needs no copy at all, so there the
     discrete GPU's path is measured on a context with no_device_mapping."""
-    from vulpy import _arrayops, _reduce
+    from vulpy import _reduce
     if c.uma:
         c = vp.Context(device=str(c.index), no_device_mapping=True)
     mirror_max = _reduce.MIRROR_MAX
@@ -252,19 +253,13 @@ def _readback(c, quick, rec):
         xv = vp.asarray(x, memory="device", context=c)
         want = float(np.sum(x, dtype=np.float64))
         # the reduction's kernel, buffers and push block, as vp.sum runs them
-        seen = {}
-        run0 = _arrayops.Call.run
-
-        def grab(self, finish, sync=True):
-            out = run0(self, finish, sync)
-            seen.update(comp=self.compiled, bind=dict(self.bind), push=dict(self.push))
-            return out
-        _arrayops.Call.run = grab
-        try:
-            keep = vp.sum(xv)
-        finally:
-            _arrayops.Call.run = run0
-        (k, bufs, data, gx, gy, gz), = seen["comp"]._calls(c, seen["bind"], seen["push"])
+        # (its plan: a kernel over a dynamic extent, the length pushed)
+        keep = vp.sum(xv)
+        comp, iname, oname, _, dynamic = next(
+            p for k, p in c.__dict__["_vp_reduce_plans"].items()
+            if k[0] == "sum" and k[1] == np.float32)
+        (k, bufs, data, gx, gy, gz), = comp._calls(c, {iname: xv._buf, oname: keep._buf},
+                                                   {"n": n} if dynamic else {})
 
         def before(mirror, plans):
             def f():
@@ -299,7 +294,7 @@ def _readback(c, quick, rec):
             submits=subs["mirror"])
         rec("float(vp.sum(x)), device memory, copy submission (before)", n, "vulpy",
             st["copy"], submits=subs["copy"])
-        rec("float(vp.sum(x)), device memory, readback mirror, graph built per call", n,
+        rec("float(vp.sum(x)), device memory, readback mirror, no plan kept", n,
             "vulpy", st["mirror, no plan"], submits=subs["mirror, no plan"])
         rec("vp.sum(x), device memory, result left on the device", n, "vulpy", st["call"])
         rec("C vrt_dispatch round trip (the same sum kernel)", n, "C", st["C"])
@@ -311,6 +306,43 @@ def _readback(c, quick, rec):
             rec(f"submissions per float(vp.sum(x)), "
                 f"{'readback mirror' if name == 'mirror' else 'copy (before)'}", n, "count",
                 {"median": float(subs[name]), "p10": None, "p90": None, "unit": "submits"})
+
+
+def _lengths(c, quick, rec):
+    """float(vp.sum(x[:m])) with a new length m at every call (a loop over
+    masks, batches, ragged rows) against the same call at one length: a
+    full reduction of a whole array is one kernel over a dynamic extent,
+    so a new length costs no compile (each one compiled a kernel of ~60 ms
+    on this machine before; docs/fusion.md, "Dynamic extent"). Goal: the
+    new-length call within 1.2x of the same-length call."""
+    n = 1 << 16
+    x = np.random.default_rng(5).random(n, dtype=np.float32)
+    xv = vp.asarray(x, context=c)
+    it = 20 if quick else 100
+    blocks = 3 if quick else 10
+    fresh = iter(range(n - 1, 0, -1))  # never the same length twice
+    same = n // 2
+
+    def new_length():
+        m = next(fresh)
+        return float(vp.sum(xv[:m]))
+
+    def one_length():
+        return float(vp.sum(xv[:same]))
+    got, want = new_length(), float(np.sum(x[:n - 1], dtype=np.float64))
+    if abs(got - want) > 1e-4 * abs(want):
+        raise AssertionError(f"float(vp.sum(x[:m])): {got}, want {want}")
+    one_length()
+    t = {"new": [], "same": []}
+    for _ in range(blocks):
+        t["new"] += _timed(new_length, it)
+        t["same"] += _timed(one_length, it)
+    sn, ss = _stats(t["new"]), _stats(t["same"])
+    rec("float(vp.sum(x[:m])), a new length m every call", n, "vulpy", sn)
+    rec("float(vp.sum(x[:m])), one length", n, "vulpy", ss)
+    rec("float(vp.sum(x[:m])): new length / one length", n, "ratio",
+        {"median": sn["median"] / ss["median"], "p10": None, "p90": None, "unit": "x",
+         "goal": {"op": "<=", "target": 1.2, "issue": 14}})
 
 
 def _gbs(samples_ns, nbytes):

@@ -46,10 +46,6 @@ typedef struct vir_pass_options {
 /* Whether `groups` is a valid vir_pass_options.reduce_groups (0, or a power
  * of two from 64 to 32768); lower-arrays refuses any other. */
 bool vir_reduce_groups_valid(uint32_t groups);
-/* The grid (workgroups x, y, z) lower-arrays gives an elementwise kernel
- * of `items` invocations; the host's rule for a kernel over a dynamic
- * extent (vtg_array_grid), where items = ceil(n / lanes). */
-void vir_array_grid(uint64_t items, uint32_t grid[3]);
 
 typedef vir_pass_result (*vir_pass_fn)(vir_module *m, const vir_pass_options *opts,
                                        vp_diags *diags);

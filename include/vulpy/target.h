@@ -113,16 +113,34 @@ typedef struct vtg_array_options {
 
 void vtg_array_options_init(vtg_array_options *o);
 
+/* The grid of a launch over a dynamic extent: the scalar ops of the push
+ * field n that lower-arrays wrote into the array function for it (the
+ * items rule of an elementwise kernel, the clamped group count of a full
+ * reduction), in order, each operand an earlier op; the host evaluates
+ * them at each launch (vtg_grid_eval). u32 and bool values only. */
+enum { VTG_GRID_OPS = 48 };
+typedef struct vtg_grid_op {
+  uint16_t code; /* a VIR opcode: const, push.load (the field n) or a scalar op */
+  uint16_t nopnd;
+  uint16_t a[3]; /* operands: indices of earlier ops */
+  uint64_t k;    /* const: the value */
+} vtg_grid_op;
+
+typedef struct vtg_grid {
+  uint32_t nops;
+  vtg_grid_op ops[VTG_GRID_OPS];
+  uint16_t out[3]; /* the ops giving the x, y and z group counts */
+} vtg_grid;
+
+/* The grid of *g for extent n into grid[3]; false when an op has no
+ * value for it (a division by zero, a count above 65535 in y or z). */
+bool vtg_grid_eval(const vtg_grid *g, uint64_t n, uint32_t grid[3]);
+
 typedef struct vtg_array_launch {
   const char *kernel; /* a kernel of the lowered module (owned by it) */
-  uint32_t grid[3];   /* workgroups (lanes != 0: computed at each launch) */
-  uint32_t lanes;     /* a kernel over a dynamic extent: elements per invocation
-                       * (its grid is vtg_array_grid of the push field n); 0: static */
+  uint32_t grid[3];   /* workgroups (dynamic != NULL: computed at each launch) */
+  vtg_grid *dynamic;  /* a kernel over a dynamic extent: its grid's ops (owned); NULL: static */
 } vtg_array_launch;
-
-/* The grid of a launch over a dynamic extent of n elements (lanes:
- * vtg_array_launch.lanes): lower-arrays' rule, vir_array_grid. */
-void vtg_array_grid(uint64_t n, uint32_t lanes, uint32_t grid[3]);
 
 typedef struct vtg_array_kernel {
   const char *name;  /* owned by the lowered module */

@@ -266,8 +266,9 @@ static void check_reduction(vctx *c, const vir_op *op, const vir_type *in, const
 }
 
 /* A tensor of dynamic extent (vir_ty_is_dynamic): loaded from and stored
- * to whole unsized buffers, broadcast from a scalar, and taken by
- * elementwise ops (verify_elementwise: their operands agree in shape);
+ * to whole unsized buffers, broadcast from a scalar, taken by elementwise
+ * ops (verify_elementwise: their operands agree in shape) and reduced
+ * whole (array.sum .. array.all over axis 0: a result of one element);
  * its extent is the push block's u32 field `n`. */
 static bool check_dynamic(vctx *c, const vir_op *op) {
   bool dyn = vir_ty_is_dynamic(op->val.type);
@@ -276,9 +277,11 @@ static bool check_dynamic(vctx *c, const vir_op *op) {
   if (!dyn)
     return true;
   bool bcast = op->code == VIR_OP_ARRAY_BROADCAST && op->nopnd && !vir_ty_is_tensor(op->opnd[0]->type);
-  if (op->code != VIR_OP_ARRAY_LOAD && op->code != VIR_OP_ARRAY_STORE && !bcast) {
-    ERR(c, op, "'%s' does not take tensors of dynamic extent '?' (loads, stores, elementwise ops "
-        "and broadcasts of a scalar do)", oname(op));
+  bool whole = vir_is_reduction(op->code) && !vir_ty_is_dynamic(op->val.type) &&
+               vir_ty_numel(op->val.type) == 1;
+  if (op->code != VIR_OP_ARRAY_LOAD && op->code != VIR_OP_ARRAY_STORE && !bcast && !whole) {
+    ERR(c, op, "'%s' does not take tensors of dynamic extent '?' (loads, stores, elementwise ops, "
+        "broadcasts of a scalar and reductions over axis 0 do)", oname(op));
     return false;
   }
   const vir_array_attr *a = op->attr.arr;

@@ -10,8 +10,8 @@
  * .lowered_vir). The launches come from the lowered array function: each
  * `array.launch @k(gx, gy, gz)` with constant grid sizes, or, for a
  * kernel over a dynamic extent (tensor<?xT>), grid sizes that are scalar
- * ops of the push field n: the host computes them at each launch
- * (vtg_array_grid, the same rule).
+ * ops of the push field n: those ops go with the launch (vtg_grid) and
+ * the host evaluates them at each launch (vtg_grid_eval).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,32 +45,83 @@ static char *text_of(const vir_module *m) {
   return s ? s : strdup("");
 }
 
-void vtg_array_grid(uint64_t n, uint32_t lanes, uint32_t grid[3]) {
-  uint64_t items = lanes > 1 ? (n + lanes - 1) / lanes : n;
-  vir_array_grid(items, grid);
-}
-
-/* The elements per invocation of a launch whose grid is scalar ops of the
- * push field n (lower-arrays' dynamic_grid): 1 << k for the `shr n, k`
- * that makes items = ceil(n / 2^k), else 1. */
-static uint32_t lanes_of(const vir_value *v, int depth) {
-  const vir_op *d = v ? v->def : NULL;
-  if (!d || depth > 8)
-    return 0;
-  if (d->code == VIR_OP_SHR && d->opnd[0]->def && d->opnd[0]->def->code == VIR_OP_PUSH_LOAD &&
-      d->opnd[1]->def && d->opnd[1]->def->code == VIR_OP_CONST)
-    return 1u << d->opnd[1]->def->attr.lit.u;
-  if (d->code == VIR_OP_PUSH_LOAD)
-    return 1;
-  uint32_t best = 0;
-  for (uint32_t i = 0; i < d->nopnd; i++) {
-    uint32_t k = lanes_of(d->opnd[i], depth + 1);
-    best = k > best ? k : best;
+/* The ops of a dynamic launch's grid (vtg_grid): v and what it uses,
+ * operands first; the index of v's op, or -1 (an error said why). */
+static int grid_op(vtg_grid *g, const vir_value **seen, const vir_value *v, const vir_op *launch,
+                   vp_diags *d) {
+  for (uint32_t i = 0; i < g->nops; i++)
+    if (seen[i] == v)
+      return (int)i;
+  const vir_op *def = v->def;
+  const vir_type *t = v->type;
+  bool u32 = t && ((t->kind == VIR_TY_UINT && t->bits == 32) || t->kind == VIR_TY_BOOL);
+  if (!def || !u32 || def->nopnd > 3 || vir_op_info_of(def->code)->nregion ||
+      !(def->code == VIR_OP_CONST || def->code == VIR_OP_PUSH_LOAD ||
+        ((vir_op_info_of(def->code)->flags & VIR_F_PURE) && vir_op_is_elementwise(def->code)))) {
+    vp_error(d, launch->loc, "array.launch: a grid size the host cannot compute (u32 ops of the "
+             "push field n and constants only)");
+    return -1;
   }
-  return best;
+  vtg_grid_op op = {.code = (uint16_t)def->code, .nopnd = (uint16_t)def->nopnd};
+  for (uint32_t i = 0; i < def->nopnd; i++) {
+    int a = grid_op(g, seen, def->opnd[i], launch, d);
+    if (a < 0)
+      return -1;
+    op.a[i] = (uint16_t)a;
+  }
+  if (def->code == VIR_OP_CONST)
+    op.k = def->attr.lit.u;
+  if (g->nops == VTG_GRID_OPS) {
+    vp_error(d, launch->loc, "array.launch: a grid of more than %d ops", VTG_GRID_OPS);
+    return -1;
+  }
+  seen[g->nops] = v;
+  g->ops[g->nops] = op;
+  return (int)g->nops++;
 }
 
-static bool launches_of(vir_func *af, vtg_array_result *r) {
+bool vtg_grid_eval(const vtg_grid *g, uint64_t n, uint32_t grid[3]) {
+  uint64_t v[VTG_GRID_OPS];
+  const uint64_t M = 0xffffffffu;
+  for (uint32_t i = 0; i < g->nops; i++) {
+    const vtg_grid_op *op = &g->ops[i];
+    uint64_t x = op->nopnd > 0 ? v[op->a[0]] : 0, y = op->nopnd > 1 ? v[op->a[1]] : 0;
+    uint64_t r;
+    switch ((vir_opcode)op->code) {
+    case VIR_OP_CONST: r = op->k & M; break;
+    case VIR_OP_PUSH_LOAD: r = n & M; break;
+    case VIR_OP_CAST: r = x; break; /* bool -> u32, u32 -> u32 */
+    case VIR_OP_ADD: r = (x + y) & M; break;
+    case VIR_OP_SUB: r = (x - y) & M; break;
+    case VIR_OP_MUL: r = (x * y) & M; break;
+    case VIR_OP_DIV:
+      if (!y)
+        return false;
+      r = x / y;
+      break;
+    case VIR_OP_SHR: r = x >> (y & 31); break;
+    case VIR_OP_SHL: r = (x << (y & 31)) & M; break;
+    case VIR_OP_AND: r = x & y; break;
+    case VIR_OP_OR: r = x | y; break;
+    case VIR_OP_MIN: r = x < y ? x : y; break;
+    case VIR_OP_MAX: r = x > y ? x : y; break;
+    case VIR_OP_EQ: r = x == y; break;
+    case VIR_OP_NE: r = x != y; break;
+    case VIR_OP_LT: r = x < y; break;
+    case VIR_OP_LE: r = x <= y; break;
+    case VIR_OP_GT: r = x > y; break;
+    case VIR_OP_GE: r = x >= y; break;
+    case VIR_OP_SELECT: r = x ? y : v[op->a[2]]; break;
+    default: return false;
+    }
+    v[i] = r;
+  }
+  for (int k = 0; k < 3; k++)
+    grid[k] = (uint32_t)v[g->out[k]];
+  return grid[1] <= 65535 && grid[2] <= 65535;
+}
+
+static bool launches_of(vir_func *af, vtg_array_result *r, vp_diags *d) {
   uint32_t n = 0;
   for (vir_op *op = af->body.first; op; op = op->next)
     n += op->code == VIR_OP_ARRAY_LAUNCH;
@@ -82,14 +133,23 @@ static bool launches_of(vir_func *af, vtg_array_result *r) {
       continue;
     vtg_array_launch *l = &r->launches[r->nlaunches++];
     l->kernel = op->attr.sym->name;
+    bool dynamic = false;
     for (int i = 0; i < 3; i++) {
       const vir_op *def = op->opnd[i]->def;
-      l->grid[i] = def && def->code == VIR_OP_CONST ? (uint32_t)def->attr.lit.u : 1;
+      l->grid[i] = def && def->code == VIR_OP_CONST ? (uint32_t)def->attr.lit.u : 0;
+      dynamic |= !def || def->code != VIR_OP_CONST;
     }
-    const vir_op *gx = op->opnd[0]->def;
-    if (gx && gx->code != VIR_OP_CONST) { /* a dynamic extent: the host's grid */
-      l->lanes = lanes_of(op->opnd[0], 0);
-      l->grid[0] = l->grid[1] = 0;
+    if (!dynamic)
+      continue;
+    /* a dynamic extent: the host computes the grid from n at each launch */
+    const vir_value *seen[VTG_GRID_OPS];
+    if (!(l->dynamic = calloc(1, sizeof *l->dynamic)))
+      return false;
+    for (int i = 0; i < 3; i++) {
+      int k = grid_op(l->dynamic, seen, op->opnd[i], op, d);
+      if (k < 0)
+        return false;
+      l->dynamic->out[i] = (uint16_t)k;
     }
   }
   return true;
@@ -134,7 +194,7 @@ bool vtg_compile_array(vir_module *m, const vtg_array_options *o, vtg_array_resu
       !(r->lowered = text_of(m)))
     return false;
   vir_func *af = vtg_array_func(m);
-  if (af && !launches_of(af, r))
+  if (af && !launches_of(af, r, d))
     return false;
   /* the back ends see kernels only: the host schedule is in r->launches */
   while (af && af->body.first)
@@ -163,6 +223,8 @@ void vtg_array_result_free(vtg_array_result *r) {
   free(r->vir);
   free(r->fused);
   free(r->lowered);
+  for (uint32_t i = 0; i < r->nlaunches; i++)
+    free(r->launches[i].dynamic);
   free(r->launches);
   for (uint32_t i = 0; i < r->nkernels; i++) {
     free(r->kernels[i].glsl);

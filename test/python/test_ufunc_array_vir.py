@@ -111,5 +111,6 @@ def test_array_compiles_persist_on_disk(ctx):
     assert _compiler.stats["fast_disk_hits"] == hits + 1
     after = vp.arctan.last_compiled
     assert after is not before and after.glsl == before.glsl
-    assert after.launches == before.launches and after.lanes == before.lanes
+    assert after.launches == before.launches and after.grids == before.grids
+    assert after.grid(0, 9) == before.grid(0, 9) == (1, 1, 1)
     np.testing.assert_allclose(r, np.arctan(np.arange(9, dtype=np.float32)), rtol=1e-6)

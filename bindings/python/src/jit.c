@@ -7,8 +7,8 @@
  *         'fused': after `fuse` (None with fuse=False),
  *         'lowered': after `lower-arrays` (kernels and launches),
  *         'launches': [(kernel, gx, gy, gz), ...] in order,
- *         'lanes': per launch, 0, or the elements per invocation of a kernel
- *                  over a dynamic extent (grid: array_grid(n, lanes)),
+ *         'grids': per launch, None, or the ops of the grid of a kernel over
+ *                  a dynamic extent (launch_grid(grid, n) evaluates them),
  *         'buffers': [{'name', 'binding', 'type', 'count', 'access'}, ...],
  *         'kernels': {kernel: {'glsl', 'spirv', 'manifest'}} (targets=True)}
  *
@@ -46,12 +46,29 @@ static PyObject *launches_of(const vtg_array_result *r) {
   return list;
 }
 
-/* Per launch: elements per invocation of a kernel over a dynamic extent
- * (its grid comes from array_grid at each call), 0 for a static grid. */
-static PyObject *lanes_of(const vtg_array_result *r) {
+/* Per launch: None (a static grid), or the ops of a grid over a dynamic
+ * extent, [[[op name, constant, a0, a1, a2], ...], [x, y, z]] (vtg_grid; a
+ * list for the disk cache's JSON), which launch_grid evaluates. */
+static PyObject *grids_of(const vtg_array_result *r) {
   PyObject *list = PyList_New(0);
   for (uint32_t i = 0; list && i < r->nlaunches; i++) {
-    PyObject *v = PyLong_FromUnsignedLong(r->launches[i].lanes);
+    const vtg_grid *g = r->launches[i].dynamic;
+    PyObject *v = NULL;
+    if (!g) {
+      v = Py_NewRef(Py_None);
+    } else {
+      PyObject *ops = PyList_New(0);
+      for (uint32_t k = 0; ops && k < g->nops; k++) {
+        const vtg_grid_op *op = &g->ops[k];
+        PyObject *e = Py_BuildValue("[sKIII]", vir_op_info_of((vir_opcode)op->code)->name,
+                                    (unsigned long long)op->k, op->a[0], op->a[1], op->a[2]);
+        if (!e || PyList_Append(ops, e) < 0)
+          Py_CLEAR(ops);
+        Py_XDECREF(e);
+      }
+      if (ops)
+        v = Py_BuildValue("[N[III]]", ops, g->out[0], g->out[1], g->out[2]);
+    }
     if (!v || PyList_Append(list, v) < 0)
       Py_CLEAR(list);
     Py_XDECREF(v);
@@ -128,7 +145,7 @@ static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
          vpy_dict_set(out, "fused", str_or_none(r.fused)) &&
          vpy_dict_set(out, "lowered", str_or_none(r.lowered)) &&
          vpy_dict_set(out, "launches", launches_of(&r)) &&
-         vpy_dict_set(out, "lanes", lanes_of(&r)) &&
+         vpy_dict_set(out, "grids", grids_of(&r)) &&
          vpy_dict_set(out, "buffers", buffers_of(m)) &&
          (!targets || vpy_dict_set(out, "kernels", kernels_of(&r)));
   }
@@ -156,16 +173,60 @@ static PyObject *jit_compile(PyObject *self, PyObject *args, PyObject *kw) {
   return out;
 }
 
-/* array_grid(n, lanes) -> (gx, gy, gz): the grid of a launch over a
- * dynamic extent of n elements (vtg_array_grid, lower-arrays' rule). */
-static PyObject *array_grid(PyObject *self, PyObject *args) {
+/* launch_grid(grid, n) -> (gx, gy, gz): the grid of a launch over a
+ * dynamic extent of n elements, from its ops as jit_compile gave them
+ * ('grids'; vtg_grid_eval). */
+static PyObject *launch_grid(PyObject *self, PyObject *args) {
+  PyObject *spec;
   unsigned long long n;
-  unsigned lanes;
-  if (!PyArg_ParseTuple(args, "KI", &n, &lanes))
+  if (!PyArg_ParseTuple(args, "OK", &spec, &n))
     return NULL;
-  uint32_t g[3];
-  vtg_array_grid(n, lanes, g);
-  return Py_BuildValue("(kkk)", (unsigned long)g[0], (unsigned long)g[1], (unsigned long)g[2]);
+  if (n > 0xffffffffull)
+    return PyErr_Format(PyExc_ValueError, "launch_grid: n = %llu is more than 2^32 - 1", n);
+  vtg_grid g = {0};
+  PyObject *ops = NULL, *out = NULL;
+  if (!PySequence_Check(spec) || PySequence_Size(spec) != 2 ||
+      !(ops = PySequence_GetItem(spec, 0)) || !(out = PySequence_GetItem(spec, 1)))
+    goto bad;
+  PyObject *ot = PySequence_Tuple(out);
+  int okout = ot && PyArg_ParseTuple(ot, "HHH", &g.out[0], &g.out[1], &g.out[2]);
+  Py_XDECREF(ot);
+  Py_ssize_t nops = okout && PySequence_Check(ops) ? PySequence_Size(ops) : -1;
+  if (nops < 0 || nops > VTG_GRID_OPS)
+    goto bad;
+  for (Py_ssize_t k = 0; k < nops; k++) {
+    PyObject *e = PySequence_GetItem(ops, k), *et = e ? PySequence_Tuple(e) : NULL;
+    const char *name;
+    unsigned long long c;
+    vtg_grid_op *op = &g.ops[k];
+    int ok = et && PyArg_ParseTuple(et, "sKHHH", &name, &c, &op->a[0], &op->a[1], &op->a[2]);
+    Py_XDECREF(e);
+    Py_XDECREF(et);
+    vir_opcode code = ok ? vir_opcode_lookup(name, strlen(name)) : VIR_OP_COUNT;
+    if (code == VIR_OP_COUNT || vir_op_info_of(code)->nopnd < 0 || vir_op_info_of(code)->nopnd > 3)
+      goto bad;
+    op->code = (uint16_t)code;
+    op->nopnd = (uint16_t)vir_op_info_of(code)->nopnd;
+    op->k = c;
+    for (uint32_t i = 0; i < op->nopnd; i++)
+      if (op->a[i] >= k) /* operands come first */
+        goto bad;
+  }
+  g.nops = (uint32_t)nops;
+  if (g.out[0] >= g.nops || g.out[1] >= g.nops || g.out[2] >= g.nops)
+    goto bad;
+  Py_DECREF(ops);
+  Py_DECREF(out);
+  uint32_t grid[3];
+  if (!vtg_grid_eval(&g, n, grid))
+    return PyErr_Format(PyExc_ValueError, "launch_grid: the grid ops have no value for n = %llu", n);
+  return Py_BuildValue("(kkk)", (unsigned long)grid[0], (unsigned long)grid[1], (unsigned long)grid[2]);
+bad:
+  Py_XDECREF(ops);
+  Py_XDECREF(out);
+  if (!PyErr_Occurred())
+    PyErr_SetString(PyExc_ValueError, "launch_grid: not a launch's grid ops (jit_compile's 'grids')");
+  return NULL;
 }
 
 /* ufuncs() -> ((name, nin), ...): the NumPy ufuncs of the array level
@@ -187,8 +248,8 @@ static PyObject *ufuncs(PyObject *self, PyObject *args) {
 PyMethodDef vpy_jit_methods[] = {
     {"ufuncs", ufuncs, METH_NOARGS,
      "ufuncs() -> ((name, nin), ...): the NumPy ufuncs of the array level (ufuncs.def)"},
-    {"array_grid", array_grid, METH_VARARGS,
-     "array_grid(n, lanes) -> (gx, gy, gz): the grid of a launch over a dynamic extent"},
+    {"launch_grid", launch_grid, METH_VARARGS,
+     "launch_grid(grid, n) -> (gx, gy, gz): the grid of a launch over a dynamic extent"},
     {"jit_compile", (PyCFunction)(void (*)(void))jit_compile, METH_VARARGS | METH_KEYWORDS,
      "jit_compile(text, name, fuse, missing, fast_math, optimize, features, vulkan, targets, "
      "cpu_device, reduce_groups) -> "

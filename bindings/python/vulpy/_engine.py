@@ -94,9 +94,10 @@ class Compiled:
         self.text = text  # the array VIR compiled (with locations)
         self.label = label
         self.launches = [tuple(x) for x in art["launches"]]
-        # per launch: 0, or the elements per invocation of a kernel over a
-        # dynamic extent (tensor<?xT>), whose grid comes from the push field n
-        self.lanes = list(art.get("lanes") or [0] * len(self.launches))
+        # per launch: None, or the ops of the grid of a kernel over a dynamic
+        # extent (tensor<?xT>), computed from the push field n at each run
+        self.grids = list(art.get("grids") or [None] * len(self.launches))
+        self._grid_memo = {}
         self.buffers = {b["name"]: b for b in art["buffers"]}
         self.programs = {}
         for name, k in art["kernels"].items():
@@ -166,12 +167,23 @@ class Compiled:
                 self._temps[key] = (weakref.ref(ctx), t)
             return t
 
+    def grid(self, i, n):
+        """The grid (gx, gy, gz) of launch i for extent n (a launch over a
+        dynamic extent; its ops evaluated in C once per n)."""
+        key = (i, n)
+        g = self._grid_memo.get(key)
+        if g is None:
+            if len(self._grid_memo) >= 4096:
+                self._grid_memo.clear()
+            g = self._grid_memo[key] = _native.ext().launch_grid(self.grids[i], n)
+        return g
+
     def _calls(self, ctx, bind, push):
         temps = None
         calls = []
-        for (name, gx, gy, gz), lanes in zip(self.launches, self.lanes):
-            if lanes:
-                gx, gy, gz = _native.ext().array_grid(int(push["n"]), lanes)
+        for i, (name, gx, gy, gz) in enumerate(self.launches):
+            if self.grids[i] is not None:
+                gx, gy, gz = self.grid(i, int(push["n"]))
             prog = self.programs[name]
             k = prog.native(ctx)
             bufs = []

@@ -100,11 +100,14 @@ def _shape_of(x):
 def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=None, sync=True):
     """A reduction (or, for cumsum/cumprod, a scan) of `a`."""
     kind = _KIND.get(kind, kind)
-    fast = PLANS and axis is None and dtype is None and out is None and not keepdims and \
+    whole = axis is None and dtype is None and out is None and not keepdims and \
         type(a) is _array.ndarray and a._estrides is None and a._offset == 0 and a._size and \
         (context is None or context is a._ctx)
+    fast = PLANS and whole
     if fast:
-        key = (kind, a.dtype, a.shape, a._buf.kind, getattr(a._ctx, "_vp_feature_masks", None),
+        # a dynamic plan serves every length; the small dtypes plan per shape
+        key = (kind, a.dtype, a.shape if a.dtype in _SMALL else None, a._buf.kind,
+               getattr(a._ctx, "_vp_feature_masks", None),
                getattr(a._ctx, "_vp_cpu_lowering", None), _engine.reduce_groups())
         plan = a._ctx.__dict__.get("_vp_reduce_plans", _NO_PLANS).get(key)
         if plan is not None:
@@ -161,6 +164,15 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
         r = _not_a_number_sum(kind, a, axis, rdt, out, keepdims, n=math.prod(
             shape[i] for i in axes))
         return r if sync else Handle(None, result=r)
+    if whole and not scan and a.dtype not in _SMALL:
+        # a whole array: the kernel over a dynamic extent (one compile, every n)
+        _graph.require_features(a._ctx, (np.dtype(a.dtype), rdt), f"vp.{kind}")
+        comp = _engine.compile(_dynamic_vir(kind, np.dtype(a.dtype), rdt), a._ctx,
+                               label=f"vp.{kind}")
+        plan = (comp, "x", "out", rdt, True)
+        if fast:
+            _keep(a._ctx, key, plan)
+        return _run_plan(plan, a, sync)
     c = _arrayops.Call(kind, context=context)
     c.mirror_max = MIRROR_MAX
     c.note(a)
@@ -297,8 +309,10 @@ def _not_a_number_sum(kind, a, axis, rdt, out, keepdims, n):
 
 
 # ----------------------------------------------------- the full-reduction plan
-# vp.sum(x) of a whole resident array, again: the same compiled kernel bound
-# to other buffers, its 0-d result from the context's scratch pool
+# vp.sum(x) of a whole resident array: one kernel over a dynamic extent for
+# every length (compiled once per kind and dtype; the small dtypes, read in
+# words on some devices, compile per shape), bound to the next call's
+# buffers, its 0-d result from the context's scratch pool
 # (docs/python-api.md, "Reductions and scans"). The key holds what the
 # lowering depends on, VULPY_REDUCE_GROUPS too.
 POOLED = True  # False: a new buffer per result (benchmarks compare)
@@ -307,20 +321,43 @@ _NO_PLANS = {}
 _PLANS_MAX = 256
 
 
+_SMALL = frozenset(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.float16))
+_dyn_texts = {}
+
+
+def _dynamic_vir(kind, dt, rdt):
+    """The array VIR of vp.KIND over a whole array of any length: a tensor
+    of dynamic extent (tensor<?xT>, its length the push field n) reduced
+    into @out (docs/fusion.md, "Dynamic extent")."""
+    key = (kind, dt, rdt)
+    text = _dyn_texts.get(key)
+    if text is None:
+        g = _graph.Graph(kind)
+        g.push.append(("n", np.dtype(np.uint32)))
+        v = g.load(g.buffer(("x",), _array.storage_dtype(dt), None, None, "x"), dt, _graph.DYN)
+        r = g.reduce(kind, _arg_operand(g, kind, v), (0,), False, rdt)
+        g.store(g.buffer(("out",), _array.storage_dtype(rdt), 1, None, "out"), r)
+        text = _dyn_texts[key] = g.text()
+    return text
+
+
+def _keep(ctx, key, plan):
+    plans = ctx.__dict__.setdefault("_vp_reduce_plans", {})
+    if len(plans) >= _PLANS_MAX:
+        plans.clear()
+    plans[key] = plan
+
+
 def _keep_plan(c, a, key, rdt):
     names = {id(b): n for n, b in c.bind.items()}
     iname = names.get(id(a._buf))
     oname = next((n for n in c.bind if n != iname), None)
-    if iname is None or oname is None:
-        return
-    plans = a._ctx.__dict__.setdefault("_vp_reduce_plans", {})
-    if len(plans) >= _PLANS_MAX:
-        plans.clear()
-    plans[key] = (c.compiled, iname, oname, rdt)
+    if iname is not None and oname is not None:
+        _keep(a._ctx, key, (c.compiled, iname, oname, rdt, False))
 
 
 def _run_plan(plan, a, sync):
-    comp, iname, oname, rdt = plan
+    comp, iname, oname, rdt, dynamic = plan
     ctx = a._ctx
     if POOLED:
         res = _array.ndarray(ctx._scratch(a._buf.kind, 16), (), rdt, ctx)
@@ -330,7 +367,8 @@ def _run_plan(plan, a, sync):
     if 0 < res.nbytes <= MIRROR_MAX and not res._buf.mapped:
         m = ctx._scratch("cached", 16)
         rb = (m, 0, res._buf, 0, res.nbytes)
-    t = comp.run(ctx, {iname: a._buf, oname: res._buf}, {}, sync, rb)
+    t = comp.run(ctx, {iname: a._buf, oname: res._buf}, {"n": a._size} if dynamic else {},
+                 sync, rb)
 
     def done():
         if m is not None:

@@ -11,8 +11,9 @@ semantics per operation are _graph.apply_ufunc's. Python only chooses:
     and 0-d arrays are push constants, so one compile serves every size;
     broadcasts, views and the small dtypes take the array path with static
     shapes (_arrayops.ufunc);
-  - the grid: lower-arrays' rule (array_grid) for n, with vec4 access for
-    32-bit buffers (padded to 16 bytes, so the tail needs no special case).
+  - the grid: lower-arrays' rule for n (the compile's grid ops, evaluated
+    by Compiled.grid), with vec4 access for 32-bit buffers (padded to 16
+    bytes, so the tail needs no special case).
 The first call of a resident signature hands the plan to the C fast path
 (Launcher.ufunc), which runs the next calls without Python.
 """
@@ -74,13 +75,13 @@ def _array_vir(uf, loop_in, out_dt, layout, storage):
 
 
 def _get_program(uf, ctx, loop_in, out_dt, layout, storage):
-    """(Compiled, Program, lanes) of one variant on ctx's device."""
+    """(Compiled, Program) of one variant on ctx's device."""
     comp = _engine.compile(_array_vir(uf, loop_in, out_dt, layout, storage), ctx,
                            label=f"vp.{uf.name}")
     if len(comp.launches) != 1:  # one elementwise kernel, always
         raise RuntimeError(f"vp.{uf.name}: {len(comp.launches)} launches for one ufunc")
     name = comp.launches[0][0]
-    return comp, comp.programs[name], comp.lanes[0]
+    return comp, comp.programs[name]
 
 
 # ------------------------------------------------------------- calling
@@ -569,14 +570,13 @@ def _apply(uf, args, out, context, sync, loop=None):
         obuf = dst._buf
 
     # the variant: array VIR over the dynamic extent n (one compile, every n)
-    comp, prog, lanes = _get_program(uf, ctx, tuple(loop_in), out_dt, tuple(layout),
-                                     tuple(storage))
+    comp, prog = _get_program(uf, ctx, tuple(loop_in), out_dt, tuple(layout), tuple(storage))
     kern = prog.native(ctx)
     uf.last_program = prog
     uf.last_compiled = comp
 
     # push constants and grid
-    gx, gy, _ = _native.ext().array_grid(n, lanes)
+    gx, gy, _ = comp.grid(0, n)
     values = {"n": n}
     for k, L in enumerate(layout):
         if L == "s":

@@ -128,10 +128,11 @@ vir_value *vla_atomic(lw *l, vir_opcode c, vir_sym *s, vir_value *i, vir_value *
   return &op->val;
 }
 
-/* global_id.x, workgroup_id.x or local_index (or global_id.y: y set),
+/* global_id.x, workgroup_id.x, num_workgroups.x or local_index (or global_id.y: y set),
  * once per kernel, in its prologue. */
 static vir_value *id_xy(lw *l, vir_opcode c, bool y) {
-  int slot = y ? 3 : c == VIR_OP_GLOBAL_ID ? 0 : c == VIR_OP_WORKGROUP_ID ? 1 : 2;
+  int slot = y ? 3 : c == VIR_OP_GLOBAL_ID ? 0 : c == VIR_OP_WORKGROUP_ID ? 1
+                 : c == VIR_OP_NUM_WORKGROUPS ? 4 : 2;
   if (l->ids[slot])
     return l->ids[slot];
   vir_builder pb = l->b;
@@ -228,17 +229,10 @@ uint32_t vla_groups_for(uint64_t n, uint64_t per_group, uint32_t cap) {
   return g < 1 ? 1 : g > cap ? cap : (uint32_t)g;
 }
 
-/* One item (an element, or a vec4 of them) per invocation, like a
- * hand-written kernel: a 1-D grid up to MAX_GROUPS workgroups, else rows
- * of ROW_GROUPS workgroups (item = x + y * row). No loop: a grid-stride
- * loop costs a loop per invocation where the back end cannot prove it
- * runs once (masked loops on CPU devices). `if (i < items)` only when
- * the grid is larger than the items. Sets *gx and l->gy; *open says
- * whether item_end must close the `if`. */
 /* The grid of `items` invocations (WG a group): 1-D up to MAX_GROUPS
- * groups, else rows of ROW_GROUPS groups. The host computes the grid of a
- * dynamic extent with this rule too (vtg_array_grid). */
-void vir_array_grid(uint64_t items, uint32_t grid[3]) {
+ * groups, else rows of ROW_GROUPS groups (a dynamic extent's grid is this
+ * rule written as scalar ops of n: lower_arrays.c, dynamic_grid). */
+void vla_array_grid(uint64_t items, uint32_t grid[3]) {
   uint64_t row = (uint64_t)ROW_GROUPS * WG;
   bool small = items <= (uint64_t)MAX_GROUPS * WG;
   grid[0] = small ? vla_groups_for(items, WG, MAX_GROUPS) : ROW_GROUPS;
@@ -246,11 +240,18 @@ void vir_array_grid(uint64_t items, uint32_t grid[3]) {
   grid[2] = 1;
 }
 
+/* One item (an element, or a vec4 of them) per invocation, like a
+ * hand-written kernel: a 1-D grid up to MAX_GROUPS workgroups, else rows
+ * of ROW_GROUPS workgroups (item = x + y * row). No loop: a grid-stride
+ * loop costs a loop per invocation where the back end cannot prove it
+ * runs once (masked loops on CPU devices). `if (i < items)` only when
+ * the grid is larger than the items. Sets *gx and l->gy; *open says
+ * whether item_end must close the `if`. */
 vir_value *vla_item_begin(lw *l, uint64_t items, uint32_t *gx, saved *sv, bool *open) {
   vir_value *i;
   uint64_t cover;
   uint32_t grid[3];
-  vir_array_grid(items, grid);
+  vla_array_grid(items, grid);
   if (grid[1] == 1) {
     *gx = grid[0];
     l->gy = 1;

@@ -92,7 +92,7 @@ static uint32_t kernel_elementwise4(lw *l, vir_op **stores, uint32_t ns) {
 /* An elementwise kernel over a tensor of dynamic extent (vir_ty_is_dynamic):
  * the extent n is the push field `n`; one invocation per item (an element,
  * or a vec4 of four: the last one reaches into the buffers' padding to 16
- * bytes, which the host guarantees), on the 2-D grid of vir_array_grid,
+ * bytes, which the host guarantees), on the 2-D grid of vla_array_grid,
  * which the host computes from n (vla_end_kernel writes it into the array
  * function as scalar ops of n). */
 static void kernel_dynamic(lw *l, vir_op **stores, uint32_t ns) {

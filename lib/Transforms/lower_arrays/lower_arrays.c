@@ -63,9 +63,10 @@ static vir_value *abin(vir_builder *ab, vir_opcode c, vir_value *a, vir_value *b
   return op ? &op->val : NULL;
 }
 
-/* The grid of a kernel over a dynamic extent, as scalar ops of the push
- * field n in the array function: vir_array_grid of items = ceil(n / lanes)
- * written out (the host computes the same from n: vtg_array_grid). */
+/* The grid of an elementwise kernel over a dynamic extent, as scalar ops
+ * of the push field n in the array function: vla_array_grid of items =
+ * ceil(n / lanes) written out (the host evaluates them at each launch:
+ * vtg_grid_eval). */
 static bool dynamic_grid(lw *l, vir_builder *ab, vir_value **gx, vir_value **gy) {
   vir_value *n = vla_push_n(l, ab);
   if (!n)
@@ -96,6 +97,38 @@ static bool dynamic_grid(lw *l, vir_builder *ab, vir_value **gx, vir_value **gy)
   return true;
 }
 
+/* ceil(n / 2^k) for a u32 n, without overflow: (n >> k) + (n & (2^k - 1) != 0). */
+static vir_value *ceil_shr(lw *l, vir_builder *ab, vir_value *n, uint32_t k) {
+  vir_value *r = abin(ab, VIR_OP_NE, abin(ab, VIR_OP_AND, n, launch_const(l, ab, (1u << k) - 1)),
+                      launch_const(l, ab, 0));
+  vir_op *c = r ? vir_build(ab, VIR_OP_CAST, vla_u32t(l), 1, &r) : NULL;
+  return c ? abin(ab, VIR_OP_ADD, abin(ab, VIR_OP_SHR, n, launch_const(l, ab, k)), &c->val) : NULL;
+}
+
+static uint32_t log2u(uint32_t x) {
+  uint32_t k = 0;
+  while ((1u << k) < x)
+    k++;
+  assert((1u << k) == x);
+  return k;
+}
+
+/* The group count of a full reduction over a dynamic extent, as scalar
+ * ops of n: vla_full_groups written out, max(min(ceil(n / (WG RED_TILE)),
+ * cap), ceil(n / (WG MAX_ITER)), 1). */
+static vir_value *reduce_grid(lw *l, vir_builder *ab) {
+  vir_value *n = vla_push_n(l, ab);
+  if (!n)
+    return NULL;
+  vir_value *tiles = ceil_shr(l, ab, n, log2u(WG * RED_TILE));
+  vir_value *need = ceil_shr(l, ab, n, log2u(WG * MAX_ITER));
+  vir_value *g = abin(ab, VIR_OP_MIN, tiles, launch_const(l, ab, l->dyn_red_cap));
+  g = abin(ab, VIR_OP_MAX, abin(ab, VIR_OP_MAX, g, need), launch_const(l, ab, 1));
+  if (!g)
+    l->failed = true;
+  return g;
+}
+
 /* Starts kernel `name` (local size WG): the builder at its body. */
 bool vla_start_kernel(lw *l, vir_op *K, const char *name) {
   vir_func *k = vir_add_func(l->m, name, true, NULL, 0, NULL, NULL, K->loc);
@@ -110,6 +143,7 @@ bool vla_start_kernel(lw *l, vir_op *K, const char *name) {
   memset(l->ids, 0, sizeof l->ids);
   l->gy = 1;
   l->dyn_lanes = 0;
+  l->dyn_red_cap = 0;
   memset(l->scal, 0, l->nscal * sizeof *l->scal);
   vir_builder_init(&l->b, l->m);
   vir_builder_at_end(&l->b, &k->body);
@@ -130,6 +164,8 @@ bool vla_end_kernel(lw *l, vir_op *K, uint32_t g) {
   vir_value *gx = launch_const(l, &ab, g), *one = launch_const(l, &ab, 1);
   vir_value *gy = l->gy == 1 ? one : launch_const(l, &ab, l->gy);
   if (l->dyn_lanes && !dynamic_grid(l, &ab, &gx, &gy))
+    return false;
+  if (l->dyn_red_cap && !(gx = reduce_grid(l, &ab)))
     return false;
   vir_value *args[3] = {gx, gy, one};
   vir_op *launch = vir_build(&ab, VIR_OP_ARRAY_LAUNCH, NULL, 3, args);

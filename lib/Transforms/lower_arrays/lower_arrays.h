@@ -89,9 +89,10 @@ typedef struct lw {
   vp_ptrvec packed; /* 8/16-bit buffers retyped to u32 words (small types emulated) */
   vp_ptrvec packed_elem; /* each one's element type before (parallel to packed) */
   vp_ptrvec consts; /* the kernel's constants (a cache: each made once) */
-  vir_value *ids[4]; /* global_id.x, workgroup_id.x, local_index, global_id.y */
+  vir_value *ids[5]; /* global_id.x, workgroup_id.x, local_index, global_id.y, num_workgroups.x */
   uint32_t gy;       /* the launch's Y group count (2-D elementwise grids) */
   uint32_t dyn_lanes; /* a kernel over a dynamic extent: elements per invocation (else 0) */
+  uint32_t dyn_red_cap; /* a full reduction over a dynamic extent: its group cap (else 0) */
   vp_ptrvec vec4;      /* buffers retyped to vec4 elements (vec4 kernels) */
   struct vla_quad {
     const vir_sym *s;
@@ -117,6 +118,7 @@ typedef struct red {
   bool sg;                  /* the tree starts with subgroup ops */
   vir_sym *sv, *si;         /* shared memory for the tree (si: indices) */
   uint64_t count;           /* elements per result (mean) */
+  vir_value *dyn_count;     /* a dynamic extent: n, the count (else NULL) */
 } red;
 
 typedef struct accum {
@@ -142,6 +144,9 @@ void vla_leave(lw *l, saved s);
 vir_value *vla_for_begin(lw *l, vir_value *lo, vir_value *hi, vir_value *st, saved *sv);
 void vla_if_begin(lw *l, vir_value *c, saved *sv);
 uint32_t vla_groups_for(uint64_t n, uint64_t per_group, uint32_t cap);
+uint32_t vla_full_cap(lw *l);
+uint32_t vla_full_groups(lw *l, uint64_t n);
+void vla_array_grid(uint64_t items, uint32_t grid[3]);
 vir_value *vla_item_begin(lw *l, uint64_t items, uint32_t *gx, saved *sv, bool *open);
 void vla_item_end(lw *l, saved sv, bool open);
 vir_value *vla_id_y(lw *l);

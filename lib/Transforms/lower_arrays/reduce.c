@@ -161,6 +161,8 @@ static vir_value *tree(lw *l, const red *r, accum a, vir_value **ri) {
 vir_value *vla_finish(lw *l, const red *r, vir_value *v, vir_value *i) {
   switch (r->code) {
   case VIR_OP_ARRAY_MEAN:
+    if (r->dyn_count) /* n = 0: 0 / 0 at run time, NaN */
+      return vla_bin(l, VIR_OP_DIV, v, vla_cast(l, r->dyn_count, r->acc));
     /* NumPy: the mean of nothing is NaN (0 / 0 is not NaN everywhere: a
      * driver may take x / 0 as x * (1 / 0) and fold it) */
     if (!r->count && r->acc->kind == VIR_TY_FLOAT)
@@ -278,74 +280,183 @@ static void load_quads(lw *l, const vir_region *K, vir_value **q, uint32_t n) {
         vla_quad_load(l, op->attr.sym, q[u]);
 }
 
-/* A reduction over every axis: one dispatch (see the file comment). */
-uint32_t vla_kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores, uint32_t ns) {
-  red r = red_info(l, rop);
-  const vir_type *in = rop->opnd[0]->type;
-  uint64_t n = vir_ty_numel(in);
-  r.count = n;
+/* The group cap of a full reduction: RED_GROUPS (RED_GROUPS_CPU on a CPU
+ * device), or the pass option reduce_groups. */
+uint32_t vla_full_cap(lw *l) {
   uint32_t cap = l->o && l->o->cpu_device ? RED_GROUPS_CPU : RED_GROUPS;
-  if (l->o && l->o->reduce_groups)
-    cap = l->o->reduce_groups;
-  uint32_t g = vla_groups_for(n, WG * RED_TILE, cap);
-  /* enough groups that no invocation loops more than MAX_ITER times */
+  return l->o && l->o->reduce_groups ? l->o->reduce_groups : cap;
+}
+
+/* The groups of a full reduction of n elements: RED_TILE elements an
+ * invocation up to the cap, and enough that no invocation loops more than
+ * MAX_ITER times (a dynamic extent: the same rule as scalar ops of n,
+ * lower_arrays.c's reduce_grid). */
+uint32_t vla_full_groups(lw *l, uint64_t n) {
+  uint32_t g = vla_groups_for(n, WG * RED_TILE, vla_full_cap(l));
   uint64_t need = (n + (uint64_t)WG * MAX_ITER - 1) / ((uint64_t)WG * MAX_ITER);
-  if (g < need)
-    g = (uint32_t)need;
-  accum a = vla_acc_new(l, &r);
+  return g < need ? (uint32_t)need : g;
+}
+
+/* Accumulates the (up to 3) elements of quad q below n: each lane's value,
+ * or the identity past n (the quad reaches into the buffer's padding). */
+static void add_tail_quad(lw *l, const red *r, vir_op *rop, accum a, vir_value *q, vir_value *rem) {
+  idx *ix[4];
+  vla_lanes(l, rop->opnd[0]->type, q, ix);
+  for (uint32_t k = 0; k < 3; k++) {
+    vir_value *x = ix[k] ? vla_emit(l, rop->opnd[0], ix[k]) : NULL;
+    if (!x)
+      return;
+    vir_value *in = vla_bin(l, VIR_OP_LT, vla_ku(l, k), rem);
+    vla_acc_add(l, r, a, vla_sel(l, in, vla_lift(l, r, x), identity(l, r)), NULL);
+  }
+}
+
+/* The accumulation of a full reduction over a dynamic extent: n from the
+ * push block, the grid's size from num_workgroups (the host computes it
+ * from n: reduce_grid); vec4 loads as in the static kernel, the last
+ * n mod 4 elements by invocation 0. */
+static void accumulate_dynamic(lw *l, red *r, vir_op *rop, accum a, vir_op **stores, uint32_t ns) {
+  vir_builder pb = l->b;
+  pb.region = &l->k->body;
+  pb.before = l->pro ? l->pro->next : l->k->body.first;
+  vir_value *n = vla_push_n(l, &pb);
+  if (!n)
+    return;
+  l->pro = n->def;
+  r->dyn_count = n;
+  const vir_type *in = rop->opnd[0]->type;
+  vir_value *gid = vla_id_x(l, VIR_OP_GLOBAL_ID);
+  vir_value *S = vla_bin(l, VIR_OP_MUL, vla_id_x(l, VIR_OP_NUM_WORKGROUPS), vla_ku(l, WG));
+  saved sv;
+  if (!vec4_reduction(l, rop)) {
+    vir_value *i = vla_for_begin(l, gid, n, S, &sv);
+    idx *ix = vla_new_idx(l, in, i);
+    vir_value *x = vla_emit(l, rop->opnd[0], ix);
+    if (x)
+      vla_acc_add(l, r, a, vla_lift(l, r, x), i);
+    vla_emit_stores(l, stores, ns, ix);
+    vla_leave(l, sv);
+    return;
+  }
+  vir_value *n4 = vla_bin(l, VIR_OP_SHR, n, vla_ku(l, 2));
+  uint32_t U = vla_cheap_region(rop->parent) ? UNROLL : 1;
+  accum acc[UNROLL] = {a};
+  for (uint32_t u = 1; u < U; u++)
+    acc[u] = vla_acc_new(l, r);
+  vir_value *lo = gid;
+  if (U > 1) {
+    /* main_end = n4 - n4 mod (U S): U quads an iteration below it */
+    vir_value *US = vla_bin(l, VIR_OP_MUL, S, vla_ku(l, U));
+    vir_value *main_end = vla_bin(l, VIR_OP_MUL, vla_bin(l, VIR_OP_DIV, n4, US), US);
+    vir_value *off[UNROLL] = {NULL, S};
+    for (uint32_t u = 2; u < U; u++)
+      off[u] = vla_bin(l, VIR_OP_MUL, S, vla_ku(l, u));
+    vir_value *q0 = vla_for_begin(l, gid, main_end, US, &sv);
+    vir_value *q[UNROLL];
+    for (uint32_t u = 0; u < U; u++)
+      q[u] = u ? vla_bin(l, VIR_OP_ADD, q0, off[u]) : q0;
+    load_quads(l, rop->parent, q, U);
+    for (uint32_t u = 0; u < U; u++)
+      add_quad(l, r, rop, acc[u], q[u]);
+    vla_leave(l, sv);
+    lo = vla_bin(l, VIR_OP_ADD, gid, main_end);
+  }
+  vir_value *q = vla_for_begin(l, lo, n4, S, &sv);
+  l->nquads = 0;
+  add_quad(l, r, rop, a, q);
+  vla_leave(l, sv);
+  for (uint32_t u = 1; u < U; u++) {
+    vir_value *x = vla_lload(l, a.v);
+    vla_lstore(l, a.v, vla_combine(l, r, x, vla_lload(l, acc[u].v)));
+  }
+  vir_value *rem = vla_bin(l, VIR_OP_AND, n, vla_ku(l, 3));
+  vir_value *tail = vla_bin(l, VIR_OP_LAND, vla_bin(l, VIR_OP_EQ, gid, vla_ku(l, 0)),
+                            vla_bin(l, VIR_OP_NE, rem, vla_ku(l, 0)));
+  vla_if_begin(l, tail, &sv);
+  l->nquads = 0;
+  add_tail_quad(l, r, rop, a, n4, rem);
+  vla_leave(l, sv);
+}
+
+/* The accumulation of a full reduction of n elements in g groups: a
+ * grid-stride loop; vec4s (UNROLL independent loads an iteration when the
+ * expression is cheap, each into its own accumulator, the lanes of a
+ * vec4 combined pairwise first; then the remaining vec4s one an
+ * iteration). Several loads in flight per invocation is what a reduction
+ * needs to reach copy bandwidth. */
+static void accumulate(lw *l, red *r, vir_op *rop, accum a, vir_op **stores, uint32_t ns,
+                       uint64_t n, uint32_t g) {
+  const vir_type *in = rop->opnd[0]->type;
   vir_value *gid = vla_id_x(l, VIR_OP_GLOBAL_ID);
   saved sv;
-  if (vec4_reduction(l, rop)) {
-    /* The input read as vec4s: UNROLL independent loads per iteration
-     * (when the expression is cheap), each into its own accumulator, the
-     * lanes of a vec4 combined pairwise first; then the remaining vec4s
-     * one per iteration. Several loads in flight per invocation is what
-     * a reduction needs to reach copy bandwidth. */
-    uint64_t n4 = n / 4, S = (uint64_t)g * WG;
-    uint32_t U = vla_cheap_region(rop->parent) ? UNROLL : 1;
-    uint64_t main_end = U > 1 ? n4 / (U * S) * (U * S) : 0;
-    accum acc[UNROLL] = {a};
-    for (uint32_t u = 1; u < U; u++)
-      acc[u] = vla_acc_new(l, &r);
-    if (main_end) {
-      vir_value *q0 = vla_for_begin(l, gid, vla_ku(l, main_end), vla_ku(l, U * S), &sv);
-      vir_value *q[UNROLL];
-      for (uint32_t u = 0; u < U; u++)
-        q[u] = u ? vla_bin(l, VIR_OP_ADD, q0, vla_ku(l, u * S)) : q0;
-      load_quads(l, rop->parent, q, U);
-      for (uint32_t u = 0; u < U; u++)
-        add_quad(l, &r, rop, acc[u], q[u]);
-      vla_leave(l, sv);
-    }
-    if (main_end < n4) {
-      vir_value *lo = main_end ? vla_bin(l, VIR_OP_ADD, gid, vla_ku(l, main_end)) : gid;
-      vir_value *q = vla_for_begin(l, lo, vla_ku(l, n4), vla_ku(l, S), &sv);
-      l->nquads = 0;
-      add_quad(l, &r, rop, a, q);
-      vla_leave(l, sv);
-    }
-    for (uint32_t u = 1; u < U; u++) {
-      vir_value *x = vla_lload(l, a.v);
-      vla_lstore(l, a.v, vla_combine(l, &r, x, vla_lload(l, acc[u].v)));
-    }
-  } else {
+  if (!vec4_reduction(l, rop)) {
     vir_value *i = vla_for_begin(l, gid, vla_ku(l, n), vla_ku(l, (uint64_t)g * WG), &sv);
     idx *ix = vla_new_idx(l, in, i);
     vir_value *x = vla_emit(l, rop->opnd[0], ix);
     if (x)
-      vla_acc_add(l, &r, a, vla_lift(l, &r, x), i);
+      vla_acc_add(l, r, a, vla_lift(l, r, x), i);
     vla_emit_stores(l, stores, ns, ix);
     vla_leave(l, sv);
+    return;
   }
+  uint64_t n4 = n / 4, S = (uint64_t)g * WG;
+  uint32_t U = vla_cheap_region(rop->parent) ? UNROLL : 1;
+  uint64_t main_end = U > 1 ? n4 / (U * S) * (U * S) : 0;
+  accum acc[UNROLL] = {a};
+  for (uint32_t u = 1; u < U; u++)
+    acc[u] = vla_acc_new(l, r);
+  if (main_end) {
+    vir_value *q0 = vla_for_begin(l, gid, vla_ku(l, main_end), vla_ku(l, U * S), &sv);
+    vir_value *q[UNROLL];
+    for (uint32_t u = 0; u < U; u++)
+      q[u] = u ? vla_bin(l, VIR_OP_ADD, q0, vla_ku(l, u * S)) : q0;
+    load_quads(l, rop->parent, q, U);
+    for (uint32_t u = 0; u < U; u++)
+      add_quad(l, r, rop, acc[u], q[u]);
+    vla_leave(l, sv);
+  }
+  if (main_end < n4) {
+    vir_value *lo = main_end ? vla_bin(l, VIR_OP_ADD, gid, vla_ku(l, main_end)) : gid;
+    vir_value *q = vla_for_begin(l, lo, vla_ku(l, n4), vla_ku(l, S), &sv);
+    l->nquads = 0;
+    add_quad(l, r, rop, a, q);
+    vla_leave(l, sv);
+  }
+  for (uint32_t u = 1; u < U; u++) {
+    vir_value *x = vla_lload(l, a.v);
+    vla_lstore(l, a.v, vla_combine(l, r, x, vla_lload(l, acc[u].v)));
+  }
+}
+
+/* A reduction over every axis: one dispatch (see the file comment). Over
+ * a dynamic extent the grid is the host's, from n (returns 0). */
+uint32_t vla_kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores, uint32_t ns) {
+  red r = red_info(l, rop);
+  const vir_type *in = rop->opnd[0]->type;
+  bool dyn = vir_ty_is_dynamic(in);
+  uint64_t n = dyn ? 0 : vir_ty_numel(in);
+  r.count = n;
+  /* g: the groups (gk when known here); gmax: the most there may be */
+  uint32_t gk = dyn ? 0 : vla_full_groups(l, n);
+  uint32_t gmax = dyn ? vla_full_groups(l, UINT32_MAX) : gk;
+  accum a = vla_acc_new(l, &r);
+  if (dyn)
+    accumulate_dynamic(l, &r, rop, a, stores, ns);
+  else
+    accumulate(l, &r, rop, a, stores, ns, n, gk);
   vir_value *ri, *res = tree(l, &r, a, &ri);
   vir_value *li = vla_id_x(l, VIR_OP_LOCAL_INDEX);
   vir_value *first = vla_bin(l, VIR_OP_EQ, li, vla_ku(l, 0));
-  if (g == 1) {
+  saved sv;
+  if (gk == 1) {
     vla_if_begin(l, first, &sv);
     vla_store_result(l, rs, vla_ku(l, 0), vla_finish(l, &r, res, ri));
     vla_leave(l, sv);
-    return g;
+    return gk;
   }
+  vir_value *gv = dyn ? vla_id_x(l, VIR_OP_NUM_WORKGROUPS) : vla_ku(l, gk);
+  if (dyn)
+    l->dyn_red_cap = vla_full_cap(l);
   /* partials, and the last workgroup to finish reduces them */
   vir_sym *part = vir_add_buffer(l->m, vla_kname(l, "part"), r.acc, 0, 0, VIR_ACCESS_READWRITE, l->b.loc);
   vir_sym *parti = r.arg ? vir_add_buffer(l->m, vla_kname(l, "parti"), vla_u32t(l), 0, 0, VIR_ACCESS_READWRITE, l->b.loc) : NULL;
@@ -356,7 +467,7 @@ uint32_t vla_kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores,
     if (!bufs[k])
       continue;
     vir_sym *b = bufs[k];
-    b->count = k == 2 ? 1 : g;
+    b->count = k == 2 ? 1 : gmax;
     b->buf_flags = VIR_BUF_COHERENT;
     b->binding = 0;
     for (uint32_t q = 0; q < l->m->syms.len; q++) {
@@ -372,7 +483,8 @@ uint32_t vla_kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores,
     vla_mem_store(l, VIR_OP_BUFFER_STORE, parti, wg, ri);
   vla_mbarrier(l);
   vir_value *old = vla_atomic(l, VIR_OP_ATOMIC_ADD, cnt, vla_ku(l, 0), vla_ku(l, 1));
-  vla_mem_store(l, VIR_OP_SHARED_STORE, flag, vla_ku(l, 0), vla_cast(l, vla_bin(l, VIR_OP_EQ, old, vla_ku(l, g - 1)), vla_u32t(l)));
+  vir_value *glast = dyn ? vla_bin(l, VIR_OP_SUB, gv, vla_ku(l, 1)) : vla_ku(l, gk - 1);
+  vla_mem_store(l, VIR_OP_SHARED_STORE, flag, vla_ku(l, 0), vla_cast(l, vla_bin(l, VIR_OP_EQ, old, glast), vla_u32t(l)));
   vla_leave(l, sv);
   vla_barrier(l);
   vir_value *last = vla_bin(l, VIR_OP_NE, vla_mem_load(l, VIR_OP_SHARED_LOAD, flag, vla_ku(l, 0), vla_u32t(l), false), vla_ku(l, 0));
@@ -381,13 +493,16 @@ uint32_t vla_kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores,
   accum a2 = vla_acc_new(l, &r);
   saved sv2;
   /* The partials: F independent loads per iteration (all issued before
-   * the first is used, combined pairwise), then one per iteration. */
+   * the first is used, combined pairwise), then one per iteration. Over a
+   * dynamic extent F is for gmax groups and fin_end the host's g rounded
+   * down to F WG. */
   uint32_t F = 1;
-  while (!parti && F < FIN_UNROLL && (uint64_t)F * 2 * WG <= g)
+  while (!parti && F < FIN_UNROLL && (uint64_t)F * 2 * WG <= gmax)
     F *= 2;
-  uint32_t fin_end = F > 1 ? g / (F * WG) * (F * WG) : 0;
-  if (fin_end) {
-    vir_value *j0 = vla_for_begin(l, li, vla_ku(l, fin_end), vla_ku(l, F * WG), &sv2);
+  uint32_t fin_end = F > 1 ? gk / (F * WG) * (F * WG) : 0;
+  vir_value *fe = dyn && F > 1 ? vla_bin(l, VIR_OP_AND, gv, vla_ku(l, ~(F * WG - 1u))) : NULL;
+  if (fin_end || fe) {
+    vir_value *j0 = vla_for_begin(l, li, fe ? fe : vla_ku(l, fin_end), vla_ku(l, F * WG), &sv2);
     vir_value *pv[FIN_UNROLL];
     for (uint32_t u = 0; u < F; u++)
       pv[u] = vla_mem_load(l, VIR_OP_BUFFER_LOAD, part, u ? vla_bin(l, VIR_OP_ADD, j0, vla_ku(l, u * WG)) : j0,
@@ -398,9 +513,9 @@ uint32_t vla_kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores,
     vla_acc_add(l, &r, a2, pv[0], NULL);
     vla_leave(l, sv2);
   }
-  if (fin_end < g) {
-    vir_value *lo = fin_end ? vla_bin(l, VIR_OP_ADD, li, vla_ku(l, fin_end)) : li;
-    vir_value *j = vla_for_begin(l, lo, vla_ku(l, g), vla_ku(l, WG), &sv2);
+  if (dyn || fin_end < gk) {
+    vir_value *lo = fe ? vla_bin(l, VIR_OP_ADD, li, fe) : fin_end ? vla_bin(l, VIR_OP_ADD, li, vla_ku(l, fin_end)) : li;
+    vir_value *j = vla_for_begin(l, lo, gv, vla_ku(l, WG), &sv2);
     vir_value *pv = vla_mem_load(l, VIR_OP_BUFFER_LOAD, part, j, r.acc, true);
     vir_value *pi = parti ? vla_mem_load(l, VIR_OP_BUFFER_LOAD, parti, j, vla_u32t(l), true) : NULL;
     vla_acc_add(l, &r, a2, pv, pi);
@@ -413,7 +528,7 @@ uint32_t vla_kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores,
   vla_mem_store(l, VIR_OP_BUFFER_STORE, cnt, vla_ku(l, 0), vla_ku(l, 0)); /* ready for the next launch */
   vla_leave(l, sv3);
   vla_leave(l, sv);
-  return g;
+  return gk;
 }
 
 /* A reduction over some axes: a workgroup per output element when the

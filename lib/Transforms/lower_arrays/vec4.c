@@ -51,9 +51,9 @@ static bool vec4_kernel(const vir_op *K) {
       n = vir_ty_numel(op->opnd[0]->type);
   }
   /* a dynamic extent: any n, the last vec4 reaching into the buffers'
-   * padding to 16 bytes (kernels.c); 32-bit elements only, whose vec4 is
-   * those 16 bytes */
-  bool dyn = false;
+   * padding to 16 bytes (kernels.c; a reduction leaves the lanes past n
+   * out: reduce.c); 32-bit elements only, whose vec4 is those 16 bytes */
+  bool dyn = red && vir_ty_is_dynamic(red->opnd[0]->type);
   for (const vir_op *op = K->regions[0].first; op && !dyn; op = op->next)
     dyn = op->code == VIR_OP_ARRAY_STORE && vir_ty_is_dynamic(op->opnd[0]->type);
   if (!n || (n % 4 && !dyn))

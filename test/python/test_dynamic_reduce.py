@@ -1,0 +1,167 @@
+"""vp.sum(x) and the other full reductions of a whole resident array run one
+kernel over a dynamic extent (tensor<?xT>, the length a push constant): one
+compile serves every length, the grid comes from the length at each call
+(the compile's grid ops, Compiled.grid), and the answers are NumPy's for
+lengths around every boundary of the kernel (the vec4 tail, the workgroup,
+the 64 x 256 tile, the group cap), prefixes of a longer buffer included
+(the lanes past n of the last vec4 are left out)."""
+import numpy as np
+import pytest
+
+import vulpy as vp
+from vulpy import _engine, _reduce
+from conftest import needs_target
+
+pytestmark = needs_target
+
+KINDS = ["sum", "prod", "min", "max", "mean", "argmin", "argmax", "any", "all"]
+LENGTHS = [1, 2, 3, 4, 5, 7, 8, 255, 256, 257, 1023, 1024, 1025, 4099, 16383, 16384, 16385,
+           65536 * 4 + 3, 1_000_003]
+
+
+def _dtypes(ctx):
+    out = [np.float32, np.int32, np.uint32, np.bool_]
+    if ctx.has("float64"):
+        out.append(np.float64)
+    if ctx.has("int64"):
+        out += [np.int64, np.uint64]
+    return [np.dtype(d) for d in out]
+
+
+def _data(dt, n, seed=0):
+    r = np.random.default_rng(seed)
+    if dt.kind == "f":
+        return r.standard_normal(n).astype(dt)
+    if dt == np.bool_:
+        return r.random(n) < 0.999  # mostly True: all() and any() both have work
+    lo = -3 if dt.kind == "i" else 0
+    return r.integers(lo, 4, n).astype(dt)
+
+
+def _check(kind, got, want, dt, n):
+    got = np.asarray(got)
+    assert got.dtype == np.asarray(want).dtype, (kind, dt, n, got.dtype)
+    if got.dtype.kind == "f":
+        tol = 1e-9 if dt == np.float64 else 3e-5
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * max(1.0, np.sqrt(n)),
+                                   err_msg=f"{kind} {dt} n={n}")
+    else:
+        assert got == want, (kind, dt, n, got, want)
+
+
+def _ok(kind, dt):
+    # what the kernel accumulates (bool sums, integer means: composed elsewhere)
+    return not (dt == np.bool_ and kind in ("sum", "prod", "mean")) and \
+        not (kind == "mean" and dt.kind in "iu")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_length_matches_numpy(ctx, kind):
+    for dt in _dtypes(ctx):
+        if not _ok(kind, dt):
+            continue
+        base = _data(dt, LENGTHS[-1], seed=len(kind))
+        if kind == "prod" and dt.kind == "f":
+            base = (1 + base / 1e4).astype(dt)  # a product that stays finite
+        v = vp.asarray(base)
+        for n in LENGTHS:
+            h = base[:n]
+            with np.errstate(all="ignore"):
+                want = getattr(np, kind)(h)
+            # the prefix view reads n elements of a longer buffer; the copy
+            # is a whole buffer of exactly n
+            _check(kind, getattr(vp, kind)(v[:n]).numpy(), want, dt, n)
+            if n in (5, 257, 16385):
+                _check(kind, getattr(vp, kind)(vp.asarray(h)).numpy(), want, dt, n)
+
+
+def test_one_compile_serves_every_length(ctx, monkeypatch):
+    calls = []
+    real = _engine.compile
+
+    def counting(text, c, **kw):
+        calls.append(text)
+        return real(text, c, **kw)
+
+    monkeypatch.setattr(_engine, "compile", counting)
+    ctx.__dict__.pop("_vp_reduce_plans", None)
+    for n in (10, 11, 1000, 1001, 70000, 300_001):
+        x = vp.asarray(np.arange(n, dtype=np.float32))
+        assert float(vp.sum(x)) == pytest.approx(n * (n - 1) / 2, rel=1e-6)
+        assert float(vp.max(x)) == n - 1
+    # one compile per kind (sum, max), none per length
+    assert len(calls) == 2, len(calls)
+    assert all("tensor<?xf32>" in t for t in calls)
+
+
+@pytest.mark.parametrize("kind", ["sum", "prod", "min", "max", "argmin", "argmax", "any",
+                                  "all", "mean"])
+def test_lanes_past_the_end_are_left_out(ctx, kind):
+    # the elements after the prefix hold what would change every answer:
+    # NaN (sum, min, max, mean), 0 (prod, all), a huge value (argmax)
+    for rem in (1, 2, 3):
+        n = 8 + rem
+        h = np.linspace(1, 2, 16).astype(np.float32)
+        h[n:] = {"prod": 0.0, "all": 0.0, "argmax": 1e30, "argmin": -1e30,
+                 "any": 1.0}.get(kind, np.nan)
+        if kind == "any":
+            h[:n] = 0.0
+        v = vp.asarray(h)
+        with np.errstate(all="ignore"):
+            want = getattr(np, kind)(h[:n])
+        _check(kind, getattr(vp, kind)(v[:n]).numpy(), want, np.dtype(np.float32), n)
+
+
+def test_nan_and_ties_like_numpy(ctx):
+    h = np.ones(70001, np.float32)
+    h[[5, 40000]] = np.nan
+    v = vp.asarray(h)
+    assert np.isnan(float(vp.sum(v))) and np.isnan(float(vp.max(v)))
+    assert int(vp.argmax(v)) == 5 and int(vp.argmin(v)) == 5  # the first NaN
+    h = np.zeros(70001, np.float32)
+    h[[17, 300, 69999]] = 3.0
+    assert int(vp.argmax(vp.asarray(h))) == 17  # the first of equal maxima
+
+
+def _rule(n, cap):
+    """lower-arrays' group count of a full reduction of n elements."""
+    tiles = -(-n // (256 * 64))
+    need = -(-n // (256 * 16384))
+    return max(min(tiles, cap), need, 1)
+
+
+@pytest.mark.parametrize("cap", [0, 64, 1024])
+def test_grid_follows_the_rule(ctx, monkeypatch, cap):
+    if cap:
+        monkeypatch.setenv("VULPY_REDUCE_GROUPS", str(cap))
+    else:
+        monkeypatch.delenv("VULPY_REDUCE_GROUPS", raising=False)
+    text = _reduce._dynamic_vir("sum", np.dtype(np.float32), np.dtype(np.float32))
+    comp = _engine.compile(text, ctx, label="test")
+    want_cap = cap or (1024 if ctx.kind == "cpu" else 4096)
+    for n in (0, 1, 16383, 16384, 16385, 1 << 20, 64 * 16384 + 1, 4096 * 16384 + 1, 1 << 30,
+              (1 << 32) - 1):
+        assert comp.grid(0, n) == (_rule(n, want_cap), 1, 1), n
+    # the partials buffer holds the most groups any n gets
+    assert f"_part : f32[{max(want_cap, 1024)}]" in comp.lowered_vir
+    with pytest.raises(ValueError, match="2\\^32"):
+        comp.grid(0, 1 << 32)
+
+
+def test_bad_grid_ops_are_a_value_error(ctx):
+    g = vp._native.ext().launch_grid
+    assert g([[["push.load", 0, 0, 0, 0], ["const", 1, 0, 0, 0]], [0, 1, 1]], 7) == (7, 1, 1)
+    for bad in ([[["nosuchop", 0, 0, 0, 0]], [0, 0, 0]],
+                [[["add", 0, 0, 0, 0]], [0, 0, 0]],  # an operand that is not earlier
+                [[["const", 1, 0, 0, 0]], [0, 0, 5]],
+                [[["const", 0, 0, 0, 0], ["div", 0, 0, 0, 0]], [1, 0, 0]],  # 0 / 0
+                "not a grid"):
+        with pytest.raises(ValueError):
+            g(bad, 3)
+
+
+def test_asynchronous_and_repeated_calls(ctx):
+    xs = [vp.asarray(np.arange(n, dtype=np.float32)) for n in (3, 333, 3333)]
+    hs = [vp.sum(x, sync=False) for x in xs]
+    for n, h in zip((3, 333, 3333), hs):
+        assert float(h.wait()) == n * (n - 1) / 2
