@@ -455,8 +455,17 @@ uint32_t vla_kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores,
     return gk;
   }
   vir_value *gv = dyn ? vla_id_x(l, VIR_OP_NUM_WORKGROUPS) : vla_ku(l, gk);
-  if (dyn)
+  saved many;
+  if (dyn) {
     l->dyn_red_cap = vla_full_cap(l);
+    /* one group (n <= 2^14): the result straight away, as the static
+     * kernel of g = 1; else the partials (a uniform branch) */
+    saved one;
+    vla_if_begin(l, vla_bin(l, VIR_OP_LAND, vla_bin(l, VIR_OP_EQ, gv, vla_ku(l, 1)), first), &one);
+    vla_store_result(l, rs, vla_ku(l, 0), vla_finish(l, &r, res, ri));
+    vla_leave(l, one);
+    vla_if_begin(l, vla_bin(l, VIR_OP_NE, gv, vla_ku(l, 1)), &many);
+  }
   /* partials, and the last workgroup to finish reduces them */
   vir_sym *part = vir_add_buffer(l->m, vla_kname(l, "part"), r.acc, 0, 0, VIR_ACCESS_READWRITE, l->b.loc);
   vir_sym *parti = r.arg ? vir_add_buffer(l->m, vla_kname(l, "parti"), vla_u32t(l), 0, 0, VIR_ACCESS_READWRITE, l->b.loc) : NULL;
@@ -528,6 +537,8 @@ uint32_t vla_kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores,
   vla_mem_store(l, VIR_OP_BUFFER_STORE, cnt, vla_ku(l, 0), vla_ku(l, 0)); /* ready for the next launch */
   vla_leave(l, sv3);
   vla_leave(l, sv);
+  if (dyn)
+    vla_leave(l, many);
   return gk;
 }
 

@@ -1,0 +1,82 @@
+"""float(vp.sum(x)) of a whole resident float32 array, the kernel over a
+dynamic extent (one compile for every length) against the static-shape
+kernel of the same reduction (vp.jit of vp.sum: its array VIR has the
+length), and cupy.sum where CuPy is importable; wall clock from Python,
+the three interleaved in blocks, each answer checked against NumPy. Then
+a new length at every call (x[:m]) against one length.
+
+    python bench/probes/sum_dynamic.py [--sizes 10,20,24,28] [--reps 30]
+"""
+import argparse
+import time
+
+import numpy as np
+
+import vulpy as vp
+
+
+def _med(ts):
+    return sorted(ts)[len(ts) // 2] * 1e6
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="10,20,24,28")
+    ap.add_argument("--reps", type=int, default=30)
+    a = ap.parse_args()
+    try:
+        import cupy as cp
+        cp.zeros(1)
+    except Exception:  # noqa: BLE001 - no CuPy or no CUDA device
+        cp = None
+    ctx = vp.default_context()
+    print(ctx.info.get("name"))
+    for k in (int(s) for s in a.sizes.split(",")):
+        n = 1 << k
+        h = np.random.default_rng(k).standard_normal(n).astype(np.float32)
+        want = float(h.sum(dtype=np.float64))
+        x = vp.asarray(h)
+        s = vp.empty((), np.float32)
+        jit = vp.jit(lambda v: vp.sum(v))
+        runs = {"dynamic": lambda: float(vp.sum(x)),
+                "static": lambda: (jit(x, out=s), float(s))[1]}
+        if cp is not None:
+            c = cp.asarray(h)
+            runs["cupy"] = lambda: float(cp.sum(c))
+        for name, f in runs.items():
+            got = f()
+            if abs(got - want) > 1e-4 * max(1.0, abs(want)) + 1e-3 * np.sqrt(n):
+                raise SystemExit(f"{name} n=2^{k}: {got}, want {want}")
+        ts = {name: [] for name in runs}
+        for _ in range(a.reps):
+            for name, f in runs.items():
+                t = time.perf_counter()
+                f()
+                ts[name].append(time.perf_counter() - t)
+        med = {name: _med(v) for name, v in ts.items()}
+        line = " ".join(f"{name} {v:.1f} us" for name, v in med.items())
+        extra = f" dynamic/static {med['dynamic'] / med['static']:.3f}"
+        if "cupy" in med:
+            extra += f" cupy/dynamic {med['cupy'] / med['dynamic']:.3f}"
+        print(f"2^{k}: {line}{extra}", flush=True)
+    # a new length every call against one length (2^16)
+    n = 1 << 16
+    x = vp.asarray(np.random.default_rng(1).random(n, dtype=np.float32))
+    fresh = iter(range(n - 1, 0, -1))
+    new = lambda: float(vp.sum(x[:next(fresh)]))  # noqa: E731
+    one = lambda: float(vp.sum(x[:n // 2]))  # noqa: E731
+    new(), one()
+    tn, to = [], []
+    for _ in range(10 * a.reps):
+        t = time.perf_counter()
+        new()
+        tn.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        one()
+        to.append(time.perf_counter() - t)
+    print(f"2^16 prefix: new length {_med(tn):.1f} us, one length {_med(to):.1f} us, "
+          f"ratio {_med(tn) / _med(to):.2f}")
+
+
+if __name__ == "__main__":
+    main()
