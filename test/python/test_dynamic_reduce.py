@@ -165,3 +165,63 @@ def test_asynchronous_and_repeated_calls(ctx):
     hs = [vp.sum(x, sync=False) for x in xs]
     for n, h in zip((3, 333, 3333), hs):
         assert float(h.wait()) == n * (n - 1) / 2
+
+
+# ------------------------------------------------- the inner product of vectors
+
+def test_vector_products_match_numpy(ctx):
+    """vp.dot / vdot / matmul / @ of two vectors: one reduction kernel over
+    a dynamic extent (the product summed, a tree), NumPy's answer for every
+    dtype, integers wrapping as NumPy's, views copied first."""
+    dts = [np.float32, np.int32, np.uint32, np.int8, np.int16, np.float16, np.bool_]
+    dts += [np.float64] if ctx.has("float64") else []
+    dts += [np.int64] if ctx.has("int64") else []
+    r = np.random.default_rng(3)
+    for dt in map(np.dtype, dts):
+        for n in (1, 3, 4, 5, 257, 16385, 70001):
+            if dt.kind == "f":
+                a, b = (r.standard_normal(n).astype(dt) for _ in range(2))
+            elif dt == np.bool_:
+                a, b = r.random(n) < 0.01, r.random(n) < 0.5
+            else:  # large enough that int8..int32 products and sums wrap
+                info = np.iinfo(dt)
+                a, b = (r.integers(max(info.min, -(1 << 20)), min(info.max, 1 << 20), n)
+                        .astype(dt) for _ in range(2))
+            want = np.dot(a, b)
+            av, bv = vp.asarray(a), vp.asarray(b)
+            for got in (vp.dot(a, b), vp.dot(av, bv).numpy(), vp.vdot(av, bv).numpy(),
+                        (av @ bv).numpy(), vp.matmul(a, b)):
+                got = np.asarray(got)
+                assert got.dtype == want.dtype, (dt, n, got.dtype)
+                if dt.kind == "f":
+                    tol = {2: 2e-2, 4: 3e-5, 8: 1e-12}[dt.itemsize]
+                    np.testing.assert_allclose(got, want, rtol=tol,
+                                               atol=tol * np.sqrt(n) * 4)
+                else:
+                    assert got == want, (dt, n, got, want)
+    # views: a strided and an offset operand
+    a = r.standard_normal(3003).astype(np.float32)
+    av = vp.asarray(a)
+    np.testing.assert_allclose(vp.dot(av[::3], av[1::3]).numpy(), np.dot(a[::3], a[1::3]),
+                               rtol=1e-4)
+    np.testing.assert_allclose(vp.dot(av[7:], av[:-7]).numpy(), np.dot(a[7:], a[:-7]),
+                               rtol=1e-4)
+    # the same array twice, out=, empty
+    np.testing.assert_allclose(vp.dot(av, av).numpy(), np.dot(a, a), rtol=1e-4)
+    o = vp.empty((), np.float32)
+    assert vp.dot(av, av, out=o) is o
+    np.testing.assert_allclose(o.numpy(), np.dot(a, a), rtol=1e-4)
+    assert vp.dot(np.zeros(0, np.float32), np.zeros(0, np.float32)) == 0.0
+    with pytest.raises(ValueError, match="not aligned"):
+        vp.dot(av, av[1:])
+
+
+def test_vector_product_compiles_once(ctx, monkeypatch):
+    calls = []
+    real = _engine.compile
+    monkeypatch.setattr(_engine, "compile", lambda text, c, **kw: (calls.append(text),
+                                                                    real(text, c, **kw))[1])
+    for n in (100, 101, 5000, 5001):
+        a = np.arange(n, dtype=np.float32) % 3
+        assert float(vp.dot(vp.asarray(a), vp.asarray(a))) == float(np.dot(a, a))
+    assert len(set(calls)) == 1 and "tensor<?xf32>" in calls[0]  # one text: one compile

@@ -18,7 +18,8 @@ import operator
 
 import numpy as np
 
-from . import _array, _context, _coopmat, _errors, _gemm, _indexing, _reduce, _ufunc
+from . import _array, _context, _coopmat, _engine, _errors, _gemm, _graph, _indexing, _reduce, \
+    _ufunc
 
 _nd = _array.ndarray
 _BOOL = np.dtype(np.bool_)
@@ -272,6 +273,8 @@ def _matmul_core(name, a, b, out, dtype):
     m, k, n = a2[-2], a2[-1], b2[-1]
     oshape = batch + ((m,) if len(sa) >= 2 else ()) + ((n,) if len(sb) >= 2 else ())
     out = _check_out(name, out, oshape, rdt, resident)
+    if len(sa) == 1 and len(sb) == 1:  # two vectors: a reduction, not a GEMM
+        return _finish(name, _inner_product(ctx, a, b, cdt), rdt, cdt, out, resident, oshape)
     r = _float16_coopmat(ctx, a, b, rdt, m, n, k)
     if r is not None:  # tensor cores: float32 accumulation, rounded to float16 as NumPy's
         return _finish(name, r, rdt, np.dtype(np.float32), out, resident, oshape)
@@ -291,6 +294,43 @@ def _matmul_core(name, a, b, out, dtype):
         return out
     r = r.reshape(oshape) if r.shape != oshape else r
     return _finish(name, r, rdt, cdt, out, resident, oshape)
+
+
+_inner_texts = {}
+
+
+def _inner_vir(cdt):
+    """The array VIR of the inner product of two vectors of dtype cdt of
+    any length (a dynamic extent: the length the push field n): their
+    product summed in cdt (wrapping as NumPy's integer dot does), fused
+    into one full-reduction kernel."""
+    text = _inner_texts.get(cdt)
+    if text is None:
+        g = _graph.Graph("dot")
+        g.push.append(("n", np.dtype(np.uint32)))
+        x, y = (g.load(g.buffer((k,), cdt, None, None, k), cdt, _graph.DYN)
+                for k in ("xa", "xb"))
+        r = g.reduce("sum", g.op("mul", [x, y], cdt), (0,), False, cdt)
+        g.store(g.buffer(("out",), cdt, 1, None, "out"), r)
+        text = _inner_texts[cdt] = g.text()
+    return text
+
+
+def _inner_product(ctx, a, b, cdt):
+    """sum(a * b) of two vectors of equal length in dtype cdt, a 0-d
+    resident array: one kernel over a dynamic extent (one compile for every
+    length; the operands' elements multiplied and summed as vp.sum sums, a
+    tree), where the GEMM path ran one workgroup over k. A view is copied
+    to a contiguous vector first."""
+    A, B = (_dev(x, cdt, ctx) for x in (a, b))
+    A, B = (x if x._estrides is None and x._offset == 0 else x.copy() for x in (A, B))
+    k = A.size
+    if k == 0:  # NumPy: the empty sum
+        return _array.zeros((), cdt, memory=_mem(A, B), context=ctx)
+    _graph.require_features(ctx, (cdt,), "vp.dot")
+    comp = _engine.compile(_inner_vir(cdt), ctx, label="vp.dot")
+    return _reduce.run_whole(comp, {"xa": A._buf, "xb": B._buf}, "out", {"n": k}, cdt, ctx,
+                             _mem(A, B))
 
 
 def _float16_coopmat(ctx, a, b, rdt, m, n, k):

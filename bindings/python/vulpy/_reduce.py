@@ -358,17 +358,25 @@ def _keep_plan(c, a, key, rdt):
 
 def _run_plan(plan, a, sync):
     comp, iname, oname, rdt, dynamic = plan
-    ctx = a._ctx
+    return run_whole(comp, {iname: a._buf}, oname, {"n": a._size} if dynamic else {}, rdt,
+                     a._ctx, a._buf.kind, sync)
+
+
+def run_whole(comp, bind, oname, push, rdt, ctx, memory, sync=True):
+    """Runs compiled `comp` on the buffers `bind` (name -> Buffer) with
+    push fields `push`, its 0-d result (dtype rdt, in `memory`, from the
+    scratch pool) stored into its buffer `oname` and mirrored into
+    host-visible memory in the same submission; the result, or a Handle
+    with sync=False. (Plans of full reductions, vp.dot of two vectors.)"""
     if POOLED:
-        res = _array.ndarray(ctx._scratch(a._buf.kind, 16), (), rdt, ctx)
+        res = _array.ndarray(ctx._scratch(memory, 16), (), rdt, ctx)
     else:
-        res = _array.empty((), rdt, memory=a._buf.kind, context=ctx)
+        res = _array.empty((), rdt, memory=memory, context=ctx)
     rb = m = None
     if 0 < res.nbytes <= MIRROR_MAX and not res._buf.mapped:
         m = ctx._scratch("cached", 16)
         rb = (m, 0, res._buf, 0, res.nbytes)
-    t = comp.run(ctx, {iname: a._buf, oname: res._buf}, {"n": a._size} if dynamic else {},
-                 sync, rb)
+    t = comp.run(ctx, dict(bind, **{oname: res._buf}), push, sync, rb)
 
     def done():
         if m is not None:
