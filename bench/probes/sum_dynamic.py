@@ -1,7 +1,8 @@
 """float(vp.sum(x)) of a whole resident float32 array, the kernel over a
 dynamic extent (one compile for every length) against the static-shape
 kernel of the same reduction (vp.jit of vp.sum: its array VIR has the
-length), and cupy.sum where CuPy is importable; wall clock from Python,
+length), and cupy.sum where CuPy is importable; float(vp.dot(x, y)) of two
+vectors against cupy.dot; wall clock from Python,
 the three interleaved in blocks, each answer checked against NumPy. Then
 a new length at every call (x[:m]) against one length.
 
@@ -43,10 +44,18 @@ def main():
         if cp is not None:
             c = cp.asarray(h)
             runs["cupy"] = lambda: float(cp.sum(c))
+        # the inner product of two vectors: vp.dot against cupy.dot (cuBLAS)
+        y = vp.asarray(h[::-1].copy())
+        runs["vp.dot"] = lambda: float(vp.dot(x, y))
+        if cp is not None:
+            cy = cp.asarray(h[::-1].copy())
+            runs["cupy.dot"] = lambda: float(cp.dot(c, cy))
+        wdot = float(np.dot(h.astype(np.float64), h[::-1].astype(np.float64)))
         for name, f in runs.items():
             got = f()
-            if abs(got - want) > 1e-4 * max(1.0, abs(want)) + 1e-3 * np.sqrt(n):
-                raise SystemExit(f"{name} n=2^{k}: {got}, want {want}")
+            w = wdot if "dot" in name else want
+            if abs(got - w) > 1e-4 * max(1.0, abs(w)) + 1e-3 * np.sqrt(n):
+                raise SystemExit(f"{name} n=2^{k}: {got}, want {w}")
         ts = {name: [] for name in runs}
         for _ in range(a.reps):
             for name, f in runs.items():
@@ -58,6 +67,7 @@ def main():
         extra = f" dynamic/static {med['dynamic'] / med['static']:.3f}"
         if "cupy" in med:
             extra += f" cupy/dynamic {med['cupy'] / med['dynamic']:.3f}"
+            extra += f" cupy.dot/vp.dot {med['cupy.dot'] / med['vp.dot']:.3f}"
         print(f"2^{k}: {line}{extra}", flush=True)
     # a new length every call against one length (2^16)
     n = 1 << 16
