@@ -492,3 +492,22 @@ def test_coopmat_probe_and_fallback():
         assert "GL_NV_cooperative_matrix" in p.artifacts["glsl"]
     with pytest.raises(ValueError, match="must hold 128 x 64 float16 values"):
         _coopmat.matmul_f16_words(a.view(np.uint32)[:10], b.view(np.uint32), 128, 128, 64)
+
+
+def test_vector_products_take_no_gemm(monkeypatch):
+    """vector . vector and matrix @ vector are reductions (one kernel each,
+    docs/python-api.md, "Two vectors"), not GEMMs of one used column."""
+    from vulpy import _matmul
+
+    def no_gemm(*args, **kwargs):
+        raise AssertionError("a GEMM for a vector product")
+    monkeypatch.setattr(_matmul, "_bmm_batched", no_gemm)
+    rng = np.random.default_rng(8)
+    a, x = rng.standard_normal((70, 300)).astype(np.float32), rng.standard_normal(300)
+    x = x.astype(np.float32)
+    av, xv = vp.asarray(a), vp.asarray(x)
+    _close((av @ xv).numpy(), a @ x, a, x.reshape(-1, 1), 300)
+    _close(vp.dot(av.T.T, xv).numpy(), a @ x, a, x.reshape(-1, 1), 300)
+    _close(vp.dot(xv, xv).numpy(), np.dot(x, x), k=300)
+    with pytest.raises(AssertionError, match="GEMM"):
+        xv @ av.T  # a vector times a matrix is still a GEMM

@@ -18,8 +18,8 @@ import operator
 
 import numpy as np
 
-from . import _array, _context, _coopmat, _engine, _errors, _gemm, _graph, _indexing, _reduce, \
-    _ufunc
+from . import _array, _arrayops, _context, _coopmat, _engine, _errors, _gemm, _graph, \
+    _indexing, _reduce, _ufunc
 
 _nd = _array.ndarray
 _BOOL = np.dtype(np.bool_)
@@ -275,6 +275,8 @@ def _matmul_core(name, a, b, out, dtype):
     out = _check_out(name, out, oshape, rdt, resident)
     if len(sa) == 1 and len(sb) == 1:  # two vectors: a reduction, not a GEMM
         return _finish(name, _inner_product(ctx, a, b, cdt), rdt, cdt, out, resident, oshape)
+    if len(sa) == 2 and len(sb) == 1:  # a matrix times a vector: a row-wise reduction
+        return _finish(name, _matvec(ctx, a, b, cdt), rdt, cdt, out, resident, oshape)
     r = _float16_coopmat(ctx, a, b, rdt, m, n, k)
     if r is not None:  # tensor cores: float32 accumulation, rounded to float16 as NumPy's
         return _finish(name, r, rdt, np.dtype(np.float32), out, resident, oshape)
@@ -331,6 +333,24 @@ def _inner_product(ctx, a, b, cdt):
     comp = _engine.compile(_inner_vir(cdt), ctx, label="vp.dot")
     return _reduce.run_whole(comp, {"xa": A._buf, "xb": B._buf}, "out", {"n": k}, cdt, ctx,
                              _mem(A, B))
+
+
+def _matvec(ctx, a, b, cdt):
+    """A (m, k) @ x (k,) in dtype cdt, a resident (m,) array: sum(A * x,
+    axis=1) as one kernel (the product fused into a reduction along the
+    rows: a workgroup per row when k >= 64, read along k), where the GEMM
+    ran tiles of which one column was used. Views of A (transposed,
+    strided) are read in place."""
+    A, x = _dev(a, cdt, ctx), _dev(b, cdt, ctx)
+    m, k = A.shape
+    if m == 0 or k == 0:
+        return _array.zeros((m,), cdt, memory=_mem(A, x), context=ctx)
+    c = _arrayops.Call("matvec", context=ctx)
+    c.note(A)
+    c.note(x)
+    va, vx = c.operand(A), c.operand(x)
+    r = c.g.reduce("sum", c.g.op("mul", [va, vx], cdt), (1,), False, cdt)
+    return c.run(c.result(r), True)
 
 
 def _float16_coopmat(ctx, a, b, rdt, m, n, k):
