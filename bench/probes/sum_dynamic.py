@@ -2,7 +2,7 @@
 dynamic extent (one compile for every length) against the static-shape
 kernel of the same reduction (vp.jit of vp.sum: its array VIR has the
 length), and cupy.sum where CuPy is importable; float(vp.dot(x, y)) of two
-vectors against cupy.dot; wall clock from Python,
+vectors against cupy.dot, A @ x against cupy's; wall clock from Python,
 the three interleaved in blocks, each answer checked against NumPy. Then
 a new length at every call (x[:m]) against one length.
 
@@ -69,6 +69,30 @@ def main():
             extra += f" cupy/dynamic {med['cupy'] / med['dynamic']:.3f}"
             extra += f" cupy.dot/vp.dot {med['cupy.dot'] / med['vp.dot']:.3f}"
         print(f"2^{k}: {line}{extra}", flush=True)
+    # a matrix times a vector: vp (a fused row reduction) against cupy (cuBLAS gemv)
+    for m, k in ((4096, 4096), (8192, 4096), (64, 1 << 19), (1 << 19, 64)):
+        r = np.random.default_rng(m)
+        ha, hx = r.standard_normal((m, k)).astype(np.float32), r.standard_normal(k)
+        hx = hx.astype(np.float32)
+        want = ha.astype(np.float64) @ hx.astype(np.float64)
+        av, xv = vp.asarray(ha), vp.asarray(hx)
+        runs = {"vp": lambda: (av @ xv)[:1].numpy()}
+        if cp is not None:
+            ca, cx = cp.asarray(ha), cp.asarray(hx)
+            runs["cupy"] = lambda: cp.asnumpy((ca @ cx)[:1])
+        got = (av @ xv).numpy()
+        if not np.allclose(got, want, rtol=1e-3, atol=1e-3 * np.sqrt(k)):
+            raise SystemExit(f"A @ x {m}x{k}: max error {np.abs(got - want).max()}")
+        ts = {name: [] for name in runs}
+        for _ in range(a.reps):
+            for name, f in runs.items():
+                t = time.perf_counter()
+                f()
+                ts[name].append(time.perf_counter() - t)
+        med = {name: _med(v) for name, v in ts.items()}
+        ratio = f" cupy/vp {med['cupy'] / med['vp']:.3f}" if "cupy" in med else ""
+        print(f"A @ x {m}x{k}: " + " ".join(f"{n} {v:.1f} us" for n, v in med.items()) + ratio,
+              flush=True)
     # a new length every call against one length (2^16)
     n = 1 << 16
     x = vp.asarray(np.random.default_rng(1).random(n, dtype=np.float32))

@@ -509,5 +509,10 @@ def test_vector_products_take_no_gemm(monkeypatch):
     _close((av @ xv).numpy(), a @ x, a, x.reshape(-1, 1), 300)
     _close(vp.dot(av.T.T, xv).numpy(), a @ x, a, x.reshape(-1, 1), 300)
     _close(vp.dot(xv, xv).numpy(), np.dot(x, x), k=300)
+    b = rng.standard_normal((50, 20)).astype(np.float32)
+    _close((vp.asarray(b) @ vp.asarray(x[:20])).numpy(), b @ x[:20], b,
+           x[:20].reshape(-1, 1), 20)  # short rows: an invocation each
     with pytest.raises(AssertionError, match="GEMM"):
         xv @ av.T  # a vector times a matrix is still a GEMM
+    with pytest.raises(AssertionError, match="GEMM"):
+        vp.asarray(a[:10, :100]) @ vp.asarray(x[:100])  # rows of 64..255: GEMM

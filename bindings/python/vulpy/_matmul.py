@@ -275,7 +275,8 @@ def _matmul_core(name, a, b, out, dtype):
     out = _check_out(name, out, oshape, rdt, resident)
     if len(sa) == 1 and len(sb) == 1:  # two vectors: a reduction, not a GEMM
         return _finish(name, _inner_product(ctx, a, b, cdt), rdt, cdt, out, resident, oshape)
-    if len(sa) == 2 and len(sb) == 1:  # a matrix times a vector: a row-wise reduction
+    if len(sa) == 2 and len(sb) == 1 and not _MATVEC_GEMM[0] <= k < _MATVEC_GEMM[1]:
+        # a matrix times a vector: a row-wise reduction
         return _finish(name, _matvec(ctx, a, b, cdt), rdt, cdt, out, resident, oshape)
     r = _float16_coopmat(ctx, a, b, rdt, m, n, k)
     if r is not None:  # tensor cores: float32 accumulation, rounded to float16 as NumPy's
@@ -333,6 +334,14 @@ def _inner_product(ctx, a, b, cdt):
     comp = _engine.compile(_inner_vir(cdt), ctx, label="vp.dot")
     return _reduce.run_whole(comp, {"xa": A._buf, "xb": B._buf}, "out", {"n": k}, cdt, ctx,
                              _mem(A, B))
+
+
+# Rows of k in [64, 256) stay a GEMM: the reduction gives each such row a
+# workgroup of 256 invocations (lower-arrays' cooperative rows start at 64)
+# and was up to 5x slower than the GEMM on lavapipe (65536 x 64: 1136 ms
+# against 224); shorter rows (an invocation each) and longer ones were
+# 1.5-30x faster (bench/notes/python.md).
+_MATVEC_GEMM = (64, 256)
 
 
 def _matvec(ctx, a, b, cdt):
