@@ -225,3 +225,28 @@ def test_vector_product_compiles_once(ctx, monkeypatch):
         a = np.arange(n, dtype=np.float32) % 3
         assert float(vp.dot(vp.asarray(a), vp.asarray(a))) == float(np.dot(a, a))
     assert len(set(calls)) == 1 and "tensor<?xf32>" in calls[0]  # one text: one compile
+
+
+def test_dtype_argument_takes_the_dynamic_kernel(ctx, monkeypatch):
+    """vp.sum(x, dtype=...) and vp.count_nonzero(x) (an int64 sum of bools)
+    of whole arrays: one compile for every length too, NumPy's answers."""
+    texts = []
+    real = _engine.compile
+    monkeypatch.setattr(_engine, "compile", lambda text, c, **kw: (texts.append(text),
+                                                                    real(text, c, **kw))[1])
+    ctx.__dict__.pop("_vp_reduce_plans", None)
+    r = np.random.default_rng(4)
+    for n in (999, 1000, 70001):
+        h = r.integers(-3, 4, n).astype(np.int32)
+        v = vp.asarray(h)
+        assert int(vp.count_nonzero(v)) == np.count_nonzero(h)
+        got = vp.sum(v, dtype=np.int32)
+        assert got.dtype == np.int32 and int(got) == int(h.sum(dtype=np.int32))
+        f = vp.asarray(h.astype(np.float32))
+        if ctx.has("float64"):
+            m = vp.mean(f, dtype=np.float64)
+            assert m.dtype == np.float64
+            np.testing.assert_allclose(float(m), h.mean(dtype=np.float64), rtol=1e-12)
+    dyn = {t for t in texts if "tensor<?x" in t}
+    assert len(dyn) == len(set(texts)), "a static-shape compile"
+    assert len(dyn) <= 4  # count_nonzero's != and sum, sum(int32), mean(float64)

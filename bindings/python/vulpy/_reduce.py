@@ -100,13 +100,14 @@ def _shape_of(x):
 def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=None, sync=True):
     """A reduction (or, for cumsum/cumprod, a scan) of `a`."""
     kind = _KIND.get(kind, kind)
-    whole = axis is None and dtype is None and out is None and not keepdims and \
+    whole = axis is None and out is None and not keepdims and \
         type(a) is _array.ndarray and a._estrides is None and a._offset == 0 and a._size and \
         (context is None or context is a._ctx)
     fast = PLANS and whole
     if fast:
         # a dynamic plan serves every length; the small dtypes plan per shape
-        key = (kind, a.dtype, a.shape if a.dtype in _SMALL else None, a._buf.kind,
+        key = (kind, a.dtype, a.shape if a.dtype in _SMALL else None,
+               None if dtype is None else np.dtype(dtype), a._buf.kind,
                getattr(a._ctx, "_vp_feature_masks", None),
                getattr(a._ctx, "_vp_cpu_lowering", None), _engine.reduce_groups())
         plan = a._ctx.__dict__.get("_vp_reduce_plans", _NO_PLANS).get(key)
