@@ -53,6 +53,20 @@ def vtype(dt):
 DYN = ("?",)
 
 
+def whole_reduction(name, kind, loads, rdt, out_elem, combine=None):
+    """The array VIR of reduction `kind` (result dtype rdt) over whole
+    arrays of any length: `loads` are (buffer, storage dtype, dtype) read
+    as tensors of the dynamic extent n (a push field), `combine(g, values)`
+    the value reduced (default: the one load), the 0-d result stored into
+    buffer `out` (elements out_elem). One compile serves every n."""
+    g = Graph(name)
+    g.push.append(("n", _U32))
+    vals = [g.load(g.buffer((b,), st, None, None, b), dt, DYN) for b, st, dt in loads]
+    v = combine(g, vals) if combine is not None else vals[0]
+    g.store(g.buffer(("out",), out_elem, 1, None, "out"), g.reduce(kind, v, (0,), False, rdt))
+    return g.text()
+
+
 def bshape(*shapes):
     """The common shape of broadcast operands (DYN only with DYN)."""
     if all(s == shapes[0] for s in shapes):

@@ -309,13 +309,9 @@ def _inner_vir(cdt):
     into one full-reduction kernel."""
     text = _inner_texts.get(cdt)
     if text is None:
-        g = _graph.Graph("dot")
-        g.push.append(("n", np.dtype(np.uint32)))
-        x, y = (g.load(g.buffer((k,), cdt, None, None, k), cdt, _graph.DYN)
-                for k in ("xa", "xb"))
-        r = g.reduce("sum", g.op("mul", [x, y], cdt), (0,), False, cdt)
-        g.store(g.buffer(("out",), cdt, 1, None, "out"), r)
-        text = _inner_texts[cdt] = g.text()
+        text = _inner_texts[cdt] = _graph.whole_reduction(
+            "dot", "sum", [("xa", cdt, cdt), ("xb", cdt, cdt)], cdt, cdt,
+            lambda g, v: g.op("mul", v, cdt))
     return text
 
 

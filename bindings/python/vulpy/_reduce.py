@@ -333,12 +333,9 @@ def _dynamic_vir(kind, dt, rdt):
     key = (kind, dt, rdt)
     text = _dyn_texts.get(key)
     if text is None:
-        g = _graph.Graph(kind)
-        g.push.append(("n", np.dtype(np.uint32)))
-        v = g.load(g.buffer(("x",), _array.storage_dtype(dt), None, None, "x"), dt, _graph.DYN)
-        r = g.reduce(kind, _arg_operand(g, kind, v), (0,), False, rdt)
-        g.store(g.buffer(("out",), _array.storage_dtype(rdt), 1, None, "out"), r)
-        text = _dyn_texts[key] = g.text()
+        text = _dyn_texts[key] = _graph.whole_reduction(
+            kind, kind, [("x", _array.storage_dtype(dt), dt)], rdt, _array.storage_dtype(rdt),
+            lambda g, v: _arg_operand(g, kind, v[0]))
     return text
 
 

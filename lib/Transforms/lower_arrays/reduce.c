@@ -311,86 +311,37 @@ static void add_tail_quad(lw *l, const red *r, vir_op *rop, accum a, vir_value *
   }
 }
 
-/* The accumulation of a full reduction over a dynamic extent: n from the
- * push block, the grid's size from num_workgroups (the host computes it
- * from n: reduce_grid); vec4 loads as in the static kernel, the last
- * n mod 4 elements by invocation 0. */
-static void accumulate_dynamic(lw *l, red *r, vir_op *rop, accum a, vir_op **stores, uint32_t ns) {
-  vir_builder pb = l->b;
-  pb.region = &l->k->body;
-  pb.before = l->pro ? l->pro->next : l->k->body.first;
-  vir_value *n = vla_push_n(l, &pb);
-  if (!n)
-    return;
-  l->pro = n->def;
-  r->dyn_count = n;
-  const vir_type *in = rop->opnd[0]->type;
-  vir_value *gid = vla_id_x(l, VIR_OP_GLOBAL_ID);
-  vir_value *S = vla_bin(l, VIR_OP_MUL, vla_id_x(l, VIR_OP_NUM_WORKGROUPS), vla_ku(l, WG));
-  saved sv;
-  if (!vec4_reduction(l, rop)) {
-    vir_value *i = vla_for_begin(l, gid, n, S, &sv);
-    idx *ix = vla_new_idx(l, in, i);
-    vir_value *x = vla_emit(l, rop->opnd[0], ix);
-    if (x)
-      vla_acc_add(l, r, a, vla_lift(l, r, x), i);
-    vla_emit_stores(l, stores, ns, ix);
-    vla_leave(l, sv);
-    return;
-  }
-  vir_value *n4 = vla_bin(l, VIR_OP_SHR, n, vla_ku(l, 2));
-  uint32_t U = vla_cheap_region(rop->parent) ? UNROLL : 1;
-  accum acc[UNROLL] = {a};
-  for (uint32_t u = 1; u < U; u++)
-    acc[u] = vla_acc_new(l, r);
-  vir_value *lo = gid;
-  if (U > 1) {
-    /* main_end = n4 - n4 mod (U S): U quads an iteration below it */
-    vir_value *US = vla_bin(l, VIR_OP_MUL, S, vla_ku(l, U));
-    vir_value *main_end = vla_bin(l, VIR_OP_MUL, vla_bin(l, VIR_OP_DIV, n4, US), US);
-    vir_value *off[UNROLL] = {NULL, S};
-    for (uint32_t u = 2; u < U; u++)
-      off[u] = vla_bin(l, VIR_OP_MUL, S, vla_ku(l, u));
-    vir_value *q0 = vla_for_begin(l, gid, main_end, US, &sv);
-    vir_value *q[UNROLL];
-    for (uint32_t u = 0; u < U; u++)
-      q[u] = u ? vla_bin(l, VIR_OP_ADD, q0, off[u]) : q0;
-    load_quads(l, rop->parent, q, U);
-    for (uint32_t u = 0; u < U; u++)
-      add_quad(l, r, rop, acc[u], q[u]);
-    vla_leave(l, sv);
-    lo = vla_bin(l, VIR_OP_ADD, gid, main_end);
-  }
-  vir_value *q = vla_for_begin(l, lo, n4, S, &sv);
-  l->nquads = 0;
-  add_quad(l, r, rop, a, q);
-  vla_leave(l, sv);
-  for (uint32_t u = 1; u < U; u++) {
-    vir_value *x = vla_lload(l, a.v);
-    vla_lstore(l, a.v, vla_combine(l, r, x, vla_lload(l, acc[u].v)));
-  }
-  vir_value *rem = vla_bin(l, VIR_OP_AND, n, vla_ku(l, 3));
-  vir_value *tail = vla_bin(l, VIR_OP_LAND, vla_bin(l, VIR_OP_EQ, gid, vla_ku(l, 0)),
-                            vla_bin(l, VIR_OP_NE, rem, vla_ku(l, 0)));
-  vla_if_begin(l, tail, &sv);
-  l->nquads = 0;
-  add_tail_quad(l, r, rop, a, n4, rem);
-  vla_leave(l, sv);
-}
-
-/* The accumulation of a full reduction of n elements in g groups: a
- * grid-stride loop; vec4s (UNROLL independent loads an iteration when the
- * expression is cheap, each into its own accumulator, the lanes of a
- * vec4 combined pairwise first; then the remaining vec4s one an
- * iteration). Several loads in flight per invocation is what a reduction
- * needs to reach copy bandwidth. */
+/* The accumulation of a full reduction of n elements by a grid of g
+ * groups: a grid-stride loop; vec4s (UNROLL independent loads an
+ * iteration when the expression is cheap, each into its own accumulator,
+ * the lanes of a vec4 combined pairwise first; then the remaining vec4s
+ * one an iteration). Several loads in flight per invocation is what a
+ * reduction needs to reach copy bandwidth. Static: nk elements, gk groups
+ * (loops that would not run left out). Over a dynamic extent (nk = 0): n
+ * from the push block, g from num_workgroups (the host computes it from n:
+ * lower_arrays.c, reduce_grid), and invocation 0 adds the last n mod 4
+ * elements of the padded vec4 past the others. */
 static void accumulate(lw *l, red *r, vir_op *rop, accum a, vir_op **stores, uint32_t ns,
-                       uint64_t n, uint32_t g) {
+                       uint64_t nk, uint32_t gk) {
   const vir_type *in = rop->opnd[0]->type;
+  bool dyn = nk == 0;
+  vir_value *n = NULL, *S = NULL; /* over a dynamic extent */
+  if (dyn) {
+    vir_builder pb = l->b;
+    pb.region = &l->k->body;
+    pb.before = l->pro ? l->pro->next : l->k->body.first;
+    if (!(n = vla_push_n(l, &pb)))
+      return;
+    l->pro = n->def;
+    r->dyn_count = n;
+  }
   vir_value *gid = vla_id_x(l, VIR_OP_GLOBAL_ID);
+  if (dyn)
+    S = vla_bin(l, VIR_OP_MUL, vla_id_x(l, VIR_OP_NUM_WORKGROUPS), vla_ku(l, WG));
+  uint64_t Sk = (uint64_t)gk * WG;
   saved sv;
   if (!vec4_reduction(l, rop)) {
-    vir_value *i = vla_for_begin(l, gid, vla_ku(l, n), vla_ku(l, (uint64_t)g * WG), &sv);
+    vir_value *i = vla_for_begin(l, gid, dyn ? n : vla_ku(l, nk), dyn ? S : vla_ku(l, Sk), &sv);
     idx *ix = vla_new_idx(l, in, i);
     vir_value *x = vla_emit(l, rop->opnd[0], ix);
     if (x)
@@ -399,25 +350,35 @@ static void accumulate(lw *l, red *r, vir_op *rop, accum a, vir_op **stores, uin
     vla_leave(l, sv);
     return;
   }
-  uint64_t n4 = n / 4, S = (uint64_t)g * WG;
+  uint64_t n4k = nk / 4;
   uint32_t U = vla_cheap_region(rop->parent) ? UNROLL : 1;
-  uint64_t main_end = U > 1 ? n4 / (U * S) * (U * S) : 0;
+  /* main_end = n4 - n4 mod (U S): U quads an iteration below it */
+  uint64_t main_k = !dyn && U > 1 ? n4k / (U * Sk) * (U * Sk) : 0;
+  vir_value *n4 = dyn ? vla_bin(l, VIR_OP_SHR, n, vla_ku(l, 2)) : NULL, *main_end = NULL;
   accum acc[UNROLL] = {a};
   for (uint32_t u = 1; u < U; u++)
     acc[u] = vla_acc_new(l, r);
-  if (main_end) {
-    vir_value *q0 = vla_for_begin(l, gid, vla_ku(l, main_end), vla_ku(l, U * S), &sv);
+  if (dyn ? U > 1 : main_k != 0) {
+    vir_value *US = dyn ? vla_bin(l, VIR_OP_MUL, S, vla_ku(l, U)) : NULL;
+    main_end = dyn ? vla_bin(l, VIR_OP_MUL, vla_bin(l, VIR_OP_DIV, n4, US), US) : NULL;
+    vir_value *off[UNROLL] = {NULL, S};
+    for (uint32_t u = 2; dyn && u < U; u++)
+      off[u] = vla_bin(l, VIR_OP_MUL, S, vla_ku(l, u));
+    vir_value *q0 = dyn ? vla_for_begin(l, gid, main_end, US, &sv)
+                        : vla_for_begin(l, gid, vla_ku(l, main_k), vla_ku(l, U * Sk), &sv);
     vir_value *q[UNROLL];
     for (uint32_t u = 0; u < U; u++)
-      q[u] = u ? vla_bin(l, VIR_OP_ADD, q0, vla_ku(l, u * S)) : q0;
+      q[u] = u ? vla_bin(l, VIR_OP_ADD, q0, dyn ? off[u] : vla_ku(l, u * Sk)) : q0;
     load_quads(l, rop->parent, q, U);
     for (uint32_t u = 0; u < U; u++)
       add_quad(l, r, rop, acc[u], q[u]);
     vla_leave(l, sv);
   }
-  if (main_end < n4) {
-    vir_value *lo = main_end ? vla_bin(l, VIR_OP_ADD, gid, vla_ku(l, main_end)) : gid;
-    vir_value *q = vla_for_begin(l, lo, vla_ku(l, n4), vla_ku(l, S), &sv);
+  if (dyn || main_k < n4k) {
+    vir_value *lo = dyn ? (main_end ? vla_bin(l, VIR_OP_ADD, gid, main_end) : gid)
+                        : (main_k ? vla_bin(l, VIR_OP_ADD, gid, vla_ku(l, main_k)) : gid);
+    vir_value *q = dyn ? vla_for_begin(l, lo, n4, S, &sv)
+                       : vla_for_begin(l, lo, vla_ku(l, n4k), vla_ku(l, Sk), &sv);
     l->nquads = 0;
     add_quad(l, r, rop, a, q);
     vla_leave(l, sv);
@@ -426,6 +387,15 @@ static void accumulate(lw *l, red *r, vir_op *rop, accum a, vir_op **stores, uin
     vir_value *x = vla_lload(l, a.v);
     vla_lstore(l, a.v, vla_combine(l, r, x, vla_lload(l, acc[u].v)));
   }
+  if (!dyn)
+    return;
+  vir_value *rem = vla_bin(l, VIR_OP_AND, n, vla_ku(l, 3));
+  vir_value *tail = vla_bin(l, VIR_OP_LAND, vla_bin(l, VIR_OP_EQ, gid, vla_ku(l, 0)),
+                            vla_bin(l, VIR_OP_NE, rem, vla_ku(l, 0)));
+  vla_if_begin(l, tail, &sv);
+  l->nquads = 0;
+  add_tail_quad(l, r, rop, a, n4, rem);
+  vla_leave(l, sv);
 }
 
 /* A reduction over every axis: one dispatch (see the file comment). Over
@@ -440,10 +410,7 @@ uint32_t vla_kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores,
   uint32_t gk = dyn ? 0 : vla_full_groups(l, n);
   uint32_t gmax = dyn ? vla_full_groups(l, UINT32_MAX) : gk;
   accum a = vla_acc_new(l, &r);
-  if (dyn)
-    accumulate_dynamic(l, &r, rop, a, stores, ns);
-  else
-    accumulate(l, &r, rop, a, stores, ns, n, gk);
+  accumulate(l, &r, rop, a, stores, ns, n, gk);
   vir_value *ri, *res = tree(l, &r, a, &ri);
   vir_value *li = vla_id_x(l, VIR_OP_LOCAL_INDEX);
   vir_value *first = vla_bin(l, VIR_OP_EQ, li, vla_ku(l, 0));
