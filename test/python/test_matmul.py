@@ -497,11 +497,11 @@ def test_coopmat_probe_and_fallback():
 def test_vector_products_take_no_gemm(monkeypatch):
     """vector . vector and matrix @ vector are reductions (one kernel each,
     docs/python-api.md, "Two vectors"), not GEMMs of one used column."""
-    from vulpy import _matmul
+    from vulpy import _gemm
 
     def no_gemm(*args, **kwargs):
         raise AssertionError("a GEMM for a vector product")
-    monkeypatch.setattr(_matmul, "_bmm_batched", no_gemm)
+    monkeypatch.setattr(_gemm, "gemm", no_gemm)
     rng = np.random.default_rng(8)
     a, x = rng.standard_normal((70, 300)).astype(np.float32), rng.standard_normal(300)
     x = x.astype(np.float32)
@@ -509,6 +509,16 @@ def test_vector_products_take_no_gemm(monkeypatch):
     _close((av @ xv).numpy(), a @ x, a, x.reshape(-1, 1), 300)
     _close(vp.dot(av.T.T, xv).numpy(), a @ x, a, x.reshape(-1, 1), 300)
     _close(vp.dot(xv, xv).numpy(), np.dot(x, x), k=300)
+    # one row times one column through tensordot / inner / einsum, views too
+    for got, want in ((vp.inner(xv, xv), np.inner(x, x)),
+                      (vp.tensordot(xv, xv, axes=1), np.tensordot(x, x, axes=1)),
+                      (vp.einsum("i,i->", xv, xv), np.einsum("i,i->", x, x)),
+                      (vp.tensordot(av, av, axes=2), np.tensordot(a, a, axes=2)),
+                      (vp.einsum("ij,ij->", av, av), np.einsum("ij,ij->", a, a))):
+        _close(got.numpy(), want, k=300 * 70)
+    _close(vp.einsum("ij,ji->", av, av.T).numpy(), np.einsum("ij,ji->", a, a.T), k=300 * 70)
+    _close((xv.reshape(1, -1) @ xv.reshape(-1, 1)).numpy(), x.reshape(1, -1) @ x.reshape(-1, 1),
+           k=300)
     b = rng.standard_normal((50, 20)).astype(np.float32)
     _close((vp.asarray(b) @ vp.asarray(x[:20])).numpy(), b @ x[:20], b,
            x[:20].reshape(-1, 1), 20)  # short rows: an invocation each

@@ -163,6 +163,16 @@ def _bmm(ctx, cdt, a, ga, b, gb, oshape, out=None):
         abt = 0
     if bz_b == 1:
         bbt = 0
+    if bz == 1 and m == 1 and n == 1 and k:
+        # one row times one column (tensordot, inner, einsum 'i,i'): the
+        # inner product, a reduction (_inner_product), not a GEMM
+        r = _inner_product(ctx, *(_array.ndarray(x._buf, (k,), cdt, ctx, x._offset,
+                                                 None if sk == 1 else (sk,), False)
+                                  for x, sk in ((a, ask), (b, bsk))), cdt)
+        if out is None:
+            return r.reshape(tuple(oshape))
+        _write_real(out, r.reshape(out.shape))
+        return out
     c = out if out is not None else _array._result(tuple(oshape), cdt, _mem(a, b), ctx)
     if c.size == 0:
         return c
@@ -273,8 +283,13 @@ def _matmul_core(name, a, b, out, dtype):
     m, k, n = a2[-2], a2[-1], b2[-1]
     oshape = batch + ((m,) if len(sa) >= 2 else ()) + ((n,) if len(sb) >= 2 else ())
     out = _check_out(name, out, oshape, rdt, resident)
-    if len(sa) == 1 and len(sb) == 1:  # two vectors: a reduction, not a GEMM
-        return _finish(name, _inner_product(ctx, a, b, cdt), rdt, cdt, out, resident, oshape)
+    if not batch and m == 1 and n == 1:
+        # two vectors (also a row times a column: tensordot, inner, einsum
+        # 'i,i'): a reduction, not a GEMM
+        r = _inner_product(ctx, *(x.reshape(-1) if isinstance(x, _nd) else np.ravel(x)
+                                  for x in (a, b)), cdt)
+        return _finish(name, r.reshape(oshape) if oshape else r, rdt, cdt, out, resident,
+                       oshape)
     if len(sa) == 2 and len(sb) == 1 and not _MATVEC_GEMM[0] <= k < _MATVEC_GEMM[1]:
         # a matrix times a vector: a row-wise reduction
         return _finish(name, _matvec(ctx, a, b, cdt), rdt, cdt, out, resident, oshape)

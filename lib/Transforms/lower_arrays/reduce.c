@@ -317,14 +317,13 @@ static void add_tail_quad(lw *l, const red *r, vir_op *rop, accum a, vir_value *
  * the lanes of a vec4 combined pairwise first; then the remaining vec4s
  * one an iteration). Several loads in flight per invocation is what a
  * reduction needs to reach copy bandwidth. Static: nk elements, gk groups
- * (loops that would not run left out). Over a dynamic extent (nk = 0): n
+ * (loops that would not run left out). Over a dynamic extent (dyn): n
  * from the push block, g from num_workgroups (the host computes it from n:
  * lower_arrays.c, reduce_grid), and invocation 0 adds the last n mod 4
  * elements of the padded vec4 past the others. */
 static void accumulate(lw *l, red *r, vir_op *rop, accum a, vir_op **stores, uint32_t ns,
-                       uint64_t nk, uint32_t gk) {
+                       bool dyn, uint64_t nk, uint32_t gk) {
   const vir_type *in = rop->opnd[0]->type;
-  bool dyn = nk == 0;
   vir_value *n = NULL, *S = NULL; /* over a dynamic extent */
   if (dyn) {
     vir_builder pb = l->b;
@@ -410,7 +409,7 @@ uint32_t vla_kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores,
   uint32_t gk = dyn ? 0 : vla_full_groups(l, n);
   uint32_t gmax = dyn ? vla_full_groups(l, UINT32_MAX) : gk;
   accum a = vla_acc_new(l, &r);
-  accumulate(l, &r, rop, a, stores, ns, n, gk);
+  accumulate(l, &r, rop, a, stores, ns, dyn, n, gk);
   vir_value *ri, *res = tree(l, &r, a, &ri);
   vir_value *li = vla_id_x(l, VIR_OP_LOCAL_INDEX);
   vir_value *first = vla_bin(l, VIR_OP_EQ, li, vla_ku(l, 0));
