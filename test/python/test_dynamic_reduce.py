@@ -75,16 +75,24 @@ def test_every_length_matches_numpy(ctx, kind):
                 _check(kind, getattr(vp, kind)(vp.asarray(h)).numpy(), want, dt, n)
 
 
-def test_one_compile_serves_every_length(ctx, monkeypatch):
-    calls = []
+@pytest.fixture
+def compiled_texts(ctx, monkeypatch):
+    """The array VIR texts handed to _engine.compile from here on (the
+    context's reduction plans dropped first, so that calls compile)."""
+    texts = []
     real = _engine.compile
 
     def counting(text, c, **kw):
-        calls.append(text)
+        texts.append(text)
         return real(text, c, **kw)
 
     monkeypatch.setattr(_engine, "compile", counting)
     ctx.__dict__.pop("_vp_reduce_plans", None)
+    return texts
+
+
+def test_one_compile_serves_every_length(ctx, compiled_texts):
+    calls = compiled_texts
     for n in (10, 11, 1000, 1001, 70000, 300_001):
         x = vp.asarray(np.arange(n, dtype=np.float32))
         assert float(vp.sum(x)) == pytest.approx(n * (n - 1) / 2, rel=1e-6)
@@ -216,25 +224,18 @@ def test_vector_products_match_numpy(ctx):
         vp.dot(av, av[1:])
 
 
-def test_vector_product_compiles_once(ctx, monkeypatch):
-    calls = []
-    real = _engine.compile
-    monkeypatch.setattr(_engine, "compile", lambda text, c, **kw: (calls.append(text),
-                                                                    real(text, c, **kw))[1])
+def test_vector_product_compiles_once(ctx, compiled_texts):
+    calls = compiled_texts
     for n in (100, 101, 5000, 5001):
         a = np.arange(n, dtype=np.float32) % 3
         assert float(vp.dot(vp.asarray(a), vp.asarray(a))) == float(np.dot(a, a))
     assert len(set(calls)) == 1 and "tensor<?xf32>" in calls[0]  # one text: one compile
 
 
-def test_dtype_argument_takes_the_dynamic_kernel(ctx, monkeypatch):
+def test_dtype_argument_takes_the_dynamic_kernel(ctx, compiled_texts):
     """vp.sum(x, dtype=...) and vp.count_nonzero(x) (an int64 sum of bools)
     of whole arrays: one compile for every length too, NumPy's answers."""
-    texts = []
-    real = _engine.compile
-    monkeypatch.setattr(_engine, "compile", lambda text, c, **kw: (texts.append(text),
-                                                                    real(text, c, **kw))[1])
-    ctx.__dict__.pop("_vp_reduce_plans", None)
+    texts = compiled_texts
     r = np.random.default_rng(4)
     for n in (999, 1000, 70001):
         h = r.integers(-3, 4, n).astype(np.int32)
