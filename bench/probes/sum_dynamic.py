@@ -20,6 +20,17 @@ def _med(ts):
     return sorted(ts)[len(ts) // 2] * 1e6
 
 
+def _interleaved(runs, reps):
+    """{name: median us} of the functions in `runs`, called in turn `reps` times."""
+    ts = {name: [] for name in runs}
+    for _ in range(reps):
+        for name, f in runs.items():
+            t = time.perf_counter()
+            f()
+            ts[name].append(time.perf_counter() - t)
+    return {name: _med(v) for name, v in ts.items()}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10,20,24,28")
@@ -56,13 +67,7 @@ def main():
             w = wdot if "dot" in name else want
             if abs(got - w) > 1e-4 * max(1.0, abs(w)) + 1e-3 * np.sqrt(n):
                 raise SystemExit(f"{name} n=2^{k}: {got}, want {w}")
-        ts = {name: [] for name in runs}
-        for _ in range(a.reps):
-            for name, f in runs.items():
-                t = time.perf_counter()
-                f()
-                ts[name].append(time.perf_counter() - t)
-        med = {name: _med(v) for name, v in ts.items()}
+        med = _interleaved(runs, a.reps)
         line = " ".join(f"{name} {v:.1f} us" for name, v in med.items())
         extra = f" dynamic/static {med['dynamic'] / med['static']:.3f}"
         if "cupy" in med:
@@ -83,13 +88,7 @@ def main():
         got = (av @ xv).numpy()
         if not np.allclose(got, want, rtol=1e-3, atol=1e-3 * np.sqrt(k)):
             raise SystemExit(f"A @ x {m}x{k}: max error {np.abs(got - want).max()}")
-        ts = {name: [] for name in runs}
-        for _ in range(a.reps):
-            for name, f in runs.items():
-                t = time.perf_counter()
-                f()
-                ts[name].append(time.perf_counter() - t)
-        med = {name: _med(v) for name, v in ts.items()}
+        med = _interleaved(runs, a.reps)
         ratio = f" cupy/vp {med['cupy'] / med['vp']:.3f}" if "cupy" in med else ""
         print(f"A @ x {m}x{k}: " + " ".join(f"{n} {v:.1f} us" for n, v in med.items()) + ratio,
               flush=True)
