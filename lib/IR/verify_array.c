@@ -266,7 +266,8 @@ static void check_reduction(vctx *c, const vir_op *op, const vir_type *in, const
 }
 
 /* A tensor of dynamic extent (vir_ty_is_dynamic): loaded from and stored
- * to whole unsized buffers, broadcast from a scalar, taken by elementwise
+ * to whole unsized buffers, broadcast from a scalar or a one-element
+ * static tensor, taken by elementwise
  * ops (verify_elementwise: their operands agree in shape) and reduced
  * whole (array.sum .. array.all over axis 0: a result of one element);
  * its extent is the push block's u32 field `n`. */
@@ -276,12 +277,16 @@ static bool check_dynamic(vctx *c, const vir_op *op) {
     dyn |= op->opnd[i] && vir_ty_is_dynamic(op->opnd[i]->type);
   if (!dyn)
     return true;
-  bool bcast = op->code == VIR_OP_ARRAY_BROADCAST && op->nopnd && !vir_ty_is_tensor(op->opnd[0]->type);
+  /* a broadcast of a scalar, or of a static tensor of one element (a
+   * value the kernel computed earlier: var's mean) */
+  const vir_type *from = op->nopnd ? op->opnd[0]->type : NULL;
+  bool bcast = op->code == VIR_OP_ARRAY_BROADCAST && from &&
+               (!vir_ty_is_tensor(from) || (!vir_ty_is_dynamic(from) && vir_ty_numel(from) == 1));
   bool whole = vir_is_reduction(op->code) && !vir_ty_is_dynamic(op->val.type) &&
                vir_ty_numel(op->val.type) == 1;
   if (op->code != VIR_OP_ARRAY_LOAD && op->code != VIR_OP_ARRAY_STORE && !bcast && !whole) {
     ERR(c, op, "'%s' does not take tensors of dynamic extent '?' (loads, stores, elementwise ops, "
-        "broadcasts of a scalar and reductions over axis 0 do)", oname(op));
+        "broadcasts of a scalar or of one element, and reductions over axis 0 do)", oname(op));
     return false;
   }
   const vir_array_attr *a = op->attr.arr;

@@ -82,9 +82,9 @@ def compiled_texts(ctx, monkeypatch):
     texts = []
     real = _engine.compile
 
-    def counting(text, c, **kw):
+    def counting(text, c, *a, **kw):
         texts.append(text)
-        return real(text, c, **kw)
+        return real(text, c, *a, **kw)
 
     monkeypatch.setattr(_engine, "compile", counting)
     ctx.__dict__.pop("_vp_reduce_plans", None)
@@ -251,3 +251,80 @@ def test_dtype_argument_takes_the_dynamic_kernel(ctx, compiled_texts):
     dyn = {t for t in texts if "tensor<?x" in t}
     assert len(dyn) == len(set(texts)), "a static-shape compile"
     assert len(dyn) <= 4  # count_nonzero's != and sum, sum(int32), mean(float64)
+
+
+# ------------------------------------------------ one element broadcast
+# A resident array of one element (vp.mean(x), shape () or (1,) or (1, 1))
+# against a whole array: the element is read on the device by the ufunc's
+# dynamic-extent kernel (no host read, no compile per length).
+
+BINARY = ["add", "subtract", "multiply", "maximum", "minimum", "less", "equal", "power"]
+
+
+@pytest.mark.parametrize("name", BINARY)
+def test_one_element_operand_matches_numpy(ctx, name):
+    f = getattr(vp, name)
+    for dt in _dtypes(ctx):
+        for n in (1, 3, 4, 5, 257, 4099):
+            h = _data(dt, n, seed=n)
+            one = _data(dt, 1, seed=n + 1)
+            if name == "power" and dt.kind in "iu":
+                h, one = np.abs(h) % 3, np.abs(one) % 3  # no negative powers
+            if name in ("subtract", "power") and dt == np.bool_:
+                continue  # NumPy has no such bool loop
+            for shape in ((), (1,)):
+                s = one.reshape(shape)
+                with np.errstate(all="ignore"):
+                    want = getattr(np, name)(h, s), getattr(np, name)(s, h)
+                got = f(vp.asarray(h), vp.asarray(s)).numpy(), f(vp.asarray(s), vp.asarray(h)).numpy()
+                for g, w in zip(got, want):
+                    assert g.dtype == w.dtype and g.shape == w.shape, (name, dt, n, shape)
+                    np.testing.assert_allclose(g, w, rtol=1e-6 if dt != np.float32 else 2e-6,
+                                               err_msg=f"{name} {dt} n={n} {shape}")
+
+
+def test_one_element_operand_compiles_once(ctx, compiled_texts):
+    texts = compiled_texts
+    for n in (10, 11, 1000, 1001, 70001):
+        h = np.random.default_rng(n).random(n).astype(np.float32)
+        x = vp.asarray(h)
+        d = x - vp.mean(x)
+        np.testing.assert_allclose(d.numpy(), h - h.mean(dtype=np.float32), atol=1e-6)
+        q = vp.divide(x, vp.max(x).reshape((1,)))
+        np.testing.assert_allclose(q.numpy(), h / h.max(), rtol=1e-6)
+    # mean, subtract, max, divide: one text each, none per length
+    sub = [t for t in texts if "array.ufunc subtract" in t]
+    assert len(set(sub)) == 1 and "tensor<?xf32>" in sub[0] and "f32[1]" in sub[0], sub
+    assert len(set(texts)) == 4, len(set(texts))
+
+
+def test_one_element_operand_in_place_and_2d(ctx):
+    h = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x = vp.asarray(h)
+    m = vp.asarray(np.array([[2.0]], np.float32))
+    vp.multiply(x, m, out=x)  # the element read before any write: another buffer
+    np.testing.assert_array_equal(x.numpy(), h * 2)
+    # the element of the output's own buffer (shape (1,) seen as 0-d):
+    # NumPy reads it before writing
+    y = vp.asarray(np.array([3.0], np.float32))
+    vp.add(y, y.reshape(()), out=y)
+    assert y.numpy().tolist() == [6.0]
+    # a view of one element (not at offset 0) takes the array path, right too
+    v = vp.asarray(np.arange(8, dtype=np.int32))
+    np.testing.assert_array_equal((v - v[5:6]).numpy(), np.arange(8) - 5)
+
+
+def test_var_std_of_a_whole_array_compile_once(ctx, compiled_texts):
+    texts = compiled_texts
+    for n in (999, 1000, 1001, 65537):
+        h = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+        x = vp.asarray(h)
+        assert float(vp.var(x)) == pytest.approx(float(np.var(h)), rel=1e-5)
+        assert float(vp.std(x, ddof=1)) == pytest.approx(float(np.std(h, ddof=1)), rel=1e-5)
+        r = vp.var(x, keepdims=True)
+        assert r.shape == (1,)
+    # per length: nothing (the 0-d division and sqrt are one shape)
+    before = len(set(texts))
+    x = vp.asarray(np.ones(12345, np.float32))
+    vp.var(x), vp.std(x)
+    assert len(set(texts)) == before

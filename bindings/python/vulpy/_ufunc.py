@@ -46,8 +46,9 @@ _BUF = ("xa", "xb", "xc")  # the buffers of operands 0, 1, 2
 
 def _array_vir(uf, loop_in, out_dt, layout, storage):
     """The array VIR of one variant: operands 'c' are whole arrays of
-    dynamic extent (@xa, @xb, @xc in storage dtypes), 's' push scalars s0, ...
-    (bool as a u32 word); the result goes to `out`."""
+    dynamic extent (@xa, @xb, @xc in storage dtypes), 'b' resident arrays
+    of one element broadcast over it (read once per invocation), 's' push
+    scalars s0, ... (bool as a u32 word); the result goes to `out`."""
     key = (uf.name, loop_in, out_dt, layout, storage)
     text = _texts.get(key)
     if text is not None:
@@ -61,6 +62,9 @@ def _array_vir(uf, loop_in, out_dt, layout, storage):
                 v = g.op("ne", [g.scalar(_U32, f"s{k}"), g.const(0, _U32)], _BOOL)
             else:
                 v = g.scalar(loop_in[k], f"s{k}")
+        elif L == "b":  # one element, read once and broadcast
+            b = g.buffer(("x", k), _array.storage_dtype(storage[k]), 1, None, _BUF[k])
+            v = g.broadcast(g.load(b, storage[k], ()), _graph.DYN)
         else:
             b = g.buffer(("x", k), _array.storage_dtype(storage[k]), None, None, _BUF[k])
             v = g.load(b, storage[k], _graph.DYN)
@@ -490,11 +494,12 @@ def _apply(uf, args, out, context, sync, loop=None):
         raise ValueError(f"vp.{uf.name}: operands could not be broadcast together with shapes "
                          f"{' '.join(str(s) for s in shapes)}") from None
     n = math.prod(oshape)
-    if all(s == () for s in shapes) or any(s != oshape and (s != () or isinstance(
-            o, _array.ndarray)) for s, o in zip(shapes, ops)):
-        # broadcasts (a resident 0-d array too) and scalars alone: the array
-        # path, static shapes; host scalars and 0-d NumPy arrays stay push
-        # constants here
+    if all(s == () for s in shapes) or any(
+            s != oshape and (s != () or isinstance(o, _array.ndarray)) and
+            not _one_element(o, s) for s, o in zip(shapes, ops)):
+        # broadcasts and scalars alone: the array path, static shapes; host
+        # scalars and 0-d NumPy arrays stay push constants here, resident
+        # arrays of one element (x - vp.mean(x)) are read on the device
         return _arrayops.ufunc(uf, args, out, context, sync)
 
     # the output
@@ -535,6 +540,11 @@ def _apply(uf, args, out, context, sync, loop=None):
     bufs, layout, storage = [], [], []
     for k, a in enumerate(ops):
         if isinstance(a, _array.ndarray):
+            if a.shape != oshape:  # one element (_one_element)
+                bufs.append(a._buf)
+                storage.append(a.dtype)
+                layout.append("b")
+                continue
             buf, st = a._buf, a.dtype
         elif isinstance(a, np.ndarray):
             if a.ndim == 0:
@@ -648,6 +658,14 @@ def _apply(uf, args, out, context, sync, loop=None):
         return _numpy_result(ctx, obuf, out_dt, n, oshape)
 
     return finish() if sync else Handle(ticket, finish)
+
+
+def _one_element(a, shape):
+    """Whether operand `a` (of `shape`) is a whole resident array of one
+    element, which a dynamic-extent kernel broadcasts from the device (no
+    host read, no compile per length)."""
+    return type(a) is _array.ndarray and math.prod(shape) == 1 and a._offset == 0 and \
+        a._estrides is None
 
 
 def _scalar_fields(prog, scalars):

@@ -55,6 +55,33 @@ static vir_value *scalar(lw *l, vir_value *v) {
 }
 
 
+/* The element of a one-element load that broadcasts alone read
+ * (vla_splat_load), read once in the kernel's prologue. */
+static vir_value *splat(lw *l, vir_value *v) {
+  if (v->id < l->nscal && l->scal[v->id])
+    return l->scal[v->id];
+  vir_op *d = v->def;
+  vir_builder saved = l->b;
+  l->b.region = &l->k->body;
+  l->b.before = l->pro ? l->pro->next : l->k->body.first;
+  l->b.loc = d->loc;
+  vir_op *after = l->b.before;
+  idx *ix = vla_new_idx(l, v->type, NULL);
+  for (uint32_t i = 0; ix && i < v->type->n; i++)
+    ix->multi[i] = vla_ku(l, 0);
+  vir_value *r = ix ? vla_load_elem(l, d->attr.sym, vla_view_offset(l, v->type, d->attr.arr, ix),
+                                    v->type->elem)
+                    : NULL;
+  l->b = saved;
+  if (!r)
+    return NULL;
+  /* the prologue ends with the load (constants made meanwhile sit before) */
+  l->pro = after ? after->prev : l->k->body.last;
+  if (v->id < l->nscal)
+    l->scal[v->id] = r;
+  return r;
+}
+
 static vir_value *gathered_index(lw *l, vir_value *j, uint32_t dim) {
   /* NumPy: negative indices count from the end; the rest are clamped so a
    * bad index never reads outside the buffer (the host checks bounds). */
@@ -92,6 +119,8 @@ static vir_value *emit_op(lw *l, vir_value *v, idx *ix) {
     const vir_type *f = d->opnd[0]->type;
     if (!vir_ty_is_tensor(f))
       return scalar(l, d->opnd[0]);
+    if (d->opnd[0]->def && vla_splat_load(d->opnd[0]->def))
+      return splat(l, d->opnd[0]);
     if (f->n == v->type->n && !memcmp(f->dims, v->type->dims, f->n * sizeof *f->dims))
       return vla_emit(l, d->opnd[0], ix);
     idx *s = vla_new_idx(l, f, NULL);

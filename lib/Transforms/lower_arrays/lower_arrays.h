@@ -197,6 +197,7 @@ bool vla_lower_tiled_reduce(lw *l, vir_op *K, const char *name, vir_op *rop, vir
 
 /* ---- vec4.c: which buffers and kernels read and write vec4s */
 void vla_plan_vec4(lw *l);
+bool vla_splat_load(const vir_op *op);
 
 /* ---- lower_arrays.c: the driver */
 bool vla_start_kernel(lw *l, vir_op *K, const char *name);

@@ -239,7 +239,7 @@ void vla_store_result(lw *l, vir_op *rs, vir_value *o, vir_value *x) {
  * were retyped by plan_vec4). */
 static bool vec4_reduction(lw *l, vir_op *rop) {
   for (vir_op *op = rop->parent->first; op; op = op->next)
-    if (op->code == VIR_OP_ARRAY_LOAD)
+    if (op->code == VIR_OP_ARRAY_LOAD && !vla_splat_load(op))
       return vla_is_vec4(l, op->attr.sym);
   return false;
 }

@@ -26,6 +26,31 @@ static bool vec4_access(const vir_op *op, uint64_t n) {
          t->elem == s->type && vir_ty_numel(t) == n && vir_view_is_identity(t, op->attr.arr);
 }
 
+/* A load of one element that only broadcasts read (x - mean(x): the
+ * mean): it is read whole at every item, so it takes no part in the vec4
+ * plan and its buffer keeps its element type. */
+bool vla_splat_load(const vir_op *op) {
+  if (op->code != VIR_OP_ARRAY_LOAD || vir_ty_is_dynamic(op->val.type) ||
+      vir_ty_numel(op->val.type) != 1 || !op->parent)
+    return false;
+  bool used = false;
+  for (const vir_op *u = op->parent->first; u; u = u->next)
+    for (uint32_t i = 0; i < u->nopnd; i++)
+      if (u->opnd[i] == &op->val) {
+        if (u->code != VIR_OP_ARRAY_BROADCAST)
+          return false;
+        used = true;
+      }
+  return used;
+}
+
+/* A broadcast a vec4 kernel takes: of a scalar, or of one element. */
+static bool splat(const vir_op *op) {
+  const vir_type *f = op->nopnd ? op->opnd[0]->type : NULL;
+  return op->code == VIR_OP_ARRAY_BROADCAST && f &&
+         (!vir_ty_is_tensor(f) || (!vir_ty_is_dynamic(f) && vir_ty_numel(f) == 1));
+}
+
 static bool vec4_kernel(const vir_op *K) {
   const vir_op *red = NULL;
   uint64_t n = 0;
@@ -35,7 +60,7 @@ static bool vec4_kernel(const vir_op *K) {
       red = op;
     else if (op->code == VIR_OP_ARRAY_STORE)
       nstores++;
-    else if (op->code != VIR_OP_ARRAY_LOAD && !vir_op_is_elementwise(op->code))
+    else if (op->code != VIR_OP_ARRAY_LOAD && !vir_op_is_elementwise(op->code) && !splat(op))
       return false;
   }
   if (red) {
@@ -60,6 +85,8 @@ static bool vec4_kernel(const vir_op *K) {
     return false;
   for (const vir_op *op = K->regions[0].first; op; op = op->next) {
     bool red_store = op->code == VIR_OP_ARRAY_STORE && red && op->opnd[0] == &red->val;
+    if (vla_splat_load(op))
+      continue;
     if ((op->code == VIR_OP_ARRAY_LOAD || (op->code == VIR_OP_ARRAY_STORE && !red_store)) &&
         (!vec4_access(op, n) || (dyn && op->attr.sym->type->bits != 32)))
       return false;
@@ -93,7 +120,8 @@ void vla_plan_vec4(lw *l) {
         continue;
       bool red_store = op->code == VIR_OP_ARRAY_STORE && op->opnd[0]->def &&
                        vir_is_reduction(op->opnd[0]->def->code);
-      vp_ptrvec_push(&l->tmp, ok && !red_store ? &cand : &bad, op->attr.sym);
+      vp_ptrvec_push(&l->tmp, ok && !red_store && !vla_splat_load(op) ? &cand : &bad,
+                     op->attr.sym);
     }
   }
   /* an array function's loose loads and stores (outside any array.kernel:
@@ -128,7 +156,8 @@ void vla_plan_vec4(lw *l) {
       for (vir_op *op = K->regions[0].first; op; op = op->next) {
         bool red_store = op->code == VIR_OP_ARRAY_STORE && op->opnd[0]->def &&
                          vir_is_reduction(op->opnd[0]->def->code);
-        if ((op->code == VIR_OP_ARRAY_LOAD || op->code == VIR_OP_ARRAY_STORE) && !red_store) {
+        if ((op->code == VIR_OP_ARRAY_LOAD || op->code == VIR_OP_ARRAY_STORE) && !red_store &&
+            !vla_splat_load(op)) {
           bool v = vla_is_vec4(l, op->attr.sym);
           any |= v;
           all &= v;
