@@ -323,7 +323,9 @@ def _lengths(c, quick, rec):
     xv = vp.asarray(x, context=c)
     it = 20 if quick else 100
     blocks = 3 if quick else 10
-    same = n // 2
+    # between group-count steps (a group per 2^14 elements: 2^15 itself
+    # is one, and lengths just above it run a third group)
+    same = 5 * n // 8
     # never the same length twice, alternating around `same` so that both
     # cases sum as many elements on average (counting down from n - 1, as
     # before, summed about twice as many: the old 1.58x was mostly that)

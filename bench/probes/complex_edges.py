@@ -46,6 +46,20 @@ def main():
             w = x ** e
         g = (vp.asarray(x) ** e).numpy()
         print("z **", e, "got", g, "want", w)
+    # division of parts spread over e^-80..e^80 (test_hunt_complex's
+    # test_division_is_numpys_to_the_bit), element by element
+    r = np.random.default_rng(3)
+    w = r.standard_normal((4, 500)) * np.exp(r.uniform(-80, 80, (4, 500)))
+    for dt in (np.complex64, np.complex128):
+        a, b = (w[0] + 1j * w[1]).astype(dt), (w[2] + 1j * w[3]).astype(dt)
+        with np.errstate(all="ignore"):
+            want = a / b
+        got = (vp.asarray(a) / vp.asarray(b)).numpy()
+        bad = ~((got.real == want.real) | (np.isnan(got.real) & np.isnan(want.real))) | \
+            ~((got.imag == want.imag) | (np.isnan(got.imag) & np.isnan(want.imag)))
+        for i in np.flatnonzero(bad)[:8]:
+            print(f"{np.dtype(dt).name} ({a[i]!r}) / ({b[i]!r}): got {got[i]!r} want {want[i]!r}")
+        print(f"{np.dtype(dt).name} division: {int(bad.sum())} of {a.size} differ")
 
 
 if __name__ == "__main__":

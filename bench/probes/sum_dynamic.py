@@ -3,12 +3,13 @@ dynamic extent (one compile for every length) against the static-shape
 kernel of the same reduction (vp.jit of vp.sum: its array VIR has the
 length), and cupy.sum where CuPy is importable; float(vp.dot(x, y)) of two
 vectors against cupy.dot, A @ x against cupy's; wall clock from Python,
-the three interleaved in blocks, each answer checked against NumPy. Then
+the backends interleaved in blocks of calls, each answer checked against NumPy. Then
 a new length at every call (x[:m]) against one length.
 
     python bench/probes/sum_dynamic.py [--sizes 10,20,24,28] [--reps 30]
 """
 import argparse
+import itertools
 import time
 
 import numpy as np
@@ -20,14 +21,20 @@ def _med(ts):
     return sorted(ts)[len(ts) // 2] * 1e6
 
 
-def _interleaved(runs, reps):
-    """{name: median us} of the functions in `runs`, called in turn `reps` times."""
+def _interleaved(runs, reps, block=8):
+    """{name: median us} of the functions in `runs`, in turn, `reps` blocks
+    of `block` timed calls each after one untimed call: the GPU switches
+    between CuPy's CUDA context and the Vulkan device at each change of
+    backend (~140-190 us on the H100/H200), which alternating call by call
+    charged to every call (docs/runtime.md, "Measuring it")."""
     ts = {name: [] for name in runs}
     for _ in range(reps):
         for name, f in runs.items():
-            t = time.perf_counter()
             f()
-            ts[name].append(time.perf_counter() - t)
+            for _ in range(block):
+                t = time.perf_counter()
+                f()
+                ts[name].append(time.perf_counter() - t)
     return {name: _med(v) for name, v in ts.items()}
 
 
@@ -95,9 +102,10 @@ def main():
     # a new length every call against one length (2^16)
     n = 1 << 16
     x = vp.asarray(np.random.default_rng(1).random(n, dtype=np.float32))
-    fresh = iter(range(n - 1, 0, -1))
+    same = 5 * n // 8  # between steps of the group count (bench_python._lengths)
+    fresh = (same + (k // 2 + 1) * (1 if k % 2 else -1) for k in itertools.count())
     new = lambda: float(vp.sum(x[:next(fresh)]))  # noqa: E731
-    one = lambda: float(vp.sum(x[:n // 2]))  # noqa: E731
+    one = lambda: float(vp.sum(x[:same]))  # noqa: E731
     new(), one()
     tn, to = [], []
     for _ in range(10 * a.reps):

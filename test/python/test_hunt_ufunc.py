@@ -619,7 +619,10 @@ def test_functions_keep_the_sign_of_zero(dtype):
     for name in _ODD:
         want = _want(getattr(np, name), x)
         got = getattr(vp, name)(r).numpy()
-        assert np.array_equal(np.signbit(got), np.signbit(want)), (name, got, want)
+        # the sign of a NaN is unspecified (IEEE 754 6.3): sqrt(-1e-30) is
+        # -NaN on x86 (NumPy's) and +NaN on NVIDIA; allclose places the NaNs
+        num = ~np.isnan(want)
+        assert np.array_equal(np.signbit(got)[num], np.signbit(want)[num]), (name, got, want)
         assert np.allclose(got, want, rtol=1e-6, atol=0, equal_nan=True), (name, got, want)
     for name in ("sin", "expm1"):
         f = getattr(vp, name)
