@@ -530,14 +530,54 @@ def _divide(ar, ai, br, bi, dre, dim, fdt):
     r = _op_where(big, _op("divide", bi, br), _op("divide", br, bi))
     s = _op("divide", one, _op_where(big, _op("add", br, _op("multiply", bi, r)),
                                      _op("add", bi, _op("multiply", br, r))))
-    re = _op_where(big, _op("add", ar, _op("multiply", ai, r)),
-                   _op("add", _op("multiply", ar, r), ai))
-    im = _op_where(big, _op("subtract", ai, _op("multiply", ar, r)),
-                   _op("subtract", _op("multiply", ai, r), ar))
+    times_r = _times_r(big, br, bi, r, fdt) if _flushing(fdt, ar, ai, br, bi) else \
+        (lambda x: _op("multiply", x, r))
+    re = _op_where(big, _op("add", ar, times_r(ai)), _op("add", times_r(ar), ai))
+    im = _op_where(big, _op("subtract", ai, times_r(ar)), _op("subtract", times_r(ai), ar))
     re, im = _op("multiply", re, s), _op("multiply", im, s)
     zero = _op("logical_and", _op("equal", abr, fdt.type(0)), _op("equal", abi, fdt.type(0)))
     return (_op_where(zero, _op("divide", ar, abr), re, dre),
             _op_where(zero, _op("divide", ai, abr), im, dim))
+
+
+# Tests set it to take _times_r's path on a device that keeps subnormals.
+FORCE_SCALED_RATIO = False
+
+
+def _flushing(fdt, *parts):
+    """Whether a complex64 division runs where float32 subnormals flush
+    (Context.flushes_subnormals: NVIDIA), read from its resident parts."""
+    if fdt != np.float32:
+        return False
+    for p in parts:
+        # a resident array's context, or a tracer's (the fused path)
+        ctx = getattr(p, "_ctx", None) or getattr(getattr(p, "_t", None), "ctx", None)
+        if ctx is not None:
+            return FORCE_SCALED_RATIO or ctx.flushes_subnormals
+    return False
+
+
+def _times_r(big, br, bi, r, fdt):
+    """x * r for Smith's ratio r (bi/br or br/bi) as NumPy's loop rounds
+    it where float32 subnormals flush: a ratio below 2^-126 is subnormal,
+    which such a device reads as 0, so (huge / 1e-30j) lost its real part
+    (-8.4e31+2.3e-34j over 1.2e-21-5.1e20j gave -0, NumPy -4.06e-31). The
+    ratio is taken scaled by 2^64 (normal down to 2^-190), rounded to the
+    subnormal grid (multiples of 2^-85 scaled: |q| + 2^-62 lies in
+    [2^-62, 2^-61), whose spacing that is, so adding and subtracting it
+    rounds as NumPy's quotient was rounded, ties to even), multiplied, and
+    scaled back by 2^-64 (exact where the product is normal; a subnormal
+    product flushes as any result does there, docs/math.md)."""
+    up, down, grid = fdt.type(2.0 ** 64), fdt.type(2.0 ** -64), fdt.type(2.0 ** -62)
+    q = _op("divide", _op("multiply", _op_where(big, bi, br), up), _op_where(big, br, bi))
+    aq = _op("absolute", q)
+    tiny = _op("less", aq, grid)
+    qr = _op("copysign", _op("subtract", _op("add", aq, grid), grid), q)
+
+    def times_r(x):
+        return _op_where(tiny, _op("multiply", _op("multiply", x, qr), down),
+                         _op("multiply", x, r))
+    return times_r
 
 
 def _reciprocal(x, y, dre, dim, fdt):
