@@ -526,3 +526,29 @@ def test_vector_products_take_no_gemm(monkeypatch):
         xv @ av.T  # a vector times a matrix is still a GEMM
     with pytest.raises(AssertionError, match="GEMM"):
         vp.asarray(a[:10, :100]) @ vp.asarray(x[:100])  # rows of 64..255: GEMM
+
+
+@pytest.mark.parametrize("m,k", [(1, 8192), (3, 65536), (5, 12288), (7, 8191), (33, 1 << 16)])
+def test_few_long_rows_split(monkeypatch, m, k):
+    """A @ x with few long rows cuts each row into pieces (a workgroup
+    each, then the pieces summed: _matmul._row_split), on GPUs; forced here
+    on lavapipe: NumPy's answers for float32, int32 (wrapping) and float64,
+    a transposed view of A read in place, and the split's pieces."""
+    from vulpy import _matmul
+    monkeypatch.setattr(_matmul, "SPLIT_ON_CPU", True)
+    s = _matmul._row_split(m, k)
+    assert s == 1 if k % 2 else (s > 1 and k % s == 0 and m * s <= _matmul._SPLIT_ROWS)
+    r = np.random.default_rng(m)
+    a, x = r.standard_normal((m, k)), r.standard_normal(k)
+    dts = [np.float32, np.int32] + ([np.float64] if vp.default_context().has("float64") else [])
+    for dt in dts:
+        A, X = (a * 50).astype(dt), (x * 50).astype(dt)
+        want = A @ X
+        for Av in (vp.asarray(A), vp.asarray(np.ascontiguousarray(A.T)).T):
+            got = (Av @ vp.asarray(X)).numpy()
+            assert got.dtype == want.dtype and got.shape == (m,)
+            if dt == np.int32:
+                np.testing.assert_array_equal(got, want)
+            else:
+                tol = 1e-4 if dt == np.float32 else 1e-10
+                np.testing.assert_allclose(got, want, rtol=tol, atol=tol * 2500 * np.sqrt(k))

@@ -369,8 +369,33 @@ def _matvec(ctx, a, b, cdt):
     c.note(A)
     c.note(x)
     va, vx = c.operand(A), c.operand(x)
-    r = c.g.reduce("sum", c.g.op("mul", [va, vx], cdt), (1,), False, cdt)
+    p = c.g.op("mul", [va, vx], cdt)
+    s = _row_split(m, k) if ctx.kind != "cpu" or SPLIT_ON_CPU else 1
+    if s > 1:
+        # few long rows: each row cut into s pieces, a workgroup each, then
+        # the pieces summed (a second, small kernel)
+        p = c.g.reduce("sum", c.g.reshape(p, (m, s, k // s)), (2,), False, cdt)
+    r = c.g.reduce("sum", p, (1,), False, cdt)
     return c.run(c.result(r), True)
+
+
+# A @ x with fewer rows than this many workgroups fill a GPU (an H100 has
+# 132 multiprocessors) cuts its rows (_row_split): 64 rows of 2^19 took
+# 299 us on an H100 against cuBLAS's 82 (bench/notes/python.md). Not on a
+# CPU device, whose few cores one workgroup per row keeps busy (lavapipe:
+# 16 x 65536 took 7.4 ms split against 4.1).
+_SPLIT_ROWS = 2048
+SPLIT_ON_CPU = False  # tests: the split on lavapipe too
+
+
+def _row_split(m, k):
+    """The pieces s each row of A (m, k) is cut into for A @ x: a power of
+    two dividing k, the rows times s at most _SPLIT_ROWS, pieces of 4096
+    elements or more; 1 (no split) for rows that already fill the GPU."""
+    s = 1
+    while m * s * 2 <= _SPLIT_ROWS and k % (s * 2) == 0 and k // (s * 2) >= 4096:
+        s *= 2
+    return s
 
 
 def _float16_coopmat(ctx, a, b, rdt, m, n, k):
