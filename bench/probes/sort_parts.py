@@ -22,6 +22,7 @@ printed. A sort that fell back to reduce-then-scan (a look-back gave up) is
 reported as such: its parts are not onesweep's.
 """
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -32,7 +33,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bindings" / "python"))
+# the checkout's package, unless PYTHONPATH names one (an installed wheel:
+# bench/device/setup.sh, or another commit's for a bisect); the checkout
+# first made both of two wheels' runs time the same code
+if not os.environ.get("PYTHONPATH"):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bindings" / "python"))
 
 import vulpy as vp  # noqa: E402
 from vulpy import _sort, _sort_onesweep  # noqa: E402

@@ -561,6 +561,10 @@ def test_division_is_numpys_to_the_bit(dt):
             want = x / y
         got = (vp.asarray(x) / vp.asarray(y)).numpy()
         for g, v in ((got.real, want.real), (got.imag, want.imag)):
+            if dt == np.complex64 and vp.default_context().flushes_subnormals:
+                # a subnormal part of a quotient flushes there, as every
+                # float32 result does (docs/math.md); the rest to the bit
+                v = np.where(np.abs(v) < np.finfo(np.float32).tiny, np.copysign(0, v), v)
             assert np.array_equal(g, v, equal_nan=True)
     with np.errstate(all="ignore"):
         want = np.array([1 + 1j, 1], dt) / 0j

@@ -654,3 +654,25 @@ def test_float_power_at_one_two_and_minus_one_is_exact(dtype):
         got = vp.power(x, halves).numpy()
         assert np.array_equal(got[-8:-4], np.power(h[-8:-4], halves[-8:-4]), equal_nan=True)
         assert np.array_equal(np.signbit(got[-8:-4]), [False, False, False, False])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_arctan2_and_complex_angles_of_huge_operands(dtype):
+    """atan2(3e38, 3e38) is pi/4: the library's division (vp_div) of two
+    operands past 2^126 gave 0 on NVIDIA (its a * (1 / b), with 1 / b
+    subnormal and flushed), so vp.arctan2 read 0 and arccosh(3e38 + 3e38j)
+    lost its imaginary part pi/4 (an H100 run); vp_div now scales such a
+    divisor by 1/4 first where the device flushes, as vp_divf does."""
+    if dtype == np.float64 and not vp.default_context().has("float64"):
+        pytest.skip("no float64")
+    big = np.finfo(dtype).max / 1.2
+    y = np.array([big, -big, big, big / 3, 2.0, big], dtype)
+    x = np.array([big, big, -big, big, big, 1e-30], dtype)
+    want = np.arctan2(y, x)
+    np.testing.assert_allclose(vp.arctan2(y, x), want, rtol=2e-7 if dtype == np.float32 else 1e-15)
+    np.testing.assert_allclose(vp.jit(vp.arctan2)(vp.asarray(y), vp.asarray(x)).numpy(), want,
+                               rtol=2e-7 if dtype == np.float32 else 1e-15)
+    cdt = np.complex64 if dtype == np.float32 else np.complex128
+    z = np.array([complex(3e38, 3e38), complex(3e38, -3e38)], cdt)
+    got = vp.arccosh(vp.asarray(z)).numpy()
+    np.testing.assert_allclose(got.imag, np.arccosh(z).imag, rtol=1e-6)

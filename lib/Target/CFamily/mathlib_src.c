@@ -92,10 +92,13 @@ const vtg_math_helper vtg_math_helpers[] = {
      "  precise $F e = p.y + (a.x * b.y + a.y * b.x);\n"
      "  return vp_fast_two_sum(p.x, e);\n"
      "}\n"},
-    {"vp_div", 0, "vp_two_prod",
+    {"vp_div", 0, "vp_two_prod $S:spec_denorm",
      "// a / b to within about half an ULP: one Newton step with the exact\n"
      "// residual a - q b (Vulkan allows 2.5 ULP for a division)\n"
      "$F vp_div($F a, $F b) {\n"
+     "$S{  // where the device flushes, b past 2^126 scaled by 1/4 first (as vp_divf):\n"
+     "  // NVIDIA's a * (1 / b) gave 0 there, so atan2(3e38, 3e38) was 0, not pi/4\n"
+     "  if (VP_DENORM_EMULATE && abs(b) > 8.50705917e37) { a *= 0.25; b *= 0.25; }\n}"
      "  $F q = a / b;\n"
      "  if (!(abs(q) < $X(DIV_BIG)) || q == 0.0 || abs(b) > $X(DIV_BIG)) return q;\n"
      "  $V p = vp_two_prod(q, b);\n"
