@@ -196,6 +196,11 @@ static inline vir_type *vir_ty_elem_of(vir_type *t) { return vir_ty_is_tensor(t)
 static inline bool vir_ty_is_dynamic(const vir_type *t) {
   return t && t->kind == VIR_TY_TENSOR && t->n == 1 && t->dims[0] == VIR_DIM_DYNAMIC;
 }
+/* What a tensor of dynamic extent may be broadcast from: a scalar, or a
+ * static tensor of one element (x - mean(x): the mean, read on the device). */
+static inline bool vir_ty_splats(const vir_type *t) {
+  return t && (!vir_ty_is_tensor(t) || (!vir_ty_is_dynamic(t) && vir_ty_numel(t) == 1));
+}
 
 static inline bool vir_ty_is_scalar(const vir_type *t) {
   return t->kind == VIR_TY_BOOL || t->kind == VIR_TY_INT || t->kind == VIR_TY_UINT ||

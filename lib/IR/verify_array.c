@@ -277,11 +277,7 @@ static bool check_dynamic(vctx *c, const vir_op *op) {
     dyn |= op->opnd[i] && vir_ty_is_dynamic(op->opnd[i]->type);
   if (!dyn)
     return true;
-  /* a broadcast of a scalar, or of a static tensor of one element (a
-   * value the kernel computed earlier: var's mean) */
-  const vir_type *from = op->nopnd ? op->opnd[0]->type : NULL;
-  bool bcast = op->code == VIR_OP_ARRAY_BROADCAST && from &&
-               (!vir_ty_is_tensor(from) || (!vir_ty_is_dynamic(from) && vir_ty_numel(from) == 1));
+  bool bcast = op->code == VIR_OP_ARRAY_BROADCAST && op->nopnd && vir_ty_splats(op->opnd[0]->type);
   bool whole = vir_is_reduction(op->code) && !vir_ty_is_dynamic(op->val.type) &&
                vir_ty_numel(op->val.type) == 1;
   if (op->code != VIR_OP_ARRAY_LOAD && op->code != VIR_OP_ARRAY_STORE && !bcast && !whole) {

@@ -624,19 +624,16 @@ def _moment(kind, a, axis, dtype, out, ddof, keepdims, context):
     if n - ddof <= 0:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=3)
     kw = {} if isinstance(a, _graph.Traced) else {"context": context}
-    if len(axes) == len(shape) and not isinstance(a, _graph.Traced):
-        # every axis: a 0-d mean broadcast from the device, so the three
-        # kernels are the ufuncs' and reductions' of a dynamic extent (no
-        # compile at a new length)
-        m = mean(a, None, None, None, False, **kw)
-        d = _ufunc.subtract(a, m)
-        s = sum(_ufunc.multiply(d, d), None, None, None, False, **kw)
-        if keepdims:
-            s = s.reshape((1,) * len(shape))
-    else:
-        m = mean(a, axis, None, None, True, **kw)
-        d = _ufunc.subtract(a, m)
-        s = sum(_ufunc.multiply(d, d), axis, None, None, keepdims, **kw)
+    # over every axis: a 0-d mean broadcast from the device, so the three
+    # kernels are the ufuncs' and reductions' of a dynamic extent (no
+    # compile at a new length); else the mean with its axes kept
+    whole = len(axes) == len(shape) and not isinstance(a, _graph.Traced)
+    ax = None if whole else axis
+    m = mean(a, ax, None, None, not whole, **kw)
+    d = _ufunc.subtract(a, m)
+    s = sum(_ufunc.multiply(d, d), ax, None, None, keepdims and not whole, **kw)
+    if whole and keepdims:
+        s = s.reshape((1,) * len(shape))
     div = builtins.max(n - ddof, 0)
     if isinstance(out, np.ndarray) and isinstance(s, _array.ndarray):
         # a NumPy out= for a resident input, as the other reductions take

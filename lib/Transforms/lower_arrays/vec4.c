@@ -44,13 +44,6 @@ bool vla_splat_load(const vir_op *op) {
   return used;
 }
 
-/* A broadcast a vec4 kernel takes: of a scalar, or of one element. */
-static bool splat(const vir_op *op) {
-  const vir_type *f = op->nopnd ? op->opnd[0]->type : NULL;
-  return op->code == VIR_OP_ARRAY_BROADCAST && f &&
-         (!vir_ty_is_tensor(f) || (!vir_ty_is_dynamic(f) && vir_ty_numel(f) == 1));
-}
-
 static bool vec4_kernel(const vir_op *K) {
   const vir_op *red = NULL;
   uint64_t n = 0;
@@ -60,7 +53,8 @@ static bool vec4_kernel(const vir_op *K) {
       red = op;
     else if (op->code == VIR_OP_ARRAY_STORE)
       nstores++;
-    else if (op->code != VIR_OP_ARRAY_LOAD && !vir_op_is_elementwise(op->code) && !splat(op))
+    else if (op->code != VIR_OP_ARRAY_LOAD && !vir_op_is_elementwise(op->code) &&
+             !(op->code == VIR_OP_ARRAY_BROADCAST && vir_ty_splats(op->opnd[0]->type)))
       return false;
   }
   if (red) {
