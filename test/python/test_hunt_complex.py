@@ -572,11 +572,12 @@ def test_division_is_numpys_to_the_bit(dt):
 
 
 def test_division_scaled_ratio_is_numpys_to_the_bit(monkeypatch):
-    """Where float32 subnormals flush (NVIDIA), Smith's ratio below 2^-126
-    read as 0 and a normal quotient lost a part: (-8.35e31 + 2.26e-34j) /
-    (1.24e-21 - 5.06e20j) gave real -0 on the H100 (NumPy -4.06e-31). There
-    the ratio is taken scaled by 2^64 and rounded to the subnormal grid
-    (_complex._times_r); forced here, on a device that keeps subnormals, it
+    """Where float32 subnormals flush (NVIDIA), Smith's ratio or its 1/den
+    below 2^-126 read as 0 and a normal quotient lost a part: (-8.35e31 +
+    2.26e-34j) / (1.24e-21 - 5.06e20j) gave real -0 on the H100 (NumPy
+    -4.06e-31). There both are taken scaled by 2^64 and rounded to the
+    subnormal grid (_complex._times_subnormal); forced here, on a device
+    that keeps subnormals, it
     must give NumPy's quotient bit for bit on the edge values and on parts
     spread over e^-80..e^80."""
     from vulpy import _complex
@@ -588,8 +589,10 @@ def test_division_scaled_ratio_is_numpys_to_the_bit(monkeypatch):
     b = np.array([complex(x, y) for _ in e for _ in e for x in e for y in e], np.complex64)
     r = np.random.default_rng(3)
     w = r.standard_normal((4, 2000)) * np.exp(r.uniform(-80, 80, (4, 2000)))
-    one = np.array([-8.354217e+31 + 2.2622646e-34j], np.complex64)
-    by = np.array([1.2426716e-21 - 5.0579e+20j], np.complex64)
+    # a subnormal ratio r; a subnormal s = 1 / (br + bi r) (NumPy's
+    # 0.99999994 + 0.99999994j from the few bits of s = 1/3e38)
+    one = np.array([-8.354217e+31 + 2.2622646e-34j, 3e38 + 3e38j], np.complex64)
+    by = np.array([1.2426716e-21 - 5.0579e+20j, 3e38], np.complex64)
     for x, y in ((a, b), ((w[0] + 1j * w[1]).astype(np.complex64),
                           (w[2] + 1j * w[3]).astype(np.complex64)), (one, by)):
         with np.errstate(all="ignore"):
@@ -597,7 +600,7 @@ def test_division_scaled_ratio_is_numpys_to_the_bit(monkeypatch):
         got = (vp.asarray(x) / vp.asarray(y)).numpy()
         for g, v in ((got.real, want.real), (got.imag, want.imag)):
             assert np.array_equal(g, v, equal_nan=True)
-    assert got[0].real == np.float32(-4.0574026e-31)
+    assert got[0].real == np.float32(-4.0574026e-31) and got[1] == np.complex64(want[1])
 
 
 @pytest.mark.parametrize("dt", DTS)

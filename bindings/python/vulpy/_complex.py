@@ -528,19 +528,27 @@ def _divide(ar, ai, br, bi, dre, dim, fdt):
     abr, abi = _op("absolute", br), _op("absolute", bi)
     big = _op("greater_equal", abr, abi)
     r = _op_where(big, _op("divide", bi, br), _op("divide", br, bi))
-    s = _op("divide", one, _op_where(big, _op("add", br, _op("multiply", bi, r)),
-                                     _op("add", bi, _op("multiply", br, r))))
-    times_r = _times_r(big, br, bi, r, fdt) if _flushing(fdt, ar, ai, br, bi) else \
-        (lambda x: _op("multiply", x, r))
+    den = _op_where(big, _op("add", br, _op("multiply", bi, r)), _op("add", bi, _op("multiply", br, r)))
+    s = _op("divide", one, den)
+    if _flushing(fdt, ar, ai, br, bi):
+        # r and s = 1/den may be subnormal where NumPy's quotient is not
+        up = fdt.type(2.0 ** 64)
+        times_r = _times_subnormal(_op("divide", _op("multiply", _op_where(big, bi, br), up),
+                                       _op_where(big, br, bi)), r, fdt)
+        times_s = _times_subnormal(_op("divide", up, den), s, fdt)
+    else:
+        times_r = times_s = None
+    times_r = times_r or (lambda x: _op("multiply", x, r))
+    times_s = times_s or (lambda x: _op("multiply", x, s))
     re = _op_where(big, _op("add", ar, times_r(ai)), _op("add", times_r(ar), ai))
     im = _op_where(big, _op("subtract", ai, times_r(ar)), _op("subtract", times_r(ai), ar))
-    re, im = _op("multiply", re, s), _op("multiply", im, s)
+    re, im = times_s(re), times_s(im)
     zero = _op("logical_and", _op("equal", abr, fdt.type(0)), _op("equal", abi, fdt.type(0)))
     return (_op_where(zero, _op("divide", ar, abr), re, dre),
             _op_where(zero, _op("divide", ai, abr), im, dim))
 
 
-# Tests set it to take _times_r's path on a device that keeps subnormals.
+# Tests set it to take _times_subnormal's path on a device that keeps subnormals.
 FORCE_SCALED_RATIO = False
 
 
@@ -557,27 +565,26 @@ def _flushing(fdt, *parts):
     return False
 
 
-def _times_r(big, br, bi, r, fdt):
-    """x * r for Smith's ratio r (bi/br or br/bi) as NumPy's loop rounds
-    it where float32 subnormals flush: a ratio below 2^-126 is subnormal,
-    which such a device reads as 0, so (huge / 1e-30j) lost its real part
-    (-8.4e31+2.3e-34j over 1.2e-21-5.1e20j gave -0, NumPy -4.06e-31). The
-    ratio is taken scaled by 2^64 (normal down to 2^-190), rounded to the
-    subnormal grid (multiples of 2^-85 scaled: |q| + 2^-62 lies in
-    [2^-62, 2^-61), whose spacing that is, so adding and subtracting it
-    rounds as NumPy's quotient was rounded, ties to even), multiplied, and
-    scaled back by 2^-64 (exact where the product is normal; a subnormal
-    product flushes as any result does there, docs/math.md)."""
-    up, down, grid = fdt.type(2.0 ** 64), fdt.type(2.0 ** -64), fdt.type(2.0 ** -62)
-    q = _op("divide", _op("multiply", _op_where(big, bi, br), up), _op_where(big, br, bi))
+def _times_subnormal(q, v, fdt):
+    """x * v as NumPy's loop rounds it, for a factor v of Smith's method
+    (the ratio r = bi/br, or s = 1/den) that may be subnormal, where float32
+    subnormals flush: such a device reads a subnormal v as 0, so a normal
+    quotient lost a part ((-8.4e31+2.3e-34j) / (1.2e-21-5.1e20j) gave real
+    -0, NumPy -4.06e-31; (3e38+3e38j) / 3e38 needs s = 1/3e38). `q` is v
+    times 2^64, computed as such (normal down to 2^-190); where v is below
+    2^-126 it is rounded to the subnormal grid (multiples of 2^-85 scaled:
+    |q| + 2^-62 lies in [2^-62, 2^-61), whose spacing that is, so adding and
+    subtracting it rounds as NumPy's v was rounded, ties to even), the
+    product taken and scaled back by 2^-64 (exact where the product is
+    normal; a subnormal product flushes as any result does, docs/math.md)."""
+    down, grid = fdt.type(2.0 ** -64), fdt.type(2.0 ** -62)
     aq = _op("absolute", q)
     tiny = _op("less", aq, grid)
     qr = _op("copysign", _op("subtract", _op("add", aq, grid), grid), q)
 
-    def times_r(x):
-        return _op_where(tiny, _op("multiply", _op("multiply", x, qr), down),
-                         _op("multiply", x, r))
-    return times_r
+    def times(x):
+        return _op_where(tiny, _op("multiply", _op("multiply", x, qr), down), _op("multiply", x, v))
+    return times
 
 
 def _reciprocal(x, y, dre, dim, fdt):
