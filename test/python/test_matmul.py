@@ -552,3 +552,14 @@ def test_few_long_rows_split(monkeypatch, m, k):
             else:
                 tol = 1e-4 if dt == np.float32 else 1e-10
                 np.testing.assert_allclose(got, want, rtol=tol, atol=tol * 2500 * np.sqrt(k))
+
+
+def test_matvec_gemm_rows_per_device_kind():
+    """Which A @ x row lengths stay a GEMM: k in [64, 256) on a CPU device
+    (lavapipe's measurements), [64, 96) on GPUs (an H100's: the reduction
+    was 1.1-1.6x faster from k = 100 on); the rest are row reductions."""
+    from vulpy import _matmul
+    cpu = [k for k in range(1, 400) if _matmul._matvec_gemm("cpu", k)]
+    gpu = [k for k in range(1, 400) if _matmul._matvec_gemm("dgpu", k)]
+    assert cpu == list(range(64, 256)) and gpu == list(range(64, 96))
+    assert _matmul._matvec_gemm("igpu", 100) is False

@@ -528,7 +528,8 @@ def _divide(ar, ai, br, bi, dre, dim, fdt):
     abr, abi = _op("absolute", br), _op("absolute", bi)
     big = _op("greater_equal", abr, abi)
     r = _op_where(big, _op("divide", bi, br), _op("divide", br, bi))
-    den = _op_where(big, _op("add", br, _op("multiply", bi, r)), _op("add", bi, _op("multiply", br, r)))
+    den = _op_where(big, _op("add", br, _op("multiply", bi, r)),
+                    _op("add", bi, _op("multiply", br, r)))
     s = _op("divide", one, den)
     if _flushing(fdt, ar, ai, br, bi):
         # r and s = 1/den may be subnormal where NumPy's quotient is not

@@ -290,7 +290,7 @@ def _matmul_core(name, a, b, out, dtype):
                                   for x in (a, b)), cdt)
         return _finish(name, r.reshape(oshape) if oshape else r, rdt, cdt, out, resident,
                        oshape)
-    if len(sa) == 2 and len(sb) == 1 and not _MATVEC_GEMM[0] <= k < _MATVEC_GEMM[1]:
+    if len(sa) == 2 and len(sb) == 1 and not _matvec_gemm(ctx.kind, k):
         # a matrix times a vector: a row-wise reduction
         return _finish(name, _matvec(ctx, a, b, cdt), rdt, cdt, out, resident, oshape)
     r = _float16_coopmat(ctx, a, b, rdt, m, n, k)
@@ -347,12 +347,22 @@ def _inner_product(ctx, a, b, cdt):
                              _mem(A, B))
 
 
-# Rows of k in [64, 256) stay a GEMM: the reduction gives each such row a
-# workgroup of 256 invocations (lower-arrays' cooperative rows start at 64)
-# and was up to 5x slower than the GEMM on lavapipe (65536 x 64: 1136 ms
-# against 224); shorter rows (an invocation each) and longer ones were
-# 1.5-30x faster (bench/notes/python.md).
-_MATVEC_GEMM = (64, 256)
+# Rows of k in [lo, hi) stay a GEMM: the reduction gives each such row a
+# workgroup of 256 invocations (lower-arrays' cooperative rows start at
+# 64). On lavapipe it was up to 5x slower than the GEMM for k in [64, 256)
+# (65536 x 64: 1136 ms against 224); shorter rows (an invocation each) and
+# longer ones were 1.5-30x faster. On an H100 the GEMM won only at k = 64
+# with many rows (524288 x 64: 360 us against 595), the reduction from
+# k = 100 on (1.1-1.6x; bench/notes/python.md).
+_MATVEC_GEMM = (64, 96)
+_MATVEC_GEMM_CPU = (64, 256)
+
+
+def _matvec_gemm(kind, k):
+    """Whether A @ x with rows of k runs as a GEMM on a device of `kind`
+    (Context.kind) rather than as a row reduction."""
+    lo, hi = _MATVEC_GEMM_CPU if kind == "cpu" else _MATVEC_GEMM
+    return lo <= k < hi
 
 
 def _matvec(ctx, a, b, cdt):
