@@ -393,6 +393,25 @@ static inline vir_value *vir_result(vir_op *op) {
   return op->val.type && op->val.type->kind != VIR_TY_VOID ? &op->val : NULL;
 }
 
+/* The run-time view of an array.load or array.store of a tensor of
+ * dynamic extent, `at(%off, %step)`: {off, step} (u32 scalars; element i
+ * of the tensor is element off + i * step of the buffer, in u32
+ * arithmetic, so a negative step is its two's complement). NULL for a
+ * static view (offset(K) strides(S) attributes, or none). */
+static inline vir_value *const *vir_view_scalars(const vir_op *op) {
+  if (op->code == VIR_OP_ARRAY_LOAD && op->nopnd == 2)
+    return op->opnd;
+  if (op->code == VIR_OP_ARRAY_STORE && op->nopnd == 3)
+    return op->opnd + 1;
+  return NULL;
+}
+
+/* The tensor an array.store or array.scatter writes (a store's first
+ * operand, a scatter's last). */
+static inline vir_value *vir_array_stored(const vir_op *op) {
+  return op->code == VIR_OP_ARRAY_STORE ? op->opnd[0] : op->opnd[op->nopnd - 1];
+}
+
 /* ============================================================ regions */
 
 struct vir_region {

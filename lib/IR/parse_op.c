@@ -451,9 +451,33 @@ static bool parse_op_body(parser *p, vir_opcode code, uint32_t line, opnds *o, v
       }
       pr_next(p);
     }
+    /* a run-time view: at(%off, %step) (a store's operands become
+     * value, off, step: vir_view_scalars) */
+    bool at = code != VIR_OP_ARRAY_SLICE && code != VIR_OP_ARRAY_SCATTER && pr_accept_kw(p, "at");
+    for (int k = 0; at && k < 2; k++) {
+      if (!pr_expect(p, k ? TK_COMMA : TK_LPAREN))
+        return false;
+      if (p->tok.kind != TK_VALUE) {
+        pr_expected(p, "a value");
+        return false;
+      }
+      opnds_push(o, parse_value(p));
+    }
+    if (at && !pr_expect(p, TK_RPAREN))
+      return false;
     if (!pr_view(p, a->arr))
       return false;
-    return code == VIR_OP_ARRAY_LOAD || code == VIR_OP_ARRAY_SLICE || parse_values(p, o, line, true);
+    if (code == VIR_OP_ARRAY_LOAD || code == VIR_OP_ARRAY_SLICE)
+      return true;
+    if (!parse_values(p, o, line, true))
+      return false;
+    if (at && o->n == 3) {
+      vir_value **v = o->data, *t = v[2];
+      v[2] = v[1];
+      v[1] = v[0];
+      v[0] = t;
+    }
+    return true;
   }
   case VIR_ATTR_AXES:
     /* values 'axes' ints */

@@ -121,6 +121,20 @@ static void print_op(printer *p, const vir_op *op, int depth) {
     } else {
       prt_sym(p, op->attr.sym);
     }
+    if (vir_view_scalars(op)) {
+      vir_value *const *at = vir_view_scalars(op);
+      PUTS(p, " at(");
+      prt_value(p, at[0]);
+      PUTS(p, ", ");
+      prt_value(p, at[1]);
+      putc_(p, ')');
+      prt_view(p, op->attr.arr);
+      if (op->code == VIR_OP_ARRAY_STORE) {
+        PUTS(p, ", ");
+        prt_value(p, op->opnd[0]);
+      }
+      break;
+    }
     prt_view(p, op->attr.arr);
     put_operands(p, op, k, true);
     break;

@@ -153,7 +153,7 @@ static const vir_sym *check_buffer(vctx *c, const vir_op *op, bool write) {
 static void check_memory(vctx *c, const vir_op *op) {
   bool write = op->code != VIR_OP_ARRAY_LOAD;
   const vir_sym *s = check_buffer(c, op, write);
-  const vir_type *t = op->code == VIR_OP_ARRAY_LOAD ? op->val.type : op->opnd[op->nopnd - 1]->type;
+  const vir_type *t = op->code == VIR_OP_ARRAY_LOAD ? op->val.type : vir_array_stored(op)->type;
   if (!s)
     return;
   if (!vir_ty_is_tensor(t)) {
@@ -265,6 +265,34 @@ static void check_reduction(vctx *c, const vir_op *op, const vir_type *in, const
   }
 }
 
+/* The operands of array.load (none, or at(%off, %step)) and array.store
+ * (the value, then maybe off and step): a run-time view is of a tensor of
+ * dynamic extent and takes u32 scalars. */
+static bool check_at(vctx *c, const vir_op *op) {
+  uint32_t base = op->code == VIR_OP_ARRAY_STORE;
+  if (op->nopnd != base && op->nopnd != base + 2) {
+    ERR(c, op, "'%s' takes %s, not %u operands", oname(op),
+        base ? "a value (and at(%off, %step) before it)" : "no operands (or at(%off, %step))", op->nopnd);
+    return false;
+  }
+  vir_value *const *at = vir_view_scalars(op);
+  if (!at)
+    return true;
+  /* (with offset(...) or strides(...) too: check_dynamic said so) */
+  const vir_type *t = base ? op->opnd[0]->type : op->val.type;
+  if (!vir_ty_is_dynamic(t)) {
+    ERR(c, op, "'%s' at(...) views a tensor of dynamic extent '?', not %s", oname(op), tname(t));
+    return false;
+  }
+  for (int k = 0; k < 2; k++)
+    if (!at[k] || !at[k]->type || at[k]->type->kind != VIR_TY_UINT || at[k]->type->bits != 32) {
+      ERR(c, op, "'%s' at(...) %s must be u32, not %s", oname(op), k ? "step" : "offset",
+          at[k] && at[k]->type ? tname(at[k]->type) : "nothing");
+      return false;
+    }
+  return true;
+}
+
 /* A tensor of dynamic extent (vir_ty_is_dynamic): loaded from and stored
  * to whole unsized buffers, broadcast from a scalar or a one-element
  * static tensor, taken by elementwise
@@ -288,8 +316,8 @@ static bool check_dynamic(vctx *c, const vir_op *op) {
   const vir_array_attr *a = op->attr.arr;
   if ((op->code == VIR_OP_ARRAY_LOAD || op->code == VIR_OP_ARRAY_STORE) && a &&
       (a->offset || a->nstrides)) {
-    ERR(c, op, "'%s' of a tensor of dynamic extent '?' reads or writes a whole buffer: no offset "
-        "or strides", oname(op));
+    ERR(c, op, "'%s' of a tensor of dynamic extent '?' takes no offset(...) or strides(...) (a "
+        "whole buffer, or a run-time view at(%%off, %%step))", oname(op));
     return false;
   }
   if ((op->code == VIR_OP_ARRAY_LOAD || op->code == VIR_OP_ARRAY_STORE) && op->attr.sym &&
@@ -369,6 +397,9 @@ void vir_verify_array_op(vctx *c, const vir_op *op) {
   switch (op->code) {
   case VIR_OP_ARRAY_LOAD:
   case VIR_OP_ARRAY_STORE:
+    if (check_at(c, op))
+      check_memory(c, op);
+    break;
   case VIR_OP_ARRAY_SCATTER: check_memory(c, op); break;
   case VIR_OP_ARRAY_SLICE:
     if (rt->elem != t0->elem)

@@ -50,6 +50,7 @@ typedef struct part {
   vir_func *f;
   vir_partition_mode mode;
   vp_diags *d;
+  bool reported; /* an error said why partitioning failed */
   uint32_t nids;
   vp_arena tmp;
   vp_ptrvec *users; /* by value id: the top-level ops that use it */
@@ -64,8 +65,8 @@ static bool is_root_op(const vir_op *op) {
   return op->code == VIR_OP_ARRAY_STORE || op->code == VIR_OP_ARRAY_SCATTER;
 }
 
-/* The value a root stores (the last operand). */
-static vir_value *stored(const vir_op *op) { return op->opnd[op->nopnd - 1]; }
+/* The value a root stores. */
+static vir_value *stored(const vir_op *op) { return vir_array_stored(op); }
 
 uint32_t vir_array_op_cost(const vir_op *op) {
   switch (op->code) {
@@ -151,6 +152,15 @@ static vir_op *new_op_after(part *p, vir_op *after, vir_opcode code, vir_type *t
  * back, and point every other use at the read. */
 static bool materialize(part *p, vir_value *v) {
   vir_op *def = v->def;
+  if (vir_ty_is_dynamic(v->type)) {
+    /* a temporary's size is fixed in the module; the host sizes buffers
+     * of dynamic extent */
+    vp_error(p->d, def->loc, "a tensor of dynamic extent '?' would go through a temporary buffer "
+             "here (a store reads its own buffer through another view, or partitioning splits "
+             "every value); the caller must stage it in a buffer of its own");
+    p->reported = true;
+    return false;
+  }
   vp_ptrvec *us = &p->users[v->id];
   vir_op *st = NULL;
   /* an identity-view store of it to a buffer nothing reads or writes else */
@@ -206,17 +216,23 @@ static void mark_tree(part *p, uint8_t *t, vir_value *v) {
 }
 
 /* Whether a tree (or, with `op`, one root) reads buffer b. */
-static bool tree_reads(part *p, const uint8_t *t, const vir_sym *b, const vir_array_attr **view) {
+static bool tree_reads(part *p, const uint8_t *t, const vir_sym *b, const vir_op **load) {
   for (vir_op *op = p->f->body.first; op; op = op->next)
     if (op->code == VIR_OP_ARRAY_LOAD && op->attr.sym == b && op->val.id < p->nids && t[op->val.id]) {
-      if (view)
-        *view = op->attr.arr;
+      if (load)
+        *load = op;
       return true;
     }
   return false;
 }
 
-static bool same_view(const vir_type *t, const vir_array_attr *a, const vir_array_attr *b) {
+/* Whether a load and a store of one buffer view the same elements in the
+ * same order (run-time views: the same offset and step values). */
+static bool same_view(const vir_type *t, const vir_op *ld, const vir_op *st) {
+  vir_value *const *x = vir_view_scalars(ld), *const *y = vir_view_scalars(st);
+  if (x || y)
+    return x && y && x[0] == y[0] && x[1] == y[1];
+  const vir_array_attr *a = ld->attr.arr, *b = st->attr.arr;
   if (vir_view_is_identity(t, a) && vir_view_is_identity(t, b))
     return true;
   if (!a || !b || a->offset != b->offset || a->nstrides != b->nstrides)
@@ -455,9 +471,9 @@ static bool partition_func(part *p) {
     mark_tree(p, t, v);
     if (op->code == VIR_OP_ARRAY_SCATTER)
       mark_tree(p, t, op->opnd[0]);
-    const vir_array_attr *view = NULL;
-    bool hazard = tree_reads(p, t, op->attr.sym, &view) &&
-                  (op->code == VIR_OP_ARRAY_SCATTER || !same_view(v->type, view, op->attr.arr) ||
+    const vir_op *load = NULL;
+    bool hazard = tree_reads(p, t, op->attr.sym, &load) &&
+                  (op->code == VIR_OP_ARRAY_SCATTER || !same_view(v->type, load, op) ||
                    (v->def && vir_is_reduction(v->def->code)) || (v->def && vir_is_scan(v->def->code)));
     free(t);
     if (hazard) {
@@ -493,7 +509,8 @@ bool vir_partition_arrays(vir_module *m, vir_partition_mode mode, vp_diags *d, b
     bool ok = partition_func(&p);
     vp_arena_free(&p.tmp);
     if (!ok) {
-      vp_error(d, s->func->loc, "could not partition array function @%s (out of memory)", s->name);
+      if (!p.reported)
+        vp_error(d, s->func->loc, "could not partition array function @%s (out of memory)", s->name);
       return false;
     }
     *changed = true;

@@ -566,12 +566,13 @@ class ndarray:
     # ------------------------------------------------------------- copies
     def copy(self, memory=None):
         """A new resident array with the same data (on the GPU)."""
-        if not self.contiguous:
+        if self._estrides is not None:
             c = _ops._arrayops.materialize(self)
             return c if memory in (None, c.memory) else c.copy(memory)
+        # C-contiguous from any offset (x[3:]): a buffer copy
         out = _result(self.shape, self.dtype, check_memory(memory or self.memory), self._ctx)
         if self._size:
-            out._buf.copy_from(self._buf, 0, 0, self.nbytes)
+            out._buf.copy_from(self._buf, 0, self._offset * self._sdtype.itemsize, self.nbytes)
         return out
 
     def astype(self, dtype, memory=None):
@@ -935,6 +936,30 @@ def span(a):
                 lo += (d - 1) * s
     isz = a._sdtype.itemsize
     return lo * isz, (hi + 1) * isz - 1
+
+
+def run_view(a):
+    """(offset, step) when resident view `a`'s elements in C order are
+    elements offset + i * step of its buffer (any 1-D view; an N-d one
+    whose axes collapse into one: rows a[2:5], a[::2] of a C-contiguous
+    array), else None. One kernel serves every such view (_array_vir's
+    'v'): no compile per length or offset."""
+    if a._estrides is None:
+        return a._offset, 1
+    step = span = None
+    for d, st in zip(reversed(a.shape), reversed(a._estrides)):
+        if d == 1:
+            continue
+        if step is None:
+            step = st
+        elif st != span:
+            return None
+        span = st * d
+    if step is None:
+        step = 1
+    if not -2**31 <= step < 2**31 or a._offset >= 2**32:
+        return None
+    return a._offset, step
 
 
 def _same_view(a, b):

@@ -14,7 +14,12 @@ from ._launch import Handle
 
 _BOOL = np.dtype(np.bool_)
 _U8 = np.dtype(np.uint8)
+_U32 = np.dtype(np.uint32)
 _F16 = np.dtype(np.float16)
+# the dtypes a run-time view copies and fills (run_store); the 8/16-bit
+# ones may be packed in words on a device, the complex ones are pairs
+_RUN_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.uint32,
+                                              np.int64, np.uint64, np.bool_))
 
 
 def storage_of(a):
@@ -238,10 +243,66 @@ class Call:
         return Handle(t, done)
 
 
+def _run_view(a, write=False):
+    """_array.run_view of resident `a` where run_store takes it: a dtype it
+    moves, and for a write no element reached twice."""
+    if a.dtype not in _RUN_DTYPES:
+        return None
+    rv = _array.run_view(a)
+    if rv is None or (write and rv[1] == 0 and a._size > 1):
+        return None
+    return rv
+
+
+def runs(dst, src):
+    """Whether dst[...] = src takes run_store: dst a view it writes, src a
+    resident array of dst's shape on its context that it reads and that
+    overlaps dst element for element or not at all, or a real scalar."""
+    if not dst._size or _run_view(dst, True) is None:
+        return False
+    if type(src) is _array.ndarray:
+        return src.shape == dst.shape and src._ctx is dst._ctx and \
+            _run_view(src) is not None and not _array.write_hazard(dst, src)
+    return isinstance(src, (bool, int, float, np.bool_, np.integer, np.floating)) or (
+        type(src) is np.ndarray and src.ndim == 0 and src.dtype.kind in "biuf")
+
+
+def run_store(name, dst, src=None, value=None):
+    """dst[...] = src (a resident array of dst's shape, converted as
+    astype does) or = value (a Python scalar of dst's dtype) through the
+    run-time views of both (_run_view): array VIR over the dynamic extent,
+    one compile per dtype pair whatever the length, offset or step. The
+    caller has checked the views (None from _run_view: not this way) and
+    that src does not overlap dst other than element for element."""
+    c = Call(name)
+    c.note(dst)
+    g = c.g
+    g.push.append(("n", _U32))
+    c.push["n"] = dst._size
+    if src is not None:
+        c.note(src)
+        off, step = _run_view(src)
+        b = g.buffer(("x",), storage_of(src), None, None, "xa")
+        c.bind[b.name] = src._buf
+        v = g.load(b, src.dtype, _graph.DYN, at=(g.scalar(_U32, "o0"), g.scalar(_U32, "t0")))
+        c.push["o0"], c.push["t0"] = off, step & 0xFFFFFFFF
+        v = g.convert(v, dst.dtype)
+    else:
+        v = g.broadcast(c.scalar(value, dst.dtype), _graph.DYN)
+    off, step = _run_view(dst, True)
+    o = g.buffer(("out",), storage_of(dst), None, None, "out")
+    c.bind[o.name] = dst._buf
+    g.store(o, v, at=(g.scalar(_U32, "oo"), g.scalar(_U32, "to")))
+    c.push["oo"], c.push["to"] = off, step & 0xFFFFFFFF
+    return c.run(lambda: dst)
+
+
 def materialize(a):
     """A C-contiguous resident copy of a (strided) resident array."""
     if a.dtype.kind == "c":  # issue 19: through the float view
         return COMPLEX.materialize(a)
+    if a._size and _run_view(a) is not None:
+        return run_store("copy", _array._result(a.shape, a.dtype, a.memory, a._ctx), a)
     c = Call("copy")
     c.note(a)
     v = c.array(a)
@@ -253,6 +314,8 @@ def fill(a, value):
     """Sets every element of the resident array (or view) `a`."""
     if a.dtype.kind == "c" or isinstance(value, (complex, np.complexfloating)):
         return COMPLEX.fill(a, value)
+    if a._size and _run_view(a, True) is not None:
+        return run_store("fill", a, value=value)
     c = Call("fill")
     c.note(a)
     v = c.scalar(value, a.dtype)
@@ -263,6 +326,11 @@ def assign(a, src):
     """a[...] = src (broadcast), for a resident array or view `a`."""
     if a.dtype.kind == "c" or COMPLEX.is_complex(src):
         return COMPLEX.assign(a, src)
+    if runs(a, src):
+        _array.check_writable(a, "vp.assign")
+        if type(src) is _array.ndarray:
+            return run_store("assign", a, src)
+        return run_store("assign", a, value=np.asarray(src).item())
     c = Call("assign")
     c.note(a)
     c.note(src)
@@ -278,6 +346,10 @@ def assign(a, src):
 
 
 def astype(a, dtype, memory=None):
+    dt = np.dtype(dtype)
+    if a._size and dt in _RUN_DTYPES and _run_view(a) is not None:
+        out = _array._result(a.shape, dt, _array.check_memory(memory or a.memory), a._ctx)
+        return run_store("astype", out, a)
     c = Call("astype")
     c.note(a)
     dt = np.dtype(dtype)

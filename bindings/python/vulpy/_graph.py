@@ -189,18 +189,20 @@ class Graph:
         return f"{prefix}{k}"
 
     # ---------------------------------------------------------------- leaves
-    def load(self, buf, dtype, shape, offset=0, strides=None):
+    def load(self, buf, dtype, shape, offset=0, strides=None, at=None):
         """A tensor read from `buf` through a view (element offset and
-        strides; None = C-contiguous)."""
+        strides; None = C-contiguous), or, for shape DYN, through the
+        run-time view `at` = (offset, step) of u32 scalar values (element
+        i is buffer element offset + i * step)."""
         buf.loaded = True
-        text = f"array.load @{buf.name}{_view(shape, offset, strides)}"
-        return self._value(dtype, shape, text)
+        view = f" at({at[0].name}, {at[1].name})" if at else _view(shape, offset, strides)
+        return self._value(dtype, shape, f"array.load @{buf.name}{view}")
 
-    def store(self, buf, value, offset=0, strides=None):
+    def store(self, buf, value, offset=0, strides=None, at=None):
         buf.stored = True
         value = self.broadcast(value, value.shape if value.shape is not None else ())
-        self.lines.append(f"array.store @{buf.name}{_view(value.shape, offset, strides)}, "
-                          f"{value.name}{self._loc()}")
+        view = f" at({at[0].name}, {at[1].name})" if at else _view(value.shape, offset, strides)
+        self.lines.append(f"array.store @{buf.name}{view}, {value.name}{self._loc()}")
 
     def scatter(self, buf, shape, idx, value, offset=0, strides=None):
         """target[idx[j], ...] = value[j, ...] along axis 0 of the view."""

@@ -82,7 +82,8 @@ def _copy_many(pairs, name):
     pairs = [(d, s) for d, s in pairs if d.size]
     if pairs and pairs[0][0].dtype.kind == "c":
         pairs = [_float_pair(d, s) for d, s in pairs]
-    if len(pairs) <= 1:
+    if len(pairs) <= 1 or all(_arrayops.runs(d, s) for d, s in pairs):
+        # one kernel for every length, offset and step (run-time views)
         for d, s in pairs:
             _arrayops.assign(d, s)
         return

@@ -7,10 +7,12 @@ semantics per operation are _graph.apply_ufunc's. Python only chooses:
   - dtypes as NumPy resolves them (ufunc.resolve_dtypes: NEP 50 promotion,
     Python scalars are weak), then checked against the device's features;
   - layout: operands of the output's shape are whole arrays of dynamic
-    extent (tensor<?xT>, the element count n a push constant), host scalars
-    and 0-d arrays are push constants, so one compile serves every size;
-    broadcasts, views and the small dtypes take the array path with static
-    shapes (_arrayops.ufunc);
+    extent (tensor<?xT>, the element count n a push constant), or views
+    whose elements are offset + i * step of their buffer (x[1:], x[::-2],
+    rows a[2:5]: the offset and step push constants too), host scalars
+    and 0-d arrays are push constants, so one compile serves every size
+    and view; broadcasts, other views and the small dtypes take the array
+    path with static shapes (_arrayops.ufunc);
   - the grid: lower-arrays' rule for n (the compile's grid ops, evaluated
     by Compiled.grid), with vec4 access for 32-bit buffers (padded to 16
     bytes, so the tail needs no special case).
@@ -44,12 +46,14 @@ _texts = {}  # plan key -> array VIR text
 _BUF = ("xa", "xb", "xc")  # the buffers of operands 0, 1, 2
 
 
-def _array_vir(uf, loop_in, out_dt, layout, storage):
+def _array_vir(uf, loop_in, out_dt, layout, storage, oview=False):
     """The array VIR of one variant: operands 'c' are whole arrays of
-    dynamic extent (@xa, @xb, @xc in storage dtypes), 'b' resident arrays
-    of one element broadcast over it (read once per invocation), 's' push
-    scalars s0, ... (bool as a u32 word); the result goes to `out`."""
-    key = (uf.name, loop_in, out_dt, layout, storage)
+    dynamic extent (@xa, @xb, @xc in storage dtypes), 'v' views of their
+    buffers (element i at o<k> + i * t<k>, push fields), 'b' resident
+    arrays of one element broadcast over it (read once per invocation),
+    's' push scalars s0, ... (bool as a u32 word); the result goes to
+    `out`, through the view (oo, to) when `oview`."""
+    key = (uf.name, loop_in, out_dt, layout, storage, oview)
     text = _texts.get(key)
     if text is not None:
         return text
@@ -65,6 +69,10 @@ def _array_vir(uf, loop_in, out_dt, layout, storage):
         elif L == "b":  # one element, read once and broadcast
             b = g.buffer(("x", k), _array.storage_dtype(storage[k]), 1, None, _BUF[k])
             v = g.broadcast(g.load(b, storage[k], ()), _graph.DYN)
+        elif L == "v":  # a view: element i at o<k> + i * t<k>
+            b = g.buffer(("x", k), _array.storage_dtype(storage[k]), None, None, _BUF[k])
+            v = g.load(b, storage[k], _graph.DYN, at=(g.scalar(_U32, f"o{k}"),
+                                                      g.scalar(_U32, f"t{k}")))
         else:
             b = g.buffer(("x", k), _array.storage_dtype(storage[k]), None, None, _BUF[k])
             v = g.load(b, storage[k], _graph.DYN)
@@ -73,14 +81,15 @@ def _array_vir(uf, loop_in, out_dt, layout, storage):
     r = g.cast(r, out_dt)
     if r.shape is None:
         r = g.broadcast(r, _graph.DYN)
-    g.store(g.buffer(("out",), _array.storage_dtype(out_dt), None, None, "out"), r)
+    at = (g.scalar(_U32, "oo"), g.scalar(_U32, "to")) if oview else None
+    g.store(g.buffer(("out",), _array.storage_dtype(out_dt), None, None, "out"), r, at=at)
     text = _texts[key] = g.text()
     return text
 
 
-def _get_program(uf, ctx, loop_in, out_dt, layout, storage):
+def _get_program(uf, ctx, loop_in, out_dt, layout, storage, oview=False):
     """(Compiled, Program) of one variant on ctx's device."""
-    comp = _engine.compile(_array_vir(uf, loop_in, out_dt, layout, storage), ctx,
+    comp = _engine.compile(_array_vir(uf, loop_in, out_dt, layout, storage, oview), ctx,
                            label=f"vp.{uf.name}")
     if len(comp.launches) != 1:  # one elementwise kernel, always
         raise RuntimeError(f"vp.{uf.name}: {len(comp.launches)} launches for one ufunc")
@@ -203,7 +212,7 @@ class Ufunc:
         for a in args:
             t = type(a)
             if t is _array.ndarray:
-                if a._estrides is not None or a._offset != 0:
+                if a._estrides is not None and _array.run_view(a) is None:
                     view = True
             elif t is not np.ndarray and t is not float and t is not int:
                 trace = getattr(t, "_vp_trace_ufunc", None)
@@ -211,7 +220,8 @@ class Ufunc:
                     return trace(self, args, out)
         if out is not None:
             o = out[0] if type(out) is tuple and len(out) == 1 else out
-            view = view or (type(o) is _array.ndarray and not o._whole)
+            view = view or (type(o) is _array.ndarray and not o._whole and
+                            _out_view(o) is None)
         if view:
             return _arrayops.ufunc(self, args, out, context, sync)
         if args and type(args[0]) is np.ndarray:
@@ -307,6 +317,8 @@ class Ufunc:
         for a in args:
             t = type(a)
             if t is _array.ndarray:
+                if a._offset or a._estrides is not None:
+                    return None  # a view: _apply binds its offset and step
                 if a0 is None:
                     a0, ctx, shape = a, a._ctx, a.shape
                 elif a._ctx is not ctx or a.shape != shape:
@@ -319,7 +331,7 @@ class Ufunc:
         if a0 is None or (context is not None and context is not ctx):
             return None
         if out is not None and (type(out) is not _array.ndarray or out._ctx is not ctx or
-                                out.shape != shape):
+                                out.shape != shape or not out._whole):
             return None
         sig.append(shape)
         sig.append(out is None)
@@ -538,12 +550,23 @@ def _apply(uf, args, out, context, sync, loop=None):
     # buffers and layout
     scratch = []
     bufs, layout, storage = [], [], []
+    views = {}
     for k, a in enumerate(ops):
         if isinstance(a, _array.ndarray):
             if a.shape != oshape:  # one element (_one_element)
                 bufs.append(a._buf)
                 storage.append(a.dtype)
                 layout.append("b")
+                continue
+            if a._offset or a._estrides is not None:
+                rv = _array.run_view(a)
+                if rv is None:  # strides no offset and step describe
+                    _release(ctx, scratch)
+                    return _arrayops.ufunc(uf, args, out, context, sync)
+                views[f"o{k}"], views[f"t{k}"] = rv[0], rv[1] & 0xFFFFFFFF
+                bufs.append(a._buf)
+                storage.append(a.dtype)
+                layout.append("v")
                 continue
             buf, st = a._buf, a.dtype
         elif isinstance(a, np.ndarray):
@@ -578,9 +601,18 @@ def _apply(uf, args, out, context, sync, loop=None):
             scratch.append(obuf)
     else:
         obuf = dst._buf
+    oview = dst is not None and not dst._whole
+    if oview:  # out= a view: written through its offset and step
+        _array.check_writable(dst, f"vp.{uf.name}")
+        rv = _out_view(dst)
+        if rv is None:
+            _release(ctx, scratch)
+            return _arrayops.ufunc(uf, args, out, context, sync)
+        views["oo"], views["to"] = rv[0], rv[1] & 0xFFFFFFFF
 
     # the variant: array VIR over the dynamic extent n (one compile, every n)
-    comp, prog = _get_program(uf, ctx, tuple(loop_in), out_dt, tuple(layout), tuple(storage))
+    comp, prog = _get_program(uf, ctx, tuple(loop_in), out_dt, tuple(layout), tuple(storage),
+                              oview)
     kern = prog.native(ctx)
     uf.last_program = prog
     uf.last_compiled = comp
@@ -588,6 +620,7 @@ def _apply(uf, args, out, context, sync, loop=None):
     # push constants and grid
     gx, gy, _ = comp.grid(0, n)
     values = {"n": n}
+    values.update(views)
     for k, L in enumerate(layout):
         if L == "s":
             values[f"s{k}"] = bufs[k]
@@ -658,6 +691,13 @@ def _apply(uf, args, out, context, sync, loop=None):
         return _numpy_result(ctx, obuf, out_dt, n, oshape)
 
     return finish() if sync else Handle(ticket, finish)
+
+
+def _out_view(o):
+    """run_view of out= view `o`, None where an element is written twice
+    (a zero step over more than one element: the array path refuses it)."""
+    rv = _array.run_view(o)
+    return None if rv is None or (rv[1] == 0 and o.size > 1) else rv
 
 
 def _one_element(a, shape):

@@ -82,6 +82,17 @@ static vir_value *splat(lw *l, vir_value *v) {
   return r;
 }
 
+/* The buffer element a load or store `op` of shape t reaches at ix: its
+ * view's offset, static or at run time (at(%off, %step): off + i * step,
+ * u32 arithmetic). */
+static vir_value *op_offset(lw *l, const vir_op *op, const vir_type *t, idx *ix) {
+  vir_value *const *at = vir_view_scalars(op);
+  if (!at)
+    return vla_view_offset(l, t, op->attr.arr, ix);
+  vir_value *off = scalar(l, at[0]), *step = scalar(l, at[1]);
+  return vla_bin(l, VIR_OP_ADD, off, vla_bin(l, VIR_OP_MUL, vla_flat_of(l, ix), step));
+}
+
 static vir_value *gathered_index(lw *l, vir_value *j, uint32_t dim) {
   /* NumPy: negative indices count from the end; the rest are clamped so a
    * bad index never reads outside the buffer (the host checks bounds). */
@@ -114,7 +125,7 @@ static vir_value *emit_op(lw *l, vir_value *v, idx *ix) {
   case VIR_OP_ARRAY_LOAD:
     if (ix->quad && vla_is_vec4(l, d->attr.sym))
       return vla_load_lane(l, d->attr.sym, ix->quad, ix->lane);
-    return vla_load_elem(l, d->attr.sym, vla_view_offset(l, v->type, d->attr.arr, ix), et);
+    return vla_load_elem(l, d->attr.sym, op_offset(l, d, v->type, ix), et);
   case VIR_OP_ARRAY_BROADCAST: {
     const vir_type *f = d->opnd[0]->type;
     if (!vir_ty_is_tensor(f))
@@ -245,9 +256,9 @@ vir_value *vla_emit(lw *l, vir_value *v, idx *ix) {
 void vla_emit_stores(lw *l, vir_op **stores, uint32_t n, idx *ix) {
   for (uint32_t i = 0; i < n; i++) {
     vir_op *st = stores[i];
-    vir_value *v = st->opnd[st->nopnd - 1];
+    vir_value *v = vir_array_stored(st);
     vir_value *x = vla_emit(l, v, ix);
     if (x)
-      vla_store_elem(l, st->attr.sym, vla_view_offset(l, v->type, st->attr.arr, ix), x);
+      vla_store_elem(l, st->attr.sym, op_offset(l, st, v->type, ix), x);
   }
 }

@@ -11,7 +11,7 @@
  * or a reduction over every axis with no other stores, over a shape whose
  * element count is a multiple of 4, and holds only identity-view loads and
  * stores of that many 32-bit non-bool elements and elementwise ops (no
- * broadcasts, views or gathers): then element 4q + k of every value comes
+ * broadcasts, views (static or at run time) or gathers): then element 4q + k of every value comes
  * from lane k of vec4 q of its buffer. A buffer becomes vec4 when every
  * kernel that touches it qualifies; a kernel is emitted as vec4 when all
  * of its buffers are. */
@@ -23,7 +23,8 @@ static bool vec4_access(const vir_op *op, uint64_t n) {
    * (plan_vec4 skips them) */
   return s && vir_ty_is_scalar(s->type) && (s->type->bits == 32 || s->type->bits == 16 ||
                                             s->type->bits == 8) && s->type->kind != VIR_TY_BOOL &&
-         t->elem == s->type && vir_ty_numel(t) == n && vir_view_is_identity(t, op->attr.arr);
+         t->elem == s->type && vir_ty_numel(t) == n && vir_view_is_identity(t, op->attr.arr) &&
+         !vir_view_scalars(op);
 }
 
 /* A load of one element that only broadcasts read (x - mean(x): the

@@ -1,0 +1,217 @@
+"""Views whose elements are offset + i * step of their buffer (x[1:], x[::2],
+x[::-1], rows a[2:5], a column a[:, 1]) run one kernel over a dynamic
+extent with a run-time view (`array.load @b at(%off, %step)`, the offset
+and step push constants): the ufuncs on them and into them (out=), and the
+copies and fills that write them (copy, astype, x[i:j] = y, x[i:j] = 3,
+concatenate, roll, pad). One compile serves every length, offset and step;
+the answers are NumPy's, overlapping in-place forms included (NumPy reads
+the inputs as they were before the call)."""
+import numpy as np
+import pytest
+
+import vulpy as vp
+from vulpy import _engine
+from conftest import needs_target
+
+pytestmark = needs_target
+
+
+def _dtypes(ctx):
+    out = [np.float32, np.int32, np.uint32, np.bool_]
+    if ctx.has("float64"):
+        out.append(np.float64)
+    if ctx.has("int64"):
+        out += [np.int64, np.uint64]
+    return [np.dtype(d) for d in out]
+
+
+def _data(dt, n, seed=0):
+    r = np.random.default_rng(seed)
+    if dt.kind == "f":
+        return r.standard_normal(n).astype(dt)
+    if dt == np.bool_:
+        return r.random(n) < 0.5
+    lo = -50 if dt.kind == "i" else 0
+    return r.integers(lo, 50, n).astype(dt)
+
+
+# (name, view): 1-D views of a buffer of 23 elements
+VIEWS = [("x[1:]", lambda x: x[1:]), ("x[:-1]", lambda x: x[:-1]), ("x[::2]", lambda x: x[::2]),
+         ("x[1::3]", lambda x: x[1::3][:6]), ("x[::-1]", lambda x: x[::-1]),
+         ("x[-2::-2]", lambda x: x[-2::-2][:11]), ("x[5:17]", lambda x: x[5:17])]
+
+
+def _same(got, want, what):
+    got = got.numpy() if isinstance(got, vp.ndarray) else np.asarray(got)
+    assert got.dtype == want.dtype and got.shape == want.shape, (what, got.dtype, want.dtype)
+    np.testing.assert_array_equal(got, want, err_msg=what)
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "maximum", "less"])
+def test_binary_ufuncs_on_views_match_numpy(ctx, name):
+    f, nf = getattr(vp, name), getattr(np, name)
+    for dt in _dtypes(ctx):
+        if dt == np.bool_ and name == "subtract":
+            continue  # NumPy has no such bool loop
+        h, k = _data(dt, 23, 1), _data(dt, 23, 2)
+        x, y = vp.asarray(h), vp.asarray(k)
+        for (na, va), (nb, vb) in zip(VIEWS, VIEWS[2:] + VIEWS[:2]):
+            a, b = va(h), vb(k)
+            m = min(a.size, b.size)
+            with np.errstate(all="ignore"):
+                want = nf(a[:m], b[:m])
+            _same(f(va(x)[:m], vb(y)[:m]), want, f"{name} {dt} {na} {nb}")
+            # a view with a whole array and a Python scalar
+            _same(f(va(x)[:m], vp.asarray(b[:m].copy())), want, f"{name} {dt} {na} whole")
+        with np.errstate(all="ignore"):
+            want = nf(h[3:], 2)
+        _same(f(x[3:], 2), want, f"{name} {dt} scalar")
+
+
+def test_out_views_match_numpy(ctx):
+    for dt in _dtypes(ctx):
+        if dt == np.bool_:
+            continue
+        h, k = _data(dt, 23, 3), _data(dt, 23, 4)
+        for no, vo in VIEWS:
+            z = _data(dt, 23, 5)
+            zv = vp.asarray(z)
+            o = vo(z)
+            m = o.size
+            vp.add(vp.asarray(h)[:m], vp.asarray(k)[-m:], out=vo(zv))
+            o[...] = h[:m] + k[-m:]  # writes z through the same view
+            _same(zv, z, f"{dt} out={no}")  # the elements outside the view untouched
+        # a prefix view as out= (offset 0): nothing past it written
+        z = _data(dt, 23, 6)
+        zv = vp.asarray(z)
+        vp.multiply(zv[:5], 3, out=zv[:5])
+        z[:5] *= 3
+        _same(zv, z, f"{dt} prefix out=")
+
+
+def test_views_of_2d_arrays(ctx):
+    h = np.arange(48, dtype=np.float32).reshape(6, 8)
+    a = vp.asarray(h)
+    _same(a[2:5] * 2, h[2:5] * 2, "rows")
+    _same(a[:, 3] + 1, h[:, 3] + 1, "column")
+    _same(a[4] - a[1], h[4] - h[1], "row - row")
+    _same(vp.sqrt(a[::2, ::-1]), np.sqrt(h[::2, ::-1]), "not collapsible")
+    _same(a[1:3].reshape(16) + a[3:5].reshape(16), h[1:3].reshape(16) + h[3:5].reshape(16),
+          "reshaped rows")
+    b = vp.asarray(h.copy())
+    b[2:4] += 1  # rows written through their view
+    g = h.copy()
+    g[2:4] += 1
+    _same(b, g, "rows in place")
+    b[:, 0] = b[:, 7]
+    g[:, 0] = g[:, 7]
+    _same(b, g, "column copy")
+
+
+def test_overlapping_in_place_forms_read_the_old_values(ctx):
+    """NumPy computes as if the inputs were copied first; the run-time view
+    kernel reads and writes in no set order, so an input that overlaps out=
+    other than element for element is copied first (v[1:] += v[:-1] gave
+    v[9] == 24 once; NumPy 17)."""
+    h = np.arange(10, dtype=np.float32)
+    v = vp.asarray(h)
+    v[1:] += v[:-1]
+    g = h.copy()
+    g[1:] += g[:-1].copy()
+    _same(v, g, "v[1:] += v[:-1]")
+    v = vp.asarray(h)
+    vp.add(v[:-1], v[1:], out=v[1:])
+    g = h.copy()
+    np.add(h[:-1], h[1:], out=g[1:])
+    _same(v, g, "add out= shifted")
+    v = vp.asarray(h)
+    vp.negative(v[::-1], out=v)
+    _same(v, -h[::-1], "reversed into itself")
+    v = vp.asarray(h)
+    v[::-1] = v
+    _same(v, h[::-1].copy(), "v[::-1] = v")
+    v = vp.asarray(h)
+    v[2:] = v[:-2]
+    g = h.copy()
+    g[2:] = h[:-2]
+    _same(v, g, "v[2:] = v[:-2]")
+    v = vp.asarray(h)
+    v[::2] *= 2  # the same view in and out: element for element
+    g = h.copy()
+    g[::2] *= 2
+    _same(v, g, "v[::2] *= 2")
+
+
+def test_copies_and_fills_match_numpy(ctx):
+    for dt in _dtypes(ctx):
+        h = _data(dt, 23, 7)
+        x = vp.asarray(h)
+        for nv, f in VIEWS:
+            _same(f(x).copy(), f(h).copy(), f"{dt} {nv}.copy()")
+            for to in (np.float32, np.int32):
+                with np.errstate(all="ignore"):
+                    want = f(h).astype(to)
+                _same(f(x).astype(to), want, f"{dt} {nv}.astype({to.__name__})")
+            y = vp.asarray(h)
+            g = h.copy()
+            f(y)[...] = 1
+            f(g)[...] = 1
+            _same(y, g, f"{dt} {nv}[...] = 1")
+            y.fill(0)
+            g.fill(0)
+            f(y)[...] = f(x)[::-1]
+            f(g)[...] = f(h)[::-1]
+            _same(y, g, f"{dt} {nv}[...] = view")
+        _same(vp.concatenate([x[1:], x[::-2], x]), np.concatenate([h[1:], h[::-2], h]),
+              f"{dt} concatenate")
+        _same(vp.roll(x, 5), np.roll(h, 5), f"{dt} roll")
+        _same(vp.roll(x[::2], -3), np.roll(h[::2], -3), f"{dt} roll of a view")
+        _same(vp.pad(x[2:], 3), np.pad(h[2:], 3), f"{dt} pad")
+        if dt != np.bool_:
+            _same(vp.diff(x), np.diff(h), f"{dt} diff")
+
+
+@pytest.fixture
+def compiled_texts(ctx, monkeypatch):
+    """The array VIR texts handed to _engine.compile from here on."""
+    texts = []
+    real = _engine.compile
+
+    def counting(text, c, *a, **kw):
+        texts.append(text)
+        return real(text, c, *a, **kw)
+
+    monkeypatch.setattr(_engine, "compile", counting)
+    return texts
+
+
+def _workload(x, y):
+    r = [x[1:] - x[:-1], x[::2] + 1, x[::-1] * x[::-1], x[1:].copy(), x[::3].copy(),
+         x[::2].astype(np.int32), vp.concatenate([x, x[1:]]),
+         vp.roll(x, 3)]
+    y[2:] = 0.5
+    y[1:] = x[:-1]
+    vp.multiply(y[::2], 2, out=y[::2])
+    return r + [y]
+
+
+def test_one_compile_serves_every_length_offset_and_step(ctx, compiled_texts):
+    texts = compiled_texts
+    seen = None
+    for n in (40, 41, 97, 1000, 1003, 4099):
+        h = np.random.default_rng(n).random(n).astype(np.float32)
+        x, y = vp.asarray(h), vp.asarray(np.zeros(n, np.float32))
+        got = _workload(x, y)
+        g = np.zeros(n, np.float32)
+        g[2:] = 0.5
+        g[1:] = h[:-1]
+        g[::2] *= 2
+        want = [h[1:] - h[:-1], h[::2] + 1, h[::-1] * h[::-1], h[1:], h[::3],
+                h[::2].astype(np.int32), np.concatenate([h, h[1:]]), np.roll(h, 3), g]
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a.numpy(), b, err_msg=f"n={n}")
+        if seen is None:
+            seen = len(set(texts))
+            assert seen and all("tensor<?x" in t for t in texts), texts
+        assert len(set(texts)) == seen, f"n={n}: a compile per length"
+    assert any(" at(" in t for t in texts)
