@@ -566,13 +566,12 @@ class ndarray:
     # ------------------------------------------------------------- copies
     def copy(self, memory=None):
         """A new resident array with the same data (on the GPU)."""
-        if self._estrides is not None:
+        if not self.contiguous:
             c = _ops._arrayops.materialize(self)
             return c if memory in (None, c.memory) else c.copy(memory)
-        # C-contiguous from any offset (x[3:]): a buffer copy
         out = _result(self.shape, self.dtype, check_memory(memory or self.memory), self._ctx)
         if self._size:
-            out._buf.copy_from(self._buf, 0, self._offset * self._sdtype.itemsize, self.nbytes)
+            out._buf.copy_from(self._buf, 0, 0, self.nbytes)
         return out
 
     def astype(self, dtype, memory=None):

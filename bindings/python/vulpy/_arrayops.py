@@ -284,17 +284,27 @@ def run_store(name, dst, src=None, value=None):
         off, step = _run_view(src)
         b = g.buffer(("x",), storage_of(src), None, None, "xa")
         c.bind[b.name] = src._buf
-        v = g.load(b, src.dtype, _graph.DYN, at=(g.scalar(_U32, "o0"), g.scalar(_U32, "t0")))
-        c.push["o0"], c.push["t0"] = off, step & 0xFFFFFFFF
+        v = g.load(b, src.dtype, _graph.DYN, at=_at(c, "0", off, step))
         v = g.convert(v, dst.dtype)
     else:
         v = g.broadcast(c.scalar(value, dst.dtype), _graph.DYN)
     off, step = _run_view(dst, True)
     o = g.buffer(("out",), storage_of(dst), None, None, "out")
     c.bind[o.name] = dst._buf
-    g.store(o, v, at=(g.scalar(_U32, "oo"), g.scalar(_U32, "to")))
-    c.push["oo"], c.push["to"] = off, step & 0xFFFFFFFF
+    g.store(o, v, at=_at(c, "o", off, step))
     return c.run(lambda: dst)
+
+
+def _at(c, k, off, step):
+    """A run-time view's (offset, step) values for Call c: push fields
+    o<k> and t<k>, a step of 1 a constant (a contiguous view: lavapipe
+    reads it as whole vectors, and the GLSL reads `o + i`)."""
+    c.push[f"o{k}"] = off
+    o = c.g.scalar(_U32, f"o{k}")
+    if step == 1:
+        return o, c.g.const(1, _U32)
+    c.push[f"t{k}"] = step & 0xFFFFFFFF
+    return o, c.g.scalar(_U32, f"t{k}")
 
 
 def materialize(a):

@@ -48,11 +48,12 @@ _BUF = ("xa", "xb", "xc")  # the buffers of operands 0, 1, 2
 
 def _array_vir(uf, loop_in, out_dt, layout, storage, oview=False):
     """The array VIR of one variant: operands 'c' are whole arrays of
-    dynamic extent (@xa, @xb, @xc in storage dtypes), 'v' views of their
-    buffers (element i at o<k> + i * t<k>, push fields), 'b' resident
+    dynamic extent (@xa, @xb, @xc in storage dtypes), 'w' views of their
+    buffers (element i at o<k> + i * t<k>, push fields; 'v' the same with
+    step 1), 'b' resident
     arrays of one element broadcast over it (read once per invocation),
     's' push scalars s0, ... (bool as a u32 word); the result goes to
-    `out`, through the view (oo, to) when `oview`."""
+    `out`, through the view (oo, to) when `oview` ('v' or 'w' as above)."""
     key = (uf.name, loop_in, out_dt, layout, storage, oview)
     text = _texts.get(key)
     if text is not None:
@@ -69,10 +70,9 @@ def _array_vir(uf, loop_in, out_dt, layout, storage, oview=False):
         elif L == "b":  # one element, read once and broadcast
             b = g.buffer(("x", k), _array.storage_dtype(storage[k]), 1, None, _BUF[k])
             v = g.broadcast(g.load(b, storage[k], ()), _graph.DYN)
-        elif L == "v":  # a view: element i at o<k> + i * t<k>
+        elif L in "vw":  # a view: element i at o<k> + i * t<k> ('v': t<k> = 1)
             b = g.buffer(("x", k), _array.storage_dtype(storage[k]), None, None, _BUF[k])
-            v = g.load(b, storage[k], _graph.DYN, at=(g.scalar(_U32, f"o{k}"),
-                                                      g.scalar(_U32, f"t{k}")))
+            v = g.load(b, storage[k], _graph.DYN, at=_at(g, str(k), L == "v"))
         else:
             b = g.buffer(("x", k), _array.storage_dtype(storage[k]), None, None, _BUF[k])
             v = g.load(b, storage[k], _graph.DYN)
@@ -81,10 +81,18 @@ def _array_vir(uf, loop_in, out_dt, layout, storage, oview=False):
     r = g.cast(r, out_dt)
     if r.shape is None:
         r = g.broadcast(r, _graph.DYN)
-    at = (g.scalar(_U32, "oo"), g.scalar(_U32, "to")) if oview else None
+    at = _at(g, "o", oview == "v") if oview else None
     g.store(g.buffer(("out",), _array.storage_dtype(out_dt), None, None, "out"), r, at=at)
     text = _texts[key] = g.text()
     return text
+
+
+def _at(g, k, unit):
+    """The run-time view of operand k (`o`: the output): push fields o<k>
+    and t<k>, or the constant step 1 (`unit`: contiguous from an offset,
+    which lavapipe reads as whole vectors; a step known only at run time
+    is a gather there)."""
+    return g.scalar(_U32, f"o{k}"), g.const(1, _U32) if unit else g.scalar(_U32, f"t{k}")
 
 
 def _get_program(uf, ctx, loop_in, out_dt, layout, storage, oview=False):
@@ -563,10 +571,12 @@ def _apply(uf, args, out, context, sync, loop=None):
                 if rv is None:  # strides no offset and step describe
                     _release(ctx, scratch)
                     return _arrayops.ufunc(uf, args, out, context, sync)
-                views[f"o{k}"], views[f"t{k}"] = rv[0], rv[1] & 0xFFFFFFFF
+                views[f"o{k}"] = rv[0]
+                if rv[1] != 1:
+                    views[f"t{k}"] = rv[1] & 0xFFFFFFFF
                 bufs.append(a._buf)
                 storage.append(a.dtype)
-                layout.append("v")
+                layout.append("v" if rv[1] == 1 else "w")
                 continue
             buf, st = a._buf, a.dtype
         elif isinstance(a, np.ndarray):
@@ -601,14 +611,17 @@ def _apply(uf, args, out, context, sync, loop=None):
             scratch.append(obuf)
     else:
         obuf = dst._buf
-    oview = dst is not None and not dst._whole
-    if oview:  # out= a view: written through its offset and step
+    oview = None
+    if dst is not None and not dst._whole:  # out= a view: written through its offset and step
         _array.check_writable(dst, f"vp.{uf.name}")
         rv = _out_view(dst)
         if rv is None:
             _release(ctx, scratch)
             return _arrayops.ufunc(uf, args, out, context, sync)
-        views["oo"], views["to"] = rv[0], rv[1] & 0xFFFFFFFF
+        views["oo"] = rv[0]
+        if rv[1] != 1:
+            views["to"] = rv[1] & 0xFFFFFFFF
+        oview = "v" if rv[1] == 1 else "w"
 
     # the variant: array VIR over the dynamic extent n (one compile, every n)
     comp, prog = _get_program(uf, ctx, tuple(loop_in), out_dt, tuple(layout), tuple(storage),

@@ -89,8 +89,10 @@ static vir_value *op_offset(lw *l, const vir_op *op, const vir_type *t, idx *ix)
   vir_value *const *at = vir_view_scalars(op);
   if (!at)
     return vla_view_offset(l, t, op->attr.arr, ix);
-  vir_value *off = scalar(l, at[0]), *step = scalar(l, at[1]);
-  return vla_bin(l, VIR_OP_ADD, off, vla_bin(l, VIR_OP_MUL, vla_flat_of(l, ix), step));
+  vir_value *off = scalar(l, at[0]), *i = vla_flat_of(l, ix);
+  const vir_op *sd = at[1]->def;
+  bool unit = sd && sd->code == VIR_OP_CONST && sd->attr.lit.u == 1; /* contiguous */
+  return vla_bin(l, VIR_OP_ADD, off, unit ? i : vla_bin(l, VIR_OP_MUL, i, scalar(l, at[1])));
 }
 
 static vir_value *gathered_index(lw *l, vir_value *j, uint32_t dim) {
