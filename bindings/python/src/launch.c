@@ -879,8 +879,12 @@ static PyObject *launcher_ufunc(PyObject *obj, PyObject *const *a, Py_ssize_t na
   da.seq = NULL;
   self->calls++;
   /* out= is written whole: a new out='s owed zero fill is dropped (a
-   * result made here was made with it dropped) */
-  if (self->ubytes && out == a[1])
+   * result made here was made with it dropped) - unless an input is out='s
+   * buffer too (x += 3 of a new vp.zeros x reads it: the fill stays) */
+  bool out_read = false;
+  for (uint32_t i = 0; i + 1 < nb; i++)
+    out_read |= da.bufs[i] == da.bufs[nb - 1];
+  if (self->ubytes && out == a[1] && !out_read)
     vrt_buffer_will_write(da.bufs[nb - 1], 0, self->ubytes);
   /* sync=True: eager (submitted, not waited for; host reads wait);
    * dry_run: everything but the dispatch (bench/probes/alloc_layers.py) */
