@@ -327,7 +327,13 @@ class Ufunc:
         if plan is None:
             return None
         kern, push, gx, gy, out_dt, scalars, packer, fast = plan
-        if fast is not None:  # the C path takes this call and the next ones
+        # out= that is also an input (x += y, vp.add(x, y, out=x)) is read:
+        # its owed zero fill (a new vp.zeros / vp.empty) must not be dropped,
+        # which Launcher.ufunc does for every out= (launch.c), so such a
+        # call is dispatched here
+        reads_out = out is not None and any(
+            type(a) is _array.ndarray and a._buf is out._buf for a in args)
+        if fast is not None and not reads_out:  # the C path takes this call and the next ones
             w = self._fastw if out is not None else self._fastnw
             tried = w is not None and w() is fast and context is None
             if out is not None:
@@ -350,8 +356,8 @@ class Ufunc:
             out = _array._result(shape, out_dt, a0._buf.kind, ctx)  # written whole: not zeroed
         elif out.dtype != out_dt:
             return None  # the slow path says what is wrong
-        elif out._whole:  # every element written: a new out='s zero fill is moot
-            out._buf.will_write(out.nbytes)
+        elif out._whole and not reads_out:  # every element written, none read: a new
+            out._buf.will_write(out.nbytes)   # out='s zero fill is moot
         binds = [a._buf for a in args if type(a) is _array.ndarray]
         binds.append(out._buf)
         if sync:  # eager: submitted, not waited for; host reads wait (issue 21)

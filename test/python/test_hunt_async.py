@@ -1,0 +1,73 @@
+"""A hunt for silent wrong answers in the asynchronous, lifetime and
+memory-reuse parts, called the way a CuPy user would: eager (queued, not
+waited) resident ops, sync=False handles, in-place ops and host writes
+while queued work reads an array, freed arrays whose memory the pool hands
+out again, views that outlive their base, DLPack, pickling and copies of
+pending results, several contexts. Differential against NumPy.
+
+Each test named after a bug fails on the code before its fix; an xfail
+(strict) test names a bug in the C extension that Python cannot reach."""
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import vulpy as vp
+
+from conftest import needs_target
+
+pytestmark = [pytest.mark.usefixtures("ctx"), needs_target]
+
+N = 1 << 12  # 16 KiB of float32: past the pool's small-buffer CPU zeroing
+
+
+def _dirty_pool(ctx, value=7.0, dtype=np.float32, memory="device"):
+    """Leaves a freed, finished buffer of N elements full of `value` + 1 in
+    the pool, the one the next array of that size class takes."""
+    j = vp.full(N, value, dtype=dtype, memory=memory, context=ctx)
+    j += 1
+    del j
+    ctx.synchronize()
+
+
+# ---------------------------------------------------------------- zero fills
+
+def test_zeros_then_add_out_itself_with_context_keeps_the_zeros(ctx):
+    """x = vp.zeros(n); vp.add(x, 3, out=x, context=ctx) gave 11 (the old
+    contents of the pooled buffer, 7 + 1, plus 3) where NumPy gives 3: the
+    ufunc's planned path dropped the new array's owed zero fill because
+    out= is written whole, though out= was also an input and so read."""
+    for _ in range(3):  # plans the signature, then the planned path
+        _dirty_pool(ctx)
+        x = vp.zeros(N, np.float32, memory="device", context=ctx)
+        vp.add(x, 3, out=x, context=ctx)
+        np.testing.assert_array_equal(x.numpy(), np.full(N, 3, np.float32))
+
+
+@pytest.mark.xfail(strict=True, reason="C bug: launch.c launcher_ufunc calls "
+                   "vrt_buffer_will_write on out= even when out= is also an input, "
+                   "dropping a new vp.zeros/vp.empty array's owed zero fill")
+def test_zeros_then_iadd_keeps_the_zeros_c_path(ctx):
+    """acc = vp.zeros(n); acc += 3 gives 11 (stale pool data) once the
+    signature runs in C; NumPy gives 3. Same for vp.add(acc, y, out=acc),
+    vp.sin(x, out=x), x *= x: any in-place ufunc as the first use of a new
+    vp.zeros / vp.empty / zeros_like array in 'device' or 'rebar' memory."""
+    bad = []
+    for _ in range(3):
+        _dirty_pool(ctx)
+        x = vp.zeros(N, np.float32, memory="device", context=ctx)
+        x += 3
+        bad.append(x.numpy()[0])
+    assert bad == [3.0, 3.0, 3.0]
+
+
+def test_zeros_then_out_not_an_input_is_written_whole(ctx):
+    """The drop is right when out= is not read: vp.add(a, b, out=z) of a
+    new z gives a + b."""
+    a = vp.full(N, 2.0, np.float32, memory="device", context=ctx)
+    for _ in range(3):
+        _dirty_pool(ctx)
+        z = vp.zeros(N, np.float32, memory="device", context=ctx)
+        vp.add(a, 3, out=z)
+        np.testing.assert_array_equal(z.numpy(), np.full(N, 5, np.float32))
