@@ -7,8 +7,10 @@ pending results, several contexts. Differential against NumPy.
 
 Each test named after a bug fails on the code before its fix; an xfail
 (strict) test names a bug in the C extension that Python cannot reach."""
+import contextlib
 import copy
 import pickle
+import threading
 
 import numpy as np
 import pytest
@@ -71,3 +73,45 @@ def test_zeros_then_out_not_an_input_is_written_whole(ctx):
         z = vp.zeros(N, np.float32, memory="device", context=ctx)
         vp.add(a, 3, out=z)
         np.testing.assert_array_equal(z.numpy(), np.full(N, 5, np.float32))
+
+
+# ------------------------------------------------------------ the gate helper
+
+@contextlib.contextmanager
+def _gated(ctx, delay=1.0):
+    """Holds the GPU back for `delay` seconds where a stream shares the
+    default stream's queue (lavapipe: one queue), so work submitted in the
+    block is still queued when the host does what follows it: a gate event
+    on a stream, with one operation queued behind it; a timer opens it (a
+    host wait in the block then waits for the timer, never forever)."""
+    s = vp.Stream(context=ctx)
+    g = vp.Event(ctx, gate=True)
+    s.wait_event(g)
+    x = vp.asarray(np.zeros(4, np.float32), context=ctx)
+    with s:
+        y = x + 1  # noqa: F841 - the gated work
+    t = threading.Timer(delay, g.set)
+    t.start()
+    try:
+        yield
+    finally:
+        t.join()
+        s.synchronize()
+
+
+# ------------------------------------------------ sync=False convenience calls
+
+def test_async_convenience_call_copies_a_convenience_result_input(ctx):
+    """r = vp.sin(a) (a NumPy array over a pooled buffer); h =
+    vp.multiply(r, 2, sync=False); r[:] = -1; h.wait() gave -2 everywhere
+    where NumPy (and the documented copy of sync=False inputs) gives
+    sin(a) * 2: the call bound r's buffer itself instead of a copy."""
+    h = np.linspace(-3, 3, N, dtype=np.float32)
+    r = vp.sin(h, context=ctx)
+    want = np.multiply(r, np.float32(2))
+    for _ in range(2):  # the planned call, then the fast path
+        r = vp.sin(h, context=ctx)
+        with _gated(ctx):
+            hd = vp.multiply(r, 2, sync=False, context=ctx)
+            r[:] = -1
+        np.testing.assert_array_equal(hd.wait(), want)
