@@ -47,21 +47,48 @@ def test_zeros_then_add_out_itself_with_context_keeps_the_zeros(ctx):
         np.testing.assert_array_equal(x.numpy(), np.full(N, 3, np.float32))
 
 
+def test_zeros_then_iadd_keeps_the_zeros(ctx):
+    """acc = vp.zeros(n); acc += 3 gave 11 (the pooled buffer's old 8s + 3)
+    once the signature ran in C, where NumPy gives 3; the same for acc *=
+    acc, acc **= 2, np.add(acc, 3, out=acc) and acc.reshape(...) += 3: the
+    C launcher dropped the new array's owed zero fill as if out= were only
+    written. The operators now take the Python path for that first write."""
+    forms = [lambda x: x.__iadd__(3), lambda x: x.__imul__(x),
+             lambda x: x.__ipow__(2), lambda x: np.add(x, 3, out=x),
+             lambda x: x.reshape(64, N // 64).__iadd__(3), lambda x: x[:].__isub__(3)]
+    wants = [3, 0, 0, 3, 3, -3]
+    for f, want in zip(forms, wants):
+        for _ in range(3):  # plans the signature, then the C path
+            _dirty_pool(ctx)
+            x = vp.zeros(N, np.float32, memory="device", context=ctx)
+            f(x)
+            np.testing.assert_array_equal(x.numpy(), np.full(N, want, np.float32))
+    for _ in range(3):  # empty_like/zeros_like are vp.empty: zeroed, as documented
+        _dirty_pool(ctx)
+        x = vp.zeros_like(vp.ones(N, np.float32, memory="device", context=ctx))
+        x += 1
+        np.testing.assert_array_equal(x.numpy(), np.ones(N, np.float32))
+
+
 @pytest.mark.xfail(strict=True, reason="C bug: launch.c launcher_ufunc calls "
                    "vrt_buffer_will_write on out= even when out= is also an input, "
-                   "dropping a new vp.zeros/vp.empty array's owed zero fill")
-def test_zeros_then_iadd_keeps_the_zeros_c_path(ctx):
-    """acc = vp.zeros(n); acc += 3 gives 11 (stale pool data) once the
-    signature runs in C; NumPy gives 3. Same for vp.add(acc, y, out=acc),
-    vp.sin(x, out=x), x *= x: any in-place ufunc as the first use of a new
-    vp.zeros / vp.empty / zeros_like array in 'device' or 'rebar' memory."""
-    bad = []
+                   "dropping a new vp.zeros/vp.empty array's owed zero fill; the ufunc's "
+                   "C call reaches it with no Python frame")
+def test_zeros_then_ufunc_out_itself_keeps_the_zeros_c_path(ctx):
+    """acc = vp.zeros(n); vp.add(acc, 3, out=acc) gives 11 (stale pool
+    data) once the signature runs in C; NumPy gives 3. Same for
+    vp.sin(x, out=x), vp.maximum(x, -1, out=x): any vp ufunc called with
+    out= one of its inputs as the first use of a new vp.zeros / vp.empty
+    array in 'device' or 'rebar' memory."""
+    got = []
+    w = vp.ones(N, np.float32, memory="device", context=ctx)
     for _ in range(3):
+        vp.add(w, 3, out=w)  # this signature's launcher is the ufunc's C call's
         _dirty_pool(ctx)
         x = vp.zeros(N, np.float32, memory="device", context=ctx)
-        x += 3
-        bad.append(x.numpy()[0])
-    assert bad == [3.0, 3.0, 3.0]
+        vp.add(x, 3, out=x)
+        got.append(float(x.numpy()[0]))
+    assert got == [3.0, 3.0, 3.0]
 
 
 def test_zeros_then_out_not_an_input_is_written_whole(ctx):

@@ -333,14 +333,14 @@ class Ufunc:
         # call is dispatched here
         reads_out = out is not None and any(
             type(a) is _array.ndarray and a._buf is out._buf for a in args)
-        if fast is not None and not reads_out:  # the C path takes this call and the next ones
+        if fast is not None:  # the C path takes this call and the next ones
             w = self._fastw if out is not None else self._fastnw
             tried = w is not None and w() is fast and context is None
             if out is not None:
                 self._fast = fast
             else:
                 self._fastn = fast
-            if not tried:  # the C call tried another signature's launcher
+            if not tried and not reads_out:  # the C call tried another signature's launcher
                 r = fast(args, out, sync)
                 if r is not NotImplemented:
                     return r
