@@ -142,3 +142,37 @@ def test_async_convenience_call_copies_a_convenience_result_input(ctx):
             hd = vp.multiply(r, 2, sync=False, context=ctx)
             r[:] = -1
         np.testing.assert_array_equal(hd.wait(), want)
+
+
+# ----------------------------------------------------- kernels on copied views
+
+@vp.kernel
+def _times3(a: vp.Buffer[vp.float32], b: vp.Buffer[vp.float32]):
+    i = vp.global_id()
+    b[i] = a[i] * 3.0
+
+
+def test_async_kernel_into_an_unaligned_view_is_ordered_before_later_work(ctx):
+    """k(x, y[1:n+1], sync=False); y += 100; h.wait() gave y[1] = 0 + 0
+    (the kernel's 0 copied back over the += at wait()) where stream order
+    (CuPy, NumPy run in order) gives 100 + 0 * 3 = 100, 103, 106, ...; and
+    with the handle dropped unwaited the kernel's writes never reached y.
+    A view at an offset the device cannot bind is bound as a copy; its
+    write-back is now a GPU copy queued right after the kernel."""
+    n = 256
+    h = np.arange(n, dtype=np.float32)
+    x = vp.asarray(h, context=ctx)
+    y = vp.zeros(2 * n, np.float32, context=ctx)
+    hd = _times3(x, y[1:n + 1], dispatch=n, sync=False)
+    y += 100
+    hd.wait()
+    want = np.zeros(2 * n, np.float32)
+    want[1:n + 1] = h * 3
+    want += 100
+    np.testing.assert_array_equal(y.numpy(), want)
+    y = vp.zeros(2 * n, np.float32, context=ctx)
+    hd = _times3(x, y[1:n + 1], dispatch=n, sync=False)
+    del hd
+    want = np.zeros(2 * n, np.float32)
+    want[1:n + 1] = h * 3
+    np.testing.assert_array_equal(y.numpy(), want)

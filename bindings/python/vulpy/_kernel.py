@@ -137,6 +137,16 @@ def launch(prog, args, push, dispatch, groups, sync, context, label, whole=()):
     ticket = None
     if grid[0] and grid[1] and grid[2]:  # an empty grid runs nothing
         ticket = kern.dispatch(binds, data, grid[0], grid[1], grid[2], by_groups, sync)
+    if not sync:
+        # a written view bound as a copy goes back now, as a GPU copy queued
+        # after the kernel (eager), not at wait(): work on the array after
+        # this call (y += 1, another kernel) then comes after the kernel's
+        # writes, in queue order as on a CUDA stream, and a handle dropped
+        # unwaited loses none of them
+        for a, own, _ in views:
+            if a.nbytes:
+                _array._ops._arrayops.assign(a, own)
+        views.clear()
 
     def finish():
         for a, own, isz in views:  # written views: their elements go back
