@@ -176,3 +176,28 @@ def test_async_kernel_into_an_unaligned_view_is_ordered_before_later_work(ctx):
     want = np.zeros(2 * n, np.float32)
     want[1:n + 1] = h * 3
     np.testing.assert_array_equal(y.numpy(), want)
+
+
+# ------------------------------------------------------------------- DLPack
+
+def test_from_dlpack_copy_true_of_a_resident_array_copies(ctx):
+    """y = vp.from_dlpack(x, copy=True, context=x.context); y += 1 changed
+    x too (y was x: context= took the x.to(context) path, which is x itself
+    on its own context); NumPy's from_dlpack(copy=True) is a copy, so x
+    stays. copy=False to another context is a BufferError, as documented
+    for copies."""
+    h = np.arange(N, dtype=np.float32)
+    x = vp.asarray(h, context=ctx)
+    for kw in ({"copy": True, "context": ctx}, {"copy": True}):
+        y = vp.from_dlpack(x, **kw)
+        assert y is not x
+        y += 1
+        np.testing.assert_array_equal(x.numpy(), h)
+        np.testing.assert_array_equal(y.numpy(), h + 1)
+    assert vp.from_dlpack(x, context=ctx) is x and vp.from_dlpack(x, copy=False) is x
+    other = vp.Context()
+    with pytest.raises(BufferError, match="copy=False"):
+        vp.from_dlpack(x, copy=False, context=other)
+    z = vp.from_dlpack(x, context=other)
+    assert z.context is other
+    np.testing.assert_array_equal(z.numpy(), h)

@@ -1493,7 +1493,14 @@ def from_dlpack(x, *, copy: Optional[bool] = None, context: ContextLike = None) 
     A vp.ndarray of the same context comes back as is. Device (non-CPU)
     tensors raise BufferError."""
     if isinstance(x, ndarray):
-        return x.to(context) if context is not None else (x.copy() if copy else x)
+        if context is not None and _context.resolve(context) is not x._ctx:
+            if copy is False:
+                raise BufferError(f"vp.from_dlpack: copy=False, but the array lives on "
+                                  f"{describe_context(x._ctx)}, not on "
+                                  f"{describe_context(_context.resolve(context))}: moving "
+                                  f"it is a copy")
+            return x.to(context)
+        return x.copy() if copy else x
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"vp.from_dlpack: {type(x).__name__} has no __dlpack__")
     if hasattr(x, "__dlpack_device__"):
