@@ -201,3 +201,29 @@ def test_from_dlpack_copy_true_of_a_resident_array_copies(ctx):
     z = vp.from_dlpack(x, context=other)
     assert z.context is other
     np.testing.assert_array_equal(z.numpy(), h)
+
+
+def test_array_copies_as_numpy_and_cupy(ctx):
+    """y = vp.array(x); y += 1 changed x (vp.array was vp.asarray, which
+    hands a resident array back as is), and vp.array(a, memory='host') of a
+    page-aligned NumPy array shared its pages (a[:] = 5 changed the
+    result); numpy.array and cupy.array copy (copy=True by default)."""
+    h = np.arange(N, dtype=np.float32)
+    x = vp.asarray(h, context=ctx)
+    y = vp.array(x)
+    y += 1
+    np.testing.assert_array_equal(x.numpy(), h)
+    np.testing.assert_array_equal(y.numpy(), h + 1)
+    a = vp.aligned_empty(N, np.float32)
+    a[:] = h
+    z = vp.array(a, memory="host", context=ctx)
+    a[:] = 5
+    np.testing.assert_array_equal(z.numpy(), h)
+    s = vp.HostArray(N, np.float32)
+    s.numpy()[:] = h
+    w = vp.array(s, context=ctx)
+    s.numpy()[:] = 7
+    np.testing.assert_array_equal(w.numpy(), h)
+    assert vp.array(x, copy=None) is x
+    with pytest.raises(ValueError, match="copy=False"):
+        vp.array(h, copy=False, context=ctx)

@@ -1389,7 +1389,23 @@ def asarray(obj: ArrayLike, dtype: DTypeLike = None, *, memory: Memory = None,
     return out
 
 
-array = asarray
+def array(obj: ArrayLike, dtype: DTypeLike = None, *, copy: Optional[bool] = True,
+          memory: Memory = None, context: ContextLike = None) -> ndarray:
+    """vp.array(obj, dtype=None, *, copy=True, memory=None, context=None):
+    vp.asarray, copying as numpy.array and cupy.array do: with copy=True
+    (the default) the result never shares memory with `obj` (a resident
+    array, a vp.HostArray's pages, a NumPy array imported with
+    memory='host' are copied); copy=None is vp.asarray; copy=False raises
+    ValueError where the result would be a copy."""
+    r = asarray(obj, dtype, memory=memory, context=context)
+    shared = r is obj or getattr(obj, "_vp_host_array", False) or (
+        isinstance(obj, np.ndarray) and r._buf.imported)
+    if copy and shared:
+        return r.copy()
+    if copy is False and not shared:
+        raise ValueError("vp.array: copy=False, but the result is a copy of the data "
+                         "(use copy=None to allow it)")
+    return r
 
 
 def _struct_array(a, dtype, memory, ctx):
