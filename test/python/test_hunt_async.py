@@ -91,6 +91,24 @@ def test_zeros_then_ufunc_out_itself_keeps_the_zeros_c_path(ctx):
     assert got == [3.0, 3.0, 3.0]
 
 
+_jit_axpb = vp.jit(lambda a, b: a * b + 1.0)
+
+
+def test_zeros_then_jit_out_itself_keeps_the_zeros(ctx):
+    """f = vp.jit(lambda a, b: a * b + 1.0); y = vp.zeros(n); f(y, y, out=y)
+    gave 65 (the pooled buffer's old 8 * 8 + 1) once f ran in C (its
+    Launcher.ufunc drops out='s owed zero fill), where NumPy gives 1."""
+    w = vp.ones(N, np.float32, memory="device", context=ctx)
+    w2 = vp.ones(N, np.float32, memory="device", context=ctx)
+    for _ in range(3):
+        _jit_axpb(w, w, out=w2)  # the C path of this signature
+        _dirty_pool(ctx)
+        y = vp.zeros(N, np.float32, memory="device", context=ctx)
+        _jit_axpb(y, y, out=y)
+        np.testing.assert_array_equal(y.numpy(), np.ones(N, np.float32))
+    assert _jit_axpb._fast is not None
+
+
 def test_zeros_then_out_not_an_input_is_written_whole(ctx):
     """The drop is right when out= is not read: vp.add(a, b, out=z) of a
     new z gives a + b."""
