@@ -245,3 +245,24 @@ def test_array_copies_as_numpy_and_cupy(ctx):
     assert vp.array(x, copy=None) is x
     with pytest.raises(ValueError, match="copy=False"):
         vp.array(h, copy=False, context=ctx)
+
+
+# ------------------------------------------------------------ several contexts
+
+def test_to_another_context_is_a_copy_for_host_memory(ctx):
+    """t = x.to(other) of a memory='host' array, then x += 1: t changed
+    too (t was other's import of x's own pages: x.to went through
+    vp.asarray(x.numpy_view(), memory='host'), which imports page-aligned
+    NumPy memory), where the documented copy (and NumPy's np.copy) keeps
+    the values at the call."""
+    h = np.arange(N, dtype=np.float32)
+    src, other = vp.Context(), vp.Context()  # a fresh pool: page-aligned buffers
+    for mem in ("host", "cached", "device"):
+        x = vp.asarray(h, memory=mem, context=src)
+        t = x.to(other)
+        u = x.to(other, memory="host")
+        x += 1
+        src.synchronize()
+        np.testing.assert_array_equal(t.numpy(), h)
+        np.testing.assert_array_equal(u.numpy(), h)
+        assert t.context is other and u.memory == "host"

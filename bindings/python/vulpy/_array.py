@@ -459,8 +459,14 @@ class ndarray:
         # numpy() reads VRAM mapped uncached (rebar on a dGPU) by DMA: reads
         # through the mapping cross PCIe one at a time (host_reads_fast)
         fast = host_reads_fast(self._buf) and self.dtype != _BOOL
-        host = self.numpy_view() if fast else self.numpy()
-        return asarray(np.ascontiguousarray(host), self.dtype, memory=mem, context=ctx)
+        if fast:
+            # an upload from x's own mapping (a copy): asarray would import
+            # these pages for memory='host' and the result would alias x
+            out = _result(self.shape, self.dtype, check_memory(mem, ctx), ctx)
+            if self._size:
+                ctx._upload(out._buf, np.ascontiguousarray(self.numpy_view()), False)
+            return out
+        return asarray(self.numpy(), self.dtype, memory=mem, context=ctx)
 
     def view_words(self):
         """numpy_view of the stored words (uint32 for bool arrays)."""
