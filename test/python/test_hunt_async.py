@@ -79,7 +79,7 @@ def test_zeros_then_ufunc_out_itself_keeps_the_zeros_c_path(ctx):
     data) once the signature runs in C; NumPy gives 3. Same for
     vp.sin(x, out=x), vp.maximum(x, -1, out=x): any vp ufunc called with
     out= one of its inputs as the first use of a new vp.zeros / vp.empty
-    array in 'device' or 'rebar' memory."""
+    array in 'device' or 'rebar' memory, and vp.where(m, a, o, out=o)."""
     got = []
     w = vp.ones(N, np.float32, memory="device", context=ctx)
     for _ in range(3):
@@ -89,6 +89,26 @@ def test_zeros_then_ufunc_out_itself_keeps_the_zeros_c_path(ctx):
         vp.add(x, 3, out=x)
         got.append(float(x.numpy()[0]))
     assert got == [3.0, 3.0, 3.0]
+
+
+def test_ufunc_where_into_new_zeros_keeps_the_zeros_where_false(ctx):
+    """o = vp.zeros(n); vp.add(a, 1, out=o, where=m) gave the pooled
+    buffer's old 8s where m is False, once vp.where's signature ran in C;
+    NumPy keeps out='s values there (0). The where= path calls
+    vp.where(m, r, o, out=o), whose Launcher.ufunc dropped o's zero fill."""
+    h = np.arange(N, dtype=np.float32)
+    a = vp.asarray(h, memory="device", context=ctx)
+    m = vp.asarray(h % 2 == 0, memory="device", context=ctx)
+    want = np.where(h % 2 == 0, h + 1, 0).astype(np.float32)
+    for _ in range(3):
+        _dirty_pool(ctx)
+        o = vp.zeros(N, np.float32, memory="device", context=ctx)
+        vp.add(a, 1, out=o, where=m)
+        np.testing.assert_array_equal(o.numpy(), want)
+        _dirty_pool(ctx)
+        o = vp.zeros(N, np.float32, memory="device", context=ctx)
+        np.add(a, 1, out=o, where=m)
+        np.testing.assert_array_equal(o.numpy(), want)
 
 
 _jit_axpb = vp.jit(lambda a, b: a * b + 1.0)

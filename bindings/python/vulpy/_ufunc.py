@@ -265,7 +265,10 @@ class Ufunc:
         if out is None:
             return r
         o = out[0] if type(out) is tuple and len(out) == 1 else out
-        return globals()["where"](where, r, o, out=o, context=context, sync=sync)
+        # out= is read where the mask is False: a new vp.zeros / vp.empty
+        # out= keeps its zero fill (_array._reads_out)
+        w = _array._reads_out(globals()["where"], o)
+        return w(where, r, o, out=o, context=context, sync=sync)
 
     def _try_fast_np(self, args, out, context, sync):
         """The common convenience call - C-contiguous NumPy arrays of one
