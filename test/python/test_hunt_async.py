@@ -288,6 +288,24 @@ def test_to_another_context_is_a_copy_for_host_memory(ctx):
         assert t.context is other and u.memory == "host"
 
 
+def test_hostarray_numpy_waits_for_arrays_handed_out_before_release(ctx):
+    """a = h.on(ctx); h.release(ctx); k(x, a, sync=False); h.numpy() gave
+    the pages before the kernel wrote them (zeros) where the documented
+    wait for the GPU work on them gives x * 3: release() forgot the array,
+    which keeps working over the pages, so wait() no longer waited for it."""
+    n = 1024
+    h = np.arange(n, dtype=np.float32)
+    x = vp.asarray(h, context=ctx)
+    s = vp.HostArray(n, np.float32)
+    a = s.on(ctx)
+    s.release(ctx)
+    with _gated(ctx, 0.3):
+        hd = _times3(x, a, dispatch=n, sync=False)
+        got = s.numpy().copy()
+    hd.wait()
+    np.testing.assert_array_equal(got, h * 3)
+
+
 # ------------------------------------------------- checked and found right
 
 _HOST_WRITES = {
