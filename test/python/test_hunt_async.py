@@ -306,6 +306,20 @@ def test_hostarray_numpy_waits_for_arrays_handed_out_before_release(ctx):
     np.testing.assert_array_equal(got, h * 3)
 
 
+def test_view_words_of_a_bool_view_are_its_own_words(ctx):
+    """b = x > 3; b[5:].view_words() gave the buffer's first 3 words
+    ([0 0 0]) and b[::2].view_words() its first 4, where the view's own
+    elements are [1 1 1] and [0 0 1 1] (numpy_view() of a view is the
+    view's elements; view_words ignored the offset and strides)."""
+    x = vp.asarray(np.arange(8, dtype=np.float32), memory="host", context=ctx)
+    b = x > 3
+    want = (np.arange(8) > 3).astype(np.uint32)
+    np.testing.assert_array_equal(b.view_words(), want)
+    np.testing.assert_array_equal(b[5:].view_words(), want[5:])
+    np.testing.assert_array_equal(b[::2].view_words(), want[::2])
+    np.testing.assert_array_equal(b.reshape(2, 4).T.view_words(), want.reshape(2, 4).T)
+
+
 # ------------------------------------------------- checked and found right
 
 _HOST_WRITES = {

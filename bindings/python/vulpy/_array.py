@@ -378,12 +378,18 @@ class ndarray:
         if self.dtype == _BOOL:
             raise TypeError("resident bool arrays are stored as uint32 words, so there is no "
                             "zero-copy bool view; use .numpy(), or .view_words() for the words")
+        return self._mapped(self.dtype)
+
+    def _mapped(self, dt):
+        """numpy_view's ndarray of the stored elements as dtype `dt` (of
+        the storage's itemsize): the view's own elements, at its offset and
+        strides."""
         if self._size == 0:
-            return np.empty(self.shape, self.dtype)
+            return np.empty(self.shape, dt)
         if not self.contiguous:
-            whole = np.frombuffer(self._buf, self.dtype, self._buf.size // self.itemsize)
+            whole = np.frombuffer(self._buf, dt, self._buf.size // self.itemsize)
             return _strided(whole, self)
-        return np.frombuffer(self._buf, self.dtype, self._size).reshape(self.shape)
+        return np.frombuffer(self._buf, dt, self._size).reshape(self.shape)
 
     # ------------------------------------------------------ DLPack, contexts
     def __dlpack_device__(self):
@@ -469,10 +475,13 @@ class ndarray:
         return asarray(self.numpy(), self.dtype, memory=mem, context=ctx)
 
     def view_words(self):
-        """numpy_view of the stored words (uint32 for bool arrays)."""
+        """numpy_view of the stored words (uint32 for bool arrays; a view's
+        own words, as numpy_view's)."""
         if self.dtype != _BOOL:
             return self.numpy_view()
-        return np.frombuffer(self._buf, _U32, self._size).reshape(self.shape)
+        if not self._buf.mapped:
+            return self.numpy_view()  # its ValueError naming the memory kinds
+        return self._mapped(_U32)
 
     def numpy(self):
         """A NumPy copy of the data (works for every memory kind). One copy:
