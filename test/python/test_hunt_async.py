@@ -320,6 +320,37 @@ def test_view_words_of_a_bool_view_are_its_own_words(ctx):
     np.testing.assert_array_equal(b.reshape(2, 4).T.view_words(), want.reshape(2, 4).T)
 
 
+_SHADER = """import vulpy as vp
+
+class PushConstants:
+    N: vp.uint32
+
+def main(pos: vp.Buffer[vp.float32], vel: vp.Buffer[vp.float32]):
+    i = vp.global_id()
+    if i < pc.N:
+        pos[i] = pos[i] + vel[i]
+"""
+
+
+def test_shader_upload_into_a_bound_view_writes_the_view(ctx, tmp_path):
+    """sh.bind('pos', big[100:200]); sh.upload('pos', fives) wrote the
+    fives over big[0:100] and left the view at 0 (the upload went to the
+    buffer's first bytes); NumPy's big[100:200] = fives changes only the
+    view's elements."""
+    path = tmp_path / "k.vul.py"
+    path.write_text(_SHADER)
+    sh = vp.compile(str(path), local_size_x=64, context=ctx)
+    big = vp.zeros(300, np.float32, context=ctx)
+    sh.bind("pos", big[100:200])
+    sh.upload("pos", np.full(100, 5, np.float32))
+    sh.upload("vel", np.ones(100, np.float32))
+    sh.run(dispatch=100, N=100)
+    want = np.zeros(300, np.float32)
+    want[100:200] = 6
+    np.testing.assert_array_equal(big.numpy(), want)
+    np.testing.assert_array_equal(sh.download("pos"), want[100:200])
+
+
 # ------------------------------------------------- checked and found right
 
 _HOST_WRITES = {
