@@ -300,7 +300,9 @@ class ndarray:
         self._whole = whole and offset == 0 and strides is None
         # (host-visible Buffer, ticket): a copy of the data the GPU made in
         # the submission that wrote it, valid while the buffer's last use is
-        # still that ticket (_arrayops.Call._mirrored)
+        # still that ticket (_arrayops.Call._mirrored); _OWED (no mirror) on
+        # a new vp.empty / vp.zeros array until a GPU op binds it as out=
+        # or a host read waits for it (_reads_out)
         self._mirror = None
 
     @property
