@@ -184,7 +184,8 @@ class HostArray:
 
     def release(self, context=None):
         """Forgets context's import (or copy): the next h.on(context) imports
-        again. Arrays handed out keep working (they hold the pages)."""
+        again. Arrays handed out keep working (they hold the pages), and
+        h.wait() / h.numpy() still wait for their GPU work."""
         ctx = _context.resolve(context)
         with self._lock:
             arr, shared = self._arrays.pop(ctx, (None, False))
