@@ -50,13 +50,15 @@ def test_zeros_then_add_out_itself_with_context_keeps_the_zeros(ctx):
 def test_zeros_then_iadd_keeps_the_zeros(ctx):
     """acc = vp.zeros(n); acc += 3 gave 11 (the pooled buffer's old 8s + 3)
     once the signature ran in C, where NumPy gives 3; the same for acc *=
-    acc, acc **= 2, np.add(acc, 3, out=acc) and acc.reshape(...) += 3: the
+    acc, acc **= 2, np.add(acc, 3, out=acc), np.add(acc[...], 3, out=acc)
+    and acc.reshape(...) += 3: the
     C launcher dropped the new array's owed zero fill as if out= were only
     written. The operators now take the Python path for that first write."""
     forms = [lambda x: x.__iadd__(3), lambda x: x.__imul__(x),
              lambda x: x.__ipow__(2), lambda x: np.add(x, 3, out=x),
-             lambda x: x.reshape(64, N // 64).__iadd__(3), lambda x: x[:].__isub__(3)]
-    wants = [3, 0, 0, 3, 3, -3]
+             lambda x: x.reshape(64, N // 64).__iadd__(3), lambda x: x[:].__isub__(3),
+             lambda x: np.add(x[...], 3, out=x)]
+    wants = [3, 0, 0, 3, 3, -3, 3]
     for f, want in zip(forms, wants):
         for _ in range(3):  # plans the signature, then the C path
             _dirty_pool(ctx)

@@ -764,7 +764,7 @@ class ndarray:
             if len(out) != 1:
                 return NotImplemented
             out = out[0]
-        if out is not None and any(a is out for a in inputs):
+        if type(out) is ndarray and any(getattr(a, "_buf", None) is out._buf for a in inputs):
             f = _reads_out(f, out)
         return f(*inputs, out=out, **kwargs)
 
