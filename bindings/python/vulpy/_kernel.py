@@ -143,10 +143,13 @@ def launch(prog, args, push, dispatch, groups, sync, context, label, whole=()):
         # this call (y += 1, another kernel) then comes after the kernel's
         # writes, in queue order as on a CUDA stream, and a handle dropped
         # unwaited loses none of them
+        # (struct elements, which the array ops do not take, still go back
+        # at wait(), as bytes)
+        later = [v for v in views if v[0].dtype.names is not None]
         for a, own, _ in views:
-            if a.nbytes:
+            if a.nbytes and a.dtype.names is None:
                 _array._ops._arrayops.assign(a, own)
-        views.clear()
+        views[:] = later
 
     def finish():
         for a, own, isz in views:  # written views: their elements go back
