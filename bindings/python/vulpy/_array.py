@@ -197,6 +197,25 @@ def _fast_power(x, e):
     return "sqrt" if type(e) is float and e == 0.5 else None
 
 
+# ndarray._mirror of a new vp.empty / vp.zeros array (its zero fill may be
+# owed: docs/python-api.md, "Zeroing"); _download sees no mirror in it
+# (no last use is -1) and clears it
+_OWED = (None, -1)
+
+
+def _reads_out(uf, out):
+    """The call of ufunc `uf` for `uf(..., out=out)` where out= is also
+    an input: its Python path while out= may still owe its zero fill.
+    Launcher.ufunc (launch.c), which the ufunc's C call reaches, drops the
+    owed fill of every out= as written whole, though this out= is read
+    (acc = vp.zeros(n); acc += 3 gave the pooled buffer's old contents + 3);
+    the Python path keeps it (_ufunc.Ufunc._try_fast)."""
+    if type(out) is ndarray and out._mirror is _OWED:
+        out._mirror = None
+        return getattr(uf, "_call", uf)
+    return uf
+
+
 def _binary(name):
     """The (x op y, y op x, x op= y) methods of ufunc vp.<name>."""
     def op(self, other):
@@ -211,11 +230,12 @@ def _binary(name):
     def iop(self, other):
         fast = name == "power" and _fast_power(self, other)
         uf = getattr(_ops._ufunc, fast or name)
+        call = _reads_out(uf, self)
         if fast:
-            uf(self, out=self)
+            call(self, out=self)
             return self
         try:
-            uf(self, other, out=self)
+            call(self, other, out=self)
         except TypeError:
             # x += y where the result's dtype is wider (f32 *= np.float64(2),
             # i32 += i64): NumPy casts back into x when the cast is
@@ -280,7 +300,9 @@ class ndarray:
         self._whole = whole and offset == 0 and strides is None
         # (host-visible Buffer, ticket): a copy of the data the GPU made in
         # the submission that wrote it, valid while the buffer's last use is
-        # still that ticket (_arrayops.Call._mirrored)
+        # still that ticket (_arrayops.Call._mirrored); _OWED (no mirror) on
+        # a new vp.empty / vp.zeros array until a GPU op binds it as out=
+        # or a host read waits for it (_reads_out)
         self._mirror = None
 
     @property
@@ -358,12 +380,18 @@ class ndarray:
         if self.dtype == _BOOL:
             raise TypeError("resident bool arrays are stored as uint32 words, so there is no "
                             "zero-copy bool view; use .numpy(), or .view_words() for the words")
+        return self._mapped(self.dtype)
+
+    def _mapped(self, dt):
+        """numpy_view's ndarray of the stored elements as dtype `dt` (of
+        the storage's itemsize): the view's own elements, at its offset and
+        strides."""
         if self._size == 0:
-            return np.empty(self.shape, self.dtype)
+            return np.empty(self.shape, dt)
         if not self.contiguous:
-            whole = np.frombuffer(self._buf, self.dtype, self._buf.size // self.itemsize)
+            whole = np.frombuffer(self._buf, dt, self._buf.size // self.itemsize)
             return _strided(whole, self)
-        return np.frombuffer(self._buf, self.dtype, self._size).reshape(self.shape)
+        return np.frombuffer(self._buf, dt, self._size).reshape(self.shape)
 
     # ------------------------------------------------------ DLPack, contexts
     def __dlpack_device__(self):
@@ -439,14 +467,23 @@ class ndarray:
         # numpy() reads VRAM mapped uncached (rebar on a dGPU) by DMA: reads
         # through the mapping cross PCIe one at a time (host_reads_fast)
         fast = host_reads_fast(self._buf) and self.dtype != _BOOL
-        host = self.numpy_view() if fast else self.numpy()
-        return asarray(np.ascontiguousarray(host), self.dtype, memory=mem, context=ctx)
+        if fast:
+            # an upload from x's own mapping (a copy): asarray would import
+            # these pages for memory='host' and the result would alias x
+            out = _result(self.shape, self.dtype, check_memory(mem, ctx), ctx)
+            if self._size:
+                ctx._upload(out._buf, np.ascontiguousarray(self.numpy_view()), False)
+            return out
+        return asarray(self.numpy(), self.dtype, memory=mem, context=ctx)
 
     def view_words(self):
-        """numpy_view of the stored words (uint32 for bool arrays)."""
+        """numpy_view of the stored words (uint32 for bool arrays; a view's
+        own words, as numpy_view's)."""
         if self.dtype != _BOOL:
             return self.numpy_view()
-        return np.frombuffer(self._buf, _U32, self._size).reshape(self.shape)
+        if not self._buf.mapped:
+            return self.numpy_view()  # its ValueError naming the memory kinds
+        return self._mapped(_U32)
 
     def numpy(self):
         """A NumPy copy of the data (works for every memory kind). One copy:
@@ -727,6 +764,8 @@ class ndarray:
             if len(out) != 1:
                 return NotImplemented
             out = out[0]
+        if type(out) is ndarray and any(getattr(a, "_buf", None) is out._buf for a in inputs):
+            f = _reads_out(f, out)
         return f(*inputs, out=out, **kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
@@ -1023,7 +1062,10 @@ def readonly(a):
 
 
 def view_of(a, v):
-    """`v`, a view of `a`, read-only when `a` is."""
+    """`v`, a view of `a`, read-only when `a` is (and, like `a`, maybe
+    owing its zero fill: _reads_out)."""
+    if a._mirror is _OWED:
+        v._mirror = _OWED
     if not readonly(a):
         return v
     return mark_readonly(v, _READONLY[id(a)][1] if id(a) in _READONLY else _BROADCAST)
@@ -1107,6 +1149,7 @@ def empty(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = N
     if plan is not None:  # made in C (fastarray.c); NotImplemented: a shape to check here
         r = _native.ext().empty_array(plan, shape, ctx)
         if r is not NotImplemented:
+            r._mirror = _OWED
             return r
     sdt = _structs.as_struct_dtype(dtype)
     if sdt is not None:
@@ -1117,7 +1160,9 @@ def empty(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = N
     n = _count(shape, storage_dtype(dt).itemsize, "vp.empty")
     buf = _native.ext().Buffer(ctx._native, _padded(n * storage_dtype(dt).itemsize), kind)
     ctx._ufast[("empty", dtype, memory)] = _alloc_plan(ctx, dt, kind, True)
-    return ndarray(buf, shape, dt, ctx)
+    r = ndarray(buf, shape, dt, ctx)
+    r._mirror = _OWED
+    return r
 
 
 def _exportable(shape, dtype, memory, ctx):
@@ -1385,7 +1430,23 @@ def asarray(obj: ArrayLike, dtype: DTypeLike = None, *, memory: Memory = None,
     return out
 
 
-array = asarray
+def array(obj: ArrayLike, dtype: DTypeLike = None, *, copy: Optional[bool] = True,
+          memory: Memory = None, context: ContextLike = None) -> ndarray:
+    """vp.array(obj, dtype=None, *, copy=True, memory=None, context=None):
+    vp.asarray, copying as numpy.array and cupy.array do: with copy=True
+    (the default) the result never shares memory with `obj` (a resident
+    array, a vp.HostArray's pages, a NumPy array imported with
+    memory='host' are copied); copy=None is vp.asarray; copy=False raises
+    ValueError where the result would be a copy."""
+    r = asarray(obj, dtype, memory=memory, context=context)
+    shared = r is obj or getattr(obj, "_vp_host_array", False) or (
+        isinstance(obj, np.ndarray) and r._buf.imported)
+    if copy and shared:
+        return r.copy()
+    if copy is False and not shared:
+        raise ValueError("vp.array: copy=False, but the result is a copy of the data "
+                         "(use copy=None to allow it)")
+    return r
 
 
 def _struct_array(a, dtype, memory, ctx):
@@ -1489,7 +1550,14 @@ def from_dlpack(x, *, copy: Optional[bool] = None, context: ContextLike = None) 
     A vp.ndarray of the same context comes back as is. Device (non-CPU)
     tensors raise BufferError."""
     if isinstance(x, ndarray):
-        return x.to(context) if context is not None else (x.copy() if copy else x)
+        if context is not None and _context.resolve(context) is not x._ctx:
+            if copy is False:
+                raise BufferError(f"vp.from_dlpack: copy=False, but the array lives on "
+                                  f"{describe_context(x._ctx)}, not on "
+                                  f"{describe_context(_context.resolve(context))}: moving "
+                                  f"it is a copy")
+            return x.to(context)
+        return x.copy() if copy else x
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"vp.from_dlpack: {type(x).__name__} has no __dlpack__")
     if hasattr(x, "__dlpack_device__"):

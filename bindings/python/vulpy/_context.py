@@ -437,8 +437,9 @@ class Context:
         vulpy Buffer `a` is a view of (a convenience result), `a`'s own pages
         imported with no copy (kept for the array's lifetime, so a second call
         on the same array costs a dictionary lookup), or a pooled 'host'
-        buffer with a copy of it."""
-        base = a.base
+        buffer with a copy of it. allow_import=False (a sync=False call,
+        whose inputs must not see later host writes): always the copy."""
+        base = a.base if allow_import else None
         while isinstance(base, np.ndarray):
             base = base.base
         if isinstance(base, memoryview):  # np.frombuffer's base

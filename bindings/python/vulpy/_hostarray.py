@@ -14,6 +14,7 @@ between contexts is the caller's, explicit: `after=`, h.wait(),
 handle.wait().
 """
 import threading
+import weakref
 import warnings
 
 import numpy as np
@@ -74,6 +75,9 @@ class HostArray:
         self._view = np.frombuffer(self._mem, dt, n).reshape(shape)
         self.shape, self.dtype = shape, dt
         self._arrays = {}  # Context -> (vp.ndarray, shared)
+        # arrays over the pages that release() forgot: they keep working,
+        # so wait() (and numpy()) still waits for their GPU work
+        self._released = []  # weak references (vp.ndarray is unhashable)
         self._lock = threading.RLock()
 
     # ------------------------------------------------------------ basics
@@ -180,10 +184,14 @@ class HostArray:
 
     def release(self, context=None):
         """Forgets context's import (or copy): the next h.on(context) imports
-        again. Arrays handed out keep working (they hold the pages)."""
+        again. Arrays handed out keep working (they hold the pages), and
+        h.wait() / h.numpy() still wait for their GPU work."""
         ctx = _context.resolve(context)
         with self._lock:
-            self._arrays.pop(ctx, None)
+            arr, shared = self._arrays.pop(ctx, (None, False))
+            if shared:
+                self._released = [r for r in self._released if r() is not None]
+                self._released.append(weakref.ref(arr))
 
     # ------------------------------------------------------------- host
     def wait(self, timeout=None):
@@ -192,6 +200,7 @@ class HostArray:
         ordering of docs/multidevice.md. Returns self."""
         with self._lock:
             arrays = [a for a, shared in self._arrays.values() if shared]
+            arrays += [a for a in (r() for r in self._released) if a is not None]
         for a in arrays:
             memoryview(a._buf).release()  # the buffer protocol waits for the buffer's last use
         return self

@@ -137,6 +137,19 @@ def launch(prog, args, push, dispatch, groups, sync, context, label, whole=()):
     ticket = None
     if grid[0] and grid[1] and grid[2]:  # an empty grid runs nothing
         ticket = kern.dispatch(binds, data, grid[0], grid[1], grid[2], by_groups, sync)
+    if not sync:
+        # a written view bound as a copy goes back now, as a GPU copy queued
+        # after the kernel (eager), not at wait(): work on the array after
+        # this call (y += 1, another kernel) then comes after the kernel's
+        # writes, in queue order as on a CUDA stream, and a handle dropped
+        # unwaited loses none of them
+        # (struct elements, which the array ops do not take, still go back
+        # at wait(), as bytes)
+        later = [v for v in views if v[0].dtype.names is not None]
+        for a, own, _ in views:
+            if a.nbytes and a.dtype.names is None:
+                _array._ops._arrayops.assign(a, own)
+        views[:] = later
 
     def finish():
         for a, own, isz in views:  # written views: their elements go back

@@ -136,8 +136,15 @@ class Shader(_Inspect):
         if a.nbytes != dst.nbytes:
             raise ValueError(f"{self._prog.label}: upload of {a.nbytes} bytes into buffer "
                              f"'{name}' of {dst.nbytes} bytes (allocate() sized it)")
-        if a.nbytes:
-            dst._buf.upload(np.ascontiguousarray(a).view(np.uint8).reshape(-1))
+        if not a.nbytes:
+            return
+        if dst.contiguous or _array.c_contiguous(dst):
+            # a bound view (bind(name, x[100:200])) gets its own bytes, at
+            # its offset in the buffer, not the buffer's first ones
+            dst._buf.upload(np.ascontiguousarray(a).view(np.uint8).reshape(-1),
+                            dst._offset * dst.itemsize)
+        else:  # a strided view (an N-d buffer): element by element
+            dst.set(np.ascontiguousarray(a).reshape(dst.shape))
 
     def download(self, name):
         """A NumPy copy of buffer `name`."""

@@ -283,7 +283,10 @@ class Ufunc:
         if out is None:
             return r
         o = out[0] if type(out) is tuple and len(out) == 1 else out
-        return globals()["where"](where, r, o, out=o, context=context, sync=sync)
+        # out= is read where the mask is False: a new vp.zeros / vp.empty
+        # out= keeps its zero fill (_array._reads_out)
+        w = _array._reads_out(globals()["where"], o)
+        return w(where, r, o, out=o, context=context, sync=sync)
 
     def _try_fast_np(self, args, out, context, sync):
         """The common convenience call - C-contiguous NumPy arrays of one
@@ -347,6 +350,12 @@ class Ufunc:
         if plan is None:
             return None
         kern, push, gx, gy, out_dt, scalars, packer, fast = plan
+        # out= that is also an input (x += y, vp.add(x, y, out=x)) is read:
+        # its owed zero fill (a new vp.zeros / vp.empty) must not be dropped,
+        # which Launcher.ufunc does for every out= (launch.c), so such a
+        # call is dispatched here
+        reads_out = out is not None and any(
+            type(a) is _array.ndarray and a._buf is out._buf for a in args)
         if fast is not None:  # the C path takes this call and the next ones
             w = self._fastw if out is not None else self._fastnw
             tried = w is not None and w() is fast and context is None
@@ -354,7 +363,7 @@ class Ufunc:
                 self._fast = fast
             else:
                 self._fastn = fast
-            if not tried:  # the C call tried another signature's launcher
+            if not tried and not reads_out:  # the C call tried another signature's launcher
                 r = fast(args, out, sync)
                 if r is not NotImplemented:
                     return r
@@ -370,8 +379,8 @@ class Ufunc:
             out = _array._result(shape, out_dt, a0._buf.kind, ctx)  # written whole: not zeroed
         elif out.dtype != out_dt:
             return None  # the slow path says what is wrong
-        elif out._whole:  # every element written: a new out='s zero fill is moot
-            out._buf.will_write(out.nbytes)
+        elif out._whole and not reads_out:  # every element written, none read: a new
+            out._buf.will_write(out.nbytes)   # out='s zero fill is moot
         binds = [a._buf for a in args if type(a) is _array.ndarray]
         binds.append(out._buf)
         if sync:  # eager: submitted, not waited for; host reads wait (issue 21)
