@@ -5,8 +5,7 @@ while queued work reads an array, freed arrays whose memory the pool hands
 out again, views that outlive their base, DLPack, pickling and copies of
 pending results, several contexts. Differential against NumPy.
 
-Each test named after a bug fails on the code before its fix; an xfail
-(strict) test names a bug in the C extension that Python cannot reach."""
+Each test named after a bug fails on the code before its fix."""
 import contextlib
 import copy
 import pickle
@@ -72,16 +71,13 @@ def test_zeros_then_iadd_keeps_the_zeros(ctx):
         np.testing.assert_array_equal(x.numpy(), np.ones(N, np.float32))
 
 
-@pytest.mark.xfail(strict=True, reason="C bug: launch.c launcher_ufunc calls "
-                   "vrt_buffer_will_write on out= even when out= is also an input, "
-                   "dropping a new vp.zeros/vp.empty array's owed zero fill; the ufunc's "
-                   "C call reaches it with no Python frame")
 def test_zeros_then_ufunc_out_itself_keeps_the_zeros_c_path(ctx):
     """acc = vp.zeros(n); vp.add(acc, 3, out=acc) gives 11 (stale pool
     data) once the signature runs in C; NumPy gives 3. Same for
     vp.sin(x, out=x), vp.maximum(x, -1, out=x): any vp ufunc called with
     out= one of its inputs as the first use of a new vp.zeros / vp.empty
-    array in 'device' or 'rebar' memory, and vp.where(m, a, o, out=o)."""
+    array in 'device' or 'rebar' memory, and vp.where(m, a, o, out=o).
+    Launcher.ufunc (launch.c) dropped the owed zero fill of every out=."""
     got = []
     w = vp.ones(N, np.float32, memory="device", context=ctx)
     for _ in range(3):

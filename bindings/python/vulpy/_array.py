@@ -197,25 +197,6 @@ def _fast_power(x, e):
     return "sqrt" if type(e) is float and e == 0.5 else None
 
 
-# ndarray._mirror of a new vp.empty / vp.zeros array (its zero fill may be
-# owed: docs/python-api.md, "Zeroing"); _download sees no mirror in it
-# (no last use is -1) and clears it
-_OWED = (None, -1)
-
-
-def _reads_out(uf, out):
-    """The call of ufunc `uf` for `uf(..., out=out)` where out= is also
-    an input: its Python path while out= may still owe its zero fill.
-    Launcher.ufunc (launch.c), which the ufunc's C call reaches, drops the
-    owed fill of every out= as written whole, though this out= is read
-    (acc = vp.zeros(n); acc += 3 gave the pooled buffer's old contents + 3);
-    the Python path keeps it (_ufunc.Ufunc._try_fast)."""
-    if type(out) is ndarray and out._mirror is _OWED:
-        out._mirror = None
-        return getattr(uf, "_call", uf)
-    return uf
-
-
 def _binary(name):
     """The (x op y, y op x, x op= y) methods of ufunc vp.<name>."""
     def op(self, other):
@@ -230,12 +211,11 @@ def _binary(name):
     def iop(self, other):
         fast = name == "power" and _fast_power(self, other)
         uf = getattr(_ops._ufunc, fast or name)
-        call = _reads_out(uf, self)
         if fast:
-            call(self, out=self)
+            uf(self, out=self)
             return self
         try:
-            call(self, other, out=self)
+            uf(self, other, out=self)
         except TypeError:
             # x += y where the result's dtype is wider (f32 *= np.float64(2),
             # i32 += i64): NumPy casts back into x when the cast is
@@ -300,9 +280,7 @@ class ndarray:
         self._whole = whole and offset == 0 and strides is None
         # (host-visible Buffer, ticket): a copy of the data the GPU made in
         # the submission that wrote it, valid while the buffer's last use is
-        # still that ticket (_arrayops.Call._mirrored); _OWED (no mirror) on
-        # a new vp.empty / vp.zeros array until a GPU op binds it as out=
-        # or a host read waits for it (_reads_out)
+        # still that ticket (_arrayops.Call._mirrored)
         self._mirror = None
 
     @property
@@ -764,8 +742,6 @@ class ndarray:
             if len(out) != 1:
                 return NotImplemented
             out = out[0]
-        if type(out) is ndarray and any(getattr(a, "_buf", None) is out._buf for a in inputs):
-            f = _reads_out(f, out)
         return f(*inputs, out=out, **kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
@@ -1062,10 +1038,7 @@ def readonly(a):
 
 
 def view_of(a, v):
-    """`v`, a view of `a`, read-only when `a` is (and, like `a`, maybe
-    owing its zero fill: _reads_out)."""
-    if a._mirror is _OWED:
-        v._mirror = _OWED
+    """`v`, a view of `a`, read-only when `a` is."""
     if not readonly(a):
         return v
     return mark_readonly(v, _READONLY[id(a)][1] if id(a) in _READONLY else _BROADCAST)
@@ -1149,7 +1122,6 @@ def empty(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = N
     if plan is not None:  # made in C (fastarray.c); NotImplemented: a shape to check here
         r = _native.ext().empty_array(plan, shape, ctx)
         if r is not NotImplemented:
-            r._mirror = _OWED
             return r
     sdt = _structs.as_struct_dtype(dtype)
     if sdt is not None:
@@ -1160,9 +1132,7 @@ def empty(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = N
     n = _count(shape, storage_dtype(dt).itemsize, "vp.empty")
     buf = _native.ext().Buffer(ctx._native, _padded(n * storage_dtype(dt).itemsize), kind)
     ctx._ufast[("empty", dtype, memory)] = _alloc_plan(ctx, dt, kind, True)
-    r = ndarray(buf, shape, dt, ctx)
-    r._mirror = _OWED
-    return r
+    return ndarray(buf, shape, dt, ctx)
 
 
 def _exportable(shape, dtype, memory, ctx):

@@ -167,8 +167,6 @@ class Call:
             if out.shape != shape:
                 raise _array.out_shape_error(f"vp.{self.name}", out, shape)
             _array.check_writable(out, f"vp.{self.name}")
-            if out._mirror is _array._OWED:
-                out._mirror = None  # the dispatch binds it: an owed zero fill is recorded
             if out._ctx is not ctx:
                 raise _array.mixed_contexts(f"vp.{self.name} (out=)", ctx, out._ctx)
             v = self.g.cast(value, out.dtype) if out.dtype != dt else value

@@ -554,16 +554,9 @@ class JitFunction:
         instead of new arrays and is returned; sync=False returns a Handle."""
         fast = self._fast
         if fast is not None and out is not None:
-            if type(out) is _array.ndarray and out._mirror is _array._OWED and any(
-                    getattr(a, "_buf", None) is out._buf for a in args):
-                # out= is an argument and a new vp.zeros / vp.empty: read,
-                # so its owed zero fill must stay, which Launcher.ufunc drops
-                # for every out= (launch.c); the Python path keeps it
-                out._mirror = None
-            else:
-                r = fast(args, out, sync)
-                if r is not NotImplemented:
-                    return r
+            r = fast(args, out, sync)
+            if r is not NotImplemented:
+                return r
         outs = _outs(out, self.__name__)
         for a in args + outs:
             if getattr(a, "dtype", None) is not None and getattr(a.dtype, "kind", "") == "c":

@@ -283,10 +283,7 @@ class Ufunc:
         if out is None:
             return r
         o = out[0] if type(out) is tuple and len(out) == 1 else out
-        # out= is read where the mask is False: a new vp.zeros / vp.empty
-        # out= keeps its zero fill (_array._reads_out)
-        w = _array._reads_out(globals()["where"], o)
-        return w(where, r, o, out=o, context=context, sync=sync)
+        return globals()["where"](where, r, o, out=o, context=context, sync=sync)
 
     def _try_fast_np(self, args, out, context, sync):
         """The common convenience call - C-contiguous NumPy arrays of one
@@ -351,9 +348,7 @@ class Ufunc:
             return None
         kern, push, gx, gy, out_dt, scalars, packer, fast = plan
         # out= that is also an input (x += y, vp.add(x, y, out=x)) is read:
-        # its owed zero fill (a new vp.zeros / vp.empty) must not be dropped,
-        # which Launcher.ufunc does for every out= (launch.c), so such a
-        # call is dispatched here
+        # its owed zero fill (a new vp.zeros / vp.empty) must not be dropped
         reads_out = out is not None and any(
             type(a) is _array.ndarray and a._buf is out._buf for a in args)
         if fast is not None:  # the C path takes this call and the next ones
@@ -363,7 +358,7 @@ class Ufunc:
                 self._fast = fast
             else:
                 self._fastn = fast
-            if not tried and not reads_out:  # the C call tried another signature's launcher
+            if not tried:  # the C call tried another signature's launcher
                 r = fast(args, out, sync)
                 if r is not NotImplemented:
                     return r
