@@ -18,6 +18,7 @@ optimize. A Python `if` on a traced value, or a NumPy function the array
 level does not have, is a TracingError that names it and the line.
 """
 import inspect
+import operator
 import os
 import threading
 
@@ -71,6 +72,15 @@ class _Trace:
         self.consts = []  # (buffer name, resident array) captured NumPy constants
         self.ctx = None  # the context the traced call runs on
         self.zeros = {}  # (dtype, bits) -> the Value of a captured +-0.0 (one buffer each)
+        self.weak = []  # _WeakScalars of Python arithmetic on scalar arguments (_weak_expr)
+        self.copies = {}  # id -> a Tracer that is a copy (x.copy()): in place is allowed
+
+    def copy_of(self, x):
+        """A copy of tracer x: another Tracer of the same value (values do
+        not change; x += 1 on either rebinds that one only)."""
+        c = Tracer(x._v, self)
+        self.copies[id(c)] = c
+        return c
 
     def stamp(self):
         """Stamps the next ops with the user's line (GLSL comments show it)."""
@@ -91,6 +101,64 @@ def _binop(name):
         return getattr(_ufunc, name)(other, self)
 
     return op, rop
+
+
+_VIEW_OPS = ("array.load", "array.slice", "array.transpose", "array.reshape",
+             "array.broadcast")
+
+
+def _defs(g):
+    """name -> (op, operand names) of graph g's values."""
+    d = {}
+    for line in g.lines:
+        if line.startswith("%") and " = " in line:
+            name, rest = line.split(" = ", 1)
+            words = rest.rsplit(" : ", 1)[0].split()
+            d[name] = (words[0], [w.rstrip(",") for w in words[1:] if w.startswith("%")])
+    return d
+
+
+def _inplace(name):
+    """Operator x op= y on tracers. Eager NumPy writes x's memory, which an
+    argument, a view or another name may share; a trace cannot write an
+    argument (the caller's array) and its views are values, not memory: an
+    in-place update of an argument, of a view (of anything), or of a value
+    a view was taken of is a TracingError. A value the function computed
+    and nothing views takes the result (every name bound to this tracer
+    sees it, as they would see the update in NumPy)."""
+    def iop(self, other):
+        if type(self) is not Tracer:
+            return NotImplemented  # a weak scalar: n += 1 is n = n + 1, as in Python
+        r = getattr(_ufunc, name)(self, other)
+        np_name = name
+        if tuple(r.shape) != tuple(self.shape):
+            raise ValueError(f"{_where()}: non-broadcastable output operand with shape "
+                             f"{tuple(self.shape)} doesn't match the broadcast shape "
+                             f"{tuple(r.shape)} (in-place {np_name})")
+        if r.dtype != self.dtype:
+            if not np.can_cast(r.dtype, self.dtype, "same_kind"):
+                raise TypeError(f"{_where()}: Cannot cast ufunc '{np_name}' output from "
+                                f"dtype('{r.dtype}') to dtype('{self.dtype}') with casting "
+                                f"rule 'same_kind' (in-place operator)")
+            r = r.astype(self.dtype)
+        d = _defs(self._t.g)
+        mine = self._v.name
+        op = d.get(mine, ("",))[0]
+        # (a broadcast in a binary op is no view: b + m reads b at m's shape)
+        viewed = any(o in _VIEW_OPS[1:-1] and mine in args for o, args in d.values())
+        if id(self) in self._t.copies:  # x.copy(), x.astype(x.dtype): its own memory
+            op = ""
+        if op in _VIEW_OPS or viewed:
+            what = "an argument (or a captured array)" if op == "array.load" else \
+                "a value a view was taken of" if viewed else "a view"
+            raise TracingError(
+                f"{_where()}: in-place {np_name} (an augmented assignment like x += y) of "
+                f"{what} inside vp.jit: the trace cannot write that memory; return the "
+                f"result (x = x + y) and pass out= to the call for an in-place update")
+        self._v = r._v
+        return self
+
+    return iop
 
 
 def _delegate(f):
@@ -215,6 +283,8 @@ class Tracer(_graph.Traced):
         return transpose(self)
 
     def astype(self, dtype):
+        if np.dtype(dtype) == self.dtype:
+            return self._t.copy_of(self)
         self._t.stamp()
         return Tracer(self._t.g.convert(self._v, dtype), self._t)
 
@@ -228,7 +298,7 @@ class Tracer(_graph.Traced):
         return reshape(self, -1)
 
     def copy(self):
-        return self
+        return self._t.copy_of(self)
 
     def __getitem__(self, key):
         return _getitem(self, key)
@@ -253,6 +323,21 @@ class Tracer(_graph.Traced):
 
     def __divmod__(self, other):
         return self // other, self % other
+
+    # in place (x += y): NumPy's ufunc(x, y, out=x), the result cast to x's
+    # dtype (same_kind) and of x's shape; the tracer takes the new value
+    __iadd__ = _inplace("add")
+    __isub__ = _inplace("subtract")
+    __imul__ = _inplace("multiply")
+    __itruediv__ = _inplace("divide")
+    __ifloordiv__ = _inplace("floor_divide")
+    __imod__ = _inplace("remainder")
+    __ipow__ = _inplace("power")
+    __iand__ = _inplace("bitwise_and")
+    __ior__ = _inplace("bitwise_or")
+    __ixor__ = _inplace("bitwise_xor")
+    __ilshift__ = _inplace("left_shift")
+    __irshift__ = _inplace("right_shift")
 
     def __rdivmod__(self, other):
         return other // self, other % self
@@ -295,13 +380,18 @@ class Tracer(_graph.Traced):
 
 class _WeakScalar(Tracer):
     """A Python scalar argument: weak in NumPy's promotion (NEP 50), a push
-    constant of the loop's dtype wherever it is used."""
+    constant of the loop's dtype wherever it is used. Python arithmetic on
+    such scalars (`n + 1`, `-s`, `2.0 * s`, `n > 0`) gives a Python scalar
+    in eager code, weak too: here another _WeakScalar, whose value the host
+    computes at each call with Python's own operators (`fn`), never a
+    strong int64 / float64 array."""
 
-    __slots__ = ("pyval", "param", "fields")
+    __slots__ = ("pyval", "param", "fields", "idx", "fn")
 
-    def __init__(self, pyval, param, t):
+    def __init__(self, pyval, param, t, idx=None, fn=None):
         super().__init__(None, t)
         self.pyval, self.param, self.fields = pyval, param, {}
+        self.idx, self.fn = idx, fn  # an argument's index, or the host function of args
 
     @property
     def dtype(self):
@@ -319,13 +409,80 @@ class _WeakScalar(Tracer):
             self.fields[dt] = v
         return v
 
+    def eval(self, args):
+        """This scalar's Python value in the call with arguments `args`."""
+        if self.fn is None:
+            return args[self.idx]
+        v = self.fn(args)
+        if type(v) is not type(self.pyval):  # 2 ** n: an int, then a float for n < 0
+            raise TypeError(f"vp.jit: a Python scalar expression of the arguments was "
+                            f"{type(self.pyval).__name__} when traced and is "
+                            f"{type(v).__name__} now ({v!r}), which NumPy promotes "
+                            f"differently; pass it as an argument instead")
+        return v
+
+
+def _is_weak(x):
+    return isinstance(x, _WeakScalar) or type(x) in (bool, int, float)
+
+
+def _weak_expr(pyop, operands):
+    """A _WeakScalar for pyop(*operands) (operands: _WeakScalars and Python
+    scalars), computed on the host at each call."""
+    t = next(o._t for o in operands if isinstance(o, _WeakScalar))
+    vals = lambda args: [o.eval(args) if isinstance(o, _WeakScalar) else o  # noqa: E731
+                         for o in operands]
+    pyval = pyop(*(o.pyval if isinstance(o, _WeakScalar) else o for o in operands))
+    w = _WeakScalar(pyval, f"weak__{len(t.weak)}", t, fn=lambda args: pyop(*vals(args)))
+    t.weak.append(w)
+    return w
+
+
+def _weak_binop(name, pyop):
+    """Operator `name` of a _WeakScalar: Python's own when the other operand
+    is weak too (the result a Python scalar, as in eager code), else the
+    traced ufunc."""
+    top, trop = _binop(name)
+
+    def op(self, other):
+        return _weak_expr(pyop, (self, other)) if _is_weak(other) else top(self, other)
+
+    def rop(self, other):
+        return _weak_expr(pyop, (other, self)) if _is_weak(other) else trop(self, other)
+
+    return op, rop
+
+
+for _name, _pyop in (("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
+                     ("truediv", operator.truediv), ("floordiv", operator.floordiv),
+                     ("mod", operator.mod), ("pow", operator.pow), ("and", operator.and_),
+                     ("or", operator.or_), ("xor", operator.xor), ("lshift", operator.lshift),
+                     ("rshift", operator.rshift)):
+    _uf = {"sub": "subtract", "mul": "multiply", "truediv": "divide", "floordiv": "floor_divide",
+           "mod": "remainder", "pow": "power", "and": "bitwise_and", "or": "bitwise_or",
+           "xor": "bitwise_xor", "lshift": "left_shift", "rshift": "right_shift"}.get(_name, _name)
+    _op, _rop = _weak_binop(_uf, _pyop)
+    setattr(_WeakScalar, f"__{_name}__", _op)
+    setattr(_WeakScalar, f"__r{_name}__", _rop)
+for _name, _pyop, _uf in (("lt", operator.lt, "less"), ("le", operator.le, "less_equal"),
+                          ("gt", operator.gt, "greater"), ("ge", operator.ge, "greater_equal"),
+                          ("eq", operator.eq, "equal"), ("ne", operator.ne, "not_equal")):
+    setattr(_WeakScalar, f"__{_name}__", _weak_binop(_uf, _pyop)[0])
+for _name, _pyop in (("neg", operator.neg), ("pos", operator.pos), ("abs", operator.abs),
+                     ("invert", operator.invert)):
+    setattr(_WeakScalar, f"__{_name}__",
+            (lambda f: lambda self: _weak_expr(f, (self,)))(_pyop))
+_WeakScalar.__hash__ = None
+del _name, _pyop, _uf, _op, _rop
+
 
 # ---------------------------------------------------------------- ufuncs
 
 
 def _key(x):
     if isinstance(x, _WeakScalar):
-        return type(x.pyval)
+        # a Python bool is NumPy's bool (eager: _arrayops.dtype_key)
+        return _BOOL if isinstance(x.pyval, (bool, np.bool_)) else type(x.pyval)
     if isinstance(x, Tracer):
         return x.dtype
     return _arrayops.dtype_key(x)
@@ -342,6 +499,11 @@ def _trace_value(t, x, dt):
                            f"a closure variable) is used in vp.jit; pass it as an argument")
     a = np.asarray(x)
     if a.ndim == 0:
+        if type(x) is int and np.dtype(dt).kind in "iu":
+            info = np.iinfo(dt)  # NumPy's OverflowError, not a literal that wraps
+            if not info.min <= x <= info.max:
+                raise OverflowError(f"{_where()}: Python integer {x} out of bounds for "
+                                    f"{np.dtype(dt).name}")
         if np.dtype(dt).kind == "f" and a.item() == 0:
             # a float ±0.0 is read from a buffer, not written as a literal:
             # drivers without SignedZeroInfNanPreserve (lavapipe) fold
@@ -459,7 +621,7 @@ class _Entry:
     """One traced and compiled signature."""
 
     __slots__ = ("compiled", "params", "outputs", "structure", "consts", "ctx_key", "hazard",
-                 "elementwise", "fast")
+                 "elementwise", "fast", "weak")
 
 
 def _sig_of(x):
@@ -668,7 +830,7 @@ class JitFunction:
                 params.append(("g", pname, a.dtype))
                 tracers.append(Tracer(v, t))
             elif isinstance(a, (bool, int, float)):
-                w = _WeakScalar(a, pname, t)
+                w = _WeakScalar(a, pname, t, idx=i)
                 params.append(("s", w))
                 tracers.append(w)
             else:
@@ -684,8 +846,8 @@ class JitFunction:
         resident = any(isinstance(a, _array.ndarray) for a in args)
 
         def collect(r):
-            if isinstance(r, _WeakScalar):
-                return ("const", r.pyval)
+            if isinstance(r, _WeakScalar):  # this call's value (an argument's, n + 1's)
+                return ("weak", r)
             if isinstance(r, Tracer):
                 if r._t is not t:
                     raise TracingError(f"vp.jit {self.__name__}: returns a value of another trace")
@@ -721,6 +883,7 @@ class JitFunction:
                              f"function returns {len(results)}")
         e = _Entry()
         e.params, e.outputs, e.structure, e.consts = params, results, structure, t.consts
+        e.weak = t.weak
         e.hazard = _inplace_hazard(t.g, params, args, outs)
         e.elementwise = _elementwise(t.g)
         e.fast = False  # not planned yet (__call__)
@@ -797,9 +960,29 @@ class JitFunction:
                     outs.append(r)
             for b in scratch:
                 ctx._release(b)
-            return _rebuild(e.structure, outs)
+            return _rebuild(e.structure, outs, args)
 
         return finish() if sync else Handle(ticket, finish)
+
+    def _push_weak(self, w, a, push):
+        """The push constants of weak scalar w (of value a): one per dtype
+        it is used at."""
+        for dt in w.fields:
+            if dt in _graph.WIDE:  # small dtypes: NumPy's value (or its OverflowError)
+                try:
+                    v = np.array(a, dtype=dt)
+                except OverflowError as e:
+                    what = f"argument {w.param}" if w.fn is None else \
+                        "a Python scalar expression of the arguments"
+                    raise OverflowError(f"vp.jit {self.__name__}: {what}: {e}") from None
+                push[f"{w.param}_{_graph.vtype(dt)}"] = v.item()
+                continue
+            if dt.kind == "f":  # NumPy's cast: 1e300 is inf in float32, not an error
+                with np.errstate(over="ignore"):
+                    v = float(np.asarray(a, dtype=dt))
+            else:
+                v = int(bool(a)) if dt == _BOOL else int(a)
+            push[f"{w.param}_{_graph.vtype(dt)}"] = v
 
     def _bind(self, e, args, ctx, outs):
         """Buffers and push constants of one call: (bind, push, scratch,
@@ -819,20 +1002,11 @@ class JitFunction:
                 scratch.append(buf)
                 bind[p[1]] = buf
             elif kind == "s":
-                w = p[1]
-                for dt in w.fields:
-                    if dt in _graph.WIDE:  # small dtypes: NumPy's value (or its OverflowError)
-                        try:
-                            v = np.array(a, dtype=dt)
-                        except OverflowError as e:
-                            raise OverflowError(f"vp.jit {self.__name__}: argument {w.param}: "
-                                                f"{e}") from None
-                        push[f"{w.param}_{_graph.vtype(dt)}"] = v.item()
-                        continue
-                    push[f"{w.param}_{_graph.vtype(dt)}"] = (
-                        int(bool(a)) if dt == _BOOL else float(a) if dt.kind == "f" else int(a))
+                self._push_weak(p[1], a, push)
             elif kind == "g":
                 push[p[1]] = a.item() if p[2] != _BOOL else int(a)
+        for w in e.weak:
+            self._push_weak(w, w.eval(args), push)
         for name, r in e.consts:
             bind[name] = r._buf
         results = []
@@ -880,17 +1054,33 @@ def _alias(o, args):
 def _inplace_hazard(g, params, args, outs):
     """The indices of the resident arguments that overlap an out= array and
     whose values reach a store through anything but elementwise ops (a
-    slice, a transpose, a reduction, a gather, a broadcast): the fused
-    kernels would read elements another invocation already wrote. Empty
-    when every such argument is only read element for element (in place
-    is then safe, and __call__ has copied every other overlap already)."""
+    slice, a transpose, a reduction, a gather, a broadcast), or reach a
+    store into other memory than their own, or two stores: the fused
+    kernels would read elements another invocation (or an earlier kernel:
+    the stores of several results are kernels in program order, each
+    reading the buffers again) already wrote. Empty when every such
+    argument is only read element for element by the one store into its
+    own memory (in place is then safe, and __call__ has copied every other
+    overlap already)."""
     found = ()
     for i, (p, a) in enumerate(zip(params, args)):
         if p[0] != "r" or not any(_array.overlaps(o, a) for o in outs):
             continue
         src = "@" + p[1]
+        own = {"@" + q[1] for q, b in zip(params, args)
+               if q[0] == "r" and b._buf is a._buf}  # the buffers bound to a's memory
         tainted = {}  # name -> its shape (the tensor type without the dtype)
+        stores = 0
         for line in g.lines:
+            if line.startswith("array.store "):
+                target = line.split()[1].rstrip(",")
+                value = line[line.rindex(", %") + 2:].split()[0]
+                if value in tainted:
+                    stores += 1
+                    if stores > 1 or target not in own:
+                        found += (i,)
+                        break
+                continue
             if not line.startswith("%") or " = " not in line:
                 continue
             name, rest = line.split(" = ", 1)
@@ -938,13 +1128,15 @@ def sig_is_array(a):
     return isinstance(a, np.ndarray) or all(isinstance(e, (int, float, bool)) for e in a)
 
 
-def _rebuild(s, outs):
+def _rebuild(s, outs, args):
     kind = s[0]
     if kind == "out":
         return outs[s[1]]
     if kind == "const":
         return s[1]
-    return kind(_rebuild(x, outs) for x in s[1])
+    if kind == "weak":
+        return s[1].eval(args)
+    return kind(_rebuild(x, outs, args) for x in s[1])
 
 
 def jit(fn=None, *, fuse: bool = True, context=None, fast_math: bool = False) -> "JitFunction":

@@ -1,0 +1,239 @@
+"""A hunt for silent wrong answers in vp.jit (traced array functions) and
+vp.random, called as a CuPy / NumPy user would: each jitted function is
+compared with the same function run eagerly on NumPy arrays (dtypes by
+NEP 50, in-place operators, out= aliasing an argument, several results,
+scalar arguments and what the function returns of them), and vp.random
+with numpy.random.Generator(Philox) (bit identity where the docs claim
+it, argument errors where NumPy raises).
+
+Each test named after a bug fails on the code before its fix."""
+import warnings
+
+import numpy as np
+import pytest
+
+import vulpy as vp
+
+from conftest import needs_target
+
+pytestmark = [pytest.mark.usefixtures("ctx"), needs_target]
+
+# one shape and a few dtypes for everything: each new kernel costs a compile
+X8 = np.arange(-4, 4, dtype=np.int8)
+XF = np.linspace(-1, 1, 8, dtype=np.float32)
+V1 = np.arange(8, dtype=np.float32)
+
+
+def _np(x):
+    return x.numpy() if isinstance(x, vp.ndarray) else np.asarray(x)
+
+
+def _same(got, want, what=""):
+    """dtype, shape and values (NaN where NaN) of NumPy's answer."""
+    got, want = _np(got), np.asarray(want)
+    assert got.dtype == want.dtype, (what, got.dtype, want.dtype)
+    assert got.shape == want.shape, (what, got.shape, want.shape)
+    np.testing.assert_array_equal(got, want, err_msg=str(what))
+
+
+# ---------------------------------------------------------------- NEP 50
+
+
+def test_weak_scalar_arithmetic_stays_weak():
+    """Bug: Python arithmetic on a scalar argument (`n + 1`, `-s`, `2.0 * s`)
+    was traced as a strong int64 / float64 value, so `x * (n + 1)` of an
+    int8 x was int64 and `x * -s` of a float32 x float64 (with float64
+    rounding). Eager NumPy computes n + 1 in Python: a weak Python scalar,
+    the result int8 / float32."""
+    xv, fv = vp.asarray(X8), vp.asarray(XF)
+    f = vp.jit(lambda x, n: x * (n + 1) - (n > 2))
+    for n in (2, 3, -5):  # one trace; n's value is a push constant
+        _same(f(xv, n), X8 * (n + 1) - (n > 2), n)
+    g = vp.jit(lambda x, s: x * -s + abs(s) / 3)
+    for s in (2.0, -0.5):
+        _same(g(fv, s), XF * -s + abs(s) / 3, s)
+    h = vp.jit(lambda x, n: x + (n - 200))  # Python's n - 200, then int8
+    _same(h(xv, 300), X8 + 100)
+    with pytest.raises(OverflowError):  # NumPy: 300 out of bounds for int8
+        h(xv, 500)
+
+
+def test_scalar_argument_returned_is_this_calls_value():
+    """Bug: a function returning a scalar argument (or Python arithmetic on
+    one) returned its value at the first call on every later call: the
+    trace kept it as a constant."""
+    f = vp.jit(lambda x, s: (x * s, s, s * 2))
+    fv = vp.asarray(XF)
+    for s in (2.0, -0.5):
+        r = f(fv, s)
+        _same(r[0], XF * s)
+        assert r[1:] == (s, s * 2), (r[1:], s)
+
+
+def test_python_bool_argument():
+    """Bug: a Python bool argument was a TypeError ("no loop for (int8,
+    bool)"); NumPy's x * True is x (bool is the lowest kind)."""
+    f = vp.jit(lambda x, b: x * b)
+    xv = vp.asarray(X8)
+    _same(f(xv, True), X8 * True)
+    _same(f(xv, False), X8 * False)
+
+
+def test_int_literal_out_of_range_is_overflow_error():
+    """Bug: an integer literal outside the array's dtype was written into
+    the kernel wrapped: `x + 1000` of an int8 x gave x - 24, `u + (-1)` of a
+    uint64 u gave u + 2^64 - 1. NumPy raises OverflowError (Python integer
+    out of bounds); comparisons stay exact (x < 1000 is all True)."""
+    xv = vp.asarray(X8)
+    with pytest.raises(OverflowError):
+        vp.jit(lambda x: x + 1000)(xv)
+    with pytest.raises(OverflowError):
+        vp.jit(lambda x: x + (-1))(vp.asarray(np.arange(3, dtype=np.uint64)))
+    _same(vp.jit(lambda x: (x < 1000) & (x != -1000))(xv), (X8 < 1000) & (X8 != -1000))
+    _same(vp.jit(lambda x: x + 100)(xv), X8 + 100)
+
+
+@pytest.mark.parametrize("s", [3, 2.5, np.float32(2.5), np.float64(0.5), np.int8(-3),
+                               np.uint8(200), np.int64(7)])
+def test_scalar_arguments_promote_as_numpy(s):
+    """Python scalars are weak, NumPy scalars strong (NEP 50), as arguments
+    of a jitted function (found right)."""
+    f = vp.jit(lambda a, t: a * t + t)
+    for x in (X8, XF):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = x * s + s
+        _same(f(vp.asarray(x), s), want, (x.dtype, s))
+
+
+# ---------------------------------------------------------------- in place
+
+
+def test_augmented_assignment_to_argument_is_tracing_error():
+    """Bug: `a += 1` on an argument inside vp.jit left the caller's array
+    unchanged (the tracer rebound the name), where the same function run
+    eagerly updates it in place. Now a TracingError: return the result and
+    pass out= for an in-place update."""
+    def f(a):
+        a += 1
+        return a
+
+    xv = vp.asarray(V1)
+    with pytest.raises(vp.TracingError, match="in-place"):
+        vp.jit(f)(xv)
+
+    def g(a):  # a view of a computed value: NumPy writes the value's memory
+        b = a * 2
+        v = b[1:]
+        v += 1
+        return b
+
+    with pytest.raises(vp.TracingError, match="in-place"):
+        vp.jit(g)(xv)
+
+
+def test_augmented_assignment_casts_as_numpy():
+    """Bug: `b += y` on a computed value gave NumPy's promotion of b + y
+    (int32 += 1.5 a float64 array, float32 += float64 a float64 array);
+    NumPy keeps b's dtype (same_kind casting: int32 += float is its
+    UFuncTypeError) and shape."""
+    xv = vp.asarray(V1)
+
+    def f(a):
+        b = a.astype(np.int32)
+        b += 1.5
+        return b
+
+    with pytest.raises(TypeError):
+        vp.jit(f)(xv)
+
+    def g(a, y):
+        b = a * 1
+        b += y
+        return b
+
+    y = np.full(8, 0.1)
+    want = V1 * 1
+    want += y
+    _same(vp.jit(g)(xv, vp.asarray(y)), want)
+
+
+def test_augmented_assignment_of_computed_values():
+    """In place on values the function computed: every name bound to the
+    value sees the update, a copy does not (found right after the fix)."""
+    def f(a, n):
+        b = a * 2
+        c = b
+        d = b.copy()
+        b += 1
+        n += 1  # a Python int: n = n + 1
+        b //= n
+        return b, c, d
+
+    want_b = (V1 * 2 + 1) // 3
+    r = vp.jit(f)(vp.asarray(V1), 2)
+    _same(r[0], want_b)
+    _same(r[1], want_b)
+    _same(r[2], V1 * 2)
+
+
+# ---------------------------------------------------------------- out=
+
+
+@pytest.mark.parametrize("fuse", [True, False])
+def test_out_aliasing_argument_read_by_another_result(fuse):
+    """Bug: f = lambda a: (a + 1, a * 2) called f(a, out=(a, o)) gave o =
+    (a + 1) * 2: the two results are two kernels and the second read a
+    after the first had written it (vulpy-opt --fuse splits them with no
+    copy). NumPy (and eager) compute both from a's values before the
+    call: o = a * 2."""
+    f = vp.jit(lambda a: (a + 1, a * 2), fuse=fuse)
+    av, o = vp.asarray(V1), vp.empty(8, np.float32)
+    f(av, out=(av, o))
+    _same(av, V1 + 1)
+    _same(o, V1 * 2)
+    g = vp.jit(lambda a, b: (b + 1, a * 2), fuse=fuse)  # a written by the other result
+    av, o = vp.asarray(V1), vp.empty(8, np.float32)
+    g(av, vp.asarray(V1[::-1].copy()), out=(av, o))
+    _same(av, V1[::-1] + 1)
+    _same(o, V1 * 2)
+    h = vp.jit(lambda a, b: (a + b, a - b), fuse=fuse)  # halves of one array
+    av = vp.asarray(V1)
+    h(av[:4], av[4:], out=(av[:4], av[4:]))
+    _same(av, np.concatenate([V1[:4] + V1[4:], V1[:4] - V1[4:]]))
+
+
+def test_out_in_place_without_hazard_runs_in_place():
+    """Each result from its own argument, in place: no copy is needed (the
+    hazard check stays quiet) and the answer is right."""
+    k = vp.jit(lambda a, b: (a + 1, b + 1))
+    av = vp.asarray(V1)
+    k(av[:4], av[4:], out=(av[:4], av[4:]))
+    _same(av, V1 + 1)
+    assert k._last.hazard == ()
+
+
+def test_float_argument_beyond_float32_is_inf():
+    """Bug: x * s of a float32 x with s = 1e300 (a Python float) was a
+    TypeError (the push constant cannot hold 1e300); NumPy casts the weak
+    scalar to float32: inf, so x * 1e300 is [nan (0 * inf), inf, ...]."""
+    f = vp.jit(lambda x, s: x * s)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = V1 * 1e300
+        got = f(vp.asarray(V1), 1e300)
+    np.testing.assert_array_equal(_np(got), want)
+    _same(f(vp.asarray(V1), 0.5), V1 * 0.5)
+
+
+def test_closure_values_are_read_at_the_trace():
+    """As the docs say: a global number or NumPy array the function reads
+    is read when it is traced; a later change is not seen until a new
+    signature traces again (found as documented)."""
+    box = {"k": 2.0}
+    f = vp.jit(lambda a: a * box["k"])
+    xv = vp.asarray(V1)
+    _same(f(xv), V1 * 2)
+    box["k"] = 3.0
+    _same(f(xv), V1 * 2)
+    _same(f(vp.asarray(V1[:4])), V1[:4] * 3)  # another shape: traced again
