@@ -499,11 +499,6 @@ def _trace_value(t, x, dt):
                            f"a closure variable) is used in vp.jit; pass it as an argument")
     a = np.asarray(x)
     if a.ndim == 0:
-        if type(x) is int and np.dtype(dt).kind in "iu":
-            info = np.iinfo(dt)  # NumPy's OverflowError, not a literal that wraps
-            if not info.min <= x <= info.max:
-                raise OverflowError(f"{_where()}: Python integer {x} out of bounds for "
-                                    f"{np.dtype(dt).name}")
         if np.dtype(dt).kind == "f" and a.item() == 0:
             # a float ±0.0 is read from a buffer, not written as a literal:
             # drivers without SignedZeroInfNanPreserve (lavapipe) fold
@@ -543,6 +538,13 @@ def trace_ufunc(uf, args):
     if uf.name == "cast":
         raise TracingError("cast while tracing")
     loop_in, out_dt = uf.resolve(keys)
+    if uf.name != "where":  # (numpy.where casts a Python int as it is: 1000 is int8's -24)
+        for a, dt in zip(args, loop_in):
+            if type(a) is int and np.dtype(dt).kind in "iu" and \
+                    not np.iinfo(dt).min <= a <= np.iinfo(dt).max:
+                # NumPy's OverflowError, not a literal that wraps
+                raise OverflowError(f"{_where()}: Python integer {a} out of bounds for "
+                                    f"{np.dtype(dt).name}")
     vals = [_trace_value(t, a, dt) for a, dt in zip(args, loop_in)]
     return Tracer(_graph.apply_ufunc(t.g, uf, vals, loop_in, out_dt), t)
 
