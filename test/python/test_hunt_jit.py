@@ -95,6 +95,36 @@ def test_int_literal_out_of_range_is_overflow_error():
     _same(vp.jit(lambda x: x + 100)(xv), X8 + 100)
 
 
+def test_int_argument_compare_beyond_dtype():
+    """Bug: x < n of a uint8 / int8 x with a Python int argument n outside
+    the dtype (n = 300, -1) was an OverflowError (n cast to x's dtype);
+    NumPy 2 compares exactly: x_u8 < 300 all True, x_u8 == -1 all False.
+    One trace serves every n (a push constant), in range or not."""
+    u8 = np.arange(250, 256, dtype=np.uint8)
+    f = vp.jit(lambda x, n: ((x < n), (n >= x), (x == n), (x != n)))
+    uv = vp.asarray(u8)
+    for n in (252, 300, -1, 255, 256, 2 ** 70):
+        want = (u8 < n, n >= u8, u8 == n, u8 != n)
+        for got, w in zip(f(uv, n), want):
+            _same(got, w, n)
+    i8 = vp.asarray(X8)
+    for n in (-129, -4, 127, 128):
+        _same(f(i8, n)[0], X8 < n, n)
+
+
+def test_zero_literal_keeps_0d_shape():
+    """Bug: a float zero literal next to a 0-d value made the result 1-d:
+    vp.jit(lambda b: b.mean() > 0)(b) and x * 0.0 of a 0-d x had shape (1,)
+    where NumPy's is () (the zero is read from a captured one-element
+    buffer, which np.ascontiguousarray made 1-d)."""
+    b = np.arange(-3, 3, dtype=np.int64).reshape(2, 3)
+    _same(vp.jit(lambda b: vp.where(b.mean() > 0, 1, 0))(vp.asarray(b)),
+          np.where(b.mean() > 0, 1, 0))
+    _same(vp.jit(lambda b: (b.sum() * 0.0, b.max() >= 0.0))(vp.asarray(b))[1], b.max() >= 0.0)
+    z = np.float32(-3)
+    _same(vp.jit(lambda x: x * 0.0)(vp.asarray(z)), np.asarray(z) * 0.0)
+
+
 @pytest.mark.parametrize("s", [3, 2.5, np.float32(2.5), np.float64(0.5), np.int8(-3),
                                np.uint8(200), np.int64(7)])
 def test_scalar_arguments_promote_as_numpy(s):

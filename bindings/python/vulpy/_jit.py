@@ -517,6 +517,7 @@ def _trace_value(t, x, dt):
 def _capture(t, a):
     """A NumPy array constant of the traced function: uploaded once, bound
     at every call."""
+    shape = np.shape(a)  # (np.ascontiguousarray makes a 0-d array 1-d: x.sum() > 0.0 was (1,))
     a = np.ascontiguousarray(a)
     _array.check_dtype(a.dtype, "vp.jit constant")
     ctx = t.ctx if t.ctx is not None else _context.resolve(None)
@@ -524,16 +525,26 @@ def _capture(t, a):
     sd = _array.storage_dtype(r.dtype)
     b = t.g.buffer(("c", id(r._buf)), sd, max(a.size, 1), r._buf, "k")
     t.consts.append((b.name, r))
-    return t.g.load(b, a.dtype, a.shape)
+    return t.g.load(b, a.dtype, shape)
 
 
 # More NumPy functions that trace (issue 19: the view-like shape operations)
 TRACED_FUNCTIONS = {n: getattr(_shapeops, n) for n in _shapeops.TRACED}
 
 
-def trace_ufunc(uf, args):
+_CMP_FLIP = {"less": "greater", "less_equal": "greater_equal", "greater": "less",
+             "greater_equal": "less_equal", "equal": "equal", "not_equal": "not_equal"}
+
+
+def trace_ufunc(uf, args, exact=True):
     t = next(a._t for a in args if isinstance(a, Tracer))
     t.stamp()
+    if exact and uf.name in _CMP_FLIP and len(args) == 2:
+        k = next((i for i, a in enumerate(args)
+                  if isinstance(a, _WeakScalar) and type(a.pyval) is int), None)
+        x = args[1 - k] if k is not None else None
+        if isinstance(x, Tracer) and not isinstance(x, _WeakScalar) and x.dtype.kind in "iu":
+            return _int_compare(uf, x, args[k], k)
     keys = tuple(_key(a) for a in args)
     if uf.name == "cast":
         raise TracingError("cast while tracing")
@@ -549,6 +560,23 @@ def trace_ufunc(uf, args):
     return Tracer(_graph.apply_ufunc(t.g, uf, vals, loop_in, out_dt), t)
 
 
+
+
+def _int_compare(uf, x, w, k):
+    """x op n of an integer array x and a Python int argument n (k: n's
+    operand position), exact as NumPy 2 makes it for any n (x_u8 < 300 is
+    all True, x_u8 == -1 all False; not the OverflowError of n cast to
+    x's dtype): the comparison with n clamped to x's range, replaced by
+    the decided answer where n is outside it (all on the host, per call)."""
+    lo, hi = int(np.iinfo(x.dtype).min), int(np.iinfo(x.dtype).max)
+    name = uf.name if k == 1 else _CMP_FLIP[uf.name]  # as x op n
+    inside = _weak_expr(lambda v: lo <= v <= hi, (w,))
+    clamped = _weak_expr(lambda v: min(max(v, lo), hi), (w,))
+    answer = _weak_expr(lambda v: {"less": v > hi, "less_equal": v > hi, "greater": v < lo,
+                                   "greater_equal": v < lo, "equal": False,
+                                   "not_equal": True}[name], (w,))
+    cmp = trace_ufunc(uf, (x, clamped) if k == 1 else (clamped, x), exact=False)
+    return _ufunc.where(inside, cmp, answer)
 
 
 def _getitem(t, key):
