@@ -138,6 +138,26 @@ def test_scalar_arguments_promote_as_numpy(s):
         _same(f(vp.asarray(x), s), want, (x.dtype, s))
 
 
+def test_returned_dict_and_namedtuple_hold_arrays():
+    """Bug: a function returning a dict ({"y": a * 2}) gave the caller the
+    dict with the trace's Tracer objects in it (no result computed; using
+    one was a TracingError), and a namedtuple result was a TypeError from
+    rebuilding it. Eager returns the dict / namedtuple of arrays."""
+    import collections
+
+    P = collections.namedtuple("P", "u v")
+    xv = vp.asarray(V1)
+    r = vp.jit(lambda a: {"y": a * 2, "z": (a + 1, 3)})(xv)
+    assert list(r) == ["y", "z"]
+    _same(r["y"], V1 * 2)
+    _same(r["z"][0], V1 + 1)
+    assert r["z"][1] == 3
+    p = vp.jit(lambda a: P(a * 2, a - 1))(xv)
+    assert isinstance(p, P)
+    _same(p.u, V1 * 2)
+    _same(p.v, V1 - 1)
+
+
 # ---------------------------------------------------------------- in place
 
 

@@ -905,6 +905,11 @@ class JitFunction:
                 return ("out", k)
             if isinstance(r, (tuple, list)):
                 return (type(r), [collect(x) for x in r])
+            if isinstance(r, dict):  # {"y": a * 2}: the values collected, the keys kept
+                return ("dict", type(r), [(k, collect(x)) for k, x in r.items()])
+            if isinstance(r, (set, frozenset)) and any(isinstance(x, Tracer) for x in r):
+                raise TracingError(f"vp.jit {self.__name__}: returns traced arrays in a "
+                                   f"{type(r).__name__}; return a tuple, list or dict")
             return ("const", r)
 
         structure = collect(result)
@@ -1166,7 +1171,10 @@ def _rebuild(s, outs, args):
         return s[1]
     if kind == "weak":
         return s[1].eval(args)
-    return kind(_rebuild(x, outs, args) for x in s[1])
+    if kind == "dict":
+        return s[1]((k, _rebuild(x, outs, args)) for k, x in s[2])
+    items = [_rebuild(x, outs, args) for x in s[1]]
+    return kind(*items) if hasattr(kind, "_fields") else kind(items)  # (a namedtuple)
 
 
 def jit(fn=None, *, fuse: bool = True, context=None, fast_math: bool = False) -> "JitFunction":
