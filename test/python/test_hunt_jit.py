@@ -158,6 +158,16 @@ def test_returned_dict_and_namedtuple_hold_arrays():
     _same(p.v, V1 - 1)
 
 
+def test_jit_function_called_inside_jit_is_inlined():
+    """Bug: a vp.jit function called from another one was a TypeError
+    (cannot use an argument of type Tracer); now it traces into the
+    caller, as calling the plain function would."""
+    inner = vp.jit(lambda a, n: a * n)
+    outer = vp.jit(lambda a: inner(a, 2) + inner(a[::-1], 3))
+    _same(outer(vp.asarray(V1)), V1 * 2 + V1[::-1] * 3)
+    _same(inner(vp.asarray(V1), 2), V1 * 2)  # and on its own still
+
+
 # ---------------------------------------------------------------- in place
 
 

@@ -749,6 +749,11 @@ class JitFunction:
             r = fast(args, out, sync)
             if r is not NotImplemented:
                 return r
+        if any(isinstance(a, Tracer) for a in args):
+            # called inside another vp.jit function: traced into it (inlined)
+            if out is not None:
+                raise TracingError(f"{_where()}: out= inside vp.jit; return the result instead")
+            return self.fn(*args)
         outs = _outs(out, self.__name__)
         for a in args + outs:
             if getattr(a, "dtype", None) is not None and getattr(a.dtype, "kind", "") == "c":
