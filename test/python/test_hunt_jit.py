@@ -168,6 +168,21 @@ def test_jit_function_called_inside_jit_is_inlined():
     _same(inner(vp.asarray(V1), 2), V1 * 2)  # and on its own still
 
 
+def test_numpy_scalar_argument_is_a_0d_array():
+    """Bug: a NumPy scalar argument (or vp.sqrt of a Python scalar) inside
+    vp.jit had shape None: s.sum(), s.ndim, s.reshape(1, 1), s[None] were
+    TypeErrors (object of type 'NoneType' has no len()); NumPy treats it as
+    a 0-d array."""
+    s = np.float64(0.5)
+    f = vp.jit(lambda x, s: (s.sum() * x, s.reshape(1, 1), s[None] + s.ndim,
+                             vp.sqrt(2.0 * s).max(keepdims=True)))
+    r = f(vp.asarray(V1), s)
+    _same(r[0], np.sum(s) * V1)
+    _same(r[1], np.reshape(s, (1, 1)))
+    _same(r[2], np.asarray(s)[None] + 0)
+    _same(r[3], np.max(np.sqrt(2.0 * np.asarray(s)), keepdims=True))
+
+
 # ---------------------------------------------------------------- in place
 
 

@@ -183,24 +183,32 @@ class Tracer(_graph.Traced):
     # ------------------------------------------------------------ attributes
     @property
     def shape(self):
-        return self._v.shape
+        # () for a scalar value (a NumPy scalar argument, vp.sqrt of one):
+        # a 0-d array to the user, as NumPy's scalars are
+        return self._v.shape if self._v.shape is not None else ()
 
     @property
     def dtype(self):
         return self._v.dtype
 
+    def _tensor(self):
+        """This value as a tensor (a scalar value as a 0-d one), for the
+        array ops that take tensors (reductions, reshape, indexing)."""
+        v = self._v
+        return v if v.shape is not None else self._t.g.broadcast(v, ())
+
     @property
     def ndim(self):
-        return len(self._v.shape)
+        return len(self.shape)
 
     @property
     def size(self):
-        return int(np.prod(self._v.shape, dtype=np.int64))
+        return int(np.prod(self.shape, dtype=np.int64))
 
     def __len__(self):
-        if not self._v.shape:
+        if not self.shape:
             raise TypeError("len() of a 0-d array")
-        return self._v.shape[0]
+        return self.shape[0]
 
     def __repr__(self):
         return f"<vp.jit tracer {self.dtype.name}{list(self.shape)}>"
@@ -592,7 +600,7 @@ def _getitem(t, key):
     b, adv = ix._basic(t.shape, 0, list(_graph.c_strides(t.shape)), entries)
     if adv and ix._adv_apart(entries):  # t[0, :, idx]: NumPy puts idx's dims first
         b, adv = ix._adv_first(b, adv)
-    v = t._v
+    v = t._tensor()
     if (tuple(b.shape), b.offset, tuple(b.strides)) != (t.shape, 0, _graph.c_strides(t.shape)):
         v = tr.g.slice(v, tuple(b.shape), b.offset, tuple(b.strides))
     if not adv:
@@ -627,7 +635,7 @@ def reshape(a, *shape):
     if int(np.prod(shape, dtype=np.int64)) != n:
         raise ValueError(f"cannot reshape array of size {n} into shape {shape}")
     a._t.stamp()
-    return Tracer(a._t.g.reshape(a._v, shape), a._t)
+    return Tracer(a._t.g.reshape(a._tensor(), shape), a._t)
 
 
 def transpose(a, axes=None):
