@@ -183,6 +183,17 @@ def test_numpy_scalar_argument_is_a_0d_array():
     _same(r[3], np.max(np.sqrt(2.0 * np.asarray(s)), keepdims=True))
 
 
+def test_complex_value_inside_jit_is_a_clear_type_error():
+    """Bug: x * 1j (or a complex argument, a captured complex array) inside
+    vp.jit was TypeError: 'NoneType' object is not callable from deep in
+    the complex path; complex operands are eager only (docs), so the error
+    now says that."""
+    xv = vp.asarray(V1)
+    for f, args in ((lambda a: a * 1j, ()), (lambda a, c: a + c, (2 + 1j,))):
+        with pytest.raises(TypeError, match="complex values are not traced"):
+            vp.jit(f)(xv, *args)
+
+
 # ---------------------------------------------------------------- in place
 
 
