@@ -265,6 +265,36 @@ def test_augmented_assignment_of_computed_values():
     _same(r[2], V1 * 2)
 
 
+def test_augmented_assignment_after_a_copy_that_reshapes():
+    """cumsum() (axis None), flatten() and take() reshape their input
+    inside: no view the user holds, so a later y += 1 of that input is
+    allowed (and their results do not see it), where ravel() is a view
+    (a TracingError, as the view would see the update in NumPy)."""
+    def f(a):
+        y = a * 2
+        c = y.cumsum()
+        fl = y.flatten()
+        t = vp.take(y, [0, 5])
+        y += 1
+        fl += 5
+        return y, c, fl, t
+
+    x = V1.reshape(2, 4)
+    r = vp.jit(f)(vp.asarray(x))
+    for got, want in zip(r, ((x * 2) + 1, (x * 2).cumsum(), (x * 2).ravel() + 5,
+                             np.take(x * 2, [0, 5]))):
+        _same(got, want)
+
+    def g(a):
+        y = a * 2
+        r = y.ravel()
+        y += 1
+        return r
+
+    with pytest.raises(vp.TracingError, match="view"):
+        vp.jit(g)(vp.asarray(x))
+
+
 # ---------------------------------------------------------------- out=
 
 

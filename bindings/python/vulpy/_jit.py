@@ -74,6 +74,9 @@ class _Trace:
         self.zeros = {}  # (dtype, bits) -> the Value of a captured +-0.0 (one buffer each)
         self.weak = []  # _WeakScalars of Python arithmetic on scalar arguments (_weak_expr)
         self.copies = {}  # id -> a Tracer that is a copy (x.copy()): in place is allowed
+        # values of reshapes that are no user view (cumsum's ravel, flatten):
+        # a later x += 1 of their source is no write through a view
+        self.internal = set()
 
     def copy_of(self, x):
         """A copy of tracer x: another Tracer of the same value (values do
@@ -145,7 +148,8 @@ def _inplace(name):
         mine = self._v.name
         op = d.get(mine, ("",))[0]
         # (a broadcast in a binary op is no view: b + m reads b at m's shape)
-        viewed = any(o in _VIEW_OPS[1:-1] and mine in args for o, args in d.values())
+        viewed = any(o in _VIEW_OPS[1:-1] and mine in args and n not in self._t.internal
+                     for n, (o, args) in d.items())
         if id(self) in self._t.copies:  # x.copy(), x.astype(x.dtype): its own memory
             op = ""
         if op in _VIEW_OPS or viewed:
@@ -302,8 +306,10 @@ class Tracer(_graph.Traced):
     def take(self, indices, axis=None):
         return _indexing.take(self, indices, axis)
 
-    def flatten(self):
-        return reshape(self, -1)
+    def flatten(self):  # a copy in NumPy (ravel is the view)
+        r = reshape(self, -1)
+        self._t.internal.add(r._v.name)
+        return self._t.copy_of(r)
 
     def copy(self):
         return self._t.copy_of(self)
