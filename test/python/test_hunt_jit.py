@@ -294,6 +294,17 @@ def test_augmented_assignment_after_a_copy_that_reshapes():
     with pytest.raises(vp.TracingError, match="view"):
         vp.jit(g)(vp.asarray(x))
 
+    def h(a):  # views that are gone (temporaries) do not count
+        y = a * 2
+        first = y[0] + 0
+        col = y[:, None] * 1
+        y += 1
+        return y, first, col
+
+    r = vp.jit(h)(vp.asarray(x))
+    for got, want in zip(r, (x * 2 + 1, x[0] * 2, (x * 2)[:, None])):
+        _same(got, want)
+
 
 # ---------------------------------------------------------------- out=
 

@@ -648,8 +648,6 @@ def take(a, indices, axis=None, out=None, mode="raise", *, context=None):
             indices = indices.astype(_I32)  # take(a, []): NumPy's empty integer index
     if axis is None:
         a = a.reshape(-1)
-        if isinstance(a, _graph.Traced):  # (no view: vp.jit's x += 1 may follow)
-            getattr(a._t, "internal", set()).add(a._v.name)
         ax = 0
     else:
         ax = int(axis)

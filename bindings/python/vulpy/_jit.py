@@ -21,6 +21,7 @@ import inspect
 import operator
 import os
 import threading
+import weakref
 
 import numpy as np
 
@@ -74,16 +75,37 @@ class _Trace:
         self.zeros = {}  # (dtype, bits) -> the Value of a captured +-0.0 (one buffer each)
         self.weak = []  # _WeakScalars of Python arithmetic on scalar arguments (_weak_expr)
         self.copies = {}  # id -> a Tracer that is a copy (x.copy()): in place is allowed
-        # values of reshapes that are no user view (cumsum's ravel, flatten):
-        # a later x += 1 of their source is no write through a view
-        self.internal = set()
+        # (weak reference, source value name) of each Tracer made by a view op
+        # (slice, transpose, reshape): x += 1 is refused while a view of x
+        # the function still holds exists (NumPy's view would see it)
+        self.views = []
 
     def copy_of(self, x):
         """A copy of tracer x: another Tracer of the same value (values do
         not change; x += 1 on either rebinds that one only)."""
         c = Tracer(x._v, self)
+        if self.views and self.views[-1][0]() is c:
+            self.views.pop()  # (made right after its view op: a copy is no view)
         self.copies[id(c)] = c
         return c
+
+    def viewed(self, name, d):
+        """Whether a live Tracer views value `name` (through view ops); d is
+        _defs of the graph."""
+        live = []
+        found = False
+        for ref, src in self.views:
+            v = ref()
+            if v is None:
+                continue
+            live.append((ref, src))
+            n = v._v.name
+            while not found and n is not None:
+                op, args = d.get(n, ("", ()))
+                n = args[0] if op in _VIEW_OPS[1:-1] and args else None
+                found = n == name
+        self.views = live
+        return found
 
     def stamp(self):
         """Stamps the next ops with the user's line (GLSL comments show it)."""
@@ -147,9 +169,7 @@ def _inplace(name):
         d = _defs(self._t.g)
         mine = self._v.name
         op = d.get(mine, ("",))[0]
-        # (a broadcast in a binary op is no view: b + m reads b at m's shape)
-        viewed = any(o in _VIEW_OPS[1:-1] and mine in args and n not in self._t.internal
-                     for n, (o, args) in d.items())
+        viewed = self._t.viewed(mine, d)  # (a view the function still holds)
         if id(self) in self._t.copies:  # x.copy(), x.astype(x.dtype): its own memory
             op = ""
         if op in _VIEW_OPS or viewed:
@@ -178,8 +198,17 @@ class Tracer(_graph.Traced):
     """A traced array inside vp.jit: behaves like a vp.ndarray for every
     operation the array level has; its data does not exist yet."""
 
-    __slots__ = ()
+    __slots__ = ("__weakref__",)
     __array_priority__ = 200
+
+    def __init__(self, v, t):
+        super().__init__(v, t)
+        if v is not None and t is not None:  # a view op's result: noted (_Trace.views)
+            last = t.g.lines[-1] if t.g.lines else ""
+            if last.startswith(v.name + " = array."):
+                words = last.split(" = ", 1)[1].split(None, 2)
+                if words[0] in _VIEW_OPS[1:-1] and len(words) > 1:
+                    t.views.append((weakref.ref(self), words[1].rstrip(",")))
 
     def wrap(self, v):
         return Tracer(v, self._t)
@@ -307,9 +336,7 @@ class Tracer(_graph.Traced):
         return _indexing.take(self, indices, axis)
 
     def flatten(self):  # a copy in NumPy (ravel is the view)
-        r = reshape(self, -1)
-        self._t.internal.add(r._v.name)
-        return self._t.copy_of(r)
+        return self._t.copy_of(reshape(self, -1))
 
     def copy(self):
         return self._t.copy_of(self)

@@ -402,7 +402,6 @@ def _trace(kind, a, axis, dtype, keepdims, scan):
         _scan_axis(kind, axis)
         if axis is None and nd != 1:
             v = t.g.reshape(v, (a.size,))
-            getattr(t, "internal", set()).add(v.name)  # (no view: vp.jit's x += 1 may follow)
             nd = 1
         axes = _axes(0 if axis is None else axis, nd, kind)
         return a.wrap(t.g.scan(kind, v, axes[0], result_dtype(kind, a.dtype, dtype)))
