@@ -186,6 +186,11 @@ def ufunc(uf, args, out, context, sync):
     """The call of vulpy Ufunc `uf` with a complex operand or out=."""
     name = {"true_divide": "divide", "conj": "conjugate"}.get(uf.name, uf.name)
     o = out[0] if type(out) is tuple and len(out) == 1 else out
+    if any(isinstance(a, _graph.Traced) for a in args):  # x * 1j inside vp.jit: eager only
+        dt = next(np.asarray(a).dtype for a in args if not isinstance(a, _graph.Traced) and
+                  is_complex(a))
+        raise TypeError(f"vp.jit: vp.{uf.name} with a {dt.name} operand: complex values are "
+                        f"not traced (complex arrays run eagerly, outside vp.jit)")
     args = tuple(np.asarray(a) if isinstance(a, (list, tuple)) else a for a in args)
     if name not in SUPPORTED:
         dt = next((np.asarray(a).dtype if not _resident(a) else a.dtype) for a in

@@ -18,8 +18,10 @@ optimize. A Python `if` on a traced value, or a NumPy function the array
 level does not have, is a TracingError that names it and the line.
 """
 import inspect
+import operator
 import os
 import threading
+import weakref
 
 import numpy as np
 
@@ -71,6 +73,39 @@ class _Trace:
         self.consts = []  # (buffer name, resident array) captured NumPy constants
         self.ctx = None  # the context the traced call runs on
         self.zeros = {}  # (dtype, bits) -> the Value of a captured +-0.0 (one buffer each)
+        self.weak = []  # _WeakScalars of Python arithmetic on scalar arguments (_weak_expr)
+        self.copies = {}  # id -> a Tracer that is a copy (x.copy()): in place is allowed
+        # (weak reference, source value name) of each Tracer made by a view op
+        # (slice, transpose, reshape): x += 1 is refused while a view of x
+        # the function still holds exists (NumPy's view would see it)
+        self.views = []
+
+    def copy_of(self, x):
+        """A copy of tracer x: another Tracer of the same value (values do
+        not change; x += 1 on either rebinds that one only)."""
+        c = Tracer(x._v, self)
+        if self.views and self.views[-1][0]() is c:
+            self.views.pop()  # (made right after its view op: a copy is no view)
+        self.copies[id(c)] = c
+        return c
+
+    def viewed(self, name, d):
+        """Whether a live Tracer views value `name` (through view ops); d is
+        _defs of the graph."""
+        live = []
+        found = False
+        for ref, src in self.views:
+            v = ref()
+            if v is None:
+                continue
+            live.append((ref, src))
+            n = v._v.name
+            while not found and n is not None:
+                op, args = d.get(n, ("", ()))
+                n = args[0] if op in _VIEW_OPS[1:-1] and args else None
+                found = n == name
+        self.views = live
+        return found
 
     def stamp(self):
         """Stamps the next ops with the user's line (GLSL comments show it)."""
@@ -93,6 +128,63 @@ def _binop(name):
     return op, rop
 
 
+_VIEW_OPS = ("array.load", "array.slice", "array.transpose", "array.reshape",
+             "array.broadcast")
+
+
+def _defs(g):
+    """name -> (op, operand names) of graph g's values."""
+    d = {}
+    for line in g.lines:
+        if line.startswith("%") and " = " in line:
+            name, rest = line.split(" = ", 1)
+            words = rest.rsplit(" : ", 1)[0].split()
+            d[name] = (words[0], [w.rstrip(",") for w in words[1:] if w.startswith("%")])
+    return d
+
+
+def _inplace(name):
+    """Operator x op= y on tracers. Eager NumPy writes x's memory, which an
+    argument, a view or another name may share; a trace cannot write an
+    argument (the caller's array) and its views are values, not memory: an
+    in-place update of an argument, of a view (of anything), or of a value
+    a view was taken of is a TracingError. A value the function computed
+    and nothing views takes the result (every name bound to this tracer
+    sees it, as they would see the update in NumPy)."""
+    def iop(self, other):
+        if type(self) is not Tracer:
+            return NotImplemented  # a weak scalar: n += 1 is n = n + 1, as in Python
+        r = getattr(_ufunc, name)(self, other)
+        np_name = name
+        if tuple(r.shape) != tuple(self.shape):
+            raise ValueError(f"{_where()}: non-broadcastable output operand with shape "
+                             f"{tuple(self.shape)} doesn't match the broadcast shape "
+                             f"{tuple(r.shape)} (in-place {np_name})")
+        if r.dtype != self.dtype:
+            if not np.can_cast(r.dtype, self.dtype, "same_kind"):
+                raise TypeError(f"{_where()}: Cannot cast ufunc '{np_name}' output from "
+                                f"dtype('{r.dtype}') to dtype('{self.dtype}') with casting "
+                                f"rule 'same_kind' (in-place operator)")
+            r = r.astype(self.dtype)
+        d = _defs(self._t.g)
+        mine = self._v.name
+        op = d.get(mine, ("",))[0]
+        viewed = self._t.viewed(mine, d)  # (a view the function still holds)
+        if id(self) in self._t.copies:  # x.copy(), x.astype(x.dtype): its own memory
+            op = ""
+        if op in _VIEW_OPS or viewed:
+            what = "an argument (or a captured array)" if op == "array.load" else \
+                "a value a view was taken of" if viewed else "a view"
+            raise TracingError(
+                f"{_where()}: in-place {np_name} (an augmented assignment like x += y) of "
+                f"{what} inside vp.jit: the trace cannot write that memory; return the "
+                f"result (x = x + y) and pass out= to the call for an in-place update")
+        self._v = r._v
+        return self
+
+    return iop
+
+
 def _delegate(f):
     """A method that is f(self, ...) (a reduction): x.sum(0) is vp.sum(x, 0)."""
     def m(self, *args, **kwargs):
@@ -106,8 +198,17 @@ class Tracer(_graph.Traced):
     """A traced array inside vp.jit: behaves like a vp.ndarray for every
     operation the array level has; its data does not exist yet."""
 
-    __slots__ = ()
+    __slots__ = ("__weakref__",)
     __array_priority__ = 200
+
+    def __init__(self, v, t):
+        super().__init__(v, t)
+        if v is not None and t is not None:  # a view op's result: noted (_Trace.views)
+            last = t.g.lines[-1] if t.g.lines else ""
+            if last.startswith(v.name + " = array."):
+                words = last.split(" = ", 1)[1].split(None, 2)
+                if words[0] in _VIEW_OPS[1:-1] and len(words) > 1:
+                    t.views.append((weakref.ref(self), words[1].rstrip(",")))
 
     def wrap(self, v):
         return Tracer(v, self._t)
@@ -115,24 +216,32 @@ class Tracer(_graph.Traced):
     # ------------------------------------------------------------ attributes
     @property
     def shape(self):
-        return self._v.shape
+        # () for a scalar value (a NumPy scalar argument, vp.sqrt of one):
+        # a 0-d array to the user, as NumPy's scalars are
+        return self._v.shape if self._v.shape is not None else ()
 
     @property
     def dtype(self):
         return self._v.dtype
 
+    def _tensor(self):
+        """This value as a tensor (a scalar value as a 0-d one), for the
+        array ops that take tensors (reductions, reshape, indexing)."""
+        v = self._v
+        return v if v.shape is not None else self._t.g.broadcast(v, ())
+
     @property
     def ndim(self):
-        return len(self._v.shape)
+        return len(self.shape)
 
     @property
     def size(self):
-        return int(np.prod(self._v.shape, dtype=np.int64))
+        return int(np.prod(self.shape, dtype=np.int64))
 
     def __len__(self):
-        if not self._v.shape:
+        if not self.shape:
             raise TypeError("len() of a 0-d array")
-        return self._v.shape[0]
+        return self.shape[0]
 
     def __repr__(self):
         return f"<vp.jit tracer {self.dtype.name}{list(self.shape)}>"
@@ -215,6 +324,8 @@ class Tracer(_graph.Traced):
         return transpose(self)
 
     def astype(self, dtype):
+        if np.dtype(dtype) == self.dtype:
+            return self._t.copy_of(self)
         self._t.stamp()
         return Tracer(self._t.g.convert(self._v, dtype), self._t)
 
@@ -224,11 +335,11 @@ class Tracer(_graph.Traced):
     def take(self, indices, axis=None):
         return _indexing.take(self, indices, axis)
 
-    def flatten(self):
-        return reshape(self, -1)
+    def flatten(self):  # a copy in NumPy (ravel is the view)
+        return self._t.copy_of(reshape(self, -1))
 
     def copy(self):
-        return self
+        return self._t.copy_of(self)
 
     def __getitem__(self, key):
         return _getitem(self, key)
@@ -253,6 +364,21 @@ class Tracer(_graph.Traced):
 
     def __divmod__(self, other):
         return self // other, self % other
+
+    # in place (x += y): NumPy's ufunc(x, y, out=x), the result cast to x's
+    # dtype (same_kind) and of x's shape; the tracer takes the new value
+    __iadd__ = _inplace("add")
+    __isub__ = _inplace("subtract")
+    __imul__ = _inplace("multiply")
+    __itruediv__ = _inplace("divide")
+    __ifloordiv__ = _inplace("floor_divide")
+    __imod__ = _inplace("remainder")
+    __ipow__ = _inplace("power")
+    __iand__ = _inplace("bitwise_and")
+    __ior__ = _inplace("bitwise_or")
+    __ixor__ = _inplace("bitwise_xor")
+    __ilshift__ = _inplace("left_shift")
+    __irshift__ = _inplace("right_shift")
 
     def __rdivmod__(self, other):
         return other // self, other % self
@@ -295,13 +421,18 @@ class Tracer(_graph.Traced):
 
 class _WeakScalar(Tracer):
     """A Python scalar argument: weak in NumPy's promotion (NEP 50), a push
-    constant of the loop's dtype wherever it is used."""
+    constant of the loop's dtype wherever it is used. Python arithmetic on
+    such scalars (`n + 1`, `-s`, `2.0 * s`, `n > 0`) gives a Python scalar
+    in eager code, weak too: here another _WeakScalar, whose value the host
+    computes at each call with Python's own operators (`fn`), never a
+    strong int64 / float64 array."""
 
-    __slots__ = ("pyval", "param", "fields")
+    __slots__ = ("pyval", "param", "fields", "idx", "fn")
 
-    def __init__(self, pyval, param, t):
+    def __init__(self, pyval, param, t, idx=None, fn=None):
         super().__init__(None, t)
         self.pyval, self.param, self.fields = pyval, param, {}
+        self.idx, self.fn = idx, fn  # an argument's index, or the host function of args
 
     @property
     def dtype(self):
@@ -319,13 +450,80 @@ class _WeakScalar(Tracer):
             self.fields[dt] = v
         return v
 
+    def eval(self, args):
+        """This scalar's Python value in the call with arguments `args`."""
+        if self.fn is None:
+            return args[self.idx]
+        v = self.fn(args)
+        if type(v) is not type(self.pyval):  # 2 ** n: an int, then a float for n < 0
+            raise TypeError(f"vp.jit: a Python scalar expression of the arguments was "
+                            f"{type(self.pyval).__name__} when traced and is "
+                            f"{type(v).__name__} now ({v!r}), which NumPy promotes "
+                            f"differently; pass it as an argument instead")
+        return v
+
+
+def _is_weak(x):
+    return isinstance(x, _WeakScalar) or type(x) in (bool, int, float)
+
+
+def _weak_expr(pyop, operands):
+    """A _WeakScalar for pyop(*operands) (operands: _WeakScalars and Python
+    scalars), computed on the host at each call."""
+    t = next(o._t for o in operands if isinstance(o, _WeakScalar))
+    vals = lambda args: [o.eval(args) if isinstance(o, _WeakScalar) else o  # noqa: E731
+                         for o in operands]
+    pyval = pyop(*(o.pyval if isinstance(o, _WeakScalar) else o for o in operands))
+    w = _WeakScalar(pyval, f"weak__{len(t.weak)}", t, fn=lambda args: pyop(*vals(args)))
+    t.weak.append(w)
+    return w
+
+
+def _weak_binop(name, pyop):
+    """Operator `name` of a _WeakScalar: Python's own when the other operand
+    is weak too (the result a Python scalar, as in eager code), else the
+    traced ufunc."""
+    top, trop = _binop(name)
+
+    def op(self, other):
+        return _weak_expr(pyop, (self, other)) if _is_weak(other) else top(self, other)
+
+    def rop(self, other):
+        return _weak_expr(pyop, (other, self)) if _is_weak(other) else trop(self, other)
+
+    return op, rop
+
+
+for _name, _pyop in (("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
+                     ("truediv", operator.truediv), ("floordiv", operator.floordiv),
+                     ("mod", operator.mod), ("pow", operator.pow), ("and", operator.and_),
+                     ("or", operator.or_), ("xor", operator.xor), ("lshift", operator.lshift),
+                     ("rshift", operator.rshift)):
+    _uf = {"sub": "subtract", "mul": "multiply", "truediv": "divide", "floordiv": "floor_divide",
+           "mod": "remainder", "pow": "power", "and": "bitwise_and", "or": "bitwise_or",
+           "xor": "bitwise_xor", "lshift": "left_shift", "rshift": "right_shift"}.get(_name, _name)
+    _op, _rop = _weak_binop(_uf, _pyop)
+    setattr(_WeakScalar, f"__{_name}__", _op)
+    setattr(_WeakScalar, f"__r{_name}__", _rop)
+for _name, _pyop, _uf in (("lt", operator.lt, "less"), ("le", operator.le, "less_equal"),
+                          ("gt", operator.gt, "greater"), ("ge", operator.ge, "greater_equal"),
+                          ("eq", operator.eq, "equal"), ("ne", operator.ne, "not_equal")):
+    setattr(_WeakScalar, f"__{_name}__", _weak_binop(_uf, _pyop)[0])
+for _name, _pyop in (("neg", operator.neg), ("pos", operator.pos), ("abs", operator.abs),
+                     ("invert", operator.invert)):
+    setattr(_WeakScalar, f"__{_name}__",
+            (lambda f: lambda self: _weak_expr(f, (self,)))(_pyop))
+_WeakScalar.__hash__ = None
+del _name, _pyop, _uf, _op, _rop
+
 
 # ---------------------------------------------------------------- ufuncs
 
 
 def _key(x):
     if isinstance(x, _WeakScalar):
-        return type(x.pyval)
+        # a Python bool is NumPy's bool (eager: _arrayops.dtype_key)
+        return _BOOL if isinstance(x.pyval, (bool, np.bool_)) else type(x.pyval)
     if isinstance(x, Tracer):
         return x.dtype
     return _arrayops.dtype_key(x)
@@ -360,6 +558,7 @@ def _trace_value(t, x, dt):
 def _capture(t, a):
     """A NumPy array constant of the traced function: uploaded once, bound
     at every call."""
+    shape = np.shape(a)  # (np.ascontiguousarray makes a 0-d array 1-d: x.sum() > 0.0 was (1,))
     a = np.ascontiguousarray(a)
     _array.check_dtype(a.dtype, "vp.jit constant")
     ctx = t.ctx if t.ctx is not None else _context.resolve(None)
@@ -367,24 +566,58 @@ def _capture(t, a):
     sd = _array.storage_dtype(r.dtype)
     b = t.g.buffer(("c", id(r._buf)), sd, max(a.size, 1), r._buf, "k")
     t.consts.append((b.name, r))
-    return t.g.load(b, a.dtype, a.shape)
+    return t.g.load(b, a.dtype, shape)
 
 
 # More NumPy functions that trace (issue 19: the view-like shape operations)
 TRACED_FUNCTIONS = {n: getattr(_shapeops, n) for n in _shapeops.TRACED}
 
 
-def trace_ufunc(uf, args):
+_CMP_FLIP = {"less": "greater", "less_equal": "greater_equal", "greater": "less",
+             "greater_equal": "less_equal", "equal": "equal", "not_equal": "not_equal"}
+
+
+def trace_ufunc(uf, args, exact=True):
     t = next(a._t for a in args if isinstance(a, Tracer))
     t.stamp()
+    if exact and uf.name in _CMP_FLIP and len(args) == 2:
+        k = next((i for i, a in enumerate(args)
+                  if isinstance(a, _WeakScalar) and type(a.pyval) is int), None)
+        x = args[1 - k] if k is not None else None
+        if isinstance(x, Tracer) and not isinstance(x, _WeakScalar) and x.dtype.kind in "iu":
+            return _int_compare(uf, x, args[k], k)
     keys = tuple(_key(a) for a in args)
     if uf.name == "cast":
         raise TracingError("cast while tracing")
     loop_in, out_dt = uf.resolve(keys)
+    if uf.name != "where":  # (numpy.where casts a Python int as it is: 1000 is int8's -24)
+        for a, dt in zip(args, loop_in):
+            if type(a) is int and np.dtype(dt).kind in "iu" and \
+                    not np.iinfo(dt).min <= a <= np.iinfo(dt).max:
+                # NumPy's OverflowError, not a literal that wraps
+                raise OverflowError(f"{_where()}: Python integer {a} out of bounds for "
+                                    f"{np.dtype(dt).name}")
     vals = [_trace_value(t, a, dt) for a, dt in zip(args, loop_in)]
     return Tracer(_graph.apply_ufunc(t.g, uf, vals, loop_in, out_dt), t)
 
 
+
+
+def _int_compare(uf, x, w, k):
+    """x op n of an integer array x and a Python int argument n (k: n's
+    operand position), exact as NumPy 2 makes it for any n (x_u8 < 300 is
+    all True, x_u8 == -1 all False; not the OverflowError of n cast to
+    x's dtype): the comparison with n clamped to x's range, replaced by
+    the decided answer where n is outside it (all on the host, per call)."""
+    lo, hi = int(np.iinfo(x.dtype).min), int(np.iinfo(x.dtype).max)
+    name = uf.name if k == 1 else _CMP_FLIP[uf.name]  # as x op n
+    inside = _weak_expr(lambda v: lo <= v <= hi, (w,))
+    clamped = _weak_expr(lambda v: min(max(v, lo), hi), (w,))
+    answer = _weak_expr(lambda v: {"less": v > hi, "less_equal": v > hi, "greater": v < lo,
+                                   "greater_equal": v < lo, "equal": False,
+                                   "not_equal": True}[name], (w,))
+    cmp = trace_ufunc(uf, (x, clamped) if k == 1 else (clamped, x), exact=False)
+    return _ufunc.where(inside, cmp, answer)
 
 
 def _getitem(t, key):
@@ -400,7 +633,7 @@ def _getitem(t, key):
     b, adv = ix._basic(t.shape, 0, list(_graph.c_strides(t.shape)), entries)
     if adv and ix._adv_apart(entries):  # t[0, :, idx]: NumPy puts idx's dims first
         b, adv = ix._adv_first(b, adv)
-    v = t._v
+    v = t._tensor()
     if (tuple(b.shape), b.offset, tuple(b.strides)) != (t.shape, 0, _graph.c_strides(t.shape)):
         v = tr.g.slice(v, tuple(b.shape), b.offset, tuple(b.strides))
     if not adv:
@@ -435,7 +668,7 @@ def reshape(a, *shape):
     if int(np.prod(shape, dtype=np.int64)) != n:
         raise ValueError(f"cannot reshape array of size {n} into shape {shape}")
     a._t.stamp()
-    return Tracer(a._t.g.reshape(a._v, shape), a._t)
+    return Tracer(a._t.g.reshape(a._tensor(), shape), a._t)
 
 
 def transpose(a, axes=None):
@@ -459,7 +692,7 @@ class _Entry:
     """One traced and compiled signature."""
 
     __slots__ = ("compiled", "params", "outputs", "structure", "consts", "ctx_key", "hazard",
-                 "elementwise", "fast")
+                 "elementwise", "fast", "weak")
 
 
 def _sig_of(x):
@@ -557,6 +790,11 @@ class JitFunction:
             r = fast(args, out, sync)
             if r is not NotImplemented:
                 return r
+        if any(isinstance(a, Tracer) for a in args):
+            # called inside another vp.jit function: traced into it (inlined)
+            if out is not None:
+                raise TracingError(f"{_where()}: out= inside vp.jit; return the result instead")
+            return self.fn(*args)
         outs = _outs(out, self.__name__)
         for a in args + outs:
             if getattr(a, "dtype", None) is not None and getattr(a.dtype, "kind", "") == "c":
@@ -668,7 +906,7 @@ class JitFunction:
                 params.append(("g", pname, a.dtype))
                 tracers.append(Tracer(v, t))
             elif isinstance(a, (bool, int, float)):
-                w = _WeakScalar(a, pname, t)
+                w = _WeakScalar(a, pname, t, idx=i)
                 params.append(("s", w))
                 tracers.append(w)
             else:
@@ -684,8 +922,8 @@ class JitFunction:
         resident = any(isinstance(a, _array.ndarray) for a in args)
 
         def collect(r):
-            if isinstance(r, _WeakScalar):
-                return ("const", r.pyval)
+            if isinstance(r, _WeakScalar):  # this call's value (an argument's, n + 1's)
+                return ("weak", r)
             if isinstance(r, Tracer):
                 if r._t is not t:
                     raise TracingError(f"vp.jit {self.__name__}: returns a value of another trace")
@@ -713,6 +951,11 @@ class JitFunction:
                 return ("out", k)
             if isinstance(r, (tuple, list)):
                 return (type(r), [collect(x) for x in r])
+            if isinstance(r, dict):  # {"y": a * 2}: the values collected, the keys kept
+                return ("dict", type(r), [(k, collect(x)) for k, x in r.items()])
+            if isinstance(r, (set, frozenset)) and any(isinstance(x, Tracer) for x in r):
+                raise TracingError(f"vp.jit {self.__name__}: returns traced arrays in a "
+                                   f"{type(r).__name__}; return a tuple, list or dict")
             return ("const", r)
 
         structure = collect(result)
@@ -721,6 +964,7 @@ class JitFunction:
                              f"function returns {len(results)}")
         e = _Entry()
         e.params, e.outputs, e.structure, e.consts = params, results, structure, t.consts
+        e.weak = t.weak
         e.hazard = _inplace_hazard(t.g, params, args, outs)
         e.elementwise = _elementwise(t.g)
         e.fast = False  # not planned yet (__call__)
@@ -797,9 +1041,29 @@ class JitFunction:
                     outs.append(r)
             for b in scratch:
                 ctx._release(b)
-            return _rebuild(e.structure, outs)
+            return _rebuild(e.structure, outs, args)
 
         return finish() if sync else Handle(ticket, finish)
+
+    def _push_weak(self, w, a, push):
+        """The push constants of weak scalar w (of value a): one per dtype
+        it is used at."""
+        for dt in w.fields:
+            if dt in _graph.WIDE:  # small dtypes: NumPy's value (or its OverflowError)
+                try:
+                    v = np.array(a, dtype=dt)
+                except OverflowError as e:
+                    what = f"argument {w.param}" if w.fn is None else \
+                        "a Python scalar expression of the arguments"
+                    raise OverflowError(f"vp.jit {self.__name__}: {what}: {e}") from None
+                push[f"{w.param}_{_graph.vtype(dt)}"] = v.item()
+                continue
+            if dt.kind == "f":  # NumPy's cast: 1e300 is inf in float32, not an error
+                with np.errstate(over="ignore"):
+                    v = float(np.asarray(a, dtype=dt))
+            else:
+                v = int(bool(a)) if dt == _BOOL else int(a)
+            push[f"{w.param}_{_graph.vtype(dt)}"] = v
 
     def _bind(self, e, args, ctx, outs):
         """Buffers and push constants of one call: (bind, push, scratch,
@@ -819,20 +1083,11 @@ class JitFunction:
                 scratch.append(buf)
                 bind[p[1]] = buf
             elif kind == "s":
-                w = p[1]
-                for dt in w.fields:
-                    if dt in _graph.WIDE:  # small dtypes: NumPy's value (or its OverflowError)
-                        try:
-                            v = np.array(a, dtype=dt)
-                        except OverflowError as e:
-                            raise OverflowError(f"vp.jit {self.__name__}: argument {w.param}: "
-                                                f"{e}") from None
-                        push[f"{w.param}_{_graph.vtype(dt)}"] = v.item()
-                        continue
-                    push[f"{w.param}_{_graph.vtype(dt)}"] = (
-                        int(bool(a)) if dt == _BOOL else float(a) if dt.kind == "f" else int(a))
+                self._push_weak(p[1], a, push)
             elif kind == "g":
                 push[p[1]] = a.item() if p[2] != _BOOL else int(a)
+        for w in e.weak:
+            self._push_weak(w, w.eval(args), push)
         for name, r in e.consts:
             bind[name] = r._buf
         results = []
@@ -880,17 +1135,33 @@ def _alias(o, args):
 def _inplace_hazard(g, params, args, outs):
     """The indices of the resident arguments that overlap an out= array and
     whose values reach a store through anything but elementwise ops (a
-    slice, a transpose, a reduction, a gather, a broadcast): the fused
-    kernels would read elements another invocation already wrote. Empty
-    when every such argument is only read element for element (in place
-    is then safe, and __call__ has copied every other overlap already)."""
+    slice, a transpose, a reduction, a gather, a broadcast), or reach a
+    store into other memory than their own, or two stores: the fused
+    kernels would read elements another invocation (or an earlier kernel:
+    the stores of several results are kernels in program order, each
+    reading the buffers again) already wrote. Empty when every such
+    argument is only read element for element by the one store into its
+    own memory (in place is then safe, and __call__ has copied every other
+    overlap already)."""
     found = ()
     for i, (p, a) in enumerate(zip(params, args)):
         if p[0] != "r" or not any(_array.overlaps(o, a) for o in outs):
             continue
         src = "@" + p[1]
+        own = {"@" + q[1] for q, b in zip(params, args)
+               if q[0] == "r" and b._buf is a._buf}  # the buffers bound to a's memory
         tainted = {}  # name -> its shape (the tensor type without the dtype)
+        stores = 0
         for line in g.lines:
+            if line.startswith("array.store "):
+                target = line.split()[1].rstrip(",")
+                value = line[line.rindex(", %") + 2:].split()[0]
+                if value in tainted:
+                    stores += 1
+                    if stores > 1 or target not in own:
+                        found += (i,)
+                        break
+                continue
             if not line.startswith("%") or " = " not in line:
                 continue
             name, rest = line.split(" = ", 1)
@@ -938,13 +1209,18 @@ def sig_is_array(a):
     return isinstance(a, np.ndarray) or all(isinstance(e, (int, float, bool)) for e in a)
 
 
-def _rebuild(s, outs):
+def _rebuild(s, outs, args):
     kind = s[0]
     if kind == "out":
         return outs[s[1]]
     if kind == "const":
         return s[1]
-    return kind(_rebuild(x, outs) for x in s[1])
+    if kind == "weak":
+        return s[1].eval(args)
+    if kind == "dict":
+        return s[1]((k, _rebuild(x, outs, args)) for k, x in s[2])
+    items = [_rebuild(x, outs, args) for x in s[1]]
+    return kind(*items) if hasattr(kind, "_fields") else kind(items)  # (a namedtuple)
 
 
 def jit(fn=None, *, fuse: bool = True, context=None, fast_math: bool = False) -> "JitFunction":

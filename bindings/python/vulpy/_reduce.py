@@ -397,7 +397,7 @@ def _trace(kind, a, axis, dtype, keepdims, scan):
     t = a._t
     t.stamp()
     nd = a.ndim
-    v = a._v
+    v = a._v if a._v.shape is not None else t.g.broadcast(a._v, ())  # (a scalar: 0-d)
     if scan:
         _scan_axis(kind, axis)
         if axis is None and nd != 1:

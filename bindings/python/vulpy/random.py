@@ -567,10 +567,12 @@ def _param_shape(size, shapes, who):
 
 
 def _non_negative(v, who, name):
+    """NumPy's check of scale=: the sign bit, NaN aside (-0.0 is its
+    ValueError too)."""
     if isinstance(v, float):
-        bad = v < 0
+        bad = math.copysign(1.0, v) < 0 and not math.isnan(v)
     else:  # an array: one read back of a flag
-        bad = bool(_reduce.any(v < 0))
+        bad = bool(_reduce.any(_ufunc.signbit(v) & ~_ufunc.isnan(v)))
     if bad:
         got = v if isinstance(v, float) else "an array with negative values"
         raise ValueError(f"{who}: {name}= must be >= 0, got {got}")
