@@ -7,8 +7,9 @@
  *     written to a buffer and read back: the result of every reduction and
  *     scan (unless its only use is one array.store, which is then the
  *     reduction's destination), a stored value whose expression reads the
- *     stored-to buffer through another view, and, in SPLIT mode, every
- *     value. Materializing %v inserts `array.store @buf, %v` and
+ *     stored-to buffer through another view, a load that a later store
+ *     to its buffer makes stale before a root after that store reads it,
+ *     and, in SPLIT mode, every value. Materializing %v inserts `array.store @buf, %v` and
  *     `%v' = array.load @buf` after its definition and points the other
  *     uses at %v'. The buffer is a store target nothing else reads, or a
  *     new temporary.
@@ -443,6 +444,43 @@ static void drop_dead(part *p) {
   }
 }
 
+/* Step 1 for loads a later store makes stale: an array function's values
+ * are taken where they are written, so a load of buffer B before a store
+ * to B in program order reads B's old contents. A root after that store
+ * runs in a later kernel (it reads what the store writes, so it never
+ * joins the store's group), where B holds the new ones: such a load is
+ * materialized at its place (a copy before the store). Returns false on
+ * failure; *changed when it materialized one. */
+static bool stale_load(part *p, bool *changed) {
+  *changed = false;
+  p->nids = p->f->next_id;
+  uint8_t *t = calloc(p->nids ? p->nids : 1, 1);
+  if (!t)
+    return false;
+  for (vir_op *st = p->f->body.first; st; st = st->next) {
+    if (!is_root_op(st))
+      continue;
+    for (vir_op *r = st->next; r; r = r->next) {
+      if (!is_root_op(r))
+        continue;
+      memset(t, 0, p->nids);
+      mark_tree(p, t, stored(r));
+      if (r->code == VIR_OP_ARRAY_SCATTER)
+        mark_tree(p, t, r->opnd[0]);
+      for (vir_op *ld = p->f->body.first; ld && ld != st; ld = ld->next)
+        if (ld->code == VIR_OP_ARRAY_LOAD && ld->attr.sym == st->attr.sym && ld->val.id < p->nids &&
+            t[ld->val.id]) {
+          free(t);
+          *changed = true;
+          collect_users(p);
+          return p->users && materialize(p, &ld->val);
+        }
+    }
+  }
+  free(t);
+  return true;
+}
+
 static bool partition_func(part *p) {
   drop_dead(p);
   collect_users(p);
@@ -485,6 +523,9 @@ static bool partition_func(part *p) {
         return false;
     }
   }
+  for (bool again = true; again;)
+    if (!stale_load(p, &again))
+      return false;
   collect_users(p);
   /* steps 2-4, until the cost rule is content */
   for (int round = 0;; round++) {
