@@ -95,7 +95,7 @@ def test_views_of_2d_arrays(ctx):
     _same(a[2:5] * 2, h[2:5] * 2, "rows")
     _same(a[:, 3] + 1, h[:, 3] + 1, "column")
     _same(a[4] - a[1], h[4] - h[1], "row - row")
-    _same(vp.sqrt(a[::2, ::-1]), np.sqrt(h[::2, ::-1]), "not collapsible")
+    _same(a[::2, ::-1] * 3, h[::2, ::-1] * 3, "not collapsible")
     _same(a[1:3].reshape(16) + a[3:5].reshape(16), h[1:3].reshape(16) + h[3:5].reshape(16),
           "reshaped rows")
     b = vp.asarray(h.copy())

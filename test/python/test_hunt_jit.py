@@ -90,8 +90,18 @@ def test_int_literal_out_of_range_is_overflow_error():
     with pytest.raises(OverflowError):
         vp.jit(lambda x: x + (-1))(vp.asarray(np.arange(3, dtype=np.uint64)))
     _same(vp.jit(lambda x: (x < 1000) & (x != -1000))(xv), (X8 < 1000) & (X8 != -1000))
-    # numpy.where casts a Python int as it is (1000 is int8's -24): kept
-    _same(vp.jit(lambda x: vp.where(x > 0, x, 1000))(xv), np.where(X8 > 0, X8, 1000))
+    # numpy.where casts a Python int as it is in NumPy 2.3 (1000 is int8's
+    # -24) and refuses it later: eager and vp.jit do what this NumPy does
+    try:
+        want = np.where(X8 > 0, X8, 1000)
+    except OverflowError:
+        want = None
+    for f in (lambda x: vp.where(x > 0, x, 1000), vp.jit(lambda x: vp.where(x > 0, x, 1000))):
+        if want is None:
+            with pytest.raises(OverflowError):
+                f(xv)
+        else:
+            _same(f(xv), want)
     _same(vp.jit(lambda x: x + 100)(xv), X8 + 100)
 
 

@@ -368,6 +368,20 @@ def astype(a, dtype, memory=None):
     return c.run(c.result(r, out))
 
 
+def python_int(uf_name, a, dt, k):
+    """Python int operand `a` (argument k) of ufunc `uf_name` at its loop's
+    integer dtype dt, as a 0-d NumPy array, as the installed NumPy casts
+    it: a value dt cannot hold is NumPy's OverflowError, except for
+    numpy.where, which NumPy 2.3 casts as it is (1000 is int8's -24) and
+    later NumPy refuses too - NumPy itself decides."""
+    try:
+        if uf_name == "where":
+            return np.asarray(np.where(np.False_, np.zeros((), dt), a))
+        return np.array(a, dtype=dt)
+    except OverflowError as e:
+        raise OverflowError(f"vp.{uf_name}: argument {k + 1}: {e}") from None
+
+
 def dtype_key(x):
     """The resolve_dtypes key of one ufunc operand: a dtype, or a Python
     scalar type (weak, as NEP 50 says)."""
@@ -397,10 +411,7 @@ def ufunc(uf, args, out, context, sync):
     _graph.require_features(ctx, tuple(loop_in) + (out_dt,), f"vp.{uf.name}")
     for k, (a, dt) in enumerate(zip(args, loop_in)):
         if type(a) is int and dt.kind in "iu":  # NumPy refuses what the loop cannot hold
-            try:
-                np.array(a, dtype=dt)
-            except OverflowError as e:
-                raise OverflowError(f"vp.{uf.name}: argument {k + 1}: {e}") from None
+            python_int(uf.name, a, dt, k)
     vals = [c.operand(a, dt if not isinstance(a, (_array.ndarray, np.ndarray)) else None)
             for a, dt in zip(args, loop_in)]
     shapes = [v.shape for v in vals if v.shape is not None]

@@ -590,13 +590,15 @@ def trace_ufunc(uf, args, exact=True):
     if uf.name == "cast":
         raise TracingError("cast while tracing")
     loop_in, out_dt = uf.resolve(keys)
-    if uf.name != "where":  # (numpy.where casts a Python int as it is: 1000 is int8's -24)
-        for a, dt in zip(args, loop_in):
-            if type(a) is int and np.dtype(dt).kind in "iu" and \
-                    not np.iinfo(dt).min <= a <= np.iinfo(dt).max:
-                # NumPy's OverflowError, not a literal that wraps
-                raise OverflowError(f"{_where()}: Python integer {a} out of bounds for "
-                                    f"{np.dtype(dt).name}")
+    for k, (a, dt) in enumerate(zip(args, loop_in)):
+        if type(a) is int and np.dtype(dt).kind in "iu" and \
+                not np.iinfo(dt).min <= a <= np.iinfo(dt).max:
+            # NumPy's OverflowError, not a literal that wraps (numpy.where:
+            # the installed NumPy's cast, _arrayops.python_int)
+            try:
+                _arrayops.python_int(uf.name, a, np.dtype(dt), k)
+            except OverflowError as e:
+                raise OverflowError(f"{_where()}: {e}") from None
     vals = [_trace_value(t, a, dt) for a, dt in zip(args, loop_in)]
     return Tracer(_graph.apply_ufunc(t.g, uf, vals, loop_in, out_dt), t)
 

@@ -499,10 +499,13 @@ def _apply(uf, args, out, context, sync, loop=None):
             if loop_in[k] == _BOOL:
                 arr = np.array(int(bool(a)), np.uint32)
             else:
-                try:
-                    arr = np.array(a, dtype=loop_in[k])
-                except OverflowError as e:
-                    raise OverflowError(f"vp.{uf.name}: argument {k + 1}: {e}") from None
+                if type(a) is int and loop_in[k].kind in "iu":
+                    arr = _arrayops.python_int(uf.name, a, loop_in[k], k)
+                else:
+                    try:
+                        arr = np.array(a, dtype=loop_in[k])
+                    except OverflowError as e:
+                        raise OverflowError(f"vp.{uf.name}: argument {k + 1}: {e}") from None
             ops.append(arr)
             shapes.append(())
         else:
