@@ -449,3 +449,22 @@ def test_random_parameter_broadcasting():
     assert np.all(np.abs(z.std(axis=0) / scale - 1) < 5 / np.sqrt(2 * 4000))
     u = g.uniform(loc, loc + scale, size=(4000, 2, 3), dtype=np.float32).numpy()
     assert u.dtype == np.float32 and np.all(u >= loc) and np.all(u < loc + scale)
+
+
+def test_big_endian_numpy_data_is_its_values():
+    """Bug: NumPy data in the other byte order ('>f4', '>u2', '>i8') was a
+    TypeError naming its own dtype ("float32 is not supported on the GPU")
+    in vp.asarray, as an operand beside a resident array (the array path)
+    and in vp.jit; NumPy and CuPy take its values."""
+    for dt in (">f4", ">i8", ">u2", ">f8"):
+        b = (np.arange(7) * 3 - 4).astype(dt)
+        want = b.astype(np.dtype(dt).newbyteorder("="))
+        x = vp.asarray(b)
+        assert x.dtype == want.dtype
+        _same(x, want)
+        _same(vp.asarray(b[::-2]), want[::-2])
+        _same(x + b, want + want)
+        _same(vp.jit(lambda p, q: p * 2 + q)(b, x), want * 2 + want)
+        y = vp.zeros(7, want.dtype)
+        y[...] = b
+        _same(y, want)

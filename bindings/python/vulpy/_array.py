@@ -48,10 +48,12 @@ def check_dtype(dtype, what="dtype"):
         dt = np.dtype(dtype)
     except TypeError:
         raise TypeError(f"{what}: {dtype!r} is not a dtype") from None
+    if not dt.isnative and dt.fields is None:  # '>f4': its values, in the GPU's byte order
+        dt = dt.newbyteorder("=")
     if dt not in DTYPES:
         names = ", ".join(d.name for d in DTYPES)
         raise TypeError(f"{what}: {dt.name} is not supported on the GPU (supported: {names})")
-    return dt.newbyteorder("=") if dt.byteorder == ">" else dt
+    return dt
 
 
 def storage_dtype(dt):

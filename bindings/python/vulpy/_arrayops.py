@@ -121,6 +121,8 @@ class Call:
             h = np.asarray(a)
             if dtype is not None and h.dtype != dtype:
                 h = h.astype(dtype)
+            elif not h.dtype.isnative:  # '>u2': the values in the GPU's byte order
+                h = h.astype(h.dtype.newbyteorder("="))
             _array.check_dtype(h.dtype, f"vp.{self.name}")
             h = np.ascontiguousarray(h)
             sd = _U8 if h.dtype == _BOOL else h.dtype

@@ -797,6 +797,10 @@ class JitFunction:
             if out is not None:
                 raise TracingError(f"{_where()}: out= inside vp.jit; return the result instead")
             return self.fn(*args)
+        if any(type(a) is np.ndarray and not a.dtype.isnative for a in args):
+            # '>f4' NumPy data: its values, in the GPU's byte order
+            args = tuple(a.astype(a.dtype.newbyteorder("=")) if type(a) is np.ndarray and
+                         not a.dtype.isnative else a for a in args)
         outs = _outs(out, self.__name__)
         for a in args + outs:
             if getattr(a, "dtype", None) is not None and getattr(a.dtype, "kind", "") == "c":
