@@ -199,6 +199,11 @@ def _complex_get(a, key):
 
 
 def getitem(a, key):
+    if type(key) is slice and type(a) is _array.ndarray and a.shape:
+        # x[i:j:k] of a resident array: one slice entry, then every axis
+        b, _ = _basic(a.shape, a._offset, _array.elem_strides(a),
+                      (key,) + (slice(None),) * (len(a.shape) - 1))
+        return _view(a, b)
     if isinstance(key, tuple) and len(key) == 1 and _is_mask(key[0]):
         key = key[0]  # x[(mask,)] is x[mask]
     if isinstance(a, _array.ndarray) and a.dtype.kind == "c" and not _basic_key(key):
