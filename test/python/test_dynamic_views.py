@@ -89,6 +89,31 @@ def test_out_views_match_numpy(ctx):
         _same(zv, z, f"{dt} prefix out=")
 
 
+def test_a_view_call_leaves_no_plan_for_whole_arrays(ctx):
+    """Bug: a call into an out= view recorded the fast plan of its
+    signature (ufunc, dtypes, shape, out given), push constants included:
+    the next calls with a whole out= of that shape (in Python, then in C)
+    wrote through the view's offset and step instead (vp.negative(a,
+    out=o) left o untouched after vp.negative(a, out=big[9:10]))."""
+    for dt in (np.float32, np.int32):
+        h = np.arange(1, 6, dtype=dt)
+        a = vp.asarray(h)
+        big = vp.zeros(40, dt)
+        vp.negative(a, out=big[30:35])
+        vp.add(a, 1, out=big[::8])
+        for _ in range(3):  # the Python plan, then the C launcher
+            o = vp.zeros(5, dt)
+            vp.negative(a, out=o)
+            _same(o, -h, f"{dt} negative into a whole out=")
+            vp.add(a, 1, out=o)
+            _same(o, h + 1, f"{dt} add into a whole out=")
+            _same(vp.negative(a), -h, f"{dt} negative, a new result")
+        want = np.zeros(40, dt)
+        want[30:35] = -h
+        want[::8] = h + 1
+        _same(big, want, f"{dt} the view calls")
+
+
 def test_views_of_2d_arrays(ctx):
     h = np.arange(48, dtype=np.float32).reshape(6, 8)
     a = vp.asarray(h)

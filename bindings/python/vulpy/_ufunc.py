@@ -658,7 +658,9 @@ def _apply(uf, args, out, context, sync, loop=None):
     whole = names == [_BUF[k] for k, L in enumerate(layout) if L != "s"] + ["out"]
     if not whole:
         pass  # every call plans (rare: results that ignore an operand)
-    elif not scratch and loop is None and resident is not None and all(
+    # (views, in or out, plan every call: the signature below is of whole
+    # arrays, and a view's offset and step are push constants of this call)
+    elif not scratch and loop is None and resident is not None and oview is None and all(
             (L == "c" and type(a) is _array.ndarray) or
             (L == "s" and type(a) in (float, int, bool)) for L, a in zip(layout, args)):
         # resident arrays of the output's shape and Python scalars: remember
