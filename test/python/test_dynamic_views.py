@@ -240,3 +240,90 @@ def test_one_compile_serves_every_length_offset_and_step(ctx, compiled_texts):
             assert seen and all("tensor<?x" in t for t in texts), texts
         assert len(set(texts)) == seen, f"n={n}: a compile per length"
     assert any(" at(" in t for t in texts)
+
+
+def test_random_view_sequences_match_numpy(ctx):
+    """A seeded random sequence of ufuncs, copies, fills, astype and where
+    on views of every real dtype (steps of either sign, lengths 1..39, the
+    same array as input and out= a third of the time, whole arrays of the
+    same shapes between them): each result NumPy's, bit for bit. Plans and
+    launchers that one call leaves for the next are part of what it
+    checks (a fuzz of this kind found the stale out= view plan, which the
+    whole-array negative after each view call here catches too)."""
+    import random
+    rng = random.Random(11)
+    dts = [np.float32, np.int32, np.uint32, np.bool_] + \
+        ([np.float64] if ctx.has("float64") else []) + \
+        ([np.int64, np.uint64] if ctx.has("int64") else [])
+    ops = ["add", "subtract", "multiply", "maximum", "less", "negative", "copy", "assign",
+           "fill", "astype", "where"]
+
+    def view(n):
+        a = rng.randrange(0, n)
+        b = rng.randrange(a, n + 1)
+        s = rng.choice([1, 1, 2, 3, -1, -2])
+        if s < 0:
+            return slice(b - 1 if b > a else None, a - 1 if a > 0 else None, s)
+        return slice(a, b, s)
+
+    def data(dt, n, seed):
+        h = np.random.default_rng(seed).random(n) * 20 - 5
+        if dt == np.bool_:
+            return h > 5
+        return (np.abs(h) if np.dtype(dt).kind == "u" else h).astype(dt)
+
+    for it in range(400):
+        dt = rng.choice(dts)
+        n = rng.randrange(1, 40)
+        h, g = data(dt, n, it), data(dt, n, it + 1000)
+        x, y = vp.asarray(h), vp.asarray(g)
+        s1 = view(n)
+        m = len(range(*s1.indices(n)))
+        s2 = rng.choice([slice(k, k + m) for k in range(0, n - m + 1)] +
+                        ([slice(m - 1, None, -1)] if m else []))
+        same = rng.random() < 0.3
+        op = rng.choice(ops)
+        H, G = h.copy(), (h if same else g).copy()
+        X, Y = x, (x if same else y)
+        what = (it, op, np.dtype(dt).name, n, s1, s2, same)
+        with np.errstate(all="ignore"):
+            if op in ("add", "subtract", "multiply", "maximum", "less"):
+                if dt == np.bool_ and op == "subtract":
+                    continue
+                if rng.random() < 0.5 and op != "less":
+                    getattr(np, op)(H[s1], G[s2], out=H[s1])
+                    getattr(vp, op)(X[s1], Y[s2], out=X[s1])
+                    pairs = [(X, H)] + ([] if same else [(Y, G)])
+                else:
+                    pairs = [(getattr(vp, op)(X[s1], Y[s2]), getattr(np, op)(H[s1], G[s2]))]
+                    # the same call on whole arrays of that shape, after it
+                    pairs.append((getattr(vp, op)(vp.asarray(H[s1].copy()),
+                                                  vp.asarray(G[s2].copy())),
+                                  getattr(np, op)(H[s1], G[s2])))
+            elif op == "negative":
+                if dt in (np.bool_, np.uint32, np.uint64):
+                    continue
+                np.negative(G[s2], out=H[s1])
+                vp.negative(Y[s2], out=X[s1])
+                o, w = vp.zeros(m, dt), np.zeros(m, dt)
+                vp.negative(X[s1].copy(), out=o)  # whole arrays of that shape next
+                np.negative(H[s1], out=w)
+                pairs = [(X, H), (o, w)]
+            elif op == "copy":
+                pairs = [(X[s1].copy(), H[s1].copy())]
+            elif op == "assign":
+                H[s1] = G[s2].copy()
+                X[s1] = Y[s2]
+                pairs = [(X, H)]
+            elif op == "fill":
+                H[s1] = 3
+                X[s1] = 3
+                pairs = [(X, H)]
+            elif op == "astype":
+                pairs = [(X[s1].astype(np.float32), H[s1].astype(np.float32))]
+            else:
+                c = H[s1] > 2 if dt != np.bool_ else H[s1]
+                cv = X[s1] > 2 if dt != np.bool_ else X[s1]
+                pairs = [(vp.where(cv, X[s1], Y[s2]), np.where(c, H[s1], G[s2]))]
+        for got, want in pairs:
+            _same(got, want, str(what))
