@@ -12,17 +12,9 @@ import pytest
 import vulpy as vp
 from vulpy import _engine
 from conftest import needs_target
+from test_dynamic_reduce import _dtypes  # the real dtypes this device has
 
 pytestmark = needs_target
-
-
-def _dtypes(ctx):
-    out = [np.float32, np.int32, np.uint32, np.bool_]
-    if ctx.has("float64"):
-        out.append(np.float64)
-    if ctx.has("int64"):
-        out += [np.int64, np.uint64]
-    return [np.dtype(d) for d in out]
 
 
 def _data(dt, n, seed=0):
