@@ -109,7 +109,7 @@ def hist(keys: vp.Buffer[vp.@WORD@], h: vp.Buffer[vp.uint32], n: vp.uint32, tpr:
     lid = vp.local_index()
     ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < ntiles
     t = tile_of(gx, ntiles)
-    row = t // tpr
+    row = t // max(tpr, vp.uint32(1))   # nonzero: C's / (language.md)
     j = t - row * tpr
     base = row * n + j * T
     m = min(vp.uint32(T), n - j * T)
@@ -220,7 +220,7 @@ def scatter(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buffe
     lid = vp.local_index()
     ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < ntiles
     t = tile_of(gx, ntiles)
-    row = t // tpr
+    row = t // max(tpr, vp.uint32(1))   # nonzero: C's / (language.md)
     j = t - row * tpr
     base = row * n + j * T
     m = min(vp.uint32(T), n - j * T)

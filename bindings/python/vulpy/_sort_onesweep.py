@@ -211,7 +211,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
     t0 = tix[0]
     ok = t0 < ntiles
     t = min(t0, ntiles - 1)
-    row = t // tpr
+    row = t // max(tpr, vp.uint32(1))   # nonzero: C's / (language.md)
     j = t - row * tpr
     base = row * n + j * T
     m = min(vp.uint32(T), n - j * T)
