@@ -140,7 +140,7 @@ def col_reduce(src: vp.Buffer[vp.uint32], dst: vp.Buffer[vp.uint32], slen: vp.ui
     d = vp.local_index()
     c = vp.workgroup_id(1) * gx + vp.workgroup_id(0)
     if c < count:
-        row = c // dlen
+        row = c // max(dlen, vp.uint32(1))
         k = c - row * dlen
         first = row * slen + k * CH
         s = vp.uint32(0)
@@ -159,7 +159,7 @@ def col_down(src: vp.Buffer[vp.uint32], dst: vp.Buffer[vp.uint32], slen: vp.uint
     c = vp.workgroup_id(1) * gx + vp.workgroup_id(0)
     v = vp.Local[vp.uint32, CH]
     if c < count:
-        row = c // dlen
+        row = c // max(dlen, vp.uint32(1))
         k = c - row * dlen
         first = row * slen + k * CH
         for q in vp.static(range(CH)):

@@ -144,7 +144,7 @@ def ohist(keys: vp.Buffer[vp.@WORD@], gh: vp.Buffer[vp.uint32], n: vp.uint32, cp
     lid = vp.local_index()
     ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < nchunks
     c = min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), nchunks - 1)
-    row = c // cpr
+    row = c // max(cpr, vp.uint32(1))
     j = c - row * cpr
     base = row * n + j * (HT * T)
     m = min(vp.uint32(HT * T), n - j * (HT * T))   # >= 1

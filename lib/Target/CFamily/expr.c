@@ -433,7 +433,7 @@ static bool const_u64(const vir_value *v, uint64_t *out) {
  * gives 0 for a zero divisor (NumPy), where C's / and % are undefined
  * (lavapipe: all ones). The helper's test is not free where registers are
  * tight: an H100 ran argsort's onesweep 50% slower with it. `d | k` with a
- * nonzero constant k is nonzero too. */
+ * nonzero constant k is nonzero too, and so is `d == 0 ? 1 : d`. */
 static bool nonzero_unsigned(const vir_value *v, int depth) {
   uint64_t k;
   if (const_u64(v, &k))
@@ -445,6 +445,19 @@ static bool nonzero_unsigned(const vir_value *v, int depth) {
   case VIR_OP_MAX:
   case VIR_OP_OR:
     return nonzero_unsigned(d->opnd[0], depth + 1) || nonzero_unsigned(d->opnd[1], depth + 1);
+  case VIR_OP_SELECT: {
+    /* c ? k : x, nonzero when both are, or when c is `x == 0` (the array
+     * level's safe divisor, lower-arrays' `b == 0 ? 1 : b`) */
+    const vir_value *c = d->opnd[0], *t = d->opnd[1], *f = d->opnd[2];
+    if (!nonzero_unsigned(t, depth + 1))
+      return false;
+    if (nonzero_unsigned(f, depth + 1))
+      return true;
+    uint64_t z;
+    return c->def && c->def->code == VIR_OP_EQ &&
+           ((c->def->opnd[0] == f && const_u64(c->def->opnd[1], &z) && z == 0) ||
+            (c->def->opnd[1] == f && const_u64(c->def->opnd[0], &z) && z == 0));
+  }
   default: return false;
   }
 }
