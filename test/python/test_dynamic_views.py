@@ -215,6 +215,7 @@ def _workload(x, y):
 def test_one_compile_serves_every_length_offset_and_step(ctx, compiled_texts):
     texts = compiled_texts
     seen = None
+    ctx._ufast.clear()  # plans from earlier tests would take the first round too
     for n in (40, 41, 97, 1000, 1003, 4099):
         h = np.random.default_rng(n).random(n).astype(np.float32)
         x, y = vp.asarray(h), vp.asarray(np.zeros(n, np.float32))
@@ -319,3 +320,60 @@ def test_random_view_sequences_match_numpy(ctx):
                 pairs = [(vp.where(cv, X[s1], Y[s2]), np.where(c, H[s1], G[s2]))]
         for got, want in pairs:
             _same(got, want, str(what))
+
+
+def test_view_calls_after_the_first_skip_planning(ctx, monkeypatch):
+    """A ufunc call with views, and a copy or fill of a view, plan once per
+    signature (dtypes, storage, which steps are 1: x[3:4] is a unit step,
+    x[::2] is not); later calls with another
+    length, offset, step or scalar take the plan (no _apply, no graph) and
+    still match NumPy - including a read-only out= refused, an int scalar
+    out of the loop's range refused, and a 2-D view that does not collapse
+    to one step, which goes the long way."""
+    from vulpy import _arrayops, _ufunc
+    ctx._ufast.clear()
+    h = np.arange(64, dtype=np.float32)
+    hi = np.arange(64, dtype=np.int32)
+    x, xi = vp.asarray(h), vp.asarray(hi)
+    y = vp.asarray(np.zeros(64, np.float32))
+    # first calls: planned
+    (x[1:] - x[:-1]).numpy(), (x[::2] * 2.5).numpy(), (xi[3:] + 7).numpy()
+    vp.add(x[:-1], x[1:], out=y[1:]), x[1:].copy(), y[::2].fill(1.0)
+    (x[::-1] * 0.5).numpy(), x[::2].copy(), y[1:5].fill(2.0), (x[3:4] * 2.0).numpy()
+    y[...] = 0
+    calls = []
+    apply, call = _ufunc._apply, _arrayops.Call
+
+    def planning(what, real):
+        def f(*a, **k):
+            calls.append((what, a[1] if what == "apply" else a[0]))
+            return real(*a, **k)
+        return f
+
+    monkeypatch.setattr(_ufunc, "_apply", planning("apply", apply))
+    monkeypatch.setattr(_arrayops, "Call", planning("graph", call))
+    for a, b in ((5, 50), (0, 63), (17, 18), (2, 64)):
+        _same(x[a + 1:b] - x[a:b - 1], h[a + 1:b] - h[a:b - 1], "the plan")
+        _same(x[a:b:3] * -1.5, h[a:b:3] * np.float32(-1.5), "the plan")
+        _same(x[b - 1:a:-2] * 0.25, h[b - 1:a:-2] * np.float32(0.25), "the plan")
+        _same(xi[a:b] + (b - a), hi[a:b] + np.int32(b - a), "the plan")
+        g = np.zeros(64, np.float32)
+        y[...] = 0
+        vp.add(x[a:b - 1], x[a + 1:b], out=y[a + 1:b])
+        g[a + 1:b] = h[a:b - 1] + h[a + 1:b]
+        _same(y, g, "the plan")
+        _same(x[a:b:2].copy(), h[a:b:2], "the plan")
+        y[a:b:3].fill(b)
+        g[a:b:3] = b
+        _same(y, g, "the plan")
+    # the empty results (x[17:17:-2] * 0.25) plan: nothing to launch
+    assert all(what == "apply" and any(getattr(a, "size", 1) == 0 for a in args)
+               for what, args in calls), calls
+    monkeypatch.undo()
+    with pytest.raises(OverflowError):
+        xi[1:] + 2**40
+    ro = vp.broadcast_to(x[:1], (8,))
+    with pytest.raises(ValueError, match="read-only"):
+        vp.add(x[:8], x[8:16], out=ro)
+    m = vp.asarray(np.arange(48, dtype=np.float32).reshape(6, 8))
+    _same(m[1:5, 2:6] + 1, np.arange(48, dtype=np.float32).reshape(6, 8)[1:5, 2:6] + 1, "the plan")

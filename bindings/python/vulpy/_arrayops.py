@@ -141,10 +141,7 @@ class Call:
             raise complex_unsupported(f"vp.{self.name}", np.asarray(value).dtype)
         v = self.g.scalar(dtype)
         field = self.g.push[-1][0]
-        dt = np.dtype(dtype)
-        self.push[field] = int(bool(value)) if dt == _BOOL else (
-            float(value if dt != _F16 else np.float16(value)) if dt.kind == "f"
-            else int(np.asarray(value).astype(dt)))
+        self.push[field] = push_value(value, np.dtype(dtype))
         return v
 
     def operand(self, x, dtype=None):
@@ -269,32 +266,67 @@ def runs(dst, src):
         type(src) is np.ndarray and src.ndim == 0 and src.dtype.kind in "biuf")
 
 
+def push_value(value, dt):
+    """A scalar's push-constant value at dtype dt (bool: 0 or 1)."""
+    return int(bool(value)) if dt == _BOOL else (
+        float(value if dt != _F16 else np.float16(value)) if dt.kind == "f"
+        else int(np.asarray(value).astype(dt)))
+
+
 def run_store(name, dst, src=None, value=None):
     """dst[...] = src (a resident array of dst's shape, converted as
     astype does) or = value (a Python scalar of dst's dtype) through the
     run-time views of both (_run_view): array VIR over the dynamic extent,
     one compile per dtype pair whatever the length, offset or step. The
     caller has checked the views (None from _run_view: not this way) and
-    that src does not overlap dst other than element for element."""
+    that src does not overlap dst other than element for element. The
+    second call of a signature (dtypes, storage, unit steps) skips the
+    graph: its compiled plan takes this call's offsets, steps and extent."""
+    ctx = dst._ctx
+    doff, dstep = _run_view(dst, True)
+    if src is not None:
+        soff, sstep = _run_view(src)
+        key = ("run_store", name, dst.dtype, storage_of(dst), dstep == 1, src.dtype,
+               storage_of(src), sstep == 1)
+    else:
+        key = ("run_store", name, dst.dtype, storage_of(dst), dstep == 1)
+    plan = ctx._ufast.get(key)
+    if plan is not None:
+        comp, xname, oname, vfield = plan
+        push = {"n": dst._size, "oo": doff}
+        if dstep != 1:
+            push["to"] = dstep & 0xFFFFFFFF
+        bind = {oname: dst._buf}
+        if src is not None:
+            push["o0"] = soff
+            if sstep != 1:
+                push["t0"] = sstep & 0xFFFFFFFF
+            bind[xname] = src._buf
+        else:
+            push[vfield] = push_value(value, dst.dtype)
+        comp.run(ctx, bind, push, None, None)  # eager, as Call.run
+        return dst
     c = Call(name)
     c.note(dst)
     g = c.g
     g.push.append(("n", _U32))
     c.push["n"] = dst._size
+    xname = vfield = None
     if src is not None:
         c.note(src)
-        off, step = _run_view(src)
         b = g.buffer(("x",), storage_of(src), None, None, "xa")
-        c.bind[b.name] = src._buf
-        v = g.load(b, src.dtype, _graph.DYN, at=_at(c, "0", off, step))
+        c.bind[xname := b.name] = src._buf
+        v = g.load(b, src.dtype, _graph.DYN, at=_at(c, "0", soff, sstep))
         v = g.convert(v, dst.dtype)
     else:
         v = g.broadcast(c.scalar(value, dst.dtype), _graph.DYN)
-    off, step = _run_view(dst, True)
+        vfield = g.push[-1][0]
     o = g.buffer(("out",), storage_of(dst), None, None, "out")
     c.bind[o.name] = dst._buf
-    g.store(o, v, at=_at(c, "o", off, step))
-    return c.run(lambda: dst)
+    g.store(o, v, at=_at(c, "o", doff, dstep))
+    r = c.run(lambda: dst)
+    ctx._ufast[key] = (c.compiled, xname, o.name, vfield)
+    return r
 
 
 def _at(c, k, off, step):

@@ -200,6 +200,16 @@ def _complex_get(a, key):
 
 def getitem(a, key):
     if type(key) is slice and type(a) is _array.ndarray and a.shape:
+        if len(a.shape) == 1:  # x[i:j:k] of a 1-D array: _basic and _view in short
+            start, stop, step = key.indices(a.shape[0])
+            n = len(range(start, stop, step))
+            es = a._estrides[0] if a._estrides is not None else 1
+            off = a._offset + start * es if n else a._offset
+            st = es * step if n > 1 else es
+            contiguous = off == 0 and st == 1
+            return _array.view_of(a, _array.ndarray(
+                a._buf, (n,), a.dtype, a._ctx, off, None if contiguous else (st,),
+                a._whole and contiguous and n == a._size))
         # x[i:j:k] of a resident array: one slice entry, then every axis
         b, _ = _basic(a.shape, a._offset, _array.elem_strides(a),
                       (key,) + (slice(None),) * (len(a.shape) - 1))

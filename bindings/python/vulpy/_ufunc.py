@@ -325,8 +325,8 @@ class Ufunc:
         for a in args:
             t = type(a)
             if t is _array.ndarray:
-                if a._offset or a._estrides is not None:
-                    return None  # a view: _apply binds its offset and step
+                if not a._whole:  # a view: its offset and step
+                    return _view_fast(self, args, out, context, sync)
                 if a0 is None:
                     a0, ctx, shape = a, a._ctx, a.shape
                 elif a._ctx is not ctx or a.shape != shape:
@@ -340,7 +340,7 @@ class Ufunc:
             return None
         if out is not None and (type(out) is not _array.ndarray or out._ctx is not ctx or
                                 out.shape != shape or not out._whole):
-            return None
+            return _view_fast(self, args, out, context, sync)
         sig.append(shape)
         sig.append(out is None)
         plan = ctx._ufast.get(tuple(sig))
@@ -495,18 +495,7 @@ def _apply(uf, args, out, context, sync, loop=None):
             ops.append(a)
             shapes.append(a.shape)
         elif isinstance(a, (int, float)) and not isinstance(a, np.generic):
-            # a Python scalar: NumPy refuses values the loop type cannot hold
-            if loop_in[k] == _BOOL:
-                arr = np.array(int(bool(a)), np.uint32)
-            else:
-                if type(a) is int and loop_in[k].kind in "iu":
-                    arr = _arrayops.python_int(uf.name, a, loop_in[k], k)
-                else:
-                    try:
-                        arr = np.array(a, dtype=loop_in[k])
-                    except OverflowError as e:
-                        raise OverflowError(f"vp.{uf.name}: argument {k + 1}: {e}") from None
-            ops.append(arr)
+            ops.append(_host_scalar(uf, a, loop_in[k], k))
             shapes.append(())
         else:
             arr = np.asarray(a)
@@ -573,7 +562,7 @@ def _apply(uf, args, out, context, sync, loop=None):
                 storage.append(a.dtype)
                 layout.append("b")
                 continue
-            if a._offset or a._estrides is not None:
+            if not a._whole:  # a view (x[:-1] too: one plan with x[1:]'s)
                 rv = _array.run_view(a)
                 if rv is None:  # strides no offset and step describe
                     _release(ctx, scratch)
@@ -658,8 +647,17 @@ def _apply(uf, args, out, context, sync, loop=None):
     whole = names == [_BUF[k] for k, L in enumerate(layout) if L != "s"] + ["out"]
     if not whole:
         pass  # every call plans (rare: results that ignore an operand)
-    # (views, in or out, plan every call: the signature below is of whole
-    # arrays, and a view's offset and step are push constants of this call)
+    elif views:
+        # views, in or out: the signature of dtypes and layouts (not of
+        # shapes, offsets or steps, which are this call's push constants)
+        # takes the next such call (_view_fast)
+        if not scratch and loop is None and resident is not None and all(
+                (L in "cvw" and type(a) is _array.ndarray) or
+                (L == "s" and type(a) in (float, int, bool)) for L, a in zip(layout, args)):
+            key = ("view", uf.name) + tuple(
+                (a.dtype, L) if L != "s" else type(a) for L, a in zip(layout, args)) + (
+                oview, out is None)
+            ctx._ufast[key] = (comp, kern, prog, tuple(loop_in), out_dt)
     elif not scratch and loop is None and resident is not None and oview is None and all(
             (L == "c" and type(a) is _array.ndarray) or
             (L == "s" and type(a) in (float, int, bool)) for L, a in zip(layout, args)):
@@ -713,6 +711,98 @@ def _apply(uf, args, out, context, sync, loop=None):
         return _numpy_result(ctx, obuf, out_dt, n, oshape)
 
     return finish() if sync else Handle(ticket, finish)
+
+
+def _host_scalar(uf, a, lt, k):
+    """Python scalar `a` (argument k) at its loop dtype lt, as a 0-d NumPy
+    array: NumPy refuses values the loop type cannot hold."""
+    if lt == _BOOL:
+        return np.array(int(bool(a)), np.uint32)
+    if type(a) is int and lt.kind in "iu":
+        return _arrayops.python_int(uf.name, a, lt, k)
+    try:
+        return np.array(a, dtype=lt)
+    except OverflowError as e:
+        raise OverflowError(f"vp.{uf.name}: argument {k + 1}: {e}") from None
+
+
+def _push_scalar(v, lt):
+    """The push value of 0-d `v` of loop dtype lt (bool: 0 or 1)."""
+    return int(v.astype(np.bool_).item()) if lt == _BOOL else v.astype(lt).item()
+
+
+def _view_fast(uf, args, out, context, sync):
+    """A resident call with a view among its operands or as out= - arrays
+    of one shape whose elements are evenly spaced in their buffers
+    (_array.run_view), and Python scalars - once _apply has planned the
+    same dtypes and layouts: the offsets, steps and extent are this call's
+    push constants of the same kernel. None: take the slow path."""
+    ctx = shape = a0 = None
+    key = ["view", uf.name]
+    vals = {}
+    for k, a in enumerate(args):
+        t = type(a)
+        if t is _array.ndarray:
+            if a0 is None:
+                a0, ctx, shape = a, a._ctx, a.shape
+            elif a._ctx is not ctx or a.shape != shape:
+                return None
+            if not a._whole:
+                rv = _array.run_view(a)
+                if rv is None:
+                    return None
+                vals[f"o{k}"] = rv[0]
+                if rv[1] != 1:
+                    vals[f"t{k}"] = rv[1] & 0xFFFFFFFF
+                key.append((a.dtype, "v" if rv[1] == 1 else "w"))
+            else:
+                key.append((a.dtype, "c"))
+        elif t is float or t is int or t is bool:
+            key.append(t)
+        else:
+            return None
+    if a0 is None or (context is not None and context is not ctx):
+        return None
+    if type(out) is tuple and len(out) == 1:
+        out = out[0]
+    oview = None
+    if out is not None:
+        if type(out) is not _array.ndarray or out._ctx is not ctx or out.shape != shape:
+            return None
+        if not out._whole:
+            _array.check_writable(out, f"vp.{uf.name}")
+            rv = _out_view(out)
+            if rv is None:
+                return None
+            vals["oo"] = rv[0]
+            if rv[1] != 1:
+                vals["to"] = rv[1] & 0xFFFFFFFF
+            oview = "v" if rv[1] == 1 else "w"
+    key.append(oview)
+    key.append(out is None)
+    plan = ctx._ufast.get(tuple(key))
+    n = a0._size
+    if plan is None or n == 0:
+        return None
+    comp, kern, prog, loop_in, out_dt = plan
+    if out is not None and out.dtype != out_dt:
+        return None  # the slow path says what is wrong
+    for k, a in enumerate(args):
+        if type(a) is not _array.ndarray:
+            vals[f"s{k}"] = _push_scalar(_host_scalar(uf, a, loop_in[k], k), loop_in[k])
+    vals["n"] = n
+    gx, gy, _ = comp.grid(0, n)
+    pk = prog.packer
+    push = pk.pack({name: vals[name] for name in pk.names}) if pk.names else None
+    if out is None:
+        out = _array._result(shape, out_dt, a0.memory, ctx)  # written whole
+    binds = [a._buf for a in args if type(a) is _array.ndarray]
+    binds.append(out._buf)
+    uf.last_program, uf.last_compiled = prog, comp
+    if sync:  # eager: submitted, not waited for; host reads wait
+        kern.dispatch(binds, push, gx, gy, 1, True, None)
+        return out
+    return Handle(kern.dispatch(binds, push, gx, gy, 1, True, False), result=out)
 
 
 def _out_view(o):
