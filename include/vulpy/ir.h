@@ -396,14 +396,23 @@ static inline vir_value *vir_result(vir_op *op) {
 /* The run-time view of an array.load or array.store of a tensor of
  * dynamic extent, `at(%off, %step)`: {off, step} (u32 scalars; element i
  * of the tensor is element off + i * step of the buffer, in u32
- * arithmetic, so a negative step is its two's complement). NULL for a
- * static view (offset(K) strides(S) attributes, or none). */
+ * arithmetic, so a negative step is its two's complement). A load may
+ * also take `at(%off, %step, %div, %mod)`, a block broadcast: element i
+ * is element off + ((i / div) % mod) * step (div, mod >= 1: a row of mod
+ * elements repeated, each element div times). NULL for a static view
+ * (offset(K) strides(S) attributes, or none). */
+static inline uint32_t vir_view_nscalars(const vir_op *op) {
+  if (op->code == VIR_OP_ARRAY_LOAD)
+    return op->nopnd == 2 || op->nopnd == 4 ? op->nopnd : 0;
+  if (op->code == VIR_OP_ARRAY_STORE)
+    return op->nopnd == 3 ? 2 : 0;
+  return 0;
+}
+
 static inline vir_value *const *vir_view_scalars(const vir_op *op) {
-  if (op->code == VIR_OP_ARRAY_LOAD && op->nopnd == 2)
-    return op->opnd;
-  if (op->code == VIR_OP_ARRAY_STORE && op->nopnd == 3)
-    return op->opnd + 1;
-  return NULL;
+  if (!vir_view_nscalars(op))
+    return NULL;
+  return op->code == VIR_OP_ARRAY_STORE ? op->opnd + 1 : op->opnd;
 }
 
 /* The tensor an array.store or array.scatter writes (a store's first

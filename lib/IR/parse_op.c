@@ -454,7 +454,9 @@ static bool parse_op_body(parser *p, vir_opcode code, uint32_t line, opnds *o, v
     /* a run-time view: at(%off, %step) (a store's operands become
      * value, off, step: vir_view_scalars) */
     bool at = code != VIR_OP_ARRAY_SLICE && code != VIR_OP_ARRAY_SCATTER && pr_accept_kw(p, "at");
-    for (int k = 0; at && k < 2; k++) {
+    /* (a load's block broadcast: at(%off, %step, %div, %mod)) */
+    for (int k = 0; at && (k < 2 || (k < 4 && code == VIR_OP_ARRAY_LOAD && p->tok.kind == TK_COMMA));
+         k++) {
       if (!pr_expect(p, k ? TK_COMMA : TK_LPAREN))
         return false;
       if (p->tok.kind != TK_VALUE) {

@@ -124,9 +124,11 @@ static void print_op(printer *p, const vir_op *op, int depth) {
     if (vir_view_scalars(op)) {
       vir_value *const *at = vir_view_scalars(op);
       PUTS(p, " at(");
-      prt_value(p, at[0]);
-      PUTS(p, ", ");
-      prt_value(p, at[1]);
+      for (uint32_t i = 0; i < vir_view_nscalars(op); i++) {
+        if (i)
+          PUTS(p, ", ");
+        prt_value(p, at[i]);
+      }
       putc_(p, ')');
       prt_view(p, op->attr.arr);
       if (op->code == VIR_OP_ARRAY_STORE) {

@@ -377,3 +377,66 @@ def test_view_calls_after_the_first_skip_planning(ctx, monkeypatch):
         vp.add(x[:8], x[8:16], out=ro)
     m = vp.asarray(np.arange(48, dtype=np.float32).reshape(6, 8))
     _same(m[1:5, 2:6] + 1, np.arange(48, dtype=np.float32).reshape(6, 8)[1:5, 2:6] + 1, "the plan")
+
+
+_BLOCKS = [((5, 7), (7,)), ((5, 7), (5, 1)), ((3, 4, 5), (4, 1)), ((3, 4, 5), (1, 4, 5)),
+           ((3, 4, 5), (3, 1, 1)), ((3, 4, 5), (5,)), ((6, 8), (1, 8)), ((2, 1, 9), (2, 1, 1)),
+           ((4, 1), (1, 6))]
+
+
+def test_block_broadcasts_match_numpy(ctx):
+    """x - m, m * x, vp.maximum(x, m, out=z) where m broadcasts as one run
+    of axes (a row, a column, a plane; x - x.mean(axis=0)) read m through
+    at(%off, %step, %div, %mod): every dtype against NumPy, m a whole array
+    or a strided view, either operand order, out= a whole array or a view;
+    (4, 1) + (1, 6) broadcasts both ways (the array path), as does
+    (3, 4, 5) + (3, 1, 5) (two runs)."""
+    r = np.random.default_rng(5)
+    for dt in _dtypes(ctx):
+        sub, nsub = (vp.add, np.add) if dt == np.bool_ else (vp.subtract, np.subtract)
+        for shp, bs in _BLOCKS + [((3, 4, 5), (3, 1, 5))]:
+            h = (r.random(shp) * 50).astype(dt)
+            b = (r.random(bs) * 50 + 1).astype(dt)
+            x, m = vp.asarray(h), vp.asarray(b)
+            what = f"{dt.name} {shp} {bs}"
+            _same(sub(x, m), nsub(h, b), what)
+            _same(m * x, b * h, what)
+            z = vp.asarray(np.zeros(np.broadcast_shapes(shp, bs), dt))
+            vp.maximum(x, m, out=z)
+            _same(z, np.maximum(h, b), what)
+        # the broadcast operand a strided view; out= a view
+        big = (r.random((4, 20)) * 9).astype(dt)
+        hx = (r.random((3, 10)) * 9).astype(dt)
+        bv, x = vp.asarray(big), vp.asarray(hx)
+        _same(x + bv[1, ::2], hx + big[1, ::2], f"{dt.name} row view")
+        _same(sub(bv[::-1, 3][:3].reshape(3, 1), x), nsub(big[::-1, 3][:3].reshape(3, 1), hx),
+              f"{dt.name} column view")
+        o = vp.asarray(np.zeros((3, 20), dt))
+        ho = np.zeros((3, 20), dt)
+        vp.add(x[:, ::-1], bv[2, 5:15], out=o[:, 10:])
+        ho[:, 10:] = hx[:, ::-1] + big[2, 5:15]
+        _same(o, ho, f"{dt.name} out= view")
+        # in place, the broadcast operand a row of out= itself (copied first)
+        sub(x, x[0], out=x)
+        _same(x, nsub(hx, hx[0]), f"{dt.name} x -= x[0]")
+
+
+def test_block_broadcasts_compile_once(ctx, compiled_texts):
+    """x - m over a new number of rows, columns or planes each call is one
+    compile per layout, not one per shape."""
+    ctx._ufast.clear()
+    seen = None
+    for n in (3, 4, 7, 30, 61):
+        h = np.arange(n * 6, dtype=np.float32).reshape(n, 6)
+        x = vp.asarray(h)
+        m = vp.asarray(h.mean(axis=0, dtype=np.float32))
+        s = vp.asarray(h.sum(axis=1, keepdims=True))
+        _same(x - m, h - h.mean(axis=0, dtype=np.float32), f"n={n}")
+        _same(x / s, h / h.sum(axis=1, keepdims=True), f"n={n}")
+        h3 = np.arange(n * 12, dtype=np.float32).reshape(2, n, 6)
+        _same(vp.asarray(h3) * vp.asarray(h3[1, :, :1]), h3 * h3[1, :, :1], f"n={n}")
+        if seen is None:
+            seen = len(set(texts := [t for t in compiled_texts if "array @" in t]))
+            assert seen >= 2 and all(" at(" in t for t in texts), compiled_texts
+        texts = [t for t in compiled_texts if "array @" in t]
+        assert len(set(texts)) == seen, f"n={n}: a compile per shape"

@@ -195,7 +195,7 @@ class Graph:
         run-time view `at` = (offset, step) of u32 scalar values (element
         i is buffer element offset + i * step)."""
         buf.loaded = True
-        view = f" at({at[0].name}, {at[1].name})" if at else _view(shape, offset, strides)
+        view = f" at({', '.join(v.name for v in at)})" if at else _view(shape, offset, strides)
         return self._value(dtype, shape, f"array.load @{buf.name}{view}")
 
     def store(self, buf, value, offset=0, strides=None, at=None):

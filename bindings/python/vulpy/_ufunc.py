@@ -50,7 +50,9 @@ def _array_vir(uf, loop_in, out_dt, layout, storage, oview=False):
     """The array VIR of one variant: operands 'c' are whole arrays of
     dynamic extent (@xa, @xb, @xc in storage dtypes), 'w' views of their
     buffers (element i at o<k> + i * t<k>, push fields; 'v' the same with
-    step 1), 'b' resident
+    step 1), 'r' a resident array broadcast as a block (element i at
+    o<k> + ((i / d<k>) % m<k>) * t<k>: _block; 'R' with d<k> = 1, 'C'
+    with no % m<k>), 'b' resident
     arrays of one element broadcast over it (read once per invocation),
     's' push scalars s0, ... (bool as a u32 word); the result goes to
     `out`, through the view (oo, to) when `oview` ('v' or 'w' as above)."""
@@ -70,6 +72,12 @@ def _array_vir(uf, loop_in, out_dt, layout, storage, oview=False):
         elif L == "b":  # one element, read once and broadcast
             b = g.buffer(("x", k), _array.storage_dtype(storage[k]), 1, None, _BUF[k])
             v = g.broadcast(g.load(b, storage[k], ()), _graph.DYN)
+        elif L in "rRC":  # a block broadcast: element i at o<k> + ((i / d<k>) % m<k>) * t<k>
+            # ('R': a row repeated, d<k> = 1; 'C': the leading axes, no % m<k>)
+            b = g.buffer(("x", k), _array.storage_dtype(storage[k]), None, None, _BUF[k])
+            d = g.const(1, _U32) if L == "R" else g.scalar(_U32, f"d{k}")
+            m = g.const(0xFFFFFFFF, _U32) if L == "C" else g.scalar(_U32, f"m{k}")
+            v = g.load(b, storage[k], _graph.DYN, at=_at(g, str(k), False) + (d, m))
         elif L in "vw":  # a view: element i at o<k> + i * t<k> ('v': t<k> = 1)
             b = g.buffer(("x", k), _array.storage_dtype(storage[k]), None, None, _BUF[k])
             v = g.load(b, storage[k], _graph.DYN, at=_at(g, str(k), L == "v"))
@@ -510,12 +518,19 @@ def _apply(uf, args, out, context, sync, loop=None):
         raise ValueError(f"vp.{uf.name}: operands could not be broadcast together with shapes "
                          f"{' '.join(str(s) for s in shapes)}") from None
     n = math.prod(oshape)
+    blocks = {}
+    for k, (s, o) in enumerate(zip(shapes, ops)):
+        if s != oshape and type(o) is _array.ndarray and not _one_element(o, s):
+            blocks[k] = _block(o, oshape)
     if all(s == () for s in shapes) or any(
             s != oshape and (s != () or isinstance(o, _array.ndarray)) and
-            not _one_element(o, s) for s, o in zip(shapes, ops)):
-        # broadcasts and scalars alone: the array path, static shapes; host
-        # scalars and 0-d NumPy arrays stay push constants here, resident
-        # arrays of one element (x - vp.mean(x)) are read on the device
+            not _one_element(o, s) and blocks.get(k) is None
+            for k, (s, o) in enumerate(zip(shapes, ops))):
+        # other broadcasts and scalars alone: the array path, static
+        # shapes; host scalars and 0-d NumPy arrays stay push constants
+        # here, resident arrays of one element (x - vp.mean(x)) are read
+        # on the device, and a resident block broadcast (x - x.mean(axis=0))
+        # is a run-time view
         return _arrayops.ufunc(uf, args, out, context, sync)
 
     # the output
@@ -557,10 +572,19 @@ def _apply(uf, args, out, context, sync, loop=None):
     views = {}
     for k, a in enumerate(ops):
         if isinstance(a, _array.ndarray):
-            if a.shape != oshape:  # one element (_one_element)
+            if a.shape != oshape:  # one element (_one_element), or a block (_block)
                 bufs.append(a._buf)
                 storage.append(a.dtype)
-                layout.append("b")
+                if blocks.get(k) is None:
+                    layout.append("b")
+                    continue
+                L, views[f"o{k}"], step, div, mod = blocks[k]
+                views[f"t{k}"] = step & 0xFFFFFFFF
+                if L != "R":
+                    views[f"d{k}"] = div
+                if L != "C":
+                    views[f"m{k}"] = mod
+                layout.append(L)
                 continue
             if not a._whole:  # a view (x[:-1] too: one plan with x[1:]'s)
                 rv = _array.run_view(a)
@@ -810,6 +834,40 @@ def _out_view(o):
     (a zero step over more than one element: the array path refuses it)."""
     rv = _array.run_view(o)
     return None if rv is None or (rv[1] == 0 and o.size > 1) else rv
+
+
+def _block(a, oshape):
+    """(layout, offset, step, div, mod) when resident `a` broadcast to
+    oshape reads element offset + ((i / div) % mod) * step of its buffer
+    for output element i: its axes that are not broadcast (x -
+    x.mean(axis=0): the last; x / x.sum(axis=1, keepdims=True): the
+    first) are one run of axes with no broadcast axis between them, and
+    its elements are evenly spaced in C order (_array.run_view). layout
+    'R' when div is 1 (a row repeated), 'C' when the run is the leading
+    axes (i / div < mod: no %), else 'r'. None otherwise (the array
+    path)."""
+    nd = len(oshape)
+    if a.ndim > nd or a._size < 2:
+        return None
+    ashape = (1,) * (nd - a.ndim) + tuple(a.shape)
+    state, last, lead = 0, None, True  # state 0: before the run, 1: in it, 2: after it
+    for ax in range(nd):
+        od, ad = oshape[ax], ashape[ax]
+        if od == 1:
+            continue
+        if ad == od:
+            if state == 2:
+                return None
+            state, last = 1, ax
+        elif state == 1:
+            state = 2
+        else:
+            lead = lead and state != 0
+    rv = _array.run_view(a)
+    if rv is None or last is None:
+        return None
+    div = math.prod(oshape[last + 1:])
+    return "R" if div == 1 else "C" if lead else "r", rv[0], rv[1], div, a._size
 
 
 def _one_element(a, shape):

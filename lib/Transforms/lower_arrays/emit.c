@@ -82,16 +82,28 @@ static vir_value *splat(lw *l, vir_value *v) {
   return r;
 }
 
+static bool const_u32_is(const vir_value *v, uint64_t k) {
+  return v->def && v->def->code == VIR_OP_CONST && v->def->attr.lit.u == k;
+}
+
 /* The buffer element a load or store `op` of shape t reaches at ix: its
  * view's offset, static or at run time (at(%off, %step): off + i * step,
- * u32 arithmetic). */
+ * u32 arithmetic; a load's at(%off, %step, %div, %mod): i is first
+ * (i / div) % mod, C's / and % - the host passes div, mod >= 1). */
 static vir_value *op_offset(lw *l, const vir_op *op, const vir_type *t, idx *ix) {
   vir_value *const *at = vir_view_scalars(op);
   if (!at)
     return vla_view_offset(l, t, op->attr.arr, ix);
   vir_value *off = scalar(l, at[0]), *i = vla_flat_of(l, ix);
-  const vir_op *sd = at[1]->def;
-  bool unit = sd && sd->code == VIR_OP_CONST && sd->attr.lit.u == 1; /* contiguous */
+  if (vir_view_nscalars(op) == 4) {
+    /* a constant divisor 1 (a row repeated) and a constant modulus
+     * 0xffffffff (the leading axes: i / div stays below it) are left out */
+    if (!const_u32_is(at[2], 1))
+      i = vla_bin(l, VIR_OP_DIV, i, scalar(l, at[2]));
+    if (!const_u32_is(at[3], UINT32_MAX))
+      i = vla_bin(l, VIR_OP_REM, i, scalar(l, at[3]));
+  }
+  bool unit = const_u32_is(at[1], 1); /* contiguous */
   return vla_bin(l, VIR_OP_ADD, off, unit ? i : vla_bin(l, VIR_OP_MUL, i, scalar(l, at[1])));
 }
 
