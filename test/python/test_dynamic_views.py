@@ -440,3 +440,34 @@ def test_block_broadcasts_compile_once(ctx, compiled_texts):
             assert seen >= 2 and all(" at(" in t for t in texts), compiled_texts
         texts = [t for t in compiled_texts if "array @" in t]
         assert len(set(texts)) == seen, f"n={n}: a compile per shape"
+
+
+def test_block_broadcasts_after_the_first_skip_planning(ctx, monkeypatch):
+    """After one call per layout, x - m, x / s, m * x and vp.add(x, one,
+    out=z) with a one-element resident array take the plan (_view_fast) at
+    any shape, and match NumPy; (4, 1) + (1, 6) is still the array path."""
+    from vulpy import _ufunc
+    ctx._ufast.clear()
+    r = np.random.default_rng(9)
+
+    def calls(n, k):
+        h = r.random((n, k)).astype(np.float32)
+        x, m, s = vp.asarray(h), vp.asarray(h[0]), vp.asarray(h[:, 1:2] + 1)
+        one = vp.asarray(np.float32([2.5]))
+        z = vp.asarray(np.zeros((n, k), np.float32))
+        vp.add(x, one, out=z)
+        return [(x - m, h - h[0]), (x / s, h / (h[:, 1:2] + 1)), (m * x, h[0] * h),
+                (z, h + np.float32(2.5)), (one * x, np.float32(2.5) * h)]
+
+    for got, want in calls(3, 5):
+        _same(got, want, "first")
+    seen = []
+    apply = _ufunc._apply
+    monkeypatch.setattr(_ufunc, "_apply", lambda *a, **k: (seen.append(a[0].name), apply(*a, **k))[1])
+    for n, k in ((4, 7), (9, 2), (2, 3), (17, 33)):
+        for got, want in calls(n, k):
+            _same(got, want, f"{n}x{k}")
+    assert not seen, seen
+    a, b = vp.asarray(np.ones((4, 1), np.float32)), vp.asarray(np.ones((1, 6), np.float32))
+    _same(a + b, np.full((4, 6), 2, np.float32), "both ways")
+    assert seen == ["add"]

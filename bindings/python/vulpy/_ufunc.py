@@ -337,8 +337,10 @@ class Ufunc:
                     return _view_fast(self, args, out, context, sync)
                 if a0 is None:
                     a0, ctx, shape = a, a._ctx, a.shape
-                elif a._ctx is not ctx or a.shape != shape:
+                elif a._ctx is not ctx:
                     return None
+                elif a.shape != shape:  # a broadcast: its divisors
+                    return _view_fast(self, args, out, context, sync)
                 sig.append(a.dtype)
             elif t is float or t is int or t is bool:
                 sig.append(t)
@@ -671,12 +673,12 @@ def _apply(uf, args, out, context, sync, loop=None):
     whole = names == [_BUF[k] for k, L in enumerate(layout) if L != "s"] + ["out"]
     if not whole:
         pass  # every call plans (rare: results that ignore an operand)
-    elif views:
-        # views, in or out: the signature of dtypes and layouts (not of
+    elif views or "b" in layout:
+        # views, in or out, and broadcasts: the signature of dtypes and layouts (not of
         # shapes, offsets or steps, which are this call's push constants)
         # takes the next such call (_view_fast)
         if not scratch and loop is None and resident is not None and all(
-                (L in "cvw" and type(a) is _array.ndarray) or
+                (L in "cvwbrRC" and type(a) is _array.ndarray) or
                 (L == "s" and type(a) in (float, int, bool)) for L, a in zip(layout, args)):
             key = ("view", uf.name) + tuple(
                 (a.dtype, L) if L != "s" else type(a) for L, a in zip(layout, args)) + (
@@ -756,35 +758,60 @@ def _push_scalar(v, lt):
 
 
 def _view_fast(uf, args, out, context, sync):
-    """A resident call with a view among its operands or as out= - arrays
-    of one shape whose elements are evenly spaced in their buffers
-    (_array.run_view), and Python scalars - once _apply has planned the
-    same dtypes and layouts: the offsets, steps and extent are this call's
-    push constants of the same kernel. None: take the slow path."""
+    """A resident call with a view among its operands or as out=, or a
+    block broadcast (_block) - arrays whose elements are evenly spaced in
+    their buffers (_array.run_view), and Python scalars - once _apply has
+    planned the same dtypes and layouts: the offsets, steps, divisors and
+    extent are this call's push constants of the same kernel. None: take
+    the slow path."""
     ctx = shape = a0 = None
-    key = ["view", uf.name]
-    vals = {}
-    for k, a in enumerate(args):
+    arrays = []
+    for a in args:
         t = type(a)
         if t is _array.ndarray:
             if a0 is None:
                 a0, ctx, shape = a, a._ctx, a.shape
-            elif a._ctx is not ctx or a.shape != shape:
+            elif a._ctx is not ctx:
                 return None
-            if not a._whole:
-                rv = _array.run_view(a)
-                if rv is None:
-                    return None
-                vals[f"o{k}"] = rv[0]
-                if rv[1] != 1:
-                    vals[f"t{k}"] = rv[1] & 0xFFFFFFFF
-                key.append((a.dtype, "v" if rv[1] == 1 else "w"))
-            else:
-                key.append((a.dtype, "c"))
-        elif t is float or t is int or t is bool:
-            key.append(t)
-        else:
+            elif a.shape != shape:
+                try:
+                    shape = np.broadcast_shapes(shape, a.shape)
+                except ValueError:
+                    return None  # the slow path says what is wrong
+            arrays.append(a)
+        elif t is not float and t is not int and t is not bool:
             return None
+    if a0 is None:
+        return None
+    key = ["view", uf.name]
+    vals = {}
+    for k, a in enumerate(args):
+        if type(a) is not _array.ndarray:
+            key.append(type(a))
+        elif a.shape != shape:
+            if _one_element(a, a.shape):
+                key.append((a.dtype, "b"))
+                continue
+            blk = _block(a, shape)
+            if blk is None:
+                return None
+            L, vals[f"o{k}"], step, div, mod = blk
+            vals[f"t{k}"] = step & 0xFFFFFFFF
+            if L != "R":
+                vals[f"d{k}"] = div
+            if L != "C":
+                vals[f"m{k}"] = mod
+            key.append((a.dtype, L))
+        elif not a._whole:
+            rv = _array.run_view(a)
+            if rv is None:
+                return None
+            vals[f"o{k}"] = rv[0]
+            if rv[1] != 1:
+                vals[f"t{k}"] = rv[1] & 0xFFFFFFFF
+            key.append((a.dtype, "v" if rv[1] == 1 else "w"))
+        else:
+            key.append((a.dtype, "c"))
     if a0 is None or (context is not None and context is not ctx):
         return None
     if type(out) is tuple and len(out) == 1:
@@ -805,7 +832,7 @@ def _view_fast(uf, args, out, context, sync):
     key.append(oview)
     key.append(out is None)
     plan = ctx._ufast.get(tuple(key))
-    n = a0._size
+    n = math.prod(shape)
     if plan is None or n == 0:
         return None
     comp, kern, prog, loop_in, out_dt = plan
