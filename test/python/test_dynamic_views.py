@@ -419,6 +419,11 @@ def test_block_broadcasts_match_numpy(ctx):
         # in place, the broadcast operand a row of out= itself (copied first)
         sub(x, x[0], out=x)
         _same(x, nsub(hx, hx[0]), f"{dt.name} x -= x[0]")
+    # past _CPU_BLOCK_MAX elements a CPU device takes the array path
+    h = r.random((600, 500)).astype(np.float32)
+    x = vp.asarray(h)
+    _same(x - x[3], h - h[3], "600 x 500")
+    _same(x / vp.asarray(h[:, 7:8] + 1), h / (h[:, 7:8] + 1), "600 x 500")
 
 
 def test_block_broadcasts_compile_once(ctx, compiled_texts):

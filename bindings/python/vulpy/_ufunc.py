@@ -522,7 +522,8 @@ def _apply(uf, args, out, context, sync, loop=None):
     n = math.prod(oshape)
     blocks = {}
     for k, (s, o) in enumerate(zip(shapes, ops)):
-        if s != oshape and type(o) is _array.ndarray and not _one_element(o, s):
+        if s != oshape and type(o) is _array.ndarray and not _one_element(o, s) and \
+                (n <= _CPU_BLOCK_MAX or ctx.kind != "cpu"):
             blocks[k] = _block(o, oshape)
     if all(s == () for s in shapes) or any(
             s != oshape and (s != () or isinstance(o, _array.ndarray)) and
@@ -793,7 +794,7 @@ def _view_fast(uf, args, out, context, sync):
                 key.append((a.dtype, "b"))
                 continue
             blk = _block(a, shape)
-            if blk is None:
+            if blk is None or (ctx.kind == "cpu" and math.prod(shape) > _CPU_BLOCK_MAX):
                 return None
             L, vals[f"o{k}"], step, div, mod = blk
             vals[f"t{k}"] = step & 0xFFFFFFFF
@@ -861,6 +862,15 @@ def _out_view(o):
     (a zero step over more than one element: the array path refuses it)."""
     rv = _array.run_view(o)
     return None if rv is None or (rv[1] == 0 and o.size > 1) else rv
+
+
+# A block broadcast's / and % are per element, and a CPU device (lavapipe)
+# divides one lane at a time: past this extent the array path's kernel of
+# constant shapes (a compile per shape, ~15 ms there) is the cheaper one
+# (1024 x 1024 float32 x - m: 9.2 ms against 4.2; bench/notes/python.md).
+# GPUs divide by a uniform value at no visible cost (an H100's 4096 x 4096
+# x - m: 0.252 ms against the constant-shape kernel's 0.30).
+_CPU_BLOCK_MAX = 1 << 18
 
 
 def _block(a, oshape):
