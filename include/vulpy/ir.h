@@ -399,13 +399,16 @@ static inline vir_value *vir_result(vir_op *op) {
  * arithmetic, so a negative step is its two's complement). A load may
  * also take `at(%off, %step, %div, %mod)`, a block broadcast: element i
  * is element off + ((i / div) % mod) * step (div, mod >= 1: a row of mod
- * elements repeated, each element div times). NULL for a static view
- * (offset(K) strides(S) attributes, or none). */
+ * elements repeated, each element div times). Loads and stores take
+ * `at(%off, %step, %div, %mod, %step2, %div2, %mod2)` too, a view of two
+ * axes (x[1:-1, 1:-1], x.T): element off + ((i / div) % mod) * step +
+ * ((i / div2) % mod2) * step2. NULL for a static view (offset(K)
+ * strides(S) attributes, or none). */
 static inline uint32_t vir_view_nscalars(const vir_op *op) {
   if (op->code == VIR_OP_ARRAY_LOAD)
-    return op->nopnd == 2 || op->nopnd == 4 ? op->nopnd : 0;
+    return op->nopnd == 2 || op->nopnd == 4 || op->nopnd == 7 ? op->nopnd : 0;
   if (op->code == VIR_OP_ARRAY_STORE)
-    return op->nopnd == 3 ? 2 : 0;
+    return op->nopnd == 3 || op->nopnd == 8 ? op->nopnd - 1 : 0;
   return 0;
 }
 

@@ -454,9 +454,9 @@ static bool parse_op_body(parser *p, vir_opcode code, uint32_t line, opnds *o, v
     /* a run-time view: at(%off, %step) (a store's operands become
      * value, off, step: vir_view_scalars) */
     bool at = code != VIR_OP_ARRAY_SLICE && code != VIR_OP_ARRAY_SCATTER && pr_accept_kw(p, "at");
-    /* (a load's block broadcast: at(%off, %step, %div, %mod)) */
-    for (int k = 0; at && (k < 2 || (k < 4 && code == VIR_OP_ARRAY_LOAD && p->tok.kind == TK_COMMA));
-         k++) {
+    /* (a load's block broadcast: at(%off, %step, %div, %mod); two axes:
+     * at(%off, %step, %div, %mod, %step2, %div2, %mod2)) */
+    for (int k = 0; at && (k < 2 || (k < 7 && p->tok.kind == TK_COMMA)); k++) {
       if (!pr_expect(p, k ? TK_COMMA : TK_LPAREN))
         return false;
       if (p->tok.kind != TK_VALUE) {
@@ -473,10 +473,9 @@ static bool parse_op_body(parser *p, vir_opcode code, uint32_t line, opnds *o, v
       return true;
     if (!parse_values(p, o, line, true))
       return false;
-    if (at && o->n == 3) {
-      vir_value **v = o->data, *t = v[2];
-      v[2] = v[1];
-      v[1] = v[0];
+    if (at) { /* the value first, then the view's scalars */
+      vir_value **v = o->data, *t = v[o->n - 1];
+      memmove(v + 1, v, (o->n - 1) * sizeof *v);
       v[0] = t;
     }
     return true;

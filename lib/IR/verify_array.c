@@ -270,10 +270,13 @@ static void check_reduction(vctx *c, const vir_op *op, const vir_type *in, const
  * dynamic extent and takes u32 scalars. */
 static bool check_at(vctx *c, const vir_op *op) {
   uint32_t base = op->code == VIR_OP_ARRAY_STORE;
-  if (op->nopnd != base && op->nopnd != base + 2 && (base || op->nopnd != 4)) {
+  if (op->nopnd != base && op->nopnd != base + 2 && op->nopnd != base + 7 &&
+      (base || op->nopnd != 4)) {
     ERR(c, op, "'%s' takes %s, not %u operands", oname(op),
-        base ? "a value (and at(%off, %step) before it)"
-             : "no operands (or at(%off, %step), or at(%off, %step, %div, %mod))",
+        base ? "a value (and at(%off, %step) or at(%off, %step, %div, %mod, %step2, %div2, "
+               "%mod2) before it)"
+             : "no operands (or at(%off, %step), at(%off, %step, %div, %mod), or at(%off, "
+               "%step, %div, %mod, %step2, %div2, %mod2))",
         op->nopnd);
     return false;
   }
@@ -286,7 +289,8 @@ static bool check_at(vctx *c, const vir_op *op) {
     ERR(c, op, "'%s' at(...) views a tensor of dynamic extent '?', not %s", oname(op), tname(t));
     return false;
   }
-  static const char *const what[] = {"offset", "step", "divisor", "modulus"};
+  static const char *const what[] = {"offset", "step", "divisor", "modulus",
+                                     "second step", "second divisor", "second modulus"};
   for (uint32_t k = 0; k < vir_view_nscalars(op); k++)
     if (!at[k] || !at[k]->type || at[k]->type->kind != VIR_TY_UINT || at[k]->type->bits != 32) {
       ERR(c, op, "'%s' at(...) %s must be u32, not %s", oname(op), what[k],

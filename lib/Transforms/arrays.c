@@ -231,9 +231,14 @@ static bool tree_reads(part *p, const uint8_t *t, const vir_sym *b, const vir_op
  * same order (run-time views: the same offset and step values). */
 static bool same_view(const vir_type *t, const vir_op *ld, const vir_op *st) {
   vir_value *const *x = vir_view_scalars(ld), *const *y = vir_view_scalars(st);
-  if (x || y)
-    return x && y && vir_view_nscalars(ld) == vir_view_nscalars(st) && x[0] == y[0] &&
-           x[1] == y[1];
+  if (x || y) {
+    if (!x || !y || vir_view_nscalars(ld) != vir_view_nscalars(st))
+      return false;
+    for (uint32_t k = 0; k < vir_view_nscalars(ld); k++)
+      if (x[k] != y[k])
+        return false;
+    return true;
+  }
   const vir_array_attr *a = ld->attr.arr, *b = st->attr.arr;
   if (vir_view_is_identity(t, a) && vir_view_is_identity(t, b))
     return true;

@@ -476,3 +476,65 @@ def test_block_broadcasts_after_the_first_skip_planning(ctx, monkeypatch):
     a, b = vp.asarray(np.ones((4, 1), np.float32)), vp.asarray(np.ones((1, 6), np.float32))
     _same(a + b, np.full((4, 6), 2, np.float32), "both ways")
     assert seen == ["add"]
+
+
+def test_two_axis_views_match_numpy(ctx):
+    """Views that take two axis terms (x[1:-1, 2:], x[::2, ::-1], x.T, a
+    column of a strided view) as operands, as out= and as the destination
+    and source of copies and assignments read and write through
+    at(%off, %step, %div, %mod, %step2, %div2, %mod2): every dtype against
+    NumPy, a 5-point stencil step into an interior view, and a 3-D view
+    that needs three terms (the array path)."""
+    r = np.random.default_rng(11)
+    for dt in _dtypes(ctx):
+        h = (r.random((7, 9)) * 40).astype(dt)
+        x = vp.asarray(h)
+        add, nadd = vp.add, np.add
+        for ka, kb in (((slice(1, -1), slice(2, None)), (slice(1, -1), slice(None, -2))),
+                       ((slice(None, -1, 2), slice(None, None, -1)),
+                        (slice(1, None, 2), slice(None))),
+                       ((slice(None), slice(3, 4)), (slice(None), slice(None, 1)))):
+            _same(add(x[ka], x[kb]), nadd(h[ka], h[kb]), f"{dt.name} {ka} {kb}")
+        _same(x.T * x.T, h.T * h.T, f"{dt.name} x.T")
+        _same(x.T.copy(), h.T.copy(), f"{dt.name} x.T.copy()")
+        _same(x[1:, ::2].astype(np.float64), h[1:, ::2].astype(np.float64), f"{dt.name} astype")
+        o, g = vp.asarray(np.zeros((9, 11), dt)), np.zeros((9, 11), dt)
+        vp.maximum(x[::-1, 1:], x[:, :-1], out=o[1:8, 2:10])
+        g[1:8, 2:10] = np.maximum(h[::-1, 1:], h[:, :-1])
+        _same(o, g, f"{dt.name} out= a two-axis view")
+        o[2:5, ::3] = x[:3, 1:5]
+        g[2:5, ::3] = h[:3, 1:5]
+        _same(o, g, f"{dt.name} assign a two-axis view")
+        o[1:8, 0] = x[:, 8]
+        g[1:8, 0] = h[:, 8]
+        _same(o, g, f"{dt.name} a column into a column")
+    # a stencil step of the heat equation (float32), in place into the interior
+    u = r.random((34, 34)).astype(np.float32)
+    uv = vp.asarray(u)
+    for _ in range(3):
+        new = (uv[1:-1, 2:] + uv[1:-1, :-2] + uv[2:, 1:-1] + uv[:-2, 1:-1]) * np.float32(0.25)
+        uv[1:-1, 1:-1] = new
+        u[1:-1, 1:-1] = (u[1:-1, 2:] + u[1:-1, :-2] + u[2:, 1:-1] + u[:-2, 1:-1]) * np.float32(0.25)
+    np.testing.assert_allclose(uv.numpy(), u, rtol=1e-6)
+    h3 = r.random((4, 5, 6)).astype(np.float32)
+    x3 = vp.asarray(h3)
+    _same(x3[::2, 1:, ::2] + 1, h3[::2, 1:, ::2] + np.float32(1), "three terms")
+
+
+def test_two_axis_views_compile_once(ctx, compiled_texts):
+    """A stencil over a new grid size each call compiles once."""
+    ctx._ufast.clear()
+    seen = None
+    for n in (6, 7, 10, 33):
+        u = np.arange(n * (n + 1), dtype=np.float32).reshape(n, n + 1)
+        uv = vp.asarray(u)
+        uv[1:-1, 1:-1] = uv[1:-1, 2:] + uv[:-2, 1:-1] * 0.5
+        g = u.copy()
+        g[1:-1, 1:-1] = u[1:-1, 2:] + u[:-2, 1:-1] * np.float32(0.5)
+        _same(uv, g, f"n={n}")
+        _same(uv.T.copy(), g.T.copy(), f"n={n} T")
+        texts = [t for t in compiled_texts if "array @" in t]
+        if seen is None:
+            seen = len(set(texts))
+            assert seen and all(" at(" in t for t in texts), texts
+        assert len(set(texts)) == seen, f"n={n}: a compile per shape"

@@ -978,6 +978,67 @@ def run_view(a):
     return a._offset, step
 
 
+def view_code(a, oshape):
+    """(code, push values) of resident `a` read (or written) as an operand
+    of shape oshape, broadcast where its shape differs: output element i
+    reads buffer element off + sum over axis terms of ((i / div) % mod) *
+    step, at most two terms after axes that are contiguous with each other
+    are merged (x[1:] and a[2:5] one term, x[1:-1, 2:] and x.T two; a row
+    broadcast x - x.mean(axis=0) one with div 1, a column x / s of s
+    (n, 1) one with no mod). code: 'v' (one term, step 1), 'w' (one term),
+    'R', 'C', 'r' (one term: div 1 / no mod / both), 'm' and two of 'RCr'
+    (two terms, the outer first). None when it takes more terms (the
+    array path's static shapes)."""
+    nd = len(oshape)
+    if a.ndim > nd or a._offset >= 2**32:
+        return None
+    est = elem_strides(a)
+    pad = nd - a.ndim
+    terms, div, adj = [], 1, False  # terms [step, div, mod], inner first
+    for ax in range(nd - 1, -1, -1):
+        od = oshape[ax]
+        if od == 1:
+            continue
+        st = est[ax - pad] if ax >= pad and a.shape[ax - pad] == od else 0
+        if st == 0:
+            adj = False
+        elif adj and st == terms[-1][0] * terms[-1][2]:
+            terms[-1][2] *= od  # contiguous with the axis inside it
+        else:
+            if len(terms) == 2:
+                return None
+            terms.append([st, div, od])
+            adj = True
+        div *= od
+    if not terms:  # every axis broadcast: one element, read everywhere
+        terms = [[0 if div > 1 else 1, 1, div]]  # (one element in all: step 1)
+    vals = {}
+    codes = ""
+    for j, (st, d, m) in enumerate(reversed(terms)):
+        if not -2**31 <= st < 2**31:
+            return None
+        lead = d * m == div  # the term reaches the outermost axis: i / d < m
+        c = ("w" if lead else "R") if d == 1 else ("C" if lead else "r")
+        codes += c
+        sfx = "x" if j else ""
+        vals[f"t{sfx}"] = st & 0xFFFFFFFF
+        if c in "Cr":
+            vals[f"d{sfx}"] = d
+        if c in "Rr":
+            vals[f"m{sfx}"] = m
+    if codes == "w" and terms[0][0] == 1:
+        codes, vals = "v", {}
+    code = codes if len(codes) == 1 else "m" + codes
+    vals["o"] = a._offset
+    return code, vals
+
+
+def put_view(values, k, vals):
+    """view_code's push values of operand k (`o`: the output) into values."""
+    for name, v in vals.items():
+        values[name[0] + k + name[1:]] = v
+
+
 def _same_view(a, b):
     if a.shape != b.shape or a._offset != b._offset or a._sdtype != b._sdtype:
         return False

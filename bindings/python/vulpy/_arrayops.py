@@ -243,14 +243,23 @@ class Call:
 
 
 def _run_view(a, write=False):
-    """_array.run_view of resident `a` where run_store takes it: a dtype it
-    moves, and for a write no element reached twice."""
+    """_array.view_code of resident `a` (at its own shape) where run_store
+    takes it: a dtype it moves, and for a write a view that reaches no
+    element twice (one term, or two: x[1:-1, 1:-1], x.T)."""
     if a.dtype not in _RUN_DTYPES:
         return None
-    rv = _array.run_view(a)
-    if rv is None or (write and rv[1] == 0 and a._size > 1):
+    vc = _array.view_code(a, a.shape)
+    if vc is None or (write and (vc[0] not in "vw" and vc[0][0] != "m" or (
+            vc[1].get("t") == 0 and a._size > 1))):
         return None
-    return rv
+    if vc[0] not in "vw" and a._size > _CPU_VIEW_MAX and a._ctx.kind == "cpu":
+        return None  # divisions per element: the static path (_ufunc._CPU_BLOCK_MAX)
+    return vc
+
+
+# as _ufunc._CPU_BLOCK_MAX (which sits above this module): views of two
+# axes past this extent keep static shapes on a CPU device
+_CPU_VIEW_MAX = 1 << 18
 
 
 def runs(dst, src):
@@ -283,24 +292,21 @@ def run_store(name, dst, src=None, value=None):
     second call of a signature (dtypes, storage, unit steps) skips the
     graph: its compiled plan takes this call's offsets, steps and extent."""
     ctx = dst._ctx
-    doff, dstep = _run_view(dst, True)
+    dcode, dvals = _run_view(dst, True)
     if src is not None:
-        soff, sstep = _run_view(src)
-        key = ("run_store", name, dst.dtype, storage_of(dst), dstep == 1, src.dtype,
-               storage_of(src), sstep == 1)
+        scode, svals = _run_view(src)
+        key = ("run_store", name, dst.dtype, storage_of(dst), dcode, src.dtype,
+               storage_of(src), scode)
     else:
-        key = ("run_store", name, dst.dtype, storage_of(dst), dstep == 1)
+        key = ("run_store", name, dst.dtype, storage_of(dst), dcode)
     plan = ctx._ufast.get(key)
     if plan is not None:
         comp, xname, oname, vfield = plan
-        push = {"n": dst._size, "oo": doff}
-        if dstep != 1:
-            push["to"] = dstep & 0xFFFFFFFF
+        push = {"n": dst._size}
+        _array.put_view(push, "o", dvals)
         bind = {oname: dst._buf}
         if src is not None:
-            push["o0"] = soff
-            if sstep != 1:
-                push["t0"] = sstep & 0xFFFFFFFF
+            _array.put_view(push, "0", svals)
             bind[xname] = src._buf
         else:
             push[vfield] = push_value(value, dst.dtype)
@@ -316,29 +322,19 @@ def run_store(name, dst, src=None, value=None):
         c.note(src)
         b = g.buffer(("x",), storage_of(src), None, None, "xa")
         c.bind[xname := b.name] = src._buf
-        v = g.load(b, src.dtype, _graph.DYN, at=_at(c, "0", soff, sstep))
+        v = g.load(b, src.dtype, _graph.DYN, at=_graph.view_at(g, "0", scode))
+        _array.put_view(c.push, "0", svals)
         v = g.convert(v, dst.dtype)
     else:
         v = g.broadcast(c.scalar(value, dst.dtype), _graph.DYN)
         vfield = g.push[-1][0]
     o = g.buffer(("out",), storage_of(dst), None, None, "out")
     c.bind[o.name] = dst._buf
-    g.store(o, v, at=_at(c, "o", doff, dstep))
+    g.store(o, v, at=_graph.view_at(g, "o", dcode))
+    _array.put_view(c.push, "o", dvals)
     r = c.run(lambda: dst)
     ctx._ufast[key] = (c.compiled, xname, o.name, vfield)
     return r
-
-
-def _at(c, k, off, step):
-    """A run-time view's (offset, step) values for Call c: push fields
-    o<k> and t<k>, a step of 1 a constant (a contiguous view: lavapipe
-    reads it as whole vectors, and the GLSL reads `o + i`)."""
-    c.push[f"o{k}"] = off
-    o = c.g.scalar(_U32, f"o{k}")
-    if step == 1:
-        return o, c.g.const(1, _U32)
-    c.push[f"t{k}"] = step & 0xFFFFFFFF
-    return o, c.g.scalar(_U32, f"t{k}")
 
 
 def materialize(a):

@@ -201,7 +201,7 @@ class Graph:
     def store(self, buf, value, offset=0, strides=None, at=None):
         buf.stored = True
         value = self.broadcast(value, value.shape if value.shape is not None else ())
-        view = f" at({at[0].name}, {at[1].name})" if at else _view(value.shape, offset, strides)
+        view = f" at({', '.join(v.name for v in at)})" if at else _view(value.shape, offset, strides)
         self.lines.append(f"array.store @{buf.name}{view}, {value.name}{self._loc()}")
 
     def scatter(self, buf, shape, idx, value, offset=0, strides=None):
@@ -320,6 +320,31 @@ def _view(shape, offset, strides):
     if strides is not None and tuple(strides) != c_strides(shape):
         s += " strides(" + ", ".join(str(int(x)) for x in strides) + ")"
     return s
+
+
+def view_at(g, k, code):
+    """The run-time view of operand k (`o`: the output) of view code `code`
+    (_array.view_code): its at(...) values, push fields o<k> and, per
+    axis term, t<k>, d<k>, m<k> (the second term's with an `x` after:
+    t<k>x ...) where the code does not make them constants: 'v' is a step of 1
+    (contiguous from an offset, which lavapipe reads as whole vectors; a
+    step known only at run time is a gather there), 'w' a step, 'R' a
+    divisor of 1 (a row repeated), 'C' no modulus (the leading axes)."""
+    u32 = np.dtype(np.uint32)
+    o = g.scalar(u32, f"o{k}")
+    if code == "v":
+        return o, g.const(1, u32)
+    codes = code[1:] if code[0] == "m" else code
+    at = [o]
+    for j, c in enumerate(codes):
+        sfx = "x" if j else ""
+        t = g.scalar(u32, f"t{k}{sfx}")
+        if c == "w":
+            return o, t
+        d = g.const(1, u32) if c == "R" else g.scalar(u32, f"d{k}{sfx}")
+        m = g.const(0xFFFFFFFF, u32) if c == "C" else g.scalar(u32, f"m{k}{sfx}")
+        at += [t, d, m]
+    return tuple(at)
 
 
 def c_strides(shape):

@@ -214,6 +214,12 @@ def getitem(a, key):
         b, _ = _basic(a.shape, a._offset, _array.elem_strides(a),
                       (key,) + (slice(None),) * (len(a.shape) - 1))
         return _view(a, b)
+    if type(key) is tuple and type(a) is _array.ndarray and len(key) <= len(a.shape) and all(
+            type(k) is slice or type(k) is int for k in key):
+        # x[1:-1, 2:], x[0, :]: slices and ints only, every axis
+        b, _ = _basic(a.shape, a._offset, _array.elem_strides(a),
+                      key + (slice(None),) * (len(a.shape) - len(key)))
+        return _view(a, b)
     if isinstance(key, tuple) and len(key) == 1 and _is_mask(key[0]):
         key = key[0]  # x[(mask,)] is x[mask]
     if isinstance(a, _array.ndarray) and a.dtype.kind == "c" and not _basic_key(key):

@@ -50,9 +50,8 @@ def _array_vir(uf, loop_in, out_dt, layout, storage, oview=False):
     """The array VIR of one variant: operands 'c' are whole arrays of
     dynamic extent (@xa, @xb, @xc in storage dtypes), 'w' views of their
     buffers (element i at o<k> + i * t<k>, push fields; 'v' the same with
-    step 1), 'r' a resident array broadcast as a block (element i at
-    o<k> + ((i / d<k>) % m<k>) * t<k>: _block; 'R' with d<k> = 1, 'C'
-    with no % m<k>), 'b' resident
+    step 1) and the other codes of _array.view_code (broadcasts as a block,
+    views of two axes: _at), 'b' resident
     arrays of one element broadcast over it (read once per invocation),
     's' push scalars s0, ... (bool as a u32 word); the result goes to
     `out`, through the view (oo, to) when `oview` ('v' or 'w' as above)."""
@@ -72,15 +71,9 @@ def _array_vir(uf, loop_in, out_dt, layout, storage, oview=False):
         elif L == "b":  # one element, read once and broadcast
             b = g.buffer(("x", k), _array.storage_dtype(storage[k]), 1, None, _BUF[k])
             v = g.broadcast(g.load(b, storage[k], ()), _graph.DYN)
-        elif L in "rRC":  # a block broadcast: element i at o<k> + ((i / d<k>) % m<k>) * t<k>
-            # ('R': a row repeated, d<k> = 1; 'C': the leading axes, no % m<k>)
+        elif L != "c":  # a run-time view (_array.view_code): offset, steps, divisors
             b = g.buffer(("x", k), _array.storage_dtype(storage[k]), None, None, _BUF[k])
-            d = g.const(1, _U32) if L == "R" else g.scalar(_U32, f"d{k}")
-            m = g.const(0xFFFFFFFF, _U32) if L == "C" else g.scalar(_U32, f"m{k}")
-            v = g.load(b, storage[k], _graph.DYN, at=_at(g, str(k), False) + (d, m))
-        elif L in "vw":  # a view: element i at o<k> + i * t<k> ('v': t<k> = 1)
-            b = g.buffer(("x", k), _array.storage_dtype(storage[k]), None, None, _BUF[k])
-            v = g.load(b, storage[k], _graph.DYN, at=_at(g, str(k), L == "v"))
+            v = g.load(b, storage[k], _graph.DYN, at=_graph.view_at(g, str(k), L))
         else:
             b = g.buffer(("x", k), _array.storage_dtype(storage[k]), None, None, _BUF[k])
             v = g.load(b, storage[k], _graph.DYN)
@@ -89,18 +82,10 @@ def _array_vir(uf, loop_in, out_dt, layout, storage, oview=False):
     r = g.cast(r, out_dt)
     if r.shape is None:
         r = g.broadcast(r, _graph.DYN)
-    at = _at(g, "o", oview == "v") if oview else None
+    at = _graph.view_at(g, "o", oview) if oview else None
     g.store(g.buffer(("out",), _array.storage_dtype(out_dt), None, None, "out"), r, at=at)
     text = _texts[key] = g.text()
     return text
-
-
-def _at(g, k, unit):
-    """The run-time view of operand k (`o`: the output): push fields o<k>
-    and t<k>, or the constant step 1 (`unit`: contiguous from an offset,
-    which lavapipe reads as whole vectors; a step known only at run time
-    is a gather there)."""
-    return g.scalar(_U32, f"o{k}"), g.const(1, _U32) if unit else g.scalar(_U32, f"t{k}")
 
 
 def _get_program(uf, ctx, loop_in, out_dt, layout, storage, oview=False):
@@ -224,22 +209,13 @@ class Ufunc:
         # strided views and out= views (a prefix view too: this planner's
         # vec4 kernels would write past its end) run on the array path, and
         # so do broadcasts (_apply hands them over)
-        view = False
         for a in args:
             t = type(a)
-            if t is _array.ndarray:
-                if a._estrides is not None and _array.run_view(a) is None:
-                    view = True
-            elif t is not np.ndarray and t is not float and t is not int:
+            if t is not _array.ndarray and t is not np.ndarray and t is not float and \
+                    t is not int:
                 trace = getattr(t, "_vp_trace_ufunc", None)
                 if trace is not None:
                     return trace(self, args, out)
-        if out is not None:
-            o = out[0] if type(out) is tuple and len(out) == 1 else out
-            view = view or (type(o) is _array.ndarray and not o._whole and
-                            _out_view(o) is None)
-        if view:
-            return _arrayops.ufunc(self, args, out, context, sync)
         if args and type(args[0]) is np.ndarray:
             r = self._try_fast_np(args, out, context, sync)
         else:
@@ -520,15 +496,19 @@ def _apply(uf, args, out, context, sync, loop=None):
         raise ValueError(f"vp.{uf.name}: operands could not be broadcast together with shapes "
                          f"{' '.join(str(s) for s in shapes)}") from None
     n = math.prod(oshape)
-    blocks = {}
+    codes = {}
     for k, (s, o) in enumerate(zip(shapes, ops)):
-        if s != oshape and type(o) is _array.ndarray and not _one_element(o, s) and \
-                (n <= _CPU_BLOCK_MAX or ctx.kind != "cpu"):
-            blocks[k] = _block(o, oshape)
+        if type(o) is _array.ndarray and (s != oshape or not o._whole) and \
+                not (s != oshape and _one_element(o, s)):
+            codes[k] = _array.view_code(o, oshape)
+            if codes[k] is not None and codes[k][0] not in "vw" and n > _CPU_BLOCK_MAX and \
+                    ctx.kind == "cpu":
+                codes[k] = None
     if all(s == () for s in shapes) or any(
             s != oshape and (s != () or isinstance(o, _array.ndarray)) and
-            not _one_element(o, s) and blocks.get(k) is None
-            for k, (s, o) in enumerate(zip(shapes, ops))):
+            not _one_element(o, s) and codes.get(k) is None
+            for k, (s, o) in enumerate(zip(shapes, ops))) or \
+            any(codes.get(k, 1) is None for k in range(len(ops))):
         # other broadcasts and scalars alone: the array path, static
         # shapes; host scalars and 0-d NumPy arrays stay push constants
         # here, resident arrays of one element (x - vp.mean(x)) are read
@@ -575,31 +555,17 @@ def _apply(uf, args, out, context, sync, loop=None):
     views = {}
     for k, a in enumerate(ops):
         if isinstance(a, _array.ndarray):
-            if a.shape != oshape:  # one element (_one_element), or a block (_block)
+            if k in codes:  # a view, or a broadcast as a block (_array.view_code)
+                L, vals = codes[k]
+                _array.put_view(views, str(k), vals)
                 bufs.append(a._buf)
                 storage.append(a.dtype)
-                if blocks.get(k) is None:
-                    layout.append("b")
-                    continue
-                L, views[f"o{k}"], step, div, mod = blocks[k]
-                views[f"t{k}"] = step & 0xFFFFFFFF
-                if L != "R":
-                    views[f"d{k}"] = div
-                if L != "C":
-                    views[f"m{k}"] = mod
                 layout.append(L)
                 continue
-            if not a._whole:  # a view (x[:-1] too: one plan with x[1:]'s)
-                rv = _array.run_view(a)
-                if rv is None:  # strides no offset and step describe
-                    _release(ctx, scratch)
-                    return _arrayops.ufunc(uf, args, out, context, sync)
-                views[f"o{k}"] = rv[0]
-                if rv[1] != 1:
-                    views[f"t{k}"] = rv[1] & 0xFFFFFFFF
+            if a.shape != oshape:  # one element (_one_element)
                 bufs.append(a._buf)
                 storage.append(a.dtype)
-                layout.append("v" if rv[1] == 1 else "w")
+                layout.append("b")
                 continue
             buf, st = a._buf, a.dtype
         elif isinstance(a, np.ndarray):
@@ -637,14 +603,12 @@ def _apply(uf, args, out, context, sync, loop=None):
     oview = None
     if dst is not None and not dst._whole:  # out= a view: written through its offset and step
         _array.check_writable(dst, f"vp.{uf.name}")
-        rv = _out_view(dst)
-        if rv is None:
+        ov = _out_view(dst)
+        if ov is None or (ov[0] not in "vw" and n > _CPU_BLOCK_MAX and ctx.kind == "cpu"):
             _release(ctx, scratch)
             return _arrayops.ufunc(uf, args, out, context, sync)
-        views["oo"] = rv[0]
-        if rv[1] != 1:
-            views["to"] = rv[1] & 0xFFFFFFFF
-        oview = "v" if rv[1] == 1 else "w"
+        oview = ov[0]
+        _array.put_view(views, "o", ov[1])
 
     # the variant: array VIR over the dynamic extent n (one compile, every n)
     comp, prog = _get_program(uf, ctx, tuple(loop_in), out_dt, tuple(layout), tuple(storage),
@@ -679,7 +643,7 @@ def _apply(uf, args, out, context, sync, loop=None):
         # shapes, offsets or steps, which are this call's push constants)
         # takes the next such call (_view_fast)
         if not scratch and loop is None and resident is not None and all(
-                (L in "cvwbrRC" and type(a) is _array.ndarray) or
+                (L != "s" and type(a) is _array.ndarray) or
                 (L == "s" and type(a) in (float, int, bool)) for L, a in zip(layout, args)):
             key = ("view", uf.name) + tuple(
                 (a.dtype, L) if L != "s" else type(a) for L, a in zip(layout, args)) + (
@@ -760,13 +724,11 @@ def _push_scalar(v, lt):
 
 def _view_fast(uf, args, out, context, sync):
     """A resident call with a view among its operands or as out=, or a
-    block broadcast (_block) - arrays whose elements are evenly spaced in
-    their buffers (_array.run_view), and Python scalars - once _apply has
-    planned the same dtypes and layouts: the offsets, steps, divisors and
-    extent are this call's push constants of the same kernel. None: take
-    the slow path."""
+    broadcast - arrays that _array.view_code describes, and Python scalars -
+    once _apply has planned the same dtypes and layouts: the offsets,
+    steps, divisors and extent are this call's push constants of the same
+    kernel. None: take the slow path."""
     ctx = shape = a0 = None
-    arrays = []
     for a in args:
         t = type(a)
         if t is _array.ndarray:
@@ -779,42 +741,29 @@ def _view_fast(uf, args, out, context, sync):
                     shape = np.broadcast_shapes(shape, a.shape)
                 except ValueError:
                     return None  # the slow path says what is wrong
-            arrays.append(a)
         elif t is not float and t is not int and t is not bool:
             return None
     if a0 is None:
         return None
+    if context is not None and context is not ctx:
+        return None
+    n = math.prod(shape)
+    cpu_big = n > _CPU_BLOCK_MAX and ctx.kind == "cpu"
     key = ["view", uf.name]
     vals = {}
     for k, a in enumerate(args):
         if type(a) is not _array.ndarray:
             key.append(type(a))
-        elif a.shape != shape:
-            if _one_element(a, a.shape):
-                key.append((a.dtype, "b"))
-                continue
-            blk = _block(a, shape)
-            if blk is None or (ctx.kind == "cpu" and math.prod(shape) > _CPU_BLOCK_MAX):
+        elif a.shape != shape and _one_element(a, a.shape):
+            key.append((a.dtype, "b"))
+        elif a.shape != shape or not a._whole:  # as _apply's codes
+            vc = _array.view_code(a, shape)
+            if vc is None or (cpu_big and vc[0] not in "vw"):
                 return None
-            L, vals[f"o{k}"], step, div, mod = blk
-            vals[f"t{k}"] = step & 0xFFFFFFFF
-            if L != "R":
-                vals[f"d{k}"] = div
-            if L != "C":
-                vals[f"m{k}"] = mod
-            key.append((a.dtype, L))
-        elif not a._whole:
-            rv = _array.run_view(a)
-            if rv is None:
-                return None
-            vals[f"o{k}"] = rv[0]
-            if rv[1] != 1:
-                vals[f"t{k}"] = rv[1] & 0xFFFFFFFF
-            key.append((a.dtype, "v" if rv[1] == 1 else "w"))
+            _array.put_view(vals, str(k), vc[1])
+            key.append((a.dtype, vc[0]))
         else:
             key.append((a.dtype, "c"))
-    if a0 is None or (context is not None and context is not ctx):
-        return None
     if type(out) is tuple and len(out) == 1:
         out = out[0]
     oview = None
@@ -823,17 +772,14 @@ def _view_fast(uf, args, out, context, sync):
             return None
         if not out._whole:
             _array.check_writable(out, f"vp.{uf.name}")
-            rv = _out_view(out)
-            if rv is None:
+            ov = _out_view(out)
+            if ov is None or (cpu_big and ov[0] not in "vw"):
                 return None
-            vals["oo"] = rv[0]
-            if rv[1] != 1:
-                vals["to"] = rv[1] & 0xFFFFFFFF
-            oview = "v" if rv[1] == 1 else "w"
+            oview = ov[0]
+            _array.put_view(vals, "o", ov[1])
     key.append(oview)
     key.append(out is None)
     plan = ctx._ufast.get(tuple(key))
-    n = math.prod(shape)
     if plan is None or n == 0:
         return None
     comp, kern, prog, loop_in, out_dt = plan
@@ -858,10 +804,13 @@ def _view_fast(uf, args, out, context, sync):
 
 
 def _out_view(o):
-    """run_view of out= view `o`, None where an element is written twice
+    """_array.view_code of out= view `o`, None where an element is written twice
     (a zero step over more than one element: the array path refuses it)."""
-    rv = _array.run_view(o)
-    return None if rv is None or (rv[1] == 0 and o.size > 1) else rv
+    ov = _array.view_code(o, o.shape)
+    if ov is None or ov[0] not in "vw" and ov[0][0] != "m" or (
+            ov[1].get("t") == 0 and o._size > 1):
+        return None
+    return ov
 
 
 # A block broadcast's / and % are per element, and a CPU device (lavapipe)
@@ -871,40 +820,6 @@ def _out_view(o):
 # GPUs divide by a uniform value at no visible cost (an H100's 4096 x 4096
 # x - m: 0.252 ms against the constant-shape kernel's 0.30).
 _CPU_BLOCK_MAX = 1 << 18
-
-
-def _block(a, oshape):
-    """(layout, offset, step, div, mod) when resident `a` broadcast to
-    oshape reads element offset + ((i / div) % mod) * step of its buffer
-    for output element i: its axes that are not broadcast (x -
-    x.mean(axis=0): the last; x / x.sum(axis=1, keepdims=True): the
-    first) are one run of axes with no broadcast axis between them, and
-    its elements are evenly spaced in C order (_array.run_view). layout
-    'R' when div is 1 (a row repeated), 'C' when the run is the leading
-    axes (i / div < mod: no %), else 'r'. None otherwise (the array
-    path)."""
-    nd = len(oshape)
-    if a.ndim > nd or a._size < 2:
-        return None
-    ashape = (1,) * (nd - a.ndim) + tuple(a.shape)
-    state, last, lead = 0, None, True  # state 0: before the run, 1: in it, 2: after it
-    for ax in range(nd):
-        od, ad = oshape[ax], ashape[ax]
-        if od == 1:
-            continue
-        if ad == od:
-            if state == 2:
-                return None
-            state, last = 1, ax
-        elif state == 1:
-            state = 2
-        else:
-            lead = lead and state != 0
-    rv = _array.run_view(a)
-    if rv is None or last is None:
-        return None
-    div = math.prod(oshape[last + 1:])
-    return "R" if div == 1 else "C" if lead else "r", rv[0], rv[1], div, a._size
 
 
 def _one_element(a, shape):

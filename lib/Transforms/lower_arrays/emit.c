@@ -86,6 +86,19 @@ static bool const_u32_is(const vir_value *v, uint64_t k) {
   return v->def && v->def->code == VIR_OP_CONST && v->def->attr.lit.u == k;
 }
 
+/* ((i / div) % mod) * step of a run-time view: a constant divisor 1 (a row
+ * repeated), a constant modulus 0xffffffff (the leading axes: i / div
+ * stays below it) and a constant step 1 are left out; no div and mod: i *
+ * step. */
+static vir_value *axis_term(lw *l, vir_value *i, vir_value *step, vir_value *div,
+                            vir_value *mod) {
+  if (div && !const_u32_is(div, 1))
+    i = vla_bin(l, VIR_OP_DIV, i, scalar(l, div));
+  if (mod && !const_u32_is(mod, UINT32_MAX))
+    i = vla_bin(l, VIR_OP_REM, i, scalar(l, mod));
+  return const_u32_is(step, 1) ? i : vla_bin(l, VIR_OP_MUL, i, scalar(l, step));
+}
+
 /* The buffer element a load or store `op` of shape t reaches at ix: its
  * view's offset, static or at run time (at(%off, %step): off + i * step,
  * u32 arithmetic; a load's at(%off, %step, %div, %mod): i is first
@@ -95,16 +108,12 @@ static vir_value *op_offset(lw *l, const vir_op *op, const vir_type *t, idx *ix)
   if (!at)
     return vla_view_offset(l, t, op->attr.arr, ix);
   vir_value *off = scalar(l, at[0]), *i = vla_flat_of(l, ix);
-  if (vir_view_nscalars(op) == 4) {
-    /* a constant divisor 1 (a row repeated) and a constant modulus
-     * 0xffffffff (the leading axes: i / div stays below it) are left out */
-    if (!const_u32_is(at[2], 1))
-      i = vla_bin(l, VIR_OP_DIV, i, scalar(l, at[2]));
-    if (!const_u32_is(at[3], UINT32_MAX))
-      i = vla_bin(l, VIR_OP_REM, i, scalar(l, at[3]));
-  }
-  bool unit = const_u32_is(at[1], 1); /* contiguous */
-  return vla_bin(l, VIR_OP_ADD, off, unit ? i : vla_bin(l, VIR_OP_MUL, i, scalar(l, at[1])));
+  uint32_t n = vir_view_nscalars(op);
+  vir_value *r = vla_bin(l, VIR_OP_ADD, off, axis_term(l, i, at[1], n > 2 ? at[2] : NULL,
+                                                       n > 2 ? at[3] : NULL));
+  if (n == 7)
+    r = vla_bin(l, VIR_OP_ADD, r, axis_term(l, i, at[4], at[5], at[6]));
+  return r;
 }
 
 static vir_value *gathered_index(lw *l, vir_value *j, uint32_t dim) {
