@@ -7,17 +7,20 @@ semantics per operation are _graph.apply_ufunc's. Python only chooses:
   - dtypes as NumPy resolves them (ufunc.resolve_dtypes: NEP 50 promotion,
     Python scalars are weak), then checked against the device's features;
   - layout: operands of the output's shape are whole arrays of dynamic
-    extent (tensor<?xT>, the element count n a push constant), or views
-    whose elements are offset + i * step of their buffer (x[1:], x[::-2],
-    rows a[2:5]: the offset and step push constants too), host scalars
-    and 0-d arrays are push constants, so one compile serves every size
-    and view; broadcasts, other views and the small dtypes take the array
-    path with static shapes (_arrayops.ufunc);
+    extent (tensor<?xT>, the element count n a push constant), views and
+    broadcasts that _array.view_code describes in at most two axis terms
+    (x[1:], x[::-2], u[1:-1, 2:], x.T, x - x.mean(axis=0): the offset,
+    steps and divisors push constants too), resident arrays of one
+    element, and host scalars and 0-d arrays as push constants, so one
+    compile serves every size and view; other views and broadcasts and
+    the small dtypes take the array path with static shapes
+    (_arrayops.ufunc);
   - the grid: lower-arrays' rule for n (the compile's grid ops, evaluated
     by Compiled.grid), with vec4 access for 32-bit buffers (padded to 16
     bytes, so the tail needs no special case).
-The first call of a resident signature hands the plan to the C fast path
-(Launcher.ufunc), which runs the next calls without Python.
+The first call of a resident signature of whole arrays hands the plan to
+the C fast path (Launcher.ufunc), which runs the next calls without
+Python; one with views or broadcasts leaves a plan for _view_fast.
 """
 import math
 import weakref
