@@ -1,0 +1,96 @@
+"""A 5-point stencil step written with views, the way a NumPy user writes
+it, beside CuPy where it runs (interleaved call by call):
+
+    u[1:-1, 1:-1] = (u[1:-1, 2:] + u[1:-1, :-2] + u[2:, 1:-1] + u[:-2, 1:-1]) * 0.25
+
+(four two-axis views read, three temporaries, one two-axis view written:
+array.load/store at(%off, %s, %d, %m, %s2, %d2, %m2), docs/fusion.md), and
+`u.T.copy()`. At one grid size (wall clock of the step and a synchronize,
+median ms) and at a new size each step (a compile per size shows as
+milliseconds). Every VulPy answer is checked against NumPy.
+
+    python bench/probes/stencil_views.py [--sizes 256 4096] [--steps 20]
+"""
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import vulpy as vp
+
+try:
+    import cupy as cp
+except ImportError:  # lavapipe machines: VulPy alone
+    cp = None
+
+
+def step(u):
+    u[1:-1, 1:-1] = (u[1:-1, 2:] + u[1:-1, :-2] + u[2:, 1:-1] + u[:-2, 1:-1]) * np.float32(0.25)
+    return u
+
+
+def transpose(u):
+    return u.T.copy()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", type=int, nargs="+", default=[256, 4096])
+    ap.add_argument("--steps", type=int, default=20)
+    args = ap.parse_args()
+    ctx = vp.default_context()
+    print(vp.__file__, "|", ctx.info.get("name"))
+    vsync = ctx.synchronize
+    csync = cp.cuda.Device().synchronize if cp is not None else None
+    med = statistics.median
+    rng = np.random.default_rng(0)
+    for name, f in (("stencil step", step), ("u.T.copy()", transpose)):
+        for n in args.sizes:
+            h = rng.random((n, n), dtype=np.float32)
+            u = vp.asarray(h)
+            np.testing.assert_allclose(f(u).numpy(), f(h.copy()), rtol=1e-6, err_msg=name)
+            uc = cp.asarray(h) if cp is not None else None
+            if cp is not None:
+                f(uc)
+            vt, ct = [], []
+            for _ in range(args.steps):
+                t = time.perf_counter()
+                f(u)
+                vsync()
+                vt.append((time.perf_counter() - t) * 1e3)
+                if cp is not None:
+                    t = time.perf_counter()
+                    f(uc)
+                    csync()
+                    ct.append((time.perf_counter() - t) * 1e3)
+            line = f"{name:14s} {n:5d}^2 same size: vulpy {med(vt):8.3f}"
+            if cp is not None:
+                line += f"  cupy {med(ct):8.3f}  cupy/vulpy {med(ct) / med(vt):.2f}"
+            print(line + "  ms", flush=True)
+        vt, ct = [], []
+        for k in range(args.steps):
+            n = 200 + 3 * k
+            h = rng.random((n, n + 1), dtype=np.float32)
+            u = vp.asarray(h)
+            vsync()
+            t = time.perf_counter()
+            r = f(u)
+            vsync()
+            vt.append((time.perf_counter() - t) * 1e3)
+            np.testing.assert_allclose(r.numpy(), f(h.copy()), rtol=1e-6, err_msg=f"{name} {n}")
+            if cp is not None:
+                uc = cp.asarray(h)
+                csync()
+                t = time.perf_counter()
+                f(uc)
+                csync()
+                ct.append((time.perf_counter() - t) * 1e3)
+        line = f"{name:14s} new size each: vulpy {med(vt):8.3f}"
+        if cp is not None:
+            line += f"  cupy {med(ct):8.3f}  cupy/vulpy {med(ct) / med(vt):.2f}"
+        print(line + "  ms", flush=True)
+
+
+if __name__ == "__main__":
+    main()
