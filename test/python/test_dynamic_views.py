@@ -538,3 +538,41 @@ def test_two_axis_views_compile_once(ctx, compiled_texts):
             seen = len(set(texts))
             assert seen and all(" at(" in t for t in texts), texts
         assert len(set(texts)) == seen, f"n={n}: a compile per shape"
+
+
+def test_broadcast_copies_match_numpy_and_compile_once(ctx, compiled_texts):
+    """vp.tile, vp.repeat with one count, x[...] = row, x[:, 1:3] = column
+    and broadcast_to(...).copy() copy a broadcast view (run_store with a
+    source broadcast to the destination): every dtype against NumPy, and
+    one compile per dtype and layout over every shape."""
+    r = np.random.default_rng(13)
+    for dt in _dtypes(ctx):
+        for n in (3, 5):
+            h = (r.random((n, 4)) * 30).astype(dt)
+            x = vp.asarray(h)
+            what = f"{dt.name} n={n}"
+            _same(vp.tile(x, (2, 3)), np.tile(h, (2, 3)), what)
+            _same(vp.tile(x[0], 3), np.tile(h[0], 3), what)
+            _same(vp.repeat(x, 3, axis=0), np.repeat(h, 3, axis=0), what)
+            _same(vp.repeat(x[:, ::-1], 2, axis=1), np.repeat(h[:, ::-1], 2, axis=1), what)
+            _same(vp.broadcast_to(x[1], (n, 4)).copy(), np.broadcast_to(h[1], (n, 4)).copy(),
+                  what)
+            y, g = vp.asarray(np.zeros((n, 4), dt)), np.zeros((n, 4), dt)
+            y[...] = x[2]
+            g[...] = h[2]
+            _same(y, g, what)
+            y[:, 1:3] = x[:, :1]
+            g[:, 1:3] = h[:, :1]
+            _same(y, g, what)
+    ctx._ufast.clear()
+    seen = None
+    for n in (3, 4, 9, 17):
+        h = np.arange(n * 5, dtype=np.float32).reshape(n, 5)
+        x = vp.asarray(h)
+        _same(vp.tile(x, (2, 2)), np.tile(h, (2, 2)), f"n={n}")
+        _same(vp.repeat(x, 2, axis=1), np.repeat(h, 2, axis=1), f"n={n}")
+        texts = [t for t in compiled_texts if "array @" in t]
+        if seen is None:
+            seen = len(set(texts))
+            assert seen and all(" at(" in t for t in texts), texts
+        assert len(set(texts)) == seen, f"n={n}: a compile per shape"

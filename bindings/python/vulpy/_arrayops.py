@@ -7,6 +7,8 @@ copies of views and fills of views always do. Convenience mode holds as
 for the ufuncs: NumPy arrays in, NumPy arrays out (staged in the context's
 scratch buffers); any resident operand makes the results resident.
 """
+import math
+
 import numpy as np
 
 from . import _array, _context, _engine, _graph
@@ -242,17 +244,19 @@ class Call:
         return Handle(t, done)
 
 
-def _run_view(a, write=False):
-    """_array.view_code of resident `a` (at its own shape) where run_store
-    takes it: a dtype it moves, and for a write a view that reaches no
-    element twice (one term, or two: x[1:-1, 1:-1], x.T)."""
+def _run_view(a, write=False, shape=None):
+    """_array.view_code of resident `a` (at its own shape, or broadcast to
+    `shape`) where run_store takes it: a dtype it moves, and for a write a
+    view that reaches no element twice (one term, or two: x[1:-1, 1:-1],
+    x.T)."""
     if a.dtype not in _RUN_DTYPES:
         return None
-    vc = _array.view_code(a, a.shape)
+    shape = a.shape if shape is None else shape
+    vc = _array.view_code(a, shape)
     if vc is None or (write and (vc[0] not in "vw" and vc[0][0] != "m" or (
             vc[1].get("t") == 0 and a._size > 1))):
         return None
-    if vc[0] not in "vw" and a._size > _CPU_VIEW_MAX and a._ctx.kind == "cpu":
+    if vc[0] not in "vw" and math.prod(shape) > _CPU_VIEW_MAX and a._ctx.kind == "cpu":
         return None  # divisions per element: the static path (_ufunc._CPU_BLOCK_MAX)
     return vc
 
@@ -264,13 +268,22 @@ _CPU_VIEW_MAX = 1 << 18
 
 def runs(dst, src):
     """Whether dst[...] = src takes run_store: dst a view it writes, src a
-    resident array of dst's shape on its context that it reads and that
-    overlaps dst element for element or not at all, or a real scalar."""
+    resident array on its context that broadcasts to dst's shape (vp.tile
+    and vp.repeat copy such views), that it reads and that overlaps dst
+    element for element or not at all, or a real scalar."""
     if not dst._size or _run_view(dst, True) is None:
         return False
     if type(src) is _array.ndarray:
-        return src.shape == dst.shape and src._ctx is dst._ctx and \
-            _run_view(src) is not None and not _array.write_hazard(dst, src)
+        if src._ctx is not dst._ctx:
+            return False
+        if src.shape != dst.shape:
+            try:
+                if np.broadcast_shapes(src.shape, dst.shape) != dst.shape:
+                    return False
+            except ValueError:
+                return False  # the static path says what is wrong
+        return _run_view(src, shape=dst.shape) is not None and \
+            not _array.write_hazard(dst, src)
     return isinstance(src, (bool, int, float, np.bool_, np.integer, np.floating)) or (
         type(src) is np.ndarray and src.ndim == 0 and src.dtype.kind in "biuf")
 
@@ -283,8 +296,8 @@ def push_value(value, dt):
 
 
 def run_store(name, dst, src=None, value=None):
-    """dst[...] = src (a resident array of dst's shape, converted as
-    astype does) or = value (a Python scalar of dst's dtype) through the
+    """dst[...] = src (a resident array broadcast to dst's shape, converted
+    as astype does) or = value (a Python scalar of dst's dtype) through the
     run-time views of both (_run_view): array VIR over the dynamic extent,
     one compile per dtype pair whatever the length, offset or step. The
     caller has checked the views (None from _run_view: not this way) and
@@ -294,7 +307,7 @@ def run_store(name, dst, src=None, value=None):
     ctx = dst._ctx
     dcode, dvals = _run_view(dst, True)
     if src is not None:
-        scode, svals = _run_view(src)
+        scode, svals = _run_view(src, shape=dst.shape)
         key = ("run_store", name, dst.dtype, storage_of(dst), dcode, src.dtype,
                storage_of(src), scode)
     else:
