@@ -78,7 +78,8 @@ def test_every_length_matches_numpy(ctx, kind):
 @pytest.fixture
 def compiled_texts(ctx, monkeypatch):
     """The array VIR texts handed to _engine.compile from here on (the
-    context's reduction plans dropped first, so that calls compile)."""
+    context's reduction plans and view plans dropped first, so that calls
+    compile)."""
     texts = []
     real = _engine.compile
 
@@ -88,6 +89,7 @@ def compiled_texts(ctx, monkeypatch):
 
     monkeypatch.setattr(_engine, "compile", counting)
     ctx.__dict__.pop("_vp_reduce_plans", None)
+    ctx._ufast.clear()
     return texts
 
 

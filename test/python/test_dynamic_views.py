@@ -190,7 +190,9 @@ def test_copies_and_fills_match_numpy(ctx):
 
 @pytest.fixture
 def compiled_texts(ctx, monkeypatch):
-    """The array VIR texts handed to _engine.compile from here on."""
+    """The array VIR texts handed to _engine.compile from here on (the
+    context's plans dropped first: a planned call compiles nothing)."""
+    ctx._ufast.clear()
     texts = []
     real = _engine.compile
 
@@ -215,7 +217,6 @@ def _workload(x, y):
 def test_one_compile_serves_every_length_offset_and_step(ctx, compiled_texts):
     texts = compiled_texts
     seen = None
-    ctx._ufast.clear()  # plans from earlier tests would take the first round too
     for n in (40, 41, 97, 1000, 1003, 4099):
         h = np.random.default_rng(n).random(n).astype(np.float32)
         x, y = vp.asarray(h), vp.asarray(np.zeros(n, np.float32))
@@ -429,7 +430,6 @@ def test_block_broadcasts_match_numpy(ctx):
 def test_block_broadcasts_compile_once(ctx, compiled_texts):
     """x - m over a new number of rows, columns or planes each call is one
     compile per layout, not one per shape."""
-    ctx._ufast.clear()
     seen = None
     for n in (3, 4, 7, 30, 61):
         h = np.arange(n * 6, dtype=np.float32).reshape(n, 6)
@@ -523,7 +523,6 @@ def test_two_axis_views_match_numpy(ctx):
 
 def test_two_axis_views_compile_once(ctx, compiled_texts):
     """A stencil over a new grid size each call compiles once."""
-    ctx._ufast.clear()
     seen = None
     for n in (6, 7, 10, 33):
         u = np.arange(n * (n + 1), dtype=np.float32).reshape(n, n + 1)
