@@ -697,3 +697,20 @@ def test_float32_normal_default_path_per_device(monkeypatch):
     assert got.tobytes() == ref.tobytes()
     monkeypatch.setattr(vp.random, "_NORMAL32_PATH", "v8")
     assert vp.random._normal32_path(Dev(0x10DE)) == "v8"
+
+
+def test_integers_of_dtype_bool(ctx):
+    """Generator.integers(..., dtype=bool) draws from [0, 1] as NumPy's does
+    (it was a TypeError); a range past [0, 1] is NumPy's ValueError."""
+    g = vp.random.default_rng(7)
+    x = g.integers(2, size=4000, dtype=bool)
+    assert x.dtype == np.bool_ and x.shape == (4000,)
+    h = x.numpy()
+    assert 0.45 < h.mean() < 0.55, h.mean()
+    y = g.integers(0, 1, size=64, dtype=np.bool_, endpoint=True).numpy()
+    assert y.dtype == np.bool_ and y.any() and not y.all()
+    assert not g.integers(0, 1, size=8, dtype=bool).numpy().any()  # [0, 1): all False
+    with pytest.raises(ValueError):
+        g.integers(0, 3, size=3, dtype=bool)
+    with pytest.raises(ValueError):
+        np.random.default_rng(0).integers(0, 3, size=3, dtype=bool)

@@ -426,15 +426,17 @@ class Generator:
         """Integers in [low, high) ([low, high] with endpoint=True); with
         high=None, in [0, low). One word per value: low + floor(word * span /
         2^64) (Lemire's multiply without rejection; its bias is below
-        span / 2^64)."""
+        span / 2^64). dtype=bool draws from [0, 1] as NumPy does
+        (integers(2, dtype=bool)); low and high are Python or NumPy
+        integers (arrays of bounds are a TypeError)."""
         who = "Generator.integers"
         try:
             dt = np.dtype(dtype)
         except TypeError:
             raise TypeError(f"{who}: dtype= must be an integer dtype, got {dtype!r}") from None
-        if dt.kind not in "iu" or dt not in _array.DTYPES:
-            raise TypeError(f"{who}: dtype= must be an integer dtype VulPy supports, got "
-                            f"{dt.name}")
+        if dt.kind not in "iub" or dt not in _array.DTYPES:
+            raise TypeError(f"{who}: dtype= must be an integer dtype VulPy supports, or bool, "
+                            f"got {dt.name}")
         _check_int(low, who, "low")
         if high is None:
             low, high = 0, low
@@ -445,7 +447,9 @@ class Generator:
         if top < low:
             raise ValueError(f"{who}: low= must be {'<=' if endpoint else '<'} high=, got "
                              f"low={low}, high={high}")
-        info = np.iinfo(dt)
+        info = np.iinfo(dt) if dt.kind != "b" else np.iinfo(np.uint8)
+        if dt.kind == "b" and (low < 0 or top > 1):
+            raise ValueError(f"{who}: [{low}, {top}] does not fit in bool ([0, 1])")
         if low < info.min or top > info.max:
             raise ValueError(f"{who}: [{low}, {top}] does not fit in {dt.name} "
                              f"([{info.min}, {info.max}])")
