@@ -420,7 +420,7 @@ def test_block_broadcasts_match_numpy(ctx):
         # in place, the broadcast operand a row of out= itself (copied first)
         sub(x, x[0], out=x)
         _same(x, nsub(hx, hx[0]), f"{dt.name} x -= x[0]")
-    # past _CPU_BLOCK_MAX elements a CPU device takes the array path
+    # past _array.CPU_VIEW_MAX elements a CPU device takes the array path
     h = r.random((600, 500)).astype(np.float32)
     x = vp.asarray(h)
     _same(x - x[3], h - h[3], "600 x 500")
@@ -468,7 +468,11 @@ def test_block_broadcasts_after_the_first_skip_planning(ctx, monkeypatch):
         _same(got, want, "first")
     seen = []
     apply = _ufunc._apply
-    monkeypatch.setattr(_ufunc, "_apply", lambda *a, **k: (seen.append(a[0].name), apply(*a, **k))[1])
+    def spy(*a, **k):
+        seen.append(a[0].name)
+        return apply(*a, **k)
+
+    monkeypatch.setattr(_ufunc, "_apply", spy)
     for n, k in ((4, 7), (9, 2), (2, 3), (17, 33)):
         for got, want in calls(n, k):
             _same(got, want, f"{n}x{k}")
@@ -514,7 +518,8 @@ def test_two_axis_views_match_numpy(ctx):
     for _ in range(3):
         new = (uv[1:-1, 2:] + uv[1:-1, :-2] + uv[2:, 1:-1] + uv[:-2, 1:-1]) * np.float32(0.25)
         uv[1:-1, 1:-1] = new
-        u[1:-1, 1:-1] = (u[1:-1, 2:] + u[1:-1, :-2] + u[2:, 1:-1] + u[:-2, 1:-1]) * np.float32(0.25)
+        u[1:-1, 1:-1] = (u[1:-1, 2:] + u[1:-1, :-2] + u[2:, 1:-1] + u[:-2, 1:-1]) * \
+            np.float32(0.25)
     np.testing.assert_allclose(uv.numpy(), u, rtol=1e-6)
     h3 = r.random((4, 5, 6)).astype(np.float32)
     x3 = vp.asarray(h3)

@@ -978,6 +978,17 @@ def run_view(a):
     return a._offset, step
 
 
+# A run-time view with divisors (a broadcast as a block, two axis terms)
+# divides per element, and a CPU device (lavapipe) divides one lane at a
+# time: past this extent the array path's kernel of constant shapes (a
+# compile per shape, ~15 ms there) is the cheaper one (1024 x 1024 float32
+# x - m: 9.2 ms against 4.2; bench/notes/python.md). GPUs divide by a
+# uniform value at no visible cost (an H100's 4096 x 4096 x - m: 0.252 ms
+# against the constant-shape kernel's 0.30). The ufuncs and run_store
+# (_arrayops) both keep to it.
+CPU_VIEW_MAX = 1 << 18
+
+
 def view_code(a, oshape):
     """(code, push values) of resident `a` read (or written) as an operand
     of shape oshape, broadcast where its shape differs: output element i

@@ -256,14 +256,9 @@ def _run_view(a, write=False, shape=None):
     if vc is None or (write and (vc[0] not in "vw" and vc[0][0] != "m" or (
             vc[1].get("t") == 0 and a._size > 1))):
         return None
-    if vc[0] not in "vw" and math.prod(shape) > _CPU_VIEW_MAX and a._ctx.kind == "cpu":
-        return None  # divisions per element: the static path (_ufunc._CPU_BLOCK_MAX)
+    if vc[0] not in "vw" and math.prod(shape) > _array.CPU_VIEW_MAX and a._ctx.kind == "cpu":
+        return None  # divisions per element: the static path
     return vc
-
-
-# as _ufunc._CPU_BLOCK_MAX (which sits above this module): views of two
-# axes past this extent keep static shapes on a CPU device
-_CPU_VIEW_MAX = 1 << 18
 
 
 def runs(dst, src):

@@ -201,7 +201,8 @@ class Graph:
     def store(self, buf, value, offset=0, strides=None, at=None):
         buf.stored = True
         value = self.broadcast(value, value.shape if value.shape is not None else ())
-        view = f" at({', '.join(v.name for v in at)})" if at else _view(value.shape, offset, strides)
+        view = f" at({', '.join(v.name for v in at)})" if at else \
+            _view(value.shape, offset, strides)
         self.lines.append(f"array.store @{buf.name}{view}, {value.name}{self._loc()}")
 
     def scatter(self, buf, shape, idx, value, offset=0, strides=None):

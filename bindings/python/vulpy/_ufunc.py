@@ -504,7 +504,7 @@ def _apply(uf, args, out, context, sync, loop=None):
         if type(o) is _array.ndarray and (s != oshape or not o._whole) and \
                 not (s != oshape and _one_element(o, s)):
             codes[k] = _array.view_code(o, oshape)
-            if codes[k] is not None and codes[k][0] not in "vw" and n > _CPU_BLOCK_MAX and \
+            if codes[k] is not None and codes[k][0] not in "vw" and n > _array.CPU_VIEW_MAX and \
                     ctx.kind == "cpu":
                 codes[k] = None
     if all(s == () for s in shapes) or any(
@@ -607,7 +607,7 @@ def _apply(uf, args, out, context, sync, loop=None):
     if dst is not None and not dst._whole:  # out= a view: written through its offset and step
         _array.check_writable(dst, f"vp.{uf.name}")
         ov = _out_view(dst)
-        if ov is None or (ov[0] not in "vw" and n > _CPU_BLOCK_MAX and ctx.kind == "cpu"):
+        if ov is None or (ov[0] not in "vw" and n > _array.CPU_VIEW_MAX and ctx.kind == "cpu"):
             _release(ctx, scratch)
             return _arrayops.ufunc(uf, args, out, context, sync)
         oview = ov[0]
@@ -751,7 +751,7 @@ def _view_fast(uf, args, out, context, sync):
     if context is not None and context is not ctx:
         return None
     n = math.prod(shape)
-    cpu_big = n > _CPU_BLOCK_MAX and ctx.kind == "cpu"
+    cpu_big = n > _array.CPU_VIEW_MAX and ctx.kind == "cpu"
     key = ["view", uf.name]
     vals = {}
     for k, a in enumerate(args):
@@ -814,15 +814,6 @@ def _out_view(o):
             ov[1].get("t") == 0 and o._size > 1):
         return None
     return ov
-
-
-# A block broadcast's / and % are per element, and a CPU device (lavapipe)
-# divides one lane at a time: past this extent the array path's kernel of
-# constant shapes (a compile per shape, ~15 ms there) is the cheaper one
-# (1024 x 1024 float32 x - m: 9.2 ms against 4.2; bench/notes/python.md).
-# GPUs divide by a uniform value at no visible cost (an H100's 4096 x 4096
-# x - m: 0.252 ms against the constant-shape kernel's 0.30).
-_CPU_BLOCK_MAX = 1 << 18
 
 
 def _one_element(a, shape):
