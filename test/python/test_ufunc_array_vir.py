@@ -75,6 +75,14 @@ def test_numpy_semantics(ctx):
             np.testing.assert_array_equal((vp.asarray(i) % vp.asarray(j)).numpy(), i % j)
         e = rng.integers(0, 5, n).astype(np.int32)
         np.testing.assert_array_equal(vp.power(vp.asarray(i), vp.asarray(e)).numpy(), i ** e)
+        # unsigned: the divisor `d == 0 ? 1 : d` is plain C division
+        # (CFamily's nonzero_unsigned), the result 0 where d is 0 (NumPy)
+        u = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+        d = rng.integers(0, 4, n).astype(np.uint32)
+        with np.errstate(divide="ignore"):
+            np.testing.assert_array_equal((vp.asarray(u) // vp.asarray(d)).numpy(), u // d)
+            np.testing.assert_array_equal((vp.asarray(u) % vp.asarray(d)).numpy(), u % d)
+            np.testing.assert_array_equal((vp.asarray(u) // 0).numpy(), u // np.uint32(0))
 
 
 def test_convenience_mode(ctx):
