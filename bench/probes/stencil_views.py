@@ -34,6 +34,22 @@ def transpose(u):
     return u.T.copy()
 
 
+def timed(f, x, sync):
+    """(ms of f(x) and a synchronize, f(x)'s result)."""
+    t = time.perf_counter()
+    r = f(x)
+    sync()
+    return (time.perf_counter() - t) * 1e3, r
+
+
+def report(label, vt, ct):
+    med = statistics.median
+    line = f"{label} vulpy {med(vt):8.3f}"
+    if ct:
+        line += f"  cupy {med(ct):8.3f}  cupy/vulpy {med(ct) / med(vt):.2f}"
+    print(line + "  ms", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", type=int, nargs="+", default=[256, 4096])
@@ -43,7 +59,6 @@ def main():
     print(vp.__file__, "|", ctx.info.get("name"))
     vsync = ctx.synchronize
     csync = cp.cuda.Device().synchronize if cp is not None else None
-    med = statistics.median
     rng = np.random.default_rng(0)
     for name, f in (("stencil step", step), ("u.T.copy()", transpose)):
         for n in args.sizes:
@@ -55,42 +70,24 @@ def main():
                 f(uc)
             vt, ct = [], []
             for _ in range(args.steps):
-                t = time.perf_counter()
-                f(u)
-                vsync()
-                vt.append((time.perf_counter() - t) * 1e3)
+                vt.append(timed(f, u, vsync)[0])
                 if cp is not None:
-                    t = time.perf_counter()
-                    f(uc)
-                    csync()
-                    ct.append((time.perf_counter() - t) * 1e3)
-            line = f"{name:14s} {n:5d}^2 same size: vulpy {med(vt):8.3f}"
-            if cp is not None:
-                line += f"  cupy {med(ct):8.3f}  cupy/vulpy {med(ct) / med(vt):.2f}"
-            print(line + "  ms", flush=True)
+                    ct.append(timed(f, uc, csync)[0])
+            report(f"{name:14s} {n:5d}^2 same size:", vt, ct)
         vt, ct = [], []
         for k in range(args.steps):
             n = 200 + 3 * k
             h = rng.random((n, n + 1), dtype=np.float32)
             u = vp.asarray(h)
             vsync()
-            t = time.perf_counter()
-            r = f(u)
-            vsync()
-            vt.append((time.perf_counter() - t) * 1e3)
+            t, r = timed(f, u, vsync)
+            vt.append(t)
             np.testing.assert_allclose(r.numpy(), f(h.copy()), rtol=1e-6, err_msg=f"{name} {n}")
             if cp is not None:
                 uc = cp.asarray(h)
                 csync()
-                t = time.perf_counter()
-                f(uc)
-                csync()
-                ct.append((time.perf_counter() - t) * 1e3)
-        line = f"{name:14s} new size each: vulpy {med(vt):8.3f}"
-        if cp is not None:
-            line += f"  cupy {med(ct):8.3f}  cupy/vulpy {med(ct) / med(vt):.2f}"
-        print(line + "  ms", flush=True)
-
+                ct.append(timed(f, uc, csync)[0])
+        report(f"{name:14s} new size each:", vt, ct)
 
 if __name__ == "__main__":
     main()

@@ -499,14 +499,12 @@ def _apply(uf, args, out, context, sync, loop=None):
         raise ValueError(f"vp.{uf.name}: operands could not be broadcast together with shapes "
                          f"{' '.join(str(s) for s in shapes)}") from None
     n = math.prod(oshape)
+    cpu_big = n > _array.CPU_VIEW_MAX and ctx.kind == "cpu"
     codes = {}
     for k, (s, o) in enumerate(zip(shapes, ops)):
         if type(o) is _array.ndarray and (s != oshape or not o._whole) and \
                 not (s != oshape and _one_element(o, s)):
-            codes[k] = _array.view_code(o, oshape)
-            if codes[k] is not None and codes[k][0] not in "vw" and n > _array.CPU_VIEW_MAX and \
-                    ctx.kind == "cpu":
-                codes[k] = None
+            codes[k] = _operand_view(o, oshape, cpu_big)
     if all(s == () for s in shapes) or any(
             s != oshape and (s != () or isinstance(o, _array.ndarray)) and
             not _one_element(o, s) and codes.get(k) is None
@@ -606,8 +604,8 @@ def _apply(uf, args, out, context, sync, loop=None):
     oview = None
     if dst is not None and not dst._whole:  # out= a view: written through its offset and step
         _array.check_writable(dst, f"vp.{uf.name}")
-        ov = _out_view(dst)
-        if ov is None or (ov[0] not in "vw" and n > _array.CPU_VIEW_MAX and ctx.kind == "cpu"):
+        ov = _out_view(dst, cpu_big)
+        if ov is None:
             _release(ctx, scratch)
             return _arrayops.ufunc(uf, args, out, context, sync)
         oview = ov[0]
@@ -760,8 +758,8 @@ def _view_fast(uf, args, out, context, sync):
         elif a.shape != shape and _one_element(a, a.shape):
             key.append((a.dtype, "b"))
         elif a.shape != shape or not a._whole:  # as _apply's codes
-            vc = _array.view_code(a, shape)
-            if vc is None or (cpu_big and vc[0] not in "vw"):
+            vc = _operand_view(a, shape, cpu_big)
+            if vc is None:
                 return None
             _array.put_view(vals, str(k), vc[1])
             key.append((a.dtype, vc[0]))
@@ -775,8 +773,8 @@ def _view_fast(uf, args, out, context, sync):
             return None
         if not out._whole:
             _array.check_writable(out, f"vp.{uf.name}")
-            ov = _out_view(out)
-            if ov is None or (cpu_big and ov[0] not in "vw"):
+            ov = _out_view(out, cpu_big)
+            if ov is None:
                 return None
             oview = ov[0]
             _array.put_view(vals, "o", ov[1])
@@ -806,10 +804,19 @@ def _view_fast(uf, args, out, context, sync):
     return Handle(kern.dispatch(binds, push, gx, gy, 1, True, False), result=out)
 
 
-def _out_view(o):
-    """_array.view_code of out= view `o`, None where an element is written twice
-    (a zero step over more than one element: the array path refuses it)."""
-    ov = _array.view_code(o, o.shape)
+def _operand_view(a, oshape, cpu_big):
+    """_array.view_code of operand `a` read at oshape, None where it takes
+    the array path: more than two axis terms, or divisors per element on
+    a CPU device past _array.CPU_VIEW_MAX elements (cpu_big)."""
+    vc = _array.view_code(a, oshape)
+    return None if vc is None or (cpu_big and vc[0] not in "vw") else vc
+
+
+def _out_view(o, cpu_big=False):
+    """_operand_view of out= view `o`, None also where an element is
+    written twice (a zero step over more than one element: the array path
+    refuses it)."""
+    ov = _operand_view(o, o.shape, cpu_big)
     if ov is None or ov[0] not in "vw" and ov[0][0] != "m" or (
             ov[1].get("t") == 0 and o._size > 1):
         return None
