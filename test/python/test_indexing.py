@@ -103,6 +103,30 @@ def test_view_assignment_and_fill():
     np.testing.assert_array_equal(xv.numpy(), x)
 
 
+def test_assignment_broadcasts_as_numpy():
+    """The value of x[key] = value broadcasts to the target as NumPy's:
+    leading unit axes of the value are dropped (they were a CompileError),
+    and a value that does not broadcast to the target is NumPy's
+    ValueError (one that broadcast *with* it, (2, 4) into (4,), was a
+    CompileError)."""
+    for dt in (np.float32, np.int32):
+        x = np.zeros((4, 3, 1), dt)
+        xv = vp.asarray(x)
+        for key, value in [(0, np.full((1, 1, 1), 7, dt)), (slice(1, 2), np.ones((1, 1, 3, 1), dt)),
+                           ((2, 1), np.array([5], dt)), (3, [[1], [2], [3]])]:
+            xv[key] = vp.asarray(value) if isinstance(value, np.ndarray) else value
+            x[key] = value
+            np.testing.assert_array_equal(xv.numpy(), x)
+        for key, value in [(0, np.ones((2, 3, 1), dt)), (slice(0, 2), np.ones(2, dt)),
+                           (0, np.ones((1, 2, 3, 1), dt))]:
+            with pytest.raises(ValueError, match="could not broadcast input array"):
+                x[key] = value
+            for v in (value, vp.asarray(value)):
+                with pytest.raises(ValueError, match="could not broadcast input array"):
+                    xv[key] = v
+        np.testing.assert_array_equal(xv.numpy(), x)
+
+
 def test_transpose_view():
     x = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
     xv = vp.asarray(x)

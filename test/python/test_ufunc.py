@@ -350,6 +350,35 @@ def test_out_must_match(ctx):
         vp.sin(np.ones(4, np.float32), out=nonc)
 
 
+def test_inputs_broadcast_to_out(ctx):
+    """NumPy broadcasts the inputs against out= too: a row into a matrix
+    fills every row, a one-element input every element (these were a
+    ValueError); an input out= cannot hold is still one."""
+    row = np.arange(4, dtype=np.float32)
+    col = np.arange(3, dtype=np.float32)[:, None]
+    cases = [(vp.add, (row, 2.0)), (vp.multiply, (col, row[:1])), (vp.sin, (row[1:2],)),
+             (vp.maximum, (col, 1.5)), (vp.subtract, (row[::-1], row[:1]))]
+    for f, args in cases:
+        want = np.zeros((3, 4), np.float32)
+        getattr(np, f.name)(*args, out=want)
+        for dev in (lambda a: vp.asarray(a) if isinstance(a, np.ndarray) else a, lambda a: a):
+            o = vp.zeros((3, 4))
+            assert f(*(dev(a) for a in args), out=o) is o
+            check(o.numpy(), want, 3, what=f"{f.name} out=(3, 4)")
+        h = np.zeros((3, 4), np.float32)  # NumPy in, NumPy out
+        f(*args, out=h)
+        check(h, want, 3, what=f"{f.name} NumPy out=(3, 4)")
+    # into a view of out=, and an empty out= whose inputs broadcast to it
+    m = vp.zeros((4, 6))
+    vp.add(vp.asarray(row), 1.0, out=m[:, ::2].T[:, :])
+    want = np.zeros((4, 6), np.float32)
+    np.add(row, 1.0, out=want[:, ::2].T)
+    check(m.numpy(), want, 3, what="out= a transposed view")
+    assert vp.add(vp.ones((1, 1)), vp.ones((1, 1)), out=vp.zeros((0, 0))).shape == (0, 0)
+    with pytest.raises(ValueError, match="out= has shape"):
+        vp.add(vp.ones(3), 1.0, out=vp.zeros((3, 4)))
+
+
 def test_numpy_out(ctx):
     x = np.arange(6, dtype=np.float32)
     out = np.empty(6, np.float32)

@@ -372,6 +372,10 @@ def fill(a, value):
 
 def assign(a, src):
     """a[...] = src (broadcast), for a resident array or view `a`."""
+    extra = np.ndim(src) - a.ndim
+    if extra > 0 and all(d == 1 for d in np.shape(src)[:extra]):
+        # NumPy drops a value's leading unit axes: x[1:2] = ones((1, 1, 4))
+        src = (src if hasattr(src, "ndim") else np.asarray(src))[(0,) * extra]
     if a.dtype.kind == "c" or COMPLEX.is_complex(src):
         return COMPLEX.assign(a, src)
     if runs(a, src):
@@ -384,7 +388,8 @@ def assign(a, src):
     c.note(src)
     v = c.g.convert(c.operand(src, a.dtype), a.dtype)
     try:
-        np.broadcast_shapes(v.shape or (), a.shape)
+        if np.broadcast_shapes(v.shape or (), a.shape) != a.shape:
+            raise ValueError
     except ValueError:
         raise ValueError(f"could not broadcast input array from shape {v.shape} into shape "
                          f"{a.shape}") from None

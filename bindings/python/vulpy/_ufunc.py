@@ -27,7 +27,7 @@ import weakref
 
 import numpy as np
 
-from . import _array, _arrayops, _context, _engine, _graph, _native
+from . import _array, _arrayops, _context, _engine, _graph, _indexing, _native
 from ._launch import Handle, ufunc_c_call
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -208,6 +208,8 @@ class Ufunc:
             o = out[0] if type(out) is tuple and len(out) == 1 else out
             if type(o) is _array.ndarray:
                 args = _array.unalias(args, (o,))
+            if type(o) is _array.ndarray or type(o) is np.ndarray:
+                args = _to_out_shape(args, o.shape)
         # vp.jit's tracers record the call (an operand type with the hook);
         # strided views and out= views (a prefix view too: this planner's
         # vec4 kernels would write past its end) run on the array path, and
@@ -703,6 +705,34 @@ def _apply(uf, args, out, context, sync, loop=None):
         return _numpy_result(ctx, obuf, out_dt, n, oshape)
 
     return finish() if sync else Handle(ticket, finish)
+
+
+def _to_out_shape(args, oshape):
+    """NumPy broadcasts the inputs against out= too (vp.add(row, 1, out=m)
+    fills every row of m): array inputs of a smaller broadcast shape become
+    broadcast views of out='s shape. Inputs that do not broadcast to it are
+    left for the shape check to name."""
+    shapes = [np.shape(a) for a in args]
+    if all(s == oshape or s == () for s in shapes) and oshape in shapes:
+        return args
+    try:
+        if np.broadcast_shapes(*shapes, oshape) != oshape or \
+                np.broadcast_shapes(*shapes) == oshape:
+            return args
+    except ValueError:
+        return args
+    out = []
+    for a, s in zip(args, shapes):
+        if type(a) is _array.ndarray:
+            pad = len(oshape) - len(s)
+            st = [0] * pad + [0 if n == 1 else t for n, t in zip(s, _array.elem_strides(a))]
+            a = _indexing.strided_view(a, oshape, a._offset, st)
+        elif s != () or isinstance(a, (np.ndarray, np.generic)):
+            a = np.broadcast_to(a, oshape)
+        out.append(a)
+    if all(s == () for s in shapes) and out and not isinstance(out[0], np.ndarray):
+        return args  # Python scalars alone have no array to broadcast
+    return tuple(out)
 
 
 def _host_scalar(uf, a, lt, k):
