@@ -91,10 +91,22 @@ def test_copy_fill_views_and_assignment():
     x[2, ::3] = 2.5
     np.testing.assert_array_equal(a.numpy(), x)
     a.fill(3j)
-    np.testing.assert_array_equal(a.numpy(), np.full_like(x, 3j))
+    x = np.full_like(x, 3j)
+    np.testing.assert_array_equal(a.numpy(), x)
     r = vp.zeros(3, np.float32)
     with pytest.raises(TypeError, match="imaginary"):
         r[0:2] = vp.asarray(crand(2))
+    # lists and NumPy arrays as values (a list was a ValueError of .item()),
+    # a value with leading unit axes; one that does not broadcast is
+    # NumPy's ValueError
+    a[1, :3] = [1 + 2j, 3, -4j]
+    x[1, :3] = [1 + 2j, 3, -4j]
+    a[3] = x[2:3][None]
+    x[3] = x[2:3][None]
+    np.testing.assert_array_equal(a.numpy(), x)
+    for value in (crand(3), vp.asarray(crand((2, 6))), [1j, 2j]):
+        with pytest.raises(ValueError, match="could not broadcast input array"):
+            a[0] = value
 
 
 # ---------------------------------------------------------------- parts

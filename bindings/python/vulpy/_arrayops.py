@@ -370,6 +370,18 @@ def fill(a, value):
     return c.run(c.result(c.g.broadcast(v, a.shape), a))
 
 
+def check_assign_shape(shape, target):
+    """NumPy's ValueError for x[key] = value of a shape that does not
+    broadcast to the target's."""
+    try:
+        if np.broadcast_shapes(tuple(shape), target) == target:
+            return
+    except ValueError:
+        pass
+    raise ValueError(f"could not broadcast input array from shape {tuple(shape)} into shape "
+                     f"{target}")
+
+
 def assign(a, src):
     """a[...] = src (broadcast), for a resident array or view `a`."""
     extra = np.ndim(src) - a.ndim
@@ -387,12 +399,7 @@ def assign(a, src):
     c.note(a)
     c.note(src)
     v = c.g.convert(c.operand(src, a.dtype), a.dtype)
-    try:
-        if np.broadcast_shapes(v.shape or (), a.shape) != a.shape:
-            raise ValueError
-    except ValueError:
-        raise ValueError(f"could not broadcast input array from shape {v.shape} into shape "
-                         f"{a.shape}") from None
+    check_assign_shape(v.shape or (), a.shape)
     if v.shape is None or v.shape != a.shape:
         v = c.g.broadcast(v, a.shape)
     return c.run(c.result(v, a))

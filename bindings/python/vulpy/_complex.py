@@ -90,8 +90,8 @@ def _key(x):
 def _re_im(x, fdt, ctx):
     """(re, im) of operand x at component dtype fdt: resident arrays or
     NumPy scalars of fdt; im None where it is zero (a real operand)."""
-    if isinstance(x, np.ndarray) and x.ndim:
-        x = _array.asarray(x, context=ctx)
+    if not isinstance(x, _array.ndarray) and np.ndim(x):  # NumPy arrays, lists
+        x = _array.asarray(np.asarray(x), context=ctx)
     if isinstance(x, _array.ndarray):
         if x.dtype.kind == "c":
             re, im = parts(x)
@@ -1085,6 +1085,7 @@ def _assign(dst, src):
                             f"into {dst.dtype.name} would drop the imaginary part; assign .real")
         _arrayops.assign(dst, src)
         return
+    _arrayops.check_assign_shape(np.shape(src), dst.shape)
     fdt = float_of(dst.dtype)
     dre, dim = parts(dst)
     sre, sim = _re_im(src, fdt, dst._ctx)
