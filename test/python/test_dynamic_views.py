@@ -580,3 +580,117 @@ def test_broadcast_copies_match_numpy_and_compile_once(ctx, compiled_texts):
             seen = len(set(texts))
             assert seen and all(" at(" in t for t in texts), texts
         assert len(set(texts)) == seen, f"n={n}: a compile per shape"
+
+
+def test_random_nd_view_sequences_match_numpy(ctx):
+    """A seeded random sequence over views of 1- to 3-D arrays of every real
+    dtype: basic indices of slices (steps of either sign), integers and
+    transposes; binary ufuncs of two such views broadcast against each
+    other; copies; x[key] = a view of another array (a value with leading
+    unit axes included); in-place operators whose two sides overlap in
+    the same buffer (NumPy reads the right side as it was); ufuncs whose
+    inputs broadcast to a larger out=. Each result is NumPy's, bit for bit
+    (float sums of reductions aside, which are not here). The fuzz this
+    test keeps found x[1:2] = ones((1, 1, 4)) and vp.add(row, 1, out=m)
+    refused."""
+    rng = np.random.default_rng(5)
+    dts = [np.dtype(d) for d in (np.float32, np.int32, np.uint32, np.bool_, np.int16, np.uint8)] + \
+        ([np.dtype(np.float64)] if ctx.has("float64") else []) + \
+        ([np.dtype(np.int64)] if ctx.has("int64") else [])
+
+    def key(shape):
+        out = []
+        for d in shape:
+            c = rng.integers(0, 5)
+            if c == 0:
+                out.append(int(rng.integers(-d, d)))
+            elif c == 1:
+                out.append(slice(None))
+            else:
+                a = int(rng.integers(-d - 1, d + 1)) if rng.random() < 0.7 else None
+                b = int(rng.integers(-d - 1, d + 1)) if rng.random() < 0.7 else None
+                out.append(slice(a, b, int(rng.choice([1, 1, 2, 3, -1, -2]))))
+        return tuple(out)
+
+    def view(h, x):
+        k = key(h.shape)
+        if np.ndim(h[k]) == 0:
+            return h, x
+        h, x = h[k], x[k]
+        if h.ndim >= 2 and rng.random() < 0.4:
+            p = [int(i) for i in rng.permutation(h.ndim)]
+            h, x = h.transpose(p), x.transpose(p)
+        return h, x
+
+    def data(dt, shape):
+        if dt == np.bool_:
+            return rng.random(shape) < 0.5
+        if dt.kind == "f":
+            return rng.standard_normal(shape).astype(dt)
+        return rng.integers(0 if dt.kind == "u" else -50, 50, shape).astype(dt)
+
+    checked = 0
+    for it in range(500):
+        dt = dts[int(rng.integers(0, len(dts)))]
+        shape = tuple(int(rng.integers(1, 8)) for _ in range(int(rng.integers(1, 4))))
+        H, K = data(dt, shape), data(dt, shape)
+        X, Y = vp.asarray(H), vp.asarray(K)
+        op = int(rng.integers(0, 5))
+        what = (it, op, dt.name, shape)
+        with np.errstate(all="ignore"):
+            if op == 0:
+                name = str(rng.choice(["add", "subtract", "multiply", "maximum", "less"]))
+                if dt == np.bool_ and name == "subtract":
+                    continue
+                (h1, x1), (h2, x2) = view(H, X), view(K, Y)
+                h2, x2 = (h2[..., None], x2[..., None]) if rng.random() < 0.2 else (h2, x2)
+                try:
+                    want = getattr(np, name)(h1, h2)
+                except ValueError:
+                    continue
+                got = getattr(vp, name)(x1, x2)
+                what += (name, h1.shape, h1.strides, h2.shape, h2.strides)
+            elif op == 1:
+                h1, x1 = view(H, X)
+                want, got, what = h1.copy(), x1.copy(), what + ("copy", h1.shape, h1.strides)
+            elif op == 2:
+                k = key(shape)
+                h2, x2 = view(K, Y)
+                if rng.random() < 0.3:
+                    h2, x2 = h2[None], x2[None]
+                try:
+                    H[k] = h2
+                except (ValueError, TypeError):
+                    continue
+                X[k] = x2
+                want, got, what = H, X, what + ("setitem", k, h2.shape, h2.strides)
+            elif op == 3:
+                if dt == np.bool_:
+                    continue
+                k1, k2 = key(shape), key(shape)
+                if np.ndim(H[k1]) == 0:
+                    continue
+                try:
+                    if np.broadcast_shapes(H[k1].shape, H[k2].shape) != H[k1].shape:
+                        continue
+                except ValueError:
+                    continue
+                t = H[k1]
+                t += H[k2].copy()
+                t = X[k1]
+                t += X[k2]
+                want, got, what = H, X, what + ("+=", k1, k2)
+            else:
+                if dt == np.bool_:
+                    continue
+                h1, x1 = view(H, X)
+                oshape = tuple(int(rng.integers(1, 4)) for _ in range(int(rng.integers(0, 2)))) + \
+                    h1.shape
+                want = np.zeros(oshape, dt)
+                got = vp.zeros(oshape, dt)
+                np.multiply(h1, 3, out=want)
+                vp.multiply(x1, 3, out=got)
+                what += ("out=", h1.shape, h1.strides, oshape)
+        _same(got, np.asarray(want), str(what))
+        checked += 1
+    assert checked > 250
