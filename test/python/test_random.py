@@ -714,3 +714,41 @@ def test_integers_of_dtype_bool(ctx):
         g.integers(0, 3, size=3, dtype=bool)
     with pytest.raises(ValueError):
         np.random.default_rng(0).integers(0, 3, size=3, dtype=bool)
+
+
+def test_integers_with_arrays_of_bounds(ctx):
+    """Generator.integers with arrays of bounds (they were a TypeError):
+    NumPy's broadcasting of low, high and size=, each element in its own
+    range and every value of a small range drawn; constant arrays draw
+    the very values scalar bounds give (the same words); uint64 bounds
+    past 2^63; NumPy's errors for bounds it refuses."""
+    a = vp.random.default_rng(3).integers(5, 17, size=1000).numpy()
+    b = vp.random.default_rng(3).integers(np.full(1000, 5), vp.asarray(np.int32(17))).numpy()
+    np.testing.assert_array_equal(a, b)
+    g = vp.random.default_rng(1)
+    lo, hi = np.array([[0], [1], [-5]]), np.array([3, 20, 100])
+    for endpoint in (False, True):
+        x = g.integers(lo, vp.asarray(hi), size=(3000, 3, 3), endpoint=endpoint)
+        assert x.shape == (3000, 3, 3) and x.dtype == np.int64
+        h, top = x.numpy(), hi - 1 + endpoint
+        for i in range(3):
+            for j in range(3):
+                col = h[:, i, j]
+                assert col.min() >= lo[i, 0] and col.max() <= top[j], (i, j, endpoint)
+                if top[j] - lo[i, 0] < 30:  # every value of a small range
+                    assert len(np.unique(col)) == top[j] - lo[i, 0] + 1, (i, j)
+    y = g.integers([[2, 7]], size=(4000, 2), dtype=np.int8).numpy()  # high=None: [0, low)
+    assert y.dtype == np.int8 and set(np.unique(y[:, 0])) == {0, 1} and y[:, 1].max() == 6
+    u = g.integers(np.array([0, 2**63], np.uint64), np.array([2**64 - 1] * 2, np.uint64),
+                   size=(500, 2), dtype=np.uint64, endpoint=True).numpy()
+    assert u.dtype == np.uint64 and (u[:, 1] >= 2**63).all() and (u[:, 0] < 2**63).any()
+    assert g.integers([0, 0], [1, 2], dtype=bool).numpy().dtype == np.bool_
+    for args, kw, err in [(([5, 6], [5, 7]), {}, ValueError), (([0, 0], [1, 3]), {"dtype": bool}, ValueError),
+                          (([0, -1], [5, 3]), {"dtype": np.uint8}, ValueError),
+                          (([0, 1], [3]), {"size": 3}, ValueError)]:
+        with pytest.raises(err):
+            np.random.default_rng(0).integers(*args, **kw)
+        with pytest.raises(err, match="Generator.integers"):
+            g.integers(*args, **kw)
+    with pytest.raises(TypeError, match="low= must be integers"):  # as a float scalar is
+        g.integers([1.5, 2], 3)

@@ -427,6 +427,26 @@ def integers_i64(out: vp.Buffer[vp.int64], k0: vp.uint64, k1: vp.uint64, c0: vp.
             out[t + k - skip] = vp.int64(low + v)
 
 
+@vp.kernel(local_size_x=64, helpers=HELPERS)
+def integers_i64_bounds(out: vp.Buffer[vp.int64], lows: vp.Buffer[vp.uint64],
+                        spans: vp.Buffer[vp.uint64], k0: vp.uint64, k1: vp.uint64,
+                        c0: vp.uint64, c1: vp.uint64, c2: vp.uint64, c3: vp.uint64,
+                        skip: vp.uint32, n: vp.uint32, row: vp.uint32):
+    """integers_i64 with a low and a span per element (arrays of bounds):
+    the same words, so the same values as integers_i64 where the bounds
+    are the same."""
+    g = invocation_id(row)
+    w = invocation_block(g, k0, k1, c0, c1, c2, c3)
+    t = g * 4
+    for k in vp.static(range(4)):
+        if t + k >= skip and t + k - skip < n:
+            i = t + k - skip
+            span = spans[i]
+            hi, lo = mulhilo(w[k], span)
+            v = w[k] if span == 0 else hi
+            out[i] = vp.int64(lows[i] + v)
+
+
 # The vec4 kernels of float32 normals (n a multiple of 4; random.py's
 # paths): kernels made at first use for K vec4s an invocation (a closure
 # constant the kernel unrolls), a workgroup width W and the math (MATH_*;

@@ -164,17 +164,17 @@ def normal32_exact(path):
     return None if got is None else got[2] == 0
 
 
-def _launch(kern, arr, nblocks, local=64, **push):
+def _launch(kern, arr, nblocks, local=64, bufs=(), **push):
     """One invocation per block; past the device's x workgroup limit
     (lavapipe: 65535 groups) a 2-D grid whose rows the kernels fold back
     (invocation_id; the surplus invocations of the last row write nothing).
-    `local`: the kernel's workgroup width."""
+    `local`: the kernel's workgroup width; `bufs`: its buffers after arr."""
     maxx = _GRID_X_GROUPS or arr._ctx.info["limits"]["max_workgroup_count"][0] or 65535
     maxx *= local
     if nblocks <= maxx:
-        kern(arr, dispatch=nblocks, row=nblocks, **push)
+        kern(arr, *bufs, dispatch=nblocks, row=nblocks, **push)
     else:
-        kern(arr, dispatch=(maxx, -(-nblocks // maxx)), row=maxx, **push)
+        kern(arr, *bufs, dispatch=(maxx, -(-nblocks // maxx)), row=maxx, **push)
 
 
 class Philox:
@@ -427,8 +427,11 @@ class Generator:
         high=None, in [0, low). One word per value: low + floor(word * span /
         2^64) (Lemire's multiply without rejection; its bias is below
         span / 2^64). dtype=bool draws from [0, 1] as NumPy does
-        (integers(2, dtype=bool)); low and high are Python or NumPy
-        integers (arrays of bounds are a TypeError)."""
+        (integers(2, dtype=bool)). low and high are integers, or arrays of
+        integers (NumPy, lists or resident) that broadcast with each other
+        and with size=, as NumPy's: each element has its own bounds; the
+        bounds are checked and their spans computed on the host (a
+        resident array of bounds is downloaded for that)."""
         who = "Generator.integers"
         try:
             dt = np.dtype(dtype)
@@ -437,6 +440,8 @@ class Generator:
         if dt.kind not in "iub" or dt not in _array.DTYPES:
             raise TypeError(f"{who}: dtype= must be an integer dtype VulPy supports, or bool, "
                             f"got {dt.name}")
+        if np.ndim(low) or (high is not None and np.ndim(high)):
+            return self._integers_bounds(low, high, size, dt, endpoint)
         _check_int(low, who, "low")
         if high is None:
             low, high = 0, low
@@ -462,6 +467,56 @@ class Generator:
         if n:
             _launch(k.integers_i64, out, nb, skip=skip, n=n, low=low & _MASK64, span=span,
                     **bg._push(ctr))
+        return out if dt == np.dtype(np.int64) else out.astype(dt)
+
+    def _integers_bounds(self, low, high, size, dt, endpoint):
+        """integers() with arrays of bounds (NumPy's broadcasting, checks
+        and messages)."""
+        who = "Generator.integers"
+
+        def host(v, name):
+            h = v.numpy() if isinstance(v, _array.ndarray) else np.asarray(v)
+            if h.dtype.kind not in "iu":
+                raise TypeError(f"{who}: {name}= must be integers, got an array of "
+                                f"{h.dtype.name}")
+            return h
+        lo = host(low, "low")
+        if high is None:
+            lo, hi = np.zeros((), np.int64), lo
+        else:
+            hi = host(high, "high")
+        try:
+            shape = np.broadcast_shapes(lo.shape, hi.shape, *(
+                () if size is None else (_size(size, who),)))
+        except ValueError:
+            raise ValueError(f"{who}: low= {lo.shape}, high= {hi.shape} and size= {size} "
+                             f"cannot be broadcast to a single shape") from None
+        if size is not None and shape != _size(size, who):
+            raise ValueError(f"{who}: low= {lo.shape} and high= {hi.shape} do not broadcast "
+                             f"to size= {_size(size, who)}")
+        info = np.iinfo(dt) if dt.kind != "b" else np.iinfo(np.uint8)
+        top_max = 1 if dt.kind == "b" else info.max
+        e = 1 if endpoint else 0
+        # (NumPy 2 compares int64 with uint64 and with Python ints exactly)
+        if lo.size and hi.size:
+            if (lo < info.min).any() or (lo > top_max).any():
+                raise ValueError(f"{who}: low is out of bounds for {dt.name}")
+            if (hi > top_max + 1 - e).any() or (hi < info.min + 1 - e).any():
+                raise ValueError(f"{who}: high is out of bounds for {dt.name}")
+            if (np.less(hi, lo) if endpoint else np.less_equal(hi, lo)).any():
+                raise ValueError(f"{who}: low {'>' if endpoint else '>='} high")
+        n = math.prod(shape)
+        out = _array.empty(shape, np.int64)
+        if n:
+            # in the dtype's range now: uint64 words, arithmetic mod 2^64
+            # (a span of 0 is all 2^64 values)
+            lows = np.broadcast_to(lo, shape).astype(np.uint64)
+            spans = np.broadcast_to(hi, shape).astype(np.uint64) - lows + np.uint64(e)
+            bg, k = self.bit_generator, _kernels()
+            ctr, skip, nb = bg._take(n)
+            bufs = (_array.asarray(lows, context=out._ctx),
+                    _array.asarray(spans, context=out._ctx))
+            _launch(k.integers_i64_bounds, out, nb, bufs=bufs, skip=skip, n=n, **bg._push(ctr))
         return out if dt == np.dtype(np.int64) else out.astype(dt)
 
 
