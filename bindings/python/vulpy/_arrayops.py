@@ -423,7 +423,11 @@ def python_int(uf_name, a, dt, k):
     integer dtype dt, as a 0-d NumPy array, as the installed NumPy casts
     it: a value dt cannot hold is NumPy's OverflowError, except for
     numpy.where, which NumPy 2.3 casts as it is (1000 is int8's -24) and
-    later NumPy refuses too - NumPy itself decides."""
+    later NumPy refuses too - NumPy itself decides. A negative exponent of
+    an integer power is NumPy's ValueError (an array's negative exponents
+    give 0 instead: docs/python-api.md, "Deviations from NumPy")."""
+    if uf_name == "power" and k == 1 and a < 0 and dt.kind in "iu":
+        raise ValueError("vp.power: Integers to negative integer powers are not allowed.")
     try:
         if uf_name == "where":
             return np.asarray(np.where(np.False_, np.zeros((), dt), a))

@@ -591,6 +591,10 @@ def trace_ufunc(uf, args, exact=True):
         raise TracingError("cast while tracing")
     loop_in, out_dt = uf.resolve(keys)
     for k, (a, dt) in enumerate(zip(args, loop_in)):
+        v = a.pyval if isinstance(a, _WeakScalar) else a
+        if uf.name == "power" and k == 1 and type(v) is int and v < 0 and \
+                np.dtype(dt).kind in "iu":
+            raise ValueError(f"{_where()}: Integers to negative integer powers are not allowed.")
         if type(a) is int and np.dtype(dt).kind in "iu" and \
                 not np.iinfo(dt).min <= a <= np.iinfo(dt).max:
             # NumPy's OverflowError, not a literal that wraps (numpy.where:

@@ -357,6 +357,9 @@ class Ufunc:
             values = dict(push)
             for k, name in scalars:
                 values[name] = args[k]
+            if self.name == "power" and out_dt.kind in "iu" and scalars[-1][0] == 1 and \
+                    args[1] < 0:
+                return None  # the slow path raises NumPy's error (python_int)
             try:
                 push = packer.pack(values)
             except (TypeError, OverflowError):
@@ -662,6 +665,8 @@ def _apply(uf, args, out, context, sync, loop=None):
         scalars = [(k, f"s{k}") for k, L in enumerate(layout) if L == "s"]
         fast = None
         codes = _scalar_fields(prog, scalars)
+        if uf.name == "power" and out_dt.kind in "iu" and scalars:
+            codes = None  # the C path does not check the exponent's sign (python_int)
         if codes is not None and len(args) < 64 and (push is None or len(push) <= 512):
             # the C path of the next such call (Launcher.ufunc): out= given,
             # or a result it makes (fastarray.c); scalars packed per call
