@@ -150,3 +150,44 @@ def test_compaction_is_taken_for_full_masks(monkeypatch):
     monkeypatch.setattr(_compact, "mask_select", lambda a, m: calls.append(1) or orig(a, m))
     x = vp.asarray(np.arange(12, dtype=np.float32).reshape(3, 4))
     assert x[x > 4.0].shape == (7,) and calls
+
+
+def test_nonzero_takes_the_compaction_and_compiles_nothing_per_shape(monkeypatch):
+    """numpy.nonzero, flatnonzero and argwhere write the flat indices of the
+    true elements from the compaction's scatter (words=0), bit for bit
+    NumPy's (int64, every dimension) around the tile (K.T) and for empty,
+    all-false and all-true inputs. They built the indices as a cumsum of
+    ones, a static-shape array VIR compiled for every new size (13-90 ms a
+    call on lavapipe): now a new shape compiles no array VIR at all."""
+    from vulpy import _compact_kernels as K, _engine
+    rng = np.random.default_rng(4)
+    shapes = [(1,), (7,), (K.T - 1,), (K.T,), (K.T + 1,), (3, K.T // 3 + 5), (2, 3, 401), (0,),
+              (4, 0)]
+    for p in (0.0, 0.3, 1.0):
+        for shape in shapes:
+            h = (rng.random(shape) < p).astype(np.float32) * rng.integers(1, 5, shape)
+            x = vp.asarray(h)
+            for got, want in [(vp.nonzero(x), np.nonzero(h)), ((vp.flatnonzero(x),),
+                                                               (np.flatnonzero(h),)),
+                              ((vp.argwhere(x),), (np.argwhere(h),))]:
+                assert len(got) == len(want)
+                for g, w in zip(got, want):
+                    g = g.numpy()
+                    assert g.dtype == w.dtype and g.shape == w.shape, (shape, p)
+                    np.testing.assert_array_equal(g, w, err_msg=str((shape, p)))
+    texts = []
+    real = _engine.compile
+
+    def counting(text, c, *a, **kw):
+        texts.append(text)
+        return real(text, c, *a, **kw)
+
+    monkeypatch.setattr(_engine, "compile", counting)
+    vp.nonzero(vp.asarray(rng.random((5, 9)) < 0.5))[0].numpy()  # the ufuncs' plans
+    texts.clear()
+    for n in (333, 1234, 5000):
+        m = vp.asarray(rng.random((n // 7 + 1, 7)) < 0.5)
+        vp.nonzero(m)[0].numpy()
+        vp.flatnonzero(m).numpy()
+    static = [t for t in texts if "?x" not in t]
+    assert not static, static[0]

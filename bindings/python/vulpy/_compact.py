@@ -39,6 +39,27 @@ def mask_select(a, m):
     if n == 0:
         return _array.empty((0,), a.dtype, memory=a.memory, context=ctx)
     x = a if a.contiguous else a.copy()
+    return _compact(m, x, a.dtype, a.memory, itemsize // 4)
+
+
+def mask_indices(m):
+    """numpy.flatnonzero of a resident bool array m: the int64 flat
+    indices of its true elements (one compaction; every length takes the
+    same kernels)."""
+    from . import _compact_kernels as K
+    if m.size >= 2**31 - K.T:
+        return None
+    if m.size == 0:
+        return _array.empty((0,), np.int64, context=m._ctx)
+    return _compact(m, m, np.dtype(np.int64), m.memory, 0)
+
+
+def _compact(m, x, dtype, memory, words):
+    """The true elements of mask m (resident bool, x's shape) of x in
+    order, as a new 1-D array of dtype: W = words 32-bit words each, or
+    their flat indices (words 0, dtype int64)."""
+    from . import _compact_kernels as K
+    ctx, n = m._ctx, m.size
     mk = m if m.contiguous else m.copy()
     ntiles = -(-n // K.T)
     counts = _array.empty((ntiles,), _U32, context=ctx)
@@ -49,10 +70,10 @@ def mask_select(a, m):
     rec(K.offsets, (counts._buf, offs._buf), (1, 1), ntiles=ntiles, run=-(-ntiles // K.L))
     rec.run()
     total = int(offs[ntiles:].numpy()[0])  # 4 bytes: the result's length
-    out = _array.empty((total,), a.dtype, memory=a.memory, context=ctx)
+    out = _array.empty((total,), dtype, memory=memory, context=ctx)
     if total:
         rec = _Rec(ctx)
         rec(K.scatter, (mk._buf, x._buf, offs._buf, out._buf), g, n=n, ntiles=ntiles,
-            gx=g[0], words=itemsize // 4)
+            gx=g[0], words=words)
         rec.run()
     return out

@@ -14,7 +14,8 @@ stored) is cut into tiles of T = L * IPT elements, one workgroup a tile:
            the cache), ranks them (the tile's offset, the group's scan of
            the invocations' counts, a running sum) and copies its selected
            elements to out[rank] (W 32-bit words each; bench/notes/scan.md:
-           why not staged in shared memory).
+           why not staged in shared memory), or writes their indices
+           (flatnonzero).
 The host reads the total back between offsets and scatter (the result's
 length is the count, as in NumPy; 4 bytes). Loops: at most IPT per
 invocation in the tile kernels, and 2 * ceil(ntiles / L) in offsets
@@ -77,7 +78,8 @@ def scatter(mask: vp.Buffer[vp.uint32], x: vp.Buffer[vp.uint32],
     """Invocation lid of tile t owns elements t * T + lid * IPT ... + IPT - 1:
     their flags (kept as bits), its rank (the tile's offset and the group's
     exclusive scan of the counts), then its selected elements to out in
-    order (W = words 32-bit words each)."""
+    order (W = words 32-bit words each; words = 0: the elements' flat
+    indices as int64, x unread: numpy.flatnonzero)."""
     tot = vp.Shared[vp.uint32, L]
     lid = vp.local_index()
     t = tile_id(gx)
@@ -95,6 +97,9 @@ def scatter(mask: vp.Buffer[vp.uint32], x: vp.Buffer[vp.uint32],
         if (fl & vp.uint32(1 << q)) != 0 and t < ntiles:
             if words == 1:
                 out[rank] = x[first + q]
+            elif words == 0:
+                out[2 * rank] = first + q
+                out[2 * rank + 1] = vp.uint32(0)
             else:
                 out[2 * rank] = x[2 * (first + q)]
                 out[2 * rank + 1] = x[2 * (first + q) + 1]

@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from . import _array, _reduce, _ufunc
+from . import _array, _compact, _reduce, _ufunc
 
 _nd = _array.ndarray
 _BOOL = np.dtype(np.bool_)
@@ -448,9 +448,10 @@ def flatnonzero(a):
         return np.flatnonzero(a)
     m = a if a.dtype == _BOOL else _ufunc.not_equal(a, 0)
     m = m.reshape(-1)
-    if m.size == 0:
-        return _array.empty((0,), _I64, context=a._ctx)
-    ones = _array.ones((m.size,), np.int32, context=a._ctx)
+    r = _compact.mask_indices(m)
+    if r is not None:
+        return r
+    ones = _array.ones((m.size,), np.int32, context=a._ctx)   # 2^31 elements or more
     iota = _ufunc.subtract(_reduce.cumsum(ones, 0, _I64), 1)   # 0, 1, ... on the device
     return iota[m]
 
