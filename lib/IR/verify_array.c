@@ -226,6 +226,39 @@ static void check_reduction(vctx *c, const vir_op *op, const vir_type *in, const
   const vir_array_attr *a = op->attr.arr;
   if (!check_axes(c, op, in, true))
     return;
+  if (op->nopnd > 3) {
+    ERR(c, op, "'%s' takes a tensor, or a tensor of dynamic extent and one or two u32 scalars "
+        "(its segments), not %u operands", oname(op), op->nopnd);
+    return;
+  }
+  for (uint32_t i = 1; i < op->nopnd; i++)
+    if (op->opnd[i]->type != vir_ty_uint(c->mm, 32)) {
+      ERR(c, op, "'%s' operand %u (a segment length) must be u32, not %s", oname(op), i + 1,
+          tname(op->opnd[i]->type));
+      return;
+    }
+  if (op->nopnd > 1 || vir_ty_is_dynamic(rt)) {
+    if (op->nopnd == 1 || !vir_ty_is_dynamic(in) || !vir_ty_is_dynamic(rt) || !a ||
+        a->naxes != 1)
+      ERR(c, op, "'%s' in segments reduces a tensor of dynamic extent over axes(0) into one (%s "
+          "into %s, with one or two u32 segment lengths)", oname(op), tname(in), tname(rt));
+    else if (op->code == VIR_OP_ARRAY_MEAN && rt->elem->kind != VIR_TY_FLOAT)
+      ERR(c, op, "'array.mean' result must be float, not %s", rt->elem->str);
+    else if ((op->code == VIR_OP_ARRAY_MIN || op->code == VIR_OP_ARRAY_MAX) && rt->elem != in->elem)
+      ERR(c, op, "'%s' result element must be %s (the input's), not %s", oname(op),
+          in->elem->str, rt->elem->str);
+    else if ((op->code == VIR_OP_ARRAY_ANY || op->code == VIR_OP_ARRAY_ALL) &&
+             rt->elem->kind != VIR_TY_BOOL)
+      ERR(c, op, "'%s' result must be bool, not %s", oname(op), rt->elem->str);
+    else if ((op->code == VIR_OP_ARRAY_ARGMIN || op->code == VIR_OP_ARRAY_ARGMAX) &&
+             (!int_elem(rt->elem) || rt->elem->bits < 32 || in->elem->kind == VIR_TY_BOOL))
+      ERR(c, op, "'%s' result must hold indices (i32, u32, i64, u64) of a number type, not %s",
+          oname(op), rt->elem->str);
+    else if ((op->code == VIR_OP_ARRAY_SUM || op->code == VIR_OP_ARRAY_PROD) &&
+             rt->elem->kind == VIR_TY_BOOL)
+      ERR(c, op, "'%s' accumulates in a number type, not bool", oname(op));
+    return;
+  }
   if (!vir_reduced_shape_ok(in, a, rt)) {
     ERR(c, op, "'%s' of %s over the axes gives the wrong shape %s (the axes dropped, or kept as 1)",
         oname(op), in->str, rt->str);
@@ -313,11 +346,13 @@ static bool check_dynamic(vctx *c, const vir_op *op) {
   if (!dyn)
     return true;
   bool bcast = op->code == VIR_OP_ARRAY_BROADCAST && op->nopnd && vir_ty_splats(op->opnd[0]->type);
-  bool whole = vir_is_reduction(op->code) && !vir_ty_is_dynamic(op->val.type) &&
-               vir_ty_numel(op->val.type) == 1;
+  bool whole = vir_is_reduction(op->code) && ((!vir_ty_is_dynamic(op->val.type) &&
+                                                vir_ty_numel(op->val.type) == 1) ||
+                                               op->nopnd > 1); /* segments: check_reduction */
   if (op->code != VIR_OP_ARRAY_LOAD && op->code != VIR_OP_ARRAY_STORE && !bcast && !whole) {
     ERR(c, op, "'%s' does not take tensors of dynamic extent '?' (loads, stores, elementwise ops, "
-        "broadcasts of a scalar or of one element, and reductions over axis 0 do)", oname(op));
+        "broadcasts of a scalar or of one element, and reductions over axis 0, whole or in "
+        "segments, do)", oname(op));
     return false;
   }
   const vir_array_attr *a = op->attr.arr;

@@ -174,6 +174,11 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
         if fast:
             _keep(a._ctx, key, plan)
         return _run_plan(plan, a, sync)
+    if axis is not None and not scan and type(a) is _array.ndarray and \
+            (context is None or context is a._ctx):
+        r = _segments(kind, a, axes, keepdims, rdt, out, sync)
+        if r is not None:
+            return r
     c = _arrayops.Call(kind, context=context)
     c.mirror_max = MIRROR_MAX
     c.note(a)
@@ -337,6 +342,78 @@ def _dynamic_vir(kind, dt, rdt):
             kind, kind, [("x", _array.storage_dtype(dt), dt)], rdt, _array.storage_dtype(rdt),
             lambda g, v: _arg_operand(g, kind, v[0]))
     return text
+
+
+# vp.sum(x, axis=k) and the other reductions over a run of adjacent axes of
+# a C-contiguous resident array: one kernel for every shape (compiled once
+# per kind, dtype and form), the array seen as (before, along, after) =
+# (n / inner, length, inner) and reduced in segments (ops.def): rows of a
+# workgroup each when the axes are the trailing ones and long, else an
+# invocation per output. Shapes whose loops would pass the budget of the
+# static kernels' shapes (lower-arrays' MAX_ITER, TILE) take the static
+# path, which tiles them.
+_SEG_KINDS = frozenset(("sum", "prod", "min", "max", "mean", "argmin", "argmax", "any", "all"))
+_WG, _MAX_GROUPS, _COOP_MIN, _MAX_ITER, _TILE = 256, 65535, 64, 16384, 1024
+_U32 = np.dtype(np.uint32)
+
+
+def _segment_vir(kind, dt, rdt, rows):
+    """The array VIR of vp.KIND in segments over a C-contiguous array of
+    dtype dt: push fields n (outputs), r (the length) and, unless rows, b
+    (inner); buffers x and out."""
+    key = ("segments", kind, dt, rdt, rows)
+    text = _dyn_texts.get(key)
+    if text is None:
+        g = _graph.Graph(kind)
+        g.push.append(("n", _U32))
+        length = g.scalar(_U32, "r")
+        inner = None if rows else g.scalar(_U32, "b")
+        v = g.load(g.buffer(("x",), _array.storage_dtype(dt), None, None, "x"), dt, _graph.DYN)
+        r = g.reduce_segments(kind, _arg_operand(g, kind, v), length, inner, rdt)
+        g.store(g.buffer(("out",), _array.storage_dtype(rdt), None, None, "out"), r)
+        text = _dyn_texts[key] = g.text()
+    return text
+
+
+def _segments(kind, a, axes, keepdims, rdt, out, sync):
+    """vp.KIND of resident `a` over `axes` in segments, or None where the
+    static path takes it (a view, another layout, a small or complex
+    dtype, axes that are not adjacent, an empty result or axis, loops past
+    the budget, out= that is not a whole array of the result)."""
+    if kind not in _SEG_KINDS or not PLANS or a._estrides is not None or a._offset or \
+            a.dtype in _SMALL or a.dtype.kind == "c" or not axes or \
+            tuple(axes) != tuple(range(axes[0], axes[-1] + 1)):
+        return None
+    shape = a.shape
+    k0, k1 = axes[0], axes[-1]
+    length = math.prod(shape[k0:k1 + 1])
+    inner = math.prod(shape[k1 + 1:])
+    n = math.prod(shape[:k0]) * inner
+    if not n or not length or a._size >= 2**32:
+        return None
+    rows = inner == 1 and _COOP_MIN <= length <= _WG * _MAX_ITER and n <= _MAX_GROUPS
+    if not rows and not (length <= _TILE and n <= _MAX_GROUPS * _WG):
+        return None
+    rshape = tuple(1 if d in axes else s for d, s in enumerate(shape) if keepdims or d not in axes)
+    if out is not None and (type(out) is not _array.ndarray or not out._whole or
+                            out.shape != rshape or out.dtype != rdt or out._ctx is not a._ctx):
+        return None
+    ctx = a._ctx
+    key = ("segments", kind, a.dtype, rdt, rows, getattr(ctx, "_vp_feature_masks", None),
+           getattr(ctx, "_vp_cpu_lowering", None))
+    comp = ctx.__dict__.get("_vp_reduce_plans", _NO_PLANS).get(key)
+    if comp is None:
+        _graph.require_features(ctx, (np.dtype(a.dtype), rdt), f"vp.{kind}")
+        comp = _engine.compile(_segment_vir(kind, np.dtype(a.dtype), rdt, rows), ctx,
+                               label=f"vp.{kind}")
+        _keep(ctx, key, comp)
+    if out is None:
+        out = _array._result(rshape, rdt, a._buf.kind, ctx)  # written whole
+    else:
+        _array.check_writable(out, f"vp.{kind}")
+    push = {"n": n, "r": length} if rows else {"n": n, "r": length, "b": inner}
+    t = comp.run(ctx, {"x": a._buf, "out": out._buf}, push, None if sync else False)
+    return out if sync else Handle(t, result=out)
 
 
 def _keep(ctx, key, plan):

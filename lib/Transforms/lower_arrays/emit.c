@@ -11,7 +11,7 @@
 
 /* The kernel's copy of a scalar value of the array function (its ops are
  * cloned into the prologue, operands first). */
-static vir_value *scalar(lw *l, vir_value *v) {
+vir_value *vla_scalar(lw *l, vir_value *v) {
   if (v->id < l->nscal && l->scal[v->id])
     return l->scal[v->id];
   vir_op *d = v->def;
@@ -25,7 +25,7 @@ static vir_value *scalar(lw *l, vir_value *v) {
   }
   vir_value *ops[4];
   for (uint32_t i = 0; i < d->nopnd; i++)
-    ops[i] = scalar(l, d->opnd[i]);
+    ops[i] = vla_scalar(l, d->opnd[i]);
   vir_builder pb = l->b;
   pb.region = &l->k->body;
   pb.before = l->pro ? l->pro->next : l->k->body.first;
@@ -93,10 +93,10 @@ static bool const_u32_is(const vir_value *v, uint64_t k) {
 static vir_value *axis_term(lw *l, vir_value *i, vir_value *step, vir_value *div,
                             vir_value *mod) {
   if (div && !const_u32_is(div, 1))
-    i = vla_bin(l, VIR_OP_DIV, i, scalar(l, div));
+    i = vla_bin(l, VIR_OP_DIV, i, vla_scalar(l, div));
   if (mod && !const_u32_is(mod, UINT32_MAX))
-    i = vla_bin(l, VIR_OP_REM, i, scalar(l, mod));
-  return const_u32_is(step, 1) ? i : vla_bin(l, VIR_OP_MUL, i, scalar(l, step));
+    i = vla_bin(l, VIR_OP_REM, i, vla_scalar(l, mod));
+  return const_u32_is(step, 1) ? i : vla_bin(l, VIR_OP_MUL, i, vla_scalar(l, step));
 }
 
 /* The buffer element a load or store `op` of shape t reaches at ix: its
@@ -107,7 +107,7 @@ static vir_value *op_offset(lw *l, const vir_op *op, const vir_type *t, idx *ix)
   vir_value *const *at = vir_view_scalars(op);
   if (!at)
     return vla_view_offset(l, t, op->attr.arr, ix);
-  vir_value *off = scalar(l, at[0]), *i = vla_flat_of(l, ix);
+  vir_value *off = vla_scalar(l, at[0]), *i = vla_flat_of(l, ix);
   uint32_t n = vir_view_nscalars(op);
   vir_value *r = vla_bin(l, VIR_OP_ADD, off, axis_term(l, i, at[1], n > 2 ? at[2] : NULL,
                                                        n > 2 ? at[3] : NULL));
@@ -152,7 +152,7 @@ static vir_value *emit_op(lw *l, vir_value *v, idx *ix) {
   case VIR_OP_ARRAY_BROADCAST: {
     const vir_type *f = d->opnd[0]->type;
     if (!vir_ty_is_tensor(f))
-      return scalar(l, d->opnd[0]);
+      return vla_scalar(l, d->opnd[0]);
     if (d->opnd[0]->def && vla_splat_load(d->opnd[0]->def))
       return splat(l, d->opnd[0]);
     if (f->n == v->type->n && !memcmp(f->dims, v->type->dims, f->n * sizeof *f->dims))
@@ -208,7 +208,7 @@ static vir_value *emit_op(lw *l, vir_value *v, idx *ix) {
   vir_value *ops[4];
   for (uint32_t i = 0; i < d->nopnd; i++) {
     vir_value *o = d->opnd[i];
-    ops[i] = vir_ty_is_tensor(o->type) ? vla_emit(l, o, ix) : scalar(l, o);
+    ops[i] = vir_ty_is_tensor(o->type) ? vla_emit(l, o, ix) : vla_scalar(l, o);
     if (!ops[i])
       return NULL;
   }
@@ -251,7 +251,7 @@ static vir_value *emit_op(lw *l, vir_value *v, idx *ix) {
 
 vir_value *vla_emit(lw *l, vir_value *v, idx *ix) {
   if (!vir_ty_is_tensor(v->type))
-    return scalar(l, v);
+    return vla_scalar(l, v);
   for (uint32_t i = l->nmemo; i-- > 0;)
     if (l->memo[i].v == v && l->memo[i].ix == ix)
       return l->memo[i].r;

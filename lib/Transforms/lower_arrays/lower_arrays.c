@@ -129,6 +129,22 @@ static vir_value *reduce_grid(lw *l, vir_builder *ab) {
   return g;
 }
 
+/* The group count of a reduction in segments (reduce.c,
+ * vla_kernel_segment_reduce), as scalar ops of n: the static kernels'
+ * count for n outputs, max(min(n, MAX_GROUPS), 1) workgroups of one
+ * output (dyn_seg 1) or max(min(ceil(n / WG), MAX_GROUPS), 1) of WG. */
+static vir_value *segment_grid(lw *l, vir_builder *ab) {
+  vir_value *n = vla_push_n(l, ab);
+  if (!n)
+    return NULL;
+  vir_value *items = l->dyn_seg == 1 ? n : ceil_shr(l, ab, n, log2u(WG));
+  vir_value *g = abin(ab, VIR_OP_MAX, abin(ab, VIR_OP_MIN, items, launch_const(l, ab, MAX_GROUPS)),
+                      launch_const(l, ab, 1));
+  if (!g)
+    l->failed = true;
+  return g;
+}
+
 /* Starts kernel `name` (local size WG): the builder at its body. */
 bool vla_start_kernel(lw *l, vir_op *K, const char *name) {
   vir_func *k = vir_add_func(l->m, name, true, NULL, 0, NULL, NULL, K->loc);
@@ -144,6 +160,7 @@ bool vla_start_kernel(lw *l, vir_op *K, const char *name) {
   l->gy = 1;
   l->dyn_lanes = 0;
   l->dyn_red_cap = 0;
+  l->dyn_seg = 0;
   memset(l->scal, 0, l->nscal * sizeof *l->scal);
   vir_builder_init(&l->b, l->m);
   vir_builder_at_end(&l->b, &k->body);
@@ -166,6 +183,8 @@ bool vla_end_kernel(lw *l, vir_op *K, uint32_t g) {
   if (l->dyn_lanes && !dynamic_grid(l, &ab, &gx, &gy))
     return false;
   if (l->dyn_red_cap && !(gx = reduce_grid(l, &ab)))
+    return false;
+  if (l->dyn_seg && !(gx = segment_grid(l, &ab)))
     return false;
   vir_value *args[3] = {gx, gy, one};
   vir_op *launch = vir_build(&ab, VIR_OP_ARRAY_LAUNCH, NULL, 3, args);
@@ -226,6 +245,17 @@ static bool lower_kernel(lw *l, vir_op *K, uint32_t num) {
   }
   if (rop && vir_is_scan(rop->code))
     return vla_lower_scan(l, K, name, rop, rs) && (vir_op_unlink(K), true);
+  if (rop && rop->nopnd > 1) { /* in segments (ops.def) */
+    if (ns) {
+      vp_error(l->d, stores[0]->loc, "lower-arrays: a kernel of a reduction in segments stores "
+               "its result only");
+      return false;
+    }
+    if (!vla_start_kernel(l, K, name))
+      return false;
+    vla_kernel_segment_reduce(l, rop, rs);
+    return vla_end_kernel(l, K, 0) && (vir_op_unlink(K), true);
+  }
   if (rop && vla_tiled_reduction(rop))
     return vla_lower_tiled_reduce(l, K, name, rop, rs, stores, ns) && (vir_op_unlink(K), true);
   if (!vla_start_kernel(l, K, name))

@@ -93,6 +93,7 @@ typedef struct lw {
   uint32_t gy;       /* the launch's Y group count (2-D elementwise grids) */
   uint32_t dyn_lanes; /* a kernel over a dynamic extent: elements per invocation (else 0) */
   uint32_t dyn_red_cap; /* a full reduction over a dynamic extent: its group cap (else 0) */
+  uint32_t dyn_seg;     /* a reduction in segments: 1 a workgroup per output, 2 an invocation (else 0) */
   vp_ptrvec vec4;      /* buffers retyped to vec4 elements (vec4 kernels) */
   struct vla_quad {
     const vir_sym *s;
@@ -168,6 +169,7 @@ vir_value *vla_small_cast(lw *l, vir_value *x, vir_type *src, vir_type *dst);
 
 /* ---- emit.c: the scalar value of an array value at an index */
 vir_value *vla_emit(lw *l, vir_value *v, idx *ix);
+vir_value *vla_scalar(lw *l, vir_value *v);
 void vla_emit_stores(lw *l, vir_op **stores, uint32_t n, idx *ix);
 
 /* ---- reduce.c: reductions (accumulators, trees, the kernels) */
@@ -182,6 +184,8 @@ void vla_store_result(lw *l, vir_op *rs, vir_value *o, vir_value *x);
 bool vla_cheap_region(const vir_region *K);
 uint32_t vla_kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores, uint32_t ns);
 uint32_t vla_kernel_partial_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores, uint32_t ns);
+void vla_kernel_segment_reduce(lw *l, vir_op *rop, vir_op *rs);
+red vla_plain_red(lw *l, vir_op *rop);
 
 /* ---- kernels.c: elementwise and scatter kernels */
 uint32_t vla_kernel_scatter(lw *l, vir_op *sc);

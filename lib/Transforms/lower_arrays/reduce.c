@@ -574,3 +574,74 @@ uint32_t vla_kernel_partial_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stor
   vla_leave(l, so);
   return g;
 }
+
+/* A reduction in segments of a dynamic extent (ops.def): output o, below
+ * the push field n, reduces len elements of x, inner apart, from
+ * (o / inner) * len * inner + o % inner. Two operands (inner 1, rows of
+ * len): a workgroup per output and the tree of the trailing-axes kernel
+ * above; three: an invocation per output, a loop. The groups are the
+ * host's, from n (lower_arrays.c, segment_grid: as many as the static
+ * kernels of that n would launch), and outputs past them are taken in
+ * turn; the host keeps len within the loop budget (MAX_ITER iterations of
+ * a workgroup's invocation, TILE of an invocation's) and n within one
+ * turn, as the static kernels' shapes do. The kernel stores nothing but
+ * the result (the host gives it one load and no other store). */
+void vla_kernel_segment_reduce(lw *l, vir_op *rop, vir_op *rs) {
+  bool coop = rop->nopnd == 2;
+  red r = coop ? red_info(l, rop) : vla_plain_red(l, rop);
+  const vir_type *in = rop->opnd[0]->type;
+  vir_builder pb = l->b;
+  pb.region = &l->k->body;
+  pb.before = l->pro ? l->pro->next : l->k->body.first;
+  vir_value *n = vla_push_n(l, &pb);
+  if (!n)
+    return;
+  l->pro = n->def;
+  vir_value *len = vla_scalar(l, rop->opnd[1]);
+  vir_value *inner = coop ? NULL : vla_scalar(l, rop->opnd[2]);
+  if (!len || (!coop && !inner)) {
+    l->failed = true;
+    return;
+  }
+  r.dyn_count = len; /* the mean's divisor */
+  l->dyn_seg = coop ? 1 : 2;
+  saved so, si;
+  if (coop) {
+    vir_value *wg = vla_id_x(l, VIR_OP_WORKGROUP_ID);
+    vir_value *li = vla_id_x(l, VIR_OP_LOCAL_INDEX);
+    vir_value *o = vla_for_begin(l, wg, n, vla_id_x(l, VIR_OP_NUM_WORKGROUPS), &so);
+    vir_value *row = vla_bin(l, VIR_OP_MUL, o, len);
+    accum a = vla_acc_new(l, &r);
+    vir_value *q = vla_for_begin(l, li, len, vla_ku(l, WG), &si);
+    vir_value *x = vla_emit(l, rop->opnd[0], vla_new_idx(l, in, vla_bin(l, VIR_OP_ADD, row, q)));
+    if (x)
+      vla_acc_add(l, &r, a, vla_lift(l, &r, x), q);
+    vla_leave(l, si);
+    vir_value *ri, *res = tree(l, &r, a, &ri);
+    saved sf;
+    vla_if_begin(l, vla_bin(l, VIR_OP_EQ, li, vla_ku(l, 0)), &sf);
+    vla_store_result(l, rs, o, vla_finish(l, &r, res, ri));
+    vla_leave(l, sf);
+    vla_barrier(l); /* the next output reuses the shared memory */
+    vla_leave(l, so);
+    return;
+  }
+  vir_value *gid = vla_id_x(l, VIR_OP_GLOBAL_ID);
+  vir_value *S = vla_bin(l, VIR_OP_MUL, vla_id_x(l, VIR_OP_NUM_WORKGROUPS), vla_ku(l, WG));
+  vir_value *o = vla_for_begin(l, gid, n, S, &so);
+  /* (max(inner, 1): a divisor the emitters see is nonzero, so C's / -
+   * the host's inner is at least 1) */
+  inner = vla_bin(l, VIR_OP_MAX, inner, vla_ku(l, 1));
+  vir_value *lo = vla_bin(l, VIR_OP_DIV, o, inner);
+  vir_value *base = vla_bin(l, VIR_OP_ADD, vla_bin(l, VIR_OP_MUL, vla_bin(l, VIR_OP_MUL, lo, len), inner),
+                            vla_bin(l, VIR_OP_SUB, o, vla_bin(l, VIR_OP_MUL, lo, inner)));
+  accum a = vla_acc_new(l, &r);
+  vir_value *q = vla_for_begin(l, vla_ku(l, 0), len, vla_ku(l, 1), &si);
+  vir_value *at = vla_bin(l, VIR_OP_ADD, base, vla_bin(l, VIR_OP_MUL, q, inner));
+  vir_value *x = vla_emit(l, rop->opnd[0], vla_new_idx(l, in, at));
+  if (x)
+    vla_acc_add(l, &r, a, vla_lift(l, &r, x), q);
+  vla_leave(l, si);
+  vla_store_result(l, rs, o, vla_finish(l, &r, vla_lload(l, a.v), a.i ? vla_lload(l, a.i) : NULL));
+  vla_leave(l, so);
+}

@@ -197,6 +197,8 @@ bool vla_lower_scan(lw *l, vir_op *K, const char *name, vir_op *sop, vir_op *rs)
  * array with kept dims also has one element but is a partial reduction,
  * which reads scalars: a vec4 plan for it did not verify. */
 bool vla_full_reduction(const vir_op *rop) {
+  if (rop->nopnd > 1) /* in segments (ops.def) */
+    return false;
   uint32_t nin = rop->opnd[0]->type->n, nax = rop->attr.arr->naxes;
   return vir_ty_numel(rop->val.type) == 1 && (rop->val.type->n + nax == nin || nax == nin);
 }
@@ -207,8 +209,8 @@ bool vla_full_reduction(const vir_op *rop) {
 bool vla_tiled_reduction(vir_op *rop) {
   const vir_type *in = rop->opnd[0]->type;
   const vir_array_attr *ax = rop->attr.arr;
-  if (vir_ty_numel(rop->val.type) == 1 && ax->naxes == in->n)
-    return false; /* a full reduction: its own grid */
+  if (rop->nopnd > 1 || (vir_ty_numel(rop->val.type) == 1 && ax->naxes == in->n))
+    return false; /* in segments (the host keeps them short), or a full reduction: its own grid */
   uint64_t R = 1;
   bool suffix = true;
   for (uint32_t i = 0; i < ax->naxes; i++) {
@@ -221,7 +223,7 @@ bool vla_tiled_reduction(vir_op *rop) {
 }
 
 /* red_info without shared memory (no workgroup tree). */
-static red plain_red(lw *l, vir_op *rop) {
+red vla_plain_red(lw *l, vir_op *rop) {
   const vir_type *in = rop->opnd[0]->type;
   red r = {.code = rop->code, .in = in->elem, .res = rop->val.type->elem};
   r.arg = rop->code == VIR_OP_ARRAY_ARGMIN || rop->code == VIR_OP_ARRAY_ARGMAX;
@@ -246,7 +248,7 @@ bool vla_lower_tiled_reduce(lw *l, vir_op *K, const char *name, vir_op *rop, vir
   uint64_t O = vir_ty_numel(in) / R; /* R > TILE: not 0 */
   uint64_t n[MAX_LEVELS];
   uint32_t m = tile_levels(R, n);
-  red r = plain_red(l, rop);
+  red r = vla_plain_red(l, rop);
   r.count = R;
   vir_sym *part[MAX_LEVELS] = {0}, *parti[MAX_LEVELS] = {0};
   uint32_t kn = 0;
