@@ -346,13 +346,15 @@ static bool check_dynamic(vctx *c, const vir_op *op) {
   if (!dyn)
     return true;
   bool bcast = op->code == VIR_OP_ARRAY_BROADCAST && op->nopnd && vir_ty_splats(op->opnd[0]->type);
-  bool whole = vir_is_reduction(op->code) && ((!vir_ty_is_dynamic(op->val.type) &&
-                                                vir_ty_numel(op->val.type) == 1) ||
-                                               op->nopnd > 1); /* segments: check_reduction */
+  bool whole = (vir_is_reduction(op->code) && ((!vir_ty_is_dynamic(op->val.type) &&
+                                                 vir_ty_numel(op->val.type) == 1) ||
+                                                op->nopnd > 1)) || /* segments: check_reduction */
+               (op->code == VIR_OP_ARRAY_TAKE && op->nopnd != 2);
+  /* (and the take over a dynamic extent: its case below) */
   if (op->code != VIR_OP_ARRAY_LOAD && op->code != VIR_OP_ARRAY_STORE && !bcast && !whole) {
     ERR(c, op, "'%s' does not take tensors of dynamic extent '?' (loads, stores, elementwise ops, "
-        "broadcasts of a scalar or of one element, and reductions over axis 0, whole or in "
-        "segments, do)", oname(op));
+        "broadcasts of a scalar or of one element, reductions over axis 0, whole or in "
+        "segments, and take of rows do)", oname(op));
     return false;
   }
   const vir_array_attr *a = op->attr.arr;
@@ -482,8 +484,25 @@ void vir_verify_array_op(vctx *c, const vir_op *op) {
     break;
   }
   case VIR_OP_ARRAY_TAKE: {
+    if (op->nopnd != 2 && op->nopnd != 4) {
+      ERR(c, op, "'array.take' takes a tensor and its indices, or over a dynamic extent also "
+          "two u32 scalars (rows, inner), not %u operands", op->nopnd);
+      break;
+    }
     const vir_type *idx = op->opnd[1]->type;
     const vir_array_attr *a = op->attr.arr;
+    if (op->nopnd == 4 || vir_ty_is_dynamic(rt)) {
+      bool ok = op->nopnd == 4 && vir_ty_is_dynamic(t0) && vir_ty_is_dynamic(idx) &&
+                vir_ty_is_dynamic(rt) && int_elem(idx->elem) && rt->elem == t0->elem &&
+                a && a->naxes == 1 && a->axes[0] == 0;
+      for (uint32_t i = 2; ok && i < 4; i++)
+        ok = op->opnd[i]->type == vir_ty_uint(m, 32);
+      if (!ok)
+        ERR(c, op, "'array.take' over a dynamic extent gathers %s by %s into %s: tensors of "
+            "dynamic extent of one element type, integer indices, axes(0) and two u32 scalars "
+            "(rows, inner)", tname(t0), tname(idx), tname(rt));
+      break;
+    }
     if (!vir_ty_is_tensor(idx) || !int_elem(idx->elem)) {
       ERR(c, op, "'array.take' indices must be an integer tensor, not %s", tname(idx));
       break;

@@ -6,6 +6,8 @@ copies and fills that write them (copy, astype, x[i:j] = y, x[i:j] = 3,
 concatenate, roll, pad). One compile serves every length, offset and step;
 the answers are NumPy's, overlapping in-place forms included (NumPy reads
 the inputs as they were before the call)."""
+import math
+
 import numpy as np
 import pytest
 
@@ -694,3 +696,35 @@ def test_random_nd_view_sequences_match_numpy(ctx):
         _same(got, np.asarray(want), str(what))
         checked += 1
     assert checked > 250
+
+
+def test_row_gathers_match_numpy_and_compile_once(ctx, compiled_texts):
+    """x[idx] (and vp.take(x, idx, axis=0)) of a C-contiguous resident x by
+    a 1-D index array, host or resident (int32, int64, uint32), negative
+    indices included: the take over a dynamic extent (ops.def), NumPy's
+    answer for every dtype and for 1-D to 3-D x; after the first call of a
+    dtype and index dtype, new shapes and index lengths compile nothing
+    (each was a compile)."""
+    rng = np.random.default_rng(2)
+    idts = [np.int32, np.int64, np.uint32] if ctx.has("int64") else [np.int32, np.uint32]
+    for dt in _dtypes(ctx):
+        for shape in [(1,), (50,), (50, 3), (20, 4, 5)]:
+            h = _data(dt, math.prod(shape), 3).reshape(shape)
+            x = vp.asarray(h)
+            for idx in [np.array([0, -1, shape[0] // 2, 0]), rng.integers(-shape[0], shape[0], 17)]:
+                for form in ["host"] + idts:
+                    if form != "host" and np.dtype(form).kind == "u":
+                        idx = idx % shape[0]
+                    ii = idx if form == "host" else vp.asarray(idx.astype(form))
+                    _same(x[ii], h[idx], f"{dt} {shape} {form} {idx}")
+                _same(vp.take(x, vp.asarray(idx.astype(np.int32)), axis=0),
+                      np.take(h, idx, axis=0), f"take {dt} {shape}")
+    compiled_texts.clear()
+    for k in range(5):
+        n = 100 + 7 * k
+        h = rng.random((n, 3 + k)).astype(np.float32)
+        idx = rng.integers(-n, n, 30 + k).astype(np.int32)
+        _same(vp.asarray(h)[vp.asarray(idx)], h[idx], f"new shape {k}")
+    assert not compiled_texts, compiled_texts[0]
+    with pytest.raises(IndexError, match="out of bounds"):
+        vp.asarray(np.zeros(5, np.float32))[np.array([5])]

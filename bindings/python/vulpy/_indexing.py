@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from . import _array, _arrayops, _graph
+from . import _array, _arrayops, _engine, _graph
 from . import _errors
 
 _BOOL = np.dtype(np.bool_)
@@ -264,6 +264,10 @@ def _adv_group(adv, name):
 def _gather(view, adv):
     """view[..., idx, ...]: array.take along the advanced axes (merged into
     one when there are several, adjacent)."""
+    if len(adv) == 1 and adv[0][0] == 0:
+        r = _gather_rows(view, adv[0][1])
+        if r is not None:
+            return r
     k, n = _adv_group(adv, "indexing")
     try:
         np.broadcast_shapes(*(np.shape(i) for _, i in adv))
@@ -301,6 +305,69 @@ def _gather(view, adv):
         v = c.g.reshape(v, merged)
     r = c.g.take(v, idx, k)
     return c.run(c.result(r))
+
+
+# x[idx] of a C-contiguous resident x by one 1-D index array along axis 0
+# (a 1-D take, or rows of a matrix): one kernel for every shape, the take
+# over a dynamic extent (ops.def), compiled once per dtype and index dtype
+_ROW_INDEX = frozenset(np.dtype(t) for t in (np.int32, np.int64, np.uint32, np.uint64))
+_rows_texts = {}
+
+
+def _gather_rows_vir(dt, it):
+    key = (dt, it)
+    text = _rows_texts.get(key)
+    if text is None:
+        u32 = np.dtype(np.uint32)
+        g = _graph.Graph("take")
+        g.push.append(("n", u32))
+        rows, inner = g.scalar(u32, "r"), g.scalar(u32, "b")
+        st = _array.storage_dtype(dt)
+        x = g.load(g.buffer(("x",), st, None, None, "x"), dt, _graph.DYN)
+        i = g.load(g.buffer(("i",), it, None, None, "i"), it, _graph.DYN)
+        r = g._value(dt, _graph.DYN, f"array.take {x.name}, {i.name}, {rows.name}, "
+                     f"{inner.name} axes(0)")
+        g.store(g.buffer(("out",), st, None, None, "out"), r)
+        text = _rows_texts[key] = g.text()
+    return text
+
+
+def _gather_rows(x, i):
+    """x[i] for a C-contiguous resident x (offset 0) and a 1-D index array i
+    (host: bounds-checked; resident: int32/int64/uint32/uint64, clamped as
+    the static take clamps), or None where the static take serves it (a
+    view, a small or complex dtype, another index, an empty result, a CPU
+    device past CPU_VIEW_MAX elements: a division per element)."""
+    if type(x) is not _array.ndarray or x._estrides is not None or x._offset or not x.ndim or \
+            x.dtype.kind == "c" or x.dtype.itemsize < 4 and x.dtype != _BOOL or np.ndim(i) != 1:
+        return None
+    ctx = x._ctx
+    if isinstance(i, _array.ndarray):
+        if i.dtype not in _ROW_INDEX or i._ctx is not ctx or i._estrides is not None or i._offset:
+            return None
+        iv = i
+    else:
+        h = _host_index(i, x.shape[0])
+        if h.dtype not in _ROW_INDEX:
+            return None
+        iv = None
+    inner = math.prod(x.shape[1:])
+    count = (i.shape[0] if iv is not None else h.shape[0])
+    n = count * inner
+    if not n or n >= 2**32 or x._size >= 2**32 or (n > _array.CPU_VIEW_MAX and ctx.kind == "cpu"):
+        return None
+    if iv is None:
+        iv = _array.asarray(h, context=ctx)
+    plans = ctx.__dict__.setdefault("_vp_take_plans", {})
+    key = (x.dtype, iv.dtype)
+    comp = plans.get(key)
+    if comp is None:
+        _graph.require_features(ctx, (x.dtype, iv.dtype), "indexing")
+        comp = plans[key] = _engine.compile(_gather_rows_vir(x.dtype, iv.dtype), ctx, "vp.take")
+    out = _array._result((count,) + x.shape[1:], x.dtype, x._buf.kind, ctx)  # written whole
+    comp.run(ctx, {"x": x._buf, "i": iv._buf, "out": out._buf},
+             {"n": n, "r": x.shape[0], "b": inner}, None)
+    return out
 
 
 def _index_value(c, i, dim):

@@ -129,6 +129,25 @@ static vir_value *gathered_index(lw *l, vir_value *j, uint32_t dim) {
   return vla_bin(l, VIR_OP_MIN, j, vla_ku(l, dim ? dim - 1 : 0));
 }
 
+/* gathered_index with the axis length `dim` a u32 value of the kernel
+ * (the take over a dynamic extent): wrapped from the end, clamped to
+ * [0, dim - 1] (0 when dim is 0). */
+static vir_value *gathered_index_dyn(lw *l, vir_value *j, vir_value *dim) {
+  vir_type *t = j->type;
+  if (!t)
+    return NULL;
+  if (t->kind == VIR_TY_INT) {
+    vir_value *d = vla_cast(l, dim, t);
+    vir_value *neg = vla_bin(l, VIR_OP_LT, j, vla_num(l, t, 0));
+    j = vla_sel(l, neg, vla_bin(l, VIR_OP_ADD, j, d), j);
+    j = vla_bin(l, VIR_OP_MAX, j, vla_num(l, t, 0));
+  }
+  vir_value *last = vla_bin(l, VIR_OP_SUB, vla_bin(l, VIR_OP_MAX, dim, vla_ku(l, 1)), vla_ku(l, 1));
+  if (t->bits == 64) /* clamped as 64 bits: a large index must not wrap into range */
+    j = vla_bin(l, VIR_OP_MIN, j, vla_cast(l, last, t));
+  return vla_bin(l, VIR_OP_MIN, vla_cast(l, j, vla_u32t(l)), last);
+}
+
 /* Whether v is work, not a name for data (a constant, a load, a lane). */
 static bool computed(const vir_value *v) {
   switch (v->def ? v->def->code : VIR_OP_CONST) {
@@ -177,6 +196,16 @@ static vir_value *emit_op(lw *l, vir_value *v, idx *ix) {
     return s ? vla_emit(l, d->opnd[0], s) : NULL;
   }
   case VIR_OP_ARRAY_TAKE: {
+    if (d->nopnd == 4) { /* over a dynamic extent (ops.def): rows of inner gathered */
+      vir_value *rows = vla_scalar(l, d->opnd[2]);
+      vir_value *inner = vla_bin(l, VIR_OP_MAX, vla_scalar(l, d->opnd[3]), vla_ku(l, 1));
+      vir_value *i = vla_flat_of(l, ix), *j = vla_bin(l, VIR_OP_DIV, i, inner);
+      vir_value *r = vla_bin(l, VIR_OP_SUB, i, vla_bin(l, VIR_OP_MUL, j, inner));
+      vir_value *g = gathered_index_dyn(l, vla_emit(l, d->opnd[1], vla_new_idx(l, d->opnd[1]->type, j)),
+                                        rows);
+      vir_value *at = vla_bin(l, VIR_OP_ADD, vla_bin(l, VIR_OP_MUL, g, inner), r);
+      return vla_emit(l, d->opnd[0], vla_new_idx(l, d->opnd[0]->type, at));
+    }
     const vir_type *x = d->opnd[0]->type, *it = d->opnd[1]->type;
     uint32_t k = d->attr.arr->axes[0], ri = it->n;
     idx *ii = vla_new_idx(l, it, NULL), *xi = vla_new_idx(l, x, NULL);
