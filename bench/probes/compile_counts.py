@@ -6,9 +6,11 @@ the cached kernel of an earlier shape served it; 1 or more: a compile).
     python bench/probes/compile_counts.py
 
 (Session 39, lavapipe: axis= reductions, cumsum, nonzero and
-integer-array gathers still print 1 per shape - x - x.mean(axis=0) too,
+integer-array gathers still printed 1 per shape - x - x.mean(axis=0) too,
 for its mean; views of up to two axis terms, row and column broadcasts,
-copies, tile and repeat print 0 after the first.)
+copies, tile and repeat printed 0 after the first. Session 40: axis=
+reductions and scans in segments, nonzero from the mask compaction and
+x[idx] as the take over a dynamic extent print 0 after the first too.)
 """
 import numpy as np
 

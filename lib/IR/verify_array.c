@@ -349,12 +349,13 @@ static bool check_dynamic(vctx *c, const vir_op *op) {
   bool whole = (vir_is_reduction(op->code) && ((!vir_ty_is_dynamic(op->val.type) &&
                                                  vir_ty_numel(op->val.type) == 1) ||
                                                 op->nopnd > 1)) || /* segments: check_reduction */
-               (op->code == VIR_OP_ARRAY_TAKE && op->nopnd != 2);
+               (op->code == VIR_OP_ARRAY_TAKE && op->nopnd != 2) ||
+               (vir_is_scan(op->code) && op->nopnd != 1);
   /* (and the take over a dynamic extent: its case below) */
   if (op->code != VIR_OP_ARRAY_LOAD && op->code != VIR_OP_ARRAY_STORE && !bcast && !whole) {
     ERR(c, op, "'%s' does not take tensors of dynamic extent '?' (loads, stores, elementwise ops, "
-        "broadcasts of a scalar or of one element, reductions over axis 0, whole or in "
-        "segments, and take of rows do)", oname(op));
+        "broadcasts of a scalar or of one element, reductions and scans over axis 0 in "
+        "segments, whole reductions, and take of rows do)", oname(op));
     return false;
   }
   const vir_array_attr *a = op->attr.arr;
@@ -535,6 +536,17 @@ void vir_verify_array_op(vctx *c, const vir_op *op) {
   case VIR_OP_ARRAY_CUMPROD:
     if (!op->attr.arr || op->attr.arr->naxes != 1) {
       ERR(c, op, "'%s' needs one axis", oname(op));
+      break;
+    }
+    if (op->nopnd != 1 || vir_ty_is_dynamic(rt)) { /* in segments (ops.def) */
+      bool ok = op->nopnd == 3 && vir_ty_is_dynamic(t0) && vir_ty_is_dynamic(rt) &&
+                rt->elem->kind != VIR_TY_BOOL && op->attr.arr->axes[0] == 0;
+      for (uint32_t i = 1; ok && i < 3; i++)
+        ok = op->opnd[i]->type == vir_ty_uint(m, 32);
+      if (!ok)
+        ERR(c, op, "'%s' in segments scans a tensor of dynamic extent over axes(0) into one of a "
+            "number type with two u32 scalars (len, inner): not %s into %s with %u operands",
+            oname(op), tname(t0), tname(rt), op->nopnd);
       break;
     }
     if (check_axes(c, op, t0, true) && (!same_dims(rt, t0) || rt->elem->kind == VIR_TY_BOOL))

@@ -423,3 +423,37 @@ def test_axis_reductions_of_views_and_odd_layouts_take_the_static_path(ctx, comp
         np.testing.assert_array_equal(got.numpy(), want)
     assert compiled_texts and not any("tensor<?x" in t and "axes(0)" in t and ", %" in t
                                       for t in compiled_texts)
+
+
+@pytest.mark.parametrize("kind", ["cumsum", "cumprod"])
+def test_axis_scans_match_numpy_and_compile_once(ctx, kind, compiled_texts):
+    """vp.cumsum / vp.cumprod along an axis of a C-contiguous resident array
+    whose lines have up to 1,024 elements (1-D arrays too): the scan in
+    segments (ops.def), one invocation per line; NumPy's result and dtype
+    for every dtype, and after the first call of a kind and dtype no
+    compile at a new shape. Longer lines keep the static path's tiles."""
+    rng = np.random.default_rng(9)
+    for dt in _dtypes(ctx):
+        for shape, axis in [((50,), 0), ((1024,), 0), ((1025,), 0), ((30, 40), 1), ((30, 40), 0),
+                            ((3, 4, 5), 1), ((3, 4, 5), None), ((2000, 3), 0), ((7, 1), 1)]:
+            if dt == np.bool_:
+                h = rng.random(shape) < 0.5
+            elif kind == "cumprod":
+                h = (1 + rng.random(shape) / 64).astype(dt) if dt.kind == "f" else \
+                    rng.integers(1, 3, shape).astype(dt)
+            else:
+                h = (rng.random(shape) * 8).astype(dt)
+            want = getattr(np, kind)(h, axis=axis)
+            got = getattr(vp, kind)(vp.asarray(h), axis=axis)
+            assert got.shape == want.shape and got.dtype == want.dtype, (kind, dt, shape, axis)
+            if want.dtype.kind == "f":
+                np.testing.assert_allclose(got.numpy(), want, rtol=1e-5 if dt == np.float32 else 1e-12)
+            else:
+                np.testing.assert_array_equal(got.numpy(), want, err_msg=f"{kind} {dt} {shape}")
+    compiled_texts.clear()
+    for k in range(4):
+        h = rng.random((60 + 7 * k, 20 + k)).astype(np.float32)
+        for axis in (0, 1):
+            np.testing.assert_allclose(getattr(vp, kind)(vp.asarray(h), axis=axis).numpy(),
+                                       getattr(np, kind)(h, axis=axis), rtol=1e-5)
+    assert not compiled_texts, compiled_texts[0]

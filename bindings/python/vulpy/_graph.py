@@ -288,9 +288,10 @@ class Graph:
                            f"array.{kind} {v.name} axes({', '.join(map(str, axes))})")
 
     def reduce_segments(self, kind, v, length, inner, dtype):
-        """array.KIND of v (a tensor of the dynamic extent) in segments
-        (ops.def): u32 scalar values `length` and `inner` (None: rows of
-        `length`, inner 1); the result is of the dynamic extent too."""
+        """array.KIND (a reduction or scan) of v, a tensor of the dynamic
+        extent, in segments (ops.def): u32 scalar values `length` and
+        `inner` (None: rows of `length`, inner 1; a scan takes both); the
+        result is of the dynamic extent too."""
         extra = f", {length.name}" + (f", {inner.name}" if inner is not None else "")
         return self._value(np.dtype(dtype), DYN, f"array.{kind} {v.name}{extra} axes(0)")
 

@@ -174,7 +174,7 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
         if fast:
             _keep(a._ctx, key, plan)
         return _run_plan(plan, a, sync)
-    if axis is not None and not scan and type(a) is _array.ndarray and \
+    if (axis is not None or scan) and type(a) is _array.ndarray and \
             (context is None or context is a._ctx):
         r = _segments(kind, a, axes, keepdims, rdt, out, sync)
         if r is not None:
@@ -352,7 +352,9 @@ def _dynamic_vir(kind, dt, rdt):
 # invocation per output. Shapes whose loops would pass the budget of the
 # static kernels' shapes (lower-arrays' MAX_ITER, TILE) take the static
 # path, which tiles them.
-_SEG_KINDS = frozenset(("sum", "prod", "min", "max", "mean", "argmin", "argmax", "any", "all"))
+_SEG_KINDS = frozenset(("sum", "prod", "min", "max", "mean", "argmin", "argmax", "any", "all",
+                        "cumsum", "cumprod"))
+_SCANS = frozenset(("cumsum", "cumprod"))
 _WG, _MAX_GROUPS, _COOP_MIN, _MAX_ITER, _TILE = 256, 65535, 64, 16384, 1024
 _U32 = np.dtype(np.uint32)
 
@@ -379,7 +381,9 @@ def _segments(kind, a, axes, keepdims, rdt, out, sync):
     """vp.KIND of resident `a` over `axes` in segments, or None where the
     static path takes it (a view, another layout, a small or complex
     dtype, axes that are not adjacent, an empty result or axis, loops past
-    the budget, out= that is not a whole array of the result)."""
+    the budget, out= that is not a whole array of the result). A scan
+    (cumsum, cumprod: one axis) runs as lines only, an invocation per line
+    of up to TILE elements (longer lines are the static path's tiles)."""
     if kind not in _SEG_KINDS or not PLANS or a._estrides is not None or a._offset or \
             a.dtype in _SMALL or a.dtype.kind == "c" or not axes or \
             tuple(axes) != tuple(range(axes[0], axes[-1] + 1)):
@@ -397,10 +401,11 @@ def _segments(kind, a, axes, keepdims, rdt, out, sync):
     # to TILE: x.sum(axis=1) of 500 x 300 float32 took 14 ms as rows and
     # 0.44 ms as lines there
     rows = inner == 1 and _COOP_MIN <= length <= _WG * _MAX_ITER and n <= _MAX_GROUPS and \
-        not (lines and a._ctx.kind == "cpu")
+        not (lines and a._ctx.kind == "cpu") and kind not in _SCANS
     if not rows and not lines:
         return None
-    rshape = tuple(1 if d in axes else s for d, s in enumerate(shape) if keepdims or d not in axes)
+    rshape = shape if kind in _SCANS else \
+        tuple(1 if d in axes else s for d, s in enumerate(shape) if keepdims or d not in axes)
     if out is not None and (type(out) is not _array.ndarray or not out._whole or
                             out.shape != rshape or out.dtype != rdt or out._ctx is not a._ctx):
         return None

@@ -243,19 +243,26 @@ static bool lower_kernel(lw *l, vir_op *K, uint32_t num) {
     vp_error(l->d, rop->loc, "lower-arrays: the result of '%s' is not stored", vir_op_info_of(rop->code)->name);
     return false;
   }
-  if (rop && vir_is_scan(rop->code))
-    return vla_lower_scan(l, K, name, rop, rs) && (vir_op_unlink(K), true);
   if (rop && rop->nopnd > 1) { /* in segments (ops.def) */
-    if (ns) {
-      vp_error(l->d, stores[0]->loc, "lower-arrays: a kernel of a reduction in segments stores "
-               "its result only");
+    uint32_t uses = 0;
+    for (vir_op *op = K->regions[0].first; op; op = op->next)
+      for (uint32_t i = 0; i < op->nopnd; i++)
+        uses += op->opnd[i] == &rop->val;
+    if (ns || uses != 1) {
+      vp_error(l->d, ns ? stores[0]->loc : rop->loc, "lower-arrays: a kernel of a %s in segments "
+               "stores its result only", vir_is_scan(rop->code) ? "scan" : "reduction");
       return false;
     }
     if (!vla_start_kernel(l, K, name))
       return false;
-    vla_kernel_segment_reduce(l, rop, rs);
+    if (vir_is_scan(rop->code))
+      vla_kernel_segment_scan(l, rop, rs);
+    else
+      vla_kernel_segment_reduce(l, rop, rs);
     return vla_end_kernel(l, K, 0) && (vir_op_unlink(K), true);
   }
+  if (rop && vir_is_scan(rop->code))
+    return vla_lower_scan(l, K, name, rop, rs) && (vir_op_unlink(K), true);
   if (rop && vla_tiled_reduction(rop))
     return vla_lower_tiled_reduce(l, K, name, rop, rs, stores, ns) && (vir_op_unlink(K), true);
   if (!vla_start_kernel(l, K, name))

@@ -185,6 +185,7 @@ bool vla_cheap_region(const vir_region *K);
 uint32_t vla_kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores, uint32_t ns);
 uint32_t vla_kernel_partial_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores, uint32_t ns);
 void vla_kernel_segment_reduce(lw *l, vir_op *rop, vir_op *rs);
+void vla_kernel_segment_scan(lw *l, vir_op *sop, vir_op *rs);
 red vla_plain_red(lw *l, vir_op *rop);
 
 /* ---- kernels.c: elementwise and scatter kernels */
