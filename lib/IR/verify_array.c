@@ -237,29 +237,14 @@ static void check_reduction(vctx *c, const vir_op *op, const vir_type *in, const
           tname(op->opnd[i]->type));
       return;
     }
-  if (op->nopnd > 1 || vir_ty_is_dynamic(rt)) {
+  if (op->nopnd > 1 || vir_ty_is_dynamic(rt)) { /* in segments: the element rules below */
     if (op->nopnd == 1 || !vir_ty_is_dynamic(in) || !vir_ty_is_dynamic(rt) || !a ||
-        a->naxes != 1)
+        a->naxes != 1) {
       ERR(c, op, "'%s' in segments reduces a tensor of dynamic extent over axes(0) into one (%s "
           "into %s, with one or two u32 segment lengths)", oname(op), tname(in), tname(rt));
-    else if (op->code == VIR_OP_ARRAY_MEAN && rt->elem->kind != VIR_TY_FLOAT)
-      ERR(c, op, "'array.mean' result must be float, not %s", rt->elem->str);
-    else if ((op->code == VIR_OP_ARRAY_MIN || op->code == VIR_OP_ARRAY_MAX) && rt->elem != in->elem)
-      ERR(c, op, "'%s' result element must be %s (the input's), not %s", oname(op),
-          in->elem->str, rt->elem->str);
-    else if ((op->code == VIR_OP_ARRAY_ANY || op->code == VIR_OP_ARRAY_ALL) &&
-             rt->elem->kind != VIR_TY_BOOL)
-      ERR(c, op, "'%s' result must be bool, not %s", oname(op), rt->elem->str);
-    else if ((op->code == VIR_OP_ARRAY_ARGMIN || op->code == VIR_OP_ARRAY_ARGMAX) &&
-             (!int_elem(rt->elem) || rt->elem->bits < 32 || in->elem->kind == VIR_TY_BOOL))
-      ERR(c, op, "'%s' result must hold indices (i32, u32, i64, u64) of a number type, not %s",
-          oname(op), rt->elem->str);
-    else if ((op->code == VIR_OP_ARRAY_SUM || op->code == VIR_OP_ARRAY_PROD) &&
-             rt->elem->kind == VIR_TY_BOOL)
-      ERR(c, op, "'%s' accumulates in a number type, not bool", oname(op));
-    return;
-  }
-  if (!vir_reduced_shape_ok(in, a, rt)) {
+      return;
+    }
+  } else if (!vir_reduced_shape_ok(in, a, rt)) {
     ERR(c, op, "'%s' of %s over the axes gives the wrong shape %s (the axes dropped, or kept as 1)",
         oname(op), in->str, rt->str);
     return;

@@ -142,8 +142,7 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
                         f"dtype casts safely to int64 (an integer or bool type, not uint64 or "
                         f"a float)")
     if isinstance(out, np.ndarray):  # np.copyto would broadcast into a larger out
-        rshape = shape if scan else tuple(
-            1 if d in axes else n for d, n in enumerate(shape) if keepdims or d not in axes)
+        rshape = _result_shape(shape, axes, keepdims, scan)
         if out.shape != rshape:
             raise _array.out_shape_error(f"vp.{kind}", out, rshape)
     if dtype is not None and np.dtype(dtype).kind == "c" and np.dtype(dtype) != a.dtype and \
@@ -359,6 +358,12 @@ _WG, _MAX_GROUPS, _COOP_MIN, _MAX_ITER, _TILE = 256, 65535, 64, 16384, 1024
 _U32 = np.dtype(np.uint32)
 
 
+def _result_shape(shape, axes, keepdims, scan):
+    """The shape of a reduction's (or a scan's) result."""
+    return tuple(shape) if scan else tuple(
+        1 if d in axes else n for d, n in enumerate(shape) if keepdims or d not in axes)
+
+
 def _segment_vir(kind, dt, rdt, rows):
     """The array VIR of vp.KIND in segments over a C-contiguous array of
     dtype dt: push fields n (outputs), r (the length) and, unless rows, b
@@ -404,8 +409,7 @@ def _segments(kind, a, axes, keepdims, rdt, out, sync):
         not (lines and a._ctx.kind == "cpu") and kind not in _SCANS
     if not rows and not lines:
         return None
-    rshape = shape if kind in _SCANS else \
-        tuple(1 if d in axes else s for d, s in enumerate(shape) if keepdims or d not in axes)
+    rshape = _result_shape(shape, axes, keepdims, kind in _SCANS)
     if out is not None and (type(out) is not _array.ndarray or not out._whole or
                             out.shape != rshape or out.dtype != rdt or out._ctx is not a._ctx):
         return None

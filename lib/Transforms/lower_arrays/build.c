@@ -176,6 +176,18 @@ vir_value *vla_push_n(lw *l, vir_builder *pb) {
   return &op->val;
 }
 
+/* The push field n, loaded once in the kernel's prologue (a kernel over
+ * a dynamic extent, or in segments). */
+vir_value *vla_prologue_n(lw *l) {
+  vir_builder pb = l->b;
+  pb.region = &l->k->body;
+  pb.before = l->pro ? l->pro->next : l->k->body.first;
+  vir_value *n = vla_push_n(l, &pb);
+  if (n)
+    l->pro = n->def;
+  return n;
+}
+
 void vla_barrier(lw *l) { vla_op_(l, VIR_OP_BARRIER, vir_ty_void(l->m), 0, NULL); }
 
 void vla_mbarrier(lw *l) {

@@ -98,13 +98,9 @@ static uint32_t kernel_elementwise4(lw *l, vir_op **stores, uint32_t ns) {
 static void kernel_dynamic(lw *l, vir_op **stores, uint32_t ns) {
   const vir_type *S = stores[0]->opnd[0]->type;
   bool v4 = vla_is_vec4(l, stores[0]->attr.sym);
-  vir_builder pb = l->b;
-  pb.region = &l->k->body;
-  pb.before = l->pro ? l->pro->next : l->k->body.first;
-  vir_value *n = vla_push_n(l, &pb);
+  vir_value *n = vla_prologue_n(l);
   if (!n)
     return;
-  l->pro = n->def;
   /* v4: ceil(n / 4) without overflow, (n >> 2) + ((n & 3) != 0) */
   vir_value *items = n;
   if (v4) {

@@ -186,6 +186,13 @@ uint32_t vla_kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores,
 uint32_t vla_kernel_partial_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores, uint32_t ns);
 void vla_kernel_segment_reduce(lw *l, vir_op *rop, vir_op *rs);
 void vla_kernel_segment_scan(lw *l, vir_op *sop, vir_op *rs);
+/* an invocation per line of a reduction or scan in segments (reduce.c) */
+typedef struct segline {
+  vir_value *o, *len, *inner, *base; /* the line, its length, step and first element */
+  saved so;                          /* the loop over the lines */
+} segline;
+bool vla_segment_lines(lw *l, vir_op *op, segline *s);
+vir_value *vla_prologue_n(lw *l);
 red vla_plain_red(lw *l, vir_op *rop);
 
 /* ---- kernels.c: elementwise and scatter kernels */

@@ -326,12 +326,8 @@ static void accumulate(lw *l, red *r, vir_op *rop, accum a, vir_op **stores, uin
   const vir_type *in = rop->opnd[0]->type;
   vir_value *n = NULL, *S = NULL; /* over a dynamic extent */
   if (dyn) {
-    vir_builder pb = l->b;
-    pb.region = &l->k->body;
-    pb.before = l->pro ? l->pro->next : l->k->body.first;
-    if (!(n = vla_push_n(l, &pb)))
+    if (!(n = vla_prologue_n(l)))
       return;
-    l->pro = n->def;
     r->dyn_count = n;
   }
   vir_value *gid = vla_id_x(l, VIR_OP_GLOBAL_ID);
@@ -525,15 +521,8 @@ uint32_t vla_kernel_partial_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stor
   red r = {0};
   if (coop)
     r = red_info(l, rop);
-  else {
-    /* no tree: red_info without shared memory */
-    r = (red){.code = rop->code, .in = in->elem, .res = rop->val.type->elem};
-    r.arg = rop->code == VIR_OP_ARRAY_ARGMIN || rop->code == VIR_OP_ARRAY_ARGMAX;
-    r.acc = r.arg || rop->code == VIR_OP_ARRAY_MIN || rop->code == VIR_OP_ARRAY_MAX ? r.in
-            : rop->code == VIR_OP_ARRAY_ANY || rop->code == VIR_OP_ARRAY_ALL ? vla_u32t(l) : r.res;
-    if (r.acc->kind == VIR_TY_BOOL) /* bool min/max accumulate as u32 0/1 */
-      r.acc = vla_u32t(l);
-  }
+  else
+    r = vla_plain_red(l, rop); /* no tree: red_info without shared memory */
   r.count = R;
   saved so, si;
   uint32_t g;
@@ -590,58 +579,71 @@ void vla_kernel_segment_reduce(lw *l, vir_op *rop, vir_op *rs) {
   bool coop = rop->nopnd == 2;
   red r = coop ? red_info(l, rop) : vla_plain_red(l, rop);
   const vir_type *in = rop->opnd[0]->type;
-  vir_builder pb = l->b;
-  pb.region = &l->k->body;
-  pb.before = l->pro ? l->pro->next : l->k->body.first;
-  vir_value *n = vla_push_n(l, &pb);
-  if (!n)
-    return;
-  l->pro = n->def;
-  vir_value *len = vla_scalar(l, rop->opnd[1]);
-  vir_value *inner = coop ? NULL : vla_scalar(l, rop->opnd[2]);
-  if (!len || (!coop && !inner)) {
-    l->failed = true;
-    return;
-  }
-  r.dyn_count = len; /* the mean's divisor */
-  l->dyn_seg = coop ? 1 : 2;
-  saved so, si;
-  if (coop) {
-    vir_value *wg = vla_id_x(l, VIR_OP_WORKGROUP_ID);
-    vir_value *li = vla_id_x(l, VIR_OP_LOCAL_INDEX);
-    vir_value *o = vla_for_begin(l, wg, n, vla_id_x(l, VIR_OP_NUM_WORKGROUPS), &so);
-    vir_value *row = vla_bin(l, VIR_OP_MUL, o, len);
+  if (!coop) {
+    segline sl;
+    if (!vla_segment_lines(l, rop, &sl))
+      return;
+    r.dyn_count = sl.len; /* the mean's divisor */
+    saved si;
     accum a = vla_acc_new(l, &r);
-    vir_value *q = vla_for_begin(l, li, len, vla_ku(l, WG), &si);
-    vir_value *x = vla_emit(l, rop->opnd[0], vla_new_idx(l, in, vla_bin(l, VIR_OP_ADD, row, q)));
+    vir_value *q = vla_for_begin(l, vla_ku(l, 0), sl.len, vla_ku(l, 1), &si);
+    vir_value *at = vla_bin(l, VIR_OP_ADD, sl.base, vla_bin(l, VIR_OP_MUL, q, sl.inner));
+    vir_value *x = vla_emit(l, rop->opnd[0], vla_new_idx(l, in, at));
     if (x)
       vla_acc_add(l, &r, a, vla_lift(l, &r, x), q);
     vla_leave(l, si);
-    vir_value *ri, *res = tree(l, &r, a, &ri);
-    saved sf;
-    vla_if_begin(l, vla_bin(l, VIR_OP_EQ, li, vla_ku(l, 0)), &sf);
-    vla_store_result(l, rs, o, vla_finish(l, &r, res, ri));
-    vla_leave(l, sf);
-    vla_barrier(l); /* the next output reuses the shared memory */
-    vla_leave(l, so);
+    vla_store_result(l, rs, sl.o, vla_finish(l, &r, vla_lload(l, a.v), a.i ? vla_lload(l, a.i) : NULL));
+    vla_leave(l, sl.so);
     return;
   }
-  vir_value *gid = vla_id_x(l, VIR_OP_GLOBAL_ID);
-  vir_value *S = vla_bin(l, VIR_OP_MUL, vla_id_x(l, VIR_OP_NUM_WORKGROUPS), vla_ku(l, WG));
-  vir_value *o = vla_for_begin(l, gid, n, S, &so);
-  /* (max(inner, 1): a divisor the emitters see is nonzero, so C's / -
-   * the host's inner is at least 1) */
-  inner = vla_bin(l, VIR_OP_MAX, inner, vla_ku(l, 1));
-  vir_value *lo = vla_bin(l, VIR_OP_DIV, o, inner);
-  vir_value *base = vla_bin(l, VIR_OP_ADD, vla_bin(l, VIR_OP_MUL, vla_bin(l, VIR_OP_MUL, lo, len), inner),
-                            vla_bin(l, VIR_OP_SUB, o, vla_bin(l, VIR_OP_MUL, lo, inner)));
+  vir_value *n = vla_prologue_n(l);
+  vir_value *len = n ? vla_scalar(l, rop->opnd[1]) : NULL;
+  if (!len) {
+    l->failed = true;
+    return;
+  }
+  r.dyn_count = len;
+  l->dyn_seg = 1;
+  saved so, si;
+  vir_value *wg = vla_id_x(l, VIR_OP_WORKGROUP_ID);
+  vir_value *li = vla_id_x(l, VIR_OP_LOCAL_INDEX);
+  vir_value *o = vla_for_begin(l, wg, n, vla_id_x(l, VIR_OP_NUM_WORKGROUPS), &so);
+  vir_value *row = vla_bin(l, VIR_OP_MUL, o, len);
   accum a = vla_acc_new(l, &r);
-  vir_value *q = vla_for_begin(l, vla_ku(l, 0), len, vla_ku(l, 1), &si);
-  vir_value *at = vla_bin(l, VIR_OP_ADD, base, vla_bin(l, VIR_OP_MUL, q, inner));
-  vir_value *x = vla_emit(l, rop->opnd[0], vla_new_idx(l, in, at));
+  vir_value *q = vla_for_begin(l, li, len, vla_ku(l, WG), &si);
+  vir_value *x = vla_emit(l, rop->opnd[0], vla_new_idx(l, in, vla_bin(l, VIR_OP_ADD, row, q)));
   if (x)
     vla_acc_add(l, &r, a, vla_lift(l, &r, x), q);
   vla_leave(l, si);
-  vla_store_result(l, rs, o, vla_finish(l, &r, vla_lload(l, a.v), a.i ? vla_lload(l, a.i) : NULL));
+  vir_value *ri, *res = tree(l, &r, a, &ri);
+  saved sf;
+  vla_if_begin(l, vla_bin(l, VIR_OP_EQ, li, vla_ku(l, 0)), &sf);
+  vla_store_result(l, rs, o, vla_finish(l, &r, res, ri));
+  vla_leave(l, sf);
+  vla_barrier(l); /* the next output reuses the shared memory */
   vla_leave(l, so);
+}
+
+/* Opens the loop of an invocation per line of op in segments (ops.def:
+ * operands x, len, inner; n lines): s->o the line, s->base its first
+ * element (o / inner) * len * inner + o % inner, s->inner the distance
+ * between its elements (max(inner, 1): a divisor the emitters keep as
+ * C's /, the host's inner being at least 1). The caller closes s->so. */
+bool vla_segment_lines(lw *l, vir_op *op, segline *s) {
+  vir_value *n = vla_prologue_n(l);
+  s->len = n ? vla_scalar(l, op->opnd[1]) : NULL;
+  vir_value *inner = s->len ? vla_scalar(l, op->opnd[2]) : NULL;
+  if (!inner) {
+    l->failed = true;
+    return false;
+  }
+  l->dyn_seg = 2;
+  vir_value *gid = vla_id_x(l, VIR_OP_GLOBAL_ID);
+  vir_value *S = vla_bin(l, VIR_OP_MUL, vla_id_x(l, VIR_OP_NUM_WORKGROUPS), vla_ku(l, WG));
+  s->o = vla_for_begin(l, gid, n, S, &s->so);
+  s->inner = vla_bin(l, VIR_OP_MAX, inner, vla_ku(l, 1));
+  vir_value *lo = vla_bin(l, VIR_OP_DIV, s->o, s->inner);
+  s->base = vla_bin(l, VIR_OP_ADD, vla_bin(l, VIR_OP_MUL, vla_bin(l, VIR_OP_MUL, lo, s->len), s->inner),
+                    vla_bin(l, VIR_OP_SUB, s->o, vla_bin(l, VIR_OP_MUL, lo, s->inner)));
+  return true;
 }

@@ -166,39 +166,21 @@ static red scan_red(vir_op *sop) {
  * lower_arrays.c's segment_grid of lines. */
 void vla_kernel_segment_scan(lw *l, vir_op *sop, vir_op *rs) {
   red r = scan_red(sop);
-  const vir_type *in = sop->opnd[0]->type;
-  vir_builder pb = l->b;
-  pb.region = &l->k->body;
-  pb.before = l->pro ? l->pro->next : l->k->body.first;
-  vir_value *n = vla_push_n(l, &pb);
-  if (!n)
+  segline sl;
+  if (!vla_segment_lines(l, sop, &sl))
     return;
-  l->pro = n->def;
-  vir_value *len = vla_scalar(l, sop->opnd[1]), *inner = vla_scalar(l, sop->opnd[2]);
-  if (!len || !inner) {
-    l->failed = true;
-    return;
-  }
-  l->dyn_seg = 2;
-  saved so, si;
-  vir_value *gid = vla_id_x(l, VIR_OP_GLOBAL_ID);
-  vir_value *S = vla_bin(l, VIR_OP_MUL, vla_id_x(l, VIR_OP_NUM_WORKGROUPS), vla_ku(l, WG));
-  vir_value *o = vla_for_begin(l, gid, n, S, &so);
-  inner = vla_bin(l, VIR_OP_MAX, inner, vla_ku(l, 1)); /* C's /: the host's inner is >= 1 */
-  vir_value *lo = vla_bin(l, VIR_OP_DIV, o, inner);
-  vir_value *base = vla_bin(l, VIR_OP_ADD, vla_bin(l, VIR_OP_MUL, vla_bin(l, VIR_OP_MUL, lo, len), inner),
-                            vla_bin(l, VIR_OP_SUB, o, vla_bin(l, VIR_OP_MUL, lo, inner)));
+  saved si;
   accum a = vla_acc_new(l, &r);
-  vir_value *q = vla_for_begin(l, vla_ku(l, 0), len, vla_ku(l, 1), &si);
-  vir_value *at = vla_bin(l, VIR_OP_ADD, base, vla_bin(l, VIR_OP_MUL, q, inner));
-  vir_value *x = vla_emit(l, sop->opnd[0], vla_new_idx(l, in, at));
+  vir_value *q = vla_for_begin(l, vla_ku(l, 0), sl.len, vla_ku(l, 1), &si);
+  vir_value *at = vla_bin(l, VIR_OP_ADD, sl.base, vla_bin(l, VIR_OP_MUL, q, sl.inner));
+  vir_value *x = vla_emit(l, sop->opnd[0], vla_new_idx(l, sop->opnd[0]->type, at));
   if (x) {
     vir_value *s = vla_combine(l, &r, vla_lload(l, a.v), vla_lift(l, &r, x));
     vla_lstore(l, a.v, s);
     vla_store_elem(l, rs->attr.sym, at, s);
   }
   vla_leave(l, si);
-  vla_leave(l, so);
+  vla_leave(l, sl.so);
 }
 
 /* A scan along axis k: kernels up the levels, then down (see above). A
