@@ -717,9 +717,19 @@ def _to_out_shape(args, oshape):
     fills every row of m): array inputs of a smaller broadcast shape become
     broadcast views of out='s shape. Inputs that do not broadcast to it are
     left for the shape check to name."""
+    same = False
+    for a in args:  # the common call first: arrays of out='s shape and Python scalars
+        t = type(a)
+        if t is _array.ndarray or t is np.ndarray:
+            if a.shape != oshape:
+                break
+            same = True
+        elif t is not float and t is not int and t is not bool:
+            break
+    else:
+        if same:
+            return args
     shapes = [np.shape(a) for a in args]
-    if all(s == oshape or s == () for s in shapes) and oshape in shapes:
-        return args
     try:
         if np.broadcast_shapes(*shapes, oshape) != oshape or \
                 np.broadcast_shapes(*shapes) == oshape:
