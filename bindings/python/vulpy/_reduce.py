@@ -390,7 +390,7 @@ def _segments(kind, a, axes, keepdims, rdt, out, sync):
     (cumsum, cumprod: one axis) runs as lines only, an invocation per line
     of up to TILE elements (longer lines are the static path's tiles)."""
     if kind not in _SEG_KINDS or not PLANS or a._estrides is not None or a._offset or \
-            a.dtype in _SMALL or a.dtype.kind == "c" or not axes or \
+            a.dtype in _SMALL or rdt in _SMALL or a.dtype.kind == "c" or not axes or \
             tuple(axes) != tuple(range(axes[0], axes[-1] + 1)):
         return None
     shape = a.shape
@@ -422,12 +422,21 @@ def _segments(kind, a, axes, keepdims, rdt, out, sync):
         comp = _engine.compile(_segment_vir(kind, np.dtype(a.dtype), rdt, rows), ctx,
                                label=f"vp.{kind}")
         _keep(ctx, key, comp)
+    rb = None
     if out is None:
         out = _array._result(rshape, rdt, a._buf.kind, ctx)  # written whole
+        if 0 < out.nbytes <= MIRROR_MAX and not out._buf.mapped:
+            # a small result in memory the host cannot map: mirrored in the
+            # same submission, as the static path's (_arrayops.Call._mirrored)
+            m = ctx._scratch("cached", _array._padded(out.nbytes))
+            rb = (m, 0, out._buf, 0, out.nbytes)
     else:
         _array.check_writable(out, f"vp.{kind}")
     push = {"n": n, "r": length} if rows else {"n": n, "r": length, "b": inner}
-    t = comp.run(ctx, {"x": a._buf, "out": out._buf}, push, None if sync else False)
+    t = comp.run(ctx, {"x": a._buf, "out": out._buf}, push,
+                 (None if rb is None else True) if sync else False, rb)
+    if rb is not None:
+        out._mirror = (m, out._buf.last_use)
     return out if sync else Handle(t, result=out)
 
 
