@@ -1,9 +1,10 @@
 """Reductions over an axis (x.sum(axis=1), x.max(axis=0), ...) at a new
 shape each call and at one shape, beside CuPy where it runs (interleaved
-call by call), then large shapes at one shape three ways: VulPy's kernel in
-segments (one compile for every shape: docs/fusion.md, "Reductions in
-segments"), VulPy's static kernel of that shape (vulpy._reduce.PLANS =
-False) and CuPy. A compile per shape shows as milliseconds in the "new"
+call by call), then large shapes at one shape four ways: what a call takes
+by default (on a GPU past _array.SEGMENTS_MAX elements the static kernel),
+VulPy's kernel in segments (one compile for every shape: docs/fusion.md,
+"Reductions in segments"), VulPy's static kernel of that shape
+(vulpy._reduce.PLANS = False) and CuPy. A compile per shape shows as milliseconds in the "new"
 column. Wall clock of the call and a synchronize, median ms; every VulPy
 answer is checked against NumPy.
 
@@ -16,7 +17,7 @@ import time
 import numpy as np
 
 import vulpy as vp
-from vulpy import _reduce
+from vulpy import _array, _reduce
 
 try:
     import cupy as cp
@@ -80,25 +81,28 @@ def main():
         print(line + "  ms")
     if args.no_big:
         return
-    print(f"{'one shape':28s} {'segments':>10s} {'static':>10s}" + (f" {'cupy':>9s}" if cp else "")
-          + "  ms (median)")
+    print(f"{'one shape':28s} {'default':>10s} {'segments':>10s} {'static':>10s}"
+          + (f" {'cupy':>9s}" if cp else "") + "  ms (median)")
+    limit = _array.SEGMENTS_MAX
     for name, shape, f in BIG:
         h = rng.random(shape, dtype=np.float32)
         x = vp.asarray(h)
         want = f(np, h)
         xc = cp.asarray(h) if cp is not None else None
-        for plans in (True, False):
-            _reduce.PLANS = plans
+        ways = (("default", True, limit), ("segments", True, 1 << 62), ("static", False, limit))
+        for _, plans, most in ways:
+            _reduce.PLANS, _array.SEGMENTS_MAX = plans, most
             np.testing.assert_allclose(f(vp, x).numpy(), want, rtol=1e-4, err_msg=name)
-        times = {"segments": [], "static": [], "cupy": []}
+        times = {"default": [], "segments": [], "static": [], "cupy": []}
         for _ in range(max(5, args.calls // 2)):
-            for label, plans in (("segments", True), ("static", False)):
-                _reduce.PLANS = plans
+            for label, plans, most in ways:
+                _reduce.PLANS, _array.SEGMENTS_MAX = plans, most
                 times[label].append(_time(lambda: f(vp, x), vsync)[0])
             if cp is not None:
                 times["cupy"].append(_time(lambda: f(cp, xc), csync)[0])
-        _reduce.PLANS = True
-        line = f"{name:28s} {med(times['segments']):10.3f} {med(times['static']):10.3f}"
+        _reduce.PLANS, _array.SEGMENTS_MAX = True, limit
+        line = f"{name:28s} {med(times['default']):10.3f} {med(times['segments']):10.3f} " \
+            f"{med(times['static']):10.3f}"
         if cp is not None:
             line += f" {med(times['cupy']):9.3f}"
         print(line)

@@ -354,7 +354,8 @@ def _gather_rows(x, i):
     inner = math.prod(x.shape[1:])
     count = (i.shape[0] if iv is not None else h.shape[0])
     n = count * inner
-    if not n or n >= 2**32 or x._size >= 2**32 or (n > _array.CPU_VIEW_MAX and ctx.kind == "cpu"):
+    if not n or n >= 2**32 or x._size >= 2**32 or (n > _array.CPU_VIEW_MAX and ctx.kind == "cpu") or \
+            (n > _array.SEGMENTS_MAX and ctx.kind != "cpu"):
         return None
     if iv is None:
         iv = _array.asarray(h, context=ctx)
