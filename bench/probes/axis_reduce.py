@@ -95,10 +95,15 @@ def main():
             np.testing.assert_allclose(f(vp, x).numpy(), want, rtol=1e-4, err_msg=name)
         times = {"default": [], "segments": [], "static": [], "cupy": []}
         for _ in range(max(5, args.calls // 2)):
+            # each backend's timed call follows an untimed one of its own:
+            # the first call after the other API's pays the switch between
+            # the CUDA and Vulkan contexts (bench/notes/matmul.md)
             for label, plans, most in ways:
                 _reduce.PLANS, _array.SEGMENTS_MAX = plans, most
+                _time(lambda: f(vp, x), vsync)
                 times[label].append(_time(lambda: f(vp, x), vsync)[0])
             if cp is not None:
+                _time(lambda: f(cp, xc), csync)
                 times["cupy"].append(_time(lambda: f(cp, xc), csync)[0])
         _reduce.PLANS, _array.SEGMENTS_MAX = True, limit
         line = f"{name:28s} {med(times['default']):10.3f} {med(times['segments']):10.3f} " \

@@ -446,13 +446,13 @@ def test_axis_scans_match_numpy_and_compile_once(ctx, kind, compiled_texts):
             want = getattr(np, kind)(h, axis=axis)
             got = getattr(vp, kind)(vp.asarray(h), axis=axis)
             assert got.shape == want.shape and got.dtype == want.dtype, (kind, dt, shape, axis)
-            if want.dtype.kind == "f":
-                np.testing.assert_allclose(got.numpy(), want, rtol=1e-5 if dt == np.float32 else 1e-12)
+            if want.dtype.kind == "f":  # float32: up to 1,025 roundings, in another order
+                np.testing.assert_allclose(got.numpy(), want, rtol=2e-4 if dt == np.float32 else 1e-12)
             else:
                 np.testing.assert_array_equal(got.numpy(), want, err_msg=f"{kind} {dt} {shape}")
     compiled_texts.clear()
-    for k in range(4):
-        h = rng.random((60 + 7 * k, 20 + k)).astype(np.float32)
+    for k in range(4):  # (products of 60-81 values near 1: no subnormals, which NVIDIA flushes)
+        h = (0.75 + rng.random((60 + 7 * k, 20 + k)) / 2).astype(np.float32)
         for axis in (0, 1):
             np.testing.assert_allclose(getattr(vp, kind)(vp.asarray(h), axis=axis).numpy(),
                                        getattr(np, kind)(h, axis=axis), rtol=1e-5)

@@ -987,17 +987,15 @@ def run_view(a):
 # against the constant-shape kernel's 0.30). The ufuncs and run_store
 # (_arrayops) both keep to it.
 CPU_VIEW_MAX = 1 << 18
-# Past SEGMENTS_MAX elements a GPU takes the static kernels of the shape
-# (one compile per shape) for axis reductions, scans and row gathers
-# (_reduce._segments, _indexing._gather_rows): their constant trip counts
-# and divisors beat the segments' run-time ones where the kernel's time,
-# not the compile, is what a call costs (an H100, 2^24 float32:
-# sum(axis=1) of 4096^2 0.148 ms static against 0.270 in segments, of
-# 65535 x 256 0.409 against 1.281, sum(axis=0) of 1024 x 16384 0.336
-# against 0.479; bench/notes/python.md). A CPU device keeps them for rows
-# at every size (its static rows, a workgroup's tree one lane at a time,
-# were the slow form: lavapipe, sum(axis=1) of 65535 x 256 1077 ms static,
-# 30 in segments); its static lines were 1.3x faster past 2^20 too.
+# Past SEGMENTS_MAX elements, reductions over axes other than the last,
+# scans (_reduce._segments) and, on a GPU, row gathers
+# (_indexing._gather_rows) take the static kernels of the shape (one
+# compile per shape): there a line's constant trip count wins (an H100,
+# sum(axis=0) of 1024 x 16384 float32: 0.091 ms static, 0.156 in segments;
+# lavapipe 58 against 78-85 ms). Rows keep the segments at every size:
+# they were faster (an H100: sum(axis=1) of 4096^2 0.058 against 0.077,
+# 65535 x 256 0.116 against 0.125; lavapipe 65535 x 256 29-41 against 940
+# ms; bench/notes/python.md).
 SEGMENTS_MAX = 1 << 20
 
 

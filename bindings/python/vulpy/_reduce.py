@@ -399,7 +399,7 @@ def _segments(kind, a, axes, keepdims, rdt, out, sync):
     inner = math.prod(shape[k1 + 1:])
     n = math.prod(shape[:k0]) * inner
     if not n or not length or a._size >= 2**32 or (
-            a._size > _array.SEGMENTS_MAX and not (inner == 1 and a._ctx.kind == "cpu")):
+            a._size > _array.SEGMENTS_MAX and (inner != 1 or kind in _SCANS)):
         return None
     lines = length <= _TILE and n <= _MAX_GROUPS * _WG
     # rows a workgroup each on a GPU; a CPU device (lavapipe runs a
