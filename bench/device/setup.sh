@@ -24,5 +24,8 @@ if [ -d bindings/python/vulpy ] && ! ls bindings/python/vulpy/_vulpy*.so > /dev/
   cp -r "$SITE/vulpy" bindings/python/vulpy
   [ -n "$extra" ] && cp -r "$SITE/$extra" bindings/python/
 fi
-trap '[ $moved = 1 ] && rm -rf bindings/python/vulpy bindings/python/vulpy.libs && mv bindings/python/vulpy.source bindings/python/vulpy' EXIT
+# (absolute paths: the caller may end in another folder, e.g. test/python,
+# and a warm machine keeps the tree for the next call)
+_vp_tree=$(pwd)/bindings/python
+trap '[ $moved = 1 ] && rm -rf "$_vp_tree/vulpy" "$_vp_tree/vulpy.libs" && mv "$_vp_tree/vulpy.source" "$_vp_tree/vulpy"' EXIT
 export PYTHONPATH=$SITE XDG_CACHE_HOME=$CACHE
