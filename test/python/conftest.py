@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "bindings" / "python"))
 import pytest  # noqa: E402
 
 import vulpy as vp  # noqa: E402
-from vulpy import _context, _native  # noqa: E402
+from vulpy import _context, _engine, _native  # noqa: E402
 
 
 HAVE_EXT = _native.available()
@@ -88,3 +88,19 @@ def _no_validation_messages():
             pass
     if msgs:
         pytest.fail("validation layer messages:\n" + "\n".join(msgs[:10]), pytrace=False)
+
+
+@pytest.fixture
+def compiled_texts(ctx, monkeypatch):
+    """The array VIR texts handed to _engine.compile from here on (the
+    context's plans dropped first: a planned call compiles nothing)."""
+    ctx._ufast.clear()
+    texts = []
+    real = _engine.compile
+
+    def counting(text, c, *a, **kw):
+        texts.append(text)
+        return real(text, c, *a, **kw)
+
+    monkeypatch.setattr(_engine, "compile", counting)
+    return texts

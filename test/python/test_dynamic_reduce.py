@@ -78,21 +78,12 @@ def test_every_length_matches_numpy(ctx, kind):
 
 
 @pytest.fixture
-def compiled_texts(ctx, monkeypatch):
-    """The array VIR texts handed to _engine.compile from here on (the
-    context's reduction plans and view plans dropped first, so that calls
-    compile)."""
-    texts = []
-    real = _engine.compile
-
-    def counting(text, c, *a, **kw):
-        texts.append(text)
-        return real(text, c, *a, **kw)
-
-    monkeypatch.setattr(_engine, "compile", counting)
+def compiled_texts(ctx, compiled_texts):
+    """conftest's compiled_texts (the array VIR texts handed to
+    _engine.compile from here on, the view plans dropped first), the
+    context's reduction plans dropped too, so that calls compile."""
     ctx.__dict__.pop("_vp_reduce_plans", None)
-    ctx._ufast.clear()
-    return texts
+    return compiled_texts
 
 
 def test_one_compile_serves_every_length(ctx, compiled_texts):

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 import vulpy as vp
-from vulpy import _engine
 from conftest import needs_target
 from test_dynamic_reduce import _dtypes  # the real dtypes this device has
 
@@ -188,22 +187,6 @@ def test_copies_and_fills_match_numpy(ctx):
         _same(vp.pad(x[2:], 3), np.pad(h[2:], 3), f"{dt} pad")
         if dt != np.bool_:
             _same(vp.diff(x), np.diff(h), f"{dt} diff")
-
-
-@pytest.fixture
-def compiled_texts(ctx, monkeypatch):
-    """The array VIR texts handed to _engine.compile from here on (the
-    context's plans dropped first: a planned call compiles nothing)."""
-    ctx._ufast.clear()
-    texts = []
-    real = _engine.compile
-
-    def counting(text, c, *a, **kw):
-        texts.append(text)
-        return real(text, c, *a, **kw)
-
-    monkeypatch.setattr(_engine, "compile", counting)
-    return texts
 
 
 def _workload(x, y):

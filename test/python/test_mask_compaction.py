@@ -152,14 +152,14 @@ def test_compaction_is_taken_for_full_masks(monkeypatch):
     assert x[x > 4.0].shape == (7,) and calls
 
 
-def test_nonzero_takes_the_compaction_and_compiles_nothing_per_shape(monkeypatch):
+def test_nonzero_takes_the_compaction_and_compiles_nothing_per_shape(compiled_texts):
     """numpy.nonzero, flatnonzero and argwhere write the flat indices of the
     true elements from the compaction's scatter (words=0), bit for bit
     NumPy's (int64, every dimension) around the tile (K.T) and for empty,
     all-false and all-true inputs. They built the indices as a cumsum of
     ones, a static-shape array VIR compiled for every new size (13-90 ms a
     call on lavapipe): now a new shape compiles no array VIR at all."""
-    from vulpy import _compact_kernels as K, _engine
+    from vulpy import _compact_kernels as K
     rng = np.random.default_rng(4)
     shapes = [(1,), (7,), (K.T - 1,), (K.T,), (K.T + 1,), (3, K.T // 3 + 5), (2, 3, 401), (0,),
               (4, 0)]
@@ -175,14 +175,7 @@ def test_nonzero_takes_the_compaction_and_compiles_nothing_per_shape(monkeypatch
                     g = g.numpy()
                     assert g.dtype == w.dtype and g.shape == w.shape, (shape, p)
                     np.testing.assert_array_equal(g, w, err_msg=str((shape, p)))
-    texts = []
-    real = _engine.compile
-
-    def counting(text, c, *a, **kw):
-        texts.append(text)
-        return real(text, c, *a, **kw)
-
-    monkeypatch.setattr(_engine, "compile", counting)
+    texts = compiled_texts
     vp.nonzero(vp.asarray(rng.random((5, 9)) < 0.5))[0].numpy()  # the ufuncs' plans
     texts.clear()
     for n in (333, 1234, 5000):

@@ -504,6 +504,18 @@ uint32_t vla_kernel_full_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stores,
   return gk;
 }
 
+/* A workgroup's output o of a reduction a workgroup per output: the tree
+ * of the invocations' accumulators, invocation 0 stores the result, and a
+ * barrier before the next output reuses the shared memory. */
+static void group_store(lw *l, const red *r, accum a, vir_op *rs, vir_value *o, vir_value *li) {
+  vir_value *ri, *res = tree(l, r, a, &ri);
+  saved sf;
+  vla_if_begin(l, vla_bin(l, VIR_OP_EQ, li, vla_ku(l, 0)), &sf);
+  vla_store_result(l, rs, o, vla_finish(l, r, res, ri));
+  vla_leave(l, sf);
+  vla_barrier(l);
+}
+
 /* A reduction over some axes: a workgroup per output element when the
  * reduced axes are the trailing ones and long enough, else an invocation
  * per output element. */
@@ -539,12 +551,7 @@ uint32_t vla_kernel_partial_reduce(lw *l, vir_op *rop, vir_op *rs, vir_op **stor
       vla_acc_add(l, &r, a, vla_lift(l, &r, x), q);
     vla_emit_stores(l, stores, ns, ix);
     vla_leave(l, si);
-    vir_value *ri, *res = tree(l, &r, a, &ri);
-    saved sf;
-    vla_if_begin(l, vla_bin(l, VIR_OP_EQ, li, vla_ku(l, 0)), &sf);
-    vla_store_result(l, rs, o, vla_finish(l, &r, res, ri));
-    vla_leave(l, sf);
-    vla_barrier(l); /* the next output reuses the shared memory */
+    group_store(l, &r, a, rs, o, li);
     vla_leave(l, so);
     return g;
   }
@@ -615,12 +622,7 @@ void vla_kernel_segment_reduce(lw *l, vir_op *rop, vir_op *rs) {
   if (x)
     vla_acc_add(l, &r, a, vla_lift(l, &r, x), q);
   vla_leave(l, si);
-  vir_value *ri, *res = tree(l, &r, a, &ri);
-  saved sf;
-  vla_if_begin(l, vla_bin(l, VIR_OP_EQ, li, vla_ku(l, 0)), &sf);
-  vla_store_result(l, rs, o, vla_finish(l, &r, res, ri));
-  vla_leave(l, sf);
-  vla_barrier(l); /* the next output reuses the shared memory */
+  group_store(l, &r, a, rs, o, li);
   vla_leave(l, so);
 }
 
