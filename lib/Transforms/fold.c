@@ -174,6 +174,14 @@ bool vir_fold_cast(const vir_type *to, const vir_type *from, vir_literal a, vir_
     if (isnan(a.f))
       return false;
     double t = trunc(a.f);
+    if (to->kind == VIR_TY_UINT && t < 0) {
+      /* through the signed type, as the emitted vp_f2u (pyops.c) */
+      if (!(t >= -ldexp(1, to->bits == 64 ? 63 : 31)))
+        return false;
+      r->u = (uint64_t)(int64_t)t;
+      *r = vir_lit_normalize(to, *r);
+      return true;
+    }
     double lo = to->kind == VIR_TY_INT ? -ldexp(1, to->bits - 1) : 0;
     double hi = to->kind == VIR_TY_INT ? ldexp(1, to->bits - 1) : ldexp(1, to->bits);
     if (!(t >= lo && t < hi))

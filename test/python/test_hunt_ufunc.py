@@ -687,3 +687,36 @@ def test_arctan2_and_complex_angles_of_huge_operands(dtype):
     z = np.array([complex(3e38, 3e38), complex(3e38, -3e38)], cdt)
     got = vp.arccosh(vp.asarray(z)).numpy()
     np.testing.assert_allclose(got.imag, np.arccosh(z).imag, rtol=1e-6)
+
+
+@pytest.mark.parametrize("src", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("dt", ["uint8", "uint16", "uint32", "uint64"])
+def test_negative_floats_convert_to_unsigned_as_numpy(src, dt):
+    # GLSL and CUDA leave a negative float's conversion to an unsigned type
+    # undefined: lavapipe gave the maximum (255 for -12.3 as uint8, NumPy
+    # 244) and NVIDIA 0. Every path converts through the signed type now.
+    f = np.array([-12.3, -1.0, -0.5, -0.0, 3.7, 250.7, -200.9, -30000.2, 1e3, -1e3], src)
+    want = f.astype(dt)
+    _same(vp.asarray(f).astype(dt), want, "astype")
+    _same(vp.asarray(np.repeat(f, 2))[::2].astype(dt), want, "astype of a view")
+    _same(vp.jit(lambda a: a.astype(dt))(vp.asarray(f)), want, "vp.jit")
+    x = vp.zeros(f.shape, dtype=dt)
+    x[:] = vp.asarray(f)
+    _same(x, want, "assignment")
+
+
+def test_negative_float_to_unsigned_in_a_kernel():
+    @vp.kernel
+    def conv(x: vp.Buffer[vp.float32], o8: vp.Buffer[vp.uint8], o32: vp.Buffer[vp.uint32],
+             o64: vp.Buffer[vp.uint64]):
+        i = vp.global_id().x
+        o8[i] = vp.uint8(x[i])
+        o32[i] = vp.uint32(x[i])
+        o64[i] = vp.uint64(x[i])
+
+    f = np.array([-12.3, -1.0, -0.5, 7.9, -70000.0, 0.0, -3.0, 200.0], np.float32)
+    o8, o32, o64 = np.zeros(8, np.uint8), np.zeros(8, np.uint32), np.zeros(8, np.uint64)
+    conv(f, o8, o32, o64, dispatch=8)
+    _same(o8, f.astype(np.uint8), "uint8")
+    _same(o32, f.astype(np.uint32), "uint32")
+    _same(o64, f.astype(np.uint64), "uint64")

@@ -70,6 +70,8 @@ typedef enum cf_pyop {
   CF_PY_SEXT64,   /* int -> int64_t from its two words (Mesa 22's compare is wrong) */
   CF_PY_TRUNC,    /* double's trunc, spelled out (Mesa 22's is wrong from 2^31 on) */
   CF_PY_SIGN,     /* float64 sign() that keeps NaN (GLSL leaves it open) */
+  CF_PY_F2U,      /* float -> uint, a negative value through int (NumPy on x86) */
+  CF_PY_F2U64,    /* float -> uint64_t, a negative value through int64_t */
   CF_PY_COUNT
 } cf_pyop;
 

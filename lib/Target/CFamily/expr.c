@@ -692,7 +692,20 @@ int cf_op_expr(cf_printer *p, vp_strbuf *b, const vir_op *op) {
     if (p->dialect == CF_GLSL && !folded && from->kind == VIR_TY_INT && from->bits == 32 &&
         to->kind == VIR_TY_INT && to->bits == 64)
       vp_strbuf_append(b, cf_need_pyop(p, CF_PY_SEXT64, op->opnd[0]->type)); /* lavapipe: pyops.c */
-    else
+    else if (from->kind == VIR_TY_FLOAT && to->kind == VIR_TY_UINT) {
+      /* a negative value converts through the signed type (pyops.c) */
+      const char *f2u = cf_need_pyop(p, to->bits == 64 ? CF_PY_F2U64 : CF_PY_F2U, op->opnd[0]->type);
+      bool narrow = to->bits < 32;
+      if (narrow) {
+        cf_type(p, b, t, false);
+        vp_strbuf_putc(b, '(');
+      }
+      vp_strbuf_append(b, f2u);
+      vp_strbuf_putc(b, '(');
+      cf_expr(p, b, op->opnd[0], CF_PREC_LOWEST);
+      vp_strbuf_append(b, narrow ? "))" : ")");
+      return CF_PREC_PRIMARY;
+    } else
       cf_type(p, b, t, false);
     vp_strbuf_putc(b, '(');
     cf_expr(p, b, op->opnd[0], CF_PREC_LOWEST);

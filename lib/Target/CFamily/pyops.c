@@ -33,7 +33,7 @@ static const unsigned slot_bits[11] = {8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64}
 static const char *const names[CF_PY_COUNT] = {"vp_floordiv", "vp_mod",    "vp_rem",
                                                "vp_shl",      "vp_shr",    "vp_round",
                                                "vp_rint",     "vp_sext64", "vp_trunc",
-                                               "vp_sign"};
+                                               "vp_sign",     "vp_f2u",    "vp_f2u64"};
 
 const char *cf_need_pyop(cf_printer *p, cf_pyop k, const vir_type *t) {
   const vir_type *s = vir_ty_scalar_of(t);
@@ -275,6 +275,20 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
                      "%s vp_sign(%s x) { return isnan(x) ? x : sign(x); }\n",
                      T, T);
     break;
+  case CF_PY_F2U:
+  case CF_PY_F2U64: {
+    /* A negative float converts to an unsigned type as NumPy's does on x86
+     * (C's conversion through the signed type): -12.3 -> uint8 is 244,
+     * -1.0 -> uint32 is 4294967295. GLSL and CUDA leave it undefined;
+     * lavapipe saturated to the maximum and NVIDIA to 0. */
+    bool w64 = k == CF_PY_F2U64;
+    const char *U = w64 ? "uint64_t" : "uint", *S = w64 ? "int64_t" : "int";
+    vp_strbuf_printf(b,
+                     "// %s(x), a negative x through %s (NumPy on x86; GLSL leaves it undefined).\n"
+                     "%s%s %s(%s x) { return x < %s(0) ? %s(%s(x)) : %s(x); }\n",
+                     U, S, dev, U, names[k], T, T, U, S, U);
+    break;
+  }
   default: break;
   }
 }
@@ -340,8 +354,8 @@ static void vector_overload(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot, un
   const char *name = names[k];
   const char *dev = p->dialect != CF_GLSL ? "__device__ inline " : "";
   bool unary = k == CF_PY_ROUND || k == CF_PY_RINT || k == CF_PY_SEXT64 || k == CF_PY_TRUNC ||
-               k == CF_PY_SIGN;
-  const char *rvec = k == CF_PY_SEXT64 ? "i64vec" : slot_vec[slot];
+               k == CF_PY_SIGN || k == CF_PY_F2U || k == CF_PY_F2U64;
+  const char *rvec = k == CF_PY_SEXT64 ? "i64vec" : k == CF_PY_F2U ? "uvec" : k == CF_PY_F2U64 ? "u64vec" : slot_vec[slot];
   vp_strbuf_printf(b, "%s%s%u %s(%s%u a%s", dev, rvec, n, name, slot_vec[slot], n, unary ? "" : ", ");
   if (!unary)
     vp_strbuf_printf(b, "%s%u b", slot_vec[slot], n);
@@ -360,7 +374,7 @@ void cf_emit_pyops(cf_printer *p, vp_strbuf *out) {
   /* vp_trunc, then vp_rem first: the float helpers call them */
   static const cf_pyop order[] = {CF_PY_TRUNC, CF_PY_REM,  CF_PY_FLOORDIV, CF_PY_MOD,
                                   CF_PY_SHL,   CF_PY_SHR,  CF_PY_ROUND,    CF_PY_RINT,
-                                  CF_PY_SEXT64, CF_PY_SIGN};
+                                  CF_PY_SEXT64, CF_PY_SIGN, CF_PY_F2U, CF_PY_F2U64};
   for (unsigned oi = 0; oi < sizeof order / sizeof order[0]; oi++) {
     cf_pyop k = order[oi];
     for (int slot = 0; slot < 11; slot++) {
