@@ -528,3 +528,18 @@ def test_non_integer_scalar_index_and_huge_step():
             xv[k] = 0
     for k in [np.s_[::2**63], np.s_[::-2**63], np.s_[1, ::2**40], np.s_[np.int64(1):np.uint8(3)]]:
         _same(xv[k], x[k], k)
+
+
+def test_a_view_strided_only_along_unit_axes_is_contiguous(ctx):
+    # NumPy's C-contiguous flag ignores the stride of an axis of length 1:
+    # the transpose of a 1 x n array, x[:, None] and a row of it are the
+    # buffer's elements in order (they were strided views, copied for
+    # kernels and reductions)
+    a = np.arange(12.0, dtype=np.float32).reshape(1, 12)
+    x = vp.asarray(a)
+    for v, w in ((x.T, a.T), (x[:, None], a[:, None]), (x[0:1, :5], a[0:1, :5])):
+        assert w.flags.c_contiguous and v.contiguous
+        np.testing.assert_array_equal(v.get(), w)
+    assert x.T._whole and not x[0:1, :5]._whole
+    y = vp.asarray(np.arange(12.0, dtype=np.float32).reshape(3, 4))
+    assert not y[1:2].contiguous and not y.T.contiguous  # offset, strides

@@ -422,3 +422,19 @@ def test_complex_order_reductions(dt):
                     ([((0, nd - 1), False)] if nd >= 2 and "arg" not in f else [])
                 for axis, kd in forms:
                     _both(f, x, axis=axis, keepdims=kd)
+
+
+@pytest.mark.parametrize("dt", ["int8", "int32", "float32", "int64"])
+def test_reducing_the_only_long_axis_of_a_transposed_view(ctx, dt):
+    # a 1x3000 array's transpose reduced along axis 0 has one output element:
+    # lower-arrays read it as vec4s for a full reduction while its tiled
+    # kernel read scalars, and every reduction raised a CompileError
+    a = (np.arange(3000) % 3).astype(dt).reshape(1, 3000)
+    x = vp.asarray(a)
+    for v, w in ((x.T, a.T), (vp.swapaxes(x.reshape(1, 1, 3000), 0, -1), a.reshape(1, 1, 3000).swapaxes(0, -1))):
+        for name in ("sum", "max", "any", "all", "count_nonzero", "argmax", "mean", "prod", "std"):
+            got = getattr(vp, name)(v, axis=0)
+            want = getattr(np, name)(w, axis=0)
+            got = got.get() if hasattr(got, "get") else got
+            np.testing.assert_allclose(got, want, rtol=1e-5, err_msg=name)
+            assert np.asarray(got).shape == np.asarray(want).shape, name

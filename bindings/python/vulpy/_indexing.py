@@ -139,7 +139,10 @@ def _basic(shape, offset, strides, entries):
 def _view(a, b):
     st = tuple(b.strides)
     shape = tuple(b.shape)
-    contiguous = b.offset == 0 and st == _graph.c_strides(shape)
+    # a unit axis's stride does not matter (NumPy's C-contiguous flag): the
+    # transpose of a 1 x n array is all of it, in order
+    contiguous = b.offset == 0 and all(
+        s == c or d == 1 for s, c, d in zip(st, _graph.c_strides(shape), shape))
     n = math.prod(shape)
     # all of the array's elements (x[...], x[None]): still all of the buffer
     whole = a._whole and contiguous and n == a._size

@@ -233,7 +233,7 @@ bool vla_full_reduction(const vir_op *rop) {
 bool vla_tiled_reduction(vir_op *rop) {
   const vir_type *in = rop->opnd[0]->type;
   const vir_array_attr *ax = rop->attr.arr;
-  if (rop->nopnd > 1 || (vir_ty_numel(rop->val.type) == 1 && ax->naxes == in->n))
+  if (rop->nopnd > 1 || vla_full_reduction(rop))
     return false; /* in segments (the host keeps them short), or a full reduction: its own grid */
   uint64_t R = 1;
   bool suffix = true;
