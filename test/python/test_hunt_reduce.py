@@ -438,3 +438,26 @@ def test_reducing_the_only_long_axis_of_a_transposed_view(ctx, dt):
             got = got.get() if hasattr(got, "get") else got
             np.testing.assert_allclose(got, want, rtol=1e-5, err_msg=name)
             assert np.asarray(got).shape == np.asarray(want).shape, name
+
+
+def test_float16_moments_past_65504_elements(ctx):
+    # the count was a float16 (inf past 65504): vp.nanmean of 70000 values
+    # was 0 (sum / inf), vp.var whose sum of squares overflowed was NaN
+    # (inf / inf) where NumPy's is inf; counts now divide in float32, as
+    # NumPy divides by its intp counts in float64
+    r = np.random.default_rng(7)
+    a = (r.standard_normal(70000) * 0.3 + 0.5).astype(np.float16)
+    b = a.copy()
+    b[3] = np.nan
+    x, y = vp.asarray(a), vp.asarray(b)
+    for got, want in ((vp.var(x), np.var(a)), (vp.std(x), np.std(a)),
+                      (vp.nanmean(y), np.nanmean(b)), (vp.nanvar(y), np.nanvar(b)),
+                      (vp.nanstd(y), np.nanstd(b)), (vp.mean(x, where=x > 0), np.mean(a, where=a > 0))):
+        got = got.get()
+        assert got.dtype == np.float16 == want.dtype
+        np.testing.assert_allclose(got, want, rtol=2e-3)
+    with np.errstate(over="ignore"):
+        big = (r.standard_normal(70000) * 300).astype(np.float16)
+        want = np.var(big)
+    assert np.isinf(want) and np.isinf(vp.var(vp.asarray(big)).get())
+    assert np.isinf(vp.var(vp.asarray(big), where=vp.asarray(big) != 0).get())

@@ -24,6 +24,7 @@ from ._launch import Handle
 
 _BOOL = np.dtype(np.bool_)
 _I64 = np.dtype(np.int64)
+_F16 = np.dtype(np.float16)
 NAMES = ("sum", "prod", "min", "max", "mean", "argmin", "argmax", "any", "all", "cumsum",
          "cumprod", "amin", "amax")
 _KIND = {"amin": "min", "amax": "max"}
@@ -745,7 +746,25 @@ def _moment(kind, a, axis, dtype, out, ddof, keepdims, context):
     return _moment_finish(kind, s, div, out)
 
 
+def divide_by_count(s, n):
+    """s / n for float s and a count n (an int, or an array of counts), as
+    NumPy divides by its intp counts: in a wider float, then back to s's
+    dtype. float16 divides in float32: a count past 65504 is inf in
+    float16 (vp.var of 70000 float16 values was NaN, vp.nanmean 0)."""
+    dt = np.dtype(s.dtype)
+    wide = np.dtype(np.float32) if dt == _F16 else dt
+    count = np.empty(0, wide).real.dtype  # complex s: counts of its parts' dtype
+    if not isinstance(n, (int, float)) and np.dtype(n.dtype) != count:
+        n = n.astype(count)
+    if wide == dt:
+        return _ufunc.divide(s, n)
+    return _ufunc.divide(s.astype(wide), n).astype(dt)
+
+
 def _moment_finish(kind, s, div, out):
+    if np.dtype(s.dtype) == _F16:
+        v = divide_by_count(s, div)
+        return finish(v if kind == "var" else _ufunc.sqrt(v), out)
     if kind == "var":
         return _ufunc.divide(s, div, out=out) if out is not None else _ufunc.divide(s, div)
     v = _ufunc.divide(s, div)
@@ -923,13 +942,12 @@ def masked_moment(kind, a, axis, dtype, out, ddof, keepdims, where):
     n = sum(sel, axis, _I64, None, True)
     s = sum(_ufunc.where(mask, a, 0), axis, None, None, True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        m = _ufunc.divide(s, n.astype(s.dtype))
+        m = divide_by_count(s, n)
         d = _ufunc.where(mask, _ufunc.subtract(a, m), 0)
         d = d.astype(a.dtype) if np.dtype(d.dtype) != np.dtype(a.dtype) else d
         ss = sum(_ufunc.multiply(d, d), axis, None, None, keepdims)
         n = n if keepdims else sum(sel, axis, _I64, None, False)
-        dof = _ufunc.maximum(_ufunc.subtract(n, ddof), 0).astype(ss.dtype)
-        v = _ufunc.divide(ss, dof)
+        v = divide_by_count(ss, _ufunc.maximum(_ufunc.subtract(n, ddof), 0))
         r = v if kind == "var" else _ufunc.sqrt(v)
     return finish(r, out)
 

@@ -108,11 +108,10 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=True):
 
 
 def _nan_count_sum(a, axis, dtype, keepdims):
-    """(sum of the non-NaN values, their count as the sum's dtype)."""
+    """(sum of the non-NaN values, their count as int64)."""
     ok = _ufunc.logical_not(_ufunc.isnan(a))
     s = _reduce.sum(_ufunc.where(ok, a, 0.0), axis, dtype, None, keepdims)
-    n = _reduce.sum(ok, axis, s.dtype if s.dtype.kind != "c" else s.real.dtype, None, keepdims)
-    return s, n
+    return s, _reduce.sum(ok, axis, np.int64, None, keepdims)
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
@@ -135,7 +134,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
     s, n = _nan_count_sum(a, axis, dtype, keepdims)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return _finish(_ufunc.divide(s, n), out)
+        return _finish(_reduce.divide_by_count(s, n), out)
 
 
 def _inexact_dtype(name, a, dtype):
@@ -155,13 +154,13 @@ def _nan_moment(kind, a, axis, dtype, out, ddof, keepdims):
         a = a.astype(dtype)
     ok = _ufunc.logical_not(_ufunc.isnan(a))
     s, n = _nan_count_sum(a, axis, None, True)
-    m = _ufunc.divide(s, n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = _reduce.divide_by_count(s, n)
     d = _ufunc.where(ok, _ufunc.subtract(a, m), 0.0)
     ss = _reduce.sum(_ufunc.multiply(d, d), axis, None, None, keepdims)
-    n = n if keepdims else _reduce.sum(ok, axis, ss.dtype, None, False)
-    dof = _ufunc.maximum(_ufunc.subtract(n, ddof), 0.0)
+    n = n if keepdims else _reduce.sum(ok, axis, np.int64, None, False)
     with np.errstate(invalid="ignore", divide="ignore"):
-        v = _ufunc.divide(ss, dof)
+        v = _reduce.divide_by_count(ss, _ufunc.maximum(_ufunc.subtract(n, ddof), 0))
     return _finish(v if kind == "var" else _ufunc.sqrt(v), out)
 
 
