@@ -416,17 +416,25 @@ static vir_value *shift(ux *u, vir_value *a, vir_value *b, vir_opcode code) {
   return sel(u, ok, r, far);
 }
 
-/* Euclid unrolled (the array level has no loops): numbers below 2**32
- * need at most 46 steps, below 2**64 at most 92 (Fibonacci bound) */
-static vir_value *gcd_(ux *u, vir_value *a, vir_value *b) {
+/* |x| as the unsigned type of x's width (INT_MIN's is 2^(bits-1)), as
+ * NumPy's npy_gcd / npy_lcm take their operands */
+static vir_value *magnitude(ux *u, vir_value *x) {
+  vir_type *t = elem(x), *ut = vir_ty_uint(u->m, t->bits);
+  vir_value *m = cast(u, x, ut);
+  if (t->kind != VIR_TY_INT)
+    return m;
+  vir_value *neg = op2(u, VIR_OP_LT, boolt(u), x, kint(u, t, 0));
+  return sel(u, neg, op2(u, VIR_OP_SUB, ut, kint(u, ut, 0), m), m);
+}
+
+/* NumPy's npy_gcdu of unsigned a and b, Euclid unrolled (the array level
+ * has no loops): numbers below 2**32 need at most 46 steps, below 2**64
+ * at most 92 (Fibonacci bound) */
+static vir_value *gcdu(ux *u, vir_value *a, vir_value *b) {
   const vir_type *s = common(u, (vir_value *[]){a, b}, 2);
-  vir_type *t = elem(a);
-  if (t->kind == VIR_TY_INT) {
-    a = op1(u, VIR_OP_ABS, t, a);
-    b = op1(u, VIR_OP_ABS, elem(b), b);
-  }
   a = bcast(u, a, s);
   b = bcast(u, b, s);
+  vir_type *t = elem(a);
   vir_value *zero = kint(u, t, 0), *one = kint(u, t, 1);
   for (int i = 0, n = t->bits <= 32 ? 47 : 93; i < n && !u->oom; i++) {
     vir_value *bz = op2(u, VIR_OP_EQ, boolt(u), b, zero);
@@ -436,6 +444,13 @@ static vir_value *gcd_(ux *u, vir_value *a, vir_value *b) {
     a = na;
   }
   return a;
+}
+
+/* NumPy's npy_gcd: the unsigned gcd of the magnitudes, cast back (so
+ * gcd(INT_MIN, INT_MIN) is INT_MIN and gcd(6, INT_MIN) is 2) */
+static vir_value *gcd_(ux *u, vir_value *a, vir_value *b) {
+  vir_type *t = elem(a);
+  return cast(u, gcdu(u, magnitude(u, a), magnitude(u, b)), t);
 }
 
 /* NumPy's bitwise_count: the set bits of |x| (a signed x's magnitude;
@@ -454,18 +469,19 @@ static vir_value *bitcount_(ux *u, vir_value *a, vir_type *ot) {
   return cast(u, n, ot);
 }
 
-/* NumPy's npy_lcm: |a / gcd(a, b) * b|, 0 where the gcd is 0 (a and b
- * both 0; the divisor made 1 there, so the GPU never divides by 0) */
+/* NumPy's npy_lcm: |a| / gcd * |b| in the unsigned type, wrapping, cast
+ * back; 0 where the gcd is 0 (a and b both 0; the divisor made 1 there,
+ * so the GPU never divides by 0) */
 static vir_value *lcm_(ux *u, vir_value *a, vir_value *b) {
   vir_type *t = elem(a), *bt = boolt(u);
-  vir_value *g = gcd_(u, a, b);
-  vir_value *zero = kint(u, t, 0);
+  vir_value *ma = magnitude(u, a), *mb = magnitude(u, b);
+  vir_value *g = gcdu(u, ma, mb);
+  vir_type *ut = elem(g);
+  vir_value *zero = kint(u, ut, 0);
   vir_value *gz = op2(u, VIR_OP_EQ, bt, g, zero);
-  vir_value *q = op2(u, VIR_OP_DIV, t, a, sel(u, gz, kint(u, t, 1), g));
-  vir_value *r = op2(u, VIR_OP_MUL, t, q, b);
-  if (t->kind == VIR_TY_INT)
-    r = op1(u, VIR_OP_ABS, t, r);
-  return sel(u, gz, zero, r);
+  vir_value *q = op2(u, VIR_OP_DIV, ut, ma, sel(u, gz, kint(u, ut, 1), g));
+  vir_value *r = op2(u, VIR_OP_MUL, ut, q, mb);
+  return cast(u, sel(u, gz, zero, r), t);
 }
 
 /* A comparison of a signed and an unsigned integer, exact as NumPy's (its
