@@ -738,3 +738,14 @@ def test_gcd_lcm_at_the_integer_limits(dt):
             want = getattr(np, name)(a, b)
         _same(getattr(vp, name)(vp.asarray(a), vp.asarray(b)), want, name)
         _same(vp.jit(getattr(vp, name))(vp.asarray(a), vp.asarray(b)), want, name + " vp.jit")
+
+
+def test_bool_array_squared_is_int8_as_numpy():
+    # ndarray ** 2 is np.square (NumPy's fast_scalar_power): a bool array
+    # gives int8 there; power(bool, 2) and ** 2.0 stay int64 / float64
+    b = np.array([True, False, True])
+    x = vp.asarray(b)
+    _same(x ** 2, b ** 2, "**")
+    _same(vp.jit(lambda t: t ** 2)(x), b ** 2, "vp.jit **")
+    _same(vp.power(x, 2), np.power(b, 2), "power")
+    _same(x ** 2.0, b ** 2.0, "** 2.0")

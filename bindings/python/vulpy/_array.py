@@ -191,7 +191,10 @@ def _fast_power(x, e):
     """NumPy's fast_scalar_power: a float or complex array ** the Python
     int -1 or 2, or the Python float 0.5, is vp.reciprocal / square / sqrt
     of it ((-0.0) ** 0.5 is sqrt's -0.0 where power gives 0.0; (-4-0j) **
-    0.5 is -2j): the ufunc's name, else None."""
+    0.5 is -2j): the ufunc's name, else None. A bool array ** the Python
+    int 2 is square too (NumPy's int8)."""
+    if x.dtype.kind == "b" and type(e) is int and e == 2:
+        return "square"
     if x.dtype.kind not in "fc":
         return None
     if type(e) is int:

@@ -355,7 +355,12 @@ class Tracer(_graph.Traced):
     __truediv__, __rtruediv__ = _binop("divide")
     __floordiv__, __rfloordiv__ = _binop("floor_divide")
     __mod__, __rmod__ = _binop("remainder")
-    __pow__, __rpow__ = _binop("power")
+    __rpow__ = _binop("power")[1]
+
+    def __pow__(self, other):
+        # NumPy's fast_scalar_power, as the resident operator takes it
+        fast = _array._fast_power(self, other)
+        return getattr(_ufunc, fast)(self) if fast else _ufunc.power(self, other)
     __and__, __rand__ = _binop("bitwise_and")
     __or__, __ror__ = _binop("bitwise_or")
     __xor__, __rxor__ = _binop("bitwise_xor")
