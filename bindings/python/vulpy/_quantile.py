@@ -18,6 +18,12 @@ from . import _array, _reduce, _ufunc
 
 _nd = _array.ndarray
 _I64 = np.dtype(np.int64)
+# NumPy 2.4 takes a Python number q as it is (float64), divides a
+# percentile's q by the weak int 100, and interpolates with a Python-float
+# gamma, so the result dtype follows a's (an integer a: float64) where 2.3
+# kept q's (quantile(int64 array, 1, method='weibull') is float64 there,
+# int64 before). VulPy follows the NumPy it runs with.
+_WEAK_Q = np.lib.NumpyVersion(np.__version__) >= "2.4.0"
 _NUMPY_METHODS = ("inverted_cdf", "averaged_inverted_cdf", "closest_observation",
                   "interpolated_inverted_cdf", "hazen", "weibull", "linear", "median_unbiased",
                   "normal_unbiased", "lower", "higher", "midpoint", "nearest")
@@ -49,11 +55,12 @@ def _q_of(fname, a, q, percent):
     if isinstance(q, _nd):
         q = q.numpy()  # q is small: its values decide the neighbours on the host
     if percent:
-        q = np.asanyarray(np.true_divide(q, dt.type(100) if dt.kind == "f" else 100, out=...))
+        hundred = dt.type(100) if dt.kind == "f" and not _WEAK_Q else 100
+        q = np.asanyarray(np.true_divide(q, hundred, out=...))
         what = "Percentiles must be in the range [0, 100]"
     else:
         q = np.asanyarray(q, dtype=dt) if isinstance(q, (int, float)) and dt.kind == "f" \
-            else np.asanyarray(q)
+            and not _WEAK_Q else np.asanyarray(q)
         what = "Quantiles must be in the range [0, 1]"
     if q.dtype.kind not in "biuf":
         raise TypeError(f"vp.{fname}: q must be real numbers, got {q.dtype.name}")
@@ -140,6 +147,7 @@ def _quantile(fname, a, q, axis, out, overwrite_input, method, keepdims, weights
         a = np.asanyarray(a)
     _check(fname, a, method, weights, interpolation, overwrite_input)
     q_given = q.numpy() if isinstance(q, _nd) else q
+    weak = _WEAK_Q and type(q) in (int, float)
     q = _q_of(fname, a, q, percent)
     axes = _reduce._axes(axis, a.ndim, fname)
     n = _stats._count(a, axes)
@@ -168,6 +176,8 @@ def _quantile(fname, a, q, axis, out, overwrite_input, method, keepdims, weights
         pb = _ufunc.add(base, _array.asarray(nxt.reshape(lift), context=flat._ctx))
         if gamma is not None:
             gamma = _array.asarray(np.ascontiguousarray(gamma.reshape(lift)), context=flat._ctx)
+    if weak and gamma is not None:  # NumPy 2.4's float(gamma): a's dtype decides
+        gamma = gamma.astype(np.result_type(x.dtype, 0.0))
     lo = flat[pa.reshape(-1)].reshape(pa.shape)
     if gamma is None:  # the index picks the element (in the input's dtype, as NumPy's take)
         r = lo
