@@ -461,3 +461,37 @@ def test_float16_moments_past_65504_elements(ctx):
         want = np.var(big)
     assert np.isinf(want) and np.isinf(vp.var(vp.asarray(big)).get())
     assert np.isinf(vp.var(vp.asarray(big), where=vp.asarray(big) != 0).get())
+
+
+def test_reductions_cast_into_out_as_numpy(ctx):
+    # NumPy's reductions cast into out= unsafely (np.sum(floats, out=int64)
+    # truncates); VulPy raised TypeError for a NumPy out= (copyto's
+    # same_kind), and vp.std into a resident float32 out= of a float64
+    # result (sqrt's out= does not cast; NumPy's same_kind does)
+    a = np.array([[0.6, 0.7, 2.5], [-1.5, 3.25, 0.5]])
+    x = vp.asarray(a)
+    for name in ("sum", "prod", "max", "min", "mean", "var", "cumsum", "argmax", "nansum"):
+        for odt in (np.int64, np.int32, np.float32):
+            shape = (2, 3) if name == "cumsum" else (2,)
+            want = np.zeros(shape, odt)
+            try:
+                getattr(np, name)(a, axis=1, out=want)
+            except TypeError:  # argmax into a float32 out=: NumPy's error too
+                for out in (np.zeros(shape, odt), vp.zeros(shape, odt)):
+                    with pytest.raises(TypeError):
+                        getattr(vp, name)(x, axis=1, out=out)
+                continue
+            for out in (np.zeros(shape, odt), vp.zeros(shape, odt)):
+                got = getattr(vp, name)(x, axis=1, out=out)
+                assert got is out, name
+                np.testing.assert_array_equal(got.get() if isinstance(got, vp.ndarray) else got,
+                                              want, err_msg=f"{name} {np.dtype(odt).name}")
+    i = vp.asarray(np.array([[1, 2, 4], [3, 5, 9]], np.int32))
+    want = np.std(i.get(), axis=1, out=np.zeros(2, np.float32))
+    for out in (np.zeros(2, np.float32), vp.zeros(2, np.float32)):
+        got = vp.std(i, axis=1, out=out)
+        np.testing.assert_allclose(got.get() if isinstance(got, vp.ndarray) else got, want,
+                                   rtol=1e-6)
+    for out in (np.zeros(2, np.int64), vp.zeros(2, np.int64)):
+        with pytest.raises(TypeError):  # NumPy: sqrt cannot cast float64 into int64
+            vp.std(i, axis=1, out=out)

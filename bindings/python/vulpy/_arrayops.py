@@ -157,10 +157,12 @@ class Call:
         return self.array(x, dtype)
 
     # ---------------------------------------------------------- results
-    def result(self, value, out=None):
+    def result(self, value, out=None, casting="same_kind"):
         """Where `value` goes: `out` (resident, possibly a view, or NumPy),
         or a new array (resident when an operand was). Returns a function
-        giving the result after the run."""
+        giving the result after the run. A NumPy out= takes the result by
+        np.copyto's `casting` (a ufunc's same_kind; reductions pass
+        NumPy's unsafe)."""
         ctx = self.context_()
         shape = value.shape if value.shape is not None else ()
         dt = value.dtype
@@ -199,7 +201,7 @@ class Call:
             if dt == _BOOL:
                 r = r.view(np.bool_)
             if isinstance(out, np.ndarray):
-                np.copyto(out, r, casting="same_kind")
+                np.copyto(out, r, casting=casting)
                 return out
             return r
 

@@ -195,7 +195,7 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
     else:
         # argmin/argmax over all axes of a matrix: the flat index (NumPy)
         r = c.g.reduce(kind, v, axes, keepdims, rdt)
-    res = c.run(c.result(r, out), sync)
+    res = c.run(c.result(r, out, "unsafe"), sync)  # NumPy's reductions cast into out= so
     if fast and kind not in ("cumsum", "cumprod") and len(c.bind) == 2 and not c.push and \
             not c.scratch:
         _keep_plan(c, a, key, rdt)
@@ -740,8 +740,9 @@ def _moment(kind, a, axis, dtype, out, ddof, keepdims, context):
     div = builtins.max(n - ddof, 0)
     if isinstance(out, np.ndarray) and isinstance(s, _array.ndarray):
         # a NumPy out= for a resident input, as the other reductions take
+        # var casts into it as a reduction does; std's is sqrt's out= (same_kind)
         r = _moment_finish(kind, s, div, None)
-        np.copyto(out, r.numpy(), casting="same_kind")
+        np.copyto(out, r.numpy(), casting="unsafe" if kind == "var" else "same_kind")
         return out
     return _moment_finish(kind, s, div, out)
 
@@ -762,6 +763,12 @@ def divide_by_count(s, n):
 
 
 def _moment_finish(kind, s, div, out):
+    if isinstance(out, _array.ndarray) and out.dtype != s.dtype:
+        # NumPy's var divides into out= unsafely, std's sqrt by same_kind
+        if kind == "std" and not np.can_cast(s.dtype, out.dtype, "same_kind"):
+            raise TypeError(f"vp.std: cannot cast the result from {np.dtype(s.dtype).name} "
+                            f"to out='s {out.dtype.name} according to the rule 'same_kind'")
+        return finish(_moment_finish(kind, s, div, None), out)
     if np.dtype(s.dtype) == _F16:
         v = divide_by_count(s, div)
         return finish(v if kind == "var" else _ufunc.sqrt(v), out)
