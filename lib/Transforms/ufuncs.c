@@ -283,13 +283,29 @@ static vir_value *pow2(ux *u, vir_value *k, vir_type *ft) {
 }
 
 /* a * 2**b as three exact power-of-two factors (each exponent within the
- * normal range): exact wherever the result is a normal number */
+ * normal range): exact wherever the result is a normal number. A float32
+ * subnormal a is taken from its bits, as its integer fraction times
+ * 2**-149 (the fraction converts exactly): a device that flushes float32
+ * subnormals reads one as 0 in any float operation, and ldexp(1e-45, 64)
+ * must be 2**-85 there too (the complex functions scale tiny parts so). */
 static vir_value *ldexp_(ux *u, vir_value *a, vir_value *b) {
   vir_type *ft = elem(a), *bt = elem(b), *i32 = vir_ty_int(u->m, 32);
   int64_t lim = ft->bits == 64 ? 2100 : 300;
   vir_value *lo = op2(u, VIR_OP_MAX, bt, b, kint(u, bt, -lim));
   vir_value *kb = op2(u, VIR_OP_MIN, bt, lo, kint(u, bt, lim));
   vir_value *k = cast(u, kb, i32);
+  if (ft->bits == 32) {
+    vir_type *u32 = vir_ty_uint(u->m, 32), *bl = boolt(u);
+    vir_value *bits = bitcast(u, a, u32);
+    vir_value *frac = op2(u, VIR_OP_AND, u32, bits, kint(u, u32, 0x7FFFFF));
+    vir_value *field = op2(u, VIR_OP_AND, u32, bits, kint(u, u32, 0x7F800000));
+    vir_value *sub = op2(u, VIR_OP_LAND, bl, op2(u, VIR_OP_EQ, bl, field, kint(u, u32, 0)),
+                         op2(u, VIR_OP_NE, bl, frac, kint(u, u32, 0)));
+    vir_value *m = bitcast(u, cast(u, frac, ft), u32); /* |a| * 2**149, a normal float */
+    m = op2(u, VIR_OP_OR, u32, m, op2(u, VIR_OP_AND, u32, bits, kint(u, u32, 0x80000000u)));
+    a = sel(u, sub, bitcast(u, m, ft), a);
+    k = sel(u, sub, op2(u, VIR_OP_SUB, i32, k, kint(u, i32, 149)), k);
+  }
   vir_value *three = kint(u, i32, 3), *two = kint(u, i32, 2);
   vir_value *k1 = op2(u, VIR_OP_DIV, i32, k, three);
   vir_value *r1 = op2(u, VIR_OP_SUB, i32, k, k1);

@@ -461,12 +461,8 @@ def _formula(name, args, comps, res, fdt):
     else:
         (ar, ai), = comps
         ai = fdt.type(0) if ai is None else ai
-        if name == "reciprocal":
-            _reciprocal(ar, ai, dre, dim, fdt)
-        elif name == "sqrt":
-            _sqrt(ar, ai, dre, dim, fdt)
-        elif name in ("log", "log2", "log10"):
-            _log(ar, ai, dre, dim, fdt, name)
+        if name in ("reciprocal", "sqrt", "log", "log2", "log10"):
+            _tiny_scaled(name, ar, ai, dre, dim, fdt)
         elif name in ("sinh", "cosh", "tanh"):
             _HYPERBOLIC[name](ar, ai, dre, dim, fdt)
         elif name == "sign":
@@ -569,6 +565,42 @@ def _flushing(fdt, *parts):
         if ctx is not None:
             return FORCE_SCALED_RATIO or ctx.flushes_subnormals
     return False
+
+
+def _tiny_scaled(name, x, y, dre, dim, fdt):
+    """reciprocal, sqrt, log, log2, log10 of a tiny z: where both parts
+    are below 2^-60 (complex128: 2^-600), z is taken as z' = z 2^64
+    (2^700; vp.ldexp, which reads a float32 subnormal from its bits) and
+    the answer scaled back: 1/z = 2^64 / z', sqrt z = 2^-32 sqrt z', log z
+    = log z' - 64 log 2 (the angle is z''s). |z| of subnormal parts lost
+    their digits in hypot (sqrt(1e-45 + 1e-45j) was 3.7e-23 + 1.9e-23j,
+    NumPy 4.1e-23 + 1.7e-23j), and a device that flushes float32
+    subnormals reads them as 0 in every float operation (on the H200
+    sqrt(1e-45 + 0j) was 0, NumPy 3.7e-23; log -inf, NumPy -103.3;
+    reciprocal NaN, NumPy inf)."""
+    wide = np.dtype(fdt) == np.float64
+    k = 700 if wide else 64
+    lim = fdt.type(2.0 ** (-600 if wide else -60))
+    tiny = _op("logical_and", _op("less", _op("absolute", x), lim),
+               _op("less", _op("absolute", y), lim))
+    sx = _op_where(tiny, _op("ldexp", x, k), x)
+    sy = _op_where(tiny, _op("ldexp", y, k), y)
+    if name == "reciprocal":
+        re, im = _reciprocal(sx, sy, None, None, fdt)
+        back = _op_where(tiny, k, 0)
+        _op("ldexp", re, back, dre)
+        _op("ldexp", im, back, dim)
+        return
+    if name == "sqrt":
+        re, im = _sqrt(sx, sy, None, None, fdt)
+        back = _op_where(tiny, -k // 2, 0)
+        _op("ldexp", re, back, dre)
+        _op("ldexp", im, back, dim)
+        return
+    re, im = _log(sx, sy, None, None, fdt, name)
+    _op("subtract", re, _op_where(tiny, fdt.type(k * np.log(2.0) * _LOG_SCALE[name]),
+                                  fdt.type(0)), dre)
+    _kept(im, dim)
 
 
 def _times_subnormal(q, v, fdt):

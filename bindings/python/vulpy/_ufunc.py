@@ -973,8 +973,9 @@ _ACCURACY = {
     "hypot": "float: within 3 ulp (max * sqrt(1 + (min/max)**2): no overflow)",
     "fmax": "exact; a NaN operand loses to a number", "fmin": "exact; a NaN operand loses",
     "copysign": "exact (the sign bit of x2, -0.0 and negative NaNs included)",
-    "ldexp": "exact where the result is a normal number (subnormal results follow the "
-             "device's denormal mode)",
+    "ldexp": "exact where the result is a normal number, a float32 subnormal x "
+             "included on every device (read from its bits); subnormal results follow the "
+             "device's denormal mode",
     "logaddexp": "float: within 4 ulp of log(exp(x1) + exp(x2)), no overflow",
     "logaddexp2": "float: within 4 ulp of log2(2**x1 + 2**x2), no overflow; equal operands "
                   "give x1 + 1 (the infinities too)",
