@@ -749,3 +749,17 @@ def test_bool_array_squared_is_int8_as_numpy():
     _same(vp.jit(lambda t: t ** 2)(x), b ** 2, "vp.jit **")
     _same(vp.power(x, 2), np.power(b, 2), "power")
     _same(x ** 2.0, b ** 2.0, "** 2.0")
+
+
+def test_round_of_bools_as_numpy():
+    # np.round of a bool array is rint's float16; other decimals raise
+    # (its multiply / divide cannot cast float64 back into bool). VulPy
+    # returned the bools unchanged for every decimals.
+    b = np.array([True, False, True])
+    _same(vp.round(vp.asarray(b)), np.round(b), "round")
+    _same(vp.asarray(b).round(), np.round(b), "ndarray.round")
+    for d in (1, -1):
+        with pytest.raises(TypeError):
+            np.round(b, d)
+        with pytest.raises(TypeError):
+            vp.round(vp.asarray(b), d)

@@ -1060,7 +1060,8 @@ def around(a, decimals=0, out=None):
     the GPU. Floats round half to even (rint) at `decimals` places:
     rint(a * 10**d) / 10**d, or rint(a / 10**-d) * 10**-d for negative d,
     as NumPy computes it; integers are returned as they are for d >= 0 and
-    rounded half to even at 10**-d exactly for d < 0; bools for d >= 0."""
+    rounded half to even at 10**-d exactly for d < 0; bools give rint's
+    float16 for d == 0 and NumPy's TypeError otherwise."""
     decimals = int(decimals)
     k = _arrayops.dtype_key(a)
     dt = np.asarray(a).dtype if isinstance(k, type) else np.dtype(k)
@@ -1075,7 +1076,15 @@ def around(a, decimals=0, out=None):
         return multiply(r, m, out=out) if out is not None else multiply(r, m)
     if dt.kind == "c":
         return _arrayops.COMPLEX.around(a, decimals, out)
-    if decimals >= 0 or dt == _BOOL:
+    if dt == _BOOL:
+        # NumPy: rint of bools (float16); other decimals scale in float64,
+        # which its multiply / divide cannot cast back into bool
+        if decimals == 0:
+            return rint(a, out=out) if out is not None else rint(a)
+        raise TypeError(f"vp.around: Cannot cast ufunc '{'multiply' if decimals > 0 else 'divide'}' "
+                        f"output from dtype('float64') to dtype('bool') with casting rule "
+                        f"'same_kind' (NumPy's error for decimals={decimals} of a bool array)")
+    if decimals >= 0:
         r = a.copy() if hasattr(a, "copy") else np.array(a, copy=True)  # tracers too
         if out is not None:
             multiply(r, 1, out=out) if dt != _BOOL else logical_and(r, True, out=out)
