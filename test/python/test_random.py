@@ -752,3 +752,43 @@ def test_integers_with_arrays_of_bounds(ctx):
             g.integers(*args, **kw)
     with pytest.raises(TypeError, match="low= must be integers"):  # as a float scalar is
         g.integers([1.5, 2], 3)
+
+
+def test_permutation_shuffle_choice():
+    # numpy.random.Generator's permutation / shuffle / choice (they were
+    # AttributeErrors): permutations of every slice, NumPy's shapes,
+    # scalars and errors, and choice's frequencies with p= within a few
+    # standard deviations
+    g = vp.random.default_rng(11)
+    p = g.permutation(50)
+    assert p.dtype == np.int64 and sorted(p.get().tolist()) == list(range(50))
+    assert np.array_equal(vp.random.default_rng(11).permutation(50).get(), p.get())
+    m = np.arange(24.0).reshape(6, 4)
+    for axis in (0, 1, -1):
+        r = g.permutation(vp.asarray(m), axis=axis).get()
+        assert r.shape == m.shape
+        assert np.array_equal(np.sort(r, axis=axis), m)  # slices moved whole
+        assert np.array_equal(np.sort(r.sum(axis=axis)), np.sort(m.sum(axis=axis)))
+    x, h = vp.asarray(np.arange(20)), np.arange(20)
+    g.shuffle(x)
+    g.shuffle(h)
+    assert sorted(x.get().tolist()) == list(range(20)) == sorted(h.tolist())
+    assert isinstance(g.choice(5), int) and 0 <= g.choice(5) < 5
+    assert g.choice(5, (2, 3)).shape == (2, 3)
+    assert g.choice(np.arange(6.0).reshape(3, 2), 4).shape == (4, 2)
+    d = g.choice(100, 100, replace=False).get()
+    assert sorted(d.tolist()) == list(range(100))
+    w = np.array([0.1, 0.2, 0.3, 0.4])
+    n = 200_000
+    freq = np.bincount(g.choice(4, n, p=w).get(), minlength=4) / n
+    assert np.all(np.abs(freq - w) < 5 * np.sqrt(w * (1 - w) / n)), freq
+    # without replacement, a pair's first element is i with probability w_i
+    first = np.array([g.choice(4, 2, replace=False, p=w).get()[0] for _ in range(400)])
+    assert np.all(np.abs(np.bincount(first, minlength=4) / 400 - w) < 5 * np.sqrt(w * (1 - w) / 400))
+    assert vp.random.choice(3, 2).shape == (2,) and vp.random.permutation(4).shape == (4,)
+    for call in (lambda: g.choice(3, 4, replace=False), lambda: g.choice(3, p=[0.5, 0.5]),
+                 lambda: g.choice(3, p=[0.5, 0.6, -0.1]), lambda: g.choice(0),
+                 lambda: g.choice(3, 3, replace=False, p=[0.5, 0.5, 0.0]),
+                 lambda: g.permutation(-1)):
+        with pytest.raises(ValueError):
+            call()

@@ -422,6 +422,111 @@ class Generator:
         e = _ufunc.log1p(-u)
         return _affine(e, -scale, 0.0)
 
+    def standard_exponential(self, size=None, dtype=np.float64):
+        """Exponential samples of scale 1 (exponential(1.0, size, dtype))."""
+        return self.exponential(1.0, size, dtype)
+
+    def _order(self, n):
+        """A uniformly random permutation of range(n) (int64, resident):
+        the stable argsort of n random 64-bit words (two of them equal
+        with probability below n^2 / 2^65)."""
+        from . import _sort
+        if n == 0:
+            return _array.empty((0,), np.int64)
+        return _sort.argsort(self.bit_generator.random_raw(n), kind="stable")
+
+    def permutation(self, x, axis=0):
+        """numpy.random.Generator.permutation: a permuted arange(x) for an
+        int x, else a copy of x with its slices along `axis` permuted."""
+        if isinstance(x, numbers.Integral) and not isinstance(x, bool):
+            if x < 0:
+                raise ValueError("Generator.permutation: x must be a non-negative integer")
+            return self._order(int(x))
+        a = x if isinstance(x, _array.ndarray) else _array.asarray(np.asarray(x))
+        if a.ndim == 0:
+            raise IndexError("Generator.permutation: x must be an integer or at least "
+                             "1-dimensional")
+        axis = operator.index(axis)
+        if not -a.ndim <= axis < a.ndim:
+            raise np.exceptions.AxisError(axis, a.ndim)
+        return _take(a, self._order(a.shape[axis]), axis)
+
+    def shuffle(self, x, axis=0):
+        """numpy.random.Generator.shuffle: permutes x's slices along `axis`
+        in place (a resident array, or a writable NumPy array)."""
+        if not isinstance(x, (_array.ndarray, np.ndarray)) or x.ndim == 0:
+            raise TypeError("Generator.shuffle: x must be an array of at least one dimension")
+        axis = operator.index(axis)
+        if not -x.ndim <= axis < x.ndim:
+            raise np.exceptions.AxisError(axis, x.ndim)
+        perm = self._order(x.shape[axis])
+        if isinstance(x, np.ndarray):
+            x[...] = np.take(x, perm.numpy(), axis=axis)
+        else:
+            x[...] = _take(x, perm, axis)
+
+    def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
+        """numpy.random.Generator.choice: samples of arange(a) for an int a,
+        else slices of a along `axis`; with replace=False each at most
+        once, with p= by those probabilities (without replacement by
+        exponential keys, Efraimidis and Spirakis: a weighted draw, not
+        NumPy's stream). A scalar for size=None, as NumPy."""
+        from . import _sort
+        who = "Generator.choice"
+        if isinstance(a, numbers.Integral) and not isinstance(a, bool):
+            if a <= 0 and not (a == 0 and size is not None and math.prod(_size(size, who)) == 0):
+                raise ValueError(f"{who}: a must be a positive integer unless no samples are "
+                                 f"taken")
+            n, pop = int(a), None
+        else:
+            pop = a if isinstance(a, _array.ndarray) else _array.asarray(np.asarray(a))
+            if pop.ndim == 0:
+                raise ValueError(f"{who}: a must be a sequence or an integer, not a 0-d array")
+            axis = operator.index(axis)
+            if not -pop.ndim <= axis < pop.ndim:
+                raise np.exceptions.AxisError(axis, pop.ndim)
+            n = pop.shape[axis]
+        shape = () if size is None else _size(size, who)
+        k = math.prod(shape)
+        if n == 0 and k:
+            raise ValueError(f"{who}: a cannot be empty unless no samples are taken")
+        w = None
+        if p is not None:
+            w = np.asarray(p.numpy() if isinstance(p, _array.ndarray) else p, np.float64)
+            if w.ndim != 1:
+                raise ValueError(f"{who}: p must be 1-dimensional")
+            if w.size != n:
+                raise ValueError(f"{who}: a and p must have same size")
+            if not np.isfinite(w).all() or (w < 0).any():
+                raise ValueError(f"{who}: probabilities are not non-negative")
+            if abs(w.sum() - 1.0) > np.sqrt(np.finfo(np.float64).eps):
+                raise ValueError(f"{who}: probabilities do not sum to 1")
+        if not replace and k > n:
+            raise ValueError(f"{who}: Cannot take a larger sample than population when "
+                             f"replace is False")
+        if not replace and w is not None and k > np.count_nonzero(w):
+            raise ValueError(f"{who}: Fewer non-zero entries in p than size")
+        if replace and w is None:
+            idx = self.integers(0, n, k) if n else _array.empty((0,), np.int64)
+        elif replace:
+            cdf = np.cumsum(w)
+            cdf /= cdf[-1]
+            u = self.random(k)
+            idx = _sort.searchsorted(_array.asarray(cdf), u, side="right")
+            idx = _ufunc.minimum(idx, n - 1)  # u * (1 + rounding) past the last edge
+        elif w is None:
+            idx = self._order(n)[:k]
+        else:
+            # the k smallest of E_i / p_i (E exponential): P(i first) = p_i
+            keys = _ufunc.divide(self.standard_exponential(n), _array.asarray(w))
+            idx = _sort.argsort(keys, kind="stable")[:k]
+        idx = idx.reshape(shape)
+        if pop is None:
+            return idx if size is not None else int(idx.get())
+        r = _take(pop, idx.reshape(-1), axis)
+        r = r.reshape(pop.shape[:axis % pop.ndim] + shape + pop.shape[axis % pop.ndim + 1:])
+        return r if size is not None else (r.get()[()] if r.ndim == 0 else r)
+
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
         """Integers in [low, high) ([low, high] with endpoint=True); with
         high=None, in [0, low). One word per value: low + floor(word * span /
@@ -518,6 +623,12 @@ class Generator:
                     _array.asarray(spans, context=out._ctx))
             _launch(k.integers_i64_bounds, out, nb, bufs=bufs, skip=skip, n=n, **bg._push(ctr))
         return out if dt == np.dtype(np.int64) else out.astype(dt)
+
+
+def _take(a, idx, axis):
+    """a's slices along `axis` at resident int64 `idx` (a new array)."""
+    from . import _indexing
+    return _indexing.take(a, idx, axis=axis)
 
 
 _MASK32 = 0xFFFFFFFF
@@ -724,6 +835,21 @@ def exponential(scale=1.0, size=None, dtype=np.float64):
 def integers(low, high=None, size=None, dtype=np.int64, endpoint=False):
     """Integers in [low, high) (Generator.integers)."""
     return _rng().integers(low, high, size, dtype, endpoint)
+
+
+def permutation(x):
+    """A permuted range or copy (numpy.random.permutation)."""
+    return _rng().permutation(x)
+
+
+def shuffle(x):
+    """Permutes x along its first axis in place (numpy.random.shuffle)."""
+    _rng().shuffle(x)
+
+
+def choice(a, size=None, replace=True, p=None):
+    """Samples of a (numpy.random.choice)."""
+    return _rng().choice(a, size, replace, p)
 
 
 def randint(low, high=None, size=None, dtype=np.int64):
