@@ -704,6 +704,14 @@ def test_sqrt_log_reciprocal_of_tiny_parts(dt):
         with np.errstate(all="ignore"):
             want = getattr(np, name)(z)
         got = getattr(vp, name)(vp.asarray(z)).numpy()
+        if dt == np.complex64 and vp.default_context().flushes_subnormals:
+            # a subnormal part of the answer may flush to a zero of its
+            # sign there (docs/math.md: the library's emulated ones, as
+            # arctan2's, do not); its arguments no longer do
+            for part in ("real", "imag"):
+                w, g = getattr(want, part), getattr(got, part)
+                sub = (w != 0) & (np.abs(w) < np.finfo(np.float32).tiny) & (g == 0)
+                w[sub] = np.copysign(0.0, w[sub])
         _parts_close(got, want, 4e-6 if dt == np.complex64 else 1e-13, name)
         for part in ("real", "imag"):
             g, w = getattr(got, part), getattr(want, part)

@@ -894,6 +894,12 @@ def _log(x, y, dre, dim, fdt, name):
     k = _LOG_SCALE[name]
     if k == 1.0:
         return _kept(lr, dre), _kept(th, dim)
+    if np.dtype(fdt) == np.float32:
+        # the angle scaled through 2^64 (vp.ldexp reads a subnormal from its
+        # bits): atan2(1e-38, 1) is subnormal, and a device that flushes
+        # read it as 0 in the product (log2's imaginary part 1.44e-38 was 0)
+        return (_op("multiply", lr, fdt.type(k), dre),
+                _op("ldexp", _op("multiply", _op("ldexp", th, 64), fdt.type(k)), -64, dim))
     return _op("multiply", lr, fdt.type(k), dre), _op("multiply", th, fdt.type(k), dim)
 
 
