@@ -446,9 +446,7 @@ class Generator:
         if a.ndim == 0:
             raise IndexError("Generator.permutation: x must be an integer or at least "
                              "1-dimensional")
-        axis = operator.index(axis)
-        if not -a.ndim <= axis < a.ndim:
-            raise np.exceptions.AxisError(axis, a.ndim)
+        axis = _axis(axis, a.ndim)
         return _take(a, self._order(a.shape[axis]), axis)
 
     def shuffle(self, x, axis=0):
@@ -456,9 +454,7 @@ class Generator:
         in place (a resident array, or a writable NumPy array)."""
         if not isinstance(x, (_array.ndarray, np.ndarray)) or x.ndim == 0:
             raise TypeError("Generator.shuffle: x must be an array of at least one dimension")
-        axis = operator.index(axis)
-        if not -x.ndim <= axis < x.ndim:
-            raise np.exceptions.AxisError(axis, x.ndim)
+        axis = _axis(axis, x.ndim)
         perm = self._order(x.shape[axis])
         if isinstance(x, np.ndarray):
             x[...] = np.take(x, perm.numpy(), axis=axis)
@@ -482,9 +478,7 @@ class Generator:
             pop = a if isinstance(a, _array.ndarray) else _array.asarray(np.asarray(a))
             if pop.ndim == 0:
                 raise ValueError(f"{who}: a must be a sequence or an integer, not a 0-d array")
-            axis = operator.index(axis)
-            if not -pop.ndim <= axis < pop.ndim:
-                raise np.exceptions.AxisError(axis, pop.ndim)
+            axis = _axis(axis, pop.ndim)
             n = pop.shape[axis]
         shape = () if size is None else _size(size, who)
         k = math.prod(shape)
@@ -524,7 +518,7 @@ class Generator:
         if pop is None:
             return idx if size is not None else int(idx.get())
         r = _take(pop, idx.reshape(-1), axis)
-        r = r.reshape(pop.shape[:axis % pop.ndim] + shape + pop.shape[axis % pop.ndim + 1:])
+        r = r.reshape(pop.shape[:axis] + shape + pop.shape[axis + 1:])
         return r if size is not None else (r.get()[()] if r.ndim == 0 else r)
 
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
@@ -623,6 +617,14 @@ class Generator:
                     _array.asarray(spans, context=out._ctx))
             _launch(k.integers_i64_bounds, out, nb, bufs=bufs, skip=skip, n=n, **bg._push(ctr))
         return out if dt == np.dtype(np.int64) else out.astype(dt)
+
+
+def _axis(axis, ndim):
+    """axis as a non-negative index of ndim axes (NumPy's AxisError)."""
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(axis, ndim)
+    return axis % ndim
 
 
 def _take(a, idx, axis):
