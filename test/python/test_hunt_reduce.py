@@ -495,3 +495,33 @@ def test_reductions_cast_into_out_as_numpy(ctx):
     for out in (np.zeros(2, np.int64), vp.zeros(2, np.int64)):
         with pytest.raises(TypeError):  # NumPy: sqrt cannot cast float64 into int64
             vp.std(i, axis=1, out=out)
+
+
+def test_weights_summing_to_zero_raise_as_numpy(ctx):
+    # vp.average with weights summing to 0 (or empty) gave NaN; NumPy
+    # raises ZeroDivisionError (one value read back, as CuPy does)
+    a = vp.asarray(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    for w, axis in ((np.array([1.0, -1.0]), 1), (np.array([[1.0, 1.0], [2.0, -2.0]]), 1),
+                    (np.zeros(0), None)):
+        x = a if w.size else vp.asarray(np.zeros(0))
+        with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
+            np.average(x.get(), axis=axis, weights=w)
+        with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
+            vp.average(x, axis=axis, weights=vp.asarray(w))
+    w = np.array([[1.0, 1.0], [2.0, -1.0]])
+    np.testing.assert_allclose(vp.average(a, axis=1, weights=vp.asarray(w)).get(),
+                               np.average(a.get(), axis=1, weights=w))
+
+
+def test_complex_reduction_into_a_real_dtype_names_the_dropped_part(ctx):
+    # vp.sum(complex, dtype=float64) said "dtype complex64 is not supported
+    # on the GPU" (cumsum: "complex64 operands are not supported" while its
+    # own list named cumsum); NumPy warns and drops the imaginary part, as
+    # astype does, which VulPy refuses with the same reason
+    x = vp.asarray((np.arange(5) + 1j).astype(np.complex64))
+    for name in ("sum", "mean", "prod", "cumsum", "cumprod", "nansum"):
+        with pytest.raises(TypeError, match=r"vp\.\w+: dtype=float64 of a complex64 array "
+                           "would drop the imaginary part"):
+            getattr(vp, name)(x, dtype=np.float64)
+        np.testing.assert_allclose(getattr(vp, name)(x, dtype=np.complex128).get(),
+                                   getattr(np, name)(x.get(), dtype=np.complex128), rtol=1e-6)

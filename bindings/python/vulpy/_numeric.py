@@ -140,6 +140,9 @@ def ediff1d(ary, to_end=None, to_begin=None):
         return np.ediff1d(ary, to_end, to_begin)
     ctx = _array.common_context("vp.ediff1d", (ary, to_end, to_begin))
     a = _asnd(ary, ctx).ravel()
+    if a.dtype == np.bool_:  # NumPy subtracts (diff of bools is not_equal)
+        raise TypeError("vp.ediff1d: boolean subtract, the `-` operator, is not supported "
+                        "(NumPy's error); use diff (not_equal for bools) or bitwise_xor")
     d = diff(a)
     parts = [_asnd(np.ravel(np.asarray(to_begin, dtype=a.dtype)), ctx)] if to_begin is not None else []
     parts.append(d)

@@ -134,6 +134,10 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
         axes = _axes(axis, nd, kind)
     if kind in ("argmin", "argmax") and axis is not None and isinstance(axis, (tuple, list)):
         raise TypeError(f"vp.{kind}: axis must be an int or None")
+    if dtype is not None and np.dtype(a.dtype).kind == "c" and np.dtype(dtype).kind != "c":
+        raise TypeError(f"vp.{kind}: dtype={np.dtype(dtype).name} of a {np.dtype(a.dtype).name} "
+                        f"array would drop the imaginary part (NumPy warns and drops it, as "
+                        f"astype does); take .real (or abs()) first")
     rdt = result_dtype(kind, a.dtype, dtype)
     _check_identity(kind, shape, axes)
     _warn_empty_mean(kind, shape, axes)

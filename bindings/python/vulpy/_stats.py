@@ -432,6 +432,8 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     aw = a.astype(rdt) if _dt(a) != rdt else a
     scl = _reduce.sum(_ufunc.multiply(_ones_like_bool(aw), w)
                       if tuple(w.shape) != tuple(a.shape) else w, axis, rdt, None, keepdims)
+    if bool(_reduce.any(_ufunc.equal(scl, 0))):  # NumPy's test (one value read back)
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
     avg = _ufunc.divide(_reduce.sum(_ufunc.multiply(aw, w), axis, rdt, None, keepdims), scl)
     if returned:
         return avg, scl
