@@ -543,3 +543,26 @@ def test_a_view_strided_only_along_unit_axes_is_contiguous(ctx):
     assert x.T._whole and not x[0:1, :5]._whole
     y = vp.asarray(np.arange(12.0, dtype=np.float32).reshape(3, 4))
     assert not y[1:2].contiguous and not y.T.contiguous  # offset, strides
+
+
+@pytest.mark.parametrize("mode", ["wrap", "clip"])
+def test_take_wraps_and_clips_as_numpy(mode):
+    # vp.take(mode='wrap' / 'clip') was a ValueError; NumPy wraps indices
+    # modulo the axis length or clamps them (a negative one to 0 under clip)
+    a = np.arange(24, dtype=np.float32).reshape(4, 6) * 1.5
+    x = vp.asarray(a)
+    i = np.array([-13, -7, -1, 0, 3, 5, 6, 11, 40])
+    for axis in (None, 0, 1, -1):
+        want = np.take(a, i, axis=axis, mode=mode)
+        for idx in (i, vp.asarray(i), i.reshape(3, 3)):
+            got = vp.take(x, idx, axis=axis, mode=mode)
+            w = want if idx.ndim == 1 else np.take(a, i.reshape(3, 3), axis=axis, mode=mode)
+            np.testing.assert_array_equal(got.numpy(), w, err_msg=f"{mode} {axis}")
+        assert vp.take(a, -25, axis=axis, mode=mode).tolist() == \
+            np.take(a, -25, axis=axis, mode=mode).tolist()
+    f = vp.jit(lambda x, j: vp.take(x, j, axis=1, mode=mode))
+    np.testing.assert_array_equal(f(x, vp.asarray(i)).numpy(), np.take(a, i, axis=1, mode=mode))
+    e = vp.asarray(np.zeros((0,), np.float32))
+    with pytest.raises(IndexError, match="non-empty take from an empty axis"):
+        vp.take(e, [1], mode=mode)
+    assert vp.take(e, np.zeros(0, np.int64), mode=mode).shape == (0,)

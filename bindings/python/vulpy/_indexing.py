@@ -722,15 +722,33 @@ def _mask_set(a, mask, value):
 # ---------------------------------------------------------------- take
 
 
+def _wrap_or_clip(idx, n, mode):
+    """take's mode='wrap' / 'clip' on host or resident indices: every
+    result is in [0, n); an empty axis has no index to give (NumPy's
+    IndexError unless there are no indices)."""
+    resident = isinstance(idx, (_array.ndarray, _graph.Traced))
+    if n == 0:
+        if (math.prod(idx.shape) if resident else np.size(idx)):
+            raise IndexError("vp.take: cannot do a non-empty take from an empty axis")
+        return idx
+    if not resident:
+        idx = np.asarray(idx)
+        return np.mod(idx, n) if mode == "wrap" else np.clip(idx, 0, n - 1)
+    if mode == "wrap":
+        return idx % n  # Python's modulo (vp.remainder): never negative for n > 0
+    return _array._ops.clip(idx, 0, n - 1)
+
+
 def take(a, indices, axis=None, out=None, mode="raise", *, context=None):
     """vp.take(a, indices, axis=None, out=None, mode='raise', *, context=None):
     numpy.take on the GPU: a gather (array.take) along `axis`, of the
     flattened array when axis is None. NumPy in -> NumPy out, resident in ->
-    resident out; inside vp.jit it traces to array.take. Out-of-range host
-    indices raise IndexError (mode='raise', the only mode)."""
-    if mode != "raise":
-        raise ValueError(f"vp.take: mode={mode!r} is not supported (only mode='raise': an "
-                         f"out-of-range index raises IndexError)")
+    resident out; inside vp.jit it traces to array.take. mode='raise': an
+    out-of-range host index raises IndexError; 'wrap' takes indices modulo
+    the axis length, 'clip' clamps them to [0, n - 1] (negative ones too),
+    as NumPy."""
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"vp.take: mode={mode!r}: expected 'raise', 'wrap' or 'clip'")
     host = not isinstance(a, (_array.ndarray, _graph.Traced))
     if host:
         a = _array.asarray(np.asarray(a), context=context)
@@ -748,6 +766,8 @@ def take(a, indices, axis=None, out=None, mode="raise", *, context=None):
         ax %= a.ndim
     idx = indices if isinstance(indices, (_array.ndarray, _graph.Traced)) or np.ndim(indices) \
         else int(indices)
+    if mode != "raise":
+        idx = _wrap_or_clip(idx, a.shape[ax], mode)
     r = a[(slice(None),) * ax + (idx,)]
     if isinstance(r, _graph.Traced):
         if out is not None:

@@ -332,8 +332,8 @@ class Tracer(_graph.Traced):
     def ravel(self):
         return reshape(self, -1)
 
-    def take(self, indices, axis=None):
-        return _indexing.take(self, indices, axis)
+    def take(self, indices, axis=None, mode="raise"):
+        return _indexing.take(self, indices, axis, mode=mode)
 
     def flatten(self):  # a copy in NumPy (ravel is the view)
         return self._t.copy_of(reshape(self, -1))
