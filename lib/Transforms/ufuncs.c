@@ -282,12 +282,51 @@ static vir_value *pow2(ux *u, vir_value *k, vir_type *ft) {
   return bitcast(u, op2(u, VIR_OP_SHL, it, e, kint(u, it, mant)), ft);
 }
 
+/* float32 a (normal, or zero, inf, NaN) times 2**k (i32) where the result
+ * is below 2**-126, rounded half to even from the bits: the 24-bit
+ * significand shifted right by 1 - e', e' the result's biased exponent (a
+ * carry into the exponent field gives the smallest normal, as it should).
+ * *tiny says where that is the answer (a finite nonzero a, e' <= 0). The
+ * float multiplications round twice there (ldexp(2.7453535e-36, -15) was
+ * 8.3781e-41, one unit of the subnormal grid low), and a device that
+ * flushes subnormals gives 0. */
+static vir_value *ldexp_subnormal(ux *u, vir_value *a, vir_value *k, vir_value **tiny) {
+  vir_type *ft = elem(a), *u32 = vir_ty_uint(u->m, 32), *i32 = vir_ty_int(u->m, 32);
+  vir_type *bl = boolt(u);
+  vir_value *bits = bitcast(u, a, u32), *one = kint(u, u32, 1);
+  vir_value *field = cast(u, op2(u, VIR_OP_AND, u32, op2(u, VIR_OP_SHR, u32, bits,
+                                                         kint(u, u32, 23)), kint(u, u32, 0xFF)),
+                          i32);
+  vir_value *e = op2(u, VIR_OP_ADD, i32, field, k);
+  vir_value *finite = op2(u, VIR_OP_LAND, bl, op2(u, VIR_OP_GE, bl, field, kint(u, i32, 1)),
+                          op2(u, VIR_OP_LE, bl, field, kint(u, i32, 254)));
+  *tiny = op2(u, VIR_OP_LAND, bl, finite, op2(u, VIR_OP_LE, bl, e, kint(u, i32, 0)));
+  /* 1 - e' in [1, 25] (25 and more all round to 0: the significand is
+   * below 2**24, under half of 2**25); clamped for the lanes not taken */
+  vir_value *sh = op2(u, VIR_OP_SUB, i32, kint(u, i32, 1), e);
+  sh = op2(u, VIR_OP_MAX, i32, op2(u, VIR_OP_MIN, i32, sh, kint(u, i32, 25)), kint(u, i32, 1));
+  vir_value *shu = cast(u, sh, u32);
+  vir_value *m = op2(u, VIR_OP_OR, u32, op2(u, VIR_OP_AND, u32, bits, kint(u, u32, 0x7FFFFF)),
+                     kint(u, u32, 0x800000));
+  vir_value *q = op2(u, VIR_OP_SHR, u32, m, shu);
+  vir_value *rem = op2(u, VIR_OP_AND, u32, m,
+                       op2(u, VIR_OP_SUB, u32, op2(u, VIR_OP_SHL, u32, one, shu), one));
+  vir_value *half = op2(u, VIR_OP_SHL, u32, one, op2(u, VIR_OP_SUB, u32, shu, one));
+  vir_value *odd = op2(u, VIR_OP_NE, bl, op2(u, VIR_OP_AND, u32, q, one), kint(u, u32, 0));
+  vir_value *up = op2(u, VIR_OP_LOR, bl, op2(u, VIR_OP_GT, bl, rem, half),
+                      op2(u, VIR_OP_LAND, bl, op2(u, VIR_OP_EQ, bl, rem, half), odd));
+  q = op2(u, VIR_OP_ADD, u32, q, sel(u, up, one, kint(u, u32, 0)));
+  q = op2(u, VIR_OP_OR, u32, q, op2(u, VIR_OP_AND, u32, bits, kint(u, u32, 0x80000000u)));
+  return bitcast(u, q, ft);
+}
+
 /* a * 2**b as three exact power-of-two factors (each exponent within the
  * normal range): exact wherever the result is a normal number. A float32
  * subnormal a is taken from its bits, as its integer fraction times
  * 2**-149 (the fraction converts exactly): a device that flushes float32
  * subnormals reads one as 0 in any float operation, and ldexp(1e-45, 64)
- * must be 2**-85 there too (the complex functions scale tiny parts so). */
+ * must be 2**-85 there too (the complex functions scale tiny parts so);
+ * a float32 result below 2**-126 is made from the bits (ldexp_subnormal). */
 static vir_value *ldexp_(ux *u, vir_value *a, vir_value *b) {
   vir_type *ft = elem(a), *bt = elem(b), *i32 = vir_ty_int(u->m, 32);
   int64_t lim = ft->bits == 64 ? 2100 : 300;
@@ -314,6 +353,10 @@ static vir_value *ldexp_(ux *u, vir_value *a, vir_value *b) {
   vir_value *r = a, *ks[3] = {k1, k2, k3};
   for (int i = 0; i < 3; i++)
     r = op2(u, VIR_OP_MUL, ft, r, pow2(u, ks[i], ft));
+  if (ft->bits == 32) {
+    vir_value *tiny, *q = ldexp_subnormal(u, a, k, &tiny);
+    r = sel(u, tiny, q, r);
+  }
   return r;
 }
 

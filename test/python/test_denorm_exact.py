@@ -159,6 +159,30 @@ def test_division_by_a_huge_divisor(anyctx):
         np.testing.assert_allclose(got[keep], want[keep], rtol=3e-7, err_msg=what)
 
 
+def test_ldexp_rounds_subnormal_results_once(anyctx):
+    """vp.ldexp with a float32 result below 2^-126: NumPy's bits, every
+    device. Bugs: the three power-of-two multiplications rounded twice once
+    an intermediate product was subnormal (ldexp(2.7453535e-36, -15) was
+    8.3781e-41 on lavapipe, NumPy 8.3782e-41), and a device that flushes
+    gave 0; now rounded half to even from the bits. Subnormal inputs,
+    zeros, infinities and NaN in the mix, eager and vp.jit."""
+    r = np.random.default_rng(11)
+    n = 60000
+    a = (r.uniform(1, 2, n) * 2.0 ** r.integers(-126, 127, n)).astype(F32)
+    a[:2000] = r.integers(1, 2 ** 23, 2000).astype(np.uint32).view(F32) * r.choice([1, -1], 2000)
+    a[2000:2012] = [0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 3.4e38, -3.4e38,
+                    1.1754942e-38, 2.7453535e-36, -2.0349142e-36]
+    k = r.integers(-300, 300, n).astype(np.int32)
+    k[2010:2012] = -15
+    k[2012:4000] = r.integers(-160, -1, 1988)  # mostly subnormal results
+    with np.errstate(all="ignore"):
+        want = np.ldexp(a, k)
+    x, e = vp.asarray(a, context=anyctx), vp.asarray(k, context=anyctx)
+    same_bits(vp.ldexp(x, e).numpy(), want, "vp.ldexp")
+    same_bits(vp.jit(lambda p, q: vp.ldexp(p, q))(x, e).numpy(), want, "vp.ldexp in vp.jit")
+    assert want[2010] == np.float32(8.3782e-41)
+
+
 def test_clip_where_and_operators(anyctx):
     x = _values()
     xv = vp.asarray(x, context=anyctx)
