@@ -717,3 +717,59 @@ def test_sqrt_log_reciprocal_of_tiny_parts(dt):
             g, w = getattr(got, part), getattr(want, part)
             same_sign = (np.signbit(g) == np.signbit(w)) | np.isnan(w)
             assert same_sign.all(), (name, part, z[~same_sign][:4], got[~same_sign][:4])
+
+
+def test_integer_powers_and_reciprocal_scaled_where_subnormals_flush(monkeypatch, request):
+    """Where float32 subnormals flush (NVIDIA), complex64 integer powers
+    whose answer or intermediate products fall below 2^-126 read them as 0:
+    on the H100 z ** 99 of |z| = 0.4 was 0 (NumPy 4e-40), z ** -5 of a
+    tiny z +inf (NumPy -2.5e38), and 1 / (3e38 + 1j) 0 (NumPy 3.3e-39).
+    There z is taken scaled into the normal range (_complex._scale_small;
+    the reciprocal: z 2^-64 past 2^64) and the answer scaled back by
+    vp.ldexp, whose subnormal results come from the bits. Forced here, on a
+    device that keeps subnormals: NumPy's bits wherever NumPy's own
+    products stay normal (a power of two changes no bit there), and
+    elsewhere NumPy's value within its own rounding on the subnormal grid
+    (a part of NumPy's infinite answer may be NaN where ours is infinite:
+    NumPy's 0 * inf of few-bit subnormal parts)."""
+    from vulpy import _complex
+    ctx = vp.default_context()
+    if ctx.flushes_subnormals:
+        pytest.skip("the scaled path is the default here (test_complex.py checks it)")
+    ctx._ufast.clear()  # plans of the unscaled path would serve these calls
+    request.addfinalizer(ctx._ufast.clear)
+    monkeypatch.setattr(_complex, "FORCE_SCALED_RATIO", True)
+    r = np.random.default_rng(5)
+    n = 1500
+    z = ((r.standard_normal(n) + 1j * r.standard_normal(n)) *
+         np.exp(r.uniform(-95, 5, n))).astype(np.complex64)
+    z[:6] = [0, -0.0, 1e-45, complex(-1e-40, 3e-41), complex(np.inf, 1), complex(np.nan, 0)]
+    x = vp.asarray(z)
+    sub = 2.0 ** -149
+    for k in (2, 3, 5, 12, 99, -1, -2, -5, -98):
+        with np.errstate(all="ignore"):
+            want = np.power(z, k)
+            mod = np.abs(z.astype(np.complex128)) ** abs(k)
+        for what, got in (("scalar", vp.power(x, k).numpy()),
+                          ("array", vp.power(x, vp.asarray(np.full(n, k, np.float32))).numpy())):
+            normal = (mod > 2.0 ** -100) & ((np.abs(z) > 2.0 ** -100) | (z == 0))
+            with np.errstate(all="ignore"):
+                size = np.abs(want.astype(np.complex128))
+            for g, w in ((got.real, want.real), (got.imag, want.imag)):
+                assert np.array_equal(g[normal], w[normal], equal_nan=True), (k, what)
+                fin = ~normal & np.isfinite(w)
+                err = np.abs(g[fin].astype(np.float64) - w[fin])
+                # relative to |z^k|; NumPy's 1 / (a product of few subnormal
+                # bits) is off by 1/2 unit of that grid over its |z^-k|
+                lim = 1e-5 * size[fin] + 8 * sub * (1 if k > 0 else size[fin] ** 2)
+                assert (err <= lim).all(), (k, what, z[~normal & np.isfinite(w)][err > lim][:3])
+                assert not np.isfinite(g[~normal & ~np.isfinite(w)]).any(), (k, what)
+    tiny = np.array([complex(-4e-39, 1e-40), complex(3e-39, -1e-39)], np.complex64)
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(vp.power(vp.asarray(tiny), -1).numpy(),
+                                   np.power(tiny.astype(np.complex128), -1), rtol=1e-5)
+    big = np.array([3e38 + 1j, 1e30 - 2e38j, -3e38 + 3e38j, 2e19 + 0j], np.complex64)
+    with np.errstate(all="ignore"):
+        want = np.reciprocal(big)  # -3e38 + 3e38j: NumPy's Smith denominator overflows: -0 - 0j
+    got = vp.reciprocal(vp.asarray(big)).numpy()
+    assert got.view(np.uint32).tolist() == want.view(np.uint32).tolist(), (got, want)

@@ -518,36 +518,53 @@ def _op_where(c, a, b, dst=None):
     return _kept(w(c, a, b), dst)
 
 
-def _divide(ar, ai, br, bi, dre, dim, fdt):
+def _divide(ar, ai, br, bi, dre, dim, fdt, back=None):
     """(ar + i ai) / (br + i bi) as NumPy's loop (Smith's method, so |b|^2
     never overflows or underflows): where |br| >= |bi|, r = bi/br, s =
     1/(br + bi r), ((ar + ai r) s, (ai - ar r) s); else r = br/bi, s =
     1/(bi + br r), ((ar r + ai) s, (ai r - ar) s); a zero divisor gives
     (ar/|br|, ai/|br|), NumPy's infinities and NaNs. Into dre, dim when
-    given; returns the parts."""
+    given; returns the parts. back (an int array): the divisor is (br + i
+    bi) 2^-back, given scaled into the normal range (_int_power_scaled);
+    its parts are first rounded to the subnormal grid that divisor has
+    (vp.ldexp down and up again, from the bits: a part below 2^-150 becomes
+    0, the zero divisor's answer where both do), and s is scaled back (inf
+    where NumPy's 1/den overflows) before it multiplies."""
     one = fdt.type(1)
+    if back is not None:
+        nback = _op("negative", back)
+        br = _op("ldexp", _op("ldexp", br, nback), back)
+        bi = _op("ldexp", _op("ldexp", bi, nback), back)
     abr, abi = _op("absolute", br), _op("absolute", bi)
     big = _op("greater_equal", abr, abi)
     r = _op_where(big, _op("divide", bi, br), _op("divide", br, bi))
     den = _op_where(big, _op("add", br, _op("multiply", bi, r)),
                     _op("add", bi, _op("multiply", br, r)))
     s = _op("divide", one, den)
+    times_r = times_s = None
     if _flushing(fdt, ar, ai, br, bi):
         # r and s = 1/den may be subnormal where NumPy's quotient is not
         up = fdt.type(2.0 ** 64)
         times_r = _times_subnormal(_op("divide", _op("multiply", _op_where(big, bi, br), up),
                                        _op_where(big, br, bi)), r, fdt)
-        times_s = _times_subnormal(_op("divide", up, den), s, fdt)
-    else:
-        times_r = times_s = None
+        if back is None:
+            times_s = _times_subnormal(_op("divide", up, den), s, fdt)
+    if back is not None:
+        s = _op("ldexp", s, back)
     times_r = times_r or (lambda x: _op("multiply", x, r))
     times_s = times_s or (lambda x: _op("multiply", x, s))
-    re = _op_where(big, _op("add", ar, times_r(ai)), _op("add", times_r(ar), ai))
-    im = _op_where(big, _op("subtract", ai, times_r(ar)), _op("subtract", times_r(ai), ar))
-    re, im = times_s(re), times_s(im)
+    re, im = _divide_by_s(ar, ai, big, times_r, times_s)
     zero = _op("logical_and", _op("equal", abr, fdt.type(0)), _op("equal", abi, fdt.type(0)))
     return (_op_where(zero, _op("divide", ar, abr), re, dre),
             _op_where(zero, _op("divide", ai, abr), im, dim))
+
+
+def _divide_by_s(ar, ai, big, times_r, times_s):
+    """Smith's numerators times s: ((ar + ai r) s, (ai - ar r) s) where
+    big, else ((ar r + ai) s, (ai r - ar) s)."""
+    re = _op_where(big, _op("add", ar, times_r(ai)), _op("add", times_r(ar), ai))
+    im = _op_where(big, _op("subtract", ai, times_r(ar)), _op("subtract", times_r(ai), ar))
+    return times_s(re), times_s(im)
 
 
 # Tests set it to take _times_subnormal's path on a device that keeps subnormals.
@@ -586,8 +603,23 @@ def _tiny_scaled(name, x, y, dre, dim, fdt):
     sx = _op_where(tiny, _op("ldexp", x, k), x)
     sy = _op_where(tiny, _op("ldexp", y, k), y)
     if name == "reciprocal":
-        re, im = _reciprocal(sx, sy, None, None, fdt)
         back = _op_where(tiny, k, 0)
+        if _flushing(fdt, x, y):
+            # a z past 2^64 where float32 subnormals flush: 1/z is below
+            # 2^-126 for z past 2^126, and read as 0 (1/(3e38 + 1j) was 0,
+            # NumPy 3.3e-39): z' = z 2^-64, 1/z = 2^-64 / z', the answer
+            # made from the bits by vp.ldexp; not where Smith's denominator
+            # M + m (m / M) overflows (NumPy's answer is then +-0: 1/(-3e38 +
+            # 3e38j) is -0 - 0j there)
+            ax, ay = _op("absolute", x), _op("absolute", y)
+            big, sm = _op("maximum", ax, ay), _op("minimum", ax, ay)
+            huge = _op("logical_and", _op("greater_equal", big, fdt.type(2.0 ** 64)),
+                       _op("isfinite", _op("add", big, _op("multiply", sm,
+                                                           _op("divide", sm, big)))))
+            sx = _op_where(huge, _op("ldexp", x, -k), sx)
+            sy = _op_where(huge, _op("ldexp", y, -k), sy)
+            back = _op_where(huge, -k, back)
+        re, im = _reciprocal(sx, sy, None, None, fdt)
         _op("ldexp", re, back, dre)
         _op("ldexp", im, back, dim)
         return
@@ -761,7 +793,13 @@ def _int_power(a, n, fdt):
         return _cmul(a, a)
     if n == 3:
         return _cmul(a, _cmul(a, a))
-    acc, p, k = (fdt.type(1), fdt.type(0)), a, abs(n)
+    acc = _squarings(a, abs(n), fdt)
+    return acc if n > 0 else _divide(fdt.type(1), fdt.type(0), *acc, None, None, fdt)
+
+
+def _squarings(a, k, fdt):
+    """npy_cpow's loop: 1 + 0j times a^(2^j) for each set bit j of k."""
+    acc, p = (fdt.type(1), fdt.type(0)), a
     while True:
         if k & 1:
             acc = _cmul(acc, p)
@@ -769,7 +807,40 @@ def _int_power(a, n, fdt):
         if not k:
             break
         p = _cmul(p, p)
-    return acc if n > 0 else _divide(fdt.type(1), fdt.type(0), *acc, None, None, fdt)
+    return acc
+
+
+def _scale_small(a, fdt):
+    """(z', s) with z' = z 2^s, for the integer powers where float32
+    subnormals flush (complex64 on NVIDIA): where both parts of z are below
+    1 in magnitude (subnormal ones too), s puts the larger part of z' in
+    [1/2, 1) (from log2 of that part times 2^64, which vp.ldexp reads from
+    the bits of a subnormal), so |z'|^|n| stays normal for |n| < 100; s = 0
+    for parts of 1 and more, zeros, infinities and NaNs. z^n (n > 0) fell
+    below 2^-126 there and read as 0 (z ** 99 of |z| = 0.4 was 0, NumPy
+    4e-40), and 1 / z^|n| took a flushed z^|n| (z ** -5 of a tiny z was
+    +inf, NumPy -2.5e38); a power of two changes no bit of a product of
+    normal numbers, and vp.ldexp scales the answer back (a subnormal from
+    its bits)."""
+    x, y = a
+    m = _op("ldexp", _op("maximum", _op("absolute", x), _op("absolute", y)), 64)
+    small = _op("logical_and", _op("greater", m, fdt.type(0)), _op("less", m, fdt.type(2.0 ** 64)))
+    e = _op("floor", _op("log2", _op_where(small, m, fdt.type(1))))
+    sc = _op_where(small, _op("subtract", fdt.type(63), e), fdt.type(0)).astype(np.int32)
+    return (_op("ldexp", x, sc), _op("ldexp", y, sc)), sc
+
+
+def _int_power_scaled(a, n, fdt):
+    """_int_power of z = a (parts) on z' = z 2^s (_scale_small), scaled
+    back: z'^n 2^(-s n) by vp.ldexp for n > 0; for n < 0 NumPy's loop for
+    |n| and 1 / that by _divide with back = s |n|."""
+    a, sc = _scale_small(a, fdt)
+    up = _op("multiply", sc, np.int32(abs(n)))  # the scale of z'^|n|
+    if n < 0:
+        return _divide(fdt.type(1), fdt.type(0), *_squarings(a, -n, fdt), None, None, fdt,
+                       back=up)
+    down = _op("negative", up)
+    return tuple(_op("ldexp", v, down) for v in _int_power(a, n, fdt))
 
 
 def _int_power_each(a, br, fdt):
@@ -778,6 +849,11 @@ def _int_power_each(a, br, fdt):
     bits of |n| multiplied in where a bit is set, n = 1, 2, 3 unrolled."""
     one = fdt.type(1)
     k = _op("absolute", br)
+    sc = up = None
+    if _flushing(fdt, *a) and _resident(a[0]):  # scaled as _int_power_scaled
+        a, sc = _scale_small(a, fdt)
+        n_ = _op_where(_op("less", k, fdt.type(100)), k, fdt.type(0)).astype(np.int32)
+        up = _op("multiply", sc, n_)
     acc, p = (one, fdt.type(0)), a
     for j in range(7):  # |n| < 100 < 2^7
         bit = _op("equal", _op("remainder", _op("floor", _op("multiply", k, fdt.type(2.0 ** -j))),
@@ -786,11 +862,15 @@ def _int_power_each(a, br, fdt):
         acc = tuple(_op_where(bit, mv, av) for mv, av in zip(m, acc))
         if j < 6:
             p = _cmul(p, p)
-    inv = _divide(one, fdt.type(0), *acc, None, None, fdt)
+    inv = _divide(one, fdt.type(0), *acc, None, None, fdt, back=up)
+    if sc is not None:
+        acc = tuple(_op("ldexp", v, _op("negative", up)) for v in acc)
     neg = _op("less", br, fdt.type(0))
     acc = tuple(_op_where(neg, iv, av) for iv, av in zip(inv, acc))
     a2 = _cmul(a, a)
     for n, v in ((3, _cmul(a, a2)), (2, a2), (1, a)):
+        if sc is not None:
+            v = tuple(_op("ldexp", vv, _op("multiply", sc, np.int32(-n))) for vv in v)
         at = _op("equal", br, fdt.type(n))
         acc = tuple(_op_where(at, vv, av) for vv, av in zip(v, acc))
     return acc
@@ -808,7 +888,8 @@ def _power(w, ar, ai, br, bi, fdt):
         return fdt.type(1), None
     zero_a = _op("logical_and", _op("equal", ar, z), _op("equal", ai, z))
     if n is not None:
-        re, im = _int_power((ar, ai), n, fdt)
+        scaled = n != 1 and _flushing(fdt, ar, ai) and _resident(ar)
+        re, im = (_int_power_scaled if scaled else _int_power)((ar, ai), n, fdt)
         at0 = z if n > 0 else fdt.type(np.nan)
         return _op_where(zero_a, at0, re), _op_where(zero_a, at0, im)
     br = z if br is None else br
