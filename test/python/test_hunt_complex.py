@@ -723,7 +723,8 @@ def test_integer_powers_and_reciprocal_scaled_where_subnormals_flush(monkeypatch
     """Where float32 subnormals flush (NVIDIA), complex64 integer powers
     whose answer or intermediate products fall below 2^-126 read them as 0:
     on the H100 z ** 99 of |z| = 0.4 was 0 (NumPy 4e-40), z ** -5 of a
-    tiny z +inf (NumPy -2.5e38), and 1 / (3e38 + 1j) 0 (NumPy 3.3e-39).
+    tiny z +inf (NumPy -2.5e38), 1 / (3e38 + 1j) 0 (NumPy 3.3e-39), and
+    arctanh's and arctan's parts near 3e-39 0.
     There z is taken scaled into the normal range (_complex._scale_small;
     the reciprocal: z 2^-64 past 2^64) and the answer scaled back by
     vp.ldexp, whose subnormal results come from the bits. Forced here, on a
@@ -773,3 +774,13 @@ def test_integer_powers_and_reciprocal_scaled_where_subnormals_flush(monkeypatch
         want = np.reciprocal(big)  # -3e38 + 3e38j: NumPy's Smith denominator overflows: -0 - 0j
     got = vp.reciprocal(vp.asarray(big)).numpy()
     assert got.view(np.uint32).tolist() == want.view(np.uint32).tolist(), (got, want)
+    # atanh's real part 4|x| / d / 4 below 2^-126 (1e-40 of 1e-20 + 1e10j)
+    # and far out x / |z|^2 (3.3e-39 of 3e38 + 1j) read as 0 on the H100;
+    # arctan is -i atanh(iz)
+    e = np.array([1e-20 + 1e10j, 3e38 + 1j, 1 + 3e38j, -3e38 - 2e38j, 1e-20 - 3e20j,
+                  3e-39 + 2j, 2e-39 - 1e19j], np.complex64)
+    for name in ("arctanh", "arctan"):
+        with np.errstate(all="ignore"):
+            want = getattr(np, name)(e)
+        got = getattr(vp, name)(vp.asarray(e)).numpy()
+        assert got.view(np.uint32).tolist() == want.view(np.uint32).tolist(), (name, got, want)

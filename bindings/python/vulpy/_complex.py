@@ -1119,6 +1119,13 @@ def _atanh(x, y, fdt):
     re = _op("multiply", _op("log1p", _op("divide", _op("multiply", ax, fdt.type(4)), d)),
              fdt.type(0.25))
     edge = _op("logical_and", _op("equal", ax, one), _op("less", ay, fdt.type(np.finfo(fdt).eps)))
+    flush = _flushing(fdt, x, y)
+    if flush:
+        # 4|x| / d below 2^-100 where float32 subnormals flush: log1p(t) / 4
+        # is t / 4 there, taken as 4|x| 2^64 / d scaled back by vp.ldexp
+        # (atanh(1e-20 + 1e10j)'s real part 1e-40 read as 0)
+        ts = _op("divide", _op("ldexp", ax, 66), d)
+        re = _op_where(_op("less", ts, fdt.type(2.0 ** -36)), _op("ldexp", ts, -66), re)
     re = _op_where(edge, _op("multiply", _op("subtract", fdt.type(np.log(2.0)), _op("log", ay)),
                              fdt.type(0.5)), re)
     re = _op("copysign", re, x)
@@ -1130,8 +1137,11 @@ def _atanh(x, y, fdt):
     xs, ys = _op("multiply", x, q), _op("multiply", y, q)
     r = _op("hypot", xs, ys)
     far = _op("greater", r, fdt.type(2.0 ** (np.finfo(fdt).nmant - 1)))
-    re_far = _op_where(_op("isinf", r), _op("copysign", z, x),
-                       _op("multiply", _op("divide", _op("divide", xs, r), r), q))
+    if flush:  # x / |z|^2 is below 2^-126 past |z| = 2^126: its last factor 2^64 q by vp.ldexp
+        inv = _op("ldexp", _op("divide", _op("divide", xs, r), _op("ldexp", r, -64)), -66)
+    else:
+        inv = _op("multiply", _op("divide", _op("divide", xs, r), r), q)
+    re_far = _op_where(_op("isinf", r), _op("copysign", z, x), inv)
     im_far = _op_where(_op("isnan", y), y, _op("copysign", fdt.type(np.pi / 2), y))
     re = _op_where(_op("equal", x, z), x, _op_where(far, re_far, re))
     return re, _op_where(far, im_far, im)
