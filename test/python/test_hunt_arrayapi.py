@@ -577,3 +577,40 @@ def test_matmul_dtype_casting(src, dt):
             vp.matmul(x, x.T, dtype=dt)
         return
     same(vp.matmul(x, x.T, dtype=dt), want)
+
+
+def test_reshape_ravel_flatten_orders_as_numpy():
+    """order='F' / 'A' / 'K' of reshape, ravel and flatten raised
+    NotImplementedError ("order='C' only"); now NumPy's, on contiguous
+    arrays and on views (transposed, stepped, reversed, permuted), through
+    vp.<f>, the methods and np.<f>, and inside vp.jit."""
+    r = np.random.default_rng(0)
+    a = r.standard_normal((2, 3, 4)).astype(np.float32)
+    x = vp.asarray(a)
+    views = [(a, x), (a.T, x.T), (a[:, ::2], x[:, ::2]), (a[::-1, :, 1:], x[::-1, :, 1:]),
+             (a.transpose(1, 0, 2), x.transpose(1, 0, 2)),
+             (a[:, :, ::-1].transpose(2, 0, 1), x[:, :, ::-1].transpose(2, 0, 1)),
+             (np.zeros((0, 3), np.float32), vp.asarray(np.zeros((0, 3), np.float32)))]
+    for h, v in views:
+        for order in "CFAK":
+            for want, got in ((np.ravel(h, order), vp.ravel(v, order)), (h.ravel(order), v.ravel(order)),
+                              (h.flatten(order), v.flatten(order)),
+                              (np.ravel(h, order=order), np.ravel(v, order=order))):
+                same(got, want)
+            if order == "K":
+                continue
+            for shp in ((-1,), (h.size // 2, 2) if h.size % 2 == 0 else (-1, 1), (1, -1)):
+                want = np.reshape(h, shp, order=order)
+                for got in (vp.reshape(v, shp, order=order), v.reshape(shp, order=order),
+                            np.reshape(v, shp, order=order)):
+                    same(got, want)
+    assert x.T.ravel("F")._buf is x._buf  # a view, as NumPy's
+    f = x.flatten("F")
+    f[0] = 99
+    assert x.numpy()[0, 0, 0] == a[0, 0, 0]  # flatten copies
+    with pytest.raises(ValueError, match="order must be one of 'C', 'F', 'A' \\(got 'X'\\)"):
+        x.reshape(-1, order="X")
+    with pytest.raises(ValueError, match="order must be one of 'C', 'F', 'A', 'K'"):
+        vp.ravel(x, "Q")
+    g = vp.jit(lambda t: vp.reshape(t, (4, 6), order="F") * 2)
+    same(g(x), np.reshape(a, (4, 6), order="F") * 2)

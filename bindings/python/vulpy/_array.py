@@ -541,8 +541,13 @@ class ndarray:
         return int(self.item())
 
     # ------------------------------------------------------------- shape views
-    def reshape(self, *shape):
-        """A view with another shape (one dimension may be -1)."""
+    def reshape(self, *shape, order="C", copy=None):
+        """A view with another shape (one dimension may be -1); order= and
+        copy= as vp.reshape's."""
+        if order != "C" or copy is not None:
+            if len(shape) == 1 and np.ndim(shape[0]):
+                shape = shape[0]
+            return _ops._shapeops.reshape(self, shape, order, copy=copy)
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = shape[0] if np.ndim(shape[0]) else (shape[0],)
         # operator.index: a float (2.9) is NumPy's TypeError, not int()'s 2
@@ -569,9 +574,12 @@ class ndarray:
         # a view (x[2:4].reshape(-1), x.T.reshape(2, 2, 6)): writes reach x, as NumPy's
         return _ops._indexing.strided_view(self, shape, self._offset, st)
 
-    def ravel(self):
+    def ravel(self, order="C"):
         """A 1-D view of the same buffer when the elements are one C-ordered
-        run of it (at any offset), else a copy, as NumPy's."""
+        run of it (at any offset), else a copy, as NumPy's; order= as
+        vp.ravel's."""
+        if order != "C":
+            return _ops._shapeops.ravel(self, order)
         if not self.contiguous:
             if not c_contiguous(self):
                 return self.copy().ravel()
@@ -579,9 +587,10 @@ class ndarray:
         return view_of(self, ndarray(self._buf, (self._size,), self.dtype, self._ctx,
                                      whole=self._whole))
 
-    def flatten(self):
-        """A 1-D copy."""
-        return self.copy().ravel()
+    def flatten(self, order="C"):
+        """A 1-D copy (order= as vp.ravel's)."""
+        r = self.ravel(order)
+        return r.copy() if r._buf is self._buf else r
 
     # ------------------------------------------------------------- copies
     def copy(self, memory=None):

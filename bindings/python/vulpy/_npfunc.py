@@ -59,19 +59,13 @@ def _reshape(a, *args, **kwargs):
         args = args[1:]
     order = kwargs.pop("order", args[0] if args else "C")
     copy = kwargs.pop("copy", None)
-    if order != "C" or kwargs:
-        raise TypeError(f"numpy.reshape on a vp.ndarray supports order='C' only"
-                        f"{'' if order != 'C' else ', not ' + ', '.join(map(repr, kwargs))}")
-    r = a.reshape(shape)  # a view wherever NumPy's is one (x[2:4], x.T to (2, 2, 6))
-    if copy is False and r._buf is not a._buf:
-        raise ValueError("Unable to avoid creating a copy while reshaping.")
-    return r.copy() if copy and r._buf is a._buf else r
+    if kwargs:
+        raise TypeError(f"numpy.reshape on a vp.ndarray: unexpected {', '.join(map(repr, kwargs))}")
+    return _NS._shapeops.reshape(a, shape, order, copy=copy)
 
 
 def _ravel(a, order="C"):
-    if order != "C":
-        raise TypeError("numpy.ravel on a vp.ndarray supports order='C' only")
-    return a.ravel()
+    return _NS._shapeops.ravel(a, order)
 
 
 def _created(name):

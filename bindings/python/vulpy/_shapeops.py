@@ -135,27 +135,73 @@ def identity(n, dtype=np.float32, *, memory=None, context=None):
 
 
 # ---------------------------------------------------------------- views
-def reshape(a, newshape=None, order="C", *, shape=None):
-    """vp.reshape(a, newshape=None, order='C', *, shape=None):
+def reshape(a, newshape=None, order="C", *, shape=None, copy=None):
+    """vp.reshape(a, newshape=None, order='C', *, shape=None, copy=None):
     numpy.reshape: a view of a contiguous resident array (a copy of a
-    strided view, as NumPy). order='C' only."""
+    strided view, as NumPy). order='F' reads and places the elements with
+    the first index fastest (a.T reshaped to the reversed shape, then
+    transposed back); 'A' is 'F' for a Fortran-contiguous a that is not
+    C-contiguous, else 'C'. copy=True always copies, copy=False raises
+    ValueError where a copy is needed."""
     shape = newshape if shape is None else shape
     if shape is None:
         raise TypeError("vp.reshape: give the new shape")
-    if order != "C":
-        raise NotImplementedError("vp.reshape: order='C' only")
     if not isinstance(a, _nd) and not _traced(a):
-        return np.reshape(a, shape)
-    return a.reshape(shape)
+        return np.reshape(a, shape, order=order, copy=copy)
+    shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
+    if _order(a, order, "reshape") == "C":
+        r = a.reshape(shape)
+    else:
+        rev = tuple(range(a.ndim))[::-1]
+        r = _transpose(_transpose(a, rev).reshape(shape[::-1]), tuple(range(len(shape)))[::-1])
+    if _traced(a):
+        return r
+    if copy is False and not _shares_buffer(r, a):
+        raise ValueError("Unable to avoid creating a copy while reshaping.")
+    return r.copy() if copy and _shares_buffer(r, a) else r
 
 
 def ravel(a, order="C"):
-    """numpy.ravel: a 1-D view (a copy of a strided view). order='C' only."""
-    if order != "C":
-        raise NotImplementedError("vp.ravel: order='C' only")
+    """vp.ravel(a, order='C'): numpy.ravel: a 1-D view (a copy where the
+    elements are not one run of the buffer in that order). order='F': the
+    first index fastest; 'A': 'F' for a Fortran-contiguous a that is not
+    C-contiguous; 'K': the axes in the order of their strides in memory
+    (largest first, by magnitude; each read in its own direction), as
+    NumPy's."""
     if not isinstance(a, _nd) and not _traced(a):
-        return np.ravel(a)
+        return np.ravel(a, order=order)
+    order = _order(a, order, "ravel", keep=True)
+    if order == "F":
+        return _transpose(a, tuple(range(a.ndim))[::-1]).ravel()
+    if order == "K" and a.ndim > 1:
+        st = [abs(x) for x in _array.elem_strides(a)]
+        perm = tuple(sorted(range(a.ndim), key=lambda i: -st[i]))
+        return _transpose(a, perm).ravel()
     return a.ravel()
+
+
+def _shares_buffer(r, a):
+    return r._buf is a._buf
+
+
+def _order(a, order, what, keep=False):
+    """reshape's / ravel's order= as 'C' or 'F' (ravel: 'K' kept, as the
+    memory order; a traced array is C-ordered): 'A' is 'F' where a is
+    Fortran-contiguous and not C-contiguous (NumPy's rule)."""
+    if order is None:
+        order = "C"
+    allowed = ("C", "F", "A", "K") if keep else ("C", "F", "A")
+    if not isinstance(order, str) or order.upper() not in allowed:
+        raise ValueError(f"vp.{what}: order must be one of {', '.join(map(repr, allowed))} "
+                         f"(got {order!r})")
+    order = order.upper()
+    if order in ("A", "K") and (_traced(a) or _array.c_contiguous(a)):
+        return "C"
+    if order == "A":
+        st = _array.elem_strides(a)
+        f = np.cumprod((1,) + tuple(a.shape[:-1])).tolist()
+        return "F" if all(x == y or d == 1 for x, y, d in zip(st, f, a.shape)) else "C"
+    return order
 
 
 def swapaxes(a, axis1, axis2):
