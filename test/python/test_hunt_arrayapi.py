@@ -614,3 +614,24 @@ def test_reshape_ravel_flatten_orders_as_numpy():
         vp.ravel(x, "Q")
     g = vp.jit(lambda t: vp.reshape(t, (4, 6), order="F") * 2)
     same(g(x), np.reshape(a, (4, 6), order="F") * 2)
+
+
+def test_flags_as_numpy():
+    """x.flags was an AttributeError (CuPy and NumPy code reads
+    x.flags.c_contiguous / x.flags['F_CONTIGUOUS'] before handing memory
+    on); now NumPy's contiguity and writeable flags on arrays and views."""
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = vp.asarray(a)
+    pairs = [(a, x), (a.T, x.T), (a[:, ::2], x[:, ::2]), (a[1], x[1]), (a[:, :1, :], x[:, :1, :]),
+             (a[0, 0, 1:], x[0, 0, 1:]), (a[:, 0, :].T, x[:, 0, :].T),
+             (np.zeros((0, 3)), vp.asarray(np.zeros((0, 3)))),
+             (np.broadcast_to(a, (2, 2, 3, 4)), vp.broadcast_to(x, (2, 2, 3, 4)))]
+    for h, v in pairs:
+        for key in ("C_CONTIGUOUS", "F_CONTIGUOUS", "WRITEABLE", "C", "F", "ALIGNED"):
+            assert v.flags[key] == h.flags[key], (key, h.shape, h.strides)
+        assert (v.flags.c_contiguous, v.flags.f_contiguous, v.flags.forc, v.flags.fnc) == \
+            (h.flags.c_contiguous, h.flags.f_contiguous, h.flags.forc, h.flags.fnc)
+    assert x.flags.owndata and not x[1].flags.owndata
+    assert "C_CONTIGUOUS : True" in repr(x.flags)
+    with pytest.raises(KeyError, match="Unknown flag"):
+        x.flags["BOGUS"]

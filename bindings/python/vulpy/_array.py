@@ -304,6 +304,15 @@ class ndarray:
         x[:n] included) say so with True."""
         return None if self._whole else True
 
+    @property
+    def flags(self):
+        """NumPy's memory-layout flags of the array, read-only:
+        c_contiguous / f_contiguous (the elements one run of the buffer in
+        C / Fortran order, at any offset), owndata (all of its buffer, not a
+        view), writeable (False for a broadcast view), aligned; also by
+        NumPy's keys, x.flags['C_CONTIGUOUS']."""
+        return Flags(self)
+
     # ------------------------------------------------------------ attributes
     @property
     def size(self):
@@ -1131,6 +1140,53 @@ def readonly(a):
     """True when writes into `a` raise: a zero stride over a length > 1, or
     a view of a broadcast view (mark_readonly)."""
     return _repeats(a) or (bool(_READONLY) and id(a) in _READONLY)
+
+
+class Flags:
+    """ndarray.flags: NumPy's memory-layout flags of a resident array (a
+    snapshot, read-only: setting them is NumPy's business for host memory)."""
+
+    _KEYS = {"C_CONTIGUOUS": "c_contiguous", "C": "c_contiguous", "CONTIGUOUS": "c_contiguous",
+             "F_CONTIGUOUS": "f_contiguous", "F": "f_contiguous", "FORTRAN": "f_contiguous",
+             "OWNDATA": "owndata", "O": "owndata", "WRITEABLE": "writeable", "W": "writeable",
+             "ALIGNED": "aligned", "A": "aligned", "WRITEBACKIFCOPY": "writebackifcopy",
+             "X": "writebackifcopy"}
+
+    def __init__(self, a):
+        shape, st = a.shape, elem_strides(a)
+        f = 1
+        fc = True
+        for d, x in zip(shape, st):
+            if d != 1 and x != f:
+                fc = False
+            f *= d
+        empty = a._size == 0
+        self.c_contiguous = empty or c_contiguous(a)
+        self.f_contiguous = empty or fc
+        self.owndata = bool(a._whole)
+        self.writeable = not readonly(a)
+        self.aligned = True
+        self.writebackifcopy = False
+
+    @property
+    def forc(self):
+        return self.c_contiguous or self.f_contiguous
+
+    @property
+    def fnc(self):
+        return self.f_contiguous and not self.c_contiguous
+
+    def __getitem__(self, key):
+        try:
+            return getattr(self, self._KEYS[str(key).upper()])
+        except KeyError:
+            raise KeyError(f"Unknown flag {key!r}") from None
+
+    def __repr__(self):
+        return "\n".join(f"  {k} : {getattr(self, v)}" for k, v in (
+            ("C_CONTIGUOUS", "c_contiguous"), ("F_CONTIGUOUS", "f_contiguous"),
+            ("OWNDATA", "owndata"), ("WRITEABLE", "writeable"), ("ALIGNED", "aligned"),
+            ("WRITEBACKIFCOPY", "writebackifcopy")))
 
 
 def view_of(a, v):
