@@ -193,7 +193,10 @@ static vir_value *int_safe(ux *u, vir_value *a, vir_value *b, vir_opcode code) {
   return select_(u, bz, tensor(r) ? bcast(u, zero, r->type) : zero, r);
 }
 
-/* square and multiply over the exponent's bits; 0 for a negative exponent */
+/* square and multiply over the exponent's bits; a negative exponent gives
+ * 1 / a**|b| truncated toward zero, as an integer quotient: 1 for a = 1,
+ * +-1 for a = -1 (the sign of an odd |b|), 0 otherwise (NumPy raises: the
+ * exponents are on the device; the caller raises for host ones) */
 static vir_value *int_power(ux *u, vir_value *a, vir_value *b) {
   vir_type *ta = elem(a), *tb = elem(b);
   const vir_type *s = common(u, (vir_value *[]){a, b}, 2);
@@ -210,8 +213,16 @@ static vir_value *int_power(ux *u, vir_value *a, vir_value *b) {
     }
   }
   if (tb->kind == VIR_TY_INT) {
-    vir_value *neg = op2(u, VIR_OP_LT, boolt(u), bcast(u, b, s), zero);
-    r = select_(u, neg, bcast(u, kint(u, ta, 0), s), r);
+    vir_type *bl = boolt(u);
+    vir_value *bb = bcast(u, b, s), *ab = bcast(u, a, s);
+    vir_value *neg = op2(u, VIR_OP_LT, bl, bb, zero);
+    /* 1 / a**|b|: a**|b| is +-1 only for a = +-1, and then so is r's
+     * square-and-multiply over b's bits (two's complement: an odd b has
+     * its low bit set, whatever its sign), the quotient itself */
+    vir_value *unit = op2(u, VIR_OP_LOR, bl, op2(u, VIR_OP_EQ, bl, ab, kint(u, ta, 1)),
+                          ta->kind == VIR_TY_INT ? op2(u, VIR_OP_EQ, bl, ab, kint(u, ta, -1))
+                                                 : op2(u, VIR_OP_NE, bl, ab, ab));
+    r = select_(u, neg, select_(u, unit, r, bcast(u, kint(u, ta, 0), s)), r);
   }
   return r;
 }

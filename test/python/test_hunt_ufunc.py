@@ -532,19 +532,29 @@ def test_integer_ops_hypothesis(d1, data):
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint16])
-def test_integer_power_negative_exponent_is_documented_zero(dtype):
-    """docs/python-api.md: integer power with an array of negative
-    exponents gives 0 (NumPy raises ValueError, which needs the exponents
-    on the host); a negative Python int exponent is NumPy's ValueError on
-    every path (the first call, the planned ones after it, out=, the C
-    launcher, vp.jit); integer // and % by zero give 0 (NumPy too, with a
-    warning)."""
+def test_integer_power_negative_exponent_is_documented(dtype):
+    """docs/python-api.md: integer power with a resident array of negative
+    exponents gives 1 / a**|n| truncated toward zero (NumPy raises
+    ValueError, which needs the exponents on the host): 1 ** -2 is 1 and
+    (-1) ** -1 is -1 (both were 0), others 0; a negative Python int
+    exponent, or a NumPy exponent array holding one (it gave those values),
+    is NumPy's ValueError on every path (the first call, the planned ones
+    after it, out=, the C launcher, vp.jit); integer // and % by zero give
+    0 (NumPy too, with a warning)."""
     a = np.array([2, 1, 0, 5], dtype)
     if np.dtype(dtype).kind == "i":
         a[0] = -1
         av = vp.asarray(a)
-        _same(vp.power(av, vp.asarray(np.array([-1, -2, -3, -1], dtype))),
-              np.zeros(4, dtype), "x ** -n")
+        n = np.array([-1, -2, -3, -1], dtype)
+        _same(vp.power(av, vp.asarray(n)), np.array([-1, 1, 0, 0], dtype), "x ** -n")
+        m = vp.asarray(np.array([-1, -1, 1, 1, 2, -2, 7], dtype))
+        e = vp.asarray(np.array([-3, -4, -5, -(2 ** 7), -1, -1, -2], dtype))
+        _same(vp.jit(lambda x, y: x ** y)(m, e), np.array([-1, 1, 1, 1, 0, 0, 0], dtype),
+              "x ** -n in vp.jit")
+        for call in (lambda: av ** n, lambda: vp.power(a, n), lambda: np.power(av, n),
+                     lambda: vp.power(av, np.int16(-2))):
+            with pytest.raises(ValueError, match="negative integer powers"):
+                call()
         for k in range(3):  # planned after the first call: still refused
             _same(av ** 2, a ** 2, "x ** 2")
             for call in (lambda: av ** -1, lambda: vp.power(av, -2, out=vp.empty_like(av)),

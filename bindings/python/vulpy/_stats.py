@@ -7,9 +7,10 @@ every step is a device kernel, NumPy in -> NumPy out, resident in ->
 resident out, with NumPy's axis=, keepdims=, out= and dtype=.
 docs/python-api.md, "NaN-aware and order statistics" and "Searching", has
 the details: median by counting for short slices (MEDIAN_COUNTING_MAX) or
-by vp.sort, the read backs of nonzero / argwhere, and the two differences
-from NumPy (no RuntimeWarning for all-NaN slices, average's zero weight
-sum not checked: both would need a read back).
+by vp.sort, the read backs of nonzero / argwhere and of average's zero
+weight sum (NumPy's ZeroDivisionError, as CuPy reads it back too), and the
+difference from NumPy (no RuntimeWarning for all-NaN slices: it would need
+a read back).
 """
 import math
 import sys
@@ -432,7 +433,9 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     aw = a.astype(rdt) if _dt(a) != rdt else a
     scl = _reduce.sum(_ufunc.multiply(_ones_like_bool(aw), w)
                       if tuple(w.shape) != tuple(a.shape) else w, axis, rdt, None, keepdims)
-    if bool(_reduce.any(_ufunc.equal(scl, 0))):  # NumPy's test (one value read back)
+    # NumPy's test (one value read back; inside vp.jit the quotient is
+    # computed as it is: the values are not known while it traces)
+    if isinstance(scl, _array.ndarray) and bool(_reduce.any(_ufunc.equal(scl, 0))):
         raise ZeroDivisionError("Weights sum to zero, can't be normalized")
     avg = _ufunc.divide(_reduce.sum(_ufunc.multiply(aw, w), axis, rdt, None, keepdims), scl)
     if returned:

@@ -200,6 +200,8 @@ class Ufunc:
             return cx.ufunc(self, args, out, context, sync)
         if len(args) != self.nin:
             raise TypeError(f"vp.{self.name} takes {self.nin} input(s), got {len(args)}")
+        if self.name == "power":
+            _check_host_exponents(args)
         if out is not None:
             # an input that overlaps out= other than element for element
             # (v[1:] += v[:-1]) is read as it was before the call: NumPy's
@@ -748,6 +750,20 @@ def _to_out_shape(args, oshape):
     if all(s == () for s in shapes) and out and not isinstance(out[0], np.ndarray):
         return args  # Python scalars alone have no array to broadcast
     return tuple(out)
+
+
+def _check_host_exponents(args):
+    """NumPy's ValueError for an integer power whose exponents, a NumPy
+    array on the host, hold a negative one (resident exponents cannot be
+    read without a wait: there the kernel gives the truncated 1 / a^|n|,
+    docs/python-api.md)."""
+    b = args[1]
+    if not isinstance(b, (np.ndarray, np.generic)) or b.dtype.kind not in "iu":
+        return
+    a = args[0]
+    kind = a.dtype.kind if hasattr(a, "dtype") else ("i" if isinstance(a, int) else "f")
+    if kind in "biu" and b.dtype.kind == "i" and (b < 0).any():
+        raise ValueError("vp.power: Integers to negative integer powers are not allowed.")
 
 
 def _host_scalar(uf, a, lt, k):
