@@ -635,3 +635,23 @@ def test_flags_as_numpy():
     assert "C_CONTIGUOUS : True" in repr(x.flags)
     with pytest.raises(KeyError, match="Unknown flag"):
         x.flags["BOGUS"]
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.uint8, np.int32, np.int64, np.float16, np.bool_])
+def test_vecdot_keeps_the_operand_dtype(dt):
+    """vp.vecdot / vp.linalg.vecdot of integers were int64 / uint64 (the
+    sum's widening; NumPy's dot loops keep int8 and wrap), float16 products
+    were rounded each before the sum (11.22 where NumPy's HALF_dot, summing
+    in float32, gives 11.27), bools were summed (NumPy: any(a and b))."""
+    r = np.random.default_rng(3)
+    a = (r.standard_normal((3, 40)) * 30).astype(dt)
+    b = (r.standard_normal(40) * 30).astype(dt)
+    want = np.vecdot(a, b)
+    for f in (vp.vecdot, vp.linalg.vecdot):
+        got = f(vp.asarray(a), vp.asarray(b))
+        assert got.dtype == want.dtype, (f, got.dtype, want.dtype)
+        if dt == np.float16:  # NumPy adds in order, VulPy pairwise: one float16 rounding apart
+            np.testing.assert_allclose(got.numpy().astype(np.float32), want.astype(np.float32),
+                                       rtol=2e-3, atol=0.02)
+        else:
+            np.testing.assert_array_equal(got.numpy(), want)

@@ -912,7 +912,16 @@ def vecdot(x1, x2, /, *, axis=-1):
     if a.dtype.kind == "c":
         from . import _complex
         a = _complex.conjugate(a)
-    return _reduce.sum(_ufunc.multiply(a, b), axis)
+    # NumPy's dot loops: the operands' dtype, no widening (int8 stays int8
+    # and wraps; bools are any(a and b)); float16 products summed in
+    # float32 and rounded once (HALF_dot)
+    rdt = np.result_type(a.dtype, b.dtype)
+    if rdt == np.bool_:
+        return _reduce.any(_ufunc.logical_and(a, b), axis)
+    if rdt == np.float16:
+        f = np.dtype(np.float32)
+        return _reduce.sum(_ufunc.multiply(a.astype(f), b.astype(f)), axis, f).astype(rdt)
+    return _reduce.sum(_ufunc.multiply(a, b), axis, rdt)
 
 
 def cross(x1, x2, /, *, axis=-1):
