@@ -655,3 +655,13 @@ def test_vecdot_keeps_the_operand_dtype(dt):
                                        rtol=2e-3, atol=0.02)
         else:
             np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_concatenate_complex_into_a_real_dtype_names_the_dropped_part():
+    # casting='unsafe' into a real dtype said "complex64 operands are not
+    # supported" (concatenate supports them); it is astype's refusal
+    a = vp.asarray(np.array([1 + 2j, 3 - 1j], np.complex64))
+    with pytest.raises(TypeError, match="complex64 into float32 would drop the imaginary part"):
+        vp.concatenate([a, a], dtype=np.float32, casting="unsafe")
+    same(vp.concatenate([a, a], dtype=np.complex128), np.concatenate([a.numpy()] * 2,
+                                                                     dtype=np.complex128))

@@ -492,6 +492,9 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
             raise TypeError(f"vp.concatenate: cannot cast {d.name} to {rdt.name} with "
                             f"casting={casting!r}" + (" (the dtype of out=)" if out is not None
                                                       else ""))
+        if d.kind == "c" and rdt.kind != "c":  # casting='unsafe': astype's refusal
+            raise TypeError(f"vp.concatenate: {d.name} into {rdt.name} would drop the "
+                            f"imaginary part (NumPy warns and drops it); take .real first")
     res = out if out is not None else _new(shape, rdt, like)
     pre = (slice(None),) * ax
     start = 0
