@@ -773,3 +773,44 @@ def test_round_of_bools_as_numpy():
             np.round(b, d)
         with pytest.raises(TypeError):
             vp.round(vp.asarray(b), d)
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.uint8, np.int32, np.int64, np.float32, np.float64,
+                                np.bool_])
+def test_ufunc_reduce_accumulate_outer_as_numpy(dt):
+    """vp.add.reduce / .accumulate / .outer did not exist and np.add.reduce(x)
+    of a resident x raised TypeError ("not implemented for vp.ndarray"):
+    NumPy's methods on the device, axis=0 by default, against NumPy over
+    axes, keepdims, dtype= and a NaN; bitwise reductions too."""
+    r = np.random.default_rng(1)
+    a = (r.standard_normal((3, 5, 4)) * 20).astype(dt)
+    if np.dtype(dt).kind == "f":
+        a[0, 0, 0] = np.nan
+    x = vp.asarray(a)
+    names = ["add", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or"]
+    if np.dtype(dt).kind != "f":
+        names += ["bitwise_and", "bitwise_or", "bitwise_xor"]
+    for name in names:
+        for kw in ({}, {"axis": 1}, {"axis": None}, {"axis": (0, 2)}, {"axis": -1, "keepdims": True}):
+            with np.errstate(all="ignore"):
+                want = getattr(np, name).reduce(a, **kw)
+            ulps = 8 if name in ("add", "multiply") else 0  # the summation order
+            for got in (getattr(vp, name).reduce(x, **kw), getattr(np, name).reduce(x, **kw)):
+                _same(got, want, f"{name}.reduce {kw}", ulps)
+    for name in ("add", "multiply"):
+        for kw in ({}, {"axis": 2}, {"axis": 1, "dtype": np.float64}):
+            with np.errstate(all="ignore"):
+                want = getattr(np, name).accumulate(a, **kw)
+            for got in (getattr(vp, name).accumulate(x, **kw), getattr(np, name).accumulate(x, **kw)):
+                _same(got, want, f"{name}.accumulate {kw}", 8)
+    for name in ("add", "maximum", "greater", "multiply"):
+        want = getattr(np, name).outer(a[0], a[1, 2])
+        _same(getattr(vp, name).outer(x[0], x[1, 2]), want, f"{name}.outer")
+        _same(getattr(np, name).outer(x[0], x[1, 2]), want, f"np.{name}.outer")
+    if np.dtype(dt).kind in "iu":
+        e = np.zeros((0, 3), dt)
+        _same(vp.bitwise_and.reduce(vp.asarray(e)), np.bitwise_and.reduce(e), "empty and")
+    with pytest.raises(NotImplementedError, match="vp.subtract.reduce is not supported"):
+        vp.subtract.reduce(x)
+    with pytest.raises(TypeError, match="numpy.subtract.reduce is not implemented for vp.ndarray"):
+        np.subtract.reduce(x)

@@ -756,6 +756,15 @@ class ndarray:
                 return _npfunc.ufunc_unhandled(ufunc, method, inputs, kwargs)
             return f(*inputs, out=kwargs.get("out"))
         f = _npfunc.ufunc(ufunc.__name__)
+        if method in ("reduce", "accumulate", "outer") and f is not None and \
+                hasattr(f, method):
+            out = kwargs.get("out")
+            if isinstance(out, tuple):
+                kwargs["out"] = out[0] if len(out) == 1 else out
+            try:
+                return getattr(f, method)(*inputs, **kwargs)
+            except NotImplementedError:
+                return _npfunc.ufunc_unhandled(ufunc, method, inputs, kwargs)
         known = {"out", "where", "dtype"} if hasattr(f, "_dtype_where") else {"out"}
         known |= getattr(f, "_ufunc_kwargs", frozenset())
         if method != "__call__" or f is None or set(kwargs) - known:

@@ -129,6 +129,62 @@ class Ufunc:
     def __repr__(self):
         return f"<vp ufunc {self.name!r}>"
 
+    # ------------------------------------------------------------ methods
+    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=None,
+               where=True):
+        """numpy.<ufunc>.reduce on the device, for add, multiply, maximum,
+        minimum, fmax, fmin, logical_and, logical_or, bitwise_and / or / xor
+        (vp.sum, prod, max, min, nanmax, nanmin, all, any along `axis`: 0 by
+        default, as NumPy's; None for every axis). Other ufuncs raise
+        NotImplementedError naming themselves."""
+        kind = _REDUCE_AS.get(self.name)
+        if kind is None:
+            raise NotImplementedError(f"vp.{self.name}.reduce is not supported (reduce is: "
+                                      f"{', '.join(sorted(_REDUCE_AS))})")
+        if self.name in _BITWISE_REDUCE:
+            return _bitwise_reduce(self, array, axis, dtype, out, keepdims, initial, where)
+        f = getattr(_array._ops, kind)
+        kw = {"axis": axis, "out": out, "keepdims": keepdims}
+        if where is not True:
+            kw["where"] = where
+        if initial is not None:
+            if kind in ("all", "any"):
+                raise NotImplementedError(f"vp.{self.name}.reduce: initial= is not supported")
+            kw["initial"] = initial
+        if dtype is not None:
+            if kind in ("sum", "prod"):
+                kw["dtype"] = dtype
+            else:
+                array = _array._ops.asarray(array).astype(dtype)
+        return f(array, **kw)
+
+    def accumulate(self, array, axis=0, dtype=None, out=None):
+        """numpy.<ufunc>.accumulate on the device, for add and multiply: the
+        running sum / product along `axis` (0 by default), vp.cumsum /
+        vp.cumprod (NumPy 2's dtypes: small integers and bools widen)."""
+        kind = {"add": "cumsum", "multiply": "cumprod"}.get(self.name)
+        if kind is None:
+            raise NotImplementedError(f"vp.{self.name}.accumulate is not supported "
+                                      f"(accumulate is: add, multiply)")
+        if axis is None:
+            raise TypeError(f"vp.{self.name}.accumulate: axis must be an int (NumPy's)")
+        return getattr(_array._ops, kind)(array, axis, dtype, out)
+
+    def outer(self, a, b, **kwargs):
+        """numpy.<ufunc>.outer: the ufunc of every pair, r[i..., j...] =
+        ufunc(a[i...], b[j...]) (a broadcast of a with b's axes added)."""
+        if self.nin != 2:
+            raise ValueError(f"vp.{self.name}.outer: outer product only supported for "
+                             f"binary functions")
+        if not isinstance(a, (_array.ndarray, _graph.Traced)) and \
+                not isinstance(b, (_array.ndarray, _graph.Traced)):
+            return self.np.outer(a, b, **kwargs)
+        nb = np.ndim(b) if not hasattr(b, "ndim") else b.ndim
+        sa = tuple(a.shape) if hasattr(a, "shape") else np.shape(a)
+        a2 = a.reshape(sa + (1,) * nb) if hasattr(a, "reshape") and not isinstance(a, np.ndarray) \
+            else np.reshape(a, sa + (1,) * nb)
+        return self(a2, b, **kwargs)
+
     @property
     def glsl(self):
         """The GLSL of the kernel this ufunc ran last (None before a call)."""
@@ -750,6 +806,60 @@ def _to_out_shape(args, oshape):
     if all(s == () for s in shapes) and out and not isinstance(out[0], np.ndarray):
         return args  # Python scalars alone have no array to broadcast
     return tuple(out)
+
+
+# ufunc.reduce: the vp reduction of each ufunc that has one
+_REDUCE_AS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+              "fmax": "nanmax", "fmin": "nanmin", "logical_and": "all", "logical_or": "any",
+              "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or",
+              "bitwise_xor": "bitwise_xor"}
+_BITWISE_REDUCE = ("bitwise_and", "bitwise_or", "bitwise_xor")
+
+
+def _bitwise_reduce(uf, array, axis, dtype, out, keepdims, initial, where):
+    """bitwise_and / or / xor .reduce: halving the axis by the ufunc itself
+    (log2 n launches; NumPy's identity for an empty axis: -1, 0, 0)."""
+    if where is not True:
+        raise NotImplementedError(f"vp.{uf.name}.reduce: where= is not supported")
+    a = array if hasattr(array, "ndim") else _array._ops.asarray(array)
+    if dtype is not None:
+        a = a.astype(dtype)
+    if a.dtype.kind not in "biu":
+        raise TypeError(f"vp.{uf.name}.reduce: ufunc '{uf.name}' not supported for the input "
+                        f"type {a.dtype.name}")
+    axes = tuple(range(a.ndim)) if axis is None else \
+        tuple(int(x) % a.ndim for x in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    for ax in axes:
+        if a.ndim and not -a.ndim <= ax < a.ndim:
+            raise np.exceptions.AxisError(ax, a.ndim)
+    r = a
+    for ax in sorted(axes, reverse=True):
+        n = r.shape[ax]
+        if n == 0:
+            ident = {"bitwise_and": -1, "bitwise_or": 0, "bitwise_xor": 0}[uf.name]
+            if r.dtype.kind == "b":
+                ident = bool(ident)
+            elif r.dtype.kind == "u":
+                ident = np.iinfo(r.dtype).max if ident == -1 else 0
+            shape = r.shape[:ax] + r.shape[ax + 1:]
+            r = _array._ops.full(shape, ident, dtype=r.dtype, context=r._ctx)
+            continue
+        pre = (slice(None),) * ax
+        while n > 1:
+            h = n // 2
+            head = uf(r[pre + (slice(0, h),)], r[pre + (slice(h, 2 * h),)])
+            r = _array._ops.concatenate([head, r[pre + (slice(2 * h, n),)]], axis=ax) \
+                if n % 2 else head
+            n = r.shape[ax]
+        r = r[pre + (0,)]
+    if initial is not None:
+        r = uf(r, initial)
+    if keepdims:
+        r = r.reshape(tuple(1 if i in axes else d for i, d in enumerate(a.shape)))
+    if out is not None:
+        out[...] = r
+        return out
+    return r
 
 
 def _check_host_exponents(args):
