@@ -814,3 +814,62 @@ def test_ufunc_reduce_accumulate_outer_as_numpy(dt):
         vp.subtract.reduce(x)
     with pytest.raises(TypeError, match="numpy.subtract.reduce is not implemented for vp.ndarray"):
         np.subtract.reduce(x)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32, np.int64, np.uint32, np.uint64,
+                                np.int8, np.uint16, np.float16, np.bool_])
+def test_ufunc_at_adds_each_repeated_index(dt):
+    """np.add.at(x, idx, b) of a resident x raised TypeError and vp.add.at
+    did not exist: the unbuffered in-place add in which a repeated index
+    counts once per occurrence (x[idx] += b counts it once), one atomic add
+    a value (float64: a compare-exchange loop on the bits; small integers
+    and float16 in a wider copy). Against NumPy; float16 is summed in
+    float32 and rounded once (NumPy rounds each of ~15 additions)."""
+    r = np.random.default_rng(0)
+    a = (r.standard_normal(20) * 10).astype(dt)
+    idx = r.integers(-20, 20, 300)
+    b = (r.standard_normal(300) * 5).astype(dt)
+    for name in ("add", "subtract"):
+        if dt == np.bool_ and name == "subtract":
+            with pytest.raises(TypeError, match="boolean subtract"):
+                vp.subtract.at(vp.asarray(a), idx, vp.asarray(b))
+            continue
+        want = a.copy()
+        getattr(np, name).at(want, idx, b)
+        x, y = vp.asarray(a), vp.asarray(a)
+        assert getattr(vp, name).at(x, idx, vp.asarray(b)) is None
+        getattr(np, name).at(y, vp.asarray(idx), b)  # through __array_ufunc__
+        for got in (x.numpy(), y.numpy()):
+            if np.dtype(dt).kind == "f":
+                tol = 0.15 if dt == np.float16 else 1e-5
+                np.testing.assert_allclose(got.astype(float), want.astype(float), rtol=tol,
+                                           atol=tol, err_msg=f"{name}.at")
+            else:
+                np.testing.assert_array_equal(got, want, err_msg=f"{name}.at")
+
+
+def test_ufunc_at_indices_views_and_errors():
+    """ufunc.at takes what a[indices] takes (tuples of arrays, slices),
+    writes through a view, and gives NumPy's errors."""
+    a = np.zeros((4, 5), np.float32)
+    x = vp.asarray(a)
+    for ind, b in (((np.array([0, 0, 3]), np.array([1, 1, 4])), 2.5),
+                   (np.s_[1:3], np.arange(5, dtype=np.float32)), ([-1, -1, 0], 1.0)):
+        np.add.at(a, ind, b)
+        vp.add.at(x, ind, b)
+        np.testing.assert_array_equal(x.numpy(), a)
+    np.add.at(a[:, ::2], [0, 0, 1], 1)
+    vp.add.at(x[:, ::2], [0, 0, 1], 1)
+    np.testing.assert_array_equal(x.numpy(), a)
+    i = vp.asarray(np.zeros(3, np.int32))
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'add' output"):
+        vp.add.at(i, [0], 1.5)
+    with pytest.raises(IndexError):
+        vp.add.at(i, [5], 1)
+    with pytest.raises(NotImplementedError, match="vp.multiply.at is not supported"):
+        vp.multiply.at(i, [0], 2)
+    with pytest.raises(ValueError, match="read-only|broadcast"):
+        vp.add.at(vp.broadcast_to(i, (2, 3)), [0], 1)
+    h = np.zeros(3)
+    vp.add.at(h, [0, 0], 1.0)  # NumPy in: NumPy's own
+    assert h.tolist() == [2.0, 0.0, 0.0]

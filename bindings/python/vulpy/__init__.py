@@ -45,6 +45,7 @@ from ._memsock import MemSock  # noqa: F401  (GPU -> CPU frame channels)
 from . import _ufunc
 from ._jit import JitFunction, TracingError, jit  # noqa: F401  (fusion mode)
 from . import _reduce, _indexing  # noqa: F401  (reductions, indexing, views on ndarray)
+from . import _scatter  # noqa: E402,F401  (ufunc.at)
 from ._reduce import (all, any, argmax, argmin, cumprod, cumsum, mean, prod,  # noqa: F401,A004
                       sum)
 from ._indexing import take, transpose  # noqa: F401

@@ -756,7 +756,7 @@ class ndarray:
                 return _npfunc.ufunc_unhandled(ufunc, method, inputs, kwargs)
             return f(*inputs, out=kwargs.get("out"))
         f = _npfunc.ufunc(ufunc.__name__)
-        if method in ("reduce", "accumulate", "outer") and f is not None and \
+        if method in ("reduce", "accumulate", "outer", "at") and f is not None and \
                 hasattr(f, method):
             out = kwargs.get("out")
             if isinstance(out, tuple):

@@ -170,6 +170,12 @@ class Ufunc:
             raise TypeError(f"vp.{self.name}.accumulate: axis must be an int (NumPy's)")
         return getattr(_array._ops, kind)(array, axis, dtype, out)
 
+    def at(self, a, indices, b=None):
+        """numpy.<ufunc>.at for add and subtract: a[indices] op= b in
+        place, unbuffered, a repeated index applied once per occurrence
+        (one atomic add per value on the device; _scatter.py). Returns None."""
+        return _array._ops._scatter.at(self, a, indices, b)
+
     def outer(self, a, b, **kwargs):
         """numpy.<ufunc>.outer: the ufunc of every pair, r[i..., j...] =
         ufunc(a[i...], b[j...]) (a broadcast of a with b's axes added)."""
