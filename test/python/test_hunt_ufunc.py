@@ -803,6 +803,15 @@ def test_ufunc_reduce_accumulate_outer_as_numpy(dt):
                 want = getattr(np, name).accumulate(a, **kw)
             for got in (getattr(vp, name).accumulate(x, **kw), getattr(np, name).accumulate(x, **kw)):
                 _same(got, want, f"{name}.accumulate {kw}", 8)
+    scans = ["maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or"]
+    if np.dtype(dt).kind != "f":
+        scans += ["bitwise_and", "bitwise_or", "bitwise_xor"]
+    for name in scans:  # the running max & co. (recursive doubling)
+        for axis in (0, 1, -1):
+            want = getattr(np, name).accumulate(a, axis=axis)
+            for got in (getattr(vp, name).accumulate(x, axis=axis),
+                        getattr(np, name).accumulate(x, axis=axis)):
+                _same(got, want, f"{name}.accumulate {axis}")
     for name in ("add", "maximum", "greater", "multiply"):
         want = getattr(np, name).outer(a[0], a[1, 2])
         _same(getattr(vp, name).outer(x[0], x[1, 2]), want, f"{name}.outer")

@@ -163,12 +163,15 @@ class Ufunc:
         running sum / product along `axis` (0 by default), vp.cumsum /
         vp.cumprod (NumPy 2's dtypes: small integers and bools widen)."""
         kind = {"add": "cumsum", "multiply": "cumprod"}.get(self.name)
-        if kind is None:
+        if kind is None and self.name not in _DOUBLING_SCAN:
             raise NotImplementedError(f"vp.{self.name}.accumulate is not supported "
-                                      f"(accumulate is: add, multiply)")
+                                      f"(accumulate is: add, multiply, "
+                                      f"{', '.join(_DOUBLING_SCAN)})")
         if axis is None:
             raise TypeError(f"vp.{self.name}.accumulate: axis must be an int (NumPy's)")
-        return getattr(_array._ops, kind)(array, axis, dtype, out)
+        if kind is not None:
+            return getattr(_array._ops, kind)(array, axis, dtype, out)
+        return _doubling_scan(self, array, axis, dtype, out)
 
     def at(self, a, indices, b=None):
         """numpy.<ufunc>.at for add and subtract: a[indices] op= b in
@@ -820,6 +823,42 @@ _REDUCE_AS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "mi
               "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or",
               "bitwise_xor": "bitwise_xor"}
 _BITWISE_REDUCE = ("bitwise_and", "bitwise_or", "bitwise_xor")
+
+
+# ufunc.accumulate by recursive doubling (log2 n launches of the ufunc)
+_DOUBLING_SCAN = ("maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or",
+                  "bitwise_and", "bitwise_or", "bitwise_xor")
+
+
+def _doubling_scan(uf, array, axis, dtype, out):
+    """uf.accumulate for an associative uf without a scan kernel of its own
+    (np.maximum.accumulate, the running max): Hillis-Steele doubling, r[k:]
+    = uf(r[k:], r[:-k]) for k = 1, 2, 4, ..., each step a new array (so no
+    step reads what it writes); the result keeps the operand's dtype
+    (logical ones: bool), as NumPy's."""
+    a = array if hasattr(array, "ndim") else _array._ops.asarray(array)
+    if dtype is not None:
+        a = a.astype(dtype)
+    if a.ndim == 0:
+        raise ValueError("cannot accumulate on a scalar")
+    ax = int(axis)
+    if not -a.ndim <= ax < a.ndim:
+        raise np.exceptions.AxisError(ax, a.ndim)
+    ax %= a.ndim
+    n = a.shape[ax]
+    pre = (slice(None),) * ax
+    r = a if uf.name not in ("logical_and", "logical_or") else a.astype(_BOOL)
+    k = 1
+    while k < n:
+        step = uf(r[pre + (slice(k, None),)], r[pre + (slice(0, n - k),)])
+        r = _array._ops.concatenate([r[pre + (slice(0, k),)], step], axis=ax)
+        k *= 2
+    if r is a:
+        r = a.copy()
+    if out is not None:
+        out[...] = r
+        return out
+    return r
 
 
 def _bitwise_reduce(uf, array, axis, dtype, out, keepdims, initial, where):
