@@ -1,16 +1,19 @@
-"""ufunc.at on the device (issue 19): np.add.at / np.subtract.at, the
-unbuffered in-place a[indices] += b in which a repeated index counts once
-per occurrence (a[indices] += b counts it once).
+"""ufunc.at on the device (issue 19): np.add.at, subtract.at,
+multiply.at, maximum.at, minimum.at, the unbuffered in-place a[indices]
+op= b in which a repeated index counts once per occurrence (a[indices] +=
+b counts it once).
 
 The element positions come from VulPy's own indexing of an arange of a's
 size (so slices, integer arrays, masks, negative indices and NumPy's
-IndexError all follow a[indices]); each value is then added by a kernel
-with one atomic add per value, in the kernel language (SOURCE, below).
-32- and 64-bit integers and float32 add with atomic_add; float64 with a
-compare-exchange loop on the element's bits (a uint64 copy of a's bits,
-written back); int8 / int16 / uint8 / uint16 / bool in an int32 copy and
-float16 in a float32 copy, cast back after (integers wrap as NumPy's, a
-float16 sum rounds once where NumPy rounds each addition). The order of the
+IndexError all follow a[indices]); each value is then applied by a kernel
+with one atomic per value, in the kernel language (SOURCE, CAS, below):
+integers add / max / min with atomic_add / max / min, float32 adds with
+atomic_add; the rest (integer products, float products, float max / min,
+float64 sums) by a compare-exchange loop on the element's bits (floats: a
+uint32 / uint64 copy of a's bits, written back); int8 / int16 / uint8 /
+uint16 / bool in an int32 copy and float16 in a float32 copy, cast back
+after (integers wrap as NumPy's, a float16 sum rounds once where NumPy
+rounds each operation). The order of the
 additions is the GPU's, so float sums may differ from NumPy's in the last
 bits (as CuPy's scatter_add). docs/python-api.md, "Convenience mode: ufuncs".
 """
@@ -24,7 +27,7 @@ _I32, _U32 = np.dtype(np.int32), np.dtype(np.uint32)
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _WIDE = {"b": _I32, "i1": _I32, "i2": _I32, "u1": _I32, "u2": _I32, "f2": _F32}
 
-SOURCE = r'''
+SOURCE = r"""
 import vulpy as vp
 
 
@@ -36,56 +39,95 @@ def add(a: vp.Buffer, idx: vp.Buffer[vp.uint32], v: vp.Buffer, n: vp.uint32):
 
 
 @vp.kernel(local_size_x=256)
-def bits_in(a: vp.Buffer[vp.float64], u: vp.Buffer[vp.uint64], n: vp.uint32):
+def maximum(a: vp.Buffer, idx: vp.Buffer[vp.uint32], v: vp.Buffer, n: vp.uint32):
     i = vp.global_id()
     if i < n:
-        u[i] = vp.bitcast(a[i], vp.uint64)
+        vp.atomic_max(a, idx[i], v[i])
 
 
 @vp.kernel(local_size_x=256)
-def bits_out(u: vp.Buffer[vp.uint64], a: vp.Buffer[vp.float64], n: vp.uint32):
+def minimum(a: vp.Buffer, idx: vp.Buffer[vp.uint32], v: vp.Buffer, n: vp.uint32):
     i = vp.global_id()
     if i < n:
-        a[i] = vp.bitcast(u[i], vp.float64)
+        vp.atomic_min(a, idx[i], v[i])
+"""
 
-
+# compare-exchange on an element's bits: a retry only follows another
+# invocation's success on that element, so the loop ends (lavapipe's
+# 65,535 back-edges are never near: it runs a few workgroups at once).
+# @F@ the value type, @U@ the word the bits live in (@F@ itself for
+# integers), @EXPR@ NumPy's op of the element f and the value w
+CAS = r"""
 @vp.kernel(local_size_x=256)
-def add_f64(u: vp.Buffer[vp.uint64], idx: vp.Buffer[vp.uint32], v: vp.Buffer[vp.float64],
-            n: vp.uint32):
-    # a retry only follows another invocation's success on the element, so
-    # the loop ends (lavapipe's 65,535 back-edges are never near: it runs
-    # a few workgroups at once)
+def cas_@NAME@(u: vp.Buffer[vp.@U@], idx: vp.Buffer[vp.uint32], v: vp.Buffer[vp.@F@],
+               n: vp.uint32):
     i = vp.global_id()
     if i < n:
         j = idx[i]
+        w = v[i]
         old = vp.atomic_load(u, j)
         done = False
         while not done:
-            new = vp.bitcast(vp.bitcast(old, vp.float64) + v[i], vp.uint64)
+            f = @IN@
+            new = @OUT@
             prev = vp.atomic_compare_exchange(u, j, old, new)
             done = prev == old
             old = prev
-'''
-_NS = None
+"""
+BITS = r"""
+@vp.kernel(local_size_x=256)
+def bits_in_@F@(a: vp.Buffer[vp.@F@], u: vp.Buffer[vp.@U@], n: vp.uint32):
+    i = vp.global_id()
+    if i < n:
+        u[i] = vp.bitcast(a[i], vp.@U@)
 
 
-def _kernels():
-    global _NS
-    if _NS is None:
+@vp.kernel(local_size_x=256)
+def bits_out_@F@(u: vp.Buffer[vp.@U@], a: vp.Buffer[vp.@F@], n: vp.uint32):
+    i = vp.global_id()
+    if i < n:
+        a[i] = vp.bitcast(u[i], vp.@F@)
+"""
+# NumPy's add, multiply, maximum, minimum (a NaN operand wins)
+_EXPR = {"add": "f + w", "multiply": "f * w",
+         "maximum": "vp.select(f >= w or vp.isnan(f), f, w)",
+         "minimum": "vp.select(f <= w or vp.isnan(f), f, w)"}
+_WORD = {"float32": "uint32", "float64": "uint64"}
+_NS = {}
+
+
+def _kernels(key="base"):
+    """The namespace of kernels for key: "base" (the atomics), or (op,
+    dtype name) for a compare-exchange loop and its bit copies."""
+    ns = _NS.get(key)
+    if ns is None:
         import linecache
-        name = "<vulpy-scatter>"
-        linecache.cache[name] = (len(SOURCE), None, SOURCE.splitlines(True), name)
-        ns = {"__name__": "_vulpy_scatter"}
-        exec(compile(SOURCE, name, "exec"), ns)
-        _NS = ns
-    return _NS
+        if key == "base":
+            src, tag = SOURCE, "scatter"
+        else:
+            op, f = key
+            u = _WORD.get(f, f)
+            flt = f in _WORD
+            body = CAS.replace("@IN@", "vp.bitcast(old, vp.@F@)" if flt else "old")
+            body = body.replace("@OUT@", f"vp.bitcast({_EXPR[op]}, vp.@U@)" if flt else _EXPR[op])
+            src = "import vulpy as vp\n" + body + (BITS if flt else "")
+            src = src.replace("@NAME@", op).replace("@F@", f).replace("@U@", u)
+            tag = f"scatter-{op}-{f}"
+        name = f"<vulpy-{tag}>"
+        linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+        ns = {"__name__": "_vulpy_" + tag.replace("-", "_")}
+        exec(compile(src, name, "exec"), ns)
+        _NS[key] = ns
+    return ns
 
 
 def at(uf, a, indices, b):
-    """uf.at(a, indices, b) for uf add or subtract (Ufunc.at)."""
+    """uf.at(a, indices, b) for uf add, subtract, multiply, maximum or
+    minimum (Ufunc.at)."""
     name = uf.name
-    if name not in ("add", "subtract"):
-        raise NotImplementedError(f"vp.{name}.at is not supported (at is: add, subtract)")
+    if name not in ("add", "subtract", "multiply", "maximum", "minimum"):
+        raise NotImplementedError(f"vp.{name}.at is not supported (at is: add, subtract, "
+                                  f"multiply, maximum, minimum)")
     if not isinstance(a, _array.ndarray):
         if isinstance(b, _array.ndarray) or isinstance(indices, _array.ndarray):
             raise TypeError(f"vp.{name}.at: a is a NumPy array and an operand is resident; "
@@ -122,17 +164,24 @@ def at(uf, a, indices, b):
     v = v.ravel().copy() if not v.contiguous else v.ravel()
     pos = pos.ravel().copy() if not pos.contiguous else pos.ravel()
     t = a if (a.contiguous and dt == wide) else a.astype(wide)
-    ks = _kernels()
+    op = "add" if name == "subtract" else name
     groups = math.ceil(n / 256)
-    if wide == _F64:
-        u = ops.empty(t.shape, np.uint64, context=ctx).ravel()
+    if wide.kind in "iu" and op != "multiply":
+        # atomic add / max / min on the integer (int8 & co. in int32: a sum
+        # wraps to the same low bits, a max or min is exact)
+        _kernels()[op](t.ravel(), pos, v, n=n, dispatch=(groups * 256,))
+    elif wide.kind in "iu":
+        _kernels((op, wide.name))[f"cas_{op}"](t.ravel(), pos, v, n=n, dispatch=(groups * 256,))
+    elif op == "add" and wide == _F32:
+        _kernels()["add"](t.ravel(), pos, v, n=n, dispatch=(groups * 256,))
+    else:  # floats: compare-exchange on a copy of the bits
+        ks = _kernels((op, wide.name))
         flat = t.ravel()
         m = flat.size
-        ks["bits_in"](flat, u, n=m, dispatch=(math.ceil(m / 256) * 256,))
-        ks["add_f64"](u, pos, v, n=n, dispatch=(groups * 256,))
-        ks["bits_out"](u, flat, n=m, dispatch=(math.ceil(m / 256) * 256,))
-    else:
-        ks["add"](t.ravel(), pos, v, n=n, dispatch=(groups * 256,))
+        u = ops.empty((m,), _WORD[wide.name], context=ctx)
+        ks[f"bits_in_{wide.name}"](flat, u, n=m, dispatch=(math.ceil(m / 256) * 256,))
+        ks[f"cas_{op}"](u, pos, v, n=n, dispatch=(groups * 256,))
+        ks[f"bits_out_{wide.name}"](u, flat, n=m, dispatch=(math.ceil(m / 256) * 256,))
     if t is not a:
         a[...] = (t != 0) if dt.kind == "b" else t.astype(dt)
     return None
