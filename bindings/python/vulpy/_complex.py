@@ -905,6 +905,15 @@ def _power(w, ar, ai, br, bi, fdt):
         lr, li = _log(ar, ai, None, None, fdt, "log")
         tr = _op("subtract", _op("multiply", br, lr), _op("multiply", bi, li))
         ti = _op("add", _op("multiply", br, li), _op("multiply", bi, lr))
+        # a NaN made here (inf * 0: z ** inf of a real z) has x86's sign,
+        # the set sign bit of its default NaN, which cexp copies into a zero
+        # part (NumPy's 0.5 ** inf is 0 - 0j; NVIDIA's NaN has no sign bit:
+        # 0 + 0j); -|t| sets it with integer operations on every device
+        fresh = _op("logical_not", _op("logical_or", _op("logical_or", _op("isnan", ar),
+                                                                _op("isnan", ai)),
+                                       _op("logical_or", _op("isnan", br), _op("isnan", bi))))
+        tr, ti = (_op_where(_op("logical_and", fresh, _op("isnan", t)),
+                            _op("negative", _op("absolute", t)), t) for t in (tr, ti))
         re, im = _exp(tr, ti, None, None, fdt)  # cexp(w log z), NumPy's, special values included
     if some:
         ire, iim = _int_power_each((ar, ai), br, fdt)
@@ -1166,6 +1175,15 @@ def _inverse(name, x, y, dre, dim, fdt):
     else:
         a, b = (_asinh if name == "arcsin" else _atanh)(_op("negative", y), x, fdt)
         re, im = b, _op("negative", a)  # -i (a + ib)
+        # (+-inf, NaN): C99 leaves a sign open that glibc takes from the NaN
+        # (NumPy's arcsin is NaN + copysign(inf, y) i, arctan copysign(pi/2,
+        # x) + copysign(0, y) i); the formulas' NaN signs differ by device
+        hit = _op("logical_and", _op("isinf", x), _op("isnan", y))
+        if name == "arcsin":
+            im = _op_where(hit, _op("copysign", fdt.type(np.inf), y), im)
+        else:
+            re = _op_where(hit, _op("copysign", fdt.type(np.pi / 2), x), re)
+            im = _op_where(hit, _op("copysign", fdt.type(0), y), im)
     _put(dre, re)
     _put(dim, im)
 
