@@ -665,3 +665,13 @@ def test_concatenate_complex_into_a_real_dtype_names_the_dropped_part():
         vp.concatenate([a, a], dtype=np.float32, casting="unsafe")
     same(vp.concatenate([a, a], dtype=np.complex128), np.concatenate([a.numpy()] * 2,
                                                                      dtype=np.complex128))
+
+
+def test_pad_median_of_bools_is_not_rounded():
+    # mode='median' / 'mean' of a bool array rounded the statistic like an
+    # integer array's (a median of 0.5 became False); NumPy rounds integer
+    # arrays only, and 0.5 is True as a bool
+    for a in ([True, False], [True, False, False, True], [False, True, True]):
+        h = np.array(a)
+        for mode in ("median", "mean"):
+            same(vp.pad(vp.asarray(h), 2, mode=mode), np.pad(h, 2, mode=mode))

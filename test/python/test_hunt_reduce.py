@@ -508,6 +508,9 @@ def test_weights_summing_to_zero_raise_as_numpy(ctx):
             np.average(x.get(), axis=axis, weights=w)
         with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
             vp.average(x, axis=axis, weights=vp.asarray(w))
+    for dt in (np.int8, np.bool_, np.complex128):  # NumPy weights beside a resident array
+        with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
+            vp.average(vp.asarray(np.zeros(0, dt)), axis=0, weights=np.zeros(0))
     w = np.array([[1.0, 1.0], [2.0, -1.0]])
     np.testing.assert_allclose(vp.average(a, axis=1, weights=vp.asarray(w)).get(),
                                np.average(a.get(), axis=1, weights=w))

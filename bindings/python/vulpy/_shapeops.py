@@ -723,8 +723,10 @@ def _pad_stat(a, pw, mode, stat_length, kwargs):
                 continue
             src = res[tuple(other[:d]) + (slice(lo, hi),) + tuple(other[d + 1:])]
             v = stat(src, axis=d, keepdims=True)
-            if a.dtype.kind in "iub" and mode in ("mean", "median"):
-                v = _ufunc.rint(v)  # NumPy rounds an integer array's mean
+            if a.dtype.kind in "iu" and mode in ("mean", "median"):
+                # NumPy rounds an integer array's mean (not a bool array's:
+                # a median of 0.5 is True there, rint made it False)
+                v = _ufunc.rint(v)
             _copy_into(res[tuple(other[:d]) + (dst,) + tuple(other[d + 1:])], v)
     return res
 

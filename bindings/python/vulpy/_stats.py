@@ -435,7 +435,11 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
                       if tuple(w.shape) != tuple(a.shape) else w, axis, rdt, None, keepdims)
     # NumPy's test (one value read back; inside vp.jit the quotient is
     # computed as it is: the values are not known while it traces)
-    if isinstance(scl, _array.ndarray) and bool(_reduce.any(_ufunc.equal(scl, 0))):
+    if isinstance(scl, _array.ndarray):
+        zero = bool(_reduce.any(_ufunc.equal(scl, 0)))
+    else:  # NumPy operands: NumPy's arrays (a tracer's values are not known)
+        zero = isinstance(scl, (np.ndarray, np.generic)) and bool(np.any(scl == 0))
+    if zero:
         raise ZeroDivisionError("Weights sum to zero, can't be normalized")
     avg = _ufunc.divide(_reduce.sum(_ufunc.multiply(aw, w), axis, rdt, None, keepdims), scl)
     if returned:
