@@ -675,3 +675,26 @@ def test_pad_median_of_bools_is_not_rounded():
         h = np.array(a)
         for mode in ("median", "mean"):
             same(vp.pad(vp.asarray(h), 2, mode=mode), np.pad(h, 2, mode=mode))
+
+
+@pytest.mark.parametrize("est", ["auto", "fd", "doane", "rice", "scott", "sqrt", "sturges"])
+def test_histogram_bin_estimators_as_numpy(est):
+    """bins='auto' and NumPy's other estimators raised NotImplementedError;
+    now NumPy's bin-width rules (edges and counts equal to NumPy's), with a
+    range= that drops values, integers (width at least 1), constant data
+    (fd's zero width: one bin), NaN / inf data (NumPy's ValueError)."""
+    r = np.random.default_rng(0)
+    for a in (r.standard_normal(1000), (r.standard_normal(500) * 50).astype(np.int32),
+              r.exponential(size=777).astype(np.float32), np.array([5.0, 5.0, 5.0]),
+              np.array([-100, 100], np.int8), np.zeros(0, np.float32)):
+        for kw in ({}, {"range": (0, 2)}):
+            want = np.histogram(a, bins=est, **kw)
+            got = vp.histogram(vp.asarray(a), bins=est, **kw)
+            same(got[0], want[0])
+            same(got[1], want[1], rtol=1e-12)
+    with pytest.raises(ValueError, match="not finite"):
+        vp.histogram(vp.asarray(np.array([1.0, np.nan])), bins=est)
+    with pytest.raises(TypeError, match="weighted data"):
+        vp.histogram(vp.asarray(np.ones(3)), bins=est, weights=vp.asarray(np.ones(3)))
+    with pytest.raises(ValueError, match="not a valid estimator"):
+        vp.histogram(vp.asarray(np.ones(3)), bins="bogus")

@@ -155,11 +155,84 @@ def _outer_edges(col, rng):
     return first, last
 
 
-def _edges(a, bins, range_, ctx):
+_ESTIMATORS = ("auto", "fd", "doane", "rice", "scott", "sqrt", "sturges", "stone")
+
+
+def _unsigned_subtract(a, b):
+    """NumPy's a - b of histogram edges: exact for integers (a Python int),
+    in the operands' type for floats."""
+    if isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer)):
+        return int(a) - int(b)
+    return np.subtract(a, b)
+
+
+def _estimated_bins(a, name, range_, weighted):
+    """numpy.histogram's bins=<estimator>: the number of equal bins from
+    NumPy's bin-width rule on a's values (the few statistics each needs are
+    reduced on the device and read back: min and max, the standard
+    deviation, the quartiles, the third moment), and the outer edges."""
+    if name not in _ESTIMATORS:
+        raise ValueError(f"{name!r} is not a valid estimator for `bins`")
+    if name == "stone":
+        raise NotImplementedError("vp.histogram: bins='stone' (a search over bin counts) is "
+                                  "not supported; pass another estimator or a number of bins")
+    if weighted:
+        raise TypeError("Automated estimation of the number of bins is not supported for "
+                        "weighted data")
+    first, last = _outer_edges(a, range_)
+    x = a
+    if range_ is not None:
+        keep = _ufunc.logical_and(_ufunc.greater_equal(a, first), _ufunc.less_equal(a, last))
+        if not bool(_reduce.all(keep)):
+            x = a[keep]
+    if x.size == 0:
+        return first, last, 1
+    n = x.size
+    t = np.dtype(x.dtype).type
+    ptp = _unsigned_subtract(t(_reduce.max(x).item()), t(_reduce.min(x).item()))
+
+    def sturges():
+        return ptp / (np.log2(n) + 1.0)
+
+    def fd():
+        q = _array._ops.percentile(x, [75, 25]).numpy()
+        return 2.0 * np.subtract(q[0], q[1]) * n ** (-1.0 / 3.0)
+
+    if name == "sqrt":
+        width = ptp / np.sqrt(n)
+    elif name == "sturges":
+        width = sturges()
+    elif name == "rice":
+        width = ptp / (2.0 * n ** (1.0 / 3))
+    elif name == "scott":
+        width = (24.0 * np.pi ** 0.5 / n) ** (1.0 / 3.0) * _array._ops.std(x).item()
+    elif name == "fd":
+        width = fd()
+    elif name == "auto":
+        fw, sw = fd(), sturges()
+        width = min(fw, sw) if fw else sw
+    else:  # doane
+        width = 0.0
+        if n > 2:
+            sg1 = np.sqrt(6.0 * (n - 2) / ((n + 1.0) * (n + 3)))
+            sigma = _array._ops.std(x).item()
+            if sigma > 0.0:
+                m = _array._ops.mean(x).item()
+                g1 = _array._ops.mean(_ufunc.power(_ufunc.divide(_ufunc.subtract(x, m), sigma),
+                                                   3)).item()
+                width = ptp / (1.0 + np.log2(n) + np.log2(1.0 + np.absolute(g1) / sg1))
+    if width:
+        if np.issubdtype(x.dtype, np.integer) and width < 1:
+            width = 1
+        return first, last, int(np.ceil(_unsigned_subtract(last, first) / width))
+    return first, last, 1  # a zero width (fd of data whose quartiles agree)
+
+
+def _edges(a, bins, range_, ctx, weighted=False):
     """(edges as a resident 1-D array, their count minus one)."""
     if isinstance(bins, str):
-        raise NotImplementedError(f"vp.histogram: bins={bins!r} (an estimator name); pass a "
-                                  f"number of bins or the edges")
+        first, last, bins = _estimated_bins(a, bins, range_, weighted)
+        range_ = (first, last)
     if np.ndim(bins) == 0:
         try:
             n = operator.index(bins)
@@ -208,7 +281,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
         w = _asnd(weights, ctx)
         if tuple(w.shape) != tuple(a.shape):
             raise ValueError("weights should have the same shape as a.")
-    edges, n = _edges(flat, bins, range, ctx)
+    edges, n = _edges(flat, bins, range, ctx, weights is not None)
     if flat.size == 0 or n < 1:
         dt = _I64 if w is None else np.result_type(w.dtype)
         hist = _array.zeros((max(n, 0),), dt, context=ctx)
