@@ -698,3 +698,31 @@ def test_histogram_bin_estimators_as_numpy(est):
         vp.histogram(vp.asarray(np.ones(3)), bins=est, weights=vp.asarray(np.ones(3)))
     with pytest.raises(ValueError, match="not a valid estimator"):
         vp.histogram(vp.asarray(np.ones(3)), bins="bogus")
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32, np.uint8, np.int8, np.float16,
+                                np.bool_])
+def test_pad_linear_ramp_as_numpy(dt):
+    """vp.pad(mode='linear_ramp') raised NotImplementedError on resident
+    arrays; now NumPy's linspace per slab, in NumPy's type (float64 for one
+    or two end values, the array's float type for a per-axis table), and
+    NumPy's error for an empty axis. (NumPy's step == 0 test reads the
+    uninitialized pad areas of later axes, zeros here, so a float element
+    may differ from NumPy's in its last bit.)"""
+    r = np.random.default_rng(0)
+    for shape in ((7,), (3, 4), (2, 3, 4)):
+        a = (r.standard_normal(shape) * 20).astype(dt)
+        nd = len(shape)
+        for pw in (2, [(1, 3)] * nd, 0):
+            for ev in (0, 7, [(1, -2)] * nd, 2.5, (2, -1)):
+                want = np.pad(a, pw, mode="linear_ramp", end_values=ev)
+                got = vp.pad(vp.asarray(a), pw, mode="linear_ramp", end_values=ev)
+                if np.dtype(dt).kind == "f":
+                    same(got, want, rtol=1e-6 if dt != np.float64 else 1e-14,
+                         atol=1e-6 if dt != np.float64 else 1e-14)
+                else:
+                    same(got, want)
+    for mode in ("linear_ramp", "mean", "maximum", "median"):  # (the statistics said
+        # "stat_length of 0 yields no value")
+        with pytest.raises(ValueError, match="can't extend empty axis 0"):
+            vp.pad(vp.asarray(np.zeros((0, 3), dt)), 1, mode=mode)

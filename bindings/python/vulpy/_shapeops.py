@@ -684,6 +684,57 @@ _PAD_TAKE = ("edge", "wrap", "reflect", "symmetric")
 _PAD_STAT = ("maximum", "minimum", "mean", "median")
 
 
+def _pad_ramp(a, pw, end_values, kwargs):
+    """numpy.pad's 'linear_ramp': axis after axis, each pad slab (spanning
+    the other axes whole, as NumPy's) is np.linspace(end_value, edge,
+    width, endpoint=False) along the axis (reversed on the right), computed
+    as NumPy's linspace does - in the type of the edge and the end values
+    (NumPy scalars: float64 unless both are narrower floats), i * step + start, or i / width * delta where some step is 0
+    (one bool read back a side), floored for integers - then cast."""
+    if kwargs:
+        raise ValueError(f"unsupported keyword arguments for mode 'linear_ramp': {set(kwargs)}")
+    nd = a.ndim
+    ev = np.asarray(end_values)
+    evs = np.broadcast_to(ev, (nd, 2)).tolist() if nd else []
+    shape = [n + b + e for n, (b, e) in zip(a.shape, pw)]
+    res = _new(shape, a.dtype, a)
+    if not res.size:
+        return res
+    _copy_into(res[tuple(slice(b, b + n) for n, (b, _) in zip(a.shape, pw))], a)
+    # linspace's type: NumPy hands one or two end values on as NumPy
+    # scalars (int64 / float64: float64 for a float32 array too) and a
+    # per-axis table as Python numbers (the array's own float type)
+    strong = ev.size == 1 or (ev.size == 2 and ev.shape != (2, 1))
+    dt = np.result_type(ev.dtype, a.dtype) if strong else np.dtype(a.dtype)
+    if dt.kind not in "fc":
+        dt = np.dtype(np.float64)
+    if dt == np.float64 and not a._ctx.has("float64"):
+        dt = np.dtype(np.float32)
+    for d, ((b, e), (vb, ve)) in enumerate(zip(pw, evs)):
+        pre = (slice(None),) * d
+        for width, at, dst, end in ((b, b, slice(0, b), vb),
+                                    (e, shape[d] - e - 1, slice(shape[d] - e, shape[d]), ve)):
+            if not width:
+                continue
+            edge = res[pre + (slice(at, at + 1),)].astype(dt)
+            i = _array.arange(width, dtype=dt, context=a._ctx).reshape(
+                (1,) * d + (width,) + (1,) * (nd - d - 1))
+            start = dt.type(end)
+            delta = _ufunc.subtract(edge, start)
+            step = _ufunc.divide(delta, dt.type(width))
+            if bool(_reduce.any(_ufunc.equal(step, 0))):
+                y = _ufunc.multiply(_ufunc.divide(i, dt.type(width)), delta)
+            else:
+                y = _ufunc.multiply(i, step)
+            y = _ufunc.add(y, start)
+            if a.dtype.kind in "iu":
+                y = _ufunc.floor(y)
+            if dst.start:  # the right ramp runs from the edge out
+                y = y[pre + (slice(None, None, -1),)]
+            _copy_into(res[pre + (dst,)], y.astype(a.dtype))
+    return res
+
+
 def _pad_stat(a, pw, mode, stat_length, kwargs):
     """numpy.pad's statistic modes: axis after axis, the statistic of the
     first (last) stat_length elements of the original area along the axis -
@@ -737,8 +788,9 @@ def pad(array, pad_width, mode="constant", **kwargs):
     pairs; also 'empty', which zero-fills), and 'edge', 'wrap', 'reflect',
     'symmetric' (reflect_type='even'): a gather along each axis with the
     index vector numpy.pad gives for arange(n); 'maximum', 'minimum',
-    'mean', 'median' (stat_length=): a reduction and a copy per slab.
-    'linear_ramp' and callables raise NotImplementedError."""
+    'mean', 'median' (stat_length=): a reduction and a copy per slab;
+    'linear_ramp' (end_values=): NumPy's linspace per slab. A callable
+    mode raises NotImplementedError."""
     if not isinstance(array, _nd):
         return np.pad(array, pad_width, mode, **kwargs)
     a = array
@@ -771,12 +823,19 @@ def pad(array, pad_width, mode="constant", **kwargs):
             if e:
                 res[pre + (slice(shape[d] - e, shape[d]),)].fill(ve)
         return res
+    if mode in _PAD_STAT or mode == "linear_ramp":
+        for d, (b, e) in enumerate(pw):
+            if a.shape[d] == 0 and (b or e):
+                raise ValueError(f"can't extend empty axis {d} using modes other than "
+                                 f"'constant' or 'empty'")
     if mode in _PAD_STAT:
         return _pad_stat(a, pw, mode, kwargs.pop("stat_length", None), kwargs)
+    if mode == "linear_ramp":
+        return _pad_ramp(a, pw, kwargs.pop("end_values", 0), kwargs)
     if mode not in _PAD_TAKE:
         raise NotImplementedError(f"vp.pad: mode={mode!r} is not supported on resident arrays "
                                   f"(constant, empty, edge, wrap, reflect, symmetric, maximum, "
-                                  f"minimum, mean, median are)")
+                                  f"minimum, mean, median, linear_ramp are)")
     if kwargs.get("reflect_type", "even") != "even":
         raise NotImplementedError("vp.pad: reflect_type='odd' is not supported")
     cur = a
