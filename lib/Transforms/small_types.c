@@ -29,6 +29,7 @@
  */
 #include "transforms.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -253,6 +254,99 @@ static vir_value *half_pick(sx *s, vir_op *op, vir_value *a, vir_value *b) {
   return opn(s, VIR_OP_SELECT, shaped(s, rt, f32), 3, sel);
 }
 
+static vir_value *sel3(sx *s, const vir_type *like, vir_type *e, vir_value *c, vir_value *x,
+                       vir_value *y) {
+  vir_value *a[3] = {c, x, y};
+  return opn(s, VIR_OP_SELECT, shaped(s, like, e), 3, a);
+}
+
+/* NumPy's float16 spacing (b NULL) and nextafter (npy_half_spacing,
+ * npy_half_nextafter), on the float32 values of float16 ones (exact), in
+ * float16's grid. spacing is positive, as npy_half_spacing's: the gap
+ * above |x|, 2^max(E - 10, -24) for x's exponent E, but the gap below it,
+ * 2^max(E - 11, -24), for a negative power of two of float16's normal range;
+ * inf for +65504 only, NaN for inf and NaN. nextafter(x, y) is x where x ==
+ * y, NaN where either is NaN, +-2^-24 from a zero toward y, +-65504 from an
+ * infinity, else x moved one
+ * float16 step toward y: away from zero by the gap above |x|, toward it by
+ * the gap below (half the gap above at a power of two past 2^-14); a step
+ * onto zero keeps x's sign. Every value here is a float16 value or gap, at
+ * least 2^-24 in magnitude: normal float32 numbers, so the arithmetic is
+ * exact, also where float32 subnormals flush; the narrowing after gives the
+ * float16 (65504 + 32 is 65536: inf there). */
+static vir_value *half_steps(sx *s, vir_op *op, vir_value *a, vir_value *b) {
+  vir_type *f32 = vir_ty_float(s->m, 32), *u32 = vir_ty_uint(s->m, 32), *bt = vir_ty_bool(s->m);
+  vir_builder *bb = &s->b;
+  const vir_type *rt = op->val.type;
+  vir_value *x[2] = {a, b};
+  for (int i = 0; i < 2; i++) /* both of the result's shape (a scalar too) */
+    if (x[i] && vir_ty_is_tensor(rt) && x[i]->type != shaped(s, rt, f32))
+      x[i] = opn(s, VIR_OP_ARRAY_BROADCAST, shaped(s, rt, f32), 1, &x[i]);
+  if (!x[0] || (b && !x[1]))
+    return NULL;
+  vir_value *bits = opn(s, VIR_OP_BITCAST, shaped(s, rt, u32), 1, &x[0]);
+  vir_value *mag = op2(s, VIR_OP_AND, rt, u32, bits, vir_build_int(bb, u32, 0x7FFFFFFF));
+  vir_value *e = op2(s, VIR_OP_SHR, rt, u32, mag, vir_build_int(bb, u32, 23));
+  /* a power of two in float16's normal range (exponent field 113 and up) */
+  vir_value *pow2 = op2(s, VIR_OP_LAND, rt, bt,
+                        op2(s, VIR_OP_EQ, rt, bt,
+                            op2(s, VIR_OP_AND, rt, u32, mag, vir_build_int(bb, u32, 0x7FFFFF)),
+                            vir_build_int(bb, u32, 0)),
+                        op2(s, VIR_OP_GE, rt, bt, e, vir_build_int(bb, u32, 113)));
+  vir_value *neg = op2(s, VIR_OP_NE, rt, bt, bits, mag);
+  /* 2^max(E - 10 - less, -24) as float32 bits (E - 10 - less >= -25 + ...) */
+  vir_value *pick = op2(s, VIR_OP_LAND, rt, bt, pow2, b ? pow2 : neg);
+  vir_value *k = sel3(s, rt, u32, pick, vir_build_int(bb, u32, 11), vir_build_int(bb, u32, 10));
+  vir_value *gb = op2(s, VIR_OP_SHL, rt, u32,
+                      op2(s, VIR_OP_MAX, rt, u32,
+                          op2(s, VIR_OP_SUB, rt, u32,
+                              op2(s, VIR_OP_MAX, rt, u32, e, vir_build_int(bb, u32, 103)), k),
+                          vir_build_int(bb, u32, 103)),
+                      vir_build_int(bb, u32, 23));
+  vir_value *qnan = vir_build_float(bb, f32, NAN);
+  if (!b) {
+    vir_value *gap = opn(s, VIR_OP_BITCAST, shaped(s, rt, f32), 1, &gb);
+    vir_value *r = sel3(s, rt, f32, op2(s, VIR_OP_EQ, rt, bt, bits,
+                                        vir_build_int(bb, u32, 0x477FE000)), /* +65504 */
+                        vir_build_float(bb, f32, INFINITY), gap);
+    return sel3(s, rt, f32, op2(s, VIR_OP_EQ, rt, bt, e, vir_build_int(bb, u32, 255)), qnan, r);
+  }
+  /* nextafter: gb above is the gap below |x| (pick = pow2); the gap above */
+  vir_value *ga = op2(s, VIR_OP_SHL, rt, u32,
+                      op2(s, VIR_OP_SUB, rt, u32,
+                          op2(s, VIR_OP_MAX, rt, u32, e, vir_build_int(bb, u32, 113)),
+                          vir_build_int(bb, u32, 10)),
+                      vir_build_int(bb, u32, 23));
+  vir_value *gap = opn(s, VIR_OP_BITCAST, shaped(s, rt, f32), 1, &ga);
+  vir_value *down = opn(s, VIR_OP_BITCAST, shaped(s, rt, f32), 1, &gb);
+  vir_value *xv = x[0], *yv = x[1];
+  vir_value *zero = vir_build_float(bb, f32, 0.0);
+  vir_value *up = op2(s, VIR_OP_GT, rt, bt, yv, xv);
+  vir_value *pos = op2(s, VIR_OP_GT, rt, bt, xv, zero);
+  vir_value *away = op2(s, VIR_OP_EQ, rt, bt, pos, up);
+  vir_value *step = sel3(s, rt, f32, away, gap, down);
+  /* toward +inf adds the step, toward -inf subtracts it */
+  vir_value *moved = sel3(s, rt, f32, up, op2(s, VIR_OP_ADD, rt, f32, xv, step),
+                          op2(s, VIR_OP_SUB, rt, f32, xv, step));
+  /* a step onto zero keeps x's sign (2^-24 - 2^-24 is +0) */
+  vir_value *mb = opn(s, VIR_OP_BITCAST, shaped(s, rt, u32), 1, &moved);
+  vir_value *sign = op2(s, VIR_OP_AND, rt, u32, bits, vir_build_int(bb, u32, 0x80000000u));
+  mb = sel3(s, rt, u32, op2(s, VIR_OP_EQ, rt, bt, moved, zero),
+            op2(s, VIR_OP_OR, rt, u32, mb, sign), mb);
+  moved = opn(s, VIR_OP_BITCAST, shaped(s, rt, f32), 1, &mb);
+  vir_value *from0 = sel3(s, rt, f32, up, vir_build_float(bb, f32, 0x1p-24),
+                          vir_build_float(bb, f32, -0x1p-24));
+  vir_value *r = sel3(s, rt, f32, op2(s, VIR_OP_EQ, rt, bt, xv, zero), from0, moved);
+  /* from an infinity: the largest finite float16 of its sign */
+  r = sel3(s, rt, f32, op2(s, VIR_OP_EQ, rt, bt, e, vir_build_int(bb, u32, 255)),
+           sel3(s, rt, f32, pos, vir_build_float(bb, f32, 65504.0),
+                vir_build_float(bb, f32, -65504.0)), r);
+  r = sel3(s, rt, f32, op2(s, VIR_OP_EQ, rt, bt, xv, yv), xv, r); /* x, as npy_half_nextafter */
+  vir_value *anynan = op2(s, VIR_OP_LOR, rt, bt, opn(s, VIR_OP_ISNAN, shaped(s, rt, bt), 1, &xv),
+                          opn(s, VIR_OP_ISNAN, shaped(s, rt, bt), 1, &yv));
+  return sel3(s, rt, f32, anynan, qnan, r);
+}
+
 /* Whether op computes on its operands' values (and so in 32 bits). */
 static bool computes(const vir_op *op) {
   return op->code == VIR_OP_ARRAY_UFUNC || vir_is_reduction(op->code) || vir_is_scan(op->code) ||
@@ -296,6 +390,10 @@ static vir_value *lower(sx *s, vir_op *op) {
   if (op->code == VIR_OP_ARRAY_UFUNC && d->kind == VIR_TY_FLOAT && d->bits == 16 &&
       (op->attr.index == VIR_UFUNC_MAXIMUM || op->attr.index == VIR_UFUNC_MINIMUM)) {
     r = half_pick(s, op, a[0], a[1]);
+  } else if (op->code == VIR_OP_ARRAY_UFUNC && d->kind == VIR_TY_FLOAT && d->bits == 16 &&
+             (op->attr.index == VIR_UFUNC_NEXTAFTER || op->attr.index == VIR_UFUNC_SPACING)) {
+    /* steps of float16's own grid, which the widened value no longer has */
+    r = half_steps(s, op, a[0], op->attr.index == VIR_UFUNC_NEXTAFTER ? a[1] : NULL);
   } else {
     r = opn(s, op->code, shaped(s, v->type, rw), op->nopnd, a);
     if (r) {
@@ -316,16 +414,6 @@ static bool lower_func(sx *s, vir_func *f, vp_diags *diags, bool *changed) {
     vir_builder_init(&s->b, s->m);
     vir_builder_before(&s->b, op);
     s->b.loc = op->loc;
-    if (op->code == VIR_OP_ARRAY_UFUNC && op->nopnd &&
-        (op->attr.index == VIR_UFUNC_NEXTAFTER || op->attr.index == VIR_UFUNC_SPACING) &&
-        small(elem(op->opnd[0]))) {
-      /* their answers are steps of the operand's own format, which the
-       * widened 32-bit value no longer has */
-      vp_error(diags, op->loc, "lower-small-types: %s of float16 is not supported; "
-               "convert to float32 first",
-               op->attr.index == VIR_UFUNC_NEXTAFTER ? "nextafter" : "spacing");
-      return false;
-    }
     vir_value *r = lower(s, op);
     if (!r || s->oom) {
       vp_error(diags, op->loc, "lower-small-types: %s",

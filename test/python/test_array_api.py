@@ -196,10 +196,38 @@ def test_nextafter_spacing_bits(dt):
     np.testing.assert_array_equal(_bits(got)[ok], _bits(want)[ok])
     with np.errstate(over="ignore"):  # the largest finite: inf (NumPy's overflow)
         assert np.isposinf(vp.spacing(vp.asarray(np.array([fi.max], dt))).numpy()[0])
-    h = vp.asarray(np.ones(3, np.float16))
-    for call in (lambda: vp.spacing(h), lambda: vp.nextafter(h, h), lambda: np.spacing(h)):
-        with pytest.raises(TypeError, match="float16 is not supported"):
-            call()
+
+
+def test_nextafter_spacing_float16_every_value():
+    """float16 vp.spacing / vp.nextafter were refused ("convert to float32
+    first"); now NumPy's npy_half_spacing / npy_half_nextafter on every one
+    of the 65,536 float16 bit patterns, toward infinities, zeros of both
+    signs, NaN, a normal and a subnormal target and each other, bit for bit
+    (spacing is positive and takes the gap below a negative power of two,
+    as NumPy's float16 loop; nextafter(x, x) is x), eagerly, through NumPy
+    and fused in vp.jit; in float32 arithmetic exact on every device."""
+    x = np.arange(65536, dtype=np.uint16).view(np.float16)
+    xv = vp.asarray(x)
+    with np.errstate(all="ignore"):
+        for y in (np.inf, -np.inf, 0.0, -0.0, np.nan, 1.0, -3.5, 6e-8, x[::-1].copy()):
+            y = np.broadcast_to(np.asarray(y, np.float16), x.shape).copy()
+            want = np.nextafter(x, y)
+            for got in (vp.nextafter(xv, vp.asarray(y)), np.nextafter(xv, vp.asarray(y))):
+                got = got.numpy()
+                np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+                ok = ~np.isnan(want)
+                np.testing.assert_array_equal(got.view(np.uint16)[ok], want.view(np.uint16)[ok])
+        want = np.spacing(x)
+    got = vp.spacing(xv).numpy()
+    ok = ~np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(got.view(np.uint16)[ok], want.view(np.uint16)[ok])
+    a, b = np.array([1, 2, -4, 0.1, -0.0], np.float16), np.array([2, 0, 5, -1, 1], np.float16)
+    f = vp.jit(lambda p, q: vp.nextafter(p, q) + vp.spacing(p))
+    np.testing.assert_array_equal(f(vp.asarray(a), vp.asarray(b)).numpy(),
+                                  np.nextafter(a, b) + np.spacing(a))
+    np.testing.assert_array_equal(vp.nextafter(vp.asarray(a), np.float16(-1)).numpy(),
+                                  np.nextafter(a, np.float16(-1)))
 UN_CASES = [(n, dt) for n, t in _UN.items() for dt in t]
 
 

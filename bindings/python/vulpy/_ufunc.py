@@ -37,7 +37,6 @@ _BOOL = np.dtype(np.bool_)
 _DTYPES = frozenset((_F32, _F64, _I32, _U32, _I64, _U64, _BOOL))
 _SMALL = frozenset(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.float16))
 # ufuncs whose float16 loop VulPy refuses (Ufunc.resolve)
-_NO_HALF = frozenset(("nextafter", "spacing"))
 
 _ALIASES = {"true_divide": "divide", "abs": "absolute", "asin": "arcsin", "acos": "arccos",
             "atan": "arctan", "atan2": "arctan2", "asinh": "arcsinh", "acosh": "arccosh",
@@ -215,11 +214,6 @@ class Ufunc:
             except Exception as e:  # numpy's own UFuncTypeError etc.
                 names = ", ".join(getattr(k, "name", getattr(k, "__name__", str(k))) for k in keys)
                 raise TypeError(f"vp.{self.name}: no loop for ({names}): {e}") from None
-            if self.name in _NO_HALF and np.dtype(np.float16) in dts:
-                # (lower-small-types refuses them too: their steps are
-                # float16's, which the widened 32-bit value does not have)
-                raise TypeError(f"vp.{self.name}: float16 is not supported; convert to "
-                                f"float32 first")
             r = (tuple(dts[:-1]), dts[-1])
             self._resolved[keys] = r
         return r
