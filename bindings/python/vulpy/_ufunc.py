@@ -36,7 +36,6 @@ _I64, _U64 = np.dtype(np.int64), np.dtype(np.uint64)
 _BOOL = np.dtype(np.bool_)
 _DTYPES = frozenset((_F32, _F64, _I32, _U32, _I64, _U64, _BOOL))
 _SMALL = frozenset(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.float16))
-# ufuncs whose float16 loop VulPy refuses (Ufunc.resolve)
 
 _ALIASES = {"true_divide": "divide", "abs": "absolute", "asin": "arcsin", "acos": "arccos",
             "atan": "arctan", "atan2": "arctan2", "asinh": "arcsinh", "acosh": "arccosh",
@@ -153,8 +152,8 @@ class Ufunc:
         if dtype is not None:
             if kind in ("sum", "prod"):
                 kw["dtype"] = dtype
-            else:
-                array = _array._ops.asarray(array).astype(dtype)
+            else:  # (a NumPy array stays one: NumPy in, NumPy out)
+                array = (array if hasattr(array, "astype") else np.asarray(array)).astype(dtype)
         return f(array, **kw)
 
     def accumulate(self, array, axis=0, dtype=None, out=None):
@@ -173,9 +172,10 @@ class Ufunc:
         return _doubling_scan(self, array, axis, dtype, out)
 
     def at(self, a, indices, b=None):
-        """numpy.<ufunc>.at for add and subtract: a[indices] op= b in
-        place, unbuffered, a repeated index applied once per occurrence
-        (one atomic add per value on the device; _scatter.py). Returns None."""
+        """numpy.<ufunc>.at for add, subtract, multiply, maximum, minimum:
+        a[indices] op= b in place, unbuffered, a repeated index applied once
+        per occurrence (one atomic per value on the device; _scatter.py).
+        Returns None."""
         return _array._ops._scatter.at(self, a, indices, b)
 
     def outer(self, a, b, **kwargs):
