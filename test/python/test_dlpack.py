@@ -186,3 +186,17 @@ def test_legacy_unversioned_capsule(ctx):
     a = np.from_dlpack(Old())
     np.testing.assert_array_equal(a, np.arange(5))
     assert a.ctypes.data == x.buffer.address
+
+
+def test_np_from_dlpack_of_imported_numpy_pages(ctx):
+    # an array over imported NumPy pages (vp.from_dlpack of vp.aligned_empty)
+    # has that ndarray as its buffer's owner, and __dlpack__ compared the
+    # owner with "exportable" by ==: element by element, so np.from_dlpack
+    # raised "The truth value of an array ... is ambiguous" (seen in a
+    # clean-clone CI run of the docs' DLPack sample)
+    h = vp.aligned_empty(4096, np.float32)
+    h[:] = np.arange(4096, dtype=np.float32)
+    y = vp.from_dlpack(h)
+    a = np.from_dlpack(y)
+    np.testing.assert_array_equal(a, np.arange(4096, dtype=np.float32))
+    assert y.__dlpack_device__()[0] == 1

@@ -393,7 +393,7 @@ class ndarray:
         __dlpack__ cannot export."""
         if self._buf.mapped:
             return (1, 0)
-        if getattr(self._buf, "owner", None) == "exportable":  # CUDA imports it (_cuda.py)
+        if exportable(self._buf):  # CUDA imports it (_cuda.py)
             from . import _cuda
             dev = _cuda.dlpack_device(self)
             if dev is not None:
@@ -410,8 +410,7 @@ class ndarray:
         (copy=True exports a host copy instead)."""
         v1 = max_version is not None and tuple(max_version)[:1] >= (1,)
         cuda = dl_device is not None and tuple(dl_device)[:1] == (2,)  # kDLCUDA
-        exportable = getattr(self._buf, "owner", None) == "exportable"
-        if not copy and (cuda or (dl_device is None and exportable)):
+        if not copy and (cuda or (dl_device is None and exportable(self._buf))):
             # CUDA import of exportable memory (vulpy/_cuda.py); `stream` is
             # any CUDA stream: __dlpack__ waits for all of VulPy's work first
             from . import _cuda
@@ -1196,6 +1195,16 @@ class Flags:
             ("C_CONTIGUOUS", "c_contiguous"), ("F_CONTIGUOUS", "f_contiguous"),
             ("OWNDATA", "owndata"), ("WRITEABLE", "writeable"), ("ALIGNED", "aligned"),
             ("WRITEBACKIFCOPY", "writebackifcopy")))
+
+
+def exportable(buf):
+    """Whether a buffer is CUDA-importable memory (vp.empty(exportable=True)):
+    its owner is the string "exportable". Another buffer's owner may be the
+    NumPy array whose pages it imported, which == would compare element
+    by element (np.from_dlpack(x) of an imported host array raised
+    "truth value of an array ... is ambiguous")."""
+    owner = getattr(buf, "owner", None)
+    return isinstance(owner, str) and owner == "exportable"
 
 
 def view_of(a, v):

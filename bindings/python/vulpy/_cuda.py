@@ -39,7 +39,8 @@ def interop(context=None):
 
 
 def is_exportable(a):
-    return getattr(a._buf, "owner", None) == "exportable"
+    owner = getattr(a._buf, "owner", None)  # (as _array.exportable: not an ndarray's ==)
+    return isinstance(owner, str) and owner == "exportable"
 
 
 def empty(ctx, nbytes):
