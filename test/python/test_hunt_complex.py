@@ -355,6 +355,16 @@ def test_reductions_on_views(dt):
             if True:
                 check(getattr(vp, r)(an, axis=0), getattr(np, r)(nan, axis=0), f"{r} NaN axis=0")
         return
+    # NaN reductions with initial= / where= mask NaN elements of complex
+    # input too (they were summed: nansum(..., initial=1) was nan+nanj)
+    sel = np.array([[1, 1, 0, 1], [1, 0, 1, 1], [0, 1, 1, 1]], bool)
+    for r in ("nansum", "nanprod", "nanmax", "nanmin"):
+        for kw in ({"initial": 1}, {"where": sel, "initial": 2}, {"axis": 0, "initial": 1j}):
+            vkw = {k: vp.asarray(x) if k == "where" else x for k, x in kw.items()}
+            check(getattr(vp, r)(an, **vkw), getattr(np, r)(nan, **kw), f"{r} NaN {kw}")
+    for kw in ({"where": sel}, {"where": sel[0], "axis": 1}):
+        check(vp.nansum(an, where=vp.asarray(kw["where"]), axis=kw.get("axis")),
+              np.nansum(nan, **kw), f"nansum NaN {kw}")
     check(vp.sum(am, axis=0, keepdims=True), np.sum(m, axis=0, keepdims=True), "keepdims")
     check(vp.var(am.T, ddof=1, axis=1), np.var(m.T, ddof=1, axis=1), "var ddof=1")
     check(vp.std(am, axis=0, keepdims=True), np.std(m, axis=0, keepdims=True), "std keepdims")

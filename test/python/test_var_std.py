@@ -47,6 +47,41 @@ def test_integers_are_float64_and_dtype(name):
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-5)
 
 
+MIXED = np.array([[1, 2, 4, 9.5, 0], [3, 1, -7, 2, 250]])
+
+
+@pytest.mark.parametrize("src", [np.float64, np.int32, np.uint8], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("dtype", [np.int16, np.int64, np.uint8, np.bool_],
+                         ids=lambda d: np.dtype(d).name)
+def test_integer_dtype_follows_numpys_steps(src, dtype):
+    """An integer or bool dtype=: NumPy's mean truncated into that dtype,
+    squared deviations summed in it (wrapping), the quotient cast back.
+    It was the float64 variance of a cast to dtype (var(a, dtype=int16) of
+    MIXED gave 9.5 as float64, NumPy int16 10)."""
+    a = MIXED.astype(src)
+    mask = MIXED > 1
+    if np.dtype(dtype) == np.bool_ and a.dtype == np.bool_:
+        return
+    for kw in ({}, {"axis": 1}, {"axis": 0, "ddof": 1}, {"axis": 1, "where": mask},
+               {"keepdims": True}, {"where": mask}):
+        with np.errstate(all="ignore"):
+            want = np.var(a, dtype=dtype, **kw)
+        got = vp.var(vp.asarray(a), dtype=dtype, **{k: vp.asarray(v) if k == "where" else v
+                                                    for k, v in kw.items()})
+        assert got.dtype == want.dtype and got.shape == np.shape(want), kw
+        assert np.array_equal(got.numpy(), want), (kw, got.numpy(), want)
+        if np.ndim(want) == 0:  # std: NumPy casts a scalar's square root back
+            assert vp.std(vp.asarray(a), dtype=dtype, **kw).numpy() == np.std(a, dtype=dtype,
+                                                                              **kw)
+        else:
+            with pytest.raises(TypeError):
+                np.std(a, dtype=dtype, **kw)
+            with pytest.raises(TypeError, match="dtype="):
+                vp.std(vp.asarray(a), dtype=dtype, **kw)
+    with pytest.raises(TypeError, match="bool"):
+        vp.var(vp.asarray(MIXED > 0), dtype=bool)
+
+
 def test_out_and_numpy_dispatch():
     x = vp.asarray(F32)
     out = vp.empty((6, 7))

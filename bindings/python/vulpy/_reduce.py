@@ -665,6 +665,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     vp.var(expr) is the kernel language's variable (docs/language.md)."""
     if _complex_input(a, dtype):
         return _complex_moment("var", a, axis, dtype, out, ddof, keepdims, where, context)
+    if dtype is not None and np.dtype(dtype).kind in "biu":
+        return _integer_moment("var", a, axis, dtype, out, ddof, keepdims, where)
     if wanted(None, where):
         return masked_moment("var", a, axis, dtype, out, ddof, keepdims, where)
     return _moment("var", a, axis, dtype, out, ddof, keepdims, context)
@@ -677,9 +679,51 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     numpy.std on the GPU (the square root of vp.var)."""
     if _complex_input(a, dtype):
         return _complex_moment("std", a, axis, dtype, out, ddof, keepdims, where, context)
+    if dtype is not None and np.dtype(dtype).kind in "biu":
+        return _integer_moment("std", a, axis, dtype, out, ddof, keepdims, where)
     if wanted(None, where):
         return masked_moment("std", a, axis, dtype, out, ddof, keepdims, where)
     return _moment("std", a, axis, dtype, out, ddof, keepdims, context)
+
+
+def _integer_moment(kind, a, axis, dtype, out, ddof, keepdims, where):
+    """var / std with an integer or bool dtype=, NumPy's steps in that dtype:
+    the sum in dtype, divided and cast back (the mean truncated), the
+    deviations in the promoted dtype of a and that mean, their squares
+    summed in dtype, divided and cast back; std's square root is cast back
+    only for a scalar result (NumPy's sqrt into an integer array raises).
+    vp.var(a, dtype=np.int16) was the float64 variance of a cast to int16."""
+    a = _operand(a)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b" and np.dtype(a.dtype).kind == "b":
+        raise TypeError(f"vp.{kind}: NumPy subtracts the bool mean from bool data, which "
+                        f"it refuses (boolean subtract); pass a numeric dtype=")
+    shape = tuple(a.shape)
+    mask = where_mask(kind, a, where)
+    kept = tuple(1 if i in _axes(axis, len(shape), kind) else d for i, d in enumerate(shape))
+    rshape = kept if keepdims else tuple(d for i, d in enumerate(shape)
+                                         if i not in _axes(axis, len(shape), kind))
+    if kind == "std" and rshape != ():
+        raise TypeError(f"vp.std: cannot cast the square root (a float) into the "
+                        f"dtype={dtype.name} result array (NumPy's sqrt, casting rule "
+                        f"'same_kind'); pass a float dtype=")
+    if mask is None:
+        n = math.prod(shape[i] for i in _axes(axis, len(shape), kind))
+        count, left = n, builtins.max(n - ddof, 0)
+    else:
+        count = sum(_ufunc.logical_and(mask, _ones(a)), axis, _I64, None, True)
+        left = _ufunc.maximum(_ufunc.subtract(count, ddof), 0)
+        if not keepdims:
+            left = left.reshape(rshape)
+    w = True if mask is None else mask
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = _ufunc.divide(sum(a, axis, dtype, None, True, where=w), count).astype(dtype)
+        d = _ufunc.subtract(a, m)
+        s = sum(_ufunc.multiply(d, d), axis, dtype, None, keepdims, where=w)
+        r = _ufunc.divide(s, left).astype(dtype)
+        if kind == "std":
+            r = _ufunc.sqrt(r).astype(dtype)
+    return finish(r, out)
 
 
 def _complex_input(a, dtype):
@@ -971,7 +1015,7 @@ def masked_nan_reduce(kind, a, axis, dtype, out, keepdims, initial, where):
     if kind in ("min", "max") and initial is None and mask is not None:
         raise ValueError(f"reduction operation '{_UFUNC_NAME['nan' + kind]}' does not have "
                          f"an identity, so to use a where mask one has to specify 'initial'")
-    if np.dtype(a.dtype).kind == "f":
+    if np.dtype(a.dtype).kind in "fc":
         ok = _ufunc.logical_not(_ufunc.isnan(a))
         mask = ok if mask is None else _ufunc.logical_and(ok, mask)
     return _masked_reduce(kind, a, axis, dtype, out, keepdims, initial,
