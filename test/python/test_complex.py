@@ -151,6 +151,19 @@ def test_parts_of_real_arrays():
     np.testing.assert_array_equal(vp.real(f), f)  # NumPy in, NumPy out
 
 
+@pytest.mark.parametrize("dt", [np.bool_, np.int8, np.uint8, np.int16, np.int32, np.uint64],
+                         ids=lambda d: np.dtype(d).name)
+def test_angle_of_integers_takes_numpys_dtype(dt):
+    """numpy.angle of integers is arctan2(0, z): the Python 0 takes z's
+    dtype, so int8 gives float16 and int16 float32 (VulPy gave float64)."""
+    x = np.array([-6, 0, 3, -1, 1]).astype(dt)
+    for deg in (False, True):
+        want = np.angle(x, deg=deg)
+        got = vp.angle(vp.asarray(x), deg=deg)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-3)
+
+
 # ---------------------------------------------------------------- arithmetic
 OPS = {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
        "multiply": lambda a, b: a * b, "divide": lambda a, b: a / b}

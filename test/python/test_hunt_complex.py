@@ -822,3 +822,20 @@ def test_nan_signs_of_inverse_functions_and_infinite_powers(dt):
         np.testing.assert_array_equal(got, want)
         fin = np.isfinite(want.imag)
         assert (np.signbit(got.imag[fin]) == np.signbit(want.imag[fin])).all(), (w, got, want)
+
+
+@pytest.mark.parametrize("dt", DTS)
+def test_logical_ufuncs_take_complex_truth(dt):
+    """logical_and / or / xor / not of complex operands: NumPy's truth (either
+    part nonzero, NaN true); they were refused with a TypeError."""
+    z = np.array([0j, 1j, 2 + 0j, complex(np.nan, 0), complex(0, -0.0), 0j, complex(0, np.inf)], dt)
+    f = np.array([0, 1, 0, 2.5, 1, 0, 0], np.float32)
+    zv = vp.asarray(z)
+    check(vp.logical_not(zv), np.logical_not(z), "logical_not")
+    check(vp.logical_not(zv[::-2]), np.logical_not(z[::-2]), "logical_not of a view")
+    for name in ("logical_and", "logical_or", "logical_xor"):
+        for x, y in ((z, f), (f, z), (z, z[::-1].astype(np.complex128)), (z, 3), (0j, z), (z, 1j)):
+            xv = vp.asarray(x) if isinstance(x, np.ndarray) else x
+            yv = vp.asarray(y) if isinstance(y, np.ndarray) else y
+            check(getattr(vp, name)(xv, yv), getattr(np, name)(x, y), name)
+        check(getattr(vp, name)(z, f), getattr(np, name)(z, f), f"{name} NumPy in", resident=False)

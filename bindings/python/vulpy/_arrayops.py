@@ -58,7 +58,7 @@ COMPLEX = _ComplexOps()
 _COMPLEX_SUPPORTED = ("+ - * / **, negative, conj, abs, exp, exp2, expm1, sqrt, log, log2, "
                       "log10, log1p, square, reciprocal, sign, round, rint, float_power, sin, "
                       "cos, tan, sinh, cosh, tanh and their inverses, isnan, isinf, isfinite, "
-                      "== != < <= > >=, maximum / minimum / fmax / fmin, where, real, imag, "
+                      "== != < <= > >=, logical_and / or / xor / not, maximum / minimum / fmax / fmin, where, real, imag, "
                       "angle, sum, mean, prod, cumsum, cumprod, var, std, max, min, argmax, argmin and "
                       "their nan forms, any, all, "
                       "matmul / dot / vdot / inner / tensordot / einsum, linalg.norm, astype, "

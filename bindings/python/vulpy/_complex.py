@@ -28,7 +28,8 @@ SUPPORTED = ("add", "subtract", "multiply", "divide", "negative", "positive", "c
              "sinh", "cosh", "tanh", "sin", "cos", "tan", "less", "less_equal", "greater",
              "greater_equal", "maximum", "minimum", "fmax", "fmin", "sign", "log1p", "expm1",
              "exp2", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "rint",
-             "float_power")
+             "float_power", "logical_and", "logical_or", "logical_xor", "logical_not")
+_LOGICAL = ("logical_and", "logical_or", "logical_xor", "logical_not")
 
 
 unsupported = _arrayops.complex_unsupported  # the TypeError for an operation on complex
@@ -428,6 +429,12 @@ def _formula(name, args, comps, res, fdt):
         (ar, ai), = comps
         _sub(_mul(ar, ar), _mul(ai, ai), dre)
         _add(_mul(ar, ai), _mul(ai, ar), dim)
+    elif name in _LOGICAL:
+        # NumPy's truth of a complex value: either part nonzero (NaN is true)
+        truth = [_op("not_equal", r, fdt.type(0)) if i is None else
+                 _op("logical_or", _op("not_equal", r, fdt.type(0)),
+                     _op("not_equal", i, fdt.type(0))) for r, i in comps]
+        _op(name, truth[0], truth[1] if len(truth) == 2 else None, res)
     elif name in _ORDER:
         (ar, ai), (br, bi) = comps
         z = fdt.type(0)
@@ -1320,9 +1327,9 @@ def angle(z, deg=False):
         re, im = parts(z)
         a = u.arctan2(im, re)
     else:
-        fdt = z.dtype if z.dtype.kind == "f" else _F64
-        a = u.arctan2(_array.zeros(z.shape, fdt, context=z._ctx),
-                      z if z.dtype == fdt else z.astype(fdt))
+        # NumPy's arctan2(0, z): the weak Python 0 takes z's dtype, so
+        # int8/uint8 give float16, int16 float32 (this was float64)
+        a = u.arctan2(0, z)
     if deg:
         a = u.multiply(a, a.dtype.type(180.0 / np.pi))
     return a
