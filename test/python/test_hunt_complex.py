@@ -839,3 +839,16 @@ def test_logical_ufuncs_take_complex_truth(dt):
             yv = vp.asarray(y) if isinstance(y, np.ndarray) else y
             check(getattr(vp, name)(xv, yv), getattr(np, name)(x, y), name)
         check(getattr(vp, name)(z, f), getattr(np, name)(z, f), f"{name} NumPy in", resident=False)
+
+
+def test_conjugate_of_bool_is_int8_as_numpys():
+    """numpy.conjugate has no bool loop: np.conj of bools is int8 (vp.conj
+    gave bool); the method a.conj() keeps bool, as NumPy's."""
+    b = np.array([True, False, True])
+    got = vp.conj(vp.asarray(b))
+    assert got.dtype == np.conj(b).dtype == np.int8
+    np.testing.assert_array_equal(got.numpy(), np.conj(b))
+    assert vp.conjugate(vp.asarray(b)[::-1]).numpy().tolist() == np.conjugate(b[::-1]).tolist()
+    m = vp.asarray(b).conj()
+    assert m.dtype == b.conj().dtype == np.bool_
+    np.testing.assert_array_equal(m.numpy(), b)

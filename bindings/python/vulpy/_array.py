@@ -915,8 +915,9 @@ class ndarray:
         _ops._complex.set_imag(self, value)
 
     def conj(self):
-        """vp.conjugate(self): the complex conjugate (a copy for real arrays)."""
-        return _ops._complex.conjugate(self)
+        """vp.conjugate(self): the complex conjugate (a copy of the same dtype
+        for real arrays, bool included, as ndarray.conj)."""
+        return _ops._complex.conjugate(self) if self.dtype.kind == "c" else self.copy()
 
     conjugate = conj
 

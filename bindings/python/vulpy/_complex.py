@@ -1299,13 +1299,14 @@ def imag(x):
 
 def conjugate(x, out=None):
     """vp.conjugate(x) (vp.conj): the complex conjugate, elementwise; a
-    copy of a real operand. NumPy in, NumPy out."""
+    copy of a real operand (bool becomes int8: numpy.conjugate has no bool
+    loop). NumPy in, NumPy out."""
     if not is_complex(x):
         if _resident(x):
             if out is not None:
                 _arrayops.assign(out, x)
                 return out
-            return x.copy()
+            return x.astype(np.int8) if x.dtype == np.bool_ else x.copy()
         return np.conjugate(x, out=out)
     return ufunc(_Named("conjugate", 1, np.conjugate), (x,), out, None, True)
 
