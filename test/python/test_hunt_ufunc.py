@@ -465,6 +465,29 @@ def test_compare_with_out_of_range_python_int(dtype):
         vp.add(xv, ii.max + 1)  # arithmetic keeps NumPy's error
 
 
+@pytest.mark.parametrize("shape", [(), (3,), (2, 1)], ids=str)
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_python_float_past_the_loop_range_is_inf(shape):
+    """Bug: `x < 1e40`, `x + 1e40` of a 0-d (or broadcast) float32 x raised
+    TypeError (a push constant cannot hold 1e40); NumPy casts the Python
+    float to the loop's inf, as the 1-d path already did."""
+    x = np.array(np.full(shape, 1.5), np.float32)
+    h = x.astype(np.float16)
+    for arr, exprs in ((x, ["a < 1e40", "a != 1e40", "a + 1e40", "1e300 * a", "a > -1e300",
+                            "a == 2 ** 200", "a - 2.5"]),
+                       (h, ["a + 1e5", "a < 70000", "a * 1e10"])):
+        v = vp.asarray(arr)
+        for e in exprs:
+            with np.errstate(all="ignore"):
+                want = eval(e, {"a": arr})
+            _same(eval(e, {"a": v}), want, (e, shape))
+    if shape:
+        yv = vp.asarray(np.ones((2, 3), np.float32))
+        _same(vp.maximum(vp.asarray(x), 1e40) if shape == (3,) else yv * 1e300,
+              np.maximum(x, np.float32(np.inf)) if shape == (3,) else np.full((2, 3), np.inf,
+                                                                              np.float32), "b")
+
+
 def test_inplace_operators_cast_same_kind():
     """Bug: x *= np.float64(2.0) on a float32 array, i32 += i64 and the
     like raised TypeError (out= of another dtype); NumPy casts the result

@@ -465,9 +465,15 @@ def ufunc(uf, args, out, context, sync):
     loop_in, out_dt = uf.resolve(keys) if uf.name != "cast" else ((args[0].dtype,), out.dtype)
     ctx = c.context_()
     _graph.require_features(ctx, tuple(loop_in) + (out_dt,), f"vp.{uf.name}")
+    args = list(args)
     for k, (a, dt) in enumerate(zip(args, loop_in)):
         if type(a) is int and dt.kind in "iu":  # NumPy refuses what the loop cannot hold
             python_int(uf.name, a, dt, k)
+        elif type(a) in (int, float) and dt.kind == "f" and dt.itemsize < 8:
+            # NumPy casts a Python float (or int) past the loop's range to
+            # inf, with its overflow warning (a push constant refused it:
+            # `x < 1e40` of a 0-d float32 x was a TypeError)
+            args[k] = np.array(a, dtype=dt)[()]
     vals = [c.operand(a, dt if not isinstance(a, (_array.ndarray, np.ndarray)) else None)
             for a, dt in zip(args, loop_in)]
     shapes = [v.shape for v in vals if v.shape is not None]
