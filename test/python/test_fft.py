@@ -84,6 +84,24 @@ def test_real_input_is_promoted(dt):
     close(vp.fft.fft(x), want, "NumPy in", resident=False)
 
 
+def test_result_dtypes_of_every_input_dtype_are_numpys():
+    """Each transform's result dtype for each input dtype is NumPy's; irfft
+    and hfft of float16 are float16 (VulPy gave float32), irfftn float32."""
+    for dt in (np.bool_, np.int8, np.uint16, np.int32, np.float16, F32, F64, C64, C128):
+        x = (np.arange(1, 9) * 1.25).astype(dt)
+        for f in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "irfft2", "rfftn",
+                  "irfftn"):
+            if np.dtype(dt).kind == "c" and f in ("rfft", "ihfft", "rfftn"):
+                continue
+            arr = x.reshape(2, 4) if f[-1] in "2n" else x
+            want = getattr(np.fft, f)(arr)
+            got = getattr(vp.fft, f)(vp.asarray(arr))
+            assert got.dtype == want.dtype, (f, np.dtype(dt).name, got.dtype, want.dtype)
+            np.testing.assert_allclose(got.numpy().astype(want.dtype), want,
+                                       rtol=4e-3 if dt == np.float16 else 1e-5, atol=1e-2,
+                                       err_msg=f"{f} {np.dtype(dt).name}")
+
+
 def test_round_trip():
     for n in (1, 7, 64, 100):
         x = data((3, n), C64, n)

@@ -356,8 +356,13 @@ def rfft(a, n=None, axis=-1, norm=None, *, context=None):
 def irfft(a, n=None, axis=-1, norm=None, *, context=None):
     """vp.fft.irfft: the inverse of rfft (real output of length n,
     2 * (m - 1) by default), as numpy.fft.irfft."""
-    return _irfftn("irfft", a, None if n is None else [n], [axis], norm, context,
-                   n is not None, True)
+    r = _irfftn("irfft", a, None if n is None else [n], [axis], norm, context,
+                n is not None, True)
+    if getattr(a, "dtype", None) == np.float16 and r.dtype == np.float32:
+        # numpy.fft.irfft (and hfft) of float16 input is float16 (its
+        # result_type(a.real.dtype, 1.0)); irfftn / irfft2 are float32
+        r = r.astype(np.float16)
+    return r
 
 
 def rfftn(a, s=None, axes=None, norm=None, *, context=None):
