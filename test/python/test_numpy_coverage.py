@@ -385,11 +385,23 @@ RANDOM_METHODS = {
     "random": (((2, 3),), {}), "standard_normal": ((5,), {"dtype": np.float32}),
     "normal": ((1.0, 2.0, 4), {}), "uniform": ((-1.0, 1.0, (2, 2)), {}),
     "integers": ((0, 10, 7), {}), "exponential": ((2.0, 3), {}),
+    "lognormal": ((0.0, 1.0, 3), {}), "laplace": ((0.0, 1.0, (2, 2)), {}),
+    "logistic": ((0.0, 1.0, 3), {}), "gumbel": ((0.0, 1.0, 3), {}), "rayleigh": ((1.0, 3), {}),
+    "weibull": ((2.0, 3), {}), "pareto": ((2.0, 3), {}), "power": ((2.0, 3), {}),
+    "standard_cauchy": ((3,), {}), "triangular": ((0.0, 1.0, 2.0, 3), {}),
+    "wald": ((1.0, 1.0, 3), {}), "standard_gamma": ((2.0, 3), {"dtype": np.float32}),
+    "gamma": ((2.0, 1.0, 3), {}), "chisquare": ((3.0, 3), {}), "standard_t": ((3.0, 3), {}),
+    "beta": ((2.0, 3.0, 3), {}), "f": ((3.0, 4.0, 3), {}), "poisson": ((3.0, (2, 3)), {}),
+    "binomial": ((10, 0.3, 4), {}), "negative_binomial": ((3, 0.5, 4), {}),
+    "geometric": ((0.3, 4), {}),
 }
 RANDOM_BIT_IDENTICAL = {"random"}
 RANDOM_MODULE = ["default_rng", "Generator", "Philox", "seed", "rand", "randn", "random",
                  "random_sample", "uniform", "normal", "standard_normal", "integers",
-                 "randint", "exponential"]
+                 "randint", "exponential", "lognormal", "laplace", "logistic", "gumbel",
+                 "rayleigh", "weibull", "pareto", "power", "standard_cauchy", "triangular",
+                 "wald", "standard_gamma", "gamma", "chisquare", "standard_t", "beta", "f",
+                 "poisson", "binomial", "negative_binomial", "geometric"]
 
 
 @pytest.mark.parametrize("name", sorted(RANDOM_METHODS))

@@ -30,7 +30,7 @@ import os
 
 import numpy as np
 
-from . import _array, _reduce, _ufunc
+from . import _array, _distributions, _reduce, _ufunc
 
 __all__ = ["Generator", "Philox", "default_rng", "seed", "rand", "randn", "random",
            "random_sample", "uniform", "normal", "standard_normal", "integers", "randint",
@@ -426,6 +426,168 @@ class Generator:
         """Exponential samples of scale 1 (exponential(1.0, size, dtype))."""
         return self.exponential(1.0, size, dtype)
 
+    # ----------------------------------------------- more distributions
+    # numpy.random.Generator's, in _distributions.py (its docstring says
+    # how); NumPy's parameter checks and messages. The continuous ones take
+    # dtype= (float64, or float32 for a device without float64) as a
+    # keyword, VulPy's addition; the discrete ones give int64.
+    def _draw(self, who, dtype, size, specs, f):
+        dt = _float_dtype(dtype, who)
+        vals, shapes = [], []
+        for name, v, cons in specs:
+            v, sh = _param(v, who, name, dt if cons != "count" else _F64)
+            _constrain(who, name, v, cons)
+            vals.append(v)
+            shapes.append(sh)
+        return f(*vals, _param_shape(size, shapes, who), dt)
+
+    def lognormal(self, mean=0.0, sigma=1.0, size=None, *, dtype=np.float64):
+        """exp of normal(mean, sigma) samples (numpy's lognormal)."""
+        return self._draw("Generator.lognormal", dtype, size,
+                          (("mean", mean, None), ("sigma", sigma, "nonneg")),
+                          lambda m, s, sh, dt: _distributions.lognormal(self, m, s, sh, dt))
+
+    def laplace(self, loc=0.0, scale=1.0, size=None, *, dtype=np.float64):
+        """Laplace (double exponential) samples (numpy's laplace)."""
+        return self._draw("Generator.laplace", dtype, size,
+                          (("loc", loc, None), ("scale", scale, "nonneg")),
+                          lambda m, s, sh, dt: _distributions.laplace(self, m, s, sh, dt))
+
+    def logistic(self, loc=0.0, scale=1.0, size=None, *, dtype=np.float64):
+        """Logistic samples (numpy's logistic)."""
+        return self._draw("Generator.logistic", dtype, size,
+                          (("loc", loc, None), ("scale", scale, "nonneg")),
+                          lambda m, s, sh, dt: _distributions.logistic(self, m, s, sh, dt))
+
+    def gumbel(self, loc=0.0, scale=1.0, size=None, *, dtype=np.float64):
+        """Gumbel (extreme value type I) samples (numpy's gumbel)."""
+        return self._draw("Generator.gumbel", dtype, size,
+                          (("loc", loc, None), ("scale", scale, "nonneg")),
+                          lambda m, s, sh, dt: _distributions.gumbel(self, m, s, sh, dt))
+
+    def rayleigh(self, scale=1.0, size=None, *, dtype=np.float64):
+        """Rayleigh samples, scale * sqrt(2 E) (numpy's rayleigh)."""
+        return self._draw("Generator.rayleigh", dtype, size, (("scale", scale, "nonneg"),),
+                          lambda s, sh, dt: _distributions.rayleigh(self, s, sh, dt))
+
+    def weibull(self, a, size=None, *, dtype=np.float64):
+        """Weibull samples of shape a, E ** (1 / a) (numpy's weibull)."""
+        return self._draw("Generator.weibull", dtype, size, (("a", a, "nonneg"),),
+                          lambda a_, sh, dt: _distributions.weibull(self, a_, sh, dt))
+
+    def pareto(self, a, size=None, *, dtype=np.float64):
+        """Pareto II (Lomax) samples of shape a (numpy's pareto)."""
+        return self._draw("Generator.pareto", dtype, size, (("a", a, "pos"),),
+                          lambda a_, sh, dt: _distributions.pareto(self, a_, sh, dt))
+
+    def power(self, a, size=None, *, dtype=np.float64):
+        """Power-function samples in [0, 1] of exponent a - 1 (numpy's power)."""
+        return self._draw("Generator.power", dtype, size, (("a", a, "pos"),),
+                          lambda a_, sh, dt: _distributions.power(self, a_, sh, dt))
+
+    def standard_cauchy(self, size=None, *, dtype=np.float64):
+        """Cauchy (Lorentz) samples, N1 / N2 (numpy's standard_cauchy)."""
+        return self._draw("Generator.standard_cauchy", dtype, size, (),
+                          lambda sh, dt: _distributions.standard_cauchy(self, sh, dt))
+
+    def triangular(self, left, mode, right, size=None, *, dtype=np.float64):
+        """Triangular samples on [left, right] peaking at mode (numpy's
+        triangular)."""
+        who = "Generator.triangular"
+
+        def f(lo, md, hi, sh, dt):
+            _constrain(who, "left", (lo, md), "le")
+            _constrain(who, "mode", (md, hi), "le")
+            _constrain(who, "left", (lo, hi), "ne")
+            return _distributions.triangular(self, lo, md, hi, sh, dt)
+        return self._draw(who, dtype, size,
+                          (("left", left, None), ("mode", mode, None), ("right", right, None)), f)
+
+    def wald(self, mean, scale, size=None, *, dtype=np.float64):
+        """Wald (inverse Gaussian) samples (numpy's wald)."""
+        return self._draw("Generator.wald", dtype, size,
+                          (("mean", mean, "pos"), ("scale", scale, "pos")),
+                          lambda m, s, sh, dt: _distributions.wald(self, m, s, sh, dt))
+
+    def standard_gamma(self, shape, size=None, dtype=np.float64, out=None):
+        """Gamma(shape, 1) samples: Marsaglia and Tsang's method (numpy's
+        standard_gamma; out= a resident array of the samples' shape and
+        dtype)."""
+        who = "Generator.standard_gamma"
+
+        def f(k, sh, dt):
+            if out is None:
+                return _distributions.standard_gamma(self, k, sh, dt)
+            tgt = _target(sh if sh is not None or size is not None else tuple(out.shape),
+                          dt, out, who)
+            tgt[...] = _distributions.standard_gamma(self, k, tuple(tgt.shape), dt)
+            return tgt
+        return self._draw(who, dtype, size, (("shape", shape, "nonneg"),), f)
+
+    def gamma(self, shape, scale=1.0, size=None, *, dtype=np.float64):
+        """Gamma(shape, scale) samples (numpy's gamma)."""
+        return self._draw("Generator.gamma", dtype, size,
+                          (("shape", shape, "nonneg"), ("scale", scale, "nonneg")),
+                          lambda k, s, sh, dt: _distributions.standard_gamma(self, k, sh, dt) * s)
+
+    def chisquare(self, df, size=None, *, dtype=np.float64):
+        """Chi-square samples of df degrees of freedom, 2 Gamma(df / 2)."""
+        return self._draw("Generator.chisquare", dtype, size, (("df", df, "pos"),),
+                          lambda d, sh, dt: _distributions.standard_gamma(self, d * 0.5, sh,
+                                                                          dt) * 2.0)
+
+    def standard_t(self, df, size=None, *, dtype=np.float64):
+        """Student's t samples of df degrees of freedom (numpy's standard_t)."""
+        def f(d, sh, dt):
+            num = self.standard_normal(sh, dt)
+            g = _distributions.standard_gamma(self, d * 0.5, sh, dt)
+            return _ufunc.sqrt(d * 0.5) * num / _ufunc.sqrt(g) if not isinstance(d, float) \
+                else math.sqrt(d * 0.5) * num / _ufunc.sqrt(g)
+        return self._draw("Generator.standard_t", dtype, size, (("df", df, "pos"),), f)
+
+    def beta(self, a, b, size=None, *, dtype=np.float64):
+        """Beta(a, b) samples (numpy's beta: Johnk's method for a, b <= 1)."""
+        return self._draw("Generator.beta", dtype, size, (("a", a, "pos"), ("b", b, "pos")),
+                          lambda a_, b_, sh, dt: _distributions.beta(self, a_, b_, sh, dt))
+
+    def f(self, dfnum, dfden, size=None, *, dtype=np.float64):
+        """F (Fisher-Snedecor) samples (numpy's f)."""
+        def f(d1, d2, sh, dt):
+            c1 = _distributions.standard_gamma(self, d1 * 0.5, sh, dt) * 2.0
+            c2 = _distributions.standard_gamma(self, d2 * 0.5, sh, dt) * 2.0
+            return (c1 * d2) / (c2 * d1)
+        return self._draw("Generator.f", dtype, size,
+                          (("dfnum", dfnum, "pos"), ("dfden", dfden, "pos")), f)
+
+    def poisson(self, lam=1.0, size=None):
+        """int64 Poisson samples of mean lam (numpy's poisson: PTRS from
+        lam = 10, the multiplication method below)."""
+        return self._draw("Generator.poisson", np.float64, size, (("lam", lam, "lam"),),
+                          lambda m, sh, dt: _distributions.poisson(self, m, sh))
+
+    def binomial(self, n, p, size=None):
+        """int64 binomial samples of n trials of probability p (numpy's
+        binomial; n truncated to an integer as NumPy casts it)."""
+        def f(n_, p_, sh, dt):
+            return _distributions.binomial(self, _ufunc.trunc(n_) if not isinstance(n_, float)
+                                           else float(math.trunc(n_)), p_, sh)
+        return self._draw("Generator.binomial", np.float64, size,
+                          (("n", n, "count"), ("p", p, "p01")), f)
+
+    def negative_binomial(self, n, p, size=None):
+        """int64 negative binomial samples, Poisson(Gamma(n, (1 - p) / p))
+        (numpy's negative_binomial)."""
+        return self._draw("Generator.negative_binomial", np.float64, size,
+                          (("n", n, "pos_notnan"), ("p", p, "p01_gt")),
+                          lambda n_, p_, sh, dt: _distributions.negative_binomial(self, n_, p_,
+                                                                                  sh))
+
+    def geometric(self, p, size=None):
+        """int64 geometric samples (trials to the first success, >= 1) of
+        probability p (numpy's geometric)."""
+        return self._draw("Generator.geometric", np.float64, size, (("p", p, "p01_gt"),),
+                          lambda p_, sh, dt: _distributions.geometric(self, p_, sh))
+
     def _order(self, n):
         """A uniformly random permutation of range(n) (int64, resident):
         the stable argsort of n random 64-bit words (two of them equal
@@ -750,6 +912,54 @@ def _non_negative(v, who, name):
         raise ValueError(f"{who}: {name}= must be >= 0, got {got}")
 
 
+_POISSON_LAM_MAX = 9.223372006484771e18  # NumPy's: INT64_MAX - 10 sqrt(INT64_MAX)
+
+
+def _constrain(who, name, v, cons):
+    """NumPy's check of a distribution parameter (its _common.pyx
+    constraints and messages): numbers in Python, arrays on the device with
+    one read back. cons None: any value."""
+    if cons is None:
+        return
+    if cons in ("le", "ne"):  # triangular's pairs
+        x, y = v
+        bad = (x > y) if cons == "le" else (x == y)
+        msg = {"left": "left > mode" if cons == "le" else "left == right",
+               "mode": "mode > right"}[name]
+    else:
+        scalar = isinstance(v, float)
+        isnan = math.isnan(v) if scalar else _ufunc.isnan(v)
+        signbit = (math.copysign(1.0, v) < 0) if scalar else _ufunc.signbit(v)
+        bad, msg = {
+            "nonneg": (lambda: signbit & ~isnan if not scalar else signbit and not isnan,
+                       f"{name} < 0"),
+            "count": (lambda: signbit & ~isnan if not scalar else signbit and not isnan,
+                      f"{name} < 0"),
+            "pos": (lambda: (signbit | (v == 0)) & ~isnan if not scalar else
+                    (signbit or v == 0) and not isnan, f"{name} <= 0"),
+            "pos_notnan": (lambda: ~(v > 0), f"{name} <= 0"),
+            "p01": (lambda: ~((v >= 0) & (v <= 1)), "p < 0, p > 1 or p is NaN"),
+            "p01_gt": (lambda: ~((v > 0) & (v <= 1)), "p <= 0, p > 1 or p contains NaNs"),
+            "lam": (lambda: ~(v >= 0), "lam < 0 or lam is NaN"),
+        }[cons]
+        bad = bad() if not scalar or cons not in ("pos_notnan", "p01", "p01_gt", "lam") else {
+            "pos_notnan": not v > 0, "p01": not 0 <= v <= 1, "p01_gt": not 0 < v <= 1,
+            "lam": not v >= 0}[cons]
+        if not _bad(bad) and cons == "lam":
+            bad, msg = (v > _POISSON_LAM_MAX), "lam value too large"
+        if cons == "count" and not _bad(bad) and (v > 2 ** 63 if scalar else
+                                                 _bad(v >= 2.0 ** 63)):
+            raise ValueError(f"{who}: {name}= does not fit int64")
+    if _bad(bad):
+        if not isinstance(v, (float, tuple)):  # NumPy's wording for arrays
+            msg = msg.replace("is NaN", "contains NaNs")
+        raise ValueError(f"{who}: {msg}" + (f" (got {name}={v!r})" if isinstance(v, float) else ""))
+
+
+def _bad(flag):
+    return bool(flag) if isinstance(flag, (bool, np.bool_)) else bool(_reduce.any(flag))
+
+
 def _affine(x, mul, add):
     """x * mul + add in place (mul, add numbers or resident arrays)."""
     if not isinstance(mul, float) or mul != 1.0:
@@ -852,6 +1062,111 @@ def shuffle(x):
 def choice(a, size=None, replace=True, p=None):
     """Samples of a (numpy.random.choice)."""
     return _rng().choice(a, size, replace, p)
+
+
+def beta(a, b, size=None):
+    """numpy.random.beta (the module's generator: Generator.beta)."""
+    return _rng().beta(a, b, size=size)
+
+
+def binomial(n, p, size=None):
+    """numpy.random.binomial (the module's generator: Generator.binomial)."""
+    return _rng().binomial(n, p, size=size)
+
+
+def chisquare(df, size=None):
+    """numpy.random.chisquare (the module's generator: Generator.chisquare)."""
+    return _rng().chisquare(df, size=size)
+
+
+def f(dfnum, dfden, size=None):
+    """numpy.random.f (the module's generator: Generator.f)."""
+    return _rng().f(dfnum, dfden, size=size)
+
+
+def gamma(shape, scale=1.0, size=None):
+    """numpy.random.gamma (the module's generator: Generator.gamma)."""
+    return _rng().gamma(shape, scale, size=size)
+
+
+def geometric(p, size=None):
+    """numpy.random.geometric (the module's generator: Generator.geometric)."""
+    return _rng().geometric(p, size=size)
+
+
+def gumbel(loc=0.0, scale=1.0, size=None):
+    """numpy.random.gumbel (the module's generator: Generator.gumbel)."""
+    return _rng().gumbel(loc, scale, size=size)
+
+
+def laplace(loc=0.0, scale=1.0, size=None):
+    """numpy.random.laplace (the module's generator: Generator.laplace)."""
+    return _rng().laplace(loc, scale, size=size)
+
+
+def logistic(loc=0.0, scale=1.0, size=None):
+    """numpy.random.logistic (the module's generator: Generator.logistic)."""
+    return _rng().logistic(loc, scale, size=size)
+
+
+def lognormal(mean=0.0, sigma=1.0, size=None):
+    """numpy.random.lognormal (the module's generator: Generator.lognormal)."""
+    return _rng().lognormal(mean, sigma, size=size)
+
+
+def negative_binomial(n, p, size=None):
+    """numpy.random.negative_binomial (the module's generator: Generator.negative_binomial)."""
+    return _rng().negative_binomial(n, p, size=size)
+
+
+def pareto(a, size=None):
+    """numpy.random.pareto (the module's generator: Generator.pareto)."""
+    return _rng().pareto(a, size=size)
+
+
+def poisson(lam=1.0, size=None):
+    """numpy.random.poisson (the module's generator: Generator.poisson)."""
+    return _rng().poisson(lam, size=size)
+
+
+def power(a, size=None):
+    """numpy.random.power (the module's generator: Generator.power)."""
+    return _rng().power(a, size=size)
+
+
+def rayleigh(scale=1.0, size=None):
+    """numpy.random.rayleigh (the module's generator: Generator.rayleigh)."""
+    return _rng().rayleigh(scale, size=size)
+
+
+def standard_cauchy(size=None):
+    """numpy.random.standard_cauchy (the module's generator: Generator.standard_cauchy)."""
+    return _rng().standard_cauchy(size=size)
+
+
+def standard_gamma(shape, size=None):
+    """numpy.random.standard_gamma (the module's generator: Generator.standard_gamma)."""
+    return _rng().standard_gamma(shape, size=size)
+
+
+def standard_t(df, size=None):
+    """numpy.random.standard_t (the module's generator: Generator.standard_t)."""
+    return _rng().standard_t(df, size=size)
+
+
+def triangular(left, mode, right, size=None):
+    """numpy.random.triangular (the module's generator: Generator.triangular)."""
+    return _rng().triangular(left, mode, right, size=size)
+
+
+def wald(mean, scale, size=None):
+    """numpy.random.wald (the module's generator: Generator.wald)."""
+    return _rng().wald(mean, scale, size=size)
+
+
+def weibull(a, size=None):
+    """numpy.random.weibull (the module's generator: Generator.weibull)."""
+    return _rng().weibull(a, size=size)
 
 
 def randint(low, high=None, size=None, dtype=np.int64):

@@ -1,0 +1,197 @@
+"""vp.random's distributions past uniform / normal / exponential (issue 19,
+"vp.random"; bindings/python/vulpy/_distributions.py): each is compared
+with NumPy's Generator of the same name, continuous ones by a two-sample
+Kolmogorov-Smirnov statistic against NumPy's own samples, discrete ones by
+a chi-square test against the exact probabilities; array parameters (each
+element its own method: Poisson's two, the gamma's two, the binomial's
+two and its p > 1/2 flip), dtypes, out= and NumPy's parameter errors.
+The seeds are fixed, so each test is deterministic; a wrong formula moves
+the statistic far past its 1e-4 critical value."""
+import math
+
+import numpy as np
+import pytest
+
+import vulpy as vp
+from conftest import needs_target
+
+pytestmark = needs_target
+
+N = 20000
+KS_CRIT = math.sqrt(-0.5 * math.log(1e-4 / 2)) * math.sqrt(2.0 / N)
+
+
+def _ks(x, y):
+    """The two-sample Kolmogorov-Smirnov statistic sup |F_x - F_y|."""
+    x, y = np.sort(np.ravel(x)), np.sort(np.ravel(y))
+    grid = np.concatenate([x, y])
+    fx = np.searchsorted(x, grid, side="right") / x.size
+    fy = np.searchsorted(y, grid, side="right") / y.size
+    return float(np.max(np.abs(fx - fy)))
+
+
+def _chi2_crit(df, z=3.719):  # z: the normal quantile of 1 - 1e-4
+    """Wilson and Hilferty's approximation of the chi-square quantile."""
+    return df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
+
+
+def _chi2(samples, logpmf, lo=0):
+    """Pearson's chi-square of integer samples against exp(logpmf(k)),
+    cells with at least 5 expected, the tails lumped into the end cells."""
+    s = np.asarray(samples).ravel()
+    n = s.size
+    hi = int(s.max())
+    ks = np.arange(lo, hi + 1)
+    p = np.array([math.exp(logpmf(int(k))) for k in ks])
+    counts = np.bincount(s - lo, minlength=ks.size)[:ks.size].astype(float)
+    assert counts.sum() == n and s.min() >= lo
+    p[0] += 1.0 - p.sum()  # the mass above the largest sample goes to... the ends
+    exp_, obs = [], []
+    acc_e = acc_o = 0.0
+    for e, o in zip(p * n, counts):
+        acc_e += e
+        acc_o += o
+        if acc_e >= 5:
+            exp_.append(acc_e)
+            obs.append(acc_o)
+            acc_e = acc_o = 0.0
+    exp_[-1] += acc_e
+    obs[-1] += acc_o
+    exp_, obs = np.array(exp_), np.array(obs)
+    stat = float(((obs - exp_) ** 2 / exp_).sum())
+    return stat, _chi2_crit(max(len(exp_) - 1, 1))
+
+
+CONTINUOUS = [
+    ("lognormal", (0.3, 0.7)), ("laplace", (1.0, 2.0)), ("logistic", (-1.0, 0.5)),
+    ("gumbel", (0.5, 2.0)), ("rayleigh", (1.5,)), ("weibull", (0.7,)), ("weibull", (3.0,)),
+    ("pareto", (2.5,)), ("power", (0.4,)), ("power", (3.0,)), ("standard_cauchy", ()),
+    ("triangular", (-1.0, 0.5, 3.0)), ("triangular", (0.0, 0.0, 1.0)), ("wald", (1.5, 0.8)),
+    ("standard_gamma", (0.3,)), ("standard_gamma", (1.0,)), ("standard_gamma", (7.5,)),
+    ("gamma", (2.2, 3.0)), ("chisquare", (0.6,)), ("chisquare", (4.0,)),
+    ("standard_t", (3.0,)), ("beta", (0.4, 0.7)), ("beta", (1.0, 1.0)), ("beta", (2.5, 0.6)),
+    ("f", (4.0, 9.0)),
+]
+
+
+@pytest.mark.parametrize("name,args", CONTINUOUS, ids=[f"{c[0]}{c[1]}" for c in CONTINUOUS])
+def test_continuous_matches_numpys_distribution(name, args):
+    got = getattr(vp.random.default_rng(11), name)(*args, size=N)
+    assert isinstance(got, vp.ndarray) and got.dtype == np.float64 and got.shape == (N,)
+    g = got.numpy()
+    assert np.isfinite(g).all(), name
+    want = getattr(np.random.default_rng(5), name)(*args, size=N)
+    d = _ks(g, want)
+    assert d < KS_CRIT, f"{name}{args}: KS statistic {d:.4f} >= {KS_CRIT:.4f}"
+
+
+def _lfact(k):
+    return math.lgamma(k + 1.0)
+
+
+DISCRETE = [
+    ("poisson", (0.3,), lambda k: -0.3 + k * math.log(0.3) - _lfact(k), 0),
+    ("poisson", (6.5,), lambda k: -6.5 + k * math.log(6.5) - _lfact(k), 0),
+    ("poisson", (10.0,), lambda k: -10.0 + k * math.log(10.0) - _lfact(k), 0),
+    ("poisson", (417.0,), lambda k: -417.0 + k * math.log(417.0) - _lfact(k), 0),
+    ("binomial", (12, 0.3), lambda k: _lfact(12) - _lfact(k) - _lfact(12 - k) +
+     k * math.log(0.3) + (12 - k) * math.log(0.7), 0),
+    ("binomial", (400, 0.2), lambda k: _lfact(400) - _lfact(k) - _lfact(400 - k) +
+     k * math.log(0.2) + (400 - k) * math.log(0.8), 0),
+    ("binomial", (90, 0.85), lambda k: _lfact(90) - _lfact(k) - _lfact(90 - k) +
+     k * math.log(0.85) + (90 - k) * math.log(0.15), 0),
+    ("binomial", (5000, 0.5), lambda k: _lfact(5000) - _lfact(k) - _lfact(5000 - k) +
+     5000 * math.log(0.5), 0),
+    ("geometric", (0.15,), lambda k: (k - 1) * math.log(0.85) + math.log(0.15), 1),
+    ("geometric", (0.6,), lambda k: (k - 1) * math.log(0.4) + math.log(0.6), 1),
+    ("negative_binomial", (3.5, 0.3), lambda k: math.lgamma(k + 3.5) - _lfact(k) -
+     math.lgamma(3.5) + 3.5 * math.log(0.3) + k * math.log(0.7), 0),
+]
+
+
+@pytest.mark.parametrize("name,args,logpmf,lo", DISCRETE,
+                         ids=[f"{d[0]}{d[1]}" for d in DISCRETE])
+def test_discrete_matches_the_exact_probabilities(name, args, logpmf, lo):
+    got = getattr(vp.random.default_rng(3), name)(*args, size=N)
+    assert got.dtype == np.int64 and got.shape == (N,)
+    stat, crit = _chi2(got.numpy(), logpmf, lo)
+    assert stat < crit, f"{name}{args}: chi-square {stat:.1f} >= {crit:.1f}"
+
+
+def test_array_parameters_take_each_elements_method():
+    """lam across the multiplication / PTRS boundary, gamma shapes across
+    1 (and 0), binomial n p across 30 and p across 1/2, per column."""
+    g = vp.random.default_rng(21)
+    lam = np.array([0.0, 0.4, 3.0, 9.9, 10.0, 75.0])
+    x = g.poisson(vp.asarray(lam), size=(N // 4, lam.size)).numpy()
+    assert x.shape == (N // 4, lam.size) and x.dtype == np.int64
+    assert (x[:, 0] == 0).all()
+    for j in range(1, lam.size):
+        m = lam[j]
+        stat, crit = _chi2(x[:, j], lambda k: -m + k * math.log(m) - _lfact(k))
+        assert stat < crit, (m, stat, crit)
+    shape = np.array([0.0, 0.35, 1.0, 4.0])
+    y = g.standard_gamma(shape, size=(N // 2, shape.size)).numpy()
+    assert (y[:, 0] == 0).all()
+    for j in range(1, shape.size):
+        want = np.random.default_rng(j).standard_gamma(shape[j], size=N // 2)
+        assert _ks(y[:, j], want) < KS_CRIT * math.sqrt(2), shape[j]
+    n = np.array([[0], [12], [400], [90]])
+    p = np.array([0.2, 0.85])
+    b = g.binomial(n, p, size=(N // 4, 4, 2)).numpy()
+    assert (b[:, 0, :] == 0).all()
+    for i in range(1, 4):
+        for j in range(2):
+            nn, pp = int(n[i, 0]), p[j]
+            stat, crit = _chi2(b[:, i, j], lambda k: _lfact(nn) - _lfact(k) - _lfact(nn - k) +
+                               k * math.log(pp) + (nn - k) * math.log(1 - pp))
+            assert stat < crit, (nn, pp, stat, crit)
+    a = np.array([0.5, 3.0])
+    bt = g.beta(a, 0.8, size=(N // 2, 2)).numpy()
+    for j in range(2):
+        want = np.random.default_rng(9).beta(a[j], 0.8, size=N // 2)
+        assert _ks(bt[:, j], want) < KS_CRIT * math.sqrt(2), a[j]
+
+
+def test_dtypes_sizes_out_and_module_functions():
+    g = vp.random.default_rng(4)
+    x = g.standard_gamma(2.0, size=(N,), dtype=np.float32)
+    assert x.dtype == np.float32
+    assert _ks(x.numpy(), np.random.default_rng(1).standard_gamma(2.0, size=N)) < KS_CRIT
+    assert g.laplace(size=7, dtype=np.float32).dtype == np.float32
+    out = vp.empty((100, 3), np.float64)
+    assert g.standard_gamma(0.5, out=out) is out and (out.numpy() > 0).all()
+    s = g.gamma(3.0)
+    assert s.shape == () and s.dtype == np.float64 and float(s) > 0
+    assert g.poisson(4.0, size=0).shape == (0,)
+    assert g.binomial(10, 0.5, size=(2, 0)).shape == (2, 0)
+    assert g.poisson(vp.asarray(np.array([1.0, 2.0]))).shape == (2,)
+    vp.random.seed(3)
+    for name, args in (("poisson", (2.0,)), ("gamma", (2.0,)), ("binomial", (5, 0.5)),
+                       ("beta", (2.0, 2.0)), ("lognormal", ()), ("standard_cauchy", ()),
+                       ("geometric", (0.5,)), ("triangular", (0, 1, 2))):
+        r = getattr(vp.random, name)(*args, size=5)
+        assert r.shape == (5,) and r.dtype == getattr(np.random, name)(*args, size=5).dtype
+    assert (g.binomial(7.9, 1.0, size=50).numpy() == 7).all()  # n truncated, as NumPy's
+    assert (g.geometric(1.0, size=50).numpy() == 1).all()
+    assert (g.weibull(0.0, size=5).numpy() == 0).all()
+
+
+@pytest.mark.parametrize("call", [
+    "gamma(-1.0)", "gamma(1.0, -0.5)", "standard_gamma(-0.0)", "beta(0.0, 1.0)",
+    "beta(1.0, -1.0)", "chisquare(0.0)", "standard_t(-2.0)", "f(0.0, 1.0)", "f(1.0, 0.0)",
+    "lognormal(0.0, -1.0)", "laplace(0.0, -1.0)", "logistic(0.0, -1.0)", "gumbel(0.0, -1.0)",
+    "rayleigh(-1.0)", "weibull(-1.0)", "pareto(0.0)", "power(-1.0)", "triangular(1.0, 0.0, 2.0)",
+    "triangular(0.0, 3.0, 2.0)", "triangular(1.0, 1.0, 1.0)", "geometric(0.0)",
+    "geometric(1.5)", "geometric(float('nan'))", "wald(0.0, 1.0)", "wald(1.0, 0.0)",
+    "poisson(-1.0)", "poisson(float('nan'))", "poisson(1e19)", "binomial(-1, 0.5)",
+    "binomial(5, 1.5)", "binomial(5, float('nan'))", "negative_binomial(0.0, 0.5)",
+    "negative_binomial(1.0, 0.0)", "gamma(np.array([1.0, -1.0]))",
+    "poisson(np.array([1.0, -1.0]))", "binomial(np.array([3, 4]), np.array([0.5, 2.0]))"])
+def test_parameter_errors_are_numpys(call):
+    with pytest.raises(ValueError) as want:
+        eval("g." + call, {"g": np.random.default_rng(0), "np": np})
+    with pytest.raises(ValueError) as got:
+        eval("g." + call, {"g": vp.random.default_rng(0), "np": np})
+    assert str(want.value) in str(got.value), (str(got.value), str(want.value))
+    assert "Generator." in str(got.value)
