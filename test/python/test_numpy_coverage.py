@@ -393,7 +393,8 @@ RANDOM_METHODS = {
     "gamma": ((2.0, 1.0, 3), {}), "chisquare": ((3.0, 3), {}), "standard_t": ((3.0, 3), {}),
     "beta": ((2.0, 3.0, 3), {}), "f": ((3.0, 4.0, 3), {}), "poisson": ((3.0, (2, 3)), {}),
     "binomial": ((10, 0.3, 4), {}), "negative_binomial": ((3, 0.5, 4), {}),
-    "geometric": ((0.3, 4), {}),
+    "geometric": ((0.3, 4), {}), "multinomial": ((10, [0.2, 0.8], 3), {}),
+    "dirichlet": (([0.5, 2.0], 3), {}),
 }
 RANDOM_BIT_IDENTICAL = {"random"}
 RANDOM_MODULE = ["default_rng", "Generator", "Philox", "seed", "rand", "randn", "random",
@@ -401,7 +402,8 @@ RANDOM_MODULE = ["default_rng", "Generator", "Philox", "seed", "rand", "randn", 
                  "randint", "exponential", "lognormal", "laplace", "logistic", "gumbel",
                  "rayleigh", "weibull", "pareto", "power", "standard_cauchy", "triangular",
                  "wald", "standard_gamma", "gamma", "chisquare", "standard_t", "beta", "f",
-                 "poisson", "binomial", "negative_binomial", "geometric"]
+                 "poisson", "binomial", "negative_binomial", "geometric", "multinomial",
+                 "dirichlet"]
 
 
 @pytest.mark.parametrize("name", sorted(RANDOM_METHODS))

@@ -195,3 +195,60 @@ def test_parameter_errors_are_numpys(call):
         eval("g." + call, {"g": vp.random.default_rng(0), "np": np})
     assert str(want.value) in str(got.value), (str(got.value), str(want.value))
     assert "Generator." in str(got.value)
+
+
+def test_multinomial_marginals_and_totals():
+    """Each category's count is binomial(n, p_j) (chi-square per marginal),
+    the counts sum to n, the last category takes the rest (pvals whose
+    head sums to at most 1, as NumPy's); n and pvals broadcast."""
+    g = vp.random.default_rng(8)
+    pv = [0.1, 0.25, 0.3, 0.35]
+    x = g.multinomial(60, pv, size=N)
+    assert x.dtype == np.int64 and x.shape == (N, 4)
+    x = x.numpy()
+    assert (x.sum(axis=1) == 60).all()
+    for j, pj in enumerate(pv):
+        stat, crit = _chi2(x[:, j], lambda k: _lfact(60) - _lfact(k) - _lfact(60 - k) +
+                           k * math.log(pj) + (60 - k) * math.log(1 - pj))
+        assert stat < crit, (j, stat, crit)
+    # category pairs are negatively correlated: cov = -n p_i p_j
+    c = np.cov(x[:, 0], x[:, 3])[0, 1]
+    assert abs(c - (-60 * 0.1 * 0.35)) < 0.15, c
+    y = g.multinomial(vp.asarray(np.array([[5.0], [40.0]])), [[0.5, 0.5], [0.2, 0.9]],
+                      size=(N // 10, 2, 2)).numpy()
+    assert y.shape == (N // 10, 2, 2, 2)
+    assert (y[:, 0].sum(-1) == 5).all() and (y[:, 1].sum(-1) == 40).all()
+    assert abs(y[:, 1, 1, 0].mean() - 8.0) < 0.3  # 40 * 0.2; the last takes 0.8
+    assert g.multinomial(7, [1.0]).numpy().tolist() == [7]
+    want = np.random.default_rng(0).multinomial(10, [0.2, 0.8], size=3)
+    got = g.multinomial(10, [0.2, 0.8], size=3)
+    assert got.shape == want.shape and got.dtype == want.dtype
+
+
+@pytest.mark.parametrize("alpha", [[0.5, 1.0, 2.0], [0.02, 0.05, 0.01], [3.0, 0.0, 1.0]],
+                         ids=str)
+def test_dirichlet_matches_numpys_distribution(alpha):
+    """Each component against NumPy's samples (normalized gammas, or the
+    stick breaking of betas below max(alpha) = 0.1); rows sum to 1."""
+    got = vp.random.default_rng(2).dirichlet(alpha, size=N)
+    assert got.shape == (N, 3) and got.dtype == np.float64
+    g = got.numpy()
+    np.testing.assert_allclose(g.sum(axis=1), 1.0, rtol=1e-12)
+    want = np.random.default_rng(3).dirichlet(alpha, size=N)
+    for j in range(3):
+        if alpha[j] == 0:
+            assert (g[:, j] == 0).all()
+            continue
+        assert _ks(g[:, j], want[:, j]) < KS_CRIT, (alpha, j)
+
+
+@pytest.mark.parametrize("call", [
+    "multinomial(10, [0.2, -0.3, 0.5])", "multinomial(10, [0.7, 0.6, 0.1])",
+    "multinomial(-1, [0.5, 0.5])", "multinomial(10, 0.5)", "multinomial(10, [])",
+    "dirichlet([-1.0, 1.0])"])
+def test_vector_distribution_errors_are_numpys(call):
+    with pytest.raises(ValueError) as want:
+        eval("g." + call, {"g": np.random.default_rng(0)})
+    with pytest.raises(ValueError) as got:
+        eval("g." + call, {"g": vp.random.default_rng(0)})
+    assert str(want.value) in str(got.value), (str(got.value), str(want.value))

@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from . import _array, _reduce, _ufunc
+from . import _array, _reduce, _shapeops, _ufunc
 
 _MAX_ROUNDS = 10000  # a rejection test that never accepts is a bug, not bad luck
 
@@ -440,3 +440,49 @@ def negative_binomial(gen, n, p, shape):
     """NumPy's: Poisson(Gamma(n, (1 - p) / p))."""
     y = standard_gamma(gen, n, shape, np.float64) * ((1.0 - p) / p)
     return poisson(gen, y, None)
+
+
+# ------------------------------------------------------ vector-valued ones
+def multinomial(gen, n, pvals, batch):
+    """NumPy's random_multinomial: category j is binomial(n left, p_j / p
+    left), the last one takes what is left; n (float64: a number or a
+    resident array) and pvals (a host float64 array, categories last)
+    broadcast over the batch shape. int64, shape batch + (k,)."""
+    k = pvals.shape[-1]
+    left = _array.zeros(batch, np.float64) + n
+    p_left = np.ones(pvals.shape[:-1])
+    cols = []
+    for j in range(k - 1):
+        q = np.clip(np.divide(pvals[..., j], p_left, out=np.zeros_like(p_left),
+                              where=p_left > 0), 0.0, 1.0)
+        qv = float(q) if q.ndim == 0 else _array.asarray(np.ascontiguousarray(q))
+        x = binomial(gen, left, qv, batch).astype(np.float64)
+        cols.append(x)
+        left = _ufunc.maximum(left - x, 0.0)
+        p_left = p_left - pvals[..., j]
+    cols.append(left)
+    return _shapeops.stack(cols, axis=-1).astype(np.int64)
+
+
+def dirichlet(gen, alpha, batch, dt):
+    """NumPy's: normalized gammas, or below max(alpha) = 0.1 the stick
+    breaking of betas (gammas of tiny shapes underflow to 0 / 0). alpha a
+    host float64 array (k,); shape batch + (k,)."""
+    k = alpha.size
+    if k == 0:
+        return _array.zeros(batch + (0,), dt)
+    if alpha.max() < 0.1:
+        csum = np.cumsum(alpha[::-1])[::-1]
+        acc = _array.zeros(batch, dt) + 1.0
+        cols = []
+        for j in range(k - 1):
+            if csum[j + 1] == 0:
+                cols += [acc * 0.0] * (k - 1 - j)
+                break
+            v = beta(gen, float(alpha[j]), float(csum[j + 1]), batch, dt)
+            cols.append(acc * v)
+            acc = acc * (1.0 - v)
+        cols.append(acc)
+        return _shapeops.stack(cols, axis=-1)
+    g = standard_gamma(gen, _array.asarray(alpha.astype(dt)), batch + (k,), dt)
+    return g / _reduce.sum(g, axis=-1, keepdims=True)

@@ -582,6 +582,39 @@ class Generator:
                           lambda n_, p_, sh, dt: _distributions.negative_binomial(self, n_, p_,
                                                                                   sh))
 
+    def multinomial(self, n, pvals, size=None):
+        """int64 counts of n draws over the categories of pvals (the last
+        axis; the last category takes what the others leave), of shape
+        size + (k,) (numpy's multinomial, by its conditional binomials)."""
+        who = "Generator.multinomial"
+        pv = np.asarray(pvals.numpy() if isinstance(pvals, _array.ndarray) else pvals,
+                        dtype=np.float64)
+        if pv.ndim == 0 or pv.shape[-1] == 0:
+            raise ValueError(f"{who}: pvals must have at least 1 dimension and the last "
+                             f"dimension of pvals must be greater than 0.")
+        if not ((pv >= 0) & (pv <= 1)).all():
+            raise ValueError(f"{who}: pvals < 0, pvals > 1 or pvals contains NaNs")
+        if (pv[..., :-1].sum(axis=-1) > 1.0 + 1e-12).any():
+            raise ValueError(f"{who}: sum(pvals[:-1]) > 1.0")
+        nv, ns = _param(n, who, "n", _F64)
+        _constrain(who, "n", nv, "count")
+        nv = _ufunc.trunc(nv) if not isinstance(nv, float) else float(math.trunc(nv))
+        batch = _param_shape(size, (ns, pv.shape[:-1]), who) or ()
+        return _distributions.multinomial(self, nv, pv, tuple(batch))
+
+    def dirichlet(self, alpha, size=None, *, dtype=np.float64):
+        """Dirichlet samples of concentrations alpha (1-d, k of them), of
+        shape size + (k,) (numpy's dirichlet)."""
+        who = "Generator.dirichlet"
+        dt = _float_dtype(dtype, who)
+        a = np.asarray(alpha.numpy() if isinstance(alpha, _array.ndarray) else alpha,
+                       dtype=np.float64)
+        if a.ndim != 1:
+            raise ValueError(f"{who}: alpha= must be one-dimensional, got shape {a.shape}")
+        if (a < 0).any():
+            raise ValueError(f"{who}: alpha < 0")
+        return _distributions.dirichlet(self, a, _size(size, who), dt)
+
     def geometric(self, p, size=None):
         """int64 geometric samples (trials to the first success, >= 1) of
         probability p (numpy's geometric)."""
@@ -1167,6 +1200,16 @@ def wald(mean, scale, size=None):
 def weibull(a, size=None):
     """numpy.random.weibull (the module's generator: Generator.weibull)."""
     return _rng().weibull(a, size=size)
+
+
+def multinomial(n, pvals, size=None):
+    """numpy.random.multinomial (the module's generator: Generator.multinomial)."""
+    return _rng().multinomial(n, pvals, size=size)
+
+
+def dirichlet(alpha, size=None):
+    """numpy.random.dirichlet (the module's generator: Generator.dirichlet)."""
+    return _rng().dirichlet(alpha, size=size)
 
 
 def randint(low, high=None, size=None, dtype=np.int64):
