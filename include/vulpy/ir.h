@@ -572,7 +572,7 @@ vir_type *vir_elementwise_type(vir_module *m, vir_opcode code, uint32_t nopnd, v
  * *mismatch when two tensor operands differ in shape. */
 const vir_type *vir_elementwise_shape(uint32_t nopnd, vir_value *const *opnd, bool *mismatch);
 bool vir_is_reduction(vir_opcode c); /* array.sum .. array.all */
-bool vir_is_scan(vir_opcode c);      /* array.cumsum, array.cumprod */
+bool vir_is_scan(vir_opcode c);      /* array.cumsum, cumprod, cummax, cummin */
 /* `r` is `in` reduced over a->axes (dropped, or kept as 1: keepdims). */
 bool vir_reduced_shape_ok(const vir_type *in, const vir_array_attr *a, const vir_type *r);
 /* NumPy broadcasting of `from` (a tensor or a scalar) to the tensor `to`. */

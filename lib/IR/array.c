@@ -90,7 +90,10 @@ vir_type *vir_elementwise_type(vir_module *m, vir_opcode code, uint32_t nopnd, v
 /* ------------------------------------------------------------ shape rules */
 
 bool vir_is_reduction(vir_opcode c) { return c >= VIR_OP_ARRAY_SUM && c <= VIR_OP_ARRAY_ALL; }
-bool vir_is_scan(vir_opcode c) { return c == VIR_OP_ARRAY_CUMSUM || c == VIR_OP_ARRAY_CUMPROD; }
+bool vir_is_scan(vir_opcode c) {
+  return c == VIR_OP_ARRAY_CUMSUM || c == VIR_OP_ARRAY_CUMPROD || c == VIR_OP_ARRAY_CUMMAX ||
+         c == VIR_OP_ARRAY_CUMMIN;
+}
 
 /* Whether `r` is `in` reduced over the axes: the axes dropped, or kept as 1. */
 bool vir_reduced_shape_ok(const vir_type *in, const vir_array_attr *a, const vir_type *r) {

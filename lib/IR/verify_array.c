@@ -519,6 +519,14 @@ void vir_verify_array_op(vctx *c, const vir_op *op) {
   case VIR_OP_ARRAY_ALL: check_reduction(c, op, t0, rt); break;
   case VIR_OP_ARRAY_CUMSUM:
   case VIR_OP_ARRAY_CUMPROD:
+  case VIR_OP_ARRAY_CUMMAX:
+  case VIR_OP_ARRAY_CUMMIN:
+    if ((op->code == VIR_OP_ARRAY_CUMMAX || op->code == VIR_OP_ARRAY_CUMMIN) &&
+        rt->elem != t0->elem) {
+      ERR(c, op, "'%s' result element must be %s (the input's), not %s", oname(op),
+          tname(t0->elem), tname(rt->elem));
+      break;
+    }
     if (!op->attr.arr || op->attr.arr->naxes != 1) {
       ERR(c, op, "'%s' needs one axis", oname(op));
       break;

@@ -829,7 +829,7 @@ def test_ufunc_reduce_accumulate_outer_as_numpy(dt):
     scans = ["maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or"]
     if np.dtype(dt).kind != "f":
         scans += ["bitwise_and", "bitwise_or", "bitwise_xor"]
-    for name in scans:  # the running max & co. (recursive doubling)
+    for name in scans:  # the running max & co. (scans; bitwise ones by recursive doubling)
         for axis in (0, 1, -1):
             want = getattr(np, name).accumulate(a, axis=axis)
             for got in (getattr(vp, name).accumulate(x, axis=axis),
@@ -846,6 +846,39 @@ def test_ufunc_reduce_accumulate_outer_as_numpy(dt):
         vp.subtract.reduce(x)
     with pytest.raises(TypeError, match="numpy.subtract.reduce is not implemented for vp.ndarray"):
         np.subtract.reduce(x)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32, np.uint8, np.float16, np.int64,
+                                np.bool_])
+def test_running_max_min_scans_long_lines_views_and_nans(dt):
+    """maximum / minimum / fmax / fmin / logical_or / logical_and .accumulate
+    as array.cummax / cummin scans (they were log2(n) launches of the ufunc
+    and a concatenate each): lines past a tile (1024) and past a tile of
+    tiles, every axis of a 3-D array, strided and reversed views, NaNs
+    where the NaN-propagating and NaN-ignoring ones differ, out= and dtype=."""
+    r = np.random.default_rng(7)
+    for shape, axis in (((70000,), 0), ((3, 2500), 1), ((2500, 3), 0), ((4, 5, 6), 1),
+                        ((4, 5, 6), -1), ((1,), 0), ((0, 4), 1)):
+        a = (r.standard_normal(shape) * 40).astype(dt)
+        if np.dtype(dt).kind == "f" and a.size > 2000:
+            a.flat[1500] = np.nan  # maximum: NaN from here on; fmax: ignored
+            a.flat[:3] = np.nan    # fmax: NaN until the first number
+        x = vp.asarray(a)
+        for name in ("maximum", "minimum", "fmax", "fmin", "logical_or", "logical_and"):
+            want = getattr(np, name).accumulate(a, axis=axis)
+            _same(getattr(vp, name).accumulate(x, axis=axis), want, f"{name} {shape} {axis}")
+    a = (r.standard_normal((40, 30)) * 40).astype(dt)
+    x = vp.asarray(a)
+    for view, hv in ((x[::-3, 1::2], a[::-3, 1::2]), (x.T, a.T)):
+        for axis in (0, 1):
+            _same(vp.maximum.accumulate(view, axis=axis), np.maximum.accumulate(hv, axis=axis),
+                  f"view {axis}")
+            _same(np.minimum.accumulate(view, axis=axis), np.minimum.accumulate(hv, axis=axis),
+                  f"np view {axis}")
+    if np.dtype(dt).kind != "b":
+        o = vp.empty((40, 30), np.float64)
+        assert vp.maximum.accumulate(x, axis=1, dtype=np.float64, out=o) is o
+        _same(o, np.maximum.accumulate(a, axis=1, dtype=np.float64), "dtype= out=")
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32, np.int64, np.uint32, np.uint64,

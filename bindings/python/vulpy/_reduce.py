@@ -59,7 +59,7 @@ def _axes(axis, ndim, name):
 def result_dtype(kind, dt, dtype=None):
     """NumPy's result dtype of a reduction of dtype dt."""
     dt = np.dtype(dt)
-    if kind in ("min", "max"):
+    if kind in ("min", "max", "cummax", "cummin"):
         return dt
     if kind in ("argmin", "argmax"):
         return np.dtype(np.int64)
@@ -114,7 +114,7 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
         plan = a._ctx.__dict__.get("_vp_reduce_plans", _NO_PLANS).get(key)
         if plan is not None:
             return _run_plan(plan, a, sync)
-    scan = kind in ("cumsum", "cumprod")
+    scan = kind in _SCANS
     if isinstance(a, _graph.Traced):
         return _trace(kind, a, axis, dtype, keepdims, scan)
     if isinstance(a, (list, tuple)) or np.isscalar(a):
@@ -200,7 +200,7 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
         # argmin/argmax over all axes of a matrix: the flat index (NumPy)
         r = c.g.reduce(kind, v, axes, keepdims, rdt)
     res = c.run(c.result(r, out, "unsafe"), sync)  # NumPy's reductions cast into out= so
-    if fast and kind not in ("cumsum", "cumprod") and len(c.bind) == 2 and not c.push and \
+    if fast and kind not in _SCANS and len(c.bind) == 2 and not c.push and \
             not c.scratch:
         _keep_plan(c, a, key, rdt)
     return res
@@ -357,8 +357,10 @@ def _dynamic_vir(kind, dt, rdt):
 # static kernels' shapes (lower-arrays' MAX_ITER, TILE) take the static
 # path, which tiles them.
 _SEG_KINDS = frozenset(("sum", "prod", "min", "max", "mean", "argmin", "argmax", "any", "all",
-                        "cumsum", "cumprod"))
-_SCANS = frozenset(("cumsum", "cumprod"))
+                        "cumsum", "cumprod", "cummax", "cummin"))
+# cummax / cummin: numpy.maximum / minimum.accumulate (_ufunc's accumulate
+# calls reduce("cummax", ...); no vp.cummax of their own, as NumPy has none)
+_SCANS = frozenset(("cumsum", "cumprod", "cummax", "cummin"))
 _WG, _MAX_GROUPS, _COOP_MIN, _MAX_ITER, _TILE = 256, 65535, 64, 16384, 1024
 _U32 = np.dtype(np.uint32)
 

@@ -23,6 +23,7 @@ the C fast path (Launcher.ufunc), which runs the next calls without
 Python; one with views or broadcasts leaves a plan for _view_fast.
 """
 import math
+import operator
 import weakref
 
 import numpy as np
@@ -169,6 +170,10 @@ class Ufunc:
             raise TypeError(f"vp.{self.name}.accumulate: axis must be an int (NumPy's)")
         if kind is not None:
             return getattr(_array._ops, kind)(array, axis, dtype, out)
+        if self.name in _RUNNING:
+            r = _running(self.name, array, axis, dtype, out)
+            if r is not None:
+                return r
         return _doubling_scan(self, array, axis, dtype, out)
 
     def at(self, a, indices, b=None):
@@ -822,6 +827,46 @@ _BITWISE_REDUCE = ("bitwise_and", "bitwise_or", "bitwise_xor")
 # ufunc.accumulate by recursive doubling (log2 n launches of the ufunc)
 _DOUBLING_SCAN = ("maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or",
                   "bitwise_and", "bitwise_or", "bitwise_xor")
+
+
+_RUNNING = ("maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or")
+
+
+def _running(name, array, axis, dtype, out):
+    """maximum / minimum (fmax, fmin, logical_or, logical_and).accumulate
+    of a real array as one scan (lower-arrays' array.cummax / cummin:
+    one kernel, tiled past 1024 elements a line); None for complex input,
+    which the doubling scan below takes. fmax / fmin ignore NaNs: the
+    running max of NaN as -inf (+inf), NaN while every element so far is
+    one. The logical ones (and bools) scan bytes 0 / 1 (max: or, min:
+    and)."""
+    a = array if hasattr(array, "ndim") else _array._ops.asarray(array)
+    if dtype is not None:
+        a = a.astype(dtype)
+    if np.dtype(a.dtype).kind == "c":
+        return None
+    if a.ndim == 0:
+        raise ValueError("cannot accumulate on a scalar")
+    ax = operator.index(axis)
+    if not -a.ndim <= ax < a.ndim:
+        raise np.exceptions.AxisError(ax, a.ndim)
+    reduce = _array._ops._reduce.reduce
+    kind = "cummax" if name in ("maximum", "fmax", "logical_or") else "cummin"
+    if name in ("logical_or", "logical_and") or np.dtype(a.dtype) == np.bool_:
+        r = reduce(kind, not_equal(a, 0).astype(np.uint8), ax)
+        r = not_equal(r, 0)
+    elif name in ("fmax", "fmin") and np.dtype(a.dtype).kind == "f":
+        nan = isnan(a)
+        fill = -np.inf if name == "fmax" else np.inf
+        r = reduce(kind, where(nan, a.dtype.type(fill), a), ax)
+        allnan = reduce("cummin", nan.astype(np.uint8), ax)
+        r = where(not_equal(allnan, 0), a.dtype.type(np.nan), r)
+    else:
+        r = reduce(kind, a, ax)
+    if out is not None:
+        out[...] = r
+        return out
+    return r
 
 
 def _doubling_scan(uf, array, axis, dtype, out):

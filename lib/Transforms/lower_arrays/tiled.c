@@ -152,9 +152,15 @@ static uint32_t kernel_scan_level0(lw *l, vir_op *sop, vir_op *rs, const red *r,
   return g;
 }
 
+/* The reduction a scan runs: its code, and an accumulator of the
+ * result's type (cummax / cummin: the input's, which verify asks of the
+ * result). */
 static red scan_red(vir_op *sop) {
-  red r = {.code = sop->code == VIR_OP_ARRAY_CUMSUM ? VIR_OP_ARRAY_SUM : VIR_OP_ARRAY_PROD,
-           .in = sop->opnd[0]->type->elem, .res = sop->val.type->elem};
+  vir_opcode code = sop->code == VIR_OP_ARRAY_CUMSUM    ? VIR_OP_ARRAY_SUM
+                    : sop->code == VIR_OP_ARRAY_CUMPROD ? VIR_OP_ARRAY_PROD
+                    : sop->code == VIR_OP_ARRAY_CUMMAX  ? VIR_OP_ARRAY_MAX
+                                                        : VIR_OP_ARRAY_MIN;
+  red r = {.code = code, .in = sop->opnd[0]->type->elem, .res = sop->val.type->elem};
   r.acc = r.res;
   return r;
 }
