@@ -395,6 +395,7 @@ RANDOM_METHODS = {
     "binomial": ((10, 0.3, 4), {}), "negative_binomial": ((3, 0.5, 4), {}),
     "geometric": ((0.3, 4), {}), "multinomial": ((10, [0.2, 0.8], 3), {}),
     "dirichlet": (([0.5, 2.0], 3), {}),
+    "multivariate_normal": (([0.0, 1.0], [[1.0, 0.2], [0.2, 1.0]], 3), {}),
 }
 RANDOM_BIT_IDENTICAL = {"random"}
 RANDOM_MODULE = ["default_rng", "Generator", "Philox", "seed", "rand", "randn", "random",
@@ -403,7 +404,7 @@ RANDOM_MODULE = ["default_rng", "Generator", "Philox", "seed", "rand", "randn", 
                  "rayleigh", "weibull", "pareto", "power", "standard_cauchy", "triangular",
                  "wald", "standard_gamma", "gamma", "chisquare", "standard_t", "beta", "f",
                  "poisson", "binomial", "negative_binomial", "geometric", "multinomial",
-                 "dirichlet"]
+                 "dirichlet", "multivariate_normal"]
 
 
 @pytest.mark.parametrize("name", sorted(RANDOM_METHODS))

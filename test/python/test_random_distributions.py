@@ -252,3 +252,36 @@ def test_vector_distribution_errors_are_numpys(call):
     with pytest.raises(ValueError) as got:
         eval("g." + call, {"g": vp.random.default_rng(0)})
     assert str(want.value) in str(got.value), (str(got.value), str(want.value))
+
+
+@pytest.mark.parametrize("method", ["svd", "eigh", "cholesky"])
+def test_multivariate_normal_moments_and_projections(method):
+    """Mean and covariance within their sampling error, and a projection
+    onto a fixed direction against NumPy's samples (KS); NumPy's checks."""
+    mean = np.array([1.0, -2.0, 3.0])
+    cov = np.array([[2.0, 0.5, 0.3], [0.5, 1.0, -0.2], [0.3, -0.2, 0.5]])
+    got = vp.random.default_rng(6).multivariate_normal(mean, cov, size=N, method=method)
+    assert got.shape == (N, 3) and got.dtype == np.float64
+    x = got.numpy()
+    np.testing.assert_allclose(x.mean(axis=0), mean, atol=5 * math.sqrt(2.0 / N))
+    np.testing.assert_allclose(np.cov(x.T), cov, atol=0.06)
+    want = np.random.default_rng(6).multivariate_normal(mean, cov, size=N, method=method)
+    d = np.array([0.3, -1.0, 0.7])
+    assert _ks(x @ d, want @ d) < KS_CRIT
+    g = vp.random.default_rng(1)
+    assert g.multivariate_normal(mean, cov).shape == (3,)
+    assert g.multivariate_normal(mean, cov, size=(2, 4)).shape == (2, 4, 3)
+    assert g.multivariate_normal(mean, cov, dtype=np.float32).dtype == np.float32
+    bad = [[1.0, 2.0], [2.0, 1.0]]
+    if method != "cholesky":
+        with pytest.warns(RuntimeWarning, match="positive-semidefinite"):
+            g.multivariate_normal([0.0, 0.0], bad, method=method)
+        with pytest.raises(ValueError, match="positive-semidefinite"):
+            g.multivariate_normal([0.0, 0.0], bad, check_valid="raise", method=method)
+    for m, c, msg in (([[0.0]], [[1.0]], "mean must be 1 dimensional"),
+                      ([0.0, 1.0], [[1.0, 0.0]], "cov must be 2 dimensional and square"),
+                      ([0.0], [[1.0, 0.0], [0.0, 1.0]], "mean and cov must have same length")):
+        with pytest.raises(ValueError, match=msg):
+            np.random.default_rng(0).multivariate_normal(m, c)
+        with pytest.raises(ValueError, match=msg):
+            g.multivariate_normal(m, c)

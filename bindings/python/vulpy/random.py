@@ -602,6 +602,54 @@ class Generator:
         batch = _param_shape(size, (ns, pv.shape[:-1]), who) or ()
         return _distributions.multinomial(self, nv, pv, tuple(batch))
 
+    def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8, *,
+                            method="svd", dtype=np.float64):
+        """Samples of the normal distribution of mean (k,) and covariance
+        cov (k, k), of shape size + (k,) (numpy's multivariate_normal: its
+        methods, checks and messages). The factor of cov (svd, eigh or
+        cholesky) is NumPy's, on the host (cov is a parameter, k x k); the
+        samples are mean + z @ factor.T on the device, z standard normal."""
+        import warnings
+        who = "Generator.multivariate_normal"
+        dt = _float_dtype(dtype, who)
+        m = np.asarray(mean.numpy() if isinstance(mean, _array.ndarray) else mean, np.float64)
+        c = np.asarray(cov.numpy() if isinstance(cov, _array.ndarray) else cov, np.float64)
+        if m.ndim != 1:
+            raise ValueError(f"{who}: mean must be 1 dimensional")
+        if c.ndim != 2 or c.shape[0] != c.shape[1]:
+            raise ValueError(f"{who}: cov must be 2 dimensional and square")
+        if m.shape[0] != c.shape[0]:
+            raise ValueError(f"{who}: mean and cov must have same length")
+        if method not in ("svd", "eigh", "cholesky"):
+            raise ValueError(f"{who}: method must be one of {{'svd', 'eigh', 'cholesky'}}, "
+                             f"got {method!r}")
+        shape = _size(size, who) + (m.shape[0],)
+        if method == "svd":
+            u, sv, vh = np.linalg.svd(c)
+        elif method == "eigh":
+            sv, u = np.linalg.eigh(c)
+        else:
+            factor = np.linalg.cholesky(c)
+        if check_valid != "ignore" and method != "cholesky":
+            if check_valid not in ("warn", "raise"):
+                raise ValueError(f"{who}: check_valid must equal 'warn', 'raise', or 'ignore'")
+            psd = np.allclose(np.dot(vh.T * sv, vh), c, rtol=tol, atol=tol) \
+                if method == "svd" else not np.any(sv < -tol)
+            if not psd:
+                if check_valid == "warn":
+                    warnings.warn("covariance is not symmetric positive-semidefinite.",
+                                  RuntimeWarning, stacklevel=2)
+                else:
+                    raise ValueError(f"{who}: covariance is not symmetric "
+                                     f"positive-semidefinite.")
+        if method == "svd":
+            factor = u * np.sqrt(sv)
+        elif method == "eigh":
+            factor = u * np.sqrt(np.abs(sv))
+        z = self.standard_normal(shape, dt)
+        f = _array.asarray(np.ascontiguousarray(factor.T.astype(dt)))
+        return (z @ f) + _array.asarray(m.astype(dt))
+
     def dirichlet(self, alpha, size=None, *, dtype=np.float64):
         """Dirichlet samples of concentrations alpha (1-d, k of them), of
         shape size + (k,) (numpy's dirichlet)."""
@@ -1205,6 +1253,11 @@ def weibull(a, size=None):
 def multinomial(n, pvals, size=None):
     """numpy.random.multinomial (the module's generator: Generator.multinomial)."""
     return _rng().multinomial(n, pvals, size=size)
+
+
+def multivariate_normal(mean, cov, size=None, check_valid="warn", tol=1e-8):
+    """numpy.random.multivariate_normal (the module's generator)."""
+    return _rng().multivariate_normal(mean, cov, size, check_valid, tol)
 
 
 def dirichlet(alpha, size=None):
