@@ -1199,13 +1199,9 @@ class Flags:
 
 
 def exportable(buf):
-    """Whether a buffer is CUDA-importable memory (vp.empty(exportable=True)):
-    its owner is the string "exportable". Another buffer's owner may be the
-    NumPy array whose pages it imported, which == would compare element
-    by element (np.from_dlpack(x) of an imported host array raised
-    "truth value of an array ... is ambiguous")."""
-    owner = getattr(buf, "owner", None)
-    return isinstance(owner, str) and owner == "exportable"
+    """Whether a buffer is CUDA-importable memory (_cuda.exportable)."""
+    from . import _cuda
+    return _cuda.exportable(buf)
 
 
 def view_of(a, v):

@@ -38,9 +38,18 @@ def interop(context=None):
             "reason": why or "ok"}
 
 
-def is_exportable(a):
-    owner = getattr(a._buf, "owner", None)  # (as _array.exportable: not an ndarray's ==)
+def exportable(buf):
+    """Whether a buffer is CUDA-importable memory (vp.empty(exportable=True)):
+    its owner is the string "exportable". Another buffer's owner may be the
+    NumPy array whose pages it imported, which == would compare element
+    by element (np.from_dlpack(x) of an imported host array raised
+    "truth value of an array ... is ambiguous"). _array asks here too."""
+    owner = getattr(buf, "owner", None)
     return isinstance(owner, str) and owner == "exportable"
+
+
+def is_exportable(a):
+    return exportable(a._buf)
 
 
 def empty(ctx, nbytes):
