@@ -98,7 +98,7 @@ CREATION.update({"eye": ((3, 4, 1), {"dtype": np.float32}),
                  "identity": ((3,), {"dtype": np.float32})})
 METHODS += ["squeeze", "round"]
 # methods with arguments: name -> args
-METHODS_ARGS = {"swapaxes": (0, 1), "repeat": (2,), "nonzero": ()}
+METHODS_ARGS = {"swapaxes": (0, 1), "repeat": (2,), "nonzero": (), "view": (np.int32,)}
 # functions that return a list or tuple of resident arrays
 SEQUENCES = {"split": ((F, 3), {"axis": 1}), "array_split": ((F, 2), {"axis": 1}),
              "hsplit": ((F, 3), {}), "vsplit": ((F, 2), {}), "nonzero": ((I,), {})}

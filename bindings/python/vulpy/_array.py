@@ -623,6 +623,52 @@ class ndarray:
         out = empty(self.shape, dt, memory=memory or self.memory, context=self._ctx)
         return _ops._ufunc.cast(self, out)
 
+    def view(self, dtype=None, type=None):  # noqa: A002 (NumPy's name)
+        """NumPy's ndarray.view: the same buffer seen as `dtype` (its bytes
+        reinterpreted, no copy: writes through either show in both), or with
+        dtype None a new array object over the same data. Another item size
+        rescales the last axis, which must then be contiguous (NumPy's
+        rule); a view whose byte offset or other strides are not whole
+        elements of the new dtype is a ValueError.
+
+        Errors: TypeError for bool to or from another dtype (a bool is a
+        32-bit word on the device, not NumPy's byte) and for type= other
+        than vp.ndarray; ValueError as NumPy for a last axis that does not
+        divide into the new item size, or a 0-d array changing item size.
+
+        Example:
+            bits = vp.asarray(np.float32([1.0, -2.0])).view(np.uint32)"""
+        if type is not None and type is not ndarray:
+            raise TypeError(f"view: type= must be vp.ndarray (a resident array), got {type!r}")
+        dt = self.dtype if dtype is None else check_dtype(dtype, "view")
+        if (dt == _BOOL) != (self.dtype == _BOOL):
+            raise TypeError(f"view: a bool array is 32-bit words on the device, not NumPy's "
+                            f"bytes, so it cannot be seen as {dt.name if dt != _BOOL else 'bool'}"
+                            f" (from {self.dtype.name}); use astype")
+        _ops._graph.require_features(self._ctx, (dt,), "view")
+        old, new = self._sdtype.itemsize, storage_dtype(dt).itemsize
+        shape, st, off = tuple(self.shape), elem_strides(self), self._offset
+        if old != new:
+            if not shape:
+                raise ValueError("Changing the dtype of a 0d array is only supported if the "
+                                 "itemsize is unchanged")
+            if shape[-1] != 1 and st[-1] != 1:
+                raise ValueError("To change to a dtype of a different size, the last axis "
+                                 "must be contiguous")
+            if (shape[-1] * old) % new:
+                raise ValueError("When changing to a larger dtype, its size must be a divisor "
+                                 "of the total size in bytes of the last axis of the array.")
+            if (off * old) % new or any((s * old) % new for s in st[:-1]):
+                raise ValueError(f"view: the byte offset or strides of this view are not "
+                                 f"whole {dt.name} elements; view a contiguous copy")
+            shape = shape[:-1] + (shape[-1] * old // new,)
+            st = [s * old // new for s in st[:-1]] + [1]
+            off = off * old // new
+        cs = list(c_strides(shape))
+        strides = None if all(s == c or d == 1 for s, c, d in zip(st, cs, shape)) else tuple(st)
+        v = ndarray(self._buf, shape, dt, self._ctx, off, strides, self._whole)
+        return view_of(self, v)
+
     def fill(self, value):
         """Sets every element to `value`."""
         check_writable(self, "fill")

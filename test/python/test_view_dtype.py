@@ -1,0 +1,83 @@
+"""ndarray.view(dtype) (issue 19: an ndarray method a NumPy user reaches
+for, missing before): the buffer's bytes seen as another dtype, no copy,
+against NumPy's view over every pair of a set of dtypes, on whole arrays
+and on views; writes through either; ufuncs and kernels on a view; the
+errors (bool is a 32-bit word on the device, byte offsets that are not
+whole elements of the new dtype, NumPy's own size rules)."""
+import numpy as np
+import pytest
+
+import vulpy as vp
+from conftest import needs_target
+
+pytestmark = needs_target
+
+DTS = [np.uint8, np.int16, np.float16, np.int32, np.float32, np.uint32, np.int64, np.float64,
+       np.complex64, np.complex128]
+
+
+def _data():
+    r = np.random.default_rng(0)
+    return r.integers(0, 256, 4 * 6 * 16, dtype=np.uint8)
+
+
+@pytest.mark.parametrize("src", DTS, ids=lambda d: np.dtype(d).name)
+def test_every_pair_matches_numpys_view(src):
+    raw = _data()
+    a = raw.view(src).reshape(4, -1)
+    x = vp.asarray(a)
+    for dst in DTS:
+        for name, h, v in (("whole", a, x), ("rows", a[1:3], x[1:3]), ("reversed", a[::-1], x[::-1]),
+                           ("row", a[2], x[2])):
+            try:
+                want = h.view(dst)
+            except ValueError:
+                with pytest.raises(ValueError):
+                    v.view(dst)
+                continue
+            got = v.view(dst)
+            assert got.dtype == want.dtype and got.shape == want.shape, (name, src, dst)
+            np.testing.assert_array_equal(got.numpy().view(np.uint8), want.view(np.uint8),
+                                          err_msg=f"{name} {np.dtype(src).name}->"
+                                                  f"{np.dtype(dst).name}")
+
+
+def test_writes_show_through_both_and_views_compute():
+    a = np.array([[1.5, -2.0, 3.25, -0.0], [5.0, -6.0, 7.0, 8.0]], np.float32)
+    x = vp.asarray(a)
+    bits = x.view(np.uint32)
+    bits[0, 0] = 0x40000000  # 2.0
+    assert x.numpy()[0, 0] == 2.0
+    x[1, 1] = 1.0
+    assert bits.numpy()[1, 1] == 0x3F800000
+    # |x| by clearing the sign bits, as a bit trick in NumPy
+    cleared = (x.view(np.uint32) & np.uint32(0x7FFFFFFF)).view(np.float32)
+    np.testing.assert_array_equal(cleared.numpy(), np.abs(x.numpy()))
+    # a view's dtype in a kernel and in reductions
+    assert int(vp.sum(x.view(np.int32) >> 31)) == int(np.sum(x.numpy().view(np.int32) >> 31))
+    c = vp.asarray(np.array([1 + 2j, 3 - 4j], np.complex64)).view(np.float32)
+    np.testing.assert_array_equal(c.numpy(), [1, 2, 3, -4])
+    same = x.view()
+    assert same is not x and same.dtype == x.dtype
+    same[0, 2] = 9.0
+    assert x.numpy()[0, 2] == 9.0
+
+
+def test_view_errors_name_the_problem():
+    x = vp.asarray(np.arange(8, dtype=np.float32).reshape(2, 4))
+    with pytest.raises(TypeError, match="bool"):
+        vp.asarray(np.array([True, False, True, True])).view(np.uint8)
+    with pytest.raises(TypeError, match="bool"):
+        vp.asarray(np.zeros(4, np.uint32)).view(np.bool_)
+    with pytest.raises(ValueError, match="whole float64 elements"):
+        x[:, 1:3].view(np.float64)  # NumPy takes it (byte offset 4); VulPy's offsets are elements
+    with pytest.raises(ValueError, match="divisor"):
+        x[:, 1:].view(np.float64)
+    with pytest.raises(ValueError, match="contiguous"):
+        x.T.view(np.float64)
+    with pytest.raises(ValueError, match="0d"):
+        vp.asarray(np.float32(1.0)).view(np.float64)
+    with pytest.raises(TypeError, match="type="):
+        x.view(np.float32, np.ndarray)
+    with pytest.raises(TypeError):
+        x.view("U4")
