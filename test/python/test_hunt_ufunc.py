@@ -939,6 +939,22 @@ def test_ufunc_at_indices_views_and_errors():
         vp.add.at(i, [5], 1)
     with pytest.raises(NotImplementedError, match="vp.divide.at is not supported"):
         vp.divide.at(i, [0], 2)
+    # a 1-D a with one integer index array: the indices are the positions
+    # (no arange of a's size), NumPy's and resident, every integer dtype,
+    # negative ones wrapped, out of range NumPy's IndexError
+    big = np.zeros(5000, np.float64)
+    xb = vp.asarray(big)
+    for idx in (np.array([4999, -1, -5000, 7, 7], np.int64), np.array([3, 3, 200], np.uint8),
+                np.array([1, 2, 4998], np.uint64), np.array([-2, -2, 0], np.int16)):
+        for ind in (idx, vp.asarray(idx), (idx,)):
+            np.maximum.at(big, ind if not isinstance(ind, vp.ndarray) else idx, 1.5)
+            np.add.at(big, ind if not isinstance(ind, vp.ndarray) else idx, 0.25)
+            vp.maximum.at(xb, ind, 1.5)
+            vp.add.at(xb, ind, 0.25)
+            np.testing.assert_array_equal(xb.numpy(), big)
+    for bad in (np.array([5000]), vp.asarray(np.array([-5001])), np.array([0, 9999], np.uint32)):
+        with pytest.raises(IndexError, match="out of bounds"):
+            vp.add.at(xb, bad, 1.0)
     with pytest.raises(ValueError, match="read-only|broadcast"):
         vp.add.at(vp.broadcast_to(i, (2, 3)), [0], 1)
     h = np.zeros(3)

@@ -3,14 +3,15 @@ multiply.at, maximum.at, minimum.at, the unbuffered in-place a[indices]
 op= b in which a repeated index counts once per occurrence (a[indices] +=
 b counts it once).
 
-The element positions come from VulPy's own indexing of an arange of a's
-size (so slices, integer arrays, masks, negative indices and NumPy's
-IndexError all follow a[indices]); each value is then applied by a kernel
+The element positions are the index array itself for a 1-D a (negative
+indices wrapped, NumPy's IndexError), else VulPy's own indexing of an
+arange of a's size (so slices, integer arrays, masks, negative indices and
+NumPy's IndexError all follow a[indices]); each value is then applied by a kernel
 with one atomic per value, in the kernel language (SOURCE, CAS, below):
 integers add / max / min with atomic_add / max / min, float32 adds with
 atomic_add; the rest (integer products, float products, float max / min,
 float64 sums) by a compare-exchange loop on the element's bits (floats: a
-uint32 / uint64 copy of a's bits, written back); int8 / int16 / uint8 /
+uint32 / uint64 view of a's buffer, ndarray.view); int8 / int16 / uint8 /
 uint16 / bool in an int32 copy and float16 in a float32 copy, cast back
 after (integers wrap as NumPy's, a float16 sum rounds once where NumPy
 rounds each operation). The order of the
@@ -74,20 +75,7 @@ def cas_@NAME@(u: vp.Buffer[vp.@U@], idx: vp.Buffer[vp.uint32], v: vp.Buffer[vp.
             done = prev == old
             old = prev
 """
-BITS = r"""
-@vp.kernel(local_size_x=256)
-def bits_in_@F@(a: vp.Buffer[vp.@F@], u: vp.Buffer[vp.@U@], n: vp.uint32):
-    i = vp.global_id()
-    if i < n:
-        u[i] = vp.bitcast(a[i], vp.@U@)
 
-
-@vp.kernel(local_size_x=256)
-def bits_out_@F@(u: vp.Buffer[vp.@U@], a: vp.Buffer[vp.@F@], n: vp.uint32):
-    i = vp.global_id()
-    if i < n:
-        a[i] = vp.bitcast(u[i], vp.@F@)
-"""
 # NumPy's add, multiply, maximum, minimum (a NaN operand wins)
 _EXPR = {"add": "f + w", "multiply": "f * w",
          "maximum": "vp.select(f >= w or vp.isnan(f), f, w)",
@@ -98,7 +86,7 @@ _NS = {}
 
 def _kernels(key="base"):
     """The namespace of kernels for key: "base" (the atomics), or (op,
-    dtype name) for a compare-exchange loop and its bit copies."""
+    dtype name) for a compare-exchange loop."""
     ns = _NS.get(key)
     if ns is None:
         import linecache
@@ -110,7 +98,7 @@ def _kernels(key="base"):
             flt = f in _WORD
             body = CAS.replace("@IN@", "vp.bitcast(old, vp.@F@)" if flt else "old")
             body = body.replace("@OUT@", f"vp.bitcast({_EXPR[op]}, vp.@U@)" if flt else _EXPR[op])
-            src = "import vulpy as vp\n" + body + (BITS if flt else "")
+            src = "import vulpy as vp\n" + body
             src = src.replace("@NAME@", op).replace("@F@", f).replace("@U@", u)
             tag = f"scatter-{op}-{f}"
         name = f"<vulpy-{tag}>"
@@ -119,6 +107,37 @@ def _kernels(key="base"):
         exec(compile(src, name, "exec"), ns)
         _NS[key] = ns
     return ns
+
+
+def _positions(a, indices, ops, ctx):
+    """The flat element positions a[indices] reaches (uint32, resident).
+    A 1-D a with one integer index array (NumPy's or resident): the
+    indices themselves, negative ones wrapped, checked against a's length
+    (NumPy's IndexError); anything else: VulPy's own indexing of an arange
+    of a's size (slices, masks, several axes), which costs a's size in
+    memory and one pass (a 10^7-element a took a 40 MB arange per call)."""
+    key = indices[0] if isinstance(indices, tuple) and len(indices) == 1 else indices
+    if a.ndim == 1 and isinstance(key, (np.ndarray, _array.ndarray)) and \
+            np.dtype(key.dtype).kind in "iu":
+        n = a.size
+        if isinstance(key, np.ndarray):
+            h = key.astype(np.int64)
+            if h.size and (int(h.min()) < -n or int(h.max()) >= n):
+                bad = int(h.min()) if int(h.min()) < -n else int(h.max())
+                raise IndexError(f"index {bad} is out of bounds for axis 0 with size {n}")
+            return ops.asarray(np.where(h < 0, h + n, h).astype(_U32), context=ctx)
+        if key._ctx is not ctx:
+            raise ValueError("vp.ufunc.at: the indices live in another vp.Context than a")
+        k = key.astype(np.int64)
+        if k.size:
+            lo, hi = int(ops.min(k)), int(ops.max(k))
+            if lo < -n or hi >= n:
+                raise IndexError(f"index {lo if lo < -n else hi} is out of bounds for axis 0 "
+                                 f"with size {n}")
+        return ops.where(k < 0, k + n, k).astype(_U32)
+    pos = ops.arange(a.size, dtype=_U32, context=ctx).reshape(a.shape)[indices]
+    return pos if isinstance(pos, _array.ndarray) else ops.asarray(np.asarray(pos, _U32),
+                                                                    context=ctx)
 
 
 def at(uf, a, indices, b):
@@ -149,9 +168,7 @@ def at(uf, a, indices, b):
     if not np.can_cast(rdt, dt, "same_kind"):
         raise TypeError(f"Cannot cast ufunc '{name}' output from {rdt!r} to {dt!r} with "
                         f"casting rule 'same_kind'")
-    pos = ops.arange(a.size, dtype=_U32, context=ctx).reshape(a.shape)[indices]
-    pos = pos if isinstance(pos, _array.ndarray) else ops.asarray(np.asarray(pos, _U32),
-                                                                   context=ctx)
+    pos = _positions(a, indices, ops, ctx)
     n = pos.size
     if n == 0:
         return None
@@ -174,14 +191,10 @@ def at(uf, a, indices, b):
         _kernels((op, wide.name))[f"cas_{op}"](t.ravel(), pos, v, n=n, dispatch=(groups * 256,))
     elif op == "add" and wide == _F32:
         _kernels()["add"](t.ravel(), pos, v, n=n, dispatch=(groups * 256,))
-    else:  # floats: compare-exchange on a copy of the bits
+    else:  # floats: compare-exchange on the bits (a uint view of the buffer)
         ks = _kernels((op, wide.name))
-        flat = t.ravel()
-        m = flat.size
-        u = ops.empty((m,), _WORD[wide.name], context=ctx)
-        ks[f"bits_in_{wide.name}"](flat, u, n=m, dispatch=(math.ceil(m / 256) * 256,))
-        ks[f"cas_{op}"](u, pos, v, n=n, dispatch=(groups * 256,))
-        ks[f"bits_out_{wide.name}"](u, flat, n=m, dispatch=(math.ceil(m / 256) * 256,))
+        ks[f"cas_{op}"](t.ravel().view(_WORD[wide.name]), pos, v, n=n,
+                        dispatch=(groups * 256,))
     if t is not a:
         a[...] = (t != 0) if dt.kind == "b" else t.astype(dt)
     return None
