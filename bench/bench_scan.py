@@ -1,4 +1,5 @@
-"""Tiled scans and masks (issue 20): vp.cumsum and boolean-mask indexing of
+"""Tiled scans and masks (issue 20): vp.cumsum, vp.maximum.accumulate
+(array.cummax), vp.add.at at 4096 indices, and boolean-mask indexing of
 long arrays, which lower-arrays now tiles so that no invocation loops more
 than 1024 times (lavapipe cut the old one-invocation-per-line loop off at
 65,535 elements: a silent wrong answer). Wall time per synchronous call on
@@ -41,12 +42,29 @@ def run(ctx):
         r.update(extra or {})
         out.append(r)
 
+    hf = rng.standard_normal(n).astype(np.float32)
+    af = vp.asarray(hf)
+    idx = rng.integers(0, n, 4096)
+    di = vp.asarray(idx)
+    acc = vp.zeros(n, np.float32)
+
+    def add_at():  # ufunc.at at 4096 random indices of an n-element array
+        vp.add.at(acc, di, 1.0)
+        return acc
+    want_at = np.zeros(n, np.float32)
+    np.add.at(want_at, idx, 1.0)
     checks = {
         "cumsum int32": (lambda: vp.cumsum(a), np.cumsum(h, dtype=np.int64)),
         "mask int32": (lambda: a[mask], h[hm]),
+        # array.cummax (one tiled scan; it was log2(n) ufunc launches)
+        "maximum.accumulate float32": (lambda: vp.maximum.accumulate(af),
+                                       np.maximum.accumulate(hf)),
+        "add.at 4096 float32": (add_at, want_at),
     }
     for case, (fn, want) in checks.items():
         got = fn().numpy()
+        if case.startswith("add.at"):  # timed calls add again: checked once, then reset
+            acc[...] = 0
         if got.shape != want.shape or not np.array_equal(got, want):
             out.append(dict(suite="scan", case=case, size=n, backend="vulpy",
                             device=ctx.device_label, median=None, p10=None, p90=None,
@@ -55,7 +73,10 @@ def run(ctx):
         runners = {"vulpy": wall(lambda fn=fn: fn()._buf)}
         if cp is not None:
             ca, cm = cp.asarray(h), cp.asarray(hm)
-            cfn = (lambda: cp.cumsum(ca)) if case.startswith("cumsum") else (lambda: ca[cm])
+            cf, ci, cacc = cp.asarray(hf), cp.asarray(idx), cp.zeros(n, cp.float32)
+            cfn = {"cumsum int32": lambda: cp.cumsum(ca), "mask int32": lambda: ca[cm],
+                   "maximum.accumulate float32": lambda: cp.maximum.accumulate(cf),
+                   "add.at 4096 float32": lambda: cp.add.at(cacc, ci, 1.0)}[case]
 
             def crun(cfn=cfn):
                 cfn()
