@@ -265,8 +265,9 @@ static vir_value *sel3(sx *s, const vir_type *like, vir_type *e, vir_value *c, v
  * float16's grid. spacing is positive, as npy_half_spacing's: the gap
  * above |x|, 2^max(E - 10, -24) for x's exponent E, but the gap below it,
  * 2^max(E - 11, -24), for a negative power of two of float16's normal range;
- * inf for +65504 only, NaN for inf and NaN. nextafter(x, y) is x where x ==
- * y, NaN where either is NaN, +-2^-24 from a zero toward y, +-65504 from an
+ * inf for +65504 only, NaN for inf and NaN. nextafter(x, y) is y where x ==
+ * y (C99's, float32's and float64's; NumPy's float16 loop gave x, so -0.0
+ * toward +0.0 stayed -0.0, until numpy#31475), NaN where either is NaN, +-2^-24 from a zero toward y, +-65504 from an
  * infinity, else x moved one
  * float16 step toward y: away from zero by the gap above |x|, toward it by
  * the gap below (half the gap above at a power of two past 2^-14); a step
@@ -341,7 +342,7 @@ static vir_value *half_steps(sx *s, vir_op *op, vir_value *a, vir_value *b) {
   r = sel3(s, rt, f32, op2(s, VIR_OP_EQ, rt, bt, e, vir_build_int(bb, u32, 255)),
            sel3(s, rt, f32, pos, vir_build_float(bb, f32, 65504.0),
                 vir_build_float(bb, f32, -65504.0)), r);
-  r = sel3(s, rt, f32, op2(s, VIR_OP_EQ, rt, bt, xv, yv), xv, r); /* x, as npy_half_nextafter */
+  r = sel3(s, rt, f32, op2(s, VIR_OP_EQ, rt, bt, xv, yv), yv, r); /* y, as C99 (numpy#31475) */
   vir_value *anynan = op2(s, VIR_OP_LOR, rt, bt, opn(s, VIR_OP_ISNAN, shaped(s, rt, bt), 1, &xv),
                           opn(s, VIR_OP_ISNAN, shaped(s, rt, bt), 1, &yv));
   return sel3(s, rt, f32, anynan, qnan, r);

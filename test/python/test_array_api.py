@@ -204,14 +204,17 @@ def test_nextafter_spacing_float16_every_value():
     of the 65,536 float16 bit patterns, toward infinities, zeros of both
     signs, NaN, a normal and a subnormal target and each other, bit for bit
     (spacing is positive and takes the gap below a negative power of two,
-    as NumPy's float16 loop; nextafter(x, x) is x), eagerly, through NumPy
-    and fused in vp.jit; in float32 arithmetic exact on every device."""
+    as NumPy's float16 loop; nextafter(x, y) is y where x == y, as C99 and
+    NumPy's float32 / float64: NumPy before numpy#31475 (2.3.5 here) gave
+    x in float16, so -0.0 toward +0.0 stayed -0.0, and the H100's newer
+    NumPy gives y), eagerly, through NumPy and fused in vp.jit; in float32
+    arithmetic exact on every device."""
     x = np.arange(65536, dtype=np.uint16).view(np.float16)
     xv = vp.asarray(x)
     with np.errstate(all="ignore"):
         for y in (np.inf, -np.inf, 0.0, -0.0, np.nan, 1.0, -3.5, 6e-8, x[::-1].copy()):
             y = np.broadcast_to(np.asarray(y, np.float16), x.shape).copy()
-            want = np.nextafter(x, y)
+            want = np.where(x == y, y, np.nextafter(x, y))  # C99's at x == y
             for got in (vp.nextafter(xv, vp.asarray(y)), np.nextafter(xv, vp.asarray(y))):
                 got = got.numpy()
                 np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
