@@ -960,3 +960,51 @@ def test_ufunc_at_indices_views_and_errors():
     h = np.zeros(3)
     vp.add.at(h, [0, 0], 1.0)  # NumPy in: NumPy's own
     assert h.tolist() == [2.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("name", ["add", "maximum", "greater", "sqrt", "arctan2", "floor_divide",
+                                  "logical_not", "bitwise_and"])
+def test_out_of_another_dtype_and_casting_as_numpy(name):
+    """out= of another dtype than the loop's was a TypeError ("VulPy does
+    not cast into out="), casting= an unknown keyword: now NumPy's rules
+    through its resolve_dtypes, the result computed in the loop's dtype and
+    cast into out=, with where= keeping out='s other elements; NumPy's
+    errors (its UFuncTypeError text) where the rule refuses."""
+    r = np.random.default_rng(3)
+    uf = getattr(np, name)
+    ints = name == "bitwise_and"
+    srcs = [np.int32, np.int8, np.uint16, np.bool_] if ints else \
+        [np.int32, np.float16, np.float32, np.float64, np.bool_, np.int64]
+    outs = [np.int64, np.int16, np.uint8, np.bool_] if ints else \
+        [np.float64, np.float32, np.int64, np.int16, np.bool_, np.float16]
+    for d1 in srcs:
+        args = [(r.standard_normal((3, 4)) * 9).astype(d1) for _ in range(uf.nin)]
+        argv = [vp.asarray(a) for a in args]
+        for od in outs:
+            for casting in ("same_kind", "unsafe", "safe", "no"):
+                for where in (True, r.integers(0, 2, (3, 4)).astype(bool)):
+                    start = (r.standard_normal((3, 4)) * 5).astype(od)
+                    kw = {"casting": casting} if casting != "same_kind" else {}
+                    kwv = dict(kw)
+                    if where is not True:
+                        kw["where"], kwv["where"] = where, vp.asarray(where)
+                    o, ov = start.copy(), vp.asarray(start)
+                    tag = (name, np.dtype(d1).name, np.dtype(od).name, casting)
+                    try:
+                        with np.errstate(all="ignore"):
+                            uf(*args, out=o, **kw)
+                    except TypeError:
+                        with pytest.raises(TypeError):
+                            getattr(vp, name)(*argv, out=ov, **kwv)
+                        continue
+                    assert getattr(vp, name)(*argv, out=ov, **kwv) is ov, tag
+                    g = ov.numpy()
+                    assert g.dtype == o.dtype, tag
+                    if o.dtype.kind == "f":
+                        np.testing.assert_allclose(g, o, rtol=2e-3, equal_nan=True,
+                                                   err_msg=str(tag))
+                    else:  # a float -> int cast of NaN or out of range: the device's own
+                        ok = np.abs(o.astype(np.float64)) < 100
+                        np.testing.assert_array_equal(g[ok], o[ok], err_msg=str(tag))
+    with pytest.raises(ValueError, match="casting must be one of"):
+        vp.add(vp.asarray(np.ones(2)), 1.0, casting="bogus")

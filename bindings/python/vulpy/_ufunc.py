@@ -116,6 +116,7 @@ class Ufunc:
         self.nin = nin
         self.np = np_ufunc
         self._resolved = {}
+        self._keeps_cache = {}  # dtype -> whether (dtype, ...) gives dtype (_keeps)
         self.last_program = None
         self.last_compiled = None  # the _engine.Compiled of the last call (.array_vir)
         # weak references to Launcher.ufunc of the last resident out=
@@ -245,9 +246,19 @@ class Ufunc:
         if fn is not None:
             ufunc_c_call(self)
 
-    def __call__(self, *args, out=None, context=None, sync=True, where=True, dtype=None):
-        if dtype is not None or where is not True:
-            return self._dtype_where(args, out, context, sync, where, dtype)
+    def __call__(self, *args, out=None, context=None, sync=True, where=True, dtype=None,
+                 casting="same_kind"):
+        if dtype is not None or where is not True or casting != "same_kind":
+            return self._dtype_where(args, out, context, sync, where, dtype, casting)
+        if out is not None and self.name != "cast":
+            o = out[0] if type(out) is tuple and len(out) == 1 else out
+            od = getattr(o, "dtype", None)
+            # out= of another dtype than the operands' (a cheap test first):
+            # NumPy computes in the loop's dtype and casts into out=
+            if isinstance(od, np.dtype) and (
+                    any(getattr(a, "dtype", od) != od for a in args) or
+                    not self._keeps(od)) and self._casts_into(args, od):
+                return self._dtype_where(args, out, context, sync, where, dtype, casting)
         if self.name in _COMPARE_FLIP and len(args) == 2 and (type(args[0]) is int or
                                                               type(args[1]) is int):
             decided = self._out_of_range_compare(args)
@@ -314,30 +325,75 @@ class Ufunc:
                        "greater_equal": not above, "equal": False, "not_equal": True}[name]
         return None
 
-    def _dtype_where(self, args, out, context, sync, where, dtype):
-        """NumPy's dtype= (the loop whose output is `dtype`, inputs cast to
-        it with same_kind casting) and where= (out= keeps its values where
-        the mask is False; without out= those elements are unspecified, as
-        NumPy leaves them uninitialized: VulPy gives the computed ones)."""
-        if dtype is not None:
-            if len(args) != self.nin:
-                raise TypeError(f"vp.{self.name} takes {self.nin} input(s), got {len(args)}")
-            keys = tuple(a.dtype if hasattr(a, "dtype") and not isinstance(a, np.generic)
-                         else _dtype_key(a) for a in args)  # vp.jit's tracers have .dtype
+    def _keys(self, args):
+        if len(args) != self.nin:
+            raise TypeError(f"vp.{self.name} takes {self.nin} input(s), got {len(args)}")
+        return tuple(a.dtype if hasattr(a, "dtype") and not isinstance(a, np.generic)
+                     else _dtype_key(a) for a in args)  # vp.jit's tracers have .dtype
+
+    def _keeps(self, dt):
+        """Whether operands of dtype dt give a result of dtype dt (add: yes;
+        greater, isnan: bool), cached per dtype."""
+        k = self._keeps_cache.get(dt)
+        if k is None:
             try:
-                dts = self.np.resolve_dtypes(keys + (None,), signature=(None,) * self.nin +
-                                             (np.dtype(dtype),), casting="same_kind")
+                k = self.np is None or self.np.resolve_dtypes((dt,) * self.nin + (None,))[-1] == dt
+            except Exception:
+                k = True  # no loop: the call says so
+            self._keeps_cache[dt] = k
+        return k
+
+    def _casts_into(self, args, od):
+        """Whether out= of dtype od differs from the result NumPy's loop
+        gives these operands (then the call casts into it)."""
+        if self.np is None:
+            return False
+        try:
+            return self.np.resolve_dtypes(self._keys(args) + (None,))[-1] != od
+        except Exception:  # no loop: the call below says so in its own words
+            return False
+
+    def _dtype_where(self, args, out, context, sync, where, dtype, casting="same_kind"):
+        """NumPy's dtype= (the loop whose output is `dtype`, inputs cast to
+        it by `casting`), casting= (the rule for inputs into the loop and the
+        result into out=: NumPy's resolve_dtypes checks both, its
+        UFuncTypeError as a TypeError), out= of another dtype than the
+        loop's (computed in the loop's, cast into out=, as NumPy) and where=
+        (out= keeps its values where the mask is False; without out= those
+        elements are unspecified, as NumPy leaves them uninitialized: VulPy
+        gives the computed ones)."""
+        if casting not in _CASTINGS:
+            raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or "
+                             f"'unsafe' (got {casting!r})")
+        o = out[0] if type(out) is tuple and len(out) == 1 else out
+        od = getattr(o, "dtype", None) if o is not None else None
+        od = od if isinstance(od, np.dtype) else None
+        rdt = None
+        if (dtype is not None or casting != "same_kind" or od is not None) and \
+                self.np is not None:
+            keys = self._keys(args)
+            kw = {} if dtype is None else {"signature": (None,) * self.nin + (np.dtype(dtype),)}
+            try:
+                dts = self.np.resolve_dtypes(keys + (od,), casting=casting, **kw)
             except Exception as e:  # numpy's own UFuncTypeError etc.
-                raise TypeError(f"vp.{self.name}: dtype={np.dtype(dtype).name}: {e}") from None
+                what = f"dtype={np.dtype(dtype).name}: " if dtype is not None else ""
+                raise TypeError(f"vp.{self.name}: {what}{e}") from None
             args = tuple(a if isinstance(a, (bool, int, float)) or getattr(a, "dtype", None) == dt
                          else (a.astype(dt) if hasattr(a, "astype") else np.asarray(a, dt))
                          for a, dt in zip(args, dts))
+            rdt = dts[-1]
+        if od is not None and rdt is not None and od != rdt:
+            r = self(*args, context=context)
+            r = r.astype(od) if hasattr(r, "astype") else np.asarray(r, od)
+            if where is True:
+                o[...] = r
+                return out if type(out) is tuple else o
+            return globals()["where"](where, r, o, out=o, context=context, sync=sync)
         if where is True:
             return self(*args, out=out, context=context, sync=sync)
         r = self(*args, context=context)
         if out is None:
             return r
-        o = out[0] if type(out) is tuple and len(out) == 1 else out
         return globals()["where"](where, r, o, out=o, context=context, sync=sync)
 
     def _try_fast_np(self, args, out, context, sync):
@@ -465,7 +521,8 @@ def _doc(name, nin):
         loops = "float32, float64 (int32 and bool inputs compute in float64, as NumPy's)"
     example = (f"vp.{name}(np.float32([0.5, 1.0]))" if nin == 1 else
                f"vp.{name}(np.float32([1.0, 2.0]), 3.0)")
-    return f"""vp.{name}({args}, /, out=None, context=None, sync=True, where=True, dtype=None)
+    return f"""vp.{name}({args}, /, out=None, context=None, sync=True, where=True, dtype=None,
+    casting='same_kind')
 
 numpy.{name} on the GPU, elementwise, with NumPy's semantics (dtype
 promotion, broadcasting, NaN handling, integer division by zero gives 0).
@@ -474,15 +531,19 @@ Arguments:
   {args:<12} NumPy arrays, resident vp.ndarrays (views included), Python
                or NumPy scalars, or lists.
   out          a resident vp.ndarray (or, when no input is resident, a
-               C-contiguous NumPy array) of the result's shape and dtype;
-               it may overlap an input (the result is as if the inputs were
-               copied first). VulPy does not cast into out=.
+               C-contiguous NumPy array) of the result's shape; a dtype
+               other than the loop's is cast into as casting= allows; it
+               may overlap an input (the result is as if the inputs were
+               copied first).
   context      the vp.Context to run on when no input is resident.
   sync         False: return a vp.Handle; .wait() gives the result.
   where        a bool mask (broadcast to the result): out= keeps its values
                where it is False (without out= they are unspecified).
   dtype        the loop's output dtype, as NumPy's: the inputs are cast to
-               the loop NumPy picks (same_kind casting, else TypeError).
+               the loop NumPy picks (by casting=, else TypeError).
+  casting      NumPy's rule for the inputs into the loop and the result into
+               out=: 'no', 'equiv', 'safe', 'same_kind' (the default) or
+               'unsafe'.
 
 Dtypes: as NumPy resolves them (numpy.{name}.resolve_dtypes; Python scalars
 are weak, NEP 50). Loops:
@@ -493,7 +554,8 @@ Returns a NumPy array when every input is a NumPy array or scalar
 (convenience mode), else a resident vp.ndarray (or out=).
 
 Errors: TypeError (no loop for the dtypes, a dtype the GPU cannot use, the
-wrong number of inputs, out= of another dtype), ValueError (shapes that do
+wrong number of inputs, a cast casting= refuses: NumPy's UFuncTypeError
+text), ValueError (shapes that do
 not broadcast, out= of another shape, operands on different contexts),
 OverflowError (a Python int the loop dtype cannot hold; comparisons decide
 an out-of-range int exactly, as NumPy 2), vp.FeatureError
@@ -830,6 +892,7 @@ _DOUBLING_SCAN = ("maximum", "minimum", "fmax", "fmin", "logical_and", "logical_
 
 
 _RUNNING = ("maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or")
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 
 
 def _running(name, array, axis, dtype, out):
@@ -1167,8 +1230,8 @@ where.__doc__ = """vp.where(condition, x, y, /, out=None, context=None, sync=Tru
 Elementwise x where condition else y, like numpy.where with three
 arguments: condition is read as bool (nonzero is true), x and y promote to
 one dtype as numpy.result_type says, and the three broadcast together.
-Arguments, out=, context=, sync= and the errors are as for every vp ufunc
-(help(vp.add)).
+Arguments, out= (cast into by casting=, 'same_kind' by default), context=,
+sync= and the errors are as for every vp ufunc (help(vp.add)).
 
 Example:
     a = vp.asarray(np.float32([1, -2, 3]))
@@ -1191,10 +1254,10 @@ _ACCURACY = {
                   "give x1 + 1 (the infinities too)",
     "nextafter": "exact (by the bits, subnormals included on every device): the next "
                  "number after x1 toward x2, x2 where they are equal, NaN for NaN; float16 "
-                 "is not supported (TypeError)",
+                 "in float16's grid, bit for bit NumPy's",
     "spacing": "exact (by the bits): the gap to the next number away from zero, with x's "
                "sign (+ for -0.0), inf past the largest finite, NaN for inf and NaN; "
-               "float16 is not supported (TypeError)",
+               "float16 as NumPy's float16 loop (always positive)",
     "heaviside": "exact: 0 where x1 < 0, x2 where x1 is 0 (either sign), 1 where x1 > 0, "
                  "NaN where x1 is NaN; integer input computes in NumPy's float type",
     "left_shift": "exact; counts outside [0, bits) give 0, as NumPy",
@@ -1256,10 +1319,11 @@ ALL = _NAMES_2 + _NAMES_1 + ["clip", "where"] + list(_ALIASES)
 
 for _n in _MB + _MU:
     _g[_n].__doc__ = (f"vp.{_n}({'x1, x2' if _n in _MB else 'x'}, /, out=None, context=None, "
-                      f"sync=True, where=True, dtype=None)\n\nnumpy.{_n} on the GPU, "
-                      f"elementwise, NumPy's dtype rules and broadcasting; NumPy in -> NumPy "
-                      f"out, resident in -> resident out (views and out= views too); where= "
-                      f"and dtype= as help(vp.add) says.\nAccuracy: {_ACCURACY[_n]}.\n")
+                      f"sync=True, where=True, dtype=None, casting='same_kind')\n\nnumpy.{_n} "
+                      f"on the GPU, elementwise, NumPy's dtype rules and broadcasting; NumPy in "
+                      f"-> NumPy out, resident in -> resident out (views and out= views too); "
+                      f"out= of another dtype cast into by casting=; where=, dtype= and "
+                      f"casting= as help(vp.add) says.\nAccuracy: {_ACCURACY[_n]}.\n")
 _g["radians"], _g["degrees"] = _g["deg2rad"], _g["rad2deg"]
 BY_NUMPY["radians"], BY_NUMPY["degrees"] = _g["deg2rad"], _g["rad2deg"]
 ALL += list(_MB + _MU) + ["radians", "degrees"]
