@@ -42,3 +42,25 @@ def test_default_dtype(make, dtype, values):
     assert a.dtype == dtype
     if values is not None:
         np.testing.assert_array_equal(a.numpy(), np.asarray(values, dtype))
+
+
+def test_linspace_takes_numpys_arguments_in_numpys_order():
+    """retstep= and axis= were missing, and the fifth positional argument
+    was dtype where NumPy's is retstep: vp.linspace(0, 1, 5, False, True)
+    now returns (samples, step) as numpy.linspace does."""
+    got, step = vp.linspace(0, 1, 5, False, True)
+    want, wstep = np.linspace(0, 1, 5, False, True)
+    assert step == wstep and got.dtype == np.float32
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-7)
+    r, s = vp.linspace(-2.0, 3.0, 4, retstep=True, dtype=np.float64)
+    w, ws = np.linspace(-2.0, 3.0, 4, retstep=True, dtype=np.float64)
+    assert s == ws and r.dtype == np.float64
+    np.testing.assert_array_equal(r.numpy(), w)
+    lo, hi = np.array([0.0, 1.0]), np.array([1.0, 3.0])
+    for axis in (0, 1, -1):
+        want = np.linspace(lo, hi, 3, axis=axis)
+        got = vp.linspace(lo, hi, 3, axis=axis)
+        assert got.shape == want.shape and got.dtype == want.dtype  # NumPy bounds keep float64
+        np.testing.assert_array_equal(got.numpy(), want)
+    got = vp.linspace(vp.asarray(lo), vp.asarray(hi), 4)
+    np.testing.assert_array_equal(got.numpy(), np.linspace(lo, hi, 4))

@@ -1685,16 +1685,23 @@ def arange(start, stop=None, step=1, dtype: DTypeLike = None, *, memory: Memory 
     return asarray(a, memory=memory, context=context)
 
 
-def linspace(start, stop, num: int = 50, endpoint: bool = True, dtype: DTypeLike = None, *,
-             memory: Memory = None, context: ContextLike = None) -> ndarray:
-    """vp.linspace(start, stop, num=50, endpoint=True, dtype=None, *,
-    memory=None, context=None): numpy.linspace(start, stop, num, endpoint),
-    resident; float32 unless dtype= (or NumPy bounds of another dtype) say
-    otherwise. memory= and context= as for vp.zeros."""
-    a = np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
+def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
+             dtype: DTypeLike = None, axis: int = 0, *, memory: Memory = None,
+             context: ContextLike = None):
+    """vp.linspace(start, stop, num=50, endpoint=True, retstep=False,
+    dtype=None, axis=0, *, memory=None, context=None):
+    numpy.linspace's values and arguments (retstep=True also returns the
+    step, NumPy's float64; array bounds and axis= as NumPy's), resident;
+    float32 unless dtype= (or NumPy bounds of another dtype) say otherwise.
+    memory= and context= as for vp.zeros. (Before session 43 the fifth
+    positional argument was dtype, not NumPy's retstep.)"""
+    h = lambda v: v.numpy() if isinstance(v, ndarray) else v  # noqa: E731
+    a, step = np.linspace(h(start), h(stop), num, endpoint=endpoint, retstep=True, dtype=dtype,
+                          axis=axis)
     if dtype is None:
         a = a.astype(default_dtype(a.dtype, start, stop), copy=False)
-    return asarray(a, memory=memory, context=context)
+    r = asarray(a, memory=memory, context=context)
+    return (r, step) if retstep else r
 
 
 def _rebuild(data, dtype, memory):
