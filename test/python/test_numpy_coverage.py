@@ -231,6 +231,9 @@ FUNCTIONS.update({"real_if_close": ((F.astype(np.complex64) + 1e-9j,), {})})
 SEQUENCES.update({"unravel_index": ((np.array([1, 5]), (2, 3)), {}),
                   "histogram": ((G,), {"bins": 3}),
                   "histogram2d": ((F[0], G[0]), {"bins": 3})})
+FUNCTIONS.update({"histogram_bin_edges": ((G,), {"bins": 4}),
+                  "packbits": ((I > 2,), {"axis": 1}),
+                  "unpackbits": ((np.array([[7, 200]], np.uint8),), {"axis": 1})})
 FORMS.update({
     "intersect1d return_indices": ("intersect1d", (I, J), {"return_indices": True}),
     "histogram weights": ("histogram", (G,), {"bins": [0.0, 1.0, 3.0], "weights": F}),

@@ -146,7 +146,8 @@ from ._morefuncs import (compress, cumulative_prod, cumulative_sum, delete,  # n
                          polysub, put, real_if_close, resize, rollaxis, row_stack,
                          shares_memory, sinc,
                          tril_indices_from, triu_indices_from, unique_all, unique_counts,
-                         unique_inverse, unique_values, unstack, vecdot, matvec, vecmat)
+                         unique_inverse, unique_values, unstack, vecdot, matvec, vecmat,
+                         packbits, unpackbits)
 
 # --- issue 19 (array API): quantiles (method='linear') on the device sort ---
 from ._quantile import nanpercentile, nanquantile, percentile, quantile  # noqa: E402,F401
@@ -159,6 +160,7 @@ from ._indexfuncs import (fill_diagonal, indices, put_along_axis,  # noqa: E402,
                           ravel_multi_index, rot90, take_along_axis, unravel_index)
 from ._setfuncs import intersect1d, isin, setdiff1d, setxor1d, union1d  # noqa: E402,F401
 from ._histogram import bincount, digitize, histogram, histogram2d, histogramdd  # noqa: E402,F401
+from ._histogram import histogram_bin_edges  # noqa: E402,F401
 from ._statfuncs import corrcoef, cov, kron, polyfit, polyval, trapezoid  # noqa: E402,F401
 # block, choose, piecewise, apply_along_axis / apply_over_axes, sort_complex, the window
 # functions and i0 (_numpyfuncs.py)

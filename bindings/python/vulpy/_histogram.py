@@ -254,6 +254,25 @@ def _edges(a, bins, range_, ctx, weighted=False):
     return edges, edges.size - 1
 
 
+def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
+    """vp.histogram_bin_edges(a, bins=10, range=None, weights=None):
+    numpy.histogram_bin_edges, the edges vp.histogram uses (an int: equal
+    widths over range or a's min and max; a string: NumPy's estimator; an
+    array: checked to increase). weights= only matters to the estimators
+    (which, as NumPy's, refuse it). NumPy in -> NumPy out.
+
+        >>> vp.histogram_bin_edges(vp.asarray(np.array([1.0, 2.0, 3.0])), bins=2).numpy()
+        array([1., 2., 3.])
+    """
+    if not _res(a, bins if np.ndim(bins) else None, weights):
+        return np.histogram_bin_edges(a, bins, range, weights)
+    ctx = _array.common_context("vp.histogram_bin_edges", (a, bins, weights))
+    flat = _asnd(a, ctx).reshape(-1)
+    if weights is not None and tuple(_asnd(weights, ctx).shape) != tuple(np.shape(a)):
+        raise ValueError("weights should have the same shape as a.")
+    return _edges(flat, bins, range, ctx, weights is not None)[0]
+
+
 def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     """vp.histogram(a, bins=10, range=None, density=None, weights=None):
     numpy.histogram on the GPU: (hist, bin_edges) of the flattened a.

@@ -708,3 +708,86 @@ def vecmat(x1, x2, /, out=None):
 
 # keywords NumPy passes to these gufuncs that ndarray.__array_ufunc__ forwards
 vecdot._ufunc_kwargs = frozenset(("axis",))
+
+
+def _bit_axis(name, a, axis):
+    """a's data as (array with the packed/unpacked axis last, the axis)."""
+    if axis is None:
+        return a.reshape(-1), None
+    ax = operator.index(axis)
+    if not -a.ndim <= ax < a.ndim:
+        raise np.exceptions.AxisError(ax, a.ndim)
+    return _shapeops.moveaxis(a, ax % a.ndim, -1), ax % a.ndim
+
+
+def _bit_weights(bitorder, name):
+    if bitorder not in ("big", "little"):
+        raise ValueError(f"'order' must be either 'little' or 'big' (vp.{name}: got "
+                         f"bitorder={bitorder!r})")
+    w = np.array([128, 64, 32, 16, 8, 4, 2, 1], np.uint8)
+    return w if bitorder == "big" else w[::-1].copy()
+
+
+def packbits(a, /, axis=None, bitorder="big"):
+    """vp.packbits(a, /, axis=None, bitorder='big'): numpy.packbits on the
+    device: each run of 8 elements of a (integers or bools; nonzero is 1)
+    along axis (the flattened a for None) packed into one uint8, the last
+    byte padded with zero bits; bitorder 'big' puts the first element in
+    the top bit, 'little' in the bottom one. NumPy in -> NumPy out.
+
+        >>> vp.packbits(vp.asarray(np.array([1, 0, 1, 1, 0, 0, 0, 1, 1]))).numpy()
+        array([177, 128], dtype=uint8)
+    """
+    if not _res(a):
+        return np.packbits(a, axis=axis, bitorder=bitorder)
+    if np.dtype(a.dtype).kind not in "biu":
+        raise TypeError(f"Expected an input array of integer or boolean data type "
+                        f"(vp.packbits: got {np.dtype(a.dtype).name})")
+    w = _bit_weights(bitorder, "packbits")
+    x, ax = _bit_axis("packbits", a, axis)
+    n = x.shape[-1]
+    bits = _ufunc.not_equal(x, 0).astype(np.uint8)
+    pad = (-n) % 8
+    if pad:
+        z = _array.zeros(tuple(x.shape[:-1]) + (pad,), np.uint8, context=a._ctx)
+        bits = _shapeops.concatenate([bits, z], axis=-1)
+    groups = bits.reshape(tuple(x.shape[:-1]) + ((n + pad) // 8, 8))
+    w = _array.asarray(w, context=a._ctx)
+    r = _reduce.sum(_ufunc.multiply(groups, w), axis=-1, dtype=np.uint8)
+    return r if ax is None else _shapeops.moveaxis(r, -1, ax)
+
+
+def unpackbits(a, /, axis=None, count=None, bitorder="big"):
+    """vp.unpackbits(a, /, axis=None, count=None, bitorder='big'):
+    numpy.unpackbits on the device: each uint8 of a along axis (the
+    flattened a for None) as 8 uint8 0 / 1 elements, top bit first for
+    'big'; count keeps that many of them (negative: drops them from the
+    end; past the end: pads with zeros). NumPy in -> NumPy out.
+
+        >>> vp.unpackbits(vp.asarray(np.array([177], np.uint8))).numpy()
+        array([1, 0, 1, 1, 0, 0, 0, 1], dtype=uint8)
+    """
+    if not _res(a):
+        return np.unpackbits(a, axis=axis, count=count, bitorder=bitorder)
+    if np.dtype(a.dtype) != np.uint8:
+        raise TypeError(f"Expected an input array of unsigned byte data type (vp.unpackbits: "
+                        f"got {np.dtype(a.dtype).name})")
+    _bit_weights(bitorder, "unpackbits")
+    x, ax = _bit_axis("unpackbits", a, axis)
+    shifts = np.arange(7, -1, -1, dtype=np.uint8) if bitorder == "big" else \
+        np.arange(8, dtype=np.uint8)
+    s = _array.asarray(shifts, context=a._ctx)
+    bits = _ufunc.bitwise_and(_ufunc.right_shift(x[..., None], s), np.uint8(1))
+    total = x.shape[-1] * 8
+    bits = bits.reshape(tuple(x.shape[:-1]) + (total,))
+    if count is not None:
+        c = operator.index(count)
+        if c < 0 and -c > total:
+            raise ValueError("-count larger than number of elements")
+        c = c if c >= 0 else total + c
+        if c <= total:
+            bits = bits[..., :c]
+        else:
+            z = _array.zeros(tuple(x.shape[:-1]) + (c - total,), np.uint8, context=a._ctx)
+            bits = _shapeops.concatenate([bits, z], axis=-1)
+    return bits if ax is None else _shapeops.moveaxis(bits, -1, ax)
