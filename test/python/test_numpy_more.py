@@ -275,6 +275,43 @@ def test_cov_corrcoef(data, strided):
     check(vp.corrcoef(x), want, rtol=1e-9, atol=1e-9)
 
 
+def test_cov_weights_and_one_row_as_numpy():
+    """fweights= / aweights= raised NotImplementedError; a (1, n) m with
+    rowvar=False (n variables of one observation) gave a 0-d result where
+    NumPy 2 gives n x n. NumPy's formulas, checks and messages."""
+    if not vp.default_context().has("float64"):
+        pytest.skip("NumPy's cov is float64")
+    r = np.random.default_rng(2)
+    m = (r.standard_normal((3, 6)) * 4).astype(np.float32)
+    x = vp.asarray(m)
+    f = np.array([1, 2, 1, 3, 1, 2])
+    a = np.abs(r.standard_normal(6)) + 0.2
+    for kw in ({"fweights": f}, {"aweights": a}, {"fweights": f, "aweights": a},
+               {"fweights": f, "aweights": a, "ddof": 0}, {"aweights": a, "bias": True},
+               {"fweights": f, "rowvar": False, "ddof": 2}):
+        want = np.cov(m if kw.get("rowvar", True) else m.T, **kw)
+        vkw = {k: vp.asarray(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+        check(vp.cov(x if kw.get("rowvar", True) else x.T, **vkw), want, rtol=1e-9, atol=1e-9)
+    one = m[:1]
+    with np.errstate(all="ignore"):
+        for kw in ({"rowvar": False}, {"rowvar": False, "bias": True}, {}):
+            check(vp.cov(vp.asarray(one), **kw), np.cov(one, **kw), rtol=1e-9, atol=1e-9)
+        check(vp.corrcoef(vp.asarray(one), rowvar=False), np.corrcoef(one, rowvar=False),
+              rtol=1e-9, atol=1e-9)
+        check(vp.cov(x, vp.asarray(m[:, :1]), rowvar=False), np.cov(m, m[:, :1], rowvar=False),
+              rtol=1e-9, atol=1e-9)
+        check(vp.cov(x.T, vp.asarray(m[:1]).T, rowvar=True), np.cov(m.T, m[:1].T),
+              rtol=1e-9, atol=1e-9)
+    for kw, err in (({"fweights": f + 0.5}, TypeError), ({"fweights": -f}, ValueError),
+                    ({"aweights": -a}, ValueError), ({"fweights": f[:3]}, RuntimeError),
+                    ({"aweights": np.ones((2, 6))}, RuntimeError)):
+        with pytest.raises(err) as want:
+            np.cov(m, **kw)
+        with pytest.raises(err) as got:
+            vp.cov(x, **kw)
+        assert str(got.value) == str(want.value)
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.int32])
 def test_kron_trapezoid_polyval(dt):
     a = np.arange(6, dtype=dt).reshape(2, 3) - 2

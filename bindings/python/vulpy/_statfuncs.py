@@ -17,28 +17,62 @@ def _asnd(x, ctx):
     return x if isinstance(x, _nd) else _array.asarray(np.asarray(x), context=ctx)
 
 
-def _rows2d(x, rowvar):
-    x = x.reshape(1, -1) if x.ndim < 2 else x
-    return x if rowvar or x.shape[0] == 1 else x.T
+def _rows2d(x, rowvar, transpose_row=False):
+    """NumPy's ndmin=2 view of a cov operand, variables in rows: m is
+    transposed for rowvar=False unless it was 1-D (a (1, n) m is n
+    variables of one observation each); y unless it has one row
+    (transpose_row=False: NumPy's own asymmetry)."""
+    was_1d = x.ndim < 2
+    x = x.reshape(1, -1) if was_1d else x
+    if rowvar or was_1d or (x.shape[0] == 1 and not transpose_row):
+        return x
+    return x.T
+
+
+def _cov_weights(fweights, aweights, n, ctx):
+    """NumPy's checks of cov's weights and their product w (resident
+    float64, or None), with aweights as given (for the normalization)."""
+    w = aw = None
+    if fweights is not None:
+        f = _asnd(fweights, ctx).astype(np.float64)
+        if bool(_reduce.any(_ufunc.not_equal(f, _ufunc.rint(f)))):
+            raise TypeError("fweights must be integer")
+        if f.ndim > 1:
+            raise RuntimeError("cannot handle multidimensional fweights")
+        if f.shape[0] != n:
+            raise RuntimeError("incompatible numbers of samples and fweights")
+        if bool(_reduce.any(_ufunc.less(f, 0))):
+            raise ValueError("fweights cannot be negative")
+        w = f
+    if aweights is not None:
+        aw = _asnd(aweights, ctx).astype(np.float64)
+        if aw.ndim > 1:
+            raise RuntimeError("cannot handle multidimensional aweights")
+        if aw.shape[0] != n:
+            raise RuntimeError("incompatible numbers of samples and aweights")
+        if bool(_reduce.any(_ufunc.less(aw, 0))):
+            raise ValueError("aweights cannot be negative")
+        w = aw if w is None else _ufunc.multiply(w, aw)
+    return w, aw
 
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
         dtype=None):
-    """vp.cov(m, y=None, rowvar=True, bias=False, ddof=None, *, dtype=None):
+    """vp.cov(m, y=None, rowvar=True, bias=False, ddof=None,
+    fweights=None, aweights=None, *, dtype=None):
     numpy.cov on the GPU: the covariance matrix of the variables in the
     rows of m (columns with rowvar=False), y's variables appended;
-    normalized by N - ddof (ddof defaults to 1, or 0 with bias=True).
+    normalized by N - ddof (ddof defaults to 1, or 0 with bias=True), or
+    with fweights (integer repeat counts) / aweights (observation weights)
+    by NumPy's weighted formulas and checks (their sums read back).
     The result is float64 for float32 and integer inputs, as NumPy's (a
     float64 device is needed), squeezed (a 0-d array for one variable).
-    fweights= and aweights= are not supported (NotImplementedError).
 
         >>> vp.cov(vp.asarray(np.array([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]))).numpy()
         array([[ 1., -1.], [-1.,  1.]])
     """
     if not _res(m, y):
         return np.cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype=dtype)
-    if fweights is not None or aweights is not None:
-        raise NotImplementedError("vp.cov: fweights= and aweights= are not supported")
     if ddof is not None and ddof != int(ddof):
         raise ValueError("ddof must be integer")
     ctx = _array.common_context("vp.cov", (m, y))
@@ -50,23 +84,37 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
                                          np.float64)
     if dt == np.float64:
         ctx.require("float64", "vp.cov (NumPy's float64 result)")
-    x = _rows2d(m.astype(dt), rowvar)
+    x = _rows2d(m.astype(dt), rowvar, transpose_row=True)
+    if x.shape[0] == 0:
+        return _array.empty((0, 0), dt, context=ctx)
     if y is not None:
         y = _asnd(y, ctx)
         if y.ndim > 2:
             raise ValueError("y has more than 2 dimensions")
         x = _shapeops.concatenate([x, _rows2d(y.astype(dt), rowvar)], axis=0)
-    if x.shape[0] == 0:
-        return _array.empty((0, 0), dt, context=ctx)
     if ddof is None:
         ddof = 0 if bias else 1
-    fact = x.shape[1] - ddof
+    w, aw = _cov_weights(fweights, aweights, x.shape[1], ctx)
+    if w is None:
+        fact = x.shape[1] - ddof
+        avg = _reduce.mean(x, axis=1, keepdims=True)
+    else:
+        w_sum = float(_reduce.sum(w))
+        avg = _ufunc.divide(_reduce.sum(_ufunc.multiply(x, w), axis=1, keepdims=True), w_sum)
+        if ddof == 0:
+            fact = w_sum
+        elif aw is None:
+            fact = w_sum - ddof
+        else:
+            fact = w_sum - ddof * float(_reduce.sum(_ufunc.multiply(w, aw))) / w_sum
     if fact <= 0:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
         fact = 0.0
-    xc = _ufunc.subtract(x, _reduce.mean(x, axis=1, keepdims=True))
-    xt = xc.T.conj() if dt.kind == "c" else xc.T  # NumPy's dot(X, X.T.conj())
-    c = _ufunc.divide(_matmul.matmul(xc, xt), fact)
+    xc = _ufunc.subtract(x, avg)
+    xw = xc if w is None else _ufunc.multiply(xc, w)
+    xt = xw.T.conj() if dt.kind == "c" else xw.T  # NumPy's dot(X, (X * w).T.conj())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = _ufunc.multiply(_matmul.matmul(xc, xt), np.true_divide(1, fact))
     return _shapeops.squeeze(c)
 
 
