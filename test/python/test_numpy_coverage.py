@@ -399,6 +399,8 @@ RANDOM_METHODS = {
     "geometric": ((0.3, 4), {}), "multinomial": ((10, [0.2, 0.8], 3), {}),
     "dirichlet": (([0.5, 2.0], 3), {}),
     "multivariate_normal": (([0.0, 1.0], [[1.0, 0.2], [0.2, 1.0]], 3), {}),
+    "noncentral_chisquare": ((3.0, 1.0, 3), {}), "noncentral_f": ((3.0, 4.0, 1.0, 3), {}),
+    "vonmises": ((0.0, 1.0, 3), {}), "logseries": ((0.5, 3), {}), "zipf": ((2.0, 3), {}),
 }
 RANDOM_BIT_IDENTICAL = {"random"}
 RANDOM_MODULE = ["default_rng", "Generator", "Philox", "seed", "rand", "randn", "random",
@@ -407,7 +409,8 @@ RANDOM_MODULE = ["default_rng", "Generator", "Philox", "seed", "rand", "randn", 
                  "rayleigh", "weibull", "pareto", "power", "standard_cauchy", "triangular",
                  "wald", "standard_gamma", "gamma", "chisquare", "standard_t", "beta", "f",
                  "poisson", "binomial", "negative_binomial", "geometric", "multinomial",
-                 "dirichlet", "multivariate_normal"]
+                 "dirichlet", "multivariate_normal", "noncentral_chisquare", "noncentral_f",
+                 "vonmises", "logseries", "zipf"]
 
 
 @pytest.mark.parametrize("name", sorted(RANDOM_METHODS))

@@ -70,7 +70,10 @@ CONTINUOUS = [
     ("standard_gamma", (0.3,)), ("standard_gamma", (1.0,)), ("standard_gamma", (7.5,)),
     ("gamma", (2.2, 3.0)), ("chisquare", (0.6,)), ("chisquare", (4.0,)),
     ("standard_t", (3.0,)), ("beta", (0.4, 0.7)), ("beta", (1.0, 1.0)), ("beta", (2.5, 0.6)),
-    ("f", (4.0, 9.0)),
+    ("f", (4.0, 9.0)), ("noncentral_chisquare", (3.0, 2.0)),
+    ("noncentral_chisquare", (0.5, 2.0)), ("noncentral_chisquare", (3.0, 0.0)),
+    ("noncentral_f", (3.0, 5.0, 2.0)), ("vonmises", (0.5, 2.0)), ("vonmises", (3.0, 0.5)),
+    ("vonmises", (-2.0, 1e-9)), ("vonmises", (1.0, 1e7)), ("vonmises", (0.0, 1e-6)),
 ]
 
 
@@ -83,6 +86,9 @@ def test_continuous_matches_numpys_distribution(name, args):
     want = getattr(np.random.default_rng(5), name)(*args, size=N)
     d = _ks(g, want)
     assert d < KS_CRIT, f"{name}{args}: KS statistic {d:.4f} >= {KS_CRIT:.4f}"
+
+
+_ZETA25 = sum(k ** -2.5 for k in range(1, 200000)) + 200000 ** -1.5 / 1.5  # zeta(2.5)
 
 
 def _lfact(k):
@@ -106,6 +112,11 @@ DISCRETE = [
     ("geometric", (0.6,), lambda k: (k - 1) * math.log(0.4) + math.log(0.6), 1),
     ("negative_binomial", (3.5, 0.3), lambda k: math.lgamma(k + 3.5) - _lfact(k) -
      math.lgamma(3.5) + 3.5 * math.log(0.3) + k * math.log(0.7), 0),
+    ("logseries", (0.6,), lambda k: k * math.log(0.6) - math.log(k) - math.log(-math.log1p(-0.6)),
+     1),
+    ("logseries", (0.97,), lambda k: k * math.log(0.97) - math.log(k) -
+     math.log(-math.log1p(-0.97)), 1),
+    ("zipf", (2.5,), lambda k: -2.5 * math.log(k) - math.log(_ZETA25), 1),
 ]
 
 
@@ -146,6 +157,17 @@ def test_array_parameters_take_each_elements_method():
             stat, crit = _chi2(b[:, i, j], lambda k: _lfact(nn) - _lfact(k) - _lfact(nn - k) +
                                k * math.log(pp) + (nn - k) * math.log(1 - pp))
             assert stat < crit, (nn, pp, stat, crit)
+    kap = np.array([1e-9, 0.5, 4.0, 2e6])
+    vm = g.vonmises(1.0, kap, size=(N // 2, kap.size)).numpy()
+    for j in range(kap.size):
+        want = np.random.default_rng(j).vonmises(1.0, kap[j], size=N // 2)
+        assert _ks(vm[:, j], want) < KS_CRIT * math.sqrt(2), kap[j]
+    df = np.array([0.7, 4.0])
+    nc = g.noncentral_chisquare(df, np.array([[0.0], [3.0]]), size=(N // 4, 2, 2)).numpy()
+    for i, c in enumerate((0.0, 3.0)):
+        for j in range(2):
+            want = np.random.default_rng(i + 2 * j).noncentral_chisquare(df[j], c, size=N // 4)
+            assert _ks(nc[:, i, j], want) < KS_CRIT * 2, (c, df[j])
     a = np.array([0.5, 3.0])
     bt = g.beta(a, 0.8, size=(N // 2, 2)).numpy()
     for j in range(2):
@@ -186,7 +208,10 @@ def test_dtypes_sizes_out_and_module_functions():
     "geometric(1.5)", "geometric(float('nan'))", "wald(0.0, 1.0)", "wald(1.0, 0.0)",
     "poisson(-1.0)", "poisson(float('nan'))", "poisson(1e19)", "binomial(-1, 0.5)",
     "binomial(5, 1.5)", "binomial(5, float('nan'))", "negative_binomial(0.0, 0.5)",
-    "negative_binomial(1.0, 0.0)", "gamma(np.array([1.0, -1.0]))",
+    "negative_binomial(1.0, 0.0)", "gamma(np.array([1.0, -1.0]))", "vonmises(0.0, -1.0)",
+    "logseries(1.0)", "logseries(-0.1)", "logseries(float('nan'))", "zipf(1.0)",
+    "zipf(np.array([2.0, 0.5]))", "noncentral_chisquare(0.0, 1.0)",
+    "noncentral_chisquare(1.0, -1.0)", "noncentral_f(0.0, 1.0, 1.0)", "noncentral_f(1.0, 1.0, -1.0)",
     "poisson(np.array([1.0, -1.0]))", "binomial(np.array([3, 4]), np.array([0.5, 2.0]))"])
 def test_parameter_errors_are_numpys(call):
     with pytest.raises(ValueError) as want:

@@ -486,3 +486,111 @@ def dirichlet(gen, alpha, batch, dt):
         return _shapeops.stack(cols, axis=-1)
     g = standard_gamma(gen, _array.asarray(alpha.astype(dt)), batch + (k,), dt)
     return g / _reduce.sum(g, axis=-1, keepdims=True)
+
+
+# ------------------------------------------------------- the rarer ones
+def noncentral_chisquare(gen, df, nonc, shape, dt):
+    """NumPy's: chisquare(df - 1) + (N + sqrt(nonc))^2 for df > 1, else
+    chisquare(df + 2 Poisson(nonc / 2)); chisquare(df) where nonc is 0."""
+    def big(d, nc):  # df > 1
+        n = gen.standard_normal(shape, dt) + _ufunc.sqrt(nc) if not isinstance(nc, float) \
+            else gen.standard_normal(shape, dt) + math.sqrt(nc)
+        return standard_gamma(gen, (d - 1.0) * 0.5, shape, dt) * 2.0 + n * n
+
+    def small(d, nc):  # df <= 1
+        i = poisson(gen, nc * 0.5, shape).astype(dt)
+        return standard_gamma(gen, i * 2.0 * 0.5 + d * 0.5, shape, dt) * 2.0
+    if isinstance(df, float) and isinstance(nonc, float):
+        if nonc == 0:
+            return standard_gamma(gen, df * 0.5, shape, dt) * 2.0
+        return big(df, nonc) if df > 1 else small(df, nonc)
+    shape = tuple(np.broadcast_shapes(() if shape is None else shape,
+                                      *(tuple(v.shape) for v in (df, nonc)
+                                        if not isinstance(v, float))))
+    gt1 = df > 1.0
+    r_big = big(_where(gt1, df, 2.0), nonc)
+    r_small = small(_where(gt1, 0.5, df), nonc)
+    central = standard_gamma(gen, df * 0.5, shape, dt) * 2.0
+    return _where(nonc == 0.0, central, _where(gt1, r_big, r_small))
+
+
+def vonmises(gen, mu, kappa, shape, dt):
+    """NumPy's random_vonmises (Best and Fisher's rejection), uniform on
+    [-pi, pi) below kappa = 1e-8, a wrapped normal past 1e6; the result
+    mu + the angle, wrapped into [-pi, pi]."""
+    pi = math.pi
+    if isinstance(kappa, float):
+        if kappa < 1e-8:
+            return (gen.random(shape, dt) * 2.0 - 1.0) * pi
+        if kappa > 1e6:
+            r = gen.standard_normal(shape, dt) * math.sqrt(1.0 / kappa) + mu
+            return _wrap(r, pi)
+        if kappa < 1e-5:
+            s = 1.0 / kappa + kappa
+        else:
+            r = 1 + math.sqrt(1 + 4 * kappa * kappa)
+            rho = (r - math.sqrt(2 * r)) / (2 * kappa)
+            s = (1 + rho * rho) / (2 * rho)
+    else:
+        k = _where(kappa < 1e-8, 1.0, kappa)
+        r = 1.0 + _ufunc.sqrt(1.0 + 4.0 * k * k)
+        rho = (r - _ufunc.sqrt(2.0 * r)) / (2.0 * k)
+        s = _where(k < 1e-5, 1.0 / k + k, (1.0 + rho * rho) / (2.0 * rho))
+
+    def draw():
+        u = gen.random(shape, dt)
+        z = _ufunc.cos(u * pi)
+        w = (1.0 + s * z) / (s + z)
+        y = (s - w) * (kappa if isinstance(kappa, float) else _where(kappa < 1e-8, 1.0, kappa))
+        v = gen.random(shape, dt)
+        ok = (y * (2.0 - y) - v >= 0) | (_ufunc.log(y / v) + 1.0 - y >= 0)
+        return w, ok
+    w = _rounds(draw, "Generator.vonmises")
+    u = gen.random(shape, dt)
+    ang = _ufunc.arccos(_ufunc.minimum(_ufunc.maximum(w, -1.0), 1.0))
+    res = _wrap(_where(u < 0.5, -ang, ang) + mu, pi)
+    if isinstance(kappa, float):
+        return res
+    uni = (gen.random(shape, dt) * 2.0 - 1.0) * pi
+    wrapped = _wrap(gen.standard_normal(shape, dt) * _ufunc.sqrt(1.0 / _where(kappa > 1e6, kappa,
+                                                                             1.0)) + mu, pi)
+    return _where(kappa < 1e-8, uni, _where(kappa > 1e6, wrapped, res))
+
+
+def _wrap(r, pi):
+    """NumPy's wrap of an angle into [-pi, pi]: fmod(|r| + pi, 2 pi) - pi
+    with r's sign."""
+    m = _ufunc.fmod(_ufunc.absolute(r) + pi, 2.0 * pi) - pi
+    return _where(r < 0, -m, m)
+
+
+def logseries(gen, p, shape):
+    """NumPy's random_logseries (Kemp's second accelerated generator), int64."""
+    r = math.log1p(-p) if isinstance(p, float) else _ufunc.log1p(-p)
+
+    def draw():
+        v = gen.random(shape, np.float64)
+        u = gen.random(shape, np.float64)
+        q = -_ufunc.expm1(r * u)
+        k = _ufunc.floor(1.0 + _ufunc.log(v) / _ufunc.log(q))
+        deep = v <= q * q
+        val = _where(v >= p, 1.0, _where(deep, k, _where(v >= q, 1.0, 2.0)))
+        ok = (v >= p) | ~deep | ((k >= 1) & (v != 0))
+        return val, ok
+    return _rounds(draw, "Generator.logseries").astype(np.int64)
+
+
+def zipf(gen, a, shape):
+    """NumPy's random_zipf (Devroye's rejection), int64."""
+    am1 = a - 1.0
+    b = 2.0 ** am1 if isinstance(a, float) else _ufunc.power(2.0, am1)
+
+    def draw():
+        u = 1.0 - gen.random(shape, np.float64)
+        v = gen.random(shape, np.float64)
+        x = _ufunc.floor(_ufunc.power(u, -1.0 / am1))
+        t = _ufunc.power(1.0 + 1.0 / x, am1)
+        ok = (x <= 9.223372036854775e18) & (x >= 1.0) & \
+            (v * x * (t - 1.0) / (b - 1.0) <= t / b)
+        return _ufunc.minimum(_ufunc.maximum(x, 1.0), 9.2e18), ok
+    return _rounds(draw, "Generator.zipf").astype(np.int64)

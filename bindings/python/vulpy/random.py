@@ -663,6 +663,38 @@ class Generator:
             raise ValueError(f"{who}: alpha < 0")
         return _distributions.dirichlet(self, a, _size(size, who), dt)
 
+    def noncentral_chisquare(self, df, nonc, size=None, *, dtype=np.float64):
+        """Noncentral chi-square samples (numpy's noncentral_chisquare)."""
+        return self._draw("Generator.noncentral_chisquare", dtype, size,
+                          (("df", df, "pos"), ("nonc", nonc, "nonneg")),
+                          lambda d, c, sh, dt: _distributions.noncentral_chisquare(self, d, c, sh,
+                                                                                   dt))
+
+    def noncentral_f(self, dfnum, dfden, nonc, size=None, *, dtype=np.float64):
+        """Noncentral F samples (numpy's noncentral_f)."""
+        def f(d1, d2, c, sh, dt):
+            t = _distributions.noncentral_chisquare(self, d1, c, sh, dt) * d2
+            return t / (_distributions.standard_gamma(self, d2 * 0.5, sh, dt) * 2.0 * d1)
+        return self._draw("Generator.noncentral_f", dtype, size,
+                          (("dfnum", dfnum, "pos"), ("dfden", dfden, "pos"),
+                           ("nonc", nonc, "nonneg")), f)
+
+    def vonmises(self, mu, kappa, size=None, *, dtype=np.float64):
+        """von Mises (circular normal) samples in [-pi, pi] (numpy's vonmises)."""
+        return self._draw("Generator.vonmises", dtype, size,
+                          (("mu", mu, None), ("kappa", kappa, "nonneg")),
+                          lambda m, k, sh, dt: _distributions.vonmises(self, m, k, sh, dt))
+
+    def logseries(self, p, size=None):
+        """int64 logarithmic series samples (numpy's logseries)."""
+        return self._draw("Generator.logseries", np.float64, size, (("p", p, "p01_lt"),),
+                          lambda p_, sh, dt: _distributions.logseries(self, p_, sh))
+
+    def zipf(self, a, size=None):
+        """int64 Zipf samples of exponent a > 1 (numpy's zipf)."""
+        return self._draw("Generator.zipf", np.float64, size, (("a", a, "gt1"),),
+                          lambda a_, sh, dt: _distributions.zipf(self, a_, sh))
+
     def geometric(self, p, size=None):
         """int64 geometric samples (trials to the first success, >= 1) of
         probability p (numpy's geometric)."""
@@ -1022,10 +1054,13 @@ def _constrain(who, name, v, cons):
             "p01": (lambda: ~((v >= 0) & (v <= 1)), "p < 0, p > 1 or p is NaN"),
             "p01_gt": (lambda: ~((v > 0) & (v <= 1)), "p <= 0, p > 1 or p contains NaNs"),
             "lam": (lambda: ~(v >= 0), "lam < 0 or lam is NaN"),
+            "p01_lt": (lambda: ~((v >= 0) & (v < 1)), "p < 0, p >= 1 or p is NaN"),
+            "gt1": (lambda: ~(v > 1), f"{name} <= 1 or {name} is NaN"),
         }[cons]
-        bad = bad() if not scalar or cons not in ("pos_notnan", "p01", "p01_gt", "lam") else {
+        bad = bad() if not scalar or cons not in ("pos_notnan", "p01", "p01_gt", "lam", "p01_lt",
+                                                  "gt1") else {
             "pos_notnan": not v > 0, "p01": not 0 <= v <= 1, "p01_gt": not 0 < v <= 1,
-            "lam": not v >= 0}[cons]
+            "lam": not v >= 0, "p01_lt": not 0 <= v < 1, "gt1": not v > 1}[cons]
         if not _bad(bad) and cons == "lam":
             bad, msg = (v > _POISSON_LAM_MAX), "lam value too large"
         if cons == "count" and not _bad(bad) and (v > 2 ** 63 if scalar else
@@ -1248,6 +1283,31 @@ def wald(mean, scale, size=None):
 def weibull(a, size=None):
     """numpy.random.weibull (the module's generator: Generator.weibull)."""
     return _rng().weibull(a, size=size)
+
+
+def noncentral_chisquare(df, nonc, size=None):
+    """numpy.random.noncentral_chisquare (the module's generator: Generator.noncentral_chisquare)."""
+    return _rng().noncentral_chisquare(df, nonc, size=size)
+
+
+def noncentral_f(dfnum, dfden, nonc, size=None):
+    """numpy.random.noncentral_f (the module's generator: Generator.noncentral_f)."""
+    return _rng().noncentral_f(dfnum, dfden, nonc, size=size)
+
+
+def vonmises(mu, kappa, size=None):
+    """numpy.random.vonmises (the module's generator: Generator.vonmises)."""
+    return _rng().vonmises(mu, kappa, size=size)
+
+
+def logseries(p, size=None):
+    """numpy.random.logseries (the module's generator: Generator.logseries)."""
+    return _rng().logseries(p, size=size)
+
+
+def zipf(a, size=None):
+    """numpy.random.zipf (the module's generator: Generator.zipf)."""
+    return _rng().zipf(a, size=size)
 
 
 def multinomial(n, pvals, size=None):
