@@ -401,6 +401,7 @@ RANDOM_METHODS = {
     "multivariate_normal": (([0.0, 1.0], [[1.0, 0.2], [0.2, 1.0]], 3), {}),
     "noncentral_chisquare": ((3.0, 1.0, 3), {}), "noncentral_f": ((3.0, 4.0, 1.0, 3), {}),
     "vonmises": ((0.0, 1.0, 3), {}), "logseries": ((0.5, 3), {}), "zipf": ((2.0, 3), {}),
+    "hypergeometric": ((20, 10, 15, 3), {}),
 }
 RANDOM_BIT_IDENTICAL = {"random"}
 RANDOM_MODULE = ["default_rng", "Generator", "Philox", "seed", "rand", "randn", "random",
@@ -410,7 +411,7 @@ RANDOM_MODULE = ["default_rng", "Generator", "Philox", "seed", "rand", "randn", 
                  "wald", "standard_gamma", "gamma", "chisquare", "standard_t", "beta", "f",
                  "poisson", "binomial", "negative_binomial", "geometric", "multinomial",
                  "dirichlet", "multivariate_normal", "noncentral_chisquare", "noncentral_f",
-                 "vonmises", "logseries", "zipf"]
+                 "vonmises", "logseries", "zipf", "hypergeometric"]
 
 
 @pytest.mark.parametrize("name", sorted(RANDOM_METHODS))

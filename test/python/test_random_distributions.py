@@ -45,7 +45,7 @@ def _chi2(samples, logpmf, lo=0):
     p = np.array([math.exp(logpmf(int(k))) for k in ks])
     counts = np.bincount(s - lo, minlength=ks.size)[:ks.size].astype(float)
     assert counts.sum() == n and s.min() >= lo
-    p[0] += 1.0 - p.sum()  # the mass above the largest sample goes to... the ends
+    p[-1] += max(1.0 - p.sum(), 0.0)  # the mass above the largest sample: its tail cell
     exp_, obs = [], []
     acc_e = acc_o = 0.0
     for e, o in zip(p * n, counts):
@@ -95,6 +95,14 @@ def _lfact(k):
     return math.lgamma(k + 1.0)
 
 
+def _lhyp(g, b, s, k):
+    """log of the hypergeometric pmf C(g, k) C(b, s - k) / C(g + b, s)."""
+    if k < max(0, s - b) or k > min(g, s):
+        return -math.inf
+    lc = lambda n, r: _lfact(n) - _lfact(r) - _lfact(n - r)  # noqa: E731
+    return lc(g, k) + lc(b, s - k) - lc(g + b, s)
+
+
 DISCRETE = [
     ("poisson", (0.3,), lambda k: -0.3 + k * math.log(0.3) - _lfact(k), 0),
     ("poisson", (6.5,), lambda k: -6.5 + k * math.log(6.5) - _lfact(k), 0),
@@ -117,6 +125,11 @@ DISCRETE = [
     ("logseries", (0.97,), lambda k: k * math.log(0.97) - math.log(k) -
      math.log(-math.log1p(-0.97)), 1),
     ("zipf", (2.5,), lambda k: -2.5 * math.log(k) - math.log(_ZETA25), 1),
+    ("hypergeometric", (5, 5, 3), lambda k: _lhyp(5, 5, 3, k), 0),
+    ("hypergeometric", (50, 30, 20), lambda k: _lhyp(50, 30, 20, k), 0),
+    ("hypergeometric", (1000, 200, 500), lambda k: _lhyp(1000, 200, 500, k), 0),
+    ("hypergeometric", (7, 3, 9), lambda k: _lhyp(7, 3, 9, k), 0),
+    ("hypergeometric", (20, 20, 35), lambda k: _lhyp(20, 20, 35, k), 0),
 ]
 
 
@@ -157,6 +170,11 @@ def test_array_parameters_take_each_elements_method():
             stat, crit = _chi2(b[:, i, j], lambda k: _lfact(nn) - _lfact(k) - _lfact(nn - k) +
                                k * math.log(pp) + (nn - k) * math.log(1 - pp))
             assert stat < crit, (nn, pp, stat, crit)
+    hg = g.hypergeometric(np.array([5, 50, 1000, 7]), np.array([5, 30, 200, 3]),
+                          np.array([3, 20, 500, 9]), size=(N // 4, 4)).numpy()
+    for j, (gd, bd, sm) in enumerate(((5, 5, 3), (50, 30, 20), (1000, 200, 500), (7, 3, 9))):
+        stat, crit = _chi2(hg[:, j], lambda k: _lhyp(gd, bd, sm, k))
+        assert stat < crit, ((gd, bd, sm), stat, crit)
     kap = np.array([1e-9, 0.5, 4.0, 2e6])
     vm = g.vonmises(1.0, kap, size=(N // 2, kap.size)).numpy()
     for j in range(kap.size):
@@ -212,6 +230,9 @@ def test_dtypes_sizes_out_and_module_functions():
     "logseries(1.0)", "logseries(-0.1)", "logseries(float('nan'))", "zipf(1.0)",
     "zipf(np.array([2.0, 0.5]))", "noncentral_chisquare(0.0, 1.0)",
     "noncentral_chisquare(1.0, -1.0)", "noncentral_f(0.0, 1.0, 1.0)", "noncentral_f(1.0, 1.0, -1.0)",
+    "hypergeometric(-1, 5, 3)", "hypergeometric(5, -1, 3)", "hypergeometric(5, 5, -1)",
+    "hypergeometric(5, 5, 11)", "hypergeometric(10 ** 9, 5, 3)",
+    "hypergeometric(np.array([5, 2]), 5, 8)",
     "poisson(np.array([1.0, -1.0]))", "binomial(np.array([3, 4]), np.array([0.5, 2.0]))"])
 def test_parameter_errors_are_numpys(call):
     with pytest.raises(ValueError) as want:

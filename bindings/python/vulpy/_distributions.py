@@ -594,3 +594,92 @@ def zipf(gen, a, shape):
             (v * x * (t - 1.0) / (b - 1.0) <= t / b)
         return _ufunc.minimum(_ufunc.maximum(x, 1.0), 9.2e18), ok
     return _rounds(draw, "Generator.zipf").astype(np.int64)
+
+
+def _lf(k):
+    """log(k!) of float64 counts (arrays or numbers)."""
+    return _log_factorial(k) if not isinstance(k, float) else math.lgamma(k + 1.0)
+
+
+def _hyper_hrua(gen, good, bad, sample, shape):
+    """NumPy's hypergeometric_hrua (Stadlober's ratio of uniforms, for 10 <=
+    sample <= good + bad - 10), float64 counts."""
+    sq, fl, lg = (math.sqrt, math.floor, math.log) if all(
+        isinstance(v, float) for v in (good, bad, sample)) else (_ufunc.sqrt, _ufunc.floor,
+                                                                 _ufunc.log)
+    mn = min if all(isinstance(v, float) for v in (good, bad, sample)) else _ufunc.minimum
+    mx = max if all(isinstance(v, float) for v in (good, bad, sample)) else _ufunc.maximum
+    pop = good + bad
+    cs = mn(sample, pop - sample)
+    ming, maxg = mn(good, bad), mx(good, bad)
+    p, q = ming / pop, maxg / pop
+    mu = cs * p
+    a = mu + 0.5
+    var = (pop - cs) * cs * p * q / (pop - 1.0)
+    c = sq(var + 0.5)
+    h = 1.7155277699214135 * c + 0.8989161620588988
+    m = fl((cs + 1.0) * (ming + 1.0) / (pop + 2.0))
+    g = _lf(m) + _lf(ming - m) + _lf(cs - m) + _lf(maxg - cs + m)
+    b = mn(mn(cs, ming) + 1.0, fl(a + 16.0 * c))
+
+    def draw():
+        u = gen.random(shape, np.float64)
+        v = gen.random(shape, np.float64)
+        x = a + h * (v - 0.5) / u
+        inside = (x >= 0.0) & (x < b)
+        k = _ufunc.floor(_ufunc.minimum(_ufunc.maximum(x, 0.0), b - 1.0))
+        gp = _log_factorial(k) + _log_factorial(ming - k) + _log_factorial(cs - k) + \
+            _log_factorial(maxg - cs + k)
+        t = g - gp
+        ok = inside & ((u * (4.0 - u) - 3.0 <= t) |
+                       (~(u * (u - t) >= 1.0) & (2.0 * _ufunc.log(u) <= t)))
+        return k, ok
+    k = _rounds(draw, "Generator.hypergeometric")
+    k = _where(good > bad, cs - k, k)
+    return _where(cs < sample, good - k, k)
+
+
+def _hyper_sample(gen, good, bad, sample, shape):
+    """NumPy's hypergeometric_sample (the urn drawn one ball a round, for
+    samples below 10 or above the total less 10), float64 counts."""
+    total = good + bad
+    half = sample > _ufunc.floor(total / 2.0) if not isinstance(total, float) else \
+        sample > math.floor(total / 2.0)
+    cs = _where(half, total - sample, sample) if not isinstance(half, bool) else \
+        (total - sample if half else sample)
+    z = _array.zeros(() if shape is None else shape, np.float64)
+    left, good_left, cs = z + total, z + good, z + cs
+    while True:
+        active = (cs > 0) & (good_left > 0) & (left > good_left)
+        if not _any(active):
+            break
+        left = left - active
+        pick = _ufunc.floor(gen.random(shape, np.float64) * (left + 1.0))
+        good_left = good_left - (active & (pick < good_left))
+        cs = cs - active
+    good_left = _where(left == good_left, good_left - cs, good_left)
+    return _where(half, good_left, good - good_left)
+
+
+def hypergeometric(gen, good, bad, sample, shape):
+    """int64 hypergeometric samples: the urn for small samples, HRUA else."""
+    scalar = all(isinstance(v, float) for v in (good, bad, sample))
+    if scalar:
+        if sample == 0 or good == 0:
+            return _array.zeros(() if shape is None else shape, np.int64)
+        if 10 <= sample <= good + bad - 10:
+            return _hyper_hrua(gen, good, bad, sample, shape).astype(np.int64)
+        return _hyper_sample(gen, good, bad, sample, shape).astype(np.int64)
+    shape = tuple(np.broadcast_shapes(() if shape is None else shape,
+                                      *(tuple(v.shape) for v in (good, bad, sample)
+                                        if not isinstance(v, float))))
+    urn = (sample < 10.0) | (sample > good + bad - 10.0)
+    zero = (sample == 0.0) | (good == 0.0)
+    r = None
+    if _any(urn):
+        r = _hyper_sample(gen, good, bad, sample, shape)
+    if not bool(_reduce.all(urn)):
+        safe = lambda v, d: _where(urn, d, v) if not isinstance(v, float) else v  # noqa: E731
+        rh = _hyper_hrua(gen, safe(good, 20.0), safe(bad, 20.0), safe(sample, 15.0), shape)
+        r = rh if r is None else _where(urn, r, rh)
+    return _where(zero, 0.0, r).astype(np.int64)

@@ -690,6 +690,26 @@ class Generator:
         return self._draw("Generator.logseries", np.float64, size, (("p", p, "p01_lt"),),
                           lambda p_, sh, dt: _distributions.logseries(self, p_, sh))
 
+    def hypergeometric(self, ngood, nbad, nsample, size=None):
+        """int64 counts of good items in nsample drawn without replacement
+        from ngood good and nbad bad ones (numpy's hypergeometric: the urn
+        below 10 draws, Stadlober's HRUA above; counts truncated to
+        integers as NumPy casts them)."""
+        who = "Generator.hypergeometric"
+
+        def f(g, b, s, sh, dt):
+            g, b, s = (float(math.trunc(v)) if isinstance(v, float) else _ufunc.trunc(v)
+                       for v in (g, b, s))
+            if _bad((g + b) < s):
+                raise ValueError(f"{who}: ngood + nbad < nsample")
+            if _bad((g >= 1e9) | (b >= 1e9) if not isinstance(g + b, float) else
+                    g >= 1e9 or b >= 1e9):
+                raise ValueError(f"{who}: both ngood and nbad must be less than 1000000000")
+            return _distributions.hypergeometric(self, g, b, s, sh)
+        return self._draw(who, np.float64, size,
+                          (("ngood", ngood, "count"), ("nbad", nbad, "count"),
+                           ("nsample", nsample, "count")), f)
+
     def zipf(self, a, size=None):
         """int64 Zipf samples of exponent a > 1 (numpy's zipf)."""
         return self._draw("Generator.zipf", np.float64, size, (("a", a, "gt1"),),
@@ -1298,6 +1318,11 @@ def noncentral_f(dfnum, dfden, nonc, size=None):
 def vonmises(mu, kappa, size=None):
     """numpy.random.vonmises (the module's generator: Generator.vonmises)."""
     return _rng().vonmises(mu, kappa, size=size)
+
+
+def hypergeometric(ngood, nbad, nsample, size=None):
+    """numpy.random.hypergeometric (the module's generator: Generator.hypergeometric)."""
+    return _rng().hypergeometric(ngood, nbad, nsample, size=size)
 
 
 def logseries(p, size=None):
