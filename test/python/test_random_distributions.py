@@ -331,3 +331,29 @@ def test_multivariate_normal_moments_and_projections(method):
             np.random.default_rng(0).multivariate_normal(m, c)
         with pytest.raises(ValueError, match=msg):
             g.multivariate_normal(m, c)
+
+
+def test_permuted_shuffles_each_slice_independently_and_uniformly():
+    """Generator.permuted (missing): each slice along axis a permutation of
+    its own, independent of the others; the 6 orders of 3 elements equally
+    likely (chi-square over 6000 rows); axis None, out= (x itself too),
+    NumPy in -> NumPy out."""
+    g = vp.random.default_rng(12)
+    rows = np.tile(np.arange(3), (6000, 1))
+    got = g.permuted(vp.asarray(rows), axis=1).numpy()
+    assert (np.sort(got, axis=1) == rows).all()
+    codes = got[:, 0] * 9 + got[:, 1] * 3 + got[:, 2]
+    counts = np.array([np.sum(codes == c) for c in np.unique(codes)])
+    assert counts.size == 6
+    assert ((counts - 1000.0) ** 2 / 1000.0).sum() < _chi2_crit(5)
+    x = np.arange(24).reshape(4, 6)
+    col = g.permuted(vp.asarray(x), axis=0).numpy()
+    assert (np.sort(col, axis=0) == x).all() and not (col == x).all()
+    flat = g.permuted(vp.asarray(x))
+    assert flat.shape == (4, 6) and sorted(flat.numpy().ravel().tolist()) == list(range(24))
+    y = vp.asarray(x.copy())
+    assert g.permuted(y, axis=1, out=y) is y
+    assert (np.sort(y.numpy(), axis=1) == x).all()
+    assert isinstance(g.permuted(x, axis=1), np.ndarray)
+    with pytest.raises(ValueError, match="same shape"):
+        g.permuted(vp.asarray(x), out=vp.empty((2, 2), np.int64))

@@ -756,6 +756,36 @@ class Generator:
         else:
             x[...] = _take(x, perm, axis)
 
+    def permuted(self, x, *, axis=None, out=None):
+        """numpy.random.Generator.permuted: x with each slice along `axis`
+        shuffled independently of the others (axis None: the flattened
+        array as one slice, reshaped back); a new array, or written into
+        out= (x itself shuffles in place). Each slice's order is the stable
+        argsort of random 64-bit words along it."""
+        from . import _sort
+        who = "Generator.permuted"
+        host = not isinstance(x, _array.ndarray)
+        a = _array.asarray(np.asarray(x)) if host else x
+        if out is not None and tuple(out.shape) != tuple(a.shape):
+            raise ValueError(f"{who}: out= must have the same shape as x")
+        if a.size == 0:
+            r = a.copy()
+        else:
+            flat = axis is None
+            v = a.reshape(-1) if flat else a
+            ax = 0 if flat else _axis(axis, a.ndim)
+            keys = self.bit_generator.random_raw(v.size).reshape(v.shape)
+            order = _sort.argsort(keys, axis=ax, kind="stable")
+            r = _array._ops.take_along_axis(v, order, axis=ax)
+            r = r.reshape(a.shape) if flat else r
+        if out is not None:
+            if isinstance(out, np.ndarray):
+                out[...] = r.numpy()
+            else:
+                out[...] = r
+            return out
+        return r.numpy() if host else r
+
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
         """numpy.random.Generator.choice: samples of arange(a) for an int a,
         else slices of a along `axis`; with replace=False each at most
