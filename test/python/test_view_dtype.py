@@ -81,3 +81,55 @@ def test_view_errors_name_the_problem():
         x.view(np.float32, np.ndarray)
     with pytest.raises(TypeError):
         x.view("U4")
+
+
+def test_more_ndarray_methods_match_numpy():
+    """ndarray methods NumPy users call that vp.ndarray lacked: clip,
+    compress, diagonal, trace, searchsorted, partition (in place),
+    argpartition, put (in place), choose, mT, byteswap, tobytes, dumps,
+    dump; each against NumPy's own method."""
+    import io
+    import pickle
+    r = np.random.default_rng(0)
+    a = r.integers(-50, 50, (4, 5)).astype(np.int32)
+    x = vp.asarray(a)
+    np.testing.assert_array_equal(x.clip(-3, 7).numpy(), a.clip(-3, 7))
+    np.testing.assert_array_equal(x.clip(max=2).numpy(), a.clip(max=2))
+    np.testing.assert_array_equal(x.compress([True, False, True], axis=1).numpy(),
+                                  a.compress([True, False, True], axis=1))
+    np.testing.assert_array_equal(x.diagonal(1).numpy(), a.diagonal(1))
+    assert int(x.trace(-1)) == a.trace(-1)
+    s = np.sort(a.ravel())
+    np.testing.assert_array_equal(vp.asarray(s).searchsorted(np.array([0, 5]), side="right").numpy(),
+                                  s.searchsorted([0, 5], side="right"))
+    y = vp.asarray(a.copy())
+    assert y.partition(2, axis=1) is None
+    np.testing.assert_array_equal(y.numpy()[:, 2], np.sort(a, axis=1)[:, 2])
+    np.testing.assert_array_equal(np.sort(y.numpy(), axis=1), np.sort(a, axis=1))
+    idx = x.argpartition(1, axis=0).numpy()
+    np.testing.assert_array_equal(np.take_along_axis(a, idx, 0)[1], np.sort(a, axis=0)[1])
+    z, b = vp.asarray(a.copy()), a.copy()
+    assert z.put([0, 3, -1], [100, 200, 300]) is None
+    b.put([0, 3, -1], [100, 200, 300])
+    np.testing.assert_array_equal(z.numpy(), b)
+    c = np.array([0, 1, 1, 0])
+    np.testing.assert_array_equal(vp.asarray(c).choose([np.arange(4), np.arange(4) * 10]).numpy(),
+                                  c.choose([np.arange(4), np.arange(4) * 10]))
+    m = np.arange(24).reshape(2, 3, 4)
+    np.testing.assert_array_equal(vp.asarray(m).mT.numpy(), m.mT)
+    for dt in (np.int32, np.float64, np.int16, np.uint8, np.complex64, np.complex128, np.float16):
+        h = (np.arange(6).reshape(2, 3) * 37).astype(dt)
+        for hv, v in ((h, vp.asarray(h)), (h[:, ::2], vp.asarray(h)[:, ::2])):
+            np.testing.assert_array_equal(v.byteswap().numpy().view(np.uint8),
+                                          hv.byteswap().view(np.uint8))
+        w = vp.asarray(h)
+        assert w.byteswap(inplace=True) is w
+        np.testing.assert_array_equal(w.numpy().view(np.uint8), h.byteswap().view(np.uint8))
+    assert x.tobytes() == a.tobytes()
+    np.testing.assert_array_equal(pickle.loads(x.dumps()).numpy(), a)
+    f = io.BytesIO()
+    x.dump(f)
+    f.seek(0)
+    np.testing.assert_array_equal(pickle.load(f).numpy(), a)
+    with pytest.raises(TypeError, match="bool"):
+        vp.asarray(np.array([True])).byteswap()

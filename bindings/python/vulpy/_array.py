@@ -864,6 +864,87 @@ class ndarray:
         """vp.repeat(self, repeats, axis)."""
         return _ops._shapeops.repeat(self, repeats, axis)
 
+    def clip(self, min=None, max=None, out=None):  # noqa: A002 (NumPy's names)
+        """vp.clip(self, min, max, out=out) (one bound may be None)."""
+        return _ops._ufunc.clip(self, min, max, out=out)
+
+    def compress(self, condition, axis=None, out=None):
+        """vp.compress(condition, self, axis, out)."""
+        return _ops._morefuncs.compress(condition, self, axis, out)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        """vp.diagonal(self, offset, axis1, axis2): a view."""
+        return _ops._numeric.diagonal(self, offset, axis1, axis2)
+
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+        """vp.trace(self, offset, axis1, axis2, dtype, out)."""
+        return _ops._numeric.trace(self, offset, axis1, axis2, dtype, out)
+
+    def put(self, indices, values, mode="raise"):
+        """vp.put(self, indices, values, mode): in place, None."""
+        _ops._morefuncs.put(self, indices, values, mode)
+
+    def choose(self, choices, out=None, mode="raise"):
+        """vp.choose(self, choices, out, mode): self holds the indices."""
+        return _ops._numpyfuncs.choose(self, choices, out, mode)
+
+    @property
+    def mT(self):  # noqa: N802 (NumPy's name)
+        """The transpose of the last two axes (vp.matrix_transpose): a view."""
+        return _ops._morefuncs.matrix_transpose(self)
+
+    def byteswap(self, inplace=False):
+        """ndarray.byteswap on the device: each element's bytes reversed
+        (a uint8 view, reversed, viewed back); in place with inplace=True.
+        bool arrays are 32-bit words on the device: TypeError."""
+        if self.dtype == _BOOL:
+            raise TypeError("byteswap: a bool array is 32-bit words on the device, not "
+                            "NumPy's bytes")
+        k = self.dtype.itemsize
+        src = self if self.contiguous else self.copy()
+        if self.dtype.kind == "c" and self._size:  # each part on its own, as NumPy's
+            part = np.dtype(f"f{k // 2}")
+            r = src.view(part).byteswap().view(self.dtype)
+            if inplace:
+                self[...] = r
+                return self
+            return r
+        if k == 1 or self._size == 0:
+            r = src.copy()
+        else:
+            parts = src.view(np.uint8).reshape(tuple(self.shape) + (k,))
+            r = parts[..., ::-1].copy().reshape(tuple(self.shape[:-1]) +
+                                                 ((self.shape[-1] * k,) if self.shape else
+                                                  (k,))).view(self.dtype)
+            r = r.reshape(self.shape)
+        if inplace:
+            self[...] = r
+            return self
+        return r
+
+    def tobytes(self, order="C"):
+        """The elements' bytes, as ndarray.tobytes (a download)."""
+        return self.numpy().tobytes(order)
+
+    def tofile(self, fid, sep="", format="%s"):  # noqa: A002 (NumPy's names)
+        """ndarray.tofile of the downloaded values."""
+        self.numpy().tofile(fid, sep, format)
+
+    def dumps(self):
+        """A pickle of the array (ndarray.dumps; pickle.loads gives it back,
+        uploaded to the default context)."""
+        import pickle
+        return pickle.dumps(self)
+
+    def dump(self, file):
+        """Pickles the array into file (a path or a writable binary file)."""
+        import pickle
+        if isinstance(file, (str, bytes)) or hasattr(file, "__fspath__"):
+            with open(file, "wb") as f:
+                pickle.dump(self, f)
+        else:
+            pickle.dump(self, file)
+
     # ------------------------------------------------------------ reductions
     def sum(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
         """vp.sum(self, axis, dtype, out, keepdims, initial, where)."""
@@ -932,6 +1013,20 @@ class ndarray:
     def dot(self, b, out=None):
         """vp.dot(self, b, out)."""
         return _ops._matmul.dot(self, b, out)
+
+    def partition(self, kth, axis=-1, kind="introselect", order=None):
+        """In place, as ndarray.partition: the kth element(s) where a sort
+        would put them, smaller ones before (vp.partition, written back)."""
+        check_writable(self, "partition")
+        self[...] = _ops._sort.partition(self, kth, axis, kind, order)
+
+    def argpartition(self, kth, axis=-1, kind="introselect", order=None):
+        """vp.argpartition(self, kth, axis, kind, order)."""
+        return _ops._sort.argpartition(self, kth, axis, kind, order)
+
+    def searchsorted(self, v, side="left", sorter=None):
+        """vp.searchsorted(self, v, side, sorter): self is the sorted array."""
+        return _ops._sort.searchsorted(self, v, side, sorter)
 
     def sort(self, axis=-1, kind=None, order=None, *, stable=None):
         """Sorts in place along `axis` (stable; see vp.sort)."""
