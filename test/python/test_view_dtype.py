@@ -133,3 +133,23 @@ def test_more_ndarray_methods_match_numpy():
     np.testing.assert_array_equal(pickle.load(f).numpy(), a)
     with pytest.raises(TypeError, match="bool"):
         vp.asarray(np.array([True])).byteswap()
+
+
+def test_flat_reads_and_writes_in_c_order_through_views():
+    """ndarray.flat (missing): x.flat[k] in C order, reading and writing
+    through to x, transposed and strided views included, as NumPy's."""
+    a = np.arange(12).reshape(3, 4)
+    for make in (lambda v: v, lambda v: v.T, lambda v: v[::-1, 1::2]):
+        x, h = make(vp.asarray(a.copy())), make(a.copy())
+        for key in (5 % h.size, slice(1, 5), slice(None, None, 3), [0, h.size - 1],
+                    np.arange(h.size) % 2 == 0):
+            np.testing.assert_array_equal(np.asarray(x.flat[key].numpy()), h.flat[key])
+            x.flat[key] = -7
+            h.flat[key] = -7
+            np.testing.assert_array_equal(x.numpy(), h)
+        assert list(x.flat) == list(h.flat) and len(x.flat) == h.size
+        np.testing.assert_array_equal(x.flat.copy().numpy(), h.flat.copy())
+    x, h = vp.asarray(a.copy()).T, a.copy().T
+    x.flat[[1, 2, 3]] = vp.asarray(np.array([10, 20, 30]))
+    h.flat[[1, 2, 3]] = [10, 20, 30]
+    np.testing.assert_array_equal(x.numpy(), h)

@@ -889,6 +889,14 @@ class ndarray:
         return _ops._numpyfuncs.choose(self, choices, out, mode)
 
     @property
+    def flat(self):
+        """NumPy's flat iterator: x.flat[k] reads and x.flat[k] = v writes
+        the elements in C order (k an int, a slice, an integer or bool
+        array), through to x (views included); iterating downloads the
+        values once."""
+        return _Flat(self)
+
+    @property
     def mT(self):  # noqa: N802 (NumPy's name)
         """The transpose of the last two axes (vp.matrix_transpose): a view."""
         return _ops._morefuncs.matrix_transpose(self)
@@ -1343,6 +1351,53 @@ def exportable(buf):
     """Whether a buffer is CUDA-importable memory (_cuda.exportable)."""
     from . import _cuda
     return _cuda.exportable(buf)
+
+
+class _Flat:
+    """ndarray.flat: C-order element positions, through a's own indexing."""
+
+    __slots__ = ("base",)
+
+    def __init__(self, a):
+        self.base = a
+
+    def _where(self, key):
+        a = self.base
+        pos = np.arange(a._size)[key.numpy() if isinstance(key, ndarray) else key]
+        return np.unravel_index(pos, a.shape) if a.ndim else (), np.ndim(pos)
+
+    def __len__(self):
+        return self.base._size
+
+    def __iter__(self):
+        return iter(self.base.numpy().ravel().tolist())
+
+    def __getitem__(self, key):
+        a = self.base
+        if a.contiguous:
+            return a.reshape(-1)[key]
+        idx, nd = self._where(key)
+        r = a[idx] if a.ndim else a
+        return r
+
+    def __setitem__(self, key, value):
+        a = self.base
+        check_writable(a, "flat")
+        if a.contiguous:
+            a.reshape(-1)[key] = value
+            return
+        idx, nd = self._where(key)
+        if a.ndim:
+            n = int(np.prod(np.shape(idx[0])))
+            v = value.numpy() if isinstance(value, ndarray) else np.asarray(value)
+            a[idx] = np.resize(v, n) if v.size not in (1, n) else v.reshape(-1) if v.size == n \
+                else v.reshape(())
+        else:
+            a[...] = value
+
+    def copy(self):
+        """A flattened copy, as numpy's flatiter.copy()."""
+        return self.base.flatten()
 
 
 def view_of(a, v):
