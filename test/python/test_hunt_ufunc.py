@@ -1008,3 +1008,10 @@ def test_out_of_another_dtype_and_casting_as_numpy(name):
                         np.testing.assert_array_equal(g[ok], o[ok], err_msg=str(tag))
     with pytest.raises(ValueError, match="casting must be one of"):
         vp.add(vp.asarray(np.ones(2)), 1.0, casting="bogus")
+    # through NumPy's own ufunc on resident arrays (__array_ufunc__)
+    x = vp.asarray(np.arange(4, dtype=np.float32))
+    o = vp.empty(4, np.float64)
+    assert np.add(x, x, out=o, casting="safe") is o
+    np.testing.assert_array_equal(o.numpy(), np.arange(4) * 2.0)
+    with pytest.raises(TypeError, match="Cannot cast"):
+        np.add(x, x, out=vp.empty(4, np.int32))

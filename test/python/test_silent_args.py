@@ -61,9 +61,9 @@ def test_shader_run_unknown_push_constant(tmp_path):
         s.run(dispatch=8, a=1.0, b=2.0)
 
 
-# (dtype= and where= are implemented: test_hunt_ufunc.py::test_ufunc_dtype_and_where)
-@pytest.mark.parametrize("kw", [{"casting": "unsafe"}, {"order": "C"}, {"subok": False},
-                                {"signature": "ff->f"}])
+# (dtype= and where= are implemented: test_hunt_ufunc.py::test_ufunc_dtype_and_where;
+# casting= since session 43: test_hunt_ufunc.py::test_out_of_another_dtype_and_casting_as_numpy)
+@pytest.mark.parametrize("kw", [{"order": "C"}, {"subok": False}, {"signature": "ff->f"}])
 def test_ufunc_keywords_vulpy_lacks_are_type_errors(kw):
     x = vp.arange(4, dtype=np.float32)
     with pytest.raises(TypeError):

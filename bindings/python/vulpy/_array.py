@@ -810,7 +810,7 @@ class ndarray:
                 return getattr(f, method)(*inputs, **kwargs)
             except NotImplementedError:
                 return _npfunc.ufunc_unhandled(ufunc, method, inputs, kwargs)
-        known = {"out", "where", "dtype"} if hasattr(f, "_dtype_where") else {"out"}
+        known = {"out", "where", "dtype", "casting"} if hasattr(f, "_dtype_where") else {"out"}
         known |= getattr(f, "_ufunc_kwargs", frozenset())
         if method != "__call__" or f is None or set(kwargs) - known:
             return _npfunc.ufunc_unhandled(ufunc, method, inputs, kwargs)
