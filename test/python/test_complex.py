@@ -1088,7 +1088,12 @@ def test_integer_powers_are_numpys_to_the_bit(dt):
                          mix[ints].real)
             fin = ~ints & np.isfinite(want) & np.isfinite(z) & (np.abs(z) > 1e-20) & \
                 (np.abs(z) < 1e20)
-            _parts_close(got[fin], want[fin], 1e-4 if dt == C64 else 1e-10, "the others")
+            # exp(w log z): a subnormal answer part flushes where the context
+            # flushes float32 subnormals (docs/math.md; the H100: 1.6e-40 -> 0),
+            # so within the smallest normal there
+            flush = dt == C64 and vp.default_context().flushes_subnormals
+            _parts_close(got[fin], want[fin], 1e-4 if dt == C64 else 1e-10, "the others",
+                         atol=float(np.finfo(np.float32).tiny) if flush else 0.0)
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64, C64, C128])
