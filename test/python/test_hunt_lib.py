@@ -353,3 +353,74 @@ def test_edge_shapes(dt):
             _both(lambda m: m.quantile, a, 0.5, axis=axis)
         _both(lambda m: m.ptp, a, axis=axis)
         _both(lambda m: m.argmax, a, axis=axis)
+
+
+# --- session 44: 0-d and empty operands NumPy takes (a fuzz over the coverage table's
+# calls with 0-d, empty, reversed and re-typed operands)
+
+def _same_as_numpy(got, want):
+    got = got.numpy() if isinstance(got, vp.ndarray) else np.asarray(got)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, a, b: m.repeat(a, 2, axis=0), lambda m, a, b: m.repeat(a, 3, axis=-1),
+    lambda m, a, b: m.compress([True], a, axis=0), lambda m, a, b: m.convolve(a, b),
+    lambda m, a, b: m.polyadd(a, b), lambda m, a, b: m.polysub(b, a),
+    lambda m, a, b: m.polymul(a, b)])
+def test_zero_d_operands_numpy_takes_as_1d(call):
+    """np.repeat / np.compress with axis=0 or -1, np.convolve and np.polyadd /
+    polysub / polymul take a 0-d operand as 1-D of one element; vp raised
+    AxisError or ValueError ('coefficients must be 1-D', 'object too deep')."""
+    a, b = np.array(0.25, np.float32), np.array(1.5, np.float32)
+    _same_as_numpy(call(vp, vp.asarray(a), vp.asarray(b)), call(np, a, b))
+
+
+def test_zero_d_refusals_stay_numpys():
+    """What NumPy refuses on 0-d operands vp refuses too: repeat on axis 1,
+    linalg.vecdot (vp returned the product), correlate."""
+    a = vp.asarray(np.array(1.5, np.float32))
+    with pytest.raises(np.exceptions.AxisError):
+        vp.repeat(a, 2, axis=1)
+    with pytest.raises(ValueError, match="enough dimensions"):
+        vp.linalg.vecdot(a, a)
+    with pytest.raises(ValueError):
+        vp.correlate(a, a)
+
+
+@pytest.mark.parametrize("shape, axis", [((0, 3), 1), ((3, 0), 1), ((0, 3), (0, 1)),
+                                         ((2, 0, 3), (0, 2))])
+def test_vector_norm_with_an_empty_axis(shape, axis):
+    """vp.linalg.vector_norm of an array with a zero-length axis raised
+    'cannot reshape array of size 0 into shape (0, -1)'; NumPy: zeros (or
+    an empty result)."""
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    _same_as_numpy(vp.linalg.vector_norm(vp.asarray(x), axis=axis),
+                   np.linalg.vector_norm(x, axis=axis))
+
+
+def test_bool_indices_unravel_and_ravel():
+    """np.unravel_index / np.ravel_multi_index take bool indices (a safe
+    cast to intp); vp raised 'only int indices permitted, got bool'."""
+    i = np.array([True, False, True])
+    for g, w in zip(vp.unravel_index(vp.asarray(i), (2, 3)), np.unravel_index(i, (2, 3))):
+        _same_as_numpy(g, w)
+    _same_as_numpy(vp.ravel_multi_index((vp.asarray(i), vp.asarray(i)), (2, 3)),
+                   np.ravel_multi_index((i, i), (2, 3)))
+
+
+def test_random_module_functions_are_the_generators():
+    """vp.random.<distribution>(...) after vp.random.seed(s) draws what
+    vp.random.default_rng(s).<distribution>(...) draws, with the method's
+    signature (the module functions are built from the Generator's)."""
+    import inspect
+    for name, args in [("beta", (2.0, 3.0)), ("standard_exponential", ()),
+                       ("integers", (0, 9)), ("gamma", (2.0,))]:
+        vp.random.seed(7)
+        got = getattr(vp.random, name)(*args, size=6).numpy()
+        want = getattr(vp.random.default_rng(7), name)(*args, size=6).numpy()
+        np.testing.assert_array_equal(got, want)
+        params = list(inspect.signature(getattr(vp.random.Generator, name)).parameters)[1:]
+        assert list(inspect.signature(getattr(vp.random, name)).parameters) == params
+    assert vp.random.ranf is vp.random.sample is vp.random.random_sample

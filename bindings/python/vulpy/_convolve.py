@@ -28,6 +28,8 @@ def _run(name, a, v, mode, shift_same):
     if mode not in _MODES:
         raise ValueError(f"vp.{name}: mode must be one of 'full', 'same', 'valid', "
                          f"got {mode!r}")
+    if name == "convolve":  # numpy.convolve takes 0-d operands as 1-D (correlate does not)
+        a, v = (x.reshape(1) if x.ndim == 0 else x for x in (a, v))
     if a.ndim != 1 or v.ndim != 1:
         raise ValueError(f"vp.{name}: object too deep for desired array (a and v must be "
                          f"1-D, got shapes {a.shape} and {v.shape})")

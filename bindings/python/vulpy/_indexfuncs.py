@@ -151,7 +151,7 @@ def unravel_index(indices, shape, order="C"):
         return np.unravel_index(indices, shape, order=order)
     dims = _shape_arg(shape, "unravel_index")
     strides, size = _order_strides(dims, order, "unravel_index")
-    if np.dtype(indices.dtype).kind not in "iu":
+    if np.dtype(indices.dtype).kind not in "iub":
         raise TypeError(f"only int indices permitted, got {indices.dtype.name}")
     idx = indices.astype(_I64)
     if idx.size and bool(_reduce.any(_ufunc.logical_or(_ufunc.less(idx, 0),
@@ -192,7 +192,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     ctx = _array.common_context("vp.ravel_multi_index", multi_index)
     coords = [_asnd(c, ctx) for c in multi_index]
     for c in coords:
-        if np.dtype(c.dtype).kind not in "iu":
+        if np.dtype(c.dtype).kind not in "iub":
             raise TypeError(f"only int indices permitted, got {c.dtype.name}")
     shape = np.broadcast_shapes(*(tuple(c.shape) for c in coords))
     out = _array.zeros(shape, _I64, context=ctx)

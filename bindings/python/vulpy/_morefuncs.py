@@ -131,8 +131,8 @@ def compress(condition, a, axis=None, out=None):
     c = np.asarray(_host(condition))
     if c.ndim != 1:
         raise ValueError("condition must be a 1-d array")
-    x = a.ravel() if axis is None else a
-    ax = 0 if axis is None else _shapeops._axis(axis, a.ndim, "compress")
+    x = a.ravel() if axis is None or a.ndim == 0 else a  # NumPy: a 0-d a is 1-D
+    ax = 0 if axis is None else _shapeops._axis(axis, x.ndim, "compress")
     keep = np.flatnonzero(c)
     if keep.size and keep[-1] >= x.shape[ax]:
         raise IndexError(f"index {keep[-1]} is out of bounds for axis {ax} with size "
@@ -540,6 +540,8 @@ def _poly1d_in(name, *ps):
     out = []
     for p in ps:
         p = _asnd(p, ctx)
+        if p.ndim == 0 and name in ("polyadd", "polysub", "polymul"):
+            p = p.reshape(1)  # NumPy's atleast_1d there
         if p.ndim != 1:
             raise ValueError(f"vp.{name}: coefficients must be 1-D (poly1d is not supported)")
         out.append(p)

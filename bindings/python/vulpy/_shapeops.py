@@ -652,9 +652,9 @@ def repeat(a, repeats, axis=None):
     shape depends on it)."""
     if not isinstance(a, _nd):
         return np.repeat(a, repeats.numpy() if isinstance(repeats, _nd) else repeats, axis)
-    if axis is None:
+    if axis is None or a.ndim == 0:  # NumPy: a 0-d a repeats as 1-D
         a = a.reshape(-1)
-        axis = 0
+        axis = 0 if axis is None else axis
     d = _axis(axis, a.ndim, "repeat")
     reps = repeats.numpy() if isinstance(repeats, _nd) else np.asarray(repeats)
     if reps.size == 0 and reps.dtype.kind == "f":  # repeats=[]

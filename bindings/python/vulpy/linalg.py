@@ -909,6 +909,9 @@ def vecdot(x1, x2, /, *, axis=-1):
     if xs is None:
         return np.linalg.vecdot(x1, x2, axis=axis)
     a, b = xs
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"vecdot: Input operand {0 if a.ndim == 0 else 1} does not have enough "
+                         f"dimensions (has 0, gufunc core with signature (n),(n)->() requires 1)")
     if a.dtype.kind == "c":
         from . import _complex
         a = _complex.conjugate(a)
@@ -968,7 +971,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     axes = tuple(_errors.axis(int(ax), nd, "vp.linalg.vector_norm: axis") for ax in axes)
     rest = tuple(i for i in range(nd) if i not in axes)
     t = _shapeops.moveaxis(a, axes, tuple(range(nd - len(axes), nd)))
-    t = t.reshape(tuple(a.shape[i] for i in rest) + (-1,))
+    t = t.reshape(tuple(a.shape[i] for i in rest) + (math.prod(a.shape[i] for i in axes),))
     r = norm(t, ord, -1)
     if keepdims:
         r = r.reshape(tuple(1 if i in axes else a.shape[i] for i in range(nd)))

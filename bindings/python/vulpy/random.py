@@ -23,6 +23,7 @@ _normal32_push; two paths, NORMAL32_PATHS, VULPY_NORMAL32_PATH), integers Lemire
 multiply without rejection (bias below span / 2^64), uniform, normal and
 exponential are transforms of random / standard_normal.
 """
+import inspect
 import math
 import numbers
 import operator
@@ -32,9 +33,8 @@ import numpy as np
 
 from . import _array, _distributions, _reduce, _ufunc
 
-__all__ = ["Generator", "Philox", "default_rng", "seed", "rand", "randn", "random",
-           "random_sample", "uniform", "normal", "standard_normal", "integers", "randint",
-           "exponential"]
+__all__ = ["Generator", "Philox", "default_rng", "seed", "rand", "randn", "random_sample",
+           "ranf", "sample", "randint"]  # and the Generator methods of _MODULE_FUNCTIONS, below
 
 _MASK64 = (1 << 64) - 1
 _MASK256 = (1 << 256) - 1
@@ -1181,203 +1181,41 @@ def randn(*size, dtype=np.float64):
 
 
 def random_sample(size=None, dtype=np.float64):
-    """Uniform [0, 1) (numpy.random.random_sample)."""
+    """Uniform [0, 1) (numpy.random.random_sample; also spelled ranf and
+    sample)."""
     return _rng().random(size, dtype)
 
 
-def random(size=None, dtype=np.float64):  # noqa: F811 (module function, as numpy.random.random)
-    """Uniform [0, 1) (numpy.random.random)."""
-    return _rng().random(size, dtype)
-
-
-def uniform(low=0.0, high=1.0, size=None, dtype=np.float64):
-    """Uniform [low, high) (numpy.random.uniform)."""
-    return _rng().uniform(low, high, size, dtype)
-
-
-def normal(loc=0.0, scale=1.0, size=None, dtype=np.float64):
-    """Normal samples (numpy.random.normal)."""
-    return _rng().normal(loc, scale, size, dtype)
-
-
-def standard_normal(size=None, dtype=np.float64):
-    """Standard normal samples (numpy.random.standard_normal)."""
-    return _rng().standard_normal(size, dtype)
-
-
-def exponential(scale=1.0, size=None, dtype=np.float64):
-    """Exponential samples (numpy.random.exponential)."""
-    return _rng().exponential(scale, size, dtype)
-
-
-def integers(low, high=None, size=None, dtype=np.int64, endpoint=False):
-    """Integers in [low, high) (Generator.integers)."""
-    return _rng().integers(low, high, size, dtype, endpoint)
-
-
-def permutation(x):
-    """A permuted range or copy (numpy.random.permutation)."""
-    return _rng().permutation(x)
-
-
-def shuffle(x):
-    """Permutes x along its first axis in place (numpy.random.shuffle)."""
-    _rng().shuffle(x)
-
-
-def choice(a, size=None, replace=True, p=None):
-    """Samples of a (numpy.random.choice)."""
-    return _rng().choice(a, size, replace, p)
-
-
-def beta(a, b, size=None):
-    """numpy.random.beta (the module's generator: Generator.beta)."""
-    return _rng().beta(a, b, size=size)
-
-
-def binomial(n, p, size=None):
-    """numpy.random.binomial (the module's generator: Generator.binomial)."""
-    return _rng().binomial(n, p, size=size)
-
-
-def chisquare(df, size=None):
-    """numpy.random.chisquare (the module's generator: Generator.chisquare)."""
-    return _rng().chisquare(df, size=size)
-
-
-def f(dfnum, dfden, size=None):
-    """numpy.random.f (the module's generator: Generator.f)."""
-    return _rng().f(dfnum, dfden, size=size)
-
-
-def gamma(shape, scale=1.0, size=None):
-    """numpy.random.gamma (the module's generator: Generator.gamma)."""
-    return _rng().gamma(shape, scale, size=size)
-
-
-def geometric(p, size=None):
-    """numpy.random.geometric (the module's generator: Generator.geometric)."""
-    return _rng().geometric(p, size=size)
-
-
-def gumbel(loc=0.0, scale=1.0, size=None):
-    """numpy.random.gumbel (the module's generator: Generator.gumbel)."""
-    return _rng().gumbel(loc, scale, size=size)
-
-
-def laplace(loc=0.0, scale=1.0, size=None):
-    """numpy.random.laplace (the module's generator: Generator.laplace)."""
-    return _rng().laplace(loc, scale, size=size)
-
-
-def logistic(loc=0.0, scale=1.0, size=None):
-    """numpy.random.logistic (the module's generator: Generator.logistic)."""
-    return _rng().logistic(loc, scale, size=size)
-
-
-def lognormal(mean=0.0, sigma=1.0, size=None):
-    """numpy.random.lognormal (the module's generator: Generator.lognormal)."""
-    return _rng().lognormal(mean, sigma, size=size)
-
-
-def negative_binomial(n, p, size=None):
-    """numpy.random.negative_binomial (the module's generator: Generator.negative_binomial)."""
-    return _rng().negative_binomial(n, p, size=size)
-
-
-def pareto(a, size=None):
-    """numpy.random.pareto (the module's generator: Generator.pareto)."""
-    return _rng().pareto(a, size=size)
-
-
-def poisson(lam=1.0, size=None):
-    """numpy.random.poisson (the module's generator: Generator.poisson)."""
-    return _rng().poisson(lam, size=size)
-
-
-def power(a, size=None):
-    """numpy.random.power (the module's generator: Generator.power)."""
-    return _rng().power(a, size=size)
-
-
-def rayleigh(scale=1.0, size=None):
-    """numpy.random.rayleigh (the module's generator: Generator.rayleigh)."""
-    return _rng().rayleigh(scale, size=size)
-
-
-def standard_cauchy(size=None):
-    """numpy.random.standard_cauchy (the module's generator: Generator.standard_cauchy)."""
-    return _rng().standard_cauchy(size=size)
-
-
-def standard_gamma(shape, size=None):
-    """numpy.random.standard_gamma (the module's generator: Generator.standard_gamma)."""
-    return _rng().standard_gamma(shape, size=size)
-
-
-def standard_t(df, size=None):
-    """numpy.random.standard_t (the module's generator: Generator.standard_t)."""
-    return _rng().standard_t(df, size=size)
-
-
-def triangular(left, mode, right, size=None):
-    """numpy.random.triangular (the module's generator: Generator.triangular)."""
-    return _rng().triangular(left, mode, right, size=size)
-
-
-def wald(mean, scale, size=None):
-    """numpy.random.wald (the module's generator: Generator.wald)."""
-    return _rng().wald(mean, scale, size=size)
-
-
-def weibull(a, size=None):
-    """numpy.random.weibull (the module's generator: Generator.weibull)."""
-    return _rng().weibull(a, size=size)
-
-
-def noncentral_chisquare(df, nonc, size=None):
-    """numpy.random.noncentral_chisquare (the module's generator: Generator.noncentral_chisquare)."""
-    return _rng().noncentral_chisquare(df, nonc, size=size)
-
-
-def noncentral_f(dfnum, dfden, nonc, size=None):
-    """numpy.random.noncentral_f (the module's generator: Generator.noncentral_f)."""
-    return _rng().noncentral_f(dfnum, dfden, nonc, size=size)
-
-
-def vonmises(mu, kappa, size=None):
-    """numpy.random.vonmises (the module's generator: Generator.vonmises)."""
-    return _rng().vonmises(mu, kappa, size=size)
-
-
-def hypergeometric(ngood, nbad, nsample, size=None):
-    """numpy.random.hypergeometric (the module's generator: Generator.hypergeometric)."""
-    return _rng().hypergeometric(ngood, nbad, nsample, size=size)
-
-
-def logseries(p, size=None):
-    """numpy.random.logseries (the module's generator: Generator.logseries)."""
-    return _rng().logseries(p, size=size)
-
-
-def zipf(a, size=None):
-    """numpy.random.zipf (the module's generator: Generator.zipf)."""
-    return _rng().zipf(a, size=size)
-
-
-def multinomial(n, pvals, size=None):
-    """numpy.random.multinomial (the module's generator: Generator.multinomial)."""
-    return _rng().multinomial(n, pvals, size=size)
-
-
-def multivariate_normal(mean, cov, size=None, check_valid="warn", tol=1e-8):
-    """numpy.random.multivariate_normal (the module's generator)."""
-    return _rng().multivariate_normal(mean, cov, size, check_valid, tol)
-
-
-def dirichlet(alpha, size=None):
-    """numpy.random.dirichlet (the module's generator: Generator.dirichlet)."""
-    return _rng().dirichlet(alpha, size=size)
+ranf = sample = random_sample
+
+
+def _module_function(name):
+    """numpy.random.<name> as a module function: Generator.<name> of the
+    module's generator (vp.random.seed), with the method's signature and
+    docstring."""
+    method = getattr(Generator, name)
+
+    def function(*args, **kwargs):
+        return getattr(_rng(), name)(*args, **kwargs)
+    sig = inspect.signature(method)
+    function.__signature__ = sig.replace(parameters=list(sig.parameters.values())[1:])
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = (f"numpy.random.{name} from the module's generator (vp.random.seed "
+                        f"reseeds it): Generator.{name}.\n\n{inspect.getdoc(method)}")
+    return function
+
+
+_MODULE_FUNCTIONS = ("random", "uniform", "normal", "standard_normal", "exponential",
+                     "standard_exponential", "integers", "permutation", "shuffle", "choice", "beta",
+                     "binomial", "chisquare", "f", "gamma", "geometric", "gumbel", "laplace",
+                     "logistic", "lognormal", "negative_binomial", "pareto", "poisson", "power",
+                     "rayleigh", "standard_cauchy", "standard_gamma", "standard_t", "triangular",
+                     "wald", "weibull", "noncentral_chisquare", "noncentral_f", "vonmises",
+                     "hypergeometric", "logseries", "zipf", "multinomial", "multivariate_normal",
+                     "dirichlet")
+for _name in _MODULE_FUNCTIONS:
+    globals()[_name] = _module_function(_name)
+__all__ += _MODULE_FUNCTIONS
 
 
 def randint(low, high=None, size=None, dtype=np.int64):
