@@ -424,3 +424,13 @@ def test_random_module_functions_are_the_generators():
         params = list(inspect.signature(getattr(vp.random.Generator, name)).parameters)[1:]
         assert list(inspect.signature(getattr(vp.random, name)).parameters) == params
     assert vp.random.ranf is vp.random.sample is vp.random.random_sample
+
+
+def test_gradient_of_bool_is_numpys_type_error():
+    """np.gradient keeps a bool array bool and its subtraction raises
+    TypeError; vp.gradient returned float64 zeros and ones."""
+    b = np.array([True, False, True, True])
+    with pytest.raises(TypeError):
+        np.gradient(b)
+    with pytest.raises(TypeError, match="boolean subtract"):
+        vp.gradient(vp.asarray(b))

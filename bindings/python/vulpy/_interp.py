@@ -107,8 +107,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     each axis (all by default). varargs: one spacing for every axis, one per
     axis, each a scalar or the 1-D coordinates along that axis (uneven
     spacing takes NumPy's three-point formula). Float input keeps its dtype;
-    integer and bool input gives float64 (float32 on a device without
-    float64). One axis: an array; several: a tuple, as NumPy 2.
+    integer input gives float64 (float32 on a device without float64);
+    bool input is NumPy's TypeError. One axis: an array; several: a tuple, as NumPy 2.
 
         >>> vp.gradient(vp.asarray([1.0, 2.0, 4.0, 7.0])).tolist()
         [1.0, 1.5, 2.5, 3.0]"""
@@ -142,6 +142,9 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     else:
         raise TypeError("vp.gradient: invalid number of arguments")
     kind = f.dtype.kind
+    if kind == "b":  # NumPy keeps bool and its subtraction refuses
+        raise TypeError("vp.gradient: numpy boolean subtract, the `-` operator, is not "
+                        "supported (convert f to an integer or float dtype first)")
     if kind == "c":
         raise TypeError("vp.gradient: complex input is not supported (complex arrays do "
                         "arithmetic only)")
