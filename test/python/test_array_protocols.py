@@ -202,3 +202,36 @@ def test_buffer_protocol_host_visible():
     if not d.mappable:
         with pytest.raises(ValueError, match="memory='device'"):
             d.__buffer__(0)
+
+
+def test_contains_of_a_2d_array():
+    """`3 in x` for a 2-D resident array raised 'can only convert an array of
+    size 1 to a Python scalar' (Python's fallback compared rows); NumPy:
+    (x == 3).any()."""
+    h = np.arange(6.0).reshape(2, 3)
+    x = vp.asarray(h)
+    for v in (3, 7, 2.0, float("nan"), -0.0):
+        assert (v in x) == (v in h)
+    assert (1 in vp.asarray(np.array(1, np.int32))) is True
+
+
+def test_equal_to_none_or_a_string_is_elementwise():
+    """x == None, x != 'abc' are NumPy's all-False / all-True arrays; vp
+    raised 'dtype object is not supported on the GPU'."""
+    for dt in (np.int32, np.float32, np.bool_, np.uint8):
+        h = np.arange(6).reshape(2, 3).astype(dt)
+        x = vp.asarray(h)
+        for other in (None, "abc", b"x"):
+            np.testing.assert_array_equal((x == other).numpy(), h == other)
+            np.testing.assert_array_equal((x != other).numpy(), h != other)
+            np.testing.assert_array_equal((other == x).numpy(), other == h)
+
+
+def test_truth_value_messages_are_numpys():
+    """bool() of a multi-element or empty array raises NumPy's ValueError
+    (vp said 'can only convert an array of size 1 to a Python scalar')."""
+    with pytest.raises(ValueError, match="more than one element is ambiguous"):
+        bool(vp.zeros(3))
+    with pytest.raises(ValueError, match="empty array is ambiguous"):
+        bool(vp.zeros(0))
+    assert bool(vp.ones(1)) and not bool(vp.zeros((1, 1)))

@@ -205,6 +205,9 @@ def _fast_power(x, e):
 def _binary(name):
     """The (x op y, y op x, x op= y) methods of ufunc vp.<name>."""
     def op(self, other):
+        if name in ("equal", "not_equal") and (other is None or isinstance(other, (str, bytes))):
+            # NumPy: no element equals None or a string (an object / str comparison)
+            return full(self.shape, name == "not_equal", np.bool_, context=self._ctx)
         fast = name == "power" and _fast_power(self, other)
         if fast:
             return getattr(_ops._ufunc, fast)(self)
@@ -537,7 +540,15 @@ class ndarray:
         return self.numpy().reshape(()).item()
 
     def __bool__(self):
+        if self._size != 1:
+            raise ValueError("The truth value of an empty array is ambiguous. Use `array.size > 0` "
+                             "to check that an array is not empty." if self._size == 0 else
+                             "The truth value of an array with more than one element is "
+                             "ambiguous. Use a.any() or a.all()")
         return bool(self.item())
+
+    def __contains__(self, value):
+        return bool(_ops._reduce.any(self == value))
 
     def __float__(self):
         return float(self.item())
