@@ -6,6 +6,8 @@
  * defines with a scalar beside a vector (clamp(v, 0.0, 1.0), mix(a, b, t))
  * get the scalar splatted, since VIR's ops want one type.
  */
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "fe.h"
@@ -23,17 +25,15 @@ bool vfe_arity(vfe_ctx *c, const vfe_node *call, const char *name, uint32_t n, u
 
 enum need { NEED_ANY, NEED_NUM, NEED_FLOAT, NEED_INT, NEED_BOOL };
 
-/* Evaluates `n` arguments to one common type (in *t), splatting scalars to
- * the vector type when `splat_all`. Returns false after an error. */
-static bool common_args(vfe_ctx *c, const vfe_node *call, const char *name, vfe_node **nodes,
-                        uint32_t n, enum need need, bool splat_all, vir_value **out, vir_type **tout) {
-  vfe_val v[8];
+/* Brings `n` arguments, evaluated into v, to one common type (in *t),
+ * splatting scalars to the vector type when `splat_all`. Returns false
+ * after an error. */
+static bool common_vals(vfe_ctx *c, const vfe_node *call, const char *name, vfe_node **nodes,
+                        vfe_val *v, uint32_t n, enum need need, bool splat_all, vir_value **out,
+                        vir_type **tout) {
   vir_type *t = NULL;
   bool any_float = false;
   for (uint32_t i = 0; i < n; i++) {
-    v[i] = vfe_expr(c, nodes[i]);
-    if (v[i].kind == VFE_V_ERR)
-      return false;
     any_float |= v[i].kind == VFE_V_FLOAT;
     if (vfe_is_literal(&v[i]))
       continue;
@@ -73,6 +73,63 @@ static bool common_args(vfe_ctx *c, const vfe_node *call, const char *name, vfe_
   }
   *tout = t;
   return true;
+}
+
+/* Evaluates `n` (at most 8) arguments, then common_vals. */
+static bool common_args(vfe_ctx *c, const vfe_node *call, const char *name, vfe_node **nodes,
+                        uint32_t n, enum need need, bool splat_all, vir_value **out, vir_type **tout) {
+  vfe_val v[8];
+  for (uint32_t i = 0; i < n; i++) {
+    v[i] = vfe_expr(c, nodes[i]);
+    if (v[i].kind == VFE_V_ERR)
+      return false;
+  }
+  return common_vals(c, call, name, nodes, v, n, need, splat_all, out, tout);
+}
+
+/* ------------------------------------------- abs / min / max of literals */
+
+static bool is_number_literal(const vfe_val *v) {
+  return v->kind == VFE_V_INT || v->kind == VFE_V_FLOAT;
+}
+
+/* a > b between number literals, as Python compares an int and a float. */
+static bool literal_greater(const vfe_val *a, const vfe_val *b) {
+  if (a->kind == VFE_V_INT && b->kind == VFE_V_INT) {
+    if (a->big || b->big)
+      return a->big && (!b->big ? true : a->u > b->u);
+    return a->i > b->i;
+  }
+  double x = a->kind == VFE_V_FLOAT ? a->f : a->big ? (double)a->u : (double)a->i;
+  double y = b->kind == VFE_V_FLOAT ? b->f : b->big ? (double)b->u : (double)b->i;
+  return x > y;
+}
+
+/* abs(), min() and max() of number literals fold to a literal, as Python
+ * computes them (min/max return one of their operands, first kept on a
+ * tie or NaN), so the result adapts to its partner like any literal:
+ * `h[i] * max(1.5, 2.0)` with a float16 h stays float16. */
+static vfe_val fold_literal_call(vir_opcode code, const vfe_val *v, uint32_t n) {
+  if (code == VIR_OP_ABS) {
+    vfe_val r = v[0];
+    if (r.kind == VFE_V_FLOAT)
+      r.f = fabs(r.f);
+    else if (!r.big && r.i < 0) {
+      if (r.i == INT64_MIN) {
+        r.big = true;
+        r.u = (uint64_t)1 << 63;
+      } else
+        r.i = -r.i;
+    }
+    r.gsym = NULL;
+    return r;
+  }
+  vfe_val r = v[0];
+  for (uint32_t k = 1; k < n; k++)
+    if (code == VIR_OP_MAX ? literal_greater(&v[k], &r) : literal_greater(&r, &v[k]))
+      r = v[k];
+  r.gsym = NULL;
+  return r;
 }
 
 /* ------------------------------------------------------------ atomics */
@@ -244,7 +301,14 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
   case VFE_F_ATAN:
     return math(c, call, bi, args, n, n == 2 ? 2 : 1, NEED_FLOAT, n == 2 ? VIR_OP_ATAN2 : code);
   case VFE_F_NUM1: {
-    if (!vfe_arity(c, call, bi->name, n, 1, 1) || !common_args(c, call, bi->name, args, 1, NEED_NUM, false, x, &t))
+    if (!vfe_arity(c, call, bi->name, n, 1, 1))
+      return (vfe_val){0};
+    vfe_val v0 = vfe_expr(c, args[0]);
+    if (v0.kind == VFE_V_ERR)
+      return v0;
+    if (code == VIR_OP_ABS && is_number_literal(&v0))
+      return fold_literal_call(code, &v0, 1);
+    if (!common_vals(c, call, bi->name, args, &v0, 1, NEED_NUM, false, x, &t))
       return (vfe_val){0};
     if (code == VIR_OP_BIT_COUNT) { /* issue 19: 32-bit integer scalars (GLSL's bitCount) */
       const vir_type *s = vir_ty_scalar_of(t);
@@ -262,7 +326,17 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
       return vfe_err(c, call, "%s() takes at least 2 arguments, got %u", bi->name, n);
     if (n > 8)
       return vfe_err(c, call, "%s() takes at most 8 arguments in kernels", bi->name);
-    if (!common_args(c, call, bi->name, args, n, NEED_NUM, true, x, &t))
+    vfe_val v[8];
+    bool all_lit = true;
+    for (uint32_t i = 0; i < n; i++) {
+      v[i] = vfe_expr(c, args[i]);
+      if (v[i].kind == VFE_V_ERR)
+        return v[i];
+      all_lit &= is_number_literal(&v[i]);
+    }
+    if (all_lit)
+      return fold_literal_call(code, v, n);
+    if (!common_vals(c, call, bi->name, args, v, n, NEED_NUM, true, x, &t))
       return (vfe_val){0};
     vir_value *r = vfe_build2(c, code, t, x[0], x[1]);
     for (uint32_t k = 2; k < n; k++) /* left to right, as Python compares */

@@ -380,3 +380,23 @@ def test_buffer_index_of_64_and_16_bits():
     o = vp.zeros(8, np.float32)
     k_wide_index(vp.asarray(a), o, n=5, m=2, dispatch=8)
     np.testing.assert_array_equal(o.numpy(), a + a[5] + a[2] * 10 + a * 100)
+
+
+@vp.kernel
+def k_literal_calls(h: vp.Buffer[vp.float16], w: vp.Buffer[vp.int8]):
+    i = vp.global_id()
+    h[i] = h[i] * max(1.5, 2.0) - abs(-0.25)
+    w[i] = w[i] * max(3, 2.5) + min(-1, 4)
+
+
+def test_abs_min_max_of_literals_adapt_like_literals():
+    """`h[i] * max(1.5, 2.0)` with a float16 buffer was an f32 product and
+    its store a compile error ('f32 does not fit f16 without narrowing'),
+    though `h[i] * (1.5 + 0.5)` compiled: abs/min/max of literals now fold
+    to a literal (Python's value: max(3, 2.5) is the int 3), which adapts."""
+    h = np.array([1.0, -2.5, 0.125, 60000.0], np.float16)
+    w = np.array([1, -7, 42, 100], np.int8)
+    hv, wv = vp.asarray(h), vp.asarray(w)
+    k_literal_calls(hv, wv, dispatch=4)
+    _same(hv.numpy(), h * np.float16(2.0) - np.float16(0.25))
+    _same(wv.numpy(), _want(lambda: w * np.int8(3) + np.int8(-1)))
