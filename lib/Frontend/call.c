@@ -34,8 +34,8 @@ static bool common_vals(vfe_ctx *c, const vfe_node *call, const char *name, vfe_
   vir_type *t = NULL;
   bool any_float = false;
   for (uint32_t i = 0; i < n; i++) {
-    any_float |= v[i].kind == VFE_V_FLOAT;
-    if (vfe_is_literal(&v[i]))
+    any_float |= vfe_lit_is_float(&v[i]);
+    if (vfe_adapts(&v[i]))
       continue;
     out[i] = vfe_use(c, nodes[i], v[i]);
     if (!out[i])
@@ -62,7 +62,7 @@ static bool common_vals(vfe_ctx *c, const vfe_node *call, const char *name, vfe_
     return false;
   }
   for (uint32_t i = 0; i < n; i++) {
-    if (vfe_is_literal(&v[i]))
+    if (vfe_adapts(&v[i]))
       out[i] = vfe_coerce(c, nodes[i], v[i], (vir_type *)s, VFE_WHAT("%s()", name));
     else if (vir_ty_scalar_of(out[i]->type) != s)
       out[i] = vfe_build1(c, VIR_OP_CAST, vir_ty_with_scalar(c->m, out[i]->type, (vir_type *)s), out[i]);

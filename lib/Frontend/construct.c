@@ -10,6 +10,26 @@
 
 /* --------------------------------------------------- casts, constructors */
 
+/* A literal as t(literal) converts it, still a literal: a float truncated
+ * toward zero for an integer t (checked to fit), a number to bool as != 0,
+ * a bool to 0 / 1; VFE_V_ERR after an error. */
+static vfe_val cast_literal(vfe_ctx *c, const vfe_node *at, vfe_val v, vir_type *t) {
+  if (v.kind == VFE_V_FLOAT && t->kind != VIR_TY_FLOAT && t->kind != VIR_TY_BOOL) {
+    /* int(2.7) == 2: truncation toward zero, checked to fit */
+    double f = v.f;
+    if (!(f > -9.3e18 && f < 1.85e19))
+      return vfe_err(c, at, "%g does not fit %s", f, vfe_tyname(c, t));
+    return f < 0 ? (vfe_val){.kind = VFE_V_INT, .i = (int64_t)f}
+                 : (vfe_val){.kind = VFE_V_INT, .u = (uint64_t)f, .big = f > 9.2e18};
+  }
+  if (t->kind == VIR_TY_BOOL)
+    return (vfe_val){.kind = VFE_V_BOOL,
+                     .b = v.kind == VFE_V_BOOL ? v.b : v.kind == VFE_V_INT ? v.i != 0 : v.f != 0};
+  if (v.kind == VFE_V_BOOL)
+    return (vfe_val){.kind = VFE_V_INT, .i = v.b};
+  return v;
+}
+
 static vfe_val cast_scalar(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_node **args, uint32_t n) {
   if (n == 0) /* int() is 0, as in Python */
     return vfe_value_of(t->kind == VIR_TY_FLOAT ? vfe_const_float(c, t, 0) : vfe_const_int(c, t, 0));
@@ -17,22 +37,19 @@ static vfe_val cast_scalar(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_no
     return (vfe_val){0};
   vfe_val v = vfe_expr(c, args[0]);
   vfe_set_loc(c, call);
-  if (v.kind == VFE_V_FLOAT && t->kind != VIR_TY_FLOAT && t->kind != VIR_TY_BOOL) {
-    /* int(2.7) == 2: truncation toward zero, checked to fit */
-    double f = v.f;
-    if (!(f > -9.3e18 && f < 1.85e19))
-      return vfe_err(c, args[0], "%g does not fit %s", f, vfe_tyname(c, t));
-    v = f < 0 ? (vfe_val){.kind = VFE_V_INT, .i = (int64_t)f}
-              : (vfe_val){.kind = VFE_V_INT, .u = (uint64_t)f, .big = f > 9.2e18};
-  }
-  if (vfe_is_literal(&v) && t->kind == VIR_TY_BOOL) {
-    bool b = v.kind == VFE_V_BOOL ? v.b : v.kind == VFE_V_INT ? v.i != 0 : v.f != 0;
-    return vfe_value_of(vfe_const_bool(c, b));
-  }
-  if (v.kind == VFE_V_BOOL && t->kind != VIR_TY_BOOL)
-    v = (vfe_val){.kind = VFE_V_INT, .i = v.b};
-  if (vfe_is_literal(&v))
+  if (vfe_is_literal(&v)) {
+    if ((v = cast_literal(c, args[0], v, t)).kind == VFE_V_ERR)
+      return v;
     return vfe_value_of(vfe_coerce(c, args[0], v, t, VFE_WHAT("%s(...)", 0, 0, 0, 0, t)));
+  }
+  if (v.kind == VFE_V_LITSEL && vir_ty_is_scalar(t)) { /* t(a if c else b): each literal converted */
+    vfe_val *lits = vfe_alloc(c, 2 * sizeof *lits);
+    for (int k = 0; k < 2; k++)
+      if ((lits[k] = cast_literal(c, args[0], v.elems[k], t)).kind == VFE_V_ERR)
+        return lits[k];
+    v.elems = lits;
+    return vfe_value_of(vfe_coerce(c, args[0], v, t, VFE_WHAT("%s(...)", 0, 0, 0, 0, t)));
+  }
   vir_value *x = vfe_use(c, args[0], v);
   if (!x)
     return (vfe_val){0};

@@ -64,27 +64,9 @@ static vir_value *cond_of(vfe_ctx *c, const vfe_node *e, vfe_val v);
 
 /* ------------------------------------------------------------- unary */
 
-static vfe_val unary(vfe_ctx *c, const vfe_node *e) {
-  vfe_ast op = vfe_ast_of(vfe_get(e, "op"));
-  const vfe_node *on = vfe_get(e, "operand");
-  if (op == VFE_AST_Not) {
-    vfe_val v = vfe_expr(c, on);
-    if (v.kind == VFE_V_BOOL || v.kind == VFE_V_INT || v.kind == VFE_V_FLOAT) {
-      bool t = v.kind == VFE_V_BOOL ? v.b : v.kind == VFE_V_INT ? v.i != 0 : v.f != 0;
-      return (vfe_val){.kind = VFE_V_BOOL, .b = !t};
-    }
-    vir_value *x = cond_of(c, on, v);
-    vfe_set_loc(c, e);
-    return x ? vfe_value_of(vfe_build1(c, VIR_OP_LNOT, x->type, x)) : (vfe_val){0};
-  }
-  vfe_val v = vfe_expr(c, on);
-  vfe_set_loc(c, e);
-  if (v.kind == VFE_V_ERR)
-    return v;
-  /* A constant used as a literal (gsym: emitted by name) folds to a new
-   * literal: -C and ~C are not C by name (the sign would be lost). */
-  if ((v.kind == VFE_V_INT || v.kind == VFE_V_FLOAT) && op != VFE_AST_UAdd)
-    v.gsym = NULL;
+/* -x, +x, ~x of a number literal, folded as Python computes them. */
+static vfe_val unary_literal(vfe_ctx *c, const vfe_node *e, vfe_ast op, vfe_val v) {
+  v.gsym = NULL; /* -C and ~C are not C by name (the sign would be lost) */
   if (v.kind == VFE_V_INT) {
     if (op == VFE_AST_UAdd)
       return v;
@@ -108,11 +90,40 @@ static vfe_val unary(vfe_ctx *c, const vfe_node *e) {
     }
     return vfe_err(c, e, "integer literal does not fit 64 bits");
   }
-  if (v.kind == VFE_V_FLOAT) {
-    if (op == VFE_AST_USub)
-      v.f = -v.f;
-    else if (op == VFE_AST_Invert)
-      return vfe_err(c, e, "~ needs an integer, not a float");
+  if (op == VFE_AST_USub)
+    v.f = -v.f;
+  else if (op == VFE_AST_Invert)
+    return vfe_err(c, e, "~ needs an integer, not a float");
+  return v;
+}
+
+static vfe_val unary(vfe_ctx *c, const vfe_node *e) {
+  vfe_ast op = vfe_ast_of(vfe_get(e, "op"));
+  const vfe_node *on = vfe_get(e, "operand");
+  if (op == VFE_AST_Not) {
+    vfe_val v = vfe_expr(c, on);
+    if (v.kind == VFE_V_BOOL || v.kind == VFE_V_INT || v.kind == VFE_V_FLOAT) {
+      bool t = v.kind == VFE_V_BOOL ? v.b : v.kind == VFE_V_INT ? v.i != 0 : v.f != 0;
+      return (vfe_val){.kind = VFE_V_BOOL, .b = !t};
+    }
+    vir_value *x = cond_of(c, on, v);
+    vfe_set_loc(c, e);
+    return x ? vfe_value_of(vfe_build1(c, VIR_OP_LNOT, x->type, x)) : (vfe_val){0};
+  }
+  vfe_val v = vfe_expr(c, on);
+  vfe_set_loc(c, e);
+  if (v.kind == VFE_V_ERR)
+    return v;
+  /* A constant used as a literal (gsym: emitted by name) folds to a new
+   * literal (unary_literal drops the name); +C stays C. */
+  if (v.kind == VFE_V_INT || v.kind == VFE_V_FLOAT)
+    return op == VFE_AST_UAdd ? v : unary_literal(c, e, op, v);
+  if (v.kind == VFE_V_LITSEL) { /* each literal of the choice */
+    vfe_val *lits = vfe_alloc(c, 2 * sizeof *lits);
+    for (int k = 0; k < 2; k++)
+      if ((lits[k] = unary_literal(c, e, op, v.elems[k])).kind == VFE_V_ERR)
+        return lits[k];
+    v.elems = lits;
     return v;
   }
   if (v.kind == VFE_V_BOOL)
@@ -297,7 +308,15 @@ static vfe_val ifexp(vfe_ctx *c, const vfe_node *e) {
     t = v[0].v->type;
   else if (v[1].kind == VFE_V_VAL)
     t = v[1].v->type;
-  else {
+  else if (v[0].kind != VFE_V_BOOL && v[1].kind != VFE_V_BOOL) {
+    /* two number literals: a choice that takes its type where it is used,
+     * as they would (h[i] * (2.0 if c else 0.5) with a float16 h is f16) */
+    vir_op_unlink(iff);
+    vfe_val *lits = vfe_alloc(c, 2 * sizeof *lits);
+    lits[0] = v[0];
+    lits[1] = v[1];
+    return (vfe_val){.kind = VFE_V_LITSEL, .v = cond, .elems = lits, .nelems = 2};
+  } else {
     /* two literals: the wider kind, default types */
     vfe_val pick = v[0].kind == VFE_V_FLOAT ? v[0] : v[1];
     vir_builder_at_end(&c->b, &iff->regions[0]);

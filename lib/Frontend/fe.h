@@ -204,6 +204,8 @@ typedef enum vfe_vkind {
   VFE_V_TUPLE,   /* (a, b): only for unpacking and multi-index */
   VFE_V_TYPE,    /* a resolved non-builtin type (vp.Buffer[T] / class) */
   VFE_V_MATH,    /* Python's math module (builtins.c) */
+  VFE_V_LITSEL,  /* `a if cond else b` of two number literals: v is the condition, elems
+                    the literals; it takes its type where it is used, as a literal does */
 } vfe_vkind;
 
 typedef enum vfe_root { VFE_R_BUFFER, VFE_R_SHARED, VFE_R_LOCAL, VFE_R_PUSH } vfe_root;
@@ -412,6 +414,16 @@ static inline vfe_val vfe_value_of(vir_value *v) {
 }
 static inline bool vfe_is_literal(const vfe_val *v) {
   return v->kind == VFE_V_INT || v->kind == VFE_V_FLOAT || v->kind == VFE_V_BOOL;
+}
+/* A literal or a conditional choice of two (VFE_V_LITSEL): it adapts to the
+ * type it meets. */
+static inline bool vfe_adapts(const vfe_val *v) {
+  return vfe_is_literal(v) || v->kind == VFE_V_LITSEL;
+}
+/* A float literal, or a choice with a float literal in it. */
+static inline bool vfe_lit_is_float(const vfe_val *v) {
+  return v->kind == VFE_V_FLOAT ||
+         (v->kind == VFE_V_LITSEL && (v->elems[0].kind == VFE_V_FLOAT || v->elems[1].kind == VFE_V_FLOAT));
 }
 
 /* What a conversion is for, named in its error message: formatted only

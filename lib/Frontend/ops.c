@@ -184,13 +184,26 @@ static vir_value *adapt(vfe_ctx *c, const vfe_node *at, vfe_val lit, const vfe_n
       vfe_hint(c, "matrices take part in @ (matrix products) only");
     return NULL;
   }
-  if (lit.kind == VFE_V_FLOAT && s->kind != VIR_TY_FLOAT) {
+  if (vfe_lit_is_float(&lit) && s->kind != VIR_TY_FLOAT) {
     vfe_err(c, at, "'%s' mixes %s and a float literal", vfe_op_text(op), vfe_tyname(c, other->type));
     vfe_hint(c, "convert the integer side: %s",
              vfe_cast_hint(c, vir_ty_with_scalar(c->m, other->type, vir_ty_float(c->m, 32)), on));
     return NULL;
   }
   return vfe_coerce(c, ln, lit, (vir_type *)s, VFE_WHAT("'%s'", vfe_op_text(op)));
+}
+
+/* A choice of literals (VFE_V_LITSEL) beside a literal or another choice
+ * has no typed partner to adapt to: it takes a literal's own type there
+ * (float32 / int32). False after an error. */
+static bool settle_choices(vfe_ctx *c, vfe_val *a, const vfe_node *an, vfe_val *b, const vfe_node *bn) {
+  if (!vfe_adapts(a) || !vfe_adapts(b))
+    return true;
+  if (a->kind == VFE_V_LITSEL && !(*a = vfe_value_of(vfe_rvalue(c, an, *a))).v)
+    return false;
+  if (b->kind == VFE_V_LITSEL && !(*b = vfe_value_of(vfe_rvalue(c, bn, *b))).v)
+    return false;
+  return true;
 }
 
 /* x ** n for a constant n in 0..16: square and multiply. */
@@ -238,9 +251,11 @@ vfe_val vfe_binop(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, const v
     return (vfe_val){0};
   if (is_lit(&a) && is_lit(&b))
     return fold(c, at, op, a, b);
-  vir_value *x = is_lit(&a) ? NULL : vfe_use(c, an, a);
-  vir_value *y = is_lit(&b) ? NULL : vfe_use(c, bn, b);
-  if ((!is_lit(&a) && !x) || (!is_lit(&b) && !y))
+  if (!settle_choices(c, &a, an, &b, bn))
+    return (vfe_val){0};
+  vir_value *x = vfe_adapts(&a) ? NULL : vfe_use(c, an, a);
+  vir_value *y = vfe_adapts(&b) ? NULL : vfe_use(c, bn, b);
+  if ((!vfe_adapts(&a) && !x) || (!vfe_adapts(&b) && !y))
     return (vfe_val){0};
   vfe_set_loc(c, at);
   if (op == VFE_AST_Pow && x && b.kind == VFE_V_INT && !b.big && b.i >= 0 && b.i <= 16 &&
@@ -378,9 +393,11 @@ vfe_val vfe_compare(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, const
     }
     return (vfe_val){.kind = VFE_V_BOOL, .b = r};
   }
-  vir_value *x = is_lit(&a) ? NULL : vfe_use(c, an, a);
-  vir_value *y = is_lit(&b) ? NULL : vfe_use(c, bn, b);
-  if ((!is_lit(&a) && !x) || (!is_lit(&b) && !y))
+  if (!settle_choices(c, &a, an, &b, bn))
+    return (vfe_val){0};
+  vir_value *x = vfe_adapts(&a) ? NULL : vfe_use(c, an, a);
+  vir_value *y = vfe_adapts(&b) ? NULL : vfe_use(c, bn, b);
+  if ((!vfe_adapts(&a) && !x) || (!vfe_adapts(&b) && !y))
     return (vfe_val){0};
   vfe_set_loc(c, at);
   if (!x)

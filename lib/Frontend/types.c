@@ -378,6 +378,14 @@ vir_value *vfe_coerce(vfe_ctx *c, const vfe_node *at, vfe_val v, vir_type *t, vf
       return NULL;
     }
     return literal_as(c, at, &v, t, what);
+  case VFE_V_LITSEL: {
+    if (!vir_ty_is_scalar(t))
+      break;
+    vir_value *ops[3] = {v.v, literal_as(c, at, &v.elems[0], t, what), NULL};
+    if (!ops[1] || !(ops[2] = literal_as(c, at, &v.elems[1], t, what)))
+      return NULL;
+    return vir_result(vfe_build(c, VIR_OP_SELECT, t, 3, ops));
+  }
   default: break;
   }
   vir_value *x = vfe_use(c, at, v);
@@ -421,6 +429,11 @@ vir_value *vfe_rvalue(vfe_ctx *c, const vfe_node *at, vfe_val v) {
     }
     return vfe_const_float(c, vir_ty_float(c->m, 32), v.f);
   case VFE_V_BOOL: return vfe_const_bool(c, v.b);
+  case VFE_V_LITSEL: {
+    /* a literal's own type: float32 when either is a float, else int32 */
+    vir_type *t = vfe_lit_is_float(&v) ? vir_ty_float(c->m, 32) : vir_ty_int(c->m, 32);
+    return vfe_coerce(c, at, v, t, VFE_WHAT("a conditional expression"));
+  }
   default: return vfe_use(c, at, v);
   }
 }

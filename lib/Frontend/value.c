@@ -135,7 +135,8 @@ vir_value *vfe_use(vfe_ctx *c, const vfe_node *at, vfe_val v) {
   case VFE_V_VAL: return v.v;
   case VFE_V_INT:
   case VFE_V_FLOAT:
-  case VFE_V_BOOL: return vfe_rvalue(c, at, v);
+  case VFE_V_BOOL:
+  case VFE_V_LITSEL: return vfe_rvalue(c, at, v);
   case VFE_V_PLACE: {
     if (v.place.dims_left) {
       vfe_err(c, at, "'%s' has %u dimensions; index both", v.place.sym->name, 2);

@@ -400,3 +400,25 @@ def test_abs_min_max_of_literals_adapt_like_literals():
     k_literal_calls(hv, wv, dispatch=4)
     _same(hv.numpy(), _want(lambda: h * np.float16(2.0) - np.float16(0.25)))  # 60000 -> inf
     _same(wv.numpy(), _want(lambda: w * np.int8(3) + np.int8(-1)))
+
+
+@vp.kernel
+def k_literal_choice(h: vp.Buffer[vp.float16], w: vp.Buffer[vp.int8]):
+    i = vp.global_id()
+    x = h[i]
+    h[i] = x * (2.0 if x < 0.0 else 0.5) - (0.1 if x > 1.0 else -0.1)
+    w[i] = 100 if x > 0.0 else -100
+
+
+def test_conditional_choice_of_literals_adapts():
+    """`o[i] = 5.0 if c else 3.0` with a float16 o, and `x * (2.0 if c
+    else 0.5)` with a float16 x, were compile errors (the choice was an f32
+    select); the choice of two literals now takes the type it meets, each
+    literal rounded once to it (0.1 as float16, not through float32)."""
+    h = np.array([-3.0, 0.25, 2.0, 7.5], np.float16)
+    hv, wv = vp.asarray(h), vp.zeros(4, np.int8)
+    k_literal_choice(hv, wv, dispatch=4)
+    f16 = np.float16
+    want = h * np.where(h < 0, f16(2.0), f16(0.5)) - np.where(h > 1, f16(0.1), f16(-0.1))
+    _same(hv.numpy(), want)
+    _same(wv.numpy(), np.where(h > 0, 100, -100).astype(np.int8))
