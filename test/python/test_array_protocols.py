@@ -235,3 +235,19 @@ def test_truth_value_messages_are_numpys():
     with pytest.raises(ValueError, match="empty array is ambiguous"):
         bool(vp.zeros(0))
     assert bool(vp.ones(1)) and not bool(vp.zeros((1, 1)))
+
+
+def test_device_and_to_device():
+    """The array API's x.device (the context, as x.context) and
+    x.to_device(ctx): the array itself on its own context, a copy with the
+    same values, dtype and shape on another; a stream is refused."""
+    x = vp.asarray(A)
+    assert x.device is x.context
+    assert x.to_device(x.device) is x
+    other = vp.Context()
+    y = x.to_device(other)
+    assert y.context is other and y is not x
+    assert y.dtype == x.dtype and y.shape == x.shape
+    np.testing.assert_array_equal(y.numpy(), A)
+    with pytest.raises(ValueError, match="stream"):
+        x.to_device(other, stream=1)

@@ -346,6 +346,24 @@ class ndarray:
         return self._ctx
 
     @property
+    def device(self):
+        """The array API's name for .context: the vp.Context the array lives
+        on."""
+        return self._ctx
+
+    def to_device(self, device, /, *, stream=None):
+        """The array API's to_device: this array on vp.Context `device` (a
+        context, or what vp.Context / context= accept): the array itself when
+        it is there already, else a copy through the host (vp.asarray(x,
+        context=device)). `stream` must be None (each context's queue orders
+        its copies)."""
+        if stream is not None:
+            raise ValueError("vp.ndarray.to_device: stream must be None (each context's queue "
+                             "orders its copies)")
+        ctx = _context.resolve(device)
+        return self if ctx is self._ctx else asarray(self, context=ctx)
+
+    @property
     def buffer(self):
         """The underlying vulpy._vulpy.Buffer."""
         return self._buf
@@ -812,7 +830,7 @@ class ndarray:
                 return _npfunc.ufunc_unhandled(ufunc, method, inputs, kwargs)
             return f(*inputs, out=kwargs.get("out"))
         f = _npfunc.ufunc(ufunc.__name__)
-        if method in ("reduce", "accumulate", "outer", "at") and f is not None and \
+        if method in ("reduce", "accumulate", "reduceat", "outer", "at") and f is not None and \
                 hasattr(f, method):
             out = kwargs.get("out")
             if isinstance(out, tuple):
