@@ -528,3 +528,60 @@ def test_complex_reduction_into_a_real_dtype_names_the_dropped_part(ctx):
             getattr(vp, name)(x, dtype=np.float64)
         np.testing.assert_allclose(getattr(vp, name)(x, dtype=np.complex128).get(),
                                    getattr(np, name)(x.get(), dtype=np.complex128), rtol=1e-6)
+
+
+# --- ufunc.reduceat (session 44): NumPy's segments, dtypes and errors
+
+_REDUCEAT = ["add", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_and",
+             "logical_or", "bitwise_and", "bitwise_or", "bitwise_xor"]
+
+
+@pytest.mark.parametrize("name", _REDUCEAT)
+@given(data=st.data())
+@settings(max_examples=4, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+def test_reduceat_is_numpys(name, data):
+    """vp.<ufunc>.reduceat against numpy's over 2-D arrays, either axis,
+    indices with repeats, decreasing pairs (a lone element), the last
+    segment running to the end, and no indices at all."""
+    dt = data.draw(st.sampled_from(["int8", "int32", "bool"] if name.startswith("bitwise")
+                                   else ["float32", "int8", "bool"]))
+    shape = (3, data.draw(st.integers(1, 9)))
+    axis = data.draw(st.sampled_from([1, -1, 0]))
+    n = shape[axis]
+    idx = data.draw(st.lists(st.integers(0, n - 1), max_size=6))
+    rng = np.random.default_rng(len(idx) + n)
+    h = (rng.standard_normal(shape) * 3).astype(dt) if dt == "float32" else \
+        rng.integers(-3 if dt != "bool" else 0, 4 if dt != "bool" else 2, shape).astype(dt)
+    uf = getattr(vp, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = getattr(np, name).reduceat(h, np.array(idx, np.int64), axis=axis)
+    got = uf.reduceat(vp.asarray(h), idx, axis=axis)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5)
+
+
+def test_reduceat_errors_and_forms():
+    """NumPy's IndexError for an index out of [0, n), NotImplementedError
+    naming the ufunc for one without a device reduce, out=, NumPy in /
+    NumPy out, resident indices."""
+    h = np.arange(10, dtype=np.float32)
+    x = vp.asarray(h)
+    for bad in ([10], [-1], [2, 11]):
+        with pytest.raises(IndexError, match="out-of-bounds in add.reduceat"):
+            vp.add.reduceat(x, bad)
+    with pytest.raises(NotImplementedError, match="subtract.reduceat"):
+        vp.subtract.reduceat(x, [0, 2])
+    out = vp.zeros(3, np.float32)
+    assert vp.add.reduceat(x, [0, 5, 2], out=out) is out
+    np.testing.assert_array_equal(out.numpy(), np.add.reduceat(h, [0, 5, 2]))
+    r = vp.minimum.reduceat(h, np.array([3, 1]))
+    assert isinstance(r, np.ndarray)
+    np.testing.assert_array_equal(r, np.minimum.reduceat(h, [3, 1]))
+    np.testing.assert_array_equal(
+        vp.add.reduceat(x, vp.asarray(np.array([1, 4], np.int32))).numpy(),
+        np.add.reduceat(h, [1, 4]))
+    r = np.add.reduceat(x, [1, 4])  # NumPy's method on a resident array stays resident
+    assert isinstance(r, vp.ndarray)
+    np.testing.assert_array_equal(r.numpy(), np.add.reduceat(h, [1, 4]))

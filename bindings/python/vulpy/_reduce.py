@@ -1022,3 +1022,70 @@ def masked_nan_reduce(kind, a, axis, dtype, out, keepdims, initial, where):
         mask = ok if mask is None else _ufunc.logical_and(ok, mask)
     return _masked_reduce(kind, a, axis, dtype, out, keepdims, initial,
                   True if mask is None else mask)
+
+
+# ufunc.reduceat: the segments grouped by length (the powers of two they
+# fall under), each group one gather into a (segments, longest) block and one
+# reduction along it: at most ~2n elements gathered in all, a few launches a
+# group. A segment shorter than its block repeats its last element (harmless
+# for the idempotent ufuncs) or, for these, is padded with the identity:
+_REDUCEAT_IDENTITY = {"add": 0, "multiply": 1, "bitwise_xor": 0}
+
+
+def reduceat(uf, array, indices, axis=0, dtype=None, out=None):
+    """numpy.<ufunc>.reduceat for the ufuncs whose reduce runs on the device:
+    along `axis`, result[i] = uf.reduce(array[indices[i]:indices[i + 1]])
+    where indices[i] < indices[i + 1], else array[indices[i]]; the last runs
+    to the end. NumPy's dtypes (those of uf.reduce) and errors; sums of
+    floats agree with NumPy's to rounding (another order of additions)."""
+    ops = _array._ops
+    host = not isinstance(array, _array.ndarray)
+    a = ops.asarray(array) if host else array
+    idx = indices.numpy() if isinstance(indices, _array.ndarray) else np.asarray(indices)
+    if idx.ndim != 1:
+        raise ValueError(f"vp.{uf.name}.reduceat: indices must be 1-D, got shape {idx.shape}")
+    if idx.size and idx.dtype.kind not in "iu":
+        raise TypeError(f"Cannot cast array data from {idx.dtype!r} to dtype('int64') according "
+                        f"to the rule 'safe'")
+    if a.ndim == 0:
+        raise TypeError(f"vp.{uf.name}.reduceat: the array must have at least 1 dimension")
+    ax = _errors.axis(axis, a.ndim, f"vp.{uf.name}.reduceat: axis")
+    n = a.shape[ax]
+    starts = idx.astype(np.int64)
+    bad = starts[(starts < 0) | (starts >= n)]
+    if bad.size:
+        raise IndexError(f"index {bad[0]} out-of-bounds in {uf.name}.reduceat [0, {n})")
+    t = ops.moveaxis(a, ax, -1)
+    ends = np.append(starts[1:], n)
+    lens = np.where(ends > starts, ends - starts, 1)
+    klass = np.ceil(np.log2(lens)).astype(np.int64) if lens.size else lens
+    pad = _REDUCEAT_IDENTITY.get(uf.name)
+    parts, order = [], []
+    for k in np.unique(klass):
+        sel = np.flatnonzero(klass == k)
+        width = int(lens[sel].max())
+        j = np.arange(width)
+        g = ops.take(t, starts[sel, None] + np.minimum(j, lens[sel, None] - 1), axis=-1,
+                     mode="clip")
+        if pad is not None and not (lens[sel] == width).all():
+            mask = ops.asarray(j < lens[sel, None], context=a._ctx)
+            g = ops.where(mask, g, g.dtype.type(pad))
+        parts.append(uf.reduce(g, axis=-1, dtype=dtype))
+        order.append(sel)
+    if not parts:  # no indices: an empty axis of reduce's dtype
+        one = ops.take(t, np.zeros((0, 1), np.int64), axis=-1, mode="clip")
+        parts, order = [uf.reduce(one, axis=-1, dtype=dtype)], [starts]
+    r = parts[0] if len(parts) == 1 else ops.concatenate(parts, axis=-1)
+    perm = np.concatenate(order)
+    if (np.diff(perm) < 0).any():
+        inv = np.empty_like(perm)
+        inv[perm] = np.arange(perm.size)
+        r = ops.take(r, inv, axis=-1, mode="clip")
+    r = ops.moveaxis(r, -1, ax)
+    if out is not None:
+        if tuple(out.shape) != tuple(r.shape):
+            raise ValueError(f"vp.{uf.name}.reduceat: out has shape {tuple(out.shape)}, the "
+                             f"result {tuple(r.shape)}")
+        ops.copyto(out, r)
+        return out
+    return r.numpy() if host else r

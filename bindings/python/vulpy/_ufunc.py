@@ -177,6 +177,19 @@ class Ufunc:
                 return r
         return _doubling_scan(self, array, axis, dtype, out)
 
+    def reduceat(self, array, indices, axis=0, dtype=None, out=None):
+        """numpy.<ufunc>.reduceat on the device, for the ufuncs whose reduce
+        runs there (see reduce): along `axis`, the reduction of each segment
+        array[indices[i]:indices[i + 1]] (array[indices[i]] alone where
+        indices[i + 1] <= indices[i]; the last segment runs to the end), in
+        reduce's dtype (`dtype` as reduce's); `out` a resident array of the
+        result's shape. A resident `indices` is read back (the result's
+        shape depends on it)."""
+        if _REDUCE_AS.get(self.name) is None:
+            raise NotImplementedError(f"vp.{self.name}.reduceat is not supported (reduceat is: "
+                                      f"{', '.join(sorted(_REDUCE_AS))})")
+        return _array._ops._reduce.reduceat(self, array, indices, axis, dtype, out)
+
     def at(self, a, indices, b=None):
         """numpy.<ufunc>.at for add, subtract, multiply, maximum, minimum:
         a[indices] op= b in place, unbuffered, a repeated index applied once
