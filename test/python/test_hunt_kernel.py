@@ -6,6 +6,7 @@ shift counts past the width, zero divisors, NaN, halves), and vp.jit on the
 same expressions.
 
 Each test named after a bug fails on the code before its fix."""
+import re
 import warnings
 
 import numpy as np
@@ -422,3 +423,93 @@ def test_conditional_choice_of_literals_adapts():
     want = h * np.where(h < 0, f16(2.0), f16(0.5)) - np.where(h > 1, f16(0.1), f16(-0.1))
     _same(hv.numpy(), want)
     _same(wv.numpy(), np.where(h > 0, 100, -100).astype(np.int8))
+
+
+_ZERO_EXPRS = ["x / 0.0", "x / -0.0", "x * 0.0", "0.0 * x", "x * -0.0", "x + 0.0", "x - -0.0",
+               "0.0 - x", "-0.0 - x", "x + -0.0", "x - 0.0", "0.0 / x", "-0.0 / x", "x % 0.0",
+               "x // 0.0", "x / vp.float32(0)", "x / vp.float32(False)", "x * Z", "-(0.0 - x)"]
+Z = 0.0
+_ZERO_SRC = "\n".join(
+    ["import vulpy as vp", "Z = 0.0", ""] +
+    [line for k, e in enumerate(_ZERO_EXPRS) for line in (
+        "@vp.kernel",
+        f"def z{k}(a: vp.Buffer[vp.float32], o: vp.Buffer[vp.float32], "
+        f"d: vp.Buffer[vp.float64], p: vp.Buffer[vp.float64]):",
+        "    i = vp.global_id()", "    x = a[i]", f"    o[i] = {e}", "    y = d[i]",
+        "    p[i] = " + re.sub(r"\bx\b", "y", e).replace("vp.float32", "vp.float64"), "")])
+
+
+@pytest.fixture(scope="module")
+def zero_kernels(tmp_path_factory):
+    import importlib.util
+    path = tmp_path_factory.mktemp("zero") / "zero_kernels.py"
+    path.write_text(_ZERO_SRC)
+    spec = importlib.util.spec_from_file_location("zero_kernels", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("k", range(len(_ZERO_EXPRS)), ids=_ZERO_EXPRS)
+def test_arithmetic_with_a_constant_zero_is_ieee(zero_kernels, k):
+    """x / 0.0 gave 0 (NumPy: inf, nan, -inf), x * 0.0 gave 0 for inf and
+    NaN, x + 0.0 kept -0.0, 0.0 - x gave -0.0 for +0.0, 0.0 / x gave 0 for 0
+    and NaN, x % 0.0 gave x: llvmpipe's shortcuts for a constant +0.0
+    operand (whatever the float controls say). The GLSL now spells these
+    ops without a zero operand; NumPy's values and zero signs in float32 and
+    float64."""
+    expr = _ZERO_EXPRS[k]
+    h = np.array([5.0, 0.0, -0.0, -7.0, np.inf, -np.inf, np.nan, 1e-40, 3e38], np.float32)
+    for dt, f in ((np.float32, "o"), (np.float64, "p")):
+        x = h.astype(dt)
+        a, o = vp.asarray(h), vp.zeros(len(h), np.float32)
+        d, p = vp.asarray(x if dt == np.float64 else h.astype(np.float64)), vp.zeros(len(h), np.float64)
+        getattr(zero_kernels, f"z{k}")(a, o, d, p, dispatch=len(h))
+        got = (o if f == "o" else p).numpy()
+        with np.errstate(all="ignore"):
+            want = np.asarray(eval(expr, {"x": x, "Z": dt(0.0), "vp": np}), dt)
+        nan = np.isnan(want)
+        assert np.array_equal(np.isnan(got), nan), (expr, dt, got, want)
+        assert np.array_equal(got[~nan], want[~nan]), (expr, dt, got, want)
+        assert np.array_equal(np.signbit(got[~nan]), np.signbit(want[~nan])), (expr, dt, got, want)
+
+
+def test_jit_division_by_a_folded_false():
+    """vp.jit of x / isnan(i) with an integer i (isnan folds to False, the
+    divisor to the constant 0.0) gave 0 on lavapipe; NumPy: inf / nan."""
+    x = vp.asarray(np.array([5, 0, 7], np.uint64))
+    i = vp.asarray(np.array([1, 2, 3], np.int8))
+    got = vp.jit(lambda a, b: vp.divide(a, vp.isnan(b)))(x, i).numpy()
+    with np.errstate(all="ignore"):
+        want = np.divide(x.numpy(), np.isnan(i.numpy()))
+    np.testing.assert_array_equal(got, want)
+
+
+@vp.kernel
+def k_zero_vec(a: vp.Buffer[vp.vec4], o: vp.Buffer[vp.vec4], p: vp.Buffer[vp.vec4],
+               q: vp.Buffer[vp.vec4], r: vp.Buffer[vp.vec4], s: vp.Buffer[vp.vec4]):
+    i = vp.global_id()
+    x = a[i]
+    o[i] = x * 0.0
+    p[i] = x + 0.0
+    q[i] = 0.0 - x
+    r[i] = x / 0.0
+    s[i] = x * -0.0
+
+
+def test_vector_arithmetic_with_a_constant_zero_is_ieee():
+    """The vector forms of the constant-zero operands above (vec4 * 0.0
+    gave all zeros on lavapipe): NumPy's values and zero signs."""
+    h = np.array([[np.inf, -1.0, np.nan, 2.0], [-0.0, 0.0, -np.inf, 1e-40]], np.float32)
+    a = vp.asarray(h)
+    outs = [vp.zeros((2, 4), np.float32) for _ in range(5)]
+    k_zero_vec(a, *outs, dispatch=2)
+    with np.errstate(all="ignore"):
+        wants = [h * np.float32(0.0), h + np.float32(0.0), np.float32(0.0) - h,
+                 h / np.float32(0.0), h * np.float32(-0.0)]
+    for got, want in zip(outs, wants):
+        got = got.numpy()
+        nan = np.isnan(want)
+        assert np.array_equal(np.isnan(got), nan), (got, want)
+        assert np.array_equal(got[~nan], want[~nan]) and \
+            np.array_equal(np.signbit(got[~nan]), np.signbit(want[~nan])), (got, want)

@@ -14,6 +14,8 @@
 
 #include "cfamily.h"
 
+#include <math.h>
+
 
 static bool gpu_c(const cf_printer *p) { return p->dialect != CF_GLSL; }
 
@@ -666,9 +668,185 @@ static int float_fn(cf_printer *p, vp_strbuf *b, const vir_op *op) {
   return call(p, b, spell, op, splat);
 }
 
+/* ------------------------------------------- float arithmetic with a zero
+ *
+ * Mesa's llvmpipe (lavapipe; gallivm's lp_build_mul/add/sub/div) takes
+ * shortcuts when an operand is the constant +0.0 once NIR has folded it,
+ * whatever the float controls and `precise` say: x * 0.0 and x / 0.0 give
+ * 0, x + 0.0 gives x (-0.0 stays), 0.0 - x gives -x, 0.0 / x gives 0; and a
+ * multiply by -0.0 is folded to one by +0.0 first. NumPy's answers differ
+ * for inf, NaN, -0.0 and x / 0.0 (measured on Mesa 22.3.6 with GLSL
+ * kernels; test/python/test_hunt_kernel.py). So a GLSL float op, scalar
+ * or vector, with a constant zero operand (a literal, a splat, a module
+ * constant, a cast of a constant) is spelled without one, as IEEE 754
+ * defines it: selects on x, x * +-inf for x / +-0.0, -0.0 / -x for 0.0 / x,
+ * NaN for x % 0.0. */
+
+/* Whether v is a constant float zero (a scalar, a splat, a module constant,
+ * a cast of a constant bool, integer or float); *neg: it is -0.0. */
+static bool zero_operand(const vir_value *v, bool *neg) {
+  const vir_op *d = v->def;
+  const vir_type *s = vir_ty_scalar_of(v->type);
+  if (!d || s->kind != VIR_TY_FLOAT)
+    return false;
+  if (d->code == VIR_OP_CONST) {
+    *neg = signbit(d->attr.lit.f);
+    return d->attr.lit.f == 0;
+  }
+  if (!vir_ty_is_scalar(v->type))
+    return false;
+  if (d->code == VIR_OP_GCONST && d->attr.sym && d->attr.sym->kind == VIR_SYM_CONST &&
+      !d->attr.npath && d->attr.sym->type == v->type) {
+    *neg = signbit(d->attr.sym->lit.f);
+    return d->attr.sym->lit.f == 0;
+  }
+  if (d->code == VIR_OP_CAST && d->nopnd == 1 && d->opnd[0]->def &&
+      d->opnd[0]->def->code == VIR_OP_CONST && vir_ty_is_scalar(d->opnd[0]->type)) {
+    const vir_type *f = d->opnd[0]->type;
+    vir_literal l = d->opnd[0]->def->attr.lit;
+    *neg = f->kind == VIR_TY_FLOAT && signbit(l.f);
+    return f->kind == VIR_TY_FLOAT ? l.f == 0 : f->kind == VIR_TY_BOOL ? !l.b : l.u == 0;
+  }
+  return false;
+}
+
+/* A constant of float type t (scalar or vector): +-0.0, or the float32
+ * bits given (+-inf, NaN) converted to t. */
+static void zero_lit(cf_printer *p, vp_strbuf *b, const vir_type *t, bool neg) {
+  if (t->kind == VIR_TY_VEC) {
+    cf_type(p, b, t, false);
+    vp_strbuf_putc(b, '(');
+    cf_literal(p, b, t->elem, (vir_literal){.f = neg ? -0.0 : 0.0});
+    vp_strbuf_putc(b, ')');
+    return;
+  }
+  cf_literal(p, b, t, (vir_literal){.f = neg ? -0.0 : 0.0});
+}
+static void bits_lit(cf_printer *p, vp_strbuf *b, const vir_type *t, const char *bits) {
+  bool wrap = t->kind == VIR_TY_VEC || t->bits != 32;
+  if (wrap) {
+    cf_type(p, b, t, false);
+    vp_strbuf_putc(b, '(');
+  }
+  vp_strbuf_printf(b, "uintBitsToFloat(%s)", bits);
+  if (wrap)
+    vp_strbuf_putc(b, ')');
+}
+
+/* The op spelled without its zero operand; false when it has none. */
+static bool zero_arith(cf_printer *p, vp_strbuf *b, const vir_op *op, int *prec) {
+  const vir_type *t = op->val.type;
+  if (p->dialect != CF_GLSL || op->nopnd != 2 || vir_ty_scalar_of(t)->kind != VIR_TY_FLOAT ||
+      (t->kind != VIR_TY_VEC && !vir_ty_is_scalar(t)))
+    return false;
+  bool na = false, nb = false;
+  bool za = zero_operand(op->opnd[0], &na), zb = zero_operand(op->opnd[1], &nb);
+  if (za == zb) /* none, or both (folded long before) */
+    return false;
+  const vir_value *x = za ? op->opnd[1] : op->opnd[0];
+  bool neg = za ? na : nb, vec = t->kind == VIR_TY_VEC;
+  if (x->type != t)
+    return false; /* a scalar x beside a zero vector */
+  switch (op->code) {
+  case VIR_OP_ADD:
+  case VIR_OP_SUB: {
+    if (op->code == VIR_OP_ADD ? neg : (zb && !neg))
+      return false; /* x + -0.0, -0.0 + x, x - 0.0: exact, and llvmpipe keeps them */
+    if (op->code == VIR_OP_SUB && za && neg)
+      return false; /* -0.0 - x: kept */
+    /* x + 0.0 (x - -0.0): x with -0.0 made +0.0; 0.0 - x: -x with the same */
+    bool minus = op->code == VIR_OP_SUB && za;
+    if (vec) {
+      vp_strbuf_append(b, minus ? "mix(-" : "mix(");
+      cf_expr(p, b, x, minus ? CF_PREC_UNARY : CF_PREC_LOWEST);
+      vp_strbuf_append(b, ", ");
+      zero_lit(p, b, t, false);
+      vp_strbuf_append(b, ", equal(");
+      cf_expr(p, b, x, CF_PREC_LOWEST);
+      vp_strbuf_append(b, ", ");
+      zero_lit(p, b, t, false);
+      vp_strbuf_append(b, "))");
+    } else {
+      vp_strbuf_putc(b, '(');
+      cf_expr(p, b, x, CF_PREC_EQ + 1);
+      vp_strbuf_append(b, " == ");
+      zero_lit(p, b, t, false);
+      vp_strbuf_append(b, " ? ");
+      zero_lit(p, b, t, false);
+      vp_strbuf_append(b, minus ? " : -" : " : ");
+      cf_expr(p, b, x, minus ? CF_PREC_UNARY : CF_PREC_TERNARY + 1);
+      vp_strbuf_putc(b, ')');
+    }
+    *prec = CF_PREC_PRIMARY;
+    return true;
+  }
+  case VIR_OP_MUL:
+    /* x * +-0.0: NaN for inf and NaN, else a zero with the sign of x xor c */
+    if (vec) {
+      vp_strbuf_append(b, "mix(mix(");
+      zero_lit(p, b, t, false);
+      vp_strbuf_append(b, ", ");
+      zero_lit(p, b, t, true);
+      vp_strbuf_printf(b, ", %s(floatBitsToInt(vec%u(", neg ? "greaterThanEqual" : "lessThan", t->n);
+      cf_expr(p, b, x, CF_PREC_LOWEST);
+      vp_strbuf_printf(b, ")), ivec%u(0))), ", t->n);
+      bits_lit(p, b, t, "0x7fc00000u");
+      vp_strbuf_append(b, ", not(lessThan(abs(");
+      cf_expr(p, b, x, CF_PREC_LOWEST);
+      vp_strbuf_append(b, "), ");
+      bits_lit(p, b, t, "0x7f800000u");
+      vp_strbuf_append(b, ")))");
+    } else {
+      vp_strbuf_append(b, "((isnan(");
+      cf_expr(p, b, x, CF_PREC_LOWEST);
+      vp_strbuf_append(b, ") || isinf(");
+      cf_expr(p, b, x, CF_PREC_LOWEST);
+      vp_strbuf_append(b, ")) ? ");
+      bits_lit(p, b, t, "0x7fc00000u");
+      vp_strbuf_append(b, " : ((floatBitsToUint(float(");
+      cf_expr(p, b, x, CF_PREC_LOWEST);
+      vp_strbuf_printf(b, ")) >> 31u) %s 0u ? ", neg ? "==" : "!=");
+      zero_lit(p, b, t, true);
+      vp_strbuf_append(b, " : ");
+      zero_lit(p, b, t, false);
+      vp_strbuf_append(b, "))");
+    }
+    *prec = CF_PREC_PRIMARY;
+    return true;
+  case VIR_OP_DIV:
+  case VIR_OP_FLOORDIV:
+    if (zb) { /* x / +-0.0 = x * +-inf (NaN for 0 and NaN), as NumPy's // too */
+      cf_expr(p, b, op->opnd[0], CF_PREC_MUL);
+      vp_strbuf_append(b, " * ");
+      bits_lit(p, b, t, nb ? "0xff800000u" : "0x7f800000u");
+      *prec = CF_PREC_MUL;
+      return true;
+    }
+    if (op->code == VIR_OP_FLOORDIV || na)
+      return false; /* 0.0 // x is a helper's; -0.0 / x is kept */
+    /* 0.0 / x = -0.0 / -x */
+    zero_lit(p, b, t, true);
+    vp_strbuf_append(b, " / -");
+    cf_expr(p, b, x, CF_PREC_UNARY);
+    *prec = CF_PREC_MUL;
+    return true;
+  case VIR_OP_MOD:
+  case VIR_OP_REM:
+    if (!zb)
+      return false;
+    bits_lit(p, b, t, "0x7fc00000u"); /* x % 0.0: NaN */
+    *prec = CF_PREC_PRIMARY;
+    return true;
+  default: return false;
+  }
+}
+
 int cf_op_expr(cf_printer *p, vp_strbuf *b, const vir_op *op) {
   const vir_op_info *info = vir_op_info_of(op->code);
   const vir_type *t = op->val.type;
+  int zprec;
+  if (zero_arith(p, b, op, &zprec))
+    return zprec;
   /* float32 abs, -x, sign, min, max, clamp, floor, ceil, sqrt: the helpers that a
    * device that flushes subnormals cannot flush (docs/math.md) */
   if (cf_is_exact_f32_op(p, op))
