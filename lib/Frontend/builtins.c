@@ -275,10 +275,32 @@ static vfe_val call_math(vfe_ctx *c, const vfe_node *call, const mathfn *m, vfe_
     return vfe_value_of(vfe_build2(c, VIR_OP_DIV, t, l, lb));
   }
   case M_HYPOT: {
-    vir_value *xx = vfe_build2(c, VIR_OP_MUL, t, x[0], x[0]);
-    vir_value *yy = vfe_build2(c, VIR_OP_MUL, t, x[1], x[1]);
-    vir_value *s2 = vfe_build2(c, VIR_OP_ADD, t, xx, yy);
-    return vfe_value_of(vfe_build1(c, VIR_OP_SQRT, t, s2));
+    /* max * sqrt(1 + (min / max)^2), as vp.hypot (lower-ufuncs): the squares
+     * of sqrt(x*x + y*y) overflow past ~1.8e19 (float32) and underflow below
+     * ~1e-19; inf where either is infinite (NaN or not), else NaN where
+     * either is NaN (C's hypot) */
+    vir_value *k[4];
+    const double kv[4] = {0.0, 1.0, NAN, INFINITY};
+    for (int i = 0; i < 4; i++) {
+      k[i] = vfe_const_float(c, (vir_type *)s, kv[i]);
+      if (t->kind == VIR_TY_VEC)
+        k[i] = vfe_splat(c, k[i], t);
+    }
+    vir_value *ax = vfe_build1(c, VIR_OP_ABS, t, x[0]), *ay = vfe_build1(c, VIR_OP_ABS, t, x[1]);
+    vir_value *hi = vfe_build2(c, VIR_OP_MAX, t, ax, ay), *lo = vfe_build2(c, VIR_OP_MIN, t, ax, ay);
+    vir_value *sel[3] = {vfe_build2(c, VIR_OP_EQ, bt, hi, k[0]), k[1], hi};
+    vir_value *q = vfe_build2(c, VIR_OP_DIV, t, lo, vir_result(vfe_build(c, VIR_OP_SELECT, t, 3, sel)));
+    vir_value *r = vfe_build2(c, VIR_OP_MUL, t, hi,
+                              vfe_build1(c, VIR_OP_SQRT, t,
+                                         vfe_build2(c, VIR_OP_ADD, t, k[1], vfe_build2(c, VIR_OP_MUL, t, q, q))));
+    vir_value *nan = vfe_build2(c, VIR_OP_LOR, bt,
+                                vfe_build1(c, VIR_OP_ISNAN, bt, x[0]), vfe_build1(c, VIR_OP_ISNAN, bt, x[1]));
+    vir_value *inf = vfe_build2(c, VIR_OP_LOR, bt,
+                                vfe_build1(c, VIR_OP_ISINF, bt, x[0]), vfe_build1(c, VIR_OP_ISINF, bt, x[1]));
+    vir_value *s1[3] = {nan, k[2], r};
+    r = vir_result(vfe_build(c, VIR_OP_SELECT, t, 3, s1));
+    vir_value *s2[3] = {inf, k[3], r};
+    return vfe_value_of(vir_result(vfe_build(c, VIR_OP_SELECT, t, 3, s2)));
   }
   case M_DEGREES:
   case M_RADIANS: {

@@ -2,7 +2,8 @@
 # literals folds at compile time (math.sqrt(2) * math.pi is one constant),
 # on values it is the VIR op; round(x) is an int rounded half to even
 # (rint, then a cast), round(x, n) a float; math.floor/ceil/trunc are ints;
-# pow(a, b) is a ** b; min/max take any number of arguments up to 8.
+# pow(a, b) is a ** b; min/max take any number of arguments up to 8;
+# math.hypot(x, y) scales by the larger magnitude (no overflow of squares).
 # RUN: %dump-ast %s | vulpy-translate --from=ast --to=vir --no-dispatch-guard - | FileCheck %s
 import math
 import vulpy as vp
@@ -46,8 +47,13 @@ def main(a: vp.Buffer[vp.float32], d: vp.Buffer[vp.float64], k: vp.Buffer[vp.int
 # CHECK: %[[L1:[0-9]+]] = log %x : f32
 # CHECK-NEXT: %[[L2:[0-9]+]] = log {{%[0-9]+}} : f32
 # CHECK-NEXT: div %[[L1]], %[[L2]] : f32
-# CHECK: mul %x, %x : f32
+# hypot: max * sqrt(1 + (min / max)^2), inf and NaN chosen after
+# CHECK: %[[AX:[0-9]+]] = abs %x : f32
+# CHECK: %[[HI:[0-9]+]] = max %[[AX]], {{%[0-9]+}} : f32
+# CHECK: %[[Q:[0-9]+]] = div {{%[0-9]+}}, {{%[0-9]+}} : f32
+# CHECK: mul %[[Q]], %[[Q]] : f32
 # CHECK: sqrt {{%[0-9]+}} : f32
+# CHECK: isinf %x : bool
 # CHECK: exp {{%[0-9]+}} : f64
 # CHECK: rem {{%[0-9]+}}, {{%[0-9]+}} : f64
 # CHECK: const 57.29577951308232 : f64

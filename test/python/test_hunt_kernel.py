@@ -6,6 +6,7 @@ shift counts past the width, zero divisors, NaN, halves), and vp.jit on the
 same expressions.
 
 Each test named after a bug fails on the code before its fix."""
+import math
 import re
 import warnings
 
@@ -427,7 +428,8 @@ def test_conditional_choice_of_literals_adapts():
 
 _ZERO_EXPRS = ["x / 0.0", "x / -0.0", "x * 0.0", "0.0 * x", "x * -0.0", "x + 0.0", "x - -0.0",
                "0.0 - x", "-0.0 - x", "x + -0.0", "x - 0.0", "0.0 / x", "-0.0 / x", "x % 0.0",
-               "x // 0.0", "x / vp.float32(0)", "x / vp.float32(False)", "x * Z", "-(0.0 - x)"]
+               "x // 0.0", "x / vp.float32(0)", "x / vp.float32(False)", "x * Z", "-(0.0 - x)",
+               "0.0 % x", "-0.0 % x", "0.0 // x", "-0.0 // x"]
 Z = 0.0
 _ZERO_SRC = "\n".join(
     ["import vulpy as vp", "Z = 0.0", ""] +
@@ -513,3 +515,31 @@ def test_vector_arithmetic_with_a_constant_zero_is_ieee():
         assert np.array_equal(np.isnan(got), nan), (got, want)
         assert np.array_equal(got[~nan], want[~nan]) and \
             np.array_equal(np.signbit(got[~nan]), np.signbit(want[~nan])), (got, want)
+
+
+
+@vp.kernel
+def k_hypot_fmod(a: vp.Buffer[vp.float32], b: vp.Buffer[vp.float32], h: vp.Buffer[vp.float32],
+                 f: vp.Buffer[vp.float32]):
+    i = vp.global_id()
+    h[i] = math.hypot(a[i], b[i])
+    f[i] = math.fmod(a[i], b[i])
+
+
+def test_math_hypot_and_fmod_edges():
+    """math.hypot in a kernel was sqrt(x*x + y*y): inf for 3e38 and 1.0, 0
+    for 1e-40 and 0 (C's hypot: 3e38, 1e-40), NaN for (inf, NaN) (C: inf);
+    math.fmod's zero results had the sign +0.0 where C's has x's
+    (fmod(-7.0, 1.0) is -0.0)."""
+    x = np.array([3e38, 1e-40, np.inf, np.nan, -7.0, -0.0, 5.0, -2.5, 1e-45], np.float32)
+    y = np.array([1.0, 0.0, np.nan, -np.inf, 1.0, 3e38, -np.inf, 0.5, 1e-45], np.float32)
+    h, f = vp.zeros(len(x), np.float32), vp.zeros(len(x), np.float32)
+    k_hypot_fmod(vp.asarray(x), vp.asarray(y), h, f, dispatch=len(x))
+    with np.errstate(all="ignore"):
+        want_h = np.array([math.hypot(p, q) for p, q in zip(x.tolist(), y.tolist())], np.float32)
+        want_f = np.fmod(x, y)
+    np.testing.assert_allclose(h.numpy(), want_h, rtol=2e-7)
+    got_f = f.numpy()
+    np.testing.assert_array_equal(got_f, want_f)
+    num = ~np.isnan(want_f)  # (a NaN's sign bit is the device's)
+    assert np.array_equal(np.signbit(got_f[num]), np.signbit(want_f[num])), (got_f, want_f)

@@ -822,19 +822,66 @@ static bool zero_arith(cf_printer *p, vp_strbuf *b, const vir_op *op, int *prec)
       *prec = CF_PREC_MUL;
       return true;
     }
-    if (op->code == VIR_OP_FLOORDIV || na)
-      return false; /* 0.0 // x is a helper's; -0.0 / x is kept */
-    /* 0.0 / x = -0.0 / -x */
+    if (op->code == VIR_OP_DIV && na)
+      return false; /* -0.0 / x is kept */
+    /* 0.0 / x = -0.0 / -x; +-0.0 // x is +-0.0 / x (a zero, or NaN for 0 and NaN) */
     zero_lit(p, b, t, true);
-    vp_strbuf_append(b, " / -");
+    vp_strbuf_append(b, na ? " / " : " / -");
     cf_expr(p, b, x, CF_PREC_UNARY);
     *prec = CF_PREC_MUL;
     return true;
   case VIR_OP_MOD:
   case VIR_OP_REM:
-    if (!zb)
-      return false;
-    bits_lit(p, b, t, "0x7fc00000u"); /* x % 0.0: NaN */
+    if (zb) {
+      bits_lit(p, b, t, "0x7fc00000u"); /* x % 0.0: NaN */
+      *prec = CF_PREC_PRIMARY;
+      return true;
+    }
+    /* +-0.0 % x: NaN for x 0 or NaN, else a zero: NumPy's remainder has the
+     * sign of x, C's fmod (REM) the sign of the zero */
+    if (vec) {
+      vp_strbuf_append(b, "mix(");
+      if (op->code == VIR_OP_MOD) {
+        vp_strbuf_append(b, "mix(");
+        zero_lit(p, b, t, false);
+        vp_strbuf_append(b, ", ");
+        zero_lit(p, b, t, true);
+        vp_strbuf_printf(b, ", lessThan(floatBitsToInt(vec%u(", t->n);
+        cf_expr(p, b, x, CF_PREC_LOWEST);
+        vp_strbuf_printf(b, ")), ivec%u(0)))", t->n);
+      } else {
+        zero_lit(p, b, t, neg);
+      }
+      vp_strbuf_append(b, ", ");
+      bits_lit(p, b, t, "0x7fc00000u");
+      vp_strbuf_append(b, ", not(greaterThan(abs(");
+      cf_expr(p, b, x, CF_PREC_LOWEST);
+      vp_strbuf_append(b, "), ");
+      zero_lit(p, b, t, false);
+      vp_strbuf_append(b, ")))");
+    } else {
+      vp_strbuf_append(b, "((isnan(");
+      cf_expr(p, b, x, CF_PREC_LOWEST);
+      vp_strbuf_append(b, ") || ");
+      cf_expr(p, b, x, CF_PREC_EQ + 1);
+      vp_strbuf_append(b, " == ");
+      zero_lit(p, b, t, false);
+      vp_strbuf_append(b, ") ? ");
+      bits_lit(p, b, t, "0x7fc00000u");
+      vp_strbuf_append(b, " : ");
+      if (op->code == VIR_OP_MOD) {
+        vp_strbuf_append(b, "((floatBitsToUint(float(");
+        cf_expr(p, b, x, CF_PREC_LOWEST);
+        vp_strbuf_append(b, ")) >> 31u) != 0u ? ");
+        zero_lit(p, b, t, true);
+        vp_strbuf_append(b, " : ");
+        zero_lit(p, b, t, false);
+        vp_strbuf_putc(b, ')');
+      } else {
+        zero_lit(p, b, t, neg);
+      }
+      vp_strbuf_putc(b, ')');
+    }
     *prec = CF_PREC_PRIMARY;
     return true;
   default: return false;

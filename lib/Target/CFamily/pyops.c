@@ -70,8 +70,8 @@ static const char *signbit_of(cf_printer *p, unsigned bits, const char *x, char 
     snprintf(s, 64, "unpackDouble2x32(%s).y >= 0x80000000u", x);
   else if (bits == 32)
     snprintf(s, 64, "floatBitsToUint(%s) >= 0x80000000u", x);
-  else
-    snprintf(s, 64, "%s < float16_t(0)", x);
+  else /* through float32, which keeps the sign of -0.0 */
+    snprintf(s, 64, "floatBitsToUint(float(%s)) >= 0x80000000u", x);
   return s;
 }
 
@@ -81,7 +81,8 @@ static const char *signbit_of(cf_printer *p, unsigned bits, const char *x, char 
  * exact (s <= x < 2s: Sterbenz), so the remainder is; one step per bit of
  * the quotient's exponent (at most ~280 for float32, ~2100 for float64),
  * bounded so that a device flushing subnormals cannot loop forever. */
-static void rem_long(vp_strbuf *b, const char *T, unsigned bits) {
+static void rem_long(cf_printer *p, vp_strbuf *b, const char *T, unsigned bits) {
+  char sa[64];
   unsigned cap = bits == 64 ? 2200u : bits == 32 ? 300u : 48u;
   vp_strbuf_printf(b,
                    "%s vp_rem_long(%s a, %s b) {\n"
@@ -92,9 +93,9 @@ static void rem_long(vp_strbuf *b, const char *T, unsigned bits) {
                    "    if (x >= s) x -= s;\n"
                    "    s *= %s(0.5);\n"
                    "  }\n"
-                   "  return a < %s(0) ? -x : x;\n"
+                   "  return (%s) ? -x : x;\n"
                    "}\n",
-                   T, T, T, T, T, cap, T, T, cap + 1, T, T);
+                   T, T, T, T, T, cap, T, T, cap + 1, T, signbit_of(p, bits, "a", sa));
 }
 
 static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
@@ -174,7 +175,7 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
     else if (is_float) {
       /* 2^(max exponent - 13): q b and the 2^27 (2^13) split stay finite */
       const char *big = bits == 64 ? "1e299lf" : bits == 32 ? "1e34" : "512.0";
-      rem_long(b, T, bits);
+      rem_long(p, b, T, bits);
       vp_strbuf_printf(b,
                        "// C's fmod(a, b), exact: a Dekker product while |a / b| < 2^%u and the\n"
                        "// split of a and b cannot overflow, else vp_rem_long (b infinite, b tiny,\n"
@@ -195,13 +196,17 @@ static void body(cf_printer *p, vp_strbuf *b, cf_pyop k, int slot) {
                        "  precise %s r = (a - p) - e;\n"
                        "  // a / b may have rounded to the next integer: step back by |b|\n"
                        "  if (r != %s(0) && ((r < %s(0)) != (a < %s(0)))) r += a < %s(0) ? -abs(b) : abs(b);\n"
-                       "  else if (abs(r) >= abs(b)) r -= a < %s(0) ? -abs(b) : abs(b);\n"
-                       "  return r;\n"
-                       "}\n",
+                       "  else if (abs(r) >= abs(b)) r -= a < %s(0) ? -abs(b) : abs(b);\n",
                        bits == 64 ? 53u : bits == 32 ? 24u : 11u, T, T, T, T, bits == 64 ? "vp_trunc" : "trunc", T,
                        bits == 64 ? "9007199254740992" : bits == 32 ? "16777216" : "2048", T, big, T, big, T, T, T,
                        bits == 64 ? "134217729" : bits == 32 ? "4097" : "65", T,
                        bits == 64 ? "134217729" : bits == 32 ? "4097" : "65", T, T, T, T, T, T, T, T, T, T);
+      /* a zero remainder has the sign of a, as C's fmod (a - q b gave +0.0) */
+      vp_strbuf_printf(b,
+                       "  if (r == %s(0)) return (%s) ? -%s(0) : %s(0);\n"
+                       "  return r;\n"
+                       "}\n",
+                       T, signbit_of(p, bits, "a", sa), T, T);
     } else
       vp_strbuf_printf(b,
                        "// C's a %% b for signed a, b (GLSL's %% is undefined for negatives).\n"
