@@ -352,16 +352,14 @@ class ndarray:
         return self._ctx
 
     def to_device(self, device, /, *, stream=None):
-        """The array API's to_device: this array on vp.Context `device` (a
-        context, or what vp.Context / context= accept): the array itself when
-        it is there already, else a copy through the host (vp.asarray(x,
-        context=device)). `stream` must be None (each context's queue orders
-        its copies)."""
+        """The array API's to_device: x.to(device), this array on vp.Context
+        `device` (a context, or what context= accepts): the array itself
+        when it is there already, else a copy through host memory. `stream`
+        must be None (each context's queue orders its copies)."""
         if stream is not None:
             raise ValueError("vp.ndarray.to_device: stream must be None (each context's queue "
                              "orders its copies)")
-        ctx = _context.resolve(device)
-        return self if ctx is self._ctx else asarray(self, context=ctx)
+        return self.to(device)
 
     @property
     def buffer(self):
