@@ -283,7 +283,7 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
   if (nk)
     return vfe_err(c, call, "%s() takes no keyword arguments", bi->name);
   if (bi->kind == VFE_B_TYPE) {
-    return vfe_construct(c, call, vfe_builtin_type(c, bi), args, n);
+    return vfe_construct(c, call, vfe_builtin_type(c, bi), args, n, bi->python);
   }
   if (bi->kind != VFE_B_FUNC)
     return vfe_err(c, call, "vp.%s is used as vp.%s[...], not called", bi->name, bi->name);

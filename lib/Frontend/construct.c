@@ -30,13 +30,36 @@ static vfe_val cast_literal(vfe_ctx *c, const vfe_node *at, vfe_val v, vir_type 
   return v;
 }
 
-static vfe_val cast_scalar(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_node **args, uint32_t n) {
+/* Python's int(lit) / float(lit): the literal converted, still a literal
+ * (int truncated toward zero, a bool 0 / 1, an int made a float). */
+static vfe_val python_literal(vfe_ctx *c, const vfe_node *at, vfe_val v, vir_type *t) {
+  if ((v = cast_literal(c, at, v, t)).kind == VFE_V_ERR)
+    return v;
+  if (t->kind == VIR_TY_FLOAT && v.kind == VFE_V_INT)
+    return (vfe_val){.kind = VFE_V_FLOAT, .f = v.big ? (double)v.u : (double)v.i};
+  v.gsym = NULL;
+  return v;
+}
+
+static vfe_val cast_scalar(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_node **args, uint32_t n,
+                           bool python) {
   if (n == 0) /* int() is 0, as in Python */
-    return vfe_value_of(t->kind == VIR_TY_FLOAT ? vfe_const_float(c, t, 0) : vfe_const_int(c, t, 0));
+    return python ? (vfe_val){.kind = t->kind == VIR_TY_FLOAT ? VFE_V_FLOAT : VFE_V_INT}
+                  : vfe_value_of(t->kind == VIR_TY_FLOAT ? vfe_const_float(c, t, 0) : vfe_const_int(c, t, 0));
   if (!vfe_arity(c, call, vfe_vpname(c, t), n, 0, 1))
     return (vfe_val){0};
   vfe_val v = vfe_expr(c, args[0]);
   vfe_set_loc(c, call);
+  if (python && vfe_is_literal(&v)) /* float(2) is the literal 2.0, as in Python */
+    return python_literal(c, args[0], v, t);
+  if (python && v.kind == VFE_V_LITSEL) {
+    vfe_val *lits = vfe_alloc(c, 2 * sizeof *lits);
+    for (int k = 0; k < 2; k++)
+      if ((lits[k] = python_literal(c, args[0], v.elems[k], t)).kind == VFE_V_ERR)
+        return lits[k];
+    v.elems = lits;
+    return v;
+  }
   if (vfe_is_literal(&v)) {
     if ((v = cast_literal(c, args[0], v, t)).kind == VFE_V_ERR)
       return v;
@@ -153,12 +176,13 @@ static vfe_val construct_mat(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_
   return vfe_value_of(vir_result(vfe_build(c, VIR_OP_CONSTRUCT, t, n, ops)));
 }
 
-vfe_val vfe_construct(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_node **args, uint32_t n) {
+vfe_val vfe_construct(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_node **args, uint32_t n,
+                      bool python) {
   if (t->kind == VIR_TY_MAT)
     return construct_mat(c, call, t, args, n);
   if (t->kind == VIR_TY_VEC)
     return construct_vec(c, call, t, args, n);
-  return cast_scalar(c, call, t, args, n);
+  return cast_scalar(c, call, t, args, n, python);
 }
 
 /* Particle(pos=..., mass=...) or Particle(pos, mass): a struct value from

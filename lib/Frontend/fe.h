@@ -537,7 +537,10 @@ bool vfe_module_int(vfe_ctx *c, const vfe_node *e, int64_t *out);
 vfe_val vfe_global_const(vfe_ctx *c, const vfe_node *at, vfe_global *g, const char *name);
 
 /* Casts and constructors: a call of a type built-in (construct.c). */
-vfe_val vfe_construct(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_node **args, uint32_t n);
+/* t(args...); `python`: Python's int / float, whose literal arguments fold to
+ * literals (float(2) is 2.0, untyped), as the vp types' do not. */
+vfe_val vfe_construct(vfe_ctx *c, const vfe_node *call, vir_type *t, vfe_node **args, uint32_t n,
+                      bool python);
 /* Checks the helpers the kernel never called (func.c). */
 void vfe_check_unused_helpers(vfe_ctx *c, const vfe_node *kdef);
 /* A struct value from a call of its class: Particle(pos=..., mass=...). */

@@ -1,4 +1,4 @@
-# abs(), min() and max() of number literals fold to a literal with Python's
+# abs(), min(), max(), int() and float() of number literals fold to a literal with Python's
 # value (min/max keep the operand they return: max(3, 2.5) is the int 3),
 # so the result adapts to its partner like any literal (docs/language.md,
 # "Typing rules", 7): h[i] * max(1.5, 2.0) with a float16 h is an f16
@@ -13,7 +13,8 @@ def main(h: vp.Buffer[vp.float16], u: vp.Buffer[vp.uint64], w: vp.Buffer[vp.int8
     c = u[i] + min(7, 18446744073709551615)
     d = w[i] * max(3, 2.5)
     e = u[i] | abs(-9223372036854775808)
-    h[i] = a + b
+    f = h[i] * float(2) + vp.float16(int(2.7))
+    h[i] = a + b + f
     u[i] = c + e
     w[i] = d
 
@@ -27,3 +28,6 @@ def main(h: vp.Buffer[vp.float16], u: vp.Buffer[vp.uint64], w: vp.Buffer[vp.int8
 # CHECK-NEXT: %d = mul %{{[0-9]+}}, %[[THREE]] : i8
 # CHECK: %[[TOP:[0-9]+]] = const 9223372036854775808 : u64
 # CHECK-NEXT: %e = or %{{[0-9]+}}, %[[TOP]] : u64
+# Python's float(2) and int(2.7) are literals too (vp.float32(2) is typed):
+# CHECK: %[[F2:[0-9]+]] = const 2.0 : f16
+# CHECK-NEXT: mul %{{[0-9]+}}, %[[F2]] : f16
