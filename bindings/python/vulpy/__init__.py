@@ -166,3 +166,14 @@ from ._statfuncs import corrcoef, cov, kron, polyfit, polyval, trapezoid  # noqa
 # functions and i0 (_numpyfuncs.py)
 from ._numpyfuncs import (apply_along_axis, apply_over_axes, bartlett, blackman,  # noqa: E402,F401
                           block, choose, hamming, hanning, i0, kaiser, piecewise, sort_complex)
+# --- NumPy's constants, scalar types and dtype functions, CuPy's asnumpy /
+# get_array_module, small helpers with resident results (_npnames.py)
+from ._npnames import (asnumpy, ascontiguousarray, byte, can_cast, cdouble,  # noqa: E402,F401
+                       common_type, complex64, complex128, complexfloating, copy, csingle,
+                       diag_indices, double, dtype, e, euler_gamma, finfo, floating, frombuffer,
+                       fromfunction, generic, get_array_module, half, iinfo, index_exp, inexact,
+                       inf, int_, intc, integer, intp, isdtype, isscalar, issubdtype, load,
+                       longlong, mgrid, min_scalar_type, mintypecode, nan, ndim, newaxis, number,
+                       ogrid, pi, promote_types, result_type, s_, save, shape, short, signedinteger,
+                       single, size, tril_indices, triu_indices, typename, ubyte, uintc, uintp,
+                       ulonglong, unsignedinteger, ushort)

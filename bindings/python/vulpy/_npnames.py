@@ -1,0 +1,226 @@
+"""The NumPy and CuPy names a user types first that need no kernel: NumPy's
+constants, scalar types and dtype functions (NumPy's own objects, so
+`vp.complex64 is np.complex64` and `vp.inf is np.inf`), the dtype
+questions about resident arrays (can_cast, min_scalar_type, common_type:
+answered from the dtype, never a download), CuPy's asnumpy and
+get_array_module, and small creation helpers whose result is resident
+(copy, ascontiguousarray, the tril / triu / diag index tuples, mgrid /
+ogrid, fromfunction, frombuffer, save / load). docs/python-api.md, "NumPy
+names", lists them."""
+import numpy as np
+
+from . import _array
+
+_nd = _array.ndarray
+
+# --- NumPy's own objects (numbers, scalar types, dtype functions)
+pi, e, euler_gamma, inf, nan, newaxis = np.pi, np.e, np.euler_gamma, np.inf, np.nan, np.newaxis
+complex64, complex128, csingle, cdouble = np.complex64, np.complex128, np.csingle, np.cdouble
+intp, uintp, int_, half, single, double = np.intp, np.uintp, np.int_, np.half, np.single, np.double
+byte, ubyte, short, ushort, intc, uintc = np.byte, np.ubyte, np.short, np.ushort, np.intc, np.uintc
+longlong, ulonglong = np.longlong, np.ulonglong
+generic, number, integer, signedinteger, unsignedinteger = (
+    np.generic, np.number, np.integer, np.signedinteger, np.unsignedinteger)
+inexact, floating, complexfloating = np.inexact, np.floating, np.complexfloating
+dtype, finfo, iinfo, promote_types, issubdtype, isdtype = (
+    np.dtype, np.finfo, np.iinfo, np.promote_types, np.issubdtype, np.isdtype)
+typename, mintypecode, s_, index_exp = np.typename, np.mintypecode, np.s_, np.index_exp
+
+
+def _dtype_of(x):
+    """A resident array as an empty NumPy array of its dtype (what NumPy's
+    dtype functions need); anything else as it is."""
+    return np.empty(0, x.dtype) if isinstance(x, _nd) else x
+
+
+def result_type(*arrays_and_dtypes):
+    """numpy.result_type: the dtype NumPy's promotion gives
+    `arrays_and_dtypes` (resident arrays by their dtype)."""
+    return np.result_type(*(x.dtype if isinstance(x, _nd) else x for x in arrays_and_dtypes))
+
+
+def can_cast(from_, to, casting="safe"):
+    """numpy.can_cast: whether `from_` (a dtype, or a resident or NumPy
+    array by its dtype) casts to `to` under `casting`."""
+    return np.can_cast(from_.dtype if isinstance(from_, _nd) else from_, to, casting)
+
+
+def min_scalar_type(a):
+    """numpy.min_scalar_type: for an array `a` its dtype (NumPy's rule for
+    anything but a scalar); for a scalar the smallest dtype holding it."""
+    return a.dtype if isinstance(a, _nd) else np.min_scalar_type(a)
+
+
+def common_type(*arrays):
+    """numpy.common_type: the inexact scalar type of `arrays` (resident or
+    NumPy, by their dtypes)."""
+    return np.common_type(*(_dtype_of(a) for a in arrays))
+
+
+def ndim(a):
+    """numpy.ndim: the number of dimensions of `a` (a.ndim for arrays)."""
+    return a.ndim if isinstance(a, _nd) else np.ndim(a)
+
+
+def shape(a):
+    """numpy.shape: the shape of `a` as a tuple - a.shape for a resident or
+    NumPy array (no download), NumPy's answer for nested sequences and
+    scalars."""
+    return tuple(a.shape) if isinstance(a, _nd) else np.shape(a)
+
+
+def size(a, axis=None):
+    """numpy.size: the number of elements of `a`, or its length along
+    `axis` when given - from the shape of a resident array (no download),
+    NumPy's answer for anything else."""
+    if not isinstance(a, _nd):
+        return np.size(a, axis)
+    return a.size if axis is None else a.shape[axis]
+
+
+def isscalar(element):
+    """numpy.isscalar: True when `element` is a Python or NumPy scalar; a
+    resident array, 0-d included, is not one (as NumPy's 0-d arrays are
+    not)."""
+    return False if isinstance(element, _nd) else np.isscalar(element)
+
+
+# --- CuPy's
+
+
+def asnumpy(a, stream=None, order="C", out=None, *, blocking=True):
+    """cupy.asnumpy: `a` as a NumPy array - a resident array downloaded (its
+    values, in `order`), anything else np.asarray(a, order=order). `out`: a
+    NumPy array of a's shape to write into (returned). `stream` and
+    `blocking` are CuPy's: a download always waits for the writes before it
+    (None / True are accepted; another stream, or blocking=False, is a
+    ValueError, as VulPy copies synchronously)."""
+    if stream is not None or blocking is not True:
+        raise ValueError("vp.asnumpy: stream= and blocking=False are not supported (a download "
+                         "waits for the array's writes and returns when it is done)")
+    if order not in ("C", "F", "A", "K"):
+        raise ValueError(f"vp.asnumpy: order must be one of 'C', 'F', 'A', 'K', got {order!r}")
+    r = np.asarray(a.numpy() if isinstance(a, _nd) else a, order=order)
+    if out is None:
+        return r
+    if not isinstance(out, np.ndarray) or out.shape != r.shape:
+        raise ValueError(f"vp.asnumpy: out must be a NumPy array of shape {r.shape}")
+    out[...] = r
+    return out
+
+
+def get_array_module(*args):
+    """cupy.get_array_module: the vulpy module when any of `args` is a
+    resident array, else numpy (for code written for both)."""
+    for a in args:
+        if isinstance(a, _nd):
+            return _array._ops
+    return np
+
+
+# --- resident results
+
+
+def copy(a, order="K", subok=False):
+    """numpy.copy: a new array with a's values - resident for a resident
+    `a` (contiguous, C order), a NumPy copy otherwise (convenience mode:
+    NumPy in, NumPy out). `order` 'K', 'C' or 'A' (resident arrays are C
+    ordered); `subok` is NumPy's."""
+    if not isinstance(a, _nd):
+        return np.copy(a, order=order, subok=subok)
+    if order not in ("K", "C", "A"):
+        raise ValueError(f"vp.copy: order={order!r}; resident arrays are C-ordered")
+    return a.copy()
+
+
+def ascontiguousarray(a, dtype=None):
+    """numpy.ascontiguousarray: `a` as a C-contiguous array of `dtype`
+    (default a's): a resident `a` itself when it already is one, else a
+    contiguous copy; a NumPy array stays NumPy's."""
+    if not isinstance(a, _nd):
+        return np.ascontiguousarray(a, dtype=dtype)
+    same = dtype is None or np.dtype(dtype) == a.dtype
+    if same and a.flags.c_contiguous and a.ndim >= 1:
+        return a
+    r = a.astype(dtype) if not same else a.copy()
+    return r.reshape(1) if r.ndim == 0 else r
+
+
+def _resident(arrays, context):
+    return tuple(_array.asarray(x, context=context) for x in arrays)
+
+
+def tril_indices(n, k=0, m=None, *, context=None):
+    """numpy.tril_indices: the (rows, cols) of the lower triangle (with
+    diagonal offset `k`) of an n x m array (`m` default n), as resident
+    int64 arrays on `context` (default: the default context)."""
+    return _resident(np.tril_indices(n, k, m), context)
+
+
+def triu_indices(n, k=0, m=None, *, context=None):
+    """numpy.triu_indices: the (rows, cols) of the upper triangle (diagonal
+    offset `k`) of an n x m array (`m` default n), resident int64 arrays on
+    `context`."""
+    return _resident(np.triu_indices(n, k, m), context)
+
+
+def diag_indices(n, ndim=2, *, context=None):
+    """numpy.diag_indices: `ndim` copies of arange(n), the indices of the
+    main diagonal of an n x ... x n array, resident on `context`."""
+    return _resident(np.diag_indices(n, ndim), context)
+
+
+class _Grid:
+    """numpy.mgrid / ogrid as resident arrays: the same index expressions
+    (g[0:5, 0:3], complex steps for counts), the result on the default
+    context."""
+
+    def __init__(self, grid, name):
+        self._grid, self._name = grid, name
+
+    def __getitem__(self, key):
+        r = self._grid[key]
+        if isinstance(r, np.ndarray):
+            return _array.asarray(r)
+        return type(r)(_array.asarray(x) for x in r)
+
+    def __repr__(self):
+        return f"vp.{self._name}"
+
+
+mgrid = _Grid(np.mgrid, "mgrid")
+ogrid = _Grid(np.ogrid, "ogrid")
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """numpy.fromfunction: function(*indices) over the index arrays of
+    `shape` (resident arrays of `dtype`, vp.indices), keyword arguments
+    `kwargs` passed on: a vp function gives a resident result."""
+    idx = _array._ops.indices(shape, dtype=dtype)
+    return function(*(idx[i] for i in range(len(shape))), **kwargs)
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0, *, context=None):
+    """numpy.frombuffer read into a resident array on `context`: `count`
+    items of `dtype` from `buffer` (any buffer-protocol object) at byte
+    `offset` (the bytes are copied; the array does not alias `buffer`)."""
+    return _array.asarray(np.frombuffer(buffer, dtype, count, offset), context=context)
+
+
+def save(file, arr, allow_pickle=True):
+    """numpy.save of a resident (or NumPy) array `arr` to `file` (a path or
+    a file object): the values are downloaded and written in .npy format
+    (`allow_pickle` as NumPy's)."""
+    np.save(file, arr.numpy() if isinstance(arr, _nd) else arr, allow_pickle=allow_pickle)
+
+
+def load(file, mmap_mode=None, allow_pickle=False, *, context=None):
+    """numpy.load of a .npy `file` into a resident array on `context` (as
+    cupy.load); a .npz archive gives a dict of resident arrays by name.
+    `mmap_mode` and `allow_pickle` are NumPy's (a memory map is read once,
+    into device memory)."""
+    r = np.load(file, mmap_mode=mmap_mode, allow_pickle=allow_pickle)
+    if isinstance(r, np.lib.npyio.NpzFile):
+        with r:
+            return {k: _array.asarray(r[k], context=context) for k in r.files}
+    return _array.asarray(r, context=context)

@@ -1,0 +1,127 @@
+"""The NumPy and CuPy names a user types first that need no kernel
+(vulpy/_npnames.py): NumPy's constants, scalar types and dtype functions as
+NumPy's own objects, dtype questions about resident arrays answered without
+a download, CuPy's asnumpy / get_array_module, and helpers whose results
+are resident. Before, `vp.pi`, `vp.inf`, `vp.newaxis`, `vp.complex64`,
+`vp.asnumpy`, `vp.copy`, ... were AttributeErrors and `np.can_cast(x, ...)`,
+`np.copy(x)`, `np.save(f, x)` of a resident x were refusals."""
+import io
+
+import numpy as np
+import pytest
+
+import vulpy as vp
+from conftest import needs_target
+
+pytestmark = needs_target
+
+H = np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5
+
+NUMPY_OBJECTS = ["pi", "e", "euler_gamma", "inf", "nan", "newaxis", "complex64", "complex128",
+                 "csingle", "cdouble", "intp", "uintp", "int_", "half", "single", "double", "byte",
+                 "ubyte", "short", "ushort", "intc", "uintc", "longlong", "ulonglong", "generic",
+                 "number", "integer", "signedinteger", "unsignedinteger", "inexact", "floating",
+                 "complexfloating", "dtype", "finfo", "iinfo", "promote_types", "issubdtype",
+                 "isdtype", "typename", "mintypecode", "s_", "index_exp"]
+
+
+@pytest.mark.parametrize("name", NUMPY_OBJECTS)
+def test_numpy_objects_are_numpys(name):
+    a, b = getattr(vp, name), getattr(np, name)
+    assert a is b or (isinstance(a, float) and (a == b or (a != a and b != b)))
+
+
+def test_dtype_questions_of_resident_arrays():
+    x = vp.asarray(H)
+    i8 = vp.asarray(np.array([1, 2], np.int8))
+    assert vp.result_type(x, 1) == np.result_type(H, 1)
+    assert vp.result_type(i8, np.float16) == np.result_type(np.int8, np.float16)
+    for f in (vp, np):  # np.<name> on a resident array comes to vp's
+        assert f.can_cast(x, np.float64) and not f.can_cast(x, np.int32)
+        assert f.can_cast(x, np.int32, casting="unsafe")
+        assert f.min_scalar_type(x) == np.float32
+        assert f.common_type(x, i8) is np.common_type(H, np.zeros(1, np.int8))
+        assert f.ndim(x) == 2 and f.shape(x) == (3, 4) and f.size(x) == 12 and f.size(x, 1) == 4
+    assert not vp.isscalar(x) and not vp.isscalar(vp.asarray(np.float32(1))) and vp.isscalar(2.5)
+    assert vp.min_scalar_type(300) == np.min_scalar_type(300)
+
+
+def test_asnumpy_and_get_array_module():
+    x = vp.asarray(H)
+    r = vp.asnumpy(x)
+    assert type(r) is np.ndarray and r.dtype == H.dtype
+    np.testing.assert_array_equal(r, H)
+    out = np.empty_like(H)
+    assert vp.asnumpy(x, out=out) is out
+    np.testing.assert_array_equal(out, H)
+    assert vp.asnumpy([1, 2]).tolist() == [1, 2]
+    assert vp.asnumpy(x, order="F").flags.f_contiguous
+    with pytest.raises(ValueError, match="blocking"):
+        vp.asnumpy(x, blocking=False)
+    with pytest.raises(ValueError, match="shape"):
+        vp.asnumpy(x, out=np.empty(3))
+    assert vp.get_array_module(x, H) is vp and vp.get_array_module(H, 1.0) is np
+    xp = vp.get_array_module(x)
+    np.testing.assert_allclose(xp.sin(x).numpy(), np.sin(H), rtol=1e-6)
+
+
+def test_copy_and_ascontiguousarray():
+    x = vp.asarray(H)
+    for c in (vp.copy(x), np.copy(x)):
+        assert isinstance(c, vp.ndarray) and c._buf is not x._buf
+        np.testing.assert_array_equal(c.numpy(), H)
+    assert type(vp.copy(H)) is np.ndarray  # NumPy in, NumPy out
+    v = x[:, ::2]
+    c = vp.ascontiguousarray(v)
+    assert isinstance(c, vp.ndarray) and c.flags.c_contiguous
+    np.testing.assert_array_equal(c.numpy(), H[:, ::2])
+    # np.ascontiguousarray is a conversion, as np.asarray: NumPy's array
+    assert type(np.ascontiguousarray(v)) is np.ndarray
+    assert vp.ascontiguousarray(x) is x
+    d = vp.ascontiguousarray(x, dtype=np.float64)
+    assert d.dtype == np.float64 and np.array_equal(d.numpy(), H)
+    assert vp.ascontiguousarray(vp.asarray(np.float32(2))).shape == (1,)  # as NumPy's
+
+
+@pytest.mark.parametrize("make", [lambda m: m.tril_indices(4), lambda m: m.tril_indices(3, 1, 5),
+                                  lambda m: m.triu_indices(4, -1), lambda m: m.diag_indices(3, 3)])
+def test_index_tuples_are_resident(make):
+    got, want = make(vp), make(np)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert isinstance(g, vp.ndarray) and g.dtype == w.dtype
+        np.testing.assert_array_equal(g.numpy(), w)
+
+
+def test_grids_fromfunction_frombuffer():
+    g = vp.mgrid[0:3, 1:7:2]
+    assert isinstance(g, vp.ndarray)
+    np.testing.assert_array_equal(g.numpy(), np.mgrid[0:3, 1:7:2])
+    np.testing.assert_allclose(vp.mgrid[0:1:5j].numpy(), np.mgrid[0:1:5j])
+    for g, w in zip(vp.ogrid[0:2, 0:3], np.ogrid[0:2, 0:3]):
+        assert isinstance(g, vp.ndarray)
+        np.testing.assert_array_equal(g.numpy(), w)
+    f = vp.fromfunction(lambda i, j: i * 10 + j, (2, 3), dtype=np.int32)
+    assert isinstance(f, vp.ndarray)
+    np.testing.assert_array_equal(f.numpy(), np.fromfunction(lambda i, j: i * 10 + j, (2, 3),
+                                                             dtype=np.int32))
+    b = np.arange(5, dtype=np.int16).tobytes()
+    r = vp.frombuffer(b, np.int16, count=3, offset=2)
+    np.testing.assert_array_equal(r.numpy(), np.frombuffer(b, np.int16, 3, 2))
+
+
+def test_save_and_load():
+    x = vp.asarray(H)
+    for save in (vp.save, np.save):  # np.save of a resident array comes to vp.save
+        f = io.BytesIO()
+        save(f, x)
+        f.seek(0)
+        r = vp.load(f)
+        assert isinstance(r, vp.ndarray) and r.dtype == H.dtype
+        np.testing.assert_array_equal(r.numpy(), H)
+    f = io.BytesIO()
+    np.savez(f, a=H, b=np.arange(3))
+    f.seek(0)
+    d = vp.load(f)
+    assert set(d) == {"a", "b"} and isinstance(d["a"], vp.ndarray)
+    np.testing.assert_array_equal(d["b"].numpy(), np.arange(3))
