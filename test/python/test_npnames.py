@@ -125,3 +125,43 @@ def test_save_and_load():
     d = vp.load(f)
     assert set(d) == {"a", "b"} and isinstance(d["a"], vp.ndarray)
     np.testing.assert_array_equal(d["b"].numpy(), np.arange(3))
+
+
+def test_numpy2_spellings_and_concatenation_helpers():
+    """NumPy 2's other names (asanyarray, astype, bitwise_not / invert,
+    bitwise_left_shift / right_shift, concat, permute_dims, ufunc) and r_ /
+    c_ (items concatenated; slices as arange / linspace)."""
+    x = vp.asarray(H)
+    i = vp.asarray(np.array([1, -2, 7], np.int8))
+    assert vp.bitwise_not is vp.invert and vp.bitwise_invert is vp.invert
+    np.testing.assert_array_equal(vp.bitwise_left_shift(i, 2).numpy(), np.left_shift(i.numpy(), 2))
+    np.testing.assert_array_equal(vp.concat([x, x], axis=1).numpy(), np.concat([H, H], axis=1))
+    np.testing.assert_array_equal(vp.permute_dims(x, (1, 0)).numpy(), H.T)
+    assert isinstance(vp.sin, vp.ufunc) and isinstance(vp.asanyarray([1.5]), vp.ndarray)
+    for f in (vp, np):  # np.astype of a resident array comes to vp's
+        r = f.astype(x, np.int32)
+        assert isinstance(r, vp.ndarray) and r.dtype == np.int32
+        np.testing.assert_array_equal(r.numpy(), H.astype(np.int32))
+    assert vp.astype(x, np.float32, copy=False) is x and x.astype(np.float32, copy=False) is x
+    assert vp.astype(x, np.float32) is not x
+    a = vp.asarray(np.arange(3.0))
+    np.testing.assert_array_equal(vp.r_[a, 1:4, 7].numpy(), np.r_[np.arange(3.0), 1:4, 7])
+    np.testing.assert_allclose(vp.r_[0:1:5j].numpy(), np.r_[0:1:5j])
+    np.testing.assert_array_equal(vp.c_[a, a].numpy(), np.c_[np.arange(3.0), np.arange(3.0)])
+    with pytest.raises(NotImplementedError, match="string directives"):
+        vp.r_["0,2", a]
+
+
+def test_savez_fromiter_printoptions():
+    x = vp.asarray(H)
+    f = io.BytesIO()
+    vp.savez_compressed(f, x, b=x[0])
+    f.seek(0)
+    with np.load(f) as z:
+        np.testing.assert_array_equal(z["arr_0"], H)
+        np.testing.assert_array_equal(z["b"], H[0])
+    r = vp.fromiter((k * k for k in range(5)), np.int16)
+    assert isinstance(r, vp.ndarray) and r.numpy().tolist() == [0, 1, 4, 9, 16]
+    with vp.printoptions(precision=2):
+        assert "0.33" in str(vp.asarray(np.array([1 / 3])))
+    assert vp.ndindex is np.ndindex and vp.iterable(x)

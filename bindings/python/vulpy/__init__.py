@@ -176,4 +176,13 @@ from ._npnames import (asnumpy, ascontiguousarray, byte, can_cast, cdouble,  # n
                        longlong, mgrid, min_scalar_type, mintypecode, nan, ndim, newaxis, number,
                        ogrid, pi, promote_types, result_type, s_, save, shape, short, signedinteger,
                        single, size, tril_indices, triu_indices, typename, ubyte, uintc, uintp,
-                       ulonglong, unsignedinteger, ushort)
+                       ulonglong, unsignedinteger, ushort, uint, ulong, long, True_, False_,
+                       typecodes, ScalarType, sctypeDict, little_endian, iterable, binary_repr,
+                       base_repr, ndindex, set_printoptions, get_printoptions, printoptions,
+                       astype, r_, c_, fromiter, savez, savez_compressed)
+# NumPy 2's other spellings
+asanyarray = asarray
+bitwise_not = bitwise_invert = invert  # noqa: F821 (a ufunc bound above)
+bitwise_left_shift, bitwise_right_shift = left_shift, right_shift  # noqa: F821
+concat, permute_dims = concatenate, transpose  # noqa: F821
+ufunc = _ufunc.Ufunc

@@ -638,10 +638,14 @@ class ndarray:
             out._buf.copy_from(self._buf, 0, 0, self.nbytes)
         return out
 
-    def astype(self, dtype, memory=None):
-        """A converted copy (on the GPU)."""
+    def astype(self, dtype, memory=None, *, copy=True):
+        """A converted copy (on the GPU) as `dtype`, in `memory` (default:
+        this array's kind); copy=False returns the array itself when dtype
+        and memory are already its own (NumPy's copy=)."""
         dt = check_dtype(dtype)
         if dt == self.dtype:
+            if not copy and memory in (None, self.memory):
+                return self
             return self.copy(memory)
         if dt.kind == "c" or self.dtype.kind == "c":  # issue 19 (_complex.py)
             return _ops._complex.astype(self, dt, memory)

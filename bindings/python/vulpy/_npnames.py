@@ -25,6 +25,13 @@ inexact, floating, complexfloating = np.inexact, np.floating, np.complexfloating
 dtype, finfo, iinfo, promote_types, issubdtype, isdtype = (
     np.dtype, np.finfo, np.iinfo, np.promote_types, np.issubdtype, np.isdtype)
 typename, mintypecode, s_, index_exp = np.typename, np.mintypecode, np.s_, np.index_exp
+uint, ulong, long, True_, False_ = np.uint, np.ulong, np.long, np.True_, np.False_
+typecodes, ScalarType, sctypeDict, little_endian = (
+    np.typecodes, np.ScalarType, np.sctypeDict, np.little_endian)
+iterable, binary_repr, base_repr, ndindex = np.iterable, np.binary_repr, np.base_repr, np.ndindex
+# a resident array prints through NumPy's formatting: its options apply
+set_printoptions, get_printoptions, printoptions = (
+    np.set_printoptions, np.get_printoptions, np.printoptions)
 
 
 def _dtype_of(x):
@@ -207,6 +214,61 @@ def frombuffer(buffer, dtype=float, count=-1, offset=0, *, context=None):
     return _array.asarray(np.frombuffer(buffer, dtype, count, offset), context=context)
 
 
+def astype(x, dtype, /, *, copy=True, device=None):
+    """numpy.astype (NumPy 2, the array API's): `x` converted to `dtype`, as
+    x.astype(dtype, copy=copy); `device` None or x's context (a copy to
+    another context is x.to_device())."""
+    if device is not None and isinstance(x, _nd) and device is not x.context:
+        raise ValueError("vp.astype: device must be None or x's context; use "
+                         "x.to_device(ctx).astype(dtype) to convert on another context")
+    return x.astype(dtype, copy=copy) if isinstance(x, _nd) else np.astype(x, dtype, copy=copy)
+
+
+class _Concat:
+    """numpy.r_ / c_ for resident arrays: r_[a, b, 1:4] concatenates its
+    items along the first axis (c_: the last, each 1-D item made a column),
+    a slice being arange (a complex step: linspace's count), a scalar one
+    element. NumPy's string directives ('r', '0,2', ...) are not taken."""
+
+    def __init__(self, name, columns):
+        self._name, self._columns = name, columns
+
+    def __getitem__(self, key):
+        ops = _array._ops
+        items = key if isinstance(key, tuple) else (key,)
+        if any(isinstance(k, str) for k in items):
+            raise NotImplementedError(f"vp.{self._name}: string directives are not supported; "
+                                      f"use vp.concatenate / vp.stack with axis=")
+        parts = []
+        for k in items:
+            if isinstance(k, slice):
+                k = ops.asarray(np.r_[k])
+            elif not isinstance(k, _nd):
+                k = ops.asarray(np.asarray(k))
+            parts.append(k.reshape(1) if k.ndim == 0 else k)
+        if not self._columns:
+            return ops.concatenate(parts, axis=0)
+        parts = [p.reshape(-1, 1) if p.ndim == 1 else p for p in parts]
+        return ops.concatenate(parts, axis=-1)
+
+    def __len__(self):
+        return 0
+
+    def __repr__(self):
+        return f"vp.{self._name}"
+
+
+r_ = _Concat("r_", False)
+c_ = _Concat("c_", True)
+
+
+def fromiter(iter, dtype, count=-1, *, context=None):
+    """numpy.fromiter read into a resident array on `context`: the values
+    of `iter` (at most `count`, all when -1) as `dtype`, gathered on the host
+    first."""
+    return _array.asarray(np.fromiter(iter, dtype, count), context=context)
+
+
 def save(file, arr, allow_pickle=True):
     """numpy.save of a resident (or NumPy) array `arr` to `file` (a path or
     a file object): the values are downloaded and written in .npy format
@@ -224,3 +286,20 @@ def load(file, mmap_mode=None, allow_pickle=False, *, context=None):
         with r:
             return {k: _array.asarray(r[k], context=context) for k in r.files}
     return _array.asarray(r, context=context)
+
+
+def savez(file, *args, **kwds):
+    """numpy.savez of resident (or NumPy) arrays: positional `args` as
+    arr_0, arr_1, ..., keyword `kwds` by name, downloaded into one .npz
+    `file`."""
+    np.savez(file, *(_host(a) for a in args), **{k: _host(v) for k, v in kwds.items()})
+
+
+def savez_compressed(file, *args, **kwds):
+    """numpy.savez_compressed: savez with the archive's members deflated
+    (`file`, `args`, `kwds` as savez's)."""
+    np.savez_compressed(file, *(_host(a) for a in args), **{k: _host(v) for k, v in kwds.items()})
+
+
+def _host(a):
+    return a.numpy() if isinstance(a, _nd) else a

@@ -109,7 +109,11 @@ class Ufunc:
     NumPy arrays in -> a NumPy array out (the work runs on the default or
     given context); any resident operand -> a resident result. `out=`
     takes a C-contiguous resident array (or a NumPy array in convenience
-    mode); `sync=False` returns a vp.Handle whose wait() gives the result."""
+    mode); `sync=False` returns a vp.Handle whose wait() gives the result.
+
+    Made once per NumPy name by the package (vp.ufunc is this class, for
+    isinstance): Ufunc(name, nin, np_ufunc) with the NumPy ufunc np_ufunc
+    whose dtypes it resolves and nin its number of inputs."""
 
     def __init__(self, name, nin, np_ufunc):
         self.__name__ = self.name = name
