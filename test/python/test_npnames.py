@@ -165,3 +165,20 @@ def test_savez_fromiter_printoptions():
     with vp.printoptions(precision=2):
         assert "0.33" in str(vp.asarray(np.array([1 / 3])))
     assert vp.ndindex is np.ndindex and vp.iterable(x)
+
+
+def test_chkfinite_isfortran_text_and_raw_files(tmp_path):
+    x = vp.asarray(H)
+    assert vp.asarray_chkfinite(x) is x
+    np.testing.assert_array_equal(vp.asarray_chkfinite([1.0, 2.0]).numpy(), [1.0, 2.0])
+    for bad in (np.array([1.0, np.inf]), np.array([np.nan], np.float32)):
+        with pytest.raises(ValueError, match="infs or NaNs"):
+            vp.asarray_chkfinite(vp.asarray(bad))
+    assert not vp.isfortran(x) and vp.isfortran(x.T) == np.isfortran(H.T)
+    vp.savetxt(tmp_path / "a.txt", x, fmt="%.2f")
+    r = vp.loadtxt(tmp_path / "a.txt", dtype=np.float32)
+    assert isinstance(r, vp.ndarray)
+    np.testing.assert_array_equal(r.numpy(), H)
+    H.tofile(tmp_path / "a.bin")
+    r = vp.fromfile(tmp_path / "a.bin", dtype=np.float32, count=5)
+    np.testing.assert_array_equal(r.numpy(), H.ravel()[:5])

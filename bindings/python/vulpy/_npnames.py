@@ -303,3 +303,40 @@ def savez_compressed(file, *args, **kwds):
 
 def _host(a):
     return a.numpy() if isinstance(a, _nd) else a
+
+
+def asarray_chkfinite(a, dtype=None, *, context=None):
+    """numpy.asarray_chkfinite: `a` as a resident array of `dtype` (on
+    `context` for host data), ValueError when it holds an inf or a NaN (one
+    bool read back from the device)."""
+    ops = _array._ops
+    r = ops.asarray(a, dtype, context=context) if not isinstance(a, _nd) or dtype is not None \
+        else a
+    if r.dtype.kind in "fc" and r.size and not bool(ops.all(ops.isfinite(r))):
+        raise ValueError("array must not contain infs or NaNs")
+    return r
+
+
+def isfortran(a):
+    """numpy.isfortran: True when `a` is Fortran-contiguous and not also
+    C-contiguous (a resident array: a transposed view of 2 or more
+    dimensions)."""
+    return bool(a.flags.f_contiguous and not a.flags.c_contiguous)
+
+
+def loadtxt(fname, dtype=float, *args, context=None, **kwargs):
+    """numpy.loadtxt of text file `fname` read on the host (its `dtype` and
+    further `args` / `kwargs` NumPy's), the array uploaded to `context`."""
+    return _array.asarray(np.loadtxt(fname, dtype, *args, **kwargs), context=context)
+
+
+def savetxt(fname, X, *args, **kwargs):
+    """numpy.savetxt of a resident (or NumPy) array `X` to text file `fname`
+    (downloaded first; `args` / `kwargs` NumPy's: fmt, delimiter, ...)."""
+    np.savetxt(fname, _host(X), *args, **kwargs)
+
+
+def fromfile(file, dtype=float, count=-1, sep="", offset=0, *, context=None):
+    """numpy.fromfile read on the host (`file`, `dtype`, `count`, `sep`,
+    `offset` NumPy's), the array uploaded to `context`."""
+    return _array.asarray(np.fromfile(file, dtype, count, sep, offset), context=context)
