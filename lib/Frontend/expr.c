@@ -308,9 +308,10 @@ static vfe_val ifexp(vfe_ctx *c, const vfe_node *e) {
     t = v[0].v->type;
   else if (v[1].kind == VFE_V_VAL)
     t = v[1].v->type;
-  else if (v[0].kind != VFE_V_BOOL && v[1].kind != VFE_V_BOOL) {
+  else if (v[0].kind != VFE_V_BOOL && v[1].kind != VFE_V_BOOL && !v[0].gsym && !v[1].gsym) {
     /* two number literals: a choice that takes its type where it is used,
-     * as they would (h[i] * (2.0 if c else 0.5) with a float16 h is f16) */
+     * as they would (h[i] * (2.0 if c else 0.5) with a float16 h is f16);
+     * module constants keep their declared types (below) */
     vir_op_unlink(iff);
     vfe_val *lits = vfe_alloc(c, 2 * sizeof *lits);
     lits[0] = v[0];

@@ -60,6 +60,8 @@ def test_asnumpy_and_get_array_module():
         vp.asnumpy(x, blocking=False)
     with pytest.raises(ValueError, match="shape"):
         vp.asnumpy(x, out=np.empty(3))
+    with pytest.raises(ValueError, match="read-only"):  # NumPy's, for a broadcast view
+        vp.asnumpy(x, out=np.broadcast_to(np.zeros(4, np.float32), H.shape))
     assert vp.get_array_module(x, H) is vp and vp.get_array_module(H, 1.0) is np
     xp = vp.get_array_module(x)
     np.testing.assert_allclose(xp.sin(x).numpy(), np.sin(H), rtol=1e-6)
@@ -182,3 +184,19 @@ def test_chkfinite_isfortran_text_and_raw_files(tmp_path):
     H.tofile(tmp_path / "a.bin")
     r = vp.fromfile(tmp_path / "a.bin", dtype=np.float32, count=5)
     np.testing.assert_array_equal(r.numpy(), H.ravel()[:5])
+
+
+def test_einsum_path_from_shapes():
+    """vp.einsum_path (and np.einsum_path of resident operands) plans from
+    the shapes alone: NumPy's path and report, usable as vp.einsum's
+    optimize=."""
+    a = np.arange(24.0).reshape(2, 3, 4)
+    b = np.arange(20.0).reshape(4, 5)
+    c = np.arange(10.0).reshape(5, 2)
+    va, vb, vc = vp.asarray(a), vp.asarray(b), vp.asarray(c)
+    want = np.einsum_path("ijk,kl,lm->ijm", a, b, c, optimize="optimal")
+    for f in (vp, np):
+        got = f.einsum_path("ijk,kl,lm->ijm", va, vb, vc, optimize="optimal")
+        assert got[0] == want[0] and got[1] == want[1]
+    r = vp.einsum("ijk,kl,lm->ijm", va, vb, vc, optimize=want[0])
+    np.testing.assert_allclose(r.numpy(), np.einsum("ijk,kl,lm->ijm", a, b, c), rtol=1e-12)

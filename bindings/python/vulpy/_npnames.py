@@ -340,3 +340,13 @@ def fromfile(file, dtype=float, count=-1, sep="", offset=0, *, context=None):
     """numpy.fromfile read on the host (`file`, `dtype`, `count`, `sep`,
     `offset` NumPy's), the array uploaded to `context`."""
     return _array.asarray(np.fromfile(file, dtype, count, sep, offset), context=context)
+
+
+def einsum_path(subscripts, *operands, optimize="greedy"):
+    """numpy.einsum_path for resident operands: the contraction order
+    `optimize` ('greedy', 'optimal' or an explicit path) finds for
+    `subscripts`, and its report - from the operands' shapes and dtypes
+    alone (NumPy plans on zero-stride stand-ins; nothing is downloaded)."""
+    stand = [np.lib.stride_tricks.as_strided(np.zeros(1, o.dtype), o.shape, (0,) * o.ndim)
+             if isinstance(o, _nd) else o for o in operands]
+    return np.einsum_path(subscripts, *stand, optimize=optimize)
