@@ -6,6 +6,7 @@ are resident. Before, `vp.pi`, `vp.inf`, `vp.newaxis`, `vp.complex64`,
 `vp.asnumpy`, `vp.copy`, ... were AttributeErrors and `np.can_cast(x, ...)`,
 `np.copy(x)`, `np.save(f, x)` of a resident x were refusals."""
 import io
+import math
 
 import numpy as np
 import pytest
@@ -200,3 +201,59 @@ def test_einsum_path_from_shapes():
         assert got[0] == want[0] and got[1] == want[1]
     r = vp.einsum("ijk,kl,lm->ijm", va, vb, vc, optimize=want[0])
     np.testing.assert_allclose(r.numpy(), np.einsum("ijk,kl,lm->ijm", a, b, c), rtol=1e-12)
+
+
+# --- vp.vectorize: pyfunc compiled as a kernel-language helper
+
+SCALE = 2.5
+
+
+def _piecewise(x, y):
+    if x > y:
+        return (x - y) * SCALE
+    return math.sin(x) * 0.5
+
+
+def _clamp5(k):
+    return k if k < 5 else 5
+
+
+def test_vectorize_def_lambda_broadcast_and_dtypes():
+    """vp.vectorize (cupy.vectorize's idea: the function compiled, here in
+    the kernel language): NumPy's output dtype and values, broadcasting,
+    module constants, closures, int and bool arguments and results, NumPy in
+    / NumPy out."""
+    h = np.linspace(-2, 2, 9).astype(np.float32)
+    x = vp.asarray(h)
+    r = vp.vectorize(_piecewise)(x, np.float32(0.25))
+    want = np.vectorize(_piecewise)(h, np.float32(0.25))
+    assert isinstance(r, vp.ndarray) and r.dtype == want.dtype  # float64, as NumPy's
+    np.testing.assert_allclose(r.numpy(), want, rtol=1e-6, atol=1e-7)  # computed in float32
+    k = 3.0
+    g = vp.vectorize(lambda a, b: a * b + k)
+    np.testing.assert_allclose(g(x, x.reshape(9, 1)).numpy(), h * h.reshape(9, 1) + 3.0,
+                               rtol=1e-6)
+    r = g(np.arange(3.0), 2.0)
+    assert type(r) is np.ndarray and r.tolist() == [3.0, 5.0, 7.0]
+    i = vp.asarray(np.arange(8, dtype=np.int32))
+    r = vp.vectorize(_clamp5)(i)
+    assert r.dtype == np.int32 and r.numpy().tolist() == [0, 1, 2, 3, 4, 5, 5, 5]
+    b = vp.vectorize(lambda a, m: a if m else -a)(x, x > 0.0)
+    np.testing.assert_array_equal(b.numpy(), np.where(h > 0, h, -h))
+    m = vp.vectorize(lambda a: a > 0.5)(x)
+    assert m.dtype == np.bool_ and np.array_equal(m.numpy(), h > 0.5)
+    r = vp.vectorize(_clamp5, otypes=[np.float32])(i)
+    assert r.dtype == np.float32 and r.numpy().tolist() == [0, 1, 2, 3, 4, 5, 5, 5]
+
+
+def test_vectorize_errors():
+    x = vp.asarray(np.arange(3.0, dtype=np.float32))
+    with pytest.raises(ValueError, match="size 0"):
+        vp.vectorize(_clamp5)(vp.zeros(0))
+    assert vp.vectorize(_clamp5, otypes=[np.int32])(vp.zeros(0, np.int32)).shape == (0,)
+    with pytest.raises(NotImplementedError, match="signature"):
+        vp.vectorize(_clamp5, signature="(n)->()")
+    with pytest.raises(TypeError, match="complex"):
+        vp.vectorize(_clamp5)(vp.asarray(np.ones(2, np.complex64)))
+    with pytest.raises(vp.CompileError):  # a list is not in the kernel language
+        vp.vectorize(lambda a: [a, a][0])(x)

@@ -180,7 +180,7 @@ from ._npnames import (asnumpy, ascontiguousarray, byte, can_cast, cdouble,  # n
                        typecodes, ScalarType, sctypeDict, little_endian, iterable, binary_repr,
                        base_repr, ndindex, set_printoptions, get_printoptions, printoptions,
                        astype, r_, c_, fromiter, savez, savez_compressed, asarray_chkfinite,
-                       isfortran, loadtxt, savetxt, fromfile, einsum_path)
+                       isfortran, loadtxt, savetxt, fromfile, einsum_path, vectorize)
 # NumPy 2's other spellings
 asanyarray = asarray
 bitwise_not = bitwise_invert = invert  # noqa: F821 (a ufunc bound above)

@@ -350,3 +350,146 @@ def einsum_path(subscripts, *operands, optimize="greedy"):
     stand = [np.lib.stride_tricks.as_strided(np.zeros(1, o.dtype), o.shape, (0,) * o.ndim)
              if isinstance(o, _nd) else o for o in operands]
     return np.einsum_path(subscripts, *stand, optimize=optimize)
+
+
+class vectorize:  # noqa: N801 (NumPy's and CuPy's name)
+    """cupy.vectorize / numpy.vectorize on the device: vectorize(pyfunc)
+    makes a function that applies `pyfunc` elementwise to its (broadcast)
+    arguments in one kernel. Like CuPy's, `pyfunc` is compiled, not run by
+    Python: it is written in VulPy's kernel language (docs/language.md:
+    arithmetic, comparisons, `if`/`else`, `a if c else b`, math.*, vp.*
+    built-ins, module-level numbers, other def functions it calls), a def
+    function or a lambda, taking scalars and returning one. The output dtype
+    is `otypes[0]` or, as NumPy's vectorize finds it, the dtype of pyfunc's
+    result on the first elements (called once on the host); the kernel
+    computes in the kernel language's types (a float32 input stays float32
+    inside) and converts to it. Resident arguments give a resident result;
+    NumPy arrays and scalars only, a NumPy result. `doc` sets the
+    docstring; `excluded`, `cache` and `signature` are NumPy's and not
+    supported (`cache` is accepted: kernels are always cached per dtypes).
+    A kernel the compiler refuses is a vp.CompileError naming the line of
+    pyfunc."""
+
+    def __init__(self, pyfunc, otypes=None, doc=None, excluded=None, cache=False, signature=None):
+        if excluded or signature is not None:
+            raise NotImplementedError("vp.vectorize: excluded= and signature= are not supported")
+        if not callable(pyfunc):
+            raise TypeError(f"vp.vectorize: pyfunc must be a function, got {type(pyfunc).__name__}")
+        self.pyfunc = pyfunc
+        self.otypes = None if otypes is None else [np.dtype(t) for t in otypes]
+        self.__doc__ = doc if doc is not None else pyfunc.__doc__
+        self._kernels = {}
+
+    def _kernel(self, dtypes, out_dtype):
+        key = (dtypes, out_dtype)
+        k = self._kernels.get(key)
+        if k is None:
+            k = self._kernels[key] = _vectorized_kernel(self.pyfunc, dtypes, out_dtype)
+        return k
+
+    def __call__(self, *args):
+        ops = _array._ops
+        resident = any(isinstance(a, _nd) for a in args)
+        ctx = _array.common_context("vp.vectorize", args) if resident else None
+        arrays = [a if isinstance(a, _nd) else ops.asarray(np.asarray(a), context=ctx)
+                  for a in args]
+        if not arrays:
+            raise TypeError("vp.vectorize: the function needs at least one argument")
+        for a in arrays:
+            if a.dtype.kind == "c":
+                raise TypeError("vp.vectorize: complex arguments are not supported (the kernel "
+                                "language has no complex type)")
+        shape = np.broadcast_shapes(*(tuple(a.shape) for a in arrays))
+        n = int(np.prod(shape))
+        if self.otypes:
+            out_dtype = self.otypes[0]
+        elif n == 0:
+            raise ValueError("cannot call `vectorize` on size 0 inputs unless `otypes` is set")
+        else:  # NumPy's rule: the result of pyfunc on the first elements
+            first = [a.reshape(-1)[:1].numpy()[0] for a in arrays]
+            out_dtype = np.asarray(self.pyfunc(*first)).dtype
+            if out_dtype.kind not in "biuf":
+                raise TypeError(f"vp.vectorize: pyfunc returned {out_dtype}; the device "
+                                f"computes numbers and bools (give otypes=)")
+        flat, dtypes = [], []
+        for a in arrays:
+            dtypes.append(a.dtype)
+            if a.dtype == np.bool_:  # (a kernel's bool buffer is 32-bit words: uint32)
+                a = a.astype(np.uint32)
+            if tuple(a.shape) != shape or not a.flags.c_contiguous:
+                a = ops.ascontiguousarray(ops.broadcast_to(a, shape))
+            flat.append(a.reshape(-1) if a.ndim != 1 else a)
+        out_dtype = np.dtype(out_dtype)
+        stored = np.dtype(np.uint32) if out_dtype == np.bool_ else out_dtype
+        out = ops.empty(shape, stored, context=flat[0].context)
+        if n:
+            k = self._kernel(tuple(dtypes), out_dtype)
+            k(*flat, out.reshape(-1), n=n, dispatch=n)
+        if stored != out_dtype:
+            out = out.astype(out_dtype)
+        return out if resident else out.numpy()
+
+
+_VECTORIZED = 0
+
+
+def _vectorized_kernel(pyfunc, dtypes, out_dtype):
+    """The @vp.kernel that stores pyfunc(a0[i], ...) into o[i]: its source
+    registered in linecache (so the frontend reads it as a file's), pyfunc a
+    helper of it (a lambda written out as a def first)."""
+    import ast
+    import inspect
+    import linecache
+    import textwrap
+    global _VECTORIZED
+    _VECTORIZED += 1
+    name = pyfunc.__name__
+    ns = {"vp": _array._ops}
+    lines = ["import math", "import vulpy as vp", ""]
+    helpers = []
+    if name == "<lambda>":
+        # the lambda's text, made a def in the generated file; the names it
+        # reads come along into the generated module's namespace
+        try:
+            src = textwrap.dedent("".join(inspect.getsourcelines(pyfunc)[0]))
+        except (OSError, TypeError):
+            raise TypeError("vp.vectorize: the lambda's source is not available (a def "
+                            "function in a file works)") from None
+        try:
+            tree = ast.parse(src)
+        except SyntaxError:
+            tree = ast.parse("(" + src.strip().rstrip(",") + ")") if src else None
+        argnames = list(pyfunc.__code__.co_varnames[:pyfunc.__code__.co_argcount])
+        found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and
+                 [a.arg for a in n.args.args] == argnames] if tree else []
+        if len(found) != 1:
+            raise TypeError("vp.vectorize: cannot tell this lambda from the others on its "
+                            "line; write it as a def function")
+        name = f"_vp_lambda_{_VECTORIZED}"
+        lines += [f"def {name}({', '.join(argnames)}):",
+                  f"    return {ast.unparse(found[0].body)}", ""]
+        code = pyfunc.__code__
+        for n in code.co_names:
+            if n in pyfunc.__globals__:
+                ns[n] = pyfunc.__globals__[n]
+        for n, cell in zip(code.co_freevars, pyfunc.__closure__ or ()):
+            ns[n] = cell.cell_contents
+    else:
+        ns[name] = pyfunc
+        helpers.append(pyfunc)
+    # bools travel as uint32 words (a kernel has no bool buffer)
+    def buf(d):
+        return "uint32" if np.dtype(d) == np.bool_ else np.dtype(d).name
+    params = [f"a{k}: vp.Buffer[vp.{buf(d)}]" for k, d in enumerate(dtypes)]
+    elems = [f"a{k}[i] != vp.uint32(0)" if np.dtype(d) == np.bool_ else f"a{k}[i]"
+             for k, d in enumerate(dtypes)]
+    odt = buf(out_dtype)
+    lines += [f"def _vp_vectorized({', '.join(params)}, o: vp.Buffer[vp.{odt}], n: vp.uint32):",
+              "    i = vp.global_id()",
+              "    if i < n:",
+              f"        o[i] = vp.{odt}({name}({', '.join(elems)}))", ""]
+    text = "\n".join(lines)
+    filename = f"<vp.vectorize {pyfunc.__qualname__} #{_VECTORIZED}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    exec(compile(text, filename, "exec"), ns)
+    return _array._ops.kernel(ns["_vp_vectorized"], helpers=helpers)
