@@ -257,3 +257,9 @@ def test_vectorize_errors():
         vp.vectorize(_clamp5)(vp.asarray(np.ones(2, np.complex64)))
     with pytest.raises(vp.CompileError):  # a list is not in the kernel language
         vp.vectorize(lambda a: [a, a][0])(x)
+    # two lambdas on one line: the same text is fine, different ones are not
+    r1, r2 = vp.vectorize(lambda a: a + 1.0)(x), vp.vectorize(lambda a: a + 1.0)(x)
+    assert r1.numpy().tolist() == r2.numpy().tolist() == [1.0, 2.0, 3.0]
+    f1, f2 = vp.vectorize(lambda a: a + 1.0), vp.vectorize(lambda a: a - 1.0)
+    with pytest.raises(TypeError, match="def function"):
+        f1(x)

@@ -462,7 +462,7 @@ def _vectorized_kernel(pyfunc, dtypes, out_dtype):
         argnames = list(pyfunc.__code__.co_varnames[:pyfunc.__code__.co_argcount])
         found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and
                  [a.arg for a in n.args.args] == argnames] if tree else []
-        if len(found) != 1:
+        if len({ast.unparse(f.body) for f in found}) != 1:  # (the same text twice is one)
             raise TypeError("vp.vectorize: cannot tell this lambda from the others on its "
                             "line; write it as a def function")
         name = f"_vp_lambda_{_VECTORIZED}"
