@@ -733,6 +733,65 @@ static void bits_lit(cf_printer *p, vp_strbuf *b, const vir_type *t, const char 
     vp_strbuf_putc(b, ')');
 }
 
+/* A zero of t (scalar or vector) with the sign of x, flipped when `flip`. */
+static void signed_zero(cf_printer *p, vp_strbuf *b, const vir_type *t, const vir_value *x, bool flip) {
+  if (t->kind == VIR_TY_VEC) {
+    vp_strbuf_append(b, "mix(");
+    zero_lit(p, b, t, false);
+    vp_strbuf_append(b, ", ");
+    zero_lit(p, b, t, true);
+    vp_strbuf_printf(b, ", %s(floatBitsToInt(vec%u(", flip ? "greaterThanEqual" : "lessThan", t->n);
+    cf_expr(p, b, x, CF_PREC_LOWEST);
+    vp_strbuf_printf(b, ")), ivec%u(0)))", t->n);
+    return;
+  }
+  vp_strbuf_append(b, "((floatBitsToUint(float(");
+  cf_expr(p, b, x, CF_PREC_LOWEST);
+  vp_strbuf_printf(b, ")) >> 31u) %s 0u ? ", flip ? "==" : "!=");
+  zero_lit(p, b, t, true);
+  vp_strbuf_append(b, " : ");
+  zero_lit(p, b, t, false);
+  vp_strbuf_putc(b, ')');
+}
+
+/* NaN where x is inf or NaN (`nonfinite`) or where x is 0 or NaN (not
+ * `nonfinite`), else `val` (printed already). */
+static void nan_or(cf_printer *p, vp_strbuf *b, const vir_type *t, const vir_value *x, bool nonfinite,
+                   const vp_strbuf *val) {
+  if (t->kind == VIR_TY_VEC) {
+    vp_strbuf_append(b, "mix(");
+    vp_strbuf_appendn(b, val->data ? val->data : "", val->len);
+    vp_strbuf_append(b, ", ");
+    bits_lit(p, b, t, "0x7fc00000u");
+    vp_strbuf_append(b, nonfinite ? ", not(lessThan(abs(" : ", not(greaterThan(abs(");
+    cf_expr(p, b, x, CF_PREC_LOWEST);
+    vp_strbuf_append(b, "), ");
+    if (nonfinite)
+      bits_lit(p, b, t, "0x7f800000u");
+    else
+      zero_lit(p, b, t, false);
+    vp_strbuf_append(b, ")))");
+    return;
+  }
+  vp_strbuf_append(b, "((isnan(");
+  cf_expr(p, b, x, CF_PREC_LOWEST);
+  if (nonfinite) {
+    vp_strbuf_append(b, ") || isinf(");
+    cf_expr(p, b, x, CF_PREC_LOWEST);
+    vp_strbuf_append(b, ")) ? ");
+  } else {
+    vp_strbuf_append(b, ") || ");
+    cf_expr(p, b, x, CF_PREC_EQ + 1);
+    vp_strbuf_append(b, " == ");
+    zero_lit(p, b, t, false);
+    vp_strbuf_append(b, ") ? ");
+  }
+  bits_lit(p, b, t, "0x7fc00000u");
+  vp_strbuf_append(b, " : ");
+  vp_strbuf_appendn(b, val->data ? val->data : "", val->len);
+  vp_strbuf_putc(b, ')');
+}
+
 /* The op spelled without its zero operand; false when it has none. */
 static bool zero_arith(cf_printer *p, vp_strbuf *b, const vir_op *op, int *prec) {
   const vir_type *t = op->val.type;
@@ -780,39 +839,15 @@ static bool zero_arith(cf_printer *p, vp_strbuf *b, const vir_op *op, int *prec)
     *prec = CF_PREC_PRIMARY;
     return true;
   }
-  case VIR_OP_MUL:
+  case VIR_OP_MUL: {
     /* x * +-0.0: NaN for inf and NaN, else a zero with the sign of x xor c */
-    if (vec) {
-      vp_strbuf_append(b, "mix(mix(");
-      zero_lit(p, b, t, false);
-      vp_strbuf_append(b, ", ");
-      zero_lit(p, b, t, true);
-      vp_strbuf_printf(b, ", %s(floatBitsToInt(vec%u(", neg ? "greaterThanEqual" : "lessThan", t->n);
-      cf_expr(p, b, x, CF_PREC_LOWEST);
-      vp_strbuf_printf(b, ")), ivec%u(0))), ", t->n);
-      bits_lit(p, b, t, "0x7fc00000u");
-      vp_strbuf_append(b, ", not(lessThan(abs(");
-      cf_expr(p, b, x, CF_PREC_LOWEST);
-      vp_strbuf_append(b, "), ");
-      bits_lit(p, b, t, "0x7f800000u");
-      vp_strbuf_append(b, ")))");
-    } else {
-      vp_strbuf_append(b, "((isnan(");
-      cf_expr(p, b, x, CF_PREC_LOWEST);
-      vp_strbuf_append(b, ") || isinf(");
-      cf_expr(p, b, x, CF_PREC_LOWEST);
-      vp_strbuf_append(b, ")) ? ");
-      bits_lit(p, b, t, "0x7fc00000u");
-      vp_strbuf_append(b, " : ((floatBitsToUint(float(");
-      cf_expr(p, b, x, CF_PREC_LOWEST);
-      vp_strbuf_printf(b, ")) >> 31u) %s 0u ? ", neg ? "==" : "!=");
-      zero_lit(p, b, t, true);
-      vp_strbuf_append(b, " : ");
-      zero_lit(p, b, t, false);
-      vp_strbuf_append(b, "))");
-    }
+    vp_strbuf z = {0};
+    signed_zero(p, &z, t, x, neg);
+    nan_or(p, b, t, x, true, &z);
+    vp_strbuf_free(&z);
     *prec = CF_PREC_PRIMARY;
     return true;
+  }
   case VIR_OP_DIV:
   case VIR_OP_FLOORDIV:
     if (zb) { /* x / +-0.0 = x * +-inf (NaN for 0 and NaN), as NumPy's // too */
@@ -831,7 +866,7 @@ static bool zero_arith(cf_printer *p, vp_strbuf *b, const vir_op *op, int *prec)
     *prec = CF_PREC_MUL;
     return true;
   case VIR_OP_MOD:
-  case VIR_OP_REM:
+  case VIR_OP_REM: {
     if (zb) {
       bits_lit(p, b, t, "0x7fc00000u"); /* x % 0.0: NaN */
       *prec = CF_PREC_PRIMARY;
@@ -839,51 +874,16 @@ static bool zero_arith(cf_printer *p, vp_strbuf *b, const vir_op *op, int *prec)
     }
     /* +-0.0 % x: NaN for x 0 or NaN, else a zero: NumPy's remainder has the
      * sign of x, C's fmod (REM) the sign of the zero */
-    if (vec) {
-      vp_strbuf_append(b, "mix(");
-      if (op->code == VIR_OP_MOD) {
-        vp_strbuf_append(b, "mix(");
-        zero_lit(p, b, t, false);
-        vp_strbuf_append(b, ", ");
-        zero_lit(p, b, t, true);
-        vp_strbuf_printf(b, ", lessThan(floatBitsToInt(vec%u(", t->n);
-        cf_expr(p, b, x, CF_PREC_LOWEST);
-        vp_strbuf_printf(b, ")), ivec%u(0)))", t->n);
-      } else {
-        zero_lit(p, b, t, neg);
-      }
-      vp_strbuf_append(b, ", ");
-      bits_lit(p, b, t, "0x7fc00000u");
-      vp_strbuf_append(b, ", not(greaterThan(abs(");
-      cf_expr(p, b, x, CF_PREC_LOWEST);
-      vp_strbuf_append(b, "), ");
-      zero_lit(p, b, t, false);
-      vp_strbuf_append(b, ")))");
-    } else {
-      vp_strbuf_append(b, "((isnan(");
-      cf_expr(p, b, x, CF_PREC_LOWEST);
-      vp_strbuf_append(b, ") || ");
-      cf_expr(p, b, x, CF_PREC_EQ + 1);
-      vp_strbuf_append(b, " == ");
-      zero_lit(p, b, t, false);
-      vp_strbuf_append(b, ") ? ");
-      bits_lit(p, b, t, "0x7fc00000u");
-      vp_strbuf_append(b, " : ");
-      if (op->code == VIR_OP_MOD) {
-        vp_strbuf_append(b, "((floatBitsToUint(float(");
-        cf_expr(p, b, x, CF_PREC_LOWEST);
-        vp_strbuf_append(b, ")) >> 31u) != 0u ? ");
-        zero_lit(p, b, t, true);
-        vp_strbuf_append(b, " : ");
-        zero_lit(p, b, t, false);
-        vp_strbuf_putc(b, ')');
-      } else {
-        zero_lit(p, b, t, neg);
-      }
-      vp_strbuf_putc(b, ')');
-    }
+    vp_strbuf z = {0};
+    if (op->code == VIR_OP_MOD)
+      signed_zero(p, &z, t, x, false);
+    else
+      zero_lit(p, &z, t, neg);
+    nan_or(p, b, t, x, false, &z);
+    vp_strbuf_free(&z);
     *prec = CF_PREC_PRIMARY;
     return true;
+  }
   default: return false;
   }
 }
