@@ -193,15 +193,18 @@ def test_numpy_scalar_argument_is_a_0d_array():
     _same(r[3], np.max(np.sqrt(2.0 * np.asarray(s)), keepdims=True))
 
 
-def test_complex_value_inside_jit_is_a_clear_type_error():
+def test_complex_value_inside_jit():
     """Bug: x * 1j (or a complex argument, a captured complex array) inside
     vp.jit was TypeError: 'NoneType' object is not callable from deep in
-    the complex path; complex operands are eager only (docs), so the error
-    now says that."""
+    the complex path. Complex values now trace (test_jit_complex.py): NumPy's
+    values and dtypes."""
     xv = vp.asarray(V1)
-    for f, args in ((lambda a: a * 1j, ()), (lambda a, c: a + c, (2 + 1j,))):
-        with pytest.raises(TypeError, match="complex values are not traced"):
-            vp.jit(f)(xv, *args)
+    for f, args in ((lambda a: a * 1j, ()), (lambda a, c: a + c, (2 + 1j,)),
+                    (lambda a: a + np.array([1j], np.complex64), ())):
+        got = vp.jit(f)(xv, *args)
+        want = f(V1, *args)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
 
 
 # ---------------------------------------------------------------- in place

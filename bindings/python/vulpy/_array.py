@@ -1668,6 +1668,18 @@ def _fill(arr, value):
         arr._buf.upload(np.full(arr._size, word, arr._sdtype))
 
 
+def _traced_like(a, value, dtype, shape, memory, context, name):
+    """vp.<name>(a, ...) of an array traced by vp.jit: the traced constant
+    (empty_like gives zeros there too); None for any other `a`."""
+    like = getattr(type(a), "_vp_like", None)
+    if like is None:
+        return None
+    if memory is not None or context is not None:
+        raise TypeError(f"vp.{name} inside vp.jit: memory= and context= are the call's "
+                        f"(the result is a value of the traced function)")
+    return like(a, value, dtype, shape)
+
+
 def _like(a, dtype, shape):
     if isinstance(a, ndarray):
         return (a.shape if shape is None else shape, a.dtype if dtype is None else dtype,
@@ -1684,6 +1696,9 @@ def empty_like(a: ArrayLike, dtype: DTypeLike = None, *, shape: Optional[ShapeLi
     resident `a`, its context and memory kind); `a` is a resident or NumPy
     array. dtype=, shape=, memory= and context= override what `a` gives.
     Errors as vp.empty."""
+    traced = _traced_like(a, 0, dtype, shape, memory, context, "empty_like")
+    if traced is not None:
+        return traced
     shp, dt, ctx, mem = _like(a, dtype, shape)
     return empty(shp, dt, memory=memory or mem, context=context or ctx)
 
@@ -1702,6 +1717,9 @@ def ones_like(a: ArrayLike, dtype: DTypeLike = None, *, shape: Optional[ShapeLik
     """vp.ones_like(a, dtype=None, *, shape=None, memory=None, context=None):
     ones with a's shape and dtype (a resident `a` also gives its context
     and memory kind); the keywords override them, as in vp.empty_like."""
+    traced = _traced_like(a, 1, dtype, shape, memory, context, "ones_like")
+    if traced is not None:
+        return traced
     out = empty_like(a, dtype, shape=shape, memory=memory, context=context)
     _fill(out, 1)
     return out
@@ -1714,6 +1732,9 @@ def full_like(a: ArrayLike, fill_value, dtype: DTypeLike = None, *,
     context=None): an array like `a` (shape, dtype; a resident `a`'s context
     and memory kind) with every element `fill_value`; the keywords override
     what `a` gives, as in vp.empty_like."""
+    traced = _traced_like(a, fill_value, dtype, shape, memory, context, "full_like")
+    if traced is not None:
+        return traced
     out = empty_like(a, dtype, shape=shape, memory=memory, context=context)
     _fill(out, fill_value)
     return out

@@ -20,6 +20,7 @@ from . import _array, _arrayops, _context, _graph, _indexing
 
 C64, C128 = np.dtype(np.complex64), np.dtype(np.complex128)
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_BOOL = np.dtype(np.bool_)
 
 # the vp ufuncs that take complex operands (their NumPy names)
 SUPPORTED = ("add", "subtract", "multiply", "divide", "negative", "positive", "conjugate",
@@ -45,7 +46,7 @@ def is_complex(x):
         return x.dtype.kind == "c"
     if t is list or t is tuple:  # z + [1j, 2]
         return np.asarray(x).dtype.kind == "c"
-    return isinstance(x, np.complexfloating)
+    return t is TracedComplex or isinstance(x, np.complexfloating)
 
 
 def involved(args, out):
@@ -107,8 +108,9 @@ def _re_im(x, fdt, ctx):
 
 
 def _resident(x):
-    """x is an array of the device: resident, or traced (the fused path)."""
-    return isinstance(x, (_array.ndarray, _graph.Traced))
+    """x is an array of the device: resident, or traced (the fused path, a
+    function vp.jit traces)."""
+    return isinstance(x, (_array.ndarray, _graph.Traced, TracedComplex))
 
 
 def _ufunc(name):
@@ -187,11 +189,8 @@ def ufunc(uf, args, out, context, sync):
     """The call of vulpy Ufunc `uf` with a complex operand or out=."""
     name = {"true_divide": "divide", "conj": "conjugate"}.get(uf.name, uf.name)
     o = out[0] if type(out) is tuple and len(out) == 1 else out
-    if any(isinstance(a, _graph.Traced) for a in args):  # x * 1j inside vp.jit: eager only
-        dt = next(np.asarray(a).dtype for a in args if not isinstance(a, _graph.Traced) and
-                  is_complex(a))
-        raise TypeError(f"vp.jit: vp.{uf.name} with a {dt.name} operand: complex values are "
-                        f"not traced (complex arrays run eagerly, outside vp.jit)")
+    if any(isinstance(a, (_graph.Traced, TracedComplex)) for a in args):  # inside vp.jit
+        return _traced_ufunc(uf, name, args, out)
     args = tuple(np.asarray(a) if isinstance(a, (list, tuple)) else a for a in args)
     if name not in SUPPORTED:
         dt = next((np.asarray(a).dtype if not _resident(a) else a.dtype) for a in
@@ -264,6 +263,351 @@ def _compute(name, args, res, ctx):
     if name not in _UNFUSED and _fused(name, args, comps, res, fdt):
         return
     _formula(name, args, comps, res, fdt)
+
+
+# ------------------------------------------------------------- inside vp.jit
+# A complex array in a function vp.jit traces is a TracedComplex: its two
+# parts, traced real arrays. Its ufuncs are the formulas above (_formula,
+# what the eager ufuncs run) on the parts, so the function becomes real
+# kernels that fuse like any other; vp.jit reads a complex argument's parts
+# and stores a complex result's parts through the interleaved buffer
+# (vulpy/_jit.py).
+def _tkey(x):
+    """The resolve_dtypes key of a ufunc operand inside vp.jit."""
+    if type(x) is TracedComplex:
+        return x.dtype
+    if hasattr(x, "pyval"):  # a weak Python scalar argument (_jit._WeakScalar)
+        return _BOOL if isinstance(x.pyval, (bool, np.bool_)) else type(x.pyval)
+    if isinstance(x, _graph.Traced):
+        return x.dtype
+    return _key(x)
+
+
+def _tshape(x):
+    return tuple(x.shape) if isinstance(x, (_graph.Traced, TracedComplex)) else \
+        tuple(np.shape(x))
+
+
+def _traced_parts(x, fdt):
+    """(re, im) of operand x inside vp.jit at component dtype fdt: traced
+    arrays, NumPy arrays (constants of the function) or NumPy scalars; im
+    None where it is zero."""
+    if type(x) is TracedComplex:
+        return x._cast(x.re, fdt), x._cast(x.im, fdt)
+    if hasattr(x, "pyval"):  # weak: takes the parts' dtype where it is used
+        return x, None
+    if isinstance(x, _graph.Traced):
+        return (x if x.dtype == fdt else x.astype(fdt)), None
+    if isinstance(x, _array.ndarray):
+        return _re_im(x, fdt, x._ctx)  # (the trace refuses it, naming it)
+    h = np.asarray(x)
+    if h.ndim == 0:
+        v = h.item()
+        return (fdt.type(v.real), fdt.type(v.imag)) if isinstance(v, complex) else \
+            (fdt.type(v), None)
+    if h.dtype.kind == "c":
+        return h.real.astype(fdt), h.imag.astype(fdt)
+    return h.astype(fdt), None
+
+
+def _traced_ufunc(uf, name, args, out):
+    """vp.<uf.name>(*args) with a complex operand inside vp.jit: the
+    formula traced on the parts."""
+    if out is not None:
+        raise TypeError(f"vp.{uf.name}: out= inside vp.jit; return the result instead")
+    if len(args) != uf.nin:
+        raise TypeError(f"vp.{uf.name} takes {uf.nin} input(s), got {len(args)}")
+    anchor = next(a.re if type(a) is TracedComplex else a for a in args
+                  if isinstance(a, (_graph.Traced, TracedComplex)))
+    if type(anchor) is not TracedComplex and not isinstance(anchor, _graph.Traced):
+        anchor = anchor.anchor
+    if name not in SUPPORTED or name == "cast":
+        dt = next(_tkey(a) for a in args if is_complex(a))
+        raise unsupported(f"vp.jit: vp.{uf.name}", dt if isinstance(dt, np.dtype) else C128)
+    keys = tuple(_tkey(a) for a in args)
+    if name == "where":
+        rdt = np.result_type(*(k if isinstance(k, np.dtype) else k(0) for k in keys[1:]))
+    else:
+        try:
+            rdt = uf.np.resolve_dtypes(keys + (None,))[-1]
+        except Exception as e:
+            raise TypeError(f"vp.{uf.name}: no loop for these operands: {e}") from None
+    try:
+        shape = np.broadcast_shapes(*(_tshape(a) for a in args))
+    except ValueError:
+        raise ValueError(f"vp.{uf.name}: operands could not be broadcast together with shapes "
+                         f"{' '.join(str(_tshape(a)) for a in args)}") from None
+    if name == "float_power":
+        cdt = rdt
+    elif len(args) == 2 or name == "where":
+        cdt = np.result_type(np.add.resolve_dtypes((keys[-2], keys[-1], None))[-1], C64)
+    else:
+        cdt = np.result_type(np.negative.resolve_dtypes((keys[0], None))[-1], C64)
+    fdt = float_of(cdt)
+    if name == "where":
+        c, x, y = args
+        if is_complex(c):
+            c = _ufunc("not_equal")(c, 0)
+        (xr, xi), (yr, yi) = _traced_parts(x, fdt), _traced_parts(y, fdt)
+        z = fdt.type(0)
+        w = _ufunc("where")
+        return TracedComplex(w(c, xr, yr), w(c, z if xi is None else xi, z if yi is None else yi),
+                             rdt, shape, anchor)
+    comps = [_traced_parts(a, fdt) for a in args]
+    if rdt.kind == "c":
+        slots = (_Slot(shape), _Slot(shape))
+        _formula(name, args, comps, slots, fdt)
+        return TracedComplex(slots[0].value, slots[1].value, rdt, shape, anchor)
+    slot = _Slot(shape)
+    _formula(name, args, comps, slot, fdt)
+    return _traced_full(slot.value, rdt, shape, anchor)
+
+
+def _traced_full(v, dt, shape, anchor):
+    """v (a traced array, NumPy data or None = 0) as a traced array of
+    dtype dt and this shape."""
+    if not isinstance(v, _graph.Traced):
+        return anchor._vp_like(0 if v is None else v, dt, shape)
+    if v.dtype != dt:
+        v = v.astype(dt)
+    if tuple(v.shape) != tuple(shape):
+        v = _array._ops.broadcast_to(v, shape)
+    return v
+
+
+class TracedComplex:
+    """A complex64 / complex128 array inside a function vp.jit traces: its
+    real and imaginary parts `re` and `im`, each a traced real array that
+    broadcasts to `shape` (or a constant; im None: zero). It takes what a
+    complex vp.ndarray takes inside vp.jit: the ufuncs and operators of
+    the complex support list, .real / .imag / .conj(), indexing, reshape /
+    transpose, astype, sum / mean / cumsum, any / all."""
+
+    __slots__ = ("re", "im", "dtype", "shape", "anchor")
+    _vp_traced = True
+    __hash__ = None
+
+    def __array__(self, dtype=None, copy=None):
+        # (np.asarray of it must not make an object array)
+        raise TypeError("vp.jit: this operation needs the values of a traced complex array "
+                        "(numpy.asarray of it), which do not exist while vp.jit traces the "
+                        "function; it is not supported inside vp.jit (run it outside, on the "
+                        "result)")
+
+    def _vp_like(self, value, dtype, shape):
+        """vp.zeros_like / ones_like / full_like / empty_like of it."""
+        dt = self.dtype if dtype is None else np.dtype(dtype)
+        shape = self.shape if shape is None else shape
+        if dt.kind != "c":
+            return self.anchor._vp_like(value, dt, shape)
+        v = complex(value) if np.ndim(value) == 0 else np.asarray(value, dt)
+        f = float_of(dt)
+        return TracedComplex(self.anchor._vp_like(np.real(v), f, shape),
+                             self.anchor._vp_like(np.imag(v), f, shape), dt,
+                             self.anchor._vp_like(0, f, shape).shape, self.anchor)
+
+    def __init__(self, re, im, dtype, shape, anchor):
+        self.re, self.im, self.dtype = re, im, np.dtype(dtype)
+        self.shape, self.anchor = tuple(shape), anchor  # (anchor: a traced array of the trace)
+
+    @staticmethod
+    def _cast(p, fdt):
+        if p is None:
+            return None
+        if isinstance(p, _graph.Traced):
+            return p if hasattr(p, "pyval") or p.dtype == fdt else p.astype(fdt)
+        return np.asarray(p).astype(fdt)[()] if np.ndim(p) == 0 else np.asarray(p).astype(fdt)
+
+    def part(self, k):
+        """Part k (0: real, 1: imaginary) as a traced array of this
+        array's shape and component dtype."""
+        return _traced_full(self.re if k == 0 else self.im, float_of(self.dtype), self.shape,
+                            self.anchor)
+
+    def _map(self, f):
+        """f applied to both parts (a view-like operation)."""
+        re, im = f(self.part(0)), f(self.part(1))
+        return TracedComplex(re, im, self.dtype, re.shape, self.anchor)
+
+    def __repr__(self):
+        return f"<traced {self.dtype.name} array, shape {self.shape}>"
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def _no_value(self, what):
+        raise TypeError(f"vp.jit: {what} of a traced complex array: its value does not exist "
+                        f"while the function is traced (use vp.where for a choice)")
+
+    def __bool__(self):
+        self._no_value("bool()")
+
+    def __complex__(self):
+        self._no_value("complex()")
+
+    def __float__(self):
+        self._no_value("float()")
+
+    def __iter__(self):
+        self._no_value("iteration")
+
+    def item(self):
+        self._no_value(".item()")
+
+    @property
+    def real(self):
+        return self.part(0)
+
+    @property
+    def imag(self):
+        return self.part(1)
+
+    def conj(self):
+        return ufunc(_Named("conjugate", 1, np.conjugate), (self,), None, None, True)
+
+    conjugate = conj
+
+    def __getitem__(self, key):
+        return self._map(lambda p: p[key])
+
+    def __setitem__(self, key, value):
+        raise TypeError("vp.jit: an assignment into a traced array (x[...] = v); build the "
+                        "result with vp.where, or pass out= to the call")
+
+    def reshape(self, *shape):
+        return self._map(lambda p: p.reshape(*shape))
+
+    def ravel(self):
+        return self._map(lambda p: p.ravel())
+
+    flatten = ravel
+
+    def transpose(self, *axes):
+        return self._map(lambda p: p.transpose(*axes))
+
+    @property
+    def T(self):
+        return self._map(lambda p: p.T)
+
+    def copy(self):
+        return self
+
+    def astype(self, dtype):
+        dt = np.dtype(dtype)
+        if dt == _BOOL:  # NumPy's: nonzero, either part
+            return _ufunc("not_equal")(self, 0)
+        if dt.kind != "c":
+            raise TypeError(f"astype: {self.dtype.name} to {dt.name} would drop the imaginary "
+                            f"part; take .real (or abs()) first")
+        f = float_of(dt)
+        return TracedComplex(self._cast(self.re, f), self._cast(self.im, f), dt, self.shape,
+                             self.anchor)
+
+    def _vp_reduce(self, kind, axis, dtype, keepdims):
+        """vp.<kind>(this, axis, dtype=, keepdims=) (_reduce.reduce's hook)."""
+        if kind in ("any", "all"):
+            return getattr(_array._ops, kind)(_ufunc("not_equal")(self, 0), axis,
+                                              keepdims=keepdims)
+        if kind not in ("sum", "mean", "cumsum"):
+            raise TypeError(f"vp.jit: vp.{kind} of a traced {self.dtype.name} array is not "
+                            f"supported (sum, mean, cumsum, any and all are; run it outside "
+                            f"vp.jit)")
+        z = self if dtype is None else self.astype(dtype)
+        if dtype is not None and np.dtype(dtype).kind != "c":
+            raise TypeError(f"vp.{kind}: dtype={np.dtype(dtype).name} of a {self.dtype.name} "
+                            f"array would drop the imaginary part; take .real first")
+        kw = {} if kind == "cumsum" else {"keepdims": keepdims}
+        re, im = (getattr(_array._ops, kind)(z.part(k), axis, **kw) for k in (0, 1))
+        return TracedComplex(re, im, z.dtype, re.shape, self.anchor)
+
+    def sum(self, axis=None, dtype=None, keepdims=False):
+        return self._vp_reduce("sum", axis, dtype, keepdims)
+
+    def mean(self, axis=None, dtype=None, keepdims=False):
+        return self._vp_reduce("mean", axis, dtype, keepdims)
+
+    def cumsum(self, axis=None, dtype=None):
+        return self._vp_reduce("cumsum", axis, dtype, False)
+
+    def prod(self, axis=None, dtype=None, keepdims=False):
+        return self._vp_reduce("prod", axis, dtype, keepdims)
+
+    def max(self, axis=None, keepdims=False):
+        return self._vp_reduce("max", axis, None, keepdims)
+
+    def min(self, axis=None, keepdims=False):
+        return self._vp_reduce("min", axis, None, keepdims)
+
+    def any(self, axis=None, keepdims=False):
+        return self._vp_reduce("any", axis, None, keepdims)
+
+    def all(self, axis=None, keepdims=False):
+        return self._vp_reduce("all", axis, None, keepdims)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        f = getattr(_array._ops, ufunc.__name__, None)
+        if method != "__call__" or kwargs or not callable(f):
+            raise TypeError(f"vp.jit: numpy.{ufunc.__name__} (method {method!r}) of a traced "
+                            f"complex array is not supported; call vp.{ufunc.__name__}")
+        return f(*inputs)
+
+    def __matmul__(self, other):
+        raise TypeError("vp.jit: matmul (@) of traced complex arrays is not supported inside "
+                        "vp.jit; run it outside (complex matmul runs eagerly on the device)")
+
+    __rmatmul__ = __matmul__
+
+    # NumPy functions of it (vp.reshape(z), ... call them for arrays that are
+    # not resident): the view-like ones of each part (traced), those with a
+    # complex hook here, and a clear TypeError for the rest
+    _VIEWS = ("reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze",
+              "broadcast_to")
+    _HOOKED = ("real", "imag", "conj", "conjugate", "angle", "sum", "mean", "cumsum", "any",
+               "all", "where", "round", "around")
+
+    def __array_function__(self, func, types, args, kwargs):
+        name = func.__name__
+        if name in ("ndim", "shape", "size"):
+            return getattr(self, name)
+        if name in ("iscomplexobj", "isrealobj"):
+            return name == "iscomplexobj"
+        if name in self._VIEWS and args and args[0] is self:
+            return self._map(lambda p: func(p, *args[1:], **kwargs))
+        if name in self._HOOKED:
+            return getattr(_array._ops, name)(*args, **kwargs)
+        raise TypeError(f"vp.jit: {name} of a traced {self.dtype.name} array is not supported "
+                        f"inside vp.jit (complex values there take ufuncs, operators, "
+                        f"indexing, reshape / transpose, astype, sum / mean / cumsum, any / "
+                        f"all, real / imag / conj / angle and round); run it outside vp.jit")
+
+
+def _traced_operators():
+    def binop(name):
+        return (lambda self, other: _ufunc(name)(self, other),
+                lambda self, other: _ufunc(name)(other, self))
+    for op, name in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
+                     ("truediv", "divide"), ("pow", "power")):
+        f, rf = binop(name)
+        setattr(TracedComplex, f"__{op}__", f)
+        setattr(TracedComplex, f"__r{op}__", rf)
+    for op, name in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"),
+                     ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal")):
+        setattr(TracedComplex, f"__{op}__", binop(name)[0])
+    for op, name in (("neg", "negative"), ("pos", "positive"), ("abs", "absolute")):
+        setattr(TracedComplex, f"__{op}__", (lambda n: lambda self: _ufunc(n)(self))(name))
+
+
+_traced_operators()
 
 
 # ------------------------------------------------------------- one kernel
@@ -1199,6 +1543,10 @@ def around(a, decimals=0, out=None):
     """vp.around of complex a: each part rounded (half to even) to
     `decimals`, as np.round does; NumPy in gives NumPy out."""
     rnd = _ufunc("around")
+    if type(a) is TracedComplex:  # inside vp.jit
+        if out is not None:
+            raise TypeError("vp.around: out= inside vp.jit; return the result instead")
+        return a._map(lambda p: rnd(p, decimals))
     host = not _resident(a)
     x = _array.asarray(a) if host else a
     r = _array.empty(x.shape, x.dtype, context=x._ctx)
@@ -1278,6 +1626,8 @@ def astype(a, dt, memory=None):
 def real(x):
     """vp.real(x): the real part; a view of a resident complex array (as
     NumPy's), the array itself for a real one. NumPy in, NumPy out."""
+    if type(x) is TracedComplex:
+        return x.part(0)
     if not _resident(x):
         return np.real(x)
     return parts(x)[0] if x.dtype.kind == "c" else x
@@ -1286,8 +1636,12 @@ def real(x):
 def imag(x):
     """vp.imag(x): the imaginary part; a view of a resident complex array
     (as NumPy's), zeros for a real one. NumPy in, NumPy out."""
+    if type(x) is TracedComplex:
+        return x.part(1)
     if not _resident(x):
         return np.imag(x)
+    if isinstance(x, _graph.Traced):  # a real traced array: zeros like it
+        return _array.zeros_like(x)
     if x.dtype.kind == "c":
         return parts(x)[1]
     # read-only, as NumPy's (a write into it would be lost): zeros seen
@@ -1317,6 +1671,10 @@ conj = conjugate
 def angle(z, deg=False):
     """vp.angle(z, deg=False): the argument of each element, arctan2(imag,
     real), in radians (degrees with deg=True), as numpy.angle."""
+    if type(z) is TracedComplex:
+        from . import _ufunc as u
+        a = u.arctan2(z.part(1), z.part(0))
+        return u.multiply(a, a.dtype.type(180.0 / np.pi)) if deg else a
     if not _resident(z):
         za = np.asarray(z)
         if za.ndim == 0:

@@ -25,8 +25,8 @@ import weakref
 
 import numpy as np
 
-from . import (_array, _arrayops, _context, _engine, _errors, _graph, _indexing, _npfunc,
-               _reduce, _shapeops, _ufunc)
+from . import (_array, _arrayops, _complex, _context, _engine, _errors, _graph, _indexing,
+               _npfunc, _reduce, _shapeops, _ufunc)
 from ._launch import Handle
 
 _BOOL = np.dtype(np.bool_)
@@ -278,7 +278,12 @@ class Tracer(_graph.Traced):
     def numpy(self):
         self._no_value("numpy()")
 
-    __array__ = None  # np.asarray(tracer) must not silently make an object array
+    def __array__(self, dtype=None, copy=None):
+        # (np.asarray(tracer) must not silently make an object array)
+        raise TracingError(f"{_where()}: this operation needs the values of a traced array "
+                           f"(numpy.asarray of it), which do not exist while vp.jit traces the "
+                           f"function; it is not supported inside vp.jit (run it outside, on "
+                           f"the result)")
 
     # ------------------------------------------------------------ NumPy protocols
     @staticmethod
@@ -322,6 +327,29 @@ class Tracer(_graph.Traced):
     @property
     def T(self):
         return transpose(self)
+
+    def _vp_like(self, value, dtype, shape):
+        """vp.zeros_like / ones_like / full_like / empty_like (zeros) of
+        this tracer: `value` as dtype (this one's by default), broadcast to
+        shape (this one's by default)."""
+        t = self._t
+        t.stamp()
+        dt = self.dtype if dtype is None else np.dtype(dtype)
+        _array.check_dtype(dt, "vp.full_like inside vp.jit")
+        shape = tuple(self.shape) if shape is None else \
+            ((operator.index(shape),) if np.ndim(shape) == 0 else
+             tuple(operator.index(n) for n in shape))
+        if isinstance(value, Tracer):
+            raise TracingError(f"{_where()}: vp.full_like's fill value is a traced array; "
+                               f"use vp.broadcast_to(value, shape)")
+        if dt.kind == "c" or np.iscomplexobj(value):
+            raise TypeError(f"{_where()}: vp.full_like inside vp.jit makes real arrays only")
+        with np.errstate(all="ignore"):  # (NumPy's cast: full_like(x, 1e10) of int32 wraps)
+            v = np.asarray(value).astype(dt)[()] if np.ndim(value) == 0 else \
+                np.broadcast_to(np.asarray(value).astype(dt), shape)
+        if np.ndim(v):
+            return Tracer(t.g.broadcast(_capture(t, np.asarray(v)), shape), t)
+        return Tracer(t.g.broadcast(_trace_value(t, v, dt), shape), t)
 
     def astype(self, dtype):
         if np.dtype(dtype) == self.dtype:
@@ -706,6 +734,15 @@ class _Entry:
                  "elementwise", "fast", "weak")
 
 
+def _complex_load(t, b, dt, shape, offset, estrides):
+    """The TracedComplex of a complex array in buffer b (of its component
+    dtype): the parts at element 2 * offset (+ 1), the strides doubled."""
+    st = tuple(2 * s for s in (_graph.c_strides(shape) if estrides is None else estrides))
+    fdt = _complex.float_of(dt)
+    re, im = (Tracer(t.g.load(b, fdt, shape, 2 * offset + j, st), t) for j in (0, 1))
+    return _complex.TracedComplex(re, im, dt, shape, re)
+
+
 def _sig_of(x):
     if isinstance(x, _array.ndarray):
         return ("r", x.dtype.str, x.shape, x._offset, x._estrides, x._ctx._native)
@@ -811,10 +848,6 @@ class JitFunction:
             args = tuple(a.astype(a.dtype.newbyteorder("=")) if type(a) is np.ndarray and
                          not a.dtype.isnative else a for a in args)
         outs = _outs(out, self.__name__)
-        for a in args + outs:
-            if getattr(a, "dtype", None) is not None and getattr(a.dtype, "kind", "") == "c":
-                from . import _arrayops  # issue 19: complex operands are eager only
-                raise _arrayops.complex_unsupported(f"vp.jit {self.__name__}", a.dtype)
         ctx = _array.common_context(f"vp.jit {self.__name__}", args + outs) or \
             _context.resolve(self.context)
         if outs:
@@ -858,6 +891,8 @@ class JitFunction:
         checks each operand's type, dtype, shape and context and returns
         NotImplemented for anything else (then __call__ runs). None: the
         call does not qualify."""
+        if any(x.dtype.kind == "c" for x in args + outs if hasattr(x, "dtype")):
+            return None  # (complex operands: their parts are views of the buffers)
         if len(outs) != 1 or e.structure != ("out", 0) or not e.elementwise or e.consts or \
                 any(p[0] != "r" for p in e.params) or not e.outputs or e.outputs[0][3] != 0:
             return None
@@ -904,7 +939,13 @@ class JitFunction:
             t.g.loc = (os.path.basename(code.co_filename), code.co_firstlineno, 1)
         for i, a in enumerate(args):
             pname = self._name(i)
-            if isinstance(a, _array.ndarray):
+            if isinstance(a, _array.ndarray) and a.dtype.kind == "c":
+                # the parts through the interleaved buffer (_complex.TracedComplex)
+                fdt = _complex.float_of(a.dtype)
+                b = t.g.buffer(("p", i), fdt, 2 * _arrayops.extent(a), None, pname)
+                params.append(("r", b.name))
+                tracers.append(_complex_load(t, b, a.dtype, a.shape, a._offset, a._estrides))
+            elif isinstance(a, _array.ndarray):
                 sd = _array.storage_dtype(a.dtype)
                 b = t.g.buffer(("p", i), sd, _arrayops.extent(a), None, pname)
                 params.append(("r", b.name))
@@ -912,10 +953,21 @@ class JitFunction:
             elif isinstance(a, (np.ndarray, list, tuple)) and sig_is_array(a):
                 h = np.asarray(a)
                 _array.check_dtype(h.dtype, f"vp.jit {self.__name__} argument {pname}")
+                if h.dtype.kind == "c":  # uploaded as it is: (real, imag) pairs
+                    b = t.g.buffer(("p", i), _complex.float_of(h.dtype), 2 * max(h.size, 1),
+                                   None, pname)
+                    params.append(("n", b.name, h.dtype))
+                    tracers.append(_complex_load(t, b, h.dtype, h.shape, 0, None))
+                    continue
                 sd = np.dtype(np.uint8) if h.dtype == _BOOL else h.dtype
                 b = t.g.buffer(("p", i), sd, max(h.size, 1), None, pname)
                 params.append(("n", b.name, h.dtype))
                 tracers.append(Tracer(t.g.load(b, h.dtype, h.shape), t))
+            elif isinstance(a, np.complexfloating):  # its parts: two push constants
+                fdt = _complex.float_of(a.dtype)
+                re, im = (Tracer(t.g.scalar(fdt, f"{pname}_{p}"), t) for p in ("re", "im"))
+                params.append(("gc", pname, a.dtype))
+                tracers.append(_complex.TracedComplex(re, im, a.dtype, (), re))
             elif isinstance(a, np.generic):  # (before float: np.float64 is one, but strong)
                 v = t.g.scalar(a.dtype, pname)
                 params.append(("g", pname, a.dtype))
@@ -939,6 +991,14 @@ class JitFunction:
         def collect(r):
             if isinstance(r, _WeakScalar):  # this call's value (an argument's, n + 1's)
                 return ("weak", r)
+            if isinstance(r, _complex.TracedComplex):
+                if r.anchor._t is not t:
+                    raise TracingError(f"vp.jit {self.__name__}: returns a value of another trace")
+                if code is not None:
+                    t.g.loc = (os.path.basename(code.co_filename), code.co_firstlineno, 1)
+                k = len(results)
+                results.append(self._store_complex(t, r, k, outs, args, resident))
+                return ("out", k)
             if isinstance(r, Tracer):
                 if r._t is not t:
                     raise TracingError(f"vp.jit {self.__name__}: returns a value of another trace")
@@ -989,6 +1049,39 @@ class JitFunction:
         e.compiled = _engine.compile(t.g.text(), ctx, f"vp.jit {self.__name__}", self.fuse,
                                      self.fast_math)
         return e
+
+    def _store_complex(self, t, r, k, outs, args, resident):
+        """Stores TracedComplex r, result k, through the interleaved buffer of
+        out= array k or of a new result: the entry of e.outputs."""
+        shape, dt = r.shape, r.dtype
+        if outs:
+            if k >= len(outs):
+                raise ValueError(f"vp.jit {self.__name__}: out= has {len(outs)} array(s), the "
+                                 f"function returns more")
+            o = outs[k]
+            if tuple(o.shape) != tuple(shape):
+                raise _array.out_shape_error(f"vp.jit {self.__name__}", o, shape)
+            if o.dtype.kind != "c":
+                raise TypeError(f"vp.jit {self.__name__}: cannot store a {dt.name} result into "
+                                f"out= of dtype {o.dtype.name} (same_kind casting)")
+            fdt = _complex.float_of(o.dtype)
+            alias = _alias(o, args)
+            key = ("p", alias) if alias is not None else ("out", id(o))
+            count, offset, estrides, dt = 2 * _arrayops.extent(o), o._offset, o._estrides, o.dtype
+        else:
+            fdt = _complex.float_of(dt)
+            key = ("o", k)
+            count, offset, estrides = 2 * max(int(np.prod(shape, dtype=np.int64)), 1), 0, None
+        # the imaginary part through a buffer of its own, bound to the same
+        # memory: stores into two buffers fuse into one kernel
+        bufs = (t.g.buffer(key, fdt, count, None, "out"),
+                t.g.buffer(key + ("im",), fdt, count, None, "out"))
+        st = tuple(2 * s for s in (_graph.c_strides(shape) if estrides is None else estrides))
+        for j in (0, 1):
+            p = r.part(j)
+            v = p._v if p.dtype == fdt else t.g.convert(p._v, fdt)
+            t.g.store(bufs[j], v, 2 * offset + j, st)
+        return ((bufs[0].name, bufs[1].name), shape, dt, k if outs else None)
 
     def _store_out(self, t, v, shape, o, args):
         """Stores traced value v into the out= array o (through its view):
@@ -1101,26 +1194,30 @@ class JitFunction:
                 self._push_weak(p[1], a, push)
             elif kind == "g":
                 push[p[1]] = a.item() if p[2] != _BOOL else int(a)
+            elif kind == "gc":
+                push[f"{p[1]}_re"], push[f"{p[1]}_im"] = float(a.real), float(a.imag)
         for w in e.weak:
             self._push_weak(w, w.eval(args), push)
         for name, r in e.consts:
             bind[name] = r._buf
         results = []
         for name, shape, dt, k in e.outputs:
+            names = name if type(name) is tuple else (name,)  # (a complex result's parts)
             if k is not None:
-                bind[name] = outs[k]._buf
+                buf = outs[k]._buf
                 results.append(outs[k])
             elif resident is not None:
                 r = _array._result(tuple(shape), dt, resident.memory, ctx)  # written whole
-                bind[name] = r._buf
+                buf = r._buf
                 results.append(r)
             else:
                 n = int(np.prod(shape, dtype=np.int64))
                 sd = np.dtype(np.uint8) if dt == _BOOL else dt
                 buf = ctx._scratch("cached" if not ctx.uma else "device", max(n * sd.itemsize, 16))
                 scratch.append(buf)
-                bind[name] = buf
                 results.append((buf, shape, dt, sd, n))
+            for n in names:
+                bind[n] = buf
         return bind, push, scratch, results
 
 

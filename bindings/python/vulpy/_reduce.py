@@ -117,6 +117,11 @@ def reduce(kind, a, axis=None, dtype=None, out=None, keepdims=False, *, context=
     scan = kind in _SCANS
     if isinstance(a, _graph.Traced):
         return _trace(kind, a, axis, dtype, keepdims, scan)
+    hook = getattr(type(a), "_vp_reduce", None)  # a complex array inside vp.jit (_complex.py)
+    if hook is not None:
+        if out is not None:
+            raise TypeError(f"vp.{kind}: out= inside vp.jit; return the result instead")
+        return hook(a, kind, axis, dtype, keepdims)
     if isinstance(a, (list, tuple)) or np.isscalar(a):
         a = np.asarray(a)
     shape = tuple(_shape_of(a))
