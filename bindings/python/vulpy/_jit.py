@@ -305,7 +305,12 @@ class Tracer(_graph.Traced):
     def __array_function__(self, func, types, args, kwargs):
         name = func.__name__
         mine = {"where": _ufunc.where, "clip": _ufunc.clip, "transpose": transpose,
-                "reshape": reshape, "take": _indexing.take}
+                "reshape": reshape, "take": _indexing.take, "real": _complex.real,
+                "imag": _complex.imag, "conj": _complex.conjugate,
+                "conjugate": _complex.conjugate, "angle": _complex.angle,
+                "iscomplexobj": lambda x: x.dtype.kind == "c",
+                "isrealobj": lambda x: x.dtype.kind != "c", "ndim": lambda x: x.ndim,
+                "shape": lambda x: tuple(x.shape), "size": lambda x: x.size}
         mine.update({n: getattr(_reduce, n) for n in _reduce.NAMES})
         mine.update(TRACED_FUNCTIONS)
         f = mine.get(name)

@@ -682,8 +682,32 @@ static int float_fn(cf_printer *p, vp_strbuf *b, const vir_op *op) {
  * defines it: selects on x, x * +-inf for x / +-0.0, -0.0 / -x for 0.0 / x,
  * NaN for x % 0.0. */
 
+/* Whether integer (or bool) v is zero whatever its operands hold, by the
+ * integer identities NIR folds before llvmpipe sees the float op: a
+ * constant 0 (false), x - x, x ^ x, x * 0, x & 0, -0, 0 << n, 0 >> n
+ * (`a / double(b - b)` divided by a constant zero there). */
+static bool int_zero(const vir_value *v, int depth) {
+  const vir_op *d = v->def;
+  if (!d || depth > 4 || !vir_ty_is_scalar(v->type) ||
+      (!vir_ty_is_int(v->type) && v->type->kind != VIR_TY_BOOL))
+    return false;
+  switch (d->code) {
+  case VIR_OP_CONST: return v->type->kind == VIR_TY_BOOL ? !d->attr.lit.b : d->attr.lit.u == 0;
+  case VIR_OP_SUB:
+  case VIR_OP_XOR: return d->nopnd == 2 && d->opnd[0] == d->opnd[1];
+  case VIR_OP_MUL:
+  case VIR_OP_AND:
+    return d->nopnd == 2 && (int_zero(d->opnd[0], depth + 1) || int_zero(d->opnd[1], depth + 1));
+  case VIR_OP_NEG:
+  case VIR_OP_SHL:
+  case VIR_OP_SHR: return d->nopnd >= 1 && int_zero(d->opnd[0], depth + 1);
+  default: return false;
+  }
+}
+
 /* Whether v is a constant float zero (a scalar, a splat, a module constant,
- * a cast of a constant bool, integer or float); *neg: it is -0.0. */
+ * a cast of a constant bool, integer or float, or of an integer that is
+ * zero by int_zero); *neg: it is -0.0. */
 static bool zero_operand(const vir_value *v, bool *neg) {
   const vir_op *d = v->def;
   const vir_type *s = vir_ty_scalar_of(v->type);
@@ -706,6 +730,10 @@ static bool zero_operand(const vir_value *v, bool *neg) {
     vir_literal l = d->opnd[0]->def->attr.lit;
     *neg = f->kind == VIR_TY_FLOAT && signbit(l.f);
     return f->kind == VIR_TY_FLOAT ? l.f == 0 : f->kind == VIR_TY_BOOL ? !l.b : l.u == 0;
+  }
+  if (d->code == VIR_OP_CAST && d->nopnd == 1 && int_zero(d->opnd[0], 0)) {
+    *neg = false;
+    return true;
   }
   return false;
 }
