@@ -263,3 +263,103 @@ def test_vectorize_errors():
     f1, f2 = vp.vectorize(lambda a: a + 1.0), vp.vectorize(lambda a: a - 1.0)
     with pytest.raises(TypeError, match="def function"):
         f1(x)
+
+
+def test_text_of_arrays():
+    """array2string / array_str / array_repr: NumPy's text of the values
+    (vp.array_repr as repr() writes a resident array)."""
+    x = vp.asarray(H / 3)
+    for f in (vp, np):
+        assert f.array2string(x, precision=2) == np.array2string(H / 3, precision=2)
+        assert f.array_str(x, precision=3) == np.array_str(H / 3, precision=3)
+    r = vp.array_repr(x, precision=3)
+    assert r.startswith("vp.ndarray([[-1.833, -1.5  ,") and r.endswith(
+        "shape=(3, 4), dtype=float32, memory='device')")
+    assert vp.array_repr(x) == repr(x)
+    assert vp.array2string(H) == np.array2string(H)
+
+
+def test_layout_requirements():
+    x = vp.asarray(H)
+    f = vp.asfortranarray(x)
+    assert f.flags.f_contiguous and not f.flags.c_contiguous and vp.isfortran(f)
+    np.testing.assert_array_equal(f.numpy(), H)
+    assert vp.asfortranarray(f) is f
+    g = vp.asfortranarray(x, dtype=np.float64)
+    assert g.dtype == np.float64 and g.flags.f_contiguous
+    np.testing.assert_array_equal(g.numpy(), H)
+    assert vp.asfortranarray(x[0]).flags.c_contiguous
+    v = x[:, ::2]
+    c = vp.require(v, requirements="C")
+    assert c.flags.c_contiguous and c is not v
+    np.testing.assert_array_equal(c.numpy(), H[:, ::2])
+    assert vp.require(x, requirements=["C", "W"]) is x
+    assert vp.require(x, requirements="F").flags.f_contiguous
+    o = vp.require(x[1:], requirements="O")
+    assert o.flags.owndata
+    np.testing.assert_array_equal(o.numpy(), H[1:])
+    assert vp.require(x, np.int32).dtype == np.int32
+    with pytest.raises(ValueError, match="both C and Fortran"):
+        vp.require(x, requirements="CF")
+    with pytest.raises(KeyError, match="unknown requirement 'Q'"):
+        vp.require(x, requirements="Q")
+    h = vp.require(H, requirements="F")
+    assert isinstance(h, np.ndarray) and h.flags.f_contiguous
+
+
+def test_broadcast_object_and_in1d():
+    x = vp.asarray(H)
+    b = vp.broadcast(x, vp.asarray(np.ones((1, 4))), 2.0)
+    nb = np.broadcast(H, np.ones((1, 4)), 2.0)
+    assert (b.shape, b.size, b.ndim, b.nd, b.numiter) == (nb.shape, nb.size, nb.ndim, nb.nd,
+                                                           nb.numiter)
+    for v, w in zip(b.values, (H, np.ones((3, 4)), np.full((3, 4), 2.0))):
+        np.testing.assert_array_equal(np.asarray(v.numpy() if isinstance(v, vp.ndarray) else v),
+                                      w)
+    with pytest.raises(ValueError):
+        vp.broadcast(x, vp.asarray(np.ones(3)))
+    with pytest.raises(TypeError, match="read every element back"):
+        iter(b)
+    t = np.array([-5.5, 0.5, 3.0], np.float32)
+    got = vp.in1d(x, vp.asarray(t))
+    assert isinstance(got, vp.ndarray)
+    np.testing.assert_array_equal(got.numpy(), np.isin(H, t).ravel())
+    np.testing.assert_array_equal(vp.in1d(x, t, invert=True).numpy(),
+                                  np.isin(H, t, invert=True).ravel())
+
+
+@pytest.mark.parametrize("roots", [[1.0, -2.0, 3.0], np.array([1.0, -2.0], np.float32),
+                                   np.array([1, 2, 2], np.int32), [1 + 1j, 1 - 1j, 2.0],
+                                   np.array([1 + 1j, 2], np.complex64), [0.5]])
+def test_poly_from_roots(roots):
+    r = np.asarray(roots)
+    got = vp.poly(vp.asarray(r))
+    want = np.poly(r)
+    assert isinstance(got, vp.ndarray) and got.dtype == want.dtype, (got.dtype, want.dtype)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+    assert vp.poly(vp.asarray(np.array([], np.float64))) == 1.0
+    with pytest.raises(TypeError, match="eigenvalues"):
+        vp.poly(vp.asarray(np.eye(2)))
+
+
+@pytest.mark.parametrize("u, v", [([3.0, 5, 2, 1], [2.0, 1]), ([1.0, 3, 2], [1.0, 1]),
+                                  ([1.0, 3], [1.0, 1, 5]), ([1.0, 3, 2, 0, 0.5], [0.5, 1, 5]),
+                                  ([2.0, 4, 6], [2.0]), ([1 + 1j, 2, 3], [1j, 1])])
+def test_polydiv_matches_numpy(u, v):
+    q, r = vp.polydiv(vp.asarray(np.asarray(u)), np.asarray(v))
+    wq, wr = np.polydiv(np.asarray(u), np.asarray(v))
+    for g, w in ((q, wq), (r, wr)):
+        assert isinstance(g, vp.ndarray) and g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g.numpy(), w, rtol=1e-12, atol=1e-12)
+
+
+def test_trapz_fromstring_genfromtxt(tmp_path):
+    y = vp.asarray(H)
+    np.testing.assert_allclose(vp.trapz(y).numpy(), np.trapezoid(H), rtol=1e-6)
+    s = vp.fromstring("1 2 3.5", dtype=np.float32, sep=" ")
+    assert isinstance(s, vp.ndarray)
+    np.testing.assert_array_equal(s.numpy(), np.array([1, 2, 3.5], np.float32))
+    p = tmp_path / "t.csv"
+    p.write_text("1,2\n3,nan\n")
+    g = vp.genfromtxt(p, delimiter=",")
+    np.testing.assert_array_equal(g.numpy(), np.genfromtxt(p, delimiter=","))

@@ -180,10 +180,13 @@ from ._npnames import (asnumpy, ascontiguousarray, byte, can_cast, cdouble,  # n
                        typecodes, ScalarType, sctypeDict, little_endian, iterable, binary_repr,
                        base_repr, ndindex, set_printoptions, get_printoptions, printoptions,
                        astype, r_, c_, fromiter, savez, savez_compressed, asarray_chkfinite,
-                       isfortran, loadtxt, savetxt, fromfile, einsum_path, vectorize)
+                       isfortran, loadtxt, savetxt, fromfile, einsum_path, vectorize,
+                       array2string, array_str, array_repr, asfortranarray, require, broadcast,
+                       in1d, poly, polydiv, fromstring, genfromtxt)
 # NumPy 2's other spellings
 asanyarray = asarray
 bitwise_not = bitwise_invert = invert  # noqa: F821 (a ufunc bound above)
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift  # noqa: F821
 concat, permute_dims = concatenate, transpose  # noqa: F821
+trapz = trapezoid  # noqa: F821 (NumPy 1's name)
 ufunc = _ufunc.Ufunc

@@ -493,3 +493,212 @@ def _vectorized_kernel(pyfunc, dtypes, out_dtype):
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     exec(compile(text, filename, "exec"), ns)
     return _array._ops.kernel(ns["_vp_vectorized"], helpers=helpers)
+
+
+# --- text of an array, layout requirements, broadcast objects
+def array2string(a, *args, **kwargs):
+    """numpy.array2string of `a`'s values (a resident array is read back;
+    every other argument NumPy's): the text NumPy writes for them."""
+    return np.array2string(a.numpy() if isinstance(a, _nd) else a, *args, **kwargs)
+
+
+def array_str(a, max_line_width=None, precision=None, suppress_small=None):
+    """numpy.array_str of `a`'s values (a resident array is read back):
+    `str()` of the NumPy array, with NumPy's `max_line_width`, `precision`
+    and `suppress_small`."""
+    return np.array_str(a.numpy() if isinstance(a, _nd) else a, max_line_width, precision,
+                        suppress_small)
+
+
+def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
+    """numpy.array_repr: for a resident array `arr`, `repr()` as vp.ndarray
+    writes it (its values as NumPy formats them with `max_line_width`, `precision`
+    and `suppress_small`, then shape, dtype and memory); NumPy's for
+    anything else."""
+    if not isinstance(arr, _nd):
+        return np.array_repr(arr, max_line_width, precision, suppress_small)
+    opts = {k: v for k, v in (("linewidth", max_line_width), ("precision", precision),
+                              ("suppress", suppress_small)) if v is not None}
+    with np.printoptions(**opts):
+        return repr(arr)
+
+
+def asfortranarray(a, dtype=None):
+    """numpy.asfortranarray: `a` as a Fortran-contiguous array of `dtype`
+    (default a's): a resident `a` itself when it already is one, else a
+    copy laid out column-major (a transposed view of a C-contiguous copy of
+    a.T); a NumPy array stays NumPy's."""
+    if not isinstance(a, _nd):
+        return np.asfortranarray(a, dtype=dtype)
+    if a.ndim <= 1:
+        return ascontiguousarray(a, dtype)
+    same = dtype is None or np.dtype(dtype) == a.dtype
+    if same and a.flags.f_contiguous:
+        return a
+    t = a.T
+    return (t.astype(dtype) if not same else t.copy()).T
+
+
+_REQUIRE = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F", "F_CONTIGUOUS": "F",
+            "FORTRAN": "F", "A": "A", "ALIGNED": "A", "W": "W", "WRITEABLE": "W", "O": "O",
+            "OWNDATA": "O", "E": "E", "ENSUREARRAY": "E"}
+
+
+def require(a, dtype=None, requirements=None, *, like=None, context=None):
+    """numpy.require: `a` as an array of `dtype` meeting `requirements`
+    (flags: 'C' / 'C_CONTIGUOUS', 'F' / 'F_CONTIGUOUS', 'A' / 'ALIGNED',
+    'W' / 'WRITEABLE', 'O' / 'OWNDATA', 'E' / 'ENSUREARRAY'): a resident
+    `a` itself when it meets them, else a copy that does. NumPy data gives
+    NumPy's answer (`context` puts it on a device instead); `like` is
+    refused."""
+    if like is not None:
+        raise TypeError("vp.require: like= is not supported (the result is resident for a "
+                        "resident a)")
+    if not isinstance(a, _nd) and context is None:
+        return np.require(a, dtype, requirements)
+    reqs = set()
+    for r in requirements or ():  # (a string is its letters, as in NumPy: "CW")
+        k = _REQUIRE.get(str(r).upper())
+        if k is None:
+            raise KeyError(f"vp.require: unknown requirement {r!r}")
+        reqs.add(k)
+    if {"C", "F"} <= reqs:
+        raise ValueError("Cannot specify both C and Fortran contiguous.")
+    r = _array._ops.asarray(a, dtype, context=context) if not isinstance(a, _nd) or \
+        (dtype is not None and np.dtype(dtype) != a.dtype) else a
+    if "C" in reqs:
+        r = ascontiguousarray(r)
+    elif "F" in reqs:
+        r = asfortranarray(r)
+    if ("W" in reqs and not r.flags.writeable) or ("O" in reqs and not r.flags.owndata):
+        r = r.copy()
+    return r
+
+
+class broadcast:
+    """numpy.broadcast / cupy.broadcast of arrays (resident, NumPy or
+    scalars): the shape they broadcast to (`shape`, `ndim` / `nd`, `size`,
+    `numiter`) and `values`, each argument broadcast to it (read-only views
+    of resident arrays, NumPy's views of the others). Iterating over
+    element tuples is not supported (it would read every element back)."""
+
+    def __init__(self, *args):
+        if len(args) > 64:
+            raise ValueError("vp.broadcast: at most 64 arrays (NumPy's limit)")
+        shapes = [tuple(a.shape) if isinstance(a, _nd) else np.shape(a) for a in args]
+        self.shape = np.broadcast_shapes(*shapes)
+        self.numiter = len(args)
+        self._args = args
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    nd = ndim
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def values(self):
+        return tuple(_array._ops.broadcast_to(a, self.shape) for a in self._args)
+
+    def __iter__(self):
+        raise TypeError("vp.broadcast: iterating over element tuples would read every "
+                        "element back; use .values (the broadcast arrays)")
+
+    def __repr__(self):
+        return f"vp.broadcast(shape={self.shape}, numiter={self.numiter})"
+
+
+def in1d(ar1, ar2, assume_unique=False, invert=False, *, kind=None):
+    """numpy.in1d (deprecated in NumPy 2 for isin): whether each element of
+    ar1, flattened, is in ar2 - vp.isin(ar1, ar2, assume_unique, invert,
+    kind=kind).ravel()."""
+    r = _array._ops.isin(ar1, ar2, assume_unique, invert, kind=kind)
+    return r.ravel() if isinstance(r, _nd) else np.ravel(r)
+
+
+# --- polynomials from roots, polynomial division
+def poly(seq_of_zeros):
+    """numpy.poly of `seq_of_zeros`, a 1-D sequence of roots, on the
+    device: the monic
+    polynomial's coefficients (highest power first, NumPy's dtype: float32
+    roots give float32, integers float64), the product of the (x - r); real
+    where complex roots come in conjugate pairs (as NumPy's, one check read
+    back); 1.0 for no roots. A square matrix (NumPy's characteristic
+    polynomial) needs eigenvalues: TypeError."""
+    if not isinstance(seq_of_zeros, _nd):
+        return np.poly(seq_of_zeros)
+    ops = _array._ops
+    z = seq_of_zeros.reshape(1) if seq_of_zeros.ndim == 0 else seq_of_zeros
+    if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] != 0:
+        raise TypeError("vp.poly of a matrix (its characteristic polynomial) needs general "
+                        "eigenvalues, which VulPy lacks; pass the roots")
+    if z.ndim != 1:
+        raise ValueError("input must be 1d or non-empty square 2d array.")
+    if z.shape[0] == 0:
+        return 1.0
+    dt = np.dtype(np.mintypecode(z.dtype.char))
+    a = ops.ones(1, dt, context=z._ctx)
+    zero = ops.zeros(1, dt, context=z._ctx)
+    for k in range(z.shape[0]):  # a (x - z_k): [a, 0] - z_k [0, a]
+        a = ops.subtract(ops.concatenate([a, zero]),
+                         ops.multiply(z[k:k + 1].astype(dt), ops.concatenate([zero, a])))
+    if dt.kind == "c":
+        roots = z.astype(dt)
+        if bool(ops.all(ops.sort(roots) == ops.sort(ops.conjugate(roots)))):
+            a = ops.real(a).copy()
+    return a
+
+
+def polydiv(u, v):
+    """numpy.polydiv on the device: (quotient, remainder) of the polynomial
+    division u / v (1-D coefficients, highest power first), NumPy's long
+    division (one small update per quotient term, no read-back) in float64
+    (float32 where the device lacks it) or the complex dtype, then the
+    remainder's leading zeros stripped as NumPy does (one read-back)."""
+    if not isinstance(u, _nd) and not isinstance(v, _nd):
+        return np.polydiv(u, v)
+    ops = _array._ops
+    ctx = next(x._ctx for x in (u, v) if isinstance(x, _nd))
+    u, v = (x if isinstance(x, _nd) else ops.asarray(np.asarray(x), context=ctx) for x in (u, v))
+    u, v = (x.reshape(1) if x.ndim == 0 else x for x in (u, v))
+    if u.ndim != 1 or v.ndim != 1:
+        raise ValueError("vp.polydiv: coefficients must be 1-D (poly1d is not supported)")
+    f = np.float64 if ctx.has("float64") else np.float32
+    dt = np.result_type(u.dtype, v.dtype, f)
+    u, v = u.astype(dt), v.astype(dt)
+    m, n = u.shape[0] - 1, v.shape[0] - 1
+    if n < 0:
+        raise ZeroDivisionError("vp.polydiv: division by an empty polynomial")
+    scale = ops.divide(1, v[:1])
+    q = ops.zeros(max(m - n + 1, 1), dt, context=ctx)
+    r = u.copy()
+    for k in range(0, m - n + 1):
+        d = ops.multiply(scale, r[k:k + 1])
+        q[k:k + 1] = d
+        r[k:k + n + 1] -= ops.multiply(d, v)
+    # NumPy strips leading near-zeros of the remainder: while allclose(r[0], 0, rtol=1e-14)
+    if r.shape[0] > 1:
+        small = (ops.abs(r) <= 1e-8).numpy()  # (allclose's atol; rtol times 0 is 0)
+        lead = int(np.argmin(small)) if not small.all() else r.shape[0] - 1
+        r = r[min(lead, r.shape[0] - 1):]
+    return q, r
+
+
+def fromstring(string, dtype=float, count=-1, *, sep, like=None, context=None):
+    """numpy.fromstring of text `string` (`sep` required, as NumPy 2's; at
+    most `count` items of `dtype`) parsed on the host, the array uploaded to
+    `context`; `like` is refused."""
+    if like is not None:
+        raise TypeError("vp.fromstring: like= is not supported")
+    return _array.asarray(np.fromstring(string, dtype, count, sep=sep), context=context)
+
+
+def genfromtxt(fname, dtype=float, *args, context=None, **kwargs):
+    """numpy.genfromtxt of `fname` read on the host (its arguments NumPy's),
+    the array uploaded to `context` (a plain dtype: no structured or masked
+    results)."""
+    return _array.asarray(np.genfromtxt(fname, dtype, *args, **kwargs), context=context)
