@@ -820,9 +820,35 @@ static void nan_or(cf_printer *p, vp_strbuf *b, const vir_type *t, const vir_val
   vp_strbuf_putc(b, ')');
 }
 
+/* fma(x, +-0.0, c) or fma(+-0.0, x, c): the product spelled as x * +-0.0
+ * is (NaN, or a zero with the sign of x xor the zero's), then + c: the same
+ * value as the fused op (a product that is exact), which llvmpipe folds to
+ * c. False for any other fma. */
+static bool zero_fma(cf_printer *p, vp_strbuf *b, const vir_op *op, int *prec) {
+  const vir_type *t = op->val.type;
+  bool na = false, nb = false;
+  bool za = zero_operand(op->opnd[0], &na), zb = zero_operand(op->opnd[1], &nb);
+  const vir_value *x = za ? op->opnd[1] : op->opnd[0];
+  if (za == zb || x->type != t || op->opnd[2]->type != t)
+    return false;
+  vp_strbuf z = {0};
+  signed_zero(p, &z, t, x, za ? na : nb);
+  vp_strbuf_putc(b, '(');
+  nan_or(p, b, t, x, true, &z);
+  vp_strbuf_free(&z);
+  vp_strbuf_append(b, " + ");
+  cf_expr(p, b, op->opnd[2], CF_PREC_ADD + 1);
+  vp_strbuf_putc(b, ')');
+  *prec = CF_PREC_PRIMARY;
+  return true;
+}
+
 /* The op spelled without its zero operand; false when it has none. */
 static bool zero_arith(cf_printer *p, vp_strbuf *b, const vir_op *op, int *prec) {
   const vir_type *t = op->val.type;
+  if (p->dialect == CF_GLSL && op->code == VIR_OP_FMA && op->nopnd == 3 &&
+      vir_ty_scalar_of(t)->kind == VIR_TY_FLOAT && (t->kind == VIR_TY_VEC || vir_ty_is_scalar(t)))
+    return zero_fma(p, b, op, prec);
   if (p->dialect != CF_GLSL || op->nopnd != 2 || vir_ty_scalar_of(t)->kind != VIR_TY_FLOAT ||
       (t->kind != VIR_TY_VEC && !vir_ty_is_scalar(t)))
     return false;
