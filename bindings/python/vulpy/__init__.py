@@ -43,7 +43,7 @@ from ._shader import Shader, compile  # noqa: F401
 from ._control import ControlBuffer  # noqa: F401
 from ._memsock import MemSock  # noqa: F401  (GPU -> CPU frame channels)
 from . import _ufunc
-from ._jit import JitFunction, TracingError, jit  # noqa: F401  (fusion mode)
+from ._jit import JitFunction, TracingError, fuse, jit  # noqa: F401  (fusion mode)
 from . import _reduce, _indexing  # noqa: F401  (reductions, indexing, views on ndarray)
 from . import _scatter  # noqa: E402,F401  (ufunc.at)
 from ._reduce import (all, any, argmax, argmin, cumprod, cumsum, mean, prod,  # noqa: F401,A004
@@ -125,6 +125,7 @@ from ._sort import (argpartition, argsort, lexsort, partition,  # noqa: E402,F40
 # --- issue 19 (array API): complex64/complex128 (_complex.py) and vp.fft ---
 from ._complex import angle, conj, conjugate, imag, real  # noqa: E402,F401
 from . import fft  # noqa: E402,F401
+from . import testing  # noqa: E402,F401  (cupy.testing's array assertions)
 
 # --- issue 18: streams and events (vulpy/_stream.py) ---
 from ._stream import Event, Stream, current_stream  # noqa: E402,F401
@@ -183,6 +184,8 @@ from ._npnames import (asnumpy, ascontiguousarray, byte, can_cast, cdouble,  # n
                        isfortran, loadtxt, savetxt, fromfile, einsum_path, vectorize,
                        array2string, array_str, array_repr, asfortranarray, require, broadcast,
                        in1d, poly, polydiv, fromstring, genfromtxt)
+# CuPy's user-defined elementwise kernel, its operation in the kernel language (_elementwise.py)
+from ._elementwise import ElementwiseKernel  # noqa: E402,F401
 # NumPy 2's other spellings
 asanyarray = asarray
 bitwise_not = bitwise_invert = invert  # noqa: F821 (a ufunc bound above)

@@ -1387,3 +1387,24 @@ def jit(fn=None, *, fuse: bool = True, context=None, fast_math: bool = False) ->
     if not callable(fn):
         raise TypeError(f"vp.jit expects a function, got {type(fn).__name__}")
     return JitFunction(fn, fuse, context, fast_math)
+
+
+def fuse(*args, kernel_name=None):
+    """vp.fuse(fn=None, *, kernel_name=None): cupy.fuse's spelling of
+    vp.jit (`@vp.fuse`, `@vp.fuse()`, `@vp.fuse(kernel_name="f")`): the
+    function traced and fused into as few kernels as the array level
+    allows, its kernels named after `kernel_name` when given (else the
+    function's name). Everything else is vp.jit's (its docstring)."""
+    def make(f):
+        if not callable(f):
+            raise TypeError(f"vp.fuse expects a function, got {type(f).__name__}")
+        j = JitFunction(f)
+        if kernel_name is not None:
+            if not isinstance(kernel_name, str) or not kernel_name.isidentifier():
+                raise ValueError(f"vp.fuse: kernel_name must be an identifier, got "
+                                 f"{kernel_name!r}")
+            j.__name__ = kernel_name
+        return j
+    if len(args) > 1:
+        raise TypeError("vp.fuse takes one function")
+    return make(args[0]) if args else make

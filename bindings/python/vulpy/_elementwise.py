@@ -1,0 +1,293 @@
+"""vp.ElementwiseKernel: CuPy's user-defined elementwise kernel, with the
+operation written in VulPy's kernel language (Python syntax) instead of
+CUDA C (docs/python-api.md, "CuPy's kernel classes").
+
+    squared_diff = vp.ElementwiseKernel(
+        "float32 x, float32 y", "float32 z", "z = (x - y) * (x - y)", "squared_diff")
+    z = squared_diff(a, b)          # a, b resident (or NumPy) arrays, broadcast
+
+Parameters are CuPy's: `in_params` and `out_params` are comma-separated
+"TYPE NAME" pairs, TYPE a dtype name (float32, int64, bool, ...) or a type
+placeholder (one name such as T, bound to the dtype of the first argument
+that has it), `raw TYPE NAME` an array the operation indexes itself. The
+operation sees each input as its element (a raw one as the whole array),
+each output as its element (read: the output's current value; what the
+operation leaves in it is stored), `i` as the flat index and `_ind.size()`
+as the element count. Arrays broadcast as in CuPy; outputs may be passed
+after the inputs. The kernel is generated once per argument dtypes (source
+registered in linecache under "<vp.ElementwiseKernel NAME>", so an error
+names the operation's line).
+"""
+import linecache
+import re
+import textwrap
+
+import numpy as np
+
+from . import _array
+
+_nd = _array.ndarray
+_COUNT = 0
+
+
+class _Param:
+    __slots__ = ("name", "type", "raw")
+
+    def __init__(self, name, type_, raw):
+        self.name, self.type, self.raw = name, type_, raw
+
+
+def _parse_params(text, what):
+    """CuPy's parameter list: 'T x, raw float32 y' -> [_Param]."""
+    out = []
+    for part in (p.strip() for p in text.split(",")) if text.strip() else ():
+        words = part.split()
+        raw = bool(words) and words[0] == "raw"
+        if raw:
+            words = words[1:]
+        if len(words) != 2 or not words[1].isidentifier() or not words[0].isidentifier():
+            raise ValueError(f"vp.ElementwiseKernel: {what}: cannot read {part!r} (expected "
+                             f"'TYPE NAME' or 'raw TYPE NAME')")
+        type_, name = words
+        try:
+            t = np.dtype(type_)
+        except TypeError:
+            t = None  # a type placeholder
+        if t is not None and type_ not in np.sctypeDict:
+            t = None
+        out.append(_Param(name, t if t is not None else type_, raw))
+    names = [p.name for p in out]
+    if len(set(names)) != len(names):
+        raise ValueError(f"vp.ElementwiseKernel: {what}: a parameter name is repeated")
+    return out
+
+
+def _store_type(dt):
+    """The buffer element type of dtype dt in a kernel (bool: a 32-bit word)."""
+    return "uint32" if dt == np.bool_ else dt.name
+
+
+class ElementwiseKernel:
+    """vp.ElementwiseKernel(in_params, out_params, operation, name='kernel',
+    reduce_dims=True, preamble='', no_return=False, return_tuple=False,
+    loop_prep='', after_loop='', options=()): cupy.ElementwiseKernel with
+    `operation` in the kernel language (Python statements: `z = x * y + 1`,
+    `if x > 0:` blocks, math.* and vp.* built-ins, calls of the functions
+    `preamble` defines) instead of CUDA C; docs/python-api.md. `name`
+    names the kernel; `preamble` is kernel-language source put before it
+    (helper functions, constants). `no_return` makes a call return None,
+    `return_tuple` a tuple even for one output. `reduce_dims`, `loop_prep`,
+    `after_loop` and `options` are CuPy's (CUDA loop parts and compiler
+    options): `reduce_dims` is accepted (arrays are flattened anyway), the
+    others must be empty. Call it with the inputs, then optionally the
+    outputs, and `size=` when no input is an array."""
+
+    def __init__(self, in_params, out_params, operation, name="kernel", reduce_dims=True,
+                 preamble="", no_return=False, return_tuple=False, loop_prep="", after_loop="",
+                 options=()):
+        if loop_prep or after_loop or options:
+            raise NotImplementedError("vp.ElementwiseKernel: loop_prep=, after_loop= and "
+                                      "options= are CUDA's; write the operation in the kernel "
+                                      "language")
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"vp.ElementwiseKernel: name must be an identifier, got {name!r}")
+        self.in_params = _parse_params(in_params, "in_params")
+        self.out_params = _parse_params(out_params, "out_params")
+        if not self.out_params:
+            raise ValueError("vp.ElementwiseKernel: out_params is empty (at least one output)")
+        if any(p.raw for p in self.out_params):
+            raise NotImplementedError("vp.ElementwiseKernel: raw outputs are not supported")
+        clash = {p.name for p in self.in_params} & {p.name for p in self.out_params}
+        if clash:
+            raise ValueError(f"vp.ElementwiseKernel: {sorted(clash)[0]!r} is both an input and "
+                             f"an output")
+        self.nin, self.nout = len(self.in_params), len(self.out_params)
+        self.nargs = self.nin + self.nout
+        self.operation, self.name, self.preamble = operation, name, preamble
+        self.reduce_dims, self.no_return, self.return_tuple = reduce_dims, no_return, return_tuple
+        self._kernels = {}
+
+    def __repr__(self):
+        return f"<vp.ElementwiseKernel {self.name}>"
+
+    # ------------------------------------------------------------ types
+    def _bind_types(self, args, outs):
+        """The dtype of every parameter: declared, or the placeholder's
+        binding (the first argument with it, inputs then outputs)."""
+        bound = {}
+        for p, a in zip(self.in_params + self.out_params, args + outs):
+            if a is None or isinstance(p.type, np.dtype):
+                continue
+            dt = getattr(a, "dtype", None)
+            if not isinstance(dt, np.dtype):
+                continue  # a Python scalar: takes the placeholder's type from an array
+            if bound.setdefault(p.type, dt) != dt:
+                raise TypeError(f"vp.ElementwiseKernel {self.name}: type {p.type} is bound to "
+                                f"{bound[p.type]} and to {dt} (argument {p.name})")
+        types = []
+        for p in self.in_params + self.out_params:
+            if isinstance(p.type, np.dtype):
+                types.append(p.type)
+            elif p.type in bound:
+                types.append(bound[p.type])
+            else:
+                raise TypeError(f"vp.ElementwiseKernel {self.name}: cannot tell type {p.type} of "
+                                f"{p.name} (no array argument has it)")
+        return types
+
+    # ------------------------------------------------------------ calling
+    def __call__(self, *args, size=None, block_size=None, stream=None):
+        ops = _array._ops
+        if stream is not None:
+            raise ValueError(f"vp.ElementwiseKernel {self.name}: stream= is not supported "
+                             f"(VulPy runs in submission order)")
+        if len(args) not in (self.nin, self.nargs):
+            raise TypeError(f"vp.ElementwiseKernel {self.name}: takes {self.nin} inputs (and "
+                            f"optionally {self.nout} outputs), got {len(args)} arguments")
+        ins = list(args[:self.nin])
+        outs = list(args[self.nin:]) or [None] * self.nout
+        resident = any(isinstance(a, _nd) for a in args)
+        ctx = _array.common_context(f"vp.ElementwiseKernel {self.name}", args) if resident \
+            else None
+        for p, o in zip(self.out_params, outs):
+            if o is not None and not isinstance(o, (_nd, np.ndarray)):
+                raise TypeError(f"vp.ElementwiseKernel {self.name}: output {p.name} must be an "
+                                f"array, got {type(o).__name__}")
+        types = self._bind_types(ins, outs)
+        # the shape: the non-raw array inputs and the given outputs, broadcast
+        shapes = [tuple(np.shape(a)) for p, a in zip(self.in_params, ins)
+                  if not p.raw and (isinstance(a, (_nd, np.ndarray)))]
+        shapes += [tuple(o.shape) for o in outs if o is not None]
+        if shapes:
+            try:
+                shape = np.broadcast_shapes(*shapes)
+            except ValueError:
+                raise ValueError(f"vp.ElementwiseKernel {self.name}: operands could not be "
+                                 f"broadcast together with shapes "
+                                 f"{' '.join(map(str, shapes))}") from None
+            if size is not None and int(size) != int(np.prod(shape)):
+                raise ValueError(f"vp.ElementwiseKernel {self.name}: size={size} is not the "
+                                 f"arrays' size {int(np.prod(shape))}")
+        elif size is None:
+            raise ValueError(f"vp.ElementwiseKernel {self.name}: size= is needed when no "
+                             f"input or output is an array")
+        else:
+            shape = (int(size),)
+        for o in outs:
+            if o is not None and tuple(o.shape) != shape:
+                raise ValueError(f"vp.ElementwiseKernel {self.name}: output shape {o.shape} "
+                                 f"is not the broadcast shape {shape}")
+        n = int(np.prod(shape, dtype=np.int64))
+        if n >= 2 ** 32:
+            raise ValueError(f"vp.ElementwiseKernel {self.name}: {n} elements (at most 2**32 - 1)")
+        bufs, kw, kinds = [], {}, []  # the kernel's buffers in order, its push constants
+        for p, a, dt in zip(self.in_params, ins, types[:self.nin]):
+            if isinstance(a, (_nd, np.ndarray)) or p.raw:
+                x = a if isinstance(a, _nd) else ops.asarray(np.asarray(a, dt), context=ctx)
+                if x.dtype != dt:
+                    x = x.astype(dt)
+                if dt == np.bool_:
+                    x = x.astype(np.uint32)
+                if not p.raw:
+                    if tuple(x.shape) != shape or not x.flags.c_contiguous:
+                        x = ops.ascontiguousarray(ops.broadcast_to(x, shape))
+                elif not x.flags.c_contiguous:
+                    x = ops.ascontiguousarray(x)
+                bufs.append(x.reshape(-1) if x.ndim != 1 else x)
+                kinds.append("raw" if p.raw else "array")
+            else:  # a scalar: a push constant of the parameter's type
+                try:
+                    kw[p.name] = np.asarray(a, dt)[()] if type(a) in (bool, int, float) else \
+                        np.asarray(a).astype(dt, casting="same_kind")[()]
+                except (TypeError, ValueError, OverflowError):
+                    raise TypeError(f"vp.ElementwiseKernel {self.name}: {p.name} is {dt}; "
+                                    f"cannot take {a!r}") from None
+                kinds.append("scalar")
+        results = []
+        for p, o, dt in zip(self.out_params, outs, types[self.nin:]):
+            sdt = np.dtype(_store_type(dt))
+            if o is None:
+                r = ops.zeros(shape, sdt, context=ctx)
+            elif isinstance(o, np.ndarray) or o.dtype != sdt or not o.flags.c_contiguous:
+                r = ops.asarray(np.asarray(o) if isinstance(o, np.ndarray) else o, context=ctx)
+                r = ops.ascontiguousarray(r.astype(sdt))
+            else:
+                r = o
+            results.append(r)
+            bufs.append(r.reshape(-1) if r.ndim != 1 else r)
+        if n:
+            k = self._kernel(tuple(types), tuple(kinds))
+            k(*bufs, **kw, _vp_n=n, dispatch=n)
+        finals = []
+        for p, o, r, dt in zip(self.out_params, outs, results, types[self.nin:]):
+            v = r.astype(dt) if r.dtype != dt else r
+            if o is not None and o is not r:  # the caller's out: written back
+                if isinstance(o, np.ndarray):
+                    np.copyto(o, v.numpy())
+                else:
+                    o[...] = v
+                v = o
+            finals.append(v if resident or isinstance(v, np.ndarray) else v.numpy())
+        if self.no_return:
+            return None
+        if len(finals) == 1 and not self.return_tuple:
+            return finals[0]
+        return tuple(finals)
+
+    # ------------------------------------------------------------ the kernel
+    def _kernel(self, types, kinds):
+        key = (types, kinds)
+        k = self._kernels.get(key)
+        if k is None:
+            k = self._kernels[key] = self._compile(types, kinds)
+        return k
+
+    def _compile(self, types, kinds):
+        global _COUNT
+        _COUNT += 1
+        params, loads = [], []
+        for p, dt, kind in zip(self.in_params, types, kinds):
+            st = _store_type(dt)
+            if kind == "raw":
+                params.append(f"{p.name}: vp.Buffer[vp.{st}]")
+            elif kind == "array":
+                params.append(f"_vp_in_{p.name}: vp.Buffer[vp.{st}]")
+                loads.append(f"{p.name} = _vp_in_{p.name}[i] != vp.uint32(0)" if dt == np.bool_
+                             else f"{p.name} = _vp_in_{p.name}[i]")
+            else:
+                params.append(f"{p.name}: vp.{dt.name}")
+        stores = []
+        for p, dt in zip(self.out_params, types[self.nin:]):
+            st = _store_type(dt)
+            params.append(f"_vp_out_{p.name}: vp.Buffer[vp.{st}]")
+            if dt == np.bool_:
+                loads.append(f"{p.name} = _vp_out_{p.name}[i] != vp.uint32(0)")
+                stores.append(f"_vp_out_{p.name}[i] = vp.uint32(1) if {p.name} else vp.uint32(0)")
+            else:
+                loads.append(f"{p.name}: vp.{dt.name} = _vp_out_{p.name}[i]")
+                stores.append(f"_vp_out_{p.name}[i] = {p.name}")
+        op = textwrap.dedent(self.operation.replace("\t", "    ")).strip("\n")
+        op = re.sub(r"\b_ind\s*\.\s*size\s*\(\s*\)", "_vp_n", op)
+        pre = textwrap.dedent(self.preamble).strip("\n")
+        lines = ["import math", "import vulpy as vp", "", *pre.splitlines(), "",
+                 f"def {self.name}({', '.join(params + ['_vp_n: vp.uint32'])}):",
+                 "    i = vp.global_id()", "    if i < _vp_n:"]
+        lines += [f"        {s}" for s in loads]
+        first = len(lines) + 1  # the operation's first line in the file
+        lines += ["        " + line if line.strip() else "" for line in op.splitlines()]
+        lines += [f"        {s}" for s in stores] + [""]
+        text = "\n".join(lines)
+        filename = f"<vp.ElementwiseKernel {self.name} #{_COUNT}>"
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        ns = {"vp": _array._ops}
+        try:
+            code = compile(text, filename, "exec")
+        except SyntaxError as e:
+            where = f"line {e.lineno - first + 1} of the operation" if e.lineno >= first \
+                else "the preamble"
+            raise SyntaxError(f"vp.ElementwiseKernel {self.name}: {where} is not kernel-language "
+                              f"(Python) source: {e.msg}: {(e.text or '').strip()!r} (CUDA C, "
+                              f"as CuPy takes, is not read: write the operation as Python "
+                              f"statements)") from None
+        exec(code, ns)
+        return _array._ops.kernel(ns[self.name])

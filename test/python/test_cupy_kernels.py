@@ -1,0 +1,139 @@
+"""CuPy's kernel names a user ports first: vp.ElementwiseKernel (the
+operation in the kernel language), vp.fuse (vp.jit by cupy.fuse's name) and
+vp.testing (cupy.testing's array assertions). Values against NumPy."""
+import numpy as np
+import pytest
+
+import vulpy as vp
+from conftest import needs_target
+
+pytestmark = needs_target
+
+A = np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5
+B = np.array([2.0, -1.0, 0.5], np.float32)
+
+squared_diff = vp.ElementwiseKernel("float32 x, float32 y", "float32 z",
+                                    "z = (x - y) * (x - y)", "squared_diff")
+
+
+def test_typed_kernel_broadcasts_and_takes_out():
+    a, b = vp.asarray(A), vp.asarray(B)
+    got = squared_diff(a, b)
+    assert isinstance(got, vp.ndarray) and got.dtype == np.float32 and got.shape == (2, 3)
+    np.testing.assert_array_equal(got.numpy(), (A - B) * (A - B))
+    out = vp.full((2, 3), 7.0, np.float32)
+    assert squared_diff(a, b, out) is out
+    np.testing.assert_array_equal(out.numpy(), (A - B) * (A - B))
+    view = vp.zeros((2, 6), np.float32)[:, ::2]  # a strided out= view: written through
+    squared_diff(a, b, view)
+    np.testing.assert_array_equal(view.numpy(), (A - B) * (A - B))
+    # NumPy in, NumPy out (convenience mode); a typed parameter converts
+    h = squared_diff(A.astype(np.float64), B)
+    assert isinstance(h, np.ndarray) and h.dtype == np.float32
+    np.testing.assert_array_equal(h, (A - B) * (A - B))
+
+
+def test_type_placeholders_and_scalars():
+    axpy = vp.ElementwiseKernel("T x, T y, T a", "T z", "z = a * x + y", "axpy")
+    for dt in (np.float32, np.float64, np.int32, np.int16, np.uint8):
+        x = (np.arange(5) % 3).astype(dt)
+        y = np.arange(5, dtype=dt)
+        got = axpy(vp.asarray(x), vp.asarray(y), 2)
+        assert got.dtype == dt, dt
+        np.testing.assert_array_equal(got.numpy(), (dt(2) * x + y).astype(dt))
+    with pytest.raises(TypeError, match="type T is bound to float32 and to int32"):
+        axpy(vp.asarray(A), vp.asarray(np.ones((2, 3), np.int32)), 1)
+    with pytest.raises(TypeError, match="cannot tell type T of x"):
+        axpy(1.0, 2.0, 3.0, size=4)
+
+
+def test_statements_several_outputs_bool_and_index():
+    k = vp.ElementwiseKernel("T x", "T y, bool neg, int32 j", """
+if x < 0:
+    y = -x * 2
+else:
+    y = x
+neg = x < 0
+j = vp.int32(i) * 10
+""", "multi")
+    a = vp.asarray(A)
+    y, neg, j = k(a)
+    np.testing.assert_array_equal(y.numpy(), np.where(A < 0, -A * 2, A))
+    assert neg.dtype == np.bool_
+    np.testing.assert_array_equal(neg.numpy(), A < 0)
+    np.testing.assert_array_equal(j.numpy(), np.arange(6).reshape(2, 3) * 10)
+    one = vp.ElementwiseKernel("bool p, float32 x", "float32 y", "y = x if p else -x", "pick",
+                               return_tuple=True)
+    r = one(vp.asarray(A > 0), vp.asarray(A))
+    assert isinstance(r, tuple) and len(r) == 1
+    np.testing.assert_array_equal(r[0].numpy(), np.where(A > 0, A, -A))
+
+
+def test_raw_parameters_size_and_preamble():
+    rev = vp.ElementwiseKernel("raw T x", "T y", "y = x[_ind.size() - 1 - i]", "rev")
+    h = np.arange(7, dtype=np.float32) * 1.5
+    np.testing.assert_array_equal(rev(vp.asarray(h), size=7).numpy(), h[::-1])
+    pre = vp.ElementwiseKernel("float32 x", "float32 y", "y = tenfold(x) + OFFSET", "pre",
+                               preamble="OFFSET = 0.5\n\ndef tenfold(v: vp.float32) -> vp.float32:"
+                                        "\n    return v * 10.0\n")
+    np.testing.assert_array_equal(pre(vp.asarray(A)).numpy(), A * 10 + 0.5)
+    acc = vp.ElementwiseKernel("float32 x", "float32 y", "y += x", "accumulate", no_return=True)
+    o = vp.asarray(np.ones((2, 3), np.float32))
+    assert acc(vp.asarray(A), o) is None
+    np.testing.assert_array_equal(o.numpy(), A + 1)
+
+
+def test_empty_arrays_and_errors():
+    e = squared_diff(vp.zeros((0, 3), np.float32), vp.asarray(B))
+    assert e.shape == (0, 3)
+    with pytest.raises(SyntaxError, match="line 1 of the operation is not kernel-language"):
+        vp.ElementwiseKernel("float32 x", "float32 y", "y = x > 0 ? x : 0;", "c_ternary")(
+            vp.asarray(A))
+    with pytest.raises(vp.CompileError, match="unknown name 'nope'"):
+        vp.ElementwiseKernel("float32 x", "float32 y", "y = nope + x", "bad")(vp.asarray(A))
+    with pytest.raises(ValueError, match="cannot read 'float32'"):
+        vp.ElementwiseKernel("float32", "float32 y", "y = 1", "k")
+    with pytest.raises(ValueError, match="both an input and an output"):
+        vp.ElementwiseKernel("float32 x", "float32 x", "x = 1", "k")
+    with pytest.raises(TypeError, match="takes 2 inputs"):
+        squared_diff(vp.asarray(A))
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        squared_diff(vp.asarray(A), vp.asarray(np.ones(4, np.float32)))
+    with pytest.raises(ValueError, match="output shape"):
+        squared_diff(vp.asarray(A), vp.asarray(B), vp.zeros(3, np.float32))
+    with pytest.raises(NotImplementedError, match="CUDA"):
+        vp.ElementwiseKernel("float32 x", "float32 y", "y = x", "k", loop_prep="int k = 0;")
+
+
+def test_fuse_is_jit():
+    @vp.fuse
+    def f(x, y):
+        return x * y + 1
+
+    @vp.fuse(kernel_name="sq_diff")
+    def g(x, y):
+        return (x - y) ** 2
+
+    a, b = vp.asarray(A), vp.asarray(B)
+    np.testing.assert_array_equal(f(a, b).numpy(), A * B + 1)
+    np.testing.assert_array_equal(g(a, b).numpy(), (A - B) ** 2)
+    assert g.dispatches == 1 and "sq_diff" in g.glsl
+    with pytest.raises(ValueError, match="kernel_name must be an identifier"):
+        vp.fuse(kernel_name="a b")(lambda x: x)
+
+
+def test_testing_assertions_take_resident_arrays():
+    a = vp.asarray(A)
+    vp.testing.assert_allclose(vp.sin(a), np.sin(A), rtol=1e-6)
+    vp.testing.assert_array_equal(a, A, strict=True)
+    vp.testing.assert_array_almost_equal(a + 1e-8, A)
+    vp.testing.assert_array_less(a, A + 1)
+    vp.testing.assert_array_list_equal([a, a * 2], [A, A * 2])
+    vp.testing.assert_array_almost_equal_nulp(a, A)
+    vp.testing.assert_array_max_ulp(a, A)
+    with pytest.raises(AssertionError):
+        vp.testing.assert_allclose(a, A + 1e-3, rtol=1e-6)
+    with pytest.raises(AssertionError):
+        vp.testing.assert_array_equal(a, A.astype(np.float64), strict=True)
+    with pytest.raises(AssertionError, match="List size is different"):
+        vp.testing.assert_array_list_equal([a], [A, A])
