@@ -137,3 +137,53 @@ def test_testing_assertions_take_resident_arrays():
         vp.testing.assert_array_equal(a, A.astype(np.float64), strict=True)
     with pytest.raises(AssertionError, match="List size is different"):
         vp.testing.assert_array_list_equal([a], [A, A])
+
+
+l2norm = vp.ReductionKernel("T x", "T y", "x * x", "a + b", "y = math.sqrt(a)", "0", "l2norm")
+
+
+@pytest.mark.parametrize("shape, axis, keepdims", [
+    ((1000,), None, False), ((37, 300), 1, False), ((37, 300), 0, True), ((5, 6, 7), (0, 2), False),
+    ((3, 5000), None, True), ((4, 0), 1, False), ((0,), None, False), ((70000, 2), 1, False)])
+def test_reduction_kernel_axes_match_numpy(shape, axis, keepdims):
+    """A user-defined reduction along any axes (several workgroups per line
+    and more lines than one dispatch's 65,535 rows included)."""
+    h = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    got = l2norm(vp.asarray(h), axis=axis, keepdims=keepdims)
+    want = np.sqrt((h.astype(np.float64) ** 2).sum(axis=axis, keepdims=keepdims))
+    assert isinstance(got, vp.ndarray) and got.dtype == np.float32 and got.shape == want.shape
+    np.testing.assert_allclose(got.numpy(), want, rtol=2e-5)
+
+
+def test_reduction_kernel_types_outputs_and_scalars():
+    h = np.random.default_rng(2).standard_normal(1 << 18).astype(np.float32)
+    x = vp.asarray(h)
+    mx = vp.ReductionKernel("T x", "T y", "x", "max(a, b)", "y = a", "-math.inf", "mymax")
+    assert float(mx(x)) == h.max()
+    count = vp.ReductionKernel("T x, T t", "int64 n, bool some", "1 if x > t else 0", "a + b",
+                               "n = vp.int64(a)\nsome = a > 0", "0", "count_above",
+                               reduce_type="int32")
+    n, some = count(x, 1.5)
+    assert n.dtype == np.int64 and int(n) == int((h > 1.5).sum()) and bool(some)
+    n, some = count(x, 100.0)
+    assert int(n) == 0 and not bool(some)
+    out = vp.zeros((), np.float32)
+    assert l2norm(x, out) is out
+    np.testing.assert_allclose(float(out), np.sqrt((h.astype(np.float64) ** 2).sum()), rtol=1e-5)
+    hn = l2norm(h.reshape(512, 512), axis=0)  # NumPy in, NumPy out
+    assert isinstance(hn, np.ndarray) and hn.shape == (512,)
+    flags = vp.ReductionKernel("bool p", "int32 y", "vp.int32(1) if p else vp.int32(0)", "a + b",
+                               "y = a", "0", "count_true")
+    assert int(flags(vp.asarray(h > 0))) == int((h > 0).sum())
+
+
+def test_reduction_kernel_errors():
+    x = vp.asarray(A)
+    with pytest.raises(SyntaxError, match="not kernel-language"):
+        vp.ReductionKernel("T x", "T y", "x", "a > b ? a : b", "y = a", "0", "c")(x)
+    with pytest.raises(ValueError, match="output y has shape"):
+        l2norm(x, vp.zeros(3, np.float32))
+    with pytest.raises(NotImplementedError, match="identity=None"):
+        vp.ReductionKernel("T x", "T y", "x", "a + b", "y = a", None, "k")
+    with pytest.raises(vp.AxisError if hasattr(vp, "AxisError") else np.exceptions.AxisError):
+        l2norm(x, axis=2)

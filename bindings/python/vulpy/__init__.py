@@ -185,7 +185,7 @@ from ._npnames import (asnumpy, ascontiguousarray, byte, can_cast, cdouble,  # n
                        array2string, array_str, array_repr, asfortranarray, require, broadcast,
                        in1d, poly, polydiv, fromstring, genfromtxt)
 # CuPy's user-defined elementwise kernel, its operation in the kernel language (_elementwise.py)
-from ._elementwise import ElementwiseKernel  # noqa: E402,F401
+from ._elementwise import ElementwiseKernel, ReductionKernel  # noqa: E402,F401
 # NumPy 2's other spellings
 asanyarray = asarray
 bitwise_not = bitwise_invert = invert  # noqa: F821 (a ufunc bound above)

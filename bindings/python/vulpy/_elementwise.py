@@ -291,3 +291,247 @@ class ElementwiseKernel:
                               f"statements)") from None
         exec(code, ns)
         return _array._ops.kernel(ns[self.name])
+
+
+_RED_LOCAL = 256  # invocations of a reduction workgroup (a power of two)
+_RED_ROWS = 65535  # rows (reduced lines) per dispatch: the y extent of the grid
+
+
+class ReductionKernel:
+    """vp.ReductionKernel(in_params, out_params, map_expr, reduce_expr,
+    post_map_expr, identity, name='reduce_kernel', reduce_type=None,
+    reduce_dims=True, preamble='', options=()): cupy.ReductionKernel with
+    its expressions in the kernel language. `in_params` and `out_params`
+    are ElementwiseKernel's (no raw ones); `name` names the kernels and
+    `preamble` is kernel-language source before them. `map_expr` (of the
+    inputs' elements, as in ElementwiseKernel) gives each element's value `b`;
+    `reduce_expr` of `a` and `b` combines two values; `post_map_expr`
+    (statements) sets the outputs from the result `a`; `identity` (an
+    expression: "0", "-math.inf") starts each reduction; `reduce_type`
+    (a dtype name, default the first output's type) is the type of `a`
+    and `b`. Call it with the inputs (and optionally the outputs), `axis=`
+    (None: all) and `keepdims=`. Each line is reduced by workgroups of 256
+    invocations (a strided loop, then a tree in shared memory), partial
+    results by a second kernel, so the order of combination is not
+    NumPy's (float sums differ in rounding). `reduce_dims` is accepted;
+    `options` must be empty."""
+
+    def __init__(self, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
+                 name="reduce_kernel", reduce_type=None, reduce_dims=True, preamble="",
+                 options=()):
+        if options:
+            raise NotImplementedError("vp.ReductionKernel: options= are CUDA compiler options")
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"vp.ReductionKernel: name must be an identifier, got {name!r}")
+        if identity is None:
+            raise NotImplementedError("vp.ReductionKernel: identity=None is not supported; "
+                                      "give the reduction's identity (\"0\", \"-math.inf\")")
+        self.in_params = _parse_params(in_params, "in_params")
+        self.out_params = _parse_params(out_params, "out_params")
+        if not self.in_params or not self.out_params:
+            raise ValueError("vp.ReductionKernel: needs at least one input and one output")
+        if any(p.raw for p in self.in_params + self.out_params):
+            raise NotImplementedError("vp.ReductionKernel: raw parameters are not supported")
+        self.nin, self.nout = len(self.in_params), len(self.out_params)
+        self.map_expr, self.reduce_expr, self.post_map_expr = map_expr, reduce_expr, post_map_expr
+        self.identity, self.name, self.preamble = str(identity), name, preamble
+        self.reduce_type = None if reduce_type is None else np.dtype(reduce_type)
+        self.reduce_dims = reduce_dims
+        self._kernels = {}
+
+    def __repr__(self):
+        return f"<vp.ReductionKernel {self.name}>"
+
+    _bind_types = ElementwiseKernel._bind_types
+
+    def __call__(self, *args, out=None, axis=None, keepdims=False, stream=None):
+        ops = _array._ops
+        if stream is not None:
+            raise ValueError(f"vp.ReductionKernel {self.name}: stream= is not supported")
+        if len(args) not in (self.nin, self.nin + self.nout):
+            raise TypeError(f"vp.ReductionKernel {self.name}: takes {self.nin} inputs (and "
+                            f"optionally {self.nout} outputs), got {len(args)} arguments")
+        ins = list(args[:self.nin])
+        outs = list(args[self.nin:])
+        if out is not None:
+            if outs:
+                raise TypeError(f"vp.ReductionKernel {self.name}: outputs given twice")
+            outs = [out]
+        outs = outs or [None] * self.nout
+        if len(outs) != self.nout:
+            raise TypeError(f"vp.ReductionKernel {self.name}: {self.nout} outputs, got "
+                            f"{len(outs)}")
+        resident = any(isinstance(a, _nd) for a in list(args) + [out])
+        ctx = _array.common_context(f"vp.ReductionKernel {self.name}", tuple(args) + (out,)) \
+            if resident else None
+        types = self._bind_types(ins, outs)
+        rt = self.reduce_type or types[self.nin]
+        shapes = [tuple(np.shape(a)) for a in ins if isinstance(a, (_nd, np.ndarray))]
+        if not shapes:
+            raise ValueError(f"vp.ReductionKernel {self.name}: no input is an array")
+        try:
+            shape = np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise ValueError(f"vp.ReductionKernel {self.name}: operands could not be broadcast "
+                             f"together with shapes {' '.join(map(str, shapes))}") from None
+        nd = len(shape)
+        if axis is None:
+            red = tuple(range(nd))
+        else:
+            from . import _errors
+            axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+            red = tuple(sorted(_errors.axis(x, nd, f"vp.ReductionKernel {self.name}")
+                               for x in axes))
+            if len(set(red)) != len(red):
+                raise ValueError(f"vp.ReductionKernel {self.name}: duplicate value in 'axis'")
+        keep = tuple(d for d in range(nd) if d not in red)
+        rows = int(np.prod([shape[d] for d in keep], dtype=np.int64))
+        k_len = int(np.prod([shape[d] for d in red], dtype=np.int64))
+        oshape = tuple(1 if d in red else shape[d] for d in range(nd)) if keepdims else \
+            tuple(shape[d] for d in keep)
+        for p, o in zip(self.out_params, outs):
+            if o is not None and tuple(o.shape) != oshape:
+                raise ValueError(f"vp.ReductionKernel {self.name}: output {p.name} has shape "
+                                 f"{tuple(o.shape)}, the result {oshape}")
+        if k_len >= 2 ** 32 or rows >= 2 ** 32:
+            raise ValueError(f"vp.ReductionKernel {self.name}: too many elements")
+        bufs, kw, kinds = [], {}, []
+        perm = keep + red
+        for p, a, dt in zip(self.in_params, ins, types[:self.nin]):
+            if isinstance(a, (_nd, np.ndarray)):
+                x = a if isinstance(a, _nd) else ops.asarray(np.asarray(a, dt), context=ctx)
+                if x.dtype != dt:
+                    x = x.astype(dt)
+                if dt == np.bool_:
+                    x = x.astype(np.uint32)
+                x = ops.broadcast_to(x, shape)
+                if perm != tuple(range(nd)):
+                    x = ops.transpose(x, perm)
+                x = ops.ascontiguousarray(x).reshape(-1)
+                bufs.append(x)
+                kinds.append("array")
+            else:
+                try:
+                    kw[p.name] = np.asarray(a, dt)[()] if type(a) in (bool, int, float) else \
+                        np.asarray(a).astype(dt, casting="same_kind")[()]
+                except (TypeError, ValueError, OverflowError):
+                    raise TypeError(f"vp.ReductionKernel {self.name}: {p.name} is {dt}; "
+                                    f"cannot take {a!r}") from None
+                kinds.append("scalar")
+        results = []
+        for o, dt in zip(outs, types[self.nin:]):
+            results.append(ops.zeros(max(rows, 1), np.dtype(_store_type(dt)), context=ctx))
+        if rows:
+            groups = 1 if k_len <= 8 * _RED_LOCAL else min(-(-k_len // (8 * _RED_LOCAL)), 1024)
+            per = max(-(-k_len // groups), 1)
+            rdt = np.dtype(_store_type(rt))
+            part = ops.empty(rows * groups, rdt, context=ctx)
+            k1, k2 = self._kernel(tuple(types), tuple(kinds), rt)
+            for r0 in range(0, rows, _RED_ROWS):
+                nr = min(_RED_ROWS, rows - r0)
+                k1(*bufs, part, **kw, _vp_k=k_len, _vp_per=per, _vp_g=groups, _vp_row0=r0,
+                   groups=(groups, nr, 1))
+                k2(part, *results, _vp_g=groups, _vp_row0=r0, groups=(1, nr, 1))
+        finals = []
+        for p, o, r, dt in zip(self.out_params, outs, results, types[self.nin:]):
+            v = (r if rows else r[:0]).reshape(oshape)
+            if v.dtype != dt:
+                v = v.astype(dt)
+            if o is not None:
+                if isinstance(o, np.ndarray):
+                    np.copyto(o, v.numpy())
+                else:
+                    o[...] = v
+                v = o
+            finals.append(v if resident or isinstance(v, np.ndarray) else v.numpy())
+        return finals[0] if len(finals) == 1 else tuple(finals)
+
+    def _kernel(self, types, kinds, rt):
+        key = (types, kinds, rt)
+        k = self._kernels.get(key)
+        if k is None:
+            k = self._kernels[key] = self._compile(types, kinds, rt)
+        return k
+
+    def _compile(self, types, kinds, rt):
+        global _COUNT
+        _COUNT += 1
+        L = _RED_LOCAL
+        rts = _store_type(rt)
+        params, loads = [], []
+        for p, dt, kind in zip(self.in_params, types, kinds):
+            if kind == "array":
+                params.append(f"_vp_in_{p.name}: vp.Buffer[vp.{_store_type(dt)}]")
+                loads.append(f"{p.name} = _vp_in_{p.name}[rk_at] != vp.uint32(0)"
+                             if dt == np.bool_ else f"{p.name} = _vp_in_{p.name}[rk_at]")
+            else:
+                params.append(f"{p.name}: vp.{dt.name}")
+        outs, stores = [], []
+        for p, dt in zip(self.out_params, types[self.nin:]):
+            outs.append(f"_vp_out_{p.name}: vp.Buffer[vp.{_store_type(dt)}]")
+            if dt == np.bool_:
+                stores.append(f"_vp_out_{p.name}[rk_m] = vp.uint32(1) if {p.name} else "
+                              f"vp.uint32(0)")
+                loads_o = f"{p.name} = False"
+            else:
+                stores.append(f"_vp_out_{p.name}[rk_m] = {p.name}")
+                loads_o = f"{p.name} = vp.{dt.name}(0)"
+            stores.insert(0, loads_o)
+        post = textwrap.dedent(self.post_map_expr).strip("\n").splitlines()
+        # the tree: shared memory halved each step (a uniform loop: every
+        # invocation reaches every barrier)
+        tree = ["    vp.barrier()", f"    rk_s = vp.uint32({L // 2})", "    while rk_s > 0:",
+                "        if rk_lid < rk_s:",
+                "            a = rk_tree[rk_lid]", "            b = rk_tree[rk_lid + rk_s]",
+                f"            rk_tree[rk_lid] = vp.{rts}({self.reduce_expr})",
+                "        vp.barrier()", "        rk_s = rk_s // vp.uint32(2)"]
+        pre = textwrap.dedent(self.preamble).strip("\n")
+        lines = ["import math", "import vulpy as vp", "", *pre.splitlines(), "",
+                 f"@vp.kernel(local_size_x={L})",
+                 f"def {self.name}_map({', '.join(params)}, _vp_part: vp.Buffer[vp.{rts}], "
+                 f"_vp_k: vp.uint32, _vp_per: vp.uint32, _vp_g: vp.uint32, _vp_row0: vp.uint32):",
+                 f"    rk_tree = vp.Shared[vp.{rts}, {L}]", "    rk_lid = vp.local_index()",
+                 "    rk_gx = vp.workgroup_id().x",
+                 "    rk_m = vp.workgroup_id().y + _vp_row0",
+                 "    rk_j = rk_gx * _vp_per + rk_lid",
+                 "    rk_end = min(rk_gx * _vp_per + _vp_per, _vp_k)",
+                 f"    a = vp.{rts}({self.identity})",
+                 "    while rk_j < rk_end:",
+                 "        rk_at = rk_m * _vp_k + rk_j",
+                 *[f"        {s}" for s in loads],
+                 f"        b = vp.{rts}({self.map_expr})",
+                 f"        a = vp.{rts}({self.reduce_expr})",
+                 f"        rk_j += vp.uint32({L})",
+                 "    rk_tree[rk_lid] = a", *tree,
+                 "    if rk_lid == 0:",
+                 "        _vp_part[rk_m * _vp_g + rk_gx] = rk_tree[0]", "",
+                 f"@vp.kernel(local_size_x={L})",
+                 f"def {self.name}_final(_vp_part: vp.Buffer[vp.{rts}], {', '.join(outs)}, "
+                 f"_vp_g: vp.uint32, _vp_row0: vp.uint32):",
+                 f"    rk_tree = vp.Shared[vp.{rts}, {L}]", "    rk_lid = vp.local_index()",
+                 "    rk_m = vp.workgroup_id().y + _vp_row0",
+                 f"    a = vp.{rts}({self.identity})",
+                 "    rk_j = rk_lid",
+                 "    while rk_j < _vp_g:",
+                 "        b = _vp_part[rk_m * _vp_g + rk_j]",
+                 f"        a = vp.{rts}({self.reduce_expr})",
+                 f"        rk_j += vp.uint32({L})",
+                 "    rk_tree[rk_lid] = a", *tree,
+                 "    if rk_lid == 0:",
+                 "        a = rk_tree[0]",
+                 *[f"        {s}" for s in stores[:self.nout]],
+                 *["        " + line if line.strip() else "" for line in post],
+                 *[f"        {s}" for s in stores[self.nout:]], ""]
+        text = "\n".join(lines)
+        filename = f"<vp.ReductionKernel {self.name} #{_COUNT}>"
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        ns = {"vp": _array._ops}
+        try:
+            code = compile(text, filename, "exec")
+        except SyntaxError as e:
+            raise SyntaxError(f"vp.ReductionKernel {self.name}: an expression is not "
+                              f"kernel-language (Python) source: {e.msg}: "
+                              f"{(e.text or '').strip()!r} (CUDA C, as CuPy takes, is not "
+                              f"read)") from None
+        exec(code, ns)
+        return ns[f"{self.name}_map"], ns[f"{self.name}_final"]
