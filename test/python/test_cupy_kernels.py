@@ -187,3 +187,11 @@ def test_reduction_kernel_errors():
         vp.ReductionKernel("T x", "T y", "x", "a + b", "y = a", None, "k")
     with pytest.raises(vp.AxisError if hasattr(vp, "AxisError") else np.exceptions.AxisError):
         l2norm(x, axis=2)
+
+
+def test_complex_parameters_are_refused_by_name():
+    z = vp.asarray(np.ones(3, np.complex64))
+    with pytest.raises(TypeError, match="x is complex64; the kernel language has numbers"):
+        vp.ElementwiseKernel("T x", "T y", "y = x * 2", "c")(z)
+    with pytest.raises(TypeError, match="x is complex64"):
+        l2norm(z)

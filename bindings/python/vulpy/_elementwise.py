@@ -122,8 +122,8 @@ class ElementwiseKernel:
             if not isinstance(dt, np.dtype):
                 continue  # a Python scalar: takes the placeholder's type from an array
             if bound.setdefault(p.type, dt) != dt:
-                raise TypeError(f"vp.ElementwiseKernel {self.name}: type {p.type} is bound to "
-                                f"{bound[p.type]} and to {dt} (argument {p.name})")
+                raise TypeError(f"vp.{type(self).__name__} {self.name}: type {p.type} is bound "
+                                f"to {bound[p.type]} and to {dt} (argument {p.name})")
         types = []
         for p in self.in_params + self.out_params:
             if isinstance(p.type, np.dtype):
@@ -131,8 +131,12 @@ class ElementwiseKernel:
             elif p.type in bound:
                 types.append(bound[p.type])
             else:
-                raise TypeError(f"vp.ElementwiseKernel {self.name}: cannot tell type {p.type} of "
-                                f"{p.name} (no array argument has it)")
+                raise TypeError(f"vp.{type(self).__name__} {self.name}: cannot tell type "
+                                f"{p.type} of {p.name} (no array argument has it)")
+            if types[-1].kind not in "biuf":
+                raise TypeError(f"vp.{type(self).__name__} {self.name}: {p.name} is "
+                                f"{types[-1]}; the kernel language has numbers and bools "
+                                f"(no complex type: split complex data into .real and .imag)")
         return types
 
     # ------------------------------------------------------------ calling
