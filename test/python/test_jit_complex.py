@@ -269,3 +269,22 @@ def test_numpy_asarray_of_a_tracer_names_the_problem():
     xv = vp.asarray(np.arange(8, dtype=np.float32))
     with pytest.raises(TypeError, match="needs the values of a traced array"):
         vp.jit(lambda a: np.asarray(a) + 1)(xv)
+
+
+def test_python_complex_arguments_are_weak_push_constants():
+    """A Python complex argument is weak (NEP 50: complex64 * 2j stays
+    complex64) and pushed at each call: new values are no new trace."""
+    z = crand(8, C64, 15)
+    x = np.arange(8, dtype=np.float32)
+    zv, xv = vp.asarray(z), vp.asarray(x)
+    f = vp.jit(lambda a, c: a * c + c.real)
+    for c in (2j, 1 - 1j, 3.5 + 0j):
+        got = f(zv, c)
+        want = z * c + c.real
+        assert got.dtype == want.dtype == C64
+        np.testing.assert_allclose(got.numpy(), want, rtol=2e-6)
+    assert len(f._cache) == 1
+    g = vp.jit(lambda c, a: c * 2 + a * c.imag)  # Python's arithmetic of c stays weak
+    got, want = g(1 + 3j, xv), (1 + 3j) * 2 + x * (1 + 3j).imag
+    assert got.dtype == want.dtype == C64
+    np.testing.assert_allclose(got.numpy(), want, rtol=2e-6)

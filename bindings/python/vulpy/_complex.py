@@ -275,7 +275,7 @@ def _compute(name, args, res, ctx):
 def _tkey(x):
     """The resolve_dtypes key of a ufunc operand inside vp.jit."""
     if type(x) is TracedComplex:
-        return x.dtype
+        return complex if x.weak else x.dtype
     if hasattr(x, "pyval"):  # a weak Python scalar argument (_jit._WeakScalar)
         return _BOOL if isinstance(x.pyval, (bool, np.bool_)) else type(x.pyval)
     if isinstance(x, _graph.Traced):
@@ -357,7 +357,11 @@ def _traced_ufunc(uf, name, args, out):
     if rdt.kind == "c":
         slots = (_Slot(shape), _Slot(shape))
         _formula(name, args, comps, slots, fdt)
-        return TracedComplex(slots[0].value, slots[1].value, rdt, shape, anchor)
+        # of Python scalars only (a complex argument times 2): weak too, as
+        # Python's own arithmetic keeps them
+        weak = all(a.weak if type(a) is TracedComplex else
+                   hasattr(a, "pyval") or type(a) in (bool, int, float, complex) for a in args)
+        return TracedComplex(slots[0].value, slots[1].value, rdt, shape, anchor, weak)
     slot = _Slot(shape)
     _formula(name, args, comps, slot, fdt)
     return _traced_full(slot.value, rdt, shape, anchor)
@@ -368,6 +372,8 @@ def _traced_full(v, dt, shape, anchor):
     dtype dt and this shape."""
     if not isinstance(v, _graph.Traced):
         return anchor._vp_like(0 if v is None else v, dt, shape)
+    if hasattr(v, "pyval"):  # a weak scalar argument's part: its push constant as dt
+        v = v.wrap(v.value_as(dt))
     if v.dtype != dt:
         v = v.astype(dt)
     if tuple(v.shape) != tuple(shape):
@@ -383,7 +389,7 @@ class TracedComplex:
     the complex support list, .real / .imag / .conj(), indexing, reshape /
     transpose, astype, sum / mean / cumsum, any / all."""
 
-    __slots__ = ("re", "im", "dtype", "shape", "anchor")
+    __slots__ = ("re", "im", "dtype", "shape", "anchor", "weak")
     _vp_traced = True
     __hash__ = None
 
@@ -406,9 +412,10 @@ class TracedComplex:
                              self.anchor._vp_like(np.imag(v), f, shape), dt,
                              self.anchor._vp_like(0, f, shape).shape, self.anchor)
 
-    def __init__(self, re, im, dtype, shape, anchor):
+    def __init__(self, re, im, dtype, shape, anchor, weak=False):
         self.re, self.im, self.dtype = re, im, np.dtype(dtype)
         self.shape, self.anchor = tuple(shape), anchor  # (anchor: a traced array of the trace)
+        self.weak = weak  # a Python complex argument: weak in promotion (NEP 50)
 
     @staticmethod
     def _cast(p, fdt):
@@ -465,12 +472,12 @@ class TracedComplex:
         self._no_value(".item()")
 
     @property
-    def real(self):
-        return self.part(0)
+    def real(self):  # (of a Python complex argument: a weak float, as Python's)
+        return self.re if hasattr(self.re, "pyval") else self.part(0)
 
     @property
     def imag(self):
-        return self.part(1)
+        return self.im if hasattr(self.im, "pyval") else self.part(1)
 
     def conj(self):
         return ufunc(_Named("conjugate", 1, np.conjugate), (self,), None, None, True)
@@ -1627,7 +1634,7 @@ def real(x):
     """vp.real(x): the real part; a view of a resident complex array (as
     NumPy's), the array itself for a real one. NumPy in, NumPy out."""
     if type(x) is TracedComplex:
-        return x.part(0)
+        return x.real
     if not _resident(x):
         return np.real(x)
     return parts(x)[0] if x.dtype.kind == "c" else x
@@ -1637,7 +1644,7 @@ def imag(x):
     """vp.imag(x): the imaginary part; a view of a resident complex array
     (as NumPy's), zeros for a real one. NumPy in, NumPy out."""
     if type(x) is TracedComplex:
-        return x.part(1)
+        return x.imag
     if not _resident(x):
         return np.imag(x)
     if isinstance(x, _graph.Traced):  # a real traced array: zeros like it

@@ -757,7 +757,7 @@ def _sig_of(x):
         return ("n", a.dtype.str, a.shape)
     if isinstance(x, np.generic):
         return ("g", x.dtype.str)
-    if isinstance(x, (bool, int, float)):
+    if isinstance(x, (bool, int, float, complex)):
         return ("s", type(x).__name__)
     try:
         hash(x)
@@ -981,6 +981,13 @@ class JitFunction:
                 w = _WeakScalar(a, pname, t, idx=i)
                 params.append(("s", w))
                 tracers.append(w)
+            elif isinstance(a, complex):  # two weak floats, pushed at each call
+                re, im = (_WeakScalar(float(getattr(a, f)), f"{pname}_{f}", t,
+                                      fn=lambda args, i=i, f=f: float(getattr(args[i], f)))
+                          for f in ("real", "imag"))
+                t.weak += [re, im]
+                params.append(("k",))
+                tracers.append(_complex.TracedComplex(re, im, np.complex128, (), re, weak=True))
             else:
                 params.append(("k",))
                 tracers.append(a)
