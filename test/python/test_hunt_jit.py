@@ -471,3 +471,37 @@ def test_big_endian_numpy_data_is_its_values():
         y = vp.zeros(7, want.dtype)
         y[...] = b
         _same(y, want)
+
+
+def test_flip_diff_nan_to_num_isclose_trace():
+    """vp.flip, vp.diff, vp.nan_to_num and vp.isclose inside vp.jit were
+    TracingErrors (numpy.<name> is not supported in vp.jit); they are
+    slices and ufuncs, so they trace and fuse (one kernel each here)."""
+    h = np.array([[1.0, np.nan, np.inf, 0.5], [-np.inf, 2.5, -1.0, 1e-7]], np.float32)
+    x = vp.asarray(h)
+    cases = [(lambda a: vp.flip(a), np.flip),
+             (lambda a: vp.flip(a, 1) * 2, lambda a: np.flip(a, 1) * 2),
+             (lambda a: vp.diff(a), np.diff), (lambda a: vp.diff(a, 2), lambda a: np.diff(a, 2)),
+             (lambda a: vp.diff(a, axis=0), lambda a: np.diff(a, axis=0)),
+             (lambda a: vp.diff(a > 0), lambda a: np.diff(a > 0)),
+             (lambda a: vp.nan_to_num(a), np.nan_to_num),
+             (lambda a: vp.nan_to_num(a, nan=-1.0, posinf=9.0, neginf=-9.0),
+              lambda a: np.nan_to_num(a, nan=-1.0, posinf=9.0, neginf=-9.0)),
+             (lambda a: vp.isclose(a, a + 1e-6), lambda a: np.isclose(a, a + np.float32(1e-6))),
+             (lambda a: vp.isclose(a, a, equal_nan=True),
+              lambda a: np.isclose(a, a, equal_nan=True)),
+             (lambda a: vp.isclose(a, 1.0), lambda a: np.isclose(a, 1.0))]
+    for k, (f, ref) in enumerate(cases):
+        j = vp.jit(f)
+        with np.errstate(all="ignore"):
+            got, want = j(x).numpy(), ref(h)
+        assert got.dtype == want.dtype, k
+        np.testing.assert_array_equal(got, want, err_msg=str(k))
+        assert j.dispatches == 1, (k, j.dispatches)
+    with pytest.raises(vp.TracingError, match="prepend= / append="):
+        vp.jit(lambda a: vp.diff(a, prepend=0))(x)
+    with pytest.raises(vp.TracingError, match="copy=False"):
+        vp.jit(lambda a: vp.nan_to_num(a, copy=False))(x)
+    z = (h + 1j).astype(np.complex64)
+    np.testing.assert_array_equal(vp.jit(lambda a: vp.flip(a, 0))(vp.asarray(z)).numpy(),
+                                  np.flip(z, 0))

@@ -578,7 +578,7 @@ class TracedComplex:
     # not resident): the view-like ones of each part (traced), those with a
     # complex hook here, and a clear TypeError for the rest
     _VIEWS = ("reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze",
-              "broadcast_to")
+              "broadcast_to", "flip")
     _HOOKED = ("real", "imag", "conj", "conjugate", "angle", "sum", "mean", "cumsum", "any",
                "all", "where", "round", "around")
 

@@ -611,6 +611,88 @@ def _capture(t, a):
 TRACED_FUNCTIONS = {n: getattr(_shapeops, n) for n in _shapeops.TRACED}
 
 
+# ... and those written here with slices and ufuncs (they fuse like any other)
+def _axes_of(axis, nd, what):
+    if axis is None:
+        return tuple(range(nd))
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    return tuple(_errors.axis(a, nd, what) for a in axes)
+
+
+def _flip(m, axis=None):
+    """numpy.flip of a traced array: a view with reversed axes."""
+    axes = _axes_of(axis, m.ndim, "vp.flip")
+    return m[tuple(slice(None, None, -1) if d in axes else slice(None) for d in range(m.ndim))]
+
+
+def _diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
+    """numpy.diff of a traced array: n rounds of a[1:] - a[:-1] along axis
+    (bool: !=, as NumPy's)."""
+    if any(x is not None and x is not np._NoValue for x in (prepend, append)):
+        raise TracingError(f"{_where()}: vp.diff's prepend= / append= inside vp.jit (a "
+                           f"concatenation, which the trace has not)")
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n!r}")
+    if a.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    ax = _errors.axis(axis, a.ndim, "vp.diff")
+    for _ in range(n):
+        hi = tuple(slice(1, None) if d == ax else slice(None) for d in range(a.ndim))
+        lo = tuple(slice(None, -1) if d == ax else slice(None) for d in range(a.ndim))
+        a = _ufunc.not_equal(a[hi], a[lo]) if a.dtype == _BOOL else _ufunc.subtract(a[hi], a[lo])
+    return a
+
+
+def _nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """numpy.nan_to_num of a traced real array: NaN, +inf and -inf replaced
+    (by 0.0 and the dtype's largest and most negative values by default)."""
+    if not copy:
+        raise TracingError(f"{_where()}: vp.nan_to_num(copy=False) inside vp.jit changes its "
+                           f"argument in place; return the result instead")
+    if x.dtype.kind == "c":
+        raise TracingError(f"{_where()}: vp.nan_to_num of a complex value inside vp.jit")
+    if x.dtype.kind != "f":
+        return x
+    fi = np.finfo(x.dtype)
+    pos = np.asarray(fi.max if posinf is None else posinf, x.dtype)[()]
+    neg = np.asarray(fi.min if neginf is None else neginf, x.dtype)[()]
+    r = _ufunc.where(_ufunc.isnan(x), np.asarray(nan, x.dtype)[()], x)
+    r = _ufunc.where(_ufunc.logical_and(_ufunc.isinf(r), _ufunc.greater(r, 0)), pos, r)
+    return _ufunc.where(_ufunc.logical_and(_ufunc.isinf(r), _ufunc.less(r, 0)), neg, r)
+
+
+def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """numpy.isclose with a traced operand: |a - b| <= atol + rtol * |b| in
+    the result type of (a, b, 1.0); infinities close only to an equal
+    infinity, NaN only to NaN with equal_nan."""
+    def key(x):
+        if isinstance(x, _WeakScalar):
+            return type(x.pyval)(0)
+        return x.dtype if isinstance(x, Tracer) else np.asarray(x).dtype
+    dt = np.result_type(key(a), key(b), 1.0)
+
+    def conv(x):
+        if isinstance(x, _WeakScalar):
+            return _ufunc.add(x, dt.type(0))
+        if isinstance(x, Tracer):
+            return x if x.dtype == dt else x.astype(dt)
+        return np.asarray(x, dt)
+    a, b = conv(a), conv(b)
+    finite = _ufunc.logical_and(_ufunc.isfinite(a), _ufunc.isfinite(b))
+    near = _ufunc.less_equal(_ufunc.absolute(_ufunc.subtract(a, b)),
+                             _ufunc.add(dt.type(atol), _ufunc.multiply(dt.type(rtol),
+                                                                       _ufunc.absolute(b))))
+    r = _ufunc.where(finite, near, _ufunc.equal(a, b))
+    if equal_nan:
+        r = _ufunc.logical_or(r, _ufunc.logical_and(_ufunc.isnan(a), _ufunc.isnan(b)))
+    return r
+
+
+TRACED_FUNCTIONS.update({"flip": _flip, "diff": _diff, "nan_to_num": _nan_to_num,
+                         "isclose": _isclose})
+
+
 _CMP_FLIP = {"less": "greater", "less_equal": "greater_equal", "greater": "less",
              "greater_equal": "less_equal", "equal": "equal", "not_equal": "not_equal"}
 
