@@ -195,3 +195,15 @@ def test_complex_parameters_are_refused_by_name():
         vp.ElementwiseKernel("T x", "T y", "y = x * 2", "c")(z)
     with pytest.raises(TypeError, match="x is complex64"):
         l2norm(z)
+
+
+def test_more_elements_than_one_grid_row():
+    """Past 65,535 workgroups of 64 (4,194,240 elements: lavapipe's and
+    many GPUs' limit in x) the kernel was a VulkanError; it is dispatched in
+    blocks now."""
+    n = 9_000_003
+    h = np.arange(n, dtype=np.float32)
+    k = vp.ElementwiseKernel("float32 x", "float32 y", "y = x * 2", "dbl")
+    np.testing.assert_array_equal(k(vp.asarray(h)).numpy(), h * 2)
+    rev = vp.ElementwiseKernel("raw T x", "T y", "y = x[_ind.size() - 1 - i]", "rev")
+    np.testing.assert_array_equal(rev(vp.asarray(h), size=n).numpy(), h[::-1])

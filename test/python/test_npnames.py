@@ -363,3 +363,14 @@ def test_trapz_fromstring_genfromtxt(tmp_path):
     p.write_text("1,2\n3,nan\n")
     g = vp.genfromtxt(p, delimiter=",")
     np.testing.assert_array_equal(g.numpy(), np.genfromtxt(p, delimiter=","))
+
+
+def _triple(x):
+    return x * 3
+
+
+def test_vectorize_past_one_grid_row():
+    """vp.vectorize of more than 65,535 x 64 elements was a VulkanError on
+    lavapipe (and GPUs with that limit in x): dispatched in blocks now."""
+    h = np.arange(9_000_003, dtype=np.float32)
+    np.testing.assert_array_equal(vp.vectorize(_triple)(vp.asarray(h)).numpy(), h * 3)

@@ -66,9 +66,12 @@ def _run(name, a, v, mode, shift_same):
     # invocation loops past the device's budget (lavapipe: 65,535
     # back-edges; a direct sum of 70000 taps raised vp.KernelError)
     step = nv if ctx.limits.get("max_loop_iterations") is None else TAPS_PER_CALL
+    block = 65535 * 64  # outputs a dispatch (the x workgroup count every device takes)
     for j0 in range(0, nv, step):
-        kern(x, y, out, na=na, nv=nv, nout=nout, shift=shift, j0=j0, j1=min(nv, j0 + step),
-             acc=int(j0 > 0), dispatch=nout, context=ctx)
+        for k0 in range(0, nout, block):
+            kern(x, y, out, na=na, nv=nv, nout=nout, shift=shift, j0=j0,
+                 j1=min(nv, j0 + step), acc=int(j0 > 0), k0=k0, dispatch=min(block, nout - k0),
+                 context=ctx)
     return out if out.dtype == want else out.astype(want)
 
 

@@ -28,6 +28,9 @@ from . import _array
 
 _nd = _array.ndarray
 _COUNT = 0
+# elements per dispatch of a generated elementwise kernel: 65,535 workgroups
+# of 64 (vp.kernel's default local size), what every device takes in x
+BLOCK = 65535 * 64
 
 
 class _Param:
@@ -183,7 +186,8 @@ class ElementwiseKernel:
                                  f"is not the broadcast shape {shape}")
         n = int(np.prod(shape, dtype=np.int64))
         if n >= 2 ** 32:
-            raise ValueError(f"vp.ElementwiseKernel {self.name}: {n} elements (at most 2**32 - 1)")
+            raise ValueError(f"vp.ElementwiseKernel {self.name}: {n} elements (at most "
+                             f"2**32 - 1)")
         bufs, kw, kinds = [], {}, []  # the kernel's buffers in order, its push constants
         for p, a, dt in zip(self.in_params, ins, types[:self.nin]):
             if isinstance(a, (_nd, np.ndarray)) or p.raw:
@@ -221,7 +225,8 @@ class ElementwiseKernel:
             bufs.append(r.reshape(-1) if r.ndim != 1 else r)
         if n:
             k = self._kernel(tuple(types), tuple(kinds))
-            k(*bufs, **kw, _vp_n=n, dispatch=n)
+            for i0 in range(0, n, BLOCK):
+                k(*bufs, **kw, _vp_n=n, _vp_i0=i0, dispatch=min(BLOCK, n - i0))
         finals = []
         for p, o, r, dt in zip(self.out_params, outs, results, types[self.nin:]):
             v = r.astype(dt) if r.dtype != dt else r
@@ -273,9 +278,12 @@ class ElementwiseKernel:
         op = textwrap.dedent(self.operation.replace("\t", "    ")).strip("\n")
         op = re.sub(r"\b_ind\s*\.\s*size\s*\(\s*\)", "_vp_n", op)
         pre = textwrap.dedent(self.preamble).strip("\n")
+        # dispatched in blocks from element _vp_i0 (the device's workgroup
+        # count in x, 65,535 on lavapipe and many GPUs, bounds one dispatch)
         lines = ["import math", "import vulpy as vp", "", *pre.splitlines(), "",
-                 f"def {self.name}({', '.join(params + ['_vp_n: vp.uint32'])}):",
-                 "    i = vp.global_id()", "    if i < _vp_n:"]
+                 f"def {self.name}("
+                 f"{', '.join(params + ['_vp_n: vp.uint32', '_vp_i0: vp.uint32'])}):",
+                 "    i = vp.global_id() + _vp_i0", "    if i < _vp_n:"]
         lines += [f"        {s}" for s in loads]
         first = len(lines) + 1  # the operation's first line in the file
         lines += ["        " + line if line.strip() else "" for line in op.splitlines()]

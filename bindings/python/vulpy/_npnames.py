@@ -423,8 +423,12 @@ class vectorize:  # noqa: N801 (NumPy's and CuPy's name)
         stored = np.dtype(np.uint32) if out_dtype == np.bool_ else out_dtype
         out = ops.empty(shape, stored, context=flat[0].context)
         if n:
+            if n >= 2 ** 32:
+                raise ValueError(f"vp.vectorize: {n} elements (at most 2**32 - 1)")
             k = self._kernel(tuple(dtypes), out_dtype)
-            k(*flat, out.reshape(-1), n=n, dispatch=n)
+            block = 65535 * 64  # (vp.kernel's local size 64)
+            for i0 in range(0, n, block):
+                k(*flat, out.reshape(-1), n=n, i0=i0, dispatch=min(block, n - i0))
         if stored != out_dtype:
             out = out.astype(out_dtype)
         return out if resident else out.numpy()
@@ -484,8 +488,11 @@ def _vectorized_kernel(pyfunc, dtypes, out_dtype):
     elems = [f"a{k}[i] != vp.uint32(0)" if np.dtype(d) == np.bool_ else f"a{k}[i]"
              for k, d in enumerate(dtypes)]
     odt = buf(out_dtype)
-    lines += [f"def _vp_vectorized({', '.join(params)}, o: vp.Buffer[vp.{odt}], n: vp.uint32):",
-              "    i = vp.global_id()",
+    # dispatched in blocks from element i0 (the workgroup count in x bounds
+    # one dispatch: 65,535 on lavapipe and many GPUs)
+    lines += [f"def _vp_vectorized({', '.join(params)}, o: vp.Buffer[vp.{odt}], n: vp.uint32, "
+              f"i0: vp.uint32):",
+              "    i = vp.global_id() + i0",
               "    if i < n:",
               f"        o[i] = vp.{odt}({name}({', '.join(elems)}))", ""]
     text = "\n".join(lines)

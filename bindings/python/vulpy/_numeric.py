@@ -406,8 +406,10 @@ def frexp(x, out=None):
         xf = xf if xf.contiguous else xf.copy()
         m = _array.empty(x.shape, np.float32, context=ctx)
         e = _array.empty(x.shape, np.int32, context=ctx)
-        if x.size:
-            K.frexp_f32(xf, m, e, n=x.size, dispatch=x.size, context=ctx)
+        block = 65535 * 64  # (the x workgroup count every device takes)
+        for i0 in range(0, x.size, block):
+            K.frexp_f32(xf, m, e, n=x.size, i0=i0, dispatch=min(block, x.size - i0),
+                        context=ctx)
         return _into("frexp", (m if want == np.float32 else m.astype(want), e),
                      (m_out, e_out))
     work = want  # float64: the device keeps float64 subnormals

@@ -13,8 +13,8 @@ import vulpy as vp
 
 @vp.kernel(local_size_x=64)
 def frexp_f32(x: vp.Buffer[vp.float32], m: vp.Buffer[vp.float32], e: vp.Buffer[vp.int32],
-              n: vp.uint32):
-    i = vp.global_id()
+              n: vp.uint32, i0: vp.uint32):
+    i = vp.global_id() + i0  # (dispatched in blocks of at most 65,535 workgroups)
     if i >= n:
         return
     b = vp.bitcast(x[i], vp.uint32)

@@ -33,22 +33,25 @@ import vulpy as vp
 
 
 @vp.kernel(local_size_x=256)
-def add(a: vp.Buffer, idx: vp.Buffer[vp.uint32], v: vp.Buffer, n: vp.uint32):
-    i = vp.global_id()
+def add(a: vp.Buffer, idx: vp.Buffer[vp.uint32], v: vp.Buffer, n: vp.uint32,
+        i0: vp.uint32):
+    i = vp.global_id() + i0
     if i < n:
         vp.atomic_add(a, idx[i], v[i])
 
 
 @vp.kernel(local_size_x=256)
-def maximum(a: vp.Buffer, idx: vp.Buffer[vp.uint32], v: vp.Buffer, n: vp.uint32):
-    i = vp.global_id()
+def maximum(a: vp.Buffer, idx: vp.Buffer[vp.uint32], v: vp.Buffer, n: vp.uint32,
+            i0: vp.uint32):
+    i = vp.global_id() + i0
     if i < n:
         vp.atomic_max(a, idx[i], v[i])
 
 
 @vp.kernel(local_size_x=256)
-def minimum(a: vp.Buffer, idx: vp.Buffer[vp.uint32], v: vp.Buffer, n: vp.uint32):
-    i = vp.global_id()
+def minimum(a: vp.Buffer, idx: vp.Buffer[vp.uint32], v: vp.Buffer, n: vp.uint32,
+            i0: vp.uint32):
+    i = vp.global_id() + i0
     if i < n:
         vp.atomic_min(a, idx[i], v[i])
 """
@@ -61,8 +64,8 @@ def minimum(a: vp.Buffer, idx: vp.Buffer[vp.uint32], v: vp.Buffer, n: vp.uint32)
 CAS = r"""
 @vp.kernel(local_size_x=256)
 def cas_@NAME@(u: vp.Buffer[vp.@U@], idx: vp.Buffer[vp.uint32], v: vp.Buffer[vp.@F@],
-               n: vp.uint32):
-    i = vp.global_id()
+               n: vp.uint32, i0: vp.uint32):
+    i = vp.global_id() + i0
     if i < n:
         j = idx[i]
         w = v[i]
@@ -182,19 +185,19 @@ def at(uf, a, indices, b):
     pos = pos.ravel().copy() if not pos.contiguous else pos.ravel()
     t = a if (a.contiguous and dt == wide) else a.astype(wide)
     op = "add" if name == "subtract" else name
-    groups = math.ceil(n / 256)
     if wide.kind in "iu" and op != "multiply":
         # atomic add / max / min on the integer (int8 & co. in int32: a sum
         # wraps to the same low bits, a max or min is exact)
-        _kernels()[op](t.ravel(), pos, v, n=n, dispatch=(groups * 256,))
+        k, target = _kernels()[op], t.ravel()
     elif wide.kind in "iu":
-        _kernels((op, wide.name))[f"cas_{op}"](t.ravel(), pos, v, n=n, dispatch=(groups * 256,))
+        k, target = _kernels((op, wide.name))[f"cas_{op}"], t.ravel()
     elif op == "add" and wide == _F32:
-        _kernels()["add"](t.ravel(), pos, v, n=n, dispatch=(groups * 256,))
+        k, target = _kernels()["add"], t.ravel()
     else:  # floats: compare-exchange on the bits (a uint view of the buffer)
-        ks = _kernels((op, wide.name))
-        ks[f"cas_{op}"](t.ravel().view(_WORD[wide.name]), pos, v, n=n,
-                        dispatch=(groups * 256,))
+        k, target = _kernels((op, wide.name))[f"cas_{op}"], t.ravel().view(_WORD[wide.name])
+    block = 65535 * 256  # elements a dispatch (the x workgroup count every device takes)
+    for i0 in range(0, n, block):
+        k(target, pos, v, n=n, i0=i0, dispatch=(math.ceil(min(block, n - i0) / 256) * 256,))
     if t is not a:
         a[...] = (t != 0) if dt.kind == "b" else t.astype(dt)
     return None
