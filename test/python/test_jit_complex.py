@@ -288,3 +288,18 @@ def test_python_complex_arguments_are_weak_push_constants():
     got, want = g(1 + 3j, xv), (1 + 3j) * 2 + x * (1 + 3j).imag
     assert got.dtype == want.dtype == C64
     np.testing.assert_allclose(got.numpy(), want, rtol=2e-6)
+
+
+def test_real_result_into_complex_out():
+    """A real result stored into a complex out= (same_kind, as NumPy): its
+    real part, imaginary 0. It was TypeError: dtype complex64 is not
+    supported on the GPU."""
+    x = np.arange(6, dtype=np.float32)
+    z = vp.full(6, 5 + 5j, C64)
+    vp.jit(lambda a: a * 2)(vp.asarray(x), out=z)
+    np.testing.assert_array_equal(z.numpy(), (x * 2).astype(C64))
+    w = vp.full(12, 5 + 5j, C128)
+    vp.jit(lambda a: a > 1)(vp.asarray(x), out=w[::2])
+    want = np.full(12, 5 + 5j, C128)
+    want[::2] = x > 1
+    np.testing.assert_array_equal(w.numpy(), want)

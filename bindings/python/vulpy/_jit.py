@@ -1102,6 +1102,13 @@ class JitFunction:
                 shape = v.shape if v.shape is not None else ()
                 dt = v.dtype
                 k = len(results)
+                if outs and k < len(outs) and outs[k].dtype.kind == "c" and \
+                        not isinstance(r, _WeakScalar):
+                    # a real result into a complex out=: its real part (imaginary 0)
+                    results.append(self._store_complex(
+                        t, _complex.TracedComplex(r, None, outs[k].dtype, shape, r), k, outs,
+                        args, resident))
+                    return ("out", k)
                 if outs:
                     if k >= len(outs):
                         raise ValueError(f"vp.jit {self.__name__}: out= has {len(outs)} "
