@@ -505,3 +505,38 @@ def test_flip_diff_nan_to_num_isclose_trace():
     z = (h + 1j).astype(np.complex64)
     np.testing.assert_array_equal(vp.jit(lambda a: vp.flip(a, 0))(vp.asarray(z)).numpy(),
                                   np.flip(z, 0))
+
+
+def test_concatenate_and_stack_trace():
+    """vp.concatenate / vp.stack (np. too) inside vp.jit were TracingErrors;
+    each piece is now a constant-index gather chosen by a constant mask, one
+    fused kernel with what surrounds it; complex pieces join part by part."""
+    h = np.arange(6, dtype=np.float32).reshape(2, 3)
+    g = np.arange(4, dtype=np.int32).reshape(2, 2) * 10
+    z = (h + 1j).astype(np.complex64)
+    a, b, c = vp.asarray(h), vp.asarray(g), vp.asarray(z)
+    cases = [(lambda x, y, w: vp.concatenate([x, y], axis=1),
+              lambda x, y, w: np.concatenate([x, y], axis=1)),
+             (lambda x, y, w: vp.concatenate([x, x * 2]) + 1,
+              lambda x, y, w: np.concatenate([x, x * 2]) + 1),
+             (lambda x, y, w: vp.concatenate([x, y], axis=None),
+              lambda x, y, w: np.concatenate([x, y], axis=None)),
+             (lambda x, y, w: np.concatenate((x, np.ones((2, 1), np.float32)), 1),
+              lambda x, y, w: np.concatenate((x, np.ones((2, 1), np.float32)), 1)),
+             (lambda x, y, w: vp.stack([x, x + 1], axis=1),
+              lambda x, y, w: np.stack([x, x + 1], axis=1)),
+             (lambda x, y, w: vp.concatenate([x, x[:, :0]], axis=1),
+              lambda x, y, w: np.concatenate([x, x[:, :0]], axis=1)),
+             (lambda x, y, w: vp.concatenate([x, w * 1j], axis=1),
+              lambda x, y, w: np.concatenate([x, w * 1j], axis=1)),
+             (lambda x, y, w: vp.stack([x, w], 0), lambda x, y, w: np.stack([x, w], 0))]
+    for k, (f, ref) in enumerate(cases):
+        j = vp.jit(f)
+        got, want = j(a, b, c).numpy(), ref(h, g, z)
+        assert got.dtype == want.dtype and got.shape == want.shape, (k, got.dtype, want.dtype)
+        np.testing.assert_array_equal(got, want, err_msg=str(k))
+        assert j.dispatches == 1, (k, j.dispatches)
+    with pytest.raises(ValueError, match="must match exactly"):
+        vp.jit(lambda x, y: vp.concatenate([x, y], axis=0))(a, b)
+    with pytest.raises(ValueError, match="same shape"):
+        vp.jit(lambda x, y: vp.stack([x, y]))(a, b)

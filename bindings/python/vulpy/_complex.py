@@ -592,6 +592,22 @@ class TracedComplex:
             return self._map(lambda p: func(p, *args[1:], **kwargs))
         if name in self._HOOKED:
             return getattr(_array._ops, name)(*args, **kwargs)
+        if name in ("concatenate", "stack") and args:  # the parts joined, each (traced)
+            items = list(args[0])
+            dt = np.result_type(*(_tkey(x) if type(x) is TracedComplex or
+                                  isinstance(x, _graph.Traced) else np.asarray(x).dtype
+                                  for x in items), C64)
+            f = float_of(dt)
+
+            def part(x, k):
+                if type(x) is TracedComplex:
+                    return x.astype(dt).part(k)
+                if isinstance(x, _graph.Traced):
+                    return x.astype(f) if k == 0 else _array.zeros_like(x, dtype=f)
+                h = np.asarray(x)
+                return (h.real if k == 0 else h.imag).astype(f)
+            re, im = (func([part(x, k) for x in items], *args[1:], **kwargs) for k in (0, 1))
+            return TracedComplex(re, im, dt, re.shape, self.anchor)
         raise TypeError(f"vp.jit: {name} of a traced {self.dtype.name} array is not supported "
                         f"inside vp.jit (complex values there take ufuncs, operators, "
                         f"indexing, reshape / transpose, astype, sum / mean / cumsum, any / "

@@ -689,8 +689,81 @@ def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return r
 
 
+def _concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    """numpy.concatenate with traced arrays: each piece gathered along the
+    axis by a constant index array and chosen by a constant mask (vp.take
+    and vp.where: the joins fuse with what surrounds them)."""
+    if out is not None:
+        raise TracingError(f"{_where()}: out= inside vp.jit; return the result instead")
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("need at least one array to concatenate")
+    tc = next((a for a in arrays if isinstance(a, _complex.TracedComplex)), None)
+    if tc is not None:  # complex pieces: the parts joined (_complex.TracedComplex)
+        return tc.__array_function__(np.concatenate, (), (arrays, axis),
+                                     {"dtype": dtype, "casting": casting})
+    nd = {np.ndim(a) if not isinstance(a, Tracer) else a.ndim for a in arrays}
+    if len(nd) != 1 or 0 in nd:
+        raise ValueError("all the input arrays must have the same number of dimensions, "
+                         "and at least one")
+    nd = nd.pop()
+    if axis is None:
+        return _concatenate([a.ravel() if isinstance(a, Tracer) else np.ravel(a)
+                             for a in arrays], 0, None, dtype, casting)
+    ax = _errors.axis(axis, nd, "vp.concatenate")
+    shapes = [tuple(a.shape) if isinstance(a, Tracer) else np.shape(a) for a in arrays]
+    for s in shapes[1:]:
+        if any(s[d] != shapes[0][d] for d in range(nd) if d != ax):
+            raise ValueError(f"all the input array dimensions except for the concatenation "
+                             f"axis must match exactly ({shapes[0]} and {s})")
+    dt = np.dtype(dtype) if dtype is not None else np.result_type(
+        *(a.dtype if isinstance(a, Tracer) else np.asarray(a).dtype for a in arrays))
+    for a in arrays:
+        src = a.dtype if isinstance(a, Tracer) else np.asarray(a).dtype
+        if not np.can_cast(src, dt, casting):
+            raise TypeError(f"Cannot cast array data from {src!r} to {dt!r} according to the "
+                            f"rule {casting!r}")
+    sizes = [s[ax] for s in shapes]
+    total = sum(sizes)
+    pos = np.arange(total)
+    view = [1] * nd
+    view[ax] = total
+    r, off = None, 0
+    for a, n in zip(arrays, sizes):
+        if n == 0:
+            continue
+        a = a.astype(dt) if isinstance(a, Tracer) else np.asarray(a, dt)
+        piece = _indexing.take(a, np.clip(pos - off, 0, n - 1).astype(np.int64), axis=ax) \
+            if isinstance(a, Tracer) else np.take(a, np.clip(pos - off, 0, n - 1), axis=ax)
+        r = piece if r is None else _ufunc.where(
+            ((pos >= off) & (pos < off + n)).reshape(view), piece, r)
+        off += n
+    if r is None:  # every piece empty along the axis
+        a = next(x for x in arrays if isinstance(x, Tracer))
+        return a.astype(dt)
+    return r
+
+
+def _stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    """numpy.stack with traced arrays: a new axis each, then concatenated."""
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("need at least one array to stack")
+    tc = next((a for a in arrays if isinstance(a, _complex.TracedComplex)), None)
+    if tc is not None:
+        return tc.__array_function__(np.stack, (), (arrays, axis),
+                                     {"dtype": dtype, "casting": casting})
+    shapes = {tuple(a.shape) if isinstance(a, Tracer) else np.shape(a) for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError("all input arrays must have the same shape")
+    nd = len(shapes.pop()) + 1
+    ax = _errors.axis(axis, nd, "vp.stack")
+    return _concatenate([_shapeops.expand_dims(a, ax) if isinstance(a, Tracer) else
+                         np.expand_dims(a, ax) for a in arrays], ax, out, dtype, casting)
+
+
 TRACED_FUNCTIONS.update({"flip": _flip, "diff": _diff, "nan_to_num": _nan_to_num,
-                         "isclose": _isclose})
+                         "isclose": _isclose, "concatenate": _concatenate, "stack": _stack})
 
 
 _CMP_FLIP = {"less": "greater", "less_equal": "greater_equal", "greater": "less",
