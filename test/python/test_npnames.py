@@ -274,7 +274,7 @@ def test_text_of_arrays():
         assert f.array_str(x, precision=3) == np.array_str(H / 3, precision=3)
     r = vp.array_repr(x, precision=3)
     assert r.startswith("vp.ndarray([[-1.833, -1.5  ,") and r.endswith(
-        "shape=(3, 4), dtype=float32, memory='device')")
+        f"shape=(3, 4), dtype=float32, memory={x.memory!r})")
     assert vp.array_repr(x) == repr(x)
     assert vp.array2string(H) == np.array2string(H)
 
