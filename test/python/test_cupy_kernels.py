@@ -207,3 +207,23 @@ def test_more_elements_than_one_grid_row():
     np.testing.assert_array_equal(k(vp.asarray(h)).numpy(), h * 2)
     rev = vp.ElementwiseKernel("raw T x", "T y", "y = x[_ind.size() - 1 - i]", "rev")
     np.testing.assert_array_equal(rev(vp.asarray(h), size=n).numpy(), h[::-1])
+
+
+def test_outputs_overlapping_inputs_read_them_as_they_were():
+    """An output that overlaps an input (the same array, a shifted view of
+    it: a ValueError from the launcher, two buffers over one memory) is
+    computed from the input as it was (NumPy's rule), raw inputs too."""
+    h = np.arange(10, dtype=np.float32)
+    inc = vp.ElementwiseKernel("T x", "T y", "y = x + 1", "inc")
+    v = vp.asarray(h)
+    inc(v[:-1], v[1:])
+    want = h.copy()
+    want[1:] = h[:-1] + 1
+    np.testing.assert_array_equal(v.numpy(), want)
+    w = vp.asarray(h)
+    inc(w, w)  # in place
+    np.testing.assert_array_equal(w.numpy(), h + 1)
+    rev = vp.ElementwiseKernel("raw T x", "T y", "y = x[_ind.size() - 1 - i]", "rev_inplace")
+    r = vp.asarray(h)
+    rev(r, r)
+    np.testing.assert_array_equal(r.numpy(), h[::-1])

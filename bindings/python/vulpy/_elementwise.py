@@ -160,6 +160,14 @@ class ElementwiseKernel:
             if o is not None and not isinstance(o, (_nd, np.ndarray)):
                 raise TypeError(f"vp.ElementwiseKernel {self.name}: output {p.name} must be an "
                                 f"array, got {type(o).__name__}")
+        res_outs = tuple(o for o in outs if isinstance(o, _nd))
+        if res_outs:
+            # an input that overlaps an output is read as it was before the
+            # call (NumPy's rule for ufuncs): a copy (a kernel cannot bind
+            # one memory as a buffer it reads and one it writes)
+            ins = [a.copy() if isinstance(a, _nd) and
+                   any(o._buf is a._buf and _array.overlaps(o, a) for o in res_outs) else a
+                   for a in ins]
         types = self._bind_types(ins, outs)
         # the shape: the non-raw array inputs and the given outputs, broadcast
         shapes = [tuple(np.shape(a)) for p, a in zip(self.in_params, ins)
