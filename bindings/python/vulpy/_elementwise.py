@@ -65,6 +65,42 @@ def _parse_params(text, what):
     return out
 
 
+def _scalar(k, p, a, dt):
+    """Scalar argument `a` of parameter p as its push constant of dtype dt
+    (a Python scalar as NumPy converts it, a NumPy one by same_kind
+    casting); TypeError naming kernel k and p otherwise."""
+    try:
+        return np.asarray(a, dt)[()] if type(a) in (bool, int, float) else \
+            np.asarray(a).astype(dt, casting="same_kind")[()]
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"vp.{type(k).__name__} {k.name}: {p.name} is {dt}; cannot take "
+                        f"{a!r}") from None
+
+
+def _module(k, lines, first=None):
+    """Kernel-language module `lines` of kernel object k registered in
+    linecache (so the frontend reads it as a file's) and run: its namespace.
+    A SyntaxError names the operation's line (its first line is line
+    `first` of the module) or the preamble, or the expressions (first
+    None)."""
+    text = "\n".join(lines)
+    kind = type(k).__name__
+    filename = f"<vp.{kind} {k.name} #{_COUNT}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    ns = {"vp": _array._ops}
+    try:
+        code = compile(text, filename, "exec")
+    except SyntaxError as e:
+        where = "an expression" if first is None else \
+            f"line {e.lineno - first + 1} of the operation" if e.lineno >= first else \
+            "the preamble"
+        raise SyntaxError(f"vp.{kind} {k.name}: {where} is not kernel-language (Python) "
+                          f"source: {e.msg}: {(e.text or '').strip()!r} (CUDA C, as CuPy "
+                          f"takes, is not read: write it as Python)") from None
+    exec(code, ns)
+    return ns
+
+
 def _store_type(dt):
     """The buffer element type of dtype dt in a kernel (bool: a 32-bit word)."""
     return "uint32" if dt == np.bool_ else dt.name
@@ -212,12 +248,7 @@ class ElementwiseKernel:
                 bufs.append(x.reshape(-1) if x.ndim != 1 else x)
                 kinds.append("raw" if p.raw else "array")
             else:  # a scalar: a push constant of the parameter's type
-                try:
-                    kw[p.name] = np.asarray(a, dt)[()] if type(a) in (bool, int, float) else \
-                        np.asarray(a).astype(dt, casting="same_kind")[()]
-                except (TypeError, ValueError, OverflowError):
-                    raise TypeError(f"vp.ElementwiseKernel {self.name}: {p.name} is {dt}; "
-                                    f"cannot take {a!r}") from None
+                kw[p.name] = _scalar(self, p, a, dt)
                 kinds.append("scalar")
         results = []
         for p, o, dt in zip(self.out_params, outs, types[self.nin:]):
@@ -296,21 +327,7 @@ class ElementwiseKernel:
         first = len(lines) + 1  # the operation's first line in the file
         lines += ["        " + line if line.strip() else "" for line in op.splitlines()]
         lines += [f"        {s}" for s in stores] + [""]
-        text = "\n".join(lines)
-        filename = f"<vp.ElementwiseKernel {self.name} #{_COUNT}>"
-        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-        ns = {"vp": _array._ops}
-        try:
-            code = compile(text, filename, "exec")
-        except SyntaxError as e:
-            where = f"line {e.lineno - first + 1} of the operation" if e.lineno >= first \
-                else "the preamble"
-            raise SyntaxError(f"vp.ElementwiseKernel {self.name}: {where} is not kernel-language "
-                              f"(Python) source: {e.msg}: {(e.text or '').strip()!r} (CUDA C, "
-                              f"as CuPy takes, is not read: write the operation as Python "
-                              f"statements)") from None
-        exec(code, ns)
-        return _array._ops.kernel(ns[self.name])
+        return _array._ops.kernel(_module(self, lines, first)[self.name])
 
 
 _RED_LOCAL = 256  # invocations of a reduction workgroup (a power of two)
@@ -431,12 +448,7 @@ class ReductionKernel:
                 bufs.append(x)
                 kinds.append("array")
             else:
-                try:
-                    kw[p.name] = np.asarray(a, dt)[()] if type(a) in (bool, int, float) else \
-                        np.asarray(a).astype(dt, casting="same_kind")[()]
-                except (TypeError, ValueError, OverflowError):
-                    raise TypeError(f"vp.ReductionKernel {self.name}: {p.name} is {dt}; "
-                                    f"cannot take {a!r}") from None
+                kw[p.name] = _scalar(self, p, a, dt)
                 kinds.append("scalar")
         results = []
         for o, dt in zip(outs, types[self.nin:]):
@@ -542,16 +554,5 @@ class ReductionKernel:
                  *[f"        {s}" for s in stores[:self.nout]],
                  *["        " + line if line.strip() else "" for line in post],
                  *[f"        {s}" for s in stores[self.nout:]], ""]
-        text = "\n".join(lines)
-        filename = f"<vp.ReductionKernel {self.name} #{_COUNT}>"
-        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-        ns = {"vp": _array._ops}
-        try:
-            code = compile(text, filename, "exec")
-        except SyntaxError as e:
-            raise SyntaxError(f"vp.ReductionKernel {self.name}: an expression is not "
-                              f"kernel-language (Python) source: {e.msg}: "
-                              f"{(e.text or '').strip()!r} (CUDA C, as CuPy takes, is not "
-                              f"read)") from None
-        exec(code, ns)
+        ns = _module(self, lines)
         return ns[f"{self.name}_map"], ns[f"{self.name}_final"]
