@@ -216,3 +216,43 @@ def test_small_dtypes_empty_zero_d_and_aliased(dtype):
     want = h.copy()
     g(want[::2], want[1::2], out=want[1::2])
     _check(x, want)
+
+
+@needs_target
+def test_positional_out():
+    # NumPy's positional output (np.add(a, b, c), np.modf(x, f, w)): the
+    # same as out=, on resident arrays, views and NumPy arrays; given twice,
+    # or one too many, a TypeError (before: "takes 2 input(s), got 3")
+    h = np.linspace(-3.0, 3.0, 11, dtype=np.float32)
+    a = vp.asarray(h)
+    for _ in range(3):  # the C call path too (it takes over after a first call)
+        c = vp.empty(11, np.float32)
+        assert vp.add(a, a, c) is c
+        np.testing.assert_array_equal(c.numpy(), h + h)
+    v = vp.zeros(22, np.float32)
+    vp.multiply(a, 2.0, v[::2])
+    np.testing.assert_array_equal(v.numpy()[::2], h * 2)
+    np.testing.assert_array_equal(v.numpy()[1::2], 0)
+    hn = np.empty(11, np.float32)
+    assert vp.sin(h, hn) is hn
+    np.testing.assert_allclose(hn, np.sin(h), rtol=1e-6, atol=1e-7)
+    f, w = vp.empty(11, np.float32), vp.empty(11, np.float32)
+    vp.modf(a, f, w)
+    wf, ww = np.modf(h)
+    np.testing.assert_array_equal(f.numpy(), wf)
+    np.testing.assert_array_equal(w.numpy(), ww)
+    q = vp.empty(11, np.float32)
+    r = vp.divmod(a, 1.5, q)
+    np.testing.assert_array_equal(q.numpy(), np.floor_divide(h, np.float32(1.5)))
+    np.testing.assert_array_equal(r[1].numpy(), np.remainder(h, np.float32(1.5)))
+    m = vp.empty(11, np.float32)
+    vp.frexp(a, m)
+    np.testing.assert_array_equal(m.numpy(), np.frexp(h)[0])
+    with pytest.raises(TypeError, match="both a positional and keyword"):
+        vp.add(a, a, c, out=c)
+    with pytest.raises(TypeError, match="got 4 positional"):
+        vp.add(a, a, c, c)
+    with pytest.raises(TypeError, match="at most 2 outputs"):
+        vp.modf(a, f, w, f)
+    with pytest.raises(TypeError, match="both a positional and keyword"):
+        vp.divmod(a, 1.5, q, out=(q, None))

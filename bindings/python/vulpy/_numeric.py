@@ -374,19 +374,20 @@ def append(arr, values, axis=None):
     return _shapeops.concatenate([arr, values], axis=axis)
 
 
-def frexp(x, out=None):
-    """vp.frexp(x, out=None):
+def frexp(x, *outs, out=None):
+    """vp.frexp(x, [m, e,] out=None):
     numpy.frexp: mantissa and exponent, x == m * 2**e with 0.5 <= |m| < 1
     (m keeps x's sign; zero, inf and NaN give (x, 0); subnormal x a normal
     m and its exponent, on every device: float16 and float32 by their bits,
     so a device that flushes float32 subnormals, ctx.flushes_subnormals,
     gets them too). m has x's float
     type (NumPy's for integer input), e is int32. out=(m, e) as
-    vp.divmod's. np.frexp on resident arrays runs here.
+    vp.divmod's; `outs`, the outputs after the input, are out= too. np.frexp on resident arrays runs here.
 
         >>> [a.tolist() for a in vp.frexp(vp.asarray([8.0, -0.375]))]
         [[0.5, -0.75], [4, -1]]"""
-    m_out, e_out = _pair_out("frexp", out)
+    m_out, e_out = _pair_out("frexp", out, outs)
+    out = None if m_out is None and e_out is None else (m_out, e_out)
     if not _res(x, m_out, e_out):
         return np.frexp(x) if out is None else np.frexp(x, out=out)
     ctx = _array.common_context("vp.frexp", (x, m_out, e_out))
@@ -648,8 +649,18 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return _shapeops.moveaxis(r, -1, _shapeops._axis(axisc, r.ndim, "cross"))
 
 
-def _pair_out(name, out):
-    """out= of a two-output ufunc: None or a pair (each None or an array)."""
+def _pair_out(name, out, outs=()):
+    """out= of a two-output ufunc: None or a pair (each None or an array);
+    outs: the outputs given after the inputs, as NumPy takes them
+    (np.modf(x, f, w)), never together with out=."""
+    if outs:
+        if len(outs) > 2:
+            raise TypeError(f"vp.{name}: too many positional arguments: at most 2 outputs "
+                            f"after the inputs, got {len(outs)}")
+        if out is not None:
+            raise TypeError(f"vp.{name}: cannot specify 'out' as both a positional and "
+                            f"keyword argument")
+        out = tuple(outs) + (None,) * (2 - len(outs))
     if out is None:
         return None, None
     if not isinstance(out, tuple) or len(out) != 2:
@@ -675,30 +686,34 @@ def _into(name, res, out):
     return tuple(got)
 
 
-def divmod(x1, x2, out=None):  # noqa: A001  (numpy.divmod)
-    """vp.divmod(x1, x2, out=None):
+def divmod(x1, x2, *outs, out=None):  # noqa: A001  (numpy.divmod)
+    """vp.divmod(x1, x2, [q, r,] out=None):
     numpy.divmod: (floor_divide(x1, x2), remainder(x1, x2)), computed
     together; out=(q, r) writes either result into an array of yours (as
-    if the inputs were copied first when an out overlaps one). np.divmod
-    on resident arrays runs here."""
-    q_out, r_out = _pair_out("divmod", out)
+    if the inputs were copied first when an out overlaps one); `outs`,
+    the outputs after the inputs (NumPy's positional form), are out= too.
+    np.divmod on resident arrays runs here."""
+    q_out, r_out = _pair_out("divmod", out, outs)
+    out = None if q_out is None and r_out is None else (q_out, r_out)
     if not _res(x1, x2, q_out, r_out):
         return np.divmod(x1, x2) if out is None else np.divmod(x1, x2, out=out)
     return _into("divmod", (_ufunc.floor_divide(x1, x2), _ufunc.remainder(x1, x2)),
                  (q_out, r_out))
 
 
-def modf(x, out=None):
-    """vp.modf(x, out=None):
+def modf(x, *outs, out=None):
+    """vp.modf(x, [frac, whole,] out=None):
     numpy.modf: the fractional and integral parts of x, both with x's sign
     (modf(-2.5) is (-0.5, -2.0); modf(-inf) is (-0.0, -inf); NaN gives NaN
     twice). float16/32/64 keep their dtype; integer and bool input are
     NumPy's float type for them (float64 for 32- and 64-bit integers).
-    out=(frac, whole) as vp.divmod's. np.modf on resident arrays runs here.
+    out=(frac, whole) as vp.divmod's (`outs`, the outputs after the input,
+    are out= too). np.modf on resident arrays runs here.
 
         >>> [a.tolist() for a in vp.modf(vp.asarray([2.5, -0.25]))]
         [[0.5, -0.25], [2.0, -0.0]]"""
-    f_out, w_out = _pair_out("modf", out)
+    f_out, w_out = _pair_out("modf", out, outs)
+    out = None if f_out is None and w_out is None else (f_out, w_out)
     if not _res(x, f_out, w_out):
         return np.modf(x) if out is None else np.modf(x, out=out)
     ctx = _array.common_context("vp.modf", (x, f_out, w_out))

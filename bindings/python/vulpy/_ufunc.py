@@ -108,7 +108,8 @@ class Ufunc:
 
     NumPy arrays in -> a NumPy array out (the work runs on the default or
     given context); any resident operand -> a resident result. `out=`
-    takes a C-contiguous resident array (or a NumPy array in convenience
+    (or, as NumPy, one more positional argument: `vp.add(a, b, c)`)
+    takes a resident array or view (or a NumPy array in convenience
     mode); `sync=False` returns a vp.Handle whose wait() gives the result.
 
     Made once per NumPy name by the package (vp.ufunc is this class, for
@@ -265,6 +266,15 @@ class Ufunc:
 
     def __call__(self, *args, out=None, context=None, sync=True, where=True, dtype=None,
                  casting="same_kind"):
+        if len(args) > self.nin and self.name != "cast":
+            # NumPy's positional output: vp.add(a, b, c) is vp.add(a, b, out=c)
+            if len(args) > self.nin + 1:
+                raise TypeError(f"vp.{self.name} takes {self.nin} input(s) and 1 output, got "
+                                f"{len(args)} positional arguments")
+            if out is not None:
+                raise TypeError(f"vp.{self.name}: cannot specify 'out' as both a positional "
+                                f"and keyword argument")
+            args, out = args[:self.nin], args[self.nin]
         if dtype is not None or where is not True or casting != "same_kind":
             return self._dtype_where(args, out, context, sync, where, dtype, casting)
         if out is not None and self.name != "cast":
