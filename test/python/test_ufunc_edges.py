@@ -256,3 +256,23 @@ def test_positional_out():
         vp.modf(a, f, w, f)
     with pytest.raises(TypeError, match="both a positional and keyword"):
         vp.divmod(a, 1.5, q, out=(q, None))
+
+
+@needs_target
+def test_where_with_condition_only():
+    # numpy.where(condition) is nonzero(condition) (before: "takes 3 input(s)")
+    h = np.array([[0.0, 1.5, 0.0], [-2.0, 0.0, 3.0]], np.float32)
+    x = vp.asarray(h)
+    for _ in range(2):  # after a three-argument call too (the C call path)
+        got = vp.where(x != 0)
+        want = np.where(h != 0)
+        assert len(got) == 2
+        for g, w in zip(got, want):
+            assert isinstance(g, vp.ndarray) and g.dtype == np.int64
+            np.testing.assert_array_equal(g.numpy(), w)
+        vp.where(x > 0, x, 0.0, out=vp.empty_like(x))
+    for g, w in zip(vp.where(h > 0), np.where(h > 0)):   # NumPy in -> NumPy out
+        assert isinstance(g, np.ndarray)
+        np.testing.assert_array_equal(g, w)
+    with pytest.raises(TypeError, match="both or neither"):
+        vp.where(x > 0, x)

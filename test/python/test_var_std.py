@@ -211,3 +211,39 @@ def test_inside_vp_jit():
     s, v = f(vp.asarray(a))
     np.testing.assert_allclose(np.asarray(s), np.std(a * 2, axis=1), rtol=2e-5)
     np.testing.assert_allclose(np.asarray(v), np.var(a, ddof=1), rtol=2e-5)
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_mean_and_correction_keywords(name):
+    # NumPy 2's mean= (a mean computed already, reduced axes kept) and
+    # correction= (the array API's ddof): before, a TypeError
+    np_f, vp_f = getattr(np, name), getattr(vp, name)
+    x = vp.asarray(F32)
+    mask = RNG.random(F32.shape) > 0.3
+    mu = np.mean(F32, axis=1, keepdims=True) + np.float32(0.25)  # not the mean: must be used
+    for kw in ({"axis": 1, "mean": mu}, {"axis": 1, "mean": mu, "keepdims": True},
+               {"axis": 1, "mean": mu, "where": mask}, {"axis": 1, "mean": mu, "ddof": 1},
+               {"axis": 1, "mean": mu.astype(np.float64)}, {"mean": np.float32(99.5)},
+               {"axis": 0, "correction": 1}, {"axis": (0, 2), "correction": 2}):
+        want = np_f(F32, **kw)
+        got = vp_f(x, **{k: (vp.asarray(v) if k == "mean" and isinstance(v, np.ndarray)
+                             else v) for k, v in kw.items()})
+        assert isinstance(got, vp.ndarray) and got.dtype == want.dtype, kw
+        assert got.shape == want.shape, kw
+        np.testing.assert_allclose(got.numpy(), want, rtol=2e-5, err_msg=str(kw))
+        np.testing.assert_allclose(vp_f(F32, **kw), want, rtol=2e-5, err_msg=str(kw))
+    np.testing.assert_allclose(getattr(x, name)(axis=1, mean=mu).numpy(),
+                               np_f(F32, axis=1, mean=mu), rtol=2e-5)
+    np.testing.assert_allclose(np_f(x, axis=1, mean=mu).numpy(), np_f(F32, axis=1, mean=mu),
+                               rtol=2e-5)
+    c = (F32[0] + 1j * F32[1][::-1]).astype(np.complex64)
+    cm = np.mean(c, axis=1, keepdims=True) + 0.5j
+    np.testing.assert_allclose(vp_f(vp.asarray(c), axis=1, mean=vp.asarray(cm)).numpy(),
+                               np_f(c, axis=1, mean=cm), rtol=2e-5)
+    im = np.mean(I32, axis=0, keepdims=True)
+    np.testing.assert_allclose(vp_f(vp.asarray(I32), axis=0, mean=im).numpy(),
+                               np_f(I32, axis=0, mean=im), rtol=1e-12)
+    with pytest.raises(ValueError, match="ddof and correction"):
+        vp_f(x, ddof=1, correction=1)
+    with pytest.raises(ValueError, match="mean= of shape"):
+        vp_f(x, axis=1, mean=np.zeros((7, 6), np.float32))

@@ -1029,13 +1029,19 @@ class ndarray:
         """vp.cumprod(self, axis, dtype, out)."""
         return _ops._reduce.cumprod(self, axis, dtype, out)
 
-    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
-        """vp.var(self, axis, dtype, out, ddof, keepdims, where=where)."""
-        return _ops._reduce.var(self, axis, dtype, out, ddof, keepdims, where=where)
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+            mean=None, correction=None):
+        """vp.var(self, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+        correction=correction)."""
+        return _ops._reduce.var(self, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+                                correction=correction)
 
-    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
-        """vp.std(self, axis, dtype, out, ddof, keepdims, where=where)."""
-        return _ops._reduce.std(self, axis, dtype, out, ddof, keepdims, where=where)
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+            mean=None, correction=None):
+        """vp.std(self, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+        correction=correction)."""
+        return _ops._reduce.std(self, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+                                correction=correction)
 
     def ptp(self, axis=None, out=None, keepdims=False):
         """vp.ptp(self, axis, out, keepdims): max - min."""

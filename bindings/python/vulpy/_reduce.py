@@ -663,15 +663,21 @@ def max(a, *args, **kwargs):  # noqa: A001
 # squared deviations, two passes as NumPy (docs/python-api.md). Inside a
 # kernel `vp.var(expr)` keeps its kernel-language meaning (_types.kernel_name).
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
-        context=None):
+        mean=None, correction=None, context=None):
     """vp.var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
-    where=True, context=None):
+    where=True, mean=None, correction=None, context=None):
     numpy.var on the GPU (the mean, then the mean of squared deviations;
-    where= selects the elements, as NumPy's).
+    where= selects the elements, as NumPy's). As NumPy 2: mean= is a mean
+    you computed already (its reduced axes kept, keepdims=True), used
+    instead of computing one; correction= is the array API's name of ddof
+    (a ValueError with a nonzero ddof too).
     NumPy in -> NumPy out, resident in -> resident out. Inside a kernel,
     vp.var(expr) is the kernel language's variable (docs/language.md)."""
+    ddof = _correction("var", ddof, correction)
     if _complex_input(a, dtype):
-        return _complex_moment("var", a, axis, dtype, out, ddof, keepdims, where, context)
+        return _complex_moment("var", a, axis, dtype, out, ddof, keepdims, where, context, mean)
+    if mean is not None:
+        return _given_mean("var", a, axis, dtype, out, ddof, keepdims, where, mean)
     if dtype is not None and np.dtype(dtype).kind in "biu":
         return _integer_moment("var", a, axis, dtype, out, ddof, keepdims, where)
     if wanted(None, where):
@@ -680,12 +686,16 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
-        context=None):
+        mean=None, correction=None, context=None):
     """vp.std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
-    where=True, context=None):
-    numpy.std on the GPU (the square root of vp.var)."""
+    where=True, mean=None, correction=None, context=None):
+    numpy.std on the GPU (the square root of vp.var; mean= and
+    correction= as vp.var's)."""
+    ddof = _correction("std", ddof, correction)
     if _complex_input(a, dtype):
-        return _complex_moment("std", a, axis, dtype, out, ddof, keepdims, where, context)
+        return _complex_moment("std", a, axis, dtype, out, ddof, keepdims, where, context, mean)
+    if mean is not None:
+        return _given_mean("std", a, axis, dtype, out, ddof, keepdims, where, mean)
     if dtype is not None and np.dtype(dtype).kind in "biu":
         return _integer_moment("std", a, axis, dtype, out, ddof, keepdims, where)
     if wanted(None, where):
@@ -741,7 +751,53 @@ def _complex_input(a, dtype):
         (dtype is not None and np.dtype(dtype).kind == "c")
 
 
-def _complex_moment(kind, a, axis, dtype, out, ddof, keepdims, where, context):
+def _correction(kind, ddof, correction):
+    """ddof from NumPy 2's correction= (the array API's name for it)."""
+    if correction is None:
+        return ddof
+    if ddof != 0:
+        raise ValueError(f"vp.{kind}: ddof and correction can't be provided simultaneously")
+    return correction
+
+
+def _given_mean(kind, a, axis, dtype, out, ddof, keepdims, where, mean):
+    """numpy.var / numpy.std with mean= (NumPy 2): the squared deviations
+    from the caller's mean, in the dtype NumPy's `a - mean` promotes to,
+    summed (in dtype= where given) and divided by the count less ddof."""
+    a, mean = _operand(a), _operand(mean)
+    if dtype is not None and np.dtype(dtype).kind in "biu":
+        raise TypeError(f"vp.{kind}: mean= with an integer or bool dtype= is not supported; "
+                        f"pass a float dtype=")
+    if dtype is not None:
+        a = a.astype(dtype)
+    elif np.dtype(a.dtype).kind in "biu":
+        a = a.astype(np.float64)
+    try:
+        ok = np.broadcast_shapes(tuple(np.shape(mean)), tuple(a.shape)) == tuple(a.shape)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"vp.{kind}: mean= of shape {tuple(np.shape(mean))} does not broadcast "
+                         f"to the input's shape {tuple(a.shape)} (NumPy wants the mean with "
+                         f"its reduced axes kept: keepdims=True)")
+    mask = where_mask(kind, a, where)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d = _ufunc.subtract(a, mean)
+        s = sum(_ufunc.multiply(d, d), axis, dtype, None, keepdims,
+                where=True if mask is None else mask)
+        if mask is None:
+            shape = tuple(a.shape)
+            n = math.prod(shape[i] for i in _axes(axis, len(shape), kind))
+            left = builtins.max(n - ddof, 0)
+        else:
+            n = sum(_ufunc.logical_and(mask, _ones(a)), axis, _I64, None, keepdims)
+            left = _ufunc.maximum(_ufunc.subtract(n, ddof), 0)
+        v = divide_by_count(s, left)
+        r = v if kind == "var" else _ufunc.sqrt(v)
+    return finish(r, out)
+
+
+def _complex_moment(kind, a, axis, dtype, out, ddof, keepdims, where, context, mean=None):
     """var / std of complex a: |z - mean z|^2 = (x - mean x)^2 + (y -
     mean y)^2, so the variance is var(a.real) + var(a.imag), in the parts'
     real dtype (NumPy's result dtype for complex input), or in dtype= (a
@@ -757,7 +813,12 @@ def _complex_moment(kind, a, axis, dtype, out, ddof, keepdims, where, context):
     if a.dtype.kind != "c":  # real input, complex dtype=: NumPy's var of the real values
         a = a.astype(np.result_type(a.dtype, np.complex64))
     kw = dict(ddof=ddof, keepdims=keepdims, where=where, context=context)
-    v = _ufunc.add(var(_complex.real(a), axis, **kw), var(_complex.imag(a), axis, **kw))
+    if mean is None:
+        v = _ufunc.add(var(_complex.real(a), axis, **kw), var(_complex.imag(a), axis, **kw))
+    else:  # mean= (NumPy 2): each part's deviations from that part of the mean
+        mean = _operand(mean)
+        v = _ufunc.add(var(_complex.real(a), axis, mean=_complex.real(mean), **kw),
+                       var(_complex.imag(a), axis, mean=_complex.imag(mean), **kw))
     if kind == "std":
         v = _ufunc.sqrt(v)
     if dtype is not None:  # NumPy: a complex dtype= is the result's dtype (imaginary part 0)

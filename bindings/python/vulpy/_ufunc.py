@@ -1220,6 +1220,14 @@ def cast(a, out):
 
 
 class _Where(Ufunc):
+    def __call__(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs:
+            # numpy.where(condition): the indices of its nonzero elements
+            return _array._ops._stats.nonzero(args[0])
+        if len(args) == 2:
+            raise TypeError("vp.where: either both or neither of x and y should be given")
+        return super().__call__(*args, **kwargs)
+
     def resolve(self, keys):
         r = self._resolved.get(keys)
         if r is None:
@@ -1255,7 +1263,8 @@ where = _Where("where", 3, None)
 where.__doc__ = """vp.where(condition, x, y, /, out=None, context=None, sync=True)
 
 Elementwise x where condition else y, like numpy.where with three
-arguments: condition is read as bool (nonzero is true), x and y promote to
+arguments (with condition alone, vp.nonzero(condition): a tuple of int64
+index arrays, one per dimension): condition is read as bool (nonzero is true), x and y promote to
 one dtype as numpy.result_type says, and the three broadcast together.
 Arguments, out= (cast into by casting=, 'same_kind' by default), context=,
 sync= and the errors are as for every vp ufunc (help(vp.add)).
