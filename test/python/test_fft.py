@@ -253,3 +253,37 @@ def test_a_plan_leaves_the_process_locale_alone():
     x = vp.asarray(np.ones(24, np.complex64))      # a new plan (24: not cached yet)
     vp.fft.fft(x).numpy()
     assert locale.setlocale(locale.LC_ALL) == before
+
+
+def test_out_argument():
+    # NumPy 2's out= of the transforms (before: TypeError, unexpected
+    # keyword): resident, NumPy and view outs, np.fft on resident arrays,
+    # the input itself as out, same_kind casting, clear errors
+    rng = np.random.default_rng(11)
+    h = (rng.standard_normal((6, 8)) + 1j * rng.standard_normal((6, 8))).astype(np.complex64)
+    r = rng.standard_normal((6, 8)).astype(np.float32)
+    x, xr = vp.asarray(h), vp.asarray(r)
+    for name, a, ha, kw in (("fft", x, h, {}), ("ifft2", x, h, {}), ("rfft", xr, r, {}),
+                            ("irfft", x, h, {"n": 9}), ("fftn", x, h, {"axes": (0,)}),
+                            ("hfft", x, h, {}), ("ihfft", xr, r, {})):
+        want = getattr(np.fft, name)(ha, **kw)
+        o = vp.empty(want.shape, want.dtype)
+        assert getattr(vp.fft, name)(a, out=o, **kw) is o
+        np.testing.assert_allclose(o.numpy(), want, rtol=1e-4, atol=1e-4, err_msg=name)
+        on = np.empty(want.shape, want.dtype)
+        assert getattr(vp.fft, name)(ha, out=on, **kw) is on
+        np.testing.assert_allclose(on, want, rtol=1e-4, atol=1e-4, err_msg=name)
+        o2 = vp.empty(want.shape, want.dtype)
+        assert getattr(np.fft, name)(a, out=o2, **kw) is o2
+        np.testing.assert_allclose(o2.numpy(), want, rtol=1e-4, atol=1e-4, err_msg=name)
+    v = vp.zeros((6, 16), np.complex64)
+    vp.fft.fft(x, out=v[:, ::2])
+    np.testing.assert_allclose(v.numpy()[:, ::2], np.fft.fft(h), rtol=1e-4, atol=1e-4)
+    assert np.all(v.numpy()[:, 1::2] == 0)
+    y = vp.asarray(h)
+    vp.fft.fft(y, out=y)   # the input itself: computed first, then written
+    np.testing.assert_allclose(y.numpy(), np.fft.fft(h), rtol=1e-4, atol=1e-4)
+    with pytest.raises(ValueError, match="out= has shape"):
+        vp.fft.fft(x, out=vp.empty((6, 7), np.complex64))
+    with pytest.raises(TypeError, match="same_kind"):
+        vp.fft.fft(x, out=vp.empty((6, 8), np.float32))

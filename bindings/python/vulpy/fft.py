@@ -7,7 +7,8 @@
 
 fft, ifft, fft2, ifft2, fftn, ifftn, rfft, irfft, rfft2, irfft2, rfftn,
 irfftn with NumPy's arguments (n= / s=, axis= / axes=, norm= "backward",
-"ortho" or "forward") and NumPy 2's dtypes: complex64 stays complex64,
+"ortho" or "forward", and NumPy 2's out=: an array of the result's shape
+it is cast into by 'same_kind') and NumPy 2's dtypes: complex64 stays complex64,
 float32 becomes complex64, float64 and integers complex128 (complex128
 needs the device's float64). Lengths are any positive integers: powers of
 small primes run as mixed-radix FFTs, lengths with a prime factor above 13
@@ -254,38 +255,69 @@ def _c2c(fname, a, s, axes, norm, inverse, context, one=False):
     return y.numpy() if host else y
 
 
+def _into(fname, r, out):
+    """r, or r written into out= (NumPy 2's out argument of the transforms:
+    an array of r's shape, r cast into it by 'same_kind'); a resident r
+    goes into a NumPy out by a download, a NumPy r into a resident out by
+    an upload."""
+    if out is None:
+        return r
+    if not isinstance(out, (np.ndarray, _array.ndarray)):
+        raise TypeError(f"vp.fft.{fname}: out must be a vp.ndarray or numpy.ndarray, got "
+                        f"{type(out).__name__}")
+    if tuple(out.shape) != tuple(r.shape):
+        raise ValueError(f"vp.fft.{fname}: out= has shape {tuple(out.shape)}; the result has "
+                         f"{tuple(r.shape)}")
+    if not np.can_cast(r.dtype, out.dtype, "same_kind"):
+        raise TypeError(f"vp.fft.{fname}: cannot cast the {np.dtype(r.dtype).name} result into "
+                        f"out='s {np.dtype(out.dtype).name} (rule 'same_kind')")
+    if isinstance(out, np.ndarray):
+        np.copyto(out, r.numpy() if isinstance(r, _array.ndarray) else r, casting="same_kind")
+    else:
+        _array._ops._numeric.copyto(out, r, casting="same_kind")
+    return out
+
+
 # ------------------------------------------------------------- complex transforms
-def fft(a, n=None, axis=-1, norm=None, *, context=None):
+def fft(a, n=None, axis=-1, norm=None, out=None, *, context=None):
     """vp.fft.fft(a, n=None, axis=-1, norm=None): the 1-D discrete Fourier
     transform along `axis`, as numpy.fft.fft (n= crops or zero-pads).
-    Resident in -> resident out; NumPy in -> NumPy out."""
-    return _c2c("fft", a, None if n is None else [n], [axis], norm, False, context, True)
+    Resident in -> resident out; NumPy in -> NumPy out.
+    out= takes the result (NumPy 2's out)."""
+    r = _c2c("fft", a, None if n is None else [n], [axis], norm, False, context, True)
+    return _into("fft", r, out)
 
 
-def ifft(a, n=None, axis=-1, norm=None, *, context=None):
-    """vp.fft.ifft: the inverse of fft, as numpy.fft.ifft."""
-    return _c2c("ifft", a, None if n is None else [n], [axis], norm, True, context, True)
+def ifft(a, n=None, axis=-1, norm=None, out=None, *, context=None):
+    """vp.fft.ifft: the inverse of fft, as numpy.fft.ifft.
+    out= takes the result (NumPy 2's out)."""
+    r = _c2c("ifft", a, None if n is None else [n], [axis], norm, True, context, True)
+    return _into("ifft", r, out)
 
 
-def fftn(a, s=None, axes=None, norm=None, *, context=None):
+def fftn(a, s=None, axes=None, norm=None, out=None, *, context=None):
     """vp.fft.fftn(a, s=None, axes=None, norm=None): the N-D transform, as
-    numpy.fft.fftn (all axes by default; the last len(s) with s= alone)."""
-    return _c2c("fftn", a, s, axes, norm, False, context)
+    numpy.fft.fftn (all axes by default; the last len(s) with s= alone).
+    out= takes the result (NumPy 2's out)."""
+    return _into("fftn", _c2c("fftn", a, s, axes, norm, False, context), out)
 
 
-def ifftn(a, s=None, axes=None, norm=None, *, context=None):
-    """vp.fft.ifftn: the inverse of fftn, as numpy.fft.ifftn."""
-    return _c2c("ifftn", a, s, axes, norm, True, context)
+def ifftn(a, s=None, axes=None, norm=None, out=None, *, context=None):
+    """vp.fft.ifftn: the inverse of fftn, as numpy.fft.ifftn.
+    out= takes the result (NumPy 2's out)."""
+    return _into("ifftn", _c2c("ifftn", a, s, axes, norm, True, context), out)
 
 
-def fft2(a, s=None, axes=(-2, -1), norm=None, *, context=None):
-    """vp.fft.fft2: fftn over axes (-2, -1), as numpy.fft.fft2."""
-    return _c2c("fft2", a, s, axes, norm, False, context)
+def fft2(a, s=None, axes=(-2, -1), norm=None, out=None, *, context=None):
+    """vp.fft.fft2: fftn over axes (-2, -1), as numpy.fft.fft2.
+    out= takes the result (NumPy 2's out)."""
+    return _into("fft2", _c2c("fft2", a, s, axes, norm, False, context), out)
 
 
-def ifft2(a, s=None, axes=(-2, -1), norm=None, *, context=None):
-    """vp.fft.ifft2: the inverse of fft2, as numpy.fft.ifft2."""
-    return _c2c("ifft2", a, s, axes, norm, True, context)
+def ifft2(a, s=None, axes=(-2, -1), norm=None, out=None, *, context=None):
+    """vp.fft.ifft2: the inverse of fft2, as numpy.fft.ifft2.
+    out= takes the result (NumPy 2's out)."""
+    return _into("ifft2", _c2c("ifft2", a, s, axes, norm, True, context), out)
 
 
 # ------------------------------------------------------------- real transforms
@@ -347,70 +379,77 @@ def _irfftn(fname, a, s, axes, norm, context, n_given, one=False):
     return r.numpy() if host else r
 
 
-def rfft(a, n=None, axis=-1, norm=None, *, context=None):
+def rfft(a, n=None, axis=-1, norm=None, out=None, *, context=None):
     """vp.fft.rfft(a, n=None, axis=-1, norm=None): the transform of real
-    input, the n//2 + 1 non-negative frequencies, as numpy.fft.rfft."""
-    return _rfftn("rfft", a, None if n is None else [n], [axis], norm, context, True)
+    input, the n//2 + 1 non-negative frequencies, as numpy.fft.rfft.
+    out= takes the result (NumPy 2's out)."""
+    r = _rfftn("rfft", a, None if n is None else [n], [axis], norm, context, True)
+    return _into("rfft", r, out)
 
 
-def irfft(a, n=None, axis=-1, norm=None, *, context=None):
+def irfft(a, n=None, axis=-1, norm=None, out=None, *, context=None):
     """vp.fft.irfft: the inverse of rfft (real output of length n,
-    2 * (m - 1) by default), as numpy.fft.irfft."""
+    2 * (m - 1) by default), as numpy.fft.irfft.
+    out= takes the result (NumPy 2's out)."""
     r = _irfftn("irfft", a, None if n is None else [n], [axis], norm, context,
                 n is not None, True)
     if getattr(a, "dtype", None) == np.float16 and r.dtype == np.float32:
         # numpy.fft.irfft (and hfft) of float16 input is float16 (its
         # result_type(a.real.dtype, 1.0)); irfftn / irfft2 are float32
         r = r.astype(np.float16)
-    return r
+    return _into("irfft", r, out)
 
 
-def rfftn(a, s=None, axes=None, norm=None, *, context=None):
+def rfftn(a, s=None, axes=None, norm=None, out=None, *, context=None):
     """vp.fft.rfftn: the N-D transform of real input (half the last axis),
-    as numpy.fft.rfftn."""
-    return _rfftn("rfftn", a, s, axes, norm, context)
+    as numpy.fft.rfftn. out= takes the result (NumPy 2's out)."""
+    return _into("rfftn", _rfftn("rfftn", a, s, axes, norm, context), out)
 
 
-def irfftn(a, s=None, axes=None, norm=None, *, context=None):
-    """vp.fft.irfftn: the inverse of rfftn, as numpy.fft.irfftn."""
-    return _irfftn("irfftn", a, s, axes, norm, context, s is not None)
+def irfftn(a, s=None, axes=None, norm=None, out=None, *, context=None):
+    """vp.fft.irfftn: the inverse of rfftn, as numpy.fft.irfftn.
+    out= takes the result (NumPy 2's out)."""
+    return _into("irfftn", _irfftn("irfftn", a, s, axes, norm, context, s is not None), out)
 
 
-def rfft2(a, s=None, axes=(-2, -1), norm=None, *, context=None):
-    """vp.fft.rfft2: rfftn over axes (-2, -1), as numpy.fft.rfft2."""
-    return _rfftn("rfft2", a, s, axes, norm, context)
+def rfft2(a, s=None, axes=(-2, -1), norm=None, out=None, *, context=None):
+    """vp.fft.rfft2: rfftn over axes (-2, -1), as numpy.fft.rfft2.
+    out= takes the result (NumPy 2's out)."""
+    return _into("rfft2", _rfftn("rfft2", a, s, axes, norm, context), out)
 
 
-def irfft2(a, s=None, axes=(-2, -1), norm=None, *, context=None):
-    """vp.fft.irfft2: the inverse of rfft2, as numpy.fft.irfft2."""
-    return _irfftn("irfft2", a, s, axes, norm, context, s is not None)
+def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None, *, context=None):
+    """vp.fft.irfft2: the inverse of rfft2, as numpy.fft.irfft2.
+    out= takes the result (NumPy 2's out)."""
+    return _into("irfft2", _irfftn("irfft2", a, s, axes, norm, context, s is not None), out)
 
 
 _SWAPPED = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
 
 
-def hfft(a, n=None, axis=-1, norm=None, *, context=None):
+def hfft(a, n=None, axis=-1, norm=None, out=None, *, context=None):
     """vp.fft.hfft(a, n=None, axis=-1, norm=None): the transform of a
     signal with Hermitian symmetry (its n//2 + 1 first values given), real
     output of length n (2 * (m - 1) by default), as numpy.fft.hfft:
-    irfft of the conjugate with the opposite normalization."""
+    irfft of the conjugate with the opposite normalization.
+    out= takes the result (NumPy 2's out)."""
     _check_norm("hfft", norm)
     x, host = _resident(a, "hfft", context)
     if n is None:
         n = (x.shape[_axis("hfft", axis, x.ndim)] - 1) * 2
     r = irfft(_complex.conjugate(x) if x.dtype.kind == "c" else x, n, axis, _SWAPPED[norm])
-    return r.numpy() if host else r
+    return _into("hfft", r.numpy() if host else r, out)
 
 
-def ihfft(a, n=None, axis=-1, norm=None, *, context=None):
+def ihfft(a, n=None, axis=-1, norm=None, out=None, *, context=None):
     """vp.fft.ihfft(a, n=None, axis=-1, norm=None): the inverse of hfft for
     real input (the n//2 + 1 non-negative frequencies), as
     numpy.fft.ihfft: the conjugate of rfft with the opposite
-    normalization."""
+    normalization. out= takes the result (NumPy 2's out)."""
     _check_norm("ihfft", norm)
     x, host = _resident(a, "ihfft", context)
     r = _complex.conjugate(rfft(x, n, axis, _SWAPPED[norm]))
-    return r.numpy() if host else r
+    return _into("ihfft", r.numpy() if host else r, out)
 
 
 # ------------------------------------------------ helpers (issue 19)
