@@ -792,3 +792,21 @@ def test_permutation_shuffle_choice():
                  lambda: g.permutation(-1)):
         with pytest.raises(ValueError):
             call()
+
+
+def test_generator_bytes_and_spawn():
+    # numpy.random.Generator.bytes / spawn and Philox.spawn (before:
+    # AttributeError): NumPy's bytes of the same stream, the stream moving on
+    # as NumPy's; spawned generators matching NumPy's spawned ones
+    g = vp.random.default_rng(5)
+    n = np.random.Generator(np.random.Philox(5))
+    assert g.bytes(9) == n.bytes(9)
+    np.testing.assert_array_equal(g.random(5).numpy(), n.random(5))
+    for c, d in zip(g.spawn(3), n.spawn(3)):
+        assert isinstance(c, vp.random.Generator)
+        np.testing.assert_array_equal(c.random(7).numpy(), d.random(7))
+    np.testing.assert_array_equal(g.random(3).numpy(), n.random(3))
+    for c, d in zip(vp.random.Philox(9).spawn(2), np.random.Philox(9).spawn(2)):
+        np.testing.assert_array_equal(c.random_raw(4).numpy(), d.random_raw(4))
+    with pytest.raises(TypeError, match="no SeedSequence"):
+        vp.random.Generator(vp.random.Philox(key=5)).spawn(1)

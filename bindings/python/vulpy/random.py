@@ -290,6 +290,16 @@ class Philox:
         new.state = self._numpy().jumped(jumps).state
         return new
 
+    def spawn(self, n_children):
+        """numpy.random.Philox.spawn: n_children new Philox bit generators
+        seeded from children of this one's SeedSequence (NumPy's, so each
+        gives the stream of numpy's spawned Philox)."""
+        seq = self.seed_seq
+        if not isinstance(seq, np.random.SeedSequence):
+            raise TypeError("Philox.spawn: this Philox has no SeedSequence to spawn from (it "
+                            "was made from key= or a state)")
+        return [Philox(c) for c in seq.spawn(n_children)]
+
     def _numpy(self):
         """A numpy.random.Philox at this stream's position."""
         ref = np.random.Philox(0)  # its state is replaced at once
@@ -315,6 +325,21 @@ class Generator:
 
     def __repr__(self):
         return f"vp.random.Generator({self.bit_generator!r})"
+
+    def spawn(self, n_children):
+        """numpy.random.Generator.spawn: n_children independent Generators
+        on Philox.spawn's children (each one matches numpy's spawned
+        Generator(Philox) where this one matches NumPy's)."""
+        return [Generator(b) for b in self.bit_generator.spawn(n_children)]
+
+    def bytes(self, length):
+        """numpy.random.Generator.bytes: `length` random bytes (a Python
+        bytes object), NumPy's from this stream, drawn on the host (the
+        stream moves on as NumPy's does)."""
+        ref = np.random.Generator(self.bit_generator._numpy())
+        out = ref.bytes(length)
+        self.bit_generator.state = ref.bit_generator.state
+        return out
 
     def random(self, size=None, dtype=np.float64, out=None):
         """Uniform floats in [0, 1): NumPy's stream, bit for bit."""
