@@ -5,6 +5,7 @@ NumPy's own names (__array_function__ / __array_ufunc__), over dtypes,
 shapes and axes. Tolerances per dtype are the accuracy docs/python-api.md
 states ("More ufuncs").
 """
+import operator
 import warnings
 
 import numpy as np
@@ -761,3 +762,40 @@ def test_round_is_numpy_on_the_host_and_the_builtin_in_kernels():
     y = vp.empty_like(x)
     k(x, y, dispatch=4)
     check(y, np.float32([0, 2, 2, -0.0]))
+
+
+def test_numpy2_keywords_found_by_the_array_api_tests():
+    # found by data-apis/array-api-tests (--max-examples=5, lavapipe), each a
+    # TypeError / AttributeError before: asarray(copy=), a 0-d integer
+    # array as an index (__index__), clip with no bound and NumPy 2.1's
+    # min= / max=, fftfreq / rfftfreq dtype= and device=
+    x = vp.arange(4)
+    assert vp.asarray(x, copy=None) is x and vp.asarray(x, copy=False) is x
+    c = vp.asarray(x, copy=True)
+    assert c is not x
+    c[0] = 9
+    assert x.numpy()[0] == 0
+    with pytest.raises(ValueError, match="copy=False"):
+        vp.asarray(np.arange(3), copy=False)
+    assert vp.asarray(False, copy=None).numpy() == np.asarray(False)
+    i = vp.asarray(np.int32(2))
+    assert list(range(i)) == [0, 1] and [5, 6, 7][i] == 7 and operator.index(i) == 2
+    for bad in (vp.asarray([3]), vp.asarray(np.float32(2)), vp.asarray(True)):
+        with pytest.raises(TypeError, match="integer scalar arrays"):
+            operator.index(bad)
+    h = np.array([np.nan, -1.0, 0.5, 3.0], np.float32)
+    f = vp.asarray(h)
+    for kw in ({}, {"min": 0.0}, {"max": 1.0}, {"min": 0.0, "max": 1.0}):
+        np.testing.assert_array_equal(vp.clip(f, **kw).numpy(), np.clip(h, **kw))
+    np.testing.assert_array_equal(vp.clip(f, None, None).numpy(), h)
+    np.testing.assert_array_equal(f.clip().numpy(), h)
+    o = vp.empty(4, np.float32)
+    assert vp.clip(f, 0.0, 1.0, o) is o
+    np.testing.assert_array_equal(o.numpy(), np.clip(h, 0.0, 1.0))
+    with pytest.raises(ValueError, match="forbidden"):
+        vp.clip(f, 0.0, 1.0, min=0.0)
+    r = vp.fft.fftfreq(5, dtype=np.float32)
+    assert r.dtype == np.float32
+    np.testing.assert_array_equal(r.numpy(), np.fft.fftfreq(5).astype(np.float32))
+    r = vp.fft.rfftfreq(6, 0.5, device=f.device)
+    np.testing.assert_array_equal(r.numpy(), np.fft.rfftfreq(6, 0.5))

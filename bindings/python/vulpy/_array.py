@@ -575,6 +575,12 @@ class ndarray:
     def __int__(self):
         return int(self.item())
 
+    def __index__(self):
+        # NumPy's: a 0-d integer array is an index (range(x), lst[x], ...)
+        if self.ndim != 0 or np.dtype(self.dtype).kind not in "iu":
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(self.item())
+
     # ------------------------------------------------------------- shape views
     def reshape(self, *shape, order="C", copy=None):
         """A view with another shape (one dimension may be -1); order= and
@@ -1768,10 +1774,14 @@ def _import_target(a, ctx):
     return None
 
 
-def asarray(obj: ArrayLike, dtype: DTypeLike = None, *, memory: Memory = None,
-            context: ContextLike = None) -> ndarray:
+def asarray(obj: ArrayLike, dtype: DTypeLike = None, *, copy: Optional[bool] = None,
+            memory: Memory = None, context: ContextLike = None) -> ndarray:
     """A resident array of `obj` (a NumPy array, a list, a scalar, or a
     resident array, which comes back as is when nothing changes).
+
+    copy= as NumPy 2's and the array API's: None (the default) copies only
+    where it must, True always (vp.array), False never (a ValueError where
+    the result would be a copy: an upload of host data is one).
 
     With memory='host', a C-contiguous writable NumPy array whose data is
     page-aligned (vp.aligned_empty makes such arrays) is imported with no
@@ -1782,6 +1792,8 @@ def asarray(obj: ArrayLike, dtype: DTypeLike = None, *, memory: Memory = None,
 
     A vp.HostArray gives h.on(context): that context's array over the
     shared pages (docs/multidevice.md)."""
+    if copy is not None:
+        return array(obj, dtype, copy=copy, memory=memory, context=context)
     if getattr(obj, "_vp_host_array", False):
         if memory not in (None, "host") or (dtype is not None and np.dtype(dtype) != obj.dtype):
             raise ValueError(f"vp.asarray of a vp.HostArray shares its pages as they are "
@@ -1835,8 +1847,8 @@ def array(obj: ArrayLike, dtype: DTypeLike = None, *, copy: Optional[bool] = Tru
     if copy and shared:
         return r.copy()
     if copy is False and not shared:
-        raise ValueError("vp.array: copy=False, but the result is a copy of the data "
-                         "(use copy=None to allow it)")
+        raise ValueError("vp.array / vp.asarray: copy=False, but the result is a copy of the "
+                         "data (use copy=None to allow it)")
     return r
 
 

@@ -1240,9 +1240,16 @@ class _Where(Ufunc):
 class _Clip(Ufunc):
     """clip(a, lo, hi) = minimum(maximum(a, lo), hi), NaN-propagating."""
 
-    def __call__(self, a, a_min, a_max, *, out=None, context=None, sync=True):
+    def __call__(self, a, a_min=None, a_max=None, out=None, *, min=None,  # noqa: A002
+                 max=None, context=None, sync=True):  # noqa: A002 (NumPy 2.1's names)
+        if min is not None or max is not None:
+            if a_min is not None or a_max is not None:
+                raise ValueError("vp.clip: passing `min` or `max` keyword argument when "
+                                 "`a_min` and `a_max` are provided is forbidden")
+            a_min, a_max = min, max
         if a_min is None and a_max is None:
-            raise ValueError("vp.clip: give a_min, a_max or both")
+            # NumPy 2.1: no bounds clip nothing (a copy, or into out=)
+            return maximum(a, a, out=out, context=context, sync=sync)
         dt = getattr(a, "dtype", None)
         if isinstance(dt, np.dtype) and dt.kind in "iu":
             # a Python int bound beyond the dtype's range on its own side
@@ -1337,12 +1344,14 @@ _g = globals()
 for _n, _k in _TABLE:
     _g[_n] = BY_NUMPY[_n] = Ufunc(_n, _k, getattr(np, _n))
 clip = _Clip("clip", 3, np.clip)
-clip.__doc__ = """vp.clip(a, a_min, a_max, /, out=None, context=None, sync=True)
+clip.__doc__ = """vp.clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None,
+context=None, sync=True)
 
 numpy.clip on the GPU: minimum(maximum(a, a_min), a_max), NaN-propagating;
-either bound may be None (not both: ValueError). Arguments, dtypes, out=,
-context=, sync= and the errors are as for vp.minimum and vp.maximum
-(help(vp.minimum)).
+either bound may be None, and both (NumPy 2.1: a copy of a). min= and
+max= are NumPy 2.1's keyword names of the bounds (a ValueError with
+a_min / a_max too). Arguments, dtypes, out=, context=, sync= and the
+errors are as for vp.minimum and vp.maximum (help(vp.minimum)).
 
 Example:
     vp.clip(np.float32([-1, 0.5, 2]), 0.0, 1.0)     # array([0. , 0.5, 1. ])

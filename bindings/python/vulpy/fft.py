@@ -465,17 +465,30 @@ def _freq_n(fname, n, d):
     return int(n)
 
 
-def fftfreq(n, d=1.0, device=None, *, context=None):
+def _freq_ctx(fname, device, context):
+    """The context of fftfreq's result: context=, or device= (the array
+    API's name: a context, or a vp array's .device)."""
+    if device is not None and context is not None and device is not context:
+        raise ValueError(f"vp.fft.{fname}: device= and context= name different contexts")
+    return context if context is not None else device
+
+
+def fftfreq(n, d=1.0, device=None, *, dtype=None, context=None):
     """numpy.fft.fftfreq: the sample frequencies [0, 1, ..., -1] / (d n),
-    float64 (NumPy's values), as a resident array on `context`."""
+    float64 (NumPy's values), as a resident array on `context` (or
+    device=, the array API's name); dtype= (the array API's) rounds them to
+    another float dtype."""
     n = _freq_n("fftfreq", n, d)
-    return _array.asarray(np.fft.fftfreq(n, d), context=context)
+    return _array.asarray(np.fft.fftfreq(n, d), dtype,
+                          context=_freq_ctx("fftfreq", device, context))
 
 
-def rfftfreq(n, d=1.0, device=None, *, context=None):
-    """numpy.fft.rfftfreq: [0, 1, ..., n // 2] / (d n), float64, resident."""
+def rfftfreq(n, d=1.0, device=None, *, dtype=None, context=None):
+    """numpy.fft.rfftfreq: [0, 1, ..., n // 2] / (d n), float64, resident;
+    device= and dtype= as fftfreq's."""
     n = _freq_n("rfftfreq", n, d)
-    return _array.asarray(np.fft.rfftfreq(n, d), context=context)
+    return _array.asarray(np.fft.rfftfreq(n, d), dtype,
+                          context=_freq_ctx("rfftfreq", device, context))
 
 
 def _shift(fname, x, axes, sign):
