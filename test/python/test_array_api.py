@@ -799,3 +799,41 @@ def test_numpy2_keywords_found_by_the_array_api_tests():
     np.testing.assert_array_equal(r.numpy(), np.fft.fftfreq(5).astype(np.float32))
     r = vp.fft.rfftfreq(6, 0.5, device=f.device)
     np.testing.assert_array_equal(r.numpy(), np.fft.rfftfreq(6, 0.5))
+
+
+def test_device_keyword_and_descending_sort():
+    # the array API's device= on the creation functions (a vp.Context, what
+    # x.device is) and sort / argsort descending= (TypeErrors before)
+    x = vp.arange(3.0)
+    ctx = x.device
+    made = [vp.zeros(3, device=ctx), vp.ones(2, device=ctx), vp.empty(2, device=ctx),
+            vp.full(2, 3.0, device=ctx), vp.asarray([1, 2], device=ctx),
+            vp.array([1.0], device=ctx), vp.arange(3, device=ctx),
+            vp.linspace(0, 1, 3, device=ctx), vp.eye(2, device=ctx),
+            vp.zeros_like(x, device=ctx), vp.ones_like(np.arange(2), device=ctx),
+            vp.empty_like(x, device=ctx), vp.full_like(x, 2, device=ctx),
+            vp.from_dlpack(np.arange(3.0), device=ctx)]
+    assert all(isinstance(m, vp.ndarray) and m.device is ctx for m in made)
+    np.testing.assert_array_equal(vp.full_like(x, 2, device=ctx).numpy(), [2.0, 2.0, 2.0])
+    with pytest.raises(TypeError, match="device= must be a vp.Context"):
+        vp.zeros(3, device="cpu")
+    rng = np.random.default_rng(3)
+    for dt in (np.float32, np.int32, np.uint8):
+        for shape, axis in (((9,), -1), ((3, 5), 0), ((3, 5), 1), ((2, 3, 4), None)):
+            h = rng.integers(0, 3, shape).astype(dt)   # many equal keys: stability shows
+            if dt == np.float32:
+                h.flat[1] = np.nan
+            want_s = np.flip(np.sort(h, axis=axis), -1 if axis is None else axis)
+            np.testing.assert_array_equal(vp.sort(vp.asarray(h), axis=axis,
+                                                  descending=True).numpy(), want_s)
+            # stable descending: NumPy's stable argsort of the negated keys
+            # (equal keys in input order), NaN first (as the flipped sort)
+            hf = h.ravel() if axis is None else h
+            ax = 0 if axis is None else axis
+            neg = (np.where(np.isnan(hf), -np.inf, -hf) if dt == np.float32
+                   else -hf.astype(np.int64))
+            want_a = np.argsort(neg, axis=ax, kind="stable")
+            got = vp.argsort(vp.asarray(h), axis=axis, descending=True)
+            assert got.dtype == np.int64
+            np.testing.assert_array_equal(got.numpy(), want_a)
+            np.testing.assert_array_equal(vp.argsort(h, axis=axis, descending=True), want_a)

@@ -1505,7 +1505,7 @@ def _strided(elems, a, first=0):
 
 
 def empty(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = None,
-          context: ContextLike = None, exportable: bool = False) -> ndarray:
+          context: ContextLike = None, device=None, exportable: bool = False) -> ndarray:
     """vp.empty(shape, dtype=float32, *, memory=None, context=None,
     exportable=False): a new resident array (zeroed: Vulkan memory is cleared before use;
     for 'device' and 'rebar' memory by a fill on the GPU, sent with the next
@@ -1517,7 +1517,10 @@ def empty(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = N
     that works here).
 
         x = vp.empty((2, 3), np.int32)     # zeros, int32, on the GPU
+
+    device= is the array API's name for context= (a vp.Context, as x.device).
     """
+    context = _context.with_device(device, context, "vp.empty")
     ctx = _context.resolve(context)
     if exportable:
         return _exportable(shape, dtype, memory, ctx)
@@ -1595,7 +1598,7 @@ def _result(shape, dt, memory, ctx):
 
 
 def zeros(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = None,
-          context: ContextLike = None) -> ndarray:
+          context: ContextLike = None, device=None) -> ndarray:
     """vp.zeros(shape, dtype=float32, *, memory=None, context=None): a new
     resident array of zeros (NumPy's zeros, kept on the device). The
     default dtype is float32, VulPy's rule for Python data (module
@@ -1605,19 +1608,25 @@ def zeros(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = N
         z = vp.zeros((2, 3))               # float32 zeros on the GPU
         z[0] = 1.0
         print(z.numpy())                   # [[1. 1. 1.] [0. 0. 0.]]
+
+    device= is the array API's name for context= (a vp.Context, as x.device).
     """
+    context = _context.with_device(device, context, "vp.zeros")
     return empty(shape, dtype, memory=memory, context=context)
 
 
 def full(shape: ShapeLike, fill_value, dtype: DTypeLike = None, *, memory: Memory = None,
-         context: ContextLike = None) -> ndarray:
+         context: ContextLike = None, device=None) -> ndarray:
     """vp.full(shape, fill_value, dtype=None, *, memory=None, context=None):
     a resident array with every element `fill_value` (without dtype=:
     float32 for a Python float, int64 for an int, bool for a bool, the
     value's own dtype for a NumPy scalar).
 
         vp.full(4, 2.5).numpy()            # array([2.5, 2.5, 2.5, 2.5], dtype=float32)
+
+    device= is the array API's name for context= (a vp.Context, as x.device).
     """
+    context = _context.with_device(device, context, "vp.full")
     if dtype is None:
         dtype = default_dtype(np.asarray(fill_value).dtype, fill_value)
     ctx = _context.resolve(context)
@@ -1627,12 +1636,15 @@ def full(shape: ShapeLike, fill_value, dtype: DTypeLike = None, *, memory: Memor
 
 
 def ones(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = None,
-         context: ContextLike = None) -> ndarray:
+         context: ContextLike = None, device=None) -> ndarray:
     """vp.ones(shape, dtype=float32, *, memory=None, context=None): a
     resident array of ones; arguments and errors as vp.zeros.
 
         vp.ones((2, 2), np.int32).numpy()  # [[1 1] [1 1]]
+
+    device= is the array API's name for context= (a vp.Context, as x.device).
     """
+    context = _context.with_device(device, context, "vp.ones")
     # dtype=None is NumPy's float64 (as vp.zeros), not the int64 of full's 1
     return full(shape, 1, np.float64 if dtype is None else dtype, memory=memory,
                 context=context)
@@ -1702,12 +1714,16 @@ def _like(a, dtype, shape):
 
 
 def empty_like(a: ArrayLike, dtype: DTypeLike = None, *, shape: Optional[ShapeLike] = None,
-               memory: Memory = None, context: ContextLike = None) -> ndarray:
+               memory: Memory = None, context: ContextLike = None, device=None) -> ndarray:
     """vp.empty_like(a, dtype=None, *, shape=None, memory=None, context=None):
     a new (zeroed) resident array with a's shape and dtype (and, for a
     resident `a`, its context and memory kind); `a` is a resident or NumPy
     array. dtype=, shape=, memory= and context= override what `a` gives.
-    Errors as vp.empty."""
+    Errors as vp.empty.
+
+    device= is the array API's name for context= (a vp.Context, as x.device).
+    """
+    context = _context.with_device(device, context, "vp.empty_like")
     traced = _traced_like(a, 0, dtype, shape, memory, context, "empty_like")
     if traced is not None:
         return traced
@@ -1716,19 +1732,27 @@ def empty_like(a: ArrayLike, dtype: DTypeLike = None, *, shape: Optional[ShapeLi
 
 
 def zeros_like(a: ArrayLike, dtype: DTypeLike = None, *, shape: Optional[ShapeLike] = None,
-               memory: Memory = None, context: ContextLike = None) -> ndarray:
+               memory: Memory = None, context: ContextLike = None, device=None) -> ndarray:
     """vp.zeros_like(a, dtype=None, *, shape=None, memory=None,
     context=None): zeros with a's shape and dtype (a resident `a` also gives
     its context and memory kind); the keywords override them, as in
-    vp.empty_like."""
+    vp.empty_like.
+
+    device= is the array API's name for context= (a vp.Context, as x.device).
+    """
+    context = _context.with_device(device, context, "vp.zeros_like")
     return empty_like(a, dtype, shape=shape, memory=memory, context=context)
 
 
 def ones_like(a: ArrayLike, dtype: DTypeLike = None, *, shape: Optional[ShapeLike] = None,
-              memory: Memory = None, context: ContextLike = None) -> ndarray:
+              memory: Memory = None, context: ContextLike = None, device=None) -> ndarray:
     """vp.ones_like(a, dtype=None, *, shape=None, memory=None, context=None):
     ones with a's shape and dtype (a resident `a` also gives its context
-    and memory kind); the keywords override them, as in vp.empty_like."""
+    and memory kind); the keywords override them, as in vp.empty_like.
+
+    device= is the array API's name for context= (a vp.Context, as x.device).
+    """
+    context = _context.with_device(device, context, "vp.ones_like")
     traced = _traced_like(a, 1, dtype, shape, memory, context, "ones_like")
     if traced is not None:
         return traced
@@ -1739,11 +1763,15 @@ def ones_like(a: ArrayLike, dtype: DTypeLike = None, *, shape: Optional[ShapeLik
 
 def full_like(a: ArrayLike, fill_value, dtype: DTypeLike = None, *,
               shape: Optional[ShapeLike] = None, memory: Memory = None,
-              context: ContextLike = None) -> ndarray:
+              context: ContextLike = None, device=None) -> ndarray:
     """vp.full_like(a, fill_value, dtype=None, *, shape=None, memory=None,
     context=None): an array like `a` (shape, dtype; a resident `a`'s context
     and memory kind) with every element `fill_value`; the keywords override
-    what `a` gives, as in vp.empty_like."""
+    what `a` gives, as in vp.empty_like.
+
+    device= is the array API's name for context= (a vp.Context, as x.device).
+    """
+    context = _context.with_device(device, context, "vp.full_like")
     traced = _traced_like(a, fill_value, dtype, shape, memory, context, "full_like")
     if traced is not None:
         return traced
@@ -1775,7 +1803,7 @@ def _import_target(a, ctx):
 
 
 def asarray(obj: ArrayLike, dtype: DTypeLike = None, *, copy: Optional[bool] = None,
-            memory: Memory = None, context: ContextLike = None) -> ndarray:
+            memory: Memory = None, context: ContextLike = None, device=None) -> ndarray:
     """A resident array of `obj` (a NumPy array, a list, a scalar, or a
     resident array, which comes back as is when nothing changes).
 
@@ -1791,7 +1819,11 @@ def asarray(obj: ArrayLike, dtype: DTypeLike = None, *, copy: Optional[bool] = N
     NumPy data keeps its dtype (module docstring).
 
     A vp.HostArray gives h.on(context): that context's array over the
-    shared pages (docs/multidevice.md)."""
+    shared pages (docs/multidevice.md).
+
+    device= is the array API's name for context= (a vp.Context, as x.device).
+    """
+    context = _context.with_device(device, context, "vp.asarray")
     if copy is not None:
         return array(obj, dtype, copy=copy, memory=memory, context=context)
     if getattr(obj, "_vp_host_array", False):
@@ -1834,13 +1866,17 @@ def asarray(obj: ArrayLike, dtype: DTypeLike = None, *, copy: Optional[bool] = N
 
 
 def array(obj: ArrayLike, dtype: DTypeLike = None, *, copy: Optional[bool] = True,
-          memory: Memory = None, context: ContextLike = None) -> ndarray:
+          memory: Memory = None, context: ContextLike = None, device=None) -> ndarray:
     """vp.array(obj, dtype=None, *, copy=True, memory=None, context=None):
     vp.asarray, copying as numpy.array and cupy.array do: with copy=True
     (the default) the result never shares memory with `obj` (a resident
     array, a vp.HostArray's pages, a NumPy array imported with
     memory='host' are copied); copy=None is vp.asarray; copy=False raises
-    ValueError where the result would be a copy."""
+    ValueError where the result would be a copy.
+
+    device= is the array API's name for context= (a vp.Context, as x.device).
+    """
+    context = _context.with_device(device, context, "vp.array")
     r = asarray(obj, dtype, memory=memory, context=context)
     shared = r is obj or getattr(obj, "_vp_host_array", False) or (
         isinstance(obj, np.ndarray) and r._buf.imported)
@@ -1891,14 +1927,17 @@ def aligned_empty(shape: ShapeLike, dtype: DTypeLike = np.float32) -> np.ndarray
 
 
 def arange(start, stop=None, step=1, dtype: DTypeLike = None, *, memory: Memory = None,
-           context: ContextLike = None) -> ndarray:
+           context: ContextLike = None, device=None) -> ndarray:
     """vp.arange(start, stop=None, step=1, dtype=None, *, memory=None,
     context=None): numpy.arange(start, stop, step), resident; float32 for
     Python float bounds unless dtype= says otherwise (the values are
     NumPy's, rounded to float32). memory= and context= as for vp.zeros.
 
         vp.arange(0, 1, 0.25).numpy()      # [0.   0.25 0.5  0.75], float32
+
+    device= is the array API's name for context= (a vp.Context, as x.device).
     """
+    context = _context.with_device(device, context, "vp.arange")
     a = np.arange(start, stop, step, dtype=dtype)
     if dtype is None:
         a = a.astype(default_dtype(a.dtype, start, stop, step), copy=False)
@@ -1907,14 +1946,18 @@ def arange(start, stop=None, step=1, dtype: DTypeLike = None, *, memory: Memory 
 
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
              dtype: DTypeLike = None, axis: int = 0, *, memory: Memory = None,
-             context: ContextLike = None):
+             context: ContextLike = None, device=None):
     """vp.linspace(start, stop, num=50, endpoint=True, retstep=False,
     dtype=None, axis=0, *, memory=None, context=None):
     numpy.linspace's values and arguments (retstep=True also returns the
     step, NumPy's float64; array bounds and axis= as NumPy's), resident;
     float32 unless dtype= (or NumPy bounds of another dtype) say otherwise.
     memory= and context= as for vp.zeros. (Before session 43 the fifth
-    positional argument was dtype, not NumPy's retstep.)"""
+    positional argument was dtype, not NumPy's retstep.)
+
+    device= is the array API's name for context= (a vp.Context, as x.device).
+    """
+    context = _context.with_device(device, context, "vp.linspace")
     h = lambda v: v.numpy() if isinstance(v, ndarray) else v  # noqa: E731
     a, step = np.linspace(h(start), h(stop), num, endpoint=endpoint, retstep=True, dtype=dtype,
                           axis=axis)
@@ -1949,7 +1992,8 @@ def _dlpack_of(a, owner=None, versioned=False, copied=False):
                                         strides, code, item * 8, versioned, copied)
 
 
-def from_dlpack(x, *, copy: Optional[bool] = None, context: ContextLike = None) -> ndarray:
+def from_dlpack(x, *, copy: Optional[bool] = None, context: ContextLike = None,
+                device=None) -> ndarray:
     """vp.from_dlpack(x, *, copy=None, context=None): a resident array from
     `x`, any object with __dlpack__ (a NumPy array, a
     PyTorch CPU tensor, a vp.ndarray). kDLCPU data is imported as
@@ -1958,7 +2002,11 @@ def from_dlpack(x, *, copy: Optional[bool] = None, context: ContextLike = None) 
     vp.aligned_empty makes, or large NumPy allocations); otherwise the data is
     copied into a new array (copy=False then raises BufferError instead).
     A vp.ndarray of the same context comes back as is. Device (non-CPU)
-    tensors raise BufferError."""
+    tensors raise BufferError.
+
+    device= is the array API's name for context= (a vp.Context, as x.device).
+    """
+    context = _context.with_device(device, context, "vp.from_dlpack")
     if isinstance(x, ndarray):
         if context is not None and _context.resolve(context) is not x._ctx:
             if copy is False:

@@ -617,6 +617,19 @@ def set_default_context(ctx):
     _default = ctx
 
 
+def with_device(device, context, what):
+    """context= from the array API's device= (a vp.Context, what a vp
+    array's .device is): either, or both naming the same context."""
+    if device is None:
+        return context
+    if not isinstance(device, Context):
+        raise TypeError(f"{what}: device= must be a vp.Context (a vp array's .device), got "
+                        f"{device!r}")
+    if context is not None and context is not device:
+        raise ValueError(f"{what}: device= and context= name different contexts")
+    return device
+
+
 def resolve(context):
     """`context` or the default one, checked."""
     if context is None:

@@ -17,7 +17,7 @@ import operator
 
 import numpy as np
 
-from . import _array, _arrayops, _graph, _indexing, _reduce, _stats, _ufunc
+from . import _array, _arrayops, _context, _graph, _indexing, _reduce, _stats, _ufunc
 from . import _errors
 
 _nd = _array.ndarray
@@ -111,12 +111,14 @@ def matrix_args(fname, N, M, k):
     return N, M, operator.index(k)
 
 
-def eye(N, M=None, k=0, dtype=np.float32, *, memory=None, context=None):
-    """vp.eye(N, M=None, k=0, dtype=float32, *, memory=None, context=None):
+def eye(N, M=None, k=0, dtype=np.float32, *, memory=None, context=None, device=None):
+    """vp.eye(N, M=None, k=0, dtype=float32, *, memory=None, context=None,
+    device=None):
     a resident N x M array (M None: square) with ones on diagonal k and
     zeros elsewhere (numpy.eye; VulPy's default dtype is float32, like
-    vp.zeros; memory= and context= as for vp.zeros). The ones are one fill
-    of a strided view."""
+    vp.zeros; memory=, context= and device= as for vp.zeros). The ones are
+    one fill of a strided view."""
+    context = _context.with_device(device, context, "vp.eye")
     N, M, k = matrix_args("eye", N, M, k)
     out = _array.zeros((N, M), dtype, memory=memory, context=context)
     start = k if k >= 0 else -k * M

@@ -324,19 +324,44 @@ def _complex_sorted(a, axis, values):
 
 
 # ------------------------------------------------------------------ the API
-def sort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """vp.sort(a, axis=-1, kind=None, order=None, *, stable=None):
+def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
+    """vp.sort(a, axis=-1, kind=None, order=None, *, stable=None,
+    descending=False):
     numpy.sort on the GPU: a sorted copy along `axis` (None: flattened).
     Stable whatever `kind` says (a radix sort; NumPy's order: NaN last,
-    -0.0 and 0.0 equal and left in input order)."""
-    return _sort_call("sort", a, axis, kind, order, stable, False)
+    -0.0 and 0.0 equal and left in input order). descending=True (the
+    array API's): largest first, NaN first."""
+    r = _sort_call("sort", a, axis, kind, order, stable, False)
+    return _descending(r, axis) if descending else r
 
 
-def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """vp.argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
+    """vp.argsort(a, axis=-1, kind=None, order=None, *, stable=None,
+    descending=False):
     numpy.argsort on the GPU: int64 indices that sort `a` along `axis`
-    (None: flattened), those of NumPy's kind='stable'."""
-    return _sort_call("argsort", a, axis, kind, order, stable, True)
+    (None: flattened), those of NumPy's kind='stable'. descending=True
+    (the array API's): the indices of the largest first, equal elements
+    still in input order (stable), NaN first."""
+    if not descending:
+        return _sort_call("argsort", a, axis, kind, order, stable, True)
+    # the stable ascending order of the reversed input, reversed, is the
+    # stable descending order: index p of the reversed input is n - 1 - p
+    a = _prep(a, "argsort")
+    if axis is None or a.ndim == 0:
+        a, axis = a.reshape(-1), 0
+    ax = _axis(a, axis)
+    j = _sort_call("argsort", _flip(a, ax), ax, kind, order, stable, True)
+    return _array._ops._ufunc.subtract(a.shape[ax] - 1, _flip(j, ax))
+
+
+def _flip(x, axis):
+    f = np.flip if isinstance(x, np.ndarray) else _array._ops._shapeops.flip
+    return f(x, axis)
+
+
+def _descending(r, axis):
+    """The ascending sort r (of axis `axis`, None: flattened) reversed."""
+    return _flip(r, -1 if axis is None or r.ndim == 0 else axis) if r.ndim else r
 
 
 def sort_in_place(self, axis=-1, kind=None, order=None, *, stable=None):
