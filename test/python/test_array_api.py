@@ -837,3 +837,51 @@ def test_device_keyword_and_descending_sort():
             assert got.dtype == np.int64
             np.testing.assert_array_equal(got.numpy(), want_a)
             np.testing.assert_array_equal(vp.argsort(h, axis=axis, descending=True), want_a)
+
+
+def test_vecdot_core_lengths_must_match():
+    # each operand's `axis` is its core dimension (NumPy's gufunc
+    # (n),(n)->()): equal lengths or a ValueError (vp.vecdot of (3,) and (1,)
+    # summed 3 products), operands of different ndim with axis=0 (was a
+    # broadcast error)
+    rng = np.random.default_rng(5)
+    for sa, sb, ax in (((3, 2), (3,), 0), ((3,), (2, 3), -1), ((4, 1, 3), (2, 3), -1),
+                       ((3, 4), (3, 1), 0), ((0,), (0,), -1), ((2, 0), (0,), -1)):
+        a = rng.standard_normal(sa).astype(np.float32)
+        b = rng.standard_normal(sb).astype(np.float32)
+        want = np.vecdot(a, b, axis=ax)
+        for f in (vp.vecdot, vp.linalg.vecdot):
+            got = f(vp.asarray(a), vp.asarray(b), axis=ax)
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-5)
+    for sa, sb in (((3,), (1,)), ((0,), (1,)), ((2, 3), (2, 1))):
+        for f in (vp.vecdot, vp.linalg.vecdot):
+            with pytest.raises(ValueError, match="core dimension"):
+                f(vp.asarray(np.ones(sa, np.float32)), vp.asarray(np.ones(sb, np.float32)))
+
+
+def test_array_namespace_and_inspection():
+    # the array API's entry points: x.__array_namespace__() is vulpy, the
+    # inspection namespace answers (before: AttributeError, so code written
+    # for the standard could not find VulPy)
+    x = vp.arange(3.0)
+    assert x.__array_namespace__() is vp and x.__array_namespace__(api_version="2023.12") is vp
+    with pytest.raises(ValueError, match="api_version"):
+        x.__array_namespace__(api_version="1999.01")
+    assert vp.__array_api_version__ == "2024.12"
+    info = vp.__array_namespace_info__()
+    assert info.default_device() is x.device and x.device in info.devices()
+    assert info.capabilities()["boolean indexing"] is True
+    d = info.default_dtypes()
+    assert d["real floating"] == vp.zeros(1).dtype == vp.asarray([1.5]).dtype
+    assert d["complex floating"] == vp.asarray([1j]).dtype
+    assert d["integral"] == d["indexing"] == vp.asarray([1]).dtype == vp.argsort(x).dtype
+    assert set(info.dtypes(kind="integral")) == {"int8", "int16", "int32", "int64", "uint8",
+                                                 "uint16", "uint32", "uint64"}
+    assert set(info.dtypes(kind=("bool", "real floating"))) == {"bool", "float32", "float64"}
+    assert "complex64" in info.dtypes()
+    with pytest.raises(ValueError, match="unknown kind"):
+        info.dtypes(kind="fancy")
+    xp = x.__array_namespace__()   # code written against the standard
+    y = xp.sort(xp.asarray([3.0, 1.0, 2.0], device=x.device), descending=True)
+    np.testing.assert_array_equal(y.numpy(), [3.0, 2.0, 1.0])

@@ -343,14 +343,24 @@ def test_searchsorted_sorter_out_of_range(resident):
 def test_numpy_creation_like_resident():
     """np.eye / np.ones / np.full / np.identity(..., like=x) raised
     TypeError (NumPy passes order= and device=, which vp's have not), and
-    vp.ones(n, dtype=None) made int64 ones where NumPy's are float64."""
+    vp.ones(n, dtype=None) made int64 ones. dtype=None is no dtype= (one
+    rule, docs/python-api.md): vp's float32; through NumPy's names with
+    like=, NumPy's own dtype (np.zeros / np.empty / np.arange(3.0, like=x)
+    were float32)."""
     x = vp.asarray(np.zeros(2, np.float32))
     same(np.eye(3, 4, 1, like=x), np.eye(3, 4, 1))
     same(np.eye(3, dtype=np.int8, like=x), np.eye(3, dtype=np.int8))
     same(np.identity(2, like=x), np.identity(2))
     same(np.ones((2, 3), like=x), np.ones((2, 3)))
     same(np.full(3, 7, like=x), np.full(3, 7))
-    same(vp.ones(3, dtype=None), np.ones(3, dtype=None))
+    for f in (vp.ones, vp.zeros, vp.empty, vp.eye, vp.identity, vp.tri):
+        assert f(3, dtype=None).dtype == f(3).dtype == np.float32
+    same(vp.ones(3, dtype=None), np.ones(3, dtype=np.float32))
+    same(np.zeros((2, 3), like=x), np.zeros((2, 3)))
+    same(np.empty(0, like=x), np.empty(0))
+    for args in ((3.0,), (1, 7, 2), (0, 1, 0.25), (np.float32(3),), (2, 5, np.float32(0.5))):
+        same(np.arange(*args, like=x), np.arange(*args))
+    same(np.full(2, 2.5, like=x), np.full(2, 2.5))
     with pytest.raises(NotImplementedError, match="order='F'"):
         np.ones(3, order="F", like=x)
 

@@ -30,6 +30,8 @@ from ._types import Buffer, Control, Shared, KERNEL_STUBS as _KS, VECTORS as _VE
 from ._context import (Context, default_context, list_devices,  # noqa: F401
                        set_default_context)
 from ._context import MemoryPool, get_default_memory_pool  # noqa: F401  (memory pool)
+from ._context import array_namespace_info as __array_namespace_info__  # noqa: F401 (array API)
+__array_api_version__ = "2024.12"  # the array API revision x.__array_namespace__() follows
 from ._array import (aligned_empty, arange, array, asarray, empty, empty_like,  # noqa: F401
                      full, full_like, linspace, ndarray, ones, ones_like, zeros, zeros_like,
                      MEMORY_KINDS)

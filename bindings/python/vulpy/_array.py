@@ -40,6 +40,7 @@ DTYPES += tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np
 DTYPES += (np.dtype(np.complex64), np.dtype(np.complex128))
 _BOOL = np.dtype(np.bool_)
 _U32 = np.dtype(np.uint32)
+_F32 = np.dtype(np.float32)
 
 
 def check_dtype(dtype, what="dtype"):
@@ -350,6 +351,15 @@ class ndarray:
         """The array API's name for .context: the vp.Context the array lives
         on."""
         return self._ctx
+
+    def __array_namespace__(self, /, *, api_version=None):
+        """The array API's namespace of this array: the vulpy module
+        (api_version None or one of the standard's revisions, 2021.12 to
+        2024.12; else ValueError)."""
+        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12"):
+            raise ValueError(f"__array_namespace__: api_version={api_version!r} is not one "
+                             f"VulPy follows (2021.12 to 2024.12)")
+        return _ops
 
     def to_device(self, device, /, *, stream=None):
         """The array API's to_device: x.to(device), this array on vp.Context
@@ -1522,6 +1532,8 @@ def empty(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = N
     """
     context = _context.with_device(device, context, "vp.empty")
     ctx = _context.resolve(context)
+    if dtype is None:  # no dtype= given: VulPy's default (numpy.ones(..., like=x) passes float64)
+        dtype = _F32
     if exportable:
         return _exportable(shape, dtype, memory, ctx)
     try:
@@ -1645,8 +1657,8 @@ def ones(shape: ShapeLike, dtype: DTypeLike = np.float32, *, memory: Memory = No
     device= is the array API's name for context= (a vp.Context, as x.device).
     """
     context = _context.with_device(device, context, "vp.ones")
-    # dtype=None is NumPy's float64 (as vp.zeros), not the int64 of full's 1
-    return full(shape, 1, np.float64 if dtype is None else dtype, memory=memory,
+    # dtype=None is the default float32 (as vp.zeros), not the int64 of full's 1
+    return full(shape, 1, _F32 if dtype is None else dtype, memory=memory,
                 context=context)
 
 

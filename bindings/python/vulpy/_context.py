@@ -630,6 +630,78 @@ def with_device(device, context, what):
     return device
 
 
+# --- the array API's inspection namespace (vp.__array_namespace_info__())
+_KINDS = {
+    "bool": ("bool",),
+    "signed integer": ("int8", "int16", "int32", "int64"),
+    "unsigned integer": ("uint8", "uint16", "uint32", "uint64"),
+    "real floating": ("float32", "float64"),
+    "complex floating": ("complex64", "complex128"),
+}
+_KINDS["integral"] = _KINDS["signed integer"] + _KINDS["unsigned integer"]
+_KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["complex floating"]
+
+
+class ArrayNamespaceInfo:
+    """What vp.__array_namespace_info__() returns (the array API's
+    inspection utilities): devices are vp.Contexts (x.device), the default
+    dtypes VulPy's rule (float32 and complex64 for Python float and
+    complex data, int64 for ints and indices), the dtypes those a device
+    holds (64-bit ones need shaderFloat64 / shaderInt64)."""
+
+    __module__ = "vulpy"
+
+    def capabilities(self):
+        """{"boolean indexing": True, "data-dependent shapes": True,
+        "max dimensions": 32} (NumPy's limit: shapes go through it)."""
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 32}
+
+    def default_device(self):
+        """The default vp.Context (vp.default_context())."""
+        return resolve(None)
+
+    def devices(self):
+        """The contexts made so far, the default one first (a context per
+        Vulkan device is made on request: vp.Context(device=...))."""
+        d = resolve(None)
+        return [d] + [c for c in list(_live) if c is not d]
+
+    def default_dtypes(self, *, device=None):
+        """The dtypes VulPy makes when none is given, on `device`."""
+        import numpy as np
+        resolve(device)
+        return {"real floating": np.dtype(np.float32), "complex floating":
+                np.dtype(np.complex64), "integral": np.dtype(np.int64),
+                "indexing": np.dtype(np.int64)}
+
+    def dtypes(self, *, device=None, kind=None):
+        """{name: dtype} of the array API's dtypes `device` holds, of
+        `kind` (None: all; a kind name such as "real floating" or
+        "integral", or a tuple of them)."""
+        import numpy as np
+        ctx = resolve(device)
+        kinds = (kind,) if kind is None or isinstance(kind, str) else tuple(kind)
+        names = []
+        for k in kinds:
+            if k is None:
+                names += ["bool"] + list(_KINDS["numeric"])
+            elif k in _KINDS:
+                names += list(_KINDS[k])
+            else:
+                raise ValueError(f"__array_namespace_info__().dtypes: unknown kind {k!r} (one "
+                                 f"of {sorted(_KINDS)}, or None)")
+        wide = {"float64": "float64", "complex128": "float64", "int64": "int64",
+                "uint64": "int64"}
+        return {n: np.dtype(n) for n in dict.fromkeys(names)
+                if n not in wide or ctx.has(wide[n])}
+
+
+def array_namespace_info():
+    """vp.__array_namespace_info__(): the array API's inspection namespace
+    (an ArrayNamespaceInfo)."""
+    return ArrayNamespaceInfo()
+
+
 def resolve(context):
     """`context` or the default one, checked."""
     if context is None:

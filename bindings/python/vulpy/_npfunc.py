@@ -69,9 +69,11 @@ def _ravel(a, order="C"):
 
 
 def _created(name):
-    """numpy.<name>(..., like=x) for eye, identity, ones, full: NumPy hands
-    its whole signature on (order=, device=), which vp.<name> has not; C
-    order on the CPU-less default device is what VulPy makes."""
+    """numpy.<name>(..., like=x) for eye, identity, ones, full, zeros,
+    empty, arange: NumPy hands its whole signature on (order=, device=),
+    which vp.<name> has not (C order on the CPU-less default device is what
+    VulPy makes), and the dtype without dtype= is NumPy's (float64 where
+    vp.<name>'s is float32)."""
     def create(*args, order="C", device=None, **kwargs):
         if order not in ("C", "K", "A"):
             raise NotImplementedError(f"numpy.{name}(..., like=vp.ndarray): order={order!r}; "
@@ -79,6 +81,24 @@ def _created(name):
         if device not in (None, "cpu"):
             raise ValueError(f"numpy.{name}(..., like=vp.ndarray): device={device!r}; only "
                              f"None is accepted (the array goes to the current context)")
+        if kwargs.get("dtype") is None:
+            # NumPy's default dtype, as the caller of numpy.<name> expects
+            # (vp.<name>'s is float32 for Python floats): float64, full's
+            # fill value's own, arange's bounds' promoted
+            if name == "full":
+                fill = kwargs.get("fill_value", args[1] if len(args) > 1 else None)
+                kwargs["dtype"] = np.asarray(fill).dtype
+            elif name == "arange":
+                # NumPy's own choice, from an empty arange of the same types
+                pos = list(args[:3]) + [None] * (3 - len(args[:3]))
+                vals = [kwargs.get(k, pos[i]) for i, k in enumerate(("start", "stop", "step"))]
+                like0 = [None if v is None else type(v)(1 if i == 2 else 0)
+                         for i, v in enumerate(vals)]
+                kwargs["dtype"] = np.arange(*[v for v in like0[:2] if v is not None],
+                                            **({"step": like0[2]} if like0[2] is not None
+                                               else {})).dtype
+            else:
+                kwargs["dtype"] = np.float64
         return getattr(_NS, name)(*args, **kwargs)
     return create
 
@@ -95,7 +115,7 @@ ADAPTERS = {
     "copy": lambda a, order="K", subok=False: a.copy(),
     "min": lambda *a, **k: getattr(_NS, "amin")(*a, **k),
     "max": lambda *a, **k: getattr(_NS, "amax")(*a, **k),
-    **{n: _created(n) for n in ("eye", "identity", "ones", "full")},
+    **{n: _created(n) for n in ("eye", "identity", "ones", "full", "zeros", "empty", "arange")},
 }
 # NumPy submodules whose functions vp.<submodule> implements by name
 SUBMODULES = {"numpy.linalg": "linalg", "numpy.fft": "fft"}

@@ -903,8 +903,10 @@ def matrix_transpose(x, /):
 
 
 def vecdot(x1, x2, /, *, axis=-1):
-    """numpy.linalg.vecdot: sum(conj(x1) * x2) along `axis` (the shapes
-    broadcast first)."""
+    """numpy.linalg.vecdot: sum(conj(x1) * x2) along `axis` of each
+    operand (its core dimension, NumPy's gufunc (n),(n)->(): the two
+    lengths must be equal, a ValueError otherwise), the other axes
+    broadcast."""
     xs = _res1("vecdot", x1, x2)
     if xs is None:
         return np.linalg.vecdot(x1, x2, axis=axis)
@@ -912,6 +914,16 @@ def vecdot(x1, x2, /, *, axis=-1):
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"vecdot: Input operand {0 if a.ndim == 0 else 1} does not have enough "
                          f"dimensions (has 0, gufunc core with signature (n),(n)->() requires 1)")
+    # each operand's own `axis` is its core dimension: moved last, where
+    # the product and the sum see it (before, the core lengths broadcast:
+    # (3,) with (1,) summed 3 products where NumPy raises)
+    a = _shapeops.moveaxis(a, _errors.axis(axis, a.ndim), -1)
+    b = _shapeops.moveaxis(b, _errors.axis(axis, b.ndim), -1)
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError(f"vecdot: Input operand 1 has a mismatch in its core dimension 0, with "
+                         f"gufunc signature (n),(n)->() (size {b.shape[-1]} is different from "
+                         f"{a.shape[-1]})")
+    axis = -1
     if a.dtype.kind == "c":
         from . import _complex
         a = _complex.conjugate(a)
