@@ -885,3 +885,23 @@ def test_array_namespace_and_inspection():
     xp = x.__array_namespace__()   # code written against the standard
     y = xp.sort(xp.asarray([3.0, 1.0, 2.0], device=x.device), descending=True)
     np.testing.assert_array_equal(y.numpy(), [3.0, 2.0, 1.0])
+
+
+def test_mask_axis_of_length_zero():
+    # NumPy: a boolean index axis of length 0 matches any length and selects
+    # nothing (x (2, 2), mask (2, 0): x[mask] has shape (0,)); was an
+    # IndexError (found by array-api-tests' test_getitem_masking)
+    for ash, msh in (((2, 1), (2, 0)), ((2, 2), (2, 0)), ((0, 1), (0, 0)), ((3,), (0,)),
+                     ((3, 2), (0,))):
+        h = np.arange(int(np.prod(ash)), dtype=np.float32).reshape(ash)
+        m = np.zeros(msh, bool)
+        x = vp.asarray(h)
+        for mm in (m, vp.asarray(m)):
+            assert x[mm].shape == h[m].shape
+            x[mm] = 5.0
+            np.testing.assert_array_equal(x.numpy(), h)
+    for ash, msh in (((2, 1), (2, 3)), ((0, 1), (0, 5))):   # still NumPy's IndexError
+        x = vp.asarray(np.zeros(ash, np.float32))
+        for mm in (np.zeros(msh, bool), vp.asarray(np.zeros(msh, bool))):
+            with pytest.raises(IndexError, match="did not match"):
+                x[mm]

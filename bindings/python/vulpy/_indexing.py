@@ -73,7 +73,7 @@ def _host_masks(entries, shape):
             d += 1
             continue
         for j, n in enumerate(m.shape):
-            if shape[d + j] != n:
+            if shape[d + j] != n and n != 0:  # (NumPy: a mask axis of length 0 selects nothing)
                 raise IndexError(f"boolean index did not match indexed array along axis {d + j}; "
                                  f"size of axis is {shape[d + j]} but size of corresponding "
                                  f"boolean axis is {n}")
@@ -395,6 +395,11 @@ def _index_value(c, i, dim):
 def _mask_prefix(a, mask):
     m = mask if isinstance(mask, _array.ndarray) else np.asarray(mask, dtype=bool)
     if tuple(m.shape) != tuple(a.shape[:m.ndim]):
+        if m.ndim <= a.ndim and all(n in (0, d) for n, d in zip(m.shape, a.shape)):
+            # NumPy's rule: a mask axis of length 0 matches any length and
+            # selects nothing (x of shape (2, 2), mask (2, 0): x[mask] is
+            # empty): the all-False mask of a's shape
+            return np.zeros(a.shape[:m.ndim], bool)
         raise IndexError(f"boolean index did not match indexed array: array shape {a.shape}, "
                          f"mask shape {m.shape}")
     return m
