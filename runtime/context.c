@@ -10,9 +10,10 @@
  * Waiting follows the context's wait mode: spin on vkGetSemaphoreCounterValue
  * for spin_us, then block in vkWaitSemaphores (GPUs: a tiny dispatch is done
  * within the spin, and blocking costs the driver's wake-up on top; a wait
- * that outlasted the spin but took at most 2 ms lets the next waits spin
+ * that outlasted the spin but took at most 10 ms lets the next waits spin
  * 1.25x as long as it took, so a loop of medium-length work - a convenience
- * call's dispatch over PCIe - is not woken up late every time); block at
+ * call's dispatch over PCIe, a sort of 2^26 keys - is not woken up late
+ * every time); block at
  * once (CPU devices, where a spinning thread takes a core from the work); or
  * spin until done. bench/runtime_bench.c measures each on the same
  * context.
@@ -1038,8 +1039,10 @@ bool vrt_wait(vrt_context *ctx, vrt_ticket ticket, uint64_t timeout_ns, vp_diags
  * that outlasted it but took at most VRT_SPIN_EXTRA_MAX_US lets the next
  * waits spin 1.25x as long as it took (the same work again, its time
  * varying a little, is then spun through: blocking costs the driver's
- * wake-up, ~30 us on the H200); a longer one ends the extra (long work
- * blocks, as it did before: spinning through milliseconds buys nothing). */
+ * wake-up, ~30 us on the H200 after a tiny dispatch and ~0.2 ms after a
+ * 3 ms sort on an H100, 2026-12-07, bench/probes/sort_host.py); a longer
+ * one ends the extra (work of more than 10 ms blocks: the wake-up is a
+ * small part of it, and a core is not held spinning for long). */
 uint64_t vrt__spin_extra(uint64_t base, uint64_t old, uint64_t took) {
   if (took <= base)
     return old;

@@ -547,7 +547,7 @@ void vrt__flusher_stop(vrt_context *ctx);
 /* spin-block's budget after a wait of `took` ns (context.c, "Waiting"):
  * the extra spin the next wait may use, from the current one `old` and the
  * base spin `base`. */
-enum { VRT_SPIN_EXTRA_MAX_US = 2000 };
+enum { VRT_SPIN_EXTRA_MAX_US = 10000 };
 uint64_t vrt__spin_extra(uint64_t base, uint64_t old, uint64_t took);
 
 /* ----------------------------------------------------- memory internals */

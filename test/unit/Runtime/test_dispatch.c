@@ -362,7 +362,7 @@ static void test_async_tickets(void) {
 uint64_t vrt__spin_extra(uint64_t base, uint64_t old, uint64_t took);
 
 /* The policy: a wait within the base spin leaves the extra as it was; one
- * that outlasted it by up to 2 ms asks for 1.25x its time; a longer one
+ * that outlasted it by up to 10 ms asks for 1.25x its time; a longer one
  * ends the extra. Then, on a device: waits that block are counted (block
  * mode always, spin-block after its spin), spinning ones are not. */
 static void test_spin_extra(void) {
@@ -372,7 +372,9 @@ static void test_spin_extra(void) {
   CHECK(vrt__spin_extra(100 * us, 0, 300 * us) == 375 * us);
   CHECK(vrt__spin_extra(100 * us, 375 * us, 800 * us) == 1000 * us);
   CHECK(vrt__spin_extra(100 * us, 375 * us, 2000 * us) == 2500 * us);
-  CHECK(vrt__spin_extra(100 * us, 375 * us, 2001 * us) == 0);
+  CHECK(vrt__spin_extra(100 * us, 375 * us, 3000 * us) == 3750 * us);
+  CHECK(vrt__spin_extra(100 * us, 375 * us, 10000 * us) == 12500 * us);
+  CHECK(vrt__spin_extra(100 * us, 375 * us, 10001 * us) == 0);
   CHECK(vrt__spin_extra(100 * us, 375 * us, 50000 * us) == 0);
 
   vrt_context *ctx;
