@@ -155,8 +155,60 @@ def test_quantile_empty_and_errors():
         vp.quantile(vp.asarray(np.ones(3, bool)), 0.5)
     with pytest.raises(np.exceptions.AxisError):
         vp.quantile(y, 0.5, axis=2)
-    with pytest.raises(NotImplementedError, match="weights"):
-        vp.quantile(y, 0.5, weights=y)
+    with pytest.raises(ValueError, match="only method 'inverted_cdf' supports weights"):
+        vp.quantile(y, 0.5, weights=y)   # NumPy's error (weights need inverted_cdf)
+    with pytest.raises(NotImplementedError, match="NaN-skipping"):
+        vp.nanquantile(y, 0.5, weights=y, method="inverted_cdf")
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32, np.int64])
+def test_weighted_inverted_cdf(dt):
+    # quantile / percentile weights= (NumPy's, method='inverted_cdf'; was
+    # NotImplementedError): same shape as a or the reduced axis' shape,
+    # zero weights skipped, NaN slices NaN, keepdims, q arrays; the picks
+    # are NumPy's element for element
+    rng = np.random.default_rng(int(np.dtype(dt).itemsize))
+    for trial in range(12):
+        shape = tuple(int(v) for v in rng.integers(1, 6, int(rng.integers(1, 4))))
+        h = (rng.integers(-4, 5, shape) if np.dtype(dt).kind == "i"
+             else np.round(rng.standard_normal(shape), 1)).astype(dt)
+        if np.dtype(dt).kind == "f" and trial % 3 == 0 and h.size > 2:
+            h.flat[2] = np.nan
+        w = rng.integers(0, 4, shape).astype([np.float32, np.int64, np.float64][trial % 3])
+        w.flat[0] = 0
+        axis = [None, 0, -1][trial % 3]
+        q = [0.0, 0.3, [0.0, 0.5, 1.0], 1.0][trial % 4]
+        kd = bool(trial % 2)
+        for f, qq in (("quantile", q), ("percentile", np.asarray(q) * 100)):
+            want = getattr(np, f)(h, qq, axis=axis, weights=w, method="inverted_cdf",
+                                  keepdims=kd)
+            got = getattr(vp, f)(vp.asarray(h), qq, axis=axis, weights=vp.asarray(w),
+                                 method="inverted_cdf", keepdims=kd)
+            assert got.dtype == np.asarray(want).dtype and got.shape == np.shape(want)
+            np.testing.assert_array_equal(got.numpy(), want)
+            host = getattr(vp, f)(h, qq, axis=axis, weights=w, method="inverted_cdf",
+                                  keepdims=kd)
+            np.testing.assert_array_equal(host, want)
+    h = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    w1 = rng.random(4).astype(np.float32)   # weights along the one axis
+    np.testing.assert_array_equal(
+        vp.quantile(vp.asarray(h), [0.2, 0.9], axis=1, weights=w1, method="inverted_cdf").numpy(),
+        np.quantile(h, [0.2, 0.9], axis=1, weights=w1, method="inverted_cdf"))
+    # a tuple axis: each slice's values with their weights (NumPy 2.3 pairs
+    # the weights with the wrong values there; the reference flattens)
+    w2 = rng.random((3, 5)).astype(np.float32)
+    ref = np.array([[np.quantile(h[:, j, :].ravel(), qv, weights=w2.ravel(),
+                                 method="inverted_cdf") for j in range(4)] for qv in (0.2, 0.9)],
+                   np.float32)
+    for ax, ww in (((0, 2), w2), ((2, 0), w2.T)):
+        np.testing.assert_array_equal(vp.quantile(vp.asarray(h), [0.2, 0.9], axis=ax, weights=ww,
+                                                  method="inverted_cdf").numpy(), ref)
+    with pytest.raises(ValueError, match="non-negative"):
+        vp.quantile(vp.asarray(h), 0.5, weights=-np.ones(h.shape), method="inverted_cdf")
+    with pytest.raises(TypeError, match="Axis must be specified"):
+        vp.quantile(vp.asarray(h), 0.5, weights=np.ones(4), method="inverted_cdf")
+    with pytest.raises(ValueError, match="consistent"):
+        vp.quantile(vp.asarray(h), 0.5, axis=1, weights=np.ones(5), method="inverted_cdf")
 
 
 # ------------------------------------------------------------ unique(axis=)

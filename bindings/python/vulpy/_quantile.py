@@ -33,9 +33,12 @@ def _check(fname, a, method, weights, interpolation, overwrite_input):
     if interpolation is not None:
         raise NotImplementedError(f"vp.{fname}: interpolation= (deprecated in NumPy) is not "
                                   f"supported; use method='linear'")
-    if weights is not None:
-        raise NotImplementedError(f"vp.{fname}: weights= is not implemented (NumPy allows it "
-                                  f"with method='inverted_cdf' only)")
+    if weights is not None and fname.startswith("nan"):
+        raise NotImplementedError(f"vp.{fname}: weights= is not implemented for the NaN-"
+                                  f"skipping quantiles (vp.quantile / vp.percentile take it)")
+    if weights is not None and method != "inverted_cdf":
+        raise ValueError(f"vp.{fname}: only method 'inverted_cdf' supports weights. Got: "
+                         f"{method}.")
     if method not in _NUMPY_METHODS:
         raise ValueError(f"vp.{fname}: {method!r} is not a valid method. Use one of: "
                          f"{_NUMPY_METHODS}")
@@ -160,6 +163,13 @@ def _quantile(fname, a, q, axis, out, overwrite_input, method, keepdims, weights
         r = r if host else _array.asarray(r, context=a._ctx)
         return _stats._finish(r, out) if not host or out is not None else r[()]
     x = a if not host else _array.asarray(a)
+    if weights is not None:
+        r = _weighted(fname, x, q, axis, axes, weights, kept, n)
+        r = r.reshape(q.shape + rshape)
+        if host and out is None:
+            h = r.numpy()
+            return h[()] if h.ndim == 0 else h
+        return _stats._finish(r, out)
     x = _stats._moved_last(x, axes)
     srt = _sort.sort(x, axis=-1)
     m = int(np.prod(kept, dtype=np.int64))
@@ -191,6 +201,61 @@ def _quantile(fname, a, q, axis, out, overwrite_input, method, keepdims, weights
         h = r.numpy()
         return h[()] if h.ndim == 0 else h
     return _stats._finish(r, out)
+
+
+def _weighted(fname, x, q, axis, axes, weights, kept, n):
+    """NumPy's weighted method='inverted_cdf' on the device: each slice
+    (the reduced axes merged, last) sorted stably with its weights, their
+    running sum (float64, as NumPy's, where the device has it) over the
+    slice's total is the empirical CDF, and quantile q picks the first
+    element whose CDF reaches q (the count of CDF values below q, NumPy's
+    searchsorted side='left'; zeros of the CDF count as below, so leading
+    zero weights are skipped); a slice holding NaN gives NaN. Returns the
+    picks, shape q.shape + kept."""
+    from . import _sort, _stats
+    ops = _array._ops
+    ctx = x._ctx
+    w = weights if isinstance(weights, _nd) else _array.asarray(np.asarray(weights), context=ctx)
+    if np.dtype(w.dtype).kind not in "biuf":
+        raise TypeError(f"vp.{fname}: weights must be real numbers, got {w.dtype}")
+    if tuple(w.shape) != tuple(x.shape):
+        if axis is None:
+            raise TypeError(f"vp.{fname}: Axis must be specified when shapes of a and weights "
+                            f"differ.")
+        order = tuple(int(d) % x.ndim for d in (axis if isinstance(axis, tuple) else (axis,)))
+        if tuple(w.shape) != tuple(x.shape[d] for d in order):
+            raise ValueError(f"vp.{fname}: Shape of weights must be consistent with shape of "
+                             f"a along specified axis.")
+        # NumPy's _weights_are_valid: the weights of the reduced axes (in
+        # axis='s order) put in a's order, broadcast along the others
+        w = w.transpose(tuple(int(i) for i in np.argsort(order))).reshape(
+            tuple(s if d in axes else 1 for d, s in enumerate(x.shape)))
+        w = ops.broadcast_to(w, x.shape)
+    if bool(_reduce.any(_ufunc.less(w, 0))):
+        raise ValueError(f"vp.{fname}: Weights must be non-negative.")
+    xs = _stats._moved_last(x, axes)
+    ws = _stats._moved_last(w, axes)
+    order = _sort.argsort(xs, axis=-1)          # stable, NaN last
+    xs = ops.take_along_axis(xs, order, -1)
+    ws = ops.take_along_axis(ws, order, -1)
+    acc = np.dtype(np.float64 if ctx.has("float64") else np.float32)
+    cdf = _reduce.cumsum(ws, -1, acc)
+    cdf = _ufunc.divide(cdf, cdf[..., n - 1:])
+    if q.dtype.kind == "f":
+        cdf = cdf.astype(q.dtype)
+    cdf = _ufunc.where(_ufunc.equal(cdf, 0), -1, cdf).astype(cdf.dtype)
+    qd = _array.asarray(np.ascontiguousarray(q.reshape(q.shape + (1,) * (len(kept) + 1))),
+                        context=ctx)
+    below = _reduce.sum(_ufunc.less(cdf, qd), -1, _I64)    # q.shape + kept
+    idx = _ufunc.minimum(below, n - 1)
+    m = int(np.prod(kept, dtype=np.int64))
+    base = _array.arange(0, m * n, n, dtype=_I64, context=ctx).reshape(kept)
+    flat = xs.reshape(-1) if xs.flags.c_contiguous else xs.copy().reshape(-1)
+    pos = _ufunc.add(base, idx)
+    r = flat[pos.reshape(-1)].reshape(pos.shape)
+    if x.dtype.kind == "f":  # a slice with a NaN: NaN (its last sorted value)
+        r = _ufunc.where(_ufunc.isnan(xs[..., n - 1]), xs[..., n - 1], r).astype(r.dtype)
+    return r
 
 
 def _device_plan(x, n, q, method, ctx):
@@ -260,8 +325,10 @@ _PARAMS = """
     discrete 'lower', 'higher', 'nearest', 'inverted_cdf',
     'closest_observation' pick an element, in the input's dtype; the others
     interpolate); overwrite_input is accepted and ignored (the input is
-    never changed); weights and the deprecated interpolation are
-    NotImplementedError. An interpolated result is float64 for integer
+    never changed); weights (quantile and percentile, with
+    method='inverted_cdf' only, as NumPy's): an array of a's shape, or of
+    the reduced axes' shape with axis given, non-negative; the deprecated
+    interpolation is NotImplementedError. An interpolated result is float64 for integer
     input, else the input's float dtype, with q's dimensions first.
     Example: vp.{name}(vp.arange(5.0), {q}) -> 2.0"""
 for _f, _pct in ((quantile, False), (nanquantile, False), (percentile, True),
