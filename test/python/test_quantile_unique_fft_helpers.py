@@ -157,8 +157,6 @@ def test_quantile_empty_and_errors():
         vp.quantile(y, 0.5, axis=2)
     with pytest.raises(ValueError, match="only method 'inverted_cdf' supports weights"):
         vp.quantile(y, 0.5, weights=y)   # NumPy's error (weights need inverted_cdf)
-    with pytest.raises(NotImplementedError, match="NaN-skipping"):
-        vp.nanquantile(y, 0.5, weights=y, method="inverted_cdf")
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32, np.int64])
@@ -203,6 +201,20 @@ def test_weighted_inverted_cdf(dt):
     for ax, ww in (((0, 2), w2), ((2, 0), w2.T)):
         np.testing.assert_array_equal(vp.quantile(vp.asarray(h), [0.2, 0.9], axis=ax, weights=ww,
                                                   method="inverted_cdf").numpy(), ref)
+    # nanquantile / nanpercentile: NumPy drops the NaNs with their weights
+    # (an all-NaN slice is NaN)
+    hn = np.round(rng.standard_normal((4, 6)), 1).astype(np.float32)
+    hn[rng.random(hn.shape) < 0.3] = np.nan
+    hn[1] = np.nan
+    wn = rng.integers(0, 4, hn.shape).astype(np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's all-NaN slice warning
+        for f, qq in (("nanquantile", [0.0, 0.4, 1.0]), ("nanpercentile", 40)):
+            for ax in (None, 1):
+                want = getattr(np, f)(hn, qq, axis=ax, weights=wn, method="inverted_cdf")
+                got = getattr(vp, f)(vp.asarray(hn), qq, axis=ax, weights=wn,
+                                     method="inverted_cdf")
+                np.testing.assert_array_equal(got.numpy(), want)
     with pytest.raises(ValueError, match="non-negative"):
         vp.quantile(vp.asarray(h), 0.5, weights=-np.ones(h.shape), method="inverted_cdf")
     with pytest.raises(TypeError, match="Axis must be specified"):

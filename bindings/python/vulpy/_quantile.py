@@ -33,9 +33,6 @@ def _check(fname, a, method, weights, interpolation, overwrite_input):
     if interpolation is not None:
         raise NotImplementedError(f"vp.{fname}: interpolation= (deprecated in NumPy) is not "
                                   f"supported; use method='linear'")
-    if weights is not None and fname.startswith("nan"):
-        raise NotImplementedError(f"vp.{fname}: weights= is not implemented for the NaN-"
-                                  f"skipping quantiles (vp.quantile / vp.percentile take it)")
     if weights is not None and method != "inverted_cdf":
         raise ValueError(f"vp.{fname}: only method 'inverted_cdf' supports weights. Got: "
                          f"{method}.")
@@ -164,7 +161,7 @@ def _quantile(fname, a, q, axis, out, overwrite_input, method, keepdims, weights
         return _stats._finish(r, out) if not host or out is not None else r[()]
     x = a if not host else _array.asarray(a)
     if weights is not None:
-        r = _weighted(fname, x, q, axis, axes, weights, kept, n)
+        r = _weighted(fname, x, q, axis, axes, weights, kept, n, skip_nan)
         r = r.reshape(q.shape + rshape)
         if host and out is None:
             h = r.numpy()
@@ -203,15 +200,17 @@ def _quantile(fname, a, q, axis, out, overwrite_input, method, keepdims, weights
     return _stats._finish(r, out)
 
 
-def _weighted(fname, x, q, axis, axes, weights, kept, n):
+def _weighted(fname, x, q, axis, axes, weights, kept, n, skip_nan):
     """NumPy's weighted method='inverted_cdf' on the device: each slice
     (the reduced axes merged, last) sorted stably with its weights, their
     running sum (float64, as NumPy's, where the device has it) over the
     slice's total is the empirical CDF, and quantile q picks the first
     element whose CDF reaches q (the count of CDF values below q, NumPy's
     searchsorted side='left'; zeros of the CDF count as below, so leading
-    zero weights are skipped); a slice holding NaN gives NaN. Returns the
-    picks, shape q.shape + kept."""
+    zero weights are skipped); a slice holding NaN gives NaN, or with
+    skip_nan (nanquantile: NumPy drops the NaNs and their weights) the NaNs
+    weigh nothing (they sort last, past every pick; an all-NaN slice picks
+    a NaN). Returns the picks, shape q.shape + kept."""
     from . import _sort, _stats
     ops = _array._ops
     ctx = x._ctx
@@ -233,6 +232,8 @@ def _weighted(fname, x, q, axis, axes, weights, kept, n):
         w = ops.broadcast_to(w, x.shape)
     if bool(_reduce.any(_ufunc.less(w, 0))):
         raise ValueError(f"vp.{fname}: Weights must be non-negative.")
+    if skip_nan and x.dtype.kind == "f":
+        w = _ufunc.where(_ufunc.isnan(x), 0, w).astype(w.dtype)
     xs = _stats._moved_last(x, axes)
     ws = _stats._moved_last(w, axes)
     order = _sort.argsort(xs, axis=-1)          # stable, NaN last
@@ -253,7 +254,7 @@ def _weighted(fname, x, q, axis, axes, weights, kept, n):
     flat = xs.reshape(-1) if xs.flags.c_contiguous else xs.copy().reshape(-1)
     pos = _ufunc.add(base, idx)
     r = flat[pos.reshape(-1)].reshape(pos.shape)
-    if x.dtype.kind == "f":  # a slice with a NaN: NaN (its last sorted value)
+    if x.dtype.kind == "f" and not skip_nan:  # a slice with a NaN: NaN (its last sorted value)
         r = _ufunc.where(_ufunc.isnan(xs[..., n - 1]), xs[..., n - 1], r).astype(r.dtype)
     return r
 
@@ -325,9 +326,10 @@ _PARAMS = """
     discrete 'lower', 'higher', 'nearest', 'inverted_cdf',
     'closest_observation' pick an element, in the input's dtype; the others
     interpolate); overwrite_input is accepted and ignored (the input is
-    never changed); weights (quantile and percentile, with
-    method='inverted_cdf' only, as NumPy's): an array of a's shape, or of
-    the reduced axes' shape with axis given, non-negative; the deprecated
+    never changed); weights (method='inverted_cdf' only, as NumPy's): an
+    array of a's shape, or of the reduced axes' shape with axis given,
+    non-negative (the NaN-skipping ones drop NaNs with their weights); the
+    deprecated
     interpolation is NotImplementedError. An interpolated result is float64 for integer
     input, else the input's float dtype, with q's dimensions first.
     Example: vp.{name}(vp.arange(5.0), {q}) -> 2.0"""
