@@ -24,6 +24,23 @@ _I64 = np.dtype(np.int64)
 # kept q's (quantile(int64 array, 1, method='weibull') is float64 there,
 # int64 before). VulPy follows the NumPy it runs with.
 _WEAK_Q = np.lib.NumpyVersion(np.__version__) >= "2.4.0"
+def _numpy_refuses(f, a):
+    """Whether NumPy's weighted f refuses a slice whose weights sum to
+    zero ("Weights included NaN, inf or were all zero": NumPy 2.5 does,
+    2.3 picks the slice's first element)."""
+    import warnings
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            f(np.asarray(a), 0.5, weights=np.zeros(len(a)), method="inverted_cdf")
+    except ValueError:
+        return True
+    return False
+
+
+# VulPy follows the NumPy it runs with
+_ZERO_WEIGHTS_RAISE = _numpy_refuses(np.quantile, [1.0])
+_NAN_ZERO_WEIGHTS_RAISE = _numpy_refuses(np.nanquantile, [1.0, np.nan])
 _NUMPY_METHODS = ("inverted_cdf", "averaged_inverted_cdf", "closest_observation",
                   "interpolated_inverted_cdf", "hazen", "weibull", "linear", "median_unbiased",
                   "normal_unbiased", "lower", "higher", "midpoint", "nearest")
@@ -241,7 +258,11 @@ def _weighted(fname, x, q, axis, axes, weights, kept, n, skip_nan):
     ws = ops.take_along_axis(ws, order, -1)
     acc = np.dtype(np.float64 if ctx.has("float64") else np.float32)
     cdf = _reduce.cumsum(ws, -1, acc)
-    cdf = _ufunc.divide(cdf, cdf[..., n - 1:])
+    total = cdf[..., n - 1:]
+    if (_NAN_ZERO_WEIGHTS_RAISE if skip_nan else _ZERO_WEIGHTS_RAISE) and bool(_reduce.any(
+            _ufunc.logical_or(_ufunc.equal(total, 0), _ufunc.logical_not(_ufunc.isfinite(total))))):
+        raise ValueError(f"vp.{fname}: Weights included NaN, inf or were all zero.")
+    cdf = _ufunc.divide(cdf, total)
     if q.dtype.kind == "f":
         cdf = cdf.astype(q.dtype)
     cdf = _ufunc.where(_ufunc.equal(cdf, 0), -1, cdf).astype(cdf.dtype)
