@@ -406,3 +406,31 @@ def test_every_method_matches_numpy(method):
                             assert got.dtype == want.dtype, what + (got.dtype, want.dtype)
                         tol = 2e-6 if want.dtype == np.float32 else 1e-13
                         np.testing.assert_allclose(got, want, rtol=tol, atol=0, err_msg=str(what))
+
+
+def test_weighted_zero_total_follows_numpy(monkeypatch):
+    # NumPy 2.5 refuses a slice whose weights sum to zero (NaN / inf
+    # weights too), but not nanquantile's all-NaN slice (NaN); 2.3 picks
+    # the first element. VulPy follows the NumPy it runs with: here both
+    # behaviours, whichever NumPy this is
+    from vulpy import _quantile
+    h = np.arange(6.0).reshape(2, 3)
+    zero = np.array([[0.0, 0.0, 0.0], [1.0, 2.0, 3.0]])
+    monkeypatch.setattr(_quantile, "_ZERO_WEIGHTS_RAISE", True)
+    monkeypatch.setattr(_quantile, "_NAN_ZERO_WEIGHTS_RAISE", True)
+    for w in (zero, np.array([[1.0, np.inf, 0.0], [1.0, 2.0, 3.0]])):
+        with pytest.raises(ValueError, match="all zero"):
+            vp.quantile(vp.asarray(h), 0.5, axis=1, weights=w, method="inverted_cdf")
+    hn = h.copy()
+    hn[0] = np.nan
+    got = vp.nanquantile(vp.asarray(hn), 0.5, axis=1, weights=np.ones((2, 3)),
+                         method="inverted_cdf").numpy()
+    assert np.isnan(got[0]) and got[1] == 4.0
+    hn[0, 1:] = [1.0, 2.0]
+    with pytest.raises(ValueError, match="all zero"):   # non-NaN values, all weightless
+        vp.nanquantile(vp.asarray(hn), 0.5, axis=1,
+                       weights=np.array([[1.0, 0.0, 0.0], [1.0, 1.0, 1.0]]),
+                       method="inverted_cdf")
+    monkeypatch.setattr(_quantile, "_ZERO_WEIGHTS_RAISE", False)
+    got = vp.quantile(vp.asarray(h), 0.5, axis=1, weights=zero, method="inverted_cdf")
+    np.testing.assert_array_equal(got.numpy(), [0.0, 4.0])   # NumPy 2.3: the first element

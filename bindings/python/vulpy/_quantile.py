@@ -259,9 +259,13 @@ def _weighted(fname, x, q, axis, axes, weights, kept, n, skip_nan):
     acc = np.dtype(np.float64 if ctx.has("float64") else np.float32)
     cdf = _reduce.cumsum(ws, -1, acc)
     total = cdf[..., n - 1:]
-    if (_NAN_ZERO_WEIGHTS_RAISE if skip_nan else _ZERO_WEIGHTS_RAISE) and bool(_reduce.any(
-            _ufunc.logical_or(_ufunc.equal(total, 0), _ufunc.logical_not(_ufunc.isfinite(total))))):
-        raise ValueError(f"vp.{fname}: Weights included NaN, inf or were all zero.")
+    if _NAN_ZERO_WEIGHTS_RAISE if skip_nan else _ZERO_WEIGHTS_RAISE:
+        bad = _ufunc.logical_or(_ufunc.equal(total, 0), _ufunc.logical_not(_ufunc.isfinite(total)))
+        if skip_nan and x.dtype.kind == "f":
+            # an all-NaN slice is NaN, not an error (NumPy 2.5's nanquantile)
+            bad = _ufunc.logical_and(bad, _ufunc.logical_not(_ufunc.isnan(xs[..., :1])))
+        if bool(_reduce.any(bad)):
+            raise ValueError(f"vp.{fname}: Weights included NaN, inf or were all zero.")
     cdf = _ufunc.divide(cdf, total)
     if q.dtype.kind == "f":
         cdf = cdf.astype(q.dtype)
