@@ -540,3 +540,35 @@ def test_concatenate_and_stack_trace():
         vp.jit(lambda x, y: vp.concatenate([x, y], axis=0))(a, b)
     with pytest.raises(ValueError, match="same shape"):
         vp.jit(lambda x, y: vp.stack([x, y]))(a, b)
+
+
+def test_numpy_ufunc_keywords_and_vecdot_in_jit():
+    # a NumPy ufunc on a tracer dropped its keywords silently:
+    # np.add(a, a, dtype=np.float64) was float32, np.vecdot(a, b, axis=0)
+    # summed axis -1; vp.vecdot / np.vecdot of tracers recursed until
+    # RecursionError, vp.linalg.vecdot was a TracingError; matvec / vecmat
+    # recursed too (now a TypeError naming them)
+    rng = np.random.default_rng(0)
+    h = rng.standard_normal((4, 5)).astype(np.float32)
+    x = vp.asarray(h)
+    cases = [(lambda m, a: m.add(a, a, dtype=np.float64)),
+             (lambda m, a: m.multiply(a, 2, casting="unsafe", dtype=np.float16)),
+             (lambda m, a: np.vecdot(a, a + 1, axis=0)),
+             (lambda m, a: m.vecdot(a, a * 2, axis=-1)),
+             (lambda m, a: (vp.linalg if m is vp else np.linalg).vecdot(a, a, axis=0))]
+    for f in cases:
+        got = vp.jit(lambda a, f=f: f(np, a))(x) if f is cases[2] else vp.jit(
+            lambda a, f=f: f(vp, a))(x)
+        want = f(np, h)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-3)
+    hc = (h + 1j * h[::-1]).astype(np.complex64)
+    got = vp.jit(lambda a: vp.vecdot(a, a * 2))(vp.asarray(hc))
+    np.testing.assert_allclose(got.numpy(), np.vecdot(hc, hc * 2), rtol=1e-5)
+    with pytest.raises(ValueError, match="core dimension"):
+        vp.jit(lambda a: vp.vecdot(a, a[:, :1]))(x)
+    for f in (lambda a: vp.matvec(a, a[0]), lambda a: np.vecmat(a[:, 0], a)):
+        with pytest.raises(TypeError, match="not supported inside vp.jit"):
+            vp.jit(f)(x)
+    with pytest.raises(vp.TracingError, match="order="):
+        vp.jit(lambda a: np.add(a, a, order="F"))(x)

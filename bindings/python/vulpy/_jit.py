@@ -300,7 +300,17 @@ class Tracer(_graph.Traced):
             raise TracingError(f"{_where()}: numpy.{ufunc.__name__}"
                                f"{'.' + method if method != '__call__' else ''} is not "
                                f"supported in vp.jit")
-        return f(*inputs)
+        kwargs.pop("out", None)
+        # the keywords the vp function takes go on to it (np.add(a, b,
+        # dtype=...), np.vecdot(a, b, axis=0) were dropped silently: the
+        # wrong dtype, the wrong axis); any other is an error
+        known = {"where", "dtype", "casting"} if hasattr(f, "_dtype_where") else set()
+        known |= getattr(f, "_ufunc_kwargs", frozenset())
+        extra = sorted(set(kwargs) - known)
+        if extra:
+            raise TracingError(f"{_where()}: numpy.{ufunc.__name__}(..., "
+                               f"{', '.join(k + '=' for k in extra)}) is not supported in vp.jit")
+        return f(*inputs, **kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
         name = func.__name__

@@ -19,7 +19,7 @@ import operator
 
 import numpy as np
 
-from . import _array, _reduce, _shapeops, _ufunc
+from . import _array, _graph, _reduce, _shapeops, _ufunc
 
 _nd = _array.ndarray
 _res = _shapeops._resident
@@ -663,10 +663,26 @@ def vecdot(x1, x2, /, out=None, *, axis=-1):
     gufunc, (n),(n)->()) on the device: sum(conj(x1) * x2) over `axis` of
     the broadcast operands (vp.linalg.vecdot's), written into out when
     given. NumPy in -> NumPy out."""
-    if not _res(x1, x2, out):
+    traced = _traced("vecdot", x1, x2, out)
+    if not traced and not _res(x1, x2, out):
         return np.vecdot(x1, x2, out=out, axis=axis)
     from . import linalg
     return _gufunc_out("vecdot", linalg.vecdot(x1, x2, axis=axis), out)
+
+
+def _traced(name, x1, x2, out, traces=True):
+    """Whether an operand is one of vp.jit's tracers (which NumPy's gufunc
+    would hand straight back here: a RecursionError); out= there, or a
+    function without a traced form (traces=False), is a TypeError."""
+    if not any(isinstance(x, _graph.Traced) or getattr(x, "_vp_traced", False)  # (complex)
+               for x in (x1, x2)):
+        return False
+    if not traces:
+        raise TypeError(f"vp.{name} is not supported inside vp.jit (vp.matmul is not traced); "
+                        f"call it outside the function")
+    if out is not None:
+        raise TypeError(f"vp.{name}: out= inside vp.jit; return the result instead")
+    return True
 
 
 def _mat_vec(name, x1, x2, out, mat_first):
@@ -687,7 +703,7 @@ def matvec(x1, x2, /, out=None):
     (m,n),(n)->(m)) on the device: the matrix-vector products of the
     stacks x1 (..., m, n) and x2 (..., n), broadcast over the leading axes,
     by vp.matmul; written into out when given."""
-    if not _res(x1, x2, out):
+    if not _traced("matvec", x1, x2, out, False) and not _res(x1, x2, out):
         return np.matvec(x1, x2, out=out)
     a, v = _mat_vec("matvec", x1, x2, out, True)
     from . import _matmul
@@ -698,7 +714,7 @@ def vecmat(x1, x2, /, out=None):
     """vp.vecmat(x1, x2, /, out=None): numpy.vecmat (NumPy 2.2's gufunc,
     (n),(n,m)->(m)) on the device: conj(x1) times the matrices x2, the
     stacks broadcast, by vp.matmul; written into out when given."""
-    if not _res(x1, x2, out):
+    if not _traced("vecmat", x1, x2, out, False) and not _res(x1, x2, out):
         return np.vecmat(x1, x2, out=out)
     a, v = _mat_vec("vecmat", x1, x2, out, False)
     if v.dtype.kind == "c":

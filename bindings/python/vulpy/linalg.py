@@ -33,7 +33,7 @@ import operator
 
 import numpy as np
 
-from . import _array, _errors, _reduce, _shapeops, _ufunc
+from . import _array, _errors, _graph, _reduce, _shapeops, _ufunc
 
 _nd = _array.ndarray
 
@@ -902,23 +902,38 @@ def matrix_transpose(x, /):
     return _shapeops.swapaxes(xs[0], -1, -2)
 
 
+def _core_last(x, axis):
+    """x with its axis `axis` moved last (a transposed view; vp.jit's
+    tracers too, which moveaxis would send back through NumPy)."""
+    ax = _errors.axis(axis, x.ndim)
+    if ax == x.ndim - 1:
+        return x
+    return x.transpose(tuple(d for d in range(x.ndim) if d != ax) + (ax,))
+
+
 def vecdot(x1, x2, /, *, axis=-1):
     """numpy.linalg.vecdot: sum(conj(x1) * x2) along `axis` of each
     operand (its core dimension, NumPy's gufunc (n),(n)->(): the two
     lengths must be equal, a ValueError otherwise), the other axes
     broadcast."""
-    xs = _res1("vecdot", x1, x2)
-    if xs is None:
-        return np.linalg.vecdot(x1, x2, axis=axis)
-    a, b = xs
+    if any(isinstance(x, _graph.Traced) or getattr(x, "_vp_traced", False)  # (complex)
+           for x in (x1, x2)):
+        a, b = x1, x2   # inside vp.jit: the same steps, traced
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            raise TypeError("vp.linalg.vecdot inside vp.jit: pass both operands as "
+                            "arguments of the function (a NumPy operand is not traced)")
+    else:
+        xs = _res1("vecdot", x1, x2)
+        if xs is None:
+            return np.linalg.vecdot(x1, x2, axis=axis)
+        a, b = xs
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"vecdot: Input operand {0 if a.ndim == 0 else 1} does not have enough "
                          f"dimensions (has 0, gufunc core with signature (n),(n)->() requires 1)")
     # each operand's own `axis` is its core dimension: moved last, where
     # the product and the sum see it (before, the core lengths broadcast:
     # (3,) with (1,) summed 3 products where NumPy raises)
-    a = _shapeops.moveaxis(a, _errors.axis(axis, a.ndim), -1)
-    b = _shapeops.moveaxis(b, _errors.axis(axis, b.ndim), -1)
+    a, b = _core_last(a, axis), _core_last(b, axis)
     if a.shape[-1] != b.shape[-1]:
         raise ValueError(f"vecdot: Input operand 1 has a mismatch in its core dimension 0, with "
                          f"gufunc signature (n),(n)->() (size {b.shape[-1]} is different from "
