@@ -498,8 +498,17 @@ def test_flip_diff_nan_to_num_isclose_trace():
         assert got.dtype == want.dtype, k
         np.testing.assert_array_equal(got, want, err_msg=str(k))
         assert j.dispatches == 1, (k, j.dispatches)
-    with pytest.raises(vp.TracingError, match="prepend= / append="):
-        vp.jit(lambda a: vp.diff(a, prepend=0))(x)
+    # prepend= / append= (a TracingError until the trace had concatenate):
+    # concatenated first, a scalar broadcast to one slice, NumPy's dtype
+    for f, ref in ((lambda a: vp.diff(a, prepend=0), lambda a: np.diff(a, prepend=0)),
+                   (lambda a: vp.diff(a, axis=0, append=a[:1] * 2),
+                    lambda a: np.diff(a, axis=0, append=a[:1] * 2)),
+                   (lambda a: np.diff(a, 2, prepend=np.float32(1), append=0.5),
+                    lambda a: np.diff(a, 2, prepend=np.float32(1), append=0.5))):
+        with np.errstate(all="ignore"):
+            got, want = vp.jit(f)(x).numpy(), ref(h)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
     with pytest.raises(vp.TracingError, match="copy=False"):
         vp.jit(lambda a: vp.nan_to_num(a, copy=False))(x)
     z = (h + 1j).astype(np.complex64)
@@ -572,3 +581,18 @@ def test_numpy_ufunc_keywords_and_vecdot_in_jit():
             vp.jit(f)(x)
     with pytest.raises(vp.TracingError, match="order="):
         vp.jit(lambda a: np.add(a, a, order="F"))(x)
+
+
+def test_numpy_std_var_round_norm_trace():
+    # np.std / np.var / np.round / np.around / np.linalg.norm of a tracer
+    # were TracingErrors (numpy.<name> is not supported) while vp.std etc.
+    # traced
+    rng = np.random.default_rng(1)
+    h = rng.standard_normal((4, 5)).astype(np.float32)
+    x = vp.asarray(h)
+    for f in (lambda a: np.std(a, axis=1, ddof=1), lambda a: np.var(a, axis=0, keepdims=True),
+              lambda a: np.round(a, 2), lambda a: np.around(a, 1),
+              lambda a: np.linalg.norm(a, axis=1)):
+        got, want = vp.jit(f)(x), f(h)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-6)

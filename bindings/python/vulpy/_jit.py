@@ -322,6 +322,12 @@ class Tracer(_graph.Traced):
                 "isrealobj": lambda x: x.dtype.kind != "c", "ndim": lambda x: x.ndim,
                 "shape": lambda x: tuple(x.shape), "size": lambda x: x.size}
         mine.update({n: getattr(_reduce, n) for n in _reduce.NAMES})
+        # (std / var / round and numpy.linalg.norm trace as vp's do)
+        mine.update({"std": _reduce.std, "var": _reduce.var, "round": _ufunc.around,
+                     "around": _ufunc.around})
+        if name == "norm" and getattr(func, "__module__", "").startswith("numpy.linalg"):
+            from . import linalg
+            mine["norm"] = linalg.norm
         mine.update(TRACED_FUNCTIONS)
         f = mine.get(name)
         if f is None:
@@ -637,16 +643,26 @@ def _flip(m, axis=None):
 
 def _diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
     """numpy.diff of a traced array: n rounds of a[1:] - a[:-1] along axis
-    (bool: !=, as NumPy's)."""
-    if any(x is not None and x is not np._NoValue for x in (prepend, append)):
-        raise TracingError(f"{_where()}: vp.diff's prepend= / append= inside vp.jit (a "
-                           f"concatenation, which the trace has not)")
+    (bool: !=, as NumPy's); prepend= / append= are concatenated first
+    (a scalar broadcast to one slice of the axis, as NumPy's)."""
     n = operator.index(n)
     if n < 0:
         raise ValueError(f"order must be non-negative but got {n!r}")
     if a.ndim == 0:
         raise ValueError("diff requires input that is at least one dimensional")
     ax = _errors.axis(axis, a.ndim, "vp.diff")
+    ends = []
+    for x in (prepend, append):
+        if x is None or x is np._NoValue:
+            ends.append(None)
+            continue
+        if np.ndim(x) == 0:
+            shape = tuple(1 if d == ax else s for d, s in enumerate(a.shape))
+            x = _shapeops.broadcast_to(x, shape) if isinstance(x, Tracer) else \
+                np.broadcast_to(np.asanyarray(x), shape)
+        ends.append(x)
+    if ends[0] is not None or ends[1] is not None:
+        a = _concatenate([e for e in (ends[0], a, ends[1]) if e is not None], ax)
     for _ in range(n):
         hi = tuple(slice(1, None) if d == ax else slice(None) for d in range(a.ndim))
         lo = tuple(slice(None, -1) if d == ax else slice(None) for d in range(a.ndim))
