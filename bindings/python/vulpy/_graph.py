@@ -107,6 +107,12 @@ class Value:
         return f"<{self.name} {self.dtype.name} {self.shape}>"
 
 
+def is_traced(x):
+    """Whether x is traced by vp.jit: a Traced array, or a complex one
+    (_complex.TracedComplex, which marks itself with _vp_traced)."""
+    return isinstance(x, Traced) or getattr(x, "_vp_traced", False)
+
+
 class Traced:
     """A traced array: a Value of a Graph being recorded (vp.jit's Tracer,
     in vulpy/_jit.py, is the one kind). The op modules sit below the tracer

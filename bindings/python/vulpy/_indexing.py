@@ -798,7 +798,7 @@ def take(a, indices, axis=None, out=None, mode="raise", *, context=None):
 def transpose(a, axes=None):
     """vp.transpose(a, axes=None):
     A transposed view (resident arrays: no copy)."""
-    if isinstance(a, _graph.Traced) or getattr(a, "_vp_traced", False):  # (a TracedComplex)
+    if _graph.is_traced(a):
         return a.transpose(axes)
     if isinstance(a, np.ndarray):
         return np.transpose(a, axes)

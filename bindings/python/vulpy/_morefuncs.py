@@ -674,8 +674,7 @@ def _traced(name, x1, x2, out, traces=True):
     """Whether an operand is one of vp.jit's tracers (which NumPy's gufunc
     would hand straight back here: a RecursionError); out= there, or a
     function without a traced form (traces=False), is a TypeError."""
-    if not any(isinstance(x, _graph.Traced) or getattr(x, "_vp_traced", False)  # (complex)
-               for x in (x1, x2)):
+    if not (_graph.is_traced(x1) or _graph.is_traced(x2)):
         return False
     if not traces:
         raise TypeError(f"vp.{name} is not supported inside vp.jit (vp.matmul is not traced); "

@@ -276,7 +276,7 @@ def _weighted(fname, x, q, axis, axes, weights, kept, n, skip_nan):
     idx = _ufunc.minimum(below, n - 1)
     m = int(np.prod(kept, dtype=np.int64))
     base = _array.arange(0, m * n, n, dtype=_I64, context=ctx).reshape(kept)
-    flat = xs.reshape(-1) if xs.flags.c_contiguous else xs.copy().reshape(-1)
+    flat = xs.reshape(-1)   # (take_along_axis made it: contiguous)
     pos = _ufunc.add(base, idx)
     r = flat[pos.reshape(-1)].reshape(pos.shape)
     if x.dtype.kind == "f" and not skip_nan:  # a slice with a NaN: NaN (its last sorted value)

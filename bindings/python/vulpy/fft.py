@@ -465,14 +465,6 @@ def _freq_n(fname, n, d):
     return int(n)
 
 
-def _freq_ctx(fname, device, context):
-    """The context of fftfreq's result: context=, or device= (the array
-    API's name: a context, or a vp array's .device)."""
-    if device is not None and context is not None and device is not context:
-        raise ValueError(f"vp.fft.{fname}: device= and context= name different contexts")
-    return context if context is not None else device
-
-
 def fftfreq(n, d=1.0, device=None, *, dtype=None, context=None):
     """numpy.fft.fftfreq: the sample frequencies [0, 1, ..., -1] / (d n),
     float64 (NumPy's values), as a resident array on `context` (or
@@ -480,7 +472,7 @@ def fftfreq(n, d=1.0, device=None, *, dtype=None, context=None):
     another float dtype."""
     n = _freq_n("fftfreq", n, d)
     return _array.asarray(np.fft.fftfreq(n, d), dtype,
-                          context=_freq_ctx("fftfreq", device, context))
+                          context=_context.with_device(device, context, "vp.fft.fftfreq"))
 
 
 def rfftfreq(n, d=1.0, device=None, *, dtype=None, context=None):
@@ -488,7 +480,7 @@ def rfftfreq(n, d=1.0, device=None, *, dtype=None, context=None):
     device= and dtype= as fftfreq's."""
     n = _freq_n("rfftfreq", n, d)
     return _array.asarray(np.fft.rfftfreq(n, d), dtype,
-                          context=_freq_ctx("rfftfreq", device, context))
+                          context=_context.with_device(device, context, "vp.fft.rfftfreq"))
 
 
 def _shift(fname, x, axes, sign):

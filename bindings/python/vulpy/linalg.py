@@ -916,8 +916,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     operand (its core dimension, NumPy's gufunc (n),(n)->(): the two
     lengths must be equal, a ValueError otherwise), the other axes
     broadcast."""
-    if any(isinstance(x, _graph.Traced) or getattr(x, "_vp_traced", False)  # (complex)
-           for x in (x1, x2)):
+    if _graph.is_traced(x1) or _graph.is_traced(x2):
         a, b = x1, x2   # inside vp.jit: the same steps, traced
         if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
             raise TypeError("vp.linalg.vecdot inside vp.jit: pass both operands as "
