@@ -107,6 +107,54 @@ def test_too_few_buffers(ctx):
         saxpy(vp.zeros(4), dispatch=4, a=1.0)
 
 
+@vp.kernel
+def mixed(a: vp.float32, x: vp.Buffer[vp.float32], n: vp.uint32, y: vp.Buffer[vp.int32]):
+    i = vp.global_id()
+    if i < n:
+        x[i] = x[i] * a + vp.float32(y[i])
+
+
+def test_arguments_bind_as_python_binds_them(ctx):
+    """A Taichi / Warp user passes scalars positionally: saxpy(x, y, 2.0)
+    was 'takes 2 buffer(s), got 3'. Positional arguments take the
+    parameters in order, any may come by keyword, the result is the
+    all-keyword call's (and the extension's launcher runs the repeats)."""
+    x = np.arange(8, dtype=np.float32)
+    yv = vp.asarray(np.ones(8, np.float32))
+    saxpy(vp.asarray(x), yv, 3.0, dispatch=8)
+    np.testing.assert_array_equal(yv.get(), 3 * x + 1)
+    saxpy(x=vp.asarray(x), y=yv, a=0.5, dispatch=8)
+    np.testing.assert_array_equal(yv.get(), 3.5 * x + 1)
+    saxpy(vp.asarray(x), y=yv, a=1.0, dispatch=8)
+    np.testing.assert_array_equal(yv.get(), 4.5 * x + 1)
+    # scalars before and between buffers, in declaration order
+    xv = vp.asarray(x)
+    ys = np.arange(8, dtype=np.int32) * 10
+    mixed(2.0, xv, 5, ys, dispatch=8)
+    want = x.copy()
+    want[:5] = 2 * x[:5] + ys[:5]
+    np.testing.assert_array_equal(xv.get(), want)
+    calls = saxpy._fast.calls if saxpy._fast else 0
+    for _ in range(3):
+        saxpy(vp.asarray(x), yv, 1.0, dispatch=8)
+    np.testing.assert_array_equal(yv.get(), 7.5 * x + 1)
+    if saxpy._fast:
+        assert saxpy._fast.calls == calls + 3
+
+
+def test_argument_binding_errors_name_the_parameters(ctx):
+    with pytest.raises(TypeError, match=r"takes 3 argument\(s\) \(x, y, a\), got 4 positional"):
+        saxpy(vp.zeros(4), vp.zeros(4), 1.0, 2.0, dispatch=4)
+    with pytest.raises(TypeError, match="multiple values for argument 'a'"):
+        saxpy(vp.zeros(4), vp.zeros(4), 1.0, a=2.0, dispatch=4)
+    with pytest.raises(TypeError, match=r"takes 2 buffer\(s\) \(x, y\), got 1: missing 'y'"):
+        saxpy(x=vp.zeros(4), a=2.0, dispatch=4)
+    with pytest.raises(TypeError, match=r"push constant 'a' \(f32\) cannot hold vp.ndarray"):
+        mixed(vp.zeros(4), 2.0, 4, vp.zeros(4, np.int32), dispatch=4)
+    with pytest.raises(TypeError, match="push constant 'n' \\(u32\\) cannot hold -1"):
+        mixed(1.0, vp.zeros(4), -1, vp.zeros(4, np.int32), dispatch=4)
+
+
 def test_missing_and_unknown_push_constants(ctx):
     with pytest.raises(TypeError, match="missing push constant 'a'"):
         saxpy(vp.zeros(4), vp.zeros(4), dispatch=4)

@@ -3,7 +3,9 @@ raw GLSL, and the call path they share with vp.compile's shaders
 (docs/python-api.md, "Kernels", is the reference).
 
 A call binds buffers positionally (resident arrays, NumPy arrays, control
-buffers) and push constants by keyword, then dispatches (dispatch=N or a
+buffers) and push constants by keyword - or, for @vp.kernel functions, every
+argument as Python binds it (positionally in parameter order, or by
+keyword) - then dispatches (dispatch=N or a
 grid, groups=, sync=False -> vp.Handle, after= a handle to host-wait for).
 NumPy arguments are uploaded before and written back after (unless the
 kernel only reads them). A resident view binds its own bytes (a copy in
@@ -55,7 +57,7 @@ def _check_elem(label, b, dtype, nbytes):
         return
     if have != want:
         raise TypeError(f"{label}: buffer '{bname}' is vp.Buffer[vp.{python_name(btype)}] "
-                        f"({want.name} elements) but got a {dtype.name} array")
+                        f"({want.name} elements) but got an array of {dtype.name}")
     if elem_size and nbytes % elem_size and b["lanes"] > 1:
         raise ValueError(f"{label}: buffer '{bname}' holds {python_name(btype)} elements "
                          f"({elem_size} bytes each) but the array has {nbytes} bytes")
@@ -177,22 +179,65 @@ def _params(fn):
         return ()
 
 
+def _param_kind(p):
+    """(generic, buffer) of parameter p: annotated with a bare vp.Buffer;
+    annotated vp.Buffer[...], vp.Buffer, vp.Control or vp.MemSock[...] (an
+    argument bound as a buffer, not a push constant)."""
+    ann = p.annotation
+    if isinstance(ann, str):  # from __future__ import annotations
+        last = ann.split("[")[0].split(".")[-1]
+        return last == "Buffer" and "[" not in ann, last in ("Buffer", "Control", "MemSock")
+    generic = ann is _types.Buffer
+    return generic, generic or ann is _types.Control or isinstance(
+        ann, (_types._BufferAnnotation, _memsock._MemSockAnnotation)) or ann is _memsock.MemSock
+
+
 def _generic_params(fn):
     """[(position among the buffer arguments, name)] of the parameters
     annotated with a bare vp.Buffer (generic kernels, lib/Frontend/generic.c)."""
     out, k = [], 0
     for p in _params(fn):
-        ann = p.annotation
-        if isinstance(ann, str):  # from __future__ import annotations
-            last = ann.split("[")[0].split(".")[-1]
-            generic, buffer = last == "Buffer" and "[" not in ann, last in ("Buffer", "Control")
-        else:
-            generic = ann is _types.Buffer
-            buffer = generic or ann is _types.Control or isinstance(ann, _types._BufferAnnotation)
+        generic, buffer = _param_kind(p)
         if generic:
             out.append((k, p.name))
         k += buffer
     return out
+
+
+def _bind_call(label, kinds, args, push):
+    """A call bound as Python binds one: `kinds` is [(name, is_buffer)] in
+    the function's parameter order; `args` the positional arguments. The
+    usual form - every buffer positionally, push constants by keyword - is
+    returned as it is; otherwise positional arguments take the parameters in
+    order and any parameter may come by keyword (k(x, 2.0, n=8),
+    k(x=xv, a=2.0)). Returns (buffers in order, push constants by name)."""
+    nbuf = sum(b for _, b in kinds)
+    if len(args) == nbuf and not any(b and n in push for n, b in kinds):
+        return args, push
+    names = [n for n, _ in kinds]
+    if len(args) > len(kinds):
+        raise TypeError(f"{label} takes {len(kinds)} argument(s) ({', '.join(names)}), "
+                        f"got {len(args)} positional")
+    bound = dict(zip(names, args))
+    push = dict(push)
+    for n in bound:
+        if n in push:
+            raise TypeError(f"{label} got multiple values for argument '{n}'")
+    buffers, missing = [], []
+    for n, is_buffer in kinds:
+        if not is_buffer:
+            continue
+        if n in bound:
+            buffers.append(bound.pop(n))
+        elif n in push:
+            buffers.append(push.pop(n))
+        else:
+            missing.append(n)
+    if missing:
+        raise TypeError(f"{label} takes {nbuf} buffer(s) ({', '.join(n for n, b in kinds if b)})"
+                        f", got {len(buffers)}: missing {', '.join(map(repr, missing))}")
+    push.update(bound)
+    return tuple(buffers), push
 
 
 def _generic_scalars(fn):
@@ -603,6 +648,24 @@ class PyKernel(_PyCall, _Inspect):
               stream=None, **push):
         """The Python path: every check, every kind of argument, its errors
         (calls arrive here from _CallBase when its Launcher declines)."""
+        kinds = self.__dict__.get("_kinds")
+        if kinds is None:
+            kinds = self._kinds = [(p.name, _param_kind(p)[1]) for p in _params(self.fn)]
+        if kinds:  # positional push constants, buffers by keyword
+            bound, push2 = _bind_call(f"kernel {self.__name__}()", kinds, buffers, push)
+            if bound is not buffers:
+                fast = self._fast
+                if fast:  # the Launcher takes the call in its usual form
+                    kw = dict(push2, dispatch=dispatch, groups=groups, context=context)
+                    if sync is not True:
+                        kw["sync"] = sync
+                    for k, v in (("after", after), ("stream", stream)):
+                        if v is not None:
+                            kw[k] = v
+                    r = fast.call(bound, {k: v for k, v in kw.items() if v is not None})
+                    if r is not NotImplemented:
+                        return r
+                buffers, push = bound, push2
         if stream is not None:  # issue 18: as inside `with stream:`
             with _stream.using(stream, f"kernel {self.__name__}()"):
                 return self._call(buffers, dispatch, groups, sync, context, after, **push)
@@ -782,7 +845,9 @@ def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_siz
                      naming the nearest valid one.
 
     Calling: buffers positionally (resident vp.ndarray, NumPy arrays,
-    vp.ControlBuffer), push constants by keyword, and the grid as
+    vp.ControlBuffer), push constants by keyword (a Python function's
+    arguments may also come as Python binds them: saxpy(xv, yv, 2.0,
+    dispatch=n) or saxpy(x=xv, y=yv, a=2.0, dispatch=n)), and the grid as
     dispatch=N, dispatch=(nx, ny[, nz]) or groups=(gx, gy, gz); sync=False
     returns a vp.Handle. Buffer element types are the annotations'
     (vp.Buffer[vp.float32], ...: float32, float64, int32, uint32, int64,
