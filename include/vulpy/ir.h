@@ -602,6 +602,14 @@ bool vir_walk_module(vir_module *m, vir_walk_fn fn, void *ctx);
 /* Every op of one function's body. */
 bool vir_walk_func(vir_func *f, vir_walk_fn fn, void *ctx);
 
+/* ============================================================= bounds */
+
+/* An upper bound of unsigned (or bool) scalar `v` from the ops that compute
+ * it (lib/IR/bounds.c): `x & k`, `min(x, k)`, `x % k`, `x >> k`, sums and
+ * products that cannot wrap, selects, widening casts, a helper function's
+ * returns. False when nothing is known (then *out is left alone). */
+bool vir_uint_upper_bound(const vir_value *v, uint64_t *out);
+
 /* ====================================================== text and checks */
 
 /* Parses the textual form. `filename` names `text` in diagnostics. Returns

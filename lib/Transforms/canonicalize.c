@@ -12,7 +12,10 @@
  *     float x+(-0.0), x-0.0, x*1.0, x/1.0 are exact and folded);
  *     -(-x), ~~x, !!x -> x; x&&true, x||false -> x; min(x,x), x&x -> x;
  *     select(c, a, a) -> a, select(const, a, b) -> a or b; a cast to the
- *     same type -> x; commutative ops get constants on the right;
+ *     same type -> x; min(x, k) -> x for an unsigned x whose ops bound it
+ *     by k (vir_uint_upper_bound: `x & 255u`, a clamp of the frontend's
+ *     local-array index that the index already keeps); commutative ops get
+ *     constants on the right;
  *   - `if const` is replaced by the branch taken (and what follows a
  *     terminator at its end is dropped), `while` whose condition is false
  *     (and whose condition region only computes) and `for` over an empty
@@ -119,6 +122,17 @@ static vir_value *identity(canon *c, vir_op *op) {
       r = a->def->opnd[0];
     break;
   case VIR_OP_CAST: r = a->type == rt ? a : NULL; break;
+  case VIR_OP_MIN: { /* min(x, k) of an unsigned x known to be <= k: x */
+    uint64_t x;
+    const vir_literal *kb = vir_const_of(b), *ka = vir_const_of(a);
+    if (rt->kind != VIR_TY_UINT || !vir_ty_is_scalar(rt))
+      break;
+    if (kb && vir_uint_upper_bound(a, &x) && x <= kb->u)
+      r = a;
+    else if (ka && vir_uint_upper_bound(b, &x) && x <= ka->u)
+      r = b;
+    break;
+  }
   case VIR_OP_SELECT:
     if (op->opnd[1] == op->opnd[2])
       r = op->opnd[1];

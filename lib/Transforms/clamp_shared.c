@@ -5,7 +5,8 @@
  * beyond it, and on lavapipe (where workgroup memory is a heap allocation
  * of the host process) an out-of-bounds shared store corrupted the Python
  * interpreter's heap (SIGSEGV, issue 20). Every shared access whose index
- * is not a constant known to be in range gets `min(u32(i), N - 1)`: one
+ * is not known to be in range (a constant, or an unsigned index its ops
+ * bound: vir_uint_upper_bound) gets `min(u32(i), N - 1)`: one
  * or two ALU ops, a negative signed index becoming a huge unsigned one and
  * so N - 1 too. The access then stays inside the array (a wrong element,
  * not a crash); debug mode (bounds-check) reports the index instead.
@@ -32,6 +33,9 @@ static bool clamp_region(vir_module *m, vir_region *r) {
     uint32_t n = s->type->len;
     const vir_literal *k = vir_const_of(idx);
     if (k && !(it->kind == VIR_TY_INT && k->i < 0) && k->u < n)
+      continue;
+    uint64_t hi; /* in range by how it is computed (`d & 255u` into 256) */
+    if (it->kind == VIR_TY_UINT && vir_uint_upper_bound(idx, &hi) && hi < n)
       continue;
     vir_type *u32 = vir_ty_uint(m, 32);
     vir_builder b;

@@ -155,6 +155,28 @@ def test_argument_binding_errors_name_the_parameters(ctx):
         mixed(1.0, vp.zeros(4), -1, vp.zeros(4, np.int32), dispatch=4)
 
 
+@vp.kernel(dispatch_guard=False)
+def unguarded(x: vp.Buffer[vp.uint32]):
+    i = vp.global_id()
+    if i < len(x):
+        x[i] = i + 1
+
+
+def test_dispatch_guard_false_runs_whole_groups(ctx):
+    """vp.kernel's docstring offered dispatch_guard=False and the decorator
+    refused it as an unknown keyword. Without the guard every invocation of
+    the dispatched groups runs (the kernel bounds itself); with it only
+    dispatch=N of them."""
+    x = vp.zeros(100, np.uint32)
+    unguarded(x, dispatch=10)
+    want = np.zeros(100, np.uint32)
+    want[:64] = np.arange(1, 65)
+    np.testing.assert_array_equal(x.get(), want)
+    assert "_vp_count" not in unguarded.glsl
+    with pytest.raises(TypeError, match="dispatch_guard= is for Python kernels"):
+        vp.kernel("#version 450\nvoid main() {}", dispatch_guard=False)
+
+
 def test_missing_and_unknown_push_constants(ctx):
     with pytest.raises(TypeError, match="missing push constant 'a'"):
         saxpy(vp.zeros(4), vp.zeros(4), dispatch=4)

@@ -514,9 +514,13 @@ def _with_c_call(cls):
 class PyKernel(_PyCall, _Inspect):
     """A kernel written as an annotated Python function (@vp.kernel)."""
 
-    def __init__(self, fn, options, fast_math=False, context=None, debug=False):
+    def __init__(self, fn, options, fast_math=False, context=None, debug=False,
+                 dispatch_guard=True):
         self.fn = fn
         self.debug = debug  # debug mode: asserts, bounds checks, vp.KernelError
+        # False: no guard of global_id against the dispatch=N count (the
+        # kernel bounds itself; every invocation of the groups runs)
+        self.dispatch_guard = bool(dispatch_guard)
         self.__name__ = getattr(fn, "__name__", "kernel")
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
@@ -559,7 +563,8 @@ class PyKernel(_PyCall, _Inspect):
                 opts["buffer_dtypes"] = bufs
             if scal:
                 opts["scalar_dtypes"] = scal
-            sub = type(self)(self.fn, opts, self.fast_math, self.context, self.debug)
+            sub = type(self)(self.fn, opts, self.fast_math, self.context, self.debug,
+                             self.dispatch_guard)
             sub._generic, sub._gscalars = [], []
             self._special[key] = sub
         return sub
@@ -599,6 +604,8 @@ class PyKernel(_PyCall, _Inspect):
 
     def _debug_kw(self):
         kw = {"asserts": True} if self.debug else {}
+        if not self.dispatch_guard:
+            kw["dispatch_guard"] = False
         # a persistent kernel's barrier variant and memory model; always given,
         # so that the kernel cache's key names the passes (the default variant
         # may change between releases)
@@ -791,7 +798,7 @@ class GLSLKernel(_PyCall, _Inspect):
 # (docs/language.md): anything else is a TypeError, never silently ignored.
 _OPTIONS = ("control_words", "helpers", "persistent", "barrier", "nonprivate")
 _KEYWORDS = ("local_size_x", "local_size_y", "local_size_z", "buffers", "push", "fast_math",
-             "context", "name", "debug") + _OPTIONS
+             "context", "name", "debug", "dispatch_guard") + _OPTIONS
 
 
 def _check_options(options):
@@ -811,7 +818,7 @@ def _check_options(options):
 
 def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_size_z=None,
            buffers=None, push=None, fast_math=False, context=None, name=None, debug=None,
-           **options):
+           dispatch_guard=True, **options):
     """Compiles a GPU kernel: a decorator on an annotated Python function,
     or a call on handwritten GLSL compute source.
 
@@ -840,9 +847,16 @@ def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_siz
       debug          debug mode (docs/errors.md, KernelError): bounds checks
                      on every buffer and shared access, asserts evaluated,
                      vp.print shown; default: VULPY_DEBUG.
-      **options      compile options of Python kernels (for example
-                     dispatch_guard=False); an unknown keyword is a TypeError
-                     naming the nearest valid one.
+      dispatch_guard Python kernels: True (default) guards the body with
+                     global_id < the dispatch=N count, so the invocations of
+                     the last, partial workgroup do nothing; False leaves the
+                     guard out (every invocation of the dispatched groups
+                     runs: for kernels dispatched with groups= or that bound
+                     their own indexes; one compare and a select a buffer
+                     access fewer in kernels with barriers).
+      **options      the frontend's options of Python kernels (control_words,
+                     helpers, persistent, barrier, nonprivate); an unknown
+                     keyword is a TypeError naming the nearest valid one.
 
     Calling: buffers positionally (resident vp.ndarray, NumPy arrays,
     vp.ControlBuffer), push constants by keyword (a Python function's
@@ -872,6 +886,9 @@ def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_siz
     if isinstance(fn_or_source, str):
         if options:
             raise TypeError(f"vp.kernel(GLSL): unknown option {next(iter(options))!r}")
+        if dispatch_guard is not True:
+            raise TypeError("vp.kernel(GLSL): dispatch_guard= is for Python kernels (a GLSL "
+                            "kernel's body is its own; VulPy adds no guard to it)")
         if debug:
             raise TypeError("vp.kernel(GLSL): debug=True needs a Python kernel (the bounds "
                             "checks are inserted into VulPy's IR)")
@@ -894,6 +911,6 @@ def kernel(fn_or_source=None, *, local_size_x=None, local_size_y=None, local_siz
         if not callable(fn):
             raise TypeError(f"vp.kernel expects a function or GLSL source, got {fn!r}")
         return _with_c_call(PyKernel)(fn, opts, fast_math, context,
-                                      _debug.check_flag("vp.kernel", debug))
+                                      _debug.check_flag("vp.kernel", debug), dispatch_guard)
 
     return wrap(fn_or_source) if fn_or_source is not None else wrap

@@ -48,20 +48,20 @@ def key(r: vp.@WORD@) -> vp.@WORD@:
     if MODE == 1:
         k = r ^ vp.@WORD@(@TOP@)
     if MODE == 2:
+        # branch-free (selects): every NaN -> ALL (after +inf), both zeros
+        # -> TOP (equal, so the sort keeps their order), a negative number
+        # -> its complement, a positive one -> its bits with TOP set
         a = r & vp.@WORD@(@ABSM@)
-        if a > vp.@WORD@(@INF@):
-            k = vp.@WORD@(@ALL@)
-        elif a == vp.@WORD@(0):
-            k = vp.@WORD@(@TOP@)
-        elif (r & vp.@WORD@(@TOP@)) != vp.@WORD@(0):
-            k = r ^ vp.@WORD@(@ALL@)
-        else:
-            k = r | vp.@WORD@(@TOP@)
+        neg = vp.@WORD@(0) - (r >> vp.@WORD@(@SIGN@))   # all ones where r < 0
+        k = r ^ (neg | vp.@WORD@(@TOP@))
+        k = vp.@WORD@(@TOP@) if a == vp.@WORD@(0) else k
+        k = vp.@WORD@(@ALL@) if a > vp.@WORD@(@INF@) else k
     return k
 
 
 def digit(r: vp.@WORD@, sh: vp.uint32) -> vp.uint32:
-    return vp.uint32((key(r) >> vp.@WORD@(sh)) & vp.@WORD@(255))
+    # sh < the width (the mask says so: C's shift, not the guarded one)
+    return vp.uint32((key(r) >> vp.@WORD@(sh & vp.uint32(@SIGN@))) & vp.@WORD@(255))
 '''
 
 SOURCE = r'''
@@ -323,9 +323,10 @@ def search(a: vp.Buffer[vp.@WORD@], v: vp.Buffer[vp.@WORD@], out: vp.Buffer[vp.i
 
 # the key images' constants per key word (KEYS)
 WORDS = {
-    "uint32": dict(TOP="0x80000000", ABSM="0x7FFFFFFF", INF="0x7F800000", ALL="0xFFFFFFFF"),
+    "uint32": dict(TOP="0x80000000", ABSM="0x7FFFFFFF", INF="0x7F800000", ALL="0xFFFFFFFF",
+                   SIGN="31"),
     "uint64": dict(TOP="0x8000000000000000", ABSM="0x7FFFFFFFFFFFFFFF",
-                   INF="0x7FF0000000000000", ALL="0xFFFFFFFFFFFFFFFF"),
+                   INF="0x7FF0000000000000", ALL="0xFFFFFFFFFFFFFFFF", SIGN="63"),
 }
 _NS = {}
 

@@ -121,7 +121,7 @@ def write_out(kout, sk, add, p: vp.uint32, sh: vp.uint32) -> vp.uint32:
     return o
 
 
-@vp.kernel(local_size_x=B, helpers=HELPERS)
+@vp.kernel(local_size_x=B, helpers=HELPERS, dispatch_guard=False)
 def oscan(gh: vp.Buffer[vp.uint32], count: vp.uint32, gx: vp.uint32):
     # per (row, pass): the exclusive scan of the 256 digit counts
     tot = vp.Shared[vp.uint32, B]
@@ -132,7 +132,7 @@ def oscan(gh: vp.Buffer[vp.uint32], count: vp.uint32, gx: vp.uint32):
     if ok:
         gh[GH + c * B + d] = ex
 
-@vp.kernel(local_size_x=L)
+@vp.kernel(local_size_x=L, dispatch_guard=False)
 def ohist(keys: vp.Buffer[vp.@WORD@], gh: vp.Buffer[vp.uint32], n: vp.uint32, cpr: vp.uint32,
           nchunks: vp.uint32, gx: vp.uint32, tpr: vp.uint32, ntiles: vp.uint32, sto: vp.uint32):
     # every pass's digit histogram of a chunk of HT tiles in one read of
@@ -181,7 +181,7 @@ def ohist(keys: vp.Buffer[vp.@WORD@], gh: vp.Buffer[vp.uint32], n: vp.uint32, cp
             vp.atomic_add(gh, GH + row * (P * B) + i, s)
 
 
-@vp.kernel(local_size_x=L)
+@vp.kernel(local_size_x=L, dispatch_guard=@GUARD@)
 def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buffer[vp.uint32],
              vout: vp.Buffer[vp.@VOUT@], sb: vp.Buffer[vp.uint32], gave: vp.Buffer[vp.uint32],
              n: vp.uint32,
@@ -510,7 +510,12 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
                      SVLEN=lanes * ipt if vals and not sharev and not ksh else 1,
                      KSH=ksh, SKILEN=lanes * ipt if ksh else 1,
                      SPIN=spin, PUBLISH=publish, HT=ht, GH=GH, VVLEN=ipt, VOUT=vout, LB=cfg["lb"],
-                     SCAN=int(bool(cfg["scan"])), SHAREV=sharev, DEFER=int(bool(cfg["defer"])))
+                     SCAN=int(bool(cfg["scan"])), SHAREV=sharev, DEFER=int(bool(cfg["defer"])),
+                     # the pass's dispatch guard (its workgroups bound themselves):
+                     # off for sort, kept for argsort, where ptxas gave the
+                     # unguarded pass 141 registers instead of 96 (1 workgroup
+                     # a multiprocessor instead of 2; an H100 ran it 1.3x slower)
+                     GUARD=bool(vals))
         tag = "-".join(map(str, ("onesweep",) + k))
         ns = _sort_kernels.instantiate(SOURCE, subst, tag,
                                        dict(digits_exclusive=H.digits_exclusive,

@@ -1,0 +1,177 @@
+/* bounds.c - an upper bound of an unsigned integer value, from how it is
+ * computed (the ops that define it, helper functions' returns included).
+ *
+ * Used where a guard costs an ALU op on every execution and the value is
+ * in range by construction: `min(d, 255u)` of `d = x & 255u` (canonicalize),
+ * a shared index clamp (clamp_shared.c), a shift by a count below the width
+ * (the C-family printers print C's operator instead of NumPy's guarded
+ * shift). A bound is only ever claimed from facts the ops guarantee: an
+ * unsigned `x & k`, `min(x, k)`, `x % k`, `x >> k`, `x // k`, sums and
+ * products that cannot wrap, selects, widening casts, constants. */
+#include "vulpy/ir.h"
+
+#define DEPTH 10
+
+static bool ub(const vir_value *v, uint64_t *out, int depth);
+
+static uint64_t type_max(const vir_type *t) {
+  return t->bits >= 64 ? UINT64_MAX : ((uint64_t)1 << t->bits) - 1;
+}
+
+static unsigned bitlen(uint64_t x) {
+  unsigned n = 0;
+  while (x) {
+    n++;
+    x >>= 1;
+  }
+  return n;
+}
+
+/* The largest value any `return x` of function body r may give. */
+static bool returns_ub(const vir_region *r, uint64_t *out, bool *any, int depth) {
+  for (const vir_op *op = r ? r->first : NULL; op; op = op->next) {
+    for (uint32_t k = 0; k < vir_op_info_of(op->code)->nregion; k++)
+      if (!returns_ub(&op->regions[k], out, any, depth))
+        return false;
+    if (op->code == VIR_OP_RETURN && op->nopnd == 1) {
+      uint64_t b;
+      if (!ub(op->opnd[0], &b, depth + 1))
+        return false;
+      *out = *any && *out > b ? *out : b;
+      *any = true;
+    }
+  }
+  return true;
+}
+
+static bool ub(const vir_value *v, uint64_t *out, int depth) {
+  const vir_type *t = v ? v->type : NULL;
+  if (!t || !vir_ty_is_scalar(t) || (t->kind != VIR_TY_UINT && t->kind != VIR_TY_BOOL))
+    return false;
+  if (t->kind == VIR_TY_BOOL) {
+    *out = 1;
+    return true;
+  }
+  const vir_op *d = v->def;
+  if (!d || depth > DEPTH)
+    return false;
+  switch (d->code) { /* the ops below; anything else bounds nothing */
+  case VIR_OP_CONST:
+  case VIR_OP_AND:
+  case VIR_OP_MIN:
+  case VIR_OP_MAX:
+  case VIR_OP_OR:
+  case VIR_OP_XOR:
+  case VIR_OP_SHR:
+  case VIR_OP_REM:
+  case VIR_OP_MOD:
+  case VIR_OP_FLOORDIV:
+  case VIR_OP_ADD:
+  case VIR_OP_MUL:
+  case VIR_OP_SELECT:
+  case VIR_OP_CAST:
+  case VIR_OP_CALL: break;
+  default: return false;
+  }
+  uint64_t max = type_max(t), a = 0, b = 0;
+  bool call = d->code == VIR_OP_CALL, sel = d->code == VIR_OP_SELECT;
+  /* (a select's first operand is its condition; a call's are arguments) */
+  bool ka = !call && !sel && d->nopnd > 0 && ub(d->opnd[0], &a, depth + 1);
+  bool kb = !call && d->nopnd > 1 && ub(d->opnd[1], &b, depth + 1);
+  switch (d->code) {
+  case VIR_OP_CONST: *out = d->attr.lit.u & max; return true;
+  case VIR_OP_AND:
+  case VIR_OP_MIN:
+    if (!ka && !kb)
+      return false;
+    *out = ka && kb ? (a < b ? a : b) : ka ? a : b;
+    return true;
+  case VIR_OP_MAX:
+    if (!ka || !kb)
+      return false;
+    *out = a > b ? a : b;
+    return true;
+  case VIR_OP_OR:
+  case VIR_OP_XOR: {
+    if (!ka || !kb)
+      return false;
+    unsigned n = bitlen(a > b ? a : b);
+    *out = n >= 64 ? UINT64_MAX : ((uint64_t)1 << n) - 1;
+    return true;
+  }
+  case VIR_OP_SHR: { /* unsigned: logical; a count past the width gives 0 */
+    const vir_value *c = d->opnd[1];
+    uint64_t s = 0;
+    bool ks = c->def && c->def->code == VIR_OP_CONST && vir_ty_is_scalar(c->type) &&
+              c->type->kind == VIR_TY_UINT;
+    if (ks)
+      s = c->def->attr.lit.u;
+    uint64_t x = ka ? a : max;
+    *out = s >= 64 ? 0 : x >> s;
+    return ka || ks;
+  }
+  case VIR_OP_REM:
+  case VIR_OP_MOD: /* unsigned: x % k < k, and 0 for k = 0 (NumPy) */
+    if (!kb)
+      return false;
+    *out = b ? b - 1 : 0;
+    if (ka && a < *out)
+      *out = a;
+    return true;
+  case VIR_OP_FLOORDIV: { /* unsigned: at most the dividend (0 for k = 0) */
+    const vir_value *c = d->opnd[1];
+    uint64_t k = c->def && c->def->code == VIR_OP_CONST ? c->def->attr.lit.u : 0;
+    if (!ka && !k)
+      return false;
+    *out = (ka ? a : max) / (k ? k : 1);
+    return true;
+  }
+  case VIR_OP_ADD:
+    if (!ka || !kb || a > max - b)
+      return false;
+    *out = a + b;
+    return true;
+  case VIR_OP_MUL:
+    if (!ka || !kb || (a && b > max / a))
+      return false;
+    *out = a * b;
+    return true;
+  case VIR_OP_SELECT: {
+    uint64_t f;
+    if (!kb || !ub(d->opnd[2], &f, depth + 1))
+      return false;
+    *out = b > f ? b : f;
+    return true;
+  }
+  case VIR_OP_CAST: {
+    const vir_type *s = d->opnd[0]->type;
+    if (ka && a <= max) { /* an unsigned or bool source in range */
+      *out = a;
+      return true;
+    }
+    if (s && vir_ty_is_scalar(s) && s->kind == VIR_TY_UINT && s->bits <= t->bits) {
+      *out = type_max(s);
+      return true;
+    }
+    return false;
+  }
+  case VIR_OP_CALL: {
+    const vir_sym *s = d->attr.sym;
+    bool any = false;
+    uint64_t r = 0;
+    if (!s || !s->func || !returns_ub(&s->func->body, &r, &any, depth + 1) || !any)
+      return false;
+    *out = r;
+    return true;
+  }
+  default: return false;
+  }
+}
+
+bool vir_uint_upper_bound(const vir_value *v, uint64_t *out) {
+  uint64_t b;
+  if (!ub(v, &b, 0))
+    return false;
+  *out = b;
+  return true;
+}
