@@ -44,13 +44,14 @@ DTYPES = [np.float32, np.float64, np.int32, np.uint32, np.int64, np.uint64, np.b
 # every key kind; the others run float32 (32-bit words, where ksh, sharev
 # and ipt apply) and int64 (64-bit words). Every switch of the template is
 # on in one of them and off in another: lb 8 / 1 / 3 (a look-back of three
-# words a step), scan 1 / 0, ksh 1 / 0, sharev and defer 0 / 1; the tile
+# words a step), scan 1 / 0, ksh 1 / 0, sharev, defer and w1 0 / 1 (w1: a
+# look-back that waits on the nearest word alone, not rereading lb); the tile
 # 64 x 16 / 64 x 6 (lavapipe's 8-lane subgroups); histogram chunks of 16, 1
 # and 2 tiles put chunk boundaries inside the sizes below. The second has
 # the settings of the retired variant 2.
 DEFAULT = ("3", 16)
 V2 = ("3:lb=1,scan=0,ksh=0", 1)
-OTHER = ("3:ipt=6,lb=3,ksh=0,sharev=1,defer=1", 2)
+OTHER = ("3:ipt=6,lb=3,ksh=0,sharev=1,defer=1,w1=1", 2)
 CONFIGS = [(DEFAULT, DTYPES), (V2, [np.float32, np.int64]), (OTHER, [np.float32, np.int64])]
 VARIANTS = [v for v, _ in CONFIGS]
 PAIRS = [(v, dt) for v, dts in CONFIGS for dt in dts]
@@ -252,7 +253,8 @@ _SEQUENTIAL = [
     # (what it checks, setup, dtypes, sizes): CONFIGS, each with its dtypes
     ("variant 3 (the default)", _setup(DEFAULT), _ALL, "(1, 1023, 1024, 1025, 5000, 17500)"),
     ("variant 2's settings", _setup(V2), _TWO, "(1, 1025, 2048, 5000, 17500)"),
-    ("ipt=6 tiles, lb=3, sharev, defer", _setup(OTHER), _TWO, "(1, 383, 385, 1537, 4000, 17500)"),
+    ("ipt=6 tiles, lb=3, sharev, defer, w1", _setup(OTHER), _TWO,
+     "(1, 383, 385, 1537, 4000, 17500)"),
     # the look-back's other branch: no tile but a row's first publishes an
     # inclusive prefix, so each tile adds the aggregates of all tiles before
     # it in its row (a sequential run otherwise finds the inclusive prefix

@@ -56,6 +56,7 @@ VALS = @VALS@
 PUBLISH = @PUBLISH@      # 0 (tests only): no inclusive prefixes but a row's first
                          # tile's, so every look-back walks the AGG chain to it
 LB = @LB@                # status words a look-back step reads at once
+W1 = @W1@                # 1: while the nearest word is unpublished, spin on it alone
 SCAN = @SCAN@            # 1: one owner per digit from the counts to the look-back
 SHAREV = @SHAREV@        # 1: the payload through the keys' shared array (32-bit keys)
 DEFER = @DEFER@          # 1: the ranking's shuffles after all its shared atomics
@@ -328,29 +329,40 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         if ok and j > 0:
             k = t - 1
             done = False
+            near = False   # W1: tile k's word was not published: wait on it alone
             for it in range(vp.uint32(SPIN)):
-                # the words of tiles k, k-1, ..., k-LB+1 at once (independent
-                # loads: one round trip per LB tiles of the walk), none
-                # before the row's first tile t - j, whose word is INC
-                for i in vp.static(range(LB)):
-                    back = min(vp.uint32(i), k - (t - j))
-                    lbw[i] = vp.atomic_load(sb, sto + (pas * ntiles + k - back) * B + d)
-                # added nearest first, up to an INC word or one not
-                # published yet (the next step starts there)
-                more = True
-                for i in vp.static(range(LB)):
-                    v = lbw[i]
-                    f = v >> vp.uint32(30)
-                    if more:
-                        if f == vp.uint32(0):
-                            more = False
-                        else:
-                            pre += v & vp.uint32(MASK)
-                            if f == vp.uint32(2):
-                                done = True
+                if W1 != 0:
+                    if near:
+                        # one load a spin, not LB: a waiting workgroup takes
+                        # few issue slots from the others on its multiprocessor
+                        if vp.atomic_load(sb, sto + (pas * ntiles + k) * B + d) >> \
+                                vp.uint32(30) != vp.uint32(0):
+                            near = False
+                if not near:
+                    # the words of tiles k, k-1, ..., k-LB+1 at once (independent
+                    # loads: one round trip per LB tiles of the walk), none
+                    # before the row's first tile t - j, whose word is INC
+                    for i in vp.static(range(LB)):
+                        back = min(vp.uint32(i), k - (t - j))
+                        lbw[i] = vp.atomic_load(sb, sto + (pas * ntiles + k - back) * B + d)
+                    # added nearest first, up to an INC word or one not
+                    # published yet (the next step starts there)
+                    more = True
+                    for i in vp.static(range(LB)):
+                        v = lbw[i]
+                        f = v >> vp.uint32(30)
+                        if more:
+                            if f == vp.uint32(0):
                                 more = False
+                                if i == 0 and W1 != 0:
+                                    near = True
                             else:
-                                k -= 1
+                                pre += v & vp.uint32(MASK)
+                                if f == vp.uint32(2):
+                                    done = True
+                                    more = False
+                                else:
+                                    k -= 1
                 if done:
                     break
             if done:
@@ -437,7 +449,7 @@ GH = 16           # the state buffer's first word of gh (the kernels' GH)
 # and of the retired hco=N (ohist's histogram copies: slower on the H200).
 # 3 is the default.
 VARIANTS = {
-    3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, lanes=None, ipt=None),
+    3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, lanes=None, ipt=None, w1=0),
 }
 # which variant sort_rows runs: "N" or "N:key=value,..." overriding the
 # variant's settings (bench/probes/sort_ab.py sweeps them), from the
@@ -501,7 +513,7 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
     hco = max(1, min(16 // passes, 8192 // (passes * 256)))
     ht = HIST_TILES
     k = (word, mode, passes, sg, vals, spin, publish, vout, ht, lanes, ipt, cfg["lb"],
-         int(bool(cfg["scan"])), sharev, int(bool(cfg["defer"])), ksh, hco)
+         int(bool(cfg["scan"])), sharev, int(bool(cfg["defer"])), ksh, hco, int(bool(cfg["w1"])))
     ns = _NS.get(k)
     if ns is None:
         from . import _kernel_helpers as H  # a kernel program: at first use
@@ -511,6 +523,7 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
                      KSH=ksh, SKILEN=lanes * ipt if ksh else 1,
                      SPIN=spin, PUBLISH=publish, HT=ht, GH=GH, VVLEN=ipt, VOUT=vout, LB=cfg["lb"],
                      SCAN=int(bool(cfg["scan"])), SHAREV=sharev, DEFER=int(bool(cfg["defer"])),
+                     W1=int(bool(cfg["w1"])),
                      # the pass's dispatch guard (its workgroups bound themselves):
                      # off for sort, kept for argsort, where ptxas gave the
                      # unguarded pass 141 registers instead of 96 (1 workgroup
