@@ -443,7 +443,7 @@ HIST_TILES = 16   # tiles per ohist workgroup
 GH = 16           # the state buffer's first word of gh (the kernels' GH)
 
 # The kernels' variants (issue 19), same algorithm and results, each a set
-# of the template's switches (lb, scan, sharev, defer, ksh; the tile:
+# of the template's switches (lb, scan, sharev, defer, ksh, w1; the tile:
 # lanes x ipt, None: shape()'s); bench/notes/sort.md says what each changes
 # and keeps the figures of the retired variant 2 ("3:lb=1,scan=0,ksh=0")
 # and of the retired hco=N (ohist's histogram copies: slower on the H200).
