@@ -227,6 +227,16 @@ def test_sort_complex_matches_numpy(seed, n, dt):
     same(vp.sort_complex(vp.asarray(h2)), np.sort_complex(h2))
 
 
+@pytest.mark.parametrize("v", [np.complex64(1 + 2j), np.float32(1.5)])
+def test_sort_complex_of_0d_is_numpys_axis_error(v):
+    """A 0-d complex array came back as a copy where NumPy (and vp for a 0-d
+    real array) raises AxisError: it has no last axis to sort."""
+    with pytest.raises(np.exceptions.AxisError):
+        np.sort_complex(v)
+    with pytest.raises(np.exceptions.AxisError):
+        vp.sort_complex(vp.asarray(v))
+
+
 @pytest.mark.parametrize("dt", [np.int8, np.uint16, np.int32, np.float32, np.float64, np.bool_])
 def test_sort_complex_of_real_dtypes(dt):
     if dt == np.float64 and not f64():

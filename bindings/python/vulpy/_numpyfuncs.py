@@ -264,9 +264,9 @@ def sort_complex(a):
     if a.dtype.kind != "c":
         dt = np.complex64 if a.dtype.char in "bhBH" else np.complex128
         return _sort.sort(a, axis=-1).astype(dt)
-    if a.ndim == 0:
-        return a.copy()
-    return _sort.sort(a, axis=-1)   # complex: NumPy's order, NaNs included (vp.sort)
+    # complex: NumPy's order, NaNs included (vp.sort); a 0-d array has no
+    # last axis (NumPy's AxisError, as for real input)
+    return _sort.sort(a, axis=-1)
 
 
 # ---------------------------------------------------------------- windows
