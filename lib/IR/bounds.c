@@ -6,8 +6,9 @@
  * a shared index clamp (clamp_shared.c), a shift by a count below the width
  * (the C-family printers print C's operator instead of NumPy's guarded
  * shift). A bound is only ever claimed from facts the ops guarantee: an
- * unsigned `x & k`, `min(x, k)`, `x % k`, `x >> k`, `x // k`, sums and
- * products that cannot wrap, selects, widening casts, constants. */
+ * unsigned `x & k`, `min(x, k)`, `x % k` (a constant k > 0), `x >> k`,
+ * `x // k`, sums and products that cannot wrap, selects, widening casts,
+ * constants. */
 #include "vulpy/ir.h"
 
 #define DEPTH 10
@@ -111,13 +112,22 @@ static bool ub(const vir_value *v, uint64_t *out, int depth) {
     return ka || ks;
   }
   case VIR_OP_REM:
-  case VIR_OP_MOD: /* unsigned: x % k < k, and 0 for k = 0 (NumPy) */
-    if (!kb)
-      return false;
-    *out = b ? b - 1 : 0;
-    if (ka && a < *out)
+  case VIR_OP_MOD: {
+    /* unsigned x % k < k for a constant k > 0. A divisor that may be 0:
+     * `mod` is NumPy's (0, the printers' vp_mod) and so at most x; `rem`
+     * prints as C's %, undefined for 0 (lavapipe: all ones), so nothing. */
+    const vir_value *c = d->opnd[1];
+    uint64_t k = c->def && c->def->code == VIR_OP_CONST ? c->def->attr.lit.u & max : 0;
+    if (k) {
+      *out = ka && a < k - 1 ? a : k - 1;
+      return true;
+    }
+    if (d->code == VIR_OP_MOD && ka) {
       *out = a;
-    return true;
+      return true;
+    }
+    return false;
+  }
   case VIR_OP_FLOORDIV: { /* unsigned: at most the dividend (0 for k = 0) */
     const vir_value *c = d->opnd[1];
     uint64_t k = c->def && c->def->code == VIR_OP_CONST ? c->def->attr.lit.u : 0;
