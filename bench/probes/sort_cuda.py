@@ -14,10 +14,10 @@ Needs nvcc and CuPy (the device machine); prints what it could not do.
 import argparse
 import os
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -29,20 +29,7 @@ sys.path.insert(0, str(HERE.parent))
 import vulpy as vp  # noqa: E402
 from vulpy import _launch, _sort, _sort_onesweep as so  # noqa: E402
 
-import cuda_check  # noqa: E402  (CudaLauncher, push_align, nvcc_compile)
-
-
-def push(prog, values, groups, lanes):
-    """The push block: VulPy's packer, then the dispatch guard's count as
-    the runtime fills it for a dispatch of `groups` workgroups."""
-    man = prog.manifest
-    data = bytearray(prog.packer.pack(values) or b"")
-    data.extend(b"\0" * ((man.get("push_size") or len(data)) - len(data)))
-    guard = man.get("dispatch_guard")
-    if guard:
-        f = next(f for f in man["push"] if f["name"] == guard)
-        struct.pack_into("<3I", data, f["offset"], groups[0] * lanes[0], groups[1] * lanes[1], 1)
-    return bytes(data)
+import cuda_check  # noqa: E402  (CudaLauncher, push_bytes, push_align, nvcc_compile)
 
 
 def main():
@@ -77,7 +64,6 @@ def main():
     _sort.PROFILE = True
     vk = {}
     walls = []
-    import time
     for _ in range(0 if a.no_vulkan else a.reps):
         t = time.perf_counter()
         r = vp.sort(x)
@@ -132,7 +118,9 @@ def main():
 
     def launch(k, bufs, groups, **pv):
         lau, align, block = launchers[k]
-        data = push(progs[k], pv, groups, (block, 1))
+        # cuda_check's packing; the guard's count (if the kernel has one) as
+        # the runtime fills it for whole workgroups (these grids are one row)
+        data = cuda_check.push_bytes(progs[k], pv, groups[0] * block)
         lau.launch([b.data.ptr for b in bufs], data, align, (groups[0], groups[1], 1),
                    (block, 1, 1))
 
