@@ -13,6 +13,7 @@ Needs nvcc and CuPy (the device machine); prints what it could not do.
 """
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -32,6 +33,12 @@ from vulpy import _launch, _sort, _sort_onesweep as so  # noqa: E402
 import cuda_check  # noqa: E402  (CudaLauncher, push_bytes, push_align, nvcc_compile)
 
 
+# the ranking's 8 ballots (one a digit bit) in the printed CUDA, for --match
+MATCH_RE = re.compile(r"(uint )?peers = subgroupBallot\(valid\)\.x;\n"
+                      r"(?:\s*//[^\n]*\n\s*(?:uint )?bit = [^\n]*\n"
+                      r"\s*//[^\n]*\n\s*peers = peers & [^\n]*\n){8}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--log2n", type=int, default=26)
@@ -40,6 +47,9 @@ def main():
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--keep", default=None)
     ap.add_argument("--no-vulkan", action="store_true", help="the CUDA form only (for ncu)")
+    ap.add_argument("--match", action="store_true",
+                    help="the CUDA form's ranking with __match_any_sync (one MATCH) in place "
+                         "of the 8 ballots a key (what subgroupPartitionNV would give)")
     a = ap.parse_args()
     n = 1 << a.log2n
     rng = np.random.default_rng(0)
@@ -97,6 +107,12 @@ def main():
     launchers, progs = {}, {}
     for k in ("ohist", "oscan", "onesweep"):
         src = ns[k].cuda
+        if a.match and k == "onesweep":
+            src, nsub = MATCH_RE.subn(
+                r"\1peers = __match_any_sync(__activemask(), d) & subgroupBallot(valid).x;\n", src)
+            print(f"cuda    --match: {nsub} rankings use __match_any_sync")
+            if not nsub:
+                return
         cubin, dt, msg = cuda_check.nvcc_compile(nvcc, src, out_dir, k, a.arch)
         if cubin is None:
             print(f"nvcc failed on {k}: {msg}")

@@ -607,9 +607,10 @@ bool vir_walk_func(vir_func *f, vir_walk_fn fn, void *ctx);
 /* An upper bound of unsigned (or bool) scalar `v` from the ops that compute
  * it (lib/IR/bounds.c): `x & k`, `min(x, k)`, `x % k` (constant k > 0),
  * `x >> k`, sums and products that cannot wrap, selects, widening casts, a
- * helper function's returns. False when nothing is known (then *out is
- * left alone). */
-bool vir_uint_upper_bound(const vir_value *v, uint64_t *out);
+ * helper function's returns, and given `m` (may be NULL) a helper's
+ * parameter from the arguments of its calls in m. False when nothing is
+ * known (then *out is left alone). */
+bool vir_uint_upper_bound(const vir_module *m, const vir_value *v, uint64_t *out);
 
 /* ====================================================== text and checks */
 

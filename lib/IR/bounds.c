@@ -8,12 +8,15 @@
  * shift). A bound is only ever claimed from facts the ops guarantee: an
  * unsigned `x & k`, `min(x, k)`, `x % k` (a constant k > 0), `x >> k`,
  * `x // k`, sums and products that cannot wrap, selects, widening casts,
- * constants. */
+ * constants, and (given the module) a helper's parameter from the
+ * arguments of every call of the helper in the module: so the bound holds
+ * for the module as it is, and a pass that adds a call after a clamp was
+ * left out must not pass a larger argument. */
 #include "vulpy/ir.h"
 
 #define DEPTH 10
 
-static bool ub(const vir_value *v, uint64_t *out, int depth);
+static bool ub(const vir_module *m, const vir_value *v, uint64_t *out, int depth);
 
 static uint64_t type_max(const vir_type *t) {
   return t->bits >= 64 ? UINT64_MAX : ((uint64_t)1 << t->bits) - 1;
@@ -29,14 +32,15 @@ static unsigned bitlen(uint64_t x) {
 }
 
 /* The largest value any `return x` of function body r may give. */
-static bool returns_ub(const vir_region *r, uint64_t *out, bool *any, int depth) {
+static bool returns_ub(const vir_module *m, const vir_region *r, uint64_t *out, bool *any,
+                       int depth) {
   for (const vir_op *op = r ? r->first : NULL; op; op = op->next) {
     for (uint32_t k = 0; k < vir_op_info_of(op->code)->nregion; k++)
-      if (!returns_ub(&op->regions[k], out, any, depth))
+      if (!returns_ub(m, &op->regions[k], out, any, depth))
         return false;
     if (op->code == VIR_OP_RETURN && op->nopnd == 1) {
       uint64_t b;
-      if (!ub(op->opnd[0], &b, depth + 1))
+      if (!ub(m, op->opnd[0], &b, depth + 1))
         return false;
       *out = *any && *out > b ? *out : b;
       *any = true;
@@ -45,7 +49,50 @@ static bool returns_ub(const vir_region *r, uint64_t *out, bool *any, int depth)
   return true;
 }
 
-static bool ub(const vir_value *v, uint64_t *out, int depth) {
+/* The largest argument `arg` of any call of `callee` in region r. */
+static bool args_ub(const vir_module *m, const vir_region *r, const vir_sym *callee, uint32_t arg,
+                    uint64_t *out, bool *any, int depth) {
+  for (const vir_op *op = r ? r->first : NULL; op; op = op->next) {
+    for (uint32_t k = 0; k < vir_op_info_of(op->code)->nregion; k++)
+      if (!args_ub(m, &op->regions[k], callee, arg, out, any, depth))
+        return false;
+    if (op->code == VIR_OP_CALL && op->attr.sym == callee) {
+      uint64_t b;
+      if (arg >= op->nopnd || !ub(m, op->opnd[arg], &b, depth + 1))
+        return false;
+      *out = *any && *out > b ? *out : b;
+      *any = true;
+    }
+  }
+  return true;
+}
+
+/* A helper's parameter: the largest argument any call in m passes it. */
+static bool param_ub(const vir_module *m, const vir_value *v, uint64_t *out, int depth) {
+  const vir_region *r = v->owner;
+  if (!m || !r || r->parent_op || !r->func || r->func->is_kernel || !r->func->sym)
+    return false;
+  const vir_func *f = r->func;
+  uint32_t arg = 0;
+  while (arg < r->nargs && r->args[arg] != v)
+    arg++;
+  if (arg == r->nargs)
+    return false;
+  bool any = false;
+  uint64_t b = 0;
+  for (uint32_t i = 0; i < m->syms.len; i++) {
+    const vir_sym *s = m->syms.data[i];
+    if (s->kind == VIR_SYM_FUNC && s->func && s->func != f &&
+        !args_ub(m, &s->func->body, f->sym, arg, &b, &any, depth))
+      return false;
+  }
+  if (!any) /* never called: nothing known */
+    return false;
+  *out = b;
+  return true;
+}
+
+static bool ub(const vir_module *m, const vir_value *v, uint64_t *out, int depth) {
   const vir_type *t = v ? v->type : NULL;
   if (!t || !vir_ty_is_scalar(t) || (t->kind != VIR_TY_UINT && t->kind != VIR_TY_BOOL))
     return false;
@@ -54,8 +101,10 @@ static bool ub(const vir_value *v, uint64_t *out, int depth) {
     return true;
   }
   const vir_op *d = v->def;
-  if (!d || depth > DEPTH)
+  if (depth > DEPTH)
     return false;
+  if (!d)
+    return param_ub(m, v, out, depth);
   switch (d->code) { /* the ops below; anything else bounds nothing */
   case VIR_OP_CONST:
   case VIR_OP_AND:
@@ -77,8 +126,8 @@ static bool ub(const vir_value *v, uint64_t *out, int depth) {
   uint64_t max = type_max(t), a = 0, b = 0;
   bool call = d->code == VIR_OP_CALL, sel = d->code == VIR_OP_SELECT;
   /* (a select's first operand is its condition; a call's are arguments) */
-  bool ka = !call && !sel && d->nopnd > 0 && ub(d->opnd[0], &a, depth + 1);
-  bool kb = !call && d->nopnd > 1 && ub(d->opnd[1], &b, depth + 1);
+  bool ka = !call && !sel && d->nopnd > 0 && ub(m, d->opnd[0], &a, depth + 1);
+  bool kb = !call && d->nopnd > 1 && ub(m, d->opnd[1], &b, depth + 1);
   switch (d->code) {
   case VIR_OP_CONST: *out = d->attr.lit.u & max; return true;
   case VIR_OP_AND:
@@ -148,7 +197,7 @@ static bool ub(const vir_value *v, uint64_t *out, int depth) {
     return true;
   case VIR_OP_SELECT: {
     uint64_t f;
-    if (!kb || !ub(d->opnd[2], &f, depth + 1))
+    if (!kb || !ub(m, d->opnd[2], &f, depth + 1))
       return false;
     *out = b > f ? b : f;
     return true;
@@ -169,7 +218,7 @@ static bool ub(const vir_value *v, uint64_t *out, int depth) {
     const vir_sym *s = d->attr.sym;
     bool any = false;
     uint64_t r = 0;
-    if (!s || !s->func || !returns_ub(&s->func->body, &r, &any, depth + 1) || !any)
+    if (!s || !s->func || !returns_ub(m, &s->func->body, &r, &any, depth + 1) || !any)
       return false;
     *out = r;
     return true;
@@ -178,9 +227,9 @@ static bool ub(const vir_value *v, uint64_t *out, int depth) {
   }
 }
 
-bool vir_uint_upper_bound(const vir_value *v, uint64_t *out) {
+bool vir_uint_upper_bound(const vir_module *m, const vir_value *v, uint64_t *out) {
   uint64_t b;
-  if (!ub(v, &b, 0))
+  if (!ub(m, v, &b, 0))
     return false;
   *out = b;
   return true;

@@ -127,9 +127,9 @@ static vir_value *identity(canon *c, vir_op *op) {
     const vir_literal *kb = vir_const_of(b), *ka = vir_const_of(a);
     if (rt->kind != VIR_TY_UINT || !vir_ty_is_scalar(rt))
       break;
-    if (kb && vir_uint_upper_bound(a, &x) && x <= kb->u)
+    if (kb && vir_uint_upper_bound(c->m, a, &x) && x <= kb->u)
       r = a;
-    else if (ka && vir_uint_upper_bound(b, &x) && x <= ka->u)
+    else if (ka && vir_uint_upper_bound(c->m, b, &x) && x <= ka->u)
       r = b;
     break;
   }

@@ -35,7 +35,7 @@ static bool clamp_region(vir_module *m, vir_region *r) {
     if (k && !(it->kind == VIR_TY_INT && k->i < 0) && k->u < n)
       continue;
     uint64_t hi; /* in range by how it is computed (`d & 255u` into 256) */
-    if (it->kind == VIR_TY_UINT && vir_uint_upper_bound(idx, &hi) && hi < n)
+    if (it->kind == VIR_TY_UINT && vir_uint_upper_bound(m, idx, &hi) && hi < n)
       continue;
     vir_type *u32 = vir_ty_uint(m, 32);
     vir_builder b;

@@ -94,7 +94,7 @@ def publish(st, at: vp.uint32, j: vp.uint32, run: vp.uint32):
 def invocations_before(wt, s: vp.uint32) -> vp.uint32:
     # the sum of s over the workgroup's invocations before this one (in
     # subgroup order): subgroup scans, then the subgroups' totals via wt
-    w = vp.subgroup_id()
+    w = vp.subgroup_id()@MK_W@   # (masked: see onesweep)
     ex = vp.subgroup_exclusive_add(s)
     tot = vp.subgroup_add(s)
     if vp.subgroup_lane() == vp.uint32(0):
@@ -126,7 +126,7 @@ def write_out(kout, sk, add, p: vp.uint32, sh: vp.uint32) -> vp.uint32:
 def oscan(gh: vp.Buffer[vp.uint32], count: vp.uint32, gx: vp.uint32):
     # per (row, pass): the exclusive scan of the 256 digit counts
     tot = vp.Shared[vp.uint32, B]
-    d = vp.local_index()
+    d = vp.local_index()@MK_B@   # (masked: no shared clamps)
     ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < count
     c = min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), count - 1)
     ex = digits_exclusive(tot, d, gh[GH + c * B + d])
@@ -142,7 +142,7 @@ def ohist(keys: vp.Buffer[vp.@WORD@], gh: vp.Buffer[vp.uint32], n: vp.uint32, cp
     # the chunk's tiles' status words of every pass are zeroed here, not
     # by a fill of their own (the stores drain while the atomics count)
     cnt = vp.Shared[vp.uint32, HCO * P * B]
-    lid = vp.local_index()
+    lid = vp.local_index()@MK_L@   # (masked: no shared clamps)
     ok = vp.workgroup_id(1) * gx + vp.workgroup_id(0) < nchunks
     c = min(vp.workgroup_id(1) * gx + vp.workgroup_id(0), nchunks - 1)
     row = c // max(cpr, vp.uint32(1))
@@ -199,9 +199,12 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
     sk = vp.Shared[vp.@WORD@, T]
     sv = vp.Shared[vp.uint32, @SVLEN@]
     ski = vp.Shared[vp.@WORD@, @SKILEN@]  # KSH: the tile as loaded, then its payload
-    lid = vp.local_index()
-    w = vp.subgroup_id()
-    lane = vp.subgroup_lane()
+    # masked: the kernel is built for L invocations in subgroups of SG (a
+    # device with other subgroups gives up below), so the masks change
+    # nothing but tell clamp-shared that the shared indexes are in range
+    lid = vp.local_index()@MK_L@
+    w = vp.subgroup_id()@MK_W@
+    lane = vp.subgroup_lane()@MK_SG@
     if lid == 0:
         tix[0] = vp.atomic_add(sb, pas, vp.uint32(1))
         if vp.subgroup_size() != vp.uint32(SG):  # built for SG lanes: the host sorts again
@@ -443,13 +446,13 @@ HIST_TILES = 16   # tiles per ohist workgroup
 GH = 16           # the state buffer's first word of gh (the kernels' GH)
 
 # The kernels' variants (issue 19), same algorithm and results, each a set
-# of the template's switches (lb, scan, sharev, defer, ksh, w1; the tile:
+# of the template's switches (lb, scan, sharev, defer, ksh, w1, mk; the tile:
 # lanes x ipt, None: shape()'s); bench/notes/sort.md says what each changes
 # and keeps the figures of the retired variant 2 ("3:lb=1,scan=0,ksh=0")
 # and of the retired hco=N (ohist's histogram copies: slower on the H200).
 # 3 is the default.
 VARIANTS = {
-    3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, lanes=None, ipt=None, w1=0),
+    3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, lanes=None, ipt=None, w1=0, mk=1),
 }
 # which variant sort_rows runs: "N" or "N:key=value,..." overriding the
 # variant's settings (bench/probes/sort_ab.py sweeps them), from the
@@ -513,7 +516,8 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
     hco = max(1, min(16 // passes, 8192 // (passes * 256)))
     ht = HIST_TILES
     k = (word, mode, passes, sg, vals, spin, publish, vout, ht, lanes, ipt, cfg["lb"],
-         int(bool(cfg["scan"])), sharev, int(bool(cfg["defer"])), ksh, hco, int(bool(cfg["w1"])))
+         int(bool(cfg["scan"])), sharev, int(bool(cfg["defer"])), ksh, hco, int(bool(cfg["w1"])),
+         int(bool(cfg.get("mk", 1))))
     ns = _NS.get(k)
     if ns is None:
         from . import _kernel_helpers as H  # a kernel program: at first use
@@ -524,6 +528,9 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
                      SPIN=spin, PUBLISH=publish, HT=ht, GH=GH, VVLEN=ipt, VOUT=vout, LB=cfg["lb"],
                      SCAN=int(bool(cfg["scan"])), SHAREV=sharev, DEFER=int(bool(cfg["defer"])),
                      W1=int(bool(cfg["w1"])),
+                     # mk: the ids masked to their ranges (no shared clamps)
+                     **{f"MK_{v}": f" & vp.uint32({v} - 1)" if cfg.get("mk", 1) else ""
+                        for v in ("L", "W", "SG", "B")},
                      # the pass's dispatch guard (its workgroups bound themselves):
                      # off for sort, kept for argsort, where ptxas gave the
                      # unguarded pass 141 registers instead of 96 (1 workgroup

@@ -490,7 +490,7 @@ static int arith(cf_printer *p, vp_strbuf *b, const vir_op *op) {
   case VIR_OP_SHL:
   case VIR_OP_SHR: {
     uint64_t k;
-    if ((const_u64(op->opnd[1], &k) || vir_uint_upper_bound(op->opnd[1], &k)) && k < s->bits)
+    if ((const_u64(op->opnd[1], &k) || vir_uint_upper_bound(p->m, op->opnd[1], &k)) && k < s->bits)
       break; /* in range (a constant, or `n & 31u`, ...): C's operator */
     return call(p, b, cf_need_pyop(p, op->code == VIR_OP_SHL ? CF_PY_SHL : CF_PY_SHR, t), op, true);
   }
