@@ -8,15 +8,27 @@
  * shift). A bound is only ever claimed from facts the ops guarantee: an
  * unsigned `x & k`, `min(x, k)`, `x % k` (a constant k > 0), `x >> k`,
  * `x // k`, sums and products that cannot wrap, selects, widening casts,
- * constants, and (given the module) a helper's parameter from the
+ * constants, a local's load from all its stores (where one of them runs
+ * before the load on every path), and (given the module) a helper's parameter from the
  * arguments of every call of the helper in the module: so the bound holds
  * for the module as it is, and a pass that adds a call after a clamp was
  * left out must not pass a larger argument. */
 #include "vulpy/ir.h"
 
 #define DEPTH 10
+#define BUDGET 1000000 /* ops a query may visit */
 
-static bool ub(const vir_module *m, const vir_value *v, uint64_t *out, int depth);
+/* One query: the module (for helpers' parameters, may be NULL), the
+ * locals being bounded (a store of `i = i + 1` bounds nothing) and a budget
+ * of ops visited (a query never costs more than about this many). */
+typedef struct bctx {
+  const vir_module *m;
+  const vir_sym *stack[DEPTH + 2];
+  int nstack;
+  uint32_t budget;
+} bctx;
+
+static bool ub(bctx *c, const vir_value *v, uint64_t *out, int depth);
 
 static uint64_t type_max(const vir_type *t) {
   return t->bits >= 64 ? UINT64_MAX : ((uint64_t)1 << t->bits) - 1;
@@ -32,15 +44,15 @@ static unsigned bitlen(uint64_t x) {
 }
 
 /* The largest value any `return x` of function body r may give. */
-static bool returns_ub(const vir_module *m, const vir_region *r, uint64_t *out, bool *any,
+static bool returns_ub(bctx *c, const vir_region *r, uint64_t *out, bool *any,
                        int depth) {
   for (const vir_op *op = r ? r->first : NULL; op; op = op->next) {
     for (uint32_t k = 0; k < vir_op_info_of(op->code)->nregion; k++)
-      if (!returns_ub(m, &op->regions[k], out, any, depth))
+      if (!returns_ub(c, &op->regions[k], out, any, depth))
         return false;
     if (op->code == VIR_OP_RETURN && op->nopnd == 1) {
       uint64_t b;
-      if (!ub(m, op->opnd[0], &b, depth + 1))
+      if (!ub(c, op->opnd[0], &b, depth + 1))
         return false;
       *out = *any && *out > b ? *out : b;
       *any = true;
@@ -50,15 +62,17 @@ static bool returns_ub(const vir_module *m, const vir_region *r, uint64_t *out, 
 }
 
 /* The largest argument `arg` of any call of `callee` in region r. */
-static bool args_ub(const vir_module *m, const vir_region *r, const vir_sym *callee, uint32_t arg,
+static bool args_ub(bctx *c, const vir_region *r, const vir_sym *callee, uint32_t arg,
                     uint64_t *out, bool *any, int depth) {
   for (const vir_op *op = r ? r->first : NULL; op; op = op->next) {
+    if (!c->budget--)
+      return false;
     for (uint32_t k = 0; k < vir_op_info_of(op->code)->nregion; k++)
-      if (!args_ub(m, &op->regions[k], callee, arg, out, any, depth))
+      if (!args_ub(c, &op->regions[k], callee, arg, out, any, depth))
         return false;
     if (op->code == VIR_OP_CALL && op->attr.sym == callee) {
       uint64_t b;
-      if (arg >= op->nopnd || !ub(m, op->opnd[arg], &b, depth + 1))
+      if (arg >= op->nopnd || !ub(c, op->opnd[arg], &b, depth + 1))
         return false;
       *out = *any && *out > b ? *out : b;
       *any = true;
@@ -68,7 +82,8 @@ static bool args_ub(const vir_module *m, const vir_region *r, const vir_sym *cal
 }
 
 /* A helper's parameter: the largest argument any call in m passes it. */
-static bool param_ub(const vir_module *m, const vir_value *v, uint64_t *out, int depth) {
+static bool param_ub(bctx *c, const vir_value *v, uint64_t *out, int depth) {
+  const vir_module *m = c->m;
   const vir_region *r = v->owner;
   if (!m || !r || r->parent_op || !r->func || r->func->is_kernel || !r->func->sym)
     return false;
@@ -83,7 +98,7 @@ static bool param_ub(const vir_module *m, const vir_value *v, uint64_t *out, int
   for (uint32_t i = 0; i < m->syms.len; i++) {
     const vir_sym *s = m->syms.data[i];
     if (s->kind == VIR_SYM_FUNC && s->func && s->func != f &&
-        !args_ub(m, &s->func->body, f->sym, arg, &b, &any, depth))
+        !args_ub(c, &s->func->body, f->sym, arg, &b, &any, depth))
       return false;
   }
   if (!any) /* never called: nothing known */
@@ -92,7 +107,64 @@ static bool param_ub(const vir_module *m, const vir_value *v, uint64_t *out, int
   return true;
 }
 
-static bool ub(const vir_module *m, const vir_value *v, uint64_t *out, int depth) {
+/* The stores of local s in region r: every one's value bounded (the
+ * largest in *hi), and no access of s but whole-value loads and stores. */
+static bool local_stores(bctx *c, const vir_region *r, const vir_sym *s, uint64_t *hi, int depth) {
+  for (const vir_op *op = r->first; op; op = op->next) {
+    if (!c->budget--)
+      return false;
+    for (uint32_t k = 0; k < vir_op_info_of(op->code)->nregion; k++)
+      if (!local_stores(c, &op->regions[k], s, hi, depth))
+        return false;
+    if (op->attr.sym != s)
+      continue;
+    if (op->code == VIR_OP_LOCAL_LOAD_AT || op->code == VIR_OP_LOCAL_STORE_AT ||
+        ((op->code == VIR_OP_LOCAL_LOAD || op->code == VIR_OP_LOCAL_STORE) && op->attr.npath))
+      return false;
+    uint64_t b;
+    if (op->code == VIR_OP_LOCAL_STORE) {
+      if (!ub(c, op->opnd[0], &b, depth + 1))
+        return false;
+      *hi = *hi > b ? *hi : b;
+    }
+  }
+  return true;
+}
+
+/* Whether a whole store of s runs before `op` on every path: one earlier
+ * in op's region, or earlier in a region around it (structured control
+ * flow: an op runs after every op before it in its region). */
+static bool stored_before(const vir_op *op, const vir_sym *s) {
+  for (; op; op = op->parent ? op->parent->parent_op : NULL)
+    for (const vir_op *q = op->prev; q; q = q->prev)
+      if (q->code == VIR_OP_LOCAL_STORE && q->attr.sym == s && !q->attr.npath)
+        return true;
+  return false;
+}
+
+/* A whole load of a scalar local: the largest value any store to it gives,
+ * where a store runs before the load on every path (stored_before) and no
+ * store's value reads the local itself (`i = i + 1` bounds nothing). */
+static bool local_ub(bctx *c, const vir_op *load, uint64_t *out, int depth) {
+  const vir_sym *s = load->attr.sym;
+  const vir_func *f = vir_op_func(load);
+  if (!s || s->kind != VIR_SYM_LOCAL || load->attr.npath || !f || c->nstack > DEPTH ||
+      !stored_before(load, s))
+    return false;
+  for (int i = 0; i < c->nstack; i++)
+    if (c->stack[i] == s)
+      return false;
+  c->stack[c->nstack++] = s;
+  uint64_t hi = 0;
+  bool ok = local_stores(c, &f->body, s, &hi, depth);
+  c->nstack--;
+  if (!ok)
+    return false;
+  *out = hi;
+  return true;
+}
+
+static bool ub(bctx *c, const vir_value *v, uint64_t *out, int depth) {
   const vir_type *t = v ? v->type : NULL;
   if (!t || !vir_ty_is_scalar(t) || (t->kind != VIR_TY_UINT && t->kind != VIR_TY_BOOL))
     return false;
@@ -104,7 +176,7 @@ static bool ub(const vir_module *m, const vir_value *v, uint64_t *out, int depth
   if (depth > DEPTH)
     return false;
   if (!d)
-    return param_ub(m, v, out, depth);
+    return param_ub(c, v, out, depth);
   switch (d->code) { /* the ops below; anything else bounds nothing */
   case VIR_OP_CONST:
   case VIR_OP_AND:
@@ -121,13 +193,14 @@ static bool ub(const vir_module *m, const vir_value *v, uint64_t *out, int depth
   case VIR_OP_SELECT:
   case VIR_OP_CAST:
   case VIR_OP_CALL: break;
+  case VIR_OP_LOCAL_LOAD: return local_ub(c, d, out, depth);
   default: return false;
   }
   uint64_t max = type_max(t), a = 0, b = 0;
   bool call = d->code == VIR_OP_CALL, sel = d->code == VIR_OP_SELECT;
   /* (a select's first operand is its condition; a call's are arguments) */
-  bool ka = !call && !sel && d->nopnd > 0 && ub(m, d->opnd[0], &a, depth + 1);
-  bool kb = !call && d->nopnd > 1 && ub(m, d->opnd[1], &b, depth + 1);
+  bool ka = !call && !sel && d->nopnd > 0 && ub(c, d->opnd[0], &a, depth + 1);
+  bool kb = !call && d->nopnd > 1 && ub(c, d->opnd[1], &b, depth + 1);
   switch (d->code) {
   case VIR_OP_CONST: *out = d->attr.lit.u & max; return true;
   case VIR_OP_AND:
@@ -197,7 +270,7 @@ static bool ub(const vir_module *m, const vir_value *v, uint64_t *out, int depth
     return true;
   case VIR_OP_SELECT: {
     uint64_t f;
-    if (!kb || !ub(m, d->opnd[2], &f, depth + 1))
+    if (!kb || !ub(c, d->opnd[2], &f, depth + 1))
       return false;
     *out = b > f ? b : f;
     return true;
@@ -218,7 +291,7 @@ static bool ub(const vir_module *m, const vir_value *v, uint64_t *out, int depth
     const vir_sym *s = d->attr.sym;
     bool any = false;
     uint64_t r = 0;
-    if (!s || !s->func || !returns_ub(m, &s->func->body, &r, &any, depth + 1) || !any)
+    if (!s || !s->func || !returns_ub(c, &s->func->body, &r, &any, depth + 1) || !any)
       return false;
     *out = r;
     return true;
@@ -229,7 +302,8 @@ static bool ub(const vir_module *m, const vir_value *v, uint64_t *out, int depth
 
 bool vir_uint_upper_bound(const vir_module *m, const vir_value *v, uint64_t *out) {
   uint64_t b;
-  if (!ub(m, v, &b, 0))
+  bctx c = {.m = m, .budget = BUDGET};
+  if (!ub(&c, v, &b, 0))
     return false;
   *out = b;
   return true;
