@@ -56,6 +56,7 @@ VALS = @VALS@
 PUBLISH = @PUBLISH@      # 0 (tests only): no inclusive prefixes but a row's first
                          # tile's, so every look-back walks the AGG chain to it
 LB = @LB@                # status words a look-back step reads at once
+BT = @BT@                # 1: the ranking's bit tests as ballot predicates and selects
 W1 = @W1@                # 1: while the nearest word is unpublished, spin on it alone
 SCAN = @SCAN@            # 1: one owner per digit from the counts to the look-back
 SHAREV = @SHAREV@        # 1: the payload through the keys' shared array (32-bit keys)
@@ -248,8 +249,13 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         for b in vp.static(range(8)):
             # the lanes whose digit has bit b as this lane's: the ballot,
             # or its complement where the bit is 0 (no branch)
-            bit = (d >> vp.uint32(b)) & vp.uint32(1)
-            peers = peers & (vp.subgroup_ballot(bit != vp.uint32(0)).x ^ (bit - vp.uint32(1)))
+            if BT == 0:
+                bit = (d >> vp.uint32(b)) & vp.uint32(1)
+                peers = peers & (vp.subgroup_ballot(bit != vp.uint32(0)).x ^ (bit - vp.uint32(1)))
+            else:  # the bit's test as the ballot's predicate, then a select (CUB's form)
+                on = (d & vp.uint32(1 << b)) != vp.uint32(0)
+                v = vp.subgroup_ballot(on).x
+                peers = peers & vp.where(on, v, ~v)
         below = popc(peers & lt)
         old = vp.uint32(0)
         if valid and below == vp.uint32(0):
@@ -446,13 +452,13 @@ HIST_TILES = 16   # tiles per ohist workgroup
 GH = 16           # the state buffer's first word of gh (the kernels' GH)
 
 # The kernels' variants (issue 19), same algorithm and results, each a set
-# of the template's switches (lb, scan, sharev, defer, ksh, w1, mk; the tile:
+# of the template's switches (lb, scan, sharev, defer, ksh, w1, mk, bt; the tile:
 # lanes x ipt, None: shape()'s); bench/notes/sort.md says what each changes
 # and keeps the figures of the retired variant 2 ("3:lb=1,scan=0,ksh=0")
 # and of the retired hco=N (ohist's histogram copies: slower on the H200).
 # 3 is the default.
 VARIANTS = {
-    3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, lanes=None, ipt=None, w1=0, mk=1),
+    3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, lanes=None, ipt=None, w1=0, mk=1, bt=0),
 }
 # which variant sort_rows runs: "N" or "N:key=value,..." overriding the
 # variant's settings (bench/probes/sort_ab.py sweeps them), from the
@@ -517,7 +523,7 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
     ht = HIST_TILES
     k = (word, mode, passes, sg, vals, spin, publish, vout, ht, lanes, ipt, cfg["lb"],
          int(bool(cfg["scan"])), sharev, int(bool(cfg["defer"])), ksh, hco, int(bool(cfg["w1"])),
-         int(bool(cfg.get("mk", 1))))
+         int(bool(cfg.get("mk", 1))), int(bool(cfg.get("bt", 0))))
     ns = _NS.get(k)
     if ns is None:
         from . import _kernel_helpers as H  # a kernel program: at first use
@@ -527,7 +533,7 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
                      KSH=ksh, SKILEN=lanes * ipt if ksh else 1,
                      SPIN=spin, PUBLISH=publish, HT=ht, GH=GH, VVLEN=ipt, VOUT=vout, LB=cfg["lb"],
                      SCAN=int(bool(cfg["scan"])), SHAREV=sharev, DEFER=int(bool(cfg["defer"])),
-                     W1=int(bool(cfg["w1"])),
+                     W1=int(bool(cfg["w1"])), BT=int(bool(cfg.get("bt", 0))),
                      # mk: the ids masked to their ranges (no shared clamps)
                      **{f"MK_{v}": f" & vp.uint32({v} - 1)" if cfg.get("mk", 1) else ""
                         for v in ("L", "W", "SG", "B")},
