@@ -21,11 +21,18 @@
 /* One query: the module (for helpers' parameters, may be NULL), the
  * locals being bounded (a store of `i = i + 1` bounds nothing) and a budget
  * of ops visited (a query never costs more than about this many). */
+#define MEMO 64 /* locals a query remembers */
 typedef struct bctx {
   const vir_module *m;
   const vir_sym *stack[DEPTH + 2];
   int nstack;
   uint32_t budget;
+  struct {
+    const vir_sym *s;
+    bool ok;
+    uint64_t hi;
+  } memo[MEMO]; /* the locals bounded so far (each walked once a query) */
+  int nmemo;
 } bctx;
 
 static bool ub(bctx *c, const vir_value *v, uint64_t *out, int depth);
@@ -151,6 +158,11 @@ static bool local_ub(bctx *c, const vir_op *load, uint64_t *out, int depth) {
   if (!s || s->kind != VIR_SYM_LOCAL || load->attr.npath || !f || c->nstack > DEPTH ||
       !stored_before(load, s))
     return false;
+  for (int i = 0; i < c->nmemo; i++)
+    if (c->memo[i].s == s) {
+      *out = c->memo[i].hi;
+      return c->memo[i].ok;
+    }
   for (int i = 0; i < c->nstack; i++)
     if (c->stack[i] == s)
       return false;
@@ -158,6 +170,14 @@ static bool local_ub(bctx *c, const vir_op *load, uint64_t *out, int depth) {
   uint64_t hi = 0;
   bool ok = local_stores(c, &f->body, s, &hi, depth);
   c->nstack--;
+  /* (a local whose stores read one being bounded is remembered as not
+   * bounded: less than it might be, never wrong) */
+  if (c->nmemo < MEMO) {
+    c->memo[c->nmemo].s = s;
+    c->memo[c->nmemo].ok = ok;
+    c->memo[c->nmemo].hi = hi;
+    c->nmemo++;
+  }
   if (!ok)
     return false;
   *out = hi;
