@@ -9,19 +9,22 @@
  * unsigned `x & k`, `min(x, k)`, `x % k` (a constant k > 0), `x >> k`,
  * `x // k`, sums and products that cannot wrap, selects, widening casts,
  * constants, a local's load from all its stores (where one of them runs
- * before the load on every path), and (given the module) a helper's parameter from the
- * arguments of every call of the helper in the module: so the bound holds
- * for the module as it is, and a pass that adds a call after a clamp was
- * left out must not pass a larger argument. */
+ * before the load on every path), and (given the module) a helper's
+ * parameter from the arguments of every call of the helper in the module.
+ * So a bound holds for the function and module as they are: a pass that
+ * adds a store or a call after a clamp was left out must not store or pass
+ * a larger value. */
 #include "vulpy/ir.h"
 
 #define DEPTH 10
 #define BUDGET 1000000 /* ops a query may visit */
 
-/* One query: the module (for helpers' parameters, may be NULL), the
- * locals being bounded (a store of `i = i + 1` bounds nothing) and a budget
- * of ops visited (a query never costs more than about this many). */
 #define MEMO 64 /* locals a query remembers */
+
+/* One query: the module (for helpers' parameters, may be NULL), the
+ * locals being bounded (a store of `i = i + 1` bounds nothing), a budget
+ * of ops visited (a query never costs more than about this many) and the
+ * locals it has bounded. */
 typedef struct bctx {
   const vir_module *m;
   const vir_sym *stack[DEPTH + 2];
@@ -72,8 +75,9 @@ static bool returns_ub(bctx *c, const vir_region *r, uint64_t *out, bool *any,
 static bool args_ub(bctx *c, const vir_region *r, const vir_sym *callee, uint32_t arg,
                     uint64_t *out, bool *any, int depth) {
   for (const vir_op *op = r ? r->first : NULL; op; op = op->next) {
-    if (!c->budget--)
+    if (!c->budget) /* (it stays 0: every later walk stops too) */
       return false;
+    c->budget--;
     for (uint32_t k = 0; k < vir_op_info_of(op->code)->nregion; k++)
       if (!args_ub(c, &op->regions[k], callee, arg, out, any, depth))
         return false;
@@ -118,8 +122,9 @@ static bool param_ub(bctx *c, const vir_value *v, uint64_t *out, int depth) {
  * largest in *hi), and no access of s but whole-value loads and stores. */
 static bool local_stores(bctx *c, const vir_region *r, const vir_sym *s, uint64_t *hi, int depth) {
   for (const vir_op *op = r->first; op; op = op->next) {
-    if (!c->budget--)
+    if (!c->budget) /* (it stays 0: every later walk stops too) */
       return false;
+    c->budget--;
     for (uint32_t k = 0; k < vir_op_info_of(op->code)->nregion; k++)
       if (!local_stores(c, &op->regions[k], s, hi, depth))
         return false;
