@@ -108,8 +108,9 @@ static bool param_ub(bctx *c, const vir_value *v, uint64_t *out, int depth) {
   uint64_t b = 0;
   for (uint32_t i = 0; i < m->syms.len; i++) {
     const vir_sym *s = m->syms.data[i];
-    if (s->kind == VIR_SYM_FUNC && s->func && s->func != f &&
-        !args_ub(c, &s->func->body, f->sym, arg, &b, &any, depth))
+    /* (f's own calls too: a recursive call's argument asks for this
+     * parameter again and, cut by the depth, bounds nothing) */
+    if (s->kind == VIR_SYM_FUNC && s->func && !args_ub(c, &s->func->body, f->sym, arg, &b, &any, depth))
       return false;
   }
   if (!any) /* never called: nothing known */
