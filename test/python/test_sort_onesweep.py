@@ -201,17 +201,41 @@ def test_profile_lists_the_dispatches():
     assert all(ms > 0 for _, ms in _sort.last_times)
 
 
-def test_wrong_subgroup_size_gives_up():
+def _sort_onesweep_array():
+    from vulpy import _array  # the module sort_rows allocates its buffers with
+    return _array
+
+
+def test_wrong_subgroup_size_gives_up(monkeypatch):
     # kernels built for another subgroup size than the device runs must not
-    # return a wrong order: they report it, and the caller sorts again
+    # return a wrong order: they report it, and the caller sorts again; and
+    # they write no key (their ranks are wrong, so a key's place could lie
+    # outside its row): the buffers the passes write keep their fill
     v = DEFAULT
     ctx = vp.default_context()
     real = ctx.info["limits"]["subgroup_size"]
     other = 16 if real != 16 else 8
     keys = vp.asarray(np.arange(3000, 0, -1).astype(np.uint32).reshape(1, 3000))
+    made, result = [], _sort_onesweep_array()._result
+    sentinel = np.uint32(0xDEADBEEF)
+
+    def filled(shape, dtype, mem, c):
+        r = result(shape, dtype, mem, c)
+        if tuple(shape) == keys.shape:
+            r[...] = sentinel
+            made.append(r)
+        return r
+
     with variant(v):
+        monkeypatch.setattr(_sort_onesweep_array(), "_result", filled)
         assert _sort_onesweep.sort_rows(keys, True, False, "uint32", 0, 32, _sort._Rec,
                                         _sort._grid, sg=other) is None
+        monkeypatch.undo()
+        # the passes' key and payload buffers (2 + 2), and argsort's int64
+        # positions where the device has int64
+        assert len(made) >= 4
+        for r in made:
+            assert np.all(r.numpy() == sentinel)
         got = _sort_onesweep.sort_rows(keys, True, False, "uint32", 0, 32, _sort._Rec,
                                        _sort._grid)
     if got is not None:  # (None: a look-back ran out of lavapipe's budget)

@@ -222,6 +222,12 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
     m = min(vp.uint32(T), n - j * T)
     if not ok:
         m = vp.uint32(0)
+    if vp.subgroup_size() != vp.uint32(SG):
+        # built for SG lanes: the ranks would be wrong and a key's place
+        # could fall outside its row, so no key is ranked or written (the
+        # tile publishes zero counts, so the look-backs after it finish;
+        # gave[0], set above, makes the host sort again)
+        m = vp.uint32(0)
     last = max(m, vp.uint32(1)) - vp.uint32(1)   # loads past the tile read its last key
     lt = (vp.uint32(1) << lane) - vp.uint32(1)
     wb = w * B
