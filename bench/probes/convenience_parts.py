@@ -13,6 +13,10 @@ CuPy is importable. Blocks that take turns; median ms per call:
   one vp.sin(x)  one call: import cache hit, dispatch reading x over PCIe
                  and writing its result into host memory, the wait
   host add       NumPy's `+` of two such results (the user's own op)
+  numpy add      the same `+` of np.sin(x) and np.exp(x): whether VulPy's
+                 results read slower than NumPy's own arrays
+  add out=       np.add of VulPy's results into one preallocated array:
+                 what the new result's first touch (page faults) costs
   resident in    vp.sin(xr, out=oc) + synchronize, xr resident in 'device'
                  memory, oc in 'cached' (host) memory: one vp.sin(x)
                  without the kernel's read of x over PCIe (nor the Python
@@ -54,6 +58,8 @@ def main():
     xr = vp.asarray(x, memory="device")
     oc = vp.empty(args.n, np.float32, memory="cached")
     r1, r2 = vp.sin(x), vp.exp(x)
+    a1, a2 = np.sin(x), np.exp(x)
+    ho = np.empty_like(a1)
     mode0 = ctx.wait
 
     def with_wait(mode, fixed=False):
@@ -77,6 +83,8 @@ def main():
         "whole, fixed": with_wait("spin-block", fixed=True),
         "one vp.sin(x)": lambda: vp.sin(x),
         "host add": lambda: r1 + r2,
+        "numpy add": lambda: a1 + a2,
+        "add out=": lambda: np.add(r1, r2, out=ho),
         "resident in": lambda: (vp.sin(xr, out=oc), ctx.synchronize()),
     }
     try:

@@ -33,10 +33,14 @@ from vulpy import _launch, _sort, _sort_onesweep as so  # noqa: E402
 import cuda_check  # noqa: E402  (CudaLauncher, push_bytes, push_align, nvcc_compile)
 
 
-# the ranking's 8 ballots (one a digit bit) in the printed CUDA, for --match
+# the ranking's 8 ballots (one a digit bit) in the printed CUDA, for --match:
+# each bit is `if (BT == 0) {bit test; peers &= ...} else {...; peers = peers
+# & (on ? v : ~v);}` (the template's switch `bt` stays a constant `if`); the
+# declarations after the first line are kept
 MATCH_RE = re.compile(r"(uint )?peers = subgroupBallot\(valid\)\.x;\n"
-                      r"(?:\s*//[^\n]*\n\s*(?:uint )?bit = [^\n]*\n"
-                      r"\s*//[^\n]*\n\s*peers = peers & [^\n]*\n){8}")
+                      r"(?P<decl>(?:\s*//[^\n]*\n)?(?:\s*(?:uint|bool) \w+;\n)*)"
+                      r"(?:.*?peers = peers & \(on \? v : ~v\);\n\s*\}\n){8}", re.S)
+MATCH_TO = r"\1peers = __match_any_sync(__activemask(), d) & subgroupBallot(valid).x;\n\g<decl>"
 
 
 def main():
@@ -108,8 +112,7 @@ def main():
     for k in ("ohist", "oscan", "onesweep"):
         src = ns[k].cuda
         if a.match and k == "onesweep":
-            src, nsub = MATCH_RE.subn(
-                r"\1peers = __match_any_sync(__activemask(), d) & subgroupBallot(valid).x;\n", src)
+            src, nsub = MATCH_RE.subn(MATCH_TO, src)
             print(f"cuda    --match: {nsub} rankings use __match_any_sync")
             if not nsub:
                 return
