@@ -34,13 +34,18 @@ import cuda_check  # noqa: E402  (CudaLauncher, push_bytes, push_align, nvcc_com
 
 
 # the ranking's 8 ballots (one a digit bit) in the printed CUDA, for --match:
-# each bit is `if (BT == 0) {bit test; peers &= ...} else {...; peers = peers
-# & (on ? v : ~v);}` (the template's switch `bt` stays a constant `if`); the
-# declarations after the first line are kept
+# after the first line, 8 times: lines that set `bit` or `on` / `v`, then
+# `peers = peers & ...` (the template's switch `bt` picks which)
 MATCH_RE = re.compile(r"(uint )?peers = subgroupBallot\(valid\)\.x;\n"
-                      r"(?P<decl>(?:\s*//[^\n]*\n)?(?:\s*(?:uint|bool) \w+;\n)*)"
-                      r"(?:.*?peers = peers & \(on \? v : ~v\);\n\s*\}\n){8}", re.S)
-MATCH_TO = r"\1peers = __match_any_sync(__activemask(), d) & subgroupBallot(valid).x;\n\g<decl>"
+                      r"(?:(?:(?![^\n]*peers = )[^\n]*\n)*?[ \t]*peers = peers & [^\n]*\n){8}")
+def MATCH_TO(mo):
+    """The 8 ballots' replacement: one __match_any_sync, and every name the
+    block declared still declared (later code may assign it)."""
+    decls = "".join(f"  {t} {nm};\n" for t, nm in
+                    re.findall(r"^\s*(uint|bool) (\w+)(?: =[^\n]*)?;$", mo.group(0), re.M)
+                    if nm != "peers")
+    return (f"{mo.group(1) or ''}peers = __match_any_sync(__activemask(), d) & "
+            f"subgroupBallot(valid).x;\n{decls}")
 
 
 def main():

@@ -373,6 +373,9 @@ struct vfe_ctx {
   vfe_map fire_bodies;
   uint32_t fire_depth;
   bool has_memsock;
+  /* the conditions (const ops) of the `if`s that lost a branch (stmt.c):
+   * at the end each goes where nothing reads it (vfe_drop_unused_locals) */
+  vp_ptrvec pruned;
   jmp_buf oom;
 };
 
@@ -383,6 +386,11 @@ static inline vp_loc vfe_file_loc(const char *file) {
   vp_loc l = {file, 0, 0};
   return l;
 }
+
+/* Removes the locals no op refers to from every function (those a pruned
+ * constant `if`'s dropped branch alone used, stmt.c, or a declaration never
+ * used), and the pruned conditions' constants no op reads. */
+void vfe_drop_unused_locals(vfe_ctx *c);
 
 void *vfe_alloc(vfe_ctx *c, size_t size);
 const char *vfe_strdup(vfe_ctx *c, const char *s);
