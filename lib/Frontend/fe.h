@@ -391,6 +391,9 @@ static inline vp_loc vfe_file_loc(const char *file) {
  * constant `if`'s dropped branch alone used, stmt.c, or a declaration never
  * used), and the pruned conditions' constants no op reads. */
 void vfe_drop_unused_locals(vfe_ctx *c);
+/* Warns at the first read of each name that may run before any assignment
+ * to it (unassigned.c). */
+void vfe_check_unassigned(vfe_ctx *c);
 
 void *vfe_alloc(vfe_ctx *c, size_t size);
 const char *vfe_strdup(vfe_ctx *c, const char *s);

@@ -218,6 +218,7 @@ static vir_module *translate(vfe_ctx *c, const char *json_name, char **source_ou
     return NULL;
   vfe_buffer_access(c);
   vfe_drop_unused_locals(c);
+  vfe_check_unassigned(c);
   vp_diags vd = {0};
   bool ok = vir_verify(c->m, &vd);
   if (!ok) {

@@ -261,11 +261,23 @@ static PyObject *compile_ast(PyObject *self, PyObject *args, PyObject *kw) {
     free(source);
     return r;
   }
+  /* the frontend's warnings (a name read before it is assigned, code that
+   * never runs) go to out["warnings"], ahead of the back ends' */
+  char *fe_warnings = d.count ? vp_diags_format(&d, source) : NULL;
   vp_diags_free(&d);
   if (!rq.passes) /* what the kernel's decorator asks for (barrier=, nonprivate=) */
     rq.passes = m->pipeline ? m->pipeline : VIR_BACKEND_PIPELINE;
   PyObject *out = emit_and_destroy(st, m, &rq, source);
   free(source);
+  if (out && fe_warnings && *fe_warnings) {
+    PyObject *later = PyDict_GetItemString(out, "warnings"); /* borrowed */
+    PyObject *all = later ? PyUnicode_FromFormat("%s%U", fe_warnings, later)
+                          : PyUnicode_FromString(fe_warnings);
+    if (!all || PyDict_SetItemString(out, "warnings", all) < 0)
+      Py_CLEAR(out);
+    Py_XDECREF(all);
+  }
+  free(fe_warnings);
   return out;
 }
 

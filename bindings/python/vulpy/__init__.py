@@ -83,7 +83,7 @@ def _has_extension():
 
 
 # --- issue 20 (trust): timeouts, the kernel cache's warnings ---
-from ._errors import CacheWarning, TimeoutError  # noqa: E402,F401,A004
+from ._errors import CacheWarning, CompileWarning, TimeoutError  # noqa: E402,F401,A004
 
 
 # --- issue 18 (beyond one device): DLPack import ---

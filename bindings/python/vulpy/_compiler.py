@@ -180,6 +180,10 @@ def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispat
     out["key"] = key
     with _lock:
         _memory[key] = out
+    if out.get("warnings"):
+        import warnings
+        from ._errors import CompileWarning
+        warnings.warn("\n" + out["warnings"].rstrip(), CompileWarning, stacklevel=2)
     return out
 
 

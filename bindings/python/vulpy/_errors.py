@@ -74,6 +74,15 @@ class CacheWarning(RuntimeWarning):
     instead, or runs without a disk cache. The message names the path."""
 
 
+class CompileWarning(UserWarning):
+    """The compiler's warning about a kernel's source, with its place
+    (`file:line:col: warning: ...`, the line and a caret): a name that may be
+    read before it is assigned (Python would raise UnboundLocalError there;
+    the GPU reads an undefined value), code after a return that never runs.
+    The kernel compiles and runs; the warning is shown when it compiles (a
+    kernel cache hit shows it again)."""
+
+
 # ---- debug mode (issue 20): a fault a debug kernel recorded on the device
 class KernelError(RuntimeError):
     """A kernel compiled with debug=True (or VULPY_DEBUG=1) failed on the
