@@ -412,6 +412,22 @@ vfe_val vfe_compare(vfe_ctx *c, const vfe_node *at, vfe_ast op, vfe_val a, const
   if (ordered && vir_ty_is_bool(t))
     return vfe_err(c, at, "'%s' is not defined for bool", vfe_op_text(op));
   const vir_type *s = vir_ty_scalar_of(t);
+  if (ordered && s->kind == VIR_TY_UINT) {
+    /* `i - 5 < 0` with i unsigned: Python's ints go negative, unsigned
+     * ones wrap, so the test never holds (C compilers warn the same) */
+    bool zl = is_lit(&a) && a.kind == VFE_V_INT && lit_i(&a) == 0;
+    bool zr = is_lit(&b) && b.kind == VFE_V_INT && lit_i(&b) == 0;
+    int always = (zr && op == VFE_AST_Lt) || (zl && op == VFE_AST_Gt)     ? 0
+                 : (zr && op == VFE_AST_GtE) || (zl && op == VFE_AST_LtE) ? 1
+                                                                          : -1;
+    if (always >= 0) {
+      vfe_warn(c, at, "this comparison of an unsigned value (%s) with 0 is always %s: unsigned "
+                      "integers wrap below 0 instead of going negative",
+               vfe_tyname(c, t), always ? "True" : "False");
+      vfe_hint(c, "compare in a signed type, e.g. vp.int32(i) - 5 < 0, or compare before "
+                  "subtracting: i < 5");
+    }
+  }
   x = to_scalar(c, x, s);
   y = to_scalar(c, y, s);
   if (x->type != t)

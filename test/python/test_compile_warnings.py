@@ -96,3 +96,32 @@ def test_library_kernels_compile_without_warnings():
         np.testing.assert_array_equal(vp.sort(x).numpy(), np.sort(x.numpy()))
         np.testing.assert_allclose((vp.sin(x) + 1.0).numpy(), np.sin(x.numpy()) + 1.0,
                                    rtol=1e-6, atol=1e-6)
+
+
+def test_unsigned_compared_with_zero_warns_and_the_signed_form_is_right():
+    # Python's i - 5 goes negative; a uint32 wraps, so `i - 5 < 0` never
+    # holds: every element below took the else branch without a word
+    @vp.kernel
+    def wraps(a: vp.Buffer[vp.int32]):
+        i = vp.global_id().x
+        if i - 5 < 0:
+            a[i] = 1
+        else:
+            a[i] = 2
+
+    @vp.kernel
+    def signed(a: vp.Buffer[vp.int32]):
+        i = vp.global_id().x
+        if vp.int32(i) - 5 < 0:
+            a[i] = 1
+        else:
+            a[i] = 2
+
+    msgs = _compile_warnings(wraps)
+    assert len(msgs) == 1, msgs
+    assert "comparison of an unsigned value (u32) with 0 is always False" in msgs[0]
+    assert "if i - 5 < 0:" in msgs[0] and "vp.int32(i) - 5 < 0" in msgs[0]
+    assert _compile_warnings(signed) == []
+    a = vp.zeros(8, dtype=np.int32)
+    signed(a, dispatch=8)
+    np.testing.assert_array_equal(a.numpy(), np.where(np.arange(8) < 5, 1, 2))

@@ -180,11 +180,27 @@ def compile_document(doc, *, name=None, targets=TARGETS, local_size=None, dispat
     out["key"] = key
     with _lock:
         _memory[key] = out
-    if out.get("warnings"):
-        import warnings
-        from ._errors import CompileWarning
-        warnings.warn("\n" + out["warnings"].rstrip(), CompileWarning, stacklevel=2)
+    _show_warnings(out)
     return out
+
+
+def _show_warnings(out):
+    """The compiler's warnings of a kernel (out["warnings"]: file:line:col,
+    the line, a caret) as a vp.CompileWarning, when it compiles or comes
+    from the disk cache (a new process sees them again)."""
+    if out.get("warnings"):
+        from ._errors import CompileWarning
+        warnings.warn("\n" + out["warnings"].rstrip(), CompileWarning, stacklevel=_user_level())
+
+
+def _user_level():
+    """The stacklevel of the first caller outside the vulpy package (the
+    user's line that made the kernel compile), for warnings.warn."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    f, level = sys._getframe(2), 2
+    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == here:
+        f, level = f.f_back, level + 1
+    return level
 
 
 def _cached(fkey, targets):
@@ -201,6 +217,7 @@ def _cached(fkey, targets):
     stats["fast_disk_hits"] += 1
     with _lock:
         _memory[fkey] = out
+    _show_warnings(out)
     return out
 
 

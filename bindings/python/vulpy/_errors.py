@@ -78,7 +78,9 @@ class CompileWarning(UserWarning):
     """The compiler's warning about a kernel's source, with its place
     (`file:line:col: warning: ...`, the line and a caret): a name that may be
     read before it is assigned (Python would raise UnboundLocalError there;
-    the GPU reads an undefined value), code after a return that never runs.
+    the GPU reads an undefined value), an unsigned value compared with 0 in
+    a way that always or never holds (`i - 5 < 0`: unsigned integers wrap),
+    code after a return that never runs.
     The kernel compiles and runs; the warning is shown when it compiles (a
     kernel cache hit shows it again)."""
 
