@@ -387,12 +387,12 @@ static inline vp_loc vfe_file_loc(const char *file) {
   return l;
 }
 
-/* Removes the locals no op refers to from every function (those a pruned
- * constant `if`'s dropped branch alone used, stmt.c, or a declaration never
- * used), and the pruned conditions' constants no op reads. */
+/* After translation (unassigned.c): removes the locals no op refers to
+ * from every function (those a pruned constant `if`'s dropped branch alone
+ * used, stmt.c, or a declaration never used) and the pruned conditions'
+ * constants no op reads; then warns at the first read of each name that may
+ * run before any assignment to it. */
 void vfe_drop_unused_locals(vfe_ctx *c);
-/* Warns at the first read of each name that may run before any assignment
- * to it (unassigned.c). */
 void vfe_check_unassigned(vfe_ctx *c);
 
 void *vfe_alloc(vfe_ctx *c, size_t size);

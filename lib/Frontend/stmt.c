@@ -122,61 +122,6 @@ static void body_into(vfe_ctx *c, vir_region *r, vfe_node **body, uint32_t n) {
   c->b = save;
 }
 
-/* ------------------------------------------------ locals nothing refers to */
-
-typedef struct local_refs {
-  vp_map index; /* vir_sym* bytes -> 1 + its index in f->locals */
-  bool *used;
-} local_refs;
-
-static vir_walk_result mark_local(vir_op *op, void *p) {
-  local_refs *r = p;
-  if (vir_op_infos[op->code].attr == VIR_ATTR_SYM && op->attr.sym &&
-      op->attr.sym->kind == VIR_SYM_LOCAL) {
-    uintptr_t i = (uintptr_t)vp_map_get(&r->index, (const char *)&op->attr.sym, sizeof(void *));
-    if (i)
-      r->used[i - 1] = true;
-  }
-  return VIR_WALK_ADVANCE;
-}
-
-void vfe_drop_unused_locals(vfe_ctx *c) {
-  for (uint32_t s = 0; s < c->m->syms.len; s++) {
-    vir_sym *sym = c->m->syms.data[s];
-    vir_func *f = sym->kind == VIR_SYM_FUNC ? sym->func : NULL;
-    if (f)
-      vir_func_count_uses(f);
-  }
-  for (uint32_t i = 0; i < c->pruned.len; i++) {
-    vir_op *k = c->pruned.data[i];
-    if (k->parent && !k->val.nuses)
-      vir_op_unlink(k);
-  }
-  for (uint32_t s = 0; s < c->m->syms.len; s++) {
-    vir_sym *sym = c->m->syms.data[s];
-    vir_func *f = sym->kind == VIR_SYM_FUNC ? sym->func : NULL;
-    if (!f || !f->locals.len)
-      continue;
-    vp_arena tmp = {0};
-    local_refs r = {.used = vp_arena_alloc(&tmp, f->locals.len)};
-    if (!r.used) {
-      vp_arena_free(&tmp);
-      continue;
-    }
-    memset(r.used, 0, f->locals.len);
-    for (uint32_t i = 0; i < f->locals.len; i++)
-      vp_map_put(&tmp, &r.index, (const char *)&f->locals.data[i], sizeof(void *),
-                 (void *)(uintptr_t)(i + 1));
-    vir_walk_func(f, mark_local, &r);
-    bool drop = false;
-    for (uint32_t i = 0; i < f->locals.len; i++)
-      drop |= !r.used[i];
-    if (drop)
-      vir_func_filter_locals(c->m, f, r.used);
-    vp_arena_free(&tmp);
-  }
-}
-
 /* An `if` on a constant (a Python-level constant the frontend folded:
  * `if DEBUG:`, `if MODE == 2:`, a library template's switch) keeps only the
  * branch it takes, in its place, so the GLSL shows no `if (false)`. Both

@@ -1,11 +1,16 @@
-/* unassigned.c - names that may be read before they are assigned.
+/* unassigned.c - the kernel's locals once it is built: those nothing
+ * refers to, and names that may be read before they are assigned.
  *
- * Python raises UnboundLocalError when a name is read on a path where no
- * assignment to it ran (`if i < 3: y = 5.0` then `a[i] = y` with i >= 3);
- * a VIR local read there holds whatever the GPU's register held. This walk
- * finds such reads, once a kernel or helper is built, and warns at the
- * first read of each name (a warning, not an error: a kernel that compiled
- * before still compiles; docs/language.md, "Variables and assignment").
+ * vfe_drop_unused_locals removes the locals no op refers to (those only a
+ * pruned constant `if`'s dropped branch used, stmt.c, or a declaration
+ * never used) and the pruned conditions' constants no op reads.
+ *
+ * vfe_check_unassigned: Python raises UnboundLocalError when a name is read
+ * on a path where no assignment to it ran (`if i < 3: y = 5.0` then
+ * `a[i] = y` with i >= 3); a VIR local read there holds whatever the GPU's
+ * register held. This walk finds such reads and warns at the first read of
+ * each name (a warning, not an error: a kernel that compiled before still
+ * compiles; docs/language.md, "Variables and assignment").
  *
  * A forward walk over the structured regions with the set of locals
  * assigned on every path so far: after an `if`, those both branches
@@ -22,6 +27,79 @@
 
 #include "fe.h"
 
+/* Fills `index` (in arena `a`) with f's locals: vir_sym* bytes -> 1 + the
+ * local's place in f->locals; longjmps on allocation failure. */
+static void index_locals(vfe_ctx *c, vp_arena *a, vp_map *index, const vir_func *f) {
+  for (uint32_t i = 0; i < f->locals.len; i++)
+    if (!vp_map_put(a, index, (const char *)&f->locals.data[i], sizeof(void *),
+                    (void *)(uintptr_t)(i + 1))) {
+      vp_arena_free(a);
+      longjmp(c->oom, 1);
+    }
+}
+
+/* The place in f->locals of the local `op` refers to, or -1. */
+static int local_of(const vp_map *index, const vir_op *op) {
+  if (vir_op_infos[op->code].attr != VIR_ATTR_SYM || !op->attr.sym ||
+      op->attr.sym->kind != VIR_SYM_LOCAL)
+    return -1;
+  uintptr_t i = (uintptr_t)vp_map_get(index, (const char *)&op->attr.sym, sizeof(void *));
+  return i ? (int)i - 1 : -1;
+}
+
+/* ------------------------------------------------ locals nothing refers to */
+
+typedef struct local_refs {
+  vp_map index;
+  bool *used;
+} local_refs;
+
+static vir_walk_result mark_local(vir_op *op, void *p) {
+  local_refs *r = p;
+  int i = local_of(&r->index, op);
+  if (i >= 0)
+    r->used[i] = true;
+  return VIR_WALK_ADVANCE;
+}
+
+void vfe_drop_unused_locals(vfe_ctx *c) {
+  if (c->pruned.len) {
+    for (uint32_t s = 0; s < c->m->syms.len; s++) {
+      vir_sym *sym = c->m->syms.data[s];
+      if (sym->kind == VIR_SYM_FUNC && sym->func)
+        vir_func_count_uses(sym->func);
+    }
+    for (uint32_t i = 0; i < c->pruned.len; i++) {
+      vir_op *k = c->pruned.data[i];
+      if (k->parent && !k->val.nuses)
+        vir_op_unlink(k);
+    }
+  }
+  for (uint32_t s = 0; s < c->m->syms.len; s++) {
+    vir_sym *sym = c->m->syms.data[s];
+    vir_func *f = sym->kind == VIR_SYM_FUNC ? sym->func : NULL;
+    if (!f || !f->locals.len)
+      continue;
+    vp_arena tmp = {0};
+    local_refs r = {.used = vp_arena_alloc(&tmp, f->locals.len)};
+    if (!r.used) {
+      vp_arena_free(&tmp);
+      longjmp(c->oom, 1);
+    }
+    memset(r.used, 0, f->locals.len);
+    index_locals(c, &tmp, &r.index, f);
+    vir_walk_func(f, mark_local, &r);
+    bool drop = false;
+    for (uint32_t i = 0; i < f->locals.len; i++)
+      drop |= !r.used[i];
+    if (drop)
+      vir_func_filter_locals(c->m, f, r.used);
+    vp_arena_free(&tmp);
+  }
+}
+
+/* ------------------------------------------- reads before an assignment */
+
 typedef struct ua_ctx {
   vfe_ctx *c;
   vp_map index; /* vir_sym* bytes -> 1 + its index in f->locals */
@@ -35,14 +113,6 @@ typedef struct ua_loop {
   bool *at_break;
   bool any_break;
 } ua_loop;
-
-static int local_of(ua_ctx *u, const vir_op *op) {
-  if (vir_op_infos[op->code].attr != VIR_ATTR_SYM || !op->attr.sym ||
-      op->attr.sym->kind != VIR_SYM_LOCAL)
-    return -1;
-  uintptr_t i = (uintptr_t)vp_map_get(&u->index, (const char *)&op->attr.sym, sizeof(void *));
-  return i ? (int)i - 1 : -1;
-}
 
 static bool *copy_of(ua_ctx *u, const bool *da) {
   bool *out = vp_arena_alloc(&u->tmp, u->n);
@@ -62,7 +132,7 @@ static void meet(ua_ctx *u, bool *into, const bool *other) {
  * enclosing region is then not reached from here). */
 static bool walk(ua_ctx *u, vir_region *r, bool *da, ua_loop *loop) {
   for (vir_op *op = r->first; op; op = op->next) {
-    int li = local_of(u, op);
+    int li = local_of(&u->index, op);
     switch (op->code) {
     case VIR_OP_LOCAL_STORE:
     case VIR_OP_LOCAL_STORE_AT:
@@ -160,12 +230,8 @@ static void check_func(vfe_ctx *c, vir_func *f) {
     u.followed[i] = k != VIR_TY_ARRAY && k != VIR_TY_STRUCT && s->name &&
                     strncmp(s->name, "_vp", 3) != 0;
     any |= u.followed[i];
-    if (!vp_map_put(&u.tmp, &u.index, (const char *)&f->locals.data[i], sizeof(void *),
-                    (void *)(uintptr_t)(i + 1))) {
-      vp_arena_free(&u.tmp);
-      longjmp(c->oom, 1);
-    }
   }
+  index_locals(c, &u.tmp, &u.index, f);
   if (any)
     walk(&u, &f->body, da, NULL);
   vp_arena_free(&u.tmp);
