@@ -58,6 +58,8 @@ PUBLISH = @PUBLISH@      # 0 (tests only): no inclusive prefixes but a row's fir
 LB = @LB@                # status words a look-back step reads at once
 BT = @BT@                # 1: the ranking's bit tests as ballot predicates and selects
 W1 = @W1@                # 1: while the nearest word is unpublished, spin on it alone
+LBF = @LBF@              # 1, 2: a look-back step's words added without branches
+                         # (1: a running mask; 2: from the first unpublished / INC word)
 SCAN = @SCAN@            # 1: one owner per digit from the counts to the look-back
 SHAREV = @SHAREV@        # 1: the payload through the keys' shared array (32-bit keys)
 DEFER = @DEFER@          # 1: the ranking's shuffles after all its shared atomics
@@ -362,22 +364,62 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
                         lbw[i] = vp.atomic_load(sb, sto + (pas * ntiles + k - back) * B + d)
                     # added nearest first, up to an INC word or one not
                     # published yet (the next step starts there)
-                    more = True
-                    for i in vp.static(range(LB)):
-                        v = lbw[i]
-                        f = v >> vp.uint32(30)
-                        if more:
-                            if f == vp.uint32(0):
-                                more = False
-                                if i == 0 and W1 != 0:
-                                    near = True
-                            else:
-                                pre += v & vp.uint32(MASK)
-                                if f == vp.uint32(2):
-                                    done = True
+                    if LBF == 0:
+                        more = True
+                        for i in vp.static(range(LB)):
+                            v = lbw[i]
+                            f = v >> vp.uint32(30)
+                            if more:
+                                if f == vp.uint32(0):
                                     more = False
+                                    if i == 0 and W1 != 0:
+                                        near = True
                                 else:
-                                    k -= 1
+                                    pre += v & vp.uint32(MASK)
+                                    if f == vp.uint32(2):
+                                        done = True
+                                        more = False
+                                    else:
+                                        k -= 1
+                    elif LBF == 2:
+                        # the same walk from two masks over the LB words (bit
+                        # i: word i unpublished / INC): it takes the words
+                        # before the first unpublished one and up to the
+                        # first INC one; every sum term waits on all loads
+                        zm = vp.uint32(1 << LB)
+                        im = vp.uint32(1 << LB)
+                        for i in vp.static(range(LB)):
+                            v = lbw[i]
+                            zm = zm | vp.where(v == vp.uint32(0), vp.uint32(1 << i), vp.uint32(0))
+                            im = im | ((v >> vp.uint32(31)) << vp.uint32(i))
+                        fz = popc(~zm & (zm - vp.uint32(1)))   # the lowest set bit's index
+                        fi = popc(~im & (im - vp.uint32(1)))
+                        take = min(fz, fi + vp.uint32(1))
+                        for i in vp.static(range(LB)):
+                            pre += vp.where(vp.uint32(i) < take, lbw[i] & vp.uint32(MASK),
+                                            vp.uint32(0))
+                        k -= take
+                        done = fi < fz
+                        if W1 != 0:
+                            near = fz == vp.uint32(0)
+                    else:
+                        # the same walk with no branch: `live` is all ones
+                        # while it goes on, zero from an unpublished word (0:
+                        # a published one carries a flag) or after an INC one
+                        # (its top bit); an INC word taken ends the look-back
+                        live = vp.uint32(0xFFFFFFFF)
+                        fin = vp.uint32(0)
+                        for i in vp.static(range(LB)):
+                            v = lbw[i]
+                            live = vp.where(v != vp.uint32(0), live, vp.uint32(0))
+                            pre += v & (live & vp.uint32(MASK))
+                            k -= live & vp.uint32(1)
+                            top = v >> vp.uint32(31)
+                            fin = fin | (live & top)
+                            live = live & (top - vp.uint32(1))
+                        done = fin != vp.uint32(0)
+                        if W1 != 0:
+                            near = lbw[0] == vp.uint32(0)
                 if done:
                     break
             if done:
@@ -464,7 +506,8 @@ GH = 16           # the state buffer's first word of gh (the kernels' GH)
 # and of the retired hco=N (ohist's histogram copies: slower on the H200).
 # 3 is the default.
 VARIANTS = {
-    3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, lanes=None, ipt=None, w1=0, mk=1, bt=1),
+    3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, lanes=None, ipt=None, w1=0, mk=1, bt=1,
+            lbf=0),
 }
 # which variant sort_rows runs: "N" or "N:key=value,..." overriding the
 # variant's settings (bench/probes/sort_ab.py sweeps them), from the
@@ -529,7 +572,7 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
     ht = HIST_TILES
     k = (word, mode, passes, sg, vals, spin, publish, vout, ht, lanes, ipt, cfg["lb"],
          int(bool(cfg["scan"])), sharev, int(bool(cfg["defer"])), ksh, hco, int(bool(cfg["w1"])),
-         int(bool(cfg.get("mk", 1))), int(bool(cfg.get("bt", 1))))
+         int(bool(cfg.get("mk", 1))), int(bool(cfg.get("bt", 1))), int(cfg.get("lbf", 0)))
     ns = _NS.get(k)
     if ns is None:
         from . import _kernel_helpers as H  # a kernel program: at first use
@@ -540,6 +583,7 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
                      SPIN=spin, PUBLISH=publish, HT=ht, GH=GH, VVLEN=ipt, VOUT=vout, LB=cfg["lb"],
                      SCAN=int(bool(cfg["scan"])), SHAREV=sharev, DEFER=int(bool(cfg["defer"])),
                      W1=int(bool(cfg["w1"])), BT=int(bool(cfg.get("bt", 1))),
+                     LBF=int(cfg.get("lbf", 0)),
                      # mk: the ids masked to their ranges (no shared clamps)
                      **{f"MK_{v}": f" & vp.uint32({v} - 1)" if cfg.get("mk", 1) else ""
                         for v in ("L", "W", "SG", "B")},
