@@ -359,9 +359,10 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
                     # the words of tiles k, k-1, ..., k-LB+1 at once (independent
                     # loads: one round trip per LB tiles of the walk), none
                     # before the row's first tile t - j, whose word is INC
+                    at = sto + (pas * ntiles + k) * B + d   # tile k's word
+                    lim = k - (t - j)                        # tiles back to the row's first
                     for i in vp.static(range(LB)):
-                        back = min(vp.uint32(i), k - (t - j))
-                        lbw[i] = vp.atomic_load(sb, sto + (pas * ntiles + k - back) * B + d)
+                        lbw[i] = vp.atomic_load(sb, at - min(vp.uint32(i), lim) * vp.uint32(B))
                     # added nearest first, up to an INC word or one not
                     # published yet (the next step starts there)
                     if LBF == 0:
