@@ -56,6 +56,21 @@ void vfe_local_store(vfe_ctx *c, vir_sym *s, vir_value *v) {
 
 vir_value *vfe_logic(vfe_ctx *c, const vfe_node *at, bool is_and, vir_value *a, vfe_rhs_fn rhs,
                      const void *arg) {
+  vir_op *k = a->def && a->def->code == VIR_OP_CONST ? a->def : NULL;
+  if (k && k->attr.lit.b != is_and) {
+    /* `True or x`, `False and x` (a module constant's test, a literal): the
+     * left side decides, as Python's short circuit, so x never runs; it is
+     * still translated, in an `if` dropped after, for its errors */
+    vir_op *iff = vfe_build(c, VIR_OP_IF, NULL, 1, &a);
+    vir_builder save = c->b;
+    vir_builder_at_end(&c->b, &iff->regions[is_and ? 0 : 1]);
+    vir_value *b = rhs(c, arg);
+    c->b = save;
+    vir_op_unlink(iff);
+    return b ? a : NULL;
+  }
+  if (k) /* `True and x`, `False or x`: x */
+    return rhs(c, arg);
   vir_op *iff = vfe_build(c, VIR_OP_IF, NULL, 1, &a);
   vir_builder save = c->b;
   vir_region *r = &iff->regions[is_and ? 0 : 1];
