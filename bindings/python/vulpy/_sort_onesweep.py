@@ -58,6 +58,8 @@ PUBLISH = @PUBLISH@      # 0 (tests only): no inclusive prefixes but a row's fir
 LB = @LB@                # status words a look-back step reads at once
 BT = @BT@                # 1: the ranking's bit tests as ballot predicates and selects
 W1 = @W1@                # 1: while the nearest word is unpublished, spin on it alone
+INV = @INV@              # 1: lanes past the tile's end rank as digit 255 (no valid ballot)
+SGM = @SGM@              # the subgroup's lanes as a ballot mask
 LBF = @LBF@              # 1, 2: a look-back step's words added without branches
                          # (1: a running mask; 2: from the first unpublished / INC word)
 SCAN = @SCAN@            # 1: one owner per digit from the counts to the look-back
@@ -253,7 +255,15 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         if KSH != 0:
             x = ski[mine0 + vp.uint32(q * SG)]
         d = digit(x, sh)
-        peers = vp.subgroup_ballot(valid).x
+        if INV == 0:
+            peers = vp.subgroup_ballot(valid).x
+        else:
+            # a lane past the tile's end ranks as digit 255: after every key
+            # of the tile (position order), so no key's place changes; the
+            # tile's count of 255 includes these lanes, which only the
+            # row's last tile has and no tile reads (look-backs stay in a row)
+            d = vp.where(valid, d, vp.uint32(255))
+            peers = vp.uint32(SGM)
         for b in vp.static(range(8)):
             # the lanes whose digit has bit b as this lane's: the ballot,
             # or its complement where the bit is 0 (no branch)
@@ -266,7 +276,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
                 peers = peers & vp.where(on, v, ~v)
         below = popc(peers & lt)
         old = vp.uint32(0)
-        if valid and below == vp.uint32(0):
+        if (INV != 0 or valid) and below == vp.uint32(0):
             old = vp.atomic_add(whist, wb + d, popc(peers))
         leader = popc((peers & (vp.uint32(0) - peers)) - vp.uint32(1)) & vp.uint32(SG - 1)
         if DEFER == 0:
@@ -440,12 +450,12 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         # the keys from the load array to their sorted places; then the
         # load array, read by now, takes the payload (sv's role)
         for q in vp.static(range(IPT)):
-            if mine0 + vp.uint32(q * SG) < m:
+            if INV != 0 or mine0 + vp.uint32(q * SG) < m:
                 sk[tile_place(tstart, whist, wb, rk[q])] = ski[mine0 + vp.uint32(q * SG)]
         if VALS != 0:
             vp.barrier()
             for q in vp.static(range(IPT)):
-                if mine0 + vp.uint32(q * SG) < m:
+                if INV != 0 or mine0 + vp.uint32(q * SG) < m:
                     ski[tile_place(tstart, whist, wb, rk[q])] = vv[q]
         vp.barrier()
         for q in vp.static(range(IPT)):
@@ -456,7 +466,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
                     vout[o] = vp.@VOUT@(ski[p])
     elif SHAREV == 0:
         for q in vp.static(range(IPT)):
-            if mine0 + vp.uint32(q * SG) < m:
+            if INV != 0 or mine0 + vp.uint32(q * SG) < m:
                 lp = tile_place(tstart, whist, wb, rk[q])
                 sk[lp] = kk[q]
                 if VALS != 0:
@@ -474,7 +484,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         # workgroups fit a multiprocessor; each key's shared and global
         # positions are kept for its payload
         for q in vp.static(range(IPT)):
-            if mine0 + vp.uint32(q * SG) < m:
+            if INV != 0 or mine0 + vp.uint32(q * SG) < m:
                 lp = tile_place(tstart, whist, wb, rk[q])
                 sk[lp] = kk[q]
                 lps[q] = lp
@@ -486,7 +496,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         if VALS != 0:
             vp.barrier()
             for q in vp.static(range(IPT)):
-                if mine0 + vp.uint32(q * SG) < m:
+                if INV != 0 or mine0 + vp.uint32(q * SG) < m:
                     sk[lps[q]] = vv[q]
             vp.barrier()
             for q in vp.static(range(IPT)):
@@ -508,7 +518,7 @@ GH = 16           # the state buffer's first word of gh (the kernels' GH)
 # 3 is the default.
 VARIANTS = {
     3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, lanes=None, ipt=None, w1=0, mk=1, bt=1,
-            lbf=0),
+            lbf=0, inv=0),
 }
 # which variant sort_rows runs: "N" or "N:key=value,..." overriding the
 # variant's settings (bench/probes/sort_ab.py sweeps them), from the
@@ -573,7 +583,7 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
     ht = HIST_TILES
     k = (word, mode, passes, sg, vals, spin, publish, vout, ht, lanes, ipt, cfg["lb"],
          int(bool(cfg["scan"])), sharev, int(bool(cfg["defer"])), ksh, hco, int(bool(cfg["w1"])),
-         int(bool(cfg.get("mk", 1))), int(bool(cfg.get("bt", 1))), int(cfg.get("lbf", 0)))
+         int(bool(cfg.get("mk", 1))), int(bool(cfg.get("bt", 1))), int(cfg.get("lbf", 0)), int(bool(cfg.get("inv", 0))))
     ns = _NS.get(k)
     if ns is None:
         from . import _kernel_helpers as H  # a kernel program: at first use
@@ -584,7 +594,8 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
                      SPIN=spin, PUBLISH=publish, HT=ht, GH=GH, VVLEN=ipt, VOUT=vout, LB=cfg["lb"],
                      SCAN=int(bool(cfg["scan"])), SHAREV=sharev, DEFER=int(bool(cfg["defer"])),
                      W1=int(bool(cfg["w1"])), BT=int(bool(cfg.get("bt", 1))),
-                     LBF=int(cfg.get("lbf", 0)),
+                     LBF=int(cfg.get("lbf", 0)), INV=int(bool(cfg.get("inv", 0))),
+                     SGM=hex((1 << sg) - 1),
                      # mk: the ids masked to their ranges (no shared clamps)
                      **{f"MK_{v}": f" & vp.uint32({v} - 1)" if cfg.get("mk", 1) else ""
                         for v in ("L", "W", "SG", "B")},
