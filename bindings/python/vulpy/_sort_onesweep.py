@@ -58,6 +58,7 @@ PUBLISH = @PUBLISH@      # 0 (tests only): no inclusive prefixes but a row's fir
 LB = @LB@                # status words a look-back step reads at once
 BT = @BT@                # 1: the ranking's bit tests as ballot predicates and selects
 W1 = @W1@                # 1: while the nearest word is unpublished, spin on it alone
+SDG = @SDG@              # 1: the write-out takes each key's digit from shared bytes (sd)
 INV = @INV@              # 1: lanes past the tile's end rank as digit 255 (no valid ballot)
 SGM = @SGM@              # the subgroup's lanes as a ballot mask
 LBF = @LBF@              # 1, 2: a look-back step's words added without branches
@@ -118,11 +119,15 @@ def tile_place(tstart, whist, wb: vp.uint32, r: vp.uint32) -> vp.uint32:
     return tstart[d] + whist[wb + d] + (r >> vp.uint32(8))
 
 
-def write_out(kout, sk, add, p: vp.uint32, sh: vp.uint32) -> vp.uint32:
+def write_out(kout, sk, sd, add, p: vp.uint32, sh: vp.uint32) -> vp.uint32:
     # the key at sorted tile position p to its place in the output (which
-    # it returns: the payload goes to the same place)
+    # it returns: the payload goes to the same place); SDG: its digit from
+    # sd, where the scatter left it, instead of from the key again
     x = sk[p]
-    o = add[digit(x, sh)] + p
+    if SDG != 0:
+        o = add[vp.uint32(sd[p])] + p
+    else:
+        o = add[digit(x, sh)] + p
     kout[o] = x
     return o
 
@@ -202,6 +207,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
     wt = vp.Shared[vp.uint32, W]
     tix = vp.Shared[vp.uint32, 1]
     sk = vp.Shared[vp.@WORD@, T]
+    sd = vp.Shared[vp.uint8, @SDLEN@]     # SDG: the digit of each key of sk
     sv = vp.Shared[vp.uint32, @SVLEN@]
     ski = vp.Shared[vp.@WORD@, @SKILEN@]  # KSH: the tile as loaded, then its payload
     # masked: the kernel is built for L invocations in subgroups of SG (a
@@ -451,7 +457,10 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         # load array, read by now, takes the payload (sv's role)
         for q in vp.static(range(IPT)):
             if INV != 0 or mine0 + vp.uint32(q * SG) < m:
-                sk[tile_place(tstart, whist, wb, rk[q])] = ski[mine0 + vp.uint32(q * SG)]
+                lp = tile_place(tstart, whist, wb, rk[q])
+                sk[lp] = ski[mine0 + vp.uint32(q * SG)]
+                if SDG != 0:
+                    sd[lp] = vp.uint8(rk[q] & vp.uint32(255))
         if VALS != 0:
             vp.barrier()
             for q in vp.static(range(IPT)):
@@ -461,7 +470,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         for q in vp.static(range(IPT)):
             p = vp.uint32(q * L) + lid
             if p < m:
-                o = write_out(kout, sk, add, p, sh)
+                o = write_out(kout, sk, sd, add, p, sh)
                 if VALS != 0:
                     vout[o] = vp.@VOUT@(ski[p])
     elif SHAREV == 0:
@@ -469,13 +478,15 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
             if INV != 0 or mine0 + vp.uint32(q * SG) < m:
                 lp = tile_place(tstart, whist, wb, rk[q])
                 sk[lp] = kk[q]
+                if SDG != 0:
+                    sd[lp] = vp.uint8(rk[q] & vp.uint32(255))
                 if VALS != 0:
                     sv[lp] = vv[q]
         vp.barrier()
         for q in vp.static(range(IPT)):
             p = vp.uint32(q * L) + lid
             if p < m:
-                o = write_out(kout, sk, add, p, sh)
+                o = write_out(kout, sk, sd, add, p, sh)
                 if VALS != 0:  # (the last pass writes argsort's int64 directly)
                     vout[o] = vp.@VOUT@(sv[p])
     else:
@@ -487,12 +498,14 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
             if INV != 0 or mine0 + vp.uint32(q * SG) < m:
                 lp = tile_place(tstart, whist, wb, rk[q])
                 sk[lp] = kk[q]
+                if SDG != 0:
+                    sd[lp] = vp.uint8(rk[q] & vp.uint32(255))
                 lps[q] = lp
         vp.barrier()
         for q in vp.static(range(IPT)):
             p = vp.uint32(q * L) + lid
             if p < m:
-                ops[q] = write_out(kout, sk, add, p, sh)
+                ops[q] = write_out(kout, sk, sd, add, p, sh)
         if VALS != 0:
             vp.barrier()
             for q in vp.static(range(IPT)):
@@ -518,7 +531,7 @@ GH = 16           # the state buffer's first word of gh (the kernels' GH)
 # 3 is the default.
 VARIANTS = {
     3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, lanes=None, ipt=None, w1=0, mk=1, bt=1,
-            lbf=0, inv=0),
+            lbf=0, inv=0, sdg=0),
 }
 # which variant sort_rows runs: "N" or "N:key=value,..." overriding the
 # variant's settings (bench/probes/sort_ab.py sweeps them), from the
@@ -583,7 +596,7 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
     ht = HIST_TILES
     k = (word, mode, passes, sg, vals, spin, publish, vout, ht, lanes, ipt, cfg["lb"],
          int(bool(cfg["scan"])), sharev, int(bool(cfg["defer"])), ksh, hco, int(bool(cfg["w1"])),
-         int(bool(cfg.get("mk", 1))), int(bool(cfg.get("bt", 1))), int(cfg.get("lbf", 0)), int(bool(cfg.get("inv", 0))))
+         int(bool(cfg.get("mk", 1))), int(bool(cfg.get("bt", 1))), int(cfg.get("lbf", 0)), int(bool(cfg.get("inv", 0))), int(bool(cfg.get("sdg", 0))))
     ns = _NS.get(k)
     if ns is None:
         from . import _kernel_helpers as H  # a kernel program: at first use
@@ -595,7 +608,8 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
                      SCAN=int(bool(cfg["scan"])), SHAREV=sharev, DEFER=int(bool(cfg["defer"])),
                      W1=int(bool(cfg["w1"])), BT=int(bool(cfg.get("bt", 1))),
                      LBF=int(cfg.get("lbf", 0)), INV=int(bool(cfg.get("inv", 0))),
-                     SGM=hex((1 << sg) - 1),
+                     SGM=hex((1 << sg) - 1), SDG=int(bool(cfg.get("sdg", 0))),
+                     SDLEN=lanes * ipt if cfg.get("sdg", 0) else 1,
                      # mk: the ids masked to their ranges (no shared clamps)
                      **{f"MK_{v}": f" & vp.uint32({v} - 1)" if cfg.get("mk", 1) else ""
                         for v in ("L", "W", "SG", "B")},
