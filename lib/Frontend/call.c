@@ -310,10 +310,11 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
       return fold_literal_call(code, &v0, 1);
     if (!common_vals(c, call, bi->name, args, &v0, 1, NEED_NUM, false, x, &t))
       return (vfe_val){0};
-    if (code == VIR_OP_BIT_COUNT) { /* issue 19: 32-bit integer scalars (GLSL's bitCount) */
+    if (code == VIR_OP_BIT_COUNT || code == VIR_OP_FIND_LSB || code == VIR_OP_FIND_MSB) {
+      /* 32-bit integer scalars (GLSL's bitCount, findLSB, findMSB) */
       const vir_type *s = vir_ty_scalar_of(t);
       if (t->kind == VIR_TY_VEC || !vir_ty_is_int(t) || s->bits != 32)
-        return vfe_err(c, call, "bit_count() takes a 32-bit integer scalar (int32 or uint32)");
+        return vfe_err(c, call, "%s() takes a 32-bit integer scalar (int32 or uint32)", bi->name);
       return vfe_value_of(vfe_build1(c, code, t, x[0]));
     }
     if (vir_ty_scalar_of(t)->kind == VIR_TY_UINT)

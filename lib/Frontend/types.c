@@ -61,6 +61,7 @@ static const vfe_builtin builtins[] = {
     F("isinf", TEST, ISINF), F("any", ANYALL, ANY), F("all", ANYALL, ALL),
     F("where", WHERE, SELECT), F("select", WHERE, SELECT), F("transpose", TRANSPOSE, TRANSPOSE),
     F("bit_count", NUM1, BIT_COUNT), /* issue 19 */
+    F("find_lsb", NUM1, FIND_LSB), F("find_msb", NUM1, FIND_MSB),
     /* invocation ids */
     F("global_id", ID, GLOBAL_ID), F("local_id", ID, LOCAL_ID),
     F("workgroup_id", ID, WORKGROUP_ID), F("num_workgroups", ID, NUM_WORKGROUPS),

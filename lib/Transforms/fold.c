@@ -230,6 +230,18 @@ bool vir_fold(vir_opcode code, const vir_type *rt, const vir_type *ot, const vir
       } else if (code == VIR_OP_BIT_COUNT) {
         r.u = (uint64_t)__builtin_popcountll(a.u & 0xFFFFFFFFull);
         ok = true;
+      } else if (code == VIR_OP_FIND_LSB || code == VIR_OP_FIND_MSB) {
+        uint32_t v = (uint32_t)a.u;
+        if (code == VIR_OP_FIND_MSB && ot->kind == VIR_TY_INT && (int32_t)v < 0)
+          v = ~v; /* a negative int32: its highest clear bit */
+        int32_t bit = v == 0                    ? -1
+                      : code == VIR_OP_FIND_LSB ? __builtin_ctz(v)
+                                                : 31 - __builtin_clz(v);
+        if (ot->kind == VIR_TY_INT)
+          r.i = bit;
+        else
+          r.u = (uint32_t)bit;
+        ok = true;
       } else if (code == VIR_OP_ABS) {
         r.u = ot->kind == VIR_TY_INT && a.i < 0 ? 0 - a.u : a.u;
         ok = true;

@@ -1043,6 +1043,32 @@ int cf_op_expr(cf_printer *p, vp_strbuf *b, const vir_op *op) {
     cf_expr(p, b, op->opnd[0], CF_PREC_LOWEST);
     vp_strbuf_append(b, "))");
     return CF_PREC_PRIMARY;
+  case VIR_OP_FIND_LSB:
+  case VIR_OP_FIND_MSB: {
+    /* GLSL's findLSB / findMSB return int (-1 for no bit): cast to the
+     * op's type; CUDA/HIP: __ffs(x) - 1 and 31 - __clz(x), a negative int's
+     * highest clear bit as GLSL's (x ^ (x >> 31): its complement) */
+    bool lsb = op->code == VIR_OP_FIND_LSB;
+    cf_type(p, b, t, false);
+    if (!gpu_c(p)) {
+      vp_strbuf_append(b, lsb ? "(findLSB(" : "(findMSB(");
+      cf_expr(p, b, op->opnd[0], CF_PREC_LOWEST);
+      vp_strbuf_append(b, "))");
+      return CF_PREC_PRIMARY;
+    }
+    bool sgn = t->kind == VIR_TY_INT;
+    vp_strbuf_append(b, lsb ? "(__ffs(int(" : "(31 - __clz(int(");
+    cf_expr(p, b, op->opnd[0], CF_PREC_LOWEST);
+    if (!lsb && sgn) {
+      vp_strbuf_append(b, ") ^ (int(");
+      cf_expr(p, b, op->opnd[0], CF_PREC_LOWEST);
+      vp_strbuf_append(b, ") >> 31)");
+    } else {
+      vp_strbuf_append(b, ")");
+    }
+    vp_strbuf_append(b, lsb ? ") - 1)" : "))");
+    return CF_PREC_PRIMARY;
+  }
   case VIR_OP_LAND:
   case VIR_OP_LOR:
   case VIR_OP_LNOT: return logic(p, b, op);
