@@ -284,7 +284,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         old = vp.uint32(0)
         if (INV != 0 or valid) and below == vp.uint32(0):
             old = vp.atomic_add(whist, wb + d, popc(peers))
-        leader = popc((peers & (vp.uint32(0) - peers)) - vp.uint32(1)) & vp.uint32(SG - 1)
+        leader = vp.find_lsb(peers) & vp.uint32(SG - 1)   # the lowest lane of the digit
         if DEFER == 0:
             rk[q] = ((vp.subgroup_shuffle(old, leader) + below) << vp.uint32(8)) | d
         else:  # the shuffle after all rounds: no round waits on an atomic's result
@@ -409,8 +409,8 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
                             v = lbw[i]
                             zm = zm | vp.where(v == vp.uint32(0), vp.uint32(1 << i), vp.uint32(0))
                             im = im | ((v >> vp.uint32(31)) << vp.uint32(i))
-                        fz = popc(~zm & (zm - vp.uint32(1)))   # the lowest set bit's index
-                        fi = popc(~im & (im - vp.uint32(1)))
+                        fz = vp.find_lsb(zm)
+                        fi = vp.find_lsb(im)
                         take = min(fz, fi + vp.uint32(1))
                         for i in vp.static(range(LB)):
                             pre += vp.where(vp.uint32(i) < take, lbw[i] & vp.uint32(MASK),
