@@ -47,18 +47,15 @@ DTYPES = [np.float32, np.float64, np.int32, np.uint32, np.int64, np.uint64, np.b
 # words a step), scan 1 / 0, ksh 1 / 0, sharev, defer and w1 0 / 1 (w1: a
 # look-back that waits on the nearest word alone, not rereading lb), mk 1 / 0
 # (the ids masked to their ranges), bt 1 / 0 (the ranking's bit tests as
-# ballot predicates and selects, or as shifted bits) and lbf 0 / 2 (a
-# look-back step's words added with branches, or from the first unpublished
-# and INC words; lbf=1, a running mask, in the sequential runs) and inv
-# 0 / 1 (lanes past a tile's end left out of the ranking by a ballot, or
-# ranked as digit 255 after the tile's keys) and sdg 0 / 1 (the write-out
-# computes a key's digit again, or reads the byte the scatter left); the tile
+# ballot predicates and selects, or as shifted bits) and lbf 1 / 0 (a
+# look-back step's words added without a branch, from the first unpublished
+# and INC words, or one by one with branches); the tile
 # 64 x 16 / 64 x 6 (lavapipe's 8-lane subgroups); histogram chunks of 16, 1
 # and 2 tiles put chunk boundaries inside the sizes below. The second has
-# the settings of the retired variant 2 (and sdg=1).
+# the settings of the retired variant 2.
 DEFAULT = ("3", 16)
-V2 = ("3:lb=1,scan=0,ksh=0,sdg=1", 1)
-OTHER = ("3:ipt=6,lb=3,ksh=0,sharev=1,defer=1,w1=1,mk=0,bt=0,lbf=2,inv=1,sdg=1", 2)
+V2 = ("3:lb=1,scan=0,ksh=0", 1)
+OTHER = ("3:ipt=6,lb=3,ksh=0,sharev=1,defer=1,w1=1,mk=0,bt=0,lbf=0", 2)
 CONFIGS = [(DEFAULT, DTYPES), (V2, [np.float32, np.int64]), (OTHER, [np.float32, np.int64])]
 VARIANTS = [v for v, _ in CONFIGS]
 PAIRS = [(v, dt) for v, dts in CONFIGS for dt in dts]
@@ -295,9 +292,6 @@ _SEQUENTIAL = [
      "(1, 1023, 5000, 17500)"),
     ("aggregate chain, lb=3", "o.PUBLISH_INCLUSIVE = False; " + _setup(OTHER), "(np.float32,)",
      "(1, 1023, 5000, 17500)"),
-    ("aggregate chain, lb=8, lbf=1, inv=1, sdg=1",
-     "o.PUBLISH_INCLUSIVE = False; " + _setup(("3:lbf=1,inv=1,sdg=1", 16)),
-     "(np.float32,)", "(1, 1023, 5000, 17500)"),
 ]
 
 

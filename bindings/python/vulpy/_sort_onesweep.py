@@ -58,11 +58,8 @@ PUBLISH = @PUBLISH@      # 0 (tests only): no inclusive prefixes but a row's fir
 LB = @LB@                # status words a look-back step reads at once
 BT = @BT@                # 1: the ranking's bit tests as ballot predicates and selects
 W1 = @W1@                # 1: while the nearest word is unpublished, spin on it alone
-SDG = @SDG@              # 1: the write-out takes each key's digit from shared bytes (sd)
-INV = @INV@              # 1: lanes past the tile's end rank as digit 255 (no valid ballot)
-SGM = @SGM@              # the subgroup's lanes as a ballot mask
-LBF = @LBF@              # 1, 2: a look-back step's words added without branches
-                         # (1: a running mask; 2: from the first unpublished / INC word)
+LBF = @LBF@              # 1: a look-back step's words added without branches, from
+                         # its first unpublished and first INC word; 0: one by one
 SCAN = @SCAN@            # 1: one owner per digit from the counts to the look-back
 SHAREV = @SHAREV@        # 1: the payload through the keys' shared array (32-bit keys)
 DEFER = @DEFER@          # 1: the ranking's shuffles after all its shared atomics
@@ -119,15 +116,11 @@ def tile_place(tstart, whist, wb: vp.uint32, r: vp.uint32) -> vp.uint32:
     return tstart[d] + whist[wb + d] + (r >> vp.uint32(8))
 
 
-def write_out(kout, sk, sd, add, p: vp.uint32, sh: vp.uint32) -> vp.uint32:
+def write_out(kout, sk, add, p: vp.uint32, sh: vp.uint32) -> vp.uint32:
     # the key at sorted tile position p to its place in the output (which
-    # it returns: the payload goes to the same place); SDG: its digit from
-    # sd, where the scatter left it, instead of from the key again
+    # it returns: the payload goes to the same place)
     x = sk[p]
-    if SDG != 0:
-        o = add[vp.uint32(sd[p])] + p
-    else:
-        o = add[digit(x, sh)] + p
+    o = add[digit(x, sh)] + p
     kout[o] = x
     return o
 
@@ -207,7 +200,6 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
     wt = vp.Shared[vp.uint32, W]
     tix = vp.Shared[vp.uint32, 1]
     sk = vp.Shared[vp.@WORD@, T]
-    sd = vp.Shared[vp.uint8, @SDLEN@]     # SDG: the digit of each key of sk
     sv = vp.Shared[vp.uint32, @SVLEN@]
     ski = vp.Shared[vp.@WORD@, @SKILEN@]  # KSH: the tile as loaded, then its payload
     # masked: the kernel is built for L invocations in subgroups of SG (a
@@ -261,15 +253,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         if KSH != 0:
             x = ski[mine0 + vp.uint32(q * SG)]
         d = digit(x, sh)
-        if INV == 0:
-            peers = vp.subgroup_ballot(valid).x
-        else:
-            # a lane past the tile's end ranks as digit 255: after every key
-            # of the tile (position order), so no key's place changes; the
-            # tile's count of 255 includes these lanes, which only the
-            # row's last tile has and no tile reads (look-backs stay in a row)
-            d = vp.where(valid, d, vp.uint32(255))
-            peers = vp.uint32(SGM)
+        peers = vp.subgroup_ballot(valid).x
         for b in vp.static(range(8)):
             # the lanes whose digit has bit b as this lane's: the ballot,
             # or its complement where the bit is 0 (no branch)
@@ -282,7 +266,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
                 peers = peers & vp.where(on, v, ~v)
         below = popc(peers & lt)
         old = vp.uint32(0)
-        if (INV != 0 or valid) and below == vp.uint32(0):
+        if valid and below == vp.uint32(0):
             old = vp.atomic_add(whist, wb + d, popc(peers))
         leader = vp.find_lsb(peers) & vp.uint32(SG - 1)   # the lowest lane of the digit
         if DEFER == 0:
@@ -398,11 +382,14 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
                                         more = False
                                     else:
                                         k -= 1
-                    elif LBF == 2:
-                        # the same walk from two masks over the LB words (bit
-                        # i: word i unpublished / INC): it takes the words
-                        # before the first unpublished one and up to the
-                        # first INC one; every sum term waits on all loads
+                    else:
+                        # the same walk without a branch, from two masks over
+                        # the LB words (bit i: word i unpublished / INC): it
+                        # takes the words before the first unpublished one and
+                        # up to the first INC one. Every sum term waits on all
+                        # loads (so they stay together, one round trip); a
+                        # 5 % faster pass on an H200 than the branches
+                        # (bench/notes/sort.md)
                         zm = vp.uint32(1 << LB)
                         im = vp.uint32(1 << LB)
                         for i in vp.static(range(LB)):
@@ -419,24 +406,6 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
                         done = fi < fz
                         if W1 != 0:
                             near = fz == vp.uint32(0)
-                    else:
-                        # the same walk with no branch: `live` is all ones
-                        # while it goes on, zero from an unpublished word (0:
-                        # a published one carries a flag) or after an INC one
-                        # (its top bit); an INC word taken ends the look-back
-                        live = vp.uint32(0xFFFFFFFF)
-                        fin = vp.uint32(0)
-                        for i in vp.static(range(LB)):
-                            v = lbw[i]
-                            live = vp.where(v != vp.uint32(0), live, vp.uint32(0))
-                            pre += v & (live & vp.uint32(MASK))
-                            k -= live & vp.uint32(1)
-                            top = v >> vp.uint32(31)
-                            fin = fin | (live & top)
-                            live = live & (top - vp.uint32(1))
-                        done = fin != vp.uint32(0)
-                        if W1 != 0:
-                            near = lbw[0] == vp.uint32(0)
                 if done:
                     break
             if done:
@@ -456,37 +425,32 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         # the keys from the load array to their sorted places; then the
         # load array, read by now, takes the payload (sv's role)
         for q in vp.static(range(IPT)):
-            if INV != 0 or mine0 + vp.uint32(q * SG) < m:
-                lp = tile_place(tstart, whist, wb, rk[q])
-                sk[lp] = ski[mine0 + vp.uint32(q * SG)]
-                if SDG != 0:
-                    sd[lp] = vp.uint8(rk[q] & vp.uint32(255))
+            if mine0 + vp.uint32(q * SG) < m:
+                sk[tile_place(tstart, whist, wb, rk[q])] = ski[mine0 + vp.uint32(q * SG)]
         if VALS != 0:
             vp.barrier()
             for q in vp.static(range(IPT)):
-                if INV != 0 or mine0 + vp.uint32(q * SG) < m:
+                if mine0 + vp.uint32(q * SG) < m:
                     ski[tile_place(tstart, whist, wb, rk[q])] = vv[q]
         vp.barrier()
         for q in vp.static(range(IPT)):
             p = vp.uint32(q * L) + lid
             if p < m:
-                o = write_out(kout, sk, sd, add, p, sh)
+                o = write_out(kout, sk, add, p, sh)
                 if VALS != 0:
                     vout[o] = vp.@VOUT@(ski[p])
     elif SHAREV == 0:
         for q in vp.static(range(IPT)):
-            if INV != 0 or mine0 + vp.uint32(q * SG) < m:
+            if mine0 + vp.uint32(q * SG) < m:
                 lp = tile_place(tstart, whist, wb, rk[q])
                 sk[lp] = kk[q]
-                if SDG != 0:
-                    sd[lp] = vp.uint8(rk[q] & vp.uint32(255))
                 if VALS != 0:
                     sv[lp] = vv[q]
         vp.barrier()
         for q in vp.static(range(IPT)):
             p = vp.uint32(q * L) + lid
             if p < m:
-                o = write_out(kout, sk, sd, add, p, sh)
+                o = write_out(kout, sk, add, p, sh)
                 if VALS != 0:  # (the last pass writes argsort's int64 directly)
                     vout[o] = vp.@VOUT@(sv[p])
     else:
@@ -495,21 +459,19 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         # workgroups fit a multiprocessor; each key's shared and global
         # positions are kept for its payload
         for q in vp.static(range(IPT)):
-            if INV != 0 or mine0 + vp.uint32(q * SG) < m:
+            if mine0 + vp.uint32(q * SG) < m:
                 lp = tile_place(tstart, whist, wb, rk[q])
                 sk[lp] = kk[q]
-                if SDG != 0:
-                    sd[lp] = vp.uint8(rk[q] & vp.uint32(255))
                 lps[q] = lp
         vp.barrier()
         for q in vp.static(range(IPT)):
             p = vp.uint32(q * L) + lid
             if p < m:
-                ops[q] = write_out(kout, sk, sd, add, p, sh)
+                ops[q] = write_out(kout, sk, add, p, sh)
         if VALS != 0:
             vp.barrier()
             for q in vp.static(range(IPT)):
-                if INV != 0 or mine0 + vp.uint32(q * SG) < m:
+                if mine0 + vp.uint32(q * SG) < m:
                     sk[lps[q]] = vv[q]
             vp.barrier()
             for q in vp.static(range(IPT)):
@@ -524,14 +486,15 @@ HIST_TILES = 16   # tiles per ohist workgroup
 GH = 16           # the state buffer's first word of gh (the kernels' GH)
 
 # The kernels' variants (issue 19), same algorithm and results, each a set
-# of the template's switches (lb, scan, sharev, defer, ksh, w1, mk, bt; the tile:
-# lanes x ipt, None: shape()'s); bench/notes/sort.md says what each changes
-# and keeps the figures of the retired variant 2 ("3:lb=1,scan=0,ksh=0")
-# and of the retired hco=N (ohist's histogram copies: slower on the H200).
+# of the template's switches (lb, scan, sharev, defer, ksh, w1, mk, bt, lbf; the
+# tile: lanes x ipt, None: shape()'s); bench/notes/sort.md says what each
+# changes and keeps the figures of the retired variant 2 ("3:lb=1,scan=0,ksh=0"),
+# of the retired hco=N (ohist's histogram copies: slower on the H200) and of
+# the retired inv and sdg switches (session 50: no faster, and 3-4 % slower).
 # 3 is the default.
 VARIANTS = {
     3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, lanes=None, ipt=None, w1=0, mk=1, bt=1,
-            lbf=0, inv=0, sdg=0),
+            lbf=1),
 }
 # which variant sort_rows runs: "N" or "N:key=value,..." overriding the
 # variant's settings (bench/probes/sort_ab.py sweeps them), from the
@@ -596,7 +559,7 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
     ht = HIST_TILES
     k = (word, mode, passes, sg, vals, spin, publish, vout, ht, lanes, ipt, cfg["lb"],
          int(bool(cfg["scan"])), sharev, int(bool(cfg["defer"])), ksh, hco, int(bool(cfg["w1"])),
-         int(bool(cfg.get("mk", 1))), int(bool(cfg.get("bt", 1))), int(cfg.get("lbf", 0)), int(bool(cfg.get("inv", 0))), int(bool(cfg.get("sdg", 0))))
+         int(bool(cfg.get("mk", 1))), int(bool(cfg.get("bt", 1))), int(bool(cfg.get("lbf", 1))))
     ns = _NS.get(k)
     if ns is None:
         from . import _kernel_helpers as H  # a kernel program: at first use
@@ -607,9 +570,7 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
                      SPIN=spin, PUBLISH=publish, HT=ht, GH=GH, VVLEN=ipt, VOUT=vout, LB=cfg["lb"],
                      SCAN=int(bool(cfg["scan"])), SHAREV=sharev, DEFER=int(bool(cfg["defer"])),
                      W1=int(bool(cfg["w1"])), BT=int(bool(cfg.get("bt", 1))),
-                     LBF=int(cfg.get("lbf", 0)), INV=int(bool(cfg.get("inv", 0))),
-                     SGM=hex((1 << sg) - 1), SDG=int(bool(cfg.get("sdg", 0))),
-                     SDLEN=lanes * ipt if cfg.get("sdg", 0) else 1,
+                     LBF=int(bool(cfg.get("lbf", 1))),
                      # mk: the ids masked to their ranges (no shared clamps)
                      **{f"MK_{v}": f" & vp.uint32({v} - 1)" if cfg.get("mk", 1) else ""
                         for v in ("L", "W", "SG", "B")},
