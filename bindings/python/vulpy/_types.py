@@ -118,7 +118,7 @@ KERNEL_ONLY = (
     "atomic_sub atomic_min atomic_max atomic_and atomic_or atomic_xor atomic_exchange "
     "atomic_compare_exchange atomic_load atomic_store barrier memory_barrier var bitcast "
     "inversesqrt rsqrt fract mod mix step smoothstep fma dot cross length distance normalize "
-    "reflect isnan isinf any all select transpose func bit_count"
+    "reflect isnan isinf any all select transpose func bit_count find_lsb find_msb"
 ).split()
 
 
@@ -199,6 +199,10 @@ _KERNEL_DOCS = {
     "all": "all(bvec): True when every component holds",
     "select": "select(cond, a, b): a where cond else b, without a branch",
     "transpose": "transpose(m): the transposed matrix",
+    "bit_count": "bit_count(x): the number of set bits of a 32-bit integer, in its type",
+    "find_lsb": "find_lsb(x): the index of the lowest set bit of a 32-bit integer, -1 for 0",
+    "find_msb": "find_msb(x): the index of the highest set bit of a 32-bit integer (of a "
+                "negative int32, the highest clear bit), -1 for 0 and -1",
     "func": "@vp.func: marks a helper function that kernels call (optional: module-level "
             "functions a kernel calls are helpers already)",
 }
