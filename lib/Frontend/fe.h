@@ -367,6 +367,12 @@ struct vfe_ctx {
   bool persistent;
   uint32_t ntime_loops;
   const vfe_node *time_loops[VFE_MAX_TIME_LOOPS];
+  /* `if` statements holding a grid_sync, checked when their condition is
+   * translated (a compile-time constant keeps the taken branch's syncs),
+   * and whether a time loop may start in them */
+  uint32_t nsync_ifs;
+  const vfe_node *sync_ifs[VFE_MAX_TIME_LOOPS];
+  bool sync_if_loop_ok[VFE_MAX_TIME_LOOPS];
   vfe_map math_names;    /* aliases of Python's math module (builtins.c) */
   /* MemSock (memsock.c): fire bodies defined in the kernel, by name; the
    * fire bodies being translated; whether the kernel has a MemSock */
@@ -602,6 +608,7 @@ uint32_t vfe_push_field(vfe_ctx *c, const vfe_node *at, const char *name, vir_ty
  * `for ... in vp.grid_range(...)` loop (false when `s` is not one). */
 void vfe_persistent_setup(vfe_ctx *c, const vfe_node *def);
 void vfe_persistent_loop_body(vfe_ctx *c, const vfe_node *s, vir_region *body);
+void vfe_persistent_if(vfe_ctx *c, const vfe_node *s, const vir_value *cond);
 vfe_val vfe_persistent_call(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi);
 bool vfe_persistent_for(vfe_ctx *c, const vfe_node *s);
 /* A buffer parameter of the kernel (kernel.c). */

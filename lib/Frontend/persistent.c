@@ -71,8 +71,16 @@ static const vfe_node *find_return(const vfe_node *n) {
   return NULL;
 }
 
+static void non_uniform(vfe_ctx *c, const vfe_node *at) {
+  vfe_err(c, at, "vp.grid_sync() under non-uniform control flow");
+  vfe_hint(c, "every invocation must reach a grid sync: call it as a statement of the kernel "
+              "body or of its time loop's body, not under if, a nested loop or an expression "
+              "(an `if` on a compile-time constant is fine)");
+}
+
 /* Reports every grid_sync in `body` that is not a statement of its own
- * there (the allowed places are the kernel body and a time loop's body). */
+ * there (the allowed places are the kernel body and a time loop's body;
+ * an `if` holding one waits for its condition, vfe_persistent_if). */
 static void check_syncs(vfe_ctx *c, vfe_node **body, uint32_t n, bool time_loop_ok) {
   for (uint32_t i = 0; i < n; i++) {
     const vfe_node *s = body[i];
@@ -109,11 +117,36 @@ static void check_syncs(vfe_ctx *c, vfe_node **body, uint32_t n, bool time_loop_
       continue;
     }
     const vfe_node *bad = find_sync(c, s);
-    if (bad) {
-      vfe_err(c, bad, "vp.grid_sync() under non-uniform control flow");
-      vfe_hint(c, "every invocation must reach a grid sync: call it as a statement of the kernel "
-                  "body or of its time loop's body, not under if, a nested loop or an expression");
+    if (bad && k == VFE_AST_If && c->nsync_ifs < VFE_MAX_TIME_LOOPS) {
+      /* decided when its condition is translated: a compile-time constant
+       * (`if SYNC:`) puts the taken branch's statements in its place */
+      c->sync_if_loop_ok[c->nsync_ifs] = time_loop_ok;
+      c->sync_ifs[c->nsync_ifs++] = s;
+      continue;
     }
+    if (bad)
+      non_uniform(c, bad);
+  }
+}
+
+/* Called by stmt_if with the translated condition of `s`: an `if` holding a
+ * grid_sync is right only when the condition is a compile-time constant
+ * (the frontend keeps just the taken branch); its statements are then
+ * checked as if they stood in the if's place. */
+void vfe_persistent_if(vfe_ctx *c, const vfe_node *s, const vir_value *cond) {
+  for (uint32_t i = 0; i < c->nsync_ifs; i++) {
+    if (c->sync_ifs[i] != s)
+      continue;
+    bool loop_ok = c->sync_if_loop_ok[i];
+    c->sync_ifs[i] = NULL; /* checked once */
+    if (!cond || !cond->def || cond->def->code != VIR_OP_CONST) {
+      non_uniform(c, find_sync(c, s));
+      return;
+    }
+    uint32_t n;
+    vfe_node **taken = vfe_get_list(s, cond->def->attr.lit.b ? "body" : "orelse", &n);
+    check_syncs(c, taken, n, loop_ok);
+    return;
   }
 }
 

@@ -143,6 +143,7 @@ static void prune_constant_if(vfe_ctx *c, vir_op *iff) {
 
 static void stmt_if(vfe_ctx *c, const vfe_node *s) {
   vir_value *cond = vfe_expr_cond(c, vfe_get(s, "test"));
+  vfe_persistent_if(c, s, cond);
   uint32_t nt, ne;
   vfe_node **t = vfe_get_list(s, "body", &nt);
   vfe_node **e = vfe_get_list(s, "orelse", &ne);

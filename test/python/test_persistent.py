@@ -352,3 +352,38 @@ def test_wait_shows_progress(capsys):
     h.wait(timeout=60, progress=10)
     err = capsys.readouterr().err
     assert "10/10" in err
+
+
+# grid syncs under `if`s on module constants: the frontend keeps the taken
+# branch, so they are grid syncs like any other (persistent-constant-if.vul.py)
+_SYNC = True
+_PHASES = 2
+
+
+@vp.kernel(persistent=True)
+def _constant_if_syncs(a: vp.Buffer[vp.uint32], n: vp.uint32, steps: vp.uint32):
+    if _PHASES == 2:
+        for t in range(steps):
+            for p in vp.grid_range(n):
+                a[p] = a[p] + vp.uint32(1)
+            if _SYNC:
+                vp.grid_sync()
+            for p in vp.grid_range(n):
+                a[(p + vp.uint32(1)) % n] = a[(p + vp.uint32(1)) % n] * vp.uint32(2)
+            vp.grid_sync()
+    else:
+        for p in vp.grid_range(n):
+            a[p] = vp.uint32(7)
+
+
+@pytest.mark.parametrize("mode", ["persistent", "stepped"])
+def test_grid_sync_under_a_constant_if(mode):
+    n, steps = 500, 4
+    a = vp.asarray(np.arange(n, dtype=np.uint32))
+    h = _constant_if_syncs(a, n=n, steps=steps, mode=mode, sync=False)
+    h.wait(timeout=60)
+    assert h.mode == mode and h.steps == steps
+    want = np.arange(n, dtype=np.uint64)
+    for _ in range(steps):
+        want = (want + 1) * 2
+    np.testing.assert_array_equal(a.numpy(), want.astype(np.uint32))
