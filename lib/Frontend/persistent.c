@@ -139,7 +139,9 @@ void vfe_persistent_if(vfe_ctx *c, const vfe_node *s, const vir_value *cond) {
       continue;
     bool loop_ok = c->sync_if_loop_ok[i];
     c->sync_ifs[i] = NULL; /* checked once */
-    if (!cond || !cond->def || cond->def->code != VIR_OP_CONST) {
+    if (!cond)
+      return; /* the condition's own error says it all */
+    if (!cond->def || cond->def->code != VIR_OP_CONST) {
       non_uniform(c, find_sync(c, s));
       return;
     }
