@@ -616,6 +616,9 @@ uint32_t vrt_context_destroy_checked(vrt_context *ctx, vp_diags *d) {
       ctx->fft_free(ctx);
     while (ctx->recordings)
       vrt__record_release(ctx->recordings);
+    for (uint32_t i = 0; i < ctx->nspare_pools; i++)
+      ctx->vk.vkDestroyCommandPool(ctx->device, ctx->spare_pools[i], NULL);
+    ctx->nspare_pools = 0;
     while (ctx->controls)
       vrt__control_release(ctx->controls);
     while (ctx->kernels)

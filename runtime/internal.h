@@ -221,6 +221,7 @@ vrt_buffer *vrt__import_pages(vrt_context *ctx, char *base, uint64_t span, uint6
 /* --------------------------------------------------------------- context */
 
 #define VRT_RING 32 /* command buffers for one-off submissions */
+#define VRT_SPARE_POOLS 8 /* recordings' command pools kept for reuse */
 #define VRT_XRING 16 /* ... of the transfer queue family (ring[VRT_RING..]) */
 #define VRT_TL_RING 64 /* tickets a queue's timeline remembers */
 #define VRT_MAX_QUEUES 4 /* compute-family queues a context asks for */
@@ -362,6 +363,13 @@ struct vrt_context {
   vrt_buffer *buffers;
   vrt_kernel *kernels;
   vrt_recording *recordings;
+  /* command pools (each with its one primary command buffer) of released
+   * recordings, reset and kept for the next vrt_record_begin: creating and
+   * destroying a pool per recording costs tens of microseconds on some
+   * drivers (record.c) */
+  VkCommandPool spare_pools[VRT_SPARE_POOLS];
+  VkCommandBuffer spare_cbs[VRT_SPARE_POOLS];
+  uint32_t nspare_pools;
   vrt_control *controls;
   uint64_t next_id;
   vrt_context_stats stats;
