@@ -127,6 +127,7 @@ class Context:
         self._features = frozenset(self.info["features"])
         self._kernels = {}  # compile key -> native Kernel on this device
         self._ufast = {}  # ufunc call signature -> a ready dispatch (_ufunc's fast path)
+        self._plans = {}  # a library call's shape -> its dispatches, ready (the sort's)
         self._imports = {}  # id(ndarray) -> (weakref, address, nbytes, Buffer): _host_input
         self._imports_lock = threading.Lock()
         # Convenience calls read NumPy inputs in place (imported pages) and

@@ -587,21 +587,21 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
     return ns
 
 
-def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
-    """Sorts every row of the C-contiguous resident 2-D array `keys`
-    (never written, so copy_in needs nothing) with the onesweep kernels,
-    as _sort.radix_sort does (rec_cls and grid: its _Rec and _grid).
-    Returns (keys, positions or None: uint32, or int64 on a device with
-    int64), or None when a workgroup gave up waiting on
-    another (the caller then uses the safe path)."""
-    import numpy as np
+# a sort's dispatches, ready: a context's _plans, by call shape (the
+# packed push constants, the pipelines, the grids and which of a call's
+# buffers each dispatch binds), so a call only allocates and records
+_KEYS_ONLY, _A, _B, _VA, _VB, _VO, _SB, _GAVE = range(8)
 
-    from . import _array
-    _U32 = np.dtype(np.uint32)
-    _Rec, _grid = rec_cls, grid  # _sort's recorder and grid shape (no import back)
-    rows, n = keys.shape
-    ctx = keys._ctx
-    sg = sg or ctx.info["limits"]["subgroup_size"]  # (tests pass a wrong one)
+
+def _plan(ctx, rows, n, word, mode, bits, values, sg, grid):
+    """(sto, swords, i64, steps) of a sort of rows x n keys, or None when
+    the status words would not fit one binding; steps: (pipeline, push
+    bytes, gx, gy, buffer roles, kernel name) per dispatch; grid: _sort's
+    grid shape of a workgroup count."""
+    key = ("onesweep", rows, n, word, mode, bits, values, sg, VARIANT, PUBLISH_INCLUSIVE)
+    plans = ctx._plans
+    if key in plans:
+        return plans[key]
     passes = -(-bits // 8)
     vals = int(bool(values))
     cfg = settings()
@@ -623,7 +623,61 @@ def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
     sto = GH + rows * passes * 256
     swords = sto + passes * ntiles * 256
     if 4 * swords > ctx.limits["max_storage_buffer_range"]:
+        plans[key] = None
+        return None
+    steps = []
+
+    def step(kern, roles, groups, **push):
+        prog = kern.program()
+        steps.append((prog.native(ctx), prog.packer.pack(push), groups[0], groups[1], roles,
+                      kern.__name__))
+
+    tg = grid(ntiles)
+    # a workgroup counts HIST_TILES tiles of a row
+    cpr = -(-tpr // HIST_TILES)
+    hg = grid(rows * cpr)
+    step(ns["ohist"], (_KEYS_ONLY, _SB), hg, n=n, cpr=cpr, nchunks=rows * cpr, gx=hg[0],
+         tpr=tpr, ntiles=ntiles, sto=sto)
+    g = grid(rows * passes)
+    step(ns["oscan"], (_SB,), g, count=rows * passes, gx=g[0])
+    # argsort: the last pass writes the positions as int64 (the caller's
+    # dtype), sparing a conversion pass over them
+    i64 = bool(vals and ctx.has("int64"))
+    # the payload bindings of sort take the state buffer (VALS = 0: never touched)
+    va, vb = (_VA, _VB) if vals else (_SB, _SB)
+    kin, kout = _KEYS_ONLY, _A
+    for p in range(passes):
+        kern, dst = ns["onesweep"], va
+        if i64 and p == passes - 1:
+            kern = kernels(word, mode, passes, sg, vals, spin, int(PUBLISH_INCLUSIVE), "int64",
+                           cfg)["onesweep"]
+            dst = _VO
+        step(kern, (kin, kout, vb, dst, _SB, _GAVE), tg, n=n, tpr=tpr, ntiles=ntiles, pas=p,
+             sh=8 * p, first=int(p == 0), sto=sto)
+        va, vb = vb, dst
+        kin, kout = kout, (_B if kout == _A else _A)
+    plans[key] = plan = (sto, swords, i64, tuple(steps), kin, vb if vals else None)
+    return plan
+
+
+def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
+    """Sorts every row of the C-contiguous resident 2-D array `keys`
+    (never written, so copy_in needs nothing) with the onesweep kernels,
+    as _sort.radix_sort does (rec_cls and grid: its recorder and grid shape).
+    Returns (keys, positions or None: uint32, or int64 on a device with
+    int64), or None when a workgroup gave up waiting on
+    another (the caller then uses the safe path)."""
+    import numpy as np
+
+    from . import _array
+    _U32 = np.dtype(np.uint32)
+    rows, n = keys.shape
+    ctx = keys._ctx
+    sg = sg or ctx.info["limits"]["subgroup_size"]  # (tests pass a wrong one)
+    plan = _plan(ctx, rows, n, word, mode, bits, bool(values), sg, grid)
+    if plan is None:
         return None  # the status words would not fit one binding
+    sto, swords, i64, steps, kres, vres = plan
     mem = keys.memory
     # every word of these is written before it is read (the fill below, a
     # pass, the copy): no zeroing at allocation. (keys stays as it is: the
@@ -632,38 +686,20 @@ def sort_rows(keys, values, copy_in, word, mode, bits, rec_cls, grid, sg=None):
     b = _array._result(keys.shape, keys.dtype, mem, ctx)
     sb = _array._result((swords,), _U32, mem, ctx)
     gave = _array.empty((4,), _U32, memory="host", context=ctx)   # zeroed by the CPU
+    bufs = [keys, a, b, None, None, None, sb, gave]
     if values:
-        va = _array._result(keys.shape, _U32, mem, ctx)
-        vb = _array._result(keys.shape, _U32, mem, ctx)
-    else:  # the payload bindings, never touched (VALS = 0): no buffers of their own
-        va = vb = sb
-    rec = _Rec(ctx)
+        bufs[_VA] = _array._result(keys.shape, _U32, mem, ctx)
+        bufs[_VB] = _array._result(keys.shape, _U32, mem, ctx)
+        if i64:
+            bufs[_VO] = _array._result(keys.shape, np.dtype(np.int64), mem, ctx)
+    raw = [x if x is None else x._buf for x in bufs]
+    rec = rec_cls(ctx)
     rec.rec.fill(sb._buf, 0, 4 * sto, 0)   # (ohist zeroes the status words)
-    tg = _grid(ntiles)
-    # a workgroup counts HIST_TILES tiles of a row
-    cpr = -(-tpr // HIST_TILES)
-    hg = _grid(rows * cpr)
-    rec(ns["ohist"], (keys, sb), hg, n=n, cpr=cpr, nchunks=rows * cpr, gx=hg[0], tpr=tpr,
-        ntiles=ntiles, sto=sto)
-    g = _grid(rows * passes)
-    rec(ns["oscan"], (sb,), g, count=rows * passes, gx=g[0])
-    # argsort: the last pass writes the positions as int64 (the caller's
-    # dtype), sparing a conversion pass over them
-    i64 = vals and ctx.has("int64")
-    if i64:
-        last = kernels(word, mode, passes, sg, vals, spin, int(PUBLISH_INCLUSIVE), "int64",
-                       cfg)["onesweep"]
-        vo = _array._result(keys.shape, np.dtype(np.int64), mem, ctx)
-    kin, kout = keys, a
-    for p in range(passes):
-        kern, dst = ns["onesweep"], va
-        if i64 and p == passes - 1:
-            kern, dst = last, vo
-        rec(kern, (kin, kout, vb, dst, sb, gave), tg, n=n, tpr=tpr, ntiles=ntiles,
-            pas=p, sh=8 * p, first=int(p == 0), sto=sto)
-        va, vb = vb, dst
-        kin, kout = kout, (b if kout is a else a)
+    dispatch, names = rec.rec.dispatch, rec.names
+    for native, push, gx, gy, roles, name in steps:
+        dispatch(native, [raw[r] for r in roles], push, gx, gy, 1, True)
+        names.append(name)
     rec.run()
     if int(gave.numpy()[0]):
         return None
-    return kin, (vb if values else None)
+    return bufs[kres], (bufs[vres] if values else None)
