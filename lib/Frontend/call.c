@@ -424,7 +424,7 @@ vfe_val vfe_call_builtin(vfe_ctx *c, const vfe_node *call, const vfe_builtin *bi
   case VFE_F_BARRIER:
     if (!vfe_arity(c, call, bi->name, n, 0, 0))
       return (vfe_val){0};
-    vfe_build(c, VIR_OP_BARRIER, NULL, 0, NULL);
+    vfe_build(c, code, NULL, 0, NULL); /* barrier or subgroup.barrier */
     return (vfe_val){.kind = VFE_V_NONE};
   case VFE_F_MEMBAR: {
     if (!vfe_arity(c, call, bi->name, n, 0, 0))

@@ -28,7 +28,7 @@ static bool is_buffer_op(const vir_op *op) {
 }
 
 static vir_walk_result find_barrier(vir_op *op, void *ctx) {
-  if (op->code == VIR_OP_BARRIER) {
+  if (op->code == VIR_OP_BARRIER || op->code == VIR_OP_SG_BARRIER) {
     *(bool *)ctx = true;
     return VIR_WALK_STOP;
   }

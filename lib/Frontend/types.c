@@ -79,7 +79,7 @@ static const vfe_builtin builtins[] = {
     F("subgroup_broadcast", SG2, SG_BROADCAST), F("subgroup_shuffle", SG2, SG_SHUFFLE),
     F("subgroup_shuffle_xor", SG2, SG_SHUFFLE_XOR), F("subgroup_shuffle_up", SG2, SG_SHUFFLE_UP),
     F("subgroup_shuffle_down", SG2, SG_SHUFFLE_DOWN), F("subgroup_ballot", BALLOT, SG_BALLOT),
-    F("subgroup_elect", ELECT, SG_ELECT),
+    F("subgroup_elect", ELECT, SG_ELECT), F("subgroup_barrier", BARRIER, SG_BARRIER),
     /* atomics: return the old value */
     F("atomic_add", ATOMIC, ATOMIC_ADD), F("atomic_sub", ATOMIC_SUB, ATOMIC_ADD),
     F("atomic_min", ATOMIC, ATOMIC_MIN), F("atomic_max", ATOMIC, ATOMIC_MAX),

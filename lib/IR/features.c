@@ -58,7 +58,8 @@ static uint32_t subgroup_class(vir_opcode c) {
   case VIR_OP_SUBGROUP_SIZE:
   case VIR_OP_SUBGROUP_ID:
   case VIR_OP_NUM_SUBGROUPS:
-  case VIR_OP_SG_ELECT: return VP_FEAT(SUBGROUP_BASIC);
+  case VIR_OP_SG_ELECT:
+  case VIR_OP_SG_BARRIER: return VP_FEAT(SUBGROUP_BASIC);
   case VIR_OP_SG_ADD:
   case VIR_OP_SG_MUL:
   case VIR_OP_SG_MIN:

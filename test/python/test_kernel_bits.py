@@ -49,3 +49,38 @@ def test_bit_builtins_match_reference(signed):
     bad = np.nonzero(got != want)[0]
     assert bad.size == 0, [(hex(int(w[k // 3])), "count lsb msb".split()[k % 3], got[k], want[k])
                            for k in bad[:5]]
+
+
+@vp.kernel(local_size_x=64)
+def _digit_peers(d: vp.Buffer[vp.uint32], out: vp.Buffer[vp.uint32]):
+    # the lanes of each subgroup sharing a 4-bit digit, by an atomic or into
+    # a shared mask per (subgroup, digit) between two subgroup barriers
+    # (CUB's WARP_MATCH_ATOMIC_OR); up to 64 subgroups of a workgroup
+    masks = vp.Shared[vp.uint32, 64 * 16]
+    at = vp.subgroup_id() * vp.uint32(16) + (d[vp.global_id().x] & vp.uint32(15))
+    masks[at] = vp.uint32(0)
+    vp.subgroup_barrier()
+    vp.atomic_or(masks[at], vp.uint32(1) << vp.subgroup_lane())
+    vp.subgroup_barrier()
+    out[vp.global_id().x] = masks[at]
+
+
+def test_subgroup_barrier_orders_shared_memory_between_lanes():
+    # docs/language.md, "sync": each lane's mask must hold exactly the lanes
+    # of its subgroup with its digit (a lane that read before the others'
+    # atomic ors, or after a clear, would miss some)
+    sg = vp.default_context().info["limits"]["subgroup_size"]
+    if not sg or sg > 32:
+        pytest.skip("the masks are 32-bit: subgroups of at most 32 lanes")
+    rng = np.random.default_rng(3)
+    n = 64 * 40
+    d = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+    out = vp.zeros(n, dtype=np.uint32)
+    for _ in range(3):  # the races a missing barrier leaves show up at random
+        _digit_peers(vp.asarray(d), out, dispatch=n)
+        got = out.numpy()
+        dig = (d & 15).reshape(-1, sg)
+        want = np.zeros_like(dig)
+        for lane in range(sg):
+            want |= np.where(dig == dig[:, lane:lane + 1], np.uint32(1 << lane), np.uint32(0))
+        np.testing.assert_array_equal(got, want.reshape(-1))

@@ -64,6 +64,8 @@ SCAN = @SCAN@            # 1: one owner per digit from the counts to the look-ba
 SHAREV = @SHAREV@        # 1: the payload through the keys' shared array (32-bit keys)
 DEFER = @DEFER@          # 1: the ranking's shuffles after all its shared atomics
 KSH = @KSH@              # 1: the loaded keys wait in shared memory, not registers
+AOR = @AOR@              # 1: a round's peers by atomic xors into a shared word per
+                         # digit between two subgroup barriers, not 8 ballots
 
 @KEYS@
 
@@ -202,6 +204,7 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
     sk = vp.Shared[vp.@WORD@, T]
     sv = vp.Shared[vp.uint32, @SVLEN@]
     ski = vp.Shared[vp.@WORD@, @SKILEN@]  # KSH: the tile as loaded, then its payload
+    wmk = vp.Shared[vp.uint32, @WMKLEN@]  # AOR: per subgroup and digit, the lanes' bits
     # masked: the kernel is built for L invocations in subgroups of SG (a
     # device with other subgroups gives up below), so the masks change
     # nothing but tell clamp-shared that the shared indexes are in range
@@ -253,17 +256,33 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
         if KSH != 0:
             x = ski[mine0 + vp.uint32(q * SG)]
         d = digit(x, sh)
-        peers = vp.subgroup_ballot(valid).x
-        for b in vp.static(range(8)):
-            # the lanes whose digit has bit b as this lane's: the ballot,
-            # or its complement where the bit is 0 (no branch)
-            if BT == 0:
-                bit = (d >> vp.uint32(b)) & vp.uint32(1)
-                peers = peers & (vp.subgroup_ballot(bit != vp.uint32(0)).x ^ (bit - vp.uint32(1)))
-            else:  # the bit's test as the ballot's predicate, then a select (CUB's form)
-                on = (d & vp.uint32(1 << b)) != vp.uint32(0)
-                v = vp.subgroup_ballot(on).x
-                peers = peers & vp.where(on, v, ~v)
+        if AOR != 0:
+            # the lanes of the subgroup with this lane's digit: each xors its
+            # bit into the digit's word, and the word's change is the set
+            # (whatever the word held before: it is never cleared). The
+            # barriers order the reads around the xors of all lanes, and
+            # this round's xors after the last round's reads (CUB's
+            # WARP_MATCH_ATOMIC_OR, without its clearing store)
+            at = wb + d
+            was = wmk[at]
+            vp.subgroup_barrier()
+            if valid:
+                vp.atomic_xor(wmk[at], vp.uint32(1) << lane)
+            vp.subgroup_barrier()
+            peers = vp.where(valid, was ^ wmk[at], vp.uint32(0))
+        else:
+            peers = vp.subgroup_ballot(valid).x
+            for b in vp.static(range(8)):
+                # the lanes whose digit has bit b as this lane's: the ballot,
+                # or its complement where the bit is 0 (no branch)
+                if BT == 0:
+                    bit = (d >> vp.uint32(b)) & vp.uint32(1)
+                    peers = peers & (vp.subgroup_ballot(bit != vp.uint32(0)).x ^
+                                     (bit - vp.uint32(1)))
+                else:  # the bit's test as the ballot's predicate, then a select (CUB's form)
+                    on = (d & vp.uint32(1 << b)) != vp.uint32(0)
+                    v = vp.subgroup_ballot(on).x
+                    peers = peers & vp.where(on, v, ~v)
         below = popc(peers & lt)
         old = vp.uint32(0)
         if valid and below == vp.uint32(0):
@@ -486,7 +505,7 @@ HIST_TILES = 16   # tiles per ohist workgroup
 GH = 16           # the state buffer's first word of gh (the kernels' GH)
 
 # The kernels' variants (issue 19), same algorithm and results, each a set
-# of the template's switches (lb, scan, sharev, defer, ksh, w1, mk, bt, lbf; the
+# of the template's switches (lb, scan, sharev, defer, ksh, w1, mk, bt, lbf, aor; the
 # tile: lanes x ipt, None: shape()'s); bench/notes/sort.md says what each
 # changes and keeps the figures of the retired variant 2 ("3:lb=1,scan=0,ksh=0"),
 # of the retired hco=N (ohist's histogram copies: slower on the H200) and of
@@ -494,7 +513,7 @@ GH = 16           # the state buffer's first word of gh (the kernels' GH)
 # 3 is the default.
 VARIANTS = {
     3: dict(lb=8, scan=1, sharev=0, defer=0, ksh=1, lanes=None, ipt=None, w1=0, mk=1, bt=1,
-            lbf=1),
+            lbf=1, aor=0),
 }
 # which variant sort_rows runs: "N" or "N:key=value,..." overriding the
 # variant's settings (bench/probes/sort_ab.py sweeps them), from the
@@ -553,13 +572,15 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
     cfg = cfg or VARIANTS[3]
     lanes, ipt = shape(word, sg, cfg)
     ksh = int(bool(cfg["ksh"]) and word == "uint32")
+    aor = int(bool(cfg.get("aor", 0)))
     sharev = int(bool(cfg["sharev"]) and word == "uint32" and not ksh)
     # ohist's copies of the histograms: 16 KiB
     hco = max(1, min(16 // passes, 8192 // (passes * 256)))
     ht = HIST_TILES
     k = (word, mode, passes, sg, vals, spin, publish, vout, ht, lanes, ipt, cfg["lb"],
          int(bool(cfg["scan"])), sharev, int(bool(cfg["defer"])), ksh, hco, int(bool(cfg["w1"])),
-         int(bool(cfg.get("mk", 1))), int(bool(cfg.get("bt", 1))), int(bool(cfg.get("lbf", 1))))
+         int(bool(cfg.get("mk", 1))), int(bool(cfg.get("bt", 1))), int(bool(cfg.get("lbf", 1))),
+         aor)
     ns = _NS.get(k)
     if ns is None:
         from . import _kernel_helpers as H  # a kernel program: at first use
@@ -570,7 +591,7 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
                      SPIN=spin, PUBLISH=publish, HT=ht, GH=GH, VVLEN=ipt, VOUT=vout, LB=cfg["lb"],
                      SCAN=int(bool(cfg["scan"])), SHAREV=sharev, DEFER=int(bool(cfg["defer"])),
                      W1=int(bool(cfg["w1"])), BT=int(bool(cfg.get("bt", 1))),
-                     LBF=int(bool(cfg.get("lbf", 1))),
+                     LBF=int(bool(cfg.get("lbf", 1))), AOR=aor, WMKLEN=(lanes // sg) * 256 if aor else 1,
                      # mk: the ids masked to their ranges (no shared clamps)
                      **{f"MK_{v}": f" & vp.uint32({v} - 1)" if cfg.get("mk", 1) else ""
                         for v in ("L", "W", "SG", "B")},
@@ -598,7 +619,8 @@ def _plan(ctx, rows, n, word, mode, bits, values, sg, grid):
     the status words would not fit one binding; steps: (pipeline, push
     bytes, gx, gy, buffer roles, kernel name) per dispatch; grid: _sort's
     grid shape of a workgroup count."""
-    key = ("onesweep", rows, n, word, mode, bits, values, sg, VARIANT, PUBLISH_INCLUSIVE)
+    key = ("onesweep", rows, n, word, mode, bits, values, sg, VARIANT, PUBLISH_INCLUSIVE,
+           HIST_TILES)
     plans = ctx._plans
     if key in plans:
         return plans[key]

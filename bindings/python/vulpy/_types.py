@@ -114,7 +114,8 @@ KERNEL_ONLY = (
     "subgroup_mul subgroup_min subgroup_max subgroup_and subgroup_or subgroup_xor "
     "subgroup_inclusive_add subgroup_exclusive_add subgroup_all subgroup_any "
     "subgroup_broadcast_first subgroup_broadcast subgroup_shuffle subgroup_shuffle_xor "
-    "subgroup_shuffle_up subgroup_shuffle_down subgroup_ballot subgroup_elect atomic_add "
+    "subgroup_shuffle_up subgroup_shuffle_down subgroup_ballot subgroup_elect subgroup_barrier "
+    "atomic_add "
     "atomic_sub atomic_min atomic_max atomic_and atomic_or atomic_xor atomic_exchange "
     "atomic_compare_exchange atomic_load atomic_store barrier memory_barrier var bitcast "
     "inversesqrt rsqrt fract mod mix step smoothstep fma dot cross length distance normalize "
@@ -158,6 +159,9 @@ _KERNEL_DOCS = {
     "subgroup_shuffle_down": "subgroup_shuffle_down(x, delta): x of lane (this lane + delta)",
     "subgroup_ballot": "subgroup_ballot(cond): a uvec4 mask of the lanes where cond holds",
     "subgroup_elect": "subgroup_elect(): True in exactly one active lane",
+    "subgroup_barrier": "subgroup_barrier(): every active lane of the subgroup reaches it "
+                        "before any goes on, and what the lanes wrote before it (shared "
+                        "memory, buffers) is seen by the lanes after it",
     "atomic_add": "atomic_add(buf[i], value): adds value to buf[i] atomically; returns "
                   "the old value",
     "atomic_sub": "atomic_sub(buf[i], value): subtracts atomically; returns the old value",

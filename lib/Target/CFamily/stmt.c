@@ -127,7 +127,8 @@ static bool clobbers(const cf_printer *p, const vir_op *x, const vir_op *op) {
       return true;
   } else if (xf & VIR_F_READMEM) {
     if (op->code == VIR_OP_BUFFER_STORE || op->code == VIR_OP_SHARED_STORE || is_atomic(op->code) ||
-        op->code == VIR_OP_CALL || op->code == VIR_OP_BARRIER || op->code == VIR_OP_MEMORY_BARRIER)
+        op->code == VIR_OP_CALL || op->code == VIR_OP_BARRIER || op->code == VIR_OP_SG_BARRIER ||
+        op->code == VIR_OP_MEMORY_BARRIER)
       return true;
   }
   for (uint32_t i = 0; i < nr; i++)
@@ -688,6 +689,12 @@ static void print_op(cf_printer *p, const vir_op *op) {
     if (gpu_c(p))
       p->pre |= CF_PRE_BARRIER;
     vp_strbuf_append(b, "barrier();\n");
+    return;
+  case VIR_OP_SG_BARRIER:
+    p->ext |= CF_EXT_SG_BASIC;
+    if (gpu_c(p))
+      p->pre |= CF_PRE_SUBGROUP | CF_PRE_IDS;
+    vp_strbuf_append(b, "subgroupBarrier();\n");
     return;
   case VIR_OP_MEMORY_BARRIER:
     memory_barrier(p, op);
