@@ -51,12 +51,14 @@ DTYPES = [np.float32, np.float64, np.int32, np.uint32, np.int64, np.uint64, np.b
 # look-back step's words added without a branch, from the first unpublished
 # and INC words, or one by one with branches) and aor 0 / 1 (a round's peers
 # by the 8 ballots, or by atomic xors into a shared word per digit between
-# subgroup barriers); the tile
-# 64 x 16 / 64 x 6 (lavapipe's 8-lane subgroups); histogram chunks of 16, 1
+# subgroup barriers: float32's in the tile's sorted-key array, which the
+# 64 x 32 tile makes big enough, as on NVIDIA; int64's in an array of their
+# own); the tile
+# 64 x 16 / 64 x 32 / 64 x 6 (lavapipe's 8-lane subgroups); histogram chunks of 16, 1
 # and 2 tiles put chunk boundaries inside the sizes below. The second has
 # the settings of the retired variant 2, with aor.
 DEFAULT = ("3", 16)
-V2 = ("3:lb=1,scan=0,ksh=0,aor=1", 1)
+V2 = ("3:lb=1,scan=0,ksh=0,aor=1,ipt=32", 1)
 OTHER = ("3:ipt=6,lb=3,ksh=0,sharev=1,defer=1,w1=1,mk=0,bt=0,lbf=0", 2)
 CONFIGS = [(DEFAULT, DTYPES), (V2, [np.float32, np.int64]), (OTHER, [np.float32, np.int64])]
 VARIANTS = [v for v, _ in CONFIGS]

@@ -205,6 +205,8 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
     sv = vp.Shared[vp.uint32, @SVLEN@]
     ski = vp.Shared[vp.@WORD@, @SKILEN@]  # KSH: the tile as loaded, then its payload
     wmk = vp.Shared[vp.uint32, @WMKLEN@]  # AOR: per subgroup and digit, the lanes' bits
+                                          # (in sk where it is 32-bit and holds them:
+                                          # 48 KiB of shared memory is NVIDIA's limit)
     # masked: the kernel is built for L invocations in subgroups of SG (a
     # device with other subgroups gives up below), so the masks change
     # nothing but tell clamp-shared that the shared indexes are in range
@@ -264,12 +266,12 @@ def onesweep(kin: vp.Buffer[vp.@WORD@], kout: vp.Buffer[vp.@WORD@], vin: vp.Buff
             # this round's xors after the last round's reads (CUB's
             # WARP_MATCH_ATOMIC_OR, without its clearing store)
             at = wb + d
-            was = wmk[at]
+            was = @WMK@[at]
             vp.subgroup_barrier()
             if valid:
-                vp.atomic_xor(wmk[at], vp.uint32(1) << lane)
+                vp.atomic_xor(@WMK@[at], vp.uint32(1) << lane)
             vp.subgroup_barrier()
-            peers = vp.where(valid, was ^ wmk[at], vp.uint32(0))
+            peers = vp.where(valid, was ^ @WMK@[at], vp.uint32(0))
         else:
             peers = vp.subgroup_ballot(valid).x
             for b in vp.static(range(8)):
@@ -573,6 +575,9 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
     lanes, ipt = shape(word, sg, cfg)
     ksh = int(bool(cfg["ksh"]) and word == "uint32")
     aor = int(bool(cfg.get("aor", 0)))
+    # aor's words (a subgroup's 256) in sk, the tile's sorted keys, unused
+    # till the scatter: where they are 32-bit and fit (NVIDIA: T = 4096)
+    in_sk = word == "uint32" and ipt * sg >= 256
     sharev = int(bool(cfg["sharev"]) and word == "uint32" and not ksh)
     # ohist's copies of the histograms: 16 KiB
     hco = max(1, min(16 // passes, 8192 // (passes * 256)))
@@ -591,7 +596,8 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
                      SPIN=spin, PUBLISH=publish, HT=ht, GH=GH, VVLEN=ipt, VOUT=vout, LB=cfg["lb"],
                      SCAN=int(bool(cfg["scan"])), SHAREV=sharev, DEFER=int(bool(cfg["defer"])),
                      W1=int(bool(cfg["w1"])), BT=int(bool(cfg.get("bt", 1))),
-                     LBF=int(bool(cfg.get("lbf", 1))), AOR=aor, WMKLEN=(lanes // sg) * 256 if aor else 1,
+                     LBF=int(bool(cfg.get("lbf", 1))), AOR=aor,
+                     WMK="sk" if in_sk else "wmk", WMKLEN=(lanes // sg) * 256 if aor and not in_sk else 1,
                      # mk: the ids masked to their ranges (no shared clamps)
                      **{f"MK_{v}": f" & vp.uint32({v} - 1)" if cfg.get("mk", 1) else ""
                         for v in ("L", "W", "SG", "B")},
