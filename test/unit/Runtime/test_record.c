@@ -105,6 +105,42 @@ static void test_independent(void) {
   rt_context_done(ctx);
 }
 
+/* A released recording's command pool serves the next one (ctx's spare
+ * pools): the next recording starts empty, whether the one before was
+ * submitted or dropped with commands in it. */
+static void test_reuse(void) {
+  vrt_context *ctx;
+  vrt_kernel *k;
+  if (!rt_context_kernel((vrt_context_options){0}, "incr", &ctx, &k))
+    return;
+  vp_diags d = {0};
+  vrt_buffer *a = iota(ctx, &d), *b = vrt_buffer_create(ctx, N * 4, VRT_DEVICE, &d);
+  vrt_buffer *bufs[2] = {a, b};
+  vrt_args args = {bufs, 2, NULL, 0};
+  CHECK(vrt_buffer_fill(b, 0, UINT64_MAX, 0, &d));
+  for (int round = 0; round < 20; round++) {
+    /* dropped unsubmitted: its 50 dispatches never run */
+    vrt_recording *dropped = vrt_record_begin(ctx, 0, &d);
+    for (int i = 0; i < 50; i++)
+      CHECK(vrt_record_dispatch(dropped, k, &args, vrt_invocations(N, 1, 1), &d));
+    vrt_record_destroy(dropped);
+    /* then one dispatch (b += a + 1), run and released */
+    vrt_recording *r = vrt_record_begin(ctx, 0, &d);
+    CHECK(r != NULL);
+    CHECK(vrt_record_dispatch(r, k, &args, vrt_invocations(N, 1, 1), &d));
+    CHECK_EQ_U64(vrt_record_barrier_count(r), 0);
+    CHECK(vrt_record_run(r, &d));
+    vrt_record_destroy(r);
+  }
+  check_values(b, 20, 20, &d);
+  CHECK_OK(d);
+  vrt_buffer_destroy(a);
+  vrt_buffer_destroy(b);
+  vrt_kernel_destroy(k);
+  vp_diags_free(&d);
+  rt_context_done(ctx);
+}
+
 static void test_timestamps(void) {
   vrt_context *ctx = rt_context();
   vrt_kernel *k = ctx ? rt_kernel(ctx, "incr", NULL) : NULL;
@@ -142,6 +178,7 @@ int main(void) {
   RT_RUN(test_chain);
   RT_RUN(test_chain_pools);
   RT_RUN(test_independent);
+  RT_RUN(test_reuse);
   RT_RUN(test_timestamps);
   return rt_failures ? 1 : 0;
 }
