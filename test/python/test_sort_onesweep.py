@@ -353,3 +353,16 @@ def _run_sequential(setup, dtypes, sizes):
                 p.wait()
     for p, (out, err) in zip(procs, results):
         assert p.returncode == 0 and "ok" in out, out[-3000:] + err[-3000:]
+
+
+def test_plans_are_bounded_and_keyed_by_shape():
+    # a context keeps one plan per call shape (_sort_onesweep._plan), at
+    # most _PLANS of them; each size still sorts right
+    ctx = vp.default_context()
+    with variant(DEFAULT):
+        ctx._plans.clear()
+        for n in range(1, _sort_onesweep._PLANS + 6):
+            h = np.arange(n, 0, -1).astype(np.uint32)
+            np.testing.assert_array_equal(vp.sort(vp.asarray(h)).numpy(), np.sort(h))
+        assert len(ctx._plans) == _sort_onesweep._PLANS
+        assert all(k[0] == "onesweep" for k in ctx._plans)

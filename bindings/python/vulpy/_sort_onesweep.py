@@ -618,6 +618,7 @@ def kernels(word, mode, passes, sg, vals, spin=1 << 20, publish=1, vout="uint32"
 # packed push constants, the pipelines, the grids and which of a call's
 # buffers each dispatch binds), so a call only allocates and records
 _KEYS_ONLY, _A, _B, _VA, _VB, _VO, _SB, _GAVE = range(8)
+_PLANS = 64  # plans a context keeps
 
 
 def _plan(ctx, rows, n, word, mode, bits, values, sg, grid):
@@ -630,6 +631,8 @@ def _plan(ctx, rows, n, word, mode, bits, values, sg, grid):
     plans = ctx._plans
     if key in plans:
         return plans[key]
+    if len(plans) >= _PLANS:  # many call shapes: the oldest plan goes
+        del plans[next(iter(plans))]
     passes = -(-bits // 8)
     vals = int(bool(values))
     cfg = settings()
