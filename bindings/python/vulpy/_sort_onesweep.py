@@ -622,10 +622,14 @@ _PLANS = 64  # plans a context keeps
 
 
 def _plan(ctx, rows, n, word, mode, bits, values, sg, grid):
-    """(sto, swords, i64, steps) of a sort of rows x n keys, or None when
-    the status words would not fit one binding; steps: (pipeline, push
-    bytes, gx, gy, buffer roles, kernel name) per dispatch; grid: _sort's
-    grid shape of a workgroup count."""
+    """(sto, swords, i64, steps, keys role, payload role or None) of a sort
+    of rows x n keys, or None when the status words would not fit one
+    binding: the state buffer's first status word and size in words,
+    whether argsort's last pass writes int64, per dispatch (pipeline, push
+    bytes, gx, gy, the roles of the buffers it binds, kernel name), and the
+    roles of the buffers that end up holding the sorted keys and payload
+    (roles: indexes into sort_rows' buffer list, _KEYS_ONLY ... _GAVE);
+    grid: _sort's grid shape of a workgroup count."""
     key = ("onesweep", rows, n, word, mode, bits, values, sg, VARIANT, PUBLISH_INCLUSIVE,
            HIST_TILES)
     plans = ctx._plans
